@@ -1,0 +1,47 @@
+# minigrad: `make tui` opens the TUI on the built-in demo, `make test` runs the whole suite.
+# Each target does all set-up on a fresh Debian machine with Python 3.11.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: tui test setup graphviz bench docs clean
+
+setup: $(STAMP) graphviz
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Re-install when the project's metadata changes.
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	@# PyTorch is an optional test oracle; only this exact spelling takes the CPU build on disk.
+	-$(PY) -m pip install -q torch==2.13.0 || echo "note: PyTorch not installed; oracle tests will be skipped"
+	touch $(STAMP)
+
+graphviz:
+	@if command -v dot >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "Installing system Graphviz (dot) with apt-get..."; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+	else \
+		echo "Graphviz's 'dot' program is missing. Install it with your package manager:"; \
+		echo "  Debian/Ubuntu: sudo apt-get install graphviz   macOS: brew install graphviz"; \
+		echo "minigrad still works; the renderer will write DOT source instead of SVG."; \
+	fi
+
+tui: setup
+	$(VENV)/bin/minigrad-tui
+
+test: setup
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+bench: setup
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist *.egg-info

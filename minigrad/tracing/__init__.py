@@ -1,0 +1,52 @@
+"""Tracing: event types, the event bus, the recorder, the loader and replay (DESIGN §4).
+
+The user-facing entry point is ``minigrad.trace``, a callable that also
+carries ``load`` and ``replay``::
+
+    with mg.trace(values=True, max_elements=64) as tr:
+        ...
+    tr.save("run.jsonl")
+    states = mg.trace.replay(mg.trace.load("run.jsonl"))
+"""
+
+from __future__ import annotations
+
+from . import bus, events
+from .events import EVENT_TYPES, Event
+from .loader import TraceFormatError, load, loads
+from .recorder import Recorder
+from .replay import Replay, State, replay
+
+__all__ = ["trace", "Recorder", "Event", "EVENT_TYPES", "TraceFormatError", "Replay", "State", "bus", "events"]
+
+
+class _TraceAPI:
+    """``mg.trace``: call it to record; ``mg.trace.load`` and ``mg.trace.replay`` read back.
+
+    Example:
+        >>> import minigrad as mg
+        >>> with mg.trace(values=False) as tr:
+        ...     _ = mg.ones(2) + 1
+        >>> tr.events[0].kind
+        'tensor.create'
+    """
+
+    load = staticmethod(load)
+    loads = staticmethod(loads)
+    replay = staticmethod(replay)
+    Recorder = Recorder
+    TraceFormatError = TraceFormatError
+
+    def __call__(self, values: bool = True, max_elements: int = 64) -> Recorder:
+        return Recorder(values=values, max_elements=max_elements)
+
+    @property
+    def active(self) -> Recorder | None:
+        """The recorder currently listening, if any."""
+        return bus.recorder
+
+    def __repr__(self) -> str:
+        return "<minigrad.trace: call to record; .load(path), .replay(events)>"
+
+
+trace = _TraceAPI()

@@ -1,0 +1,473 @@
+"""Event types: the public contract between the engine and the viewers (DESIGN §4).
+
+Every step of the forward path (seed 004) and the backward engine (seed 001)
+emits one of these. Events are *data*: integer ids, names, shapes and value
+previews, never live tensors or nodes, so a trace can be saved, loaded on
+another machine and replayed.
+
+NOTE [ Events are slotted, not frozen ]
+    Events are small ``slots=True`` dataclasses. They are treated as
+    immutable, but are not ``frozen=True``: frozen dataclasses cost 3-4x more
+    to construct, which matters while recording a large backward pass. The
+    recorder stamps ``seq`` and ``ts_ns`` once, when the event is emitted;
+    nothing changes an event after that.
+
+The kind names and field names below are public: viewers, tests and anyone's
+own tools rely on them. New kinds and fields may be added; none may be renamed.
+
+Example:
+    >>> ev = QueuePush(node=3, front=False, queue=[3, 5])
+    >>> ev.kind, ev.to_dict()["queue"]
+    ('queue.push', [3, 5])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+__all__ = [
+    "Event",
+    "EVENT_TYPES",
+    "TensorCreate",
+    "TensorUpdate",
+    "ApiCall",
+    "AmpCast",
+    "KernelKeyEvent",
+    "KernelLookup",
+    "KernelSelect",
+    "DataTransform",
+    "InferMetaEvent",
+    "KernelLaunch",
+    "NodeCreate",
+    "BackwardBegin",
+    "BackwardInDegree",
+    "QueuePush",
+    "QueuePop",
+    "QueueSkip",
+    "NodeRun",
+    "BufferAdd",
+    "InDegreeUpdate",
+    "HookRun",
+    "GradAccumulate",
+    "WrappersClear",
+    "GeneralGradCopy",
+    "GeneralGradTargets",
+    "GeneralGradUpdate",
+    "GeneralGradPrune",
+    "GeneralGradResult",
+    "BackwardEnd",
+    "UnknownEvent",
+    "event_from_dict",
+]
+
+# A value preview is either a nested list of numbers (small tensors) or a
+# summary ``{"shape": [...], "dtype": "float32"}`` (large tensors, or
+# ``values=False``). ``None`` means "no tensor here".
+Preview = Any
+
+EVENT_TYPES: dict[str, type["Event"]] = {}
+
+
+@dataclass(slots=True, kw_only=True)
+class Event:
+    """Common header of every event.
+
+    Attributes:
+        seq: position in the trace, strictly increasing (stamped on emit).
+        ts_ns: nanoseconds since the recorder started (stamped on emit).
+        kind: the event's kind, e.g. ``"queue.push"`` (a class constant).
+    """
+
+    kind: ClassVar[str] = "event"
+    # Fields whose dict keys are integers (JSON turns them into strings).
+    int_key_fields: ClassVar[tuple[str, ...]] = ()
+
+    seq: int = -1
+    ts_ns: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Flat JSON-ready dict: header first, then the kind's fields."""
+        out: dict[str, Any] = {"seq": self.seq, "ts_ns": self.ts_ns, "kind": self.kind}
+        for f in dataclasses.fields(self):
+            if f.name not in ("seq", "ts_ns"):
+                out[f.name] = getattr(self, f.name)
+        return out
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The kind-specific field names (without the header)."""
+        return tuple(f.name for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns"))
+
+
+def _event(kind: str):
+    """Class decorator: a slotted keyword-only dataclass registered under ``kind``."""
+
+    def wrap(cls):
+        cls.kind = kind
+        new = dataclass(slots=True, kw_only=True)(cls)
+        EVENT_TYPES[kind] = new
+        return new
+
+    return wrap
+
+
+# ---------------------------------------------------------------------------
+# Forward path (seed 004 §2.2-2.4, seed 002)
+# ---------------------------------------------------------------------------
+
+
+@_event("tensor.create")
+class TensorCreate(Event):
+    """A tensor came into existence (a leaf, an op output, a gradient)."""
+
+    tensor: int
+    name: str
+    shape: list[int]
+    dtype: str
+    device: str
+    requires_grad: bool
+    is_leaf: bool
+    grad_node: int | None
+    out_slot: int
+    out_rank: int
+    value: Preview = None
+
+
+@_event("tensor.update")
+class TensorUpdate(Event):
+    """An in-place op changed a tensor: new version, maybe a new grad node (DESIGN §9 rule 8)."""
+
+    tensor: int
+    op: str
+    version: int
+    requires_grad: bool
+    is_leaf: bool
+    grad_node: int | None
+    out_slot: int
+    out_rank: int
+    value: Preview = None
+
+
+@_event("api.call")
+class ApiCall(Event):
+    """The API layer accepted a call: ``op``, its input tensor ids and attributes."""
+
+    op: str
+    inputs: list[Any]
+    attrs: dict[str, Any]
+
+
+@_event("amp.cast")
+class AmpCast(Event):
+    """AMP auto-cast changed an input's dtype before the kernel layer."""
+
+    op: str
+    tensor: int
+    from_dtype: str
+    to_dtype: str
+
+
+@_event("kernel.key")
+class KernelKeyEvent(Event):
+    """The KernelKey parsed from the inputs (backend set, layout, promoted dtype)."""
+
+    op: str
+    backend: str
+    layout: str
+    dtype: str
+
+
+@_event("kernel.lookup")
+class KernelLookup(Event):
+    """One probe of the registry during kernel selection (seed 002 search order)."""
+
+    op: str
+    backend: str
+    layout: str
+    dtype: str
+    step: str
+    found: bool
+
+
+@_event("kernel.select")
+class KernelSelect(Event):
+    """The kernel chosen for a key; ``fallback_cpu`` when the CPU steps found it."""
+
+    op: str
+    kernel: str
+    backend: str
+    layout: str
+    dtype: str
+    fallback_cpu: bool
+    cached: bool = False
+
+
+@_event("data.transform")
+class DataTransform(Event):
+    """PrepareData moved an argument to the kernel's declared backend/layout/dtype."""
+
+    op: str
+    arg: str
+    what: str
+    # ``from`` is a Python keyword; the dataclass field is ``from_`` and the
+    # JSON key is "from" (see ``to_dict``/``event_from_dict``).
+    from_: str
+    to: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "ts_ns": self.ts_ns,
+            "kind": self.kind,
+            "op": self.op,
+            "arg": self.arg,
+            "what": self.what,
+            "from": self.from_,
+            "to": self.to,
+        }
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return ("op", "arg", "what", "from", "to")
+
+
+@_event("infer_meta")
+class InferMetaEvent(Event):
+    """InferMeta checked the inputs and computed the output shapes and dtypes."""
+
+    op: str
+    shapes: list[list[int]]
+    dtypes: list[str]
+
+
+@_event("kernel.launch")
+class KernelLaunch(Event):
+    """The kernel ran; ``wall_ns`` is its wall time."""
+
+    op: str
+    kernel: str
+    backend: str
+    wall_ns: int
+
+
+@_event("node.create")
+class NodeCreate(Event):
+    """A grad node was created (dygraph layer, seed 004 §2.3), or copied by GeneralGrad.
+
+    ``edges`` lists the node's output edges in slot, then rank order:
+    ``{"slot", "rank", "next", "next_slot", "next_rank"}`` where ``next`` is
+    the next node's id (``None`` for an input that needs no gradient).
+    """
+
+    node: int
+    name: str
+    op: str
+    topo_nr: int
+    seq_nr: int
+    is_accumulation: bool
+    tensor: int | None
+    copy_of: int | None
+    edges: list[dict[str, Any]]
+    saved: list[int]
+    attrs: dict[str, Any]
+
+
+# ---------------------------------------------------------------------------
+# Backward engine (seed 001 §3)
+# ---------------------------------------------------------------------------
+
+
+@_event("backward.begin")
+class BackwardBegin(Event):
+    """``run_backward`` started; ``mode`` is ``"backward"`` or ``"grad"``."""
+
+    mode: str
+    start: list[int]
+    retain_graph: bool
+    create_graph: bool
+
+
+@_event("backward.in_degree")
+class BackwardInDegree(Event):
+    """The in-degree map computed by BFS from the start nodes."""
+
+    int_key_fields: ClassVar[tuple[str, ...]] = ("in_degree",)
+    in_degree: dict[int, int]
+
+
+@_event("queue.push")
+class QueuePush(Event):
+    """A node entered the ready queue (``front`` for AccumulationNodes)."""
+
+    node: int
+    front: bool
+    queue: list[int]
+
+
+@_event("queue.pop")
+class QueuePop(Event):
+    """The engine took the front node of the queue."""
+
+    node: int
+    queue: list[int]
+
+
+@_event("queue.skip")
+class QueueSkip(Event):
+    """The popped node is not ready (in-degree not 0) and is dropped for now."""
+
+    node: int
+    in_degree: int
+
+
+@_event("node.run")
+class NodeRun(Event):
+    """A grad node ran: incoming and outgoing gradient previews per slot and rank."""
+
+    node: int
+    grads_in: list[list[Preview]]
+    grads_out: list[list[Preview]]
+
+
+@_event("buffer.add")
+class BufferAdd(Event):
+    """A gradient was added to ``node``'s GradTensorHolder at (slot, rank)."""
+
+    node: int
+    slot: int
+    rank: int
+    source: int | None
+    value: Preview = None
+
+
+@_event("in_degree.update")
+class InDegreeUpdate(Event):
+    """A node's in-degree changed to ``in_degree``."""
+
+    node: int
+    in_degree: int
+
+
+@_event("hook.run")
+class HookRun(Event):
+    """A hook ran on a gradient (``hook_kind``: tensor, retain_grad, final, ...)."""
+
+    target: int
+    hook_kind: str
+
+
+@_event("grad.accumulate")
+class GradAccumulate(Event):
+    """An AccumulationNode wrote a leaf's ``.grad`` (first assigned, then added)."""
+
+    tensor: int
+    value: Preview = None
+
+
+@_event("wrappers.clear")
+class WrappersClear(Event):
+    """A node released its TensorWrappers (backward without ``retain_graph``)."""
+
+    node: int
+
+
+# ---------------------------------------------------------------------------
+# GeneralGrad (seed 001 §4)
+# ---------------------------------------------------------------------------
+
+
+@_event("general_grad.copy")
+class GeneralGradCopy(Event):
+    """The reachable graph was copied: original node id -> copy id."""
+
+    int_key_fields: ClassVar[tuple[str, ...]] = ("mapping",)
+    mapping: dict[int, int]
+
+
+@_event("general_grad.targets")
+class GeneralGradTargets(Event):
+    """Target nodes (copied ids) of ``inputs`` and ``no_grad_vars``."""
+
+    inputs: list[int]
+    no_grad: list[int]
+
+
+@_event("general_grad.update")
+class GeneralGradUpdate(Event):
+    """Startup, ending and needed node sets (copied ids)."""
+
+    startup: list[int]
+    ending: list[int]
+    needed: list[int]
+
+
+@_event("general_grad.prune")
+class GeneralGradPrune(Event):
+    """Edges cut for ``no_grad_vars``: ``{"node", "slot", "rank", "next"}``."""
+
+    edges: list[dict[str, Any]]
+
+
+@_event("general_grad.result")
+class GeneralGradResult(Event):
+    """The gradient returned for one input tensor (``None`` when unused)."""
+
+    input: int
+    value: Preview = None
+
+
+@_event("backward.end")
+class BackwardEnd(Event):
+    """``run_backward`` finished."""
+
+    nodes_run: int
+    wall_ns: int
+
+
+@dataclass(slots=True, kw_only=True)
+class UnknownEvent(Event):
+    """A kind this version does not know (kept as data so newer traces load)."""
+
+    kind_name: str = "unknown"
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.kind_name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "ts_ns": self.ts_ns, "kind": self.kind_name, **self.data}
+
+
+def event_from_dict(d: dict[str, Any]) -> Event:
+    """Rebuild an event from its flat dict (the inverse of ``Event.to_dict``).
+
+    Raises:
+        KeyError: a required field is missing (the message names it).
+        TypeError: the header is malformed.
+    """
+    kind = d.get("kind")
+    if not isinstance(kind, str):
+        raise TypeError("event has no string 'kind'")
+    seq, ts = d.get("seq"), d.get("ts_ns")
+    if not isinstance(seq, int) or not isinstance(ts, int):
+        raise TypeError("event header needs integer 'seq' and 'ts_ns'")
+    cls = EVENT_TYPES.get(kind)
+    if cls is None:
+        data = {k: v for k, v in d.items() if k not in ("seq", "ts_ns", "kind")}
+        return UnknownEvent(seq=seq, ts_ns=ts, kind_name=kind, data=data)
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in ("seq", "ts_ns"):
+            continue
+        key = "from" if f.name == "from_" else f.name
+        if key in d:
+            value = d[key]
+            if f.name in cls.int_key_fields and isinstance(value, dict):
+                value = {int(k): v for k, v in value.items()}
+            kwargs[f.name] = value
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise KeyError(f"missing field '{key}' for kind '{kind}'")
+    return cls(seq=seq, ts_ns=ts, **kwargs)

@@ -1,0 +1,149 @@
+"""The recorder: ``with mg.trace(values=True, max_elements=64) as tr:``.
+
+A recorder collects events while it is active, stamps each with ``seq`` and
+``ts_ns``, and saves them as JSON Lines with a schema header::
+
+    {"schema": "minigrad.trace", "version": 1}
+    {"seq": 0, "ts_ns": 812, "kind": "tensor.create", ...}
+
+Example:
+    >>> import minigrad as mg
+    >>> with mg.trace() as tr:
+    ...     y = (mg.tensor([1.0, 2.0], requires_grad=True) * 3).sum()
+    ...     y.backward()
+    >>> "queue.push" in {e.kind for e in tr.events}
+    True
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import time
+from typing import Any, Callable, Iterable
+
+from . import bus
+from .events import Event
+from .preview import preview_array
+
+__all__ = ["Recorder", "SCHEMA", "VERSION", "start_env_recording"]
+
+SCHEMA = "minigrad.trace"
+VERSION = 1
+
+
+class Recorder:
+    """Collects events; a context manager that activates itself on the bus.
+
+    Args:
+        values: record value previews of small tensors (else shape/dtype only).
+        max_elements: tensors with more elements are summarised.
+        events: pre-existing events (used by ``minigrad.trace.load``).
+
+    Attributes:
+        events: the recorded events, in ``seq`` order.
+        listeners: callables invoked with each event as it is emitted.
+    """
+
+    __slots__ = ("events", "values", "max_elements", "listeners", "_seq", "_t0", "header")
+
+    def __init__(
+        self,
+        values: bool = True,
+        max_elements: int = 64,
+        events: Iterable[Event] | None = None,
+    ) -> None:
+        if not isinstance(values, bool):
+            raise TypeError(f"trace(): argument 'values' must be bool, but got {type(values).__name__}")
+        if not isinstance(max_elements, int) or isinstance(max_elements, bool) or max_elements < 0:
+            raise TypeError(
+                f"trace(): argument 'max_elements' must be a non-negative int, but got {max_elements!r}"
+            )
+        self.events: list[Event] = list(events) if events is not None else []
+        self.values = values
+        self.max_elements = max_elements
+        self.listeners: list[Callable[[Event], None]] = []
+        self._seq = len(self.events)
+        self._t0 = time.perf_counter_ns()
+        self.header: dict[str, Any] = {"schema": SCHEMA, "version": VERSION}
+
+    # -- recording ---------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        """Stamp ``event`` with its sequence number and time, store it, notify listeners."""
+        event.seq = self._seq
+        self._seq += 1
+        event.ts_ns = time.perf_counter_ns() - self._t0
+        self.events.append(event)
+        for listener in self.listeners:
+            listener(event)
+
+    def preview(self, array: Any) -> Any:
+        """The value preview of ``array`` under this recorder's settings."""
+        return preview_array(array, self.values, self.max_elements)
+
+    def start(self) -> "Recorder":
+        """Activate (same as entering the ``with`` block)."""
+        bus.push(self)
+        return self
+
+    def stop(self) -> None:
+        """Deactivate (same as leaving the ``with`` block)."""
+        bus.pop(self)
+
+    def __enter__(self) -> "Recorder":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- output ------------------------------------------------------------
+
+    def to_jsonl(self) -> str:
+        """The trace as JSON Lines text, schema header first."""
+        lines = [json.dumps(self.header)]
+        lines.extend(json.dumps(ev.to_dict(), separators=(",", ":")) for ev in self.events)
+        return "\n".join(lines) + "\n"
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the trace to ``path`` as JSON Lines (see the module docstring)."""
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(self.to_jsonl())
+
+    def replay(self):
+        """Fold the events into states (``minigrad.trace.replay(self.events)``)."""
+        from .replay import replay
+
+        return replay(self.events)
+
+    def kinds(self) -> list[str]:
+        """The kinds of the recorded events, in order (handy in tests)."""
+        return [ev.kind for ev in self.events]
+
+    def of_kind(self, *kinds: str) -> list[Event]:
+        """The events whose kind is one of ``kinds`` (a trailing ``*`` matches a prefix)."""
+        exact = {k for k in kinds if not k.endswith("*")}
+        prefixes = tuple(k[:-1] for k in kinds if k.endswith("*"))
+        return [ev for ev in self.events if ev.kind in exact or (prefixes and ev.kind.startswith(prefixes))]
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __repr__(self) -> str:
+        return f"<minigrad trace: {len(self.events)} events, values={self.values}>"
+
+
+def start_env_recording(path: str) -> Recorder:
+    """Record the whole program and save to ``path`` at exit (``MINIGRAD_TRACE=path``)."""
+    rec = Recorder()
+    rec.start()
+
+    def _save() -> None:
+        try:
+            rec.save(path)
+        except OSError as exc:  # pragma: no cover - reported, not raised, at exit
+            print(f"minigrad: could not save trace to {path}: {exc}")
+
+    atexit.register(_save)
+    return rec

@@ -1,0 +1,672 @@
+"""Replay: fold an event list into a sequence of immutable states.
+
+The viewers (renderer, TUI) never re-implement the engine: they draw the
+states that ``replay`` computes from the events alone. ``replay(events)[i]``
+is the world *after* event ``i``: the graph seen so far (nodes, edges,
+tensors), each forward op call with its kernel-selection steps, and, for
+every backward pass begun so far, its ready queue, in-degree map, gradient
+buffers, current node, executed and released nodes and GeneralGrad marks.
+
+NOTE [ Checkpoints make time travel cheap ]
+    A 5 000-node backward pass has tens of thousands of events; keeping a full
+    copy of every state would cost gigabytes. ``Replay`` folds the events once
+    with a mutable reducer and keeps a frozen snapshot every
+    ``CHECKPOINT_EVERY`` events. ``replay[i]`` restores the nearest earlier
+    snapshot and folds forward at most that many events, so stepping in either
+    direction is fast and always lands on exactly the same (equal) state.
+
+Example:
+    >>> import minigrad as mg
+    >>> with mg.trace() as tr:
+    ...     x = mg.tensor([1.0, 2.0], requires_grad=True)
+    ...     (x * x).sum().backward()
+    >>> states = mg.trace.replay(tr.events)
+    >>> final = states[-1]
+    >>> final.backward.done, len(final.backward.executed) > 0
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Iterator, Mapping, Sequence
+
+from .events import Event
+
+__all__ = [
+    "EdgeInfo",
+    "NodeInfo",
+    "TensorInfo",
+    "OpCall",
+    "GeneralGradMarks",
+    "BackwardPass",
+    "State",
+    "Replay",
+    "replay",
+    "node_status",
+]
+
+CHECKPOINT_EVERY = 128
+
+_EMPTY: Mapping[Any, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class EdgeInfo:
+    """An output edge of a grad node: (slot, rank) -> next node's (next_slot, next_rank)."""
+
+    slot: int
+    rank: int
+    next: int | None
+    next_slot: int
+    next_rank: int
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """A grad node as announced by ``node.create`` (and edited by GeneralGrad)."""
+
+    id: int
+    name: str
+    op: str
+    topo_nr: int
+    seq_nr: int
+    is_accumulation: bool
+    tensor: int | None
+    copy_of: int | None
+    edges: tuple[EdgeInfo, ...]
+    saved: tuple[int, ...]
+    attrs: Mapping[str, Any]
+    created_at: int
+
+    @property
+    def next_nodes(self) -> tuple[int, ...]:
+        """Ids of the nodes this node's edges lead to (in slot, rank order)."""
+        return tuple(e.next for e in self.edges if e.next is not None)
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A tensor as announced by ``tensor.create`` / ``tensor.update``."""
+
+    id: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    device: str
+    requires_grad: bool
+    is_leaf: bool
+    grad_node: int | None
+    out_slot: int
+    out_rank: int
+    value: Any
+    created_at: int
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class OpCall:
+    """One op call through the four layers: API, AMP, kernel selection, launch.
+
+    ``phase`` is ``"backward"`` for calls made by backward formulas while a
+    backward pass runs, ``"forward"`` otherwise.
+    """
+
+    index: int
+    op: str
+    inputs: tuple[Any, ...]
+    attrs: Mapping[str, Any]
+    phase: str
+    amp_casts: tuple[Mapping[str, Any], ...] = ()
+    key: Mapping[str, Any] | None = None
+    lookups: tuple[Mapping[str, Any], ...] = ()
+    select: Mapping[str, Any] | None = None
+    transforms: tuple[Mapping[str, Any], ...] = ()
+    infer_meta: Mapping[str, Any] | None = None
+    launch: Mapping[str, Any] | None = None
+    outputs: tuple[int, ...] = ()
+    node: int | None = None
+
+
+@dataclass(frozen=True)
+class GeneralGradMarks:
+    """What GeneralGrad decided for a ``grad()`` pass (all ids are copied nodes)."""
+
+    copies: Mapping[int, int] = _EMPTY
+    inputs: tuple[int, ...] = ()
+    no_grad: tuple[int, ...] = ()
+    startup: frozenset[int] = frozenset()
+    ending: frozenset[int] = frozenset()
+    needed: frozenset[int] = frozenset()
+    pruned: tuple[Mapping[str, Any], ...] = ()
+    results: Mapping[int, Any] = _EMPTY
+
+
+@dataclass(frozen=True)
+class BackwardPass:
+    """The engine's state during (or after) one ``run_backward``."""
+
+    number: int
+    mode: str
+    start: tuple[int, ...]
+    retain_graph: bool
+    create_graph: bool
+    begin_at: int
+    end_at: int | None = None
+    in_degree: Mapping[int, int] = _EMPTY
+    initial_in_degree: Mapping[int, int] = _EMPTY
+    queue: tuple[int, ...] = ()
+    buffers: Mapping[int, Mapping[tuple[int, int], Any]] = _EMPTY
+    current: int | None = None
+    executed: tuple[int, ...] = ()
+    skipped: tuple[int, ...] = ()
+    released: frozenset[int] = frozenset()
+    last_changed: int | None = None
+    grads_in: Mapping[int, Any] = _EMPTY
+    grads_out: Mapping[int, Any] = _EMPTY
+    accumulated: Mapping[int, Any] = _EMPTY
+    hooks: tuple[Mapping[str, Any], ...] = ()
+    general: GeneralGradMarks | None = None
+    nodes_run: int = 0
+    wall_ns: int = 0
+
+    @property
+    def done(self) -> bool:
+        """True once ``backward.end`` was seen."""
+        return self.end_at is not None
+
+    @property
+    def nodes(self) -> frozenset[int]:
+        """The nodes taking part: everything in the in-degree map plus the start nodes."""
+        return frozenset(self.initial_in_degree) | frozenset(self.start) | frozenset(self.executed)
+
+
+@dataclass(frozen=True)
+class State:
+    """Everything a viewer may draw after event ``index`` (``-1``: before any event)."""
+
+    index: int
+    event: Event | None
+    nodes: Mapping[int, NodeInfo]
+    tensors: Mapping[int, TensorInfo]
+    calls: tuple[OpCall, ...]
+    passes: tuple[BackwardPass, ...]
+
+    @property
+    def backward(self) -> BackwardPass | None:
+        """The latest backward pass begun so far (running or done), if any."""
+        return self.passes[-1] if self.passes else None
+
+    def node_name(self, node_id: int | None) -> str:
+        """Display name of a node id (``MulGradNode#3``), tolerant of unknown ids."""
+        if node_id is None:
+            return "-"
+        info = self.nodes.get(node_id)
+        return info.name if info is not None else f"node#{node_id}"
+
+    def tensor_name(self, tensor_id: int | None) -> str:
+        """Display name of a tensor id, tolerant of unknown ids."""
+        if tensor_id is None:
+            return "-"
+        info = self.tensors.get(tensor_id)
+        return info.name if info is not None else f"t{tensor_id}"
+
+
+def node_status(state: State, node_id: int, bw: BackwardPass | None = None) -> str:
+    """A node's status in a backward pass.
+
+    One of ``"running"`` (popped and about to run / running), ``"released"``
+    (ran and freed its TensorWrappers), ``"done"`` (ran), ``"queued"`` (in the
+    ready queue), ``"pending"`` (waiting for gradients) or ``"idle"`` (not part
+    of the pass).
+    """
+    bw = bw if bw is not None else state.backward
+    if bw is None:
+        return "idle"
+    if bw.current == node_id and not bw.done:
+        return "running"
+    if node_id in bw.released:
+        return "released"
+    if node_id in bw.executed:
+        return "done"
+    if node_id in bw.queue:
+        return "queued"
+    if node_id in bw.initial_in_degree or node_id in bw.start:
+        return "pending"
+    return "idle"
+
+
+# ---------------------------------------------------------------------------
+# The reducer: a mutable fold over events, frozen into States on demand.
+# ---------------------------------------------------------------------------
+
+
+class _PassBuilder:
+    """Mutable twin of ``BackwardPass`` used while folding."""
+
+    def __init__(self, number: int, ev: Any, index: int) -> None:
+        self.number = number
+        self.mode = ev.mode
+        self.start = tuple(ev.start)
+        self.retain_graph = ev.retain_graph
+        self.create_graph = ev.create_graph
+        self.begin_at = index
+        self.end_at: int | None = None
+        self.in_degree: dict[int, int] = {}
+        self.initial_in_degree: dict[int, int] = {}
+        self.queue: tuple[int, ...] = ()
+        self.buffers: dict[int, dict[tuple[int, int], Any]] = {}
+        self.current: int | None = None
+        self.executed: list[int] = []
+        self.skipped: list[int] = []
+        self.released: set[int] = set()
+        self.last_changed: int | None = None
+        self.grads_in: dict[int, Any] = {}
+        self.grads_out: dict[int, Any] = {}
+        self.accumulated: dict[int, Any] = {}
+        self.hooks: list[Mapping[str, Any]] = []
+        self.general: GeneralGradMarks | None = None
+        self.nodes_run = 0
+        self.wall_ns = 0
+
+    def clone(self) -> "_PassBuilder":
+        other = copy.copy(self)
+        other.in_degree = dict(self.in_degree)
+        other.initial_in_degree = dict(self.initial_in_degree)
+        other.buffers = {k: dict(v) for k, v in self.buffers.items()}
+        other.executed = list(self.executed)
+        other.skipped = list(self.skipped)
+        other.released = set(self.released)
+        other.grads_in = dict(self.grads_in)
+        other.grads_out = dict(self.grads_out)
+        other.accumulated = dict(self.accumulated)
+        other.hooks = list(self.hooks)
+        return other
+
+    def freeze(self) -> BackwardPass:
+        return BackwardPass(
+            number=self.number,
+            mode=self.mode,
+            start=self.start,
+            retain_graph=self.retain_graph,
+            create_graph=self.create_graph,
+            begin_at=self.begin_at,
+            end_at=self.end_at,
+            in_degree=MappingProxyType(dict(self.in_degree)),
+            initial_in_degree=MappingProxyType(dict(self.initial_in_degree)),
+            queue=self.queue,
+            buffers=MappingProxyType({k: MappingProxyType(dict(v)) for k, v in self.buffers.items()}),
+            current=self.current,
+            executed=tuple(self.executed),
+            skipped=tuple(self.skipped),
+            released=frozenset(self.released),
+            last_changed=self.last_changed,
+            grads_in=MappingProxyType(dict(self.grads_in)),
+            grads_out=MappingProxyType(dict(self.grads_out)),
+            accumulated=MappingProxyType(dict(self.accumulated)),
+            hooks=tuple(self.hooks),
+            general=self.general,
+            nodes_run=self.nodes_run,
+            wall_ns=self.wall_ns,
+        )
+
+
+class _Reducer:
+    """Folds events one at a time. ``snapshot()``/``restore()`` support checkpoints."""
+
+    def __init__(self) -> None:
+        self.index = -1
+        self.event: Event | None = None
+        self.nodes: dict[int, NodeInfo] = {}
+        self.tensors: dict[int, TensorInfo] = {}
+        self.calls: list[OpCall] = []
+        self.passes: list[BackwardPass] = []  # finished passes, frozen
+        self.active: _PassBuilder | None = None
+        self.open_call: int | None = None  # index into calls of the call being built
+
+    # -- checkpoints -------------------------------------------------------
+
+    def snapshot(self) -> "_Reducer":
+        """An independent copy (values are immutable, so containers are copied one level)."""
+        other = _Reducer.__new__(_Reducer)
+        other.index = self.index
+        other.event = self.event
+        other.nodes = dict(self.nodes)
+        other.tensors = dict(self.tensors)
+        other.calls = list(self.calls)
+        other.passes = list(self.passes)
+        other.active = self.active.clone() if self.active is not None else None
+        other.open_call = self.open_call
+        return other
+
+    def freeze(self) -> State:
+        passes = tuple(self.passes)
+        if self.active is not None:
+            passes = passes + (self.active.freeze(),)
+        return State(
+            index=self.index,
+            event=self.event,
+            nodes=MappingProxyType(dict(self.nodes)),
+            tensors=MappingProxyType(dict(self.tensors)),
+            calls=tuple(self.calls),
+            passes=passes,
+        )
+
+    # -- folding -----------------------------------------------------------
+
+    def apply(self, ev: Event) -> None:
+        self.index += 1
+        self.event = ev
+        handler = getattr(self, "_on_" + ev.kind.replace(".", "_"), None)
+        if handler is not None:
+            handler(ev)
+
+    def _update_call(self, op: str, **changes: Any) -> None:
+        if self.open_call is None:
+            return
+        call = self.calls[self.open_call]
+        if call.op != op:
+            return
+        self.calls[self.open_call] = replace(call, **changes)
+
+    def _on_tensor_create(self, ev: Any) -> None:
+        self.tensors[ev.tensor] = TensorInfo(
+            id=ev.tensor,
+            name=ev.name,
+            shape=tuple(ev.shape),
+            dtype=ev.dtype,
+            device=ev.device,
+            requires_grad=ev.requires_grad,
+            is_leaf=ev.is_leaf,
+            grad_node=ev.grad_node,
+            out_slot=ev.out_slot,
+            out_rank=ev.out_rank,
+            value=ev.value,
+            created_at=self.index,
+        )
+        if self.open_call is not None:
+            call = self.calls[self.open_call]
+            if call.launch is not None:
+                self.calls[self.open_call] = replace(
+                    call, outputs=call.outputs + (ev.tensor,), node=ev.grad_node if ev.grad_node is not None else call.node
+                )
+
+    def _on_tensor_update(self, ev: Any) -> None:
+        old = self.tensors.get(ev.tensor)
+        if old is None:
+            return
+        self.tensors[ev.tensor] = replace(
+            old,
+            requires_grad=ev.requires_grad,
+            is_leaf=ev.is_leaf,
+            grad_node=ev.grad_node,
+            out_slot=ev.out_slot,
+            out_rank=ev.out_rank,
+            value=ev.value,
+            version=ev.version,
+        )
+
+    def _on_api_call(self, ev: Any) -> None:
+        phase = "backward" if (self.active is not None and self.active.end_at is None) else "forward"
+        self.calls.append(
+            OpCall(index=self.index, op=ev.op, inputs=tuple(ev.inputs), attrs=MappingProxyType(dict(ev.attrs)), phase=phase)
+        )
+        self.open_call = len(self.calls) - 1
+
+    def _on_amp_cast(self, ev: Any) -> None:
+        if self.open_call is not None:
+            call = self.calls[self.open_call]
+            cast = MappingProxyType({"tensor": ev.tensor, "from_dtype": ev.from_dtype, "to_dtype": ev.to_dtype})
+            self.calls[self.open_call] = replace(call, amp_casts=call.amp_casts + (cast,))
+
+    def _on_kernel_key(self, ev: Any) -> None:
+        self._update_call(ev.op, key=MappingProxyType({"backend": ev.backend, "layout": ev.layout, "dtype": ev.dtype}))
+
+    def _on_kernel_lookup(self, ev: Any) -> None:
+        if self.open_call is not None and self.calls[self.open_call].op == ev.op:
+            call = self.calls[self.open_call]
+            probe = MappingProxyType(
+                {"backend": ev.backend, "layout": ev.layout, "dtype": ev.dtype, "step": ev.step, "found": ev.found}
+            )
+            self.calls[self.open_call] = replace(call, lookups=call.lookups + (probe,))
+
+    def _on_kernel_select(self, ev: Any) -> None:
+        self._update_call(
+            ev.op,
+            select=MappingProxyType(
+                {
+                    "kernel": ev.kernel,
+                    "backend": ev.backend,
+                    "layout": ev.layout,
+                    "dtype": ev.dtype,
+                    "fallback_cpu": ev.fallback_cpu,
+                    "cached": getattr(ev, "cached", False),
+                }
+            ),
+        )
+
+    def _on_data_transform(self, ev: Any) -> None:
+        if self.open_call is not None and self.calls[self.open_call].op == ev.op:
+            call = self.calls[self.open_call]
+            t = MappingProxyType({"arg": ev.arg, "what": ev.what, "from": ev.from_, "to": ev.to})
+            self.calls[self.open_call] = replace(call, transforms=call.transforms + (t,))
+
+    def _on_infer_meta(self, ev: Any) -> None:
+        self._update_call(ev.op, infer_meta=MappingProxyType({"shapes": ev.shapes, "dtypes": ev.dtypes}))
+
+    def _on_kernel_launch(self, ev: Any) -> None:
+        self._update_call(
+            ev.op, launch=MappingProxyType({"kernel": ev.kernel, "backend": ev.backend, "wall_ns": ev.wall_ns})
+        )
+
+    def _on_node_create(self, ev: Any) -> None:
+        edges = tuple(
+            EdgeInfo(
+                slot=e["slot"],
+                rank=e["rank"],
+                next=e.get("next"),
+                next_slot=e.get("next_slot", 0),
+                next_rank=e.get("next_rank", 0),
+            )
+            for e in ev.edges
+        )
+        self.nodes[ev.node] = NodeInfo(
+            id=ev.node,
+            name=ev.name,
+            op=ev.op,
+            topo_nr=ev.topo_nr,
+            seq_nr=ev.seq_nr,
+            is_accumulation=ev.is_accumulation,
+            tensor=ev.tensor,
+            copy_of=ev.copy_of,
+            edges=edges,
+            saved=tuple(ev.saved),
+            attrs=MappingProxyType(dict(ev.attrs)),
+            created_at=self.index,
+        )
+
+    # -- backward ----------------------------------------------------------
+
+    def _on_backward_begin(self, ev: Any) -> None:
+        if self.active is not None:
+            self.passes.append(self.active.freeze())
+        self.active = _PassBuilder(len(self.passes), ev, self.index)
+        self.open_call = None
+
+    def _on_backward_in_degree(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.in_degree = dict(ev.in_degree)
+            self.active.initial_in_degree = dict(ev.in_degree)
+
+    def _on_queue_push(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.queue = tuple(ev.queue)
+
+    def _on_queue_pop(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.queue = tuple(ev.queue)
+            self.active.current = ev.node
+            self.open_call = None
+
+    def _on_queue_skip(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.skipped.append(ev.node)
+            if self.active.current == ev.node:
+                self.active.current = None
+
+    def _on_node_run(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.current = ev.node
+            self.active.executed.append(ev.node)
+            self.active.nodes_run += 1
+            self.active.grads_in[ev.node] = ev.grads_in
+            self.active.grads_out[ev.node] = ev.grads_out
+            # The node consumed its GradTensorHolder.
+            self.active.buffers.pop(ev.node, None)
+
+    def _on_buffer_add(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.buffers.setdefault(ev.node, {})[(ev.slot, ev.rank)] = ev.value
+
+    def _on_in_degree_update(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.in_degree[ev.node] = ev.in_degree
+            self.active.last_changed = ev.node
+
+    def _on_hook_run(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.hooks.append(MappingProxyType({"target": ev.target, "hook_kind": ev.hook_kind, "at": self.index}))
+
+    def _on_grad_accumulate(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.accumulated[ev.tensor] = ev.value
+
+    def _on_wrappers_clear(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.released.add(ev.node)
+
+    def _general(self) -> GeneralGradMarks:
+        assert self.active is not None
+        return self.active.general or GeneralGradMarks()
+
+    def _on_general_grad_copy(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.general = replace(self._general(), copies=MappingProxyType(dict(ev.mapping)))
+
+    def _on_general_grad_targets(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.general = replace(self._general(), inputs=tuple(ev.inputs), no_grad=tuple(ev.no_grad))
+
+    def _on_general_grad_update(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.general = replace(
+                self._general(),
+                startup=frozenset(ev.startup),
+                ending=frozenset(ev.ending),
+                needed=frozenset(ev.needed),
+            )
+
+    def _on_general_grad_prune(self, ev: Any) -> None:
+        if self.active is not None:
+            g = self._general()
+            pruned = tuple(MappingProxyType(dict(e)) for e in ev.edges)
+            self.active.general = replace(g, pruned=g.pruned + pruned)
+
+    def _on_general_grad_result(self, ev: Any) -> None:
+        if self.active is not None:
+            g = self._general()
+            results = dict(g.results)
+            results[ev.input] = ev.value
+            self.active.general = replace(g, results=MappingProxyType(results))
+
+    def _on_backward_end(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.end_at = self.index
+            self.active.current = None
+            self.active.nodes_run = ev.nodes_run
+            self.active.wall_ns = ev.wall_ns
+            self.passes.append(self.active.freeze())
+            self.active = None
+
+
+class Replay(Sequence[State]):
+    """The states of a trace: ``len(r) == len(events)``; ``r[i]`` is the state after event ``i``.
+
+    Attributes:
+        events: the events folded.
+        initial: the state before any event.
+    """
+
+    def __init__(self, events: Sequence[Event], checkpoint_every: int = CHECKPOINT_EVERY) -> None:
+        self.events: tuple[Event, ...] = tuple(events)
+        self._every = max(1, checkpoint_every)
+        self._checkpoints: list[_Reducer] = []
+        reducer = _Reducer()
+        self.initial = reducer.freeze()
+        for i, ev in enumerate(self.events):
+            if i % self._every == 0:
+                self._checkpoints.append(reducer.snapshot())
+            reducer.apply(ev)
+        self._final = reducer
+        self._cursor: _Reducer | None = None  # reducer positioned at the last state served
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __getitem__(self, index: int) -> State:  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]  # type: ignore[return-value]
+        n = len(self.events)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"state index {index} out of range for a trace of {n} events")
+        return self._reducer_at(index).freeze()
+
+    def __iter__(self) -> Iterator[State]:
+        reducer = _Reducer()
+        for ev in self.events:
+            reducer.apply(ev)
+            yield reducer.freeze()
+
+    def _reducer_at(self, index: int) -> _Reducer:
+        cur = self._cursor
+        if cur is not None and cur.index <= index and index - cur.index <= self._every:
+            reducer = cur
+        else:
+            reducer = self._checkpoints[index // self._every].snapshot()
+        while reducer.index < index:
+            reducer.apply(self.events[reducer.index + 1])
+        self._cursor = reducer
+        return reducer
+
+    # -- navigation helpers used by the viewers ----------------------------
+
+    def indices_of(self, *kinds: str) -> list[int]:
+        """Indices of the events whose kind is one of ``kinds``."""
+        wanted = set(kinds)
+        return [i for i, ev in enumerate(self.events) if ev.kind in wanted]
+
+    def backward_passes(self) -> list[tuple[int, int | None, str]]:
+        """``(begin index, end index or None, mode)`` of every backward pass."""
+        out: list[tuple[int, int | None, str]] = []
+        for i, ev in enumerate(self.events):
+            if ev.kind == "backward.begin":
+                out.append((i, None, ev.mode))  # type: ignore[attr-defined]
+            elif ev.kind == "backward.end" and out and out[-1][1] is None:
+                b, _, m = out[-1]
+                out[-1] = (b, i, m)
+        return out
+
+    @property
+    def final(self) -> State:
+        """The state after the last event (``initial`` for an empty trace)."""
+        return self._final.freeze() if self.events else self.initial
+
+
+def replay(events: Sequence[Event] | Any) -> Replay:
+    """Fold ``events`` (a list, or anything with ``.events``) into a ``Replay`` of states."""
+    evs = getattr(events, "events", events)
+    return Replay(evs)
