@@ -1,0 +1,107 @@
+"""``minigrad-tui``: step through a backward pass, forwards and backwards in time.
+
+Usage::
+
+    minigrad-tui              # the built-in demo (tui/demo.py)
+    minigrad-tui script.py    # run a script under minigrad.trace(), open its passes
+    minigrad-tui run.jsonl    # replay a trace saved with tr.save(path)
+
+The app draws only states replayed from events (``minigrad.trace.replay``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Sequence
+
+from textual.app import App
+from textual.binding import Binding
+
+from .model import Session
+from .screens import ErrorScreen, MainScreen
+from .sources import SourceError, load_source
+
+__all__ = ["MinigradApp", "main"]
+
+
+class MinigradApp(App[None]):
+    """The app: a MainScreen over a session, or an ErrorScreen saying why there is none.
+
+    Args:
+        session: the trace to show.
+        error: a message to show instead (a session may come with it: what was recorded before the error).
+        initial_pass: which backward pass to open (0-based).
+        export_dir: where ``s`` writes SVG files.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "minigrad-tui"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False)]
+
+    def __init__(
+        self,
+        session: Session | None = None,
+        *,
+        error: str | None = None,
+        initial_pass: int = 0,
+        export_dir: str | Path = ".",
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.error = error
+        self.initial_pass = initial_pass
+        self.export_dir = export_dir
+
+    def on_mount(self) -> None:
+        if self.error is not None:
+            self.push_screen(ErrorScreen(self.error, can_continue=self.session is not None), self._after_error)
+        elif self.session is not None:
+            self._open_main()
+        else:  # pragma: no cover - main() always passes one or the other
+            self.push_screen(ErrorScreen("Nothing to show."))
+
+    def _after_error(self, _result: None) -> None:
+        if self.session is not None:
+            self._open_main()
+
+    def _open_main(self) -> None:
+        assert self.session is not None
+        self.push_screen(MainScreen(self.session, initial_pass=self.initial_pass, export_dir=self.export_dir))
+
+    @property
+    def main_screen(self) -> MainScreen:
+        """The MainScreen (for tests and scripts)."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, MainScreen):
+                return screen
+        raise LookupError("no main screen open")
+
+
+def open_source(path: str | None) -> tuple[Session | None, str | None]:
+    """``(session, error)`` for a command-line argument; never raises for bad input."""
+    try:
+        return load_source(path), None
+    except SourceError as exc:
+        return exc.session, str(exc)
+    except Exception as exc:  # noqa: BLE001 - shown on screen, not dumped
+        return None, f"Unexpected error while opening {path or 'the demo'}: {type(exc).__name__}: {exc}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``minigrad-tui [path]``."""
+    parser = argparse.ArgumentParser(
+        prog="minigrad-tui",
+        description="Step through a minigrad backward pass: the built-in demo, a script, or a saved trace.",
+    )
+    parser.add_argument("path", nargs="?", help="a script (.py) to run under tracing, or a trace (.jsonl); none: the demo")
+    parser.add_argument("--pass", dest="pass_no", type=int, default=1, help="which backward pass to open first (1-based)")
+    parser.add_argument("--export-dir", default=".", help="where 's' writes SVG files (default: current folder)")
+    args = parser.parse_args(argv)
+    session, error = open_source(args.path)
+    MinigradApp(session, error=error, initial_pass=args.pass_no - 1, export_dir=args.export_dir).run()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

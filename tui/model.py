@@ -1,0 +1,283 @@
+"""The TUI's view model: one trace, its replayed states, and navigation over them.
+
+The app never folds events itself: every pane draws a ``State`` from
+``minigrad.trace.replay``. This module adds what a *viewer* needs on top —
+a stable display order for a pass's graph, the event indices of node runs,
+and the quiz's questions — all read off replayed states.
+
+NOTE [ Time travel is replay indexing ]
+    The position in time is an event index ``i``; the screen shows
+    ``replay[i]`` (``replay.initial`` for ``i == -1``). Stepping back is
+    another lookup, so it always lands on exactly the state seen before.
+
+Example:
+    >>> from minigrad.tracing import events as E
+    >>> s = Session([E.BackwardBegin(seq=0, mode="backward", start=[0], retain_graph=False, create_graph=False)])
+    >>> s.passes[0].mode, s.state(0).backward.start
+    ('backward', (0,))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State, replay
+
+__all__ = ["PassInfo", "PassLayout", "QuizQuestion", "QuizScore", "Session"]
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    """One backward pass of the trace: its event range and mode."""
+
+    number: int
+    begin: int
+    end: int  # index of backward.end, or the last event of a truncated pass
+    mode: str
+    complete: bool
+
+    @property
+    def label(self) -> str:
+        what = "loss.backward()" if self.mode == "backward" else "grad()  (GeneralGrad)"
+        tail = "" if self.complete else "  [incomplete]"
+        return f"pass {self.number + 1}: {what}  events {self.begin}–{self.end}{tail}"
+
+
+@dataclass(frozen=True)
+class PassLayout:
+    """How the graph pane lays out one pass: rows in depth order from the start nodes.
+
+    Attributes:
+        order: node ids, one per row (depth, then creation order).
+        depth: longest distance from a start node along output edges.
+        row: node id -> row.
+        nodes: the NodeInfo of every node in the pass (as of the pass's end).
+        runs: event indices of ``node.run`` inside the pass.
+    """
+
+    number: int
+    order: tuple[int, ...]
+    depth: Mapping[int, int]
+    row: Mapping[int, int]
+    nodes: Mapping[int, NodeInfo]
+    runs: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class QuizQuestion:
+    """Before the node run at ``run_index``: which node runs, and the in-degrees after its step."""
+
+    ask_index: int
+    run_index: int
+    node: int
+    after_index: int
+    successors: tuple[int, ...]
+    in_degree_after: tuple[int, ...]
+    candidates: tuple[int, ...]
+
+
+@dataclass
+class QuizScore:
+    """Running quiz score: node predictions and in-degree predictions."""
+
+    nodes_right: int = 0
+    nodes_asked: int = 0
+    degrees_right: int = 0
+    degrees_asked: int = 0
+    answered: set[int] = field(default_factory=set)
+
+    def __str__(self) -> str:
+        return f"node {self.nodes_right}/{self.nodes_asked} · in-degree {self.degrees_right}/{self.degrees_asked}"
+
+
+class Session:
+    """A trace opened in the app.
+
+    Args:
+        events: the events (a list, or a Recorder with ``.events``).
+        title: what the status line calls this trace (file name, "demo").
+        notice: a message shown once the app opens (e.g. "script printed ...").
+    """
+
+    def __init__(self, events: Sequence[Any] | Any, title: str = "trace", notice: str | None = None) -> None:
+        self.replay: Replay = replay(events)
+        self.events = self.replay.events
+        self.title = title
+        self.notice = notice
+        self.passes: list[PassInfo] = [
+            PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None)
+            for n, (b, e, m) in enumerate(self.replay.backward_passes())
+        ]
+        self._layouts: dict[int, PassLayout] = {}
+        self._asks: dict[int, list[tuple[int, int]]] = {}
+        self._names: dict[int, str] | None = None
+        self._tensor_names: dict[int, str] | None = None
+
+    # -- states ------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def state(self, index: int) -> State:
+        """The state after event ``index`` (``-1``: before any event)."""
+        if index < 0 or not self.events:
+            return self.replay.initial
+        return self.replay[min(index, len(self.events) - 1)]
+
+    @staticmethod
+    def pass_in(state: State, number: int) -> BackwardPass | None:
+        """Pass ``number`` as of ``state`` (``None`` before it begins)."""
+        return state.passes[number] if number < len(state.passes) else None
+
+    # -- names -------------------------------------------------------------
+
+    def node_name(self, node_id: Any) -> str:
+        """Display name of a node id, from the final state (names never change)."""
+        if node_id is None:
+            return "-"
+        if self._names is None:
+            self._names = {n: info.name for n, info in self.replay.final.nodes.items()}
+        return self._names.get(node_id, f"node#{node_id}")
+
+    def tensor_name(self, tensor_id: Any) -> str:
+        """Display name of a tensor id."""
+        if tensor_id is None:
+            return "-"
+        if self._tensor_names is None:
+            self._tensor_names = {t: info.name for t, info in self.replay.final.tensors.items()}
+        return self._tensor_names.get(tensor_id, f"t{tensor_id}")
+
+    # -- layout ------------------------------------------------------------
+
+    def layout(self, number: int) -> PassLayout:
+        """The graph layout of pass ``number`` (computed once, from the pass's last state)."""
+        if number in self._layouts:
+            return self._layouts[number]
+        info = self.passes[number]
+        st = self.state(info.end)
+        bw = self.pass_in(st, number)
+        members: set[int] = set(bw.nodes) if bw is not None else set()
+        if bw is not None and bw.general is not None:
+            # Show what GeneralGrad copied, so pruned copies appear too.
+            members |= set(bw.general.copies.values())
+        members &= set(st.nodes)
+        starts = [n for n in (bw.start if bw else ()) if n in members]
+        # Longest-path depth over output edges (Kahn's order, iterative: deep graphs are fine).
+        indeg = dict.fromkeys(members, 0)
+        for n in members:
+            for e in st.nodes[n].edges:
+                if e.next in indeg:
+                    indeg[e.next] += 1
+        depth = {n: 0 for n in members}
+        ready = [n for n in starts if indeg[n] == 0] + sorted(
+            (n for n in members if indeg[n] == 0 and n not in starts), key=lambda n: -st.nodes[n].topo_nr
+        )
+        seen: list[int] = []
+        while ready:
+            n = ready.pop()
+            seen.append(n)
+            for e in st.nodes[n].edges:
+                m = e.next
+                if m in indeg:
+                    depth[m] = max(depth[m], depth[n] + 1)
+                    indeg[m] -= 1
+                    if indeg[m] == 0:
+                        ready.append(m)
+        for n in members:  # cycles cannot happen; stay total anyway
+            if n not in seen:
+                seen.append(n)
+        order = tuple(sorted(members, key=lambda n: (depth[n], -st.nodes[n].topo_nr, n)))
+        runs = tuple(
+            i for i in range(info.begin, info.end + 1) if self.events[i].kind == "node.run"
+        )
+        lay = PassLayout(
+            number=number,
+            order=order,
+            depth=depth,
+            row={n: r for r, n in enumerate(order)},
+            nodes=st.nodes,
+            runs=runs,
+        )
+        self._layouts[number] = lay
+        return lay
+
+    def find_node(self, query: str, number: int) -> int | None:
+        """A node of pass ``number`` by name: exact (any case), ``#id``/id, then the first substring match."""
+        q = query.strip()
+        if not q:
+            return None
+        lay = self.layout(number)
+        key = q.lstrip("#")
+        if key.isdigit() and int(key) in lay.row:
+            return int(key)
+        low = q.lower()
+        for n in lay.order:
+            if lay.nodes[n].name.lower() == low:
+                return n
+        for n in lay.order:
+            if low in lay.nodes[n].name.lower():
+                return n
+        return None
+
+    # -- navigation ----------------------------------------------------------
+
+    def run_index_of(self, node: int, number: int) -> int | None:
+        """The event index where ``node`` runs in pass ``number``, if it does."""
+        for i in self.layout(number).runs:
+            if self.events[i].node == node:
+                return i
+        return None
+
+    def step_end(self, run_index: int, number: int) -> int:
+        """The last event of the step that ``run_index`` begins (before the next pop, or the pass end)."""
+        end = self.passes[number].end
+        i = run_index
+        while i < end:
+            kind = self.events[i + 1].kind
+            if kind in ("queue.pop", "backward.end", "general_grad.result"):
+                break
+            i += 1
+        return i
+
+    def ask_points(self, number: int) -> list[tuple[int, int]]:
+        """``(ask index, run index)`` per node run: a question is due before the step's first pop."""
+        if number in self._asks:
+            return self._asks[number]
+        lay = self.layout(number)
+        out: list[tuple[int, int]] = []
+        prev = self.passes[number].begin
+        for r in lay.runs:
+            ask = next((i for i in range(prev + 1, r + 1) if self.events[i].kind == "queue.pop"), r)
+            out.append((ask, r))
+            prev = r
+        self._asks[number] = out
+        return out
+
+    def due_question(self, index: int, target: int, number: int, answered: set[int]) -> QuizQuestion | None:
+        """The first unanswered question whose ask point lies in ``(index, target]``."""
+        for ask, run in self.ask_points(number):
+            if index < ask <= target and run not in answered:
+                return self.question(run, number, ask)
+            if ask > target:
+                break
+        return None
+
+    def question(self, run_index: int, number: int, ask_index: int | None = None) -> QuizQuestion:
+        """The quiz question for the node run at ``run_index`` (answers read off replayed states)."""
+        if ask_index is None:
+            ask_index = dict((r, a) for a, r in self.ask_points(number)).get(run_index, run_index)
+        node = self.events[run_index].node
+        after = self.step_end(run_index, number)
+        st_after = self.state(after)
+        bw_after = self.pass_in(st_after, number)
+        lay = self.layout(number)
+        succ: list[int] = []
+        info = lay.nodes.get(node)
+        for e in info.edges if info else ():
+            if e.next is not None and bw_after is not None and e.next in bw_after.in_degree and e.next not in succ:
+                succ.append(e.next)
+        degrees = tuple(bw_after.in_degree[m] for m in succ) if bw_after else ()
+        bw_before = self.pass_in(self.state(ask_index - 1), number)
+        candidates = tuple(bw_before.queue) if bw_before else ()
+        return QuizQuestion(ask_index, run_index, node, after, tuple(succ), degrees, candidates)

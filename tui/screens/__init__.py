@@ -1,0 +1,10 @@
+"""Screens of minigrad-tui."""
+
+from .error import ErrorScreen
+from .help import HelpScreen
+from .jump import JumpScreen
+from .main import MainScreen
+from .passes import PassScreen
+from .quiz import QuizScreen
+
+__all__ = ["ErrorScreen", "HelpScreen", "JumpScreen", "MainScreen", "PassScreen", "QuizScreen"]

@@ -1,0 +1,361 @@
+"""The main screen: a backward pass stepped through in time, with all panes.
+
+Position in time is the reactive ``index`` (an event index); the selected
+backward pass is ``pass_no``. Every pane redraws from ``session.state(index)``
+in ``watch_*`` methods, so stepping back is exact by construction (NOTE [ Time
+travel is replay indexing ] in ``model.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from ..model import QuizScore, Session
+from ..widgets import (
+    BuffersView,
+    EventLog,
+    ForwardView,
+    GeneralGradView,
+    GraphView,
+    InDegreeView,
+    NodeDetail,
+    QueueView,
+    StatusLine,
+)
+from ..widgets.panels import focus_node
+from .help import HelpScreen
+from .jump import JumpScreen
+from .passes import PassScreen
+from .quiz import QuizScreen
+
+__all__ = ["MainScreen", "SPEEDS"]
+
+#: Play speeds in events per second (``+``/``-`` move through them).
+SPEEDS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+
+
+class MainScreen(Screen[None]):
+    """Steps through one backward pass; see ``HelpScreen`` for the keys."""
+
+    DEFAULT_CSS = """
+    MainScreen { layout: vertical; }
+    """
+
+    BINDINGS = [
+        Binding("right,l", "step(1)", "Next event", priority=True),
+        Binding("left,h", "step(-1)", "Prev event", priority=True),
+        Binding("n,right_square_bracket", "run(1)", "Next run", priority=True),
+        Binding("b,left_square_bracket", "run(-1)", "Prev run", priority=True),
+        Binding("home,g", "start", "Start", priority=True),
+        Binding("end,G", "end", "End", priority=True),
+        Binding("space", "play", "Play/Pause", priority=True),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("j", "jump", "Jump"),
+        Binding("m", "marks", "GG marks"),
+        Binding("c", "choose_pass", "Pass"),
+        Binding("t", "quiz", "Quiz"),
+        Binding("s", "export", "SVG"),
+        Binding("1", "tab('tab-backward')", "Backward", show=False),
+        Binding("2", "tab('tab-forward')", "Forward", show=False),
+        Binding("3", "tab('tab-general')", "GeneralGrad", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    index: reactive[int] = reactive(-1, init=False)
+    pass_no: reactive[int] = reactive(0, init=False)
+    marks: reactive[bool] = reactive(True, init=False)
+    playing: reactive[bool] = reactive(False, init=False)
+    speed: reactive[int] = reactive(2, init=False)
+    quiz_on: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".") -> None:
+        super().__init__()
+        self.session = session
+        self.initial_pass = initial_pass
+        self.export_dir = Path(export_dir)
+        self.selected: int | None = None
+        self.score = QuizScore()
+        self._timer: Timer | None = None
+        self._asking = False
+
+    # -- layout --------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        yield StatusLine(s, "minigrad-tui", id="status")
+        with TabbedContent(initial="tab-backward", id="tabs"):
+            with TabPane("Backward [1]", id="tab-backward"):
+                with Horizontal(id="backward-panes"):
+                    with Vertical(id="left"):
+                        yield GraphView(s, id="graph")
+                        yield NodeDetail(s, "Node detail", id="detail")
+                    with Vertical(id="right"):
+                        yield QueueView(s, "Ready queue (front → back)", id="queue")
+                        yield InDegreeView(s, id="indegree")
+                        yield BuffersView(s, "Gradient buffers", id="buffers")
+                        yield EventLog(s, id="log")
+            with TabPane("Forward [2]", id="tab-forward"):
+                yield ForwardView(s, id="forward")
+            with TabPane("GeneralGrad [3]", id="tab-general"):
+                yield GeneralGradView(s, "GeneralGrad", id="general")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        s = self.session
+        if s.passes:
+            self.pass_no = min(max(self.initial_pass, 0), len(s.passes) - 1)
+            self._show_pass()
+            self.index = s.passes[self.pass_no].begin
+        else:
+            self.index = len(s.events) - 1
+            self.query_one(TabbedContent).active = "tab-forward"
+            self.notify("This trace has no backward pass; showing the forward op calls.", title="no backward pass")
+        if s.notice:
+            self.notify(s.notice, title=s.title, timeout=8)
+        self.redraw()
+
+    # -- reactives -----------------------------------------------------------
+
+    def watch_index(self) -> None:
+        self.redraw()
+
+    def watch_pass_no(self) -> None:
+        self._show_pass()
+        self.redraw()
+
+    def watch_marks(self) -> None:
+        self.redraw()
+
+    def watch_quiz_on(self) -> None:
+        self.redraw()
+
+    def watch_playing(self, playing: bool) -> None:
+        if playing:
+            self._restart_timer()
+        elif self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.redraw()
+
+    def watch_speed(self) -> None:
+        if self.playing:
+            self._restart_timer()
+        self.redraw()
+
+    # -- drawing -------------------------------------------------------------
+
+    def _show_pass(self) -> None:
+        if not self.session.passes:
+            return
+        lay = self.session.layout(self.pass_no)
+        self.query_one(GraphView).show_pass(lay)
+        self.query_one(InDegreeView).show_pass(lay)
+
+    def redraw(self) -> None:
+        """Draw every pane from the replayed state at ``index`` (panes skip unchanged parts)."""
+        if not self.is_mounted:
+            return
+        s = self.session
+        st = s.state(self.index)
+        bw = s.pass_in(st, self.pass_no) if s.passes else None
+        focus = focus_node(st, bw, self.selected)
+        graph = self.query_one(GraphView)
+        graph.selected = self.selected
+        graph.show(st, bw, focus, self.marks)
+        self.query_one(QueueView).show(bw)
+        self.query_one(InDegreeView).show(bw)
+        self.query_one(BuffersView).show(st, bw, focus)
+        self.query_one(NodeDetail).show(st, bw, focus)
+        self.query_one(EventLog).show(self.index)
+        self.query_one(ForwardView).show(self.index)
+        self.query_one(GeneralGradView).show(bw, self.marks)
+        self.query_one(StatusLine).show(self.status_text(st))
+
+    def status_text(self, st) -> Text:
+        s = self.session
+        t = Text()
+        t.append(s.title, style="bold")
+        if s.passes:
+            p = s.passes[self.pass_no]
+            t.append(f"  ·  pass {self.pass_no + 1}/{len(s.passes)} ")
+            t.append("loss.backward()" if p.mode == "backward" else "grad()", style="cyan")
+        t.append(f"  ·  event {self.index + 1}/{len(s.events)}  ")
+        ev = st.event
+        if ev is not None:
+            from ..format import describe_event
+
+            t.append(ev.kind, style="bold magenta")
+            t.append(" " + describe_event(ev, s.node_name, s.tensor_name)[:60])
+        t.append("\n")
+        t.append("▶ playing" if self.playing else "❚❚ paused", style="bold green" if self.playing else "dim")
+        t.append(f" {SPEEDS[self.speed]:g} ev/s", style="dim")
+        t.append(f"  ·  GeneralGrad marks {'on' if self.marks else 'off'}", style="dim")
+        if self.quiz_on:
+            t.append(f"  ·  QUIZ {self.score}", style="bold yellow")
+        t.append("  ·  ? help", style="dim")
+        return t
+
+    # -- moving in time ------------------------------------------------------
+
+    def goto(self, target: int) -> None:
+        """Move to event ``target``; in quiz mode, stop before each unanswered node run and ask."""
+        n = len(self.session.events)
+        target = max(-1, min(n - 1, target))
+        self.selected = None
+        if self.quiz_on and self.session.passes and target > self.index and not self._asking:
+            q = self.session.due_question(self.index, target, self.pass_no, self.score.answered)
+            if q is not None:
+                self.playing = False
+                self.index = q.ask_index - 1
+                self._asking = True
+
+                def done(result: QuizScreen.Result | None) -> None:
+                    self._asking = False
+                    if result is not None and not result.skipped:
+                        self.score.nodes_asked += 1
+                        self.score.nodes_right += int(result.node_right)
+                        if result.degrees_right is not None:
+                            self.score.degrees_asked += 1
+                            self.score.degrees_right += int(result.degrees_right)
+                    self.score.answered.add(q.run_index)
+                    self.goto(min(target, q.after_index))
+
+                self.app.push_screen(QuizScreen(q, self.session), done)
+                return
+        self.index = target
+
+    def _pass_bounds(self) -> tuple[int, int]:
+        s = self.session
+        if not s.passes:
+            return -1, len(s.events) - 1
+        p = s.passes[self.pass_no]
+        return p.begin, p.end
+
+    def action_step(self, delta: int) -> None:
+        self.goto(self.index + delta)
+
+    def action_run(self, delta: int) -> None:
+        if not self.session.passes:
+            return
+        runs = self.session.layout(self.pass_no).runs
+        begin, end = self._pass_bounds()
+        if delta > 0:
+            target = next((r for r in runs if r > self.index), end)
+        else:
+            target = next((r for r in reversed(runs) if r < self.index), begin)
+        self.goto(target)
+
+    def action_start(self) -> None:
+        self.goto(self._pass_bounds()[0])
+
+    def action_end(self) -> None:
+        self.goto(self._pass_bounds()[1])
+
+    def action_play(self) -> None:
+        if not self.playing and self.index >= self._pass_bounds()[1]:
+            self.goto(self._pass_bounds()[0])
+        self.playing = not self.playing
+
+    def action_speed(self, delta: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + delta))
+
+    def _restart_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_interval(1.0 / SPEEDS[self.speed], self._tick)
+
+    def _tick(self) -> None:
+        if self.index >= self._pass_bounds()[1] or self._asking:
+            self.playing = False
+            return
+        self.goto(self.index + 1)
+
+    # -- other actions -------------------------------------------------------
+
+    def action_marks(self) -> None:
+        self.marks = not self.marks
+        self.notify(f"GeneralGrad marks {'on' if self.marks else 'off'}", timeout=2)
+
+    def action_quiz(self) -> None:
+        self.quiz_on = not self.quiz_on
+        if self.quiz_on:
+            self.notify("Quiz on: before each node runs you predict it and the in-degrees after its step.", timeout=4)
+        else:
+            self.notify(f"Quiz off. Score: {self.score}", timeout=4)
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_choose_pass(self) -> None:
+        if not self.session.passes:
+            self.notify("This trace has no backward pass.", severity="warning")
+            return
+
+        def chosen(number: int | None) -> None:
+            if number is not None:
+                self.select_pass(number)
+
+        self.app.push_screen(PassScreen(self.session.passes, self.pass_no), chosen)
+
+    def select_pass(self, number: int) -> None:
+        """Switch to pass ``number`` and go to its beginning."""
+        self.pass_no = number
+        self.selected = None
+        self.index = self.session.passes[number].begin
+
+    def action_jump(self) -> None:
+        if not self.session.passes:
+            self.notify("This trace has no backward pass.", severity="warning")
+            return
+        self.app.push_screen(JumpScreen(), self.jump_to)
+
+    def jump_to(self, query: str | None) -> None:
+        """Select the node named ``query``; go to the event where it runs (if it runs in this pass)."""
+        if not query:
+            return
+        node = self.session.find_node(query, self.pass_no)
+        if node is None:
+            self.notify(f"No node matching {query!r} in this pass.", severity="warning")
+            return
+        run = self.session.run_index_of(node, self.pass_no)
+        if run is not None:
+            self.goto(run)
+        self.selected = node
+        self.query_one(TabbedContent).active = "tab-backward"
+        self.redraw()
+        where = f"runs at event {run}" if run is not None else "does not run in this pass"
+        self.notify(f"{self.session.node_name(node)} {where}", timeout=3)
+
+    def action_export(self) -> None:
+        """Export the current state as SVG through ``minigrad.viz`` (imported only now)."""
+        try:
+            from minigrad.viz import render  # noqa: PLC0415 - lazy: the renderer is optional here
+        except Exception as exc:  # ImportError, or a renderer that fails to import
+            self.notify(
+                f"SVG export needs the renderer minigrad.viz (render), which is not available: {exc}",
+                title="export", severity="warning", timeout=8,
+            )
+            return
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.session.title).strip("-") or "trace"
+        path = self.export_dir / f"minigrad-{slug}-step{self.index}.svg"
+        try:
+            render(list(self.session.events), kind="backward", step=self.index).save(str(path))
+        except Exception as exc:
+            self.notify(f"SVG export failed: {type(exc).__name__}: {exc}", title="export", severity="error", timeout=8)
+            return
+        self.notify(f"wrote {path}", title="export", timeout=6)

@@ -1,0 +1,45 @@
+"""Choose which backward pass to step through (``c``)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from ..model import PassInfo
+
+__all__ = ["PassScreen"]
+
+
+class PassScreen(ModalScreen[int | None]):
+    """A list of the trace's backward passes; dismisses with the chosen number."""
+
+    DEFAULT_CSS = """
+    PassScreen { align: center middle; }
+    PassScreen > Vertical { width: 80; height: auto; max-height: 80%; border: thick $accent; background: $surface; padding: 1 2; }
+    PassScreen OptionList { height: auto; max-height: 20; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, passes: list[PassInfo], current: int) -> None:
+        super().__init__()
+        self.passes = passes
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Backward passes recorded in this trace (enter picks one):")
+            yield OptionList(*[Option(p.label, id=str(p.number)) for p in self.passes], id="pass-list")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).highlighted = self.current
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

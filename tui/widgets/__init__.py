@@ -1,0 +1,19 @@
+"""Widgets of minigrad-tui: each draws one aspect of a replayed state."""
+
+from .graph import GraphView
+from .line_list import LineList
+from .lists import EventLog, ForwardView, InDegreeView
+from .panels import BuffersView, GeneralGradView, NodeDetail, QueueView, StatusLine
+
+__all__ = [
+    "GraphView",
+    "LineList",
+    "EventLog",
+    "ForwardView",
+    "InDegreeView",
+    "BuffersView",
+    "GeneralGradView",
+    "NodeDetail",
+    "QueueView",
+    "StatusLine",
+]
