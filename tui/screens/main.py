@@ -89,6 +89,7 @@ class MainScreen(Screen[None]):
         self.score = QuizScore()
         self._timer: Timer | None = None
         self._asking = False
+        self._ready = False
 
     # -- layout --------------------------------------------------------------
 
@@ -114,6 +115,7 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         s = self.session
+        self._ready = True
         if s.passes:
             self.pass_no = min(max(self.initial_pass, 0), len(s.passes) - 1)
             self._show_pass()
@@ -165,7 +167,7 @@ class MainScreen(Screen[None]):
 
     def redraw(self) -> None:
         """Draw every pane from the replayed state at ``index`` (panes skip unchanged parts)."""
-        if not self.is_mounted:
+        if not self._ready:
             return
         s = self.session
         st = s.state(self.index)

@@ -74,6 +74,7 @@ class QuizScreen(ModalScreen["QuizScreen.Result"]):
         self.stage = "node"
         self.node_right = False
         self.degrees_right: bool | None = None
+        self._node_feedback = Text()
 
     def compose(self) -> ComposeResult:
         s = self.session
@@ -113,12 +114,14 @@ class QuizScreen(ModalScreen["QuizScreen.Result"]):
                 text.append(f"\n{actual} has no next nodes. Press enter to continue.")
                 self.stage = "done"
                 self.set_focus(None)
+            self._node_feedback = text
             fb.update(text)
         elif event.input.id == "quiz-degrees" and self.stage == "degrees":
             got = parse_degrees(event.value)
             self.degrees_right = got == self.q.in_degree_after
-            text = Text(fb.renderable.plain if isinstance(fb.renderable, Text) else "")
-            text = Text("✔ in-degrees right: " if self.degrees_right else "✘ in-degrees: ",
+            text = self._node_feedback.copy()
+            text.append("\n")
+            text.append("✔ in-degrees right: " if self.degrees_right else "✘ in-degrees: ",
                         style="bold green" if self.degrees_right else "bold red")
             text.append(", ".join(f"{s.node_name(n)} = {d}" for n, d in zip(self.q.successors, self.q.in_degree_after)))
             text.append("\nPress enter to continue.", style="dim")

@@ -1,0 +1,73 @@
+"""Shared fixtures for the TUI tests: recorded traces and an app factory.
+
+The tests never run the live engine: they open committed trace files from
+``fixtures/`` (through ``minigrad.trace.load``, as a user would) or event lists
+built by ``synth.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "fixtures"
+sys.path.insert(0, str(HERE))  # ``import synth`` from the test modules
+
+from minigrad.tracing import load  # noqa: E402
+from minigrad.tui.model import Session  # noqa: E402
+
+#: The terminal size all TUI tests run at (what scripts/tui_tmux.sh uses too).
+SIZE = (160, 48)
+
+
+def pane_texts(screen) -> dict[str, object]:
+    """Every pane's text on the main screen: what a person sees, as plain strings."""
+    from minigrad.tui.widgets import (
+        BuffersView,
+        EventLog,
+        GeneralGradView,
+        GraphView,
+        InDegreeView,
+        NodeDetail,
+        QueueView,
+        StatusLine,
+    )
+
+    return {
+        "graph": screen.query_one(GraphView).plain_lines(),
+        "graph_cursor": screen.query_one(GraphView).cursor,
+        "queue": screen.query_one(QueueView).plain,
+        "indegree": screen.query_one(InDegreeView).plain_lines(),
+        "indegree_title": screen.query_one(InDegreeView).border_subtitle,
+        "buffers": screen.query_one(BuffersView).plain,
+        "detail": screen.query_one(NodeDetail).plain,
+        "log_cursor": screen.query_one(EventLog).cursor,
+        "general": screen.query_one(GeneralGradView).plain,
+        "status": screen.query_one(StatusLine).plain,
+    }
+
+
+@pytest.fixture
+def synthetic_path() -> Path:
+    return FIXTURES / "synthetic_small.jsonl"
+
+
+@pytest.fixture
+def synthetic_session(synthetic_path: Path) -> Session:
+    return Session(load(synthetic_path).events, title="synthetic_small.jsonl")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """Run ``async def`` tests with ``asyncio.run`` (no async plugin is a dependency)."""
+    import asyncio
+    import inspect
+
+    if inspect.iscoroutinefunction(pyfuncitem.obj):
+        args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+        asyncio.run(pyfuncitem.obj(**args))
+        return True
+    return None
