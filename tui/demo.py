@@ -32,10 +32,10 @@ def record_demo() -> Any:
     import minigrad as mg
 
     with mg.trace() as tr:
-        x = mg.tensor([[1.0, -2.0]])
-        w1 = mg.tensor([[0.5, -0.3], [0.8, 0.2]], requires_grad=True)
-        b1 = mg.tensor([0.1, -0.1], requires_grad=True)
-        w2 = mg.tensor([[1.0], [-1.0]], requires_grad=True)
+        x = mg.tensor([[1.0, -2.0]], name="x")
+        w1 = mg.tensor([[0.5, -0.3], [0.8, 0.2]], requires_grad=True, name="w1")
+        b1 = mg.tensor([0.1, -0.1], requires_grad=True, name="b1")
+        w2 = mg.tensor([[1.0], [-1.0]], requires_grad=True, name="w2")
         h = (x @ w1 + b1).tanh()
         a = h * h
         s = h.sigmoid()

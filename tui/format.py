@@ -92,7 +92,7 @@ def describe_event(ev: Any, node: Namer, tensor: Namer) -> str:
     if k == "backward.begin":
         return f"{ev.mode} from {', '.join(node(n) for n in ev.start)}" + (" retain_graph" if ev.retain_graph else "")
     if k == "backward.in_degree":
-        return f"{len(ev.in_degree)} nodes, roots " + ", ".join(node(n) for n, d in list(ev.in_degree.items())[:4] if d == 0)
+        return f"{len(ev.in_degree)} nodes counted by BFS from the start"
     if k == "queue.push":
         return f"{node(ev.node)} to {'FRONT' if ev.front else 'back'} (len {len(ev.queue)})"
     if k == "queue.pop":

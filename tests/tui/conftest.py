@@ -71,3 +71,14 @@ def pytest_pyfunc_call(pyfuncitem):
         asyncio.run(pyfuncitem.obj(**args))
         return True
     return None
+
+
+@pytest.fixture
+def demo_path() -> Path:
+    return FIXTURES / "demo.jsonl"
+
+
+@pytest.fixture
+def demo_session(demo_path: Path) -> Session:
+    """The built-in demo as recorded by the real engine (``fixtures/make_fixtures.py``)."""
+    return Session(load(demo_path).events, title="demo.jsonl")

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, TabbedContent, TabPane
@@ -73,12 +73,15 @@ class MainScreen(Screen[None]):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    index: reactive[int] = reactive(-1, init=False)
-    pass_no: reactive[int] = reactive(0, init=False)
-    marks: reactive[bool] = reactive(True, init=False)
-    playing: reactive[bool] = reactive(False, init=False)
-    speed: reactive[int] = reactive(2, init=False)
-    quiz_on: reactive[bool] = reactive(False, init=False)
+    # ``var``, not ``reactive``: a reactive on the Screen repaints the whole
+    # screen on every change; the panes repaint themselves (NOTE [ Only
+    # visible lines are drawn ]).
+    index: var[int] = var(-1, init=False)
+    pass_no: var[int] = var(0, init=False)
+    marks: var[bool] = var(True, init=False)
+    playing: var[bool] = var(False, init=False)
+    speed: var[int] = var(2, init=False)
+    quiz_on: var[bool] = var(False, init=False)
 
     def __init__(self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".") -> None:
         super().__init__()

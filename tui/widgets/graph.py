@@ -45,6 +45,7 @@ class GraphView(LineList):
     def show_pass(self, layout: PassLayout) -> None:
         """Switch to another pass's rows."""
         self.layout_ = layout
+        self.bw = None
         self.scroll_to(y=0, animate=False, immediate=True)
         self.set_count(len(layout.order))
 
@@ -64,6 +65,22 @@ class GraphView(LineList):
                 + (" · done" if bw.done else "")
             )
         self.move_cursor(row)
+
+    def line_key(self, index: int):
+        lay, bw = self.layout_, self.bw
+        if lay is None or bw is None:
+            return (id(bw),)
+        nid = lay.order[index]
+        return (
+            self.status_of(nid),
+            bw.queue.index(nid) if nid in bw.queue else None,
+            bw.in_degree.get(nid),
+            bw.last_changed == nid,
+            self.selected == nid,
+            self.marks,
+            bw.general is not None and (len(bw.general.needed), len(bw.general.pruned), len(bw.general.inputs)),
+            bw.number,
+        )
 
     def status_of(self, node: int) -> str:
         if self.state is None or self.bw is None:
@@ -87,7 +104,10 @@ class GraphView(LineList):
         t.append(f"d{depth:<3}", style="dim")
         indent = "  " * min(depth, _MAX_INDENT)
         t.append(indent)
-        t.append(f"{info.name:<24}", style="bold" if status == "running" else ("cyan" if info.is_accumulation else ""))
+        name = info.name
+        if info.is_accumulation and info.tensor is not None:
+            name = f"{name} ({self.session.tensor_name(info.tensor)})"
+        t.append(f"{name:<24}", style="bold" if status == "running" else ("cyan" if info.is_accumulation else ""))
         label = status
         if status == "queued" and bw is not None:
             label = f"queue #{bw.queue.index(nid)}"

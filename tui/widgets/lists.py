@@ -47,13 +47,19 @@ class InDegreeView(LineList):
         lay = self._layout
         self.move_cursor(lay.row.get(changed) if (lay is not None and changed is not None) else None)
 
+    def line_key(self, index: int):
+        bw, nid = self.bw, self.rows[index]
+        if bw is None:
+            return None
+        return (bw.number, bw.in_degree.get(nid), nid in bw.initial_in_degree, bw.last_changed == nid)
+
     def line_text(self, index: int) -> Text:
         nid = self.rows[index]
         bw = self.bw
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f"{self.session.node_name(nid):<26}")
         if bw is None or nid not in bw.initial_in_degree:
-            t.append("  -", style="dim")
+            t.append(" start" if bw is not None and nid in bw.start else "  -", style="dim")
             return t
         now, init = bw.in_degree.get(nid, 0), bw.initial_in_degree[nid]
         t.append(f" {init} → ", style="dim")

@@ -38,7 +38,7 @@ class _Pane(Static):
             return
         self._key = key
         self.text = build()
-        self.update(self.text)
+        self.update(self.text, layout=False)  # fixed-size pane: no relayout of the screen
 
     @property
     def plain(self) -> str:
@@ -107,6 +107,8 @@ def focus_node(state: State, bw: BackwardPass | None, selected: int | None) -> i
         return node
     if bw is not None and bw.queue:
         return bw.queue[0]
+    if bw is not None and bw.start and not bw.executed:
+        return bw.start[0]
     return None
 
 
@@ -118,7 +120,12 @@ class BuffersView(_Pane):
     """
 
     def show(self, state: State, bw: BackwardPass | None, node: int | None) -> None:
-        self.put((state.index, node), lambda: self._build(state, bw, node))
+        ev = state.event
+        added = (ev.node, ev.slot, ev.rank) if ev is not None and ev.kind == "buffer.add" else None
+        buf = bw.buffers.get(node) if bw is not None and node is not None else None
+        consumed = bw is not None and node in bw.grads_in
+        key = (node, bw.number if bw else None, repr(sorted(buf.items())) if buf else None, consumed, added)
+        self.put(key, lambda: self._build(state, bw, node))
 
     def _build(self, state: State, bw: BackwardPass | None, node: int | None) -> Text:
         s = self.session

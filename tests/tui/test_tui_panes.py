@@ -1,0 +1,167 @@
+"""Each pane's content at chosen steps of the recorded demo (``fixtures/demo.jsonl``),
+and time travel: stepping back and forth lands on identical states and screens.
+
+The demo's pass 1 (``loss.backward(retain_graph=True)``) spans events 106–398;
+its node runs are at events 111, 135, 156, 193, 202, 220, 234, ...
+"""
+
+from __future__ import annotations
+
+from conftest import SIZE, pane_texts
+from minigrad.tui.app import MinigradApp
+from minigrad.tui.widgets import EventLog, ForwardView, GraphView
+
+RUNS = (111, 135, 156, 193, 202, 220, 234, 258, 297, 335, 356, 373, 391, 397)
+
+
+def row(lines: list[str], name: str) -> str:
+    """The graph/in-degree row of node ``name``."""
+    hits = [ln for ln in lines if name in ln.split()[:3]]
+    assert len(hits) == 1, (name, lines)
+    return hits[0]
+
+
+async def test_panes_at_the_start_of_the_pass(demo_session):
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press("right", "right")  # 108: the start node was pushed
+        texts = pane_texts(scr)
+        assert scr.index == 108
+        assert "queue.push" in texts["status"]
+        assert texts["queue"] == "front → 0:AddGradNode#14 ← back"
+        assert row(texts["graph"], "AddGradNode#14").startswith("◆ d0  AddGradNode#14")
+        assert "queue #0" in row(texts["graph"], "AddGradNode#14")
+        # the in-degree map comes one event later (this engine pushes the start node first)
+        assert all(ln.endswith(" -") or ln.endswith(" start") for ln in texts["indegree"])
+        assert "[0,0] 1" in texts["buffers"]  # the seed gradient in the start node's holder
+        await pilot.press("right")  # 109: backward.in_degree
+        texts = pane_texts(scr)
+        assert row(texts["indegree"], "TanhGradNode#5").split()[1:] == ["3", "→", "3"]
+        assert row(texts["indegree"], "AccumulationNode#4").split()[1:] == ["3", "→", "3"]
+        assert "in 3/3" in row(texts["graph"], "TanhGradNode#5")  # h is used three times
+
+
+async def test_panes_while_a_node_runs(demo_session):
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press(*["n"] * 6)  # MulGradNode#12 (b1 * b1) runs
+        assert scr.index == RUNS[5] == 220
+        t = pane_texts(scr)
+        graph = t["graph"]
+        assert row(graph, "MulGradNode#12").startswith("▶")
+        assert "running" in row(graph, "MulGradNode#12")
+        assert t["graph_cursor"] == graph.index(row(graph, "MulGradNode#12"))
+        for done in ("AddGradNode#14", "SumGradNode#11", "SumGradNode#13", "MatmulGradNode#9", "AccumulationNode#10"):
+            assert row(graph, done).startswith("●") and " done " in row(graph, done)
+        assert "queue #0" in row(graph, "AddGradNode#8")
+        assert row(graph, "TanhGradNode#5").startswith("○") and "pending" in row(graph, "TanhGradNode#5")
+        # edges with (slot, rank), and an input that needs no gradient
+        assert "→ AccumulationNode#4 (0,0) · AccumulationNode#4 (1,0)" in row(graph, "MulGradNode#12")
+        assert "∅ (0,0)" in row(graph, "MatmulGradNode#1")
+        assert "AccumulationNode#4 (b1)" in row(graph, "AccumulationNode#4")
+        assert t["queue"].splitlines() == ["popped: MulGradNode#12", "front → 0:AddGradNode#8 ← back"]
+        assert "grads in:" in t["buffers"] and "[1,0] [0.1, -0.1]" in t["buffers"]
+        d = t["detail"]
+        assert d.startswith("MulGradNode#12  op mul")
+        assert "saved  b1 [2] v0, b1 [2] v0" in d
+        assert "(0,0) → AccumulationNode#4 [0,0]" in d and "(1,0) → AccumulationNode#4 [0,0]" in d
+        assert "pass 1/1 loss.backward()  ·  event 221/399  node.run MulGradNode#12" in t["status"]
+        # one event on: the first of b1's two gradients reaches its AccumulationNode
+        await pilot.press("right")
+        assert "just added to AccumulationNode#4[0,0]: [0.1, -0.1]" in pane_texts(scr)["buffers"]
+        await pilot.press("right")
+        t = pane_texts(scr)
+        assert t["indegree_title"] == "last change: AccumulationNode#4 → 2"
+        assert "◀ changed" in row(t["indegree"], "AccumulationNode#4")
+        assert row(t["indegree"], "AccumulationNode#4").split()[1:4] == ["3", "→", "2"]
+
+
+async def test_accumulation_node_goes_to_the_front(demo_session):
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press(*["n"] * 4)  # MatmulGradNode#9 ran ...
+        while scr.session.events[scr.index].kind != "queue.push" or scr.session.events[scr.index].node != 10:
+            await pilot.press("right")
+        t = pane_texts(scr)
+        assert "queue.push AccumulationNode#10 to FRONT" in t["status"]
+        assert t["queue"].splitlines()[-1].startswith("front → 0:AccumulationNode#10  1:MulGradNode#12  2:AddGradNode#8")
+
+
+async def test_event_log_and_forward_tab(demo_session):
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press("n", "n")
+        log = scr.query_one(EventLog)
+        assert log.cursor == scr.index == 135
+        assert "node.run" in log.visible_lines()[log.cursor - int(log.scroll_offset.y)]
+        await pilot.press("2")
+        fwd = scr.query_one(ForwardView)
+        lines = fwd.plain_lines()
+        # the first call is the forward matmul, with every kernel-selection step
+        assert lines[0].startswith("#0   matmul(x, w1)") and "[forward]" in lines[0]
+        assert any("lookup" in ln and "miss" in ln for ln in lines[1:6])
+        assert any("select" in ln and "cpu/matmul" in ln for ln in lines[1:8])
+        # the cursor sits on the latest call before event 135: a backward-formula call
+        assert "[backward]" in lines[fwd.cursor] and "expand" in lines[fwd.cursor]
+
+
+async def test_general_grad_tab_for_a_plain_backward(demo_session):
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        assert "plain backward: GeneralGrad does not take part" in pane_texts(app.main_screen)["general"]
+
+
+async def test_general_grad_tab_lists_the_marks(synthetic_session):
+    app = MinigradApp(synthetic_session, initial_pass=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end", "3")
+        g = pane_texts(app.main_screen)["general"]
+        assert "startup           SumGradNode#11" in g
+        assert "ending            AccumulationNode#6" in g
+        assert "needed            AccumulationNode#6, MultiplyGradNode#8, AddGradNode#10, SumGradNode#11" in g
+        assert "no_grad_vars      TanhGradNode#9" in g
+        assert "pruned edges      AddGradNode#10(1,0) ✂ TanhGradNode#9" in g
+        assert "results           w = [3, 3]" in g
+
+
+async def test_time_travel_lands_on_identical_states(demo_session):
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        seen = {}
+        for _ in range(30):  # forwards, one event at a time, remembering every screen
+            await pilot.press("right")
+            seen[scr.index] = (pane_texts(scr), scr.session.state(scr.index))
+        await pilot.press("end")
+        await pilot.press(*["b"] * 8, "home")  # wander: back by node runs, to the start
+        await pilot.press(*["n"] * 3)
+        while scr.index >= min(seen):  # backwards over the same stretch
+            if scr.index in seen:
+                texts, state = seen[scr.index]
+                assert pane_texts(scr) == texts
+                assert scr.session.state(scr.index) == state
+            await pilot.press("left")
+        assert scr.index < min(seen)
+
+
+async def test_graph_focuses_the_current_node_on_large_passes():
+    import synth
+    from minigrad.tui.model import Session
+
+    session = Session(synth.chain(200), title="chain")
+    app = MinigradApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        graph = scr.query_one(GraphView)
+        await pilot.press(*["n"] * 150)
+        name = session.node_name(session.events[scr.index].node)
+        visible = graph.visible_lines()
+        assert any(name in ln and "running" in ln for ln in visible)
+        assert graph.scroll_offset.y > 100  # scrolled down to it
+        await pilot.press("home")
+        assert graph.scroll_offset.y < graph.size.height
