@@ -1,0 +1,62 @@
+"""Large traces: a 5 000-node backward pass loads in seconds and a step redraws within 50 ms.
+
+A step's cost is measured as what the app does for it: the screen's
+``redraw`` (reading the replayed state, updating panes) plus the compositor's
+``render_update`` (painting the changed rows). The trace is hand-built
+(``synth.chain``) so the test needs no engine.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import synth
+from conftest import SIZE
+from minigrad.tui.app import MinigradApp
+from minigrad.tui.model import Session
+from minigrad.tui.widgets import GraphView
+from textual import _compositor
+
+N = 5000
+
+
+async def test_5000_node_pass_loads_fast_and_steps_within_50ms(monkeypatch):
+    events = synth.chain(N)
+    t0 = time.perf_counter()
+    session = Session(events, title="chain5000")
+    app = MinigradApp(session)
+    paint: list[float] = []
+    original = _compositor.Compositor.render_update
+
+    def timed(self, *args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            paint.append(time.perf_counter() - t)
+
+    monkeypatch.setattr(_compositor.Compositor, "render_update", timed)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        load_s = time.perf_counter() - t0
+        scr = app.main_screen
+        assert len(session.layout(0).order) == N
+        costs: list[float] = []
+        moves = [1] * 15 + [-1] * 15 + [7] * 10
+        scr.goto(session.layout(0).runs[N // 2])  # into the middle of the pass
+        await pilot.press("n")
+        for delta in moves:
+            paint.clear()
+            t = time.perf_counter()
+            scr.index += delta
+            redraw = time.perf_counter() - t
+            await pilot.pause()
+            costs.append(redraw + sum(paint))
+        graph = scr.query_one(GraphView)  # the graph followed the current node down
+        assert graph.cursor is not None and graph.cursor > N // 3
+        assert int(graph.scroll_offset.y) <= graph.cursor < int(graph.scroll_offset.y) + graph.size.height
+    median_ms = 1000 * statistics.median(costs)
+    print(f"\n{N}-node pass, {len(events)} events: open {load_s:.2f} s; step median {median_ms:.1f} ms, max {1000 * max(costs):.1f} ms")
+    assert load_s < 10
+    assert median_ms < 50

@@ -1,0 +1,31 @@
+"""SVG snapshots of the main screen at three steps of the recorded demo (``fixtures/demo.jsonl``).
+
+Update after an intended change with ``pytest tests/tui --snapshot-update``
+and look at the SVGs in ``__snapshots__`` before committing them.
+"""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, SIZE
+from minigrad.tracing import load
+from minigrad.tui.app import MinigradApp
+from minigrad.tui.model import Session
+
+
+def demo_app() -> MinigradApp:
+    return MinigradApp(Session(load(FIXTURES / "demo.jsonl").events, title="demo.jsonl"))
+
+
+def test_snapshot_pass_begins(snap_compare):
+    """Event 109: the in-degree map is computed, the start node waits in the queue."""
+    assert snap_compare(demo_app(), press=["right", "right", "right"], terminal_size=SIZE)
+
+
+def test_snapshot_mul_node_runs(snap_compare):
+    """The sixth node run: MulGradNode#12 (b1 * b1) runs and sends b1 two gradients."""
+    assert snap_compare(demo_app(), press=["n"] * 6 + ["right"], terminal_size=SIZE)
+
+
+def test_snapshot_pass_ends(snap_compare):
+    """The end of the pass: every node done, the queue empty."""
+    assert snap_compare(demo_app(), press=["end"], terminal_size=SIZE)
