@@ -43,7 +43,7 @@ def _mean_backward(ctx, g):
     count = 1
     for d in dims:
         count *= shape[d]
-    return (div(expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]), float(max(count, 1))),)
+    return (div(expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]), float(count if count > 0 else 1)),)
 
 
 def _extreme_backward(ctx, g):
