@@ -673,7 +673,8 @@ def tensor(
             f"{type(data).__name__} with element type {arr.dtype}"
         )
     dt = _dt.as_dtype(dtype, "tensor(): argument 'dtype'") if dtype is not None else _infer_dtype(arr, data)
-    arr = np.ascontiguousarray(arr, dtype=dt.np)
+    # np.ascontiguousarray would turn 0-d data into shape (1,); np.array(order="C") keeps the shape.
+    arr = np.array(arr, dtype=dt.np, order="C", copy=True)
     return _finish("tensor", arr, dt, _check_device("tensor", device), requires_grad, name)
 
 
