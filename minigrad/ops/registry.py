@@ -128,7 +128,9 @@ class OpDef:
             raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")
         self.promote_float = promote == "float"
         self.key_inputs = tuple(key_inputs) if key_inputs is not None else tuple(range(len(self.inputs)))
-        self.transform_dtype = transform_dtype
+        # An op that computes in floating point must also cast integer inputs to the
+        # key's float dtype (``exp(int tensor)``), so promote="float" implies the transform.
+        self.transform_dtype = transform_dtype or self.promote_float
         self.differentiable = differentiable
         self.view = view
         self.backward: Callable[..., Any] | None = None
