@@ -30,6 +30,9 @@ NOTE [ Where minigrad differs from the seed ]
       (the seed skips the decrement, which can strand a node).
     - Released nodes are detected before anything runs, so a second backward
       through a freed graph raises without writing any ``.grad``.
+    - For ``grad()`` the ``queue.push`` events of the start nodes are emitted
+      after GeneralGrad has restricted the ready queue (``ModifyReadyQueue``),
+      so a replayed queue never shows start nodes that will not run.
 """
 
 from __future__ import annotations
@@ -241,11 +244,16 @@ def run_backward(
                 rec.emit(BufferAdd(node=node.id, slot=slot, rank=rank, source=None, value=rec.preview(value._data)))
             if node not in queue:
                 queue.append(node)
-                if rec is not None:
+                if rec is not None and gg is None:
                     rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in queue]))
 
         if gg is not None:
+            # GeneralGrad restricts the queue to the startup nodes; the pushes are
+            # announced once it is final (NOTE [ Where minigrad differs from the seed ]).
             gg.prepare(orig_queue, queue, buffers)
+            if rec is not None:
+                for k, node in enumerate(queue):
+                    rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in list(queue)[: k + 1]]))
 
         in_degree = get_in_degree_map(queue, check_released=gg is None)
         if gg is not None:
