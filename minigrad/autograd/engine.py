@@ -60,8 +60,18 @@ from . import hooks as _hooks
 from .grad_mode import GRAD_MODE
 from .grad_tensor_holder import GradTensorHolder
 
+# ``minigrad.tensor`` imports this package, so Tensor is bound on first use
+# (an import statement inside the hot functions would cost an import-system call each time).
+Tensor: Any = None
+
+
+def _bind_tensor() -> None:
+    global Tensor
+    from ..tensor import Tensor as _T
+
+    Tensor = _T
+
 if TYPE_CHECKING:  # pragma: no cover
-    from ..tensor import Tensor
     from .grad_node import GradNode
 
 __all__ = ["run_backward", "get_in_degree_map", "BackwardRun", "current_run"]
@@ -117,8 +127,6 @@ def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) 
 
 def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
     """``CopyValueFromTensor``: the seed for output ``i`` (a private copy), checked."""
-    from ..tensor import Tensor
-
     if g is None:
         if t._data.size != 1:
             raise RuntimeError(
@@ -162,8 +170,6 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
 
 
 def _zeros_for(meta: Any) -> "Tensor":
-    from ..tensor import Tensor
-
     shape, dtype, device = meta
     data = np.zeros(shape, dtype=dtype.np)
     if device != "cpu":
@@ -187,8 +193,8 @@ def run_backward(
     returned. Otherwise leaf ``.grad`` fields accumulate and ``[]`` is returned.
     """
     global current_run
-    from ..tensor import Tensor
-
+    if Tensor is None:
+        _bind_tensor()
     rec = bus.recorder
     t_start = time.perf_counter_ns()
     is_general = inputs is not None
