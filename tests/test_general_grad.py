@@ -380,10 +380,11 @@ def test_exact_event_sequence_of_a_small_grad() -> None:
     ev = _engine_events(tr)
     mapping = ev[2]["mapping"]
     z2, y2, x2 = mapping[Z], mapping[Y], mapping[X]
-    acc = ev[9]["node"]  # the AccumulationNode that replaced y2
+    acc = ev[10]["node"]  # the AccumulationNode that replaced y2
     assert [e["kind"] for e in ev] == [
         "backward.begin", "buffer.add", "general_grad.copy", "general_grad.targets", "general_grad.update",
-        "general_grad.prune", "node.create", "node.create", "node.create", "node.create", "queue.push",
+        "general_grad.prune", "general_grad.update", "node.create", "node.create", "node.create", "node.create",
+        "queue.push",
         "backward.in_degree", "queue.pop", "node.run", "wrappers.clear", "buffer.add", "in_degree.update",
         "queue.push", "buffer.add", "in_degree.update", "queue.pop", "node.run", "general_grad.result",
         "backward.end",
@@ -394,15 +395,19 @@ def test_exact_event_sequence_of_a_small_grad() -> None:
     assert ev[3] == {"kind": "general_grad.targets", "inputs": [y2], "no_grad": []}
     assert ev[4] == {"kind": "general_grad.update", "startup": [z2], "ending": [y2], "needed": [y2, z2]}
     assert ev[5] == {"kind": "general_grad.prune", "edges": []}
-    assert [(e["node"], e["copy_of"]) for e in ev[6:10]] == [(z2, Z), (y2, Y), (x2, X), (acc, Y)]
-    assert ev[6]["edges"][0]["next"] == acc and ev[6]["edges"][1]["next"] == x2
-    assert ev[9]["is_accumulation"] and ev[9]["tensor"] == y._id
-    assert ev[10] == {"kind": "queue.push", "node": z2, "front": False, "queue": [z2]}
-    assert ev[11] == {"kind": "backward.in_degree", "in_degree": {acc: 1, x2: 1}}
-    assert ev[17] == {"kind": "queue.push", "node": acc, "front": True, "queue": [acc]}
-    assert ev[18]["node"] == x2 and ev[19] == {"kind": "in_degree.update", "node": x2, "in_degree": 0}
-    assert ev[21]["node"] == acc
-    assert ev[22] == {"kind": "general_grad.result", "input": y._id, "value": [3.0]}
+    # SetNodeToAccumulationNode changed the sets: y2 is replaced by acc.
+    assert ev[6] == {"kind": "general_grad.update", "startup": [z2], "ending": [acc], "needed": [z2, acc]}
+    assert [(e["node"], e["copy_of"]) for e in ev[7:11]] == [(z2, Z), (y2, Y), (x2, X), (acc, Y)]
+    assert ev[7]["edges"][0]["next"] == acc and ev[7]["edges"][1]["next"] == x2
+    assert ev[10]["is_accumulation"] and ev[10]["tensor"] == y._id
+    assert ev[11] == {"kind": "queue.push", "node": z2, "front": False, "queue": [z2]}
+    assert ev[12] == {"kind": "backward.in_degree", "in_degree": {acc: 1, x2: 1}}
+    assert ev[13] == {"kind": "queue.pop", "node": z2, "queue": []}
+    assert ev[18] == {"kind": "queue.push", "node": acc, "front": True, "queue": [acc]}
+    assert ev[19]["node"] == x2 and ev[20] == {"kind": "in_degree.update", "node": x2, "in_degree": 0}
+    assert ev[21] == {"kind": "queue.pop", "node": acc, "queue": []}
+    assert ev[22]["node"] == acc
+    assert ev[23] == {"kind": "general_grad.result", "input": y._id, "value": [3.0]}
     # No .grad written.
     assert not [e for e in ev if e["kind"] == "grad.accumulate"]
 
