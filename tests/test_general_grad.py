@@ -307,6 +307,29 @@ def test_results_requires_grad_equals_create_graph(create_graph: bool) -> None:
         assert g_sq.grad_fn is None
 
 
+def test_in_place_change_of_a_saved_tensor_is_detected() -> None:
+    x = scalar(3.0)
+    y = x * 2
+    w = y * y
+    with mg.no_grad():
+        y.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        mg.grad(w, x)
+
+
+def test_error_in_a_hook_leaves_the_graph_usable() -> None:
+    x = scalar(3.0)
+    y = x * x
+    h = y.register_hook(lambda g: 1 / 0)
+    z = y * 2
+    with pytest.raises(RuntimeError, match=rf"in MulGradNode#{y.grad_fn.id} \(backward of 'mul'\): division by zero"):
+        mg.grad(z, x)  # names the user's node, not its copy
+    h.remove()
+    assert val(mg.grad(z, x)[0]) == 12.0
+    z.backward()
+    assert val(x.grad) == 12.0
+
+
 # -- rule 6: hooks ------------------------------------------------------------------------
 
 

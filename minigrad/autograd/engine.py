@@ -291,7 +291,9 @@ def run_backward(
             try:
                 grads_out = _run_node(node, grads_in, create_graph, is_general)
             except BaseException as exc:
-                raise _node_error(node, exc) from exc
+                # Under grad() name the user's node, not its GeneralGrad copy.
+                where = gg.copied_to_orig.get(node, node) if gg is not None else node
+                raise _node_error(where, exc) from exc
             nodes_run += 1
             if rec is not None:
                 rec.emit(

@@ -429,13 +429,14 @@ class GeneralGrad:
     def register_fetch_grad_hook(self) -> None:
         """``RegisterFetchGradHook``: a target on the path runs as usual; a hook
         added after the user's hooks stores the gradient it receives."""
+        results_map = self.results_map  # not ``self``: no cycle through the copies' hooks
         for t in self.input_targets:
             node = t.node
             if node is None or node not in self.on_path:
                 continue
 
             def fetch(g: "Tensor", index: int = t.index) -> None:
-                self.results_map[index] = g
+                results_map[index] = g
 
             node.add_hook(t.slot, t.rank, fetch, "fetch_grad", t.tensor_id)
 
