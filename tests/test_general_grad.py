@@ -541,3 +541,58 @@ def test_matches_torch_on_mixed_targets() -> None:
     got = mg.grad(zm, [xm, hm, ym])
     for g, w_ in zip(got, want):
         np.testing.assert_allclose(g.numpy(), w_.numpy(), rtol=1e-12)
+
+
+# -- random graphs: inputs, outputs and no_grad_vars anywhere, against PyTorch --------------------
+
+
+def _random_case(seed: int):
+    rng = np.random.default_rng(seed)
+    n_leaves, n_ops = 3, 7
+    ops = []
+    for i in range(n_ops):
+        k = int(rng.integers(4))
+        a, b = (int(v) for v in rng.integers(0, n_leaves + i, size=2))
+        ops.append((k, a, b))
+    n_vals = n_leaves + n_ops
+    outputs = sorted(set(int(v) for v in rng.integers(n_leaves, n_vals, size=int(rng.integers(1, 3)))))
+    inputs = [int(v) for v in rng.choice(n_vals, size=int(rng.integers(1, 4)), replace=False)]
+    no_grad = [int(v) for v in rng.choice(n_vals, size=int(rng.integers(0, 2)), replace=False)]
+    leaves = [rng.normal(size=3) for _ in range(n_leaves)]
+    seeds = [rng.normal(size=3) for _ in outputs]
+    return ops, leaves, outputs, inputs, no_grad, seeds
+
+
+def _forward(ops, leaves, no_grad, make, detach, unary):
+    vals = [make(a) for a in leaves]
+    for k, a, b in ops:
+        x, y = (detach(vals[i]) if i in no_grad else vals[i] for i in (a, b))
+        vals.append([lambda: x * y, lambda: x + unary(y), lambda: x - y * y, lambda: unary(x) * 0.5][k]())
+    return vals
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_graphs_match_torch(seed: int) -> None:
+    """Paddle's no_grad_vars cut the edges into a tensor: in PyTorch that is
+    using ``v.detach()`` wherever ``v`` is consumed (``v`` itself, as an output,
+    keeps its seed)."""
+    torch = pytest.importorskip("torch")
+    ops, leaves, outputs, inputs, no_grad, seeds = _random_case(seed)
+    tv = _forward(ops, leaves, no_grad, lambda a: torch.tensor(a, requires_grad=True), lambda t: t.detach(), torch.sin)
+    mv = _forward(ops, leaves, [], lambda a: mg.tensor(a, requires_grad=True), lambda t: t, lambda t: t.sin())
+    if any(not tv[i].requires_grad for i in outputs + inputs):
+        pytest.skip("a detached value is used as output/input; PyTorch can't differentiate it")
+    want = torch.autograd.grad(
+        [tv[i] for i in outputs], [tv[i] for i in inputs], [torch.tensor(s) for s in seeds], allow_unused=True
+    )
+    got = mg.grad(
+        [mv[i] for i in outputs], [mv[i] for i in inputs], [mg.tensor(s) for s in seeds],
+        allow_unused=True, no_grad_vars=[mv[i] for i in no_grad],
+    )
+    for i, g, w in zip(inputs, got, want):
+        if w is None:
+            assert g is None, f"input v{i}: expected unused"
+        else:
+            assert g is not None, f"input v{i}: expected a gradient"
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-12)
+    assert all(mv[i].grad is None for i in range(3))
