@@ -159,8 +159,14 @@ def test_allow_unused() -> None:
     _ = other * 2  # other has an AccumulationNode, but not in z's graph
     never_used = scalar(1.0)
     z = x * x
-    with pytest.raises(RuntimeError, match=r"input 1 .*allow_unused=True"):
-        mg.grad(z, [x, other])
+    with mg.trace() as tr:
+        with pytest.raises(RuntimeError, match=r"input 1 .*allow_unused=True"):
+            mg.grad(z, [x, other])
+    # The pass is complete in the trace: both results, then backward.end.
+    assert [e["kind"] for e in kinds(tr, "general_grad.result") + kinds(tr, "backward.end")] == [
+        "general_grad.result", "general_grad.result", "backward.end"]
+    assert kinds(tr, "general_grad.result")[1] == {"kind": "general_grad.result", "input": other._id, "value": None}
+    assert mg.trace.replay(tr.events)[-1].backward.done
     gx, go, gn = mg.grad(z, [x, other, never_used], allow_unused=True)
     assert val(gx) == 6.0 and go is None and gn is None
 

@@ -340,9 +340,17 @@ def run_backward(
                             rec.emit(QueuePush(node=nxt.id, front=nxt.is_accumulation, queue=[n.id for n in queue]))
 
         _hooks.run_final_hooks()
-        results = gg.results() if gg is not None else []
+        results: list[Tensor | None] = []
+        unused_error: RuntimeError | None = None
+        if gg is not None:
+            try:
+                results = gg.results()
+            except RuntimeError as exc:  # an unused input: the pass itself did end
+                unused_error = exc
         if rec is not None:
             rec.emit(BackwardEnd(nodes_run=nodes_run, wall_ns=time.perf_counter_ns() - t_start))
+        if unused_error is not None:
+            raise unused_error
         return results
     finally:
         GRAD_MODE.enabled = prev_mode
