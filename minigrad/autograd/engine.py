@@ -32,7 +32,10 @@ NOTE [ Where minigrad differs from the seed ]
       through a freed graph raises without writing any ``.grad``.
     - For ``grad()`` the ``queue.push`` events of the start nodes are emitted
       after GeneralGrad has restricted the ready queue (``ModifyReadyQueue``),
-      so a replayed queue never shows start nodes that will not run.
+      so a replayed queue never shows start nodes that will not run. An
+      error raised by a copied node names the user's node it was copied
+      from, and ``backward.end`` is emitted before ``grad()``'s unused-input
+      error, so the traced pass is complete.
 """
 
 from __future__ import annotations
