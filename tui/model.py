@@ -175,30 +175,29 @@ class Session:
             members |= set(bw.general.copies.values())
         members &= set(st.nodes)
         starts = [n for n in (bw.start if bw else ()) if n in members]
-        # Longest-path depth over output edges (Kahn's order, iterative: deep graphs are fine).
+        # Output edges, plus the ones GeneralGrad cut (so a cut-off node sits where it belongs).
+        succ: dict[int, list[int]] = {n: [e.next for e in st.nodes[n].edges if e.next in members] for n in members}
+        if bw is not None and bw.general is not None:
+            for p in bw.general.pruned:
+                a, b = p.get("node"), p.get("next")
+                if a in succ and b in members and b not in succ[a]:
+                    succ[a].append(b)
+        # Longest-path depth (Kahn's order, iterative: deep graphs are fine).
         indeg = dict.fromkeys(members, 0)
         for n in members:
-            for e in st.nodes[n].edges:
-                if e.next in indeg:
-                    indeg[e.next] += 1
+            for m in succ[n]:
+                indeg[m] += 1
         depth = {n: 0 for n in members}
         ready = [n for n in starts if indeg[n] == 0] + sorted(
             (n for n in members if indeg[n] == 0 and n not in starts), key=lambda n: -st.nodes[n].topo_nr
         )
-        seen: list[int] = []
         while ready:
             n = ready.pop()
-            seen.append(n)
-            for e in st.nodes[n].edges:
-                m = e.next
-                if m in indeg:
-                    depth[m] = max(depth[m], depth[n] + 1)
-                    indeg[m] -= 1
-                    if indeg[m] == 0:
-                        ready.append(m)
-        for n in members:  # cycles cannot happen; stay total anyway
-            if n not in seen:
-                seen.append(n)
+            for m in succ[n]:
+                depth[m] = max(depth[m], depth[n] + 1)
+                indeg[m] -= 1
+                if indeg[m] == 0:
+                    ready.append(m)
         order = tuple(sorted(members, key=lambda n: (depth[n], -st.nodes[n].topo_nr, n)))
         runs = tuple(
             i for i in range(info.begin, info.end + 1) if self.events[i].kind == "node.run"

@@ -1,7 +1,8 @@
 """Each pane's content at chosen steps of the recorded demo (``fixtures/demo.jsonl``),
 and time travel: stepping back and forth lands on identical states and screens.
 
-The demo's pass 1 (``loss.backward(retain_graph=True)``) spans events 106–398;
+The demo's pass 1 (``loss.backward(retain_graph=True)``) spans events 106–398,
+pass 2 (``mg.grad`` with ``no_grad_vars``) events 399–609;
 its node runs are at events 111, 135, 156, 193, 202, 220, 234, ...
 """
 
@@ -67,7 +68,7 @@ async def test_panes_while_a_node_runs(demo_session):
         assert d.startswith("MulGradNode#12  op mul")
         assert "saved  b1 [2] v0, b1 [2] v0" in d
         assert "(0,0) → AccumulationNode#4 [0,0]" in d and "(1,0) → AccumulationNode#4 [0,0]" in d
-        assert "pass 1/1 loss.backward()  ·  event 221/399  node.run MulGradNode#12" in t["status"]
+        assert "pass 1/2 loss.backward()  ·  event 221/610  node.run MulGradNode#12" in t["status"]
         # one event on: the first of b1's two gradients reaches its AccumulationNode
         await pilot.press("right")
         assert "just added to AccumulationNode#4[0,0]: [0.1, -0.1]" in pane_texts(scr)["buffers"]
@@ -165,3 +166,26 @@ async def test_graph_focuses_the_current_node_on_large_passes():
         assert graph.scroll_offset.y > 100  # scrolled down to it
         await pilot.press("home")
         assert graph.scroll_offset.y < graph.size.height
+
+
+async def test_demo_grad_pass_shows_general_grad_marks(demo_session):
+    """Pass 2 of the demo: ``mg.grad([loss], [w1], no_grad_vars=[s])`` on a copy of the graph."""
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press("c", "down", "enter", "end")
+        assert scr.pass_no == 1
+        t = pane_texts(scr)
+        graph = t["graph"]
+        assert "[startup]" in row(graph, "AddGradNode#15")
+        assert "[ending]" in row(graph, "AccumulationNode#28") and "[input]" in row(graph, "AccumulationNode#28")
+        assert "AccumulationNode#28 (w1)" in row(graph, "AccumulationNode#28")
+        assert "[no_grad]" in row(graph, "SigmoidGradNode#24")
+        assert "✂ SigmoidGradNode#24 (1,0)" in row(graph, "AddGradNode#20")
+        # b1's branch is not needed for w1: pruned, and never run
+        assert "[pruned]" in row(graph, "MulGradNode#19") and "pending" in row(graph, "MulGradNode#19")
+        # the cut-off node sits below the node whose edge was cut
+        assert graph.index(row(graph, "SigmoidGradNode#24")) > graph.index(row(graph, "AddGradNode#20"))
+        assert "results           w1 = [[-0.6397, 0.7425]" in t["general"]
+        await pilot.press("j", *"AddGradNode#20", "enter")
+        assert "copy of AddGradNode#8" in pane_texts(scr)["detail"]

@@ -26,6 +26,6 @@ def test_snapshot_mul_node_runs(snap_compare):
     assert snap_compare(demo_app(), press=["n"] * 6 + ["right"], terminal_size=SIZE)
 
 
-def test_snapshot_pass_ends(snap_compare):
-    """The end of the pass: every node done, the queue empty."""
-    assert snap_compare(demo_app(), press=["end"], terminal_size=SIZE)
+def test_snapshot_grad_pass_ends_with_general_grad_marks(snap_compare):
+    """The end of pass 2, ``mg.grad`` with ``no_grad_vars``: startup, ending, needed, pruned marks."""
+    assert snap_compare(demo_app(), press=["c", "down", "enter", "end"], terminal_size=SIZE)

@@ -119,9 +119,9 @@ class GraphView(LineList):
         else:
             t.append("       ")
         general = bw.general if bw is not None else None
-        cut = set()
+        cut: dict[tuple, object] = {}
         if self.marks and general is not None:
-            cut = {(p.get("node"), p.get("slot"), p.get("rank")) for p in general.pruned}
+            cut = {(p.get("node"), p.get("slot"), p.get("rank")): p.get("next") for p in general.pruned}
             tags = []
             if nid in general.inputs:
                 tags.append(("input", "bold cyan"))
@@ -144,12 +144,13 @@ class GraphView(LineList):
             for k, e in enumerate(info.edges):
                 if k:
                     t.append(" · ", style="dim")
-                if e.next is None:
+                target = e.next if e.next is not None else cut.get((nid, e.slot, e.rank))
+                if target is None:
                     t.append(f"∅ ({e.slot},{e.rank})", style="dim")
                     continue
-                name = lay.nodes[e.next].name if e.next in lay.nodes else self.session.node_name(e.next)
+                name = self.session.node_name(target)
                 if (nid, e.slot, e.rank) in cut:
-                    t.append(f"✂ {name} ({e.slot},{e.rank})", style="red strike")
+                    t.append(f"✂ {name} ({e.slot},{e.rank})", style="bold red")
                 else:
                     t.append(f"{name} ({e.slot},{e.rank})")
         return t
