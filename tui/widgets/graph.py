@@ -94,8 +94,8 @@ class GraphView(LineList):
         info = lay.nodes[nid]
         bw = self.bw
         status = self.status_of(nid) if bw is not None else "idle"
-        if bw is not None and status == "idle":
-            status = "not in pass" if nid not in bw.nodes else status
+        if bw is not None and status == "idle" and bw.initial_in_degree:
+            status = "not in pass"  # (before the in-degree map exists, nobody knows yet)
         glyph = STATUS_GLYPH.get(status, "·")
         style = STATUS_STYLE.get(status, "dim")
         depth = lay.depth.get(nid, 0)
@@ -108,7 +108,7 @@ class GraphView(LineList):
         if info.is_accumulation and info.tensor is not None:
             name = f"{name} ({self.session.tensor_name(info.tensor)})"
         t.append(f"{name:<24}", style="bold" if status == "running" else ("cyan" if info.is_accumulation else ""))
-        label = status
+        label = "" if status == "idle" else status
         if status == "queued" and bw is not None:
             label = f"queue #{bw.queue.index(nid)}"
         t.append(f" {label:<9}", style=style)

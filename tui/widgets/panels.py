@@ -131,6 +131,7 @@ class BuffersView(_Pane):
         s = self.session
         t = Text()
         if bw is None or node is None:
+            self.border_title = "Gradient buffers"
             t.append("(no current node)", style="dim")
             return t
         self.border_title = f"Gradient buffers · {s.node_name(node)}"
