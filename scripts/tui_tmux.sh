@@ -46,8 +46,8 @@ wait_for() {  # wait_for TEXT: until TEXT is on screen (10 s at most)
 }
 keys() {  # keys KEY...: one key at a time, as fingers do (a burst can split escape sequences)
     if [ "$1" = "-l" ]; then tmux send-keys -t "$SESSION" -l "$2"; sleep 0.4; return; fi
-    for k in "$@"; do tmux send-keys -t "$SESSION" "$k"; sleep 0.15; done
-    sleep 0.3
+    for k in "$@"; do tmux send-keys -t "$SESSION" "$k"; sleep "${KEY_DELAY:-0.3}"; done
+    sleep 0.5
 }
 capture() {  # capture NAME: save and print the screen
     n=$((n + 1))
