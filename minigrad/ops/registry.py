@@ -203,10 +203,15 @@ class OpDef:
         if any_tensor is None:
             raise TypeError(f"{op}(): at least one of the arguments ({', '.join(i.name for i in self.inputs)}) must be a Tensor")
         if any(spec.scalar_ok for spec in self.inputs):
+            # A scalar takes the dtype of a tensor it is combined with: another scalar-capable
+            # input (where's x/y), not e.g. where's bool condition.
+            like = next(
+                (v for spec, v in zip(self.inputs, inputs) if spec.scalar_ok and isinstance(v, Tensor)), any_tensor
+            )
             for pos, spec in enumerate(self.inputs):
                 v = inputs[pos]
                 if spec.scalar_ok and not isinstance(v, Tensor) and v is not None:
-                    inputs[pos] = _wrap_scalar(v, inputs, any_tensor)
+                    inputs[pos] = _wrap_scalar(v, inputs, like)
         attrs: dict[str, Any] = {}
         for k, spec in enumerate(self.attrs):
             pos = n_in + k
