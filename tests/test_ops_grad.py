@@ -346,3 +346,35 @@ def _grads(y: mg.Tensor, x: mg.Tensor) -> tuple[mg.Tensor]:
     g = x.grad
     x._meta.grad = None
     return (g,)
+
+
+# --- gradient dtypes ------------------------------------------------------------------------
+
+MIXED_DTYPE_OPS = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a ** b,
+    "maximum": mg.maximum,
+    "minimum": mg.minimum,
+    "where": lambda a, b: mg.where(a > 1.5, a, b),
+    "concat": lambda a, b: mg.concat([a, b]),
+    "stack": lambda a, b: mg.stack([a, b]),
+}
+
+
+@pytest.mark.parametrize("low,high", [("float32", "float64"), ("float16", "float32"), ("float16", "float64")])
+@pytest.mark.parametrize("name", list(MIXED_DTYPE_OPS))
+def test_gradient_has_the_dtype_of_its_input(name: str, low: str, high: str) -> None:
+    """Regression: with promoted inputs (f32 * f64) the f32 input got a float64 .grad."""
+    a = mg.tensor([1.0, 2.0, 3.0], dtype=getattr(mg, low), requires_grad=True)
+    b = mg.tensor([0.5, 2.5, 1.0], dtype=getattr(mg, high), requires_grad=True)
+    out = MIXED_DTYPE_OPS[name](a, b)
+    assert out.dtype is getattr(mg, high)
+    out.sum().backward()
+    assert a.grad.dtype is a.dtype and b.grad.dtype is b.dtype
+    ref_a, ref_b = T(a.numpy()), T(b.numpy())
+    MIXED_DTYPE_OPS[name](ref_a, ref_b).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), ref_a.grad.numpy(), rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(b.grad.numpy(), ref_b.grad.numpy(), rtol=2e-3, atol=2e-3)

@@ -145,7 +145,8 @@ class OpDef:
 
     def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: the backward formula ``fn(node, grad) -> grads per input slot``."""
-        self.backward = fn
+        mixes_dtypes = self.transform_dtype and (len(self.key_inputs) > 1 or self.has_list_input)
+        self.backward = _grads_in_input_dtypes(self, fn) if mixes_dtypes else fn
         return fn
 
     # -- the API layer -------------------------------------------------------
@@ -233,6 +234,37 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def _grads_in_input_dtypes(opdef: "OpDef", fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a backward formula so each gradient has its input's dtype.
+
+    An op whose inputs were promoted to a common dtype (``x_f32 * y_f64``)
+    computes its gradients in that dtype; each one is cast back (a recorded
+    ``cast``, so still differentiable) to the dtype of the input it belongs to,
+    as ``.grad`` must match its tensor.
+    """
+
+    def backward(ctx: Any, grad: Any) -> Any:
+        from .math import cast
+
+        result = fn(ctx, grad)
+        out = list(result) if isinstance(result, (tuple, list)) else [result]
+        for slot, row in enumerate(ctx.node.next_edges):
+            if slot >= len(out) or out[slot] is None:
+                continue
+            if opdef.inputs[slot].is_list:
+                out[slot] = [
+                    g if g is None or e.dtype is None or g.dtype is e.dtype else cast(g, e.dtype)
+                    for g, e in zip(out[slot], row)
+                ]
+            elif row[0].dtype is not None and out[slot].dtype is not row[0].dtype:
+                out[slot] = cast(out[slot], row[0].dtype)
+        return tuple(out)
+
+    backward.__name__ = getattr(fn, "__name__", "backward")
+    backward.__doc__ = fn.__doc__
+    return backward
 
 
 def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
