@@ -439,3 +439,13 @@ def test_where_scalar_takes_the_dtype_of_the_other_branch(dtype: str) -> None:
         assert mg.where(cond, x, 0.5).dtype is DTYPES[dtype]
     assert mg.where(cond, 1.0, 0.0).dtype is mg.float32
     assert mg.where(cond, 1.0, 0.0).tolist() == [1.0, 0.0, 1.0]
+
+
+def test_clip_integer_tensor_with_float_bounds_gives_float32() -> None:
+    """Regression: the result stayed int64 and truncated, so clip([0, 5], 1.5, 2.5) gave [1, 2]
+    (1 is below the lower bound). PyTorch promotes to float32: [1.5, 2.5]."""
+    out = mg.clip(mg.tensor([0, 5]), 1.5, 2.5)
+    assert out.dtype is mg.float32 and out.tolist() == [1.5, 2.5]
+    kept = mg.clip(mg.tensor([0, 5], dtype=mg.int32), 1, 2)
+    assert kept.dtype is mg.int32 and kept.tolist() == [1, 2]
+    assert mg.clip(mg.tensor([0.5, 5.0], dtype=mg.float16), 1, 2).dtype is mg.float16
