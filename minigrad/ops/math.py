@@ -89,8 +89,9 @@ pow = _binary("pow", save=("x", "y", "out"), doc="x ** y")
 @pow.def_backward
 def _pow_backward(ctx, g):
     x, y, out = ctx.saved()
-    # d/dx x**y = y * x**(y-1), taken as 0 where y == 0 (x**0 is constant; 0 * 0**-1 would be nan).
-    gx = sum_to(mul(g, where(eq(y, 0), 0.0, mul(y, pow(x, sub(y, 1))))), x.shape) if ctx.needs(0) else None
+    # d/dx x**y = y * x**(y-1); where y == 0 the exponent is replaced by 1 so the product is
+    # 0 * x = 0 (x**0 is constant), not 0 * 0**-1 = nan at x == 0.
+    gx = sum_to(mul(g, mul(y, pow(x, where(eq(y, 0), 1, sub(y, 1))))), x.shape) if ctx.needs(0) else None
     # d/dy x**y = x**y * log(x); taken as 0 where x == 0 (as PyTorch does).
     gy = None
     if ctx.needs(1):
