@@ -1,0 +1,21 @@
+"""GPU tests: ``@pytest.mark.gpu`` tests run only where CuPy imports and a CUDA device exists."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad as mg
+
+
+@pytest.fixture(autouse=True)
+def _skip_without_gpu(request):
+    if request.node.get_closest_marker("gpu") is not None and not mg.is_gpu_available():
+        pytest.skip("needs CuPy and a CUDA device (pip install -e \".[gpu]\" on a machine with an NVIDIA GPU)")
+
+
+@pytest.fixture
+def gpudnn_flag():
+    """Restore ``mg.flags.use_gpudnn`` after a test that changes it."""
+    saved = mg.flags.use_gpudnn
+    yield
+    mg.flags.use_gpudnn = saved
