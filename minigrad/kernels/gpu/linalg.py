@@ -89,4 +89,5 @@ def matmul_tiled(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = 
         out = out[..., 0, :]
     if y1:
         out = out[..., 0]
-    return cupy.ascontiguousarray(out)
+    # (not ascontiguousarray: it turns a 0-d result into shape (1,))
+    return out if out.flags.c_contiguous else out.copy()
