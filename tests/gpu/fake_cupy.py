@@ -80,11 +80,13 @@ def _signature(code: str, name: str) -> list[tuple[str, bool]]:
     m = re.search(r'extern "C" __global__ void ' + re.escape(name) + r"\((.*?)\)\s*\{", code, re.S)
     if m is None:
         raise AssertionError(f"kernel {name} is not defined in the compiled source")
+    acc = re.search(r"typedef (\w+) ACC;", code)
     params = []
     for p in m.group(1).split(","):
+        if acc is not None:
+            p = re.sub(r"\bACC\b", acc.group(1), p)
         p = " ".join(p.replace("__restrict__", "").replace("const", "").split())
         is_ptr = "*" in p
-        ctype = p.replace("*", " ").rsplit(" ", 1)[0].strip() if " " in p.replace("*", " ").strip() else p
         ctype = " ".join(p.replace("*", " ").split()[:-1])
         params.append((ctype, is_ptr))
     return params
@@ -164,15 +166,20 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
     out[...] = r
 
 
-_RED = {"sum": np.sum, "mean": np.sum, "max": np.max, "min": np.min, "lse": np.sum}
+_RED = {"sum": np.sum, "mean": np.sum, "max": np.max, "min": np.min}
+
+
+def _geometry_ok(grid: tuple, block: tuple, rows: int, cols: int, chunks: int, chunk_len: int) -> None:
+    assert grid[0] == rows * chunks, f"grid {grid[0]} != rows * chunks {rows * chunks}"
+    assert block[0] >= 32 and block[0] & (block[0] - 1) == 0 and block[0] <= 1024
+    assert chunks * chunk_len >= cols and (chunks - 1) * chunk_len < max(cols, 1)
 
 
 def _reduce(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
     x, out, aux, rows, cols, chunks, chunk_len, scale = args
     rows, cols, chunks, chunk_len = int(rows), int(cols), int(chunks), int(chunk_len)
-    assert grid[0] == rows * chunks, f"reduce {variant}: grid {grid[0]} != rows * chunks {rows * chunks}"
-    assert block[0] >= 32 and block[0] & (block[0] - 1) == 0 and block[0] <= 1024
-    assert chunks * chunk_len >= cols and out.size >= rows * chunks
+    _geometry_ok(grid, block, rows, cols, chunks, chunk_len)
+    assert out.size >= rows * chunks
     assert x.flags.c_contiguous and x.size >= rows * cols
     acc = _acc(out.dtype if variant != "partial" else x.dtype)
     xm = np.asarray(x.reshape(-1)[: rows * cols], dtype=acc).reshape(rows, cols)
@@ -180,18 +187,48 @@ def _reduce(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> No
     for row in range(rows):
         for c in range(chunks):
             seg = xm[row, c * chunk_len: min(cols, (c + 1) * chunk_len)]
-            if op == "lse" and variant != "combine":
-                seg = np.exp(seg - acc(aux[row]))
             if seg.size == 0:
                 r = {"max": -np.inf, "min": np.inf}.get(op, 0.0)
             else:
                 r = _RED[op](seg)
-            if variant != "partial":
-                if op == "mean":
-                    r = r * acc(scale)
-                elif op == "lse":
-                    r = np.log(r) + aux[row]
+            if variant != "partial" and op == "mean":
+                r = r * acc(scale)
             flat[row * chunks + c] = r
+
+
+def _lse(variant: str, grid: tuple, block: tuple, args: tuple) -> None:
+    """The online log-sum-exp kernels: states (m, s) with s * exp(m) = sum of exp."""
+    if variant == "partial":
+        x, pm, ps, rows, cols, chunks, chunk_len = args
+    elif variant == "final":
+        x, out, rows, cols, chunks, chunk_len = args
+    else:
+        pm_in, ps_in, out, rows, cols, chunks, chunk_len = args
+    rows, cols, chunks, chunk_len = int(rows), int(cols), int(chunks), int(chunk_len)
+    _geometry_ok(grid, block, rows, cols, chunks, chunk_len)
+    for row in range(rows):
+        for c in range(chunks):
+            lo, hi = c * chunk_len, min(cols, (c + 1) * chunk_len)
+            if variant == "combine":
+                acc = _acc(out.dtype)
+                ms = np.asarray(pm_in.reshape(-1)[row * cols + lo: row * cols + hi], dtype=acc)
+                ss = np.asarray(ps_in.reshape(-1)[row * cols + lo: row * cols + hi], dtype=acc)
+                m = ms.max() if ms.size else -np.inf
+                with np.errstate(all="ignore"):
+                    s = np.sum(np.where(ms == -np.inf, 0, ss * np.exp(ms - (m if np.isfinite(m) else 0)))) \
+                        if np.isfinite(m) else ss[ms == m].sum() if ms.size else 0.0
+            else:
+                acc = _acc(x.dtype)
+                seg = np.asarray(x.reshape(-1)[row * cols + lo: row * cols + hi], dtype=acc)
+                m = seg.max() if seg.size else -np.inf
+                with np.errstate(all="ignore"):
+                    s = np.exp(seg - m).sum() if np.isfinite(m) else float((seg == m).sum()) if m > 0 else 0.0
+            if variant == "partial":
+                pm.reshape(-1)[row * chunks + c] = m
+                ps.reshape(-1)[row * chunks + c] = s
+            else:
+                with np.errstate(all="ignore"):
+                    out.reshape(-1)[row * chunks + c] = np.log(acc(s)) + acc(m)
 
 
 def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
@@ -246,6 +283,8 @@ class _Kernel:
             _ew("_".join(parts[2:-2]), parts[-1], grid, block, args)
         elif parts[1] == "reduce":
             _reduce("_".join(parts[2:-2]), parts[-1], grid, block, args)
+        elif parts[1] == "lse":
+            _lse(parts[-1], grid, block, args)
         elif parts[1] == "matmul":
             _matmul(grid, block, args)
         else:

@@ -57,6 +57,8 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
     for sfx in ("f16", "f32", "f64"):
         for name in ("mg_softmax", "mg_log_softmax", "mg_cross_entropy", "mg_matmul"):
             assert f".entry {name}_{sfx}(" in ptx
+        for v in ("final", "partial", "combine"):
+            assert f".entry mg_lse_{sfx}_{v}(" in ptx
     # the tiled matmul really stages its tiles in shared memory
     assert ".shared" in ptx
 

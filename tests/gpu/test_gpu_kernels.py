@@ -240,3 +240,17 @@ def test_shape_ops_stay_on_gpu():
     y2 = mg.concat([x2.reshape(6, 4), x2.permute(2, 0, 1).reshape(4, 6).transpose(0, 1)], dim=0)
     y2[1:5, [0, 2]].unsqueeze(0).expand(3, 4, 2).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy(), rtol=1e-6)
+
+
+def test_logsumexp_infinities_match_cpu():
+    x = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0], [np.inf, np.inf, 0.0], [-np.inf, 0.5, 1.5]])
+    for dtype in FLOATS:
+        cpu = mg.logsumexp(mg.tensor(x, dtype=dtype), dim=1).numpy()
+        gpu = mg.logsumexp(mg.tensor(x, dtype=dtype).to("gpu"), dim=1).numpy()
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-6)
+    # a long row (chunked: partial states merged by the combine kernel) with one +inf and many -inf
+    long = np.full(100_000, -np.inf)
+    long[123], long[99_000] = 0.0, 1.0
+    cpu = mg.logsumexp(mg.tensor(long)).item()
+    gpu = mg.logsumexp(mg.tensor(long).to("gpu")).item()
+    assert abs(cpu - gpu) < 1e-5

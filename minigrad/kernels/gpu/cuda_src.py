@@ -28,6 +28,8 @@ Families:
 - **reduce** (``reduce_source``): a row of ``cols`` values per block (or a
   chunk of a long row, then a second pass over the partials), each thread a
   strided partial, then a warp-shuffle tree and one shared-memory step.
+- **logsumexp** (``lse_source``): the same geometry, one pass with an online
+  (max, scaled sum) state per thread, merged pairwise.
 - **softmax / log_softmax / cross_entropy** (``softmax_source``): one block
   per row: a max pass, a sum-of-exp pass, a write pass.
 - **matmul** (``matmul_source``): the classic tiled kernel - 16x16 output
@@ -39,7 +41,7 @@ from __future__ import annotations
 from typing import Iterator
 
 __all__ = [
-    "DTYPES", "UNARY", "BINARY", "COMPARE", "REDUCE", "ew_source", "reduce_source", "softmax_source",
+    "DTYPES", "UNARY", "BINARY", "COMPARE", "REDUCE", "ew_source", "reduce_source", "lse_source", "softmax_source",
     "matmul_source", "all_sources", "kernel_name",
 ]
 
@@ -106,14 +108,13 @@ BINARY: dict[str, str] = {
 #: comparisons: bool output
 COMPARE: dict[str, str] = {"eq": "a == b", "ne": "a != b", "lt": "a < b", "le": "a <= b", "gt": "a > b", "ge": "a >= b"}
 
-#: reductions: (identity, combine(p, q), map(v) where ``aux`` is a per-row value, post(acc))
+#: reductions: (identity, combine(p, q), map(v) where ``aux`` is a per-row value, post(acc));
+#: logsumexp has its own one-pass kernels (``lse_source``)
 REDUCE: dict[str, tuple[str, str, str, str]] = {
     "sum": ("(ACC)0", "p + q", "v", "acc"),
     "mean": ("(ACC)0", "p + q", "v", "acc * (ACC)scale"),
     "max": ("-mg_inf((ACC)0)", "(p != p || p > q) ? p : q", "v", "acc"),
     "min": ("mg_inf((ACC)0)", "(p != p || p < q) ? p : q", "v", "acc"),
-    # logsumexp, second pass: sum of exp(v - rowmax); post adds the max back
-    "lse": ("(ACC)0", "p + q", "{exp}(v - aux[row])", "{log}(acc) + aux[row]"),
 }
 
 
@@ -169,6 +170,14 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
 extern "C" __global__ void {name}_contig({params}{extra}) {{
+    if (n <= 0x7fffffffLL) {{
+        // 32-bit indices when they suffice: cheaper address arithmetic in the hot loop
+        const unsigned int n32 = (unsigned int)n, step = blockDim.x * gridDim.x;
+        for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n32; i += step) {{
+            {contig_idx}{body}
+        }}
+        return;
+    }}
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{
         {contig_idx}{body}
     }}
@@ -247,6 +256,89 @@ extern "C" __global__ void {name}_{suffix}(const {in_t}* __restrict__ x, {out_t}
         + kernel("partial", T, ACC, mapping, False)
         + kernel("combine", ACC, T, "v", True)
     )
+
+
+# -- logsumexp in one pass -------------------------------------------------------------------
+
+_LSE_HELPERS = r"""
+// Online log-sum-exp: the state (m, s) stands for s * exp(m). Adding v keeps m the running max.
+__device__ __forceinline__ void mg_lse_add(ACC& m, ACC& s, ACC v) {{
+    if (v == -mg_inf((ACC)0)) return;            // exp(-inf) = 0 adds nothing
+    if (v > m) {{ s = (m == -mg_inf((ACC)0) ? (ACC)0 : s * {exp}(m - v)) + (ACC)1; m = v; }}
+    else if (v == m) s += (ACC)1;                 // also +inf == +inf and -inf == -inf (no inf - inf)
+    else s += {exp}(v - m);                       // NaN v: s becomes NaN, as it should
+}}
+__device__ __forceinline__ void mg_lse_merge(ACC& m, ACC& s, ACC m2, ACC s2) {{
+    if (m != m || s != s || m2 != m2 || s2 != s2) {{ s = mg_inf((ACC)0) - mg_inf((ACC)0); return; }}  // NaN wins
+    if (m2 > m) {{ ACC t = m; m = m2; m2 = t; t = s; s = s2; s2 = t; }}
+    if (m2 == -mg_inf((ACC)0)) return;           // the smaller side is empty
+    s += (m2 == m) ? s2 : s2 * {exp}(m2 - m);
+}}
+__device__ __forceinline__ void mg_lse_block(ACC& m, ACC& s, ACC* sm, ACC* ss) {{
+    for (int o = 16; o > 0; o >>= 1) {{
+        ACC m2 = __shfl_down_sync(0xffffffffu, m, o), s2 = __shfl_down_sync(0xffffffffu, s, o);
+        mg_lse_merge(m, s, m2, s2);
+    }}
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {{ sm[warp] = m; ss[warp] = s; }}
+    __syncthreads();
+    const int nwarps = blockDim.x >> 5;
+    m = (threadIdx.x < nwarps) ? sm[threadIdx.x] : -mg_inf((ACC)0);
+    s = (threadIdx.x < nwarps) ? ss[threadIdx.x] : (ACC)0;
+    if (warp == 0) {{
+        for (int o = 16; o > 0; o >>= 1) {{
+            ACC m2 = __shfl_down_sync(0xffffffffu, m, o), s2 = __shfl_down_sync(0xffffffffu, s, o);
+            mg_lse_merge(m, s, m2, s2);
+        }}
+    }}
+    __syncthreads();
+}}
+"""
+
+
+def lse_source(dtype: str) -> str:
+    """One-pass logsumexp over rows (Milakov & Gimelshein's online softmax normaliser).
+
+    Same launch geometry as ``reduce_source``: ``<name>_final`` (T -> T),
+    ``<name>_partial`` (T -> per-chunk states ``pm``, ``ps``) and
+    ``<name>_combine`` (states -> T). Reads x once, where max-then-sum reads it twice.
+    """
+    T, ACC, sfx = DTYPES[dtype]
+    name = f"mg_lse_{sfx}"
+    head = """
+    __shared__ ACC sm[32];
+    __shared__ ACC ss[32];
+    const long long idx = blockIdx.x;
+    const long long row = idx / chunks, chunk = idx % chunks;
+    const long long start = chunk * chunk_len;
+    long long stop = start + chunk_len; if (stop > cols) stop = cols;
+    const long long base = row * cols;
+    ACC m = -mg_inf((ACC)0), s = (ACC)0;
+"""
+    args = "const long long rows, const long long cols, const long long chunks, const long long chunk_len"
+    log = _F[ACC]["log"]
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+{_LSE_HELPERS.format(exp=_F[ACC]["exp"])}
+extern "C" __global__ void {name}_final(const {T}* __restrict__ x, {T}* __restrict__ out, {args}) {{
+{head}
+    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_add(m, s, mg_load(x, base + j));
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) mg_store(out, idx, {log}(s) + m);
+}}
+extern "C" __global__ void {name}_partial(const {T}* __restrict__ x, ACC* __restrict__ pm, ACC* __restrict__ ps, {args}) {{
+{head}
+    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_add(m, s, mg_load(x, base + j));
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) {{ pm[idx] = m; ps[idx] = s; }}
+}}
+extern "C" __global__ void {name}_combine(const ACC* __restrict__ pm, const ACC* __restrict__ ps, {T}* __restrict__ out, {args}) {{
+{head}
+    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_merge(m, s, pm[base + j], ps[base + j]);
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) mg_store(out, idx, {log}(s) + m);
+}}
+"""
 
 
 # -- softmax family ---------------------------------------------------------------------
@@ -355,5 +447,6 @@ def all_sources() -> Iterator[tuple[str, str]]:
         yield f"ew_clip_{dtype}", ew_source("clip", dtype, "clip")
         for op in REDUCE:
             yield f"reduce_{op}_{dtype}", reduce_source(op, dtype)
+        yield f"lse_{dtype}", lse_source(dtype)
         yield f"softmax_{dtype}", softmax_source(dtype)
         yield f"matmul_{dtype}", matmul_source(dtype)

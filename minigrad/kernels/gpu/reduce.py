@@ -24,7 +24,7 @@ from ._runtime import block_for, dtype_name, function
 
 GPU = Backend.GPU
 
-__all__ = ["reduce_rows", "as_rows"]
+__all__ = ["reduce_rows", "as_rows", "logsumexp"]
 
 #: a chunk is at least this many elements (enough work per block to hide latency)
 _MIN_CHUNK = 8192
@@ -49,6 +49,15 @@ def as_rows(x: Any, dim: Any) -> tuple[Any, int, int, tuple[int, ...], tuple[int
     return xt.reshape(rows, cols), rows, cols, kept_shape, red
 
 
+def _geometry(rows: int, cols: int) -> tuple[int, int, int]:
+    """(chunks per row, chunk length, threads per block) for a rows x cols reduction."""
+    chunks = 1
+    if rows < _TARGET_BLOCKS and cols > 2 * _MIN_CHUNK:
+        chunks = min(-(-cols // _MIN_CHUNK), max(1, _TARGET_BLOCKS // rows))
+    chunk_len = -(-cols // chunks)
+    return chunks, chunk_len, block_for(chunk_len)
+
+
 def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: float = 1.0) -> Any:
     """Reduce each row of the contiguous matrix ``m`` with ``op``; returns a (rows,) array of m's dtype."""
     dt = dtype_name(m.dtype)
@@ -60,16 +69,12 @@ def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: f
     base = src.kernel_name("reduce", op, dt)
     make = lambda: src.reduce_source(op, dt)  # noqa: E731
     aux_arr = aux if aux is not None else cupy.empty((1,), dtype=acc)
-    chunks = 1
-    if rows < _TARGET_BLOCKS and cols > 2 * _MIN_CHUNK:
-        chunks = min(-(-cols // _MIN_CHUNK), max(1, _TARGET_BLOCKS // rows))
-    threads = block_for(cols if chunks == 1 else -(-cols // chunks))
+    chunks, chunk_len, threads = _geometry(rows, cols)
     if chunks == 1:
         fn = function(label, make, base + "_final")
         fn((rows,), (threads,), (m, out, aux_arr, np.int64(rows), np.int64(cols), np.int64(1), np.int64(cols),
                                  np.float64(scale)))
         return out
-    chunk_len = -(-cols // chunks)
     partial = cupy.empty((rows, chunks), dtype=acc)
     fn = function(label, make, base + "_partial")
     fn((rows * chunks,), (threads,), (m, partial, aux_arr, np.int64(rows), np.int64(cols), np.int64(chunks),
@@ -117,13 +122,26 @@ def min_(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
 
 @register_kernel("logsumexp", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_logsumexp")
 def logsumexp(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
-    """Two passes: the row max, then log(sum(exp(x - max))) + max (an all -inf row uses max 0)."""
+    """One pass over x with an online (max, scaled sum) state (``cuda_src.lse_source``)."""
     m, rows, cols, kept, red = as_rows(x, dim)
-    if cols == 0:
-        out = cupy.full(kept, -np.inf, dtype=x.dtype)
+    out = cupy.empty((rows,), dtype=x.dtype)
+    if cols == 0 or rows == 0:
+        out.fill(-np.inf)
         return _finish(out, x, kept, red, keepdim)
+    dt = dtype_name(x.dtype)
     acc = np.float64 if x.dtype == np.float64 else np.float32
-    rmax = reduce_rows("max", m, rows, cols).astype(acc)
-    rmax = cupy.where(cupy.isfinite(rmax), rmax, 0).astype(acc)
-    r = reduce_rows("lse", m, rows, cols, aux=rmax)
-    return _finish(r, x, kept, red, keepdim)
+    make = lambda: src.lse_source(dt)  # noqa: E731
+    base = f"mg_lse_{src.DTYPES[dt][2]}"
+    label = f"lse_{dt}"
+    chunks, chunk_len, threads = _geometry(rows, cols)
+    if chunks == 1:
+        fn = function(label, make, base + "_final")
+        fn((rows,), (threads,), (m, out, np.int64(rows), np.int64(cols), np.int64(1), np.int64(cols)))
+    else:
+        pm = cupy.empty((rows, chunks), dtype=acc)
+        ps = cupy.empty((rows, chunks), dtype=acc)
+        fn = function(label, make, base + "_partial")
+        fn((rows * chunks,), (threads,), (m, pm, ps, np.int64(rows), np.int64(cols), np.int64(chunks), np.int64(chunk_len)))
+        comb = function(label, make, base + "_combine")
+        comb((rows,), (block_for(chunks),), (pm, ps, out, np.int64(rows), np.int64(chunks), np.int64(1), np.int64(chunks)))
+    return _finish(out, x, kept, red, keepdim)
