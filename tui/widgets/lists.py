@@ -5,11 +5,13 @@ All three are LineLists (see NOTE [ Only visible lines are drawn ]).
 
 from __future__ import annotations
 
+import bisect
+
 from rich.text import Text
 
 from minigrad.tracing.replay import BackwardPass, OpCall, State
 
-from ..format import describe_event, fmt_value
+from ..format import describe_event
 from ..model import PassLayout, Session
 from .line_list import LineList
 
@@ -98,7 +100,11 @@ class EventLog(LineList):
 
 
 class ForwardView(LineList):
-    """Each op call with its kernel-selection steps and PrepareData transforms."""
+    """Each op call with its kernel-selection steps and PrepareData transforms.
+
+    Lines are built on demand: a big trace has tens of thousands of calls, and
+    only the ones on screen need text (``call_line`` holds where each starts).
+    """
 
     DEFAULT_CSS = """
     ForwardView { height: 1fr; }
@@ -108,59 +114,68 @@ class ForwardView(LineList):
         super().__init__(line_width=160, **kw)
         self.session = session
         self.border_title = "Forward: op calls and kernel selection"
-        self.lines: list[Text] = []
+        self.calls: tuple[OpCall, ...] = session.replay.final.calls
         self.call_line: list[int] = []  # first line of each call
-        self.call_index: list[int] = []  # event index of each call's api.call
-        self._build(session.replay.final.calls)
+        self.call_index: list[int] = [c.index for c in self.calls]  # event index of each api.call
+        total = 0
+        for c in self.calls:
+            self.call_line.append(total)
+            total += 1 + len(c.amp_casts) + bool(c.key) + len(c.lookups) + bool(c.select) + len(c.transforms)
+            total += bool(c.infer_meta) + bool(c.launch)
+        self._built: dict[int, list[Text]] = {}
+        self.set_count(total if self.calls else 1)
 
-    def _build(self, calls: tuple[OpCall, ...]) -> None:
-        s = self.session
-        for n, c in enumerate(calls):
-            self.call_line.append(len(self.lines))
-            self.call_index.append(c.index)
-            head = Text(no_wrap=True)
-            head.append(f"#{n:<4}", style="dim")
-            head.append(f"{c.op}", style="bold")
-            head.append("(" + ", ".join(s.tensor_name(i) if isinstance(i, int) else str(i) for i in c.inputs) + ")")
-            if c.attrs:
-                head.append(" " + ", ".join(f"{k}={v}" for k, v in c.attrs.items()), style="dim")
-            head.append(f"   [{c.phase}]", style="cyan" if c.phase == "forward" else "magenta")
-            if c.outputs:
-                head.append("  → " + ", ".join(s.tensor_name(o) for o in c.outputs))
-            if c.node is not None:
-                head.append(f"  node {s.node_name(c.node)}", style="green")
-            self.lines.append(head)
-            for cast in c.amp_casts:
-                self.lines.append(Text(f"      amp.cast  {s.tensor_name(cast['tensor'])} {cast['from_dtype']}→{cast['to_dtype']}", style="yellow"))
-            if c.key:
-                self.lines.append(Text(f"      key       {{{c.key['backend']}, {c.key['layout']}, {c.key['dtype']}}}"))
-            for p in c.lookups:
-                mark = "✔ found" if p["found"] else "✘ miss"
-                self.lines.append(
-                    Text(f"      lookup    {p['step']:<16} {p['backend']}/{p['layout']}/{p['dtype']}  {mark}",
-                         style="green" if p["found"] else "dim")
-                )
-            if c.select:
-                extra = " (CPU fallback)" if c.select.get("fallback_cpu") else ""
-                extra += " (cached)" if c.select.get("cached") else ""
-                self.lines.append(Text(f"      select    {c.select['kernel']}{extra}", style="bold green"))
-            for tr in c.transforms:
-                self.lines.append(Text(f"      transform {tr['arg']}: {tr['what']} {tr['from']}→{tr['to']}", style="yellow"))
-            if c.infer_meta:
-                self.lines.append(Text(f"      infer     shapes {c.infer_meta['shapes']} dtypes {c.infer_meta['dtypes']}"))
-            if c.launch:
-                self.lines.append(Text(f"      launch    {c.launch['kernel']} on {c.launch['backend']} {c.launch['wall_ns'] / 1000:.1f} µs"))
-        if not calls:
-            self.lines.append(Text("(this trace has no op calls)", style="dim"))
-        self.set_count(len(self.lines))
+    def call_lines(self, n: int) -> list[Text]:
+        """The lines of call ``n`` (cached)."""
+        lines = self._built.get(n)
+        if lines is not None:
+            return lines
+        s, c = self.session, self.calls[n]
+        head = Text(no_wrap=True)
+        head.append(f"#{n:<4}", style="dim")
+        head.append(f"{c.op}", style="bold")
+        head.append("(" + ", ".join(s.tensor_name(i) if isinstance(i, int) else str(i) for i in c.inputs) + ")")
+        if c.attrs:
+            head.append(" " + ", ".join(f"{k}={v}" for k, v in c.attrs.items()), style="dim")
+        head.append(f"   [{c.phase}]", style="cyan" if c.phase == "forward" else "magenta")
+        if c.outputs:
+            head.append("  → " + ", ".join(s.tensor_name(o) for o in c.outputs))
+        if c.node is not None:
+            head.append(f"  node {s.node_name(c.node)}", style="green")
+        lines = [head]
+        for cast in c.amp_casts:
+            lines.append(Text(f"      amp.cast  {s.tensor_name(cast['tensor'])} {cast['from_dtype']}→{cast['to_dtype']}", style="yellow"))
+        if c.key:
+            lines.append(Text(f"      key       {{{c.key['backend']}, {c.key['layout']}, {c.key['dtype']}}}"))
+        for p in c.lookups:
+            mark = "✔ found" if p["found"] else "✘ miss"
+            lines.append(
+                Text(f"      lookup    {p['step']:<16} {p['backend']}/{p['layout']}/{p['dtype']}  {mark}",
+                     style="green" if p["found"] else "dim")
+            )
+        if c.select:
+            extra = " (CPU fallback)" if c.select.get("fallback_cpu") else ""
+            extra += " (cached)" if c.select.get("cached") else ""
+            lines.append(Text(f"      select    {c.select['kernel']}{extra}", style="bold green"))
+        for tr in c.transforms:
+            lines.append(Text(f"      transform {tr['arg']}: {tr['what']} {tr['from']}→{tr['to']}", style="yellow"))
+        if c.infer_meta:
+            lines.append(Text(f"      infer     shapes {c.infer_meta['shapes']} dtypes {c.infer_meta['dtypes']}"))
+        if c.launch:
+            lines.append(Text(f"      launch    {c.launch['kernel']} on {c.launch['backend']} {c.launch['wall_ns'] / 1000:.1f} µs"))
+        if len(self._built) > 512:
+            self._built.clear()
+        self._built[n] = lines
+        return lines
 
     def show(self, index: int) -> None:
         """Highlight the latest call made at or before event ``index``."""
-        import bisect
-
         k = bisect.bisect_right(self.call_index, index) - 1
         self.border_subtitle = f"call {k + 1}/{len(self.call_index)}" if k >= 0 else f"{len(self.call_index)} calls"
         self.move_cursor(self.call_line[k] if k >= 0 else None)
 
     def line_text(self, index: int) -> Text:
-        return self.lines[index].copy()
+        if not self.calls:
+            return Text("(this trace has no op calls)", style="dim")
+        n = bisect.bisect_right(self.call_line, index) - 1
+        return self.call_lines(n)[index - self.call_line[n]].copy()
