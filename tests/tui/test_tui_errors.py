@@ -135,3 +135,16 @@ async def test_trace_from_a_newer_minigrad_with_unknown_kinds_still_opens(tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end", "right", "right")
         assert isinstance(app.screen, MainScreen)
+
+
+def test_main_parses_arguments_and_never_raises_on_bad_input(monkeypatch, tmp_path, capsys):
+    from minigrad.tui import app as app_module
+
+    opened = []
+    monkeypatch.setattr(app_module.MinigradApp, "run", lambda self: opened.append(self))
+    assert app_module.main([str(tmp_path / "missing.jsonl")]) == 0
+    assert opened[-1].session is None and "no such file" in opened[-1].error
+    assert app_module.main([str(FIXTURES / "demo.jsonl"), "--pass", "2", "--export-dir", str(tmp_path)]) == 0
+    app = opened[-1]
+    assert app.error is None and app.initial_pass == 1 and str(app.export_dir) == str(tmp_path)
+    assert "reading" in capsys.readouterr().err

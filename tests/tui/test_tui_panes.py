@@ -190,3 +190,28 @@ async def test_demo_grad_pass_shows_general_grad_marks(demo_session):
         assert "results           w1 = [[-0.6397, 0.7425]" in t["general"]
         await pilot.press("j", *"AddGradNode#20", "enter")
         assert "copy of AddGradNode#8" in pane_texts(scr)["detail"]
+
+
+async def test_hooks_and_released_wrappers_from_a_script():
+    """``minigrad-tui hooks.py``: a hook on y shows in MulGradNode#1's detail; grad nodes that ran are released."""
+    from conftest import FIXTURES
+    from minigrad.tui.app import open_source
+
+    session, error = open_source(str(FIXTURES / "scripts" / "hooks.py"))
+    assert error is None
+    app = MinigradApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press("j", *"MulGradNode#1", "enter")
+        t = pane_texts(scr)
+        assert "hooks  tensor on y @ event" in t["detail"] and "retain_grad on y" in t["detail"]
+        await pilot.press("end")
+        t = pane_texts(scr)
+        grad_nodes = [ln for ln in t["graph"] if "AccumulationNode" not in ln.split()[2]]
+        assert len(grad_nodes) == 3 and all(ln.startswith("✓") and " released " in ln for ln in grad_nodes)
+        assert row(t["graph"], "AccumulationNode#2").startswith("● ")  # ran; it saved nothing to release
+        await pilot.press("j", *"MulGradNode#3", "enter")  # lands on its node.run: not released yet
+        assert "released" not in pane_texts(scr)["detail"]
+        await pilot.press("right")  # wrappers.clear
+        assert "wrappers.clear MulGradNode#3" in pane_texts(scr)["status"]
+        assert "(TensorWrappers released)" in pane_texts(scr)["detail"]
