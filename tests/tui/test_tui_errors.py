@@ -22,11 +22,6 @@ def _message(app) -> str:
     return str(app.screen.query_one("#error-message", Static).render())
 
 
-async def show(path: str | None):
-    session, error = open_source(path)
-    return session, error
-
-
 @pytest.mark.parametrize(
     "name, content, expected",
     [

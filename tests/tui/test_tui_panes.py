@@ -68,7 +68,7 @@ async def test_panes_while_a_node_runs(demo_session):
         assert d.startswith("MulGradNode#12  op mul")
         assert "saved  b1 [2] v0, b1 [2] v0" in d
         assert "(0,0) → AccumulationNode#4 [0,0]" in d and "(1,0) → AccumulationNode#4 [0,0]" in d
-        assert "pass 1/2 loss.backward()  ·  event 221/610  node.run MulGradNode#12" in t["status"]
+        assert "pass 1/2 loss.backward() (c: choose)  ·  event 221/610  node.run MulGradNode#12" in t["status"]
         # one event on: the first of b1's two gradients reaches its AccumulationNode
         await pilot.press("right")
         assert "just added to AccumulationNode#4[0,0]: [0.1, -0.1]" in pane_texts(scr)["buffers"]

@@ -196,6 +196,8 @@ class MainScreen(Screen[None]):
             p = s.passes[self.pass_no]
             t.append(f"  ·  pass {self.pass_no + 1}/{len(s.passes)} ")
             t.append("loss.backward()" if p.mode == "backward" else "grad()", style="cyan")
+            if len(s.passes) > 1:
+                t.append(" (c: choose)", style="dim")
         t.append(f"  ·  event {self.index + 1}/{len(s.events)}  ")
         ev = st.event
         if ev is not None:

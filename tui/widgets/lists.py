@@ -9,7 +9,7 @@ import bisect
 
 from rich.text import Text
 
-from minigrad.tracing.replay import BackwardPass, OpCall, State
+from minigrad.tracing.replay import BackwardPass, OpCall
 
 from ..format import describe_event
 from ..model import PassLayout, Session

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from minigrad.tracing.replay import BackwardPass, State, node_status
 
-from ..format import STATUS_STYLE, describe_event, fmt_value
+from ..format import STATUS_STYLE, fmt_value
 from ..model import Session
 
 __all__ = ["StatusLine", "QueueView", "BuffersView", "NodeDetail", "GeneralGradView"]
