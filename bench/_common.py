@@ -24,6 +24,12 @@ import sys
 import time
 from typing import Any, Callable
 
+# Every framework on one thread: PyTorch is set to one intra-op thread, so BLAS is too
+# (and a multi-threaded BLAS on a busy machine stalls for tens of milliseconds per call).
+# Must happen before NumPy is imported; the scripts import this module first.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 try:
     from . import _common as C
 except ImportError:  # run as a script
     import _common as C  # type: ignore[no-redef]
+
+import numpy as np  # noqa: E402  (after _common: BLAS threads)
 
 import minigrad as mg
 
