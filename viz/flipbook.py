@@ -1,0 +1,271 @@
+"""Flip-books: every step of one backward pass as a single self-contained HTML page.
+
+One frame per step (every event of the pass, or only the node runs), each an
+inline SVG, with previous/next buttons, the arrow keys and a slider. The page
+loads nothing from the network — styles, script and pictures are all inline —
+so it works from a USB stick in a lecture hall or as an assignment hand-out.
+
+NOTE [ Frames share one layout ]
+    Every frame draws the same node set (the pass's nodes at its end; nodes
+    not yet created, such as GeneralGrad copies, are invisible placeholders)
+    and every node gets a minimum size large enough for the widest text it
+    shows in *any* frame. So Graphviz places each node at the same spot in
+    every frame and only colours, badges and previews change as you flip.
+
+Example:
+    >>> book = flipbook(tr)                      # doctest: +SKIP
+    >>> book.save("backward.html"); len(book.frames)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import graphviz
+
+from minigrad.tracing.replay import Replay
+
+from .describe import describe_event
+from .draw import to_digraph
+from .graph import Graph, backward_node_ids, collect_backward
+from .render import INSTALL_HINT, DotNotFoundError, to_replay
+
+__all__ = ["Flipbook", "Frame", "flipbook", "backward_steps"]
+
+FRAME_MODES = ("event", "node")
+
+
+def backward_steps(rp: Replay, backward_pass: int = -1, frames: str = "event") -> list[int]:
+    """Event indices of the frames of one backward pass.
+
+    Args:
+        rp: the replayed trace.
+        backward_pass: which pass (0-based; negative from the end).
+        frames: ``"event"``: every event from ``backward.begin`` to
+            ``backward.end``; ``"node"``: the begin, each ``node.run`` and the end.
+
+    Raises:
+        IndexError: the trace has no such backward pass.
+        ValueError: unknown ``frames``.
+    """
+    if frames not in FRAME_MODES:
+        raise ValueError(f"flipbook(): argument 'frames' must be 'event' or 'node', but got {frames!r}")
+    passes = rp.backward_passes()
+    if not passes:
+        raise IndexError("the trace has no backward pass to flip through (no backward.begin event)")
+    if not -len(passes) <= backward_pass < len(passes):
+        raise IndexError(f"backward pass {backward_pass} out of range: the trace has {len(passes)} (0..{len(passes) - 1})")
+    begin, end, _ = passes[backward_pass]
+    last = end if end is not None else len(rp) - 1
+    steps = list(range(begin, last + 1))
+    if frames == "node":
+        steps = [i for i in steps if i in (begin, last) or rp.events[i].kind == "node.run"]
+    return steps
+
+
+@dataclass
+class Frame:
+    """One page of the flip-book."""
+
+    step: int
+    caption: str
+    graph: Graph
+    dot: str
+    svg: str = ""
+
+
+def _strip_svg(svg: str) -> str:
+    """SVG text ready to inline in HTML: no XML declaration, DOCTYPE (it names a URL) or comments."""
+    svg = re.sub(r"<\?xml[^>]*\?>", "", svg)
+    svg = re.sub(r"<!DOCTYPE[^>]*>", "", svg, flags=re.S)
+    svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    return svg.strip()
+
+
+class Flipbook:
+    """The frames of a backward pass and the HTML page that flips through them.
+
+    Attributes:
+        frames: one ``Frame`` per step, in order.
+        title: the page heading.
+    """
+
+    def __init__(self, frames: list[Frame], title: str) -> None:
+        self.frames = frames
+        self.title = title
+
+    def html(self) -> str:
+        """The self-contained HTML page (inline SVG, CSS and JavaScript; no network)."""
+        n = len(self.frames)
+        figures = []
+        for k, f in enumerate(self.frames):
+            hidden = "" if k == 0 else " hidden"
+            figures.append(
+                f'<section class="frame" id="frame-{k}" data-step="{f.step}" '
+                f'data-caption="{html.escape(f.caption, quote=True)}"{hidden}>\n{_strip_svg(f.svg)}\n</section>'
+            )
+        first = html.escape(self.frames[0].caption) if self.frames else ""
+        return _PAGE.format(
+            title=html.escape(self.title),
+            n=n,
+            last=max(n - 1, 0),
+            first_caption=first,
+            figures="\n".join(figures),
+        )
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the HTML page to ``path``."""
+        path = Path(path)
+        path.write_text(self.html(), encoding="utf-8")
+        return path
+
+    def _repr_html_(self) -> str:  # Jupyter: the page itself, in an iframe-free div
+        return self.html()
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+
+def flipbook(
+    source: Any,
+    *,
+    backward_pass: int = -1,
+    frames: str = "event",
+    previews: bool = True,
+    jobs: int | None = None,
+) -> Flipbook:
+    """Render every step of one backward pass into a ``Flipbook``.
+
+    Args:
+        source: anything ``render`` accepts except a tensor (recorder, path, events, Replay).
+        backward_pass: which pass (default: the last).
+        frames: ``"event"`` (one frame per event of the pass) or ``"node"`` (per node run).
+        previews: show gradient-buffer previews.
+        jobs: parallel ``dot`` processes (default: CPU count).
+
+    Raises:
+        DotNotFoundError: Graphviz is missing (the CLI then saves the DOT sources).
+        IndexError: no such backward pass.
+    """
+    rp = to_replay(source)
+    steps = backward_steps(rp, backward_pass, frames)
+    number = backward_pass % len(rp.backward_passes())
+    final_state = rp[steps[-1]]
+    final_bw = final_state.passes[number]
+    ids = backward_node_ids(final_state, final_bw)
+
+    graphs: list[tuple[int, str, Graph]] = []
+    for i in steps:
+        st = rp[i]
+        bw = st.passes[number] if number < len(st.passes) else None
+        g = collect_backward(st, bw, node_ids=ids, previews=previews, title=False)
+        caption = f"step {i} · {describe_event(st.event, st)}"
+        graphs.append((i, caption, g))
+
+    # NOTE [ Frames share one layout ]: the widest text any frame shows sets each node's minimum size.
+    widest: dict[str, int] = {}
+    rows: dict[str, int] = {}
+    queue_chars = 0
+    for _, _, g in graphs:
+        for nd in g.nodes:
+            chars = max([len(nd.title) + 12] + [len(r) for r in nd.rows] + [len("GeneralGrad: startup, ending, needed")
+                                                                              if nd.marks else 0])
+            widest[nd.key] = max(widest.get(nd.key, 0), chars)
+            rows[nd.key] = max(rows.get(nd.key, 0), 2 + len(nd.rows))
+        queue_chars = max(queue_chars, sum(len(q) + 5 for q in (g.queue or [])) + 24)
+    out: list[Frame] = []
+    for i, caption, g in graphs:
+        for nd in g.nodes:
+            nd.min_chars, nd.min_rows = widest[nd.key], rows[nd.key]
+        g.queue_min_len = queue_chars
+        if g.queue is None:
+            g.queue = []
+        out.append(Frame(step=i, caption=caption, graph=g, dot=to_digraph(g).source))
+
+    def run(frame: Frame) -> str:
+        return graphviz.pipe("dot", "svg", frame.dot.encode("utf-8")).decode("utf-8")
+
+    try:
+        with ThreadPoolExecutor(max_workers=jobs or min(16, os.cpu_count() or 2)) as pool:
+            for frame, svg in zip(out, pool.map(run, out)):
+                frame.svg = svg
+    except graphviz.ExecutableNotFound:
+        raise DotNotFoundError(INSTALL_HINT) from None
+    bw0 = final_bw
+    title = f"minigrad · {bw0.mode}() pass {bw0.number} · {len(out)} frames"
+    return Flipbook(out, title)
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<style>
+  body {{ font-family: Helvetica, Arial, sans-serif; margin: 0; background: #fafafa; color: #222; }}
+  header {{ position: sticky; top: 0; background: #fff; border-bottom: 1px solid #ddd; padding: 8px 16px; z-index: 1; }}
+  h1 {{ font-size: 16px; margin: 0 0 6px 0; }}
+  .controls {{ display: flex; align-items: center; gap: 10px; }}
+  .controls button {{ font-size: 14px; padding: 3px 12px; cursor: pointer; }}
+  #slider {{ flex: 1; max-width: 640px; }}
+  #counter {{ font-variant-numeric: tabular-nums; min-width: 90px; }}
+  #caption {{ margin-top: 6px; font-family: Menlo, Consolas, monospace; font-size: 13px; }}
+  main {{ padding: 12px 16px; }}
+  .frame svg {{ max-width: 100%; height: auto; }}
+  .hint {{ color: #777; font-size: 12px; }}
+</style>
+</head>
+<body>
+<header>
+  <h1>{title}</h1>
+  <div class="controls">
+    <button id="prev" type="button" title="previous step (left arrow)">&#9664; prev</button>
+    <input id="slider" type="range" min="0" max="{last}" value="0" step="1" aria-label="step">
+    <button id="next" type="button" title="next step (right arrow)">next &#9654;</button>
+    <span id="counter">1 / {n}</span>
+    <span class="hint">&larr; &rarr; keys, Home/End</span>
+  </div>
+  <div id="caption">{first_caption}</div>
+</header>
+<main>
+{figures}
+</main>
+<script>
+(function () {{
+  var frames = document.querySelectorAll("section.frame");
+  var slider = document.getElementById("slider");
+  var counter = document.getElementById("counter");
+  var caption = document.getElementById("caption");
+  var current = 0;
+  function show(k) {{
+    if (!frames.length) return;
+    k = Math.max(0, Math.min(frames.length - 1, k));
+    frames[current].hidden = true;
+    frames[k].hidden = false;
+    current = k;
+    slider.value = k;
+    counter.textContent = (k + 1) + " / " + frames.length;
+    caption.textContent = frames[k].getAttribute("data-caption");
+  }}
+  document.getElementById("prev").addEventListener("click", function () {{ show(current - 1); }});
+  document.getElementById("next").addEventListener("click", function () {{ show(current + 1); }});
+  slider.addEventListener("input", function () {{ show(parseInt(slider.value, 10)); }});
+  document.addEventListener("keydown", function (e) {{
+    if (e.key === "ArrowLeft") {{ show(current - 1); e.preventDefault(); }}
+    else if (e.key === "ArrowRight") {{ show(current + 1); e.preventDefault(); }}
+    else if (e.key === "Home") {{ show(0); }}
+    else if (e.key === "End") {{ show(frames.length - 1); }}
+  }});
+  var m = /frame=(\\d+)/.exec(location.hash);
+  if (m) show(parseInt(m[1], 10));
+}})();
+</script>
+</body>
+</html>
+"""
