@@ -23,7 +23,7 @@ import html
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from .describe import describe_event
 from .draw import to_digraph
 from .graph import Graph, backward_node_ids, collect_backward
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
+from .style import STATUS_FILL, STATUS_TEXT
 
 __all__ = ["Flipbook", "Frame", "flipbook", "backward_steps"]
 
@@ -77,6 +78,7 @@ class Frame:
     caption: str
     graph: Graph
     dot: str
+    queue: list[str] = field(default_factory=list)
     svg: str = ""
 
 
@@ -108,11 +110,19 @@ class Flipbook:
             hidden = "" if k == 0 else " hidden"
             figures.append(
                 f'<section class="frame" id="frame-{k}" data-step="{f.step}" '
-                f'data-caption="{html.escape(f.caption, quote=True)}"{hidden}>\n{_strip_svg(f.svg)}\n</section>'
+                f'data-caption="{html.escape(f.caption, quote=True)}" '
+                f'data-queue="{html.escape(" | ".join(f.queue) or "(empty)", quote=True)}"{hidden}>\n{_strip_svg(f.svg)}\n</section>'
             )
         first = html.escape(self.frames[0].caption) if self.frames else ""
+        first_queue = html.escape(" | ".join(self.frames[0].queue) or "(empty)") if self.frames else ""
+        legend = "".join(
+            f'<li><span class="sw" style="background:{STATUS_FILL[s]}"></span>{html.escape(STATUS_TEXT[s])}</li>'
+            for s in ("pending", "queued", "running", "done", "released", "pruned")
+        )
         return _PAGE.format(
             title=html.escape(self.title),
+            first_queue=first_queue,
+            legend=legend,
             n=n,
             last=max(n - 1, 0),
             first_caption=first,
@@ -171,22 +181,20 @@ def flipbook(
     # NOTE [ Frames share one layout ]: the widest text any frame shows sets each node's minimum size.
     widest: dict[str, int] = {}
     rows: dict[str, int] = {}
-    queue_chars = 0
     for _, _, g in graphs:
         for nd in g.nodes:
             chars = max([len(nd.title) + 12] + [len(r) for r in nd.rows] + [len("GeneralGrad: startup, ending, needed")
                                                                               if nd.marks else 0])
             widest[nd.key] = max(widest.get(nd.key, 0), chars)
             rows[nd.key] = max(rows.get(nd.key, 0), 2 + len(nd.rows))
-        queue_chars = max(queue_chars, sum(len(q) + 5 for q in (g.queue or [])) + 24)
     out: list[Frame] = []
     for i, caption, g in graphs:
         for nd in g.nodes:
             nd.min_chars, nd.min_rows = widest[nd.key], rows[nd.key]
-        g.queue_min_len = queue_chars
-        if g.queue is None:
-            g.queue = []
-        out.append(Frame(step=i, caption=caption, graph=g, dot=to_digraph(g).source))
+        # The page shows the queue and the legend in HTML, beside the picture, so
+        # neither changes the picture's layout from frame to frame.
+        queue, g.queue, g.legend = list(g.queue or []), None, False
+        out.append(Frame(step=i, caption=caption, graph=g, dot=to_digraph(g).source, queue=queue))
 
     def run(frame: Frame) -> str:
         return graphviz.pipe("dot", "svg", frame.dot.encode("utf-8")).decode("utf-8")
@@ -216,8 +224,15 @@ _PAGE = """<!DOCTYPE html>
   #slider {{ flex: 1; max-width: 640px; }}
   #counter {{ font-variant-numeric: tabular-nums; min-width: 90px; }}
   #caption {{ margin-top: 6px; font-family: Menlo, Consolas, monospace; font-size: 13px; }}
-  main {{ padding: 12px 16px; }}
-  .frame svg {{ max-width: 100%; height: auto; }}
+  #queue {{ margin-top: 4px; font-size: 13px; }}
+  #queue b {{ color: #1565c0; }}
+  .page {{ display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }}
+  main {{ flex: 1; min-width: 0; }}
+  .frame svg {{ max-width: 100%; max-height: calc(100vh - 130px); width: auto; height: auto; }}
+  aside {{ font-size: 12px; min-width: 230px; max-width: 320px; }}
+  aside ul {{ list-style: none; padding: 0; margin: 4px 0 10px 0; }}
+  aside li {{ margin: 3px 0; display: flex; align-items: center; gap: 6px; }}
+  .sw {{ display: inline-block; width: 16px; height: 12px; border: 1px solid #888; }}
   .hint {{ color: #777; font-size: 12px; }}
 </style>
 </head>
@@ -232,16 +247,29 @@ _PAGE = """<!DOCTYPE html>
     <span class="hint">&larr; &rarr; keys, Home/End</span>
   </div>
   <div id="caption">{first_caption}</div>
+  <div id="queue"><b>ready queue</b> (front &rarr; back): <span id="queue-items">{first_queue}</span></div>
 </header>
+<div class="page">
 <main>
 {figures}
 </main>
+<aside>
+  <b>legend</b>
+  <ul>{legend}</ul>
+  <div><b>in N</b> badge: current in-degree (yellow: changed at this step, green: 0)</div>
+  <div><b>Qk</b> badge: k-th in the ready queue, Q1 = front</div>
+  <div>edge <b>sS rR</b>: gradient leaves through output slot S, rank R</div>
+  <div>cylinder: AccumulationNode (writes a leaf's .grad)</div>
+  <div>GeneralGrad: bold purple border = startup, double teal border = ending, red dashed edge = cut by no_grad_vars</div>
+</aside>
+</div>
 <script>
 (function () {{
   var frames = document.querySelectorAll("section.frame");
   var slider = document.getElementById("slider");
   var counter = document.getElementById("counter");
   var caption = document.getElementById("caption");
+  var queueItems = document.getElementById("queue-items");
   var current = 0;
   function show(k) {{
     if (!frames.length) return;
@@ -252,6 +280,7 @@ _PAGE = """<!DOCTYPE html>
     slider.value = k;
     counter.textContent = (k + 1) + " / " + frames.length;
     caption.textContent = frames[k].getAttribute("data-caption");
+    queueItems.textContent = frames[k].getAttribute("data-queue");
   }}
   document.getElementById("prev").addEventListener("click", function () {{ show(current - 1); }});
   document.getElementById("next").addEventListener("click", function () {{ show(current + 1); }});
