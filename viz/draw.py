@@ -2,7 +2,7 @@
 
 Every box is an HTML-like label: a bold title row with badges, then plain
 rows. The SVG keeps the DOT names as ``<title>`` and the ids/classes set here
-(``id="n3"``, ``class="node grad queued startup"``), which is what the tests
+(``id="n3"``, ``class="node grad queued startup"``; Graphviz adds ``node``), which is what the tests
 and any CSS or JavaScript on top of the SVG can rely on.
 
 Legend (also drawn in every backward graph; see ``style.py``):
@@ -84,7 +84,7 @@ def _node_attrs(g: Graph, n: GNode) -> dict[str, str]:
     style = ["filled"]
     shape = "box"
     attrs: dict[str, str] = {"id": n.key, "fillcolor": _fill(g, n)}
-    classes = ["node", n.kind, n.status, *n.marks]
+    classes = [n.kind, n.status, *n.marks]
     if n.kind in ("grad", "chain", "op", "step"):
         style.append("rounded")
     if n.kind == "accumulation":
@@ -125,7 +125,7 @@ def _node_attrs(g: Graph, n: GNode) -> dict[str, str]:
 
 
 def _edge_attrs(e: GEdge) -> dict[str, str]:
-    attrs: dict[str, str] = {"class": f"edge {e.style}"}
+    attrs: dict[str, str] = {"class": e.style}
     if e.key:
         attrs["id"] = e.key
     if e.label:

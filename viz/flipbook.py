@@ -33,7 +33,7 @@ from minigrad.tracing.replay import Replay
 
 from .describe import describe_event
 from .draw import to_digraph
-from .graph import Graph, backward_node_ids, collect_backward
+from .graph import Graph, backward_node_ids, collapse_chains, collect_backward
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
 from .style import STATUS_FILL, STATUS_TEXT
 
@@ -148,6 +148,8 @@ def flipbook(
     backward_pass: int = -1,
     frames: str = "event",
     previews: bool = True,
+    collapse: bool | str = "auto",
+    max_nodes: int = 120,
     jobs: int | None = None,
 ) -> Flipbook:
     """Render every step of one backward pass into a ``Flipbook``.
@@ -157,6 +159,10 @@ def flipbook(
         backward_pass: which pass (default: the last).
         frames: ``"event"`` (one frame per event of the pass) or ``"node"`` (per node run).
         previews: show gradient-buffer previews.
+        collapse: collapse long chains (``"auto"``: when a frame has more than
+            ``max_nodes`` nodes; running and queued nodes always stay visible,
+            so collapsed frames may shift a little).
+        max_nodes: threshold for ``collapse="auto"``.
         jobs: parallel ``dot`` processes (default: CPU count).
 
     Raises:
@@ -194,6 +200,8 @@ def flipbook(
         # The page shows the queue and the legend in HTML, beside the picture, so
         # neither changes the picture's layout from frame to frame.
         queue, g.queue, g.legend = list(g.queue or []), None, False
+        if collapse is True or (collapse == "auto" and len(g.nodes) > max_nodes):
+            g = collapse_chains(g)
         out.append(Frame(step=i, caption=caption, graph=g, dot=to_digraph(g).source, queue=queue))
 
     def run(frame: Frame) -> str:

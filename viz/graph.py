@@ -282,13 +282,15 @@ def collect_backward(
 
 
 def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
-    """Replace every run of more than ``min_length`` single-in/single-out nodes by one box.
+    """Replace every run of more than ``min_length`` chained nodes by one box.
 
-    A chain ``a -> b -> c -> ... -> z`` whose inner nodes each have exactly
-    one incoming and one outgoing edge keeps its two ends; the inner nodes
-    become one ``chain`` node that counts ops and statuses, so a 300-layer
-    MLP stays readable. Queued, running and GeneralGrad-marked nodes are never
-    hidden inside a chain.
+    A chain ``a -> b -> ... -> z`` whose inner nodes each have exactly one
+    incoming edge and one outgoing edge to the next chain node keeps its two
+    ends; the inner nodes become one ``chain`` box that counts ops and
+    statuses, so a 100-layer MLP stays readable. An inner node may also feed
+    leaves (AccumulationNodes of weights and biases that nothing else feeds):
+    those are folded into the box too and counted as parameters. Queued,
+    running and GeneralGrad-marked nodes are never hidden inside a chain.
     """
     ins: dict[str, list[GEdge]] = {n.key: [] for n in g.nodes}
     outs: dict[str, list[GEdge]] = {n.key: [] for n in g.nodes}
@@ -298,32 +300,35 @@ def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
             ins[e.head].append(e)
     by_key = {n.key: n for n in g.nodes}
 
+    def quiet(n: GNode) -> bool:
+        return n.status not in ("running", "queued") and not n.marks and not n.hidden and n.in_degree_state != "changed"
+
+    def side_leaf(key: str) -> bool:
+        n = by_key[key]
+        return n.kind == "accumulation" and len(ins[key]) == 1 and not outs[key] and quiet(n)
+
+    def trunk(n: GNode) -> list[GEdge]:
+        return [e for e in outs[n.key] if not side_leaf(e.head)]
+
     def inner_ok(n: GNode) -> bool:
-        return (
-            len(ins[n.key]) == 1
-            and len(outs[n.key]) == 1
-            and n.status not in ("running", "queued")
-            and not n.marks
-            and not n.hidden
-            and n.in_degree_state != "changed"
-        )
+        return n.kind != "accumulation" and len(ins[n.key]) == 1 and len(trunk(n)) == 1 and quiet(n)
 
     seen: set[str] = set()
     chains: list[list[str]] = []
     for n in g.nodes:
         if n.key in seen or not inner_ok(n):
             continue
-        # Walk to the chain's first inner node, then forward to its last.
+        # Walk back to the chain's first inner node, then forward to its last.
         start = n
         while True:
             prev = by_key[ins[start.key][0].tail]
-            if prev.key == n.key or not inner_ok(prev) or prev.key in seen:
+            if prev.key == n.key or not inner_ok(prev) or prev.key in seen or trunk(prev)[0].head != start.key:
                 break
             start = prev
         run = [start.key]
         cur = start
         while True:
-            nxt = by_key[outs[cur.key][0].head]
+            nxt = by_key[trunk(cur)[0].head]
             if not inner_ok(nxt) or nxt.key in run:
                 break
             run.append(nxt.key)
@@ -338,23 +343,24 @@ def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
     new_nodes: list[GNode] = []
     for run in chains:
         members = [by_key[k] for k in run]
+        leaves = [e.head for k in run for e in outs[k] if side_leaf(e.head)]
         ck = f"chain_{run[0]}_{run[-1]}"
         ops = Counter(m.title.split("#")[0] for m in members)
-        statuses = Counter(m.status for m in members)
+        statuses = Counter(m.status for m in members + [by_key[k] for k in leaves])
         rows = [f"{c}× {op}" for op, c in sorted(ops.items())]
+        if leaves:
+            rows.append(f"{len(leaves)}× AccumulationNode (parameters)")
         rows.append(", ".join(f"{s} {c}" for s, c in sorted(statuses.items())))
-        status = statuses.most_common(1)[0][0]
-        new_nodes.append(GNode(key=ck, title=f"… {len(run)} nodes ({members[0].title} … {members[-1].title})",
+        status = Counter(m.status for m in members).most_common(1)[0][0]
+        new_nodes.append(GNode(key=ck, title=f"… {len(run) + len(leaves)} nodes ({members[0].title} … {members[-1].title})",
                                rows=rows, kind="chain", status=status))
-        for k in run:
+        for k in run + leaves:
             removed[k] = ck
-    nodes = [n for n in g.nodes if n.key not in removed]
-    # Keep sorted order stable: chain boxes go where their first member was.
+    # Chain boxes take the place of their first member, so the order stays stable.
     order = {n.key: i for i, n in enumerate(g.nodes)}
-    for cn in new_nodes:
-        first = cn.key.split("_")[1]
-        order[cn.key] = order[first]
-    nodes = sorted(nodes + new_nodes, key=lambda n: order[n.key])
+    for cn, run in zip(new_nodes, chains):
+        order[cn.key] = order[run[0]]
+    nodes = sorted([n for n in g.nodes if n.key not in removed] + new_nodes, key=lambda n: order[n.key])
     edges: list[GEdge] = []
     for e in g.edges:
         t, h = removed.get(e.tail, e.tail), removed.get(e.head, e.head)

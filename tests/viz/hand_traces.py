@@ -205,3 +205,45 @@ def long_chain(n: int = 400, width: int = 3) -> list:
         E.QueuePush(node=root, front=False, queue=[root]),
     ]
     return _stamp(evs)
+
+
+def mlp_like(layers: int = 100) -> list:
+    """A deep MLP's graph: per layer AddGradNode(bias) -> MatmulGradNode(weight) -> ReluGradNode.
+
+    Every Add and Matmul node also feeds an AccumulationNode (bias, weight),
+    so the trunk is not a plain chain. Ends with the in-degree map and the
+    first push of a backward pass.
+    """
+    evs: list = [_tensor(0, "x", (8, 4), False, True)]
+    nid, tid = 0, 1
+    nxt = None  # the node the current layer's Relu sends its gradient to (the previous layer's Add)
+    for layer in range(layers):
+        wb = []
+        for pname in ("W", "b"):
+            evs.append(_tensor(tid, f"{pname}{layer}", (4, 4), True, True))
+            evs.append(_node(nid, f"AccumulationNode#{nid}", "accumulate", 0, 0, [], acc=True, tensor=tid))
+            wb.append(nid)
+            nid += 1
+            tid += 1
+        mm = nid
+        evs.append(_node(mm, f"MatmulGradNode#{mm}", "matmul", 3 * layer + 1, mm,
+                         ([(0, 0, nxt)] if nxt is not None else []) + [(1, 0, wb[0])]))
+        add = nid + 1
+        evs.append(_node(add, f"AddGradNode#{add}", "add", 3 * layer + 2, add, [(0, 0, mm), (1, 0, wb[1])]))
+        relu = nid + 2
+        evs.append(_node(relu, f"ReluGradNode#{relu}", "relu", 3 * layer + 3, relu, [(0, 0, add)]))
+        nid += 3
+        nxt = relu
+    root = nid
+    evs.append(_node(root, f"MeanGradNode#{root}", "mean", 3 * layers + 1, root, [(0, 0, nxt)]))
+    in_deg = {root: 0}
+    for ev in evs:
+        if ev.kind == "node.create":
+            for e in ev.edges:
+                in_deg[e["next"]] = in_deg.get(e["next"], 0) + 1
+    evs += [
+        E.BackwardBegin(mode="backward", start=[root], retain_graph=False, create_graph=False),
+        E.BackwardInDegree(in_degree=in_deg),
+        E.QueuePush(node=root, front=False, queue=[root]),
+    ]
+    return _stamp(evs)
