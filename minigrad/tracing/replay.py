@@ -53,6 +53,10 @@ CHECKPOINT_EVERY = 128
 _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
 
+def _empty() -> Mapping[Any, Any]:
+    return _EMPTY
+
+
 @dataclass(frozen=True)
 class EdgeInfo:
     """An output edge of a grad node: (slot, rank) -> next node's (next_slot, next_rank)."""
@@ -134,14 +138,14 @@ class OpCall:
 class GeneralGradMarks:
     """What GeneralGrad decided for a ``grad()`` pass (all ids are copied nodes)."""
 
-    copies: Mapping[int, int] = _EMPTY
+    copies: Mapping[int, int] = field(default_factory=_empty)
     inputs: tuple[int, ...] = ()
     no_grad: tuple[int, ...] = ()
     startup: frozenset[int] = frozenset()
     ending: frozenset[int] = frozenset()
     needed: frozenset[int] = frozenset()
     pruned: tuple[Mapping[str, Any], ...] = ()
-    results: Mapping[int, Any] = _EMPTY
+    results: Mapping[int, Any] = field(default_factory=_empty)
 
 
 @dataclass(frozen=True)
@@ -155,18 +159,18 @@ class BackwardPass:
     create_graph: bool
     begin_at: int
     end_at: int | None = None
-    in_degree: Mapping[int, int] = _EMPTY
-    initial_in_degree: Mapping[int, int] = _EMPTY
+    in_degree: Mapping[int, int] = field(default_factory=_empty)
+    initial_in_degree: Mapping[int, int] = field(default_factory=_empty)
     queue: tuple[int, ...] = ()
-    buffers: Mapping[int, Mapping[tuple[int, int], Any]] = _EMPTY
+    buffers: Mapping[int, Mapping[tuple[int, int], Any]] = field(default_factory=_empty)
     current: int | None = None
     executed: tuple[int, ...] = ()
     skipped: tuple[int, ...] = ()
     released: frozenset[int] = frozenset()
     last_changed: int | None = None
-    grads_in: Mapping[int, Any] = _EMPTY
-    grads_out: Mapping[int, Any] = _EMPTY
-    accumulated: Mapping[int, Any] = _EMPTY
+    grads_in: Mapping[int, Any] = field(default_factory=_empty)
+    grads_out: Mapping[int, Any] = field(default_factory=_empty)
+    accumulated: Mapping[int, Any] = field(default_factory=_empty)
     hooks: tuple[Mapping[str, Any], ...] = ()
     general: GeneralGradMarks | None = None
     nodes_run: int = 0

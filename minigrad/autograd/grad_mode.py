@@ -1,0 +1,78 @@
+"""Grad mode: ``no_grad`` / ``enable_grad`` (Paddle's ``Controller::HasGrad``).
+
+The dygraph layer records a grad node only when grad mode is on *and* some
+input requires grad (``require_any_grad``, seed 004 §2.3).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, TypeVar
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "GRAD_MODE"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _GradMode:
+    __slots__ = ("enabled",)
+
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+#: The process-wide grad mode; the dygraph layer reads ``GRAD_MODE.enabled``.
+GRAD_MODE = _GradMode()
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops record grad nodes right now."""
+    return GRAD_MODE.enabled
+
+
+class set_grad_enabled:
+    """Context manager (and decorator) that sets grad mode to ``mode``."""
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, but got {type(mode).__name__}")
+        self.mode = mode
+        self.prev: list[bool] = []
+
+    def __enter__(self) -> None:
+        self.prev.append(GRAD_MODE.enabled)
+        GRAD_MODE.enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        GRAD_MODE.enabled = self.prev.pop()
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(self.mode):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(set_grad_enabled):
+    """Turn recording off: no grad node is created inside.
+
+    Example:
+        >>> import minigrad as mg
+        >>> w = mg.ones(2, requires_grad=True)
+        >>> with mg.no_grad():
+        ...     y = w * 2
+        >>> y.requires_grad, y.grad_fn
+        (False, None)
+    """
+
+    def __init__(self) -> None:
+        super().__init__(False)
+
+
+class enable_grad(set_grad_enabled):
+    """Turn recording back on (e.g. inside ``no_grad``)."""
+
+    def __init__(self) -> None:
+        super().__init__(True)

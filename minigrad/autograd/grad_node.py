@@ -1,0 +1,204 @@
+"""GradNode and Edge: the backward graph (seed 004 §2.3/§2.5, seed 003).
+
+Every differentiable op call that needs a gradient creates one grad node
+(``MulGradNode``, ``MatmulGradNode`` ...; the class is made per op). A node
+knows:
+
+- ``next_edges[slot][rank]``: one ``Edge`` per forward input (Paddle's
+  ``bwd_out_meta_`` / ``GradSlotMeta``), leading to the node that receives that
+  input's gradient, at that node's input position ``(edge.slot, edge.rank)``;
+  ``edge.node is None`` where the input needs no gradient (stop gradient);
+- ``in_meta[slot][rank]``: shape/dtype/device of each forward output, i.e.
+  of each incoming gradient (``bwd_in_meta_``);
+- ``wrappers``: TensorWrappers of the tensors its formula needs;
+- ``attrs``: the op's attributes; ``hooks``: gradient hooks per input position.
+
+``topo_nr`` is PyTorch's topological number (1 + the largest of the next
+nodes'; AccumulationNodes are 0) and ``seq_nr`` the creation order.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
+
+from ..tracing import bus
+from ..tracing.events import HookRun
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..ops.registry import OpDef
+    from .tensor_wrapper import TensorWrapper
+
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle"]
+
+_node_ids = itertools.count(1)
+_seq_nrs = itertools.count(0)
+_hook_ids = itertools.count(1)
+
+
+def next_node_id() -> int:
+    """A fresh node id (shared by GradNodes, AccumulationNodes and GeneralGrad copies)."""
+    return next(_node_ids)
+
+
+class Edge:
+    """An output edge: gradient for one forward input goes to ``node`` at (slot, rank)."""
+
+    __slots__ = ("node", "slot", "rank", "shape", "dtype")
+
+    def __init__(self, node: "GradNode | None", slot: int, rank: int, shape: tuple[int, ...], dtype: Any = None) -> None:
+        self.node = node
+        self.slot = slot
+        self.rank = rank
+        self.shape = shape  # the forward input's shape: its gradient must have it
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        target = self.node.display_name if self.node is not None else None
+        return f"Edge(next={target}, slot={self.slot}, rank={self.rank})"
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``.remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "id")
+
+    def __init__(self, hooks: list[Any], hook_id: int) -> None:
+        self._hooks = hooks
+        self.id = hook_id
+
+    def remove(self) -> None:
+        """Unregister the hook (a no-op if already removed)."""
+        self._hooks[:] = [h for h in self._hooks if h[0] != self.id]
+
+
+class GradNode:
+    """Base class of all grad nodes. Subclasses are made per op by ``ops.registry``.
+
+    Attributes:
+        id: stable integer id (used in events and display names).
+        next_edges: ``list[list[Edge]]`` indexed by forward-input slot, then rank.
+        in_meta: ``list[list[(shape, dtype, device)]]`` per forward-output slot, rank.
+        released: set when ``backward()`` without ``retain_graph`` ran this node.
+    """
+
+    __slots__ = (
+        "id",
+        "seq_nr",
+        "topo_nr",
+        "next_edges",
+        "in_meta",
+        "attrs",
+        "wrappers",
+        "hooks",
+        "released",
+        "extra",
+        "__weakref__",
+    )
+
+    #: The op this node differentiates (set on per-op subclasses).
+    opdef: ClassVar["OpDef | None"] = None
+    op_name: ClassVar[str] = ""
+    is_accumulation: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.id = next(_node_ids)
+        self.seq_nr = next(_seq_nrs)
+        self.topo_nr = 0
+        self.next_edges: list[list[Edge]] = []
+        self.in_meta: list[list[tuple[tuple[int, ...], Any, str]]] = []
+        self.attrs: dict[str, Any] = {}
+        self.wrappers: list[TensorWrapper] = []
+        self.hooks: dict[tuple[int, int], list[tuple[int, Callable[[Any], Any], str, int]]] | None = None
+        self.released = False
+        self.extra: Any = None
+
+    # -- identity ------------------------------------------------------------
+
+    def name(self) -> str:
+        """The node's class name, e.g. ``"MulGradNode"`` (PyTorch's ``Node.name()``)."""
+        return type(self).__name__
+
+    @property
+    def display_name(self) -> str:
+        """``MulGradNode#3``: the name viewers and errors use."""
+        return f"{type(self).__name__}#{self.id}"
+
+    @property
+    def next_functions(self) -> tuple[tuple["GradNode | None", int], ...]:
+        """PyTorch-style ``((next node, input position), ...)`` in slot, rank order."""
+        return tuple((e.node, e.slot) for edges in self.next_edges for e in edges)
+
+    def __repr__(self) -> str:
+        return f"<{self.display_name}>"
+
+    # -- hooks ---------------------------------------------------------------
+
+    def add_hook(self, slot: int, rank: int, fn: Callable[[Any], Any], kind: str, tensor_id: int) -> RemovableHandle:
+        """Register a gradient hook on incoming gradient (slot, rank)."""
+        if self.hooks is None:
+            self.hooks = {}
+        hooks = self.hooks.setdefault((slot, rank), [])
+        hook_id = next(_hook_ids)
+        hooks.append((hook_id, fn, kind, tensor_id))
+        return RemovableHandle(hooks, hook_id)
+
+    def apply_gradient_hooks(self, grads: list[list[Any]]) -> list[list[Any]]:
+        """Run hooks on the incoming gradients in registration order, chaining results
+        (``ApplyGradientHooks``). Retain-grad hooks run last so ``.grad`` sees the final value."""
+        assert self.hooks is not None
+        rec = bus.recorder
+        for (slot, rank), hooks in self.hooks.items():
+            if slot >= len(grads) or rank >= len(grads[slot]):
+                continue
+            g = grads[slot][rank]
+            ordered = [h for h in hooks if h[2] != "retain_grad"] + [h for h in hooks if h[2] == "retain_grad"]
+            for _hid, fn, kind, tensor_id in ordered:
+                if g is None:
+                    break
+                if rec is not None:
+                    rec.emit(HookRun(target=tensor_id, hook_kind=kind))
+                out = fn(g)
+                if out is not None:
+                    g = check_hook_result(out, g, tensor_id)
+            grads[slot][rank] = g
+        return grads
+
+    # -- life cycle ----------------------------------------------------------
+
+    def release(self) -> None:
+        """Free the TensorWrappers (``ClearTensorWrappers``); the node can't run again."""
+        for w in self.wrappers:
+            w.clear()
+        self.released = True
+
+    def copy(self) -> "GradNode":
+        """A shallow copy with a new id (GeneralGrad's ``Copy()``): same wrappers, attrs and
+        hooks, its own edge lists (edges are re-pointed by the caller)."""
+        cls = type(self)
+        other = cls.__new__(cls)
+        other.id = next(_node_ids)
+        other.seq_nr = self.seq_nr
+        other.topo_nr = self.topo_nr
+        other.next_edges = [[Edge(e.node, e.slot, e.rank, e.shape, e.dtype) for e in edges] for edges in self.next_edges]
+        other.in_meta = self.in_meta
+        other.attrs = self.attrs
+        other.wrappers = self.wrappers
+        other.hooks = {k: list(v) for k, v in self.hooks.items()} if self.hooks else None
+        other.released = self.released
+        other.extra = self.extra
+        return other
+
+
+def check_hook_result(out: Any, g: Any, tensor_id: int) -> Any:
+    """A hook's replacement gradient must be a Tensor of the gradient's shape."""
+    from ..tensor import Tensor
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"hook on tensor t{tensor_id} returned {type(out).__name__}; a hook must return a Tensor or None")
+    if out.shape != g.shape:
+        raise RuntimeError(
+            f"hook on tensor t{tensor_id} returned a gradient of shape {tuple(out.shape)}, "
+            f"but the gradient has shape {tuple(g.shape)}"
+        )
+    return out

@@ -1,0 +1,124 @@
+"""Data types and type promotion.
+
+minigrad has six dtypes: ``float16``, ``float32``, ``float64``, ``int32``,
+``int64`` and ``bool``. ``str(mg.float32) == "float32"``.
+
+Promotion (used when parsing a KernelKey from several inputs, seed 004 §2.4)
+follows one total order, ``bool < int32 < int64 < float16 < float32 <
+float64``: the result is the largest input dtype. That gives PyTorch's answers
+for every pair (``int64 + float16 -> float16``). Python scalars are wrapped by
+the API layer in the other operand's dtype when the kinds agree (``2 * x``
+keeps ``x``'s dtype), so they never widen a tensor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DType",
+    "float16",
+    "float32",
+    "float64",
+    "int32",
+    "int64",
+    "bool_",
+    "ALL_DTYPES",
+    "FLOAT_DTYPES",
+    "INT_DTYPES",
+    "NUMERIC_DTYPES",
+    "promote",
+    "as_dtype",
+    "from_numpy",
+    "default_float",
+]
+
+
+class DType:
+    """A minigrad dtype: a name, its NumPy dtype and its rank in the promotion order."""
+
+    __slots__ = ("name", "np", "rank", "is_floating", "is_integer", "itemsize")
+
+    def __init__(self, name: str, np_dtype: Any, rank: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.rank = rank
+        self.is_floating = self.np.kind == "f"
+        self.is_integer = self.np.kind == "i"
+        self.itemsize = self.np.itemsize
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"minigrad.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name  # pickles as the module-level singleton
+
+
+bool_ = DType("bool", np.bool_, 0)
+int32 = DType("int32", np.int32, 1)
+int64 = DType("int64", np.int64, 2)
+float16 = DType("float16", np.float16, 3)
+float32 = DType("float32", np.float32, 4)
+float64 = DType("float64", np.float64, 5)
+
+ALL_DTYPES: tuple[DType, ...] = (bool_, int32, int64, float16, float32, float64)
+FLOAT_DTYPES: tuple[DType, ...] = (float16, float32, float64)
+INT_DTYPES: tuple[DType, ...] = (int32, int64)
+NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES
+
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NP = {d.np: d for d in ALL_DTYPES}
+
+
+def default_float() -> DType:
+    """The dtype of float data with no explicit dtype (``float32``)."""
+    return float32
+
+
+def promote(a: DType, b: DType) -> DType:
+    """The promoted dtype of two inputs (the larger in the total order)."""
+    return a if a.rank >= b.rank else b
+
+
+def from_numpy(np_dtype: Any) -> DType:
+    """The minigrad dtype of a NumPy dtype; float/int widths outside the six are narrowed."""
+    d = _BY_NP.get(np_dtype)
+    if d is not None:
+        return d
+    nd = np.dtype(np_dtype)
+    d = _BY_NP.get(nd)
+    if d is not None:
+        return d
+    if nd.kind == "f":
+        return float64 if nd.itemsize > 4 else float32
+    if nd.kind in "iu":
+        return int64
+    if nd.kind == "b":
+        return bool_
+    raise TypeError(f"unsupported NumPy dtype {nd}; minigrad supports {', '.join(_BY_NAME)}")
+
+
+def as_dtype(value: Any, what: str = "dtype") -> DType:
+    """Accept a minigrad dtype, its name or a NumPy dtype; raise ``TypeError`` otherwise."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    if value is bool:
+        return bool_
+    if value is float:
+        return float32
+    if value is int:
+        return int64
+    try:
+        return from_numpy(np.dtype(value))
+    except TypeError:
+        pass
+    raise TypeError(
+        f"{what} must be one of minigrad.float16/float32/float64/int32/int64/bool, but got {value!r}"
+    )

@@ -1,0 +1,148 @@
+"""The kernel layer (seed 004 §2.4, Paddle's generated C++ API ``paddle::experimental::<op>``).
+
+``call_kernel(op, inputs, attrs)`` does, in order:
+
+1. **KernelKey**: backend, layout and dtype parsed from the inputs
+   (``ParseKernelKeyByInputArgs``): the promoted dtype of the inputs that
+   take part in promotion, the highest-priority backend among their devices,
+   the first input's layout;
+2. **selection** in the registry (``select.select_kernel``, cached per key);
+3. **PrepareData**: each input transformed to the kernel's argument def
+   (backend and layout always, dtype only when the op asks);
+4. **InferMeta**: output shapes and dtypes computed and checked
+   (``ValueError`` with the op, argument and shapes);
+5. the **kernel call**;
+6. after a CPU fallback, the outputs are moved back to the requested device.
+
+Each step emits its event when a recorder is active.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from .. import dtypes as _dt
+from ..tracing import bus
+from ..tracing.events import InferMetaEvent, KernelKeyEvent, KernelLaunch, KernelLookup, KernelSelect
+from .backends import backend_of_device, device_of_backend, move_array
+from .key import Backend, KernelKey
+from .prepare_data import prepare_data
+from .select import select_kernel
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..ops.registry import OpDef
+    from ..tensor import Tensor
+
+__all__ = ["call_kernel", "parse_kernel_key"]
+
+_float32 = _dt.float32
+
+
+def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
+    """The KernelKey for ``inputs`` and the device the outputs belong on."""
+    dtype = None
+    device = None
+    layout = None
+    for i in op.key_inputs:
+        v = inputs[i]
+        if v is None:
+            continue
+        for t in v if isinstance(v, list) else (v,):
+            if dtype is None:
+                dtype, device, layout = t._dtype, t._device, t._layout
+                continue
+            td = t._dtype
+            if td is not dtype and td.rank > dtype.rank:
+                dtype = td
+            if t._device != device and device == "cpu":
+                # Any non-CPU device outranks the CPU (Paddle's highest-priority backend).
+                device = t._device
+    if dtype is None:  # only non-key inputs (should not happen for real ops)
+        first = inputs[0][0] if isinstance(inputs[0], list) else inputs[0]
+        dtype, device, layout = first._dtype, first._device, first._layout
+    if op.promote_float and not dtype.is_floating:
+        dtype = _float32
+    backend = backend_of_device(device).name
+    return KernelKey(backend, layout, dtype), device
+
+
+def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[Any, str, str]:
+    """Run ``op`` through the kernel layer. Returns ``(output array(s), device, layout)``."""
+    rec = bus.recorder
+    name = op.name
+    key, device = parse_kernel_key(op, inputs)
+    if rec is not None:
+        rec.emit(KernelKeyEvent(op=name, backend=key.backend, layout=key.layout, dtype=key.dtype.name))
+    selection, cached = select_kernel(name, key)
+    kernel = selection.kernel
+    if rec is not None:
+        for probe in selection.probes:
+            pk = probe.key
+            rec.emit(
+                KernelLookup(
+                    op=name, backend=pk.backend, layout=pk.layout, dtype=pk.dtype.name, step=probe.step, found=probe.found
+                )
+            )
+        kk = kernel.key
+        rec.emit(
+            KernelSelect(
+                op=name,
+                kernel=kernel.name,
+                backend=kk.backend,
+                layout=kk.layout,
+                dtype=kk.dtype.name,
+                fallback_cpu=selection.fallback_cpu,
+                cached=cached,
+            )
+        )
+    arrays = prepare_data(op, kernel, inputs, key)
+
+    # InferMeta: shapes and dtypes of the outputs, checked before the kernel runs.
+    meta = op.infer_meta(name, *arrays, **attrs)  # type: ignore[misc]
+    if rec is not None:
+        metas = meta if isinstance(meta, list) else [meta]
+        rec.emit(
+            InferMetaEvent(op=name, shapes=[list(s) for s, _ in metas], dtypes=[str(_dt.from_numpy(d)) for _, d in metas])
+        )
+
+    if rec is None:
+        out = kernel.fn(*arrays, **attrs)
+    else:
+        t0 = time.perf_counter_ns()
+        out = kernel.fn(*arrays, **attrs)
+        rec.emit(KernelLaunch(op=name, kernel=kernel.name, backend=kernel.key.backend, wall_ns=time.perf_counter_ns() - t0))
+
+    _check_outputs(op, kernel.name, meta, out)
+
+    kernel_device = device_of_backend(kernel.key.backend)
+    if kernel_device != device:
+        # After a CPU fallback the outputs return to the requested device (TransDataBackend).
+        from .prepare_data import emit_transform
+
+        if isinstance(out, tuple):
+            out = tuple(move_array(o, kernel_device, device) for o in out)
+        else:
+            out = move_array(out, kernel_device, device)
+        emit_transform(name, "out", "backend", kernel.key.backend, backend_of_device(device).name)
+    layout = kernel.key.layout if kernel.key.layout != "ALL_LAYOUT" else key.layout
+    return out, device, layout
+
+
+def _check_outputs(op: "OpDef", kernel_name: str, meta: Any, out: Any) -> None:
+    """A kernel must produce what InferMeta promised (catches kernel bugs early)."""
+    if isinstance(meta, list):
+        outs = out if isinstance(out, tuple) else (out,)
+        pairs = zip(meta, outs)
+    else:
+        pairs = ((meta, out),)
+    for (shape, dtype), arr in pairs:
+        if arr.shape != shape or arr.dtype != dtype:
+            raise RuntimeError(
+                f"{op.name}(): kernel {kernel_name} returned shape {tuple(arr.shape)} dtype {arr.dtype}, but "
+                f"InferMeta computed shape {tuple(shape)} dtype {dtype} (a kernel bug)"
+            )
+
+
+# Re-exported for backends that need the name.
+CPU = Backend.CPU

@@ -1,0 +1,97 @@
+"""CPU kernels of the elementwise ops (NumPy ufuncs)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
+from ..key import Backend
+from ..registry import register_kernel
+
+CPU = Backend.CPU
+
+register_kernel("add", CPU, dtypes=NUMERIC_DTYPES)(np.add)
+register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(np.subtract)
+register_kernel("mul", CPU, dtypes=NUMERIC_DTYPES)(np.multiply)
+register_kernel("maximum", CPU, dtypes=NUMERIC_DTYPES)(np.maximum)
+register_kernel("minimum", CPU, dtypes=NUMERIC_DTYPES)(np.minimum)
+register_kernel("neg", CPU, dtypes=NUMERIC_DTYPES)(np.negative)
+register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(np.abs)
+register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES)(np.sign)
+register_kernel("exp", CPU, dtypes=FLOAT_DTYPES)(np.exp)
+register_kernel("log", CPU, dtypes=FLOAT_DTYPES)(np.log)
+register_kernel("sqrt", CPU, dtypes=FLOAT_DTYPES)(np.sqrt)
+register_kernel("sin", CPU, dtypes=FLOAT_DTYPES)(np.sin)
+register_kernel("cos", CPU, dtypes=FLOAT_DTYPES)(np.cos)
+register_kernel("tanh", CPU, dtypes=FLOAT_DTYPES)(np.tanh)
+register_kernel(("eq",), CPU, dtypes=ALL_DTYPES)(np.equal)
+register_kernel(("ne",), CPU, dtypes=ALL_DTYPES)(np.not_equal)
+register_kernel(("lt",), CPU, dtypes=NUMERIC_DTYPES)(np.less)
+register_kernel(("le",), CPU, dtypes=NUMERIC_DTYPES)(np.less_equal)
+register_kernel(("gt",), CPU, dtypes=NUMERIC_DTYPES)(np.greater)
+register_kernel(("ge",), CPU, dtypes=NUMERIC_DTYPES)(np.greater_equal)
+
+
+@register_kernel("div", CPU, dtypes=FLOAT_DTYPES)
+def div(x, y):
+    return np.divide(x, y)
+
+
+@register_kernel("pow", CPU, dtypes=NUMERIC_DTYPES)
+def pow_(x, y):
+    if x.dtype.kind == "i" and np.any(y < 0):
+        raise ValueError("pow(): integers to negative integer powers are not allowed")
+    return np.power(x, y)
+
+
+@register_kernel("sigmoid", CPU, dtypes=FLOAT_DTYPES)
+def sigmoid(x):
+    # Stable for large |x|: exp of a non-positive number only.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+@register_kernel("relu", CPU, dtypes=NUMERIC_DTYPES)
+def relu(x):
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+@register_kernel("erf", CPU, dtypes=FLOAT_DTYPES)
+def erf(x):
+    return _erf(x).astype(x.dtype)
+
+
+@register_kernel("gelu", CPU, dtypes=FLOAT_DTYPES)
+def gelu(x):
+    # Exact GELU, x * Phi(x), as PyTorch's default.
+    return (0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))).astype(x.dtype)
+
+
+@register_kernel("where", CPU, dtypes=ALL_DTYPES)
+def where(condition, x, y):
+    return np.where(condition, x, y)
+
+
+@register_kernel("clip", CPU, dtypes=NUMERIC_DTYPES)
+def clip(x, min=None, max=None):
+    return np.clip(x, min, max).astype(x.dtype, copy=False)
+
+
+@register_kernel("cast", CPU, dtypes=ALL_DTYPES)
+def cast(x, dtype):
+    return x.astype(dtype.np)
+
+
+@register_kernel("clone", CPU, dtypes=ALL_DTYPES)
+def clone(x):
+    return x.copy()
+
+
+@register_kernel("fill", CPU, dtypes=ALL_DTYPES)
+def fill(x, value):
+    return np.full(x.shape, value, dtype=x.dtype)

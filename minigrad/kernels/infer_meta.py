@@ -1,0 +1,340 @@
+"""InferMeta: output shape and dtype from the inputs' metadata (seed 004 §2.4, ``MatmulInferMeta``).
+
+Every function takes the op name, the (prepared) input arrays - only their
+``.shape``, ``.ndim`` and ``.dtype`` are read - and the op's attributes, and
+returns ``(shape, numpy dtype)`` (a list of them for several outputs). Bad
+shapes raise ``ValueError`` naming the op, the arguments and what was
+expected; the kernel never runs on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = [
+    "same",
+    "to_bool",
+    "broadcast",
+    "broadcast_shapes",
+    "compare",
+    "where",
+    "reduce",
+    "normalize_dims",
+    "matmul",
+    "reshape",
+    "transpose",
+    "permute",
+    "expand",
+    "squeeze",
+    "unsqueeze",
+    "concat",
+    "stack",
+    "softmax",
+    "cross_entropy",
+    "loss_pair",
+    "conv2d",
+    "pool2d",
+]
+
+_BOOL = np.dtype(np.bool_)
+
+
+def _shape(s: Sequence[int]) -> str:
+    return str(tuple(int(d) for d in s))
+
+
+def same(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    """Output like the input (unary elementwise ops)."""
+    return x.shape, x.dtype
+
+
+def to_bool(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    return x.shape, _BOOL
+
+
+def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[str, str] = ("x", "y")) -> tuple[int, ...]:
+    """NumPy/PyTorch broadcasting of two shapes, with a clear error."""
+    if tuple(a) == tuple(b):
+        return tuple(a)
+    n = max(len(a), len(b))
+    out = []
+    for i in range(-n, 0):
+        da = a[i] if -i <= len(a) else 1
+        db = b[i] if -i <= len(b) else 1
+        if da == db or db == 1:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        else:
+            raise ValueError(
+                f"{op}(): the shapes of '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} cannot be broadcast: "
+                f"dimension {i} is {da} vs {db} (sizes must match or one of them must be 1)"
+            )
+    return tuple(out)
+
+
+def broadcast(op: str, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    """Binary elementwise ops: broadcast shape; dtype of the (already promoted) inputs."""
+    shape = x.shape if x.shape == y.shape else broadcast_shapes(op, x.shape, y.shape)
+    if x.dtype != y.dtype:
+        raise ValueError(f"{op}(): 'x' has dtype {x.dtype} but 'y' has dtype {y.dtype}")
+    return shape, x.dtype
+
+
+def compare(op: str, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    shape = x.shape if x.shape == y.shape else broadcast_shapes(op, x.shape, y.shape)
+    return shape, _BOOL
+
+
+def where(op: str, condition: Any, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    if condition.dtype != _BOOL:
+        raise ValueError(f"{op}(): 'condition' must have dtype bool, but has {condition.dtype}")
+    shape = broadcast_shapes(op, x.shape, y.shape)
+    shape = broadcast_shapes(op, condition.shape, shape, ("condition", "x/y"))
+    if x.dtype != y.dtype:
+        raise ValueError(f"{op}(): 'x' has dtype {x.dtype} but 'y' has dtype {y.dtype}")
+    return shape, x.dtype
+
+
+def normalize_dims(op: str, dim: Any, ndim: int) -> tuple[int, ...]:
+    """``dim`` (None, int or sequence) as a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = []
+    for d in dims:
+        lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+        if not lo <= d <= hi:
+            raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
+        d = d % ndim if ndim > 0 else 0
+        if d in out:
+            raise ValueError(f"{op}(): dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out))
+
+
+def reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    """Reductions over ``dim`` (all dims when ``None``)."""
+    dims = normalize_dims(op, dim, x.ndim)
+    if op in ("max", "min", "logsumexp") and any(x.shape[d] == 0 for d in dims):
+        raise ValueError(f"{op}(): cannot reduce an empty tensor")
+    if keepdim:
+        shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
+    else:
+        shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
+    dtype = x.dtype
+    if op == "sum" and dtype.kind in "bi":
+        dtype = np.dtype(np.int64)
+    if op == "mean" and dtype.kind != "f":
+        raise ValueError(f"{op}(): could not infer output dtype: input dtype must be floating point, but got {dtype}")
+    return shape, dtype
+
+
+def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False) -> tuple[tuple[int, ...], Any]:
+    """``MatmulInferMeta``: 1-D operands are promoted (and the added dim removed), batch dims broadcast."""
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(f"{op}(): both arguments need at least 1 dimension, but got shapes {_shape(x.shape)} and {_shape(y.shape)}")
+    if x.dtype != y.dtype:
+        raise ValueError(f"{op}(): expected 'x' and 'y' to have the same dtype, but got {x.dtype} and {y.dtype}")
+    if (transpose_x and x.ndim == 1) or (transpose_y and y.ndim == 1):
+        which = "x" if transpose_x and x.ndim == 1 else "y"
+        raise ValueError(f"{op}(): transpose_{which}=True needs '{which}' with at least 2 dimensions (a 1-D vector has no transpose)")
+    dx, dy = list(x.shape), list(y.shape)
+    x_vec, y_vec = x.ndim == 1, y.ndim == 1
+    if x_vec:
+        dx = [1] + dx
+    if y_vec:
+        dy = dy + [1]
+    if transpose_x:
+        dx[-1], dx[-2] = dx[-2], dx[-1]
+    if transpose_y:
+        dy[-1], dy[-2] = dy[-2], dy[-1]
+    if dx[-1] != dy[-2]:
+        raise ValueError(
+            f"{op}(): the inner dimensions do not match: 'x' {_shape(x.shape)}"
+            f"{' (transposed)' if transpose_x else ''} has {dx[-1]} columns but 'y' {_shape(y.shape)}"
+            f"{' (transposed)' if transpose_y else ''} has {dy[-2]} rows"
+        )
+    batch = broadcast_shapes(op, dx[:-2], dy[:-2])
+    out = list(batch)
+    if not x_vec:
+        out.append(dx[-2])
+    if not y_vec:
+        out.append(dy[-1])
+    return tuple(out), x.dtype
+
+
+def reshape(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    size = int(np.prod(x.shape, dtype=np.int64))
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError(f"{op}(): only one dimension can be inferred (-1), got shape {_shape(shape)}")
+    if any(s < -1 for s in shape):
+        raise ValueError(f"{op}(): invalid shape dimension in {_shape(shape)}")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if unknown:
+        if known == 0 or size % known:
+            raise ValueError(f"{op}(): shape {_shape(shape)} is invalid for input of size {size}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif known != size:
+        raise ValueError(f"{op}(): shape {_shape(shape)} is invalid for input of shape {_shape(x.shape)} (size {size})")
+    return tuple(shape), x.dtype
+
+
+def transpose(op: str, x: Any, dim0: int, dim1: int) -> tuple[tuple[int, ...], Any]:
+    d0, d1 = (normalize_dims(op, d, x.ndim)[0] for d in (dim0, dim1))
+    s = list(x.shape)
+    s[d0], s[d1] = s[d1], s[d0]
+    return tuple(s), x.dtype
+
+
+def permute(op: str, x: Any, dims: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    if len(dims) != x.ndim:
+        raise ValueError(f"{op}(): number of dims {len(dims)} doesn't match the tensor's {x.ndim} dimensions")
+    norm = normalize_dims(op, dims, x.ndim)
+    if len(norm) != x.ndim:
+        raise ValueError(f"{op}(): repeated dim in {dims}")
+    return tuple(x.shape[d % x.ndim] for d in dims), x.dtype
+
+
+def expand(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    if len(shape) < x.ndim:
+        raise ValueError(f"{op}(): the number of sizes {len(shape)} must be >= the tensor's {x.ndim} dimensions")
+    lead = len(shape) - x.ndim
+    out = []
+    for i, s in enumerate(shape):
+        if i < lead:
+            if s < 0:
+                raise ValueError(f"{op}(): -1 is not allowed for a new leading dimension ({_shape(shape)})")
+            out.append(s)
+            continue
+        xs = x.shape[i - lead]
+        if s == -1:
+            out.append(xs)
+        elif xs == s or xs == 1:
+            out.append(s)
+        else:
+            raise ValueError(
+                f"{op}(): the expanded size {s} must match the existing size {xs} at dimension {i} "
+                f"(only size-1 dimensions can be expanded); tensor {_shape(x.shape)} -> {_shape(shape)}"
+            )
+    return tuple(out), x.dtype
+
+
+def squeeze(op: str, x: Any, dim: Any = None) -> tuple[tuple[int, ...], Any]:
+    if dim is None:
+        return tuple(s for s in x.shape if s != 1), x.dtype
+    dims = normalize_dims(op, dim, x.ndim)
+    return tuple(s for i, s in enumerate(x.shape) if not (i in dims and s == 1)), x.dtype
+
+
+def unsqueeze(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
+    n = x.ndim + 1
+    if not -n <= dim < n:
+        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    d = dim % n
+    s = list(x.shape)
+    s.insert(d, 1)
+    return tuple(s), x.dtype
+
+
+def concat(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
+    first = xs[0]
+    if first.ndim == 0:
+        raise ValueError(f"{op}(): zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = normalize_dims(op, dim, first.ndim)[0]
+    total = 0
+    for i, t in enumerate(xs):
+        if t.ndim != first.ndim or any(a != b for j, (a, b) in enumerate(zip(t.shape, first.shape)) if j != d):
+            raise ValueError(
+                f"{op}(): sizes of tensors must match except in dimension {d}: tensor 0 has shape "
+                f"{_shape(first.shape)} but tensor {i} has shape {_shape(t.shape)}"
+            )
+        if t.dtype != first.dtype:
+            raise ValueError(f"{op}(): tensor 0 has dtype {first.dtype} but tensor {i} has dtype {t.dtype}")
+        total += t.shape[d]
+    s = list(first.shape)
+    s[d] = total
+    return tuple(s), first.dtype
+
+
+def stack(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
+    first = xs[0]
+    for i, t in enumerate(xs):
+        if t.shape != first.shape:
+            raise ValueError(
+                f"{op}(): stack expects each tensor to be equal size, but got {_shape(first.shape)} at entry 0 "
+                f"and {_shape(t.shape)} at entry {i}"
+            )
+        if t.dtype != first.dtype:
+            raise ValueError(f"{op}(): tensor 0 has dtype {first.dtype} but tensor {i} has dtype {t.dtype}")
+    return unsqueeze(op, first, dim)[0], first.dtype
+
+
+def softmax(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
+    normalize_dims(op, dim, x.ndim)
+    if x.dtype.kind != "f":
+        raise ValueError(f"{op}(): expected a floating point input, but got {x.dtype}")
+    return x.shape, x.dtype
+
+
+def cross_entropy(op: str, input: Any, target: Any, reduction: str = "mean") -> tuple[tuple[int, ...], Any]:
+    if input.ndim != 2:
+        raise ValueError(f"{op}(): 'input' must be 2-D (batch, classes), but got shape {_shape(input.shape)}")
+    if target.ndim != 1 or target.shape[0] != input.shape[0]:
+        raise ValueError(
+            f"{op}(): 'target' must be 1-D with one class index per row of 'input': expected shape "
+            f"({input.shape[0]},), got {_shape(target.shape)}"
+        )
+    if target.dtype.kind not in "iu":
+        raise ValueError(f"{op}(): 'target' must hold integer class indices, but has dtype {target.dtype}")
+    return ((input.shape[0],) if reduction == "none" else ()), input.dtype
+
+
+def loss_pair(op: str, input: Any, target: Any, reduction: str = "mean") -> tuple[tuple[int, ...], Any]:
+    if input.shape != target.shape:
+        raise ValueError(f"{op}(): 'input' {_shape(input.shape)} and 'target' {_shape(target.shape)} must have the same shape")
+    if input.dtype != target.dtype:
+        raise ValueError(f"{op}(): 'input' has dtype {input.dtype} but 'target' has dtype {target.dtype}")
+    return (input.shape if reduction == "none" else ()), input.dtype
+
+
+def conv_out(size: int, k: int, stride: int, padding: int) -> int:
+    return (size + 2 * padding - k) // stride + 1
+
+
+def conv2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tuple[int, int] = (1, 1),
+           padding: tuple[int, int] = (0, 0)) -> tuple[tuple[int, ...], Any]:
+    if x.ndim != 4:
+        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
+    if weight.ndim != 4:
+        raise ValueError(f"{op}(): 'weight' must be 4-D (out_channels, in_channels, kH, kW), but got {_shape(weight.shape)}")
+    n, c, h, w = x.shape
+    o, ci, kh, kw = weight.shape
+    if ci != c:
+        raise ValueError(f"{op}(): 'x' has {c} channels but 'weight' {_shape(weight.shape)} expects {ci} input channels")
+    if bias is not None and tuple(bias.shape) != (o,):
+        raise ValueError(f"{op}(): 'bias' must have shape ({o},), but got {_shape(bias.shape)}")
+    if x.dtype != weight.dtype:
+        raise ValueError(f"{op}(): 'x' has dtype {x.dtype} but 'weight' has dtype {weight.dtype}")
+    oh, ow = conv_out(h, kh, stride[0], padding[0]), conv_out(w, kw, stride[1], padding[1])
+    if oh <= 0 or ow <= 0:
+        raise ValueError(
+            f"{op}(): kernel {kh}x{kw} is larger than the padded input {h + 2 * padding[0]}x{w + 2 * padding[1]}"
+        )
+    return (n, o, oh, ow), x.dtype
+
+
+def pool2d(op: str, x: Any, kernel_size: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int]) -> tuple[tuple[int, ...], Any]:
+    if x.ndim != 4:
+        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
+    if padding[0] * 2 > kernel_size[0] or padding[1] * 2 > kernel_size[1]:
+        raise ValueError(f"{op}(): padding should be at most half of the kernel size, got padding {padding} for kernel {kernel_size}")
+    n, c, h, w = x.shape
+    oh = conv_out(h, kernel_size[0], stride[0], padding[0])
+    ow = conv_out(w, kernel_size[1], stride[1], padding[1])
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"{op}(): kernel {kernel_size} is larger than the padded input ({h}, {w})")
+    return (n, c, oh, ow), x.dtype

@@ -1,0 +1,142 @@
+"""The kernel registry (seed 002: KernelFactory).
+
+Kernels are pure functions over arrays, registered per (op, backend, layout,
+dtype) with a decorator::
+
+    @register_kernel("mul", Backend.CPU, dtypes=NUMERIC)
+    def mul(x, y):
+        return np.multiply(x, y)
+
+One function may be registered for many dtypes; each (backend, layout,
+dtype) gets its own ``Kernel`` entry, as in Paddle's registry.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+from ..dtypes import ALL_DTYPES, DType
+from .key import Backend, KernelKey, Layout
+
+__all__ = ["Kernel", "ArgDef", "register_kernel", "kernels_for", "registered_ops", "KERNELS"]
+
+
+class ArgDef:
+    """What a kernel expects of one input (seed 002: TensorArgDef).
+
+    ``backend`` may be ``Backend.ALL_BACKEND`` (the argument is not moved);
+    ``dtype`` ``None`` means "any dtype" (never transformed).
+    """
+
+    __slots__ = ("backend", "layout", "dtype")
+
+    def __init__(self, backend: str, layout: str, dtype: DType | None) -> None:
+        self.backend = backend
+        self.layout = layout
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"ArgDef({self.backend}, {self.layout}, {self.dtype})"
+
+
+class Kernel:
+    """A registered kernel: the function plus the key it serves and its arg defs."""
+
+    __slots__ = ("fn", "op", "key", "name", "arg_defs", "arg_overrides")
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        op: str,
+        key: KernelKey,
+        name: str,
+        arg_overrides: dict[int, dict[str, Any]] | None = None,
+    ) -> None:
+        self.fn = fn
+        self.op = op
+        self.key = key
+        self.name = name
+        self.arg_overrides = arg_overrides or {}
+        self.arg_defs: dict[int, ArgDef] = {}
+
+    def arg_def(self, i: int) -> ArgDef:
+        """The def of input ``i``: the kernel's own key unless overridden."""
+        d = self.arg_defs.get(i)
+        if d is None:
+            o = self.arg_overrides.get(i, {})
+            d = ArgDef(
+                o.get("backend", self.key.backend if self.key.backend != Backend.GPUDNN else Backend.GPU),
+                o.get("layout", self.key.layout),
+                o.get("dtype", self.key.dtype),
+            )
+            self.arg_defs[i] = d
+        return d
+
+    def __repr__(self) -> str:
+        return f"<Kernel {self.name} {self.key}>"
+
+
+#: op name -> KernelKey -> Kernel
+KERNELS: dict[str, dict[KernelKey, Kernel]] = {}
+
+#: Called with the op name whenever its kernels change (selection caches listen).
+_listeners: list[Callable[[str], None]] = []
+
+
+def register_kernel(
+    op: str | Sequence[str],
+    backend: str = Backend.CPU,
+    layout: str = Layout.ALL_LAYOUT,
+    dtypes: Iterable[DType] = ALL_DTYPES,
+    name: str | None = None,
+    arg_overrides: dict[int, dict[str, Any]] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: register ``fn`` as the kernel of ``op`` for each dtype in ``dtypes``.
+
+    Args:
+        op: op name (or several names sharing one function).
+        backend: ``Backend.CPU``, ``GPU``, ``GPUDNN`` or a registered custom backend.
+        layout: the layout the kernel serves (``ALL_LAYOUT`` for any).
+        dtypes: the dtypes it serves.
+        name: display name (default ``"<backend>/<function name>"``).
+        arg_overrides: per-input overrides of the arg def, e.g.
+            ``{1: {"backend": Backend.ALL_BACKEND}}`` (input 1 is never moved).
+    """
+    ops = [op] if isinstance(op, str) else list(op)
+    dtypes = tuple(dtypes)
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for op_name in ops:
+            table = KERNELS.setdefault(op_name, {})
+            for dt in dtypes:
+                key = KernelKey(backend, layout, dt)
+                table[key] = Kernel(fn, op_name, key, name or f"{backend.lower()}/{fn.__name__}", arg_overrides)
+            for listener in _listeners:
+                listener(op_name)
+        return fn
+
+    return deco
+
+
+def unregister_kernels(op: str, backend: str) -> None:
+    """Remove every kernel of ``op`` on ``backend`` (used by tests and custom backends)."""
+    table = KERNELS.get(op, {})
+    for key in [k for k in table if k.backend == backend]:
+        del table[key]
+    for listener in _listeners:
+        listener(op)
+
+
+def kernels_for(op: str) -> dict[KernelKey, Kernel]:
+    """The registered kernels of ``op`` (empty if none)."""
+    return KERNELS.get(op, {})
+
+
+def registered_ops() -> list[str]:
+    """Names of all ops with at least one kernel."""
+    return sorted(KERNELS)
+
+
+def on_change(listener: Callable[[str], None]) -> None:
+    """Call ``listener(op)`` whenever kernels of ``op`` are (un)registered."""
+    _listeners.append(listener)

@@ -1,0 +1,25 @@
+"""The user-facing ops (API layer). Each is defined once, in the module of its family."""
+
+from __future__ import annotations
+
+from .linalg import matmul
+from .math import (
+    abs, add, cast, clip, clone, cos, div, eq, erf, exp, fill, ge, gelu, gt, le, log, lt, maximum, minimum,
+    mul, ne, neg, pow, relu, sigmoid, sign, sin, sqrt, sub, sum_to, tanh, where,
+)
+from .nn import (
+    conv2d, conv2d_input_grad, conv2d_weight_grad, cross_entropy, log_softmax, max_pool2d, max_pool2d_grad,
+    max_pool2d_select, mse_loss, softmax,
+)
+from .reduce import logsumexp, max, mean, min, sum
+from .registry import OPS, OpDef
+from .shape import concat, expand, flatten, getitem, getitem_grad, permute, reshape, squeeze, stack, transpose, unsqueeze
+
+__all__ = [
+    "OPS", "OpDef", "abs", "add", "cast", "clip", "clone", "concat", "conv2d", "conv2d_input_grad",
+    "conv2d_weight_grad", "cos", "cross_entropy", "div", "eq", "erf", "exp", "expand", "fill", "flatten", "ge",
+    "gelu", "getitem", "getitem_grad", "gt", "le", "log", "log_softmax", "logsumexp", "lt", "matmul", "max",
+    "max_pool2d", "max_pool2d_grad", "max_pool2d_select", "maximum", "mean", "min", "minimum", "mse_loss", "mul",
+    "ne", "neg", "permute", "pow", "relu", "reshape", "sigmoid", "sign", "sin", "softmax", "sqrt", "squeeze",
+    "stack", "sub", "sum", "sum_to", "tanh", "transpose", "unsqueeze", "where",
+]

@@ -1,0 +1,78 @@
+"""Attribute checkers for the API layer: normalise or raise ``TypeError``/``ValueError``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .registry import type_name
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def check_bool(op: str, name: str, pos: int, v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be bool, but got {type_name(v)}")
+    return v
+
+
+def check_int(op: str, name: str, pos: int, v: Any) -> int:
+    if not _is_int(v):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, but got {type_name(v)}")
+    return int(v)
+
+
+def check_dims(op: str, name: str, pos: int, v: Any) -> Any:
+    """``None``, an int, or a tuple/list of ints (kept as a tuple)."""
+    if v is None:
+        return None
+    if _is_int(v):
+        return int(v)
+    if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
+        return tuple(int(d) for d in v)
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be None, int or a tuple of ints, but got {type_name(v)}")
+
+
+def check_shape(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
+    if _is_int(v):
+        return (int(v),)
+    if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
+        return tuple(int(d) for d in v)
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a tuple of ints, but got {type_name(v)}")
+
+
+def check_pair(op: str, name: str, pos: int, v: Any) -> tuple[int, int]:
+    if _is_int(v):
+        return (int(v), int(v))
+    if isinstance(v, (tuple, list)) and len(v) == 2 and all(_is_int(d) for d in v):
+        return (int(v[0]), int(v[1]))
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be an int or a pair of ints, but got {v!r}")
+
+
+def check_positive_pair(op: str, name: str, pos: int, v: Any) -> tuple[int, int]:
+    p = check_pair(op, name, pos, v)
+    if p[0] <= 0 or p[1] <= 0:
+        raise ValueError(f"{op}(): argument '{name}' (position {pos}) must be positive, but got {v!r}")
+    return p
+
+
+def check_nonneg_pair(op: str, name: str, pos: int, v: Any) -> tuple[int, int]:
+    p = check_pair(op, name, pos, v)
+    if p[0] < 0 or p[1] < 0:
+        raise ValueError(f"{op}(): argument '{name}' (position {pos}) must be non-negative, but got {v!r}")
+    return p
+
+
+def check_number_or_none(op: str, name: str, pos: int, v: Any) -> Any:
+    if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)):
+        return v
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number or None, but got {type_name(v)}")
+
+
+def check_reduction(op: str, name: str, pos: int, v: Any) -> str:
+    if v not in ("mean", "sum", "none"):
+        raise ValueError(f"{op}(): argument '{name}' (position {pos}) must be 'mean', 'sum' or 'none', but got {v!r}")
+    return v

@@ -1,0 +1,47 @@
+"""matmul, with the 1-D / 2-D / batched broadcasting rules of ``MatmulInferMeta`` (seed 004)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..kernels import infer_meta as im
+from ._checks import check_bool
+from .math import sum_to
+from .registry import Attr, defop
+
+__all__ = ["matmul"]
+
+matmul = defop(
+    "matmul",
+    inputs=("x", "y"),
+    attrs=(Attr("transpose_x", False, check_bool), Attr("transpose_y", False, check_bool)),
+    infer_meta=im.matmul,
+    save=("x", "y"),
+    doc="matrix product of x and y (optionally transposing either)",
+)
+
+
+@matmul.def_backward
+def _matmul_backward(ctx, g):
+    """``matmul_grad``: dX = G @ Y^T, dY = X^T @ G on the 2-D-promoted operands,
+    transposes undone, broadcast batch dims summed away, 1-D dims squeezed."""
+    from .shape import reshape, unsqueeze
+
+    x, y = ctx.saved()
+    tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
+    x2 = unsqueeze(x, 0) if x.ndim == 1 else x
+    y2 = unsqueeze(y, -1) if y.ndim == 1 else y
+    g2 = g
+    if x.ndim == 1:
+        g2 = unsqueeze(g2, -2 if y.ndim > 1 else 0)
+    if y.ndim == 1:
+        g2 = unsqueeze(g2, -1)
+    gx = gy = None
+    if ctx.needs(0):
+        # d(X_eff) = G @ Y_eff^T; if X was transposed, d(X) = d(X_eff)^T = Y_eff @ G^T.
+        gx2 = matmul(y2, g2, transpose_x=ty, transpose_y=True) if tx else matmul(g2, y2, transpose_y=not ty)
+        gx = reshape(sum_to(gx2, x2.shape), x.shape)
+    if ctx.needs(1):
+        gy2 = matmul(g2, x2, transpose_x=True, transpose_y=tx) if ty else matmul(x2, g2, transpose_x=not tx)
+        gy = reshape(sum_to(gy2, y2.shape), y.shape)
+    return gx, gy

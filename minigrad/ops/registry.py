@@ -1,0 +1,252 @@
+"""Op definitions: one place per op (STYLE rule 3).
+
+An ``OpDef`` ties together everything about an op that is not a kernel:
+
+- the **API layer**: its Python signature (inputs, attributes with defaults
+  and checks) and argument checking with PyTorch-style messages
+  (``matmul(): argument 'y' (position 1) must be Tensor, but got str``);
+- its **InferMeta** function (output shape and dtype, ``ValueError`` on bad
+  shapes);
+- which inputs take part in the KernelKey's dtype promotion and whether
+  PrepareData may cast dtypes;
+- its **backward formula**, written with minigrad ops, and which tensors the
+  grad node saves;
+- the grad node class, ``<Op>GradNode``, made here.
+
+Kernels are registered separately, per backend, under the op's name
+(``kernels/cpu``, ``kernels/gpu``), and found by that name.
+
+Example (the whole definition of ``mul``)::
+
+    mul = defop("mul", inputs=("x", "y"), infer_meta=infer_broadcast,
+                save=("x", "y"), scalars=True, transform_dtype=True)
+
+    @mul.def_backward
+    def _(node, grad):
+        x, y = node.saved()
+        return (sum_to(grad * y, x.shape) if node.needs(0) else None,
+                sum_to(grad * x, y.shape) if node.needs(1) else None)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from ..autograd.grad_node import GradNode
+
+__all__ = ["Input", "Attr", "OpDef", "defop", "OPS", "type_name"]
+
+_MISSING = object()
+
+
+def type_name(value: Any) -> str:
+    """The type name used in error messages (``Tensor``, ``str``, ``list``...)."""
+    return type(value).__name__
+
+
+class Input:
+    """A tensor input of an op.
+
+    Args:
+        name: argument name (used in messages and events).
+        is_list: the argument is a sequence of tensors (e.g. ``concat``), one
+            slot with one rank per tensor.
+        differentiable: gradients flow to it (index tensors are not).
+        scalar_ok: a Python number is accepted and wrapped as a tensor.
+        optional: ``None`` is accepted.
+    """
+
+    __slots__ = ("name", "is_list", "differentiable", "scalar_ok", "optional")
+
+    def __init__(
+        self,
+        name: str,
+        is_list: bool = False,
+        differentiable: bool = True,
+        scalar_ok: bool = False,
+        optional: bool = False,
+    ) -> None:
+        self.name = name
+        self.is_list = is_list
+        self.differentiable = differentiable
+        self.scalar_ok = scalar_ok
+        self.optional = optional
+
+
+class Attr:
+    """A non-tensor argument with a default and a checker.
+
+    ``check(op_name, arg_name, position, value)`` returns the normalised
+    value or raises ``TypeError``/``ValueError``.
+    """
+
+    __slots__ = ("name", "default", "check")
+
+    def __init__(self, name: str, default: Any = _MISSING, check: Callable[..., Any] | None = None) -> None:
+        self.name = name
+        self.default = default
+        self.check = check
+
+
+#: All ops by name.
+OPS: dict[str, "OpDef"] = {}
+
+
+def _node_class_name(op: str) -> str:
+    return "".join(part.capitalize() for part in op.strip("_").split("_")) + "GradNode"
+
+
+class OpDef:
+    """Everything about one op except its kernels (see the module docstring)."""
+
+    def __init__(
+        self,
+        name: str,
+        inputs: Sequence[Input | str],
+        attrs: Sequence[Attr] = (),
+        infer_meta: Callable[..., Any] | None = None,
+        save: Sequence[str] = (),
+        promote: str = "all",
+        key_inputs: Sequence[int] | None = None,
+        transform_dtype: bool = False,
+        scalars: bool = False,
+        differentiable: bool = True,
+        view: bool = False,
+        doc: str = "",
+    ) -> None:
+        self.name = name
+        self.inputs: tuple[Input, ...] = tuple(
+            Input(i, scalar_ok=scalars) if isinstance(i, str) else i for i in inputs
+        )
+        self.attrs: tuple[Attr, ...] = tuple(attrs)
+        self.infer_meta = infer_meta
+        self.save = tuple(save)
+        self.save_index = tuple(
+            -1 if s == "out" else [i.name for i in self.inputs].index(s) for s in self.save
+        )
+        if promote not in ("all", "float"):
+            raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")
+        self.promote_float = promote == "float"
+        self.key_inputs = tuple(key_inputs) if key_inputs is not None else tuple(range(len(self.inputs)))
+        self.transform_dtype = transform_dtype
+        self.differentiable = differentiable
+        self.view = view
+        self.backward: Callable[..., Any] | None = None
+        self.has_list_input = any(i.is_list for i in self.inputs)
+        self.doc = doc
+        self.node_class: type[GradNode] = type(
+            _node_class_name(name),
+            (GradNode,),
+            {"__slots__": (), "opdef": self, "op_name": name, "__module__": "minigrad.autograd.nodes"},
+        )
+        OPS[name] = self
+
+    def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorator: the backward formula ``fn(node, grad) -> grads per input slot``."""
+        self.backward = fn
+        return fn
+
+    # -- the API layer -------------------------------------------------------
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """Map call arguments to inputs and attributes, checking types (API layer)."""
+        from ..tensor import Tensor
+
+        op = self.name
+        n_in = len(self.inputs)
+        names = [i.name for i in self.inputs] + [a.name for a in self.attrs]
+        if len(args) > len(names):
+            raise TypeError(f"{op}() takes {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
+        values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise TypeError(f"{op}() got an unexpected keyword argument '{key}' (arguments: {', '.join(names)})")
+            pos = names.index(key)
+            if values[pos] is not _MISSING:
+                raise TypeError(f"{op}() got multiple values for argument '{key}'")
+            values[pos] = value
+        inputs: list[Any] = []
+        any_tensor = None
+        for pos, spec in enumerate(self.inputs):
+            v = values[pos]
+            if v is _MISSING:
+                if spec.optional:
+                    v = None
+                else:
+                    raise TypeError(f"{op}() missing required argument '{spec.name}' (position {pos})")
+            if spec.is_list:
+                if not isinstance(v, (list, tuple)) or not v:
+                    raise TypeError(
+                        f"{op}(): argument '{spec.name}' (position {pos}) must be a non-empty list or tuple of "
+                        f"Tensors, but got {type_name(v) if not isinstance(v, (list, tuple)) else 'an empty ' + type_name(v)}"
+                    )
+                for j, item in enumerate(v):
+                    if not isinstance(item, Tensor):
+                        raise TypeError(
+                            f"{op}(): argument '{spec.name}' (position {pos}) must be a list of Tensors, "
+                            f"but element {j} is {type_name(item)}"
+                        )
+                v = list(v)
+                any_tensor = v[0] if any_tensor is None else any_tensor
+            elif isinstance(v, Tensor):
+                any_tensor = v if any_tensor is None else any_tensor
+            elif v is None and spec.optional:
+                pass
+            elif spec.scalar_ok and isinstance(v, (int, float, bool)):
+                pass
+            else:
+                expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
+                raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be {expected}, but got {type_name(v)}")
+            inputs.append(v)
+        if any_tensor is None:
+            raise TypeError(f"{op}(): at least one of the arguments ({', '.join(i.name for i in self.inputs)}) must be a Tensor")
+        if any(spec.scalar_ok for spec in self.inputs):
+            for pos, spec in enumerate(self.inputs):
+                v = inputs[pos]
+                if spec.scalar_ok and not isinstance(v, Tensor) and v is not None:
+                    inputs[pos] = _wrap_scalar(v, inputs, any_tensor)
+        attrs: dict[str, Any] = {}
+        for k, spec in enumerate(self.attrs):
+            pos = n_in + k
+            v = values[pos]
+            if v is _MISSING:
+                if spec.default is _MISSING:
+                    raise TypeError(f"{op}() missing required argument '{spec.name}' (position {pos})")
+                v = spec.default
+            elif spec.check is not None:
+                v = spec.check(op, spec.name, pos, v)
+            attrs[spec.name] = v
+        return inputs, attrs
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from ..autograd.dygraph import run_op
+
+        inputs, attrs = self.bind(args, kwargs)
+        return run_op(self, inputs, attrs)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
+    """Wrap a Python number as a 0-d tensor that does not widen the other operand.
+
+    ``2 * x`` keeps ``x``'s dtype; a float with an integer tensor gives the
+    default float dtype, as in PyTorch.
+    """
+    from .. import dtypes
+    from ..tensor import Tensor
+
+    dt = like._dtype
+    if isinstance(value, bool):
+        target = dt
+    elif isinstance(value, int):
+        target = dt if dt is not dtypes.bool_ else dtypes.int64
+    else:
+        target = dt if dt.is_floating else dtypes.float32
+    return Tensor._scalar(value, target, like._device)
+
+
+def defop(name: str, inputs: Sequence[Input | str], **kwargs: Any) -> OpDef:
+    """Define an op (see ``OpDef``); returns the callable ``OpDef``."""
+    return OpDef(name, inputs, **kwargs)

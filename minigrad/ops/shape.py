@@ -1,0 +1,167 @@
+"""Shape ops and indexing: reshape, transpose, permute, expand, squeeze, unsqueeze,
+concat, stack, getitem (basic and integer-array indexing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..kernels import infer_meta as im
+from ..kernels.backends import to_numpy
+from ._checks import check_dims, check_int, check_shape
+from .math import sum_to
+from .registry import Attr, Input, defop, type_name
+
+__all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
+
+reshape = defop("reshape", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.reshape, view=True)
+reshape.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
+
+transpose = defop("transpose", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
+                  infer_meta=im.transpose, view=True, doc="swap two dimensions")
+transpose.def_backward(lambda ctx, g: (transpose(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
+
+permute = defop("permute", inputs=("x",), attrs=(Attr("dims", check=check_shape),), infer_meta=im.permute, view=True,
+                doc="reorder dimensions")
+
+
+@permute.def_backward
+def _permute_backward(ctx, g):
+    dims = [d % len(ctx.attrs["dims"]) for d in ctx.attrs["dims"]]
+    inverse = tuple(int(i) for i in np.argsort(dims))
+    return (permute(g, inverse),)
+
+
+expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
+               doc="broadcast size-1 dimensions to a larger shape (no copy)")
+expand.def_backward(lambda ctx, g: (sum_to(g, ctx.node.next_edges[0][0].shape),))
+
+squeeze = defop("squeeze", inputs=("x",), attrs=(Attr("dim", None, check_dims),), infer_meta=im.squeeze, view=True)
+squeeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
+
+unsqueeze = defop("unsqueeze", inputs=("x",), attrs=(Attr("dim", check=check_int),), infer_meta=im.unsqueeze, view=True)
+unsqueeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
+
+concat = defop("concat", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
+               transform_dtype=True, doc="join tensors along an existing dimension")
+
+
+@concat.def_backward
+def _concat_backward(ctx, g):
+    edges = ctx.node.next_edges[0]
+    d = ctx.attrs["dim"] % g.ndim
+    pieces, start = [], 0
+    for e in edges:
+        size = e.shape[d]
+        if e.node is not None:
+            index = (slice(None),) * d + (slice(start, start + size),)
+            pieces.append(getitem(g, index))
+        else:
+            pieces.append(None)
+        start += size
+    return (pieces,)
+
+
+stack = defop("stack", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.stack,
+              transform_dtype=True, doc="join tensors along a new dimension")
+
+
+@stack.def_backward
+def _stack_backward(ctx, g):
+    d = ctx.attrs["dim"] % g.ndim
+    return ([getitem(g, (slice(None),) * d + (i,)) if e.node is not None else None
+             for i, e in enumerate(ctx.node.next_edges[0])],)
+
+
+def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    """Merge dims ``start_dim..end_dim`` into one (a reshape)."""
+    nd = x.ndim
+    s, e = start_dim % max(nd, 1), end_dim % max(nd, 1)
+    shape = x.shape[:s] + (-1,) + x.shape[e + 1 :]
+    return reshape(x, shape)
+
+
+# -- indexing ------------------------------------------------------------------
+
+
+def _normalize_index(op: str, index: Any) -> Any:
+    """Turn a Python index (ints, slices, None, Ellipsis, lists, int/bool tensors) into a NumPy index."""
+    from ..tensor import Tensor
+
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for pos, item in enumerate(items):
+        if isinstance(item, Tensor):
+            if item._dtype.is_floating:
+                raise TypeError(f"{op}(): tensors used as indices must be long, int or bool, but index {pos} is {item.dtype}")
+            out.append(to_numpy(item._data))
+        elif isinstance(item, (list, np.ndarray)):
+            arr = np.asarray(item)
+            if arr.dtype.kind not in "biu":
+                raise TypeError(f"{op}(): index {pos} must hold integers or bools, but got {arr.dtype}")
+            out.append(arr)
+        elif isinstance(item, (bool, np.bool_)):
+            out.append(bool(item))
+        elif isinstance(item, (int, np.integer)):
+            out.append(int(item))
+        elif item is None or item is Ellipsis or isinstance(item, slice):
+            if isinstance(item, slice):
+                for part in (item.start, item.stop, item.step):
+                    if part is not None and not isinstance(part, (int, np.integer)):
+                        raise TypeError(f"{op}(): slice indices must be integers or None, but got {type_name(part)}")
+            out.append(item)
+        else:
+            raise TypeError(
+                f"{op}(): only integers, slices, None, Ellipsis, and integer or bool tensors/lists are valid indices "
+                f"(got {type_name(item)} at position {pos})"
+            )
+    return tuple(out)
+
+
+def _getitem_meta(op: str, x: Any, index: Any) -> Any:
+    try:
+        probe = np.broadcast_to(np.empty((), dtype=x.dtype), x.shape)[index]
+    except IndexError as exc:
+        raise ValueError(f"{op}(): index {_show_index(index)} is invalid for a tensor of shape {tuple(x.shape)}: {exc}") from None
+    return probe.shape, x.dtype
+
+
+def _show_index(index: Any) -> str:
+    parts = []
+    for item in index:
+        if isinstance(item, np.ndarray):
+            parts.append(f"array{tuple(item.shape)}")
+        elif isinstance(item, slice):
+            parts.append(f"{'' if item.start is None else item.start}:{'' if item.stop is None else item.stop}"
+                         + ("" if item.step is None else f":{item.step}"))
+        else:
+            parts.append(repr(item))
+    return "[" + ", ".join(parts) + "]"
+
+
+def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
+    return _normalize_index(op, v)
+
+
+getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_index),), infer_meta=_getitem_meta,
+                view=True, doc="x[index]: basic slicing (a view) and integer/bool-array indexing (a copy)")
+
+
+@getitem.def_backward
+def _getitem_backward(ctx, g):
+    return (getitem_grad(g, ctx.attrs["index"], ctx.node.next_edges[0][0].shape),)
+
+
+def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -> Any:
+    return tuple(shape), grad.dtype
+
+
+getitem_grad = defop(
+    "getitem_grad",
+    inputs=("grad",),
+    attrs=(Attr("index", check=_check_index), Attr("shape", check=check_shape)),
+    infer_meta=_getitem_grad_meta,
+    doc="scatter-add grad into zeros(shape) at index (the adjoint of getitem)",
+)
+getitem_grad.def_backward(lambda ctx, g: (getitem(g, ctx.attrs["index"]),))
