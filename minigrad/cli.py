@@ -2,7 +2,7 @@
 
 ::
 
-    minigrad record script.py [args ...] -o run.jsonl     # run a script under mg.trace()
+    minigrad record script.py -o run.jsonl [-- script args]   # run a script under mg.trace()
     minigrad render run.jsonl -o graph.svg [--step N] [--kind forward|backward|kernel] [--call N]
     minigrad render run.jsonl --flipbook backward.html [--frames event|node]
     minigrad log run.jsonl [--kind 'queue.*'] [--limit N]
@@ -214,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("record", help="run a Python script under tracing and save its events (.jsonl)")
     p.add_argument("script", help="the script to run (as __main__)")
-    p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    p.add_argument("script_args", nargs="*", metavar="ARG",
+                   help="arguments for the script; put them after '--' (minigrad record s.py -o r.jsonl -- --lr 0.1)")
     p.add_argument("-o", "--output", help="trace file to write (default: <script>.jsonl)")
     p.add_argument("--no-values", action="store_true", help="record shapes/dtypes only, no value previews")
     p.add_argument("--max-elements", type=int, default=64, help="largest tensor whose values are recorded (64)")

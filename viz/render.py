@@ -114,7 +114,7 @@ def state_at(rp: Replay, step: int | None = None, backward_pass: int | None = No
 
 
 def _tensor_ids(t: Any) -> int | None:
-    for attr in ("_trace_id", "trace_id", "_id", "id", "uid"):
+    for attr in ("id", "_id"):
         v = getattr(t, attr, None)
         if isinstance(v, int) and not isinstance(v, bool):
             return v
@@ -263,17 +263,21 @@ def render(
     if isinstance(source, State):
         state, bw = source, source.backward
     else:
-        if _is_tensor(source):
+        tensor = source if _is_tensor(source) else None
+        if tensor is not None:
             rec = trace if trace is not None else _active_recorder()
-            if rec is None:
+            if rec is not None:
+                source = rec
+            elif kind == "backward":
+                # No recording: read the graph from the tensor's public attributes (all nodes idle).
+                from .live import events_from_tensor
+
+                source, tensor = events_from_tensor(tensor), None
+            else:
                 raise LookupError(
-                    "render(tensor) needs the trace the tensor was built under: record with "
-                    "'with mg.trace() as tr:' and call mg.viz.render(tr) (or pass trace=tr)"
+                    f"render(tensor, kind={kind!r}) needs a recording: run the code under "
+                    "'with mg.trace() as tr:' and call mg.viz.render(tr, ...) (or pass trace=tr)"
                 )
-            tensor = source
-            source = rec
-        else:
-            tensor = None
         rp = to_replay(source)
         state, bw = state_at(rp, step, backward_pass)
         if tensor is not None:
