@@ -212,10 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("record", help="run a Python script under tracing and save its events (.jsonl)")
+    p = sub.add_parser("record", help="run a Python script under tracing and save its events (.jsonl)",
+                       epilog="Arguments for the script go after '--': minigrad record train.py -o run.jsonl -- --lr 0.1")
     p.add_argument("script", help="the script to run (as __main__)")
-    p.add_argument("script_args", nargs="*", metavar="ARG",
-                   help="arguments for the script; put them after '--' (minigrad record s.py -o r.jsonl -- --lr 0.1)")
     p.add_argument("-o", "--output", help="trace file to write (default: <script>.jsonl)")
     p.add_argument("--no-values", action="store_true", help="record shapes/dtypes only, no value previews")
     p.add_argument("--max-elements", type=int, default=64, help="largest tensor whose values are recorded (64)")
@@ -251,7 +250,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``minigrad`` console script. Returns the exit code."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything after "--" belongs to the recorded script, not to minigrad.
+    script_args: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, script_args = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
+    if script_args and args.command != "record":
+        parser.error(f"arguments after '--' are only for 'minigrad record', not '{args.command}'")
+    args.script_args = script_args
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
