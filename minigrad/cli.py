@@ -4,7 +4,7 @@
 
     minigrad record script.py -o run.jsonl [-- script args]   # run a script under mg.trace()
     minigrad render run.jsonl -o graph.svg [--step N] [--kind forward|backward|kernel] [--call N]
-    minigrad render run.jsonl --flipbook backward.html [--frames event|node]
+    minigrad render run.jsonl --flipbook backward.html [--frames step|event|node]
     minigrad log run.jsonl [--kind 'queue.*'] [--limit N]
     minigrad export-chrome run.jsonl -o trace.json      # open in https://ui.perfetto.dev
 
@@ -228,7 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pass", dest="backward_pass", type=int, default=None, help="which backward pass (0-based)")
     p.add_argument("--call", default=None, help="for --kind kernel: op-call number or op name (default: last)")
     p.add_argument("--flipbook", metavar="OUT.html", help="write every step of the backward pass as one HTML page")
-    p.add_argument("--frames", choices=("event", "node"), default="event", help="flip-book frame per event or per node run")
+    p.add_argument("--frames", choices=("step", "event", "node"), default="step",
+                   help="flip-book frames: each engine step (default), every event, or each node run")
     p.add_argument("--no-previews", action="store_true", help="hide gradient-buffer previews")
     p.add_argument("--collapse", choices=("auto", "yes", "no"), default="auto", help="collapse long chains (auto: big graphs)")
     p.set_defaults(func=cmd_render)

@@ -4,7 +4,7 @@
 #   scripts/flipbook_screenshot.sh backward.html [out.png] [frame]
 #
 # With no arguments it renders the committed example trace first
-# (tests/viz/fixtures/simple_backward.jsonl) into out/flipbook.html.
+# (tests/viz/fixtures/two_layers.jsonl) into out/flipbook.html.
 # `frame` (0-based) opens that frame through the page's #frame=N anchor.
 # Needs Debian's `chromium` package (apt-get install -y chromium); no network is used.
 set -euo pipefail
@@ -17,7 +17,7 @@ frame=${3:-}
 if [ -z "$html" ]; then
   mkdir -p out
   html=out/flipbook.html
-  "$py" -m minigrad.cli render tests/viz/fixtures/simple_backward.jsonl --flipbook "$html"
+  "$py" -m minigrad.cli render tests/viz/fixtures/two_layers.jsonl --flipbook "$html"
 fi
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$browser" ]; then

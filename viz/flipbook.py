@@ -1,6 +1,6 @@
 """Flip-books: every step of one backward pass as a single self-contained HTML page.
 
-One frame per step (every event of the pass, or only the node runs), each an
+One frame per step (every engine event of the pass, every event, or only the node runs), each an
 inline SVG, with previous/next buttons, the arrow keys and a slider. The page
 loads nothing from the network — styles, script and pictures are all inline —
 so it works from a USB stick in a lecture hall or as an assignment hand-out.
@@ -39,24 +39,35 @@ from .style import STATUS_FILL, STATUS_TEXT
 
 __all__ = ["Flipbook", "Frame", "flipbook", "backward_steps"]
 
-FRAME_MODES = ("event", "node")
+FRAME_MODES = ("step", "event", "node")
+
+#: Forward-path kinds. Backward formulas run ops, so these also occur inside a
+#: backward pass; they do not change the backward graph, so ``frames="step"``
+#: skips them.
+FORWARD_KINDS = frozenset({
+    "api.call", "amp.cast", "kernel.key", "kernel.lookup", "kernel.select", "data.transform",
+    "infer_meta", "kernel.launch", "tensor.create", "tensor.update",
+})
 
 
-def backward_steps(rp: Replay, backward_pass: int = -1, frames: str = "event") -> list[int]:
+def backward_steps(rp: Replay, backward_pass: int = -1, frames: str = "step") -> list[int]:
     """Event indices of the frames of one backward pass.
 
     Args:
         rp: the replayed trace.
         backward_pass: which pass (0-based; negative from the end).
-        frames: ``"event"``: every event from ``backward.begin`` to
-            ``backward.end``; ``"node"``: the begin, each ``node.run`` and the end.
+        frames: ``"step"``: every engine event from ``backward.begin`` to
+            ``backward.end`` (queue, in-degree, buffers, runs, releases,
+            GeneralGrad; not the forward-path events of the ops that backward
+            formulas call); ``"event"``: every event; ``"node"``: the begin,
+            each ``node.run`` and the end.
 
     Raises:
         IndexError: the trace has no such backward pass.
         ValueError: unknown ``frames``.
     """
     if frames not in FRAME_MODES:
-        raise ValueError(f"flipbook(): argument 'frames' must be 'event' or 'node', but got {frames!r}")
+        raise ValueError(f"flipbook(): argument 'frames' must be 'step', 'event' or 'node', but got {frames!r}")
     passes = rp.backward_passes()
     if not passes:
         raise IndexError("the trace has no backward pass to flip through (no backward.begin event)")
@@ -67,6 +78,8 @@ def backward_steps(rp: Replay, backward_pass: int = -1, frames: str = "event") -
     steps = list(range(begin, last + 1))
     if frames == "node":
         steps = [i for i in steps if i in (begin, last) or rp.events[i].kind == "node.run"]
+    elif frames == "step":
+        steps = [i for i in steps if rp.events[i].kind not in FORWARD_KINDS]
     return steps
 
 
@@ -146,7 +159,7 @@ def flipbook(
     source: Any,
     *,
     backward_pass: int = -1,
-    frames: str = "event",
+    frames: str = "step",
     previews: bool = True,
     collapse: bool | str = "auto",
     max_nodes: int = 120,
@@ -157,7 +170,8 @@ def flipbook(
     Args:
         source: anything ``render`` accepts except a tensor (recorder, path, events, Replay).
         backward_pass: which pass (default: the last).
-        frames: ``"event"`` (one frame per event of the pass) or ``"node"`` (per node run).
+        frames: ``"step"`` (one frame per engine step of the pass; default),
+            ``"event"`` (every event) or ``"node"`` (per node run).
         previews: show gradient-buffer previews.
         collapse: collapse long chains (``"auto"``: when a frame has more than
             ``max_nodes`` nodes; running and queued nodes always stay visible,

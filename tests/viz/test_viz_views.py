@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import hand_traces as H
 import pytest
-from conftest import FIXTURES, needs_dot, parse_svg
+from viz_helpers import FIXTURES, needs_dot, parse_svg
 
 import minigrad.viz as viz
 from minigrad.tracing import Recorder, replay

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hand_traces as H
 import pytest
-from conftest import needs_dot, parse_svg
+from viz_helpers import needs_dot, parse_svg
 
 import minigrad.viz as viz
 from minigrad.viz.style import BADGE, EDGE_PRUNED, MARK_COLOUR, STATUS_FILL

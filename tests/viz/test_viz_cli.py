@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, needs_dot, parse_svg
+from viz_helpers import FIXTURES, needs_dot, parse_svg
 
 from minigrad.cli import build_parser, main
 
