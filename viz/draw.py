@@ -55,15 +55,18 @@ def _fill(g: Graph, n: GNode) -> str:
 
 def _label(g: Graph, n: GNode) -> str:
     badges = []
-    if n.in_degree is not None:
+    # Fixed-size badge cells: a node wider than its text (flip-book minimum sizes)
+    # gives the extra room to the title cell, not to the badges.
+    for text, colour in (
+        (f"in {n.in_degree}" if n.in_degree is not None else None, BADGE[n.in_degree_state]),
+        (f"Q{n.queue_pos}" if n.queue_pos is not None else None, STATUS_FILL["queued"]),
+    ):
+        if text is None:
+            continue
+        width = 8 + 5 * len(text)
         badges.append(
-            f'<TD BGCOLOR="{BADGE[n.in_degree_state]}" BORDER="1" CELLPADDING="1">'
-            f'<FONT POINT-SIZE="9">in {n.in_degree}</FONT></TD>'
-        )
-    if n.queue_pos is not None:
-        badges.append(
-            f'<TD BGCOLOR="{STATUS_FILL["queued"]}" BORDER="1" CELLPADDING="1">'
-            f'<FONT POINT-SIZE="9">Q{n.queue_pos}</FONT></TD>'
+            f'<TD BGCOLOR="{colour}" BORDER="1" CELLPADDING="1" FIXEDSIZE="TRUE" WIDTH="{width}" HEIGHT="14">'
+            f'<FONT POINT-SIZE="9">{_esc(text)}</FONT></TD>'
         )
     cols = 1 + len(badges)
     parts = ['<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="0">']
