@@ -113,6 +113,12 @@ def describe_event(ev: Any, state: Any | None = None) -> str:
         return f"GeneralGrad: {len(g('startup'))} startup, {len(g('ending'))} ending, {len(g('needed'))} needed"
     if k == "general_grad.prune":
         return f"GeneralGrad cuts {len(g('edges'))} no_grad_vars edge(s)"
+    if k == "general_grad.targets":
+        ins = ", ".join(node(n) for n in g("inputs"))
+        ng = ", ".join(node(n) for n in g("no_grad")) or "none"
+        return f"GeneralGrad targets: inputs {ins}; no_grad {ng}"
+    if k == "general_grad.result":
+        return f"grad() result for {tensor(g('input'))} = {fmt_preview(g('value'), 30)}"
     if k == "general_grad.copy":
         return f"GeneralGrad copies {len(g('mapping'))} nodes"
     # Generic: kind and a few fields.

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from viz_helpers import needs_dot, parse_svg
+from viz_helpers import FIXTURES, needs_dot, parse_svg
 
 import minigrad as mg
 import minigrad.viz as viz
-from minigrad.tracing import replay
+from minigrad.tracing import load, replay
 from minigrad.tracing.replay import node_status
 from minigrad.viz.flipbook import FORWARD_KINDS
-from minigrad.viz.style import STATUS_FILL
+from minigrad.viz.style import EDGE_PRUNED, MARK_COLOUR, STATUS_FILL
 
 if not hasattr(mg, "tensor"):  # pragma: no cover - before the engine landed
     pytest.skip("the engine is not available", allow_module_level=True)
@@ -145,3 +145,33 @@ def test_render_a_tensor_from_its_trace_shows_only_its_graph():
     names = sorted(n.title.split("#")[0] for n in r.graph.nodes)
     assert names == ["AccumulationNode", "MulGradNode", "SumGradNode"]
     assert other.grad_fn.id not in {int(n.key[1:]) for n in r.graph.nodes}
+
+
+@needs_dot
+def test_recorded_grad_with_no_grad_vars():
+    """``mg.grad(l, [x], no_grad_vars=[w])`` recorded from the engine (fixture script in its docstring).
+
+    x, w, b = leaves; h = x * w; l = (h + b).sum() + (h * w).sum().
+    """
+    path = FIXTURES / "grad_no_grad_vars.jsonl"
+    rp = replay(load(path).events)
+    (begin, end, mode), = rp.backward_passes()
+    assert mode == "grad"
+    general = rp[end].backward.general
+    (ending,) = general.ending
+    (startup,) = general.startup
+    (no_grad,) = general.no_grad
+    step = next(i for i in range(begin, end) if rp.events[i].kind == "node.run")
+    nodes, edges = parse_svg(viz.render(path, step=step).svg())
+    drawn = {k for k in nodes if k.startswith("n")}
+    assert drawn == {f"n{c}" for c in general.copies.values()}  # the copy, not the user's graph
+    assert nodes[f"n{startup}"].stroke == MARK_COLOUR["startup"]
+    assert nodes[f"n{ending}"].stroke == MARK_COLOUR["ending"] and "input" in nodes[f"n{ending}"].classes
+    pruned = {k for k, v in nodes.items() if "pruned" in v.classes}
+    not_needed = {f"n{c}" for c in general.copies.values() if c not in general.needed}
+    assert pruned == not_needed and f"n{no_grad}" in pruned and len(pruned) == 2  # w's and b's copies
+    cut = {e.title for e in edges.values() if "pruned" in e.classes}
+    assert cut == {f"n{e['node']}->n{e['next']}" for e in general.pruned} and len(cut) == 2
+    for e in edges.values():
+        if "pruned" in e.classes:
+            assert e.dashed and EDGE_PRUNED in e.strokes
