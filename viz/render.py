@@ -283,9 +283,15 @@ def render(
         if tensor is not None:
             tid = _tensor_ids(tensor)
             info = state.tensors.get(tid) if tid is not None else None
-            if info is None:
+            if info is None and trace is None and kind == "backward":
+                # Built before the active recording started: read its graph instead.
+                from .live import events_from_tensor
+
+                rp = to_replay(events_from_tensor(tensor))
+                state, bw = state_at(rp)
+            elif info is None:
                 raise LookupError("render(tensor): this tensor does not appear in the trace given")
-            if kind == "backward" and info.grad_node is not None:
+            elif kind == "backward" and info.grad_node is not None:
                 only = _reachable(state, info.grad_node)
     if kind == "backward":
         g = collect_backward(state, bw, previews=previews, title=title, node_ids=sorted(only) if only else None)

@@ -175,3 +175,15 @@ def test_recorded_grad_with_no_grad_vars():
     for e in edges.values():
         if "pruned" in e.classes:
             assert e.dashed and EDGE_PRUNED in e.strokes
+
+
+def test_render_a_tensor_built_before_the_active_recording():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * 2).sum()
+    with mg.trace():
+        r = viz.render(y)
+    assert sorted(n.title.split("#")[0] for n in r.graph.nodes) == ["AccumulationNode", "MulGradNode", "SumGradNode"]
+    with mg.trace() as tr:
+        pass
+    with pytest.raises(LookupError, match="does not appear in the trace"):
+        viz.render(y, trace=tr)
