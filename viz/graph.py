@@ -281,16 +281,20 @@ def collect_backward(
 # ---------------------------------------------------------------------------
 
 
+_KEEP_MARKS = frozenset({"startup", "ending", "input", "no_grad"})
+
+
 def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
     """Replace every run of more than ``min_length`` chained nodes by one box.
 
     A chain ``a -> b -> ... -> z`` whose inner nodes each have exactly one
     incoming edge and one outgoing edge to the next chain node keeps its two
     ends; the inner nodes become one ``chain`` box that counts ops and
-    statuses, so a 100-layer MLP stays readable. An inner node may also feed
-    leaves (AccumulationNodes of weights and biases that nothing else feeds):
-    those are folded into the box too and counted as parameters. Queued,
-    running and GeneralGrad-marked nodes are never hidden inside a chain.
+    statuses, so a 100-layer MLP stays readable. Inner nodes may also have
+    side leaves — in the backward graph the AccumulationNodes of weights and
+    biases, in the forward graph the leaf tensors feeding an op — which fold
+    into the box too and are counted as parameters. Queued, running and
+    GeneralGrad startup/ending/input/no_grad nodes are never hidden in a chain.
     """
     ins: dict[str, list[GEdge]] = {n.key: [] for n in g.nodes}
     outs: dict[str, list[GEdge]] = {n.key: [] for n in g.nodes}
@@ -301,17 +305,31 @@ def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
     by_key = {n.key: n for n in g.nodes}
 
     def quiet(n: GNode) -> bool:
-        return n.status not in ("running", "queued") and not n.marks and not n.hidden and n.in_degree_state != "changed"
+        # Nodes a reader must see stay out of chains ("needed" marks every node of a grad() pass, so it does not count).
+        return (n.status not in ("running", "queued") and not set(n.marks) & _KEEP_MARKS and not n.hidden
+                and n.in_degree_state != "changed")
 
     def side_leaf(key: str) -> bool:
+        # Backward: a parameter's AccumulationNode (fed by one node, feeds nothing).
+        # Forward: a leaf tensor or constant (feeds one op, fed by nothing).
         n = by_key[key]
-        return n.kind == "accumulation" and len(ins[key]) == 1 and not outs[key] and quiet(n)
+        if not quiet(n):
+            return False
+        if n.kind == "accumulation":
+            return len(ins[key]) == 1 and not outs[key]
+        if n.kind in ("tensor", "const") and ("leaf" in n.marks or n.kind == "const"):
+            return not ins[key] and len(outs[key]) == 1
+        return False
 
     def trunk(n: GNode) -> list[GEdge]:
         return [e for e in outs[n.key] if not side_leaf(e.head)]
 
+    def trunk_in(n: GNode) -> list[GEdge]:
+        return [e for e in ins[n.key] if not side_leaf(e.tail)]
+
     def inner_ok(n: GNode) -> bool:
-        return n.kind != "accumulation" and len(ins[n.key]) == 1 and len(trunk(n)) == 1 and quiet(n)
+        return (not side_leaf(n.key) and n.kind != "accumulation" and len(trunk_in(n)) == 1
+                and len(trunk(n)) == 1 and quiet(n))
 
     seen: set[str] = set()
     chains: list[list[str]] = []
@@ -321,7 +339,7 @@ def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
         # Walk back to the chain's first inner node, then forward to its last.
         start = n
         while True:
-            prev = by_key[ins[start.key][0].tail]
+            prev = by_key[trunk_in(start)[0].tail]
             if prev.key == n.key or not inner_ok(prev) or prev.key in seen or trunk(prev)[0].head != start.key:
                 break
             start = prev
@@ -344,13 +362,19 @@ def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
     for run in chains:
         members = [by_key[k] for k in run]
         leaves = [e.head for k in run for e in outs[k] if side_leaf(e.head)]
+        leaves += [e.tail for k in run for e in ins[k] if side_leaf(e.tail)]
         ck = f"chain_{run[0]}_{run[-1]}"
-        ops = Counter(m.title.split("#")[0] for m in members)
+        ops = Counter(m.title.split("#")[0] for m in members if m.kind != "tensor")
         statuses = Counter(m.status for m in members + [by_key[k] for k in leaves])
         rows = [f"{c}× {op}" for op, c in sorted(ops.items())]
+        tensors = sum(1 for m in members if m.kind == "tensor")
+        if tensors:
+            rows.append(f"{tensors}× intermediate tensor")
         if leaves:
-            rows.append(f"{len(leaves)}× AccumulationNode (parameters)")
-        rows.append(", ".join(f"{s} {c}" for s, c in sorted(statuses.items())))
+            leaf_kind = "AccumulationNode" if by_key[leaves[0]].kind == "accumulation" else "leaf tensor"
+            rows.append(f"{len(leaves)}× {leaf_kind} (parameters)")
+        if g.kind == "backward":
+            rows.append(", ".join(f"{s} {c}" for s, c in sorted(statuses.items())))
         status = Counter(m.status for m in members).most_common(1)[0][0]
         new_nodes.append(GNode(key=ck, title=f"… {len(run) + len(leaves)} nodes ({members[0].title} … {members[-1].title})",
                                rows=rows, kind="chain", status=status))
@@ -391,6 +415,28 @@ def _kernel_text(call: OpCall) -> tuple[str, bool]:
     return str(kernel), fallback
 
 
+def call_outputs(state: State, call: OpCall) -> tuple[int, ...]:
+    """The output tensor ids of an op call.
+
+    NOTE [ Call outputs ]
+        Replay attaches every ``tensor.create`` after a call's launch to that
+        call until the next ``api.call``, so a tensor made later by
+        ``mg.tensor(...)`` would look like an output. InferMeta says how many
+        outputs the op has, and a leaf that requires grad is never an op's
+        output, so only those outputs are kept.
+    """
+    outs = call.outputs
+    if call.infer_meta and call.infer_meta.get("shapes") is not None:
+        outs = outs[: len(call.infer_meta["shapes"])]
+    keep = []
+    for o in outs:
+        t = state.tensors.get(o)
+        if t is not None and t.is_leaf and t.requires_grad:
+            continue
+        keep.append(o)
+    return tuple(keep)
+
+
 def collect_forward(state: State, *, include_backward: bool = False, title: bool = True) -> Graph:
     """Collect the forward graph: tensors and op calls with the kernel each op chose.
 
@@ -404,7 +450,7 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
     tensor_ids: set[int] = set()
     for c in calls:
         tensor_ids.update(i for i in c.inputs if isinstance(i, int) and not isinstance(i, bool) and i in state.tensors)
-        tensor_ids.update(c.outputs)
+        tensor_ids.update(call_outputs(state, c))
     for tid, t in state.tensors.items():
         if include_backward or not _in_backward(state, t.created_at):
             tensor_ids.add(tid)
@@ -450,7 +496,7 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
                 kk = f"{ck}_k{pos}"
                 g.nodes.append(GNode(key=kk, title=fmt_preview(inp, 16), kind="const", status="leaf"))
                 g.edges.append(GEdge(tail=kk, head=ck, label=str(pos) if multi else "", style="data", key=f"{ck}_in{pos}"))
-        for o in c.outputs:
+        for o in call_outputs(state, c):
             if o in state.tensors:
                 g.edges.append(GEdge(tail=ck, head=f"t{o}", style="data", key=f"{ck}_out{o}"))
     if title:
@@ -531,8 +577,9 @@ def collect_kernel(state: State, call: int | str | None = None, *, title: bool =
         add("InferMeta", [f"shapes {shapes}", f"dtypes {dtypes}"])
     if c.launch:
         add(f"launch {c.launch.get('kernel')}", [f"{c.launch.get('backend')}", f"{c.launch.get('wall_ns', 0) / 1000:.1f} µs"], "op")
-    if c.outputs:
-        add("outputs", [f"{state.tensor_name(o)}" for o in c.outputs])
+    outputs = call_outputs(state, c)
+    if outputs:
+        add("outputs", [f"{state.tensor_name(o)}" for o in outputs])
     g.nodes = steps
     for a, b in zip(steps, steps[1:]):
         g.edges.append(GEdge(tail=a.key, head=b.key, style="flow", key=f"{a.key}_{b.key}"))

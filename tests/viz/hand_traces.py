@@ -247,3 +247,18 @@ def mlp_like(layers: int = 100) -> list:
         E.QueuePush(node=root, front=False, queue=[root]),
     ]
     return _stamp(evs)
+
+
+def deep_forward(layers: int = 60) -> list:
+    """Forward events only: ``h = relu(h @ W_i)`` for ``layers`` layers, each W_i a leaf parameter."""
+    evs: list = [_tensor(0, "x", (4, 8), False, True)]
+    tid, nid, prev = 1, 0, 0
+    for i in range(layers):
+        w = tid
+        evs.append(_tensor(w, f"W{i}", (8, 8), True, True))
+        evs += _call("matmul", [prev, w], _tensor(w + 1, f"z{i}", (4, 8), True, False, node=nid), "cpu/matmul",
+                     shape=(4, 8))
+        evs += _call("relu", [w + 1], _tensor(w + 2, f"h{i}", (4, 8), True, False, node=nid + 1), "cpu/relu",
+                     shape=(4, 8))
+        prev, tid, nid = w + 2, tid + 3, nid + 2
+    return _stamp(evs)

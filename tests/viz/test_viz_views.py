@@ -281,3 +281,17 @@ def test_committed_fixtures_load():
 
     assert len(load(FIXTURES / "simple_backward.jsonl").events) == len(H.simple_backward())
     assert len(load(FIXTURES / "grad_pruned.jsonl").events) == len(H.grad_with_pruning())
+
+
+@needs_dot
+def test_deep_forward_graph_folds_layers_with_their_weights():
+    evs = H.deep_forward(layers=60)  # 181 tensors, 120 op calls
+    r = viz.render(evs, kind="forward")
+    nodes, _ = parse_svg(r.svg())
+    assert len(nodes) < 12, sorted(nodes)
+    (chain,) = [n for n in nodes.values() if "chain" in n.classes]
+    # The first matmul (fed only by leaves x and W0) starts the chain and stays visible.
+    assert "59× matmul" in chain.texts and "60× relu" in chain.texts
+    assert "59× leaf tensor (parameters)" in chain.texts
+    assert {"t0", "t1"} <= set(nodes) and nodes["c2"].texts[0] == "matmul"
+    assert len(viz.render(evs, kind="forward", collapse=False).graph.nodes) == 181 + 120
