@@ -138,7 +138,10 @@ def cmd_render(args: argparse.Namespace) -> int:
         except (IndexError, ValueError) as exc:
             raise CliError(str(exc.args[0] if exc.args else exc)) from None
         except viz.DotNotFoundError as exc:
-            raise CliError(str(exc), EXIT_NO_DOT) from None
+            dot_path = Path(args.flipbook).with_suffix(".dot")
+            dot_path.write_text("\n".join(exc.sources), encoding="utf-8")
+            raise CliError(f"{exc}\nThe DOT source of all {len(exc.sources)} frames was saved to {dot_path}.",
+                           EXIT_NO_DOT) from None
         path = book.save(args.flipbook)
         print(f"wrote {path} ({len(book)} frames)", file=sys.stderr)
     return 0

@@ -180,7 +180,8 @@ def flipbook(
         jobs: parallel ``dot`` processes (default: CPU count).
 
     Raises:
-        DotNotFoundError: Graphviz is missing (the CLI then saves the DOT sources).
+        DotNotFoundError: Graphviz is missing; ``.sources`` holds every frame's DOT
+            (the CLI saves them).
         IndexError: no such backward pass.
     """
     rp = to_replay(source)
@@ -226,7 +227,7 @@ def flipbook(
             for frame, svg in zip(out, pool.map(run, out)):
                 frame.svg = svg
     except graphviz.ExecutableNotFound:
-        raise DotNotFoundError(INSTALL_HINT) from None
+        raise DotNotFoundError(INSTALL_HINT, sources=[f.dot for f in out]) from None
     bw0 = final_bw
     title = f"minigrad · {bw0.mode}() pass {bw0.number} · {len(out)} frames"
     return Flipbook(out, title)

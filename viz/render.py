@@ -44,7 +44,16 @@ INSTALL_HINT = (
 
 
 class DotNotFoundError(RuntimeError):
-    """The Graphviz ``dot`` program is missing; the message says how to install it."""
+    """The Graphviz ``dot`` program is missing; the message says how to install it.
+
+    Attributes:
+        sources: the DOT sources that could not be rendered (a flip-book's frames),
+            so a caller can still save them.
+    """
+
+    def __init__(self, message: str, sources: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.sources = sources or []
 
 
 def to_replay(source: Any, trace: Any = None) -> Replay:

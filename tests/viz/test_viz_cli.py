@@ -123,8 +123,6 @@ def test_missing_file_and_bad_step_and_no_output(tmp_path, capsys):
 
 def test_render_without_dot_saves_dot_and_explains(tmp_path):
     env = dict(os.environ, PATH=str(tmp_path / "no-bin"))
-    proc = run_cli("render", SIMPLE, "-o", str(tmp_path / "g.svg"))
-    assert proc.returncode == 0 or "dot" not in proc.stderr  # sanity: normal PATH works
     proc = subprocess.run([sys.executable, "-m", "minigrad.cli", "render", SIMPLE, "-o", str(tmp_path / "h.svg")],
                           capture_output=True, text=True, env=env)
     assert proc.returncode == 3
@@ -132,6 +130,11 @@ def test_render_without_dot_saves_dot_and_explains(tmp_path):
     assert f"saved to {tmp_path / 'h.dot'}" in proc.stderr
     assert (tmp_path / "h.dot").read_text().startswith("digraph")
     assert "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "minigrad.cli", "render", SIMPLE, "--flipbook", str(tmp_path / "b.html")],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 3 and "apt-get install graphviz" in proc.stderr
+    assert (tmp_path / "b.dot").read_text().count("digraph minigrad_backward") == 33
+    assert not (tmp_path / "b.html").exists()
 
 
 def test_record_runs_the_script_as_main_and_saves(tmp_path):
