@@ -174,10 +174,16 @@ def cmd_log(args: argparse.Namespace) -> int:
     table.add_column("kind", style="cyan", no_wrap=True)
     table.add_column("what happened")
     shown = 0
+    calls = -1  # op calls are numbered as 'minigrad render --kind kernel --call N' counts them
     for index, ev in enumerate(rec.events):
+        if ev.kind == "api.call":
+            calls += 1
         if not any(fnmatch.fnmatchcase(ev.kind, p) for p in patterns):
             continue
-        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", ev.kind, describe_event(ev, names))
+        what = describe_event(ev, names)
+        if ev.kind == "api.call":
+            what = f"call {calls}: {what}"
+        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", ev.kind, what)
         shown += 1
         if args.limit and shown >= args.limit:
             break
@@ -229,7 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=("backward", "forward", "kernel"), default="backward", help="which view")
     p.add_argument("--step", type=int, default=None, help="event index to show (see 'minigrad log'); default: last")
     p.add_argument("--pass", dest="backward_pass", type=int, default=None, help="which backward pass (0-based)")
-    p.add_argument("--call", default=None, help="for --kind kernel: op-call number or op name (default: last)")
+    p.add_argument("--call", default=None,
+                   help="for --kind kernel: op-call number ('call N' in minigrad log) or op name (default: last)")
     p.add_argument("--flipbook", metavar="OUT.html", help="write every step of the backward pass as one HTML page")
     p.add_argument("--frames", choices=("step", "event", "node"), default="step",
                    help="flip-book frames: each engine step (default), every event, or each node run")

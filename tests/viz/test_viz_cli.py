@@ -75,6 +75,14 @@ def test_log_filters_by_kind(capsys):
     assert "run SumGradNode#4" in out and "run AddGradNode#3" in out and "run MulGradNode#2" not in out
 
 
+def test_log_numbers_op_calls_like_the_kernel_view(capsys, tmp_path):
+    assert main(["log", SIMPLE, "--kind", "api.call", "--width", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "call 0: mul(1, 2)" in out and "call 1: add(3, 1)" in out and "call 2: sum(4)" in out
+    assert main(["render", SIMPLE, "-o", str(tmp_path / "k.dot"), "--kind", "kernel", "--call", "1"]) == 0
+    assert "kernel selection for add (call 1" in (tmp_path / "k.dot").read_text()
+
+
 def test_export_chrome(tmp_path):
     out = tmp_path / "trace.json"
     assert main(["export-chrome", SIMPLE, "-o", str(out)]) == 0
