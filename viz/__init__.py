@@ -13,7 +13,7 @@ Views:
 
 Colour legend (``style.py`` has the table): white idle, pale yellow pending,
 blue queued, orange running, green done, grey-blue released, light grey pruned;
-purple bold border = GeneralGrad startup node, teal double border = ending node,
+purple bold border = GeneralGrad startup node, bold teal border = ending node,
 red dashed edge = cut by ``no_grad_vars``.
 
 Example:

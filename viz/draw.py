@@ -13,9 +13,9 @@ Legend (also drawn in every backward graph; see ``style.py``):
   changed at this step); ``Q1`` badge = position in the ready queue, front = 1;
 - edge label ``sS rR`` = the gradient leaves through output slot S, rank R;
 - rounded box = grad node, cylinder = AccumulationNode (writes a leaf's ``.grad``);
-- GeneralGrad: purple bold border = startup node, teal double border = ending
+- GeneralGrad: purple bold border = startup node, teal bold border = ending
   node, dashed grey box = pruned (not needed), red dashed edge = cut by
-  ``no_grad_vars``.
+  ``no_grad_vars``; in flip-books, faded dashed boxes are copies not made yet.
 
 Example:
     >>> from minigrad.viz.graph import Graph, GNode
@@ -71,13 +71,7 @@ def _label(g: Graph, n: GNode) -> str:
     cols = 1 + len(badges)
     parts = ['<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2" CELLPADDING="0">']
     parts.append(f'<TR><TD ALIGN="LEFT"><B>{_esc(n.title)}</B></TD>{"".join(badges)}</TR>')
-    rows = list(n.rows)
-    tags = [m for m in n.marks if m in MARK_COLOUR]
-    if tags and g.kind == "backward":
-        rows.append("GeneralGrad: " + ", ".join(tags))
-    if g.kind == "backward" and n.kind != "chain" and n.status == "pruned":
-        rows.append("pruned: not needed")
-    for r in rows:
+    for r in n.rows:
         parts.append(f'<TR><TD ALIGN="LEFT" COLSPAN="{cols}"><FONT POINT-SIZE="9">{_esc(r)}</FONT></TD></TR>')
     parts.append("</TABLE>")
     return "<" + "".join(parts) + ">"
@@ -110,8 +104,13 @@ def _node_attrs(g: Graph, n: GNode) -> dict[str, str]:
         attrs["color"] = MARK_COLOUR["startup"]
         attrs["penwidth"] = "3"
     if "ending" in n.marks:
+        # A bold border, not peripheries=2: a second periphery would grow the node
+        # and move the flip-book layout at the step the mark appears.
         attrs["color"] = MARK_COLOUR["ending"]
-        attrs["peripheries"] = "2"
+        attrs["penwidth"] = "3"
+    if "future" in n.marks:
+        style.append("dashed")
+        attrs.update(fillcolor="#ffffff", color="#bbbbbb", fontcolor="#999999")
     if n.hidden:
         style = ["invis"]
         classes.append("hidden")
@@ -122,7 +121,8 @@ def _node_attrs(g: Graph, n: GNode) -> dict[str, str]:
                 + [len(r) for r in n.rows])
     nrows = max(n.min_rows, 1 + len(n.rows))
     attrs["width"] = f"{(chars * CHAR_PT + 16) / 72:.2f}"
-    attrs["height"] = f"{(nrows * ROW_PT + 10) / 72:.2f}"
+    cap = 16 if shape == "cylinder" else 0  # a cylinder's caps take height from its label area
+    attrs["height"] = f"{(nrows * ROW_PT + 10 + cap) / 72:.2f}"
     attrs["label"] = _label(g, n) if not n.hidden else n.key
     return attrs
 
@@ -135,6 +135,8 @@ def _edge_attrs(e: GEdge) -> dict[str, str]:
         attrs["label"] = e.label
     if e.style == "pruned":
         attrs.update(style="dashed", color=EDGE_PRUNED, fontcolor=EDGE_PRUNED, xlabel="cut: no_grad_vars")
+    elif e.style == "future":
+        attrs.update(style="dotted", color="#bbbbbb", fontcolor="#999999")
     elif e.style == "flow":
         attrs.update(color="#555555")
     elif e.style == "data":
@@ -159,7 +161,7 @@ def _legend(g: Graph) -> str:
         if g.mode == "grad":
             extra += [
                 (MARK_COLOUR["startup"], "bold purple border: startup node"),
-                (MARK_COLOUR["ending"], "double teal border: ending node"),
+                (MARK_COLOUR["ending"], "bold teal border: ending node"),
                 (EDGE_PRUNED, "red dashed edge: cut (no_grad_vars)"),
             ]
     else:

@@ -7,7 +7,7 @@ so it works from a USB stick in a lecture hall or as an assignment hand-out.
 
 NOTE [ Frames share one layout ]
     Every frame draws the same node set (the pass's nodes at its end; nodes
-    not yet created, such as GeneralGrad copies, are invisible placeholders)
+    not yet created, such as GeneralGrad copies, are drawn faded from the end state)
     and every node gets a minimum size large enough for the widest text it
     shows in *any* frame. So Graphviz places each node at the same spot in
     every frame and only colours, badges and previews change as you flip.
@@ -195,8 +195,9 @@ def flipbook(
     for i in steps:
         st = rp[i]
         bw = st.passes[number] if number < len(st.passes) else None
-        g = collect_backward(st, bw, node_ids=ids, previews=previews, title=False)
-        caption = f"step {i} · {describe_event(st.event, st)}"
+        g = collect_backward(st, bw, node_ids=ids, previews=previews, title=False, future=final_state)
+        # Ids are never reused, so the end state names every node, even copies made later.
+        caption = f"step {i} · {describe_event(st.event, final_state)}"
         graphs.append((i, caption, g))
 
     # NOTE [ Frames share one layout ]: the widest text any frame shows sets each node's minimum size.
@@ -283,7 +284,7 @@ _PAGE = """<!DOCTYPE html>
   <div><b>Qk</b> badge: k-th in the ready queue, Q1 = front</div>
   <div>edge <b>sS rR</b>: gradient leaves through output slot S, rank R</div>
   <div>cylinder: AccumulationNode (writes a leaf's .grad)</div>
-  <div>GeneralGrad: bold purple border = startup, double teal border = ending, red dashed edge = cut by no_grad_vars</div>
+  <div>GeneralGrad: bold purple border = startup, bold teal border = ending, red dashed edge = cut by no_grad_vars</div>
 </aside>
 </div>
 <script>

@@ -172,6 +172,7 @@ def collect_backward(
     node_ids: Iterable[int] | None = None,
     previews: bool = True,
     title: bool = True,
+    future: State | None = None,
 ) -> Graph:
     """Collect the backward graph as it stands in ``state``.
 
@@ -182,6 +183,9 @@ def collect_backward(
             known in ``state`` are kept as hidden placeholders.
         previews: show gradient-buffer and ``.grad`` previews.
         title: put a caption (pass, step, event) on the graph.
+        future: a later state of the same trace (flip-books pass the end of the
+            pass): nodes not created yet at ``state`` — GeneralGrad's copies
+            before the copy — are drawn from it, faded, instead of hidden.
 
     Returns:
         A ``Graph`` whose nodes carry status, in-degree badge, queue position
@@ -201,7 +205,13 @@ def collect_backward(
         key = f"n{nid}"
         info = state.nodes.get(nid)
         if info is None:
-            g.nodes.append(GNode(key=key, title=f"node#{nid}", hidden=True))
+            later = future.nodes.get(nid) if future is not None else None
+            if later is None:
+                g.nodes.append(GNode(key=key, title=f"node#{nid}", hidden=True))
+            else:
+                rows = _node_rows(future, None, nid, False) + ["not created yet"]
+                g.nodes.append(GNode(key=key, title=later.name, rows=rows, marks=("future",),
+                                     kind="accumulation" if later.is_accumulation else "grad"))
             continue
         status = node_status(state, nid, bw) if bw is not None else "idle"
         marks: list[str] = []
@@ -224,11 +234,16 @@ def collect_backward(
             in_deg = bw.in_degree[nid]
             deg_state = "changed" if nid == changed_node else ("zero" if in_deg == 0 else "normal")
         queue_pos = bw.queue.index(nid) + 1 if bw is not None and nid in bw.queue else None
+        rows = _node_rows(state, bw, nid, previews)
+        if marks:
+            rows.append("GeneralGrad: " + ", ".join(marks))
+        if status == "pruned":
+            rows.append("pruned: not needed")
         g.nodes.append(
             GNode(
                 key=key,
                 title=info.name,
-                rows=_node_rows(state, bw, nid, previews),
+                rows=rows,
                 kind="accumulation" if info.is_accumulation else "grad",
                 status=status,
                 in_degree=in_deg,
@@ -242,6 +257,9 @@ def collect_backward(
     pruned = _pruned_keys(bw)
     for nid in ids:
         info = state.nodes.get(nid)
+        is_future = info is None and future is not None and nid in future.nodes
+        if is_future:
+            info = future.nodes[nid]
         if info is None:
             continue
         for e in info.edges:
@@ -253,17 +271,20 @@ def collect_backward(
                     tail=f"n{nid}",
                     head=f"n{e.next}",
                     label=f"s{e.slot} r{e.rank}",
-                    style="pruned" if cut else "grad",
+                    style="future" if is_future else ("pruned" if cut else "grad"),
                     key=f"e{nid}_{e.slot}_{e.rank}",
                 )
             )
     # Cut edges the node no longer lists (the engine may drop them): draw them anyway.
+    # With a ``future`` state, cuts not made yet are drawn faded, so the layout stays put.
+    later = _pruned_keys(future.backward) if future is not None else {}
     listed = {(ge.tail, ge.key) for ge in g.edges}
-    for (nid, slot, rank), nxt in sorted(pruned.items(), key=lambda kv: kv[0]):
+    for (nid, slot, rank), nxt in sorted({**later, **pruned}.items(), key=lambda kv: kv[0]):
         key = f"e{nid}_{slot}_{rank}"
         if (f"n{nid}", key) in listed or nid not in drawn or nxt is None or nxt not in drawn:
             continue
-        g.edges.append(GEdge(tail=f"n{nid}", head=f"n{nxt}", label=f"s{slot} r{rank}", style="pruned", key=key))
+        style = "pruned" if (nid, slot, rank) in pruned and nid in state.nodes else "future"
+        g.edges.append(GEdge(tail=f"n{nid}", head=f"n{nxt}", label=f"s{slot} r{rank}", style=style, key=key))
 
     if bw is not None:
         g.queue = [state.node_name(n) for n in bw.queue]
@@ -281,7 +302,7 @@ def collect_backward(
 # ---------------------------------------------------------------------------
 
 
-_KEEP_MARKS = frozenset({"startup", "ending", "input", "no_grad"})
+_KEEP_MARKS = frozenset({"startup", "ending", "input", "no_grad", "future"})
 
 
 def collapse_chains(g: Graph, min_length: int = 6) -> Graph:

@@ -48,7 +48,7 @@ STATUS_TEXT: dict[str, str] = {
 # GeneralGrad marks drawn as node borders / tags.
 MARK_COLOUR: dict[str, str] = {
     "startup": "#7b1fa2",  # purple border
-    "ending": "#00838f",   # teal double border
+    "ending": "#00838f",   # teal bold border (not a double one: that would change the node size)
     "needed": "#2e7d32",
     "input": "#00838f",
     "no_grad": "#c62828",

@@ -187,3 +187,22 @@ def test_render_a_tensor_built_before_the_active_recording():
         pass
     with pytest.raises(LookupError, match="does not appear in the trace"):
         viz.render(y, trace=tr)
+
+
+@needs_dot
+def test_grad_flipbook_draws_copies_before_they_exist_and_keeps_the_layout():
+    book = viz.flipbook(FIXTURES / "grad_no_grad_vars.jsonl")
+    first, first_edges = parse_svg(book.frames[0].svg)
+    copies = {k for k in first if k.startswith("n")}
+    assert len(copies) == 9
+    # Before GeneralGrad made its copies they are faded placeholders, named from the end of the pass.
+    assert all("future" in first[k].classes and "not created yet" in first[k].texts for k in copies)
+    assert {"future"} == {c for e in first_edges.values() for c in e.classes if c != "edge"}
+    for frame in book.frames[1:]:
+        nodes, _ = parse_svg(frame.svg)
+        for key in copies:
+            assert nodes[key].center == first[key].center, (frame.step, key)
+    last, last_edges = parse_svg(book.frames[-1].svg)
+    assert not any("future" in v.classes for v in last.values())
+    assert sum("pruned" in e.classes for e in last_edges.values()) == 2
+    assert any("GeneralGrad targets: inputs AccumulationNode#" in f.caption for f in book.frames)

@@ -162,7 +162,7 @@ def test_flipbook_frames_follow_the_pass_and_keep_the_layout(simple_events):
     for f in book.frames[1:]:
         nodes, _ = parse_svg(f.svg)
         for key in ("n0", "n1", "n2", "n3", "n4"):
-            assert nodes[key].coords[0] == first[key].coords[0], (f.step, key)
+            assert nodes[key].center == first[key].center, (f.step, key)
 
 
 @needs_dot

@@ -6,6 +6,7 @@ is unambiguous when other test folders have their own ``conftest.py``.)
 
 from __future__ import annotations
 
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -43,6 +44,13 @@ class SvgNode:
     def fill(self) -> str:
         """Fill of the outline shape (the node's status colour)."""
         return self.fills[0] if self.fills else ""
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Centre of the outline shape's bounding box (stable when only borders change)."""
+        nums = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", self.coords[0])]
+        xs, ys = nums[0::2], nums[1::2]
+        return round((min(xs) + max(xs)) / 2, 1), round((min(ys) + max(ys)) / 2, 1)
 
     @property
     def stroke(self) -> str:
