@@ -80,7 +80,9 @@ def where(condition, x, y):
 
 @register_kernel("clip", CPU, dtypes=NUMERIC_DTYPES)
 def clip(x, min=None, max=None):
-    return np.clip(x, min, max).astype(x.dtype, copy=False)
+    # An integer tensor with a float bound is clamped in float32 (InferMeta says so too).
+    dtype = np.float32 if x.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)) else x.dtype
+    return np.clip(x.astype(dtype, copy=False), min, max).astype(dtype, copy=False)
 
 
 @register_kernel("cast", CPU, dtypes=ALL_DTYPES)
