@@ -104,16 +104,24 @@ BAD_FILES = {
 
 @pytest.mark.parametrize("name", sorted(BAD_FILES))
 @pytest.mark.parametrize("command", ["render", "log", "export-chrome"])
-def test_bad_trace_files_give_one_readable_line(tmp_path, name, command):
+def test_bad_trace_files_give_one_readable_line(tmp_path, capsys, name, command):
     data, message = BAD_FILES[name]
     path = tmp_path / name
     path.write_bytes(data)
     args = [command, str(path)] + (["-o", str(tmp_path / "out.svg")] if command == "render" else [])
-    proc = run_cli(*args)
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.startswith(f"minigrad {command}: error: {path}") and err.count("\n") <= 2
+
+
+def test_bad_file_in_a_real_process_has_no_traceback(tmp_path):
+    path = tmp_path / "truncated.jsonl"
+    path.write_bytes(BAD_FILES["truncated.jsonl"][0])
+    proc = run_cli("render", str(path), "-o", str(tmp_path / "g.svg"))
     assert proc.returncode == 1
-    assert message in proc.stderr
-    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") <= 2
-    assert proc.stderr.startswith(f"minigrad {command}: error: {path}")
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "the file may be truncated" in proc.stderr
 
 
 def test_missing_file_and_bad_step_and_no_output(tmp_path, capsys):
