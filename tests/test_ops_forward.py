@@ -449,3 +449,30 @@ def test_clip_integer_tensor_with_float_bounds_gives_float32() -> None:
     kept = mg.clip(mg.tensor([0, 5], dtype=mg.int32), 1, 2)
     assert kept.dtype is mg.int32 and kept.tolist() == [1, 2]
     assert mg.clip(mg.tensor([0.5, 5.0], dtype=mg.float16), 1, 2).dtype is mg.float16
+
+
+ZERO_D_OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+    "pow": lambda a, b: a ** b, "maximum": mg.maximum, "minimum": mg.minimum, "neg": lambda a, b: -a,
+    "abs": lambda a, b: mg.abs(a), "sign": lambda a, b: mg.sign(a), "exp": lambda a, b: mg.exp(a),
+    "log": lambda a, b: mg.log(a), "sqrt": lambda a, b: mg.sqrt(a), "sin": lambda a, b: mg.sin(a),
+    "cos": lambda a, b: mg.cos(a), "tanh": lambda a, b: mg.tanh(a), "sigmoid": lambda a, b: mg.sigmoid(a),
+    "relu": lambda a, b: mg.relu(a), "gelu": lambda a, b: mg.gelu(a), "erf": lambda a, b: mg.erf(a),
+    "clip": lambda a, b: mg.clip(a, 0.0, 0.5), "where": lambda a, b: mg.where(a > b, a, b),
+    "softmax": lambda a, b: mg.softmax(a), "log_softmax": lambda a, b: mg.log_softmax(a),
+    "mse_loss-none": lambda a, b: mg.mse_loss(a, b, reduction="none"), "eq": lambda a, b: a == b,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+@pytest.mark.parametrize("name", list(ZERO_D_OPS))
+def test_0d_inputs_give_0d_array_tensors_that_can_be_written(name: str, dtype: str) -> None:
+    """Regression: ufuncs returned NumPy scalars for 0-d inputs (in-place ops then failed with
+    "'numpy.float32' object does not support item assignment"); erf/gelu crashed on 0-d input."""
+    a = mg.tensor(1.5, dtype=DTYPES[dtype])
+    b = mg.tensor(0.5, dtype=DTYPES[dtype])
+    out = ZERO_D_OPS[name](a, b)
+    assert out.shape == () and isinstance(out._data, np.ndarray)
+    before = out.item()
+    out.add_(True if out.dtype is mg.bool else 1)
+    assert out.version == 1 and out.item() == pytest.approx(before + 1 if out.dtype is not mg.bool else True, abs=2e-3)
