@@ -21,10 +21,11 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from strategies import ALL_DTYPE_NAMES
 
 DTYPES = {"bool": mg.bool, "int32": mg.int32, "int64": mg.int64, "float16": mg.float16, "float32": mg.float32,
           "float64": mg.float64}
-ORDER = ["bool", "int32", "int64", "float16", "float32", "float64"]
+ORDER = list(ALL_DTYPE_NAMES)  # the promotion order, lowest first
 TOL = {"float16": dict(rtol=2e-2, atol=2e-2), "float32": dict(rtol=1e-5, atol=1e-5), "float64": dict(rtol=1e-12, atol=1e-12)}
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])

@@ -350,7 +350,7 @@ def _grads(y: mg.Tensor, x: mg.Tensor) -> tuple[mg.Tensor]:
     seed = None if y.numel() == 1 else mg.ones(y.shape, dtype=y.dtype)
     run_backward([y], [seed], retain_graph=True, create_graph=True)
     g = x.grad
-    x._meta.grad = None
+    x.grad = None
     return (g,)
 
 
