@@ -477,3 +477,16 @@ def test_0d_inputs_give_0d_array_tensors_that_can_be_written(name: str, dtype: s
     before = out.item()
     out.add_(True if out.dtype is mg.bool else 1)
     assert out.version == 1 and out.item() == pytest.approx(before + 1 if out.dtype is not mg.bool else True, abs=2e-3)
+
+
+@pytest.mark.parametrize("scalar", [np.float32(2.0), np.float64(2.0), np.int32(2), np.int64(2)],
+                         ids=lambda v: type(v).__name__)
+def test_numpy_scalars_work_like_python_numbers(scalar: Any) -> None:
+    """Regression: ``x * np.float32(2)`` raised TypeError (only np.float64, a float subclass, worked)."""
+    f = mg.tensor([1.0, 2.0], dtype=mg.float16)
+    for out in (f * scalar, scalar * f, f - scalar, scalar / f, mg.maximum(f, scalar)):
+        assert out.dtype is mg.float16
+    np.testing.assert_allclose((scalar * f).numpy(), [2.0, 4.0])
+    i = mg.tensor([1, 2], dtype=mg.int32)
+    expected = mg.int32 if isinstance(scalar, np.integer) else mg.float32
+    assert (i + scalar).dtype is expected
