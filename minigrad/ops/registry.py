@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..autograd.dygraph import run_op
 from ..autograd.grad_node import GradNode
@@ -205,8 +207,9 @@ class OpDef:
                 any_tensor = v if any_tensor is None else any_tensor
             elif v is None and spec.optional:
                 pass
-            elif spec.scalar_ok and isinstance(v, (int, float, bool)):
-                pass
+            elif spec.scalar_ok and isinstance(v, (int, float, bool, np.number, np.bool_)):
+                if isinstance(v, (np.number, np.bool_)):
+                    v = v.item()  # a NumPy scalar (np.float32(0.1) * x) is used as the Python number it holds
             else:
                 expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
                 raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be {expected}, but got {type_name(v)}")
