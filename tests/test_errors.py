@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import re
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -211,9 +212,32 @@ def test_second_backward_through_freed_graph_says_retain_graph() -> None:
 # --- a failed op leaves no trace ---------------------------------------------------------------
 
 
-def _live_nodes() -> set[int]:
-    gc.collect()
-    return {id(obj) for obj in gc.get_objects() if issubclass(type(obj), GradNode)}
+@pytest.fixture
+def new_nodes(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[GradNode]]:
+    """Track every grad node created from now on; calling the fixture returns those still alive."""
+    created: weakref.WeakSet[GradNode] = weakref.WeakSet()
+    original = GradNode.__init__
+
+    def tracking_init(self: GradNode, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        created.add(self)
+
+    monkeypatch.setattr(GradNode, "__init__", tracking_init)
+
+    def alive() -> list[GradNode]:
+        gc.collect()
+        return list(created)
+
+    return alive
+
+
+def test_node_tracker_sees_nodes_that_stay_alive(new_nodes: Callable[[], list[GradNode]]) -> None:
+    """The tracker itself must be able to fail: a kept result keeps its node alive."""
+    x = mg.tensor([1.0], requires_grad=True)
+    y = x * 2
+    assert y.grad_fn in new_nodes()
+    del y
+    assert all(n.is_accumulation for n in new_nodes())
 
 
 FAILING_CALLS = {
@@ -229,14 +253,16 @@ FAILING_CALLS = {
 
 
 @pytest.mark.parametrize("call", FAILING_CALLS.values(), ids=FAILING_CALLS.keys())
-def test_failed_op_builds_no_node_and_changes_no_tensor(call: Callable[..., Any]) -> None:
+def test_failed_op_builds_no_node_and_changes_no_tensor(
+    call: Callable[..., Any], new_nodes: Callable[[], list[GradNode]]
+) -> None:
     x = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)  # a leaf: no AccumulationNode yet
     y = mg.exp(x)  # a non-leaf
     y_node, y_vals, y_version = y.grad_fn, y.numpy().copy(), y.version
-    before = _live_nodes()
+    before = set(map(id, new_nodes()))
     with pytest.raises((TypeError, ValueError, RuntimeError)):
         call(x, y)
-    assert _live_nodes() <= before, "a failed op left a grad node alive"
+    assert set(map(id, new_nodes())) <= before, "a failed op left a grad node alive"
     assert x._meta.acc_node() is y_node.next_edges[0][0].node  # only exp's use of x made one
     assert x.grad_fn is None and x.grad is None and x.version == 0
     assert y.grad_fn is y_node and y.version == y_version
@@ -266,16 +292,18 @@ INPLACE_FAILURES = {
 
 
 @pytest.mark.parametrize("call", INPLACE_FAILURES.values(), ids=INPLACE_FAILURES.keys())
-def test_failed_inplace_op_leaves_values_version_and_grad_fn(call: Callable[..., Any]) -> None:
+def test_failed_inplace_op_leaves_values_version_and_grad_fn(
+    call: Callable[..., Any], new_nodes: Callable[[], list[GradNode]]
+) -> None:
     x = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     y = x * 2
     node, vals, version = y.grad_fn, y.numpy().copy(), y.version
-    before = _live_nodes()
+    before = set(map(id, new_nodes()))
     with pytest.raises((TypeError, ValueError, RuntimeError)):
         call(y)
     np.testing.assert_array_equal(y.numpy(), vals)
     assert y.version == version and y.grad_fn is node
-    assert _live_nodes() <= before
+    assert set(map(id, new_nodes())) <= before, "a failed in-place op left a grad node alive"
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0, 2.0])
 

@@ -21,10 +21,11 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from strategies import ALL_DTYPE_NAMES
 
 DTYPES = {"bool": mg.bool, "int32": mg.int32, "int64": mg.int64, "float16": mg.float16, "float32": mg.float32,
           "float64": mg.float64}
-ORDER = ["bool", "int32", "int64", "float16", "float32", "float64"]
+ORDER = list(ALL_DTYPE_NAMES)  # the promotion order, lowest first
 TOL = {"float16": dict(rtol=2e-2, atol=2e-2), "float32": dict(rtol=1e-5, atol=1e-5), "float64": dict(rtol=1e-12, atol=1e-12)}
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -449,3 +450,43 @@ def test_clip_integer_tensor_with_float_bounds_gives_float32() -> None:
     kept = mg.clip(mg.tensor([0, 5], dtype=mg.int32), 1, 2)
     assert kept.dtype is mg.int32 and kept.tolist() == [1, 2]
     assert mg.clip(mg.tensor([0.5, 5.0], dtype=mg.float16), 1, 2).dtype is mg.float16
+
+
+ZERO_D_OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
+    "pow": lambda a, b: a ** b, "maximum": mg.maximum, "minimum": mg.minimum, "neg": lambda a, b: -a,
+    "abs": lambda a, b: mg.abs(a), "sign": lambda a, b: mg.sign(a), "exp": lambda a, b: mg.exp(a),
+    "log": lambda a, b: mg.log(a), "sqrt": lambda a, b: mg.sqrt(a), "sin": lambda a, b: mg.sin(a),
+    "cos": lambda a, b: mg.cos(a), "tanh": lambda a, b: mg.tanh(a), "sigmoid": lambda a, b: mg.sigmoid(a),
+    "relu": lambda a, b: mg.relu(a), "gelu": lambda a, b: mg.gelu(a), "erf": lambda a, b: mg.erf(a),
+    "clip": lambda a, b: mg.clip(a, 0.0, 0.5), "where": lambda a, b: mg.where(a > b, a, b),
+    "softmax": lambda a, b: mg.softmax(a), "log_softmax": lambda a, b: mg.log_softmax(a),
+    "mse_loss-none": lambda a, b: mg.mse_loss(a, b, reduction="none"), "eq": lambda a, b: a == b,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+@pytest.mark.parametrize("name", list(ZERO_D_OPS))
+def test_0d_inputs_give_0d_array_tensors_that_can_be_written(name: str, dtype: str) -> None:
+    """Regression: ufuncs returned NumPy scalars for 0-d inputs (in-place ops then failed with
+    "'numpy.float32' object does not support item assignment"); erf/gelu crashed on 0-d input."""
+    a = mg.tensor(1.5, dtype=DTYPES[dtype])
+    b = mg.tensor(0.5, dtype=DTYPES[dtype])
+    out = ZERO_D_OPS[name](a, b)
+    assert out.shape == () and isinstance(out._data, np.ndarray)
+    before = out.item()
+    out.add_(True if out.dtype is mg.bool else 1)
+    assert out.version == 1 and out.item() == pytest.approx(before + 1 if out.dtype is not mg.bool else True, abs=2e-3)
+
+
+@pytest.mark.parametrize("scalar", [np.float32(2.0), np.float64(2.0), np.int32(2), np.int64(2)],
+                         ids=lambda v: type(v).__name__)
+def test_numpy_scalars_work_like_python_numbers(scalar: Any) -> None:
+    """Regression: ``x * np.float32(2)`` raised TypeError (only np.float64, a float subclass, worked)."""
+    f = mg.tensor([1.0, 2.0], dtype=mg.float16)
+    for out in (f * scalar, scalar * f, f - scalar, scalar / f, mg.maximum(f, scalar)):
+        assert out.dtype is mg.float16
+    np.testing.assert_allclose((scalar * f).numpy(), [2.0, 4.0])
+    i = mg.tensor([1, 2], dtype=mg.int32)
+    expected = mg.int32 if isinstance(scalar, np.integer) else mg.float32
+    assert (i + scalar).dtype is expected

@@ -210,6 +210,11 @@ CASES: list[Case] = [
     Case("getitem-bool-mask", "getitem", lambda x: x[mg.tensor([[True, False], [False, True], [True, True]])],
          inputs(rnd(3, 2))),
     Case("getitem-bool-row-mask", "getitem", lambda x: x[[True, False, True]], inputs(rnd(3, 2))),
+    Case("getitem-bool-scalar", "getitem", lambda x: x[True], inputs(rnd(3, 2))),
+    Case("getitem-0d-int-tensor", "getitem", lambda x: x[mg.tensor(1)], inputs(rnd(3, 2))),
+    Case("getitem-empty-slice", "getitem", lambda x: x[1:1] * 2, inputs(rnd(3, 2))),
+    Case("getitem-broadcast-arrays", "getitem", lambda x: x[[[0], [2]], [1, 0, 1]], inputs(rnd(3, 2))),
+    Case("getitem-tensor-and-slice", "getitem", lambda x: x[mg.tensor([2, 0, 2]), 1:], inputs(rnd(3, 4))),
     Case("getitem_grad", "getitem_grad", lambda g: mg.getitem_grad(g, (np.array([0, 2, 0]),), (3, 2)),
          inputs(rnd(3, 2))),
     # nn
@@ -346,7 +351,7 @@ def _grads(y: mg.Tensor, x: mg.Tensor) -> tuple[mg.Tensor]:
     seed = None if y.numel() == 1 else mg.ones(y.shape, dtype=y.dtype)
     run_backward([y], [seed], retain_graph=True, create_graph=True)
     g = x.grad
-    x._meta.grad = None
+    x.grad = None
     return (g,)
 
 

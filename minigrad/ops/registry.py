@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..autograd.dygraph import run_op
 from ..autograd.grad_node import GradNode
@@ -147,6 +149,8 @@ class OpDef:
         )
         self._fast_arity = len(self.inputs) if simple else -1
         self._scalar_ok = tuple(i.scalar_ok for i in self.inputs)
+        self._any_scalar_ok = any(self._scalar_ok)
+        self._arg_pos = {n: pos for pos, n in reversed(list(enumerate(self._arg_names)))}
         self._default_attrs = {a.name: a.default for a in self.attrs}
         self.node_class: type[GradNode] = type(
             _node_class_name(name),
@@ -171,10 +175,11 @@ class OpDef:
         if len(args) > len(names):
             raise TypeError(f"{op}() takes {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
         values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
+        arg_pos = self._arg_pos
         for key, value in kwargs.items():
-            if key not in names:
+            pos = arg_pos.get(key)
+            if pos is None:
                 raise TypeError(f"{op}() got an unexpected keyword argument '{key}' (arguments: {', '.join(names)})")
-            pos = names.index(key)
             if values[pos] is not _MISSING:
                 raise TypeError(f"{op}() got multiple values for argument '{key}'")
             values[pos] = value
@@ -205,15 +210,16 @@ class OpDef:
                 any_tensor = v if any_tensor is None else any_tensor
             elif v is None and spec.optional:
                 pass
-            elif spec.scalar_ok and isinstance(v, (int, float, bool)):
-                pass
+            elif spec.scalar_ok and isinstance(v, (int, float, bool, np.number, np.bool_)):
+                if isinstance(v, (np.number, np.bool_)):
+                    v = v.item()  # a NumPy scalar (np.float32(0.1) * x) is used as the Python number it holds
             else:
                 expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
                 raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be {expected}, but got {type_name(v)}")
             inputs.append(v)
         if any_tensor is None:
             raise TypeError(f"{op}(): at least one of the arguments ({', '.join(i.name for i in self.inputs)}) must be a Tensor")
-        if any(spec.scalar_ok for spec in self.inputs):
+        if self._any_scalar_ok:
             # A scalar takes the dtype of a tensor it is combined with: another scalar-capable
             # input (where's x/y), not e.g. where's bool condition.
             like = next(
@@ -245,13 +251,18 @@ class OpDef:
         #     or a bad argument - goes through ``bind``, which gives the same
         #     result and the API layer's error messages.
         if not kwargs and len(args) == self._fast_arity:
+            # A scalar takes the dtype of a scalar-capable tensor input (where's x/y,
+            # not its bool condition), as in ``bind``.
+            scalar_ok = self._scalar_ok
             like = None
-            for v in args:
+            for pos, v in enumerate(args):
                 if isinstance(v, Tensor):
-                    like = v
-                    break
+                    if scalar_ok[pos]:
+                        like = v
+                        break
+                    if like is None:
+                        like = v
             if like is not None:
-                scalar_ok = self._scalar_ok
                 wrap = False
                 for pos, v in enumerate(args):
                     if not isinstance(v, Tensor):

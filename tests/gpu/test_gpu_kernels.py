@@ -254,3 +254,27 @@ def test_logsumexp_infinities_match_cpu():
     cpu = mg.logsumexp(mg.tensor(long)).item()
     gpu = mg.logsumexp(mg.tensor(long).to("gpu")).item()
     assert abs(cpu - gpu) < 1e-5
+
+
+def test_autocast_on_gpu_runs_float16_kernels_and_grads_reach_float32_leaves():
+    w = mg.randn(8, 4, requires_grad=True)
+    x = mg.randn(3, 8).to("gpu")
+    with mg.trace() as tr, mg.autocast("O1"):
+        y = x @ w.to("gpu")
+        loss = mg.log_softmax(y, dim=1).sum()
+    mm = [e for e in tr.events if e.kind == "kernel.select" and e.op == "matmul"][0]
+    assert (mm.backend, mm.dtype) == ("GPUDNN", "float16") and y.dtype == mg.float16
+    assert loss.dtype == mg.float32 and loss.device == "gpu"
+    loss.backward()
+    assert w.grad.dtype == mg.float32 and w.grad.device == "cpu"
+
+
+def test_fallback_off_on_gpu_raises_for_ops_without_gpu_kernels():
+    saved = mg.flags.enable_api_kernel_fallback
+    mg.flags.enable_api_kernel_fallback = False
+    try:
+        x, w = mg.randn(1, 1, 4, 4).to("gpu"), mg.randn(1, 1, 3, 3).to("gpu")
+        with pytest.raises(RuntimeError, match=r"conv2d\(\): no kernel registered for key \(GPU, NCHW, float32\)"):
+            mg.conv2d(x, w)
+    finally:
+        mg.flags.enable_api_kernel_fallback = saved
