@@ -106,7 +106,7 @@ async def test_play_stops_at_the_end_of_the_pass(synthetic_session):
         for _ in range(len(SPEEDS)):
             await pilot.press("plus")
         await pilot.press("space")
-        await pilot.pause(0.3)
+        await pilot.pause(1.0)
         assert scr.index == 77 and not scr.playing
 
 
@@ -204,21 +204,23 @@ async def test_export_svg_through_viz(synthetic_session, tmp_path, monkeypatch):
     calls = []
 
     class Rendered:
-        def __init__(self, source, kind, step):
-            calls.append((len(source), kind, step))
+        def __init__(self, source, kind, step, backward_pass):
+            calls.append((len(source), kind, step, backward_pass))
 
         def save(self, path):
             with open(path, "w") as fh:
                 fh.write("<svg/>")
 
     fake = types.ModuleType("minigrad.viz")
-    fake.render = lambda source, kind="backward", step=None: Rendered(source, kind, step)
+    fake.render = lambda source, kind="backward", step=None, backward_pass=None: Rendered(source, kind, step, backward_pass)
     monkeypatch.setitem(sys.modules, "minigrad.viz", fake)
     app = MinigradApp(synthetic_session, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "s")
+        await app.workers.wait_for_complete()
         await pilot.pause()
-    assert calls == [(len(synthetic_session.events), "backward", 46)]
+        assert any("wrote" in n.message for n in app._notifications)
+    assert calls == [(len(synthetic_session.events), "backward", 46, 0)]
     out = tmp_path / "minigrad-synthetic_small.jsonl-step46.svg"
     assert out.read_text() == "<svg/>"
 
@@ -286,3 +288,23 @@ async def test_quiz_node_without_next_nodes_asks_only_the_node(synthetic_session
         await pilot.press(*"AccumulationNode#1", "enter", "enter")
         assert app.screen is scr and scr.index == 72
         assert str(scr.score) == "node 1/1 · in-degree 0/0"
+
+
+async def test_export_svg_with_the_real_renderer(demo_session, tmp_path):
+    """``s`` with the real ``minigrad.viz``: an SVG (or, without Graphviz, DOT source) of the state on screen."""
+    import pytest
+
+    viz = pytest.importorskip("minigrad.viz")
+    if not hasattr(viz, "render"):
+        pytest.skip("this minigrad.viz has no render()")
+    app = MinigradApp(demo_session, initial_pass=1, export_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n", "s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+    written = list(tmp_path.iterdir())
+    assert written, messages
+    text = written[0].read_text()
+    assert "<svg" in text or "digraph" in text
+    assert any(f"wrote {written[0]}" in m for m in messages)

@@ -349,7 +349,7 @@ class MainScreen(Screen[None]):
         self.notify(f"{self.session.node_name(node)} {where}", timeout=3)
 
     def action_export(self) -> None:
-        """Export the current state as SVG through ``minigrad.viz`` (imported only now)."""
+        """Export the current state as SVG through ``minigrad.viz`` (imported only now), in a thread."""
         try:
             from minigrad.viz import render  # noqa: PLC0415 - lazy: the renderer is optional here
         except Exception as exc:  # ImportError, or a renderer that fails to import
@@ -360,9 +360,21 @@ class MainScreen(Screen[None]):
             return
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.session.title).strip("-") or "trace"
         path = self.export_dir / f"minigrad-{slug}-step{self.index}.svg"
-        try:
-            render(list(self.session.events), kind="backward", step=self.index).save(str(path))
-        except Exception as exc:
-            self.notify(f"SVG export failed: {type(exc).__name__}: {exc}", title="export", severity="error", timeout=8)
-            return
-        self.notify(f"wrote {path}", title="export", timeout=6)
+        step = self.index
+        st = self.session.state(step)
+        # Draw the pass on screen (when it has begun by this step; else the renderer's default).
+        which = self.pass_no if self.session.passes and self.pass_no < len(st.passes) else None
+        source = self.session.replay  # already folded: the renderer need not replay again
+
+        def export() -> None:
+            try:
+                render(source, kind="backward", step=step, backward_pass=which).save(str(path))
+            except Exception as exc:  # noqa: BLE001 - reported on screen
+                self.app.call_from_thread(
+                    self.notify, f"SVG export failed: {type(exc).__name__}: {exc}", title="export", severity="error", timeout=8
+                )
+            else:
+                self.app.call_from_thread(self.notify, f"wrote {path}", title="export", timeout=6)
+
+        self.notify(f"exporting step {step} ...", title="export", timeout=2)
+        self.run_worker(export, thread=True, exclusive=True, group="export")
