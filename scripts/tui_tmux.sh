@@ -58,8 +58,8 @@ capture() {  # capture NAME: save and print the screen
     cat "$file"
 }
 
-# 1. The built-in demo, as `make tui` opens it.
-start
+# 1. The built-in demo, as `make tui` opens it (SVG exports go to OUTDIR).
+start --export-dir "$OUT"
 capture demo-start
 keys Right Right Right
 capture demo-in-degree-map
