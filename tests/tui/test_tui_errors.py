@@ -143,3 +143,17 @@ def test_main_parses_arguments_and_never_raises_on_bad_input(monkeypatch, tmp_pa
     app = opened[-1]
     assert app.error is None and app.initial_pass == 1 and str(app.export_dir) == str(tmp_path)
     assert "reading" in capsys.readouterr().err
+
+
+async def test_builtin_demo_opens_with_the_live_engine():
+    """``make tui`` with no argument: the demo runs on the current engine and offers both passes."""
+    session, error = open_source(None)
+    assert error is None, error
+    assert [p.mode for p in session.passes] == ["backward", "grad"]
+    names = {session.node_name(n) for n in session.layout(0).order}
+    assert sum(n.startswith("AccumulationNode") for n in names) == 3  # w1, b1, w2
+    app = MinigradApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "n", "c", "down", "enter", "end")
+        assert app.main_screen.pass_no == 1
+        assert "[startup]" in " ".join(app.main_screen.query_one("#graph").plain_lines())
