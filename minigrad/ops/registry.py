@@ -35,7 +35,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.dygraph import run_op
 from ..autograd.grad_node import GradNode
 from ..tensor import Tensor
 
@@ -95,6 +94,20 @@ class Attr:
 
 #: All ops by name.
 OPS: dict[str, "OpDef"] = {}
+
+
+# The dygraph layer, bound on the first op call: it imports the kernel layer, and
+# modules there may import op definitions (an import statement inside ``__call__``
+# would cost an import-system lookup on every call).
+_run_op: Callable[..., Any] | None = None
+
+
+def _bind_run_op() -> Callable[..., Any]:
+    global _run_op
+    from ..autograd.dygraph import run_op
+
+    _run_op = run_op
+    return run_op
 
 
 def _node_class_name(op: str) -> str:
@@ -250,6 +263,7 @@ class OpDef:
         #     tests per argument. Anything else - keywords, attributes, lists,
         #     or a bad argument - goes through ``bind``, which gives the same
         #     result and the API layer's error messages.
+        run_op = _run_op or _bind_run_op()
         if not kwargs and len(args) == self._fast_arity:
             # A scalar takes the dtype of a scalar-capable tensor input (where's x/y,
             # not its bool condition), as in ``bind``.
