@@ -267,7 +267,8 @@ def test_every_op_has_a_gradient_case() -> None:
     """An op with a backward formula but no row above would go untested."""
     covered = {c.op for c in CASES}
     with_backward = {name for name, op in mg.OPS.items() if op.backward is not None}
-    assert with_backward - covered == set()
+    # to_device spans two backends; its gradient is checked in test_device_grad.py.
+    assert with_backward - covered - {"to_device"} == set()
 
 
 def test_every_design_op_is_covered() -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import flags
 from ..dtypes import from_numpy
 from ..kernels.api import call_kernel
+from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 from ..tracing.events import ApiCall, NodeCreate
 from . import amp_state
@@ -68,8 +69,6 @@ def _ids(inputs: list[Any]) -> list[Any]:
 
 def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """Run one op through AMP, the kernel layer and grad-node creation."""
-    from ..tensor import Tensor
-
     rec = bus.recorder
     if rec is not None:
         rec.emit(ApiCall(op=op.name, inputs=_ids(inputs), attrs={k: jsonable(v) for k, v in attrs.items()}))
@@ -80,15 +79,17 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
 
     out, device, layout = call_kernel(op, inputs, attrs)
     multi = isinstance(out, tuple)
-    arrays = out if multi else (out,)
-    outs = [Tensor._make(a, from_numpy(a.dtype), device, layout) for a in arrays]
+    if multi:
+        arrays = out
+        outs = [Tensor._make(a, from_numpy(a.dtype), device, layout) for a in arrays]
+    else:
+        arrays = (out,)
+        outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
 
     if op.view and getattr(arrays[0], "base", None) is not None:
         # Views share the storage, hence the version counter (in-place checks see through them).
         src = inputs[0]
         if src._version is None:
-            from ..tensor import VersionCounter
-
             src._version = VersionCounter()
         for t in outs:
             t._version = src._version
@@ -137,10 +138,22 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
             tensors = [] if v is None else (v if isinstance(v, list) else [v])
             next_edges.append([Edge(None, 0, 0, t._data.shape, t._dtype) for t in tensors] or [Edge(None, 0, 0, ())])
             continue
-        row = [_edge_to(t) for t in v] if isinstance(v, list) else [_edge_to(v)]
-        for e in row:
-            if e.node is not None and e.node.topo_nr >= topo:
-                topo = e.node.topo_nr + 1
+        if isinstance(v, list):
+            row = [_edge_to(t) for t in v]
+            for e in row:
+                if e.node is not None and e.node.topo_nr >= topo:
+                    topo = e.node.topo_nr + 1
+        else:  # _edge_to(v), inlined: one input per slot is the common case
+            meta = v._meta
+            if meta is None:
+                row = [Edge(None, 0, 0, v._data.shape, v._dtype)]
+            else:
+                nxt = meta.grad_node
+                if nxt is None:
+                    nxt = meta.accumulation_node_for(v)
+                row = [Edge(nxt, meta.out_slot, meta.out_rank, v._data.shape, v._dtype)]
+                if nxt.topo_nr >= topo:
+                    topo = nxt.topo_nr + 1
         next_edges.append(row)
     node.next_edges = next_edges
     node.topo_nr = topo if topo > 0 else 1

@@ -30,6 +30,12 @@ NOTE [ Where minigrad differs from the seed ]
       (the seed skips the decrement, which can strand a node).
     - Released nodes are detected before anything runs, so a second backward
       through a freed graph raises without writing any ``.grad``.
+    - For ``grad()`` the ``queue.push`` events of the start nodes are emitted
+      after GeneralGrad has restricted the ready queue (``ModifyReadyQueue``),
+      so a replayed queue never shows start nodes that will not run. An
+      error raised by a copied node names the user's node it was copied
+      from, and ``backward.end`` is emitted before ``grad()``'s unused-input
+      error, so the traced pass is complete.
 """
 
 from __future__ import annotations
@@ -57,8 +63,18 @@ from . import hooks as _hooks
 from .grad_mode import GRAD_MODE
 from .grad_tensor_holder import GradTensorHolder
 
+# ``minigrad.tensor`` imports this package, so Tensor is bound on first use
+# (an import statement inside the hot functions would cost an import-system call each time).
+Tensor: Any = None
+
+
+def _bind_tensor() -> None:
+    global Tensor
+    from ..tensor import Tensor as _T
+
+    Tensor = _T
+
 if TYPE_CHECKING:  # pragma: no cover
-    from ..tensor import Tensor
     from .grad_node import GradNode
 
 __all__ = ["run_backward", "get_in_degree_map", "BackwardRun", "current_run"]
@@ -114,8 +130,6 @@ def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) 
 
 def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
     """``CopyValueFromTensor``: the seed for output ``i`` (a private copy), checked."""
-    from ..tensor import Tensor
-
     if g is None:
         if t._data.size != 1:
             raise RuntimeError(
@@ -159,8 +173,6 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
 
 
 def _zeros_for(meta: Any) -> "Tensor":
-    from ..tensor import Tensor
-
     shape, dtype, device = meta
     data = np.zeros(shape, dtype=dtype.np)
     if device != "cpu":
@@ -184,8 +196,8 @@ def run_backward(
     returned. Otherwise leaf ``.grad`` fields accumulate and ``[]`` is returned.
     """
     global current_run
-    from ..tensor import Tensor
-
+    if Tensor is None:
+        _bind_tensor()
     rec = bus.recorder
     t_start = time.perf_counter_ns()
     is_general = inputs is not None
@@ -241,11 +253,16 @@ def run_backward(
                 rec.emit(BufferAdd(node=node.id, slot=slot, rank=rank, source=None, value=rec.preview(value._data)))
             if node not in queue:
                 queue.append(node)
-                if rec is not None:
+                if rec is not None and gg is None:
                     rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in queue]))
 
         if gg is not None:
+            # GeneralGrad restricts the queue to the startup nodes; the pushes are
+            # announced once it is final (NOTE [ Where minigrad differs from the seed ]).
             gg.prepare(orig_queue, queue, buffers)
+            if rec is not None:
+                for k, node in enumerate(queue):
+                    rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in list(queue)[: k + 1]]))
 
         in_degree = get_in_degree_map(queue, check_released=gg is None)
         if gg is not None:
@@ -283,7 +300,9 @@ def run_backward(
             try:
                 grads_out = _run_node(node, grads_in, create_graph, is_general)
             except BaseException as exc:
-                raise _node_error(node, exc) from exc
+                # Under grad() name the user's node, not its GeneralGrad copy.
+                where = gg.copied_to_orig.get(node, node) if gg is not None else node
+                raise _node_error(where, exc) from exc
             nodes_run += 1
             if rec is not None:
                 rec.emit(
@@ -330,9 +349,17 @@ def run_backward(
                             rec.emit(QueuePush(node=nxt.id, front=nxt.is_accumulation, queue=[n.id for n in queue]))
 
         _hooks.run_final_hooks()
-        results = gg.results() if gg is not None else []
+        results: list[Tensor | None] = []
+        unused_error: RuntimeError | None = None
+        if gg is not None:
+            try:
+                results = gg.results()
+            except RuntimeError as exc:  # an unused input: the pass itself did end
+                unused_error = exc
         if rec is not None:
             rec.emit(BackwardEnd(nodes_run=nodes_run, wall_ns=time.perf_counter_ns() - t_start))
+        if unused_error is not None:
+            raise unused_error
         return results
     finally:
         GRAD_MODE.enabled = prev_mode
@@ -355,20 +382,24 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     if not isinstance(result, (tuple, list)):
         result = (result,)
     out: list[list[Any]] = []
+    n_result = len(result)
     for slot, row in enumerate(node.next_edges):
-        r = result[slot] if slot < len(result) else None
+        r = result[slot] if slot < n_result else None
         if op.inputs[slot].is_list:
             vals = list(r) if r is not None else [None] * len(row)
+        elif r is None:
+            out.append([None])
+            continue
         else:
             vals = [r]
         for rank, (edge, g) in enumerate(zip(row, vals)):
-            if g is not None and edge.node is not None and g.shape != edge.shape:
+            if edge.node is None:
+                vals[rank] = None
+            elif g is not None and g.shape != edge.shape:
                 raise RuntimeError(
                     f"backward formula returned a gradient of shape {tuple(g.shape)} for input "
                     f"'{op.inputs[slot].name}' (rank {rank}) of shape {tuple(edge.shape)}"
                 )
-            if edge.node is None:
-                vals[rank] = None
         out.append(vals)
     return out
 
@@ -397,4 +428,7 @@ class BackwardContext:
 
     def needs(self, slot: int) -> bool:
         """Whether input ``slot`` needs a gradient (has an edge to a next node)."""
-        return any(e.node is not None for e in self.node.next_edges[slot])
+        for e in self.node.next_edges[slot]:
+            if e.node is not None:
+                return True
+        return False
