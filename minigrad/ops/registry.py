@@ -248,13 +248,18 @@ class OpDef:
         #     or a bad argument - goes through ``bind``, which gives the same
         #     result and the API layer's error messages.
         if not kwargs and len(args) == self._fast_arity:
+            # A scalar takes the dtype of a scalar-capable tensor input (where's x/y,
+            # not its bool condition), as in ``bind``.
+            scalar_ok = self._scalar_ok
             like = None
-            for v in args:
+            for pos, v in enumerate(args):
                 if isinstance(v, Tensor):
-                    like = v
-                    break
+                    if scalar_ok[pos]:
+                        like = v
+                        break
+                    if like is None:
+                        like = v
             if like is not None:
-                scalar_ok = self._scalar_ok
                 wrap = False
                 for pos, v in enumerate(args):
                     if not isinstance(v, Tensor):
