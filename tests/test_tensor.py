@@ -459,3 +459,22 @@ def test_setitem_errors_leave_the_tensor_unchanged() -> None:
     with pytest.raises(TypeError, match=r"^setitem\(\): the value must be a Tensor or a Python number"):
         x[0] = "a"
     assert x.version == 0 and x.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda y: y.T.reshape(6), lambda y: y[:, [0, 2]], lambda y: y[1:, [0, 0]]],
+    ids=["reshape-of-transpose", "slice-and-array-index", "slice-and-repeated-index"],
+)
+def test_inplace_on_an_op_output_that_is_a_copy_is_allowed(make: Callable[[mg.Tensor], mg.Tensor]) -> None:
+    """Regression: reshape of a non-contiguous tensor and mixed fancy indexing return NumPy
+    copies whose .base is a temporary; they were taken for views (in-place refused, and the
+    version counter shared with the input)."""
+    x = mg.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    y = x * 1
+    out = make(y)
+    out.add_(1)
+    assert y.version == 0 and out.version == 1
+    np.testing.assert_array_equal(y.numpy(), np.arange(6.0).reshape(2, 3))
+    out.sum().backward()
+    assert x.grad is not None

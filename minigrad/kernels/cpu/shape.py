@@ -11,9 +11,22 @@ from ..registry import register_kernel
 CPU = Backend.CPU
 
 
+def _owned(out, x):
+    """``out`` if it is a view of ``x``; otherwise an array that owns its data.
+
+    When NumPy has to copy (reshaping a non-contiguous array, fancy indexing
+    with slices) it returns a view of a private temporary, whose ``.base`` is
+    set; the dygraph layer and in-place checks would take that for a view of
+    ``x`` (shared version counter, "in-place change of a view" refused).
+    """
+    if out.base is None or np.may_share_memory(out, x):
+        return out
+    return out.copy()
+
+
 @register_kernel("reshape", CPU, dtypes=ALL_DTYPES)
 def reshape(x, shape):
-    return x.reshape(shape)
+    return _owned(x.reshape(shape), x)
 
 
 @register_kernel("transpose", CPU, dtypes=ALL_DTYPES)
@@ -59,7 +72,7 @@ def stack(xs, dim=0):
 
 @register_kernel("getitem", CPU, dtypes=ALL_DTYPES)
 def getitem(x, index):
-    return np.asarray(x[index])
+    return _owned(np.asarray(x[index]), x)
 
 
 @register_kernel("getitem_grad", CPU, dtypes=ALL_DTYPES)
