@@ -37,8 +37,9 @@ from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from . import autograd
-from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled
-from .kernels.backends import is_gpu_available, register_backend
+from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
+from .kernels.backends import is_gpu_available, register_backend, unregister_backend
+from .autograd.amp import autocast
 from .tracing import trace
 from . import nn, optim
 
@@ -49,8 +50,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like",
     "full_like", "manual_seed", "float16", "float32", "float64", "int32", "int64", "bool", "bool_", "dtypes",
-    "flags", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
-    "optim", "is_gpu_available", "register_backend", *_ops_all,
+    "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
+    "optim", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
 
 if _os.environ.get("MINIGRAD_TRACE"):

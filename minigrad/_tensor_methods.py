@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import ops
+from . import dtypes, ops
 from .tensor import Tensor
 
 
@@ -17,26 +17,57 @@ def _shape_args(args: tuple[Any, ...]) -> Any:
 
 
 def _setitem(self: Tensor, index: Any, value: Any) -> None:
-    """``x[index] = value``: an in-place write, recorded as ``where(mask, value, x)``."""
+    """``x[index] = value``: an in-place write, recorded as ``where(mask, source, x)``.
+
+    ``source`` gathers, for every position of ``x``, the element of ``value``
+    written there, so repeated indices behave as in NumPy and PyTorch (the
+    last write wins) and the gradient reaches ``value`` through a getitem.
+    ``value`` is cast to ``x``'s dtype (``int_tensor[0] = 2.7`` stores 2).
+    """
     import numpy as np
 
-    from . import dtypes
     from .ops.shape import _normalize_index
 
     idx = _normalize_index("setitem", index)
+    if not isinstance(value, (Tensor, int, float, bool)):
+        raise TypeError(f"setitem(): the value must be a Tensor or a Python number, but got {type(value).__name__}")
 
     def compute() -> Tensor:
-        mask_np = np.zeros(self.shape, dtype=bool)
-        mask_np[idx] = True
-        mask = Tensor._make(mask_np if self.device == "cpu" else _move(mask_np, self.device), dtypes.bool_, self.device)
-        full: Any = value
-        if isinstance(value, Tensor):
-            region = np.broadcast_to(np.empty((), dtype=np.int8), self.shape)[idx].shape
-            v = value if value.shape == region else ops.expand(value, region)
-            full = ops.getitem_grad(v, idx, self.shape)  # scatter into a tensor of x's shape
-        return ops.where(mask, full, self)
+        try:
+            src = np.full(self.shape, -1, dtype=np.int64)
+            region = src[idx].shape
+            src[idx] = np.arange(int(np.prod(region, dtype=np.int64))).reshape(region)
+        except IndexError as exc:
+            raise ValueError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+        mask = Tensor._make(_on(src >= 0, self.device), dtypes.bool_, self.device)
+        if not isinstance(value, Tensor):
+            return ops.where(mask, Tensor._scalar(value, self._dtype, self._device), self)
+        v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)
+        vshape = tuple(v.shape)
+        while len(vshape) > len(region) and vshape[0] == 1:  # PyTorch drops leading size-1 dims
+            vshape = vshape[1:]
+        try:
+            np.broadcast_shapes(vshape, region)
+            if len(vshape) > len(region):
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"setitem(): value of shape {tuple(value.shape)} cannot be broadcast to the indexed region "
+                f"of shape {tuple(region)}"
+            ) from None
+        if vshape != tuple(v.shape):
+            v = ops.reshape(v, vshape)
+        if vshape != region:
+            v = ops.expand(v, region)
+        gather = Tensor._make(_on(np.maximum(src, 0), self.device), dtypes.int64, self.device)
+        source = ops.getitem(ops.reshape(v, (-1,)), gather) if v.numel() else ops.fill(self, 0)
+        return ops.where(mask, source, self)
 
     self._inplace("setitem", compute)
+
+
+def _on(arr: Any, device: str) -> Any:
+    return arr if device == "cpu" else _move(arr, device)
 
 
 def _move(arr: Any, device: str) -> Any:

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import math
 import weakref
 from typing import Any, Callable, Iterator, Sequence
 
@@ -439,8 +440,15 @@ class Tensor:
                 f"{op_name}(): a leaf tensor that requires grad is being used in an in-place operation. "
                 f"Use an out-of-place op (x = x + y), or update it under `with mg.no_grad():`"
             )
-        base = getattr(self._data, "base", None)
-        if GRAD_MODE.enabled and base is not None and meta is not None:
+        # Only a tensor made by a view op (reshape, getitem ...) is a view of another tensor;
+        # other kernels may return NumPy views of their own temporaries, which are private.
+        made_by_view = (
+            meta is not None
+            and meta.grad_node is not None
+            and getattr(meta.grad_node.opdef, "view", False)
+            and getattr(self._data, "base", None) is not None
+        )
+        if GRAD_MODE.enabled and made_by_view:
             raise RuntimeError(
                 f"{op_name}(): in-place change of a view of another tensor that requires grad is not supported; "
                 f"use an out-of-place op, or clone() first"
@@ -562,18 +570,12 @@ class Tensor:
 
     def __repr__(self) -> str:
         arr = to_numpy(self._data)
-        body = np.array2string(
-            arr,
-            separator=", ",
-            prefix="tensor(",
-            precision=4,
-            suppress_small=False,
-            threshold=1000,
-            floatmode="maxprec",
-        )
+        body = _format_values(arr)
         extras = []
         if self._device != "cpu":
             extras.append(f"device='{self._device}'")
+        if arr.size == 0 and arr.ndim != 1:
+            extras.append(f"size={tuple(arr.shape)}")
         if self._dtype not in (_dt.float32, _dt.int64, _dt.bool_) or (arr.size == 0 and self._dtype is not _dt.float32):
             extras.append(f"dtype=minigrad.{self._dtype.name}")
         meta = self._meta
@@ -583,6 +585,84 @@ class Tensor:
             else:
                 extras.append("requires_grad=True")
         return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+
+# ---------------------------------------------------------------------------
+# repr: PyTorch's formatting rules (torch/_tensor_str.py), so printed tensors read the same
+# ---------------------------------------------------------------------------
+
+_LINE_WIDTH = 80
+_EDGE_ITEMS = 3
+_THRESHOLD = 1000
+
+
+class _Formatter:
+    """One width and one style for every element: ``1.``, ``1.5000`` or ``1.0000e-05``."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.floating = values.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.width = 1
+        if not self.floating:
+            self.width = max((len(str(v)) for v in values.reshape(-1).tolist()), default=1)
+            return
+        v = values.astype(np.float64).reshape(-1)
+        nz = v[np.isfinite(v) & (v != 0)]
+        if nz.size == 0:
+            return
+        lo, hi = np.abs(nz).min(), np.abs(nz).max()
+        self.int_mode = bool(np.all(nz == np.ceil(nz)))
+        if self.int_mode:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
+        else:
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        fmt = "{:.4e}" if self.sci_mode else ("{:.0f}." if self.int_mode else "{:.4f}")
+        self.width = max(len(fmt.format(x)) for x in nz.tolist())
+
+    def format(self, value: Any) -> str:
+        if not self.floating:
+            text = str(value)
+        elif self.sci_mode:
+            text = f"{value:.4e}"
+        elif self.int_mode:
+            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        else:
+            text = f"{value:.4f}"
+        return text.rjust(self.width)
+
+
+def _summarized(arr: np.ndarray) -> np.ndarray:
+    """The edge items of every dimension (what a summarized repr shows)."""
+    if arr.ndim == 0:
+        return arr
+    if arr.shape[0] > 2 * _EDGE_ITEMS:
+        arr = np.concatenate([arr[:_EDGE_ITEMS], arr[-_EDGE_ITEMS:]])
+    return np.stack([_summarized(a) for a in arr]) if arr.ndim > 1 else arr
+
+
+def _format_nested(arr: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
+    if arr.ndim == 0:
+        return fmt.format(arr.item())
+    n = arr.shape[0]
+    cut = summarize and n > 2 * _EDGE_ITEMS
+    rows = list(range(_EDGE_ITEMS)) + [-1] + list(range(n - _EDGE_ITEMS, n)) if cut else list(range(n))
+    if arr.ndim == 1:
+        items = [" ..." if i < 0 else fmt.format(arr[i].item()) for i in rows]
+        per_line = max(1, (_LINE_WIDTH - indent) // (fmt.width + 2))
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    parts = ["..." if i < 0 else _format_nested(arr[i], fmt, indent + 1, summarize) for i in rows]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def _format_values(arr: np.ndarray) -> str:
+    """The values part of ``repr``, as PyTorch prints it (``[1.5000, 2.0000]``, ``[1., 2.]``)."""
+    if arr.size == 0:
+        return "[]"
+    summarize = arr.size > _THRESHOLD
+    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    return _format_nested(arr, fmt, len("tensor("), summarize)
 
 
 # ---------------------------------------------------------------------------
@@ -673,7 +753,8 @@ def tensor(
             f"{type(data).__name__} with element type {arr.dtype}"
         )
     dt = _dt.as_dtype(dtype, "tensor(): argument 'dtype'") if dtype is not None else _infer_dtype(arr, data)
-    arr = np.ascontiguousarray(arr, dtype=dt.np)
+    # np.ascontiguousarray would turn 0-d data into shape (1,); np.array(order="C") keeps the shape.
+    arr = np.array(arr, dtype=dt.np, order="C", copy=True)
     return _finish("tensor", arr, dt, _check_device("tensor", device), requires_grad, name)
 
 

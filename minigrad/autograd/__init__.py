@@ -1,7 +1,8 @@
 """Autograd: grad nodes, the backward engine, GeneralGrad, hooks, grad mode (seed 001, 003, 004).
 
 ``mg.autograd.backward(tensors, grad_tensors=None, retain_graph=False)``
-runs one backward pass from several outputs at once.
+runs one backward pass from several outputs at once; ``mg.grad(outputs,
+inputs, ...)`` returns gradients without touching any ``.grad`` (GeneralGrad).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .tensor_wrapper import TensorWrapper
 
 __all__ = [
     "backward",
+    "grad",
     "run_backward",
     "no_grad",
     "enable_grad",
@@ -55,3 +57,109 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool = False)
     if not isinstance(retain_graph, bool):
         raise TypeError(f"backward(): argument 'retain_graph' must be bool, but got {type(retain_graph).__name__}")
     run_backward(outs, grads, retain_graph=retain_graph)
+
+
+def _tensor_list(name: str, value: Any, allow_none_items: bool = False) -> list[Any]:
+    """``value`` as a list of Tensors (a single Tensor is wrapped), checked for grad()."""
+    from ..tensor import Tensor
+
+    if isinstance(value, Tensor):
+        return [value]
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(
+            f"grad(): argument '{name}' must be a Tensor or a sequence of Tensors, but got {type(value).__name__}"
+        )
+    items = list(value)
+    for i, t in enumerate(items):
+        if t is None and allow_none_items:
+            continue
+        if not isinstance(t, Tensor):
+            want = "Tensor or None" if allow_none_items else "Tensor"
+            raise TypeError(f"grad(): element {i} of argument '{name}' must be a {want}, but got {type(t).__name__}")
+    return items
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+    no_grad_vars: Any = None,
+) -> list[Any]:
+    """The gradients of ``outputs`` with respect to ``inputs`` (PyTorch's
+    ``torch.autograd.grad``, Paddle's ``paddle.grad``; seed 001 §4).
+
+    Runs on a pruned copy of the backward graph (GeneralGrad): only the nodes
+    between the outputs and the inputs run, no ``.grad`` is written, and the
+    user's graph is never released.
+
+    Args:
+        outputs: a Tensor or a sequence of Tensors to differentiate.
+        inputs: a Tensor or a sequence of distinct Tensors that require grad;
+            leaves or intermediate tensors.
+        grad_outputs: seeds, one per output (``None`` entries: ones, only for
+            one-element outputs).
+        retain_graph: free the copy's saved tensors after use unless True;
+            defaults to ``create_graph``. The user's graph is never freed.
+        create_graph: record the backward formulas, so the results can be
+            differentiated again (any order).
+        allow_unused: return ``None`` for an input the outputs do not reach
+            (otherwise a ``RuntimeError``).
+        no_grad_vars: tensors treated as constants (their incoming edges are cut).
+
+    Returns:
+        One entry per input: its gradient (``requires_grad == create_graph``) or ``None``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.tensor(2.0, requires_grad=True)
+        >>> y = x ** 3
+        >>> (dy,) = mg.grad(y, x, create_graph=True)
+        >>> (d2y,) = mg.grad(dy, x)
+        >>> dy.item(), d2y.item()
+        (12.0, 12.0)
+    """
+    outs = _tensor_list("outputs", outputs)
+    ins = _tensor_list("inputs", inputs)
+    if not outs:
+        raise RuntimeError("grad(): argument 'outputs' is empty; pass at least one Tensor")
+    if not ins:
+        raise RuntimeError("grad(): argument 'inputs' is empty; pass at least one Tensor")
+    seeds: list[Any] | None = None
+    if grad_outputs is not None:
+        seeds = _tensor_list("grad_outputs", grad_outputs, allow_none_items=True)
+        if len(seeds) != len(outs):
+            raise RuntimeError(
+                f"grad(): got {len(outs)} outputs but {len(seeds)} grad_outputs; pass one gradient (or None) per output"
+            )
+    for name, value in (("create_graph", create_graph), ("allow_unused", allow_unused)):
+        if not isinstance(value, bool):
+            raise TypeError(f"grad(): argument '{name}' must be bool, but got {type(value).__name__}")
+    if retain_graph is None:
+        retain_graph = create_graph
+    elif not isinstance(retain_graph, bool):
+        raise TypeError(f"grad(): argument 'retain_graph' must be bool or None, but got {type(retain_graph).__name__}")
+    no_grad = [] if no_grad_vars is None else _tensor_list("no_grad_vars", no_grad_vars)
+    seen: dict[int, int] = {}
+    for i, t in enumerate(ins):
+        if id(t) in seen:
+            raise RuntimeError(
+                f"grad(): inputs {seen[id(t)]} and {i} are the same tensor; each input may appear only once"
+            )
+        seen[id(t)] = i
+        if not t.requires_grad:
+            raise RuntimeError(
+                f"grad(): input {i} does not require grad; create it with requires_grad=True "
+                f"(or pass a tensor computed from one)"
+            )
+    return run_backward(
+        outs,
+        seeds,
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        inputs=ins,
+        allow_unused=allow_unused,
+        no_grad_vars=no_grad,
+    )

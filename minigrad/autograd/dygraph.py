@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .. import flags
 from ..dtypes import from_numpy
 from ..kernels.api import call_kernel
+from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 from ..tracing.events import ApiCall, NodeCreate
 from . import amp_state
@@ -68,8 +69,6 @@ def _ids(inputs: list[Any]) -> list[Any]:
 
 def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """Run one op through AMP, the kernel layer and grad-node creation."""
-    from ..tensor import Tensor
-
     rec = bus.recorder
     if rec is not None:
         rec.emit(ApiCall(op=op.name, inputs=_ids(inputs), attrs={k: jsonable(v) for k, v in attrs.items()}))
@@ -80,15 +79,17 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
 
     out, device, layout = call_kernel(op, inputs, attrs)
     multi = isinstance(out, tuple)
-    arrays = out if multi else (out,)
-    outs = [Tensor._make(a, from_numpy(a.dtype), device, layout) for a in arrays]
+    if multi:
+        arrays = out
+        outs = [Tensor._make(a, from_numpy(a.dtype), device, layout) for a in arrays]
+    else:
+        arrays = (out,)
+        outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
 
     if op.view and getattr(arrays[0], "base", None) is not None:
         # Views share the storage, hence the version counter (in-place checks see through them).
         src = inputs[0]
         if src._version is None:
-            from ..tensor import VersionCounter
-
             src._version = VersionCounter()
         for t in outs:
             t._version = src._version

@@ -30,6 +30,9 @@ NOTE [ Where minigrad differs from the seed ]
       (the seed skips the decrement, which can strand a node).
     - Released nodes are detected before anything runs, so a second backward
       through a freed graph raises without writing any ``.grad``.
+    - For ``grad()`` the ``queue.push`` events of the start nodes are emitted
+      after GeneralGrad has restricted the ready queue (``ModifyReadyQueue``),
+      so a replayed queue never shows start nodes that will not run.
 """
 
 from __future__ import annotations
@@ -57,8 +60,18 @@ from . import hooks as _hooks
 from .grad_mode import GRAD_MODE
 from .grad_tensor_holder import GradTensorHolder
 
+# ``minigrad.tensor`` imports this package, so Tensor is bound on first use
+# (an import statement inside the hot functions would cost an import-system call each time).
+Tensor: Any = None
+
+
+def _bind_tensor() -> None:
+    global Tensor
+    from ..tensor import Tensor as _T
+
+    Tensor = _T
+
 if TYPE_CHECKING:  # pragma: no cover
-    from ..tensor import Tensor
     from .grad_node import GradNode
 
 __all__ = ["run_backward", "get_in_degree_map", "BackwardRun", "current_run"]
@@ -116,8 +129,6 @@ def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) 
 
 def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
     """``CopyValueFromTensor``: the seed for output ``i`` (a private copy), checked."""
-    from ..tensor import Tensor
-
     if g is None:
         if t._data.size != 1:
             raise RuntimeError(
@@ -161,8 +172,6 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
 
 
 def _zeros_for(meta: Any) -> "Tensor":
-    from ..tensor import Tensor
-
     shape, dtype, device = meta
     data = np.zeros(shape, dtype=dtype.np)
     if device != "cpu":
@@ -186,8 +195,8 @@ def run_backward(
     returned. Otherwise leaf ``.grad`` fields accumulate and ``[]`` is returned.
     """
     global current_run
-    from ..tensor import Tensor
-
+    if Tensor is None:
+        _bind_tensor()
     rec = bus.recorder
     t_start = time.perf_counter_ns()
     is_general = inputs is not None
@@ -243,11 +252,16 @@ def run_backward(
                 rec.emit(BufferAdd(node=node.id, slot=slot, rank=rank, source=None, value=rec.preview(value._data)))
             if node not in queue:
                 queue.append(node)
-                if rec is not None:
+                if rec is not None and gg is None:
                     rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in queue]))
 
         if gg is not None:
+            # GeneralGrad restricts the queue to the startup nodes; the pushes are
+            # announced once it is final (NOTE [ Where minigrad differs from the seed ]).
             gg.prepare(orig_queue, queue, buffers)
+            if rec is not None:
+                for k, node in enumerate(queue):
+                    rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in list(queue)[: k + 1]]))
 
         in_degree = get_in_degree_map(queue, check_released=gg is None)
         if gg is not None:

@@ -12,7 +12,9 @@
 4. **InferMeta**: output shapes and dtypes computed and checked
    (``ValueError`` with the op, argument and shapes);
 5. the **kernel call**;
-6. after a CPU fallback, the outputs are moved back to the requested device.
+6. after a CPU fallback, the outputs are moved back to the requested device;
+   a kernel that writes its outputs in another layout than the request's
+   (``Kernel.out_layout``) has them transposed back.
 
 Each step emits its event when a recorder is active.
 """
@@ -26,8 +28,8 @@ from .. import dtypes as _dt
 from ..tracing import bus
 from ..tracing.events import InferMetaEvent, KernelKeyEvent, KernelLaunch, KernelLookup, KernelSelect
 from .backends import backend_of_device, device_of_backend, move_array
-from .key import Backend, KernelKey
-from .prepare_data import prepare_data
+from .key import Backend, KernelKey, Layout
+from .prepare_data import emit_transform, prepare_data, transform_layout
 from .select import select_kernel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["call_kernel", "parse_kernel_key"]
 
 _float32 = _dt.float32
+ALL_LAYOUT = Layout.ALL_LAYOUT
 
 
 def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
@@ -96,37 +99,101 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
                 cached=cached,
             )
         )
-    arrays = prepare_data(op, kernel, inputs, key)
+    kkey = kernel.key
+    kernel_device = device_of_backend(kkey.backend)
+    kernel_dtype = kkey.dtype
+    # PrepareData has nothing to do when every input already lives where the kernel runs,
+    # in its dtype, and the kernel takes any layout (the common case): skip the call.
+    if kkey.layout == ALL_LAYOUT and not kernel.arg_overrides:
+        arrays = []
+        for v in inputs:
+            if type(v) is list or v is None or v._device != kernel_device or v._dtype is not kernel_dtype:
+                arrays = prepare_data(op, kernel, inputs, key)
+                break
+            arrays.append(v._data)
+    else:
+        arrays = prepare_data(op, kernel, inputs, key)
 
     # InferMeta: shapes and dtypes of the outputs, checked before the kernel runs.
-    meta = op.infer_meta(name, *arrays, **attrs)  # type: ignore[misc]
-    if rec is not None:
+    if kernel.channels_last:
+        meta, check = _infer_meta_channels_last(op, kernel, arrays, attrs)
+    else:
+        meta = check = op.infer_meta(name, *arrays, **attrs)  # type: ignore[misc]
+    if rec is None:
+        out = kernel.fn(*arrays, **attrs)
+    else:
         metas = meta if isinstance(meta, list) else [meta]
         rec.emit(
             InferMetaEvent(op=name, shapes=[list(s) for s, _ in metas], dtypes=[str(_dt.from_numpy(d)) for _, d in metas])
         )
-
-    if rec is None:
-        out = kernel.fn(*arrays, **attrs)
-    else:
         t0 = time.perf_counter_ns()
         out = kernel.fn(*arrays, **attrs)
-        rec.emit(KernelLaunch(op=name, kernel=kernel.name, backend=kernel.key.backend, wall_ns=time.perf_counter_ns() - t0))
+        rec.emit(KernelLaunch(op=name, kernel=kernel.name, backend=kkey.backend, wall_ns=time.perf_counter_ns() - t0))
 
-    _check_outputs(op, kernel.name, meta, out)
+    if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
+        _check_outputs(op, kernel.name, check, out)
 
-    kernel_device = device_of_backend(kernel.key.backend)
     if kernel_device != device:
         # After a CPU fallback the outputs return to the requested device (TransDataBackend).
-        from .prepare_data import emit_transform
-
         if isinstance(out, tuple):
             out = tuple(move_array(o, kernel_device, device) for o in out)
         else:
             out = move_array(out, kernel_device, device)
         emit_transform(name, "out", "backend", kernel.key.backend, backend_of_device(device).name)
-    layout = kernel.key.layout if kernel.key.layout != "ALL_LAYOUT" else key.layout
-    return out, device, layout
+    out_layout = kernel.out_layout
+    if out_layout == Layout.ALL_LAYOUT or out_layout == key.layout:
+        return out, device, key.layout
+    # The kernel wrote its 4-D outputs in its own layout (e.g. an NHWC-only
+    # kernel fed NCHW tensors): transpose them back to the requested layout.
+    if isinstance(out, tuple):
+        out = tuple(_layout_back(name, o, out_layout, key.layout) for o in out)
+    else:
+        out = _layout_back(name, out, out_layout, key.layout)
+    return out, device, key.layout
+
+
+def _layout_back(op: str, array: Any, src: str, dst: str) -> Any:
+    if array.ndim != 4:
+        return array
+    emit_transform(op, "out", "layout", src, dst)
+    return transform_layout(array, src, dst)
+
+
+class _MetaView:
+    """Shape and dtype of an array seen in another layout (what InferMeta reads)."""
+
+    __slots__ = ("shape", "ndim", "dtype", "size")
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, size: int) -> None:
+        self.shape, self.ndim, self.dtype, self.size = shape, len(shape), dtype, size
+
+
+_TO_NCHW = (0, 3, 1, 2)
+_TO_NHWC = (0, 2, 3, 1)
+
+
+def _infer_meta_channels_last(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[str, Any]) -> tuple[Any, Any]:
+    """InferMeta for a kernel with NHWC arguments or outputs.
+
+    InferMeta functions are written for NCHW (as the op is documented), so
+    NHWC arguments are shown to them as NCHW views; the promised outputs are
+    then put in the kernel's output layout to check what the kernel returns.
+    Returns ``(meta in NCHW, meta in the kernel's output layout)``.
+    """
+    views: list[Any] = []
+    for i, a in enumerate(arrays):
+        if a is not None and not isinstance(a, list) and a.ndim == 4 and kernel.arg_def(i).layout == Layout.NHWC:
+            a = _MetaView(tuple(a.shape[p] for p in _TO_NCHW), a.dtype, a.size)
+        views.append(a)
+    meta = op.infer_meta(op.name, *views, **attrs)  # type: ignore[misc]
+    if kernel.out_layout != Layout.NHWC:
+        return meta, meta
+
+    def nhwc(m: Any) -> Any:
+        shape, dtype = m
+        return (tuple(shape[p] for p in _TO_NHWC), dtype) if len(shape) == 4 else m
+
+    return meta, ([nhwc(m) for m in meta] if isinstance(meta, list) else nhwc(meta))
 
 
 def _check_outputs(op: "OpDef", kernel_name: str, meta: Any, out: Any) -> None:

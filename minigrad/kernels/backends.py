@@ -4,6 +4,26 @@ A backend has a name used in KernelKeys (``CPU``, ``GPU``, or a custom one),
 the device string users type (``"cpu"``, ``"gpu"``), and two functions that
 move arrays to it from NumPy and back. CPU arrays are NumPy arrays; GPU
 arrays are CuPy arrays, and CuPy is imported only when the GPU is first used.
+
+A backend may also name a *library-accelerated variant* (``dnn``): the GPU's
+is ``GPUDNN`` (cuBLAS/cuDNN kernels). Kernel selection probes the variant
+first (seed 002), and its kernels run on the same device.
+
+Registering your own backend (the whole search order, the CPU fallback and
+the transfers then work for it, with no GPU needed)::
+
+    class ToyArray(np.ndarray): pass          # a distinct array class
+
+    mg.register_backend(
+        "TOY", device="toy", dnn="TOYDNN",
+        to_device=lambda a: np.asarray(a).view(ToyArray),
+        to_host=lambda a: np.asarray(a).view(np.ndarray),
+        array_types=(ToyArray,),
+        kernels={"add": [(Layout.ALL_LAYOUT, FLOAT_DTYPES, toy_add)]},
+    )
+    x = mg.randn(3).to("toy")                 # data.transform CPU -> TOY
+    y = x + x                                 # kernel.select toy/toy_add
+    z = x.exp()                               # no TOY exp: CPU fallback, result moved back to "toy"
 """
 
 from __future__ import annotations
@@ -24,13 +44,15 @@ __all__ = [
     "to_numpy",
     "is_gpu_available",
     "devices",
+    "dnn_of",
+    "base_backend",
 ]
 
 
 class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
-    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "_loader")
+    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader")
 
     def __init__(
         self,
@@ -40,8 +62,10 @@ class BackendInfo:
         to_host: Callable[[Any], np.ndarray] | None = None,
         array_types: tuple[type, ...] = (),
         loader: Callable[["BackendInfo"], None] | None = None,
+        dnn: str | None = None,
     ) -> None:
         self.name = name
+        self.dnn = dnn
         self.device = device
         self.to_device = to_device
         self.to_host = to_host
@@ -64,6 +88,8 @@ class BackendInfo:
 
 _BY_DEVICE: dict[str, BackendInfo] = {}
 _BY_NAME: dict[str, BackendInfo] = {}
+#: library-accelerated variant name -> the backend it belongs to (``GPUDNN`` -> GPU's info)
+_BY_DNN: dict[str, BackendInfo] = {}
 
 
 def register_backend(
@@ -73,6 +99,8 @@ def register_backend(
     to_host: Callable[[Any], np.ndarray] | None = None,
     array_types: tuple[type, ...] = (),
     loader: Callable[[BackendInfo], None] | None = None,
+    dnn: str | None = None,
+    kernels: dict[str, Any] | None = None,
 ) -> BackendInfo:
     """Register a backend so tensors can live on it and kernels can be registered for it.
 
@@ -82,21 +110,76 @@ def register_backend(
         to_device: NumPy array -> backend array.
         to_host: backend array -> NumPy array.
         array_types: the backend's array classes (used to recognise its arrays).
-        loader: called once before first use (lazy imports).
+        loader: called once before first use (lazy imports, kernel registration).
+        dnn: the name of its library-accelerated variant (like ``GPUDNN`` for
+            ``GPU``); kernels registered under it are probed first.
+        kernels: ``{op: [(layout, dtypes, fn), ...]}`` registered on ``name``
+            (use ``register_kernel(op, name_or_dnn, ...)`` for arg overrides
+            or the dnn variant).
+
+    Returns:
+        The ``BackendInfo``. ``unregister_backend(name)`` removes it and its kernels.
+
+    Example:
+        >>> import numpy as np, minigrad as mg
+        >>> info = mg.register_backend("DOC", to_device=np.array, to_host=np.array,
+        ...                            kernels={"neg": [("ALL_LAYOUT", [mg.float32], np.negative)]})
+        >>> mg.tensor([1.0]).to("doc").neg().device
+        'doc'
+        >>> mg.unregister_backend("DOC")
     """
-    info = BackendInfo(name, device or name.lower(), to_device, to_host, array_types, loader)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"register_backend(): argument 'name' must be a non-empty str, but got {name!r}")
+    if name in (Backend.CPU, Backend.ALL_BACKEND) and name in _BY_NAME:
+        raise ValueError(f"register_backend(): the built-in backend {name!r} cannot be replaced")
+    for fn_name, fn in (("to_device", to_device), ("to_host", to_host), ("loader", loader)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"register_backend(): argument '{fn_name}' must be callable, but got {type(fn).__name__}")
+    info = BackendInfo(name, device or name.lower(), to_device, to_host, tuple(array_types), loader, dnn)
     _BY_DEVICE[info.device] = info
     _BY_NAME[name] = info
+    if dnn is not None:
+        _BY_DNN[dnn] = info
+    from .select import clear_cache
+
+    clear_cache()  # the search order of keys on this backend may have changed
+    if kernels:
+        from .registry import register_kernel
+
+        for op, entries in kernels.items():
+            for layout, dtypes, fn in entries:
+                register_kernel(op, name, layout=layout, dtypes=dtypes)(fn)
     return info
 
 
 def unregister_backend(name: str) -> None:
-    """Remove a custom backend (the built-in CPU backend cannot be removed)."""
+    """Remove a custom backend and every kernel registered on it (CPU cannot be removed)."""
     if name == Backend.CPU:
         raise ValueError("the CPU backend cannot be unregistered")
     info = _BY_NAME.pop(name, None)
-    if info is not None:
-        _BY_DEVICE.pop(info.device, None)
+    if info is None:
+        return
+    _BY_DEVICE.pop(info.device, None)
+    if info.dnn is not None:
+        _BY_DNN.pop(info.dnn, None)
+    from .registry import KERNELS, unregister_kernels
+
+    for op in list(KERNELS):
+        unregister_kernels(op, name)
+        if info.dnn is not None:
+            unregister_kernels(op, info.dnn)
+
+
+def dnn_of(backend: str) -> str | None:
+    """The library-accelerated variant of ``backend`` (``GPU`` -> ``GPUDNN``), or None."""
+    info = _BY_NAME.get(backend)
+    return None if info is None else info.dnn
+
+
+def base_backend(backend: str) -> str:
+    """The backend whose device a kernel backend runs on (``GPUDNN`` -> ``GPU``)."""
+    info = _BY_DNN.get(backend)
+    return backend if info is None else info.name
 
 
 def devices() -> list[str]:
@@ -115,9 +198,7 @@ def backend_of_device(device: str) -> BackendInfo:
 
 def device_of_backend(name: str) -> str:
     """The device string of a KernelKey backend (``GPUDNN`` kernels run on ``"gpu"``)."""
-    if name == Backend.GPUDNN:
-        name = Backend.GPU
-    info = _BY_NAME.get(name)
+    info = _BY_NAME.get(name) or _BY_DNN.get(name)
     if info is None:
         raise ValueError(f"unknown backend {name!r}")
     return info.device
@@ -172,7 +253,7 @@ def _load_cupy(info: BackendInfo) -> None:
     load_gpu_kernels()
 
 
-register_backend(Backend.GPU, "gpu", loader=_load_cupy)
+register_backend(Backend.GPU, "gpu", loader=_load_cupy, dnn=Backend.GPUDNN)
 
 
 def is_gpu_available() -> bool:

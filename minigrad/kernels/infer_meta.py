@@ -270,7 +270,9 @@ def stack(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
             )
         if t.dtype != first.dtype:
             raise ValueError(f"{op}(): tensor 0 has dtype {first.dtype} but tensor {i} has dtype {t.dtype}")
-    return unsqueeze(op, first, dim)[0], first.dtype
+    shape = list(unsqueeze(op, first, dim)[0])
+    shape[dim % (first.ndim + 1)] = len(xs)  # the new dimension holds one entry per tensor
+    return tuple(shape), first.dtype
 
 
 def softmax(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:

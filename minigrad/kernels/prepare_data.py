@@ -97,7 +97,9 @@ def _prepare_one(
     if layout != Layout.ALL_LAYOUT and t._layout != layout and data.ndim == 4:
         data = transform_layout(data, t._layout, layout)
         emit_transform(op.name, arg, "layout", t._layout, layout)
-    want_dtype = arg_def.dtype if arg_def.dtype is not None else kernel_dtype
+    # ``kernel_dtype`` is None for inputs outside the promotion; an arg def
+    # whose dtype is None accepts any dtype (neither is ever cast).
+    want_dtype = arg_def.dtype
     if op.transform_dtype and kernel_dtype is not None and want_dtype is not None and t._dtype is not want_dtype:
         data = data.astype(want_dtype.np)
         emit_transform(op.name, arg, "dtype", t._dtype.name, want_dtype.name)

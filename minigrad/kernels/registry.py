@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..dtypes import ALL_DTYPES, DType
 from .key import Backend, KernelKey, Layout
 
-__all__ = ["Kernel", "ArgDef", "register_kernel", "kernels_for", "registered_ops", "KERNELS"]
+__all__ = ["Kernel", "ArgDef", "register_kernel", "unregister_kernels", "kernels_for", "registered_ops", "KERNELS"]
 
 
 class ArgDef:
@@ -42,7 +42,7 @@ class ArgDef:
 class Kernel:
     """A registered kernel: the function plus the key it serves and its arg defs."""
 
-    __slots__ = ("fn", "op", "key", "name", "arg_defs", "arg_overrides")
+    __slots__ = ("fn", "op", "key", "name", "arg_defs", "arg_overrides", "out_layout", "channels_last")
 
     def __init__(
         self,
@@ -51,6 +51,7 @@ class Kernel:
         key: KernelKey,
         name: str,
         arg_overrides: dict[int, dict[str, Any]] | None = None,
+        out_layout: str | None = None,
     ) -> None:
         self.fn = fn
         self.op = op
@@ -58,14 +59,26 @@ class Kernel:
         self.name = name
         self.arg_overrides = arg_overrides or {}
         self.arg_defs: dict[int, ArgDef] = {}
+        #: The layout of the kernel's 4-D outputs (``ALL_LAYOUT``: the request's layout).
+        self.out_layout = out_layout if out_layout is not None else key.layout
+        #: Some argument or output is NHWC: InferMeta (written for NCHW) then sees NCHW views.
+        self.channels_last = Layout.NHWC in (
+            key.layout, self.out_layout, *(o.get("layout") for o in self.arg_overrides.values())
+        )
 
     def arg_def(self, i: int) -> ArgDef:
-        """The def of input ``i``: the kernel's own key unless overridden."""
+        """The def of input ``i``: the kernel's own key unless overridden.
+
+        A library-accelerated kernel (``GPUDNN``) takes its inputs on the
+        device of its base backend (``GPU``).
+        """
         d = self.arg_defs.get(i)
         if d is None:
+            from .backends import base_backend
+
             o = self.arg_overrides.get(i, {})
             d = ArgDef(
-                o.get("backend", self.key.backend if self.key.backend != Backend.GPUDNN else Backend.GPU),
+                o.get("backend", base_backend(self.key.backend)),
                 o.get("layout", self.key.layout),
                 o.get("dtype", self.key.dtype),
             )
@@ -90,6 +103,7 @@ def register_kernel(
     dtypes: Iterable[DType] = ALL_DTYPES,
     name: str | None = None,
     arg_overrides: dict[int, dict[str, Any]] | None = None,
+    out_layout: str | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register ``fn`` as the kernel of ``op`` for each dtype in ``dtypes``.
 
@@ -100,7 +114,12 @@ def register_kernel(
         dtypes: the dtypes it serves.
         name: display name (default ``"<backend>/<function name>"``).
         arg_overrides: per-input overrides of the arg def, e.g.
-            ``{1: {"backend": Backend.ALL_BACKEND}}`` (input 1 is never moved).
+            ``{1: {"backend": Backend.ALL_BACKEND}}`` (input 1 is never moved),
+            ``{0: {"layout": Layout.NHWC}}`` (input 0 is transposed to NHWC),
+            ``{0: {"dtype": float32}}`` (input 0 is cast when the op allows dtype transforms).
+        out_layout: the layout of the kernel's 4-D outputs (default: ``layout``);
+            when it differs from the request's layout the kernel layer
+            transposes the outputs back (``data.transform`` what=layout).
     """
     ops = [op] if isinstance(op, str) else list(op)
     dtypes = tuple(dtypes)
@@ -110,7 +129,10 @@ def register_kernel(
             table = KERNELS.setdefault(op_name, {})
             for dt in dtypes:
                 key = KernelKey(backend, layout, dt)
-                table[key] = Kernel(fn, op_name, key, name or f"{backend.lower()}/{fn.__name__}", arg_overrides)
+                table[key] = Kernel(
+                    fn, op_name, key, name or f"{backend.lower()}/{getattr(fn, '__name__', 'kernel')}", arg_overrides,
+                    out_layout,
+                )
             for listener in _listeners:
                 listener(op_name)
         return fn

@@ -4,6 +4,8 @@ For a key ``(backend, layout, dtype)`` the registry is probed in this order,
 stopping at the first hit:
 
 1. ``GPUDNN``            ``(GPUDNN, layout, dtype)``       only for GPU keys with ``flags.use_gpudnn``
+                         (for a custom backend registered with ``dnn="TOYDNN"``
+                         steps 1-2 probe ``TOYDNN`` and are named after it)
 2. ``GPUDNN/ALL_LAYOUT`` ``(GPUDNN, ALL_LAYOUT, dtype)``   same, when ``layout`` is not ALL_LAYOUT
 3. ``backend``           ``(backend, layout, dtype)``
 4. ``backend/ALL_LAYOUT`` ``(backend, ALL_LAYOUT, dtype)``  when ``layout`` is not ALL_LAYOUT
@@ -27,6 +29,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .. import flags
+from .backends import dnn_of
 from .key import Backend, KernelKey, Layout
 from .registry import KERNELS, Kernel, on_change
 
@@ -69,10 +72,11 @@ def search_order(key: KernelKey, fallback: bool, use_gpudnn: bool) -> list[tuple
     # BEGIN LESSON 4 TASK 4.1: the search order with CPU fallback
     backend, layout, dtype = key
     steps: list[tuple[KernelKey, str, bool]] = []
-    if use_gpudnn and backend == Backend.GPU:
-        steps.append((KernelKey(Backend.GPUDNN, layout, dtype), "GPUDNN", False))
+    dnn = dnn_of(backend) if use_gpudnn else None
+    if dnn is not None:
+        steps.append((KernelKey(dnn, layout, dtype), dnn, False))
         if layout != Layout.ALL_LAYOUT:
-            steps.append((KernelKey(Backend.GPUDNN, Layout.ALL_LAYOUT, dtype), "GPUDNN/ALL_LAYOUT", False))
+            steps.append((KernelKey(dnn, Layout.ALL_LAYOUT, dtype), f"{dnn}/ALL_LAYOUT", False))
     steps.append((key, "backend", False))
     if layout != Layout.ALL_LAYOUT:
         steps.append((KernelKey(backend, Layout.ALL_LAYOUT, dtype), "backend/ALL_LAYOUT", False))
@@ -98,7 +102,7 @@ def select_kernel(op: str, key: KernelKey) -> tuple[Selection, bool]:
         return sel, True
     table = KERNELS.get(op)
     if not table:
-        raise RuntimeError(f"{op}(): no kernel is registered for this op at all")
+        raise RuntimeError(f"{op}(): no kernel is registered for this op at all (key {key})")
     probes: list[Probe] = []
     for probe_key, step, is_fallback in search_order(key, fallback, gpudnn):
         kernel = table.get(probe_key)

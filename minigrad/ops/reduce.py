@@ -40,10 +40,10 @@ mean = defop("mean", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=im.reduce, doc=
 def _mean_backward(ctx, g):
     shape = ctx.node.next_edges[0][0].shape
     dims = im.normalize_dims("mean", ctx.attrs["dim"], len(shape))
-    count = 1
+    count = 1  # (the op ``max`` shadows the builtin in this module)
     for d in dims:
         count *= shape[d]
-    return (div(expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]), float(max(count, 1))),)
+    return (div(expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]), float(count if count > 0 else 1)),)
 
 
 def _extreme_backward(ctx, g):

@@ -32,7 +32,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from .. import dtypes as _dt
+from ..autograd.dygraph import run_op
 from ..autograd.grad_node import GradNode
+from ..tensor import Tensor
 
 __all__ = ["Input", "Attr", "OpDef", "defop", "OPS", "type_name"]
 
@@ -128,12 +131,23 @@ class OpDef:
             raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")
         self.promote_float = promote == "float"
         self.key_inputs = tuple(key_inputs) if key_inputs is not None else tuple(range(len(self.inputs)))
-        self.transform_dtype = transform_dtype
+        # An op that computes in floating point must also cast integer inputs to the
+        # key's float dtype (``exp(int tensor)``), so promote="float" implies the transform.
+        self.transform_dtype = transform_dtype or self.promote_float
         self.differentiable = differentiable
         self.view = view
         self.backward: Callable[..., Any] | None = None
         self.has_list_input = any(i.is_list for i in self.inputs)
         self.doc = doc
+        # The API layer's fast path (NOTE [ The common call ]): how many positional
+        # arguments a call with every attribute left at its default has, and those defaults.
+        self._arg_names = [i.name for i in self.inputs] + [a.name for a in self.attrs]
+        simple = not any(i.is_list or i.optional for i in self.inputs) and all(
+            a.default is not _MISSING for a in self.attrs
+        )
+        self._fast_arity = len(self.inputs) if simple else -1
+        self._scalar_ok = tuple(i.scalar_ok for i in self.inputs)
+        self._default_attrs = {a.name: a.default for a in self.attrs}
         self.node_class: type[GradNode] = type(
             _node_class_name(name),
             (GradNode,),
@@ -150,11 +164,9 @@ class OpDef:
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """Map call arguments to inputs and attributes, checking types (API layer)."""
-        from ..tensor import Tensor
-
         op = self.name
         n_in = len(self.inputs)
-        names = [i.name for i in self.inputs] + [a.name for a in self.attrs]
+        names = self._arg_names
         if len(args) > len(names):
             raise TypeError(f"{op}() takes {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
         values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
@@ -219,8 +231,35 @@ class OpDef:
         return inputs, attrs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from ..autograd.dygraph import run_op
-
+        # NOTE [ The common call ]
+        #     Most calls pass just the op's tensors (or Python numbers where
+        #     allowed), positionally, and leave every attribute at its default:
+        #     ``a * b``, ``x + 1``, ``x @ w``. For those, checking is two type
+        #     tests per argument. Anything else - keywords, attributes, lists,
+        #     or a bad argument - goes through ``bind``, which gives the same
+        #     result and the API layer's error messages.
+        if not kwargs and len(args) == self._fast_arity:
+            like = None
+            for v in args:
+                if isinstance(v, Tensor):
+                    like = v
+                    break
+            if like is not None:
+                scalar_ok = self._scalar_ok
+                wrap = False
+                for pos, v in enumerate(args):
+                    if not isinstance(v, Tensor):
+                        if not (scalar_ok[pos] and isinstance(v, (int, float, bool))):
+                            break
+                        wrap = True
+                else:
+                    inputs = list(args)
+                    if wrap:
+                        for pos, v in enumerate(args):
+                            if not isinstance(v, Tensor):
+                                inputs[pos] = _wrap_scalar(v, inputs, like)
+                    defaults = self._default_attrs
+                    return run_op(self, inputs, dict(defaults) if defaults else {})
         inputs, attrs = self.bind(args, kwargs)
         return run_op(self, inputs, attrs)
 
@@ -234,16 +273,13 @@ def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
     ``2 * x`` keeps ``x``'s dtype; a float with an integer tensor gives the
     default float dtype, as in PyTorch.
     """
-    from .. import dtypes
-    from ..tensor import Tensor
-
     dt = like._dtype
     if isinstance(value, bool):
         target = dt
     elif isinstance(value, int):
-        target = dt if dt is not dtypes.bool_ else dtypes.int64
+        target = dt if dt is not _dt.bool_ else _dt.int64
     else:
-        target = dt if dt.is_floating else dtypes.float32
+        target = dt if dt.is_floating else _dt.float32
     return Tensor._scalar(value, target, like._device)
 
 

@@ -1,3 +1,3 @@
 """CPU kernels (NumPy): pure functions over arrays, registered by op name."""
 
-from . import elementwise, linalg, nn, reduce, shape  # noqa: F401  (registration side effects)
+from . import conv_nhwc, elementwise, linalg, nn, reduce, shape  # noqa: F401  (registration side effects)

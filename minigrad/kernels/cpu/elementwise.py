@@ -12,11 +12,12 @@ from ..registry import register_kernel
 
 CPU = Backend.CPU
 
-register_kernel("add", CPU, dtypes=NUMERIC_DTYPES)(np.add)
+# On bools add is "or", mul is "and" (as in PyTorch); bool - bool has no kernel (PyTorch refuses it too).
+register_kernel("add", CPU, dtypes=ALL_DTYPES)(np.add)
 register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(np.subtract)
-register_kernel("mul", CPU, dtypes=NUMERIC_DTYPES)(np.multiply)
-register_kernel("maximum", CPU, dtypes=NUMERIC_DTYPES)(np.maximum)
-register_kernel("minimum", CPU, dtypes=NUMERIC_DTYPES)(np.minimum)
+register_kernel("mul", CPU, dtypes=ALL_DTYPES)(np.multiply)
+register_kernel("maximum", CPU, dtypes=ALL_DTYPES)(np.maximum)
+register_kernel("minimum", CPU, dtypes=ALL_DTYPES)(np.minimum)
 register_kernel("neg", CPU, dtypes=NUMERIC_DTYPES)(np.negative)
 register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(np.abs)
 register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES)(np.sign)

@@ -1,0 +1,349 @@
+"""Every op's backward formula against float64 central finite differences (DESIGN §8, STYLE rule 9).
+
+Each row of ``CASES`` is one op (or one variant of an op: broadcasting, a
+``dim``/``keepdim`` choice, transposes, an indexing form ...). Inputs are
+random float64 values chosen away from the points where the op is not
+differentiable (ties of max/min/maximum, 0 for abs/relu, the bounds of
+clip, equal maxima in a pooling window). ``test_every_op_has_a_gradient_case``
+fails when an op with a backward formula is added to ``mg.OPS`` without a row.
+
+The second-order table checks, for a representative subset, that the
+backward formulas are themselves differentiable (``create_graph=True``)
+and correct: finite differences of the analytic first derivative.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from gradcheck import GradcheckError, gradcheck, gradgradcheck
+
+F64 = mg.float64
+
+
+@dataclass
+class Case:
+    id: str
+    op: str  # the mg.OPS name this case covers
+    fn: Callable[..., Any]
+    make: Callable[[np.random.Generator], list[Any]]
+    atol: float = 1e-5
+    rtol: float = 1e-4
+    eps: float = 1e-6
+
+
+def T(a: Any, requires_grad: bool = True) -> mg.Tensor:
+    return mg.tensor(np.asarray(a, dtype=np.float64), dtype=F64, requires_grad=requires_grad)
+
+
+def rnd(*shape: int, low: float = -2.0, high: float = 2.0, rg: bool = True) -> Callable[[np.random.Generator], mg.Tensor]:
+    return lambda rng: T(rng.uniform(low, high, size=shape), rg)
+
+
+def away(*shape: int, lo: float = 0.3, hi: float = 2.0) -> Callable[[np.random.Generator], mg.Tensor]:
+    """Values with |v| in [lo, hi] and random sign (away from 0)."""
+    return lambda rng: T(rng.uniform(lo, hi, size=shape) * rng.choice([-1.0, 1.0], size=shape))
+
+
+def distinct(*shape: int, rg: bool = True) -> Callable[[np.random.Generator], mg.Tensor]:
+    """Values at least 0.1 apart from each other (no ties within reach of eps)."""
+
+    def make(rng: np.random.Generator) -> mg.Tensor:
+        n = int(np.prod(shape)) if shape else 1
+        vals = (rng.permutation(n) - n / 2) * 0.1 + rng.uniform(-0.02, 0.02, size=n)
+        return T(vals.reshape(shape), rg)
+
+    return make
+
+
+def inputs(*makers: Callable[[np.random.Generator], Any]) -> Callable[[np.random.Generator], list[Any]]:
+    return lambda rng: [m(rng) for m in makers]
+
+
+def pair_apart(shape_x: tuple[int, ...], shape_y: tuple[int, ...]) -> Callable[[np.random.Generator], list[Any]]:
+    """x and y (broadcastable) whose broadcast values differ by at least 0.2 everywhere."""
+
+    def make(rng: np.random.Generator) -> list[Any]:
+        y = rng.uniform(-1, 1, size=shape_y)
+        out_shape = np.broadcast_shapes(shape_x, shape_y)
+        # x must differ from every y it meets: pick x per element away from the y range it broadcasts against.
+        x = rng.uniform(0.2, 1.0, size=shape_x) * rng.choice([-1.0, 1.0], size=shape_x)
+        x = np.where(x > 0, x + 1.0, x - 1.0)  # |x| >= 1.2 > max|y| + 0.2
+        assert np.broadcast_shapes(x.shape, y.shape) == out_shape
+        return [T(x), T(y)]
+
+    return make
+
+
+def const(value: Any) -> Callable[[np.random.Generator], Any]:
+    return lambda rng: value
+
+
+def cls_target(n: int, c: int) -> Callable[[np.random.Generator], mg.Tensor]:
+    return lambda rng: mg.tensor(rng.integers(0, c, size=n), dtype=mg.int64)
+
+
+def pool_input(*shape: int) -> Callable[[np.random.Generator], mg.Tensor]:
+    return distinct(*shape)
+
+
+# --- the table -------------------------------------------------------------------------
+
+CASES: list[Case] = [
+    # arithmetic, with broadcasting and Python scalars on either side
+    Case("add-same", "add", lambda x, y: x + y, inputs(rnd(3, 4), rnd(3, 4))),
+    Case("add-broadcast", "add", lambda x, y: mg.add(x, y), inputs(rnd(2, 3, 1), rnd(3, 4))),
+    Case("add-scalar-right", "add", lambda x: x + 2.5, inputs(rnd(3))),
+    Case("add-scalar-left", "add", lambda x: 2.5 + x, inputs(rnd(3))),
+    Case("add-0d", "add", lambda x, y: x + y, inputs(rnd(), rnd(2, 2))),
+    Case("sub-broadcast", "sub", lambda x, y: x - y, inputs(rnd(4, 1), rnd(3))),
+    Case("sub-scalar-left", "sub", lambda x: 1.0 - x, inputs(rnd(3))),
+    Case("mul-broadcast", "mul", lambda x, y: x * y, inputs(rnd(3, 1), rnd(1, 4))),
+    Case("mul-same-tensor", "mul", lambda x: x * x, inputs(rnd(5))),
+    Case("mul-scalar-left", "mul", lambda x: 2 * x, inputs(rnd(3))),
+    Case("div-broadcast", "div", lambda x, y: x / y, inputs(rnd(2, 3), away(3))),
+    Case("div-scalar-left", "div", lambda x: 10.0 / x, inputs(away(4))),
+    Case("div-scalar-right", "div", lambda x: x / 4, inputs(rnd(4))),
+    Case("pow-tensor", "pow", lambda x, y: x ** y, inputs(rnd(2, 3, low=0.3, high=2.0), rnd(3))),
+    Case("pow-scalar-exp", "pow", lambda x: x ** 3, inputs(rnd(4))),
+    Case("pow-scalar-base", "pow", lambda x: 2.0 ** x, inputs(rnd(4))),
+    Case("pow-negative-base-int-exp", "pow", lambda x: mg.pow(x, 2.0), inputs(away(4))),
+    Case("neg", "neg", lambda x: -x, inputs(rnd(2, 3))),
+    # unary math and activations
+    Case("exp", "exp", mg.exp, inputs(rnd(2, 3))),
+    Case("log", "log", mg.log, inputs(rnd(2, 3, low=0.2, high=3.0))),
+    Case("sqrt", "sqrt", mg.sqrt, inputs(rnd(2, 3, low=0.2, high=3.0))),
+    Case("abs", "abs", mg.abs, inputs(away(2, 3))),
+    Case("sign", "sign", mg.sign, inputs(away(2, 3))),
+    Case("sin", "sin", mg.sin, inputs(rnd(2, 3))),
+    Case("cos", "cos", mg.cos, inputs(rnd(2, 3))),
+    Case("tanh", "tanh", mg.tanh, inputs(rnd(2, 3))),
+    Case("sigmoid", "sigmoid", mg.sigmoid, inputs(rnd(2, 3, low=-5, high=5))),
+    Case("relu", "relu", mg.relu, inputs(away(2, 3))),
+    Case("gelu", "gelu", mg.gelu, inputs(rnd(2, 3, low=-3, high=3))),
+    Case("erf", "erf", mg.erf, inputs(rnd(2, 3))),
+    Case("maximum-broadcast", "maximum", mg.maximum, pair_apart((2, 3), (3,))),
+    Case("maximum-scalar", "maximum", lambda x: mg.maximum(x, 0.0), inputs(away(5))),
+    Case("minimum-broadcast", "minimum", mg.minimum, pair_apart((3, 1), (3, 4))),
+    Case("minimum-scalar", "minimum", lambda x: mg.minimum(0.0, x), inputs(away(5))),
+    Case("where", "where", lambda c, x, y: mg.where(c, x, y),
+         inputs(lambda rng: mg.tensor(rng.random((2, 3)) > 0.5), rnd(2, 3), rnd(3))),
+    Case("where-broadcast-cond", "where", lambda c, x, y: mg.where(c, x, y),
+         inputs(lambda rng: mg.tensor(np.array([True, False, True])), rnd(2, 1), rnd(2, 3))),
+    Case("where-scalar", "where", lambda x: mg.where(x > 0, x, 0.0), inputs(away(6))),
+    Case("clip-both", "clip", lambda x: mg.clip(x, -0.5, 0.5),
+         inputs(lambda rng: T(np.array([-1.3, -0.7, -0.3, 0.0, 0.2, 0.45, 0.6, 1.8])))),
+    Case("clip-min-only", "clip", lambda x: mg.clip(x, min=0.1), inputs(lambda rng: T([-1.0, 0.0, 0.5, 2.0]))),
+    Case("clip-max-only", "clip", lambda x: x.clamp(max=0.1), inputs(lambda rng: T([-1.0, 0.0, 0.5, 2.0]))),
+    Case("cast-f64-f32-f64", "cast", lambda x: mg.cast(mg.cast(x, mg.float32), F64), inputs(rnd(2, 3)),
+         eps=1e-2, atol=1e-3, rtol=1e-3),
+    Case("cast-f64-f64", "cast", lambda x: mg.cast(x, F64) * 3, inputs(rnd(3))),
+    Case("clone", "clone", lambda x: mg.clone(x) * x, inputs(rnd(2, 3))),
+    Case("fill", "fill", lambda x: mg.fill(x, 3.0) + x, inputs(rnd(2, 3))),
+    # reductions
+    Case("sum-all", "sum", mg.sum, inputs(rnd(2, 3, 4))),
+    Case("sum-dim0", "sum", lambda x: mg.sum(x, dim=0), inputs(rnd(2, 3, 4))),
+    Case("sum-dim-neg-keepdim", "sum", lambda x: x.sum(dim=-1, keepdim=True), inputs(rnd(2, 3, 4))),
+    Case("sum-dims-tuple", "sum", lambda x: mg.sum(x, dim=(0, 2)), inputs(rnd(2, 3, 4))),
+    Case("sum-0d", "sum", mg.sum, inputs(rnd())),
+    Case("mean-all", "mean", mg.mean, inputs(rnd(2, 3, 4))),
+    Case("mean-dim1-keepdim", "mean", lambda x: mg.mean(x, dim=1, keepdim=True), inputs(rnd(2, 3, 4))),
+    Case("mean-dims-tuple", "mean", lambda x: mg.mean(x, dim=(-1, 0)), inputs(rnd(2, 3, 4))),
+    Case("max-all", "max", mg.max, inputs(distinct(3, 4))),
+    Case("max-dim1", "max", lambda x: mg.max(x, dim=1), inputs(distinct(3, 4))),
+    Case("max-dim0-keepdim", "max", lambda x: x.max(dim=0, keepdim=True), inputs(distinct(3, 4))),
+    Case("min-all", "min", mg.min, inputs(distinct(3, 4))),
+    Case("min-dims-tuple", "min", lambda x: mg.min(x, dim=(0, 2)), inputs(distinct(2, 3, 4))),
+    Case("min-dim-neg-keepdim", "min", lambda x: mg.min(x, dim=-1, keepdim=True), inputs(distinct(3, 4))),
+    Case("logsumexp-all", "logsumexp", mg.logsumexp, inputs(rnd(3, 4))),
+    Case("logsumexp-dim1", "logsumexp", lambda x: mg.logsumexp(x, dim=1), inputs(rnd(3, 4))),
+    Case("logsumexp-dim0-keepdim", "logsumexp", lambda x: mg.logsumexp(x, dim=0, keepdim=True), inputs(rnd(3, 4))),
+    Case("logsumexp-large", "logsumexp", lambda x: mg.logsumexp(x, dim=-1), inputs(rnd(2, 3, low=500, high=502))),
+    # matmul
+    Case("matmul-1d-1d", "matmul", mg.matmul, inputs(rnd(4), rnd(4))),
+    Case("matmul-1d-2d", "matmul", mg.matmul, inputs(rnd(3), rnd(3, 5))),
+    Case("matmul-2d-1d", "matmul", mg.matmul, inputs(rnd(2, 3), rnd(3))),
+    Case("matmul-2d-2d", "matmul", lambda x, y: x @ y, inputs(rnd(2, 3), rnd(3, 4))),
+    Case("matmul-batched-2d", "matmul", mg.matmul, inputs(rnd(2, 3, 4), rnd(4, 5))),
+    Case("matmul-batched-broadcast", "matmul", mg.matmul, inputs(rnd(2, 1, 3, 4), rnd(3, 4, 2))),
+    Case("matmul-1d-batched", "matmul", mg.matmul, inputs(rnd(3), rnd(2, 3, 4))),
+    Case("matmul-batched-1d", "matmul", mg.matmul, inputs(rnd(2, 3, 4), rnd(4))),
+    Case("matmul-transpose-x", "matmul", lambda x, y: mg.matmul(x, y, transpose_x=True), inputs(rnd(3, 2), rnd(3, 4))),
+    Case("matmul-transpose-y", "matmul", lambda x, y: mg.matmul(x, y, transpose_y=True), inputs(rnd(2, 3), rnd(4, 3))),
+    Case("matmul-transpose-both-batched", "matmul", lambda x, y: mg.matmul(x, y, transpose_x=True, transpose_y=True),
+         inputs(rnd(2, 3, 2), rnd(1, 4, 3))),
+    Case("matmul-transpose-x-1d-y", "matmul", lambda x, y: mg.matmul(x, y, transpose_x=True), inputs(rnd(3, 2), rnd(3))),
+    Case("matmul-1d-x-transpose-y", "matmul", lambda x, y: mg.matmul(x, y, transpose_y=True), inputs(rnd(3), rnd(4, 3))),
+    # shape ops
+    Case("reshape", "reshape", lambda x: x.reshape(3, -1), inputs(rnd(2, 3, 2))),
+    Case("reshape-0d", "reshape", lambda x: mg.reshape(x, (1, 1)), inputs(rnd())),
+    Case("transpose", "transpose", lambda x: mg.transpose(x, 0, -1), inputs(rnd(2, 3, 4))),
+    Case("transpose-T", "permute", lambda x: x.T, inputs(rnd(2, 3))),
+    Case("permute", "permute", lambda x: x.permute(2, 0, 1), inputs(rnd(2, 3, 4))),
+    Case("permute-negative", "permute", lambda x: mg.permute(x, (-1, 0, -2)), inputs(rnd(2, 3, 4))),
+    Case("expand", "expand", lambda x: x.expand(2, 3, 4), inputs(rnd(3, 1))),
+    Case("expand-minus-one", "expand", lambda x: mg.expand(x, (2, -1, 4)), inputs(rnd(3, 1))),
+    Case("squeeze-all", "squeeze", mg.squeeze, inputs(rnd(1, 3, 1))),
+    Case("squeeze-dim", "squeeze", lambda x: mg.squeeze(x, 2), inputs(rnd(1, 3, 1))),
+    Case("unsqueeze", "unsqueeze", lambda x: mg.unsqueeze(x, -1), inputs(rnd(2, 3))),
+    Case("concat-dim1", "concat", lambda a, b, c: mg.concat([a, b, c], dim=1),
+         inputs(rnd(2, 1), rnd(2, 3, rg=False), rnd(2, 2))),
+    Case("concat-neg-dim-same-tensor", "concat", lambda a: mg.concat([a, a * 2], dim=-1), inputs(rnd(2, 3))),
+    Case("stack", "stack", lambda a, b: mg.stack([a, b], dim=1), inputs(rnd(2, 3), rnd(2, 3))),
+    Case("stack-neg-dim", "stack", lambda a, b: mg.stack([a, b, a], dim=-1), inputs(rnd(2, 3), rnd(2, 3))),
+    Case("getitem-int", "getitem", lambda x: x[1], inputs(rnd(3, 4))),
+    Case("getitem-negative-int", "getitem", lambda x: x[-1, 2], inputs(rnd(3, 4))),
+    Case("getitem-slice", "getitem", lambda x: x[1:, ::2], inputs(rnd(3, 5))),
+    Case("getitem-negative-step", "getitem", lambda x: x[::-1, 3:0:-2], inputs(rnd(3, 5))),
+    Case("getitem-none-ellipsis", "getitem", lambda x: x[None, ..., 1], inputs(rnd(2, 3, 4))),
+    Case("getitem-int-array", "getitem", lambda x: x[[0, 2]], inputs(rnd(3, 4))),
+    Case("getitem-repeated-indices", "getitem", lambda x: x[[0, 0, 2, 0]], inputs(rnd(3, 4))),
+    Case("getitem-int-tensor-2d", "getitem", lambda x: x[mg.tensor([[0, 1], [1, 1]])], inputs(rnd(3, 2))),
+    Case("getitem-two-arrays", "getitem", lambda x: x[[0, 1, 1], [2, 0, 2]], inputs(rnd(3, 4))),
+    Case("getitem-array-and-slice", "getitem", lambda x: x[1:, [3, 0, 3]], inputs(rnd(3, 4))),
+    Case("getitem-bool-mask", "getitem", lambda x: x[mg.tensor([[True, False], [False, True], [True, True]])],
+         inputs(rnd(3, 2))),
+    Case("getitem-bool-row-mask", "getitem", lambda x: x[[True, False, True]], inputs(rnd(3, 2))),
+    Case("getitem_grad", "getitem_grad", lambda g: mg.getitem_grad(g, (np.array([0, 2, 0]),), (3, 2)),
+         inputs(rnd(3, 2))),
+    # nn
+    Case("softmax-last", "softmax", mg.softmax, inputs(rnd(3, 4))),
+    Case("softmax-dim0", "softmax", lambda x: mg.softmax(x, dim=0), inputs(rnd(3, 4))),
+    Case("log_softmax-last", "log_softmax", mg.log_softmax, inputs(rnd(3, 4))),
+    Case("log_softmax-dim1-3d", "log_softmax", lambda x: mg.log_softmax(x, dim=1), inputs(rnd(2, 3, 4))),
+    Case("cross_entropy-mean", "cross_entropy", mg.cross_entropy, inputs(rnd(4, 3), cls_target(4, 3))),
+    Case("cross_entropy-sum", "cross_entropy", lambda x, t: mg.cross_entropy(x, t, reduction="sum"),
+         inputs(rnd(4, 3), cls_target(4, 3))),
+    Case("cross_entropy-none", "cross_entropy", lambda x, t: mg.cross_entropy(x, t, reduction="none"),
+         inputs(rnd(4, 3), cls_target(4, 3))),
+    Case("mse_loss-mean", "mse_loss", mg.mse_loss, inputs(rnd(3, 4), rnd(3, 4))),
+    Case("mse_loss-sum", "mse_loss", lambda x, t: mg.mse_loss(x, t, reduction="sum"), inputs(rnd(3, 4), rnd(3, 4))),
+    Case("mse_loss-none", "mse_loss", lambda x, t: mg.mse_loss(x, t, reduction="none"), inputs(rnd(3, 4), rnd(3, 4))),
+    Case("conv2d", "conv2d", mg.conv2d, inputs(rnd(2, 3, 5, 5), rnd(4, 3, 3, 3))),
+    Case("conv2d-bias", "conv2d", lambda x, w, b: mg.conv2d(x, w, b), inputs(rnd(1, 2, 4, 4), rnd(3, 2, 2, 2), rnd(3))),
+    Case("conv2d-stride2", "conv2d", lambda x, w: mg.conv2d(x, w, stride=2), inputs(rnd(1, 2, 5, 6), rnd(3, 2, 3, 2))),
+    Case("conv2d-padding", "conv2d", lambda x, w, b: mg.conv2d(x, w, b, padding=1),
+         inputs(rnd(2, 1, 3, 4), rnd(2, 1, 3, 3), rnd(2))),
+    Case("conv2d-stride-padding-rect", "conv2d", lambda x, w, b: mg.conv2d(x, w, b, stride=(2, 1), padding=(1, 2)),
+         inputs(rnd(1, 2, 5, 4), rnd(2, 2, 3, 2), rnd(2))),
+    Case("conv2d_input_grad", "conv2d_input_grad",
+         lambda g, w: mg.conv2d_input_grad(g, w, (2, 2, 5, 5), (2, 2), (1, 1)),
+         inputs(rnd(2, 3, 3, 3), rnd(3, 2, 3, 3))),
+    Case("conv2d_weight_grad", "conv2d_weight_grad",
+         lambda x, g: mg.conv2d_weight_grad(x, g, (3, 2, 3, 3), (2, 2), (1, 1)),
+         inputs(rnd(2, 2, 5, 5), rnd(2, 3, 3, 3))),
+    Case("max_pool2d", "max_pool2d", lambda x: mg.max_pool2d(x, 2), inputs(pool_input(2, 2, 4, 4))),
+    Case("max_pool2d-overlap", "max_pool2d", lambda x: mg.max_pool2d(x, 3, stride=1), inputs(pool_input(1, 2, 5, 4))),
+    Case("max_pool2d-stride-neq-kernel", "max_pool2d", lambda x: mg.max_pool2d(x, (3, 2), stride=(2, 1)),
+         inputs(pool_input(1, 1, 7, 5))),
+    Case("max_pool2d-padding", "max_pool2d", lambda x: mg.max_pool2d(x, 2, stride=2, padding=1),
+         inputs(pool_input(1, 2, 5, 5))),
+    Case("max_pool2d_grad", "max_pool2d_grad", lambda g, x: mg.max_pool2d_grad(g, x, (2, 2), (1, 1), (1, 1)),
+         inputs(rnd(1, 2, 5, 5), distinct(1, 2, 4, 4, rg=False))),
+    Case("max_pool2d_select", "max_pool2d_select", lambda h, x: mg.max_pool2d_select(h, x, (2, 2), (1, 1), (1, 1)),
+         inputs(rnd(1, 2, 4, 4), distinct(1, 2, 4, 4, rg=False))),
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+def test_gradient_matches_finite_differences(case: Case) -> None:
+    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+    args = case.make(rng)
+    assert gradcheck(case.fn, args, eps=case.eps, atol=case.atol, rtol=case.rtol)
+
+
+def test_every_op_has_a_gradient_case() -> None:
+    """An op with a backward formula but no row above would go untested."""
+    covered = {c.op for c in CASES}
+    with_backward = {name for name, op in mg.OPS.items() if op.backward is not None}
+    # to_device spans two backends; its gradient is checked in test_device_grad.py.
+    assert with_backward - covered - {"to_device"} == set()
+
+
+def test_every_design_op_is_covered() -> None:
+    """The DESIGN §8 op list, spelled out, so a renamed or dropped op is noticed."""
+    design = (
+        "add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu gelu maximum minimum where clip "
+        "sum mean max min logsumexp matmul reshape transpose permute expand squeeze unsqueeze concat stack "
+        "getitem softmax log_softmax cross_entropy mse_loss conv2d max_pool2d"
+    ).split()
+    assert set(design) <= {c.op for c in CASES} | {"transpose"}
+    assert set(design) <= set(mg.OPS)
+
+
+# --- the checker itself must be able to fail ---------------------------------------------
+
+
+def test_gradcheck_catches_a_wrong_gradient() -> None:
+    """A hook doubles the gradient flowing through y = x * 1: gradcheck must notice."""
+
+    def doubled(x: mg.Tensor) -> mg.Tensor:
+        y = x * 1.0
+        y.register_hook(lambda g: g * 2)
+        return y
+
+    with pytest.raises(GradcheckError, match=r"input 0 .* is wrong"):
+        gradcheck(doubled, [T([1.0, 2.0])])
+
+
+def test_gradcheck_catches_a_missing_gradient() -> None:
+    """Detaching inside fn cuts the gradient: .grad stays None but the numeric gradient is not 0."""
+    with pytest.raises(GradcheckError, match="no gradient"):
+        gradcheck(lambda x, y: x.detach() * 3 + y, [T([1.0, 2.0]), T([0.5, 0.5])])
+
+
+def test_gradcheck_rejects_float32_inputs() -> None:
+    with pytest.raises(GradcheckError, match="float64"):
+        gradcheck(mg.exp, [mg.tensor([1.0], requires_grad=True)])
+
+
+# --- second order: backward formulas are differentiable and right --------------------------
+
+SECOND_ORDER = {
+    "mul-broadcast", "div-broadcast", "div-scalar-left", "pow-tensor", "pow-scalar-exp", "exp", "log", "sqrt",
+    "sin", "cos", "tanh", "sigmoid", "gelu", "erf", "maximum-broadcast", "where", "clip-both", "sum-dims-tuple",
+    "mean-dim1-keepdim", "max-dim1", "logsumexp-dim1", "matmul-1d-2d", "matmul-batched-broadcast",
+    "matmul-transpose-both-batched", "matmul-batched-1d", "reshape", "permute", "expand", "concat-dim1",
+    "stack", "getitem-repeated-indices", "getitem-bool-mask", "softmax-dim0", "log_softmax-last",
+    "cross_entropy-mean", "cross_entropy-none", "mse_loss-mean", "conv2d-stride-padding-rect",
+    "conv2d_input_grad", "conv2d_weight_grad", "max_pool2d-padding", "max_pool2d_grad", "max_pool2d_select",
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES if c.id in SECOND_ORDER])
+def test_second_derivative_matches_finite_differences(case: Case) -> None:
+    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+    args = case.make(rng)
+    assert gradgradcheck(case.fn, args, atol=1e-4, rtol=1e-3)
+
+
+def test_second_order_table_names_real_cases() -> None:
+    assert SECOND_ORDER <= {c.id for c in CASES}
+
+
+def test_third_derivative_of_cube() -> None:
+    """DESIGN §9 rule 10: d/dx x**3 = 3x^2, d2 = 6x, d3 = 6."""
+    x = T([0.5, -1.5, 2.0])
+    (g1,) = _grads(x ** 3, x)
+    (g2,) = _grads(g1.sum(), x)
+    (g3,) = _grads(g2.sum(), x)
+    v = np.array([0.5, -1.5, 2.0])
+    np.testing.assert_allclose(g1.numpy(), 3 * v**2)
+    np.testing.assert_allclose(g2.numpy(), 6 * v)
+    np.testing.assert_allclose(g3.numpy(), [6.0, 6.0, 6.0])
+
+
+def _grads(y: mg.Tensor, x: mg.Tensor) -> tuple[mg.Tensor]:
+    from minigrad.autograd.engine import run_backward
+
+    seed = None if y.numel() == 1 else mg.ones(y.shape, dtype=y.dtype)
+    run_backward([y], [seed], retain_graph=True, create_graph=True)
+    g = x.grad
+    x._meta.grad = None
+    return (g,)
