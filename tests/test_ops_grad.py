@@ -127,6 +127,9 @@ CASES: list[Case] = [
     Case("sigmoid", "sigmoid", mg.sigmoid, inputs(rnd(2, 3, low=-5, high=5))),
     Case("relu", "relu", mg.relu, inputs(away(2, 3))),
     Case("gelu", "gelu", mg.gelu, inputs(rnd(2, 3, low=-3, high=3))),
+    Case("softplus", "softplus", mg.softplus, inputs(rnd(2, 3, low=-3, high=3))),
+    Case("softplus-beta-threshold", "softplus", lambda x: mg.softplus(x, beta=2.0, threshold=3.0),
+         inputs(rnd(2, 3, low=-3, high=3))),
     Case("erf", "erf", mg.erf, inputs(rnd(2, 3))),
     Case("maximum-broadcast", "maximum", mg.maximum, pair_apart((2, 3), (3,))),
     Case("maximum-scalar", "maximum", lambda x: mg.maximum(x, 0.0), inputs(away(5))),
@@ -307,7 +310,7 @@ def test_gradcheck_rejects_float32_inputs() -> None:
 
 SECOND_ORDER = {
     "mul-broadcast", "div-broadcast", "div-scalar-left", "pow-tensor", "pow-scalar-exp", "exp", "log", "sqrt",
-    "sin", "cos", "tanh", "sigmoid", "gelu", "erf", "maximum-broadcast", "where", "clip-both", "sum-dims-tuple",
+    "sin", "cos", "tanh", "sigmoid", "gelu", "softplus", "erf", "maximum-broadcast", "where", "clip-both", "sum-dims-tuple",
     "mean-dim1-keepdim", "max-dim1", "logsumexp-dim1", "matmul-1d-2d", "matmul-batched-broadcast",
     "matmul-transpose-both-batched", "matmul-batched-1d", "reshape", "permute", "expand", "concat-dim1",
     "stack", "getitem-repeated-indices", "getitem-bool-mask", "softmax-dim0", "log_softmax-last",
