@@ -201,7 +201,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     elif report.skipped and r["outcome"] == "passed":
         r["outcome"] = "skipped"
         lr = report.longrepr
-        r["message"] = lr[2] if isinstance(lr, tuple) and len(lr) == 3 else str(lr)
+        msg = lr[2] if isinstance(lr, tuple) and len(lr) == 3 else str(lr)
+        r["message"] = msg[len("Skipped: "):] if msg.startswith("Skipped: ") else msg
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
