@@ -479,14 +479,19 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
 
 
 def grade(path: Path, lesson: int | None = None, json_path: Path | None = None, quiet: bool = False,
-          root: Path | None = None) -> dict[str, Any]:
+          root: Path | None = None, jobs: int = 4) -> dict[str, Any]:
     """Grade the student folder(s) at ``path``; print tables, write the JSON report.
 
     The report: ``{"score", "max", "lessons": [{"lesson", "title", "score",
     "max", "tasks": [{"task", "title", "marker", "passed", "failed",
     "skipped", "score", "max", "status", "tests": [...]}, ...]}, ...]}``.
     """
-    reports = [grade_folder(f, root) for f in _student_folders(path, lesson)]
+    folders = _student_folders(path, lesson)
+    # Each folder is graded by its own pytest process; run a few at once.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(folders)))) as pool:
+        reports = list(pool.map(lambda f: grade_folder(f, root), folders))
     full = {
         "score": round(sum(r["score"] for r in reports), 2),
         "max": round(sum(r["max"] for r in reports), 2),

@@ -1,4 +1,4 @@
-"""The documentation site: `mkdocs build --strict` passes and every ```python block in docs/ runs.
+"""The documentation site: `mkdocs build --strict` passes and every ```python block in docs/ and the lesson texts runs.
 
 A block is skipped only when the line before it is ``<!-- no-run -->`` (it needs
 a display, a GPU or a piece that is not merged yet).
@@ -21,14 +21,14 @@ _BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```", re.S | re.M)
 
 
 def python_blocks():
-    for md in sorted(DOCS.rglob("*.md")):
+    for md in sorted(DOCS.rglob("*.md")) + sorted((ROOT / "lessons").glob("*/README.md")):
         text = md.read_text()
         for m in _BLOCK.finditer(text):
             before = text[: m.start()].rstrip().splitlines()
             if before and before[-1].strip() == "<!-- no-run -->":
                 continue
             line = text[: m.start()].count("\n") + 1
-            yield pytest.param(m.group(1), id=f"{md.relative_to(DOCS)}:{line}")
+            yield pytest.param(m.group(1), id=f"{md.relative_to(ROOT)}:{line}")
 
 
 def _mkdocs() -> list[str]:

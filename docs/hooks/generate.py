@@ -2,6 +2,7 @@
 
 - ``events.md``: the event reference, from the dataclasses in
   ``minigrad/tracing/events.py`` (kind, fields with types, docstring).
+- ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``.
 - ``tui.md`` / ``renderer.md``: a placeholder only while the real page (written
   with the TUI and the renderer) is not in ``docs/`` yet.
 """
@@ -64,8 +65,21 @@ def placeholder(title: str, command: str, what: str) -> str:
     )
 
 
+def lesson_pages(config) -> list[File]:
+    """One page per lesson folder, its README.md as written for students."""
+    from pathlib import Path
+
+    root = Path(config["config_file_path"]).parent / "lessons"
+    return [
+        File.generated(config, f"lessons/{readme.parent.name}.md", content=readme.read_text())
+        for readme in sorted(root.glob("*/README.md"))
+    ]
+
+
 def on_files(files: Files, config) -> Files:
     files.append(File.generated(config, "events.md", content=event_reference()))
+    for page in lesson_pages(config):
+        files.append(page)
     for name, args in PLACEHOLDERS.items():
         if files.get_file_from_path(name) is None:
             files.append(File.generated(config, name, content=placeholder(*args)))
