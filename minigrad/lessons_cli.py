@@ -109,6 +109,7 @@ class Lesson:
     tasks: dict[str, dict[str, Any]]
     modules: list[ModuleSpec]
     setup: list[str] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def folder_name(self) -> str:
@@ -174,6 +175,7 @@ def load_lesson(path: Path) -> Lesson:
         tasks=tasks,
         modules=modules,
         setup=list(data.get("setup", [])),
+        figures=list(data.get("figure", [])),
     )
 
 
@@ -330,11 +332,43 @@ def build_lesson(lesson: Lesson, out: Path, reference: bool = False) -> Path:
         # Figures and data the lesson text refers to.
         if extra.suffix in (".svg", ".png", ".jsonl") and extra.is_file():
             shutil.copy2(extra, dest / extra.name)
-    _write_scaffold(lesson, dest, modules, missing)
+    figures = render_figures(lesson, dest)
+    _write_scaffold(lesson, dest, modules, missing, figures)
     return dest
 
 
-def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], missing: list[str]) -> None:
+def render_figures(lesson: Lesson, dest: Path) -> list[dict[str, str]]:
+    """Draw the lesson's figures with ``minigrad.viz`` into ``dest``.
+
+    Each ``[[figure]]`` of ``lesson.toml`` has ``file`` (e.g. ``diamond.svg``),
+    ``code`` (run under ``mg.trace()`` with ``mg`` bound) and optional ``kind``
+    and ``step`` for ``minigrad.viz.render``. Without the renderer (or without
+    Graphviz's ``dot``, when the DOT source is written instead) the status says so.
+    """
+    if not lesson.figures:
+        return []
+    try:
+        import minigrad as mg
+        from minigrad import viz  # type: ignore[attr-defined]
+
+        render = viz.render
+    except (ImportError, AttributeError) as exc:
+        return [{"file": f["file"], "status": f"not drawn: minigrad.viz is not available ({exc})"} for f in lesson.figures]
+    out = []
+    for fig in lesson.figures:
+        try:
+            with mg.trace() as tr:
+                exec(compile(fig["code"], f"{lesson.slug}/lesson.toml figure {fig['file']}", "exec"), {"mg": mg})
+            kwargs = {k: fig[k] for k in ("kind", "step") if k in fig}
+            render(tr, **kwargs).save(dest / fig["file"])
+            out.append({"file": fig["file"], "status": "drawn"})
+        except Exception as exc:  # noqa: BLE001  (a figure must never break the build)
+            out.append({"file": fig["file"], "status": f"not drawn: {type(exc).__name__}: {exc}"})
+    return out
+
+
+def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], missing: list[str],
+                    figures: list[dict[str, str]] | None = None) -> None:
     tests_dst = dest / "tests"
     if tests_dst.exists():
         shutil.rmtree(tests_dst)
@@ -352,6 +386,7 @@ def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], m
         "modules": modules,
         "setup": lesson.setup,
         "missing": missing,
+        "figures": figures or [],
     }
     (dest / "_lesson.json").write_text(json.dumps(meta, indent=2) + "\n")
 
@@ -537,6 +572,9 @@ def run(args: argparse.Namespace) -> int:
             meta = json.loads((f / "_lesson.json").read_text())
             note = f"  (not ready: {'; '.join(meta['missing'])})" if meta["missing"] else ""
             print(f"wrote {f}{note}")
+            for fig in meta.get("figures", []):
+                if fig["status"] != "drawn":
+                    print(f"  figure {fig['file']}: {fig['status']}")
         return 0
     if args.lessons_command == "grade":
         report = grade(args.path, args.lesson, args.json_path)

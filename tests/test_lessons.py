@@ -193,3 +193,22 @@ def test_a_lesson_whose_engine_part_is_missing_skips_with_the_reason(tmp_path):
     (task,) = report["tasks"]
     assert task["status"] == "skipped" and "minigrad.not_written_yet is not available yet" in task["skip_reasons"][0]
     assert report["max"] == 0
+
+
+def test_figures_are_drawn_when_the_renderer_is_there(built):
+    _, _, tpl = built
+    try:
+        from minigrad import viz
+
+        has_renderer = hasattr(viz, "render")
+    except ImportError:
+        has_renderer = False
+    figures = [(f, fig) for f in tpl for fig in json.loads((f / "_lesson.json").read_text())["figures"]]
+    assert {fig["file"] for _, fig in figures} >= {"diamond_backward.svg", "softplus_forward.svg"}
+    for folder, fig in figures:
+        if has_renderer and fig["status"] == "drawn":
+            assert (folder / fig["file"]).read_text().lstrip().startswith(("<?xml", "<svg"))
+        elif has_renderer:
+            assert "dot" in fig["status"].lower() or "graphviz" in fig["status"].lower(), fig
+        else:
+            assert fig["status"].startswith("not drawn: minigrad.viz is not available"), fig
