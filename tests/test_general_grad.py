@@ -159,8 +159,14 @@ def test_allow_unused() -> None:
     _ = other * 2  # other has an AccumulationNode, but not in z's graph
     never_used = scalar(1.0)
     z = x * x
-    with pytest.raises(RuntimeError, match=r"input 1 .*allow_unused=True"):
-        mg.grad(z, [x, other])
+    with mg.trace() as tr:
+        with pytest.raises(RuntimeError, match=r"input 1 .*allow_unused=True"):
+            mg.grad(z, [x, other])
+    # The pass is complete in the trace: both results, then backward.end.
+    assert [e["kind"] for e in kinds(tr, "general_grad.result") + kinds(tr, "backward.end")] == [
+        "general_grad.result", "general_grad.result", "backward.end"]
+    assert kinds(tr, "general_grad.result")[1] == {"kind": "general_grad.result", "input": other._id, "value": None}
+    assert mg.trace.replay(tr.events)[-1].backward.done
     gx, go, gn = mg.grad(z, [x, other, never_used], allow_unused=True)
     assert val(gx) == 6.0 and go is None and gn is None
 
@@ -307,6 +313,29 @@ def test_results_requires_grad_equals_create_graph(create_graph: bool) -> None:
         assert g_sq.grad_fn is None
 
 
+def test_in_place_change_of_a_saved_tensor_is_detected() -> None:
+    x = scalar(3.0)
+    y = x * 2
+    w = y * y
+    with mg.no_grad():
+        y.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        mg.grad(w, x)
+
+
+def test_error_in_a_hook_leaves_the_graph_usable() -> None:
+    x = scalar(3.0)
+    y = x * x
+    h = y.register_hook(lambda g: 1 / 0)
+    z = y * 2
+    with pytest.raises(RuntimeError, match=rf"in MulGradNode#{y.grad_fn.id} \(backward of 'mul'\): division by zero"):
+        mg.grad(z, x)  # names the user's node, not its copy
+    h.remove()
+    assert val(mg.grad(z, x)[0]) == 12.0
+    z.backward()
+    assert val(x.grad) == 12.0
+
+
 # -- rule 6: hooks ------------------------------------------------------------------------
 
 
@@ -380,10 +409,11 @@ def test_exact_event_sequence_of_a_small_grad() -> None:
     ev = _engine_events(tr)
     mapping = ev[2]["mapping"]
     z2, y2, x2 = mapping[Z], mapping[Y], mapping[X]
-    acc = ev[9]["node"]  # the AccumulationNode that replaced y2
+    acc = ev[10]["node"]  # the AccumulationNode that replaced y2
     assert [e["kind"] for e in ev] == [
         "backward.begin", "buffer.add", "general_grad.copy", "general_grad.targets", "general_grad.update",
-        "general_grad.prune", "node.create", "node.create", "node.create", "node.create", "queue.push",
+        "general_grad.prune", "general_grad.update", "node.create", "node.create", "node.create", "node.create",
+        "queue.push",
         "backward.in_degree", "queue.pop", "node.run", "wrappers.clear", "buffer.add", "in_degree.update",
         "queue.push", "buffer.add", "in_degree.update", "queue.pop", "node.run", "general_grad.result",
         "backward.end",
@@ -394,15 +424,19 @@ def test_exact_event_sequence_of_a_small_grad() -> None:
     assert ev[3] == {"kind": "general_grad.targets", "inputs": [y2], "no_grad": []}
     assert ev[4] == {"kind": "general_grad.update", "startup": [z2], "ending": [y2], "needed": [y2, z2]}
     assert ev[5] == {"kind": "general_grad.prune", "edges": []}
-    assert [(e["node"], e["copy_of"]) for e in ev[6:10]] == [(z2, Z), (y2, Y), (x2, X), (acc, Y)]
-    assert ev[6]["edges"][0]["next"] == acc and ev[6]["edges"][1]["next"] == x2
-    assert ev[9]["is_accumulation"] and ev[9]["tensor"] == y._id
-    assert ev[10] == {"kind": "queue.push", "node": z2, "front": False, "queue": [z2]}
-    assert ev[11] == {"kind": "backward.in_degree", "in_degree": {acc: 1, x2: 1}}
-    assert ev[17] == {"kind": "queue.push", "node": acc, "front": True, "queue": [acc]}
-    assert ev[18]["node"] == x2 and ev[19] == {"kind": "in_degree.update", "node": x2, "in_degree": 0}
-    assert ev[21]["node"] == acc
-    assert ev[22] == {"kind": "general_grad.result", "input": y._id, "value": [3.0]}
+    # SetNodeToAccumulationNode changed the sets: y2 is replaced by acc.
+    assert ev[6] == {"kind": "general_grad.update", "startup": [z2], "ending": [acc], "needed": [z2, acc]}
+    assert [(e["node"], e["copy_of"]) for e in ev[7:11]] == [(z2, Z), (y2, Y), (x2, X), (acc, Y)]
+    assert ev[7]["edges"][0]["next"] == acc and ev[7]["edges"][1]["next"] == x2
+    assert ev[10]["is_accumulation"] and ev[10]["tensor"] == y._id
+    assert ev[11] == {"kind": "queue.push", "node": z2, "front": False, "queue": [z2]}
+    assert ev[12] == {"kind": "backward.in_degree", "in_degree": {acc: 1, x2: 1}}
+    assert ev[13] == {"kind": "queue.pop", "node": z2, "queue": []}
+    assert ev[18] == {"kind": "queue.push", "node": acc, "front": True, "queue": [acc]}
+    assert ev[19]["node"] == x2 and ev[20] == {"kind": "in_degree.update", "node": x2, "in_degree": 0}
+    assert ev[21] == {"kind": "queue.pop", "node": acc, "queue": []}
+    assert ev[22]["node"] == acc
+    assert ev[23] == {"kind": "general_grad.result", "input": y._id, "value": [3.0]}
     # No .grad written.
     assert not [e for e in ev if e["kind"] == "grad.accumulate"]
 
@@ -513,3 +547,58 @@ def test_matches_torch_on_mixed_targets() -> None:
     got = mg.grad(zm, [xm, hm, ym])
     for g, w_ in zip(got, want):
         np.testing.assert_allclose(g.numpy(), w_.numpy(), rtol=1e-12)
+
+
+# -- random graphs: inputs, outputs and no_grad_vars anywhere, against PyTorch --------------------
+
+
+def _random_case(seed: int):
+    rng = np.random.default_rng(seed)
+    n_leaves, n_ops = 3, 7
+    ops = []
+    for i in range(n_ops):
+        k = int(rng.integers(4))
+        a, b = (int(v) for v in rng.integers(0, n_leaves + i, size=2))
+        ops.append((k, a, b))
+    n_vals = n_leaves + n_ops
+    outputs = sorted(set(int(v) for v in rng.integers(n_leaves, n_vals, size=int(rng.integers(1, 3)))))
+    inputs = [int(v) for v in rng.choice(n_vals, size=int(rng.integers(1, 4)), replace=False)]
+    no_grad = [int(v) for v in rng.choice(n_vals, size=int(rng.integers(0, 2)), replace=False)]
+    leaves = [rng.normal(size=3) for _ in range(n_leaves)]
+    seeds = [rng.normal(size=3) for _ in outputs]
+    return ops, leaves, outputs, inputs, no_grad, seeds
+
+
+def _forward(ops, leaves, no_grad, make, detach, unary):
+    vals = [make(a) for a in leaves]
+    for k, a, b in ops:
+        x, y = (detach(vals[i]) if i in no_grad else vals[i] for i in (a, b))
+        vals.append([lambda: x * y, lambda: x + unary(y), lambda: x - y * y, lambda: unary(x) * 0.5][k]())
+    return vals
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_graphs_match_torch(seed: int) -> None:
+    """Paddle's no_grad_vars cut the edges into a tensor: in PyTorch that is
+    using ``v.detach()`` wherever ``v`` is consumed (``v`` itself, as an output,
+    keeps its seed)."""
+    torch = pytest.importorskip("torch")
+    ops, leaves, outputs, inputs, no_grad, seeds = _random_case(seed)
+    tv = _forward(ops, leaves, no_grad, lambda a: torch.tensor(a, requires_grad=True), lambda t: t.detach(), torch.sin)
+    mv = _forward(ops, leaves, [], lambda a: mg.tensor(a, requires_grad=True), lambda t: t, lambda t: t.sin())
+    if any(not tv[i].requires_grad for i in outputs + inputs):
+        pytest.skip("a detached value is used as output/input; PyTorch can't differentiate it")
+    want = torch.autograd.grad(
+        [tv[i] for i in outputs], [tv[i] for i in inputs], [torch.tensor(s) for s in seeds], allow_unused=True
+    )
+    got = mg.grad(
+        [mv[i] for i in outputs], [mv[i] for i in inputs], [mg.tensor(s) for s in seeds],
+        allow_unused=True, no_grad_vars=[mv[i] for i in no_grad],
+    )
+    for i, g, w in zip(inputs, got, want):
+        if w is None:
+            assert g is None, f"input v{i}: expected unused"
+        else:
+            assert g is not None, f"input v{i}: expected a gradient"
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-12)
+    assert all(mv[i].grad is None for i in range(3))

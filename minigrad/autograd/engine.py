@@ -32,7 +32,10 @@ NOTE [ Where minigrad differs from the seed ]
       through a freed graph raises without writing any ``.grad``.
     - For ``grad()`` the ``queue.push`` events of the start nodes are emitted
       after GeneralGrad has restricted the ready queue (``ModifyReadyQueue``),
-      so a replayed queue never shows start nodes that will not run.
+      so a replayed queue never shows start nodes that will not run. An
+      error raised by a copied node names the user's node it was copied
+      from, and ``backward.end`` is emitted before ``grad()``'s unused-input
+      error, so the traced pass is complete.
 """
 
 from __future__ import annotations
@@ -300,7 +303,9 @@ def run_backward(
             try:
                 grads_out = _run_node(node, grads_in, create_graph, is_general)
             except BaseException as exc:
-                raise _node_error(node, exc) from exc
+                # Under grad() name the user's node, not its GeneralGrad copy.
+                where = gg.copied_to_orig.get(node, node) if gg is not None else node
+                raise _node_error(where, exc) from exc
             nodes_run += 1
             if rec is not None:
                 rec.emit(
@@ -348,9 +353,17 @@ def run_backward(
         # END LESSON 2 TASK 2.2
 
         _hooks.run_final_hooks()
-        results = gg.results() if gg is not None else []
+        results: list[Tensor | None] = []
+        unused_error: RuntimeError | None = None
+        if gg is not None:
+            try:
+                results = gg.results()
+            except RuntimeError as exc:  # an unused input: the pass itself did end
+                unused_error = exc
         if rec is not None:
             rec.emit(BackwardEnd(nodes_run=nodes_run, wall_ns=time.perf_counter_ns() - t_start))
+        if unused_error is not None:
+            raise unused_error
         return results
     finally:
         GRAD_MODE.enabled = prev_mode

@@ -22,7 +22,8 @@ what differs is prepared here, one method per step of Paddle's
    ``no_grad_vars`` (as if detached), and ``set_node_to_accumulation_node``
    (``SetNodeToAccumulationNode``): an ending target becomes a fresh
    AccumulationNode that carries the target's hooks, so its own formula (and
-   everything behind it) never runs.
+   everything behind it) never runs. When that happens a second
+   ``general_grad.update`` gives the changed ending and needed sets.
 8. ``set_result_for_input_target_var`` (``SetResultForInputTargetVar``):
    targets that only receive their seed take it as their result.
 9. ``register_fetch_grad_hook`` (``RegisterFetchGradHook``): targets on the
@@ -282,6 +283,9 @@ class GeneralGrad:
         for node in targets:
             if node not in self.on_path:
                 self.ending[node] = None
+        self._emit_update()
+
+    def _emit_update(self) -> None:
         rec = bus.recorder
         if rec is not None:
             rec.emit(
@@ -337,9 +341,13 @@ class GeneralGrad:
             if node in self.needed and node not in self.ending and node not in reached:
                 queue.append(node)
                 reached.update(self._reach([node]))
+        made: list[AccumulationNode] = []
         for node in list(self.ending):
             if node in reached:
-                reached.update(dict.fromkeys(self.set_node_to_accumulation_node(node, buffers)))
+                made += self.set_node_to_accumulation_node(node, buffers)
+        reached.update(dict.fromkeys(made))
+        if made and rec is not None:
+            self._emit_update()  # the sets changed: replaced nodes out, AccumulationNodes in
         return set(reached)
 
     def _reach(self, starts: Sequence["GradNode"]) -> dict["GradNode", None]:
@@ -425,13 +433,14 @@ class GeneralGrad:
     def register_fetch_grad_hook(self) -> None:
         """``RegisterFetchGradHook``: a target on the path runs as usual; a hook
         added after the user's hooks stores the gradient it receives."""
+        results_map = self.results_map  # not ``self``: no cycle through the copies' hooks
         for t in self.input_targets:
             node = t.node
             if node is None or node not in self.on_path:
                 continue
 
             def fetch(g: "Tensor", index: int = t.index) -> None:
-                self.results_map[index] = g
+                results_map[index] = g
 
             node.add_hook(t.slot, t.rank, fetch, "fetch_grad", t.tensor_id)
 
