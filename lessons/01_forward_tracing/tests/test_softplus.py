@@ -122,3 +122,15 @@ def test_grad_node_in_the_event_log():
     assert node.name.startswith("SoftplusGradNode") and len(node.saved) == 1, "the node saves x"
     (run,) = [e for e in tr.events if e.kind == "node.run" and e.node == node.node]
     np.testing.assert_allclose(np.asarray(run.grads_out[0][0]), 1 / (1 + np.exp(-np.array([0.0, 1.0]))), rtol=1e-5)
+
+
+@pytest.mark.lesson1_task3
+def test_backward_formula_is_differentiable():
+    """Written with minigrad ops, the formula can be differentiated again (create_graph=True)."""
+    x0 = np.array([-2.0, 0.0, 1.5])
+    x = mg.tensor(x0, dtype=mg.float64, requires_grad=True)
+    (g,) = mg.grad(mg.softplus(x).sum(), [x], create_graph=True)
+    assert g.requires_grad, "the gradient must carry history: use minigrad ops, not NumPy"
+    (gg,) = mg.grad(g.sum(), [x])
+    s = 1 / (1 + np.exp(-x0))
+    np.testing.assert_allclose(gg.numpy(), s * (1 - s), rtol=1e-6)
