@@ -256,6 +256,13 @@ def make_template(text: str, lesson: int, tasks: dict[str, dict[str, Any]], refe
                 continue  # another lesson's marker: keep its code, drop the marker
             title = r.title or tasks.get(r.task, {}).get("title", "")
             qual = _enclosing_function(tree, i + 1)
+            body = [j for j in range(i + 1, r.end) if lines[j].strip() and not lines[j].strip().startswith("#")]
+            last = _enclosing_function(tree, body[-1] + 1) if body else qual
+            if body and last != qual:
+                raise ValueError(
+                    f"{where}:{i + 1}: task {r.task} begins in {qual or 'module code'} but its code ends in "
+                    f"{last or 'module code'} (line {body[-1] + 1}); a region must stay inside one function"
+                )
             if qual is not None:
                 functions.setdefault(qual, [])
                 if r.task not in functions[qual]:

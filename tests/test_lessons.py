@@ -154,6 +154,19 @@ def test_markers_must_pair():
         lc.find_regions("# END LESSON 9 TASK 9.1\n")
 
 
+def test_a_region_must_stay_inside_one_function():
+    src = (
+        "def f():\n"
+        "    # BEGIN LESSON 9 TASK 9.1: spans two functions\n"
+        "    return 1\n\n"
+        "def g():\n"
+        "    return 2\n"
+        "    # END LESSON 9 TASK 9.1\n"
+    )
+    with pytest.raises(ValueError, match="inside one function"):
+        lc.make_template(src, 9, {}, reference=False)
+
+
 def test_make_template_keeps_signature_and_docstring():
     src = (
         "from .x import y\n\n"

@@ -284,6 +284,7 @@ class GeneralGrad:
             if node not in self.on_path:
                 self.ending[node] = None
         self._emit_update()
+        # END LESSON 3 TASK 3.2
 
     def _emit_update(self) -> None:
         rec = bus.recorder
@@ -295,7 +296,6 @@ class GeneralGrad:
                     needed=[n.id for n in self.needed],
                 )
             )
-        # END LESSON 3 TASK 3.2
 
     # -- 6. ready queue -----------------------------------------------------------
 

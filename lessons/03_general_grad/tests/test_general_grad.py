@@ -29,25 +29,30 @@ def graph():
 
 
 def updates(run):
-    """Run ``run`` under a trace; the general_grad.update sets by original node name (``SinGradNode``...)."""
+    """Run ``run`` under a trace; the sets of its first general_grad.update (``UpdateGraphInfo``) by node name.
+
+    Copies are named after their originals; a leaf's AccumulationNode is ``Acc(x)`` / ``Acc(w)``.
+    """
     with mg.trace(values=False) as tr:
         tensors = graph()
         result = run(*tensors)
+    x, w = tensors[0], tensors[1]
+    leaves = {}
     names: dict[int, str] = {}
-    out = []
+    for e in tr.events:  # first pass: every node's name (copies are created after the update events)
+        if e.kind == "tensor.create" and e.is_leaf and e.requires_grad and len(leaves) < 2:
+            leaves[e.tensor] = "Acc(x)" if not leaves else "Acc(w)"
     for e in tr.events:
-        if e.kind == "node.create":
-            names[e.node] = e.name.split("#")[0] if not e.is_accumulation else f"Acc({e.tensor})"
+        if e.kind == "node.create" and e.copy_of is None:
+            names[e.node] = leaves.get(e.tensor, "Acc(?)") if e.is_accumulation else e.name.split("#")[0]
         elif e.kind == "general_grad.copy":
             for orig, copy in e.mapping.items():
                 names[int(copy)] = names.get(int(orig), str(orig))
-        elif e.kind == "general_grad.update":
-            out.append({k: sorted(names[i] for i in getattr(e, k)) for k in ("startup", "ending", "needed")})
-    leaf_names = {}
+    out = []
     for e in tr.events:
-        if e.kind == "tensor.create" and e.is_leaf and e.requires_grad:
-            leaf_names[f"Acc({e.tensor})"] = "Acc(x)" if not leaf_names else "Acc(w)"
-    out = [{k: sorted(leaf_names.get(n, n) for n in v) for k, v in u.items()} for u in out]
+        if e.kind == "general_grad.update":
+            out.append({k: sorted(names.get(i, f"#{i}") for i in getattr(e, k)) for k in ("startup", "ending", "needed")})
+            break  # the first one is UpdateGraphInfo's; later ones follow ModifyBackwardGraph
     return out, tensors, result
 
 
