@@ -304,8 +304,8 @@ def _conftest_text() -> str:
     return (Path(__file__).resolve().parent / "_lesson_conftest.py").read_text()
 
 
-def build_lesson(lesson: Lesson, out: Path, reference: bool = False) -> Path:
-    """Write the student folder of ``lesson`` under ``out``; returns it."""
+def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bool = True) -> Path:
+    """Write the student folder of ``lesson`` under ``out``; returns it (``figures``: draw them too)."""
     dest = out / lesson.folder_name
     if dest.exists():
         shutil.rmtree(dest)
@@ -339,8 +339,8 @@ def build_lesson(lesson: Lesson, out: Path, reference: bool = False) -> Path:
         # Figures and data the lesson text refers to.
         if extra.suffix in (".svg", ".png", ".jsonl") and extra.is_file():
             shutil.copy2(extra, dest / extra.name)
-    figures = render_figures(lesson, dest)
-    _write_scaffold(lesson, dest, modules, missing, figures)
+    drawn = render_figures(lesson, dest) if figures else []
+    _write_scaffold(lesson, dest, modules, missing, drawn)
     return dest
 
 
@@ -437,7 +437,7 @@ def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900) -
         shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc"))
         if official is not None:
             # Fresh tests, conftest and metadata from a new build; the student's own code files stay.
-            built = build_lesson(official, Path(tmp) / "_fresh")
+            built = build_lesson(official, Path(tmp) / "_fresh", figures=False)
             for name in _SCAFFOLD:
                 p = work / name
                 if p.is_dir():
@@ -457,9 +457,13 @@ def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900) -
         env.pop("PYTEST_XDIST_WORKER", None)
         cmd = [sys.executable, "-m", "pytest", "-c", str(work / "pytest.ini"), "--rootdir", str(work), "-q",
                "-p", "no:randomly", str(work / "tests")]
-        proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
+        try:
+            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
+            returncode, output = proc.returncode, proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as exc:  # an endless loop in the student's code
+            returncode, output = -1, f"the tests ran longer than {timeout:g} s and were stopped\n{exc.stdout or ''}"
         results = json.loads(report_path.read_text()) if report_path.is_file() else {"tests": {}}
-    return _score(meta, results, proc.returncode, proc.stdout + proc.stderr)
+    return _score(meta, results, returncode, output)
 
 
 def _score(meta: dict[str, Any], results: dict[str, Any], returncode: int, output: str) -> dict[str, Any]:
