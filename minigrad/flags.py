@@ -7,7 +7,9 @@ __all__ = ["enable_api_kernel_fallback", "use_gpudnn", "retain_grad_for_all_tens
 #: When no kernel exists for the requested backend, try the CPU kernels (seed 002).
 enable_api_kernel_fallback: bool = True
 
-#: Let GPU ops try the library-accelerated ``GPUDNN`` kernels first (seed 002).
+#: Let GPU ops try the library-accelerated ``GPUDNN`` kernels first (seed 002); the same
+#: switch governs the ``dnn`` variant of a backend registered with ``mg.register_backend``.
+#: Off, matmul on the GPU runs the hand-written tiled kernel instead of cuBLAS.
 use_gpudnn: bool = True
 
 #: Keep ``.grad`` of every non-leaf tensor (Paddle's FLAGS_retain_grad_for_all_tensor).

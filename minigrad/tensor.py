@@ -468,7 +468,14 @@ class Tensor:
                     w.data = self._data.copy()
                     w.version_counter = VersionCounter()
                     w.snapshot = 0
-        new_values = result._data if result._dtype is self._dtype else result._data.astype(self._dtype.np)
+        if result._dtype is not self._dtype:
+            # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
+            # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
+            from .ops import cast
+
+            result = cast(result, self._dtype)
+            node = result.grad_fn
+        new_values = result._data
         try:
             if self._data.ndim == 0:
                 self._data[()] = new_values

@@ -170,7 +170,7 @@ def first_grads(fn: Callable[..., Any], inputs: Sequence[Any], seed: int = 1) ->
         if isinstance(t, mg.Tensor) and t.requires_grad:
             g = t.grad
             grads.append(g if g is not None else mg.zeros(t.shape, dtype=t.dtype))
-            t._meta.grad = None
+            t.grad = None
     return tuple(grads)
 
 

@@ -5,7 +5,8 @@
 - ``non_broadcastable_shapes()``: pairs that do not (one dim where the sizes
   differ and neither is 1);
 - ``float64_arrays(shape)``: finite float64 values in a range safe for every op;
-- ``binary_op_names``: the broadcasting binary ops with gradients.
+- ``binary_op_names``: the broadcasting binary ops with gradients;
+- ``ALL_DTYPE_NAMES``: the dtypes in promotion order.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
 binary_op_names = st.sampled_from(["add", "sub", "mul", "div", "pow", "maximum", "minimum"])
 
 FLOAT_DTYPE_NAMES = ("float16", "float32", "float64")
+#: Every dtype, in promotion order (DESIGN §8: bool < int32 < int64 < float16 < float32 < float64).
 ALL_DTYPE_NAMES = ("bool", "int32", "int64", "float16", "float32", "float64")
 
 

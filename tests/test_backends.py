@@ -118,3 +118,13 @@ def test_asking_for_the_gpu_without_it_says_how_to_install():
     # The error is raised again on the next try (the loader is not consumed by a failure).
     with pytest.raises(RuntimeError):
         mg.tensor([1.0]).to("gpu")
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import minigrad.autograd.amp as amp
+
+    for mod in (backends, amp):
+        result = doctest.testmod(mod)
+        assert result.attempted > 0 and result.failed == 0, mod.__name__

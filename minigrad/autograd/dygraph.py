@@ -138,10 +138,22 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
             tensors = [] if v is None else (v if isinstance(v, list) else [v])
             next_edges.append([Edge(None, 0, 0, t._data.shape, t._dtype) for t in tensors] or [Edge(None, 0, 0, ())])
             continue
-        row = [_edge_to(t) for t in v] if isinstance(v, list) else [_edge_to(v)]
-        for e in row:
-            if e.node is not None and e.node.topo_nr >= topo:
-                topo = e.node.topo_nr + 1
+        if isinstance(v, list):
+            row = [_edge_to(t) for t in v]
+            for e in row:
+                if e.node is not None and e.node.topo_nr >= topo:
+                    topo = e.node.topo_nr + 1
+        else:  # _edge_to(v), inlined: one input per slot is the common case
+            meta = v._meta
+            if meta is None:
+                row = [Edge(None, 0, 0, v._data.shape, v._dtype)]
+            else:
+                nxt = meta.grad_node
+                if nxt is None:
+                    nxt = meta.accumulation_node_for(v)
+                row = [Edge(nxt, meta.out_slot, meta.out_rank, v._data.shape, v._dtype)]
+                if nxt.topo_nr >= topo:
+                    topo = nxt.topo_nr + 1
         next_edges.append(row)
     node.next_edges = next_edges
     node.topo_nr = topo if topo > 0 else 1

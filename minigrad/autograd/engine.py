@@ -386,20 +386,24 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     if not isinstance(result, (tuple, list)):
         result = (result,)
     out: list[list[Any]] = []
+    n_result = len(result)
     for slot, row in enumerate(node.next_edges):
-        r = result[slot] if slot < len(result) else None
+        r = result[slot] if slot < n_result else None
         if op.inputs[slot].is_list:
             vals = list(r) if r is not None else [None] * len(row)
+        elif r is None:
+            out.append([None])
+            continue
         else:
             vals = [r]
         for rank, (edge, g) in enumerate(zip(row, vals)):
-            if g is not None and edge.node is not None and g.shape != edge.shape:
+            if edge.node is None:
+                vals[rank] = None
+            elif g is not None and g.shape != edge.shape:
                 raise RuntimeError(
                     f"backward formula returned a gradient of shape {tuple(g.shape)} for input "
                     f"'{op.inputs[slot].name}' (rank {rank}) of shape {tuple(edge.shape)}"
                 )
-            if edge.node is None:
-                vals[rank] = None
         out.append(vals)
     return out
 
@@ -428,4 +432,7 @@ class BackwardContext:
 
     def needs(self, slot: int) -> bool:
         """Whether input ``slot`` needs a gradient (has an edge to a next node)."""
-        return any(e.node is not None for e in self.node.next_edges[slot])
+        for e in self.node.next_edges[slot]:
+            if e.node is not None:
+                return True
+        return False

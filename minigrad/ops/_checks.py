@@ -25,6 +25,15 @@ def check_int(op: str, name: str, pos: int, v: Any) -> int:
     return int(v)
 
 
+def _got(v: Any) -> str:
+    """``str``, or for a sequence the first element that is not an int (``tuple with element 1 of type str``)."""
+    if isinstance(v, (tuple, list)):
+        for i, d in enumerate(v):
+            if not _is_int(d):
+                return f"{type_name(v)} with element {i} of type {type_name(d)}"
+    return type_name(v)
+
+
 def check_dims(op: str, name: str, pos: int, v: Any) -> Any:
     """``None``, an int, or a tuple/list of ints (kept as a tuple)."""
     if v is None:
@@ -33,7 +42,7 @@ def check_dims(op: str, name: str, pos: int, v: Any) -> Any:
         return int(v)
     if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
         return tuple(int(d) for d in v)
-    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be None, int or a tuple of ints, but got {type_name(v)}")
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be None, int or a tuple of ints, but got {_got(v)}")
 
 
 def check_shape(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
@@ -41,7 +50,7 @@ def check_shape(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
         return (int(v),)
     if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
         return tuple(int(d) for d in v)
-    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a tuple of ints, but got {type_name(v)}")
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a tuple of ints, but got {_got(v)}")
 
 
 def check_pair(op: str, name: str, pos: int, v: Any) -> tuple[int, int]:

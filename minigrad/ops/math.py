@@ -89,7 +89,9 @@ pow = _binary("pow", save=("x", "y", "out"), doc="x ** y")
 @pow.def_backward
 def _pow_backward(ctx, g):
     x, y, out = ctx.saved()
-    gx = sum_to(mul(g, mul(y, pow(x, sub(y, 1)))), x.shape) if ctx.needs(0) else None
+    # d/dx x**y = y * x**(y-1); where y == 0 the exponent is replaced by 1 so the product is
+    # 0 * x = 0 (x**0 is constant), not 0 * 0**-1 = nan at x == 0.
+    gx = sum_to(mul(g, mul(y, pow(x, where(eq(y, 0), 1, sub(y, 1))))), x.shape) if ctx.needs(0) else None
     # d/dy x**y = x**y * log(x); taken as 0 where x == 0 (as PyTorch does).
     gy = None
     if ctx.needs(1):
@@ -217,11 +219,18 @@ def _where_backward(ctx, g):
     return None, gx, gy
 
 
+def _clip_meta(op: str, x: Any, min: Any = None, max: Any = None) -> Any:
+    """Like x; an integer tensor clamped to float bounds becomes float32 (as in PyTorch)."""
+    if x.dtype.kind != "f" and any(isinstance(b, float) for b in (min, max)):
+        return x.shape, _dt.float32.np
+    return x.shape, x.dtype
+
+
 clip = defop(
     "clip",
     inputs=("x",),
     attrs=(Attr("min", None, check_number_or_none), Attr("max", None, check_number_or_none)),
-    infer_meta=im.same,
+    infer_meta=_clip_meta,
     save=("x",),
     doc="clamp x into [min, max]",
 )

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..autograd.dygraph import run_op
 from ..autograd.grad_node import GradNode
@@ -157,7 +159,8 @@ class OpDef:
 
     def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: the backward formula ``fn(node, grad) -> grads per input slot``."""
-        self.backward = fn
+        mixes_dtypes = self.transform_dtype and (len(self.key_inputs) > 1 or self.has_list_input)
+        self.backward = _grads_in_input_dtypes(self, fn) if mixes_dtypes else fn
         return fn
 
     # -- the API layer -------------------------------------------------------
@@ -204,8 +207,9 @@ class OpDef:
                 any_tensor = v if any_tensor is None else any_tensor
             elif v is None and spec.optional:
                 pass
-            elif spec.scalar_ok and isinstance(v, (int, float, bool)):
-                pass
+            elif spec.scalar_ok and isinstance(v, (int, float, bool, np.number, np.bool_)):
+                if isinstance(v, (np.number, np.bool_)):
+                    v = v.item()  # a NumPy scalar (np.float32(0.1) * x) is used as the Python number it holds
             else:
                 expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
                 raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be {expected}, but got {type_name(v)}")
@@ -213,10 +217,15 @@ class OpDef:
         if any_tensor is None:
             raise TypeError(f"{op}(): at least one of the arguments ({', '.join(i.name for i in self.inputs)}) must be a Tensor")
         if any(spec.scalar_ok for spec in self.inputs):
+            # A scalar takes the dtype of a tensor it is combined with: another scalar-capable
+            # input (where's x/y), not e.g. where's bool condition.
+            like = next(
+                (v for spec, v in zip(self.inputs, inputs) if spec.scalar_ok and isinstance(v, Tensor)), any_tensor
+            )
             for pos, spec in enumerate(self.inputs):
                 v = inputs[pos]
                 if spec.scalar_ok and not isinstance(v, Tensor) and v is not None:
-                    inputs[pos] = _wrap_scalar(v, inputs, any_tensor)
+                    inputs[pos] = _wrap_scalar(v, inputs, like)
         attrs: dict[str, Any] = {}
         for k, spec in enumerate(self.attrs):
             pos = n_in + k
@@ -239,13 +248,18 @@ class OpDef:
         #     or a bad argument - goes through ``bind``, which gives the same
         #     result and the API layer's error messages.
         if not kwargs and len(args) == self._fast_arity:
+            # A scalar takes the dtype of a scalar-capable tensor input (where's x/y,
+            # not its bool condition), as in ``bind``.
+            scalar_ok = self._scalar_ok
             like = None
-            for v in args:
+            for pos, v in enumerate(args):
                 if isinstance(v, Tensor):
-                    like = v
-                    break
+                    if scalar_ok[pos]:
+                        like = v
+                        break
+                    if like is None:
+                        like = v
             if like is not None:
-                scalar_ok = self._scalar_ok
                 wrap = False
                 for pos, v in enumerate(args):
                     if not isinstance(v, Tensor):
@@ -265,6 +279,37 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def _grads_in_input_dtypes(opdef: "OpDef", fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a backward formula so each gradient has its input's dtype.
+
+    An op whose inputs were promoted to a common dtype (``x_f32 * y_f64``)
+    computes its gradients in that dtype; each one is cast back (a recorded
+    ``cast``, so still differentiable) to the dtype of the input it belongs to,
+    as ``.grad`` must match its tensor.
+    """
+
+    def backward(ctx: Any, grad: Any) -> Any:
+        from .math import cast
+
+        result = fn(ctx, grad)
+        out = list(result) if isinstance(result, (tuple, list)) else [result]
+        for slot, row in enumerate(ctx.node.next_edges):
+            if slot >= len(out) or out[slot] is None:
+                continue
+            if opdef.inputs[slot].is_list:
+                out[slot] = [
+                    g if g is None or e.dtype is None or g.dtype is e.dtype else cast(g, e.dtype)
+                    for g, e in zip(out[slot], row)
+                ]
+            elif row[0].dtype is not None and out[slot].dtype is not row[0].dtype:
+                out[slot] = cast(out[slot], row[0].dtype)
+        return tuple(out)
+
+    backward.__name__ = getattr(fn, "__name__", "backward")
+    backward.__doc__ = fn.__doc__
+    return backward
 
 
 def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:

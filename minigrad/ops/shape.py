@@ -76,7 +76,21 @@ def _stack_backward(ctx, g):
 
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     """Merge dims ``start_dim..end_dim`` into one (a reshape)."""
+    from ..tensor import Tensor
+
+    if not isinstance(x, Tensor):
+        raise TypeError(f"flatten(): argument 'x' (position 0) must be Tensor, but got {type_name(x)}")
+    start_dim = check_int("flatten", "start_dim", 1, start_dim)
+    end_dim = check_int("flatten", "end_dim", 2, end_dim)
     nd = x.ndim
+    for name, d in (("start_dim", start_dim), ("end_dim", end_dim)):
+        if not -max(nd, 1) <= d < max(nd, 1):
+            raise ValueError(f"flatten(): argument '{name}' is out of range (expected to be in range of "
+                             f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {d})")
+    if nd == 0:
+        return reshape(x, (1,))
+    if start_dim % nd > end_dim % nd:
+        raise ValueError("flatten(): start_dim cannot come after end_dim")
     s, e = start_dim % max(nd, 1), end_dim % max(nd, 1)
     shape = x.shape[:s] + (-1,) + x.shape[e + 1 :]
     return reshape(x, shape)

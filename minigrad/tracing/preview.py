@@ -24,12 +24,21 @@ def to_host(array: Any) -> np.ndarray:
     return np.asarray(array)
 
 
+#: ``str(numpy dtype)`` by dtype: NumPy computes the name in Python each time (~2 us),
+#: and every recorded tensor needs it.
+_DTYPE_NAMES: dict[Any, str] = {}
+
+
 def preview_array(array: Any, values: bool, max_elements: int) -> Any:
     """Nested lists when ``values`` and the array is small, else a shape/dtype summary."""
     if array is None:
         return None
     shape = tuple(array.shape)
-    dtype = str(array.dtype)
-    if not values or int(np.prod(shape, dtype=np.int64)) > max_elements:
+    dt = array.dtype
+    dtype = _DTYPE_NAMES.get(dt)
+    if dtype is None:
+        dtype = _DTYPE_NAMES[dt] = str(dt)
+    size = array.size if isinstance(array, np.ndarray) else int(np.prod(shape, dtype=np.int64))
+    if not values or size > max_elements:
         return summary(shape, dtype)
     return to_host(array).tolist()

@@ -15,13 +15,13 @@ CPU = Backend.CPU
 @register_kernel("softmax", CPU, dtypes=FLOAT_DTYPES)
 def softmax(x, dim=-1):
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
-    return (e / np.sum(e, axis=dim, keepdims=True)).astype(x.dtype, copy=False)
+    return np.asarray(e / np.sum(e, axis=dim, keepdims=True), dtype=x.dtype)
 
 
 @register_kernel("log_softmax", CPU, dtypes=FLOAT_DTYPES)
 def log_softmax(x, dim=-1):
     z = x - np.max(x, axis=dim, keepdims=True)
-    return (z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))).astype(x.dtype, copy=False)
+    return np.asarray(z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True)), dtype=x.dtype)
 
 
 @register_kernel("cross_entropy", CPU, dtypes=FLOAT_DTYPES)
@@ -39,7 +39,7 @@ def cross_entropy(input, target, reduction="mean"):
 
 @register_kernel("mse_loss", CPU, dtypes=FLOAT_DTYPES)
 def mse_loss(input, target, reduction="mean"):
-    sq = (input - target) ** 2
+    sq = np.asarray((input - target) ** 2)
     if reduction == "none":
         return sq
     return np.asarray(sq.sum() if reduction == "sum" else sq.mean(), dtype=input.dtype)

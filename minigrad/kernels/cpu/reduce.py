@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
 
@@ -15,7 +15,7 @@ def _axis(dim):
     return None if dim is None else dim
 
 
-@register_kernel("sum", CPU, dtypes=NUMERIC_DTYPES)
+@register_kernel("sum", CPU, dtypes=ALL_DTYPES)  # bools count (the result is int64)
 def sum_(x, dim=None, keepdim=False):
     dtype = np.int64 if x.dtype.kind in "bi" else x.dtype
     return np.asarray(np.sum(x, axis=_axis(dim), keepdims=keepdim, dtype=dtype))

@@ -1,7 +1,37 @@
-"""GPU kernels (CuPy + CUDA C). Imported only when the GPU backend is first used."""
+"""GPU kernels (CuPy + hand-written CUDA C). Imported only when the GPU backend is first used.
+
+``load()`` is called once by the GPU backend's lazy loader
+(``kernels/backends.py``) after CuPy imported and a device was found. It
+imports the kernel modules, whose ``register_kernel`` decorators fill the
+registry:
+
+- ``elementwise``: hand-written CUDA for the unary/binary/compare ops, where
+  and clip (float16/32/64); CuPy built-ins for cast, clone, fill;
+- ``reduce``: hand-written sum, mean, max, min, logsumexp;
+- ``nn``: hand-written softmax, log_softmax, cross_entropy;
+- ``linalg``: matmul twice - cuBLAS (through ``cupy.matmul``) as ``GPUDNN``
+  and a tiled shared-memory kernel as plain ``GPU`` - so selection shows the
+  GPUDNN -> GPU order (``mg.flags.use_gpudnn = False`` picks the tiled one);
+- ``shape``: CuPy's views and copies for the shape and indexing ops.
+
+Every other op (conv2d, max_pool2d, mse_loss, integer ops...) has no GPU
+kernel and falls back to the CPU, visibly (``kernel.select`` with
+``fallback_cpu: true`` and ``data.transform`` events).
+
+The CUDA sources live in ``cuda_src.py`` as plain strings, so they can be
+compiled with ``nvcc`` where no GPU exists.
+"""
 
 from __future__ import annotations
 
+_loaded = False
+
 
 def load() -> None:
-    """Register the GPU kernels (none yet on this build: every GPU op falls back to CPU)."""
+    """Register the GPU kernels (idempotent)."""
+    global _loaded
+    if _loaded:
+        return
+    from . import elementwise, linalg, nn, reduce, shape  # noqa: F401  (registration side effects)
+
+    _loaded = True

@@ -1,0 +1,166 @@
+"""Shared helpers of the benchmark scripts: timing, references, machine facts, result rows.
+
+Every script measures minigrad and its references **in the same run**, and
+interleaves them: each repeat times every variant once, in turn, so a busy
+machine slows them alike. A variant's time is the median over the repeats
+(after a warm-up); a ratio is the median of the per-repeat ratios.
+
+Each script's ``run(size="full"|"small") -> list[dict]`` returns result rows::
+
+    {"workload": "per-op c = a*b + a", "variant": "minigrad", "value": 12.3,
+     "unit": "us", "ratio": 1.9, "vs": "pytorch", "target": "<= 1.0", "note": ""}
+
+and ``python bench/<script>.py [--small]`` prints them as a table.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+# Every framework on one thread: PyTorch is set to one intra-op thread, so BLAS is too
+# (and a multi-threaded BLAS on a busy machine stalls for tens of milliseconds per call).
+# Must happen before NumPy is imported; the scripts import this module first.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+def torch_or_none() -> Any:
+    """PyTorch (one intra-op thread), or ``None`` when it is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    return torch
+
+
+def micrograd_or_none() -> Any:
+    """micrograd's ``Value``, or ``None`` when it is not installed."""
+    try:
+        from micrograd.engine import Value
+    except ImportError:
+        return None
+    return Value
+
+
+def timeit_interleaved(
+    fns: dict[str, Callable[[], Any]], number: int = 1, repeats: int = 7, warmup: int = 1
+) -> dict[str, list[float]]:
+    """Seconds per call of each function, one list entry per repeat (interleaved)."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            times[name].append((time.perf_counter() - t0) / number)
+    return times
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def ratio(a: list[float], b: list[float]) -> float:
+    """Median over repeats of ``a[i] / b[i]`` (same-run, interleaved ratio)."""
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
+def row(workload: str, variant: str, value: float | None, unit: str, ratio: float | None = None,
+        vs: str = "", target: str = "", note: str = "") -> dict[str, Any]:
+    return {"workload": workload, "variant": variant, "value": value, "unit": unit, "ratio": ratio,
+            "vs": vs, "target": target, "note": note}
+
+
+def fmt(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        if abs(v) >= 1000:
+            return f"{v:,.0f}"
+        return f"{v:.{digits}g}"
+    return str(v)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """Rows as a Markdown table."""
+    head = "| workload | variant | value | unit | ratio | vs | target | note |\n|---|---|---:|---|---:|---|---|---|\n"
+    lines = [
+        f"| {r['workload']} | {r['variant']} | {fmt(r['value'])} | {r['unit']} | "
+        f"{fmt(r['ratio']) + 'x' if r['ratio'] is not None else '-'} | {r['vs']} | {r['target']} | {r['note']} |"
+        for r in rows
+    ]
+    return head + "\n".join(lines) + "\n"
+
+
+def machine() -> dict[str, str]:
+    """Machine and library versions, for RESULTS.md."""
+    import numpy as np
+
+    info = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": _cpu_name(),
+        "cpus": str(os.cpu_count()),
+        "numpy": np.__version__,
+        "load average (start)": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+    torch = torch_or_none()
+    info["torch"] = torch.__version__ if torch is not None else "not installed"
+    try:
+        from importlib.metadata import version
+
+        info["micrograd"] = version("micrograd")
+    except Exception:
+        info["micrograd"] = "not installed"
+    try:
+        import minigrad
+
+        info["minigrad"] = minigrad.__version__ + " @ " + _git_rev()
+    except Exception:  # pragma: no cover
+        info["minigrad"] = "?"
+    return info
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def _git_rev() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "minigrad"], cwd=ROOT, capture_output=True, text=True)
+        return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except OSError:
+        return "?"
+
+
+def main(run: Callable[[str], list[dict[str, Any]]]) -> None:
+    """Command-line entry of a script: ``--small`` runs the tiny smoke size."""
+    size = "small" if "--small" in sys.argv else "full"
+    print(table(run(size)))

@@ -1,0 +1,122 @@
+"""Per-op overhead: ``c = a*b + a`` on (4, 4) float32 with autograd on, and a 100-op
+chain forward + backward, vs PyTorch (one thread) and a plain-NumPy floor.
+
+On tensors this small the arithmetic is nothing: what is measured is the
+framework's cost per op (argument checking, kernel choice, grad-node
+creation, and in backward the engine's loop). The NumPy floor is the same
+arithmetic as bare ufunc calls, with the backward written out by hand.
+
+Run: ``python bench/per_op.py [--small]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from . import _common as C
+except ImportError:  # run as a script
+    import _common as C  # type: ignore[no-redef]
+
+import numpy as np  # noqa: E402  (after _common: BLAS threads)
+
+import minigrad as mg
+
+CHAIN_PAIRS = 50  # 50 x (mul, add) = 100 ops
+
+
+def make_minigrad() -> tuple[Any, Any]:
+    mg.manual_seed(0)
+    a = mg.randn(4, 4, requires_grad=True)
+    b = mg.randn(4, 4, requires_grad=True)
+
+    def one_op() -> Any:
+        return a * b + a
+
+    def chain() -> None:
+        x = a
+        for _ in range(CHAIN_PAIRS):
+            x = x * b + a
+        x.sum().backward()
+        a.grad = None
+        b.grad = None
+
+    return one_op, chain
+
+
+def make_torch(torch: Any) -> tuple[Any, Any]:
+    torch.manual_seed(0)
+    a = torch.randn(4, 4, requires_grad=True)
+    b = torch.randn(4, 4, requires_grad=True)
+
+    def one_op() -> Any:
+        return a * b + a
+
+    def chain() -> None:
+        x = a
+        for _ in range(CHAIN_PAIRS):
+            x = x * b + a
+        x.sum().backward()
+        a.grad = None
+        b.grad = None
+
+    return one_op, chain
+
+
+def make_numpy() -> tuple[Any, Any]:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 4)).astype(np.float32)
+    b = rng.standard_normal((4, 4)).astype(np.float32)
+
+    def one_op() -> Any:
+        return np.add(np.multiply(a, b), a)
+
+    def chain() -> None:
+        xs = []
+        x = a
+        for _ in range(CHAIN_PAIRS):
+            xs.append(x)
+            x = np.add(np.multiply(x, b), a)
+        x.sum()
+        g = np.ones_like(x)
+        ga = np.zeros_like(a)
+        gb = np.zeros_like(b)
+        for xk in reversed(xs):  # d(x*b + a): to a, to b, to x
+            ga = ga + g
+            gb = gb + g * xk
+            g = g * b
+        ga = ga + g  # the chain starts at x = a
+
+    return one_op, chain
+
+
+def run(size: str = "full") -> list[dict[str, Any]]:
+    torch = C.torch_or_none()
+    reps, n1, nc = (7, 2000, 30) if size == "full" else (2, 5, 1)
+    mg_op, mg_chain = make_minigrad()
+    np_op, np_chain = make_numpy()
+    ops = {"minigrad": mg_op, "numpy": np_op}
+    chains = {"minigrad": mg_chain, "numpy": np_chain}
+    if torch is not None:
+        ops["pytorch"], chains["pytorch"] = make_torch(torch)
+    t_op = C.timeit_interleaved(ops, number=n1, repeats=reps)
+    t_ch = C.timeit_interleaved(chains, number=nc, repeats=reps)
+    rows = []
+    for name, times, label, per in (("per-op c = a*b + a (4x4, 2 ops)", t_op, "op", 2),
+                                    ("100-op chain fwd+bwd (4x4)", t_ch, "chain", 100)):
+        for variant in times:
+            note = f"{C.median(times[variant]) / per * 1e6:.2f} us per op"
+            if variant == "minigrad" and "pytorch" in times:
+                rows.append(C.row(name, variant, C.median(times[variant]) * 1e6, "us", C.ratio(times[variant], times["pytorch"]),
+                                  "pytorch", "<= 1.0x", note))
+            else:
+                rows.append(C.row(name, variant, C.median(times[variant]) * 1e6, "us", note=note))
+        rows.append(C.row(name, "minigrad", None, "", C.ratio(times["minigrad"], times["numpy"]), "numpy floor",
+                          "", "how far above bare ufunc calls"))
+        if "pytorch" not in times:
+            rows.append(C.row(name, "pytorch", None, "", note="PyTorch not installed: no comparison"))
+    return rows
+
+
+if __name__ == "__main__":
+    C.main(run)

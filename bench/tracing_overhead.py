@@ -1,0 +1,193 @@
+"""Tracing overhead: the same workloads with no recorder, with a recorder
+(``values=False``), and with value previews (``values=True``); and the
+recorder-off build against a build with event emission removed.
+
+How "emission removed" is measured
+    The engine's emit sites all read ``bus.recorder`` and test it against
+    ``None`` (NOTE [ Emission costs one check ] in ``tracing/bus.py``).
+    ``build_without_emission`` copies the ``minigrad`` package to a temporary
+    directory under another name (``minigrad_noemit``; its imports are all
+    relative, so the copy is a separate, complete package) and rewrites its
+    syntax tree: every read of ``bus.recorder`` becomes the constant
+    ``None``, and every ``if``/conditional expression that tests ``rec`` or
+    ``bus.recorder`` against ``None`` is replaced by the branch it takes
+    when no recorder is active. What is left is the engine with its emit
+    sites cut out at the source, loaded in the same process as the normal
+    build, so the two are timed interleaved, in the same run.
+
+Run: ``python bench/tracing_overhead.py [--small]``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import shutil
+import sys
+import tempfile
+from typing import Any
+
+try:
+    from . import _common as C
+except ImportError:  # run as a script
+    import _common as C  # type: ignore[no-redef]
+
+import numpy as np  # noqa: E402  (after _common: BLAS threads)
+
+import minigrad as mg  # noqa: E402
+
+NOEMIT = "minigrad_noemit"
+
+
+class _StripEmission(ast.NodeTransformer):
+    """``bus.recorder`` -> ``None``; ``if rec is not None: ...`` -> the branch taken without a recorder."""
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        self.generic_visit(node)
+        if (isinstance(node.ctx, ast.Load) and node.attr == "recorder" and isinstance(node.value, ast.Name)
+                and node.value.id == "bus"):
+            return ast.copy_location(ast.Constant(None), node)
+        return node
+
+    @staticmethod
+    def _no_recorder_value(test: ast.AST) -> bool | None:
+        """What ``test`` evaluates to when no recorder is active, or None if it is not such a test."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+            return None
+        left, right = test.left, test.comparators[0]
+        if not (isinstance(right, ast.Constant) and right.value is None):
+            return None
+        if isinstance(left, ast.Name) and left.id == "rec" or isinstance(left, ast.Constant) and left.value is None:
+            return isinstance(test.ops[0], ast.Is)
+        return None
+
+    def visit_If(self, node: ast.If) -> Any:
+        self.generic_visit(node)
+        taken = self._no_recorder_value(node.test)
+        if taken is None:
+            return node
+        branch = node.body if taken else node.orelse
+        return branch or None  # an empty branch removes the statement
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        self.generic_visit(node)
+        taken = self._no_recorder_value(node.test)
+        if taken is None:
+            return node
+        return node.body if taken else node.orelse
+
+
+def build_without_emission(dst_dir: str) -> Any:
+    """Import and return a copy of ``minigrad`` with its emit sites removed (see the module docstring)."""
+    src = os.path.dirname(mg.__file__)
+    pkg = os.path.join(dst_dir, NOEMIT)
+    shutil.copytree(src, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    stripped = 0
+    for root, _dirs, files in os.walk(pkg):
+        for name in files:
+            if not name.endswith(".py") or root.startswith(os.path.join(pkg, "tracing")):
+                continue  # the tracing package itself is kept (the recorder class, events)
+            path = os.path.join(root, name)
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            tree = ast.parse(text)
+            new = ast.fix_missing_locations(_StripEmission().visit(tree))
+            out = ast.unparse(new)
+            if out != ast.unparse(ast.parse(text)):
+                stripped += 1
+            # Functions whose whole body was an emit site need a body.
+            out = _fill_empty_bodies(out)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(out)
+    sys.path.insert(0, dst_dir)
+    try:
+        mod = importlib.import_module(NOEMIT)
+    finally:
+        sys.path.remove(dst_dir)
+    mod._stripped_files = stripped  # type: ignore[attr-defined]
+    return mod
+
+
+def _fill_empty_bodies(code: str) -> str:
+    tree = ast.parse(code) if code.strip() else ast.Module(body=[], type_ignores=[])
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            seq = getattr(node, field, None)
+            if field == "body" and isinstance(seq, list) and not seq and not isinstance(node, ast.Module):
+                seq.append(ast.Pass())
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+# -- workloads, written against a module ``m`` (minigrad or its stripped copy) ----------
+
+def workloads(m: Any, size: str) -> dict[str, Any]:
+    m.manual_seed(0)
+    a = m.randn(4, 4, requires_grad=True)
+    b = m.randn(4, 4, requires_grad=True)
+    n1 = 200 if size == "full" else 2
+
+    def per_op() -> None:
+        for _ in range(n1):
+            a * b + a
+
+    def chain() -> None:
+        x = a
+        for _ in range(50):
+            x = x * b + a
+        x.sum().backward()
+        a.grad = None
+        b.grad = None
+
+    rng = np.random.default_rng(0)
+    xb = m.tensor(rng.random((64, 64), dtype=np.float32))
+    yb = m.tensor(rng.integers(0, 10, 64))
+    model = m.nn.Sequential(m.nn.Linear(64, 128), m.nn.ReLU(), m.nn.Linear(128, 128), m.nn.ReLU(), m.nn.Linear(128, 10))
+    opt = m.optim.SGD(list(model.parameters()), lr=0.01, momentum=0.9)
+
+    def mlp() -> None:
+        opt.zero_grad()
+        m.nn.functional.cross_entropy(model(xb), yb).backward()
+        opt.step()
+
+    return {f"per-op a*b+a x{n1}": per_op, "100-op chain fwd+bwd": chain, "MLP step (SGD)": mlp}
+
+
+def run(size: str = "full") -> list[dict[str, Any]]:
+    reps, number = (7, 5) if size == "full" else (2, 1)
+    tmp = tempfile.mkdtemp(prefix="minigrad-noemit-")
+    rows: list[dict[str, Any]] = []
+    try:
+        stripped = build_without_emission(tmp)
+        normal = workloads(mg, size)
+        bare = workloads(stripped, size)
+        for name in normal:
+            fn, fn_bare = normal[name], bare[name]
+
+            def with_rec(values: bool, fn: Any = fn) -> Any:
+                def go() -> None:
+                    with mg.trace(values=values, max_elements=64):
+                        fn()
+                return go
+
+            times = C.timeit_interleaved(
+                {"off": fn, "values=False": with_rec(False), "values=True": with_rec(True), "emission removed": fn_bare},
+                number=number, repeats=reps)
+            off = C.median(times["off"]) * 1e3
+            rows.append(C.row(f"tracing: {name}", "recorder off", off, "ms",
+                              C.ratio(times["off"], times["emission removed"]), "emission removed", "<= 1.05x"))
+            rows.append(C.row(f"tracing: {name}", "recorder values=False", C.median(times["values=False"]) * 1e3, "ms",
+                              C.ratio(times["values=False"], times["off"]), "recorder off", "<= 2x"))
+            rows.append(C.row(f"tracing: {name}", "recorder values=True", C.median(times["values=True"]) * 1e3, "ms",
+                              C.ratio(times["values=True"], times["off"]), "recorder off", ""))
+            rows.append(C.row(f"tracing: {name}", "emission removed", C.median(times["emission removed"]) * 1e3, "ms",
+                              note=f"{stripped._stripped_files} engine files rewritten"))
+    finally:
+        for key in [k for k in sys.modules if k == NOEMIT or k.startswith(NOEMIT + ".")]:
+            del sys.modules[key]
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+if __name__ == "__main__":
+    C.main(run)

@@ -1,0 +1,288 @@
+"""The ``minigrad`` command: record a script's trace, render it, read its log, export it.
+
+::
+
+    minigrad record script.py -o run.jsonl [-- script args]   # run a script under mg.trace()
+    minigrad render run.jsonl -o graph.svg [--step N] [--kind forward|backward|kernel] [--call N]
+    minigrad render run.jsonl --flipbook backward.html [--frames step|event|node]
+    minigrad log run.jsonl [--kind 'queue.*'] [--limit N]
+    minigrad export-chrome run.jsonl -o trace.json      # open in https://ui.perfetto.dev
+
+Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
+``build_parser``; adding a subcommand means adding one function and one
+``add_parser`` block. Errors a user can cause (a missing, empty, truncated or
+foreign trace file; a step out of range; no Graphviz) print one readable
+line to stderr and exit with a non-zero code, never a traceback.
+
+This module imports the viewers lazily: ``import minigrad`` never imports it.
+
+Example:
+    >>> from minigrad.cli import main
+    >>> main(["log", "run.jsonl", "--kind", "queue.*"])   # doctest: +SKIP
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import runpy
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "CliError"]
+
+EXIT_ERROR = 1  # bad input: unreadable trace, bad step, script failure
+EXIT_NO_DOT = 3  # Graphviz missing (the DOT source was saved instead)
+
+
+class CliError(Exception):
+    """A user-facing error: printed as ``minigrad <cmd>: error: <message>``, exit code ``code``."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _load(path: str) -> Any:
+    """Load and validate a trace file, turning every failure into a ``CliError``."""
+    from minigrad.tracing import TraceFormatError
+    from minigrad.tracing.loader import load
+
+    try:
+        return load(path)
+    except FileNotFoundError:
+        raise CliError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{path}: is a directory, expected a .jsonl trace file") from None
+    except UnicodeDecodeError:
+        raise CliError(f"{path}: not a text file; is this a minigrad trace (.jsonl)?") from None
+    except TraceFormatError as exc:
+        raise CliError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------
+# record
+# ---------------------------------------------------------------------------
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """Run ``args.script`` as ``__main__`` under ``mg.trace()`` and save the trace."""
+    from minigrad.tracing.recorder import Recorder
+
+    script = Path(args.script)
+    if not script.is_file():
+        raise CliError(f"{script}: no such script")
+    out = Path(args.output or script.with_suffix(".jsonl").name)
+    rec = Recorder(values=not args.no_values, max_elements=args.max_elements)
+    old_argv, old_path = sys.argv, list(sys.path)
+    sys.argv = [str(script), *args.script_args]
+    sys.path.insert(0, str(script.resolve().parent))
+    failure: BaseException | None = None
+    try:
+        with rec:
+            runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            failure = exc
+    except Exception as exc:  # the script's own error: report it, still save what was recorded
+        failure = exc
+    finally:
+        sys.argv, sys.path[:] = old_argv, old_path
+    rec.save(out)
+    print(f"recorded {len(rec.events)} events from {script} -> {out}", file=sys.stderr)
+    if failure is not None:
+        import traceback
+
+        # The user's script failed: its traceback is the useful message here.
+        traceback.print_exception(failure)
+        raise CliError(f"{script} raised {type(failure).__name__}; the events up to the error were saved to {out}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# render
+# ---------------------------------------------------------------------------
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Render one view (``-o``) and/or a flip-book (``--flipbook``) of a trace."""
+    from minigrad import viz
+
+    rec = _load(args.trace)
+    if not args.output and not args.flipbook:
+        raise CliError("nothing to write: give -o OUTPUT (.svg .png .pdf .dot) and/or --flipbook OUT.html")
+    rp = viz.to_replay(rec)
+    if len(rp) == 0:
+        raise CliError(f"{args.trace}: the trace holds no events")
+    call: int | str | None = args.call
+    if isinstance(call, str) and call.lstrip("-").isdigit():
+        call = int(call)
+    if args.output:
+        try:
+            rendered = viz.render(rp, kind=args.kind, step=args.step, backward_pass=args.backward_pass, call=call,
+                                  previews=not args.no_previews, collapse=_collapse(args.collapse))
+        except (IndexError, LookupError, ValueError) as exc:
+            raise CliError(str(exc.args[0] if exc.args else exc)) from None
+        try:
+            path = rendered.save(args.output)
+        except viz.DotNotFoundError as exc:
+            raise CliError(str(exc), EXIT_NO_DOT) from None
+        print(f"wrote {path} ({rendered.kind} view, step {rendered.step}, {len(rendered.graph.nodes)} nodes)",
+              file=sys.stderr)
+    if args.flipbook:
+        try:
+            book = viz.flipbook(rp, backward_pass=-1 if args.backward_pass is None else args.backward_pass,
+                                frames=args.frames, previews=not args.no_previews)
+        except (IndexError, ValueError) as exc:
+            raise CliError(str(exc.args[0] if exc.args else exc)) from None
+        except viz.DotNotFoundError as exc:
+            dot_path = Path(args.flipbook).with_suffix(".dot")
+            dot_path.write_text("\n".join(exc.sources), encoding="utf-8")
+            raise CliError(f"{exc}\nThe DOT source of all {len(exc.sources)} frames was saved to {dot_path}.",
+                           EXIT_NO_DOT) from None
+        path = book.save(args.flipbook)
+        print(f"wrote {path} ({len(book)} frames)", file=sys.stderr)
+    return 0
+
+
+def _collapse(value: str) -> bool | str:
+    return {"auto": "auto", "yes": True, "no": False}[value]
+
+
+# ---------------------------------------------------------------------------
+# log
+# ---------------------------------------------------------------------------
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    """Print the event log as a table (rich), optionally filtered by kind patterns."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from minigrad.tracing.replay import replay
+    from minigrad.viz.describe import describe_event
+
+    rec = _load(args.trace)
+    patterns = args.kind or ["*"]
+    # Names (node and tensor ids -> "MulGradNode#3") come from the final state: ids are never reused.
+    names = replay(rec.events).final
+    table = Table(title=f"{args.trace}: {len(rec.events)} events", show_lines=False, header_style="bold")
+    table.add_column("#", justify="right")
+    table.add_column("t (µs)", justify="right")
+    table.add_column("kind", style="cyan", no_wrap=True)
+    table.add_column("what happened")
+    shown = 0
+    calls = -1  # op calls are numbered as 'minigrad render --kind kernel --call N' counts them
+    for index, ev in enumerate(rec.events):
+        if ev.kind == "api.call":
+            calls += 1
+        if not any(fnmatch.fnmatchcase(ev.kind, p) for p in patterns):
+            continue
+        what = describe_event(ev, names)
+        if ev.kind == "api.call":
+            what = f"call {calls}: {what}"
+        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", ev.kind, what)
+        shown += 1
+        if args.limit and shown >= args.limit:
+            break
+    console = Console(width=args.width) if args.width else Console()
+    console.print(table)
+    if shown == 0:
+        print(f"no events match {' '.join(patterns)}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# export-chrome
+# ---------------------------------------------------------------------------
+
+
+def cmd_export_chrome(args: argparse.Namespace) -> int:
+    """Write the trace as Chrome trace-event JSON (Perfetto, chrome://tracing)."""
+    from minigrad.viz.chrome import save_chrome_trace
+
+    rec = _load(args.trace)
+    out = Path(args.output or Path(args.trace).with_suffix(".chrome.json").name)
+    save_chrome_trace(rec.events, out)
+    print(f"wrote {out}; open it at https://ui.perfetto.dev (Open trace file)", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# parser and entry point
+# ---------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; each subparser sets ``func`` to its ``cmd_*`` function."""
+    parser = argparse.ArgumentParser(prog="minigrad", description="Record, render and inspect minigrad traces.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("record", help="run a Python script under tracing and save its events (.jsonl)",
+                       epilog="Arguments for the script go after '--': minigrad record train.py -o run.jsonl -- --lr 0.1")
+    p.add_argument("script", help="the script to run (as __main__)")
+    p.add_argument("-o", "--output", help="trace file to write (default: <script>.jsonl)")
+    p.add_argument("--no-values", action="store_true", help="record shapes/dtypes only, no value previews")
+    p.add_argument("--max-elements", type=int, default=64, help="largest tensor whose values are recorded (64)")
+    p.set_defaults(func=cmd_record)
+
+    p = sub.add_parser("render", help="draw a trace as SVG/PNG/PDF/DOT, or a flip-book of a backward pass")
+    p.add_argument("trace", help="a .jsonl trace from 'minigrad record' or tr.save()")
+    p.add_argument("-o", "--output", help="output file; the format comes from the suffix (.svg .png .pdf .dot)")
+    p.add_argument("--kind", choices=("backward", "forward", "kernel"), default="backward", help="which view")
+    p.add_argument("--step", type=int, default=None, help="event index to show (see 'minigrad log'); default: last")
+    p.add_argument("--pass", dest="backward_pass", type=int, default=None, help="which backward pass (0-based)")
+    p.add_argument("--call", default=None,
+                   help="for --kind kernel: op-call number ('call N' in minigrad log) or op name (default: last)")
+    p.add_argument("--flipbook", metavar="OUT.html", help="write every step of the backward pass as one HTML page")
+    p.add_argument("--frames", choices=("step", "event", "node"), default="step",
+                   help="flip-book frames: each engine step (default), every event, or each node run")
+    p.add_argument("--no-previews", action="store_true", help="hide gradient-buffer previews")
+    p.add_argument("--collapse", choices=("auto", "yes", "no"), default="auto", help="collapse long chains (auto: big graphs)")
+    p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("log", help="print the event log as a table")
+    p.add_argument("trace", help="a .jsonl trace")
+    p.add_argument("--kind", action="append", help="kind pattern, e.g. 'queue.*' (repeatable)")
+    p.add_argument("--limit", type=int, default=0, help="show at most N rows")
+    p.add_argument("--width", type=int, default=0, help="table width (default: the terminal's)")
+    p.set_defaults(func=cmd_log)
+
+    p = sub.add_parser("export-chrome", help="write Chrome trace-event JSON (kernel launches, node runs) for Perfetto")
+    p.add_argument("trace", help="a .jsonl trace")
+    p.add_argument("-o", "--output", help="JSON file to write (default: <trace>.chrome.json)")
+    p.set_defaults(func=cmd_export_chrome)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``minigrad`` console script. Returns the exit code."""
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything after "--" belongs to the recorded script, not to minigrad.
+    script_args: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, script_args = argv[:cut], argv[cut + 1:]
+    args = parser.parse_args(argv)
+    if script_args and args.command != "record":
+        parser.error(f"arguments after '--' are only for 'minigrad record', not '{args.command}'")
+    args.script_args = script_args
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except CliError as exc:
+        print(f"minigrad {args.command}: error: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:  # unwritable output path and the like
+        print(f"minigrad {args.command}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

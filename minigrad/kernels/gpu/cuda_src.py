@@ -1,0 +1,452 @@
+"""CUDA C sources of minigrad's hand-written GPU kernels (pure strings: no CuPy import).
+
+Every kernel is generated here, per dtype, as a self-contained ``extern "C"``
+translation unit - no ``#include`` - so the same text is compiled by CuPy
+(NVRTC, at first use) and by ``nvcc --ptx`` in the test suite on machines
+without a GPU (``tests/gpu/test_cuda_sources.py``).
+
+Types. ``T`` is the storage type, ``ACC`` the type arithmetic is done in:
+
+============  ===================  =======
+minigrad      T                    ACC
+============  ===================  =======
+float16       ``unsigned short``   float
+float32       ``float``            float
+float64       ``double``           double
+============  ===================  =======
+
+float16 values are stored as raw 16-bit patterns and converted with the
+PTX ``cvt`` instructions, which needs no ``cuda_fp16.h``.
+
+Families:
+
+- **elementwise** (``ew_source``): one thread per output element in a
+  grid-stride loop; a *contiguous* variant (all operands have the output's
+  shape and are C-contiguous - the fast path) and a *strided* variant that
+  computes each operand's offset from the output index, with stride 0 on
+  broadcast dimensions (no broadcast copies).
+- **reduce** (``reduce_source``): a row of ``cols`` values per block (or a
+  chunk of a long row, then a second pass over the partials), each thread a
+  strided partial, then a warp-shuffle tree and one shared-memory step.
+- **logsumexp** (``lse_source``): the same geometry, one pass with an online
+  (max, scaled sum) state per thread, merged pairwise.
+- **softmax / log_softmax / cross_entropy** (``softmax_source``): one block
+  per row: a max pass, a sum-of-exp pass, a write pass.
+- **matmul** (``matmul_source``): the classic tiled kernel - 16x16 output
+  tiles, A and B tiles staged through shared memory, batched over grid z.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+__all__ = [
+    "DTYPES", "UNARY", "BINARY", "COMPARE", "REDUCE", "ew_source", "reduce_source", "lse_source", "softmax_source",
+    "matmul_source", "all_sources", "kernel_name",
+]
+
+#: minigrad dtype name -> (T, ACC, C suffix)
+DTYPES: dict[str, tuple[str, str, str]] = {
+    "float16": ("unsigned short", "float", "f16"),
+    "float32": ("float", "float", "f32"),
+    "float64": ("double", "double", "f64"),
+}
+
+_PRELUDE = r"""
+__device__ __forceinline__ float mg_h2f(unsigned short h) {
+    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+}
+__device__ __forceinline__ unsigned short mg_f2h(float f) {
+    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+__device__ __forceinline__ float mg_load(const unsigned short* p, long long i) { return mg_h2f(p[i]); }
+__device__ __forceinline__ float mg_load(const float* p, long long i) { return p[i]; }
+__device__ __forceinline__ double mg_load(const double* p, long long i) { return p[i]; }
+__device__ __forceinline__ void mg_store(unsigned short* p, long long i, float v) { p[i] = mg_f2h(v); }
+__device__ __forceinline__ void mg_store(float* p, long long i, float v) { p[i] = v; }
+__device__ __forceinline__ void mg_store(double* p, long long i, double v) { p[i] = v; }
+__device__ __forceinline__ float mg_inf(float) { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ double mg_inf(double) { return __longlong_as_double(0x7ff0000000000000LL); }
+"""
+
+# Math in ACC: the float and double spellings of each function.
+_F = {
+    "float": {"exp": "expf", "log": "logf", "sqrt": "sqrtf", "fabs": "fabsf", "sin": "sinf", "cos": "cosf",
+              "tanh": "tanhf", "erf": "erff", "pow": "powf"},
+    "double": {"exp": "exp", "log": "log", "sqrt": "sqrt", "fabs": "fabs", "sin": "sin", "cos": "cos",
+               "tanh": "tanh", "erf": "erf", "pow": "pow"},
+}
+
+#: unary ops: expression of ``a`` (ACC) with ``{fn}`` placeholders for math functions
+UNARY: dict[str, str] = {
+    "neg": "-a",
+    "exp": "{exp}(a)",
+    "log": "{log}(a)",
+    "sqrt": "{sqrt}(a)",
+    "abs": "{fabs}(a)",
+    "sign": "(a != a) ? a : (ACC)((a > (ACC)0) - (a < (ACC)0))",
+    "sin": "{sin}(a)",
+    "cos": "{cos}(a)",
+    "tanh": "{tanh}(a)",
+    "sigmoid": "a >= (ACC)0 ? (ACC)1 / ((ACC)1 + {exp}(-a)) : {exp}(a) / ((ACC)1 + {exp}(a))",
+    "relu": "(a > (ACC)0 || a != a) ? a : (ACC)0",
+    "gelu": "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))",
+    "erf": "{erf}(a)",
+}
+
+#: binary ops on ``a`` and ``b`` (NaN-propagating maximum/minimum, as NumPy)
+BINARY: dict[str, str] = {
+    "add": "a + b",
+    "sub": "a - b",
+    "mul": "a * b",
+    "div": "a / b",
+    "pow": "{pow}(a, b)",
+    "maximum": "(a != a) ? a : ((b != b) ? b : (a > b ? a : b))",
+    "minimum": "(a != a) ? a : ((b != b) ? b : (a < b ? a : b))",
+}
+
+#: comparisons: bool output
+COMPARE: dict[str, str] = {"eq": "a == b", "ne": "a != b", "lt": "a < b", "le": "a <= b", "gt": "a > b", "ge": "a >= b"}
+
+#: reductions: (identity, combine(p, q), map(v) where ``aux`` is a per-row value, post(acc));
+#: logsumexp has its own one-pass kernels (``lse_source``)
+REDUCE: dict[str, tuple[str, str, str, str]] = {
+    "sum": ("(ACC)0", "p + q", "v", "acc"),
+    "mean": ("(ACC)0", "p + q", "v", "acc * (ACC)scale"),
+    "max": ("-mg_inf((ACC)0)", "(p != p || p > q) ? p : q", "v", "acc"),
+    "min": ("mg_inf((ACC)0)", "(p != p || p < q) ? p : q", "v", "acc"),
+}
+
+
+def kernel_name(family: str, op: str, dtype: str, variant: str = "") -> str:
+    """The C name of a generated kernel, e.g. ``mg_ew_add_f32_contig``."""
+    suffix = DTYPES[dtype][2]
+    return f"mg_{family}_{op}_{suffix}" + (f"_{variant}" if variant else "")
+
+
+def _math(expr: str, acc: str) -> str:
+    return expr.format(**_F[acc])
+
+
+# -- elementwise ------------------------------------------------------------------
+
+
+def ew_source(op: str, dtype: str, kind: str) -> str:
+    """Source of the elementwise kernels of ``op`` (``kind``: unary, binary, compare, where, clip).
+
+    Defines ``<name>_contig`` and ``<name>_strided``. Arguments: the inputs,
+    the output, ``n`` (elements); the strided variant then ``ndim`` and
+    ``meta`` = output shape followed by each input's strides (in elements).
+    """
+    T, ACC, _ = DTYPES[dtype]
+    name = kernel_name("ew", op, dtype)
+    if kind == "unary":
+        ins, out_t, body = [("x", T)], T, f"ACC a = mg_load(x, ix0); mg_store(out, i, (ACC)({_math(UNARY[op], ACC)}));"
+    elif kind == "binary":
+        ins, out_t = [("x", T), ("y", T)], T
+        body = f"ACC a = mg_load(x, ix0); ACC b = mg_load(y, ix1); mg_store(out, i, (ACC)({_math(BINARY[op], ACC)}));"
+    elif kind == "compare":
+        ins, out_t = [("x", T), ("y", T)], "bool"
+        body = f"ACC a = mg_load(x, ix0); ACC b = mg_load(y, ix1); out[i] = ({COMPARE[op]});"
+    elif kind == "where":
+        ins, out_t = [("c", "bool"), ("x", T), ("y", T)], T
+        body = "out[i] = c[ix0] ? x[ix1] : y[ix2];"
+    elif kind == "clip":
+        ins, out_t = [("x", T)], T
+        body = "ACC a = mg_load(x, ix0); a = a < (ACC)lo ? (ACC)lo : a; a = a > (ACC)hi ? (ACC)hi : a; mg_store(out, i, a);"
+    else:  # pragma: no cover
+        raise ValueError(kind)
+    extra = ", const double lo, const double hi" if kind == "clip" else ""
+    params = ", ".join(f"const {t}* __restrict__ {n}" for n, t in ins) + f", {out_t}* __restrict__ out, const long long n"
+    contig_idx = "".join(f"const long long ix{k} = i; " for k in range(len(ins)))
+    nin = len(ins)
+    strided_idx = (
+        "long long rem = i; "
+        + "".join(f"long long ix{k} = 0; " for k in range(nin))
+        + "for (int d = ndim - 1; d >= 0; --d) { const long long s = meta[d]; const long long c = rem % s; rem /= s; "
+        + "".join(f"ix{k} += c * meta[{k + 1} * ndim + d]; " for k in range(nin))
+        + "}"
+    )
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+extern "C" __global__ void {name}_contig({params}{extra}) {{
+    if (n <= 0x7fffffffLL) {{
+        // 32-bit indices when they suffice: cheaper address arithmetic in the hot loop
+        const unsigned int n32 = (unsigned int)n, step = blockDim.x * gridDim.x;
+        for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n32; i += step) {{
+            {contig_idx}{body}
+        }}
+        return;
+    }}
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{
+        {contig_idx}{body}
+    }}
+}}
+extern "C" __global__ void {name}_strided({params}, const int ndim, const long long* __restrict__ meta{extra}) {{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{
+        {strided_idx}
+        {body}
+    }}
+}}
+"""
+
+
+# -- reductions ----------------------------------------------------------------------
+
+_BLOCK_REDUCE = r"""
+// Reduce v over the block (blockDim.x a power of two >= 32); the result is valid in thread 0.
+__device__ __forceinline__ ACC mg_block_{tag}(ACC v, ACC* shared) {{
+    for (int o = 16; o > 0; o >>= 1) {{ ACC q = __shfl_down_sync(0xffffffffu, v, o); ACC p = v; v = ({combine}); }}
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    const int nwarps = blockDim.x >> 5;
+    v = (threadIdx.x < nwarps) ? shared[threadIdx.x] : ({identity});
+    if (warp == 0) {{
+        for (int o = 16; o > 0; o >>= 1) {{ ACC q = __shfl_down_sync(0xffffffffu, v, o); ACC p = v; v = ({combine}); }}
+    }}
+    __syncthreads();
+    return v;
+}}
+"""
+
+
+def reduce_source(op: str, dtype: str) -> str:
+    """Source of the row reductions of ``op`` (sum, mean, max, min, lse).
+
+    Three kernels, each reducing ``x`` viewed as ``rows x cols`` (a block per
+    (row, chunk), ``chunks`` chunks of ``chunk_len`` per row):
+
+    - ``<name>_final``: T in, T out, post-op applied (one chunk per row);
+    - ``<name>_partial``: T in, ACC partials out (``rows x chunks``);
+    - ``<name>_combine``: ACC partials in, T out, post-op applied.
+    """
+    T, ACC, _ = DTYPES[dtype]
+    identity, combine, mapping, post = (_math(s, ACC) for s in REDUCE[op])
+    # the combine of partials: lse's partials are sums
+    name = kernel_name("reduce", op, dtype)
+    block = _BLOCK_REDUCE.format(tag="reduce", combine=combine, identity=identity)
+
+    def kernel(suffix: str, in_t: str, out_t: str, mapped: str, apply_post: bool) -> str:
+        load = "mg_load(x, base + j)" if in_t == T else "x[base + j]"
+        result = post if apply_post else "acc"
+        store = "mg_store(out, idx, (ACC)(r));" if out_t == T else "out[idx] = r;"
+        return f"""
+extern "C" __global__ void {name}_{suffix}(const {in_t}* __restrict__ x, {out_t}* __restrict__ out,
+        const {ACC}* __restrict__ aux, const long long rows, const long long cols, const long long chunks,
+        const long long chunk_len, const double scale) {{
+    __shared__ ACC shared[32];
+    const long long idx = blockIdx.x;            // = row * chunks + chunk
+    const long long row = idx / chunks, chunk = idx % chunks;
+    const long long start = chunk * chunk_len;
+    long long stop = start + chunk_len; if (stop > cols) stop = cols;
+    const long long base = row * cols;
+    ACC p = ({identity});
+    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) {{
+        ACC v = {load}; ACC q = ({mapped}); p = ({combine});
+    }}
+    ACC acc = mg_block_reduce(p, shared);
+    if (threadIdx.x == 0) {{ ACC r = ({result}); {store} }}
+}}
+"""
+
+    return (
+        f"{_PRELUDE}\ntypedef {ACC} ACC;\n{block}"
+        + kernel("final", T, T, mapping, True)
+        + kernel("partial", T, ACC, mapping, False)
+        + kernel("combine", ACC, T, "v", True)
+    )
+
+
+# -- logsumexp in one pass -------------------------------------------------------------------
+
+_LSE_HELPERS = r"""
+// Online log-sum-exp: the state (m, s) stands for s * exp(m). Adding v keeps m the running max.
+__device__ __forceinline__ void mg_lse_add(ACC& m, ACC& s, ACC v) {{
+    if (v == -mg_inf((ACC)0)) return;            // exp(-inf) = 0 adds nothing
+    if (v > m) {{ s = (m == -mg_inf((ACC)0) ? (ACC)0 : s * {exp}(m - v)) + (ACC)1; m = v; }}
+    else if (v == m) s += (ACC)1;                 // also +inf == +inf and -inf == -inf (no inf - inf)
+    else s += {exp}(v - m);                       // NaN v: s becomes NaN, as it should
+}}
+__device__ __forceinline__ void mg_lse_merge(ACC& m, ACC& s, ACC m2, ACC s2) {{
+    if (m != m || s != s || m2 != m2 || s2 != s2) {{ s = mg_inf((ACC)0) - mg_inf((ACC)0); return; }}  // NaN wins
+    if (m2 > m) {{ ACC t = m; m = m2; m2 = t; t = s; s = s2; s2 = t; }}
+    if (m2 == -mg_inf((ACC)0)) return;           // the smaller side is empty
+    s += (m2 == m) ? s2 : s2 * {exp}(m2 - m);
+}}
+__device__ __forceinline__ void mg_lse_block(ACC& m, ACC& s, ACC* sm, ACC* ss) {{
+    for (int o = 16; o > 0; o >>= 1) {{
+        ACC m2 = __shfl_down_sync(0xffffffffu, m, o), s2 = __shfl_down_sync(0xffffffffu, s, o);
+        mg_lse_merge(m, s, m2, s2);
+    }}
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {{ sm[warp] = m; ss[warp] = s; }}
+    __syncthreads();
+    const int nwarps = blockDim.x >> 5;
+    m = (threadIdx.x < nwarps) ? sm[threadIdx.x] : -mg_inf((ACC)0);
+    s = (threadIdx.x < nwarps) ? ss[threadIdx.x] : (ACC)0;
+    if (warp == 0) {{
+        for (int o = 16; o > 0; o >>= 1) {{
+            ACC m2 = __shfl_down_sync(0xffffffffu, m, o), s2 = __shfl_down_sync(0xffffffffu, s, o);
+            mg_lse_merge(m, s, m2, s2);
+        }}
+    }}
+    __syncthreads();
+}}
+"""
+
+
+def lse_source(dtype: str) -> str:
+    """One-pass logsumexp over rows (Milakov & Gimelshein's online softmax normaliser).
+
+    Same launch geometry as ``reduce_source``: ``<name>_final`` (T -> T),
+    ``<name>_partial`` (T -> per-chunk states ``pm``, ``ps``) and
+    ``<name>_combine`` (states -> T). Reads x once, where max-then-sum reads it twice.
+    """
+    T, ACC, sfx = DTYPES[dtype]
+    name = f"mg_lse_{sfx}"
+    head = """
+    __shared__ ACC sm[32];
+    __shared__ ACC ss[32];
+    const long long idx = blockIdx.x;
+    const long long row = idx / chunks, chunk = idx % chunks;
+    const long long start = chunk * chunk_len;
+    long long stop = start + chunk_len; if (stop > cols) stop = cols;
+    const long long base = row * cols;
+    ACC m = -mg_inf((ACC)0), s = (ACC)0;
+"""
+    args = "const long long rows, const long long cols, const long long chunks, const long long chunk_len"
+    log = _F[ACC]["log"]
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+{_LSE_HELPERS.format(exp=_F[ACC]["exp"])}
+extern "C" __global__ void {name}_final(const {T}* __restrict__ x, {T}* __restrict__ out, {args}) {{
+{head}
+    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_add(m, s, mg_load(x, base + j));
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) mg_store(out, idx, {log}(s) + m);
+}}
+extern "C" __global__ void {name}_partial(const {T}* __restrict__ x, ACC* __restrict__ pm, ACC* __restrict__ ps, {args}) {{
+{head}
+    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_add(m, s, mg_load(x, base + j));
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) {{ pm[idx] = m; ps[idx] = s; }}
+}}
+extern "C" __global__ void {name}_combine(const ACC* __restrict__ pm, const ACC* __restrict__ ps, {T}* __restrict__ out, {args}) {{
+{head}
+    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_merge(m, s, pm[base + j], ps[base + j]);
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) mg_store(out, idx, {log}(s) + m);
+}}
+"""
+
+
+# -- softmax family ---------------------------------------------------------------------
+
+
+def softmax_source(dtype: str) -> str:
+    """``<softmax|log_softmax>`` over rows, and ``cross_entropy`` row losses (one block per row)."""
+    T, ACC, _ = DTYPES[dtype]
+    exp, log = _F[ACC]["exp"], _F[ACC]["log"]
+    sfx = DTYPES[dtype][2]
+    maxblock = _BLOCK_REDUCE.format(tag="max", combine="(p != p || p > q) ? p : q", identity="-mg_inf((ACC)0)")
+    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
+    row_stats = f"""
+    __shared__ ACC shared[32];
+    const long long row = blockIdx.x;
+    const {T}* xr = x + row * cols;
+    ACC m = -mg_inf((ACC)0);
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {{ ACC q = mg_load(xr, j); ACC p = m; m = (p != p || p > q) ? p : q; }}
+    m = mg_block_max(m, shared);
+    if (threadIdx.x == 0) shared[0] = m;
+    __syncthreads();
+    m = shared[0];
+    __syncthreads();
+    if (m == -mg_inf((ACC)0)) m = (ACC)0;      // an all -inf row: avoid inf - inf
+    ACC s = (ACC)0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += {exp}(mg_load(xr, j) - m);
+    s = mg_block_sum(s, shared);
+    if (threadIdx.x == 0) shared[0] = s;
+    __syncthreads();
+    s = shared[0];
+"""
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+{maxblock}
+{sumblock}
+extern "C" __global__ void mg_softmax_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ out, const long long cols) {{
+{row_stats}
+    const ACC inv = (ACC)1 / s;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, {exp}(mg_load(xr, j) - m) * inv);
+}}
+extern "C" __global__ void mg_log_softmax_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ out, const long long cols) {{
+{row_stats}
+    const ACC lse = {log}(s) + m;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, mg_load(xr, j) - lse);
+}}
+extern "C" __global__ void mg_cross_entropy_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
+        {T}* __restrict__ out, const long long cols) {{
+{row_stats}
+    if (threadIdx.x == 0) mg_store(out, row, {log}(s) + m - mg_load(xr, target[row]));
+}}
+"""
+
+
+# -- matmul ----------------------------------------------------------------------------------
+
+TILE = 16
+
+
+def matmul_source(dtype: str) -> str:
+    """Tiled shared-memory matmul ``C[b] = A[b] @ B[b]``, A: (M, K), B: (K, N), row-major.
+
+    Each block computes a TILE x TILE tile of C; at each step along K it
+    stages a TILE x TILE tile of A and of B in shared memory (coalesced
+    loads), synchronises, and every thread accumulates TILE products from
+    shared memory - TILE times fewer global reads than the naive kernel.
+    Batch strides may be 0 (a broadcast operand is not copied).
+    """
+    T, ACC, sfx = DTYPES[dtype]
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+#define TILE {TILE}
+extern "C" __global__ void mg_matmul_{sfx}(const {T}* __restrict__ A, const {T}* __restrict__ B, {T}* __restrict__ C,
+        const int M, const int N, const int K, const long long sA, const long long sB, const long long sC) {{
+    __shared__ ACC As[TILE][TILE];
+    __shared__ ACC Bs[TILE][TILE + 1];   // +1: no bank conflicts on the column reads
+    const long long b = blockIdx.z;
+    const {T}* a = A + b * sA;
+    const {T}* bb = B + b * sB;
+    const int row = blockIdx.y * TILE + threadIdx.y;
+    const int col = blockIdx.x * TILE + threadIdx.x;
+    ACC acc = (ACC)0;
+    for (int k0 = 0; k0 < K; k0 += TILE) {{
+        const int ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;
+        As[threadIdx.y][threadIdx.x] = (row < M && ka < K) ? mg_load(a, (long long)row * K + ka) : (ACC)0;
+        Bs[threadIdx.y][threadIdx.x] = (kb < K && col < N) ? mg_load(bb, (long long)kb * N + col) : (ACC)0;
+        __syncthreads();
+        #pragma unroll
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }}
+    if (row < M && col < N) mg_store(C + b * sC, (long long)row * N + col, acc);
+}}
+"""
+
+
+def all_sources() -> Iterator[tuple[str, str]]:
+    """Every generated translation unit, as ``(label, source)`` (for nvcc checks)."""
+    for dtype in DTYPES:
+        for op in UNARY:
+            yield f"ew_{op}_{dtype}", ew_source(op, dtype, "unary")
+        for op in BINARY:
+            yield f"ew_{op}_{dtype}", ew_source(op, dtype, "binary")
+        for op in COMPARE:
+            yield f"ew_{op}_{dtype}", ew_source(op, dtype, "compare")
+        yield f"ew_where_{dtype}", ew_source("where", dtype, "where")
+        yield f"ew_clip_{dtype}", ew_source("clip", dtype, "clip")
+        for op in REDUCE:
+            yield f"reduce_{op}_{dtype}", reduce_source(op, dtype)
+        yield f"lse_{dtype}", lse_source(dtype)
+        yield f"softmax_{dtype}", softmax_source(dtype)
+        yield f"matmul_{dtype}", matmul_source(dtype)

@@ -1,0 +1,116 @@
+"""GPU kernels of the elementwise ops: hand-written CUDA (``cuda_src.ew_source``) launched with CuPy.
+
+Each op is registered as ``Backend.GPU`` for float16, float32 and float64.
+The launcher picks the contiguous kernel when every operand already has the
+output's shape and is C-contiguous, and the strided one otherwise (broadcast
+operands read with stride 0, views read in place - no copies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES
+from ..key import Backend
+from ..registry import register_kernel
+from . import cuda_src as src
+from ._runtime import dtype_name, function, launch_1d, strides_meta
+
+GPU = Backend.GPU
+
+__all__ = ["run_elementwise"]
+
+
+def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
+    shapes = [a.shape for a in arrays]
+    if all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0])
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, extra: tuple[Any, ...] = (),
+                    value_dtype: Any = None) -> Any:
+    """Launch the hand-written kernel of ``op`` on ``inputs``; returns the output array."""
+    dt = dtype_name(value_dtype if value_dtype is not None else inputs[0].dtype)
+    shape = _broadcast_shape(*inputs)
+    out = cupy.empty(shape, dtype=out_dtype)
+    n = out.size
+    if n == 0:
+        return out
+    label = f"ew_{op}_{dt}"
+    base = src.kernel_name("ew", op, dt)
+    make = lambda: src.ew_source(op, dt, kind)  # noqa: E731
+    if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
+        fn = function(label, make, base + "_contig")
+        launch_1d(fn, n, (*inputs, out, np.int64(n), *extra))
+    else:
+        meta = strides_meta(shape, *inputs)
+        fn = function(label, make, base + "_strided")
+        launch_1d(fn, n, (*inputs, out, np.int64(n), np.int32(len(shape)), meta, *extra))
+    return out
+
+
+def _unary(op: str) -> None:
+    def kernel(x: Any) -> Any:
+        return run_elementwise(op, "unary", (x,), x.dtype)
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
+
+
+def _binary(op: str) -> None:
+    def kernel(x: Any, y: Any) -> Any:
+        return run_elementwise(op, "binary", (x, y), x.dtype)
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
+
+
+def _compare(op: str) -> None:
+    def kernel(x: Any, y: Any) -> Any:
+        return run_elementwise(op, "compare", (x, y), np.bool_)
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
+
+
+for _op in src.UNARY:
+    _unary(_op)
+for _op in src.BINARY:
+    _binary(_op)
+for _op in src.COMPARE:
+    _compare(_op)
+
+
+@register_kernel("where", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_where")
+def where(condition: Any, x: Any, y: Any) -> Any:
+    return run_elementwise("where", "where", (condition.astype(np.bool_, copy=False), x, y), x.dtype,
+                           value_dtype=x.dtype)
+
+
+@register_kernel("clip", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_clip")
+def clip(x: Any, min: Any = None, max: Any = None) -> Any:
+    lo = -np.inf if min is None else float(min)
+    hi = np.inf if max is None else float(max)
+    return run_elementwise("clip", "clip", (x,), x.dtype, extra=(np.float64(lo), np.float64(hi)))
+
+
+# -- library (CuPy built-in) kernels: conversions and copies ------------------------------
+
+
+@register_kernel("cast", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_cast")
+def cast(x: Any, dtype: Any) -> Any:
+    return x.astype(dtype.np)
+
+
+@register_kernel("clone", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_clone")
+def clone(x: Any) -> Any:
+    return x.copy()
+
+
+@register_kernel("fill", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill")
+def fill(x: Any, value: Any) -> Any:
+    return cupy.full(x.shape, value, dtype=x.dtype)

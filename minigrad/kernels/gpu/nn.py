@@ -1,0 +1,75 @@
+"""GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``).
+
+One block per row. The softmax dim is moved last (a copy unless it already
+is), each block finds the row max, the sum of exp(x - max), and writes the
+row - three passes over data that stays in L1/L2 for moderate rows.
+cross_entropy writes one loss per row (log-sum-exp minus the target logit)
+and reduces them with the hand-written ``mean``/``sum`` kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ...dtypes import FLOAT_DTYPES
+from ..key import Backend
+from ..registry import register_kernel
+from . import cuda_src as src
+from ._runtime import block_for, dtype_name, function
+from .reduce import reduce_rows
+
+GPU = Backend.GPU
+
+__all__ = ["softmax", "log_softmax", "cross_entropy"]
+
+
+def _rowwise(kind: str, x: Any, dim: int) -> Any:
+    if x.ndim == 0:
+        x1 = x.reshape(1)
+        return _rowwise(kind, x1, 0).reshape(())
+    d = dim % x.ndim
+    moved = x if d == x.ndim - 1 else cupy.moveaxis(x, d, -1)
+    m = cupy.ascontiguousarray(moved)
+    cols = m.shape[-1]
+    rows = m.size // cols if cols else 0
+    out = cupy.empty_like(m)
+    if rows and cols:
+        dt = dtype_name(x.dtype)
+        fn = function(f"softmax_{dt}", lambda: src.softmax_source(dt), f"mg_{kind}_{src.DTYPES[dt][2]}")
+        fn((rows,), (block_for(cols),), (m, out, np.int64(cols)))
+    return out if d == x.ndim - 1 else cupy.ascontiguousarray(cupy.moveaxis(out, -1, d))
+
+
+@register_kernel("softmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_softmax")
+def softmax(x: Any, dim: int = -1) -> Any:
+    return _rowwise("softmax", x, dim)
+
+
+@register_kernel("log_softmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_log_softmax")
+def log_softmax(x: Any, dim: int = -1) -> Any:
+    return _rowwise("log_softmax", x, dim)
+
+
+@register_kernel("cross_entropy", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_cross_entropy")
+def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
+    n, c = input.shape
+    if n:
+        lo, hi = int(target.min()), int(target.max())
+        if lo < 0 or hi >= c:
+            raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {lo}..{hi}")
+    x = cupy.ascontiguousarray(input)
+    t = cupy.ascontiguousarray(target, dtype=np.int64)
+    nll = cupy.empty((n,), dtype=input.dtype)
+    if n and c:
+        dt = dtype_name(input.dtype)
+        fn = function(f"softmax_{dt}", lambda: src.softmax_source(dt), f"mg_cross_entropy_{src.DTYPES[dt][2]}")
+        fn((n,), (block_for(c),), (x, t, nll, np.int64(c)))
+    if reduction == "none":
+        return nll
+    if n == 0:
+        return cupy.asarray(0.0 if reduction == "sum" else np.nan, dtype=input.dtype)
+    op = "sum" if reduction == "sum" else "mean"
+    return reduce_rows(op, nll.reshape(1, n), 1, n, scale=1.0 / n).reshape(())

@@ -1,0 +1,147 @@
+"""GPU kernels of the reductions: hand-written CUDA (``cuda_src.reduce_source``).
+
+A reduction over ``dim`` is turned into a row reduction: the kept axes are
+moved first and the reduced ones last (a copy only when they are not already
+in that order), giving a ``rows x cols`` matrix. Many rows: one block per
+row. Few long rows (a full ``x.sum()``): each row is cut into chunks, one
+block per chunk writes a partial, and a second launch combines the partials
+- so a 16M-element sum keeps every SM busy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ...dtypes import FLOAT_DTYPES
+from ..infer_meta import normalize_dims
+from ..key import Backend
+from ..registry import register_kernel
+from . import cuda_src as src
+from ._runtime import block_for, dtype_name, function
+
+GPU = Backend.GPU
+
+__all__ = ["reduce_rows", "as_rows", "logsumexp"]
+
+#: a chunk is at least this many elements (enough work per block to hide latency)
+_MIN_CHUNK = 8192
+#: aim for about this many blocks in flight when rows are few
+_TARGET_BLOCKS = 2048
+
+
+def as_rows(x: Any, dim: Any) -> tuple[Any, int, int, tuple[int, ...], tuple[int, ...]]:
+    """``x`` as a contiguous (rows, cols) matrix with the reduced dims last.
+
+    Returns ``(matrix, rows, cols, kept_shape, reduced_dims)``.
+    """
+    dims = normalize_dims("reduce", dim, x.ndim)
+    red = tuple(d for d in sorted(dims) if d < x.ndim)  # a 0-d x reduces over nothing
+    keep = tuple(d for d in range(x.ndim) if d not in red)
+    order = keep + red
+    xt = x if order == tuple(range(x.ndim)) else x.transpose(order)
+    xt = cupy.ascontiguousarray(xt)
+    kept_shape = tuple(x.shape[d] for d in keep)
+    rows = int(np.prod(kept_shape, dtype=np.int64)) if keep else 1
+    cols = int(np.prod([x.shape[d] for d in red], dtype=np.int64)) if red else 1
+    return xt.reshape(rows, cols), rows, cols, kept_shape, red
+
+
+def _geometry(rows: int, cols: int) -> tuple[int, int, int]:
+    """(chunks per row, chunk length, threads per block) for a rows x cols reduction."""
+    chunks = 1
+    if rows < _TARGET_BLOCKS and cols > 2 * _MIN_CHUNK:
+        chunks = min(-(-cols // _MIN_CHUNK), max(1, _TARGET_BLOCKS // rows))
+    chunk_len = -(-cols // chunks)
+    return chunks, chunk_len, block_for(chunk_len)
+
+
+def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: float = 1.0) -> Any:
+    """Reduce each row of the contiguous matrix ``m`` with ``op``; returns a (rows,) array of m's dtype."""
+    dt = dtype_name(m.dtype)
+    acc = np.float64 if m.dtype == np.float64 else np.float32
+    out = cupy.empty((rows,), dtype=m.dtype)
+    if rows == 0:
+        return out
+    label = f"reduce_{op}_{dt}"
+    base = src.kernel_name("reduce", op, dt)
+    make = lambda: src.reduce_source(op, dt)  # noqa: E731
+    aux_arr = aux if aux is not None else cupy.empty((1,), dtype=acc)
+    chunks, chunk_len, threads = _geometry(rows, cols)
+    if chunks == 1:
+        fn = function(label, make, base + "_final")
+        fn((rows,), (threads,), (m, out, aux_arr, np.int64(rows), np.int64(cols), np.int64(1), np.int64(cols),
+                                 np.float64(scale)))
+        return out
+    partial = cupy.empty((rows, chunks), dtype=acc)
+    fn = function(label, make, base + "_partial")
+    fn((rows * chunks,), (threads,), (m, partial, aux_arr, np.int64(rows), np.int64(cols), np.int64(chunks),
+                                       np.int64(chunk_len), np.float64(scale)))
+    comb = function(label, make, base + "_combine")
+    comb((rows,), (block_for(chunks),), (partial, out, aux_arr, np.int64(rows), np.int64(chunks), np.int64(1),
+                                         np.int64(chunks), np.float64(scale)))
+    return out
+
+
+def _finish(r: Any, x: Any, kept_shape: tuple[int, ...], red: tuple[int, ...], keepdim: bool) -> Any:
+    if keepdim:
+        return r.reshape(tuple(1 if d in red else s for d, s in enumerate(x.shape)))
+    return r.reshape(kept_shape)
+
+
+def _reduction(op: str, kernel_op: str, x: Any, dim: Any, keepdim: bool) -> Any:
+    m, rows, cols, kept, red = as_rows(x, dim)
+    if cols == 0:  # empty reductions: CuPy's own semantics (0 for sum, nan for mean, error for max)
+        fn = {"sum": cupy.sum, "mean": cupy.mean, "max": cupy.max, "min": cupy.min}[op]
+        return cupy.asarray(fn(x, axis=red, keepdims=keepdim), dtype=x.dtype)
+    r = reduce_rows(kernel_op, m, rows, cols, scale=1.0 / cols)
+    return _finish(r, x, kept, red, keepdim)
+
+
+@register_kernel("sum", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_sum")
+def sum_(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _reduction("sum", "sum", x, dim, keepdim)
+
+
+@register_kernel("mean", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_mean")
+def mean(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _reduction("mean", "mean", x, dim, keepdim)
+
+
+@register_kernel("max", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_max")
+def max_(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _reduction("max", "max", x, dim, keepdim)
+
+
+@register_kernel("min", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_min")
+def min_(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    return _reduction("min", "min", x, dim, keepdim)
+
+
+@register_kernel("logsumexp", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_logsumexp")
+def logsumexp(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """One pass over x with an online (max, scaled sum) state (``cuda_src.lse_source``)."""
+    m, rows, cols, kept, red = as_rows(x, dim)
+    out = cupy.empty((rows,), dtype=x.dtype)
+    if cols == 0 or rows == 0:
+        out.fill(-np.inf)
+        return _finish(out, x, kept, red, keepdim)
+    dt = dtype_name(x.dtype)
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    make = lambda: src.lse_source(dt)  # noqa: E731
+    base = f"mg_lse_{src.DTYPES[dt][2]}"
+    label = f"lse_{dt}"
+    chunks, chunk_len, threads = _geometry(rows, cols)
+    if chunks == 1:
+        fn = function(label, make, base + "_final")
+        fn((rows,), (threads,), (m, out, np.int64(rows), np.int64(cols), np.int64(1), np.int64(cols)))
+    else:
+        pm = cupy.empty((rows, chunks), dtype=acc)
+        ps = cupy.empty((rows, chunks), dtype=acc)
+        fn = function(label, make, base + "_partial")
+        fn((rows * chunks,), (threads,), (m, pm, ps, np.int64(rows), np.int64(cols), np.int64(chunks), np.int64(chunk_len)))
+        comb = function(label, make, base + "_combine")
+        comb((rows,), (block_for(chunks),), (pm, ps, out, np.int64(rows), np.int64(chunks), np.int64(1), np.int64(chunks)))
+    return _finish(out, x, kept, red, keepdim)

@@ -1,0 +1,30 @@
+"""GPU tests: ``@pytest.mark.gpu`` tests run only where CuPy imports and a CUDA device exists."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import minigrad as mg
+
+
+@pytest.fixture(autouse=True)
+def _skip_without_gpu(request):
+    if request.node.get_closest_marker("gpu") is not None and not mg.is_gpu_available():
+        pytest.skip("needs CuPy and a CUDA device (pip install -e \".[gpu]\" on a machine with an NVIDIA GPU)")
+
+
+@pytest.fixture
+def gpudnn_flag():
+    """Restore ``mg.flags.use_gpudnn`` after a test that changes it."""
+    saved = mg.flags.use_gpudnn
+    yield
+    mg.flags.use_gpudnn = saved
+
+
+# Emulated GPU (tests/gpu/fake_cupy.py): set by tests/gpu/test_emulated_gpu.py in a subprocess.
+if os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
+    import fake_cupy
+
+    fake_cupy.install()

@@ -1,0 +1,50 @@
+"""bench/gpu_kernels.py: the report format always; a tiny real run where a GPU exists."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "gpu_kernels.py"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("gpu_kernels_bench", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _row(**kw):
+    row = {"kernel": "exp", "kind": "elementwise", "dtype": "float32", "n": 16 << 20, "ours_ms": 1.0, "cupy_ms": 0.9,
+           "torch_ms": math.nan, "ratio_cupy": 0.9, "ratio_torch": math.nan, "gbs": 2500.0, "peak_frac": 0.75}
+    row.update(kw)
+    return row
+
+
+def test_markdown_marks_targets_and_section_is_replaced(tmp_path):
+    g = _bench()
+    assert g.parse_size("16M") == 16 << 20 and g.parse_size("1024") == 1024
+    md = g.to_markdown("TestGPU", 3350.0, [_row(), _row(kernel="sum", kind="reduction", ratio_cupy=0.5)],
+                       [{"n": 128, "tiled_tflops": 1.0, "cublas_tflops": 10.0, "ratio": 0.1}])
+    assert "Device: **TestGPU**" in md
+    lines = [ln for ln in md.splitlines() if ln.startswith("| exp") or ln.startswith("| sum")]
+    assert lines[0].endswith("| met |") and lines[1].endswith("| missed |")
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# Benchmarks\n\nCPU section stays.\n")
+    g.write_results(path, md)
+    g.write_results(path, md.replace("TestGPU", "OtherGPU"))
+    text = path.read_text()
+    assert "CPU section stays." in text and text.count(g.BEGIN) == 1 and "OtherGPU" in text and "TestGPU" not in text
+
+
+@pytest.mark.gpu
+def test_tiny_run_on_the_gpu(tmp_path, capsys):
+    g = _bench()
+    out = tmp_path / "RESULTS.md"
+    assert g.main(["--sizes", "65536", "--repeat", "2", "--dtypes", "float32", "--results", str(out)]) == 0
+    text = out.read_text()
+    assert "| exp | float32 | 65536 |" in text and "| 128 |" in text

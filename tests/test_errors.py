@@ -1,0 +1,315 @@
+"""Bad input gives a clear, specific error and leaves no trace (DESIGN §7, §8 error classes).
+
+- wrong argument types -> ``TypeError`` naming the op, the argument and its
+  position (``matmul(): argument 'y' (position 1) must be Tensor, but got str``),
+  checked for every tensor input of every op in ``mg.OPS``;
+- shape/dtype mismatches found by InferMeta -> ``ValueError`` starting with ``op()``;
+- engine misuse (missing kernel, in-place misuse, freed graph) -> ``RuntimeError``;
+- a failed op builds no grad node (no AccumulationNode for its leaf inputs, no
+  node alive afterwards) and changes no tensor (values, version, grad_fn).
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.autograd.grad_node import GradNode
+from minigrad.ops.registry import OPS
+
+o = mg.ones
+
+
+# --- TypeError: op, argument, position ---------------------------------------------------
+
+
+def _type_error_params() -> list[Any]:
+    params = []
+    for name, op in OPS.items():
+        for pos, spec in enumerate(op.inputs):
+            params.append(pytest.param(name, pos, id=f"{name}-{spec.name}"))
+    return params
+
+
+@pytest.mark.parametrize("name,pos", _type_error_params())
+def test_wrong_input_type_names_op_argument_and_position(name: str, pos: int) -> None:
+    op = OPS[name]
+    spec = op.inputs[pos]
+    earlier = [[o(2)] if s.is_list else o(2) for s in op.inputs[:pos]]
+    with pytest.raises(TypeError) as info:
+        op(*earlier, "oops")
+    expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
+    if spec.is_list:
+        assert str(info.value) == (
+            f"{name}(): argument '{spec.name}' (position {pos}) must be a non-empty list or tuple of Tensors, but got str"
+        )
+    else:
+        assert str(info.value) == f"{name}(): argument '{spec.name}' (position {pos}) must be {expected}, but got str"
+
+
+def test_the_design_example_message() -> None:
+    with pytest.raises(TypeError, match=re.escape("matmul(): argument 'y' (position 1) must be Tensor, but got str")):
+        mg.matmul(o(2, 2), "abc")
+
+
+ATTRIBUTE_TYPE_ERRORS = [
+    (lambda: mg.sum(o(2), dim="a"), r"^sum\(\): argument 'dim' \(position 1\) must be None, int or a tuple of ints, but got str"),
+    (lambda: mg.sum(o(2), dim=(0, "a")), r"^sum\(\): argument 'dim' \(position 1\) .* element 1 of type str"),
+    (lambda: mg.sum(o(2), keepdim=1), r"^sum\(\): argument 'keepdim' \(position 2\) must be bool, but got int"),
+    (lambda: mg.matmul(o(2, 2), o(2, 2), transpose_x="yes"), r"^matmul\(\): argument 'transpose_x' \(position 2\)"),
+    (lambda: o(2, 3).reshape("a"), r"^reshape\(\): argument 'shape' \(position 1\) .* element 0 of type str"),
+    (lambda: mg.transpose(o(2, 3), 0, 1.0), r"^transpose\(\): argument 'dim1' \(position 2\) must be int, but got float"),
+    (lambda: mg.softmax(o(2), dim=None), r"^softmax\(\): argument 'dim' \(position 1\) must be int, but got NoneType"),
+    (lambda: mg.clip(o(2), "a"), r"^clip\(\): argument 'min' \(position 1\) must be a number or None, but got str"),
+    (lambda: mg.cast(o(2), "float8"), r"^cast\(\): argument 'dtype' \(position 1\)"),
+    (lambda: mg.conv2d(o(1, 1, 3, 3), o(1, 1, 2, 2), stride="a"), r"^conv2d\(\): argument 'stride' \(position 3\)"),
+    (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, stride=[1, 2, 3]), r"^max_pool2d\(\): argument 'stride' \(position 2\)"),
+    (lambda: mg.concat([o(2), "a"]), r"^concat\(\): argument 'xs' \(position 0\) must be a list of Tensors, but element 1 is str"),
+    (lambda: mg.concat(o(2)), r"^concat\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors"),
+    (lambda: mg.stack([]), r"^stack\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors, but got an empty list"),
+    (lambda: mg.add(1, 2), r"^add\(\): at least one of the arguments \(x, y\) must be a Tensor"),
+    (lambda: o(2) + None, r"^add\(\): argument 'y' \(position 1\) must be Tensor or a Python number, but got NoneType"),
+    (lambda: mg.sum(o(2), 0, True, 5), r"^sum\(\) takes 3 arguments \(x, dim, keepdim\) but 4 were given"),
+    (lambda: mg.sum(o(2), axis=0), r"^sum\(\) got an unexpected keyword argument 'axis'"),
+    (lambda: mg.sum(o(2), 0, dim=0), r"^sum\(\) got multiple values for argument 'dim'"),
+    (lambda: mg.transpose(o(2, 2)), r"^transpose\(\) missing required argument 'dim0' \(position 1\)"),
+    (lambda: o(2)[1.5], r"^getitem\(\): only integers, slices"),
+    (lambda: o(2)[o(1)], r"^getitem\(\): tensors used as indices must be long, int or bool"),
+    (lambda: mg.flatten("a"), r"^flatten\(\): argument 'x' \(position 0\) must be Tensor, but got str"),
+    (lambda: o(2).fill_("a"), r"^fill_\(\): argument 'value' \(position 0\) must be a number"),
+]
+
+
+@pytest.mark.parametrize(
+    "call,pattern",
+    ATTRIBUTE_TYPE_ERRORS,
+    ids=[re.sub(r"\W+", "-", p.lstrip("^").split("(")[0].replace("\\", "")) for _, p in ATTRIBUTE_TYPE_ERRORS],
+)
+def test_wrong_attribute_types_raise_type_error(call: Callable[[], Any], pattern: str) -> None:
+    with pytest.raises(TypeError, match=pattern):
+        call()
+
+
+def test_flatten_bad_input_was_an_attribute_error() -> None:
+    """Regression: ``mg.flatten("a")`` raised AttributeError ('str' object has no attribute 'ndim')."""
+    with pytest.raises(TypeError):
+        mg.flatten([1, 2])
+    with pytest.raises(ValueError, match=r"^flatten\(\): argument 'start_dim' is out of range"):
+        mg.flatten(o(2, 3), 2)
+    assert mg.flatten(o(2, 3, 4), 1).shape == (2, 12)
+    assert mg.flatten(mg.tensor(3.0)).shape == (1,)
+
+
+# --- ValueError from InferMeta ------------------------------------------------------------------
+
+INFER_META_ERRORS = {
+    "matmul-inner": (lambda: mg.matmul(o(2, 3), o(4, 5)), "matmul", r"\(2, 3\).*\(4, 5\)"),
+    "matmul-0d": (lambda: mg.matmul(mg.tensor(1.0), o(2)), "matmul", "at least 1 dimension"),
+    "matmul-dtype": (lambda: mg.matmul(o(2, 2), o(2, 2, dtype=mg.float64)), "matmul", "float32 and float64"),
+    "matmul-transpose-1d": (lambda: mg.matmul(o(2), o(2, 2), transpose_x=True), "matmul", "transpose_x"),
+    "reshape": (lambda: o(2, 3).reshape(4, 2), "reshape", r"\(4, 2\).*\(2, 3\)"),
+    "reshape-two-unknown": (lambda: o(2, 3).reshape(-1, -1), "reshape", "only one dimension"),
+    "expand": (lambda: o(2, 3).expand(4, 3), "expand", r"\(2, 3\) -> \(4, 3\)"),
+    "squeeze-dim": (lambda: mg.squeeze(o(2, 1), 5), "squeeze", "out of range"),
+    "unsqueeze-dim": (lambda: mg.unsqueeze(o(2), 3), "unsqueeze", "out of range"),
+    "permute-len": (lambda: o(2, 3).permute(0), "permute", "doesn't match"),
+    "permute-repeat": (lambda: o(2, 3).permute(0, 0), "permute", "multiple times"),
+    "transpose-dim": (lambda: mg.transpose(o(2, 3), 0, 2), "transpose", "out of range"),
+    "concat-shapes": (lambda: mg.concat([o(2, 3), o(3, 2)], dim=0), "concat", r"\(2, 3\).*\(3, 2\)"),
+    "concat-0d": (lambda: mg.concat([mg.tensor(1.0), mg.tensor(2.0)]), "concat", "zero-dimensional"),
+    "stack-shapes": (lambda: mg.stack([o(2, 3), o(3, 2)]), "stack", r"\(2, 3\).*\(3, 2\)"),
+    "sum-dim": (lambda: mg.sum(o(2, 3), dim=2), "sum", "out of range"),
+    "sum-repeated-dim": (lambda: mg.sum(o(2, 3), dim=(0, -2)), "sum", "multiple times"),
+    "max-empty": (lambda: mg.max(o(0, 3)), "max", "empty"),
+    "softmax-dim": (lambda: mg.softmax(o(2, 3), dim=2), "softmax", "out of range"),
+    "cross_entropy-input": (lambda: mg.cross_entropy(o(3), mg.tensor([0, 1, 2])), "cross_entropy", "2-D"),
+    "cross_entropy-target-shape": (lambda: mg.cross_entropy(o(3, 2), mg.tensor([0, 1])), "cross_entropy", r"\(3,\).*\(2,\)"),
+    "cross_entropy-target-dtype": (lambda: mg.cross_entropy(o(3, 2), o(3)), "cross_entropy", "integer"),
+    "cross_entropy-target-range": (lambda: mg.cross_entropy(o(3, 2), mg.tensor([0, 1, 2])), "cross_entropy", r"\[0, 1\]"),
+    "cross_entropy-reduction": (lambda: mg.cross_entropy(o(3, 2), mg.tensor([0, 1, 1]), reduction="avg"),
+                                "cross_entropy", "'mean', 'sum' or 'none'"),
+    "mse_loss-shapes": (lambda: mg.mse_loss(o(2, 3), o(3, 2)), "mse_loss", r"\(2, 3\).*\(3, 2\)"),
+    "mse_loss-dtypes": (lambda: mg.mse_loss(o(2), o(2, dtype=mg.float64)), "mse_loss", "float64"),
+    "conv2d-ndim": (lambda: mg.conv2d(o(3, 4, 4), o(2, 3, 3, 3)), "conv2d", "4-D"),
+    "conv2d-channels": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 2, 3, 3)), "conv2d", "channels"),
+    "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), "conv2d", "bias"),
+    "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),
+    "conv2d-stride-0": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), stride=0), "conv2d", "positive"),
+    "max_pool2d-ndim": (lambda: mg.max_pool2d(o(3, 4), 2), "max_pool2d", "4-D"),
+    "max_pool2d-too-big": (lambda: mg.max_pool2d(o(1, 1, 2, 2), 3), "max_pool2d", "larger"),
+    "max_pool2d-padding": (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, padding=2), "max_pool2d", "half of the kernel"),
+    "where-condition-dtype": (lambda: mg.where(o(2), o(2), o(2)), "where", "bool"),
+    "where-shapes": (lambda: mg.where(mg.tensor([True, False]), o(3), o(3)), "where", r"\(2,\).*\(3,\)"),
+    "getitem-out-of-range": (lambda: o(2, 3)[2], "getitem", r"shape \(2, 3\)"),
+    "getitem-too-many": (lambda: o(2)[0, 0], "getitem", "too many indices"),
+    "getitem-mask-shape": (lambda: o(2)[mg.tensor([True, False, True])], "getitem", "boolean index"),
+    "add-shapes": (lambda: o(2, 3) + o(4), "add", r"\(2, 3\).*\(4,\)"),
+    "pow-int-negative": (lambda: mg.tensor([2]) ** -1, "pow", "negative"),
+    "setitem-shape": (lambda: o(2, 2).__setitem__(0, o(3)), "setitem", r"\(3,\).*\(2,\)"),
+    "setitem-index": (lambda: o(2, 2).__setitem__(5, 1.0), "setitem", "out of bounds"),
+}
+
+
+@pytest.mark.parametrize("call,op,pattern", INFER_META_ERRORS.values(), ids=INFER_META_ERRORS.keys())
+def test_shape_and_dtype_mismatches_raise_value_error(call: Callable[[], Any], op: str, pattern: str) -> None:
+    with pytest.raises(ValueError) as info:
+        call()
+    msg = str(info.value)
+    assert msg.startswith(f"{op}()"), msg
+    assert re.search(pattern, msg), msg
+
+
+# --- RuntimeError: engine misuse ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call,pattern",
+    [
+        (lambda: mg.tensor([True]) - mg.tensor([False]), r"^sub\(\): no kernel registered for key \(CPU, .*, bool\)"),
+        (lambda: mg.mean(mg.tensor([1, 2])), r"^mean\(\): no kernel registered"),
+        (lambda: mg.softmax(mg.tensor([1, 2])), r"^softmax\(\): no kernel registered"),
+        (lambda: mg.tensor([1, 2]).__itruediv__(2), r"^div_\(\): result type float32 can't be cast"),
+        (lambda: o(2, requires_grad=True).add_(1), r"^add_\(\): a leaf tensor that requires grad"),
+        (lambda: o(2, requires_grad=True).__setitem__(0, 1.0), r"^setitem\(\): a leaf tensor that requires grad"),
+        (lambda: mg.tensor([1, 2], requires_grad=True), "floating point"),
+        (lambda: o(2).backward(), "does not require grad"),
+        (lambda: (o(2, requires_grad=True) * 2).backward(), "grad can be implicitly created only for scalar outputs"),
+        (lambda: (o(2, requires_grad=True) * 2).backward(o(3)), r"\(3,\).*\(2,\)"),
+    ],
+)
+def test_engine_misuse_raises_runtime_error(call: Callable[[], Any], pattern: str) -> None:
+    with pytest.raises(RuntimeError, match=pattern):
+        call()
+
+
+def test_error_inside_backward_names_the_grad_node_and_op() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    z = mg.exp(y)
+
+    def bad_hook(g: mg.Tensor) -> None:
+        raise ValueError("boom")
+
+    y.register_hook(bad_hook)
+    with pytest.raises(ValueError, match=r"in MulGradNode#\d+ \(backward of 'mul'\): boom"):
+        z.sum().backward()
+
+
+def test_second_backward_through_freed_graph_says_retain_graph() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        y.backward()
+
+
+# --- a failed op leaves no trace ---------------------------------------------------------------
+
+
+@pytest.fixture
+def new_nodes(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[GradNode]]:
+    """Track every grad node created from now on; calling the fixture returns those still alive."""
+    created: weakref.WeakSet[GradNode] = weakref.WeakSet()
+    original = GradNode.__init__
+
+    def tracking_init(self: GradNode, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        created.add(self)
+
+    monkeypatch.setattr(GradNode, "__init__", tracking_init)
+
+    def alive() -> list[GradNode]:
+        gc.collect()
+        return list(created)
+
+    return alive
+
+
+def test_node_tracker_sees_nodes_that_stay_alive(new_nodes: Callable[[], list[GradNode]]) -> None:
+    """The tracker itself must be able to fail: a kept result keeps its node alive."""
+    x = mg.tensor([1.0], requires_grad=True)
+    y = x * 2
+    assert y.grad_fn in new_nodes()
+    del y
+    assert all(n.is_accumulation for n in new_nodes())
+
+
+FAILING_CALLS = {
+    "add-shapes": lambda x, y: x + o(5),
+    "matmul-inner": lambda x, y: mg.matmul(x.reshape(2, 2), o(3, 3)),
+    "reshape": lambda x, y: y.reshape(3, 3),
+    "concat-mixed": lambda x, y: mg.concat([x, y, o(2, 2)]),
+    "cross_entropy-target": lambda x, y: mg.cross_entropy(y.reshape(2, 2), mg.tensor([0, 7])),
+    "wrong-type": lambda x, y: mg.mul(x, "a"),
+    "getitem": lambda x, y: y[9],
+    "kernel-error": lambda x, y: mg.pow(mg.tensor([2]), mg.tensor([-1])) + x,
+}
+
+
+@pytest.mark.parametrize("call", FAILING_CALLS.values(), ids=FAILING_CALLS.keys())
+def test_failed_op_builds_no_node_and_changes_no_tensor(
+    call: Callable[..., Any], new_nodes: Callable[[], list[GradNode]]
+) -> None:
+    x = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)  # a leaf: no AccumulationNode yet
+    y = mg.exp(x)  # a non-leaf
+    y_node, y_vals, y_version = y.grad_fn, y.numpy().copy(), y.version
+    before = set(map(id, new_nodes()))
+    with pytest.raises((TypeError, ValueError, RuntimeError)):
+        call(x, y)
+    assert set(map(id, new_nodes())) <= before, "a failed op left a grad node alive"
+    assert x._meta.acc_node() is y_node.next_edges[0][0].node  # only exp's use of x made one
+    assert x.grad_fn is None and x.grad is None and x.version == 0
+    assert y.grad_fn is y_node and y.version == y_version
+    np.testing.assert_array_equal(y.numpy(), y_vals)
+    # The graph still works: the failure did not corrupt it.
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0, 4.0]), rtol=1e-6)
+
+
+def test_first_use_of_a_leaf_in_a_failed_op_creates_no_accumulation_node() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(ValueError):
+        x + o(3)
+    assert x._meta.acc_node is None
+
+
+INPLACE_FAILURES = {
+    "add_-shapes": lambda y: y.add_(o(5)),
+    "add_-grows": lambda y: y.add_(o(2, 4)),
+    "mul_-type": lambda y: y.mul_("a"),
+    "sub_-shapes": lambda y: y.sub_(o(3)),
+    "iadd-shapes": lambda y: y.__iadd__(o(3)),
+    "fill_-type": lambda y: y.fill_([1]),
+    "setitem-shape": lambda y: y.__setitem__(slice(0, 2), o(3)),
+    "setitem-type": lambda y: y.__setitem__(0, "a"),
+}
+
+
+@pytest.mark.parametrize("call", INPLACE_FAILURES.values(), ids=INPLACE_FAILURES.keys())
+def test_failed_inplace_op_leaves_values_version_and_grad_fn(
+    call: Callable[..., Any], new_nodes: Callable[[], list[GradNode]]
+) -> None:
+    x = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y = x * 2
+    node, vals, version = y.grad_fn, y.numpy().copy(), y.version
+    before = set(map(id, new_nodes()))
+    with pytest.raises((TypeError, ValueError, RuntimeError)):
+        call(y)
+    np.testing.assert_array_equal(y.numpy(), vals)
+    assert y.version == version and y.grad_fn is node
+    assert set(map(id, new_nodes())) <= before, "a failed in-place op left a grad node alive"
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0, 2.0])
+
+
+def test_failed_inplace_on_integer_tensor_keeps_values() -> None:
+    i = mg.tensor([1, 2, 3])
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i /= 2
+    assert i.tolist() == [1, 2, 3] and i.version == 0 and i.dtype is mg.int64
