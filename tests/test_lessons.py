@@ -225,3 +225,44 @@ def test_figures_are_drawn_when_the_renderer_is_there(built):
             assert "dot" in fig["status"].lower() or "graphviz" in fig["status"].lower(), fig
         else:
             assert fig["status"].startswith("not drawn: minigrad.viz is not available"), fig
+
+
+def _lesson5_cuda_sources() -> tuple[str, str]:
+    """The CUDA C of lesson 5's reference: the ElementwiseKernel body and the RawKernel source."""
+    import ast
+
+    src = (lc.lessons_root() / "05_cuda_kernel" / "cuda_kernels.py").read_text()
+    elementwise = raw = None
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "ElementwiseKernel":
+                elementwise = [ast.literal_eval(a) for a in node.args[:3]]
+            elif node.func.attr == "RawKernel":
+                raw = ast.literal_eval(node.args[0])
+    assert elementwise is not None and raw is not None
+    in_params, out_params, body = elementwise
+    assert in_params == "T x, T beta, T threshold" and out_params == "T y"
+    # What cupy.ElementwiseKernel generates, reduced to its core: the body runs once per element.
+    wrapped = (
+        "template <typename T> __device__ void op(const T x, const T beta, const T threshold, T &y) {\n"
+        f"{body}\n}}\n"
+        'extern "C" __global__ void ew_f32(const float* x, float* y, int n) {\n'
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) op<float>(x[i], 1.0f, 20.0f, y[i]); }\n"
+        'extern "C" __global__ void ew_f64(const double* x, double* y, int n) {\n'
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) op<double>(x[i], 1.0, 20.0, y[i]); }\n"
+    )
+    return wrapped, raw
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="nvcc (CUDA toolkit) not found")
+@pytest.mark.parametrize("which", ["elementwise", "raw"])
+def test_lesson5_cuda_sources_compile(which, tmp_path):
+    """Lesson 5's reference CUDA C compiles with nvcc (the GPU run itself needs a GPU)."""
+    import shutil
+
+    source = dict(zip(("elementwise", "raw"), _lesson5_cuda_sources()))[which]
+    cu = tmp_path / f"{which}.cu"
+    cu.write_text(source)
+    r = subprocess.run([shutil.which("nvcc"), "--ptx", "-arch=sm_80", "-o", str(tmp_path / f"{which}.ptx"), str(cu)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
