@@ -31,7 +31,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+#: The minigrad checkout to benchmark: this repository, or another one named by
+#: ``BENCH_MINIGRAD_PATH`` (to compare two versions of the engine, before and after a change).
+ROOT = os.environ.get("BENCH_MINIGRAD_PATH") or os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
@@ -152,6 +154,8 @@ def _cpu_name() -> str:
 
 
 def _git_rev() -> str:
+    if os.environ.get("BENCH_MINIGRAD_PATH"):
+        return "checkout at " + ROOT
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "minigrad"], cwd=ROOT, capture_output=True, text=True)

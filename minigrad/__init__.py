@@ -54,6 +54,18 @@ __all__ = [
     "optim", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
 
+
+
+def __getattr__(name: str):
+    # ``mg.viz`` works after a plain ``import minigrad``, importing the renderer (and
+    # graphviz) only on first use: the engine itself never imports the viewers.
+    if name in ("viz", "tui"):
+        import importlib
+
+        return importlib.import_module(f"minigrad.{name}")
+    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+
+
 if _os.environ.get("MINIGRAD_TRACE"):
     from .tracing.recorder import start_env_recording as _start_env_recording
 

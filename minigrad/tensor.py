@@ -124,6 +124,7 @@ class Tensor:
         if rec is None:
             return
         meta = self._meta
+        rec.announced.add(self._id)
         rec.emit(
             TensorCreate(
                 tensor=self._id,

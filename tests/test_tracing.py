@@ -240,3 +240,20 @@ def test_replay_node_status():
     assert node_status(st, st.backward.current) == "running"
     final = states[-1]
     assert {node_status(final, n) for n in final.backward.executed} <= {"released", "done"}
+
+
+def test_op_call_outputs_stop_at_the_infer_meta_count_and_inputs_are_announced():
+    x = mg.tensor([1.0, 2.0], requires_grad=True, name="x")  # made before the recording
+    with mg.trace() as tr:
+        y = x * 2
+        z = mg.tensor([5.0])  # not an output of mul
+    final = mg.trace.replay(tr).final
+    mul = [c for c in final.calls if c.op == "mul"][0]
+    assert mul.outputs == (y.id,)
+    assert final.tensors[x.id].name == "x", "an input made before the recording is announced"
+    assert z.id in final.tensors
+
+
+def test_module_parameters_are_named_by_their_path():
+    m = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.ReLU(), mg.nn.Linear(3, 1))
+    assert [p.name for p in m.parameters()] == ["0.weight", "0.bias", "2.weight", "2.bias"]

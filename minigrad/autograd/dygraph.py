@@ -67,10 +67,23 @@ def _ids(inputs: list[Any]) -> list[Any]:
     ]
 
 
+def _announce_inputs(rec: Any, inputs: list[Any]) -> None:
+    """Announce inputs made before the recording started (parameters, data), so that
+    every tensor id an event mentions has a ``tensor.create`` in the trace."""
+    seen = rec.announced
+    for v in inputs:
+        if v is None:
+            continue
+        for t in v if isinstance(v, list) else (v,):
+            if t._id not in seen:
+                t._announce()
+
+
 def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """Run one op through AMP, the kernel layer and grad-node creation."""
     rec = bus.recorder
     if rec is not None:
+        _announce_inputs(rec, inputs)
         rec.emit(ApiCall(op=op.name, inputs=_ids(inputs), attrs={k: jsonable(v) for k, v in attrs.items()}))
     if amp_state.AMP.level:
         from .amp import autocast_inputs

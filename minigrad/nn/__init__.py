@@ -62,9 +62,15 @@ class Module:
         if isinstance(value, Parameter):
             self._parameters[name] = value
             self._modules.pop(name, None)
+            if value._name is None:
+                value.name = name
         elif isinstance(value, Module):
             self._modules[name] = value
             self._parameters.pop(name, None)
+            # Parameters are named by their path in the module tree ("0.weight"), so
+            # traces, the renderer and the TUI can tell the layers apart.
+            for rel, p in value.named_parameters():
+                p.name = f"{name}.{rel}"
         object.__setattr__(self, name, value)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:

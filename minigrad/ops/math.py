@@ -100,28 +100,23 @@ def _pow_backward(ctx, g):
     return gx, gy
 
 
+def _select_backward(wins: Any):
+    """Backward of maximum/minimum: the gradient goes to the winning input; ties split it."""
+
+    def backward(ctx, g):
+        x, y = ctx.saved()
+        wx = add(cast(wins(x, y), g.dtype), mul(cast(eq(x, y), g.dtype), 0.5))
+        gx = sum_to(mul(g, wx), x.shape) if ctx.needs(0) else None
+        gy = sum_to(mul(g, sub(1, wx)), y.shape) if ctx.needs(1) else None
+        return gx, gy
+
+    return backward
+
+
 maximum = _binary("maximum", save=("x", "y"), doc="elementwise max; ties split the gradient")
-
-
-@maximum.def_backward
-def _maximum_backward(ctx, g):
-    x, y = ctx.saved()
-    wx = add(cast(gt(x, y), g.dtype), mul(cast(eq(x, y), g.dtype), 0.5))
-    gx = sum_to(mul(g, wx), x.shape) if ctx.needs(0) else None
-    gy = sum_to(mul(g, sub(1, wx)), y.shape) if ctx.needs(1) else None
-    return gx, gy
-
-
+maximum.def_backward(_select_backward(lambda x, y: gt(x, y)))
 minimum = _binary("minimum", save=("x", "y"), doc="elementwise min; ties split the gradient")
-
-
-@minimum.def_backward
-def _minimum_backward(ctx, g):
-    x, y = ctx.saved()
-    wx = add(cast(lt(x, y), g.dtype), mul(cast(eq(x, y), g.dtype), 0.5))
-    gx = sum_to(mul(g, wx), x.shape) if ctx.needs(0) else None
-    gy = sum_to(mul(g, sub(1, wx)), y.shape) if ctx.needs(1) else None
-    return gx, gy
+minimum.def_backward(_select_backward(lambda x, y: lt(x, y)))
 
 
 # -- unary ----------------------------------------------------------------------

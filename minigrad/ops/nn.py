@@ -15,7 +15,7 @@ import numpy as np
 
 from ..kernels import infer_meta as im
 from ._checks import check_int, check_nonneg_pair, check_positive_pair, check_reduction, check_shape
-from .math import cast, exp, mul, sub
+from .math import exp, mul, sub
 from .reduce import sum as _sum
 from .registry import Attr, Input, defop
 
@@ -175,13 +175,6 @@ def _conv2d_weight_grad_backward(ctx, k):
 
 # -- max pooling ---------------------------------------------------------------------
 
-_POOL_ATTRS = (
-    Attr("kernel_size", check=check_positive_pair),
-    Attr("stride", None, None),
-    Attr("padding", (0, 0), check_nonneg_pair),
-)
-
-
 def _pool_meta(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
     return im.pool2d(op, x, kernel_size, stride, padding)
 
@@ -260,6 +253,3 @@ def _max_pool2d_select_backward(ctx, h):
     (x,) = ctx.saved()
     a = ctx.attrs
     return (max_pool2d_grad(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
-
-# Unused import guard for linters: cast is re-exported for formulas above.
-_ = cast

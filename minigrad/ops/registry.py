@@ -149,6 +149,8 @@ class OpDef:
         )
         self._fast_arity = len(self.inputs) if simple else -1
         self._scalar_ok = tuple(i.scalar_ok for i in self.inputs)
+        self._any_scalar_ok = any(self._scalar_ok)
+        self._arg_pos = {n: pos for pos, n in reversed(list(enumerate(self._arg_names)))}
         self._default_attrs = {a.name: a.default for a in self.attrs}
         self.node_class: type[GradNode] = type(
             _node_class_name(name),
@@ -173,10 +175,11 @@ class OpDef:
         if len(args) > len(names):
             raise TypeError(f"{op}() takes {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
         values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
+        arg_pos = self._arg_pos
         for key, value in kwargs.items():
-            if key not in names:
+            pos = arg_pos.get(key)
+            if pos is None:
                 raise TypeError(f"{op}() got an unexpected keyword argument '{key}' (arguments: {', '.join(names)})")
-            pos = names.index(key)
             if values[pos] is not _MISSING:
                 raise TypeError(f"{op}() got multiple values for argument '{key}'")
             values[pos] = value
@@ -216,7 +219,7 @@ class OpDef:
             inputs.append(v)
         if any_tensor is None:
             raise TypeError(f"{op}(): at least one of the arguments ({', '.join(i.name for i in self.inputs)}) must be a Tensor")
-        if any(spec.scalar_ok for spec in self.inputs):
+        if self._any_scalar_ok:
             # A scalar takes the dtype of a tensor it is combined with: another scalar-capable
             # input (where's x/y), not e.g. where's bool condition.
             like = next(

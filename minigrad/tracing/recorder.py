@@ -46,7 +46,7 @@ class Recorder:
         listeners: callables invoked with each event as it is emitted.
     """
 
-    __slots__ = ("events", "values", "max_elements", "listeners", "_seq", "_t0", "header")
+    __slots__ = ("events", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header")
 
     def __init__(
         self,
@@ -64,6 +64,8 @@ class Recorder:
         self.values = values
         self.max_elements = max_elements
         self.listeners: list[Callable[[Event], None]] = []
+        #: Ids of the tensors announced with ``tensor.create`` in this recording.
+        self.announced: set[int] = set()
         self._seq = len(self.events)
         self._t0 = time.perf_counter_ns()
         self.header: dict[str, Any] = {"schema": SCHEMA, "version": VERSION}

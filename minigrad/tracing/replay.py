@@ -393,9 +393,13 @@ class _Reducer:
         if self.open_call is not None:
             call = self.calls[self.open_call]
             if call.launch is not None:
-                self.calls[self.open_call] = replace(
+                call = replace(
                     call, outputs=call.outputs + (ev.tensor,), node=ev.grad_node if ev.grad_node is not None else call.node
                 )
+                self.calls[self.open_call] = call
+                expected = len(call.infer_meta["shapes"]) if call.infer_meta is not None else 1
+                if len(call.outputs) >= expected:
+                    self.open_call = None  # the call is complete; later tensors are not its outputs
 
     def _on_tensor_update(self, ev: Any) -> None:
         old = self.tensors.get(ev.tensor)
