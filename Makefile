@@ -40,6 +40,9 @@ tui: setup
 test: setup
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 bench: setup
 	$(PY) bench/run_all.py
 

@@ -108,6 +108,7 @@ def _released_error(node: "GradNode") -> RuntimeError:
 
 def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) -> dict["GradNode", int]:
     """Count the edges into every node reachable from ``queue`` (breadth-first, each node once)."""
+    # BEGIN LESSON 2 TASK 2.1: the in-degree map
     in_degree: dict[GradNode, int] = {}
     visited: set[GradNode] = set()
     work = deque(queue)
@@ -126,6 +127,7 @@ def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) 
                 in_degree[nxt] = in_degree.get(nxt, 0) + 1
                 work.append(nxt)
     return in_degree
+    # END LESSON 2 TASK 2.1
 
 
 def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
@@ -272,6 +274,7 @@ def run_backward(
             current_run = BackwardRun(queue, in_degree, buffers, "grad" if is_general else "backward")
 
         # -- execution ---------------------------------------------------------
+        # BEGIN LESSON 2 TASK 2.2: the ready-queue loop
         waiting_starts = set(queue)  # start nodes not yet popped
         nodes_run = 0
         while queue:
@@ -347,6 +350,7 @@ def run_backward(
                             queue.append(nxt)
                         if rec is not None:
                             rec.emit(QueuePush(node=nxt.id, front=nxt.is_accumulation, queue=[n.id for n in queue]))
+        # END LESSON 2 TASK 2.2
 
         _hooks.run_final_hooks()
         results: list[Tensor | None] = []

@@ -236,6 +236,7 @@ class GeneralGrad:
     def get_graph_info_between_targets(self, init_queue: Sequence["GradNode"]) -> None:
         """``GetGraphInfoBetweenTargets``: breadth-first from the start nodes,
         record for every node the nodes whose edges lead into it."""
+        # BEGIN LESSON 3 TASK 3.1: the depending-nodes map
         work = deque(init_queue)
         visited: set[GradNode] = set()
         while work:
@@ -250,6 +251,7 @@ class GeneralGrad:
                         continue
                     self.depending_nodes.setdefault(nxt, {})[node] = None
                     work.append(nxt)
+        # END LESSON 3 TASK 3.1
 
     # -- 5. needed / startup / ending ---------------------------------------------
 
@@ -258,6 +260,7 @@ class GeneralGrad:
         depending-nodes map. Every node met is needed; a node with nothing
         above it is a startup node; a target met above another target is on
         the path (it must run), the other targets are ending nodes."""
+        # BEGIN LESSON 3 TASK 3.2: needed, startup and ending nodes
         targets = self._input_target_nodes()
         work = deque(targets)
         self.needed.update(targets)
@@ -281,6 +284,7 @@ class GeneralGrad:
             if node not in self.on_path:
                 self.ending[node] = None
         self._emit_update()
+        # END LESSON 3 TASK 3.2
 
     def _emit_update(self) -> None:
         rec = bus.recorder

@@ -69,6 +69,7 @@ on_change(clear_cache)
 
 def search_order(key: KernelKey, fallback: bool, use_gpudnn: bool) -> list[tuple[KernelKey, str, bool]]:
     """The (key, step name, is_fallback) probes for ``key``, in order."""
+    # BEGIN LESSON 4 TASK 4.1: the search order with CPU fallback
     backend, layout, dtype = key
     steps: list[tuple[KernelKey, str, bool]] = []
     dnn = dnn_of(backend) if use_gpudnn else None
@@ -84,6 +85,7 @@ def search_order(key: KernelKey, fallback: bool, use_gpudnn: bool) -> list[tuple
         if layout != Layout.ALL_LAYOUT:
             steps.append((KernelKey(Backend.CPU, Layout.ALL_LAYOUT, dtype), "CPU/ALL_LAYOUT", True))
     return steps
+    # END LESSON 4 TASK 4.1
 
 
 def select_kernel(op: str, key: KernelKey) -> tuple[Selection, bool]:

@@ -13,6 +13,7 @@ from .nn import (
 )
 from .reduce import logsumexp, max, mean, min, sum
 from .registry import OPS, OpDef
+from .activation import softplus
 from .shape import concat, expand, flatten, getitem, getitem_grad, permute, reshape, squeeze, stack, transpose, unsqueeze
 
 __all__ = [
@@ -20,6 +21,6 @@ __all__ = [
     "conv2d_weight_grad", "cos", "cross_entropy", "div", "eq", "erf", "exp", "expand", "fill", "flatten", "ge",
     "gelu", "getitem", "getitem_grad", "gt", "le", "log", "log_softmax", "logsumexp", "lt", "matmul", "max",
     "max_pool2d", "max_pool2d_grad", "max_pool2d_select", "maximum", "mean", "min", "minimum", "mse_loss", "mul",
-    "ne", "neg", "permute", "pow", "relu", "reshape", "sigmoid", "sign", "sin", "softmax", "sqrt", "squeeze",
+    "ne", "neg", "permute", "pow", "relu", "reshape", "sigmoid", "sign", "sin", "softmax", "softplus", "sqrt", "squeeze",
     "stack", "sub", "sum", "sum_to", "tanh", "transpose", "unsqueeze", "where",
 ]

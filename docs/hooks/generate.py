@@ -1,0 +1,86 @@
+"""mkdocs hook: pages generated at build time, so they cannot drift.
+
+- ``events.md``: the event reference, from the dataclasses in
+  ``minigrad/tracing/events.py`` (kind, fields with types, docstring).
+- ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``.
+- ``tui.md`` / ``renderer.md``: a placeholder only while the real page (written
+  with the TUI and the renderer) is not in ``docs/`` yet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+from mkdocs.structure.files import File, Files
+
+PLACEHOLDERS = {
+    "tui.md": ("TUI guide", "minigrad-tui", "The guide to the terminal app, its panes and keys"),
+    "renderer.md": ("Renderer and CLI", "minigrad render", "The guide to the Graphviz renderer and the `minigrad` CLI"),
+}
+
+
+def _type_name(tp: object) -> str:
+    text = tp if isinstance(tp, str) else getattr(tp, "__name__", repr(tp))
+    return str(text).replace("typing.", "").replace("|", "&#124;")
+
+
+def event_reference() -> str:
+    """Markdown for every registered event kind, in definition order."""
+    from minigrad.tracing.events import EVENT_TYPES, Event
+
+    lines = [
+        "# Event reference",
+        "",
+        "Generated from `minigrad/tracing/events.py` when the site is built. Every event has the header",
+        "`seq` (int, increasing), `ts_ns` (int, nanoseconds since the recorder started) and `kind`; in a",
+        "saved trace (JSON Lines) the header and the fields sit flat in one object per line, after a first",
+        'line `{"schema": "minigrad.trace", "version": 1}`. Node and tensor fields are integer ids;',
+        "`value`-like fields are previews (nested lists, or a shape/dtype summary).",
+        "",
+        "| kind | class | fields |",
+        "| --- | --- | --- |",
+    ]
+    for kind, cls in EVENT_TYPES.items():
+        fields = ", ".join(f"`{n}`" for n in cls.field_names())
+        lines.append(f"| [`{kind}`](#{kind.replace('.', '')}) | `{cls.__name__}` | {fields} |")
+    for kind, cls in EVENT_TYPES.items():
+        hints = typing.get_type_hints(cls) if not isinstance(cls, str) else {}
+        doc = (cls.__doc__ or "").strip()
+        lines += ["", f"## `{kind}`", "", f"`{cls.__module__}.{cls.__name__}`", "", doc, ""]
+        lines += ["| field | type | default |", "| --- | --- | --- |"]
+        fields = [f for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns")]
+        # The JSON names (``field_names``) may differ from the attribute names (``from`` / ``from_``).
+        for json_name, f in zip(cls.field_names(), fields):
+            default = "" if f.default is dataclasses.MISSING else f"`{f.default!r}`"
+            lines.append(f"| `{json_name}` | `{_type_name(hints.get(f.name, f.type))}` | {default} |")
+    _ = Event
+    return "\n".join(lines) + "\n"
+
+
+def placeholder(title: str, command: str, what: str) -> str:
+    return (
+        f"# {title}\n\n{what} is written together with that component; this placeholder is shown until it "
+        f"lands. Try `{command} --help`.\n"
+    )
+
+
+def lesson_pages(config) -> list[File]:
+    """One page per lesson folder, its README.md as written for students."""
+    from pathlib import Path
+
+    root = Path(config["config_file_path"]).parent / "lessons"
+    return [
+        File.generated(config, f"lessons/{readme.parent.name}.md", content=readme.read_text())
+        for readme in sorted(root.glob("*/README.md"))
+    ]
+
+
+def on_files(files: Files, config) -> Files:
+    files.append(File.generated(config, "events.md", content=event_reference()))
+    for page in lesson_pages(config):
+        files.append(page)
+    for name, args in PLACEHOLDERS.items():
+        if files.get_file_from_path(name) is None:
+            files.append(File.generated(config, name, content=placeholder(*args)))
+    return files

@@ -1,0 +1,266 @@
+"""Lesson 2 tests: gradients, the in-degree map, and the exact event sequence of the loop.
+
+Run one task with ``pytest -m lesson2_task1`` (or ``lesson2_task2``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.autograd import engine
+
+BACKWARD_KINDS = {
+    "backward.begin", "backward.in_degree", "queue.push", "queue.pop", "queue.skip", "node.run", "buffer.add",
+    "in_degree.update", "grad.accumulate", "wrappers.clear", "hook.run", "backward.end",
+}
+
+
+def diamond():
+    """loss = sum(exp(x*w) + sin(x*w)): MulGradNode receives two gradients."""
+    x = mg.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    w = mg.tensor([1.5, 0.25, -0.5], requires_grad=True)
+    y = x * w
+    loss = (y.exp() + y.sin()).sum()
+    return x, w, y, loss
+
+
+def nodes_of(loss):
+    """The diamond's nodes by name: sum, add, exp, sin, mul, acc_x, acc_w."""
+    s = loss.grad_fn
+    add = s.next_edges[0][0].node
+    exp, sin = add.next_edges[0][0].node, add.next_edges[1][0].node
+    mul = exp.next_edges[0][0].node
+    return dict(sum=s, add=add, exp=exp, sin=sin, mul=mul, acc_x=mul.next_edges[0][0].node, acc_w=mul.next_edges[1][0].node)
+
+
+# -- Task 2.1: the in-degree map -------------------------------------------------------
+
+
+@pytest.mark.lesson2_task1
+def test_in_degree_of_a_diamond():
+    _, _, _, loss = diamond()
+    n = nodes_of(loss)
+    got = engine.get_in_degree_map([n["sum"]])
+    want = {n["add"]: 1, n["exp"]: 1, n["sin"]: 1, n["mul"]: 2, n["acc_x"]: 1, n["acc_w"]: 1}
+    assert got == want, "each node's count is the number of edges leading into it; the start node has none"
+
+
+@pytest.mark.lesson2_task1
+def test_in_degree_counts_every_edge_of_a_reused_tensor():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    loss = (x * x).sum()
+    mul = loss.grad_fn.next_edges[0][0].node
+    acc = mul.next_edges[0][0].node
+    assert engine.get_in_degree_map([loss.grad_fn]) == {mul: 1, acc: 2}
+
+
+@pytest.mark.lesson2_task1
+def test_in_degree_ignores_edges_without_a_node():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    c = mg.tensor([3.0, 4.0])  # needs no gradient: its edge has node None
+    loss = (x * c).sum()
+    mul = loss.grad_fn.next_edges[0][0].node
+    got = engine.get_in_degree_map([loss.grad_fn])
+    assert got == {mul: 1, mul.next_edges[0][0].node: 1}
+
+
+@pytest.mark.lesson2_task1
+def test_in_degree_refuses_a_released_graph():
+    _, _, _, loss = diamond()
+    loss.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        engine.get_in_degree_map([loss.grad_fn])
+    assert len(engine.get_in_degree_map([loss.grad_fn], check_released=False)) == 6
+
+
+@pytest.mark.lesson2_task1
+def test_in_degree_event_and_gradients():
+    x, w, _, loss = diamond()
+    n = nodes_of(loss)
+    with mg.trace(values=False) as tr:
+        loss.backward()
+    (ev,) = [e for e in tr.events if e.kind == "backward.in_degree"]
+    assert {int(k): v for k, v in ev.in_degree.items()} == {
+        n["add"].id: 1, n["exp"].id: 1, n["sin"].id: 1, n["mul"].id: 2, n["acc_x"].id: 1, n["acc_w"].id: 1
+    }
+    y = x.numpy() * w.numpy()
+    np.testing.assert_allclose(x.grad.numpy(), w.numpy() * (np.exp(y) + np.cos(y)), rtol=1e-5)
+
+
+# -- Task 2.2: the ready-queue loop ------------------------------------------------------
+
+
+def canonical(events):
+    """Backward events as comparable dicts: node and tensor ids renamed by creation order."""
+    nodes: dict[int, int] = {}
+    tensors: dict[int, int] = {}
+    for e in events:
+        if e.kind == "node.create":
+            nodes.setdefault(e.node, len(nodes))
+        elif e.kind == "tensor.create":
+            tensors.setdefault(e.tensor, len(tensors))
+
+    def n(i):
+        return None if i is None else nodes.setdefault(i, len(nodes))
+
+    out = []
+    for e in events:
+        if e.kind not in BACKWARD_KINDS:
+            continue
+        d = e.to_dict()
+        for k in ("seq", "ts_ns", "wall_ns"):
+            d.pop(k, None)
+        for k in ("node", "source"):
+            if k in d:
+                d[k] = n(d[k])
+        if "queue" in d:
+            d["queue"] = [n(i) for i in d["queue"]]
+        if "start" in d:
+            d["start"] = [n(i) for i in d["start"]]
+        if "in_degree" in d and isinstance(d["in_degree"], dict):
+            d["in_degree"] = sorted((n(int(k)), v) for k, v in d["in_degree"].items())
+        if "tensor" in d:
+            d["tensor"] = tensors.get(d["tensor"], d["tensor"])
+        if e.kind == "hook.run":
+            d["target"] = None
+        out.append(d)
+    return out
+
+
+def record(build, run):
+    with mg.trace(values=True) as tr:
+        tensors = build()
+        run(tensors)
+    return tensors, canonical(tr.events)
+
+
+def first_difference(got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            return f"event {i} differs:\n  yours:     {g}\n  reference: {w}"
+    return f"yours has {len(got)} backward events, the reference {len(want)}"
+
+
+def check_same_as_reference(reference, build, run_student, run_reference):
+    ref_run = reference("minigrad.autograd.engine", "run_backward")
+    _, want = record(build, lambda t: run_reference(ref_run, t))
+    _, got = record(build, run_student)
+    assert got == want, first_difference(got, want)
+    return got
+
+
+@pytest.mark.lesson2_task2
+def test_gradients_of_a_diamond():
+    x, w, _, loss = diamond()
+    loss.backward()
+    y = x.numpy() * w.numpy()
+    np.testing.assert_allclose(x.grad.numpy(), w.numpy() * (np.exp(y) + np.cos(y)), rtol=1e-5)
+    np.testing.assert_allclose(w.grad.numpy(), x.numpy() * (np.exp(y) + np.cos(y)), rtol=1e-5)
+
+
+@pytest.mark.lesson2_task2
+def test_gradients_of_an_mlp_step(reference):
+    def step(run):
+        mg.manual_seed(0)
+        model = mg.nn.Sequential(mg.nn.Linear(4, 8), mg.nn.ReLU(), mg.nn.Linear(8, 3))
+        x = mg.randn(5, 4)
+        loss = mg.nn.functional.cross_entropy(model(x), mg.tensor([0, 2, 1, 1, 0]))
+        run(loss)
+        return [p.grad.numpy() for p in model.parameters()]
+
+    want = step(lambda loss: reference("minigrad.autograd.engine", "run_backward")([loss]))
+    got = step(lambda loss: loss.backward())
+    assert len(got) == len(want) == 4
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.mark.lesson2_task2
+def test_event_sequence_matches_the_reference(reference):
+    got = check_same_as_reference(
+        reference, diamond, lambda t: t[3].backward(), lambda run, t: run([t[3]])
+    )
+    kinds = [e["kind"] for e in got]
+    assert kinds[0] == "backward.begin" and kinds[-1] == "backward.end"
+
+
+@pytest.mark.lesson2_task2
+def test_event_sequence_with_a_waiting_start_node(reference):
+    """backward([loss, y]): y's node starts in the queue but must wait (queue.skip) for loss's gradient."""
+
+    def run_student(t):
+        mg.autograd.backward([t[3], t[2]], [None, mg.ones(3)])
+
+    got = check_same_as_reference(reference, diamond, run_student, lambda run, t: run([t[3], t[2]], [None, mg.ones(3)]))
+    assert any(e["kind"] == "queue.skip" for e in got), "the not-ready start node must be skipped when popped"
+
+
+@pytest.mark.lesson2_task2
+def test_event_sequence_of_a_reused_leaf_with_retain_graph(reference):
+    def build():
+        x = mg.tensor([1.0, -2.0], requires_grad=True)
+        h = x * x
+        return x, (h * x + h.tanh()).sum()
+
+    check_same_as_reference(
+        reference, build, lambda t: t[1].backward(retain_graph=True), lambda run, t: run([t[1]], retain_graph=True)
+    )
+
+
+@pytest.mark.lesson2_task2
+def test_engine_rules_hold_in_your_event_log():
+    """No node runs before its count reaches 0, none runs twice, AccumulationNodes go to the front."""
+    with mg.trace(values=False) as tr:
+        _, _, _, loss = diamond()
+        loss.backward()
+    accumulation = {e.node for e in tr.events if e.kind == "node.create" and e.is_accumulation}
+    begin = next(e for e in tr.events if e.kind == "backward.begin")
+    count = dict(next(e for e in tr.events if e.kind == "backward.in_degree").in_degree)
+    count = {int(k): v for k, v in count.items()}
+    ran = []
+    for e in tr.events:
+        if e.kind == "in_degree.update":
+            count[e.node] = e.in_degree
+        elif e.kind == "node.run":
+            assert count.get(e.node, 0) == 0, f"node {e.node} ran with {count[e.node]} gradients still missing"
+            assert e.node not in ran, f"node {e.node} ran twice"
+            ran.append(e.node)
+        elif e.kind == "queue.push" and e.node in accumulation:
+            assert e.front and e.queue[0] == e.node, "an AccumulationNode is pushed to the front of the queue"
+        elif e.kind == "queue.push" and e.node not in begin.start:
+            assert not e.front and e.queue[-1] == e.node, "other nodes are pushed to the back"
+    assert len(ran) == 7
+    assert next(e for e in tr.events if e.kind == "backward.end").nodes_run == 7
+
+
+@pytest.mark.lesson2_task2
+def test_graph_is_released_without_retain_graph():
+    x, _, _, loss = diamond()
+    with mg.trace(values=False) as tr:
+        loss.backward()
+    cleared = [e.node for e in tr.events if e.kind == "wrappers.clear"]
+    assert len(cleared) == 5, "every grad node that ran (not the AccumulationNodes) is released"
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        loss.backward()
+
+
+@pytest.mark.lesson2_task2
+def test_retain_graph_lets_gradients_accumulate():
+    x, w, _, loss = diamond()
+    loss.backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * first, rtol=1e-6)
+
+
+@pytest.mark.lesson2_task2
+def test_hooks_see_the_summed_gradient():
+    x, w, y, loss = diamond()
+    seen = []
+    y.register_hook(lambda g: seen.append(g.numpy().copy()))
+    loss.backward()
+    yv = x.numpy() * w.numpy()
+    assert len(seen) == 1, "y's node runs once, after both of its gradients arrived"
+    np.testing.assert_allclose(seen[0], np.exp(yv) + np.cos(yv), rtol=1e-5)

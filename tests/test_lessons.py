@@ -1,0 +1,268 @@
+"""Coursework CI: the reference passes every lesson's tests; untouched templates fail every task.
+
+Builds the student folders with ``minigrad.lessons_cli`` into a tmp dir, twice
+(``--reference`` answer keys and the holed templates), and grades both.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minigrad import lessons_cli as lc
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lessons")
+    ref = lc.build(root / "reference", reference=True)
+    tpl = lc.build(root / "template")
+    return root, ref, tpl
+
+
+@pytest.fixture(scope="module")
+def reports(built):
+    root, _, _ = built
+    return (
+        lc.grade(root / "reference", quiet=True, json_path=root / "reference.json"),
+        lc.grade(root / "template", quiet=True, json_path=root / "template.json"),
+    )
+
+
+def test_every_lesson_is_built(built):
+    _, ref, tpl = built
+    numbers = [json.loads((f / "_lesson.json").read_text())["lesson"] for f in tpl]
+    assert numbers == sorted(numbers) and {1, 2, 4}.issubset(numbers)
+    for folder in tpl:
+        assert (folder / "README.md").is_file() and (folder / "conftest.py").is_file()
+        assert (folder / "pytest.ini").read_text().count("lesson") >= 1
+
+
+def test_templates_have_holes_and_the_reference_has_none(built):
+    _, ref, tpl = built
+    for r, t in zip(ref, tpl):
+        meta = json.loads((t / "_lesson.json").read_text())
+        if meta["missing"]:
+            continue
+        for entry in meta["modules"]:
+            text = (t / entry["student"]).read_text()
+            for task in {task for tasks in entry["functions"].values() for task in tasks} or meta["tasks"]:
+                if f"# Task {task}" in text:
+                    assert f'raise NotImplementedError("Task {task}' in text
+            assert "# BEGIN LESSON" not in text and "from ." not in text
+            assert "NotImplementedError(\"Task" not in (r / entry["student"]).read_text()
+
+
+def test_reference_gets_full_marks(reports):
+    ref, _ = reports
+    assert ref["lessons"]
+    for lesson in ref["lessons"]:
+        for task in lesson["tasks"]:
+            if task["status"] == "skipped":
+                assert task["skip_reasons"], f"lesson {lesson['lesson']} task {task['task']} skipped without a reason"
+                continue
+            assert task["status"] == "full", (lesson["lesson"], task["task"], [t for t in task["tests"] if t["outcome"] != "passed"])
+            assert task["passed"] >= 1
+        assert lesson["score"] == lesson["max"]
+    assert ref["score"] == ref["max"] > 0
+
+
+def test_untouched_templates_score_zero_and_every_task_test_fails(reports):
+    _, tpl = reports
+    for lesson in tpl["lessons"]:
+        assert lesson["score"] == 0
+        for task in lesson["tasks"]:
+            if task["status"] == "skipped":
+                continue
+            assert task["passed"] == 0 and task["failed"] >= 1, (lesson["lesson"], task["task"])
+            for t in task["tests"]:
+                assert t["outcome"] in ("failed", "error", "skipped"), t
+                if t["outcome"] != "skipped":
+                    assert "NotImplementedError" in t["message"] and f"Task {task['task']}" in t["message"], t
+
+
+def test_json_report_and_score_table(built, reports):
+    root, _, _ = built
+    data = json.loads((root / "template.json").read_text())
+    lesson2 = next(l for l in data["lessons"] if l["lesson"] == 2)
+    assert [t["task"] for t in lesson2["tasks"]] == ["2.1", "2.2"]
+    assert {t["marker"] for t in lesson2["tasks"]} == {"lesson2_task1", "lesson2_task2"}
+    from rich.console import Console
+
+    console = Console(record=True, width=140)
+    lc.print_report(lesson2, console)
+    text = console.export_text()
+    assert "Lesson 2" in text and "2.1" in text and "2.2" in text and "0 / 10" in text and "zero" in text
+
+
+def test_a_student_who_did_one_task_gets_that_task(built, tmp_path):
+    """Tasks are graded independently: 2.1 solved, 2.2 untouched."""
+    root, ref, tpl = built
+    src = next(f for f in tpl if f.name.startswith("02"))
+    folder = tmp_path / src.name
+    import shutil
+
+    shutil.copytree(src, folder)
+    text = (folder / "engine.py").read_text()
+    solved = (next(f for f in ref if f.name.startswith("02")) / "engine.py").read_text()
+    start = solved.index("    # Task 2.1")
+    end = solved.index("    # (end of Task 2.1)")
+    hole_start = text.index("    # Task 2.1")
+    hole_end = text.index('raise NotImplementedError("Task 2.1: the in-degree map")\n') + len(
+        'raise NotImplementedError("Task 2.1: the in-degree map")\n')
+    (folder / "engine.py").write_text(text[:hole_start] + solved[start:end] + text[hole_end:])
+    report = lc.grade(folder, quiet=True)["lessons"][0]
+    by_task = {t["task"]: t for t in report["tasks"]}
+    assert by_task["2.1"]["status"] == "full" and by_task["2.2"]["status"] == "zero"
+
+
+def test_grader_uses_fresh_tests(built, tmp_path):
+    """Editing the tests in the student folder does not change the grade."""
+    root, ref, tpl = built
+    import shutil
+
+    src = next(f for f in tpl if f.name.startswith("04"))
+    folder = tmp_path / src.name
+    shutil.copytree(src, folder)
+    for test in (folder / "tests").glob("test_*.py"):
+        test.write_text("def test_nothing():\n    pass\n")
+    report = lc.grade(folder, quiet=True)["lessons"][0]
+    assert report["score"] == 0 and all(t["failed"] for t in report["tasks"])
+
+
+def test_cli_build_and_grade(tmp_path):
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "minigrad.lessons_cli", "build", "--out", str(out), "--lesson", "4"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "minigrad.lessons_cli", "grade", str(out), "--lesson", "4", "--json",
+                        str(tmp_path / "r.json")], capture_output=True, text=True, env={**__import__("os").environ,
+                                                                                         "COLUMNS": "120"})
+    assert r.returncode == 0, r.stderr
+    assert "Lesson 4" in r.stdout and "4.1" in r.stdout and "total: 0 / 25" in r.stdout
+    assert json.loads((tmp_path / "r.json").read_text())["max"] == 25
+
+
+def test_markers_must_pair():
+    with pytest.raises(ValueError, match="no END"):
+        lc.find_regions("x = 1\n# BEGIN LESSON 9 TASK 9.1: t\ny = 2\n")
+    with pytest.raises(ValueError, match="without its BEGIN"):
+        lc.find_regions("# END LESSON 9 TASK 9.1\n")
+
+
+def test_a_region_must_stay_inside_one_function():
+    src = (
+        "def f():\n"
+        "    # BEGIN LESSON 9 TASK 9.1: spans two functions\n"
+        "    return 1\n\n"
+        "def g():\n"
+        "    return 2\n"
+        "    # END LESSON 9 TASK 9.1\n"
+    )
+    with pytest.raises(ValueError, match="inside one function"):
+        lc.make_template(src, 9, {}, reference=False)
+
+
+def test_make_template_keeps_signature_and_docstring():
+    src = (
+        "from .x import y\n\n"
+        "def f(a: int) -> int:\n"
+        '    """Doc."""\n'
+        "    # BEGIN LESSON 9 TASK 9.1: add one\n"
+        "    return a + 1\n"
+        "    # END LESSON 9 TASK 9.1\n"
+    )
+    text, functions = lc.make_template(src, 9, {"9.1": {"title": "add one"}}, reference=False, module="pkg.mod")
+    assert text.splitlines() == [
+        "from pkg.x import y", "", "def f(a: int) -> int:", '    """Doc."""', "    # Task 9.1: add one",
+        "    # TODO Task 9.1: write this part (see README.md, section 'Task 9.1').",
+        '    raise NotImplementedError("Task 9.1: add one")',
+    ]
+    assert functions == {"f": ["9.1"]}
+    ref, _ = lc.make_template(src, 9, {}, reference=True)
+    assert "    return a + 1" in ref and "BEGIN" not in ref
+    other, funcs = lc.make_template(src, 8, {}, reference=False)
+    assert "    return a + 1" in other and funcs == {}
+
+
+def test_a_lesson_whose_engine_part_is_missing_skips_with_the_reason(tmp_path):
+    root = tmp_path / "lessons"
+    (root / "09_future" / "tests").mkdir(parents=True)
+    (root / "09_future" / "lesson.toml").write_text(
+        'number = 9\ntitle = "future"\n[[module]]\nstudent = "thing.py"\ntarget = "minigrad.not_written_yet"\n'
+        'requires = "issue 99"\n[tasks."9.1"]\ntitle = "a thing"\n'
+    )
+    (root / "09_future" / "tests" / "test_thing.py").write_text(
+        "import pytest\n\n@pytest.mark.lesson9_task1\ndef test_thing():\n    assert False\n"
+    )
+    (folder,) = lc.build(tmp_path / "out", root=root)
+    meta = json.loads((folder / "_lesson.json").read_text())
+    assert meta["missing"] and "minigrad.not_written_yet" in meta["missing"][0] and "issue 99" in meta["missing"][0]
+    report = lc.grade(folder, quiet=True, root=root)["lessons"][0]
+    (task,) = report["tasks"]
+    assert task["status"] == "skipped" and "minigrad.not_written_yet is not available yet" in task["skip_reasons"][0]
+    assert report["max"] == 0
+
+
+def test_figures_are_drawn_when_the_renderer_is_there(built):
+    _, _, tpl = built
+    try:
+        from minigrad import viz
+
+        has_renderer = hasattr(viz, "render")
+    except ImportError:
+        has_renderer = False
+    figures = [(f, fig) for f in tpl for fig in json.loads((f / "_lesson.json").read_text())["figures"]]
+    assert {fig["file"] for _, fig in figures} >= {"diamond_backward.svg", "softplus_forward.svg"}
+    for folder, fig in figures:
+        if has_renderer and fig["status"] == "drawn":
+            assert (folder / fig["file"]).read_text().lstrip().startswith(("<?xml", "<svg"))
+        elif has_renderer:
+            assert "dot" in fig["status"].lower() or "graphviz" in fig["status"].lower(), fig
+        else:
+            assert fig["status"].startswith("not drawn: minigrad.viz is not available"), fig
+
+
+def _lesson5_cuda_sources() -> tuple[str, str]:
+    """The CUDA C of lesson 5's reference: the ElementwiseKernel body and the RawKernel source."""
+    import ast
+
+    src = (lc.lessons_root() / "05_cuda_kernel" / "cuda_kernels.py").read_text()
+    elementwise = raw = None
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "ElementwiseKernel":
+                elementwise = [ast.literal_eval(a) for a in node.args[:3]]
+            elif node.func.attr == "RawKernel":
+                raw = ast.literal_eval(node.args[0])
+    assert elementwise is not None and raw is not None
+    in_params, out_params, body = elementwise
+    assert in_params == "T x, T beta, T threshold" and out_params == "T y"
+    # What cupy.ElementwiseKernel generates, reduced to its core: the body runs once per element.
+    wrapped = (
+        "template <typename T> __device__ void op(const T x, const T beta, const T threshold, T &y) {\n"
+        f"{body}\n}}\n"
+        'extern "C" __global__ void ew_f32(const float* x, float* y, int n) {\n'
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) op<float>(x[i], 1.0f, 20.0f, y[i]); }\n"
+        'extern "C" __global__ void ew_f64(const double* x, double* y, int n) {\n'
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) op<double>(x[i], 1.0, 20.0, y[i]); }\n"
+    )
+    return wrapped, raw
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="nvcc (CUDA toolkit) not found")
+@pytest.mark.parametrize("which", ["elementwise", "raw"])
+def test_lesson5_cuda_sources_compile(which, tmp_path):
+    """Lesson 5's reference CUDA C compiles with nvcc (the GPU run itself needs a GPU)."""
+    import shutil
+
+    source = dict(zip(("elementwise", "raw"), _lesson5_cuda_sources()))[which]
+    cu = tmp_path / f"{which}.cu"
+    cu.write_text(source)
+    r = subprocess.run([shutil.which("nvcc"), "--ptx", "-arch=sm_80", "-o", str(tmp_path / f"{which}.ptx"), str(cu)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
