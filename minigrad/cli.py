@@ -255,6 +255,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("trace", help="a .jsonl trace")
     p.add_argument("-o", "--output", help="JSON file to write (default: <trace>.chrome.json)")
     p.set_defaults(func=cmd_export_chrome)
+
+    # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).
+    from . import lessons_cli
+
+    lessons_cli.add_parser(sub)
     return parser
 
 

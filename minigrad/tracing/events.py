@@ -459,15 +459,33 @@ def event_from_dict(d: dict[str, Any]) -> Event:
         data = {k: v for k, v in d.items() if k not in ("seq", "ts_ns", "kind")}
         return UnknownEvent(seq=seq, ts_ns=ts, kind_name=kind, data=data)
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name in ("seq", "ts_ns"):
-            continue
-        key = "from" if f.name == "from_" else f.name
+    for name, key, required, int_keys in _field_specs(cls):
         if key in d:
             value = d[key]
-            if f.name in cls.int_key_fields and isinstance(value, dict):
+            if int_keys and isinstance(value, dict):
                 value = {int(k): v for k, v in value.items()}
-            kwargs[f.name] = value
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kwargs[name] = value
+        elif required:
             raise KeyError(f"missing field '{key}' for kind '{kind}'")
     return cls(seq=seq, ts_ns=ts, **kwargs)
+
+
+_FIELD_SPECS: dict[type, tuple[tuple[str, str, bool, bool], ...]] = {}
+
+
+def _field_specs(cls: type) -> tuple[tuple[str, str, bool, bool], ...]:
+    """(field name, JSON key, required, int-keyed) per field of an event class (cached)."""
+    specs = _FIELD_SPECS.get(cls)
+    if specs is None:
+        specs = tuple(
+            (
+                f.name,
+                "from" if f.name == "from_" else f.name,
+                f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+                f.name in cls.int_key_fields,  # type: ignore[attr-defined]
+            )
+            for f in dataclasses.fields(cls)
+            if f.name not in ("seq", "ts_ns")
+        )
+        _FIELD_SPECS[cls] = specs
+    return specs

@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 CHECKPOINT_EVERY = 128
+MAX_CHECKPOINTS = 200
 
 _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
@@ -317,18 +318,57 @@ class _PassBuilder:
         )
 
 
+class _CallBuilder:
+    """Mutable twin of ``OpCall`` while its events arrive (frozen when complete)."""
+
+    __slots__ = ("index", "op", "inputs", "attrs", "phase", "amp_casts", "key", "lookups", "select", "transforms",
+                 "infer_meta", "launch", "outputs", "node")
+
+    def __init__(self, index: int, ev: Any, phase: str) -> None:
+        self.index = index
+        self.op = ev.op
+        self.inputs = tuple(ev.inputs)
+        self.attrs = MappingProxyType(dict(ev.attrs))
+        self.phase = phase
+        self.amp_casts: list[Mapping[str, Any]] = []
+        self.key: Mapping[str, Any] | None = None
+        self.lookups: list[Mapping[str, Any]] = []
+        self.select: Mapping[str, Any] | None = None
+        self.transforms: list[Mapping[str, Any]] = []
+        self.infer_meta: Mapping[str, Any] | None = None
+        self.launch: Mapping[str, Any] | None = None
+        self.outputs: list[int] = []
+        self.node: int | None = None
+
+    def clone(self) -> "_CallBuilder":
+        other = copy.copy(self)
+        other.amp_casts = list(self.amp_casts)
+        other.lookups = list(self.lookups)
+        other.transforms = list(self.transforms)
+        other.outputs = list(self.outputs)
+        return other
+
+    def freeze(self) -> OpCall:
+        return OpCall(
+            index=self.index, op=self.op, inputs=self.inputs, attrs=self.attrs, phase=self.phase,
+            amp_casts=tuple(self.amp_casts), key=self.key, lookups=tuple(self.lookups), select=self.select,
+            transforms=tuple(self.transforms), infer_meta=self.infer_meta, launch=self.launch,
+            outputs=tuple(self.outputs), node=self.node,
+        )
+
+
 class _Reducer:
-    """Folds events one at a time. ``snapshot()``/``restore()`` support checkpoints."""
+    """Folds events one at a time. ``snapshot()`` supports checkpoints."""
 
     def __init__(self) -> None:
         self.index = -1
         self.event: Event | None = None
         self.nodes: dict[int, NodeInfo] = {}
         self.tensors: dict[int, TensorInfo] = {}
-        self.calls: list[OpCall] = []
+        self.calls: list[OpCall] = []  # complete calls, frozen
         self.passes: list[BackwardPass] = []  # finished passes, frozen
         self.active: _PassBuilder | None = None
-        self.open_call: int | None = None  # index into calls of the call being built
+        self.open: _CallBuilder | None = None  # the op call whose events are still arriving
 
     # -- checkpoints -------------------------------------------------------
 
@@ -342,19 +382,22 @@ class _Reducer:
         other.calls = list(self.calls)
         other.passes = list(self.passes)
         other.active = self.active.clone() if self.active is not None else None
-        other.open_call = self.open_call
+        other.open = self.open.clone() if self.open is not None else None
         return other
 
     def freeze(self) -> State:
         passes = tuple(self.passes)
         if self.active is not None:
             passes = passes + (self.active.freeze(),)
+        calls = tuple(self.calls)
+        if self.open is not None:
+            calls = calls + (self.open.freeze(),)
         return State(
             index=self.index,
             event=self.event,
             nodes=MappingProxyType(dict(self.nodes)),
             tensors=MappingProxyType(dict(self.tensors)),
-            calls=tuple(self.calls),
+            calls=calls,
             passes=passes,
         )
 
@@ -367,13 +410,15 @@ class _Reducer:
         if handler is not None:
             handler(ev)
 
-    def _update_call(self, op: str, **changes: Any) -> None:
-        if self.open_call is None:
-            return
-        call = self.calls[self.open_call]
-        if call.op != op:
-            return
-        self.calls[self.open_call] = replace(call, **changes)
+    def _call_for(self, op: str) -> _CallBuilder | None:
+        """The open call, if ``op`` is its op (kernel events name the op they belong to)."""
+        call = self.open
+        return call if call is not None and call.op == op else None
+
+    def _close_call(self) -> None:
+        if self.open is not None:
+            self.calls.append(self.open.freeze())
+            self.open = None
 
     def _on_tensor_create(self, ev: Any) -> None:
         self.tensors[ev.tensor] = TensorInfo(
@@ -390,16 +435,14 @@ class _Reducer:
             value=ev.value,
             created_at=self.index,
         )
-        if self.open_call is not None:
-            call = self.calls[self.open_call]
-            if call.launch is not None:
-                call = replace(
-                    call, outputs=call.outputs + (ev.tensor,), node=ev.grad_node if ev.grad_node is not None else call.node
-                )
-                self.calls[self.open_call] = call
-                expected = len(call.infer_meta["shapes"]) if call.infer_meta is not None else 1
-                if len(call.outputs) >= expected:
-                    self.open_call = None  # the call is complete; later tensors are not its outputs
+        call = self.open
+        if call is not None and call.launch is not None:
+            call.outputs.append(ev.tensor)
+            if ev.grad_node is not None:
+                call.node = ev.grad_node
+            expected = len(call.infer_meta["shapes"]) if call.infer_meta is not None else 1
+            if len(call.outputs) >= expected:
+                self._close_call()  # complete: later tensors are not its outputs
 
     def _on_tensor_update(self, ev: Any) -> None:
         old = self.tensors.get(ev.tensor)
@@ -417,33 +460,32 @@ class _Reducer:
         )
 
     def _on_api_call(self, ev: Any) -> None:
+        self._close_call()
         phase = "backward" if (self.active is not None and self.active.end_at is None) else "forward"
-        self.calls.append(
-            OpCall(index=self.index, op=ev.op, inputs=tuple(ev.inputs), attrs=MappingProxyType(dict(ev.attrs)), phase=phase)
-        )
-        self.open_call = len(self.calls) - 1
+        self.open = _CallBuilder(self.index, ev, phase)
 
     def _on_amp_cast(self, ev: Any) -> None:
-        if self.open_call is not None:
-            call = self.calls[self.open_call]
-            cast = MappingProxyType({"tensor": ev.tensor, "from_dtype": ev.from_dtype, "to_dtype": ev.to_dtype})
-            self.calls[self.open_call] = replace(call, amp_casts=call.amp_casts + (cast,))
+        if self.open is not None:
+            self.open.amp_casts.append(
+                MappingProxyType({"tensor": ev.tensor, "from_dtype": ev.from_dtype, "to_dtype": ev.to_dtype})
+            )
 
     def _on_kernel_key(self, ev: Any) -> None:
-        self._update_call(ev.op, key=MappingProxyType({"backend": ev.backend, "layout": ev.layout, "dtype": ev.dtype}))
+        call = self._call_for(ev.op)
+        if call is not None:
+            call.key = MappingProxyType({"backend": ev.backend, "layout": ev.layout, "dtype": ev.dtype})
 
     def _on_kernel_lookup(self, ev: Any) -> None:
-        if self.open_call is not None and self.calls[self.open_call].op == ev.op:
-            call = self.calls[self.open_call]
-            probe = MappingProxyType(
+        call = self._call_for(ev.op)
+        if call is not None:
+            call.lookups.append(MappingProxyType(
                 {"backend": ev.backend, "layout": ev.layout, "dtype": ev.dtype, "step": ev.step, "found": ev.found}
-            )
-            self.calls[self.open_call] = replace(call, lookups=call.lookups + (probe,))
+            ))
 
     def _on_kernel_select(self, ev: Any) -> None:
-        self._update_call(
-            ev.op,
-            select=MappingProxyType(
+        call = self._call_for(ev.op)
+        if call is not None:
+            call.select = MappingProxyType(
                 {
                     "kernel": ev.kernel,
                     "backend": ev.backend,
@@ -452,22 +494,22 @@ class _Reducer:
                     "fallback_cpu": ev.fallback_cpu,
                     "cached": getattr(ev, "cached", False),
                 }
-            ),
-        )
+            )
 
     def _on_data_transform(self, ev: Any) -> None:
-        if self.open_call is not None and self.calls[self.open_call].op == ev.op:
-            call = self.calls[self.open_call]
-            t = MappingProxyType({"arg": ev.arg, "what": ev.what, "from": ev.from_, "to": ev.to})
-            self.calls[self.open_call] = replace(call, transforms=call.transforms + (t,))
+        call = self._call_for(ev.op)
+        if call is not None:
+            call.transforms.append(MappingProxyType({"arg": ev.arg, "what": ev.what, "from": ev.from_, "to": ev.to}))
 
     def _on_infer_meta(self, ev: Any) -> None:
-        self._update_call(ev.op, infer_meta=MappingProxyType({"shapes": ev.shapes, "dtypes": ev.dtypes}))
+        call = self._call_for(ev.op)
+        if call is not None:
+            call.infer_meta = MappingProxyType({"shapes": ev.shapes, "dtypes": ev.dtypes})
 
     def _on_kernel_launch(self, ev: Any) -> None:
-        self._update_call(
-            ev.op, launch=MappingProxyType({"kernel": ev.kernel, "backend": ev.backend, "wall_ns": ev.wall_ns})
-        )
+        call = self._call_for(ev.op)
+        if call is not None:
+            call.launch = MappingProxyType({"kernel": ev.kernel, "backend": ev.backend, "wall_ns": ev.wall_ns})
 
     def _on_node_create(self, ev: Any) -> None:
         edges = tuple(
@@ -501,7 +543,7 @@ class _Reducer:
         if self.active is not None:
             self.passes.append(self.active.freeze())
         self.active = _PassBuilder(len(self.passes), ev, self.index)
-        self.open_call = None
+        self._close_call()
 
     def _on_backward_in_degree(self, ev: Any) -> None:
         if self.active is not None:
@@ -516,7 +558,7 @@ class _Reducer:
         if self.active is not None:
             self.active.queue = tuple(ev.queue)
             self.active.current = ev.node
-            self.open_call = None
+            self._close_call()
 
     def _on_queue_skip(self, ev: Any) -> None:
         if self.active is not None:
@@ -607,8 +649,12 @@ class Replay(Sequence[State]):
         initial: the state before any event.
     """
 
-    def __init__(self, events: Sequence[Event], checkpoint_every: int = CHECKPOINT_EVERY) -> None:
+    def __init__(self, events: Sequence[Event], checkpoint_every: int | None = None) -> None:
         self.events: tuple[Event, ...] = tuple(events)
+        if checkpoint_every is None:
+            # At most MAX_CHECKPOINTS snapshots: each copies the graph seen so far, so on a
+            # large trace fewer, wider checkpoints keep loading linear in the events.
+            checkpoint_every = max(CHECKPOINT_EVERY, -(-len(self.events) // MAX_CHECKPOINTS))
         self._every = max(1, checkpoint_every)
         self._checkpoints: list[_Reducer] = []
         reducer = _Reducer()

@@ -228,6 +228,12 @@ async def test_export_svg_through_viz(synthetic_session, tmp_path, monkeypatch):
 async def test_export_svg_without_renderer_says_so(synthetic_session, tmp_path, monkeypatch):
     fake = types.ModuleType("minigrad.viz")  # a renderer package without render()
     monkeypatch.setitem(sys.modules, "minigrad.viz", fake)
+    # ``from minigrad.viz import render`` would otherwise find the submodule viz/render.py when an
+    # earlier test imported it; without it, the fake (not a package) has no render to offer.
+    monkeypatch.delitem(sys.modules, "minigrad.viz.render", raising=False)
+    # ``from minigrad.viz import render`` would otherwise find the submodule viz/render.py when an
+    # earlier test imported it; without it, the fake (not a package) has no render to offer.
+    monkeypatch.delitem(sys.modules, "minigrad.viz.render", raising=False)
     app = MinigradApp(synthetic_session, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("s")

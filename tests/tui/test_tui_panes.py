@@ -8,6 +8,8 @@ its node runs are at events 111, 135, 156, 193, 202, 220, 234, ...
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from conftest import SIZE, pane_texts
 from minigrad.tui.app import MinigradApp
 from minigrad.tui.widgets import EventLog, ForwardView, GraphView
@@ -197,10 +199,10 @@ async def test_hooks_and_released_wrappers_from_a_script():
 
     Node ids come from the engine's process-wide counters, so names are looked up, not assumed.
     """
-    from conftest import FIXTURES
     from minigrad.tui.app import open_source
 
-    session, error = open_source(str(FIXTURES / "scripts" / "hooks.py"))
+    fixtures = Path(__file__).resolve().parent / "fixtures"  # not `from conftest`: tests/viz has one too
+    session, error = open_source(str(fixtures / "scripts" / "hooks.py"))
     assert error is None
     final = session.replay.final
     y_node = next(t.grad_node for t in final.tensors.values() if t.name == "y")
