@@ -118,12 +118,23 @@ class Tensor:
         if requires_grad:
             self._meta = AutogradMeta(self._id)
 
+    def _autograd_fields(self) -> dict[str, Any]:
+        """The autograd part shared by ``tensor.create`` and ``tensor.update``."""
+        meta = self._meta
+        node = meta.grad_node if meta is not None else None
+        return {
+            "requires_grad": meta is not None,
+            "is_leaf": node is None,
+            "grad_node": node.id if node is not None else None,
+            "out_slot": meta.out_slot if meta is not None else 0,
+            "out_rank": meta.out_rank if meta is not None else 0,
+        }
+
     def _announce(self) -> None:
         """Emit ``tensor.create`` for this tensor (callers check that a recorder is active)."""
         rec = bus.recorder
         if rec is None:
             return
-        meta = self._meta
         rec.announced.add(self._id)
         rec.emit(
             TensorCreate(
@@ -132,31 +143,23 @@ class Tensor:
                 shape=list(self._data.shape),
                 dtype=self._dtype.name,
                 device=self._device,
-                requires_grad=meta is not None,
-                is_leaf=meta is None or meta.grad_node is None,
-                grad_node=meta.grad_node.id if meta is not None and meta.grad_node is not None else None,
-                out_slot=meta.out_slot if meta is not None else 0,
-                out_rank=meta.out_rank if meta is not None else 0,
                 value=rec.preview(self._data),
+                **self._autograd_fields(),
             )
         )
 
     def _announce_update(self, op: str) -> None:
+        """Emit ``tensor.update`` after an in-place op (new version, maybe a new grad node)."""
         rec = bus.recorder
         if rec is None:
             return
-        meta = self._meta
         rec.emit(
             TensorUpdate(
                 tensor=self._id,
                 op=op,
                 version=self._version.value if self._version is not None else 0,
-                requires_grad=meta is not None,
-                is_leaf=meta is None or meta.grad_node is None,
-                grad_node=meta.grad_node.id if meta is not None and meta.grad_node is not None else None,
-                out_slot=meta.out_slot if meta is not None else 0,
-                out_rank=meta.out_rank if meta is not None else 0,
                 value=rec.preview(self._data),
+                **self._autograd_fields(),
             )
         )
 
