@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-import math
+import abc
 from typing import Any, Iterable
 
 from ..autograd.grad_mode import no_grad
@@ -24,7 +24,7 @@ from ..tensor import Tensor
 __all__ = ["Optimizer", "SGD", "Adam"]
 
 
-class Optimizer:
+class Optimizer(abc.ABC):
     """Base class: holds the parameters and clears their gradients."""
 
     def __init__(self, params: Iterable[Tensor], lr: float) -> None:
@@ -50,8 +50,9 @@ class Optimizer:
                 with no_grad():
                     p.grad.zero_()
 
+    @abc.abstractmethod
     def step(self) -> None:
-        raise NotImplementedError
+        """Update every parameter from its ``.grad`` (each optimizer's rule)."""
 
 
 class SGD(Optimizer):
