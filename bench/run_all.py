@@ -27,7 +27,7 @@ sys.path.insert(0, HERE)
 
 import _common as C  # noqa: E402  (sets the BLAS thread count before NumPy loads)
 
-SCRIPTS = ["per_op", "deep_chain", "matmul", "mlp", "tracing_overhead"]
+SCRIPTS = ["per_op", "deep_chain", "matmul", "mlp", "tracing_overhead", "viewers"]
 MARKER = "<!-- analysis -->"
 
 

@@ -13,41 +13,11 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-FIXTURES = HERE / "fixtures"
-sys.path.insert(0, str(HERE))  # ``import synth`` from the test modules
+sys.path.insert(0, str(HERE))  # ``import synth`` / ``import tui_support`` from the test modules
 
 from minigrad.tracing import load  # noqa: E402
 from minigrad.tui.model import Session  # noqa: E402
-
-#: The terminal size all TUI tests run at (what scripts/tui_tmux.sh uses too).
-SIZE = (160, 48)
-
-
-def pane_texts(screen) -> dict[str, object]:
-    """Every pane's text on the main screen: what a person sees, as plain strings."""
-    from minigrad.tui.widgets import (
-        BuffersView,
-        EventLog,
-        GeneralGradView,
-        GraphView,
-        InDegreeView,
-        NodeDetail,
-        QueueView,
-        StatusLine,
-    )
-
-    return {
-        "graph": screen.query_one(GraphView).plain_lines(),
-        "graph_cursor": screen.query_one(GraphView).cursor,
-        "queue": screen.query_one(QueueView).plain,
-        "indegree": screen.query_one(InDegreeView).plain_lines(),
-        "indegree_title": screen.query_one(InDegreeView).border_subtitle,
-        "buffers": screen.query_one(BuffersView).plain,
-        "detail": screen.query_one(NodeDetail).plain,
-        "log_cursor": screen.query_one(EventLog).cursor,
-        "general": screen.query_one(GeneralGradView).plain,
-        "status": screen.query_one(StatusLine).plain,
-    }
+from tui_support import FIXTURES, SIZE, pane_texts  # noqa: E402,F401  (re-exported for the fixtures below)
 
 
 @pytest.fixture

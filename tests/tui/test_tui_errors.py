@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, SIZE
+from tui_support import FIXTURES, SIZE
 from minigrad.tui.app import MinigradApp, open_source
 from minigrad.tui.screens import ErrorScreen, MainScreen
 from textual.widgets import Static, TabbedContent

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import types
 
-from conftest import SIZE, pane_texts
+from tui_support import SIZE, pane_texts
 from minigrad.tui.app import MinigradApp
 from minigrad.tui.screens import HelpScreen, JumpScreen, MainScreen, PassScreen, QuizScreen
 from minigrad.tui.screens.main import SPEEDS

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SIZE, pane_texts
+from tui_support import SIZE, pane_texts
 from minigrad.tui.app import MinigradApp
 from minigrad.tui.widgets import EventLog, ForwardView, GraphView
 

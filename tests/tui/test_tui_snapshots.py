@@ -6,7 +6,7 @@ and look at the SVGs in ``__snapshots__`` before committing them.
 
 from __future__ import annotations
 
-from conftest import FIXTURES, SIZE
+from tui_support import FIXTURES, SIZE
 from minigrad.tracing import load
 from minigrad.tui.app import MinigradApp
 from minigrad.tui.model import Session
