@@ -257,3 +257,13 @@ def test_op_call_outputs_stop_at_the_infer_meta_count_and_inputs_are_announced()
 def test_module_parameters_are_named_by_their_path():
     m = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.ReLU(), mg.nn.Linear(3, 1))
     assert [p.name for p in m.parameters()] == ["0.weight", "0.bias", "2.weight", "2.bias"]
+
+
+def test_replay_bounds_its_checkpoints_on_big_traces():
+    from minigrad.tracing.replay import CHECKPOINT_EVERY, MAX_CHECKPOINTS, Replay
+
+    events = _record_small().events
+    small = Replay(events)
+    assert small._every == CHECKPOINT_EVERY
+    big = Replay(list(events) * 400)  # the length of a long trace (its states are not read)
+    assert len(big._checkpoints) <= MAX_CHECKPOINTS

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from minigrad.tracing.replay import CHECKPOINT_EVERY, BackwardPass, NodeInfo, Replay, State
+from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 
-__all__ = ["PassInfo", "PassLayout", "QuizQuestion", "QuizScore", "Session", "checkpoint_interval"]
+__all__ = ["PassInfo", "PassLayout", "QuizQuestion", "QuizScore", "Session"]
 
 
 @dataclass(frozen=True)
@@ -91,17 +91,6 @@ class QuizScore:
         return f"node {self.nodes_right}/{self.nodes_asked} · in-degree {self.degrees_right}/{self.degrees_asked}"
 
 
-def checkpoint_interval(n_events: int) -> int:
-    """Replay checkpoint spacing for a trace of ``n_events``.
-
-    Each checkpoint copies the whole graph so far, so on big traces the
-    default spacing makes loading quadratic (120 000 events: ~16 s at 128,
-    ~7 s at 512). Wider spacing makes a step *back* fold more events, which
-    stays well under the 50 ms budget at 512.
-    """
-    return CHECKPOINT_EVERY if n_events < 20_000 else 512
-
-
 class Session:
     """A trace opened in the app.
 
@@ -113,7 +102,7 @@ class Session:
 
     def __init__(self, events: Sequence[Any] | Any, title: str = "trace", notice: str | None = None) -> None:
         evs = getattr(events, "events", events)
-        self.replay: Replay = Replay(evs, checkpoint_every=checkpoint_interval(len(evs)))
+        self.replay: Replay = Replay(evs)  # replay spaces its checkpoints for the trace's size
         self.events = self.replay.events
         self.title = title
         self.notice = notice

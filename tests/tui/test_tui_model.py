@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from minigrad.tui.format import describe_event, fmt_value
-from minigrad.tui.model import Session, checkpoint_interval
+from minigrad.tui.model import Session
 from minigrad.tui.screens.help import KEYS
 from minigrad.tui.screens.main import MainScreen
 from minigrad.tui.screens.quiz import matches_node, parse_degrees
@@ -89,10 +89,6 @@ def test_answer_matching_by_name(demo_session: Session):
 def test_empty_trace():
     s = Session([])
     assert s.passes == [] and s.state(-1).passes == () and s.state(5).passes == ()
-
-
-def test_checkpoint_interval_widens_for_big_traces():
-    assert checkpoint_interval(1_000) == 128 and checkpoint_interval(200_000) == 512
 
 
 def test_formatting():
