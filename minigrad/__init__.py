@@ -18,8 +18,8 @@ import os as _os
 
 from . import dtypes, flags
 from .dtypes import bool_, float16, float32, float64, int32, int64
-from .tensor import (
-    Tensor,
+from .tensor import Tensor
+from .creation import (
     arange,
     full,
     full_like,
@@ -32,14 +32,14 @@ from .tensor import (
     zeros,
     zeros_like,
 )
-from .kernels import cpu as _cpu_kernels  # noqa: F401  (registers the CPU kernels)
+from .kernels import gpu as _gpu_backend  # noqa: F401  (registers the GPU backend; CuPy loads on first use)
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
 from .kernels.backends import is_gpu_available, register_backend, unregister_backend
-from .autograd.amp import autocast
+from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
 

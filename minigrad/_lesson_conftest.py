@@ -27,6 +27,10 @@ from pathlib import Path
 
 import pytest
 
+import minigrad  # noqa: F401  (the engine registers its ops and kernels first)
+from minigrad.kernels.registry import KERNELS
+from minigrad.ops.registry import OPS
+
 HERE = Path(__file__).resolve().parent
 LESSON = json.loads((HERE / "_lesson.json").read_text())
 NUMBER = LESSON["lesson"]
@@ -47,9 +51,6 @@ def _resolve(owner: object, qual: str) -> tuple[object, str, object]:
 
 
 def _load() -> None:
-    import minigrad  # noqa: F401  (the engine registers its ops and kernels first)
-    from minigrad.kernels.registry import KERNELS
-    from minigrad.ops.registry import OPS
 
     ops_before = dict(OPS)
     kernels_before = {op: dict(table) for op, table in KERNELS.items()}
@@ -116,8 +117,6 @@ def _swap(ref: object, new: object, stud: object, owner: object, s_owner: object
         for key, value in list(vars(mod).items()):
             if any(value is o for o in olds) and value is not new:
                 set_(mod, key, new)
-    from minigrad.kernels.registry import KERNELS
-    from minigrad.ops.registry import OPS
 
     for op in OPS.values():
         for field in ("infer_meta", "backward"):

@@ -1,14 +1,25 @@
-"""Operators and methods of ``Tensor``, one per op (``x.sum()``, ``x @ y``, ``x[1:]`` ...).
+"""Operators and methods of ``Tensor`` that run ops or autograd (``x.sum()``, ``x @ y``, ``x.backward()`` ...).
 
 Kept apart from ``tensor.py`` so the Tensor class reads as the data
-structure it is; every method here just calls the op of the same name.
+structure it is (the tensor layer imports no layer above it); this module
+sits on top of every layer and attaches the methods. Each method just
+calls the op, or the autograd function, of the same name.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 from . import dtypes, ops
+from .autograd import hooks as _hooks
+from .autograd.engine import run_backward
+from .dispatch.dygraph import run_inplace
+from .kernels.backends import backend_of_device, move_array
+from .ops.device import to_device
+from .ops.registry import on_define
+from .ops.shape import _normalize_index
 from .tensor import Tensor
 
 
@@ -24,10 +35,6 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     last write wins) and the gradient reaches ``value`` through a getitem.
     ``value`` is cast to ``x``'s dtype (``int_tensor[0] = 2.7`` stores 2).
     """
-    import numpy as np
-
-    from .ops.shape import _normalize_index
-
     idx = _normalize_index("setitem", index)
     if not isinstance(value, (Tensor, int, float, bool)):
         raise TypeError(f"setitem(): the value must be a Tensor or a Python number, but got {type(value).__name__}")
@@ -63,7 +70,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         source = ops.getitem(ops.reshape(v, (-1,)), gather) if v.numel() else ops.fill(self, 0)
         return ops.where(mask, source, self)
 
-    self._inplace("setitem", compute)
+    run_inplace(self, "setitem", compute)
 
 
 def _on(arr: Any, device: str) -> Any:
@@ -71,25 +78,7 @@ def _on(arr: Any, device: str) -> Any:
 
 
 def _move(arr: Any, device: str) -> Any:
-    from .kernels.backends import move_array
-
     return move_array(arr, "cpu", device)
-
-
-_METHODS = {
-    # arithmetic
-    "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "pow": ops.pow, "neg": ops.neg,
-    "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "abs": ops.abs, "sign": ops.sign, "sin": ops.sin,
-    "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu, "gelu": ops.gelu, "erf": ops.erf,
-    "maximum": ops.maximum, "minimum": ops.minimum, "clip": ops.clip, "clamp": ops.clip,
-    "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
-    # reductions
-    "sum": ops.sum, "mean": ops.mean, "max": ops.max, "min": ops.min, "logsumexp": ops.logsumexp,
-    # linear algebra, nn
-    "matmul": ops.matmul, "softmax": ops.softmax, "log_softmax": ops.log_softmax,
-    # shape
-    "transpose": ops.transpose, "squeeze": ops.squeeze, "unsqueeze": ops.unsqueeze, "flatten": ops.flatten,
-}
 
 
 def _make_method(fn: Any) -> Any:
@@ -101,8 +90,42 @@ def _make_method(fn: Any) -> Any:
     return method
 
 
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _make_method(_fn))
+# Python's reflected operators: ``2 - x`` calls ``x.__rsub__(2)``, i.e. ``sub(2, x)``.
+_REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "__rmatmul__"}
+
+
+_UNARY_OPERATORS = {"__neg__", "__pos__", "__abs__", "__invert__"}
+
+
+def _make_operator(fn: Any, name: str) -> Any:
+    if name in _REFLECTED:
+        def operator(self: Tensor, other: Any) -> Any:
+            return fn(other, self)
+    elif name in _UNARY_OPERATORS:
+        def operator(self: Tensor) -> Any:  # type: ignore[misc]
+            return fn(self)
+    else:
+        def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]
+            return fn(self, other)
+
+    operator.__name__ = name
+    operator.__doc__ = f"``minigrad.{fn.name}`` as Python's ``{name}``."
+    return operator
+
+
+def _attach(op: Any) -> None:
+    """Give ``Tensor`` the methods and operators ``op``'s definition lists (``defop(..., methods=, operators=)``)."""
+    for name in op.methods:
+        setattr(Tensor, name, _make_method(op))
+    for name in op.operators:
+        setattr(Tensor, name, _make_operator(op, name))
+
+
+# Every op defined so far, and every op defined later (a user's own op, see docs/add-an-op.md).
+for _op in list(ops.OPS.values()):
+    _attach(_op)
+on_define(_attach)
+Tensor.flatten = _make_method(ops.flatten)  # type: ignore[attr-defined]
 
 
 def _reshape(self: Tensor, *shape: Any) -> Tensor:
@@ -127,27 +150,129 @@ Tensor.permute = _permute  # type: ignore[attr-defined]
 Tensor.expand = _expand  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 
-# Operators (Python scalars work on either side).
-Tensor.__add__ = lambda self, o: ops.add(self, o)  # type: ignore[assignment]
-Tensor.__radd__ = lambda self, o: ops.add(o, self)  # type: ignore[assignment]
-Tensor.__sub__ = lambda self, o: ops.sub(self, o)  # type: ignore[assignment]
-Tensor.__rsub__ = lambda self, o: ops.sub(o, self)  # type: ignore[assignment]
-Tensor.__mul__ = lambda self, o: ops.mul(self, o)  # type: ignore[assignment]
-Tensor.__rmul__ = lambda self, o: ops.mul(o, self)  # type: ignore[assignment]
-Tensor.__truediv__ = lambda self, o: ops.div(self, o)  # type: ignore[assignment]
-Tensor.__rtruediv__ = lambda self, o: ops.div(o, self)  # type: ignore[assignment]
-Tensor.__pow__ = lambda self, o: ops.pow(self, o)  # type: ignore[assignment]
-Tensor.__rpow__ = lambda self, o: ops.pow(o, self)  # type: ignore[assignment]
-Tensor.__matmul__ = lambda self, o: ops.matmul(self, o)  # type: ignore[assignment]
-Tensor.__rmatmul__ = lambda self, o: ops.matmul(o, self)  # type: ignore[assignment]
-Tensor.__neg__ = lambda self: ops.neg(self)  # type: ignore[assignment]
-Tensor.__abs__ = lambda self: ops.abs(self)  # type: ignore[assignment]
-Tensor.__eq__ = lambda self, o: ops.eq(self, o)  # type: ignore[assignment]
-Tensor.__ne__ = lambda self, o: ops.ne(self, o)  # type: ignore[assignment]
-Tensor.__lt__ = lambda self, o: ops.lt(self, o)  # type: ignore[assignment]
-Tensor.__le__ = lambda self, o: ops.le(self, o)  # type: ignore[assignment]
-Tensor.__gt__ = lambda self, o: ops.gt(self, o)  # type: ignore[assignment]
-Tensor.__ge__ = lambda self, o: ops.ge(self, o)  # type: ignore[assignment]
-Tensor.__getitem__ = lambda self, index: ops.getitem(self, index)  # type: ignore[assignment]
 Tensor.__setitem__ = _setitem  # type: ignore[assignment]
 Tensor.__hash__ = object.__hash__  # type: ignore[assignment]
+
+
+# -- conversion -------------------------------------------------------------
+
+
+def _T(self: Tensor) -> Tensor:
+    """The tensor with its dimensions reversed."""
+    return ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+
+def _clone(self: Tensor) -> Tensor:
+    """A copy that stays in the graph (gradient flows back to ``self``)."""
+    return ops.clone(self)
+
+
+def _to(self: Tensor, device: str | None = None, dtype: Any = None) -> Tensor:
+    """Move to ``device`` and/or cast to ``dtype`` (differentiable)."""
+    out = self
+    if dtype is not None:
+        out = out.astype(dtype)
+    if device is not None:
+        if not isinstance(device, str):
+            raise TypeError(f"to(): argument 'device' must be str, but got {type(device).__name__}")
+        backend_of_device(device)  # unknown device / missing CuPy -> clear error
+        if device != out._device:
+            out = to_device(out, device)
+    return out
+
+
+def _astype(self: Tensor, dtype: Any) -> Tensor:
+    """Cast to ``dtype`` (differentiable between float dtypes)."""
+    return ops.cast(self, dtype)
+
+
+def _caster(dtype: Any, name: str) -> Callable[[Tensor], Tensor]:
+    def cast_method(self: Tensor) -> Tensor:
+        return ops.cast(self, dtype)
+
+    cast_method.__name__ = name
+    cast_method.__doc__ = f"``self.astype(minigrad.{dtype.name})``."
+    return cast_method
+
+
+Tensor.T = property(_T)  # type: ignore[attr-defined]
+Tensor.clone = _clone  # type: ignore[attr-defined]
+Tensor.to = _to  # type: ignore[attr-defined]
+Tensor.cpu = lambda self: self.to("cpu")  # type: ignore[attr-defined]
+Tensor.gpu = lambda self: self.to("gpu")  # type: ignore[attr-defined]
+Tensor.astype = _astype  # type: ignore[attr-defined]
+for _cast_name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
+                           ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_)):
+    setattr(Tensor, _cast_name, _caster(_dtype, _cast_name))
+
+
+# -- autograd ---------------------------------------------------------------
+
+
+def _backward(self: Tensor, grad_tensor: Tensor | None = None, retain_graph: bool = False) -> None:
+    """Compute the gradients of this tensor w.r.t. the graph's leaves (``run_backward``).
+
+    Args:
+        grad_tensor: the seed gradient; may be omitted only for one-element tensors.
+        retain_graph: keep the graph's saved tensors so backward can run again.
+    """
+    if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
+        raise TypeError(f"backward(): argument 'grad_tensor' (position 0) must be Tensor or None, but got {type(grad_tensor).__name__}")
+    if not isinstance(retain_graph, bool):
+        raise TypeError(f"backward(): argument 'retain_graph' (position 1) must be bool, but got {type(retain_graph).__name__}")
+    run_backward([self], [grad_tensor], retain_graph=retain_graph)
+
+
+def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> Any:
+    """Register ``hook(grad) -> Tensor | None`` to run on this tensor's gradient.
+
+    Returns a handle with ``.remove()``. Several hooks chain in
+    registration order; a returned tensor replaces the gradient.
+    """
+    return _hooks.register_hook(self, hook)
+
+
+def _retain_grad(self: Tensor) -> None:
+    """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
+    _hooks.retain_grad(self)
+
+
+Tensor.backward = _backward  # type: ignore[attr-defined]
+Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
+Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
+
+
+# -- in-place ops (DESIGN §9 rule 8): the dispatch layer's run_inplace ------------
+
+
+def _inplace_method(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return run_inplace(self, name, lambda: op(self, other))
+
+    method.__name__ = name
+    method.__doc__ = f"In place: ``self = minigrad.{op.name}(self, other)`` (bumps the version counter)."
+    return method
+
+
+def _zero_(self: Tensor) -> Tensor:
+    """Fill with zeros in place."""
+    return run_inplace(self, "zero_", lambda: ops.fill(self, 0))
+
+
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    """Fill with ``value`` in place."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    if not isinstance(value, (int, float, bool)):
+        raise TypeError(f"fill_(): argument 'value' (position 0) must be a number, but got {type(value).__name__}")
+    return run_inplace(self, "fill_", lambda: ops.fill(self, value))
+
+
+for _op in (ops.add, ops.sub, ops.mul, ops.div):
+    setattr(Tensor, _op.name + "_", _inplace_method(_op.name + "_", _op))
+Tensor.zero_ = _zero_  # type: ignore[attr-defined]
+Tensor.fill_ = _fill_  # type: ignore[attr-defined]
+Tensor.__iadd__ = lambda self, o: self.add_(o)  # type: ignore[assignment]
+Tensor.__isub__ = lambda self, o: self.sub_(o)  # type: ignore[assignment]
+Tensor.__imul__ = lambda self, o: self.mul_(o)  # type: ignore[assignment]
+Tensor.__itruediv__ = lambda self, o: self.div_(o)  # type: ignore[assignment]

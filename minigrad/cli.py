@@ -31,6 +31,12 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from . import lessons_cli
+from .tracing import TraceFormatError
+from .tracing.loader import load
+from .tracing.recorder import Recorder
+from .tracing.replay import replay
+
 __all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "CliError"]
 
 EXIT_ERROR = 1  # bad input: unreadable trace, bad step, script failure
@@ -47,9 +53,6 @@ class CliError(Exception):
 
 def _load(path: str) -> Any:
     """Load and validate a trace file, turning every failure into a ``CliError``."""
-    from minigrad.tracing import TraceFormatError
-    from minigrad.tracing.loader import load
-
     try:
         return load(path)
     except FileNotFoundError:
@@ -69,8 +72,6 @@ def _load(path: str) -> Any:
 
 def cmd_record(args: argparse.Namespace) -> int:
     """Run ``args.script`` as ``__main__`` under ``mg.trace()`` and save the trace."""
-    from minigrad.tracing.recorder import Recorder
-
     script = Path(args.script)
     if not script.is_file():
         raise CliError(f"{script}: no such script")
@@ -161,7 +162,6 @@ def cmd_log(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from minigrad.tracing.replay import replay
     from minigrad.viz.describe import describe_event
 
     rec = _load(args.trace)
@@ -257,8 +257,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export_chrome)
 
     # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).
-    from . import lessons_cli
-
     lessons_cli.add_parser(sub)
     return parser
 

@@ -56,6 +56,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import minigrad as mg
+
 __all__ = [
     "Lesson",
     "Region",
@@ -355,7 +357,6 @@ def render_figures(lesson: Lesson, dest: Path) -> list[dict[str, str]]:
     if not lesson.figures:
         return []
     try:
-        import minigrad as mg
         from minigrad import viz  # type: ignore[attr-defined]
 
         render = viz.render

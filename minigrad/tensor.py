@@ -4,7 +4,7 @@ A ``Tensor`` is an array (NumPy on the CPU, CuPy on the GPU) plus:
 
 - ``dtype`` (a minigrad dtype), ``device`` (``"cpu"``, ``"gpu"`` ...) and a
   ``layout`` (``NCHW`` by default, as Paddle's DenseTensor);
-- an ``AutogradMeta`` when it requires grad (``autograd/meta.py``);
+- an ``AutogradMeta`` when it requires grad (``autograd_meta.py``);
 - a shared version counter, bumped by in-place ops (DESIGN §9 rule 8);
 - a stable integer id used in events, and an optional name.
 
@@ -21,36 +21,19 @@ Example:
 from __future__ import annotations
 
 import itertools
-import math
-import weakref
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator
 
 import numpy as np
 
 from . import dtypes as _dt
-from .autograd.grad_mode import GRAD_MODE
-from .autograd.meta import AutogradMeta
+from .autograd_meta import AutogradMeta
 from .dtypes import DType
-from .kernels.backends import backend_of_device, move_array, to_numpy
-from .kernels.key import Layout
+from .device import Layout, backend_of_device, move_array, to_numpy
+from .printing import format_values
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
 
-__all__ = [
-    "Tensor",
-    "VersionCounter",
-    "tensor",
-    "zeros",
-    "ones",
-    "full",
-    "arange",
-    "randn",
-    "rand",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "manual_seed",
-]
+__all__ = ["Tensor", "VersionCounter", "from_data"]
 
 _tensor_ids = itertools.count(1)
 
@@ -106,7 +89,7 @@ class Tensor:
         return t
 
     def __init__(self, data: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> None:
-        src = tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+        src = from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
         self._data = src._data
         self._dtype = src._dtype
         self._device = src._device
@@ -278,13 +261,6 @@ class Tensor:
         """How many in-place modifications this storage has seen."""
         return self._version.value if self._version is not None else 0
 
-    @property
-    def T(self) -> "Tensor":
-        """The tensor with its dimensions reversed."""
-        from .ops import permute
-
-        return permute(self, tuple(range(self.ndim - 1, -1, -1)))
-
     # -- conversion --------------------------------------------------------
 
     def numpy(self) -> np.ndarray:
@@ -321,235 +297,6 @@ class Tensor:
         """A detached tensor with its own copy of the values."""
         return Tensor._make(self._data.copy(), self._dtype, self._device, self._layout)
 
-    def clone(self) -> "Tensor":
-        """A copy that stays in the graph (gradient flows back to ``self``)."""
-        from .ops import clone
-
-        return clone(self)
-
-    def to(self, device: str | None = None, dtype: Any = None) -> "Tensor":
-        """Move to ``device`` and/or cast to ``dtype`` (differentiable)."""
-        from .ops.device import to_device
-
-        out = self
-        if dtype is not None:
-            out = out.astype(dtype)
-        if device is not None:
-            if not isinstance(device, str):
-                raise TypeError(f"to(): argument 'device' must be str, but got {type(device).__name__}")
-            backend_of_device(device)  # unknown device / missing CuPy -> clear error
-            if device != out._device:
-                out = to_device(out, device)
-        return out
-
-    def cpu(self) -> "Tensor":
-        return self.to("cpu")
-
-    def gpu(self) -> "Tensor":
-        return self.to("gpu")
-
-    def astype(self, dtype: Any) -> "Tensor":
-        """Cast to ``dtype`` (differentiable between float dtypes)."""
-        from .ops import cast
-
-        return cast(self, dtype)
-
-    def float(self) -> "Tensor":
-        return self.astype(_dt.float32)
-
-    def double(self) -> "Tensor":
-        return self.astype(_dt.float64)
-
-    def half(self) -> "Tensor":
-        return self.astype(_dt.float16)
-
-    def long(self) -> "Tensor":
-        return self.astype(_dt.int64)
-
-    def int(self) -> "Tensor":
-        return self.astype(_dt.int32)
-
-    def bool(self) -> "Tensor":
-        return self.astype(_dt.bool_)
-
-    # -- autograd ----------------------------------------------------------
-
-    def backward(self, grad_tensor: "Tensor | None" = None, retain_graph: bool = False) -> None:
-        """Compute the gradients of this tensor w.r.t. the graph's leaves (``run_backward``).
-
-        Args:
-            grad_tensor: the seed gradient; may be omitted only for one-element tensors.
-            retain_graph: keep the graph's saved tensors so backward can run again.
-        """
-        from .autograd.engine import run_backward
-
-        if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
-            raise TypeError(f"backward(): argument 'grad_tensor' (position 0) must be Tensor or None, but got {type(grad_tensor).__name__}")
-        if not isinstance(retain_graph, bool):
-            raise TypeError(f"backward(): argument 'retain_graph' (position 1) must be bool, but got {type(retain_graph).__name__}")
-        run_backward([self], [grad_tensor], retain_graph=retain_graph)
-
-    def register_hook(self, hook: Callable[["Tensor"], "Tensor | None"]) -> Any:
-        """Register ``hook(grad) -> Tensor | None`` to run on this tensor's gradient.
-
-        Returns a handle with ``.remove()``. Several hooks chain in
-        registration order; a returned tensor replaces the gradient.
-        """
-        if not callable(hook):
-            raise TypeError(f"register_hook(): argument 'hook' must be callable, but got {type(hook).__name__}")
-        meta = self._meta
-        if meta is None:
-            raise RuntimeError(
-                "cannot register a hook on a tensor that does not require grad "
-                "(create it with requires_grad=True, or hook a tensor computed from one)"
-            )
-        if meta.grad_node is None:
-            from .autograd.grad_node import RemovableHandle, _hook_ids
-
-            if meta.hooks is None:
-                meta.hooks = []
-            hook_id = next(_hook_ids)
-            meta.hooks.append((hook_id, hook))
-            return RemovableHandle(meta.hooks, hook_id)
-        return meta.grad_node.add_hook(meta.out_slot, meta.out_rank, hook, "tensor", self._id)
-
-    def retain_grad(self) -> None:
-        """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
-        meta = self._meta
-        if meta is None:
-            raise RuntimeError("can't retain_grad on a tensor that does not require grad")
-        if meta.grad_node is None or meta.retain_grads:
-            return
-        meta.retain_grads = True
-        meta_ref = weakref.ref(meta)
-
-        def _retain(grad: "Tensor") -> None:
-            m = meta_ref()
-            if m is not None:
-                m.grad = grad if GRAD_MODE.enabled else grad.detach_copy()
-            return None
-
-        meta.grad_node.add_hook(meta.out_slot, meta.out_rank, _retain, "retain_grad", self._id)
-
-    @property
-    def retains_grad(self) -> bool:
-        return self._meta is not None and self._meta.retain_grads
-
-    # -- in-place ops (DESIGN §9 rule 8) ---------------------------------------
-
-    def _inplace(self, op_name: str, fn: Callable[[], "Tensor"]) -> "Tensor":
-        meta = self._meta
-        if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
-            raise RuntimeError(
-                f"{op_name}(): a leaf tensor that requires grad is being used in an in-place operation. "
-                f"Use an out-of-place op (x = x + y), or update it under `with mg.no_grad():`"
-            )
-        # Only a tensor made by a view op (reshape, getitem ...) is a view of another tensor;
-        # other kernels may return NumPy views of their own temporaries, which are private.
-        made_by_view = (
-            meta is not None
-            and meta.grad_node is not None
-            and getattr(meta.grad_node.opdef, "view", False)
-            and getattr(self._data, "base", None) is not None
-        )
-        if GRAD_MODE.enabled and made_by_view:
-            raise RuntimeError(
-                f"{op_name}(): in-place change of a view of another tensor that requires grad is not supported; "
-                f"use an out-of-place op, or clone() first"
-            )
-        result = fn()
-        if result._dtype is not self._dtype:
-            if not self._dtype.is_floating and result._dtype.is_floating:
-                raise RuntimeError(
-                    f"{op_name}(): result type {result._dtype} can't be cast to the desired output type {self._dtype}"
-                )
-        node = result.grad_fn
-        if node is not None:
-            # The new node saved the pre-change values of ``self`` (PyTorch's original_self):
-            # give those wrappers a private copy, since the storage is about to change.
-            for w in node.wrappers:
-                if w.data is self._data:
-                    w.data = self._data.copy()
-                    w.version_counter = VersionCounter()
-                    w.snapshot = 0
-        if result._dtype is not self._dtype:
-            # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
-            # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
-            from .ops import cast
-
-            result = cast(result, self._dtype)
-            node = result.grad_fn
-        new_values = result._data
-        try:
-            if self._data.ndim == 0:
-                self._data[()] = new_values
-            else:
-                self._data[...] = new_values
-        except ValueError as exc:
-            raise RuntimeError(f"{op_name}(): cannot write into this tensor in place ({exc})") from None
-        if self._version is None:
-            self._version = VersionCounter()
-        self._version.bump()
-        if node is not None:
-            # SetHistory: the tensor's grad node moves to the new node.
-            new_meta = AutogradMeta(self._id, self._name)
-            new_meta.grad_node = node
-            new_meta.out_slot = result._meta.out_slot
-            new_meta.out_rank = result._meta.out_rank
-            if meta is not None and meta.retain_grads:
-                self._meta = new_meta
-                self.retain_grad()
-            self._meta = new_meta
-        if bus.recorder is not None:
-            self._announce_update(op_name)
-        return self
-
-    def add_(self, other: Any) -> "Tensor":
-        from .ops import add
-
-        return self._inplace("add_", lambda: add(self, other))
-
-    def sub_(self, other: Any) -> "Tensor":
-        from .ops import sub
-
-        return self._inplace("sub_", lambda: sub(self, other))
-
-    def mul_(self, other: Any) -> "Tensor":
-        from .ops import mul
-
-        return self._inplace("mul_", lambda: mul(self, other))
-
-    def div_(self, other: Any) -> "Tensor":
-        from .ops import div
-
-        return self._inplace("div_", lambda: div(self, other))
-
-    def zero_(self) -> "Tensor":
-        from .ops import fill
-
-        return self._inplace("zero_", lambda: fill(self, 0))
-
-    def fill_(self, value: Any) -> "Tensor":
-        from .ops import fill
-
-        if isinstance(value, Tensor):
-            value = value.item()
-        if not isinstance(value, (int, float, bool)):
-            raise TypeError(f"fill_(): argument 'value' (position 0) must be a number, but got {type(value).__name__}")
-        return self._inplace("fill_", lambda: fill(self, value))
-
-    def __iadd__(self, other: Any) -> "Tensor":
-        return self.add_(other)
-
-    def __isub__(self, other: Any) -> "Tensor":
-        return self.sub_(other)
-
-    def __imul__(self, other: Any) -> "Tensor":
-        return self.mul_(other)
-
-    def __itruediv__(self, other: Any) -> "Tensor":
-        return self.div_(other)
-
     # -- Python protocol ---------------------------------------------------
 
     def __len__(self) -> int:
@@ -581,7 +328,7 @@ class Tensor:
 
     def __repr__(self) -> str:
         arr = to_numpy(self._data)
-        body = _format_values(arr)
+        body = format_values(arr)
         extras = []
         if self._device != "cpu":
             extras.append(f"device='{self._device}'")
@@ -599,111 +346,17 @@ class Tensor:
 
 
 # ---------------------------------------------------------------------------
-# repr: PyTorch's formatting rules (torch/_tensor_str.py), so printed tensors read the same
+# From data to a leaf tensor (mg.tensor, Tensor(...), and the creation functions in creation.py)
 # ---------------------------------------------------------------------------
 
-_LINE_WIDTH = 80
-_EDGE_ITEMS = 3
-_THRESHOLD = 1000
-
-
-class _Formatter:
-    """One width and one style for every element: ``1.``, ``1.5000`` or ``1.0000e-05``."""
-
-    def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
-        self.int_mode = True
-        self.sci_mode = False
-        self.width = 1
-        if not self.floating:
-            self.width = max((len(str(v)) for v in values.reshape(-1).tolist()), default=1)
-            return
-        v = values.astype(np.float64).reshape(-1)
-        nz = v[np.isfinite(v) & (v != 0)]
-        if nz.size == 0:
-            return
-        lo, hi = np.abs(nz).min(), np.abs(nz).max()
-        self.int_mode = bool(np.all(nz == np.ceil(nz)))
-        if self.int_mode:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
-        else:
-            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
-        fmt = "{:.4e}" if self.sci_mode else ("{:.0f}." if self.int_mode else "{:.4f}")
-        self.width = max(len(fmt.format(x)) for x in nz.tolist())
-
-    def format(self, value: Any) -> str:
-        if not self.floating:
-            text = str(value)
-        elif self.sci_mode:
-            text = f"{value:.4e}"
-        elif self.int_mode:
-            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
-        else:
-            text = f"{value:.4f}"
-        return text.rjust(self.width)
-
-
-def _summarized(arr: np.ndarray) -> np.ndarray:
-    """The edge items of every dimension (what a summarized repr shows)."""
-    if arr.ndim == 0:
-        return arr
-    if arr.shape[0] > 2 * _EDGE_ITEMS:
-        arr = np.concatenate([arr[:_EDGE_ITEMS], arr[-_EDGE_ITEMS:]])
-    return np.stack([_summarized(a) for a in arr]) if arr.ndim > 1 else arr
-
-
-def _format_nested(arr: np.ndarray, fmt: _Formatter, indent: int, summarize: bool) -> str:
-    if arr.ndim == 0:
-        return fmt.format(arr.item())
-    n = arr.shape[0]
-    cut = summarize and n > 2 * _EDGE_ITEMS
-    rows = list(range(_EDGE_ITEMS)) + [-1] + list(range(n - _EDGE_ITEMS, n)) if cut else list(range(n))
-    if arr.ndim == 1:
-        items = [" ..." if i < 0 else fmt.format(arr[i].item()) for i in rows]
-        per_line = max(1, (_LINE_WIDTH - indent) // (fmt.width + 2))
-        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
-        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    parts = ["..." if i < 0 else _format_nested(arr[i], fmt, indent + 1, summarize) for i in rows]
-    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
-
-
-def _format_values(arr: np.ndarray) -> str:
-    """The values part of ``repr``, as PyTorch prints it (``[1.5000, 2.0000]``, ``[1., 2.]``)."""
-    if arr.size == 0:
-        return "[]"
-    summarize = arr.size > _THRESHOLD
-    fmt = _Formatter(_summarized(arr) if summarize else arr)
-    return _format_nested(arr, fmt, len("tensor("), summarize)
-
-
-# ---------------------------------------------------------------------------
-# Creation functions
-# ---------------------------------------------------------------------------
-
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> None:
-    """Seed minigrad's random generator (``randn``, ``rand``, ``Dropout``, init)."""
-    global _rng
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError(f"manual_seed(): argument 'seed' must be int, but got {type(seed).__name__}")
-    _rng = np.random.default_rng(seed)
-
-
-def generator() -> np.random.Generator:
-    """The generator behind ``randn``/``rand`` (reseeded by ``manual_seed``)."""
-    return _rng
-
-
-def _check_device(fn: str, device: Any) -> str:
+def check_device(fn: str, device: Any) -> str:
     if not isinstance(device, str):
         raise TypeError(f"{fn}(): argument 'device' must be str, but got {type(device).__name__}")
     backend_of_device(device)
     return device
 
 
-def _finish(fn: str, data: np.ndarray, dtype: DType, device: str, requires_grad: Any, name: str | None = None) -> Tensor:
+def finish(fn: str, data: np.ndarray, dtype: DType, device: str, requires_grad: Any, name: str | None = None) -> "Tensor":
     if not isinstance(requires_grad, bool):
         raise TypeError(f"{fn}(): argument 'requires_grad' must be bool, but got {type(requires_grad).__name__}")
     if requires_grad and not dtype.is_floating:
@@ -735,23 +388,14 @@ def _infer_dtype(arr: np.ndarray, data: Any) -> DType:
     raise TypeError(f"tensor(): could not infer a dtype from data of type {type(data).__name__}")
 
 
-def tensor(
+def from_data(
     data: Any,
     dtype: Any = None,
     device: str = "cpu",
     requires_grad: bool = False,
     name: str | None = None,
-) -> Tensor:
-    """A new leaf tensor from data (nested lists, numbers, NumPy arrays or a Tensor).
-
-    Float data gives ``float32``, integer data ``int64``, bools ``bool``
-    (NumPy arrays keep their dtype).
-
-    Example:
-        >>> import minigrad as mg
-        >>> mg.tensor([1, 2]).dtype, mg.tensor([1.5]).dtype
-        (minigrad.int64, minigrad.float32)
-    """
+) -> "Tensor":
+    """A new leaf tensor holding a copy of ``data`` (what ``mg.tensor`` and ``Tensor(...)`` do)."""
     if isinstance(data, Tensor):
         data = to_numpy(data._data).copy()
     try:
@@ -766,97 +410,4 @@ def tensor(
     dt = _dt.as_dtype(dtype, "tensor(): argument 'dtype'") if dtype is not None else _infer_dtype(arr, data)
     # np.ascontiguousarray would turn 0-d data into shape (1,); np.array(order="C") keeps the shape.
     arr = np.array(arr, dtype=dt.np, order="C", copy=True)
-    return _finish("tensor", arr, dt, _check_device("tensor", device), requires_grad, name)
-
-
-def _shape_arg(fn: str, size: Sequence[Any]) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (list, tuple)):
-        size = tuple(size[0])
-    for i, s in enumerate(size):
-        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"{fn}(): argument 'size' must be a sequence of ints, but element {i} is {type(s).__name__}")
-        if s < 0:
-            raise ValueError(f"{fn}(): negative dimension {s} in size {tuple(size)}")
-    return tuple(int(s) for s in size)
-
-
-def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
-    return default if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
-
-
-def zeros(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """A tensor of zeros of the given size (default dtype float32)."""
-    dt = _dtype_arg("zeros", dtype, _dt.float32)
-    return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
-
-
-def ones(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """A tensor of ones of the given size (default dtype float32)."""
-    dt = _dtype_arg("ones", dtype, _dt.float32)
-    return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
-
-
-def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
-    if not isinstance(fill_value, (int, float, bool)):
-        raise TypeError(f"full(): argument 'fill_value' (position 1) must be a number, but got {type(fill_value).__name__}")
-    default = _dt.bool_ if isinstance(fill_value, bool) else _dt.int64 if isinstance(fill_value, int) else _dt.float32
-    dt = _dtype_arg("full", dtype, default)
-    shape = _shape_arg("full", (size,) if isinstance(size, (list, tuple)) else (size,))
-    return _finish("full", np.full(shape, fill_value, dt.np), dt, _check_device("full", device), requires_grad, name)
-
-
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` is ``0..n-1``."""
-    if end is None:
-        start, end = 0, start
-    for nm, v in (("start", start), ("end", end), ("step", step)):
-        if not isinstance(v, (int, float)) or isinstance(v, bool):
-            raise TypeError(f"arange(): argument '{nm}' must be a number, but got {type(v).__name__}")
-    if step == 0:
-        raise ValueError("arange(): step must be nonzero")
-    all_int = all(isinstance(v, int) for v in (start, end, step))
-    dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.float32)
-    return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
-
-
-def randn(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Standard normal samples (reproducible with ``manual_seed``)."""
-    dt = _dtype_arg("randn", dtype, _dt.float32)
-    if not dt.is_floating:
-        raise TypeError(f"randn(): dtype must be a float dtype, but got {dt}")
-    data = _rng.standard_normal(_shape_arg("randn", size)).astype(dt.np)
-    return _finish("randn", data, dt, _check_device("randn", device), requires_grad, name)
-
-
-def rand(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Uniform samples in [0, 1) (reproducible with ``manual_seed``)."""
-    dt = _dtype_arg("rand", dtype, _dt.float32)
-    if not dt.is_floating:
-        raise TypeError(f"rand(): dtype must be a float dtype, but got {dt}")
-    data = _rng.random(_shape_arg("rand", size)).astype(dt.np)
-    return _finish("rand", data, dt, _check_device("rand", device), requires_grad, name)
-
-
-def _like(fn: str, t: Any) -> Tensor:
-    if not isinstance(t, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 0) must be Tensor, but got {type(t).__name__}")
-    return t
-
-
-def zeros_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
-    """Zeros with ``input``'s shape (and dtype/device unless given)."""
-    t = _like("zeros_like", input)
-    return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
-
-
-def ones_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
-    """Ones with ``input``'s shape (and dtype/device unless given)."""
-    t = _like("ones_like", input)
-    return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
-
-
-def full_like(input: Tensor, fill_value: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
-    """``fill_value`` with ``input``'s shape (and dtype/device unless given)."""
-    t = _like("full_like", input)
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    return finish("tensor", arr, dt, check_device("tensor", device), requires_grad, name)

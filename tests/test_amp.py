@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.autograd.amp import ALLOW_LIST, DENY_LIST, amp_dest_dtype
-from minigrad.autograd.amp_state import AMP
+from minigrad.dispatch.amp import ALLOW_LIST, DENY_LIST, amp_dest_dtype
+from minigrad.dispatch.amp_state import AMP
 
 from _toy import events
 

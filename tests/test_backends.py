@@ -94,7 +94,7 @@ def test_is_gpu_available_never_raises():
 def test_import_minigrad_does_not_import_cupy():
     code = (
         "import sys, minigrad as mg; mg.is_gpu_available(); "
-        "import minigrad.autograd.amp; "
+        "import minigrad.dispatch.amp; "
         "bad = [m for m in ('cupy', 'textual', 'rich', 'graphviz') if m in sys.modules]; "
         "print(bad)"
     )
@@ -123,7 +123,7 @@ def test_asking_for_the_gpu_without_it_says_how_to_install():
 def test_docstring_examples_run():
     import doctest
 
-    import minigrad.autograd.amp as amp
+    import minigrad.dispatch.amp as amp
 
     for mod in (backends, amp):
         result = doctest.testmod(mod)

@@ -1,6 +1,6 @@
 """No reference cycles between tensors and grad nodes, and no recursion on deep graphs.
 
-NOTE [ No reference cycles between tensors and nodes ] (``autograd/meta.py``)
+NOTE [ No reference cycles between tensors and nodes ] (``autograd_meta.py``)
 says a freed graph is reclaimed by reference counting alone. These tests
 check it with the cycle collector switched off: after ``backward()`` and
 ``del``, every tensor and node of the graph must already be gone (a weak

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..autograd_meta import AutogradMeta
+from ..tensor import Tensor
 from .accumulation import AccumulationNode
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .grad_node import Edge, GradNode
 from .hooks import register_final_backward_hook
-from .meta import AutogradMeta
 from .tensor_wrapper import TensorWrapper
 
 __all__ = [
@@ -35,8 +36,6 @@ __all__ = [
 
 
 def _as_list(name: str, value: Any) -> list[Any]:
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor) or value is None:
         return [value]
     if isinstance(value, (list, tuple)):
@@ -61,8 +60,6 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool = False)
 
 def _tensor_list(name: str, value: Any, allow_none_items: bool = False) -> list[Any]:
     """``value`` as a list of Tensors (a single Tensor is wrapped), checked for grad()."""
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor):
         return [value]
     if not isinstance(value, (list, tuple)):

@@ -11,16 +11,15 @@ ready queue, so leaf gradients are written as soon as they are complete.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import weakref
+from typing import Any
 
+from ..autograd_meta import AutogradMeta
 from ..tracing import bus
 from ..tracing.events import GradAccumulate, HookRun, NodeCreate
 from .grad_node import GradNode, check_hook_result
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .meta import AutogradMeta
-
-__all__ = ["AccumulationNode"]
+__all__ = ["AccumulationNode", "accumulation_node_for"]
 
 
 class AccumulationNode(GradNode):
@@ -91,3 +90,18 @@ class AccumulationNode(GradNode):
         other = AccumulationNode(self.meta, self.in_meta[0][0])
         other.seq_nr = self.seq_nr
         return other
+
+
+def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
+    """The leaf's AccumulationNode, created on its first use by an op (``SetGradOutMeta``).
+
+    The meta holds it only weakly (NOTE [ No reference cycles between tensors
+    and nodes ] in ``autograd_meta.py``): a node that no graph holds any more
+    is made again.
+    """
+    node = meta.acc_node() if meta.acc_node is not None else None
+    if node is None:
+        node = AccumulationNode(meta, (tensor._data.shape, tensor._dtype, tensor._device))
+        meta.acc_node = weakref.ref(node)
+        node.announce()
+    return node

@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from ..device import move_array
+from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import (
     BackwardBegin,
@@ -60,22 +62,12 @@ from ..tracing.events import (
     WrappersClear,
 )
 from . import hooks as _hooks
+from .accumulation import accumulation_node_for
+from .general_grad import GeneralGrad
+from .grad_node import GradNode, released_error
 from .grad_mode import GRAD_MODE
 from .grad_tensor_holder import GradTensorHolder
 
-# ``minigrad.tensor`` imports this package, so Tensor is bound on first use
-# (an import statement inside the hot functions would cost an import-system call each time).
-Tensor: Any = None
-
-
-def _bind_tensor() -> None:
-    global Tensor
-    from ..tensor import Tensor as _T
-
-    Tensor = _T
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .grad_node import GradNode
 
 __all__ = ["run_backward", "get_in_degree_map", "BackwardRun", "current_run"]
 
@@ -98,14 +90,6 @@ class BackwardRun:
 current_run: BackwardRun | None = None
 
 
-def _released_error(node: "GradNode") -> RuntimeError:
-    return RuntimeError(
-        f"Trying to backward through the graph a second time: {node.display_name} (backward of "
-        f"'{node.op_name}') was released by an earlier backward(). Specify retain_graph=True on the "
-        f"first backward() (or use mg.grad()) if you need to backward through the graph again."
-    )
-
-
 def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) -> dict["GradNode", int]:
     """Count the edges into every node reachable from ``queue`` (breadth-first, each node once)."""
     # BEGIN LESSON 2 TASK 2.1: the in-degree map
@@ -118,7 +102,7 @@ def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) 
             continue
         visited.add(node)
         if check_released and node.released:
-            raise _released_error(node)
+            raise released_error(node)
         for row in node.next_edges:
             for edge in row:
                 nxt = edge.node
@@ -155,8 +139,6 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
 
 
 def _to_device(array: Any, device: str) -> Any:
-    from ..kernels.backends import move_array
-
     return move_array(array, "cpu", device)
 
 
@@ -198,15 +180,11 @@ def run_backward(
     returned. Otherwise leaf ``.grad`` fields accumulate and ``[]`` is returned.
     """
     global current_run
-    if Tensor is None:
-        _bind_tensor()
     rec = bus.recorder
     t_start = time.perf_counter_ns()
     is_general = inputs is not None
     gg = None
     if is_general:
-        from .general_grad import GeneralGrad
-
         gg = GeneralGrad(inputs, no_grad_vars or [], create_graph, allow_unused)
 
     if grad_tensors is None:
@@ -225,7 +203,7 @@ def run_backward(
                 f"element {i} of tensors does not require grad and does not have a grad_fn "
                 f"(did you create it under no_grad, or from tensors without requires_grad=True?)"
             )
-        node = meta.grad_node if meta.grad_node is not None else meta.accumulation_node_for(t)
+        node = meta.grad_node if meta.grad_node is not None else accumulation_node_for(meta, t)
         starts.append((node, meta.out_slot, meta.out_rank, t))
 
     prev_mode = GRAD_MODE.enabled
@@ -377,7 +355,7 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     if node.is_accumulation:
         return node.run(grads, create_graph, general)  # type: ignore[attr-defined]
     if node.released:
-        raise _released_error(node)
+        raise released_error(node)
     op = node.opdef
     assert op is not None and op.backward is not None
     ctx = BackwardContext(node, create_graph)

@@ -85,12 +85,13 @@ from ..tracing.events import (
     GeneralGradTargets,
     GeneralGradUpdate,
 )
+from ..autograd_meta import AutogradMeta
+from ..tensor import Tensor
 from .accumulation import AccumulationNode
+from .grad_node import announce_node, released_error
 from .grad_tensor_holder import GradTensorHolder
-from .meta import AutogradMeta
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..tensor import Tensor
     from .grad_node import GradNode
 
 __all__ = ["GeneralGrad"]
@@ -448,7 +449,6 @@ class GeneralGrad:
 
     def prepare(self, orig_queue: Sequence["GradNode"], queue: deque, buffers: dict["GradNode", GradTensorHolder]) -> None:
         """``PreparedForGeneralGrad``: steps 1-9 above; ``queue`` is changed in place."""
-        from .dygraph import announce_node
 
         self.queue = queue
         self.copy_backward_graph(orig_queue)
@@ -481,12 +481,11 @@ class GeneralGrad:
     def check_released(self, in_degree: dict["GradNode", int]) -> None:
         """Raise the engine's released-node error for a needed node whose original
         was released by an earlier ``backward()`` (nodes that won't run don't matter)."""
-        from .engine import _released_error
 
         nodes = list(self.queue or ()) + list(in_degree)
         for node in nodes:
             if node in self.needed and node.released and not node.is_accumulation:
-                raise _released_error(self.copied_to_orig.get(node, node))
+                raise released_error(self.copied_to_orig.get(node, node))
 
     def is_needed(self, node: "GradNode") -> bool:
         """``IsNeededNodes``: only nodes on a path from the outputs to the inputs run."""
@@ -501,7 +500,6 @@ class GeneralGrad:
 
     def results(self) -> list["Tensor | None"]:
         """``GetResults``: one gradient per input (``requires_grad == create_graph``)."""
-        from ..tensor import Tensor
 
         rec = bus.recorder
         out: list[Tensor | None] = []

@@ -22,8 +22,10 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from ..tensor import Tensor
 from ..tracing import bus
-from ..tracing.events import HookRun
+from ..tracing.events import HookRun, NodeCreate
+from ..tracing.preview import jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -190,10 +192,17 @@ class GradNode:
         return other
 
 
+def released_error(node: "GradNode") -> RuntimeError:
+    """The error for a second backward through a released node (DESIGN §9 rule 3)."""
+    return RuntimeError(
+        f"Trying to backward through the graph a second time: {node.display_name} (backward of "
+        f"'{node.op_name}') was released by an earlier backward(). Specify retain_graph=True on the "
+        f"first backward() (or use mg.grad()) if you need to backward through the graph again."
+    )
+
+
 def check_hook_result(out: Any, g: Any, tensor_id: int) -> Any:
     """A hook's replacement gradient must be a Tensor of the gradient's shape."""
-    from ..tensor import Tensor
-
     if not isinstance(out, Tensor):
         raise TypeError(f"hook on tensor t{tensor_id} returned {type(out).__name__}; a hook must return a Tensor or None")
     if out.shape != g.shape:
@@ -202,3 +211,39 @@ def check_hook_result(out: Any, g: Any, tensor_id: int) -> Any:
             f"but the gradient has shape {tuple(g.shape)}"
         )
     return out
+
+
+def announce_node(node: Any, copy_of: int | None = None) -> None:
+    """Emit ``node.create`` for a grad node (used at creation and by GeneralGrad copies)."""
+    rec = bus.recorder
+    if rec is None:
+        return
+    if node.is_accumulation:
+        node.announce(copy_of=copy_of)
+        return
+    edges = [
+        {
+            "slot": slot,
+            "rank": rank,
+            "next": e.node.id if e.node is not None else None,
+            "next_slot": e.slot,
+            "next_rank": e.rank,
+        }
+        for slot, row in enumerate(node.next_edges)
+        for rank, e in enumerate(row)
+    ]
+    rec.emit(
+        NodeCreate(
+            node=node.id,
+            name=node.display_name,
+            op=node.op_name,
+            topo_nr=node.topo_nr,
+            seq_nr=node.seq_nr,
+            is_accumulation=False,
+            tensor=None,
+            copy_of=copy_of,
+            edges=edges,
+            saved=[w.tensor_id for w in node.wrappers],
+            attrs={k: jsonable(v) for k, v in node.attrs.items()},
+        )
+    )

@@ -16,12 +16,63 @@ Example:
 
 from __future__ import annotations
 
-from typing import Callable
+import weakref
+from typing import Any, Callable
 
+from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import HookRun
+from .grad_mode import GRAD_MODE
+from .grad_node import RemovableHandle, _hook_ids
 
-__all__ = ["register_final_backward_hook", "run_final_hooks"]
+__all__ = ["register_hook", "retain_grad", "register_final_backward_hook", "run_final_hooks"]
+
+
+def register_hook(tensor: Tensor, hook: Callable[[Tensor], "Tensor | None"]) -> RemovableHandle:
+    """``tensor.register_hook(hook)``: run ``hook(grad) -> Tensor | None`` on the tensor's gradient.
+
+    A leaf keeps its hooks in its AutogradMeta (the AccumulationNode runs
+    them); a non-leaf's hooks live on its grad node, at the tensor's
+    (slot, rank). Returns a handle with ``.remove()``.
+    """
+    if not callable(hook):
+        raise TypeError(f"register_hook(): argument 'hook' must be callable, but got {type(hook).__name__}")
+    meta = tensor._meta
+    if meta is None:
+        raise RuntimeError(
+            "cannot register a hook on a tensor that does not require grad "
+            "(create it with requires_grad=True, or hook a tensor computed from one)"
+        )
+    if meta.grad_node is None:
+        if meta.hooks is None:
+            meta.hooks = []
+        hook_id = next(_hook_ids)
+        meta.hooks.append((hook_id, hook))
+        return RemovableHandle(meta.hooks, hook_id)
+    return meta.grad_node.add_hook(meta.out_slot, meta.out_rank, hook, "tensor", tensor._id)
+
+
+def retain_grad(tensor: Tensor) -> None:
+    """``tensor.retain_grad()``: keep a non-leaf's gradient in ``.grad`` (a hook on its grad node).
+
+    The hook holds the meta weakly (NOTE [ No reference cycles between
+    tensors and nodes ] in ``autograd_meta.py``).
+    """
+    meta = tensor._meta
+    if meta is None:
+        raise RuntimeError("can't retain_grad on a tensor that does not require grad")
+    if meta.grad_node is None or meta.retain_grads:
+        return
+    meta.retain_grads = True
+    meta_ref = weakref.ref(meta)
+
+    def _retain(grad: Tensor) -> None:
+        m = meta_ref()
+        if m is not None:
+            m.grad = grad if GRAD_MODE.enabled else grad.detach_copy()
+        return None
+
+    meta.grad_node.add_hook(meta.out_slot, meta.out_rank, _retain, "retain_grad", tensor._id)
 
 _final_hooks: list[Callable[[], None]] = []
 

@@ -18,26 +18,13 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .meta import AutogradMeta
+from ..autograd_meta import AutogradMeta
+from ..tensor import Tensor, VersionCounter
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..tensor import Tensor
     from .grad_node import GradNode
 
 __all__ = ["TensorWrapper"]
-
-# ``minigrad.tensor`` imports this package, so its classes are bound on first use
-# (an import statement inside the hot functions would cost an import-system call each time).
-_Tensor: Any = None
-_VersionCounter: Any = None
-
-
-def _bind_tensor_classes() -> None:
-    global _Tensor, _VersionCounter
-    from ..tensor import Tensor, VersionCounter
-
-    _Tensor, _VersionCounter = Tensor, VersionCounter
-
 
 class TensorWrapper:
     """A saved tensor (see the module docstring)."""
@@ -66,9 +53,7 @@ class TensorWrapper:
         self.layout = tensor._layout
         vc = tensor._version
         if vc is None:
-            if _VersionCounter is None:
-                _bind_tensor_classes()
-            vc = tensor._version = _VersionCounter()
+            vc = tensor._version = VersionCounter()
         self.version_counter = vc
         self.snapshot = vc.value
         meta = tensor._meta
@@ -118,9 +103,7 @@ class TensorWrapper:
                 f"backward through the graph a second time."
             )
         self.check_version(node)
-        if _Tensor is None:
-            _bind_tensor_classes()
-        t = _Tensor._make(self.data, self.dtype, self.device, self.layout)
+        t = Tensor._make(self.data, self.dtype, self.device, self.layout)
         t._version = self.version_counter
         t._name = self.tensor_name
         if create_graph and self.requires_grad:

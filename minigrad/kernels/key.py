@@ -1,5 +1,8 @@
 """KernelKey = {Backend, Layout, DataType} (seed 002 §"KernelKey").
 
+``Backend`` and ``Layout`` (the names) are defined with the devices, in
+``minigrad/device.py``, since a tensor carries its layout and device.
+
 Backends and layouts are plain interned strings, so a key is a cheap tuple
 that hashes fast on the hot path.
 """
@@ -8,28 +11,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..device import Backend, Layout
 from ..dtypes import DType
 
 __all__ = ["Backend", "Layout", "KernelKey"]
-
-
-class Backend:
-    """Backend names. ``GPUDNN`` is the library-accelerated GPU variant (cuBLAS/cuDNN)."""
-
-    CPU = "CPU"
-    GPU = "GPU"
-    GPUDNN = "GPUDNN"
-    #: An argument def that accepts any backend (PrepareData does not move it).
-    ALL_BACKEND = "ALL_BACKEND"
-
-
-class Layout:
-    """Data layouts. Tensors default to ``NCHW`` (as Paddle's DenseTensor does);
-    most kernels are registered for ``ALL_LAYOUT``."""
-
-    ALL_LAYOUT = "ALL_LAYOUT"
-    NCHW = "NCHW"
-    NHWC = "NHWC"
 
 
 class KernelKey(NamedTuple):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..tracing import bus
 from ..tracing.events import DataTransform
-from .backends import backend_of_device, device_of_backend, move_array
+from .backends import backend_of_device, base_backend, device_of_backend, move_array
 from .key import Backend, KernelKey, Layout
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,5 +107,5 @@ def _prepare_one(
         dst_device = device_of_backend(arg_def.backend)
         if t._device != dst_device:
             data = move_array(data, t._device, dst_device)
-            emit_transform(op.name, arg, "backend", backend_of_device(t._device).name, arg_def.backend)
+            emit_transform(op.name, arg, "backend", backend_of_device(t._device).name, base_backend(arg_def.backend))
     return data

@@ -69,16 +69,14 @@ class Kernel:
     def arg_def(self, i: int) -> ArgDef:
         """The def of input ``i``: the kernel's own key unless overridden.
 
-        A library-accelerated kernel (``GPUDNN``) takes its inputs on the
-        device of its base backend (``GPU``).
+        A library-accelerated kernel's backend (``GPUDNN``) names the device of
+        its base backend (``GPU``): PrepareData resolves it (``base_backend``).
         """
         d = self.arg_defs.get(i)
         if d is None:
-            from .backends import base_backend
-
             o = self.arg_overrides.get(i, {})
             d = ArgDef(
-                o.get("backend", base_backend(self.key.backend)),
+                o.get("backend", self.key.backend),
                 o.get("layout", self.key.layout),
                 o.get("dtype", self.key.dtype),
             )
@@ -159,6 +157,15 @@ def registered_ops() -> list[str]:
     return sorted(KERNELS)
 
 
-def on_change(listener: Callable[[str], None]) -> None:
-    """Call ``listener(op)`` whenever kernels of ``op`` are (un)registered."""
+def on_change(listener: Callable[[str | None], None]) -> None:
+    """Call ``listener(op)`` whenever kernels of ``op`` are (un)registered (``None``: any op may be affected)."""
     _listeners.append(listener)
+
+
+def notify_change(op: str | None = None) -> None:
+    """Tell the listeners that the kernels of ``op`` (``None``: of any op) may have changed.
+
+    ``register_backend`` calls it: a new backend changes the search order of keys on it.
+    """
+    for listener in _listeners:
+        listener(op)

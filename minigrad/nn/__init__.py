@@ -15,8 +15,10 @@ from collections import OrderedDict
 from typing import Any, Iterator
 
 from .. import ops
-from ..autograd.meta import AutogradMeta
-from ..tensor import Tensor, generator
+from .. import dtypes
+from ..autograd_meta import AutogradMeta
+from ..creation import generator
+from ..tensor import Tensor
 from . import functional
 
 __all__ = [
@@ -136,8 +138,6 @@ class init:
 
     @staticmethod
     def uniform(shape: tuple[int, ...], bound: float, dtype: Any = None) -> Tensor:
-        from .. import dtypes
-
         dt = dtype or dtypes.float32
         data = generator().uniform(-bound, bound, size=shape).astype(dt.np)
         return Tensor._make(data, dt)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import ops
-from ..tensor import Tensor, generator
+from ..creation import generator
+from ..kernels.backends import move_array
+from ..tensor import Tensor
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
@@ -42,8 +46,6 @@ def nll_loss(log_probs: Tensor, target: Tensor, reduction: str = "mean") -> Tens
 
 
 def _rows(x: Tensor) -> Any:
-    import numpy as np
-
     return np.arange(x.shape[0])
 
 
@@ -61,14 +63,10 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout(): p must be in [0, 1), but got {p!r}")
     if not training or p == 0.0:
         return x
-    import numpy as np
-
     keep = (generator().random(x.shape) >= p).astype(x.dtype.np) / (1.0 - p)
     mask = Tensor._make(keep if x.device == "cpu" else _move(keep, x.device), x.dtype, x.device)
     return ops.mul(x, mask)
 
 
 def _move(arr: Any, device: str) -> Any:
-    from ..kernels.backends import move_array
-
     return move_array(arr, "cpu", device)

@@ -4,12 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ._checks import check_bool
 from .math import sum_to
 from .registry import Attr, defop
+from .shape import reshape, unsqueeze
 
 __all__ = ["matmul"]
+
+
+CPU = Backend.CPU
+
+
+@register_kernel("matmul", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/matmul")
+def matmul_cpu(x, y, transpose_x=False, transpose_y=False):
+    if transpose_x and x.ndim >= 2:
+        x = np.swapaxes(x, -1, -2)
+    if transpose_y and y.ndim >= 2:
+        y = np.swapaxes(y, -1, -2)
+    return np.asarray(np.matmul(x, y))
+
 
 matmul = defop(
     "matmul",
@@ -18,6 +37,7 @@ matmul = defop(
     infer_meta=im.matmul,
     save=("x", "y"),
     doc="matrix product of x and y (optionally transposing either)",
+    methods=("matmul",), operators=("__matmul__", "__rmatmul__"), amp="allow",
 )
 
 
@@ -25,8 +45,6 @@ matmul = defop(
 def _matmul_backward(ctx, g):
     """``matmul_grad``: dX = G @ Y^T, dY = X^T @ G on the 2-D-promoted operands,
     transposes undone, broadcast batch dims summed away, 1-D dims squeezed."""
-    from .shape import reshape, unsqueeze
-
     x, y = ctx.saved()
     tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
     x2 = unsqueeze(x, 0) if x.ndim == 1 else x

@@ -1,8 +1,9 @@
 """Elementwise ops: arithmetic, unary math, activations, comparisons, where, clip, casts.
 
-Each op is defined once here (API signature, InferMeta, backward formula);
-its kernels are registered under the same name in ``kernels/cpu`` (and
-``kernels/gpu``). Backward formulas use minigrad ops, so with
+Each op is defined once here: its CPU kernel (NumPy), API signature,
+InferMeta (a shared rule from ``kernels/infer_meta.py``), backward formula,
+tensor methods and operators, AMP category and GPU elementwise expression
+(the CUDA templates in ``kernels/gpu/cuda_src.py`` are filled from it). Backward formulas use minigrad ops, so with
 ``create_graph=True`` they are themselves recorded and differentiable.
 Broadcasting is undone in backward by ``sum_to`` (sum over broadcast dims).
 """
@@ -12,10 +13,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ._checks import check_number_or_none
-from .registry import Attr, Input, defop
+from .registry import OPS, Attr, Input, defop
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "tanh",
@@ -24,13 +30,32 @@ __all__ = [
 ]
 
 
+CPU = Backend.CPU
+
+
+def _ufunc(ufunc: np.ufunc):
+    """A NumPy ufunc as a kernel. Ufuncs return NumPy *scalars* for 0-d inputs, which are
+    immutable (in-place ops could not write into them); kernels always return arrays."""
+
+    def kernel(*args):
+        return np.asarray(ufunc(*args))
+
+    kernel.__name__ = ufunc.__name__
+    kernel.__doc__ = f"``numpy.{ufunc.__name__}`` (0-d results as arrays)."
+    return kernel
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+
 def sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     """Sum ``g`` down to ``shape`` (undo broadcasting), with minigrad ops."""
     if g.shape == tuple(shape):
         return g
-    from .reduce import sum as _sum
-    from .shape import reshape
-
+    # sum and reshape are defined in reduce.py and shape.py, whose backward
+    # formulas use this module's ops: found by name when called.
+    _sum, reshape = OPS["sum"], OPS["reshape"]
     lead = g.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
@@ -45,7 +70,17 @@ def _binary(name: str, **kw: Any):
 
 # -- arithmetic ---------------------------------------------------------------
 
-add = _binary("add", doc="x + y")
+# On bools add is "or", mul is "and" (as in PyTorch); bool - bool has no kernel (PyTorch refuses it too).
+register_kernel("add", CPU, dtypes=ALL_DTYPES)(_ufunc(np.add))
+
+
+add = _binary(
+    "add",
+    doc="x + y",
+    methods=("add",),
+    operators=("__add__", "__radd__"),
+    gpu=("binary", "a + b"),
+)
 
 
 @add.def_backward
@@ -54,7 +89,16 @@ def _add_backward(ctx, g):
     return (sum_to(g, x_shape) if ctx.needs(0) else None, sum_to(g, y_shape) if ctx.needs(1) else None)
 
 
-sub = _binary("sub", doc="x - y")
+register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.subtract))
+
+
+sub = _binary(
+    "sub",
+    doc="x - y",
+    methods=("sub",),
+    operators=("__sub__", "__rsub__"),
+    gpu=("binary", "a - b"),
+)
 
 
 @sub.def_backward
@@ -63,7 +107,17 @@ def _sub_backward(ctx, g):
     return (sum_to(g, x_shape) if ctx.needs(0) else None, sum_to(neg(g), y_shape) if ctx.needs(1) else None)
 
 
-mul = _binary("mul", save=("x", "y"), doc="x * y")
+register_kernel("mul", CPU, dtypes=ALL_DTYPES)(_ufunc(np.multiply))
+
+
+mul = _binary(
+    "mul",
+    save=("x", "y"),
+    doc="x * y",
+    methods=("mul",),
+    operators=("__mul__", "__rmul__"),
+    gpu=("binary", "a * b"),
+)
 
 
 @mul.def_backward
@@ -72,7 +126,20 @@ def _mul_backward(ctx, g):
     return (sum_to(mul(g, y), x.shape) if ctx.needs(0) else None, sum_to(mul(g, x), y.shape) if ctx.needs(1) else None)
 
 
-div = _binary("div", save=("x", "y"), promote="float", doc="x / y (true division)")
+@register_kernel("div", CPU, dtypes=FLOAT_DTYPES, name="cpu/div")
+def div_cpu(x, y):
+    return np.asarray(np.divide(x, y))
+
+
+div = _binary(
+    "div",
+    save=("x", "y"),
+    promote="float",
+    doc="x / y (true division)",
+    methods=("div",),
+    operators=("__truediv__", "__rtruediv__"),
+    gpu=("binary", "a / b"),
+)
 
 
 @div.def_backward
@@ -83,7 +150,22 @@ def _div_backward(ctx, g):
     return gx, gy
 
 
-pow = _binary("pow", save=("x", "y", "out"), doc="x ** y")
+@register_kernel("pow", CPU, dtypes=NUMERIC_DTYPES, name="cpu/pow_")
+def pow_cpu(x, y):
+    if x.dtype.kind == "i" and np.any(y < 0):
+        raise ValueError("pow(): integers to negative integer powers are not allowed")
+    return np.asarray(np.power(x, y))
+
+
+pow = _binary(
+    "pow",
+    save=("x", "y", "out"),
+    doc="x ** y",
+    methods=("pow",),
+    operators=("__pow__", "__rpow__"),
+    amp="deny",
+    gpu=("binary", "{pow}(a, b)"),
+)
 
 
 @pow.def_backward
@@ -113,42 +195,175 @@ def _select_backward(wins: Any):
     return backward
 
 
-maximum = _binary("maximum", save=("x", "y"), doc="elementwise max; ties split the gradient")
+register_kernel("maximum", CPU, dtypes=ALL_DTYPES)(_ufunc(np.maximum))
+
+
+maximum = _binary(
+    "maximum",
+    save=("x", "y"),
+    doc="elementwise max; ties split the gradient",
+    methods=("maximum",),
+    gpu=("binary", "(a != a) ? a : ((b != b) ? b : (a > b ? a : b))"),
+)
 maximum.def_backward(_select_backward(lambda x, y: gt(x, y)))
-minimum = _binary("minimum", save=("x", "y"), doc="elementwise min; ties split the gradient")
+register_kernel("minimum", CPU, dtypes=ALL_DTYPES)(_ufunc(np.minimum))
+
+
+minimum = _binary(
+    "minimum",
+    save=("x", "y"),
+    doc="elementwise min; ties split the gradient",
+    methods=("minimum",),
+    gpu=("binary", "(a != a) ? a : ((b != b) ? b : (a < b ? a : b))"),
+)
 minimum.def_backward(_select_backward(lambda x, y: lt(x, y)))
 
 
 # -- unary ----------------------------------------------------------------------
 
-neg = defop("neg", inputs=("x",), infer_meta=im.same, doc="-x")
+register_kernel("neg", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.negative))
+
+
+neg = defop(
+    "neg",
+    inputs=("x",),
+    infer_meta=im.same,
+    doc="-x",
+    methods=("neg",),
+    operators=("__neg__",),
+    gpu=("unary", "-a"),
+)
 neg.def_backward(lambda ctx, g: (neg(g),))
 
-exp = defop("exp", inputs=("x",), infer_meta=im.same, save=("out",), promote="float")
+register_kernel("exp", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.exp))
+
+
+exp = defop(
+    "exp",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("out",),
+    promote="float",
+    methods=("exp",),
+    amp="deny",
+    gpu=("unary", "{exp}(a)"),
+)
 exp.def_backward(lambda ctx, g: (mul(g, ctx.saved()[0]),))
 
-log = defop("log", inputs=("x",), infer_meta=im.same, save=("x",), promote="float")
+register_kernel("log", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.log))
+
+
+log = defop(
+    "log",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("x",),
+    promote="float",
+    methods=("log",),
+    amp="deny",
+    gpu=("unary", "{log}(a)"),
+)
 log.def_backward(lambda ctx, g: (div(g, ctx.saved()[0]),))
 
-sqrt = defop("sqrt", inputs=("x",), infer_meta=im.same, save=("out",), promote="float")
+register_kernel("sqrt", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sqrt))
+
+
+sqrt = defop(
+    "sqrt",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("out",),
+    promote="float",
+    methods=("sqrt",),
+    gpu=("unary", "{sqrt}(a)"),
+)
 sqrt.def_backward(lambda ctx, g: (div(g, mul(ctx.saved()[0], 2)),))
 
-sign = defop("sign", inputs=("x",), infer_meta=im.same, doc="sign of x; its derivative is 0")
+register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.sign))
+
+
+sign = defop(
+    "sign",
+    inputs=("x",),
+    infer_meta=im.same,
+    doc="sign of x; its derivative is 0",
+    methods=("sign",),
+    gpu=("unary", "(a != a) ? a : (ACC)((a > (ACC)0) - (a < (ACC)0))"),
+)
 sign.def_backward(lambda ctx, g: (mul(g, 0),))
 
-abs = defop("abs", inputs=("x",), infer_meta=im.same, save=("x",))
+register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.abs))
+
+
+abs = defop(
+    "abs",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("x",),
+    methods=("abs",),
+    operators=("__abs__",),
+    gpu=("unary", "{fabs}(a)"),
+)
 abs.def_backward(lambda ctx, g: (mul(g, sign(ctx.saved()[0])),))
 
-sin = defop("sin", inputs=("x",), infer_meta=im.same, save=("x",), promote="float")
+register_kernel("sin", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sin))
+
+
+sin = defop(
+    "sin",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("x",),
+    promote="float",
+    methods=("sin",),
+    gpu=("unary", "{sin}(a)"),
+)
 sin.def_backward(lambda ctx, g: (mul(g, cos(ctx.saved()[0])),))
 
-cos = defop("cos", inputs=("x",), infer_meta=im.same, save=("x",), promote="float")
+register_kernel("cos", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.cos))
+
+
+cos = defop(
+    "cos",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("x",),
+    promote="float",
+    methods=("cos",),
+    gpu=("unary", "{cos}(a)"),
+)
 cos.def_backward(lambda ctx, g: (neg(mul(g, sin(ctx.saved()[0]))),))
 
-tanh = defop("tanh", inputs=("x",), infer_meta=im.same, save=("out",), promote="float")
+register_kernel("tanh", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.tanh))
+
+
+tanh = defop(
+    "tanh",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("out",),
+    promote="float",
+    methods=("tanh",),
+    gpu=("unary", "{tanh}(a)"),
+)
 tanh.def_backward(lambda ctx, g: (mul(g, sub(1, mul(ctx.saved()[0], ctx.saved()[0]))),))
 
-sigmoid = defop("sigmoid", inputs=("x",), infer_meta=im.same, save=("out",), promote="float")
+@register_kernel("sigmoid", CPU, dtypes=FLOAT_DTYPES, name="cpu/sigmoid")
+def sigmoid_cpu(x):
+    # Stable for large |x|: exp of a non-positive number only.
+    e = np.exp(-np.abs(x))
+    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)), dtype=x.dtype)
+
+
+sigmoid = defop(
+    "sigmoid",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("out",),
+    promote="float",
+    methods=("sigmoid",),
+    gpu=("unary", "a >= (ACC)0 ? (ACC)1 / ((ACC)1 + {exp}(-a)) : {exp}(a) / ((ACC)1 + {exp}(a))"),
+)
 
 
 @sigmoid.def_backward
@@ -157,14 +372,54 @@ def _sigmoid_backward(ctx, g):
     return (mul(g, mul(s, sub(1, s))),)
 
 
-relu = defop("relu", inputs=("x",), infer_meta=im.same, save=("out",))
+@register_kernel("relu", CPU, dtypes=NUMERIC_DTYPES, name="cpu/relu")
+def relu_cpu(x):
+    return np.asarray(np.maximum(x, 0), dtype=x.dtype)
+
+
+relu = defop(
+    "relu",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("out",),
+    methods=("relu",),
+    gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"),
+)
 relu.def_backward(lambda ctx, g: (mul(g, cast(gt(ctx.saved()[0], 0), g.dtype)),))
 
-erf = defop("erf", inputs=("x",), infer_meta=im.same, save=("x",), promote="float")
+@register_kernel("erf", CPU, dtypes=FLOAT_DTYPES, name="cpu/erf")
+def erf_cpu(x):
+    return np.asarray(_erf(x), dtype=x.dtype)  # frompyfunc gives a Python float for 0-d input
+
+
+erf = defop(
+    "erf",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("x",),
+    promote="float",
+    methods=("erf",),
+    gpu=("unary", "{erf}(a)"),
+)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 erf.def_backward(lambda ctx, g: (mul(g, mul(exp(neg(mul(ctx.saved()[0], ctx.saved()[0]))), _TWO_OVER_SQRT_PI)),))
 
-gelu = defop("gelu", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", doc="exact GELU: x * Phi(x)")
+@register_kernel("gelu", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu")
+def gelu_cpu(x):
+    # Exact GELU, x * Phi(x), as PyTorch's default.
+    return np.asarray(0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=x.dtype)), dtype=x.dtype)
+
+
+gelu = defop(
+    "gelu",
+    inputs=("x",),
+    infer_meta=im.same,
+    save=("x",),
+    promote="float",
+    doc="exact GELU: x * Phi(x)",
+    methods=("gelu",),
+    gpu=("unary", "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))"),
+)
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -180,18 +435,41 @@ def _gelu_backward(ctx, g):
 # -- comparisons (no gradient) ---------------------------------------------------
 
 
-def _compare(name: str):
-    return defop(name, inputs=("x", "y"), infer_meta=im.compare, scalars=True, transform_dtype=True)
+def _compare(name: str, **kw: Any):
+    return defop(name, inputs=("x", "y"), infer_meta=im.compare, scalars=True, transform_dtype=True, **kw)
 
 
-eq = _compare("eq")
-ne = _compare("ne")
-lt = _compare("lt")
-le = _compare("le")
-gt = _compare("gt")
-ge = _compare("ge")
+register_kernel(("eq",), CPU, dtypes=ALL_DTYPES)(_ufunc(np.equal))
+
+
+eq = _compare("eq", methods=("eq",), operators=("__eq__",), gpu=("compare", "a == b"))
+register_kernel(("ne",), CPU, dtypes=ALL_DTYPES)(_ufunc(np.not_equal))
+
+
+ne = _compare("ne", methods=("ne",), operators=("__ne__",), gpu=("compare", "a != b"))
+register_kernel(("lt",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.less))
+
+
+lt = _compare("lt", methods=("lt",), operators=("__lt__",), gpu=("compare", "a < b"))
+register_kernel(("le",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.less_equal))
+
+
+le = _compare("le", methods=("le",), operators=("__le__",), gpu=("compare", "a <= b"))
+register_kernel(("gt",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.greater))
+
+
+gt = _compare("gt", methods=("gt",), operators=("__gt__",), gpu=("compare", "a > b"))
+register_kernel(("ge",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.greater_equal))
+
+
+ge = _compare("ge", methods=("ge",), operators=("__ge__",), gpu=("compare", "a >= b"))
 
 # -- selection ----------------------------------------------------------------------
+
+@register_kernel("where", CPU, dtypes=ALL_DTYPES, name="cpu/where")
+def where_cpu(condition, x, y):
+    return np.where(condition, x, y)
+
 
 where = defop(
     "where",
@@ -221,6 +499,13 @@ def _clip_meta(op: str, x: Any, min: Any = None, max: Any = None) -> Any:
     return x.shape, x.dtype
 
 
+@register_kernel("clip", CPU, dtypes=NUMERIC_DTYPES, name="cpu/clip")
+def clip_cpu(x, min=None, max=None):
+    # An integer tensor with a float bound is clamped in float32 (InferMeta says so too).
+    dtype = np.float32 if x.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)) else x.dtype
+    return np.asarray(np.clip(x.astype(dtype, copy=False), min, max), dtype=dtype)
+
+
 clip = defop(
     "clip",
     inputs=("x",),
@@ -228,6 +513,7 @@ clip = defop(
     infer_meta=_clip_meta,
     save=("x",),
     doc="clamp x into [min, max]",
+    methods=("clip", "clamp"),
 )
 
 
@@ -254,8 +540,13 @@ def _cast_meta(op: str, x: Any, dtype: Any) -> Any:
     return x.shape, dtype.np
 
 
+@register_kernel("cast", CPU, dtypes=ALL_DTYPES, name="cpu/cast")
+def cast_cpu(x, dtype):
+    return x.astype(dtype.np)
+
+
 cast = defop("cast", inputs=("x",), attrs=(Attr("dtype", check=_check_dtype),), infer_meta=_cast_meta,
-             save=(), key_inputs=(0,), doc="convert to another dtype")
+             save=(), key_inputs=(0,), doc="convert to another dtype", amp="never")
 
 
 @cast.def_backward
@@ -263,8 +554,18 @@ def _cast_backward(ctx, g):
     return (cast(g, ctx.node.next_edges[0][0].dtype),)
 
 
+@register_kernel("clone", CPU, dtypes=ALL_DTYPES, name="cpu/clone")
+def clone_cpu(x):
+    return x.copy()
+
+
 clone = defop("clone", inputs=("x",), infer_meta=im.same, doc="a copy that stays in the graph")
 clone.def_backward(lambda ctx, g: (g,))
+
+@register_kernel("fill", CPU, dtypes=ALL_DTYPES, name="cpu/fill")
+def fill_cpu(x, value):
+    return np.full(x.shape, value, dtype=x.dtype)
+
 
 fill = defop(
     "fill",

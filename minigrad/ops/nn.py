@@ -12,19 +12,67 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
+from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.key import Backend, Layout
+from ..kernels.registry import register_kernel
+from ..kernels.backends import move_array
+from ..tensor import Tensor
 from ._checks import check_int, check_nonneg_pair, check_positive_pair, check_reduction, check_shape
 from .math import exp, mul, sub
 from .reduce import sum as _sum
 from .registry import Attr, Input, defop
+from .shape import unsqueeze
 
 __all__ = [
     "softmax", "log_softmax", "cross_entropy", "mse_loss", "conv2d", "conv2d_input_grad", "conv2d_weight_grad",
     "max_pool2d", "max_pool2d_grad", "max_pool2d_select",
 ]
 
-softmax = defop("softmax", inputs=("x",), attrs=(Attr("dim", -1, check_int),), infer_meta=im.softmax, save=("out",))
+
+CPU = Backend.CPU
+
+
+def _windows(x, kh, kw, stride, padding):
+    """(N, C, OH, OW, kh, kw) windows of the zero-padded input."""
+    ph, pw = padding
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    win = sliding_window_view(x, (kh, kw), axis=(2, 3))
+    return win[:, :, :: stride[0], :: stride[1]]
+
+
+def _pool_argmax(x, kernel_size, stride, padding):
+    """Flat indices (into the padded H*W plane) of each window's maximum, and the padded shape."""
+    kh, kw = kernel_size
+    ph, pw = padding
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf) if (ph or pw) else x
+    win = sliding_window_view(xp, (kh, kw), axis=(2, 3))[:, :, :: stride[0], :: stride[1]]
+    n, c, oh, ow = win.shape[:4]
+    arg = win.reshape(n, c, oh, ow, kh * kw).argmax(axis=-1)
+    di, dj = np.divmod(arg, kw)
+    rows = np.arange(oh).reshape(1, 1, oh, 1) * stride[0] + di
+    cols = np.arange(ow).reshape(1, 1, 1, ow) * stride[1] + dj
+    return rows * xp.shape[3] + cols, xp.shape
+
+
+@register_kernel("softmax", CPU, dtypes=FLOAT_DTYPES, name="cpu/softmax")
+def softmax_cpu(x, dim=-1):
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return np.asarray(e / np.sum(e, axis=dim, keepdims=True), dtype=x.dtype)
+
+
+softmax = defop(
+    "softmax",
+    inputs=("x",),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=im.softmax,
+    save=("out",),
+    methods=("softmax",),
+    amp="deny",
+)
 
 
 @softmax.def_backward
@@ -34,7 +82,21 @@ def _softmax_backward(ctx, g):
     return (mul(y, sub(g, _sum(mul(g, y), dim=dim, keepdim=True))),)
 
 
-log_softmax = defop("log_softmax", inputs=("x",), attrs=(Attr("dim", -1, check_int),), infer_meta=im.softmax, save=("out",))
+@register_kernel("log_softmax", CPU, dtypes=FLOAT_DTYPES, name="cpu/log_softmax")
+def log_softmax_cpu(x, dim=-1):
+    z = x - np.max(x, axis=dim, keepdims=True)
+    return np.asarray(z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True)), dtype=x.dtype)
+
+
+log_softmax = defop(
+    "log_softmax",
+    inputs=("x",),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=im.softmax,
+    save=("out",),
+    methods=("log_softmax",),
+    amp="deny",
+)
 
 
 @log_softmax.def_backward
@@ -42,6 +104,19 @@ def _log_softmax_backward(ctx, g):
     (y,) = ctx.saved()
     dim = ctx.attrs["dim"]
     return (sub(g, mul(exp(y), _sum(g, dim=dim, keepdim=True))),)
+
+
+@register_kernel("cross_entropy", CPU, dtypes=FLOAT_DTYPES, name="cpu/cross_entropy")
+def cross_entropy_cpu(input, target, reduction="mean"):
+    n, c = input.shape
+    if n and (target.min() < 0 or target.max() >= c):
+        raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
+    logp = log_softmax_cpu(input, dim=1)
+    nll = -logp[np.arange(n), target]
+    if reduction == "none":
+        return nll.astype(input.dtype, copy=False)
+    out = nll.sum() if reduction == "sum" else nll.mean()
+    return np.asarray(out, dtype=input.dtype)
 
 
 cross_entropy = defop(
@@ -52,14 +127,12 @@ cross_entropy = defop(
     save=("input", "target"),
     key_inputs=(0,),
     doc="softmax cross-entropy of logits (N, C) against class indices (N,)",
+    amp="deny",
 )
 
 
 @cross_entropy.def_backward
 def _cross_entropy_backward(ctx, g):
-    from ..tensor import Tensor
-    from .shape import unsqueeze
-
     x, target = ctx.saved()
     n, c = x.shape
     onehot = np.zeros((n, c), dtype=x.dtype.np)
@@ -76,9 +149,15 @@ def _cross_entropy_backward(ctx, g):
 
 
 def _to(arr: Any, device: str) -> Any:
-    from ..kernels.backends import move_array
-
     return move_array(arr, "cpu", device)
+
+
+@register_kernel("mse_loss", CPU, dtypes=FLOAT_DTYPES, name="cpu/mse_loss")
+def mse_loss_cpu(input, target, reduction="mean"):
+    sq = np.asarray((input - target) ** 2)
+    if reduction == "none":
+        return sq
+    return np.asarray(sq.sum() if reduction == "sum" else sq.mean(), dtype=input.dtype)
 
 
 mse_loss = defop(
@@ -88,6 +167,7 @@ mse_loss = defop(
     infer_meta=im.loss_pair,
     save=("input", "target"),
     doc="mean squared error",
+    amp="deny",
 )
 
 
@@ -105,6 +185,43 @@ def _mse_backward(ctx, g):
 
 _CONV_ATTRS = (Attr("stride", (1, 1), check_positive_pair), Attr("padding", (0, 0), check_nonneg_pair))
 
+@register_kernel("conv2d", CPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="cpu/conv2d")
+def conv2d_cpu(x, weight, bias=None, stride=(1, 1), padding=(0, 0)):
+    _, _, kh, kw = weight.shape
+    win = _windows(x, kh, kw, stride, padding)
+    out = np.tensordot(win, weight, axes=([1, 4, 5], [1, 2, 3]))  # N, OH, OW, O
+    out = out.transpose(0, 3, 1, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
+# NOTE [ Two layouts of one op ]
+#     conv2d has two CPU kernels: the NCHW one above and this one, registered
+#     for Layout.NHWC ("channels last", the layout cuDNN's tensor cores prefer).
+#     The KernelKey's layout - the input tensor's layout - decides: an NHWC
+#     input probes (CPU, NHWC) and gets this kernel; its OIHW weight (tagged
+#     NCHW) is transposed by PrepareData to OHWI, the "KRSC" filter layout of
+#     NHWC convolutions, and a data.transform event says so. The same function
+#     can serve a backend whose conv2d is NHWC-only, declaring its arguments and
+#     outputs NHWC while serving NCHW keys (register_kernel's arg_overrides and
+#     out_layout); see tests/test_prepare_data.py.
+@register_kernel("conv2d", Backend.CPU, layout=Layout.NHWC, dtypes=FLOAT_DTYPES, name="cpu/conv2d_nhwc")
+def conv2d_nhwc(x, weight, bias=None, stride=(1, 1), padding=(0, 0)):
+    """Cross-correlation of ``x`` (N, H, W, C) with ``weight`` (O, kH, kW, C) -> (N, OH, OW, O)."""
+    _, kh, kw, _ = weight.shape
+    ph, pw = padding
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)))
+    # (N, OH', OW', C, kh, kw) windows, then the strided ones.
+    win = sliding_window_view(x, (kh, kw), axis=(1, 2))[:, :: stride[0], :: stride[1]]
+    # Contract C, kh, kw: channels stay last, as the layout promises.
+    out = np.tensordot(win, weight, axes=([3, 4, 5], [3, 1, 2]))  # N, OH, OW, O
+    if bias is not None:
+        out = out + bias
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
 conv2d = defop(
     "conv2d",
     inputs=("x", "weight", Input("bias", optional=True)),
@@ -112,6 +229,7 @@ conv2d = defop(
     infer_meta=im.conv2d,
     save=("x", "weight"),
     doc="2-D convolution (cross-correlation), NCHW input, OIHW weight",
+    amp="allow",
 )
 
 
@@ -133,6 +251,21 @@ def _weight_grad_meta(op: str, x: Any, grad: Any, w_shape: tuple[int, ...], stri
     return tuple(w_shape), x.dtype
 
 
+@register_kernel("conv2d_input_grad", CPU, dtypes=FLOAT_DTYPES, name="cpu/conv2d_input_grad")
+def conv2d_input_grad_cpu(grad, weight, x_shape, stride=(1, 1), padding=(0, 0)):
+    n, c, h, w = x_shape
+    _, _, kh, kw = weight.shape
+    ph, pw = padding
+    _, _, oh, ow = grad.shape
+    cols = np.tensordot(grad, weight, axes=([1], [0]))  # N, OH, OW, C, kh, kw
+    dxp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=grad.dtype)
+    sh, sw = stride
+    for i in range(kh):
+        for j in range(kw):
+            dxp[:, :, i : i + sh * oh : sh, j : j + sw * ow : sw] += cols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(dxp[:, :, ph : ph + h, pw : pw + w])
+
+
 conv2d_input_grad = defop(
     "conv2d_input_grad",
     inputs=("grad", "weight"),
@@ -140,6 +273,7 @@ conv2d_input_grad = defop(
     infer_meta=_input_grad_meta,
     save=("grad", "weight"),
     doc="gradient of conv2d w.r.t. its input (a transposed convolution)",
+    amp="allow",
 )
 
 
@@ -153,6 +287,14 @@ def _conv2d_input_grad_backward(ctx, h):
     )
 
 
+@register_kernel("conv2d_weight_grad", CPU, dtypes=FLOAT_DTYPES, name="cpu/conv2d_weight_grad")
+def conv2d_weight_grad_cpu(x, grad, w_shape, stride=(1, 1), padding=(0, 0)):
+    _, _, kh, kw = w_shape
+    win = _windows(x, kh, kw, stride, padding)  # N, C, OH, OW, kh, kw
+    dw = np.tensordot(grad, win, axes=([0, 2, 3], [0, 2, 3]))  # O, C, kh, kw
+    return np.ascontiguousarray(dw, dtype=x.dtype)
+
+
 conv2d_weight_grad = defop(
     "conv2d_weight_grad",
     inputs=("x", "grad"),
@@ -160,6 +302,7 @@ conv2d_weight_grad = defop(
     infer_meta=_weight_grad_meta,
     save=("x", "grad"),
     doc="gradient of conv2d w.r.t. its weight",
+    amp="allow",
 )
 
 
@@ -177,6 +320,16 @@ def _conv2d_weight_grad_backward(ctx, k):
 
 def _pool_meta(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
     return im.pool2d(op, x, kernel_size, stride, padding)
+
+
+@register_kernel("max_pool2d", CPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d")
+def max_pool2d_cpu(x, kernel_size, stride, padding):
+    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
+    ph, pw = padding
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf) if (ph or pw) else x
+    n, c = x.shape[:2]
+    out = np.take_along_axis(xp.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2)
+    return out.reshape(flat.shape).astype(x.dtype, copy=False)
 
 
 _max_pool2d = defop(
@@ -219,6 +372,20 @@ _POOL_GRAD_ATTRS = (
     Attr("padding", (0, 0), check_nonneg_pair),
 )
 
+@register_kernel("max_pool2d_grad", CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_grad")
+def max_pool2d_grad_cpu(grad, x, kernel_size, stride, padding):
+    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
+    n, c, h, w = x.shape
+    ph, pw = padding
+    dxp = np.zeros((n, c, padded[2] * padded[3]), dtype=grad.dtype)
+    # Windows may overlap: accumulate every window's gradient at its argmax.
+    idx_n = np.arange(n).reshape(n, 1, 1)
+    idx_c = np.arange(c).reshape(1, c, 1)
+    np.add.at(dxp, (idx_n, idx_c, flat.reshape(n, c, -1)), grad.reshape(n, c, -1))
+    dxp = dxp.reshape(n, c, padded[2], padded[3])
+    return np.ascontiguousarray(dxp[:, :, ph : ph + h, pw : pw + w])
+
+
 max_pool2d_grad = defop(
     "max_pool2d_grad",
     inputs=("grad", Input("x", differentiable=False)),
@@ -235,6 +402,16 @@ def _max_pool2d_grad_backward(ctx, h):
     (x,) = ctx.saved()
     a = ctx.attrs
     return (max_pool2d_select(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
+
+
+@register_kernel("max_pool2d_select", CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_select")
+def max_pool2d_select_cpu(grad_x, x, kernel_size, stride, padding):
+    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
+    n, c = x.shape[:2]
+    ph, pw = padding
+    gp = np.pad(grad_x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if (ph or pw) else grad_x
+    out = np.take_along_axis(gp.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2)
+    return out.reshape(flat.shape).astype(grad_x.dtype, copy=False)
 
 
 max_pool2d_select = defop(

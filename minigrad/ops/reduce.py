@@ -4,27 +4,53 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ._checks import check_bool, check_dims
 from .math import cast, div, eq, exp, mul, sub
 from .registry import Attr, defop
+from .shape import expand, reshape
 
 __all__ = ["sum", "mean", "max", "min", "logsumexp", "expand_back"]
+
+
+CPU = Backend.CPU
+
+
+def _axis(dim):
+    return None if dim is None else dim
+
 
 _DIM_ATTRS = (Attr("dim", None, check_dims), Attr("keepdim", False, check_bool))
 
 
 def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
     """Broadcast a reduced gradient back to the input's shape (differentiably)."""
-    from .shape import expand, reshape
-
     dims = im.normalize_dims("sum", dim, len(x_shape))
     if not keepdim:
         g = reshape(g, tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
     return expand(g, tuple(x_shape))
 
 
-sum = defop("sum", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=im.reduce, doc="sum over dim")
+@register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
+def sum_cpu(x, dim=None, keepdim=False):
+    dtype = np.int64 if x.dtype.kind in "bi" else x.dtype
+    return np.asarray(np.sum(x, axis=_axis(dim), keepdims=keepdim, dtype=dtype))
+
+
+sum = defop(
+    "sum",
+    inputs=("x",),
+    attrs=_DIM_ATTRS,
+    infer_meta=im.reduce,
+    doc="sum over dim",
+    methods=("sum",),
+    amp="deny",
+)
 
 
 @sum.def_backward
@@ -33,7 +59,20 @@ def _sum_backward(ctx, g):
     return (expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]),)
 
 
-mean = defop("mean", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=im.reduce, doc="mean over dim")
+@register_kernel("mean", CPU, dtypes=FLOAT_DTYPES, name="cpu/mean")
+def mean_cpu(x, dim=None, keepdim=False):
+    return np.asarray(np.mean(x, axis=_axis(dim), keepdims=keepdim, dtype=x.dtype))
+
+
+mean = defop(
+    "mean",
+    inputs=("x",),
+    attrs=_DIM_ATTRS,
+    infer_meta=im.reduce,
+    doc="mean over dim",
+    methods=("mean",),
+    amp="deny",
+)
 
 
 @mean.def_backward
@@ -56,14 +95,52 @@ def _extreme_backward(ctx, g):
     return (div(mul(expand_back(g, x.shape, dim, keepdim), mask), count),)
 
 
-max = defop("max", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=im.reduce, save=("x", "out"), doc="max over dim")
+@register_kernel("max", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_")
+def max_cpu(x, dim=None, keepdim=False):
+    return np.asarray(np.max(x, axis=_axis(dim), keepdims=keepdim))
+
+
+max = defop(
+    "max",
+    inputs=("x",),
+    attrs=_DIM_ATTRS,
+    infer_meta=im.reduce,
+    save=("x", "out"),
+    doc="max over dim",
+    methods=("max",),
+)
 max.def_backward(_extreme_backward)
-min = defop("min", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=im.reduce, save=("x", "out"), doc="min over dim")
+@register_kernel("min", CPU, dtypes=NUMERIC_DTYPES, name="cpu/min_")
+def min_cpu(x, dim=None, keepdim=False):
+    return np.asarray(np.min(x, axis=_axis(dim), keepdims=keepdim))
+
+
+min = defop(
+    "min",
+    inputs=("x",),
+    attrs=_DIM_ATTRS,
+    infer_meta=im.reduce,
+    save=("x", "out"),
+    doc="min over dim",
+    methods=("min",),
+)
 min.def_backward(_extreme_backward)
+
+@register_kernel("logsumexp", CPU, dtypes=FLOAT_DTYPES, name="cpu/logsumexp")
+def logsumexp_cpu(x, dim=None, keepdim=False):
+    axis = _axis(dim)
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    if not keepdim:
+        out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+    return np.asarray(out, dtype=x.dtype)
+
 
 logsumexp = defop(
     "logsumexp", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=im.reduce, save=("x", "out"), promote="float",
     doc="log(sum(exp(x))) over dim, computed stably",
+    methods=("logsumexp",), amp="deny",
 )
 
 

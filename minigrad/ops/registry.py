@@ -13,8 +13,12 @@ An ``OpDef`` ties together everything about an op that is not a kernel:
   grad node saves;
 - the grad node class, ``<Op>GradNode``, made here.
 
-Kernels are registered separately, per backend, under the op's name
-(``kernels/cpu``, ``kernels/gpu``), and found by that name.
+Its CPU kernel is registered in the same file, next to it
+(``@register_kernel("relu", CPU)``); GPU kernels come from the CUDA templates
+(filled from ``gpu=``) or a launcher file per family in ``kernels/gpu``. Also
+here: the tensor methods and operators it provides (``methods=``,
+``operators=``) and its AMP category (``amp=``) - the method table, the AMP
+lists and the GPU template tables are all derived from these definitions.
 
 Example (the whole definition of ``mul``)::
 
@@ -36,9 +40,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_node import GradNode
+from ..dispatch.amp import set_amp_category
+from ..dispatch.dygraph import run_op
+from ..kernels.gpu.cuda_src import set_elementwise_expression
+from ..dispatch.op_table import OPS
 from ..tensor import Tensor
 
-__all__ = ["Input", "Attr", "OpDef", "defop", "OPS", "type_name"]
+__all__ = ["Input", "Attr", "OpDef", "defop", "OPS", "on_define", "type_name"]
 
 _MISSING = object()
 
@@ -92,22 +100,13 @@ class Attr:
         self.check = check
 
 
-#: All ops by name.
-OPS: dict[str, "OpDef"] = {}
+#: Called with each new OpDef (``_tensor_methods.py`` attaches its methods and operators).
+_define_listeners: list[Callable[["OpDef"], None]] = []
 
 
-# The dygraph layer, bound on the first op call: it imports the kernel layer, and
-# modules there may import op definitions (an import statement inside ``__call__``
-# would cost an import-system lookup on every call).
-_run_op: Callable[..., Any] | None = None
-
-
-def _bind_run_op() -> Callable[..., Any]:
-    global _run_op
-    from ..autograd.dygraph import run_op
-
-    _run_op = run_op
-    return run_op
+def on_define(listener: Callable[["OpDef"], None]) -> None:
+    """Call ``listener(opdef)`` for every op defined from now on."""
+    _define_listeners.append(listener)
 
 
 def _node_class_name(op: str) -> str:
@@ -131,6 +130,10 @@ class OpDef:
         differentiable: bool = True,
         view: bool = False,
         doc: str = "",
+        methods: Sequence[str] = (),
+        operators: Sequence[str] = (),
+        amp: str | None = None,
+        gpu: tuple[str, str] | None = None,
     ) -> None:
         self.name = name
         self.inputs: tuple[Input, ...] = tuple(
@@ -154,6 +157,19 @@ class OpDef:
         self.backward: Callable[..., Any] | None = None
         self.has_list_input = any(i.is_list for i in self.inputs)
         self.doc = doc
+        #: Tensor methods (``x.relu()``) and Python operators (``__add__``, ``__radd__``) that call
+        #: this op; ``_tensor_methods.py`` attaches them from here.
+        self.methods = tuple(methods)
+        self.operators = tuple(operators)
+        #: AMP category: ``"allow"`` (float16 under O1), ``"deny"`` (always float32),
+        #: ``"never"`` (not cast), None (follow the inputs). Fills ``dispatch/amp.py``'s lists.
+        self.amp = amp
+        set_amp_category(name, amp)
+        #: ``(kind, CUDA expression)`` for the GPU elementwise templates, or None; fills the
+        #: tables of ``kernels/gpu/cuda_src.py`` (kind: ``unary``, ``binary``, ``compare``).
+        self.gpu_elementwise = tuple(gpu) if gpu is not None else None
+        if gpu is not None:
+            set_elementwise_expression(name, *gpu)
         # The API layer's fast path (NOTE [ The common call ]): how many positional
         # arguments a call with every attribute left at its default has, and those defaults.
         self._arg_names = [i.name for i in self.inputs] + [a.name for a in self.attrs]
@@ -171,6 +187,8 @@ class OpDef:
             {"__slots__": (), "opdef": self, "op_name": name, "__module__": "minigrad.autograd.nodes"},
         )
         OPS[name] = self
+        for listener in _define_listeners:
+            listener(self)
 
     def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: the backward formula ``fn(node, grad) -> grads per input slot``."""
@@ -263,7 +281,6 @@ class OpDef:
         #     tests per argument. Anything else - keywords, attributes, lists,
         #     or a bad argument - goes through ``bind``, which gives the same
         #     result and the API layer's error messages.
-        run_op = _run_op or _bind_run_op()
         if not kwargs and len(args) == self._fast_arity:
             # A scalar takes the dtype of a scalar-capable tensor input (where's x/y,
             # not its bool condition), as in ``bind``.
@@ -308,8 +325,7 @@ def _grads_in_input_dtypes(opdef: "OpDef", fn: Callable[..., Any]) -> Callable[.
     """
 
     def backward(ctx: Any, grad: Any) -> Any:
-        from .math import cast
-
+        cast = OPS["cast"]  # ops/math.py defines it after some of the ops it serves
         result = fn(ctx, grad)
         out = list(result) if isinstance(result, (tuple, list)) else [result]
         for slot, row in enumerate(ctx.node.next_edges):

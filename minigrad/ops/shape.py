@@ -7,20 +7,62 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ..kernels.backends import to_numpy
+from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape
 from .math import sum_to
 from .registry import Attr, Input, defop, type_name
 
 __all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
 
-reshape = defop("reshape", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.reshape, view=True)
+
+CPU = Backend.CPU
+
+
+def _owned(out, x):
+    """``out`` if it is a view of ``x``; otherwise an array that owns its data.
+
+    When NumPy has to copy (reshaping a non-contiguous array, fancy indexing
+    with slices) it returns a view of a private temporary, whose ``.base`` is
+    set; the dygraph layer and in-place checks would take that for a view of
+    ``x`` (shared version counter, "in-place change of a view" refused).
+    """
+    if out.base is None or np.may_share_memory(out, x):
+        return out
+    return out.copy()
+
+
+@register_kernel("reshape", CPU, dtypes=ALL_DTYPES, name="cpu/reshape")
+def reshape_cpu(x, shape):
+    return _owned(x.reshape(shape), x)
+
+
+reshape = defop(
+    "reshape",
+    inputs=("x",),
+    attrs=(Attr("shape", check=check_shape),),
+    infer_meta=im.reshape,
+    view=True,
+)
 reshape.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
 
+@register_kernel("transpose", CPU, dtypes=ALL_DTYPES, name="cpu/transpose")
+def transpose_cpu(x, dim0, dim1):
+    return np.swapaxes(x, dim0, dim1)
+
+
 transpose = defop("transpose", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
-                  infer_meta=im.transpose, view=True, doc="swap two dimensions")
+                  infer_meta=im.transpose, view=True, doc="swap two dimensions", methods=("transpose",))
 transpose.def_backward(lambda ctx, g: (transpose(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
+
+@register_kernel("permute", CPU, dtypes=ALL_DTYPES, name="cpu/permute")
+def permute_cpu(x, dims):
+    return np.transpose(x, dims)
+
 
 permute = defop("permute", inputs=("x",), attrs=(Attr("dims", check=check_shape),), infer_meta=im.permute, view=True,
                 doc="reorder dimensions")
@@ -33,15 +75,55 @@ def _permute_backward(ctx, g):
     return (permute(g, inverse),)
 
 
+@register_kernel("expand", CPU, dtypes=ALL_DTYPES, name="cpu/expand")
+def expand_cpu(x, shape):
+    lead = len(shape) - x.ndim
+    target = tuple(x.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(shape))
+    return np.broadcast_to(x, target)
+
+
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
                doc="broadcast size-1 dimensions to a larger shape (no copy)")
 expand.def_backward(lambda ctx, g: (sum_to(g, ctx.node.next_edges[0][0].shape),))
 
-squeeze = defop("squeeze", inputs=("x",), attrs=(Attr("dim", None, check_dims),), infer_meta=im.squeeze, view=True)
+@register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
+def squeeze_cpu(x, dim=None):
+    if dim is None:
+        return np.squeeze(x)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
+    return np.squeeze(x, axis=axes) if axes else x.view()
+
+
+squeeze = defop(
+    "squeeze",
+    inputs=("x",),
+    attrs=(Attr("dim", None, check_dims),),
+    infer_meta=im.squeeze,
+    view=True,
+    methods=("squeeze",),
+)
 squeeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
 
-unsqueeze = defop("unsqueeze", inputs=("x",), attrs=(Attr("dim", check=check_int),), infer_meta=im.unsqueeze, view=True)
+@register_kernel("unsqueeze", CPU, dtypes=ALL_DTYPES, name="cpu/unsqueeze")
+def unsqueeze_cpu(x, dim):
+    return np.expand_dims(x, dim % (x.ndim + 1))
+
+
+unsqueeze = defop(
+    "unsqueeze",
+    inputs=("x",),
+    attrs=(Attr("dim", check=check_int),),
+    infer_meta=im.unsqueeze,
+    view=True,
+    methods=("unsqueeze",),
+)
 unsqueeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
+
+@register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
+def concat_cpu(xs, dim=0):
+    return np.concatenate(xs, axis=dim)
+
 
 concat = defop("concat", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
                transform_dtype=True, doc="join tensors along an existing dimension")
@@ -63,6 +145,11 @@ def _concat_backward(ctx, g):
     return (pieces,)
 
 
+@register_kernel("stack", CPU, dtypes=ALL_DTYPES, name="cpu/stack")
+def stack_cpu(xs, dim=0):
+    return np.stack(xs, axis=dim)
+
+
 stack = defop("stack", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.stack,
               transform_dtype=True, doc="join tensors along a new dimension")
 
@@ -76,8 +163,6 @@ def _stack_backward(ctx, g):
 
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     """Merge dims ``start_dim..end_dim`` into one (a reshape)."""
-    from ..tensor import Tensor
-
     if not isinstance(x, Tensor):
         raise TypeError(f"flatten(): argument 'x' (position 0) must be Tensor, but got {type_name(x)}")
     start_dim = check_int("flatten", "start_dim", 1, start_dim)
@@ -101,8 +186,6 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 def _normalize_index(op: str, index: Any) -> Any:
     """Turn a Python index (ints, slices, None, Ellipsis, lists, int/bool tensors) into a NumPy index."""
-    from ..tensor import Tensor
-
     items = index if isinstance(index, tuple) else (index,)
     out = []
     for pos, item in enumerate(items):
@@ -158,8 +241,13 @@ def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
     return _normalize_index(op, v)
 
 
+@register_kernel("getitem", CPU, dtypes=ALL_DTYPES, name="cpu/getitem")
+def getitem_cpu(x, index):
+    return _owned(np.asarray(x[index]), x)
+
+
 getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_index),), infer_meta=_getitem_meta,
-                view=True, doc="x[index]: basic slicing (a view) and integer/bool-array indexing (a copy)")
+                view=True, doc="x[index]: basic slicing (a view) and integer/bool-array indexing (a copy)", operators=("__getitem__",))
 
 
 @getitem.def_backward
@@ -169,6 +257,14 @@ def _getitem_backward(ctx, g):
 
 def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -> Any:
     return tuple(shape), grad.dtype
+
+
+@register_kernel("getitem_grad", CPU, dtypes=ALL_DTYPES, name="cpu/getitem_grad")
+def getitem_grad_cpu(grad, index, shape):
+    out = np.zeros(shape, dtype=grad.dtype)
+    # add.at accumulates repeated integer indices (x[[0, 0]] gets both gradients).
+    np.add.at(out, index, grad)
+    return out
 
 
 getitem_grad = defop(

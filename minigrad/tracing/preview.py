@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["preview_array", "summary"]
+__all__ = ["preview_array", "summary", "jsonable"]
 
 
 def summary(shape: tuple[int, ...], dtype: str) -> dict[str, Any]:
@@ -42,3 +42,25 @@ def preview_array(array: Any, values: bool, max_elements: int) -> Any:
     if not values or size > max_elements:
         return summary(shape, dtype)
     return to_host(array).tolist()
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON-friendly rendering of an attribute value for events."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    if isinstance(value, slice):
+        return f"{'' if value.start is None else value.start}:{'' if value.stop is None else value.stop}" + (
+            "" if value.step is None else f":{value.step}"
+        )
+    if value is Ellipsis:
+        return "..."
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return {"shape": list(shape), "dtype": str(getattr(value, "dtype", "?"))}
+    return repr(value)

@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 from . import bus
 from .events import Event
 from .preview import preview_array
+from .replay import replay
 
 __all__ = ["Recorder", "SCHEMA", "VERSION", "start_env_recording"]
 
@@ -115,8 +116,6 @@ class Recorder:
 
     def replay(self):
         """Fold the events into states (``minigrad.trace.replay(self.events)``)."""
-        from .replay import replay
-
         return replay(self.events)
 
     def kinds(self) -> list[str]:

@@ -1,9 +1,10 @@
 """GPU kernels (CuPy + hand-written CUDA C). Imported only when the GPU backend is first used.
 
-``load()`` is called once by the GPU backend's lazy loader
-(``kernels/backends.py``) after CuPy imported and a device was found. It
-imports the kernel modules, whose ``register_kernel`` decorators fill the
-registry:
+This package registers the GPU backend (device ``"gpu"``, library variant
+``GPUDNN``) with a lazy loader: the first time a tensor goes to the GPU,
+``_load_cupy`` imports CuPy, checks for a device and calls ``load()``, which
+imports the kernel modules (they import CuPy themselves), whose
+``register_kernel`` decorators fill the registry:
 
 - ``elementwise``: hand-written CUDA for the unary/binary/compare ops, where
   and clip (float16/32/64); CuPy built-ins for cast, clone, fill;
@@ -24,6 +25,9 @@ compiled with ``nvcc`` where no GPU exists.
 
 from __future__ import annotations
 
+from ..backends import BackendInfo, register_backend
+from ..key import Backend
+
 _loaded = False
 
 
@@ -32,6 +36,31 @@ def load() -> None:
     global _loaded
     if _loaded:
         return
+    # The kernel modules import CuPy at their top, so they are imported here, on the GPU's
+    # first use (the import test allows this one lazy entry point, as it allows CuPy's).
     from . import elementwise, linalg, nn, reduce, shape  # noqa: F401  (registration side effects)
 
     _loaded = True
+
+
+def _load_cupy(info: BackendInfo) -> None:
+    try:
+        import cupy  # noqa: F401  (imported only when the GPU is first used)
+    except ImportError as exc:
+        raise RuntimeError(
+            "the GPU backend needs CuPy, which is not installed. Install minigrad's gpu extra: "
+            "pip install -e \".[gpu]\" (CuPy for CUDA 12), on a machine with an NVIDIA GPU"
+        ) from exc
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # CUDA driver missing
+        raise RuntimeError(f"CuPy is installed but no CUDA device is usable: {exc}") from exc
+    if n < 1:
+        raise RuntimeError("CuPy is installed but no CUDA device was found")
+    info.to_device = cupy.asarray
+    info.to_host = cupy.asnumpy
+    info.array_types = (cupy.ndarray,)
+    load()  # register the GPU kernels on first use
+
+
+register_backend(Backend.GPU, "gpu", loader=_load_cupy, dnn=Backend.GPUDNN)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from typing import Iterator
 
 __all__ = [
-    "DTYPES", "UNARY", "BINARY", "COMPARE", "REDUCE", "ew_source", "reduce_source", "lse_source", "softmax_source",
+    "DTYPES", "UNARY", "BINARY", "COMPARE", "REDUCE", "set_elementwise_expression", "ew_source", "reduce_source", "lse_source", "softmax_source",
     "matmul_source", "all_sources", "kernel_name",
 ]
 
@@ -77,36 +77,30 @@ _F = {
                "tanh": "tanh", "erf": "erf", "pow": "pow"},
 }
 
+# The elementwise templates' tables are filled from the op definitions: an op's file
+# gives its expression (``defop(..., gpu=("unary", "{exp}(a)"))``, the OpDef field
+# ``gpu_elementwise``) and ``defop`` files it here with ``set_elementwise_expression``.
+
 #: unary ops: expression of ``a`` (ACC) with ``{fn}`` placeholders for math functions
-UNARY: dict[str, str] = {
-    "neg": "-a",
-    "exp": "{exp}(a)",
-    "log": "{log}(a)",
-    "sqrt": "{sqrt}(a)",
-    "abs": "{fabs}(a)",
-    "sign": "(a != a) ? a : (ACC)((a > (ACC)0) - (a < (ACC)0))",
-    "sin": "{sin}(a)",
-    "cos": "{cos}(a)",
-    "tanh": "{tanh}(a)",
-    "sigmoid": "a >= (ACC)0 ? (ACC)1 / ((ACC)1 + {exp}(-a)) : {exp}(a) / ((ACC)1 + {exp}(a))",
-    "relu": "(a > (ACC)0 || a != a) ? a : (ACC)0",
-    "gelu": "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))",
-    "erf": "{erf}(a)",
-}
+UNARY: dict[str, str] = {}
 
 #: binary ops on ``a`` and ``b`` (NaN-propagating maximum/minimum, as NumPy)
-BINARY: dict[str, str] = {
-    "add": "a + b",
-    "sub": "a - b",
-    "mul": "a * b",
-    "div": "a / b",
-    "pow": "{pow}(a, b)",
-    "maximum": "(a != a) ? a : ((b != b) ? b : (a > b ? a : b))",
-    "minimum": "(a != a) ? a : ((b != b) ? b : (a < b ? a : b))",
-}
+BINARY: dict[str, str] = {}
 
 #: comparisons: bool output
-COMPARE: dict[str, str] = {"eq": "a == b", "ne": "a != b", "lt": "a < b", "le": "a <= b", "gt": "a > b", "ge": "a >= b"}
+COMPARE: dict[str, str] = {}
+
+_EW_TABLES = {"unary": UNARY, "binary": BINARY, "compare": COMPARE}
+
+
+def set_elementwise_expression(op: str, kind: str, expression: str) -> None:
+    """File ``op``'s GPU expression under ``kind`` (``unary``, ``binary``, ``compare``) for the templates."""
+    if kind not in _EW_TABLES:
+        raise ValueError(f"GPU elementwise kind must be one of {', '.join(_EW_TABLES)}, got {kind!r}")
+    for table in _EW_TABLES.values():
+        table.pop(op, None)
+    _EW_TABLES[kind][op] = expression
+
 
 #: reductions: (identity, combine(p, q), map(v) where ``aux`` is a per-row value, post(acc));
 #: logsumexp has its own one-pass kernels (``lse_source``)

@@ -34,25 +34,40 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .. import dtypes as _dt
 from ..tracing import bus
 from ..tracing.events import AmpCast
 from .amp_state import AMP
+from .op_table import OPS
 
-__all__ = ["autocast", "autocast_inputs", "amp_dest_dtype", "ALLOW_LIST", "DENY_LIST", "LEVELS"]
+__all__ = ["autocast", "autocast_inputs", "amp_dest_dtype", "set_amp_category", "ALLOW_LIST", "DENY_LIST", "LEVELS"]
 
-#: Ops that run in float16 under O1 (Paddle's white list).
-ALLOW_LIST: set[str] = {"matmul", "conv2d", "conv2d_input_grad", "conv2d_weight_grad"}
+# The lists are filled from the op definitions (``defop(..., amp="allow")``), never by hand:
+# an op's AMP category is written in its own file.
 
-#: Ops that always run in float32 under O1 and O2 (Paddle's black list).
-DENY_LIST: set[str] = {
-    "exp", "log", "pow", "softmax", "log_softmax", "logsumexp", "cross_entropy", "mse_loss", "sum", "mean",
-}
+#: Ops that run in float16 under O1 (Paddle's white list): ``amp="allow"``.
+ALLOW_LIST: set[str] = set()
 
-#: Ops AMP never touches: the cast itself (else it would recurse).
-_NEVER: frozenset[str] = frozenset({"cast"})
+#: Ops that always run in float32 under O1 and O2 (Paddle's black list): ``amp="deny"``.
+DENY_LIST: set[str] = set()
+
+#: Ops AMP never touches, ``amp="never"``: the cast itself (else it would recurse).
+_NEVER: set[str] = set()
+
+AMP_CATEGORIES = {"allow": ALLOW_LIST, "deny": DENY_LIST, "never": _NEVER}
+
+
+def set_amp_category(op_name: str, category: str | None) -> None:
+    """File ``op_name`` under its AMP category (``"allow"``, ``"deny"``, ``"never"``; None: follow the inputs)."""
+    for members in AMP_CATEGORIES.values():
+        members.discard(op_name)
+    if category is not None:
+        if category not in AMP_CATEGORIES:
+            raise ValueError(f"amp category must be one of {', '.join(AMP_CATEGORIES)} or None, got {category!r}")
+        AMP_CATEGORIES[category].add(op_name)
 
 LEVELS = {"O0": 0, "O1": 1, "O2": 2}
 _AMP_DTYPES = (_dt.float16,)
@@ -96,8 +111,6 @@ class autocast:
 
     def __call__(self, fn: Any) -> Any:
         """Use as a decorator: ``@mg.autocast("O1")``."""
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self:
@@ -143,8 +156,7 @@ def autocast_inputs(op: Any, inputs: list[Any]) -> list[Any]:
     dest = amp_dest_dtype(name, inputs, AMP.level, AMP.dtype)
     if dest is None:
         return inputs
-    from ..ops.math import cast
-
+    cast = OPS["cast"]
     out: list[Any] = []
     changed = False
     level = AMP.level

@@ -1,5 +1,9 @@
 """AutogradMeta: a tensor's autograd information (seed 004 §2.3, seed 003).
 
+It is data the tensor carries, so it lives in the tensor layer, below
+``autograd/`` (which reads and writes it: ``accumulation_node_for`` in
+``autograd/accumulation.py`` creates a leaf's AccumulationNode).
+
 A tensor that requires grad carries one ``AutogradMeta``:
 
 - ``grad_node``: the node that computes this tensor's gradient (its history,
@@ -20,12 +24,11 @@ NOTE [ No reference cycles between tensors and nodes ]
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .accumulation import AccumulationNode
-    from .grad_node import GradNode
+    from .autograd.accumulation import AccumulationNode
+    from .autograd.grad_node import GradNode
 
 __all__ = ["AutogradMeta"]
 
@@ -48,7 +51,7 @@ class AutogradMeta:
 
     def __init__(self, tensor_id: int, name: str | None = None) -> None:
         self.grad_node: GradNode | None = None
-        self.acc_node: weakref.ReferenceType[AccumulationNode] | None = None
+        self.acc_node: Callable[[], AccumulationNode | None] | None = None  # a weakref.ref
         self.out_slot = 0
         self.out_rank = 0
         self.grad: Any = None
@@ -60,14 +63,3 @@ class AutogradMeta:
     @property
     def is_leaf(self) -> bool:
         return self.grad_node is None
-
-    def accumulation_node_for(self, tensor: Any) -> "AccumulationNode":
-        """The leaf's AccumulationNode, created on its first use by an op (``SetGradOutMeta``)."""
-        node = self.acc_node() if self.acc_node is not None else None
-        if node is None:
-            from .accumulation import AccumulationNode
-
-            node = AccumulationNode(self, (tensor._data.shape, tensor._dtype, tensor._device))
-            self.acc_node = weakref.ref(node)
-            node.announce()
-        return node

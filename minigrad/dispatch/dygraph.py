@@ -19,46 +19,31 @@ layer runs first and node creation cannot fail, so no half-built node is left.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import flags
+from ..autograd.accumulation import accumulation_node_for
+from ..autograd.grad_mode import GRAD_MODE
+from ..autograd.grad_node import Edge, announce_node
+from ..autograd.hooks import retain_grad
+from ..autograd.tensor_wrapper import TensorWrapper
+from ..autograd_meta import AutogradMeta
 from ..dtypes import from_numpy
 from ..kernels.api import call_kernel
+from ..kernels.backends import backend_of_device, move_array
+from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
-from ..tracing.events import ApiCall, NodeCreate
+from ..tracing.events import ApiCall
+from ..tracing.preview import jsonable
 from . import amp_state
-from .grad_mode import GRAD_MODE
-from .grad_node import Edge
-from .meta import AutogradMeta
-from .tensor_wrapper import TensorWrapper
+from .amp import autocast_inputs
+from .op_table import OPS
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
 
-__all__ = ["run_op", "jsonable"]
-
-
-def jsonable(value: Any) -> Any:
-    """A JSON-friendly rendering of an attribute value for events."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
-        return value.item()
-    if isinstance(value, slice):
-        return f"{'' if value.start is None else value.start}:{'' if value.stop is None else value.stop}" + (
-            "" if value.step is None else f":{value.step}"
-        )
-    if value is Ellipsis:
-        return "..."
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return {"shape": list(shape), "dtype": str(getattr(value, "dtype", "?"))}
-    return repr(value)
+__all__ = ["OPS", "run_op", "run_inplace", "run_to_device", "announce_node", "jsonable"]
 
 
 def _ids(inputs: list[Any]) -> list[Any]:
@@ -86,8 +71,6 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
         _announce_inputs(rec, inputs)
         rec.emit(ApiCall(op=op.name, inputs=_ids(inputs), attrs={k: jsonable(v) for k, v in attrs.items()}))
     if amp_state.AMP.level:
-        from .amp import autocast_inputs
-
         inputs = autocast_inputs(op, inputs)
 
     out, device, layout = call_kernel(op, inputs, attrs)
@@ -136,7 +119,7 @@ def _edge_to(t: Any) -> Edge:
         return Edge(None, 0, 0, t._data.shape, t._dtype)
     node = meta.grad_node
     if node is None:
-        node = meta.accumulation_node_for(t)
+        node = accumulation_node_for(meta, t)
     return Edge(node, meta.out_slot, meta.out_rank, t._data.shape, t._dtype)
 
 
@@ -163,7 +146,7 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
             else:
                 nxt = meta.grad_node
                 if nxt is None:
-                    nxt = meta.accumulation_node_for(v)
+                    nxt = accumulation_node_for(meta, v)
                 row = [Edge(nxt, meta.out_slot, meta.out_rank, v._data.shape, v._dtype)]
                 if nxt.topo_nr >= topo:
                     topo = nxt.topo_nr + 1
@@ -195,43 +178,104 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
         node.wrappers = wrappers
     if flags.retain_grad_for_all_tensor:
         for t in outs:
-            t.retain_grad()
+            retain_grad(t)
     rec = bus.recorder
     if rec is not None:
         announce_node(node)
 
 
-def announce_node(node: Any, copy_of: int | None = None) -> None:
-    """Emit ``node.create`` for a grad node (used at creation and by GeneralGrad copies)."""
-    rec = bus.recorder
-    if rec is None:
-        return
-    if node.is_accumulation:
-        node.announce(copy_of=copy_of)
-        return
-    edges = [
-        {
-            "slot": slot,
-            "rank": rank,
-            "next": e.node.id if e.node is not None else None,
-            "next_slot": e.slot,
-            "next_rank": e.rank,
-        }
-        for slot, row in enumerate(node.next_edges)
-        for rank, e in enumerate(row)
-    ]
-    rec.emit(
-        NodeCreate(
-            node=node.id,
-            name=node.display_name,
-            op=node.op_name,
-            topo_nr=node.topo_nr,
-            seq_nr=node.seq_nr,
-            is_accumulation=False,
-            tensor=None,
-            copy_of=copy_of,
-            edges=edges,
-            saved=[w.tensor_id for w in node.wrappers],
-            attrs={k: jsonable(v) for k, v in node.attrs.items()},
+def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor]) -> Tensor:
+    """An in-place op (``x.add_(y)``, ``x += y``, ``x[i] = v``): DESIGN §9 rule 8.
+
+    ``fn()`` computes the new values out of place (recording a node as usual);
+    this writes them into ``self``'s storage, bumps its version counter and,
+    when a node was recorded, moves ``self``'s history to it (``SetHistory``).
+    Misuse - a leaf that requires grad, a view of such a tensor, an int tensor
+    receiving floats - raises before anything changes.
+    """
+    meta = self._meta
+    if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
+        raise RuntimeError(
+            f"{op_name}(): a leaf tensor that requires grad is being used in an in-place operation. "
+            f"Use an out-of-place op (x = x + y), or update it under `with mg.no_grad():`"
         )
+    # Only a tensor made by a view op (reshape, getitem ...) is a view of another tensor;
+    # other kernels may return NumPy views of their own temporaries, which are private.
+    made_by_view = (
+        meta is not None
+        and meta.grad_node is not None
+        and getattr(meta.grad_node.opdef, "view", False)
+        and getattr(self._data, "base", None) is not None
     )
+    if GRAD_MODE.enabled and made_by_view:
+        raise RuntimeError(
+            f"{op_name}(): in-place change of a view of another tensor that requires grad is not supported; "
+            f"use an out-of-place op, or clone() first"
+        )
+    result = fn()
+    if result._dtype is not self._dtype:
+        if not self._dtype.is_floating and result._dtype.is_floating:
+            raise RuntimeError(
+                f"{op_name}(): result type {result._dtype} can't be cast to the desired output type {self._dtype}"
+            )
+    node = result._meta.grad_node if result._meta is not None else None
+    if node is not None:
+        # The new node saved the pre-change values of ``self`` (PyTorch's original_self):
+        # give those wrappers a private copy, since the storage is about to change.
+        for w in node.wrappers:
+            if w.data is self._data:
+                w.data = self._data.copy()
+                w.version_counter = VersionCounter()
+                w.snapshot = 0
+    if result._dtype is not self._dtype:
+        # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
+        # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
+        result = OPS["cast"](result, self._dtype)
+        node = result._meta.grad_node if result._meta is not None else None
+    new_values = result._data
+    try:
+        if self._data.ndim == 0:
+            self._data[()] = new_values
+        else:
+            self._data[...] = new_values
+    except ValueError as exc:
+        raise RuntimeError(f"{op_name}(): cannot write into this tensor in place ({exc})") from None
+    if self._version is None:
+        self._version = VersionCounter()
+    self._version.bump()
+    if node is not None:
+        # SetHistory: the tensor's grad node moves to the new node.
+        new_meta = AutogradMeta(self._id, self._name)
+        new_meta.grad_node = node
+        new_meta.out_slot = result._meta.out_slot
+        new_meta.out_rank = result._meta.out_rank
+        if meta is not None and meta.retain_grads:
+            self._meta = new_meta
+            self.retain_grad()
+        self._meta = new_meta
+    if bus.recorder is not None:
+        self._announce_update(op_name)
+    return self
+
+
+def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
+    """``x`` copied to ``device`` (``Tensor.to``); the node ``op`` moves gradients back.
+
+    The copy spans two backends, so it is no kernel of either: it skips the
+    kernel layer, moving the array with the backends' movers (Paddle's
+    ``TransDataPlace``), and records the node itself.
+    """
+    rec = bus.recorder
+    if rec is not None:
+        rec.emit(ApiCall(op=op.name, inputs=[x._id], attrs={"device": device}))
+    src_backend = backend_of_device(x._device).name
+    dst_backend = backend_of_device(device).name
+    data = move_array(x._data, x._device, device)
+    emit_transform(op.name, "x", "backend", src_backend, dst_backend)
+    out = Tensor._make(data, x._dtype, device, x._layout)
+    if GRAD_MODE.enabled and x._meta is not None:
+        _create_grad_node(op, [x], {"device": device}, [out])
+        out._meta.grad_node.extra = x._device  # type: ignore[union-attr]
+    if rec is not None:
+        out._announce()
+    return out

@@ -1,0 +1,151 @@
+"""Creation functions: ``mg.tensor``, ``zeros``, ``ones``, ``full``, ``arange``, ``randn``, ``rand``, ``*_like`` (DESIGN §8).
+
+Each makes a new leaf tensor; ``manual_seed`` makes the random ones (and
+``Dropout`` and the ``nn.init`` functions) reproducible.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.zeros(2, 3).shape
+    (2, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import dtypes as _dt
+from .dtypes import DType
+from .tensor import Tensor, check_device as _check_device, finish as _finish, from_data
+
+__all__ = [
+    "tensor", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like", "full_like",
+    "manual_seed", "generator",
+]
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed minigrad's random generator (``randn``, ``rand``, ``Dropout``, init)."""
+    global _rng
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"manual_seed(): argument 'seed' must be int, but got {type(seed).__name__}")
+    _rng = np.random.default_rng(seed)
+
+
+def generator() -> np.random.Generator:
+    """The generator behind ``randn``/``rand`` (reseeded by ``manual_seed``)."""
+    return _rng
+
+def tensor(
+    data: Any,
+    dtype: Any = None,
+    device: str = "cpu",
+    requires_grad: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """A new leaf tensor from data (nested lists, numbers, NumPy arrays or a Tensor).
+
+    Float data gives ``float32``, integer data ``int64``, bools ``bool``
+    (NumPy arrays keep their dtype).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.tensor([1, 2]).dtype, mg.tensor([1.5]).dtype
+        (minigrad.int64, minigrad.float32)
+    """
+    return from_data(data, dtype, device, requires_grad, name)
+
+def _shape_arg(fn: str, size: Sequence[Any]) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    for i, s in enumerate(size):
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"{fn}(): argument 'size' must be a sequence of ints, but element {i} is {type(s).__name__}")
+        if s < 0:
+            raise ValueError(f"{fn}(): negative dimension {s} in size {tuple(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
+    return default if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
+
+
+def zeros(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A tensor of zeros of the given size (default dtype float32)."""
+    dt = _dtype_arg("zeros", dtype, _dt.float32)
+    return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
+
+
+def ones(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A tensor of ones of the given size (default dtype float32)."""
+    dt = _dtype_arg("ones", dtype, _dt.float32)
+    return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
+
+
+def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
+    if not isinstance(fill_value, (int, float, bool)):
+        raise TypeError(f"full(): argument 'fill_value' (position 1) must be a number, but got {type(fill_value).__name__}")
+    default = _dt.bool_ if isinstance(fill_value, bool) else _dt.int64 if isinstance(fill_value, int) else _dt.float32
+    dt = _dtype_arg("full", dtype, default)
+    shape = _shape_arg("full", (size,) if isinstance(size, (list, tuple)) else (size,))
+    return _finish("full", np.full(shape, fill_value, dt.np), dt, _check_device("full", device), requires_grad, name)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` is ``0..n-1``."""
+    if end is None:
+        start, end = 0, start
+    for nm, v in (("start", start), ("end", end), ("step", step)):
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise TypeError(f"arange(): argument '{nm}' must be a number, but got {type(v).__name__}")
+    if step == 0:
+        raise ValueError("arange(): step must be nonzero")
+    all_int = all(isinstance(v, int) for v in (start, end, step))
+    dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.float32)
+    return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
+
+
+def randn(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Standard normal samples (reproducible with ``manual_seed``)."""
+    dt = _dtype_arg("randn", dtype, _dt.float32)
+    if not dt.is_floating:
+        raise TypeError(f"randn(): dtype must be a float dtype, but got {dt}")
+    data = _rng.standard_normal(_shape_arg("randn", size)).astype(dt.np)
+    return _finish("randn", data, dt, _check_device("randn", device), requires_grad, name)
+
+
+def rand(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """Uniform samples in [0, 1) (reproducible with ``manual_seed``)."""
+    dt = _dtype_arg("rand", dtype, _dt.float32)
+    if not dt.is_floating:
+        raise TypeError(f"rand(): dtype must be a float dtype, but got {dt}")
+    data = _rng.random(_shape_arg("rand", size)).astype(dt.np)
+    return _finish("rand", data, dt, _check_device("rand", device), requires_grad, name)
+
+
+def _like(fn: str, t: Any) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 0) must be Tensor, but got {type(t).__name__}")
+    return t
+
+
+def zeros_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
+    """Zeros with ``input``'s shape (and dtype/device unless given)."""
+    t = _like("zeros_like", input)
+    return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def ones_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
+    """Ones with ``input``'s shape (and dtype/device unless given)."""
+    t = _like("ones_like", input)
+    return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` with ``input``'s shape (and dtype/device unless given)."""
+    t = _like("full_like", input)
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)

@@ -1,0 +1,171 @@
+"""Devices: where a tensor's array lives and how arrays move between them (seed 004 §2.4 TransDataPlace).
+
+Each device belongs to a *backend*, the name kernels are registered under
+(``"cpu"`` -> ``CPU``, ``"gpu"`` -> ``GPU``, or a custom one), with two
+functions that move arrays to it from NumPy and back. CPU arrays are NumPy
+arrays; GPU arrays are CuPy arrays, and CuPy is imported only when the GPU is
+first used (the GPU backend registers itself, with that lazy loader, in
+``kernels/gpu/__init__.py``).
+
+This is storage, so it sits below the tensor: ``Tensor.numpy()`` and the
+creation functions use it. Registering a backend *with kernels* is the kernel
+layer's business (``kernels/backends.py``: ``register_backend``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = [
+    "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
+    "move_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend",
+]
+
+
+class Backend:
+    """Backend names. ``GPUDNN`` is the library-accelerated GPU variant (cuBLAS/cuDNN)."""
+
+    CPU = "CPU"
+    GPU = "GPU"
+    GPUDNN = "GPUDNN"
+    #: An argument def that accepts any backend (PrepareData does not move it).
+    ALL_BACKEND = "ALL_BACKEND"
+
+
+class Layout:
+    """Data layouts. Tensors default to ``NCHW`` (as Paddle's DenseTensor does);
+    most kernels are registered for ``ALL_LAYOUT``."""
+
+    ALL_LAYOUT = "ALL_LAYOUT"
+    NCHW = "NCHW"
+    NHWC = "NHWC"
+
+
+class BackendInfo:
+    """A backend: its KernelKey name, its device string and array movers."""
+
+    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader")
+
+    def __init__(
+        self,
+        name: str,
+        device: str,
+        to_device: Callable[[np.ndarray], Any] | None = None,
+        to_host: Callable[[Any], np.ndarray] | None = None,
+        array_types: tuple[type, ...] = (),
+        loader: Callable[["BackendInfo"], None] | None = None,
+        dnn: str | None = None,
+    ) -> None:
+        self.name = name
+        self.dnn = dnn
+        self.device = device
+        self.to_device = to_device
+        self.to_host = to_host
+        self.array_types = array_types
+        self._loader = loader
+
+    def ensure_loaded(self) -> None:
+        """Run the lazy loader once (imports CuPy for the GPU)."""
+        if self._loader is not None:
+            loader, self._loader = self._loader, None
+            try:
+                loader(self)
+            except BaseException:
+                self._loader = loader
+                raise
+
+    def __repr__(self) -> str:
+        return f"<backend {self.name} device={self.device!r}>"
+
+
+_BY_DEVICE: dict[str, BackendInfo] = {}
+_BY_NAME: dict[str, BackendInfo] = {}
+#: library-accelerated variant name -> the backend it belongs to (``GPUDNN`` -> GPU's info)
+_BY_DNN: dict[str, BackendInfo] = {}
+
+
+def add_backend(info: BackendInfo) -> None:
+    """Put ``info`` in the device tables (``kernels.backends.register_backend`` checks it first)."""
+    _BY_DEVICE[info.device] = info
+    _BY_NAME[info.name] = info
+    if info.dnn is not None:
+        _BY_DNN[info.dnn] = info
+
+
+def remove_backend(name: str) -> BackendInfo | None:
+    """Take backend ``name`` out of the device tables; returns it (None if unknown)."""
+    info = _BY_NAME.pop(name, None)
+    if info is not None:
+        _BY_DEVICE.pop(info.device, None)
+        if info.dnn is not None:
+            _BY_DNN.pop(info.dnn, None)
+    return info
+
+
+def dnn_of(backend: str) -> str | None:
+    """The library-accelerated variant of ``backend`` (``GPU`` -> ``GPUDNN``), or None."""
+    info = _BY_NAME.get(backend)
+    return None if info is None else info.dnn
+
+
+def base_backend(backend: str) -> str:
+    """The backend whose device a kernel backend runs on (``GPUDNN`` -> ``GPU``)."""
+    info = _BY_DNN.get(backend)
+    return backend if info is None else info.name
+
+
+def devices() -> list[str]:
+    """Device strings of all registered backends."""
+    return list(_BY_DEVICE)
+
+
+def backend_of_device(device: str) -> BackendInfo:
+    """The backend for a device string; ``ValueError`` for an unknown device."""
+    info = _BY_DEVICE.get(device)
+    if info is None:
+        raise ValueError(f"unknown device {device!r}; expected one of {', '.join(repr(d) for d in _BY_DEVICE)}")
+    info.ensure_loaded()
+    return info
+
+
+def device_of_backend(name: str) -> str:
+    """The device string of a KernelKey backend (``GPUDNN`` kernels run on ``"gpu"``)."""
+    info = _BY_NAME.get(name) or _BY_DNN.get(name)
+    if info is None:
+        raise ValueError(f"unknown backend {name!r}")
+    return info.device
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """A NumPy array with the values of any backend's array."""
+    if isinstance(array, np.ndarray):
+        return array
+    for info in _BY_NAME.values():
+        if info.array_types and isinstance(array, info.array_types) and info.to_host is not None:
+            return info.to_host(array)
+    get = getattr(array, "get", None)
+    return get() if get is not None else np.asarray(array)
+
+
+def move_array(array: Any, src_device: str, dst_device: str) -> Any:
+    """Move ``array`` from ``src_device`` to ``dst_device`` through the host."""
+    if src_device == dst_device:
+        return array
+    src = backend_of_device(src_device)
+    dst = backend_of_device(dst_device)
+    host = array if src.to_host is None else src.to_host(array)
+    return host if dst.to_device is None else dst.to_device(host)
+
+
+def is_gpu_available() -> bool:
+    """True when CuPy imports and a CUDA device is present (never raises)."""
+    try:
+        backend_of_device("gpu")
+    except Exception:
+        return False
+    return True
+
+
+add_backend(BackendInfo(Backend.CPU, "cpu", array_types=(np.ndarray,)))
