@@ -3,6 +3,8 @@
 - ``events.md``: the event reference, from the dataclasses in
   ``minigrad/tracing/events.py`` (kind, fields with types, docstring).
 - ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``.
+- the op table of ``add-an-op.md`` (``{{ op_table }}``), from the op
+  definitions (``mg.OPS``) and the kernel registry.
 - ``tui.md`` / ``renderer.md``: a placeholder only while the real page (written
   with the TUI and the renderer) is not in ``docs/`` yet.
 """
@@ -56,6 +58,39 @@ def event_reference() -> str:
             lines.append(f"| `{json_name}` | `{_type_name(hints.get(f.name, f.type))}` | {default} |")
     _ = Event
     return "\n".join(lines) + "\n"
+
+
+def op_table() -> str:
+    """A Markdown table of every op: signature, methods and operators, AMP category, kernels."""
+    import minigrad as mg
+    from minigrad.kernels.registry import KERNELS
+
+    lines = [
+        "| op | inputs | attributes | methods, operators | AMP | GPU template | kernels (backend: dtypes) | backward |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in sorted(mg.OPS):
+        op = mg.OPS[name]
+        by_backend: dict[str, list[str]] = {}
+        for key in KERNELS.get(name, {}):
+            by_backend.setdefault(key.backend, [])
+            if key.dtype.name not in by_backend[key.backend]:
+                by_backend[key.backend].append(key.dtype.name)
+        kernels = "; ".join(f"{b}: {', '.join(d)}" for b, d in sorted(by_backend.items())) or "(none: runs outside the kernel layer)"
+        names = ", ".join(f"`{m}`" for m in (*op.methods, *op.operators)) or ""
+        attrs = ", ".join(f"`{a.name}`" for a in op.attrs)
+        gpu = f"{op.gpu_elementwise[0]}: `{op.gpu_elementwise[1]}`".replace("|", "\\|") if op.gpu_elementwise else ""
+        lines.append(
+            f"| `{name}` | {', '.join(f'`{i.name}`' for i in op.inputs)} | {attrs} | {names} | {op.amp or ''} | "
+            f"{gpu} | {kernels} | {'yes' if op.backward is not None else 'no'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    if "{{ op_table }}" in markdown:
+        markdown = markdown.replace("{{ op_table }}", op_table())
+    return markdown
 
 
 def placeholder(title: str, command: str, what: str) -> str:

@@ -1,26 +1,27 @@
-"""The user-facing ops (API layer). Each is defined once, in the module of its family."""
+"""The user-facing ops (API layer): each defined once, in the module of its family or in a file of its own.
+
+This package imports every one of its modules (``registry`` and private
+``_*`` helpers hold no ops) and exports what each lists in ``__all__``, its
+public API: adding an op file adds its ops to ``minigrad`` with no list to
+update here (see ``docs/add-an-op.md``).
+"""
 
 from __future__ import annotations
 
-from .linalg import matmul
-from .math import (
-    abs, add, cast, clip, clone, cos, div, eq, erf, exp, fill, ge, gelu, gt, le, log, lt, maximum, minimum,
-    mul, ne, neg, pow, relu, sigmoid, sign, sin, sqrt, sub, sum_to, tanh, where,
-)
-from .nn import (
-    conv2d, conv2d_input_grad, conv2d_weight_grad, cross_entropy, log_softmax, max_pool2d, max_pool2d_grad,
-    max_pool2d_select, mse_loss, softmax,
-)
-from .reduce import logsumexp, max, mean, min, sum
-from .registry import OPS, OpDef
-from .activation import softplus
-from .shape import concat, expand, flatten, getitem, getitem_grad, permute, reshape, squeeze, stack, transpose, unsqueeze
+import importlib
+import pkgutil
 
-__all__ = [
-    "OPS", "OpDef", "abs", "add", "cast", "clip", "clone", "concat", "conv2d", "conv2d_input_grad",
-    "conv2d_weight_grad", "cos", "cross_entropy", "div", "eq", "erf", "exp", "expand", "fill", "flatten", "ge",
-    "gelu", "getitem", "getitem_grad", "gt", "le", "log", "log_softmax", "logsumexp", "lt", "matmul", "max",
-    "max_pool2d", "max_pool2d_grad", "max_pool2d_select", "maximum", "mean", "min", "minimum", "mse_loss", "mul",
-    "ne", "neg", "permute", "pow", "relu", "reshape", "sigmoid", "sign", "sin", "softmax", "softplus", "sqrt", "squeeze",
-    "stack", "sub", "sum", "sum_to", "tanh", "transpose", "unsqueeze", "where",
-]
+from .registry import OPS, OpDef
+
+__all__ = ["OPS", "OpDef"]
+
+# Family modules first in this order (their backward formulas build on each other's ops),
+# then every other module of the package by name.
+_FIRST = ("math", "shape", "reduce", "linalg", "nn")
+_modules = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name != "registry"]
+for _name in sorted(_modules, key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST), n)):
+    _module = importlib.import_module(f"{__name__}.{_name}")
+    for _export in getattr(_module, "__all__", ()):
+        globals()[_export] = getattr(_module, _export)
+        __all__.append(_export)
+del _name, _module, _export

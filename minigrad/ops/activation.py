@@ -31,7 +31,7 @@ from ..kernels.registry import register_kernel
 from .math import gt, mul, sigmoid, where
 from .registry import Attr, defop
 
-__all__ = ["softplus", "softplus_cpu", "infer_softplus", "softplus_backward"]
+__all__ = ["softplus"]  # the public API; the pieces below are imported from this module by name
 
 
 def _check_positive(op: str, name: str, pos: int, v: Any) -> float:

@@ -13,7 +13,7 @@ from typing import Any
 from ..dispatch.dygraph import run_to_device
 from .registry import Attr, defop
 
-__all__ = ["to_device"]
+__all__: list[str] = []  # Tensor.to() is the public spelling; to_device is imported by name
 
 _to_device = defop(
     "to_device",

@@ -15,7 +15,7 @@ from .math import cast, div, eq, exp, mul, sub
 from .registry import Attr, defop
 from .shape import expand, reshape
 
-__all__ = ["sum", "mean", "max", "min", "logsumexp", "expand_back"]
+__all__ = ["sum", "mean", "max", "min", "logsumexp"]
 
 
 CPU = Backend.CPU
