@@ -47,10 +47,49 @@ def _head(dtype: str) -> tuple[str, str, str]:
     return T, sfx, f"{_PRELUDE}\ntypedef {ACC} ACC;\n"
 
 
+def _window(body: str) -> str:
+    """Loops over the taps ``(i, j)`` of output ``(oh, ow)``'s window that fall inside the input, at ``(h, w)``."""
+    return f"""for (int i = 0; i < KH; ++i) {{
+            const int h = oh * SH - PH + i * DH;
+            if (h < 0 || h >= H) continue;
+            for (int j = 0; j < KW; ++j) {{
+                const int w = ow * SW - PW + j * DW;
+                if (w < 0 || w >= W) continue;
+                {body}
+            }}
+        }}"""
+
+
+def _gather(body: str) -> str:
+    """The adjoint of ``_window``: loops over the taps ``(i, j)`` and outputs ``(oh, ow)`` that read input ``(h, w)``.
+
+    ``h = oh*SH - PH + i*DH`` is solved for ``oh``: the tap contributes when
+    ``h + PH - i*DH`` is a non-negative multiple of the stride below ``OH*SH``.
+    """
+    return f"""for (int i = 0; i < KH; ++i) {{
+            const int hh = h + PH - i * DH;
+            if (hh < 0 || hh % SH) continue;
+            const int oh = hh / SH;
+            if (oh >= OH) continue;
+            for (int j = 0; j < KW; ++j) {{
+                const int ww = w + PW - j * DW;
+                if (ww < 0 || ww % SW) continue;
+                const int ow = ww / SW;
+                if (ow >= OW) continue;
+                {body}
+            }}
+        }}"""
+
+
 def conv_source(dtype: str) -> str:
     """im2col / col2im for the GEMM convolution, and the three direct kernels."""
     T, sfx, head = _head(dtype)
     block = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
+    dx_gather = _gather(
+        "for (int og = 0; og < OG; ++og) { const int o = g * OG + og; "
+        "acc += mg_load(gy, (((long long)n * O + o) * OH + oh) * OW + ow) "
+        "* mg_load(wt, (((long long)o * CG + cg) * KH + i) * KW + j); }"
+    )
     return f"""{head}{block}
 // cols[(c*KH + i)*KW + j][(n - n0)*OH*OW + oh*OW + ow] = x[n][c][h][w] (0 outside), for nb images from n0.
 extern "C" __global__ void mg_im2col_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ cols, {_GEO_PARAMS},
@@ -73,19 +112,7 @@ extern "C" __global__ void mg_col2im_{sfx}(const {T}* __restrict__ cols, {T}* __
         const int w = t % W, h = (t / W) % H, c = (t / ((long long)W * H)) % C;
         const int n = t / ((long long)W * H * C);
         ACC acc = (ACC)0;
-        for (int i = 0; i < KH; ++i) {{
-            const int hh = h + PH - i * DH;
-            if (hh < 0 || hh % SH) continue;
-            const int oh = hh / SH;
-            if (oh >= OH) continue;
-            for (int j = 0; j < KW; ++j) {{
-                const int ww = w + PW - j * DW;
-                if (ww < 0 || ww % SW) continue;
-                const int ow = ww / SW;
-                if (ow >= OW) continue;
-                acc += mg_load(cols, ((long long)(c * KH + i) * KW + j) * ncols + (long long)n * P + (long long)oh * OW + ow);
-            }}
-        }}
+        {_gather("acc += mg_load(cols, ((long long)(c * KH + i) * KW + j) * ncols + (long long)n * P + (long long)oh * OW + ow);")}
         mg_store(dx, (((long long)(n0 + n) * C + c) * H + h) * W + w, acc);
     }}
 }}
@@ -103,15 +130,7 @@ extern "C" __global__ void mg_conv_fwd_{sfx}(const {T}* __restrict__ x, const {T
         for (int cg = 0; cg < CG; ++cg) {{
             const {T}* xc = x + (((long long)n * C + c0 + cg) * H) * W;
             const {T}* wc = wt + (((long long)o * CG + cg) * KH) * KW;
-            for (int i = 0; i < KH; ++i) {{
-                const int h = oh * SH - PH + i * DH;
-                if (h < 0 || h >= H) continue;
-                for (int j = 0; j < KW; ++j) {{
-                    const int w = ow * SW - PW + j * DW;
-                    if (w < 0 || w >= W) continue;
-                    acc += mg_load(xc, (long long)h * W + w) * mg_load(wc, i * KW + j);
-                }}
-            }}
+            {_window("acc += mg_load(xc, (long long)h * W + w) * mg_load(wc, i * KW + j);")}
         }}
         mg_store(y, t, acc);
     }}
@@ -127,23 +146,7 @@ extern "C" __global__ void mg_conv_dx_{sfx}(const {T}* __restrict__ gy, const {T
         const int n = t / ((long long)W * H * C);
         const int g = c / CG, cg = c % CG;
         ACC acc = (ACC)0;
-        for (int i = 0; i < KH; ++i) {{
-            const int hh = h + PH - i * DH;
-            if (hh < 0 || hh % SH) continue;
-            const int oh = hh / SH;
-            if (oh >= OH) continue;
-            for (int j = 0; j < KW; ++j) {{
-                const int ww = w + PW - j * DW;
-                if (ww < 0 || ww % SW) continue;
-                const int ow = ww / SW;
-                if (ow >= OW) continue;
-                for (int og = 0; og < OG; ++og) {{
-                    const int o = g * OG + og;
-                    acc += mg_load(gy, (((long long)n * O + o) * OH + oh) * OW + ow)
-                         * mg_load(wt, (((long long)o * CG + cg) * KH + i) * KW + j);
-                }}
-            }}
-        }}
+        {dx_gather}
         mg_store(dx, t, acc);
     }}
 }}
@@ -189,16 +192,8 @@ extern "C" __global__ void mg_maxpool_fwd_{sfx}(const {T}* __restrict__ x, {T}* 
         const long long plane = t / ((long long)OW * OH);
         const {T}* xp = x + plane * H * W;
         ACC best = (ACC)0; long long bi = -1;
-        for (int i = 0; i < KH; ++i) {{
-            const int h = oh * SH - PH + i * DH;
-            if (h < 0 || h >= H) continue;
-            for (int j = 0; j < KW; ++j) {{
-                const int w = ow * SW - PW + j * DW;
-                if (w < 0 || w >= W) continue;
-                const ACC v = mg_load(xp, (long long)h * W + w);
-                if (bi < 0 || v > best || (v != v && best == best)) {{ best = v; bi = (long long)h * W + w; }}
-            }}
-        }}
+        {_window("const ACC v = mg_load(xp, (long long)h * W + w); "
+                 "if (bi < 0 || v > best || (v != v && best == best)) { best = v; bi = (long long)h * W + w; }")}
         mg_store(y, t, bi < 0 ? -mg_inf((ACC)0) : best);
         arg[t] = bi;
     }}
@@ -212,20 +207,7 @@ extern "C" __global__ void mg_maxpool_dx_{sfx}(const {T}* __restrict__ gy, const
         const int w = t % W, h = (t / W) % H;
         const long long plane = t / ((long long)W * H), me = (long long)h * W + w, base = plane * OH * OW;
         ACC acc = (ACC)0;
-        for (int i = 0; i < KH; ++i) {{
-            const int hh = h + PH - i * DH;
-            if (hh < 0 || hh % SH) continue;
-            const int oh = hh / SH;
-            if (oh >= OH) continue;
-            for (int j = 0; j < KW; ++j) {{
-                const int ww = w + PW - j * DW;
-                if (ww < 0 || ww % SW) continue;
-                const int ow = ww / SW;
-                if (ow >= OW) continue;
-                const long long o = base + (long long)oh * OW + ow;
-                if (arg[o] == me) acc += mg_load(gy, o);
-            }}
-        }}
+        {_gather("const long long o = base + (long long)oh * OW + ow; if (arg[o] == me) acc += mg_load(gy, o);")}
         mg_store(dx, t, acc);
     }}
 }}

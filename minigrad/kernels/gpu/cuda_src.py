@@ -288,6 +288,15 @@ __device__ __forceinline__ ACC mg_block_{tag}(ACC v, ACC* shared) {{
 """
 
 
+#: the (row, chunk) a block reduces, and the segment [start, stop) of the row's elements it covers
+_ROW_CHUNK = """    __shared__ ACC shared[32];
+    const long long idx = blockIdx.x;            // = row * chunks + chunk
+    const long long row = idx / chunks, chunk = idx % chunks;
+    const long long start = chunk * chunk_len;
+    long long stop = start + chunk_len; if (stop > cols) stop = cols;
+    const long long base = row * cols;"""
+
+
 def reduce_source(op: str, dtype: str) -> str:
     """Source of the row reductions of ``op`` (sum, mean, max, min, lse).
 
@@ -318,12 +327,7 @@ def reduce_source(op: str, dtype: str) -> str:
 extern "C" __global__ void {name}_{suffix}(const {in_t}* __restrict__ x, {out_t}* __restrict__ out,
         const {ACC}* __restrict__ aux, const long long rows, const long long cols, const long long chunks,
         const long long chunk_len, const double scale) {{
-    __shared__ ACC shared[32];
-    const long long idx = blockIdx.x;            // = row * chunks + chunk
-    const long long row = idx / chunks, chunk = idx % chunks;
-    const long long start = chunk * chunk_len;
-    long long stop = start + chunk_len; if (stop > cols) stop = cols;
-    const long long base = row * cols;
+{_ROW_CHUNK}
     ACC p = ({identity});
     {loop}
     ACC acc = mg_block_reduce(p, shared);
@@ -338,13 +342,8 @@ extern "C" __global__ void {name}_{suffix}(const {in_t}* __restrict__ x, {out_t}
 extern "C" __global__ void {name}_single(const {T}* __restrict__ x, {T}* __restrict__ out, ACC* partial,
         unsigned int* ticket, const {ACC}* __restrict__ aux, const long long rows, const long long cols,
         const long long chunks, const long long chunk_len, const double scale) {{
-    __shared__ ACC shared[32];
     __shared__ bool last;
-    const long long idx = blockIdx.x;            // = row * chunks + chunk
-    const long long row = idx / chunks, chunk = idx % chunks;
-    const long long start = chunk * chunk_len;
-    long long stop = start + chunk_len; if (stop > cols) stop = cols;
-    const long long base = row * cols;
+{_ROW_CHUNK}
     ACC p = ({identity});
     {single_loop}
     ACC acc = mg_block_reduce(p, shared);
