@@ -16,11 +16,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import dtypes as _dt
+from .device import Layout, to_numpy
 from .dtypes import DType
 from .tensor import Tensor, check_device as _check_device, finish as _finish, from_data
 
 __all__ = [
-    "tensor", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like", "full_like",
+    "tensor", "channels_last", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like", "full_like",
     "manual_seed", "generator",
 ]
 
@@ -45,18 +46,45 @@ def tensor(
     device: str = "cpu",
     requires_grad: bool = False,
     name: str | None = None,
+    layout: str = "NCHW",
 ) -> Tensor:
     """A new leaf tensor from data (nested lists, numbers, NumPy arrays or a Tensor).
 
     Float data gives ``float32``, integer data ``int64``, bools ``bool``
-    (NumPy arrays keep their dtype).
+    (NumPy arrays keep their dtype). ``layout="NHWC"`` tags 4-D data given
+    in (N, H, W, C) order as channels-last: kernel selection then looks for
+    NHWC kernels, and PrepareData transposes to and from NCHW-only kernels
+    (``data.transform`` events) - see ``channels_last``.
 
     Example:
         >>> import minigrad as mg
         >>> mg.tensor([1, 2]).dtype, mg.tensor([1.5]).dtype
         (minigrad.int64, minigrad.float32)
     """
-    return from_data(data, dtype, device, requires_grad, name)
+    return from_data(data, dtype, device, requires_grad, name, layout)
+
+
+def channels_last(x: Tensor, requires_grad: bool | None = None, name: str | None = None) -> Tensor:
+    """A new NHWC ("channels last") leaf holding the 4-D NCHW tensor ``x``'s values in (N, H, W, C) order.
+
+    The copy is a new leaf on ``x``'s device (gradients do not flow back to
+    ``x``; ``requires_grad`` defaults to ``x``'s). Ops then select NHWC
+    kernels where a backend has them, or transpose in and out of NCHW-only
+    kernels - each transpose a ``data.transform`` event.
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.channels_last(mg.zeros(2, 3, 4, 5))
+        >>> x.layout, x.shape
+        ('NHWC', (2, 4, 5, 3))
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"channels_last(): argument 'x' must be Tensor, but got {type(x).__name__}")
+    if x.ndim != 4 or x.layout != Layout.NCHW:
+        raise ValueError(f"channels_last(): 'x' must be a 4-D NCHW tensor, but got {x.ndim}-D {x.layout}")
+    data = to_numpy(x._data).transpose(0, 2, 3, 1)
+    rg = x.requires_grad if requires_grad is None else requires_grad
+    return _finish("channels_last", np.ascontiguousarray(data), x._dtype, x._device, rg, name, Layout.NHWC)
 
 def _shape_arg(fn: str, size: Sequence[Any]) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (list, tuple)):

@@ -356,14 +356,17 @@ def check_device(fn: str, device: Any) -> str:
     return device
 
 
-def finish(fn: str, data: np.ndarray, dtype: DType, device: str, requires_grad: Any, name: str | None = None) -> "Tensor":
+def finish(
+    fn: str, data: np.ndarray, dtype: DType, device: str, requires_grad: Any, name: str | None = None,
+    layout: str = Layout.NCHW,
+) -> "Tensor":
     if not isinstance(requires_grad, bool):
         raise TypeError(f"{fn}(): argument 'requires_grad' must be bool, but got {type(requires_grad).__name__}")
     if requires_grad and not dtype.is_floating:
         raise RuntimeError(f"{fn}(): only tensors of floating point dtype can require gradients, but got dtype {dtype}")
     if device != "cpu":
         data = move_array(data, "cpu", device)
-    t = Tensor._make(data, dtype, device)
+    t = Tensor._make(data, dtype, device, layout)
     if name is not None:
         if not isinstance(name, str):
             raise TypeError(f"{fn}(): argument 'name' must be str, but got {type(name).__name__}")
@@ -394,8 +397,12 @@ def from_data(
     device: str = "cpu",
     requires_grad: bool = False,
     name: str | None = None,
+    layout: str = "NCHW",
 ) -> "Tensor":
-    """A new leaf tensor holding a copy of ``data`` (what ``mg.tensor`` and ``Tensor(...)`` do)."""
+    """A new leaf tensor holding a copy of ``data`` (what ``mg.tensor`` and ``Tensor(...)`` do).
+
+    ``layout="NHWC"`` tags 4-D data given in (N, H, W, C) order as channels-last.
+    """
     if isinstance(data, Tensor):
         data = to_numpy(data._data).copy()
     try:
@@ -410,4 +417,12 @@ def from_data(
     dt = _dt.as_dtype(dtype, "tensor(): argument 'dtype'") if dtype is not None else _infer_dtype(arr, data)
     # np.ascontiguousarray would turn 0-d data into shape (1,); np.array(order="C") keeps the shape.
     arr = np.array(arr, dtype=dt.np, order="C", copy=True)
-    return finish("tensor", arr, dt, check_device("tensor", device), requires_grad, name)
+    return finish("tensor", arr, dt, check_device("tensor", device), requires_grad, name, _layout_arg("tensor", layout, arr))
+
+
+def _layout_arg(fn: str, layout: Any, arr: np.ndarray) -> str:
+    if layout not in (Layout.NCHW, Layout.NHWC):
+        raise ValueError(f"{fn}(): argument 'layout' must be 'NCHW' or 'NHWC', but got {layout!r}")
+    if layout == Layout.NHWC and arr.ndim != 4:
+        raise ValueError(f"{fn}(): layout 'NHWC' needs 4-D data (N, H, W, C), but got {arr.ndim}-D data")
+    return layout

@@ -362,7 +362,7 @@ sigmoid = defop(
     save=("out",),
     promote="float",
     methods=("sigmoid",),
-    gpu=("unary", "a >= (ACC)0 ? (ACC)1 / ((ACC)1 + {exp}(-a)) : {exp}(a) / ((ACC)1 + {exp}(a))"),
+    gpu=("unary", "(a >= (ACC)0 ? (ACC)1 : {exp}(-{fabs}(a))) / ((ACC)1 + {exp}(-{fabs}(a)))"),
 )
 
 
