@@ -29,7 +29,7 @@ from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper
 from ..autograd_meta import AutogradMeta
 from ..dtypes import from_numpy
-from ..kernels.api import call_kernel
+from ..kernels.api import call_kernel, check_outputs, specialise, specialised_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter
@@ -72,6 +72,19 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
         rec.emit(ApiCall(op=op.name, inputs=_ids(inputs), attrs={k: jsonable(v) for k, v in attrs.items()}))
     if amp_state.AMP.level:
         inputs = autocast_inputs(op, inputs)
+    elif rec is None:
+        # NOTE [ The specialised eager path ] in kernels/api.py: no search, same checks.
+        sig = specialise(op, inputs)
+        entry = specialised_kernel(op, inputs, sig) if sig is not None else False
+        if entry:
+            fn, device, layout = entry
+            arrays = [t._data for t in inputs]
+            check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
+            out = fn(*arrays, **attrs)
+            if type(out) is tuple or type(check) is not tuple or out.shape != check[0] or out.dtype != check[1]:
+                check_outputs(op, fn, check, out)
+            outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
+            return _finish(op, inputs, attrs, (out,), outs, False, None)
 
     out, device, layout = call_kernel(op, inputs, attrs)
     multi = isinstance(out, tuple)
@@ -81,7 +94,12 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     else:
         arrays = (out,)
         outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
+    return _finish(op, inputs, attrs, arrays, outs, multi, rec)
 
+
+def _finish(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: Any, outs: list[Any], multi: bool,
+            rec: Any) -> Any:
+    """After the kernel: views share the version counter, ``require_any_grad``, the grad node."""
     if op.view and getattr(arrays[0], "base", None) is not None:
         # Views share the storage, hence the version counter (in-place checks see through them).
         src = inputs[0]

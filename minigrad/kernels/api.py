@@ -25,18 +25,20 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
+from .. import flags
 from ..tracing import bus
 from ..tracing.events import InferMetaEvent, KernelKeyEvent, KernelLaunch, KernelLookup, KernelSelect
 from .backends import backend_of_device, device_of_backend, move_array
 from .key import Backend, KernelKey, Layout
 from .prepare_data import emit_transform, prepare_data, transform_layout
+from .registry import KERNELS, on_change
 from .select import select_kernel
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from ..tensor import Tensor
 
-__all__ = ["call_kernel", "parse_kernel_key"]
+__all__ = ["call_kernel", "parse_kernel_key", "specialise", "specialised_kernel", "check_outputs"]
 
 _float32 = _dt.float32
 ALL_LAYOUT = Layout.ALL_LAYOUT
@@ -150,6 +152,62 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
     else:
         out = _layout_back(name, out, out_layout, key.layout)
     return out, device, key.layout
+
+
+# NOTE [ The specialised eager path ]
+#     Real dispatchers do the kernel search once per kind of call, not once per
+#     call. With no recorder active, the dispatch layer asks ``specialised_kernel``
+#     for the kernel of (op, each input's dtype/device/layout, the selection
+#     flags): the first such call walks the kernel layer as usual, and when
+#     PrepareData has nothing to do for it (inputs already on the kernel's device
+#     in its dtype, any layout, no CPU fallback, one output) the kernel function
+#     is remembered. Later calls of the same kind run InferMeta and the kernel
+#     directly - the same checks, errors and results, no search. The cache is
+#     cleared when kernels or backends are (un)registered; the flags are part of
+#     its key; with AMP or a recorder active the full path runs (and emits every
+#     event).
+_specialised: dict[tuple[Any, ...], Any] = {}
+on_change(lambda op: _specialised.clear())
+
+
+def specialise(op: "OpDef", inputs: list[Any]) -> tuple[Any, ...] | None:
+    """The cache key of this kind of call, or None when ``inputs`` are not all plain tensors."""
+    sig: list[Any] = [op, flags.enable_api_kernel_fallback, flags.use_gpudnn]
+    for t in inputs:
+        if t is None or type(t) is list:
+            return None
+        sig.append(t._dtype)
+        sig.append(t._device)
+        sig.append(t._layout)
+    return tuple(sig)
+
+
+def specialised_kernel(op: "OpDef", inputs: list[Any], sig: tuple[Any, ...]) -> Any:
+    """``(kernel function, output device, output layout)`` for calls of kind ``sig``, or False
+    when they need PrepareData, a CPU fallback or layout transforms (the full path then runs)."""
+    entry = _specialised.get(sig)
+    if entry is not None:
+        return entry
+    key, device = parse_kernel_key(op, inputs)
+    selection, _ = select_kernel(op.name, key)
+    kernel = selection.kernel
+    kkey = kernel.key
+    simple = (
+        kkey.layout == ALL_LAYOUT
+        and not kernel.arg_overrides
+        and not kernel.channels_last
+        and kernel.out_layout in (ALL_LAYOUT, key.layout)
+        and device_of_backend(kkey.backend) == device
+        and all(t._device == device and t._dtype is kkey.dtype for t in inputs)
+    )
+    entry = _specialised[sig] = (kernel.fn, device, key.layout) if simple else False
+    return entry
+
+
+def check_outputs(op: "OpDef", fn: Any, check: Any, out: Any) -> None:
+    """``_check_outputs`` for a specialised call (the kernel's name is looked up only on failure)."""
+    name = next((k.name for k in KERNELS.get(op.name, {}).values() if k.fn is fn), getattr(fn, "__name__", "kernel"))
+    _check_outputs(op, name, check, out)
 
 
 def _layout_back(op: str, array: Any, src: str, dst: str) -> Any:

@@ -1,0 +1,102 @@
+"""The specialised eager path (NOTE [ The specialised eager path ] in kernels/api.py).
+
+With no recorder, an op call of a kind seen before skips the kernel search
+and PrepareData; these tests prove it gives the same results, nodes and
+errors as the full path, and that its cache follows (un)registration and
+the selection flags.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad import flags
+from minigrad.kernels import api
+from minigrad.kernels.key import Backend
+from minigrad.kernels.registry import KERNELS, notify_change, register_kernel
+
+
+def _graph(t: mg.Tensor) -> list[tuple[str, list[tuple[str | None, int, int]]]]:
+    out, todo, seen = [], [t.grad_fn], set()
+    while todo:
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        edges = [(e.node.name() if e.node is not None else None, e.slot, e.rank) for row in n.next_edges for e in row]
+        out.append((n.name(), edges))
+        todo.extend(e.node for row in n.next_edges for e in row)
+    return out
+
+
+def test_a_repeated_call_is_specialised_and_matches_the_full_path() -> None:
+    a = mg.tensor([[1.0, 2.0]], requires_grad=True)
+    b = mg.tensor([[3.0], [4.0]], requires_grad=True)
+    api._specialised.clear()
+    fast = [a * b + a for _ in range(2)][1]
+    assert any(k[0] is mg.OPS["mul"] for k in api._specialised)
+    with mg.trace():
+        full = a * b + a
+    np.testing.assert_array_equal(fast.numpy(), full.numpy())
+    assert (fast.dtype, fast.device, fast.layout) == (full.dtype, full.device, full.layout)
+    assert _graph(fast) == _graph(full)
+    fast.sum().backward()
+    ga = a.grad.numpy().copy()
+    a.grad = None
+    with mg.trace():
+        full.sum().backward()
+    np.testing.assert_array_equal(ga, a.grad.numpy())
+
+
+def test_infer_meta_errors_are_the_same_on_both_paths() -> None:
+    x, y = mg.ones(2, 3), mg.ones(4)
+    with pytest.raises(ValueError) as fast:
+        for _ in range(2):
+            mg.add(x, y)
+    with mg.trace(), pytest.raises(ValueError) as full:
+        mg.add(x, y)
+    assert str(fast.value) == str(full.value)
+
+
+def test_registering_a_kernel_clears_the_cache() -> None:
+    x = mg.tensor([1.0, -2.0])
+    mg.neg(x)
+    assert api._specialised
+    saved = dict(KERNELS["neg"])
+    try:
+        register_kernel("neg", Backend.CPU, dtypes=[mg.float32])(lambda a: np.full_like(a, 7.0))
+        assert not api._specialised
+        assert mg.neg(x).tolist() == [7.0, 7.0]
+    finally:
+        KERNELS["neg"] = saved
+        notify_change("neg")
+    assert mg.neg(x).tolist() == [-1.0, 2.0]
+
+
+def test_the_selection_flags_are_part_of_the_key() -> None:
+    x = mg.tensor([1.0])
+    before = api.specialise(mg.OPS["exp"], [x])
+    flags.use_gpudnn = not flags.use_gpudnn
+    try:
+        assert api.specialise(mg.OPS["exp"], [x]) != before
+    finally:
+        flags.use_gpudnn = not flags.use_gpudnn
+
+
+def test_calls_that_need_prepare_data_take_the_full_path() -> None:
+    i = mg.tensor([1, 2])  # exp of an int64 tensor: PrepareData casts it to float32
+    for _ in range(2):
+        assert mg.exp(i).dtype is mg.float32
+    assert api._specialised[api.specialise(mg.OPS["exp"], [i])] is False
+    f32, f64 = mg.ones(2), mg.ones(2, dtype=mg.float64)
+    for _ in range(2):
+        assert (f32 + f64).dtype is mg.float64  # promotion: f32 is cast, so no shortcut
+
+
+def test_autocast_takes_the_full_path() -> None:
+    w = mg.randn(4, 4)
+    w @ w
+    with mg.autocast("O1"):
+        assert (w @ w).dtype is mg.float16
