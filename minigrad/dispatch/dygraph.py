@@ -77,12 +77,12 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
         sig = specialise(op, inputs)
         entry = specialised_kernel(op, inputs, sig) if sig is not None else False
         if entry:
-            fn, device, layout = entry
+            kernel, device, layout = entry
             arrays = [t._data for t in inputs]
             check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
-            out = fn(*arrays, **attrs)
+            out = kernel.fn(*arrays, **attrs)
             if type(out) is tuple or type(check) is not tuple or out.shape != check[0] or out.dtype != check[1]:
-                check_outputs(op, fn, check, out)
+                check_outputs(op, kernel, check, out)
             outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
             return _finish(op, inputs, attrs, (out,), outs, False, None)
 
