@@ -113,3 +113,24 @@ def test_a_kernel_function_swapped_in_place_is_used() -> None:
         assert mg.neg(x).tolist() == [0.0, 0.0]
     finally:
         kernel.fn = original
+
+
+def test_backward_buffer_sums_as_arrays_match_the_add_op() -> None:
+    """With no recorder and no create_graph the engine adds gradient buffers as arrays."""
+    x = mg.tensor([[0.5, -1.5], [2.0, 3.0]], dtype=mg.float64, requires_grad=True)
+    w = mg.tensor([[1.0, 2.0]], dtype=mg.float64, requires_grad=True)
+
+    def loss() -> mg.Tensor:
+        h = x * w  # x, w reach the loss along three paths each: three buffer sums
+        return (h * h + h * 3 + x * w).sum()
+
+    loss().backward()
+    fast = (x.grad.numpy().copy(), w.grad.numpy().copy())
+    x.grad = w.grad = None
+    with mg.trace() as tr:
+        loss().backward()
+    assert any(e.kind == "buffer.add" for e in tr.events)
+    np.testing.assert_array_equal(fast[0], x.grad.numpy())
+    np.testing.assert_array_equal(fast[1], w.grad.numpy())
+    (gx,) = mg.grad(loss(), [x], create_graph=True)  # create_graph: sums stay recorded ops
+    assert gx.requires_grad and gx.grad_fn is not None

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..tensor import Tensor
+
 __all__ = ["GradTensorHolder"]
 
 
@@ -20,9 +22,20 @@ class GradTensorHolder:
     def __init__(self, in_meta: list[list[Any]]) -> None:
         self.buffers: list[list[Any]] = [[None] * len(ranks) for ranks in in_meta] or [[None]]
 
-    def add(self, slot: int, rank: int, grad: Any) -> Any:
-        """Sum ``grad`` into position (slot, rank); returns the buffer's new value."""
+    def add(self, slot: int, rank: int, grad: Any, arrays: bool = False) -> Any:
+        """Sum ``grad`` into position (slot, rank); returns the buffer's new value.
+
+        ``arrays``: the engine's backward fast path (no recorder, no
+        ``create_graph``): nothing observes the sum as an op, so two
+        gradients of one dtype and device are added as arrays instead of
+        through the ``add`` op's four layers. The values are the same.
+        """
         row = self.buffers[slot]
         cur = row[rank]
-        row[rank] = grad if cur is None else cur + grad
+        if cur is None:
+            row[rank] = grad
+        elif arrays and cur._dtype is grad._dtype and cur._device == grad._device:
+            row[rank] = Tensor._make(cur._data + grad._data, cur._dtype, cur._device, cur._layout)
+        else:
+            row[rank] = cur + grad
         return row[rank]
