@@ -71,6 +71,10 @@ class TraceFormatError(ValueError):
         self.line = line
 
 
+def _size(n: int) -> str:
+    return f"{n // 2**20} MiB" if n >= 2**20 else f"{n} bytes"
+
+
 def _error(source: str, line: int | None, problem: str) -> TraceFormatError:
     where = f"{source} line {line}" if line is not None else source
     return TraceFormatError(f"{where}: {problem}", source, line)
@@ -161,7 +165,7 @@ def loads(text: str, source: str = "<string>") -> Recorder:
     lines = text.split("\n")
     for lineno, line in enumerate(lines, start=1):
         if len(line) > MAX_LINE_BYTES:
-            raise _error(source, lineno, f"line longer than {MAX_LINE_BYTES // 2**20} MiB; not a minigrad trace line")
+            raise _error(source, lineno, f"line longer than {_size(MAX_LINE_BYTES)}; not a minigrad trace line")
     return _parse(enumerate(lines, start=1), source)
 
 
@@ -176,9 +180,9 @@ def _read_lines(fh: Any, source: str, stream_limit: int | None) -> Iterator[tupl
         lineno += 1
         total += len(raw)
         if len(raw) > MAX_LINE_BYTES:
-            raise _error(source, lineno, f"line longer than {MAX_LINE_BYTES // 2**20} MiB; is this a minigrad trace?")
+            raise _error(source, lineno, f"line longer than {_size(MAX_LINE_BYTES)}; is this a minigrad trace?")
         if stream_limit is not None and total > stream_limit:
-            raise _error(source, lineno, f"stopped after reading {stream_limit // 2**20} MiB from a non-regular file")
+            raise _error(source, lineno, f"stopped after reading {_size(stream_limit)} from a stream (not a regular file)")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
