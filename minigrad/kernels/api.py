@@ -119,16 +119,20 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
         meta, check = _infer_meta_channels_last(op, kernel, arrays, attrs)
     else:
         meta = check = op.infer_meta(name, *arrays, **attrs)  # type: ignore[misc]
-    if rec is None:
-        out = kernel.fn(*arrays, **attrs)
-    else:
-        metas = meta if isinstance(meta, list) else [meta]
-        rec.emit(
-            InferMetaEvent(op=name, shapes=[list(s) for s, _ in metas], dtypes=[str(_dt.from_numpy(d)) for _, d in metas])
-        )
-        t0 = time.perf_counter_ns()
-        out = kernel.fn(*arrays, **attrs)
-        rec.emit(KernelLaunch(op=name, kernel=kernel.name, backend=kkey.backend, wall_ns=time.perf_counter_ns() - t0))
+    try:
+        if rec is None:
+            out = kernel.fn(*arrays, **attrs)
+        else:
+            metas = meta if isinstance(meta, list) else [meta]
+            rec.emit(
+                InferMetaEvent(op=name, shapes=[list(s) for s, _ in metas], dtypes=[str(_dt.from_numpy(d)) for _, d in metas])
+            )
+            t0 = time.perf_counter_ns()
+            out = kernel.fn(*arrays, **attrs)
+            rec.emit(KernelLaunch(op=name, kernel=kernel.name, backend=kkey.backend, wall_ns=time.perf_counter_ns() - t0))
+    except MemoryError as exc:  # NumPy's bare MemoryError names neither the op nor why
+        shapes = ", ".join(str(tuple(s)) for s, _ in (meta if isinstance(meta, list) else [meta]))
+        raise MemoryError(f"{name}(): out of memory in kernel {kernel.name} computing an output of shape {shapes}: {exc}") from None
 
     if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
