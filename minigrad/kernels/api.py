@@ -22,6 +22,7 @@ Each step emits its event when a recorder is active.
 from __future__ import annotations
 
 import time
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
@@ -70,8 +71,36 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
     return KernelKey(backend, layout, dtype), device
 
 
+# NOTE [ Floating-point warnings stay inside the kernels ]
+#     ``log(0)``, ``1 / 0`` and ``0 / 0`` give ``-inf``, ``inf`` and ``nan``, as in
+#     PyTorch, which says nothing; NumPy would print a ``RuntimeWarning`` from the
+#     kernel's line for each (DESIGN §7). A warnings filter ignores
+#     ``RuntimeWarning`` raised by code in ``minigrad.kernels`` only, so a user's
+#     own NumPy code keeps its warnings. ``np.errstate`` around every kernel
+#     would do the same at ~2.5 us per op; the filter costs nothing per call,
+#     but ``warnings.catch_warnings()`` (pytest wraps every test and the
+#     collection in one) swaps the filter list and drops it on exit. So each
+#     call compares the live list with the one last seen (one identity check)
+#     and re-installs the filter when the list changed. Kernels that would
+#     warn from inside NumPy's own Python code (``np.mean`` of an empty slice)
+#     are written so they don't.
+_FP_FILTER_MODULES = r"minigrad\.kernels(\.|$)"
+_filters_seen: list[Any] | None = None
+
+
+def _silence_fp_warnings() -> None:
+    global _filters_seen
+    filters = warnings.filters
+    if not any(f[0] == "ignore" and f[2] is RuntimeWarning and f[3] is not None
+               and f[3].pattern == _FP_FILTER_MODULES for f in filters):
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=_FP_FILTER_MODULES)
+    _filters_seen = warnings.filters
+
+
 def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[Any, str, str]:
     """Run ``op`` through the kernel layer. Returns ``(output array(s), device, layout)``."""
+    if warnings.filters is not _filters_seen:
+        _silence_fp_warnings()
     rec = bus.recorder
     name = op.name
     key, device = parse_kernel_key(op, inputs)
