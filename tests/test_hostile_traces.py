@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -198,7 +199,7 @@ def test_the_nan_trace_loads_and_keeps_its_non_finite_values(nan_trace):
 def test_log_shows_nan_and_inf(nan_trace, capsys):
     assert main(["log", str(nan_trace), "--width", "200"]) == 0
     out = capsys.readouterr().out
-    assert "t1.grad = [nan, 1]" in out  # a preview is text, never read as rich markup
+    assert re.search(r"\.grad = \[nan, 1\]", out)  # a preview is text, never read as rich markup
     assert "[-inf, 0]" in out
 
 
