@@ -5,7 +5,8 @@
 #
 # 1. Records (x.log() * x).sum().backward() at x = [0, 1] (a -inf value and a NaN
 #    gradient), opens it in minigrad-tui at 80x24, steps through the whole backward
-#    pass and checks that the screen shows 'nan' and the app is still running.
+#    pass event by event and node run by node run, and checks that a gradient
+#    preview shows '[nan' and the app is still running.
 # 2. Opens hostile files (200 000 nested '[', a binary file, "version": true,
 #    an in-degree key that is not an id) and checks each error screen names the line.
 # 3. Runs 'minigrad log' on /dev/zero and on the hostile files: one line, exit 2.
@@ -66,12 +67,16 @@ tr.save(sys.argv[1])
 PYEOF
 start "$OUT/nan.jsonl" "pass 1"
 capture nan-start
-for _ in $(seq 1 40); do keys Right; done
-capture nan-end-of-pass
-expect "nan"
+for _ in $(seq 1 60); do keys Right; done  # every event of the pass, one at a time
+capture nan-stepped
+keys End b
+capture nan-accumulation-node-run
+expect "[nan"
+keys End
+capture nan-end
 keys 2
 capture nan-forward-tab
-expect "inf"
+expect "log(t"
 keys q
 
 # 2. Hostile files open an error screen.
