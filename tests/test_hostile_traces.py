@@ -233,3 +233,16 @@ def _has_dot() -> bool:
     import shutil
 
     return shutil.which("dot") is not None
+
+
+def test_one_line_at_a_time_for_readers_of_a_growing_trace():
+    """``parse_event_line`` applies the loader's checks to one line (for tools that tail a file)."""
+    from minigrad.tracing.loader import parse_event_line
+
+    ev = parse_event_line(_event("queue.pop", node=2, queue=[1]))
+    assert (ev.kind, ev.node, ev.queue) == ("queue.pop", 2, [1])
+    with pytest.raises(TraceFormatError, match=r"^run.jsonl line 9: field 'node': expected an integer, got str '2' "
+                                               r"\(in a 'queue.pop' event\)$"):
+        parse_event_line(_event("queue.pop", node="2", queue=[]), "run.jsonl", 9)
+    with pytest.raises(TraceFormatError, match=r"^run.jsonl: JSON nested more than 100 levels"):
+        parse_event_line("[" * 1000, "run.jsonl")

@@ -44,7 +44,7 @@ from .events import Event, event_from_dict
 from .recorder import SCHEMA, VERSION, Recorder
 from .schema import SchemaError, check_event
 
-__all__ = ["TraceFormatError", "load", "loads", "MAX_LINE_BYTES", "MAX_STREAM_BYTES", "MAX_DEPTH"]
+__all__ = ["TraceFormatError", "load", "loads", "parse_event_line", "MAX_LINE_BYTES", "MAX_STREAM_BYTES", "MAX_DEPTH"]
 
 #: Longest line accepted. A recorded line holds one event; with the default
 #: ``max_elements=64`` lines are well under 10 KiB.
@@ -97,7 +97,7 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def _parse_line(text: str, source: str, lineno: int, hint: str = "") -> Any:
+def _parse_line(text: str, source: str, lineno: int | None, hint: str = "") -> Any:
     # Fast path: a line with few brackets cannot nest deeply (count() runs in C).
     if text.count("[") + text.count("{") > MAX_DEPTH and _depth(text) > MAX_DEPTH:
         raise _error(source, lineno, f"JSON nested more than {MAX_DEPTH} levels deep{hint or '; not a minigrad trace line'}")
@@ -125,6 +125,31 @@ def _check_header(header: Any, source: str) -> dict[str, Any]:
     return header
 
 
+def parse_event_line(text: str, source: str = "<string>", line: int | None = None) -> Event:
+    """One validated event from one line of a trace (for tools that read a trace as it grows).
+
+    Applies the same checks as ``load`` to a single event line: length,
+    nesting depth, JSON, header and field types.
+
+    Raises:
+        TraceFormatError: naming ``source``, ``line`` and the field.
+    """
+    if len(text) > MAX_LINE_BYTES:
+        raise _error(source, line, f"line longer than {_size(MAX_LINE_BYTES)}; not a minigrad trace line")
+    obj = _parse_line(text, source, line)
+    if not isinstance(obj, dict):
+        raise _error(source, line, f"expected a JSON object (one event), got {type(obj).__name__}")
+    try:
+        check_event(obj)
+        return event_from_dict(obj)
+    except SchemaError as exc:
+        kind = obj.get("kind")
+        message = str(exc)
+        if isinstance(kind, str) and len(kind) <= 40 and "for kind" not in message:
+            message += f" (in a '{kind}' event)"
+        raise _error(source, line, message) from None
+
+
 def _parse(lines: Iterable[tuple[int, str]], source: str) -> Recorder:
     """Validate numbered text lines (header first) into an inactive recorder."""
     it: Iterator[tuple[int, str]] = iter(lines)
@@ -137,18 +162,7 @@ def _parse(lines: Iterable[tuple[int, str]], source: str) -> Recorder:
     for lineno, text in it:
         if not text.strip():
             continue
-        obj = _parse_line(text, source, lineno)
-        if not isinstance(obj, dict):
-            raise _error(source, lineno, f"expected a JSON object (one event), got {type(obj).__name__}")
-        try:
-            check_event(obj)
-            ev = event_from_dict(obj)
-        except SchemaError as exc:
-            kind = obj.get("kind")
-            message = str(exc)
-            if isinstance(kind, str) and len(kind) <= 40 and "for kind" not in message:
-                message += f" (in a '{kind}' event)"
-            raise _error(source, lineno, message) from None
+        ev = parse_event_line(text, source, lineno)
         if ev.seq <= last_seq:
             raise _error(source, lineno, f"seq {ev.seq} does not increase (previous {last_seq})")
         last_seq = ev.seq
