@@ -75,8 +75,9 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
 #     ``log(0)``, ``1 / 0`` and ``0 / 0`` give ``-inf``, ``inf`` and ``nan``, as in
 #     PyTorch, which says nothing; NumPy would print a ``RuntimeWarning`` from the
 #     kernel's line for each (DESIGN §7). A warnings filter ignores
-#     ``RuntimeWarning`` raised by code in ``minigrad.kernels`` only, so a user's
-#     own NumPy code keeps its warnings. ``np.errstate`` around every kernel
+#     ``RuntimeWarning`` raised by code in ``minigrad.kernels`` and
+#     ``minigrad.ops`` (where kernels are defined) only, so a user's own NumPy
+#     code keeps its warnings. ``np.errstate`` around every kernel
 #     would do the same at ~2.5 us per op; the filter costs nothing per call,
 #     but ``warnings.catch_warnings()`` (pytest wraps every test and the
 #     collection in one) swaps the filter list and drops it on exit. So each
@@ -84,7 +85,7 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
 #     and re-installs the filter when the list changed. Kernels that would
 #     warn from inside NumPy's own Python code (``np.mean`` of an empty slice)
 #     are written so they don't.
-_FP_FILTER_MODULES = r"minigrad\.kernels(\.|$)"
+_FP_FILTER_MODULES = r"minigrad\.(kernels|ops)(\.|$)"
 _filters_seen: list[Any] | None = None
 
 
