@@ -175,7 +175,7 @@ def _to(self: Tensor, device: str | None = None, dtype: Any = None) -> Tensor:
     if device is not None:
         if not isinstance(device, str):
             raise TypeError(f"to(): argument 'device' must be str, but got {type(device).__name__}")
-        backend_of_device(device)  # unknown device / missing CuPy -> clear error
+        backend_of_device(device, "to()")  # unknown device / missing CuPy -> clear error
         if device != out._device:
             out = to_device(out, device)
     return out
@@ -247,7 +247,7 @@ Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 
 def _inplace_method(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
     def method(self: Tensor, other: Any) -> Tensor:
-        return run_inplace(self, name, lambda: op(self, other))
+        return run_inplace(self, name, lambda: op(self, other), other)
 
     method.__name__ = name
     method.__doc__ = f"In place: ``self = minigrad.{op.name}(self, other)`` (bumps the version counter)."

@@ -11,7 +11,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import functools
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -26,6 +27,24 @@ __all__ = [
 ]
 
 _rng = np.random.default_rng()
+
+
+def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """Creation functions: NumPy's bare ``MemoryError`` gets the function's name (DESIGN §7).
+
+    NumPy already says how much and which shape (``Unable to allocate 3.64 TiB
+    for an array with shape (1000000, 1000000) ...``); the user also needs to
+    know which call of theirs asked for it.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Tensor:
+        try:
+            return fn(*args, **kwargs)
+        except MemoryError as exc:
+            raise MemoryError(f"{fn.__name__}(): out of memory: {exc}") from None
+
+    return wrapper
 
 
 def manual_seed(seed: int) -> None:
@@ -101,18 +120,21 @@ def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
     return default if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
 
 
+@_names_allocation_failures
 def zeros(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
     dt = _dtype_arg("zeros", dtype, _dt.float32)
     return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def ones(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
     dt = _dtype_arg("ones", dtype, _dt.float32)
     return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     if not isinstance(fill_value, (int, float, bool)):
@@ -123,6 +145,7 @@ def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = 
     return _finish("full", np.full(shape, fill_value, dt.np), dt, _check_device("full", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` is ``0..n-1``."""
     if end is None:
@@ -137,6 +160,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
 
 
+@_names_allocation_failures
 def randn(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Standard normal samples (reproducible with ``manual_seed``)."""
     dt = _dtype_arg("randn", dtype, _dt.float32)
@@ -146,6 +170,7 @@ def randn(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: boo
     return _finish("randn", data, dt, _check_device("randn", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def rand(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Uniform samples in [0, 1) (reproducible with ``manual_seed``)."""
     dt = _dtype_arg("rand", dtype, _dt.float32)
@@ -161,18 +186,21 @@ def _like(fn: str, t: Any) -> Tensor:
     return t
 
 
+@_names_allocation_failures
 def zeros_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """Zeros with ``input``'s shape (and dtype/device unless given)."""
     t = _like("zeros_like", input)
     return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
+@_names_allocation_failures
 def ones_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """Ones with ``input``'s shape (and dtype/device unless given)."""
     t = _like("ones_like", input)
     return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
+@_names_allocation_failures
 def full_like(input: Tensor, fill_value: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("full_like", input)

@@ -352,7 +352,7 @@ class Tensor:
 def check_device(fn: str, device: Any) -> str:
     if not isinstance(device, str):
         raise TypeError(f"{fn}(): argument 'device' must be str, but got {type(device).__name__}")
-    backend_of_device(device)
+    backend_of_device(device, f"{fn}()")
     return device
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 from .. import flags
 from ..autograd.accumulation import accumulation_node_for
 from ..autograd.grad_mode import GRAD_MODE
@@ -28,8 +30,8 @@ from ..autograd.grad_node import Edge, announce_node
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper
 from ..autograd_meta import AutogradMeta
-from ..dtypes import from_numpy
-from ..kernels.api import call_kernel, check_outputs, specialise, specialised_kernel
+from ..dtypes import float32, from_numpy
+from ..kernels.api import call_kernel, run_specialised, specialise, specialised_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter
@@ -78,11 +80,7 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
         entry = specialised_kernel(op, inputs, sig) if sig is not None else False
         if entry:
             kernel, device, layout = entry
-            arrays = [t._data for t in inputs]
-            check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
-            out = kernel.fn(*arrays, **attrs)
-            if type(out) is tuple or type(check) is not tuple or out.shape != check[0] or out.dtype != check[1]:
-                check_outputs(op, kernel, check, out)
+            out = run_specialised(op, kernel, [t._data for t in inputs], attrs)
             outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
             return _finish(op, inputs, attrs, (out,), outs, False, None)
 
@@ -202,7 +200,34 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
         announce_node(node)
 
 
-def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor]) -> Tensor:
+def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
+    """Refuse, before anything runs or is recorded, an operand whose result can't live in ``self``.
+
+    The out-of-place op would build its grad node (and announce it to the
+    trace) before the write-back found that the result has another shape
+    or a float dtype; a failed op must leave nothing behind (DESIGN §7).
+    """
+    other_shape = other.shape if isinstance(other, Tensor) else ()
+    try:
+        shape = np.broadcast_shapes(self.shape, other_shape)
+    except ValueError:
+        return  # the op's own InferMeta names both shapes
+    if shape != self.shape:
+        raise RuntimeError(
+            f"{op_name}(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}; "
+            f"an in-place op can't grow its tensor (use the out-of-place op: x = x + y)"
+        )
+    if not self._dtype.is_floating:
+        if isinstance(other, Tensor) and other._dtype.is_floating:
+            result = other._dtype
+        elif op_name == "div_" or isinstance(other, float):
+            result = float32  # true division and Python floats promote to the default float dtype
+        else:
+            return
+        raise RuntimeError(f"{op_name}(): result type {result} can't be cast to the desired output type {self._dtype}")
+
+
+def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None) -> Tensor:
     """An in-place op (``x.add_(y)``, ``x += y``, ``x[i] = v``): DESIGN §9 rule 8.
 
     ``fn()`` computes the new values out of place (recording a node as usual);
@@ -230,6 +255,8 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor]) -> Tensor:
             f"{op_name}(): in-place change of a view of another tensor that requires grad is not supported; "
             f"use an out-of-place op, or clone() first"
         )
+    if op_name in ("add_", "sub_", "mul_", "div_"):
+        _check_inplace_operand(self, op_name, other)
     result = fn()
     if result._dtype is not self._dtype:
         if not self._dtype.is_floating and result._dtype.is_floating:

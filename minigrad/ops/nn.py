@@ -115,7 +115,7 @@ def cross_entropy_cpu(input, target, reduction="mean"):
     nll = -logp[np.arange(n), target]
     if reduction == "none":
         return nll.astype(input.dtype, copy=False)
-    out = nll.sum() if reduction == "sum" else nll.mean()
+    out = nll.sum() if reduction == "sum" else nll.sum() / nll.size  # sum/size: no NumPy warning when empty
     return np.asarray(out, dtype=input.dtype)
 
 
@@ -157,7 +157,7 @@ def mse_loss_cpu(input, target, reduction="mean"):
     sq = np.asarray((input - target) ** 2)
     if reduction == "none":
         return sq
-    return np.asarray(sq.sum() if reduction == "sum" else sq.mean(), dtype=input.dtype)
+    return np.asarray(sq.sum() if reduction == "sum" else sq.sum() / sq.size, dtype=input.dtype)
 
 
 mse_loss = defop(

@@ -61,7 +61,13 @@ def _sum_backward(ctx, g):
 
 @register_kernel("mean", CPU, dtypes=FLOAT_DTYPES, name="cpu/mean")
 def mean_cpu(x, dim=None, keepdim=False):
-    return np.asarray(np.mean(x, axis=_axis(dim), keepdims=keepdim, dtype=x.dtype))
+    # sum / count rather than np.mean: np.mean of an empty slice warns from inside NumPy,
+    # where the kernels' warning filter (kernels/api.py) does not reach; the result is NaN either way.
+    axis = _axis(dim)
+    axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    total = np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    return np.asarray(np.true_divide(total, count, dtype=x.dtype))
 
 
 mean = defop(
