@@ -14,7 +14,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # Re-install when the project's metadata changes.
-$(STAMP): pyproject.toml minigrad/__init__.py | $(PY)
+$(STAMP): pyproject.toml setup.py | $(PY)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
 	@# PyTorch is an optional test oracle; only this exact spelling takes the CPU build on disk.
