@@ -66,3 +66,18 @@ def test_lesson5_skip_says_what_to_run_and_where(built: Path, monkeypatch: pytes
         assert "cupy-cuda12x" in command
     else:
         assert "finds no CUDA device" in reason
+
+
+def test_templates_speak_of_sources_by_name(tmp_path: Path) -> None:
+    """Students read the engine's docstrings in their templates: no internal labels ("seed 001", "DESIGN §7")."""
+    import re
+
+    label = re.compile(r"seed 00\d|DESIGN ?§|DESIGN\.md|STYLE rule|shared/")
+    bad = []
+    for lesson in lc.load_lessons():
+        folder = lc.build_lesson(lesson, tmp_path, figures=False)
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".md"):
+                bad += [f"{path.relative_to(tmp_path)}:{i}: {line.strip()}"
+                        for i, line in enumerate(path.read_text().splitlines(), 1) if label.search(line)]
+    assert not bad, "\n".join(bad)
