@@ -143,12 +143,12 @@ def machine() -> dict[str, str]:
         "cpu": _cpu_name(),
         "cpus": str(os.cpu_count()),
         "numpy": np.__version__,
-        "BLAS threads": pin_blas(),
         "load average (start)": " ".join(f"{x:.2f}" for x in os.getloadavg()),
     }
     torch = torch_or_none()
     info["torch"] = (f"{torch.__version__} ({torch.get_num_threads()} thread)" if torch is not None
                      else "not installed (`make bench` installs it)")
+    info["BLAS threads"] = pin_blas()  # after PyTorch loads its own BLAS and OpenMP
     try:
         from importlib.metadata import version
 
