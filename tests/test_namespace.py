@@ -46,6 +46,13 @@ def test_all_names_only_public_objects(name: str) -> None:
         assert hasattr(mod, n), f"{name}.__all__ names {n!r}, which does not exist"
 
 
+@pytest.mark.parametrize("name", ["minigrad", "minigrad.nn"])
+def test_named_helpers_are_gone_not_just_hidden(name: str) -> None:
+    mod = _module(name)
+    for helper in ("annotations", "Any", "OrderedDict", "math"):
+        assert not hasattr(mod, helper), f"{name}.{helper} exists"
+
+
 def test_star_import_gives_the_api() -> None:
     ns: dict[str, object] = {}
     exec("from minigrad import *", ns)
