@@ -19,8 +19,9 @@ def no_gpu_reason() -> str:
     folder = Path(os.environ.get("MINIGRAD_STUDENT_FOLDER") or Path(__file__).resolve().parents[1])
     grade = f"then, in the folder {folder.parent}, run `minigrad lessons grade {folder.name}`"
     if importlib.util.find_spec("cupy") is None:
-        return (f"lesson 5 needs CuPy and an NVIDIA GPU. On a machine with one (CUDA 12 driver), run "
-                f"`{sys.executable} -m pip install 'cupy-cuda12x>=13'` in any folder, {grade}")
+        return (f"lesson 5 needs CuPy and an NVIDIA GPU. On a machine with one, run "
+                f"`{sys.executable} -m pip install 'cupy-cuda13x>=14'` in any folder (for a CUDA 12 driver, "
+                f"as `nvidia-smi` shows: 'cupy-cuda12x>=13'), {grade}")
     return (f"lesson 5 needs an NVIDIA GPU: CuPy is installed but finds no CUDA device here. "
             f"Copy {folder} to a machine with a GPU, install minigrad and CuPy there, {grade}")
 
