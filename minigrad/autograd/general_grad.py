@@ -1,4 +1,4 @@
-"""GeneralGrad: ``mg.grad()`` on a pruned copy of the backward graph (PaddlePaddle's eager backward, ``GeneralGrad``).
+"""GeneralGrad: ``mg.grad()`` on a pruned copy of the backward graph (PaddlePaddle's eager ``GeneralGrad``).
 
 ``mg.grad(outputs, inputs, ...)`` shares ``run_backward`` with ``backward()``;
 what differs is prepared here, one method per step of Paddle's
