@@ -52,6 +52,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,11 @@ __all__ = [
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN LESSON (?P<lesson>\d+) TASK (?P<task>\d+\.\d+)(?::\s*(?P<title>.*?))?\s*$")
 _END = re.compile(r"^[ \t]*# END LESSON (?P<lesson>\d+) TASK (?P<task>\d+\.\d+)\s*$")
 _REL_IMPORT = re.compile(r"^(?P<indent>[ \t]*)from (?P<dots>\.+)(?P<rest>[\w.]*) import ")
+
+#: ``grade`` builds fresh scaffolds in several threads, and CPython 3.11's ``ast.parse`` is not
+#: thread-safe: concurrent calls can fail with "SystemError: AST constructor recursion depth
+#: mismatch" (python/cpython#106905). One parse at a time.
+_PARSE_LOCK = threading.Lock()
 
 #: Files the grader always takes from a fresh build (a student cannot change how they are graded).
 _SCAFFOLD = ("conftest.py", "pytest.ini", "_lesson.json", "tests")
@@ -250,7 +256,8 @@ def make_template(text: str, lesson: int, tasks: dict[str, dict[str, Any]], refe
     """
     lines = text.splitlines()
     regions = find_regions(text, where)
-    tree = ast.parse(text)
+    with _PARSE_LOCK:
+        tree = ast.parse(text)
     functions: dict[str, list[str]] = {}
     out: list[str] = []
     by_begin = {r.begin: r for r in regions}
