@@ -70,3 +70,10 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
 
 def _move(arr: Any, device: str) -> Any:
     return move_array(arr, "cpu", device)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
