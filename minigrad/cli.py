@@ -162,7 +162,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from minigrad.tracing.replay import replay
-    from minigrad.viz.describe import describe_event
+    from minigrad.tracing.describe import describe
 
     rec = _load(args.trace)
     patterns = args.kind or ["*"]
@@ -180,7 +180,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             calls += 1
         if not any(fnmatch.fnmatchcase(ev.kind, p) for p in patterns):
             continue
-        what = describe_event(ev, names)
+        what = describe(ev, names)
         if ev.kind == "api.call":
             what = f"call {calls}: {what}"
         table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", ev.kind, what)

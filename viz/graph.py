@@ -28,7 +28,8 @@ from typing import Any, Iterable, Sequence
 
 from minigrad.tracing.replay import BackwardPass, OpCall, State, node_status
 
-from .describe import describe_event, fmt_preview, fmt_shape
+from minigrad.tracing.describe import describe, fmt_shape
+from minigrad.tracing.describe import fmt_value as fmt_preview
 
 __all__ = [
     "GNode",
@@ -293,7 +294,7 @@ def collect_backward(
             head = "graph before backward"
         else:
             head = f"{bw.mode}() pass {bw.number}" + (" (done)" if bw.done else "")
-        g.title = f"{head} · step {state.index}: {describe_event(state.event, state)}"
+        g.title = f"{head} · step {state.index}: {describe(state.event, state)}"
     return g
 
 
@@ -576,6 +577,8 @@ def collect_kernel(state: State, call: int | str | None = None, *, title: bool =
         add("AMP auto-cast", [f"{state.tensor_name(cast.get('tensor'))}: {cast.get('from_dtype')} -> {cast.get('to_dtype')}"])
     if c.key:
         add("KernelKey", [f"backend {c.key.get('backend')}", f"layout {c.key.get('layout')}", f"dtype {c.key.get('dtype')}"])
+    if sel_cached := bool(c.select and c.select.get("cached")):
+        add("cached selection", ["the probes of the first search were:"] if c.lookups else ["no probes: found in the cache"])
     for n, probe in enumerate(c.lookups, start=1):
         hit = bool(probe.get("found"))
         add(f"probe {n}: {probe.get('step')}", [f"{probe.get('backend')}/{probe.get('layout')}/{probe.get('dtype')}",
@@ -583,8 +586,8 @@ def collect_kernel(state: State, call: int | str | None = None, *, title: bool =
     sel = c.select
     if sel:
         rows = [f"{sel.get('backend')}/{sel.get('layout')}/{sel.get('dtype')}"]
-        if sel.get("cached"):
-            rows.append("from the selection cache (no probes)")
+        if sel_cached:
+            rows.append("from the selection cache")
         if sel.get("fallback_cpu"):
             rows.append("CPU fallback: output copied back")
         add(f"selected {sel.get('kernel')}", rows, "fallback" if sel.get("fallback_cpu") else "hit")

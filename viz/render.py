@@ -269,6 +269,7 @@ def render(
     if kind not in KINDS:
         raise ValueError(f"render(): argument 'kind' must be one of {', '.join(KINDS)}, but got {kind!r}")
     only: set[int] | None = None
+    live_name: str | None = None  # set when the graph is read from a tensor's grad_fn, not from a recording
     if isinstance(source, State):
         state, bw = source, source.backward
     else:
@@ -281,7 +282,7 @@ def render(
                 # No recording: read the graph from the tensor's public attributes (all nodes idle).
                 from .live import events_from_tensor
 
-                source, tensor = events_from_tensor(tensor), None
+                source, tensor, live_name = events_from_tensor(tensor), None, tensor.name
             else:
                 raise LookupError(
                     f"render(tensor, kind={kind!r}) needs a recording: run the code under "
@@ -298,6 +299,7 @@ def render(
 
                 rp = to_replay(events_from_tensor(tensor))
                 state, bw = state_at(rp)
+                live_name = tensor.name
             elif info is None:
                 raise LookupError("render(tensor): this tensor does not appear in the trace given")
             elif kind == "backward" and info.grad_node is not None:
@@ -308,6 +310,8 @@ def render(
         g = collect_forward(state, title=title)
     else:
         g = collect_kernel(state, call, title=title)
+    if live_name is not None and title:
+        g.title = f"backward graph of {live_name}, read from its grad_fn (not recorded: no run is shown)"
     g.legend = legend and g.legend
     if collapse is True or (collapse == "auto" and len(g.nodes) > max_nodes):
         g = collapse_chains(g)

@@ -201,10 +201,8 @@ class MainScreen(Screen[None]):
         t.append(f"  ·  event {self.index + 1}/{len(s.events)}  ")
         ev = st.event
         if ev is not None:
-            from ..format import describe_event
-
             t.append(ev.kind, style="bold magenta")
-            t.append(" " + describe_event(ev, s.node_name, s.tensor_name)[:60])
+            t.append(" " + describe(ev, s)[:60])
         t.append("\n")
         t.append("▶ playing" if self.playing else "❚❚ paused", style="bold green" if self.playing else "dim")
         t.append(f" {SPEEDS[self.speed]:g} ev/s", style="dim")

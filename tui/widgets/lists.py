@@ -9,9 +9,9 @@ import bisect
 
 from rich.text import Text
 
+from minigrad.tracing.describe import describe
 from minigrad.tracing.replay import BackwardPass, OpCall
 
-from ..format import describe_event
 from ..model import PassLayout, Session
 from .line_list import LineList
 
@@ -95,7 +95,7 @@ class EventLog(LineList):
         t.append(f"{index:>5} ", style="dim")
         kind_style = "bold magenta" if ev.kind in ("node.run", "queue.pop") else ("cyan" if ev.kind.startswith("backward") else "")
         t.append(f"{ev.kind:<18}", style=kind_style)
-        t.append(" " + describe_event(ev, s.node_name, s.tensor_name))
+        t.append(" " + describe(ev, s))
         return t
 
 

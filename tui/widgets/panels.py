@@ -11,9 +11,10 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from minigrad.tracing.describe import fmt_value
 from minigrad.tracing.replay import BackwardPass, State, node_status
 
-from ..format import STATUS_STYLE, fmt_value
+from ..format import STATUS_STYLE
 from ..model import Session
 
 __all__ = ["StatusLine", "QueueView", "BuffersView", "NodeDetail", "GeneralGradView"]
