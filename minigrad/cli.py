@@ -129,7 +129,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             path = rendered.save(args.output)
         except viz.DotNotFoundError as exc:
             raise CliError(str(exc), EXIT_NO_DOT) from None
-        print(f"wrote {path} ({rendered.kind} view, step {rendered.step}, {len(rendered.graph.nodes)} nodes)",
+        print(f"wrote {path} ({rendered.kind} view, event {rendered.step}, {len(rendered.graph.nodes)} nodes)",
               file=sys.stderr)
     if args.flipbook:
         try:
@@ -233,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("trace", help="a .jsonl trace from 'minigrad record' or tr.save()")
     p.add_argument("-o", "--output", help="output file; the format comes from the suffix (.svg .png .pdf .dot)")
     p.add_argument("--kind", choices=("backward", "forward", "kernel"), default="backward", help="which view")
-    p.add_argument("--step", type=int, default=None, help="event index to show (see 'minigrad log'); default: last")
-    p.add_argument("--pass", dest="backward_pass", type=int, default=None, help="which backward pass (0-based)")
+    p.add_argument("--step", type=int, default=None, help="event to show, numbered from 0 as 'minigrad log' and the TUI number it; default: last")
+    p.add_argument("--pass", dest="backward_pass", type=int, default=None, help="which backward pass, numbered from 0 as the TUI numbers it")
     p.add_argument("--call", default=None,
                    help="for --kind kernel: op-call number ('call N' in minigrad log) or op name (default: last)")
     p.add_argument("--flipbook", metavar="OUT.html", help="write every step of the backward pass as one HTML page")

@@ -102,13 +102,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Step through a minigrad backward pass: the built-in demo, a script, or a saved trace.",
     )
     parser.add_argument("path", nargs="?", help="a script (.py) to run under tracing, or a trace (.jsonl); none: the demo")
-    parser.add_argument("--pass", dest="pass_no", type=int, default=1, help="which backward pass to open first (1-based)")
+    parser.add_argument("--pass", dest="pass_no", type=int, default=0,
+                        help="which backward pass to open first (numbered from 0, as everywhere in minigrad)")
     parser.add_argument("--export-dir", default=".", help="where 's' writes SVG files (default: current folder)")
     args = parser.parse_args(argv)
     what = "running " + args.path if args.path and args.path.endswith(".py") else "reading " + (args.path or "the demo")
     print(f"minigrad-tui: {what} ...", file=sys.stderr, flush=True)  # big traces take seconds to replay
     session, error = open_source(args.path)
-    MinigradApp(session, error=error, initial_pass=args.pass_no - 1, export_dir=args.export_dir).run()
+    MinigradApp(session, error=error, initial_pass=args.pass_no, export_dir=args.export_dir).run()
     return 0
 
 

@@ -24,6 +24,8 @@ from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 
+from .layout2d import Canvas, pass_canvas
+
 __all__ = ["PassInfo", "PassLayout", "QuizQuestion", "QuizScore", "Session"]
 
 
@@ -41,7 +43,7 @@ class PassInfo:
     def label(self) -> str:
         what = "loss.backward()" if self.mode == "backward" else "grad()  (GeneralGrad)"
         tail = "" if self.complete else "  [incomplete]"
-        return f"pass {self.number + 1}: {what}  events {self.begin}–{self.end}{tail}"
+        return f"pass {self.number}: {what}  events {self.begin}–{self.end}{tail}"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class PassLayout:
     row: Mapping[int, int]
     nodes: Mapping[int, NodeInfo]
     runs: tuple[int, ...]
+    cut: tuple[tuple[int, int], ...] = ()  # (node, next) of the edges GeneralGrad cut (no_grad_vars)
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ class Session:
             for n, (b, e, m) in enumerate(self.replay.backward_passes())
         ]
         self._layouts: dict[int, PassLayout] = {}
+        self._canvases: dict[int, Any] = {}
         self._asks: dict[int, list[tuple[int, int]]] = {}
         self._names: dict[int, str] | None = None
         self._tensor_names: dict[int, str] | None = None
@@ -166,11 +170,13 @@ class Session:
         starts = [n for n in (bw.start if bw else ()) if n in members]
         # Output edges, plus the ones GeneralGrad cut (so a cut-off node sits where it belongs).
         succ: dict[int, list[int]] = {n: [e.next for e in st.nodes[n].edges if e.next in members] for n in members}
+        cut: list[tuple[int, int]] = []
         if bw is not None and bw.general is not None:
             for p in bw.general.pruned:
                 a, b = p.get("node"), p.get("next")
                 if a in succ and b in members and b not in succ[a]:
                     succ[a].append(b)
+                    cut.append((a, b))
         # Longest-path depth (Kahn's order, iterative: deep graphs are fine).
         indeg = dict.fromkeys(members, 0)
         for n in members:
@@ -198,9 +204,20 @@ class Session:
             row={n: r for r, n in enumerate(order)},
             nodes=st.nodes,
             runs=runs,
+            cut=tuple(cut),
         )
         self._layouts[number] = lay
         return lay
+
+    def canvas(self, number: int) -> Canvas:
+        """The 2-D picture of pass ``number`` (``layout2d.Canvas``, laid out by Graphviz once and kept).
+
+        Raises:
+            layout2d.LayoutUnavailable: Graphviz's ``dot`` is missing or failed.
+        """
+        if number not in self._canvases:
+            self._canvases[number] = pass_canvas(self.layout(number))
+        return self._canvases[number]
 
     def find_node(self, query: str, number: int) -> int | None:
         """A node of pass ``number`` by name: exact (any case), ``#id``/id, then the first substring match."""

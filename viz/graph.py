@@ -294,7 +294,7 @@ def collect_backward(
             head = "graph before backward"
         else:
             head = f"{bw.mode}() pass {bw.number}" + (" (done)" if bw.done else "")
-        g.title = f"{head} · step {state.index}: {describe(state.event, state)}"
+        g.title = f"{head} · event {state.index}: {describe(state.event, state)}"
     return g
 
 
@@ -522,7 +522,7 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
             if o in state.tensors:
                 g.edges.append(GEdge(tail=ck, head=f"t{o}", style="data", key=f"{ck}_out{o}"))
     if title:
-        g.title = f"forward graph · step {state.index} · {len(calls)} op calls"
+        g.title = f"forward graph · event {state.index} · {len(calls)} op calls"
     return g
 
 

@@ -113,7 +113,7 @@ def state_at(rp: Replay, step: int | None = None, backward_pass: int | None = No
     if step is None:
         step = len(rp) - 1
     if not -len(rp) <= step < len(rp):
-        raise IndexError(f"step {step} out of range: the trace has {len(rp)} events (steps 0..{len(rp) - 1})")
+        raise IndexError(f"step {step} out of range: the trace has {len(rp)} events, numbered 0..{len(rp) - 1}")
     state = rp[step]
     if backward_pass is not None:
         number = backward_pass % len(passes)

@@ -26,7 +26,7 @@ async def test_opens_at_the_first_pass(synthetic_session):
         scr = app.main_screen
         assert isinstance(scr, MainScreen)
         assert (scr.pass_no, scr.index) == (0, 41)
-        assert "pass 1/2 loss.backward()" in pane_texts(scr)["status"]
+        assert "pass 0 of 0–1 loss.backward()" in pane_texts(scr)["status"]
 
 
 async def test_next_and_previous_event(synthetic_session):
@@ -65,7 +65,7 @@ async def test_start_and_end(synthetic_session):
         assert scr.index == 41
         await pilot.press("G")
         assert scr.index == 77
-        await pilot.press("g")
+        await pilot.press("home")
         assert scr.index == 41
 
 
@@ -162,7 +162,7 @@ async def test_choose_pass(synthetic_session):
         await pilot.press("down", "enter")
         assert app.screen is scr
         assert (scr.pass_no, scr.index) == (1, 78)
-        assert "pass 2/2 grad()" in pane_texts(scr)["status"]
+        assert "pass 1 of 0–1 grad()" in pane_texts(scr)["status"]
         await pilot.press("c", "escape")
         assert scr.pass_no == 1
 
@@ -221,7 +221,7 @@ async def test_export_svg_through_viz(synthetic_session, tmp_path, monkeypatch):
         await pilot.pause()
         assert any("wrote" in n.message for n in app._notifications)
     assert calls == [(len(synthetic_session.events), "backward", 46, 0)]
-    out = tmp_path / "minigrad-synthetic_small.jsonl-step46.svg"
+    out = tmp_path / "minigrad-synthetic_small.jsonl-event46.svg"
     assert out.read_text() == "<svg/>"
 
 

@@ -18,14 +18,18 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from minigrad.tracing.describe import describe, explain
+
+from ..layout2d import MAX_NODES
 from ..model import QuizScore, Session
 from ..widgets import (
     BuffersView,
     EventLog,
     ForwardView,
     GeneralGradView,
+    GraphCanvas,
     GraphView,
     InDegreeView,
     NodeDetail,
@@ -38,7 +42,10 @@ from .jump import JumpScreen
 from .passes import PassScreen
 from .quiz import QuizScreen
 
-__all__ = ["MainScreen", "SPEEDS"]
+__all__ = ["MainScreen", "SPEEDS", "MIN_WIDTH", "MIN_HEIGHT"]
+
+#: The smallest terminal the app is laid out for (docs/tui.md says the same).
+MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 #: Play speeds in events per second (``+``/``-`` move through them).
 SPEEDS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
@@ -56,11 +63,13 @@ class MainScreen(Screen[None]):
         Binding("left,h", "step(-1)", "Prev event", priority=True),
         Binding("n,right_square_bracket", "run(1)", "Next run", priority=True),
         Binding("b,left_square_bracket", "run(-1)", "Prev run", priority=True),
-        Binding("home,g", "start", "Start", priority=True),
+        Binding("home", "start", "Start", priority=True),
         Binding("end,G", "end", "End", priority=True),
         Binding("space", "play", "Play/Pause", priority=True),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("g", "toggle_graph", "2-D/list"),
+        Binding("v", "swap_panes", "Panes", show=False),
         Binding("j", "jump", "Jump"),
         Binding("m", "marks", "GG marks"),
         Binding("c", "choose_pass", "Pass"),
@@ -82,6 +91,7 @@ class MainScreen(Screen[None]):
     playing: var[bool] = var(False, init=False)
     speed: var[int] = var(2, init=False)
     quiz_on: var[bool] = var(False, init=False)
+    narrow_view: var[int] = var(0, init=False)  # small screens: 0 graph, 1 queue/in-degree/buffers/log, 2 node detail
 
     def __init__(self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".") -> None:
         super().__init__()
@@ -93,16 +103,23 @@ class MainScreen(Screen[None]):
         self._timer: Timer | None = None
         self._asking = False
         self._ready = False
+        self.graph_2d: bool | None = None  # None until the first pass picks a view
 
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         s = self.session
         yield StatusLine(s, "minigrad-tui", id="status")
+        yield Static(
+            f"minigrad-tui needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is smaller. "
+            "Enlarge the window (or zoom out) and the panes come back.",
+            id="too-small",
+        )
         with TabbedContent(initial="tab-backward", id="tabs"):
             with TabPane("Backward [1]", id="tab-backward"):
                 with Horizontal(id="backward-panes"):
                     with Vertical(id="left"):
+                        yield GraphCanvas(s, id="graph2d")
                         yield GraphView(s, id="graph")
                         yield NodeDetail(s, "Node detail", id="detail")
                     with Vertical(id="right"):
@@ -166,6 +183,12 @@ class MainScreen(Screen[None]):
             return
         lay = self.session.layout(self.pass_no)
         self.query_one(GraphView).show_pass(lay)
+        if self.graph_2d is None:  # first pass shown: pick the view the graph's size suits
+            self.graph_2d = len(lay.order) <= MAX_NODES
+        if self.graph_2d and not self.query_one(GraphCanvas).show_pass(lay):
+            self.graph_2d = False
+            self.notify(f"{self.query_one(GraphCanvas).error}; showing the list view.", title="graph", timeout=6)
+        self._show_graph_view()
         self.query_one(InDegreeView).show_pass(lay)
 
     def redraw(self) -> None:
@@ -179,6 +202,10 @@ class MainScreen(Screen[None]):
         graph = self.query_one(GraphView)
         graph.selected = self.selected
         graph.show(st, bw, focus, self.marks)
+        if self.graph_2d:
+            canvas = self.query_one(GraphCanvas)
+            canvas.selected = self.selected
+            canvas.show(st, bw, focus, self.marks)
         self.query_one(QueueView).show(bw)
         self.query_one(InDegreeView).show(bw)
         self.query_one(BuffersView).show(st, bw, focus)
@@ -194,15 +221,22 @@ class MainScreen(Screen[None]):
         t.append(s.title, style="bold")
         if s.passes:
             p = s.passes[self.pass_no]
-            t.append(f"  ·  pass {self.pass_no + 1}/{len(s.passes)} ")
+            t.append(f"  ·  pass {self.pass_no} of 0–{len(s.passes) - 1} ")
             t.append("loss.backward()" if p.mode == "backward" else "grad()", style="cyan")
             if len(s.passes) > 1:
                 t.append(" (c: choose)", style="dim")
-        t.append(f"  ·  event {self.index + 1}/{len(s.events)}  ")
+        t.append(f"  ·  event {self.index} of 0–{len(s.events) - 1}")
         ev = st.event
+        t.append("\n")
         if ev is not None:
             t.append(ev.kind, style="bold magenta")
-            t.append(" " + describe(ev, s)[:60])
+            t.append(" " + describe(ev, s))
+            why = explain(ev, st)
+            if why:
+                t.append("\nwhy: ", style="bold cyan")
+                t.append(why, style="cyan")
+        else:
+            t.append("before the first event", style="dim")
         t.append("\n")
         t.append("▶ playing" if self.playing else "❚❚ paused", style="bold green" if self.playing else "dim")
         t.append(f" {SPEEDS[self.speed]:g} ev/s", style="dim")
@@ -323,6 +357,42 @@ class MainScreen(Screen[None]):
         self.selected = None
         self.index = self.session.passes[number].begin
 
+    def _show_graph_view(self) -> None:
+        self.query_one(GraphCanvas).set_class(not self.graph_2d, "off")
+        self.query_one(GraphView).set_class(bool(self.graph_2d), "off")
+
+    def action_toggle_graph(self) -> None:
+        """``g``: switch the graph pane between the 2-D drawing and the list of nodes."""
+        if not self.session.passes:
+            return
+        want = not self.graph_2d
+        if want and not self.query_one(GraphCanvas).show_pass(self.session.layout(self.pass_no)):
+            self.notify(f"{self.query_one(GraphCanvas).error}", title="graph", severity="warning", timeout=6)
+            return
+        self.graph_2d = want
+        self._show_graph_view()
+        self.redraw()
+
+    def action_swap_panes(self) -> None:
+        """``v`` (small screens): cycle the graph, the engine panes (queue, in-degrees, buffers, log), the node detail."""
+        self.narrow_view = (self.narrow_view + 1) % 3
+        self._apply_size()
+        if self.has_class("narrow"):
+            names = ("graph", "queue, in-degrees, buffers and log", "node detail")
+            self.notify(f"showing the {names[self.narrow_view]} (v: next)", timeout=2)
+
+    def on_resize(self) -> None:
+        self._apply_size()
+
+    def _apply_size(self) -> None:
+        """Below 120x34 the backward tab shows one column at a time (``v`` swaps); below 80x24 a notice."""
+        w, h = self.size.width, self.size.height
+        narrow = w < 120 or h < 34
+        self.set_class(narrow, "narrow")
+        for k, name in enumerate(("view-graph", "view-engine", "view-detail")):
+            self.set_class(narrow and self.narrow_view == k, name)
+        self.set_class(w < MIN_WIDTH or h < MIN_HEIGHT, "too-small")
+
     def action_jump(self) -> None:
         if not self.session.passes:
             self.notify("This trace has no backward pass.", severity="warning")
@@ -357,7 +427,7 @@ class MainScreen(Screen[None]):
             )
             return
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.session.title).strip("-") or "trace"
-        path = self.export_dir / f"minigrad-{slug}-step{self.index}.svg"
+        path = self.export_dir / f"minigrad-{slug}-event{self.index}.svg"
         step = self.index
         st = self.session.state(step)
         # Draw the pass on screen (when it has begun by this step; else the renderer's default).
@@ -374,5 +444,5 @@ class MainScreen(Screen[None]):
             else:
                 self.app.call_from_thread(self.notify, f"wrote {path}", title="export", timeout=6)
 
-        self.notify(f"exporting step {step} ...", title="export", timeout=2)
+        self.notify(f"exporting event {step} ...", title="export", timeout=2)
         self.run_worker(export, thread=True, exclusive=True, group="export")

@@ -85,7 +85,7 @@ class EventLog(LineList):
         self.set_count(len(session.events))
 
     def show(self, index: int) -> None:
-        self.border_subtitle = f"{index + 1}/{len(self.session.events)}"
+        self.border_subtitle = f"event {index} of 0–{len(self.session.events) - 1}"
         self.move_cursor(index if index >= 0 else None)
 
     def line_text(self, index: int) -> Text:
@@ -171,7 +171,8 @@ class ForwardView(LineList):
     def show(self, index: int) -> None:
         """Highlight the latest call made at or before event ``index``."""
         k = bisect.bisect_right(self.call_index, index) - 1
-        self.border_subtitle = f"call {k + 1}/{len(self.call_index)}" if k >= 0 else f"{len(self.call_index)} calls"
+        last = len(self.call_index) - 1
+        self.border_subtitle = f"call {k} of 0–{last}" if k >= 0 else f"{len(self.call_index)} calls"
         self.move_cursor(self.call_line[k] if k >= 0 else None)
 
     def line_text(self, index: int) -> Text:

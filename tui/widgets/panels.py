@@ -51,7 +51,7 @@ class StatusLine(_Pane):
     """Top line: trace, pass, position, event, playback and quiz score."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 4; border: round $accent; padding: 0 1; }
+    StatusLine { height: 5; border: round $accent; padding: 0 1; }
     """
 
     def show(self, text: Text) -> None:
@@ -216,10 +216,10 @@ class NodeDetail(_Pane):
         if bw is not None and info.id in bw.released:
             t.append("  (TensorWrappers released)", style="dim red")
         t.append("\n")
-        t.append("edges\n", style="dim")
+        t.append("edges (output slot, rank → next node, its input slot, rank; ? for the glossary)\n", style="dim")
         for e in info.edges:
             nxt = s.node_name(e.next) if e.next is not None else "∅ (no grad needed)"
-            t.append(f"  ({e.slot},{e.rank}) → {nxt} [{e.next_slot},{e.next_rank}]\n")
+            t.append(f"  slot {e.slot} rank {e.rank} → {nxt} (slot {e.next_slot} rank {e.next_rank})\n")
         if not info.edges:
             t.append("  (none: writes a leaf's .grad)\n" if info.is_accumulation else "  (none)\n")
         hooks = [h for h in (bw.hooks if bw is not None else ()) if h.get("target") in (info.id, info.tensor)]

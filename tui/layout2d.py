@@ -1,0 +1,245 @@
+"""The backward graph laid out in two dimensions for a character screen, by Graphviz.
+
+Graphviz's ``dot`` places the nodes in layers and routes the edges around
+them (``dot -Tplain`` prints the positions and each edge's spline); this
+module only turns that geometry into character cells: a box per node, and
+each spline sampled and drawn with ``│ ─ ╲ ╱`` ending in an arrowhead. No
+layout is computed here, so the picture has the same shape as the SVG the
+renderer draws.
+
+The result is static per pass (node positions never move while stepping);
+the widget (``widgets/canvas.py``) paints each box's status and counters on
+top for the state on screen.
+
+Units: one column is 0.1 inch and one row 0.2 inch in Graphviz's
+coordinates, so a box of ``w`` columns and ``BOX_ROWS`` rows is
+``w/10 × BOX_ROWS/5`` inches.
+
+Example:
+    >>> lay = layout_graph({1: "SumGradNode#1", 2: "MulGradNode#2"}, [(1, 2, False)])  # doctest: +SKIP
+    >>> print("\\n".join(lay.rows))                                                      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Box", "Canvas", "layout_graph", "pass_canvas", "LayoutUnavailable", "BOX_ROWS", "MAX_NODES"]
+
+COL_IN = 0.1  # inches per column
+ROW_IN = 0.2  # inches per row
+BOX_ROWS = 3  # top border holding the name, counters, bottom border
+#: Above this many nodes the pane opens as a list (``g`` still asks for the 2-D view).
+MAX_NODES = 400
+
+
+class LayoutUnavailable(RuntimeError):
+    """Graphviz's ``dot`` is missing or failed; the pane falls back to the list view."""
+
+
+@dataclass(frozen=True)
+class Box:
+    """Where a node's box sits: top-left cell and size."""
+
+    node: int
+    x: int
+    y: int
+    width: int
+    height: int = BOX_ROWS
+
+
+@dataclass
+class Canvas:
+    """The static picture of one pass: edge characters per row, boxes, and where each edge's cells are.
+
+    Attributes:
+        rows: one string per screen row holding the edges (boxes are painted over them).
+        edge_style: per row, ``(x0, x1, cut)`` runs of edge characters (``cut``: drawn as a cut edge).
+        boxes: node id -> its Box.
+        by_row: row -> the boxes that cover it (for painting only the rows on screen).
+        width, height: size in cells.
+    """
+
+    rows: list[str]
+    edge_style: list[list[tuple[int, int, bool]]]
+    boxes: dict[int, Box]
+    by_row: dict[int, list[Box]] = field(default_factory=dict)
+    width: int = 0
+    height: int = 0
+
+
+def box_width(label: str) -> int:
+    """Columns of a node box: the name plus borders and a status glyph, at least 18 (room for counters)."""
+    return max(len(label) + 6, 18)
+
+
+def _dot_source(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> str:
+    lines = [
+        "digraph G {",
+        "  rankdir=TB; nodesep=0.3; ranksep=0.45; splines=true;",
+        f"  node [shape=box fixedsize=true height={BOX_ROWS * ROW_IN:.2f} label=\"\"];",
+        "  edge [arrowhead=none];",
+    ]
+    for nid, label in labels.items():
+        lines.append(f"  n{nid} [width={box_width(label) * COL_IN:.2f}];")
+    for a, b, _cut in edges:
+        lines.append(f"  n{a} -> n{b};")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _run_dot(source: str) -> str:
+    exe = shutil.which("dot")
+    if exe is None:
+        raise LayoutUnavailable("Graphviz's 'dot' program is not installed (apt-get install graphviz)")
+    try:
+        done = subprocess.run([exe, "-Tplain"], input=source, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise LayoutUnavailable(f"dot failed: {exc}") from None
+    if done.returncode != 0:
+        raise LayoutUnavailable(f"dot failed: {done.stderr.strip()[:200]}")
+    return done.stdout
+
+
+def _bezier(points: list[tuple[float, float]], steps: int) -> list[tuple[float, float]]:
+    """Sample a piecewise cubic Bezier curve (dot's spline: 1 + 3k control points)."""
+    out = [points[0]]
+    for i in range(0, len(points) - 3, 3):
+        p0, p1, p2, p3 = points[i : i + 4]
+        for s in range(1, steps + 1):
+            t = s / steps
+            u = 1 - t
+            x = u**3 * p0[0] + 3 * u * u * t * p1[0] + 3 * u * t * t * p2[0] + t**3 * p3[0]
+            y = u**3 * p0[1] + 3 * u * u * t * p1[1] + 3 * u * t * t * p2[1] + t**3 * p3[1]
+            out.append((x, y))
+    return out
+
+
+def _glyph(dx: int, dy: int) -> str:
+    """The line character for a path moving (dx columns, dy rows) across a cell."""
+    if dy == 0:
+        return "─"
+    if dx == 0 or abs(dx) < abs(dy):
+        return "│"
+    return "╲" if (dx > 0) == (dy > 0) else "╱"
+
+
+def _cells(points: list[tuple[float, float]]) -> list[tuple[int, int]]:
+    """The cells a densely sampled curve passes, one per step, without the corner cell of a diagonal step."""
+    out: list[tuple[int, int]] = []
+    for k in range(len(points) - 1):
+        (x0, y0), (x1, y1) = points[k], points[k + 1]
+        n = max(1, int(max(abs(x1 - x0), abs(y1 - y0)) * 3))
+        for s in range(n + 1):
+            c = (int(x0 + (x1 - x0) * s / n), int(y0 + (y1 - y0) * s / n))
+            if not out or out[-1] != c:
+                out.append(c)
+    thin: list[tuple[int, int]] = []
+    for i, c in enumerate(out):
+        if thin and i + 1 < len(out):
+            a, b = thin[-1], out[i + 1]
+            if abs(a[0] - b[0]) == 1 and abs(a[1] - b[1]) == 1:
+                continue  # a and b touch diagonally: c is the corner of a staircase
+        thin.append(c)
+    return thin
+
+
+def layout_graph(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> Canvas:
+    """Lay out nodes (id -> label) and edges ``(tail, head, cut)`` with ``dot``; return the character picture.
+
+    Raises:
+        LayoutUnavailable: ``dot`` is missing or failed.
+    """
+    text = _run_dot(_dot_source(labels, edges))
+    height_in = 0.0
+    centres: dict[int, tuple[float, float]] = {}
+    splines: list[tuple[int, int, list[tuple[float, float]]]] = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == "graph":
+            height_in = float(parts[3])
+        elif parts[0] == "node":
+            centres[int(parts[1][1:])] = (float(parts[2]), float(parts[3]))
+        elif parts[0] == "edge":
+            n = int(parts[3])
+            pts = [(float(parts[4 + 2 * k]), float(parts[5 + 2 * k])) for k in range(n)]
+            splines.append((int(parts[1][1:]), int(parts[2][1:]), pts))
+
+    def cell(x: float, y: float) -> tuple[float, float]:
+        return x / COL_IN, (height_in - y) / ROW_IN
+
+    boxes: dict[int, Box] = {}
+    for nid, (cx, cy) in centres.items():
+        w = box_width(labels[nid])
+        col, row = cell(cx, cy)
+        boxes[nid] = Box(nid, max(0, round(col - w / 2)), max(0, round(row - BOX_ROWS / 2)), w)
+    width = max((b.x + b.width for b in boxes.values()), default=0) + 2
+    height = max((b.y + b.height for b in boxes.values()), default=0) + 1
+    grid = [[" "] * width for _ in range(height)]
+    cut_cells: set[tuple[int, int]] = set()
+    cut_pairs = {(a, b) for a, b, c in edges if c}
+    inside = [[False] * width for _ in range(height)]
+    for b in boxes.values():
+        for yy in range(b.y, min(height, b.y + b.height)):
+            for xx in range(b.x, min(width, b.x + b.width)):
+                inside[yy][xx] = True
+
+    for tail, head, pts in splines:
+        path = _cells([cell(x, y) for x, y in (_bezier(pts, 16) if len(pts) >= 4 else pts)])
+        path = [(c, r) for c, r in path if 0 <= r < height and 0 <= c < width and not inside[r][c]]
+        is_cut = (tail, head) in cut_pairs
+        for i, (c, r) in enumerate(path):
+            a_ = path[i - 1] if i else (c, r - 1)
+            b_ = path[i + 1] if i + 1 < len(path) else (c, r + 1)
+            ch = _glyph(b_[0] - a_[0], b_[1] - a_[1])
+            old = grid[r][c]
+            grid[r][c] = "┼" if {old, ch} == {"│", "─"} else ch
+            if is_cut:
+                cut_cells.add((c, r))
+        if path:
+            c, r = path[-1]
+            pc, pr = path[max(0, len(path) - 3)] if len(path) > 1 else (c, r - 1)
+            grid[r][c] = "✂" if is_cut else ("▼" if r > pr else ("▶" if c > pc else "◀"))
+    rows = ["".join(r) for r in grid]
+    edge_style: list[list[tuple[int, int, bool]]] = []
+    for r, row in enumerate(rows):
+        runs: list[tuple[int, int, bool]] = []
+        for c, ch in enumerate(row):
+            if ch == " ":
+                continue
+            cut = (c, r) in cut_cells
+            if runs and runs[-1][1] == c and runs[-1][2] == cut:
+                runs[-1] = (runs[-1][0], c + 1, cut)
+            else:
+                runs.append((c, c + 1, cut))
+        edge_style.append(runs)
+    by_row: dict[int, list[Box]] = {}
+    for b in boxes.values():
+        for yy in range(b.y, b.y + b.height):
+            by_row.setdefault(yy, []).append(b)
+    for lst in by_row.values():
+        lst.sort(key=lambda b: b.x)
+    return Canvas(rows=rows, edge_style=edge_style, boxes=boxes, by_row=by_row, width=width, height=height)
+
+
+def pass_canvas(lay: Any) -> Canvas:
+    """The 2-D picture of a pass (a ``model.PassLayout``): its nodes and edges, cut edges included.
+
+    Raises:
+        LayoutUnavailable: ``dot`` is missing or failed.
+    """
+    labels = {n: lay.nodes[n].name for n in lay.order}
+    edges: list[tuple[int, int, bool]] = []
+    for n in lay.order:
+        for e in lay.nodes[n].edges:
+            if e.next in labels:
+                edges.append((n, e.next, False))
+    for a, b in lay.cut:
+        if a in labels and b in labels:
+            edges.append((a, b, True))
+    return layout_graph(labels, edges)
