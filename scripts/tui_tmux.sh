@@ -3,7 +3,7 @@
 #
 #   scripts/tui_tmux.sh [OUTDIR]      (default OUTDIR: out/tui-captures)
 #
-# Opens the built-in demo at 160x48, steps through it (events, node runs,
+# Opens the built-in demo at 160x48 and at 80x24, steps through it (events, node runs,
 # help, quiz, the grad() pass with GeneralGrad marks, the forward tab), then
 # opens a truncated trace and a script that raises. Each screen is saved as
 # OUTDIR/NN-name.txt (tmux capture-pane -p) and printed. Read them.
@@ -33,7 +33,7 @@ trap cleanup EXIT
 n=0
 start() {  # start ARGS...: launch the app in a fresh tmux session and wait for it to draw
     cleanup
-    tmux new-session -d -s "$SESSION" -x 160 -y 48 "$TUI $*; sleep 30"
+    tmux new-session -d -s "$SESSION" -x "${COLS:-160}" -y "${ROWS:-48}" "$TUI $*; sleep 30"
     wait_for "${WAIT_FOR:-minigrad-tui}"
 }
 wait_for() {  # wait_for TEXT: until TEXT is on screen (10 s at most)
@@ -90,13 +90,23 @@ keys 1 s
 capture export-svg
 keys q
 
-# 2. A truncated trace file.
+# 2. The smallest supported terminal, 80x24: one view at a time, v cycles them.
+COLS=80 ROWS=24 start
+keys n n n n n n
+capture small-80x24-graph
+keys v
+capture small-80x24-engine-panes
+keys v
+capture small-80x24-node-detail
+keys q
+
+# 3. A truncated trace file.
 head -c 2000 tests/tui/fixtures/demo.jsonl > "$OUT/truncated.jsonl"
 WAIT_FOR="could not open" start "$OUT/truncated.jsonl"
 capture truncated-trace
 keys q
 
-# 3. A script that raises half-way.
+# 4. A script that raises half-way.
 WAIT_FOR="could not open" start tests/tui/fixtures/scripts/raises.py
 capture script-raises
 keys Enter
