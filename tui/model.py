@@ -280,6 +280,45 @@ class Session:
                 break
         return None
 
+    def why_runs(self, q: QuizQuestion, guess: int | None = None) -> str:
+        """Why the engine ran ``q.node`` (and, when given, why not the node guessed), from the recorded events.
+
+        The rule (DESIGN §3): the engine pops the front of the ready queue; a
+        popped node whose in-degree is not 0 while others wait is skipped;
+        AccumulationNodes are pushed to the front.
+        """
+        name = self.node_name
+        skips = [
+            (self.events[i].node, self.events[i].in_degree)
+            for i in range(q.ask_index, q.run_index)
+            if self.events[i].kind == "queue.skip"
+        ]
+        lay = self.layout(self.passes_of(q.run_index))
+        info = lay.nodes.get(q.node)
+        parts: list[str] = []
+        for node, degree in skips:
+            parts.append(f"{name(node)} was at the front but its in-degree was {degree} ≠ 0, so the engine skipped it")
+        if q.candidates and q.candidates[0] == q.node or not q.candidates:
+            how = "it was at the front of the ready queue, and the engine always pops the front"
+        else:
+            how = f"it was next in the ready queue after that ({', '.join(name(n) for n in q.candidates[:4])})"
+        parts.append(how)
+        if info is not None and info.is_accumulation:
+            parts.append("AccumulationNodes are pushed to the front as soon as their in-degree reaches 0")
+        if guess is not None and guess != q.node:
+            if guess in q.candidates:
+                parts.append(f"{name(guess)} was at position {q.candidates.index(guess)} of the queue; only the front runs")
+            else:
+                parts.append(f"{name(guess)} was not in the ready queue: its in-degree was not 0 yet, or it is not in this pass")
+        return "; ".join(parts) + "."
+
+    def passes_of(self, index: int) -> int:
+        """The number of the pass that event ``index`` belongs to (0 when before the first)."""
+        for p in self.passes:
+            if p.begin <= index <= p.end:
+                return p.number
+        return 0
+
     def question(self, run_index: int, number: int, ask_index: int | None = None) -> QuizQuestion:
         """The quiz question for the node run at ``run_index`` (answers read off replayed states)."""
         if ask_index is None:

@@ -263,7 +263,12 @@ async def test_quiz_scores_answers(synthetic_session):
         await pilot.press("n")
         assert isinstance(app.screen, QuizScreen)
         await pilot.press(*"TanhGradNode", "enter")  # wrong node
+        feedback = str(app.screen.query_one("#quiz-feedback").render())
+        assert "why: it was at the front of the ready queue, and the engine always pops the front" in feedback
+        assert "was not in the ready queue: its in-degree was not 0 yet" in feedback
         await pilot.press(*"1 0", "enter")  # right in-degrees
+        feedback = str(app.screen.query_one("#quiz-feedback").render())
+        assert "lowers its next node's in-degree by one" in feedback
         await pilot.press("enter")
         assert scr.index == 51
         assert str(scr.score) == "node 1/2 · in-degree 2/2"
@@ -291,9 +296,13 @@ async def test_quiz_node_without_next_nodes_asks_only_the_node(synthetic_session
         quiz = app.screen
         assert isinstance(quiz, QuizScreen)
         assert quiz.q.candidates == (1, 0)  # both AccumulationNodes were pushed to the FRONT
-        await pilot.press(*"AccumulationNode#1", "enter", "enter")
+        await pilot.press(*"AccumulationNode#0", "enter")  # wrong: #0 waits behind it
+        feedback = str(quiz.query_one("#quiz-feedback").render())
+        assert "AccumulationNodes are pushed to the front" in feedback
+        assert "AccumulationNode#0 was at position 1 of the queue; only the front runs" in feedback
+        await pilot.press("enter")
         assert app.screen is scr and scr.index == 72
-        assert str(scr.score) == "node 1/1 · in-degree 0/0"
+        assert str(scr.score) == "node 0/1 · in-degree 0/0"
 
 
 async def test_export_svg_with_the_real_renderer(demo_session, tmp_path):
