@@ -459,22 +459,43 @@ def call_outputs(state: State, call: OpCall) -> tuple[int, ...]:
     return tuple(keep)
 
 
-def collect_forward(state: State, *, include_backward: bool = False, title: bool = True) -> Graph:
+def forward_span(state: State, backward_pass: int | None = None) -> tuple[int, int, int | None]:
+    """The events of one forward pass: ``(first, stop, number)``, the ops that built backward pass ``number``.
+
+    Forward pass P is what ran between the end of backward pass P-1 and the
+    beginning of backward pass P (default: the latest pass begun by
+    ``state``). Without a backward pass it is everything so far (number None).
+    """
+    if not state.passes:
+        return 0, state.index + 1, None
+    number = len(state.passes) - 1 if backward_pass is None else backward_pass % len(state.passes)
+    first = 0
+    if number > 0:
+        prev = state.passes[number - 1]
+        first = (prev.end_at if prev.end_at is not None else prev.begin_at) + 1
+    return first, state.passes[number].begin_at, number
+
+
+def collect_forward(state: State, *, include_backward: bool = False, title: bool = True,
+                    backward_pass: int | None = None, all_passes: bool = False) -> Graph:
     """Collect the forward graph: tensors and op calls with the kernel each op chose.
 
     Args:
         state: a replayed state.
         include_backward: also draw op calls made by backward formulas.
         title: put a caption on the graph.
+        backward_pass: draw the forward pass that built this backward pass (default: the latest).
+        all_passes: draw every forward pass of the trace (a training loop draws them all side by side).
     """
     g = Graph(kind="forward", legend=True)
-    calls = [c for c in state.calls if include_backward or c.phase == "forward"]
+    first, stop, number = (0, state.index + 1, None) if all_passes else forward_span(state, backward_pass)
+    calls = [c for c in state.calls if (include_backward or c.phase == "forward") and first <= c.index < stop]
     tensor_ids: set[int] = set()
     for c in calls:
         tensor_ids.update(i for i in c.inputs if isinstance(i, int) and not isinstance(i, bool) and i in state.tensors)
         tensor_ids.update(call_outputs(state, c))
     for tid, t in state.tensors.items():
-        if include_backward or not _in_backward(state, t.created_at):
+        if (include_backward or not _in_backward(state, t.created_at)) and (all_passes or first <= t.created_at < stop):
             tensor_ids.add(tid)
     for tid in sorted(tensor_ids):
         t = state.tensors.get(tid)
@@ -522,7 +543,8 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
             if o in state.tensors:
                 g.edges.append(GEdge(tail=ck, head=f"t{o}", style="data", key=f"{ck}_out{o}"))
     if title:
-        g.title = f"forward graph · event {state.index} · {len(calls)} op calls"
+        which = "every forward pass" if all_passes or number is None else f"forward pass {number} (builds backward pass {number})"
+        g.title = f"{which} · events {first}–{max(first, stop - 1)} · {len(calls)} op calls"
     return g
 
 

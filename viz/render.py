@@ -236,6 +236,7 @@ def render(
     legend: bool = True,
     title: bool = True,
     trace: Any = None,
+    all_passes: bool = False,
 ) -> Rendered:
     """Render a view of a trace.
 
@@ -257,6 +258,8 @@ def render(
         legend: draw the colour legend.
         title: draw a caption (pass, step, event).
         trace: for a Tensor source, the recorder that saw it being built.
+        all_passes: for ``kind="forward"``: draw every forward pass (default: the one
+            that built ``backward_pass``, or the latest backward pass at ``step``).
 
     Returns:
         A ``Rendered`` (``.source``, ``.svg()``, ``.save(path)``, Jupyter display).
@@ -307,7 +310,7 @@ def render(
     if kind == "backward":
         g = collect_backward(state, bw, previews=previews, title=title, node_ids=sorted(only) if only else None)
     elif kind == "forward":
-        g = collect_forward(state, title=title)
+        g = collect_forward(state, title=title, backward_pass=backward_pass, all_passes=all_passes)
     else:
         g = collect_kernel(state, call, title=title)
     if live_name is not None and title:
