@@ -109,15 +109,35 @@ class Session:
         self.events = self.replay.events
         self.title = title
         self.notice = notice
-        self.passes: list[PassInfo] = [
-            PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None)
-            for n, (b, e, m) in enumerate(self.replay.backward_passes())
-        ]
+        self.passes: list[PassInfo] = self._find_passes()
         self._layouts: dict[int, PassLayout] = {}
         self._canvases: dict[int, Any] = {}
         self._asks: dict[int, list[tuple[int, int]]] = {}
         self._names: dict[int, str] | None = None
         self._tensor_names: dict[int, str] | None = None
+
+    def _find_passes(self) -> list[PassInfo]:
+        return [
+            PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None)
+            for n, (b, e, m) in enumerate(self.replay.backward_passes())
+        ]
+
+    def extend(self, events: Sequence[Any]) -> None:
+        """Append events of a trace that is still being recorded (``--follow``, a live script).
+
+        Layouts of passes that were still running are recomputed on next use;
+        finished passes keep theirs (their events never change).
+        """
+        if not events:
+            return
+        first_open = next((p.number for p in self.passes if not p.complete), len(self.passes))
+        self.replay.extend(events)
+        self.events = self.replay.events
+        self.passes = self._find_passes()
+        for cache in (self._layouts, self._canvases, self._asks):
+            for n in [n for n in cache if n >= first_open]:
+                del cache[n]
+        self._names = self._tensor_names = None
 
     # -- states ------------------------------------------------------------
 

@@ -137,15 +137,35 @@ class Recorder:
 
 
 def start_env_recording(path: str) -> Recorder:
-    """Record the whole program and save to ``path`` at exit (``MINIGRAD_TRACE=path``)."""
-    rec = Recorder()
-    rec.start()
+    """Record the whole program to ``path`` (``MINIGRAD_TRACE=path``), writing each event as it happens.
 
-    def _save() -> None:
+    The header goes out first and every event follows as one line, flushed at
+    the end of each backward pass and at exit, so another process can follow
+    the file while the program runs (``minigrad-tui --follow path``). The
+    finished file is the same as ``rec.save(path)`` would write.
+    """
+    rec = Recorder()
+    try:
+        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed at exit
+    except OSError as exc:  # pragma: no cover - reported, not raised
+        print(f"minigrad: could not write trace to {path}: {exc}")
+        rec.start()
+        return rec
+    fh.write(json.dumps(rec.header) + "\n")
+    fh.flush()
+
+    def write(ev: Event) -> None:
+        fh.write(json.dumps(ev.to_dict(), separators=(",", ":")) + "\n")
+        if ev.kind == "backward.end":
+            fh.flush()
+
+    def close() -> None:
         try:
-            rec.save(path)
+            fh.close()
         except OSError as exc:  # pragma: no cover - reported, not raised, at exit
             print(f"minigrad: could not save trace to {path}: {exc}")
 
-    atexit.register(_save)
+    rec.listeners.append(write)
+    rec.start()
+    atexit.register(close)
     return rec

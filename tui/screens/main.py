@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,6 +23,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from minigrad.tracing.describe import describe, explain
 
+from ..follow import FollowError
 from ..layout2d import MAX_NODES
 from ..model import QuizScore, Session
 from ..widgets import (
@@ -93,9 +95,14 @@ class MainScreen(Screen[None]):
     quiz_on: var[bool] = var(False, init=False)
     narrow_view: var[int] = var(0, init=False)  # small screens: 0 graph, 1 queue/in-degree/buffers/log, 2 node detail
 
-    def __init__(self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".") -> None:
+    def __init__(
+        self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".", follow: Any = None
+    ) -> None:
         super().__init__()
         self.session = session
+        #: A ``follow.FileFollower`` or ``follow.ScriptRun`` while the trace is still being written.
+        self.follow = follow
+        self._follow_done = False
         self.initial_pass = initial_pass
         self.export_dir = Path(export_dir)
         self.selected: int | None = None
@@ -140,13 +147,61 @@ class MainScreen(Screen[None]):
             self.pass_no = min(max(self.initial_pass, 0), len(s.passes) - 1)
             self._show_pass()
             self.index = s.passes[self.pass_no].begin
+        elif self.follow is not None:
+            self.index = len(s.events) - 1
+            self.notify("Following the recording: passes appear here as they are recorded.", title="live", timeout=4)
         else:
             self.index = len(s.events) - 1
             self.query_one(TabbedContent).active = "tab-forward"
             self.notify("This trace has no backward pass; showing the forward op calls.", title="no backward pass")
+        if self.follow is not None:
+            self.set_interval(0.3, self.poll_follow)
         if s.notice:
             self.notify(s.notice, title=s.title, timeout=8)
         self.redraw()
+
+    # -- following a trace that is still being written ------------------------
+
+    def poll_follow(self) -> None:
+        """Read what the recording added; new passes appear, the pass on screen grows if it was running."""
+        if self.follow is None or self._follow_done:
+            return
+        finished = getattr(self.follow, "returncode", None)  # read first: what it wrote before exiting is read now
+        try:
+            new = self.follow.poll()
+        except FollowError as exc:
+            self._follow_done = True
+            self.notify(f"stopped following: {exc}", title="live", severity="error", timeout=10)
+            return
+        if new:
+            s = self.session
+            before = len(s.passes)
+            was_open = bool(s.passes) and not s.passes[self.pass_no].complete
+            s.extend(new)
+            self.query_one(EventLog).set_count(len(s.events))
+            self.query_one(ForwardView).reload()
+            if before == 0 and s.passes:
+                self.pass_no = 0
+                self._show_pass()
+                self.index = s.passes[0].begin
+                self.query_one(TabbedContent).active = "tab-backward"
+            elif was_open:
+                self._show_pass()
+            for p in s.passes[before:]:
+                if p.number:
+                    self.notify(f"pass {p.number} recorded ({p.mode}); c chooses it", title="live", timeout=3)
+            if self.index < 0 and not s.passes:
+                self.index = len(s.events) - 1
+            self.redraw()
+        if finished is not None:
+            self._follow_done = True
+            tail = self.follow.output_tail()
+            ok = finished == 0
+            self.notify(
+                f"the script finished (exit status {finished})" + (f"; it printed:\n{tail}" if tail else ""),
+                title="live", severity="information" if ok else "error", timeout=10,
+            )
+            self.redraw()
 
     # -- reactives -----------------------------------------------------------
 
@@ -238,6 +293,9 @@ class MainScreen(Screen[None]):
         else:
             t.append("before the first event", style="dim")
         t.append("\n")
+        if self.follow is not None:
+            live = "● following" if not self._follow_done else "recording finished"
+            t.append(f"{live} ({len(s.events)} events)  ·  ", style="bold red" if not self._follow_done else "dim")
         t.append("▶ playing" if self.playing else "❚❚ paused", style="bold green" if self.playing else "dim")
         t.append(f" {SPEEDS[self.speed]:g} ev/s", style="dim")
         t.append(f"  ·  GeneralGrad marks {'on' if self.marks else 'off'}", style="dim")

@@ -114,6 +114,11 @@ class ForwardView(LineList):
         super().__init__(line_width=160, **kw)
         self.session = session
         self.border_title = "Forward: op calls and kernel selection"
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the op calls again (the trace grew while being followed)."""
+        session = self.session
         self.calls: tuple[OpCall, ...] = session.replay.final.calls
         self.call_line: list[int] = []  # first line of each call
         self.call_index: list[int] = [c.index for c in self.calls]  # event index of each api.call
