@@ -123,7 +123,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         try:
             rendered = viz.render(rp, kind=args.kind, step=args.step, backward_pass=args.backward_pass, call=call,
                                   previews=not args.no_previews, collapse=_collapse(args.collapse),
-                                  all_passes=args.all)
+                                  all_passes=args.all, group=args.group)
         except (IndexError, LookupError, ValueError) as exc:
             raise CliError(str(exc.args[0] if exc.args else exc)) from None
         try:
@@ -242,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--frames", choices=("step", "event", "node"), default="step",
                    help="flip-book frames: each engine step (default), every event, or each node run")
     p.add_argument("--no-previews", action="store_true", help="hide gradient-buffer previews")
+    p.add_argument("--group", choices=("module",), default=None,
+                   help="backward view: box the nodes each nn.Module made, labelled with its path")
     p.add_argument("--all", action="store_true",
                    help="--kind forward: draw every forward pass (default: the one that built --pass, or the latest)")
     p.add_argument("--collapse", choices=("auto", "yes", "no"), default="auto", help="collapse long chains (auto: big graphs)")

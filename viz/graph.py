@@ -22,6 +22,8 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -174,6 +176,7 @@ def collect_backward(
     previews: bool = True,
     title: bool = True,
     future: State | None = None,
+    group: str | None = None,
 ) -> Graph:
     """Collect the backward graph as it stands in ``state``.
 
@@ -187,6 +190,8 @@ def collect_backward(
         future: a later state of the same trace (flip-books pass the end of the
             pass): nodes not created yet at ``state`` — GeneralGrad's copies
             before the copy — are drawn from it, faded, instead of hidden.
+        group: ``"module"`` draws the nodes each ``nn.Module`` made inside one
+            dashed box labelled with its path (recorded traces carry it).
 
     Returns:
         A ``Graph`` whose nodes carry status, in-degree badge, queue position
@@ -251,6 +256,7 @@ def collect_backward(
                 in_degree_state=deg_state,
                 queue_pos=queue_pos,
                 marks=tuple(marks),
+                cluster=_module_cluster(g, state, info) if group == "module" else None,
             )
         )
 
@@ -474,6 +480,18 @@ def forward_span(state: State, backward_pass: int | None = None) -> tuple[int, i
         prev = state.passes[number - 1]
         first = (prev.end_at if prev.end_at is not None else prev.begin_at) + 1
     return first, state.passes[number].begin_at, number
+
+
+def _module_cluster(g: Graph, state: State, info: Any) -> str | None:
+    """The cluster id of the module that made a node (a GeneralGrad copy: its original's); registers its label."""
+    module = info.module
+    if module is None and info.copy_of is not None and info.copy_of in state.nodes:
+        module = state.nodes[info.copy_of].module
+    if not module:
+        return None
+    cid = re.sub(r"[^A-Za-z0-9_]+", "_", module)
+    g.clusters[cid] = f"module {module}"
+    return cid
 
 
 def collect_forward(state: State, *, include_backward: bool = False, title: bool = True,

@@ -72,4 +72,7 @@ def events_from_tensor(tensor: Any) -> list[Event]:
                         rec.emit(leaf)
                 announce_node(node)
         tensor._announce()
+    for ev in rec.events:
+        if ev.kind == "node.create":
+            ev.source = ev.module = None  # not known: the graph was built without a recording
     return list(rec.events)

@@ -237,6 +237,7 @@ def render(
     title: bool = True,
     trace: Any = None,
     all_passes: bool = False,
+    group: str | None = None,
 ) -> Rendered:
     """Render a view of a trace.
 
@@ -258,6 +259,7 @@ def render(
         legend: draw the colour legend.
         title: draw a caption (pass, step, event).
         trace: for a Tensor source, the recorder that saw it being built.
+        group: for ``kind="backward"``: ``"module"`` boxes the nodes each ``nn.Module`` made.
         all_passes: for ``kind="forward"``: draw every forward pass (default: the one
             that built ``backward_pass``, or the latest backward pass at ``step``).
 
@@ -308,7 +310,8 @@ def render(
             elif kind == "backward" and info.grad_node is not None:
                 only = _reachable(state, info.grad_node)
     if kind == "backward":
-        g = collect_backward(state, bw, previews=previews, title=title, node_ids=sorted(only) if only else None)
+        g = collect_backward(state, bw, previews=previews, title=title, node_ids=sorted(only) if only else None,
+                             group=group)
     elif kind == "forward":
         g = collect_forward(state, title=title, backward_pass=backward_pass, all_passes=all_passes)
     else:

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from typing import Any, Iterator
 
 from .. import ops
+from ..tracing import bus, provenance
 from ..autograd.meta import AutogradMeta
 from ..tensor import Tensor, generator
 from . import functional
@@ -77,7 +78,13 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        if bus.recorder is None:
+            return self.forward(*args, **kwargs)
+        provenance.enter_module(self)  # so node.create events name the module that made them
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            provenance.exit_module()
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
         """``(dotted name, parameter)`` pairs, depth first, each parameter once."""

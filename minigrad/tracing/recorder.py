@@ -24,8 +24,9 @@ import time
 from typing import Any, Callable, Iterable
 
 from . import bus
-from .events import Event
+from .events import Event, NodeCreate
 from .preview import preview_array
+from .provenance import module_path, user_source
 
 __all__ = ["Recorder", "SCHEMA", "VERSION", "start_env_recording"]
 
@@ -74,6 +75,10 @@ class Recorder:
 
     def emit(self, event: Event) -> None:
         """Stamp ``event`` with its sequence number and time, store it, notify listeners."""
+        if type(event) is NodeCreate and event.source is None:
+            # NOTE [ Provenance ] stamped here, once, for every node the engine announces.
+            event.source = user_source()
+            event.module = module_path()
         event.seq = self._seq
         self._seq += 1
         event.ts_ns = time.perf_counter_ns() - self._t0

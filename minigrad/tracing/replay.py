@@ -85,6 +85,8 @@ class NodeInfo:
     saved: tuple[int, ...]
     attrs: Mapping[str, Any]
     created_at: int
+    source: str | None = None  # file:line of the user's call that made it (recorded traces only)
+    module: str | None = None  # the nn.Module path that was running
 
     @property
     def next_nodes(self) -> tuple[int, ...]:
@@ -535,6 +537,8 @@ class _Reducer:
             saved=tuple(ev.saved),
             attrs=MappingProxyType(dict(ev.attrs)),
             created_at=self.index,
+            source=getattr(ev, "source", None),
+            module=getattr(ev, "module", None),
         )
 
     # -- backward ----------------------------------------------------------

@@ -47,6 +47,12 @@ class _Pane(Static):
         return self.text.plain
 
 
+def _short_path(source: str) -> str:
+    """``/long/path/to/train.py:12`` -> ``train.py:12`` (the file name is what people recognise)."""
+    path, _, line = source.rpartition(":")
+    return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}" if path else source
+
+
 class StatusLine(_Pane):
     """Top line: trace, pass, position, event, playback and quiz score."""
 
@@ -198,6 +204,15 @@ class NodeDetail(_Pane):
             t.append(f"  AccumulationNode of {s.tensor_name(info.tensor)}", style="cyan")
         if info.copy_of is not None:
             t.append(f"  copy of {s.node_name(info.copy_of)}", style="magenta")
+        origin = info
+        if info.source is None and info.copy_of is not None:  # a GeneralGrad copy: where the original came from
+            origin = state.nodes.get(info.copy_of, info)
+        if origin.source or origin.module:
+            t.append("\nmade at ", style="dim")
+            t.append(_short_path(origin.source) if origin.source else "?", style="bold")
+            if origin.module:
+                t.append("  in module ", style="dim")
+                t.append(origin.module, style="bold cyan")
         t.append("\n")
         attrs = ", ".join(f"{k}={v}" for k, v in info.attrs.items()) or "-"
         t.append("attrs  ", style="dim")
