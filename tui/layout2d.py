@@ -27,13 +27,16 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Box", "Canvas", "layout_graph", "pass_canvas", "LayoutUnavailable", "BOX_ROWS", "MAX_NODES"]
+__all__ = ["Box", "Canvas", "layout_graph", "pass_canvas", "fold_chains", "pass_graph", "FOLD_OVER", "FOLD_MIN", "LayoutUnavailable", "BOX_ROWS", "MAX_NODES"]
 
 COL_IN = 0.1  # inches per column
 ROW_IN = 0.2  # inches per row
 BOX_ROWS = 3  # top border holding the name, counters, bottom border
-#: Above this many nodes the pane opens as a list (``g`` still asks for the 2-D view).
+#: Above this many boxes (after folding chains) the pane opens as a list (``g`` still asks for the 2-D view).
 MAX_NODES = 400
+#: Passes with more nodes than this fold plain chains of at least FOLD_MIN nodes into one box.
+FOLD_OVER = 40
+FOLD_MIN = 5
 
 
 class LayoutUnavailable(RuntimeError):
@@ -69,11 +72,26 @@ class Canvas:
     by_row: dict[int, list[Box]] = field(default_factory=dict)
     width: int = 0
     height: int = 0
+    folds: dict[int, tuple[int, ...]] = field(default_factory=dict)  # fold box id (< 0) -> member nodes
+    owner: dict[int, int] = field(default_factory=dict)  # folded node -> its fold box id
+
+    def box_of(self, node: int) -> Box | None:
+        """The box showing ``node``: its own, or the fold it sits in."""
+        return self.boxes.get(self.owner.get(node, node))
 
 
 def box_width(label: str) -> int:
     """Columns of a node box: the name plus borders and a status glyph, at least 18 (room for counters)."""
-    return max(len(label) + 6, 18)
+    return min(max(len(label) + 6, 18), 72)
+
+
+def _dot_id(nid: int) -> str:
+    """``n3`` for node 3, ``f2`` for fold box -2 (DOT ids cannot start with a minus)."""
+    return f"n{nid}" if nid >= 0 else f"f{-nid}"
+
+
+def _parse_id(name: str) -> int:
+    return int(name[1:]) if name[0] == "n" else -int(name[1:])
 
 
 def _dot_source(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> str:
@@ -84,9 +102,9 @@ def _dot_source(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> s
         "  edge [arrowhead=none];",
     ]
     for nid, label in labels.items():
-        lines.append(f"  n{nid} [width={box_width(label) * COL_IN:.2f}];")
+        lines.append(f"  {_dot_id(nid)} [width={box_width(label) * COL_IN:.2f}];")
     for a, b, _cut in edges:
-        lines.append(f"  n{a} -> n{b};")
+        lines.append(f"  {_dot_id(a)} -> {_dot_id(b)};")
     lines.append("}")
     return "\n".join(lines)
 
@@ -164,11 +182,11 @@ def layout_graph(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> 
         if parts[0] == "graph":
             height_in = float(parts[3])
         elif parts[0] == "node":
-            centres[int(parts[1][1:])] = (float(parts[2]), float(parts[3]))
+            centres[_parse_id(parts[1])] = (float(parts[2]), float(parts[3]))
         elif parts[0] == "edge":
             n = int(parts[3])
             pts = [(float(parts[4 + 2 * k]), float(parts[5 + 2 * k])) for k in range(n)]
-            splines.append((int(parts[1][1:]), int(parts[2][1:]), pts))
+            splines.append((_parse_id(parts[1]), _parse_id(parts[2]), pts))
 
     def cell(x: float, y: float) -> tuple[float, float]:
         return x / COL_IN, (height_in - y) / ROW_IN
@@ -227,11 +245,39 @@ def layout_graph(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> 
     return Canvas(rows=rows, edge_style=edge_style, boxes=boxes, by_row=by_row, width=width, height=height)
 
 
-def pass_canvas(lay: Any) -> Canvas:
-    """The 2-D picture of a pass (a ``model.PassLayout``): its nodes and edges, cut edges included.
+def fold_chains(order: list[int], edges: list[tuple[int, int, bool]], keep: set[int]) -> dict[int, tuple[int, ...]]:
+    """Runs of ``FOLD_MIN`` or more nodes in a plain chain (one edge in, one edge out), as the SVG renderer folds them.
 
-    Raises:
-        LayoutUnavailable: ``dot`` is missing or failed.
+    Returns:
+        fold id (negative) -> the member node ids, in chain order. ``keep``
+        (start nodes, nodes with cut edges) never fold.
+    """
+    succ: dict[int, list[int]] = {n: [] for n in order}
+    pred: dict[int, list[int]] = {n: [] for n in order}
+    for a, b, _ in edges:
+        succ[a].append(b)
+        pred[b].append(a)
+    plain = {n for n in order if len(succ[n]) == 1 and len(pred[n]) == 1 and n not in keep}
+    folds: dict[int, tuple[int, ...]] = {}
+    seen: set[int] = set()
+    for n in order:
+        if n not in plain or n in seen or pred[n][0] in plain:
+            continue  # not the head of a run
+        run = [n]
+        while succ[run[-1]][0] in plain and succ[run[-1]][0] not in seen:
+            run.append(succ[run[-1]][0])
+        seen.update(run)
+        if len(run) >= FOLD_MIN:
+            folds[-1 - len(folds)] = tuple(run)
+    return folds
+
+
+def pass_graph(lay: Any) -> tuple[dict[int, str], list[tuple[int, int, bool]], dict[int, tuple[int, ...]]]:
+    """What the pane draws for a pass (a ``model.PassLayout``): box labels, edges ``(tail, head, cut)``, folds.
+
+    A pass of more than ``FOLD_OVER`` nodes folds its long plain chains into
+    one box each (ids < 0), so deep graphs stay readable and quick to lay out.
+    Cut edges (GeneralGrad, ``no_grad_vars``) are included.
     """
     labels = {n: lay.nodes[n].name for n in lay.order}
     edges: list[tuple[int, int, bool]] = []
@@ -242,4 +288,31 @@ def pass_canvas(lay: Any) -> Canvas:
     for a, b in lay.cut:
         if a in labels and b in labels:
             edges.append((a, b, True))
-    return layout_graph(labels, edges)
+    folds: dict[int, tuple[int, ...]] = {}
+    if len(labels) > FOLD_OVER:
+        keep = {a for a, _ in lay.cut} | {b for _, b in lay.cut} | set(lay.order[:1])
+        folds = fold_chains(list(lay.order), edges, keep)
+    owner = {m: fid for fid, members in folds.items() for m in members}
+    for fid, members in folds.items():
+        labels[fid] = f"⋯ {len(members)} nodes: {labels[members[0]]} … {labels[members[-1]]}"
+        for m in members:
+            del labels[m]
+    folded = []
+    for a, b, cut in edges:
+        a2, b2 = owner.get(a, a), owner.get(b, b)
+        if a2 != b2:
+            folded.append((a2, b2, cut))
+    return labels, folded, folds
+
+
+def pass_canvas(lay: Any) -> Canvas:
+    """The 2-D picture of a pass (see ``pass_graph``), laid out by Graphviz.
+
+    Raises:
+        LayoutUnavailable: ``dot`` is missing or failed.
+    """
+    labels, edges, folds = pass_graph(lay)
+    canvas = layout_graph(labels, edges)
+    canvas.folds = folds
+    canvas.owner = {m: fid for fid, members in folds.items() for m in members}
+    return canvas

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 
-from .layout2d import Canvas, pass_canvas
+from .layout2d import Canvas, pass_canvas, pass_graph
 
 __all__ = ["PassInfo", "PassLayout", "QuizQuestion", "QuizScore", "Session"]
 
@@ -238,6 +238,10 @@ class Session:
         if number not in self._canvases:
             self._canvases[number] = pass_canvas(self.layout(number))
         return self._canvases[number]
+
+    def box_count(self, number: int) -> int:
+        """How many boxes the 2-D pane draws for pass ``number`` (long chains folded); no layout needed."""
+        return len(pass_graph(self.layout(number))[0])
 
     def find_node(self, query: str, number: int) -> int | None:
         """A node of pass ``number`` by name: exact (any case), ``#id``/id, then the first substring match."""

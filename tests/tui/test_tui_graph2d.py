@@ -71,7 +71,19 @@ async def test_grad_pass_shows_marks_and_cut_edges(demo_session):
         assert "╳" in text  # a pruned copy
 
 
-async def test_g_toggles_the_list_view_and_big_graphs_open_as_a_list():
+async def test_g_toggles_the_list_view_and_big_graphs_open_as_a_list(demo_session, monkeypatch):
+    import minigrad.tui.screens.main as main_screen
+
+    monkeypatch.setattr(main_screen, "MAX_NODES", 10)  # the demo's 14 boxes are "too many"
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        assert scr.query_one(GraphView).display and not scr.query_one(GraphCanvas).display
+        await pilot.press("g")
+        assert scr.query_one(GraphCanvas).display
+
+
+async def test_long_chains_fold_into_one_box_that_names_the_running_node():
     import synth
 
     from minigrad.tui.model import Session
@@ -80,9 +92,16 @@ async def test_g_toggles_the_list_view_and_big_graphs_open_as_a_list():
     app = MinigradApp(session)
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
-        assert scr.query_one(GraphView).display and not scr.query_one(GraphCanvas).display
-        await pilot.press("g")
-        assert scr.query_one(GraphCanvas).display
+        canvas = scr.query_one(GraphCanvas)
+        assert canvas.display and len(canvas.canvas.boxes) < 10 and canvas.canvas.folds
+        scr.goto(session.layout(0).runs[100])
+        await pilot.pause()
+        node = session.events[scr.index].node
+        box = canvas.canvas.box_of(node)
+        assert box.node < 0  # inside a fold
+        lines = canvas.plain_lines()
+        assert f"▶ {session.node_name(node)}" in lines[box.y + 1] and "ran 100/" in lines[box.y + 1]
+        assert "▶ ⋯" in lines[box.y]
 
 
 async def test_80x24_one_view_at_a_time_and_a_notice_when_smaller(demo_session):

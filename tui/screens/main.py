@@ -239,7 +239,7 @@ class MainScreen(Screen[None]):
         lay = self.session.layout(self.pass_no)
         self.query_one(GraphView).show_pass(lay)
         if self.graph_2d is None:  # first pass shown: pick the view the graph's size suits
-            self.graph_2d = len(lay.order) <= MAX_NODES
+            self.graph_2d = self.session.box_count(self.pass_no) <= MAX_NODES
         if self.graph_2d and not self.query_one(GraphCanvas).show_pass(lay):
             self.graph_2d = False
             self.notify(f"{self.query_one(GraphCanvas).error}; showing the list view.", title="graph", timeout=6)

@@ -74,6 +74,8 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
         self.marks = True
         self.selected: int | None = None
         self._painted: dict[int, Hashable] = {}
+        self._fold_sets: dict[int, frozenset[int]] = {}
+        self._fold_memo: dict[tuple, tuple[str, int, int | None]] = {}
         self.border_title = "Backward graph"
 
     # -- content -------------------------------------------------------------
@@ -90,6 +92,8 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
         width = self.canvas.width if self.canvas else 1
         self.virtual_size = Size(width, height)
         self._painted.clear()
+        self._fold_sets.clear()
+        self._fold_memo.clear()
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
         return self.canvas is not None
@@ -108,8 +112,8 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
                 + (" · done" if bw.done else "")
             )
         c = self.canvas
-        if c is not None and focus is not None and focus in c.boxes and self.size.height:
-            b = c.boxes[focus]
+        b = c.box_of(focus) if c is not None and focus is not None else None
+        if b is not None and self.size.height:
             sx, sy = int(self.scroll_offset.x), int(self.scroll_offset.y)
             w, h = self.size.width, self.size.height
             x = sx if sx <= b.x and b.x + b.width <= sx + w else max(0, b.x + b.width // 2 - w // 2)
@@ -134,6 +138,9 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
         bw = self.bw
         if bw is None:
             return (nid, None)
+        if nid < 0:  # a fold: its look depends on how far the pass got
+            return (nid, bw.number, len(bw.executed), len(bw.queue), len(bw.released), bw.current,
+                    self.focus_node, self.marks)
         return (
             nid,
             self.status_of(nid),
@@ -149,16 +156,73 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
     def status_of(self, nid: int) -> str:
         if self.state is None or self.bw is None:
             return "idle"
+        if nid < 0 and self.canvas is not None:
+            return self._fold_summary(nid)[0]
         status = node_status(self.state, nid, self.bw)
         general = self.bw.general
         if status == "pending" and self.marks and general is not None and general.needed and nid not in general.needed:
             return "pruned"
         return status
 
+    def _fold_summary(self, fid: int) -> tuple[str, int, int | None]:
+        """``(status, how many ran, member to name)`` of a folded chain, with set operations (folds can hold
+        thousands of nodes); memoised per state."""
+        bw = self.bw
+        assert bw is not None and self.canvas is not None
+        key = (fid, id(bw), self.focus_node)
+        hit = self._fold_memo.get(key)
+        if hit is not None:
+            return hit
+        members = self.canvas.folds[fid]
+        mset = self._fold_sets.get(fid)
+        if mset is None:
+            mset = self._fold_sets[fid] = frozenset(members)
+        ran = len(mset.intersection(bw.executed))
+        if bw.current in mset and not bw.done:
+            status = "running"
+        elif mset.intersection(bw.queue):
+            status = "queued"
+        elif mset <= bw.released:
+            status = "released"
+        elif ran:
+            status = "done"
+        elif mset.intersection(bw.initial_in_degree) or mset.intersection(bw.start):
+            status = "pending"
+        else:
+            status = "idle"
+        shown = bw.current if bw.current in mset else (self.focus_node if self.focus_node in mset else None)
+        if len(self._fold_memo) > 256:
+            self._fold_memo.clear()
+        self._fold_memo[key] = out = (status, ran, shown)
+        return out
+
+    def _fold_lines(self, b: Box) -> tuple[list[str], str]:
+        """A folded chain: how many of its nodes ran, and which one runs now."""
+        assert self.canvas is not None and self.layout_ is not None
+        members = self.canvas.folds[b.node]
+        bw = self.bw
+        status = self.status_of(b.node)
+        inner = b.width - 2
+        nodes = self.layout_.nodes
+        head = f"{STATUS_GLYPH.get(status, '·')} ⋯ {len(members)} nodes: {nodes[members[0]].name} … {nodes[members[-1]].name} "
+        parts: list[str] = []
+        if bw is not None:
+            _, ran, shown = self._fold_summary(b.node)
+            parts.append(f"ran {ran}/{len(members)}")
+            if shown is not None:
+                parts.append(f"▶ {nodes[shown].name}" if shown == bw.current else f"◀ {nodes[shown].name}")
+        return [
+            "┌" + head[:inner].ljust(inner, "┄") + "┐",
+            "┆" + " ".join(parts)[:inner].ljust(inner) + "┆",
+            "└" + "┄" * inner + "┘",
+        ], status
+
     def box_lines(self, b: Box) -> tuple[list[str], str]:
         """The three text lines of box ``b`` and its style."""
         lay, bw = self.layout_, self.bw
         assert lay is not None
+        if b.node < 0:
+            return self._fold_lines(b)
         info = lay.nodes[b.node]
         status = self.status_of(b.node)
         round_ = info.is_accumulation
@@ -220,7 +284,8 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
             line = lines[row - b.y]
             text = text[: b.x] + Text(line) + text[b.x + len(line):]
             style = STATUS_STYLE.get(status, "")
-            if b.node == self.focus_node:
+            folded_focus = self.canvas is not None and self.canvas.owner.get(self.focus_node) == b.node
+            if b.node == self.focus_node or folded_focus:
                 style = "bold #000000 on #ff9e4a" if status == "running" else f"{style} reverse"
             if status == "idle":
                 style = "dim"
