@@ -119,7 +119,7 @@ class ScriptRun:
         env = dict(os.environ, MINIGRAD_TRACE=str(trace))
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(
-            [sys.executable, str(self.script), *(args or [])],
+            [sys.executable, str(self.script.resolve()), *(args or [])],
             env=env, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             cwd=str(self.script.resolve().parent),
         )

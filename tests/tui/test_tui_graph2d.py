@@ -113,6 +113,8 @@ async def test_80x24_one_view_at_a_time_and_a_notice_when_smaller(demo_session):
         canvas = scr.query_one(GraphCanvas)
         assert canvas.size.height >= 10 and canvas.size.width >= 70
         assert "why:" in pane_texts(scr)["status"]
+        status = scr.query_one("#status")
+        assert status.content_size.height >= len(status.plain.splitlines()) == 4  # nothing cut off
         await pilot.press("v")
         await pilot.pause()
         assert scr.query_one("#queue").size.height > 0 and canvas.size.height == 0

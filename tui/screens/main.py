@@ -156,6 +156,7 @@ class MainScreen(Screen[None]):
             self.notify("This trace has no backward pass; showing the forward op calls.", title="no backward pass")
         if self.follow is not None:
             self.set_interval(0.3, self.poll_follow)
+        self._show_graph_view()
         if s.notice:
             self.notify(s.notice, title=s.title, timeout=8)
         self.redraw()
@@ -280,7 +281,7 @@ class MainScreen(Screen[None]):
             t.append("loss.backward()" if p.mode == "backward" else "grad()", style="cyan")
             if len(s.passes) > 1:
                 t.append(" (c: choose)", style="dim")
-        t.append(f"  ·  event {self.index} of 0–{len(s.events) - 1}")
+        t.append(f"  ·  event {self.index} of 0–{len(s.events) - 1}" if s.events else "  ·  no events yet")
         ev = st.event
         t.append("\n")
         if ev is not None:
@@ -416,8 +417,9 @@ class MainScreen(Screen[None]):
         self.index = self.session.passes[number].begin
 
     def _show_graph_view(self) -> None:
-        self.query_one(GraphCanvas).set_class(not self.graph_2d, "off")
-        self.query_one(GraphView).set_class(bool(self.graph_2d), "off")
+        two_d = self.graph_2d is not False  # before the first pass (a live trace): the 2-D pane, empty
+        self.query_one(GraphCanvas).set_class(not two_d, "off")
+        self.query_one(GraphView).set_class(two_d, "off")
 
     def action_toggle_graph(self) -> None:
         """``g``: switch the graph pane between the 2-D drawing and the list of nodes."""
