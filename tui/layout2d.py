@@ -27,7 +27,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Box", "Canvas", "layout_graph", "pass_canvas", "fold_chains", "pass_graph", "FOLD_OVER", "FOLD_MIN", "LayoutUnavailable", "BOX_ROWS", "MAX_NODES"]
+__all__ = ["Box", "Canvas", "layout_graph", "pass_canvas", "fold_chains", "pass_graph", "group_by_module", "module_of", "FOLD_OVER", "FOLD_MIN", "LayoutUnavailable", "BOX_ROWS", "MAX_NODES"]
 
 COL_IN = 0.1  # inches per column
 ROW_IN = 0.2  # inches per row
@@ -74,6 +74,7 @@ class Canvas:
     height: int = 0
     folds: dict[int, tuple[int, ...]] = field(default_factory=dict)  # fold box id (< 0) -> member nodes
     owner: dict[int, int] = field(default_factory=dict)  # folded node -> its fold box id
+    titles: dict[int, str] = field(default_factory=dict)  # fold box id -> its title
 
     def box_of(self, node: int) -> Box | None:
         """The box showing ``node``: its own, or the fold it sits in."""
@@ -272,12 +273,38 @@ def fold_chains(order: list[int], edges: list[tuple[int, int, bool]], keep: set[
     return folds
 
 
-def pass_graph(lay: Any) -> tuple[dict[int, str], list[tuple[int, int, bool]], dict[int, tuple[int, ...]]]:
+def module_of(lay: Any, node: int) -> str | None:
+    """The ``nn.Module`` path that made ``node`` (a GeneralGrad copy: its original's), if recorded."""
+    info = lay.nodes[node]
+    if info.module is None and info.copy_of is not None and info.copy_of in lay.nodes:
+        return lay.nodes[info.copy_of].module
+    return info.module
+
+
+def group_by_module(lay: Any) -> dict[int, tuple[int, ...]]:
+    """fold id (< 0) -> the nodes one ``nn.Module`` made (modules that made two or more nodes)."""
+    groups: dict[str, list[int]] = {}
+    for n in lay.order:
+        module = module_of(lay, n)
+        if module:
+            groups.setdefault(module, []).append(n)
+    out: dict[int, tuple[int, ...]] = {}
+    for members in groups.values():
+        if len(members) >= 2:
+            out[-1 - len(out)] = tuple(members)
+    return out
+
+
+def pass_graph(
+    lay: Any, modules: bool = False
+) -> tuple[dict[int, str], list[tuple[int, int, bool]], dict[int, tuple[int, ...]]]:
     """What the pane draws for a pass (a ``model.PassLayout``): box labels, edges ``(tail, head, cut)``, folds.
 
     A pass of more than ``FOLD_OVER`` nodes folds its long plain chains into
-    one box each (ids < 0), so deep graphs stay readable and quick to lay out.
-    Cut edges (GeneralGrad, ``no_grad_vars``) are included.
+    one box each (ids < 0), so deep graphs stay readable and quick to lay out;
+    with ``modules`` the nodes each ``nn.Module`` made fold into one box
+    instead (recorded traces carry the module path). Cut edges (GeneralGrad,
+    ``no_grad_vars``) are included.
     """
     labels = {n: lay.nodes[n].name for n in lay.order}
     edges: list[tuple[int, int, bool]] = []
@@ -289,12 +316,14 @@ def pass_graph(lay: Any) -> tuple[dict[int, str], list[tuple[int, int, bool]], d
         if a in labels and b in labels:
             edges.append((a, b, True))
     folds: dict[int, tuple[int, ...]] = {}
-    if len(labels) > FOLD_OVER:
+    if modules:
+        folds = group_by_module(lay)
+    elif len(labels) > FOLD_OVER:
         keep = {a for a, _ in lay.cut} | {b for _, b in lay.cut} | set(lay.order[:1])
         folds = fold_chains(list(lay.order), edges, keep)
     owner = {m: fid for fid, members in folds.items() for m in members}
     for fid, members in folds.items():
-        labels[fid] = f"⋯ {len(members)} nodes: {labels[members[0]]} … {labels[members[-1]]}"
+        labels[fid] = fold_title(lay, members, modules)
         for m in members:
             del labels[m]
     folded = []
@@ -305,14 +334,22 @@ def pass_graph(lay: Any) -> tuple[dict[int, str], list[tuple[int, int, bool]], d
     return labels, folded, folds
 
 
-def pass_canvas(lay: Any) -> Canvas:
+def fold_title(lay: Any, members: tuple[int, ...], modules: bool) -> str:
+    """``▣ Sequential.0 (Linear) · 4 nodes`` for a module, ``⋯ 396 nodes: A … B`` for a chain."""
+    if modules:
+        return f"▣ {module_of(lay, members[0])} · {len(members)} nodes"
+    return f"⋯ {len(members)} nodes: {lay.nodes[members[0]].name} … {lay.nodes[members[-1]].name}"
+
+
+def pass_canvas(lay: Any, modules: bool = False) -> Canvas:
     """The 2-D picture of a pass (see ``pass_graph``), laid out by Graphviz.
 
     Raises:
         LayoutUnavailable: ``dot`` is missing or failed.
     """
-    labels, edges, folds = pass_graph(lay)
+    labels, edges, folds = pass_graph(lay, modules)
     canvas = layout_graph(labels, edges)
     canvas.folds = folds
+    canvas.titles = {fid: labels[fid] for fid in folds}
     canvas.owner = {m: fid for fid, members in folds.items() for m in members}
     return canvas

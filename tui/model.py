@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 
-from .layout2d import Canvas, pass_canvas, pass_graph
+from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
 
 __all__ = ["PassInfo", "PassLayout", "QuizQuestion", "QuizScore", "Session"]
 
@@ -111,7 +111,7 @@ class Session:
         self.notice = notice
         self.passes: list[PassInfo] = self._find_passes()
         self._layouts: dict[int, PassLayout] = {}
-        self._canvases: dict[int, Any] = {}
+        self._canvases: dict[tuple[int, bool], Canvas] = {}
         self._asks: dict[int, list[tuple[int, int]]] = {}
         self._names: dict[int, str] | None = None
         self._tensor_names: dict[int, str] | None = None
@@ -134,9 +134,11 @@ class Session:
         self.replay.extend(events)
         self.events = self.replay.events
         self.passes = self._find_passes()
-        for cache in (self._layouts, self._canvases, self._asks):
+        for cache in (self._layouts, self._asks):
             for n in [n for n in cache if n >= first_open]:
                 del cache[n]
+        for key in [k for k in self._canvases if k[0] >= first_open]:
+            del self._canvases[key]
         self._names = self._tensor_names = None
 
     # -- states ------------------------------------------------------------
@@ -229,15 +231,24 @@ class Session:
         self._layouts[number] = lay
         return lay
 
-    def canvas(self, number: int) -> Canvas:
+    def canvas(self, number: int, modules: bool = False) -> Canvas:
         """The 2-D picture of pass ``number`` (``layout2d.Canvas``, laid out by Graphviz once and kept).
+
+        Args:
+            number: the pass.
+            modules: fold the nodes each ``nn.Module`` made into one box.
 
         Raises:
             layout2d.LayoutUnavailable: Graphviz's ``dot`` is missing or failed.
         """
-        if number not in self._canvases:
-            self._canvases[number] = pass_canvas(self.layout(number))
-        return self._canvases[number]
+        key = (number, modules)
+        if key not in self._canvases:
+            self._canvases[key] = pass_canvas(self.layout(number), modules)
+        return self._canvases[key]
+
+    def has_modules(self, number: int) -> bool:
+        """Whether the nodes of pass ``number`` carry the ``nn.Module`` that made them."""
+        return bool(group_by_module(self.layout(number)))
 
     def box_count(self, number: int) -> int:
         """How many boxes the 2-D pane draws for pass ``number`` (long chains folded); no layout needed."""

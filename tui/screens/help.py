@@ -28,6 +28,7 @@ KEYS: list[tuple[str, str]] = [
     ("+ / -", "play faster / slower"),
     ("g", "graph pane: 2-D drawing / list of nodes"),
     ("v", "small screens: cycle graph / queue, in-degrees, buffers, log / node detail"),
+    ("u", "2-D graph: one box per nn.Module / every node"),
     ("j", "jump to a node by name (or #id)"),
     ("m", "toggle GeneralGrad marks (startup, ending, needed, pruned)"),
     ("c", "choose the backward pass"),

@@ -72,6 +72,7 @@ class MainScreen(Screen[None]):
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("g", "toggle_graph", "2-D/list"),
         Binding("v", "swap_panes", "Panes", show=False),
+        Binding("u", "modules", "Modules", show=False),
         Binding("j", "jump", "Jump"),
         Binding("m", "marks", "GG marks"),
         Binding("c", "choose_pass", "Pass"),
@@ -111,6 +112,7 @@ class MainScreen(Screen[None]):
         self._asking = False
         self._ready = False
         self.graph_2d: bool | None = None  # None until the first pass picks a view
+        self.by_module = False  # the 2-D pane folds each nn.Module's nodes into one box
 
     # -- layout --------------------------------------------------------------
 
@@ -241,7 +243,7 @@ class MainScreen(Screen[None]):
         self.query_one(GraphView).show_pass(lay)
         if self.graph_2d is None:  # first pass shown: pick the view the graph's size suits
             self.graph_2d = self.session.box_count(self.pass_no) <= MAX_NODES
-        if self.graph_2d and not self.query_one(GraphCanvas).show_pass(lay):
+        if self.graph_2d and not self.query_one(GraphCanvas).show_pass(lay, self.by_module):
             self.graph_2d = False
             self.notify(f"{self.query_one(GraphCanvas).error}; showing the list view.", title="graph", timeout=6)
         self._show_graph_view()
@@ -426,12 +428,25 @@ class MainScreen(Screen[None]):
         if not self.session.passes:
             return
         want = not self.graph_2d
-        if want and not self.query_one(GraphCanvas).show_pass(self.session.layout(self.pass_no)):
+        if want and not self.query_one(GraphCanvas).show_pass(self.session.layout(self.pass_no), self.by_module):
             self.notify(f"{self.query_one(GraphCanvas).error}", title="graph", severity="warning", timeout=6)
             return
         self.graph_2d = want
         self._show_graph_view()
         self.redraw()
+
+    def action_modules(self) -> None:
+        """``u``: fold the nodes each ``nn.Module`` made into one box, or show them all again."""
+        if not self.session.passes:
+            return
+        if not self.by_module and not self.session.has_modules(self.pass_no):
+            self.notify("No node of this pass names an nn.Module (record a model's forward to see them).", timeout=4)
+            return
+        self.by_module = not self.by_module
+        self.graph_2d = True
+        self._show_pass()
+        self.redraw()
+        self.notify("one box per nn.Module (u: expand)" if self.by_module else "every node (u: group by module)", timeout=2)
 
     def action_swap_panes(self) -> None:
         """``v`` (small screens): cycle the graph, the engine panes (queue, in-degrees, buffers, log), the node detail."""

@@ -80,11 +80,11 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- content -------------------------------------------------------------
 
-    def show_pass(self, layout: PassLayout) -> bool:
-        """Lay out pass ``layout``; False (and ``error`` set) when Graphviz cannot."""
+    def show_pass(self, layout: PassLayout, modules: bool = False) -> bool:
+        """Lay out pass ``layout`` (``modules``: one box per ``nn.Module``); False (and ``error`` set) when Graphviz cannot."""
         self.layout_ = layout
         try:
-            self.canvas = self.session.canvas(layout.number)
+            self.canvas = self.session.canvas(layout.number, modules)
             self.error = None
         except LayoutUnavailable as exc:
             self.canvas, self.error = None, str(exc)
@@ -204,7 +204,7 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
         status = self.status_of(b.node)
         inner = b.width - 2
         nodes = self.layout_.nodes
-        head = f"{STATUS_GLYPH.get(status, '·')} ⋯ {len(members)} nodes: {nodes[members[0]].name} … {nodes[members[-1]].name} "
+        head = f"{STATUS_GLYPH.get(status, '·')} {self.canvas.titles.get(b.node, '')} "
         parts: list[str] = []
         if bw is not None:
             _, ran, shown = self._fold_summary(b.node)
