@@ -49,3 +49,24 @@ def test_svg_groups_nodes_by_module_and_tui_detail_shows_the_origin(tmp_path):
     assert 'label="module Sequential.0 (Linear)"' in r.source and "cluster_Sequential_0_Linear_" in r.source
     clustered = {n.title for n in r.graph.nodes if n.cluster}
     assert any(t.startswith("ReluGradNode") for t in clustered)
+
+
+def test_backward_errors_name_where_the_node_was_made():
+    import pytest
+
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.trace():
+        model = mg.nn.Sequential(mg.nn.Linear(2, 2))
+        line = inspect.currentframe().f_lineno + 1
+        y = model(x.reshape(1, 2))
+        y.register_hook(lambda g: (_ for _ in ()).throw(ValueError("boom")))
+        with pytest.raises(ValueError) as info:
+            (y * y).sum().backward()
+    msg = str(info.value)
+    assert "AddGradNode" in msg and f"made at {os.path.abspath(__file__)}:{line} in module Sequential.0 (Linear)" in msg
+    # Without a recording nothing is stamped, and the message is as before.
+    z = model(x.reshape(1, 2))
+    z.register_hook(lambda g: (_ for _ in ()).throw(ValueError("boom")))
+    with pytest.raises(ValueError) as info:
+        (z * z).sum().backward()
+    assert "made at" not in str(info.value) and "AddGradNode" in str(info.value)
