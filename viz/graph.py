@@ -30,8 +30,7 @@ from typing import Any, Iterable, Sequence
 
 from minigrad.tracing.replay import BackwardPass, OpCall, State, node_status
 
-from minigrad.tracing.describe import describe, fmt_shape
-from minigrad.tracing.describe import fmt_value as fmt_preview
+from minigrad.tracing.describe import describe, fmt_shape, fmt_value
 
 __all__ = [
     "GNode",
@@ -162,9 +161,9 @@ def _node_rows(state: State, bw: BackwardPass | None, nid: int, previews: bool) 
         rows.append(f"copy of {state.node_name(info.copy_of)}")
     if bw is not None and previews:
         for (slot, rank), value in sorted(bw.buffers.get(nid, {}).items()):
-            rows.append(f"buffer[{slot},{rank}] = {fmt_preview(value, 32)}")
+            rows.append(f"buffer[{slot},{rank}] = {fmt_value(value, 32)}")
         if info.is_accumulation and info.tensor is not None and info.tensor in bw.accumulated:
-            rows.append(f".grad = {fmt_preview(bw.accumulated[info.tensor], 32)}")
+            rows.append(f".grad = {fmt_value(bw.accumulated[info.tensor], 32)}")
     return rows
 
 
@@ -532,7 +531,7 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
         if t.version:
             rows.append(f"version {t.version}")
         if t.value is not None and not isinstance(t.value, dict):
-            rows.append(fmt_preview(t.value, 32))
+            rows.append(fmt_value(t.value, 32))
         g.nodes.append(GNode(key=f"t{tid}", title=t.name, rows=rows, kind="tensor", status=status, marks=tuple(marks)))
     for c in calls:
         kernel, fallback = _kernel_text(c)
@@ -555,7 +554,7 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
                                      key=f"{ck}_in{pos}"))
             else:
                 kk = f"{ck}_k{pos}"
-                g.nodes.append(GNode(key=kk, title=fmt_preview(inp, 16), kind="const", status="leaf"))
+                g.nodes.append(GNode(key=kk, title=fmt_value(inp, 16), kind="const", status="leaf"))
                 g.edges.append(GEdge(tail=kk, head=ck, label=str(pos) if multi else "", style="data", key=f"{ck}_in{pos}"))
         for o in call_outputs(state, c):
             if o in state.tensors:
@@ -610,7 +609,7 @@ def collect_kernel(state: State, call: int | str | None = None, *, title: bool =
     inputs = []
     for i in c.inputs:
         t = state.tensors.get(i) if isinstance(i, int) and not isinstance(i, bool) else None
-        inputs.append(f"{t.name}: {fmt_shape(t.shape)} {t.dtype} @{t.device}" if t else fmt_preview(i, 16))
+        inputs.append(f"{t.name}: {fmt_shape(t.shape)} {t.dtype} @{t.device}" if t else fmt_value(i, 16))
     attrs = [f"{k}={v}" for k, v in sorted(c.attrs.items())]
     add(f"{c.op}(…)  [{c.phase}]", [f"in{p}: {s}" for p, s in enumerate(inputs)] + attrs, "op")
     for cast in c.amp_casts:
