@@ -2,9 +2,9 @@
 
 ``FileFollower(path).poll()`` returns the events appended since the last
 poll. Only complete lines are read: a last line without its newline is a
-line still being written, not an error; it is read on a later poll. Lines go
-through ``minigrad.trace.loads`` (the one reader, with its validation), a
-batch at a time, with the file's own header.
+line still being written, not an error; it is read on a later poll. Each
+line goes through ``minigrad.tracing.loader.parse_event_line``, the loader's
+own validation of one event line.
 
 ``ScriptRun(path)`` runs a script in a child process with
 ``MINIGRAD_TRACE`` pointing at a temporary file (the engine streams its
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from minigrad.tracing import TraceFormatError, loads
+from minigrad.tracing.loader import parse_event_line
 
 __all__ = ["FileFollower", "ScriptRun", "FollowError"]
 
@@ -76,28 +77,24 @@ class FileFollower:
             self.header, lines = lines[0], lines[1:]
             self.lines_read = 1
             try:
-                loads(self.header + "\n", source=str(self.path))
+                loads(self.header + "\n", source=str(self.path))  # the header alone: schema and version
             except TraceFormatError as exc:
                 raise FollowError(str(exc)) from None
-        if not lines:
-            return []
-        try:
-            rec = loads(self.header + "\n" + "\n".join(lines) + "\n", source=str(self.path))
-        except TraceFormatError as exc:
-            # Name the line in the whole file, not in this batch.
-            msg = str(exc)
-            if " line " in msg:
-                head, _, rest = msg.partition(" line ")
-                num, _, tail = rest.partition(":")
-                if num.isdigit():
-                    msg = f"{head} line {int(num) - 1 + self.lines_read}:{tail}"
-            raise FollowError(msg) from None
-        self.lines_read += len(lines)
-        events = list(rec.events)
-        if events and events[0].seq <= self._last_seq:
-            raise FollowError(f"{self.path}: seq {events[0].seq} does not increase (previous {self._last_seq})")
-        if events:
-            self._last_seq = events[-1].seq
+        events = []
+        for text_line in lines:
+            self.lines_read += 1
+            if not text_line.strip():
+                continue
+            try:
+                ev = parse_event_line(text_line, source=str(self.path), line=self.lines_read)
+            except TraceFormatError as exc:
+                raise FollowError(str(exc)) from None
+            if ev.seq <= self._last_seq:
+                raise FollowError(
+                    f"{self.path} line {self.lines_read}: seq {ev.seq} does not increase (previous {self._last_seq})"
+                )
+            self._last_seq = ev.seq
+            events.append(ev)
         return events
 
 

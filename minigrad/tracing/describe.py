@@ -26,8 +26,9 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Protocol
+
+from .numbers import fmt_number
 
 __all__ = ["Names", "describe", "explain", "fmt_value", "fmt_shape", "event_fields", "GLOSSARY"]
 
@@ -57,15 +58,8 @@ class _Ids:
 # ---------------------------------------------------------------------------
 
 
-def _num(x: Any) -> str:
-    """A number as a person reads it: ``2`` for ``2.0``, 4 significant digits, ``nan``/``inf`` kept."""
-    if isinstance(x, bool) or not isinstance(x, float):
-        return str(x)
-    if not math.isfinite(x):
-        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    return f"{x:.4g}"
+#: NaN/Inf-safe numbers, formatted one way in every viewer (``minigrad.tracing.numbers``).
+_num = fmt_number
 
 
 def fmt_shape(shape: Any) -> str:
