@@ -275,7 +275,7 @@ class MainScreen(Screen[None]):
 
     def status_text(self, st) -> Text:
         s = self.session
-        t = Text()
+        t = Text(no_wrap=True, overflow="ellipsis")  # four lines, each cut to the width: nothing falls off
         t.append(s.title, style="bold")
         if s.passes:
             p = s.passes[self.pass_no]

@@ -57,7 +57,7 @@ class StatusLine(_Pane):
     """Top line: trace, pass, position, event, playback and quiz score."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 6; border: round $accent; padding: 0 1; }
+    StatusLine { height: 6; border: round $accent; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def show(self, text: Text) -> None:
