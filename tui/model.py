@@ -318,7 +318,7 @@ class Session:
     def why_runs(self, q: QuizQuestion, guess: int | None = None) -> str:
         """Why the engine ran ``q.node`` (and, when given, why not the node guessed), from the recorded events.
 
-        The rule (DESIGN §3): the engine pops the front of the ready queue; a
+        The rule (docs/architecture.md, the backward path): the engine pops the front of the ready queue; a
         popped node whose in-degree is not 0 while others wait is skipped;
         AccumulationNodes are pushed to the front.
         """

@@ -2,17 +2,17 @@
 
 The renderer's captions, the TUI's status line and event log, and
 ``minigrad log`` all call ``describe(ev, names)`` for *what happened* and
-``explain(ev, state)`` for *why* (the engine rule of DESIGN §3 that produced
-it). So the same event reads the same everywhere, and a new event kind is
-described once, here.
+``explain(ev, state)`` for *why* (the engine rule that produced it; see
+the backward path in docs/architecture.md). So the same event reads the
+same everywhere, and a new event kind is described once, here.
 
 ``names`` is anything with ``node_name(id)`` and ``tensor_name(id)``: a
 replayed ``State`` or the TUI's session. Without it ids print as
 ``node#3`` / ``t3``.
 
 Everything here reads event fields only and never raises on odd values:
-``NaN`` and ``inf`` print as ``nan`` / ``inf`` (they are valid values, DESIGN
-§4), and a field of an unexpected type falls back to a generic line.
+``NaN`` and ``inf`` print as ``nan`` / ``inf`` (they are valid trace
+values), and a field of an unexpected type falls back to a generic line.
 
 Example:
     >>> from minigrad.tracing import events as E
@@ -306,7 +306,7 @@ def _(ev: Any, n: Names) -> str:
 
 
 def explain(ev: Any, state: Any = None) -> str:
-    """One line naming the engine rule (DESIGN §3, §2) that produced ``ev``.
+    """One line naming the engine rule (backward and forward paths, docs/architecture.md) that produced ``ev``.
 
     Args:
         ev: the event.
