@@ -76,7 +76,7 @@ ATTRIBUTE_TYPE_ERRORS = [
     (lambda: mg.add(1, 2), r"^add\(\): at least one of the arguments \(x, y\) must be a Tensor"),
     (lambda: o(2) + None, r"^add\(\): argument 'y' \(position 1\) must be Tensor or a Python number, but got NoneType"),
     (lambda: mg.sum(o(2), 0, True, 5), r"^sum\(\) takes 3 arguments \(x, dim, keepdim\) but 4 were given"),
-    (lambda: mg.sum(o(2), axis=0), r"^sum\(\) got an unexpected keyword argument 'axis'"),
+    (lambda: mg.sum(o(2), axes=0), r"^sum\(\) got an unexpected keyword argument 'axes'"),
     (lambda: mg.sum(o(2), 0, dim=0), r"^sum\(\) got multiple values for argument 'dim'"),
     (lambda: mg.transpose(o(2, 2)), r"^transpose\(\) missing required argument 'dim0' \(position 1\)"),
     (lambda: o(2)[1.5], r"^getitem\(\): only integers, slices"),

@@ -131,6 +131,8 @@ CASES: list[Case] = [
     Case("softplus-beta-threshold", "softplus", lambda x: mg.softplus(x, beta=2.0, threshold=3.0),
          inputs(rnd(2, 3, low=-3, high=3))),
     Case("erf", "erf", mg.erf, inputs(rnd(2, 3))),
+    Case("log1p", "log1p", mg.log1p, inputs(rnd(2, 3, low=-0.8, high=3.0))),
+    Case("expm1", "expm1", mg.expm1, inputs(rnd(2, 3))),
     Case("maximum-broadcast", "maximum", mg.maximum, pair_apart((2, 3), (3,))),
     Case("maximum-scalar", "maximum", lambda x: mg.maximum(x, 0.0), inputs(away(5))),
     Case("minimum-broadcast", "minimum", mg.minimum, pair_apart((3, 1), (3, 4))),

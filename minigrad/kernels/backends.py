@@ -187,9 +187,16 @@ def devices() -> list[str]:
     return list(_BY_DEVICE)
 
 
+def canonical_device(device: str) -> str:
+    """PyTorch's names for the GPU (``"cuda"``, ``"cuda:0"``) are minigrad's ``"gpu"``; others pass through."""
+    if device == "cuda" or device == "cuda:0":
+        return "gpu"
+    return device
+
+
 def backend_of_device(device: str) -> BackendInfo:
     """The backend for a device string; ``ValueError`` for an unknown device."""
-    info = _BY_DEVICE.get(device)
+    info = _BY_DEVICE.get(canonical_device(device))
     if info is None:
         raise ValueError(f"unknown device {device!r}; expected one of {', '.join(repr(d) for d in _BY_DEVICE)}")
     info.ensure_loaded()

@@ -14,6 +14,8 @@ from .nn import (
 from .reduce import logsumexp, max, mean, min, sum
 from .registry import OPS, OpDef
 from .activation import softplus
+from .log1p import expm1, log1p
+from .argmax import argmax, argmin
 from .shape import concat, expand, flatten, getitem, getitem_grad, permute, reshape, squeeze, stack, transpose, unsqueeze
 
 __all__ = [
@@ -23,4 +25,17 @@ __all__ = [
     "max_pool2d", "max_pool2d_grad", "max_pool2d_select", "maximum", "mean", "min", "minimum", "mse_loss", "mul",
     "ne", "neg", "permute", "pow", "relu", "reshape", "sigmoid", "sign", "sin", "softmax", "softplus", "sqrt", "squeeze",
     "stack", "sub", "sum", "sum_to", "tanh", "transpose", "unsqueeze", "where",
+    "log1p", "expm1", "argmax", "argmin",
+]
+
+# PyTorch's composite functions (ops/torch_forms.py); ``max``/``min`` there return
+# ``(values, indices)`` with a ``dim``, wrapping the registered ``max``/``min`` reductions.
+from .torch_forms import (  # noqa: E402
+    allclose, amax, amin, bmm, cat, chunk, clamp, clamp_max, clamp_min, einsum, isclose, masked_fill, max, min, return_types,
+    split, std, t, tril, triu, var,
+)
+
+__all__ += [
+    "allclose", "amax", "amin", "bmm", "cat", "chunk", "clamp", "clamp_max", "clamp_min", "einsum", "isclose", "masked_fill",
+    "return_types", "split", "std", "t", "tril", "triu", "var",
 ]
