@@ -18,6 +18,7 @@ from .. import ops
 from ..autograd.meta import AutogradMeta
 from ..tensor import Tensor, generator
 from . import functional
+from .module_state import ModuleStateMixin
 
 __all__ = [
     "Module", "Parameter", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
@@ -45,7 +46,7 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
-class Module:
+class Module(ModuleStateMixin):
     """Base class of layers: parameters and submodules assigned as attributes are registered.
 
     Subclasses define ``forward``; calling the module calls it.
@@ -54,12 +55,18 @@ class Module:
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
             raise RuntimeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
-        if isinstance(value, Parameter):
+        if name in self.__dict__.get("_buffers", {}):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' (a Tensor or None is expected)")
+            self._buffers[name] = value
+        elif isinstance(value, Parameter):
             self._parameters[name] = value
             self._modules.pop(name, None)
             if value._name is None:
@@ -105,7 +112,9 @@ class Module:
             yield m
             stack[0:0] = list(m._modules.values())
 
-    def zero_grad(self) -> None:
+    # (state_dict, buffers, named_modules, children, apply, to, double ... : ModuleStateMixin)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Set every parameter's ``.grad`` to ``None``."""
         for p in self.parameters():
             p.grad = None
@@ -204,8 +213,14 @@ class ReLU(Module):
 
 
 class GELU(Module):
+    """GELU, exact or ``approximate='tanh'``."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
     def forward(self, x: Tensor) -> Tensor:
-        return ops.gelu(x)
+        return functional.gelu(x, approximate=self.approximate)
 
 
 class Sigmoid(Module):
@@ -257,12 +272,17 @@ class Sequential(Module):
 
 
 class CrossEntropyLoss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
+    """``functional.cross_entropy`` with its options fixed (weight, ignore_index, reduction, label_smoothing)."""
+
+    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
         super().__init__()
-        self.reduction = reduction
+        if isinstance(weight, str):  # the old positional reduction: CrossEntropyLoss("sum")
+            weight, reduction = None, weight
+        self.weight, self.ignore_index, self.reduction, self.label_smoothing = weight, ignore_index, reduction, label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return ops.cross_entropy(input, target, self.reduction)
+        return functional.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
 
 
 class MSELoss(Module):
@@ -272,3 +292,14 @@ class MSELoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return ops.mse_loss(input, target, self.reduction)
+
+
+# More layers with PyTorch's names (they subclass Module, so they are imported last).
+from .layers import (  # noqa: E402
+    BatchNorm1d, BatchNorm2d, Embedding, Identity, LayerNorm, LogSoftmax, ModuleDict, ModuleList, Softmax,
+)
+
+__all__ += [
+    "BatchNorm1d", "BatchNorm2d", "Embedding", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
+    "Softmax",
+]

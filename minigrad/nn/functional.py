@@ -72,3 +72,12 @@ def _move(arr: Any, device: str) -> Any:
     from ..kernels.backends import move_array
 
     return move_array(arr, "cpu", device)
+
+
+# PyTorch's fuller forms (one_hot, embedding, layer_norm, batch_norm, gelu(approximate=),
+# softmax(dtype=), cross_entropy with weight / ignore_index / label_smoothing / probabilities).
+from .functional_more import (  # noqa: E402
+    batch_norm, cross_entropy, embedding, gelu, layer_norm, log_softmax, one_hot, softmax,
+)
+
+__all__ += ["one_hot", "embedding", "layer_norm", "batch_norm"]
