@@ -85,10 +85,13 @@ class MinigradApp(App[None]):
         raise LookupError("no main screen open")
 
 
-def open_source(path: str | None) -> tuple[Session | None, str | None]:
-    """``(session, error)`` for a command-line argument; never raises for bad input."""
+def open_source(path: str | None, script_args: Sequence[str] = ()) -> tuple[Session | None, str | None]:
+    """``(session, error)`` for a command-line argument; never raises for bad input.
+
+    ``script_args`` become a script's ``sys.argv[1:]`` (``minigrad-tui train.py --steps 1``).
+    """
     try:
-        return load_source(path), None
+        return load_source(path, script_args), None
     except SourceError as exc:
         return exc.session, str(exc)
     except Exception as exc:  # noqa: BLE001 - shown on screen, not dumped
@@ -104,10 +107,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("path", nargs="?", help="a script (.py) to run under tracing, or a trace (.jsonl); none: the demo")
     parser.add_argument("--pass", dest="pass_no", type=int, default=1, help="which backward pass to open first (1-based)")
     parser.add_argument("--export-dir", default=".", help="where 's' writes SVG files (default: current folder)")
-    args = parser.parse_args(argv)
+    # Options the TUI does not know belong to the script (``minigrad-tui examples/char_gpt.py --steps 1``).
+    args, script_args = parser.parse_known_args(argv)
+    if script_args and not (args.path and args.path.endswith(".py")):
+        parser.error(f"unrecognized arguments: {' '.join(script_args)} (extra arguments go to a .py script only)")
     what = "running " + args.path if args.path and args.path.endswith(".py") else "reading " + (args.path or "the demo")
     print(f"minigrad-tui: {what} ...", file=sys.stderr, flush=True)  # big traces take seconds to replay
-    session, error = open_source(args.path)
+    session, error = open_source(args.path, script_args)
     MinigradApp(session, error=error, initial_pass=args.pass_no - 1, export_dir=args.export_dir).run()
     return 0
 
