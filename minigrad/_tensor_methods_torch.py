@@ -20,7 +20,8 @@ _METHODS = {
     "max": tf.max, "min": tf.min, "amax": tf.amax, "amin": tf.amin, "var": tf.var, "std": tf.std, "masked_fill": tf.masked_fill,
     "tril": tf.tril, "triu": tf.triu, "clamp": tf.clamp, "clip": tf.clamp, "clamp_min": tf.clamp_min,
     "clamp_max": tf.clamp_max, "split": tf.split, "chunk": tf.chunk, "t": tf.t, "bmm": tf.bmm,
-    "allclose": tf.allclose, "isclose": tf.isclose,
+    "allclose": tf.allclose, "isclose": tf.isclose, "add": tf.add, "sub": tf.sub, "div": tf.div,
+    "floor": ops.floor, "ceil": ops.ceil, "trunc": ops.trunc, "round": ops.round,
 }
 
 

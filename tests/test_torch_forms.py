@@ -86,6 +86,33 @@ ROWS: list[tuple[str, Callable[..., Any], Callable[..., Any], list[Any]]] = [
     ("sum-axis", lambda x: mg.sum(x, axis=0), lambda th, x: th.sum(x, axis=0), [U(3, 4)]),
     ("mean-axis-method", lambda x: x.mean(axis=-1, keepdim=True), lambda th, x: x.mean(axis=-1, keepdim=True), [U(3, 4)]),
     ("view", lambda x: x.view(4, 3) * mg.arange(3, dtype=F64), lambda th, x: x.view(4, 3) * th.arange(3), [U(2, 6)]),
+    ("conv2d-unbatched", lambda x, w: mg.conv2d(x, w), lambda th, x, w: th.nn.functional.conv2d(x, w),
+     [U(2, 5, 5), U(3, 2, 3, 3)]),
+    ("conv2d-same-even-kernel", lambda x, w, b: mg.conv2d(x, w, b, padding="same"),
+     lambda th, x, w, b: th.nn.functional.conv2d(x, w, b, padding="same"), [U(1, 2, 5, 4), U(3, 2, 2, 3), U(3)]),
+    ("conv2d-valid", lambda x, w: mg.conv2d(x, w, padding="valid"), lambda th, x, w: th.nn.functional.conv2d(x, w, padding="valid"),
+     [U(1, 1, 4, 4), U(2, 1, 3, 3)]),
+    ("conv2d-dilation-stride", lambda x, w: mg.conv2d(x, w, stride=(1, 2), padding=1, dilation=(2, 1)),
+     lambda th, x, w: th.nn.functional.conv2d(x, w, stride=(1, 2), padding=1, dilation=(2, 1)), [U(1, 2, 7, 6), U(2, 2, 3, 2)]),
+    ("conv2d-groups-bias", lambda x, w, b: mg.conv2d(x, w, b, groups=2),
+     lambda th, x, w, b: th.nn.functional.conv2d(x, w, b, groups=2), [U(2, 4, 4, 4), U(6, 2, 3, 3), U(6)]),
+    ("conv2d-depthwise-same-dilated", lambda x, w: mg.conv2d(x, w, padding="same", dilation=2, groups=3),
+     lambda th, x, w: th.nn.functional.conv2d(x, w, padding="same", dilation=2, groups=3), [U(1, 3, 6, 6), U(3, 1, 3, 3)]),
+    ("max_pool2d-unbatched", lambda x: mg.max_pool2d(x, 2), lambda th, x: th.nn.functional.max_pool2d(x, 2), [DISTINCT(2, 4, 6)]),
+    ("max_pool2d-ceil_mode", lambda x: mg.max_pool2d(x, 2, ceil_mode=True),
+     lambda th, x: th.nn.functional.max_pool2d(x, 2, ceil_mode=True), [DISTINCT(1, 2, 5, 7)]),
+    ("max_pool2d-ceil-stride-padding", lambda x: mg.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
+     lambda th, x: th.nn.functional.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True), [DISTINCT(1, 1, 6, 8)]),
+    ("max_pool2d-dilation", lambda x: mg.max_pool2d(x, (2, 3), stride=1, dilation=(2, 1), padding=1),
+     lambda th, x: th.nn.functional.max_pool2d(x, (2, 3), stride=1, dilation=(2, 1), padding=1), [DISTINCT(1, 2, 6, 5)]),
+    ("max_pool2d-return_indices-values", lambda x: mg.max_pool2d(x, 2, return_indices=True)[0],
+     lambda th, x: th.nn.functional.max_pool2d(x, 2, return_indices=True)[0], [DISTINCT(1, 2, 4, 4)]),
+    ("add-alpha", lambda x, y: mg.add(x, y, alpha=-2.5), lambda th, x, y: th.add(x, y, alpha=-2.5), [U(2, 3), U(3)]),
+    ("sub-alpha-method", lambda x, y: x.sub(y, alpha=3), lambda th, x, y: x.sub(y, alpha=3), [U(2, 3), U(2, 3)]),
+    ("div-floor", lambda x, y: mg.div(x, y, rounding_mode="floor") * x, lambda th, x, y: th.div(x, y, rounding_mode="floor") * x,
+     [U(5, low=0.3), U(5, low=0.3, high=0.9)]),
+    ("div-trunc", lambda x, y: x.div(y, rounding_mode="trunc") + y, lambda th, x, y: x.div(y, rounding_mode="trunc") + y,
+     [U(5, low=-3, high=3), U(5, low=0.3, high=0.9)]),
     ("embedding-lookup", lambda c: c[mg.tensor([[0, 2, 2], [1, 0, 2]])], lambda th, c: c[th.tensor([[0, 2, 2], [1, 0, 2]])],
      [U(3, 4)]),
 ]
@@ -296,3 +323,45 @@ def test_axis_alias_and_both_at_once() -> None:
     assert x.max(axis=0).values.tolist() == [1.0, 1.0, 1.0]
     with pytest.raises(TypeError, match="'dim' and its alias 'axis'"):
         mg.sum(x, dim=0, axis=1)
+
+
+def test_max_pool2d_return_indices_equal_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(5).integers(0, 3, size=(2, 2, 5, 7)).astype(np.float64)  # ties: the first wins
+    for kw in (dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+               dict(kernel_size=2, stride=1, dilation=2)):
+        _, mi = mg.max_pool2d(mg.tensor(x), return_indices=True, **kw)
+        _, ti = torch.nn.functional.max_pool2d(torch.tensor(x), return_indices=True, **kw)
+        np.testing.assert_array_equal(mi.numpy(), ti.numpy(), err_msg=str(kw))
+    _, mi = mg.max_pool2d(mg.tensor(x[0]), 2, return_indices=True)
+    assert mi.shape == (2, 2, 3) and mi.dtype == mg.int64
+
+
+def test_integer_division_with_rounding_is_exact() -> None:
+    a = mg.tensor([-7, 7, -9, 2**53 + 1])
+    assert mg.div(a, 2, rounding_mode="floor").tolist() == [-4, 3, -5, (2**53 + 1) // 2]
+    assert mg.div(a[:3], 2, rounding_mode="trunc").tolist() == [-3, 3, -4]
+    assert mg.div(a, 2, rounding_mode="floor").dtype == mg.int64
+    with pytest.raises(ValueError, match="rounding_mode"):
+        mg.div(a, 2, rounding_mode="round")
+
+
+def test_conv_and_pool_form_errors() -> None:
+    x = mg.ones(1, 4, 5, 5)
+    with pytest.raises(ValueError, match="groups=3"):
+        mg.conv2d(x, mg.ones(3, 1, 3, 3), groups=3)
+    with pytest.raises(ValueError, match="strided"):
+        mg.conv2d(x, mg.ones(2, 4, 3, 3), stride=2, padding="same")
+    with pytest.raises(ValueError, match="'valid' or 'same'"):
+        mg.conv2d(x, mg.ones(2, 4, 3, 3), padding="full")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        mg.max_pool2d(x, 2, bogus=1)
+
+
+def test_fill_with_a_bool_value() -> None:
+    x = mg.zeros(3)
+    x.fill_(True)
+    assert x.tolist() == [1.0, 1.0, 1.0]
+    b = mg.zeros(2, dtype=mg.bool)
+    b.fill_(True)
+    assert b.tolist() == [True, True]

@@ -174,28 +174,35 @@ class Linear(Module):
 
 
 class Conv2d(Module):
-    """2-D convolution layer (NCHW)."""
+    """2-D convolution layer (NCHW), with PyTorch's ``dilation``, ``groups`` and string ``padding``."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 bias: bool = True) -> None:
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, dtype: Any = None) -> None:
         super().__init__()
         kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-        self.stride, self.padding = stride, padding
-        bound = 1.0 / math.sqrt(in_channels * kh * kw)
-        self.weight = Parameter(init.uniform((out_channels, in_channels, kh, kw), bound))
-        self.bias = Parameter(init.uniform((out_channels,), bound)) if bias else None
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv2d(): in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible by groups ({groups})")
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        bound = 1.0 / math.sqrt(in_channels // groups * kh * kw)
+        self.weight = Parameter(init.uniform((out_channels, in_channels // groups, kh, kw), bound, dtype))
+        self.bias = Parameter(init.uniform((out_channels,), bound, dtype)) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        if self.dilation == 1 and self.groups == 1:
+            return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class MaxPool2d(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
-    def forward(self, x: Tensor) -> Tensor:
-        return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+    def forward(self, x: Tensor) -> Any:
+        return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                              self.return_indices)
 
 
 class Flatten(Module):

@@ -16,6 +16,7 @@ from .registry import OPS, OpDef
 from .activation import softplus
 from .log1p import expm1, log1p
 from .argmax import argmax, argmin
+from .rounding import ceil, floor, round, trunc
 from .shape import concat, expand, flatten, getitem, getitem_grad, permute, reshape, squeeze, stack, transpose, unsqueeze
 
 __all__ = [
@@ -35,7 +36,12 @@ from .torch_forms import (  # noqa: E402
     split, std, t, tril, triu, var,
 )
 
+# PyTorch's conv2d / max_pool2d forms (unbatched, padding="same", dilation, groups, ceil_mode,
+# return_indices) over the registered ops; ``OPS["conv2d"]`` and ``OPS["max_pool2d"]`` stay the ops.
+from .conv_forms import conv2d, max_pool2d  # noqa: E402
+
 __all__ += [
+    "floor", "ceil", "trunc", "round",
     "allclose", "amax", "amin", "bmm", "cat", "chunk", "clamp", "clamp_max", "clamp_min", "einsum", "isclose", "masked_fill",
     "return_types", "split", "std", "t", "tril", "triu", "var",
 ]

@@ -34,10 +34,15 @@ from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from .argmax import argmax, argmin
 from .linalg import matmul
+from .math import add as _add_op
 from .math import clip, div, lt, gt, maximum, minimum, mul, sqrt, sub, where
+from .math import div as _div_op
+from .math import sub as _sub_op
 from .reduce import max as _max_op
 from .reduce import mean, min as _min_op, sum
 from .registry import type_name
+from .rounding import floor as _floor_op
+from .rounding import trunc as _trunc_op
 from .shape import concat, getitem, permute, reshape, transpose
 
 __all__ = [
@@ -354,3 +359,52 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """Whether every element of ``input`` is close to ``other`` (see ``isclose``)."""
     return bool(np.all(to_numpy(isclose(input, other, rtol, atol, equal_nan)._data)))
+
+
+# -- arithmetic with PyTorch's extra arguments ------------------------------------------
+# ``mg.add``/``mg.sub``/``mg.div`` and the methods of the same name take these forms; the
+# operators (``x + y``) and minigrad's own formulas call the registered ops directly.
+
+
+def _alpha_form(op: Any) -> Any:
+    def fn(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise TypeError(f"{op.name}(): argument 'alpha' must be a number, but got {type_name(alpha)}")
+        if alpha == 1:
+            return op(input, other)
+        return op(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
+
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"``input {'+' if op.name == 'add' else '-'} alpha * other`` (the ``{op.name}`` op; ``alpha`` defaults to 1)."
+    return fn
+
+
+add = _alpha_form(_add_op)
+sub = _alpha_form(_sub_op)
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division, or with ``rounding_mode`` ``"trunc"`` / ``"floor"`` the quotient rounded toward zero /
+    down (integer inputs then give an exact integer result; the rounded quotient's derivative is 0)."""
+    if rounding_mode is None:
+        return _div_op(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
+    a, b = (x if isinstance(x, Tensor) else None for x in (input, other))
+    like = a if a is not None else b
+    if like is None:
+        raise TypeError("div(): at least one of 'input' and 'other' must be a Tensor")
+    ints = all(
+        (not x.dtype.is_floating) if isinstance(x, Tensor) else isinstance(x, int) for x in (input, other)
+    )
+    if ints:  # exact integer division, as PyTorch (no float round trip)
+        xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
+        xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
+        if np.any(xb == 0):
+            raise RuntimeError("div(): ZeroDivisionError in integer division with rounding_mode")
+        q = np.floor_divide(xa, xb) if rounding_mode == "floor" else np.trunc(xa / xb).astype(np.result_type(xa, xb))
+        q = np.asarray(q)
+        data = q if like.device == "cpu" else move_array(q, "cpu", like.device)
+        return Tensor._make(data, _dt.from_numpy(q.dtype), like.device)
+    q = _div_op(input, other)
+    return _floor_op(q) if rounding_mode == "floor" else _trunc_op(q)
