@@ -38,7 +38,7 @@ from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from . import _tensor_methods_torch  # noqa: F401  (methods of the composite functions)
 from .serialization import load, save
-from .ops.torch_forms import add, div, sub  # PyTorch's alpha= / rounding_mode= forms of the ops
+from .ops.torch_forms import add, clip, div, sub  # PyTorch's alpha= / rounding_mode= / tensor-bound forms
 from .creation import eye, from_numpy, linspace, multinomial, randint, randperm
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled

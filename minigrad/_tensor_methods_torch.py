@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import ops
+from .nn import functional as F
 from .ops import torch_forms as tf
 from .tensor import Tensor
 
@@ -21,6 +22,7 @@ _METHODS = {
     "tril": tf.tril, "triu": tf.triu, "clamp": tf.clamp, "clip": tf.clamp, "clamp_min": tf.clamp_min,
     "clamp_max": tf.clamp_max, "split": tf.split, "chunk": tf.chunk, "t": tf.t, "bmm": tf.bmm,
     "allclose": tf.allclose, "isclose": tf.isclose, "add": tf.add, "sub": tf.sub, "div": tf.div,
+    "softmax": F.softmax, "log_softmax": F.log_softmax,
     "floor": ops.floor, "ceil": ops.ceil, "trunc": ops.trunc, "round": ops.round,
 }
 

@@ -136,7 +136,7 @@ INFER_META_ERRORS = {
                                 "cross_entropy", "'mean', 'sum' or 'none'"),
     "mse_loss-shapes": (lambda: mg.mse_loss(o(2, 3), o(3, 2)), "mse_loss", r"\(2, 3\).*\(3, 2\)"),
     "mse_loss-dtypes": (lambda: mg.mse_loss(o(2), o(2, dtype=mg.float64)), "mse_loss", "float64"),
-    "conv2d-ndim": (lambda: mg.conv2d(o(3, 4, 4), o(2, 3, 3, 3)), "conv2d", "4-D"),
+    "conv2d-ndim": (lambda: mg.conv2d(o(4, 4), o(2, 3, 3, 3)), "conv2d", "4-D"),  # (C, H, W) is unbatched input
     "conv2d-channels": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 2, 3, 3)), "conv2d", "channels"),
     "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), "conv2d", "bias"),
     "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),

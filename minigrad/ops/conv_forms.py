@@ -62,7 +62,8 @@ def _pair(op: str, name: str, v: Any) -> tuple[int, int]:
         return (int(v), int(v))
     if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(d, (int, np.integer)) for d in v):
         return (int(v[0]), int(v[1]))
-    raise TypeError(f"{op}(): argument '{name}' must be an int or a pair of ints, but got {v!r}")
+    pos = (_CONV_ARGS if op == "conv2d" else _POOL_ARGS).index(name)
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be an int or a pair of ints, but got {v!r}")
 
 
 def _zeros_like_part(x: Tensor, shape: tuple[int, ...], value: float = 0.0) -> Tensor:
@@ -150,6 +151,10 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     return squeeze(out, 0) if unbatched else out
 
 
+conv2d.name = "conv2d"  # type: ignore[attr-defined]
+conv2d.op = _conv2d_op  # type: ignore[attr-defined]
+
+
 def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
     span = size + 2 * p - d * (k - 1) - 1
     out = (math.ceil(span / s) if ceil_mode else span // s) + 1
@@ -207,6 +212,10 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
             return squeeze(out, 0), squeeze(ind, 0)
         return out, ind
     return squeeze(out, 0) if unbatched else out
+
+
+max_pool2d.name = "max_pool2d"  # type: ignore[attr-defined]
+max_pool2d.op = _max_pool2d  # type: ignore[attr-defined]
 
 
 def _argmax_positions(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int], d: tuple[int, int],

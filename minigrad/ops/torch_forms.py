@@ -35,7 +35,8 @@ from ..tensor import Tensor
 from .argmax import argmax, argmin
 from .linalg import matmul
 from .math import add as _add_op
-from .math import clip, div, lt, gt, maximum, minimum, mul, sqrt, sub, where
+from .math import clip as _clip_op
+from .math import div, lt, gt, maximum, minimum, mul, sqrt, sub, where
 from .math import div as _div_op
 from .math import sub as _sub_op
 from .reduce import max as _max_op
@@ -179,13 +180,24 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """
     _check_tensor("clamp", "input", 0, input)
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
-        return clip(input, min, max)
+        return _clip_op(input, min, max)
     out = input
     if min is not None:
         out = where(lt(out, min), min, out)
     if max is not None:
         out = where(gt(out, max), max, out)
     return out
+
+
+clamp.name = "clamp"  # type: ignore[attr-defined]
+
+
+def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """PyTorch's alias of ``clamp`` (numbers or tensors as bounds); ``OPS["clip"]`` is the op for numbers."""
+    return clamp(input, min, max)
+
+
+clip.name = "clip"  # type: ignore[attr-defined]
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
@@ -375,6 +387,7 @@ def _alpha_form(op: Any) -> Any:
         return op(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
 
     fn.__name__ = fn.__qualname__ = op.name
+    fn.name = op.name  # type: ignore[attr-defined]  (as the op's, for code that reads it)
     fn.__doc__ = f"``input {'+' if op.name == 'add' else '-'} alpha * other`` (the ``{op.name}`` op; ``alpha`` defaults to 1)."
     return fn
 
@@ -408,3 +421,6 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return Tensor._make(data, _dt.from_numpy(q.dtype), like.device)
     q = _div_op(input, other)
     return _floor_op(q) if rounding_mode == "floor" else _trunc_op(q)
+
+
+div.name = "div"  # type: ignore[attr-defined]
