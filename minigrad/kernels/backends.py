@@ -194,11 +194,16 @@ def canonical_device(device: str) -> str:
     return device
 
 
-def backend_of_device(device: str) -> BackendInfo:
-    """The backend for a device string; ``ValueError`` for an unknown device."""
+def backend_of_device(device: str, caller: str | None = None) -> BackendInfo:
+    """The backend for a device string (``"cuda"`` names the GPU); ``ValueError`` for an unknown device.
+
+    Args:
+        caller: the user's call, named in the error (``"to()"`` -> ``to(): argument 'device': unknown device 'tpu' ...``).
+    """
     info = _BY_DEVICE.get(canonical_device(device))
     if info is None:
-        raise ValueError(f"unknown device {device!r}; expected one of {', '.join(repr(d) for d in _BY_DEVICE)}")
+        where = f"{caller}: argument 'device': " if caller else ""
+        raise ValueError(f"{where}unknown device {device!r}; expected one of {', '.join(repr(d) for d in _BY_DEVICE)}")
     info.ensure_loaded()
     return info
 
