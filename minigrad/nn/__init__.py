@@ -10,8 +10,7 @@ Example:
 
 from __future__ import annotations
 
-import math
-from collections import OrderedDict
+import math as _math
 from typing import Any, Iterator
 
 from .. import ops
@@ -53,9 +52,10 @@ class Module(ModuleStateMixin):
     """
 
     def __init__(self) -> None:
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_modules", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
+        # Plain dicts keep insertion order (PyTorch's Module uses them too).
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
 
@@ -174,7 +174,7 @@ class Linear(Module):
                 raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
         self.in_features = in_features
         self.out_features = out_features
-        bound = 1.0 / math.sqrt(in_features)
+        bound = 1.0 / _math.sqrt(in_features)
         self.weight = Parameter(init.uniform((out_features, in_features), bound, dtype))
         self.bias = Parameter(init.uniform((out_features,), bound, dtype)) if bias else None
 
@@ -195,7 +195,7 @@ class Conv2d(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"Conv2d(): in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible by groups ({groups})")
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
-        bound = 1.0 / math.sqrt(in_channels // groups * kh * kw)
+        bound = 1.0 / _math.sqrt(in_channels // groups * kh * kw)
         self.weight = Parameter(init.uniform((out_channels, in_channels // groups, kh, kw), bound, dtype))
         self.bias = Parameter(init.uniform((out_channels,), bound, dtype)) if bias else None
 
@@ -322,3 +322,15 @@ __all__ += [
     "BatchNorm1d", "BatchNorm2d", "Embedding", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
     "Softmax",
 ]
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
+
+
+# Names imported only for annotations (never evaluated, thanks to ``from __future__ import
+# annotations``) leave the namespace: see NOTE [ The namespace is the API ] in minigrad/__init__.py.
+del annotations, Any, Iterator

@@ -81,3 +81,10 @@ from .functional_more import (  # noqa: E402
 )
 
 __all__ += ["one_hot", "embedding", "layer_norm", "batch_norm"]
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})

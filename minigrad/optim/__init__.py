@@ -237,3 +237,10 @@ class AdamW(Adam):
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
