@@ -91,10 +91,13 @@ class MinigradApp(App[None]):
         raise LookupError("no main screen open")
 
 
-def open_source(path: str | None) -> tuple[Session | None, str | None]:
-    """``(session, error)`` for a command-line argument; never raises for bad input."""
+def open_source(path: str | None, script_args: Sequence[str] = ()) -> tuple[Session | None, str | None]:
+    """``(session, error)`` for a command-line argument; never raises for bad input.
+
+    ``script_args`` become a script's ``sys.argv[1:]`` (``minigrad-tui train.py --steps 1``).
+    """
     try:
-        return load_source(path), None
+        return load_source(path, script_args), None
     except SourceError as exc:
         return exc.session, str(exc)
     except Exception as exc:  # noqa: BLE001 - shown on screen, not dumped
@@ -113,7 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--export-dir", default=".", help="where 's' writes SVG files (default: current folder)")
     parser.add_argument("--follow", metavar="FILE", help="follow a trace file another process is writing")
     parser.add_argument("--wait", action="store_true", help="for a script: run it to the end first, then open it")
-    args = parser.parse_args(argv)
+    # Options the TUI does not know belong to the script (``minigrad-tui examples/char_gpt.py --steps 1``).
+    args, script_args = parser.parse_known_args(argv)
+    if script_args and not (args.path and args.path.endswith(".py")):
+        parser.error(f"unrecognized arguments: {' '.join(script_args)} (extra arguments go to a .py script only)")
     follow: Any = None
     run: ScriptRun | None = None
     error: str | None = None
@@ -125,12 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except FollowError as exc:
             session, error, follow = None, f"This is not a readable minigrad trace.\n{exc}", None
     elif args.path and args.path.endswith(".py") and not args.wait and Path(args.path).is_file():
-        run = follow = ScriptRun(args.path)
+        run = follow = ScriptRun(args.path, list(script_args))
         session = Session([], title=Path(args.path).name)
     else:
         what = "running " + args.path if args.path and args.path.endswith(".py") else "reading " + (args.path or "the demo")
         print(f"minigrad-tui: {what} ...", file=sys.stderr, flush=True)  # big traces take seconds to replay
-        session, error = open_source(args.path)
+        session, error = open_source(args.path, script_args)
     try:
         MinigradApp(session, error=error, initial_pass=args.pass_no, export_dir=args.export_dir, follow=follow).run()
     finally:
