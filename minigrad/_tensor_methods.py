@@ -16,6 +16,7 @@ from . import dtypes, ops
 from .autograd import hooks as _hooks
 from .autograd.engine import run_backward
 from .dispatch.dygraph import run_inplace
+from .device import canonical_device
 from .kernels.backends import backend_of_device, move_array
 from .ops.device import to_device
 from .ops.registry import on_define
@@ -176,6 +177,7 @@ def _to(self: Tensor, device: str | None = None, dtype: Any = None) -> Tensor:
         if not isinstance(device, str):
             raise TypeError(f"to(): argument 'device' must be str, but got {type(device).__name__}")
         backend_of_device(device, "to()")  # unknown device / missing CuPy -> clear error
+        device = canonical_device(device)
         if device != out._device:
             out = to_device(out, device)
     return out
@@ -200,6 +202,7 @@ Tensor.clone = _clone  # type: ignore[attr-defined]
 Tensor.to = _to  # type: ignore[attr-defined]
 Tensor.cpu = lambda self: self.to("cpu")  # type: ignore[attr-defined]
 Tensor.gpu = lambda self: self.to("gpu")  # type: ignore[attr-defined]
+Tensor.cuda = lambda self: self.to("gpu")  # type: ignore[attr-defined]  (PyTorch's spelling of gpu())
 Tensor.astype = _astype  # type: ignore[attr-defined]
 for _cast_name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
                            ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_)):

@@ -28,7 +28,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd_meta import AutogradMeta
 from .dtypes import DType
-from .device import Layout, backend_of_device, move_array, to_numpy
+from .device import Layout, backend_of_device, canonical_device, move_array, to_numpy
 from .printing import format_values
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
@@ -353,7 +353,7 @@ def check_device(fn: str, device: Any) -> str:
     if not isinstance(device, str):
         raise TypeError(f"{fn}(): argument 'device' must be str, but got {type(device).__name__}")
     backend_of_device(device, f"{fn}()")
-    return device
+    return canonical_device(device)
 
 
 def finish(

@@ -148,6 +148,8 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
     msg = str(exc)
     if where in msg:
         return exc
+    if node.origin is not None:  # recorded: say where the node was made (PyTorch's anomaly mode tells the same)
+        where += f", made at {node.origin}"
     cls = type(exc) if isinstance(exc, (RuntimeError, ValueError, TypeError)) else RuntimeError
     try:
         new = cls(f"in {where}: {msg}")
@@ -360,7 +362,9 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     if node.released:
         raise released_error(node)
     op = node.opdef
-    assert op is not None and op.backward is not None
+    if op is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
+        return node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
+    assert op.backward is not None
     ctx = BackwardContext(node, create_graph)
     grad = grads[0][0] if len(grads) == 1 else [row[0] for row in grads]
     result = op.backward(ctx, grad)

@@ -39,6 +39,7 @@ from ..device import (
     add_backend,
     backend_of_device,
     base_backend,
+    canonical_device,
     device_of_backend,
     devices,
     dnn_of,
@@ -63,6 +64,7 @@ __all__ = [
     "devices",
     "dnn_of",
     "base_backend",
+    "canonical_device",
 ]
 
 
