@@ -27,12 +27,16 @@ _METHODS = {
 }
 
 
+#: method name -> the registered op that defines it (``clamp`` -> ``clip``): its doc names that op
+_OWNER = {m: op_name for op_name, op in ops.OPS.items() for m in op.methods}
+
+
 def _make_method(fn: Any, name: str) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         return fn(self, *args, **kwargs)
 
     method.__name__ = name
-    method.__doc__ = f"Same as ``minigrad.{name}(self, ...)``."
+    method.__doc__ = f"Same as ``minigrad.{_OWNER.get(name, name)}(self, ...)``."
     return method
 
 

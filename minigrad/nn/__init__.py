@@ -15,150 +15,15 @@ from typing import Any, Iterator
 
 from .. import ops
 from .. import dtypes
-from ..autograd_meta import AutogradMeta
 from ..creation import generator
 from ..tensor import Tensor
-from ..tracing import bus, provenance
 from . import functional
-from .module_state import ModuleStateMixin
+from .module import Module, Parameter
 
 __all__ = [
     "Module", "Parameter", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
     "Conv2d", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
 ]
-
-
-class Parameter(Tensor):
-    """A leaf tensor that requires grad and is registered by the Module it is assigned to."""
-
-    __slots__ = ()
-
-    def __new__(cls, data: Tensor, requires_grad: bool = True) -> "Parameter":
-        if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter(): argument 'data' must be a Tensor, but got {type(data).__name__}")
-        p = cls._make(data._data, data._dtype, data._device, data._layout)
-        if requires_grad:
-            p._meta = AutogradMeta(p._id)
-        return p
-
-    def __init__(self, data: Tensor, requires_grad: bool = True) -> None:  # noqa: D401 - set up in __new__
-        pass
-
-    def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__()
-
-
-class Module(ModuleStateMixin):
-    """Base class of layers: parameters and submodules assigned as attributes are registered.
-
-    Subclasses define ``forward``; calling the module calls it.
-    """
-
-    def __init__(self) -> None:
-        # Plain dicts keep insertion order (PyTorch's Module uses them too).
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_buffers", {})
-        object.__setattr__(self, "_non_persistent", set())
-        object.__setattr__(self, "training", True)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if "_parameters" not in self.__dict__:
-            raise RuntimeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
-        # A registered name keeps its kind, as in PyTorch: ``m.w = mg.ones(2)`` would otherwise
-        # leave the old Parameter in parameters() (and in the optimizer) while forward uses the new tensor.
-        if name in self._parameters and not isinstance(value, Parameter):
-            if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                                f"(minigrad.nn.Parameter or None expected)")
-            del self._parameters[name]
-        elif name in self._modules and not isinstance(value, Module):
-            if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
-                                f"(minigrad.nn.Module or None expected)")
-            del self._modules[name]
-        if name in self.__dict__.get("_buffers", {}):
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
-            self._buffers[name] = value
-        elif isinstance(value, Parameter):
-            self._parameters[name] = value
-            self._modules.pop(name, None)
-            if value._name is None:
-                value.name = name
-        elif isinstance(value, Module):
-            self._modules[name] = value
-            self._parameters.pop(name, None)
-            # Parameters are named by their path in the module tree ("0.weight"), so
-            # traces, the renderer and the TUI can tell the layers apart.
-            for rel, p in value.named_parameters():
-                p.name = f"{name}.{rel}"
-        object.__setattr__(self, name, value)
-
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must define forward()")
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if bus.recorder is None:
-            return self.forward(*args, **kwargs)
-        provenance.enter_module(self)  # so node.create events name the module that made them
-        try:
-            return self.forward(*args, **kwargs)
-        finally:
-            provenance.exit_module()
-
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
-        """``(dotted name, parameter)`` pairs, depth first, each parameter once."""
-        seen: set[int] = set()
-        stack: list[tuple[str, Module]] = [(prefix, self)]
-        out: list[tuple[str, Parameter]] = []
-        while stack:
-            pre, mod = stack.pop(0)
-            for name, p in mod._parameters.items():
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    out.append((pre + name, p))
-            stack[0:0] = [(pre + name + ".", m) for name, m in mod._modules.items()]
-        return iter(out)
-
-    def parameters(self) -> Iterator[Parameter]:
-        """All parameters (for an optimizer)."""
-        return (p for _, p in self.named_parameters())
-
-    def modules(self) -> Iterator["Module"]:
-        """This module and all submodules, depth first."""
-        stack: list[Module] = [self]
-        while stack:
-            m = stack.pop(0)
-            yield m
-            stack[0:0] = list(m._modules.values())
-
-    # (state_dict, buffers, named_modules, children, apply, to, double ... : ModuleStateMixin)
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        """Set every parameter's ``.grad`` to ``None``."""
-        for p in self.parameters():
-            p.grad = None
-
-    def train(self, mode: bool = True) -> "Module":
-        """Training mode (Dropout active)."""
-        for m in self.modules():
-            object.__setattr__(m, "training", mode)
-        return self
-
-    def eval(self) -> "Module":
-        """Evaluation mode (Dropout off)."""
-        return self.train(False)
-
-    def extra_repr(self) -> str:
-        return ""
-
-    def __repr__(self) -> str:
-        lines = [f"{type(self).__name__}({self.extra_repr()}"]
-        for name, m in self._modules.items():
-            sub = repr(m).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {sub}")
-        return lines[0] + (")" if len(lines) == 1 else "\n" + "\n".join(lines[1:]) + "\n)")
 
 
 class init:

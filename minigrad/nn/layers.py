@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from . import functional as F
 
 # ``nn/__init__`` imports this module at its end, once ``Module`` and ``Parameter`` exist.
-from . import Module, Parameter
+from .module import Module, Parameter
 
 __all__ = [
     "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax", "LogSoftmax",

@@ -22,6 +22,7 @@ _modules = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startsw
 for _name in sorted(_modules, key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST), n)):
     _module = importlib.import_module(f"{__name__}.{_name}")
     for _export in getattr(_module, "__all__", ()):
-        globals()[_export] = getattr(_module, _export)
-        __all__.append(_export)
+        globals()[_export] = getattr(_module, _export)  # a later module's wrapper (torch_forms.max) wins
+        if _export not in __all__:
+            __all__.append(_export)
 del _name, _module, _export

@@ -37,7 +37,8 @@ def expm1_cpu(x: np.ndarray) -> np.ndarray:
     return np.expm1(x)
 
 
-log1p = defop("log1p", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", doc="log(1 + x), accurate near 0")
+log1p = defop("log1p", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", doc="log(1 + x), accurate near 0",
+              gpu=("unary", "{log1p}(a)"))
 
 
 @log1p.def_backward
@@ -47,7 +48,8 @@ def _log1p_backward(ctx: Any, g: Any) -> tuple[Any]:
     return (div(g, add(x, 1.0)),)
 
 
-expm1 = defop("expm1", inputs=("x",), infer_meta=im.same, save=("out",), promote="float", doc="exp(x) - 1, accurate near 0")
+expm1 = defop("expm1", inputs=("x",), infer_meta=im.same, save=("out",), promote="float", doc="exp(x) - 1, accurate near 0",
+              gpu=("unary", "{expm1}(a)"))
 
 
 @expm1.def_backward

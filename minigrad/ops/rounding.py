@@ -25,18 +25,18 @@ from .registry import defop
 __all__ = ["floor", "ceil", "trunc", "round"]
 
 
-def _rounding(name: str, fn: Any, doc: str) -> Any:
+def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
     def kernel(x: np.ndarray) -> np.ndarray:
         return x.copy() if x.dtype.kind in "biu" else fn(x)
 
     kernel.__name__ = f"{name}_cpu"
     register_kernel(name, Backend.CPU, dtypes=NUMERIC_DTYPES)(kernel)
-    op = defop(name, inputs=("x",), infer_meta=im.same, doc=doc)
+    op = defop(name, inputs=("x",), infer_meta=im.same, doc=doc, gpu=("unary", gpu))
     op.def_backward(lambda ctx, g: (mul(g, 0),))  # a step function: derivative 0 (where it exists)
     return op
 
 
-floor = _rounding("floor", np.floor, "largest integer <= x (derivative 0)")
-ceil = _rounding("ceil", np.ceil, "smallest integer >= x (derivative 0)")
-trunc = _rounding("trunc", np.trunc, "x rounded toward zero (derivative 0)")
-round = _rounding("round", np.round, "x rounded to the nearest integer, halves to even (derivative 0)")
+floor = _rounding("floor", np.floor, "largest integer <= x (derivative 0)", "{floor}(a)")
+ceil = _rounding("ceil", np.ceil, "smallest integer >= x (derivative 0)", "{ceil}(a)")
+trunc = _rounding("trunc", np.trunc, "x rounded toward zero (derivative 0)", "{trunc}(a)")
+round = _rounding("round", np.round, "x rounded to the nearest integer, halves to even (derivative 0)", "{rint}(a)")

@@ -478,3 +478,23 @@ def test_nan_gradient_on_the_device_and_its_trace_load_back(tmp_path):
     tr.save(tmp_path / "nan.jsonl")
     acc = [e for e in mg.trace.load(tmp_path / "nan.jsonl").events if e.kind == "grad.accumulate"]
     assert np.isnan(acc[-1].value[0])
+
+
+# -- ops of the PyTorch API: their GPU kernels come from the op definitions (``gpu=`` in the op's file) ----------
+
+NEW_UNARY = {"log1p": (mg.log1p, (-0.9, 3)), "expm1": (mg.expm1, (-2, 2)), "floor": (mg.floor, (-3, 3)),
+             "ceil": (mg.ceil, (-3, 3)), "trunc": (mg.trunc, (-3, 3)), "round": (mg.round, (-3, 3))}
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", sorted(NEW_UNARY))
+def test_unary_ops_of_the_pytorch_api(op, dtype):
+    fn, (lo, hi) = NEW_UNARY[op]
+    check(op, fn, [_rand((33, 65), dtype, lo, hi)], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (1, False), (-1, True)])
+def test_argmax_argmin(op, dim, keepdim, dtype):
+    check(op, lambda x: getattr(mg, op)(x, dim=dim, keepdim=keepdim), [_rand((5, 7, 9), dtype)], dtype, grad=False)

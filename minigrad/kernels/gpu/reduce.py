@@ -181,3 +181,21 @@ def logsumexp(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
         fn((rows * chunks,), (threads,), (m, out, pm, ps, ticket, np.int64(rows), np.int64(cols), np.int64(chunks),
                                            np.int64(chunk_len)))
     return _finish(out, x, kept, red, keepdim)
+
+
+# -- argmax / argmin: CuPy's built-in reductions (library kernels, like cast and clone) ------------------
+
+
+def _arg_kernel(fn: Any, name: str) -> Any:
+    def kernel(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        if dim is None or x.ndim == 0:
+            out = fn(x.reshape(-1)).astype(np.int64)
+            return out.reshape((1,) * x.ndim) if keepdim else out
+        return fn(x, axis=dim, keepdims=keepdim).astype(np.int64)
+
+    kernel.__name__ = name
+    return kernel
+
+
+register_kernel("argmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_argmax")(_arg_kernel(cupy.argmax, "argmax"))
+register_kernel("argmin", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_argmin")(_arg_kernel(cupy.argmin, "argmin"))
