@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import importlib.util
 import json
 import os
@@ -96,6 +97,9 @@ class ModuleSpec:
     target: str | None
     source: Path | None
     requires: str = ""
+    #: Functions to swap per task when the file has no marked regions (a lesson that hands out
+    #: a whole working file, such as lesson 8's engine with a seeded bug).
+    functions: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -110,6 +114,10 @@ class Lesson:
     modules: list[ModuleSpec]
     setup: list[str] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
+    #: Seeded bugs (``[[bug]]``): one is put into the template per student seed (see ``pick_bug``).
+    bugs: list[dict[str, Any]] = field(default_factory=list)
+    #: The short answer file (``[answer]``): its name and the template's text.
+    answer: dict[str, Any] | None = None
 
     @property
     def folder_name(self) -> str:
@@ -161,7 +169,8 @@ def load_lesson(path: Path) -> Lesson:
             source = _module_source(target)
         else:
             source = path / m["reference"]
-        modules.append(ModuleSpec(student=m["student"], target=target, source=source, requires=m.get("requires", "")))
+        modules.append(ModuleSpec(student=m["student"], target=target, source=source, requires=m.get("requires", ""),
+                                  functions={k: list(v) for k, v in m.get("functions", {}).items()}))
     tasks = {}
     for key, value in data["tasks"].items():
         value = {"title": value} if isinstance(value, str) else dict(value)
@@ -176,6 +185,8 @@ def load_lesson(path: Path) -> Lesson:
         modules=modules,
         setup=list(data.get("setup", [])),
         figures=list(data.get("figure", [])),
+        bugs=list(data.get("bug", [])),
+        answer=data.get("answer"),
     )
 
 
@@ -286,6 +297,51 @@ def make_template(text: str, lesson: int, tasks: dict[str, dict[str, Any]], refe
 
 
 # ---------------------------------------------------------------------------
+# Seeded bugs (lesson 8)
+# ---------------------------------------------------------------------------
+
+
+def pick_bug(lesson: Lesson | dict[str, Any], seed: str) -> str:
+    """The id of the bug a student with ``seed`` gets: a hash of the seed picks one of the lesson's bugs.
+
+    The same seed always gives the same bug, so the grader can tell which rule the student must name.
+    ``lesson`` is a ``Lesson`` or a built folder's ``_lesson.json`` data.
+    """
+    if isinstance(lesson, Lesson):
+        ids, number = [b["id"] for b in lesson.bugs], lesson.number
+    else:
+        ids, number = list(lesson["bugs"]), lesson["lesson"]
+    if not ids:
+        raise ValueError(f"lesson {number} has no seeded bugs")
+    digest = hashlib.sha256(f"minigrad lesson {number} student {seed}".encode()).digest()
+    return ids[int.from_bytes(digest[:8], "big") % len(ids)]
+
+
+def apply_bug(text: str, bug: dict[str, Any], student: str) -> str:
+    """Put ``bug``'s changes for the file ``student`` into ``text`` (each ``find`` must occur exactly once)."""
+    for change in bug.get("change", []):
+        if change.get("file", student) != student:
+            continue
+        count = text.count(change["find"])
+        if count != 1:
+            raise ValueError(
+                f"bug {bug['id']!r}: the text to change occurs {count} times in {student} (expected once); "
+                f"update the lesson's [[bug.change]] to the engine's current code:\n{change['find']}"
+            )
+        text = text.replace(change["find"], change["replace"])
+    return text
+
+
+def _answer_text(lesson: Lesson, bug: dict[str, Any] | None, reference: bool) -> str:
+    assert lesson.answer is not None
+    text = lesson.answer.get("template", "")
+    if reference and bug is not None:
+        text = text.replace('rule = ""', f'rule = "{bug["id"]}"').replace(
+            'explanation = ""', f'explanation = """{bug["explanation"].strip()}"""')
+    return text
+
+
+# ---------------------------------------------------------------------------
 # build
 # ---------------------------------------------------------------------------
 
@@ -304,8 +360,15 @@ def _conftest_text() -> str:
     return (Path(__file__).resolve().parent / "_lesson_conftest.py").read_text()
 
 
-def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bool = True) -> Path:
-    """Write the student folder of ``lesson`` under ``out``; returns it (``figures``: draw them too)."""
+def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bool = True, seed: str = "") -> Path:
+    """Write the student folder of ``lesson`` under ``out``; returns it (``figures``: draw them too).
+
+    For a lesson with seeded bugs, ``seed`` (a student's name or id) picks the bug put into the
+    template; the answer key (``reference``) has none and its answer file names the rule.
+    """
+    bug = None
+    if lesson.bugs:
+        bug = next(b for b in lesson.bugs if b["id"] == pick_bug(lesson, seed))
     dest = out / lesson.folder_name
     if dest.exists():
         shutil.rmtree(dest)
@@ -324,6 +387,9 @@ def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bo
             continue
         text = spec.source.read_text()
         new, functions = make_template(text, lesson.number, lesson.tasks, reference, spec.target, str(spec.source))
+        functions = functions or dict(spec.functions)
+        if bug is not None and not reference:
+            new = apply_bug(new, bug, spec.student)
         if spec.target is not None and not functions:
             missing.append(
                 f"{spec.target} has no '# BEGIN LESSON {lesson.number} TASK ...' markers yet"
@@ -339,8 +405,10 @@ def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bo
         # Figures and data the lesson text refers to.
         if extra.suffix in (".svg", ".png", ".jsonl") and extra.is_file():
             shutil.copy2(extra, dest / extra.name)
+    if lesson.answer is not None:
+        (dest / lesson.answer["file"]).write_text(_answer_text(lesson, bug, reference))
     drawn = render_figures(lesson, dest) if figures else []
-    _write_scaffold(lesson, dest, modules, missing, drawn)
+    _write_scaffold(lesson, dest, modules, missing, drawn, seed)
     return dest
 
 
@@ -375,7 +443,7 @@ def render_figures(lesson: Lesson, dest: Path) -> list[dict[str, str]]:
 
 
 def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], missing: list[str],
-                    figures: list[dict[str, str]] | None = None) -> None:
+                    figures: list[dict[str, str]] | None = None, seed: str = "") -> None:
     tests_dst = dest / "tests"
     if tests_dst.exists():
         shutil.rmtree(tests_dst)
@@ -394,18 +462,22 @@ def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], m
         "setup": lesson.setup,
         "missing": missing,
         "figures": figures or [],
+        "seed": seed,
+        "bugs": [b["id"] for b in lesson.bugs],
+        "answer_file": lesson.answer["file"] if lesson.answer else None,
     }
     (dest / "_lesson.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def build(out: Path, lessons: Sequence[int] | None = None, reference: bool = False, root: Path | None = None) -> list[Path]:
-    """Build the student folders of ``lessons`` (all by default) under ``out``."""
+def build(out: Path, lessons: Sequence[int] | None = None, reference: bool = False, root: Path | None = None,
+          seed: str = "") -> list[Path]:
+    """Build the student folders of ``lessons`` (all by default) under ``out`` (``seed``: see ``build_lesson``)."""
     out.mkdir(parents=True, exist_ok=True)
     chosen = [l for l in load_lessons(root) if not lessons or l.number in lessons]
     if lessons and len(chosen) != len(set(lessons)):
         known = ", ".join(str(l.number) for l in load_lessons(root))
         raise SystemExit(f"unknown lesson number in {list(lessons)}; lessons: {known}")
-    return [build_lesson(l, out, reference) for l in chosen]
+    return [build_lesson(l, out, reference, seed=seed) for l in chosen]
 
 
 # ---------------------------------------------------------------------------
@@ -437,7 +509,7 @@ def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900) -
         shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc"))
         if official is not None:
             # Fresh tests, conftest and metadata from a new build; the student's own code files stay.
-            built = build_lesson(official, Path(tmp) / "_fresh", figures=False)
+            built = build_lesson(official, Path(tmp) / "_fresh", figures=False, seed=str(meta.get("seed", "")))
             for name in _SCAFFOLD:
                 p = work / name
                 if p.is_dir():
@@ -497,9 +569,14 @@ def _score(meta: dict[str, Any], results: dict[str, Any], returncode: int, outpu
     }
 
 
+#: How many lines of a divergence the score table prints (the JSON report has all of it).
+_DIVERGENCE_LINES = 12
+
+
 def print_report(report: dict[str, Any], console: Any = None) -> None:
     """The score table of one lesson (rich)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
@@ -517,8 +594,18 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
         for reason in t["skip_reasons"]:
             console.print(f"  [dim]Task {t['task']} skipped: {reason}[/]")
         for test in t["tests"]:
-            if test["outcome"] in ("failed", "error") and test.get("message"):
-                console.print(f"  [red]Task {t['task']}[/] {test['nodeid'].rpartition('::')[2]}: {test['message'].splitlines()[0][:200]}")
+            if test["outcome"] not in ("failed", "error"):
+                continue
+            name = test["nodeid"].rpartition("::")[2]
+            divergence = test.get("divergence")
+            if divergence:
+                # An event-graded test: the first step where the student's run left the reference's.
+                console.print(f"  [red]Task {t['task']}[/] {escape(name)}: first divergence", highlight=False)
+                for line in divergence["text"].splitlines()[:_DIVERGENCE_LINES]:
+                    console.print(f"    {line}", markup=False, highlight=False)
+            elif test.get("message"):
+                console.print(f"  [red]Task {t['task']}[/] {escape(name)}: {escape(test['message'].splitlines()[0][:200])}",
+                              highlight=False)
     if not any(t["tests"] for t in report["tasks"]):
         console.print("[red]No test ran; pytest said:[/]")
         console.print(report["pytest_output_tail"][-2000:], markup=False, highlight=False)
