@@ -108,7 +108,7 @@ def test_skipped_decrement_is_found_at_the_in_degree_update():
 def test_swapped_edge_order_is_found_at_the_first_gradient_passed_on():
     faulty = faulty_engine(*SWAP_EDGES)
     a, b = program(faulty.run_backward), program()
-    d = diff(a, b).first
+    d = diff(a, b, describe=describe_event).first
     assert d.kind == "buffer.add"
     # The first node with two inputs (an add) sends its gradient to its last input first.
     assert [f.name for f in d.fields] == ["node"] and d.a.index == d.b.index
