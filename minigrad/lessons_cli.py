@@ -118,6 +118,8 @@ class Lesson:
     bugs: list[dict[str, Any]] = field(default_factory=list)
     #: The short answer file (``[answer]``): its name and the template's text.
     answer: dict[str, Any] | None = None
+    #: Files of the lesson folder copied to the student as they are (``files = [...]``).
+    files: list[str] = field(default_factory=list)
 
     @property
     def folder_name(self) -> str:
@@ -187,6 +189,7 @@ def load_lesson(path: Path) -> Lesson:
         figures=list(data.get("figure", [])),
         bugs=list(data.get("bug", [])),
         answer=data.get("answer"),
+        files=list(data.get("files", [])),
     )
 
 
@@ -296,6 +299,16 @@ def make_template(text: str, lesson: int, tasks: dict[str, dict[str, Any]], refe
     return new, functions
 
 
+#: Where the docs pages a lesson text links to are read from a student folder
+#: (the docs site builds the same pages from docs/; see docs/hooks/generate.py).
+DOCS_URL = os.environ.get("MINIGRAD_DOCS_URL", "https://github.com/minigrad/minigrad/blob/main/docs/")
+
+
+def docs_links(text: str) -> str:
+    """Point a lesson text's links into the repository's docs (``../../docs/x.md``) at ``DOCS_URL``."""
+    return text.replace("](../../docs/", f"]({DOCS_URL}")
+
+
 # ---------------------------------------------------------------------------
 # Seeded bugs (lesson 8)
 # ---------------------------------------------------------------------------
@@ -398,7 +411,9 @@ def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bo
         (dest / spec.student).write_text(new)
         entry["functions"] = functions
         modules.append(entry)
-    for name in ("README.md",):
+    if (lesson.path / "README.md").is_file():
+        (dest / "README.md").write_text(docs_links((lesson.path / "README.md").read_text()))
+    for name in lesson.files:
         if (lesson.path / name).is_file():
             shutil.copy2(lesson.path / name, dest / name)
     for extra in sorted(lesson.path.iterdir()):
@@ -655,6 +670,7 @@ def _fill_parser(p: argparse.ArgumentParser) -> None:
     b.add_argument("--out", type=Path, default=Path("lessons-build"), help="output folder (default: lessons-build)")
     b.add_argument("--lesson", type=int, action="append", help="only this lesson (repeatable)")
     b.add_argument("--reference", action="store_true", help="keep the reference code instead of holes (answer key)")
+    b.add_argument("--seed", default="", help="a student's name or id: picks the seeded bug of lessons that have them (8)")
     g = sub.add_parser("grade", help="run a lesson's tests against a student folder and print a score table")
     g.add_argument("path", type=Path, help="a student folder, or a folder of them (as written by build)")
     g.add_argument("--lesson", type=int, help="only this lesson")
@@ -665,7 +681,7 @@ def _fill_parser(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run a parsed ``lessons`` command; returns the exit status."""
     if args.lessons_command == "build":
-        folders = build(args.out, args.lesson, reference=args.reference)
+        folders = build(args.out, args.lesson, reference=args.reference, seed=args.seed)
         for f in folders:
             meta = json.loads((f / "_lesson.json").read_text())
             note = f"  (not ready: {'; '.join(meta['missing'])})" if meta["missing"] else ""

@@ -411,6 +411,8 @@ def _field_diffs(a: _Side, pa: int, b: _Side, pb: int) -> tuple[FieldDiff, ...]:
     if pa >= len(a.canon) or pb >= len(b.canon):
         return ()
     ca, cb = a.canon[pa], b.canon[pb]
+    if ca["kind"] != cb["kind"]:
+        return ()  # different steps altogether: the headline says so
     ea, eb = a.events[a.positions[pa]], b.events[b.positions[pb]]
     da, db = ea.to_dict(), eb.to_dict()
     sa, sb = a.state(a.positions[pa]), b.state(b.positions[pb])
