@@ -5,6 +5,7 @@ Usage::
     minigrad-tui              # the built-in demo (tui/demo.py)
     minigrad-tui script.py    # run a script under minigrad.trace(), open its passes
     minigrad-tui run.jsonl    # replay a trace saved with tr.save(path)
+    minigrad-tui --diff mine.jsonl reference.jsonl   # two recordings side by side, stepping together
 
 The app draws only states replayed from events (``minigrad.trace.replay``).
 """
@@ -20,8 +21,10 @@ from typing import Sequence
 from textual.app import App
 from textual.binding import Binding
 
+from minigrad.tracing.diff import TraceDiff, diff
+
 from .model import Session
-from .screens import ErrorScreen, MainScreen
+from .screens import DiffScreen, ErrorScreen, MainScreen
 from .sources import SourceError, load_source
 
 __all__ = ["MinigradApp", "main"]
@@ -35,6 +38,7 @@ class MinigradApp(App[None]):
         error: a message to show instead (a session may come with it: what was recorded before the error).
         initial_pass: which backward pass to open (0-based).
         export_dir: where ``s`` writes SVG files.
+        compare: ``(other session, diff result)``: open the diff screen, ``session`` on the left.
     """
 
     CSS_PATH = "app.tcss"
@@ -48,9 +52,11 @@ class MinigradApp(App[None]):
         error: str | None = None,
         initial_pass: int = 0,
         export_dir: str | Path = ".",
+        compare: tuple[Session, TraceDiff] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        self.compare = compare
         self.error = error
         self.initial_pass = initial_pass
         self.export_dir = export_dir
@@ -63,6 +69,8 @@ class MinigradApp(App[None]):
         gc.freeze()
         if self.error is not None:
             self.push_screen(ErrorScreen(self.error, can_continue=self.session is not None), self._after_error)
+        elif self.session is not None and self.compare is not None:
+            self.push_screen(DiffScreen(self.session, self.compare[0], self.compare[1]))
         elif self.session is not None:
             self._open_main()
         else:  # pragma: no cover - main() always passes one or the other
@@ -95,6 +103,18 @@ def open_source(path: str | None) -> tuple[Session | None, str | None]:
         return None, f"Unexpected error while opening {path or 'the demo'}: {type(exc).__name__}: {exc}"
 
 
+def open_diff(a: str, b: str, kinds: Sequence[str] | None = None) -> tuple[Session | None, tuple[Session, TraceDiff] | None, str | None]:
+    """``(left session, (right session, diff), error)`` for ``--diff A B``; never raises for bad input."""
+    from .sources import load_trace
+
+    try:
+        left, right = load_trace(a), load_trace(b)
+    except SourceError as exc:
+        return None, None, str(exc)
+    result = diff(left.events, right.events, kinds=kinds, labels=(left.title, right.title))
+    return left, (right, result), None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``minigrad-tui [path]``."""
     parser = argparse.ArgumentParser(
@@ -104,7 +124,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("path", nargs="?", help="a script (.py) to run under tracing, or a trace (.jsonl); none: the demo")
     parser.add_argument("--pass", dest="pass_no", type=int, default=1, help="which backward pass to open first (1-based)")
     parser.add_argument("--export-dir", default=".", help="where 's' writes SVG files (default: current folder)")
+    parser.add_argument("--diff", nargs=2, metavar=("A", "B"),
+                        help="open two traces side by side at their first divergence and step them together")
+    parser.add_argument("--kind", action="append", help="with --diff: compare only these kinds, e.g. 'queue.*'")
     args = parser.parse_args(argv)
+    if args.diff:
+        if args.path:
+            parser.error("give either a path or --diff A B, not both")
+        print(f"minigrad-tui: comparing {args.diff[0]} with {args.diff[1]} ...", file=sys.stderr, flush=True)
+        left, compare, error = open_diff(*args.diff, kinds=args.kind)
+        MinigradApp(left, error=error, compare=compare).run()
+        return 0
     what = "running " + args.path if args.path and args.path.endswith(".py") else "reading " + (args.path or "the demo")
     print(f"minigrad-tui: {what} ...", file=sys.stderr, flush=True)  # big traces take seconds to replay
     session, error = open_source(args.path)

@@ -59,7 +59,8 @@ from .events import Event
 from .loader import load
 from .replay import Replay, State
 
-__all__ = ["diff", "TraceDiff", "Divergence", "FieldDiff", "SideState", "canonical_events", "IGNORED_FIELDS"]
+__all__ = ["diff", "TraceDiff", "Divergence", "FieldDiff", "SideState", "canonical_events", "canonical_keys",
+           "IGNORED_FIELDS"]
 
 #: Fields never compared: timing, and the kernel-selection cache flag (NOTE [ What makes two events equal ]).
 IGNORED_FIELDS = frozenset({"seq", "ts_ns", "wall_ns", "cached"})
@@ -153,6 +154,11 @@ def canonical_events(events: Sequence[Event]) -> list[dict[str, Any]]:
     """The canonical dicts of ``events`` (timing dropped, ids renumbered by first appearance)."""
     r = _Renamer()
     return [r.event(ev) for ev in events]
+
+
+def canonical_keys(events: Sequence[Event]) -> list[str]:
+    """One comparable string per event (its canonical form as JSON): equal keys, equal steps."""
+    return [_key(c) for c in canonical_events(events)]
 
 
 def _key(d: dict[str, Any]) -> str:
