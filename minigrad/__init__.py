@@ -38,6 +38,12 @@ from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
+from .autograd.function import Function as _Function, FunctionCtx as _FunctionCtx
+
+# ``mg.autograd.Function``: its module sits above the dygraph layer, which ``minigrad.autograd``'s
+# own __init__ cannot import (``minigrad.tensor`` imports that package first), so it is attached here.
+autograd.Function = _Function
+autograd.FunctionCtx = _FunctionCtx
 from .kernels.backends import is_gpu_available, register_backend, unregister_backend
 from .autograd.amp import autocast
 from .tracing import trace

@@ -379,7 +379,9 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     if node.released:
         raise _released_error(node)
     op = node.opdef
-    assert op is not None and op.backward is not None
+    if op is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
+        return node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
+    assert op.backward is not None
     ctx = BackwardContext(node, create_graph)
     grad = grads[0][0] if len(grads) == 1 else [row[0] for row in grads]
     result = op.backward(ctx, grad)

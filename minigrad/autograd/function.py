@@ -1,0 +1,319 @@
+"""Custom autograd Functions: ``mg.autograd.Function`` (PyTorch's ``torch.autograd.Function``, Paddle's ``PyLayer``).
+
+A user writes the forward and the backward of an operation by hand::
+
+    class Exp(mg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    y = Exp.apply(x)
+
+``apply`` is a small dygraph layer of its own (compare ``autograd/dygraph.py``):
+
+1. ``forward(ctx, *args)`` runs with grad recording **off**: the ops inside
+   build no nodes, the Function is one op to autograd;
+2. ``require_any_grad``: grad mode is on and some Tensor argument requires grad;
+3. if so, one grad node ``<Class>GradNode`` is created, exactly as for a
+   built-in op: one edge per forward argument (slot ``i`` = argument ``i``,
+   ``next`` is ``None`` for arguments that are not Tensors or need no grad),
+   output meta and history on each differentiable output, TensorWrappers
+   (with version snapshots) for ``ctx.save_for_backward``.
+
+The node is an ordinary ``GradNode``: the engine counts its in-degree, queues
+it, runs its hooks, releases its saved tensors, copies it for GeneralGrad,
+and announces it in ``node.create`` under the user's class name. Its formula
+is the user's ``backward``; it runs with recording on only for
+``create_graph=True``, so a backward written with minigrad ops is itself
+differentiable.
+
+Example:
+    >>> import minigrad as mg
+    >>> class Cube(mg.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return g * 3 * x ** 2
+    >>> x = mg.tensor(2.0, requires_grad=True)
+    >>> y = Cube.apply(x)
+    >>> y.grad_fn.name(), y.item()
+    ('CubeGradNode', 8.0)
+    >>> y.backward(); x.grad.item()
+    12.0
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..tensor import Tensor
+from ..tracing import bus
+from ..tracing.events import ApiCall
+from .dygraph import announce_node
+from .grad_mode import GRAD_MODE, set_grad_enabled
+from .grad_node import Edge, GradNode
+from .meta import AutogradMeta
+from .tensor_wrapper import TensorWrapper
+
+__all__ = ["Function", "FunctionCtx", "FunctionNode"]
+
+
+class FunctionCtx:
+    """The ``ctx`` a custom Function's ``forward`` and ``backward`` receive.
+
+    Anything else may be stored on it as an attribute (``ctx.scale = 2``);
+    tensors needed in backward go through ``save_for_backward``, so they are
+    version-checked and freed with the graph.
+    """
+
+    def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
+        #: One bool per forward argument: whether backward must return its gradient.
+        self.needs_input_grad = needs_input_grad
+        self._to_save: tuple[Any, ...] | None = None
+        self._non_differentiable: set[int] = set()
+        # Set only while backward runs (node, create_graph): the ctx must not keep its
+        # node alive, or node -> ctx -> node would be a reference cycle.
+        self._running: tuple[GradNode, bool] | None = None
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Save tensors (inputs, outputs or intermediates, or ``None``) for ``backward``.
+
+        Call it at most once, in ``forward``; ``ctx.saved_tensors`` returns them in order.
+        """
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward(): argument {i} must be a Tensor or None, but got {type(t).__name__}; "
+                    f"store other values as attributes of ctx"
+                )
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        """The saved tensors, recovered and version-checked (only inside ``backward``)."""
+        if self._running is None:
+            raise RuntimeError("saved_tensors can only be read inside backward()")
+        node, create_graph = self._running
+        slots = node.extra.saved_slots
+        wrappers = node.wrappers
+        return tuple(None if k is None else wrappers[k].recover(node, create_graph) for k in slots)
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """Declare outputs that get no gradient (indices, masks): they do not require grad,
+        and ``backward`` receives zeros for them."""
+        for t in tensors:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"mark_non_differentiable(): expected Tensors, but got {type(t).__name__}")
+            self._non_differentiable.add(id(t))
+
+
+class _FunctionInfo:
+    """What a Function node keeps besides its wrappers: the ctx and how to map results."""
+
+    __slots__ = ("ctx", "fn_cls", "saved_slots", "arg_kinds", "out_is_tuple")
+
+    def __init__(self, ctx: FunctionCtx, fn_cls: type, saved_slots: list[Any], arg_kinds: list[bool], out_is_tuple: bool) -> None:
+        self.ctx = ctx
+        self.fn_cls = fn_cls
+        self.saved_slots = saved_slots
+        self.arg_kinds = arg_kinds  # per forward argument: is it a Tensor
+        self.out_is_tuple = out_is_tuple
+
+
+class FunctionNode(GradNode):
+    """Base of the grad nodes of custom Functions; one subclass per Function class.
+
+    ``opdef`` is ``None``: the engine calls ``run_formula`` instead of an op's
+    registered backward (``engine._run_node``).
+    """
+
+    __slots__ = ()
+    fn_cls: ClassVar[type | None] = None
+
+    def run_formula(self, grads: list[list[Any]], create_graph: bool) -> list[list[Any]]:
+        """Call the user's ``backward(ctx, *grads)`` and check what it returns."""
+        info: _FunctionInfo = self.extra
+        ctx = info.ctx
+        grads_in = [row[0] for row in grads]  # the engine filled missing ones with zeros
+        ctx._running = (self, create_graph)
+        try:
+            result = info.fn_cls.backward(ctx, *grads_in)
+        finally:
+            ctx._running = None
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_args = len(self.next_edges)
+        if len(result) != n_args:
+            raise RuntimeError(
+                f"function {type(self).__name__} returned an incorrect number of gradients "
+                f"(expected {n_args}, got {len(result)}); backward() must return one value per forward argument"
+            )
+        out: list[list[Any]] = []
+        for slot, (row, g) in enumerate(zip(self.next_edges, result)):
+            edge = row[0]
+            if g is None or edge.node is None:
+                out.append([None])
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(
+                    f"function {type(self).__name__} returned a gradient of type {type(g).__name__} for "
+                    f"argument {slot}; expected a Tensor or None"
+                )
+            if tuple(g.shape) != tuple(edge.shape):
+                raise RuntimeError(
+                    f"function {type(self).__name__} returned a gradient of shape {tuple(g.shape)} for "
+                    f"argument {slot} of shape {tuple(edge.shape)}"
+                )
+            if edge.dtype is not None and g._dtype is not edge.dtype:
+                g = g.astype(edge.dtype)  # as PyTorch's validate_outputs: the gradient takes its input's dtype
+            out.append([g])
+        return out
+
+
+class Function:
+    """Base class of custom autograd operations (see the module docstring).
+
+    Subclasses define two static methods:
+
+    - ``forward(ctx, *args)``: compute the outputs (a Tensor or a tuple) with
+      minigrad ops or NumPy; grad recording is off inside;
+    - ``backward(ctx, *grads)``: one gradient per output in, one gradient (or
+      ``None``) per forward argument out.
+
+    Call ``MyFunction.apply(*args)``; never instantiate the class.
+    """
+
+    _node_class: ClassVar[type[FunctionNode] | None] = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            f"{type(self).__name__} is a custom autograd Function: call {type(self).__name__}.apply(...) "
+            f"instead of creating an instance"
+        )
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any) -> Any:
+        raise NotImplementedError("a custom Function must define forward(ctx, *args) as a staticmethod")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        raise NotImplementedError("a custom Function must define backward(ctx, *grads) as a staticmethod")
+
+    @classmethod
+    def _node_cls(cls) -> type[FunctionNode]:
+        node_cls = cls.__dict__.get("_node_class")
+        if node_cls is None:
+            node_cls = type(
+                f"{cls.__name__}GradNode",
+                (FunctionNode,),
+                {"__slots__": (), "op_name": cls.__name__, "fn_cls": cls, "__module__": "minigrad.autograd.nodes"},
+            )
+            cls._node_class = node_cls
+        return node_cls
+
+    @classmethod
+    def apply(cls, *args: Any) -> Any:
+        """Run ``forward`` and, when a Tensor argument requires grad, record one grad node."""
+        if cls.forward is Function.forward or cls.backward is Function.backward:
+            raise NotImplementedError(f"{cls.__name__} must define both forward() and backward() as staticmethods")
+        rec = bus.recorder
+        if rec is not None:
+            for a in args:
+                if isinstance(a, Tensor) and a._id not in rec.announced:
+                    a._announce()
+        recording = GRAD_MODE.enabled
+        needs = tuple(recording and isinstance(a, Tensor) and a._meta is not None for a in args)
+        ctx = FunctionCtx(needs)
+        with set_grad_enabled(False):
+            result = cls.forward(ctx, *args)
+        is_tuple = isinstance(result, tuple)
+        raw = list(result) if is_tuple else [result]
+        tensors_out = [r for r in raw if isinstance(r, Tensor)]
+        if not tensors_out:
+            raise TypeError(f"{cls.__name__}.forward() must return a Tensor or a tuple containing Tensors")
+        # Each output is a new tensor over the forward's result (sharing its storage), so
+        # that an output which is an input returned as is gets its own history.
+        fresh: dict[int, Tensor] = {}
+        outs = []
+        for r in raw:
+            if isinstance(r, Tensor):
+                t = Tensor._make(r._data, r._dtype, r._device, r._layout)
+                t._version = r._version
+                fresh[id(r)] = t
+                outs.append(t)
+            else:
+                outs.append(r)
+        if rec is not None:
+            rec.emit(ApiCall(op=cls.__name__, inputs=[a._id if isinstance(a, Tensor) else None for a in args], attrs={}))
+        if any(needs):
+            _create_function_node(cls, ctx, args, raw, outs, fresh, is_tuple)
+        if rec is not None:
+            for t in outs:
+                if isinstance(t, Tensor):
+                    t._announce()
+        return tuple(outs) if is_tuple else outs[0]
+
+
+def _create_function_node(
+    cls: type[Function], ctx: FunctionCtx, args: tuple[Any, ...], raw: list[Any], outs: list[Any],
+    fresh: dict[int, Tensor], is_tuple: bool,
+) -> None:
+    """Grad-node creation for a Function call, in the dygraph layer's order."""
+    node = cls._node_cls()()
+    # SetGradOutMeta & edges: one slot per forward argument.
+    next_edges: list[list[Edge]] = []
+    topo = 0
+    for a in args:
+        if not isinstance(a, Tensor):
+            next_edges.append([Edge(None, 0, 0, ())])
+            continue
+        meta = a._meta
+        if meta is None:
+            next_edges.append([Edge(None, 0, 0, a._data.shape, a._dtype)])
+            continue
+        nxt = meta.grad_node if meta.grad_node is not None else meta.accumulation_node_for(a)
+        next_edges.append([Edge(nxt, meta.out_slot, meta.out_rank, a._data.shape, a._dtype)])
+        topo = max(topo, nxt.topo_nr + 1)
+    node.next_edges = next_edges
+    node.topo_nr = topo if topo > 0 else 1
+    # SetOutRankWithSlot, SetHistory, SetGradInMeta: each Tensor output is one slot.
+    in_meta = []
+    slot = 0
+    for r, t in zip(raw, outs):
+        if not isinstance(t, Tensor):
+            continue
+        if id(r) not in ctx._non_differentiable and t._dtype.is_floating:
+            meta = AutogradMeta(t._id)
+            meta.grad_node = node
+            meta.out_slot = slot
+            meta.out_rank = 0
+            t._meta = meta
+        in_meta.append([(t._data.shape, t._dtype, t._device)])
+        slot += 1
+    node.in_meta = in_meta
+    # TensorWrappers for ctx.save_for_backward (a saved output is the new output tensor).
+    wrappers: list[TensorWrapper] = []
+    saved_slots: list[Any] = []
+    for t in ctx._to_save or ():
+        if t is None:
+            saved_slots.append(None)
+            continue
+        saved_slots.append(len(wrappers))
+        wrappers.append(TensorWrapper(fresh.get(id(t), t)))
+    node.wrappers = wrappers
+    ctx._to_save = None  # the ctx keeps no tensors: the wrappers hold the arrays
+    ctx._non_differentiable.clear()
+    node.extra = _FunctionInfo(ctx, cls, saved_slots, [isinstance(a, Tensor) for a in args], is_tuple)
+    if bus.recorder is not None:
+        announce_node(node)
