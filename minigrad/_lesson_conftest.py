@@ -30,6 +30,9 @@ from pathlib import Path
 
 import pytest
 
+from minigrad.tracing.diff import diff
+from minigrad.viz.describe import describe_event
+
 HERE = Path(__file__).resolve().parent
 LESSON = json.loads((HERE / "_lesson.json").read_text())
 NUMBER = LESSON["lesson"]
@@ -191,9 +194,6 @@ LABELS = ("your engine", "the reference")
 def same_events(request: pytest.FixtureRequest):
     """``same_events(yours, reference, kinds=None)``: fail with the first divergence unless the
     two recordings agree (``mg.trace.diff``: timing ignored, ids matched by first appearance)."""
-    from minigrad.tracing.diff import diff
-    from minigrad.viz.describe import describe_event
-
     def check(yours: object, reference: object, kinds: list[str] | None = None, what: str = "") -> object:
         result = diff(yours, reference, kinds=kinds, describe=describe_event, labels=LABELS)
         if not result.equal:

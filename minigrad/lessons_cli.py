@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from . import __version__
+
 __all__ = [
     "Lesson",
     "Region",
@@ -714,8 +716,6 @@ jobs:
 
 
 def _default_install() -> str:
-    from . import __version__
-
     return f"python -m pip install --quiet minigrad=={__version__}"
 
 

@@ -25,7 +25,7 @@ from minigrad.tracing.diff import TraceDiff, diff
 
 from .model import Session
 from .screens import DiffScreen, ErrorScreen, MainScreen
-from .sources import SourceError, load_source
+from .sources import SourceError, load_source, load_trace
 
 __all__ = ["MinigradApp", "main"]
 
@@ -105,8 +105,6 @@ def open_source(path: str | None) -> tuple[Session | None, str | None]:
 
 def open_diff(a: str, b: str, kinds: Sequence[str] | None = None) -> tuple[Session | None, tuple[Session, TraceDiff] | None, str | None]:
     """``(left session, (right session, diff), error)`` for ``--diff A B``; never raises for bad input."""
-    from .sources import load_trace
-
     try:
         left, right = load_trace(a), load_trace(b)
     except SourceError as exc:
