@@ -21,6 +21,7 @@ from .dtypes import bool_, float16, float32, float64, int32, int64
 from .tensor import (
     Tensor,
     arange,
+    channels_last,
     full,
     full_like,
     manual_seed,
@@ -55,7 +56,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like",
-    "full_like", "manual_seed", "float16", "float32", "float64", "int32", "int64", "bool", "bool_", "dtypes",
+    "full_like", "manual_seed", "channels_last", "float16", "float32", "float64", "int32", "int64", "bool", "bool_", "dtypes",
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
     "optim", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]

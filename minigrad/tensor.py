@@ -40,6 +40,7 @@ __all__ = [
     "Tensor",
     "VersionCounter",
     "tensor",
+    "channels_last",
     "zeros",
     "ones",
     "full",
@@ -703,14 +704,15 @@ def _check_device(fn: str, device: Any) -> str:
     return device
 
 
-def _finish(fn: str, data: np.ndarray, dtype: DType, device: str, requires_grad: Any, name: str | None = None) -> Tensor:
+def _finish(fn: str, data: np.ndarray, dtype: DType, device: str, requires_grad: Any, name: str | None = None,
+            layout: str = Layout.NCHW) -> Tensor:
     if not isinstance(requires_grad, bool):
         raise TypeError(f"{fn}(): argument 'requires_grad' must be bool, but got {type(requires_grad).__name__}")
     if requires_grad and not dtype.is_floating:
         raise RuntimeError(f"{fn}(): only tensors of floating point dtype can require gradients, but got dtype {dtype}")
     if device != "cpu":
         data = move_array(data, "cpu", device)
-    t = Tensor._make(data, dtype, device)
+    t = Tensor._make(data, dtype, device, layout)
     if name is not None:
         if not isinstance(name, str):
             raise TypeError(f"{fn}(): argument 'name' must be str, but got {type(name).__name__}")
@@ -741,11 +743,15 @@ def tensor(
     device: str = "cpu",
     requires_grad: bool = False,
     name: str | None = None,
+    layout: str = "NCHW",
 ) -> Tensor:
     """A new leaf tensor from data (nested lists, numbers, NumPy arrays or a Tensor).
 
     Float data gives ``float32``, integer data ``int64``, bools ``bool``
-    (NumPy arrays keep their dtype).
+    (NumPy arrays keep their dtype). ``layout="NHWC"`` tags 4-D data given
+    in (N, H, W, C) order as channels-last: kernel selection then looks for
+    NHWC kernels, and PrepareData transposes to and from NCHW-only kernels
+    (``data.transform`` events) - see ``channels_last``.
 
     Example:
         >>> import minigrad as mg
@@ -766,7 +772,38 @@ def tensor(
     dt = _dt.as_dtype(dtype, "tensor(): argument 'dtype'") if dtype is not None else _infer_dtype(arr, data)
     # np.ascontiguousarray would turn 0-d data into shape (1,); np.array(order="C") keeps the shape.
     arr = np.array(arr, dtype=dt.np, order="C", copy=True)
-    return _finish("tensor", arr, dt, _check_device("tensor", device), requires_grad, name)
+    return _finish("tensor", arr, dt, _check_device("tensor", device), requires_grad, name, _layout_arg("tensor", layout, arr))
+
+
+def _layout_arg(fn: str, layout: Any, arr: np.ndarray) -> str:
+    if layout not in (Layout.NCHW, Layout.NHWC):
+        raise ValueError(f"{fn}(): argument 'layout' must be 'NCHW' or 'NHWC', but got {layout!r}")
+    if layout == Layout.NHWC and arr.ndim != 4:
+        raise ValueError(f"{fn}(): layout 'NHWC' needs 4-D data (N, H, W, C), but got {arr.ndim}-D data")
+    return layout
+
+
+def channels_last(x: Tensor, requires_grad: bool | None = None, name: str | None = None) -> Tensor:
+    """A new NHWC ("channels last") leaf holding the 4-D NCHW tensor ``x``'s values in (N, H, W, C) order.
+
+    The copy is a new leaf on ``x``'s device (gradients do not flow back to
+    ``x``; ``requires_grad`` defaults to ``x``'s). Ops then select NHWC
+    kernels where a backend has them, or transpose in and out of NCHW-only
+    kernels - each transpose a ``data.transform`` event.
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.channels_last(mg.zeros(2, 3, 4, 5))
+        >>> x.layout, x.shape
+        ('NHWC', (2, 4, 5, 3))
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"channels_last(): argument 'x' must be Tensor, but got {type(x).__name__}")
+    if x.ndim != 4 or x.layout != Layout.NCHW:
+        raise ValueError(f"channels_last(): 'x' must be a 4-D NCHW tensor, but got {x.ndim}-D {x.layout}")
+    data = to_numpy(x._data).transpose(0, 2, 3, 1)
+    rg = x.requires_grad if requires_grad is None else requires_grad
+    return _finish("channels_last", np.ascontiguousarray(data), x._dtype, x._device, rg, name, Layout.NHWC)
 
 
 def _shape_arg(fn: str, size: Sequence[Any]) -> tuple[int, ...]:

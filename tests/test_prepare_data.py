@@ -190,3 +190,21 @@ def test_transform_layout_roundtrip():
     assert b.shape == (2, 4, 5, 3) and b.flags.c_contiguous
     assert np.array_equal(transform_layout(b, "NHWC", "NCHW"), a)
     assert transform_layout(a[0], "NCHW", "NHWC") is a[0] or transform_layout(a[0], "NCHW", "NHWC").shape == (3, 4, 5)
+
+
+def test_channels_last_is_the_public_nhwc_constructor():
+    x = mg.randn(2, 3, 4, 5, dtype=mg.float64)
+    y = mg.channels_last(x)
+    assert (y.layout, y.shape, y.dtype, y.device) == ("NHWC", (2, 4, 5, 3), mg.float64, "cpu")
+    np.testing.assert_array_equal(transform_layout(y.numpy(), "NHWC", "NCHW"), x.numpy())
+    z = mg.tensor(y.numpy(), layout="NHWC")
+    assert z.layout == "NHWC" and z.shape == (2, 4, 5, 3)
+    # the public constructor feeds the NHWC kernel, as the private one did
+    np.testing.assert_allclose(mg.conv2d(z, mg.ones(1, 3, 1, 1, dtype=mg.float64)).numpy()[..., 0],
+                               x.numpy().sum(axis=1), rtol=1e-12)
+    with pytest.raises(ValueError, match="layout 'NHWC' needs 4-D data"):
+        mg.tensor([1.0, 2.0], layout="NHWC")
+    with pytest.raises(ValueError, match="must be 'NCHW' or 'NHWC'"):
+        mg.tensor([1.0], layout="nchw")
+    with pytest.raises(ValueError, match="4-D NCHW tensor"):
+        mg.channels_last(y)

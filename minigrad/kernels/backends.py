@@ -236,7 +236,8 @@ def _load_cupy(info: BackendInfo) -> None:
     except ImportError as exc:
         raise RuntimeError(
             "the GPU backend needs CuPy, which is not installed. Install minigrad's gpu extra: "
-            "pip install -e \".[gpu]\" (CuPy for CUDA 12), on a machine with an NVIDIA GPU"
+            "pip install -e \".[gpu]\" (CuPy for CUDA 13 drivers; \".[gpu-cuda12]\" for CUDA 12), on a machine "
+            "with an NVIDIA GPU"
         ) from exc
     try:
         n = cupy.cuda.runtime.getDeviceCount()

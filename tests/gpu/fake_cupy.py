@@ -35,6 +35,10 @@ import numpy as np
 class ndarray(np.ndarray):
     """An array on the emulated device."""
 
+    @property
+    def data(self) -> Any:  # CuPy's ``a.data.ptr``: the device address
+        return types.SimpleNamespace(ptr=self.ctypes.data)
+
 
 def _dev(r: Any) -> Any:
     if isinstance(r, ndarray):
@@ -72,7 +76,7 @@ def asnumpy(a: Any) -> np.ndarray:
 # -- the CUDA-side emulation ---------------------------------------------------------
 
 _CTYPES = {"unsigned short": np.float16, "float": np.float32, "double": np.float64, "bool": np.bool_,
-           "long long": np.int64}
+           "long long": np.int64, "unsigned int": np.uint32}
 _SCALARS = {"int": np.int32, "long long": np.int64, "double": np.float64}
 
 
@@ -108,23 +112,28 @@ def _acc(dt: Any) -> Any:
     return np.float64 if np.dtype(dt) == np.float64 else np.float32
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    import math
+def _cpu_kernel(op: str, dt: Any) -> Any:
+    """The CPU kernel minigrad registered for ``op`` at dtype ``dt``: the emulator's definition of the op.
 
-    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x
+    The GPU elementwise kernels are emulated by the op's own CPU kernel, run
+    in the GPU kernel's accumulation type - the stand-in is derived from the
+    op definitions, not a second copy of every formula.
+    """
+    from minigrad.kernels.registry import KERNELS
+
+    for key, kernel in KERNELS.get(op, {}).items():
+        if key.backend == "CPU" and key.dtype.np == np.dtype(dt):
+            return kernel.fn
+    raise AssertionError(f"no CPU kernel of {op!r} for {np.dtype(dt)} to emulate the GPU kernel with")
 
 
-_UNARY = {
-    "neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs, "sign": np.sign, "sin": np.sin,
-    "cos": np.cos, "tanh": np.tanh, "erf": _erf,
-    "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
-    "relu": lambda a: np.where(a > 0, a, np.zeros_like(a)),
-    "gelu": lambda a: (0.5 * a * (1 + _erf(a * a.dtype.type(0.7071067811865476)))).astype(a.dtype),
-}
-_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,
-           "maximum": np.maximum, "minimum": np.minimum}
-_COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
-            "ge": np.greater_equal}
+def _nin(op: str) -> int:
+    """Inputs of the elementwise kernel of ``op``, read off the CUDA tables."""
+    from minigrad.kernels.gpu import cuda_src
+
+    if op == "where":
+        return 3
+    return 1 if op in cuda_src.UNARY or op == "clip" else 2
 
 
 def _strided_view(a: np.ndarray, shape: tuple[int, ...], strides: np.ndarray) -> np.ndarray:
@@ -133,14 +142,19 @@ def _strided_view(a: np.ndarray, shape: tuple[int, ...], strides: np.ndarray) ->
 
 
 def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
-    nin = {"where": 3}.get(op, 1 if op in _UNARY or op == "clip" else 2)
+    nin = _nin(op)
     ins, out, n = list(args[:nin]), args[nin], int(args[nin + 1])
     rest = args[nin + 2:]
     assert out.size == n and out.flags.c_contiguous
     assert grid[0] * block[0] >= 1
-    if variant == "contig":
+    if variant in ("contig", "vec"):
         for a in ins:
             assert a.size == n and a.flags.c_contiguous, "contiguous kernel given a non-contiguous operand"
+        if variant == "vec":
+            # 16-byte loads need 16-byte-aligned operands; the grid is sized by vectors, not elements
+            vec = 16 // out.itemsize
+            assert all(a.ctypes.data % 16 == 0 for a in (*ins, out)), "vector kernel given an unaligned operand"
+            assert grid[0] <= max(1, -(-(n // vec) // block[0])), "vector kernel launched with a grid sized by elements"
         views = [a.reshape(out.shape) if a.size else a for a in ins]
     else:
         ndim, meta = int(rest[0]), np.asarray(rest[1])
@@ -157,12 +171,8 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
         if op == "clip":
             lo, hi = float(rest[0]), float(rest[1])
             r = np.minimum(np.maximum(vals[0], acc(lo)), acc(hi))
-        elif op in _UNARY:
-            r = _UNARY[op](vals[0])
-        elif op in _BINARY:
-            r = _BINARY[op](vals[0], vals[1])
         else:
-            r = _COMPARE[op](vals[0], vals[1])
+            r = _cpu_kernel(op, acc)(*vals)
     out[...] = r
 
 
@@ -176,6 +186,15 @@ def _geometry_ok(grid: tuple, block: tuple, rows: int, cols: int, chunks: int, c
 
 
 def _reduce(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
+    if variant == "single":  # chunked rows in one launch: partials, then the last block of each row combines them
+        x, out, partial, ticket, aux, rows, cols, chunks, chunk_len, scale = args
+        n_rows, n_chunks = int(rows), int(chunks)
+        assert partial.size >= n_rows * n_chunks and ticket.size >= n_rows
+        assert not ticket[:n_rows].any(), "tickets must be 0 before a launch (each kernel resets its own)"
+        _reduce(op, "partial", grid, block, (x, partial, aux, rows, cols, chunks, chunk_len, scale))
+        comb = partial.reshape(-1)[: n_rows * n_chunks]
+        _reduce(op, "combine", (n_rows,), (block_for_test(n_chunks),), (comb, out, aux, rows, chunks, np.int64(1), chunks, scale))
+        return
     x, out, aux, rows, cols, chunks, chunk_len, scale = args
     rows, cols, chunks, chunk_len = int(rows), int(cols), int(chunks), int(chunk_len)
     _geometry_ok(grid, block, rows, cols, chunks, chunk_len)
@@ -196,8 +215,25 @@ def _reduce(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> No
             flat[row * chunks + c] = r
 
 
+def block_for_test(cols: int) -> int:
+    b = 32
+    while b < cols and b < 256:
+        b *= 2
+    return b
+
+
 def _lse(variant: str, grid: tuple, block: tuple, args: tuple) -> None:
     """The online log-sum-exp kernels: states (m, s) with s * exp(m) = sum of exp."""
+    if variant == "single":  # per-chunk states, then the last block of each row merges them
+        x, out, pm, ps, ticket, rows, cols, chunks, chunk_len = args
+        n_rows, n_chunks = int(rows), int(chunks)
+        assert pm.size >= n_rows * n_chunks and ps.size >= n_rows * n_chunks and ticket.size >= n_rows
+        assert not ticket[:n_rows].any(), "tickets must be 0 before a launch (each kernel resets its own)"
+        _lse("partial", grid, block, (x, pm, ps, rows, cols, chunks, chunk_len))
+        _lse("combine", (n_rows,), (block_for_test(n_chunks),),
+             (pm.reshape(-1)[: n_rows * n_chunks], ps.reshape(-1)[: n_rows * n_chunks], out, rows, chunks,
+              np.int64(1), chunks))
+        return
     if variant == "partial":
         x, pm, ps, rows, cols, chunks, chunk_len = args
     elif variant == "final":
@@ -268,6 +304,153 @@ def _matmul(grid: tuple, block: tuple, args: tuple) -> None:
         c[z * sC: z * sC + M * N] = (am @ bm).reshape(-1)
 
 
+
+# -- convolution, pooling, mse (conv_src.py) -------------------------------------------------------
+
+
+def _geo(args: tuple, k: int) -> dict[str, int]:
+    from minigrad.kernels.gpu.conv_src import GEOMETRY
+
+    vals = args[k:k + len(GEOMETRY)]
+    assert all(isinstance(v, np.int32) for v in vals), "geometry arguments are int32"
+    return dict(zip(GEOMETRY, (int(v) for v in vals)))
+
+
+def _taps(g: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Input rows, columns (OH x KH, OW x KW) read by each output position and tap, and the validity mask."""
+    hs = np.arange(g["OH"])[:, None] * g["SH"] - g["PH"] + np.arange(g["KH"])[None, :] * g["DH"]
+    ws = np.arange(g["OW"])[:, None] * g["SW"] - g["PW"] + np.arange(g["KW"])[None, :] * g["DW"]
+    return hs, ws, None
+
+
+def _cols(x: np.ndarray, g: dict[str, int], n0: int, nb: int) -> np.ndarray:
+    """im2col in NumPy: (C*KH*KW, nb*OH*OW)."""
+    hs, ws, _ = _taps(g)
+    xp = np.asarray(x).reshape(g["N"], g["C"], g["H"], g["W"])[n0:n0 + nb]
+    hv = (hs >= 0) & (hs < g["H"])
+    wv = (ws >= 0) & (ws < g["W"])
+    # (nb, C, OH, KH, OW, KW)
+    v = xp[:, :, np.clip(hs, 0, g["H"] - 1)][:, :, :, :, np.clip(ws, 0, g["W"] - 1)]
+    v = v * (hv[:, :, None, None] & wv[None, None, :, :])
+    v = v.transpose(1, 3, 5, 0, 2, 4)  # C, KH, KW, nb, OH, OW
+    return v.reshape(g["C"] * g["KH"] * g["KW"], nb * g["OH"] * g["OW"])
+
+
+def _col2im(cols: np.ndarray, g: dict[str, int], nb: int) -> np.ndarray:
+    """The adjoint of ``_cols``: (nb, C, H, W)."""
+    hs, ws, _ = _taps(g)
+    v = cols.reshape(g["C"], g["KH"], g["KW"], nb, g["OH"], g["OW"]).transpose(3, 0, 4, 1, 5, 2)  # nb,C,OH,KH,OW,KW
+    pad_h = np.where((hs >= 0) & (hs < g["H"]), hs, g["H"])
+    pad_w = np.where((ws >= 0) & (ws < g["W"]), ws, g["W"])
+    dx = np.zeros((nb, g["C"], g["H"] + 1, g["W"] + 1), dtype=cols.dtype)
+    np.add.at(dx, (slice(None), slice(None), pad_h[:, :, None, None], pad_w[None, None, :, :]), v)
+    return dx[:, :, : g["H"], : g["W"]]
+
+
+def _grouped(w: np.ndarray, g: dict[str, int]) -> np.ndarray:
+    return w.reshape(g["G"], g["O"] // g["G"], -1)
+
+
+def _conv(name: str, grid: tuple, block: tuple, args: tuple) -> None:
+    if name in ("im2col", "col2im"):
+        src, dst = args[:2]
+        g = _geo(args, 2)
+        n0, nb = int(args[-2]), int(args[-1])
+        acc = _acc(dst.dtype)
+        if name == "im2col":
+            assert grid[0] * block[0] >= 1 and dst.size == g["C"] * g["KH"] * g["KW"] * nb * g["OH"] * g["OW"]
+            dst.reshape(-1)[...] = _cols(np.asarray(src, dtype=acc), g, n0, nb).reshape(-1)
+        else:
+            dx = _col2im(np.asarray(src, dtype=acc), g, nb)
+            dst.reshape(g["N"], g["C"], g["H"], g["W"])[n0:n0 + nb] = dx
+        return
+    G = None
+    if name == "conv_fwd":
+        x, w, bias, y = args[:4]
+        g = _geo(args, 4)
+        has_bias = int(args[-1])
+        acc = _acc(x.dtype)
+        cols = _cols(np.asarray(x, dtype=acc), g, 0, g["N"]).reshape(g["G"], -1, g["N"] * g["OH"] * g["OW"])
+        r = np.matmul(_grouped(np.asarray(w, dtype=acc), g), cols).reshape(g["O"], g["N"], g["OH"], g["OW"])
+        r = r.transpose(1, 0, 2, 3)
+        if has_bias:
+            r = r + np.asarray(bias, dtype=acc).reshape(1, -1, 1, 1)
+        y.reshape(r.shape)[...] = r
+    elif name == "conv_dx":
+        gy, w, dx = args[:3]
+        g = _geo(args, 3)
+        acc = _acc(gy.dtype)
+        p = g["OH"] * g["OW"]
+        gyg = np.asarray(gy, dtype=acc).reshape(g["N"], g["O"], p).transpose(1, 0, 2).reshape(g["G"], g["O"] // g["G"], -1)
+        cols = np.matmul(_grouped(np.asarray(w, dtype=acc), g).transpose(0, 2, 1), gyg).reshape(-1, g["N"] * p)
+        dx.reshape(g["N"], g["C"], g["H"], g["W"])[...] = _col2im(cols, g, g["N"])
+    elif name == "conv_dw":
+        x, gy, dw = args[:3]
+        g = _geo(args, 3)
+        acc = _acc(x.dtype)
+        assert grid[0] == dw.size, "one block per weight element"
+        assert block[0] >= 32 and block[0] & (block[0] - 1) == 0
+        p = g["OH"] * g["OW"]
+        cols = _cols(np.asarray(x, dtype=acc), g, 0, g["N"]).reshape(g["G"], -1, g["N"] * p)
+        gyg = np.asarray(gy, dtype=acc).reshape(g["N"], g["O"], p).transpose(1, 0, 2).reshape(g["G"], g["O"] // g["G"], -1)
+        dw.reshape(-1)[...] = np.matmul(gyg, cols.transpose(0, 2, 1)).reshape(-1)
+    else:  # pragma: no cover
+        raise AssertionError(f"unknown conv kernel {name}")
+
+
+def _pool_arg(x: np.ndarray, g: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Max and flat argmax (first maximum; a NaN wins) of every window, per plane."""
+    hs, ws, _ = _taps(g)
+    planes = g["C"]
+    xp = np.asarray(x, dtype=_acc(x.dtype)).reshape(planes, g["H"], g["W"])
+    valid = ((hs >= 0) & (hs < g["H"]))[:, :, None, None] & ((ws >= 0) & (ws < g["W"]))[None, None, :, :]
+    v = xp[:, np.clip(hs, 0, g["H"] - 1)][:, :, :, np.clip(ws, 0, g["W"] - 1)]  # planes, OH, KH, OW, KW
+    v = np.where(valid, v, -np.inf).transpose(0, 1, 3, 2, 4).reshape(planes, g["OH"], g["OW"], -1)
+    flat_idx = (np.clip(hs, 0, g["H"] - 1)[:, None, :, None] * g["W"] + np.clip(ws, 0, g["W"] - 1)[None, :, None, :])
+    flat_idx = np.where(valid.transpose(0, 2, 1, 3), flat_idx, -1).reshape(g["OH"], g["OW"], -1)
+    nan = np.isnan(v)
+    k = np.where(nan.any(-1), nan.argmax(-1), v.argmax(-1))
+    arg = np.take_along_axis(np.broadcast_to(flat_idx, v.shape), k[..., None], -1)[..., 0]
+    return np.take_along_axis(v, k[..., None], -1)[..., 0], arg
+
+
+def _pool(name: str, grid: tuple, block: tuple, args: tuple) -> None:
+    g = _geo(args, 3)
+    a0, a1, a2 = args[:3]
+    if name == "maxpool_fwd":
+        best, arg = _pool_arg(a0, g)
+        a1.reshape(best.shape)[...] = best
+        a2.reshape(arg.shape)[...] = arg
+    elif name == "maxpool_dx":
+        gy, arg, dx = a0, np.asarray(a1).reshape(g["C"], -1), a2
+        acc = _acc(gy.dtype)
+        out = np.zeros((g["C"], g["H"] * g["W"] + 1), dtype=acc)
+        np.add.at(out, (np.arange(g["C"])[:, None], np.where(arg < 0, g["H"] * g["W"], arg)),
+                  np.asarray(gy, dtype=acc).reshape(g["C"], -1))
+        dx.reshape(g["C"], -1)[...] = out[:, :-1]
+    elif name == "maxpool_select":
+        gx, arg, y = a0, np.asarray(a1).reshape(g["C"], -1), a2
+        flat = np.asarray(gx).reshape(g["C"], -1)
+        y.reshape(g["C"], -1)[...] = np.where(arg < 0, 0, np.take_along_axis(flat, np.maximum(arg, 0), 1))
+    else:  # pragma: no cover
+        raise AssertionError(f"unknown pool kernel {name}")
+
+
+def _mse(name: str, grid: tuple, block: tuple, args: tuple) -> None:
+    a, b = args[:2]
+    acc = _acc(a.dtype)
+    d = np.asarray(a, dtype=acc).reshape(-1) - np.asarray(b, dtype=acc).reshape(-1)
+    if name == "mse_none":
+        out, n = args[2], int(args[3])
+        assert out.size == n == a.size
+        out.reshape(-1)[...] = d * d
+    else:
+        partial, n, chunk = args[2], int(args[3]), int(args[4])
+        assert grid[0] * chunk >= n and partial.size == grid[0]
+        sq = d * d
+        partial.reshape(-1)[...] = [sq[k * chunk:(k + 1) * chunk].sum() for k in range(grid[0])]
+
+
 class _Kernel:
     def __init__(self, code: str, name: str) -> None:
         self.name = name
@@ -287,6 +470,12 @@ class _Kernel:
             _lse(parts[-1], grid, block, args)
         elif parts[1] == "matmul":
             _matmul(grid, block, args)
+        elif parts[1] in ("im2col", "col2im", "conv"):
+            _conv("_".join(parts[1:-1]), grid, block, args)
+        elif parts[1] == "maxpool":
+            _pool("_".join(parts[1:-1]), grid, block, args)
+        elif parts[1] == "mse":
+            _mse("_".join(parts[1:-1]), grid, block, args)
         else:
             _softmax("_".join(parts[1:-1]), grid, block, args)
 

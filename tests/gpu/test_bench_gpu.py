@@ -32,6 +32,7 @@ def test_markdown_marks_targets_and_section_is_replaced(tmp_path):
                        [{"n": 128, "tiled_tflops": 1.0, "cublas_tflops": 10.0, "ratio": 0.1}])
     assert "Device: **TestGPU**" in md
     lines = [ln for ln in md.splitlines() if ln.startswith("| exp") or ln.startswith("| sum")]
+    assert "kernel % of peak" in md
     assert lines[0].endswith("| met |") and lines[1].endswith("| missed |")
     path = tmp_path / "RESULTS.md"
     path.write_text("# Benchmarks\n\nCPU section stays.\n")

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from minigrad.kernels.gpu import cuda_src
+from minigrad.kernels.gpu import conv_src, cuda_src
 
 NVCC = shutil.which("nvcc")
 
@@ -30,13 +30,15 @@ def _compile(args):
     path = tmp_path / f"{label}.cu"
     path.write_text(source)
     out = tmp_path / f"{label}.ptx"
-    r = subprocess.run([NVCC, "-arch=sm_80", "--ptx", "-o", str(out), str(path)], capture_output=True, text=True)
+    # warnings are errors: a warning in generated CUDA (an unused or self-initialised variable) is a bug
+    r = subprocess.run([NVCC, "-arch=sm_80", "--ptx", "-Werror", "all-warnings", "-o", str(out), str(path)],
+                       capture_output=True, text=True)
     return label, r.returncode, r.stderr, out
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) not found")
 def test_every_cuda_source_compiles_to_ptx(tmp_path):
-    items = list(cuda_src.all_sources())
+    items = list(cuda_src.all_sources()) + list(conv_src.all_sources())
     # A few large translation units, one nvcc run per core (nvcc start-up dominates small files).
     n = max(1, min(4, os.cpu_count() or 1))
     jobs = [(f"bundle{k}", _bundle(items[k::n]), tmp_path) for k in range(n)]
@@ -51,21 +53,28 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
         if fam in ("ew", "reduce"):
             op, dt = label[len(fam) + 1:].rsplit("_", 1)
             name = cuda_src.kernel_name(fam, op, dt)
-            variants = ("contig", "strided") if fam == "ew" else ("final", "partial", "combine")
+            variants = ("contig", "strided") if fam == "ew" else ("single", "final", "partial", "combine")
+            if fam == "ew" and op not in cuda_src.COMPARE and op != "where":
+                variants += ("vec",)
             for v in variants:
                 assert f".entry {name}_{v}(" in ptx, f"{name}_{v}"
     for sfx in ("f16", "f32", "f64"):
         for name in ("mg_softmax", "mg_log_softmax", "mg_cross_entropy", "mg_matmul"):
             assert f".entry {name}_{sfx}(" in ptx
-        for v in ("final", "partial", "combine"):
+        for v in ("single", "final", "partial", "combine"):
             assert f".entry mg_lse_{sfx}_{v}(" in ptx
+        for name in ("mg_im2col", "mg_col2im", "mg_conv_fwd", "mg_conv_dx", "mg_conv_dw", "mg_maxpool_fwd",
+                     "mg_maxpool_dx", "mg_maxpool_select", "mg_mse_none", "mg_mse_partial"):
+            assert f".entry {name}_{sfx}(" in ptx, f"{name}_{sfx}"
+    # the vector kernels really issue 16-byte loads
+    assert "ld.global.nc.v4.f32" in ptx or "ld.global.v4.f32" in ptx
     # the tiled matmul really stages its tiles in shared memory
     assert ".shared" in ptx
 
 
 def test_sources_are_self_contained():
     # NVRTC (CuPy) has no include path for the toolkit headers: no #include anywhere.
-    for label, source in cuda_src.all_sources():
+    for label, source in [*cuda_src.all_sources(), *conv_src.all_sources()]:
         assert "#include" not in source, label
         assert 'extern "C" __global__' in source, label
 

@@ -197,12 +197,13 @@ def test_matmul_selection_events_show_gpudnn_then_gpu(gpudnn_flag):
 
 
 def test_op_without_gpu_kernel_falls_back_and_returns_to_gpu():
-    x, w = mg.randn(1, 2, 5, 5).to("gpu"), mg.randn(3, 2, 3, 3).to("gpu")
+    # softplus has no GPU kernel (lesson 5 writes one)
+    x = mg.randn(2, 5).to("gpu")
     with mg.trace() as tr:
-        out = mg.conv2d(x, w)
-    sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == "conv2d"][0]
+        out = mg.softplus(x)
+    sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == "softplus"][0]
     assert sel.fallback_cpu and out.device == "gpu"
-    moves = [(e.arg, e.from_, e.to) for e in tr.events if e.kind == "data.transform" and e.op == "conv2d"]
+    moves = [(e.arg, e.from_, e.to) for e in tr.events if e.kind == "data.transform" and e.op == "softplus"]
     assert moves[-1] == ("out", "CPU", "GPU")
 
 
@@ -273,8 +274,185 @@ def test_fallback_off_on_gpu_raises_for_ops_without_gpu_kernels():
     saved = mg.flags.enable_api_kernel_fallback
     mg.flags.enable_api_kernel_fallback = False
     try:
-        x, w = mg.randn(1, 1, 4, 4).to("gpu"), mg.randn(1, 1, 3, 3).to("gpu")
-        with pytest.raises(RuntimeError, match=r"conv2d\(\): no kernel registered for key \(GPU, NCHW, float32\)"):
-            mg.conv2d(x, w)
+        x = mg.randn(1, 1, 4, 4).to("gpu")
+        with pytest.raises(RuntimeError, match=r"softplus\(\): no kernel registered for key \(GPU, NCHW, float32\)"):
+            mg.softplus(x)
     finally:
         mg.flags.enable_api_kernel_fallback = saved
+
+
+# -- convolution, pooling, mse_loss --------------------------------------------------------------
+
+CONV_CASES = [  # x shape, w shape, stride, padding, with bias
+    ((2, 3, 9, 8), (4, 3, 3, 3), (1, 1), (0, 0), True),
+    ((1, 2, 7, 7), (3, 2, 3, 2), (2, 1), (1, 1), False),
+    ((3, 4, 6, 5), (2, 4, 1, 1), (1, 2), (0, 1), True),
+    ((2, 1, 11, 10), (5, 1, 5, 5), (3, 3), (2, 2), True),
+]
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("case", CONV_CASES, ids=str)
+@pytest.mark.parametrize("use_gpudnn, backend", [(True, "GPUDNN"), (False, "GPU")], ids=["im2col_cublas", "direct"])
+def test_conv2d_both_variants(case, dtype, use_gpudnn, backend, gpudnn_flag):
+    xs, ws, stride, padding, bias = case
+    mg.flags.use_gpudnn = use_gpudnn
+    arrays = [_rand(xs, dtype, seed=1), _rand(ws, dtype, seed=2)] + ([_rand(ws[:1], dtype, seed=3)] if bias else [])
+    check("conv2d", lambda x, w, *b: mg.conv2d(x, w, b[0] if b else None, stride=stride, padding=padding),
+          arrays, dtype, backend=backend)
+
+
+@pytest.mark.parametrize("use_gpudnn, backend", [(True, "GPUDNN"), (False, "GPU")], ids=["im2col_cublas", "direct"])
+def test_conv2d_backward_runs_the_gradient_kernels_on_the_gpu(use_gpudnn, backend, gpudnn_flag):
+    mg.flags.use_gpudnn = use_gpudnn
+    x = mg.randn(2, 3, 6, 6, requires_grad=True)
+    w = mg.randn(4, 3, 3, 3, requires_grad=True)
+    with mg.trace() as tr:
+        mg.conv2d(x.to("gpu"), w.to("gpu"), padding=1).sum().backward()
+    sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}
+    for op in ("conv2d", "conv2d_input_grad", "conv2d_weight_grad"):
+        assert sel[op] == (backend, False), (op, sel[op])
+
+
+def test_conv2d_second_order_on_gpu_matches_cpu():
+    def hvp(device):
+        x = mg.tensor(_rand((1, 2, 5, 5), mg.float64, seed=1), requires_grad=True)
+        w = mg.tensor(_rand((3, 2, 3, 3), mg.float64, seed=2), requires_grad=True)
+        y = mg.conv2d(x.to(device), w.to(device), padding=1)
+        (gx,) = mg.grad((y * y).sum(), [x], create_graph=True)
+        (gw,) = mg.grad((gx * gx).sum(), [w])
+        return gw.numpy()
+
+    np.testing.assert_allclose(hvp("gpu"), hvp("cpu"), rtol=1e-10, atol=1e-10)
+
+
+def _conv_reference(x, w, stride, padding, dilation, groups):
+    """Direct loops in float64: the definition of a grouped, dilated cross-correlation."""
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for oc in range(o):
+        g = oc // og
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg, i * dh: i * dh + sh * (oh - 1) + 1: sh, j * dw: j * dw + sw * (ow - 1) + 1: sw]
+                out[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, i, j].astype(np.float64))
+    return out
+
+
+@pytest.mark.parametrize("variant", ["gemm", "direct"])
+@pytest.mark.parametrize("stride, padding, dilation, groups", [((1, 1), (2, 1), (2, 2), 2), ((2, 1), (0, 0), (1, 3), 3)])
+def test_conv_kernels_dilation_and_groups(variant, stride, padding, dilation, groups):
+    """The kernels take dilation and groups (the op's PyTorch forms); checked against direct loops, with
+    the two gradient kernels checked as the adjoints of the forward: <conv(x), g> = <x, dx(g)> = <w, dw(g)>."""
+    import cupy
+
+    from minigrad.kernels.gpu import conv
+
+    fwd, dxk, dwk = {"gemm": (conv.conv2d_gemm, conv.conv2d_input_grad_gemm, conv.conv2d_weight_grad_gemm),
+                     "direct": (conv.conv2d_direct, conv.conv2d_input_grad_direct, conv.conv2d_weight_grad_direct)}[variant]
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 6, 9, 10))
+    w = rng.normal(size=(6, 6 // groups, 3, 2))
+    y = fwd(cupy.asarray(x), cupy.asarray(w), None, stride, padding, dilation, groups)
+    ref = _conv_reference(x, w, stride, padding, dilation, groups)
+    np.testing.assert_allclose(cupy.asnumpy(y), ref, rtol=1e-10, atol=1e-10)
+    g = rng.normal(size=ref.shape)
+    dx = cupy.asnumpy(dxk(cupy.asarray(g), cupy.asarray(w), x.shape, stride, padding, dilation, groups))
+    dw = cupy.asnumpy(dwk(cupy.asarray(x), cupy.asarray(g), w.shape, stride, padding, dilation, groups))
+    inner = float((ref * g).sum())
+    assert abs(float((x * dx).sum()) - inner) < 1e-8 * max(1.0, abs(inner))
+    assert abs(float((w * dw).sum()) - inner) < 1e-8 * max(1.0, abs(inner))
+
+
+POOL_CASES = [((2, 3, 8, 8), 2, None, 0), ((1, 2, 7, 9), (3, 2), (2, 1), (1, 1)), ((2, 2, 5, 5), 3, 1, 1)]
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("case", POOL_CASES, ids=str)
+def test_max_pool2d(case, dtype):
+    xs, k, s, p = case
+    check("max_pool2d", lambda x: mg.max_pool2d(x, k, s, p), [_rand(xs, dtype, seed=4)], dtype)
+
+
+def test_max_pool2d_backward_and_double_backward_on_gpu():
+    def run(device):
+        x = mg.tensor(_rand((2, 2, 6, 6), mg.float64, seed=5), requires_grad=True)
+        with mg.trace() as tr:
+            y = mg.max_pool2d(x.to(device), 3, 2, 1)
+            (gx,) = mg.grad((y * y).sum(), [x], create_graph=True)
+            (gx * gx).sum().backward()
+        sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}
+        return gx.numpy(), x.grad.numpy(), sel
+
+    g_cpu, gg_cpu, _ = run("cpu")
+    g_gpu, gg_gpu, sel = run("gpu")
+    np.testing.assert_allclose(g_gpu, g_cpu, rtol=1e-12)
+    np.testing.assert_allclose(gg_gpu, gg_cpu, rtol=1e-12)
+    for op in ("max_pool2d", "max_pool2d_grad", "max_pool2d_select"):
+        assert sel[op] == ("GPU", False), (op, sel[op])
+
+
+def test_max_pool2d_nan_wins_like_the_cpu():
+    x = _rand((1, 1, 4, 4), mg.float32)
+    x[0, 0, 1, 2] = np.nan
+    cpu = mg.max_pool2d(mg.tensor(x), 2).numpy()
+    gpu = mg.max_pool2d(mg.tensor(x).to("gpu"), 2).numpy()
+    np.testing.assert_array_equal(np.isnan(gpu), np.isnan(cpu))
+    np.testing.assert_allclose(gpu[~np.isnan(gpu)], cpu[~np.isnan(cpu)])
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shapes", [((7, 5), (7, 5)), ((12_000,), (12_000,)), ((2, 3, 4), (2, 3, 4))], ids=["same", "chunked", "3d"])
+def test_mse_loss(shapes, reduction, dtype):
+    check("mse_loss", lambda a, b: mg.mse_loss(a, b, reduction=reduction),
+          [_rand(shapes[0], dtype, seed=1), _rand(shapes[1], dtype, seed=2)], dtype)
+
+
+def test_small_cnn_trains_identically_on_gpu(gpudnn_flag):
+    rng = np.random.default_rng(0)
+    xs = rng.normal(size=(8, 1, 12, 12))
+    ys = rng.integers(0, 4, size=8)
+    w1, w2 = rng.normal(size=(6, 1, 3, 3)) * 0.3, rng.normal(size=(6 * 5 * 5, 4)) * 0.1
+
+    def step(device):
+        a = mg.tensor(w1, requires_grad=True)
+        b = mg.tensor(w2, requires_grad=True)
+        x = mg.tensor(xs).to(device)
+        h = mg.max_pool2d(mg.conv2d(x, a.to(device)).relu(), 2)
+        loss = mg.cross_entropy(h.reshape(8, -1) @ b.to(device), mg.tensor(ys).to(device))
+        loss.backward()
+        return loss.item(), a.grad.numpy(), b.grad.numpy()
+
+    lc, ac, bc = step("cpu")
+    for use_gpudnn in (True, False):
+        mg.flags.use_gpudnn = use_gpudnn
+        lg, ag, bg = step("gpu")
+        assert abs(lc - lg) < 1e-10
+        np.testing.assert_allclose(ag, ac, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(bg, bc, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("use_gpudnn, backend", [(True, "GPUDNN"), (False, "GPU")], ids=["im2col_cublas", "direct"])
+def test_nhwc_conv2d_on_the_gpu_transposes_in_and_out(use_gpudnn, backend, gpudnn_flag):
+    """A channels-last input: the NCHW GPU kernel serves the NHWC key; PrepareData and the kernel layer transpose."""
+    from minigrad.kernels.prepare_data import transform_layout
+
+    mg.flags.use_gpudnn = use_gpudnn
+    x, w = mg.randn(2, 3, 7, 6, dtype=mg.float64), mg.randn(4, 3, 3, 3, dtype=mg.float64)
+    ref = mg.conv2d(x, w, padding=(1, 1)).numpy()
+    xg = mg.channels_last(x).to("gpu")
+    with mg.trace() as tr:
+        out = mg.conv2d(xg, w.to("gpu"), padding=(1, 1))
+    sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == "conv2d"][0]
+    assert (sel.backend, sel.layout, sel.fallback_cpu) == (backend, "NHWC", False)
+    moves = [(e.arg, e.what, e.from_, e.to) for e in tr.events if e.kind == "data.transform" and e.op == "conv2d"]
+    assert moves == [("x", "layout", "NHWC", "NCHW"), ("out", "layout", "NCHW", "NHWC")]
+    assert out.layout == "NHWC" and out.device == "gpu" and out.shape == (2, 7, 6, 4)
+    np.testing.assert_allclose(transform_layout(out.numpy(), "NHWC", "NCHW"), ref, rtol=1e-10)

@@ -12,13 +12,16 @@ registry:
 - ``linalg``: matmul twice - cuBLAS (through ``cupy.matmul``) as ``GPUDNN``
   and a tiled shared-memory kernel as plain ``GPU`` - so selection shows the
   GPUDNN -> GPU order (``mg.flags.use_gpudnn = False`` picks the tiled one);
-- ``shape``: CuPy's views and copies for the shape and indexing ops.
+- ``shape``: CuPy's views and copies for the shape and indexing ops;
+- ``conv``: conv2d (forward and both gradients) twice - im2col + cuBLAS as
+  ``GPUDNN`` and direct hand-written kernels as ``GPU`` -, max_pool2d
+  (forward, gradient, select) and mse_loss, hand-written (``conv_src.py``).
 
-Every other op (conv2d, max_pool2d, mse_loss, integer ops...) has no GPU
+Every other op (integer ops, ops added without a GPU kernel...) has no GPU
 kernel and falls back to the CPU, visibly (``kernel.select`` with
 ``fallback_cpu: true`` and ``data.transform`` events).
 
-The CUDA sources live in ``cuda_src.py`` as plain strings, so they can be
+The CUDA sources live in ``cuda_src.py`` and ``conv_src.py`` as plain strings, so they can be
 compiled with ``nvcc`` where no GPU exists.
 """
 
@@ -32,6 +35,6 @@ def load() -> None:
     global _loaded
     if _loaded:
         return
-    from . import elementwise, linalg, nn, reduce, shape  # noqa: F401  (registration side effects)
+    from . import conv, elementwise, linalg, nn, reduce, shape  # noqa: F401  (registration side effects)
 
     _loaded = True

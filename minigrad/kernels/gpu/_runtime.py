@@ -21,13 +21,32 @@ def dtype_name(dt: Any) -> str:
     return _NAMES[np.dtype(dt)]
 
 
+#: when a list, every launch made through ``function()`` is also appended to it as (kernel, grid, block, args)
+recording: list[tuple[Any, tuple, tuple, tuple]] | None = None
+
+
+class _Recorded:
+    """A kernel that notes each launch in ``recording`` (used by ``bench/gpu_kernels.py`` to time kernels alone)."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
+        self.fn(grid, block, args)
+        if recording is not None:
+            recording.append((self.fn, grid, block, args))
+
+
 def function(label: str, make_source: Callable[[], str], name: str) -> Any:
     """The kernel ``name`` of the module ``label`` (compiled once with NVRTC, then cached)."""
-    mod = _modules.get((label, ""))
-    if mod is None:
-        mod = cupy.RawModule(code=make_source())
-        _modules[(label, "")] = mod
-    return mod.get_function(name)
+    fn = _modules.get((label, name))
+    if fn is None:
+        mod = _modules.get((label, ""))
+        if mod is None:
+            mod = cupy.RawModule(code=make_source())
+            _modules[(label, "")] = mod
+        fn = _modules[(label, name)] = mod.get_function(name)
+    return fn if recording is None else _Recorded(fn)
 
 
 _SM_COUNT: list[int] = []

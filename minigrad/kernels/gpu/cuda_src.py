@@ -26,8 +26,9 @@ Families:
   computes each operand's offset from the output index, with stride 0 on
   broadcast dimensions (no broadcast copies).
 - **reduce** (``reduce_source``): a row of ``cols`` values per block (or a
-  chunk of a long row, then a second pass over the partials), each thread a
-  strided partial, then a warp-shuffle tree and one shared-memory step.
+  chunk of a long row, then a second pass over the partials), read with
+  16-byte vector loads (``_segment_loop``), each thread a strided partial,
+  then a warp-shuffle tree and one shared-memory step.
 - **logsumexp** (``lse_source``): the same geometry, one pass with an online
   (max, scaled sum) state per thread, merged pairwise.
 - **softmax / log_softmax / cross_entropy** (``softmax_source``): one block
@@ -88,7 +89,7 @@ UNARY: dict[str, str] = {
     "sin": "{sin}(a)",
     "cos": "{cos}(a)",
     "tanh": "{tanh}(a)",
-    "sigmoid": "a >= (ACC)0 ? (ACC)1 / ((ACC)1 + {exp}(-a)) : {exp}(a) / ((ACC)1 + {exp}(a))",
+    "sigmoid": "(a >= (ACC)0 ? (ACC)1 : {exp}(-{fabs}(a))) / ((ACC)1 + {exp}(-{fabs}(a)))",
     "relu": "(a > (ACC)0 || a != a) ? a : (ACC)0",
     "gelu": "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))",
     "erf": "{erf}(a)",
@@ -134,7 +135,9 @@ def _math(expr: str, acc: str) -> str:
 def ew_source(op: str, dtype: str, kind: str) -> str:
     """Source of the elementwise kernels of ``op`` (``kind``: unary, binary, compare, where, clip).
 
-    Defines ``<name>_contig`` and ``<name>_strided``. Arguments: the inputs,
+    Defines ``<name>_contig`` and ``<name>_strided`` (and, for unary, binary
+    and clip, ``<name>_vec``: the contiguous kernel with 16-byte vector
+    loads, for 16-byte-aligned operands). Arguments: the inputs,
     the output, ``n`` (elements); the strided variant then ``ndim`` and
     ``meta`` = output shape followed by each input's strides (in elements).
     """
@@ -167,8 +170,36 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
         + "".join(f"ix{k} += c * meta[{k + 1} * ndim + d]; " for k in range(nin))
         + "}"
     )
+    vec = ""
+    if kind in ("unary", "binary", "clip"):
+        # The vector variant: 16-byte loads and stores (4 floats, 2 doubles, 8 halves per access), the widest
+        # a thread can issue. A memory-bound kernel reaches the bandwidth it can only with enough bytes in
+        # flight; one scalar per thread leaves most of the memory system idle. Needs 16-byte-aligned pointers.
+        vec_ptrs = "".join(f"const mg_vec* {n}v = reinterpret_cast<const mg_vec*>({n}); " for n, _ in ins)
+        vec_loads = "".join(f"const mg_vec {n}r = {n}v[k]; " for n, _ in ins)
+        vec_names = "".join(f"const TS* {n} = {n}r.v; " for n, _ in ins)
+        vec = f"""
+extern "C" __global__ void {name}_vec({params}{extra}) {{
+    {vec_ptrs}mg_vec* outv = reinterpret_cast<mg_vec*>(out);
+    const long long nv = n / VEC, step = (long long)blockDim.x * gridDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < nv; k += step) {{
+        {vec_loads}mg_vec o;
+        {{
+            {vec_names}TS* out = o.v;
+            #pragma unroll
+            for (int e = 0; e < VEC; ++e) {{ const long long i = e; {"".join(f"const long long ix{k} = e; " for k in range(len(ins)))}{body} }}
+        }}
+        outv[k] = o;
+    }}
+    for (long long i = nv * VEC + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {{
+        {contig_idx}{body}
+    }}
+}}
+"""
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
+{_VEC_TYPES.format(T=T)}
+{vec}
 extern "C" __global__ void {name}_contig({params}{extra}) {{
     if (n <= 0x7fffffffLL) {{
         // 32-bit indices when they suffice: cheaper address arithmetic in the hot loop
@@ -188,6 +219,52 @@ extern "C" __global__ void {name}_strided({params}, const int ndim, const long l
         {body}
     }}
 }}
+"""
+
+
+# -- a row segment read with 16-byte loads (reductions) ---------------------------------------
+
+
+def _segment_loop(ptr: str, start: str, stop: str, stmt: str, vec_stmt: str | None = None) -> str:
+    """CUDA code that runs ``stmt`` (which reads ``ACC v``) for each element of ``ptr[start:stop]``, block-wide.
+
+    The segment is read as a scalar head up to the first 16-byte boundary,
+    then 16-byte vectors (``mg_vec``: VEC elements each), then a scalar
+    tail - so every thread has 16 bytes in flight per load, whatever the
+    segment's alignment. Needs ``TS``, ``VEC`` and ``mg_vec`` (``_VEC_TYPES``).
+    ``vec_stmt``, if given, handles a whole vector ``r`` at once instead of
+    ``stmt`` per element (logsumexp rescales once per vector).
+    """
+    per_vec = {k: ((vec_stmt if k == "r" else f"{{ const mg_vec& r = {k}; {vec_stmt} }}") if vec_stmt else
+                   f"#pragma unroll\n            for (int e = 0; e < VEC; ++e) {{{{ ACC v = mg_load({k}.v, e); {stmt} }}}}")
+               for k in ("r0", "r1", "r")}
+    return f"""{{
+        const TS* seg = {ptr};
+        const long long seg_start = {start}, seg_stop = {stop};
+        long long head = (long long)(((16 - ((unsigned long long)(seg + seg_start) & 15)) & 15) / sizeof(TS));
+        if (head > seg_stop - seg_start) head = seg_stop - seg_start;
+        for (long long j = seg_start + threadIdx.x; j < seg_start + head; j += blockDim.x) {{ ACC v = mg_load(seg, j); {stmt} }}
+        const long long vbeg = seg_start + head, nvec = (seg_stop - vbeg) / VEC;
+        const mg_vec* segv = reinterpret_cast<const mg_vec*>(seg + vbeg);
+        long long k = threadIdx.x;
+        for (; k + blockDim.x < nvec; k += 2 * (long long)blockDim.x) {{   // two 16-byte loads in flight
+            const mg_vec r0 = segv[k], r1 = segv[k + blockDim.x];
+            {per_vec["r0"]}
+            {per_vec["r1"]}
+        }}
+        for (; k < nvec; k += blockDim.x) {{
+            const mg_vec r = segv[k];
+            {per_vec["r"]}
+        }}
+        for (long long j = vbeg + nvec * VEC + threadIdx.x; j < seg_stop; j += blockDim.x) {{ ACC v = mg_load(seg, j); {stmt} }}
+    }}"""
+
+
+#: the storage type ``TS`` and its 16-byte vector ``mg_vec`` (VEC elements)
+_VEC_TYPES = """
+typedef {T} TS;
+constexpr int VEC = 16 / sizeof(TS);
+struct __align__(16) mg_vec {{ TS v[VEC]; }};
 """
 
 
@@ -211,12 +288,23 @@ __device__ __forceinline__ ACC mg_block_{tag}(ACC v, ACC* shared) {{
 """
 
 
+#: the (row, chunk) a block reduces, and the segment [start, stop) of the row's elements it covers
+_ROW_CHUNK = """    __shared__ ACC shared[32];
+    const long long idx = blockIdx.x;            // = row * chunks + chunk
+    const long long row = idx / chunks, chunk = idx % chunks;
+    const long long start = chunk * chunk_len;
+    long long stop = start + chunk_len; if (stop > cols) stop = cols;
+    const long long base = row * cols;"""
+
+
 def reduce_source(op: str, dtype: str) -> str:
     """Source of the row reductions of ``op`` (sum, mean, max, min, lse).
 
-    Three kernels, each reducing ``x`` viewed as ``rows x cols`` (a block per
+    Four kernels, each reducing ``x`` viewed as ``rows x cols`` (a block per
     (row, chunk), ``chunks`` chunks of ``chunk_len`` per row):
 
+    - ``<name>_single``: T in, T out, chunked rows in one launch (the last
+      block of a row combines the row's partials);
     - ``<name>_final``: T in, T out, post-op applied (one chunk per row);
     - ``<name>_partial``: T in, ACC partials out (``rows x chunks``);
     - ``<name>_combine``: ACC partials in, T out, post-op applied.
@@ -228,30 +316,54 @@ def reduce_source(op: str, dtype: str) -> str:
     block = _BLOCK_REDUCE.format(tag="reduce", combine=combine, identity=identity)
 
     def kernel(suffix: str, in_t: str, out_t: str, mapped: str, apply_post: bool) -> str:
-        load = "mg_load(x, base + j)" if in_t == T else "x[base + j]"
         result = post if apply_post else "acc"
         store = "mg_store(out, idx, (ACC)(r));" if out_t == T else "out[idx] = r;"
+        stmt = f"ACC q = ({mapped}); p = ({combine});"
+        if in_t == T:  # read the input with 16-byte vector loads
+            loop = _segment_loop("x + base", "start", "stop", stmt)
+        else:  # the partials (ACC): few, scalar
+            loop = f"for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) {{ ACC v = x[base + j]; {stmt} }}"
         return f"""
 extern "C" __global__ void {name}_{suffix}(const {in_t}* __restrict__ x, {out_t}* __restrict__ out,
         const {ACC}* __restrict__ aux, const long long rows, const long long cols, const long long chunks,
         const long long chunk_len, const double scale) {{
-    __shared__ ACC shared[32];
-    const long long idx = blockIdx.x;            // = row * chunks + chunk
-    const long long row = idx / chunks, chunk = idx % chunks;
-    const long long start = chunk * chunk_len;
-    long long stop = start + chunk_len; if (stop > cols) stop = cols;
-    const long long base = row * cols;
+{_ROW_CHUNK}
     ACC p = ({identity});
-    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) {{
-        ACC v = {load}; ACC q = ({mapped}); p = ({combine});
-    }}
+    {loop}
     ACC acc = mg_block_reduce(p, shared);
     if (threadIdx.x == 0) {{ ACC r = ({result}); {store} }}
 }}
 """
 
+    single_loop = _segment_loop("x + base", "start", "stop", f"ACC q = ({mapping}); p = ({combine});")
+    single = f"""
+// One launch for a chunked row: every block writes its partial; the last block of the row to finish (counted
+// with an atomic ticket) combines the row's partials in index order - deterministic - and resets the ticket.
+extern "C" __global__ void {name}_single(const {T}* __restrict__ x, {T}* __restrict__ out, ACC* partial,
+        unsigned int* ticket, const {ACC}* __restrict__ aux, const long long rows, const long long cols,
+        const long long chunks, const long long chunk_len, const double scale) {{
+    __shared__ bool last;
+{_ROW_CHUNK}
+    ACC p = ({identity});
+    {single_loop}
+    ACC acc = mg_block_reduce(p, shared);
+    if (threadIdx.x == 0) {{
+        partial[idx] = acc;
+        __threadfence();                         // the partial is visible before the ticket is taken
+        last = atomicAdd(&ticket[row], 1u) == (unsigned int)(chunks - 1);
+    }}
+    __syncthreads();
+    if (!last) return;
+    const volatile ACC* pv = partial + row * chunks;
+    p = ({identity});
+    for (long long j = threadIdx.x; j < chunks; j += blockDim.x) {{ ACC q = pv[j]; p = ({combine}); }}
+    acc = mg_block_reduce(p, shared);
+    if (threadIdx.x == 0) {{ ACC r = ({post}); mg_store(out, row, (ACC)(r)); ticket[row] = 0u; }}
+}}
+"""
     return (
-        f"{_PRELUDE}\ntypedef {ACC} ACC;\n{block}"
+        f"{_PRELUDE}\ntypedef {ACC} ACC;\n{_VEC_TYPES.format(T=T)}{block}"
+        + single
         + kernel("final", T, T, mapping, True)
         + kernel("partial", T, ACC, mapping, False)
         + kernel("combine", ACC, T, "v", True)
@@ -267,6 +379,23 @@ __device__ __forceinline__ void mg_lse_add(ACC& m, ACC& s, ACC v) {{
     if (v > m) {{ s = (m == -mg_inf((ACC)0) ? (ACC)0 : s * {exp}(m - v)) + (ACC)1; m = v; }}
     else if (v == m) s += (ACC)1;                 // also +inf == +inf and -inf == -inf (no inf - inf)
     else s += {exp}(v - m);                       // NaN v: s becomes NaN, as it should
+}}
+// A whole vector at once: one rescale to the vector's max, then VEC independent exps (no dependent chain
+// through m per element; in float, the hardware's fast exp: its arguments are <= 0, the terms <= 1). NaN, +inf or an all -inf vector take the per-element path above.
+__device__ __forceinline__ void mg_lse_add_vec(ACC& m, ACC& s, const mg_vec& r) {{
+    ACC vm = -mg_inf((ACC)0); bool plain = true;
+    #pragma unroll
+    for (int e = 0; e < VEC; ++e) {{ const ACC v = mg_load(r.v, e); plain = plain && v == v && v != mg_inf((ACC)0); vm = v > vm ? v : vm; }}
+    if (!plain || vm == -mg_inf((ACC)0)) {{
+        #pragma unroll
+        for (int e = 0; e < VEC; ++e) mg_lse_add(m, s, mg_load(r.v, e));
+        return;
+    }}
+    if (vm > m) {{ s = (m == -mg_inf((ACC)0)) ? (ACC)0 : s * {exp}(m - vm); m = vm; }}
+    ACC t = (ACC)0;
+    #pragma unroll
+    for (int e = 0; e < VEC; ++e) t += {fast_exp}(mg_load(r.v, e) - m);
+    s += t;
 }}
 __device__ __forceinline__ void mg_lse_merge(ACC& m, ACC& s, ACC m2, ACC s2) {{
     if (m != m || s != s || m2 != m2 || s2 != s2) {{ s = mg_inf((ACC)0) - mg_inf((ACC)0); return; }}  // NaN wins
@@ -299,7 +428,8 @@ __device__ __forceinline__ void mg_lse_block(ACC& m, ACC& s, ACC* sm, ACC* ss) {
 def lse_source(dtype: str) -> str:
     """One-pass logsumexp over rows (Milakov & Gimelshein's online softmax normaliser).
 
-    Same launch geometry as ``reduce_source``: ``<name>_final`` (T -> T),
+    Same launch geometry as ``reduce_source``: ``<name>_single`` (chunked
+    rows in one launch, the last block merging the states), ``<name>_final`` (T -> T),
     ``<name>_partial`` (T -> per-chunk states ``pm``, ``ps``) and
     ``<name>_combine`` (states -> T). Reads x once, where max-then-sum reads it twice.
     """
@@ -317,20 +447,42 @@ def lse_source(dtype: str) -> str:
 """
     args = "const long long rows, const long long cols, const long long chunks, const long long chunk_len"
     log = _F[ACC]["log"]
+    seg = _segment_loop("x + base", "start", "stop", "mg_lse_add(m, s, v);", "mg_lse_add_vec(m, s, r);")
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
-{_LSE_HELPERS.format(exp=_F[ACC]["exp"])}
+{_VEC_TYPES.format(T=T)}
+{_LSE_HELPERS.format(exp=_F[ACC]["exp"], fast_exp="__expf" if ACC == "float" else "exp")}
 extern "C" __global__ void {name}_final(const {T}* __restrict__ x, {T}* __restrict__ out, {args}) {{
 {head}
-    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_add(m, s, mg_load(x, base + j));
+    {seg}
     mg_lse_block(m, s, sm, ss);
     if (threadIdx.x == 0) mg_store(out, idx, {log}(s) + m);
 }}
 extern "C" __global__ void {name}_partial(const {T}* __restrict__ x, ACC* __restrict__ pm, ACC* __restrict__ ps, {args}) {{
 {head}
-    for (long long j = start + threadIdx.x; j < stop; j += blockDim.x) mg_lse_add(m, s, mg_load(x, base + j));
+    {seg}
     mg_lse_block(m, s, sm, ss);
     if (threadIdx.x == 0) {{ pm[idx] = m; ps[idx] = s; }}
+}}
+extern "C" __global__ void {name}_single(const {T}* __restrict__ x, {T}* __restrict__ out, ACC* pm, ACC* ps,
+        unsigned int* ticket, {args}) {{
+{head}
+    __shared__ bool last;
+    {seg}
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) {{
+        pm[idx] = m; ps[idx] = s;
+        __threadfence();
+        last = atomicAdd(&ticket[row], 1u) == (unsigned int)(chunks - 1);
+    }}
+    __syncthreads();
+    if (!last) return;
+    const volatile ACC* vm = pm + row * chunks;
+    const volatile ACC* vs = ps + row * chunks;
+    m = -mg_inf((ACC)0); s = (ACC)0;
+    for (long long j = threadIdx.x; j < chunks; j += blockDim.x) mg_lse_merge(m, s, vm[j], vs[j]);
+    mg_lse_block(m, s, sm, ss);
+    if (threadIdx.x == 0) {{ mg_store(out, row, {log}(s) + m); ticket[row] = 0u; }}
 }}
 extern "C" __global__ void {name}_combine(const ACC* __restrict__ pm, const ACC* __restrict__ ps, {T}* __restrict__ out, {args}) {{
 {head}

@@ -4,8 +4,9 @@ A reduction over ``dim`` is turned into a row reduction: the kept axes are
 moved first and the reduced ones last (a copy only when they are not already
 in that order), giving a ``rows x cols`` matrix. Many rows: one block per
 row. Few long rows (a full ``x.sum()``): each row is cut into chunks, one
-block per chunk writes a partial, and a second launch combines the partials
-- so a 16M-element sum keeps every SM busy.
+block per chunk writes a partial, and the last block of the row to finish
+combines the partials - one launch, so a 16M-element sum keeps every SM busy
+without paying for a second launch from Python.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from ._runtime import block_for, dtype_name, function
 
 GPU = Backend.GPU
 
-__all__ = ["reduce_rows", "as_rows", "logsumexp"]
+__all__ = ["reduce_rows", "combine_partials", "as_rows", "logsumexp"]
 
 #: a chunk is at least this many elements (enough work per block to hide latency)
-_MIN_CHUNK = 8192
+_MIN_CHUNK = 16384
 #: aim for about this many blocks in flight when rows are few
 _TARGET_BLOCKS = 2048
 
@@ -37,6 +38,8 @@ def as_rows(x: Any, dim: Any) -> tuple[Any, int, int, tuple[int, ...], tuple[int
 
     Returns ``(matrix, rows, cols, kept_shape, reduced_dims)``.
     """
+    if dim is None and x.flags.c_contiguous and x.ndim:  # the common full reduction: no reordering
+        return x.reshape(1, x.size), 1, x.size, (), tuple(range(x.ndim))
     dims = normalize_dims("reduce", dim, x.ndim)
     red = tuple(d for d in sorted(dims) if d < x.ndim)  # a 0-d x reduces over nothing
     keep = tuple(d for d in range(x.ndim) if d not in red)
@@ -55,7 +58,28 @@ def _geometry(rows: int, cols: int) -> tuple[int, int, int]:
     if rows < _TARGET_BLOCKS and cols > 2 * _MIN_CHUNK:
         chunks = min(-(-cols // _MIN_CHUNK), max(1, _TARGET_BLOCKS // rows))
     chunk_len = -(-cols // chunks)
+    if chunks > 1:  # chunks start on 16-byte boundaries (whole vectors), and none is empty
+        chunk_len = -(-chunk_len // 8) * 8
+        chunks = -(-cols // chunk_len)
     return chunks, chunk_len, block_for(chunk_len)
+
+
+_WORK: dict[Any, Any] = {}
+
+
+def _workspace(acc: Any, partials: int, rows: int) -> tuple[Any, Any, Any]:
+    """Cached (partials buffer, zeroed tickets, dummy aux) for one-launch reductions, grown on demand.
+
+    Safe to share because every kernel runs on the one default stream, in
+    order; the kernel resets each ticket it used to 0 before it exits.
+    """
+    work = _WORK.get(acc)
+    if work is None or work[0].size < partials or work[1].size < rows:
+        dt = acc[0] if isinstance(acc, tuple) else acc  # (dtype, purpose): a second buffer of that dtype
+        work = (cupy.empty((max(partials, 4096),), dtype=dt), cupy.zeros((max(rows, 4096),), dtype=np.uint32),
+                cupy.empty((1,), dtype=dt))
+        _WORK[acc] = work
+    return work
 
 
 def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: float = 1.0) -> Any:
@@ -68,19 +92,32 @@ def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: f
     label = f"reduce_{op}_{dt}"
     base = src.kernel_name("reduce", op, dt)
     make = lambda: src.reduce_source(op, dt)  # noqa: E731
-    aux_arr = aux if aux is not None else cupy.empty((1,), dtype=acc)
     chunks, chunk_len, threads = _geometry(rows, cols)
+    partial, ticket, dummy = _workspace(acc, rows * chunks, rows)
+    aux_arr = aux if aux is not None else dummy
     if chunks == 1:
         fn = function(label, make, base + "_final")
         fn((rows,), (threads,), (m, out, aux_arr, np.int64(rows), np.int64(cols), np.int64(1), np.int64(cols),
                                  np.float64(scale)))
         return out
-    partial = cupy.empty((rows, chunks), dtype=acc)
-    fn = function(label, make, base + "_partial")
-    fn((rows * chunks,), (threads,), (m, partial, aux_arr, np.int64(rows), np.int64(cols), np.int64(chunks),
-                                       np.int64(chunk_len), np.float64(scale)))
-    comb = function(label, make, base + "_combine")
-    comb((rows,), (block_for(chunks),), (partial, out, aux_arr, np.int64(rows), np.int64(chunks), np.int64(1),
+    fn = function(label, make, base + "_single")
+    fn((rows * chunks,), (threads,), (m, out, partial, ticket, aux_arr, np.int64(rows), np.int64(cols),
+                                       np.int64(chunks), np.int64(chunk_len), np.float64(scale)))
+    return out
+
+
+def combine_partials(op: str, partial: Any, out_dtype: Any, scale: float = 1.0, aux: Any = None) -> Any:
+    """The second pass: reduce each row of the (rows, chunks) partials (in the accumulation type) to ``out_dtype``.
+
+    ``op``'s post-step is applied here (``mean`` multiplies by ``scale``).
+    """
+    rows, chunks = partial.shape
+    dt = dtype_name(out_dtype)
+    out = cupy.empty((rows,), dtype=out_dtype)
+    if aux is None:
+        aux = cupy.empty((1,), dtype=partial.dtype)
+    comb = function(f"reduce_{op}_{dt}", lambda: src.reduce_source(op, dt), src.kernel_name("reduce", op, dt) + "_combine")
+    comb((rows,), (block_for(chunks),), (partial, out, aux, np.int64(rows), np.int64(chunks), np.int64(1),
                                          np.int64(chunks), np.float64(scale)))
     return out
 
@@ -138,10 +175,9 @@ def logsumexp(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
         fn = function(label, make, base + "_final")
         fn((rows,), (threads,), (m, out, np.int64(rows), np.int64(cols), np.int64(1), np.int64(cols)))
     else:
-        pm = cupy.empty((rows, chunks), dtype=acc)
-        ps = cupy.empty((rows, chunks), dtype=acc)
-        fn = function(label, make, base + "_partial")
-        fn((rows * chunks,), (threads,), (m, pm, ps, np.int64(rows), np.int64(cols), np.int64(chunks), np.int64(chunk_len)))
-        comb = function(label, make, base + "_combine")
-        comb((rows,), (block_for(chunks),), (pm, ps, out, np.int64(rows), np.int64(chunks), np.int64(1), np.int64(chunks)))
+        pm, ticket, _ = _workspace(acc, rows * chunks, rows)
+        ps, _, _ = _workspace((acc, "lse"), rows * chunks, rows)
+        fn = function(label, make, base + "_single")
+        fn((rows * chunks,), (threads,), (m, out, pm, ps, ticket, np.int64(rows), np.int64(cols), np.int64(chunks),
+                                           np.int64(chunk_len)))
     return _finish(out, x, kept, red, keepdim)

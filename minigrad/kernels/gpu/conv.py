@@ -1,0 +1,278 @@
+"""GPU convolution and max pooling (NCHW), forward and backward; GPU mse_loss.
+
+Convolution is registered twice, as matmul is (``linalg.py``), so kernel
+selection's GPUDNN -> GPU order shows for it too:
+
+- ``GPUDNN``: im2col + cuBLAS GEMM (``gpudnn/im2col_cublas_*``). The input is
+  unfolded into columns by a hand-written kernel and multiplied by the weight
+  with ``cupy.matmul`` (cuBLAS), one GEMM per group, batched. The images are
+  processed in slices so the column matrix stays under ``_COLS_BYTES``.
+- ``GPU``: direct hand-written kernels (``gpu/cuda_direct_*``), one thread per
+  output value; chosen when ``mg.flags.use_gpudnn = False``.
+
+Both take stride, padding, dilation and groups. Max pooling has one
+hand-written implementation (``gpu/cuda_max_pool2d*``): forward with an
+argmax, backward gathered through it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ...dtypes import FLOAT_DTYPES
+from ..key import Backend, Layout
+from ..registry import register_kernel
+from . import conv_src as src
+from ._runtime import block_for, dtype_name, function, launch_1d
+from .reduce import combine_partials
+
+GPU, GPUDNN = Backend.GPU, Backend.GPUDNN
+
+__all__ = ["conv2d_gemm", "conv2d_direct", "max_pool2d", "mse_loss"]
+
+#: at most this many bytes of im2col columns at a time (images are processed in slices)
+_COLS_BYTES = 256 << 20
+
+
+def _pair(v: Any) -> tuple[int, int]:
+    return (int(v), int(v)) if np.isscalar(v) else (int(v[0]), int(v[1]))
+
+
+def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False) -> int:
+    span = size + 2 * p - d * (k - 1) - 1
+    if not ceil_mode:
+        return span // s + 1
+    out = -(-span // s) + 1
+    # PyTorch's rule: the last window must start inside the input or its left padding.
+    return out - 1 if (out - 1) * s >= size + p else out
+
+
+def _geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: Any, padding: Any, dilation: Any,
+              groups: int) -> tuple[int, ...]:
+    n, c, h, w = (int(v) for v in x_shape)
+    o, _, kh, kw = (int(v) for v in w_shape)
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    return (n, c, h, w, o, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, int(groups))
+
+
+def _args(geo: tuple[int, ...]) -> tuple[Any, ...]:
+    return tuple(np.int32(v) for v in geo)
+
+
+def _fn(family: str, dt: str, name: str) -> Any:
+    make = {"conv": src.conv_source, "pool": src.pool_source, "mse": src.mse_source}[family]
+    return function(f"{family}_{dt}", lambda: make(dt), f"mg_{name}_{src.DTYPES[dt][2]}")
+
+
+def _slices(n: int, rows: int, cols_per_image: int, itemsize: int) -> list[tuple[int, int]]:
+    """Image slices ``(n0, nb)`` whose column matrix fits in ``_COLS_BYTES``."""
+    per = max(1, _COLS_BYTES // max(1, rows * cols_per_image * itemsize))
+    return [(n0, min(per, n - n0)) for n0 in range(0, n, per)]
+
+
+# -- convolution: im2col + cuBLAS (GPUDNN) --------------------------------------------
+
+
+def _im2col(x: Any, geo: tuple[int, ...], n0: int, nb: int) -> Any:
+    n, c, h, w, o, kh, kw, oh, ow = geo[:9]
+    cols = cupy.empty((c * kh * kw, nb * oh * ow), dtype=x.dtype)
+    launch_1d(_fn("conv", dtype_name(x.dtype), "im2col"), cols.size, (x, cols, *_args(geo), np.int32(n0), np.int32(nb)))
+    return cols
+
+
+@register_kernel("conv2d", GPUDNN, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="gpudnn/im2col_cublas_conv2d")
+def conv2d_gemm(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), padding: Any = (0, 0),
+                dilation: Any = (1, 1), groups: int = 1) -> Any:
+    """y = W @ im2col(x): one cuBLAS GEMM per group over a slice of images."""
+    x, weight = cupy.ascontiguousarray(x), cupy.ascontiguousarray(weight)
+    geo = _geometry(x.shape, weight.shape, stride, padding, dilation, groups)
+    n, c, _, _, o, kh, kw, oh, ow = geo[:9]
+    g = geo[-1]
+    p = oh * ow
+    y = cupy.empty((n, o, oh, ow), dtype=x.dtype)
+    wg = weight.reshape(g, o // g, (c // g) * kh * kw)
+    for n0, nb in _slices(n, c * kh * kw, p, x.dtype.itemsize):
+        cols = _im2col(x, geo, n0, nb).reshape(g, (c // g) * kh * kw, nb * p)
+        r = cupy.matmul(wg, cols).reshape(o, nb, p)  # (G, O/G, nb*P) = (O, nb, P)
+        y[n0:n0 + nb] = r.transpose(1, 0, 2).reshape(nb, o, oh, ow)
+    if bias is not None:
+        y += bias.reshape(1, o, 1, 1)
+    return y
+
+
+@register_kernel("conv2d_input_grad", GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/im2col_cublas_conv2d_input_grad")
+def conv2d_input_grad_gemm(grad: Any, weight: Any, x_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
+                           dilation: Any = (1, 1), groups: int = 1) -> Any:
+    """dx = col2im(W^T @ grad): the transposed convolution as a GEMM and the adjoint of im2col."""
+    grad, weight = cupy.ascontiguousarray(grad), cupy.ascontiguousarray(weight)
+    geo = _geometry(tuple(x_shape), weight.shape, stride, padding, dilation, groups)
+    n, c, h, w, o, kh, kw, oh, ow = geo[:9]
+    g = geo[-1]
+    p = oh * ow
+    dx = cupy.empty((n, c, h, w), dtype=grad.dtype)
+    wt = weight.reshape(g, o // g, (c // g) * kh * kw).transpose(0, 2, 1)  # (G, C/G*KK, O/G)
+    for n0, nb in _slices(n, c * kh * kw, p, grad.dtype.itemsize):
+        gy = grad[n0:n0 + nb].reshape(nb, o, p).transpose(1, 0, 2).reshape(g, o // g, nb * p)
+        cols = cupy.ascontiguousarray(cupy.matmul(wt, gy))  # (G, C/G*KK, nb*P) = (C*KK, nb*P)
+        launch_1d(_fn("conv", dtype_name(grad.dtype), "col2im"), nb * c * h * w,
+                  (cols, dx, *_args(geo), np.int32(n0), np.int32(nb)))
+    return dx
+
+
+@register_kernel("conv2d_weight_grad", GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/im2col_cublas_conv2d_weight_grad")
+def conv2d_weight_grad_gemm(x: Any, grad: Any, w_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
+                            dilation: Any = (1, 1), groups: int = 1) -> Any:
+    """dW = grad @ im2col(x)^T, summed over the image slices."""
+    x, grad = cupy.ascontiguousarray(x), cupy.ascontiguousarray(grad)
+    geo = _geometry(x.shape, tuple(w_shape), stride, padding, dilation, groups)
+    n, c, _, _, o, kh, kw, oh, ow = geo[:9]
+    g = geo[-1]
+    p = oh * ow
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    dw = cupy.zeros((g, o // g, (c // g) * kh * kw), dtype=acc)
+    for n0, nb in _slices(n, c * kh * kw, p, x.dtype.itemsize):
+        cols = _im2col(x, geo, n0, nb).reshape(g, (c // g) * kh * kw, nb * p)
+        gy = grad[n0:n0 + nb].reshape(nb, o, p).transpose(1, 0, 2).reshape(g, o // g, nb * p)
+        dw += cupy.matmul(gy, cols.transpose(0, 2, 1)).astype(acc, copy=False)
+    return dw.reshape(o, c // g, kh, kw).astype(x.dtype, copy=False)
+
+
+# NHWC ("channels last") inputs: the GPU has no NHWC convolution of its own, so the NCHW kernels are also
+# registered for NHWC keys, declaring their input and weight NCHW and their output NCHW. PrepareData transposes the input
+# in and the kernel layer transposes the output back - two data.transform events, on the device (Paddle's
+# TransDataLayout; cuDNN's tensor cores prefer NHWC, which is why frameworks keep both).
+_NCHW_IN = {0: {"layout": Layout.NCHW}, 1: {"layout": Layout.NCHW}}
+register_kernel("conv2d", GPUDNN, layout=Layout.NHWC, dtypes=FLOAT_DTYPES, name="gpudnn/im2col_cublas_conv2d",
+                arg_overrides=_NCHW_IN, out_layout=Layout.NCHW)(conv2d_gemm)
+
+
+# -- convolution: direct kernels (GPU) ------------------------------------------------
+
+
+@register_kernel("conv2d", GPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv2d")
+def conv2d_direct(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), padding: Any = (0, 0),
+                  dilation: Any = (1, 1), groups: int = 1) -> Any:
+    x, weight = cupy.ascontiguousarray(x), cupy.ascontiguousarray(weight)
+    geo = _geometry(x.shape, weight.shape, stride, padding, dilation, groups)
+    n, _, _, _, o, _, _, oh, ow = geo[:9]
+    y = cupy.empty((n, o, oh, ow), dtype=x.dtype)
+    if y.size:
+        b = cupy.ascontiguousarray(bias) if bias is not None else weight  # an unread placeholder when no bias
+        launch_1d(_fn("conv", dtype_name(x.dtype), "conv_fwd"), y.size,
+                  (x, weight, b, y, *_args(geo), np.int32(bias is not None)))
+    return y
+
+
+register_kernel("conv2d", GPU, layout=Layout.NHWC, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv2d",
+                arg_overrides=_NCHW_IN, out_layout=Layout.NCHW)(conv2d_direct)
+
+
+@register_kernel("conv2d_input_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv2d_input_grad")
+def conv2d_input_grad_direct(grad: Any, weight: Any, x_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
+                             dilation: Any = (1, 1), groups: int = 1) -> Any:
+    grad, weight = cupy.ascontiguousarray(grad), cupy.ascontiguousarray(weight)
+    geo = _geometry(tuple(x_shape), weight.shape, stride, padding, dilation, groups)
+    dx = cupy.empty(tuple(int(v) for v in x_shape), dtype=grad.dtype)
+    if dx.size:
+        launch_1d(_fn("conv", dtype_name(grad.dtype), "conv_dx"), dx.size, (grad, weight, dx, *_args(geo)))
+    return dx
+
+
+@register_kernel("conv2d_weight_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv2d_weight_grad")
+def conv2d_weight_grad_direct(x: Any, grad: Any, w_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
+                              dilation: Any = (1, 1), groups: int = 1) -> Any:
+    x, grad = cupy.ascontiguousarray(x), cupy.ascontiguousarray(grad)
+    geo = _geometry(x.shape, tuple(w_shape), stride, padding, dilation, groups)
+    n, _, _, _, _, _, _, oh, ow = geo[:9]
+    dw = cupy.empty(tuple(int(v) for v in w_shape), dtype=x.dtype)
+    if dw.size:
+        _fn("conv", dtype_name(x.dtype), "conv_dw")((dw.size,), (block_for(n * oh * ow),), (x, grad, dw, *_args(geo)))
+    return dw
+
+
+# -- max pooling (GPU) -------------------------------------------------------------------------
+
+
+def _pool_geometry(x_shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+                   ceil_mode: bool) -> tuple[int, ...]:
+    n, c, h, w = (int(v) for v in x_shape)
+    (kh, kw), (sh, sw) = _pair(kernel_size), _pair(stride if stride is not None else kernel_size)
+    (ph, pw), (dh, dw) = _pair(padding), _pair(dilation)
+    oh, ow = _out_size(h, kh, sh, ph, dh, ceil_mode), _out_size(w, kw, sw, pw, dw, ceil_mode)
+    # planes (N*C) travel as "C"; "O" is unused by the pooling kernels
+    return (1, n * c, h, w, 1, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, 1)
+
+
+def _pool_argmax(x: Any, geo: tuple[int, ...]) -> tuple[Any, Any]:
+    planes, oh, ow = geo[1], geo[7], geo[8]
+    y = cupy.empty((planes, oh, ow), dtype=x.dtype)
+    arg = cupy.empty((planes, oh, ow), dtype=np.int64)
+    if y.size:
+        launch_1d(_fn("pool", dtype_name(x.dtype), "maxpool_fwd"), y.size, (x, y, arg, *_args(geo)))
+    return y, arg
+
+
+@register_kernel("max_pool2d", GPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="gpu/cuda_max_pool2d")
+def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = (0, 0), dilation: Any = (1, 1),
+               ceil_mode: bool = False) -> Any:
+    x = cupy.ascontiguousarray(x)
+    geo = _pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    y, _ = _pool_argmax(x, geo)
+    return y.reshape(x.shape[0], x.shape[1], geo[7], geo[8])
+
+
+@register_kernel("max_pool2d_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_max_pool2d_grad")
+def max_pool2d_grad(grad: Any, x: Any, kernel_size: Any, stride: Any = None, padding: Any = (0, 0),
+                    dilation: Any = (1, 1), ceil_mode: bool = False) -> Any:
+    x, grad = cupy.ascontiguousarray(x), cupy.ascontiguousarray(grad)
+    geo = _pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    _, arg = _pool_argmax(x, geo)
+    dx = cupy.empty(x.shape, dtype=grad.dtype)
+    if dx.size:
+        launch_1d(_fn("pool", dtype_name(grad.dtype), "maxpool_dx"), dx.size, (grad, arg, dx, *_args(geo)))
+    return dx
+
+
+@register_kernel("max_pool2d_select", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_max_pool2d_select")
+def max_pool2d_select(grad_x: Any, x: Any, kernel_size: Any, stride: Any = None, padding: Any = (0, 0),
+                      dilation: Any = (1, 1), ceil_mode: bool = False) -> Any:
+    x, grad_x = cupy.ascontiguousarray(x), cupy.ascontiguousarray(grad_x)
+    geo = _pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    _, arg = _pool_argmax(x, geo)
+    y = cupy.empty(arg.shape, dtype=grad_x.dtype)
+    if y.size:
+        launch_1d(_fn("pool", dtype_name(grad_x.dtype), "maxpool_select"), y.size, (grad_x, arg, y, *_args(geo)))
+    return y.reshape(x.shape[0], x.shape[1], geo[7], geo[8])
+
+
+# -- mse_loss (GPU) ------------------------------------------------------------------------------
+
+#: elements per block of the partial sums
+_MSE_CHUNK = 8192
+
+
+@register_kernel("mse_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_mse_loss")
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+    """Squared differences in one kernel; for mean/sum, fused with per-block partial sums."""
+    shape = tuple(np.broadcast_shapes(input.shape, target.shape))
+    a = cupy.ascontiguousarray(cupy.broadcast_to(input, shape))
+    b = cupy.ascontiguousarray(cupy.broadcast_to(target, shape))
+    dt = dtype_name(input.dtype)
+    n = a.size
+    if reduction == "none":
+        out = cupy.empty(shape, dtype=input.dtype)
+        if n:
+            launch_1d(_fn("mse", dt, "mse_none"), n, (a, b, out, np.int64(n)))
+        return out
+    if n == 0:
+        return cupy.asarray(0.0 if reduction == "sum" else np.nan, dtype=input.dtype)
+    chunks = -(-n // _MSE_CHUNK)
+    acc = np.float64 if input.dtype == np.float64 else np.float32
+    partial = cupy.empty((chunks,), dtype=acc)
+    _fn("mse", dt, "mse_partial")((chunks,), (256,), (a, b, partial, np.int64(n), np.int64(_MSE_CHUNK)))
+    op = "sum" if reduction == "sum" else "mean"
+    return combine_partials(op, partial.reshape(1, chunks), input.dtype, scale=1.0 / n).reshape(())
