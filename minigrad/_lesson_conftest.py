@@ -187,7 +187,7 @@ def reference():
 
 
 _DIVERGENCES: dict[str, dict[str, object]] = {}
-LABELS = ("your engine", "the reference")
+LABELS = ("your run", "the reference")
 
 
 @pytest.fixture

@@ -338,7 +338,7 @@ def test_report_shows_the_first_divergence_in_words(built, reports):
     (test,) = next(t for t in lesson8["tasks"] if t["task"] == "8.1")["tests"]
     d = test["divergence"]
     assert d["kind"] and d["a"]["index"] is not None and d["a"]["queue"] is not None
-    assert "your engine" in d["headline"] and "the reference" in d["headline"]
+    assert "your run" in d["headline"] and "the reference" in d["headline"]
     from rich.console import Console
 
     console = Console(record=True, width=160)
