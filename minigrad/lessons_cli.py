@@ -494,8 +494,11 @@ def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], m
 def build(out: Path, lessons: Sequence[int] | None = None, reference: bool = False, root: Path | None = None,
           seed: str = "") -> list[Path]:
     """Build the student folders of ``lessons`` (all by default) under ``out`` (``seed``: see ``build_lesson``)."""
+    everything = load_lessons(root)
+    if not everything:
+        raise SystemExit(f"no lessons found under {root or lessons_root()} (set MINIGRAD_LESSONS to the lessons/ folder)")
     out.mkdir(parents=True, exist_ok=True)
-    chosen = [l for l in load_lessons(root) if not lessons or l.number in lessons]
+    chosen = [l for l in everything if not lessons or l.number in lessons]
     if lessons and len(chosen) != len(set(lessons)):
         known = ", ".join(str(l.number) for l in load_lessons(root))
         raise SystemExit(f"unknown lesson number in {list(lessons)}; lessons: {known}")

@@ -158,3 +158,8 @@ def test_grade_task_filter_scores_only_that_task(generated, tmp_path):
     assert [t["task"] for t in report["tasks"]] == ["2.1"] and report["max"] == 10
     with pytest.raises(SystemExit, match="no task 2.9"):
         lc.grade(folder, quiet=True, tasks=["2.9"])
+
+
+def test_no_lessons_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(SystemExit, match="no lessons found under"):
+        lc.classroom(tmp_path / "out", root=tmp_path / "missing")
