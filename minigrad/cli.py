@@ -13,7 +13,10 @@ Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
 ``build_parser``; adding a subcommand means adding one function and one
 ``add_parser`` block. Errors a user can cause (a missing, empty, truncated or
 foreign trace file; a step out of range; no Graphviz) print one readable
-line to stderr and exit with a non-zero code, never a traceback.
+line to stderr and exit with a non-zero code, never a traceback. Exit
+statuses: 0 done, 1 a bad request (step out of range, the script failed),
+2 a trace file that cannot be read (missing, binary, malformed: the message
+names file, line and field), 3 Graphviz missing.
 
 This module imports the viewers lazily: ``import minigrad`` never imports it.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -35,10 +39,10 @@ from typing import Any, Callable, Sequence
 
 __all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "cmd_diff", "CliError"]
 
-EXIT_ERROR = 1  # bad input: unreadable trace, bad step, script failure
+EXIT_ERROR = 1  # a bad request: step out of range, script failure
+EXIT_BAD_FILE = 2  # the trace file is missing or not a readable minigrad trace (DESIGN §7)
 EXIT_NO_DOT = 3  # Graphviz missing (the DOT source was saved instead)
-EXIT_DIFFERENT = 1  # minigrad diff: the recordings differ (as diff(1) does)
-EXIT_TROUBLE = 2  # minigrad diff: a file could not be read (as diff(1) does)
+EXIT_DIFFERENT = 1  # minigrad diff: the recordings differ (as diff(1) does; a bad file is EXIT_BAD_FILE, 2)
 
 
 class CliError(Exception):
@@ -57,15 +61,13 @@ def _load(path: str) -> Any:
     try:
         return load(path)
     except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
+        raise CliError(f"{path}: no such file", EXIT_BAD_FILE) from None
     except IsADirectoryError:
-        raise CliError(f"{path}: is a directory, expected a .jsonl trace file") from None
-    except UnicodeDecodeError:
-        raise CliError(f"{path}: not a text file; is this a minigrad trace (.jsonl)?") from None
+        raise CliError(f"{path}: is a directory, expected a .jsonl trace file", EXIT_BAD_FILE) from None
     except TraceFormatError as exc:
-        raise CliError(str(exc)) from None
-    except OSError as exc:  # unreadable: permissions, a device, ...
-        raise CliError(f"{path}: {exc.strerror or exc}") from None
+        raise CliError(str(exc), EXIT_BAD_FILE) from None
+    except OSError as exc:  # permission denied, an unreadable device, ...
+        raise CliError(f"{path}: cannot read it ({exc.strerror or exc})", EXIT_BAD_FILE) from None
 
 
 # ---------------------------------------------------------------------------
@@ -121,7 +123,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise CliError("nothing to write: give -o OUTPUT (.svg .png .pdf .dot) and/or --flipbook OUT.html")
     rp = viz.to_replay(rec)
     if len(rp) == 0:
-        raise CliError(f"{args.trace}: the trace holds no events")
+        raise CliError(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
     call: int | str | None = args.call
     if isinstance(call, str) and call.lstrip("-").isdigit():
         call = int(call)
@@ -166,6 +168,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     """Print the event log as a table (rich), optionally filtered by kind patterns."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from minigrad.tracing.replay import replay
     from minigrad.viz.describe import describe_event
@@ -174,7 +177,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     patterns = args.kind or ["*"]
     # Names (node and tensor ids -> "MulGradNode#3") come from the final state: ids are never reused.
     names = replay(rec.events).final
-    table = Table(title=f"{args.trace}: {len(rec.events)} events", show_lines=False, header_style="bold")
+    table = Table(title=Text(f"{args.trace}: {len(rec.events)} events"), show_lines=False, header_style="bold")
     table.add_column("#", justify="right")
     table.add_column("t (µs)", justify="right")
     table.add_column("kind", style="cyan", no_wrap=True)
@@ -189,7 +192,8 @@ def cmd_log(args: argparse.Namespace) -> int:
         what = describe_event(ev, names)
         if ev.kind == "api.call":
             what = f"call {calls}: {what}"
-        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", ev.kind, what)
+        # Text, not markup: a preview such as "[nan, 1]" must not be read as a rich style tag.
+        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", Text(ev.kind), Text(what))
         shown += 1
         if args.limit and shown >= args.limit:
             break
@@ -226,10 +230,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from minigrad.tracing.diff import diff
     from minigrad.viz.describe import describe_event
 
-    try:
-        a, b = _load(args.a), _load(args.b)
-    except CliError as exc:
-        raise CliError(str(exc), EXIT_TROUBLE) from None
+    a, b = _load(args.a), _load(args.b)  # a bad file: EXIT_BAD_FILE (2), as diff(1)
     result = diff(a, b, kinds=args.kind, all=args.all, context=args.context, describe=describe_event,
                   labels=(args.a, args.b))
     if args.json_path:
@@ -325,6 +326,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as exc:  # unwritable output path and the like
         print(f"minigrad {args.command}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - a viewer bug must still end in one line, not a traceback
+        if os.environ.get("MINIGRAD_DEBUG"):
+            raise
+        print(f"minigrad {args.command}: internal error: {type(exc).__name__}: {exc}. This is a minigrad bug; "
+              "run with MINIGRAD_DEBUG=1 for the traceback and report it.", file=sys.stderr)
         return EXIT_ERROR
 
 

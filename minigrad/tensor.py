@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import weakref
@@ -338,7 +339,7 @@ class Tensor:
         if device is not None:
             if not isinstance(device, str):
                 raise TypeError(f"to(): argument 'device' must be str, but got {type(device).__name__}")
-            backend_of_device(device)  # unknown device / missing CuPy -> clear error
+            backend_of_device(device, "to()")  # unknown device / missing CuPy -> clear error
             if device != out._device:
                 out = to_device(out, device)
         return out
@@ -438,7 +439,33 @@ class Tensor:
 
     # -- in-place ops (DESIGN §9 rule 8) ---------------------------------------
 
-    def _inplace(self, op_name: str, fn: Callable[[], "Tensor"]) -> "Tensor":
+    def _check_inplace_operand(self, op_name: str, other: Any) -> None:
+        """Refuse, before anything runs or is recorded, an operand whose result can't live in ``self``.
+
+        The out-of-place op would build its grad node (and announce it to the
+        trace) before the write-back found that the result has another shape
+        or a float dtype; a failed op must leave nothing behind (DESIGN §7).
+        """
+        other_shape = other.shape if isinstance(other, Tensor) else ()
+        try:
+            shape = np.broadcast_shapes(self.shape, other_shape)
+        except ValueError:
+            return  # the op's own InferMeta names both shapes
+        if shape != self.shape:
+            raise RuntimeError(
+                f"{op_name}(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}; "
+                f"an in-place op can't grow its tensor (use the out-of-place op: x = x + y)"
+            )
+        if not self._dtype.is_floating:
+            if isinstance(other, Tensor) and other._dtype.is_floating:
+                result = other._dtype
+            elif op_name == "div_" or isinstance(other, float):
+                result = _dt.float32  # true division and Python floats promote to the default float dtype
+            else:
+                return
+            raise RuntimeError(f"{op_name}(): result type {result} can't be cast to the desired output type {self._dtype}")
+
+    def _inplace(self, op_name: str, fn: Callable[[], "Tensor"], other: Any = None) -> "Tensor":
         meta = self._meta
         if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
             raise RuntimeError(
@@ -458,6 +485,8 @@ class Tensor:
                 f"{op_name}(): in-place change of a view of another tensor that requires grad is not supported; "
                 f"use an out-of-place op, or clone() first"
             )
+        if op_name in ("add_", "sub_", "mul_", "div_"):
+            self._check_inplace_operand(op_name, other)
         result = fn()
         if result._dtype is not self._dtype:
             if not self._dtype.is_floating and result._dtype.is_floating:
@@ -508,22 +537,22 @@ class Tensor:
     def add_(self, other: Any) -> "Tensor":
         from .ops import add
 
-        return self._inplace("add_", lambda: add(self, other))
+        return self._inplace("add_", lambda: add(self, other), other)
 
     def sub_(self, other: Any) -> "Tensor":
         from .ops import sub
 
-        return self._inplace("sub_", lambda: sub(self, other))
+        return self._inplace("sub_", lambda: sub(self, other), other)
 
     def mul_(self, other: Any) -> "Tensor":
         from .ops import mul
 
-        return self._inplace("mul_", lambda: mul(self, other))
+        return self._inplace("mul_", lambda: mul(self, other), other)
 
     def div_(self, other: Any) -> "Tensor":
         from .ops import div
 
-        return self._inplace("div_", lambda: div(self, other))
+        return self._inplace("div_", lambda: div(self, other), other)
 
     def zero_(self) -> "Tensor":
         from .ops import fill
@@ -684,6 +713,24 @@ def _format_values(arr: np.ndarray) -> str:
 _rng = np.random.default_rng()
 
 
+def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """Creation functions: NumPy's bare ``MemoryError`` gets the function's name (DESIGN §7).
+
+    NumPy already says how much and which shape (``Unable to allocate 3.64 TiB
+    for an array with shape (1000000, 1000000) ...``); the user also needs to
+    know which call of theirs asked for it.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Tensor:
+        try:
+            return fn(*args, **kwargs)
+        except MemoryError as exc:
+            raise MemoryError(f"{fn.__name__}(): out of memory: {exc}") from None
+
+    return wrapper
+
+
 def manual_seed(seed: int) -> None:
     """Seed minigrad's random generator (``randn``, ``rand``, ``Dropout``, init)."""
     global _rng
@@ -700,7 +747,7 @@ def generator() -> np.random.Generator:
 def _check_device(fn: str, device: Any) -> str:
     if not isinstance(device, str):
         raise TypeError(f"{fn}(): argument 'device' must be str, but got {type(device).__name__}")
-    backend_of_device(device)
+    backend_of_device(device, f"{fn}()")
     return device
 
 
@@ -821,18 +868,21 @@ def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
     return default if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
 
 
+@_names_allocation_failures
 def zeros(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
     dt = _dtype_arg("zeros", dtype, _dt.float32)
     return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def ones(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
     dt = _dtype_arg("ones", dtype, _dt.float32)
     return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     if not isinstance(fill_value, (int, float, bool)):
@@ -843,6 +893,7 @@ def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = 
     return _finish("full", np.full(shape, fill_value, dt.np), dt, _check_device("full", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` is ``0..n-1``."""
     if end is None:
@@ -857,6 +908,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
 
 
+@_names_allocation_failures
 def randn(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Standard normal samples (reproducible with ``manual_seed``)."""
     dt = _dtype_arg("randn", dtype, _dt.float32)
@@ -866,6 +918,7 @@ def randn(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: boo
     return _finish("randn", data, dt, _check_device("randn", device), requires_grad, name)
 
 
+@_names_allocation_failures
 def rand(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """Uniform samples in [0, 1) (reproducible with ``manual_seed``)."""
     dt = _dtype_arg("rand", dtype, _dt.float32)
@@ -881,18 +934,21 @@ def _like(fn: str, t: Any) -> Tensor:
     return t
 
 
+@_names_allocation_failures
 def zeros_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """Zeros with ``input``'s shape (and dtype/device unless given)."""
     t = _like("zeros_like", input)
     return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
+@_names_allocation_failures
 def ones_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """Ones with ``input``'s shape (and dtype/device unless given)."""
     t = _like("ones_like", input)
     return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
+@_names_allocation_failures
 def full_like(input: Tensor, fill_value: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("full_like", input)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from minigrad.tracing.numbers import fmt_number
+
 __all__ = ["fmt_value", "describe_event", "STATUS_GLYPH", "STATUS_STYLE"]
 
 #: One glyph per node status (see ``minigrad.tracing.replay.node_status``).
@@ -36,12 +38,8 @@ STATUS_STYLE: dict[str, str] = {
 }
 
 
-def _num(x: Any) -> str:
-    if isinstance(x, bool) or not isinstance(x, float):
-        return str(x)
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    return f"{x:.4g}"
+# NaN/Inf-safe: non-finite gradients are valid trace data (minigrad.tracing.numbers).
+_num = fmt_number
 
 
 def fmt_value(value: Any, max_len: int = 60) -> str:

@@ -11,17 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad.tracing.numbers import fmt_number
+
 __all__ = ["fmt_preview", "fmt_shape", "describe_event", "event_fields"]
 
 
-def _num(x: Any) -> str:
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, float):
-        if x == int(x) and abs(x) < 1e15:
-            return str(int(x))
-        return f"{x:.4g}"
-    return str(x)
+# NaN/Inf-safe: non-finite gradients are valid trace data (minigrad.tracing.numbers).
+_num = fmt_number
 
 
 def fmt_shape(shape: Any) -> str:

@@ -72,7 +72,7 @@ class AccumulationNode(GradNode):
                     rec.emit(HookRun(target=meta.tensor_id, hook_kind="tensor"))
                 out = fn(g)
                 if out is not None:
-                    g = check_hook_result(out, g, meta.tensor_id)
+                    g = check_hook_result(out, g, meta.tensor_id, fn)
         if not general and g is not None:
             if meta.grad is None:
                 # Own the storage: the incoming gradient may alias another buffer.

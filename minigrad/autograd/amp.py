@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .. import dtypes as _dt
@@ -83,16 +84,16 @@ class autocast:
         self.level = LEVELS[level]
         self.dtype = dt
         self.enabled = enabled
-        self._saved: list[tuple[int, Any]] = []
+        self._saved = threading.local()  # per thread: a decorated function may run in several at once
 
     def __enter__(self) -> "autocast":
-        self._saved.append((AMP.level, AMP.dtype))
+        self._saved.__dict__.setdefault("stack", []).append((AMP.level, AMP.dtype))
         if self.enabled:
             AMP.level, AMP.dtype = self.level, self.dtype
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        AMP.level, AMP.dtype = self._saved.pop()
+        AMP.level, AMP.dtype = self._saved.stack.pop()
 
     def __call__(self, fn: Any) -> Any:
         """Use as a decorator: ``@mg.autocast("O1")``."""

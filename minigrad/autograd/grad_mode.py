@@ -7,6 +7,7 @@ input requires grad (``require_any_grad``, seed 004 §2.3).
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Callable, TypeVar
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "GRAD_MODE"]
@@ -14,14 +15,20 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "GRA
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _GradMode:
-    __slots__ = ("enabled",)
+class _GradMode(threading.local):
+    """Per-thread grad mode (PyTorch's ``GradMode`` is thread-local too).
+
+    ``threading.local`` runs ``__init__`` again in every new thread, so a
+    thread starts with grad enabled whatever another thread's ``no_grad``
+    is doing: a ``no_grad`` evaluation loop in one thread cannot switch off
+    recording in a training thread beside it.
+    """
 
     def __init__(self) -> None:
         self.enabled = True
 
 
-#: The process-wide grad mode; the dygraph layer reads ``GRAD_MODE.enabled``.
+#: The calling thread's grad mode; the dygraph layer reads ``GRAD_MODE.enabled``.
 GRAD_MODE = _GradMode()
 
 
@@ -37,14 +44,16 @@ class set_grad_enabled:
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, but got {type(mode).__name__}")
         self.mode = mode
-        self.prev: list[bool] = []
+        # Per thread as well: one decorator object may be entered by several threads at once.
+        self._prev = threading.local()
 
     def __enter__(self) -> None:
-        self.prev.append(GRAD_MODE.enabled)
+        stack = self._prev.__dict__.setdefault("stack", [])
+        stack.append(GRAD_MODE.enabled)
         GRAD_MODE.enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:
-        GRAD_MODE.enabled = self.prev.pop()
+        GRAD_MODE.enabled = self._prev.stack.pop()
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)

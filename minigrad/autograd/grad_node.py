@@ -160,7 +160,7 @@ class GradNode:
                     rec.emit(HookRun(target=tensor_id, hook_kind=kind))
                 out = fn(g)
                 if out is not None:
-                    g = check_hook_result(out, g, tensor_id)
+                    g = check_hook_result(out, g, tensor_id, fn)
             grads[slot][rank] = g
         return grads
 
@@ -190,15 +190,30 @@ class GradNode:
         return other
 
 
-def check_hook_result(out: Any, g: Any, tensor_id: int) -> Any:
-    """A hook's replacement gradient must be a Tensor of the gradient's shape."""
+def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:
+    """A hook's replacement gradient must be a Tensor of the gradient's shape, dtype and device (DESIGN §7).
+
+    PyTorch refuses a hook that changes the type: an int gradient would turn a
+    float leaf's ``.grad`` into integers and every optimizer step after it.
+    """
     from ..tensor import Tensor
 
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    # The engine adds the grad node and op to any error raised while a node runs.
+    where = f"hook {name!r} on tensor t{tensor_id}"
     if not isinstance(out, Tensor):
-        raise TypeError(f"hook on tensor t{tensor_id} returned {type(out).__name__}; a hook must return a Tensor or None")
+        raise TypeError(f"{where} returned {type(out).__name__}; a hook must return a Tensor or None")
     if out.shape != g.shape:
         raise RuntimeError(
-            f"hook on tensor t{tensor_id} returned a gradient of shape {tuple(out.shape)}, "
-            f"but the gradient has shape {tuple(g.shape)}"
+            f"{where} returned a gradient of shape {tuple(out.shape)}, but the gradient has shape {tuple(g.shape)}"
+        )
+    if out.dtype != g.dtype:
+        raise RuntimeError(
+            f"{where} changed the gradient's dtype from {g.dtype} to {out.dtype}; return a tensor of dtype {g.dtype} "
+            f"(e.g. out.astype(mg.{g.dtype}))"
+        )
+    if out.device != g.device:
+        raise RuntimeError(
+            f"{where} moved the gradient from device {g.device!r} to {out.device!r}; return it on {g.device!r}"
         )
     return out

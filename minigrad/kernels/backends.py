@@ -187,11 +187,16 @@ def devices() -> list[str]:
     return list(_BY_DEVICE)
 
 
-def backend_of_device(device: str) -> BackendInfo:
-    """The backend for a device string; ``ValueError`` for an unknown device."""
+def backend_of_device(device: str, caller: str | None = None) -> BackendInfo:
+    """The backend for a device string; ``ValueError`` for an unknown device.
+
+    Args:
+        caller: the user's call, named in the error (``"to()"`` -> ``to(): argument 'device': unknown device 'tpu' ...``).
+    """
     info = _BY_DEVICE.get(device)
     if info is None:
-        raise ValueError(f"unknown device {device!r}; expected one of {', '.join(repr(d) for d in _BY_DEVICE)}")
+        where = f"{caller}: argument 'device': " if caller else ""
+        raise ValueError(f"{where}unknown device {device!r}; expected one of {', '.join(repr(d) for d in _BY_DEVICE)}")
     info.ensure_loaded()
     return info
 

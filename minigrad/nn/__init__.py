@@ -59,6 +59,18 @@ class Module:
     def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
             raise RuntimeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
+        # A registered name keeps its kind, as in PyTorch: ``m.w = mg.ones(2)`` would otherwise
+        # leave the old Parameter in parameters() (and in the optimizer) while forward uses the new tensor.
+        if name in self._parameters and not isinstance(value, Parameter):
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                f"(minigrad.nn.Parameter or None expected)")
+            del self._parameters[name]
+        elif name in self._modules and not isinstance(value, Module):
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                                f"(minigrad.nn.Module or None expected)")
+            del self._modules[name]
         if isinstance(value, Parameter):
             self._parameters[name] = value
             self._modules.pop(name, None)

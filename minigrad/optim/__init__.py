@@ -24,6 +24,20 @@ from ..tensor import Tensor
 __all__ = ["Optimizer", "SGD", "Adam"]
 
 
+def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
+    """A hyper-parameter as PyTorch validates it: a real number, ``>= low`` (and ``< below``).
+
+    Raises ``ValueError`` in PyTorch's words (``Adam(): Invalid beta parameter at index 0: 1.5``),
+    so a typo fails at construction instead of as NaN weights many steps later.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValueError(f"{owner}(): Invalid {what}: {value!r} (expected a number)")
+    if value < low or (below is not None and value >= below):
+        bound = f"in [{low}, {below})" if below is not None else f">= {low}"
+        raise ValueError(f"{owner}(): Invalid {what}: {value!r} (must be {bound})")
+    return float(value)
+
+
 class Optimizer(abc.ABC):
     """Base class: holds the parameters and clears their gradients."""
 
@@ -36,9 +50,7 @@ class Optimizer(abc.ABC):
                 raise TypeError(f"{type(self).__name__}(): parameter {i} is {type(p).__name__}, not a Tensor")
             if not p.requires_grad or not p.is_leaf:
                 raise ValueError(f"{type(self).__name__}(): parameter {i} must be a leaf tensor that requires grad")
-        if not isinstance(lr, (int, float)) or lr < 0:
-            raise ValueError(f"{type(self).__name__}(): invalid learning rate {lr!r}")
-        self.lr = float(lr)
+        self.lr = _check_hyper(type(self).__name__, "learning rate", lr)
         self.state: dict[int, dict[str, Any]] = {}
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -61,8 +73,12 @@ class SGD(Optimizer):
     def __init__(self, params: Iterable[Tensor], lr: float = 0.01, momentum: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False) -> None:
         super().__init__(params, lr)
-        if momentum < 0 or weight_decay < 0:
-            raise ValueError("SGD(): momentum and weight_decay must be non-negative")
+        momentum = _check_hyper("SGD", "momentum value", momentum)
+        weight_decay = _check_hyper("SGD", "weight_decay value", weight_decay)
+        if not isinstance(nesterov, bool):
+            raise TypeError(f"SGD(): argument 'nesterov' must be bool, but got {type(nesterov).__name__}")
+        if nesterov and momentum <= 0:
+            raise ValueError("SGD(): Nesterov momentum requires a momentum and zero dampening")
         self.momentum, self.weight_decay, self.nesterov = momentum, weight_decay, nesterov
 
     def step(self) -> None:
@@ -90,6 +106,12 @@ class Adam(Optimizer):
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0) -> None:
         super().__init__(params, lr)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"Adam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        betas = (_check_hyper("Adam", "beta parameter at index 0", betas[0], below=1.0),
+                 _check_hyper("Adam", "beta parameter at index 1", betas[1], below=1.0))
+        eps = _check_hyper("Adam", "epsilon value", eps)
+        weight_decay = _check_hyper("Adam", "weight_decay value", weight_decay)
         self.betas, self.eps, self.weight_decay = betas, eps, weight_decay
 
     def step(self) -> None:

@@ -456,3 +456,25 @@ def test_nhwc_conv2d_on_the_gpu_transposes_in_and_out(use_gpudnn, backend, gpudn
     assert moves == [("x", "layout", "NHWC", "NCHW"), ("out", "layout", "NCHW", "NHWC")]
     assert out.layout == "NHWC" and out.device == "gpu" and out.shape == (2, 7, 6, 4)
     np.testing.assert_allclose(transform_layout(out.numpy(), "NHWC", "NCHW"), ref, rtol=1e-10)
+
+
+def test_a_hook_may_not_move_the_gradient_to_another_device():
+    """DESIGN §7: a hook's replacement gradient keeps the device (and dtype and shape)."""
+    x = mg.tensor([1.0, 2.0], device="gpu", requires_grad=True)
+    x.register_hook(lambda g: g.to("cpu"))
+    with pytest.raises(RuntimeError, match=r"hook '[^']*<lambda>' on tensor t\d+ moved the gradient from device 'gpu' "
+                                           r"to 'cpu'"):
+        (x * 2).sum().backward()
+    assert x.grad is None
+
+
+def test_nan_gradient_on_the_device_and_its_trace_load_back(tmp_path):
+    """log(0) * 0 on the GPU: -inf and NaN come back as in PyTorch, and the saved trace is valid."""
+    x = mg.tensor([0.0, 1.0], device="gpu", requires_grad=True)
+    with mg.trace() as tr:
+        (x.log() * x).sum().backward()
+    g = x.grad.numpy()
+    assert np.isnan(g[0]) and g[1] == 1.0
+    tr.save(tmp_path / "nan.jsonl")
+    acc = [e for e in mg.trace.load(tmp_path / "nan.jsonl").events if e.kind == "grad.accumulate"]
+    assert np.isnan(acc[-1].value[0])

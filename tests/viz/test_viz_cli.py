@@ -109,7 +109,7 @@ def test_bad_trace_files_give_one_readable_line(tmp_path, capsys, name, command)
     path = tmp_path / name
     path.write_bytes(data)
     args = [command, str(path)] + (["-o", str(tmp_path / "out.svg")] if command == "render" else [])
-    assert main(args) == 1
+    assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err
     assert err.startswith(f"minigrad {command}: error: {path}") and err.count("\n") <= 2
@@ -119,13 +119,13 @@ def test_bad_file_in_a_real_process_has_no_traceback(tmp_path):
     path = tmp_path / "truncated.jsonl"
     path.write_bytes(BAD_FILES["truncated.jsonl"][0])
     proc = run_cli("render", str(path), "-o", str(tmp_path / "g.svg"))
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and "the file may be truncated" in proc.stderr
 
 
 def test_missing_file_and_bad_step_and_no_output(tmp_path, capsys):
-    assert main(["log", str(tmp_path / "nope.jsonl")]) == 1
+    assert main(["log", str(tmp_path / "nope.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
     assert main(["render", SIMPLE, "-o", str(tmp_path / "x.svg"), "--step", "500"]) == 1
     assert "step 500 out of range: the trace has 64 events" in capsys.readouterr().err
@@ -133,7 +133,7 @@ def test_missing_file_and_bad_step_and_no_output(tmp_path, capsys):
     assert "nothing to write" in capsys.readouterr().err
     assert main(["render", SIMPLE, "-o", str(tmp_path / "x.svg"), "--kind", "kernel", "--call", "conv"]) == 1
     assert "no op call named 'conv'" in capsys.readouterr().err
-    assert main(["render", str(tmp_path), "-o", str(tmp_path / "x.svg")]) == 1
+    assert main(["render", str(tmp_path), "-o", str(tmp_path / "x.svg")]) == 2
     assert "is a directory" in capsys.readouterr().err
 
 

@@ -33,7 +33,7 @@ def cross_entropy(input, target, reduction="mean"):
     nll = -logp[np.arange(n), target]
     if reduction == "none":
         return nll.astype(input.dtype, copy=False)
-    out = nll.sum() if reduction == "sum" else nll.mean()
+    out = nll.sum() if reduction == "sum" else nll.sum() / nll.size  # sum/size: no NumPy warning when empty
     return np.asarray(out, dtype=input.dtype)
 
 
@@ -42,7 +42,7 @@ def mse_loss(input, target, reduction="mean"):
     sq = np.asarray((input - target) ** 2)
     if reduction == "none":
         return sq
-    return np.asarray(sq.sum() if reduction == "sum" else sq.mean(), dtype=input.dtype)
+    return np.asarray(sq.sum() if reduction == "sum" else sq.sum() / sq.size, dtype=input.dtype)
 
 
 # -- convolution (im2col with strided windows) ---------------------------------

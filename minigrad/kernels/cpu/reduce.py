@@ -23,7 +23,13 @@ def sum_(x, dim=None, keepdim=False):
 
 @register_kernel("mean", CPU, dtypes=FLOAT_DTYPES)
 def mean(x, dim=None, keepdim=False):
-    return np.asarray(np.mean(x, axis=_axis(dim), keepdims=keepdim, dtype=x.dtype))
+    # sum / count rather than np.mean: np.mean of an empty slice warns from inside NumPy,
+    # where the kernels' warning filter (cpu/__init__.py) does not reach; the result is NaN either way.
+    axis = _axis(dim)
+    axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    total = np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
+    return np.asarray(np.true_divide(total, count, dtype=x.dtype))
 
 
 @register_kernel("max", CPU, dtypes=NUMERIC_DTYPES)
