@@ -14,7 +14,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # Re-install when the project's metadata changes.
-$(STAMP): pyproject.toml minigrad/__init__.py | $(PY)
+$(STAMP): pyproject.toml setup.py | $(PY)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
 	@# PyTorch is an optional test oracle; only this exact spelling takes the CPU build on disk.
@@ -37,13 +37,18 @@ graphviz:
 tui: setup
 	$(VENV)/bin/minigrad-tui
 
+# The suite includes tests/test_wheel.py: it builds the wheel, installs it into a throw-away
+# environment and runs minigrad, minigrad-tui and `minigrad lessons` from a folder outside the
+# checkout (offline). `--dist loadgroup` keeps that module's tests on one worker, sharing one build.
 test: setup
-	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+	$(PY) -m pytest -q -n 2 --dist loadgroup -p no:cacheprovider
 
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
+# The benchmark scripts install nothing themselves: this target installs the references.
 bench: setup
+	-$(PY) -m pip install -q torch==2.13.0 micrograd || echo "note: a reference could not be installed; its comparisons are reported as missing"
 	$(PY) bench/run_all.py
 
 clean:

@@ -10,11 +10,15 @@ Each script's ``run(size="full"|"small") -> list[dict]`` returns result rows::
     {"workload": "per-op c = a*b + a", "variant": "minigrad", "value": 12.3,
      "unit": "us", "ratio": 1.9, "vs": "pytorch", "target": "<= 1.0", "note": ""}
 
-and ``python bench/<script>.py [--small]`` prints them as a table.
+and ``python bench/<script>.py [--quick]`` prints them as a table
+(``--help`` says what the script measures). The scripts install nothing:
+``make bench`` installs the references (PyTorch, micrograd); one that is
+missing is reported as missing, never faked.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import platform
@@ -24,11 +28,27 @@ import sys
 import time
 from typing import Any, Callable
 
-# Every framework on one thread: PyTorch is set to one intra-op thread, so BLAS is too
-# (and a multi-threaded BLAS on a busy machine stalls for tens of milliseconds per call).
-# Must happen before NumPy is imported; the scripts import this module first.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+# NOTE [ One BLAS thread ] Every framework runs on one thread: PyTorch is set to one intra-op
+# thread and so is BLAS, for NumPy (minigrad's CPU kernels) and PyTorch alike. On a busy machine a
+# multi-threaded BLAS stalls: small matmuls took 3.6 ms instead of 9 us on a loaded 2-core box.
+# The variables must be set before NumPy loads its BLAS (every script imports this module first,
+# and child processes inherit them); ``pin_blas()`` also limits a BLAS that is already loaded.
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                    "NUMEXPR_NUM_THREADS")
+for _var in BLAS_THREAD_VARS:
+    os.environ[_var] = "1"
+
+
+def pin_blas() -> str:
+    """Hold every loaded BLAS to one thread (threadpoolctl, when installed); returns what is in force."""
+    try:
+        from threadpoolctl import threadpool_info, threadpool_limits
+    except ImportError:
+        return "1 (" + ", ".join(f"{v}=1" for v in BLAS_THREAD_VARS[:3]) + ")"
+    threadpool_limits(1)
+    pools = threadpool_info()
+    return ", ".join(f"{p['num_threads']} ({p['internal_api']})" for p in pools) or "1 (no BLAS loaded)"
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: The minigrad checkout to benchmark: this repository, or another one named by
@@ -44,7 +64,7 @@ def torch_or_none() -> Any:
         import torch
     except ImportError:
         return None
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # NOTE [ One BLAS thread ]
     return torch
 
 
@@ -126,13 +146,15 @@ def machine() -> dict[str, str]:
         "load average (start)": " ".join(f"{x:.2f}" for x in os.getloadavg()),
     }
     torch = torch_or_none()
-    info["torch"] = torch.__version__ if torch is not None else "not installed"
+    info["torch"] = (f"{torch.__version__} ({torch.get_num_threads()} thread)" if torch is not None
+                     else "not installed (`make bench` installs it)")
+    info["BLAS threads"] = pin_blas()  # after PyTorch loads its own BLAS and OpenMP
     try:
         from importlib.metadata import version
 
         info["micrograd"] = version("micrograd")
     except Exception:
-        info["micrograd"] = "not installed"
+        info["micrograd"] = "not installed (`make bench` installs it)"
     try:
         import minigrad
 
@@ -164,7 +186,21 @@ def _git_rev() -> str:
         return "?"
 
 
-def main(run: Callable[[str], list[dict[str, Any]]]) -> None:
-    """Command-line entry of a script: ``--small`` runs the tiny smoke size."""
-    size = "small" if "--small" in sys.argv else "full"
-    print(table(run(size)))
+def parser(doc: str | None, prog: str) -> argparse.ArgumentParser:
+    """The command line every script shares: ``--help`` shows its docstring, ``--quick`` the tiny size."""
+    p = argparse.ArgumentParser(prog=prog, description=(doc or "").strip(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="Runs on one thread per framework (NOTE [ One BLAS thread ] in bench/_common.py). "
+                                       "Installs nothing: `make bench` installs the references.")
+    p.add_argument("--quick", "--small", action="store_true",
+                   help="run the tiny sizes: proves the script works in seconds; the numbers mean nothing")
+    return p
+
+
+def main(run: Callable[[str], list[dict[str, Any]]], argv: list[str] | None = None) -> None:
+    """Command-line entry of a workload script: parse ``--help``/``--quick``, run, print the table."""
+    module = sys.modules.get(run.__module__)
+    script = os.path.basename(getattr(module, "__file__", None) or "script.py")
+    args = parser(getattr(module, "__doc__", None), f"python bench/{script}").parse_args(argv)
+    pin_blas()
+    print(table(run("small" if args.quick else "full")))

@@ -9,7 +9,7 @@ Python's recursion limit near 1000 nodes deep) is reported instead of
 stopping the benchmark. Memory per node should stay flat as N grows: that is
 what "linear memory" means here.
 
-Run: ``python bench/deep_chain.py [--small]``.
+Run: ``python bench/deep_chain.py [--quick]``.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ Usage::
     python bench/gpu_kernels.py                      # full run, updates bench/RESULTS.md
     python bench/gpu_kernels.py --sizes 1M,16M --no-write
     python bench/gpu_kernels.py --peak-gbs 3350      # when the driver does not report the memory clock
+    python bench/gpu_kernels.py --quick              # tiny sizes, prints only: proves it works
+
+It installs nothing: CuPy comes with ``pip install -e ".[gpu]"``.
 
 The results section of ``bench/RESULTS.md`` (between the GPU markers) is
 replaced on each full run; the rest of the file is kept.
@@ -314,12 +317,12 @@ def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool) -> list[dict
 
 
 def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float | None) -> tuple[Any, ...]:
-    import cupy
-
     import minigrad as mg
 
     if not mg.is_gpu_available():
         raise SystemExit("no GPU: CuPy and a CUDA device are needed (pip install -e \".[gpu]\")")
+    import cupy
+
     try:
         import torch
 
@@ -434,14 +437,19 @@ def write_results(path: Path, section: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python bench/gpu_kernels.py", description=__doc__.strip(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", default="1M,4M,16M,64M", help="element counts, e.g. 1M,16M")
     p.add_argument("--dtypes", default="float32,float16,float64")
     p.add_argument("--repeat", type=int, default=20)
     p.add_argument("--peak-gbs", type=float, default=None, help="peak memory bandwidth in GB/s (else from the driver)")
     p.add_argument("--results", default=str(RESULTS), help="markdown file to update")
     p.add_argument("--no-write", action="store_true", help="print only")
+    p.add_argument("--quick", action="store_true",
+                   help="tiny sizes (64K elements, 2 repeats, float32), print only: proves the script works in seconds")
     a = p.parse_args(argv)
+    if a.quick:
+        a.sizes, a.repeat, a.dtypes, a.no_write = "64K", 2, "float32", True
     sizes = [parse_size(s) for s in a.sizes.split(",") if s]
     device, results, mm, peak, extra = run(sizes, a.repeat, [d for d in a.dtypes.split(",") if d], a.peak_gbs)
     md = to_markdown(device, peak, results, mm, extra)

@@ -7,7 +7,7 @@ GFLOP/s. minigrad runs ``(a @ b).backward(g)``; NumPy runs the three
 ratio shows what the framework adds on top (kernel layer, grad node, the
 engine, and the accumulation of ``.grad``).
 
-Run: ``python bench/matmul.py [--small]``.
+Run: ``python bench/matmul.py [--quick]``.
 """
 
 from __future__ import annotations

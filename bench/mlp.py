@@ -6,7 +6,7 @@ forward, loss, ``backward``, optimizer ``step``; measured with SGD (momentum
 0.9) and with Adam. Both frameworks start from the same weights and see the
 same batches; the losses after the timed steps are compared as a check.
 
-Run: ``python bench/mlp.py [--small]``.
+Run: ``python bench/mlp.py [--quick]``.
 """
 
 from __future__ import annotations

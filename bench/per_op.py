@@ -6,7 +6,7 @@ framework's cost per op (argument checking, kernel choice, grad-node
 creation, and in backward the engine's loop). The NumPy floor is the same
 arithmetic as bare ufunc calls, with the backward written out by hand.
 
-Run: ``python bench/per_op.py [--small]``.
+Run: ``python bench/per_op.py [--quick]``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ How "emission removed" is measured
     sites cut out at the source, loaded in the same process as the normal
     build, so the two are timed interleaved, in the same run.
 
-Run: ``python bench/tracing_overhead.py [--small]``.
+Run: ``python bench/tracing_overhead.py [--quick]``.
 """
 
 from __future__ import annotations

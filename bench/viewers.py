@@ -8,7 +8,7 @@ graph of hundreds of nodes with ``minigrad.viz``. Issue 6 asks for a 5 000-node
 pass to load "in seconds" and a step to redraw within 50 ms; this is where those
 numbers are measured (the tests only check behaviour).
 
-Run: ``python bench/viewers.py [--small]``.
+Run: ``python bench/viewers.py [--quick]``.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ Example:
     tensor([2., 4., 6.])
 """
 
-from __future__ import annotations
-
 import os as _os
 
 from . import dtypes, flags
@@ -52,7 +50,6 @@ from . import nn, optim
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 
-__version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "tensor", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like",
@@ -62,15 +59,35 @@ __all__ = [
 ]
 
 
-
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # ``mg.viz`` works after a plain ``import minigrad``, importing the renderer (and
     # graphviz) only on first use: the engine itself never imports the viewers.
     if name in ("viz", "tui"):
         import importlib
 
         return importlib.import_module(f"minigrad.{name}")
+    if name == "__version__":
+        # One version number: pyproject.toml's, read back from the installed package's metadata
+        # (on first use: importlib.metadata costs more to import than it is worth at start-up).
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("minigrad")
+        except PackageNotFoundError:  # a checkout put on the path by hand, never installed
+            return "0+unknown"
     raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # NOTE [ The namespace is the API ] ``dir(mg)`` and tab completion list ``__all__``, the
+    # subpackages (and here the lazily imported viewers), and the dunders - never the helpers a
+    # module imports for itself (``Any``, ``OrderedDict``, the ``annotations`` of
+    # ``from __future__ import annotations``). The public modules (mg, mg.nn, mg.nn.functional,
+    # mg.optim, mg.autograd) each define ``__dir__`` so (PEP 562, as NumPy and SciPy do);
+    # tests/test_namespace.py checks them.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, "viz", "tui", "__version__", *(n for n in globals() if n.startswith("__"))})
 
 
 if _os.environ.get("MINIGRAD_TRACE"):

@@ -26,9 +26,10 @@ task come from the student; the others stay the reference, so a task is
 graded on its own. Each test carries a marker per task (``-m lesson2_task1``);
 the score table counts passed tests per task.
 
-Until ``minigrad/cli.py`` wires in ``minigrad lessons ...``, run it as
-``python -m minigrad.lessons_cli build|grade``; ``add_parser(subparsers)`` and
-``run(args)`` are the hooks for the main CLI.
+Run it as ``minigrad lessons build|grade`` (``add_parser(subparsers)`` and
+``run(args)`` hook it into ``minigrad/cli.py``) or ``python -m
+minigrad.lessons_cli build|grade``. The lessons come from the checkout or,
+in an installed wheel, from ``minigrad/_lessons`` (see ``lessons_root``).
 
 Example:
     >>> import argparse
@@ -52,6 +53,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +81,11 @@ __all__ = [
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN LESSON (?P<lesson>\d+) TASK (?P<task>\d+\.\d+)(?::\s*(?P<title>.*?))?\s*$")
 _END = re.compile(r"^[ \t]*# END LESSON (?P<lesson>\d+) TASK (?P<task>\d+\.\d+)\s*$")
 _REL_IMPORT = re.compile(r"^(?P<indent>[ \t]*)from (?P<dots>\.+)(?P<rest>[\w.]*) import ")
+
+#: ``grade`` builds fresh scaffolds in several threads, and CPython 3.11's ``ast.parse`` is not
+#: thread-safe: concurrent calls can fail with "SystemError: AST constructor recursion depth
+#: mismatch" (python/cpython#106905). One parse at a time.
+_PARSE_LOCK = threading.Lock()
 
 #: Files the grader always takes from a fresh build (a student cannot change how they are graded).
 _SCAFFOLD = ("conftest.py", "pytest.ini", "_lesson.json", "tests")
@@ -148,11 +155,18 @@ class Region:
 
 
 def lessons_root() -> Path:
-    """The ``lessons/`` folder: ``$MINIGRAD_LESSONS``, else the one beside the package."""
+    """The ``lessons/`` folder.
+
+    ``$MINIGRAD_LESSONS`` when set; else the copy installed with the package
+    (``minigrad/_lessons``, from a wheel); else ``lessons/`` of the checkout
+    this package runs from.
+    """
     env = os.environ.get("MINIGRAD_LESSONS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "lessons"
+    here = Path(__file__).resolve().parent
+    installed = here / "_lessons"
+    return installed if installed.is_dir() else here.parent / "lessons"
 
 
 def _module_source(target: str) -> Path | None:
@@ -263,7 +277,8 @@ def make_template(text: str, lesson: int, tasks: dict[str, dict[str, Any]], refe
     """
     lines = text.splitlines()
     regions = find_regions(text, where)
-    tree = ast.parse(text)
+    with _PARSE_LOCK:
+        tree = ast.parse(text)
     functions: dict[str, list[str]] = {}
     out: list[str] = []
     by_begin = {r.begin: r for r in regions}
@@ -511,6 +526,8 @@ def build(out: Path, lessons: Sequence[int] | None = None, reference: bool = Fal
 
 
 def _student_folders(path: Path, lesson: int | None) -> list[Path]:
+    # Absolute: ``grade .`` names the folder by its real name (``Path('.').name`` is empty).
+    path = path.resolve()
     if (path / "_lesson.json").is_file():
         folders = [path]
     else:
@@ -552,6 +569,8 @@ def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900,
         report_path = Path(tmp) / "results.json"
         env = dict(os.environ)
         env["MINIGRAD_LESSON_REPORT"] = str(report_path)
+        # The tests run on a copy; messages that tell the student what to run name the real folder.
+        env["MINIGRAD_STUDENT_FOLDER"] = str(folder)
         env.pop("PYTEST_ADDOPTS", None)
         env.pop("PYTEST_XDIST_WORKER", None)
         cmd = [sys.executable, "-m", "pytest", "-c", str(work / "pytest.ini"), "--rootdir", str(work), "-q",

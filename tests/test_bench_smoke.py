@@ -6,7 +6,9 @@ These prove the benchmarks work; they time nothing (the numbers live in
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import math
 import os
 import subprocess
@@ -69,7 +71,7 @@ def test_emission_removed_build_computes_the_same_gradients(tmp_path) -> None:
 def test_run_all_writes_results(tmp_path) -> None:
     out = tmp_path / "RESULTS.md"
     proc = subprocess.run(
-        [sys.executable, os.path.join(BENCH, "run_all.py"), "--small", "--no-install", "--only", "per_op", "--out", str(out)],
+        [sys.executable, os.path.join(BENCH, "run_all.py"), "--quick", "--only", "per_op", "--out", str(out)],
         capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
@@ -77,3 +79,50 @@ def test_run_all_writes_results(tmp_path) -> None:
     assert "SMALL smoke sizes" in text
     assert "| numpy |" in text and "per-op c = a*b + a" in text
     assert "<!-- analysis -->" in text
+    # Both sides on one BLAS thread, and the file says so.
+    assert "OPENBLAS_NUM_THREADS=1" in text and "set_num_threads(1)" in text
+    blas = next(line for line in text.splitlines() if line.startswith("| BLAS threads |"))
+    assert blas.split("|")[2].strip().startswith("1 "), blas
+    assert not [line for line in proc.stdout.splitlines() if line.startswith("installing")]
+    for module in ("torch", "micrograd"):
+        if importlib.util.find_spec(module) is None:
+            assert f"{module} is not installed" in text and "make bench" in text
+
+
+def _scripts() -> list[str]:
+    return sorted(f for f in os.listdir(BENCH) if f.endswith(".py") and not f.startswith("_"))
+
+
+@pytest.mark.parametrize("script", _scripts())
+def test_every_script_has_help_and_quick(script: str) -> None:
+    """``--help`` explains the script and runs nothing; ``--quick`` is offered everywhere."""
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, script), "--help"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"usage: python bench/{script}"), proc.stdout[:200]
+    assert "--quick" in proc.stdout
+    with open(os.path.join(BENCH, script), encoding="utf-8") as fh:
+        doc = ast.get_docstring(ast.parse(fh.read()))
+    assert doc.splitlines()[0] in proc.stdout  # what it measures ...
+    assert "| workload |" not in proc.stdout and "Device:" not in proc.stdout  # ... and nothing ran
+
+
+def test_scripts_install_nothing() -> None:
+    """Installing the references is ``make bench``'s job, never a script's (they may run in any Python)."""
+    for script in sorted(f for f in os.listdir(BENCH) if f.endswith(".py")):
+        with open(os.path.join(BENCH, script), encoding="utf-8") as fh:
+            code = fh.read()
+        assert '"pip"' not in code and "ensurepip" not in code, f"bench/{script} runs pip"
+    with open(os.path.join(os.path.dirname(BENCH), "Makefile"), encoding="utf-8") as fh:
+        make = fh.read()
+    bench_target = make[make.index("\nbench:"):].split("\n\n")[0]
+    assert "pip install" in bench_target and "torch==2.13.0" in bench_target and "micrograd" in bench_target
+
+
+def test_blas_is_pinned_to_one_thread() -> None:
+    import _common as C
+
+    for var in C.BLAS_THREAD_VARS:
+        assert os.environ[var] == "1", var
+    in_force = C.pin_blas()
+    assert in_force.startswith("1 "), in_force

@@ -1,4 +1,4 @@
-"""The backward engine: ``run_backward`` (seed 001 §3, Paddle's ``RunBackward``).
+"""The backward engine: ``run_backward`` (PaddlePaddle's eager backward, ``RunBackward``).
 
 ``Tensor.backward``, ``mg.autograd.backward`` and ``mg.grad`` all end here.
 
@@ -21,13 +21,13 @@ Execution:
     **front** (leaf gradients are written as soon as they are complete),
     other nodes to the back.
 
-NOTE [ Where minigrad differs from the seed ]
+NOTE [ Where minigrad differs from Paddle's RunBackward ]
     - A start node still waiting in the queue is not pushed a second time
       when its count reaches 0 (``backward([z, y])`` with ``z = f(y)`` would
       otherwise run ``y``'s node twice); it runs once, when popped ready.
     - An edge whose gradient is missing still decrements the in-degree; the
       next node's empty buffer positions are filled with zeros when it runs
-      (the seed skips the decrement, which can strand a node).
+      (Paddle skips the decrement, which can strand a node).
     - Released nodes are detected before anything runs, so a second backward
       through a freed graph raises without writing any ``.grad``.
     - For ``grad()`` the ``queue.push`` events of the start nodes are emitted
@@ -161,7 +161,7 @@ def _to_device(array: Any, device: str) -> Any:
 
 
 def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
-    """Re-raise errors from a node's formula naming the node and its op (DESIGN §7)."""
+    """Re-raise errors from a node's formula naming the node and its op (docs/architecture.md, bad input)."""
     where = f"{node.display_name} (backward of '{node.op_name}')"
     msg = str(exc)
     if where in msg:
@@ -260,7 +260,7 @@ def run_backward(
 
         if gg is not None:
             # GeneralGrad restricts the queue to the startup nodes; the pushes are
-            # announced once it is final (NOTE [ Where minigrad differs from the seed ]).
+            # announced once it is final (NOTE [ Where minigrad differs from Paddle's RunBackward ]).
             gg.prepare(orig_queue, queue, buffers)
             if rec is not None:
                 for k, node in enumerate(queue):

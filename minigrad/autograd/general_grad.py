@@ -1,4 +1,4 @@
-"""GeneralGrad: ``mg.grad()`` on a pruned copy of the backward graph (seed 001 §4).
+"""GeneralGrad: ``mg.grad()`` on a pruned copy of the backward graph (PaddlePaddle's eager ``GeneralGrad``).
 
 ``mg.grad(outputs, inputs, ...)`` shares ``run_backward`` with ``backward()``;
 what differs is prepared here, one method per step of Paddle's
@@ -44,22 +44,22 @@ Example:
     >>> mg.grad(z, x)[0].item(), mg.grad(z, x, no_grad_vars=[y])[0].item()
     (13.0, 7.0)
 
-NOTE [ Where minigrad's GeneralGrad differs from the seed ]
-    The seed's structure is kept; these cases it gets wrong are fixed:
+NOTE [ Where minigrad's GeneralGrad differs from Paddle's ]
+    Paddle's structure is kept; these cases it gets wrong are fixed:
 
     - Targets are (node, slot, rank) positions, not whole nodes, so two
       outputs of one node can both be inputs or no_grad_vars.
     - An input that is also an output keeps its seed: when it is an ending
       target, its seed moves into the AccumulationNode that replaces it, so
-      ``grad([y, z], [y])`` with ``z = y * y`` is ``1 + 2y`` (the seed drops it
+      ``grad([y, z], [y])`` with ``z = y * y`` is ``1 + 2y`` (Paddle drops it
       and returns ``2y``). When nothing can flow into it, its result is the
-      seed, passed through its hooks (the seed does this only when the whole
+      seed, passed through its hooks (Paddle does this only when the whole
       ready queue is empty, and skips the hooks).
     - A startup node that is itself a target on the path to another target
-      still runs (the seed purifies it away and loses the other target).
+      still runs (Paddle purifies it away and loses the other target).
     - After the cut, a start node that holds a seed and is needed but no
       longer fed by anything is added to the ready queue.
-    - Inputs that the outputs do not reach are simply unused (the seed keeps
+    - Inputs that the outputs do not reach are simply unused (Paddle keeps
       the original node as a target, which can empty the ready queue).
     - ``no_grad_vars`` that do not require grad, or are not in the graph, cut
       nothing (Paddle raises a fatal error).
@@ -67,7 +67,7 @@ NOTE [ Where minigrad's GeneralGrad differs from the seed ]
       so releasing a copy never frees the user's graph; retain-grad hooks are
       not copied, so ``grad()`` never writes any ``.grad``.
     - Sets are kept in insertion order, so events and the ready queue are
-      deterministic (the seed iterates ``unordered_set``\\ s).
+      deterministic (Paddle iterates ``unordered_set``\\ s).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Kernel selection: the search order of seed 002 (``SelectKernelOrThrowError``).
+"""Kernel selection: the search order of PaddlePaddle's ``KernelFactory`` (``SelectKernelOrThrowError``).
 
 For a key ``(backend, layout, dtype)`` the registry is probed in this order,
 stopping at the first hit:

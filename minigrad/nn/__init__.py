@@ -10,8 +10,7 @@ Example:
 
 from __future__ import annotations
 
-import math
-from collections import OrderedDict
+import math as _math
 from typing import Any, Iterator
 
 from .. import ops
@@ -52,8 +51,9 @@ class Module:
     """
 
     def __init__(self) -> None:
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_modules", OrderedDict())
+        # Plain dicts keep insertion order (PyTorch's Module uses them too).
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -165,7 +165,7 @@ class Linear(Module):
                 raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
         self.in_features = in_features
         self.out_features = out_features
-        bound = 1.0 / math.sqrt(in_features)
+        bound = 1.0 / _math.sqrt(in_features)
         self.weight = Parameter(init.uniform((out_features, in_features), bound, dtype))
         self.bias = Parameter(init.uniform((out_features,), bound, dtype)) if bias else None
 
@@ -184,7 +184,7 @@ class Conv2d(Module):
         super().__init__()
         kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         self.stride, self.padding = stride, padding
-        bound = 1.0 / math.sqrt(in_channels * kh * kw)
+        bound = 1.0 / _math.sqrt(in_channels * kh * kw)
         self.weight = Parameter(init.uniform((out_channels, in_channels, kh, kw), bound))
         self.bias = Parameter(init.uniform((out_channels,), bound)) if bias else None
 
@@ -284,3 +284,15 @@ class MSELoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return ops.mse_loss(input, target, self.reduction)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
+
+
+# Names imported only for annotations (never evaluated, thanks to ``from __future__ import
+# annotations``) leave the namespace: see NOTE [ The namespace is the API ] in minigrad/__init__.py.
+del annotations, Any, Iterator

@@ -72,3 +72,10 @@ def _move(arr: Any, device: str) -> Any:
     from ..kernels.backends import move_array
 
     return move_array(arr, "cpu", device)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})

@@ -1,10 +1,10 @@
-"""Activations, each defined in one place. ``softplus``: InferMeta, CPU kernel, OpDef and backward (STYLE rule 3).
+"""Activations, each defined in one place. ``softplus``: InferMeta, CPU kernel, OpDef and backward.
 
 ``softplus(x, beta=1, threshold=20) = log(1 + exp(beta * x)) / beta``, and
 ``x`` itself where ``beta * x > threshold`` (as ``torch.nn.functional.softplus``).
 It is the op of lesson 1: its reference code sits in the marked regions
 below, which ``minigrad lessons build`` turns into the student's holes.
-Each piece is what one layer of the forward path (seed 004) calls:
+Each piece is what one layer of the forward path (PaddlePaddle's eager forward path) calls:
 
 - the **API layer** checks the arguments (the ``Attr`` checkers);
 - the **kernel layer** selects ``softplus_cpu`` by KernelKey, then calls

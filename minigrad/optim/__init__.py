@@ -135,3 +135,10 @@ class Adam(Optimizer):
                 step = self.lr / (1 - b1**t)
                 denom = (st["v"] / (1 - b2**t)).sqrt() + self.eps
                 p.sub_(st["m"] / denom * step)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
