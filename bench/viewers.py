@@ -61,9 +61,13 @@ def run(size: str = "full") -> list[dict[str, Any]]:
         try:
             from minigrad.tui.model import Session
 
-            t_session, _ = _seconds(lambda: Session(rec.events, title="chain"))
+            t_session, session = _seconds(lambda: Session(rec.events, title="chain"))
             rows.append(C.row(f"{name}: open in the TUI model (load+replay+layout)", "minigrad", t_session + t_load, "s",
                               target="seconds"))
+            if shutil.which("dot") and session.passes:
+                t_canvas, canvas = _seconds(lambda: (session.layout(0), session.canvas(0))[1])
+                rows.append(C.row(f"{name}: TUI 2-D graph layout (dot, chains folded)", "minigrad", t_canvas, "s",
+                                  target="seconds", note=f"{len(canvas.boxes)} boxes"))
         except ImportError as exc:  # textual missing
             rows.append(C.row(f"{name}: open in the TUI model", "minigrad", None, "", note=f"not measured: {exc}"))
         mid = len(states) // 2

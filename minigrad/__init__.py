@@ -35,6 +35,10 @@ from .kernels import cpu as _cpu_kernels  # noqa: F401  (registers the CPU kerne
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
+from . import _tensor_methods_torch  # noqa: F401  (methods of the composite functions)
+from .serialization import load, save
+from .ops.torch_forms import add, clip, div, sub  # PyTorch's alpha= / rounding_mode= / tensor-bound forms
+from .creation import eye, from_numpy, linspace, multinomial, randint, randperm
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
 from .autograd.function import Function as _Function, FunctionCtx as _FunctionCtx
@@ -55,7 +59,7 @@ __all__ = [
     "Tensor", "tensor", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like",
     "full_like", "manual_seed", "channels_last", "float16", "float32", "float64", "int32", "int64", "bool", "bool_", "dtypes",
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
-    "optim", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
+    "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
 
 

@@ -130,14 +130,15 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.output:
         try:
             rendered = viz.render(rp, kind=args.kind, step=args.step, backward_pass=args.backward_pass, call=call,
-                                  previews=not args.no_previews, collapse=_collapse(args.collapse))
+                                  previews=not args.no_previews, collapse=_collapse(args.collapse),
+                                  all_passes=args.all, group=args.group)
         except (IndexError, LookupError, ValueError) as exc:
             raise CliError(str(exc.args[0] if exc.args else exc)) from None
         try:
             path = rendered.save(args.output)
         except viz.DotNotFoundError as exc:
             raise CliError(str(exc), EXIT_NO_DOT) from None
-        print(f"wrote {path} ({rendered.kind} view, step {rendered.step}, {len(rendered.graph.nodes)} nodes)",
+        print(f"wrote {path} ({rendered.kind} view, event {rendered.step}, {len(rendered.graph.nodes)} nodes)",
               file=sys.stderr)
     if args.flipbook:
         try:
@@ -171,7 +172,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from minigrad.tracing.replay import replay
-    from minigrad.viz.describe import describe_event
+    from minigrad.tracing.describe import describe
 
     rec = _load(args.trace)
     patterns = args.kind or ["*"]
@@ -189,7 +190,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             calls += 1
         if not any(fnmatch.fnmatchcase(ev.kind, p) for p in patterns):
             continue
-        what = describe_event(ev, names)
+        what = describe(ev, names)
         if ev.kind == "api.call":
             what = f"call {calls}: {what}"
         # Text, not markup: a preview such as "[nan, 1]" must not be read as a rich style tag.
@@ -262,14 +263,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("trace", help="a .jsonl trace from 'minigrad record' or tr.save()")
     p.add_argument("-o", "--output", help="output file; the format comes from the suffix (.svg .png .pdf .dot)")
     p.add_argument("--kind", choices=("backward", "forward", "kernel"), default="backward", help="which view")
-    p.add_argument("--step", type=int, default=None, help="event index to show (see 'minigrad log'); default: last")
-    p.add_argument("--pass", dest="backward_pass", type=int, default=None, help="which backward pass (0-based)")
+    p.add_argument("--step", type=int, default=None, help="event to show, numbered from 0 as 'minigrad log' and the TUI number it; default: last")
+    p.add_argument("--pass", dest="backward_pass", type=int, default=None, help="which backward pass, numbered from 0 as the TUI numbers it")
     p.add_argument("--call", default=None,
                    help="for --kind kernel: op-call number ('call N' in minigrad log) or op name (default: last)")
     p.add_argument("--flipbook", metavar="OUT.html", help="write every step of the backward pass as one HTML page")
     p.add_argument("--frames", choices=("step", "event", "node"), default="step",
                    help="flip-book frames: each engine step (default), every event, or each node run")
     p.add_argument("--no-previews", action="store_true", help="hide gradient-buffer previews")
+    p.add_argument("--group", choices=("module",), default=None,
+                   help="backward view: box the nodes each nn.Module made, labelled with its path")
+    p.add_argument("--all", action="store_true",
+                   help="--kind forward: draw every forward pass (default: the one that built --pass, or the latest)")
     p.add_argument("--collapse", choices=("auto", "yes", "no"), default="auto", help="collapse long chains (auto: big graphs)")
     p.set_defaults(func=cmd_render)
 

@@ -32,7 +32,7 @@ from . import dtypes as _dt
 from .autograd.grad_mode import GRAD_MODE
 from .autograd.meta import AutogradMeta
 from .dtypes import DType
-from .kernels.backends import backend_of_device, move_array, to_numpy
+from .kernels.backends import backend_of_device, canonical_device, move_array, to_numpy
 from .kernels.key import Layout
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
@@ -340,6 +340,7 @@ class Tensor:
             if not isinstance(device, str):
                 raise TypeError(f"to(): argument 'device' must be str, but got {type(device).__name__}")
             backend_of_device(device, "to()")  # unknown device / missing CuPy -> clear error
+            device = canonical_device(device)
             if device != out._device:
                 out = to_device(out, device)
         return out
@@ -348,6 +349,10 @@ class Tensor:
         return self.to("cpu")
 
     def gpu(self) -> "Tensor":
+        return self.to("gpu")
+
+    def cuda(self) -> "Tensor":
+        """PyTorch's spelling of ``gpu()``."""
         return self.to("gpu")
 
     def astype(self, dtype: Any) -> "Tensor":
@@ -748,7 +753,7 @@ def _check_device(fn: str, device: Any) -> str:
     if not isinstance(device, str):
         raise TypeError(f"{fn}(): argument 'device' must be str, but got {type(device).__name__}")
     backend_of_device(device, f"{fn}()")
-    return device
+    return canonical_device(device)
 
 
 def _finish(fn: str, data: np.ndarray, dtype: DType, device: str, requires_grad: Any, name: str | None = None,

@@ -65,15 +65,16 @@ with mg.trace(values=True) as tr:
     (x.log() * x).sum().backward()
 tr.save(sys.argv[1])
 PYEOF
-start "$OUT/nan.jsonl" "pass 1"
+start "$OUT/nan.jsonl" "pass 0 of"
 capture nan-start
 for _ in $(seq 1 60); do keys Right; done  # every event of the pass, one at a time
 capture nan-stepped
-keys End b
+keys End b v  # at 80x24 'v' shows the queue, in-degree, buffers and log view
 capture nan-accumulation-node-run
 expect "[nan"
-keys End
+keys End v v  # back to the graph view
 capture nan-end
+tmux send-keys -t "$SESSION" -N 200 Left; sleep 2  # back to the first event: the forward tab opens at its first call
 keys 2
 capture nan-forward-tab
 expect "log(t"

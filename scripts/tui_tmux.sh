@@ -3,9 +3,9 @@
 #
 #   scripts/tui_tmux.sh [OUTDIR]      (default OUTDIR: out/tui-captures)
 #
-# Opens the built-in demo at 160x48, steps through it (events, node runs,
+# Opens the built-in demo at 160x48 and at 80x24, steps through it (events, node runs,
 # help, quiz, the grad() pass with GeneralGrad marks, the forward tab), then
-# opens a truncated trace and a script that raises. Each screen is saved as
+# opens a truncated trace, a script that raises and a script followed live. Each screen is saved as
 # OUTDIR/NN-name.txt (tmux capture-pane -p) and printed. Read them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,8 +33,8 @@ trap cleanup EXIT
 n=0
 start() {  # start ARGS...: launch the app in a fresh tmux session and wait for it to draw
     cleanup
-    tmux new-session -d -s "$SESSION" -x 160 -y 48 "$TUI $*; sleep 30"
-    wait_for "${WAIT_FOR:-minigrad-tui}"
+    tmux new-session -d -s "$SESSION" -x "${COLS:-160}" -y "${ROWS:-48}" "$TUI $*; sleep 30"
+    wait_for "${WAIT_FOR:-Backward [1]}"; sleep 0.5
 }
 wait_for() {  # wait_for TEXT: until TEXT is on screen (10 s at most)
     for _ in $(seq 1 100); do
@@ -90,16 +90,32 @@ keys 1 s
 capture export-svg
 keys q
 
-# 2. A truncated trace file.
+# 2. The smallest supported terminal, 80x24: one view at a time, v cycles them.
+COLS=80 ROWS=24 start
+keys n n n n n n
+capture small-80x24-graph
+keys v
+capture small-80x24-engine-panes
+keys v
+capture small-80x24-node-detail
+keys q
+
+# 3. A truncated trace file.
 head -c 2000 tests/tui/fixtures/demo.jsonl > "$OUT/truncated.jsonl"
 WAIT_FOR="could not open" start "$OUT/truncated.jsonl"
 capture truncated-trace
 keys q
 
-# 3. A script that raises half-way.
-WAIT_FOR="could not open" start tests/tui/fixtures/scripts/raises.py
+# 4. A script that raises half-way (--wait: run it to the end, then open what it recorded).
+WAIT_FOR="could not open" start tests/tui/fixtures/scripts/raises.py --wait
 capture script-raises
 keys Enter
 capture script-raises-recorded-events
+keys q
+# 5. A script followed live: it opens at once; passes appear as they are recorded.
+WAIT_FOR="ok_script.py" start tests/tui/fixtures/scripts/ok_script.py
+capture live-script-opens
+wait_for "recording finished" || true; sleep 1
+capture live-script-finished
 keys q
 echo "captures in $OUT"

@@ -41,7 +41,8 @@ def _outputs(result: Any) -> list[Any]:
     if isinstance(result, mg.Tensor):
         return [result]
     if isinstance(result, (tuple, list)):
-        return [r for r in result if r is not None]
+        # Integer outputs (the indices of ``max(x, dim)``) carry no gradient, as in PyTorch's gradcheck.
+        return [r for r in result if r is not None and r.dtype.is_floating]
     raise GradcheckError(f"fn must return a Tensor or a sequence of Tensors, got {type(result).__name__}")
 
 

@@ -76,7 +76,7 @@ ATTRIBUTE_TYPE_ERRORS = [
     (lambda: mg.add(1, 2), r"^add\(\): at least one of the arguments \(x, y\) must be a Tensor"),
     (lambda: o(2) + None, r"^add\(\): argument 'y' \(position 1\) must be Tensor or a Python number, but got NoneType"),
     (lambda: mg.sum(o(2), 0, True, 5), r"^sum\(\) takes 3 arguments \(x, dim, keepdim\) but 4 were given"),
-    (lambda: mg.sum(o(2), axis=0), r"^sum\(\) got an unexpected keyword argument 'axis'"),
+    (lambda: mg.sum(o(2), axes=0), r"^sum\(\) got an unexpected keyword argument 'axes'"),
     (lambda: mg.sum(o(2), 0, dim=0), r"^sum\(\) got multiple values for argument 'dim'"),
     (lambda: mg.transpose(o(2, 2)), r"^transpose\(\) missing required argument 'dim0' \(position 1\)"),
     (lambda: o(2)[1.5], r"^getitem\(\): only integers, slices"),
@@ -136,7 +136,7 @@ INFER_META_ERRORS = {
                                 "cross_entropy", "'mean', 'sum' or 'none'"),
     "mse_loss-shapes": (lambda: mg.mse_loss(o(2, 3), o(3, 2)), "mse_loss", r"\(2, 3\).*\(3, 2\)"),
     "mse_loss-dtypes": (lambda: mg.mse_loss(o(2), o(2, dtype=mg.float64)), "mse_loss", "float64"),
-    "conv2d-ndim": (lambda: mg.conv2d(o(3, 4, 4), o(2, 3, 3, 3)), "conv2d", "4-D"),
+    "conv2d-ndim": (lambda: mg.conv2d(o(4, 4), o(2, 3, 3, 3)), "conv2d", "4-D"),  # (C, H, W) is unbatched input
     "conv2d-channels": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 2, 3, 3)), "conv2d", "channels"),
     "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), "conv2d", "bias"),
     "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),

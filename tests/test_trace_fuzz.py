@@ -117,18 +117,19 @@ def _load(data: bytes):
 
 
 def _exercise_viewers(events) -> None:
-    from minigrad.tui.format import describe_event as tui_describe
+    from minigrad.tracing.describe import describe, explain
+    from minigrad.tui.layout2d import pass_graph
     from minigrad.tui.model import Session
     from minigrad.viz import chrome, render
-    from minigrad.viz.describe import describe_event
     from minigrad.viz.flipbook import backward_steps
 
     rp = Replay(events)
     states = list(rp)
     final = rp.final
     for ev, state in zip(events, states):
-        describe_event(ev, state)
-        tui_describe(ev, final.node_name, final.tensor_name)
+        describe(ev, state)
+        describe(ev, final)
+        explain(ev, state)
     steps = {len(events) - 1}
     for number in range(len(rp.backward_passes())):
         steps.update(backward_steps(rp, number))
@@ -140,7 +141,7 @@ def _exercise_viewers(events) -> None:
                 pass
     session = Session(events)
     for info in session.passes:
-        session.layout(info.number)
+        pass_graph(session.layout(info.number))  # what the 2-D pane would lay out (without running dot)
     chrome.chrome_trace(events)
 
 

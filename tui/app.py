@@ -3,8 +3,9 @@
 Usage::
 
     minigrad-tui              # the built-in demo (tui/demo.py)
-    minigrad-tui script.py    # run a script under minigrad.trace(), open its passes
+    minigrad-tui script.py    # run a script, follow its recording live (passes appear as they are recorded)
     minigrad-tui run.jsonl    # replay a trace saved with tr.save(path)
+    minigrad-tui --follow run.jsonl   # tail a trace another process is writing (MINIGRAD_TRACE=run.jsonl)
     minigrad-tui --diff mine.jsonl reference.jsonl   # two recordings side by side, stepping together
 
 The app draws only states replayed from events (``minigrad.trace.replay``).
@@ -16,13 +17,14 @@ import argparse
 import gc
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from textual.app import App
 from textual.binding import Binding
 
 from minigrad.tracing.diff import TraceDiff, diff
 
+from .follow import FileFollower, FollowError, ScriptRun
 from .model import Session
 from .screens import DiffScreen, ErrorScreen, MainScreen
 from .sources import SourceError, load_source, load_trace
@@ -52,10 +54,12 @@ class MinigradApp(App[None]):
         error: str | None = None,
         initial_pass: int = 0,
         export_dir: str | Path = ".",
+        follow: Any = None,
         compare: tuple[Session, TraceDiff] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        self.follow = follow
         self.compare = compare
         self.error = error
         self.initial_pass = initial_pass
@@ -82,7 +86,9 @@ class MinigradApp(App[None]):
 
     def _open_main(self) -> None:
         assert self.session is not None
-        self.push_screen(MainScreen(self.session, initial_pass=self.initial_pass, export_dir=self.export_dir))
+        self.push_screen(
+            MainScreen(self.session, initial_pass=self.initial_pass, export_dir=self.export_dir, follow=self.follow)
+        )
 
     @property
     def main_screen(self) -> MainScreen:
@@ -93,10 +99,13 @@ class MinigradApp(App[None]):
         raise LookupError("no main screen open")
 
 
-def open_source(path: str | None) -> tuple[Session | None, str | None]:
-    """``(session, error)`` for a command-line argument; never raises for bad input."""
+def open_source(path: str | None, script_args: Sequence[str] = ()) -> tuple[Session | None, str | None]:
+    """``(session, error)`` for a command-line argument; never raises for bad input.
+
+    ``script_args`` become a script's ``sys.argv[1:]`` (``minigrad-tui train.py --steps 1``).
+    """
     try:
-        return load_source(path), None
+        return load_source(path, script_args), None
     except SourceError as exc:
         return exc.session, str(exc)
     except Exception as exc:  # noqa: BLE001 - shown on screen, not dumped
@@ -120,23 +129,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Step through a minigrad backward pass: the built-in demo, a script, or a saved trace.",
     )
     parser.add_argument("path", nargs="?", help="a script (.py) to run under tracing, or a trace (.jsonl); none: the demo")
-    parser.add_argument("--pass", dest="pass_no", type=int, default=1, help="which backward pass to open first (1-based)")
+    parser.add_argument("--pass", dest="pass_no", type=int, default=0,
+                        help="which backward pass to open first (numbered from 0, as everywhere in minigrad)")
     parser.add_argument("--export-dir", default=".", help="where 's' writes SVG files (default: current folder)")
     parser.add_argument("--diff", nargs=2, metavar=("A", "B"),
                         help="open two traces side by side at their first divergence and step them together")
     parser.add_argument("--kind", action="append", help="with --diff: compare only these kinds, e.g. 'queue.*'")
-    args = parser.parse_args(argv)
+    parser.add_argument("--follow", metavar="FILE", help="follow a trace file another process is writing")
+    parser.add_argument("--wait", action="store_true", help="for a script: run it to the end first, then open it")
+    # Options the TUI does not know belong to the script (``minigrad-tui examples/char_gpt.py --steps 1``).
+    args, script_args = parser.parse_known_args(argv)
+    if script_args and not (args.path and args.path.endswith(".py")):
+        parser.error(f"unrecognized arguments: {' '.join(script_args)} (extra arguments go to a .py script only)")
     if args.diff:
-        if args.path:
+        if args.path or args.follow:
             parser.error("give either a path or --diff A B, not both")
         print(f"minigrad-tui: comparing {args.diff[0]} with {args.diff[1]} ...", file=sys.stderr, flush=True)
-        left, compare, error = open_diff(*args.diff, kinds=args.kind)
-        MinigradApp(left, error=error, compare=compare).run()
+        left, compare, diff_error = open_diff(*args.diff, kinds=args.kind)
+        MinigradApp(left, error=diff_error, compare=compare).run()
         return 0
-    what = "running " + args.path if args.path and args.path.endswith(".py") else "reading " + (args.path or "the demo")
-    print(f"minigrad-tui: {what} ...", file=sys.stderr, flush=True)  # big traces take seconds to replay
-    session, error = open_source(args.path)
-    MinigradApp(session, error=error, initial_pass=args.pass_no - 1, export_dir=args.export_dir).run()
+    follow: Any = None
+    run: ScriptRun | None = None
+    error: str | None = None
+    if args.follow:
+        follow = FileFollower(args.follow)
+        session: Session | None = Session([], title=Path(args.follow).name)
+        try:
+            session.extend(follow.poll())
+        except FollowError as exc:
+            session, error, follow = None, f"This is not a readable minigrad trace.\n{exc}", None
+    elif args.path and args.path.endswith(".py") and not args.wait and Path(args.path).is_file():
+        run = follow = ScriptRun(args.path, list(script_args))
+        session = Session([], title=Path(args.path).name)
+    else:
+        what = "running " + args.path if args.path and args.path.endswith(".py") else "reading " + (args.path or "the demo")
+        print(f"minigrad-tui: {what} ...", file=sys.stderr, flush=True)  # big traces take seconds to replay
+        session, error = open_source(args.path, script_args)
+    try:
+        MinigradApp(session, error=error, initial_pass=args.pass_no, export_dir=args.export_dir, follow=follow).run()
+    finally:
+        if run is not None:
+            run.close()
     return 0
 
 

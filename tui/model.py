@@ -24,6 +24,8 @@ from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 
+from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
+
 __all__ = ["PassInfo", "PassLayout", "QuizQuestion", "QuizScore", "Session"]
 
 
@@ -41,7 +43,7 @@ class PassInfo:
     def label(self) -> str:
         what = "loss.backward()" if self.mode == "backward" else "grad()  (GeneralGrad)"
         tail = "" if self.complete else "  [incomplete]"
-        return f"pass {self.number + 1}: {what}  events {self.begin}–{self.end}{tail}"
+        return f"pass {self.number}: {what}  events {self.begin}–{self.end}{tail}"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class PassLayout:
     row: Mapping[int, int]
     nodes: Mapping[int, NodeInfo]
     runs: tuple[int, ...]
+    cut: tuple[tuple[int, int], ...] = ()  # (node, next) of the edges GeneralGrad cut (no_grad_vars)
 
 
 @dataclass(frozen=True)
@@ -106,14 +109,37 @@ class Session:
         self.events = self.replay.events
         self.title = title
         self.notice = notice
-        self.passes: list[PassInfo] = [
-            PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None)
-            for n, (b, e, m) in enumerate(self.replay.backward_passes())
-        ]
+        self.passes: list[PassInfo] = self._find_passes()
         self._layouts: dict[int, PassLayout] = {}
+        self._canvases: dict[tuple[int, bool], Canvas] = {}
         self._asks: dict[int, list[tuple[int, int]]] = {}
         self._names: dict[int, str] | None = None
         self._tensor_names: dict[int, str] | None = None
+
+    def _find_passes(self) -> list[PassInfo]:
+        return [
+            PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None)
+            for n, (b, e, m) in enumerate(self.replay.backward_passes())
+        ]
+
+    def extend(self, events: Sequence[Any]) -> None:
+        """Append events of a trace that is still being recorded (``--follow``, a live script).
+
+        Layouts of passes that were still running are recomputed on next use;
+        finished passes keep theirs (their events never change).
+        """
+        if not events:
+            return
+        first_open = next((p.number for p in self.passes if not p.complete), len(self.passes))
+        self.replay.extend(events)
+        self.events = self.replay.events
+        self.passes = self._find_passes()
+        for cache in (self._layouts, self._asks):
+            for n in [n for n in cache if n >= first_open]:
+                del cache[n]
+        for key in [k for k in self._canvases if k[0] >= first_open]:
+            del self._canvases[key]
+        self._names = self._tensor_names = None
 
     # -- states ------------------------------------------------------------
 
@@ -166,11 +192,13 @@ class Session:
         starts = [n for n in (bw.start if bw else ()) if n in members]
         # Output edges, plus the ones GeneralGrad cut (so a cut-off node sits where it belongs).
         succ: dict[int, list[int]] = {n: [e.next for e in st.nodes[n].edges if e.next in members] for n in members}
+        cut: list[tuple[int, int]] = []
         if bw is not None and bw.general is not None:
             for p in bw.general.pruned:
                 a, b = p.get("node"), p.get("next")
                 if a in succ and b in members and b not in succ[a]:
                     succ[a].append(b)
+                    cut.append((a, b))
         # Longest-path depth (Kahn's order, iterative: deep graphs are fine).
         indeg = dict.fromkeys(members, 0)
         for n in members:
@@ -198,9 +226,33 @@ class Session:
             row={n: r for r, n in enumerate(order)},
             nodes=st.nodes,
             runs=runs,
+            cut=tuple(cut),
         )
         self._layouts[number] = lay
         return lay
+
+    def canvas(self, number: int, modules: bool = False) -> Canvas:
+        """The 2-D picture of pass ``number`` (``layout2d.Canvas``, laid out by Graphviz once and kept).
+
+        Args:
+            number: the pass.
+            modules: fold the nodes each ``nn.Module`` made into one box.
+
+        Raises:
+            layout2d.LayoutUnavailable: Graphviz's ``dot`` is missing or failed.
+        """
+        key = (number, modules)
+        if key not in self._canvases:
+            self._canvases[key] = pass_canvas(self.layout(number), modules)
+        return self._canvases[key]
+
+    def has_modules(self, number: int) -> bool:
+        """Whether the nodes of pass ``number`` carry the ``nn.Module`` that made them."""
+        return bool(group_by_module(self.layout(number)))
+
+    def box_count(self, number: int) -> int:
+        """How many boxes the 2-D pane draws for pass ``number`` (long chains folded); no layout needed."""
+        return len(pass_graph(self.layout(number))[0])
 
     def find_node(self, query: str, number: int) -> int | None:
         """A node of pass ``number`` by name: exact (any case), ``#id``/id, then the first substring match."""
@@ -262,6 +314,45 @@ class Session:
             if ask > target:
                 break
         return None
+
+    def why_runs(self, q: QuizQuestion, guess: int | None = None) -> str:
+        """Why the engine ran ``q.node`` (and, when given, why not the node guessed), from the recorded events.
+
+        The rule (docs/architecture.md, the backward path): the engine pops the front of the ready queue; a
+        popped node whose in-degree is not 0 while others wait is skipped;
+        AccumulationNodes are pushed to the front.
+        """
+        name = self.node_name
+        skips = [
+            (self.events[i].node, self.events[i].in_degree)
+            for i in range(q.ask_index, q.run_index)
+            if self.events[i].kind == "queue.skip"
+        ]
+        lay = self.layout(self.passes_of(q.run_index))
+        info = lay.nodes.get(q.node)
+        parts: list[str] = []
+        for node, degree in skips:
+            parts.append(f"{name(node)} was at the front but its in-degree was {degree} ≠ 0, so the engine skipped it")
+        if q.candidates and q.candidates[0] == q.node or not q.candidates:
+            how = "it was at the front of the ready queue, and the engine always pops the front"
+        else:
+            how = f"it was next in the ready queue after that ({', '.join(name(n) for n in q.candidates[:4])})"
+        parts.append(how)
+        if info is not None and info.is_accumulation:
+            parts.append("AccumulationNodes are pushed to the front as soon as their in-degree reaches 0")
+        if guess is not None and guess != q.node:
+            if guess in q.candidates:
+                parts.append(f"{name(guess)} was at position {q.candidates.index(guess)} of the queue; only the front runs")
+            else:
+                parts.append(f"{name(guess)} was not in the ready queue: its in-degree was not 0 yet, or it is not in this pass")
+        return "; ".join(parts) + "."
+
+    def passes_of(self, index: int) -> int:
+        """The number of the pass that event ``index`` belongs to (0 when before the first)."""
+        for p in self.passes:
+            if p.begin <= index <= p.end:
+                return p.number
+        return 0
 
     def question(self, run_index: int, number: int, ask_index: int | None = None) -> QuizQuestion:
         """The quiz question for the node run at ``run_index`` (answers read off replayed states)."""

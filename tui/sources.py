@@ -13,6 +13,7 @@ import runpy
 import sys
 import traceback
 from pathlib import Path
+from typing import Sequence
 
 from .model import Session
 
@@ -31,14 +32,15 @@ class SourceError(Exception):
         self.session = session
 
 
-def load_source(arg: str | None) -> Session:
-    """The session for a command-line argument: ``None`` (demo), ``*.py`` (script) or a trace file."""
+def load_source(arg: str | None, script_args: Sequence[str] = ()) -> Session:
+    """The session for a command-line argument: ``None`` (demo), ``*.py`` (script, run with
+    ``script_args`` as its arguments) or a trace file."""
     if arg is None:
         from .demo import demo_session
 
         return demo_session()
     if arg.endswith(".py"):
-        return run_script(arg)
+        return run_script(arg, script_args)
     return load_trace(arg)
 
 
@@ -64,7 +66,7 @@ def load_trace(path: str) -> Session:
     return Session(rec.events, title=p.name)
 
 
-def run_script(path: str) -> Session:
+def run_script(path: str, script_args: Sequence[str] = ()) -> Session:
     """Run ``path`` as ``__main__`` under ``minigrad.trace()`` and open what it recorded.
 
     The script's output is captured (it would scribble over the screen); its
@@ -77,7 +79,7 @@ def run_script(path: str) -> Session:
     from minigrad.tracing import trace
 
     out = io.StringIO()
-    argv, sys.argv = sys.argv, [str(p)]
+    argv, sys.argv = sys.argv, [str(p), *script_args]
     sys.path.insert(0, str(p.resolve().parent))
     error: str | None = None
     rec = trace()

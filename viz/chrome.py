@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from .describe import event_fields
+from minigrad.tracing.describe import event_fields
 
 __all__ = ["chrome_trace", "save_chrome_trace"]
 

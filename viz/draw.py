@@ -147,33 +147,39 @@ def _edge_attrs(e: GEdge) -> dict[str, str]:
 def _legend(g: Graph) -> str:
     rows = ['<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="1" CELLPADDING="2" COLOR="#999999">',
             '<TR><TD COLSPAN="2"><B>legend</B></TD></TR>']
+    # Each swatch shows the real thing: the fill, the badge text, the edge label, the node shape's mark.
+    extra: list[tuple[str, str, str]] = []  # (fill, sample text in the swatch, meaning)
     if g.kind == "backward":
-        for status in ("pending", "queued", "running", "done", "released", "pruned"):
-            rows.append(f'<TR><TD BGCOLOR="{STATUS_FILL[status]}" BORDER="1" WIDTH="18"> </TD>'
-                        f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9">{_esc(STATUS_TEXT[status])}</FONT></TD></TR>')
-        extra = [
-            (BADGE["normal"], "in N: current in-degree"),
-            (BADGE["changed"], "in N: changed at this step"),
-            (STATUS_FILL["queued"], "Qk: k-th in ready queue (Q1 = front)"),
-            ("#ffffff", "edge sS rR: output slot S, rank R"),
-            ("#ffffff", "cylinder: AccumulationNode"),
+        used = {nd.status for nd in g.nodes}
+        for status in ("idle", "pending", "queued", "running", "done", "released", "pruned"):
+            if status == "idle" and "idle" not in used:
+                continue
+            extra.append((STATUS_FILL[status], "", STATUS_TEXT[status]))
+        extra += [
+            (BADGE["normal"], "in 2", "current in-degree"),
+            (BADGE["changed"], "in 1", "in-degree changed at this step"),
+            (STATUS_FILL["queued"], "Q1", "k-th in the ready queue (Q1 = front)"),
+            ("#ffffff", "s0 r1 →", "edge from output slot 0, rank 1"),
+            ("#ffffff", "◖ ◗", "cylinder: AccumulationNode (writes a leaf's .grad)"),
         ]
         if g.mode == "grad":
             extra += [
-                (MARK_COLOUR["startup"], "bold purple border: startup node"),
-                (MARK_COLOUR["ending"], "bold teal border: ending node"),
-                (EDGE_PRUNED, "red dashed edge: cut (no_grad_vars)"),
+                (MARK_COLOUR["startup"], "", "bold purple border: startup node"),
+                (MARK_COLOUR["ending"], "", "bold teal border: ending node"),
+                (EDGE_PRUNED, "✂", "red dashed edge: cut (no_grad_vars)"),
             ]
     else:
         extra = [
-            (FORWARD_FILL["leaf_grad"], "leaf tensor, requires_grad"),
-            (FORWARD_FILL["leaf"], "leaf tensor / constant"),
-            (FORWARD_FILL["tensor"], "op output tensor"),
-            (FORWARD_FILL["op"], "op call (kernel chosen)"),
-            (FORWARD_FILL["fallback"], "op call that fell back to CPU"),
+            (FORWARD_FILL["leaf_grad"], "", "leaf tensor, requires_grad"),
+            (FORWARD_FILL["leaf"], "", "leaf tensor / constant"),
+            (FORWARD_FILL["tensor"], "", "op output tensor"),
+            (FORWARD_FILL["op"], "", "op call (kernel chosen)"),
+            (FORWARD_FILL["fallback"], "", "op call that fell back to CPU"),
         ]
-    for colour, text in extra:
-        rows.append(f'<TR><TD BGCOLOR="{colour}" BORDER="1" WIDTH="18"> </TD>'
+    for colour, sample, text in extra:
+        fg = "#ffffff" if colour in (MARK_COLOUR["startup"], MARK_COLOUR["ending"], EDGE_PRUNED) else "#000000"
+        swatch = f'<FONT POINT-SIZE="8" COLOR="{fg}">{_esc(sample)}</FONT>' if sample else " "
+        rows.append(f'<TR><TD BGCOLOR="{colour}" BORDER="1" WIDTH="18">{swatch}</TD>'
                     f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9">{_esc(text)}</FONT></TD></TR>')
     rows.append("</TABLE>")
     return "<" + "".join(rows) + ">"

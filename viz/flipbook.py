@@ -31,7 +31,7 @@ import graphviz
 
 from minigrad.tracing.replay import Replay
 
-from .describe import describe_event
+from minigrad.tracing.describe import describe
 from .draw import to_digraph
 from .graph import Graph, backward_node_ids, collapse_chains, collect_backward
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
@@ -197,7 +197,7 @@ def flipbook(
         bw = st.passes[number] if number < len(st.passes) else None
         g = collect_backward(st, bw, node_ids=ids, previews=previews, title=False, future=final_state)
         # Ids are never reused, so the end state names every node, even copies made later.
-        caption = f"step {i} · {describe_event(st.event, final_state)}"
+        caption = f"event {i} · {describe(st.event, final_state)}"
         graphs.append((i, caption, g))
 
     # NOTE [ Frames share one layout ]: the widest text any frame shows sets each node's minimum size.

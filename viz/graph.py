@@ -22,13 +22,15 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from minigrad.tracing.replay import BackwardPass, OpCall, State, node_status
 
-from .describe import describe_event, fmt_preview, fmt_shape
+from minigrad.tracing.describe import describe, fmt_shape, fmt_value
 
 __all__ = [
     "GNode",
@@ -159,9 +161,9 @@ def _node_rows(state: State, bw: BackwardPass | None, nid: int, previews: bool) 
         rows.append(f"copy of {state.node_name(info.copy_of)}")
     if bw is not None and previews:
         for (slot, rank), value in sorted(bw.buffers.get(nid, {}).items()):
-            rows.append(f"buffer[{slot},{rank}] = {fmt_preview(value, 32)}")
+            rows.append(f"buffer[{slot},{rank}] = {fmt_value(value, 32)}")
         if info.is_accumulation and info.tensor is not None and info.tensor in bw.accumulated:
-            rows.append(f".grad = {fmt_preview(bw.accumulated[info.tensor], 32)}")
+            rows.append(f".grad = {fmt_value(bw.accumulated[info.tensor], 32)}")
     return rows
 
 
@@ -173,6 +175,7 @@ def collect_backward(
     previews: bool = True,
     title: bool = True,
     future: State | None = None,
+    group: str | None = None,
 ) -> Graph:
     """Collect the backward graph as it stands in ``state``.
 
@@ -186,6 +189,8 @@ def collect_backward(
         future: a later state of the same trace (flip-books pass the end of the
             pass): nodes not created yet at ``state`` — GeneralGrad's copies
             before the copy — are drawn from it, faded, instead of hidden.
+        group: ``"module"`` draws the nodes each ``nn.Module`` made inside one
+            dashed box labelled with its path (recorded traces carry it).
 
     Returns:
         A ``Graph`` whose nodes carry status, in-degree badge, queue position
@@ -250,6 +255,7 @@ def collect_backward(
                 in_degree_state=deg_state,
                 queue_pos=queue_pos,
                 marks=tuple(marks),
+                cluster=_module_cluster(g, state, info) if group == "module" else None,
             )
         )
 
@@ -293,7 +299,7 @@ def collect_backward(
             head = "graph before backward"
         else:
             head = f"{bw.mode}() pass {bw.number}" + (" (done)" if bw.done else "")
-        g.title = f"{head} · step {state.index}: {describe_event(state.event, state)}"
+        g.title = f"{head} · event {state.index}: {describe(state.event, state)}"
     return g
 
 
@@ -458,22 +464,55 @@ def call_outputs(state: State, call: OpCall) -> tuple[int, ...]:
     return tuple(keep)
 
 
-def collect_forward(state: State, *, include_backward: bool = False, title: bool = True) -> Graph:
+def forward_span(state: State, backward_pass: int | None = None) -> tuple[int, int, int | None]:
+    """The events of one forward pass: ``(first, stop, number)``, the ops that built backward pass ``number``.
+
+    Forward pass P is what ran between the end of backward pass P-1 and the
+    beginning of backward pass P (default: the latest pass begun by
+    ``state``). Without a backward pass it is everything so far (number None).
+    """
+    if not state.passes:
+        return 0, state.index + 1, None
+    number = len(state.passes) - 1 if backward_pass is None else backward_pass % len(state.passes)
+    first = 0
+    if number > 0:
+        prev = state.passes[number - 1]
+        first = (prev.end_at if prev.end_at is not None else prev.begin_at) + 1
+    return first, state.passes[number].begin_at, number
+
+
+def _module_cluster(g: Graph, state: State, info: Any) -> str | None:
+    """The cluster id of the module that made a node (a GeneralGrad copy: its original's); registers its label."""
+    module = info.module
+    if module is None and info.copy_of is not None and info.copy_of in state.nodes:
+        module = state.nodes[info.copy_of].module
+    if not module:
+        return None
+    cid = re.sub(r"[^A-Za-z0-9_]+", "_", module)
+    g.clusters[cid] = f"module {module}"
+    return cid
+
+
+def collect_forward(state: State, *, include_backward: bool = False, title: bool = True,
+                    backward_pass: int | None = None, all_passes: bool = False) -> Graph:
     """Collect the forward graph: tensors and op calls with the kernel each op chose.
 
     Args:
         state: a replayed state.
         include_backward: also draw op calls made by backward formulas.
         title: put a caption on the graph.
+        backward_pass: draw the forward pass that built this backward pass (default: the latest).
+        all_passes: draw every forward pass of the trace (a training loop draws them all side by side).
     """
     g = Graph(kind="forward", legend=True)
-    calls = [c for c in state.calls if include_backward or c.phase == "forward"]
+    first, stop, number = (0, state.index + 1, None) if all_passes else forward_span(state, backward_pass)
+    calls = [c for c in state.calls if (include_backward or c.phase == "forward") and first <= c.index < stop]
     tensor_ids: set[int] = set()
     for c in calls:
         tensor_ids.update(i for i in c.inputs if isinstance(i, int) and not isinstance(i, bool) and i in state.tensors)
         tensor_ids.update(call_outputs(state, c))
     for tid, t in state.tensors.items():
-        if include_backward or not _in_backward(state, t.created_at):
+        if (include_backward or not _in_backward(state, t.created_at)) and (all_passes or first <= t.created_at < stop):
             tensor_ids.add(tid)
     for tid in sorted(tensor_ids):
         t = state.tensors.get(tid)
@@ -492,7 +531,7 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
         if t.version:
             rows.append(f"version {t.version}")
         if t.value is not None and not isinstance(t.value, dict):
-            rows.append(fmt_preview(t.value, 32))
+            rows.append(fmt_value(t.value, 32))
         g.nodes.append(GNode(key=f"t{tid}", title=t.name, rows=rows, kind="tensor", status=status, marks=tuple(marks)))
     for c in calls:
         kernel, fallback = _kernel_text(c)
@@ -515,13 +554,14 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
                                      key=f"{ck}_in{pos}"))
             else:
                 kk = f"{ck}_k{pos}"
-                g.nodes.append(GNode(key=kk, title=fmt_preview(inp, 16), kind="const", status="leaf"))
+                g.nodes.append(GNode(key=kk, title=fmt_value(inp, 16), kind="const", status="leaf"))
                 g.edges.append(GEdge(tail=kk, head=ck, label=str(pos) if multi else "", style="data", key=f"{ck}_in{pos}"))
         for o in call_outputs(state, c):
             if o in state.tensors:
                 g.edges.append(GEdge(tail=ck, head=f"t{o}", style="data", key=f"{ck}_out{o}"))
     if title:
-        g.title = f"forward graph · step {state.index} · {len(calls)} op calls"
+        which = "every forward pass" if all_passes or number is None else f"forward pass {number} (builds backward pass {number})"
+        g.title = f"{which} · events {first}–{max(first, stop - 1)} · {len(calls)} op calls"
     return g
 
 
@@ -569,13 +609,15 @@ def collect_kernel(state: State, call: int | str | None = None, *, title: bool =
     inputs = []
     for i in c.inputs:
         t = state.tensors.get(i) if isinstance(i, int) and not isinstance(i, bool) else None
-        inputs.append(f"{t.name}: {fmt_shape(t.shape)} {t.dtype} @{t.device}" if t else fmt_preview(i, 16))
+        inputs.append(f"{t.name}: {fmt_shape(t.shape)} {t.dtype} @{t.device}" if t else fmt_value(i, 16))
     attrs = [f"{k}={v}" for k, v in sorted(c.attrs.items())]
     add(f"{c.op}(…)  [{c.phase}]", [f"in{p}: {s}" for p, s in enumerate(inputs)] + attrs, "op")
     for cast in c.amp_casts:
         add("AMP auto-cast", [f"{state.tensor_name(cast.get('tensor'))}: {cast.get('from_dtype')} -> {cast.get('to_dtype')}"])
     if c.key:
         add("KernelKey", [f"backend {c.key.get('backend')}", f"layout {c.key.get('layout')}", f"dtype {c.key.get('dtype')}"])
+    if sel_cached := bool(c.select and c.select.get("cached")):
+        add("cached selection", ["the probes of the first search were:"] if c.lookups else ["no probes: found in the cache"])
     for n, probe in enumerate(c.lookups, start=1):
         hit = bool(probe.get("found"))
         add(f"probe {n}: {probe.get('step')}", [f"{probe.get('backend')}/{probe.get('layout')}/{probe.get('dtype')}",
@@ -583,8 +625,8 @@ def collect_kernel(state: State, call: int | str | None = None, *, title: bool =
     sel = c.select
     if sel:
         rows = [f"{sel.get('backend')}/{sel.get('layout')}/{sel.get('dtype')}"]
-        if sel.get("cached"):
-            rows.append("from the selection cache (no probes)")
+        if sel_cached:
+            rows.append("from the selection cache")
         if sel.get("fallback_cpu"):
             rows.append("CPU fallback: output copied back")
         add(f"selected {sel.get('kernel')}", rows, "fallback" if sel.get("fallback_cpu") else "hit")

@@ -1,68 +1,78 @@
-"""A tensor's graph as events, read from the public autograd attributes (no recording needed).
+"""A tensor's graph as the engine announces it, for ``render(tensor)`` without a recording.
 
-``render(tensor)`` outside any ``mg.trace()`` has no events to replay, so this
-module reads what a tensor exposes — ``grad_fn``, and per node ``id``,
-``display_name``, ``op_name``, ``topo_nr``, ``seq_nr``, ``is_accumulation``,
-``tensor_id`` and ``next_functions`` — and writes the ``node.create`` events a
-recording would have held. The usual replay then draws them, every node idle
-(nothing has run). It only reads the graph; it never runs or re-derives
-anything the engine does.
+``render(tensor)`` outside any ``mg.trace()`` has no events to replay. Rather
+than rebuild ``node.create`` events itself (and get slots, ranks and names
+wrong), this module asks the engine to announce what it already knows: with
+a private recorder active it calls the engine's own ``announce_node`` for
+every grad node the tensor's ``grad_fn`` reaches, next nodes before the nodes that lead to them,
+and the tensor's own ``tensor.create``. Leaf tensors are announced from their
+``AutogradMeta`` (name, shape, dtype, device) just before their
+AccumulationNode, as a recording holds them. The usual replay then draws
+the events, so a recorded trace and a live tensor go through one path.
 
 Example:
     >>> import minigrad as mg
     >>> x = mg.tensor([1.0, 2.0], requires_grad=True)
     >>> evs = events_from_tensor((x * x).sum())
     >>> [e.name.split("#")[0] for e in evs if e.kind == "node.create"]
-    ['SumGradNode', 'MulGradNode', 'AccumulationNode']
+    ['AccumulationNode', 'MulGradNode', 'SumGradNode']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from minigrad.tracing.events import Event, NodeCreate, TensorCreate
+from minigrad.autograd.dygraph import announce_node
+from minigrad.tracing.events import Event, TensorCreate
+from minigrad.tracing.recorder import Recorder
 
 __all__ = ["events_from_tensor"]
 
 
-def events_from_tensor(tensor: Any) -> list[Event]:
-    """``tensor.create`` for ``tensor`` and ``node.create`` for every node its ``grad_fn`` reaches.
-
-    Nodes come in depth-first order from ``grad_fn``; ``seq`` numbers are
-    assigned in that order so the list loads and replays like a recording.
-    """
-    root = tensor.grad_fn
-    evs: list[Event] = [
-        TensorCreate(
-            tensor=tensor.id, name=tensor.name, shape=list(tensor.shape), dtype=str(tensor.dtype),
-            device=str(tensor.device), requires_grad=bool(tensor.requires_grad), is_leaf=bool(tensor.is_leaf),
-            grad_node=root.id if root is not None else None, out_slot=0, out_rank=0, value=None,
-        )
-    ]
-    seen: set[int] = set()
-    stack = [root] if root is not None else []
+def _graph_nodes(root: Any) -> list[Any]:
+    """Every node reachable from ``root`` along ``next_functions``, next nodes first (an iterative walk)."""
+    seen: dict[int, Any] = {}
+    stack = [root]
     while stack:
         node = stack.pop()
-        if node.id in seen:
+        if node is None or node.id in seen:
             continue
-        seen.add(node.id)
-        edges: list[dict[str, Any]] = []
-        ranks: dict[int, int] = {}
-        for nxt, slot in node.next_functions:
-            rank = ranks.get(slot, 0)
-            ranks[slot] = rank + 1
-            edges.append({"slot": slot, "rank": rank, "next": nxt.id if nxt is not None else None,
-                          "next_slot": 0, "next_rank": 0})
-            if nxt is not None and nxt.id not in seen:
-                stack.append(nxt)
-        evs.append(
-            NodeCreate(
-                node=node.id, name=node.display_name, op=getattr(node, "op_name", "") or node.name(),
-                topo_nr=int(getattr(node, "topo_nr", 0)), seq_nr=int(getattr(node, "seq_nr", 0)),
-                is_accumulation=bool(getattr(node, "is_accumulation", False)),
-                tensor=getattr(node, "tensor_id", None), copy_of=None, edges=edges, saved=[], attrs={},
-            )
-        )
-    for i, ev in enumerate(evs):
-        ev.seq = i
-    return evs
+        seen[node.id] = node
+        stack.extend(nxt for nxt, _ in node.next_functions if nxt is not None and nxt.id not in seen)
+    # A node leads only to nodes of smaller topo_nr: announce those first, as a recording does.
+    return sorted(seen.values(), key=lambda n: (n.topo_nr, n.seq_nr))
+
+
+def _leaf_event(node: Any) -> TensorCreate | None:
+    """``tensor.create`` of the leaf behind an AccumulationNode, from its AutogradMeta."""
+    meta = getattr(node, "meta", None)
+    if meta is None:
+        return None
+    shape, dtype, device = node.in_meta[0][0] if node.in_meta and node.in_meta[0] and node.in_meta[0][0] else ((), "", "")
+    name = getattr(meta, "name", None) or f"t{meta.tensor_id}"
+    return TensorCreate(
+        tensor=meta.tensor_id, name=name, shape=list(shape), dtype=str(getattr(dtype, "name", dtype)),
+        device=str(device), requires_grad=True, is_leaf=True, grad_node=None, out_slot=0, out_rank=0, value=None,
+    )
+
+
+def events_from_tensor(tensor: Any) -> list[Event]:
+    """The events a recording of ``tensor``'s graph would hold: leaves, ``node.create`` per node, the tensor.
+
+    Recorders nest, so an active recording (if any) does not see these events.
+    """
+    rec = Recorder(values=False)
+    with rec:
+        root = tensor.grad_fn
+        if root is not None:
+            for node in _graph_nodes(root):
+                if node.is_accumulation:
+                    leaf = _leaf_event(node)
+                    if leaf is not None:
+                        rec.emit(leaf)
+                announce_node(node)
+        tensor._announce()
+    for ev in rec.events:
+        if ev.kind == "node.create":
+            ev.source = ev.module = None  # not known: the graph was built without a recording
+    return list(rec.events)

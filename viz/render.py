@@ -113,7 +113,7 @@ def state_at(rp: Replay, step: int | None = None, backward_pass: int | None = No
     if step is None:
         step = len(rp) - 1
     if not -len(rp) <= step < len(rp):
-        raise IndexError(f"step {step} out of range: the trace has {len(rp)} events (steps 0..{len(rp) - 1})")
+        raise IndexError(f"step {step} out of range: the trace has {len(rp)} events, numbered 0..{len(rp) - 1}")
     state = rp[step]
     if backward_pass is not None:
         number = backward_pass % len(passes)
@@ -236,6 +236,8 @@ def render(
     legend: bool = True,
     title: bool = True,
     trace: Any = None,
+    all_passes: bool = False,
+    group: str | None = None,
 ) -> Rendered:
     """Render a view of a trace.
 
@@ -257,6 +259,9 @@ def render(
         legend: draw the colour legend.
         title: draw a caption (pass, step, event).
         trace: for a Tensor source, the recorder that saw it being built.
+        group: for ``kind="backward"``: ``"module"`` boxes the nodes each ``nn.Module`` made.
+        all_passes: for ``kind="forward"``: draw every forward pass (default: the one
+            that built ``backward_pass``, or the latest backward pass at ``step``).
 
     Returns:
         A ``Rendered`` (``.source``, ``.svg()``, ``.save(path)``, Jupyter display).
@@ -269,6 +274,7 @@ def render(
     if kind not in KINDS:
         raise ValueError(f"render(): argument 'kind' must be one of {', '.join(KINDS)}, but got {kind!r}")
     only: set[int] | None = None
+    live_name: str | None = None  # set when the graph is read from a tensor's grad_fn, not from a recording
     if isinstance(source, State):
         state, bw = source, source.backward
     else:
@@ -281,7 +287,7 @@ def render(
                 # No recording: read the graph from the tensor's public attributes (all nodes idle).
                 from .live import events_from_tensor
 
-                source, tensor = events_from_tensor(tensor), None
+                source, tensor, live_name = events_from_tensor(tensor), None, tensor.name
             else:
                 raise LookupError(
                     f"render(tensor, kind={kind!r}) needs a recording: run the code under "
@@ -298,16 +304,20 @@ def render(
 
                 rp = to_replay(events_from_tensor(tensor))
                 state, bw = state_at(rp)
+                live_name = tensor.name
             elif info is None:
                 raise LookupError("render(tensor): this tensor does not appear in the trace given")
             elif kind == "backward" and info.grad_node is not None:
                 only = _reachable(state, info.grad_node)
     if kind == "backward":
-        g = collect_backward(state, bw, previews=previews, title=title, node_ids=sorted(only) if only else None)
+        g = collect_backward(state, bw, previews=previews, title=title, node_ids=sorted(only) if only else None,
+                             group=group)
     elif kind == "forward":
-        g = collect_forward(state, title=title)
+        g = collect_forward(state, title=title, backward_pass=backward_pass, all_passes=all_passes)
     else:
         g = collect_kernel(state, call, title=title)
+    if live_name is not None and title:
+        g.title = f"backward graph of {live_name}, read from its grad_fn (not recorded: no run is shown)"
     g.legend = legend and g.legend
     if collapse is True or (collapse == "auto" and len(g.nodes) > max_nodes):
         g = collapse_chains(g)

@@ -36,7 +36,7 @@ STATUS_FILL: dict[str, str] = {
 }
 
 STATUS_TEXT: dict[str, str] = {
-    "idle": "not in this pass",
+    "idle": "not in this pass (or not run yet)",
     "pending": "pending: waiting for gradients",
     "queued": "queued: in the ready queue",
     "running": "running now",

@@ -2,6 +2,8 @@
 
 - ``events.md``: the event reference, from the dataclasses in
   ``minigrad/tracing/events.py`` (kind, fields with types, docstring).
+- ``pytorch.md``: the PyTorch API coverage table, from the op registry and the
+  ``nn``/``optim`` modules (``pytorch_api.py``).
 - ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``.
 - ``tui.md`` / ``renderer.md``: a placeholder only while the real page (written
   with the TUI and the renderer) is not in ``docs/`` yet.
@@ -13,6 +15,8 @@ import dataclasses
 import typing
 
 from mkdocs.structure.files import File, Files
+
+from pytorch_api import pytorch_reference  # the generator next to this hook
 
 PLACEHOLDERS = {
     "tui.md": ("TUI guide", "minigrad-tui", "The guide to the terminal app, its panes and keys"),
@@ -90,6 +94,7 @@ def lesson_pages(config) -> list[File]:
 
 def on_files(files: Files, config) -> Files:
     files.append(File.generated(config, "events.md", content=event_reference()))
+    files.append(File.generated(config, "pytorch.md", content=pytorch_reference()))
     for page in lesson_pages(config):
         files.append(page)
     for name, args in PLACEHOLDERS.items():

@@ -220,18 +220,19 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         for slot, row in enumerate(node.next_edges)
         for rank, e in enumerate(row)
     ]
-    rec.emit(
-        NodeCreate(
-            node=node.id,
-            name=node.display_name,
-            op=node.op_name,
-            topo_nr=node.topo_nr,
-            seq_nr=node.seq_nr,
-            is_accumulation=False,
-            tensor=None,
-            copy_of=copy_of,
-            edges=edges,
-            saved=[w.tensor_id for w in node.wrappers],
-            attrs={k: jsonable(v) for k, v in node.attrs.items()},
-        )
+    ev = NodeCreate(
+        node=node.id,
+        name=node.display_name,
+        op=node.op_name,
+        topo_nr=node.topo_nr,
+        seq_nr=node.seq_nr,
+        is_accumulation=False,
+        tensor=None,
+        copy_of=copy_of,
+        edges=edges,
+        saved=[w.tensor_id for w in node.wrappers],
+        attrs={k: jsonable(v) for k, v in node.attrs.items()},
     )
+    rec.emit(ev)
+    if copy_of is None and ev.source is not None:  # the recorder stamped where it came from (tracing/provenance.py)
+        node.origin = ev.source + (f" in module {ev.module}" if ev.module else "")

@@ -166,6 +166,8 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
     msg = str(exc)
     if where in msg:
         return exc
+    if node.origin is not None:  # recorded: say where the node was made (PyTorch's anomaly mode tells the same)
+        where += f", made at {node.origin}"
     cls = type(exc) if isinstance(exc, (RuntimeError, ValueError, TypeError)) else RuntimeError
     try:
         new = cls(f"in {where}: {msg}")

@@ -74,9 +74,25 @@ class no_grad(set_grad_enabled):
         ...     y = w * 2
         >>> y.requires_grad, y.grad_fn
         (False, None)
+        >>> @mg.no_grad          # a decorator, with or without parentheses
+        ... def evaluate(t):
+        ...     return t * 2
+        >>> evaluate(w).requires_grad
+        False
     """
 
-    def __init__(self) -> None:
+    def __new__(cls, func: Any = None) -> Any:
+        # ``@mg.no_grad`` without parentheses passes the function itself: return it wrapped
+        # (an object that is not a no_grad instance, so ``__init__`` is not called again).
+        self = super().__new__(cls)
+        if func is not None:
+            if not callable(func):
+                raise TypeError(f"no_grad() takes no arguments, or a function to decorate; got {type(func).__name__}")
+            self.__init__()
+            return self(func)
+        return self
+
+    def __init__(self, func: Any = None) -> None:
         super().__init__(False)
 
 

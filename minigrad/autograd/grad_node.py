@@ -93,6 +93,7 @@ class GradNode:
         "hooks",
         "released",
         "extra",
+        "origin",
         "__weakref__",
     )
 
@@ -112,6 +113,8 @@ class GradNode:
         self.hooks: dict[tuple[int, int], list[tuple[int, Callable[[Any], Any], str, int]]] | None = None
         self.released = False
         self.extra: Any = None
+        #: ``train.py:12 in module Sequential.0 (Linear)``: where it was made (set only while recording).
+        self.origin: str | None = None
 
     # -- identity ------------------------------------------------------------
 
@@ -187,6 +190,7 @@ class GradNode:
         other.hooks = {k: list(v) for k, v in self.hooks.items()} if self.hooks else None
         other.released = self.released
         other.extra = self.extra
+        other.origin = self.origin
         return other
 
 

@@ -187,13 +187,20 @@ def devices() -> list[str]:
     return list(_BY_DEVICE)
 
 
+def canonical_device(device: str) -> str:
+    """PyTorch's names for the GPU (``"cuda"``, ``"cuda:0"``) are minigrad's ``"gpu"``; others pass through."""
+    if device == "cuda" or device == "cuda:0":
+        return "gpu"
+    return device
+
+
 def backend_of_device(device: str, caller: str | None = None) -> BackendInfo:
-    """The backend for a device string; ``ValueError`` for an unknown device.
+    """The backend for a device string (``"cuda"`` names the GPU); ``ValueError`` for an unknown device.
 
     Args:
         caller: the user's call, named in the error (``"to()"`` -> ``to(): argument 'device': unknown device 'tpu' ...``).
     """
-    info = _BY_DEVICE.get(device)
+    info = _BY_DEVICE.get(canonical_device(device))
     if info is None:
         where = f"{caller}: argument 'device': " if caller else ""
         raise ValueError(f"{where}unknown device {device!r}; expected one of {', '.join(repr(d) for d in _BY_DEVICE)}")

@@ -14,9 +14,11 @@ import math as _math
 from typing import Any, Iterator
 
 from .. import ops
+from ..tracing import bus, provenance
 from ..autograd.meta import AutogradMeta
 from ..tensor import Tensor, generator
 from . import functional
+from .module_state import ModuleStateMixin
 
 __all__ = [
     "Module", "Parameter", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
@@ -44,7 +46,7 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
-class Module:
+class Module(ModuleStateMixin):
     """Base class of layers: parameters and submodules assigned as attributes are registered.
 
     Subclasses define ``forward``; calling the module calls it.
@@ -54,6 +56,8 @@ class Module:
         # Plain dicts keep insertion order (PyTorch's Module uses them too).
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -71,7 +75,11 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
                                 f"(minigrad.nn.Module or None expected)")
             del self._modules[name]
-        if isinstance(value, Parameter):
+        if name in self.__dict__.get("_buffers", {}):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
+            self._buffers[name] = value
+        elif isinstance(value, Parameter):
             self._parameters[name] = value
             self._modules.pop(name, None)
             if value._name is None:
@@ -89,7 +97,13 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.forward(*args, **kwargs)
+        if bus.recorder is None:
+            return self.forward(*args, **kwargs)
+        provenance.enter_module(self)  # so node.create events name the module that made them
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            provenance.exit_module()
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
         """``(dotted name, parameter)`` pairs, depth first, each parameter once."""
@@ -117,7 +131,9 @@ class Module:
             yield m
             stack[0:0] = list(m._modules.values())
 
-    def zero_grad(self) -> None:
+    # (state_dict, buffers, named_modules, children, apply, to, double ... : ModuleStateMixin)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Set every parameter's ``.grad`` to ``None``."""
         for p in self.parameters():
             p.grad = None
@@ -177,28 +193,35 @@ class Linear(Module):
 
 
 class Conv2d(Module):
-    """2-D convolution layer (NCHW)."""
+    """2-D convolution layer (NCHW), with PyTorch's ``dilation``, ``groups`` and string ``padding``."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 bias: bool = True) -> None:
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, dtype: Any = None) -> None:
         super().__init__()
         kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-        self.stride, self.padding = stride, padding
-        bound = 1.0 / _math.sqrt(in_channels * kh * kw)
-        self.weight = Parameter(init.uniform((out_channels, in_channels, kh, kw), bound))
-        self.bias = Parameter(init.uniform((out_channels,), bound)) if bias else None
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv2d(): in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible by groups ({groups})")
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        bound = 1.0 / _math.sqrt(in_channels // groups * kh * kw)
+        self.weight = Parameter(init.uniform((out_channels, in_channels // groups, kh, kw), bound, dtype))
+        self.bias = Parameter(init.uniform((out_channels,), bound, dtype)) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        if self.dilation == 1 and self.groups == 1:
+            return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class MaxPool2d(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
-    def forward(self, x: Tensor) -> Tensor:
-        return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+    def forward(self, x: Tensor) -> Any:
+        return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                              self.return_indices)
 
 
 class Flatten(Module):
@@ -216,8 +239,14 @@ class ReLU(Module):
 
 
 class GELU(Module):
+    """GELU, exact or ``approximate='tanh'``."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
     def forward(self, x: Tensor) -> Tensor:
-        return ops.gelu(x)
+        return functional.gelu(x, approximate=self.approximate)
 
 
 class Sigmoid(Module):
@@ -269,12 +298,17 @@ class Sequential(Module):
 
 
 class CrossEntropyLoss(Module):
-    def __init__(self, reduction: str = "mean") -> None:
+    """``functional.cross_entropy`` with its options fixed (weight, ignore_index, reduction, label_smoothing)."""
+
+    def __init__(self, weight: Tensor | None = None, ignore_index: int = -100, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
         super().__init__()
-        self.reduction = reduction
+        if isinstance(weight, str):  # the old positional reduction: CrossEntropyLoss("sum")
+            weight, reduction = None, weight
+        self.weight, self.ignore_index, self.reduction, self.label_smoothing = weight, ignore_index, reduction, label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return ops.cross_entropy(input, target, self.reduction)
+        return functional.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
 
 
 class MSELoss(Module):
@@ -284,6 +318,17 @@ class MSELoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return ops.mse_loss(input, target, self.reduction)
+
+
+# More layers with PyTorch's names (they subclass Module, so they are imported last).
+from .layers import (  # noqa: E402
+    BatchNorm1d, BatchNorm2d, Embedding, Identity, LayerNorm, LogSoftmax, ModuleDict, ModuleList, Softmax,
+)
+
+__all__ += [
+    "BatchNorm1d", "BatchNorm2d", "Embedding", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
+    "Softmax",
+]
 
 
 def __dir__() -> list[str]:

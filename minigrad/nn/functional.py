@@ -74,6 +74,15 @@ def _move(arr: Any, device: str) -> Any:
     return move_array(arr, "cpu", device)
 
 
+# PyTorch's fuller forms (one_hot, embedding, layer_norm, batch_norm, gelu(approximate=),
+# softmax(dtype=), cross_entropy with weight / ignore_index / label_smoothing / probabilities).
+from .functional_more import (  # noqa: E402
+    batch_norm, cross_entropy, embedding, gelu, layer_norm, log_softmax, one_hot, softmax,
+)
+
+__all__ += ["one_hot", "embedding", "layer_norm", "batch_norm"]
+
+
 def __dir__() -> list[str]:
     # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
     submodules = [n for n, v in globals().items()

@@ -266,10 +266,17 @@ def _cast_backward(ctx, g):
 clone = defop("clone", inputs=("x",), infer_meta=im.same, doc="a copy that stays in the graph")
 clone.def_backward(lambda ctx, g: (g,))
 
+def _check_fill_value(op: str, name: str, pos: int, v: Any) -> Any:
+    """A number; a bool is the number it stands for (``x.fill_(True)`` writes 1), as in PyTorch."""
+    if isinstance(v, bool):
+        return int(v)
+    return check_number_or_none(op, name, pos, v)
+
+
 fill = defop(
     "fill",
     inputs=("x",),
-    attrs=(Attr("value", check=check_number_or_none),),
+    attrs=(Attr("value", check=_check_fill_value),),
     infer_meta=im.same,
     doc="a tensor like x filled with value (the op behind zero_/fill_); its gradient w.r.t. x is 0",
 )

@@ -189,6 +189,12 @@ class OpDef:
             raise TypeError(f"{op}() takes {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
         values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
         arg_pos = self._arg_pos
+        if "axis" in kwargs and "axis" not in arg_pos and "dim" in arg_pos:
+            # PyTorch (and NumPy) accept ``axis=`` wherever an op takes ``dim``.
+            kwargs = dict(kwargs)
+            if "dim" in kwargs:
+                raise TypeError(f"{op}() got both 'dim' and its alias 'axis'; pass one of them")
+            kwargs["dim"] = kwargs.pop("axis")
         for key, value in kwargs.items():
             pos = arg_pos.get(key)
             if pos is None:

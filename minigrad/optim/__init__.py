@@ -21,7 +21,7 @@ from typing import Any, Iterable
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
 
 
 def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
@@ -39,19 +39,62 @@ def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: 
 
 
 class Optimizer(abc.ABC):
-    """Base class: holds the parameters and clears their gradients."""
+    """Base class: parameter groups with their own options, per-parameter state, ``zero_grad``.
 
-    def __init__(self, params: Iterable[Tensor], lr: float) -> None:
-        self.params = list(params)
-        if not self.params:
+    ``params`` is an iterable of tensors (one group) or of dicts, each with a
+    ``"params"`` list and options that override the defaults for that group
+    (``[{"params": body}, {"params": head, "lr": 1e-2}]``), as in PyTorch.
+    ``state_dict()``/``load_state_dict()`` save and restore the options and
+    the per-parameter state, parameters numbered in group order.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        defaults = {**defaults, "lr": _check_hyper(type(self).__name__, "learning rate", defaults.get("lr"))}
+        self.defaults = dict(defaults)
+        self.param_groups: list[dict[str, Any]] = []
+        self.state: dict[int, dict[str, Any]] = {}
+        items = list(params)
+        if not items:
             raise ValueError(f"{type(self).__name__}(): got an empty parameter list")
-        for i, p in enumerate(self.params):
+        groups = items if isinstance(items[0], dict) else [{"params": items}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own options (missing ones take the defaults)."""
+        if not isinstance(param_group, dict) or "params" not in param_group:
+            raise TypeError(f"{type(self).__name__}(): a parameter group must be a dict with a 'params' key")
+        params = param_group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        for i, p in enumerate(params):
             if not isinstance(p, Tensor):
                 raise TypeError(f"{type(self).__name__}(): parameter {i} is {type(p).__name__}, not a Tensor")
             if not p.requires_grad or not p.is_leaf:
                 raise ValueError(f"{type(self).__name__}(): parameter {i} must be a leaf tensor that requires grad")
-        self.lr = _check_hyper(type(self).__name__, "learning rate", lr)
-        self.state: dict[int, dict[str, Any]] = {}
+            if id(p) in seen:
+                raise ValueError(f"{type(self).__name__}(): a parameter appears in more than one group")
+            seen.add(id(p))
+        unknown = set(param_group) - set(self.defaults) - {"params", "initial_lr"}
+        if unknown:
+            raise TypeError(f"{type(self).__name__}(): unknown option(s) in a parameter group: {sorted(unknown)}")
+        group = {**self.defaults, **param_group, "params": params}
+        self.param_groups.append(group)
+
+    @property
+    def params(self) -> list[Tensor]:
+        """Every parameter, in group order."""
+        return [p for g in self.param_groups for p in g["params"]]
+
+    @property
+    def lr(self) -> float:
+        """The first group's learning rate (set it to change every group's)."""
+        return self.param_groups[0]["lr"]
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        for g in self.param_groups:
+            g["lr"] = float(value)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear gradients (set them to ``None``, or zero them in place)."""
@@ -61,6 +104,44 @@ class Optimizer(abc.ABC):
             elif p.grad is not None:
                 with no_grad():
                     p.grad.zero_()
+
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {name: value}}, "param_groups": [options + "params": [indices]]}`` (PyTorch's layout)."""
+        index = {id(p): i for i, p in enumerate(self.params)}
+        state = {}
+        for p in self.params:
+            st = self.state.get(p.id)
+            if st:
+                state[index[id(p)]] = {k: (v.detach_copy() if isinstance(v, Tensor) else v) for k, v in st.items()}
+        groups = [{**{k: v for k, v in g.items() if k != "params"}, "params": [index[id(p)] for p in g["params"]]}
+                  for g in self.param_groups]
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore options and state saved by ``state_dict`` (the groups must hold as many parameters)."""
+        groups = state_dict.get("param_groups") if isinstance(state_dict, dict) else None
+        if groups is None or "state" not in state_dict:
+            raise ValueError("load_state_dict(): expected a dict with 'state' and 'param_groups'")
+        if len(groups) != len(self.param_groups) or any(
+            len(g["params"]) != len(mine["params"]) for g, mine in zip(groups, self.param_groups)
+        ):
+            raise ValueError("load_state_dict(): the saved parameter groups do not match this optimizer's groups in size")
+        params = self.params
+        self.state = {}
+        for i, st in state_dict["state"].items():
+            p = params[int(i)]
+            restored = {}
+            for k, v in st.items():
+                if isinstance(v, Tensor):
+                    v = Tensor._make(v.numpy().astype(p.dtype.np, copy=True), p.dtype)
+                    if p.device != "cpu":
+                        v = v.to(p.device)
+                restored[k] = v
+            self.state[p.id] = restored
+        for g, mine in zip(groups, self.param_groups):
+            for k, v in g.items():
+                if k != "params":
+                    mine[k] = v
 
     @abc.abstractmethod
     def step(self) -> None:
@@ -72,32 +153,33 @@ class SGD(Optimizer):
 
     def __init__(self, params: Iterable[Tensor], lr: float = 0.01, momentum: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False) -> None:
-        super().__init__(params, lr)
         momentum = _check_hyper("SGD", "momentum value", momentum)
         weight_decay = _check_hyper("SGD", "weight_decay value", weight_decay)
         if not isinstance(nesterov, bool):
             raise TypeError(f"SGD(): argument 'nesterov' must be bool, but got {type(nesterov).__name__}")
         if nesterov and momentum <= 0:
             raise ValueError("SGD(): Nesterov momentum requires a momentum and zero dampening")
-        self.momentum, self.weight_decay, self.nesterov = momentum, weight_decay, nesterov
+        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay, "nesterov": nesterov})
 
     def step(self) -> None:
         with no_grad():
-            for p in self.params:
-                g = p.grad
-                if g is None:
-                    continue
-                if self.weight_decay:
-                    g = g + self.weight_decay * p
-                if self.momentum:
-                    st = self.state.setdefault(p.id, {})
-                    buf = st.get("momentum")
-                    if buf is None:
-                        buf = st["momentum"] = g.detach_copy()
-                    else:
-                        buf.mul_(self.momentum).add_(g)
-                    g = g + self.momentum * buf if self.nesterov else buf
-                p.sub_(g * self.lr)
+            for group in self.param_groups:
+                lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if weight_decay:
+                        g = g + weight_decay * p
+                    if momentum:
+                        st = self.state.setdefault(p.id, {})
+                        buf = st.get("momentum_buffer")
+                        if buf is None:
+                            buf = st["momentum_buffer"] = g.detach_copy()
+                        else:
+                            buf.mul_(momentum).add_(g)
+                        g = g + momentum * buf if group["nesterov"] else buf
+                    p.sub_(g * lr)
 
 
 class Adam(Optimizer):
@@ -105,36 +187,56 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0) -> None:
-        super().__init__(params, lr)
+        name = type(self).__name__
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"Adam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
-        betas = (_check_hyper("Adam", "beta parameter at index 0", betas[0], below=1.0),
-                 _check_hyper("Adam", "beta parameter at index 1", betas[1], below=1.0))
-        eps = _check_hyper("Adam", "epsilon value", eps)
-        weight_decay = _check_hyper("Adam", "weight_decay value", weight_decay)
-        self.betas, self.eps, self.weight_decay = betas, eps, weight_decay
+            raise ValueError(f"{name}(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        betas = (_check_hyper(name, "beta parameter at index 0", betas[0], below=1.0),
+                 _check_hyper(name, "beta parameter at index 1", betas[1], below=1.0))
+        eps = _check_hyper(name, "epsilon value", eps)
+        weight_decay = _check_hyper(name, "weight_decay value", weight_decay)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+
+    #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
+    decoupled_weight_decay = False
 
     def step(self) -> None:
-        b1, b2 = self.betas
         with no_grad():
-            for p in self.params:
-                g = p.grad
-                if g is None:
-                    continue
-                if self.weight_decay:
-                    g = g + self.weight_decay * p
-                st = self.state.setdefault(p.id, {"t": 0, "m": None, "v": None})
-                st["t"] += 1
-                t = st["t"]
-                if st["m"] is None:
-                    st["m"] = g * (1 - b1)
-                    st["v"] = g * g * (1 - b2)
-                else:
-                    st["m"].mul_(b1).add_(g * (1 - b1))
-                    st["v"].mul_(b2).add_(g * g * (1 - b2))
-                step = self.lr / (1 - b1**t)
-                denom = (st["v"] / (1 - b2**t)).sqrt() + self.eps
-                p.sub_(st["m"] / denom * step)
+            for group in self.param_groups:
+                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if wd and self.decoupled_weight_decay:
+                        p.mul_(1 - lr * wd)
+                    elif wd:
+                        g = g + wd * p
+                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": None, "exp_avg_sq": None})
+                    st["step"] += 1
+                    t = st["step"]
+                    if st["exp_avg"] is None:
+                        st["exp_avg"] = g * (1 - b1)
+                        st["exp_avg_sq"] = g * g * (1 - b2)
+                    else:
+                        st["exp_avg"].mul_(b1).add_(g * (1 - b1))
+                        st["exp_avg_sq"].mul_(b2).add_(g * g * (1 - b2))
+                    step = lr / (1 - b1**t)
+                    denom = (st["exp_avg_sq"] / (1 - b2**t)).sqrt() + eps
+                    p.sub_(st["exp_avg"] / denom * step)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter): ``p -= lr * wd * p`` before the Adam
+    step, instead of adding ``wd * p`` to the gradient. PyTorch's defaults (``weight_decay=0.01``)."""
+
+    decoupled_weight_decay = True
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay)
+
+
+from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)
 
 
 def __dir__() -> list[str]:

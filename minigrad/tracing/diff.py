@@ -13,9 +13,10 @@ NOTE [ What makes two events equal ]
     one process numbers its nodes from where the first stopped. Before
     comparing, each event is put into a *canonical* form:
 
-    - the timing fields (``seq``, ``ts_ns``, ``wall_ns``) and the
-      kernel-cache flag (``kernel.select`` ``cached``, which depends on what
-      ran earlier in the process) are dropped;
+    - the timing fields (``seq``, ``ts_ns``, ``wall_ns``), the kernel-cache
+      flag (``kernel.select`` ``cached``, which depends on what ran earlier in
+      the process) and ``node.create``'s ``source`` (the file:line of the
+      user's call, which moves with the script's path) are dropped;
     - node ids, tensor ids and sequence numbers (``seq_nr``) are renumbered
       by order of first appearance in the whole recording, wherever they
       occur (``node``, ``queue``, the in-degree map's keys, edges, names like
@@ -62,8 +63,8 @@ from .replay import Replay, State
 __all__ = ["diff", "TraceDiff", "Divergence", "FieldDiff", "SideState", "canonical_events", "canonical_keys",
            "IGNORED_FIELDS"]
 
-#: Fields never compared: timing, and the kernel-selection cache flag (NOTE [ What makes two events equal ]).
-IGNORED_FIELDS = frozenset({"seq", "ts_ns", "wall_ns", "cached"})
+#: Fields never compared: timing, the kernel-selection cache flag, where the script lives (NOTE [ What makes two events equal ]).
+IGNORED_FIELDS = frozenset({"seq", "ts_ns", "wall_ns", "cached", "source"})
 
 #: Fields that hold node ids (lists and maps of them included).
 _NODE_FIELDS = frozenset({"node", "source", "start", "queue", "copy_of", "grad_node", "startup", "ending", "needed"})

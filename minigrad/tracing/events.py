@@ -272,6 +272,8 @@ class NodeCreate(Event):
     edges: list[dict[str, Any]]
     saved: list[int]
     attrs: dict[str, Any]
+    source: str | None = None  # file:line of the user's call that made the node (see tracing/provenance.py)
+    module: str | None = None  # the nn.Module path running then, e.g. "Sequential.2 (Linear)"
 
 
 # ---------------------------------------------------------------------------

@@ -24,8 +24,9 @@ import time
 from typing import Any, Callable, Iterable
 
 from . import bus
-from .events import Event
+from .events import Event, NodeCreate
 from .preview import preview_array
+from .provenance import module_path, user_source
 
 __all__ = ["Recorder", "SCHEMA", "VERSION", "start_env_recording"]
 
@@ -74,6 +75,10 @@ class Recorder:
 
     def emit(self, event: Event) -> None:
         """Stamp ``event`` with its sequence number and time, store it, notify listeners."""
+        if type(event) is NodeCreate and event.source is None:
+            # NOTE [ Provenance ] stamped here, once, for every node the engine announces.
+            event.source = user_source()
+            event.module = module_path()
         event.seq = self._seq
         self._seq += 1
         event.ts_ns = time.perf_counter_ns() - self._t0
@@ -137,15 +142,35 @@ class Recorder:
 
 
 def start_env_recording(path: str) -> Recorder:
-    """Record the whole program and save to ``path`` at exit (``MINIGRAD_TRACE=path``)."""
-    rec = Recorder()
-    rec.start()
+    """Record the whole program to ``path`` (``MINIGRAD_TRACE=path``), writing each event as it happens.
 
-    def _save() -> None:
+    The header goes out first and every event follows as one line, flushed at
+    the end of each backward pass and at exit, so another process can follow
+    the file while the program runs (``minigrad-tui --follow path``). The
+    finished file is the same as ``rec.save(path)`` would write.
+    """
+    rec = Recorder()
+    try:
+        fh = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed at exit
+    except OSError as exc:  # pragma: no cover - reported, not raised
+        print(f"minigrad: could not write trace to {path}: {exc}")
+        rec.start()
+        return rec
+    fh.write(json.dumps(rec.header) + "\n")
+    fh.flush()
+
+    def write(ev: Event) -> None:
+        fh.write(json.dumps(ev.to_dict(), separators=(",", ":")) + "\n")
+        if ev.kind == "backward.end":
+            fh.flush()
+
+    def close() -> None:
         try:
-            rec.save(path)
+            fh.close()
         except OSError as exc:  # pragma: no cover - reported, not raised, at exit
             print(f"minigrad: could not save trace to {path}: {exc}")
 
-    atexit.register(_save)
+    rec.listeners.append(write)
+    rec.start()
+    atexit.register(close)
     return rec

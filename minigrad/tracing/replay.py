@@ -85,6 +85,8 @@ class NodeInfo:
     saved: tuple[int, ...]
     attrs: Mapping[str, Any]
     created_at: int
+    source: str | None = None  # file:line of the user's call that made it (recorded traces only)
+    module: str | None = None  # the nn.Module path that was running
 
     @property
     def next_nodes(self) -> tuple[int, ...]:
@@ -535,6 +537,8 @@ class _Reducer:
             saved=tuple(ev.saved),
             attrs=MappingProxyType(dict(ev.attrs)),
             created_at=self.index,
+            source=getattr(ev, "source", None),
+            module=getattr(ev, "module", None),
         )
 
     # -- backward ----------------------------------------------------------
@@ -665,6 +669,27 @@ class Replay(Sequence[State]):
             reducer.apply(ev)
         self._final = reducer
         self._cursor: _Reducer | None = None  # reducer positioned at the last state served
+
+    def extend(self, events: Sequence[Event]) -> None:
+        """Fold more events onto the end (a trace that is still being recorded).
+
+        States already served stay valid: events are only appended. When the
+        checkpoints outgrow ``2 * MAX_CHECKPOINTS``, every other one is dropped
+        and the spacing doubles, so a long live trace keeps memory bounded.
+        """
+        if not events:
+            return
+        reducer = self._final
+        start = len(self.events)
+        self.events = self.events + tuple(events)
+        for i in range(start, len(self.events)):
+            if i % self._every == 0:
+                self._checkpoints.append(reducer.snapshot())
+            reducer.apply(self.events[i])
+        if len(self._checkpoints) > 2 * MAX_CHECKPOINTS:
+            self._checkpoints = self._checkpoints[::2]
+            self._every *= 2
+        self._cursor = None
 
     def __len__(self) -> int:
         return len(self.events)

@@ -139,7 +139,7 @@ def test_main_parses_arguments_and_never_raises_on_bad_input(monkeypatch, tmp_pa
     monkeypatch.setattr(app_module.MinigradApp, "run", lambda self: opened.append(self))
     assert app_module.main([str(tmp_path / "missing.jsonl")]) == 0
     assert opened[-1].session is None and "no such file" in opened[-1].error
-    assert app_module.main([str(FIXTURES / "demo.jsonl"), "--pass", "2", "--export-dir", str(tmp_path)]) == 0
+    assert app_module.main([str(FIXTURES / "demo.jsonl"), "--pass", "1", "--export-dir", str(tmp_path)]) == 0
     app = opened[-1]
     assert app.error is None and app.initial_pass == 1 and str(app.export_dir) == str(tmp_path)
     assert "reading" in capsys.readouterr().err

@@ -26,7 +26,7 @@ async def test_opens_at_the_first_pass(synthetic_session):
         scr = app.main_screen
         assert isinstance(scr, MainScreen)
         assert (scr.pass_no, scr.index) == (0, 41)
-        assert "pass 1/2 loss.backward()" in pane_texts(scr)["status"]
+        assert "pass 0 of 0–1 loss.backward()" in pane_texts(scr)["status"]
 
 
 async def test_next_and_previous_event(synthetic_session):
@@ -65,7 +65,7 @@ async def test_start_and_end(synthetic_session):
         assert scr.index == 41
         await pilot.press("G")
         assert scr.index == 77
-        await pilot.press("g")
+        await pilot.press("home")
         assert scr.index == 41
 
 
@@ -162,7 +162,7 @@ async def test_choose_pass(synthetic_session):
         await pilot.press("down", "enter")
         assert app.screen is scr
         assert (scr.pass_no, scr.index) == (1, 78)
-        assert "pass 2/2 grad()" in pane_texts(scr)["status"]
+        assert "pass 1 of 0–1 grad()" in pane_texts(scr)["status"]
         await pilot.press("c", "escape")
         assert scr.pass_no == 1
 
@@ -221,7 +221,7 @@ async def test_export_svg_through_viz(synthetic_session, tmp_path, monkeypatch):
         await pilot.pause()
         assert any("wrote" in n.message for n in app._notifications)
     assert calls == [(len(synthetic_session.events), "backward", 46, 0)]
-    out = tmp_path / "minigrad-synthetic_small.jsonl-step46.svg"
+    out = tmp_path / "minigrad-synthetic_small.jsonl-event46.svg"
     assert out.read_text() == "<svg/>"
 
 
@@ -263,7 +263,12 @@ async def test_quiz_scores_answers(synthetic_session):
         await pilot.press("n")
         assert isinstance(app.screen, QuizScreen)
         await pilot.press(*"TanhGradNode", "enter")  # wrong node
+        feedback = str(app.screen.query_one("#quiz-feedback").render())
+        assert "why: it was at the front of the ready queue, and the engine always pops the front" in feedback
+        assert "was not in the ready queue: its in-degree was not 0 yet" in feedback
         await pilot.press(*"1 0", "enter")  # right in-degrees
+        feedback = str(app.screen.query_one("#quiz-feedback").render())
+        assert "lowers its next node's in-degree by one" in feedback
         await pilot.press("enter")
         assert scr.index == 51
         assert str(scr.score) == "node 1/2 · in-degree 2/2"
@@ -291,9 +296,13 @@ async def test_quiz_node_without_next_nodes_asks_only_the_node(synthetic_session
         quiz = app.screen
         assert isinstance(quiz, QuizScreen)
         assert quiz.q.candidates == (1, 0)  # both AccumulationNodes were pushed to the FRONT
-        await pilot.press(*"AccumulationNode#1", "enter", "enter")
+        await pilot.press(*"AccumulationNode#0", "enter")  # wrong: #0 waits behind it
+        feedback = str(quiz.query_one("#quiz-feedback").render())
+        assert "AccumulationNodes are pushed to the front" in feedback
+        assert "AccumulationNode#0 was at position 1 of the queue; only the front runs" in feedback
+        await pilot.press("enter")
         assert app.screen is scr and scr.index == 72
-        assert str(scr.score) == "node 1/1 · in-degree 0/0"
+        assert str(scr.score) == "node 0/1 · in-degree 0/0"
 
 
 async def test_export_svg_with_the_real_renderer(demo_session, tmp_path):

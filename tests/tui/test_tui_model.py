@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from minigrad.tui.format import describe_event, fmt_value
 from minigrad.tui.model import Session
 from minigrad.tui.screens.help import KEYS
 from minigrad.tui.screens.main import MainScreen
@@ -89,20 +88,6 @@ def test_answer_matching_by_name(demo_session: Session):
 def test_empty_trace():
     s = Session([])
     assert s.passes == [] and s.state(-1).passes == () and s.state(5).passes == ()
-
-
-def test_formatting():
-    assert fmt_value([[1.0, 2.5], [3.0, 4.0]]) == "[[1, 2.5], [3, 4]]"
-    assert fmt_value({"shape": [128, 64], "dtype": "float32"}) == "<float32 [128, 64]>"
-    assert fmt_value(list(range(100)), max_len=20).endswith("…")
-    assert fmt_value(None) == "None"
-
-
-def test_every_event_kind_of_the_demo_is_described(demo_session: Session):
-    s = demo_session
-    for ev in s.events:
-        text = describe_event(ev, s.node_name, s.tensor_name)
-        assert text, ev.kind
 
 
 def test_help_lists_every_key_binding():

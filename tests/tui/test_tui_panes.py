@@ -69,8 +69,10 @@ async def test_panes_while_a_node_runs(demo_session):
         d = t["detail"]
         assert d.startswith("MulGradNode#12  op mul")
         assert "saved  b1 [2] v0, b1 [2] v0" in d
-        assert "(0,0) → AccumulationNode#4 [0,0]" in d and "(1,0) → AccumulationNode#4 [0,0]" in d
-        assert "pass 1/2 loss.backward() (c: choose)  ·  event 221/610  node.run MulGradNode#12" in t["status"]
+        assert "slot 0 rank 0 → AccumulationNode#4 (slot 0 rank 0)" in d
+        assert "slot 1 rank 0 → AccumulationNode#4 (slot 0 rank 0)" in d
+        assert "pass 0 of 0–1 loss.backward() (c: choose)  ·  event 220 of 0–609\nnode.run run MulGradNode#12" in t["status"]
+        assert "why: all its gradients are in (in-degree 0): it runs its backward formula" in t["status"]
         # one event on: the first of b1's two gradients reaches its AccumulationNode
         await pilot.press("right")
         assert "just added to AccumulationNode#4[0,0]: [0.1, -0.1]" in pane_texts(scr)["buffers"]
@@ -89,7 +91,8 @@ async def test_accumulation_node_goes_to_the_front(demo_session):
         while scr.session.events[scr.index].kind != "queue.push" or scr.session.events[scr.index].node != 10:
             await pilot.press("right")
         t = pane_texts(scr)
-        assert "queue.push AccumulationNode#10 to FRONT" in t["status"]
+        assert "queue.push push AccumulationNode#10 to the front" in t["status"]
+        assert "why: pushed to the front: AccumulationNodes jump the queue" in t["status"]
         assert t["queue"].splitlines()[-1].startswith("front → 0:AccumulationNode#10  1:MulGradNode#12  2:AddGradNode#8")
 
 
@@ -161,6 +164,7 @@ async def test_graph_focuses_the_current_node_on_large_passes():
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
         graph = scr.query_one(GraphView)
+        await pilot.press("g")  # the list view
         scr.goto(session.layout(0).runs[147])
         await pilot.press("n", "n", "n")
         name = session.node_name(session.events[scr.index].node)

@@ -16,7 +16,7 @@ import synth
 from tui_support import SIZE
 from minigrad.tui.app import MinigradApp
 from minigrad.tui.model import Session
-from minigrad.tui.widgets import GraphView
+from minigrad.tui.widgets import GraphCanvas, GraphView
 from textual import _compositor
 
 N = 5000
@@ -54,7 +54,14 @@ async def test_5000_node_pass_loads_fast_and_steps_within_50ms(monkeypatch):
             redraw = time.process_time() - t
             await pilot.pause()
             costs.append(redraw + sum(paint))
-        graph = scr.query_one(GraphView)  # the graph followed the current node down
+        # The 2-D pane folded the chain into one box, which names the node running now.
+        canvas = scr.query_one(GraphCanvas)
+        assert canvas.display and len(canvas.canvas.boxes) < 10
+        running = session.node_name(scr.session.state(scr.index).backward.current)
+        box = canvas.canvas.box_of(scr.session.state(scr.index).backward.current)
+        assert f"▶ {running}" in canvas.plain_lines()[box.y + 1] or scr.session.state(scr.index).backward.current is None
+        await pilot.press("g")  # the list view follows the current node down
+        graph = scr.query_one(GraphView)
         assert graph.cursor is not None and graph.cursor > N // 3
         assert int(graph.scroll_offset.y) <= graph.cursor < int(graph.scroll_offset.y) + graph.size.height
     median_ms = 1000 * statistics.median(costs)

@@ -27,5 +27,15 @@ def test_snapshot_mul_node_runs(snap_compare):
 
 
 def test_snapshot_grad_pass_ends_with_general_grad_marks(snap_compare):
-    """The end of pass 2, ``mg.grad`` with ``no_grad_vars``: startup, ending, needed, pruned marks."""
+    """The end of pass 1 (the second), ``mg.grad`` with ``no_grad_vars``: startup, ending, needed, pruned marks."""
     assert snap_compare(demo_app(), press=["c", "down", "enter", "end"], terminal_size=SIZE)
+
+
+def test_snapshot_80x24_graph(snap_compare):
+    """The smallest supported terminal: the 2-D graph alone, the why line above it (``v`` cycles views)."""
+    assert snap_compare(demo_app(), press=["n"] * 6, terminal_size=(80, 24))
+
+
+def test_snapshot_help_with_glossary(snap_compare):
+    """``?``: keys, the status legend and the glossary."""
+    assert snap_compare(demo_app(), press=["question_mark"], terminal_size=SIZE)

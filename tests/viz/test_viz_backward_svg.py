@@ -113,7 +113,8 @@ def test_legend_is_drawn_with_every_status_colour(simple_events):
     legend = nodes["legend"]
     for status in ("pending", "queued", "running", "done", "released", "pruned"):
         assert STATUS_FILL[status] in legend.fills
-    assert "in N: current in-degree" in legend.texts
+    assert "current in-degree" in legend.texts and "in 2" in legend.texts  # the swatch shows the real badge
+    assert "s0 r1 →" in legend.texts and "Q1" in legend.texts
     nodes, _ = parse_svg(viz.render(simple_events, legend=False).svg())
     assert "legend" not in nodes
 

@@ -205,4 +205,4 @@ def test_grad_flipbook_draws_copies_before_they_exist_and_keeps_the_layout():
     last, last_edges = parse_svg(book.frames[-1].svg)
     assert not any("future" in v.classes for v in last.values())
     assert sum("pruned" in e.classes for e in last_edges.values()) == 2
-    assert any("GeneralGrad targets: inputs AccumulationNode#" in f.caption for f in book.frames)
+    assert any("GeneralGrad targets AccumulationNode#" in f.caption for f in book.frames)

@@ -295,3 +295,61 @@ def test_deep_forward_graph_folds_layers_with_their_weights():
     assert "59× leaf tensor (parameters)" in chain.texts
     assert {"t0", "t1"} <= set(nodes) and nodes["c2"].texts[0] == "matmul"
     assert len(viz.render(evs, kind="forward", collapse=False).graph.nodes) == 181 + 120
+
+
+# -- one forward pass by default (a training loop records many) ------------------------------
+
+
+def _loop_trace(steps: int = 3):
+    import minigrad as mg
+
+    with mg.trace() as tr:
+        w = mg.tensor([1.0, 2.0], requires_grad=True)
+        w.name = "w"
+        for _ in range(steps):
+            (w * w).sum().backward()
+    return tr
+
+
+def test_forward_view_draws_one_forward_pass_by_default():
+    tr = _loop_trace()
+    latest = viz.render(tr, kind="forward")
+    first = viz.render(tr, kind="forward", backward_pass=0)
+    every = viz.render(tr, kind="forward", all_passes=True)
+    ops = lambda r: sorted(n.title for n in r.graph.nodes if n.kind == "op")  # noqa: E731
+    assert ops(latest) == ops(first) == ["mul", "sum"]
+    assert ops(every) == ["mul", "mul", "mul", "sum", "sum", "sum"]
+    assert latest.graph.title.startswith("forward pass 2 (builds backward pass 2)")
+    assert first.graph.title.startswith("forward pass 0 ")
+    assert every.graph.title.startswith("every forward pass")
+    # the leaf used by every pass is drawn in each
+    assert any(n.title == "w" for n in latest.graph.nodes)
+
+
+def test_cli_forward_all(tmp_path, capsys):
+    from minigrad.cli import main
+
+    path = tmp_path / "loop.jsonl"
+    _loop_trace().save(path)
+    out = tmp_path / "f.dot"
+    assert main(["render", str(path), "--kind", "forward", "-o", str(out)]) == 0
+    one = out.read_text()
+    assert main(["render", str(path), "--kind", "forward", "--all", "-o", str(out)]) == 0
+    every = out.read_text()
+    assert every.count("label=<") > one.count("label=<")
+
+
+def test_kernel_view_of_a_cached_selection_names_the_first_search():
+    import minigrad as mg
+
+    with mg.trace() as tr:
+        a = mg.tensor([1.0, 2.0])
+        _ = a * a
+        _ = a * a  # the second call finds its kernel in the selection cache
+    r = viz.render(tr, kind="kernel", call=1)
+    titles = [n.title for n in r.graph.nodes]
+    sel = next(n for n in r.graph.nodes if n.title.startswith("selected "))
+    assert "from the selection cache" in sel.rows
+    cached = next(n for n in r.graph.nodes if n.title == "cached selection")
+    assert cached.rows[0] in ("the probes of the first search were:", "no probes: found in the cache")
+    assert titles.index("cached selection") < titles.index(sel.title)

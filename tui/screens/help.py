@@ -1,4 +1,4 @@
-"""The help screen (``?``): every key and the status legend."""
+"""The help screen (``?``): every key, the status legend, and the glossary of the words the panes use."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from minigrad.tracing.describe import GLOSSARY
+
 from ..format import STATUS_GLYPH, STATUS_STYLE
 
 __all__ = ["HelpScreen", "KEYS"]
@@ -20,10 +22,13 @@ KEYS: list[tuple[str, str]] = [
     ("← / h", "previous event"),
     ("n / ]", "next node run (the engine runs the next grad node)"),
     ("b / [", "previous node run"),
-    ("Home / g", "start of the pass"),
+    ("Home", "start of the pass"),
     ("End / G", "end of the pass"),
     ("space", "play / pause"),
     ("+ / -", "play faster / slower"),
+    ("g", "graph pane: 2-D drawing / list of nodes"),
+    ("v", "small screens: cycle graph / queue, in-degrees, buffers, log / node detail"),
+    ("u", "2-D graph: one box per nn.Module / every node"),
     ("j", "jump to a node by name (or #id)"),
     ("m", "toggle GeneralGrad marks (startup, ending, needed, pruned)"),
     ("c", "choose the backward pass"),
@@ -59,12 +64,13 @@ class HelpScreen(ModalScreen[None]):
         for k, what in KEYS:
             keys.add_row(k, what)
         legend = Text("\nNode states: ")
-        for status in ("pending", "queued", "running", "done", "released"):
+        for status in ("pending", "queued", "running", "done", "released", "pruned"):
             legend.append(f"{STATUS_GLYPH[status]} {status}", style=STATUS_STYLE[status])
             legend.append("   ")
         legend.append(
-            "\n\nThe graph lists grad nodes by depth from the start node; 'in a/b' is the"
-            " in-degree now / at the start. Rows show output edges with (slot, rank)."
+            "\n\nThe colours are the SVG legend's. Boxes show 'in a/b' (in-degree now / at the start) and"
+            " 'Qk' (k-th in the ready queue, Q1 = front); round boxes are AccumulationNodes, red edges"
+            " ending in ✂ were cut by no_grad_vars. Every event is numbered from 0, as in 'minigrad log'."
             "\nQuiz mode asks, before each node runs, which node the engine runs next and"
             " what the in-degrees of its next nodes are after the step.\n\nescape closes this help.",
             style="dim",
@@ -73,6 +79,13 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("minigrad-tui keys", style="bold"))
             yield Static(keys, id="help-keys")
             yield Static(legend)
+            glossary = Table(box=None, show_header=False, padding=(0, 2))
+            glossary.add_column(style="bold", no_wrap=True)
+            glossary.add_column()
+            for term, meaning in GLOSSARY.items():
+                glossary.add_row(term, meaning)
+            yield Static(Text("\nGlossary", style="bold"))
+            yield Static(glossary, id="help-glossary")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,14 +19,19 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from minigrad.tracing.describe import describe, explain
+
+from ..follow import FollowError
+from ..layout2d import MAX_NODES
 from ..model import QuizScore, Session
 from ..widgets import (
     BuffersView,
     EventLog,
     ForwardView,
     GeneralGradView,
+    GraphCanvas,
     GraphView,
     InDegreeView,
     NodeDetail,
@@ -38,7 +44,10 @@ from .jump import JumpScreen
 from .passes import PassScreen
 from .quiz import QuizScreen
 
-__all__ = ["MainScreen", "SPEEDS"]
+__all__ = ["MainScreen", "SPEEDS", "MIN_WIDTH", "MIN_HEIGHT"]
+
+#: The smallest terminal the app is laid out for (docs/tui.md says the same).
+MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 #: Play speeds in events per second (``+``/``-`` move through them).
 SPEEDS: tuple[float, ...] = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
@@ -56,11 +65,14 @@ class MainScreen(Screen[None]):
         Binding("left,h", "step(-1)", "Prev event", priority=True),
         Binding("n,right_square_bracket", "run(1)", "Next run", priority=True),
         Binding("b,left_square_bracket", "run(-1)", "Prev run", priority=True),
-        Binding("home,g", "start", "Start", priority=True),
+        Binding("home", "start", "Start", priority=True),
         Binding("end,G", "end", "End", priority=True),
         Binding("space", "play", "Play/Pause", priority=True),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("g", "toggle_graph", "2-D/list"),
+        Binding("v", "swap_panes", "Panes", show=False),
+        Binding("u", "modules", "Modules", show=False),
         Binding("j", "jump", "Jump"),
         Binding("m", "marks", "GG marks"),
         Binding("c", "choose_pass", "Pass"),
@@ -82,10 +94,16 @@ class MainScreen(Screen[None]):
     playing: var[bool] = var(False, init=False)
     speed: var[int] = var(2, init=False)
     quiz_on: var[bool] = var(False, init=False)
+    narrow_view: var[int] = var(0, init=False)  # small screens: 0 graph, 1 queue/in-degree/buffers/log, 2 node detail
 
-    def __init__(self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".") -> None:
+    def __init__(
+        self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".", follow: Any = None
+    ) -> None:
         super().__init__()
         self.session = session
+        #: A ``follow.FileFollower`` or ``follow.ScriptRun`` while the trace is still being written.
+        self.follow = follow
+        self._follow_done = False
         self.initial_pass = initial_pass
         self.export_dir = Path(export_dir)
         self.selected: int | None = None
@@ -93,16 +111,24 @@ class MainScreen(Screen[None]):
         self._timer: Timer | None = None
         self._asking = False
         self._ready = False
+        self.graph_2d: bool | None = None  # None until the first pass picks a view
+        self.by_module = False  # the 2-D pane folds each nn.Module's nodes into one box
 
     # -- layout --------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         s = self.session
         yield StatusLine(s, "minigrad-tui", id="status")
+        yield Static(
+            f"minigrad-tui needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is smaller. "
+            "Enlarge the window (or zoom out) and the panes come back.",
+            id="too-small",
+        )
         with TabbedContent(initial="tab-backward", id="tabs"):
             with TabPane("Backward [1]", id="tab-backward"):
                 with Horizontal(id="backward-panes"):
                     with Vertical(id="left"):
+                        yield GraphCanvas(s, id="graph2d")
                         yield GraphView(s, id="graph")
                         yield NodeDetail(s, "Node detail", id="detail")
                     with Vertical(id="right"):
@@ -123,13 +149,62 @@ class MainScreen(Screen[None]):
             self.pass_no = min(max(self.initial_pass, 0), len(s.passes) - 1)
             self._show_pass()
             self.index = s.passes[self.pass_no].begin
+        elif self.follow is not None:
+            self.index = len(s.events) - 1
+            self.notify("Following the recording: passes appear here as they are recorded.", title="live", timeout=4)
         else:
             self.index = len(s.events) - 1
             self.query_one(TabbedContent).active = "tab-forward"
             self.notify("This trace has no backward pass; showing the forward op calls.", title="no backward pass")
+        if self.follow is not None:
+            self.set_interval(0.3, self.poll_follow)
+        self._show_graph_view()
         if s.notice:
             self.notify(s.notice, title=s.title, timeout=8)
         self.redraw()
+
+    # -- following a trace that is still being written ------------------------
+
+    def poll_follow(self) -> None:
+        """Read what the recording added; new passes appear, the pass on screen grows if it was running."""
+        if self.follow is None or self._follow_done:
+            return
+        finished = getattr(self.follow, "returncode", None)  # read first: what it wrote before exiting is read now
+        try:
+            new = self.follow.poll()
+        except FollowError as exc:
+            self._follow_done = True
+            self.notify(f"stopped following: {exc}", title="live", severity="error", timeout=10)
+            return
+        if new:
+            s = self.session
+            before = len(s.passes)
+            was_open = bool(s.passes) and not s.passes[self.pass_no].complete
+            s.extend(new)
+            self.query_one(EventLog).set_count(len(s.events))
+            self.query_one(ForwardView).reload()
+            if before == 0 and s.passes:
+                self.pass_no = 0
+                self._show_pass()
+                self.index = s.passes[0].begin
+                self.query_one(TabbedContent).active = "tab-backward"
+            elif was_open:
+                self._show_pass()
+            for p in s.passes[before:]:
+                if p.number:
+                    self.notify(f"pass {p.number} recorded ({p.mode}); c chooses it", title="live", timeout=3)
+            if self.index < 0 and not s.passes:
+                self.index = len(s.events) - 1
+            self.redraw()
+        if finished is not None:
+            self._follow_done = True
+            tail = self.follow.output_tail()
+            ok = finished == 0
+            self.notify(
+                f"the script finished (exit status {finished})" + (f"; it printed:\n{tail}" if tail else ""),
+                title="live", severity="information" if ok else "error", timeout=10,
+            )
+            self.redraw()
 
     # -- reactives -----------------------------------------------------------
 
@@ -166,6 +241,12 @@ class MainScreen(Screen[None]):
             return
         lay = self.session.layout(self.pass_no)
         self.query_one(GraphView).show_pass(lay)
+        if self.graph_2d is None:  # first pass shown: pick the view the graph's size suits
+            self.graph_2d = self.session.box_count(self.pass_no) <= MAX_NODES
+        if self.graph_2d and not self.query_one(GraphCanvas).show_pass(lay, self.by_module):
+            self.graph_2d = False
+            self.notify(f"{self.query_one(GraphCanvas).error}; showing the list view.", title="graph", timeout=6)
+        self._show_graph_view()
         self.query_one(InDegreeView).show_pass(lay)
 
     def redraw(self) -> None:
@@ -179,6 +260,10 @@ class MainScreen(Screen[None]):
         graph = self.query_one(GraphView)
         graph.selected = self.selected
         graph.show(st, bw, focus, self.marks)
+        if self.graph_2d:
+            canvas = self.query_one(GraphCanvas)
+            canvas.selected = self.selected
+            canvas.show(st, bw, focus, self.marks)
         self.query_one(QueueView).show(bw)
         self.query_one(InDegreeView).show(bw)
         self.query_one(BuffersView).show(st, bw, focus)
@@ -190,22 +275,30 @@ class MainScreen(Screen[None]):
 
     def status_text(self, st) -> Text:
         s = self.session
-        t = Text()
+        t = Text(no_wrap=True, overflow="ellipsis")  # four lines, each cut to the width: nothing falls off
         t.append(s.title, style="bold")
         if s.passes:
             p = s.passes[self.pass_no]
-            t.append(f"  ·  pass {self.pass_no + 1}/{len(s.passes)} ")
+            t.append(f"  ·  pass {self.pass_no} of 0–{len(s.passes) - 1} ")
             t.append("loss.backward()" if p.mode == "backward" else "grad()", style="cyan")
             if len(s.passes) > 1:
                 t.append(" (c: choose)", style="dim")
-        t.append(f"  ·  event {self.index + 1}/{len(s.events)}  ")
+        t.append(f"  ·  event {self.index} of 0–{len(s.events) - 1}" if s.events else "  ·  no events yet")
         ev = st.event
-        if ev is not None:
-            from ..format import describe_event
-
-            t.append(ev.kind, style="bold magenta")
-            t.append(" " + describe_event(ev, s.node_name, s.tensor_name)[:60])
         t.append("\n")
+        if ev is not None:
+            t.append(ev.kind, style="bold magenta")
+            t.append(" " + describe(ev, s))
+            why = explain(ev, st)
+            if why:
+                t.append("\nwhy: ", style="bold cyan")
+                t.append(why, style="cyan")
+        else:
+            t.append("before the first event", style="dim")
+        t.append("\n")
+        if self.follow is not None:
+            live = "● following" if not self._follow_done else "recording finished"
+            t.append(f"{live} ({len(s.events)} events)  ·  ", style="bold red" if not self._follow_done else "dim")
         t.append("▶ playing" if self.playing else "❚❚ paused", style="bold green" if self.playing else "dim")
         t.append(f" {SPEEDS[self.speed]:g} ev/s", style="dim")
         t.append(f"  ·  GeneralGrad marks {'on' if self.marks else 'off'}", style="dim")
@@ -325,6 +418,56 @@ class MainScreen(Screen[None]):
         self.selected = None
         self.index = self.session.passes[number].begin
 
+    def _show_graph_view(self) -> None:
+        two_d = self.graph_2d is not False  # before the first pass (a live trace): the 2-D pane, empty
+        self.query_one(GraphCanvas).set_class(not two_d, "off")
+        self.query_one(GraphView).set_class(two_d, "off")
+
+    def action_toggle_graph(self) -> None:
+        """``g``: switch the graph pane between the 2-D drawing and the list of nodes."""
+        if not self.session.passes:
+            return
+        want = not self.graph_2d
+        if want and not self.query_one(GraphCanvas).show_pass(self.session.layout(self.pass_no), self.by_module):
+            self.notify(f"{self.query_one(GraphCanvas).error}", title="graph", severity="warning", timeout=6)
+            return
+        self.graph_2d = want
+        self._show_graph_view()
+        self.redraw()
+
+    def action_modules(self) -> None:
+        """``u``: fold the nodes each ``nn.Module`` made into one box, or show them all again."""
+        if not self.session.passes:
+            return
+        if not self.by_module and not self.session.has_modules(self.pass_no):
+            self.notify("No node of this pass names an nn.Module (record a model's forward to see them).", timeout=4)
+            return
+        self.by_module = not self.by_module
+        self.graph_2d = True
+        self._show_pass()
+        self.redraw()
+        self.notify("one box per nn.Module (u: expand)" if self.by_module else "every node (u: group by module)", timeout=2)
+
+    def action_swap_panes(self) -> None:
+        """``v`` (small screens): cycle the graph, the engine panes (queue, in-degrees, buffers, log), the node detail."""
+        self.narrow_view = (self.narrow_view + 1) % 3
+        self._apply_size()
+        if self.has_class("narrow"):
+            names = ("graph", "queue, in-degrees, buffers and log", "node detail")
+            self.notify(f"showing the {names[self.narrow_view]} (v: next)", timeout=2)
+
+    def on_resize(self) -> None:
+        self._apply_size()
+
+    def _apply_size(self) -> None:
+        """Below 120x34 the backward tab shows one column at a time (``v`` swaps); below 80x24 a notice."""
+        w, h = self.size.width, self.size.height
+        narrow = w < 120 or h < 34
+        self.set_class(narrow, "narrow")
+        for k, name in enumerate(("view-graph", "view-engine", "view-detail")):
+            self.set_class(narrow and self.narrow_view == k, name)
+        self.set_class(w < MIN_WIDTH or h < MIN_HEIGHT, "too-small")
+
     def action_jump(self) -> None:
         if not self.session.passes:
             self.notify("This trace has no backward pass.", severity="warning")
@@ -359,7 +502,7 @@ class MainScreen(Screen[None]):
             )
             return
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.session.title).strip("-") or "trace"
-        path = self.export_dir / f"minigrad-{slug}-step{self.index}.svg"
+        path = self.export_dir / f"minigrad-{slug}-event{self.index}.svg"
         step = self.index
         st = self.session.state(step)
         # Draw the pass on screen (when it has begun by this step; else the renderer's default).
@@ -376,5 +519,5 @@ class MainScreen(Screen[None]):
             else:
                 self.app.call_from_thread(self.notify, f"wrote {path}", title="export", timeout=6)
 
-        self.notify(f"exporting step {step} ...", title="export", timeout=2)
+        self.notify(f"exporting event {step} ...", title="export", timeout=2)
         self.run_worker(export, thread=True, exclusive=True, group="export")

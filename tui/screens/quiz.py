@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 
 from ..model import QuizQuestion, Session
 
-__all__ = ["QuizScreen", "matches_node", "parse_degrees"]
+__all__ = ["QuizScreen", "matches_node", "guessed_node", "parse_degrees"]
 
 
 def matches_node(answer: str, node: int, session: Session, candidates: tuple[int, ...] = ()) -> bool:
@@ -32,6 +32,22 @@ def matches_node(answer: str, node: int, session: Session, candidates: tuple[int
     pool = candidates or (node,)
     hits = [n for n in pool if a in session.node_name(n).lower()]
     return hits == [node]
+
+
+def guessed_node(answer: str, session: Session, candidates: tuple[int, ...] = (), number: int = 0) -> int | None:
+    """The node an answer names (exact name, ``#id``, or a part of a name unique among ``candidates``), if any."""
+    a = answer.strip().lower().lstrip("#")
+    if not a:
+        return None
+    if a.isdigit():
+        return int(a)
+    for n in candidates:
+        if session.node_name(n).lower() == a:
+            return n
+    hits = [n for n in candidates if a in session.node_name(n).lower()]
+    if len(hits) == 1:
+        return hits[0]
+    return session.find_node(answer, number) if session.passes else None
 
 
 def parse_degrees(answer: str) -> tuple[int, ...] | None:
@@ -101,6 +117,8 @@ class QuizScreen(ModalScreen["QuizScreen.Result"]):
             self.node_right = matches_node(event.value, self.q.node, s, self.q.candidates)
             text = Text("✔ right: " if self.node_right else "✘ no: ", style="bold green" if self.node_right else "bold red")
             text.append(f"the engine runs {actual}.")
+            guess = None if self.node_right else guessed_node(event.value, s, self.q.candidates, s.passes_of(self.q.run_index))
+            text.append(f"\nwhy: {s.why_runs(self.q, guess)}", style="cyan")
             event.input.disabled = True
             if self.q.successors:
                 text.append(f"\nAfter {actual} runs, what are the in-degrees of: ")
@@ -124,6 +142,11 @@ class QuizScreen(ModalScreen["QuizScreen.Result"]):
             text.append("✔ in-degrees right: " if self.degrees_right else "✘ in-degrees: ",
                         style="bold green" if self.degrees_right else "bold red")
             text.append(", ".join(f"{s.node_name(n)} = {d}" for n, d in zip(self.q.successors, self.q.in_degree_after)))
+            text.append(
+                f"\nwhy: each edge from {actual} delivers one gradient and lowers its next node's in-degree by one; "
+                "a node that reaches 0 enters the queue.",
+                style="cyan",
+            )
             text.append("\nPress enter to continue.", style="dim")
             event.input.disabled = True
             self.stage = "done"

@@ -55,8 +55,8 @@ class GraphView(LineList):
         lay = self.layout_
         row = lay.row.get(focus) if (lay is not None and focus is not None) else None
         n = len(lay.order) if lay else 0
-        where = f"pass {lay.number + 1}" if lay else "no pass"
-        self.border_title = f"Backward graph · {where} · {n} nodes"
+        where = f"pass {lay.number}" if lay else "no pass"
+        self.border_title = f"Backward graph · {where} · {n} nodes · g: 2-D"
         if bw is None:
             self.border_subtitle = "pass not started"
         else:

@@ -106,6 +106,11 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
                 self.scroll_to(y=y, animate=False, immediate=True)
         self.repaint()
 
+    def on_resize(self) -> None:
+        """Once the list has a size (or a new one), bring the cursor into view: a list opens at its cursor."""
+        if self.cursor is not None:
+            self.move_cursor(self.cursor)
+
     def repaint(self) -> None:
         """Refresh the visible rows whose key or cursor state changed since they were painted."""
         top = int(self.scroll_offset.y)

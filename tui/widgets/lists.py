@@ -9,9 +9,9 @@ import bisect
 
 from rich.text import Text
 
+from minigrad.tracing.describe import describe
 from minigrad.tracing.replay import BackwardPass, OpCall
 
-from ..format import describe_event
 from ..model import PassLayout, Session
 from .line_list import LineList
 
@@ -85,7 +85,7 @@ class EventLog(LineList):
         self.set_count(len(session.events))
 
     def show(self, index: int) -> None:
-        self.border_subtitle = f"{index + 1}/{len(self.session.events)}"
+        self.border_subtitle = f"event {index} of 0–{len(self.session.events) - 1}"
         self.move_cursor(index if index >= 0 else None)
 
     def line_text(self, index: int) -> Text:
@@ -95,7 +95,7 @@ class EventLog(LineList):
         t.append(f"{index:>5} ", style="dim")
         kind_style = "bold magenta" if ev.kind in ("node.run", "queue.pop") else ("cyan" if ev.kind.startswith("backward") else "")
         t.append(f"{ev.kind:<18}", style=kind_style)
-        t.append(" " + describe_event(ev, s.node_name, s.tensor_name))
+        t.append(" " + describe(ev, s))
         return t
 
 
@@ -114,6 +114,11 @@ class ForwardView(LineList):
         super().__init__(line_width=160, **kw)
         self.session = session
         self.border_title = "Forward: op calls and kernel selection"
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the op calls again (the trace grew while being followed)."""
+        session = self.session
         self.calls: tuple[OpCall, ...] = session.replay.final.calls
         self.call_line: list[int] = []  # first line of each call
         self.call_index: list[int] = [c.index for c in self.calls]  # event index of each api.call
@@ -171,7 +176,8 @@ class ForwardView(LineList):
     def show(self, index: int) -> None:
         """Highlight the latest call made at or before event ``index``."""
         k = bisect.bisect_right(self.call_index, index) - 1
-        self.border_subtitle = f"call {k + 1}/{len(self.call_index)}" if k >= 0 else f"{len(self.call_index)} calls"
+        last = len(self.call_index) - 1
+        self.border_subtitle = f"call {k} of 0–{last}" if k >= 0 else f"{len(self.call_index)} calls"
         self.move_cursor(self.call_line[k] if k >= 0 else None)
 
     def line_text(self, index: int) -> Text:

@@ -11,9 +11,10 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from minigrad.tracing.describe import fmt_value
 from minigrad.tracing.replay import BackwardPass, State, node_status
 
-from ..format import STATUS_STYLE, fmt_value
+from ..format import STATUS_STYLE
 from ..model import Session
 
 __all__ = ["StatusLine", "QueueView", "BuffersView", "NodeDetail", "GeneralGradView"]
@@ -46,11 +47,17 @@ class _Pane(Static):
         return self.text.plain
 
 
+def _short_path(source: str) -> str:
+    """``/long/path/to/train.py:12`` -> ``train.py:12`` (the file name is what people recognise)."""
+    path, _, line = source.rpartition(":")
+    return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}" if path else source
+
+
 class StatusLine(_Pane):
     """Top line: trace, pass, position, event, playback and quiz score."""
 
     DEFAULT_CSS = """
-    StatusLine { height: 4; border: round $accent; padding: 0 1; }
+    StatusLine { height: 6; border: round $accent; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def show(self, text: Text) -> None:
@@ -197,6 +204,15 @@ class NodeDetail(_Pane):
             t.append(f"  AccumulationNode of {s.tensor_name(info.tensor)}", style="cyan")
         if info.copy_of is not None:
             t.append(f"  copy of {s.node_name(info.copy_of)}", style="magenta")
+        origin = info
+        if info.source is None and info.copy_of is not None:  # a GeneralGrad copy: where the original came from
+            origin = state.nodes.get(info.copy_of, info)
+        if origin.source or origin.module:
+            t.append("\nmade at ", style="dim")
+            t.append(_short_path(origin.source) if origin.source else "?", style="bold")
+            if origin.module:
+                t.append("  in module ", style="dim")
+                t.append(origin.module, style="bold cyan")
         t.append("\n")
         attrs = ", ".join(f"{k}={v}" for k, v in info.attrs.items()) or "-"
         t.append("attrs  ", style="dim")
@@ -215,10 +231,10 @@ class NodeDetail(_Pane):
         if bw is not None and info.id in bw.released:
             t.append("  (TensorWrappers released)", style="dim red")
         t.append("\n")
-        t.append("edges\n", style="dim")
+        t.append("edges (output slot, rank → next node, its input slot, rank; ? for the glossary)\n", style="dim")
         for e in info.edges:
             nxt = s.node_name(e.next) if e.next is not None else "∅ (no grad needed)"
-            t.append(f"  ({e.slot},{e.rank}) → {nxt} [{e.next_slot},{e.next_rank}]\n")
+            t.append(f"  slot {e.slot} rank {e.rank} → {nxt} (slot {e.next_slot} rank {e.next_rank})\n")
         if not info.edges:
             t.append("  (none: writes a leaf's .grad)\n" if info.is_accumulation else "  (none)\n")
         hooks = [h for h in (bw.hooks if bw is not None else ()) if h.get("target") in (info.id, info.tensor)]

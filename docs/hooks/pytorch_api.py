@@ -1,0 +1,146 @@
+"""Build ``pytorch.md``: what of PyTorch's API minigrad supports, and how it differs.
+
+The lists come from the code, so they cannot drift: every registered op
+(``minigrad.OPS``), every public function of ``minigrad`` and
+``minigrad.nn.functional``, every ``nn`` layer and every optimizer and
+scheduler. ``DIFFERENCES`` adds the one thing the code cannot say: where a
+name's behaviour differs from PyTorch's. The mkdocs hook (``generate.py``)
+calls ``pytorch_reference()`` on every build; ``python docs/hooks/pytorch_api.py``
+prints the page.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+#: Where minigrad differs from PyTorch, by name (ops, functions, classes). Names not listed behave as in PyTorch
+#: for the arguments minigrad accepts (an unknown argument is a TypeError naming it).
+DIFFERENCES: dict[str, str] = {
+    "concat": "PyTorch's `cat`; `mg.cat` is the same op.",
+    "clip": "numbers as bounds; `mg.clamp` also takes tensors.",
+    "getitem": "`x[index]`: basic slicing is a view; integer/bool arrays copy; the backward scatter-adds (`getitem_grad`).",
+    "getitem_grad": "minigrad-internal: the adjoint of `getitem`.",
+    "matmul": "extra `transpose_x`/`transpose_y` flags (Paddle's).",
+    "max": "the reduction op; `mg.max(x, dim)` returns `(values, indices)` as PyTorch, `mg.max(x, (0, 1))` values only.",
+    "min": "as `max`.",
+    "sum": "`axis=` accepted for `dim=`, as everywhere.",
+    "cross_entropy": "the fused op: logits `(N, C)` and class indices; `F.cross_entropy` adds every other form.",
+    "conv2d": "the op: batched NCHW, `stride`, `padding`; `mg.conv2d` adds unbatched input, `'valid'`/`'same'`, `dilation`, `groups` (composed of ops).",
+    "max_pool2d": "the op: batched NCHW; `mg.max_pool2d` adds unbatched input, `dilation`, `ceil_mode`, `return_indices`; ties split the gradient when `dilation`/`ceil_mode` is used.",
+    "conv2d_input_grad": "minigrad-internal: the backward of `conv2d` (differentiable for double backward).",
+    "conv2d_weight_grad": "minigrad-internal: the backward of `conv2d`.",
+    "max_pool2d_grad": "minigrad-internal: the backward of `max_pool2d`.",
+    "max_pool2d_select": "minigrad-internal: the double backward of `max_pool2d`.",
+    "gelu": "the op is exact; `F.gelu(x, approximate='tanh')` gives the tanh form.",
+    "add": "`mg.add`/`x.add` take `alpha=`; the op itself is `x + y`.",
+    "sub": "`mg.sub`/`x.sub` take `alpha=`.",
+    "div": "`mg.div`/`x.div` take `rounding_mode='trunc'/'floor'` (exact for integers; derivative 0).",
+    "fill": "the op behind `fill_`/`zero_`; a number or a bool value.",
+    "cast": "PyTorch's `x.to(dtype)`; also `x.double()`, `x.float()`, `x.long()` ...",
+    "sum_to": "minigrad-internal: sums a gradient down to a broadcast input's shape.",
+    "softplus": "as `F.softplus` (the op of lesson 1).",
+    "einsum": "one or two operands; no `...` and no repeated letters in one operand.",
+    "var": "`correction` (default 1) and the older `unbiased`.",
+    "view": "shares storage; refuses (RuntimeError) where PyTorch's view would, suggesting `reshape`.",
+    "from_numpy": "shares memory with the array.",
+    "multinomial": "rows of weights; drawn from the generator seeded by `manual_seed` (not PyTorch's stream).",
+    "randint": "`randint(low, high, size)` or `randint(high, size)`.",
+    "save": "a NumPy `.npz` file with a JSON structure entry; never a pickle (`load` uses `allow_pickle=False`).",
+    "load": "reads only files written by `mg.save`; never unpickles.",
+    "Embedding": "no `max_norm`, `sparse`.",
+    "BatchNorm1d": "running statistics updated in place, unbiased running variance, as PyTorch.",
+    "Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_modules`, `children`, `apply`, `to`, `double`; no hooks on modules.",
+    "SGD": "momentum, Nesterov, weight decay; no dampening, maximize.",
+    "Adam": "no amsgrad, maximize, foreach/fused.",
+    "AdamW": "decoupled weight decay (default 0.01), as PyTorch.",
+    "LRScheduler": "closed-form schedules; `get_last_lr()`; no chaining.",
+    "Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
+    "no_grad": "a context manager and a decorator, with or without parentheses.",
+}
+
+
+def _first_line(obj: Any) -> str:
+    doc = inspect.getdoc(obj) or ""
+    line = doc.strip().split("\n\n")[0].replace("\n", " ")
+    return line.replace("|", "\\|")
+
+
+def _row(name: str, what: str, kind: str = "") -> str:
+    note = DIFFERENCES.get(name, "")
+    return f"| `{name}` | {kind}{what} | {note.replace('|', '&#124;')} |"
+
+
+def pytorch_reference() -> str:
+    """The Markdown of the page."""
+    import minigrad as mg
+
+    lines = [
+        "# PyTorch API coverage",
+        "",
+        "Generated from minigrad's op registry and its `nn`/`optim` modules every time this site is built",
+        "(`docs/hooks/pytorch_api.py`), so it lists exactly what the code has. A model written for PyTorch runs",
+        "on minigrad when it uses only these names: `tests/test_torch_parity.py` runs one transformer source",
+        "under both, changing only `import torch` to `import minigrad as torch`, and compares float64 losses",
+        "and predictions. The last column says where minigrad differs; an empty cell means it behaves as",
+        "PyTorch for the arguments it accepts, and an argument it does not accept is a `TypeError` naming it.",
+        "",
+        "## Registered ops",
+        "",
+        "Each has an InferMeta rule, kernels, and (when differentiable) a backward formula checked against",
+        "finite differences and PyTorch. Each is also a `Tensor` method where PyTorch has one.",
+        "",
+        "| op | what | differences from PyTorch |",
+        "| --- | --- | --- |",
+    ]
+    for name in sorted(mg.OPS):
+        op = mg.OPS[name]
+        grad = "differentiable; " if op.backward is not None else "no gradient; "
+        lines.append(_row(name, op.doc or "", grad))
+
+    lines += [
+        "",
+        "## Functions made of ops",
+        "",
+        "Compositions of registered ops (their gradient is that of the ops), creation functions and helpers.",
+        "",
+        "| function | what | differences from PyTorch |",
+        "| --- | --- | --- |",
+    ]
+    names = sorted(n for n in mg.__all__ if n not in mg.OPS and callable(getattr(mg, n, None))
+                   and not inspect.isclass(getattr(mg, n)) and not inspect.ismodule(getattr(mg, n)))
+    for name in names:
+        lines.append(_row(name, _first_line(getattr(mg, name))))
+    lines.append(_row("no_grad", _first_line(mg.no_grad)))
+    lines.append(_row("Function", "`mg.autograd.Function`: " + _first_line(mg.autograd.Function)))
+
+    F = mg.nn.functional
+    lines += ["", "## `nn.functional`", "", "| function | what | differences from PyTorch |", "| --- | --- | --- |"]
+    for name in sorted(F.__all__):
+        lines.append(_row(name, _first_line(getattr(F, name))))
+
+    lines += ["", "## `nn` layers", "", "| class | what | differences from PyTorch |", "| --- | --- | --- |"]
+    for name in sorted(n for n in mg.nn.__all__ if inspect.isclass(getattr(mg.nn, n)) and n != "init"):
+        lines.append(_row(name, _first_line(getattr(mg.nn, name))))
+
+    lines += ["", "## `optim`", "", "| class | what | differences from PyTorch |", "| --- | --- | --- |"]
+    for name in sorted(n for n in mg.optim.__all__ if inspect.isclass(getattr(mg.optim, n, None))):
+        lines.append(_row(name, _first_line(getattr(mg.optim, name))))
+    sched = mg.optim.lr_scheduler
+    for name in sched.__all__:
+        lines.append(_row(name, "`lr_scheduler." + name + "`: " + _first_line(getattr(sched, name))))
+
+    lines += [
+        "",
+        "## Not supported yet",
+        "",
+        "Forms PyTorch has that minigrad refuses with a clear error: `einsum` with `...`, repeated letters or",
+        "more than two operands; `conv2d` with `padding_mode` other than zeros; `Embedding(max_norm=)`.",
+        "Complex dtypes, sparse tensors, `torch.compile`, module hooks and distributed training are out of scope.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(pytorch_reference())

@@ -1,0 +1,84 @@
+"""Tensor methods with PyTorch's names for the functions of ``ops/torch_forms.py``, ``ops/log1p.py``,
+``ops/argmax.py`` and the like (``x.var()``, ``x.masked_fill(m, v)``, ``x.mT`` ...).
+
+Kept apart from ``_tensor_methods.py`` (one method per registered op) because
+these are compositions; each method calls the function of the same name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ops
+from .nn import functional as F
+from .ops import torch_forms as tf
+from .tensor import Tensor
+
+_METHODS = {
+    "log1p": ops.log1p, "expm1": ops.expm1, "argmax": ops.argmax, "argmin": ops.argmin,
+    "max": tf.max, "min": tf.min, "amax": tf.amax, "amin": tf.amin, "var": tf.var, "std": tf.std, "masked_fill": tf.masked_fill,
+    "tril": tf.tril, "triu": tf.triu, "clamp": tf.clamp, "clip": tf.clamp, "clamp_min": tf.clamp_min,
+    "clamp_max": tf.clamp_max, "split": tf.split, "chunk": tf.chunk, "t": tf.t, "bmm": tf.bmm,
+    "allclose": tf.allclose, "isclose": tf.isclose, "add": tf.add, "sub": tf.sub, "div": tf.div,
+    "softmax": F.softmax, "log_softmax": F.log_softmax,
+    "floor": ops.floor, "ceil": ops.ceil, "trunc": ops.trunc, "round": ops.round,
+}
+
+
+def _make_method(fn: Any, name: str) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"Same as ``minigrad.{name}(self, ...)``."
+    return method
+
+
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _view(self: Tensor, *shape: Any) -> Tensor:
+    """``reshape`` that must share storage, as PyTorch's ``view``: an error where the memory layout
+    cannot be viewed with the new shape (e.g. after a transpose), instead of a silent copy."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if isinstance(self._data, np.ndarray):
+        probe = self._data.view()
+        try:
+            probe.shape = shape
+        except AttributeError:
+            raise RuntimeError(
+                f"view(): view size {tuple(shape)} is not compatible with the input tensor's memory layout "
+                f"(shape {tuple(self.shape)}, not contiguous); use .reshape(...) instead"
+            ) from None
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"view(): shape {tuple(shape)} is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+    return ops.reshape(self, tuple(shape))
+
+
+def _mT(self: Tensor) -> Tensor:
+    """The last two dimensions swapped (batched matrix transpose)."""
+    if self.ndim < 2:
+        raise ValueError(f"mT: expects a tensor with at least 2 dimensions, but got {self.ndim}")
+    return ops.transpose(self, -2, -1)
+
+
+def _contiguous(self: Tensor) -> Tensor:
+    """A tensor with C-contiguous storage (``self`` when it already is)."""
+    data = self._data
+    if getattr(data, "flags", None) is None or data.flags["C_CONTIGUOUS"]:
+        return self
+    return ops.clone(self)
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.astype(other.dtype)
+
+
+Tensor.view = _view  # type: ignore[attr-defined]
+Tensor.mT = property(_mT)  # type: ignore[attr-defined]
+Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
+Tensor.type_as = _type_as  # type: ignore[attr-defined]

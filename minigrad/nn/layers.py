@@ -1,0 +1,204 @@
+"""More layers with PyTorch's names: containers (``ModuleList``, ``ModuleDict``), ``Embedding``,
+``LayerNorm``, ``BatchNorm1d``/``BatchNorm2d`` (running statistics, train/eval), ``Softmax``,
+``LogSoftmax``, ``Identity``. Each forward calls the function of ``functional``.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.manual_seed(0)
+    >>> emb = mg.nn.Embedding(10, 4)
+    >>> emb(mg.tensor([[1, 2, 3]])).shape
+    (1, 3, 4)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor, generator
+from . import functional as F
+
+# ``nn/__init__`` imports this module at its end, once ``Module`` and ``Parameter`` exist.
+from . import Module, Parameter
+
+__all__ = [
+    "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax", "LogSoftmax",
+    "Identity",
+]
+
+
+class ModuleList(Module):
+    """A list of modules, registered under "0", "1", ... (indexable, iterable, appendable)."""
+
+    def __init__(self, modules: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        for m in modules or ():
+            self.append(m)
+
+    def append(self, module: Any) -> "ModuleList":
+        if not isinstance(module, Module):
+            raise TypeError(f"ModuleList.append(): expected a Module, but got {type(module).__name__}")
+        setattr(self, str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules: Iterable[Any]) -> "ModuleList":
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __getitem__(self, i: Any) -> Any:
+        items = list(self._modules.values())
+        return ModuleList(items[i]) if isinstance(i, slice) else items[i]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(list(self._modules.values()))
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ModuleList has no forward(); iterate over it in your own forward()")
+
+class ModuleDict(Module):
+    """A dict of modules by name, registered under those names."""
+
+    def __init__(self, modules: Any = None) -> None:
+        super().__init__()
+        for k, m in (dict(modules) if modules is not None else {}).items():
+            self[k] = m
+
+    def __setitem__(self, key: str, module: Any) -> None:
+        if not isinstance(module, Module):
+            raise TypeError(f"ModuleDict: value for '{key}' must be a Module, but got {type(module).__name__}")
+        setattr(self, key, module)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._modules[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._modules))
+
+    def keys(self) -> Any:
+        return self._modules.keys()
+
+    def values(self) -> Any:
+        return self._modules.values()
+
+    def items(self) -> Any:
+        return self._modules.items()
+
+class Embedding(Module):
+    """A lookup table: ``weight[indices]``, weight ``(num_embeddings, embedding_dim)`` from N(0, 1)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        dt = dtype or _dt.float32
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        data = generator().standard_normal((num_embeddings, embedding_dim)).astype(dt.np)
+        if padding_idx is not None:
+            data[padding_idx] = 0
+        self.weight = Parameter(Tensor._make(data, dt))
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}"
+
+class LayerNorm(Module):
+    """Normalise over the last dims; learnable ``weight`` (ones) and ``bias`` (zeros)."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, dtype: Any = None) -> None:
+        super().__init__()
+        dt = dtype or _dt.float32
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps = eps
+        self.weight = Parameter(Tensor._make(np.ones(self.normalized_shape, dt.np), dt)) if elementwise_affine else None
+        self.bias = Parameter(Tensor._make(np.zeros(self.normalized_shape, dt.np), dt)) if elementwise_affine and bias else None
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+class _BatchNorm(Module):
+    expected_dims: tuple[int, ...] = ()
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, dtype: Any = None) -> None:
+        super().__init__()
+        dt = dtype or _dt.float32
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(Tensor._make(np.ones(num_features, dt.np), dt)) if affine else None
+        self.bias = Parameter(Tensor._make(np.zeros(num_features, dt.np), dt)) if affine else None
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor._make(np.zeros(num_features, dt.np), dt))
+            self.register_buffer("running_var", Tensor._make(np.ones(num_features, dt.np), dt))
+            self.register_buffer("num_batches_tracked", Tensor._make(np.zeros((), np.int64), _dt.int64))
+        else:
+            self.running_mean = self.running_var = None
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in self.expected_dims:
+            raise ValueError(
+                f"{type(self).__name__}: expected a {' or '.join(f'{d}-D' for d in self.expected_dims)} input, "
+                f"but got shape {tuple(input.shape)}"
+            )
+        if input.shape[1] != self.num_features:
+            raise ValueError(f"{type(self).__name__}: expected {self.num_features} channels, but got {input.shape[1]}")
+        use_batch = self.training or not self.track_running_stats
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked._data = self.num_batches_tracked._data + 1
+        return F.batch_norm(input, self.running_mean if self.track_running_stats else None,
+                            self.running_var if self.track_running_stats else None, self.weight, self.bias,
+                            training=use_batch, momentum=self.momentum, eps=self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+class BatchNorm1d(_BatchNorm):
+    """Batch norm over ``(N, C)`` or ``(N, C, L)``."""
+
+    expected_dims = (2, 3)
+
+class BatchNorm2d(_BatchNorm):
+    """Batch norm over ``(N, C, H, W)``."""
+
+    expected_dims = (4,)
+
+class Softmax(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim)
+
+class LogSoftmax(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim)
+
+class Identity(Module):
+    """Returns its input (a placeholder layer)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Any) -> Any:
+        return input

@@ -1,0 +1,426 @@
+"""PyTorch's everyday functions that are compositions of minigrad ops (no kernel or backward of their own).
+
+Each function here is written with registered ops (``where``, ``matmul``,
+``getitem``, ``sum`` ...), so its gradient, its events and its grad nodes are
+those of the ops it is made of: ``var`` shows up in a trace as ``mean``,
+``sub``, ``mul``, ``sum`` and ``div`` nodes. That is how PyTorch's own
+composite ops (``CompositeImplicitAutograd``) work too.
+
+- reductions with PyTorch's return forms: ``max``/``min`` with ``dim`` give
+  ``(values, indices)``; ``var``/``std`` with ``correction``;
+- ``masked_fill``, ``tril``/``triu``, ``clamp`` (numbers or tensors as bounds),
+  ``clamp_min``/``clamp_max``;
+- ``cat`` (``concat`` is the registered op), ``split``, ``chunk``;
+- ``t``, ``bmm``, ``einsum`` (one or two operands, contractions by ``matmul``);
+- ``allclose``/``isclose`` (no gradient: they compare values).
+
+Example:
+    >>> import minigrad as mg
+    >>> v, i = mg.max(mg.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=1)
+    >>> v.tolist(), i.tolist()
+    ([5.0, 7.0], [1, 0])
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..kernels.backends import move_array, to_numpy
+from ..tensor import Tensor
+from .argmax import argmax, argmin
+from .linalg import matmul
+from .math import add as _add_op
+from .math import clip as _clip_op
+from .math import div, lt, gt, maximum, minimum, mul, sqrt, sub, where
+from .math import div as _div_op
+from .math import sub as _sub_op
+from .reduce import max as _max_op
+from .reduce import mean, min as _min_op, sum
+from .registry import type_name
+from .rounding import floor as _floor_op
+from .rounding import trunc as _trunc_op
+from .shape import concat, getitem, permute, reshape, transpose
+
+__all__ = [
+    "max", "min", "amax", "amin", "var", "std", "masked_fill", "tril", "triu", "clamp", "clamp_min", "clamp_max", "cat", "split",
+    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types",
+]
+
+
+class return_types:
+    """Named tuples returned by ``max``/``min`` with a ``dim`` (PyTorch's ``torch.return_types``)."""
+
+    max = namedtuple("max", ["values", "indices"])
+    min = namedtuple("min", ["values", "indices"])
+
+
+def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}(): pass either 'dim' or its alias 'axis', not both")
+        return axis
+    return dim
+
+
+def _check_tensor(op: str, name: str, pos: int, v: Any) -> None:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+
+
+def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+        _check_tensor(op, "input", 0, input)
+        if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
+            return pair_op(input, dim)
+        dim = _dim_alias(op, dim, axis)
+        if dim is None or isinstance(dim, (tuple, list)):
+            # All dims (PyTorch), or several dims (a minigrad extension): the values only.
+            return reduce_op(input, dim=dim, keepdim=keepdim) if dim is not None else reduce_op(input)
+        return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
+
+    fn.__name__ = op
+    fn.__doc__ = (
+        f"The {op}imum over all elements, or with ``dim`` a ``(values, indices)`` named tuple "
+        f"(``torch.{op}``); ``{op}(a, b)`` with a Tensor ``b`` is ``{pair_op.name}``."
+    )
+    return fn
+
+
+max = _extreme("max", _max_op, argmax, maximum, return_types.max)
+min = _extreme("min", _min_op, argmin, minimum, return_types.min)
+
+
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+    """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
+    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=keepdim)
+
+
+def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+    """The smallest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
+    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=keepdim)
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
+        axis: Any = None) -> Tensor:
+    """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
+
+    ``unbiased=False`` is the old spelling of ``correction=0``.
+    """
+    _check_tensor("var", "input", 0, input)
+    dim = _dim_alias("var", dim, axis)
+    if isinstance(dim, bool):  # var(x, False): the old positional 'unbiased'
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if not isinstance(correction, (int, float)) or isinstance(correction, bool):
+        raise TypeError(f"var(): argument 'correction' must be a number, but got {type_name(correction)}")
+    dims = tuple(range(input.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    n = 1
+    for d in dims:
+        n *= input.shape[d]
+    centered = sub(input, mean(input, dim=dims, keepdim=True))
+    return div(sum(mul(centered, centered), dim=dims, keepdim=keepdim), float(builtins.max(n - correction, 0)))
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
+        axis: Any = None) -> Tensor:
+    """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis))
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``value`` where ``mask`` is True, ``input`` elsewhere (``mask`` broadcasts; no gradient to ``mask``)."""
+    _check_tensor("masked_fill", "input", 0, input)
+    _check_tensor("masked_fill", "mask", 1, mask)
+    if mask.dtype is not _dt.bool_:
+        raise TypeError(f"masked_fill(): argument 'mask' (position 1) must have dtype bool, but got {mask.dtype}")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ValueError(f"masked_fill(): a Tensor 'value' must be 0-dimensional, but got shape {tuple(value.shape)}")
+    elif isinstance(value, (bool, int, float)):
+        value = Tensor._scalar(value, input.dtype, input.device)
+    else:
+        raise TypeError(f"masked_fill(): argument 'value' (position 2) must be a number or a 0-d Tensor, but got {type_name(value)}")
+    return where(mask, value, input)
+
+
+def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
+    _check_tensor(op, "input", 0, input)
+    if input.ndim < 2:
+        raise ValueError(f"{op}(): input must have at least 2 dimensions, but got shape {tuple(input.shape)}")
+    if not isinstance(diagonal, int) or isinstance(diagonal, bool):
+        raise TypeError(f"{op}(): argument 'diagonal' (position 1) must be int, but got {type_name(diagonal)}")
+    rows, cols = input.shape[-2:]
+    keep = np.tri(rows, cols, k=diagonal, dtype=bool) if lower else ~np.tri(rows, cols, k=diagonal - 1, dtype=bool)
+    data = keep if input.device == "cpu" else move_array(keep, "cpu", input.device)
+    mask = Tensor._make(data, _dt.bool_, input.device)
+    return where(mask, input, Tensor._scalar(0, input.dtype, input.device))
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dims (elements above ``diagonal`` set to 0)."""
+    return _triangle("tril", input, diagonal, True)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dims (elements below ``diagonal`` set to 0)."""
+    return _triangle("triu", input, diagonal, False)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Clamp into ``[min, max]``; bounds are numbers (the ``clip`` op) or broadcastable Tensors.
+
+    With Tensor bounds the gradient goes to ``input`` where it lies inside and
+    to the bound that was taken elsewhere, as in PyTorch.
+    """
+    _check_tensor("clamp", "input", 0, input)
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        return _clip_op(input, min, max)
+    out = input
+    if min is not None:
+        out = where(lt(out, min), min, out)
+    if max is not None:
+        out = where(gt(out, max), max, out)
+    return out
+
+
+clamp.name = "clamp"  # type: ignore[attr-defined]
+
+
+def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """PyTorch's alias of ``clamp`` (numbers or tensors as bounds); ``OPS["clip"]`` is the op for numbers."""
+    return clamp(input, min, max)
+
+
+clip.name = "clip"  # type: ignore[attr-defined]
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """``clamp(input, min=min)``."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """``clamp(input, max=max)``."""
+    return clamp(input, max=max)
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
+    """Join tensors along an existing dim (PyTorch's name for the ``concat`` op)."""
+    return concat(tensors, dim=axis if axis is not None else dim)
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of ``tensor`` along ``dim``: of size ``split_size`` each (the last may be smaller), or of the
+    listed sizes. Each piece is a ``getitem`` slice, so gradients flow back into place."""
+    _check_tensor("split", "tensor", 0, tensor)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"split(): argument 'dim' (position 2) must be int, but got {type_name(dim)}")
+    size = tensor.shape[dim]
+    if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
+        step = split_size_or_sections
+        if step <= 0:
+            raise ValueError(f"split(): split_size must be positive, but got {step}")
+        sizes = [builtins.min(step, size - s) for s in range(0, size, step)] or [0]
+    elif isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != size:
+            raise ValueError(
+                f"split(): split sizes {list(sizes)} must sum to the size {size} of dimension {dim}"
+            )
+    else:
+        raise TypeError(
+            f"split(): argument 'split_size_or_sections' (position 1) must be int or a list of ints, "
+            f"but got {type_name(split_size_or_sections)}"
+        )
+    d = dim % tensor.ndim
+    out, start = [], 0
+    for s in sizes:
+        out.append(getitem(tensor, (slice(None),) * d + (slice(start, start + s),)))
+        start += s
+    return tuple(out)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``."""
+    _check_tensor("chunk", "input", 0, input)
+    if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
+        raise ValueError(f"chunk(): argument 'chunks' must be a positive int, but got {chunks!r}")
+    size = input.shape[dim]
+    step = builtins.max(-(-size // chunks), 1)
+    return split(input, step, dim)
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose of a tensor with at most 2 dims (1-D and 0-D tensors are returned as they are)."""
+    _check_tensor("t", "input", 0, input)
+    if input.ndim > 2:
+        raise ValueError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``."""
+    _check_tensor("bmm", "input", 0, input)
+    _check_tensor("bmm", "mat2", 1, mat2)
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise ValueError(f"bmm(): both arguments must be 3-D, but got shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise ValueError(f"bmm(): shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied")
+    return matmul(input, mat2)
+
+
+def _parse_einsum(equation: str, n: int) -> tuple[list[str], str]:
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 0) must be str, but got {type_name(equation)}")
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise ValueError("einsum(): '...' (ellipsis) is not supported; name every dimension")
+    lhs, arrow, out = eq.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != n:
+        raise ValueError(f"einsum(): the equation has {len(ins)} operands but {n} tensors were given")
+    for spec in ins:
+        if len(set(spec)) != len(spec):
+            raise ValueError(f"einsum(): repeated subscripts in one operand ('{spec}', a diagonal) are not supported")
+        if not spec.isalpha() and spec:
+            raise ValueError(f"einsum(): subscripts must be letters, but got '{spec}'")
+    if not arrow:  # implicit output: the letters seen once, in alphabetical order
+        counts = {c: lhs.count(c) for c in set(lhs.replace(",", ""))}
+        out = "".join(sorted(c for c, k in counts.items() if k == 1))
+    return ins, out
+
+
+def _reduce_only_here(x: Tensor, spec: str, keep: set[str]) -> tuple[Tensor, str]:
+    """Sum away the letters of ``spec`` not in ``keep`` (appear in this operand only, not in the output)."""
+    drop = tuple(i for i, c in enumerate(spec) if c not in keep)
+    if not drop:
+        return x, spec
+    return sum(x, dim=drop), "".join(c for c in spec if c in keep)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation over one or two operands (``"bij,bjk->bik"``, ``"bhqd,bhkd->bhqk"``, ``"ij->ji"``).
+
+    Two operands are contracted with one batched ``matmul``: the letters are
+    grouped into batch (both operands and the output), left-only, right-only
+    and contracted (both operands, not the output) letters; each operand is
+    permuted and reshaped to ``(batch, rows, contracted)``, multiplied, and
+    the result reshaped and permuted to the output order. The gradient is that
+    of those ops. Not supported: ``...``, repeated letters in one operand,
+    more than two operands.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if len(operands) not in (1, 2):
+        raise ValueError(f"einsum(): one or two operands are supported, but got {len(operands)}")
+    for i, o in enumerate(operands):
+        _check_tensor("einsum", f"operands[{i}]", i + 1, o)
+    ins, out = _parse_einsum(equation, len(operands))
+    for spec, o in zip(ins, operands):
+        if len(spec) != o.ndim:
+            raise ValueError(f"einsum(): subscripts '{spec}' name {len(spec)} dims, but the operand has shape {tuple(o.shape)}")
+    if len(set(out)) != len(out) or any(c not in "".join(ins) for c in out):
+        raise ValueError(f"einsum(): output subscripts '{out}' must be distinct letters of the inputs")
+    if len(operands) == 1:
+        x, spec = _reduce_only_here(operands[0], ins[0], set(out))
+        return permute(x, tuple(spec.index(c) for c in out)) if spec != out else x
+    a, b = operands
+    sa, sb = ins
+    a, sa = _reduce_only_here(a, sa, set(out) | set(sb))
+    b, sb = _reduce_only_here(b, sb, set(out) | set(sa))
+    size = {}
+    for spec, o in ((sa, a), (sb, b)):
+        for c, s in zip(spec, o.shape):
+            if size.setdefault(c, s) != s:
+                raise ValueError(f"einsum(): subscript '{c}' has size {size[c]} in one operand and {s} in another")
+    batch = [c for c in out if c in sa and c in sb]
+    left = [c for c in out if c in sa and c not in sb]
+    right = [c for c in out if c in sb and c not in sa]
+    contract = [c for c in sa if c in sb and c not in out]
+
+    def prod(letters: list[str]) -> int:
+        p = 1
+        for c in letters:
+            p *= size[c]
+        return p
+
+    a3 = reshape(permute(a, tuple(sa.index(c) for c in batch + left + contract)),
+                 (prod(batch), prod(left), prod(contract)))
+    b3 = reshape(permute(b, tuple(sb.index(c) for c in batch + contract + right)),
+                 (prod(batch), prod(contract), prod(right)))
+    r = reshape(matmul(a3, b3), tuple(size[c] for c in batch + left + right))
+    order = batch + left + right
+    return permute(r, tuple(order.index(c) for c in out)) if order != list(out) else r
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` as a bool tensor (no gradient)."""
+    _check_tensor("isclose", "input", 0, input)
+    _check_tensor("isclose", "other", 1, other)
+    res = np.isclose(to_numpy(input._data), to_numpy(other._data), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    data = res if input.device == "cpu" else move_array(res, "cpu", input.device)
+    return Tensor._make(np.asarray(data), _dt.bool_, input.device)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """Whether every element of ``input`` is close to ``other`` (see ``isclose``)."""
+    return bool(np.all(to_numpy(isclose(input, other, rtol, atol, equal_nan)._data)))
+
+
+# -- arithmetic with PyTorch's extra arguments ------------------------------------------
+# ``mg.add``/``mg.sub``/``mg.div`` and the methods of the same name take these forms; the
+# operators (``x + y``) and minigrad's own formulas call the registered ops directly.
+
+
+def _alpha_form(op: Any) -> Any:
+    def fn(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise TypeError(f"{op.name}(): argument 'alpha' must be a number, but got {type_name(alpha)}")
+        if alpha == 1:
+            return op(input, other)
+        return op(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
+
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.name = op.name  # type: ignore[attr-defined]  (as the op's, for code that reads it)
+    fn.__doc__ = f"``input {'+' if op.name == 'add' else '-'} alpha * other`` (the ``{op.name}`` op; ``alpha`` defaults to 1)."
+    return fn
+
+
+add = _alpha_form(_add_op)
+sub = _alpha_form(_sub_op)
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division, or with ``rounding_mode`` ``"trunc"`` / ``"floor"`` the quotient rounded toward zero /
+    down (integer inputs then give an exact integer result; the rounded quotient's derivative is 0)."""
+    if rounding_mode is None:
+        return _div_op(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
+    a, b = (x if isinstance(x, Tensor) else None for x in (input, other))
+    like = a if a is not None else b
+    if like is None:
+        raise TypeError("div(): at least one of 'input' and 'other' must be a Tensor")
+    ints = all(
+        (not x.dtype.is_floating) if isinstance(x, Tensor) else isinstance(x, int) for x in (input, other)
+    )
+    if ints:  # exact integer division, as PyTorch (no float round trip)
+        xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
+        xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
+        if np.any(xb == 0):
+            raise RuntimeError("div(): ZeroDivisionError in integer division with rounding_mode")
+        q = np.floor_divide(xa, xb) if rounding_mode == "floor" else np.trunc(xa / xb).astype(np.result_type(xa, xb))
+        q = np.asarray(q)
+        data = q if like.device == "cpu" else move_array(q, "cpu", like.device)
+        return Tensor._make(data, _dt.from_numpy(q.dtype), like.device)
+    q = _div_op(input, other)
+    return _floor_op(q) if rounding_mode == "floor" else _trunc_op(q)
+
+
+div.name = "div"  # type: ignore[attr-defined]

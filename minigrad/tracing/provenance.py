@@ -1,0 +1,77 @@
+"""Where a grad node came from: the user's source line and the ``nn.Module`` that was running.
+
+PyTorch users turn on anomaly mode to learn which forward line made the node
+that failed in backward. While a recording is active, minigrad stamps every
+``node.create`` with ``source`` (``file:line`` of the first caller outside the
+minigrad package) and ``module`` (the path of the ``nn.Module`` calls running
+at that moment, e.g. ``Sequential.2 (Linear)``). Without a recording nothing
+here runs: ``Module.__call__`` checks ``bus.recorder`` first.
+
+Example:
+    >>> import minigrad as mg
+    >>> with mg.trace() as tr:
+    ...     lin = mg.nn.Linear(2, 1)
+    ...     _ = lin(mg.ones(1, 2)).sum()
+    >>> [e.module for e in tr.events if e.kind == "node.create" and not e.is_accumulation][:1]
+    ['Linear']
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any
+
+__all__ = ["enter_module", "exit_module", "module_path", "user_source"]
+
+#: Files under these folders are minigrad's own: the engine, and the viewers (``minigrad.viz``/``minigrad.tui``
+#: live in ``viz/`` and ``tui/`` beside the package in a source checkout).
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OWN = (_PKG + os.sep,) + tuple(os.path.join(os.path.dirname(_PKG), d) + os.sep for d in ("viz", "tui"))
+
+_local = threading.local()
+
+
+def _stack() -> list[Any]:
+    stack = getattr(_local, "modules", None)
+    if stack is None:
+        stack = _local.modules = []
+    return stack
+
+
+def enter_module(module: Any) -> None:
+    """``nn.Module.__call__`` starts (only while recording)."""
+    _stack().append(module)
+
+
+def exit_module() -> None:
+    """``nn.Module.__call__`` ends."""
+    stack = _stack()
+    if stack:
+        stack.pop()
+
+
+def module_path() -> str | None:
+    """``Sequential.2 (Linear)``: the root module's class, then each child's attribute name, then the innermost class."""
+    stack = _stack()
+    if not stack:
+        return None
+    parts = [type(stack[0]).__name__]
+    for parent, child in zip(stack, stack[1:]):
+        names = getattr(parent, "_modules", {}) or {}
+        name = next((k for k, v in names.items() if v is child), type(child).__name__)
+        parts.append(str(name))
+    path = ".".join(parts)
+    return path if len(stack) == 1 else f"{path} ({type(stack[-1]).__name__})"
+
+
+def user_source() -> str | None:
+    """``file:line`` of the innermost frame outside the minigrad package (the user's call)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not os.path.abspath(filename).startswith(_OWN) and not filename.startswith("<frozen"):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
