@@ -31,7 +31,6 @@ from pathlib import Path
 import pytest
 
 from minigrad.tracing.diff import diff
-from minigrad.viz.describe import describe_event
 
 HERE = Path(__file__).resolve().parent
 LESSON = json.loads((HERE / "_lesson.json").read_text())
@@ -195,7 +194,7 @@ def same_events(request: pytest.FixtureRequest):
     """``same_events(yours, reference, kinds=None)``: fail with the first divergence unless the
     two recordings agree (``mg.trace.diff``: timing ignored, ids matched by first appearance)."""
     def check(yours: object, reference: object, kinds: list[str] | None = None, what: str = "") -> object:
-        result = diff(yours, reference, kinds=kinds, describe=describe_event, labels=LABELS)
+        result = diff(yours, reference, kinds=kinds, labels=LABELS)
         if not result.equal:
             first = result.first
             _DIVERGENCES[request.node.nodeid] = first.to_dict(LABELS)

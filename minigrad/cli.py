@@ -229,11 +229,9 @@ def cmd_export_chrome(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two recordings; exit 0 when they agree, 1 when they differ, 2 on a bad file."""
     from minigrad.tracing.diff import diff
-    from minigrad.viz.describe import describe_event
 
     a, b = _load(args.a), _load(args.b)  # a bad file: EXIT_BAD_FILE (2), as diff(1)
-    result = diff(a, b, kinds=args.kind, all=args.all, context=args.context, describe=describe_event,
-                  labels=(args.a, args.b))
+    result = diff(a, b, kinds=args.kind, all=args.all, context=args.context, labels=(args.a, args.b))
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(result.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
     print(result.report())

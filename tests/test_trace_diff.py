@@ -19,7 +19,7 @@ import minigrad as mg
 from minigrad.autograd import engine
 from minigrad.cli import main
 from minigrad.tracing.diff import canonical_events, diff
-from minigrad.viz.describe import describe_event
+from minigrad.tracing.describe import describe as describe_event
 
 
 def faulty_engine(find: str, replace: str) -> types.ModuleType:
@@ -112,7 +112,7 @@ def test_swapped_edge_order_is_found_at_the_first_gradient_passed_on():
     assert d.kind == "buffer.add"
     # The first node with two inputs (an add) sends its gradient to its last input first.
     assert [f.name for f in d.fields] == ["node"] and d.a.index == d.b.index
-    assert d.a.text.startswith("buffer of MulGradNode#") and d.b.text.startswith("buffer of AddGradNode#")
+    assert d.a.text.startswith("buffer MulGradNode#") and d.b.text.startswith("buffer AddGradNode#")
 
 
 def test_all_lists_every_divergent_region_and_kind_restricts():

@@ -56,6 +56,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
+from .describe import describe as _describe
 from .events import Event
 from .loader import load
 from .replay import Replay, State
@@ -336,16 +337,6 @@ def _map(m: dict[str, int] | None, limit: int = 12) -> str:
     return "{" + text + (", …" if len(items) > limit else "") + "}"
 
 
-def _plain_describe(ev: Event, state: State) -> str:
-    """Fallback words: the kind and its fields, ids shown as names."""
-    parts = []
-    for key, value in ev.to_dict().items():
-        if key in IGNORED_FIELDS or key == "kind":
-            continue
-        parts.append(f"{key}={_short(_named(key, value, state, ev.kind), 40)}")
-    return " ".join(parts)
-
-
 def _named(key: str, value: Any, state: State, kind: str) -> Any:
     """``value`` with node and tensor ids replaced by the names ``state`` knows them by."""
     def n(v: Any) -> Any:
@@ -446,8 +437,8 @@ def diff(
         kinds: fnmatch patterns of the kinds to compare (default: all), e.g. ``["queue.*"]``.
         all: report every divergent region, not only the first.
         context: how many compared events before each divergence to show.
-        describe: ``describe(event, state) -> str`` for the words (the viewers' describer);
-            by default the kind's fields with ids shown as names.
+        describe: ``describe(event, state) -> str`` for the words; by default the one
+            describer every viewer uses (``minigrad.tracing.describe``).
         labels: what to call the two sides in the text (``("your run", "the reference")``).
 
     Returns:
@@ -457,7 +448,7 @@ def diff(
         TraceFormatError: a path that is not a valid trace.
     """
     patterns = tuple(kinds) if kinds else ("*",)
-    words = describe or _plain_describe
+    words = describe or _describe
     sa = _Side(_events_of(a), patterns, words)
     sb = _Side(_events_of(b), patterns, words)
     n = 0

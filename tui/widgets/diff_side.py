@@ -11,7 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ..format import describe_event
+from minigrad.tracing.describe import describe
+
 from ..model import Session
 
 __all__ = ["DiffSide"]
@@ -49,7 +50,7 @@ class DiffSide(Vertical):
 
     def _words(self, index: int) -> str:
         s = self.session
-        return describe_event(s.events[index], s.node_name, s.tensor_name)
+        return describe(s.events[index], s)
 
     def show(self, index: int | None, differs: bool) -> None:
         """Draw the state after event ``index``; ``differs`` marks a step where the sides disagree."""
