@@ -10,6 +10,9 @@ so each task is graded on its own. After the test everything is put back.
 Fixtures for the tests:
     student: a namespace of your modules by file stem (``student.engine``).
     reference: ``reference(module, name)`` -> minigrad's own implementation.
+    same_events: ``same_events(yours, reference, kinds=None)`` compares two
+        recordings with ``mg.trace.diff`` and fails with the first divergence
+        in words (what ``minigrad diff yours.jsonl reference.jsonl`` prints).
 
 Run the tests of one task with ``pytest -m lesson2_task1``.
 """
@@ -30,6 +33,7 @@ import pytest
 import minigrad  # noqa: F401  (the engine registers its ops and kernels first)
 from minigrad.kernels.registry import KERNELS
 from minigrad.ops.registry import OPS
+from minigrad.tracing.diff import diff
 
 HERE = Path(__file__).resolve().parent
 LESSON = json.loads((HERE / "_lesson.json").read_text())
@@ -179,6 +183,26 @@ def reference():
     return get
 
 
+_DIVERGENCES: dict[str, dict[str, object]] = {}
+LABELS = ("your run", "the reference")
+
+
+@pytest.fixture
+def same_events(request: pytest.FixtureRequest):
+    """``same_events(yours, reference, kinds=None)``: fail with the first divergence unless the
+    two recordings agree (``mg.trace.diff``: timing ignored, ids matched by first appearance)."""
+    def check(yours: object, reference: object, kinds: list[str] | None = None, what: str = "") -> object:
+        result = diff(yours, reference, kinds=kinds, labels=LABELS)
+        if not result.equal:
+            first = result.first
+            _DIVERGENCES[request.node.nodeid] = first.to_dict(LABELS)
+            prefix = f"{what}: " if what else ""
+            pytest.fail(f"{prefix}the recordings differ; first divergence {first.explain(LABELS)}", pytrace=False)
+        return result
+
+    return check
+
+
 # -- results for `minigrad lessons grade` ------------------------------------
 
 _RESULTS: dict[str, dict[str, object]] = {}
@@ -196,7 +220,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         r["outcome"] = "failed" if report.when == "call" else "error"
         text = str(report.longrepr)
         errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
-        r["message"] = ("\n".join(errors[:6]) if errors else text.splitlines()[-1] if text else "")[-1500:]
+        r["message"] = ("\n".join(errors[:6]) if errors else text)[-1500:]
+        if report.nodeid in _DIVERGENCES:
+            r["divergence"] = _DIVERGENCES[report.nodeid]
     elif report.skipped and r["outcome"] == "passed":
         r["outcome"] = "skipped"
         lr = report.longrepr

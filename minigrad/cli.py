@@ -7,6 +7,7 @@
     minigrad render run.jsonl --flipbook backward.html [--frames step|event|node]
     minigrad log run.jsonl [--kind 'queue.*'] [--limit N]
     minigrad export-chrome run.jsonl -o trace.json      # open in https://ui.perfetto.dev
+    minigrad diff mine.jsonl reference.jsonl [--all] [--kind 'queue.*'] [--json out.json]
 
 Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
 ``build_parser``; adding a subcommand means adding one function and one
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
 import os
 import runpy
 import sys
@@ -38,16 +40,17 @@ from typing import Any, Callable, Sequence
 from . import lessons_cli
 from .tracing import TraceFormatError
 from .tracing.describe import describe
+from .tracing.diff import diff
 from .tracing.loader import load
-from .tracing.replay import replay
 from .tracing.recorder import Recorder
 from .tracing.replay import replay
 
-__all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "CliError"]
+__all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "cmd_diff", "CliError"]
 
 EXIT_ERROR = 1  # a bad request: step out of range, script failure
 EXIT_BAD_FILE = 2  # the trace file is missing or not a readable minigrad trace (DESIGN §7)
 EXIT_NO_DOT = 3  # Graphviz missing (the DOT source was saved instead)
+EXIT_DIFFERENT = 1  # minigrad diff: the recordings differ (as diff(1) does; a bad file is EXIT_BAD_FILE, 2)
 
 
 class CliError(Exception):
@@ -219,6 +222,22 @@ def cmd_export_chrome(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------
+# diff
+# ---------------------------------------------------------------------------
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Compare two recordings; exit 0 when they agree, 1 when they differ, 2 on a bad file."""
+
+    a, b = _load(args.a), _load(args.b)  # a bad file: EXIT_BAD_FILE (2), as diff(1)
+    result = diff(a, b, kinds=args.kind, all=args.all, context=args.context, labels=(args.a, args.b))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(result.to_dict(), indent=2, default=str) + "\n", encoding="utf-8")
+    print(result.report())
+    return 0 if result.equal else EXIT_DIFFERENT
+
+
+# ---------------------------------------------------------------------------
 # parser and entry point
 # ---------------------------------------------------------------------------
 
@@ -267,6 +286,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("trace", help="a .jsonl trace")
     p.add_argument("-o", "--output", help="JSON file to write (default: <trace>.chrome.json)")
     p.set_defaults(func=cmd_export_chrome)
+
+    p = sub.add_parser("diff", help="compare two recordings of one program; report where they first differ",
+                       description="Align two recordings (ids matched by order of first appearance, timing ignored) "
+                                   "and report the first divergence. Exit status: 0 equal, 1 different, 2 bad file.")
+    p.add_argument("a", help="a .jsonl trace (e.g. your run)")
+    p.add_argument("b", help="the .jsonl trace to compare with (e.g. the reference)")
+    p.add_argument("--all", action="store_true", help="list every divergent region, not only the first")
+    p.add_argument("--kind", action="append", help="compare only these kinds, e.g. 'queue.*' (repeatable)")
+    p.add_argument("--context", type=int, default=3, help="events of context before a divergence (3)")
+    p.add_argument("--json", dest="json_path", help="also write the result as JSON here")
+    p.set_defaults(func=cmd_diff)
 
     # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).
     lessons_cli.add_parser(sub)

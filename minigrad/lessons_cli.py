@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import importlib.util
 import json
 import os
@@ -60,6 +61,8 @@ from typing import Any, Sequence
 
 import minigrad as mg
 
+from . import __version__
+
 __all__ = [
     "Lesson",
     "Region",
@@ -69,6 +72,9 @@ __all__ = [
     "make_template",
     "build",
     "grade",
+    "classroom",
+    "classroom_tests",
+    "pick_bug",
     "add_parser",
     "run",
     "main",
@@ -105,6 +111,9 @@ class ModuleSpec:
     target: str | None
     source: Path | None
     requires: str = ""
+    #: Functions to swap per task when the file has no marked regions (a lesson that hands out
+    #: a whole working file, such as lesson 8's engine with a seeded bug).
+    functions: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -119,6 +128,12 @@ class Lesson:
     modules: list[ModuleSpec]
     setup: list[str] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
+    #: Seeded bugs (``[[bug]]``): one is put into the template per student seed (see ``pick_bug``).
+    bugs: list[dict[str, Any]] = field(default_factory=list)
+    #: The short answer file (``[answer]``): its name and the template's text.
+    answer: dict[str, Any] | None = None
+    #: Files of the lesson folder copied to the student as they are (``files = [...]``).
+    files: list[str] = field(default_factory=list)
 
     @property
     def folder_name(self) -> str:
@@ -177,7 +192,8 @@ def load_lesson(path: Path) -> Lesson:
             source = _module_source(target)
         else:
             source = path / m["reference"]
-        modules.append(ModuleSpec(student=m["student"], target=target, source=source, requires=m.get("requires", "")))
+        modules.append(ModuleSpec(student=m["student"], target=target, source=source, requires=m.get("requires", ""),
+                                  functions={k: list(v) for k, v in m.get("functions", {}).items()}))
     tasks = {}
     for key, value in data["tasks"].items():
         value = {"title": value} if isinstance(value, str) else dict(value)
@@ -192,12 +208,17 @@ def load_lesson(path: Path) -> Lesson:
         modules=modules,
         setup=list(data.get("setup", [])),
         figures=list(data.get("figure", [])),
+        bugs=list(data.get("bug", [])),
+        answer=data.get("answer"),
+        files=list(data.get("files", [])),
     )
 
 
 def load_lessons(root: Path | None = None) -> list[Lesson]:
     """All lessons under ``root`` (default ``lessons_root()``), in lesson order."""
     root = root or lessons_root()
+    if not root.is_dir():
+        return []
     found = [load_lesson(p) for p in sorted(root.iterdir()) if (p / "lesson.toml").is_file()]
     return sorted(found, key=lambda l: l.number)
 
@@ -302,6 +323,61 @@ def make_template(text: str, lesson: int, tasks: dict[str, dict[str, Any]], refe
     return new, functions
 
 
+#: Where the docs pages a lesson text links to are read from a student folder
+#: (the docs site builds the same pages from docs/; see docs/hooks/generate.py).
+DOCS_URL = os.environ.get("MINIGRAD_DOCS_URL", "https://github.com/minigrad/minigrad/blob/main/docs/")
+
+
+def docs_links(text: str) -> str:
+    """Point a lesson text's links into the repository's docs (``../../docs/x.md``) at ``DOCS_URL``."""
+    return text.replace("](../../docs/", f"]({DOCS_URL}")
+
+
+# ---------------------------------------------------------------------------
+# Seeded bugs (lesson 8)
+# ---------------------------------------------------------------------------
+
+
+def pick_bug(lesson: Lesson | dict[str, Any], seed: str) -> str:
+    """The id of the bug a student with ``seed`` gets: a hash of the seed picks one of the lesson's bugs.
+
+    The same seed always gives the same bug, so the grader can tell which rule the student must name.
+    ``lesson`` is a ``Lesson`` or a built folder's ``_lesson.json`` data.
+    """
+    if isinstance(lesson, Lesson):
+        ids, number = [b["id"] for b in lesson.bugs], lesson.number
+    else:
+        ids, number = list(lesson["bugs"]), lesson["lesson"]
+    if not ids:
+        raise ValueError(f"lesson {number} has no seeded bugs")
+    digest = hashlib.sha256(f"minigrad lesson {number} student {seed}".encode()).digest()
+    return ids[int.from_bytes(digest[:8], "big") % len(ids)]
+
+
+def apply_bug(text: str, bug: dict[str, Any], student: str) -> str:
+    """Put ``bug``'s changes for the file ``student`` into ``text`` (each ``find`` must occur exactly once)."""
+    for change in bug.get("change", []):
+        if change.get("file", student) != student:
+            continue
+        count = text.count(change["find"])
+        if count != 1:
+            raise ValueError(
+                f"bug {bug['id']!r}: the text to change occurs {count} times in {student} (expected once); "
+                f"update the lesson's [[bug.change]] to the engine's current code:\n{change['find']}"
+            )
+        text = text.replace(change["find"], change["replace"])
+    return text
+
+
+def _answer_text(lesson: Lesson, bug: dict[str, Any] | None, reference: bool) -> str:
+    assert lesson.answer is not None
+    text = lesson.answer.get("template", "")
+    if reference and bug is not None:
+        text = text.replace('rule = ""', f'rule = "{bug["id"]}"').replace(
+            'explanation = ""', f'explanation = """{bug["explanation"].strip()}"""')
+    return text
+
+
 # ---------------------------------------------------------------------------
 # build
 # ---------------------------------------------------------------------------
@@ -321,8 +397,15 @@ def _conftest_text() -> str:
     return (Path(__file__).resolve().parent / "_lesson_conftest.py").read_text()
 
 
-def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bool = True) -> Path:
-    """Write the student folder of ``lesson`` under ``out``; returns it (``figures``: draw them too)."""
+def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bool = True, seed: str = "") -> Path:
+    """Write the student folder of ``lesson`` under ``out``; returns it (``figures``: draw them too).
+
+    For a lesson with seeded bugs, ``seed`` (a student's name or id) picks the bug put into the
+    template; the answer key (``reference``) has none and its answer file names the rule.
+    """
+    bug = None
+    if lesson.bugs:
+        bug = next(b for b in lesson.bugs if b["id"] == pick_bug(lesson, seed))
     dest = out / lesson.folder_name
     if dest.exists():
         shutil.rmtree(dest)
@@ -341,6 +424,9 @@ def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bo
             continue
         text = spec.source.read_text()
         new, functions = make_template(text, lesson.number, lesson.tasks, reference, spec.target, str(spec.source))
+        functions = functions or dict(spec.functions)
+        if bug is not None and not reference:
+            new = apply_bug(new, bug, spec.student)
         if spec.target is not None and not functions:
             missing.append(
                 f"{spec.target} has no '# BEGIN LESSON {lesson.number} TASK ...' markers yet"
@@ -349,15 +435,19 @@ def build_lesson(lesson: Lesson, out: Path, reference: bool = False, figures: bo
         (dest / spec.student).write_text(new)
         entry["functions"] = functions
         modules.append(entry)
-    for name in ("README.md",):
+    if (lesson.path / "README.md").is_file():
+        (dest / "README.md").write_text(docs_links((lesson.path / "README.md").read_text()))
+    for name in lesson.files:
         if (lesson.path / name).is_file():
             shutil.copy2(lesson.path / name, dest / name)
     for extra in sorted(lesson.path.iterdir()):
         # Figures and data the lesson text refers to.
         if extra.suffix in (".svg", ".png", ".jsonl") and extra.is_file():
             shutil.copy2(extra, dest / extra.name)
+    if lesson.answer is not None:
+        (dest / lesson.answer["file"]).write_text(_answer_text(lesson, bug, reference))
     drawn = render_figures(lesson, dest) if figures else []
-    _write_scaffold(lesson, dest, modules, missing, drawn)
+    _write_scaffold(lesson, dest, modules, missing, drawn, seed)
     return dest
 
 
@@ -391,7 +481,7 @@ def render_figures(lesson: Lesson, dest: Path) -> list[dict[str, str]]:
 
 
 def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], missing: list[str],
-                    figures: list[dict[str, str]] | None = None) -> None:
+                    figures: list[dict[str, str]] | None = None, seed: str = "") -> None:
     tests_dst = dest / "tests"
     if tests_dst.exists():
         shutil.rmtree(tests_dst)
@@ -410,18 +500,25 @@ def _write_scaffold(lesson: Lesson, dest: Path, modules: list[dict[str, Any]], m
         "setup": lesson.setup,
         "missing": missing,
         "figures": figures or [],
+        "seed": seed,
+        "bugs": [b["id"] for b in lesson.bugs],
+        "answer_file": lesson.answer["file"] if lesson.answer else None,
     }
     (dest / "_lesson.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def build(out: Path, lessons: Sequence[int] | None = None, reference: bool = False, root: Path | None = None) -> list[Path]:
-    """Build the student folders of ``lessons`` (all by default) under ``out``."""
+def build(out: Path, lessons: Sequence[int] | None = None, reference: bool = False, root: Path | None = None,
+          seed: str = "") -> list[Path]:
+    """Build the student folders of ``lessons`` (all by default) under ``out`` (``seed``: see ``build_lesson``)."""
+    everything = load_lessons(root)
+    if not everything:
+        raise SystemExit(f"no lessons found under {root or lessons_root()} (set MINIGRAD_LESSONS to the lessons/ folder)")
     out.mkdir(parents=True, exist_ok=True)
-    chosen = [l for l in load_lessons(root) if not lessons or l.number in lessons]
+    chosen = [l for l in everything if not lessons or l.number in lessons]
     if lessons and len(chosen) != len(set(lessons)):
         known = ", ".join(str(l.number) for l in load_lessons(root))
         raise SystemExit(f"unknown lesson number in {list(lessons)}; lessons: {known}")
-    return [build_lesson(l, out, reference) for l in chosen]
+    return [build_lesson(l, out, reference, seed=seed) for l in chosen]
 
 
 # ---------------------------------------------------------------------------
@@ -445,18 +542,19 @@ def _student_folders(path: Path, lesson: int | None) -> list[Path]:
     return folders
 
 
-def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900) -> dict[str, Any]:
-    """Grade one student folder; returns the report (see ``grade``)."""
-    folder = folder.resolve()
+def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900,
+                 tasks: Sequence[str] | None = None) -> dict[str, Any]:
+    """Grade one student folder (only ``tasks``, e.g. ``["2.1"]``, when given); returns the report (see ``grade``)."""
+    folder = folder.resolve()  # `grade .` has an empty folder name
     meta = json.loads((folder / "_lesson.json").read_text())
     number = meta["lesson"]
     official = {l.number: l for l in load_lessons(root)}.get(number)
     with tempfile.TemporaryDirectory(prefix=f"minigrad-grade-{number}-") as tmp:
         work = Path(tmp) / folder.name
-        shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc"))
+        shutil.copytree(folder, work, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc", ".git"))
         if official is not None:
             # Fresh tests, conftest and metadata from a new build; the student's own code files stay.
-            built = build_lesson(official, Path(tmp) / "_fresh", figures=False)
+            built = build_lesson(official, Path(tmp) / "_fresh", figures=False, seed=str(meta.get("seed", "")))
             for name in _SCAFFOLD:
                 p = work / name
                 if p.is_dir():
@@ -478,6 +576,12 @@ def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900) -
         env.pop("PYTEST_XDIST_WORKER", None)
         cmd = [sys.executable, "-m", "pytest", "-c", str(work / "pytest.ini"), "--rootdir", str(work), "-q",
                "-p", "no:randomly", str(work / "tests")]
+        if tasks:
+            unknown = sorted(set(tasks) - set(meta["tasks"]))
+            if unknown:
+                raise SystemExit(f"lesson {number} has no task {', '.join(unknown)}; its tasks: {', '.join(meta['tasks'])}")
+            meta = {**meta, "tasks": {t: info for t, info in meta["tasks"].items() if t in tasks}}
+            cmd += ["-m", " or ".join(info["marker"] for info in meta["tasks"].values())]
         try:
             proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
             returncode, output = proc.returncode, proc.stdout + proc.stderr
@@ -518,9 +622,14 @@ def _score(meta: dict[str, Any], results: dict[str, Any], returncode: int, outpu
     }
 
 
+#: How many lines of a divergence the score table prints (the JSON report has all of it).
+_DIVERGENCE_LINES = 12
+
+
 def print_report(report: dict[str, Any], console: Any = None) -> None:
     """The score table of one lesson (rich)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = console or Console()
@@ -538,15 +647,25 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
         for reason in t["skip_reasons"]:
             console.print(f"  [dim]Task {t['task']} skipped: {reason}[/]")
         for test in t["tests"]:
-            if test["outcome"] in ("failed", "error") and test.get("message"):
-                console.print(f"  [red]Task {t['task']}[/] {test['nodeid'].rpartition('::')[2]}: {test['message'].splitlines()[0][:200]}")
+            if test["outcome"] not in ("failed", "error"):
+                continue
+            name = test["nodeid"].rpartition("::")[2]
+            divergence = test.get("divergence")
+            if divergence:
+                # An event-graded test: the first step where the student's run left the reference's.
+                console.print(f"  [red]Task {t['task']}[/] {escape(name)}: first divergence", highlight=False)
+                for line in divergence["text"].splitlines()[:_DIVERGENCE_LINES]:
+                    console.print(f"    {line}", markup=False, highlight=False)
+            elif test.get("message"):
+                console.print(f"  [red]Task {t['task']}[/] {escape(name)}: {escape(test['message'].splitlines()[0][:200])}",
+                              highlight=False)
     if not any(t["tests"] for t in report["tasks"]):
         console.print("[red]No test ran; pytest said:[/]")
         console.print(report["pytest_output_tail"][-2000:], markup=False, highlight=False)
 
 
 def grade(path: Path, lesson: int | None = None, json_path: Path | None = None, quiet: bool = False,
-          root: Path | None = None, jobs: int = 4) -> dict[str, Any]:
+          root: Path | None = None, jobs: int = 4, tasks: Sequence[str] | None = None) -> dict[str, Any]:
     """Grade the student folder(s) at ``path``; print tables, write the JSON report.
 
     The report: ``{"score", "max", "lessons": [{"lesson", "title", "score",
@@ -558,7 +677,7 @@ def grade(path: Path, lesson: int | None = None, json_path: Path | None = None, 
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(folders)))) as pool:
-        reports = list(pool.map(lambda f: grade_folder(f, root), folders))
+        reports = list(pool.map(lambda f: grade_folder(f, root, tasks=tasks), folders))
     full = {
         "score": round(sum(r["score"] for r in reports), 2),
         "max": round(sum(r["max"] for r in reports), 2),
@@ -570,6 +689,102 @@ def grade(path: Path, lesson: int | None = None, json_path: Path | None = None, 
     if json_path is not None:
         json_path.write_text(json.dumps(full, indent=2) + "\n")
     return full
+
+
+# ---------------------------------------------------------------------------
+# classroom: GitHub Classroom autograding on GitHub's runners
+# ---------------------------------------------------------------------------
+
+_WORKFLOW = """\
+# Generated by `minigrad lessons classroom`: grades this lesson on every push.
+# GitHub Classroom's autograding action runs the tests of .github/classroom/autograding.json
+# (one per task, each `minigrad lessons grade . --task N.M --check`) and reports the points;
+# the last step writes the full score table, with the first divergence of event-graded tasks,
+# into the run's summary and keeps the JSON report as an artifact.
+name: Autograding
+on:
+  push:
+  workflow_dispatch:
+permissions:
+  checks: write
+  actions: read
+  contents: read
+jobs:
+  autograding:
+    name: Autograding
+    runs-on: ubuntu-latest
+    if: github.actor != 'github-classroom[bot]'
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - name: Install minigrad
+        run: {install}
+      - name: Autograding (one test per task)
+        uses: education/autograding@v1
+      - name: Score table
+        if: always()
+        env:
+          COLUMNS: "150"
+        run: |
+          minigrad lessons grade . --json grading-report.json | tee grading-report.txt
+          {{ echo '```'; cat grading-report.txt; echo '```'; }} >> "$GITHUB_STEP_SUMMARY"
+      - uses: actions/upload-artifact@v4
+        if: always()
+        with:
+          name: grading-report
+          path: grading-report.json
+"""
+
+
+def _default_install() -> str:
+    return f"python -m pip install --quiet minigrad=={__version__}"
+
+
+def classroom_tests(lesson: Lesson, timeout: int = 10) -> dict[str, Any]:
+    """The autograding configuration of ``lesson``: one test per task, with the task's points.
+
+    The format is GitHub Classroom's ``.github/classroom/autograding.json``
+    (``name``, ``setup``, ``run``, ``input``, ``output``, ``comparison``,
+    ``timeout`` in minutes, ``points``): a test passes when ``run`` exits with 0.
+    """
+    tests = []
+    for task, info in sorted(lesson.tasks.items(), key=lambda kv: [int(x) for x in kv[0].split(".")]):
+        tests.append({
+            "name": f"Task {task}: {info['title']}",
+            "setup": "",
+            "run": f"minigrad lessons grade . --task {task} --check",
+            "input": "",
+            "output": "",
+            "comparison": "included",
+            "timeout": timeout,
+            "points": int(info.get("points", 10)),
+        })
+    return {"tests": tests}
+
+
+def classroom(out: Path, lessons: Sequence[int] | None = None, install: str | None = None, seed: str = "",
+              timeout: int = 10, root: Path | None = None) -> list[Path]:
+    """Write one GitHub Classroom template repository per lesson under ``out``.
+
+    Each holds the student folder (as ``build`` writes it), the autograding
+    configuration ``.github/classroom/autograding.json`` (``classroom_tests``)
+    and the workflow ``.github/workflows/classroom.yml`` that installs
+    minigrad (``install``) and runs them on GitHub Actions.
+    """
+    folders = build(out, lessons, root=root, seed=seed)
+    install = install or _default_install()
+    by_number = {l.number: l for l in load_lessons(root)}
+    for folder in folders:
+        lesson = by_number[json.loads((folder / "_lesson.json").read_text())["lesson"]]
+        gh = folder / ".github"
+        (gh / "classroom").mkdir(parents=True, exist_ok=True)
+        (gh / "workflows").mkdir(parents=True, exist_ok=True)
+        (gh / "classroom" / "autograding.json").write_text(
+            json.dumps(classroom_tests(lesson, timeout), indent=2) + "\n")
+        (gh / "workflows" / "classroom.yml").write_text(_WORKFLOW.format(install=json.dumps(install)))
+    return folders
 
 
 # ---------------------------------------------------------------------------
@@ -589,17 +804,29 @@ def _fill_parser(p: argparse.ArgumentParser) -> None:
     b.add_argument("--out", type=Path, default=Path("lessons-build"), help="output folder (default: lessons-build)")
     b.add_argument("--lesson", type=int, action="append", help="only this lesson (repeatable)")
     b.add_argument("--reference", action="store_true", help="keep the reference code instead of holes (answer key)")
+    b.add_argument("--seed", default="", help="a student's name or id: picks the seeded bug of lessons that have them (8)")
     g = sub.add_parser("grade", help="run a lesson's tests against a student folder and print a score table")
     g.add_argument("path", type=Path, help="a student folder, or a folder of them (as written by build)")
     g.add_argument("--lesson", type=int, help="only this lesson")
     g.add_argument("--json", type=Path, dest="json_path", help="write the JSON report here")
+    g.add_argument("--task", action="append", help="grade only this task, e.g. 2.1 (repeatable)")
+    g.add_argument("--check", action="store_true",
+                   help="exit 1 unless every graded task has full marks (what a Classroom test runs)")
+    c = sub.add_parser("classroom", help="write GitHub Classroom autograding (one test per task) and an Actions "
+                                         "workflow into a template folder per lesson")
+    c.add_argument("out", type=Path, help="output folder: one ready template repository per lesson")
+    c.add_argument("--lesson", type=int, action="append", help="only this lesson (repeatable)")
+    c.add_argument("--install", default=None,
+                   help=f"shell command that installs minigrad on the runner (default: {_default_install()!r})")
+    c.add_argument("--seed", default="", help="the assignment's seed for lessons with seeded bugs (8)")
+    c.add_argument("--timeout", type=int, default=10, help="minutes each task's test may run (10)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a parsed ``lessons`` command; returns the exit status."""
     if args.lessons_command == "build":
-        folders = build(args.out, args.lesson, reference=args.reference)
+        folders = build(args.out, args.lesson, reference=args.reference, seed=args.seed)
         for f in folders:
             meta = json.loads((f / "_lesson.json").read_text())
             note = f"  (not ready: {'; '.join(meta['missing'])})" if meta["missing"] else ""
@@ -609,8 +836,18 @@ def run(args: argparse.Namespace) -> int:
                     print(f"  figure {fig['file']}: {fig['status']}")
         return 0
     if args.lessons_command == "grade":
-        report = grade(args.path, args.lesson, args.json_path)
+        report = grade(args.path, args.lesson, args.json_path, tasks=args.task)
         print(f"total: {report['score']:g} / {report['max']:g}")
+        if args.check:
+            short = [f"{l['lesson']}/{t['task']} ({t['status']})" for l in report["lessons"] for t in l["tasks"]
+                     if t["status"] != "full"]
+            if short:
+                print(f"not full marks: {', '.join(short)}")
+                return 1
+        return 0
+    if args.lessons_command == "classroom":
+        for folder in classroom(args.out, args.lesson, install=args.install, seed=args.seed, timeout=args.timeout):
+            print(f"wrote {folder} (.github/classroom/autograding.json, .github/workflows/classroom.yml)")
         return 0
     raise SystemExit(f"unknown lessons command {args.lessons_command!r}")
 

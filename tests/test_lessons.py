@@ -36,7 +36,7 @@ def reports(built):
 def test_every_lesson_is_built(built):
     _, ref, tpl = built
     numbers = [json.loads((f / "_lesson.json").read_text())["lesson"] for f in tpl]
-    assert numbers == sorted(numbers) and {1, 2, 4}.issubset(numbers)
+    assert numbers == sorted(numbers) and {1, 2, 4, 7, 8}.issubset(numbers)
     for folder in tpl:
         assert (folder / "README.md").is_file() and (folder / "conftest.py").is_file()
         assert (folder / "pytest.ini").read_text().count("lesson") >= 1
@@ -81,7 +81,12 @@ def test_untouched_templates_score_zero_and_every_task_test_fails(reports):
             assert task["passed"] == 0 and task["failed"] >= 1, (lesson["lesson"], task["task"])
             for t in task["tests"]:
                 assert t["outcome"] in ("failed", "error", "skipped"), t
-                if t["outcome"] != "skipped":
+                if t["outcome"] == "skipped":
+                    continue
+                if t.get("divergence"):
+                    # A template with a seeded bug (lesson 8) fails by differing from the reference.
+                    assert "first divergence" in t["message"] and t["divergence"]["kind"], t
+                else:
                     assert "NotImplementedError" in t["message"] and f"Task {task['task']}" in t["message"], t
 
 
@@ -266,3 +271,77 @@ def test_lesson5_cuda_sources_compile(which, tmp_path):
     r = subprocess.run([shutil.which("nvcc"), "--ptx", "-arch=sm_80", "-o", str(tmp_path / f"{which}.ptx"), str(cu)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+
+
+# -- lesson 8: a seeded bug per student ------------------------------------------------------------
+
+
+def _seeds_for_every_bug() -> dict[str, str]:
+    """A seed for each of lesson 8's bugs (the first of student0, student1, ... that picks it)."""
+    lesson = next(l for l in lc.load_lessons() if l.number == 8)
+    want = {b["id"] for b in lesson.bugs}
+    seeds: dict[str, str] = {}
+    k = 0
+    while set(seeds) != want:
+        seeds.setdefault(lc.pick_bug(lesson, f"student{k}"), f"student{k}")
+        k += 1
+    return seeds
+
+
+def test_lesson8_has_at_least_three_bugs_and_each_applies_to_the_engine():
+    lesson = next(l for l in lc.load_lessons() if l.number == 8)
+    assert len({b["id"] for b in lesson.bugs}) >= 3
+    text = (Path(lc.__file__).parent / "autograd" / "engine.py").read_text()
+    for bug in lesson.bugs:
+        changed = lc.apply_bug(text, bug, "engine.py")  # raises unless every `find` occurs once
+        assert changed != text, bug["id"]
+    assert lc.pick_bug(lesson, "alice") == lc.pick_bug(lesson, "alice")
+
+
+@pytest.mark.parametrize("bug", ["queue-end", "in-degree-decrement", "release", "general-grad-prune"])
+def test_lesson8_every_seeded_bug_fails_and_its_answer_key_passes(bug, tmp_path):
+    seed = _seeds_for_every_bug()[bug]
+    (tpl,) = lc.build(tmp_path / "template", [8], seed=seed)
+    (key,) = lc.build(tmp_path / "key", [8], reference=True, seed=seed)
+    assert json.loads((tpl / "_lesson.json").read_text())["seed"] == seed
+    assert (tpl / "engine.py").read_text() != (key / "engine.py").read_text()
+    t = lc.grade(tpl, quiet=True)["lessons"][0]
+    assert t["score"] == 0
+    for task in t["tasks"]:
+        assert task["passed"] == 0 and task["failed"] >= 1, (bug, task)
+    fix = next(x for x in t["tasks"] if x["task"] == "8.1")["tests"][0]
+    assert fix["divergence"]["headline"] and "first divergence" in fix["message"], fix
+    k = lc.grade(key, quiet=True)["lessons"][0]
+    assert k["score"] == k["max"] == 30, [x for task in k["tasks"] for x in task["tests"] if x["outcome"] != "passed"]
+
+
+def test_lesson8_grades_the_fix_and_the_answer_separately(tmp_path):
+    """Fixed engine, wrong rule named: 20 / 30. The grader reads the seed from the student's folder."""
+    seeds = _seeds_for_every_bug()
+    seed = seeds["release"]
+    (tpl,) = lc.build(tmp_path / "template", [8], seed=seed)
+    (key,) = lc.build(tmp_path / "key", [8], reference=True, seed=seed)
+    (tpl / "engine.py").write_text((key / "engine.py").read_text())
+    (tpl / "answer.toml").write_text('rule = "queue-end"\nexplanation = "' + "word " * 15 + '"\n')
+    report = lc.grade(tpl, quiet=True)["lessons"][0]
+    by_task = {t["task"]: t for t in report["tasks"]}
+    assert by_task["8.1"]["status"] == "full" and by_task["8.2"]["status"] == "zero"
+    assert "holds in the engine you were given" in by_task["8.2"]["tests"][0]["message"]
+    (tpl / "answer.toml").write_text((key / "answer.toml").read_text())
+    assert lc.grade(tpl, quiet=True)["score"] == 30
+
+
+def test_report_shows_the_first_divergence_in_words(built, reports):
+    """An event-graded failure: the table and the JSON say where the student's run left the reference's."""
+    _, tpl = reports
+    lesson8 = next(l for l in tpl["lessons"] if l["lesson"] == 8)
+    (test,) = next(t for t in lesson8["tasks"] if t["task"] == "8.1")["tests"]
+    d = test["divergence"]
+    assert d["kind"] and d["a"]["index"] is not None and d["a"]["queue"] is not None
+    assert "your run" in d["headline"] and "the reference" in d["headline"]
+    from rich.console import Console
+
+    console = Console(record=True, width=160)
+    lc.print_report(lesson8, console)
+    text = console.export_text()
+    assert "first divergence" in text and d["headline"][:60] in text.replace("\n", " ")

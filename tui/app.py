@@ -6,6 +6,7 @@ Usage::
     minigrad-tui script.py    # run a script, follow its recording live (passes appear as they are recorded)
     minigrad-tui run.jsonl    # replay a trace saved with tr.save(path)
     minigrad-tui --follow run.jsonl   # tail a trace another process is writing (MINIGRAD_TRACE=run.jsonl)
+    minigrad-tui --diff mine.jsonl reference.jsonl   # two recordings side by side, stepping together
 
 The app draws only states replayed from events (``minigrad.trace.replay``).
 """
@@ -21,10 +22,12 @@ from typing import Any, Sequence
 from textual.app import App
 from textual.binding import Binding
 
+from minigrad.tracing.diff import TraceDiff, diff
+
 from .follow import FileFollower, FollowError, ScriptRun
 from .model import Session
-from .screens import ErrorScreen, MainScreen
-from .sources import SourceError, load_source
+from .screens import DiffScreen, ErrorScreen, MainScreen
+from .sources import SourceError, load_source, load_trace
 
 __all__ = ["MinigradApp", "main"]
 
@@ -37,6 +40,7 @@ class MinigradApp(App[None]):
         error: a message to show instead (a session may come with it: what was recorded before the error).
         initial_pass: which backward pass to open (0-based).
         export_dir: where ``s`` writes SVG files.
+        compare: ``(other session, diff result)``: open the diff screen, ``session`` on the left.
     """
 
     CSS_PATH = "app.tcss"
@@ -51,10 +55,12 @@ class MinigradApp(App[None]):
         initial_pass: int = 0,
         export_dir: str | Path = ".",
         follow: Any = None,
+        compare: tuple[Session, TraceDiff] | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.follow = follow
+        self.compare = compare
         self.error = error
         self.initial_pass = initial_pass
         self.export_dir = export_dir
@@ -67,6 +73,8 @@ class MinigradApp(App[None]):
         gc.freeze()
         if self.error is not None:
             self.push_screen(ErrorScreen(self.error, can_continue=self.session is not None), self._after_error)
+        elif self.session is not None and self.compare is not None:
+            self.push_screen(DiffScreen(self.session, self.compare[0], self.compare[1]))
         elif self.session is not None:
             self._open_main()
         else:  # pragma: no cover - main() always passes one or the other
@@ -104,6 +112,16 @@ def open_source(path: str | None, script_args: Sequence[str] = ()) -> tuple[Sess
         return None, f"Unexpected error while opening {path or 'the demo'}: {type(exc).__name__}: {exc}"
 
 
+def open_diff(a: str, b: str, kinds: Sequence[str] | None = None) -> tuple[Session | None, tuple[Session, TraceDiff] | None, str | None]:
+    """``(left session, (right session, diff), error)`` for ``--diff A B``; never raises for bad input."""
+    try:
+        left, right = load_trace(a), load_trace(b)
+    except SourceError as exc:
+        return None, None, str(exc)
+    result = diff(left.events, right.events, kinds=kinds, labels=(left.title, right.title))
+    return left, (right, result), None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``minigrad-tui [path]``."""
     parser = argparse.ArgumentParser(
@@ -114,12 +132,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pass", dest="pass_no", type=int, default=0,
                         help="which backward pass to open first (numbered from 0, as everywhere in minigrad)")
     parser.add_argument("--export-dir", default=".", help="where 's' writes SVG files (default: current folder)")
+    parser.add_argument("--diff", nargs=2, metavar=("A", "B"),
+                        help="open two traces side by side at their first divergence and step them together")
+    parser.add_argument("--kind", action="append", help="with --diff: compare only these kinds, e.g. 'queue.*'")
     parser.add_argument("--follow", metavar="FILE", help="follow a trace file another process is writing")
     parser.add_argument("--wait", action="store_true", help="for a script: run it to the end first, then open it")
     # Options the TUI does not know belong to the script (``minigrad-tui examples/char_gpt.py --steps 1``).
     args, script_args = parser.parse_known_args(argv)
     if script_args and not (args.path and args.path.endswith(".py")):
         parser.error(f"unrecognized arguments: {' '.join(script_args)} (extra arguments go to a .py script only)")
+    if args.diff:
+        if args.path or args.follow:
+            parser.error("give either a path or --diff A B, not both")
+        print(f"minigrad-tui: comparing {args.diff[0]} with {args.diff[1]} ...", file=sys.stderr, flush=True)
+        left, compare, diff_error = open_diff(*args.diff, kinds=args.kind)
+        MinigradApp(left, error=diff_error, compare=compare).run()
+        return 0
     follow: Any = None
     run: ScriptRun | None = None
     error: str | None = None

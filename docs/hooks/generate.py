@@ -120,7 +120,9 @@ def lesson_pages(config) -> list[File]:
 
     root = Path(config["config_file_path"]).parent / "lessons"
     return [
-        File.generated(config, f"lessons/{readme.parent.name}.md", content=readme.read_text())
+        # Links into docs/ are written from the lesson folder (../../docs/x.md); the page sits in lessons/.
+        File.generated(config, f"lessons/{readme.parent.name}.md",
+                       content=readme.read_text().replace("](../../docs/", "](../"))
         for readme in sorted(root.glob("*/README.md"))
     ]
 

@@ -1,27 +1,30 @@
 """Tracing: event types, the event bus, the recorder, the loader and replay (DESIGN §4).
 
 The user-facing entry point is ``minigrad.trace``, a callable that also
-carries ``load`` and ``replay``::
+carries ``load``, ``replay`` and ``diff``::
 
     with mg.trace(values=True, max_elements=64) as tr:
         ...
     tr.save("run.jsonl")
     states = mg.trace.replay(mg.trace.load("run.jsonl"))
+    print(mg.trace.diff("mine.jsonl", "reference.jsonl").report())
 """
 
 from __future__ import annotations
 
 from . import bus, events
+from .diff import TraceDiff, diff
 from .events import EVENT_TYPES, Event
 from .loader import TraceFormatError, load, loads
 from .recorder import Recorder
 from .replay import Replay, State, replay
 
-__all__ = ["trace", "Recorder", "Event", "EVENT_TYPES", "TraceFormatError", "Replay", "State", "bus", "events"]
+__all__ = ["trace", "Recorder", "Event", "EVENT_TYPES", "TraceFormatError", "Replay", "State", "TraceDiff", "bus", "events"]
 
 
 class _TraceAPI:
-    """``mg.trace``: call it to record; ``mg.trace.load`` and ``mg.trace.replay`` read back.
+    """``mg.trace``: call it to record; ``mg.trace.load`` and ``mg.trace.replay`` read back;
+    ``mg.trace.diff`` compares two recordings.
 
     Example:
         >>> import minigrad as mg
@@ -34,6 +37,7 @@ class _TraceAPI:
     load = staticmethod(load)
     loads = staticmethod(loads)
     replay = staticmethod(replay)
+    diff = staticmethod(diff)
     Recorder = Recorder
     TraceFormatError = TraceFormatError
 
@@ -46,7 +50,7 @@ class _TraceAPI:
         return bus.recorder
 
     def __repr__(self) -> str:
-        return "<minigrad.trace: call to record; .load(path), .replay(events)>"
+        return "<minigrad.trace: call to record; .load(path), .replay(events), .diff(a, b)>"
 
 
 trace = _TraceAPI()

@@ -1,5 +1,6 @@
 """Screens of minigrad-tui."""
 
+from .diff import DiffScreen
 from .error import ErrorScreen
 from .help import HelpScreen
 from .jump import JumpScreen
@@ -7,4 +8,4 @@ from .main import MainScreen
 from .passes import PassScreen
 from .quiz import QuizScreen
 
-__all__ = ["ErrorScreen", "HelpScreen", "JumpScreen", "MainScreen", "PassScreen", "QuizScreen"]
+__all__ = ["DiffScreen", "ErrorScreen", "HelpScreen", "JumpScreen", "MainScreen", "PassScreen", "QuizScreen"]

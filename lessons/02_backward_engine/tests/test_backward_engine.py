@@ -1,5 +1,9 @@
 """Lesson 2 tests: gradients, the in-degree map, and the exact event sequence of the loop.
 
+The event-sequence tests record your engine and the reference engine on the same
+program and compare the two recordings with ``mg.trace.diff`` (the ``same_events``
+fixture); a failure names the first step where your engine did something else.
+
 Run one task with ``pytest -m lesson2_task1`` (or ``lesson2_task2``).
 """
 
@@ -92,63 +96,21 @@ def test_in_degree_event_and_gradients():
 # -- Task 2.2: the ready-queue loop ------------------------------------------------------
 
 
-def canonical(events):
-    """Backward events as comparable dicts: node and tensor ids renamed by creation order."""
-    nodes: dict[int, int] = {}
-    tensors: dict[int, int] = {}
-    for e in events:
-        if e.kind == "node.create":
-            nodes.setdefault(e.node, len(nodes))
-        elif e.kind == "tensor.create":
-            tensors.setdefault(e.tensor, len(tensors))
-
-    def n(i):
-        return None if i is None else nodes.setdefault(i, len(nodes))
-
-    out = []
-    for e in events:
-        if e.kind not in BACKWARD_KINDS:
-            continue
-        d = e.to_dict()
-        for k in ("seq", "ts_ns", "wall_ns"):
-            d.pop(k, None)
-        for k in ("node", "source"):
-            if k in d:
-                d[k] = n(d[k])
-        if "queue" in d:
-            d["queue"] = [n(i) for i in d["queue"]]
-        if "start" in d:
-            d["start"] = [n(i) for i in d["start"]]
-        if "in_degree" in d and isinstance(d["in_degree"], dict):
-            d["in_degree"] = sorted((n(int(k)), v) for k, v in d["in_degree"].items())
-        if "tensor" in d:
-            d["tensor"] = tensors.get(d["tensor"], d["tensor"])
-        if e.kind == "hook.run":
-            d["target"] = None
-        out.append(d)
-    return out
-
-
 def record(build, run):
+    """Record building the graph and running backward: the forward pass anchors the ids the diff matches."""
     with mg.trace(values=True) as tr:
         tensors = build()
         run(tensors)
-    return tensors, canonical(tr.events)
+    return tr
 
 
-def first_difference(got, want):
-    for i, (g, w) in enumerate(zip(got, want)):
-        if g != w:
-            return f"event {i} differs:\n  yours:     {g}\n  reference: {w}"
-    return f"yours has {len(got)} backward events, the reference {len(want)}"
-
-
-def check_same_as_reference(reference, build, run_student, run_reference):
+def check_same_as_reference(reference, same_events, build, run_student, run_reference):
+    """Your engine's backward events against the reference engine's, compared with ``mg.trace.diff``."""
     ref_run = reference("minigrad.autograd.engine", "run_backward")
-    _, want = record(build, lambda t: run_reference(ref_run, t))
-    _, got = record(build, run_student)
-    assert got == want, first_difference(got, want)
-    return got
+    want = record(build, lambda t: run_reference(ref_run, t))
+    got = record(build, run_student)
+    same_events(got, want, kinds=sorted(BACKWARD_KINDS))
+    return [e for e in got.events if e.kind in BACKWARD_KINDS]
 
 
 @pytest.mark.lesson2_task2
@@ -178,34 +140,35 @@ def test_gradients_of_an_mlp_step(reference):
 
 
 @pytest.mark.lesson2_task2
-def test_event_sequence_matches_the_reference(reference):
+def test_event_sequence_matches_the_reference(reference, same_events):
     got = check_same_as_reference(
-        reference, diamond, lambda t: t[3].backward(), lambda run, t: run([t[3]])
+        reference, same_events, diamond, lambda t: t[3].backward(), lambda run, t: run([t[3]])
     )
-    kinds = [e["kind"] for e in got]
+    kinds = [e.kind for e in got]
     assert kinds[0] == "backward.begin" and kinds[-1] == "backward.end"
 
 
 @pytest.mark.lesson2_task2
-def test_event_sequence_with_a_waiting_start_node(reference):
+def test_event_sequence_with_a_waiting_start_node(reference, same_events):
     """backward([loss, y]): y's node starts in the queue but must wait (queue.skip) for loss's gradient."""
 
     def run_student(t):
         mg.autograd.backward([t[3], t[2]], [None, mg.ones(3)])
 
-    got = check_same_as_reference(reference, diamond, run_student, lambda run, t: run([t[3], t[2]], [None, mg.ones(3)]))
-    assert any(e["kind"] == "queue.skip" for e in got), "the not-ready start node must be skipped when popped"
+    got = check_same_as_reference(reference, same_events, diamond, run_student,
+                                  lambda run, t: run([t[3], t[2]], [None, mg.ones(3)]))
+    assert any(e.kind == "queue.skip" for e in got), "the not-ready start node must be skipped when popped"
 
 
 @pytest.mark.lesson2_task2
-def test_event_sequence_of_a_reused_leaf_with_retain_graph(reference):
+def test_event_sequence_of_a_reused_leaf_with_retain_graph(reference, same_events):
     def build():
         x = mg.tensor([1.0, -2.0], requires_grad=True)
         h = x * x
         return x, (h * x + h.tanh()).sum()
 
     check_same_as_reference(
-        reference, build, lambda t: t[1].backward(retain_graph=True), lambda run, t: run([t[1]], retain_graph=True)
+        reference, same_events, build, lambda t: t[1].backward(retain_graph=True), lambda run, t: run([t[1]], retain_graph=True)
     )
 
 

@@ -1,4 +1,9 @@
-"""Lesson 4 tests: the search order (graded on ``kernel.lookup`` events) and a toy backend."""
+"""Lesson 4 tests: the search order (graded on ``kernel.lookup`` events) and a toy backend.
+
+The fallback test records ``exp`` with your search order and with minigrad's and
+compares the kernel-selection events with ``mg.trace.diff`` (the ``same_events``
+fixture): a failure names the first probe where yours went elsewhere.
+"""
 
 from __future__ import annotations
 
@@ -76,11 +81,26 @@ def test_lookup_events_on_the_cpu():
     assert lookups(tr, "exp") == [("backend", "CPU", "NCHW", False), ("backend/ALL_LAYOUT", "CPU", "ALL_LAYOUT", True)]
 
 
-@pytest.mark.lesson4_task1
-def test_lookup_events_fall_back_to_the_cpu(toy_device):
-    x = mg.tensor([0.0, 1.0]).to(toy_device)
+def record_exp(device):
+    """Record ``exp`` on ``device`` with a cold selection cache (the probes are the events)."""
+    select.clear_cache()
     with mg.trace() as tr:
+        x = mg.tensor([0.0, 1.0]).to(device)
         y = x.exp()
+    return tr, y
+
+
+@pytest.mark.lesson4_task1
+def test_lookup_events_fall_back_to_the_cpu(toy_device, reference, same_events):
+    # The reference's recording first: the same program with minigrad's own search_order.
+    yours = select.search_order
+    select.search_order = reference("minigrad.kernels.select", "search_order")
+    try:
+        want, _ = record_exp(toy_device)
+    finally:
+        select.search_order = yours
+    tr, y = record_exp(toy_device)
+    same_events(tr, want, kinds=["kernel.*", "data.transform"])
     assert lookups(tr, "exp") == [
         ("backend", "TOY", "NCHW", False),
         ("backend/ALL_LAYOUT", "TOY", "ALL_LAYOUT", False),
