@@ -61,6 +61,7 @@ def generator() -> np.random.Generator:
     """The generator behind ``randn``/``rand`` (reseeded by ``manual_seed``)."""
     return _rng
 
+
 def tensor(
     data: Any,
     dtype: Any = None,
