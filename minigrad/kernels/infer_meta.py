@@ -22,6 +22,7 @@ __all__ = [
     "where",
     "reduce",
     "normalize_dims",
+    "reduced_dims",
     "matmul",
     "reshape",
     "transpose",
@@ -115,10 +116,17 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def reduced_dims(op: str, dim: Any, ndim: int) -> tuple[int, ...]:
+    """The axes a reduction removes: as ``normalize_dims``, but none for a 0-d tensor (PyTorch takes
+    ``dim=0`` or ``-1`` there, checked, and returns the value itself)."""
+    dims = normalize_dims(op, dim, ndim)
+    return () if ndim == 0 else dims
+
+
 def reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False, **attrs: Any) -> tuple[tuple[int, ...], Any]:
-    """Reductions over ``dim`` (all dims when ``None``)."""
-    dims = normalize_dims(op, dim, x.ndim)
-    if op in ("max", "min", "logsumexp") and any(x.shape[d] == 0 for d in dims):
+    """Reductions over ``dim`` (all dims when ``None``); a 0-d tensor accepts dim 0 / -1 and reduces nothing."""
+    dims = reduced_dims(op, dim, x.ndim)
+    if op in ("max", "min") and any(x.shape[d] == 0 for d in dims):
         raise ValueError(f"{op}(): cannot reduce an empty tensor")
     if keepdim:
         shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
@@ -185,6 +193,8 @@ def reshape(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], A
 
 def transpose(op: str, x: Any, dim0: int, dim1: int) -> tuple[tuple[int, ...], Any]:
     d0, d1 = (normalize_dims(op, d, x.ndim)[0] for d in (dim0, dim1))
+    if x.ndim == 0:  # PyTorch: transpose(0, -1) of a 0-d tensor is the tensor itself
+        return (), x.dtype
     s = list(x.shape)
     s[d0], s[d1] = s[d1], s[d0]
     return tuple(s), x.dtype

@@ -37,11 +37,30 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
 
 
 def nll_loss(log_probs: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood of ``target`` class indices under ``log_probs`` (N, C)."""
-    picked = ops.getitem(log_probs, (_rows(log_probs), target))
-    loss = ops.neg(picked)
+    """Negative log-likelihood of ``target`` class indices under ``log_probs``.
+
+    ``log_probs`` is ``(N, C)``, ``(C,)`` (one sample) or ``(N, C, d1, ...)`` with ``target``
+    ``(N,)``, ``()`` or ``(N, d1, ...)``, as ``torch.nn.functional.nll_loss``.
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"nll_loss(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
+    nd = log_probs.ndim
+    expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
+    if nd == 0 or tuple(target.shape) != expected:
+        raise ValueError(
+            f"nll_loss(): expected 'input' (C,), (N, C) or (N, C, d1, ...) and 'target' of its shape without C, "
+            f"but got input {tuple(log_probs.shape)} and target {tuple(target.shape)}"
+        )
+    if nd == 1:  # one sample: pick its class
+        x, t = ops.unsqueeze(log_probs, 0), ops.unsqueeze(target, 0)
+    elif nd > 2:  # (N, C, d...) -> (N*d..., C): the classes last, one row per position
+        x = ops.reshape(ops.permute(log_probs, (0,) + tuple(range(2, nd)) + (1,)), (-1, log_probs.shape[1]))
+        t = ops.reshape(target, (-1,))
+    else:
+        x, t = log_probs, target
+    loss = ops.neg(ops.getitem(x, (_rows(x), t)))
     if reduction == "none":
-        return loss
+        return ops.reshape(loss, expected)
     return ops.sum(loss) if reduction == "sum" else ops.mean(loss)
 
 

@@ -174,22 +174,31 @@ def _pow_backward(ctx, g):
     # d/dx x**y = y * x**(y-1); where y == 0 the exponent is replaced by 1 so the product is
     # 0 * x = 0 (x**0 is constant), not 0 * 0**-1 = nan at x == 0.
     gx = sum_to(mul(g, mul(y, pow(x, where(eq(y, 0), 1, sub(y, 1))))), x.shape) if ctx.needs(0) else None
-    # d/dy x**y = x**y * log(x); taken as 0 where x == 0 (as PyTorch does).
+    # d/dy x**y = x**y * log(x).
     gy = None
     if ctx.needs(1):
-        safe_log = log(where(gt(x, 0), x, 1))
-        gy = sum_to(mul(g, mul(out, safe_log)), y.shape)
+        # PyTorch's rule: 0 only where x == 0 and y >= 0 (0**y is flat there); elsewhere x**y * log(x)
+        # as it is, so a negative base gives nan and 0**y with y < 0 gives inf * -inf = -inf.
+        at_zero = eq(x, 0)
+        flat = where(at_zero, ge(y, 0), at_zero)  # x == 0 and y >= 0
+        gy = sum_to(mul(g, where(flat, 0, mul(out, log(where(flat, 1, x))))), y.shape)
     return gx, gy
 
 
 def _select_backward(wins: Any):
-    """Backward of maximum/minimum: the gradient goes to the winning input; ties split it."""
+    """Backward of maximum/minimum: the gradient goes to the winning input; ties split it.
+
+    As PyTorch: an input gets the gradient unless it strictly loses (half of it on a tie), so where
+    either side is NaN (no comparison holds) both inputs get the whole gradient.
+    """
 
     def backward(ctx, g):
         x, y = ctx.saved()
-        wx = add(cast(wins(x, y), g.dtype), mul(cast(eq(x, y), g.dtype), 0.5))
+        tie = mul(cast(eq(x, y), g.dtype), 0.5)
+        wx = sub(sub(1, cast(wins(y, x), g.dtype)), tie)  # 1 unless y wins, 1/2 on a tie
+        wy = sub(sub(1, cast(wins(x, y), g.dtype)), tie)
         gx = sum_to(mul(g, wx), x.shape) if ctx.needs(0) else None
-        gy = sum_to(mul(g, sub(1, wx)), y.shape) if ctx.needs(1) else None
+        gy = sum_to(mul(g, wy), y.shape) if ctx.needs(1) else None
         return gx, gy
 
     return backward
@@ -279,7 +288,11 @@ sqrt = defop(
 )
 sqrt.def_backward(lambda ctx, g: (div(g, mul(ctx.saved()[0], 2)),))
 
-register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.sign))
+@register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES, name="cpu/sign")
+def sign_cpu(x):
+    # sign(nan) is 0 as in PyTorch (np.sign gives nan), so abs' gradient at NaN is 0 as well.
+    out = np.sign(x)
+    return np.asarray(np.where(np.isnan(out), 0, out) if out.dtype.kind == "f" else out, dtype=x.dtype)
 
 
 sign = defop(
@@ -288,7 +301,7 @@ sign = defop(
     infer_meta=im.same,
     doc="sign of x; its derivative is 0",
     methods=("sign",),
-    gpu=("unary", "(a != a) ? a : (ACC)((a > (ACC)0) - (a < (ACC)0))"),
+    gpu=("unary", "(ACC)((a > (ACC)0) - (a < (ACC)0))"),  # NaN compares false: 0
 )
 sign.def_backward(lambda ctx, g: (mul(g, 0),))
 
@@ -385,7 +398,8 @@ relu = defop(
     methods=("relu",),
     gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"),
 )
-relu.def_backward(lambda ctx, g: (mul(g, cast(gt(ctx.saved()[0], 0), g.dtype)),))
+# PyTorch's threshold_backward: the gradient passes unless x <= 0, so a NaN input passes it on.
+relu.def_backward(lambda ctx, g: (mul(g, sub(1, cast(le(ctx.saved()[0], 0), g.dtype))),))
 
 @register_kernel("erf", CPU, dtypes=FLOAT_DTYPES, name="cpu/erf")
 def erf_cpu(x):

@@ -60,6 +60,8 @@ def _pool_argmax(x, kernel_size, stride, padding):
 
 @register_kernel("softmax", CPU, dtypes=FLOAT_DTYPES, name="cpu/softmax")
 def softmax_cpu(x, dim=-1):
+    if x.size == 0:  # an empty axis (or any zero-size input): nothing to normalise, and np.max has no identity
+        return np.empty_like(x)
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
     return np.asarray(e / np.sum(e, axis=dim, keepdims=True), dtype=x.dtype)
 
@@ -84,6 +86,8 @@ def _softmax_backward(ctx, g):
 
 @register_kernel("log_softmax", CPU, dtypes=FLOAT_DTYPES, name="cpu/log_softmax")
 def log_softmax_cpu(x, dim=-1):
+    if x.size == 0:
+        return np.empty_like(x)
     z = x - np.max(x, axis=dim, keepdims=True)
     return np.asarray(z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True)), dtype=x.dtype)
 

@@ -21,8 +21,9 @@ __all__ = ["sum", "mean", "max", "min", "logsumexp"]
 CPU = Backend.CPU
 
 
-def _axis(dim):
-    return None if dim is None else dim
+def _axis(x, dim):
+    # A 0-d tensor takes dim 0 / -1 (InferMeta checked it): NumPy has no axis there, so reduce "all" (itself).
+    return None if dim is None or x.ndim == 0 else dim
 
 
 _DIM_ATTRS = (Attr("dim", None, check_dims), Attr("keepdim", False, check_bool))
@@ -30,7 +31,7 @@ _DIM_ATTRS = (Attr("dim", None, check_dims), Attr("keepdim", False, check_bool))
 
 def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
     """Broadcast a reduced gradient back to the input's shape (differentiably)."""
-    dims = im.normalize_dims("sum", dim, len(x_shape))
+    dims = im.reduced_dims("sum", dim, len(x_shape))
     if not keepdim:
         g = reshape(g, tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
     return expand(g, tuple(x_shape))
@@ -39,7 +40,7 @@ def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> An
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
 def sum_cpu(x, dim=None, keepdim=False):
     dtype = np.int64 if x.dtype.kind in "bi" else x.dtype
-    return np.asarray(np.sum(x, axis=_axis(dim), keepdims=keepdim, dtype=dtype))
+    return np.asarray(np.sum(x, axis=_axis(x, dim), keepdims=keepdim, dtype=dtype))
 
 
 sum = defop(
@@ -63,7 +64,7 @@ def _sum_backward(ctx, g):
 def mean_cpu(x, dim=None, keepdim=False):
     # sum / count rather than np.mean: np.mean of an empty slice warns from inside NumPy,
     # where the kernels' warning filter (kernels/api.py) does not reach; the result is NaN either way.
-    axis = _axis(dim)
+    axis = _axis(x, dim)
     axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     total = np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
@@ -84,7 +85,7 @@ mean = defop(
 @mean.def_backward
 def _mean_backward(ctx, g):
     shape = ctx.node.next_edges[0][0].shape
-    dims = im.normalize_dims("mean", ctx.attrs["dim"], len(shape))
+    dims = im.reduced_dims("mean", ctx.attrs["dim"], len(shape))
     count = 1  # (the op ``max`` shadows the builtin in this module)
     for d in dims:
         count *= shape[d]
@@ -103,7 +104,7 @@ def _extreme_backward(ctx, g):
 
 @register_kernel("max", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_")
 def max_cpu(x, dim=None, keepdim=False):
-    return np.asarray(np.max(x, axis=_axis(dim), keepdims=keepdim))
+    return np.asarray(np.max(x, axis=_axis(x, dim), keepdims=keepdim))
 
 
 max = defop(
@@ -118,7 +119,7 @@ max = defop(
 max.def_backward(_extreme_backward)
 @register_kernel("min", CPU, dtypes=NUMERIC_DTYPES, name="cpu/min_")
 def min_cpu(x, dim=None, keepdim=False):
-    return np.asarray(np.min(x, axis=_axis(dim), keepdims=keepdim))
+    return np.asarray(np.min(x, axis=_axis(x, dim), keepdims=keepdim))
 
 
 min = defop(
@@ -134,7 +135,9 @@ min.def_backward(_extreme_backward)
 
 @register_kernel("logsumexp", CPU, dtypes=FLOAT_DTYPES, name="cpu/logsumexp")
 def logsumexp_cpu(x, dim=None, keepdim=False):
-    axis = _axis(dim)
+    axis = _axis(x, dim)
+    if x.size == 0:  # an empty sum is 0, its log -inf (as PyTorch); np.max has no identity to shift by
+        return np.asarray(np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim)), dtype=x.dtype)
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m

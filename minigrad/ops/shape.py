@@ -52,7 +52,7 @@ reshape.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape)
 
 @register_kernel("transpose", CPU, dtypes=ALL_DTYPES, name="cpu/transpose")
 def transpose_cpu(x, dim0, dim1):
-    return np.swapaxes(x, dim0, dim1)
+    return x.view() if x.ndim == 0 else np.swapaxes(x, dim0, dim1)
 
 
 transpose = defop("transpose", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
@@ -90,6 +90,8 @@ expand.def_backward(lambda ctx, g: (sum_to(g, ctx.node.next_edges[0][0].shape),)
 def squeeze_cpu(x, dim=None):
     if dim is None:
         return np.squeeze(x)
+    if x.ndim == 0:  # squeeze(0) / squeeze(-1) of a 0-d tensor (InferMeta checked the dim): itself
+        return x.view()
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
     return np.squeeze(x, axis=axes) if axes else x.view()
@@ -177,8 +179,10 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     if start_dim % nd > end_dim % nd:
         raise ValueError("flatten(): start_dim cannot come after end_dim")
     s, e = start_dim % max(nd, 1), end_dim % max(nd, 1)
-    shape = x.shape[:s] + (-1,) + x.shape[e + 1 :]
-    return reshape(x, shape)
+    merged = 1  # the merged size spelled out, not -1: a zero-size tensor leaves -1 ambiguous
+    for size in x.shape[s : e + 1]:
+        merged *= size
+    return reshape(x, x.shape[:s] + (merged,) + x.shape[e + 1 :])
 
 
 # -- indexing ------------------------------------------------------------------

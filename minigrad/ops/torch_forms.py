@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..kernels.backends import move_array, to_numpy
+from ..kernels.infer_meta import reduced_dims
 from ..tensor import Tensor
 from .argmax import argmax, argmin
 from .linalg import matmul
@@ -120,6 +121,8 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
     if not isinstance(correction, (int, float)) or isinstance(correction, bool):
         raise TypeError(f"var(): argument 'correction' must be a number, but got {type_name(correction)}")
     dims = tuple(range(input.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if input.ndim == 0:  # a 0-d tensor takes dim 0 / -1 (checked here) and reduces nothing
+        dims = reduced_dims("var", dims, 0)
     n = 1
     for d in dims:
         n *= input.shape[d]

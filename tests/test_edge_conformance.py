@@ -1,0 +1,235 @@
+"""Regression tests for answers that disagreed with PyTorch at the edges (issue 15, conformance).
+
+Each case was found by running PyTorch's own OpInfo sample inputs: NaN inputs (sign, abs, relu,
+maximum, minimum), pow's exponent gradient at a zero or negative base, ``nll_loss`` on
+``(N, C, d1, ...)`` input, reductions with ``dim`` on a 0-d tensor, ``squeeze``/``transpose`` of a
+0-d tensor, ``softmax`` over an empty axis, ``flatten`` of a zero-size tensor and ``logsumexp`` of
+an empty tensor. The expected values are written out (PyTorch 2.13's answers), so these tests run
+without torch; where torch is installed the same calls are also compared with it directly.
+Gradients away from the special points are checked by float64 central differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+import minigrad.nn.functional as F
+from tests.gradcheck import gradcheck
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _grads(fn, *values):
+    """``fn``'s output and the gradients of ``out.sum()`` w.r.t. each float64 input."""
+    ts = [mg.tensor(np.asarray(v, dtype=np.float64), requires_grad=True) for v in values]
+    out = fn(*ts)
+    out.sum().backward()
+    return out.numpy(), [t.grad.numpy() for t in ts]
+
+
+def _torch_grads(name, *values):
+    torch = pytest.importorskip("torch")
+    ts = [torch.tensor(np.asarray(v, dtype=np.float64), requires_grad=True) for v in values]
+    out = getattr(torch, name)(*ts)
+    out.sum().backward()
+    return out.detach().numpy(), [t.grad.numpy() for t in ts]
+
+
+# -- NaN: values and gradients as PyTorch's --------------------------------------------------------
+
+NAN_CASES = {
+    # op: (inputs, expected output, expected gradients)
+    "sign": (([NAN, 1.0, -2.0, 0.0],), [0.0, 1.0, -1.0, 0.0], [[0.0, 0.0, 0.0, 0.0]]),
+    "abs": (([NAN, 1.0, -2.0, 0.0],), [NAN, 1.0, 2.0, 0.0], [[0.0, 1.0, -1.0, 0.0]]),
+    "relu": (([NAN, 1.0, -2.0, 0.0],), [NAN, 1.0, 0.0, 0.0], [[1.0, 1.0, 0.0, 0.0]]),
+    "maximum": (([NAN, 1.0, 2.0, 3.0], [0.0, NAN, 2.0, 1.0]), [NAN, NAN, 2.0, 3.0],
+                [[1.0, 1.0, 0.5, 1.0], [1.0, 1.0, 0.5, 0.0]]),
+    "minimum": (([NAN, 1.0, 2.0, 3.0], [0.0, NAN, 2.0, 1.0]), [NAN, NAN, 2.0, 1.0],
+                [[1.0, 1.0, 0.5, 0.0], [1.0, 1.0, 0.5, 1.0]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAN_CASES))
+def test_nan_values_and_gradients(name):
+    inputs, want_out, want_grads = NAN_CASES[name]
+    out, grads = _grads(getattr(mg, name), *inputs)
+    np.testing.assert_array_equal(out, want_out)
+    for g, want in zip(grads, want_grads):
+        np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("name", sorted(NAN_CASES))
+def test_nan_cases_match_torch(name):
+    inputs = NAN_CASES[name][0]
+    out, grads = _grads(getattr(mg, name), *inputs)
+    t_out, t_grads = _torch_grads(name, *inputs)
+    np.testing.assert_array_equal(out, t_out)
+    for g, tg in zip(grads, t_grads):
+        np.testing.assert_array_equal(g, tg)
+
+
+def test_maximum_minimum_relu_gradients_by_finite_differences():
+    rng = np.random.default_rng(0)
+    a = mg.tensor(rng.normal(size=(3, 4)), dtype=mg.float64, requires_grad=True)
+    b = mg.tensor(rng.normal(size=(4,)), dtype=mg.float64, requires_grad=True)
+    assert gradcheck(mg.maximum, [a, b])
+    assert gradcheck(mg.minimum, [a, b])
+    assert gradcheck(mg.relu, [a])
+
+
+# -- pow's gradient w.r.t. the exponent ------------------------------------------------------------
+
+POW_BASES = [-2.0, 0.0, 0.0, 0.0, 2.0, -1.5]
+POW_EXPONENTS = [2.0, -1.0, 2.0, 0.0, 0.5, 3.0]
+# PyTorch: 0 where base == 0 and exponent >= 0, else base**y * log(base) (nan for a negative base,
+# inf * -inf = -inf for 0**-1).
+POW_GRAD_Y = [NAN, -INF, 0.0, 0.0, 2.0**0.5 * np.log(2.0), NAN]
+
+
+def test_pow_exponent_gradient_at_zero_and_negative_bases():
+    _, (gx, gy) = _grads(mg.pow, POW_BASES, POW_EXPONENTS)
+    np.testing.assert_allclose(gy, POW_GRAD_Y, rtol=1e-12)
+    if _has_torch():
+        _, (t_gx, t_gy) = _torch_grads("pow", POW_BASES, POW_EXPONENTS)
+        np.testing.assert_allclose(gy, t_gy, rtol=1e-12)
+        np.testing.assert_allclose(gx, t_gx, rtol=1e-12)
+
+
+def test_pow_gradients_by_finite_differences():
+    rng = np.random.default_rng(1)
+    x = mg.tensor(rng.uniform(0.5, 2.0, size=(3, 2)), dtype=mg.float64, requires_grad=True)
+    y = mg.tensor(rng.uniform(-2.0, 2.0, size=(2,)), dtype=mg.float64, requires_grad=True)
+    assert gradcheck(mg.pow, [x, y])
+
+
+def _has_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# -- nll_loss on (N, C, d1, ...) ------------------------------------------------------------------
+
+
+def _nll_case():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(2, 3, 2, 2))
+    t = rng.integers(0, 3, size=(2, 2, 2))
+    return x, t
+
+
+def _nll_reference(x, t, reduction):
+    picked = -np.take_along_axis(x, t[:, None], axis=1)[:, 0]
+    return {"none": picked, "sum": picked.sum(), "mean": picked.mean()}[reduction]
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_nll_loss_on_nd_input(reduction):
+    x, t = _nll_case()
+    out = F.nll_loss(mg.tensor(x), mg.tensor(t), reduction=reduction)
+    want = _nll_reference(x, t, reduction)
+    assert out.shape == np.shape(want)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12)
+    if _has_torch():
+        import torch
+
+        t_out = torch.nn.functional.nll_loss(torch.tensor(x), torch.tensor(t), reduction=reduction)
+        np.testing.assert_allclose(out.numpy(), t_out.numpy(), rtol=1e-12)
+
+
+def test_nll_loss_nd_gradient_and_unbatched_form():
+    x, t = _nll_case()
+    xt = mg.tensor(x, dtype=mg.float64, requires_grad=True)
+    assert gradcheck(lambda a: F.nll_loss(a, mg.tensor(t), reduction="none"), [xt])
+    one = F.nll_loss(mg.tensor(x[0, :, 0, 0]), mg.tensor(np.int64(t[0, 0, 0])))
+    np.testing.assert_allclose(one.numpy(), -x[0, t[0, 0, 0], 0, 0])
+
+
+def test_nll_loss_rejects_mismatched_target():
+    x, t = _nll_case()
+    with pytest.raises(ValueError, match=r"nll_loss\(\).*target"):
+        F.nll_loss(mg.tensor(x), mg.tensor(t[:, :1]))
+    with pytest.raises(ValueError, match=r"nll_loss\(\).*reduction"):
+        F.nll_loss(mg.tensor(x), mg.tensor(t), reduction="avg")
+
+
+# -- 0-d tensors: reductions with dim, squeeze, transpose -----------------------------------------
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min", "amax", "amin", "logsumexp"])
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_reduction_with_dim_on_0d_tensor(name, dim, keepdim):
+    x = mg.tensor(1.5, dtype=mg.float64, requires_grad=True)
+    out = getattr(mg, name)(x, dim=dim, keepdim=keepdim)
+    values = out[0] if isinstance(out, tuple) else out
+    assert values.shape == ()
+    assert values.item() == 1.5
+    values.backward()
+    assert x.grad.item() == 1.0
+    if isinstance(out, tuple):  # max/min with dim: (values, indices)
+        assert out[1].item() == 0
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_var_std_with_dim_on_0d_tensor(name):
+    out = getattr(mg, name)(mg.tensor(1.5, dtype=mg.float64), dim=0)
+    assert out.shape == () and np.isnan(out.item())  # one value, correction 1: 0/0 as in PyTorch
+    assert getattr(mg, name)(mg.tensor(1.5, dtype=mg.float64), dim=0, correction=0).item() == 0.0
+
+
+@pytest.mark.parametrize("dim", [1, -2])
+def test_reduction_on_0d_tensor_still_checks_dim(dim):
+    with pytest.raises(ValueError, match=r"mean\(\): dimension out of range"):
+        mg.mean(mg.tensor(1.5), dim=dim)
+    with pytest.raises(ValueError, match=r"var\(\): dimension out of range"):
+        mg.var(mg.tensor(1.5), dim=dim)
+
+
+def test_squeeze_and_transpose_of_0d_tensor():
+    x = mg.tensor(2.5, dtype=mg.float64, requires_grad=True)
+    for out in (x.squeeze(0), x.squeeze(-1), x.squeeze(), x.transpose(0, -1), x.transpose(0, 0)):
+        assert out.shape == () and out.item() == 2.5
+    (x.squeeze(0) * 2 + x.transpose(0, -1)).backward()
+    assert x.grad.item() == 3.0
+    with pytest.raises(ValueError, match=r"transpose\(\): dimension out of range"):
+        x.transpose(0, 1)
+
+
+# -- empty and zero-size tensors ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_over_an_empty_axis(name):
+    x = mg.tensor(np.zeros((2, 0)), dtype=mg.float64, requires_grad=True)
+    out = getattr(mg, name)(x, dim=1)
+    assert out.shape == (2, 0)
+    out.sum().backward()
+    assert x.grad.shape == (2, 0)
+
+
+def test_flatten_of_a_zero_size_tensor():
+    x = mg.tensor(np.zeros((0, 3, 2)), dtype=mg.float64)
+    assert x.flatten(1).shape == (0, 6)
+    assert x.flatten(0, 1).shape == (0, 2)
+    assert x.flatten().shape == (0,)
+    assert mg.tensor(np.zeros((2, 0, 3))).flatten(1).shape == (2, 0)
+
+
+def test_logsumexp_of_an_empty_tensor_is_minus_inf():
+    x = mg.tensor(np.zeros((0,)), dtype=mg.float64, requires_grad=True)
+    out = mg.logsumexp(x, dim=0)
+    assert out.shape == () and out.item() == -INF
+    out.backward()
+    assert x.grad.shape == (0,)
+    np.testing.assert_array_equal(mg.logsumexp(mg.tensor(np.zeros((2, 0))), dim=1).numpy(), [-INF, -INF])
+    assert mg.logsumexp(mg.tensor(np.zeros((0, 3))), dim=0, keepdim=True).shape == (1, 3)
+
+
+def test_max_of_an_empty_tensor_still_raises():
+    with pytest.raises(ValueError, match=r"max\(\): cannot reduce an empty tensor"):
+        mg.max(mg.tensor(np.zeros((0,))), dim=0)
