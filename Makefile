@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml setup.py | $(PY)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
 	@# PyTorch is an optional test oracle; only this exact spelling takes the CPU build on disk.
-	-$(PY) -m pip install -q torch==2.13.0 || echo "note: PyTorch not installed; oracle tests will be skipped"
+	@# expecttest: torch.testing's OpInfo database (tests/test_conformance.py) imports it.
+	-$(PY) -m pip install -q torch==2.13.0 expecttest || echo "note: PyTorch not installed; oracle tests will be skipped"
 	touch $(STAMP)
 
 graphviz:

@@ -233,3 +233,16 @@ def test_logsumexp_of_an_empty_tensor_is_minus_inf():
 def test_max_of_an_empty_tensor_still_raises():
     with pytest.raises(ValueError, match=r"max\(\): cannot reduce an empty tensor"):
         mg.max(mg.tensor(np.zeros((0,))), dim=0)
+
+
+# -- div(rounding_mode="floor") where a / b rounds up to an integer -------------------------------
+
+
+def test_floor_division_works_from_the_remainder():
+    a = mg.tensor([-0.25, 0.25, -1.0, 1.0, 5.0, -7.5, INF, NAN], dtype=mg.float64, requires_grad=True)
+    b = mg.tensor([-0.001, 0.001, -0.001, 0.001, 2.0, 2.0, 2.0, 1.0], dtype=mg.float64)
+    out = mg.div(a, b, rounding_mode="floor")
+    # 0.25 / 0.001 is 250.0 in floating point, but 0.25 = 249 * 0.001 + a remainder (NumPy's floor_divide).
+    np.testing.assert_array_equal(out.numpy(), [249.0, 249.0, 999.0, 999.0, 2.0, -4.0, NAN, NAN])
+    out.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.zeros(8))

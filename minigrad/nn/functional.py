@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import ops
 from ..creation import generator
-from ..kernels.backends import move_array
+from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 
 __all__ = [
@@ -36,11 +36,14 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     return ops.log_softmax(x, dim)
 
 
-def nll_loss(log_probs: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of ``target`` class indices under ``log_probs``.
 
     ``log_probs`` is ``(N, C)``, ``(C,)`` (one sample) or ``(N, C, d1, ...)`` with ``target``
-    ``(N,)``, ``()`` or ``(N, d1, ...)``, as ``torch.nn.functional.nll_loss``.
+    ``(N,)``, ``()`` or ``(N, d1, ...)``, as ``torch.nn.functional.nll_loss``. ``weight`` ``(C,)``
+    scales each class's terms (the mean divides by the summed weights of the counted targets);
+    targets equal to ``ignore_index`` add nothing and do not count.
     """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"nll_loss(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
@@ -58,10 +61,24 @@ def nll_loss(log_probs: Tensor, target: Tensor, reduction: str = "mean") -> Tens
         t = ops.reshape(target, (-1,))
     else:
         x, t = log_probs, target
-    loss = ops.neg(ops.getitem(x, (_rows(x), t)))
+    c = x.shape[1]
+    if weight is not None and tuple(weight.shape) != (c,):
+        raise ValueError(f"nll_loss(): 'weight' must have shape ({c},) (one weight per class), but got {tuple(weight.shape)}")
+    idx = to_numpy(t._data).astype(np.int64)
+    valid = idx != ignore_index
+    if np.any(valid & ((idx < 0) | (idx >= c))):
+        raise ValueError(f"nll_loss(): target values must be class indices in [0, {c - 1}] or ignore_index")
+    safe = np.where(valid, idx, 0)
+    w = (to_numpy(weight._data)[safe] if weight is not None else np.ones(idx.shape)) * valid
+    w_arr = np.asarray(w, dtype=x.dtype.np)
+    w_t = Tensor._make(w_arr if x.device == "cpu" else move_array(w_arr, "cpu", x.device), x.dtype, x.device)
+    loss = ops.neg(ops.mul(ops.getitem(x, (_rows(x), safe)), w_t))
     if reduction == "none":
         return ops.reshape(loss, expected)
-    return ops.sum(loss) if reduction == "sum" else ops.mean(loss)
+    total = ops.sum(loss)
+    if reduction == "sum":
+        return total
+    return ops.div(total, float(w.sum())) if w.sum() else ops.mul(total, float("nan"))
 
 
 def _rows(x: Tensor) -> Any:

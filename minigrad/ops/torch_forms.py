@@ -423,7 +423,24 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         data = q if like.device == "cpu" else move_array(q, "cpu", like.device)
         return Tensor._make(data, _dt.from_numpy(q.dtype), like.device)
     q = _div_op(input, other)
-    return _floor_op(q) if rounding_mode == "floor" else _trunc_op(q)
+    if rounding_mode == "trunc":
+        return _trunc_op(q)
+    out = _floor_op(q)
+    # floor(a / b) is one too high where a / b rounds up to an integer (0.25 / 0.001 -> 250.0, but
+    # 0.25 = 249 * 0.001 + a remainder); PyTorch, like NumPy's floor_divide, works from fmod and gives
+    # 249.0. The correction is added as a constant, so the derivative stays 0.
+    xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
+    xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
+    got = to_numpy(out._data)
+    with np.errstate(all="ignore"):
+        exact = np.asarray(np.floor_divide(xa, xb), dtype=got.dtype)
+        fix = exact - got
+    fix = np.where(np.isfinite(fix), fix, 0)
+    fix = np.where(np.isnan(exact) & ~np.isnan(got), np.nan, fix).astype(got.dtype)  # inf // 2 is nan, as PyTorch
+    if not fix.any():
+        return out
+    data = fix if out.device == "cpu" else move_array(fix, "cpu", out.device)
+    return _add_op(out, Tensor._make(data, out.dtype, out.device))
 
 
 div.name = "div"  # type: ignore[attr-defined]
