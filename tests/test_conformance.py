@@ -185,7 +185,10 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
         return "agree", ""
     ws = [rng.normal(size=tuple(t.shape)) for t, _ in pairs]
     t_loss = sum((t * torch.tensor(w)).sum() for (t, _), w in zip(pairs, ws))
-    t_grads = torch.autograd.grad(t_loss, t_in, allow_unused=True)
+    try:
+        t_grads = torch.autograd.grad(t_loss, t_in, allow_unused=True)
+    except RuntimeError:  # PyTorch's own backward refuses a few broadcast forms (clamp with a larger bound): values only
+        return "agree (values; PyTorch's backward raised)", ""
     try:
         m_loss = None
         for (_, m), w in zip(pairs, ws):
@@ -210,6 +213,7 @@ _CURRENT: dict[str, Any] = {}
 
 def _samples(key: tuple[str, str]) -> list[Any]:
     info = _OPINFOS[key]
+    torch.manual_seed(0)  # the generators draw random values: the same samples on every run
     for source in (info.reference_inputs, info.sample_inputs):
         try:
             gen = source(device="cpu", dtype=torch.float64, requires_grad=info.supports_autograd)
