@@ -386,6 +386,7 @@ relu = defop(
     gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"),
 )
 relu.def_backward(lambda ctx, g: (mul(g, cast(gt(ctx.saved()[0], 0), g.dtype)),))
+relu.def_backward_arrays(lambda ctx, g: (np.multiply(g, ctx.saved()[0]._data > 0, dtype=g.dtype),))
 
 @register_kernel("erf", CPU, dtypes=FLOAT_DTYPES, name="cpu/erf")
 def erf_cpu(x):
