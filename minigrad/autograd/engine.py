@@ -367,7 +367,21 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     assert op.backward is not None
     ctx = BackwardContext(node, create_graph)
     grad = grads[0][0] if len(grads) == 1 else [row[0] for row in grads]
-    result = op.backward(ctx, grad)
+    fused = op.backward_arrays
+    if (
+        fused is not None
+        and not create_graph
+        and bus.recorder is None
+        and type(grad) is Tensor
+        and type(grad._data) is np.ndarray
+        and grad._dtype.is_floating
+    ):
+        # The fused formula on arrays (one kernel instead of several ops); see
+        # OpDef.def_backward_arrays. Saved tensors are still version-checked by ctx.saved().
+        arrays = fused(ctx, grad._data)
+        result = tuple(None if a is None else Tensor._make(a, grad._dtype, grad._device) for a in arrays)
+    else:
+        result = op.backward(ctx, grad)
     if not isinstance(result, (tuple, list)):
         result = (result,)
     out: list[list[Any]] = []

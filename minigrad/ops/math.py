@@ -400,6 +400,7 @@ relu = defop(
 )
 # PyTorch's threshold_backward: the gradient passes unless x <= 0, so a NaN input passes it on.
 relu.def_backward(lambda ctx, g: (mul(g, sub(1, cast(le(ctx.saved()[0], 0), g.dtype))),))
+relu.def_backward_arrays(lambda ctx, g: (np.multiply(g, ~(ctx.saved()[0]._data <= 0), dtype=g.dtype),))
 
 @register_kernel("erf", CPU, dtypes=FLOAT_DTYPES, name="cpu/erf")
 def erf_cpu(x):

@@ -155,6 +155,9 @@ class OpDef:
         self.differentiable = differentiable
         self.view = view
         self.backward: Callable[..., Any] | None = None
+        #: Optional fused formula on arrays (``fn(ctx, g_array) -> grad arrays per slot``), run
+        #: instead of ``backward`` when nothing observes the ops it would run (engine._run_node).
+        self.backward_arrays: Callable[..., Any] | None = None
         self.has_list_input = any(i.is_list for i in self.inputs)
         self.doc = doc
         #: Tensor methods (``x.relu()``) and Python operators (``__add__``, ``__radd__``) that call
@@ -194,6 +197,14 @@ class OpDef:
         """Decorator: the backward formula ``fn(node, grad) -> grads per input slot``."""
         mixes_dtypes = self.transform_dtype and (len(self.key_inputs) > 1 or self.has_list_input)
         self.backward = _grads_in_input_dtypes(self, fn) if mixes_dtypes else fn
+        return fn
+
+    def def_backward_arrays(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorator: a fused array formula equal, bit for bit, to ``backward`` (PyTorch's
+        ``threshold_backward`` is one kernel where ``backward`` runs several ops). The engine uses it
+        only with no recorder, no ``create_graph`` and CPU floating gradients; otherwise ``backward``
+        runs, so recorded events and double backward are unchanged."""
+        self.backward_arrays = fn
         return fn
 
     # -- the API layer -------------------------------------------------------

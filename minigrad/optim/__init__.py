@@ -1,7 +1,11 @@
 """Optimizers (``mg.optim``): SGD with momentum, and Adam.
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
-their version counters record every step.
+their version counters record every step. With no recorder, a CPU parameter
+whose gradient has its dtype and shape is updated on its array directly (the
+same arithmetic in the same order, so the same bits), as PyTorch's fused
+optimizers do: no op dispatch per parameter. With a recorder every update runs
+as ops and emits its events.
 
 Example:
     >>> import minigrad as mg
@@ -18,8 +22,11 @@ from __future__ import annotations
 import abc
 from typing import Any, Iterable
 
+import numpy as np
+
 from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, VersionCounter
+from ..tracing import bus
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
 
@@ -36,6 +43,31 @@ def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: 
         bound = f"in [{low}, {below})" if below is not None else f">= {low}"
         raise ValueError(f"{owner}(): Invalid {what}: {value!r} (must be {bound})")
     return float(value)
+
+
+#: float16/bfloat16 arithmetic may differ between kernels and raw NumPy: those keep the op path.
+_ARRAY_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _array_update_ok(p: Tensor, g: Tensor) -> bool:
+    """Whether ``p`` may be updated on its array: no recorder, a CPU array, ``g`` alike."""
+    data = p._data
+    return (
+        bus.recorder is None
+        and type(data) is np.ndarray
+        and type(g._data) is np.ndarray
+        and g._dtype is p._dtype
+        and data.dtype in _ARRAY_DTYPES
+        and g._data.shape == data.shape
+        and data.flags.writeable
+    )
+
+
+def _bump(t: Tensor) -> None:
+    """An in-place change of ``t``'s storage, as ``run_inplace`` records it (DESIGN §9 rule 8)."""
+    if t._version is None:
+        t._version = VersionCounter()
+    t._version.bump()
 
 
 class Optimizer(abc.ABC):
@@ -169,6 +201,9 @@ class SGD(Optimizer):
                     g = p.grad
                     if g is None:
                         continue
+                    if _array_update_ok(p, g):
+                        self._sgd_arrays(p, g._data, group)
+                        continue
                     if weight_decay:
                         g = g + weight_decay * p
                     if momentum:
@@ -180,6 +215,24 @@ class SGD(Optimizer):
                             buf.mul_(momentum).add_(g)
                         g = g + momentum * buf if group["nesterov"] else buf
                     p.sub_(g * lr)
+
+    def _sgd_arrays(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
+        """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
+        lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+        if weight_decay:
+            g = g + p._data * weight_decay
+        if momentum:
+            st = self.state.setdefault(p.id, {})
+            buf = st.get("momentum_buffer")
+            if buf is None:
+                buf = st["momentum_buffer"] = Tensor._make(g.copy(), p._dtype)
+            else:
+                buf._data *= momentum
+                buf._data += g
+                _bump(buf)
+            g = g + buf._data * momentum if group["nesterov"] else buf._data
+        p._data -= g * lr
+        _bump(p)
 
 
 class Adam(Optimizer):
@@ -207,6 +260,9 @@ class Adam(Optimizer):
                     g = p.grad
                     if g is None:
                         continue
+                    if _array_update_ok(p, g):
+                        self._adam_arrays(p, g._data, lr, b1, b2, eps, wd)
+                        continue
                     if wd and self.decoupled_weight_decay:
                         p.mul_(1 - lr * wd)
                     elif wd:
@@ -223,6 +279,34 @@ class Adam(Optimizer):
                     step = lr / (1 - b1**t)
                     denom = (st["exp_avg_sq"] / (1 - b2**t)).sqrt() + eps
                     p.sub_(st["exp_avg"] / denom * step)
+
+    def _adam_arrays(self, p: Tensor, g: np.ndarray, lr: float, b1: float, b2: float, eps: float, wd: float) -> None:
+        """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
+        data = p._data
+        if wd and self.decoupled_weight_decay:
+            data *= 1 - lr * wd
+        elif wd:
+            g = g + data * wd
+        st = self.state.setdefault(p.id, {"step": 0, "exp_avg": None, "exp_avg_sq": None})
+        st["step"] += 1
+        t = st["step"]
+        if st["exp_avg"] is None:
+            st["exp_avg"] = Tensor._make(g * (1 - b1), p._dtype)
+            st["exp_avg_sq"] = Tensor._make(g * g * (1 - b2), p._dtype)
+        else:
+            m, v = st["exp_avg"], st["exp_avg_sq"]
+            m._data *= b1
+            m._data += g * (1 - b1)
+            v._data *= b2
+            v._data += g * g * (1 - b2)
+            _bump(m)
+            _bump(v)
+        step = lr / (1 - b1**t)
+        denom = np.sqrt(st["exp_avg_sq"]._data / (1 - b2**t)) + eps
+        data -= st["exp_avg"]._data / denom * step
+        if wd and self.decoupled_weight_decay:
+            _bump(p)
+        _bump(p)
 
 
 class AdamW(Adam):
