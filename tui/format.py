@@ -7,6 +7,8 @@ from the one describer, ``minigrad.tracing.describe``.
 
 from __future__ import annotations
 
+from minigrad.viz.style import STATUS_FILL  # the SVG legend's fills: both viewers colour a status alike
+
 __all__ = ["STATUS_GLYPH", "STATUS_STYLE", "STATUS_FILL"]
 
 #: One glyph per node status (see ``minigrad.tracing.replay.node_status``).
@@ -20,16 +22,6 @@ STATUS_GLYPH: dict[str, str] = {
     "idle": "·",
 }
 
-#: The SVG legend's fills (kept equal to ``viz/style.py``; a test compares them).
-STATUS_FILL: dict[str, str] = {
-    "idle": "#ffffff",
-    "pending": "#fff3c4",
-    "queued": "#9ecbff",
-    "running": "#ff9e4a",
-    "done": "#8fd694",
-    "released": "#b8c4cc",
-    "pruned": "#eeeeee",
-}
 
 #: Rich styles per node status (text in the legend's colour; the running node inverted).
 STATUS_STYLE: dict[str, str] = {

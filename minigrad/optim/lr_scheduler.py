@@ -38,7 +38,7 @@ class LRScheduler:
         self.step()
 
     def get_lr(self) -> list[float]:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define get_lr() (the learning rates for last_epoch)")
 
     def get_last_lr(self) -> list[float]:
         """The learning rates set by the last ``step()``."""
