@@ -378,8 +378,12 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     ):
         # The fused formula on arrays (one kernel instead of several ops); see
         # OpDef.def_backward_arrays. Saved tensors are still version-checked by ctx.saved().
+        # It returns None to decline (inputs of another dtype than the gradient): the op formula runs.
         arrays = fused(ctx, grad._data)
-        result = tuple(None if a is None else Tensor._make(a, grad._dtype, grad._device) for a in arrays)
+        if arrays is None:
+            result = op.backward(ctx, grad)
+        else:
+            result = tuple(None if a is None else Tensor._make(a, grad._dtype, grad._device) for a in arrays)
     else:
         result = op.backward(ctx, grad)
     if not isinstance(result, (tuple, list)):

@@ -11,7 +11,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool
-from .math import sum_to
+from .math import inputs_in_dtype, sum_to, sum_to_array
 from .registry import Attr, defop
 from .shape import reshape, unsqueeze
 
@@ -62,4 +62,29 @@ def _matmul_backward(ctx, g):
     if ctx.needs(1):
         gy2 = matmul(g2, x2, transpose_x=True, transpose_y=tx) if ty else matmul(x2, g2, transpose_x=not tx)
         gy = reshape(sum_to(gy2, y2.shape), y.shape)
+    return gx, gy
+
+
+@matmul.def_backward_arrays
+def _matmul_backward_arrays(ctx, g):
+    """``_matmul_backward`` on arrays: the same kernel calls (``matmul_cpu``, ``np.expand_dims`` for
+    ``unsqueeze``, ``np.sum`` for ``sum_to``) on the same operands, so the same bits."""
+    if not inputs_in_dtype(ctx, g.dtype):
+        return None
+    x, y = (t._data for t in ctx.saved())
+    tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
+    x2 = np.expand_dims(x, 0) if x.ndim == 1 else x
+    y2 = np.expand_dims(y, 1) if y.ndim == 1 else y
+    g2 = g
+    if x.ndim == 1:
+        g2 = np.expand_dims(g2, g2.ndim - 1 if y.ndim > 1 else 0)
+    if y.ndim == 1:
+        g2 = np.expand_dims(g2, g2.ndim)
+    gx = gy = None
+    if ctx.needs(0):
+        gx2 = matmul_cpu(y2, g2, transpose_x=ty, transpose_y=True) if tx else matmul_cpu(g2, y2, transpose_y=not ty)
+        gx = sum_to_array(gx2, x2.shape).reshape(x.shape)
+    if ctx.needs(1):
+        gy2 = matmul_cpu(g2, x2, transpose_x=True, transpose_y=tx) if ty else matmul_cpu(x2, g2, transpose_x=not tx)
+        gy = sum_to_array(gy2, y2.shape).reshape(y.shape)
     return gx, gy

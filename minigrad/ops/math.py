@@ -6,6 +6,14 @@ tensor methods and operators, AMP category and GPU elementwise expression
 (the CUDA templates in ``kernels/gpu/cuda_src.py`` are filled from it). Backward formulas use minigrad ops, so with
 ``create_graph=True`` they are themselves recorded and differentiable.
 Broadcasting is undone in backward by ``sum_to`` (sum over broadcast dims).
+
+The hot binary ops (add, sub, mul, div, maximum, minimum, where) also have a
+fused array formula (``def_backward_arrays``): the same NumPy calls as the
+op formula's kernels, made directly on arrays, ``sum_to`` included
+(``sum_to_array``), so the same bits with one Python call instead of one
+dispatch per op. The engine runs it only when nothing observes the ops
+(no recorder, no ``create_graph``); it declines inputs whose dtype differs
+from the gradient's, where the op formula casts gradients back.
 """
 
 from __future__ import annotations
@@ -64,6 +72,39 @@ def sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     return reshape(out, tuple(shape))
 
 
+def sum_to_array(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``sum_to`` on a NumPy array, for fused backward formulas.
+
+    The same ``np.sum`` call the ``sum`` op's kernel makes, over the same dims,
+    then a reshape: the same bits as ``sum_to`` (a float sum's rounding depends
+    on the order it adds in, so the reduction must be the very same call).
+    """
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
+    )
+    out = np.sum(g, axis=dims, keepdims=True, dtype=g.dtype) if dims else g
+    return out.reshape(shape)
+
+
+def inputs_in_dtype(ctx: Any, dtype: np.dtype, slots: tuple[int, ...] = (0, 1)) -> bool:
+    """Whether the inputs at ``slots`` all have the gradient's dtype.
+
+    A fused formula declines (returns None) otherwise: an input promoted to
+    another dtype (``x_f32 * y_f64``) gets its gradient cast back by the op
+    formula (``_grads_in_input_dtypes``), and a saved input of another dtype
+    would be cast before the op formula's arithmetic.
+    """
+    edges = ctx.node.next_edges
+    for slot in slots:
+        d = edges[slot][0].dtype
+        if d is None or d.np is not dtype:
+            return False
+    return True
+
+
 def _binary(name: str, **kw: Any):
     return defop(name, inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, transform_dtype=True, **kw)
 
@@ -89,6 +130,14 @@ def _add_backward(ctx, g):
     return (sum_to(g, x_shape) if ctx.needs(0) else None, sum_to(g, y_shape) if ctx.needs(1) else None)
 
 
+@add.def_backward_arrays
+def _add_backward_arrays(ctx, g):
+    if not inputs_in_dtype(ctx, g.dtype):
+        return None
+    (x_shape, y_shape) = (e[0].shape for e in ctx.node.next_edges)
+    return (sum_to_array(g, x_shape) if ctx.needs(0) else None, sum_to_array(g, y_shape) if ctx.needs(1) else None)
+
+
 register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.subtract))
 
 
@@ -105,6 +154,16 @@ sub = _binary(
 def _sub_backward(ctx, g):
     (x_shape, y_shape) = (e[0].shape for e in ctx.node.next_edges)
     return (sum_to(g, x_shape) if ctx.needs(0) else None, sum_to(neg(g), y_shape) if ctx.needs(1) else None)
+
+
+@sub.def_backward_arrays
+def _sub_backward_arrays(ctx, g):
+    if not inputs_in_dtype(ctx, g.dtype):
+        return None
+    (x_shape, y_shape) = (e[0].shape for e in ctx.node.next_edges)
+    gx = sum_to_array(g, x_shape) if ctx.needs(0) else None
+    gy = sum_to_array(np.negative(g), y_shape) if ctx.needs(1) else None
+    return gx, gy
 
 
 register_kernel("mul", CPU, dtypes=ALL_DTYPES)(_ufunc(np.multiply))
@@ -124,6 +183,16 @@ mul = _binary(
 def _mul_backward(ctx, g):
     x, y = ctx.saved()
     return (sum_to(mul(g, y), x.shape) if ctx.needs(0) else None, sum_to(mul(g, x), y.shape) if ctx.needs(1) else None)
+
+
+@mul.def_backward_arrays
+def _mul_backward_arrays(ctx, g):
+    if not inputs_in_dtype(ctx, g.dtype):
+        return None
+    x, y = (t._data for t in ctx.saved())
+    gx = sum_to_array(np.multiply(g, y), x.shape) if ctx.needs(0) else None
+    gy = sum_to_array(np.multiply(g, x), y.shape) if ctx.needs(1) else None
+    return gx, gy
 
 
 @register_kernel("div", CPU, dtypes=FLOAT_DTYPES, name="cpu/div")
@@ -147,6 +216,16 @@ def _div_backward(ctx, g):
     x, y = ctx.saved()
     gx = sum_to(div(g, y), x.shape) if ctx.needs(0) else None
     gy = sum_to(neg(div(mul(g, x), mul(y, y))), y.shape) if ctx.needs(1) else None
+    return gx, gy
+
+
+@div.def_backward_arrays
+def _div_backward_arrays(ctx, g):
+    if not inputs_in_dtype(ctx, g.dtype):
+        return None
+    x, y = (t._data for t in ctx.saved())
+    gx = sum_to_array(np.divide(g, y), x.shape) if ctx.needs(0) else None
+    gy = sum_to_array(np.negative(np.divide(np.multiply(g, x), np.multiply(y, y))), y.shape) if ctx.needs(1) else None
     return gx, gy
 
 
@@ -204,6 +283,26 @@ def _select_backward(wins: Any):
     return backward
 
 
+def _select_backward_arrays(wins: Any):
+    """The fused form of ``_select_backward`` (``wins`` a NumPy comparison): each op's kernel call, in order."""
+
+    def backward(ctx, g):
+        if not inputs_in_dtype(ctx, g.dtype):
+            return None
+        x, y = (t._data for t in ctx.saved())
+        dt = g.dtype
+        one = np.asarray(1, dtype=dt)  # the Python numbers, wrapped in g's dtype as the op formula's are
+        tie = np.multiply(np.equal(x, y).astype(dt), np.asarray(0.5, dtype=dt))
+        gx = gy = None
+        if ctx.needs(0):
+            gx = sum_to_array(np.multiply(g, np.subtract(np.subtract(one, wins(y, x).astype(dt)), tie)), x.shape)
+        if ctx.needs(1):
+            gy = sum_to_array(np.multiply(g, np.subtract(np.subtract(one, wins(x, y).astype(dt)), tie)), y.shape)
+        return gx, gy
+
+    return backward
+
+
 register_kernel("maximum", CPU, dtypes=ALL_DTYPES)(_ufunc(np.maximum))
 
 
@@ -215,6 +314,7 @@ maximum = _binary(
     gpu=("binary", "(a != a) ? a : ((b != b) ? b : (a > b ? a : b))"),
 )
 maximum.def_backward(_select_backward(lambda x, y: gt(x, y)))
+maximum.def_backward_arrays(_select_backward_arrays(np.greater))
 register_kernel("minimum", CPU, dtypes=ALL_DTYPES)(_ufunc(np.minimum))
 
 
@@ -226,6 +326,7 @@ minimum = _binary(
     gpu=("binary", "(a != a) ? a : ((b != b) ? b : (a < b ? a : b))"),
 )
 minimum.def_backward(_select_backward(lambda x, y: lt(x, y)))
+minimum.def_backward_arrays(_select_backward_arrays(np.less))
 
 
 # -- unary ----------------------------------------------------------------------
@@ -504,6 +605,18 @@ def _where_backward(ctx, g):
     zero = fill(g, 0)
     gx = sum_to(where(cond, g, zero), x_shape) if ctx.needs(1) else None
     gy = sum_to(where(cond, zero, g), y_shape) if ctx.needs(2) else None
+    return None, gx, gy
+
+
+@where.def_backward_arrays
+def _where_backward_arrays(ctx, g):
+    if not inputs_in_dtype(ctx, g.dtype, (1, 2)):
+        return None
+    cond = ctx.saved()[0]._data
+    x_shape, y_shape = ctx.node.next_edges[1][0].shape, ctx.node.next_edges[2][0].shape
+    zero = np.zeros(g.shape, dtype=g.dtype)  # fill(g, 0)'s kernel: the same +0.0 everywhere
+    gx = sum_to_array(np.where(cond, g, zero), x_shape) if ctx.needs(1) else None
+    gy = sum_to_array(np.where(cond, zero, g), y_shape) if ctx.needs(2) else None
     return None, gx, gy
 
 

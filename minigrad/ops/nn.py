@@ -5,6 +5,13 @@ conv2d's backward uses two more ops, ``conv2d_input_grad`` and
 convolutions are differentiable to any order. max_pool2d likewise pairs with
 ``max_pool2d_grad`` (scatter to the argmax) and ``max_pool2d_select``
 (gather at the argmax).
+
+softmax, log_softmax and cross_entropy also have fused array backward
+formulas (``def_backward_arrays``, used with no recorder and no
+``create_graph``): PyTorch computes ``_log_softmax_backward_data`` and the
+cross-entropy gradient ``softmax(x) - onehot`` in one kernel each, where the
+op formulas dispatch three to five ops. They make the op formulas' kernel
+calls directly on arrays, so the gradients have the same bits.
 """
 
 from __future__ import annotations
@@ -84,6 +91,19 @@ def _softmax_backward(ctx, g):
     return (mul(y, sub(g, _sum(mul(g, y), dim=dim, keepdim=True))),)
 
 
+def _axis(g: np.ndarray, dim: int) -> int | None:
+    return None if g.ndim == 0 else dim  # as the sum kernel: a 0-d tensor reduces "all" (itself)
+
+
+@softmax.def_backward_arrays
+def _softmax_backward_arrays(ctx, g):
+    y = ctx.saved()[0]._data
+    if y.dtype is not g.dtype:
+        return None
+    s = np.sum(np.multiply(g, y), axis=_axis(g, ctx.attrs["dim"]), keepdims=True, dtype=g.dtype)
+    return (np.multiply(y, np.subtract(g, s)),)
+
+
 @register_kernel("log_softmax", CPU, dtypes=FLOAT_DTYPES, name="cpu/log_softmax")
 def log_softmax_cpu(x, dim=-1):
     if x.size == 0:
@@ -108,6 +128,16 @@ def _log_softmax_backward(ctx, g):
     (y,) = ctx.saved()
     dim = ctx.attrs["dim"]
     return (sub(g, mul(exp(y), _sum(g, dim=dim, keepdim=True))),)
+
+
+@log_softmax.def_backward_arrays
+def _log_softmax_backward_arrays(ctx, g):
+    """PyTorch's ``_log_softmax_backward_data``: ``g - exp(out) * sum(g)``."""
+    y = ctx.saved()[0]._data
+    if y.dtype is not g.dtype:
+        return None
+    s = np.sum(g, axis=_axis(g, ctx.attrs["dim"]), keepdims=True, dtype=g.dtype)
+    return (np.subtract(g, np.multiply(np.exp(y), s)),)
 
 
 @register_kernel("cross_entropy", CPU, dtypes=FLOAT_DTYPES, name="cpu/cross_entropy")
@@ -150,6 +180,25 @@ def _cross_entropy_backward(ctx, g):
         return mul(diff, unsqueeze(g, 1)), None
     scale = mul(g, 1.0 / n) if reduction == "mean" and n else g
     return mul(diff, scale), None
+
+
+@cross_entropy.def_backward_arrays
+def _cross_entropy_backward_arrays(ctx, g):
+    """``(softmax(x) - onehot) * g / n`` in one pass of NumPy calls, those of the op formula's kernels."""
+    x, target = ctx.saved()
+    xa = x._data
+    if xa.dtype is not g.dtype:
+        return None
+    n, c = xa.shape
+    onehot = np.zeros((n, c), dtype=xa.dtype)
+    onehot[np.arange(n), target._data] = 1
+    diff = np.subtract(softmax_cpu(xa, dim=1), onehot)
+    reduction = ctx.attrs["reduction"]
+    if reduction == "none":
+        return np.multiply(diff, np.expand_dims(g, 1)), None
+    # mul(g, 1.0 / n) wraps the Python float in g's dtype first (as every scalar operand is).
+    scale = np.multiply(g, np.asarray(1.0 / n, dtype=g.dtype)) if reduction == "mean" and n else g
+    return np.multiply(diff, scale), None
 
 
 def _to(arr: Any, device: str) -> Any:

@@ -203,7 +203,8 @@ class OpDef:
         """Decorator: a fused array formula equal, bit for bit, to ``backward`` (PyTorch's
         ``threshold_backward`` is one kernel where ``backward`` runs several ops). The engine uses it
         only with no recorder, no ``create_graph`` and CPU floating gradients; otherwise ``backward``
-        runs, so recorded events and double backward are unchanged."""
+        runs, so recorded events and double backward are unchanged. ``fn`` returns None to decline
+        a call it does not cover (inputs promoted from another dtype): ``backward`` runs then."""
         self.backward_arrays = fn
         return fn
 

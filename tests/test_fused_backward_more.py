@@ -1,0 +1,269 @@
+"""Fused array backward formulas of the hot ops: the broadcasting binary ops (``sum_to`` on arrays),
+matmul, softmax, log_softmax and cross_entropy (``OpDef.def_backward_arrays``).
+
+Each one must give the op formula's gradients bit for bit: every case runs
+once with the fused formulas (the engine's fast path: no recorder, no
+``create_graph``) and once with them switched off (the op formulas, as with a
+recorder or ``create_graph``), and compares the bytes and dtypes of every
+``.grad``. A counter checks that the fused formula did run, so a case cannot
+pass by taking the op formula twice.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import minigrad as mg
+from strategies import FLOAT_DTYPE_NAMES, broadcastable_shapes
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: Every op given a fused formula by this change; relu's has its own test file.
+FUSED_HERE = ("add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul", "softmax", "log_softmax",
+              "cross_entropy")
+
+
+@contextmanager
+def op_formulas_only() -> Iterator[None]:
+    """Switch every fused formula off: the engine runs the op formulas."""
+    saved = {name: op.backward_arrays for name, op in mg.OPS.items() if op.backward_arrays is not None}
+    try:
+        for name in saved:
+            mg.OPS[name].backward_arrays = None
+        yield
+    finally:
+        for name, fn in saved.items():
+            mg.OPS[name].backward_arrays = fn
+
+
+@contextmanager
+def counting() -> Iterator[dict[str, list[bool]]]:
+    """Record each fused formula's calls: op name -> [whether it answered (did not decline), ...]."""
+    calls: dict[str, list[bool]] = {}
+    saved = {name: op.backward_arrays for name, op in mg.OPS.items() if op.backward_arrays is not None}
+
+    def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(ctx: Any, g: np.ndarray) -> Any:
+            out = fn(ctx, g)
+            calls.setdefault(name, []).append(out is not None)
+            return out
+
+        return counted
+
+    try:
+        for name, fn in saved.items():
+            mg.OPS[name].backward_arrays = wrap(name, fn)
+        yield calls
+    finally:
+        for name, fn in saved.items():
+            mg.OPS[name].backward_arrays = fn
+
+
+def leaf_grads(fn: Callable[..., Any], arrays: list[Any], dtypes: list[str], needs: list[bool], seed: int) -> list[Any]:
+    """Backward of ``fn(*leaves)`` seeded with a random upstream gradient; each leaf's ``.grad`` (bytes, dtype)."""
+    leaves = [mg.tensor(a, dtype=d, requires_grad=r) for a, d, r in zip(arrays, dtypes, needs)]
+    out = fn(*leaves)
+    upstream = np.random.default_rng(seed).uniform(-2, 2, size=out.shape)
+    out.backward(mg.tensor(upstream, dtype=out.dtype))
+    return [None if t.grad is None else (t.grad.numpy().tobytes(), t.grad.dtype, t.grad.shape) for t in leaves]
+
+
+def assert_same_bits(fn: Callable[..., Any], arrays: list[Any], dtypes: list[str], needs: list[bool], op: str,
+                     seed: int = 0, fused_expected: bool = True) -> None:
+    with counting() as calls:
+        fast = leaf_grads(fn, arrays, dtypes, needs, seed)
+    with op_formulas_only():
+        slow = leaf_grads(fn, arrays, dtypes, needs, seed)
+    assert fast == slow
+    if fused_expected:
+        assert calls.get(op) and all(calls[op]), f"the fused formula of {op} did not run: {calls}"
+    for got, leaf_dtype, need in zip(fast, dtypes, needs):
+        assert (got is not None) == need
+        if got is not None:
+            assert str(got[1]) == leaf_dtype
+
+
+def test_every_fused_formula_is_covered_here() -> None:
+    fused = {name for name, op in mg.OPS.items() if op.backward_arrays is not None}
+    assert fused == {"relu", *FUSED_HERE}  # a new fused formula needs its bit-equality case
+
+
+# -- sum_to on arrays: the broadcasting binary ops --------------------------------------------------
+
+BINARY = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+          "div": lambda x, y: x / y, "maximum": mg.maximum, "minimum": mg.minimum}
+
+
+def _binary_values(op: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    if op in ("maximum", "minimum"):  # few distinct values: ties, where the gradient is split
+        return rng.integers(-2, 3, size=shape).astype(np.float64)
+    return rng.uniform(-2, 2, size=shape)
+
+
+@SETTINGS
+@given(
+    op=st.sampled_from(sorted(BINARY)),
+    shapes=broadcastable_shapes(),
+    dtype=st.sampled_from(FLOAT_DTYPE_NAMES),
+    needs=st.sampled_from([(True, True), (True, False), (False, True)]),
+    seed=st.integers(0, 2**16),
+)
+def test_binary_ops_fused_backward_matches_the_op_formula(op, shapes, dtype, needs, seed) -> None:
+    rng = np.random.default_rng(seed)
+    a, b = (_binary_values(op, s, rng) for s in shapes)
+    assert_same_bits(BINARY[op], [a, b], [dtype, dtype], list(needs), op, seed)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binary_ops_with_python_scalars_and_0d_tensors(op: str, dtype: str) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0.5, 2, size=(3, 1, 4))
+    fn = BINARY[op]
+    assert_same_bits(lambda t: fn(t, 2.5), [x], [dtype], [True], op)  # the scalar is a 0-d constant
+    assert_same_bits(lambda t: fn(1.5, t) if op in ("add", "sub", "mul", "div") else fn(t, 1.5), [x], [dtype], [True], op)
+    assert_same_bits(fn, [x, np.array(1.25)], [dtype, dtype], [True, True], op)  # 0-d summed from (3, 1, 4)
+    assert_same_bits(fn, [np.array(0.75), np.array(1.25)], [dtype, dtype], [True, True], op)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_binary_ops_on_transposed_and_non_finite_inputs(op: str) -> None:
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-2, 2, size=(4, 3))
+    a[0, 0], a[1, 1], a[2, 2] = np.nan, np.inf, -0.0
+    b = rng.uniform(-2, 2, size=(4, 1))
+    b[1, 0] = 0.0
+    assert_same_bits(lambda x, y: BINARY[op](x.T, y.T), [a, b], ["float32", "float32"], [True, True], op)
+
+
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_mixed_dtypes_decline_and_keep_each_inputs_dtype(op: str) -> None:
+    """``x_f32 op y_f64``: the gradients are cast back per input by the op formula, so the fused one declines."""
+    rng = np.random.default_rng(3)
+    a, b = rng.uniform(0.5, 2, size=(2, 3)), rng.uniform(0.5, 2, size=(3,))
+    with counting() as calls:
+        assert_same_bits(BINARY[op], [a, b], ["float32", "float64"], [True, True], op, fused_expected=False)
+    assert calls[op] and not any(calls[op])
+
+
+@SETTINGS
+@given(shapes=broadcastable_shapes(max_dims=3), dtype=st.sampled_from(FLOAT_DTYPE_NAMES), seed=st.integers(0, 2**16))
+def test_where_fused_backward_matches_the_op_formula(shapes, dtype, seed) -> None:
+    rng = np.random.default_rng(seed)
+    a, b = (rng.uniform(-2, 2, size=s) for s in shapes)
+    cond = mg.tensor(rng.random(np.broadcast_shapes(*shapes)) > 0.5)
+    assert_same_bits(lambda x, y: mg.where(cond, x, y), [a, b], [dtype, dtype], [True, True], "where", seed)
+    assert_same_bits(lambda x: mg.where(cond, x, 0.0), [a], [dtype], [True], "where", seed)
+
+
+# -- matmul -------------------------------------------------------------------------------------------
+
+MATMUL_CASES = [
+    ((3, 4), (4, 5), False, False),
+    ((4, 3), (4, 5), True, False),
+    ((3, 4), (5, 4), False, True),
+    ((4, 3), (5, 4), True, True),
+    ((4,), (4, 5), False, False),
+    ((3, 4), (4,), False, False),
+    ((4,), (4,), False, False),
+    ((2, 1, 3, 4), (5, 4, 2), False, False),  # batch dims broadcast both ways: summed back
+    ((4,), (2, 4, 3), False, False),
+    ((2, 3, 4), (4,), False, False),
+    ((2, 4, 3), (1, 5, 4), True, True),
+]
+
+
+@pytest.mark.parametrize("x_shape,y_shape,tx,ty", MATMUL_CASES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPE_NAMES)
+def test_matmul_fused_backward_matches_the_op_formula(x_shape, y_shape, tx, ty, dtype) -> None:
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(-2, 2, size=x_shape), rng.uniform(-2, 2, size=y_shape)
+    fn = lambda x, y: mg.matmul(x, y, transpose_x=tx, transpose_y=ty)  # noqa: E731
+    for needs in ([True, True], [True, False], [False, True]):
+        assert_same_bits(fn, [a, b], [dtype, dtype], needs, "matmul")
+
+
+def test_linear_layer_gradients_match_bit_for_bit() -> None:
+    """The MLP's pattern: x @ W^T + b (the bias gradient is a sum_to over the batch)."""
+    rng = np.random.default_rng(5)
+    x, w, b = rng.normal(size=(64, 32)), rng.normal(size=(16, 32)), rng.normal(size=(16,))
+    fn = lambda x, w, b: mg.nn.functional.linear(x, w, b).relu()  # noqa: E731
+    assert_same_bits(fn, [x, w, b], ["float32"] * 3, [False, True, True], "matmul")
+    assert_same_bits(fn, [x, w, b], ["float32"] * 3, [False, True, True], "add")
+
+
+# -- softmax, log_softmax, cross_entropy ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape,dim", [((4, 5), -1), ((4, 5), 0), ((2, 3, 4), 1), ((6,), 0), ((), -1), ((3, 0), 1)])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPE_NAMES)
+def test_softmax_fused_backward_matches_the_op_formula(op: str, shape, dim: int, dtype: str) -> None:
+    x = np.random.default_rng(6).normal(scale=3, size=shape)
+    assert_same_bits(lambda t: getattr(mg, op)(t, dim), [x], [dtype], [True], op)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPE_NAMES)
+@pytest.mark.parametrize("n", [0, 1, 3, 7, 10, 64, 100])
+def test_cross_entropy_fused_backward_matches_the_op_formula(reduction: str, dtype: str, n: int) -> None:
+    rng = np.random.default_rng(n)
+    for seed in range(5):  # the upstream gradient varies too: g * (1/n) rounds differently from g / n
+        logits = rng.normal(scale=4, size=(n, 10))
+        target = mg.tensor(rng.integers(0, 10, size=n))
+        fn = lambda x: mg.cross_entropy(x, target, reduction)  # noqa: E731
+        assert_same_bits(fn, [logits], [dtype], [True], "cross_entropy", seed=seed)
+
+
+def test_cross_entropy_through_log_softmax_and_nll_loss_matches() -> None:
+    """The composed form (weight, ignore_index): log_softmax's fused formula under an index scatter."""
+    rng = np.random.default_rng(8)
+    logits = rng.normal(size=(12, 5))
+    t = rng.integers(0, 5, size=12)
+    t[3] = -100
+    target, weight = mg.tensor(t), mg.tensor(rng.uniform(0.5, 2, size=5), dtype="float32")
+    fn = lambda x: mg.nn.functional.cross_entropy(x, target, weight=weight)  # noqa: E731
+    assert_same_bits(fn, [logits], ["float32"], [True], "log_softmax")
+
+
+# -- the op formula still runs where something observes it ----------------------------------------------
+
+
+@pytest.mark.parametrize("op", FUSED_HERE)
+def test_create_graph_and_recorders_take_the_op_formula(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(ctx: Any, g: np.ndarray) -> Any:
+        raise AssertionError("fused formula used")
+
+    monkeypatch.setattr(mg.OPS[op], "backward_arrays", boom)
+    rng = np.random.default_rng(9)
+    a = mg.tensor(rng.uniform(0.5, 2, size=(3, 4)), requires_grad=True)
+    b = mg.tensor(rng.uniform(0.5, 2, size=(4,)), requires_grad=True)
+    calls = {
+        "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
+        "maximum": lambda: mg.maximum(a, b), "minimum": lambda: mg.minimum(a, b),
+        "where": lambda: mg.where(mg.tensor(rng.random((3, 4)) > 0.5), a, b), "matmul": lambda: a @ b,
+        "softmax": lambda: a.softmax(-1), "log_softmax": lambda: a.log_softmax(-1),
+        "cross_entropy": lambda: mg.cross_entropy(a, mg.tensor([0, 3, 1])),
+    }
+    (ga,) = mg.autograd.grad(calls[op]().sum(), [a], create_graph=True)
+    assert ga.requires_grad
+    with mg.trace() as tr:
+        calls[op]().sum().backward()
+    assert any(e.kind == "backward.end" for e in tr.events)
+
+
+def test_fused_formulas_check_saved_versions() -> None:
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    y = mg.tensor([3.0, 4.0], requires_grad=True)
+    z = x * 1
+    out = z * y
+    with mg.no_grad():
+        z.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        out.sum().backward()
