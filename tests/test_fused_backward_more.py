@@ -1,5 +1,6 @@
 """Fused array backward formulas of the hot ops: the broadcasting binary ops (``sum_to`` on arrays),
-matmul, softmax, log_softmax and cross_entropy (``OpDef.def_backward_arrays``).
+matmul, the common unary ops, sum and mean, softmax, log_softmax and cross_entropy
+(``OpDef.def_backward_arrays``).
 
 Each one must give the op formula's gradients bit for bit: every case runs
 once with the fused formulas (the engine's fast path: no recorder, no
@@ -25,8 +26,8 @@ from strategies import FLOAT_DTYPE_NAMES, broadcastable_shapes
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: Every op given a fused formula by this change; relu's has its own test file.
-FUSED_HERE = ("add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul", "softmax", "log_softmax",
-              "cross_entropy")
+FUSED_HERE = ("add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul", "neg", "exp", "log", "sqrt",
+              "tanh", "sigmoid", "sum", "mean", "softmax", "log_softmax", "cross_entropy")
 
 
 @contextmanager
@@ -162,6 +163,36 @@ def test_where_fused_backward_matches_the_op_formula(shapes, dtype, seed) -> Non
     assert_same_bits(lambda x: mg.where(cond, x, 0.0), [a], [dtype], [True], "where", seed)
 
 
+# -- unary ops, sum and mean ---------------------------------------------------------------------------
+
+UNARY = ("neg", "exp", "log", "sqrt", "tanh", "sigmoid")
+
+
+@SETTINGS
+@given(op=st.sampled_from(UNARY), shape=st.sampled_from([(), (1,), (3, 4), (2, 1, 3)]),
+       dtype=st.sampled_from(FLOAT_DTYPE_NAMES), seed=st.integers(0, 2**16))
+def test_unary_ops_fused_backward_matches_the_op_formula(op, shape, dtype, seed) -> None:
+    x = np.random.default_rng(seed).uniform(0.1, 3, size=shape)  # log and sqrt want x > 0
+    assert_same_bits(lambda t: getattr(mg, op)(t), [x], [dtype], [True], op, seed)
+
+
+def test_unary_ops_at_special_values() -> None:
+    x = np.array([0.0, -0.0, 1e-30, np.inf, np.nan, 2.0, -3.0])
+    for op in UNARY:
+        assert_same_bits(lambda t: getattr(mg, op)(t), [x], ["float32"], [True], op)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean"])
+@pytest.mark.parametrize("shape,dim,keepdim", [
+    ((3, 4), None, False), ((3, 4), 0, False), ((3, 4), 1, True), ((2, 3, 4), (0, 2), False),
+    ((2, 3, 4), -1, True), ((5,), None, True), ((), None, False), ((), 0, True), ((3, 0), 1, False),
+])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPE_NAMES)
+def test_sum_and_mean_fused_backward_matches_the_op_formula(op, shape, dim, keepdim, dtype) -> None:
+    x = np.random.default_rng(10).normal(size=shape)
+    assert_same_bits(lambda t: getattr(mg, op)(t, dim=dim, keepdim=keepdim), [x], [dtype], [True], op)
+
+
 # -- matmul -------------------------------------------------------------------------------------------
 
 MATMUL_CASES = [
@@ -248,6 +279,8 @@ def test_create_graph_and_recorders_take_the_op_formula(op: str, monkeypatch: py
         "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
         "maximum": lambda: mg.maximum(a, b), "minimum": lambda: mg.minimum(a, b),
         "where": lambda: mg.where(mg.tensor(rng.random((3, 4)) > 0.5), a, b), "matmul": lambda: a @ b,
+        "neg": lambda: -a, "exp": lambda: a.exp(), "log": lambda: a.log(), "sqrt": lambda: a.sqrt(),
+        "tanh": lambda: a.tanh(), "sigmoid": lambda: a.sigmoid(), "sum": lambda: a.sum(0), "mean": lambda: a.mean(1),
         "softmax": lambda: a.softmax(-1), "log_softmax": lambda: a.log_softmax(-1),
         "cross_entropy": lambda: mg.cross_entropy(a, mg.tensor([0, 3, 1])),
     }

@@ -7,7 +7,8 @@ tensor methods and operators, AMP category and GPU elementwise expression
 ``create_graph=True`` they are themselves recorded and differentiable.
 Broadcasting is undone in backward by ``sum_to`` (sum over broadcast dims).
 
-The hot binary ops (add, sub, mul, div, maximum, minimum, where) also have a
+The hot binary ops (add, sub, mul, div, maximum, minimum, where) and the
+common unary ones (neg, exp, log, sqrt, tanh, sigmoid, relu) also have a
 fused array formula (``def_backward_arrays``): the same NumPy calls as the
 op formula's kernels, made directly on arrays, ``sum_to`` included
 (``sum_to_array``), so the same bits with one Python call instead of one
@@ -344,6 +345,7 @@ neg = defop(
     gpu=("unary", "-a"),
 )
 neg.def_backward(lambda ctx, g: (neg(g),))
+neg.def_backward_arrays(lambda ctx, g: (np.negative(g),))
 
 register_kernel("exp", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.exp))
 
@@ -360,6 +362,18 @@ exp = defop(
 )
 exp.def_backward(lambda ctx, g: (mul(g, ctx.saved()[0]),))
 
+
+def _saved_array(ctx: Any, g: np.ndarray) -> np.ndarray | None:
+    """The one saved tensor's array when it has the gradient's dtype (else None: the fused formula declines)."""
+    a = ctx.saved()[0]._data
+    return a if a.dtype is g.dtype else None
+
+
+@exp.def_backward_arrays
+def _exp_backward_arrays(ctx, g):
+    out = _saved_array(ctx, g)
+    return None if out is None else (np.multiply(g, out),)
+
 register_kernel("log", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.log))
 
 
@@ -375,6 +389,12 @@ log = defop(
 )
 log.def_backward(lambda ctx, g: (div(g, ctx.saved()[0]),))
 
+
+@log.def_backward_arrays
+def _log_backward_arrays(ctx, g):
+    x = _saved_array(ctx, g)
+    return None if x is None else (np.divide(g, x),)
+
 register_kernel("sqrt", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sqrt))
 
 
@@ -388,6 +408,12 @@ sqrt = defop(
     gpu=("unary", "{sqrt}(a)"),
 )
 sqrt.def_backward(lambda ctx, g: (div(g, mul(ctx.saved()[0], 2)),))
+
+
+@sqrt.def_backward_arrays
+def _sqrt_backward_arrays(ctx, g):
+    out = _saved_array(ctx, g)
+    return None if out is None else (np.divide(g, np.multiply(out, np.asarray(2, dtype=g.dtype))),)
 
 @register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES, name="cpu/sign")
 def sign_cpu(x):
@@ -462,6 +488,13 @@ tanh = defop(
 )
 tanh.def_backward(lambda ctx, g: (mul(g, sub(1, mul(ctx.saved()[0], ctx.saved()[0]))),))
 
+
+@tanh.def_backward_arrays
+def _tanh_backward_arrays(ctx, g):
+    """PyTorch's ``tanh_backward``: ``g * (1 - out * out)``."""
+    out = _saved_array(ctx, g)
+    return None if out is None else (np.multiply(g, np.subtract(np.asarray(1, dtype=g.dtype), np.multiply(out, out))),)
+
 @register_kernel("sigmoid", CPU, dtypes=FLOAT_DTYPES, name="cpu/sigmoid")
 def sigmoid_cpu(x):
     # Stable for large |x|: exp of a non-positive number only.
@@ -484,6 +517,13 @@ sigmoid = defop(
 def _sigmoid_backward(ctx, g):
     (s,) = ctx.saved()
     return (mul(g, mul(s, sub(1, s))),)
+
+
+@sigmoid.def_backward_arrays
+def _sigmoid_backward_arrays(ctx, g):
+    """PyTorch's ``sigmoid_backward``: ``g * out * (1 - out)``."""
+    s = _saved_array(ctx, g)
+    return None if s is None else (np.multiply(g, np.multiply(s, np.subtract(np.asarray(1, dtype=g.dtype), s))),)
 
 
 @register_kernel("relu", CPU, dtypes=NUMERIC_DTYPES, name="cpu/relu")

@@ -11,7 +11,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool, check_dims
-from .math import cast, div, eq, exp, mul, sub
+from .math import cast, div, eq, exp, inputs_in_dtype, mul, sub
 from .registry import Attr, defop
 from .shape import expand, reshape
 
@@ -37,6 +37,15 @@ def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> An
     return expand(g, tuple(x_shape))
 
 
+def expand_back_array(g: np.ndarray, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> np.ndarray:
+    """``expand_back`` on an array (fused backward formulas): the reshape and ``expand``'s
+    ``np.broadcast_to``, a read-only view as the op's output is."""
+    if not keepdim:
+        dims = im.reduced_dims("sum", dim, len(x_shape))
+        g = g.reshape(tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
+    return np.broadcast_to(g, tuple(x_shape))
+
+
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
 def sum_cpu(x, dim=None, keepdim=False):
     dtype = np.int64 if x.dtype.kind in "bi" else x.dtype
@@ -58,6 +67,13 @@ sum = defop(
 def _sum_backward(ctx, g):
     shape = ctx.node.next_edges[0][0].shape
     return (expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]),)
+
+
+@sum.def_backward_arrays
+def _sum_backward_arrays(ctx, g):
+    if not inputs_in_dtype(ctx, g.dtype, (0,)):
+        return None
+    return (expand_back_array(g, ctx.node.next_edges[0][0].shape, ctx.attrs["dim"], ctx.attrs["keepdim"]),)
 
 
 @register_kernel("mean", CPU, dtypes=FLOAT_DTYPES, name="cpu/mean")
@@ -90,6 +106,19 @@ def _mean_backward(ctx, g):
     for d in dims:
         count *= shape[d]
     return (div(expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]), float(count if count > 0 else 1)),)
+
+
+@mean.def_backward_arrays
+def _mean_backward_arrays(ctx, g):
+    if not inputs_in_dtype(ctx, g.dtype, (0,)):
+        return None
+    shape = ctx.node.next_edges[0][0].shape
+    count = 1
+    for d in im.reduced_dims("mean", ctx.attrs["dim"], len(shape)):
+        count *= shape[d]
+    spread = expand_back_array(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"])
+    # div(..., float(count)) wraps the Python float in the gradient's dtype, as every scalar operand is.
+    return (np.divide(spread, np.asarray(float(count if count > 0 else 1), dtype=g.dtype)),)
 
 
 def _extreme_backward(ctx, g):
