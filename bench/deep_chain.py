@@ -1,13 +1,20 @@
 """Deep chains: ``y = y * c`` repeated N times (N = 10^3 ... 10^6 graph nodes), then
-``backward()``; forward time, backward time and peak memory, vs PyTorch and micrograd.
+``backward()``; forward, backward and forward + backward time and peak memory, vs PyTorch
+and micrograd.
 
-Each (framework, N) runs in its own child process; memory is the growth of
-the resident set size (``/proc/self/statm``) over its size just before the
-chain is built, read with the whole graph alive (after the forward pass,
-and after backward: the larger of the two), and a crash (micrograd's recursive topological sort hits
-Python's recursion limit near 1000 nodes deep) is reported instead of
-stopping the benchmark. Memory per node should stay flat as N grows: that is
-what "linear memory" means here.
+Each (framework, N) runs in its own child process, so each starts from the
+same clean interpreter; minigrad's and PyTorch's children alternate, round
+after round (three rounds up to N = 10^5, one at 10^6), and a ratio is the
+median of the per-round ratios. Memory is measured the same way for every
+framework: the growth of the resident set size (``/proc/self/statm``) over
+its size just before the chain is built, read with the whole graph alive
+(after the forward pass, and after backward: the larger of the two).
+tracemalloc would not do: it sees Python's allocations only, not PyTorch's
+C++ graph. "Bytes per node" is that peak growth divided by N, with its ratio
+to PyTorch's. A crash (micrograd's recursive topological sort hits Python's
+recursion limit near 1000 nodes deep) is reported instead of stopping the
+benchmark. Memory per node should stay flat as N grows: that is what
+"linear memory" means here.
 
 Run: ``python bench/deep_chain.py [--quick]``.
 """
@@ -122,6 +129,28 @@ def micrograd_depth() -> str:
     return f"backward works up to N={ok}, RecursionError at N={failed} (recursion limit {limit})"
 
 
+def _rounds(size: str, n: int) -> int:
+    """Interleaved rounds per N: one at the smoke size and at 10^6 (minutes per child), three otherwise."""
+    return 1 if size != "full" or n >= 1_000_000 else 3
+
+
+def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One framework's rounds at one N: median times and memory (an error in any round is the result)."""
+    for r in runs:
+        if "error" in r:
+            return r
+    out: dict[str, Any] = {"fw": runs[0]["fw"], "n": runs[0]["n"], "grad_ok": all(r["grad_ok"] for r in runs)}
+    for key in ("fwd_s", "bwd_s", "peak_bytes"):
+        out[key] = C.median([r[key] for r in runs])
+    out["total_s"] = C.median([r["fwd_s"] + r["bwd_s"] for r in runs])
+    return out
+
+
+def _ratio(runs: list[dict[str, Any]], ref: list[dict[str, Any]], key: Any) -> float:
+    """Median over rounds of minigrad's value over PyTorch's in the same round."""
+    return C.median([key(a) / key(b) for a, b in zip(runs, ref)])
+
+
 def run(size: str = "full") -> list[dict[str, Any]]:
     sizes = [500, 1000, 10_000, 100_000, 1_000_000] if size == "full" else [50, 200]
     if os.environ.get("BENCH_DEEP_MAX"):
@@ -129,36 +158,47 @@ def run(size: str = "full") -> list[dict[str, Any]]:
     fws = ["minigrad"]
     if C.torch_or_none() is not None:
         fws.append("pytorch")
-    if C.micrograd_or_none() is not None:
-        fws.append("micrograd")
+    micro = C.micrograd_or_none() is not None
     rows: list[dict[str, Any]] = []
     micro_failed_at = None
     for n in sizes:
-        res = {}
-        for fw in fws:
-            if fw == "micrograd" and micro_failed_at is not None:
-                res[fw] = {"fw": fw, "n": n, "error": f"skipped (failed at N={micro_failed_at})"}
-                continue
-            res[fw] = r = measure(fw, n)
-            if fw == "micrograd" and "error" in r:
-                micro_failed_at = n
-        for fw in fws:
+        runs: dict[str, list[dict[str, Any]]] = {fw: [] for fw in fws}
+        for _ in range(_rounds(size, n)):  # interleaved: minigrad, PyTorch, minigrad, PyTorch ...
+            for fw in fws:
+                runs[fw].append(measure(fw, n))
+        res = {fw: _summary(runs[fw]) for fw in fws}
+        if micro:  # no ratio is taken against micrograd: one run says how far it gets
+            if micro_failed_at is not None:
+                res["micrograd"] = {"fw": "micrograd", "n": n, "error": f"skipped (failed at N={micro_failed_at})"}
+            else:
+                res["micrograd"] = measure("micrograd", n)
+                if "error" in res["micrograd"]:
+                    micro_failed_at = n
+        for fw in res:
             r = res[fw]
             wl = f"deep chain N={n:,}"
             if "error" in r:
                 rows.append(C.row(wl, fw, None, "", note=r["error"]))
                 continue
-            pt = res.get("pytorch", {})
-            both = fw == "minigrad" and "bwd_s" in pt
+            both = fw == "minigrad" and "error" not in res.get("pytorch", {"error": ""})
+            mine, ref = runs["minigrad"], runs.get("pytorch", [])
+            vs = "pytorch" if both else ""
+            total = r.get("total_s", r["fwd_s"] + r["bwd_s"])
             rows.append(C.row(wl + " forward", fw, r["fwd_s"] * 1e3, "ms",
-                              r["fwd_s"] / pt["fwd_s"] if both else None, "pytorch" if both else ""))
+                              _ratio(mine, ref, lambda x: x["fwd_s"]) if both else None, vs))
             rows.append(C.row(wl + " backward", fw, r["bwd_s"] * 1e3, "ms",
-                              r["bwd_s"] / pt["bwd_s"] if both else None, "pytorch" if both else "",
-                              "<= 1.0x (N=1e5)" if both and n == 100_000 else ""))
+                              _ratio(mine, ref, lambda x: x["bwd_s"]) if both else None, vs))
+            rows.append(C.row(wl + " forward + backward", fw, total * 1e3, "ms",
+                              _ratio(mine, ref, lambda x: x["fwd_s"] + x["bwd_s"]) if both else None, vs,
+                              "<= 1.0x" if both and n == 100_000 else ""))
             per_node = r["peak_bytes"] / n
             rows.append(C.row(wl + " peak memory", fw, r["peak_bytes"] / 2**20, "MiB",
                               note=f"{per_node:,.0f} B/node" + ("" if r.get("grad_ok", True) else "; WRONG GRADIENT")))
-    if "micrograd" in fws:
+            rows.append(C.row(wl + " bytes per node", fw, per_node, "B/node",
+                              _ratio(mine, ref, lambda x: x["peak_bytes"]) if both else None, vs,
+                              "<= 1.0x" if both and n == 1_000_000 else "",
+                              "peak RSS growth / N, graph alive" if fw == "minigrad" else ""))
+    if micro:
         rows.append(C.row("deep chain, micrograd's limit", "micrograd", None, "", note=micrograd_depth()))
     else:
         rows.append(C.row("deep chain", "micrograd", None, "", note="micrograd not installed: no comparison"))

@@ -126,3 +126,35 @@ def test_blas_is_pinned_to_one_thread() -> None:
         assert os.environ[var] == "1", var
     in_force = C.pin_blas()
     assert in_force.startswith("1 "), in_force
+
+
+def test_per_op_has_the_issue_rows_and_targets() -> None:
+    """a+b and a*b forward rows next to c = a*b + a, and the GC-tracked objects per op (target <= 6)."""
+    rows = importlib.import_module("per_op").run("small")
+    targets = {(r["workload"], r["variant"]): r["target"] for r in rows}
+    for wl in ("per-op a+b (4x4 float32, grad, forward)", "per-op a*b (4x4 float32, grad, forward)",
+               "per-op c = a*b + a (4x4, 2 ops)"):
+        assert (wl, "minigrad") in targets
+    gc_row = next(r for r in rows if r["workload"].startswith("GC-tracked objects per op") and r["variant"] == "minigrad")
+    assert gc_row["target"] == "<= 6" and gc_row["value"] >= 1.0  # at least the output tensor survives
+
+
+def test_gc_tracked_per_op_counts_what_stays_alive() -> None:
+    mod = importlib.import_module("per_op")
+    # (The interpreter may allocate a tracked object or two of its own while the loop runs.)
+    assert mod.gc_tracked_per_op(lambda: [[], []], n=200) == pytest.approx(3.0, abs=0.05)  # three lists per call
+    assert mod.gc_tracked_per_op(lambda: 1.5, n=200) == pytest.approx(0.0, abs=0.05)  # floats are not tracked
+
+
+def test_deep_chain_ratios_are_medians_of_same_round_ratios() -> None:
+    mod = importlib.import_module("deep_chain")
+    mine = [{"fw": "minigrad", "n": 10, "fwd_s": f, "bwd_s": b, "peak_bytes": m, "grad_ok": True}
+            for f, b, m in ((2.0, 1.0, 300), (4.0, 3.0, 200), (3.0, 1.0, 100))]
+    ref = [{"fw": "pytorch", "n": 10, "fwd_s": f, "bwd_s": b, "peak_bytes": m, "grad_ok": True}
+           for f, b, m in ((1.0, 1.0, 100), (1.0, 1.0, 100), (3.0, 1.0, 100))]
+    assert mod._ratio(mine, ref, lambda r: r["fwd_s"]) == 2.0  # per round 2, 4, 1
+    assert mod._ratio(mine, ref, lambda r: r["fwd_s"] + r["bwd_s"]) == 1.5  # 3/2, 7/2, 4/4
+    s = mod._summary(mine)
+    assert (s["fwd_s"], s["bwd_s"], s["peak_bytes"], s["total_s"]) == (3.0, 1.0, 200, 4.0)
+    assert mod._summary(mine + [{"fw": "minigrad", "n": 10, "error": "boom"}])["error"] == "boom"
+    assert mod._rounds("full", 100_000) == 3 and mod._rounds("full", 1_000_000) == 1 and mod._rounds("small", 50) == 1
