@@ -27,7 +27,7 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 #: Every op given a fused formula by this change; relu's has its own test file.
 FUSED_HERE = ("add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul", "neg", "exp", "log", "sqrt",
-              "tanh", "sigmoid", "sum", "mean", "softmax", "log_softmax", "cross_entropy")
+              "tanh", "sigmoid", "sum", "mean", "getitem", "softmax", "log_softmax", "cross_entropy")
 
 
 @contextmanager
@@ -261,6 +261,20 @@ def test_cross_entropy_through_log_softmax_and_nll_loss_matches() -> None:
     target, weight = mg.tensor(t), mg.tensor(rng.uniform(0.5, 2, size=5), dtype="float32")
     fn = lambda x: mg.nn.functional.cross_entropy(x, target, weight=weight)  # noqa: E731
     assert_same_bits(fn, [logits], ["float32"], [True], "log_softmax")
+    assert_same_bits(fn, [logits], ["float32"], [True], "getitem")  # the scatter of the picked log-probabilities
+    nll = lambda x: mg.nn.functional.nll_loss(x.log_softmax(-1), target, weight=weight)  # noqa: E731
+    assert_same_bits(nll, [logits], ["float64"], [True], "getitem")
+
+
+@pytest.mark.parametrize("index", [
+    (slice(1, 3),), (np.array([0, 2, 2, 1]),), (slice(None), 1), (np.array([0, 0, 3]), np.array([1, 1, 2])),
+    (np.array([True, False, True, True]),), (Ellipsis, slice(None, None, -1)), (2,),
+])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPE_NAMES)
+def test_getitem_fused_backward_matches_the_op_formula(index, dtype: str) -> None:
+    """Repeated integer indices accumulate (np.add.at) in the same order either way."""
+    x = np.random.default_rng(11).normal(size=(4, 3))
+    assert_same_bits(lambda t: t[index], [x], [dtype], [True], "getitem")
 
 
 # -- the op formula still runs where something observes it ----------------------------------------------
@@ -280,7 +294,7 @@ def test_create_graph_and_recorders_take_the_op_formula(op: str, monkeypatch: py
         "maximum": lambda: mg.maximum(a, b), "minimum": lambda: mg.minimum(a, b),
         "where": lambda: mg.where(mg.tensor(rng.random((3, 4)) > 0.5), a, b), "matmul": lambda: a @ b,
         "neg": lambda: -a, "exp": lambda: a.exp(), "log": lambda: a.log(), "sqrt": lambda: a.sqrt(),
-        "tanh": lambda: a.tanh(), "sigmoid": lambda: a.sigmoid(), "sum": lambda: a.sum(0), "mean": lambda: a.mean(1),
+        "tanh": lambda: a.tanh(), "sigmoid": lambda: a.sigmoid(), "sum": lambda: a.sum(0), "mean": lambda: a.mean(1), "getitem": lambda: a[1:, [0, 0, 2]],
         "softmax": lambda: a.softmax(-1), "log_softmax": lambda: a.log_softmax(-1),
         "cross_entropy": lambda: mg.cross_entropy(a, mg.tensor([0, 3, 1])),
     }

@@ -14,7 +14,7 @@ from ..kernels.registry import register_kernel
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape
-from .math import sum_to
+from .math import inputs_in_dtype, sum_to
 from .registry import Attr, Input, defop, type_name
 
 __all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
@@ -279,3 +279,11 @@ getitem_grad = defop(
     doc="scatter-add grad into zeros(shape) at index (the adjoint of getitem)",
 )
 getitem_grad.def_backward(lambda ctx, g: (getitem(g, ctx.attrs["index"]),))
+
+
+@getitem.def_backward_arrays
+def _getitem_backward_arrays(ctx, g):
+    """The scatter-add on arrays (``nll_loss``'s backward is this under a ``mul``): ``getitem_grad``'s kernel."""
+    if not inputs_in_dtype(ctx, g.dtype, (0,)):
+        return None
+    return (getitem_grad_cpu(g, ctx.attrs["index"], ctx.node.next_edges[0][0].shape),)
