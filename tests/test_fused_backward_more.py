@@ -27,7 +27,8 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 #: Every op given a fused formula by this change; relu's has its own test file.
 FUSED_HERE = ("add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul", "neg", "exp", "log", "sqrt",
-              "tanh", "sigmoid", "sum", "mean", "getitem", "softmax", "log_softmax", "cross_entropy")
+              "tanh", "sigmoid", "sum", "mean", "getitem", "reshape", "transpose", "permute", "expand", "squeeze",
+              "unsqueeze", "softmax", "log_softmax", "cross_entropy")
 
 
 @contextmanager
@@ -193,6 +194,22 @@ def test_sum_and_mean_fused_backward_matches_the_op_formula(op, shape, dim, keep
     assert_same_bits(lambda t: getattr(mg, op)(t, dim=dim, keepdim=keepdim), [x], [dtype], [True], op)
 
 
+VIEWS = {
+    "reshape": lambda t: t.reshape(4, 6), "transpose": lambda t: t.transpose(0, 2), "permute": lambda t: t.permute(2, 0, 1),
+    "expand": lambda t: t[:, :1].expand(2, 5, 4), "squeeze": lambda t: t[:, :1].squeeze(1),
+    "unsqueeze": lambda t: t.unsqueeze(-1),
+}
+
+
+@pytest.mark.parametrize("op", sorted(VIEWS))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPE_NAMES)
+def test_view_ops_fused_backward_matches_the_op_formula(op: str, dtype: str) -> None:
+    """Each view's gradient after an elementwise op (so it is not a leaf's), transposed input included."""
+    x = np.random.default_rng(12).normal(size=(2, 3, 4))
+    assert_same_bits(lambda t: VIEWS[op](t * 1.5), [x], [dtype], [True], op)
+    assert_same_bits(lambda t: VIEWS[op]((t * 1.5).permute(0, 2, 1).permute(0, 2, 1)), [x], [dtype], [True], op)
+
+
 # -- matmul -------------------------------------------------------------------------------------------
 
 MATMUL_CASES = [
@@ -295,6 +312,8 @@ def test_create_graph_and_recorders_take_the_op_formula(op: str, monkeypatch: py
         "where": lambda: mg.where(mg.tensor(rng.random((3, 4)) > 0.5), a, b), "matmul": lambda: a @ b,
         "neg": lambda: -a, "exp": lambda: a.exp(), "log": lambda: a.log(), "sqrt": lambda: a.sqrt(),
         "tanh": lambda: a.tanh(), "sigmoid": lambda: a.sigmoid(), "sum": lambda: a.sum(0), "mean": lambda: a.mean(1), "getitem": lambda: a[1:, [0, 0, 2]],
+        "reshape": lambda: a.reshape(4, 3), "transpose": lambda: a.transpose(0, 1), "permute": lambda: a.permute(1, 0),
+        "expand": lambda: a[:1].expand(2, 4), "squeeze": lambda: a[:1].squeeze(0), "unsqueeze": lambda: a.unsqueeze(0),
         "softmax": lambda: a.softmax(-1), "log_softmax": lambda: a.log_softmax(-1),
         "cross_entropy": lambda: mg.cross_entropy(a, mg.tensor([0, 3, 1])),
     }

@@ -14,7 +14,7 @@ from ..kernels.registry import register_kernel
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape
-from .math import inputs_in_dtype, sum_to
+from .math import inputs_in_dtype, sum_to, sum_to_array
 from .registry import Attr, Input, defop, type_name
 
 __all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
@@ -49,6 +49,9 @@ reshape = defop(
     view=True,
 )
 reshape.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
+# The view ops' backward is one op each; the fused forms call that op's kernel on the array
+# (no dispatch through the four layers), as PyTorch's view backward is a C++ view.
+reshape.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.node.next_edges[0][0].shape),))
 
 @register_kernel("transpose", CPU, dtypes=ALL_DTYPES, name="cpu/transpose")
 def transpose_cpu(x, dim0, dim1):
@@ -58,6 +61,7 @@ def transpose_cpu(x, dim0, dim1):
 transpose = defop("transpose", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
                   infer_meta=im.transpose, view=True, doc="swap two dimensions", methods=("transpose",))
 transpose.def_backward(lambda ctx, g: (transpose(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
+transpose.def_backward_arrays(lambda ctx, g: (transpose_cpu(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
 
 @register_kernel("permute", CPU, dtypes=ALL_DTYPES, name="cpu/permute")
 def permute_cpu(x, dims):
@@ -75,6 +79,12 @@ def _permute_backward(ctx, g):
     return (permute(g, inverse),)
 
 
+@permute.def_backward_arrays
+def _permute_backward_arrays(ctx, g):
+    dims = [d % len(ctx.attrs["dims"]) for d in ctx.attrs["dims"]]
+    return (permute_cpu(g, tuple(int(i) for i in np.argsort(dims))),)
+
+
 @register_kernel("expand", CPU, dtypes=ALL_DTYPES, name="cpu/expand")
 def expand_cpu(x, shape):
     lead = len(shape) - x.ndim
@@ -85,6 +95,7 @@ def expand_cpu(x, shape):
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
                doc="broadcast size-1 dimensions to a larger shape (no copy)")
 expand.def_backward(lambda ctx, g: (sum_to(g, ctx.node.next_edges[0][0].shape),))
+expand.def_backward_arrays(lambda ctx, g: (sum_to_array(g, ctx.node.next_edges[0][0].shape),))
 
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
@@ -106,6 +117,7 @@ squeeze = defop(
     methods=("squeeze",),
 )
 squeeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
+squeeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.node.next_edges[0][0].shape),))
 
 @register_kernel("unsqueeze", CPU, dtypes=ALL_DTYPES, name="cpu/unsqueeze")
 def unsqueeze_cpu(x, dim):
@@ -121,6 +133,7 @@ unsqueeze = defop(
     methods=("unsqueeze",),
 )
 unsqueeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
+unsqueeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.node.next_edges[0][0].shape),))
 
 @register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
 def concat_cpu(xs, dim=0):
