@@ -135,8 +135,9 @@ def _add_backward(ctx, g):
 def _add_backward_arrays(ctx, g):
     if not inputs_in_dtype(ctx, g.dtype):
         return None
-    (x_shape, y_shape) = (e[0].shape for e in ctx.node.next_edges)
-    return (sum_to_array(g, x_shape) if ctx.needs(0) else None, sum_to_array(g, y_shape) if ctx.needs(1) else None)
+    gx = sum_to_array(g, ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = sum_to_array(g, ctx.input_shape(1)) if ctx.needs(1) else None
+    return gx, gy
 
 
 register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.subtract))
@@ -161,9 +162,8 @@ def _sub_backward(ctx, g):
 def _sub_backward_arrays(ctx, g):
     if not inputs_in_dtype(ctx, g.dtype):
         return None
-    (x_shape, y_shape) = (e[0].shape for e in ctx.node.next_edges)
-    gx = sum_to_array(g, x_shape) if ctx.needs(0) else None
-    gy = sum_to_array(np.negative(g), y_shape) if ctx.needs(1) else None
+    gx = sum_to_array(g, ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = sum_to_array(np.negative(g), ctx.input_shape(1)) if ctx.needs(1) else None
     return gx, gy
 
 
@@ -194,9 +194,9 @@ def _mul_backward(ctx, g):
 def _mul_backward_arrays(ctx, g):
     if not inputs_in_dtype(ctx, g.dtype):
         return None
-    x, y = (t._data for t in ctx.saved())
-    gx = sum_to_array(np.multiply(g, y), x.shape) if ctx.needs(0) else None
-    gy = sum_to_array(np.multiply(g, x), y.shape) if ctx.needs(1) else None
+    x, y = ctx.saved()  # x is None when y needs no gradient, and y when x needs none (save_for)
+    gx = sum_to_array(np.multiply(g, y._data), ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = sum_to_array(np.multiply(g, x._data), ctx.input_shape(1)) if ctx.needs(1) else None
     return gx, gy
 
 
@@ -229,9 +229,13 @@ def _div_backward(ctx, g):
 def _div_backward_arrays(ctx, g):
     if not inputs_in_dtype(ctx, g.dtype):
         return None
-    x, y = (t._data for t in ctx.saved())
-    gx = sum_to_array(np.divide(g, y), x.shape) if ctx.needs(0) else None
-    gy = sum_to_array(np.negative(np.divide(np.multiply(g, x), np.multiply(y, y))), y.shape) if ctx.needs(1) else None
+    x, y = ctx.saved()  # x is None when y needs no gradient (save_for)
+    gx = sum_to_array(np.divide(g, y._data), ctx.input_shape(0)) if ctx.needs(0) else None
+    if ctx.needs(1):
+        xa, ya = x._data, y._data
+        gy = sum_to_array(np.negative(np.divide(np.multiply(g, xa), np.multiply(ya, ya))), ctx.input_shape(1))
+    else:
+        gy = None
     return gx, gy
 
 
@@ -658,10 +662,9 @@ def _where_backward_arrays(ctx, g):
     if not inputs_in_dtype(ctx, g.dtype, (1, 2)):
         return None
     cond = ctx.saved()[0]._data
-    x_shape, y_shape = ctx.node.next_edges[1][0].shape, ctx.node.next_edges[2][0].shape
     zero = np.zeros(g.shape, dtype=g.dtype)  # fill(g, 0)'s kernel: the same +0.0 everywhere
-    gx = sum_to_array(np.where(cond, g, zero), x_shape) if ctx.needs(1) else None
-    gy = sum_to_array(np.where(cond, zero, g), y_shape) if ctx.needs(2) else None
+    gx = sum_to_array(np.where(cond, g, zero), ctx.input_shape(1)) if ctx.needs(1) else None
+    gy = sum_to_array(np.where(cond, zero, g), ctx.input_shape(2)) if ctx.needs(2) else None
     return None, gx, gy
 
 

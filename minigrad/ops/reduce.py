@@ -73,7 +73,7 @@ def _sum_backward(ctx, g):
 def _sum_backward_arrays(ctx, g):
     if not inputs_in_dtype(ctx, g.dtype, (0,)):
         return None
-    return (expand_back_array(g, ctx.node.next_edges[0][0].shape, ctx.attrs["dim"], ctx.attrs["keepdim"]),)
+    return (expand_back_array(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"]),)
 
 
 @register_kernel("mean", CPU, dtypes=FLOAT_DTYPES, name="cpu/mean")
@@ -112,7 +112,7 @@ def _mean_backward(ctx, g):
 def _mean_backward_arrays(ctx, g):
     if not inputs_in_dtype(ctx, g.dtype, (0,)):
         return None
-    shape = ctx.node.next_edges[0][0].shape
+    shape = ctx.input_shape(0)
     count = 1
     for d in im.reduced_dims("mean", ctx.attrs["dim"], len(shape)):
         count *= shape[d]

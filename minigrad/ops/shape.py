@@ -51,7 +51,7 @@ reshape = defop(
 reshape.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
 # The view ops' backward is one op each; the fused forms call that op's kernel on the array
 # (no dispatch through the four layers), as PyTorch's view backward is a C++ view.
-reshape.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.node.next_edges[0][0].shape),))
+reshape.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.input_shape(0)),))
 
 @register_kernel("transpose", CPU, dtypes=ALL_DTYPES, name="cpu/transpose")
 def transpose_cpu(x, dim0, dim1):
@@ -95,7 +95,7 @@ def expand_cpu(x, shape):
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
                doc="broadcast size-1 dimensions to a larger shape (no copy)")
 expand.def_backward(lambda ctx, g: (sum_to(g, ctx.node.next_edges[0][0].shape),))
-expand.def_backward_arrays(lambda ctx, g: (sum_to_array(g, ctx.node.next_edges[0][0].shape),))
+expand.def_backward_arrays(lambda ctx, g: (sum_to_array(g, ctx.input_shape(0)),))
 
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
@@ -117,7 +117,7 @@ squeeze = defop(
     methods=("squeeze",),
 )
 squeeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
-squeeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.node.next_edges[0][0].shape),))
+squeeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.input_shape(0)),))
 
 @register_kernel("unsqueeze", CPU, dtypes=ALL_DTYPES, name="cpu/unsqueeze")
 def unsqueeze_cpu(x, dim):
@@ -133,7 +133,7 @@ unsqueeze = defop(
     methods=("unsqueeze",),
 )
 unsqueeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
-unsqueeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.node.next_edges[0][0].shape),))
+unsqueeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.input_shape(0)),))
 
 @register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
 def concat_cpu(xs, dim=0):
@@ -299,4 +299,4 @@ def _getitem_backward_arrays(ctx, g):
     """The scatter-add on arrays (``nll_loss``'s backward is this under a ``mul``): ``getitem_grad``'s kernel."""
     if not inputs_in_dtype(ctx, g.dtype, (0,)):
         return None
-    return (getitem_grad_cpu(g, ctx.attrs["index"], ctx.node.next_edges[0][0].shape),)
+    return (getitem_grad_cpu(g, ctx.attrs["index"], ctx.input_shape(0)),)
