@@ -152,17 +152,14 @@ def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
         tensor -> node -> meta, tensor -> meta. A node made before a recording
         started is announced (``node.create``) the first time the recording sees it.
     """
+    # (A leaf's shape, dtype and device never change: in-place ops keep them.)
     node = meta.acc_node() if meta.acc_node is not None else None
     if node is not None:
-        shape, dtype, device = node.in_meta[0][0]
-        if shape == tensor._data.shape and dtype is tensor._dtype and device == tensor._device:
-            rec = bus.recorder
-            if rec is not None and node.announced_to != _token(rec):
-                node.announce()
-            if getattr(tensor, "_acc", None) is not node:
-                tensor._acc = node
-            return node
-        # ``w.data = ...`` gave the leaf another shape or dtype: a new node for the new meta.
+        rec = bus.recorder
+        if rec is not None and node.announced_to != _token(rec):
+            node.announce()
+        tensor._acc = node  # a tensor recovered for create_graph shares the leaf's meta
+        return node
     node = AccumulationNode(meta, (tensor._data.shape, tensor._dtype, tensor._device))
     meta.acc_node = weakref.ref(node)
     tensor._acc = node
