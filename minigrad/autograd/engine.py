@@ -393,9 +393,10 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
         result = (result,)
     out: list[list[Any]] = []
     n_result = len(result)
+    lists = op.has_list_input
     for slot, row in enumerate(node.next_edges):
         r = result[slot] if slot < n_result else None
-        if op.inputs[slot].is_list:
+        if lists and op.inputs[slot].is_list:
             vals = list(r) if r is not None else [None] * len(row)
         elif r is None:
             out.append([None])
@@ -405,7 +406,7 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
         for rank, (edge, g) in enumerate(zip(row, vals)):
             if edge.node is None:
                 vals[rank] = None
-            elif g is not None and g.shape != edge.shape:
+            elif g is not None and g._data.shape != edge.shape:
                 raise RuntimeError(
                     f"backward formula returned a gradient of shape {tuple(g.shape)} for input "
                     f"'{op.inputs[slot].name}' (rank {rank}) of shape {tuple(edge.shape)}"
