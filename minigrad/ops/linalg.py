@@ -65,6 +65,11 @@ def _matmul_backward(ctx, g):
     return gx, gy
 
 
+def _as_shape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` itself when it has ``shape`` (a fresh product that ``.grad`` may take without a copy), else a reshape."""
+    return a if a.shape == shape else a.reshape(shape)
+
+
 @matmul.def_backward_arrays
 def _matmul_backward_arrays(ctx, g):
     """``_matmul_backward`` on arrays: the same kernel calls (``matmul_cpu``, ``np.expand_dims`` for
@@ -83,8 +88,8 @@ def _matmul_backward_arrays(ctx, g):
     gx = gy = None
     if ctx.needs(0):
         gx2 = matmul_cpu(y2, g2, transpose_x=ty, transpose_y=True) if tx else matmul_cpu(g2, y2, transpose_y=not ty)
-        gx = sum_to_array(gx2, x2.shape).reshape(x.shape)
+        gx = _as_shape(sum_to_array(gx2, x2.shape), x.shape)
     if ctx.needs(1):
         gy2 = matmul_cpu(g2, x2, transpose_x=True, transpose_y=tx) if ty else matmul_cpu(x2, g2, transpose_x=not tx)
-        gy = sum_to_array(gy2, y2.shape).reshape(y.shape)
+        gy = _as_shape(sum_to_array(gy2, y2.shape), y.shape)
     return gx, gy

@@ -76,18 +76,22 @@ def sum_to(g: Any, shape: tuple[int, ...]) -> Any:
 def sum_to_array(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``sum_to`` on a NumPy array, for fused backward formulas.
 
-    The same ``np.sum`` call the ``sum`` op's kernel makes, over the same dims,
-    then a reshape: the same bits as ``sum_to`` (a float sum's rounding depends
-    on the order it adds in, so the reduction must be the very same call).
+    The same ``np.sum`` reduction the ``sum`` op's kernel makes, over the same
+    dims: the same bits as ``sum_to`` (a float sum's rounding depends on the
+    order it adds in, so the reduction must be the very same one; ``keepdims``
+    only shapes its result). Where ``keepdims`` alone gives ``shape`` the
+    result is returned as it is, not as a reshaped view, so ``.grad`` can take
+    it without a copy (NOTE [ The first .grad without a copy ]).
     """
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
-    )
-    out = np.sum(g, axis=dims, keepdims=True, dtype=g.dtype) if dims else g
-    return out.reshape(shape)
+    inner = tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
+    dims = tuple(range(lead)) + inner
+    if not dims:
+        return g.reshape(shape)
+    out = np.sum(g, axis=dims, keepdims=bool(inner), dtype=g.dtype)
+    return out if out.shape == shape else out.reshape(shape)
 
 
 def inputs_in_dtype(ctx: Any, dtype: np.dtype, slots: tuple[int, ...] = (0, 1)) -> bool:
