@@ -101,7 +101,7 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
             kernel, device, layout = entry
             if warnings.filters is not kernel_api._filters_seen:
                 kernel_api._silence_fp_warnings()
-            arrays = [t._data for t in inputs]
+            arrays = [x._data, y._data] if len(inputs) == 2 else [t._data for t in inputs]
             check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
             try:
                 out = kernel.fn(*arrays, **attrs)
