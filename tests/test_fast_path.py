@@ -134,3 +134,26 @@ def test_backward_buffer_sums_as_arrays_match_the_add_op() -> None:
     np.testing.assert_array_equal(fast[1], w.grad.numpy())
     (gx,) = mg.grad(loss(), [x], create_graph=True)  # create_graph: sums stay recorded ops
     assert gx.requires_grad and gx.grad_fn is not None
+
+
+def test_calls_with_attributes_check_them_as_bind_does() -> None:
+    """NOTE [ The common call ]: tensors then attributes, positionally or by name, take a
+    shorter road than ``bind``; results and error messages are the same."""
+    x = mg.randn(2, 3, requires_grad=True)
+    np.testing.assert_array_equal(mg.sum(x, 1).numpy(), mg.sum(x, dim=1).numpy())
+    np.testing.assert_array_equal(mg.sum(x, 1, True).numpy(), x.numpy().sum(1, keepdims=True))
+    np.testing.assert_array_equal(mg.sum(x, axis=1).numpy(), x.numpy().sum(1))  # the alias: bind
+    assert mg.reshape(x, (3, 2)).shape == (3, 2)
+    np.testing.assert_array_equal(mg.matmul(x, x, transpose_y=True).numpy(), x.numpy() @ x.numpy().T)
+    with pytest.raises(TypeError, match=r"sum\(\) got multiple values for argument 'dim'"):
+        mg.sum(x, 1, dim=1)
+    with pytest.raises(TypeError, match=r"sum\(\) got an unexpected keyword argument 'dims'"):
+        mg.sum(x, dims=1)
+    with pytest.raises(TypeError, match=r"sum\(\): argument 'keepdim' \(position 2\) must be"):
+        mg.sum(x, 1, "yes")
+    with pytest.raises(TypeError, match=r"reshape\(\) missing required argument 'shape'"):
+        mg.reshape(x)
+    with pytest.raises(TypeError, match=r"reshape\(\) takes 2 arguments"):
+        mg.reshape(x, (6,), 1)
+    mg.sum(x, 1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))

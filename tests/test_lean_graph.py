@@ -24,7 +24,7 @@ def test_in_meta_and_no_grad_edges_are_shared_between_nodes() -> None:
     n1, n2 = _node(y1), _node(y2)
     assert n1.in_meta is n2.in_meta  # one interned ((shape, dtype, device),) per kind
     assert n1.in_meta == ((((3, 4), mg.float32, "cpu"),),)  # [slot][rank] -> (shape, dtype, device)
-    assert n1.next_edges[1][0] is n2.next_edges[1][0]  # c's edge: node None, shared
+    assert n1.next_edges[1] is n2.next_edges[1]  # c's row and edge: node None, shared
     assert n1.next_edges[1][0].node is None and n1.next_edges[1][0].shape == (3, 4)
     # Edges that lead somewhere are each node's own.
     assert n1.next_edges[0][0] is not n2.next_edges[0][0]

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "in_meta_of", "no_edge"]
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "in_meta_of", "no_edge", "no_edge_row"]
 
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
@@ -204,13 +204,13 @@ class GradNode:
 #     A deep chain keeps every node alive until backward, so what one node costs
 #     in memory and allocations is what the graph costs. The parts that are the
 #     same for many nodes are shared rather than rebuilt: ``in_meta`` rows are
-#     interned per (shape, dtype, device) (``in_meta_of``), the edge of an input
-#     that needs no gradient is shared per (shape, dtype) (``no_edge``), ``next_edges``
+#     interned per (shape, dtype, device) (``in_meta_of``), the row of an input
+#     that needs no gradient is shared per (shape, dtype) (``no_edge_row``), ``next_edges``
 #     rows are tuples, and an op called with its default attributes shares one
 #     attrs dict (attrs are never changed after the call). Nothing here is ever
 #     mutated in place: GeneralGrad copies a node's edges before re-pointing them.
 _in_meta_cache: dict[tuple[Any, ...], tuple[tuple[tuple[Any, ...]], ...]] = {}
-_no_edge_cache: dict[tuple[Any, ...], "Edge"] = {}
+_no_edge_cache: dict[tuple[Any, ...], tuple["Edge"]] = {}
 _CACHE_LIMIT = 4096
 
 
@@ -225,15 +225,20 @@ def in_meta_of(shape: tuple[int, ...], dtype: Any, device: str) -> tuple[tuple[t
     return meta
 
 
-def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
-    """The shared edge of a forward input that needs no gradient (``edge.node is None``)."""
+def no_edge_row(shape: tuple[int, ...], dtype: Any = None) -> tuple["Edge"]:
+    """The shared one-edge row of a forward input that needs no gradient (``edge.node is None``)."""
     key = (shape, dtype)
-    edge = _no_edge_cache.get(key)
-    if edge is None:
+    row = _no_edge_cache.get(key)
+    if row is None:
         if len(_no_edge_cache) >= _CACHE_LIMIT:
             _no_edge_cache.clear()
-        edge = _no_edge_cache[key] = Edge(None, 0, 0, shape, dtype)
-    return edge
+        row = _no_edge_cache[key] = (Edge(None, 0, 0, shape, dtype),)
+    return row
+
+
+def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
+    """The shared edge of a forward input that needs no gradient (``edge.node is None``)."""
+    return no_edge_row(shape, dtype)[0]
 
 
 _new_object = object.__new__

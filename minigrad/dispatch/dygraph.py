@@ -28,7 +28,7 @@ import numpy as np
 from .. import flags
 from ..autograd.accumulation import accumulation_node_for
 from ..autograd.grad_mode import GRAD_MODE
-from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge
+from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge, no_edge_row
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
 from ..autograd_meta import AutogradMeta
@@ -199,7 +199,10 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
     for spec, v in zip(op.inputs, inputs):
         if v is None or not spec.differentiable:
             tensors = [] if v is None else (v if isinstance(v, list) else [v])
-            next_edges.append(tuple(no_edge(t._data.shape, t._dtype) for t in tensors) or (no_edge(()),))
+            if len(tensors) == 1:
+                next_edges.append(no_edge_row(tensors[0]._data.shape, tensors[0]._dtype))
+            else:
+                next_edges.append(tuple(no_edge(t._data.shape, t._dtype) for t in tensors) or no_edge_row(()))
             continue
         if type(v) is list:
             row = tuple(_edge_to(t) for t in v)
@@ -209,7 +212,7 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
         else:  # _edge_to(v), inlined: one input per slot is the common case
             meta = v._meta
             if meta is None:
-                row = (no_edge(v._data.shape, v._dtype),)
+                row = no_edge_row(v._data.shape, v._dtype)
             else:
                 nxt = meta.grad_node
                 if nxt is None:

@@ -192,6 +192,11 @@ class OpDef:
         self._any_scalar_ok = any(self._scalar_ok)
         self._arg_pos = {n: pos for pos, n in reversed(list(enumerate(self._arg_names)))}
         self._default_attrs = {a.name: a.default for a in self.attrs}
+        self._attr_index = {a.name: k for k, a in enumerate(self.attrs)}
+        #: For calls with attributes: how many leading tensor arguments (-1: list or optional
+        #: inputs, always ``bind``), and the attributes a call must give.
+        self._n_tensor_inputs = len(self.inputs) if not any(i.is_list or i.optional for i in self.inputs) else -1
+        self._required_attrs = tuple(a.name for a in self.attrs if a.default is _MISSING)
         self.node_class: type[GradNode] = type(
             _node_class_name(name),
             (GradNode,),
@@ -304,9 +309,10 @@ class OpDef:
         #     Most calls pass just the op's tensors (or Python numbers where
         #     allowed), positionally, and leave every attribute at its default:
         #     ``a * b``, ``x + 1``, ``x @ w``. For those, checking is two type
-        #     tests per argument. Anything else - keywords, attributes, lists,
-        #     or a bad argument - goes through ``bind``, which gives the same
-        #     result and the API layer's error messages.
+        #     tests per argument. Calls with tensors and then attributes take a
+        #     second short road (below). Anything else - lists, optional inputs,
+        #     aliases, or a bad argument - goes through ``bind``, which gives the
+        #     same result and the API layer's error messages.
         if not kwargs and len(args) == self._fast_arity:
             # A scalar takes the dtype of a scalar-capable tensor input (where's x/y,
             # not its bool condition), as in ``bind``.
@@ -335,6 +341,31 @@ class OpDef:
                     # One attrs dict shared by every such call: attrs are never changed after the
                     # call (NOTE [ Lean graph data ] in autograd/grad_node.py).
                     return run_op(self, inputs, self._default_attrs)
+        elif self._n_tensor_inputs >= 0 and len(args) >= self._n_tensor_inputs:
+            # Tensors first, then attributes positionally or by name (``reshape(g, shape)``,
+            # ``matmul(g, w, transpose_y=True)`` in backward formulas): each given attribute
+            # is checked as ``bind`` checks it; anything unusual goes to ``bind``.
+            n_in = self._n_tensor_inputs
+            attr_specs = self.attrs
+            if len(args) <= n_in + len(attr_specs):
+                for v in args[:n_in]:
+                    if not isinstance(v, Tensor):
+                        break
+                else:
+                    attrs = dict(self._default_attrs)
+                    pos = n_in
+                    for spec, v in zip(attr_specs, args[n_in:]):
+                        attrs[spec.name] = spec.check(self.name, spec.name, pos, v) if spec.check is not None else v
+                        pos += 1
+                    for key, v in kwargs.items():
+                        k = self._attr_index.get(key)
+                        if k is None or k < len(args) - n_in:
+                            break  # unknown, an alias (axis=) or given twice: bind says which
+                        spec = attr_specs[k]
+                        attrs[key] = spec.check(self.name, key, n_in + k, v) if spec.check is not None else v
+                    else:
+                        if not self._required_attrs or all(attrs[n] is not _MISSING for n in self._required_attrs):
+                            return run_op(self, list(args[:n_in]), attrs)
         inputs, attrs = self.bind(args, kwargs)
         return run_op(self, inputs, attrs)
 
