@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "in_meta_of", "no_edge", "no_edge_row"]
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "reserve_node_ids", "in_meta_of", "no_edge", "no_edge_row"]
 
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
@@ -244,11 +244,18 @@ def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
 _new_object = object.__new__
 
 
-def make_node(cls: type, attrs: Any, next_edges: Any, in_meta: Any, topo_nr: int, wrappers: Any) -> Any:
+def reserve_node_ids() -> tuple[int, int]:
+    """``(id, seq_nr)`` for a node about to be made: taken before its edges, which may
+    create AccumulationNodes, so a node is numbered before the nodes its creation makes
+    (as when PyTorch and Paddle construct the node, then collect its next edges)."""
+    return next(_node_ids), next(_seq_nrs)
+
+
+def make_node(cls: type, ids: tuple[int, int], attrs: Any, next_edges: Any, in_meta: Any, topo_nr: int,
+              wrappers: Any) -> Any:
     """A grad node of class ``cls`` with every field set once (the dygraph layer's constructor)."""
     node = _new_object(cls)
-    node.id = next(_node_ids)
-    node.seq_nr = next(_seq_nrs)
+    node.id, node.seq_nr = ids
     node.topo_nr = topo_nr
     node.next_edges = next_edges
     node.in_meta = in_meta

@@ -28,7 +28,7 @@ import numpy as np
 from .. import flags
 from ..autograd.accumulation import accumulation_node_for
 from ..autograd.grad_mode import GRAD_MODE
-from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge, no_edge_row
+from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
 from ..autograd_meta import AutogradMeta
@@ -193,6 +193,7 @@ _NO_WRAPPERS: tuple[Any, ...] = ()
 
 
 def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any]) -> None:
+    ids = reserve_node_ids()  # the node is numbered first, then the AccumulationNodes its edges make
     # SetGradOutMeta & edges, slot by slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py).
     next_edges = []
     topo = 0
@@ -230,7 +231,7 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
         in_meta: Any = in_meta_of(t._data.shape, t._dtype, t._device)
     else:
         in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
-    node = make_node(op.node_class, attrs, tuple(next_edges), in_meta, topo if topo > 0 else 1, _NO_WRAPPERS)
+    node = make_node(op.node_class, ids, attrs, tuple(next_edges), in_meta, topo if topo > 0 else 1, _NO_WRAPPERS)
     # SetOutRankWithSlot, SetHistory.
     for slot, t in enumerate(outs):
         meta = AutogradMeta(t._id)
