@@ -45,7 +45,7 @@ class AccumulationNode(GradNode):
         rec = bus.recorder
         if rec is not None:
             rec.emit(
-                NodeCreate(
+                NodeCreate.new(
                     node=self.id,
                     name=self.display_name,
                     op="accumulate",
