@@ -15,7 +15,7 @@ import numpy as np
 from . import dtypes, ops
 from .autograd import hooks as _hooks
 from .autograd.engine import run_backward
-from .dispatch.dygraph import run_inplace
+from .dispatch.dygraph import run_inplace, run_op
 from .device import canonical_device
 from .kernels.backends import backend_of_device, move_array
 from .ops.device import to_device
@@ -99,12 +99,29 @@ _UNARY_OPERATORS = {"__neg__", "__pos__", "__abs__", "__invert__"}
 
 
 def _make_operator(fn: Any, name: str) -> Any:
+    # ``a * b`` with two tensors and the op's default attributes is the API layer's
+    # common call (NOTE [ The common call ] in ops/registry.py) with nothing to check:
+    # the operator hands it to the dygraph layer directly. Anything else goes
+    # through the op's ``__call__``.
+    direct = getattr(fn, "_fast_arity", -1) == 2
+    defaults = getattr(fn, "_default_attrs", None)
     if name in _REFLECTED:
-        def operator(self: Tensor, other: Any) -> Any:
-            return fn(other, self)
+        if direct:
+            def operator(self: Tensor, other: Any) -> Any:
+                if isinstance(other, Tensor):
+                    return run_op(fn, [other, self], defaults)
+                return fn(other, self)
+        else:
+            def operator(self: Tensor, other: Any) -> Any:
+                return fn(other, self)
     elif name in _UNARY_OPERATORS:
         def operator(self: Tensor) -> Any:  # type: ignore[misc]
             return fn(self)
+    elif direct:
+        def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]
+            if isinstance(other, Tensor):
+                return run_op(fn, [self, other], defaults)
+            return fn(self, other)
     else:
         def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]
             return fn(self, other)

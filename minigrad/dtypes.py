@@ -85,6 +85,10 @@ def promote(a: DType, b: DType) -> DType:
     return a if a.rank >= b.rank else b
 
 
+#: NumPy dtype -> minigrad dtype for the dtypes minigrad has (``from_numpy``'s first lookup).
+BY_NUMPY = _BY_NP
+
+
 def from_numpy(np_dtype: Any) -> DType:
     """The minigrad dtype of a NumPy dtype; float/int widths outside the six are narrowed."""
     d = _BY_NP.get(np_dtype)

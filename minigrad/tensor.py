@@ -36,6 +36,8 @@ from .tracing.events import TensorCreate, TensorUpdate
 __all__ = ["Tensor", "VersionCounter", "from_data"]
 
 _tensor_ids = itertools.count(1)
+#: A fresh tensor id (the dygraph layer's inlined ``Tensor._make`` takes one).
+next_tensor_id = _tensor_ids.__next__
 
 
 class VersionCounter:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import gc
 import re
-import weakref
 from typing import Any, Callable
 
 import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.autograd.grad_node import GradNode
+from minigrad.autograd.grad_node import GradNode, next_node_id
 from minigrad.ops.registry import OPS
 
 o = mg.ones
@@ -213,20 +212,17 @@ def test_second_backward_through_freed_graph_says_retain_graph() -> None:
 
 
 @pytest.fixture
-def new_nodes(monkeypatch: pytest.MonkeyPatch) -> Callable[[], list[GradNode]]:
-    """Track every grad node created from now on; calling the fixture returns those still alive."""
-    created: weakref.WeakSet[GradNode] = weakref.WeakSet()
-    original = GradNode.__init__
+def new_nodes() -> Callable[[], list[GradNode]]:
+    """Track every grad node created from now on; calling the fixture returns those still alive.
 
-    def tracking_init(self: GradNode, *args: Any, **kwargs: Any) -> None:
-        original(self, *args, **kwargs)
-        created.add(self)
-
-    monkeypatch.setattr(GradNode, "__init__", tracking_init)
+    Node ids only grow, so the nodes made after this point are the live GradNode
+    objects with a larger id (however they were constructed).
+    """
+    first = next_node_id()
 
     def alive() -> list[GradNode]:
         gc.collect()
-        return list(created)
+        return [o for o in gc.get_objects() if isinstance(o, GradNode) and o.id > first]
 
     return alive
 

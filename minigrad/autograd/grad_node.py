@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle"]
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "in_meta_of", "no_edge"]
 
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
@@ -194,6 +194,62 @@ class GradNode:
         other.extra = self.extra
         other.origin = self.origin
         return other
+
+
+# NOTE [ Lean graph data ]
+#     A deep chain keeps every node alive until backward, so what one node costs
+#     in memory and allocations is what the graph costs. The parts that are the
+#     same for many nodes are shared rather than rebuilt: ``in_meta`` rows are
+#     interned per (shape, dtype, device) (``in_meta_of``), the edge of an input
+#     that needs no gradient is shared per (shape, dtype) (``no_edge``), ``next_edges``
+#     rows are tuples, and an op called with its default attributes shares one
+#     attrs dict (attrs are never changed after the call). Nothing here is ever
+#     mutated in place: GeneralGrad copies a node's edges before re-pointing them.
+_in_meta_cache: dict[tuple[Any, ...], tuple[tuple[tuple[Any, ...]], ...]] = {}
+_no_edge_cache: dict[tuple[Any, ...], "Edge"] = {}
+_CACHE_LIMIT = 4096
+
+
+def in_meta_of(shape: tuple[int, ...], dtype: Any, device: str) -> tuple[tuple[tuple[Any, ...]], ...]:
+    """The shared ``in_meta`` of a node with one output of this shape, dtype and device."""
+    key = (shape, dtype, device)
+    meta = _in_meta_cache.get(key)
+    if meta is None:
+        if len(_in_meta_cache) >= _CACHE_LIMIT:
+            _in_meta_cache.clear()
+        meta = _in_meta_cache[key] = ((key,),)
+    return meta
+
+
+def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
+    """The shared edge of a forward input that needs no gradient (``edge.node is None``)."""
+    key = (shape, dtype)
+    edge = _no_edge_cache.get(key)
+    if edge is None:
+        if len(_no_edge_cache) >= _CACHE_LIMIT:
+            _no_edge_cache.clear()
+        edge = _no_edge_cache[key] = Edge(None, 0, 0, shape, dtype)
+    return edge
+
+
+_new_object = object.__new__
+
+
+def make_node(cls: type, attrs: Any, next_edges: Any, in_meta: Any, topo_nr: int, wrappers: Any) -> Any:
+    """A grad node of class ``cls`` with every field set once (the dygraph layer's constructor)."""
+    node = _new_object(cls)
+    node.id = next(_node_ids)
+    node.seq_nr = next(_seq_nrs)
+    node.topo_nr = topo_nr
+    node.next_edges = next_edges
+    node.in_meta = in_meta
+    node.attrs = attrs
+    node.wrappers = wrappers
+    node.hooks = None
+    node.released = False
+    node.extra = None
+    node.origin = None
+    return node
 
 
 def released_error(node: "GradNode") -> RuntimeError:

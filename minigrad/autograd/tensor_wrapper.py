@@ -27,24 +27,17 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["TensorWrapper"]
 
 class TensorWrapper:
-    """A saved tensor (see the module docstring)."""
+    """A saved tensor (see the module docstring).
 
-    __slots__ = (
-        "data",
-        "dtype",
-        "device",
-        "layout",
-        "version_counter",
-        "snapshot",
-        "requires_grad",
-        "node_ref",
-        "out_slot",
-        "out_rank",
-        "leaf_meta",
-        "tensor_id",
-        "tensor_name",
-        "cleared",
-    )
+    Lean on purpose (one is made per saved tensor of every op): the array,
+    the version counter and its snapshot, what rebuilds the tensor (dtype,
+    device, layout, id, name) and ``grad_ref`` - ``None`` for a tensor that
+    needs no gradient, the leaf's ``AutogradMeta``, or ``(weakref to the grad
+    node, out slot, out rank)`` for a non-leaf.
+    """
+
+    __slots__ = ("data", "dtype", "device", "layout", "version_counter", "snapshot", "grad_ref", "tensor_id",
+                 "tensor_name")
 
     def __init__(self, tensor: "Tensor") -> None:
         self.data = tensor._data
@@ -57,21 +50,24 @@ class TensorWrapper:
         self.version_counter = vc
         self.snapshot = vc.value
         meta = tensor._meta
-        self.requires_grad = meta is not None
-        self.node_ref: weakref.ReferenceType[GradNode] | None = None
-        self.leaf_meta = None
-        self.out_slot = 0
-        self.out_rank = 0
-        if meta is not None:
-            if meta.grad_node is None:
-                self.leaf_meta = meta
-            else:
-                self.node_ref = weakref.ref(meta.grad_node)
-                self.out_slot = meta.out_slot
-                self.out_rank = meta.out_rank
+        if meta is None:
+            self.grad_ref: Any = None
+        elif meta.grad_node is None:
+            self.grad_ref = meta
+        else:
+            self.grad_ref = (weakref.ref(meta.grad_node), meta.out_slot, meta.out_rank)
         self.tensor_id = tensor._id
         self.tensor_name = tensor._name
-        self.cleared = False
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether the saved tensor required grad when it was saved."""
+        return self.grad_ref is not None
+
+    @property
+    def cleared(self) -> bool:
+        """Whether ``clear()`` dropped the array (the node was released)."""
+        return self.data is None
 
     @property
     def version(self) -> int:
@@ -106,22 +102,22 @@ class TensorWrapper:
         t = Tensor._make(self.data, self.dtype, self.device, self.layout)
         t._version = self.version_counter
         t._name = self.tensor_name
-        if create_graph and self.requires_grad:
-            if self.leaf_meta is not None:
-                t._meta = self.leaf_meta
-            else:
-                grad_node = self.node_ref() if self.node_ref is not None else None
+        ref = self.grad_ref
+        if create_graph and ref is not None:
+            if type(ref) is tuple:  # a non-leaf: a new meta pointing at the same node output
+                node_ref, slot, rank = ref
                 meta = AutogradMeta(t._id)
-                meta.grad_node = grad_node
-                meta.out_slot = self.out_slot
-                meta.out_rank = self.out_rank
+                meta.grad_node = node_ref()
+                meta.out_slot = slot
+                meta.out_rank = rank
                 t._meta = meta
+            else:  # a leaf: the same meta, so gradients reach its .grad
+                t._meta = ref
         return t
 
     def clear(self) -> None:
         """Drop the saved array (``TensorWrapper::clear``)."""
         self.data = None
-        self.cleared = True
 
     def __repr__(self) -> str:
         return f"TensorWrapper(t{self.tensor_id}, version={self.snapshot}, cleared={self.cleared})"

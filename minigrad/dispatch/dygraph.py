@@ -19,6 +19,7 @@ layer runs first and node creation cannot fail, so no half-built node is left.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -26,15 +27,17 @@ import numpy as np
 from .. import flags
 from ..autograd.accumulation import accumulation_node_for
 from ..autograd.grad_mode import GRAD_MODE
-from ..autograd.grad_node import Edge, announce_node
+from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper
 from ..autograd_meta import AutogradMeta
+from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
-from ..kernels.api import call_kernel, run_specialised, specialise, specialised_kernel
+from ..kernels import api as kernel_api
+from ..kernels.api import _specialised, call_kernel, specialise, specialised_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
-from ..tensor import Tensor, VersionCounter
+from ..tensor import Tensor, VersionCounter, next_tensor_id
 from ..tracing import bus
 from ..tracing.events import ApiCall
 from ..tracing.preview import jsonable, jsonable_attrs
@@ -69,6 +72,11 @@ def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
     return ids
 
 
+_ndarray = np.ndarray
+_new_object = object.__new__
+_np_dtypes = _dt.BY_NUMPY
+
+
 def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """Run one op through AMP, the kernel layer and grad-node creation."""
     rec = bus.recorder
@@ -78,13 +86,53 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
         inputs = autocast_inputs(op, inputs)
     elif rec is None:
         # NOTE [ The specialised eager path ] in kernels/api.py: no search, same checks.
-        sig = specialise(op, inputs)
-        entry = specialised_kernel(op, inputs, sig) if sig is not None else False
+        # Everything below is the four layers collapsed for a call whose kind was seen
+        # before: the cached kernel, InferMeta's check, the output tensor, the node.
+        try:
+            if len(inputs) == 2:
+                x, y = inputs
+                sig: Any = (op, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout,
+                            flags.enable_api_kernel_fallback, flags.use_gpudnn)
+            else:
+                sig = specialise(op, inputs)
+        except AttributeError:  # a None or list input: the general path
+            sig = None
+        entry = (_specialised.get(sig) or specialised_kernel(op, inputs, sig)) if sig is not None else False
         if entry:
             kernel, device, layout = entry
-            out = run_specialised(op, kernel, [t._data for t in inputs], attrs)
-            outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
-            return _finish(op, inputs, attrs, (out,), outs, False, None)
+            if warnings.filters is not kernel_api._filters_seen:
+                kernel_api._silence_fp_warnings()
+            arrays = [t._data for t in inputs]
+            check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
+            try:
+                out = kernel.fn(*arrays, **attrs)
+            except MemoryError as exc:
+                raise kernel_api.out_of_memory(op, kernel, check, exc) from None
+            if type(out) is not _ndarray or type(check) is not tuple or out.shape != check[0] or out.dtype != check[1]:
+                if type(out) is tuple or type(check) is not tuple:  # several outputs: the general finish
+                    kernel_api._check_outputs(op, kernel.name, check, out)
+                    outs = [Tensor._make(a, from_numpy(a.dtype), device, layout) for a in out]
+                    return _finish(op, inputs, attrs, out, outs, True, None)
+                kernel_api._check_outputs(op, kernel.name, check, out)
+            # Tensor._make, inlined.
+            t = _new_object(Tensor)
+            t._data = out
+            t._dtype = dtype = _np_dtypes.get(out.dtype) or from_numpy(out.dtype)
+            t._device = device
+            t._layout = layout
+            t._meta = None
+            t._version = None
+            t._id = next_tensor_id()
+            t._name = None
+            if op.view:
+                return _finish(op, inputs, attrs, (out,), [t], False, None)
+            # require_any_grad, then the node (see _finish and _create_grad_node).
+            if GRAD_MODE.enabled and dtype.is_floating and op.backward is not None:
+                for spec, v in zip(op.inputs, inputs):
+                    if v._meta is not None and spec.differentiable:
+                        _create_grad_node(op, inputs, attrs, [t])
+                        break
+            return t
 
     out, device, layout = call_kernel(op, inputs, attrs)
     multi = isinstance(out, tuple)
@@ -134,56 +182,63 @@ def _edge_to(t: Any) -> Edge:
     """``SetGradOutMeta`` for one input: the edge to the node that takes its gradient."""
     meta = t._meta
     if meta is None:
-        return Edge(None, 0, 0, t._data.shape, t._dtype)
+        return no_edge(t._data.shape, t._dtype)
     node = meta.grad_node
     if node is None:
         node = accumulation_node_for(meta, t)
-    return Edge(node, meta.out_slot, meta.out_rank, t._data.shape, t._dtype)
+    shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
+    return Edge(node, meta.out_slot, meta.out_rank, shape, dtype)
+
+
+_NO_WRAPPERS: tuple[Any, ...] = ()
 
 
 def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any]) -> None:
-    node = op.node_class()
-    node.attrs = attrs
-    # SetGradOutMeta & edges, slot by slot, rank by rank.
-    next_edges: list[list[Edge]] = []
+    # SetGradOutMeta & edges, slot by slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py).
+    next_edges = []
     topo = 0
     for spec, v in zip(op.inputs, inputs):
         if v is None or not spec.differentiable:
             tensors = [] if v is None else (v if isinstance(v, list) else [v])
-            next_edges.append([Edge(None, 0, 0, t._data.shape, t._dtype) for t in tensors] or [Edge(None, 0, 0, ())])
+            next_edges.append(tuple(no_edge(t._data.shape, t._dtype) for t in tensors) or (no_edge(()),))
             continue
-        if isinstance(v, list):
-            row = [_edge_to(t) for t in v]
+        if type(v) is list:
+            row = tuple(_edge_to(t) for t in v)
             for e in row:
                 if e.node is not None and e.node.topo_nr >= topo:
                     topo = e.node.topo_nr + 1
         else:  # _edge_to(v), inlined: one input per slot is the common case
             meta = v._meta
             if meta is None:
-                row = [Edge(None, 0, 0, v._data.shape, v._dtype)]
+                row = (no_edge(v._data.shape, v._dtype),)
             else:
                 nxt = meta.grad_node
                 if nxt is None:
                     nxt = accumulation_node_for(meta, v)
-                row = [Edge(nxt, meta.out_slot, meta.out_rank, v._data.shape, v._dtype)]
+                slot = meta.out_slot
+                rank = meta.out_rank
+                shape, dtype, _ = nxt.in_meta[slot][rank]
+                row = (Edge(nxt, slot, rank, shape, dtype),)
                 if nxt.topo_nr >= topo:
                     topo = nxt.topo_nr + 1
         next_edges.append(row)
-    node.next_edges = next_edges
-    node.topo_nr = topo if topo > 0 else 1
-    # SetOutRankWithSlot, SetHistory, SetGradInMeta.
-    in_meta = []
+    # SetGradInMeta: shared per (shape, dtype, device) for the common single output.
+    if len(outs) == 1:
+        t = outs[0]
+        in_meta: Any = in_meta_of(t._data.shape, t._dtype, t._device)
+    else:
+        in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
+    node = make_node(op.node_class, attrs, tuple(next_edges), in_meta, topo if topo > 0 else 1, _NO_WRAPPERS)
+    # SetOutRankWithSlot, SetHistory.
     for slot, t in enumerate(outs):
         meta = AutogradMeta(t._id)
         meta.grad_node = node
         meta.out_slot = slot
-        meta.out_rank = 0
         t._meta = meta
-        in_meta.append([(t._data.shape, t._dtype, t._device)])
-    node.in_meta = in_meta
-    # TensorWrappers for the saved inputs/outputs (with version snapshots).
+    # TensorWrappers for the saved inputs/outputs (with version snapshots); a saved
+    # output is wrapped after SetHistory, so it leads back to this node under create_graph.
     if op.save:
-        wrappers = []
+        wrappers: Any = []
         for idx in op.save_index:
             if idx < 0:
                 wrappers.append(TensorWrapper(outs[0]))
@@ -193,12 +248,11 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
                     wrappers.extend(TensorWrapper(t) for t in v)
                 elif v is not None:
                     wrappers.append(TensorWrapper(v))
-        node.wrappers = wrappers
+        node.wrappers = tuple(wrappers)
     if flags.retain_grad_for_all_tensor:
         for t in outs:
             retain_grad(t)
-    rec = bus.recorder
-    if rec is not None:
+    if bus.recorder is not None:
         announce_node(node)
 
 

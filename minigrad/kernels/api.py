@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from ..tensor import Tensor
 
-__all__ = ["call_kernel", "parse_kernel_key", "specialise", "specialised_kernel", "run_specialised"]
+__all__ = ["call_kernel", "parse_kernel_key", "specialise", "specialised_kernel", "run_specialised", "out_of_memory"]
 
 _float32 = _dt.float32
 ALL_LAYOUT = Layout.ALL_LAYOUT
@@ -145,9 +145,8 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
             t0 = time.perf_counter_ns()
             out = kernel.fn(*arrays, **attrs)
             rec.emit(KernelLaunch.new(op=name, kernel=kernel.name, backend=kkey.backend, wall_ns=time.perf_counter_ns() - t0))
-    except MemoryError as exc:  # NumPy's bare MemoryError names neither the op nor why
-        shapes = ", ".join(str(tuple(s)) for s, _ in (meta if isinstance(meta, list) else [meta]))
-        raise MemoryError(f"{name}(): out of memory in kernel {kernel.name} computing an output of shape {shapes}: {exc}") from None
+    except MemoryError as exc:
+        raise out_of_memory(op, kernel, meta, exc) from None
 
     if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
@@ -182,6 +181,7 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
 #     cleared with the registry's (``on_change``), like the selection cache.
 _key_event_cache: dict[tuple[str, KernelKey], tuple[Any, ...]] = {}
 _selection_event_cache: dict[tuple[str, int, bool], tuple[Any, tuple[Any, ...]]] = {}
+_MAX_SELECTION_EVENTS = 4096
 on_change(lambda op: (_key_event_cache.clear(), _selection_event_cache.clear()))
 
 
@@ -212,6 +212,9 @@ def _selection_events(name: str, selection: Any, cached: bool) -> tuple[Any, ...
         KernelSelect.new(op=name, kernel=kernel.name, backend=kk.backend, layout=kk.layout, dtype=kk.dtype.name,
                          fallback_cpu=selection.fallback_cpu, cached=cached),
     )
+    if len(_selection_event_cache) >= _MAX_SELECTION_EVENTS:
+        # ``select.clear_cache()`` alone (tests call it) makes new selections and leaves old entries here.
+        _selection_event_cache.clear()
     _selection_event_cache[ck] = (selection, events)
     return events
 
@@ -287,11 +290,16 @@ def run_specialised(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[str
     try:
         out = kernel.fn(*arrays, **attrs)
     except MemoryError as exc:  # as in call_kernel
-        shapes = ", ".join(str(tuple(s)) for s, _ in (check if isinstance(check, list) else [check]))
-        raise MemoryError(f"{op.name}(): out of memory in kernel {kernel.name} computing an output of shape {shapes}: {exc}") from None
+        raise out_of_memory(op, kernel, check, exc) from None
     if type(out) is tuple or type(check) is not tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
     return out
+
+
+def out_of_memory(op: "OpDef", kernel: Any, meta: Any, exc: MemoryError) -> MemoryError:
+    """NumPy's bare MemoryError names neither the op nor why: say both."""
+    shapes = ", ".join(str(tuple(s)) for s, _ in (meta if isinstance(meta, list) else [meta]))
+    return MemoryError(f"{op.name}(): out of memory in kernel {kernel.name} computing an output of shape {shapes}: {exc}")
 
 
 def _layout_back(op: str, array: Any, src: str, dst: str) -> Any:

@@ -323,8 +323,9 @@ class OpDef:
                         for pos, v in enumerate(args):
                             if not isinstance(v, Tensor):
                                 inputs[pos] = _wrap_scalar(v, inputs, like)
-                    defaults = self._default_attrs
-                    return run_op(self, inputs, dict(defaults) if defaults else {})
+                    # One attrs dict shared by every such call: attrs are never changed after the
+                    # call (NOTE [ Lean graph data ] in autograd/grad_node.py).
+                    return run_op(self, inputs, self._default_attrs)
         inputs, attrs = self.bind(args, kwargs)
         return run_op(self, inputs, attrs)
 
