@@ -427,7 +427,11 @@ class BackwardContext:
     def saved(self) -> list["Tensor"]:
         """The saved tensors, recovered (version-checked) in the op's ``save`` order."""
         node = self.node
-        return [w.recover(node, self.create_graph) for w in node.wrappers]
+        return [w.recover(node, self.create_graph) if w is not None else None for w in node.wrappers]
+
+    def input_shape(self, slot: int) -> tuple[int, ...]:
+        """The shape of forward input ``slot`` (its gradient must have it), kept on its edge."""
+        return self.node.next_edges[slot][0].shape
 
     def needs(self, slot: int) -> bool:
         """Whether input ``slot`` needs a gradient (has an edge to a next node)."""

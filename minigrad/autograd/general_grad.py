@@ -159,7 +159,7 @@ class GeneralGrad:
         copied = orig.copy()
         # Own wrapper objects over the same saved arrays: releasing the copy
         # (grad() without retain_graph) must not free the user's graph.
-        copied.wrappers = [_copy.copy(w) for w in orig.wrappers]
+        copied.wrappers = [_copy.copy(w) if w is not None else None for w in orig.wrappers]
         if copied.hooks:
             # grad() writes no .grad: retain-grad hooks stay on the original only.
             hooks = {k: [h for h in v if h[2] != "retain_grad"] for k, v in copied.hooks.items()}

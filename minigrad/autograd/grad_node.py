@@ -174,7 +174,8 @@ class GradNode:
     def release(self) -> None:
         """Free the TensorWrappers (``ClearTensorWrappers``); the node can't run again."""
         for w in self.wrappers:
-            w.clear()
+            if w is not None:
+                w.clear()
         self.released = True
 
     def copy(self) -> "GradNode":
@@ -317,7 +318,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         tensor=None,
         copy_of=copy_of,
         edges=edges,
-        saved=[w.tensor_id for w in node.wrappers],
+        saved=[w.tensor_id for w in node.wrappers if w is not None],
         attrs=jsonable_attrs(node.attrs),
     )
     rec.emit(ev)

@@ -239,8 +239,10 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
     # output is wrapped after SetHistory, so it leads back to this node under create_graph.
     if op.save:
         wrappers: Any = []
-        for idx in op.save_index:
-            if idx < 0:
+        for idx, needed_by in zip(op.save_index, op.save_needed_by):
+            if needed_by is not None and all(e.node is None for k in needed_by for e in next_edges[k]):
+                wrappers.append(None)  # only needed for gradients nobody asked for (save_for)
+            elif idx < 0:
                 wrappers.append(TensorWrapper(outs[0]))
             else:
                 v = inputs[idx]
@@ -324,7 +326,7 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         # The new node saved the pre-change values of ``self`` (PyTorch's original_self):
         # give those wrappers a private copy, since the storage is about to change.
         for w in node.wrappers:
-            if w.data is self._data:
+            if w is not None and w.data is self._data:
                 w.data = self._data.copy()
                 w.version_counter = VersionCounter()
                 w.snapshot = 0

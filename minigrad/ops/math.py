@@ -113,6 +113,7 @@ register_kernel("mul", CPU, dtypes=ALL_DTYPES)(_ufunc(np.multiply))
 mul = _binary(
     "mul",
     save=("x", "y"),
+    save_for={"x": (1,), "y": (0,)},
     doc="x * y",
     methods=("mul",),
     operators=("__mul__", "__rmul__"),
@@ -122,8 +123,11 @@ mul = _binary(
 
 @mul.def_backward
 def _mul_backward(ctx, g):
-    x, y = ctx.saved()
-    return (sum_to(mul(g, y), x.shape) if ctx.needs(0) else None, sum_to(mul(g, x), y.shape) if ctx.needs(1) else None)
+    x, y = ctx.saved()  # x is None when y needs no gradient, and y when x needs none (save_for)
+    return (
+        sum_to(mul(g, y), ctx.input_shape(0)) if ctx.needs(0) else None,
+        sum_to(mul(g, x), ctx.input_shape(1)) if ctx.needs(1) else None,
+    )
 
 
 @register_kernel("div", CPU, dtypes=FLOAT_DTYPES, name="cpu/div")
@@ -134,6 +138,7 @@ def div_cpu(x, y):
 div = _binary(
     "div",
     save=("x", "y"),
+    save_for={"x": (1,), "y": (0, 1)},
     promote="float",
     doc="x / y (true division)",
     methods=("div",),
@@ -145,8 +150,8 @@ div = _binary(
 @div.def_backward
 def _div_backward(ctx, g):
     x, y = ctx.saved()
-    gx = sum_to(div(g, y), x.shape) if ctx.needs(0) else None
-    gy = sum_to(neg(div(mul(g, x), mul(y, y))), y.shape) if ctx.needs(1) else None
+    gx = sum_to(div(g, y), ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = sum_to(neg(div(mul(g, x), mul(y, y))), ctx.input_shape(1)) if ctx.needs(1) else None
     return gx, gy
 
 

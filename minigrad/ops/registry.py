@@ -123,6 +123,7 @@ class OpDef:
         attrs: Sequence[Attr] = (),
         infer_meta: Callable[..., Any] | None = None,
         save: Sequence[str] = (),
+        save_for: dict[str, Sequence[int]] | None = None,
         promote: str = "all",
         key_inputs: Sequence[int] | None = None,
         transform_dtype: bool = False,
@@ -144,6 +145,13 @@ class OpDef:
         self.save = tuple(save)
         self.save_index = tuple(
             -1 if s == "out" else [i.name for i in self.inputs].index(s) for s in self.save
+        )
+        #: ``save_for={"x": (1,)}``: x is saved only for the gradient of input slot 1. When
+        #: none of those inputs needs a gradient the tensor is not kept (PyTorch's
+        #: ``MulBackward0`` keeps ``other`` only when ``self`` requires grad): ``ctx.saved()``
+        #: gives None in its place. Entries not named are always saved.
+        self.save_needed_by: tuple[tuple[int, ...] | None, ...] = tuple(
+            tuple(save_for[s]) if save_for and s in save_for else None for s in self.save
         )
         if promote not in ("all", "float"):
             raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")

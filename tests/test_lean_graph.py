@@ -1,0 +1,126 @@
+"""Lean graph data (NOTE [ Lean graph data ] in autograd/grad_node.py): what one grad node
+costs, and that the shared parts never leak between nodes."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.autograd.grad_node import Edge
+
+
+def _node(t: mg.Tensor):
+    return t.grad_fn
+
+
+def test_in_meta_and_no_grad_edges_are_shared_between_nodes() -> None:
+    x = mg.randn(3, 4, requires_grad=True)
+    c = mg.randn(3, 4)
+    y1, y2 = x * c, x * c
+    n1, n2 = _node(y1), _node(y2)
+    assert n1.in_meta is n2.in_meta  # one interned ((shape, dtype, device),) per kind
+    assert n1.in_meta == ((((3, 4), mg.float32, "cpu"),),)  # [slot][rank] -> (shape, dtype, device)
+    assert n1.next_edges[1][0] is n2.next_edges[1][0]  # c's edge: node None, shared
+    assert n1.next_edges[1][0].node is None and n1.next_edges[1][0].shape == (3, 4)
+    # Edges that lead somewhere are each node's own.
+    assert n1.next_edges[0][0] is not n2.next_edges[0][0]
+    assert n1.next_edges[0][0].node is n2.next_edges[0][0].node  # x's AccumulationNode
+    assert isinstance(n1.next_edges, tuple) and isinstance(n1.next_edges[0], tuple)
+
+
+def test_default_attrs_are_shared_and_never_changed() -> None:
+    x = mg.randn(2, 3, requires_grad=True)
+    s1, s2 = x.sum(), x.sum()
+    assert _node(s1).attrs is _node(s2).attrs
+    before = dict(_node(s1).attrs)
+    x.sum(dim=1).sum().backward()  # a call with its own attrs
+    assert _node(s1).attrs == before
+
+
+def test_mul_keeps_only_what_its_gradients_need() -> None:
+    """PyTorch's MulBackward0: ``other`` is kept only when ``self`` needs a gradient."""
+    x = mg.randn(5, requires_grad=True)
+    c = mg.randn(5)
+    y = x * c
+    saved = _node(y).wrappers
+    assert saved[0] is None and saved[1].tensor_id == c._id  # x is not kept: c needs no gradient
+    ref = weakref.ref(saved[1].data)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), c.numpy())
+    del ref
+
+    # Both need gradients: both kept, both gradients right.
+    a = mg.randn(5, requires_grad=True)
+    b = mg.randn(5, requires_grad=True)
+    z = a * b
+    assert [w.tensor_id for w in _node(z).wrappers] == [a._id, b._id]
+    z.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), b.numpy())
+    np.testing.assert_array_equal(b.grad.numpy(), a.numpy())
+
+
+def test_an_unsaved_input_may_change_in_place_afterwards() -> None:
+    """Not kept means not checked: as in PyTorch, changing x in place after ``x * c`` is fine."""
+    x0 = mg.randn(4, requires_grad=True)
+    x = x0 * 1.0  # a non-leaf we may change in place
+    c = mg.tensor([1.0, 2.0, 3.0, 4.0])
+    y = x * c
+    x.add_(1.0)
+    y.sum().backward()
+    np.testing.assert_array_equal(x0.grad.numpy(), c.numpy())
+    # c is kept: changing it is still caught.
+    y2 = x0 * c.requires_grad_(False)
+    c.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        y2.sum().backward()
+
+
+def test_div_keeps_y_for_both_gradients_and_x_only_for_y() -> None:
+    x = mg.randn(3, requires_grad=True)
+    d = mg.tensor([2.0, 4.0, 8.0])
+    y = x / d
+    saved = _node(y).wrappers
+    assert saved[0] is None and saved[1].tensor_id == d._id
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 1 / d.numpy())
+
+
+def test_the_unsaved_input_is_freed_with_its_tensor() -> None:
+    """In a chain ``y = y * c`` nothing keeps the intermediate arrays alive."""
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    c = mg.tensor([0.5, 0.5])
+    y = x * c
+    arr = weakref.ref(y._data)
+    y = y * c
+    gc.collect()
+    assert arr() is None
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.25, 0.25])
+
+
+def test_a_node_is_a_handful_of_objects() -> None:
+    """GC-tracked objects left alive per ``a * b`` (both leaves, result kept): the tensor,
+    its meta, the node, its edge tuples and edges, the saved tensors. A regression guard
+    on the count, not a timing."""
+    a = mg.randn(4, 4, requires_grad=True)
+    b = mg.randn(4, 4, requires_grad=True)
+    keep = [a * b for _ in range(5)]  # AccumulationNodes exist from here on
+    gc.collect()
+    gc.disable()
+    try:
+        n0 = len(gc.get_objects())
+        keep += [a * b for _ in range(200)]
+        per_op = (len(gc.get_objects()) - n0 - 1) / 200  # the list comprehension's list
+    finally:
+        gc.enable()
+    assert per_op <= 11, per_op
+
+
+def test_edge_is_still_an_edge() -> None:
+    x = mg.randn(2, requires_grad=True)
+    e = _node(x * 2).next_edges[0][0]
+    assert isinstance(e, Edge) and e.node is not None and (e.slot, e.rank) == (0, 0) and e.shape == (2,)
