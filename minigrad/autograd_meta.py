@@ -17,7 +17,7 @@ NOTE [ No reference cycles between tensors and nodes ]
     Ownership runs one way: tensor -> meta -> grad node -> next nodes.
     An AccumulationNode owns its leaf's meta (to write ``.grad``) while the
     meta refers back to it only weakly, as PyTorch's ``grad_accumulator_``
-    does; TensorWrappers hold arrays, not tensors; retain-grad hooks hold a
+    does (the leaf *tensor* keeps it alive: tensor -> node -> meta); TensorWrappers hold arrays, not tensors; retain-grad hooks hold a
     weak reference to the meta. Freed graphs are reclaimed by reference
     counting alone, without the cycle collector.
 """

@@ -56,7 +56,9 @@ class VersionCounter:
 class Tensor:
     """An n-dimensional array with autograd (see the module docstring)."""
 
-    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_version", "_id", "_name", "__weakref__")
+    # ``_acc``: set only on a leaf that requires grad, to keep its AccumulationNode alive
+    # while the leaf lives (``autograd/accumulation.py``); never read.
+    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_version", "_id", "_name", "_acc", "__weakref__")
 
     # Tensors compare elementwise (``==`` builds a bool tensor), so hash by identity.
     __hash__ = object.__hash__

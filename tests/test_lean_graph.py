@@ -124,3 +124,85 @@ def test_edge_is_still_an_edge() -> None:
     x = mg.randn(2, requires_grad=True)
     e = _node(x * 2).next_edges[0][0]
     assert isinstance(e, Edge) and e.node is not None and (e.slot, e.rank) == (0, 0) and e.shape == (2,)
+
+
+def test_a_live_leaf_keeps_one_accumulation_node() -> None:
+    """NOTE [ One AccumulationNode while the leaf lives ]: a training loop reuses it."""
+    w = mg.randn(3, requires_grad=True)
+    seen = set()
+    for _ in range(3):
+        y = (w * 2.0).sum()
+        seen.add(y.grad_fn.next_functions[0][0].next_functions[0][0])
+        y.backward()
+        del y  # the whole graph goes; the leaf's node stays with the leaf
+    assert len(seen) == 1
+    np.testing.assert_array_equal(w.grad.numpy(), [6.0, 6.0, 6.0])
+    acc = weakref.ref(seen.pop())
+    del w
+    assert acc() is None  # and goes with it, by reference counting
+
+
+def test_a_node_made_before_the_recording_is_announced_in_it() -> None:
+    """Every node an event names has its node.create in the same trace."""
+    w = mg.randn(3, requires_grad=True)
+    (w * 2.0).sum().backward()  # warm-up, not recorded: w's AccumulationNode exists now
+    for _ in range(2):  # two recordings: each announces it once
+        with mg.trace(values=False) as tr:
+            (w * 3.0).sum().backward()
+            (w * 4.0).sum().backward()
+        creates = [e for e in tr.events if e.kind == "node.create"]
+        announced = [e.node for e in creates]
+        assert len(announced) == len(set(announced))
+        acc = [e.node for e in creates if e.is_accumulation]
+        assert len(acc) == 1
+        for e in creates:
+            for edge in e.edges:
+                assert edge["next"] is None or edge["next"] in announced[: announced.index(e.node)]
+        ran = {e.node for e in tr.events if e.kind == "node.run"}
+        assert ran <= set(announced)
+
+
+def test_first_grad_takes_a_fresh_gradient_without_a_copy_and_copies_a_shared_one() -> None:
+    """NOTE [ The first .grad without a copy ]: never two .grad fields on one array."""
+    a = mg.randn(3, 3, requires_grad=True)
+    b = mg.randn(3, 3, requires_grad=True)
+    (a @ b).sum().backward()  # two fresh arrays from the matmul formulas
+    assert a.grad._data.base is None and b.grad._data.base is None
+    assert not np.shares_memory(a.grad._data, b.grad._data)
+
+    # add passes one gradient to both inputs: the second leaf must copy.
+    x = mg.randn(4, requires_grad=True)
+    y = mg.randn(4, requires_grad=True)
+    (x + y).backward(mg.ones(4))
+    assert not np.shares_memory(x.grad._data, y.grad._data)
+    x.grad.zero_()
+    np.testing.assert_array_equal(y.grad.numpy(), np.ones(4))
+
+    # The seed is the caller's: .grad never aliases it.
+    z = mg.randn(4, requires_grad=True)
+    seed = mg.tensor([1.0, 2.0, 3.0, 4.0])
+    z.backward(seed)
+    assert not np.shares_memory(z.grad._data, seed._data)
+    z.grad.zero_()
+    np.testing.assert_array_equal(seed.numpy(), [1.0, 2.0, 3.0, 4.0])
+
+    # A hook's result that the user keeps is not taken either.
+    kept = []
+    w = mg.randn(2, requires_grad=True)
+    w.register_hook(lambda g: kept.append(g * 2.0) or kept[-1])
+    (w * 1.0).sum().backward()
+    assert not np.shares_memory(w.grad._data, kept[0]._data)
+
+
+def test_a_gradient_a_hook_has_seen_is_copied_into_grad() -> None:
+    """A node hook keeps the gradient tensor; add passes that very tensor on to both leaves."""
+    kept = []
+    a = mg.randn(3, requires_grad=True)
+    b = mg.randn(3, requires_grad=True)
+    h = a + b
+    h.register_hook(lambda g: kept.append(g))
+    h.backward(mg.ones(3))
+    assert not np.shares_memory(a.grad._data, kept[0]._data)
+    assert not np.shares_memory(b.grad._data, kept[0]._data)
+    a.grad.zero_()
+    np.testing.assert_array_equal(kept[0].numpy(), np.ones(3))

@@ -11,21 +11,26 @@ ready queue, so leaf gradients are written as soon as they are complete.
 
 from __future__ import annotations
 
+import sys
+import threading
 import weakref
 from typing import Any
 
+import numpy as np
+
 from ..autograd_meta import AutogradMeta
+from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import GradAccumulate, HookRun, NodeCreate
 from .grad_node import GradNode, check_hook_result
 
-__all__ = ["AccumulationNode", "accumulation_node_for"]
+__all__ = ["AccumulationNode", "accumulation_node_for", "BACKWARD_PASS"]
 
 
 class AccumulationNode(GradNode):
     """The grad node of a leaf tensor; it has no outgoing edges."""
 
-    __slots__ = ("meta",)
+    __slots__ = ("meta", "announced_to")
 
     op_name = "accumulate"
     is_accumulation = True
@@ -33,7 +38,8 @@ class AccumulationNode(GradNode):
     def __init__(self, meta: "AutogradMeta", in_meta: Any = None) -> None:
         super().__init__()
         self.meta = meta
-        self.in_meta = [[in_meta]]
+        self.in_meta = ((in_meta,),)
+        self.announced_to: Any = None
 
     @property
     def tensor_id(self) -> int:
@@ -44,6 +50,7 @@ class AccumulationNode(GradNode):
         """Emit ``node.create`` for this node (if recording)."""
         rec = bus.recorder
         if rec is not None:
+            self.announced_to = _token(rec)
             rec.emit(
                 NodeCreate.new(
                     node=self.id,
@@ -74,8 +81,15 @@ class AccumulationNode(GradNode):
                     g = check_hook_result(out, g, meta.tensor_id, fn)
         if not general and g is not None:
             if meta.grad is None:
-                # Own the storage: the incoming gradient may alias another buffer.
-                meta.grad = g if create_graph else g.detach_copy()
+                if create_graph:
+                    meta.grad = g
+                elif rec is None and not meta.hooks and not BACKWARD_PASS.user_code and _sole_owner(g):
+                    # NOTE [ The first .grad without a copy ]: nothing else holds the
+                    # array, so .grad takes it (PyTorch's AccumulateGrad "steals" it too).
+                    meta.grad = Tensor._make(g._data, g._dtype, g._device, g._layout)
+                else:
+                    # Own the storage: the incoming gradient may alias another buffer.
+                    meta.grad = g.detach_copy()
             else:
                 meta.grad = meta.grad + g
             if rec is not None:
@@ -92,16 +106,62 @@ class AccumulationNode(GradNode):
         return other
 
 
+# NOTE [ The first .grad without a copy ]
+#     ``.grad`` must own its storage: a later in-place change (``w.grad.zero_()``,
+#     an optimizer's ``+=``) must not reach another tensor. The first gradient is
+#     copied unless nothing else can see its array: a NumPy array that is no view
+#     (``base is None``: any array sharing its memory would hold it as its base)
+#     whose only reference is the gradient tensor's own. ``sys.getrefcount``
+#     counts that reference and its own argument: 2. When one gradient tensor
+#     reaches two leaves (``a + b``), the first leaf's new ``.grad`` tensor holds
+#     the array, so the second leaf sees 3 and copies. User code that may have
+#     kept a gradient *tensor* (a hook, a custom Function's backward) makes the
+#     rest of the pass copy (``BACKWARD_PASS.user_code``, set by the engine), and
+#     with a recorder active (which keeps previews) the gradient is always copied.
+_getrefcount = sys.getrefcount
+
+
+class _BackwardPass(threading.local):
+    """Per-thread state of the running backward pass that ``.grad`` needs."""
+
+    #: Whether user code has seen gradients in this pass (True outside the engine).
+    user_code = True
+
+
+BACKWARD_PASS = _BackwardPass()
+
+
+def _sole_owner(g: Any) -> bool:
+    return type(g._data) is np.ndarray and g._meta is None and g._data.base is None and _getrefcount(g._data) == 2
+
+
+def _token(rec: Any) -> tuple[int, int]:
+    """Which recording a node was announced to (a recorder and its start time)."""
+    return (id(rec), rec._t0)
+
+
 def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
     """The leaf's AccumulationNode, created on its first use by an op (``SetGradOutMeta``).
 
-    The meta holds it only weakly (NOTE [ No reference cycles between tensors
-    and nodes ] in ``autograd_meta.py``): a node that no graph holds any more
-    is made again.
+    NOTE [ One AccumulationNode while the leaf lives ]
+        The meta holds its node only weakly (NOTE [ No reference cycles between
+        tensors and nodes ] in ``autograd_meta.py``); the leaf *tensor* keeps it
+        alive (``tensor._acc``), so ``w * x`` in a training loop finds the same
+        node every step instead of building a new one each time the last graph
+        is freed (PyTorch rebuilds its ``AccumulateGrad`` then). Nothing cycles:
+        tensor -> node -> meta, tensor -> meta. A node made before a recording
+        started is announced (``node.create``) the first time the recording sees it.
     """
+    # (A leaf's shape, dtype and device never change: in-place ops keep them.)
     node = meta.acc_node() if meta.acc_node is not None else None
-    if node is None:
-        node = AccumulationNode(meta, (tensor._data.shape, tensor._dtype, tensor._device))
-        meta.acc_node = weakref.ref(node)
-        node.announce()
+    if node is not None:
+        rec = bus.recorder
+        if rec is not None and node.announced_to != _token(rec):
+            node.announce()
+        tensor._acc = node  # a tensor recovered for create_graph shares the leaf's meta
+        return node
+    node = AccumulationNode(meta, (tensor._data.shape, tensor._dtype, tensor._device))
+    meta.acc_node = weakref.ref(node)
+    tensor._acc = node
+    node.announce()
     return node

@@ -62,7 +62,7 @@ from ..tracing.events import (
     WrappersClear,
 )
 from . import hooks as _hooks
-from .accumulation import accumulation_node_for
+from .accumulation import BACKWARD_PASS, accumulation_node_for
 from .general_grad import GeneralGrad
 from .grad_node import GradNode, released_error
 from .grad_mode import GRAD_MODE
@@ -115,7 +115,7 @@ def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) 
 
 
 def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
-    """``CopyValueFromTensor``: the seed for output ``i`` (a private copy), checked."""
+    """``CopyValueFromTensor``: the seed for output ``i`` (detached from the caller's tensor), checked."""
     if g is None:
         if t._data.size != 1:
             raise RuntimeError(
@@ -135,7 +135,9 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
         raise RuntimeError(f"gradient {i} is on device '{g._device}' but output {i} is on '{t._device}'")
     if GRAD_MODE.enabled and g._meta is not None:
         return g  # create_graph: keep the seed's own history
-    return g.detach_copy()
+    # Detached, not copied: the engine never writes into a gradient, and ``.grad``
+    # copies what it does not own (NOTE [ The first .grad without a copy ]).
+    return Tensor._make(g._data, g._dtype, g._device, g._layout)
 
 
 def _to_device(array: Any, device: str) -> Any:
@@ -210,6 +212,8 @@ def run_backward(
 
     prev_mode = GRAD_MODE.enabled
     GRAD_MODE.enabled = create_graph  # backward formulas record only for create_graph
+    prev_user_code = BACKWARD_PASS.user_code  # a hook may run a nested backward
+    BACKWARD_PASS.user_code = False
     try:
         seeds = [_seed_gradient(i, t, grad_tensors[i]) for i, (_, _, _, t) in enumerate(starts)]
         if rec is not None:
@@ -350,12 +354,14 @@ def run_backward(
         return results
     finally:
         GRAD_MODE.enabled = prev_mode
+        BACKWARD_PASS.user_code = prev_user_code
         current_run = None
 
 
 def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
     """Call a node: hooks, saved-tensor checks, then its backward formula."""
     if node.hooks:
+        BACKWARD_PASS.user_code = True  # a hook may keep a gradient (NOTE [ The first .grad without a copy ])
         grads = node.apply_gradient_hooks(grads)
     if node.is_accumulation:
         return node.run(grads, create_graph, general)  # type: ignore[attr-defined]
@@ -363,6 +369,7 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
         raise released_error(node)
     op = node.opdef
     if op is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
+        BACKWARD_PASS.user_code = True
         return node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
     assert op.backward is not None
     ctx = BackwardContext(node, create_graph)
@@ -386,9 +393,10 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
         result = (result,)
     out: list[list[Any]] = []
     n_result = len(result)
+    lists = op.has_list_input
     for slot, row in enumerate(node.next_edges):
         r = result[slot] if slot < n_result else None
-        if op.inputs[slot].is_list:
+        if lists and op.inputs[slot].is_list:
             vals = list(r) if r is not None else [None] * len(row)
         elif r is None:
             out.append([None])
@@ -398,7 +406,7 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
         for rank, (edge, g) in enumerate(zip(row, vals)):
             if edge.node is None:
                 vals[rank] = None
-            elif g is not None and g.shape != edge.shape:
+            elif g is not None and g._data.shape != edge.shape:
                 raise RuntimeError(
                     f"backward formula returned a gradient of shape {tuple(g.shape)} for input "
                     f"'{op.inputs[slot].name}' (rank {rank}) of shape {tuple(edge.shape)}"

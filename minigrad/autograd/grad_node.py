@@ -79,8 +79,9 @@ class GradNode:
 
     Attributes:
         id: stable integer id (used in events and display names).
-        next_edges: ``list[list[Edge]]`` indexed by forward-input slot, then rank.
-        in_meta: ``list[list[(shape, dtype, device)]]`` per forward-output slot, rank.
+        next_edges: rows of Edges indexed by forward-input slot, then rank (tuples on
+            nodes the dygraph layer builds: NOTE [ Lean graph data ]).
+        in_meta: ``(shape, dtype, device)`` per forward-output slot, then rank (shared).
         released: set when ``backward()`` without ``retain_graph`` ran this node.
     """
 

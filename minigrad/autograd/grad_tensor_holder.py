@@ -20,7 +20,10 @@ class GradTensorHolder:
     __slots__ = ("buffers",)
 
     def __init__(self, in_meta: list[list[Any]]) -> None:
-        self.buffers: list[list[Any]] = [[None] * len(ranks) for ranks in in_meta] or [[None]]
+        if len(in_meta) == 1 and len(in_meta[0]) == 1:  # one output: most nodes
+            self.buffers: list[list[Any]] = [[None]]
+        else:
+            self.buffers = [[None] * len(ranks) for ranks in in_meta] or [[None]]
 
     def add(self, slot: int, rank: int, grad: Any, arrays: bool = False) -> Any:
         """Sum ``grad`` into position (slot, rank); returns the buffer's new value.

@@ -240,9 +240,18 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
     if op.save:
         wrappers: Any = []
         for idx, needed_by in zip(op.save_index, op.save_needed_by):
-            if needed_by is not None and all(e.node is None for k in needed_by for e in next_edges[k]):
-                wrappers.append(None)  # only needed for gradients nobody asked for (save_for)
-            elif idx < 0:
+            if needed_by is not None:
+                for k in needed_by:
+                    for e in next_edges[k]:
+                        if e.node is not None:
+                            break
+                    else:
+                        continue
+                    break
+                else:  # only needed for gradients nobody asked for (save_for)
+                    wrappers.append(None)
+                    continue
+            if idx < 0:
                 wrappers.append(TensorWrapper(outs[0]))
             else:
                 v = inputs[idx]

@@ -9,6 +9,8 @@ expected; the kernel never runs on them.
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Sequence
 
 import numpy as np
@@ -175,13 +177,13 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
 
 
 def reshape(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
-    size = int(np.prod(x.shape, dtype=np.int64))
+    size = math.prod(x.shape)  # Python ints: exact, and ~20x cheaper than np.prod on a small tuple
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise ValueError(f"{op}(): only one dimension can be inferred (-1), got shape {_shape(shape)}")
     if any(s < -1 for s in shape):
         raise ValueError(f"{op}(): invalid shape dimension in {_shape(shape)}")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    known = math.prod(s for s in shape if s != -1)
     if unknown:
         if known == 0 or size % known:
             raise ValueError(f"{op}(): shape {_shape(shape)} is invalid for input of size {size}")

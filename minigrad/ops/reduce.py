@@ -40,7 +40,8 @@ def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> An
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
 def sum_cpu(x, dim=None, keepdim=False):
     dtype = np.int64 if x.dtype.kind in "bi" else x.dtype
-    return np.asarray(np.sum(x, axis=_axis(x, dim), keepdims=keepdim, dtype=dtype))
+    # np.add.reduce is what np.sum calls, without its Python wrapper (~2 us a call).
+    return np.asarray(np.add.reduce(x, axis=_axis(x, dim), dtype=dtype, keepdims=keepdim))
 
 
 sum = defop(

@@ -359,10 +359,10 @@ def _grads_in_input_dtypes(opdef: "OpDef", fn: Callable[..., Any]) -> Callable[.
                 continue
             if opdef.inputs[slot].is_list:
                 out[slot] = [
-                    g if g is None or e.dtype is None or g.dtype is e.dtype else cast(g, e.dtype)
+                    g if g is None or e.dtype is None or g._dtype is e.dtype else cast(g, e.dtype)
                     for g, e in zip(out[slot], row)
                 ]
-            elif row[0].dtype is not None and out[slot].dtype is not row[0].dtype:
+            elif row[0].dtype is not None and out[slot]._dtype is not row[0].dtype:
                 out[slot] = cast(out[slot], row[0].dtype)
         return tuple(out)
 
