@@ -57,8 +57,10 @@ class Tensor:
     """An n-dimensional array with autograd (see the module docstring)."""
 
     # ``_acc``: set only on a leaf that requires grad, to keep its AccumulationNode alive
-    # while the leaf lives (``autograd/accumulation.py``); never read.
-    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_version", "_id", "_name", "_acc", "__weakref__")
+    # while the leaf lives (``autograd/accumulation.py``); never read. ``_saved``: the
+    # TensorWrapper of its last save, shared by later saves (``autograd/tensor_wrapper.py``).
+    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_version", "_id", "_name", "_acc", "_saved",
+                 "__weakref__")
 
     # Tensors compare elementwise (``==`` builds a bool tensor), so hash by identity.
     __hash__ = object.__hash__

@@ -173,10 +173,12 @@ class GradNode:
     # -- life cycle ----------------------------------------------------------
 
     def release(self) -> None:
-        """Free the TensorWrappers (``ClearTensorWrappers``); the node can't run again."""
-        for w in self.wrappers:
-            if w is not None:
-                w.clear()
+        """Free the saved tensors (``ClearTensorWrappers``); the node can't run again.
+
+        The node lets go of its wrappers rather than clearing them: a wrapper may be
+        shared with other nodes (NOTE [ One wrapper per saved leaf ] in
+        ``tensor_wrapper.py``), and an unshared one is freed with the reference."""
+        self.wrappers = ()
         self.released = True
 
     def copy(self) -> "GradNode":

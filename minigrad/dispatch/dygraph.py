@@ -19,6 +19,7 @@ layer runs first and node creation cannot fail, so no half-built node is left.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -29,7 +30,7 @@ from ..autograd.accumulation import accumulation_node_for
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge
 from ..autograd.hooks import retain_grad
-from ..autograd.tensor_wrapper import TensorWrapper
+from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
@@ -102,7 +103,7 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
             kernel, device, layout = entry
             if warnings.filters is not kernel_api._filters_seen:
                 kernel_api._silence_fp_warnings()
-            arrays = [t._data for t in inputs]
+            arrays = [x._data, y._data] if len(inputs) == 2 else [t._data for t in inputs]
             check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
             try:
                 out = kernel.fn(*arrays, **attrs)
@@ -256,9 +257,9 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
             else:
                 v = inputs[idx]
                 if isinstance(v, list):
-                    wrappers.extend(TensorWrapper(t) for t in v)
+                    wrappers.extend(save_tensor(t) for t in v)
                 elif v is not None:
-                    wrappers.append(TensorWrapper(v))
+                    wrappers.append(save_tensor(v))
         node.wrappers = tuple(wrappers)
     if flags.retain_grad_for_all_tensor:
         for t in outs:
@@ -334,11 +335,16 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
     if node is not None:
         # The new node saved the pre-change values of ``self`` (PyTorch's original_self):
         # give those wrappers a private copy, since the storage is about to change.
-        for w in node.wrappers:
+        # A new wrapper, not an edited one: wrappers may be shared (NOTE [ One wrapper per
+        # saved leaf ] in autograd/tensor_wrapper.py).
+        wrappers = list(node.wrappers)
+        for k, w in enumerate(wrappers):
             if w is not None and w.data is self._data:
+                w = wrappers[k] = copy.copy(w)
                 w.data = self._data.copy()
                 w.version_counter = VersionCounter()
                 w.snapshot = 0
+        node.wrappers = tuple(wrappers)
     if result._dtype is not self._dtype:
         # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
         # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
