@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
-from ..tracing.preview import jsonable
+from ..tracing.preview import jsonable_attrs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -323,7 +323,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         for slot, row in enumerate(node.next_edges)
         for rank, e in enumerate(row)
     ]
-    ev = NodeCreate(
+    ev = NodeCreate.new(
         node=node.id,
         name=node.display_name,
         op=node.op_name,
@@ -334,7 +334,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         copy_of=copy_of,
         edges=edges,
         saved=[w.tensor_id for w in node.wrappers if w is not None],
-        attrs={k: jsonable(v) for k, v in node.attrs.items()},
+        attrs=jsonable_attrs(node.attrs),
     )
     rec.emit(ev)
     if copy_of is None and ev.source is not None:  # the recorder stamped where it came from (tracing/provenance.py)

@@ -41,7 +41,7 @@ from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter, next_tensor_id
 from ..tracing import bus
 from ..tracing.events import ApiCall
-from ..tracing.preview import jsonable
+from ..tracing.preview import jsonable, jsonable_attrs
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
@@ -52,22 +52,25 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["OPS", "run_op", "run_inplace", "run_to_device", "announce_node", "jsonable"]
 
 
-def _ids(inputs: list[Any]) -> list[Any]:
-    return [
-        [t._id for t in v] if isinstance(v, list) else (v._id if v is not None else None) for v in inputs
-    ]
-
-
-def _announce_inputs(rec: Any, inputs: list[Any]) -> None:
+def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
     """Announce inputs made before the recording started (parameters, data), so that
-    every tensor id an event mentions has a ``tensor.create`` in the trace."""
+    every tensor id an event mentions has a ``tensor.create`` in the trace.
+    Returns the inputs' ids, as ``api.call`` lists them (a list of ids for a list input)."""
     seen = rec.announced
+    ids: list[Any] = []
     for v in inputs:
         if v is None:
-            continue
-        for t in v if isinstance(v, list) else (v,):
-            if t._id not in seen:
-                t._announce()
+            ids.append(None)
+        elif isinstance(v, list):
+            for t in v:
+                if t._id not in seen:
+                    t._announce()
+            ids.append([t._id for t in v])
+        else:
+            if v._id not in seen:
+                v._announce()
+            ids.append(v._id)
+    return ids
 
 
 _ndarray = np.ndarray
@@ -79,8 +82,7 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """Run one op through AMP, the kernel layer and grad-node creation."""
     rec = bus.recorder
     if rec is not None:
-        _announce_inputs(rec, inputs)
-        rec.emit(ApiCall(op=op.name, inputs=_ids(inputs), attrs={k: jsonable(v) for k, v in attrs.items()}))
+        rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=jsonable_attrs(attrs)))
     if amp_state.AMP.level:
         inputs = autocast_inputs(op, inputs)
     elif rec is None:
