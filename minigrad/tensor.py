@@ -125,15 +125,22 @@ class Tensor:
         if rec is None:
             return
         rec.announced.add(self._id)
+        # ``_autograd_fields()`` inlined: a ``**dict`` call costs as much as the event itself.
+        meta = self._meta
+        node = meta.grad_node if meta is not None else None
         rec.emit(
-            TensorCreate(
+            TensorCreate.new(
                 tensor=self._id,
                 name=self.name,
                 shape=list(self._data.shape),
                 dtype=self._dtype.name,
                 device=self._device,
                 value=rec.preview(self._data),
-                **self._autograd_fields(),
+                requires_grad=meta is not None,
+                is_leaf=node is None,
+                grad_node=node.id if node is not None else None,
+                out_slot=meta.out_slot if meta is not None else 0,
+                out_rank=meta.out_rank if meta is not None else 0,
             )
         )
 

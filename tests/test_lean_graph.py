@@ -247,3 +247,13 @@ def test_an_in_place_op_gives_its_node_a_private_wrapper() -> None:
     np.testing.assert_allclose(c.grad.numpy(), old)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         z.sum().backward()  # z saved x before the change
+
+
+def test_a_node_is_numbered_before_the_accumulation_nodes_it_makes() -> None:
+    """As PyTorch and Paddle construct the node, then collect its next edges."""
+    x = mg.tensor([1.0], requires_grad=True)
+    w = mg.tensor([2.0], requires_grad=True)
+    node = (x * w).grad_fn
+    accs = [n for n, _ in node.next_functions]
+    assert all(a.id > node.id and a.seq_nr > node.seq_nr for a in accs)
+    assert [a.id for a in accs] == sorted(a.id for a in accs)

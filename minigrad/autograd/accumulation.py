@@ -52,7 +52,7 @@ class AccumulationNode(GradNode):
         if rec is not None:
             self.announced_to = _token(rec)
             rec.emit(
-                NodeCreate(
+                NodeCreate.new(
                     node=self.id,
                     name=self.display_name,
                     op="accumulate",

@@ -222,7 +222,7 @@ def run_backward(
                 nid = gg.copy_of_start(node).id if gg is not None else node.id
                 if nid not in start_ids:
                     start_ids.append(nid)
-            rec.emit(BackwardBegin(mode="grad" if is_general else "backward", start=start_ids,
+            rec.emit(BackwardBegin.new(mode="grad" if is_general else "backward", start=start_ids,
                                    retain_graph=retain_graph, create_graph=create_graph))
         queue: deque[GradNode] = deque()
         buffers: dict[GradNode, GradTensorHolder] = {}
@@ -236,11 +236,11 @@ def run_backward(
                 holder = buffers[node] = GradTensorHolder(node.in_meta)
             value = holder.add(slot, rank, seed)
             if rec is not None:
-                rec.emit(BufferAdd(node=node.id, slot=slot, rank=rank, source=None, value=rec.preview(value._data)))
+                rec.emit(BufferAdd.new(node=node.id, slot=slot, rank=rank, source=None, value=rec.preview(value._data)))
             if node not in queue:
                 queue.append(node)
                 if rec is not None and gg is None:
-                    rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in queue]))
+                    rec.emit(QueuePush.new(node=node.id, front=False, queue=[n.id for n in queue]))
 
         if gg is not None:
             # GeneralGrad restricts the queue to the startup nodes; the pushes are
@@ -248,13 +248,13 @@ def run_backward(
             gg.prepare(orig_queue, queue, buffers)
             if rec is not None:
                 for k, node in enumerate(queue):
-                    rec.emit(QueuePush(node=node.id, front=False, queue=[n.id for n in list(queue)[: k + 1]]))
+                    rec.emit(QueuePush.new(node=node.id, front=False, queue=[n.id for n in list(queue)[: k + 1]]))
 
         in_degree = get_in_degree_map(queue, check_released=gg is None)
         if gg is not None:
             gg.check_released(in_degree)
         if rec is not None:
-            rec.emit(BackwardInDegree(in_degree={n.id: c for n, c in in_degree.items()}))
+            rec.emit(BackwardInDegree.new(in_degree={n.id: c for n, c in in_degree.items()}))
             current_run = BackwardRun(queue, in_degree, buffers, "grad" if is_general else "backward")
 
         # -- execution ---------------------------------------------------------
@@ -270,14 +270,14 @@ def run_backward(
                 queue.popleft()
                 waiting_starts.discard(node)
                 if rec is not None:
-                    rec.emit(QueuePop(node=node.id, queue=[n.id for n in queue]))
-                    rec.emit(QueueSkip(node=node.id, in_degree=in_degree.get(node, 0)))
+                    rec.emit(QueuePop.new(node=node.id, queue=[n.id for n in queue]))
+                    rec.emit(QueueSkip.new(node=node.id, in_degree=in_degree.get(node, 0)))
                 continue
             queue.popleft()
             waiting_starts.discard(node)
             if rec is not None:
                 current_run.current = node  # type: ignore[union-attr]
-                rec.emit(QueuePop(node=node.id, queue=[n.id for n in queue]))
+                rec.emit(QueuePop.new(node=node.id, queue=[n.id for n in queue]))
 
             holder = buffers.pop(node, None)
             if holder is None:
@@ -296,7 +296,7 @@ def run_backward(
             nodes_run += 1
             if rec is not None:
                 rec.emit(
-                    NodeRun(
+                    NodeRun.new(
                         node=node.id,
                         grads_in=[[rec.preview(g._data) if g is not None else None for g in row] for row in grads_in],
                         grads_out=[[rec.preview(g._data) if g is not None else None for g in row] for row in grads_out],
@@ -307,7 +307,7 @@ def run_backward(
             if not retain_graph and not node.is_accumulation:
                 node.release()
                 if rec is not None:
-                    rec.emit(WrappersClear(node=node.id))
+                    rec.emit(WrappersClear.new(node=node.id))
 
             for slot, row in enumerate(node.next_edges):
                 out_row = grads_out[slot] if slot < len(grads_out) else ()
@@ -322,12 +322,12 @@ def run_backward(
                     if g is not None:
                         value = holder.add(edge.slot, edge.rank, g, array_sums)
                         if rec is not None:
-                            rec.emit(BufferAdd(node=nxt.id, slot=edge.slot, rank=edge.rank, source=node.id,
+                            rec.emit(BufferAdd.new(node=nxt.id, slot=edge.slot, rank=edge.rank, source=node.id,
                                                value=rec.preview(value._data)))
                     count = in_degree[nxt] - 1
                     in_degree[nxt] = count
                     if rec is not None:
-                        rec.emit(InDegreeUpdate(node=nxt.id, in_degree=count))
+                        rec.emit(InDegreeUpdate.new(node=nxt.id, in_degree=count))
                     if count == 0 and nxt not in waiting_starts:
                         if gg is not None and not gg.is_needed(nxt):
                             continue
@@ -348,7 +348,7 @@ def run_backward(
             except RuntimeError as exc:  # an unused input: the pass itself did end
                 unused_error = exc
         if rec is not None:
-            rec.emit(BackwardEnd(nodes_run=nodes_run, wall_ns=time.perf_counter_ns() - t_start))
+            rec.emit(BackwardEnd.new(nodes_run=nodes_run, wall_ns=time.perf_counter_ns() - t_start))
         if unused_error is not None:
             raise unused_error
         return results

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
-from ..tracing.preview import jsonable
+from ..tracing.preview import jsonable_attrs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "in_meta_of", "no_edge", "no_edge_row"]
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "reserve_node_ids", "in_meta_of", "no_edge", "no_edge_row"]
 
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
@@ -244,11 +244,18 @@ def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
 _new_object = object.__new__
 
 
-def make_node(cls: type, attrs: Any, next_edges: Any, in_meta: Any, topo_nr: int, wrappers: Any) -> Any:
+def reserve_node_ids() -> tuple[int, int]:
+    """``(id, seq_nr)`` for a node about to be made: taken before its edges, which may
+    create AccumulationNodes, so a node is numbered before the nodes its creation makes
+    (as when PyTorch and Paddle construct the node, then collect its next edges)."""
+    return next(_node_ids), next(_seq_nrs)
+
+
+def make_node(cls: type, ids: tuple[int, int], attrs: Any, next_edges: Any, in_meta: Any, topo_nr: int,
+              wrappers: Any) -> Any:
     """A grad node of class ``cls`` with every field set once (the dygraph layer's constructor)."""
     node = _new_object(cls)
-    node.id = next(_node_ids)
-    node.seq_nr = next(_seq_nrs)
+    node.id, node.seq_nr = ids
     node.topo_nr = topo_nr
     node.next_edges = next_edges
     node.in_meta = in_meta
@@ -316,7 +323,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         for slot, row in enumerate(node.next_edges)
         for rank, e in enumerate(row)
     ]
-    ev = NodeCreate(
+    ev = NodeCreate.new(
         node=node.id,
         name=node.display_name,
         op=node.op_name,
@@ -327,7 +334,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         copy_of=copy_of,
         edges=edges,
         saved=[w.tensor_id for w in node.wrappers if w is not None],
-        attrs={k: jsonable(v) for k, v in node.attrs.items()},
+        attrs=jsonable_attrs(node.attrs),
     )
     rec.emit(ev)
     if copy_of is None and ev.source is not None:  # the recorder stamped where it came from (tracing/provenance.py)

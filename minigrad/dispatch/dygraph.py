@@ -28,7 +28,7 @@ import numpy as np
 from .. import flags
 from ..autograd.accumulation import accumulation_node_for
 from ..autograd.grad_mode import GRAD_MODE
-from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge, no_edge_row
+from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
 from ..autograd_meta import AutogradMeta
@@ -41,7 +41,7 @@ from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter, next_tensor_id
 from ..tracing import bus
 from ..tracing.events import ApiCall
-from ..tracing.preview import jsonable
+from ..tracing.preview import jsonable, jsonable_attrs
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
@@ -52,22 +52,25 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["OPS", "run_op", "run_inplace", "run_to_device", "announce_node", "jsonable"]
 
 
-def _ids(inputs: list[Any]) -> list[Any]:
-    return [
-        [t._id for t in v] if isinstance(v, list) else (v._id if v is not None else None) for v in inputs
-    ]
-
-
-def _announce_inputs(rec: Any, inputs: list[Any]) -> None:
+def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
     """Announce inputs made before the recording started (parameters, data), so that
-    every tensor id an event mentions has a ``tensor.create`` in the trace."""
+    every tensor id an event mentions has a ``tensor.create`` in the trace.
+    Returns the inputs' ids, as ``api.call`` lists them (a list of ids for a list input)."""
     seen = rec.announced
+    ids: list[Any] = []
     for v in inputs:
         if v is None:
-            continue
-        for t in v if isinstance(v, list) else (v,):
-            if t._id not in seen:
-                t._announce()
+            ids.append(None)
+        elif isinstance(v, list):
+            for t in v:
+                if t._id not in seen:
+                    t._announce()
+            ids.append([t._id for t in v])
+        else:
+            if v._id not in seen:
+                v._announce()
+            ids.append(v._id)
+    return ids
 
 
 _ndarray = np.ndarray
@@ -79,8 +82,7 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """Run one op through AMP, the kernel layer and grad-node creation."""
     rec = bus.recorder
     if rec is not None:
-        _announce_inputs(rec, inputs)
-        rec.emit(ApiCall(op=op.name, inputs=_ids(inputs), attrs={k: jsonable(v) for k, v in attrs.items()}))
+        rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=jsonable_attrs(attrs)))
     if amp_state.AMP.level:
         inputs = autocast_inputs(op, inputs)
     elif rec is None:
@@ -193,6 +195,7 @@ _NO_WRAPPERS: tuple[Any, ...] = ()
 
 
 def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any]) -> None:
+    ids = reserve_node_ids()  # the node is numbered first, then the AccumulationNodes its edges make
     # SetGradOutMeta & edges, slot by slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py).
     next_edges = []
     topo = 0
@@ -230,7 +233,7 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
         in_meta: Any = in_meta_of(t._data.shape, t._dtype, t._device)
     else:
         in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
-    node = make_node(op.node_class, attrs, tuple(next_edges), in_meta, topo if topo > 0 else 1, _NO_WRAPPERS)
+    node = make_node(op.node_class, ids, attrs, tuple(next_edges), in_meta, topo if topo > 0 else 1, _NO_WRAPPERS)
     # SetOutRankWithSlot, SetHistory.
     for slot, t in enumerate(outs):
         meta = AutogradMeta(t._id)

@@ -108,29 +108,11 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
     name = op.name
     key, device = parse_kernel_key(op, inputs)
     if rec is not None:
-        rec.emit(KernelKeyEvent(op=name, backend=key.backend, layout=key.layout, dtype=key.dtype.name))
+        rec.emit_copies(_key_events(name, key))
     selection, cached = select_kernel(name, key)
     kernel = selection.kernel
     if rec is not None:
-        for probe in selection.probes:
-            pk = probe.key
-            rec.emit(
-                KernelLookup(
-                    op=name, backend=pk.backend, layout=pk.layout, dtype=pk.dtype.name, step=probe.step, found=probe.found
-                )
-            )
-        kk = kernel.key
-        rec.emit(
-            KernelSelect(
-                op=name,
-                kernel=kernel.name,
-                backend=kk.backend,
-                layout=kk.layout,
-                dtype=kk.dtype.name,
-                fallback_cpu=selection.fallback_cpu,
-                cached=cached,
-            )
-        )
+        rec.emit_copies(_selection_events(name, selection, cached))
     kkey = kernel.key
     kernel_device = device_of_backend(kkey.backend)
     kernel_dtype = kkey.dtype
@@ -155,13 +137,14 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
         if rec is None:
             out = kernel.fn(*arrays, **attrs)
         else:
-            metas = meta if isinstance(meta, list) else [meta]
-            rec.emit(
-                InferMetaEvent(op=name, shapes=[list(s) for s, _ in metas], dtypes=[str(_dt.from_numpy(d)) for _, d in metas])
-            )
+            if not isinstance(meta, list):  # one output (the common case): no comprehensions
+                shapes, dtypes = [list(meta[0])], [_dtype_name(meta[1])]
+            else:
+                shapes, dtypes = [list(s) for s, _ in meta], [_dtype_name(d) for _, d in meta]
+            rec.emit(InferMetaEvent.new(op=name, shapes=shapes, dtypes=dtypes))
             t0 = time.perf_counter_ns()
             out = kernel.fn(*arrays, **attrs)
-            rec.emit(KernelLaunch(op=name, kernel=kernel.name, backend=kkey.backend, wall_ns=time.perf_counter_ns() - t0))
+            rec.emit(KernelLaunch.new(op=name, kernel=kernel.name, backend=kkey.backend, wall_ns=time.perf_counter_ns() - t0))
     except MemoryError as exc:
         raise out_of_memory(op, kernel, meta, exc) from None
 
@@ -185,6 +168,66 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
     else:
         out = _layout_back(name, out, out_layout, key.layout)
     return out, device, key.layout
+
+
+# NOTE [ Kernel-layer events are cached ]
+#     While recording, every op call emits ``kernel.key``, one ``kernel.lookup`` per
+#     probe and ``kernel.select``; their fields depend only on the op, the key and
+#     the selection (which ``select_kernel`` itself caches per key, with its probes).
+#     They are built once per (op, key) and (op, selection, cached) and re-emitted
+#     as fresh copies (``Event.clone``), each stamped with its own ``seq`` and
+#     ``ts_ns`` by the recorder: the trace holds the same events, in the same order,
+#     with the same fields, as building them anew at every call. The caches are
+#     cleared with the registry's (``on_change``), like the selection cache.
+_key_event_cache: dict[tuple[str, KernelKey], tuple[Any, ...]] = {}
+_selection_event_cache: dict[tuple[str, int, bool], tuple[Any, tuple[Any, ...]]] = {}
+_MAX_SELECTION_EVENTS = 4096
+on_change(lambda op: (_key_event_cache.clear(), _selection_event_cache.clear()))
+
+
+def _key_events(name: str, key: KernelKey) -> tuple[Any, ...]:
+    """``(kernel.key,)`` for ``key``: built on first use, then the cached template."""
+    ck = (name, key)
+    events = _key_event_cache.get(ck)
+    if events is None:
+        events = _key_event_cache[ck] = (
+            KernelKeyEvent.new(op=name, backend=key.backend, layout=key.layout, dtype=key.dtype.name),
+        )
+    return events
+
+
+def _selection_events(name: str, selection: Any, cached: bool) -> tuple[Any, ...]:
+    """The ``kernel.lookup`` per probe and ``kernel.select`` of ``selection``, built once per (op, selection, cached)."""
+    ck = (name, id(selection), cached)
+    entry = _selection_event_cache.get(ck)
+    if entry is not None and entry[0] is selection:  # ``is``: an id may be reused after the selection is gone
+        return entry[1]
+    kernel = selection.kernel
+    kk = kernel.key
+    events = tuple(
+        KernelLookup.new(op=name, backend=p.key.backend, layout=p.key.layout, dtype=p.key.dtype.name, step=p.step,
+                         found=p.found)
+        for p in selection.probes
+    ) + (
+        KernelSelect.new(op=name, kernel=kernel.name, backend=kk.backend, layout=kk.layout, dtype=kk.dtype.name,
+                         fallback_cpu=selection.fallback_cpu, cached=cached),
+    )
+    if len(_selection_event_cache) >= _MAX_SELECTION_EVENTS:
+        # ``select.clear_cache()`` alone (tests call it) makes new selections and leaves old entries here.
+        _selection_event_cache.clear()
+    _selection_event_cache[ck] = (selection, events)
+    return events
+
+
+#: ``str(minigrad dtype)`` by NumPy dtype, for ``infer_meta`` events.
+_dtype_names: dict[Any, str] = {}
+
+
+def _dtype_name(np_dtype: Any) -> str:
+    name = _dtype_names.get(np_dtype)
+    if name is None:
+        name = _dtype_names[np_dtype] = str(_dt.from_numpy(np_dtype))
+    return name
 
 
 # NOTE [ The specialised eager path ]

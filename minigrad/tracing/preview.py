@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["preview_array", "summary", "jsonable"]
+__all__ = ["preview_array", "summary", "jsonable", "jsonable_attrs"]
 
 
 def summary(shape: tuple[int, ...], dtype: str) -> dict[str, Any]:
@@ -64,3 +64,11 @@ def jsonable(value: Any) -> Any:
     if shape is not None:
         return {"shape": list(shape), "dtype": str(getattr(value, "dtype", "?"))}
     return repr(value)
+
+
+_PLAIN = frozenset((type(None), bool, int, float, str))
+
+
+def jsonable_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
+    """``{name: jsonable(value)}`` for an op's attributes; plain values (most of them) are kept as they are."""
+    return {k: v if type(v) in _PLAIN else jsonable(v) for k, v in attrs.items()}

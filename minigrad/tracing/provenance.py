@@ -66,12 +66,24 @@ def module_path() -> str | None:
     return path if len(stack) == 1 else f"{path} ({type(stack[-1]).__name__})"
 
 
+#: Whether a code object's file is minigrad's own (or frozen), by file name: ``os.path.abspath``
+#: costs ~5 us and every recorded node walks several frames of minigrad's own code.
+_is_own: dict[str, bool] = {}
+
+
 def user_source() -> str | None:
     """``file:line`` of the innermost frame outside the minigrad package (the user's call)."""
     frame = sys._getframe(1)
+    own = _is_own
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(_OWN) and not filename.startswith("<frozen"):
+        skip = own.get(filename)
+        if skip is None:
+            # abspath depends on the working directory for a relative name: cache absolute names only.
+            skip = os.path.abspath(filename).startswith(_OWN) or filename.startswith("<frozen")
+            if os.path.isabs(filename) or filename.startswith("<"):
+                own[filename] = skip
+        if not skip:
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return None

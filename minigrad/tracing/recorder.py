@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable
 
 from . import bus
 from .events import Event, NodeCreate
-from .preview import preview_array
+from .preview import _DTYPE_NAMES, preview_array
 from .provenance import module_path, user_source
 from .replay import replay
 
@@ -33,6 +33,8 @@ __all__ = ["Recorder", "SCHEMA", "VERSION", "start_env_recording"]
 
 SCHEMA = "minigrad.trace"
 VERSION = 1
+
+_now = time.perf_counter_ns
 
 
 class Recorder:
@@ -82,13 +84,37 @@ class Recorder:
             event.module = module_path()
         event.seq = self._seq
         self._seq += 1
-        event.ts_ns = time.perf_counter_ns() - self._t0
+        event.ts_ns = _now() - self._t0
         self.events.append(event)
-        for listener in self.listeners:
-            listener(event)
+        if self.listeners:
+            for listener in self.listeners:
+                listener(event)
+
+    def emit_copies(self, templates: tuple[Event, ...]) -> None:
+        """Emit a fresh copy of each of ``templates``, in order (NOTE [ Kernel-layer events are cached ]
+        in ``kernels/api.py``): the same as ``emit(type(t).new(...same fields...))`` for each."""
+        events = self.events
+        listeners = self.listeners
+        t0 = self._t0
+        for template in templates:
+            event = template.clone(template)  # type: ignore[attr-defined]
+            event.seq = self._seq
+            self._seq += 1
+            event.ts_ns = _now() - t0
+            events.append(event)
+            if listeners:
+                for listener in listeners:
+                    listener(event)
 
     def preview(self, array: Any) -> Any:
         """The value preview of ``array`` under this recorder's settings."""
+        if not self.values and array is not None:
+            # A summary, whatever the size (``preview_array``'s first case, without its checks).
+            dt = array.dtype
+            dtype = _DTYPE_NAMES.get(dt)
+            if dtype is None:
+                dtype = _DTYPE_NAMES[dt] = str(dt)
+            return {"shape": list(array.shape), "dtype": dtype}
         return preview_array(array, self.values, self.max_elements)
 
     def start(self) -> "Recorder":

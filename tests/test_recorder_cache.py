@@ -1,0 +1,161 @@
+"""The cheaper recorder emits the same events as before (DESIGN §4 is a contract).
+
+The recorder builds events with ``Event.new`` instead of the class call and
+re-emits cached copies of the kernel layer's events (NOTE [ Building events
+without the class call ] in ``tracing/events.py``, NOTE [ Kernel-layer events
+are cached ] in ``kernels/api.py``). These tests prove that nothing a consumer
+can see changed: a program that emits every CPU kind records, event for event
+and field for field, the trace the engine recorded before the change
+(``tests/fixtures/recorder_golden.jsonl.gz``), and the builders make objects
+equal to the class call's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import minigrad as mg
+from _toy import TOY, events, toy_backend, toy_kernel
+from minigrad.tracing.events import EVENT_TYPES, Event, event_from_dict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "recorder_golden.jsonl.gz")
+
+
+def test_trace_equals_the_trace_recorded_before_the_caches():
+    # A fresh process, as the fixture was made: ids count from 1 and every cache starts cold;
+    # the third recording repeats the first with every cache warm.
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "_recorder_workload.py")], capture_output=True,
+                          text=True, check=True, cwd=os.path.dirname(HERE))
+    got = [json.loads(line) for line in proc.stdout.splitlines()]
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as fh:
+        expected = [json.loads(line) for line in fh]
+    for run in range(3):
+        assert {ev["kind"] for ev in got if ev["run"] == run} == set(EVENT_TYPES)  # every kind, every run
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert g == e, f"event {i} differs:\n got      {g}\n expected {e}"
+    assert len(got) == len(expected)
+
+
+# -- the builders ----------------------------------------------------------------------
+
+
+def _sample(field: dataclasses.Field, i: int) -> Any:
+    """A distinct value for ``field`` (the builders copy values, whatever their type)."""
+    if field.name == "from_":
+        return "float16"
+    return [i, {"k": i}] if i % 2 else f"v{i}"
+
+
+@pytest.mark.parametrize("kind", sorted(EVENT_TYPES))
+def test_new_builds_what_the_class_call_builds(kind):
+    cls = EVENT_TYPES[kind]
+    fields = [f for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns")]
+    kwargs = {f.name: _sample(f, i) for i, f in enumerate(fields)}
+    slow, fast = cls(**kwargs), cls.new(**kwargs)
+    assert type(fast) is cls and fast == slow
+    assert fast.to_dict() == slow.to_dict() and json.dumps(fast.to_dict()) == json.dumps(slow.to_dict())
+    assert event_from_dict(json.loads(json.dumps(fast.to_dict()))).to_dict() == slow.to_dict()
+    # Defaults are the class's: leave out every field that has one.
+    required = {f.name: kwargs[f.name] for f in fields if f.default is dataclasses.MISSING}
+    assert cls.new(**required) == cls(**required)
+    with pytest.raises(TypeError):
+        cls.new(not_a_field=1, **kwargs)
+    if required:
+        with pytest.raises(TypeError):
+            cls.new()  # a required field missing is an error, as with the class call
+
+
+@pytest.mark.parametrize("kind", sorted(EVENT_TYPES))
+def test_clone_is_an_equal_fresh_event(kind):
+    cls = EVENT_TYPES[kind]
+    fields = [f for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns")]
+    ev = cls(seq=7, ts_ns=99, **{f.name: _sample(f, i) for i, f in enumerate(fields)})
+    copy = cls.clone(ev)
+    assert copy == ev and copy is not ev and type(copy) is cls
+    copy.seq = 8  # stamping the copy leaves the template alone
+    assert ev.seq == 7
+
+
+# -- the kernel-layer cache ------------------------------------------------------------
+
+
+def _kernel_events(tr: Any) -> list[dict[str, Any]]:
+    return events(tr, "kernel.key", "kernel.lookup", "kernel.select")
+
+
+def test_re_emitted_kernel_events_are_fresh_objects_with_their_own_seq():
+    a, b = mg.randn(2, 2), mg.randn(2, 2)
+    with mg.trace() as tr:
+        a * b
+        a * b
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert len(sel) == 2 and sel[0] is not sel[1] and sel[0].seq < sel[1].seq
+    assert sel[1].cached is True
+    seqs = [e.seq for e in tr.events]
+    assert seqs == list(range(len(seqs)))
+    first, second = _kernel_events(tr)[: len(_kernel_events(tr)) // 2], _kernel_events(tr)[len(_kernel_events(tr)) // 2 :]
+    assert [{**e, "cached": None} if e.get("cached") is not None else e for e in first] == [
+        {**e, "cached": None} if e.get("cached") is not None else e for e in second
+    ]
+
+
+def test_kernel_events_follow_a_newly_registered_kernel():
+    with toy_backend():
+        x, y = mg.tensor([1.0, 2.0]).to("toy"), mg.tensor([3.0, 4.0]).to("toy")
+        with mg.trace() as before:
+            x * y  # no TOY kernel: the CPU fallback
+        toy_kernel("mul", TOY)
+        with mg.trace() as after:
+            x * y
+        sel_before = events(before, "kernel.select")[0]
+        sel_after = events(after, "kernel.select")[0]
+        assert sel_before["fallback_cpu"] is True and sel_before["backend"] == "CPU"
+        assert sel_after == {
+            "kind": "kernel.select", "op": "mul", "kernel": "toy/mul_toy_all_layout", "backend": TOY, "layout": "ALL_LAYOUT",
+            "dtype": "float32", "fallback_cpu": False, "cached": False,
+        }
+        assert [e["found"] for e in events(after, "kernel.lookup")][-1] is True
+
+
+def test_listeners_see_each_re_emitted_event_once():
+    seen: list[Event] = []
+    a = mg.randn(2)
+    with mg.trace() as tr:
+        tr.listeners.append(seen.append)
+        a + a
+        a + a
+    assert seen == tr.events and all(x is y for x, y in zip(seen, tr.events))
+
+
+def test_values_false_previews_are_summaries_of_every_size():
+    with mg.trace(values=False) as tr:
+        mg.tensor([1.0, 2.0])
+        mg.zeros(3, 4, dtype=mg.float64)
+        mg.tensor(3)
+    assert [e.value for e in tr.events] == [
+        {"shape": [2], "dtype": "float32"},
+        {"shape": [3, 4], "dtype": "float64"},
+        {"shape": [], "dtype": "int64"},
+    ]
+
+
+def test_selection_event_cache_stays_bounded_when_selections_are_remade(monkeypatch):
+    from minigrad.kernels import api, select
+
+    monkeypatch.setattr(api, "_MAX_SELECTION_EVENTS", 8)
+    a = mg.randn(2)
+    with mg.trace() as tr:
+        for _ in range(20):
+            select.clear_cache()  # every call makes a new Selection object
+            a + a
+    assert len(api._selection_event_cache) <= 8
+    assert [e.cached for e in tr.events if e.kind == "kernel.select"] == [False] * 20
