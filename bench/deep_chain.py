@@ -146,9 +146,13 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _ratio(runs: list[dict[str, Any]], ref: list[dict[str, Any]], key: Any) -> float:
-    """Median over rounds of minigrad's value over PyTorch's in the same round."""
-    return C.median([key(a) / key(b) for a, b in zip(runs, ref)])
+def _ratio(runs: list[dict[str, Any]], ref: list[dict[str, Any]], key: Any) -> float | None:
+    """Median over rounds of minigrad's value over PyTorch's in the same round (None when a
+    reference value is 0: a small graph can fit in memory the allocator already holds)."""
+    pairs = [(key(a), key(b)) for a, b in zip(runs, ref)]
+    if any(b <= 0 for _, b in pairs):
+        return None
+    return C.median([a / b for a, b in pairs])
 
 
 def run(size: str = "full") -> list[dict[str, Any]]:
