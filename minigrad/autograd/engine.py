@@ -419,10 +419,35 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     return out
 
 
+class OpsNamespace:
+    """``ctx.ops``: the ops a backward formula computes with, by name (``ctx.ops.mul``).
+
+    A formula is written once against this namespace. In graph
+    mode its attributes are minigrad's registered ops, so the formula's work
+    is recorded and differentiable (``create_graph=True``). ``ops/registry.py``
+    fills it with every op it defines (imports go one way: this layer never
+    imports the ops).
+    """
+
+    def define(self, name: str, fn: Any) -> None:
+        """Make ``fn`` reachable as ``ctx.ops.<name>``."""
+        object.__setattr__(self, name, fn)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"ctx.ops has no op {name!r}: a backward formula can use only registered ops")
+
+
+#: The graph-mode namespace, filled by ``ops/registry.py``.
+GRAPH_OPS = OpsNamespace()
+
+
 class BackwardContext:
-    """What a backward formula sees: saved tensors, attributes, which inputs need grads."""
+    """What a backward formula sees: saved tensors, attributes, which inputs need grads, ``ops``."""
 
     __slots__ = ("node", "create_graph")
+
+    #: The ops a formula computes with (``ctx.ops.mul(grad, y)``); see ``OpsNamespace``.
+    ops = GRAPH_OPS
 
     def __init__(self, node: "GradNode", create_graph: bool) -> None:
         self.node = node

@@ -30,6 +30,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_number_or_none
+from ..autograd.engine import GRAPH_OPS
 from .registry import OPS, Attr, Input, defop
 
 __all__ = [
@@ -71,6 +72,9 @@ def sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     )
     out = _sum(g, dim=dims, keepdim=True) if dims else g
     return reshape(out, tuple(shape))
+
+
+GRAPH_OPS.define("sum_to", sum_to)  # ctx.ops.sum_to: a composite of sum and reshape
 
 
 def sum_to_array(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

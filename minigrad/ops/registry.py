@@ -39,6 +39,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd.engine import GRAPH_OPS
 from ..autograd.grad_node import GradNode
 from ..dispatch.amp import set_amp_category
 from ..dispatch.dygraph import run_op
@@ -203,6 +204,7 @@ class OpDef:
             {"__slots__": (), "opdef": self, "op_name": name, "__module__": "minigrad.autograd.nodes"},
         )
         OPS[name] = self
+        GRAPH_OPS.define(name, self)
         for listener in _define_listeners:
             listener(self)
 
