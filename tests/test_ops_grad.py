@@ -262,6 +262,19 @@ CASES: list[Case] = [
          inputs(rnd(1, 2, 5, 5), distinct(1, 2, 4, 4, rg=False))),
     Case("max_pool2d_select", "max_pool2d_select", lambda h, x: mg.max_pool2d_select(h, x, (2, 2), (1, 1), (1, 1)),
          inputs(rnd(1, 2, 4, 4), distinct(1, 2, 4, 4, rg=False))),
+    # clamp with tensor bounds (ops/clamp.py): x inside, below and above [lo, hi], away from the bounds
+    Case("clamp-tensor-both", "clamp", lambda x, lo, hi: mg.clamp(x, lo, hi),
+         inputs(lambda rng: T([-2.0, -0.3, 0.4, 1.9, 0.1]), lambda rng: T([-1.0, -1.0, -0.5, 0.0, 0.5]),
+                lambda rng: T([1.0, 0.5, 1.0, 1.0, 0.2]))),
+    Case("clamp-tensor-min-broadcast", "clamp", lambda x, lo: mg.clamp(x, min=lo),
+         inputs(lambda rng: T([[-2.0, 0.7], [1.5, -0.6]]), lambda rng: T([0.0, 0.1]))),
+    Case("clamp-tensor-max", "clamp", lambda x, hi: mg.clamp_max(x, hi),
+         inputs(lambda rng: T([-2.0, 0.7, 1.5]), lambda rng: T([0.0, 0.1, 0.3]))),
+    # division with a rounding mode: a step function, derivative 0 (checked away from the steps)
+    Case("div-floor", "div_rounded", lambda x, y: mg.div(x, y, rounding_mode="floor") * x + y,
+         inputs(lambda rng: T([1.3, -2.6, 3.7]), lambda rng: T([0.5, 0.7, -1.1]))),
+    Case("div-trunc", "div_rounded", lambda x, y: mg.div(x, y, rounding_mode="trunc") * y,
+         inputs(lambda rng: T([1.3, -2.6, 3.7]), lambda rng: T([0.5, 0.7, -1.1]))),
 ]
 
 

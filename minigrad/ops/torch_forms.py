@@ -34,6 +34,7 @@ from ..kernels.backends import move_array, to_numpy
 from ..kernels.infer_meta import reduced_dims
 from ..tensor import Tensor
 from .argmax import argmax, argmin
+from .clamp import clamp as _clamp_op
 from .linalg import matmul
 from .math import add as _add_op
 from .math import clip as _clip_op
@@ -43,8 +44,7 @@ from .math import sub as _sub_op
 from .reduce import max as _max_op
 from .reduce import mean, min as _min_op, sum
 from .registry import type_name
-from .rounding import floor as _floor_op
-from .rounding import trunc as _trunc_op
+from .rounding import div_rounded as _div_rounded_op
 from .shape import concat, getitem, permute, reshape, transpose
 
 __all__ = [
@@ -184,15 +184,21 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     _check_tensor("clamp", "input", 0, input)
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         return _clip_op(input, min, max)
-    out = input
-    if min is not None:
-        out = where(lt(out, min), min, out)
-    if max is not None:
-        out = where(gt(out, max), max, out)
-    return out
+    # A tensor bound: the clamp op (ops/clamp.py); a number beside it becomes a 0-d tensor.
+    if min is None and max is None:
+        raise ValueError("clamp(): at least one of 'min' or 'max' must not be None")
+    lo, hi = (b if b is None or isinstance(b, Tensor) else _scalar_like(input, b) for b in (min, max))
+    bounds = "both" if lo is not None and hi is not None else ("min" if lo is not None else "max")
+    return _clamp_op(input, lo, hi, bounds=bounds)
 
 
 clamp.name = "clamp"  # type: ignore[attr-defined]
+
+
+def _scalar_like(input: Tensor, value: Any) -> Tensor:
+    """A number beside a tensor bound, as a 0-d tensor (a float with an integer input: float32, as PyTorch)."""
+    dtype = input.dtype if input.dtype.is_floating or not isinstance(value, float) else _dt.float32
+    return Tensor._scalar(value, dtype, input.device)
 
 
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -406,41 +412,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return _div_op(input, other)
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
-    a, b = (x if isinstance(x, Tensor) else None for x in (input, other))
-    like = a if a is not None else b
-    if like is None:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("div(): at least one of 'input' and 'other' must be a Tensor")
-    ints = all(
-        (not x.dtype.is_floating) if isinstance(x, Tensor) else isinstance(x, int) for x in (input, other)
-    )
-    if ints:  # exact integer division, as PyTorch (no float round trip)
-        xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
-        xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
-        if np.any(xb == 0):
-            raise RuntimeError("div(): ZeroDivisionError in integer division with rounding_mode")
-        q = np.floor_divide(xa, xb) if rounding_mode == "floor" else np.trunc(xa / xb).astype(np.result_type(xa, xb))
-        q = np.asarray(q)
-        data = q if like.device == "cpu" else move_array(q, "cpu", like.device)
-        return Tensor._make(data, _dt.from_numpy(q.dtype), like.device)
-    q = _div_op(input, other)
-    if rounding_mode == "trunc":
-        return _trunc_op(q)
-    out = _floor_op(q)
-    # floor(a / b) is one too high where a / b rounds up to an integer (0.25 / 0.001 -> 250.0, but
-    # 0.25 = 249 * 0.001 + a remainder); PyTorch, like NumPy's floor_divide, works from fmod and gives
-    # 249.0. The correction is added as a constant, so the derivative stays 0.
-    xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
-    xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
-    got = to_numpy(out._data)
-    with np.errstate(all="ignore"):
-        exact = np.asarray(np.floor_divide(xa, xb), dtype=got.dtype)
-        fix = exact - got
-    fix = np.where(np.isfinite(fix), fix, 0)
-    fix = np.where(np.isnan(exact) & ~np.isnan(got), np.nan, fix).astype(got.dtype)  # inf // 2 is nan, as PyTorch
-    if not fix.any():
-        return out
-    data = fix if out.device == "cpu" else move_array(fix, "cpu", out.device)
-    return _add_op(out, Tensor._make(data, out.dtype, out.device))
+    return _div_rounded_op(input, other, rounding_mode=rounding_mode)
 
 
 div.name = "div"  # type: ignore[attr-defined]
