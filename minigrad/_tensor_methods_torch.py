@@ -86,3 +86,12 @@ Tensor.view = _view  # type: ignore[attr-defined]
 Tensor.mT = property(_mT)  # type: ignore[attr-defined]
 Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
 Tensor.type_as = _type_as  # type: ignore[attr-defined]
+
+
+# -- issue 23: the tensor methods of the ordering, indexing, cumulative and norm families ---------
+_METHODS_23 = {
+    "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort,
+    "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "take_along_dim": ops.take_along_dim,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

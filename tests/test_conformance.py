@@ -74,6 +74,10 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "relu", "gelu", "mse_loss", "nll_loss", "cross_entropy", "linear", "layer_norm", "conv2d",
         "max_pool2d", "batch_norm",
     )},
+    # issue 23: the torch.* tensor ops
+    **{(n, ""): getattr(mg, n) for n in (
+        "gather", "scatter_add", "scatter", "take_along_dim", "sort", "argsort", "topk", "msort",
+    )},
 }
 
 

@@ -262,6 +262,17 @@ CASES: list[Case] = [
          inputs(rnd(1, 2, 5, 5), distinct(1, 2, 4, 4, rg=False))),
     Case("max_pool2d_select", "max_pool2d_select", lambda h, x: mg.max_pool2d_select(h, x, (2, 2), (1, 1), (1, 1)),
          inputs(rnd(1, 2, 4, 4), distinct(1, 2, 4, 4, rg=False))),
+    # issue 23: indexed reads and writes, ordering, cumulative ops, flips, norms
+    Case("gather-dim1-repeats", "gather", lambda x: mg.gather(x, 1, mg.tensor([[0, 0, 2], [1, 0, 1]])), inputs(rnd(2, 3))),
+    Case("gather-dim0-smaller-index", "gather", lambda x: mg.gather(x, 0, mg.tensor([[2, 0]])), inputs(rnd(3, 4))),
+    Case("scatter_add", "scatter_add", lambda x, s: mg.scatter_add(x, 1, mg.tensor([[0, 0, 2], [1, 1, 1]]), s),
+         inputs(rnd(2, 3), rnd(2, 3))),
+    Case("scatter_add-larger-src", "scatter_add", lambda x, s: mg.scatter_add(x, 0, mg.tensor([[1, 0]]), s),
+         inputs(rnd(2, 3), rnd(2, 3))),
+    Case("scatter", "scatter", lambda x, s: mg.scatter(x, 1, mg.tensor([[2, 0], [1, 2]]), s), inputs(rnd(2, 3), rnd(2, 2))),
+    Case("scatter-value", "scatter", lambda x: mg.scatter(x, 0, mg.tensor([[1, 0, 1]]), value=2.0), inputs(rnd(2, 3))),
+    Case("sort-desc", "gather", lambda x: mg.sort(x, dim=0, descending=True), inputs(distinct(3, 4))),
+    Case("topk", "gather", lambda x: mg.topk(x, 2), inputs(distinct(3, 5))),
 ]
 
 

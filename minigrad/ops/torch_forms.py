@@ -58,6 +58,8 @@ class return_types:
 
     max = namedtuple("max", ["values", "indices"])
     min = namedtuple("min", ["values", "indices"])
+    sort = namedtuple("sort", ["values", "indices"])
+    topk = namedtuple("topk", ["values", "indices"])
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:

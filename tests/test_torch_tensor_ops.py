@@ -1,0 +1,190 @@
+"""The ``torch.*`` tensor ops of issue 23, against PyTorch (skipped without torch).
+
+Each ``ORACLE`` row is one call written once for both frameworks
+(``lambda m, x: m.sort(x, dim=0)`` runs with ``m = torch`` and ``m = minigrad``)
+on the same float64 inputs: every output's shape, dtype and values must
+agree, and the gradients of ``sum(w * out)`` (random ``w``) with respect to
+every float input. ``ERRORS`` rows must raise the same error class in both.
+The float64 finite-difference checks of the new ops' backward formulas are
+rows of ``tests/test_ops_grad.py``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+
+def _as(m: Any, a: np.ndarray, rg: bool) -> Any:
+    if m is torch:
+        return torch.tensor(a, requires_grad=rg and a.dtype.kind == "f")
+    return mg.tensor(a, requires_grad=rg and a.dtype.kind == "f")
+
+
+def _flat(out: Any) -> list[Any]:
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flat(o)]
+    return [out]
+
+
+def _np(t: Any) -> np.ndarray:
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.numpy()
+
+
+def _dtype(t: Any) -> str:
+    return str(t.dtype).replace("torch.", "").replace("minigrad.", "")
+
+
+def run_both(fn: Callable[..., Any], arrays: list[np.ndarray], seed: int) -> None:
+    """Values, dtypes and gradients of ``fn`` under both frameworks."""
+    results = {}
+    for m in (torch, mg):
+        xs = [_as(m, a, True) for a in arrays]
+        out = _flat(fn(m, *xs))
+        floats = [o for o in out if o.dtype in (torch.float64, torch.float32, mg.float64, mg.float32) and o.requires_grad]
+        grads = [None] * len(xs)
+        if floats:
+            rng = np.random.default_rng(seed)
+            loss = None
+            for o in floats:
+                term = (o * _as(m, rng.normal(size=tuple(o.shape)), False)).sum()
+                loss = term if loss is None else loss + term
+            loss.backward()
+            grads = [x.grad for x in xs]
+        results[m] = (out, grads)
+    (t_out, t_grads), (m_out, m_grads) = results[torch], results[mg]
+    assert len(t_out) == len(m_out)
+    for t, o in zip(t_out, m_out):
+        assert tuple(t.shape) == tuple(o.shape) and _dtype(t) == _dtype(o), (t.shape, t.dtype, o.shape, o.dtype)
+        np.testing.assert_allclose(_np(o), _np(t), rtol=1e-10, atol=1e-12, equal_nan=True)
+    for tg, og in zip(t_grads, m_grads):
+        if tg is None:
+            assert og is None or not np.any(og.numpy())
+        else:
+            np.testing.assert_allclose(og.numpy(), tg.numpy(), rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+def R(*shape: int) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: rng.normal(size=shape)
+
+
+def DISTINCT(*shape: int) -> Callable[[np.random.Generator], np.ndarray]:
+    def make(rng: np.random.Generator) -> np.ndarray:
+        n = int(np.prod(shape))
+        return ((rng.permutation(n) - n / 2) * 0.1 + rng.uniform(-0.02, 0.02, size=n)).reshape(shape)
+
+    return make
+
+
+def C(value: Any) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: np.asarray(value)
+
+
+def _ties(rng: np.random.Generator) -> np.ndarray:
+    x = rng.normal(size=(3, 5))
+    x[0, 1] = np.nan
+    x[1, 2] = x[1, 3] = x[1, 0]
+    x[2, :] = 1.0
+    return x
+
+
+ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator], np.ndarray]]]] = [
+    # gather / scatter family
+    ("gather-dim1", lambda m, x, i: m.gather(x, 1, i), [R(3, 4), C([[0, 0, 3], [1, 2, 1], [3, 3, 3]])]),
+    ("gather-dim0-small-index", lambda m, x, i: x.gather(0, i), [R(3, 4), C([[2, 0]])]),
+    ("gather-0d", lambda m, x, i: m.gather(x, 0, i), [R(), C(0)]),
+    ("scatter_add", lambda m, x, i, s: m.scatter_add(x, 0, i, s), [R(3, 2), C([[0, 1], [0, 0], [2, 0]]), R(3, 2)]),
+    ("scatter_add-method", lambda m, x, i, s: x.scatter_add(1, i, s), [R(2, 4), C([[3, 3], [0, 1]]), R(2, 2)]),
+    ("scatter", lambda m, x, i, s: m.scatter(x, 1, i, s), [R(2, 4), C([[3, 0], [1, 2]]), R(2, 2)]),
+    ("scatter-value", lambda m, x, i: x.scatter(0, i, 1.5), [R(3, 2), C([[2, 0]])]),
+    ("take_along_dim", lambda m, x, i: m.take_along_dim(x, i, 1), [R(3, 4), C([[0], [3], [-1]])]),
+    ("take_along_dim-flat", lambda m, x, i: m.take_along_dim(x, i), [R(3, 4), C([5, 0, 11])]),
+    # ordering
+    ("sort", lambda m, x: m.sort(x), [DISTINCT(3, 5)]),
+    ("sort-desc-dim0", lambda m, x: x.sort(0, descending=True), [DISTINCT(4, 3)]),
+    ("sort-stable-nan-ties", lambda m, x: m.sort(x, stable=True), [_ties]),
+    ("sort-stable-desc-nan-ties", lambda m, x: m.sort(x, descending=True, stable=True), [_ties]),
+    ("argsort-stable", lambda m, x: m.argsort(x, dim=1, stable=True), [_ties]),
+    ("argsort-desc", lambda m, x: x.argsort(descending=True), [DISTINCT(2, 6)]),
+    ("msort", lambda m, x: m.msort(x), [DISTINCT(4, 2)]),
+    ("topk", lambda m, x: m.topk(x, 3), [DISTINCT(4, 7)]),
+    ("topk-smallest-dim0", lambda m, x: x.topk(2, dim=0, largest=False), [DISTINCT(4, 3)]),
+    ("topk-all", lambda m, x: m.topk(x, 5), [DISTINCT(5)]),
+    ("sort-0d", lambda m, x: m.sort(x), [R()]),
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in ORACLE])
+def test_matches_pytorch(case: Any) -> None:
+    name, fn, makers = case
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    run_both(fn, [mk(rng) for mk in makers], zlib.crc32(name.encode()) + 1)
+
+
+ERRORS: list[tuple[str, Callable[..., Any]]] = [
+    ("gather-index-out-of-range", lambda m: m.gather(m.tensor([1.0, 2.0]), 0, m.tensor([2]))),
+    ("gather-negative-index", lambda m: m.gather(m.tensor([1.0, 2.0]), 0, m.tensor([-1]))),
+    ("gather-index-ndim", lambda m: m.gather(m.ones(2, 2), 0, m.tensor([1]))),
+    ("gather-index-too-large", lambda m: m.gather(m.ones(2, 2), 0, m.tensor([[0, 0, 0]]))),
+    ("gather-float-index", lambda m: m.gather(m.ones(2), 0, m.tensor([0.0]))),
+    ("scatter_add-dtype", lambda m: m.scatter_add(m.ones(2), 0, m.tensor([0]), m.ones(1, dtype=m.float64))),
+    ("scatter-index-out-of-range", lambda m: m.scatter(m.ones(2), 0, m.tensor([5]), m.ones(1))),
+    ("topk-k-too-large", lambda m: m.topk(m.ones(3), 4)),
+    ("topk-k-not-int", lambda m: m.topk(m.ones(3), 1.5)),
+    ("sort-not-tensor", lambda m: m.sort([1.0, 2.0])),
+]
+
+
+def _same_class(t_exc: type, m_exc: type) -> bool:
+    # PyTorch's IndexError for a bad dim is minigrad's ValueError (DESIGN §8: shape errors from InferMeta).
+    return t_exc is m_exc or (t_exc is IndexError and m_exc is ValueError)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in ERRORS])
+def test_errors_match_pytorch(case: Any) -> None:
+    name, fn = case
+    with pytest.raises(Exception) as t_info:
+        fn(torch)
+    with pytest.raises(Exception) as m_info:
+        fn(mg)
+    assert _same_class(t_info.type, m_info.type), (t_info.value, m_info.value)
+
+
+def test_failed_gather_leaves_no_node() -> None:
+    x = mg.ones(2, 2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError):
+        mg.gather(y, 0, mg.tensor([[5, 0]]))
+    with mg.trace() as tr:
+        with pytest.raises(RuntimeError):
+            mg.gather(y, 0, mg.tensor([[5, 0]]))
+    assert not [e for e in tr.events if e.kind == "node.create"]
+
+
+def test_sort_returns_named_tuples_and_int64_indices_without_grad() -> None:
+    x = mg.tensor([[3.0, 1.0, 2.0]], requires_grad=True)
+    res = x.sort(descending=True)
+    assert res.values.tolist() == [[3.0, 2.0, 1.0]] and res.indices.tolist() == [[0, 2, 1]]
+    assert res.indices.dtype is mg.int64 and not res.indices.requires_grad and res.values.requires_grad
+    top = mg.topk(x, 2)
+    assert type(top).__name__ == "topk" and top.indices.dtype is mg.int64
+
+
+def test_generate_top_k_idiom() -> None:
+    """``v, _ = torch.topk(logits, k); logits[logits < v[:, [-1]]] = -inf`` as every ``generate()`` writes it."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(2, 6))
+    out = {}
+    for m in (torch, mg):
+        logits = m.tensor(a)
+        v, _ = m.topk(logits, 3)
+        logits[logits < v[:, [-1]]] = -float("inf")
+        out[m] = m.softmax(logits, dim=-1).numpy()
+    np.testing.assert_allclose(out[mg], out[torch], rtol=1e-12)
