@@ -95,3 +95,18 @@ _METHODS_23 = {
 }
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _flip(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0, 1)``, ``x.flip([0, 1])`` or ``x.flip(dims=(0,))``: ``minigrad.flip``."""
+    if not dims and "dims" in kwargs:
+        return ops.flip(self, kwargs.pop("dims"), **kwargs)
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    return ops.flip(self, tuple(dims))
+
+
+_METHODS_23 = {"cumsum": ops.cumsum, "cumprod": ops.cumprod, "fliplr": ops.fliplr, "flipud": ops.flipud}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+Tensor.flip = _flip  # type: ignore[attr-defined]

@@ -273,6 +273,14 @@ CASES: list[Case] = [
     Case("scatter-value", "scatter", lambda x: mg.scatter(x, 0, mg.tensor([[1, 0, 1]]), value=2.0), inputs(rnd(2, 3))),
     Case("sort-desc", "gather", lambda x: mg.sort(x, dim=0, descending=True), inputs(distinct(3, 4))),
     Case("topk", "gather", lambda x: mg.topk(x, 2), inputs(distinct(3, 5))),
+    Case("cumsum-dim1", "cumsum", lambda x: mg.cumsum(x, 1), inputs(rnd(3, 4))),
+    Case("cumsum-dim0-3d", "cumsum", lambda x: mg.cumsum(x, 0), inputs(rnd(3, 2, 2))),
+    Case("cumprod", "cumprod", lambda x: mg.cumprod(x, -1), inputs(rnd(3, 4))),
+    Case("cumprod-with-zeros", "cumprod", lambda x: mg.cumprod(x * mg.tensor([[1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 1.0, 0.0]], dtype=F64), 1),
+         inputs(rnd(2, 4))),
+    Case("flip", "flip", lambda x: mg.flip(x, (0, 2)), inputs(rnd(2, 3, 2))),
+    Case("roll-dims", "roll", lambda x: mg.roll(x, (1, -2), (0, 1)), inputs(rnd(3, 4))),
+    Case("roll-flat", "roll", lambda x: mg.roll(x, 5), inputs(rnd(3, 4))),
 ]
 
 
