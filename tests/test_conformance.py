@@ -77,7 +77,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     # issue 23: the torch.* tensor ops
     **{(n, ""): getattr(mg, n) for n in (
         "gather", "scatter_add", "scatter", "take_along_dim", "sort", "argsort", "topk", "msort",
-        "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll",
+        "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat", "repeat_interleave", "unbind",
     )},
 }
 

@@ -281,6 +281,8 @@ CASES: list[Case] = [
     Case("flip", "flip", lambda x: mg.flip(x, (0, 2)), inputs(rnd(2, 3, 2))),
     Case("roll-dims", "roll", lambda x: mg.roll(x, (1, -2), (0, 1)), inputs(rnd(3, 4))),
     Case("roll-flat", "roll", lambda x: mg.roll(x, 5), inputs(rnd(3, 4))),
+    Case("repeat", "repeat", lambda x: x.repeat(2, 1, 3), inputs(rnd(2, 3))),
+    Case("repeat-0d", "repeat", lambda x: mg.repeat(x, (2, 2)), inputs(rnd())),
 ]
 
 

@@ -133,6 +133,16 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
     ("roll", lambda m, x: m.roll(x, 1), [R(2, 3)]),
     ("roll-dims", lambda m, x: x.roll((1, -1), (0, 1)), [R(2, 3)]),
     ("roll-negative-dim", lambda m, x: m.roll(x, shifts=2, dims=-1), [R(2, 3)]),
+    # repetition and unbinding
+    ("repeat", lambda m, x: x.repeat(2, 3), [R(2, 3)]),
+    ("repeat-new-dims", lambda m, x: x.repeat((2, 1, 2)), [R(2, 3)]),
+    ("tile", lambda m, x: m.tile(x, (2,)), [R(2, 3)]),
+    ("repeat_interleave", lambda m, x: m.repeat_interleave(x, 2), [R(2, 3)]),
+    ("repeat_interleave-dim", lambda m, x: x.repeat_interleave(3, dim=1), [R(2, 3)]),
+    ("repeat_interleave-tensor", lambda m, x, r: m.repeat_interleave(x, r, dim=0), [R(3, 2), C([1, 0, 2])]),
+    ("repeat_interleave-counts", lambda m, r: m.repeat_interleave(r), [C([2, 0, 3])]),
+    ("unbind", lambda m, x: m.unbind(x, 1), [R(2, 3)]),
+    ("unbind-method", lambda m, x: x.unbind(), [R(2, 3)]),
 ]
 
 
@@ -159,6 +169,8 @@ ERRORS: list[tuple[Any, ...]] = [
     # a repeated dim is a shape error found by InferMeta: ValueError, as sum(x, (0, 0)) (PyTorch: RuntimeError)
     ("flip-repeated-dim", lambda m: m.flip(m.ones(2, 2), (0, 0)), ValueError),
     ("roll-shifts-dims-mismatch", lambda m: m.roll(m.ones(2, 2), (1, 1), (0,))),
+    ("repeat-too-few-sizes", lambda m: m.ones(2, 2).repeat(2)),
+    ("repeat_interleave-bad-repeats", lambda m: m.repeat_interleave(m.ones(3), m.tensor([1, 2]), dim=0)),
 ]
 
 

@@ -49,7 +49,7 @@ from .shape import concat, getitem, permute, reshape, transpose
 
 __all__ = [
     "max", "min", "amax", "amin", "var", "std", "masked_fill", "tril", "triu", "clamp", "clamp_min", "clamp_max", "cat", "split",
-    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types",
+    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind",
 ]
 
 
@@ -259,6 +259,20 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     size = input.shape[dim]
     step = builtins.max(-(-size // chunks), 1)
     return split(input, step, dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of ``input`` along ``dim``, that dim removed (``torch.unbind``); each a ``getitem``, so the
+    gradients of the pieces go back into place (PyTorch's backward stacks them: the same sum)."""
+    _check_tensor("unbind", "input", 0, input)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"unbind(): argument 'dim' (position 1) must be int, but got {type_name(dim)}")
+    if input.ndim == 0:
+        raise ValueError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+    if not -input.ndim <= dim < input.ndim:
+        raise ValueError(f"unbind(): dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
+    d = dim % input.ndim
+    return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
 
 def t(input: Tensor) -> Tensor:
