@@ -143,6 +143,13 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
     ("repeat_interleave-counts", lambda m, r: m.repeat_interleave(r), [C([2, 0, 3])]),
     ("unbind", lambda m, x: m.unbind(x, 1), [R(2, 3)]),
     ("unbind-method", lambda m, x: x.unbind(), [R(2, 3)]),
+    # logarithms and special values
+    ("log2-log10", lambda m, x: (m.log2(x), x.log10()), [lambda rng: rng.uniform(0.1, 5.0, size=(2, 3))]),
+    ("log2-int", lambda m, x: m.log2(x), [C([1, 2, 8])]),
+    ("log10-special", lambda m, x: m.log10(x), [C([0.0, -1.0, np.inf, 1e-300])]),
+    ("isnan-isinf-isfinite", lambda m, x: (m.isnan(x), x.isinf(), m.isfinite(x), m.isposinf(x), m.isneginf(x)),
+     [C([1.0, np.nan, np.inf, -np.inf, 0.0])]),
+    ("isnan-int", lambda m, x: (m.isnan(x), m.isfinite(x)), [C([1, 2])]),
 ]
 
 
