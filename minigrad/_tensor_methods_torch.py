@@ -113,3 +113,6 @@ Tensor.flip = _flip  # type: ignore[attr-defined]
 _METHODS_23 = {"repeat": ops.repeat, "tile": ops.tile, "repeat_interleave": ops.repeat_interleave, "unbind": tf.unbind}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"norm": ops.norm}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

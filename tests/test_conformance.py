@@ -80,6 +80,14 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat", "repeat_interleave", "unbind",
         "log2", "log10", "isnan", "isinf", "isfinite",
     )},
+    ("norm", ""): mg.norm,
+    ("norm", "fro"): mg.norm,
+    ("norm", "inf"): mg.norm,
+    ("norm", "nuc"): mg.norm,
+    ("linalg.norm", ""): mg.linalg.norm,
+    ("linalg.norm", "subgradients_at_zero"): mg.linalg.norm,
+    ("linalg.vector_norm", ""): mg.linalg.vector_norm,
+    ("linalg.matrix_norm", ""): mg.linalg.matrix_norm,
 }
 
 
@@ -95,6 +103,16 @@ def _legacy_empty_cat(s: Any) -> bool:
     return any(t.shape == (0,) for t in tensors) and any(t.ndim > 1 for t in tensors)
 
 
+def _ord(s: Any) -> Any:
+    return s.kwargs.get("ord", s.args[0] if s.args else None)
+
+
+def _matrix_case(s: Any) -> bool:
+    """A linalg.norm sample that asks for a matrix norm: two dims, or a 2-D input and no dim."""
+    dim = s.kwargs.get("dim", s.args[1] if len(s.args) > 1 else None)
+    return (isinstance(dim, (tuple, list)) and len(dim) == 2) or (dim is None and s.input.ndim == 2)
+
+
 UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     # PyTorch's legacy rule skips 1-D empty tensors in cat whatever their shape; minigrad asks every
     # tensor to match (ValueError from concat's InferMeta).
@@ -105,6 +123,11 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     ("clone", _kw("memory_format"), "clone's 'memory_format' argument"),
     # batch_norm of a 1-D input without a channel dim (PyTorch accepts the empty (0,) case).
     ("nn.functional.batch_norm", lambda s: s.input.ndim < 2, "batch_norm input without a (N, C) layout"),
+    # The nuclear norm and the spectral norms (ord=2/-2 of a matrix) need singular values, which minigrad does not
+    # compute (NotImplementedError naming the op).
+    ("norm", lambda s: s.kwargs.get("p", s.args[0] if s.args else None) == "nuc", "the nuclear norm (singular values)"),
+    ("linalg.matrix_norm", lambda s: _ord(s) in ("nuc", 2, -2), "the nuclear and spectral matrix norms (singular values)"),
+    ("linalg.norm", lambda s: _ord(s) in ("nuc", 2, -2) and _matrix_case(s), "the nuclear and spectral matrix norms"),
 ]
 
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)

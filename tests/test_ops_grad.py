@@ -285,6 +285,14 @@ CASES: list[Case] = [
     Case("repeat-0d", "repeat", lambda x: mg.repeat(x, (2, 2)), inputs(rnd())),
     Case("log2", "log2", mg.log2, inputs(rnd(2, 3, low=0.2, high=3.0))),
     Case("log10", "log10", lambda x: x.log10(), inputs(rnd(2, 3, low=0.2, high=3.0))),
+    Case("vector_norm-2", "vector_norm", lambda x: mg.linalg.vector_norm(x, dim=1), inputs(rnd(3, 4))),
+    Case("vector_norm-1", "vector_norm", lambda x: mg.linalg.vector_norm(x, 1, dim=0, keepdim=True), inputs(away(3, 4))),
+    Case("vector_norm-inf", "vector_norm", lambda x: mg.linalg.vector_norm(x, float("inf"), dim=1), inputs(distinct(3, 4))),
+    Case("vector_norm-neg-inf", "vector_norm", lambda x: mg.linalg.vector_norm(x, -float("inf")), inputs(distinct(3, 4))),
+    Case("vector_norm-3", "vector_norm", lambda x: mg.norm(x, p=3), inputs(away(3, 4))),
+    Case("vector_norm-half", "vector_norm", lambda x: mg.norm(x, p=0.5, dim=1), inputs(away(3, 4))),
+    Case("matrix_norm-inf", "vector_norm", lambda x: mg.linalg.matrix_norm(x, float("inf")), inputs(away(2, 3, 4))),
+    Case("matrix_norm-fro", "vector_norm", lambda x: mg.linalg.norm(x, "fro"), inputs(rnd(3, 4))),
 ]
 
 

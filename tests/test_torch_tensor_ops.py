@@ -150,6 +150,18 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
     ("isnan-isinf-isfinite", lambda m, x: (m.isnan(x), x.isinf(), m.isfinite(x), m.isposinf(x), m.isneginf(x)),
      [C([1.0, np.nan, np.inf, -np.inf, 0.0])]),
     ("isnan-int", lambda m, x: (m.isnan(x), m.isfinite(x)), [C([1, 2])]),
+    # norms
+    ("norm-default", lambda m, x: x.norm(), [R(3, 4)]),
+    ("norm-p1-dim", lambda m, x: m.norm(x, p=1, dim=1, keepdim=True), [R(3, 4)]),
+    ("norm-inf", lambda m, x: m.norm(x, p=float("inf")), [DISTINCT(3, 4)]),
+    ("norm-at-zero", lambda m, x: x.norm(), [C(np.zeros((2, 3)))]),
+    ("norm-at-zero-dim", lambda m, x: m.norm(x, dim=1), [C([[0.0, 0.0], [3.0, 4.0]])]),
+    ("vector_norm-ord", lambda m, x: m.linalg.vector_norm(x, 3.5, dim=(0, 2)), [R(2, 3, 2)]),
+    ("vector_norm-ord-half-with-zero", lambda m, x: m.linalg.vector_norm(x, 0.5), [C([0.0, 1.0, -2.0])]),
+    ("vector_norm-ord-0", lambda m, x: m.linalg.vector_norm(x, 0, dim=1), [C([[0.0, 1.0], [2.0, 3.0]])]),
+    ("matrix_norm", lambda m, x: (m.linalg.matrix_norm(x), m.linalg.matrix_norm(x, 1), m.linalg.matrix_norm(x, -float("inf"))),
+     [DISTINCT(2, 3, 3)]),
+    ("linalg.norm", lambda m, x: (m.linalg.norm(x), m.linalg.norm(x, float("inf")), m.linalg.norm(x, dim=0)), [DISTINCT(3, 4)]),
 ]
 
 
@@ -178,6 +190,10 @@ ERRORS: list[tuple[Any, ...]] = [
     ("roll-shifts-dims-mismatch", lambda m: m.roll(m.ones(2, 2), (1, 1), (0,))),
     ("repeat-too-few-sizes", lambda m: m.ones(2, 2).repeat(2)),
     ("repeat_interleave-bad-repeats", lambda m: m.repeat_interleave(m.ones(3), m.tensor([1, 2]), dim=0)),
+    ("vector_norm-int", lambda m: m.linalg.vector_norm(m.tensor([1, 2]))),
+    ("vector_norm-empty-inf", lambda m: m.linalg.vector_norm(m.ones(0), float("inf"))),
+    ("matrix_norm-1d", lambda m: m.linalg.matrix_norm(m.ones(3))),
+    ("linalg.norm-3d-with-ord", lambda m: m.linalg.norm(m.ones(2, 2, 2), 1)),
 ]
 
 
