@@ -116,3 +116,23 @@ for _name, _fn in _METHODS_23.items():
 _METHODS_23 = {"norm": ops.norm}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {
+    "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv, "baddbmm": ops.baddbmm,
+    "addbmm": ops.addbmm,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _view_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.view(other.shape)`` (``Tensor.view_as``)."""
+    return _view(self, tuple(other.shape))
+
+
+def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.reshape(other.shape)`` (``Tensor.reshape_as``)."""
+    return ops.reshape(self, tuple(other.shape))
+
+
+Tensor.view_as = _view_as  # type: ignore[attr-defined]
+Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]

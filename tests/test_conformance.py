@@ -88,6 +88,12 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("linalg.norm", "subgradients_at_zero"): mg.linalg.norm,
     ("linalg.vector_norm", ""): mg.linalg.vector_norm,
     ("linalg.matrix_norm", ""): mg.linalg.matrix_norm,
+    **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm")},
+    ("addmm", "decomposed"): mg.addmm,
+    ("meshgrid", "variadic_tensors"): mg.meshgrid,
+    ("meshgrid", "list_of_tensors"): mg.meshgrid,
+    ("view_as", ""): lambda x, other: x.view_as(other),
+    ("expand_as", ""): lambda x, other: x.expand_as(other),
 }
 
 

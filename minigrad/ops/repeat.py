@@ -1,4 +1,4 @@
-"""Copies of a tensor side by side: ``repeat`` (an op), ``tile`` and ``repeat_interleave`` (composites).
+"""Copies of a tensor side by side: ``repeat`` (an op); ``tile``, ``repeat_interleave``, ``meshgrid`` (composites).
 
 ``x.repeat(2, 3)`` lays out 2 x 3 copies of a 2-D ``x`` (NumPy's ``tile``);
 each element of ``x`` lands in every copy, so its gradient is the sum of the
@@ -8,6 +8,9 @@ gradients of all its copies: reshape the gradient to
 ``repeat_interleave`` repeats each element in place (``[a, b] -> [a, a, b, b]``):
 it is ``getitem`` with the repeated positions, whose backward adds up the
 copies' gradients in the same way.
+
+``meshgrid`` broadcasts 1-D tensors to a common grid: each output is an
+``expand`` (a view), whose backward sums the copies.
 
 Example:
     >>> import minigrad as mg
@@ -30,9 +33,9 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_shape
 from .registry import Attr, defop, type_name
-from .shape import getitem, reshape
+from .shape import expand, getitem, reshape
 
-__all__ = ["repeat", "tile", "repeat_interleave"]
+__all__ = ["repeat", "tile", "repeat_interleave", "meshgrid"]
 
 
 def infer_repeat(op: str, x: Any, sizes: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
@@ -141,3 +144,42 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     if output_size is not None and output_size != positions.size:
         raise RuntimeError(f"repeat_interleave(): output_size {output_size} does not match the result's size {positions.size}")
     return getitem(x, (slice(None),) * d + (positions,))
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors (``torch.meshgrid``): output ``i`` holds ``tensors[i]`` along dim ``i``.
+
+    ``indexing="ij"`` (the default, as PyTorch's) orders the grid dims as the
+    inputs; ``"xy"`` swaps the first two (NumPy's and MATLAB's convention).
+    Each output is ``expand`` of a reshape, a view.
+
+    Example:
+        >>> import minigrad as mg
+        >>> xs, ys = mg.meshgrid(mg.tensor([1, 2]), mg.tensor([3, 4, 5]), indexing="ij")
+        >>> xs.shape, ys.tolist()
+        ((2, 3), [[3, 4, 5], [3, 4, 5]])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but got {indexing!r}")
+    if not tensors:
+        raise RuntimeError("meshgrid(): expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"meshgrid(): argument 'tensors' must be a list of Tensors, but element {i} is {type_name(t)}")
+        if t.ndim > 1:
+            raise RuntimeError(f"meshgrid(): Expected 0D or 1D tensor in the tensor list but got a {t.ndim}-D tensor")
+    sizes = [t.shape[0] if t.ndim else 1 for t in tensors]
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        order[0], order[1] = 1, 0  # output dim k holds input order[k]
+    shape = tuple(sizes[k] for k in order)
+    out = []
+    for i, t in enumerate(tensors):
+        axis = order.index(i)
+        view = reshape(t, tuple(-1 if k == axis else 1 for k in range(len(tensors))))
+        out.append(expand(view, shape))
+    return tuple(out)
