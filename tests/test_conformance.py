@@ -92,6 +92,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("addmm", "decomposed"): mg.addmm,
     ("meshgrid", "variadic_tensors"): mg.meshgrid,
     ("meshgrid", "list_of_tensors"): mg.meshgrid,
+    ("einsum", ""): lambda tensors, equation: mg.einsum(equation, tensors),  # OpInfo's einsum takes (tensors, equation)
     ("view_as", ""): lambda x, other: x.view_as(other),
     ("expand_as", ""): lambda x, other: x.expand_as(other),
 }

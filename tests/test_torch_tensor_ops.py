@@ -175,6 +175,16 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
     ("addbmm", lambda m, c, a, b: m.addbmm(c, a, b), [R(3, 4), R(2, 3, 5), R(2, 5, 4)]),
     ("meshgrid-ij", lambda m, a, b: m.meshgrid(a, b, indexing="ij"), [R(3), R(4)]),
     ("meshgrid-xy-list", lambda m, a, b, c: m.meshgrid([a, b, c], indexing="xy"), [R(3), R(4), R(2)]),
+    # einsum: ellipsis, diagonals, several operands, broadcasting
+    ("einsum-ellipsis-batched", lambda m, a, b: m.einsum("...ij,...jk->...ik", a, b), [R(2, 3, 4), R(2, 4, 5)]),
+    ("einsum-ellipsis-broadcast-implicit", lambda m, a, b: m.einsum("...ij,...jk", a, b), [R(2, 1, 3, 4), R(5, 4, 2)]),
+    ("einsum-ellipsis-middle", lambda m, a, b: m.einsum("b...d,b...d->b...", a, b), [R(2, 3, 4), R(2, 1, 4)]),
+    ("einsum-ellipsis-summed", lambda m, a: m.einsum("...i->i", a), [R(2, 3, 4)]),
+    ("einsum-diagonal-trace", lambda m, a, b: (m.einsum("ii->i", a), m.einsum("ii", a), m.einsum("iij->j", b)),
+     [R(3, 3), R(3, 3, 2)]),
+    ("einsum-three-operands", lambda m, a, b, c: m.einsum("ij,jk,kl->il", a, b, c), [R(2, 3), R(3, 4), R(4, 5)]),
+    ("einsum-capitals-implicit", lambda m, a, b: m.einsum("Ab,bc", a, b), [R(2, 3), R(3, 4)]),
+    ("einsum-list-operands-dot", lambda m, a, b: m.einsum("i,i->", [a, b]), [R(3), R(3)]),
     ("view_as-reshape_as-expand_as", lambda m, x, y: (x.view_as(y), x.reshape_as(y), x[:1].expand_as(y.reshape(3, 2))),
      [R(3, 2), R(6)]),
 ]
@@ -215,6 +225,9 @@ ERRORS: list[tuple[Any, ...]] = [
     ("outer-not-vector", lambda m: m.outer(m.ones(2, 2), m.ones(2))),
     ("meshgrid-2d", lambda m: m.meshgrid(m.ones(2, 2), indexing="ij")),
     ("view_as-incompatible", lambda m: m.ones(2, 3).t().view_as(m.ones(6))),
+    # a malformed equation is a ValueError in minigrad (tests/test_torch_forms.py), RuntimeError in PyTorch
+    ("einsum-size-mismatch", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3), m.ones(2, 3)), ValueError),
+    ("einsum-wrong-operand-count", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3)), ValueError),
 ]
 
 
