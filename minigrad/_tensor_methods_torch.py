@@ -136,3 +136,6 @@ def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
 
 Tensor.view_as = _view_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
+_METHODS_23 = {"inverse": ops.inverse, "det": ops.det}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

@@ -1,6 +1,6 @@
-"""``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms; ``inv``, ``det``, ``solve`` where defined).
+"""``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms, ``inv``, ``solve``, ``det``).
 
-The ops live with their families under ``minigrad/ops/`` (``ops/norm.py``);
+The ops live with their families under ``minigrad/ops/`` (``ops/norm.py``, ``ops/inverse.py``);
 this module gives them the names ``torch.linalg`` uses.
 
 Example:
@@ -11,7 +11,8 @@ Example:
 
 from __future__ import annotations
 
+from .ops.inverse import det, inv, solve
 from .ops.norm import linalg_norm as norm
 from .ops.norm import matrix_norm, vector_norm
 
-__all__ = ["norm", "vector_norm", "matrix_norm"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det"]
