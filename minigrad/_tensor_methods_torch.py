@@ -139,3 +139,6 @@ Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
 _METHODS_23 = {"inverse": ops.inverse, "det": ops.det}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

@@ -78,7 +78,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     **{(n, ""): getattr(mg, n) for n in (
         "gather", "scatter_add", "scatter", "take_along_dim", "sort", "argsort", "topk", "msort",
         "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat", "repeat_interleave", "unbind",
-        "log2", "log10", "isnan", "isinf", "isfinite",
+        "log2", "log10", "isnan", "isinf", "isfinite", "nonzero", "argwhere", "count_nonzero",
     )},
     ("norm", ""): mg.norm,
     ("norm", "fro"): mg.norm,
