@@ -74,6 +74,30 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "relu", "gelu", "mse_loss", "nll_loss", "cross_entropy", "linear", "layer_norm", "conv2d",
         "max_pool2d", "batch_norm",
     )},
+    # issue 23: the torch.* tensor ops
+    **{(n, ""): getattr(mg, n) for n in (
+        "gather", "scatter_add", "scatter", "take_along_dim", "sort", "argsort", "topk", "msort",
+        "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat", "repeat_interleave", "unbind",
+        "log2", "log10", "isnan", "isinf", "isfinite", "nonzero", "argwhere", "count_nonzero",
+    )},
+    ("norm", ""): mg.norm,
+    ("norm", "fro"): mg.norm,
+    ("norm", "inf"): mg.norm,
+    ("norm", "nuc"): mg.norm,
+    ("linalg.norm", ""): mg.linalg.norm,
+    ("linalg.norm", "subgradients_at_zero"): mg.linalg.norm,
+    ("linalg.vector_norm", ""): mg.linalg.vector_norm,
+    ("linalg.matrix_norm", ""): mg.linalg.matrix_norm,
+    ("linalg.inv", ""): mg.linalg.inv,
+    ("linalg.det", ""): mg.linalg.det,
+    ("linalg.solve", ""): mg.linalg.solve,
+    **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm")},
+    ("addmm", "decomposed"): mg.addmm,
+    ("meshgrid", "variadic_tensors"): mg.meshgrid,
+    ("meshgrid", "list_of_tensors"): mg.meshgrid,
+    ("einsum", ""): lambda tensors, equation: mg.einsum(equation, tensors),  # OpInfo's einsum takes (tensors, equation)
+    ("view_as", ""): lambda x, other: x.view_as(other),
+    ("expand_as", ""): lambda x, other: x.expand_as(other),
 }
 
 
@@ -87,6 +111,16 @@ def _kw(*names: str) -> Callable[[Any], bool]:
 def _legacy_empty_cat(s: Any) -> bool:
     tensors = s.input
     return any(t.shape == (0,) for t in tensors) and any(t.ndim > 1 for t in tensors)
+
+
+def _ord(s: Any) -> Any:
+    return s.kwargs.get("ord", s.args[0] if s.args else None)
+
+
+def _matrix_case(s: Any) -> bool:
+    """A linalg.norm sample that asks for a matrix norm: two dims, or a 2-D input and no dim."""
+    dim = s.kwargs.get("dim", s.args[1] if len(s.args) > 1 else None)
+    return (isinstance(dim, (tuple, list)) and len(dim) == 2) or (dim is None and s.input.ndim == 2)
 
 
 UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
@@ -103,6 +137,11 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     # least one Tensor (TypeError naming the op).
     ("add|sub|mul|div", lambda s: not isinstance(s.input, torch.Tensor) and not any(
         isinstance(a, torch.Tensor) for a in s.args), "two Python numbers, no Tensor"),
+    # The nuclear norm and the spectral norms (ord=2/-2 of a matrix) need singular values, which minigrad does not
+    # compute (NotImplementedError naming the op).
+    ("norm", lambda s: s.kwargs.get("p", s.args[0] if s.args else None) == "nuc", "the nuclear norm (singular values)"),
+    ("linalg.matrix_norm", lambda s: _ord(s) in ("nuc", 2, -2), "the nuclear and spectral matrix norms (singular values)"),
+    ("linalg.norm", lambda s: _ord(s) in ("nuc", 2, -2) and _matrix_case(s), "the nuclear and spectral matrix norms"),
 ]
 
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)
