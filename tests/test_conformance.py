@@ -77,6 +77,15 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
 }
 
 
+# issue 23: torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
+OPS.update({
+    **{(f"nn.functional.{n}", ""): getattr(F, n) for n in (
+        "silu", "leaky_relu", "elu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "selu", "celu", "mish",
+        "softsign", "logsigmoid", "tanhshrink", "softmin", "glu", "prelu", "softplus",
+    )},
+    ("nn.functional.softmin", "with_dtype"): F.softmin,
+})
+
 # -- Argument forms minigrad does not support yet ------------------------------------------------
 # Each entry: (op name pattern, predicate on the torch sample, why). A matching sample must make
 # minigrad raise TypeError/ValueError/RuntimeError whose message names the op.
@@ -100,6 +109,12 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     # batch_norm of a 1-D input without a channel dim (PyTorch accepts the empty (0,) case).
     ("nn.functional.batch_norm", lambda s: s.input.ndim < 2, "batch_norm input without a (N, C) layout"),
 ]
+
+# PyTorch's vectorised and scalar CPU kernels disagree on the gradient at a NaN input for these ops
+# (hardtanh: 0 in the vectorised body, the gradient in the scalar tail of the same tensor; elu: NaN
+# against the gradient): that gradient entry is not compared. minigrad gives the vectorised answer.
+NAN_INPUT_GRADIENT_VARIES = {"nn.functional.hardtanh", "nn.functional.relu6", "nn.functional.elu", "nn.functional.celu",
+                             "nn.functional.selu"}
 
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)
 
@@ -200,6 +215,9 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
     for i, (tg, m) in enumerate(zip(t_grads, m_in)):
         want = np.zeros(tuple(m.shape)) if tg is None else tg.numpy()
         got = np.zeros(tuple(m.shape)) if m.grad is None else m.grad.numpy()
+        if name in NAN_INPUT_GRADIENT_VARIES and want.shape == got.shape:
+            at_nan = np.isnan(m.numpy())
+            want, got = np.where(at_nan, 0.0, want), np.where(at_nan, 0.0, got)
         if want.shape != got.shape or not np.allclose(got, want, rtol=1e-7, atol=1e-10, equal_nan=True):
             return "mismatch", f"gradient of input {i} differs: {got.ravel()[:4]} vs {want.ravel()[:4]}"
     return "agree", ""

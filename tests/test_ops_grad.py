@@ -264,6 +264,17 @@ CASES: list[Case] = [
          inputs(rnd(1, 2, 4, 4), distinct(1, 2, 4, 4, rg=False))),
 ]
 
+# issue 23 (torch.nn.functional): activations, padding, pooling (inputs away from the kinks)
+CASES += [
+    Case("silu", "silu", mg.silu, inputs(rnd(3, 4, low=-4, high=4))),
+    Case("leaky_relu", "leaky_relu", lambda x: mg.leaky_relu(x, 0.2), inputs(away(3, 4))),
+    Case("elu", "elu", lambda x: mg.elu(x, 0.7), inputs(away(3, 4))),
+    Case("hardtanh", "hardtanh", lambda x: mg.hardtanh(x, -0.5, 1.0),
+         inputs(const(T([-1.5, -0.8, -0.2, 0.3, 0.7, 1.6])))),
+    Case("hardswish", "hardswish", mg.hardswish, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
+    Case("hardsigmoid", "hardsigmoid", mg.hardsigmoid, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
+]
+
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 def test_gradient_matches_finite_differences(case: Case) -> None:

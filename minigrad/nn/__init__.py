@@ -206,3 +206,10 @@ def __dir__() -> list[str]:
 # Names imported only for annotations (never evaluated, thanks to ``from __future__ import
 # annotations``) leave the namespace: see NOTE [ The namespace is the API ] in minigrad/__init__.py.
 del annotations, Any, Iterator
+
+
+# issue 23: PyTorch's activation, loss, convolution, pooling and normalization modules, by family.
+from .activation import *  # noqa: E402,F401,F403
+from . import activation as _activation  # noqa: E402
+
+__all__ += _activation.__all__

@@ -122,3 +122,23 @@ def __dir__() -> list[str]:
     submodules = [n for n, v in globals().items()
                   if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
     return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
+
+
+# -- issue 23: activations, losses, padding, resampling, convolutions, pooling, normalization --
+from ..ops import activation as _activation  # noqa: E402
+
+silu = _activation.inplace_form(ops.silu)
+leaky_relu = _activation.inplace_form(ops.leaky_relu)
+elu = _activation.inplace_form(ops.elu)
+hardtanh = _activation.inplace_form(ops.hardtanh)
+hardswish = _activation.inplace_form(ops.hardswish)
+hardsigmoid = _activation.inplace_form(ops.hardsigmoid)
+softplus = ops.softplus
+from ..ops.activation import (  # noqa: E402
+    celu, glu, logsigmoid, mish, prelu, relu6, selu, softmin, softsign, tanhshrink,
+)
+
+__all__ += [
+    "silu", "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "softplus", "celu", "glu", "logsigmoid",
+    "mish", "prelu", "relu6", "selu", "softmin", "softsign", "tanhshrink",
+]
