@@ -82,6 +82,7 @@ OPS.update({
     **{(f"nn.functional.{n}", ""): getattr(F, n) for n in (
         "silu", "leaky_relu", "elu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "selu", "celu", "mish",
         "softsign", "logsigmoid", "tanhshrink", "softmin", "glu", "prelu", "softplus",
+        "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
 })

@@ -273,6 +273,8 @@ CASES += [
          inputs(const(T([-1.5, -0.8, -0.2, 0.3, 0.7, 1.6])))),
     Case("hardswish", "hardswish", mg.hardswish, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
     Case("hardsigmoid", "hardsigmoid", mg.hardsigmoid, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
+    Case("binary_cross_entropy", "binary_cross_entropy", mg.OPS["binary_cross_entropy"],
+         inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
 ]
 
 

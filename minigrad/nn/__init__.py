@@ -213,3 +213,7 @@ from .activation import *  # noqa: E402,F401,F403
 from . import activation as _activation  # noqa: E402
 
 __all__ += _activation.__all__
+from .loss import *  # noqa: E402,F401,F403
+from . import loss as _loss  # noqa: E402
+
+__all__ += _loss.__all__

@@ -142,3 +142,10 @@ __all__ += [
     "silu", "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "softplus", "celu", "glu", "logsigmoid",
     "mish", "prelu", "relu6", "selu", "softmin", "softsign", "tanhshrink",
 ]
+
+from ..ops.loss import (  # noqa: E402
+    binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, smooth_l1_loss,
+)
+
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
+            "smooth_l1_loss"]
