@@ -83,8 +83,12 @@ OPS.update({
         "silu", "leaky_relu", "elu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "selu", "celu", "mish",
         "softsign", "logsigmoid", "tanhshrink", "softmin", "glu", "prelu", "softplus",
         "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
+        "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
+    **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},
+    **{("nn.functional.interpolate", v): F.interpolate for v in (
+        "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")},
 })
 
 # -- Argument forms minigrad does not support yet ------------------------------------------------

@@ -217,3 +217,9 @@ from .loss import *  # noqa: E402,F401,F403
 from . import loss as _loss  # noqa: E402
 
 __all__ += _loss.__all__
+from .pooling import *  # noqa: E402,F401,F403
+from .upsampling import *  # noqa: E402,F401,F403
+from .flatten import *  # noqa: E402,F401,F403
+from . import flatten as _flatten, pooling as _pooling, upsampling as _upsampling  # noqa: E402
+
+__all__ += _pooling.__all__ + _upsampling.__all__ + _flatten.__all__

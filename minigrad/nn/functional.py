@@ -149,3 +149,27 @@ from ..ops.loss import (  # noqa: E402
 
 __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
             "smooth_l1_loss"]
+
+from ..ops.padding import pad  # noqa: E402
+from ..ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d  # noqa: E402
+from ..ops.upsampling import interpolate  # noqa: E402
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """The old name of ``interpolate`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="nearest")`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="bilinear", align_corners=True)`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
