@@ -101,6 +101,20 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
 }
 
 
+# issue 23: torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
+OPS.update({
+    **{(f"nn.functional.{n}", ""): getattr(F, n) for n in (
+        "silu", "leaky_relu", "elu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "selu", "celu", "mish",
+        "softsign", "logsigmoid", "tanhshrink", "softmin", "glu", "prelu", "softplus",
+        "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
+        "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
+    )},
+    ("nn.functional.softmin", "with_dtype"): F.softmin,
+    **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},
+    **{("nn.functional.interpolate", v): F.interpolate for v in (
+        "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")},
+})
+
 # -- Argument forms minigrad does not support yet ------------------------------------------------
 # Each entry: (op name pattern, predicate on the torch sample, why). A matching sample must make
 # minigrad raise TypeError/ValueError/RuntimeError whose message names the op.
@@ -143,6 +157,12 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     ("linalg.matrix_norm", lambda s: _ord(s) in ("nuc", 2, -2), "the nuclear and spectral matrix norms (singular values)"),
     ("linalg.norm", lambda s: _ord(s) in ("nuc", 2, -2) and _matrix_case(s), "the nuclear and spectral matrix norms"),
 ]
+
+# PyTorch's vectorised and scalar CPU kernels disagree on the gradient at a NaN input for these ops
+# (hardtanh: 0 in the vectorised body, the gradient in the scalar tail of the same tensor; elu: NaN
+# against the gradient): that gradient entry is not compared. minigrad gives the vectorised answer.
+NAN_INPUT_GRADIENT_VARIES = {"nn.functional.hardtanh", "nn.functional.relu6", "nn.functional.elu", "nn.functional.celu",
+                             "nn.functional.selu"}
 
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)
 
@@ -243,6 +263,9 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
     for i, (tg, m) in enumerate(zip(t_grads, m_in)):
         want = np.zeros(tuple(m.shape)) if tg is None else tg.numpy()
         got = np.zeros(tuple(m.shape)) if m.grad is None else m.grad.numpy()
+        if name in NAN_INPUT_GRADIENT_VARIES and want.shape == got.shape:
+            at_nan = np.isnan(m.numpy())
+            want, got = np.where(at_nan, 0.0, want), np.where(at_nan, 0.0, got)
         if want.shape != got.shape or not np.allclose(got, want, rtol=1e-7, atol=1e-10, equal_nan=True):
             return "mismatch", f"gradient of input {i} differs: {got.ravel()[:4]} vs {want.ravel()[:4]}"
     return "agree", ""

@@ -313,6 +313,29 @@ CASES: list[Case] = [
     Case("solve-vector", "solve", mg.linalg.solve, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)), rnd(2, 3))),
 ]
 
+# issue 23 (torch.nn.functional): activations, padding, pooling (inputs away from the kinks)
+CASES += [
+    Case("silu", "silu", mg.silu, inputs(rnd(3, 4, low=-4, high=4))),
+    Case("leaky_relu", "leaky_relu", lambda x: mg.leaky_relu(x, 0.2), inputs(away(3, 4))),
+    Case("elu", "elu", lambda x: mg.elu(x, 0.7), inputs(away(3, 4))),
+    Case("hardtanh", "hardtanh", lambda x: mg.hardtanh(x, -0.5, 1.0),
+         inputs(const(T([-1.5, -0.8, -0.2, 0.3, 0.7, 1.6])))),
+    Case("hardswish", "hardswish", mg.hardswish, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
+    Case("hardsigmoid", "hardsigmoid", mg.hardsigmoid, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
+    Case("binary_cross_entropy", "binary_cross_entropy", mg.OPS["binary_cross_entropy"],
+         inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
+    Case("constant_pad_nd", "constant_pad_nd", lambda x: mg.constant_pad_nd(x, (2, -1, 0, 3), 1.5), inputs(rnd(2, 3, 4))),
+    Case("avg_pool2d", "avg_pool2d", lambda x: mg.OPS["avg_pool2d"](x, (3, 2), (2, 1), (1, 1), True, False, None),
+         inputs(rnd(1, 2, 5, 4))),
+    Case("avg_pool2d_backward", "avg_pool2d_backward",
+         lambda g: mg.OPS["avg_pool2d_backward"](g, (5, 4), (3, 2), (2, 1), (1, 0), False, True, 5),
+         inputs(rnd(1, 2, 3, 3))),
+    Case("adaptive_avg_pool2d", "adaptive_avg_pool2d", lambda x: mg.OPS["adaptive_avg_pool2d"](x, (3, 2)),
+         inputs(rnd(2, 1, 5, 7))),
+    Case("adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward",
+         lambda g: mg.OPS["adaptive_avg_pool2d_backward"](g, (5, 7)), inputs(rnd(2, 1, 3, 2))),
+]
+
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 def test_gradient_matches_finite_differences(case: Case) -> None:

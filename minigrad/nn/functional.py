@@ -114,3 +114,54 @@ def __dir__() -> list[str]:
     submodules = [n for n, v in globals().items()
                   if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
     return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
+
+
+# -- issue 23: activations, losses, padding, resampling, convolutions, pooling, normalization --
+from ..ops import activation as _activation  # noqa: E402
+
+silu = _activation.inplace_form(ops.silu)
+leaky_relu = _activation.inplace_form(ops.leaky_relu)
+elu = _activation.inplace_form(ops.elu)
+hardtanh = _activation.inplace_form(ops.hardtanh)
+hardswish = _activation.inplace_form(ops.hardswish)
+hardsigmoid = _activation.inplace_form(ops.hardsigmoid)
+softplus = ops.softplus
+from ..ops.activation import (  # noqa: E402
+    celu, glu, logsigmoid, mish, prelu, relu6, selu, softmin, softsign, tanhshrink,
+)
+
+__all__ += [
+    "silu", "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "softplus", "celu", "glu", "logsigmoid",
+    "mish", "prelu", "relu6", "selu", "softmin", "softsign", "tanhshrink",
+]
+
+from ..ops.loss import (  # noqa: E402
+    binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, smooth_l1_loss,
+)
+
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
+            "smooth_l1_loss"]
+
+from ..ops.padding import pad  # noqa: E402
+from ..ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d  # noqa: E402
+from ..ops.upsampling import interpolate  # noqa: E402
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """The old name of ``interpolate`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="nearest")`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="bilinear", align_corners=True)`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
