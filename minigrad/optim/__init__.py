@@ -181,22 +181,36 @@ class Optimizer(abc.ABC):
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum, Nesterov and weight decay (PyTorch's rule)."""
+    """Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
+    ``maximize`` (PyTorch's rule, step for step).
 
-    def __init__(self, params: Iterable[Tensor], lr: float = 0.01, momentum: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False) -> None:
+    With ``g`` the gradient (negated when ``maximize``) plus ``weight_decay * p``::
+
+        buf = g                                   (first step)
+        buf = momentum * buf + (1 - dampening) * g (later steps)
+        g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+    """
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
         momentum = _check_hyper("SGD", "momentum value", momentum)
         weight_decay = _check_hyper("SGD", "weight_decay value", weight_decay)
-        if not isinstance(nesterov, bool):
-            raise TypeError(f"SGD(): argument 'nesterov' must be bool, but got {type(nesterov).__name__}")
-        if nesterov and momentum <= 0:
+        if isinstance(dampening, bool) or not isinstance(dampening, (int, float)):
+            raise TypeError(f"SGD(): argument 'dampening' must be a number, but got {type(dampening).__name__}")
+        for nm, flag in (("nesterov", nesterov), ("maximize", maximize)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"SGD(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD(): Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay, "nesterov": nesterov})
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": float(dampening),
+                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize})
 
     def step(self) -> None:
         with no_grad():
             for group in self.param_groups:
                 lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+                dampening = group.get("dampening", 0.0)
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
@@ -204,6 +218,8 @@ class SGD(Optimizer):
                     if _array_update_ok(p, g):
                         self._sgd_arrays(p, g._data, group)
                         continue
+                    if group.get("maximize", False):
+                        g = -g
                     if weight_decay:
                         g = g + weight_decay * p
                     if momentum:
@@ -212,13 +228,16 @@ class SGD(Optimizer):
                         if buf is None:
                             buf = st["momentum_buffer"] = g.detach_copy()
                         else:
-                            buf.mul_(momentum).add_(g)
+                            buf.mul_(momentum).add_(g * (1 - dampening) if dampening else g)
                         g = g + momentum * buf if group["nesterov"] else buf
                     p.sub_(g * lr)
 
     def _sgd_arrays(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
         """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+        dampening = group.get("dampening", 0.0)
+        if group.get("maximize", False):
+            g = -g
         if weight_decay:
             g = g + p._data * weight_decay
         if momentum:
@@ -228,7 +247,7 @@ class SGD(Optimizer):
                 buf = st["momentum_buffer"] = Tensor._make(g.copy(), p._dtype)
             else:
                 buf._data *= momentum
-                buf._data += g
+                buf._data += g * (1 - dampening) if dampening else g
                 _bump(buf)
             g = g + buf._data * momentum if group["nesterov"] else buf._data
         p._data -= g * lr
@@ -321,6 +340,9 @@ class AdamW(Adam):
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)
+from .adaptive import Adadelta, Adagrad, Adamax, RMSprop  # noqa: E402
+
+__all__ += ["RMSprop", "Adagrad", "Adadelta", "Adamax"]
 
 
 def __dir__() -> list[str]:
