@@ -196,6 +196,9 @@ __all__ += [
 ]
 
 
+from . import utils  # noqa: E402  (clip_grad_norm_, parameters_to_vector, ...)
+
+
 def __dir__() -> list[str]:
     # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
     submodules = [n for n, v in globals().items()
