@@ -6,6 +6,7 @@ from below instead of from the package that imports them.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Iterator
 
 from ..autograd_meta import AutogradMeta
@@ -34,6 +35,16 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Parameter":
+        """A new Parameter with a copy of the data (and of ``.grad``), and its own id."""
+        if id(self) in memo:
+            return memo[id(self)]
+        out = Parameter(Tensor._make(self._data.copy(), self._dtype, self._device, self._layout), self.requires_grad)
+        memo[id(self)] = out
+        if self.grad is not None:
+            out.grad = copy.deepcopy(self.grad, memo)
+        return out
 
 
 class Module(ModuleStateMixin):
