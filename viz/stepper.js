@@ -27,7 +27,7 @@
   var drawn = null;      // what the graph and in-degree panes show now
   var selected = -1;     // a node pinned by a click (-1: follow the focus)
   var playing = null, speed = 2, quizOn = false, answered = {}, score = [0, 0, 0, 0];
-  var nodeEls = [], inEls = [], qEls = [], rowEls = [], hashTimer = null;
+  var nodeEls = [], inEls = [], qEls = [], rowEls = [], hashTimer = null, quizKey = null;
 
   // -- state: initial values, effects, checkpoints -------------------------------------------
 
@@ -363,6 +363,7 @@
   function ask(q, target) {
     var box = $("quiz");
     box.hidden = false;
+    delete box.dataset.degrees;
     box.innerHTML = '<div class="card"><b>Quiz:</b> which node does the engine run next?<div class="note">ready queue, front → back: ' +
       esc(q.cand.map(name).join(", ") || "(empty)") + '</div><input id="quiz-node" placeholder="node name, part of it, or #id">' +
       '<div id="quiz-feedback"></div><input id="quiz-degrees" hidden placeholder="in-degrees, e.g. 0 1">' +
@@ -374,8 +375,7 @@
       goto(Math.min(target, q.after - P.begin));
     };
     var nodeRight = false;
-    box.onkeydown = function (ev) {
-      ev.stopPropagation();
+    quizKey = function (ev) {
       if (ev.key === "Escape") { finish(stage !== "done", nodeRight, null); return; }
       if (ev.key !== "Enter") return;
       if (stage === "node") {
@@ -397,6 +397,7 @@
           '<div class="why">why: each edge from ' + esc(name(q.node)) + " delivers one gradient and lowers its next node's in-degree by one; a node that reaches 0 enters the queue.</div>Press enter to continue.</div>";
         stage = "done"; box.dataset.degrees = right ? "1" : "0";
       } else finish(false, nodeRight, box.dataset.degrees === undefined ? null : box.dataset.degrees === "1");
+      ev.preventDefault();
     };
     inNode.focus();
   }
@@ -411,7 +412,8 @@
   }
 
   function onKey(e) {
-    if (!$("quiz").hidden || e.target.tagName === "INPUT" && e.target.type !== "range" && e.target.type !== "checkbox" || e.target.tagName === "SELECT") return;
+    if (!$("quiz").hidden) { if (quizKey) quizKey(e); return; }
+    if (e.target.tagName === "INPUT" && e.target.type !== "range" && e.target.type !== "checkbox" || e.target.tagName === "SELECT") return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var k = e.key, done = true;
     if (k === "ArrowRight" || k === "l") goto(pos + 1);

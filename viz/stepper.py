@@ -225,6 +225,7 @@ class _Shown:
     focus: int = -1
     buffers: dict[int, list[list[Any]]] = field(default_factory=dict)
     bw: BackwardPass | None = None  # the pass state these values were read from
+    known: int = 0  # how many nodes that state's graph held (GeneralGrad creates copies during a pass)
 
 
 def _buffers(bw: BackwardPass, index: dict[int, int]) -> dict[int, list[list[Any]]]:
@@ -299,7 +300,7 @@ def _effect(st: State, bw: BackwardPass | None, shown: _Shown, index: dict[int, 
         if degrees:
             eff["d"] = sorted(degrees)
     statuses = []
-    for n in _moved(old, bw, ids):
+    for n in (_moved(old, bw, ids) if len(st.nodes) == shown.known else ids):
         k = index[n]
         code = _CODE[display_status(st, n, bw)] if n in st.nodes else 0
         if code != shown.status[k]:
@@ -313,7 +314,7 @@ def _effect(st: State, bw: BackwardPass | None, shown: _Shown, index: dict[int, 
             eff["b"] = [[k, buffers.get(k)] for k in sorted(set(buffers) | set(shown.buffers))
                         if buffers.get(k) != shown.buffers.get(k)]
             shown.buffers = buffers
-    shown.bw = bw
+    shown.bw, shown.known = bw, len(st.nodes)
     return eff
 
 
