@@ -360,6 +360,18 @@
     return hits.length === 1 && hits[0] === k;
   }
 
+  function guessed(answer, pool) {
+    // The node an answer names: its id, its exact name, or a part of a name unique in the queue, then in the pass.
+    var a = answer.trim().toLowerCase().replace(/^#/, ""), k;
+    if (!a) return -1;
+    if (/^\d+$/.test(a)) return P.ids.indexOf(+a);
+    for (k = 0; k < P.names.length; k++) if (P.names[k].toLowerCase() === a) return k;
+    var hits = pool.filter(function (j) { return P.names[j].toLowerCase().indexOf(a) >= 0; });
+    if (hits.length === 1) return hits[0];
+    for (k = 0; k < P.order.length; k++) if (P.names[P.order[k]].toLowerCase().indexOf(a) >= 0) return P.order[k];
+    return -1;
+  }
+
   function ask(q, target) {
     var box = $("quiz");
     box.hidden = false;
@@ -381,8 +393,13 @@
       if (stage === "node") {
         nodeRight = matches(inNode.value, q.node, q.cand);
         inNode.disabled = true;
+        var why = q.why, guess = nodeRight ? -1 : guessed(inNode.value, q.cand);
+        if (guess >= 0 && guess !== q.node) {
+          why += " " + name(guess) + (q.cand.indexOf(guess) >= 0 ? " was at position " + q.cand.indexOf(guess) + " of the queue; only the front runs."
+            : " was not in the ready queue: its in-degree was not 0 yet, or it is not in this pass.");
+        }
         var h = (nodeRight ? '<b class="ok">✔ right:</b> ' : '<b class="bad">✘ no:</b> ') + "the engine runs " + esc(name(q.node)) +
-                '.<div class="why">why: ' + esc(q.why) + "</div>";
+                '.<div class="why">why: ' + esc(why) + "</div>";
         if (q.succ.length) {
           h += "After " + esc(name(q.node)) + " runs, what are the in-degrees of: <b>" + esc(q.succ.map(name).join(", ")) + "</b>?";
           stage = "degrees"; inDeg.hidden = false; inDeg.focus();
