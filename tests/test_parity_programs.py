@@ -176,7 +176,9 @@ def test_gpt_loss_gradients_and_adamw_steps_match() -> None:
     m_losses = m_src.train(m_model, batches_m, steps=4)
     assert_close(m_losses, t_losses)
     assert m_losses[-1] < m_losses[0]
-    assert_close({k: v for k, v in m_model.state_dict().items()}, dict(t_model.state_dict()), rtol=1e-7)
+    m_state = m_model.state_dict()
+    for k, v in t_model.state_dict().items():
+        assert_close(m_state[k], v, rtol=1e-7, what=k)
 
 
 @needs("nn.init.normal_/zeros_", by="i23a")
@@ -259,6 +261,10 @@ def _makemore_pair(t_src, m_src, model_type):
         config = src.ModelConfig(vocab_size=train_set.get_vocab_size(), block_size=train_set.get_output_length(),
                                  n_layer=2, n_head=2, n_embd=8, n_embd2=12)
         models.append((src.build(model_type, config).double(), train_set, test_set))
+    t_src.torch.manual_seed(0)
+    with t_src.torch.no_grad():  # the bigram table starts at zeros: ties would make top-k arbitrary
+        for p in models[0][0].parameters():
+            p.add_(0.3 * t_src.torch.randn_like(p))
     copy_weights(models[0][0], models[1][0])
     return models
 
@@ -290,6 +296,7 @@ def test_makemore_model_loss_and_gradients_match(model_type: str) -> None:
 
 @pytest.mark.parametrize("model_type", [
     pytest.param(t, marks=needs("torch.long", "torch.topk", "torch.roll", by="i23a, i23b") if t == "mlp" else
+                 needs("torch.long", "torch.topk", "set_default_dtype", by="i23a, i23b") if t == "bow" else
                  needs("torch.long", "torch.topk", by="i23a, i23b"))
     for t in MAKEMORE])
 def test_makemore_greedy_samples_match(model_type: str) -> None:
