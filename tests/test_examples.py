@@ -53,6 +53,21 @@ MISSING = {
 }
 
 
+def _load_family(name: str):
+    """Like ``_load``, registered in ``sys.modules`` first (a dataclass looks its module up there)."""
+    import sys
+
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(spec.name, None)
+        raise
+    return mod
+
+
 def _with_marks(names):
     return [pytest.param(n, marks=MISSING[n]) if n in MISSING else n for n in names]
 
@@ -89,7 +104,7 @@ def test_family_example_learns_at_tiny_size(name: str) -> None:
     if name in ("cnn", "vae"):
         pytest.importorskip("sklearn")
     kwargs, fn, _ = FAMILIES[name]
-    result = getattr(_load(name), fn)(verbose=False, **kwargs)
+    result = getattr(_load_family(name), fn)(verbose=False, **kwargs)
     _assert_falls(name, result[0] if isinstance(result, tuple) else result)
 
 
