@@ -191,3 +191,24 @@ def test_cli_web_without_graphviz_exits_3(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(graphviz, "pipe", no_dot)
     assert cli(["web", str(FIXTURES / "two_layers.jsonl"), "-o", str(tmp_path / "p.html")]) == 3
     assert "graphviz" in capsys.readouterr().err.lower()
+
+
+def test_quiz_questions_are_the_tuis():
+    from minigrad.tui.model import Session
+
+    events = mg.trace.load(DEMO).events
+    session = Session(events)
+    data = stepper(events).data
+    asked = 0
+    for p in data["passes"]:
+        ids = p["ids"]
+        for q in p["quiz"]:
+            want = session.question(q["run"], p["number"])
+            assert ids[q["node"]] == want.node
+            assert q["ask"] == want.ask_index and q["after"] == want.after_index
+            assert [ids[k] for k in q["succ"]] == list(want.successors)
+            assert q["deg"] == list(want.in_degree_after)
+            assert [ids[k] for k in q["cand"]] == list(want.candidates)
+            assert q["why"] == session.why_runs(want)
+            asked += 1
+    assert asked > 10
