@@ -501,7 +501,8 @@ class Stepper:
             f'<li><span class="sw st-{s}"></span>{html.escape(STATUS_TEXT[s])}</li>' for s in STATUSES if s != "idle"
         )
         status_css = "\n".join(
-            f"#graph g.node.st-{s} > .shape {{ fill: {STATUS_FILL[s]}; }} .sw.st-{s} {{ background: {STATUS_FILL[s]}; }}"
+            f"#graph g.node.st-{s} > .shape {{ fill: {STATUS_FILL[s]}; }} .sw.st-{s}, #graph li.node.st-{s} > .shape "
+            f"{{ background: {STATUS_FILL[s]}; }}"
             for s in STATUSES
         )
         badge_css = (f"#graph .badge.in.zero > polygon:first-child {{ fill: {BADGE['zero']}; }}\n"

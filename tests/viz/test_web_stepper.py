@@ -212,3 +212,14 @@ def test_quiz_questions_are_the_tuis():
             assert q["why"] == session.why_runs(want)
             asked += 1
     assert asked > 10
+
+
+def test_a_long_flipbook_points_to_the_stepper(tmp_path, monkeypatch, capsys):
+    import minigrad.cli as cli_module
+
+    monkeypatch.setattr(cli_module, "FLIPBOOK_HINT_FRAMES", 5)
+    assert cli(["render", str(FIXTURES / "simple_backward.jsonl"), "--flipbook", str(tmp_path / "f.html")]) == 0
+    assert "minigrad web" in capsys.readouterr().err
+    monkeypatch.setattr(cli_module, "FLIPBOOK_HINT_FRAMES", 10_000)
+    assert cli(["render", str(FIXTURES / "simple_backward.jsonl"), "--flipbook", str(tmp_path / "g.html")]) == 0
+    assert "minigrad web" not in capsys.readouterr().err
