@@ -117,7 +117,7 @@
       "(): GeneralGrad does not take part. Choose a grad() pass to see startup, ending, needed and pruned nodes.</p>";
     body("general").innerHTML = gen;
     drawn = { status: new Int8Array(P.ids.length).fill(-1), degree: new Int32Array(P.ids.length).fill(-2),
-              queue: [], changed: -2, init: false };
+              queue: [], changed: -2, focus: -1, init: false };
     $("slider").max = P.events.length - 1;
   }
 
@@ -171,13 +171,32 @@
     }
     if (!drawn.init) { for (k = 0; k < qEls.length; k++) if (S.queue.indexOf(k) < 0) setClass(qEls[k], "off", true); drawn.init = true; }
     drawn.queue = S.queue;
+    if (S.changed !== drawn.changed && S.changed >= 0 && rowEls[S.changed]) scrollInto(body("in-degree"), rowEls[S.changed]);
     drawn.changed = S.changed;
     var sub = body("in-degree").firstChild;
     sub.textContent = S.changed >= 0 ? "last change: " + name(S.changed) + " → " + S.degree[S.changed] : "";
     // The focused node gets an outline in the graph.
-    root.querySelectorAll("#graph .node.focus").forEach(function (el) { el.classList.remove("focus"); });
     var f = selected >= 0 ? selected : S.focus;
-    if (f >= 0 && nodeEls[f]) nodeEls[f].classList.add("focus");
+    if (f !== drawn.focus) {
+      if (drawn.focus >= 0 && nodeEls[drawn.focus]) nodeEls[drawn.focus].classList.remove("focus");
+      if (f >= 0 && nodeEls[f]) { nodeEls[f].classList.add("focus"); scrollToNode(nodeEls[f]); }
+      drawn.focus = f;
+    }
+  }
+
+  function scrollToNode(el) { scrollInto(body("graph"), el); }
+
+  function scrollInto(box, el) {
+    // Keep an element in view inside its pane (the page itself does not move).
+    var r = el.getBoundingClientRect(), b = box.getBoundingClientRect();
+    if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += r.top - b.top - (box.clientHeight - r.height) / 2;
+    if (r.left < b.left || r.right > b.right) box.scrollLeft += r.left - b.left - (box.clientWidth - r.width) / 2;
+  }
+
+  function zoom() {
+    root.classList.toggle("zoom");
+    var f = selected >= 0 ? selected : S.focus;
+    if (f >= 0 && nodeEls[f]) scrollToNode(nodeEls[f]);
   }
 
   function drawQueue() {
@@ -444,6 +463,7 @@
     else if (k === "-") setSpeed(-1);
     else if (k === "c") { if (D.passes.length > 1) selectPass((P.number + 1) % D.passes.length); }
     else if (k === "m") root.classList.toggle("nomarks");
+    else if (k === "z") zoom();
     else if (k === "t") { quizOn = !quizOn; $("quiz-on").checked = quizOn; drawStatus(); }
     else if (k === "1") tab("backward");
     else if (k === "2") tab("forward");
@@ -474,6 +494,7 @@
     $("prev-run").addEventListener("click", function () { nextRun(-1); });
     $("next-run").addEventListener("click", function () { nextRun(1); });
     $("play").addEventListener("click", play);
+    $("zoom").addEventListener("click", zoom);
     $("slider").addEventListener("input", function () { goto(+$("slider").value); });
     $("quiz-on").addEventListener("change", function () { quizOn = $("quiz-on").checked; drawStatus(); });
     $("help-btn").addEventListener("click", function () { $("help").hidden = !$("help").hidden; });
