@@ -35,11 +35,11 @@
     var b = new Map();
     Object.keys(p.init.buffers).forEach(function (k) { b.set(+k, p.init.buffers[k]); });
     return { status: Int8Array.from(p.init.status), degree: Int32Array.from(p.init.degree), queue: p.init.queue,
-             current: p.init.current, changed: p.init.changed, focus: p.init.focus, buffers: b };
+             current: p.init.current, changed: p.init.changed, focus: p.init.focus, buffers: b, general: null };
   }
   function clone(s) {
     return { status: s.status.slice(), degree: s.degree.slice(), queue: s.queue, current: s.current,
-             changed: s.changed, focus: s.focus, buffers: new Map(s.buffers) };
+             changed: s.changed, focus: s.focus, buffers: new Map(s.buffers), general: s.general };
   }
   function apply(s, ev) {
     var e = ev[3];
@@ -49,6 +49,7 @@
     if (e.c !== undefined) s.current = e.c;
     if (e.lc !== undefined) s.changed = e.lc;
     if (e.f !== undefined) s.focus = e.f;
+    if (e.g !== undefined) s.general = e.g;
     if (e.d) for (i = 0; i < e.d.length; i++) s.degree[e.d[i][0]] = e.d[i][1];
     if (e.s) for (i = 0; i < e.s.length; i++) s.status[e.s[i][0]] = e.s[i][1];
     if (e.b) for (i = 0; i < e.b.length; i++) {
@@ -111,13 +112,8 @@
     });
     var more = P.n_calls > P.calls.length ? '<p class="note">… ' + (P.n_calls - P.calls.length) + " more op calls not on this page</p>" : "";
     body("forward").innerHTML = (calls.length ? calls.join("") : '<p class="note">(no op calls before this pass)</p>') + more;
-    var gen = P.general ? "<table>" + P.general.map(function (r) {
-      return "<tr><th>" + esc(r[0]) + "</th><td>" + esc(r[1]) + "</td></tr>";
-    }).join("") + "</table>" : '<p class="note">Pass ' + P.number + " is a plain " + P.mode +
-      "(): GeneralGrad does not take part. Choose a grad() pass to see startup, ending, needed and pruned nodes.</p>";
-    body("general").innerHTML = gen;
     drawn = { status: new Int8Array(P.ids.length).fill(-1), degree: new Int32Array(P.ids.length).fill(-2),
-              queue: [], changed: -2, focus: -1, init: false };
+              queue: [], changed: -2, focus: -1, general: undefined, init: false };
     $("slider").max = P.events.length - 1;
   }
 
@@ -271,6 +267,21 @@
     calls.forEach(function (c) { c.classList.remove("cur"); });
   }
 
+  function drawGeneral() {
+    if (S.general === drawn.general) return;
+    drawn.general = S.general;
+    var h;
+    if (S.general) {
+      h = "<table>" + S.general.map(function (r) { return "<tr><th>" + esc(r[0]) + "</th><td>" + esc(r[1]) + "</td></tr>"; }).join("") + "</table>";
+    } else if (P.mode === "grad") {
+      h = '<p class="note">GeneralGrad has not decided anything yet at this event; step on.</p>';
+    } else {
+      h = '<p class="note">Pass ' + P.number + " is a plain " + P.mode + "(): GeneralGrad does not take part. " +
+          "Choose a grad() pass to see startup, ending, needed and pruned nodes.</p>";
+    }
+    body("general").innerHTML = h;
+  }
+
   function drawForward() {
     if ($("tab-forward").hidden) return;
     var ev = P.begin + pos, best = null;
@@ -287,6 +298,7 @@
     drawLog();
     drawStatus();
     drawForward();
+    drawGeneral();
     root.setAttribute("data-event", P.begin + pos);
     root.setAttribute("data-pass", P.number);
     // The address follows the event shown (#event=N), once stepping pauses: browsers limit how often it may change.

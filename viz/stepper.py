@@ -226,6 +226,7 @@ class _Shown:
     buffers: dict[int, list[list[Any]]] = field(default_factory=dict)
     bw: BackwardPass | None = None  # the pass state these values were read from
     known: int = 0  # how many nodes that state's graph held (GeneralGrad creates copies during a pass)
+    general: list[list[str]] | None = None  # the GeneralGrad tab's rows
 
 
 def _effects(rp: Replay, number: int, begin: int, end: int, ids: list[int], final: State,
@@ -348,6 +349,10 @@ def _effect(st: _At, bw: BackwardPass | None, shown: _Shown, index: dict[int, in
             changes.append([k, value])
         if changes:
             eff["b"] = changes
+    if bw.general is not None and (old is None or old.general is not bw.general):
+        rows = _general(bw, st)
+        if rows != shown.general:
+            eff["g"] = shown.general = rows
     shown.bw, shown.known = bw, st.known
     return eff
 
@@ -379,7 +384,8 @@ def _call_lines(st: State, first: int, last: int, limit: int) -> tuple[list[list
     return out, len(calls)
 
 
-def _general(bw: BackwardPass, names: State) -> list[list[str]] | None:
+def _general(bw: BackwardPass, names: Any) -> list[list[str]] | None:
+    """The GeneralGrad tab's rows for a ``grad()`` pass as it stands (``None`` for a plain backward)."""
     g = bw.general
     if g is None:
         return None
@@ -588,7 +594,7 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
                                  or (h.get("target") in final.tensors and final.tensors[h.get("target")].grad_node == n)]}
                       for h in bw.hooks],
             "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls,
-            "general": _general(bw, final), "quiz": plan,
+            "quiz": plan,
             "flags": ", ".join(f for f, on in (("retain_graph", bw.retain_graph), ("create_graph", bw.create_graph)) if on),
         })
     if not passes:

@@ -113,6 +113,9 @@ def test_buttons_slider_and_pass_chooser(page, demo):
     assert agree_with_replay(page, rp, 1) == end1
     page.keyboard.press("3")
     assert "startup" in page.text_content("#general")
+    assert "w1 = " in page.text_content("#general")  # at the end of the pass: grad()'s result
+    page.keyboard.press("Home")
+    assert "w1 = " not in page.text_content("#general")  # before GeneralGrad decided anything
     page.keyboard.press("2")
     assert page.is_visible("#forward") and page.locator("#forward .call").count() > 0
     page.keyboard.press("1")

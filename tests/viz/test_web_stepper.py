@@ -29,7 +29,7 @@ PANES = ("graph", "queue", "in-degree", "buffers", "log", "node")
 def apply_effects(p: dict[str, Any]) -> list[dict[str, Any]]:
     """What the page shows after each event of pass ``p``: the script's ``apply``, written in Python."""
     s = {"status": list(p["init"]["status"]), "degree": list(p["init"]["degree"]), "queue": [], "current": -1,
-         "changed": -1, "buffers": {}}
+         "changed": -1, "buffers": {}, "general": None}
     out = []
     for ev in p["events"]:
         e = ev[3] if len(ev) > 3 else {}
@@ -39,6 +39,8 @@ def apply_effects(p: dict[str, Any]) -> list[dict[str, Any]]:
             s["current"] = e["c"]
         if "lc" in e:
             s["changed"] = e["lc"]
+        if "g" in e:
+            s["general"] = e["g"]
         for k, v in e.get("d", []):
             s["degree"][k] = v
         for k, v in e.get("s", []):
@@ -49,7 +51,8 @@ def apply_effects(p: dict[str, Any]) -> list[dict[str, Any]]:
             else:
                 s["buffers"][k] = v
         out.append({"status": list(s["status"]), "degree": list(s["degree"]), "queue": list(s["queue"]),
-                    "current": s["current"], "changed": s["changed"], "buffers": dict(s["buffers"])})
+                    "current": s["current"], "changed": s["changed"], "buffers": dict(s["buffers"]),
+                    "general": s["general"]})
     return out
 
 
@@ -74,6 +77,13 @@ def check_against_replay(events: list) -> dict[str, Any]:
             assert (ids[got["current"]] if got["current"] >= 0 else None) == current, f"current node at event {i}"
             assert sorted(ids[k] for k in got["buffers"]) == sorted(n for n in bw.buffers if n in ids), f"buffers at event {i}"
             assert (ids[got["changed"]] if got["changed"] >= 0 else None) == bw.last_changed
+            g = bw.general
+            if g is None:
+                assert got["general"] is None
+            else:  # the GeneralGrad tab names what the replay's marks hold
+                rows = dict(got["general"])
+                assert rows["startup"] == (", ".join(rp.final.node_name(n) for n in sorted(g.startup)) or "-")
+                assert rows["needed"] == (", ".join(rp.final.node_name(n) for n in sorted(g.needed)) or "-")
     return page.data
 
 
@@ -86,9 +96,16 @@ def test_two_passes_and_general_grad_view():
     data = check_against_replay(mg.trace.load(DEMO).events)
     modes = [p["mode"] for p in data["passes"]]
     assert modes == ["backward", "grad"]
-    assert data["passes"][0]["general"] is None
-    rows = dict(data["passes"][1]["general"])
+    def general_effects(p):
+        return [(p["begin"] + k, dict(ev[3]["g"])) for k, ev in enumerate(p["events"]) if len(ev) > 3 and "g" in ev[3]]
+
+    assert general_effects(data["passes"][0]) == []
+    steps = general_effects(data["passes"][1])
+    assert len(steps) >= 3  # GeneralGrad's decisions appear as they are made: copy, targets, update, prune, result
+    at, rows = steps[-1]
     assert set(rows) >= {"startup", "ending", "needed", "pruned edges", "results"}
+    assert rows["results"] != "-" and mg.trace.load(DEMO).events[at].kind == "general_grad.result"
+    assert steps[0][1]["startup"] == "-"  # before general_grad.update, nothing is decided
 
 
 def test_a_live_recording_with_modules_carries_provenance():
