@@ -519,6 +519,10 @@
       selected = selected === k ? -1 : k;
       draw();
     });
+    // A click must not leave the focus on a button: the space key would press it again as well as play.
+    root.querySelectorAll("header button, #zoom").forEach(function (b) {
+      b.addEventListener("mousedown", function (e) { e.preventDefault(); });
+    });
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", function () {
       var m = /event=(-?\d+)/.exec(location.hash || "");

@@ -190,3 +190,29 @@ def test_a_recording_with_modules_shows_provenance(page, tmp_path):
         agree_with_replay(page, rp, 0)
     assert "made at test_web_stepper_browser.py:" in page.text_content("#node")
     assert "in module Sequential" in page.text_content("#node")
+
+
+def test_space_after_a_click_plays_once(page, demo):
+    _, path = demo
+    open_page(page, path)
+    page.click("#next")
+    at = event_shown(page)
+    page.keyboard.press(" ")
+    assert "pause" in page.text_content("#play")
+    page.keyboard.press(" ")
+    assert "play" in page.text_content("#play")
+    assert event_shown(page) <= at + 1  # the button was not pressed again by the space key
+
+
+def test_a_pass_too_large_to_draw_is_listed_and_says_so(page, tmp_path):
+    events = mg.trace.load(DEMO).events
+    rp = Replay(events)
+    path = stepper(events, max_graph_nodes=5).save(tmp_path / "listed.html")
+    open_page(page, path)
+    assert "shows the nodes as a list" in page.text_content("#notes")
+    assert page.locator("#graph svg").count() == 0
+    for _ in range(4):
+        page.keyboard.press("n")
+        i = agree_with_replay(page, rp, 0)
+        st = rp[i]
+        assert statuses(page) == {n: display_status(st, n, st.passes[0]) for n in statuses(page)}

@@ -240,3 +240,14 @@ def test_a_long_flipbook_points_to_the_stepper(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(cli_module, "FLIPBOOK_HINT_FRAMES", 10_000)
     assert cli(["render", str(FIXTURES / "simple_backward.jsonl"), "--flipbook", str(tmp_path / "g.html")]) == 0
     assert "minigrad web" not in capsys.readouterr().err
+
+
+def test_replay_pass_at_is_the_states_pass():
+    rp = Replay(mg.trace.load(DEMO).events)
+    for number, (begin, end, _) in enumerate(rp.backward_passes()):
+        for i in list(range(0, len(rp), 7)) + [begin - 1, begin, end]:
+            st = rp[i]
+            want = st.passes[number] if number < len(st.passes) else None
+            assert rp.pass_at(i, number) == want, (i, number)
+    with pytest.raises(IndexError):
+        rp.pass_at(len(rp), 0)
