@@ -491,7 +491,7 @@
     $("notes").textContent = notes.join(" ");
     if (!D.passes.length) {
       root.setAttribute("data-event", -1);
-      body("graph").innerHTML = '<p class="note">This recording has no backward pass to step through.</p>';
+      body("graph").innerHTML = '<p class="note">Nothing to step through on this page: see the note above.</p>';
       return;
     }
     $("pass").innerHTML = D.passes.map(function (p) {

@@ -35,7 +35,6 @@ Example:
 from __future__ import annotations
 
 import bisect
-import gc
 import html
 import json
 import os
@@ -48,12 +47,12 @@ from typing import Any
 
 import graphviz
 
-from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_shape, fmt_value
+from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
-from .graph import Graph, backward_node_ids, call_outputs, collect_backward, display_status, forward_span
+from .graph import backward_node_ids, call_outputs, collect_backward, display_status, forward_span
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
 from .style import BADGE, MARK_COLOUR, STATUS_FILL, STATUS_TEXT
 
@@ -534,6 +533,53 @@ class Stepper:
         return f"<minigrad.viz.Stepper {self.title!r}: {len(self.data['passes'])} passes>"
 
 
+def _hooks(bw: BackwardPass, ids: list[int], final: State) -> list[dict[str, Any]]:
+    """The pass's hooks, each with the nodes whose detail lists it (its target node, leaf or output tensor)."""
+    out = []
+    for h in bw.hooks:
+        target = h.get("target")
+        made_by = final.tensors[target].grad_node if target in final.tensors else None
+        nodes = [k for k, n in enumerate(ids)
+                 if target == n or target == getattr(final.nodes.get(n), "tensor", None) or made_by == n]
+        out.append({"target": final.tensor_name(target), "kind": h.get("hook_kind"), "at": h.get("at"), "nodes": nodes})
+    return out
+
+
+def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, complete: bool, final: State,
+               kinds: dict[str, int], whys: dict[str, int], max_graph_nodes: int, max_calls: int,
+               notes: list[str]) -> dict[str, Any]:
+    """Everything the page holds for backward pass ``number`` (events ``begin..last``); limits hit go to ``notes``."""
+    end_state = rp[last]
+    bw = end_state.passes[number]
+    ids = backward_node_ids(end_state, bw)
+    index = {n: k for k, n in enumerate(ids)}
+    plan = _quiz_plan(rp, end_state, bw, begin, last, index)
+    init, events, probed = _effects(rp, number, begin, last, ids, final, kinds, whys, _quiz_probes(plan))
+    _quiz_answers(plan, probed, ids, final)
+    svg = None
+    if len(ids) <= max_graph_nodes:
+        svg = _pass_svg(end_state, bw, ids)
+    else:
+        notes.append(f"Pass {number} has {len(ids)} nodes, more than this page draws ({max_graph_nodes}): "
+                     "its graph pane shows the nodes as a list.")
+    first, _, _ = forward_span(end_state, number)
+    calls, n_calls = _call_lines(end_state, first, last, max_calls)
+    if n_calls > max_calls:
+        notes.append(f"Pass {number}: the forward view lists the first {max_calls} of {n_calls} op calls.")
+    # The in-degree pane lists nodes from the start of the pass down (larger topo_nr first), as the engine meets them.
+    order = sorted(range(len(ids)), key=lambda k: (-getattr(final.nodes.get(ids[k]), "topo_nr", 0), ids[k]))
+    flags = ", ".join(f for f, on in (("retain_graph", bw.retain_graph), ("create_graph", bw.create_graph)) if on)
+    return {
+        "number": number, "mode": mode, "begin": begin, "end": last, "complete": complete, "flags": flags,
+        "ids": ids, "names": [final.node_name(n) for n in ids], "order": order,
+        "initial": [bw.initial_in_degree.get(n, -1) for n in ids],
+        "start": [index[n] for n in bw.start if n in index],
+        "detail": [_detail(end_state, bw, n, final) for n in ids],
+        "hooks": _hooks(bw, ids, final),
+        "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls, "quiz": plan,
+    }
+
+
 def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVENTS,
             max_graph_nodes: int = MAX_GRAPH_NODES, max_calls: int = MAX_CALLS) -> Stepper:
     """Build the web stepper of a recording.
@@ -561,42 +607,13 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
     for number, (begin, end, mode) in enumerate(passes):
         last = end if end is not None else len(rp) - 1
         if held + (last - begin + 1) > max_events:
-            notes.append(f"This page holds passes 0–{number - 1} of the {len(passes)} in the recording "
-                         f"({held} events; the limit is {max_events}). Open the recording in minigrad-tui for the rest.")
+            kept = f"passes 0–{number - 1}" if number > 1 else ("pass 0" if number == 1 else "no pass")
+            notes.append(f"This page holds {kept} of the {len(passes)} in the recording: pass {number} would take it "
+                         f"past {max_events} events. Open the recording in minigrad-tui for the rest.")
             break
         held += last - begin + 1
-        end_state = rp[last]
-        bw = end_state.passes[number]
-        ids = backward_node_ids(end_state, bw)
-        index = {n: k for k, n in enumerate(ids)}
-        plan = _quiz_plan(rp, end_state, bw, begin, last, index)
-        init, events, probed = _effects(rp, number, begin, last, ids, final, kinds, whys, _quiz_probes(plan))
-        _quiz_answers(plan, probed, ids, final)
-        svg = None
-        if len(ids) <= max_graph_nodes:
-            svg = _pass_svg(end_state, bw, ids)
-        else:
-            notes.append(f"Pass {number} has {len(ids)} nodes, more than this page draws ({max_graph_nodes}): "
-                         "its graph pane shows the nodes as a list.")
-        first, stop, _ = forward_span(end_state, number)
-        calls, n_calls = _call_lines(end_state, first, last, max_calls)
-        if n_calls > max_calls:
-            notes.append(f"Pass {number}: the forward view lists the first {max_calls} of {n_calls} op calls.")
-        order = sorted(range(len(ids)), key=lambda k: (-(final.nodes[ids[k]].topo_nr if ids[k] in final.nodes else 0), ids[k]))
-        out.append({
-            "number": number, "mode": mode, "begin": begin, "end": last, "complete": end is not None,
-            "ids": ids, "names": [final.node_name(n) for n in ids], "order": order,
-            "initial": [bw.initial_in_degree.get(n, -1) for n in ids],
-            "start": [index[n] for n in bw.start if n in index],
-            "detail": [_detail(end_state, bw, n, final) for n in ids],
-            "hooks": [{"target": final.tensor_name(h.get("target")), "kind": h.get("hook_kind"), "at": h.get("at"),
-                       "nodes": [k for k, n in enumerate(ids) if h.get("target") in (n, getattr(final.nodes.get(n), "tensor", None))
-                                 or (h.get("target") in final.tensors and final.tensors[h.get("target")].grad_node == n)]}
-                      for h in bw.hooks],
-            "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls,
-            "quiz": plan,
-            "flags": ", ".join(f for f, on in (("retain_graph", bw.retain_graph), ("create_graph", bw.create_graph)) if on),
-        })
+        out.append(_pass_data(rp, number, begin, last, mode, end is not None, final, kinds, whys,
+                              max_graph_nodes, max_calls, notes))
     if not passes:
         notes.append("This recording has no backward pass: there is nothing to step through.")
     data = {

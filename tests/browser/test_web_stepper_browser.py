@@ -14,7 +14,7 @@ import minigrad as mg
 from minigrad.tracing.replay import Replay
 from minigrad.viz import stepper
 from minigrad.viz.graph import display_status
-from stepper_pages import SHOWN, agree_with_replay, event_shown, in_degree_pane, queue_pane, statuses
+from stepper_pages import SHOWN, agree_with_replay, event_shown, statuses
 
 DEMO = Path(__file__).parent.parent / "tui" / "fixtures" / "demo.jsonl"
 
@@ -29,6 +29,7 @@ def demo(tmp_path_factory):
 
 
 def open_page(page, path: Path, hash_: str = "") -> None:
+    """Open a stepper page and wait until its panes are drawn."""
     page.goto(path.as_uri() + hash_)
     page.wait_for_selector("#queue .body > *")
 
@@ -216,3 +217,13 @@ def test_a_pass_too_large_to_draw_is_listed_and_says_so(page, tmp_path):
         i = agree_with_replay(page, rp, 0)
         st = rp[i]
         assert statuses(page) == {n: display_status(st, n, st.passes[0]) for n in statuses(page)}
+
+
+def test_a_page_without_a_pass_says_why(page, tmp_path):
+    with mg.trace() as tr:
+        _ = mg.ones(2) + 1
+    open_path = stepper(tr).save(tmp_path / "none.html")
+    page.goto(open_path.as_uri())
+    page.wait_for_selector("#graph .note")
+    assert "no backward pass" in page.text_content("#notes")
+    assert event_shown(page) == -1

@@ -159,11 +159,13 @@ def test_limits_are_stated_on_the_page():
     events = mg.trace.load(DEMO).events
     one = stepper(events, max_events=300)
     assert len(one.data["passes"]) == 1
-    assert any("holds passes 0–0 of the 2" in n for n in one.notes)
+    assert any("holds pass 0 of the 2" in n for n in one.notes)
+    none = stepper(events, max_events=10)
+    assert none.data["passes"] == [] and any("holds no pass of the 2" in n for n in none.notes)
     listed = stepper(events, max_graph_nodes=3)
     assert all(p["svg"] is None for p in listed.data["passes"])
     assert any("shows the nodes as a list" in n for n in listed.notes)
-    assert "holds passes" in one.html()
+    assert "holds pass 0" in one.html()
 
 
 def test_a_trace_without_backward_says_so():
