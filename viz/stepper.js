@@ -248,7 +248,9 @@
     var lo = Math.max(0, pos - 12), hi = Math.min(P.events.length - 1, pos + 12), h = [];
     for (var i = lo; i <= hi; i++) {
       var e = P.events[i];
-      h.push('<div class="ev' + (i === pos ? " cur" : "") + '" data-event="' + (P.begin + i) + '"><span class="n">' + (P.begin + i) +
+      var why = D.whys[e[2]];
+      h.push('<div class="ev' + (i === pos ? " cur" : "") + '" data-event="' + (P.begin + i) + '"' + (why ? ' title="why: ' + esc(why) + '"' : "") +
+             '><span class="n">' + (P.begin + i) +
              '</span> <span class="kind k-' + D.kinds[e[0]].replace(/[._]/g, "-") + '">' + esc(D.kinds[e[0]]) + "</span> " + esc(e[1]) + "</div>");
     }
     body("log").innerHTML = h.join("");
