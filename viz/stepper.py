@@ -558,7 +558,11 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
     _quiz_answers(plan, probed, ids, final)
     svg = None
     if len(ids) <= max_graph_nodes:
-        svg = _pass_svg(end_state, bw, ids)
+        try:
+            svg = _pass_svg(end_state, bw, ids)
+        except (graphviz.CalledProcessError, ET.ParseError) as exc:  # dot failed on this graph: list it instead
+            notes.append(f"Graphviz could not lay out pass {number} ({type(exc).__name__}): its graph pane shows the "
+                         "nodes as a list.")
     else:
         notes.append(f"Pass {number} has {len(ids)} nodes, more than this page draws ({max_graph_nodes}): "
                      "its graph pane shows the nodes as a list.")

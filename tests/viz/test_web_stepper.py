@@ -253,3 +253,13 @@ def test_replay_pass_at_is_the_states_pass():
             assert rp.pass_at(i, number) == want, (i, number)
     with pytest.raises(IndexError):
         rp.pass_at(len(rp), 0)
+
+
+def test_a_failed_layout_falls_back_to_the_list(simple_events, monkeypatch):
+    def broken(*args, **kwargs):
+        raise graphviz.CalledProcessError(1, ["dot"], output=b"", stderr=b"trouble")
+
+    monkeypatch.setattr(graphviz, "pipe", broken)
+    page = stepper(simple_events)
+    assert page.data["passes"][0]["svg"] is None
+    assert any("could not lay out pass 0" in n for n in page.notes)
