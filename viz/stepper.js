@@ -452,9 +452,25 @@
     inNode.focus();
   }
 
+  function jump(query) {
+    // The TUI's j: a node by exact name, #id, or the first name containing the query; go to its run and pin it.
+    var q = query.trim().toLowerCase().replace(/^#/, ""), k = -1, i;
+    if (!q) return;
+    if (/^\d+$/.test(q)) k = P.ids.indexOf(+q);
+    for (i = 0; k < 0 && i < P.names.length; i++) if (P.names[i].toLowerCase() === q) k = i;
+    for (i = 0; k < 0 && i < P.order.length; i++) if (P.names[P.order[i]].toLowerCase().indexOf(q) >= 0) k = P.order[i];
+    if (k < 0) { note("No node matching '" + query + "' in this pass."); return; }
+    var run = -1;  // the quiz's questions know every node run of the pass
+    for (i = 0; i < P.quiz.length && run < 0; i++) if (P.quiz[i].node === k) run = P.quiz[i].run - P.begin;
+    if (run >= 0) goto(run);
+    selected = k;
+    draw();
+    note(name(k) + (run >= 0 ? " runs at event " + (P.begin + run) : " does not run in this pass"));
+  }
+
   // -- wiring ---------------------------------------------------------------------------------
 
-  function note(text) { $("notes").textContent = text; }
+  function note(text) { $("notes").textContent = D.notes.concat([text]).join(" "); }
   function tab(name) {
     root.querySelectorAll(".tab").forEach(function (b) { b.classList.toggle("on", b.getAttribute("data-tab") === name); });
     ["backward", "forward", "general"].forEach(function (t) { $("tab-" + t).hidden = t !== name; });
@@ -478,6 +494,7 @@
     else if (k === "c") { if (D.passes.length > 1) selectPass((P.number + 1) % D.passes.length); }
     else if (k === "m") root.classList.toggle("nomarks");
     else if (k === "z") zoom();
+    else if (k === "j") $("jump").focus();
     else if (k === "t") { quizOn = !quizOn; $("quiz-on").checked = quizOn; drawStatus(); }
     else if (k === "1") tab("backward");
     else if (k === "2") tab("forward");
@@ -509,6 +526,10 @@
     $("next-run").addEventListener("click", function () { nextRun(1); });
     $("play").addEventListener("click", play);
     $("zoom").addEventListener("click", zoom);
+    $("jump").addEventListener("keydown", function (e) {
+      if (e.key === "Enter") { jump($("jump").value); $("jump").blur(); }
+      else if (e.key === "Escape") $("jump").blur();
+    });
     $("slider").addEventListener("input", function () { goto(+$("slider").value); });
     $("quiz-on").addEventListener("change", function () { quizOn = $("quiz-on").checked; drawStatus(); });
     $("help-btn").addEventListener("click", function () { $("help").hidden = !$("help").hidden; });

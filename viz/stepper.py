@@ -647,6 +647,7 @@ _PAGE = """<!DOCTYPE html>
       <button type="button" class="tab" data-tab="forward">Forward [2]</button>
       <button type="button" class="tab" data-tab="general">GeneralGrad [3]</button>
     </nav>
+    <input id="jump" type="search" placeholder="jump to node [j]" aria-label="jump to node" size="16">
     <label class="quizbox"><input type="checkbox" id="quiz-on"> quiz [t]</label>
     <button type="button" id="help-btn" title="keys and glossary (?)">?</button>
   </div>
@@ -692,7 +693,7 @@ _PAGE = """<!DOCTYPE html>
 <div id="help" class="modal" hidden><div class="card">
   <h2>Keys</h2>
   <p>&larr;/&rarr; previous/next event · b/n previous/next node run · Home/End start/end of the pass ·
-  space play/pause · +/- speed · c next pass · m GeneralGrad marks · t quiz · z zoom the graph · 1/2/3 tabs · ? this help · Esc close.
+  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z zoom the graph · 1/2/3 tabs · ? this help · Esc close.
   Click a node to pin it in the detail panes. <code>#event=N</code> in the address opens event N.</p>
   <h2>Glossary</h2><dl>{glossary}</dl>
   <button type="button" class="close">close</button></div></div>

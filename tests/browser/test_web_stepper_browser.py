@@ -227,3 +227,19 @@ def test_a_page_without_a_pass_says_why(page, tmp_path):
     page.wait_for_selector("#graph .note")
     assert "no backward pass" in page.text_content("#notes")
     assert event_shown(page) == -1
+
+
+def test_jump_to_a_node_goes_to_its_run_and_pins_it(page, demo):
+    rp, path = demo
+    open_page(page, path)
+    runs = {rp.events[i].node: i for i in rp.indices_of("node.run") if i <= rp.backward_passes()[0][1]}
+    node, at = next((n, i) for n, i in runs.items() if rp.final.nodes[n].name.startswith("Matmul"))
+    page.keyboard.press("j")
+    page.keyboard.type(f"#{node}")
+    page.keyboard.press("Enter")
+    assert event_shown(page) == at
+    assert "pinned" in page.text_content("#node h2") and rp.final.nodes[node].name in page.text_content("#node h2")
+    assert f"runs at event {at}" in page.text_content("#notes")
+    agree_with_replay(page, rp, 0)
+    page.keyboard.press("ArrowRight")  # keys work again once the box has done its job
+    assert event_shown(page) == at + 1
