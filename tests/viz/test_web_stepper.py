@@ -263,3 +263,9 @@ def test_a_failed_layout_falls_back_to_the_list(simple_events, monkeypatch):
     page = stepper(simple_events)
     assert page.data["passes"][0]["svg"] is None
     assert any("could not lay out pass 0" in n for n in page.notes)
+
+
+@pytest.mark.parametrize("cut", [107, 150, 420])
+def test_a_recording_cut_mid_pass_still_agrees(cut):
+    data = check_against_replay(mg.trace.load(DEMO).events[:cut])
+    assert data["passes"][-1]["complete"] is False
