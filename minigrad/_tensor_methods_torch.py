@@ -86,3 +86,10 @@ Tensor.view = _view  # type: ignore[attr-defined]
 Tensor.mT = property(_mT)  # type: ignore[attr-defined]
 Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
 Tensor.type_as = _type_as  # type: ignore[attr-defined]
+
+
+# In-place sampling (ops/sampling.py): x.normal_(), x.uniform_(), x.random_(), x.bernoulli_(), x.exponential_().
+from .ops import sampling as _sampling  # noqa: E402
+
+for _name in _sampling.METHODS:
+    setattr(Tensor, _name, getattr(_sampling, _name))

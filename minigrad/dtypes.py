@@ -25,6 +25,7 @@ __all__ = [
     "int32",
     "int64",
     "bool_",
+    "uint8",
     "ALL_DTYPES",
     "FLOAT_DTYPES",
     "INT_DTYPES",
@@ -60,6 +61,8 @@ class DType:
 
 
 bool_ = DType("bool", np.bool_, 0)
+#: Bytes: a storage dtype (random generator states, raw data); no op has a uint8 kernel.
+uint8 = DType("uint8", np.uint8, 0.5)
 int32 = DType("int32", np.int32, 1)
 int64 = DType("int64", np.int64, 2)
 float16 = DType("float16", np.float16, 3)
@@ -72,6 +75,7 @@ INT_DTYPES: tuple[DType, ...] = (int32, int64)
 NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME["uint8"] = uint8
 _BY_NP = {d.np: d for d in ALL_DTYPES}
 
 

@@ -17,9 +17,10 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from .. import dtypes as _dt
-from ..creation import generator
 from ..tensor import Tensor
+from ..autograd import no_grad
 from . import functional as F
+from . import init
 
 # ``nn/__init__`` imports this module at its end, once ``Module`` and ``Parameter`` exist.
 from .module import Module, Parameter
@@ -104,10 +105,15 @@ class Embedding(Module):
         super().__init__()
         dt = dtype or _dt.float32
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        data = generator().standard_normal((num_embeddings, embedding_dim)).astype(dt.np)
-        if padding_idx is not None:
-            data[padding_idx] = 0
-        self.weight = Parameter(Tensor._make(data, dt))
+        self.weight = Parameter(Tensor._make(np.zeros((num_embeddings, embedding_dim), dt.np), dt))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's initialisation: N(0, 1) from the default generator, the padding row zeroed."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0
 
     def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx)
