@@ -17,6 +17,9 @@ import os as _os
 from . import dtypes, flags
 from . import random
 from .random import Generator, default_generator, get_rng_state, initial_seed, seed, set_rng_state
+from .devices import device
+from .dtypes import get_default_dtype, set_default_dtype
+from .tensor import is_tensor, numel
 from .dtypes import bool_, float16, float32, float64, int32, int64
 from .tensor import Tensor
 from .creation import (
@@ -54,6 +57,8 @@ from .kernels.backends import is_gpu_available, register_backend, unregister_bac
 from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
+from . import cuda
+from .autograd import inference_mode
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 # PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its storage dtype uint8.
@@ -72,6 +77,8 @@ __all__ = [
     "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
 __all__ += ["uint8", "long", "float", "double", "half", "int"]
+# PyTorch's names for devices, defaults and predicates.
+__all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "inference_mode"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.
 __all__ += [
     "random", "Generator", "default_generator", "seed", "initial_seed", "get_rng_state", "set_rng_state",

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import random as _random
-from .device import Layout, to_numpy
+from .devices import Layout, to_numpy
 from .dtypes import DType
 from .random import (
     Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
@@ -119,14 +119,14 @@ def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
 @_names_allocation_failures
 def zeros(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
-    dt = _dtype_arg("zeros", dtype, _dt.float32)
+    dt = _dtype_arg("zeros", dtype, _dt.default_float())
     return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
 
 
 @_names_allocation_failures
 def ones(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
-    dt = _dtype_arg("ones", dtype, _dt.float32)
+    dt = _dtype_arg("ones", dtype, _dt.default_float())
     return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
 
 
@@ -135,7 +135,7 @@ def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = 
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     if not isinstance(fill_value, (int, float, bool)):
         raise TypeError(f"full(): argument 'fill_value' (position 1) must be a number, but got {type(fill_value).__name__}")
-    default = _dt.bool_ if isinstance(fill_value, bool) else _dt.int64 if isinstance(fill_value, int) else _dt.float32
+    default = _dt.bool_ if isinstance(fill_value, bool) else _dt.int64 if isinstance(fill_value, int) else _dt.default_float()
     dt = _dtype_arg("full", dtype, default)
     shape = _shape_arg("full", (size,) if isinstance(size, (list, tuple)) else (size,))
     return _finish("full", np.full(shape, fill_value, dt.np), dt, _check_device("full", device), requires_grad, name)
@@ -152,7 +152,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     if step == 0:
         raise ValueError("arange(): step must be nonzero")
     all_int = all(isinstance(v, int) for v in (start, end, step))
-    dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.float32)
+    dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.default_float())
     return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
 
 
@@ -231,7 +231,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
-    dt = _dtype_arg("eye", dtype, _dt.float32)
+    dt = _dtype_arg("eye", dtype, _dt.default_float())
     return _finish("eye", np.eye(n, n if m is None else m, dtype=dt.np), dt, _check_device("eye", device), requires_grad)
 
 
@@ -240,7 +240,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
         raise ValueError(f"linspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
-    dt = _dtype_arg("linspace", dtype, _dt.float32)
+    dt = _dtype_arg("linspace", dtype, _dt.default_float())
     data = np.linspace(start, end, steps).astype(dt.np)
     return _finish("linspace", data, dt, _check_device("linspace", device), requires_grad)
 
@@ -430,3 +430,49 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires
 
 
 __all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like"]
+
+
+# -- Tensor.new_*: new tensors with this tensor's dtype and device (unless given) ----------------------
+
+
+def _new_args(self: Tensor, fn: str, dtype: Any, device: Any) -> tuple[DType, Any]:
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{fn}(): 'self' must be Tensor, but got {type(self).__name__}")
+    dt = self.dtype if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
+    return dt, self.device if device is None else device
+
+
+def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_zeros", dtype, device)
+    return zeros(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_ones", dtype, device)
+    return ones(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """An unset tensor of ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_empty", dtype, device)
+    return empty(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """``fill_value`` in ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_full", dtype, device)
+    return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf holding a copy of ``data``, with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_tensor", dtype, device)
+    return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+#: the Tensor methods this module defines (attached in ``_tensor_methods_torch``)
+TENSOR_METHODS = {"new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full,
+                  "new_tensor": new_tensor}

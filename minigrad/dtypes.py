@@ -34,6 +34,8 @@ __all__ = [
     "as_dtype",
     "from_numpy",
     "default_float",
+    "get_default_dtype",
+    "set_default_dtype",
 ]
 
 
@@ -79,9 +81,32 @@ _BY_NAME["uint8"] = uint8
 _BY_NP = {d.np: d for d in ALL_DTYPES}
 
 
+_DEFAULT_FLOAT = [float32]  # one cell, changed by set_default_dtype
+
+
 def default_float() -> DType:
-    """The dtype of float data with no explicit dtype (``float32``)."""
-    return float32
+    """The dtype of float data with no explicit dtype (``float32`` unless ``set_default_dtype`` changed it)."""
+    return _DEFAULT_FLOAT[0]
+
+
+def get_default_dtype() -> DType:
+    """The default floating dtype (``float32`` to begin with), as ``torch.get_default_dtype()``."""
+    return _DEFAULT_FLOAT[0]
+
+
+def set_default_dtype(d: Any) -> None:
+    """Make ``d`` (a float dtype) the dtype of float data and of the float creation functions' results.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.set_default_dtype(mg.float64); mg.tensor([1.5]).dtype
+        minigrad.float64
+        >>> mg.set_default_dtype(mg.float32)
+    """
+    dt = as_dtype(d, "set_default_dtype(): argument 'd'")
+    if not dt.is_floating:
+        raise TypeError(f"only floating-point types are supported as the default type, but got {dt}")
+    _DEFAULT_FLOAT[0] = dt
 
 
 def promote(a: DType, b: DType) -> DType:

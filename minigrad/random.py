@@ -177,9 +177,8 @@ class Generator:
         if dtype.np == np.float64:
             x = (self.random64(n) & np.uint64(2 ** 53 - 1)).astype(np.float64) * 2.0 ** -53
             return _fma64(x, float(high) - float(low), float(low)) if (low, high) != (0.0, 1.0) else x
-        # float32 keeps 24 bits of a word, float16 its 11 (the mantissa digits), computed in float32
-        digits = 11 if dtype.np == np.float16 else 24
-        x = (self.random32(n) & np.uint64(2 ** digits - 1)).astype(np.float32) * np.float32(2.0 ** -digits)
+        # float32 keeps 24 bits of a word (float16 too: drawn in float32, then rounded)
+        x = (self.random32(n) & np.uint64(2 ** 24 - 1)).astype(np.float32) * np.float32(2.0 ** -24)
         if (low, high) != (0.0, 1.0):
             lo, hi = np.float32(low), np.float32(high)
             x = _fma32(x, np.float32(hi - lo), lo)
@@ -198,7 +197,9 @@ class Generator:
         out = np.empty(n, np.float64)
         for i in range(n):
             out[i] = self._normal_scalar()
-        return _fma64(out, std, mean).astype(dtype.np)
+        # a double becomes a Half through float (c10::Half is built from a float): round twice, as there
+        out = _fma64(out, std, mean)
+        return (out.astype(np.float32) if dtype.np == np.float16 else out).astype(dtype.np)
 
     def _normal_scalar(self) -> float:
         """One standard normal (``normal_distribution<double>``), using the cached twin first."""
@@ -312,8 +313,9 @@ def _normal_fill(gen: Generator, n: int, dtype: DType, mean: float, std: float) 
     """PyTorch's ``normal_fill``: n uniforms, Box-Muller per block of 16, the tail redone on 16 fresh ones."""
     work = np.float32 if dtype.np != np.float64 else np.float64
     wdt = _dt.float32 if work == np.float32 else _dt.float64
-    data = gen.uniform(n, wdt)
     full = n // 16 * 16
+    # float16 draws only the whole blocks before the tail's 16; float32/64 draw all n first
+    data = gen.uniform(n, wdt) if dtype.np != np.float16 else np.concatenate([gen.uniform(full, wdt), np.zeros(n - full, work)])
     data[:full] = _box_muller_16(data[:full].reshape(-1, 16), np.dtype(work), mean, std).reshape(-1)
     if n % 16:
         tail = gen.uniform(16, wdt).reshape(1, 16)

@@ -35,7 +35,7 @@ def _same_state(g: mg.Generator, tg: "torch.Generator") -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("size", SIZES, ids=str)
-@pytest.mark.parametrize("dt", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("dt", DTYPES + [(mg.float16, torch.float16)], ids=["float32", "float64", "float16"])
 def test_rand_randn_normal_uniform_match_pytorch_bit_for_bit(seed, size, dt) -> None:
     g, tg = _pair(seed)
     _same(mg.randn(size, generator=g, dtype=dt[0]), torch.randn(size, generator=tg, dtype=dt[1]))

@@ -29,7 +29,7 @@ __all__ = [
 
 
 def _empty_parameter(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.default_float()
     return Parameter(Tensor._make(_np.zeros(shape, dt.np), dt))
 
 

@@ -103,7 +103,7 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        dt = dtype or _dt.float32
+        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         self.weight = Parameter(Tensor._make(np.zeros((num_embeddings, embedding_dim), dt.np), dt))
         self.reset_parameters()
@@ -127,7 +127,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, dtype: Any = None) -> None:
         super().__init__()
-        dt = dtype or _dt.float32
+        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps = eps
         self.weight = Parameter(Tensor._make(np.ones(self.normalized_shape, dt.np), dt)) if elementwise_affine else None
@@ -145,7 +145,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
                  track_running_stats: bool = True, dtype: Any = None) -> None:
         super().__init__()
-        dt = dtype or _dt.float32
+        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(Tensor._make(np.ones(num_features, dt.np), dt)) if affine else None
