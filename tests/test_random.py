@@ -183,3 +183,21 @@ def test_in_place_sampling_respects_autograd_rules() -> None:
     with mg.no_grad():
         w.uniform_(-1, 1)
     assert w.version == 1 and w.requires_grad and w.is_leaf
+
+
+@pytest.mark.parametrize("dt", [(mg.float32, torch.float32), (mg.float64, torch.float64), (mg.int64, torch.int64),
+                                (mg.int32, torch.int32), (mg.bool, torch.bool), (mg.float16, torch.float16)], ids=str)
+def test_random_without_bounds_matches_pytorch(dt) -> None:
+    g, tg = _pair(3)
+    _same(mg.empty(50, dtype=dt[0]).random_(generator=g), torch.empty(50, dtype=dt[1]).random_(generator=tg))
+    _same(mg.empty(5, dtype=dt[0]).random_(2, generator=g), torch.empty(5, dtype=dt[1]).random_(2, generator=tg))
+
+
+def test_normal_fills_a_non_contiguous_view_in_memory_order() -> None:
+    g, tg = _pair(3)
+    a, b = mg.zeros(6, 8).t(), torch.zeros(6, 8).t()
+    with mg.no_grad():
+        a.normal_(generator=g)
+    b.normal_(generator=tg)
+    _same(a, b)
+    _same_state(g, tg)

@@ -4,7 +4,7 @@
 
 Example:
     >>> import minigrad as mg
-    >>> mg.manual_seed(0)
+    >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> emb = mg.nn.Embedding(10, 4)
     >>> emb(mg.tensor([[1, 2, 3]])).shape
     (1, 3, 4)

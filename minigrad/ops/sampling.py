@@ -87,14 +87,27 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Ge
 
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> Tensor:
     """Fill with integers in ``[from, to)`` in place; ``random_(to)`` starts at 0."""
+    gen = generator_arg("random_", generator)
+    if to is None and from_ == 0:
+        return fill_(self, "random_", _random_full(gen, self))
     if to is None:
-        if from_ == 0:
-            raise NotImplementedError("random_() with no bounds: give random_(to) or random_(from, to)")
         from_, to = 0, from_
     if to <= from_:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-    gen = generator_arg("random_", generator)
     return fill_(self, "random_", _random.randint_array(gen, self.numel(), int(from_), int(to)))
+
+
+def _random_full(gen: Generator, t: Tensor) -> np.ndarray:
+    """``random_()`` with no bounds: integers from 0 up to the largest the dtype holds exactly
+    (``2**mantissa`` for floats, the maximum for integers), as PyTorch's ``uniform_int_distribution``."""
+    n, kind = t.numel(), t.dtype.np
+    if kind == np.bool_:
+        return (gen.random32(n) & np.uint64(1)).astype(bool)
+    if kind in (np.int64, np.float64):
+        span = 2 ** 63 if kind == np.int64 else 2 ** 53 + 1
+        return (gen.random64(n) % np.uint64(span)).astype(kind)
+    span = {np.int32: 2 ** 31, np.float32: 2 ** 24 + 1, np.float16: 2 ** 11 + 1}[kind.type]
+    return (gen.random32(n) % np.uint64(span)).astype(kind)
 
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
