@@ -142,3 +142,14 @@ def test_layers_hold_pytorchs_initial_weights(seed) -> None:
         for k in sd:
             np.testing.assert_array_equal(sd[k].numpy(), tsd[k].numpy(), err_msg=f"{type(m).__name__}.{k}")
     np.testing.assert_array_equal(mg.randn(5).numpy(), torch.randn(5).numpy())
+
+
+@pytest.mark.parametrize("name", [n for n in mg.nn.init.__all__ if n != "uniform"])
+def test_signatures_are_pytorchs(name) -> None:
+    import inspect
+
+    ours = inspect.signature(getattr(mg.nn.init, name))
+    theirs = inspect.signature(getattr(torch.nn.init, name))
+    assert list(ours.parameters) == list(theirs.parameters)
+    for p in ours.parameters.values():
+        assert p.default == theirs.parameters[p.name].default, p.name
