@@ -59,6 +59,8 @@ from .tracing import trace
 from . import nn, optim
 from . import cuda
 from .autograd import inference_mode
+from . import linalg  # torch.linalg's names (issue 23)
+from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 # PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its storage dtype uint8.

@@ -286,6 +286,16 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Gener
         return fill_(tensor, "sparse_", values)
 
 
+def _linear_default_(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's ``reset_parameters`` of Linear and the convolutions: Kaiming-uniform weight with
+    ``a=sqrt(5)`` (a bound of ``1/sqrt(fan_in)``), then the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)
+
+
 def uniform(tensor: Any, a: float = 0.0, b: float = 1.0, dtype: Any = None) -> Tensor:
     """PyTorch's deprecated spelling of ``uniform_``; minigrad's older ``uniform(shape, bound)``
     (a new tensor from U(-bound, bound)) still works when the first argument is a shape."""
