@@ -180,6 +180,10 @@ class Tensor:
     def numel(self) -> int:
         return int(self._data.size)
 
+    def nelement(self) -> int:
+        """The number of elements (PyTorch's older name of ``numel``)."""
+        return int(self._data.size)
+
     @property
     def dtype(self) -> DType:
         return self._dtype

@@ -201,3 +201,18 @@ def test_normal_fills_a_non_contiguous_view_in_memory_order() -> None:
     b.normal_(generator=tg)
     _same(a, b)
     _same_state(g, tg)
+
+
+def test_data_loading_orders_follow_pytorchs_stream() -> None:
+    from minigrad.utils import data as D
+    import torch.utils.data as TD
+
+    mg.manual_seed(3)
+    torch.manual_seed(3)
+    ours = [b.tolist() for b in D.DataLoader(list(range(20)), batch_size=5, shuffle=True)]
+    theirs = [b.tolist() for b in TD.DataLoader(list(range(20)), batch_size=5, shuffle=True)]
+    assert ours == theirs
+    s, ts = D.RandomSampler(range(20), replacement=True, num_samples=70), TD.RandomSampler(range(20), replacement=True, num_samples=70)
+    assert list(s) == list(ts)
+    assert list(D.SubsetRandomSampler([5, 6, 7, 8])) == list(TD.SubsetRandomSampler([5, 6, 7, 8]))
+    _same(mg.rand(3), torch.rand(3))

@@ -36,6 +36,8 @@ from ..tensor import Tensor
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
     "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_", "uniform",
+    "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+    "orthogonal", "sparse",
 ]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -303,4 +305,39 @@ def uniform(tensor: Any, a: float = 0.0, b: float = 1.0, dtype: Any = None) -> T
         dt = _dt.as_dtype(dtype) if dtype is not None else _dt.float32
         out = Tensor._make(np.zeros(tuple(tensor), dt.np), dt)
         return uniform_(out, -a, a)
+    _warn_deprecated("uniform", "uniform_")
     return uniform_(tensor, a, b)
+
+
+def _warn_deprecated(old: str, new: str) -> None:
+    warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.", FutureWarning, stacklevel=3)
+
+
+def _deprecated(fn: Any) -> Any:
+    """PyTorch's old names without the trailing underscore: the same function, with a FutureWarning."""
+    old = fn.__name__[:-1]
+
+    def deprecated(*args: Any, **kwargs: Any) -> Any:
+        _warn_deprecated(old, fn.__name__)
+        return fn(*args, **kwargs)
+
+    deprecated.__name__ = old
+    deprecated.__doc__ = f"Deprecated: ``{fn.__name__}``."
+    return deprecated
+
+
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})
