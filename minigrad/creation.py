@@ -158,7 +158,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
 
 @_names_allocation_failures
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
-          requires_grad: bool = False, name: str | None = None) -> Tensor:
+          requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
     """Standard normal samples, PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``).
 
     Example:
@@ -167,22 +167,32 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
         >>> mg.randn(3, generator=g)
         tensor([-0.9800, -1.6578, -0.0572])
     """
+    size_kw = _size_keyword("randn", kwargs)
     gen = generator_arg("randn", generator)
     dt = _float_dtype_arg("randn", dtype)
-    shape = _shape_arg("randn", size)
+    shape = _shape_arg("randn", size if size or size_kw is None else (size_kw,))
     data = gen.normal(int(np.prod(shape)), dt).reshape(shape)
     return _finish("randn", data, dt, _check_device("randn", device), requires_grad, name)
 
 
 @_names_allocation_failures
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
-         requires_grad: bool = False, name: str | None = None) -> Tensor:
+         requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
     """Uniform samples in [0, 1), PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``)."""
+    size_kw = _size_keyword("rand", kwargs)
     gen = generator_arg("rand", generator)
     dt = _float_dtype_arg("rand", dtype)
-    shape = _shape_arg("rand", size)
+    shape = _shape_arg("rand", size if size or size_kw is None else (size_kw,))
     data = gen.uniform(int(np.prod(shape)), dt).reshape(shape)
     return _finish("rand", data, dt, _check_device("rand", device), requires_grad, name)
+
+
+def _size_keyword(fn: str, kwargs: dict[str, Any]) -> Any:
+    """PyTorch's ``size=`` keyword (``randn(size=(2, 3))``); anything else is an unknown keyword."""
+    size = kwargs.pop("size", None)
+    if kwargs:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return size
 
 
 def _float_dtype_arg(fn: str, dtype: Any) -> DType:

@@ -216,3 +216,13 @@ def test_data_loading_orders_follow_pytorchs_stream() -> None:
     assert list(s) == list(ts)
     assert list(D.SubsetRandomSampler([5, 6, 7, 8])) == list(TD.SubsetRandomSampler([5, 6, 7, 8]))
     _same(mg.rand(3), torch.rand(3))
+
+
+def test_size_keyword_and_unknown_keywords() -> None:
+    g, tg = _pair(9)
+    _same(mg.randn(size=(2, 3), generator=g), torch.randn(size=(2, 3), generator=tg))
+    _same(mg.rand(size=(4,), generator=g), torch.rand(size=(4,), generator=tg))
+    with pytest.raises(TypeError):
+        mg.randn(2, foo=1)
+    with pytest.raises(TypeError):
+        torch.randn(2, foo=1)
