@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..creation import generator
+from ..random import bernoulli_array, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from .functional_more import check_class_target
@@ -91,7 +91,9 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout(): p must be in [0, 1), but got {p!r}")
     if not training or p == 0.0:
         return x
-    keep = (generator().random(x.shape) >= p).astype(x.dtype.np) / (1.0 - p)
+    # PyTorch's CPU dropout: a bernoulli(1 - p) mask from the generator, divided by 1 - p, times x
+    keep = bernoulli_array(generator_arg("dropout", None), 1.0 - p, x.numel()).reshape(x.shape)
+    keep = keep.astype(x.dtype.np) / x.dtype.np.type(1.0 - p)
     mask = Tensor._make(keep if x.device == "cpu" else _move(keep, x.device), x.dtype, x.device)
     return ops.mul(x, mask)
 

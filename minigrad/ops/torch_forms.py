@@ -70,14 +70,24 @@ def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
     return dim
 
 
+def _keepdim_alias(op: str, keepdim: Any, keepdims: Any) -> Any:
+    # NumPy's spelling, which PyTorch accepts too: x.max(1, keepdims=True)
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(f"{op}(): pass either 'keepdim' or its alias 'keepdims', not both")
+        return keepdims
+    return keepdim
+
+
 def _check_tensor(op: str, name: str, pos: int, v: Any) -> None:
     if not isinstance(v, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
 
 
 def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
-    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
         _check_tensor(op, "input", 0, input)
+        keepdim = _keepdim_alias(op, keepdim, keepdims)
         if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
             return pair_op(input, dim)
         dim = _dim_alias(op, dim, axis)
@@ -98,24 +108,25 @@ max = _extreme("max", _max_op, argmax, maximum, return_types.max)
 min = _extreme("min", _min_op, argmin, minimum, return_types.min)
 
 
-def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
-    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=keepdim)
+    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=_keepdim_alias("amax", keepdim, keepdims))
 
 
-def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The smallest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
-    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=keepdim)
+    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=_keepdim_alias("amin", keepdim, keepdims))
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
-        axis: Any = None) -> Tensor:
+        axis: Any = None, keepdims: Any = None) -> Tensor:
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
 
     ``unbiased=False`` is the old spelling of ``correction=0``.
     """
     _check_tensor("var", "input", 0, input)
     dim = _dim_alias("var", dim, axis)
+    keepdim = _keepdim_alias("var", keepdim, keepdims)
     if isinstance(dim, bool):  # var(x, False): the old positional 'unbiased'
         dim, unbiased = None, dim
     if correction is None:
@@ -133,9 +144,9 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
-        axis: Any = None) -> Tensor:
+        axis: Any = None, keepdims: Any = None) -> Tensor:
     """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis))
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims))
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
