@@ -142,3 +142,22 @@ for _name, _fn in _METHODS_23.items():
 _METHODS_23 = {"nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {
+    "index_select": ops.index_select, "masked_select": ops.masked_select, "take": ops.take, "narrow": ops.narrow,
+    "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv,
+    "mm": ops.mm, "movedim": ops.movedim, "moveaxis": ops.moveaxis, "swapaxes": ops.swapaxes, "swapdims": ops.swapdims,
+    "unflatten": ops.unflatten, "ravel": ops.ravel, "square": ops.square, "rsqrt": ops.rsqrt,
+    "reciprocal": ops.reciprocal, "lerp": ops.lerp, "addcmul": ops.addcmul, "addcdiv": ops.addcdiv,
+    "logical_not": ops.logical_not, "logical_and": ops.logical_and, "logical_or": ops.logical_or,
+    "logical_xor": ops.logical_xor, "all": ops.all, "any": ops.any, "prod": ops.prod, "diff": ops.diff,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    """``x.where(condition, y)``: ``minigrad.where(condition, x, y)``."""
+    return ops.where(condition, self, other)
+
+
+Tensor.where = _where_method  # type: ignore[attr-defined]

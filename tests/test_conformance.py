@@ -88,6 +88,14 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("linalg.norm", "subgradients_at_zero"): mg.linalg.norm,
     ("linalg.vector_norm", ""): mg.linalg.vector_norm,
     ("linalg.matrix_norm", ""): mg.linalg.matrix_norm,
+    **{(n, ""): getattr(mg, n) for n in (
+        "dot", "vdot", "mv", "mm", "addcmul", "addcdiv", "diff", "diag", "diagonal", "logical_not", "logical_and",
+        "logical_or", "logical_xor", "masked_select", "var_mean", "std_mean", "narrow", "select", "reciprocal", "rsqrt",
+        "square", "lerp", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "unflatten", "column_stack",
+        "index_select", "take", "hstack", "vstack", "dstack", "movedim", "tile", "all", "any", "prod",
+    )},
+    ("var_mean", "unbiased"): mg.var_mean,
+    ("std_mean", "unbiased"): mg.std_mean,
     ("linalg.inv", ""): mg.linalg.inv,
     ("linalg.det", ""): mg.linalg.det,
     ("linalg.solve", ""): mg.linalg.solve,
@@ -133,6 +141,10 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     ("clone", _kw("memory_format"), "clone's 'memory_format' argument"),
     # batch_norm of a 1-D input without a channel dim (PyTorch accepts the empty (0,) case).
     ("nn.functional.batch_norm", lambda s: s.input.ndim < 2, "batch_norm input without a (N, C) layout"),
+    # Complex inputs (addcmul's and addcdiv's reference inputs have some): minigrad has no complex dtype; the
+    # op refuses the NumPy array it is handed (TypeError naming it).
+    (".*", lambda s: any(isinstance(t, torch.Tensor) and t.is_complex() for t in [s.input, *s.args, *s.kwargs.values()]),
+     "complex numbers"),
     # The nuclear norm and the spectral norms (ord=2/-2 of a matrix) need singular values, which minigrad does not
     # compute (NotImplementedError naming the op).
     ("norm", lambda s: s.kwargs.get("p", s.args[0] if s.args else None) == "nuc", "the nuclear norm (singular values)"),
@@ -152,6 +164,8 @@ def _fresh(obj: Any) -> Any:
 
 
 def _to_mg(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor) and obj.is_complex():  # minigrad has no complex dtype: the op must refuse it
+        return obj.detach().numpy().copy()
     if isinstance(obj, torch.Tensor):
         return mg.tensor(obj.detach().numpy().copy(), requires_grad=obj.requires_grad)
     if isinstance(obj, torch.Size):

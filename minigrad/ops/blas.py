@@ -1,9 +1,11 @@
-"""BLAS-style products, as PyTorch names them: ``outer``, ``addmm``, ``addmv``, ``baddbmm``, ``addbmm``.
+"""BLAS-style products, as PyTorch names them: ``dot``, ``mv``, ``mm``, ``outer``, ``addmm``, ``addmv``,
+``baddbmm``, ``addbmm``.
 
 All are composites of ``matmul``, ``mul``, ``add`` and ``sum`` (no kernel or
 backward of their own), so their gradients are those ops' and a trace shows
 the product and the scaled sum as separate nodes:
 
+- ``dot``, ``mv``, ``mm``: ``matmul`` for exactly 1-D . 1-D, 2-D @ 1-D and 2-D @ 2-D;
 - ``outer(a, b) = a[:, None] * b[None, :]``;
 - ``addmm(input, m1, m2, beta, alpha) = beta * input + alpha * (m1 @ m2)``,
   and likewise ``addmv`` (matrix @ vector), ``baddbmm`` (batched), ``addbmm``
@@ -31,7 +33,7 @@ from .reduce import sum as _sum
 from .registry import type_name
 from .shape import reshape
 
-__all__ = ["outer", "ger", "addmm", "addmv", "baddbmm", "addbmm"]
+__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm"]
 
 
 def _tensors(op: str, **named: Any) -> None:
@@ -64,6 +66,52 @@ def _check_broadcast(op: str, input: Tensor, shape: tuple[int, ...]) -> None:
     a, b = tuple(input.shape), tuple(shape)
     if len(a) > len(b) or any(x not in (1, y) for x, y in zip(a[::-1], b[::-1])):
         raise RuntimeError(f"{op}(): input of shape {a} cannot be broadcast to the product's shape {b}")
+
+
+def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{op}(): expected both arguments to have the same dtype, but got {a.dtype} and {b.dtype}")
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors of the same size and dtype (``torch.dot``; ``matmul`` of two vectors)."""
+    _tensors("dot", input=input, tensor=tensor)
+    _ndim("dot", "input", input, 1, "1-D tensor")
+    _ndim("dot", "tensor", tensor, 1, "1-D tensor")
+    _same_dtype("dot", input, tensor)
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+                           f"and {tensor.shape[0]} elements respectively")
+    return matmul(input, tensor)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """``torch.vdot``: for real tensors the same as ``dot``."""
+    return dot(input, other)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix (n, m) times vector (m) (``torch.mv``)."""
+    _tensors("mv", input=input, vec=vec)
+    _ndim("mv", "input", input, 2, "matrix")
+    _ndim("mv", "vec", vec, 1, "vector")
+    _same_dtype("mv", input, vec)
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"mv(): size mismatch, got input ({input.shape[0]}x{input.shape[1]}) and vec ({vec.shape[0]})")
+    return matmul(input, vec)
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix (n, m) times matrix (m, p) (``torch.mm``; no broadcasting, unlike ``matmul``)."""
+    _tensors("mm", input=input, mat2=mat2)
+    _ndim("mm", "input", input, 2, "matrix")
+    _ndim("mm", "mat2", mat2, 2, "matrix")
+    _same_dtype("mm", input, mat2)
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied "
+                           f"({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    return matmul(input, mat2)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:

@@ -49,7 +49,7 @@ from .shape import concat, expand, getitem, permute, reshape, transpose
 
 __all__ = [
     "max", "min", "amax", "amin", "var", "std", "masked_fill", "tril", "triu", "clamp", "clamp_min", "clamp_max", "cat", "split",
-    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind",
+    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind", "var_mean", "std_mean",
 ]
 
 
@@ -136,6 +136,21 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         axis: Any = None) -> Tensor:
     """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
     return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``)."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    d = None if isinstance(dim, bool) else dim
+    return v, mean(input, dim=d, keepdim=keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``)."""
+    v, m = var_mean(input, dim, unbiased, keepdim, correction=correction)
+    return sqrt(v), m
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
