@@ -14,6 +14,7 @@ import numpy as np
 from . import ops
 from .nn import functional as F
 from .ops import torch_forms as tf
+from .dispatch.dygraph import run_inplace
 from .tensor import Tensor
 
 _METHODS = {
@@ -161,3 +162,22 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 
 Tensor.where = _where_method  # type: ignore[attr-defined]
+
+
+# In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
+def _inplace(name: str, fn: Any) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return run_inplace(self, name, lambda: fn(self, *args, **kwargs))
+
+    method.__name__ = name
+    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
+    return method
+
+
+_INPLACE_23 = {
+    "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
+    "masked_fill_": tf.masked_fill, "clamp_": tf.clamp, "clip_": tf.clamp,
+}
+for _name, _fn in _INPLACE_23.items():
+    setattr(Tensor, _name, _inplace(_name, _fn))
+Tensor.index_add = _make_method(ops.index_add, "index_add")  # type: ignore[attr-defined]

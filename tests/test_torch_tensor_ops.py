@@ -107,6 +107,14 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
     ("scatter-value", lambda m, x, i: x.scatter(0, i, 1.5), [R(3, 2), C([[2, 0]])]),
     ("take_along_dim", lambda m, x, i: m.take_along_dim(x, i, 1), [R(3, 4), C([[0], [3], [-1]])]),
     ("take_along_dim-flat", lambda m, x, i: m.take_along_dim(x, i), [R(3, 4), C([5, 0, 11])]),
+    ("index_add", lambda m, x, i, s, j, t: (m.index_add(x, 1, i, s), x.index_add(0, j, t, alpha=2.0)),
+     [R(3, 3), C([2, 0, 2]), R(3, 3), C([1, 1]), R(2, 3)]),
+    # in place, on a non-leaf: values and gradients as PyTorch's
+    ("inplace-scatter_-index_add_", lambda m, x, i, s: (x * 1).scatter_(1, i, s).index_add_(1, i[:, 0], m.cat([s, s], 1) * 3),
+     [R(2, 3), C([[2], [0]]), R(2, 1)]),
+    ("inplace-scatter_add_-value", lambda m, x, i, s: ((x * 2).scatter_add_(0, i, s), (x + 1).scatter_(1, i[:, :2].t(), 4.0)),
+     [R(2, 3), C([[1, 0, 1]]), R(1, 3)]),
+    ("inplace-masked_fill_-clamp_", lambda m, x: ((x * 1).masked_fill_(x > 0.5, -1.0), (x * 3).clamp_(-1, 1)), [DISTINCT(3, 4)]),
     # ordering
     ("sort", lambda m, x: m.sort(x), [DISTINCT(3, 5)]),
     ("sort-desc-dim0", lambda m, x: x.sort(0, descending=True), [DISTINCT(4, 3)]),
@@ -299,6 +307,8 @@ ERRORS: list[tuple[Any, ...]] = [
     ("unflatten-sizes", lambda m: m.unflatten(m.ones(2, 6), 1, (4, -1))),
     ("addcdiv-int", lambda m: m.addcdiv(m.ones(2), m.tensor([1, 2]), m.tensor([1, 2]))),
     ("diff-0d", lambda m: m.diff(m.tensor(1.0))),
+    ("index_add-source-shape", lambda m: m.index_add(m.ones(3), 0, m.tensor([0, 1]), m.ones(3))),
+    ("scatter_-leaf-requires-grad", lambda m: m.ones(2, requires_grad=True).scatter_(0, m.tensor([0]), 1.0)),
     ("einsum-size-mismatch", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3), m.ones(2, 3)), ValueError),
     ("einsum-wrong-operand-count", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3)), ValueError),
 ]
