@@ -93,6 +93,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "logical_or", "logical_xor", "masked_select", "var_mean", "std_mean", "narrow", "select", "reciprocal", "rsqrt",
         "square", "lerp", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "unflatten", "column_stack",
         "index_select", "take", "hstack", "vstack", "dstack", "movedim", "tile", "all", "any", "prod", "index_add",
+        "remainder", "fmod", "floor_divide",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,

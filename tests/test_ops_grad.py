@@ -297,6 +297,10 @@ CASES: list[Case] = [
     Case("det", "det", mg.linalg.det, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 2 * np.eye(3)))),
     Case("solve-matrix-broadcast", "solve", mg.linalg.solve,
          inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 3)) + 3 * np.eye(3)), rnd(2, 3, 2))),
+    Case("floor_divide", "floor_divide", lambda x, y: (x // y) * x, pair_apart((2, 3), (3,))),
+    Case("remainder", "remainder", lambda x, y: x % y, inputs(rnd(2, 3, low=0.1, high=0.9), rnd(3, low=1.5, high=2.5))),
+    Case("remainder-scalar-left", "remainder", lambda y: 7.3 % y, inputs(rnd(3, low=1.3, high=1.45))),
+    Case("fmod", "fmod", lambda x, y: mg.fmod(x, y), inputs(rnd(2, 3, low=-0.9, high=0.9), away(3, lo=1.5, hi=2.5))),
     Case("solve-vector", "solve", mg.linalg.solve, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)), rnd(2, 3))),
 ]
 

@@ -237,6 +237,15 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
     ("var_mean-std_mean", lambda m, x: (*m.var_mean(x, 1), *m.std_mean(x, 0, correction=0),
                                         *m.var_mean(x, keepdim=True)), [R(3, 4)]),
     ("tensor-where-method", lambda m, x, y: x.where(x > 0, y), [R(2, 3), R(3)]),
+    # integer-style division and its operators
+    ("floor_divide-remainder-fmod-int", lambda m, x, y: (x // y, x % y, m.fmod(x, y), 7 // y, 7 % y, x // 2, x % -3,
+                                                         m.floor_divide(x, y), x.remainder(y), x.fmod(-2)),
+     [C([7, -7, 5, -5, 0]), C([2, 2, -3, -3, 4])]),
+    # (PyTorch has no derivative for a number % tensor, nor for floor_divide: those results are detached here)
+    ("remainder-fmod-float", lambda m, x, y: (x % y, m.fmod(x, y), m.remainder(x, 1.5), (7.5 % y).detach(), (x // y).detach()),
+     [R(3, 4), lambda rng: rng.uniform(0.5, 2, 4) * np.array([1, -1, 1, -1])]),
+    ("floor_divide-float-special", lambda m, x, y: ((x // y).detach(), x % y, m.fmod(x, y)),
+     [C([5.0, -3.0, 0.0, np.inf]), C([0.0, 0.0, 2.0, 2.0])]),
     # einsum: ellipsis, diagonals, several operands, broadcasting
     ("einsum-ellipsis-batched", lambda m, a, b: m.einsum("...ij,...jk->...ik", a, b), [R(2, 3, 4), R(2, 4, 5)]),
     ("einsum-ellipsis-broadcast-implicit", lambda m, a, b: m.einsum("...ij,...jk", a, b), [R(2, 1, 3, 4), R(5, 4, 2)]),
@@ -309,6 +318,8 @@ ERRORS: list[tuple[Any, ...]] = [
     ("diff-0d", lambda m: m.diff(m.tensor(1.0))),
     ("index_add-source-shape", lambda m: m.index_add(m.ones(3), 0, m.tensor([0, 1]), m.ones(3))),
     ("scatter_-leaf-requires-grad", lambda m: m.ones(2, requires_grad=True).scatter_(0, m.tensor([0]), 1.0)),
+    ("floor_divide-int-by-zero", lambda m: m.tensor([1, 2]) // m.tensor([0, 1])),
+    ("remainder-int-by-zero", lambda m: m.tensor([1, 2]) % 0),
     ("einsum-size-mismatch", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3), m.ones(2, 3)), ValueError),
     ("einsum-wrong-operand-count", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3)), ValueError),
 ]
