@@ -301,6 +301,17 @@ CASES: list[Case] = [
     Case("remainder", "remainder", lambda x, y: x % y, inputs(rnd(2, 3, low=0.1, high=0.9), rnd(3, low=1.5, high=2.5))),
     Case("remainder-scalar-left", "remainder", lambda y: 7.3 % y, inputs(rnd(3, low=1.3, high=1.45))),
     Case("fmod", "fmod", lambda x, y: mg.fmod(x, y), inputs(rnd(2, 3, low=-0.9, high=0.9), away(3, lo=1.5, hi=2.5))),
+    Case("tan", "tan", mg.tan, inputs(rnd(2, 3, low=-1.2, high=1.2))),
+    Case("asin", "asin", mg.asin, inputs(rnd(2, 3, low=-0.9, high=0.9))),
+    Case("acos", "acos", mg.acos, inputs(rnd(2, 3, low=-0.9, high=0.9))),
+    Case("atan", "atan", mg.atan, inputs(rnd(2, 3))),
+    Case("sinh", "sinh", mg.sinh, inputs(rnd(2, 3))),
+    Case("cosh", "cosh", mg.cosh, inputs(rnd(2, 3))),
+    Case("asinh", "asinh", mg.asinh, inputs(rnd(2, 3))),
+    Case("acosh", "acosh", mg.acosh, inputs(rnd(2, 3, low=1.2, high=3.0))),
+    Case("atanh", "atanh", mg.atanh, inputs(rnd(2, 3, low=-0.9, high=0.9))),
+    Case("atan2-broadcast", "atan2", mg.atan2, inputs(rnd(2, 3), away(3))),
+    Case("exp2", "exp2", mg.exp2, inputs(rnd(2, 3))),
     Case("solve-vector", "solve", mg.linalg.solve, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)), rnd(2, 3))),
 ]
 

@@ -246,6 +246,13 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
      [R(3, 4), lambda rng: rng.uniform(0.5, 2, 4) * np.array([1, -1, 1, -1])]),
     ("floor_divide-float-special", lambda m, x, y: ((x // y).detach(), x % y, m.fmod(x, y)),
      [C([5.0, -3.0, 0.0, np.inf]), C([0.0, 0.0, 2.0, 2.0])]),
+    # trigonometric and hyperbolic functions, exp2
+    ("trig", lambda m, x: (m.tan(x), x.asin(), m.acos(x), m.atan(x), m.sinh(x), x.cosh(), m.asinh(x), m.atanh(x),
+                           m.arcsin(x)), [lambda rng: rng.uniform(-0.9, 0.9, (2, 3))]),
+    ("acosh-exp2", lambda m, x: (m.acosh(x), m.exp2(x), x.exp2()), [lambda rng: rng.uniform(1.1, 3, (2, 3))]),
+    ("trig-outside-domain-int", lambda m, x: (m.asin(x), m.acosh(x), m.exp2(x)), [C([0, 2, -3])]),
+    ("atan2", lambda m, y, x: (m.atan2(y, x), y.atan2(x), m.arctan2(y, x)), [R(2, 3), R(3)]),
+    ("atan2-origin", lambda m, y, x: m.atan2(y, x), [C([0.0, 0.0, 1.0]), C([0.0, -0.0, 0.0])]),
     # einsum: ellipsis, diagonals, several operands, broadcasting
     ("einsum-ellipsis-batched", lambda m, a, b: m.einsum("...ij,...jk->...ik", a, b), [R(2, 3, 4), R(2, 4, 5)]),
     ("einsum-ellipsis-broadcast-implicit", lambda m, a, b: m.einsum("...ij,...jk", a, b), [R(2, 1, 3, 4), R(5, 4, 2)]),

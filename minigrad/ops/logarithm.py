@@ -1,7 +1,8 @@
-"""Logarithms to base 2 and 10: ``log2`` and ``log10``, each an op with its kernel and backward.
+"""Logarithms to base 2 and 10, ``log2`` and ``log10``, and ``exp2`` (the inverse of ``log2``), each an op.
 
 ``log_b(x) = ln(x) / ln(b)``, so ``d log_b(x) / dx = 1 / (x ln b)``. Integer
-inputs are computed in the default float dtype, as ``log``. (``ln`` itself is
+inputs are computed in the default float dtype, as ``log``. ``exp2(x) = 2^x`` has
+the derivative ``ln 2 * 2^x``. (``ln`` itself is
 the ``log`` op of ``ops/math.py``; ``log1p`` has a file of its own.)
 
 Example:
@@ -25,7 +26,7 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from .registry import defop
 
-__all__ = ["log2", "log10"]
+__all__ = ["log2", "log10", "exp2"]
 
 
 @register_kernel("log2", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -60,3 +61,21 @@ def log10_backward(ctx: Any, grad: Any) -> tuple[Any]:
     (x,) = ctx.saved()
     ops = ctx.ops
     return (ops.div(grad, ops.mul(x, math.log(10.0))),)
+
+
+@register_kernel("exp2", Backend.CPU, dtypes=FLOAT_DTYPES)
+def exp2_cpu(x: np.ndarray) -> np.ndarray:
+    """``numpy.exp2`` (exact at integers)."""
+    return np.asarray(np.exp2(x))
+
+
+exp2 = defop("exp2", inputs=("x",), infer_meta=im.same, save=("out",), promote="float", methods=("exp2",),
+             doc="2 to the power x")
+
+
+@exp2.def_backward
+def exp2_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d 2^x / dx = ln 2 * 2^x."""
+    (out,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(grad, ops.mul(out, math.log(2.0))),)
