@@ -181,3 +181,6 @@ _INPLACE_23 = {
 for _name, _fn in _INPLACE_23.items():
     setattr(Tensor, _name, _inplace(_name, _fn))
 Tensor.index_add = _make_method(ops.index_add, "index_add")  # type: ignore[attr-defined]
+_METHODS_23 = {"kthvalue": ops.kthvalue, "median": ops.median, "quantile": ops.quantile}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

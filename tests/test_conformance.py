@@ -94,7 +94,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "square", "lerp", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "unflatten", "column_stack",
         "index_select", "take", "hstack", "vstack", "dstack", "movedim", "tile", "all", "any", "prod", "index_add",
         "remainder", "fmod", "floor_divide", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-        "atanh", "atan2", "exp2",
+        "atanh", "atan2", "exp2", "kthvalue", "median", "quantile",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,

@@ -60,6 +60,8 @@ class return_types:
     min = namedtuple("min", ["values", "indices"])
     sort = namedtuple("sort", ["values", "indices"])
     topk = namedtuple("topk", ["values", "indices"])
+    kthvalue = namedtuple("kthvalue", ["values", "indices"])
+    median = namedtuple("median", ["values", "indices"])
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
