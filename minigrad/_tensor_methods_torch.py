@@ -184,3 +184,9 @@ Tensor.index_add = _make_method(ops.index_add, "index_add")  # type: ignore[attr
 _METHODS_23 = {"kthvalue": ops.kthvalue, "median": ops.median, "quantile": ops.quantile}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"nan_to_num": ops.nan_to_num, "rot90": ops.rot90, "kron": ops.kron}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"cummax": ops.cummax, "cummin": ops.cummin}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

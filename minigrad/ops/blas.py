@@ -31,9 +31,9 @@ from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
 from .registry import type_name
-from .shape import reshape
+from .shape import expand, permute, reshape
 
-__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm"]
+__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm", "tensordot", "kron"]
 
 
 def _tensors(op: str, **named: Any) -> None:
@@ -176,3 +176,48 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     _check_broadcast("addbmm", input, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _scale("addbmm", "beta", beta), _scale("addbmm", "alpha", alpha)
     return _combine(input, _sum(matmul(batch1, batch2), dim=0), beta, alpha)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b`` (or the listed dims:
+    ``dims=([1, 0], [0, 1])``) (``torch.tensordot``). Composite: ``permute``, ``reshape`` and one ``matmul``."""
+    _tensors("tensordot", a=a, b=b)
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0 or dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot(): dims {dims} must be in [0, {min(a.ndim, b.ndim)}]")
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        da = [dims[0]] if isinstance(dims[0], int) else list(dims[0])
+        db = [dims[1]] if isinstance(dims[1], int) else list(dims[1])
+        da, db = [d % max(a.ndim, 1) for d in da], [d % max(b.ndim, 1) for d in db]
+    else:
+        raise TypeError(f"tensordot(): argument 'dims' must be an int or a pair of lists, but got {dims!r}")
+    if len(da) != len(db) or any(a.shape[i] != b.shape[j] and 1 not in (a.shape[i], b.shape[j]) for i, j in zip(da, db)):
+        raise RuntimeError(f"tensordot(): contracted dims {da} of {tuple(a.shape)} and {db} of {tuple(b.shape)} "
+                           f"must match in number and size")
+    # A contracted dim of size 1 meets the other's size by broadcasting (expand; its backward sums).
+    sa, sb = list(a.shape), list(b.shape)
+    for i, j in zip(da, db):
+        sa[i] = sb[j] = max(sa[i], sb[j])
+    a = a if tuple(sa) == tuple(a.shape) else expand(a, tuple(sa))
+    b = b if tuple(sb) == tuple(b.shape) else expand(b, tuple(sb))
+    free_a = [i for i in range(a.ndim) if i not in da]
+    free_b = [j for j in range(b.ndim) if j not in db]
+    k = 1
+    for i in da:
+        k *= a.shape[i]
+    a2 = reshape(permute(a, tuple(free_a + da)), (-1, k))
+    b2 = reshape(permute(b, tuple(db + free_b)), (k, -1))
+    return reshape(matmul(a2, b2), tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product (``torch.kron``): every element of ``input`` times the whole of ``other``.
+    Composite: both reshaped to interleaved dims, ``mul`` (broadcasting), one ``reshape``."""
+    _tensors("kron", input=input, other=other)
+    n = max(input.ndim, other.ndim)
+    sa = (1,) * (n - input.ndim) + tuple(input.shape)
+    sb = (1,) * (n - other.ndim) + tuple(other.shape)
+    a = reshape(input, tuple(x for s in sa for x in (s, 1)))
+    b = reshape(other, tuple(x for s in sb for x in (1, s)))
+    return reshape(mul(a, b), tuple(x * y for x, y in zip(sa, sb)))

@@ -1,4 +1,5 @@
-"""Running totals along one dim: ``cumsum`` and ``cumprod`` (ops); ``prod`` and ``diff`` (composites).
+"""Running totals along one dim: ``cumsum`` and ``cumprod`` (ops); ``prod``, ``diff``, ``cummax`` and
+``cummin`` (composites).
 
 ``out[i] = x[0] + ... + x[i]`` (``cumsum``) or ``x[0] * ... * x[i]``
 (``cumprod``). Integer and bool inputs give int64, as in PyTorch; ``dtype=``
@@ -15,6 +16,11 @@ Backward formulas, with ``rcumsum(v) = flip(cumsum(flip(v)))`` (the sum from
   ``dx[z] = prod(x[:z]) * sum_{j >= z} grad[j] * prod(x[z+1 : j+1])``, and
   every position after it gets 0 (each of its products contains ``x[z] = 0``).
   Both parts are written with ops, so the formula is itself differentiable.
+
+``cummax``/``cummin`` find the position of the running extreme with an index op
+(``argcummax``/``argcummin``, no gradient; the latest position among ties, as
+PyTorch) and read the values with ``gather``, whose backward sends each
+gradient to that position.
 
 ``prod`` is the last running product (``cumprod``, then its last element), so
 its gradient is ``cumprod``'s, right at zeros too; ``diff`` (the differences of
@@ -42,10 +48,12 @@ from ..tensor import Tensor
 from ._checks import check_int
 from .math import add, cast, ne, sub
 from .reduce import sum as _sum
+from .scatter_gather import gather_op
 from .shape import concat, getitem, reshape, squeeze
+from .torch_forms import return_types
 from .registry import Attr, defop, type_name
 
-__all__ = ["cumsum", "cumprod", "prod", "diff"]
+__all__ = ["cumsum", "cumprod", "prod", "diff", "cummax", "cummin"]
 
 
 def infer_cumulative(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
@@ -205,3 +213,59 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: 
         hi, lo = getitem(x, lead + (slice(1, None),)), getitem(x, lead + (slice(None, -1),))
         x = ne(hi, lo) if x.dtype is _dt.bool_ else sub(hi, lo)
     return x
+
+
+def _argcum_kernel(ufunc: np.ufunc, name: str) -> Any:
+    def kernel(x: np.ndarray, dim: int) -> np.ndarray:
+        if x.ndim == 0:
+            return np.zeros((), dtype=np.int64)
+        running = ufunc.accumulate(x, axis=dim)
+        # A position is a record when it equals the running extreme (or is NaN, which wins from then on);
+        # the index at j is the latest record up to j.
+        record = (x == running) | (np.isnan(x) if x.dtype.kind == "f" else False)
+        shape = [1] * x.ndim
+        shape[dim] = x.shape[dim]
+        positions = np.arange(x.shape[dim], dtype=np.int64).reshape(shape)
+        return np.maximum.accumulate(np.where(record, positions, 0), axis=dim)
+
+    kernel.__name__ = f"{name}_cpu"
+    kernel.__doc__ = f"The latest position of the running {'maximum' if ufunc is np.maximum else 'minimum'} along dim."
+    return kernel
+
+
+def _infer_argcum(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
+    infer_cumulative(op, x, dim)
+    return tuple(x.shape), np.dtype(np.int64)
+
+
+register_kernel("argcummax", Backend.CPU, dtypes=ALL_DTYPES)(_argcum_kernel(np.maximum, "argcummax"))
+register_kernel("argcummin", Backend.CPU, dtypes=ALL_DTYPES)(_argcum_kernel(np.minimum, "argcummin"))
+argcummax = defop("argcummax", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum,
+                  differentiable=False, doc="the position of the running maximum along dim (int64)")
+argcummin = defop("argcummin", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum, differentiable=False,
+                  doc="the position of the running minimum along dim (int64)")
+
+
+def _cumextreme(op: str, arg_op: Any, input: Tensor, dim: int) -> Any:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    d = check_int(op, "dim", 1, dim)
+    indices = arg_op(input, d)
+    named = getattr(return_types, op)
+    return named(gather_op(input, indices, d % max(input.ndim, 1)), indices)
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running maximum along ``dim`` (``torch.cummax``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.cummax(mg.tensor([1.0, 3.0, 2.0, 5.0]), 0).values.tolist()
+        [1.0, 3.0, 3.0, 5.0]
+    """
+    return _cumextreme("cummax", argcummax, input, dim)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running minimum along ``dim`` (``torch.cummin``)."""
+    return _cumextreme("cummin", argcummin, input, dim)

@@ -62,6 +62,8 @@ class return_types:
     topk = namedtuple("topk", ["values", "indices"])
     kthvalue = namedtuple("kthvalue", ["values", "indices"])
     median = namedtuple("median", ["values", "indices"])
+    cummax = namedtuple("cummax", ["values", "indices"])
+    cummin = namedtuple("cummin", ["values", "indices"])
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
