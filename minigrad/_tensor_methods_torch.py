@@ -190,3 +190,6 @@ for _name, _fn in _METHODS_23.items():
 _METHODS_23 = {"cummax": ops.cummax, "cummin": ops.cummin}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"unique": ops.unique, "bincount": ops.bincount}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

@@ -95,7 +95,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "index_select", "take", "hstack", "vstack", "dstack", "movedim", "tile", "all", "any", "prod", "index_add",
         "remainder", "fmod", "floor_divide", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
         "atanh", "atan2", "exp2", "kthvalue", "median", "quantile", "nan_to_num", "rot90", "tensordot", "kron",
-        "cummax", "cummin",
+        "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,
