@@ -193,3 +193,9 @@ for _name, _fn in _METHODS_23.items():
 _METHODS_23 = {"unique": ops.unique, "bincount": ops.bincount}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {
+    "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot, "xlogy": ops.xlogy,
+    "logit": ops.logit, "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

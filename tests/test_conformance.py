@@ -96,6 +96,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "remainder", "fmod", "floor_divide", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
         "atanh", "atan2", "exp2", "kthvalue", "median", "quantile", "nan_to_num", "rot90", "tensordot", "kron",
         "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
+        "logaddexp", "logaddexp2", "hypot", "xlogy", "logit", "sgn", "frac", "fmax", "fmin",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,
@@ -254,7 +255,7 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
     except Exception as exc:  # noqa: BLE001
         return "crash", f"backward: {type(exc).__name__}: {exc}"
     for i, (tg, m) in enumerate(zip(t_grads, m_in)):
-        want = np.zeros(tuple(m.shape)) if tg is None else tg.numpy()
+        want = np.zeros(tuple(m.shape)) if tg is None else tg.numpy(force=True)  # force: a ZeroTensor (sgn's)
         got = np.zeros(tuple(m.shape)) if m.grad is None else m.grad.numpy()
         if want.shape != got.shape or not np.allclose(got, want, rtol=1e-7, atol=1e-10, equal_nan=True):
             return "mismatch", f"gradient of input {i} differs: {got.ravel()[:4]} vs {want.ravel()[:4]}"
