@@ -15,6 +15,8 @@ from . import ops
 from .nn import functional as F
 from .ops import torch_forms as tf
 from .dispatch.dygraph import run_inplace
+from .ops.indexing import unfold as _unfold
+from .ops.inverse import matrix_power as _matrix_power
 from .tensor import Tensor
 
 _METHODS = {
@@ -197,5 +199,9 @@ _METHODS_23 = {
     "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot, "xlogy": ops.xlogy,
     "logit": ops.logit, "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin,
 }
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+Tensor.unfold = _make_method(_unfold, "unfold")  # type: ignore[attr-defined]
+_METHODS_23 = {"cross": ops.cross, "matrix_power": _matrix_power}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))

@@ -26,14 +26,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..tensor import Tensor
 from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
 from .registry import type_name
-from .shape import expand, permute, reshape
+from .math import sub
+from .shape import expand, getitem, permute, reshape
 
-__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm", "tensordot", "kron"]
+__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm", "tensordot", "kron", "cross"]
 
 
 def _tensors(op: str, **named: Any) -> None:
@@ -221,3 +224,25 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     a = reshape(input, tuple(x for s in sa for x in (s, 1)))
     b = reshape(other, tuple(x for s in sb for x in (1, s)))
     return reshape(mul(a, b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (``torch.cross``; by default the first dim of size 3,
+    ``torch.linalg.cross`` takes ``dim=-1``); the two broadcast. Composite:
+    ``a[[1, 2, 0]] * b[[2, 0, 1]] - a[[2, 0, 1]] * b[[1, 2, 0]]`` along the dim."""
+    _tensors("cross", input=input, other=other)
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"cross(): inputs must have the same number of dimensions: {input.ndim} vs {other.ndim}")
+    if dim is None:
+        dim = next((k for k, (a, b) in enumerate(zip(input.shape, other.shape)) if a == 3 and b == 3), None)
+        if dim is None:
+            raise RuntimeError(f"cross(): no dimension of size 3 in input {tuple(input.shape)}")
+    d = dim % max(input.ndim, 1)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"cross(): inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
+    lead = (slice(None),) * d
+
+    def turn(t: Tensor, order: list[int]) -> Tensor:
+        return getitem(t, lead + (np.array(order),))
+
+    return sub(mul(turn(input, [1, 2, 0]), turn(other, [2, 0, 1])), mul(turn(input, [2, 0, 1]), turn(other, [1, 2, 0])))

@@ -1,5 +1,6 @@
 """Moving, splitting and stacking dims: ``movedim``/``moveaxis``, ``swapaxes``/``swapdims``, ``unflatten``,
-``ravel``, ``atleast_1d/2d/3d``, ``hstack``, ``vstack``/``row_stack``, ``dstack``, ``column_stack``.
+``ravel``, ``atleast_1d/2d/3d``, ``hstack``, ``vstack``/``row_stack``, ``dstack``, ``column_stack``,
+``cartesian_prod``, ``block_diag``.
 
 All composites of ``permute``, ``transpose``, ``reshape`` and ``cat``
 (``concat``), as PyTorch's own are: their gradients are those ops'.
@@ -19,10 +20,11 @@ from typing import Any, Sequence
 from ..tensor import Tensor
 from ._checks import check_int, check_shape
 from .registry import type_name
-from .shape import concat, permute, reshape, transpose
+from .repeat import meshgrid
+from .shape import concat, expand, permute, reshape, stack, transpose
 
 __all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", "atleast_1d", "atleast_2d",
-           "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack"]
+           "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "block_diag"]
 
 
 def _tensor(op: str, v: Any, name: str = "input", pos: int = 0) -> Tensor:
@@ -171,3 +173,43 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """Join as columns: 0-d and 1-D tensors become columns ``(n, 1)``, then ``hstack`` (``torch.column_stack``)."""
     ts = [reshape(t, (-1, 1)) if t.ndim <= 1 else t for t in _seq("column_stack", tensors)]
     return concat(ts, dim=1)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element from each 1-D tensor, one row each (``torch.cartesian_prod``; a
+    single tensor is returned as it is). Composite: ``meshgrid``, then the grids flattened and stacked."""
+    ts = [_tensor("cartesian_prod", t, "tensors") for t in tensors]
+    if len(ts) == 1:
+        return ts[0]
+    grids = meshgrid(*ts, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-, 1- or 2-D) as the blocks of a block-diagonal matrix, zeros elsewhere
+    (``torch.block_diag``). Composite: each block padded by ``concat`` with zero blocks, then stacked."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        _tensor("block_diag", t, "tensors", i)
+        if t.ndim > 2:
+            raise RuntimeError(f"block_diag(): Input tensors must have 2 or fewer dimensions. Input {i} has {t.ndim} dimensions")
+        blocks.append(reshape(t, (1, -1)) if t.ndim < 2 else t)
+    if not blocks:
+        raise RuntimeError("block_diag(): expects at least one tensor")
+    dtype = blocks[0].dtype
+    for b in blocks[1:]:
+        dtype = b.dtype if b.dtype.is_floating and not dtype.is_floating else dtype
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        b = b if b.dtype is dtype else b.astype(dtype)
+        parts = []
+        if left:
+            parts.append(expand(Tensor._scalar(0, dtype, b.device).reshape((1, 1)), (b.shape[0], left)))
+        parts.append(b)
+        right = width - left - b.shape[1]
+        if right:
+            parts.append(expand(Tensor._scalar(0, dtype, b.device).reshape((1, 1)), (b.shape[0], right)))
+        rows.append(concat(parts, dim=1) if len(parts) > 1 else b)
+        left += b.shape[1]
+    return concat(rows, dim=0) if len(rows) > 1 else rows[0]

@@ -1,5 +1,6 @@
 """Reading parts of a tensor by position: ``index_select``, ``masked_select``, ``take``, ``narrow``,
-``select``, ``diagonal``, ``diag`` - composites of ``getitem`` (and ``where`` for ``diag`` of a vector).
+``select``, ``diagonal``, ``diag``, ``unfold`` (sliding windows, ``Tensor.unfold``) - composites of
+``getitem`` (and ``where`` for ``diag`` of a vector); and the index tables ``tril_indices``/``triu_indices``.
 
 Each one builds the NumPy-style index that picks the elements and calls the
 ``getitem`` op, so its backward is ``getitem``'s: the gradient is added back
@@ -29,7 +30,7 @@ from .math import where
 from .registry import type_name
 from .shape import expand, getitem, permute, reshape
 
-__all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag"]
+__all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
 
 
 def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
@@ -167,3 +168,54 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     spread = getitem(input, (src,)) if input.shape[0] else expand(reshape(input, (1, 0)), (n, n))
     mask_t = Tensor._make(mask if input.device == "cpu" else move_array(mask, "cpu", input.device), _dt.bool_, input.device)
     return where(mask_t, spread, Tensor._scalar(0, input.dtype, input.device))
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last
+    dim (the windowed dim shrinks to the number of windows). Composite: ``getitem`` with the window positions
+    (a table ``start + offset``), then ``permute``; overlapping windows add their gradients back.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.arange(5).unfold(0, 2, 2).tolist()
+        [[0, 1], [2, 3]]
+    """
+    _tensor("unfold", "input", 0, input)
+    size = check_int("unfold", "size", 2, size)
+    step = check_int("unfold", "step", 3, step)
+    if step <= 0:
+        raise RuntimeError(f"unfold(): step is {step} but must be > 0")
+    x = reshape(input, (1,)) if input.ndim == 0 else input
+    d = _dim("unfold", dimension, x.ndim)
+    n = x.shape[d]
+    if size < 0 or size > n:
+        raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is {n} but size is {size}")
+    windows = (n - size) // step + 1
+    table = np.arange(windows)[:, None] * step + np.arange(size)[None, :]  # (windows, size)
+    picked = getitem(x, (slice(None),) * d + (table,))  # dims: ..., windows, size, ... (size right after)
+    if d + 2 != picked.ndim:  # move the window contents (dim d + 1) to the end
+        order = [k for k in range(picked.ndim) if k != d + 1] + [d + 1]
+        picked = permute(picked, tuple(order))
+    return reshape(picked, (size,)) if input.ndim == 0 else picked
+
+
+def _triangle_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype: Any, device: str) -> Tensor:
+    for name, v in (("row", row), ("col", col), ("offset", offset)):
+        check_int(op, name, 0, v)
+    r, c = np.indices((row, col))
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    data = np.stack([r[keep], c[keep]]).astype(np.int64)
+    dt = _dt.int64 if dtype is None else dtype
+    data = data.astype(dt.np)
+    return Tensor._make(data if device == "cpu" else move_array(data, "cpu", device), dt, device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: str = "cpu") -> Tensor:
+    """The ``(2, N)`` coordinates of the lower triangle of a ``row x col`` matrix (diagonal ``offset`` and
+    below), row by row (``torch.tril_indices``). A table of positions, no op: it has no tensor input."""
+    return _triangle_indices("tril_indices", row, col, offset, True, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: str = "cpu") -> Tensor:
+    """The ``(2, N)`` coordinates of the upper triangle (diagonal ``offset`` and above) (``torch.triu_indices``)."""
+    return _triangle_indices("triu_indices", row, col, offset, False, dtype, device)
