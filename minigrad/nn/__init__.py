@@ -223,3 +223,7 @@ from .flatten import *  # noqa: E402,F401,F403
 from . import flatten as _flatten, pooling as _pooling, upsampling as _upsampling  # noqa: E402
 
 __all__ += _pooling.__all__ + _upsampling.__all__ + _flatten.__all__
+from .conv import *  # noqa: E402,F401,F403
+from . import conv as _conv  # noqa: E402
+
+__all__ += _conv.__all__

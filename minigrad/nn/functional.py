@@ -173,3 +173,7 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
 
 __all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+
+from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, unfold  # noqa: E402
+
+__all__ += ["conv1d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
