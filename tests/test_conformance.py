@@ -85,6 +85,7 @@ OPS.update({
         "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
         "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
         "conv1d", "conv_transpose1d", "conv_transpose2d", "unfold",
+        "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},

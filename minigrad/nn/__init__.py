@@ -227,3 +227,9 @@ from .conv import *  # noqa: E402,F401,F403
 from . import conv as _conv  # noqa: E402
 
 __all__ += _conv.__all__
+from .normalization import *  # noqa: E402,F401,F403
+from .distance import *  # noqa: E402,F401,F403
+from .padding import *  # noqa: E402,F401,F403
+from . import distance as _distance, normalization as _normalization, padding as _padding  # noqa: E402
+
+__all__ += _normalization.__all__ + _distance.__all__ + _padding.__all__

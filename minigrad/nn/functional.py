@@ -177,3 +177,8 @@ __all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bili
 from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, unfold  # noqa: E402
 
 __all__ += ["conv1d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
+
+from ..ops.distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402
+from ..ops.normalization import group_norm, instance_norm  # noqa: E402
+
+__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm"]
