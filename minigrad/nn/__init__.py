@@ -99,8 +99,15 @@ class Flatten(Module):
 
 
 class ReLU(Module):
+    def __init__(self, inplace: bool = False) -> None:  # inplace: accepted, computed out of place (F.relu)
+        super().__init__()
+        self.inplace = inplace
+
     def forward(self, x: Tensor) -> Tensor:
         return ops.relu(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class GELU(Module):

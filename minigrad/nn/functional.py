@@ -134,6 +134,7 @@ hardtanh = _activation.inplace_form(ops.hardtanh)
 hardswish = _activation.inplace_form(ops.hardswish)
 hardsigmoid = _activation.inplace_form(ops.hardsigmoid)
 softplus = ops.softplus
+relu = _activation.inplace_form(ops.relu)  # F.relu(x, inplace=True), as nn.ReLU(inplace=True)
 from ..ops.activation import (  # noqa: E402
     celu, glu, logsigmoid, mish, prelu, relu6, selu, softmin, softsign, tanhshrink,
 )
