@@ -86,6 +86,8 @@ OPS.update({
         "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
         "conv1d", "conv_transpose1d", "conv_transpose2d", "unfold",
         "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+        "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
+        "poisson_nll_loss", "gaussian_nll_loss",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},

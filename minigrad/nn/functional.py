@@ -183,3 +183,11 @@ from ..ops.distance import cosine_similarity, normalize, pairwise_distance  # no
 from ..ops.normalization import group_norm, instance_norm  # noqa: E402
 
 __all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm"]
+
+from ..ops.loss import (  # noqa: E402
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, poisson_nll_loss,
+    soft_margin_loss, triplet_margin_loss,
+)
+
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
+            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
