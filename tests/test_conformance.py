@@ -88,6 +88,7 @@ OPS.update({
         "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
         "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
         "poisson_nll_loss", "gaussian_nll_loss",
+        "pixel_shuffle", "pixel_unshuffle",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},

@@ -160,3 +160,23 @@ def test_modules(name: str, args: tuple, kw: dict, x: np.ndarray) -> None:
     assert list(m.state_dict()) == list(t.state_dict()) == []
     assert repr(m) == repr(t)
     compare(lambda a: m(a), lambda a: t(a), [x])
+
+
+@pytest.mark.parametrize("shape,r", [((2, 8, 3, 4), 2), ((9, 2, 2), 3), ((1, 2, 4, 3, 2), 1)])
+def test_pixel_shuffle_and_unshuffle(shape: tuple, r: int) -> None:
+    x = RNG.normal(size=shape)
+    compare(lambda t: F.pixel_shuffle(t, r), lambda t: TF.pixel_shuffle(t, r), [x])
+    y = TF.pixel_shuffle(torch.tensor(x), r).numpy()
+    compare(lambda t: F.pixel_unshuffle(t, r), lambda t: TF.pixel_unshuffle(t, r), [y])
+    m, t = mg.nn.PixelShuffle(r), torch.nn.PixelShuffle(r)
+    assert repr(m) == repr(t)
+    compare(lambda a: m(a), lambda a: t(a), [x])
+
+
+@pytest.mark.parametrize("call", [lambda f, x: f.pixel_shuffle(x, 3), lambda f, x: f.pixel_unshuffle(x, 2),
+                                  lambda f, x: f.pixel_shuffle(x[0, 0], 2)])
+def test_pixel_shuffle_errors(call) -> None:
+    x = RNG.normal(size=(1, 4, 3, 3))
+    want = error_class(lambda: call(TF, torch.tensor(x)))
+    assert want is not None
+    assert error_class(lambda: call(F, mg.tensor(x))) is want

@@ -191,3 +191,7 @@ from ..ops.loss import (  # noqa: E402
 
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
             "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+
+from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
+
+__all__ += ["pixel_shuffle", "pixel_unshuffle"]

@@ -13,6 +13,9 @@ and a trace shows exactly that:
 - ``bicubic``: four neighbours, Keys' cubic convolution with ``A = -0.75``;
 - ``area``: ``adaptive_avg_pool1d/2d`` to the output size (3-D: twice the 2-D pool).
 
+Also here: ``pixel_shuffle`` / ``pixel_unshuffle`` (channels to pixels and back, a ``reshape``
+and a ``permute``).
+
 ``scale`` is ``in / out``, or ``1 / scale_factor`` when a ``scale_factor`` is
 given and ``recompute_scale_factor`` is not set, as PyTorch computes it.
 
@@ -37,9 +40,9 @@ from ..tensor import Tensor
 from .math import add, mul
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .registry import type_name
-from .shape import getitem, reshape
+from .shape import getitem, permute, reshape
 
-__all__: list[str] = []  # F.interpolate only
+__all__ = ["pixel_shuffle", "pixel_unshuffle"]  # torch.pixel_shuffle, torch.pixel_unshuffle; interpolate in F only
 
 _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area")
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
@@ -187,3 +190,42 @@ def _area(x: Tensor, out_sizes: tuple[int, ...]) -> Tensor:
     planes = adaptive_avg_pool2d(reshape(x, (n, c * d, h, w)), (oh, ow))
     depth = adaptive_avg_pool2d(reshape(planes, (n, c, d, oh * ow)), (od, oh * ow))
     return reshape(depth, (n, c, od, oh, ow))
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``: each group of ``r^2`` channels becomes an ``r x r`` block of pixels
+    (the sub-pixel convolution of Shi et al.). Composite: ``reshape``, ``permute``, ``reshape``."""
+    op = "pixel_shuffle"
+    r = _factor(op, "upscale_factor", input, upscale_factor)
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"{op}(): input channel dim must be divisible by upscale_factor^2 ({r * r}), but got {c}")
+    n = len(lead)
+    x = reshape(input, (*lead, c // (r * r), r, r, h, w))
+    x = permute(x, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))  # (*, C, H, r, W, r)
+    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of ``pixel_shuffle``: ``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``. Composite."""
+    op = "pixel_unshuffle"
+    r = _factor(op, "downscale_factor", input, downscale_factor)
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(f"{op}(): height ({h}) and width ({w}) must be divisible by downscale_factor ({r})")
+    n = len(lead)
+    x = reshape(input, (*lead, c, h // r, r, w // r, r))
+    x = permute(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))  # (*, C, r, r, H, W)
+    return reshape(x, (*lead, c * r * r, h // r, w // r))
+
+
+def _factor(op: str, name: str, input: Any, r: Any) -> int:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if isinstance(r, bool) or not isinstance(r, int):
+        raise TypeError(f"{op}(): argument '{name}' (position 1) must be int, but got {type_name(r)}")
+    if r <= 0:
+        raise RuntimeError(f"{op}(): {name} must be greater than 0, but got {r}")
+    if input.ndim < 3:
+        raise RuntimeError(f"{op}(): expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)")
+    return r
