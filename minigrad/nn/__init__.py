@@ -203,6 +203,15 @@ __all__ += [
 ]
 
 
+from . import utils  # noqa: E402  (clip_grad_norm_, parameters_to_vector, ...)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+
+
 def __dir__() -> list[str]:
     # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
     submodules = [n for n, v in globals().items()
