@@ -113,6 +113,7 @@ OPS.update({
         "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
         "poisson_nll_loss", "gaussian_nll_loss",
         "pixel_shuffle", "pixel_unshuffle",
+        "hardshrink", "softshrink", "threshold",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},
@@ -167,7 +168,7 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
 # (hardtanh: 0 in the vectorised body, the gradient in the scalar tail of the same tensor; elu: NaN
 # against the gradient): that gradient entry is not compared. minigrad gives the vectorised answer.
 NAN_INPUT_GRADIENT_VARIES = {"nn.functional.hardtanh", "nn.functional.relu6", "nn.functional.elu", "nn.functional.celu",
-                             "nn.functional.selu"}
+                             "nn.functional.selu", "nn.functional.hardshrink", "nn.functional.softshrink"}
 
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)
 

@@ -119,6 +119,9 @@ INTERP = [
     ("bicubic", X4, {"size": (8, 9)}), ("bicubic", X4, {"scale_factor": 2, "align_corners": True}),
     ("trilinear", X5, {"size": (4, 5, 3)}), ("area", X4, {"size": (3, 4)}), ("area", X3, {"size": 4}),
     ("area", X5, {"size": (2, 3, 4)}),
+    ("bilinear", X4, {"size": (2, 3), "antialias": True}), ("bilinear", X4, {"scale_factor": 1.7, "antialias": True}),
+    ("bicubic", X4, {"scale_factor": 0.4, "antialias": True}),
+    ("bicubic", X4, {"size": (3, 4), "antialias": True, "align_corners": True}),
 ]
 
 
@@ -135,6 +138,7 @@ INTERP_ERRORS = [
     ("mode", lambda f, x: f.interpolate(x, scale_factor=2, mode="cubic")),
     ("size length", lambda f, x: f.interpolate(x, size=(2, 3, 4))),
     ("empty output", lambda f, x: f.interpolate(x, scale_factor=0.1)),
+    ("antialias with nearest", lambda f, x: f.interpolate(x, scale_factor=0.5, antialias=True)),
 ]
 
 

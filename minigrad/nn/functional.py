@@ -269,3 +269,7 @@ def _repeat_heads(t: Tensor, groups: int) -> Tensor:
 
 
 __all__ += ["scaled_dot_product_attention"]
+
+from ..ops.activation import hardshrink, softshrink, threshold  # noqa: E402
+
+__all__ += ["hardshrink", "softshrink", "threshold"]

@@ -11,7 +11,9 @@ and a trace shows exactly that:
 - ``linear`` / ``bilinear`` / ``trilinear``: two neighbours, weights ``1 - t`` and ``t``;
   ``align_corners=True`` maps the corner pixels' centres onto each other;
 - ``bicubic``: four neighbours, Keys' cubic convolution with ``A = -0.75``;
-- ``area``: ``adaptive_avg_pool1d/2d`` to the output size (3-D: twice the 2-D pool).
+- ``area``: ``adaptive_avg_pool1d/2d`` to the output size (3-D: twice the 2-D pool);
+- ``antialias=True`` (bilinear, bicubic): every input under a filter stretched by the scale, so
+  shrinking averages instead of skipping pixels.
 
 Also here: ``pixel_shuffle`` / ``pixel_unshuffle`` (channels to pixels and back, a ``reshape``
 and a ``permute``).
@@ -100,6 +102,38 @@ def _cubic_taps(n_in: int, n_out: int, align_corners: bool, scale_factor: float 
     return [(np.clip(i - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
 
 
+def _antialias_taps(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None,
+                    cubic: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``antialias=True`` (bilinear/bicubic): each output averages the inputs under a filter stretched by the
+    scale when shrinking (a triangle, or Keys' cubic with ``A = -0.5``), the weights summing to 1."""
+    size = 4 if cubic else 2
+    scale = _scale(n_in, n_out, align_corners, scale_factor)
+    support = size / 2 * scale if scale >= 1.0 else size / 2
+    inv = 1.0 / scale if scale >= 1.0 else 1.0
+
+    def filt(x: np.ndarray) -> np.ndarray:
+        x = np.abs(x)
+        if not cubic:
+            return np.where(x < 1, 1 - x, 0.0)
+        a = -0.5
+        return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                        np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+
+    center = scale * (np.arange(n_out) + 0.5)
+    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    hi = np.minimum((center + support + 0.5).astype(np.int64), n_in)
+    width = int((hi - lo).max())
+    taps = []
+    weights = []
+    for j in range(width):
+        idx = lo + j
+        w = np.where(idx < hi, filt((idx - center + 0.5) * inv), 0.0)
+        taps.append(np.minimum(idx, n_in - 1))
+        weights.append(w)
+    total = np.sum(weights, axis=0)
+    return [(i, w / np.where(total != 0, total, 1.0)) for i, w in zip(taps, weights)]
+
+
 def _resample_dim(x: Tensor, d: int, taps: list[tuple[np.ndarray, np.ndarray]]) -> Tensor:
     """``sum_k x[..., idx_k, ...] * w_k`` along dim ``d``."""
     view = (-1,) + (1,) * (x.ndim - 1 - d)
@@ -144,8 +178,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if align_corners is not None and mode not in ("linear", "bilinear", "trilinear", "bicubic"):
         raise ValueError(f"{op}(): align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError(f"{op}(): antialias=True is not supported by minigrad")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError(f"{op}(): Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input")
     k = input.ndim - 2
     if mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != k:
         raise NotImplementedError(f"{op}(): Got {input.ndim}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")
@@ -171,6 +205,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         d, n_in, n_out, sf = 2 + j, in_sizes[j], out_sizes[j], scales[j]
         if mode in ("nearest", "nearest-exact"):
             out = getitem(out, (slice(None),) * d + (_nearest_index(n_in, n_out, sf, mode == "nearest-exact"),))
+        elif antialias:
+            out = _resample_dim(out, d, _antialias_taps(n_in, n_out, align, sf, mode == "bicubic"))
         elif mode == "bicubic":
             out = _resample_dim(out, d, _cubic_taps(n_in, n_out, align, sf))
         else:
