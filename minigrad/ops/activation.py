@@ -286,8 +286,8 @@ def hardsigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """PyTorch's ``hardsigmoid_backward``: 1/6 strictly between -3 and 3, 0 elsewhere."""
     (x,) = ctx.saved()
     ops = ctx.ops
-    inside = ops.mul(ops.cast(ops.gt(x, -3.0), grad.dtype), ops.cast(ops.lt(x, 3.0), grad.dtype))
-    return (ops.mul(grad, ops.div(inside, 6.0)),)
+    below_3 = ops.where(ops.lt(x, 3.0), ops.div(grad, 6.0), 0.0)
+    return (ops.where(ops.gt(x, -3.0), below_3, 0.0),)
 
 
 # -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------
