@@ -114,6 +114,7 @@ OPS.update({
         "poisson_nll_loss", "gaussian_nll_loss",
         "pixel_shuffle", "pixel_unshuffle",
         "hardshrink", "softshrink", "threshold",
+        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},

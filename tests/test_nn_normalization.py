@@ -123,3 +123,16 @@ def test_modules(name: str, args: tuple, kw: dict, shapes: list) -> None:
     compare(lambda *a: m(*a), lambda *a: t(*a), [r(*s) for s in shapes])
     for k, v in t.state_dict().items():  # running statistics updated alike
         np.testing.assert_allclose(m.state_dict()[k].numpy(), v.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 6, 4, 4), 3), ((2, 5, 7), 2), ((1, 4, 2, 3, 2), 5)])
+def test_local_response_norm(shape: tuple, size: int) -> None:
+    compare(lambda a: F.local_response_norm(a, size, alpha=0.1, beta=0.6, k=2.0),
+            lambda a: TF.local_response_norm(a, size, alpha=0.1, beta=0.6, k=2.0), [r(*shape)])
+    m, t = mg.nn.LocalResponseNorm(size), torch.nn.LocalResponseNorm(size)
+    assert repr(m) == repr(t)
+    compare(lambda a: m(a), lambda a: t(a), [r(*shape)])
+
+
+def test_local_response_norm_needs_3d() -> None:
+    leaves_no_node(lambda: F.local_response_norm(mg.ones(2, 3), 2), ValueError)

@@ -184,3 +184,42 @@ def test_pixel_shuffle_errors(call) -> None:
     want = error_class(lambda: call(TF, torch.tensor(x)))
     assert want is not None
     assert error_class(lambda: call(F, mg.tensor(x))) is want
+
+
+@pytest.mark.parametrize("kw", [{"kernel_size": 3}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                                {"kernel_size": 2, "dilation": 2, "ceil_mode": True}])
+def test_max_pool1d(kw: dict) -> None:
+    x = RNG.permutation(2 * 3 * 9).reshape(2, 3, 9) * 0.1  # distinct values: no ties
+    compare(lambda a: F.max_pool1d(a, **kw), lambda a: TF.max_pool1d(a, **kw), [x])
+    got = F.max_pool1d(mg.tensor(x), return_indices=True, **kw)[1]
+    want = TF.max_pool1d(torch.tensor(x), return_indices=True, **kw)[1]
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("size", [1, 2, (3, 4), (7, 5), (None, 2)])
+def test_adaptive_max_pool2d(size) -> None:
+    x = RNG.permutation(2 * 3 * 7 * 5).reshape(2, 3, 7, 5) * 0.1
+    compare(lambda a: F.adaptive_max_pool2d(a, size), lambda a: TF.adaptive_max_pool2d(a, size), [x])
+    compare(lambda a: F.adaptive_max_pool2d(a, size), lambda a: TF.adaptive_max_pool2d(a, size), [x[0]])
+    got = F.adaptive_max_pool2d(mg.tensor(x), size, return_indices=True)[1]
+    want = TF.adaptive_max_pool2d(torch.tensor(x), size, return_indices=True)[1]
+    assert got.tolist() == want.tolist()
+
+
+def test_adaptive_max_pool1d() -> None:
+    x = RNG.permutation(2 * 3 * 10).reshape(2, 3, 10) * 0.1
+    for size in (1, 3, 4, 10):
+        compare(lambda a: F.adaptive_max_pool1d(a, size), lambda a: TF.adaptive_max_pool1d(a, size), [x])
+
+
+MORE_MODULES = [
+    ("MaxPool1d", (3,), {"stride": 2}, X3), ("AdaptiveMaxPool1d", (2,), {}, X3), ("AdaptiveMaxPool2d", ((2, 3),), {}, X4),
+    ("Unfold", (2,), {"padding": 1}, X4), ("Fold", ((4, 5), 2), {}, RNG.normal(size=(2, 12, 12))),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,x", MORE_MODULES, ids=[m[0] for m in MORE_MODULES])
+def test_more_modules(name: str, args: tuple, kw: dict, x: np.ndarray) -> None:
+    m, t = getattr(mg.nn, name)(*args, **kw), getattr(torch.nn, name)(*args, **kw)
+    assert repr(m) == repr(t) and list(m.state_dict()) == []
+    compare(lambda a: m(a), lambda a: t(a), [x])

@@ -249,3 +249,7 @@ from .padding import *  # noqa: E402,F401,F403
 from . import distance as _distance, normalization as _normalization, padding as _padding  # noqa: E402
 
 __all__ += _normalization.__all__ + _distance.__all__ + _padding.__all__
+from .fold import *  # noqa: E402,F401,F403
+from . import fold as _fold  # noqa: E402
+
+__all__ += _fold.__all__

@@ -273,3 +273,8 @@ __all__ += ["scaled_dot_product_attention"]
 from ..ops.activation import hardshrink, softshrink, threshold  # noqa: E402
 
 __all__ += ["hardshrink", "softshrink", "threshold"]
+
+from ..ops.normalization import local_response_norm  # noqa: E402
+from ..ops.pooling import adaptive_max_pool1d, adaptive_max_pool2d, max_pool1d  # noqa: E402
+
+__all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool1d"]

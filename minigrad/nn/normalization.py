@@ -89,3 +89,20 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance norm of ``(N, C, H, W)`` (or ``(C, H, W)``): style transfer's normalization."""
 
     spatial_dims = 2
+
+
+class LocalResponseNorm(Module):
+    """AlexNet's normalisation across ``size`` neighbouring channels."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+__all__ += ["LocalResponseNorm"]

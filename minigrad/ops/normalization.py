@@ -1,4 +1,4 @@
-"""``group_norm`` and ``instance_norm`` of ``torch.nn.functional``. Composite.
+"""``group_norm``, ``instance_norm`` and ``local_response_norm`` of ``torch.nn.functional``. Composite.
 
 Both normalise groups of channels of each sample on their own statistics,
 ``(x - mean) / sqrt(var + eps)`` (biased variance, as PyTorch), then scale and
@@ -23,7 +23,9 @@ from typing import Any
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ._checks import _is_int
-from .math import add, div, mul, sqrt, sub
+from .math import add, div, mul, pow, sqrt, sub
+from .padding import constant_pad_nd
+from .pooling import avg_pool2d
 from .reduce import mean
 from .registry import type_name
 from .shape import reshape
@@ -113,3 +115,26 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
             running_mean.mul_(1 - momentum).add_(mul(batch_mean, momentum))
             running_var.mul_(1 - momentum).add_(mul(batch_var, momentum))
     return _affine(reshape(out, tuple(input.shape)), weight, bias)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """AlexNet's local response normalisation: ``x / (k + alpha * mean of x^2 over size neighbouring channels)^beta``.
+
+    Composite: the squares, padded with zeros along the channels (``constant_pad_nd``), averaged over windows
+    of ``size`` channels (``avg_pool2d`` with a ``(size, 1)`` kernel, the positions flattened), then ``pow``, ``div``.
+    """
+    op = "local_response_norm"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if not _is_int(size) or size <= 0:
+        raise TypeError(f"{op}(): argument 'size' (position 1) must be a positive int, but got {size!r}")
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[:2]
+    sq = reshape(mul(input, input), (n, 1, c, -1))  # (N, 1, C, positions)
+    padded = constant_pad_nd(sq, (0, 0, size // 2, (size - 1) // 2))
+    avg = avg_pool2d(padded, (size, 1), (1, 1))
+    div_ = pow(add(mul(reshape(avg, tuple(input.shape)), alpha), k), beta)
+    return div(input, div_)
