@@ -124,6 +124,13 @@ OPS.update({
         "softsign", "logsigmoid", "tanhshrink", "softmin", "glu", "prelu", "softplus",
         "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
         "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
+        "conv1d", "conv_transpose1d", "conv_transpose2d", "unfold",
+        "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+        "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
+        "poisson_nll_loss", "gaussian_nll_loss",
+        "pixel_shuffle", "pixel_unshuffle",
+        "hardshrink", "softshrink", "threshold",
+        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},
@@ -182,7 +189,7 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
 # (hardtanh: 0 in the vectorised body, the gradient in the scalar tail of the same tensor; elu: NaN
 # against the gradient): that gradient entry is not compared. minigrad gives the vectorised answer.
 NAN_INPUT_GRADIENT_VARIES = {"nn.functional.hardtanh", "nn.functional.relu6", "nn.functional.elu", "nn.functional.celu",
-                             "nn.functional.selu"}
+                             "nn.functional.selu", "nn.functional.hardshrink", "nn.functional.softshrink"}
 
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)
 
