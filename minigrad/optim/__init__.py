@@ -14,7 +14,7 @@ Example:
     >>> (w * w).sum().backward(); opt.step()
     >>> w
     Parameter containing:
-    tensor([ 0.8, -0.8], requires_grad=True)
+    tensor([ 0.8000, -0.8000], requires_grad=True)
 """
 
 from __future__ import annotations
