@@ -215,3 +215,20 @@ def __dir__() -> list[str]:
 # Names imported only for annotations (never evaluated, thanks to ``from __future__ import
 # annotations``) leave the namespace: see NOTE [ The namespace is the API ] in minigrad/__init__.py.
 del annotations, Any, Iterator
+
+
+# issue 23: PyTorch's activation, loss, convolution, pooling and normalization modules, by family.
+from .activation import *  # noqa: E402,F401,F403
+from . import activation as _activation  # noqa: E402
+
+__all__ += _activation.__all__
+from .loss import *  # noqa: E402,F401,F403
+from . import loss as _loss  # noqa: E402
+
+__all__ += _loss.__all__
+from .pooling import *  # noqa: E402,F401,F403
+from .upsampling import *  # noqa: E402,F401,F403
+from .flatten import *  # noqa: E402,F401,F403
+from . import flatten as _flatten, pooling as _pooling, upsampling as _upsampling  # noqa: E402
+
+__all__ += _pooling.__all__ + _upsampling.__all__ + _flatten.__all__

@@ -10,6 +10,7 @@ from .. import ops
 from ..creation import generator
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
+from .functional_more import check_class_target
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
@@ -47,27 +48,18 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"nll_loss(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
+    # Every argument is checked before the first op runs (a refused call leaves no node).
+    idx = check_class_target("nll_loss", log_probs, target, weight, ignore_index)
     nd = log_probs.ndim
     expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
-    if nd == 0 or tuple(target.shape) != expected:
-        raise ValueError(
-            f"nll_loss(): expected 'input' (C,), (N, C) or (N, C, d1, ...) and 'target' of its shape without C, "
-            f"but got input {tuple(log_probs.shape)} and target {tuple(target.shape)}"
-        )
+    idx = idx.reshape(-1)
     if nd == 1:  # one sample: pick its class
-        x, t = ops.unsqueeze(log_probs, 0), ops.unsqueeze(target, 0)
+        x = ops.unsqueeze(log_probs, 0)
     elif nd > 2:  # (N, C, d...) -> (N*d..., C): the classes last, one row per position
         x = ops.reshape(ops.permute(log_probs, (0,) + tuple(range(2, nd)) + (1,)), (-1, log_probs.shape[1]))
-        t = ops.reshape(target, (-1,))
     else:
-        x, t = log_probs, target
-    c = x.shape[1]
-    if weight is not None and tuple(weight.shape) != (c,):
-        raise ValueError(f"nll_loss(): 'weight' must have shape ({c},) (one weight per class), but got {tuple(weight.shape)}")
-    idx = to_numpy(t._data).astype(np.int64)
+        x = log_probs
     valid = idx != ignore_index
-    if np.any(valid & ((idx < 0) | (idx >= c))):
-        raise ValueError(f"nll_loss(): target values must be class indices in [0, {c - 1}] or ignore_index")
     safe = np.where(valid, idx, 0)
     w = (to_numpy(weight._data)[safe] if weight is not None else np.ones(idx.shape)) * valid
     w_arr = np.asarray(w, dtype=x.dtype.np)
@@ -124,6 +116,55 @@ def __dir__() -> list[str]:
     return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
 
 
+# -- issue 23: activations, losses, padding, resampling, convolutions, pooling, normalization --
+from ..ops import activation as _activation  # noqa: E402
+
+silu = _activation.inplace_form(ops.silu)
+leaky_relu = _activation.inplace_form(ops.leaky_relu)
+elu = _activation.inplace_form(ops.elu)
+hardtanh = _activation.inplace_form(ops.hardtanh)
+hardswish = _activation.inplace_form(ops.hardswish)
+hardsigmoid = _activation.inplace_form(ops.hardsigmoid)
+softplus = ops.softplus
+from ..ops.activation import (  # noqa: E402
+    celu, glu, logsigmoid, mish, prelu, relu6, selu, softmin, softsign, tanhshrink,
+)
+
+__all__ += [
+    "silu", "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "softplus", "celu", "glu", "logsigmoid",
+    "mish", "prelu", "relu6", "selu", "softmin", "softsign", "tanhshrink",
+]
+
+from ..ops.loss import (  # noqa: E402
+    binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, smooth_l1_loss,
+)
+
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
+            "smooth_l1_loss"]
+
+from ..ops.padding import pad  # noqa: E402
+from ..ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d  # noqa: E402
+from ..ops.upsampling import interpolate  # noqa: E402
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """The old name of ``interpolate`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="nearest")`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="bilinear", align_corners=True)`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 # -- attention (composite: matmul, mul, masked_fill/add, softmax, dropout, matmul) -------------
 
 from ..dtypes import bool_ as _bool  # noqa: E402
