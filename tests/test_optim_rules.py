@@ -161,6 +161,12 @@ SCHEDULERS = {
     "onecycle": lambda L, o: L.OneCycleLR(o, max_lr=1.0, total_steps=14),
     "onecycle-linear-3phase": lambda L, o: L.OneCycleLR(o, max_lr=[1.0, 2.0], epochs=2, steps_per_epoch=7,
                                                         anneal_strategy="linear", three_phase=True, pct_start=0.25),
+    "constant": lambda L, o: L.ConstantLR(o, factor=0.25, total_iters=3),
+    "polynomial": lambda L, o: L.PolynomialLR(o, total_iters=8, power=2.0),
+    "multiplicative": lambda L, o: L.MultiplicativeLR(o, lambda e: 0.9 if e % 2 else 0.95),
+    "multiplicative-per-group": lambda L, o: L.MultiplicativeLR(o, [lambda e: 0.9, lambda e: 1.1]),
+    "sequential-constant": lambda L, o: L.SequentialLR(o, [L.ConstantLR(o, factor=0.5, total_iters=2),
+                                                           L.PolynomialLR(o, total_iters=6)], milestones=[3]),
     "sequential": lambda L, o: L.SequentialLR(o, [L.LinearLR(o, start_factor=0.1, total_iters=4),
                                                   L.ExponentialLR(o, gamma=0.8)], milestones=[4]),
     "sequential-3": lambda L, o: L.SequentialLR(o, [L.ExponentialLR(o, gamma=0.5), L.StepLR(o, 2),
@@ -205,6 +211,7 @@ def test_reduce_lr_on_plateau_matches_torch(case: str) -> None:
     lambda L, o: L.ReduceLROnPlateau(o, mode="middle"),
     lambda L, o: L.LinearLR(o, start_factor=0.0),
     lambda L, o: L.CosineAnnealingWarmRestarts(o, T_0=0),
+    lambda L, o: L.ConstantLR(o, factor=1.5),
     lambda L, o: L.SequentialLR(o, [L.ExponentialLR(o, 0.9)], milestones=[2]),
 ])
 def test_scheduler_errors_are_torch_s(make: Any) -> None:

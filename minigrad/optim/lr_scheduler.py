@@ -1,6 +1,6 @@
 """Learning-rate schedulers (``mg.optim.lr_scheduler``): ``StepLR``, ``MultiStepLR``, ``ExponentialLR``,
 ``LinearLR``, ``CosineAnnealingLR``, ``CosineAnnealingWarmRestarts``, ``LambdaLR``, ``OneCycleLR``,
-``SequentialLR`` and ``ReduceLROnPlateau``.
+``SequentialLR``, ``ReduceLROnPlateau``, ``ConstantLR``, ``PolynomialLR`` and ``MultiplicativeLR``.
 
 A scheduler sets each parameter group's ``lr`` from its initial value and
 the epoch count; call ``scheduler.step()`` once per epoch, after
@@ -26,7 +26,8 @@ from typing import Any, Callable, Sequence
 
 __all__ = [
     "LRScheduler", "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR", "LinearLR",
-    "CosineAnnealingWarmRestarts", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau",
+    "CosineAnnealingWarmRestarts", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR", "PolynomialLR",
+    "MultiplicativeLR",
 ]
 
 
@@ -427,3 +428,49 @@ class ReduceLROnPlateau:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
+
+
+class ConstantLR(LRScheduler):
+    """``lr = initial_lr * factor`` for the first ``total_iters`` epochs, then ``initial_lr``."""
+
+    def __init__(self, optimizer: Any, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        factor = self.factor if self.last_epoch < self.total_iters else 1.0
+        return [base * factor for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``lr = initial_lr * (1 - min(epoch, total_iters) / total_iters) ** power`` (0 from ``total_iters`` on)."""
+
+    def __init__(self, optimizer: Any, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        factor = (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+        return [base * factor for base in self.base_lrs]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply each group's current lr by ``lr_lambda(epoch)`` at every step after the first
+    (one function, or one per group): the one scheduler here with no closed form."""
+
+    def __init__(self, optimizer: Any, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups)
+        fns = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        if len(fns) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(fns)}")
+        self.lr_lambdas = fns
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch > 0:
+            return [g["lr"] * fn(self.last_epoch) for g, fn in zip(groups, self.lr_lambdas)]
+        return [g["lr"] for g in groups]
