@@ -119,3 +119,10 @@ def grad(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0, has_aux: 
         return (g, value[1]) if has_aux else g
 
     return wrapper
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})

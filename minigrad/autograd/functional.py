@@ -396,3 +396,10 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     outputs = _grad_postprocess(outputs, create_graph)
     result = _grad_postprocess(result, create_graph)
     return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})

@@ -474,3 +474,10 @@ class MultiplicativeLR(LRScheduler):
         if self.last_epoch > 0:
             return [g["lr"] * fn(self.last_epoch) for g, fn in zip(groups, self.lr_lambdas)]
         return [g["lr"] for g in groups]
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})

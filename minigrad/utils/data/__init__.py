@@ -23,3 +23,10 @@ __all__ = [
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
     "DataLoader", "default_collate", "default_convert",
 ]
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
