@@ -102,3 +102,18 @@ def test_parameters_to_vector_and_back_match_torch() -> None:
         mg.nn.utils.vector_to_parameters([1.0], mps)
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         torch.nn.utils.vector_to_parameters([1.0], tps)
+
+
+def test_clip_grads_with_norm_and_the_deprecated_name_match_torch() -> None:
+    mps, tps = _pair(scale=3)
+    mn = mg.nn.utils.get_total_norm([p.grad for p in mps])
+    tn = torch.nn.utils.get_total_norm([p.grad for p in tps])
+    np.testing.assert_allclose(mn.item(), tn.item(), rtol=1e-12)
+    mg.nn.utils.clip_grads_with_norm_(mps, 2.0, mn)
+    torch.nn.utils.clip_grads_with_norm_(tps, 2.0, tn)
+    for mp, tp in zip(mps, tps):
+        np.testing.assert_allclose(mp.grad.numpy(), tp.grad.numpy(), rtol=1e-12)
+    with pytest.warns(FutureWarning, match="clip_grad_norm` is now deprecated"):
+        mg.nn.utils.clip_grad_norm(mps, 1.0)
+    with pytest.warns(FutureWarning, match="clip_grad_norm` is now deprecated"):
+        torch.nn.utils.clip_grad_norm(tps, 1.0)
