@@ -1,4 +1,5 @@
-"""Attention layers: ``MultiheadAttention``, ``TransformerEncoderLayer``, ``TransformerEncoder`` (composites).
+"""Attention layers: ``MultiheadAttention``, the Transformer's encoder and decoder layers and stacks, and
+``Transformer`` itself (composites).
 
 Everything is built from ops - ``linear``, ``reshape``/``permute`` to split
 and merge heads, ``matmul``, ``softmax``, ``dropout``, ``layer_norm`` - so the
@@ -48,7 +49,10 @@ from . import functional as F
 from .layers import LayerNorm, ModuleList
 from .module import Module, Parameter
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = [
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+    "TransformerDecoder", "Transformer",
+]
 
 
 def _linear_init(out_features: int, in_features: int, bias: bool, dtype: Any) -> tuple[Parameter, Parameter | None]:
@@ -391,3 +395,151 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
         return self.norm(x) if self.norm is not None else x
+
+
+class TransformerDecoderLayer(Module):
+    """Masked self-attention, attention over the encoder's output (``memory``), then a feed-forward
+    block; each with a residual connection and LayerNorm (``norm_first``: pre-norm)::
+
+        x = norm1(x + dropout1(self_attn(x, x, x)))
+        x = norm2(x + dropout2(multihead_attn(x, memory, memory)))
+        x = norm3(x + dropout3(linear2(dropout(act(linear1(x))))))
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = _Linear(d_model, dim_feedforward, bias, dtype)
+        self.dropout = _Dropout(dropout)
+        self.linear2 = _Linear(dim_feedforward, d_model, bias, dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = _Dropout(dropout)
+        self.dropout2 = _Dropout(dropout)
+        self.dropout3 = _Dropout(dropout)
+        if isinstance(activation, Module):
+            self.activation = activation
+        else:
+            self._act = _activation(activation)
+
+    def _activate(self, x: Tensor) -> Tensor:
+        return self.activation(x) if "activation" in self._modules else self._act(x)
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                            is_causal=is_causal, need_weights=False)[0])
+
+    def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                                 is_causal=is_causal, need_weights=False)[0])
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self._activate(self.linear1(x)))))
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        if self.norm_first:
+            x = ops.add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = ops.add(x, self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask,
+                                           memory_is_causal))
+            return ops.add(x, self._ff_block(self.norm3(x)))
+        x = self.norm1(ops.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)))
+        x = self.norm2(ops.add(x, self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)))
+        return self.norm3(ops.add(x, self._ff_block(x)))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer`` (keys ``layers.0.*``, ...), then an optional ``norm``."""
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None:
+        super().__init__()
+        if not isinstance(decoder_layer, Module):
+            raise TypeError(f"TransformerDecoder(): decoder_layer must be a Module, but got "
+                            f"{type(decoder_layer).__name__}")
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return self.norm(x) if self.norm is not None else x
+
+
+def _xavier_uniform_(p: Parameter) -> None:
+    """Redraw a 2-D (or larger) parameter from Glorot's uniform, as ``nn.init.xavier_uniform_``."""
+    fan_in = p.shape[1] * math.prod(p.shape[2:])
+    fan_out = p.shape[0] * math.prod(p.shape[2:])
+    a = math.sqrt(6.0 / (fan_in + fan_out))
+    p._data[...] = generator().uniform(-a, a, tuple(p.shape)).astype(p.dtype.np)
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer (Vaswani et al.): ``decoder(tgt, encoder(src))``.
+
+    Every parameter with two or more dimensions is redrawn from Glorot's uniform
+    after construction, as PyTorch does. ``generate_square_subsequent_mask(n)``
+    gives the float causal mask (``-inf`` above the diagonal) for ``tgt_mask``.
+    """
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+                 dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", custom_encoder: Any = None,
+                 custom_decoder: Any = None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, dtype=dtype)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, dtype=dtype)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for p in self.parameters():
+            if p.ndim > 1:
+                _xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batched = src.ndim == 3
+        if batched and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+        """The causal mask for a sequence of ``sz``: ``-inf`` above the diagonal, 0 elsewhere."""
+        dt = dtype or _dt.float32
+        return Tensor._make(np.triu(np.full((sz, sz), -np.inf), 1).astype(dt.np), dt)
