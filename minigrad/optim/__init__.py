@@ -194,7 +194,8 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, fused: bool | None = None) -> None:
         momentum = _check_hyper("SGD", "momentum value", momentum)
         weight_decay = _check_hyper("SGD", "weight_decay value", weight_decay)
         if isinstance(dampening, bool) or not isinstance(dampening, (int, float)):
@@ -256,10 +257,14 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), with PyTorch's defaults and bias correction."""
+    """Adam (Kingma & Ba), with PyTorch's defaults and bias correction; ``amsgrad`` keeps the running
+    maximum of the second moment (Reddi et al.); ``maximize`` ascends."""
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        # ``foreach``/``fused`` choose PyTorch's kernels, not the arithmetic: accepted, no effect here.
         name = type(self).__name__
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise ValueError(f"{name}(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
@@ -267,7 +272,13 @@ class Adam(Optimizer):
                  _check_hyper(name, "beta parameter at index 1", betas[1], below=1.0))
         eps = _check_hyper(name, "epsilon value", eps)
         weight_decay = _check_hyper(name, "weight_decay value", weight_decay)
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+        for nm, flag in (("amsgrad", amsgrad), ("maximize", maximize)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name}(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize})
+        if decoupled_weight_decay:
+            self.decoupled_weight_decay = True  # Adam(decoupled_weight_decay=True) is AdamW
 
     #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
     decoupled_weight_decay = False
@@ -276,12 +287,15 @@ class Adam(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                amsgrad = group.get("amsgrad", False)
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
                         continue
+                    if group.get("maximize", False):
+                        g = -g
                     if _array_update_ok(p, g):
-                        self._adam_arrays(p, g._data, lr, b1, b2, eps, wd)
+                        self._adam_arrays(p, g._data, lr, b1, b2, eps, wd, amsgrad)
                         continue
                     if wd and self.decoupled_weight_decay:
                         p.mul_(1 - lr * wd)
@@ -296,11 +310,17 @@ class Adam(Optimizer):
                     else:
                         st["exp_avg"].mul_(b1).add_(g * (1 - b1))
                         st["exp_avg_sq"].mul_(b2).add_(g * g * (1 - b2))
+                    second = st["exp_avg_sq"]
+                    if amsgrad:
+                        prev = st.get("max_exp_avg_sq")
+                        second = st["max_exp_avg_sq"] = second.detach_copy() if prev is None else \
+                            ops.maximum(prev, second)
                     step = lr / (1 - b1**t)
-                    denom = (st["exp_avg_sq"] / (1 - b2**t)).sqrt() + eps
+                    denom = (second / (1 - b2**t)).sqrt() + eps
                     p.sub_(st["exp_avg"] / denom * step)
 
-    def _adam_arrays(self, p: Tensor, g: np.ndarray, lr: float, b1: float, b2: float, eps: float, wd: float) -> None:
+    def _adam_arrays(self, p: Tensor, g: np.ndarray, lr: float, b1: float, b2: float, eps: float, wd: float,
+                     amsgrad: bool = False) -> None:
         """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
         data = p._data
         if wd and self.decoupled_weight_decay:
@@ -321,8 +341,13 @@ class Adam(Optimizer):
             v._data += g * g * (1 - b2)
             _bump(m)
             _bump(v)
+        second = st["exp_avg_sq"]._data
+        if amsgrad:
+            prev = st.get("max_exp_avg_sq")
+            second = second.copy() if prev is None else np.maximum(prev._data, second)
+            st["max_exp_avg_sq"] = Tensor._make(second, p._dtype)
         step = lr / (1 - b1**t)
-        denom = np.sqrt(st["exp_avg_sq"]._data / (1 - b2**t)) + eps
+        denom = np.sqrt(second / (1 - b2**t)) + eps
         data -= st["exp_avg"]._data / denom * step
         if wd and self.decoupled_weight_decay:
             _bump(p)
@@ -336,8 +361,9 @@ class AdamW(Adam):
     decoupled_weight_decay = True
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
 # -- optimizers with per-element step sizes: RMSprop, Adagrad, Adadelta, Adamax ---------------
