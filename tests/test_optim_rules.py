@@ -40,6 +40,13 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "adagrad-maximize": ("Adagrad", {"maximize": True, "eps": 1e-5}),
     "adadelta": ("Adadelta", {}),
     "adadelta-wd": ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
+    "nadam": ("NAdam", {}),
+    "nadam-wd-maximize": ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "momentum_decay": 0.01, "maximize": True}),
+    "nadam-decoupled": ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    "radam": ("RAdam", {"lr": 0.01}),
+    "radam-warm": ("RAdam", {"lr": 0.01, "betas": (0.9, 0.5), "weight_decay": 0.1}),
+    "radam-decoupled-maximize": ("RAdam", {"lr": 0.01, "betas": (0.8, 0.6), "weight_decay": 0.1,
+                                           "decoupled_weight_decay": True, "maximize": True}),
     "adamax": ("Adamax", {}),
     "adamax-wd": ("Adamax", {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
 }
@@ -76,7 +83,8 @@ def test_optimizer_matches_torch_step_for_step(case: str) -> None:
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14, err_msg=f"{case} state {k}")
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+                                  "NAdam", "RAdam"])
 def test_optimizer_signature_is_torch_s(name: str) -> None:
     ours = inspect.signature(getattr(mg.optim, name))
     theirs = inspect.signature(getattr(torch.optim, name))

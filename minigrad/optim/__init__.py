@@ -1,4 +1,4 @@
-"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax.
+"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam.
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
 their version counters record every step. With no recorder, a CPU parameter
@@ -29,7 +29,8 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+           "lr_scheduler"]
 
 
 def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
@@ -553,6 +554,107 @@ class Adamax(Optimizer):
                     st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
                     clr = group["lr"] / (1 - b1 ** st["step"])
                     p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (Dozat): the step mixes the current gradient and the momentum,
+    each with its own schedule ``mu_t = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"NAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("NAdam", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("NAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("NAdam", "epsilon value", eps),
+            "weight_decay": _check_hyper("NAdam", "weight_decay value", weight_decay),
+            "momentum_decay": _check_hyper("NAdam", "momentum_decay value", momentum_decay),
+            "decoupled_weight_decay": _check_flag("NAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": _check_flag("NAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = ops.neg(p.grad) if group["maximize"] else p.grad
+                    st = self.state.setdefault(p.id, {"step": 0, "mu_product": 1.0, "exp_avg": _zeros_like(p),
+                                                      "exp_avg_sq": _zeros_like(p)})
+                    st["step"] += 1
+                    t = st["step"]
+                    if wd and group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * wd)
+                    elif wd:
+                        g = ops.add(g, ops.mul(p, wd))
+                    mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
+                    mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
+                    # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
+                    st["mu_product"] = float(np.float32(st["mu_product"]) * np.float32(mu))
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+                    denom = ops.add(ops.sqrt(ops.div(v, 1 - b2**t)), eps)
+                    p.sub_(ops.mul(ops.div(g, denom), lr * (1.0 - mu) / (1.0 - st["mu_product"])))
+                    p.sub_(ops.mul(ops.div(m, denom), lr * mu_next / (1.0 - st["mu_product"] * mu_next)))
+
+
+class RAdam(Optimizer):
+    """Rectified Adam (Liu et al.): plain momentum SGD while the second moment's estimate is too young
+    (``rho_t <= 5``), then Adam's step scaled by a variance rectification term."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"RAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("RAdam", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("RAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("RAdam", "epsilon value", eps),
+            "weight_decay": _check_hyper("RAdam", "weight_decay value", weight_decay),
+            "decoupled_weight_decay": _check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": _check_flag("RAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = ops.neg(p.grad) if group["maximize"] else p.grad
+                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
+                                                      "exp_avg_sq": _zeros_like(p)})
+                    st["step"] += 1
+                    t = st["step"]
+                    if wd and group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * wd)
+                    elif wd:
+                        g = ops.add(g, ops.mul(p, wd))
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+                    bc2 = 1 - b2**t
+                    m_hat = ops.div(m, 1 - b1**t)
+                    rho_inf = 2 / (1 - b2) - 1
+                    rho_t = rho_inf - 2 * t * (b2**t) / bc2
+                    if rho_t > 5.0:
+                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                        adaptive = ops.div(bc2**0.5, ops.add(ops.sqrt(v), eps))
+                        p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
+                    else:
+                        p.sub_(ops.mul(m_hat, lr))
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)
