@@ -173,6 +173,11 @@ SCHEDULERS = {
     "onecycle": lambda L, o: L.OneCycleLR(o, max_lr=1.0, total_steps=14),
     "onecycle-linear-3phase": lambda L, o: L.OneCycleLR(o, max_lr=[1.0, 2.0], epochs=2, steps_per_epoch=7,
                                                         anneal_strategy="linear", three_phase=True, pct_start=0.25),
+    "cyclic": lambda L, o: L.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=3),
+    "cyclic-triangular2": lambda L, o: L.CyclicLR(o, base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=2,
+                                                  step_size_down=3, mode="triangular2"),
+    "cyclic-exp-range": lambda L, o: L.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range",
+                                                gamma=0.9, base_momentum=0.7, max_momentum=0.95),
     "constant": lambda L, o: L.ConstantLR(o, factor=0.25, total_iters=3),
     "polynomial": lambda L, o: L.PolynomialLR(o, total_iters=8, power=2.0),
     "multiplicative": lambda L, o: L.MultiplicativeLR(o, lambda e: 0.9 if e % 2 else 0.95),
@@ -189,7 +194,7 @@ SCHEDULERS = {
 @pytest.mark.parametrize("case", sorted(SCHEDULERS))
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
 def test_scheduler_matches_torch_lr_sequence(case: str, opt_name: str) -> None:
-    momentum = case.startswith("onecycle")
+    momentum = case.startswith(("onecycle", "cyclic"))
     ours = _lrs(mg, opt_name, SCHEDULERS[case], 14, momentum=momentum)
     theirs = _lrs(torch, opt_name, SCHEDULERS[case], 14, momentum=momentum)
     for (a, ma), (b, mb) in zip(ours, theirs):

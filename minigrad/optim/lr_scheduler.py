@@ -1,6 +1,6 @@
 """Learning-rate schedulers (``mg.optim.lr_scheduler``): ``StepLR``, ``MultiStepLR``, ``ExponentialLR``,
 ``LinearLR``, ``CosineAnnealingLR``, ``CosineAnnealingWarmRestarts``, ``LambdaLR``, ``OneCycleLR``,
-``SequentialLR``, ``ReduceLROnPlateau``, ``ConstantLR``, ``PolynomialLR`` and ``MultiplicativeLR``.
+``SequentialLR``, ``ReduceLROnPlateau``, ``ConstantLR``, ``PolynomialLR``, ``MultiplicativeLR`` and ``CyclicLR``.
 
 A scheduler sets each parameter group's ``lr`` from its initial value and
 the epoch count; call ``scheduler.step()`` once per epoch, after
@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 __all__ = [
     "LRScheduler", "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR", "LinearLR",
     "CosineAnnealingWarmRestarts", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR", "PolynomialLR",
-    "MultiplicativeLR",
+    "MultiplicativeLR", "CyclicLR",
 ]
 
 
@@ -481,3 +481,72 @@ def __dir__() -> list[str]:
     submodules = [n for n, v in globals().items()
                   if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
     return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith): the lr climbs from ``base_lr`` to ``max_lr`` over
+    ``step_size_up`` steps and back over ``step_size_down``, the amplitude scaled per cycle
+    (``triangular``: 1, ``triangular2``: halved each cycle) or per step (``exp_range``:
+    ``gamma ** step``); momentum (or Adam's beta1) moves the opposite way. Call ``step()`` after
+    every batch.
+    """
+
+    def __init__(self, optimizer: Any, base_lr: float | list[float], max_lr: float | list[float],
+                 step_size_up: int = 2000, step_size_down: int | None = None, mode: str = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | list[float] = 0.8,
+                 max_momentum: float | list[float] = 0.9, last_epoch: int = -1) -> None:
+        groups = optimizer.param_groups
+        bases = _per_group("base_lr", base_lr, len(groups))
+        if last_epoch == -1:
+            for lr, g in zip(bases, groups):
+                g["lr"] = lr
+                g["initial_lr"] = lr
+        self.max_lrs = _per_group("max_lr", max_lr, len(groups))
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        if scale_fn is None:
+            self._scale_fn = {"triangular": lambda x: 1.0, "triangular2": lambda x: 1 / (2.0 ** (x - 1)),
+                              "exp_range": lambda x: gamma**x}[mode]
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        else:
+            self._scale_fn, self.scale_mode = scale_fn, scale_mode
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            defaults = getattr(optimizer, "defaults", {})
+            if "momentum" not in defaults and "betas" not in defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in defaults
+            self.base_momentums = _per_group("base_momentum", base_momentum, len(groups))
+            self.max_momentums = _per_group("max_momentum", max_momentum, len(groups))
+            if last_epoch == -1:
+                for high, low, g in zip(self.max_momentums, self.base_momentums, groups):
+                    self._set_momentum(g, high)
+                    g["max_momentum"], g["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)  # base_lrs: the groups' initial_lr, set to base_lr above
+
+    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def get_lr(self) -> list[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        arg = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + (top - base) * scale_factor * self._scale_fn(arg)
+               for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for g, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                self._set_momentum(g, high - (high - low) * scale_factor * self._scale_fn(arg))
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_scale_fn")}
