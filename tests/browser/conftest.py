@@ -27,9 +27,14 @@ def chromium_path() -> str | None:
     return next((p for p in map(shutil.which, CANDIDATES) if p), None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """A headless Chromium (session-wide), or a skip that says what is missing."""
+    """A headless Chromium for one test module, or a skip that says what is missing.
+
+    Module-wide, not session-wide: playwright's sync API keeps an asyncio loop running in this
+    thread while it is open, and the Textual tests that a worker runs after a browser module
+    start loops of their own (``asyncio.run`` refuses to run inside a running loop).
+    """
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
