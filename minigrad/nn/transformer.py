@@ -213,7 +213,6 @@ class MultiheadAttention(Module):
 
     def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """The input projections; self-attention uses one matmul with the packed weight, as PyTorch does."""
-        E = self.embed_dim
         b = self.in_proj_bias
         bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
         if self._qkv_same_embed_dim:
@@ -222,7 +221,6 @@ class MultiheadAttention(Module):
             wq, wk, wv = ops.chunk(self.in_proj_weight, 3, 0)
         else:
             wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        del E
         return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
 
     def _heads(self, x: Tensor) -> Tensor:
