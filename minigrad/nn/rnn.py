@@ -175,12 +175,15 @@ class RNNBase(Module):
         w_ih, w_hh = getattr(self, f"weight_ih{suffix}"), getattr(self, f"weight_hh{suffix}")
         b_ih = getattr(self, f"bias_ih{suffix}") if self.bias else None
         b_hh = getattr(self, f"bias_hh{suffix}") if self.bias else None
-        # The input projection of every step at once (one matmul), then the recurrence step by step.
-        x_proj = F.linear(x, w_ih, b_ih)
-        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+        # The input projection of every step at once: one 2-D matmul over (L * N) rows, then one
+        # unbind into per-step tensors (its backward is one stack, not a scatter per step).
+        length, batch = x.shape[0], x.shape[1]
+        x_proj = F.linear(ops.reshape(x, (length * batch, x.shape[2])), w_ih, b_ih)
+        per_step = ops.unbind(ops.reshape(x_proj, (length, batch, x_proj.shape[-1])), 0)
+        steps = range(length - 1, -1, -1) if reverse else range(length)
         outs: list[Tensor] = []
         for t in steps:
-            xt = ops.getitem(x_proj, t)
+            xt = per_step[t]
             if self.mode == "LSTM":
                 state = _lstm_step(xt, state, w_hh, b_hh)
                 outs.append(state[0])
