@@ -286,3 +286,16 @@ def test_signatures_match_torch() -> None:
     for name in ("grad", "grad_and_value"):
         assert list(inspect.signature(getattr(mg.func, name)).parameters) == \
             list(inspect.signature(getattr(torch.func, name)).parameters)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")  # torch's vmap internals
+@pytest.mark.parametrize("case", sorted(FUNCS))
+def test_forward_mode_jacobian_matches_torch(case: str) -> None:
+    kind, f = FUNCS[case]
+    ours, theirs = _both(lambda L, x, **k: L.jacobian(f, x, **k), kind, strategy="forward-mode", vectorize=True)
+    assert _plain(ours) == _plain(theirs)
+    for L, lib in ((MF, mg), (AF, torch)):
+        with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+            L.jacobian(f, _inputs(lib, kind), strategy="forward-mode")
+        with pytest.raises(RuntimeError, match="`strict=True` and `strategy=\"forward-mode\"` are not supported"):
+            L.jacobian(f, _inputs(lib, kind), strategy="forward-mode", vectorize=True, strict=True)

@@ -81,7 +81,8 @@ NOTES: dict[str, str] = {
     "optim.lr_scheduler.OneCycleLR": "cycles `momentum` or Adam's beta1 as PyTorch; closed form.",
     "utils.data.DataLoader": "loads in the calling process (`num_workers`, `pin_memory`, `prefetch_factor` accepted "
                              "and ignored); a shuffled order comes from `mg.randperm` with the given `generator`.",
-    "autograd.functional.jacobian": "reverse mode only (`strategy='forward-mode'` raises); `vectorize` has no effect.",
+    "autograd.functional.jacobian": "`strategy='forward-mode'` computes each column with the double-backward "
+                                    "trick (minigrad has no forward-mode AD); `vectorize` changes no result.",
     "autograd.gradcheck": "reverse mode only: forward-AD and batched checks raise; `fast_mode` runs the full check.",
 }
 

@@ -271,7 +271,7 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
             raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
                                       "`strategy=\"forward-mode\"` are not supported together (yet). Please either "
                                       "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
-        raise NotImplementedError("minigrad computes jacobians in reverse mode only (strategy='reverse-mode')")
+        return _jacobian_by_columns(func, inputs, strict, vectorize)
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -300,6 +300,44 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
             ))
         result = _grad_postprocess(tuple(jac), create_graph)
         return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacobian_by_columns(func: Callable[..., Any], inputs: Any, strict: bool, vectorize: bool) -> Any:
+    """``strategy="forward-mode"``: one Jacobian-vector product per input element (a column of J).
+
+    PyTorch runs forward-mode AD here; minigrad has none, and computes each
+    ``J e_k`` with ``jvp``'s double-backward trick instead (same numbers).
+    """
+    if strict:
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                           'not supported together (yet). Please either set `strict=False` or '
+                           '`strategy="reverse-mode"`.')
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                  "only implemented for `vectorize=True`.")
+    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+    ins = tuple(t.detach() for t in ins)
+    columns: list[list[list[Tensor]]] = []  # [input][element] -> per-output J e_k
+    is_outputs_tuple = False
+    for j, inp in enumerate(ins):
+        per_element = []
+        for k in range(inp.numel()):
+            v = tuple(_one_hot(t, k) if i == j else _zeros_like(t) for i, t in enumerate(ins))
+            outs, jv = jvp(func, ins, v)
+            is_outputs_tuple = isinstance(outs, tuple)
+            per_element.append(list(jv) if is_outputs_tuple else [jv])
+        columns.append(per_element)
+    outs = func(*ins)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    jac = []
+    for o, out in enumerate(outs):
+        row = []
+        for j, inp in enumerate(ins):
+            cols = [c[o] for c in columns[j]]
+            shape = tuple(out.shape) + tuple(inp.shape)
+            row.append(ops.reshape(ops.stack(cols, -1), shape).detach() if cols else _empty(shape, inp))
+        jac.append(tuple(row))
+    return _tuple_postprocess(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
 
 
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
