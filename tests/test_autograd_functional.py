@@ -299,3 +299,21 @@ def test_forward_mode_jacobian_matches_torch(case: str) -> None:
             L.jacobian(f, _inputs(lib, kind), strategy="forward-mode")
         with pytest.raises(RuntimeError, match="`strict=True` and `strategy=\"forward-mode\"` are not supported"):
             L.jacobian(f, _inputs(lib, kind), strategy="forward-mode", vectorize=True, strict=True)
+
+
+def test_variable_is_the_old_wrapper_as_in_torch() -> None:
+    for lib in (mg, torch):
+        Variable = lib.autograd.Variable
+        t = lib.ones(2)
+        v = Variable(t, requires_grad=True)
+        assert v is not t and v.requires_grad and not t.requires_grad and v.grad_fn is None
+        assert isinstance(t, Variable) and not isinstance([1.0], Variable)
+        w = Variable(lib.ones(2, requires_grad=True) * 2)
+        assert w.grad_fn is None and not w.requires_grad
+        with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+            Variable([1.0, 2.0])
+        with pytest.warns(UserWarning, match="volatile was removed"):
+            Variable(t, volatile=True)
+    v = mg.autograd.Variable(mg.ones(2), requires_grad=True)
+    (v * 3).sum().backward()
+    assert v.grad.tolist() == [3.0, 3.0]
