@@ -138,6 +138,11 @@ MHA = {
     "causal-hint": {"attn_mask": "causal", "is_causal": True, "need_weights": False},
     "unbatched": {"unbatched": True},
     "unbatched-masks": {"unbatched": True, "attn_mask": "bool", "key_padding_mask": True},
+    "bias-kv": {"add_bias_kv": True},
+    "zero-attn-masks": {"add_zero_attn": True, "attn_mask": "bool", "key_padding_mask": True},
+    "bias-kv-zero-attn-cross": {"add_bias_kv": True, "add_zero_attn": True, "cross": True,
+                                "attn_mask": "float3", "key_padding_mask": True, "batch_first": True},
+    "bias-kv-no-weights": {"add_bias_kv": True, "need_weights": False, "key_padding_mask": True},
 }
 
 
@@ -146,7 +151,7 @@ def test_multihead_attention_matches_torch(case: str) -> None:
     cfg = dict(MHA[case])
     E, H, L, S, N = 8, 2, 4, 5, 3
     bf = cfg.get("batch_first", False)
-    ctor = {k: cfg[k] for k in ("batch_first", "bias", "kdim", "vdim") if k in cfg}
+    ctor = {k: cfg[k] for k in ("batch_first", "bias", "kdim", "vdim", "add_bias_kv", "add_zero_attn") if k in cfg}
     theirs = torch.nn.MultiheadAttention(E, H, **ctor).double()
     ours = mg.nn.MultiheadAttention(E, H, **ctor, dtype=mg.float64)
     _load(ours, theirs)

@@ -76,7 +76,7 @@ NOTES: dict[str, str] = {
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
     # issue 23: composites, training infrastructure, autograd extras
     "nn.LSTM": "no `proj_size`; built from ops (one node group per time step), no fused kernel.",
-    "nn.MultiheadAttention": "no `add_bias_kv`, `add_zero_attn`; built from ops.",
+    "nn.MultiheadAttention": "built from ops (the attention weights are ordinary nodes).",
     "nn.TransformerEncoder": "no nested-tensor fast path (`enable_nested_tensor` is accepted and ignored).",
     "optim.lr_scheduler.OneCycleLR": "cycles `momentum` or Adam's beta1 as PyTorch; closed form.",
     "utils.data.DataLoader": "loads in the calling process (`num_workers`, `pin_memory`, `prefetch_factor` accepted "

@@ -71,6 +71,23 @@ def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
     return Parameter(Tensor._make(generator().uniform(-a, a, shape).astype(dt.np), dt))
 
 
+def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
+    """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
+    dt = dtype or _dt.float32
+    receptive = math.prod(shape[2:])
+    std = math.sqrt(2.0 / (shape[1] * receptive + shape[0] * receptive))
+    return Parameter(Tensor._make(generator().normal(0.0, std, shape).astype(dt.np), dt))
+
+
+def _pad_last(t: Tensor | None) -> Tensor | None:
+    """A float mask with one more key position (0: it may be attended)."""
+    if t is None:
+        return None
+    arr = np.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype.np)
+    zero = Tensor._make(arr if t.device == "cpu" else move_array(arr, "cpu", t.device), t.dtype, t.device)
+    return ops.cat([t, zero], -1)
+
+
 def _zeros(shape: tuple[int, ...], dtype: Any) -> Parameter:
     dt = dtype or _dt.float32
     return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
@@ -128,8 +145,6 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention(): add_bias_kv and add_zero_attn are not supported by minigrad")
         super().__init__()
         self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, float(dropout), batch_first
         self.kdim = kdim if kdim is not None else embed_dim
@@ -152,8 +167,12 @@ class MultiheadAttention(Module):
         if bias:
             out_proj.bias = _zeros((embed_dim,), dtype)
         self.out_proj = out_proj
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
+        if add_bias_kv:  # a learned extra key and value every query may attend to
+            self.bias_k = _xavier_normal((1, 1, embed_dim), dtype)
+            self.bias_v = _xavier_normal((1, 1, embed_dim), dtype)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn  # an extra all-zero key and value per head
 
     # -- checks (all before the first op) ----------------------------------------------------
 
@@ -244,8 +263,18 @@ class MultiheadAttention(Module):
             value = key
             if same_qk:
                 key = value = query
-        N, L, S, H = query.shape[0], query.shape[1], key.shape[1], self.num_heads
-        q, k, v = (self._heads(t) for t in self._project(query, key, value))
+        N, L, H = query.shape[0], query.shape[1], self.num_heads
+        q, k, v = self._project(query, key, value)
+        if self.bias_k is not None:  # one more key and value, the same for every sample
+            k = ops.cat([k, ops.expand(self.bias_k, (N, 1, self.embed_dim))], 1)
+            v = ops.cat([v, ops.expand(self.bias_v, (N, 1, self.embed_dim))], 1)
+            mask, kpm = _pad_last(mask), _pad_last(kpm)
+        q, k, v = self._heads(q), self._heads(k), self._heads(v)
+        if self.add_zero_attn:  # one more all-zero key and value per head
+            zeros = ops.fill(ops.getitem(k, (slice(None), slice(None), slice(0, 1))), 0.0).detach()
+            k, v = ops.cat([k, zeros], 2), ops.cat([v, zeros], 2)
+            mask, kpm = _pad_last(mask), _pad_last(kpm)
+        S = k.shape[2]
         # One float mask of shape broadcastable to (N, H, L, S).
         if mask is not None and mask.ndim == 3:
             mask = ops.reshape(mask, (N, H, L, S))
