@@ -75,7 +75,7 @@ NOTES: dict[str, str] = {
                          "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
     # issue 23: composites, training infrastructure, autograd extras
-    "nn.LSTM": "no `proj_size`; built from ops (one node group per time step), no fused kernel.",
+    "nn.LSTM": "built from ops (one node group per time step), no fused kernel.",
     "nn.MultiheadAttention": "built from ops (the attention weights are ordinary nodes).",
     "nn.TransformerEncoder": "no nested-tensor fast path (`enable_nested_tensor` is accepted and ignored).",
     "optim.lr_scheduler.OneCycleLR": "cycles `momentum` or Adam's beta1 as PyTorch; closed form.",
