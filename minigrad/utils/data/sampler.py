@@ -3,14 +3,9 @@
 NOTE [ Where the random order comes from ] Every random order here comes from
 ``_randperm``/``_randint``, which call ``mg.randperm``/``mg.randint`` with the
 ``generator`` the user passed (or none: the default generator, reseeded by
-``mg.manual_seed``), in PyTorch's pattern of calls: one permutation per pass
-over the data, draws with replacement in chunks of 32. ``RandomSampler``
-without a generator takes its epoch's generator from ``_epoch_generator``:
-PyTorch seeds a fresh generator there from the default one; until
-``mg.Generator`` exists it is the default generator itself, and that
-function is the one place to change. Once ``mg.randperm(n, generator=g)``
-draws PyTorch's stream, ``DataLoader(..., shuffle=True, generator=g)`` visits
-the samples in PyTorch's order.
+``mg.manual_seed``). Once ``mg.randperm(n, generator=g)`` draws PyTorch's
+stream, ``DataLoader(..., shuffle=True, generator=g)`` visits the samples in
+PyTorch's order; nothing here needs to change.
 
 Example:
     >>> from minigrad.utils.data import BatchSampler, SequentialSampler
@@ -35,11 +30,6 @@ def _randperm(n: int, generator: Any = None) -> list[int]:
     if generator is None:
         return creation.randperm(n).tolist()
     return creation.randperm(n, generator=generator).tolist()
-
-
-def _epoch_generator(generator: Any) -> Any:
-    """The generator of one pass of a ``RandomSampler`` (see NOTE [ Where the random order comes from ])."""
-    return generator
 
 
 def _randint(high: int, size: int, generator: Any = None) -> list[int]:
@@ -91,15 +81,12 @@ class RandomSampler(Sampler):
 
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
-        gen = _epoch_generator(self.generator)
         if self.replacement:
-            for _ in range(self.num_samples // 32):
-                yield from _randint(n, 32, gen)
-            yield from _randint(n, self.num_samples % 32, gen)
+            yield from _randint(n, self.num_samples, self.generator)
             return
         for _ in range(self.num_samples // n):
-            yield from _randperm(n, gen)
-        yield from _randperm(n, gen)[: self.num_samples % n]
+            yield from _randperm(n, self.generator)
+        yield from _randperm(n, self.generator)[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
