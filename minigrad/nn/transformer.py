@@ -43,6 +43,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import ops
 from ..creation import generator
+from ..creation import randn
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from . import functional as F
@@ -72,11 +73,13 @@ def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
 
 
 def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
-    dt = dtype or _dt.float32
+    """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``: a standard
+    normal draw of the default generator, scaled."""
+    p = _zeros(shape, dtype)
     receptive = math.prod(shape[2:])
     std = math.sqrt(2.0 / (shape[1] * receptive + shape[0] * receptive))
-    return Parameter(Tensor._make(generator().normal(0.0, std, shape).astype(dt.np), dt))
+    p._data[...] = randn(*shape, dtype=p.dtype)._data * std
+    return p
 
 
 def _pad_last(t: Tensor | None) -> Tensor | None:
@@ -509,11 +512,8 @@ class TransformerDecoder(Module):
 
 
 def _xavier_uniform_(p: Parameter) -> None:
-    """Redraw a 2-D (or larger) parameter from Glorot's uniform, as ``nn.init.xavier_uniform_``."""
-    fan_in = p.shape[1] * math.prod(p.shape[2:])
-    fan_out = p.shape[0] * math.prod(p.shape[2:])
-    a = math.sqrt(6.0 / (fan_in + fan_out))
-    p._data[...] = generator().uniform(-a, a, tuple(p.shape)).astype(p.dtype.np)
+    """Redraw a 2-D parameter from Glorot's uniform (the draw of ``_xavier_uniform``)."""
+    p._data[...] = _xavier_uniform(tuple(p.shape), p.dtype)._data
 
 
 class Transformer(Module):
