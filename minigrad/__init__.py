@@ -51,6 +51,8 @@ from .kernels.backends import is_gpu_available, register_backend, unregister_bac
 from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
+from . import linalg  # torch.linalg's names (issue 23)
+from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 

@@ -296,3 +296,28 @@ Tensor.__iadd__ = lambda self, o: self.add_(o)  # type: ignore[assignment]
 Tensor.__isub__ = lambda self, o: self.sub_(o)  # type: ignore[assignment]
 Tensor.__imul__ = lambda self, o: self.mul_(o)  # type: ignore[assignment]
 Tensor.__itruediv__ = lambda self, o: self.div_(o)  # type: ignore[assignment]
+
+
+# -- copy.deepcopy (modules are deep-copied to stack identical layers, e.g. TransformerEncoder) --
+
+
+def _deepcopy(self: Tensor, memo: dict[int, Any]) -> Tensor:
+    """``copy.deepcopy(t)``: a new leaf with its own storage and its own id (PyTorch's rule:
+    only leaves can be deep-copied; ``requires_grad`` and ``.grad`` are copied too)."""
+    if id(self) in memo:
+        return memo[id(self)]
+    if self._meta is not None and self._meta.grad_node is not None:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                           "protocol at the moment. If you were attempting to deepcopy a module, this may be "
+                           "because of a torch.nn.utils.weight_norm usage, see "
+                           "https://github.com/pytorch/pytorch/pull/103001")
+    out = Tensor._make(self._data.copy(), self._dtype, self._device, self._layout)
+    memo[id(self)] = out
+    if self._meta is not None:
+        out.requires_grad_(True)
+        if self.grad is not None:
+            out.grad = _deepcopy(self.grad, memo)
+    return out
+
+
+Tensor.__deepcopy__ = _deepcopy  # type: ignore[attr-defined]

@@ -86,3 +86,59 @@ Tensor.view = _view  # type: ignore[attr-defined]
 Tensor.mT = property(_mT)  # type: ignore[attr-defined]
 Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
 Tensor.type_as = _type_as  # type: ignore[attr-defined]
+
+
+# -- issue 23: the tensor methods of the ordering, indexing, cumulative and norm families ---------
+_METHODS_23 = {
+    "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort,
+    "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "take_along_dim": ops.take_along_dim,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _flip(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0, 1)``, ``x.flip([0, 1])`` or ``x.flip(dims=(0,))``: ``minigrad.flip``."""
+    if not dims and "dims" in kwargs:
+        return ops.flip(self, kwargs.pop("dims"), **kwargs)
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    return ops.flip(self, tuple(dims))
+
+
+_METHODS_23 = {"cumsum": ops.cumsum, "cumprod": ops.cumprod, "fliplr": ops.fliplr, "flipud": ops.flipud}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+Tensor.flip = _flip  # type: ignore[attr-defined]
+_METHODS_23 = {"repeat": ops.repeat, "tile": ops.tile, "repeat_interleave": ops.repeat_interleave, "unbind": tf.unbind}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"norm": ops.norm}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {
+    "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv, "baddbmm": ops.baddbmm,
+    "addbmm": ops.addbmm,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _view_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.view(other.shape)`` (``Tensor.view_as``)."""
+    return _view(self, tuple(other.shape))
+
+
+def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.reshape(other.shape)`` (``Tensor.reshape_as``)."""
+    return ops.reshape(self, tuple(other.shape))
+
+
+Tensor.view_as = _view_as  # type: ignore[attr-defined]
+Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
+_METHODS_23 = {"inverse": ops.inverse, "det": ops.det}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

@@ -308,7 +308,12 @@ class Tensor:
 
     def detach_copy(self) -> "Tensor":
         """A detached tensor with its own copy of the values."""
-        return Tensor._make(self._data.copy(), self._dtype, self._device, self._layout)
+        data = self._data.copy()
+        if isinstance(data, np.generic):
+            # NumPy hands back scalars (np.float32) for 0-d results, and a scalar's
+            # copy is a scalar again: immutable, so ``.grad.zero_()`` could not write it.
+            data = np.array(data)
+        return Tensor._make(data, self._dtype, self._device, self._layout)
 
     # -- Python protocol ---------------------------------------------------
 

@@ -234,9 +234,9 @@ def test_einsum_errors() -> None:
     with pytest.raises(ValueError, match="size 3 in one operand and 2"):
         mg.einsum("ij,jk->ik", a, a)
     with pytest.raises(ValueError, match="ellipsis"):
-        mg.einsum("...ij->...ji", a)
-    with pytest.raises(ValueError, match="diagonal"):
-        mg.einsum("ii->i", mg.ones(2, 2))
+        mg.einsum("....ij->ji", a)
+    with pytest.raises(ValueError, match="repeated for dims of sizes 2 and 3"):
+        mg.einsum("ii->i", a)
 
 
 def test_t_bmm_masked_fill_errors() -> None:

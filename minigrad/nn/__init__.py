@@ -196,6 +196,15 @@ __all__ += [
 ]
 
 
+from . import utils  # noqa: E402  (clip_grad_norm_, parameters_to_vector, ...)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+
+
 def __dir__() -> list[str]:
     # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
     submodules = [n for n, v in globals().items()
@@ -206,3 +215,20 @@ def __dir__() -> list[str]:
 # Names imported only for annotations (never evaluated, thanks to ``from __future__ import
 # annotations``) leave the namespace: see NOTE [ The namespace is the API ] in minigrad/__init__.py.
 del annotations, Any, Iterator
+
+
+# issue 23: PyTorch's activation, loss, convolution, pooling and normalization modules, by family.
+from .activation import *  # noqa: E402,F401,F403
+from . import activation as _activation  # noqa: E402
+
+__all__ += _activation.__all__
+from .loss import *  # noqa: E402,F401,F403
+from . import loss as _loss  # noqa: E402
+
+__all__ += _loss.__all__
+from .pooling import *  # noqa: E402,F401,F403
+from .upsampling import *  # noqa: E402,F401,F403
+from .flatten import *  # noqa: E402,F401,F403
+from . import flatten as _flatten, pooling as _pooling, upsampling as _upsampling  # noqa: E402
+
+__all__ += _pooling.__all__ + _upsampling.__all__ + _flatten.__all__

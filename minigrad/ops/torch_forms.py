@@ -34,6 +34,7 @@ from ..kernels.backends import move_array, to_numpy
 from ..kernels.infer_meta import reduced_dims
 from ..tensor import Tensor
 from .argmax import argmax, argmin
+from .clamp import clamp as _clamp_op
 from .linalg import matmul
 from .math import add as _add_op
 from .math import clip as _clip_op
@@ -43,13 +44,12 @@ from .math import sub as _sub_op
 from .reduce import max as _max_op
 from .reduce import mean, min as _min_op, sum
 from .registry import type_name
-from .rounding import floor as _floor_op
-from .rounding import trunc as _trunc_op
-from .shape import concat, getitem, permute, reshape, transpose
+from .rounding import div_rounded as _div_rounded_op
+from .shape import concat, expand, getitem, permute, reshape, transpose
 
 __all__ = [
     "max", "min", "amax", "amin", "var", "std", "masked_fill", "tril", "triu", "clamp", "clamp_min", "clamp_max", "cat", "split",
-    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types",
+    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind",
 ]
 
 
@@ -58,6 +58,8 @@ class return_types:
 
     max = namedtuple("max", ["values", "indices"])
     min = namedtuple("min", ["values", "indices"])
+    sort = namedtuple("sort", ["values", "indices"])
+    topk = namedtuple("topk", ["values", "indices"])
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
@@ -184,15 +186,21 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     _check_tensor("clamp", "input", 0, input)
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         return _clip_op(input, min, max)
-    out = input
-    if min is not None:
-        out = where(lt(out, min), min, out)
-    if max is not None:
-        out = where(gt(out, max), max, out)
-    return out
+    # A tensor bound: the clamp op (ops/clamp.py); a number beside it becomes a 0-d tensor.
+    if min is None and max is None:
+        raise ValueError("clamp(): at least one of 'min' or 'max' must not be None")
+    lo, hi = (b if b is None or isinstance(b, Tensor) else _scalar_like(input, b) for b in (min, max))
+    bounds = "both" if lo is not None and hi is not None else ("min" if lo is not None else "max")
+    return _clamp_op(input, lo, hi, bounds=bounds)
 
 
 clamp.name = "clamp"  # type: ignore[attr-defined]
+
+
+def _scalar_like(input: Tensor, value: Any) -> Tensor:
+    """A number beside a tensor bound, as a 0-d tensor (a float with an integer input: float32, as PyTorch)."""
+    dtype = input.dtype if input.dtype.is_floating or not isinstance(value, float) else _dt.float32
+    return Tensor._scalar(value, dtype, input.device)
 
 
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -259,6 +267,20 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     return split(input, step, dim)
 
 
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of ``input`` along ``dim``, that dim removed (``torch.unbind``); each a ``getitem``, so the
+    gradients of the pieces go back into place (PyTorch's backward stacks them: the same sum)."""
+    _check_tensor("unbind", "input", 0, input)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"unbind(): argument 'dim' (position 1) must be int, but got {type_name(dim)}")
+    if input.ndim == 0:
+        raise ValueError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+    if not -input.ndim <= dim < input.ndim:
+        raise ValueError(f"unbind(): dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
+    d = dim % input.ndim
+    return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+
+
 def t(input: Tensor) -> Tensor:
     """Transpose of a tensor with at most 2 dims (1-D and 0-D tensors are returned as they are)."""
     _check_tensor("t", "input", 0, input)
@@ -278,25 +300,64 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return matmul(input, mat2)
 
 
-def _parse_einsum(equation: str, n: int) -> tuple[list[str], str]:
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple[list[str], str]:
+    """The subscripts of each operand and of the output, ``...`` replaced by letters the equation does not use.
+
+    An operand's ``...`` stands for its dims not named by letters; the
+    ``...`` of all operands broadcast together, right-aligned (as NumPy's).
+    Without ``->`` the output is the ``...`` dims, then the letters seen once,
+    in ASCII order (capitals first, as PyTorch).
+    """
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): argument 'equation' (position 0) must be str, but got {type_name(equation)}")
     eq = equation.replace(" ", "")
-    if "." in eq:
-        raise ValueError("einsum(): '...' (ellipsis) is not supported; name every dimension")
     lhs, arrow, out = eq.partition("->")
     ins = lhs.split(",")
-    if len(ins) != n:
-        raise ValueError(f"einsum(): the equation has {len(ins)} operands but {n} tensors were given")
-    for spec in ins:
-        if len(set(spec)) != len(spec):
-            raise ValueError(f"einsum(): repeated subscripts in one operand ('{spec}', a diagonal) are not supported")
-        if not spec.isalpha() and spec:
+    if len(ins) != len(operands):
+        raise ValueError(f"einsum(): the equation has {len(ins)} operands but {len(operands)} tensors were given")
+    for spec in ins + ([out] if arrow else []):
+        if spec.count("...") > 1 or "." in spec.replace("...", ""):
+            raise ValueError(f"einsum(): '{spec}' may contain '...' (an ellipsis) at most once, and no other '.'")
+        if not spec.replace("...", "").isalpha() and spec.replace("...", ""):
             raise ValueError(f"einsum(): subscripts must be letters, but got '{spec}'")
-    if not arrow:  # implicit output: the letters seen once, in alphabetical order
-        counts = {c: lhs.count(c) for c in set(lhs.replace(",", ""))}
-        out = "".join(sorted(c for c, k in counts.items() if k == 1))
+    free = [c for c in _LETTERS if c not in eq]
+    n_ell = 0
+    for spec, o in zip(ins, operands):
+        named = len(spec.replace("...", ""))
+        if ("..." in spec and o.ndim < named) or ("..." not in spec and o.ndim != named):
+            raise ValueError(f"einsum(): subscripts '{spec}' name {named} dims, but the operand has shape {tuple(o.shape)}")
+        n_ell = builtins.max(n_ell, o.ndim - named if "..." in spec else 0)
+    ell = "".join(free[:n_ell])
+    ins = [spec.replace("...", ell[n_ell - (o.ndim - len(spec.replace("...", ""))):]) if "..." in spec else spec
+           for spec, o in zip(ins, operands)]
+    if arrow:
+        out = out.replace("...", ell)
+    else:
+        counts = {c: "".join(ins).count(c) for c in set("".join(ins)) if c not in ell}
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1))  # ASCII order: capitals first
+    if len(set(out)) != len(out) or any(c not in "".join(ins) for c in out):
+        raise ValueError(f"einsum(): output subscripts '{equation.partition('->')[2]}' must be distinct letters of the inputs")
     return ins, out
+
+
+def _diagonals(x: Tensor, spec: str) -> tuple[Tensor, str]:
+    """Take the diagonal for each letter repeated within one operand (``"ii"`` reads ``x[k, k]``): move the
+    two dims to the front and index both with ``arange`` (a ``getitem``, whose backward scatters back)."""
+    while len(set(spec)) != len(spec):
+        c = next(ch for ch in spec if spec.count(ch) > 1)
+        p = spec.index(c)
+        q = spec.index(c, p + 1)
+        if x.shape[p] != x.shape[q]:
+            raise ValueError(f"einsum(): subscript '{c}' is repeated for dims of sizes {x.shape[p]} and {x.shape[q]}")
+        rest = [k for k in range(len(spec)) if k not in (p, q)]
+        x = permute(x, (p, q, *rest))
+        diag = np.arange(x.shape[0])
+        x = getitem(x, (diag, diag))
+        spec = c + "".join(spec[k] for k in rest)
+    return x, spec
 
 
 def _reduce_only_here(x: Tensor, spec: str, keep: set[str]) -> tuple[Tensor, str]:
@@ -307,45 +368,27 @@ def _reduce_only_here(x: Tensor, spec: str, keep: set[str]) -> tuple[Tensor, str
     return sum(x, dim=drop), "".join(c for c in spec if c in keep)
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
-    """Einstein summation over one or two operands (``"bij,bjk->bik"``, ``"bhqd,bhkd->bhqk"``, ``"ij->ji"``).
-
-    Two operands are contracted with one batched ``matmul``: the letters are
-    grouped into batch (both operands and the output), left-only, right-only
-    and contracted (both operands, not the output) letters; each operand is
-    permuted and reshaped to ``(batch, rows, contracted)``, multiplied, and
-    the result reshaped and permuted to the output order. The gradient is that
-    of those ops. Not supported: ``...``, repeated letters in one operand,
-    more than two operands.
-    """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if len(operands) not in (1, 2):
-        raise ValueError(f"einsum(): one or two operands are supported, but got {len(operands)}")
-    for i, o in enumerate(operands):
-        _check_tensor("einsum", f"operands[{i}]", i + 1, o)
-    ins, out = _parse_einsum(equation, len(operands))
-    for spec, o in zip(ins, operands):
-        if len(spec) != o.ndim:
-            raise ValueError(f"einsum(): subscripts '{spec}' name {len(spec)} dims, but the operand has shape {tuple(o.shape)}")
-    if len(set(out)) != len(out) or any(c not in "".join(ins) for c in out):
-        raise ValueError(f"einsum(): output subscripts '{out}' must be distinct letters of the inputs")
-    if len(operands) == 1:
-        x, spec = _reduce_only_here(operands[0], ins[0], set(out))
-        return permute(x, tuple(spec.index(c) for c in out)) if spec != out else x
-    a, b = operands
-    sa, sb = ins
-    a, sa = _reduce_only_here(a, sa, set(out) | set(sb))
-    b, sb = _reduce_only_here(b, sb, set(out) | set(sa))
-    size = {}
+def _contract(a: Tensor, sa: str, b: Tensor, sb: str, keep: str) -> tuple[Tensor, str]:
+    """``einsum(f"{sa},{sb}->...")`` of two operands with one batched ``matmul``; the result keeps the letters
+    of ``keep`` that appear in either operand, in the order batch, left, right."""
+    keep_set = set(keep)
+    a, sa = _reduce_only_here(a, sa, keep_set | set(sb))
+    b, sb = _reduce_only_here(b, sb, keep_set | set(sa))
+    size: dict[str, int] = {}
     for spec, o in ((sa, a), (sb, b)):
         for c, s in zip(spec, o.shape):
-            if size.setdefault(c, s) != s:
+            if size.get(c, 1) != 1 and s != 1 and size[c] != s:
                 raise ValueError(f"einsum(): subscript '{c}' has size {size[c]} in one operand and {s} in another")
-    batch = [c for c in out if c in sa and c in sb]
-    left = [c for c in out if c in sa and c not in sb]
-    right = [c for c in out if c in sb and c not in sa]
-    contract = [c for c in sa if c in sb and c not in out]
+            size[c] = builtins.max(size.get(c, 1), s)
+    # A size-1 dim meeting a larger one broadcasts (expand, whose backward sums the copies).
+    if any(s != size[c] for c, s in zip(sa, a.shape)):
+        a = expand(a, tuple(size[c] for c in sa))
+    if any(s != size[c] for c, s in zip(sb, b.shape)):
+        b = expand(b, tuple(size[c] for c in sb))
+    batch = [c for c in sa if c in sb and c in keep_set]
+    left = [c for c in sa if c not in sb]
+    right = [c for c in sb if c not in sa]
+    contract = [c for c in sa if c in sb and c not in keep_set]
 
     def prod(letters: list[str]) -> int:
         p = 1
@@ -358,8 +401,47 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     b3 = reshape(permute(b, tuple(sb.index(c) for c in batch + contract + right)),
                  (prod(batch), prod(contract), prod(right)))
     r = reshape(matmul(a3, b3), tuple(size[c] for c in batch + left + right))
-    order = batch + left + right
-    return permute(r, tuple(order.index(c) for c in out)) if order != list(out) else r
+    return r, "".join(batch + left + right)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation (``"bij,bjk->bik"``, ``"...ij,...jk->...ik"``, ``"ii->i"``, ``"i,i->"``, ``"ij->ji"``).
+
+    Composite. Repeated letters within one operand take a diagonal
+    (``getitem``); letters in one operand only and not in the output are
+    summed first (``sum``); then the operands are contracted pairwise, left
+    to right, each pair with one batched ``matmul``: the letters are grouped
+    into batch (both operands, still needed), left-only, right-only and
+    contracted ones, each operand permuted and reshaped to
+    ``(batch, rows, contracted)``. ``...`` stands for the dims not named by
+    letters, broadcast across operands. The gradient is that of those ops.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise ValueError("einsum(): must provide at least one operand")
+    for i, o in enumerate(operands):
+        _check_tensor("einsum", f"operands[{i}]", i + 1, o)
+    ins, out = _parse_einsum(equation, operands)
+    xs = []
+    for o, spec in zip(operands, ins):
+        x, spec = _diagonals(o, spec)
+        xs.append((x, spec))
+    # Sizes must agree (or be 1, which broadcasts) across operands.
+    seen: dict[str, int] = {}
+    for x, spec in xs:
+        for c, s in zip(spec, x.shape):
+            if seen.get(c, 1) != 1 and s != 1 and seen[c] != s:
+                raise ValueError(f"einsum(): subscript '{c}' has size {seen[c]} in one operand and {s} in another")
+            seen[c] = builtins.max(seen.get(c, 1), s)
+    x, spec = xs[0]
+    for k in range(1, len(xs)):
+        later = "".join(sp for _, sp in xs[k + 1:])
+        x, spec = _contract(x, spec, xs[k][0], xs[k][1], out + later)
+    x, spec = _reduce_only_here(x, spec, set(out))
+    if any(x.shape[spec.index(c)] != seen[c] for c in spec):  # a size-1 dim no other operand met
+        x = expand(x, tuple(seen[c] for c in spec))
+    return permute(x, tuple(spec.index(c) for c in out)) if spec != out else x
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
@@ -406,41 +488,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return _div_op(input, other)
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
-    a, b = (x if isinstance(x, Tensor) else None for x in (input, other))
-    like = a if a is not None else b
-    if like is None:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("div(): at least one of 'input' and 'other' must be a Tensor")
-    ints = all(
-        (not x.dtype.is_floating) if isinstance(x, Tensor) else isinstance(x, int) for x in (input, other)
-    )
-    if ints:  # exact integer division, as PyTorch (no float round trip)
-        xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
-        xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
-        if np.any(xb == 0):
-            raise RuntimeError("div(): ZeroDivisionError in integer division with rounding_mode")
-        q = np.floor_divide(xa, xb) if rounding_mode == "floor" else np.trunc(xa / xb).astype(np.result_type(xa, xb))
-        q = np.asarray(q)
-        data = q if like.device == "cpu" else move_array(q, "cpu", like.device)
-        return Tensor._make(data, _dt.from_numpy(q.dtype), like.device)
-    q = _div_op(input, other)
-    if rounding_mode == "trunc":
-        return _trunc_op(q)
-    out = _floor_op(q)
-    # floor(a / b) is one too high where a / b rounds up to an integer (0.25 / 0.001 -> 250.0, but
-    # 0.25 = 249 * 0.001 + a remainder); PyTorch, like NumPy's floor_divide, works from fmod and gives
-    # 249.0. The correction is added as a constant, so the derivative stays 0.
-    xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
-    xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
-    got = to_numpy(out._data)
-    with np.errstate(all="ignore"):
-        exact = np.asarray(np.floor_divide(xa, xb), dtype=got.dtype)
-        fix = exact - got
-    fix = np.where(np.isfinite(fix), fix, 0)
-    fix = np.where(np.isnan(exact) & ~np.isnan(got), np.nan, fix).astype(got.dtype)  # inf // 2 is nan, as PyTorch
-    if not fix.any():
-        return out
-    data = fix if out.device == "cpu" else move_array(fix, "cpu", out.device)
-    return _add_op(out, Tensor._make(data, out.dtype, out.device))
+    return _div_rounded_op(input, other, rounding_mode=rounding_mode)
 
 
 div.name = "div"  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""Optimizers (``mg.optim``): SGD with momentum, and Adam.
+"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax.
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
 their version counters record every step. With no recorder, a CPU parameter
@@ -24,11 +24,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .. import ops
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "lr_scheduler"]
 
 
 def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
@@ -181,22 +182,36 @@ class Optimizer(abc.ABC):
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum, Nesterov and weight decay (PyTorch's rule)."""
+    """Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
+    ``maximize`` (PyTorch's rule, step for step).
 
-    def __init__(self, params: Iterable[Tensor], lr: float = 0.01, momentum: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False) -> None:
+    With ``g`` the gradient (negated when ``maximize``) plus ``weight_decay * p``::
+
+        buf = g                                   (first step)
+        buf = momentum * buf + (1 - dampening) * g (later steps)
+        g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+    """
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
         momentum = _check_hyper("SGD", "momentum value", momentum)
         weight_decay = _check_hyper("SGD", "weight_decay value", weight_decay)
-        if not isinstance(nesterov, bool):
-            raise TypeError(f"SGD(): argument 'nesterov' must be bool, but got {type(nesterov).__name__}")
-        if nesterov and momentum <= 0:
+        if isinstance(dampening, bool) or not isinstance(dampening, (int, float)):
+            raise TypeError(f"SGD(): argument 'dampening' must be a number, but got {type(dampening).__name__}")
+        for nm, flag in (("nesterov", nesterov), ("maximize", maximize)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"SGD(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD(): Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay, "nesterov": nesterov})
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": float(dampening),
+                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize})
 
     def step(self) -> None:
         with no_grad():
             for group in self.param_groups:
                 lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+                dampening = group.get("dampening", 0.0)
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
@@ -204,6 +219,8 @@ class SGD(Optimizer):
                     if _array_update_ok(p, g):
                         self._sgd_arrays(p, g._data, group)
                         continue
+                    if group.get("maximize", False):
+                        g = -g
                     if weight_decay:
                         g = g + weight_decay * p
                     if momentum:
@@ -212,13 +229,16 @@ class SGD(Optimizer):
                         if buf is None:
                             buf = st["momentum_buffer"] = g.detach_copy()
                         else:
-                            buf.mul_(momentum).add_(g)
+                            buf.mul_(momentum).add_(g * (1 - dampening) if dampening else g)
                         g = g + momentum * buf if group["nesterov"] else buf
                     p.sub_(g * lr)
 
     def _sgd_arrays(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
         """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+        dampening = group.get("dampening", 0.0)
+        if group.get("maximize", False):
+            g = -g
         if weight_decay:
             g = g + p._data * weight_decay
         if momentum:
@@ -228,7 +248,7 @@ class SGD(Optimizer):
                 buf = st["momentum_buffer"] = Tensor._make(g.copy(), p._dtype)
             else:
                 buf._data *= momentum
-                buf._data += g
+                buf._data += g * (1 - dampening) if dampening else g
                 _bump(buf)
             g = g + buf._data * momentum if group["nesterov"] else buf._data
         p._data -= g * lr
@@ -318,6 +338,195 @@ class AdamW(Adam):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 1e-2) -> None:
         super().__init__(params, lr, betas, eps, weight_decay)
+
+
+# -- optimizers with per-element step sizes: RMSprop, Adagrad, Adadelta, Adamax ---------------
+#
+# Each keeps running statistics of the gradient per parameter (``self.state``, under
+# PyTorch's key names) and divides the step by a root of them, so a coordinate with large
+# gradients moves less. The rules are PyTorch's, step for step (same state, same order of
+# operations); they run as in-place tensor ops under ``no_grad``, so with a recorder every
+# update shows as events.
+
+def _zeros_like(p: Tensor) -> Tensor:
+    return ops.fill(p, 0.0).detach()
+
+
+def _check_flag(owner: str, name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{owner}(): argument '{name}' must be bool, but got {type(value).__name__}")
+    return value
+
+
+def _grad(p: Tensor, group: dict[str, Any]) -> Tensor:
+    """The gradient a rule works with: negated for ``maximize``, plus ``weight_decay * p`` (L2)."""
+    g = p.grad
+    if group["maximize"]:
+        g = ops.neg(g)
+    if group["weight_decay"]:
+        g = ops.add(g, ops.mul(p, group["weight_decay"]))
+    return g
+
+
+class RMSprop(Optimizer):
+    """RMSprop (Hinton): divide by the root of a running mean of squared gradients.
+
+    ``v = alpha * v + (1 - alpha) * g**2``; with ``centered`` the running mean
+    ``m`` of ``g`` is subtracted (``v - m**2``); then ``p -= lr * g / (sqrt(v) + eps)``,
+    or through a momentum buffer ``b = momentum * b + g / (sqrt(v) + eps)``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False,
+                 *, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "alpha": _check_hyper("RMSprop", "alpha value", alpha),
+            "eps": _check_hyper("RMSprop", "epsilon value", eps),
+            "weight_decay": _check_hyper("RMSprop", "weight_decay value", weight_decay),
+            "momentum": _check_hyper("RMSprop", "momentum value", momentum),
+            "centered": _check_flag("RMSprop", "centered", centered),
+            "maximize": _check_flag("RMSprop", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p)})
+                    st["step"] += 1
+                    sq = st["square_avg"].mul_(alpha).add_(ops.mul(ops.mul(g, g), 1 - alpha))
+                    if group["centered"]:
+                        m = st.setdefault("grad_avg", _zeros_like(p))
+                        m.add_(ops.mul(ops.sub(g, m), 1 - alpha))  # lerp towards g
+                        avg = ops.sqrt(ops.sub(sq, ops.mul(m, m)))
+                    else:
+                        avg = ops.sqrt(sq)
+                    avg = ops.add(avg, eps)
+                    if momentum > 0:
+                        buf = st.setdefault("momentum_buffer", _zeros_like(p))
+                        buf.mul_(momentum).add_(ops.div(g, avg))
+                        p.sub_(ops.mul(buf, group["lr"]))
+                    else:
+                        p.sub_(ops.mul(ops.div(g, avg), group["lr"]))
+
+
+class Adagrad(Optimizer):
+    """Adagrad (Duchi et al.): divide by the root of the sum of all squared gradients so far.
+
+    ``s += g**2``; ``p -= lr / (1 + (step - 1) * lr_decay) * g / (sqrt(s) + eps)``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "lr_decay": _check_hyper("Adagrad", "lr_decay value", lr_decay),
+            "weight_decay": _check_hyper("Adagrad", "weight_decay value", weight_decay),
+            "initial_accumulator_value": _check_hyper("Adagrad", "initial_accumulator value",
+                                                      initial_accumulator_value),
+            "eps": _check_hyper("Adagrad", "epsilon value", eps),
+            "maximize": _check_flag("Adagrad", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+        # PyTorch fills the accumulators at construction (so state_dict() shows them before any step).
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p.id] = {"step": 0, "sum": ops.fill(p, group["initial_accumulator_value"]).detach()}
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state[p.id]
+                    st["step"] += 1
+                    clr = group["lr"] / (1 + (st["step"] - 1) * group["lr_decay"])
+                    st["sum"].add_(ops.mul(g, g))
+                    std = ops.add(ops.sqrt(st["sum"]), group["eps"])
+                    p.sub_(ops.mul(ops.div(g, std), clr))
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler): a step whose size is the ratio of two running roots, so ``lr=1`` is the default.
+
+    ``v = rho * v + (1 - rho) * g**2``; ``d = sqrt(u + eps) / sqrt(v + eps) * g``;
+    ``u = rho * u + (1 - rho) * d**2``; ``p -= lr * d``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "rho": _check_hyper("Adadelta", "rho value", rho, below=1.0 + 1e-12),
+            "eps": _check_hyper("Adadelta", "epsilon value", eps),
+            "weight_decay": _check_hyper("Adadelta", "weight_decay value", weight_decay),
+            "maximize": _check_flag("Adadelta", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                rho, eps = group["rho"], group["eps"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p),
+                                                      "acc_delta": _zeros_like(p)})
+                    st["step"] += 1
+                    sq = st["square_avg"].mul_(rho).add_(ops.mul(ops.mul(g, g), 1 - rho))
+                    std = ops.sqrt(ops.add(sq, eps))
+                    delta = ops.mul(ops.div(ops.sqrt(ops.add(st["acc_delta"], eps)), std), g)
+                    st["acc_delta"].mul_(rho).add_(ops.mul(ops.mul(delta, delta), 1 - rho))
+                    p.sub_(ops.mul(delta, group["lr"]))
+
+
+class Adamax(Optimizer):
+    """Adamax (Kingma & Ba): Adam with the infinity norm in place of the second moment.
+
+    ``m = b1 * m + (1 - b1) * g``; ``u = max(b2 * u, |g| + eps)``;
+    ``p -= lr / (1 - b1**step) * m / u``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"Adamax(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("Adamax", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("Adamax", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("Adamax", "epsilon value", eps),
+            "weight_decay": _check_hyper("Adamax", "weight_decay value", weight_decay),
+            "maximize": _check_flag("Adamax", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                (b1, b2), eps = group["betas"], group["eps"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
+                                                      "exp_inf": _zeros_like(p)})
+                    st["step"] += 1
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
+                    clr = group["lr"] / (1 - b1 ** st["step"])
+                    p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)

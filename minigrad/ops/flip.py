@@ -1,0 +1,152 @@
+"""Reordering without arithmetic: ``flip`` (reverse dims) and ``roll`` (shift with wrap-around).
+
+Both only move elements, so each one's backward formula is the same op run
+the other way: ``flip`` is its own inverse, and ``roll`` by ``-shifts``
+undoes ``roll`` by ``shifts``. ``fliplr``/``flipud`` are composites
+(``flip`` of dim 1 / dim 0). The results are copies, as in PyTorch.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.flip(mg.tensor([[1, 2], [3, 4]]), [1]).tolist()
+    [[2, 1], [4, 3]]
+    >>> mg.roll(mg.tensor([1, 2, 3, 4]), 1).tolist()
+    [4, 1, 2, 3]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import ALL_DTYPES
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from ._checks import check_dims
+from .registry import Attr, defop, type_name
+
+__all__ = ["flip", "roll", "fliplr", "flipud"]
+
+
+def _axes(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
+    """``dims`` (an int or a sequence) as non-negative axes; a 0-d tensor takes dim 0 / -1 (and has no axis)."""
+    dims = () if dims is None else ((dims,) if isinstance(dims, int) else tuple(dims))
+    nd = max(ndim, 1)
+    out = []
+    for d in dims:
+        if not -nd <= d < nd:
+            raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        if d % nd in out:
+            raise ValueError(f"{op}(): dim {d % nd} appears multiple times in the list of dims")
+        out.append(d % nd)
+    return tuple(out) if ndim else ()
+
+
+# -- flip ----------------------------------------------------------------------------------------
+
+
+def infer_flip(op: str, x: Any, dims: Any) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``x``'s shape and dtype; each dim named at most once."""
+    _axes(op, dims, x.ndim)
+    return tuple(x.shape), x.dtype
+
+
+@register_kernel("flip", Backend.CPU, dtypes=ALL_DTYPES)
+def flip_cpu(x: np.ndarray, dims: Any) -> np.ndarray:
+    """``np.flip`` copied into fresh storage (NumPy's result is a view with negative strides)."""
+    axes = _axes("flip", dims, x.ndim)
+    return np.array(np.flip(x, axis=axes), copy=True) if axes else np.array(x, copy=True)
+
+
+def _check_flip_dims(op: str, name: str, pos: int, v: Any) -> Any:
+    if v is None:
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but got NoneType")
+    return check_dims(op, name, pos, v)
+
+
+flip = defop(
+    "flip",
+    inputs=("x",),
+    attrs=(Attr("dims", check=_check_flip_dims),),
+    infer_meta=infer_flip,
+    doc="x with the order of the elements along each of dims reversed",
+)
+
+
+@flip.def_backward
+def flip_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """Flipping is its own inverse: flip the gradient back."""
+    return (ctx.ops.flip(grad, ctx.attrs["dims"]),)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """Reverse the columns (dim 1) of a tensor with at least 2 dims (composite: ``flip(input, [1])``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fliplr(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if input.ndim < 2:
+        raise ValueError(f"fliplr(): input must be >= 2-d, but got shape {tuple(input.shape)}")
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    """Reverse the rows (dim 0) of a tensor with at least 1 dim (composite: ``flip(input, [0])``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"flipud(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if input.ndim < 1:
+        raise ValueError(f"flipud(): input must be >= 1-d, but got shape {tuple(input.shape)}")
+    return flip(input, (0,))
+
+
+# -- roll ----------------------------------------------------------------------------------------
+
+
+def _check_shifts(op: str, name: str, pos: int, v: Any) -> Any:
+    v = check_dims(op, name, pos, v)
+    if v is None:
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int or tuple of ints, but got NoneType")
+    return v
+
+
+def infer_roll(op: str, x: Any, shifts: Any, dims: Any = None) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``x``'s shape and dtype; one shift per dim (or one shift of the flattened tensor)."""
+    n_shifts = 1 if isinstance(shifts, int) else len(shifts)
+    if dims is None:
+        if n_shifts != 1:
+            raise RuntimeError(f"{op}(): `shifts` required to be of size 1 when `dims` is None, but got {n_shifts}")
+    else:
+        n_dims = 1 if isinstance(dims, int) else len(dims)
+        if n_dims != n_shifts:
+            raise RuntimeError(f"{op}(): shifts and dimensions must align. shifts: {n_shifts}, dims:{n_dims}")
+        nd = max(x.ndim, 1)
+        for d in (dims,) if isinstance(dims, int) else dims:
+            if not -nd <= d < nd:
+                raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+    return tuple(x.shape), x.dtype
+
+
+@register_kernel("roll", Backend.CPU, dtypes=ALL_DTYPES)
+def roll_cpu(x: np.ndarray, shifts: Any, dims: Any = None) -> np.ndarray:
+    if x.ndim == 0:
+        return np.array(x, copy=True)
+    if dims is None:  # roll the flattened tensor, keep the shape
+        return np.roll(x, shifts if isinstance(shifts, int) else shifts[0])
+    return np.roll(x, shifts, axis=dims)
+
+
+roll = defop(
+    "roll",
+    inputs=("x",),
+    attrs=(Attr("shifts", check=_check_shifts), Attr("dims", None, check_dims)),
+    infer_meta=infer_roll,
+    doc="x shifted by shifts along dims, elements that fall off one end coming back at the other",
+    methods=("roll",),
+)
+
+
+@roll.def_backward
+def roll_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """Roll the gradient back by the opposite shifts."""
+    shifts = ctx.attrs["shifts"]
+    back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
+    return (ctx.ops.roll(grad, back, ctx.attrs["dims"]),)

@@ -1,0 +1,204 @@
+"""Inverses and linear systems: ``inv``, ``solve`` and ``det`` (``torch.linalg``), each an op with its formula.
+
+For square matrices ``A`` (batched over leading dims):
+
+- ``X = inv(A)``: ``dA = -X^T G X^T`` (differentiate ``A X = I``);
+- ``X = solve(A, B)``, the ``X`` with ``A X = B``: ``dB = solve(A^T, G)`` and
+  ``dA = -dB X^T`` (batch dims that broadcast are summed back);
+- ``d = det(A)``: ``dA = G d inv(A)^T`` (Jacobi's formula). At a singular
+  ``A`` the inverse does not exist: this formula then raises (PyTorch goes
+  through the SVD there).
+
+A singular matrix makes ``inv`` and ``solve`` raise ``RuntimeError``
+(PyTorch's ``torch.linalg.LinAlgError`` is a ``RuntimeError`` too).
+
+Example:
+    >>> import minigrad as mg
+    >>> A = mg.tensor([[2.0, 0.0], [0.0, 4.0]])
+    >>> mg.linalg.inv(A).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    >>> mg.linalg.solve(A, mg.tensor([2.0, 2.0])).tolist()
+    [1.0, 0.5]
+    >>> mg.linalg.det(A).item()
+    8.0
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import FLOAT_DTYPES
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from .registry import defop, type_name
+
+__all__ = ["inverse", "det"]  # torch.inverse and torch.det; all three are in mg.linalg (minigrad/linalg.py)
+
+
+def _square(op: str, a: Any, name: str = "A") -> None:
+    if a.dtype.kind != "f":
+        raise RuntimeError(f"{op}: Expected a floating point tensor as input. Got {a.dtype}")
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{op}: {name} must be batches of square matrices, but they are "
+                           f"{'x'.join(map(str, a.shape[-2:])) if a.ndim >= 2 else f'{a.ndim}-D'}")
+
+
+def _singular(op: str) -> RuntimeError:
+    return RuntimeError(f"{op}: The diagonal element of the LU factorization is zero: the input is singular "
+                        f"(not invertible)")
+
+
+# -- inv ---------------------------------------------------------------------------------------------
+
+
+def infer_inv(op: str, a: Any) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: square matrices in, the same shape out."""
+    _square("linalg.inv", a)
+    return tuple(a.shape), a.dtype
+
+
+@register_kernel("inv", Backend.CPU, dtypes=FLOAT_DTYPES)
+def inv_cpu(a: np.ndarray) -> np.ndarray:
+    try:
+        return np.asarray(np.linalg.inv(a), dtype=a.dtype)
+    except np.linalg.LinAlgError:
+        raise _singular("linalg.inv") from None
+
+
+inv_op = defop("inv", inputs=("A",), infer_meta=infer_inv, save=("out",), amp="deny",
+               doc="the inverse of each square matrix")
+
+
+@inv_op.def_backward
+def inv_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """From ``A X = I``: ``dA = -X^T G X^T``."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.neg(ops.matmul(ops.matmul(x, grad, transpose_x=True), x, transpose_y=True)),)
+
+
+# -- solve -------------------------------------------------------------------------------------------
+
+
+def _vector_rhs(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> bool:
+    """PyTorch's rule: ``B`` is a (batch of) vector(s) when it is 1-D or has ``A``'s shape minus the last dim."""
+    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def infer_solve(op: str, a: Any, b: Any) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``X`` has ``B``'s shape with the batch dims of ``A`` and ``B`` broadcast."""
+    _square("linalg.solve", a)
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {a.dtype} "
+                           f"and B of type {b.dtype} instead")
+    n = a.shape[-1]
+    if _vector_rhs(a.shape, b.shape):
+        if b.shape[-1] != n:
+            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                               f"({tuple(a.shape)} and {tuple(b.shape)})")
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-1])
+        return tuple(batch) + (n,), a.dtype
+    if b.ndim < 2 or b.shape[-2] != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({tuple(a.shape)} and {tuple(b.shape)})")
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(a.shape)} and B {tuple(b.shape)} do not broadcast") from None
+    return tuple(batch) + tuple(b.shape[-2:]), a.dtype
+
+
+@register_kernel("solve", Backend.CPU, dtypes=FLOAT_DTYPES)
+def solve_cpu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    vector = _vector_rhs(a.shape, b.shape)
+    rhs = b[..., None] if vector else b
+    try:
+        x = np.linalg.solve(a, rhs)
+    except np.linalg.LinAlgError:
+        raise _singular("linalg.solve") from None
+    return np.asarray(x[..., 0] if vector else x, dtype=a.dtype)
+
+
+solve_op = defop("solve", inputs=("A", "B"), infer_meta=infer_solve, save=("A", "out"), amp="deny",
+                 doc="the X with A X = B (B a matrix or a vector per matrix of A)")
+
+
+@solve_op.def_backward
+def solve_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``dB = solve(A^T, G)``, ``dA = -dB X^T``, each summed back over broadcast batch dims."""
+    a, x = ctx.saved()
+    ops = ctx.ops
+    b_shape = tuple(ctx.input_shape(1))
+    vector = _vector_rhs(tuple(a.shape), b_shape)
+    gb = ops.solve(ops.transpose(a, -2, -1), grad)
+    ga = None
+    if ctx.needs(0):
+        if vector:  # dA = -dB x^T, an outer product per batch element
+            ga = ops.neg(ops.mul(ops.unsqueeze(gb, -1), ops.unsqueeze(x, -2)))
+        else:
+            ga = ops.neg(ops.matmul(gb, x, transpose_y=True))
+        ga = ops.sum_to(ga, tuple(a.shape))
+    return ga, (ops.sum_to(gb, b_shape) if ctx.needs(1) else None)
+
+
+# -- det ---------------------------------------------------------------------------------------------
+
+
+def infer_det(op: str, a: Any) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: one number per square matrix."""
+    _square("linalg.det", a)
+    return tuple(a.shape[:-2]), a.dtype
+
+
+@register_kernel("det", Backend.CPU, dtypes=FLOAT_DTYPES)
+def det_cpu(a: np.ndarray) -> np.ndarray:
+    return np.asarray(np.linalg.det(a), dtype=a.dtype)
+
+
+det_op = defop("det", inputs=("A",), infer_meta=infer_det, save=("A", "out"), amp="deny",
+               doc="the determinant of each square matrix")
+
+
+@det_op.def_backward
+def det_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """Jacobi's formula: ``dA = G det(A) inv(A)^T`` (raises at a singular ``A``, where the inverse is missing)."""
+    a, d = ctx.saved()
+    ops = ctx.ops
+    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, d), -1), -1)
+    return (ops.mul(scale, ops.transpose(ops.inv(a), -2, -1)),)
+
+
+# -- PyTorch's signatures --------------------------------------------------------------------------------
+
+
+def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+def inv(A: Tensor) -> Tensor:
+    """``torch.linalg.inv``: the inverse of each square matrix of ``A``."""
+    return inv_op(_tensor("linalg.inv", "A", 0, A))
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """``torch.linalg.solve``: the ``X`` with ``A X = B`` (``left=False``, ``X A = B``, is not supported)."""
+    _tensor("linalg.solve", "A", 0, A)
+    _tensor("linalg.solve", "B", 1, B)
+    if left is not True:
+        raise NotImplementedError("linalg.solve: left=False is not supported; solve A^T X^T = B^T instead")
+    return solve_op(A, B)
+
+
+def det(A: Tensor) -> Tensor:
+    """``torch.linalg.det``: the determinant of each square matrix of ``A``."""
+    return det_op(_tensor("linalg.det", "A", 0, A))
+
+
+def inverse(input: Tensor) -> Tensor:
+    """``torch.inverse``: the same as ``linalg.inv``."""
+    return inv_op(_tensor("inverse", "input", 0, input))

@@ -1,0 +1,237 @@
+"""Norms: ``vector_norm`` (an op), and the composites ``matrix_norm``, ``linalg_norm`` and ``norm``.
+
+``vector_norm(x, ord, dim)`` is ``(sum |x|^ord)^(1/ord)`` over ``dim`` (all
+elements when ``None``); ``ord = inf / -inf`` is the largest / smallest
+``|x|``, ``ord = 0`` counts the non-zero elements. Its backward formula,
+for a finite ``ord >= 1`` or ``0 < ord < 1``::
+
+    d ||x|| / d x_i = sign(x_i) |x_i|^(ord-1) / ||x||^(ord-1)
+
+taken as 0 where ``||x|| = 0`` (PyTorch's subgradient: the gradient of
+``x.norm()`` at ``x = 0`` is 0, not NaN) and, for ``ord < 1``, where
+``x_i = 0``. For ``ord = +-inf`` the gradient is ``sign(x_i)`` shared among
+the elements that attain the extreme (as ``max``'s); for ``ord = 0`` it is 0.
+
+``matrix_norm`` (``'fro'``, ``inf``, ``-inf``, ``1``, ``-1``) is made of
+``vector_norm``, ``abs``, ``sum`` and ``amax``/``amin``; ``'nuc'`` and
+``2``/``-2`` need singular values and are not supported.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.linalg.vector_norm(mg.tensor([3.0, 4.0])).item()
+    5.0
+    >>> mg.tensor([[1.0, -2.0], [3.0, 4.0]]).norm(p=1).item()
+    10.0
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import FLOAT_DTYPES
+from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from ._checks import check_bool, check_dims
+from .math import abs as _abs
+from .math import cast
+from .reduce import max as _amax
+from .reduce import min as _amin
+from .reduce import sum as _sum
+from .registry import Attr, defop, type_name
+from .shape import squeeze
+
+__all__ = ["vector_norm", "matrix_norm", "linalg_norm", "norm"]
+
+_INF = math.inf
+
+
+def _check_ord(op: str, name: str, pos: int, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type_name(v)}")
+    return float(v)
+
+
+def infer_vector_norm(op: str, x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
+    """InferMeta: the reduced shape; floating inputs only; an empty reduction only for ``0 <= ord < inf`` (no identity otherwise)."""
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
+    dims = im.reduced_dims(op, dim, x.ndim)
+    if (ord < 0 or ord == _INF) and (x.size == 0 and (not dims or any(x.shape[d] == 0 for d in dims))):
+        shown = "inf" if ord == _INF else ("-inf" if ord == -_INF else f"{ord:g}")
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {shown} norm on an empty tensor because the "
+                           f"operation does not have an identity")
+    if keepdim:
+        shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
+    else:
+        shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
+    return shape, x.dtype
+
+
+@register_kernel("vector_norm", Backend.CPU, dtypes=FLOAT_DTYPES)
+def vector_norm_cpu(x: np.ndarray, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    axis = None if dim is None or x.ndim == 0 else dim
+    a = np.abs(x)
+    if ord == _INF:
+        out = np.max(a, axis=axis, keepdims=keepdim, initial=0.0)
+    elif ord == -_INF:
+        out = np.min(a, axis=axis, keepdims=keepdim)
+    elif ord == 0:
+        out = np.sum(a != 0, axis=axis, keepdims=keepdim)
+    elif ord == 1:
+        out = np.sum(a, axis=axis, keepdims=keepdim)
+    elif ord == 2:
+        out = np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
+    else:
+        out = np.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(out, dtype=x.dtype)
+
+
+vector_norm_op = defop(
+    "vector_norm",
+    inputs=("x",),
+    attrs=(Attr("ord", 2.0, _check_ord), Attr("dim", None, check_dims), Attr("keepdim", False, check_bool)),
+    infer_meta=infer_vector_norm,
+    save=("x", "out"),
+    amp="deny",
+    doc="(sum |x|^ord)^(1/ord) over dim; max |x| for ord=inf, min for -inf, the non-zero count for 0",
+)
+
+
+def _spread(ops: Any, v: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
+    """A reduced value broadcast back to ``x``'s shape (the reduced dims re-inserted as size 1)."""
+    dims = im.reduced_dims("vector_norm", dim, len(x_shape))
+    if not keepdim:
+        v = ops.reshape(v, tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
+    return ops.expand(v, tuple(x_shape))
+
+
+@vector_norm_op.def_backward
+def vector_norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``sign(x) |x|^(ord-1) / ||x||^(ord-1)``, 0 where ``||x|| = 0``; ``+-inf``: shared among the extremes."""
+    x, out = ctx.saved()
+    ops = ctx.ops
+    ord, dim, keepdim = ctx.attrs["ord"], ctx.attrs["dim"], ctx.attrs["keepdim"]
+    shape = tuple(x.shape)
+    g = _spread(ops, grad, shape, dim, keepdim)
+    zero = ops.mul(ops.fill(x, 0.0), 1.0)
+    if ord == 0:
+        return (zero,)
+    sign = ops.sign(x)
+    if ord in (_INF, -_INF):
+        hit = ops.cast(ops.eq(ops.abs(x), _spread(ops, out, shape, dim, keepdim)), x.dtype)
+        count = _spread(ops, ops.sum(hit, dim, keepdim), shape, dim, keepdim)
+        return (ops.div(ops.mul(ops.mul(g, sign), hit), count),)
+    if ord == 1:
+        return (ops.mul(g, sign),)
+    n = _spread(ops, out, shape, dim, keepdim)
+    n_zero = ops.eq(n, 0.0)
+    n_safe = ops.where(n_zero, ops.fill(x, 1.0), n)
+    if ord == 2:
+        scaled = ops.div(x, n_safe)
+    else:
+        ax = ops.abs(x)
+        ratio = ops.div(ax, n_safe)  # (|x| / ||x||)^(ord-1), kept finite where x = 0
+        scaled = ops.mul(sign, ops.pow(ops.where(ops.eq(ax, 0.0), ops.fill(x, 1.0), ratio), ord - 1.0))
+        scaled = ops.where(ops.eq(ax, 0.0), zero, scaled)
+    return (ops.where(n_zero, zero, ops.mul(g, scaled)),)
+
+
+# -- PyTorch's signatures (``torch.linalg.vector_norm``, ``matrix_norm``, ``norm``; ``torch.norm``) --------
+
+
+def _tensor(op: str, v: Any) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+def _cast(x: Tensor, dtype: Any) -> Tensor:
+    return x if dtype is None or dtype is x.dtype else cast(x, dtype)
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``torch.linalg.vector_norm``: the ``ord``-norm over ``dim`` (all elements when ``None``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.linalg.vector_norm(mg.tensor([[3.0, 4.0], [0.0, 1.0]]), dim=1).tolist()
+        [5.0, 1.0]
+    """
+    _tensor("linalg.vector_norm", x)
+    return vector_norm_op(_cast(x, dtype), _check_ord("linalg.vector_norm", "ord", 1, ord), dim, keepdim)
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``torch.linalg.matrix_norm`` for ``ord`` in ``'fro'``, ``inf``, ``-inf``, ``1``, ``-1`` (composite).
+
+    ``inf``: the largest sum of ``|a|`` over a row; ``1``: over a column; ``-inf``/``-1``: the smallest.
+    """
+    _tensor("linalg.matrix_norm", A)
+    A = _cast(A, dtype)
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, but got shape {tuple(A.shape)}")
+    dims = check_dims("linalg.matrix_norm", "dim", 2, dim)
+    if not isinstance(dims, tuple) or len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+    r, c = (d % A.ndim for d in dims)
+    if r == c:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, {dims[1]})")
+    if ord == "fro":
+        return vector_norm_op(A, 2.0, (r, c), keepdim)
+    if ord == "nuc" or ord in (2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which minigrad does not compute")
+    if ord not in (_INF, -_INF, 1, -1):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    # inf: sum over the columns of each row, then the extreme over the rows; 1: the other way round.
+    summed, over = (c, r) if ord in (_INF, -_INF) else (r, c)
+    rows = _sum(_abs(A), dim=summed, keepdim=True)
+    pick = _amax if ord > 0 else _amin
+    out = pick(rows, dim=over, keepdim=True)
+    return out if keepdim else squeeze(out, (r, c))
+
+
+def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``torch.linalg.norm``: a vector norm for one dim (or a 1-D input), a matrix norm for two dims (or a
+    2-D input with ``ord`` given); with ``ord=None`` the 2-norm of the flattened input (Frobenius)."""
+    _tensor("linalg.norm", A)
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        dim = (dim,)
+    if ord is None:
+        if dim is not None and len(dim) == 2:
+            return matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.ndim}D.")
+        dim = tuple(range(A.ndim))
+    if len(dim) == 2:
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.norm: ord={ord!r} is a matrix norm; it needs two dims")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """``torch.norm``: the ``p``-norm of the elements over ``dim`` (all when ``None``); ``'fro'`` is the 2-norm.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.norm(mg.tensor([[3.0, 4.0]]), dim=1).tolist()
+        [5.0]
+    """
+    _tensor("norm", input)
+    if p == "fro" or p is None:
+        p = 2
+    elif p == "nuc":
+        raise NotImplementedError("norm(): p='nuc' needs singular values, which minigrad does not compute")
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): p={p!r} is not supported ('fro', 'nuc' or a number)")
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        dim = (dim,)
+    return vector_norm_op(_cast(input, dtype), _check_ord("norm", "p", 1, p), dim, keepdim)

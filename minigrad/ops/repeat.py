@@ -1,0 +1,185 @@
+"""Copies of a tensor side by side: ``repeat`` (an op); ``tile``, ``repeat_interleave``, ``meshgrid`` (composites).
+
+``x.repeat(2, 3)`` lays out 2 x 3 copies of a 2-D ``x`` (NumPy's ``tile``);
+each element of ``x`` lands in every copy, so its gradient is the sum of the
+gradients of all its copies: reshape the gradient to
+``(r0, d0, r1, d1, ...)`` and sum over the ``r`` axes.
+
+``repeat_interleave`` repeats each element in place (``[a, b] -> [a, a, b, b]``):
+it is ``getitem`` with the repeated positions, whose backward adds up the
+copies' gradients in the same way.
+
+``meshgrid`` broadcasts 1-D tensors to a common grid: each output is an
+``expand`` (a view), whose backward sums the copies.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.tensor([1, 2]).repeat(2).tolist()
+    [1, 2, 1, 2]
+    >>> mg.repeat_interleave(mg.tensor([1, 2]), 2).tolist()
+    [1, 1, 2, 2]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import ALL_DTYPES
+from ..kernels.backends import move_array, to_numpy
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from ._checks import check_int, check_shape
+from .registry import Attr, defop, type_name
+from .shape import expand, getitem, reshape
+
+__all__ = ["repeat", "tile", "repeat_interleave", "meshgrid"]
+
+
+def infer_repeat(op: str, x: Any, sizes: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: one repeat count per dim (leading new dims allowed); the shape is count times size."""
+    if len(sizes) < x.ndim:
+        raise RuntimeError(f"{op}(): Number of dimensions of repeat dims can not be smaller than number of "
+                           f"dimensions of tensor (got {len(sizes)} repeat counts for shape {tuple(x.shape)})")
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension: repeats {list(sizes)}")
+    shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
+    return tuple(r * s for r, s in zip(sizes, shape)), x.dtype
+
+
+@register_kernel("repeat", Backend.CPU, dtypes=ALL_DTYPES)
+def repeat_cpu(x: np.ndarray, sizes: tuple[int, ...]) -> np.ndarray:
+    return np.array(np.tile(x, sizes), copy=False) if sizes else np.array(x, copy=True)
+
+
+repeat_op = defop(
+    "repeat",
+    inputs=("x",),
+    attrs=(Attr("sizes", check=check_shape),),
+    infer_meta=infer_repeat,
+    doc="x tiled sizes[i] times along each dim (new leading dims where sizes is longer)",
+)
+
+
+@repeat_op.def_backward
+def repeat_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """Every copy of an element sends its gradient back: split each dim into (copies, size), sum the copies."""
+    ops = ctx.ops
+    sizes = ctx.attrs["sizes"]
+    x_shape = tuple(ctx.input_shape(0))
+    shape = (1,) * (len(sizes) - len(x_shape)) + x_shape
+    split = tuple(n for pair in zip(sizes, shape) for n in pair)  # (r0, d0, r1, d1, ...)
+    summed = ops.sum(ops.reshape(grad, split), tuple(range(0, 2 * len(sizes), 2)))
+    return (ops.reshape(summed, x_shape),)
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    """``input.repeat(*sizes)``: ``sizes[i]`` copies along each dim (``Tensor.repeat``; also a list or tuple).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.tensor([[1, 2]]).repeat(2, 2).tolist()
+        [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"repeat(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return repeat_op(input, check_shape("repeat", "sizes", 1, tuple(sizes)))
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    """``torch.tile``: ``repeat`` with ``dims`` padded by leading 1s when it is shorter than ``input``'s shape."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"tile(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    dims = check_shape("tile", "dims", 1, dims)
+    return repeat_op(input, (1,) * (input.ndim - len(dims)) + dims)
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Each element (or slice along ``dim``) repeated in place (``torch.repeat_interleave``).
+
+    ``repeats`` is an int or a 1-D int tensor with one count per element;
+    ``dim=None`` works on the flattened tensor; ``repeat_interleave(counts)``
+    alone repeats ``arange(len(counts))``. Composite: ``getitem`` at the
+    repeated positions (no gradient to ``repeats``).
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"repeat_interleave(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if repeats is None:  # repeat_interleave(counts): the positions, each repeated counts[i] times
+        counts = to_numpy(input._data)
+        if input.ndim != 1 or input.dtype.is_floating:
+            raise RuntimeError("repeat_interleave(): repeats must be a 1-D integer tensor")
+        data = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        return Tensor._make(data if input.device == "cpu" else move_array(data, "cpu", input.device), input.dtype, input.device)
+    if isinstance(repeats, Tensor):
+        if repeats.dtype.is_floating or repeats.ndim > 1:
+            raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim integer tensor, but got "
+                               f"{repeats.dtype} of shape {tuple(repeats.shape)}")
+        counts = to_numpy(repeats._data).reshape(-1)
+    elif isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool):
+        counts = np.array([int(repeats)])
+    else:
+        raise TypeError(f"repeat_interleave(): argument 'repeats' (position 1) must be int or Tensor, but got {type_name(repeats)}")
+    if np.any(counts < 0):
+        raise RuntimeError("repeat_interleave(): repeats can not be negative")
+    x = input
+    if dim is None:
+        x, d = reshape(input, (-1,)), 0
+    else:
+        d = check_int("repeat_interleave", "dim", 2, dim)
+        nd = max(x.ndim, 1)
+        if not -nd <= d < nd:
+            raise ValueError(f"repeat_interleave(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        if x.ndim == 0:
+            x = reshape(x, (1,))
+        d %= nd
+    n = x.shape[d]
+    if counts.size != 1 and counts.size != n:
+        raise RuntimeError(f"repeat_interleave(): repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.size} and input.size({d}) = {n}")
+    positions = np.repeat(np.arange(n, dtype=np.int64), counts if counts.size == n else int(counts[0]))
+    if output_size is not None and output_size != positions.size:
+        raise RuntimeError(f"repeat_interleave(): output_size {output_size} does not match the result's size {positions.size}")
+    return getitem(x, (slice(None),) * d + (positions,))
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors (``torch.meshgrid``): output ``i`` holds ``tensors[i]`` along dim ``i``.
+
+    ``indexing="ij"`` (the default, as PyTorch's) orders the grid dims as the
+    inputs; ``"xy"`` swaps the first two (NumPy's and MATLAB's convention).
+    Each output is ``expand`` of a reshape, a view.
+
+    Example:
+        >>> import minigrad as mg
+        >>> xs, ys = mg.meshgrid(mg.tensor([1, 2]), mg.tensor([3, 4, 5]), indexing="ij")
+        >>> xs.shape, ys.tolist()
+        ((2, 3), [[3, 4, 5], [3, 4, 5]])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but got {indexing!r}")
+    if not tensors:
+        raise RuntimeError("meshgrid(): expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"meshgrid(): argument 'tensors' must be a list of Tensors, but element {i} is {type_name(t)}")
+        if t.ndim > 1:
+            raise RuntimeError(f"meshgrid(): Expected 0D or 1D tensor in the tensor list but got a {t.ndim}-D tensor")
+    sizes = [t.shape[0] if t.ndim else 1 for t in tensors]
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        order[0], order[1] = 1, 0  # output dim k holds input order[k]
+    shape = tuple(sizes[k] for k in order)
+    out = []
+    for i, t in enumerate(tensors):
+        axis = order.index(i)
+        view = reshape(t, tuple(-1 if k == axis else 1 for k in range(len(tensors))))
+        out.append(expand(view, shape))
+    return tuple(out)

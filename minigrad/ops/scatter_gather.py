@@ -1,0 +1,305 @@
+"""Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``.
+
+``gather`` picks, along ``dim``, the element that ``index`` names for every
+position of ``index``; for a 2-D ``input`` and ``dim=1``::
+
+    out[i][j] = input[i][index[i][j]]
+
+``scatter_add`` is its adjoint: it adds ``src[i][j]`` into ``out[i][index[i][j]]``
+(repeated indices accumulate), so the two are each other's backward formula:
+
+- d gather / d input  = ``scatter_add(zeros, dim, index, grad)``,
+- d scatter_add / d src = ``gather(grad, dim, index)``, and the gradient to
+  ``input`` passes through unchanged.
+
+``scatter`` writes instead of adding: the positions it overwrites get no
+gradient from ``input`` (``scatter(grad, dim, index, 0)``), and ``src`` gets
+``gather(grad, dim, index)``. Indices are int64 and get no gradient.
+
+The registered ops take the tensors first (``gather(x, index, dim)``); the
+public functions have PyTorch's order, ``gather(input, dim, index)``. Index
+errors use PyTorch's words and class (``RuntimeError``).
+
+Example:
+    >>> import minigrad as mg
+    >>> x = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> mg.gather(x, 1, mg.tensor([[0, 0], [1, 0]])).tolist()
+    [[1.0, 1.0], [4.0, 3.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..dtypes import ALL_DTYPES
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from ._checks import check_int
+from .registry import Attr, Input, defop, type_name
+from .math import add, lt, where
+from .shape import expand
+
+__all__ = ["gather", "scatter_add", "scatter", "take_along_dim"]
+
+CPU = Backend.CPU
+
+
+# -- checks shared by the three ops (InferMeta) ---------------------------------------------
+
+
+def _dim(op: str, dim: int, ndim: int) -> int:
+    nd = max(ndim, 1)
+    if not -nd <= dim < nd:
+        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    return dim % nd
+
+
+def _check_index(op: str, x: Any, index: Any, dim: int, src: Any = None) -> int:
+    """PyTorch's ``gather_shape_check`` / ``scatter_shape_check``; returns ``dim`` made non-negative."""
+    if index.size and index.dtype not in (np.int64, np.int32):  # int32 indices are accepted, as recent PyTorch does
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index, but got {_dt.from_numpy(index.dtype)}")
+    d = _dim(op, dim, x.ndim)
+    if index.size == 0:
+        return d
+    if max(index.ndim, 1) != max(x.ndim, 1):
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as input tensor "
+                           f"(index has shape {tuple(index.shape)}, input {tuple(x.shape)})")
+    for k in range(index.ndim):
+        if k != d and index.shape[k] > x.shape[k]:
+            raise RuntimeError(f"{op}(): Size does not match at dimension {k} expected index {list(index.shape)} to be "
+                               f"no larger than self {list(x.shape)} apart from dimension {d}")
+        if src is not None and index.shape[k] > (src.shape[k] if src.ndim else 1):
+            raise RuntimeError(f"{op}(): Expected index {list(index.shape)} to be no larger than src "
+                               f"{list(src.shape)} in dimension {k}")
+    return d
+
+
+def _positions(op: str, x: np.ndarray, index: np.ndarray, d: int) -> tuple[Any, ...]:
+    """The NumPy index of every element ``index`` names: ``index`` itself along ``d``, the element's
+    own coordinate along every other dim. Out-of-range entries raise PyTorch's ``RuntimeError``."""
+    size = x.shape[d] if x.ndim else 1
+    if index.size and (index.min() < 0 or index.max() >= size):
+        bad = int(index[(index < 0) | (index >= size)].ravel()[0])
+        raise RuntimeError(f"{op}(): index {bad} is out of bounds for dimension {d} with size {size}")
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[d] = index
+    return tuple(grid)
+
+
+def _zeros(ops: Any, like: Any, shape: tuple[int, ...]) -> Any:
+    """Zeros of ``like``'s dtype and device, broadcast to ``shape``: a 0-d ``fill`` of one element of ``like``,
+    expanded (no creation op is needed in a backward formula; NaN or inf in ``like`` cannot leak in)."""
+    zero = ops.fill(ops.sum(like), 0.0)
+    return ops.expand(ops.reshape(zero, (1,) * len(shape)), shape)
+
+
+def _src_grad(ops: Any, grad: Any, index: Any, dim: int, src_shape: tuple[int, ...]) -> Any:
+    """``gather(grad, dim, index)``, padded with zeros where ``src`` is larger than ``index``."""
+    picked = ops.gather(grad, index, dim)
+    if tuple(picked.shape) == tuple(src_shape):
+        return picked
+    return ops.getitem_grad(picked, tuple(slice(0, s) for s in picked.shape), src_shape)
+
+
+# -- gather ------------------------------------------------------------------------------------
+
+
+def infer_gather(op: str, x: Any, index: Any, dim: int) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: the output has ``index``'s shape and ``x``'s dtype."""
+    _check_index(op, x, index, dim)
+    return tuple(index.shape), x.dtype
+
+
+@register_kernel("gather", CPU, dtypes=ALL_DTYPES)
+def gather_cpu(x: np.ndarray, index: np.ndarray, dim: int) -> np.ndarray:
+    """``out[pos] = x[pos with index[pos] along dim]`` by NumPy advanced indexing."""
+    d = dim % max(x.ndim, 1)
+    if index.size == 0:
+        return np.empty(index.shape, dtype=x.dtype)
+    if x.ndim == 0:
+        return np.asarray(x.reshape(1)[_positions("gather", x, index.reshape(-1), 0)].reshape(index.shape))
+    return np.asarray(x[_positions("gather", x, index, d)])
+
+
+gather_op = defop(
+    "gather",
+    inputs=("x", Input("index", differentiable=False)),
+    attrs=(Attr("dim", check=check_int),),
+    infer_meta=infer_gather,
+    save=("index",),
+    doc="out[..., i, ...] = x[..., index[..., i, ...], ...] along dim",
+)
+
+
+@gather_op.def_backward
+def gather_backward(ctx: Any, grad: Any) -> tuple[Any, None]:
+    """Each picked element sends its gradient back to where it came from (repeats add up)."""
+    (index,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.scatter_add(_zeros(ops, grad, ctx.input_shape(0)), index, grad, ctx.attrs["dim"]), None)
+
+
+# -- scatter_add and scatter ---------------------------------------------------------------------
+
+
+def infer_scatter(op: str, x: Any, index: Any, src: Any, dim: int) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: the output has ``x``'s shape and dtype; ``src`` must have the same dtype."""
+    if src.dtype != x.dtype:
+        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype "
+                           f"(got {_dt.from_numpy(x.dtype)} and {_dt.from_numpy(src.dtype)})")
+    _check_index(op, x, index, dim, src)
+    return tuple(x.shape), x.dtype
+
+
+def _scatter_kernel(op: str, accumulate: bool) -> Any:
+    def kernel(x: np.ndarray, index: np.ndarray, src: np.ndarray, dim: int) -> np.ndarray:
+        out = np.array(x, copy=True)
+        if index.size == 0:
+            return out
+        flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
+        idx = index.reshape(-1) if index.ndim == 0 else index
+        pos = _positions(op, flat, idx, dim % max(x.ndim, 1))
+        vals = src.reshape(-1) if src.ndim == 0 else src
+        vals = vals[tuple(slice(0, s) for s in idx.shape)]
+        if accumulate:
+            np.add.at(flat, pos, vals)  # add.at: repeated indices accumulate
+        else:
+            flat[pos] = vals
+        return out
+
+    kernel.__name__ = f"{op}_cpu"
+    return kernel
+
+
+scatter_add_cpu = register_kernel("scatter_add", CPU, dtypes=ALL_DTYPES)(_scatter_kernel("scatter_add", True))
+scatter_cpu = register_kernel("scatter", CPU, dtypes=ALL_DTYPES)(_scatter_kernel("scatter", False))
+
+_SCATTER_INPUTS = ("x", Input("index", differentiable=False), "src")
+
+scatter_add_op = defop(
+    "scatter_add",
+    inputs=_SCATTER_INPUTS,
+    attrs=(Attr("dim", check=check_int),),
+    infer_meta=infer_scatter,
+    save=("index",),
+    doc="a copy of x with src added at index along dim (repeated indices accumulate)",
+)
+
+
+@scatter_add_op.def_backward
+def scatter_add_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
+    """``x`` passes the gradient through; each ``src`` element gets the gradient of where it landed."""
+    (index,) = ctx.saved()
+    ops = ctx.ops
+    gsrc = _src_grad(ops, grad, index, ctx.attrs["dim"], ctx.input_shape(2)) if ctx.needs(2) else None
+    return (grad if ctx.needs(0) else None, None, gsrc)
+
+
+scatter_op = defop(
+    "scatter",
+    inputs=_SCATTER_INPUTS,
+    attrs=(Attr("dim", check=check_int),),
+    infer_meta=infer_scatter,
+    save=("index",),
+    doc="a copy of x with src written at index along dim",
+)
+
+
+@scatter_op.def_backward
+def scatter_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
+    """Overwritten positions of ``x`` get no gradient; ``src`` gets the gradient of where it landed."""
+    (index,) = ctx.saved()
+    ops = ctx.ops
+    dim = ctx.attrs["dim"]
+    gx = gsrc = None
+    if ctx.needs(0):
+        gx = ops.scatter(grad, index, _zeros(ops, grad, tuple(index.shape)), dim)
+    if ctx.needs(2):
+        gsrc = _src_grad(ops, grad, index, dim, ctx.input_shape(2))
+    return (gx, None, gsrc)
+
+
+# -- PyTorch's signatures ------------------------------------------------------------------------
+
+
+def _tensor_arg(op: str, name: str, pos: int, v: Any) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """Values of ``input`` along ``dim`` at ``index`` (``torch.gather``); ``sparse_grad`` is accepted and ignored.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.gather(mg.tensor([10.0, 20.0, 30.0]), 0, mg.tensor([2, 2, 0])).tolist()
+        [30.0, 30.0, 10.0]
+    """
+    _tensor_arg("gather", "input", 0, input)
+    _tensor_arg("gather", "index", 2, index)
+    return gather_op(input, index, check_int("gather", "dim", 1, dim))
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` with ``indices`` broadcast against ``input`` (``torch.take_along_dim``); ``dim=None``
+    reads the flattened tensor."""
+    _tensor_arg("take_along_dim", "input", 0, input)
+    _tensor_arg("take_along_dim", "indices", 1, indices)
+    if dim is None:
+        input, indices, d = input.reshape(-1), indices.reshape(-1), 0
+    else:
+        d = _dim("take_along_dim", check_int("take_along_dim", "dim", 2, dim), input.ndim)
+    if input.ndim:  # take_along_dim counts negative indices from the end, as NumPy does (gather does not)
+        indices = where(lt(indices, 0), add(indices, input.shape[d]), indices)
+    shape = [max(a, b) for a, b in zip(input.shape, indices.shape)]
+    x_shape = [s if k == d else shape[k] for k, s in enumerate(input.shape)]
+    i_shape = [s if k == d else shape[k] for k, s in enumerate(indices.shape)]
+    x = input if list(input.shape) == x_shape else expand(input, tuple(x_shape))
+    i = indices if list(indices.shape) == i_shape else expand(indices, tuple(i_shape))
+    return gather_op(x, i, d)
+
+
+def _src(op: str, input: Tensor, index: Tensor, src: Any, value: Any) -> Tensor:
+    """``src`` as a tensor: the given one, or ``value`` broadcast to ``index``'s shape (no gradient)."""
+    if src is not None and value is not None:
+        raise TypeError(f"{op}(): pass either 'src' or 'value', not both")
+    src = value if src is None else src
+    if isinstance(src, Tensor):
+        return src
+    if isinstance(src, bool) or not isinstance(src, (int, float)):
+        raise TypeError(f"{op}(): argument 'src' (position 3) must be Tensor or a number, but got {type_name(src)}")
+    return expand(Tensor._scalar(src, input.dtype, input.device), tuple(index.shape))
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (``torch.scatter_add``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.scatter_add(mg.zeros(3), 0, mg.tensor([0, 0, 2]), mg.tensor([1.0, 2.0, 5.0])).tolist()
+        [3.0, 0.0, 5.0]
+    """
+    _tensor_arg("scatter_add", "input", 0, input)
+    _tensor_arg("scatter_add", "index", 2, index)
+    _tensor_arg("scatter_add", "src", 3, src)
+    return scatter_add_op(input, index, src, check_int("scatter_add", "dim", 1, dim))
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (a tensor, or a number ``value``) written at ``index`` along ``dim``
+    (``torch.scatter``). ``reduce="add"`` is ``scatter_add``; ``"multiply"`` is not supported."""
+    _tensor_arg("scatter", "input", 0, input)
+    _tensor_arg("scatter", "index", 2, index)
+    dim = check_int("scatter", "dim", 1, dim)
+    s = _src("scatter", input, index, src, value)
+    if reduce is None:
+        return scatter_op(input, index, s, dim)
+    if reduce == "add":
+        return scatter_add_op(input, index, s, dim)
+    raise ValueError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")

@@ -1,0 +1,50 @@
+"""Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``.
+
+Each is an op with a bool result and no gradient (it compares values). Integer
+and bool tensors hold no NaN or infinity: ``isnan``/``isinf`` are all False
+there and ``isfinite`` all True, as in PyTorch.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.isnan(mg.tensor([1.0, float("nan")])).tolist()
+    [False, True]
+    >>> mg.tensor([1.0, float("inf")]).isfinite().tolist()
+    [True, False]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import ALL_DTYPES
+from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from .registry import defop
+
+__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf"]
+
+
+def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.dtype.kind != "f":  # integers and bools: never NaN or infinite
+            return np.full(x.shape, for_ints, dtype=bool)
+        return np.asarray(ufunc(x))
+
+    kernel.__name__ = f"{name}_cpu"
+    kernel.__doc__ = f"``numpy.{ufunc.__name__}``; {for_ints} everywhere for integer and bool tensors."
+    return kernel
+
+
+def _define(name: str, ufunc: Any, for_ints: bool, doc: str) -> Any:
+    register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES)(_classify(ufunc, name, for_ints))
+    return defop(name, inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=(name,), doc=doc)
+
+
+isnan = _define("isnan", np.isnan, False, "True where x is NaN")
+isinf = _define("isinf", np.isinf, False, "True where x is +inf or -inf")
+isfinite = _define("isfinite", np.isfinite, True, "True where x is neither NaN nor infinite")
+isposinf = _define("isposinf", np.isposinf, False, "True where x is +inf")
+isneginf = _define("isneginf", np.isneginf, False, "True where x is -inf")

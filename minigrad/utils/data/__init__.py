@@ -1,0 +1,25 @@
+"""Datasets, samplers and the DataLoader (``mg.utils.data``, PyTorch's ``torch.utils.data``).
+
+A *dataset* answers ``len(ds)`` and ``ds[i]``; a *sampler* says in which order
+the indices are visited; a *batch sampler* groups them; the *DataLoader*
+fetches each group's samples and *collates* them into batched tensors.
+
+Example:
+    >>> import minigrad as mg
+    >>> from minigrad.utils.data import DataLoader, TensorDataset
+    >>> ds = TensorDataset(mg.arange(10.0).reshape(5, 2), mg.tensor([0, 1, 0, 1, 1]))
+    >>> [(x.shape, y.tolist()) for x, y in DataLoader(ds, batch_size=2)]
+    [((2, 2), [0, 1]), ((2, 2), [0, 1]), ((1, 2), [1])]
+"""
+
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .sampler import (
+    BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler,
+)
+from .dataloader import DataLoader, default_collate, default_convert
+
+__all__ = [
+    "Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
+    "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+    "DataLoader", "default_collate", "default_convert",
+]

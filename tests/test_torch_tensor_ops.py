@@ -1,0 +1,301 @@
+"""The ``torch.*`` tensor ops of issue 23, against PyTorch (skipped without torch).
+
+Each ``ORACLE`` row is one call written once for both frameworks
+(``lambda m, x: m.sort(x, dim=0)`` runs with ``m = torch`` and ``m = minigrad``)
+on the same float64 inputs: every output's shape, dtype and values must
+agree, and the gradients of ``sum(w * out)`` (random ``w``) with respect to
+every float input. ``ERRORS`` rows must raise the same error class in both.
+The float64 finite-difference checks of the new ops' backward formulas are
+rows of ``tests/test_ops_grad.py``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+
+def _as(m: Any, a: np.ndarray, rg: bool) -> Any:
+    if m is torch:
+        return torch.tensor(a, requires_grad=rg and a.dtype.kind == "f")
+    return mg.tensor(a, requires_grad=rg and a.dtype.kind == "f")
+
+
+def _flat(out: Any) -> list[Any]:
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flat(o)]
+    return [out]
+
+
+def _np(t: Any) -> np.ndarray:
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.numpy()
+
+
+def _dtype(t: Any) -> str:
+    return str(t.dtype).replace("torch.", "").replace("minigrad.", "")
+
+
+def run_both(fn: Callable[..., Any], arrays: list[np.ndarray], seed: int) -> None:
+    """Values, dtypes and gradients of ``fn`` under both frameworks."""
+    results = {}
+    for m in (torch, mg):
+        xs = [_as(m, a, True) for a in arrays]
+        out = _flat(fn(m, *xs))
+        floats = [o for o in out if o.dtype in (torch.float64, torch.float32, mg.float64, mg.float32) and o.requires_grad]
+        grads = [None] * len(xs)
+        if floats:
+            rng = np.random.default_rng(seed)
+            loss = None
+            for o in floats:
+                term = (o * _as(m, rng.normal(size=tuple(o.shape)), False)).sum()
+                loss = term if loss is None else loss + term
+            loss.backward()
+            grads = [x.grad for x in xs]
+        results[m] = (out, grads)
+    (t_out, t_grads), (m_out, m_grads) = results[torch], results[mg]
+    assert len(t_out) == len(m_out)
+    for t, o in zip(t_out, m_out):
+        assert tuple(t.shape) == tuple(o.shape) and _dtype(t) == _dtype(o), (t.shape, t.dtype, o.shape, o.dtype)
+        np.testing.assert_allclose(_np(o), _np(t), rtol=1e-10, atol=1e-12, equal_nan=True)
+    for tg, og in zip(t_grads, m_grads):
+        if tg is None:
+            assert og is None or not np.any(og.numpy())
+        else:  # an input the result does not depend on (addmm's with beta=0) may get None instead of zeros
+            got = og.numpy() if og is not None else np.zeros(tuple(tg.shape))
+            np.testing.assert_allclose(got, tg.numpy(), rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+def R(*shape: int) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: rng.normal(size=shape)
+
+
+def DISTINCT(*shape: int) -> Callable[[np.random.Generator], np.ndarray]:
+    def make(rng: np.random.Generator) -> np.ndarray:
+        n = int(np.prod(shape))
+        return ((rng.permutation(n) - n / 2) * 0.1 + rng.uniform(-0.02, 0.02, size=n)).reshape(shape)
+
+    return make
+
+
+def C(value: Any) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: np.asarray(value)
+
+
+def _ties(rng: np.random.Generator) -> np.ndarray:
+    x = rng.normal(size=(3, 5))
+    x[0, 1] = np.nan
+    x[1, 2] = x[1, 3] = x[1, 0]
+    x[2, :] = 1.0
+    return x
+
+
+ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator], np.ndarray]]]] = [
+    # gather / scatter family
+    ("gather-dim1", lambda m, x, i: m.gather(x, 1, i), [R(3, 4), C([[0, 0, 3], [1, 2, 1], [3, 3, 3]])]),
+    ("gather-dim0-small-index", lambda m, x, i: x.gather(0, i), [R(3, 4), C([[2, 0]])]),
+    ("gather-0d", lambda m, x, i: m.gather(x, 0, i), [R(), C(0)]),
+    ("scatter_add", lambda m, x, i, s: m.scatter_add(x, 0, i, s), [R(3, 2), C([[0, 1], [0, 0], [2, 0]]), R(3, 2)]),
+    ("scatter_add-method", lambda m, x, i, s: x.scatter_add(1, i, s), [R(2, 4), C([[3, 3], [0, 1]]), R(2, 2)]),
+    ("scatter", lambda m, x, i, s: m.scatter(x, 1, i, s), [R(2, 4), C([[3, 0], [1, 2]]), R(2, 2)]),
+    ("scatter-value", lambda m, x, i: x.scatter(0, i, 1.5), [R(3, 2), C([[2, 0]])]),
+    ("take_along_dim", lambda m, x, i: m.take_along_dim(x, i, 1), [R(3, 4), C([[0], [3], [-1]])]),
+    ("take_along_dim-flat", lambda m, x, i: m.take_along_dim(x, i), [R(3, 4), C([5, 0, 11])]),
+    # ordering
+    ("sort", lambda m, x: m.sort(x), [DISTINCT(3, 5)]),
+    ("sort-desc-dim0", lambda m, x: x.sort(0, descending=True), [DISTINCT(4, 3)]),
+    ("sort-stable-nan-ties", lambda m, x: m.sort(x, stable=True), [_ties]),
+    ("sort-stable-desc-nan-ties", lambda m, x: m.sort(x, descending=True, stable=True), [_ties]),
+    ("argsort-stable", lambda m, x: m.argsort(x, dim=1, stable=True), [_ties]),
+    ("argsort-desc", lambda m, x: x.argsort(descending=True), [DISTINCT(2, 6)]),
+    ("msort", lambda m, x: m.msort(x), [DISTINCT(4, 2)]),
+    ("topk", lambda m, x: m.topk(x, 3), [DISTINCT(4, 7)]),
+    ("topk-smallest-dim0", lambda m, x: x.topk(2, dim=0, largest=False), [DISTINCT(4, 3)]),
+    ("topk-all", lambda m, x: m.topk(x, 5), [DISTINCT(5)]),
+    ("sort-0d", lambda m, x: m.sort(x), [R()]),
+    # cumulative
+    ("cumsum", lambda m, x: m.cumsum(x, 1), [R(3, 4)]),
+    ("cumsum-method-int", lambda m, x: x.cumsum(0), [C([[1, 2], [3, 4]])]),
+    ("cumsum-bool", lambda m, x: m.cumsum(x > 0, dim=1), [R(3, 4)]),
+    ("cumsum-dtype", lambda m, x: m.cumsum(x, 0, dtype=m.float64), [C([1, 2, 3])]),
+    ("cumprod", lambda m, x: m.cumprod(x, 0), [R(3, 4)]),
+    ("cumprod-zeros", lambda m, x: x.cumprod(1), [C([[2.0, 0.0, 3.0, 0.0, 5.0], [0.0, 1.5, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0, 0.0]])]),
+    ("cumprod-int", lambda m, x: m.cumprod(x, 0), [C([2, 3, 4])]),
+    # flips
+    ("flip", lambda m, x: m.flip(x, (0, 2)), [R(2, 3, 4)]),
+    ("flip-method-varargs", lambda m, x: x.flip(0, 1), [R(2, 3)]),
+    ("fliplr-flipud", lambda m, x: (m.fliplr(x), x.flipud()), [R(2, 3)]),
+    ("roll", lambda m, x: m.roll(x, 1), [R(2, 3)]),
+    ("roll-dims", lambda m, x: x.roll((1, -1), (0, 1)), [R(2, 3)]),
+    ("roll-negative-dim", lambda m, x: m.roll(x, shifts=2, dims=-1), [R(2, 3)]),
+    # repetition and unbinding
+    ("repeat", lambda m, x: x.repeat(2, 3), [R(2, 3)]),
+    ("repeat-new-dims", lambda m, x: x.repeat((2, 1, 2)), [R(2, 3)]),
+    ("tile", lambda m, x: m.tile(x, (2,)), [R(2, 3)]),
+    ("repeat_interleave", lambda m, x: m.repeat_interleave(x, 2), [R(2, 3)]),
+    ("repeat_interleave-dim", lambda m, x: x.repeat_interleave(3, dim=1), [R(2, 3)]),
+    ("repeat_interleave-tensor", lambda m, x, r: m.repeat_interleave(x, r, dim=0), [R(3, 2), C([1, 0, 2])]),
+    ("repeat_interleave-counts", lambda m, r: m.repeat_interleave(r), [C([2, 0, 3])]),
+    ("unbind", lambda m, x: m.unbind(x, 1), [R(2, 3)]),
+    ("unbind-method", lambda m, x: x.unbind(), [R(2, 3)]),
+    # logarithms and special values
+    ("log2-log10", lambda m, x: (m.log2(x), x.log10()), [lambda rng: rng.uniform(0.1, 5.0, size=(2, 3))]),
+    ("log2-int", lambda m, x: m.log2(x), [C([1, 2, 8])]),
+    ("log10-special", lambda m, x: m.log10(x), [C([0.0, -1.0, np.inf, 1e-300])]),
+    ("isnan-isinf-isfinite", lambda m, x: (m.isnan(x), x.isinf(), m.isfinite(x), m.isposinf(x), m.isneginf(x)),
+     [C([1.0, np.nan, np.inf, -np.inf, 0.0])]),
+    ("isnan-int", lambda m, x: (m.isnan(x), m.isfinite(x)), [C([1, 2])]),
+    # norms
+    ("norm-default", lambda m, x: x.norm(), [R(3, 4)]),
+    ("norm-p1-dim", lambda m, x: m.norm(x, p=1, dim=1, keepdim=True), [R(3, 4)]),
+    ("norm-inf", lambda m, x: m.norm(x, p=float("inf")), [DISTINCT(3, 4)]),
+    ("norm-at-zero", lambda m, x: x.norm(), [C(np.zeros((2, 3)))]),
+    ("norm-at-zero-dim", lambda m, x: m.norm(x, dim=1), [C([[0.0, 0.0], [3.0, 4.0]])]),
+    ("vector_norm-ord", lambda m, x: m.linalg.vector_norm(x, 3.5, dim=(0, 2)), [R(2, 3, 2)]),
+    ("vector_norm-ord-half-with-zero", lambda m, x: m.linalg.vector_norm(x, 0.5), [C([0.0, 1.0, -2.0])]),
+    ("vector_norm-ord-0", lambda m, x: m.linalg.vector_norm(x, 0, dim=1), [C([[0.0, 1.0], [2.0, 3.0]])]),
+    ("matrix_norm", lambda m, x: (m.linalg.matrix_norm(x), m.linalg.matrix_norm(x, 1), m.linalg.matrix_norm(x, -float("inf"))),
+     [DISTINCT(2, 3, 3)]),
+    ("linalg.norm", lambda m, x: (m.linalg.norm(x), m.linalg.norm(x, float("inf")), m.linalg.norm(x, dim=0)), [DISTINCT(3, 4)]),
+    # products
+    ("outer", lambda m, a, b: m.outer(a, b), [R(3), R(4)]),
+    ("outer-method-ger", lambda m, a, b: (a.outer(b), m.ger(a, b)), [R(2), R(3)]),
+    ("addmm", lambda m, c, a, b: m.addmm(c, a, b), [R(2, 4), R(2, 3), R(3, 4)]),
+    ("addmm-beta-alpha-broadcast", lambda m, c, a, b: m.addmm(c, a, b, beta=0.5, alpha=-2.0), [R(4), R(2, 3), R(3, 4)]),
+    ("addmm-beta0-ignores-nan", lambda m, c, a, b: c.addmm(a, b, beta=0), [C(np.full((2, 2), np.nan)), R(2, 3), R(3, 2)]),
+    ("addmv", lambda m, c, a, v: m.addmv(c, a, v, alpha=3), [R(2), R(2, 3), R(3)]),
+    ("baddbmm", lambda m, c, a, b: m.baddbmm(c, a, b, beta=2.0, alpha=0.5), [R(2, 3, 4), R(2, 3, 5), R(2, 5, 4)]),
+    ("baddbmm-method", lambda m, c, a, b: c.baddbmm(a, b), [R(1, 4), R(2, 3, 5), R(2, 5, 4)]),
+    ("addbmm", lambda m, c, a, b: m.addbmm(c, a, b), [R(3, 4), R(2, 3, 5), R(2, 5, 4)]),
+    ("meshgrid-ij", lambda m, a, b: m.meshgrid(a, b, indexing="ij"), [R(3), R(4)]),
+    ("meshgrid-xy-list", lambda m, a, b, c: m.meshgrid([a, b, c], indexing="xy"), [R(3), R(4), R(2)]),
+    # inverses and linear systems
+    ("linalg.inv", lambda m, a: (m.linalg.inv(a), a.inverse()), [lambda rng: rng.normal(size=(2, 3, 3)) + 3 * np.eye(3)]),
+    ("linalg.det", lambda m, a: (m.linalg.det(a), a.det()), [lambda rng: rng.normal(size=(2, 3, 3)) + 2 * np.eye(3)]),
+    ("linalg.solve-vector", lambda m, a, b: m.linalg.solve(a, b), [lambda rng: rng.normal(size=(3, 3)) + 3 * np.eye(3), R(3)]),
+    ("linalg.solve-batched-vectors", lambda m, a, b: m.linalg.solve(a, b),
+     [lambda rng: rng.normal(size=(2, 3, 3)) + 3 * np.eye(3), R(2, 3)]),
+    ("linalg.solve-broadcast", lambda m, a, b: m.linalg.solve(a, b), [lambda rng: rng.normal(size=(3, 3)) + 3 * np.eye(3), R(2, 3, 4)]),
+    # positions of non-zero elements
+    ("nonzero", lambda m, x: (m.nonzero(x), m.argwhere(x), x.nonzero()), [C([[0.0, 3.0, 0.0], [5.0, 0.0, -1.0]])]),
+    ("nonzero-as_tuple", lambda m, x: m.nonzero(x, as_tuple=True), [C([[0, 3, 0], [5, 0, 1]])]),
+    ("nonzero-0d", lambda m, x, z: (m.nonzero(x, as_tuple=True), m.nonzero(z, as_tuple=True), m.nonzero(x)), [C(3.0), C(0.0)]),
+    ("count_nonzero", lambda m, x: (m.count_nonzero(x), m.count_nonzero(x, dim=1)), [C([[0, 3, 0], [5, 0, 1]])]),
+    ("where-one-arg", lambda m, x: m.where(x > 0.5), [R(3, 4)]),
+    ("where-three-args", lambda m, x, y: m.where(x > 0, x, y), [R(3, 4), R(4)]),
+    ("index-with-where", lambda m, x: x[m.where(x > 0)], [R(3, 4)]),
+    # einsum: ellipsis, diagonals, several operands, broadcasting
+    ("einsum-ellipsis-batched", lambda m, a, b: m.einsum("...ij,...jk->...ik", a, b), [R(2, 3, 4), R(2, 4, 5)]),
+    ("einsum-ellipsis-broadcast-implicit", lambda m, a, b: m.einsum("...ij,...jk", a, b), [R(2, 1, 3, 4), R(5, 4, 2)]),
+    ("einsum-ellipsis-middle", lambda m, a, b: m.einsum("b...d,b...d->b...", a, b), [R(2, 3, 4), R(2, 1, 4)]),
+    ("einsum-ellipsis-summed", lambda m, a: m.einsum("...i->i", a), [R(2, 3, 4)]),
+    ("einsum-diagonal-trace", lambda m, a, b: (m.einsum("ii->i", a), m.einsum("ii", a), m.einsum("iij->j", b)),
+     [R(3, 3), R(3, 3, 2)]),
+    ("einsum-three-operands", lambda m, a, b, c: m.einsum("ij,jk,kl->il", a, b, c), [R(2, 3), R(3, 4), R(4, 5)]),
+    ("einsum-capitals-implicit", lambda m, a, b: m.einsum("Ab,bc", a, b), [R(2, 3), R(3, 4)]),
+    ("einsum-list-operands-dot", lambda m, a, b: m.einsum("i,i->", [a, b]), [R(3), R(3)]),
+    ("view_as-reshape_as-expand_as", lambda m, x, y: (x.view_as(y), x.reshape_as(y), x[:1].expand_as(y.reshape(3, 2))),
+     [R(3, 2), R(6)]),
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in ORACLE])
+def test_matches_pytorch(case: Any) -> None:
+    name, fn, makers = case
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    run_both(fn, [mk(rng) for mk in makers], zlib.crc32(name.encode()) + 1)
+
+
+# (id, call[, minigrad's class where it deliberately differs from PyTorch's])
+ERRORS: list[tuple[Any, ...]] = [
+    ("gather-index-out-of-range", lambda m: m.gather(m.tensor([1.0, 2.0]), 0, m.tensor([2]))),
+    ("gather-negative-index", lambda m: m.gather(m.tensor([1.0, 2.0]), 0, m.tensor([-1]))),
+    ("gather-index-ndim", lambda m: m.gather(m.ones(2, 2), 0, m.tensor([1]))),
+    ("gather-index-too-large", lambda m: m.gather(m.ones(2, 2), 0, m.tensor([[0, 0, 0]]))),
+    ("gather-float-index", lambda m: m.gather(m.ones(2), 0, m.tensor([0.0]))),
+    ("scatter_add-dtype", lambda m: m.scatter_add(m.ones(2), 0, m.tensor([0]), m.ones(1, dtype=m.float64))),
+    ("scatter-index-out-of-range", lambda m: m.scatter(m.ones(2), 0, m.tensor([5]), m.ones(1))),
+    ("topk-k-too-large", lambda m: m.topk(m.ones(3), 4)),
+    ("topk-k-not-int", lambda m: m.topk(m.ones(3), 1.5)),
+    ("sort-not-tensor", lambda m: m.sort([1.0, 2.0])),
+    ("cumsum-dim-out-of-range", lambda m: m.cumsum(m.ones(2), 1)),
+    # a repeated dim is a shape error found by InferMeta: ValueError, as sum(x, (0, 0)) (PyTorch: RuntimeError)
+    ("flip-repeated-dim", lambda m: m.flip(m.ones(2, 2), (0, 0)), ValueError),
+    ("roll-shifts-dims-mismatch", lambda m: m.roll(m.ones(2, 2), (1, 1), (0,))),
+    ("repeat-too-few-sizes", lambda m: m.ones(2, 2).repeat(2)),
+    ("repeat_interleave-bad-repeats", lambda m: m.repeat_interleave(m.ones(3), m.tensor([1, 2]), dim=0)),
+    ("vector_norm-int", lambda m: m.linalg.vector_norm(m.tensor([1, 2]))),
+    ("vector_norm-empty-inf", lambda m: m.linalg.vector_norm(m.ones(0), float("inf"))),
+    ("matrix_norm-1d", lambda m: m.linalg.matrix_norm(m.ones(3))),
+    ("linalg.norm-3d-with-ord", lambda m: m.linalg.norm(m.ones(2, 2, 2), 1)),
+    ("addmm-shape-mismatch", lambda m: m.addmm(m.ones(2, 2), m.ones(2, 3), m.ones(2, 2))),
+    ("addmm-not-matrix", lambda m: m.addmm(m.ones(2), m.ones(2), m.ones(2, 2))),
+    ("baddbmm-batch-mismatch", lambda m: m.baddbmm(m.ones(2, 2, 2), m.ones(2, 2, 2), m.ones(3, 2, 2))),
+    ("outer-not-vector", lambda m: m.outer(m.ones(2, 2), m.ones(2))),
+    ("meshgrid-2d", lambda m: m.meshgrid(m.ones(2, 2), indexing="ij")),
+    ("view_as-incompatible", lambda m: m.ones(2, 3).t().view_as(m.ones(6))),
+    # a malformed equation is a ValueError in minigrad (tests/test_torch_forms.py), RuntimeError in PyTorch
+    ("inv-singular", lambda m: m.linalg.inv(m.zeros(2, 2))),
+    ("inv-not-square", lambda m: m.linalg.inv(m.ones(2, 3))),
+    ("solve-singular", lambda m: m.linalg.solve(m.zeros(2, 2), m.ones(2))),
+    ("solve-shapes", lambda m: m.linalg.solve(m.eye(2), m.ones(3))),
+    ("einsum-size-mismatch", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3), m.ones(2, 3)), ValueError),
+    ("einsum-wrong-operand-count", lambda m: m.einsum("ij,jk->ik", m.ones(2, 3)), ValueError),
+]
+
+
+def _same_class(t_exc: type, m_exc: type) -> bool:
+    # PyTorch's IndexError for a bad dim is minigrad's ValueError (DESIGN §8: shape errors from InferMeta).
+    return issubclass(t_exc, m_exc) or (t_exc is IndexError and m_exc is ValueError)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in ERRORS])
+def test_errors_match_pytorch(case: Any) -> None:
+    name, fn = case[:2]
+    with pytest.raises(Exception) as t_info:
+        fn(torch)
+    with pytest.raises(Exception) as m_info:
+        fn(mg)
+    if len(case) > 2:
+        assert m_info.type is case[2], m_info.value
+    else:
+        assert _same_class(t_info.type, m_info.type), (t_info.value, m_info.value)
+
+
+def test_failed_gather_leaves_no_node() -> None:
+    x = mg.ones(2, 2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError):
+        mg.gather(y, 0, mg.tensor([[5, 0]]))
+    with mg.trace() as tr:
+        with pytest.raises(RuntimeError):
+            mg.gather(y, 0, mg.tensor([[5, 0]]))
+    assert not [e for e in tr.events if e.kind == "node.create"]
+
+
+def test_sort_returns_named_tuples_and_int64_indices_without_grad() -> None:
+    x = mg.tensor([[3.0, 1.0, 2.0]], requires_grad=True)
+    res = x.sort(descending=True)
+    assert res.values.tolist() == [[3.0, 2.0, 1.0]] and res.indices.tolist() == [[0, 2, 1]]
+    assert res.indices.dtype is mg.int64 and not res.indices.requires_grad and res.values.requires_grad
+    top = mg.topk(x, 2)
+    assert type(top).__name__ == "topk" and top.indices.dtype is mg.int64
+
+
+def test_generate_top_k_idiom() -> None:
+    """``v, _ = torch.topk(logits, k); logits[logits < v[:, [-1]]] = -inf`` as every ``generate()`` writes it."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(2, 6))
+    out = {}
+    for m in (torch, mg):
+        logits = m.tensor(a)
+        v, _ = m.topk(logits, 3)
+        logits[logits < v[:, [-1]]] = -float("inf")
+        out[m] = m.softmax(logits, dim=-1).numpy()
+    np.testing.assert_allclose(out[mg], out[torch], rtol=1e-12)
