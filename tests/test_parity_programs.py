@@ -246,6 +246,20 @@ def test_gpt_samples_with_top_k_match_under_the_same_seed() -> None:
     assert m_out.tolist() == t_out.tolist()
 
 
+@needs("torch.long", "nn.init.normal_/zeros_", "randint drawing PyTorch's stream", by="i23a; torch.amp.GradScaler: nobody yet")
+def test_gpt_training_script_loop_matches_under_the_same_seed() -> None:
+    """A nanoGPT-style train.py loop: batches from ``torch.randint`` over a NumPy token array, so the two runs
+    see the same batches only when minigrad's generator gives PyTorch's numbers for the same seed."""
+    t_src, m_src = both("gpt")
+    t_model, m_model = _gpt_pair(t_src, m_src)
+    data = np.random.default_rng(5).integers(0, 32, size=200).astype(np.uint16)
+    t_losses, t_evals = t_src.train_script(t_model, data[:150], data[150:])
+    m_losses, m_evals = m_src.train_script(m_model, data[:150], data[150:])
+    assert_close(m_losses, t_losses, rtol=1e-7)
+    for m_eval, t_eval in zip(m_evals, t_evals, strict=True):
+        assert_close(m_eval, t_eval, rtol=1e-7)
+
+
 # ------------------------------------------------------------------------------------------ makemore
 
 NAMES = ["emma", "olivia", "ava", "isabella", "sophia", "charlotte", "mia", "amelia", "harper", "evelyn",
