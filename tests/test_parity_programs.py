@@ -554,8 +554,8 @@ def test_mlp_with_batchnorm_from_the_lectures_seed() -> None:
     assert_close(out[1], out[0], rtol=1e-5)
 
 
-@needs("torch.Generator", "indexing with range", "set_default_dtype", by="i23a",
-       probe=("Generator", RANGE_INDEX, "set_default_dtype"))
+@needs("torch.Generator", "indexing with range", "set_default_dtype", "torch.all", by="i23a; torch.all: nobody yet",
+       probe=("Generator", RANGE_INDEX, "set_default_dtype", "all"))
 def test_backprop_ninja_manual_gradients_equal_backward() -> None:
     """Every hand-written gradient equals what backward() left in .grad, in both frameworks, and the
     two frameworks agree with each other."""
