@@ -54,7 +54,8 @@ NOTES: dict[str, str] = {
     "torch.cat": "also spelled `mg.concat` (the op's name, Paddle's).",
     "torch.clip": "numbers as bounds; `clamp` also takes tensors.",
     "torch.matmul": "extra `transpose_x`/`transpose_y` flags (Paddle's).",
-    "torch.max": "`max(x, dim)` returns `(values, indices)` as PyTorch; `max(x, (0, 1))` (a tuple of dims) returns values only.",
+    "torch.max": "`max(x, dim)` returns `(values, indices)` as PyTorch; `max(x, (0, 1))` (a tuple of dims) "
+                 "returns values only.",
     "torch.min": "as `max`.",
     "torch.save": "a NumPy `.npz` file with a JSON structure entry; never a pickle.",
     "torch.load": "reads only files written by `mg.save`; never unpickles.",
@@ -210,7 +211,8 @@ def coverage_page(torch: Any, mg: Any) -> str:
         total_t, total_p = total_t + t, total_p + p
         pct = f"{100 * p / t:.0f}%" if t else "-"
         lines.append(f"| [`{ns.title}`](#{_anchor(ns.title)}) | {t} | {p} ({pct}) | {t - p} | {len(ns.extra)} |")
-    lines.append(f"| **all** | {total_t} | {total_p} ({100 * total_p / max(total_t, 1):.0f}%) | {total_t - total_p} | |")
+    pct_all = f"{100 * total_p / max(total_t, 1):.0f}%"
+    lines.append(f"| **all** | {total_t} | {total_p} ({pct_all}) | {total_t - total_p} | |")
 
     lines += ["", "## Differences", "",
               "Names minigrad has whose behaviour differs from PyTorch's: kept by hand in the generator (`NOTES`),",
