@@ -108,6 +108,7 @@ def pytorch_reference() -> str:
         "under both, changing only `import torch` to `import minigrad as torch`, and compares float64 losses",
         "and predictions. The last column says where minigrad differs; an empty cell means it behaves as",
         "PyTorch for the arguments it accepts, and an argument it does not accept is a `TypeError` naming it.",
+        "[PyTorch coverage by namespace](pytorch-coverage.md) counts which of PyTorch's public names minigrad has.",
         "",
         "## Registered ops",
         "",
