@@ -159,3 +159,15 @@ def test_conv_transpose_output_size_argument() -> None:
     want = t(torch.tensor(x), output_size=(8, 8))
     assert tuple(got.shape) == tuple(want.shape) == (1, 2, 8, 8)
     np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10)
+
+
+def test_same_seed_same_weights_as_torch() -> None:
+    """The init draws PyTorch's numbers in PyTorch's order (weight, then bias) from the default generator."""
+    for build in (lambda nn: nn.Conv1d(4, 6, 3, groups=2), lambda nn: nn.ConvTranspose2d(4, 6, 3),
+                  lambda nn: nn.ConvTranspose1d(3, 2, 5, bias=False)):
+        mg.manual_seed(7)
+        torch.manual_seed(7)
+        m, t = build(mg.nn), build(torch.nn)
+        for (nm, pm), (nt, pt) in zip(m.named_parameters(), t.named_parameters()):
+            assert nm == nt
+            np.testing.assert_array_equal(pm.numpy(), pt.detach().numpy())

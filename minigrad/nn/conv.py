@@ -5,25 +5,27 @@ PyTorch ``state_dict`` loads as is: ``weight`` is ``(out, in / groups, *k)``
 for a convolution and ``(in, out / groups, *k)`` for a transposed one, both
 drawn from ``U(-b, b)`` with ``b = 1 / sqrt(fan_in)`` (``fan_in`` = ``weight``'s
 dim 1 times the kernel size: PyTorch's ``kaiming_uniform_(a=sqrt(5))``), as is
-``bias``. ``padding_mode`` other than ``"zeros"`` pads with ``F.pad`` first, as
-PyTorch does. ``Conv2d`` is older and lives in ``nn/__init__.py``.
+``bias``, in PyTorch's order from the default generator (``nn.init``): after
+the same ``manual_seed`` they hold PyTorch's numbers. ``padding_mode`` other
+than ``"zeros"`` pads with ``F.pad`` first, as PyTorch does. ``Conv2d`` is older and lives in ``nn/__init__.py``.
 
 Example:
     >>> import minigrad as mg
-    >>> mg.manual_seed(0)
+    >>> _ = mg.manual_seed(0)
     >>> mg.nn.ConvTranspose2d(8, 4, kernel_size=4, stride=2, padding=1)(mg.ones(1, 8, 5, 5)).shape
     (1, 4, 10, 10)
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
-from ..creation import generator
 from ..tensor import Tensor
 from . import functional as F
+from . import init
 from .module import Module, Parameter
 
 __all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -37,9 +39,9 @@ def _ntuple(v: Any, n: int, name: str) -> tuple[int, ...]:
     raise TypeError(f"argument '{name}' must be an int or a tuple of {n} ints, but got {v!r}")
 
 
-def _uniform(shape: tuple[int, ...], bound: float, dtype: Any) -> Parameter:
+def _empty(shape: tuple[int, ...], dtype: Any) -> Parameter:
     dt = dtype or _dt.float32
-    return Parameter(Tensor._make(generator().uniform(-bound, bound, size=shape).astype(dt.np), dt))
+    return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
 
 
 class _ConvNd(Module):
@@ -71,9 +73,13 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        bound = 1.0 / math.sqrt(shape[1] * math.prod(self.kernel_size))
-        self.weight = _uniform(shape, bound, dtype)
-        self.bias = _uniform((out_channels,), bound, dtype) if bias else None
+        self.weight = _empty(shape, dtype)
+        self.bias = _empty((out_channels,), dtype) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's: Kaiming-uniform weight (``a=sqrt(5)``), then the bias, drawn in that order from the default generator."""
+        init._linear_default_(self.weight, self.bias)
 
     def _padded(self, input: Tensor) -> tuple[Tensor, Any]:
         """The input padded by ``padding_mode`` (and the padding left for the convolution)."""
