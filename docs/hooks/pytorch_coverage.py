@@ -70,9 +70,9 @@ NOTES: dict[str, str] = {
     "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`.",
     "nn.Embedding": "no `max_norm`, `sparse`.",
     "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
-    "optim.SGD": "momentum, Nesterov, weight decay; no dampening, `maximize`.",
+    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; no `foreach`/`fused`.",
     "optim.Adam": "no `amsgrad`, `maximize`, `foreach`/`fused`.",
-    "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; no chaining.",
+    "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
                          "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
