@@ -138,6 +138,15 @@ OPS.update({
         "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")},
 })
 
+# issue 23: attention (a composite of matmul, softmax, masked_fill/add and dropout).
+OPS.update({("nn.functional.scaled_dot_product_attention", ""): F.scaled_dot_product_attention})
+
+# Samples whose result is random (a dropout mask from each framework's own generator): not compared.
+RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [
+    ("nn.functional.scaled_dot_product_attention", lambda s: s.kwargs.get("dropout_p", 0.0) > 0,
+     "dropout_p > 0 draws a random mask"),
+]
+
 # -- Argument forms minigrad does not support yet ------------------------------------------------
 # Each entry: (op name pattern, predicate on the torch sample, why). A matching sample must make
 # minigrad raise TypeError/ValueError/RuntimeError whose message names the op.
@@ -240,7 +249,10 @@ def _unsupported(name: str, sample: Any) -> str | None:
 
 
 def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Generator) -> tuple[str, str]:
-    """One sample: ('agree' | 'unsupported' | 'mismatch' | 'crash', detail)."""
+    """One sample: ('agree' | 'unsupported' | 'random' | 'mismatch' | 'crash', detail)."""
+    for pattern, pred, why in RANDOM_SAMPLES:
+        if re.fullmatch(pattern, name) and pred(sample):
+            return "random", why
     # Fresh leaves on both sides (the generators hand out views and reuse tensors between samples).
     t_args = [_fresh(a) for a in (sample.input, *sample.args)]
     t_kwargs = {k: _fresh(v) for k, v in sample.kwargs.items()}

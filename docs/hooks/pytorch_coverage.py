@@ -70,12 +70,22 @@ NOTES: dict[str, str] = {
     "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`.",
     "nn.Embedding": "no `max_norm`, `sparse`.",
     "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
-    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; no `foreach`/`fused`.",
-    "optim.Adam": "no `amsgrad`, `maximize`, `foreach`/`fused`.",
+    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; `foreach`/`fused` are accepted and change nothing.",
+    "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; `foreach`/`fused` are accepted and change nothing.",
     "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
                          "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
+    # issue 23: composites, training infrastructure, autograd extras
+    "nn.LSTM": "built from ops (one node group per time step), no fused kernel.",
+    "nn.MultiheadAttention": "built from ops (the attention weights are ordinary nodes).",
+    "nn.TransformerEncoder": "no nested-tensor fast path (`enable_nested_tensor` is accepted and ignored).",
+    "optim.lr_scheduler.OneCycleLR": "cycles `momentum` or Adam's beta1 as PyTorch; closed form.",
+    "utils.data.DataLoader": "loads in the calling process (`num_workers`, `pin_memory`, `prefetch_factor` accepted "
+                             "and ignored); a shuffled order comes from `mg.randperm` with the given `generator`.",
+    "autograd.functional.jacobian": "`strategy='forward-mode'` computes each column with the double-backward "
+                                    "trick (minigrad has no forward-mode AD); `vectorize` changes no result.",
+    "autograd.gradcheck": "reverse mode only: forward-AD and batched checks raise; `fast_mode` runs the full check.",
 }
 
 

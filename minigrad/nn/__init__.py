@@ -217,9 +217,13 @@ from . import utils  # noqa: E402  (clip_grad_norm_, parameters_to_vector, ...)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+from .transformer import (  # noqa: E402
+    MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
-__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+            "TransformerDecoder", "Transformer"]
 
 
 def __dir__() -> list[str]:
