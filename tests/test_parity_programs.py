@@ -5,7 +5,10 @@ Each file in ``tests/parity/`` is written for PyTorch (``import torch``, ``impor
 as written, and with every ``torch`` import line pointed at ``minigrad`` instead (the rest of the text is
 byte for byte the same, which ``test_only_import_lines_differ`` checks). Both runs get the same float64
 weights - PyTorch's initial ``state_dict`` loaded into minigrad's model, whose keys must match - and the
-same data, and must agree on losses, gradients, trained weights and predictions.
+same data, and must agree on losses, gradients, trained weights and predictions. Where a program draws
+random numbers (dropout, the VAE's noise, sampling, the lectures' ``Generator``), both runs seed the same way
+and must draw the same numbers; ``test_the_same_seed_builds_the_same_initial_weights`` checks that seeding
+and building, with nothing copied, starts both at the same weights.
 
 A test marked ``needs(...)`` (``tests/surface.py``) waits for surface minigrad does not have yet: a strict
 xfail whose reason names the missing names (the to-do list of issue 23), applied only while a probe finds
@@ -544,3 +547,29 @@ def test_backprop_ninja_manual_gradients_equal_backward() -> None:
         found.append((loss, {k: manual[k] for k in manual}))
     assert_close(found[1][0], found[0][0])
     assert_close(found[1][1], found[0][1], rtol=1e-8, atol=1e-12)
+
+
+# ------------------------------------------------------------------------ same seed, same initial weights
+
+SEEDED = {
+    "gpt": lambda src: src.GPT(src.GPTConfig()),
+    "makemore": lambda src: src.build("transformer", src.ModelConfig(vocab_size=27, block_size=8, n_embd=8,
+                                                                       n_embd2=12)),
+    "mnist_cnn": lambda src: src.Net(),
+    "vae": lambda src: src.VAE(),
+    "word_lm": lambda src: src.RNNModel("LSTM", 10, 6, 6, 2, tie_weights=True),
+}
+
+
+@pytest.mark.parametrize("name", SEEDED)
+def test_the_same_seed_builds_the_same_initial_weights(name: str) -> None:
+    """No state_dict copied: ``manual_seed`` then the model's constructor (nn.init.*, Linear/Conv2d/Embedding/
+    LSTM defaults) gives PyTorch's initial weights, so a program that seeds and builds starts where PyTorch does."""
+    t_src, m_src = both(name)
+    t_src.torch.manual_seed(1337)
+    t_model = SEEDED[name](t_src)
+    m_src.torch.manual_seed(1337)
+    m_model = SEEDED[name](m_src)
+    m_state = m_model.state_dict()
+    for k, v in t_model.state_dict().items():
+        assert_close(m_state[k], v, rtol=1e-12, atol=0, what=k)
