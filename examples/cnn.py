@@ -8,7 +8,7 @@ loop under ``no_grad`` that counts correct predictions with ``argmax``/``eq``/``
 
 Run it::
 
-    python examples/cnn.py                   # 3 epochs, about 94% test accuracy, some seconds
+    python examples/cnn.py                   # 3 epochs, about 90% test accuracy, some seconds
     python examples/cnn.py --epochs 1 --steps 5
     minigrad-tui examples/cnn.py --steps 1   # step through one training step's backward pass
 

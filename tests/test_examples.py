@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 
 import pytest
-from surface import ADD_ALPHA, needs
+from surface import needs  # noqa: F401  (for MISSING, when an example waits for surface)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -37,15 +38,15 @@ FAMILIES = {
     "vae": (dict(epochs=2, steps=10, batch_size=32), "train", ["--epochs", "1", "--steps", "1", "--batch-size", "4"]),
     "lstm_lm": (dict(epochs=4, steps=None), "train", ["--epochs", "1", "--steps", "1"]),
 }
-MISSING = {
-    "gpt": needs("torch.long", "nn.init.normal_/zeros_", by="i23a", probe=("long", "nn.init.normal_")),
-    "makemore": needs("torch.long", "torch.Generator", by="i23a", probe=("long", "Generator")),
-    "cnn": needs("torch.Generator", by="i23a", probe=("Generator",)),
-    "vae": needs("torch.Generator", "torch.randn_like", by="i23a", probe=("Generator", "randn_like")),
-    "lstm_lm": needs("torch.long", "nn.init.uniform_/zeros_", "Tensor.new_zeros", "Tensor.data", "add_(alpha=)",
-                     by="i23a; add_(alpha=): nobody yet",
-                     probe=("long", "nn.init.uniform_", "Tensor.new_zeros", "Tensor.data", ADD_ALPHA)),
+# A few steps only on PyTorch: the point is that the same file runs there (learning is checked on minigrad).
+SWAPPED = {
+    "gpt": dict(steps=3, batch_size=4, block_size=8, n_layer=1),
+    "makemore": dict(model_type="gru", steps=3, batch_size=8),
+    "cnn": dict(epochs=1, steps=3, batch_size=8),
+    "vae": dict(epochs=1, steps=3, batch_size=16),
+    "lstm_lm": dict(epochs=1, steps=3),
 }
+MISSING: dict[str, pytest.MarkDecorator] = {}  # e.g. "gpt": needs("torch.topk", by="...", probe=("topk",))
 
 
 def _load_family(name: str):
@@ -106,7 +107,7 @@ def test_family_example_learns_at_tiny_size(name: str) -> None:
 @pytest.mark.torch
 @pytest.mark.parametrize("name", FAMILIES)
 def test_family_example_runs_on_pytorch_with_the_imports_swapped(name: str) -> None:
-    """The same file, imports pointed at PyTorch, trains too: the examples are PyTorch programs."""
+    """The same file, imports pointed at PyTorch, runs too: the examples are PyTorch programs."""
     pytest.importorskip("torch")
     if name in ("cnn", "vae"):
         pytest.importorskip("sklearn")
@@ -119,11 +120,12 @@ def test_family_example_runs_on_pytorch_with_the_imports_swapped(name: str) -> N
     sys.modules[module.__name__] = module
     try:
         exec(compile(_pytorch_text(path.read_text()), str(path), "exec"), module.__dict__)
-        kwargs, fn, _ = FAMILIES[name]
-        result = getattr(module, fn)(verbose=False, **kwargs)
+        _, fn, _ = FAMILIES[name]
+        result = getattr(module, fn)(verbose=False, **SWAPPED[name])
     finally:
         sys.modules.pop(module.__name__, None)
-    _assert_falls(name, result[0] if isinstance(result, tuple) else result)
+    losses = result[0] if isinstance(result, tuple) else result
+    assert losses and all(math.isfinite(v) for v in losses), (name, losses)
 
 
 @pytest.mark.parametrize("name", _with_marks(FAMILIES))

@@ -74,9 +74,7 @@ def test_coverage_inventory_counts_a_new_name() -> None:
         sys.path.pop(0)
     before = {ns.title: ns for ns in pytorch_coverage.inventory(torch, mg)}
     assert "zeros" in before["torch"].present and "matmul" in before["Tensor methods"].present
-    probe = "cosh" if not hasattr(mg, "cosh") else "sinh" if not hasattr(mg, "sinh") else None
-    if probe is None:
-        pytest.skip("no probe name left")
+    probe = before["torch"].missing[0]  # any name minigrad lacks
     setattr(mg, probe, lambda x: x)
     try:
         after = {ns.title: ns for ns in pytorch_coverage.inventory(torch, mg)}

@@ -72,7 +72,7 @@ NOTES: dict[str, str] = {
     "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
     "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; `foreach`/`fused` are accepted and change nothing.",
     "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; `foreach`/`fused` are accepted and change nothing.",
-    "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; no chaining.",
+    "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
                          "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
