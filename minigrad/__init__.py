@@ -53,6 +53,15 @@ from .autograd.function import Function as _Function, FunctionCtx as _FunctionCt
 # own __init__ cannot import (``minigrad.tensor`` imports that package first), so it is attached here.
 autograd.Function = _Function
 autograd.FunctionCtx = _FunctionCtx
+# ``mg.autograd.functional`` (jacobian, hessian, ...) and ``gradcheck``/``gradgradcheck``: API-level helpers
+# under PyTorch's names (they use ops, which ``minigrad.autograd`` itself sits below).
+from .autograd import functional as _autograd_functional  # noqa: E402,F401  (sets mg.autograd.functional)
+from .autograd.gradcheck import GradcheckError as _GradcheckError, gradcheck as _gradcheck, gradgradcheck as _gradgradcheck
+
+autograd.gradcheck = _gradcheck  # as in PyTorch, the function shadows its module's name
+autograd.gradgradcheck = _gradgradcheck
+autograd.GradcheckError = _GradcheckError
+from . import func  # noqa: E402  (mg.func.grad, grad_and_value)
 from .kernels.backends import is_gpu_available, register_backend, unregister_backend
 from .dispatch.amp import autocast
 from .tracing import trace

@@ -92,7 +92,7 @@ def _make_method(fn: Any) -> Any:
 
 
 # Python's reflected operators: ``2 - x`` calls ``x.__rsub__(2)``, i.e. ``sub(2, x)``.
-_REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "__rmatmul__"}
+_REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "__rmatmul__", "__rfloordiv__", "__rmod__"}
 
 
 _UNARY_OPERATORS = {"__neg__", "__pos__", "__abs__", "__invert__"}

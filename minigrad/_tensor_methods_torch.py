@@ -14,6 +14,9 @@ import numpy as np
 from . import ops
 from .nn import functional as F
 from .ops import torch_forms as tf
+from .dispatch.dygraph import run_inplace
+from .ops.indexing import unfold as _unfold
+from .ops.inverse import matrix_power as _matrix_power
 from .tensor import Tensor
 
 _METHODS = {
@@ -181,3 +184,63 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 
 
 Tensor.type = _type  # type: ignore[attr-defined]
+_METHODS_23 = {
+    "index_select": ops.index_select, "masked_select": ops.masked_select, "take": ops.take, "narrow": ops.narrow,
+    "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv,
+    "mm": ops.mm, "movedim": ops.movedim, "moveaxis": ops.moveaxis, "swapaxes": ops.swapaxes, "swapdims": ops.swapdims,
+    "unflatten": ops.unflatten, "ravel": ops.ravel, "square": ops.square, "rsqrt": ops.rsqrt,
+    "reciprocal": ops.reciprocal, "lerp": ops.lerp, "addcmul": ops.addcmul, "addcdiv": ops.addcdiv,
+    "logical_not": ops.logical_not, "logical_and": ops.logical_and, "logical_or": ops.logical_or,
+    "logical_xor": ops.logical_xor, "all": ops.all, "any": ops.any, "prod": ops.prod, "diff": ops.diff,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    """``x.where(condition, y)``: ``minigrad.where(condition, x, y)``."""
+    return ops.where(condition, self, other)
+
+
+Tensor.where = _where_method  # type: ignore[attr-defined]
+
+
+# In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
+def _inplace(name: str, fn: Any) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return run_inplace(self, name, lambda: fn(self, *args, **kwargs))
+
+    method.__name__ = name
+    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
+    return method
+
+
+_INPLACE_23 = {
+    "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
+    "masked_fill_": tf.masked_fill, "clamp_": tf.clamp, "clip_": tf.clamp,
+}
+for _name, _fn in _INPLACE_23.items():
+    setattr(Tensor, _name, _inplace(_name, _fn))
+Tensor.index_add = _make_method(ops.index_add, "index_add")  # type: ignore[attr-defined]
+_METHODS_23 = {"kthvalue": ops.kthvalue, "median": ops.median, "quantile": ops.quantile}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"nan_to_num": ops.nan_to_num, "rot90": ops.rot90, "kron": ops.kron}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"cummax": ops.cummax, "cummin": ops.cummin}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"unique": ops.unique, "bincount": ops.bincount}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {
+    "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot, "xlogy": ops.xlogy,
+    "logit": ops.logit, "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+Tensor.unfold = _make_method(_unfold, "unfold")  # type: ignore[attr-defined]
+_METHODS_23 = {"cross": ops.cross, "matrix_power": _matrix_power}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

@@ -29,7 +29,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("kernels", ("minigrad.kernels",)),
     ("dispatch", ("minigrad.dispatch",)),
     ("ops", ("minigrad.ops",)),
-    ("api", ("minigrad._tensor_methods", "minigrad.nn", "minigrad.optim", "minigrad")),
+    ("api", ("minigrad._tensor_methods", "minigrad.nn", "minigrad.optim", "minigrad",
+             # PyTorch's names under autograd, written with ops and mg.grad:
+             "minigrad.autograd.functional", "minigrad.autograd.gradcheck")),
     ("tools", ("minigrad.cli", "minigrad.lessons_cli", "minigrad._lesson_conftest")),
 ]
 

@@ -13,6 +13,8 @@ import pytest
 import minigrad as mg
 
 torch = pytest.importorskip("torch")
+# torch's Transformer notes that its nested-tensor fast path is off without batch_first: not our concern.
+pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
 TF = torch.nn.functional
 MF = mg.nn.functional
 
@@ -136,6 +138,11 @@ MHA = {
     "causal-hint": {"attn_mask": "causal", "is_causal": True, "need_weights": False},
     "unbatched": {"unbatched": True},
     "unbatched-masks": {"unbatched": True, "attn_mask": "bool", "key_padding_mask": True},
+    "bias-kv": {"add_bias_kv": True},
+    "zero-attn-masks": {"add_zero_attn": True, "attn_mask": "bool", "key_padding_mask": True},
+    "bias-kv-zero-attn-cross": {"add_bias_kv": True, "add_zero_attn": True, "cross": True,
+                                "attn_mask": "float3", "key_padding_mask": True, "batch_first": True},
+    "bias-kv-no-weights": {"add_bias_kv": True, "need_weights": False, "key_padding_mask": True},
 }
 
 
@@ -144,7 +151,7 @@ def test_multihead_attention_matches_torch(case: str) -> None:
     cfg = dict(MHA[case])
     E, H, L, S, N = 8, 2, 4, 5, 3
     bf = cfg.get("batch_first", False)
-    ctor = {k: cfg[k] for k in ("batch_first", "bias", "kdim", "vdim") if k in cfg}
+    ctor = {k: cfg[k] for k in ("batch_first", "bias", "kdim", "vdim", "add_bias_kv", "add_zero_attn") if k in cfg}
     theirs = torch.nn.MultiheadAttention(E, H, **ctor).double()
     ours = mg.nn.MultiheadAttention(E, H, **ctor, dtype=mg.float64)
     _load(ours, theirs)
@@ -298,3 +305,68 @@ def test_attention_backward_is_ordinary_nodes() -> None:
         names.add(node.name())
         stack.extend(n for n, _ in node.next_functions)
     assert {"SoftmaxGradNode", "MatmulGradNode"} <= names, names
+
+
+# -- TransformerDecoderLayer / TransformerDecoder / Transformer ----------------------------------
+
+DECODERS = {
+    "post-norm": {},
+    "pre-norm-batch-first": {"norm_first": True, "batch_first": True},
+    "masks": {"masks": True},
+    "gelu-no-bias": {"activation": "gelu", "bias": False},
+}
+
+
+@pytest.mark.parametrize("case", sorted(DECODERS))
+@pytest.mark.parametrize("what", ["layer", "decoder", "transformer"])
+def test_transformer_decoder_matches_torch(case: str, what: str) -> None:
+    cfg = dict(DECODERS[case])
+    masks = cfg.pop("masks", False)
+    E, H, T, S, N = 8, 2, 4, 6, 3
+    kw = dict(dim_feedforward=16, dropout=0.0, **cfg)
+    if what == "transformer":
+        theirs = torch.nn.Transformer(E, H, num_encoder_layers=2, num_decoder_layers=2, **kw).double()
+        ours = mg.nn.Transformer(E, H, num_encoder_layers=2, num_decoder_layers=2, **kw, dtype=mg.float64)
+    else:
+        tl = torch.nn.TransformerDecoderLayer(E, H, **kw).double()
+        ml = mg.nn.TransformerDecoderLayer(E, H, **kw, dtype=mg.float64)
+        if what == "decoder":
+            theirs = torch.nn.TransformerDecoder(tl, 2, norm=torch.nn.LayerNorm(E).double())
+            ours = mg.nn.TransformerDecoder(ml, 2, norm=mg.nn.LayerNorm(E, dtype=mg.float64))
+        else:
+            theirs, ours = tl, ml
+    _load(ours, theirs)
+    bf = cfg.get("batch_first", False)
+    (mt, tt) = _pair((N, T, E) if bf else (T, N, E))
+    (mm, tm) = _pair((N, S, E) if bf else (S, N, E))
+    margs: dict[str, Any] = {}
+    targs: dict[str, Any] = {}
+    if masks:
+        causal = torch.nn.Transformer.generate_square_subsequent_mask(T, dtype=torch.float64)
+        np.testing.assert_array_equal(mg.nn.Transformer.generate_square_subsequent_mask(T, dtype=mg.float64).numpy(),
+                                      causal.numpy())
+        kp = np.zeros((N, S), dtype=bool)
+        kp[1, -2:] = True
+        margs["tgt_mask"], targs["tgt_mask"] = mg.tensor(causal.numpy()), causal
+        margs["memory_key_padding_mask"], targs["memory_key_padding_mask"] = mg.tensor(kp), torch.tensor(kp)
+    if what == "transformer":
+        mout, tout = ours(mm, mt, **margs), theirs(tm, tt, **targs)
+    else:
+        mout, tout = ours(mt, mm, **margs), theirs(tt, tm, **targs)
+    _close(mout, tout)
+    _backward_both(mout, tout)
+    _close(mt.grad, tt.grad)
+    _close(mm.grad, tm.grad)
+    _param_grads(ours, theirs)
+
+
+def test_transformer_init_redraws_matrices_with_glorot() -> None:
+    t = mg.nn.Transformer(8, 2, 1, 1, 16)
+    w = t.encoder.layers[0].linear1.weight.numpy()  # (16, 8): Glorot bound sqrt(6 / 24) = 0.5
+    assert np.abs(w).max() <= 0.5 and np.abs(w).max() > 1 / np.sqrt(8)
+    assert t.encoder.layers[0].norm1.weight.tolist() == [1.0] * 8  # 1-D parameters keep their init
+    for lib in (mg, torch):
+        with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal to d_model"):
+            lib.nn.Transformer(8, 2, 1, 1, 16)(lib.ones(3, 2, 8), lib.ones(3, 2, 6))
+        with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
+            lib.nn.Transformer(8, 2, 1, 1, 16)(lib.ones(3, 2, 8), lib.ones(3, 1, 8))

@@ -100,6 +100,31 @@ def test_recurrent_layer_matches_torch(mod_name: str, extra: dict, how: str) -> 
     _run_both(mod_name, kwargs, x, state)
 
 
+@pytest.mark.parametrize("extra", [{}, {"num_layers": 2, "bidirectional": True, "batch_first": True}])
+@pytest.mark.parametrize("how", ["batched", "with-state", "unbatched"])
+def test_lstm_with_projections_matches_torch(extra: dict, how: str) -> None:
+    rng = np.random.default_rng(4)
+    d, layers = (2 if extra.get("bidirectional") else 1), extra.get("num_layers", 1)
+    if how == "unbatched":
+        x, state = rng.standard_normal((5, 3)), None
+    else:
+        x = rng.standard_normal((2, 5, 3) if extra.get("batch_first") else (5, 2, 3))
+        state = None
+        if how == "with-state":
+            state = (rng.standard_normal((d * layers, 2, 2)), rng.standard_normal((d * layers, 2, 4)))
+    _run_both("LSTM", {"input_size": 3, "hidden_size": 4, "proj_size": 2, **extra}, x, state)
+
+
+def test_proj_size_errors_match_torch() -> None:
+    for lib in (mg, torch):
+        with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+            lib.nn.LSTM(3, 4, proj_size=4)
+        with pytest.raises(ValueError, match="proj_size should be a positive integer or zero"):
+            lib.nn.LSTM(3, 4, proj_size=-1)
+        with pytest.raises(RuntimeError, match="Expected hidden"):
+            lib.nn.LSTM(3, 4, proj_size=2)(lib.ones(5, 2, 3), (lib.ones(1, 2, 4), lib.ones(1, 2, 4)))
+
+
 def test_relu_rnn_matches_torch() -> None:
     rng = np.random.default_rng(2)
     _run_both("RNN", {"input_size": 3, "hidden_size": 4, "nonlinearity": "relu", "num_layers": 2},

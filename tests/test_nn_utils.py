@@ -102,3 +102,43 @@ def test_parameters_to_vector_and_back_match_torch() -> None:
         mg.nn.utils.vector_to_parameters([1.0], mps)
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         torch.nn.utils.vector_to_parameters([1.0], tps)
+
+
+def test_clip_grads_with_norm_and_the_deprecated_name_match_torch() -> None:
+    mps, tps = _pair(scale=3)
+    mn = mg.nn.utils.get_total_norm([p.grad for p in mps])
+    tn = torch.nn.utils.get_total_norm([p.grad for p in tps])
+    np.testing.assert_allclose(mn.item(), tn.item(), rtol=1e-12)
+    mg.nn.utils.clip_grads_with_norm_(mps, 2.0, mn)
+    torch.nn.utils.clip_grads_with_norm_(tps, 2.0, tn)
+    for mp, tp in zip(mps, tps):
+        np.testing.assert_allclose(mp.grad.numpy(), tp.grad.numpy(), rtol=1e-12)
+    with pytest.warns(FutureWarning, match="clip_grad_norm` is now deprecated"):
+        mg.nn.utils.clip_grad_norm(mps, 1.0)
+    with pytest.warns(FutureWarning, match="clip_grad_norm` is now deprecated"):
+        torch.nn.utils.clip_grad_norm(tps, 1.0)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("side", ["right", "left"])
+@pytest.mark.parametrize("value", [0.0, -1.5])
+def test_pad_and_unpad_sequence_match_torch(batch_first: bool, side: str, value: float) -> None:
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((n, 2)) for n in (3, 1, 4)]
+    ms = [mg.tensor(a, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    mp = mg.nn.utils.rnn.pad_sequence(ms, batch_first=batch_first, padding_value=value, padding_side=side)
+    tp = torch.nn.utils.rnn.pad_sequence(ts, batch_first=batch_first, padding_value=value, padding_side=side)
+    np.testing.assert_array_equal(mp.detach().numpy(), tp.detach().numpy())
+    w = rng.standard_normal(tuple(tp.shape))
+    (mp * mg.tensor(w)).sum().backward()
+    (tp * torch.tensor(w)).sum().backward()
+    for m, t in zip(ms, ts):
+        np.testing.assert_array_equal(m.grad.numpy(), t.grad.numpy())
+    if side == "right":
+        mu = mg.nn.utils.rnn.unpad_sequence(mp, mg.tensor([3, 1, 4]), batch_first=batch_first)
+        tu = torch.nn.utils.rnn.unpad_sequence(tp, torch.tensor([3, 1, 4]), batch_first=batch_first)
+        for a, b in zip(mu, tu):
+            np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    with pytest.raises(ValueError, match="Expected padding_side to be one of left or right"):
+        mg.nn.utils.rnn.pad_sequence(ms, padding_side="middle")

@@ -38,6 +38,7 @@ OPTIMIZERS = {
     "adam": lambda ps: optim.Adam(ps, lr=0.01),
     "adam-wd": lambda ps: optim.Adam(ps, lr=0.01, weight_decay=0.1),
     "adamw": lambda ps: optim.AdamW(ps, lr=0.01),
+    "adam-amsgrad-maximize": lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True, maximize=True),
 }
 
 

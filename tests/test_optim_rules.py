@@ -28,6 +28,10 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "sgd-momentum": ("SGD", {"lr": 0.1, "momentum": 0.9}),
     "sgd-dampening-wd": ("SGD", {"lr": 0.1, "momentum": 0.8, "dampening": 0.3, "weight_decay": 0.05}),
     "sgd-nesterov-maximize": ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True, "maximize": True}),
+    "adam-amsgrad-maximize": ("Adam", {"lr": 0.05, "amsgrad": True, "maximize": True, "weight_decay": 0.1}),
+    "adamw-amsgrad": ("AdamW", {"lr": 0.05, "amsgrad": True}),
+    "adam": ("Adam", {"lr": 0.05}),
+    "adam-decoupled": ("Adam", {"lr": 0.05, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     "rmsprop": ("RMSprop", {}),
     "rmsprop-centered-momentum": ("RMSprop", {"lr": 0.05, "momentum": 0.7, "centered": True, "weight_decay": 0.1}),
     "rmsprop-maximize": ("RMSprop", {"alpha": 0.9, "eps": 1e-6, "maximize": True}),
@@ -36,6 +40,13 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "adagrad-maximize": ("Adagrad", {"maximize": True, "eps": 1e-5}),
     "adadelta": ("Adadelta", {}),
     "adadelta-wd": ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1, "maximize": True}),
+    "nadam": ("NAdam", {}),
+    "nadam-wd-maximize": ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "momentum_decay": 0.01, "maximize": True}),
+    "nadam-decoupled": ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    "radam": ("RAdam", {"lr": 0.01}),
+    "radam-warm": ("RAdam", {"lr": 0.01, "betas": (0.9, 0.5), "weight_decay": 0.1}),
+    "radam-decoupled-maximize": ("RAdam", {"lr": 0.01, "betas": (0.8, 0.6), "weight_decay": 0.1,
+                                           "decoupled_weight_decay": True, "maximize": True}),
     "adamax": ("Adamax", {}),
     "adamax-wd": ("Adamax", {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
 }
@@ -72,13 +83,14 @@ def test_optimizer_matches_torch_step_for_step(case: str) -> None:
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14, err_msg=f"{case} state {k}")
 
 
-@pytest.mark.parametrize("name", ["SGD", "RMSprop", "Adagrad", "Adadelta", "Adamax"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+                                  "NAdam", "RAdam"])
 def test_optimizer_signature_is_torch_s(name: str) -> None:
     ours = inspect.signature(getattr(mg.optim, name))
     theirs = inspect.signature(getattr(torch.optim, name))
     skip = {"foreach", "capturable", "differentiable", "fused"}
     want = {k: p.default for k, p in theirs.parameters.items() if k not in skip}
-    got = {k: p.default for k, p in ours.parameters.items()}
+    got = {k: p.default for k, p in ours.parameters.items() if k not in skip}
     assert got == want
 
 
@@ -161,6 +173,17 @@ SCHEDULERS = {
     "onecycle": lambda L, o: L.OneCycleLR(o, max_lr=1.0, total_steps=14),
     "onecycle-linear-3phase": lambda L, o: L.OneCycleLR(o, max_lr=[1.0, 2.0], epochs=2, steps_per_epoch=7,
                                                         anneal_strategy="linear", three_phase=True, pct_start=0.25),
+    "cyclic": lambda L, o: L.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=3),
+    "cyclic-triangular2": lambda L, o: L.CyclicLR(o, base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=2,
+                                                  step_size_down=3, mode="triangular2"),
+    "cyclic-exp-range": lambda L, o: L.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range",
+                                                gamma=0.9, base_momentum=0.7, max_momentum=0.95),
+    "constant": lambda L, o: L.ConstantLR(o, factor=0.25, total_iters=3),
+    "polynomial": lambda L, o: L.PolynomialLR(o, total_iters=8, power=2.0),
+    "multiplicative": lambda L, o: L.MultiplicativeLR(o, lambda e: 0.9 if e % 2 else 0.95),
+    "multiplicative-per-group": lambda L, o: L.MultiplicativeLR(o, [lambda e: 0.9, lambda e: 1.1]),
+    "sequential-constant": lambda L, o: L.SequentialLR(o, [L.ConstantLR(o, factor=0.5, total_iters=2),
+                                                           L.PolynomialLR(o, total_iters=6)], milestones=[3]),
     "sequential": lambda L, o: L.SequentialLR(o, [L.LinearLR(o, start_factor=0.1, total_iters=4),
                                                   L.ExponentialLR(o, gamma=0.8)], milestones=[4]),
     "sequential-3": lambda L, o: L.SequentialLR(o, [L.ExponentialLR(o, gamma=0.5), L.StepLR(o, 2),
@@ -171,7 +194,7 @@ SCHEDULERS = {
 @pytest.mark.parametrize("case", sorted(SCHEDULERS))
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
 def test_scheduler_matches_torch_lr_sequence(case: str, opt_name: str) -> None:
-    momentum = case.startswith("onecycle")
+    momentum = case.startswith(("onecycle", "cyclic"))
     ours = _lrs(mg, opt_name, SCHEDULERS[case], 14, momentum=momentum)
     theirs = _lrs(torch, opt_name, SCHEDULERS[case], 14, momentum=momentum)
     for (a, ma), (b, mb) in zip(ours, theirs):
@@ -205,6 +228,7 @@ def test_reduce_lr_on_plateau_matches_torch(case: str) -> None:
     lambda L, o: L.ReduceLROnPlateau(o, mode="middle"),
     lambda L, o: L.LinearLR(o, start_factor=0.0),
     lambda L, o: L.CosineAnnealingWarmRestarts(o, T_0=0),
+    lambda L, o: L.ConstantLR(o, factor=1.5),
     lambda L, o: L.SequentialLR(o, [L.ExponentialLR(o, 0.9)], milestones=[2]),
 ])
 def test_scheduler_errors_are_torch_s(make: Any) -> None:

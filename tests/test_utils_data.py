@@ -197,3 +197,32 @@ def test_samplers_match_torch() -> None:
             lib.BatchSampler(range(3), 0, False)
         with pytest.raises(ValueError, match="num_samples should be a positive integer value"):
             lib.RandomSampler(range(3), num_samples=0)
+
+
+def test_stack_chain_datasets_and_worker_info_match_torch() -> None:
+    x = np.arange(6.0)
+    for lib, Dm in ((mg, D), (torch, TD)):
+        a, b = Dm.TensorDataset(lib.tensor(x)), list(range(10, 16))
+        st = Dm.StackDataset(a, b)
+        sd = Dm.StackDataset(x=a, y=b)
+        assert len(st) == len(sd) == 6
+        assert _plain(st[2]) == _plain(TD.StackDataset(TD.TensorDataset(torch.tensor(x)), b)[2])
+        assert _plain(sd[3]) == _plain(TD.StackDataset(x=TD.TensorDataset(torch.tensor(x)), y=b)[3])
+        with pytest.raises(ValueError, match="Size mismatch between datasets"):
+            Dm.StackDataset(a, [1])
+        with pytest.raises(ValueError, match="but both types are given"):
+            Dm.StackDataset(a, y=b)
+
+        class Count(Dm.IterableDataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __iter__(self):
+                return iter(range(self.n))
+
+            def __len__(self):
+                return self.n
+
+        ch = Dm.ChainDataset([Count(2), Count(3)])
+        assert list(ch) == [0, 1, 0, 1, 2] and len(ch) == 5
+        assert Dm.get_worker_info() is None

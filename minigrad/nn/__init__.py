@@ -109,8 +109,15 @@ class Flatten(Module):
 
 
 class ReLU(Module):
+    def __init__(self, inplace: bool = False) -> None:  # inplace: accepted, computed out of place (F.relu)
+        super().__init__()
+        self.inplace = inplace
+
     def forward(self, x: Tensor) -> Tensor:
         return ops.relu(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class GELU(Module):
@@ -210,9 +217,13 @@ from . import utils  # noqa: E402  (clip_grad_norm_, parameters_to_vector, ...)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+from .transformer import (  # noqa: E402
+    MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
-__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+            "TransformerDecoder", "Transformer"]
 
 
 def __dir__() -> list[str]:
@@ -242,3 +253,17 @@ from .flatten import *  # noqa: E402,F401,F403
 from . import flatten as _flatten, pooling as _pooling, upsampling as _upsampling  # noqa: E402
 
 __all__ += _pooling.__all__ + _upsampling.__all__ + _flatten.__all__
+from .conv import *  # noqa: E402,F401,F403
+from . import conv as _conv  # noqa: E402
+
+__all__ += _conv.__all__
+from .normalization import *  # noqa: E402,F401,F403
+from .distance import *  # noqa: E402,F401,F403
+from .padding import *  # noqa: E402,F401,F403
+from . import distance as _distance, normalization as _normalization, padding as _padding  # noqa: E402
+
+__all__ += _normalization.__all__ + _distance.__all__ + _padding.__all__
+from .fold import *  # noqa: E402,F401,F403
+from . import fold as _fold  # noqa: E402
+
+__all__ += _fold.__all__

@@ -158,7 +158,8 @@ class _BackwardHooks:
     def __init__(self, module: Any, hooks: ModuleHooks) -> None:
         self.module, self.hooks = module, hooks
         self.n_inputs = 0
-        self.input_slots: list[int] | None = None  # positions of the inputs that require grad
+        self.input_slots: list[int] | None = None  # positions of the tensor inputs (None: none requires grad)
+        self._requires: list[bool] = []  # per tensor input: does it require grad
         self.n_outputs = 0
         self.output_slots: list[int] = []
         self.grad_outputs: tuple[Any, ...] | None = None

@@ -64,13 +64,14 @@ def _rnn_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, act:
     return act(ops.add(x_proj, F.linear(h, w_hh, b_hh)))
 
 
-def _lstm_step(x_proj: Tensor, state: tuple[Tensor, Tensor], w_hh: Tensor,
-               b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
+def _lstm_step(x_proj: Tensor, state: tuple[Tensor, Tensor], w_hh: Tensor, b_hh: Tensor | None,
+               w_hr: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step; with ``w_hr`` (``proj_size``) the new hidden state is projected: ``h' W_hr^T``."""
     h, c = state
     i, f, g, o = ops.chunk(ops.add(x_proj, F.linear(h, w_hh, b_hh)), 4, -1)
     c = ops.add(ops.mul(ops.sigmoid(f), c), ops.mul(ops.sigmoid(i), ops.tanh(g)))
     h = ops.mul(ops.sigmoid(o), ops.tanh(c))
-    return h, c
+    return (h if w_hr is None else F.linear(h, w_hr)), c
 
 
 def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -108,22 +109,29 @@ class RNNBase(Module):
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
-        if proj_size:
-            raise NotImplementedError(f"{name}(): proj_size is not supported by minigrad")
+        if isinstance(proj_size, bool) or not isinstance(proj_size, int) or proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
-        self.bidirectional, self.proj_size = bidirectional, 0
+        self.bidirectional, self.proj_size = bidirectional, proj_size
         gate_rows = _GATES[mode] * hidden_size
+        out_size = proj_size or hidden_size  # the width of h (and of each direction's output)
         bound = 1.0 / math.sqrt(hidden_size)
         directions = 2 if bidirectional else 1
         self._flat_weights_names: list[str] = []
         for layer in range(num_layers):
-            layer_in = input_size if layer == 0 else hidden_size * directions
+            layer_in = input_size if layer == 0 else out_size * directions
             for direction in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
-                shapes = [(f"weight_ih{suffix}", (gate_rows, layer_in)), (f"weight_hh{suffix}", (gate_rows, hidden_size))]
+                shapes = [(f"weight_ih{suffix}", (gate_rows, layer_in)), (f"weight_hh{suffix}", (gate_rows, out_size))]
                 if bias:
                     shapes += [(f"bias_ih{suffix}", (gate_rows,)), (f"bias_hh{suffix}", (gate_rows,))]
+                if proj_size:
+                    shapes.append((f"weight_hr{suffix}", (proj_size, hidden_size)))
                 for pname, shape in shapes:
                     setattr(self, pname, _uniform(shape, bound, dtype))
                     self._flat_weights_names.append(pname)
@@ -146,7 +154,8 @@ class RNNBase(Module):
             raise TypeError(f"{name}: hx must be a tuple (h_0, c_0) of Tensors")
         d = 2 if self.bidirectional else 1
         n = input.shape[1 if not self.batch_first else 0] if batched else None
-        for s in states:
+        widths = (self.proj_size or self.hidden_size, self.hidden_size)  # h, then c
+        for s, width in zip(states, widths):
             if s is None:
                 continue
             if not isinstance(s, Tensor):
@@ -155,7 +164,7 @@ class RNNBase(Module):
                 raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {s.ndim}-D tensor")
             if not batched and s.ndim != 2:
                 raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {s.ndim}-D tensor")
-            want = (d * self.num_layers, n, self.hidden_size) if batched else (d * self.num_layers, self.hidden_size)
+            want = (d * self.num_layers, n, width) if batched else (d * self.num_layers, width)
             if tuple(s.shape) != want:
                 raise RuntimeError(f"Expected hidden size {want}, got {tuple(s.shape)}")
         return batched
@@ -165,9 +174,12 @@ class RNNBase(Module):
     def _initial_state(self, hx: Any, index: int, batch: int, like: Tensor) -> Any:
         """Layer-direction ``index``'s initial state: a slice of ``hx``, or zeros."""
         if hx is None:
-            zeros = ops.fill(ops.getitem(like, (slice(None), slice(0, 1))), 0.0)  # (N, 1)
-            zeros = ops.expand(zeros, (batch, self.hidden_size)).detach()
-            return (zeros, zeros) if self.mode == "LSTM" else zeros
+            col = ops.fill(ops.getitem(like, (slice(None), slice(0, 1))), 0.0)  # (N, 1)
+            zeros = ops.expand(col, (batch, self.hidden_size)).detach()
+            if self.mode != "LSTM":
+                return zeros
+            h0 = ops.expand(col, (batch, self.proj_size)).detach() if self.proj_size else zeros
+            return h0, zeros
         if self.mode == "LSTM":
             return ops.getitem(hx[0], index), ops.getitem(hx[1], index)
         return ops.getitem(hx, index)
@@ -178,14 +190,18 @@ class RNNBase(Module):
         w_ih, w_hh = getattr(self, f"weight_ih{suffix}"), getattr(self, f"weight_hh{suffix}")
         b_ih = getattr(self, f"bias_ih{suffix}") if self.bias else None
         b_hh = getattr(self, f"bias_hh{suffix}") if self.bias else None
-        # The input projection of every step at once (one matmul), then the recurrence step by step.
-        x_proj = F.linear(x, w_ih, b_ih)
-        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+        w_hr = getattr(self, f"weight_hr{suffix}") if self.proj_size else None
+        # The input projection of every step at once: one 2-D matmul over (L * N) rows, then one
+        # unbind into per-step tensors (its backward is one stack, not a scatter per step).
+        length, batch = x.shape[0], x.shape[1]
+        x_proj = F.linear(ops.reshape(x, (length * batch, x.shape[2])), w_ih, b_ih)
+        per_step = ops.unbind(ops.reshape(x_proj, (length, batch, x_proj.shape[-1])), 0)
+        steps = range(length - 1, -1, -1) if reverse else range(length)
         outs: list[Tensor] = []
         for t in steps:
-            xt = ops.getitem(x_proj, t)
+            xt = per_step[t]
             if self.mode == "LSTM":
-                state = _lstm_step(xt, state, w_hh, b_hh)
+                state = _lstm_step(xt, state, w_hh, b_hh, w_hr)
                 outs.append(state[0])
             elif self.mode == "GRU":
                 state = _gru_step(xt, state, w_hh, b_hh)
@@ -245,6 +261,8 @@ class RNNBase(Module):
             s += f", dropout={self.dropout}"
         if self.bidirectional:
             s += ", bidirectional=True"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         return s
 
 
@@ -268,7 +286,11 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory: gates ``i, f, g, o`` (PyTorch's order). Returns ``(output, (h_n, c_n))``."""
+    """Long short-term memory: gates ``i, f, g, o`` (PyTorch's order). Returns ``(output, (h_n, c_n))``.
+
+    With ``proj_size > 0`` each new hidden state is projected to ``proj_size`` features by
+    ``weight_hr_l{k}`` (so ``h`` and the output have ``proj_size`` features, ``c`` keeps ``hidden_size``).
+    """
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,

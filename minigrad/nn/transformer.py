@@ -1,4 +1,5 @@
-"""Attention layers: ``MultiheadAttention``, ``TransformerEncoderLayer``, ``TransformerEncoder`` (composites).
+"""Attention layers: ``MultiheadAttention``, the Transformer's encoder and decoder layers and stacks, and
+``Transformer`` itself (composites).
 
 Everything is built from ops - ``linear``, ``reshape``/``permute`` to split
 and merge heads, ``matmul``, ``softmax``, ``dropout``, ``layer_norm`` - so the
@@ -48,7 +49,10 @@ from . import init
 from .layers import LayerNorm, ModuleList
 from .module import Module, Parameter
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = [
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+    "TransformerDecoder", "Transformer",
+]
 
 
 def _linear_init(out_features: int, in_features: int, bias: bool, dtype: Any) -> tuple[Parameter, Parameter | None]:
@@ -64,6 +68,22 @@ def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
     p = _zeros(shape, dtype)
     init.xavier_uniform_(p)
     return p
+
+
+def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
+    """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
+    p = _zeros(shape, dtype)
+    init.xavier_normal_(p)
+    return p
+
+
+def _pad_last(t: Tensor | None) -> Tensor | None:
+    """A float mask with one more key position (0: it may be attended)."""
+    if t is None:
+        return None
+    arr = np.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype.np)
+    zero = Tensor._make(arr if t.device == "cpu" else move_array(arr, "cpu", t.device), t.dtype, t.device)
+    return ops.cat([t, zero], -1)
 
 
 def _zeros(shape: tuple[int, ...], dtype: Any) -> Parameter:
@@ -123,8 +143,6 @@ class MultiheadAttention(Module):
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError("MultiheadAttention(): add_bias_kv and add_zero_attn are not supported by minigrad")
         super().__init__()
         self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, float(dropout), batch_first
         self.kdim = kdim if kdim is not None else embed_dim
@@ -147,8 +165,12 @@ class MultiheadAttention(Module):
         if bias:
             out_proj.bias = _zeros((embed_dim,), dtype)
         self.out_proj = out_proj
-        self.bias_k = self.bias_v = None
-        self.add_zero_attn = False
+        if add_bias_kv:  # a learned extra key and value every query may attend to
+            self.bias_k = _xavier_normal((1, 1, embed_dim), dtype)
+            self.bias_v = _xavier_normal((1, 1, embed_dim), dtype)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn  # an extra all-zero key and value per head
 
     # -- checks (all before the first op) ----------------------------------------------------
 
@@ -208,7 +230,6 @@ class MultiheadAttention(Module):
 
     def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """The input projections; self-attention uses one matmul with the packed weight, as PyTorch does."""
-        E = self.embed_dim
         b = self.in_proj_bias
         bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
         if self._qkv_same_embed_dim:
@@ -217,7 +238,6 @@ class MultiheadAttention(Module):
             wq, wk, wv = ops.chunk(self.in_proj_weight, 3, 0)
         else:
             wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        del E
         return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
 
     def _heads(self, x: Tensor) -> Tensor:
@@ -241,8 +261,18 @@ class MultiheadAttention(Module):
             value = key
             if same_qk:
                 key = value = query
-        N, L, S, H = query.shape[0], query.shape[1], key.shape[1], self.num_heads
-        q, k, v = (self._heads(t) for t in self._project(query, key, value))
+        N, L, H = query.shape[0], query.shape[1], self.num_heads
+        q, k, v = self._project(query, key, value)
+        if self.bias_k is not None:  # one more key and value, the same for every sample
+            k = ops.cat([k, ops.expand(self.bias_k, (N, 1, self.embed_dim))], 1)
+            v = ops.cat([v, ops.expand(self.bias_v, (N, 1, self.embed_dim))], 1)
+            mask, kpm = _pad_last(mask), _pad_last(kpm)
+        q, k, v = self._heads(q), self._heads(k), self._heads(v)
+        if self.add_zero_attn:  # one more all-zero key and value per head
+            zeros = ops.fill(ops.getitem(k, (slice(None), slice(None), slice(0, 1))), 0.0).detach()
+            k, v = ops.cat([k, zeros], 2), ops.cat([v, zeros], 2)
+            mask, kpm = _pad_last(mask), _pad_last(kpm)
+        S = k.shape[2]
         # One float mask of shape broadcastable to (N, H, L, S).
         if mask is not None and mask.ndim == 3:
             mask = ops.reshape(mask, (N, H, L, S))
@@ -390,3 +420,148 @@ class TransformerEncoder(Module):
         for layer in self.layers:
             x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
         return self.norm(x) if self.norm is not None else x
+
+
+class TransformerDecoderLayer(Module):
+    """Masked self-attention, attention over the encoder's output (``memory``), then a feed-forward
+    block; each with a residual connection and LayerNorm (``norm_first``: pre-norm)::
+
+        x = norm1(x + dropout1(self_attn(x, x, x)))
+        x = norm2(x + dropout2(multihead_attn(x, memory, memory)))
+        x = norm3(x + dropout3(linear2(dropout(act(linear1(x))))))
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = _Linear(d_model, dim_feedforward, bias, dtype)
+        self.dropout = _Dropout(dropout)
+        self.linear2 = _Linear(dim_feedforward, d_model, bias, dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = _Dropout(dropout)
+        self.dropout2 = _Dropout(dropout)
+        self.dropout3 = _Dropout(dropout)
+        if isinstance(activation, Module):
+            self.activation = activation
+        else:
+            self._act = _activation(activation)
+
+    def _activate(self, x: Tensor) -> Tensor:
+        return self.activation(x) if "activation" in self._modules else self._act(x)
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                            is_causal=is_causal, need_weights=False)[0])
+
+    def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                                 is_causal=is_causal, need_weights=False)[0])
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self._activate(self.linear1(x)))))
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        if self.norm_first:
+            x = ops.add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = ops.add(x, self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask,
+                                           memory_is_causal))
+            return ops.add(x, self._ff_block(self.norm3(x)))
+        x = self.norm1(ops.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)))
+        x = self.norm2(ops.add(x, self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)))
+        return self.norm3(ops.add(x, self._ff_block(x)))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer`` (keys ``layers.0.*``, ...), then an optional ``norm``."""
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None:
+        super().__init__()
+        if not isinstance(decoder_layer, Module):
+            raise TypeError(f"TransformerDecoder(): decoder_layer must be a Module, but got "
+                            f"{type(decoder_layer).__name__}")
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return self.norm(x) if self.norm is not None else x
+
+
+def _xavier_uniform_(p: Parameter) -> None:
+    """Redraw a 2-D parameter from Glorot's uniform (the draw of ``_xavier_uniform``)."""
+    p._data[...] = _xavier_uniform(tuple(p.shape), p.dtype)._data
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer (Vaswani et al.): ``decoder(tgt, encoder(src))``.
+
+    Every parameter with two or more dimensions is redrawn from Glorot's uniform
+    after construction, as PyTorch does. ``generate_square_subsequent_mask(n)``
+    gives the float causal mask (``-inf`` above the diagonal) for ``tgt_mask``.
+    """
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+                 dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", custom_encoder: Any = None,
+                 custom_decoder: Any = None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, dtype=dtype)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, dtype=dtype)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for p in self.parameters():
+            if p.ndim > 1:
+                _xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batched = src.ndim == 3
+        if batched and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+        """The causal mask for a sequence of ``sz``: ``-inf`` above the diagonal, 0 elsewhere."""
+        dt = dtype or _dt.float32
+        return Tensor._make(np.triu(np.full((sz, sz), -np.inf), 1).astype(dt.np), dt)

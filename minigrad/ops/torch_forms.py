@@ -49,7 +49,7 @@ from .shape import concat, expand, getitem, permute, reshape, transpose
 
 __all__ = [
     "max", "min", "amax", "amin", "var", "std", "masked_fill", "tril", "triu", "clamp", "clamp_min", "clamp_max", "cat", "split",
-    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind",
+    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind", "var_mean", "std_mean",
 ]
 
 
@@ -60,6 +60,10 @@ class return_types:
     min = namedtuple("min", ["values", "indices"])
     sort = namedtuple("sort", ["values", "indices"])
     topk = namedtuple("topk", ["values", "indices"])
+    kthvalue = namedtuple("kthvalue", ["values", "indices"])
+    median = namedtuple("median", ["values", "indices"])
+    cummax = namedtuple("cummax", ["values", "indices"])
+    cummin = namedtuple("cummin", ["values", "indices"])
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
@@ -147,6 +151,21 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         axis: Any = None, keepdims: Any = None) -> Tensor:
     """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
     return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``)."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    d = None if isinstance(dim, bool) else dim
+    return v, mean(input, dim=d, keepdim=keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``)."""
+    v, m = var_mean(input, dim, unbiased, keepdim, correction=correction)
+    return sqrt(v), m
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:

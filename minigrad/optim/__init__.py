@@ -1,4 +1,4 @@
-"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax.
+"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam.
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
 their version counters record every step. With no recorder, a CPU parameter
@@ -14,7 +14,7 @@ Example:
     >>> (w * w).sum().backward(); opt.step()
     >>> w
     Parameter containing:
-    tensor([ 0.8, -0.8], requires_grad=True)
+    tensor([ 0.8000, -0.8000], requires_grad=True)
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+           "lr_scheduler"]
 
 
 def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
@@ -194,7 +195,8 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, fused: bool | None = None) -> None:
         momentum = _check_hyper("SGD", "momentum value", momentum)
         weight_decay = _check_hyper("SGD", "weight_decay value", weight_decay)
         if isinstance(dampening, bool) or not isinstance(dampening, (int, float)):
@@ -256,10 +258,14 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), with PyTorch's defaults and bias correction."""
+    """Adam (Kingma & Ba), with PyTorch's defaults and bias correction; ``amsgrad`` keeps the running
+    maximum of the second moment (Reddi et al.); ``maximize`` ascends."""
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        # ``foreach``/``fused`` choose PyTorch's kernels, not the arithmetic: accepted, no effect here.
         name = type(self).__name__
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise ValueError(f"{name}(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
@@ -267,7 +273,13 @@ class Adam(Optimizer):
                  _check_hyper(name, "beta parameter at index 1", betas[1], below=1.0))
         eps = _check_hyper(name, "epsilon value", eps)
         weight_decay = _check_hyper(name, "weight_decay value", weight_decay)
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+        for nm, flag in (("amsgrad", amsgrad), ("maximize", maximize)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name}(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize})
+        if decoupled_weight_decay:
+            self.decoupled_weight_decay = True  # Adam(decoupled_weight_decay=True) is AdamW
 
     #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
     decoupled_weight_decay = False
@@ -276,12 +288,15 @@ class Adam(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                amsgrad = group.get("amsgrad", False)
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
                         continue
+                    if group.get("maximize", False):
+                        g = -g
                     if _array_update_ok(p, g):
-                        self._adam_arrays(p, g._data, lr, b1, b2, eps, wd)
+                        self._adam_arrays(p, g._data, lr, b1, b2, eps, wd, amsgrad)
                         continue
                     if wd and self.decoupled_weight_decay:
                         p.mul_(1 - lr * wd)
@@ -296,11 +311,17 @@ class Adam(Optimizer):
                     else:
                         st["exp_avg"].mul_(b1).add_(g * (1 - b1))
                         st["exp_avg_sq"].mul_(b2).add_(g * g * (1 - b2))
+                    second = st["exp_avg_sq"]
+                    if amsgrad:
+                        prev = st.get("max_exp_avg_sq")
+                        second = st["max_exp_avg_sq"] = second.detach_copy() if prev is None else \
+                            ops.maximum(prev, second)
                     step = lr / (1 - b1**t)
-                    denom = (st["exp_avg_sq"] / (1 - b2**t)).sqrt() + eps
+                    denom = (second / (1 - b2**t)).sqrt() + eps
                     p.sub_(st["exp_avg"] / denom * step)
 
-    def _adam_arrays(self, p: Tensor, g: np.ndarray, lr: float, b1: float, b2: float, eps: float, wd: float) -> None:
+    def _adam_arrays(self, p: Tensor, g: np.ndarray, lr: float, b1: float, b2: float, eps: float, wd: float,
+                     amsgrad: bool = False) -> None:
         """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
         data = p._data
         if wd and self.decoupled_weight_decay:
@@ -321,8 +342,13 @@ class Adam(Optimizer):
             v._data += g * g * (1 - b2)
             _bump(m)
             _bump(v)
+        second = st["exp_avg_sq"]._data
+        if amsgrad:
+            prev = st.get("max_exp_avg_sq")
+            second = second.copy() if prev is None else np.maximum(prev._data, second)
+            st["max_exp_avg_sq"] = Tensor._make(second, p._dtype)
         step = lr / (1 - b1**t)
-        denom = np.sqrt(st["exp_avg_sq"]._data / (1 - b2**t)) + eps
+        denom = np.sqrt(second / (1 - b2**t)) + eps
         data -= st["exp_avg"]._data / denom * step
         if wd and self.decoupled_weight_decay:
             _bump(p)
@@ -336,8 +362,9 @@ class AdamW(Adam):
     decoupled_weight_decay = True
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
 # -- optimizers with per-element step sizes: RMSprop, Adagrad, Adadelta, Adamax ---------------
@@ -527,6 +554,107 @@ class Adamax(Optimizer):
                     st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
                     clr = group["lr"] / (1 - b1 ** st["step"])
                     p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (Dozat): the step mixes the current gradient and the momentum,
+    each with its own schedule ``mu_t = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"NAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("NAdam", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("NAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("NAdam", "epsilon value", eps),
+            "weight_decay": _check_hyper("NAdam", "weight_decay value", weight_decay),
+            "momentum_decay": _check_hyper("NAdam", "momentum_decay value", momentum_decay),
+            "decoupled_weight_decay": _check_flag("NAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": _check_flag("NAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = ops.neg(p.grad) if group["maximize"] else p.grad
+                    st = self.state.setdefault(p.id, {"step": 0, "mu_product": 1.0, "exp_avg": _zeros_like(p),
+                                                      "exp_avg_sq": _zeros_like(p)})
+                    st["step"] += 1
+                    t = st["step"]
+                    if wd and group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * wd)
+                    elif wd:
+                        g = ops.add(g, ops.mul(p, wd))
+                    mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
+                    mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
+                    # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
+                    st["mu_product"] = float(np.float32(st["mu_product"]) * np.float32(mu))
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+                    denom = ops.add(ops.sqrt(ops.div(v, 1 - b2**t)), eps)
+                    p.sub_(ops.mul(ops.div(g, denom), lr * (1.0 - mu) / (1.0 - st["mu_product"])))
+                    p.sub_(ops.mul(ops.div(m, denom), lr * mu_next / (1.0 - st["mu_product"] * mu_next)))
+
+
+class RAdam(Optimizer):
+    """Rectified Adam (Liu et al.): plain momentum SGD while the second moment's estimate is too young
+    (``rho_t <= 5``), then Adam's step scaled by a variance rectification term."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"RAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("RAdam", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("RAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("RAdam", "epsilon value", eps),
+            "weight_decay": _check_hyper("RAdam", "weight_decay value", weight_decay),
+            "decoupled_weight_decay": _check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": _check_flag("RAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = ops.neg(p.grad) if group["maximize"] else p.grad
+                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
+                                                      "exp_avg_sq": _zeros_like(p)})
+                    st["step"] += 1
+                    t = st["step"]
+                    if wd and group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * wd)
+                    elif wd:
+                        g = ops.add(g, ops.mul(p, wd))
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+                    bc2 = 1 - b2**t
+                    m_hat = ops.div(m, 1 - b1**t)
+                    rho_inf = 2 / (1 - b2) - 1
+                    rho_t = rho_inf - 2 * t * (b2**t) / bc2
+                    if rho_t > 5.0:
+                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                        adaptive = ops.div(bc2**0.5, ops.add(ops.sqrt(v), eps))
+                        p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
+                    else:
+                        p.sub_(ops.mul(m_hat, lr))
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)

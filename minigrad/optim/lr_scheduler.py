@@ -1,6 +1,6 @@
 """Learning-rate schedulers (``mg.optim.lr_scheduler``): ``StepLR``, ``MultiStepLR``, ``ExponentialLR``,
 ``LinearLR``, ``CosineAnnealingLR``, ``CosineAnnealingWarmRestarts``, ``LambdaLR``, ``OneCycleLR``,
-``SequentialLR`` and ``ReduceLROnPlateau``.
+``SequentialLR``, ``ReduceLROnPlateau``, ``ConstantLR``, ``PolynomialLR``, ``MultiplicativeLR`` and ``CyclicLR``.
 
 A scheduler sets each parameter group's ``lr`` from its initial value and
 the epoch count; call ``scheduler.step()`` once per epoch, after
@@ -26,7 +26,8 @@ from typing import Any, Callable, Sequence
 
 __all__ = [
     "LRScheduler", "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR", "LinearLR",
-    "CosineAnnealingWarmRestarts", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau",
+    "CosineAnnealingWarmRestarts", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR", "PolynomialLR",
+    "MultiplicativeLR", "CyclicLR",
 ]
 
 
@@ -427,3 +428,125 @@ class ReduceLROnPlateau:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
+
+
+class ConstantLR(LRScheduler):
+    """``lr = initial_lr * factor`` for the first ``total_iters`` epochs, then ``initial_lr``."""
+
+    def __init__(self, optimizer: Any, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        factor = self.factor if self.last_epoch < self.total_iters else 1.0
+        return [base * factor for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``lr = initial_lr * (1 - min(epoch, total_iters) / total_iters) ** power`` (0 from ``total_iters`` on)."""
+
+    def __init__(self, optimizer: Any, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        factor = (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+        return [base * factor for base in self.base_lrs]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply each group's current lr by ``lr_lambda(epoch)`` at every step after the first
+    (one function, or one per group): the one scheduler here with no closed form."""
+
+    def __init__(self, optimizer: Any, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups)
+        fns = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        if len(fns) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(fns)}")
+        self.lr_lambdas = fns
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        groups = self.optimizer.param_groups
+        if self.last_epoch > 0:
+            return [g["lr"] * fn(self.last_epoch) for g, fn in zip(groups, self.lr_lambdas)]
+        return [g["lr"] for g in groups]
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith): the lr climbs from ``base_lr`` to ``max_lr`` over
+    ``step_size_up`` steps and back over ``step_size_down``, the amplitude scaled per cycle
+    (``triangular``: 1, ``triangular2``: halved each cycle) or per step (``exp_range``:
+    ``gamma ** step``); momentum (or Adam's beta1) moves the opposite way. Call ``step()`` after
+    every batch.
+    """
+
+    def __init__(self, optimizer: Any, base_lr: float | list[float], max_lr: float | list[float],
+                 step_size_up: int = 2000, step_size_down: int | None = None, mode: str = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | list[float] = 0.8,
+                 max_momentum: float | list[float] = 0.9, last_epoch: int = -1) -> None:
+        groups = optimizer.param_groups
+        bases = _per_group("base_lr", base_lr, len(groups))
+        if last_epoch == -1:
+            for lr, g in zip(bases, groups):
+                g["lr"] = lr
+                g["initial_lr"] = lr
+        self.max_lrs = _per_group("max_lr", max_lr, len(groups))
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        if scale_fn is None:
+            self._scale_fn = {"triangular": lambda x: 1.0, "triangular2": lambda x: 1 / (2.0 ** (x - 1)),
+                              "exp_range": lambda x: gamma**x}[mode]
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        else:
+            self._scale_fn, self.scale_mode = scale_fn, scale_mode
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            defaults = getattr(optimizer, "defaults", {})
+            if "momentum" not in defaults and "betas" not in defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in defaults
+            self.base_momentums = _per_group("base_momentum", base_momentum, len(groups))
+            self.max_momentums = _per_group("max_momentum", max_momentum, len(groups))
+            if last_epoch == -1:
+                for high, low, g in zip(self.max_momentums, self.base_momentums, groups):
+                    self._set_momentum(g, high)
+                    g["max_momentum"], g["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)  # base_lrs: the groups' initial_lr, set to base_lr above
+
+    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def get_lr(self) -> list[float]:
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        arg = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + (top - base) * scale_factor * self._scale_fn(arg)
+               for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for g, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                self._set_momentum(g, high - (high - low) * scale_factor * self._scale_fn(arg))
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_scale_fn")}

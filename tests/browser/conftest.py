@@ -27,9 +27,14 @@ def chromium_path() -> str | None:
     return next((p for p in map(shutil.which, CANDIDATES) if p), None)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """A headless Chromium (session-wide), or a skip that says what is missing."""
+    """A headless Chromium for one test module, or a skip that says what is missing.
+
+    Module-wide, not session-wide: playwright's sync API keeps an asyncio loop running in this
+    thread while it is open, and the Textual tests that a worker runs after a browser module
+    start loops of their own (``asyncio.run`` refuses to run inside a running loop).
+    """
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -38,13 +43,19 @@ def browser():
     if exe is None:
         pytest.skip("browser tests need Chromium: apt-get install chromium (make setup does it where it can), "
                     "or set MINIGRAD_CHROMIUM to a Chromium binary")
-    with sync_playwright() as pw:
+    try:
+        pw = sync_playwright().start()
+    except Exception as exc:  # noqa: BLE001 - playwright's driver does not run here: a skip with its reason
+        pytest.skip(f"playwright could not start its driver: {exc}")
+    try:
         try:
             b = pw.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
         except Exception as exc:  # noqa: BLE001 - a broken install is a skip with its reason, not an error
             pytest.skip(f"Chromium at {exe} did not start: {exc}")
         yield b
         b.close()
+    finally:
+        pw.stop()
 
 
 @pytest.fixture

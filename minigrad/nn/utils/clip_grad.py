@@ -8,6 +8,7 @@ sees the updates as events), as PyTorch's do.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable
 
 from ... import ops
@@ -16,7 +17,7 @@ from ...creation import tensor as _tensor
 from ...dispatch.dygraph import run_inplace
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "clip_grad_value_", "get_total_norm"]
 
 
 def _tensors(owner: str, parameters: Any) -> list[Tensor]:
@@ -87,15 +88,32 @@ def clip_grad_norm_(parameters: Any, max_norm: float, norm_type: float = 2.0, er
         >>> mg.nn.utils.clip_grad_norm_(w, 1.0).item(), [round(g, 4) for g in w.grad.tolist()]
         (4.0, [0.5, 0.5, 0.5, 0.5])
     """
-    grads = [p.grad for p in _tensors("clip_grad_norm_", parameters) if p.grad is not None]
+    params = _tensors("clip_grad_norm_", parameters)
+    grads = [p.grad for p in params if p.grad is not None]
     total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    if grads:
+        clip_grads_with_norm_(params, max_norm, total)
+    return total
+
+
+def clip_grads_with_norm_(parameters: Any, max_norm: float, total_norm: Tensor, foreach: bool | None = None) -> None:
+    """Scale the gradients in place by ``min(1, max_norm / (total_norm + 1e-6))`` (the second half of
+    ``clip_grad_norm_``, for a ``total_norm`` computed elsewhere, e.g. by ``get_total_norm``)."""
+    grads = [p.grad for p in _tensors("clip_grads_with_norm_", parameters) if p.grad is not None]
     if not grads:
-        return total
+        return
     with no_grad():
-        coef = ops.clamp(ops.div(float(max_norm), ops.add(total, 1e-6)), None, 1.0)
+        coef = ops.clamp(ops.div(float(max_norm), ops.add(total_norm, 1e-6)), None, 1.0)
         for g in grads:
             g.mul_(ops.cast(coef, g.dtype))
-    return total
+
+
+def clip_grad_norm(parameters: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
+    """The old name of ``clip_grad_norm_`` (deprecated in PyTorch, with a FutureWarning)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters: Any, clip_value: float, foreach: bool | None = None) -> None:

@@ -12,14 +12,24 @@ Example:
     [((2, 2), [0, 1]), ((2, 2), [0, 1]), ((1, 2), [1])]
 """
 
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import (
+    ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset, random_split,
+)
 from .sampler import (
     BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler,
 )
-from .dataloader import DataLoader, default_collate, default_convert
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 
 __all__ = [
-    "Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
+    "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
+    "random_split", "get_worker_info",
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
     "DataLoader", "default_collate", "default_convert",
 ]
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})

@@ -30,9 +30,15 @@ from ...tensor import Tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
-__all__ = ["DataLoader", "default_collate", "default_convert"]
+__all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+
+
+def get_worker_info() -> None:
+    """Information about the loader worker this runs in: always ``None`` (minigrad loads in the
+    calling process, which PyTorch reports as ``None`` too)."""
+    return None
 
 
 def default_convert(data: Any) -> Any:

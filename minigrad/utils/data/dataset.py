@@ -20,7 +20,10 @@ from typing import Any, Iterable, Iterator, Sequence
 from ...tensor import Tensor
 from .sampler import _randperm
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
+__all__ = [
+    "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
+    "random_split",
+]
 
 
 class Dataset:
@@ -60,6 +63,31 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
+
+
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: sample ``i`` is the tuple (positional datasets)
+    or the dict (keyword datasets) of their samples ``i``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets: Any = args if args else kwargs
+        lengths = [len(d) for d in (args if args else kwargs.values())]
+        if any(n != lengths[0] for n in lengths):
+            raise ValueError("Size mismatch between datasets")
+        self._length = lengths[0]
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset):
@@ -104,6 +132,27 @@ class ConcatDataset(Dataset):
         k = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[k - 1] if k > 0 else 0
         return self.datasets[k][idx - start]
+
+
+class ChainDataset(IterableDataset):
+    """Several stream datasets one after another."""
+
+    def __init__(self, datasets: Iterable[Any]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
 
 
 def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = None) -> list[Subset]:
