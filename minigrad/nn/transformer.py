@@ -43,9 +43,9 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import ops
 from ..creation import generator
-from ..creation import randn
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
+from ..creation import randn
 from . import functional as F
 from .layers import LayerNorm, ModuleList
 from .module import Module, Parameter
