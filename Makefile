@@ -50,7 +50,7 @@ chromium:
 		echo "note: Chromium is missing (Debian/Ubuntu: sudo apt-get install chromium); the browser tests will be skipped."; \
 	fi
 
-tui: setup
+tui: $(STAMP) graphviz
 	$(VENV)/bin/minigrad-tui
 
 # The suite includes tests/test_wheel.py: it builds the wheel, installs it into a throw-away

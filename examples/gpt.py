@@ -12,7 +12,7 @@ masked softmax.
 
 Run it::
 
-    python examples/gpt.py                 # 150 steps, some seconds
+    python examples/gpt.py                 # 100 steps, some seconds
     python examples/gpt.py --steps 20
     minigrad-tui examples/gpt.py --steps 1 # step through one training step's backward pass
 
@@ -141,7 +141,7 @@ class GPT(nn.Module):
         return idx
 
 
-def train(steps: int = 150, batch_size: int = 8, block_size: int = 32, n_layer: int = 2, lr: float = 3e-3,
+def train(steps: int = 100, batch_size: int = 8, block_size: int = 16, n_layer: int = 2, lr: float = 1e-2,
           seed: int = 0, verbose: bool = True) -> tuple[list[float], str]:
     """Train on the sonnets; returns the loss of every step and a sample drawn with top-k."""
     torch.manual_seed(seed)
@@ -173,9 +173,9 @@ def train(steps: int = 150, batch_size: int = 8, block_size: int = 32, n_layer: 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--block-size", type=int, default=32)
+    parser.add_argument("--block-size", type=int, default=16)
     parser.add_argument("--n-layer", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     a = parser.parse_args(argv)

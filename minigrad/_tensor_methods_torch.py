@@ -14,6 +14,9 @@ import numpy as np
 from . import ops
 from .nn import functional as F
 from .ops import torch_forms as tf
+from .dispatch.dygraph import run_inplace
+from .ops.indexing import unfold as _unfold
+from .ops.inverse import matrix_power as _matrix_power
 from .tensor import Tensor
 
 _METHODS = {
@@ -140,5 +143,104 @@ _METHODS_23 = {"inverse": ops.inverse, "det": ops.det}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
 _METHODS_23 = {"nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+# In-place sampling (ops/sampling.py): x.normal_(), x.uniform_(), x.random_(), x.bernoulli_(), x.exponential_().
+from .ops import sampling as _sampling  # noqa: E402
+
+for _name in _sampling.METHODS:
+    setattr(Tensor, _name, getattr(_sampling, _name))
+
+
+# PyTorch's new_* (creation.py) and type().
+from . import creation as _creation  # noqa: E402
+from . import dtypes as _dtypes  # noqa: E402
+
+for _name, _fn in _creation.TENSOR_METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+#: dtype -> PyTorch's legacy tensor type name, as ``x.type()`` returns it
+_TYPE_NAMES = {_dtypes.float32: "FloatTensor", _dtypes.float64: "DoubleTensor", _dtypes.float16: "HalfTensor",
+               _dtypes.int64: "LongTensor", _dtypes.int32: "IntTensor", _dtypes.bool_: "BoolTensor",
+               _dtypes.uint8: "ByteTensor"}
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """``x.type()``: PyTorch's type name (``'torch.FloatTensor'``, ``'torch.cuda.FloatTensor'`` on the GPU);
+    ``x.type(dtype)`` (a dtype or such a name): ``x`` cast to it."""
+    if dtype is None:
+        prefix = "torch.cuda." if self._device == "gpu" else "torch."
+        return prefix + _TYPE_NAMES[self.dtype]
+    if isinstance(dtype, str) and dtype.endswith("Tensor"):
+        by_name = {v: k for k, v in _TYPE_NAMES.items()}
+        short = dtype.rsplit(".", 1)[-1]
+        if short not in by_name:
+            raise ValueError(f"invalid type: '{dtype}'")
+        out = self.to(by_name[short])
+        return out.to("gpu") if ".cuda." in dtype else out
+    return self.to(dtype)
+
+
+Tensor.type = _type  # type: ignore[attr-defined]
+_METHODS_23 = {
+    "index_select": ops.index_select, "masked_select": ops.masked_select, "take": ops.take, "narrow": ops.narrow,
+    "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv,
+    "mm": ops.mm, "movedim": ops.movedim, "moveaxis": ops.moveaxis, "swapaxes": ops.swapaxes, "swapdims": ops.swapdims,
+    "unflatten": ops.unflatten, "ravel": ops.ravel, "square": ops.square, "rsqrt": ops.rsqrt,
+    "reciprocal": ops.reciprocal, "lerp": ops.lerp, "addcmul": ops.addcmul, "addcdiv": ops.addcdiv,
+    "logical_not": ops.logical_not, "logical_and": ops.logical_and, "logical_or": ops.logical_or,
+    "logical_xor": ops.logical_xor, "all": ops.all, "any": ops.any, "prod": ops.prod, "diff": ops.diff,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    """``x.where(condition, y)``: ``minigrad.where(condition, x, y)``."""
+    return ops.where(condition, self, other)
+
+
+Tensor.where = _where_method  # type: ignore[attr-defined]
+
+
+# In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
+def _inplace(name: str, fn: Any) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return run_inplace(self, name, lambda: fn(self, *args, **kwargs))
+
+    method.__name__ = name
+    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
+    return method
+
+
+_INPLACE_23 = {
+    "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
+    "masked_fill_": tf.masked_fill, "clamp_": tf.clamp, "clip_": tf.clamp,
+}
+for _name, _fn in _INPLACE_23.items():
+    setattr(Tensor, _name, _inplace(_name, _fn))
+Tensor.index_add = _make_method(ops.index_add, "index_add")  # type: ignore[attr-defined]
+_METHODS_23 = {"kthvalue": ops.kthvalue, "median": ops.median, "quantile": ops.quantile}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"nan_to_num": ops.nan_to_num, "rot90": ops.rot90, "kron": ops.kron}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"cummax": ops.cummax, "cummin": ops.cummin}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {"unique": ops.unique, "bincount": ops.bincount}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {
+    "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot, "xlogy": ops.xlogy,
+    "logit": ops.logit, "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))
+Tensor.unfold = _make_method(_unfold, "unfold")  # type: ignore[attr-defined]
+_METHODS_23 = {"cross": ops.cross, "matrix_power": _matrix_power}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))

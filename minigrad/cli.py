@@ -51,6 +51,7 @@ __all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_e
 EXIT_ERROR = 1  # a bad request: step out of range, script failure
 EXIT_BAD_FILE = 2  # the trace file is missing or not a readable minigrad trace (DESIGN §7)
 EXIT_NO_DOT = 3  # Graphviz missing (the DOT source was saved instead)
+FLIPBOOK_HINT_FRAMES = 300  # above this many frames `render --flipbook` points to `minigrad web`
 EXIT_DIFFERENT = 1  # minigrad diff: the recordings differ (as diff(1) does; a bad file is EXIT_BAD_FILE, 2)
 
 
@@ -145,6 +146,15 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"wrote {path} ({rendered.kind} view, event {rendered.step}, {len(rendered.graph.nodes)} nodes)",
               file=sys.stderr)
     if args.flipbook:
+        try:
+            frames = len(viz.backward_steps(rp, -1 if args.backward_pass is None else args.backward_pass, args.frames))
+        except (IndexError, ValueError):
+            frames = 0  # flipbook() below reports the problem
+        if frames > FLIPBOOK_HINT_FRAMES:
+            # One full SVG per frame: a long pass makes a page browsers struggle with. The web
+            # stepper ships one layout and the per-event changes instead.
+            print(f"note: the flip-book will hold {frames} frames, each a whole SVG; for stepping on screen, "
+                  f"'minigrad web {args.trace}' shows the same pass as one small page", file=sys.stderr)
         try:
             book = viz.flipbook(rp, backward_pass=-1 if args.backward_pass is None else args.backward_pass,
                                 frames=args.frames, previews=not args.no_previews)

@@ -1,4 +1,5 @@
-"""``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms, ``inv``, ``solve``, ``det``).
+"""``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms, ``inv``, ``solve``, ``det``, ``matrix_power``,
+``cross``).
 
 The ops live with their families under ``minigrad/ops/`` (``ops/norm.py``, ``ops/inverse.py``);
 this module gives them the names ``torch.linalg`` uses.
@@ -11,8 +12,17 @@ Example:
 
 from __future__ import annotations
 
-from .ops.inverse import det, inv, solve
+from typing import Any
+
+from .ops.blas import cross as _cross
+from .ops.inverse import det, inv, matrix_power, solve
 from .ops.norm import linalg_norm as norm
 from .ops.norm import matrix_norm, vector_norm
+from .tensor import Tensor
 
-__all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det"]
+__all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "matrix_power", "cross"]
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """``torch.linalg.cross``: the cross product along ``dim`` (the last by default)."""
+    return _cross(input, other, dim)

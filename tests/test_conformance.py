@@ -88,7 +88,23 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("linalg.norm", "subgradients_at_zero"): mg.linalg.norm,
     ("linalg.vector_norm", ""): mg.linalg.vector_norm,
     ("linalg.matrix_norm", ""): mg.linalg.matrix_norm,
+    **{(n, ""): getattr(mg, n) for n in (
+        "dot", "vdot", "mv", "mm", "addcmul", "addcdiv", "diff", "diag", "diagonal", "logical_not", "logical_and",
+        "logical_or", "logical_xor", "masked_select", "var_mean", "std_mean", "narrow", "select", "reciprocal", "rsqrt",
+        "square", "lerp", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "unflatten", "column_stack",
+        "index_select", "take", "hstack", "vstack", "dstack", "movedim", "tile", "all", "any", "prod", "index_add",
+        "remainder", "fmod", "floor_divide", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+        "atanh", "atan2", "exp2", "kthvalue", "median", "quantile", "nan_to_num", "rot90", "tensordot", "kron",
+        "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
+        "logaddexp", "logaddexp2", "hypot", "xlogy", "logit", "sgn", "frac", "fmax", "fmin", "cartesian_prod",
+        "block_diag", "cross", "cdist",
+    )},
+    ("var_mean", "unbiased"): mg.var_mean,
+    ("std_mean", "unbiased"): mg.std_mean,
     ("linalg.inv", ""): mg.linalg.inv,
+    ("linalg.cross", ""): mg.linalg.cross,
+    ("linalg.matrix_power", ""): mg.linalg.matrix_power,
+    ("unfold", ""): lambda x, *a, **k: x.unfold(*a, **k),
     ("linalg.det", ""): mg.linalg.det,
     ("linalg.solve", ""): mg.linalg.solve,
     **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm")},
@@ -108,6 +124,13 @@ OPS.update({
         "softsign", "logsigmoid", "tanhshrink", "softmin", "glu", "prelu", "softplus",
         "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
         "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
+        "conv1d", "conv_transpose1d", "conv_transpose2d", "unfold",
+        "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+        "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
+        "poisson_nll_loss", "gaussian_nll_loss",
+        "pixel_shuffle", "pixel_unshuffle",
+        "hardshrink", "softshrink", "threshold",
+        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm",
     )},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},
@@ -160,6 +183,10 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     # least one Tensor (TypeError naming the op).
     ("add|sub|mul|div", lambda s: not isinstance(s.input, torch.Tensor) and not any(
         isinstance(a, torch.Tensor) for a in s.args), "two Python numbers, no Tensor"),
+    # Complex inputs (addcmul's and addcdiv's reference inputs have some): minigrad has no complex dtype; the
+    # op refuses the NumPy array it is handed (TypeError naming it).
+    (".*", lambda s: any(isinstance(t, torch.Tensor) and t.is_complex() for t in [s.input, *s.args, *s.kwargs.values()]),
+     "complex numbers"),
     # The nuclear norm and the spectral norms (ord=2/-2 of a matrix) need singular values, which minigrad does not
     # compute (NotImplementedError naming the op).
     ("norm", lambda s: s.kwargs.get("p", s.args[0] if s.args else None) == "nuc", "the nuclear norm (singular values)"),
@@ -171,7 +198,7 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
 # (hardtanh: 0 in the vectorised body, the gradient in the scalar tail of the same tensor; elu: NaN
 # against the gradient): that gradient entry is not compared. minigrad gives the vectorised answer.
 NAN_INPUT_GRADIENT_VARIES = {"nn.functional.hardtanh", "nn.functional.relu6", "nn.functional.elu", "nn.functional.celu",
-                             "nn.functional.selu"}
+                             "nn.functional.selu", "nn.functional.hardshrink", "nn.functional.softshrink"}
 
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)
 
@@ -185,6 +212,8 @@ def _fresh(obj: Any) -> Any:
 
 
 def _to_mg(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor) and obj.is_complex():  # minigrad has no complex dtype: the op must refuse it
+        return obj.detach().numpy().copy()
     if isinstance(obj, torch.Tensor):
         return mg.tensor(obj.detach().numpy().copy(), requires_grad=obj.requires_grad)
     if isinstance(obj, torch.Size):
@@ -273,7 +302,7 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
     except Exception as exc:  # noqa: BLE001
         return "crash", f"backward: {type(exc).__name__}: {exc}"
     for i, (tg, m) in enumerate(zip(t_grads, m_in)):
-        want = np.zeros(tuple(m.shape)) if tg is None else tg.numpy()
+        want = np.zeros(tuple(m.shape)) if tg is None else tg.numpy(force=True)  # force: a ZeroTensor (sgn's)
         got = np.zeros(tuple(m.shape)) if m.grad is None else m.grad.numpy()
         if name in NAN_INPUT_GRADIENT_VARIES and want.shape == got.shape:
             at_nan = np.isnan(m.numpy())

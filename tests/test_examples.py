@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from surface import ADD_ALPHA, needs
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -25,11 +26,7 @@ def test_digits_mlp_reaches_95_percent_test_accuracy():
 
 
 # Issue 23: one example per family of the programs courses teach. Each names minigrad only in its import
-# lines; a strict xfail names the surface it still needs (it must go once that lands).
-
-def _needs(*names: str, by: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=f"needs {', '.join(names)} ({by})")
-
+# lines; ``needs`` (tests/surface.py) marks one strict xfail while the surface it names is missing.
 
 FAMILIES = {
     # example: (a tiny run as keyword arguments of its training function, that function's name, TUI arguments)
@@ -41,15 +38,13 @@ FAMILIES = {
     "lstm_lm": (dict(epochs=4, steps=None), "train", ["--epochs", "1", "--steps", "1"]),
 }
 MISSING = {
-    "gpt": _needs("torch.long", "nn.init.normal_/zeros_", "torch.topk", "nn.utils.clip_grad_norm_",
-                  by="i23a, i23b, i23d"),
-    "makemore": _needs("torch.long", "torch.Generator", "torch.utils.data", "torch.roll", "torch.topk",
-                       by="i23a, i23b, i23d"),
-    "cnn": _needs("torch.Generator", "torch.utils.data", "optim.Adadelta", "Tensor.view_as", by="i23a, i23d"),
-    "vae": _needs("torch.Generator", "torch.utils.data", "torch.randn_like", "F.binary_cross_entropy",
-                  by="i23a, i23c, i23d"),
-    "lstm_lm": _needs("torch.long", "nn.LSTM", "nn.init.uniform_/zeros_", "nn.NLLLoss", "nn.utils.clip_grad_norm_",
-                      "Tensor.new_zeros", "Tensor.data", "add_(alpha=)", by="i23a, i23c, i23d"),
+    "gpt": needs("torch.long", "nn.init.normal_/zeros_", by="i23a", probe=("long", "nn.init.normal_")),
+    "makemore": needs("torch.long", "torch.Generator", by="i23a", probe=("long", "Generator")),
+    "cnn": needs("torch.Generator", by="i23a", probe=("Generator",)),
+    "vae": needs("torch.Generator", "torch.randn_like", by="i23a", probe=("Generator", "randn_like")),
+    "lstm_lm": needs("torch.long", "nn.init.uniform_/zeros_", "Tensor.new_zeros", "Tensor.data", "add_(alpha=)",
+                     by="i23a; add_(alpha=): nobody yet",
+                     probe=("long", "nn.init.uniform_", "Tensor.new_zeros", "Tensor.data", ADD_ALPHA)),
 }
 
 

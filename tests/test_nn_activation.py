@@ -21,6 +21,8 @@ UNARY = [
     ("elu", {}), ("elu", {"alpha": 0.5}), ("hardtanh", {}), ("hardtanh", {"min_val": -2.0, "max_val": 3.0}),
     ("relu6", {}), ("hardswish", {}), ("hardsigmoid", {}), ("selu", {}), ("celu", {}), ("celu", {"alpha": 2.0}),
     ("mish", {}), ("softsign", {}), ("logsigmoid", {}), ("tanhshrink", {}), ("softplus", {"beta": 2.0}),
+    ("hardshrink", {}), ("hardshrink", {"lambd": 1.5}), ("softshrink", {"lambd": 0.7}),
+    ("threshold", {"threshold": 0.5, "value": -2.0}),
 ]
 
 
@@ -77,6 +79,7 @@ ERRORS = [
     ("leaky_relu slope type", lambda f, x: f.leaky_relu(x(3), "a")),
     ("silu not tensor", lambda f, x: f.silu([1.0])),
     ("mish not tensor", lambda f, x: f.mish([1.0])),
+    ("softshrink negative", lambda f, x: f.softshrink(x(3), -1.0)),
 ]
 
 
@@ -92,7 +95,8 @@ MODULES = [
     ("SiLU", (), {}), ("LeakyReLU", (0.2,), {}), ("ELU", (), {"alpha": 0.7}), ("SELU", (), {}), ("CELU", (1.5,), {}),
     ("ReLU6", (), {}), ("Hardtanh", (-2.0, 2.0), {}), ("Hardswish", (), {}), ("Hardsigmoid", (), {}), ("Mish", (), {}),
     ("Softsign", (), {}), ("Softmin", (1,), {}), ("Softplus", (), {"beta": 2.0}), ("LogSigmoid", (), {}),
-    ("Tanhshrink", (), {}), ("GLU", (), {}), ("PReLU", (), {}),
+    ("Tanhshrink", (), {}), ("GLU", (), {}), ("PReLU", (), {}), ("Threshold", (0.1, 20.0), {}), ("Hardshrink", (0.3,), {}),
+    ("Softshrink", (), {}),
 ]
 
 
@@ -123,3 +127,9 @@ def test_gpu_expressions_are_filed() -> None:
 
     for name in ("silu", "hardswish", "hardsigmoid"):
         assert name in cuda_src.UNARY
+
+
+def test_softmax2d_module() -> None:
+    x = np.random.default_rng(9).normal(size=(2, 3, 4, 4))
+    compare(lambda a: mg.nn.Softmax2d()(a), lambda a: torch.nn.Softmax2d()(a), [x])
+    assert repr(mg.nn.Softmax2d()) == repr(torch.nn.Softmax2d())

@@ -158,3 +158,96 @@ def test_loss_module_matches_torch(name: str, kw: dict, kind: str) -> None:
     assert list(m.state_dict()) == list(t.state_dict())
     m.load_state_dict({k: mg.tensor(v.numpy(), dtype=mg.float64) for k, v in t.state_dict().items()})
     compare(lambda a, b: m(a, b), lambda a, b: t(a, b), _inputs(kind))
+
+
+# -- margin, embedding and likelihood losses ----------------------------------------------
+
+SIGNS = np.where(RNG.random(6) > 0.5, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_margin_and_embedding_losses(reduction: str) -> None:
+    x1, x2, d = RNG.normal(size=6), RNG.normal(size=6), RNG.uniform(0, 2, size=6)
+    compare(lambda a, b, target: F.margin_ranking_loss(a, b, target, 0.3, reduction=reduction),
+            lambda a, b, target: TF.margin_ranking_loss(a, b, target, 0.3, reduction=reduction), [x1, x2], target=SIGNS)
+    compare(lambda a, target: F.hinge_embedding_loss(a, target, 1.5, reduction=reduction),
+            lambda a, target: TF.hinge_embedding_loss(a, target, 1.5, reduction=reduction), [d], target=SIGNS)
+    compare(lambda a, target: F.soft_margin_loss(a, target, reduction=reduction),
+            lambda a, target: TF.soft_margin_loss(a, target, reduction=reduction), [x1], target=SIGNS)
+    e1, e2 = RNG.normal(size=(6, 4)), RNG.normal(size=(6, 4))
+    compare(lambda a, b, target: F.cosine_embedding_loss(a, b, target, 0.2, reduction=reduction),
+            lambda a, b, target: TF.cosine_embedding_loss(a, b, target, 0.2, reduction=reduction), [e1, e2], target=SIGNS)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("p", [1.0, 2.0])
+def test_triplet_margin_loss(swap: bool, p: float) -> None:
+    a, pos, neg = (RNG.normal(size=(5, 4)) for _ in range(3))
+    compare(lambda *t: F.triplet_margin_loss(*t, margin=0.5, p=p, swap=swap),
+            lambda *t: TF.triplet_margin_loss(*t, margin=0.5, p=p, swap=swap), [a, pos, neg])
+
+
+@pytest.mark.parametrize("log_input,full", [(True, False), (False, False), (True, True), (False, True)])
+def test_poisson_nll_loss(log_input: bool, full: bool) -> None:
+    x = RNG.uniform(0.1, 3, size=(4, 5))
+    t = RNG.integers(0, 5, size=(4, 5)).astype(np.float64)
+    compare(lambda a, target: F.poisson_nll_loss(a, target, log_input, full),
+            lambda a, target: TF.poisson_nll_loss(a, target, log_input, full), [x], target=t)
+
+
+@pytest.mark.parametrize("var_shape", [(4, 5), (4,), (4, 1), "float"])
+@pytest.mark.parametrize("full", [False, True])
+def test_gaussian_nll_loss(var_shape, full: bool) -> None:
+    x, t = RNG.normal(size=(4, 5)), RNG.normal(size=(4, 5))
+    if var_shape == "float":
+        compare(lambda a, b: F.gaussian_nll_loss(a, b, 0.7, full), lambda a, b: TF.gaussian_nll_loss(a, b, 0.7, full), [x, t])
+        return
+    var = RNG.uniform(0.1, 2, size=var_shape)
+    var.flat[0] = 1e-8  # below eps: clamped for the value, the gradient passes as in PyTorch
+    compare(lambda a, b, v: F.gaussian_nll_loss(a, b, v, full), lambda a, b, v: TF.gaussian_nll_loss(a, b, v, full),
+            [x, t, var])
+
+
+MORE_ERRORS = [
+    ("gaussian var size", "gaussian_nll_loss", lambda lib: ((lib.ones(3, 2), lib.ones(3, 2), lib.ones(3, 3)), {})),
+    ("gaussian var negative", "gaussian_nll_loss", lambda lib: ((lib.ones(3, 2), lib.ones(3, 2), -lib.ones(3, 2)), {})),
+    ("triplet dims", "triplet_margin_loss", lambda lib: ((lib.ones(3, 2), lib.ones(3, 2), lib.ones(2)), {})),
+    ("cosine embedding target", "cosine_embedding_loss", lambda lib: ((lib.ones(3, 2), lib.ones(3, 2), lib.ones(3, 1)), {})),
+    ("margin reduction", "margin_ranking_loss", lambda lib: ((lib.ones(3), lib.ones(3), lib.ones(3)), {"reduction": "x"})),
+]
+
+
+@pytest.mark.parametrize("label,name,make", MORE_ERRORS, ids=[e[0] for e in MORE_ERRORS])
+def test_more_errors(label: str, name: str, make) -> None:
+    t_args, t_kw = make(torch)
+    m_args, m_kw = make(mg)
+    want = error_class(lambda: getattr(TF, name)(*t_args, **t_kw))
+    assert want is not None
+    leaves_no_node(lambda: getattr(F, name)(*m_args, **m_kw), want)
+
+
+MORE_MODULES = [
+    ("MarginRankingLoss", {"margin": 0.2}, 3), ("HingeEmbeddingLoss", {"margin": 2.0}, 2), ("SoftMarginLoss", {}, 2),
+    ("CosineEmbeddingLoss", {"margin": 0.1}, 3), ("TripletMarginLoss", {"swap": True}, 3),
+    ("PoissonNLLLoss", {"full": True}, 2), ("GaussianNLLLoss", {"full": True}, 3),
+]
+
+
+@pytest.mark.parametrize("name,kw,n", MORE_MODULES, ids=[m[0] for m in MORE_MODULES])
+def test_more_loss_modules(name: str, kw: dict, n: int) -> None:
+    m, t = getattr(mg.nn, name)(**kw), getattr(torch.nn, name)(**kw)
+    assert list(m.state_dict()) == list(t.state_dict()) == []
+    if name in ("CosineEmbeddingLoss",):
+        args = [RNG.normal(size=(6, 4)), RNG.normal(size=(6, 4))]
+        compare(lambda a, b, target: m(a, b, target), lambda a, b, target: t(a, b, target), args, target=SIGNS)
+    elif name in ("MarginRankingLoss",):
+        compare(lambda a, b, target: m(a, b, target), lambda a, b, target: t(a, b, target),
+                [RNG.normal(size=6), RNG.normal(size=6)], target=SIGNS)
+    elif name in ("HingeEmbeddingLoss", "SoftMarginLoss"):
+        compare(lambda a, target: m(a, target), lambda a, target: t(a, target), [RNG.uniform(0, 2, size=6)], target=SIGNS)
+    elif name == "PoissonNLLLoss":
+        compare(lambda a, target: m(a, target), lambda a, target: t(a, target), [RNG.normal(size=6)],
+                target=RNG.integers(0, 4, size=6).astype(np.float64))
+    else:
+        compare(lambda *a: m(*a), lambda *a: t(*a), [RNG.normal(size=(5, 4)), RNG.normal(size=(5, 4)),
+                                                     RNG.uniform(0.5, 1, size=(5, 4))])

@@ -119,6 +119,9 @@ INTERP = [
     ("bicubic", X4, {"size": (8, 9)}), ("bicubic", X4, {"scale_factor": 2, "align_corners": True}),
     ("trilinear", X5, {"size": (4, 5, 3)}), ("area", X4, {"size": (3, 4)}), ("area", X3, {"size": 4}),
     ("area", X5, {"size": (2, 3, 4)}),
+    ("bilinear", X4, {"size": (2, 3), "antialias": True}), ("bilinear", X4, {"scale_factor": 1.7, "antialias": True}),
+    ("bicubic", X4, {"scale_factor": 0.4, "antialias": True}),
+    ("bicubic", X4, {"size": (3, 4), "antialias": True, "align_corners": True}),
 ]
 
 
@@ -135,6 +138,7 @@ INTERP_ERRORS = [
     ("mode", lambda f, x: f.interpolate(x, scale_factor=2, mode="cubic")),
     ("size length", lambda f, x: f.interpolate(x, size=(2, 3, 4))),
     ("empty output", lambda f, x: f.interpolate(x, scale_factor=0.1)),
+    ("antialias with nearest", lambda f, x: f.interpolate(x, scale_factor=0.5, antialias=True)),
 ]
 
 
@@ -159,4 +163,63 @@ def test_modules(name: str, args: tuple, kw: dict, x: np.ndarray) -> None:
     m, t = getattr(mg.nn, name)(*args, **kw), getattr(torch.nn, name)(*args, **kw)
     assert list(m.state_dict()) == list(t.state_dict()) == []
     assert repr(m) == repr(t)
+    compare(lambda a: m(a), lambda a: t(a), [x])
+
+
+@pytest.mark.parametrize("shape,r", [((2, 8, 3, 4), 2), ((9, 2, 2), 3), ((1, 2, 4, 3, 2), 1)])
+def test_pixel_shuffle_and_unshuffle(shape: tuple, r: int) -> None:
+    x = RNG.normal(size=shape)
+    compare(lambda t: F.pixel_shuffle(t, r), lambda t: TF.pixel_shuffle(t, r), [x])
+    y = TF.pixel_shuffle(torch.tensor(x), r).numpy()
+    compare(lambda t: F.pixel_unshuffle(t, r), lambda t: TF.pixel_unshuffle(t, r), [y])
+    m, t = mg.nn.PixelShuffle(r), torch.nn.PixelShuffle(r)
+    assert repr(m) == repr(t)
+    compare(lambda a: m(a), lambda a: t(a), [x])
+
+
+@pytest.mark.parametrize("call", [lambda f, x: f.pixel_shuffle(x, 3), lambda f, x: f.pixel_unshuffle(x, 2),
+                                  lambda f, x: f.pixel_shuffle(x[0, 0], 2)])
+def test_pixel_shuffle_errors(call) -> None:
+    x = RNG.normal(size=(1, 4, 3, 3))
+    want = error_class(lambda: call(TF, torch.tensor(x)))
+    assert want is not None
+    assert error_class(lambda: call(F, mg.tensor(x))) is want
+
+
+@pytest.mark.parametrize("kw", [{"kernel_size": 3}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                                {"kernel_size": 2, "dilation": 2, "ceil_mode": True}])
+def test_max_pool1d(kw: dict) -> None:
+    x = RNG.permutation(2 * 3 * 9).reshape(2, 3, 9) * 0.1  # distinct values: no ties
+    compare(lambda a: F.max_pool1d(a, **kw), lambda a: TF.max_pool1d(a, **kw), [x])
+    got = F.max_pool1d(mg.tensor(x), return_indices=True, **kw)[1]
+    want = TF.max_pool1d(torch.tensor(x), return_indices=True, **kw)[1]
+    assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("size", [1, 2, (3, 4), (7, 5), (None, 2)])
+def test_adaptive_max_pool2d(size) -> None:
+    x = RNG.permutation(2 * 3 * 7 * 5).reshape(2, 3, 7, 5) * 0.1
+    compare(lambda a: F.adaptive_max_pool2d(a, size), lambda a: TF.adaptive_max_pool2d(a, size), [x])
+    compare(lambda a: F.adaptive_max_pool2d(a, size), lambda a: TF.adaptive_max_pool2d(a, size), [x[0]])
+    got = F.adaptive_max_pool2d(mg.tensor(x), size, return_indices=True)[1]
+    want = TF.adaptive_max_pool2d(torch.tensor(x), size, return_indices=True)[1]
+    assert got.tolist() == want.tolist()
+
+
+def test_adaptive_max_pool1d() -> None:
+    x = RNG.permutation(2 * 3 * 10).reshape(2, 3, 10) * 0.1
+    for size in (1, 3, 4, 10):
+        compare(lambda a: F.adaptive_max_pool1d(a, size), lambda a: TF.adaptive_max_pool1d(a, size), [x])
+
+
+MORE_MODULES = [
+    ("MaxPool1d", (3,), {"stride": 2}, X3), ("AdaptiveMaxPool1d", (2,), {}, X3), ("AdaptiveMaxPool2d", ((2, 3),), {}, X4),
+    ("Unfold", (2,), {"padding": 1}, X4), ("Fold", ((4, 5), 2), {}, RNG.normal(size=(2, 12, 12))),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,x", MORE_MODULES, ids=[m[0] for m in MORE_MODULES])
+def test_more_modules(name: str, args: tuple, kw: dict, x: np.ndarray) -> None:
+    m, t = getattr(mg.nn, name)(*args, **kw), getattr(torch.nn, name)(*args, **kw)
+    assert repr(m) == repr(t) and list(m.state_dict()) == []
     compare(lambda a: m(a), lambda a: t(a), [x])

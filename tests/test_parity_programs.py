@@ -7,8 +7,9 @@ byte for byte the same, which ``test_only_import_lines_differ`` checks). Both ru
 weights - PyTorch's initial ``state_dict`` loaded into minigrad's model, whose keys must match - and the
 same data, and must agree on losses, gradients, trained weights and predictions.
 
-A test marked ``xfail(strict=True)`` needs surface minigrad does not have yet; its reason names the
-missing names (the to-do list of issue 23). Strict: once the surface lands the mark must go.
+A test marked ``needs(...)`` (``tests/surface.py``) waits for surface minigrad does not have yet: a strict
+xfail whose reason names the missing names (the to-do list of issue 23), applied only while a probe finds
+one of them missing, so the test runs - and must pass - as soon as they land.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from surface import ADD_ALPHA, DEVICE_OBJECT, KEEPDIMS, RANGE_INDEX, needs
 
 PARITY = Path(__file__).parent / "parity"
 PROGRAMS = ("gpt", "makemore", "mnist_cnn", "vae", "word_lm", "micrograd_lecture", "makemore_lectures")
@@ -91,11 +93,6 @@ def assert_close(m: Any, t: Any, rtol: float = 1e-8, atol: float = 1e-10, what: 
     np.testing.assert_allclose(m, t, rtol=rtol, atol=atol, err_msg=what)
 
 
-def needs(*names: str, by: str) -> pytest.MarkDecorator:
-    """Mark a test that needs surface minigrad lacks: strict, so it must go once the names land."""
-    return pytest.mark.xfail(strict=True, reason=f"needs {', '.join(names)} ({by})")
-
-
 @pytest.fixture(autouse=True)
 def _float64_defaults():
     """Lecture code creates tensors with the default dtype: float64 in both frameworks for these tests."""
@@ -149,8 +146,7 @@ def _tokens(vocab: int, B: int, T: int, seed: int = 0):
     return data[:, :-1].copy(), data[:, 1:].copy()
 
 
-@needs("F.scaled_dot_product_attention", "nn.init.normal_/zeros_", "optim.AdamW(param groups, betas)",
-       "nn.utils.clip_grad_norm_", by="i23a, i23d")
+@needs("torch.long", "nn.init.normal_/zeros_", by="i23a", probe=("long", "nn.init.normal_"))
 def test_gpt_loss_gradients_and_adamw_steps_match() -> None:
     t_src, m_src = both("gpt")
     import torch
@@ -181,7 +177,7 @@ def test_gpt_loss_gradients_and_adamw_steps_match() -> None:
         assert_close(m_state[k], v, rtol=1e-7, what=k)
 
 
-@needs("nn.init.normal_/zeros_", by="i23a")
+@needs("torch.long", "nn.init.normal_/zeros_", by="i23a", probe=("long", "nn.init.normal_"))
 def test_gpt_masked_softmax_path_matches_pytorch_fused_attention() -> None:
     """minigrad's explicit path (tril mask, masked_fill, softmax) equals PyTorch's fused kernel."""
     t_src, m_src = both("gpt")
@@ -202,7 +198,7 @@ def test_gpt_masked_softmax_path_matches_pytorch_fused_attention() -> None:
     assert_close(grads(m_model), grads(t_model), what="grad ")
 
 
-@needs("nn.init.normal_/zeros_", "torch.topk", by="i23a, i23b")
+@needs("torch.long", "nn.init.normal_/zeros_", by="i23a", probe=("long", "nn.init.normal_"))
 def test_gpt_generate_with_top_k_1_and_crop_block_size() -> None:
     t_src, m_src = both("gpt")
     import torch
@@ -229,7 +225,8 @@ def test_gpt_generate_with_top_k_1_and_crop_block_size() -> None:
     assert_close(grads(m_model), grads(t_model), what="grad ")
 
 
-@needs("nn.init.normal_/zeros_", "torch.topk", "multinomial drawing PyTorch's stream", by="i23a, i23b")
+@needs("torch.long", "nn.init.normal_/zeros_", "multinomial drawing PyTorch's stream", by="i23a",
+       probe=("long", "nn.init.normal_", "Generator"))
 def test_gpt_samples_with_top_k_match_under_the_same_seed() -> None:
     t_src, m_src = both("gpt")
     import torch
@@ -245,6 +242,21 @@ def test_gpt_samples_with_top_k_match_under_the_same_seed() -> None:
     t_out = t_model.generate(torch.tensor(start), 12, temperature=1.0, top_k=5)
     m_out = m_model.generate(mg.tensor(start), 12, temperature=1.0, top_k=5)
     assert m_out.tolist() == t_out.tolist()
+
+
+@needs("torch.long", "nn.init.normal_/zeros_", "randint drawing PyTorch's stream", "torch.amp.GradScaler",
+       by="i23a; torch.amp: nobody yet", probe=("long", "nn.init.normal_", "Generator", "amp.GradScaler"))
+def test_gpt_training_script_loop_matches_under_the_same_seed() -> None:
+    """A nanoGPT-style train.py loop: batches from ``torch.randint`` over a NumPy token array, so the two runs
+    see the same batches only when minigrad's generator gives PyTorch's numbers for the same seed."""
+    t_src, m_src = both("gpt")
+    t_model, m_model = _gpt_pair(t_src, m_src)
+    data = np.random.default_rng(5).integers(0, 32, size=200).astype(np.uint16)
+    t_losses, t_evals = t_src.train_script(t_model, data[:150], data[150:])
+    m_losses, m_evals = m_src.train_script(m_model, data[:150], data[150:])
+    assert_close(m_losses, t_losses, rtol=1e-7)
+    for m_eval, t_eval in zip(m_evals, t_evals, strict=True):
+        assert_close(m_eval, t_eval, rtol=1e-7)
 
 
 # ------------------------------------------------------------------------------------------ makemore
@@ -275,9 +287,10 @@ def _batch(src, dataset, rows):
 
 
 @pytest.mark.parametrize("model_type", [
-    pytest.param("mlp", marks=needs("torch.long", "torch.roll", by="i23a, i23b")) if t == "mlp" else
-    pytest.param("bow", marks=needs("torch.long", "set_default_dtype (zeros in forward)", by="i23a")) if t == "bow"
-    else pytest.param(t, marks=needs("torch.long", by="i23a")) for t in MAKEMORE])
+    pytest.param(t, marks=needs("torch.long", "set_default_dtype (zeros in forward)", by="i23a",
+                                probe=("long", "set_default_dtype")) if t == "bow" else
+                 needs("torch.long", by="i23a", probe=("long",)))
+    for t in MAKEMORE])
 def test_makemore_model_loss_and_gradients_match(model_type: str) -> None:
     t_src, m_src = both("makemore")
     (t_model, t_train, _), (m_model, m_train, _) = _makemore_pair(t_src, m_src, model_type)
@@ -295,9 +308,8 @@ def test_makemore_model_loss_and_gradients_match(model_type: str) -> None:
 
 
 @pytest.mark.parametrize("model_type", [
-    pytest.param(t, marks=needs("torch.long", "torch.topk", "torch.roll", by="i23a, i23b") if t == "mlp" else
-                 needs("torch.long", "torch.topk", "set_default_dtype", by="i23a, i23b") if t == "bow" else
-                 needs("torch.long", "torch.topk", by="i23a, i23b"))
+    pytest.param(t, marks=needs("torch.long", "set_default_dtype", by="i23a", probe=("long", "set_default_dtype"))
+                 if t == "bow" else needs("torch.long", by="i23a", probe=("long",)))
     for t in MAKEMORE])
 def test_makemore_greedy_samples_match(model_type: str) -> None:
     t_src, m_src = both("makemore")
@@ -308,7 +320,8 @@ def test_makemore_greedy_samples_match(model_type: str) -> None:
     assert m_out.tolist() == t_out.tolist()
 
 
-@needs("torch.utils.data.DataLoader", "torch.inference_mode", "torch.roll", by="i23a, i23b, i23d")
+@needs("torch.long", "torch.inference_mode", "set_default_dtype (BoW)", by="i23a",
+       probe=("long", "inference_mode", "set_default_dtype"))
 def test_makemore_training_loop_over_a_dataloader_matches() -> None:
     t_src, m_src = both("makemore")
     for model_type in MAKEMORE:
@@ -339,8 +352,7 @@ def test_cnn_loss_and_gradients_match() -> None:
     assert_close(grads(m_model), grads(t_model), what="grad ")
 
 
-@needs("torch.device", "torch.utils.data.DataLoader/TensorDataset", "optim.Adadelta", "Tensor.view_as",
-       by="i23a, i23d")
+@needs("torch.device(...)", by="i23a", probe=(DEVICE_OBJECT,))
 def test_cnn_train_and_test_loops_over_a_dataloader_match() -> None:
     t_src, m_src = both("mnist_cnn")
     t_model, m_model = t_src.Net(dropout=0.0).double(), m_src.Net(dropout=0.0).double()
@@ -353,7 +365,7 @@ def test_cnn_train_and_test_loops_over_a_dataloader_match() -> None:
     assert [r[1] for r in m_res] == [r[1] for r in t_res]
 
 
-@needs("dropout masks drawing PyTorch's stream", by="i23a")
+@needs("dropout masks drawing PyTorch's stream", by="i23a", probe=("Generator",))
 def test_cnn_with_dropout_matches_under_the_same_seed() -> None:
     t_src, m_src = both("mnist_cnn")
     t_model, m_model = t_src.Net().double(), m_src.Net().double()
@@ -373,7 +385,6 @@ def _vae_batches(src, seed=0):
     return [src.torch.tensor(rng.uniform(0.05, 0.95, size=(4, 16))) for _ in range(3)]
 
 
-@needs("F.binary_cross_entropy", by="i23c")
 def test_vae_loss_and_gradients_match_without_noise() -> None:
     t_src, m_src = both("vae")
     t_model, m_model = t_src.VAE().double(), m_src.VAE().double()
@@ -390,7 +401,7 @@ def test_vae_loss_and_gradients_match_without_noise() -> None:
     assert_close(m_src.test(m_model, _vae_batches(m_src, 1)), t_src.test(t_model, _vae_batches(t_src, 1)))
 
 
-@needs("F.binary_cross_entropy", "torch.randn_like drawing PyTorch's stream", by="i23a, i23c")
+@needs("torch.randn_like drawing PyTorch's stream", by="i23a", probe=("Generator", "randn_like"))
 def test_vae_training_with_the_reparameterisation_matches_under_the_same_seed() -> None:
     t_src, m_src = both("vae")
     t_model, m_model = t_src.VAE().double(), m_src.VAE().double()
@@ -410,8 +421,9 @@ def _corpus(src):
 
 
 @pytest.mark.parametrize("rnn_type", ["LSTM", "GRU", "RNN"])
-@needs("nn.LSTM/GRU/RNN", "nn.init.uniform_/zeros_", "Tensor.new_zeros", "Tensor.narrow", "nn.NLLLoss",
-       "nn.utils.clip_grad_norm_", "Parameter.data", by="i23a, i23b, i23c, i23d")
+@needs("nn.init.uniform_/zeros_", "Tensor.new_zeros", "Parameter.data", "add_(alpha=)", "Tensor.narrow",
+       by="i23a; narrow, add_(alpha=): nobody yet",
+       probe=("nn.init.uniform_", "Tensor.new_zeros", "Tensor.data", "Tensor.narrow", ADD_ALPHA))
 def test_word_language_model_trains_identically(rnn_type: str) -> None:
     t_src, m_src = both("word_lm")
     t_model = t_src.RNNModel(rnn_type, 10, 6, 6, 2, tie_weights=True).double()
@@ -428,7 +440,8 @@ def test_word_language_model_trains_identically(rnn_type: str) -> None:
 
 # ------------------------------------------------------------------------------ Zero to Hero lectures
 
-@needs("Tensor.data", "set_default_dtype (torch.Tensor([x]) in float64)", by="i23a")
+@needs("Tensor.data", "set_default_dtype (torch.Tensor([x]) in float64)", by="i23a",
+       probe=("Tensor.data", "set_default_dtype"))
 def test_micrograd_values_agree_with_the_framework() -> None:
     t_src, m_src = both("micrograd_lecture")
     args = (2.0, 0.0, -3.0, 1.0, 6.8813735870195432)
@@ -449,7 +462,7 @@ def test_micrograd_values_agree_with_the_framework() -> None:
     assert v_losses[-1] < v_losses[0]
 
 
-@needs("sum(keepdims=)", by="i23a")
+@needs("sum(keepdims=)", by="i23a", probe=(KEEPDIMS,))
 def test_bigram_counts_and_likelihood_match() -> None:
     """The lecture's counts table in int32 and its float32 probabilities (``.float()``, as written)."""
     t_src, m_src = both("makemore_lectures")
@@ -464,7 +477,8 @@ def test_bigram_counts_and_likelihood_match() -> None:
     assert_close(results[1][2], results[0][2], rtol=1e-6)
 
 
-@needs("torch.Generator", "multinomial(generator=) drawing PyTorch's stream", "sum(keepdims=)", by="i23a")
+@needs("torch.Generator", "multinomial(generator=) drawing PyTorch's stream", "sum(keepdims=)", by="i23a",
+       probe=("Generator", KEEPDIMS))
 def test_bigram_samples_are_the_lectures_under_generator_2147483647() -> None:
     t_src, m_src = both("makemore_lectures")
     samples = []
@@ -474,7 +488,8 @@ def test_bigram_samples_are_the_lectures_under_generator_2147483647() -> None:
     assert samples[1] == samples[0]
 
 
-@needs("sum(keepdims=)", "Tensor.data", "Tensor.nelement", by="i23a")
+@needs("sum(keepdims=)", "Tensor.data", "Tensor.nelement", by="i23a; Tensor.nelement: nobody yet",
+       probe=(KEEPDIMS, "Tensor.data", "Tensor.nelement"))
 def test_bigram_network_matches_with_the_same_start() -> None:
     """The lecture's network is float32 (``one_hot(...).float()``): compared to float32 precision."""
     t_src, m_src = both("makemore_lectures")
@@ -491,7 +506,8 @@ def test_bigram_network_matches_with_the_same_start() -> None:
 
 
 @needs("torch.Generator", "randn(generator=) drawing PyTorch's stream", "sum(keepdims=)", "Tensor.data",
-       "Tensor.nelement", "set_default_dtype", by="i23a")
+       "set_default_dtype", "Tensor.nelement", by="i23a; Tensor.nelement: nobody yet",
+       probe=("Generator", KEEPDIMS, "Tensor.data", "set_default_dtype", "Tensor.nelement"))
 def test_bigram_network_from_the_lectures_seed() -> None:
     """The lecture as given: float32, W drawn from Generator().manual_seed(2147483647)."""
     _float32_defaults()
@@ -505,7 +521,8 @@ def _params_from(t_params, src):
     return [src.torch.tensor(to_np(p), requires_grad=True) for p in t_params]
 
 
-@needs("torch.Generator", "Tensor.log10", "Tensor.data", "set_default_dtype (running statistics)", by="i23a")
+@needs("torch.Generator", "Tensor.data", "set_default_dtype (running statistics)", by="i23a",
+       probe=("Generator", "Tensor.data", "set_default_dtype"))
 def test_mlp_with_batchnorm_trains_identically() -> None:
     t_src, m_src = both("makemore_lectures")
     stoi, _ = t_src.vocabulary(NAMES)
@@ -524,8 +541,8 @@ def test_mlp_with_batchnorm_trains_identically() -> None:
         assert_close(a, b)
 
 
-@needs("torch.Generator", "randn/randint(generator=) drawing PyTorch's stream", "Tensor.data", "Tensor.log10",
-       by="i23a")
+@needs("torch.Generator", "randn/randint(generator=) drawing PyTorch's stream", "Tensor.data", by="i23a",
+       probe=("Generator", "Tensor.data"))
 def test_mlp_with_batchnorm_from_the_lectures_seed() -> None:
     _float32_defaults()
     t_src, m_src = both("makemore_lectures")
@@ -537,7 +554,8 @@ def test_mlp_with_batchnorm_from_the_lectures_seed() -> None:
     assert_close(out[1], out[0], rtol=1e-5)
 
 
-@needs("torch.Generator", "indexing with range", "set_default_dtype", by="i23a")
+@needs("torch.Generator", "indexing with range", "set_default_dtype", "torch.all", by="i23a; torch.all: nobody yet",
+       probe=("Generator", RANGE_INDEX, "set_default_dtype", "all"))
 def test_backprop_ninja_manual_gradients_equal_backward() -> None:
     """Every hand-written gradient equals what backward() left in .grad, in both frameworks, and the
     two frameworks agree with each other."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+import pytest
 
 import minigrad as mg
 
@@ -65,8 +66,6 @@ def error_class(fn: Callable[[], Any]) -> type | None:
 
 def leaves_no_node(fn: Callable[[], Any], exc: type = Exception) -> None:
     """``fn()`` raises ``exc`` having run no kernel and recorded no node (a failed call changes nothing)."""
-    import pytest
-
     with mg.trace() as tr:
         with pytest.raises(exc):
             fn()

@@ -35,11 +35,11 @@
     var b = new Map();
     Object.keys(p.init.buffers).forEach(function (k) { b.set(+k, p.init.buffers[k]); });
     return { status: Int8Array.from(p.init.status), degree: Int32Array.from(p.init.degree), queue: p.init.queue,
-             current: p.init.current, changed: p.init.changed, focus: p.init.focus, buffers: b };
+             current: p.init.current, changed: p.init.changed, focus: p.init.focus, buffers: b, general: null };
   }
   function clone(s) {
     return { status: s.status.slice(), degree: s.degree.slice(), queue: s.queue, current: s.current,
-             changed: s.changed, focus: s.focus, buffers: new Map(s.buffers) };
+             changed: s.changed, focus: s.focus, buffers: new Map(s.buffers), general: s.general };
   }
   function apply(s, ev) {
     var e = ev[3];
@@ -49,6 +49,7 @@
     if (e.c !== undefined) s.current = e.c;
     if (e.lc !== undefined) s.changed = e.lc;
     if (e.f !== undefined) s.focus = e.f;
+    if (e.g !== undefined) s.general = e.g;
     if (e.d) for (i = 0; i < e.d.length; i++) s.degree[e.d[i][0]] = e.d[i][1];
     if (e.s) for (i = 0; i < e.s.length; i++) s.status[e.s[i][0]] = e.s[i][1];
     if (e.b) for (i = 0; i < e.b.length; i++) {
@@ -111,13 +112,8 @@
     });
     var more = P.n_calls > P.calls.length ? '<p class="note">… ' + (P.n_calls - P.calls.length) + " more op calls not on this page</p>" : "";
     body("forward").innerHTML = (calls.length ? calls.join("") : '<p class="note">(no op calls before this pass)</p>') + more;
-    var gen = P.general ? "<table>" + P.general.map(function (r) {
-      return "<tr><th>" + esc(r[0]) + "</th><td>" + esc(r[1]) + "</td></tr>";
-    }).join("") + "</table>" : '<p class="note">Pass ' + P.number + " is a plain " + P.mode +
-      "(): GeneralGrad does not take part. Choose a grad() pass to see startup, ending, needed and pruned nodes.</p>";
-    body("general").innerHTML = gen;
     drawn = { status: new Int8Array(P.ids.length).fill(-1), degree: new Int32Array(P.ids.length).fill(-2),
-              queue: [], changed: -2, init: false };
+              queue: [], changed: -2, focus: -1, general: undefined, init: false };
     $("slider").max = P.events.length - 1;
   }
 
@@ -171,13 +167,32 @@
     }
     if (!drawn.init) { for (k = 0; k < qEls.length; k++) if (S.queue.indexOf(k) < 0) setClass(qEls[k], "off", true); drawn.init = true; }
     drawn.queue = S.queue;
+    if (S.changed !== drawn.changed && S.changed >= 0 && rowEls[S.changed]) scrollInto(body("in-degree"), rowEls[S.changed]);
     drawn.changed = S.changed;
     var sub = body("in-degree").firstChild;
     sub.textContent = S.changed >= 0 ? "last change: " + name(S.changed) + " → " + S.degree[S.changed] : "";
     // The focused node gets an outline in the graph.
-    root.querySelectorAll("#graph .node.focus").forEach(function (el) { el.classList.remove("focus"); });
     var f = selected >= 0 ? selected : S.focus;
-    if (f >= 0 && nodeEls[f]) nodeEls[f].classList.add("focus");
+    if (f !== drawn.focus) {
+      if (drawn.focus >= 0 && nodeEls[drawn.focus]) nodeEls[drawn.focus].classList.remove("focus");
+      if (f >= 0 && nodeEls[f]) { nodeEls[f].classList.add("focus"); scrollToNode(nodeEls[f]); }
+      drawn.focus = f;
+    }
+  }
+
+  function scrollToNode(el) { scrollInto(body("graph"), el); }
+
+  function scrollInto(box, el) {
+    // Keep an element in view inside its pane (the page itself does not move).
+    var r = el.getBoundingClientRect(), b = box.getBoundingClientRect();
+    if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += r.top - b.top - (box.clientHeight - r.height) / 2;
+    if (r.left < b.left || r.right > b.right) box.scrollLeft += r.left - b.left - (box.clientWidth - r.width) / 2;
+  }
+
+  function zoom() {
+    root.classList.toggle("zoom");
+    var f = selected >= 0 ? selected : S.focus;
+    if (f >= 0 && nodeEls[f]) scrollToNode(nodeEls[f]);
   }
 
   function drawQueue() {
@@ -233,7 +248,9 @@
     var lo = Math.max(0, pos - 12), hi = Math.min(P.events.length - 1, pos + 12), h = [];
     for (var i = lo; i <= hi; i++) {
       var e = P.events[i];
-      h.push('<div class="ev' + (i === pos ? " cur" : "") + '" data-event="' + (P.begin + i) + '"><span class="n">' + (P.begin + i) +
+      var why = D.whys[e[2]];
+      h.push('<div class="ev' + (i === pos ? " cur" : "") + '" data-event="' + (P.begin + i) + '"' + (why ? ' title="why: ' + esc(why) + '"' : "") +
+             '><span class="n">' + (P.begin + i) +
              '</span> <span class="kind k-' + D.kinds[e[0]].replace(/[._]/g, "-") + '">' + esc(D.kinds[e[0]]) + "</span> " + esc(e[1]) + "</div>");
     }
     body("log").innerHTML = h.join("");
@@ -252,6 +269,21 @@
     calls.forEach(function (c) { c.classList.remove("cur"); });
   }
 
+  function drawGeneral() {
+    if (S.general === drawn.general) return;
+    drawn.general = S.general;
+    var h;
+    if (S.general) {
+      h = "<table>" + S.general.map(function (r) { return "<tr><th>" + esc(r[0]) + "</th><td>" + esc(r[1]) + "</td></tr>"; }).join("") + "</table>";
+    } else if (P.mode === "grad") {
+      h = '<p class="note">GeneralGrad has not decided anything yet at this event; step on.</p>';
+    } else {
+      h = '<p class="note">Pass ' + P.number + " is a plain " + P.mode + "(): GeneralGrad does not take part. " +
+          "Choose a grad() pass to see startup, ending, needed and pruned nodes.</p>";
+    }
+    body("general").innerHTML = h;
+  }
+
   function drawForward() {
     if ($("tab-forward").hidden) return;
     var ev = P.begin + pos, best = null;
@@ -268,6 +300,7 @@
     drawLog();
     drawStatus();
     drawForward();
+    drawGeneral();
     root.setAttribute("data-event", P.begin + pos);
     root.setAttribute("data-pass", P.number);
     // The address follows the event shown (#event=N), once stepping pauses: browsers limit how often it may change.
@@ -419,9 +452,25 @@
     inNode.focus();
   }
 
+  function jump(query) {
+    // The TUI's j: a node by exact name, #id, or the first name containing the query; go to its run and pin it.
+    var q = query.trim().toLowerCase().replace(/^#/, ""), k = -1, i;
+    if (!q) return;
+    if (/^\d+$/.test(q)) k = P.ids.indexOf(+q);
+    for (i = 0; k < 0 && i < P.names.length; i++) if (P.names[i].toLowerCase() === q) k = i;
+    for (i = 0; k < 0 && i < P.order.length; i++) if (P.names[P.order[i]].toLowerCase().indexOf(q) >= 0) k = P.order[i];
+    if (k < 0) { note("No node matching '" + query + "' in this pass."); return; }
+    var run = -1;  // the quiz's questions know every node run of the pass
+    for (i = 0; i < P.quiz.length && run < 0; i++) if (P.quiz[i].node === k) run = P.quiz[i].run - P.begin;
+    if (run >= 0) goto(run);
+    selected = k;
+    draw();
+    note(name(k) + (run >= 0 ? " runs at event " + (P.begin + run) : " does not run in this pass"));
+  }
+
   // -- wiring ---------------------------------------------------------------------------------
 
-  function note(text) { $("notes").textContent = text; }
+  function note(text) { $("notes").textContent = D.notes.concat([text]).join(" "); }
   function tab(name) {
     root.querySelectorAll(".tab").forEach(function (b) { b.classList.toggle("on", b.getAttribute("data-tab") === name); });
     ["backward", "forward", "general"].forEach(function (t) { $("tab-" + t).hidden = t !== name; });
@@ -444,6 +493,8 @@
     else if (k === "-") setSpeed(-1);
     else if (k === "c") { if (D.passes.length > 1) selectPass((P.number + 1) % D.passes.length); }
     else if (k === "m") root.classList.toggle("nomarks");
+    else if (k === "z") zoom();
+    else if (k === "j") $("jump").focus();
     else if (k === "t") { quizOn = !quizOn; $("quiz-on").checked = quizOn; drawStatus(); }
     else if (k === "1") tab("backward");
     else if (k === "2") tab("forward");
@@ -459,7 +510,7 @@
     $("notes").textContent = notes.join(" ");
     if (!D.passes.length) {
       root.setAttribute("data-event", -1);
-      body("graph").innerHTML = '<p class="note">This recording has no backward pass to step through.</p>';
+      body("graph").innerHTML = '<p class="note">Nothing to step through on this page: see the note above.</p>';
       return;
     }
     $("pass").innerHTML = D.passes.map(function (p) {
@@ -474,6 +525,11 @@
     $("prev-run").addEventListener("click", function () { nextRun(-1); });
     $("next-run").addEventListener("click", function () { nextRun(1); });
     $("play").addEventListener("click", play);
+    $("zoom").addEventListener("click", zoom);
+    $("jump").addEventListener("keydown", function (e) {
+      if (e.key === "Enter") { jump($("jump").value); $("jump").blur(); }
+      else if (e.key === "Escape") $("jump").blur();
+    });
     $("slider").addEventListener("input", function () { goto(+$("slider").value); });
     $("quiz-on").addEventListener("change", function () { quizOn = $("quiz-on").checked; drawStatus(); });
     $("help-btn").addEventListener("click", function () { $("help").hidden = !$("help").hidden; });
@@ -485,6 +541,10 @@
       var k = +el.getAttribute("data-k");
       selected = selected === k ? -1 : k;
       draw();
+    });
+    // A click must not leave the focus on a button: the space key would press it again as well as play.
+    root.querySelectorAll("header button, #zoom").forEach(function (b) {
+      b.addEventListener("mousedown", function (e) { e.preventDefault(); });
     });
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", function () {

@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import html
 import json
 import os
@@ -46,12 +47,12 @@ from typing import Any
 
 import graphviz
 
-from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_shape, fmt_value
+from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
-from .graph import Graph, backward_node_ids, call_outputs, collect_backward, display_status, forward_span
+from .graph import backward_node_ids, call_outputs, collect_backward, display_status, forward_span
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
 from .style import BADGE, MARK_COLOUR, STATUS_FILL, STATUS_TEXT
 
@@ -154,8 +155,6 @@ def _address_svg(svg: str) -> str:
                 wrap.append(p)
             c.text = ""
             g.insert(at, wrap)
-    root.attrib.pop("width", None)
-    root.attrib.pop("height", None)
     return ET.tostring(root, encoding="unicode")
 
 
@@ -226,38 +225,60 @@ class _Shown:
     buffers: dict[int, list[list[Any]]] = field(default_factory=dict)
     bw: BackwardPass | None = None  # the pass state these values were read from
     known: int = 0  # how many nodes that state's graph held (GeneralGrad creates copies during a pass)
-
-
-def _buffers(bw: BackwardPass, index: dict[int, int]) -> dict[int, list[list[Any]]]:
-    return {
-        index[n]: [[s, r, fmt_value(v, 70)] for (s, r), v in sorted(buf.items())]
-        for n, buf in bw.buffers.items()
-        if n in index
-    }
+    general: list[list[str]] | None = None  # the GeneralGrad tab's rows
 
 
 def _effects(rp: Replay, number: int, begin: int, end: int, ids: list[int], final: State,
-             kinds: dict[str, int], whys: dict[str, int]) -> tuple[dict[str, Any], list[list[Any]]]:
-    """``(initial shown state, one [kind, what, why, effect?] per event begin..end)`` of pass ``number``."""
+             kinds: dict[str, int], whys: dict[str, int],
+             probes: dict[int, list[int]] | None = None) -> tuple[dict[str, Any], list[list[Any]], dict[int, Any]]:
+    """``(initial shown state, one [kind, what, why, effect?] per event begin..end, probed values)`` of pass ``number``.
+
+    ``probes`` maps an event index to node indices: after that event the queue shown and those
+    nodes' in-degrees are kept in the third result (the quiz's answers, read during the same sweep).
+    """
     index = {n: k for k, n in enumerate(ids)}
     shown = _Shown(status=[0] * len(ids), degree=[-1] * len(ids))
     init = {"status": list(shown.status), "degree": list(shown.degree), "queue": [], "current": -1,
             "changed": -1, "focus": -1, "buffers": {}}
     out: list[list[Any]] = []
+    probed: dict[int, Any] = {}
+    created = sorted(info.created_at for info in final.nodes.values())
     for i in range(begin, end + 1):
         ev = rp.events[i]
         if ev.kind in FORWARD_KINDS:
             # Ops called by backward formulas: the backward state is unchanged, only the log moves on.
             what, why, eff = describe(ev, final), explain(ev, final), {}
         else:
-            st = rp[i]
-            bw = st.passes[number] if number < len(st.passes) else None
+            st = _At(final, rp.pass_at(i, number), ev, i, created)
             what, why = describe(ev, final), explain(ev, st)
-            eff = _effect(st, bw, shown, index, ids)
+            eff = _effect(st, st.backward, shown, index, ids)
         kinds.setdefault(ev.kind, len(kinds))
         whys.setdefault(why, len(whys))
         out.append([kinds[ev.kind], what, whys[why], eff] if eff else [kinds[ev.kind], what, whys[why]])
-    return init, out
+        if probes and i in probes:
+            probed[i] = (list(shown.queue), [shown.degree[k] for k in probes[i]])
+    return init, out, probed
+
+
+class _At:
+    """The state after event ``index`` as ``_effect`` and ``explain`` read it: the pass (``Replay.pass_at``),
+    the event, and the graph of the final state cut at ``index`` (ids are never reused, so names and
+    node kinds are the final state's)."""
+
+    def __init__(self, final: State, bw: BackwardPass | None, event: Any, index: int, created: list[int]) -> None:
+        self.final, self.backward, self.event, self.index = final, bw, event, index
+        self.nodes = final.nodes
+        self.known = bisect.bisect_right(created, index)  # how many nodes exist after this event
+
+    def has(self, nid: int) -> bool:
+        info = self.final.nodes.get(nid)
+        return info is not None and info.created_at <= self.index
+
+    def node_name(self, node_id: Any) -> str:
+        return self.final.node_name(node_id)
+
+    def tensor_name(self, tensor_id: Any) -> str:
+        return self.final.tensor_name(tensor_id)
 
 
 def _moved(old: BackwardPass | None, new: BackwardPass, ids: list[int]) -> list[int]:
@@ -271,10 +292,10 @@ def _moved(old: BackwardPass | None, new: BackwardPass, ids: list[int]) -> list[
     moved = set(old.queue) | set(new.queue) | set(new.executed[len(old.executed):]) | set(new.skipped[len(old.skipped):])
     moved |= new.released - old.released
     moved |= {n for n in (old.current, new.current) if n is not None}
-    return [n for n in ids if n in moved]
+    return sorted(moved)
 
 
-def _effect(st: State, bw: BackwardPass | None, shown: _Shown, index: dict[int, int], ids: list[int]) -> dict[str, Any]:
+def _effect(st: _At, bw: BackwardPass | None, shown: _Shown, index: dict[int, int], ids: list[int]) -> dict[str, Any]:
     """The fields of ``shown`` that state ``st`` changes, as values (and ``shown`` updated to match)."""
     eff: dict[str, Any] = {}
     if bw is None:
@@ -294,27 +315,44 @@ def _effect(st: State, bw: BackwardPass | None, shown: _Shown, index: dict[int, 
         eff["f"] = shown.focus = fk
     old = shown.bw
     if old is None or old.in_degree != bw.in_degree:
-        degrees = [[index[n], v] for n, v in bw.in_degree.items() if n in index and shown.degree[index[n]] != v]
+        # One in_degree.update changes the count of ``last_changed``; a new map changes them all.
+        rebuilt = old is None or len(old.in_degree) != len(bw.in_degree) or old.last_changed == bw.last_changed
+        items = bw.in_degree.items() if rebuilt else [(bw.last_changed, bw.in_degree.get(bw.last_changed))]
+        degrees = [[index[n], v] for n, v in items if n in index and v is not None and shown.degree[index[n]] != v]
         for k, v in degrees:
             shown.degree[k] = v
         if degrees:
             eff["d"] = sorted(degrees)
     statuses = []
-    for n in (_moved(old, bw, ids) if len(st.nodes) == shown.known else ids):
-        k = index[n]
-        code = _CODE[display_status(st, n, bw)] if n in st.nodes else 0
+    for n in (_moved(old, bw, ids) if st.known == shown.known else ids):
+        k = index.get(n)
+        if k is None:
+            continue
+        code = _CODE[display_status(st.final, n, bw)] if st.has(n) else 0
         if code != shown.status[k]:
             shown.status[k] = code
             statuses.append([k, code])
     if statuses:
         eff["s"] = statuses
     if old is None or old.buffers != bw.buffers:
-        buffers = _buffers(bw, index)
-        if buffers != shown.buffers:
-            eff["b"] = [[k, buffers.get(k)] for k in sorted(set(buffers) | set(shown.buffers))
-                        if buffers.get(k) != shown.buffers.get(k)]
-            shown.buffers = buffers
-    shown.bw, shown.known = bw, len(st.nodes)
+        before = old.buffers if old is not None else {}
+        moved = [n for n in set(before) | set(bw.buffers) if n in index and before.get(n) != bw.buffers.get(n)]
+        changes = []
+        for n in sorted(moved, key=index.__getitem__):
+            k, buf = index[n], bw.buffers.get(n)
+            value = [[s, r, fmt_value(v, 70)] for (s, r), v in sorted(buf.items())] if buf is not None else None
+            if value is None:
+                shown.buffers.pop(k, None)
+            else:
+                shown.buffers[k] = value
+            changes.append([k, value])
+        if changes:
+            eff["b"] = changes
+    if bw.general is not None and (old is None or old.general is not bw.general):
+        rows = _general(bw, st)
+        if rows != shown.general:
+            eff["g"] = shown.general = rows
+    shown.bw, shown.known = bw, st.known
     return eff
 
 
@@ -345,7 +383,8 @@ def _call_lines(st: State, first: int, last: int, limit: int) -> tuple[list[list
     return out, len(calls)
 
 
-def _general(bw: BackwardPass, names: State) -> list[list[str]] | None:
+def _general(bw: BackwardPass, names: Any) -> list[list[str]] | None:
+    """The GeneralGrad tab's rows for a ``grad()`` pass as it stands (``None`` for a plain backward)."""
     g = bw.general
     if g is None:
         return None
@@ -379,44 +418,57 @@ def _why_runs(names: State, node: int, skips: list[tuple[int, int]], candidates:
     return "; ".join(parts) + "."
 
 
-def _quiz(rp: Replay, number: int, begin: int, end: int, index: dict[int, int]) -> list[dict[str, Any]]:
-    """One question per node run: asked before the step's pop, answered from replayed states.
+def _quiz_plan(rp: Replay, final: State, bw: BackwardPass, begin: int, end: int,
+               index: dict[int, int]) -> list[dict[str, Any]]:
+    """One question per node run: asked before the step's pop, answered after its step.
 
     The same questions as the TUI's quiz (``minigrad.tui.model.Session.question``): which node runs
     next (the queue before the pop holds the candidates), and the in-degrees of its next nodes once
-    its step is over (before the next pop).
+    its step is over (before the next pop). The answers are read off the replayed states during the
+    sweep of ``_effects`` (``probes``), and filled in by ``_quiz_answers``.
     """
     events = rp.events
     out: list[dict[str, Any]] = []
     prev = begin
-    runs = [i for i in range(begin, end + 1) if events[i].kind == "node.run"]
-    for r in runs:
+    for r in (i for i in range(begin, end + 1) if events[i].kind == "node.run"):
         ask = next((i for i in range(prev + 1, r + 1) if events[i].kind == "queue.pop"), r)
         after = r
         while after < end and events[after + 1].kind not in ("queue.pop", "backward.end", "general_grad.result"):
             after += 1
         node = events[r].node
-        st_after, st_before = rp[after], rp[ask - 1]
-        bw_after = st_after.passes[number] if number < len(st_after.passes) else None
-        bw_before = st_before.passes[number] if number < len(st_before.passes) else None
-        info = st_after.nodes.get(node)
+        info = final.nodes.get(node)
         succ: list[int] = []
         for e in info.edges if info is not None else ():
-            if e.next is not None and bw_after is not None and e.next in bw_after.in_degree and e.next not in succ:
+            if e.next is not None and e.next in bw.in_degree and e.next not in succ and e.next in index:
                 succ.append(e.next)
         skips = [(events[i].node, events[i].in_degree) for i in range(ask, r) if events[i].kind == "queue.skip"]
-        out.append({
-            "ask": ask, "run": r, "after": after, "node": index.get(node, -1),
-            "succ": [index.get(m, -1) for m in succ],
-            "deg": [bw_after.in_degree[m] for m in succ] if bw_after is not None else [],
-            "cand": [index[n] for n in (bw_before.queue if bw_before is not None else ()) if n in index],
-            "skips": [[index.get(n, -1), d] for n, d in skips],
-            "acc": bool(info is not None and info.is_accumulation),
-            "why": _why_runs(rp.final, node, skips, tuple(bw_before.queue) if bw_before is not None else (),
-                             bool(info is not None and info.is_accumulation)),
-        })
+        out.append({"ask": ask, "run": r, "after": after, "node": index.get(node, -1),
+                    "succ": [index[m] for m in succ], "skips": [[index.get(n, -1), d] for n, d in skips],
+                    "acc": bool(info is not None and info.is_accumulation)})
         prev = r
     return out
+
+
+def _quiz_probes(plan: list[dict[str, Any]]) -> dict[int, list[int]]:
+    probes: dict[int, list[int]] = {}
+    for q in plan:
+        probes.setdefault(q["ask"] - 1, [])
+        probes.setdefault(q["after"], []).extend(q["succ"])
+    return probes
+
+
+def _quiz_answers(plan: list[dict[str, Any]], probed: dict[int, Any], ids: list[int], names: State) -> None:
+    used: dict[int, int] = {}  # the probe at ``after`` lists the successors of its questions in plan order
+    for q in plan:
+        queue_before = probed[q["ask"] - 1][0]
+        _, degrees_after = probed[q["after"]]
+        offset = used.get(q["after"], 0)
+        used[q["after"]] = offset + len(q["succ"])
+        q["deg"] = degrees_after[offset: offset + len(q["succ"])]
+        q["cand"] = queue_before
+        q["why"] = _why_runs(names, ids[q["node"]] if q["node"] >= 0 else -1,
+                             [(ids[k] if k >= 0 else -1, d) for k, d in q.pop("skips")],
+                             tuple(ids[k] for k in queue_before), q["acc"])
 
 
 # ---------------------------------------------------------------------------
@@ -452,7 +504,8 @@ class Stepper:
             f'<li><span class="sw st-{s}"></span>{html.escape(STATUS_TEXT[s])}</li>' for s in STATUSES if s != "idle"
         )
         status_css = "\n".join(
-            f"#graph g.node.st-{s} > .shape {{ fill: {STATUS_FILL[s]}; }} .sw.st-{s} {{ background: {STATUS_FILL[s]}; }}"
+            f"#graph g.node.st-{s} > .shape {{ fill: {STATUS_FILL[s]}; }} .sw.st-{s}, #graph li.node.st-{s} > .shape "
+            f"{{ background: {STATUS_FILL[s]}; }}"
             for s in STATUSES
         )
         badge_css = (f"#graph .badge.in.zero > polygon:first-child {{ fill: {BADGE['zero']}; }}\n"
@@ -478,6 +531,57 @@ class Stepper:
 
     def __repr__(self) -> str:
         return f"<minigrad.viz.Stepper {self.title!r}: {len(self.data['passes'])} passes>"
+
+
+def _hooks(bw: BackwardPass, ids: list[int], final: State) -> list[dict[str, Any]]:
+    """The pass's hooks, each with the nodes whose detail lists it (its target node, leaf or output tensor)."""
+    out = []
+    for h in bw.hooks:
+        target = h.get("target")
+        made_by = final.tensors[target].grad_node if target in final.tensors else None
+        nodes = [k for k, n in enumerate(ids)
+                 if target == n or target == getattr(final.nodes.get(n), "tensor", None) or made_by == n]
+        out.append({"target": final.tensor_name(target), "kind": h.get("hook_kind"), "at": h.get("at"), "nodes": nodes})
+    return out
+
+
+def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, complete: bool, final: State,
+               kinds: dict[str, int], whys: dict[str, int], max_graph_nodes: int, max_calls: int,
+               notes: list[str]) -> dict[str, Any]:
+    """Everything the page holds for backward pass ``number`` (events ``begin..last``); limits hit go to ``notes``."""
+    end_state = rp[last]
+    bw = end_state.passes[number]
+    ids = backward_node_ids(end_state, bw)
+    index = {n: k for k, n in enumerate(ids)}
+    plan = _quiz_plan(rp, end_state, bw, begin, last, index)
+    init, events, probed = _effects(rp, number, begin, last, ids, final, kinds, whys, _quiz_probes(plan))
+    _quiz_answers(plan, probed, ids, final)
+    svg = None
+    if len(ids) <= max_graph_nodes:
+        try:
+            svg = _pass_svg(end_state, bw, ids)
+        except (graphviz.CalledProcessError, ET.ParseError) as exc:  # dot failed on this graph: list it instead
+            notes.append(f"Graphviz could not lay out pass {number} ({type(exc).__name__}): its graph pane shows the "
+                         "nodes as a list.")
+    else:
+        notes.append(f"Pass {number} has {len(ids)} nodes, more than this page draws ({max_graph_nodes}): "
+                     "its graph pane shows the nodes as a list.")
+    first, _, _ = forward_span(end_state, number)
+    calls, n_calls = _call_lines(end_state, first, last, max_calls)
+    if n_calls > max_calls:
+        notes.append(f"Pass {number}: the forward view lists the first {max_calls} of {n_calls} op calls.")
+    # The in-degree pane lists nodes from the start of the pass down (larger topo_nr first), as the engine meets them.
+    order = sorted(range(len(ids)), key=lambda k: (-getattr(final.nodes.get(ids[k]), "topo_nr", 0), ids[k]))
+    flags = ", ".join(f for f, on in (("retain_graph", bw.retain_graph), ("create_graph", bw.create_graph)) if on)
+    return {
+        "number": number, "mode": mode, "begin": begin, "end": last, "complete": complete, "flags": flags,
+        "ids": ids, "names": [final.node_name(n) for n in ids], "order": order,
+        "initial": [bw.initial_in_degree.get(n, -1) for n in ids],
+        "start": [index[n] for n in bw.start if n in index],
+        "detail": [_detail(end_state, bw, n, final) for n in ids],
+        "hooks": _hooks(bw, ids, final),
+        "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls, "quiz": plan,
+    }
 
 
 def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVENTS,
@@ -507,40 +611,13 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
     for number, (begin, end, mode) in enumerate(passes):
         last = end if end is not None else len(rp) - 1
         if held + (last - begin + 1) > max_events:
-            notes.append(f"This page holds passes 0–{number - 1} of the {len(passes)} in the recording "
-                         f"({held} events; the limit is {max_events}). Open the recording in minigrad-tui for the rest.")
+            kept = f"passes 0–{number - 1}" if number > 1 else ("pass 0" if number == 1 else "no pass")
+            notes.append(f"This page holds {kept} of the {len(passes)} in the recording: pass {number} would take it "
+                         f"past {max_events} events. Open the recording in minigrad-tui for the rest.")
             break
         held += last - begin + 1
-        end_state = rp[last]
-        bw = end_state.passes[number]
-        ids = backward_node_ids(end_state, bw)
-        index = {n: k for k, n in enumerate(ids)}
-        init, events = _effects(rp, number, begin, last, ids, final, kinds, whys)
-        svg = None
-        if len(ids) <= max_graph_nodes:
-            svg = _pass_svg(end_state, bw, ids)
-        else:
-            notes.append(f"Pass {number} has {len(ids)} nodes, more than this page draws ({max_graph_nodes}): "
-                         "its graph pane shows the nodes as a list.")
-        first, stop, _ = forward_span(end_state, number)
-        calls, n_calls = _call_lines(end_state, first, last, max_calls)
-        if n_calls > max_calls:
-            notes.append(f"Pass {number}: the forward view lists the first {max_calls} of {n_calls} op calls.")
-        order = sorted(range(len(ids)), key=lambda k: (-(final.nodes[ids[k]].topo_nr if ids[k] in final.nodes else 0), ids[k]))
-        out.append({
-            "number": number, "mode": mode, "begin": begin, "end": last, "complete": end is not None,
-            "ids": ids, "names": [final.node_name(n) for n in ids], "order": order,
-            "initial": [bw.initial_in_degree.get(n, -1) for n in ids],
-            "start": [index[n] for n in bw.start if n in index],
-            "detail": [_detail(end_state, bw, n, final) for n in ids],
-            "hooks": [{"target": final.tensor_name(h.get("target")), "kind": h.get("hook_kind"), "at": h.get("at"),
-                       "nodes": [k for k, n in enumerate(ids) if h.get("target") in (n, getattr(final.nodes.get(n), "tensor", None))
-                                 or (h.get("target") in final.tensors and final.tensors[h.get("target")].grad_node == n)]}
-                      for h in bw.hooks],
-            "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls,
-            "general": _general(bw, final), "quiz": _quiz(rp, number, begin, last, index),
-            "flags": ", ".join(f for f, on in (("retain_graph", bw.retain_graph), ("create_graph", bw.create_graph)) if on),
-        })
+        out.append(_pass_data(rp, number, begin, last, mode, end is not None, final, kinds, whys,
+                              max_graph_nodes, max_calls, notes))
     if not passes:
         notes.append("This recording has no backward pass: there is nothing to step through.")
     data = {
@@ -570,6 +647,7 @@ _PAGE = """<!DOCTYPE html>
       <button type="button" class="tab" data-tab="forward">Forward [2]</button>
       <button type="button" class="tab" data-tab="general">GeneralGrad [3]</button>
     </nav>
+    <input id="jump" type="search" placeholder="jump to node [j]" aria-label="jump to node" size="16">
     <label class="quizbox"><input type="checkbox" id="quiz-on"> quiz [t]</label>
     <button type="button" id="help-btn" title="keys and glossary (?)">?</button>
   </div>
@@ -590,7 +668,7 @@ _PAGE = """<!DOCTYPE html>
 <main>
   <section id="tab-backward" class="tabpane">
     <div class="left">
-      <div id="graph" class="pane" data-pane="graph"><h2>Backward graph</h2><div class="body"></div></div>
+      <div id="graph" class="pane" data-pane="graph"><h2>Backward graph <button type="button" id="zoom" title="fit the width / full size (z)">zoom</button></h2><div class="body"></div></div>
       <div id="node" class="pane" data-pane="node"><h2>Node detail</h2><div class="body"></div></div>
     </div>
     <div class="right">
@@ -615,7 +693,7 @@ _PAGE = """<!DOCTYPE html>
 <div id="help" class="modal" hidden><div class="card">
   <h2>Keys</h2>
   <p>&larr;/&rarr; previous/next event · b/n previous/next node run · Home/End start/end of the pass ·
-  space play/pause · +/- speed · c next pass · m GeneralGrad marks · t quiz · 1/2/3 tabs · ? this help · Esc close.
+  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z zoom the graph · 1/2/3 tabs · ? this help · Esc close.
   Click a node to pin it in the detail panes. <code>#event=N</code> in the address opens event N.</p>
   <h2>Glossary</h2><dl>{glossary}</dl>
   <button type="button" class="close">close</button></div></div>

@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from .accumulation import AccumulationNode
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import inference_mode, is_inference_mode_enabled
 from .grad_node import Edge, GradNode
 from .hooks import register_final_backward_hook
 from .tensor_wrapper import TensorWrapper
@@ -27,6 +28,7 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "is_grad_enabled",
+    "inference_mode",
     "register_final_backward_hook",
     "GradNode",
     "AccumulationNode",

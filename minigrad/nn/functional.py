@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..creation import generator
+from ..random import bernoulli_array, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from .functional_more import check_class_target
@@ -91,7 +91,9 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout(): p must be in [0, 1), but got {p!r}")
     if not training or p == 0.0:
         return x
-    keep = (generator().random(x.shape) >= p).astype(x.dtype.np) / (1.0 - p)
+    # PyTorch's CPU dropout: a bernoulli(1 - p) mask from the generator, divided by 1 - p, times x
+    keep = bernoulli_array(generator_arg("dropout", None), 1.0 - p, x.numel()).reshape(x.shape)
+    keep = keep.astype(x.dtype.np) / x.dtype.np.type(1.0 - p)
     mask = Tensor._make(keep if x.device == "cpu" else _move(keep, x.device), x.dtype, x.device)
     return ops.mul(x, mask)
 
@@ -126,6 +128,7 @@ hardtanh = _activation.inplace_form(ops.hardtanh)
 hardswish = _activation.inplace_form(ops.hardswish)
 hardsigmoid = _activation.inplace_form(ops.hardsigmoid)
 softplus = ops.softplus
+relu = _activation.inplace_form(ops.relu)  # F.relu(x, inplace=True), as nn.ReLU(inplace=True)
 from ..ops.activation import (  # noqa: E402
     celu, glu, logsigmoid, mish, prelu, relu6, selu, softmin, softsign, tanhshrink,
 )
@@ -165,6 +168,28 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
 
 __all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+
+from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, unfold  # noqa: E402
+
+__all__ += ["conv1d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
+
+from ..ops.distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402
+from ..ops.normalization import group_norm, instance_norm  # noqa: E402
+
+__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm"]
+
+from ..ops.loss import (  # noqa: E402
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, poisson_nll_loss,
+    soft_margin_loss, triplet_margin_loss,
+)
+
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
+            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+
+from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
+
+__all__ += ["pixel_shuffle", "pixel_unshuffle"]
+
 # -- attention (composite: matmul, mul, masked_fill/add, softmax, dropout, matmul) -------------
 
 from ..dtypes import bool_ as _bool  # noqa: E402
@@ -246,3 +271,12 @@ def _repeat_heads(t: Tensor, groups: int) -> Tensor:
 
 
 __all__ += ["scaled_dot_product_attention"]
+
+from ..ops.activation import hardshrink, softshrink, threshold  # noqa: E402
+
+__all__ += ["hardshrink", "softshrink", "threshold"]
+
+from ..ops.normalization import local_response_norm  # noqa: E402
+from ..ops.pooling import adaptive_max_pool1d, adaptive_max_pool2d, max_pool1d  # noqa: E402
+
+__all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool1d"]

@@ -77,3 +77,45 @@ class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
 def _one(v: Any) -> Any:
     """PyTorch shows a 1-D pool's sizes as 1-tuples."""
     return (v,) if isinstance(v, int) else tuple(v)
+
+
+class MaxPool1d(Module):
+    """The maximum over windows of ``kernel_size`` along the last dim of ``(N, C, L)``."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AdaptiveMaxPool1d(Module):
+    """The maximum of each of ``output_size`` adaptive windows of ``(N, C, L)``."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
+    """The maximum of each adaptive window of ``(N, C, H, W)`` (``1``: global max pooling)."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["MaxPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]

@@ -34,11 +34,13 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .. import ops
-from ..creation import generator
 from ..tensor import Tensor
 from . import functional as F
+from . import init
 from .module import Module, Parameter
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -49,9 +51,10 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 def _uniform(shape: tuple[int, ...], bound: float, dtype: Any) -> Parameter:
     """A parameter drawn from ``uniform(-bound, bound)`` by the default generator (nn.init's draw)."""
-    dt = dtype or _dt.float32
-    data = generator().uniform(-bound, bound, size=shape).astype(dt.np)
-    return Parameter(Tensor._make(data, dt))
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
+    p = Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
+    init.uniform_(p, -bound, bound)
+    return p
 
 
 # -- one time step of each kind (shared by the layers and the cells) --------------------------

@@ -42,11 +42,10 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import ops
-from ..creation import generator
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
-from ..creation import randn
 from . import functional as F
+from . import init
 from .layers import LayerNorm, ModuleList
 from .module import Module, Parameter
 
@@ -58,27 +57,23 @@ __all__ = [
 
 def _linear_init(out_features: int, in_features: int, bias: bool, dtype: Any) -> tuple[Parameter, Parameter | None]:
     """``nn.Linear``'s init: ``uniform(-1/sqrt(in), 1/sqrt(in))`` for the weight, then the bias."""
-    dt = dtype or _dt.float32
-    bound = 1.0 / math.sqrt(in_features)
-    w = Parameter(Tensor._make(generator().uniform(-bound, bound, (out_features, in_features)).astype(dt.np), dt))
-    b = Parameter(Tensor._make(generator().uniform(-bound, bound, (out_features,)).astype(dt.np), dt)) if bias else None
+    w = _zeros((out_features, in_features), dtype)
+    b = _zeros((out_features,), dtype) if bias else None
+    init._linear_default_(w, b)
     return w, b
 
 
 def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
     """``uniform(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))`` (Glorot), as ``nn.init.xavier_uniform_``."""
-    dt = dtype or _dt.float32
-    a = math.sqrt(6.0 / (shape[0] + shape[1]))
-    return Parameter(Tensor._make(generator().uniform(-a, a, shape).astype(dt.np), dt))
+    p = _zeros(shape, dtype)
+    init.xavier_uniform_(p)
+    return p
 
 
 def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``: a standard
-    normal draw of the default generator, scaled."""
+    """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
     p = _zeros(shape, dtype)
-    receptive = math.prod(shape[2:])
-    std = math.sqrt(2.0 / (shape[1] * receptive + shape[0] * receptive))
-    p._data[...] = randn(*shape, dtype=p.dtype)._data * std
+    init.xavier_normal_(p)
     return p
 
 
@@ -92,7 +87,7 @@ def _pad_last(t: Tensor | None) -> Tensor | None:
 
 
 def _zeros(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = dtype or _dt.float32
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
     return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
 
 

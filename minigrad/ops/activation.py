@@ -35,7 +35,7 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .math import abs, add, cast, div, gt, mul, neg, sigmoid, sub, tanh, where
+from .math import abs, add, cast, div, gt, le, lt, mul, neg, sigmoid, sub, tanh, where
 from .nn import softmax
 from .registry import Attr, defop
 from .shape import getitem, reshape
@@ -286,8 +286,8 @@ def hardsigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """PyTorch's ``hardsigmoid_backward``: 1/6 strictly between -3 and 3, 0 elsewhere."""
     (x,) = ctx.saved()
     ops = ctx.ops
-    inside = ops.mul(ops.cast(ops.gt(x, -3.0), grad.dtype), ops.cast(ops.lt(x, 3.0), grad.dtype))
-    return (ops.mul(grad, ops.div(inside, 6.0)),)
+    below_3 = ops.where(ops.lt(x, 3.0), ops.div(grad, 6.0), 0.0)
+    return (ops.where(ops.gt(x, -3.0), below_3, 0.0),)
 
 
 # -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------
@@ -414,3 +414,28 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     else:  # one slope per channel: broadcast along dim 1
         w = reshape(weight, (n,) + (1,) * (input.ndim - 2))
     return where(gt(input, 0.0), input, mul(w, input))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, ``value`` elsewhere: composite (``where`` of ``gt``)."""
+    _check_tensor("threshold", "input", input)
+    t = _check_number("threshold", "threshold", 1, threshold)
+    v = _check_number("threshold", "value", 2, value)
+    return where(le(input, t), v, input)  # a NaN input stays NaN, as in PyTorch
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, 0 elsewhere: composite."""
+    _check_tensor("hardshrink", "input", input)
+    lambd = _check_number("hardshrink", "lambd", 1, lambd)
+    return where(gt(abs(input), lambd), input, mul(input, 0.0))  # 0 inside; NaN stays NaN (its gradient 0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between: composite."""
+    _check_tensor("softshrink", "input", input)
+    lambd = _check_number("softshrink", "lambd", 1, lambd)
+    if lambd < 0:
+        raise RuntimeError(f"softshrink(): lambda must be greater or equal to 0, but found to be {lambd}.")
+    inside = mul(input, 0.0)  # 0, and NaN for a NaN input, as PyTorch's
+    return where(gt(input, lambd), sub(input, lambd), where(lt(input, -lambd), add(input, lambd), inside))

@@ -1,9 +1,11 @@
-"""BLAS-style products, as PyTorch names them: ``outer``, ``addmm``, ``addmv``, ``baddbmm``, ``addbmm``.
+"""BLAS-style products, as PyTorch names them: ``dot``, ``mv``, ``mm``, ``outer``, ``addmm``, ``addmv``,
+``baddbmm``, ``addbmm``.
 
 All are composites of ``matmul``, ``mul``, ``add`` and ``sum`` (no kernel or
 backward of their own), so their gradients are those ops' and a trace shows
 the product and the scaled sum as separate nodes:
 
+- ``dot``, ``mv``, ``mm``: ``matmul`` for exactly 1-D . 1-D, 2-D @ 1-D and 2-D @ 2-D;
 - ``outer(a, b) = a[:, None] * b[None, :]``;
 - ``addmm(input, m1, m2, beta, alpha) = beta * input + alpha * (m1 @ m2)``,
   and likewise ``addmv`` (matrix @ vector), ``baddbmm`` (batched), ``addbmm``
@@ -24,14 +26,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..tensor import Tensor
 from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
 from .registry import type_name
-from .shape import reshape
+from .math import sub
+from .shape import expand, getitem, permute, reshape
 
-__all__ = ["outer", "ger", "addmm", "addmv", "baddbmm", "addbmm"]
+__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm", "tensordot", "kron", "cross"]
 
 
 def _tensors(op: str, **named: Any) -> None:
@@ -64,6 +69,52 @@ def _check_broadcast(op: str, input: Tensor, shape: tuple[int, ...]) -> None:
     a, b = tuple(input.shape), tuple(shape)
     if len(a) > len(b) or any(x not in (1, y) for x, y in zip(a[::-1], b[::-1])):
         raise RuntimeError(f"{op}(): input of shape {a} cannot be broadcast to the product's shape {b}")
+
+
+def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{op}(): expected both arguments to have the same dtype, but got {a.dtype} and {b.dtype}")
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors of the same size and dtype (``torch.dot``; ``matmul`` of two vectors)."""
+    _tensors("dot", input=input, tensor=tensor)
+    _ndim("dot", "input", input, 1, "1-D tensor")
+    _ndim("dot", "tensor", tensor, 1, "1-D tensor")
+    _same_dtype("dot", input, tensor)
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+                           f"and {tensor.shape[0]} elements respectively")
+    return matmul(input, tensor)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """``torch.vdot``: for real tensors the same as ``dot``."""
+    return dot(input, other)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix (n, m) times vector (m) (``torch.mv``)."""
+    _tensors("mv", input=input, vec=vec)
+    _ndim("mv", "input", input, 2, "matrix")
+    _ndim("mv", "vec", vec, 1, "vector")
+    _same_dtype("mv", input, vec)
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"mv(): size mismatch, got input ({input.shape[0]}x{input.shape[1]}) and vec ({vec.shape[0]})")
+    return matmul(input, vec)
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix (n, m) times matrix (m, p) (``torch.mm``; no broadcasting, unlike ``matmul``)."""
+    _tensors("mm", input=input, mat2=mat2)
+    _ndim("mm", "input", input, 2, "matrix")
+    _ndim("mm", "mat2", mat2, 2, "matrix")
+    _same_dtype("mm", input, mat2)
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied "
+                           f"({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    return matmul(input, mat2)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -128,3 +179,70 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     _check_broadcast("addbmm", input, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _scale("addbmm", "beta", beta), _scale("addbmm", "alpha", alpha)
     return _combine(input, _sum(matmul(batch1, batch2), dim=0), beta, alpha)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b`` (or the listed dims:
+    ``dims=([1, 0], [0, 1])``) (``torch.tensordot``). Composite: ``permute``, ``reshape`` and one ``matmul``."""
+    _tensors("tensordot", a=a, b=b)
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0 or dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot(): dims {dims} must be in [0, {min(a.ndim, b.ndim)}]")
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        da = [dims[0]] if isinstance(dims[0], int) else list(dims[0])
+        db = [dims[1]] if isinstance(dims[1], int) else list(dims[1])
+        da, db = [d % max(a.ndim, 1) for d in da], [d % max(b.ndim, 1) for d in db]
+    else:
+        raise TypeError(f"tensordot(): argument 'dims' must be an int or a pair of lists, but got {dims!r}")
+    if len(da) != len(db) or any(a.shape[i] != b.shape[j] and 1 not in (a.shape[i], b.shape[j]) for i, j in zip(da, db)):
+        raise RuntimeError(f"tensordot(): contracted dims {da} of {tuple(a.shape)} and {db} of {tuple(b.shape)} "
+                           f"must match in number and size")
+    # A contracted dim of size 1 meets the other's size by broadcasting (expand; its backward sums).
+    sa, sb = list(a.shape), list(b.shape)
+    for i, j in zip(da, db):
+        sa[i] = sb[j] = max(sa[i], sb[j])
+    a = a if tuple(sa) == tuple(a.shape) else expand(a, tuple(sa))
+    b = b if tuple(sb) == tuple(b.shape) else expand(b, tuple(sb))
+    free_a = [i for i in range(a.ndim) if i not in da]
+    free_b = [j for j in range(b.ndim) if j not in db]
+    k = 1
+    for i in da:
+        k *= a.shape[i]
+    a2 = reshape(permute(a, tuple(free_a + da)), (-1, k))
+    b2 = reshape(permute(b, tuple(db + free_b)), (k, -1))
+    return reshape(matmul(a2, b2), tuple(a.shape[i] for i in free_a) + tuple(b.shape[j] for j in free_b))
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product (``torch.kron``): every element of ``input`` times the whole of ``other``.
+    Composite: both reshaped to interleaved dims, ``mul`` (broadcasting), one ``reshape``."""
+    _tensors("kron", input=input, other=other)
+    n = max(input.ndim, other.ndim)
+    sa = (1,) * (n - input.ndim) + tuple(input.shape)
+    sb = (1,) * (n - other.ndim) + tuple(other.shape)
+    a = reshape(input, tuple(x for s in sa for x in (s, 1)))
+    b = reshape(other, tuple(x for s in sb for x in (1, s)))
+    return reshape(mul(a, b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (``torch.cross``; by default the first dim of size 3,
+    ``torch.linalg.cross`` takes ``dim=-1``); the two broadcast. Composite:
+    ``a[[1, 2, 0]] * b[[2, 0, 1]] - a[[2, 0, 1]] * b[[1, 2, 0]]`` along the dim."""
+    _tensors("cross", input=input, other=other)
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"cross(): inputs must have the same number of dimensions: {input.ndim} vs {other.ndim}")
+    if dim is None:
+        dim = next((k for k, (a, b) in enumerate(zip(input.shape, other.shape)) if a == 3 and b == 3), None)
+        if dim is None:
+            raise RuntimeError(f"cross(): no dimension of size 3 in input {tuple(input.shape)}")
+    d = dim % max(input.ndim, 1)
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"cross(): inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
+    lead = (slice(None),) * d
+
+    def turn(t: Tensor, order: list[int]) -> Tensor:
+        return getitem(t, lead + (np.array(order),))
+
+    return sub(mul(turn(input, [1, 2, 0]), turn(other, [2, 0, 1])), mul(turn(input, [2, 0, 1]), turn(other, [1, 2, 0])))

@@ -1,4 +1,5 @@
-"""Running totals along one dim: ``cumsum`` and ``cumprod``.
+"""Running totals along one dim: ``cumsum`` and ``cumprod`` (ops); ``prod``, ``diff``, ``cummax`` and
+``cummin`` (composites).
 
 ``out[i] = x[0] + ... + x[i]`` (``cumsum``) or ``x[0] * ... * x[i]``
 (``cumprod``). Integer and bool inputs give int64, as in PyTorch; ``dtype=``
@@ -15,6 +16,15 @@ Backward formulas, with ``rcumsum(v) = flip(cumsum(flip(v)))`` (the sum from
   ``dx[z] = prod(x[:z]) * sum_{j >= z} grad[j] * prod(x[z+1 : j+1])``, and
   every position after it gets 0 (each of its products contains ``x[z] = 0``).
   Both parts are written with ops, so the formula is itself differentiable.
+
+``cummax``/``cummin`` find the position of the running extreme with an index op
+(``argcummax``/``argcummin``, no gradient; the latest position among ties, as
+PyTorch) and read the values with ``gather``, whose backward sends each
+gradient to that position.
+
+``prod`` is the last running product (``cumprod``, then its last element), so
+its gradient is ``cumprod``'s, right at zeros too; ``diff`` (the differences of
+neighbours, the inverse of ``cumsum``) is two slices and a ``sub``.
 
 Example:
     >>> import minigrad as mg
@@ -36,10 +46,14 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int
-from .math import cast
+from .math import add, cast, ne, sub
+from .reduce import sum as _sum
+from .scatter_gather import gather_op
+from .shape import concat, getitem, reshape, squeeze
+from .torch_forms import return_types
 from .registry import Attr, defop, type_name
 
-__all__ = ["cumsum", "cumprod"]
+__all__ = ["cumsum", "cumprod", "prod", "diff", "cummax", "cummin"]
 
 
 def infer_cumulative(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
@@ -142,3 +156,116 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """
     x = _check("cumprod", input, dtype)
     return cumprod_op(x, check_int("cumprod", "dim", 1, dim))
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The product of the elements over ``dim`` (all when ``None``) (``torch.prod``); integers give int64.
+
+    Composite: the last element of ``cumprod`` along the dim (of the flattened tensor for ``dim=None``),
+    so the gradient is exact where elements are 0. An empty product is 1.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.prod(mg.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).tolist()
+        [2.0, 12.0]
+    """
+    x = _check("prod", input, dtype)
+    if dim is None:
+        if keepdim:
+            raise TypeError("prod(): keepdim=True needs a dim")
+        x, d = reshape(x, (-1,)), 0
+    else:
+        d = check_int("prod", "dim", 1, dim)
+        nd = max(x.ndim, 1)
+        if not -nd <= d < nd:
+            raise ValueError(f"prod(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        if x.ndim == 0:
+            return cumprod_op(x, 0)
+        d %= nd
+    if x.shape[d] == 0:  # the empty product: 1 (sum over the empty dim is 0, plus 1)
+        return add(_sum(x, dim=d, keepdim=keepdim), 1)
+    last = getitem(cumprod_op(x, d), (slice(None),) * d + (slice(-1, None),))
+    return last if keepdim else squeeze(last, d)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim``: ``x[1:] - x[:-1]``, applied ``n`` times (``torch.diff``);
+    ``prepend``/``append`` are joined on first. Bool tensors give ``!=`` of neighbours, as PyTorch's."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"diff(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    n = check_int("diff", "n", 1, n)
+    d = check_int("diff", "dim", 2, dim)
+    if input.ndim == 0:
+        raise RuntimeError("diff(): expects input to be at least one-dimensional")
+    if not -input.ndim <= d < input.ndim:
+        raise ValueError(f"diff(): dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {d})")
+    if n < 0:
+        raise RuntimeError(f"diff(): order must be non-negative but got {n}")
+    d %= input.ndim
+    x = input
+    parts = [t for t in (prepend, x, append) if t is not None]
+    if len(parts) > 1:
+        x = concat([t if isinstance(t, Tensor) else Tensor._scalar(t, input.dtype, input.device) for t in parts], dim=d)
+    lead = (slice(None),) * d
+    for _ in range(n):
+        if x.shape[d] == 0:
+            break
+        hi, lo = getitem(x, lead + (slice(1, None),)), getitem(x, lead + (slice(None, -1),))
+        x = ne(hi, lo) if x.dtype is _dt.bool_ else sub(hi, lo)
+    return x
+
+
+def _argcum_kernel(ufunc: np.ufunc, name: str) -> Any:
+    def kernel(x: np.ndarray, dim: int) -> np.ndarray:
+        if x.ndim == 0:
+            return np.zeros((), dtype=np.int64)
+        running = ufunc.accumulate(x, axis=dim)
+        # A position is a record when it equals the running extreme (or is NaN, which wins from then on);
+        # the index at j is the latest record up to j.
+        record = (x == running) | (np.isnan(x) if x.dtype.kind == "f" else False)
+        shape = [1] * x.ndim
+        shape[dim] = x.shape[dim]
+        positions = np.arange(x.shape[dim], dtype=np.int64).reshape(shape)
+        return np.maximum.accumulate(np.where(record, positions, 0), axis=dim)
+
+    kernel.__name__ = f"{name}_cpu"
+    kernel.__doc__ = f"The latest position of the running {'maximum' if ufunc is np.maximum else 'minimum'} along dim."
+    return kernel
+
+
+def _infer_argcum(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
+    infer_cumulative(op, x, dim)
+    return tuple(x.shape), np.dtype(np.int64)
+
+
+register_kernel("argcummax", Backend.CPU, dtypes=ALL_DTYPES)(_argcum_kernel(np.maximum, "argcummax"))
+register_kernel("argcummin", Backend.CPU, dtypes=ALL_DTYPES)(_argcum_kernel(np.minimum, "argcummin"))
+argcummax = defop("argcummax", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum,
+                  differentiable=False, doc="the position of the running maximum along dim (int64)")
+argcummin = defop("argcummin", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum, differentiable=False,
+                  doc="the position of the running minimum along dim (int64)")
+
+
+def _cumextreme(op: str, arg_op: Any, input: Tensor, dim: int) -> Any:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    d = check_int(op, "dim", 1, dim)
+    indices = arg_op(input, d)
+    named = getattr(return_types, op)
+    return named(gather_op(input, indices, d % max(input.ndim, 1)), indices)
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running maximum along ``dim`` (``torch.cummax``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.cummax(mg.tensor([1.0, 3.0, 2.0, 5.0]), 0).values.tolist()
+        [1.0, 3.0, 3.0, 5.0]
+    """
+    return _cumextreme("cummax", argcummax, input, dim)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running minimum along ``dim`` (``torch.cummin``)."""
+    return _cumextreme("cummin", argcummin, input, dim)

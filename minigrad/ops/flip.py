@@ -3,7 +3,7 @@
 Both only move elements, so each one's backward formula is the same op run
 the other way: ``flip`` is its own inverse, and ``roll`` by ``-shifts``
 undoes ``roll`` by ``shifts``. ``fliplr``/``flipud`` are composites
-(``flip`` of dim 1 / dim 0). The results are copies, as in PyTorch.
+(``flip`` of dim 1 / dim 0), and so is ``rot90`` (a ``flip`` and a ``transpose``). The results are copies, as in PyTorch.
 
 Example:
     >>> import minigrad as mg
@@ -25,8 +25,9 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_dims
 from .registry import Attr, defop, type_name
+from .shape import transpose
 
-__all__ = ["flip", "roll", "fliplr", "flipud"]
+__all__ = ["flip", "roll", "fliplr", "flipud", "rot90"]
 
 
 def _axes(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
@@ -150,3 +151,24 @@ def roll_backward(ctx: Any, grad: Any) -> tuple[Any]:
     shifts = ctx.attrs["shifts"]
     back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
     return (ctx.ops.roll(grad, back, ctx.attrs["dims"]),)
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the second
+    (``torch.rot90``). Composite: ``flip`` and ``transpose``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rot90(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"rot90(): expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _axes("rot90", dims, input.ndim)
+    k %= 4
+    if k == 1:
+        return transpose(flip(input, (d1,)), d0, d1)
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 3:
+        return flip(transpose(input, d0, d1), (d1,))
+    return input

@@ -32,7 +32,10 @@ import numpy as np
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.backends import move_array
 from ..tensor import Tensor
+from .linalg import matmul
+from .math import add, fill
 from .registry import defop, type_name
 
 __all__ = ["inverse", "det"]  # torch.inverse and torch.det; all three are in mg.linalg (minigrad/linalg.py)
@@ -202,3 +205,27 @@ def det(A: Tensor) -> Tensor:
 def inverse(input: Tensor) -> Tensor:
     """``torch.inverse``: the same as ``linalg.inv``."""
     return inv_op(_tensor("inverse", "input", 0, input))
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    """``A`` multiplied by itself ``n`` times (``torch.linalg.matrix_power``; ``n = 0`` gives the identity,
+    ``n < 0`` powers of ``inv(A)``). Composite: repeated squaring with ``matmul``."""
+    _tensor("linalg.matrix_power", "A", 0, A)
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"linalg.matrix_power(): argument 'n' (position 1) must be int, but got {type_name(n)}")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but got shape {tuple(A.shape)}")
+    if n == 0:  # the identity, still in the graph (a zero gradient), as PyTorch's
+        eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype.np), tuple(A.shape)).copy()
+        eye_t = Tensor._make(eye if A.device == "cpu" else move_array(eye, "cpu", A.device), A.dtype, A.device)
+        return add(fill(A, 0), eye_t)
+    base = inv_op(A) if n < 0 else A
+    result = None
+    k = abs(n)
+    while k:  # square-and-multiply: log2(n) products
+        if k & 1:
+            result = base if result is None else matmul(result, base)
+        k >>= 1
+        if k:
+            base = matmul(base, base)
+    return result

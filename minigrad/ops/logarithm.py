@@ -1,7 +1,15 @@
-"""Logarithms to base 2 and 10: ``log2`` and ``log10``, each an op with its kernel and backward.
+"""Logarithms to base 2 and 10, ``log2`` and ``log10``, ``exp2`` (the inverse of ``log2``), ``xlogy`` and
+``logit``, each an op.
 
 ``log_b(x) = ln(x) / ln(b)``, so ``d log_b(x) / dx = 1 / (x ln b)``. Integer
-inputs are computed in the default float dtype, as ``log``. (``ln`` itself is
+inputs are computed in the default float dtype, as ``log``. ``exp2(x) = 2^x`` has
+the derivative ``ln 2 * 2^x``.
+
+``xlogy(x, y) = x log(y)``, defined as 0 where ``x = 0`` (unless ``y`` is NaN),
+as entropy formulas need; ``d/dx = log(y)`` (0 where ``x = 0`` and ``y <= 0``),
+``d/dy = x / y``. ``logit(p) = log(p / (1 - p))``, ``d/dp = 1 / (p (1 - p))``;
+with ``eps`` the input is clamped into ``[eps, 1 - eps]`` and the gradient is 0
+outside, without it the gradient is NaN outside ``[0, 1]`` (PyTorch's rules). (``ln`` itself is
 the ``log`` op of ``ops/math.py``; ``log1p`` has a file of its own.)
 
 Example:
@@ -23,9 +31,9 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from .registry import defop
+from .registry import Attr, defop, type_name
 
-__all__ = ["log2", "log10"]
+__all__ = ["log2", "log10", "exp2", "xlogy", "logit"]
 
 
 @register_kernel("log2", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -60,3 +68,77 @@ def log10_backward(ctx: Any, grad: Any) -> tuple[Any]:
     (x,) = ctx.saved()
     ops = ctx.ops
     return (ops.div(grad, ops.mul(x, math.log(10.0))),)
+
+
+@register_kernel("exp2", Backend.CPU, dtypes=FLOAT_DTYPES)
+def exp2_cpu(x: np.ndarray) -> np.ndarray:
+    """``numpy.exp2`` (exact at integers)."""
+    return np.asarray(np.exp2(x))
+
+
+exp2 = defop("exp2", inputs=("x",), infer_meta=im.same, save=("out",), promote="float", methods=("exp2",),
+             doc="2 to the power x")
+
+
+@exp2.def_backward
+def exp2_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d 2^x / dx = ln 2 * 2^x."""
+    (out,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(grad, ops.mul(out, math.log(2.0))),)
+
+
+@register_kernel("xlogy", Backend.CPU, dtypes=FLOAT_DTYPES)
+def xlogy_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``x * log(y)``, 0 where ``x == 0`` and ``y`` is not NaN."""
+    return np.asarray(np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)), dtype=np.result_type(x, y))
+
+
+xlogy = defop("xlogy", inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, promote="float", save=("x", "y"),
+              methods=("xlogy",), doc="x * log(y), 0 where x == 0")
+
+
+@xlogy.def_backward
+def xlogy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``dx = xlogy(grad, y)`` (0 where ``x == 0`` and ``y <= 0``), ``dy = grad * x / y``."""
+    x, y = ctx.saved()
+    ops = ctx.ops
+    gx = gy = None
+    if ctx.needs(0):
+        flat = ops.where(ops.eq(x, 0.0), ops.le(y, 0.0), False)
+        gx = ops.sum_to(ops.where(flat, 0.0, ops.xlogy(grad, y)), ctx.input_shape(0))
+    if ctx.needs(1):
+        gy = ops.sum_to(ops.div(ops.mul(grad, x), y), ctx.input_shape(1))
+    return gx, gy
+
+
+def _check_eps(op: str, name: str, pos: int, v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number or None, but got {type_name(v)}")
+    return float(v)
+
+
+@register_kernel("logit", Backend.CPU, dtypes=FLOAT_DTYPES)
+def logit_cpu(x: np.ndarray, eps: Any = None) -> np.ndarray:
+    p = x if eps is None else np.clip(x, eps, 1 - eps)
+    return np.asarray(np.log(p / (1 - p)), dtype=x.dtype)
+
+
+logit = defop("logit", inputs=("x",), attrs=(Attr("eps", None, _check_eps),), infer_meta=im.same, save=("x",),
+              promote="float", methods=("logit",), doc="log(p / (1 - p)), p clamped into [eps, 1 - eps] if eps is given")
+
+
+@logit.def_backward
+def logit_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``grad / (p (1 - p))``; outside ``[eps, 1 - eps]`` 0 (with ``eps``) or NaN outside ``[0, 1]`` (without)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    eps = ctx.attrs["eps"]
+    slope = ops.div(grad, ops.mul(x, ops.sub(1.0, x)))
+    if eps is None:
+        outside = ops.where(ops.lt(x, 0.0), True, ops.gt(x, 1.0))
+        return (ops.where(outside, float("nan"), slope),)
+    outside = ops.where(ops.lt(x, eps), True, ops.gt(x, 1.0 - eps))
+    return (ops.where(outside, 0.0, slope),)

@@ -1,5 +1,7 @@
 """The losses of ``torch.nn.functional``: ``l1_loss``, ``smooth_l1_loss``, ``huber_loss``, ``kl_div``,
-``binary_cross_entropy`` and ``binary_cross_entropy_with_logits``.
+``binary_cross_entropy``, ``binary_cross_entropy_with_logits``, and the margin, embedding and likelihood
+losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
+``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
 
 One op, ``binary_cross_entropy`` (the elementwise loss, with PyTorch's
 clamped logs and its finite derivative at probabilities 0 and 1); the rest
@@ -24,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -35,9 +38,11 @@ from ..kernels.registry import register_kernel
 from ..kernels.infer_meta import broadcast_shapes
 from ..tensor import Tensor
 from .activation import softplus
-from .math import abs, add, exp, gt, log, lt, mul, neg, sub, where
+from .distance import pairwise_distance
+from .math import abs, add, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
 from .reduce import mean, sum
 from .registry import defop, type_name
+from .shape import unsqueeze
 
 __all__: list[str] = []  # PyTorch's top-level forms of these take an int reduction: they live in F only
 
@@ -255,3 +260,156 @@ def _check_weight(op: str, name: str, w: Any, shape: tuple[int, ...]) -> None:
         out = None
     if out != shape:
         raise RuntimeError(f"{op}(): '{name}' of shape {tuple(w.shape)} cannot be broadcast to the input's shape {shape}")
+
+
+# -- margin, embedding and likelihood losses (composite) --------------------------------------
+
+def _tensors(op: str, **named: Any) -> None:
+    for pos, (name, v) in enumerate(named.items()):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+
+
+def _broadcast_all(op: str, **named: Tensor) -> tuple[int, ...]:
+    items = list(named.items())
+    shape = tuple(items[0][1].shape)
+    for name, v in items[1:]:
+        shape = broadcast_shapes(op, shape, tuple(v.shape), (items[0][0], name))
+    return shape
+
+
+def _clamp_min0(x: Tensor) -> Tensor:
+    """``max(x, 0)`` as PyTorch's ``clamp_min(0)`` (the gradient passes at 0 itself)."""
+    return clip(x, 0.0, None)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                        reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``max(0, -y (x1 - x2) + margin)``: ``y = 1`` asks ``x1`` to rank above ``x2`` by ``margin``. Composite."""
+    op = "margin_ranking_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, input1=input1, input2=input2, target=target)
+    _broadcast_all(op, input1=input1, input2=input2, target=target)
+    return reduce_loss(_clamp_min0(add(neg(mul(target, sub(input1, input2))), float(margin))), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` a distance). Composite."""
+    op = "hinge_embedding_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, input=input, target=target)
+    _broadcast_all(op, input=input, target=target)
+    hinge = where(ne(target, 1.0), _clamp_min0(sub(float(margin), input)), 0.0)
+    own = where(ne(target, -1.0), input, 0.0)
+    return reduce_loss(add(hinge, own), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}: ``softplus(-y x)``. Composite."""
+    op = "soft_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_pair(op, input, target)
+    return reduce_loss(softplus(neg(mul(target, input))), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``; rows of ``(N, D)``
+    (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite."""
+    op = "cosine_embedding_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, input1=input1, input2=input2, target=target)
+    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
+        raise RuntimeError(f"{op}(): expected input1 and input2 of the same shape, (N, D) or (D,), but got "
+                           f"{list(input1.shape)} and {list(input2.shape)}")
+    rows = () if input1.ndim == 1 else (input1.shape[0],)
+    if target.ndim != len(rows) or tuple(target.shape) != rows:
+        raise RuntimeError(f"{op}(): expected a target of shape {list(rows)} (one label per row), but got {list(target.shape)}")
+    dim = input1.ndim - 1
+    dot = sum(mul(input1, input2), dim=dim)
+    m1 = add(sum(mul(input1, input1), dim=dim), 1e-12)
+    m2 = add(sum(mul(input2, input2), dim=dim), 1e-12)
+    cos = div(dot, sqrt(mul(m1, m2)))
+    pos = where(eq(target, 1.0), sub(1.0, cos), 0.0)
+    negative = where(eq(target, -1.0), _clamp_min0(sub(cos, float(margin))), 0.0)
+    return reduce_loss(add(pos, negative), reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the ``pairwise_distance``; ``swap`` uses
+    ``min(d(a, n), d(p, n))`` (Balntas et al.). Composite."""
+    op = "triplet_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, anchor=anchor, positive=positive, negative=negative)
+    if not (anchor.ndim == positive.ndim == negative.ndim) or anchor.ndim not in (1, 2):
+        raise RuntimeError(f"{op}(): The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions (1 or 2), but got {anchor.ndim}, {positive.ndim} and {negative.ndim}")
+    _broadcast_all(op, anchor=anchor, positive=positive, negative=negative)
+    d_ap = pairwise_distance(anchor, positive, p, eps)
+    d_an = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_an = minimum(d_an, pairwise_distance(positive, negative, p, eps))
+    return reduce_loss(_clamp_min0(sub(add(d_ap, float(margin)), d_an)), reduction)
+
+
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` counts under a Poisson of rate ``exp(input)`` (``log_input``) or ``input``:
+    ``exp(x) - t x``, or ``x - t log(x + eps)``; ``full`` adds Stirling's ``t log t - t + log(2 pi t) / 2`` for ``t > 1``.
+    Composite."""
+    op = "poisson_nll_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_pair(op, input, target)
+    if log_input:
+        loss = sub(exp(input), mul(target, input))
+    else:
+        loss = sub(input, mul(target, log(add(input, eps))))
+    if full:
+        big = gt(target, 1.0)
+        t = where(big, target, 1.0)  # log of the counted targets only
+        stirling = add(sub(mul(t, log(t)), t), mul(log(mul(t, 2 * math.pi)), 0.5))
+        loss = add(loss, where(big, stirling, 0.0))
+    return reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` under a Gaussian of mean ``input`` and variance ``var``:
+    ``(log(var) + (x - t)^2 / var) / 2`` (plus ``log(2 pi) / 2`` with ``full``). ``var`` has the input's shape,
+    its shape without the last dim, a last dim of 1, or is a number; it is clamped at ``eps`` for the
+    value only (the gradient passes as if unclamped, as PyTorch's in-place clamp under ``no_grad``). Composite."""
+    op = "gaussian_nll_loss"
+    reduction = reduction_of(op, None, None, reduction)
+    check_pair(op, input, target)
+    shape = tuple(input.shape)
+    if isinstance(var, (int, float)) and not isinstance(var, bool):
+        if var < 0:
+            raise ValueError(f"{op}(): var has negative entry/entries")
+        var_t: Any = float(var)
+    else:
+        _tensors(op, var=var)
+        vshape = tuple(var.shape)
+        if vshape != shape:
+            if shape[:-1] == vshape:
+                var = unsqueeze(var, -1)
+            elif not (shape[:-1] == vshape[:-1] and vshape[-1:] == (1,)):
+                raise ValueError(f"{op}(): var is of incorrect size")
+        if np.any(to_numpy(var._data) < 0):
+            raise ValueError(f"{op}(): var has negative entry/entries")
+        var_t = add(var, sub(clip(var, eps, None), var).detach())
+    if isinstance(var_t, float):
+        var_v = max(var_t, eps)
+        loss = mul(add(math.log(var_v), div(mul(sub(input, target), sub(input, target)), var_v)), 0.5)
+    else:
+        d = sub(input, target)
+        loss = mul(add(log(var_t), div(mul(d, d), var_t)), 0.5)
+    if full:
+        loss = add(loss, _HALF_LOG_2PI)
+    return reduce_loss(loss, reduction)

@@ -1,4 +1,4 @@
-"""Norms: ``vector_norm`` (an op), and the composites ``matrix_norm``, ``linalg_norm`` and ``norm``.
+"""Norms: ``vector_norm`` (an op), and the composites ``matrix_norm``, ``linalg_norm``, ``norm`` and ``cdist``.
 
 ``vector_norm(x, ord, dim)`` is ``(sum |x|^ord)^(1/ord)`` over ``dim`` (all
 elements when ``None``); ``ord = inf / -inf`` is the largest / smallest
@@ -43,9 +43,10 @@ from .reduce import max as _amax
 from .reduce import min as _amin
 from .reduce import sum as _sum
 from .registry import Attr, defop, type_name
-from .shape import squeeze
+from .math import sub
+from .shape import squeeze, unsqueeze
 
-__all__ = ["vector_norm", "matrix_norm", "linalg_norm", "norm"]
+__all__ = ["vector_norm", "matrix_norm", "linalg_norm", "norm", "cdist"]
 
 _INF = math.inf
 
@@ -235,3 +236,19 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
     return vector_norm_op(_cast(input, dtype), _check_ord("norm", "p", 1, p), dim, keepdim)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (``..., P, M``) and each row of ``x2`` (``..., R, M``)
+    (``torch.cdist``). Composite: the differences by broadcasting, then ``vector_norm`` over the last dim,
+    so the gradient at a zero distance is 0, as PyTorch's. ``compute_mode`` is accepted and ignored."""
+    _tensor("cdist", x1)
+    _tensor("cdist", x2)
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, but got {p!r}")
+    diff = sub(unsqueeze(x1, -2), unsqueeze(x2, -3))
+    return vector_norm_op(diff, float(p), (-1,), False)

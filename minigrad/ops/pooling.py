@@ -1,4 +1,5 @@
-"""Average pooling: ``avg_pool2d`` and ``adaptive_avg_pool2d`` as ops, their 1-D forms as composites.
+"""Average pooling: ``avg_pool2d`` and ``adaptive_avg_pool2d`` as ops, their 1-D forms as composites; and the
+max-pooling forms ``max_pool1d``, ``adaptive_max_pool1d/2d`` as composites of ``max_pool2d``, ``getitem`` and ``max``.
 
 NOTE [ Average pooling is two small matrix products ]
     Each output of an average pool is a weighted sum of a window of inputs,
@@ -30,15 +31,20 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
+from ..kernels.backends import move_array, to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_shape
+from .conv_forms import max_pool2d
+from .reduce import max as _max
 from .registry import Attr, defop, type_name
-from .shape import squeeze, unsqueeze
+from .shape import getitem, squeeze, unsqueeze
 
-__all__ = ["avg_pool1d", "adaptive_avg_pool1d"]  # torch.avg_pool1d and torch.adaptive_avg_pool1d; 2-D forms in F
+# torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d, torch.adaptive_max_pool1d; the 2-D forms live in F.
+__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d"]
 
 
 # -- the window matrices ---------------------------------------------------------------------
@@ -318,3 +324,73 @@ def _output_size(op: str, v: Any, spatial: tuple[int, ...]) -> tuple[int, ...]:
     if min(size) < 0:
         raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to 0 but received {size}")
     return size
+
+
+# -- max pooling forms (composite) ------------------------------------------------------------
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.max_pool1d`` on ``(N, C, L)`` or ``(C, L)``: ``max_pool2d`` over a height of 1 (composite).
+    With ``return_indices`` the indices are positions along ``L``."""
+    op = "max_pool1d"
+    x, _ = _batched(op, input, 1)
+    k = _ints(op, "kernel_size", 1, kernel_size, 1)
+    s = _ints(op, "stride", 2, stride, 1, allow_empty=True) if stride is not None else None
+    p, d = _ints(op, "padding", 3, padding, 1), _ints(op, "dilation", 4, dilation, 1)
+    out = max_pool2d(unsqueeze(x, -2), (1, k[0]), (1, (s or k)[0]), (0, p[0]), (1, d[0]), ceil_mode, return_indices)
+    if return_indices:
+        return squeeze(out[0], -2), squeeze(out[1], -2)
+    return squeeze(out, -2)
+
+
+def _adaptive_windows(n: int, out: int) -> np.ndarray:
+    """``(out, widest)`` input positions of each adaptive window, the shorter ones repeating their last position
+    (a repeated element changes no maximum, and its gradient shares add back up in ``getitem``'s scatter-add)."""
+    lo = (np.arange(out) * n) // out
+    hi = -((-(np.arange(out) + 1) * n) // out)
+    width = int((hi - lo).max()) if out else 0
+    return np.minimum(lo[:, None] + np.arange(width)[None, :], hi[:, None] - 1)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.adaptive_max_pool2d`` of ``(N, C, H, W)`` or ``(C, H, W)``: the maximum of each adaptive
+    window (composite: one ``getitem`` of the windows, then ``max`` over them). With ``return_indices``
+    also the flat ``h * W + w`` position of each maximum."""
+    op = "adaptive_max_pool2d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    h, w = input.shape[-2:]
+    oh, ow = _output_size(op, output_size, (h, w))
+    if min(h, w) <= 0 or min(oh, ow) <= 0:
+        raise RuntimeError(f"{op}(): input and output sizes must be positive, but got input ({h}, {w}) and output ({oh}, {ow})")
+    rows, cols = _adaptive_windows(h, oh), _adaptive_windows(w, ow)
+    lead = (slice(None),) * (input.ndim - 2)
+    windows = getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
+    out = _max(windows, dim=(-2, -1))
+    if not return_indices:
+        return out
+    vals = to_numpy(windows._data)
+    flat = vals.reshape(vals.shape[:-2] + (-1,)).argmax(axis=-1)  # the first maximum, as PyTorch
+    kw = cols.shape[1]
+    # Window (i, j)'s element at flat position f sits at row rows[i, f // kw], column cols[j, f % kw].
+    hh = rows[np.arange(oh).reshape(oh, 1), flat // kw]
+    ww = cols[np.arange(ow).reshape(1, ow), flat % kw]
+    idx = (hh * w + ww).astype(np.int64)
+    data = idx if input.device == "cpu" else move_array(idx, "cpu", input.device)
+    return out, Tensor._make(np.ascontiguousarray(data), _dt.int64, input.device)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: the 2-D form over a height of 1."""
+    op = "adaptive_max_pool1d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
+    out = adaptive_max_pool2d(unsqueeze(input, -2), (1, size), return_indices)
+    if return_indices:
+        return squeeze(out[0], -2), squeeze(out[1], -2)
+    return squeeze(out, -2)

@@ -35,15 +35,16 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int
 from .registry import Attr, Input, defop, type_name
-from .math import add, lt, where
-from .shape import expand
+from .math import add, lt, mul, where
+from .shape import expand, getitem_grad
 
-__all__ = ["gather", "scatter_add", "scatter", "take_along_dim"]
+__all__ = ["gather", "scatter_add", "scatter", "take_along_dim", "index_add"]
 
 CPU = Backend.CPU
 
@@ -303,3 +304,35 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if reduce == "add":
         return scatter_add_op(input, index, s, dim)
     raise ValueError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """``input`` with ``alpha * source[..., k, ...]`` added at position ``index[k]`` along ``dim``
+    (``torch.index_add``; repeated indices accumulate). Composite: ``getitem_grad`` (the scatter-add into
+    zeros behind indexing's backward) and ``add``; ``source`` gets the gradient read back at ``index``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.index_add(mg.zeros(3), 0, mg.tensor([0, 0, 2]), mg.tensor([1.0, 2.0, 5.0])).tolist()
+        [3.0, 0.0, 5.0]
+    """
+    _tensor_arg("index_add", "input", 0, input)
+    _tensor_arg("index_add", "index", 2, index)
+    _tensor_arg("index_add", "source", 3, source)
+    d = _dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
+    if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
+        raise IndexError(f"index_add(): index must be a 1-D int64 tensor, but got {index.dtype} of shape {tuple(index.shape)}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise TypeError(f"index_add(): argument 'alpha' must be a number, but got {type_name(alpha)}")
+    idx = to_numpy(index._data).astype(np.int64).reshape(-1)
+    size = input.shape[d] if input.ndim else 1
+    expected = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:]) if input.ndim else (idx.size,)
+    if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
+        raise RuntimeError(f"index_add(): source has shape {tuple(source.shape)}, expected {expected} "
+                           f"(input's shape with index's length along dim {d})")
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError(f"index_add(): index out of range for dimension {d} of size {size}")
+    src = source if alpha == 1 else mul(source, alpha)
+    if input.ndim == 0:
+        return add(input, getitem_grad(src.reshape((1,)), (idx,), (1,)).reshape(()))
+    return add(input, getitem_grad(src, (slice(None),) * d + (idx,), tuple(input.shape)))

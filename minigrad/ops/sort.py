@@ -1,4 +1,5 @@
-"""Ordering along one dim: ``argsort`` (an op, no gradient), and the composites ``sort`` and ``topk``.
+"""Ordering along one dim: ``argsort`` (an op, no gradient), and the composites ``sort``, ``topk``,
+``kthvalue``, ``median``, ``quantile``.
 
 ``argsort`` is the one kernel: the int64 positions that put ``input`` in
 order along ``dim``. ``sort`` and ``topk`` read the values at those positions
@@ -30,12 +31,13 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int
+from .math import add, mul, sub
 from .registry import Attr, defop, type_name
 from .scatter_gather import gather_op
-from .shape import getitem
+from .shape import getitem, reshape, squeeze, stack
 from .torch_forms import return_types
 
-__all__ = ["argsort", "sort", "topk", "msort"]
+__all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "quantile"]
 
 
 def infer_argsort(op: str, x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
@@ -128,3 +130,104 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if k != size:
         order = getitem(order, (slice(None),) * d + (slice(0, k),))
     return return_types.topk(gather_op(input, order, d), order)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)`` of the ``k``-th smallest element (1-based) along ``dim`` (``torch.kthvalue``).
+
+    Composite: a stable ``argsort``, the ``k``-th position, ``gather``; the gradient goes to that element.
+    """
+    _check_tensor("kthvalue", input)
+    k = check_int("kthvalue", "k", 1, k)
+    dim = check_int("kthvalue", "dim", 2, dim)
+    check_bool("kthvalue", "keepdim", 3, keepdim)
+    nd = max(input.ndim, 1)
+    if not -nd <= dim < nd:
+        raise ValueError(f"kthvalue(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    d = dim % nd
+    size = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, size {size})")
+    order = getitem(argsort_op(input, d, False, True), (slice(None),) * d + (slice(k - 1, k),)) if input.ndim else \
+        argsort_op(input, d, False, True)
+    values = gather_op(input, order, d)
+    if not keepdim and input.ndim:
+        values, order = squeeze(values, d), squeeze(order, d)
+    return return_types.kthvalue(values, order)
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median (``torch.median``): of all elements (a 0-d tensor) when ``dim`` is None, else
+    ``(values, indices)`` along ``dim``. Composite (``kthvalue`` with ``k = (n + 1) // 2``); NaN counts as
+    the largest value, as in ``sort`` (PyTorch's median returns NaN when there is one)."""
+    _check_tensor("median", input)
+    if dim is None:
+        flat = reshape(input, (-1,))
+        n = flat.shape[0]
+        if n == 0:
+            raise RuntimeError("median(): cannot compute the median of an empty tensor")
+        return kthvalue(flat, (n + 1) // 2).values
+    d = check_int("median", "dim", 1, dim)
+    nd = max(input.ndim, 1)
+    if not -nd <= d < nd:
+        raise ValueError(f"median(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+    n = input.shape[d % nd] if input.ndim else 1
+    res = kthvalue(input, max((n + 1) // 2, 1), d, keepdim)
+    return return_types.median(res.values, res.indices)
+
+
+def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
+    """The ``q``-quantiles (``q`` a number or a 1-D tensor in [0, 1]) along ``dim`` (of all elements when
+    None), with ``interpolation`` ``'linear'``, ``'lower'``, ``'higher'``, ``'nearest'`` or ``'midpoint'``
+    (``torch.quantile``). Composite: ``sort``, then the neighbouring order statistics mixed by ``lerp``'s
+    formula, so the gradient goes to the two elements that make each quantile."""
+    _check_tensor("quantile", input)
+    if not input.dtype.is_floating:
+        raise RuntimeError(f"quantile() input tensor must be either float or double dtype, but got {input.dtype}")
+    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
+        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                         f"Got {interpolation!r}")
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"quantile() q must be a scalar or 1D tensor, but got {q.ndim}D")
+        if q.dtype is not input.dtype:
+            raise RuntimeError(f"quantile() q tensor must be same dtype as the input tensor ({q.dtype} vs {input.dtype})")
+        qs, scalar_q = [float(v) for v in q.reshape(-1).tolist()], q.ndim == 0
+    elif isinstance(q, (int, float)) and not isinstance(q, bool):
+        qs, scalar_q = [float(q)], True
+    else:
+        raise TypeError(f"quantile(): argument 'q' must be a number or a Tensor, but got {type_name(q)}")
+    if any(not 0.0 <= v <= 1.0 for v in qs):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    x = reshape(input, (-1,)) if dim is None else input
+    d = 0 if dim is None else check_int("quantile", "dim", 2, dim) % max(x.ndim, 1)
+    n = x.shape[d] if x.ndim else 1
+    if n == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    ordered = sort(x, d).values if x.ndim else reshape(x, (1,))
+    if not x.ndim:
+        d = 0
+    lead = (slice(None),) * d
+    outs = []
+    for v in qs:
+        pos = v * (n - 1)
+        lo = int(np.floor(pos))
+        hi = min(lo + 1, n - 1)
+        frac = pos - lo
+        if interpolation == "lower" or (interpolation == "nearest" and round(pos) == lo) or frac == 0:
+            pick = getitem(ordered, lead + (slice(lo, lo + 1),))
+        elif interpolation == "higher" or interpolation == "nearest":
+            pick = getitem(ordered, lead + (slice(hi, hi + 1),))
+        else:
+            a = getitem(ordered, lead + (slice(lo, lo + 1),))
+            b = getitem(ordered, lead + (slice(hi, hi + 1),))
+            w = 0.5 if interpolation == "midpoint" else frac
+            pick = add(a, mul(sub(b, a), w))
+        if dim is None or input.ndim == 0:
+            pick = reshape(pick, (1,) * input.ndim if keepdim else ())
+        elif not keepdim:
+            pick = squeeze(pick, d)
+        outs.append(pick)
+    if scalar_q:
+        return outs[0]
+    return stack(outs, 0)

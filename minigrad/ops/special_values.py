@@ -1,4 +1,5 @@
-"""Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``.
+"""Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf`` (ops);
+and ``nan_to_num`` (a composite) to replace them.
 
 Each is an op with a bool result and no gradient (it compares values). Integer
 and bool tensors hold no NaN or infinity: ``isnan``/``isinf`` are all False
@@ -22,9 +23,11 @@ from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from .registry import defop
+from ..tensor import Tensor
+from .math import where
+from .registry import defop, type_name
 
-__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf"]
+__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "nan_to_num"]
 
 
 def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
@@ -48,3 +51,19 @@ isinf = _define("isinf", np.isinf, False, "True where x is +inf or -inf")
 isfinite = _define("isfinite", np.isfinite, True, "True where x is neither NaN nor infinite")
 isposinf = _define("isposinf", np.isposinf, False, "True where x is +inf")
 isneginf = _define("isneginf", np.isneginf, False, "True where x is -inf")
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the dtype's largest / lowest finite
+    value by default) (``torch.nan_to_num``). Composite of ``where``: the gradient reaches only the finite
+    elements, as PyTorch's."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"nan_to_num(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if not input.dtype.is_floating:
+        return input
+    info = np.finfo(input.dtype.np)
+    big = float(info.max) if posinf is None else posinf
+    low = float(info.min) if neginf is None else neginf
+    out = where(isnan(input), float(nan), input)
+    out = where(isposinf(input), big, out)
+    return where(isneginf(input), low, out)

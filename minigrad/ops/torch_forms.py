@@ -49,7 +49,7 @@ from .shape import concat, expand, getitem, permute, reshape, transpose
 
 __all__ = [
     "max", "min", "amax", "amin", "var", "std", "masked_fill", "tril", "triu", "clamp", "clamp_min", "clamp_max", "cat", "split",
-    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind",
+    "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind", "var_mean", "std_mean",
 ]
 
 
@@ -60,6 +60,10 @@ class return_types:
     min = namedtuple("min", ["values", "indices"])
     sort = namedtuple("sort", ["values", "indices"])
     topk = namedtuple("topk", ["values", "indices"])
+    kthvalue = namedtuple("kthvalue", ["values", "indices"])
+    median = namedtuple("median", ["values", "indices"])
+    cummax = namedtuple("cummax", ["values", "indices"])
+    cummin = namedtuple("cummin", ["values", "indices"])
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
@@ -70,14 +74,24 @@ def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
     return dim
 
 
+def _keepdim_alias(op: str, keepdim: Any, keepdims: Any) -> Any:
+    # NumPy's spelling, which PyTorch accepts too: x.max(1, keepdims=True)
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(f"{op}(): pass either 'keepdim' or its alias 'keepdims', not both")
+        return keepdims
+    return keepdim
+
+
 def _check_tensor(op: str, name: str, pos: int, v: Any) -> None:
     if not isinstance(v, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
 
 
 def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
-    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
         _check_tensor(op, "input", 0, input)
+        keepdim = _keepdim_alias(op, keepdim, keepdims)
         if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
             return pair_op(input, dim)
         dim = _dim_alias(op, dim, axis)
@@ -98,24 +112,25 @@ max = _extreme("max", _max_op, argmax, maximum, return_types.max)
 min = _extreme("min", _min_op, argmin, minimum, return_types.min)
 
 
-def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
-    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=keepdim)
+    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=_keepdim_alias("amax", keepdim, keepdims))
 
 
-def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The smallest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
-    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=keepdim)
+    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=_keepdim_alias("amin", keepdim, keepdims))
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
-        axis: Any = None) -> Tensor:
+        axis: Any = None, keepdims: Any = None) -> Tensor:
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
 
     ``unbiased=False`` is the old spelling of ``correction=0``.
     """
     _check_tensor("var", "input", 0, input)
     dim = _dim_alias("var", dim, axis)
+    keepdim = _keepdim_alias("var", keepdim, keepdims)
     if isinstance(dim, bool):  # var(x, False): the old positional 'unbiased'
         dim, unbiased = None, dim
     if correction is None:
@@ -133,9 +148,24 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
-        axis: Any = None) -> Tensor:
+        axis: Any = None, keepdims: Any = None) -> Tensor:
     """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis))
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``)."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    d = None if isinstance(dim, bool) else dim
+    return v, mean(input, dim=d, keepdim=keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``)."""
+    v, m = var_mean(input, dim, unbiased, keepdim, correction=correction)
+    return sqrt(v), m
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:

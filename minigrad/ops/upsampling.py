@@ -11,7 +11,12 @@ and a trace shows exactly that:
 - ``linear`` / ``bilinear`` / ``trilinear``: two neighbours, weights ``1 - t`` and ``t``;
   ``align_corners=True`` maps the corner pixels' centres onto each other;
 - ``bicubic``: four neighbours, Keys' cubic convolution with ``A = -0.75``;
-- ``area``: ``adaptive_avg_pool1d/2d`` to the output size (3-D: twice the 2-D pool).
+- ``area``: ``adaptive_avg_pool1d/2d`` to the output size (3-D: twice the 2-D pool);
+- ``antialias=True`` (bilinear, bicubic): every input under a filter stretched by the scale, so
+  shrinking averages instead of skipping pixels.
+
+Also here: ``pixel_shuffle`` / ``pixel_unshuffle`` (channels to pixels and back, a ``reshape``
+and a ``permute``).
 
 ``scale`` is ``in / out``, or ``1 / scale_factor`` when a ``scale_factor`` is
 given and ``recompute_scale_factor`` is not set, as PyTorch computes it.
@@ -37,9 +42,9 @@ from ..tensor import Tensor
 from .math import add, mul
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .registry import type_name
-from .shape import getitem, reshape
+from .shape import getitem, permute, reshape
 
-__all__: list[str] = []  # F.interpolate only
+__all__ = ["pixel_shuffle", "pixel_unshuffle"]  # torch.pixel_shuffle, torch.pixel_unshuffle; interpolate in F only
 
 _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area")
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
@@ -97,6 +102,38 @@ def _cubic_taps(n_in: int, n_out: int, align_corners: bool, scale_factor: float 
     return [(np.clip(i - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
 
 
+def _antialias_taps(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None,
+                    cubic: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``antialias=True`` (bilinear/bicubic): each output averages the inputs under a filter stretched by the
+    scale when shrinking (a triangle, or Keys' cubic with ``A = -0.5``), the weights summing to 1."""
+    size = 4 if cubic else 2
+    scale = _scale(n_in, n_out, align_corners, scale_factor)
+    support = size / 2 * scale if scale >= 1.0 else size / 2
+    inv = 1.0 / scale if scale >= 1.0 else 1.0
+
+    def filt(x: np.ndarray) -> np.ndarray:
+        x = np.abs(x)
+        if not cubic:
+            return np.where(x < 1, 1 - x, 0.0)
+        a = -0.5
+        return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                        np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+
+    center = scale * (np.arange(n_out) + 0.5)
+    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    hi = np.minimum((center + support + 0.5).astype(np.int64), n_in)
+    width = int((hi - lo).max())
+    taps = []
+    weights = []
+    for j in range(width):
+        idx = lo + j
+        w = np.where(idx < hi, filt((idx - center + 0.5) * inv), 0.0)
+        taps.append(np.minimum(idx, n_in - 1))
+        weights.append(w)
+    total = np.sum(weights, axis=0)
+    return [(i, w / np.where(total != 0, total, 1.0)) for i, w in zip(taps, weights)]
+
+
 def _resample_dim(x: Tensor, d: int, taps: list[tuple[np.ndarray, np.ndarray]]) -> Tensor:
     """``sum_k x[..., idx_k, ...] * w_k`` along dim ``d``."""
     view = (-1,) + (1,) * (x.ndim - 1 - d)
@@ -141,8 +178,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if align_corners is not None and mode not in ("linear", "bilinear", "trilinear", "bicubic"):
         raise ValueError(f"{op}(): align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError(f"{op}(): antialias=True is not supported by minigrad")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError(f"{op}(): Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input")
     k = input.ndim - 2
     if mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != k:
         raise NotImplementedError(f"{op}(): Got {input.ndim}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")
@@ -168,6 +205,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         d, n_in, n_out, sf = 2 + j, in_sizes[j], out_sizes[j], scales[j]
         if mode in ("nearest", "nearest-exact"):
             out = getitem(out, (slice(None),) * d + (_nearest_index(n_in, n_out, sf, mode == "nearest-exact"),))
+        elif antialias:
+            out = _resample_dim(out, d, _antialias_taps(n_in, n_out, align, sf, mode == "bicubic"))
         elif mode == "bicubic":
             out = _resample_dim(out, d, _cubic_taps(n_in, n_out, align, sf))
         else:
@@ -187,3 +226,42 @@ def _area(x: Tensor, out_sizes: tuple[int, ...]) -> Tensor:
     planes = adaptive_avg_pool2d(reshape(x, (n, c * d, h, w)), (oh, ow))
     depth = adaptive_avg_pool2d(reshape(planes, (n, c, d, oh * ow)), (od, oh * ow))
     return reshape(depth, (n, c, od, oh, ow))
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``: each group of ``r^2`` channels becomes an ``r x r`` block of pixels
+    (the sub-pixel convolution of Shi et al.). Composite: ``reshape``, ``permute``, ``reshape``."""
+    op = "pixel_shuffle"
+    r = _factor(op, "upscale_factor", input, upscale_factor)
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"{op}(): input channel dim must be divisible by upscale_factor^2 ({r * r}), but got {c}")
+    n = len(lead)
+    x = reshape(input, (*lead, c // (r * r), r, r, h, w))
+    x = permute(x, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))  # (*, C, H, r, W, r)
+    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """The inverse of ``pixel_shuffle``: ``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``. Composite."""
+    op = "pixel_unshuffle"
+    r = _factor(op, "downscale_factor", input, downscale_factor)
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(f"{op}(): height ({h}) and width ({w}) must be divisible by downscale_factor ({r})")
+    n = len(lead)
+    x = reshape(input, (*lead, c, h // r, r, w // r, r))
+    x = permute(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))  # (*, C, r, r, H, W)
+    return reshape(x, (*lead, c * r * r, h // r, w // r))
+
+
+def _factor(op: str, name: str, input: Any, r: Any) -> int:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if isinstance(r, bool) or not isinstance(r, int):
+        raise TypeError(f"{op}(): argument '{name}' (position 1) must be int, but got {type_name(r)}")
+    if r <= 0:
+        raise RuntimeError(f"{op}(): {name} must be greater than 0, but got {r}")
+    if input.ndim < 3:
+        raise RuntimeError(f"{op}(): expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)")
+    return r

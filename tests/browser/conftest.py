@@ -43,13 +43,19 @@ def browser():
     if exe is None:
         pytest.skip("browser tests need Chromium: apt-get install chromium (make setup does it where it can), "
                     "or set MINIGRAD_CHROMIUM to a Chromium binary")
-    with sync_playwright() as pw:
+    try:
+        pw = sync_playwright().start()
+    except Exception as exc:  # noqa: BLE001 - playwright's driver does not run here: a skip with its reason
+        pytest.skip(f"playwright could not start its driver: {exc}")
+    try:
         try:
             b = pw.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
         except Exception as exc:  # noqa: BLE001 - a broken install is a skip with its reason, not an error
             pytest.skip(f"Chromium at {exe} did not start: {exc}")
         yield b
         b.close()
+    finally:
+        pw.stop()
 
 
 @pytest.fixture

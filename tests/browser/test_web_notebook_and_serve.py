@@ -40,7 +40,8 @@ def test_a_notebook_output_cell_holds_the_stepper(page, tmp_path):
     assert "minigrad-stepper" in html and html.startswith("<iframe")
     # What a notebook front end shows: the output HTML in a page. The stepper runs in its frame.
     out = tmp_path / "cell.html"
-    out.write_text(f"<!DOCTYPE html><html><body>{html}</body></html>", encoding="utf-8")
+    out.write_text('<!DOCTYPE html><html><body style="width:940px;margin:20px;font-family:sans-serif">'
+                   f"<div>In [1]: mg.viz.stepper(tr)</div>{html}</body></html>", encoding="utf-8")
     page.goto(out.as_uri())
     frame = page.frame_locator("iframe.minigrad-stepper")
     frame.locator("#queue .body > *").first.wait_for()
@@ -50,6 +51,9 @@ def test_a_notebook_output_cell_holds_the_stepper(page, tmp_path):
     assert after > before
     for pane in ("graph", "queue", "in-degree", "buffers", "log", "node"):
         assert frame.locator(f"#{pane}").count() == 1
+    if os.environ.get("MINIGRAD_UPDATE_SCREENSHOTS") == "1":  # docs/web.md shows the cell
+        page.set_viewport_size({"width": 1000, "height": 850})
+        page.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs" / "images" / "web-stepper-notebook.png"))
 
 
 def _free_port() -> int:

@@ -14,7 +14,7 @@ import minigrad as mg
 from minigrad.tracing.replay import Replay
 from minigrad.viz import stepper
 from minigrad.viz.graph import display_status
-from stepper_pages import SHOWN, agree_with_replay, event_shown, in_degree_pane, queue_pane, statuses
+from stepper_pages import SHOWN, agree_with_replay, event_shown, statuses
 
 DEMO = Path(__file__).parent.parent / "tui" / "fixtures" / "demo.jsonl"
 
@@ -29,6 +29,7 @@ def demo(tmp_path_factory):
 
 
 def open_page(page, path: Path, hash_: str = "") -> None:
+    """Open a stepper page and wait until its panes are drawn."""
     page.goto(path.as_uri() + hash_)
     page.wait_for_selector("#queue .body > *")
 
@@ -113,6 +114,9 @@ def test_buttons_slider_and_pass_chooser(page, demo):
     assert agree_with_replay(page, rp, 1) == end1
     page.keyboard.press("3")
     assert "startup" in page.text_content("#general")
+    assert "w1 = " in page.text_content("#general")  # at the end of the pass: grad()'s result
+    page.keyboard.press("Home")
+    assert "w1 = " not in page.text_content("#general")  # before GeneralGrad decided anything
     page.keyboard.press("2")
     assert page.is_visible("#forward") and page.locator("#forward .call").count() > 0
     page.keyboard.press("1")
@@ -187,3 +191,55 @@ def test_a_recording_with_modules_shows_provenance(page, tmp_path):
         agree_with_replay(page, rp, 0)
     assert "made at test_web_stepper_browser.py:" in page.text_content("#node")
     assert "in module Sequential" in page.text_content("#node")
+
+
+def test_space_after_a_click_plays_once(page, demo):
+    _, path = demo
+    open_page(page, path)
+    page.click("#next")
+    at = event_shown(page)
+    page.keyboard.press(" ")
+    assert "pause" in page.text_content("#play")
+    page.keyboard.press(" ")
+    assert "play" in page.text_content("#play")
+    assert event_shown(page) <= at + 1  # the button was not pressed again by the space key
+
+
+def test_a_pass_too_large_to_draw_is_listed_and_says_so(page, tmp_path):
+    events = mg.trace.load(DEMO).events
+    rp = Replay(events)
+    path = stepper(events, max_graph_nodes=5).save(tmp_path / "listed.html")
+    open_page(page, path)
+    assert "shows the nodes as a list" in page.text_content("#notes")
+    assert page.locator("#graph svg").count() == 0
+    for _ in range(4):
+        page.keyboard.press("n")
+        i = agree_with_replay(page, rp, 0)
+        st = rp[i]
+        assert statuses(page) == {n: display_status(st, n, st.passes[0]) for n in statuses(page)}
+
+
+def test_a_page_without_a_pass_says_why(page, tmp_path):
+    with mg.trace() as tr:
+        _ = mg.ones(2) + 1
+    open_path = stepper(tr).save(tmp_path / "none.html")
+    page.goto(open_path.as_uri())
+    page.wait_for_selector("#graph .note")
+    assert "no backward pass" in page.text_content("#notes")
+    assert event_shown(page) == -1
+
+
+def test_jump_to_a_node_goes_to_its_run_and_pins_it(page, demo):
+    rp, path = demo
+    open_page(page, path)
+    runs = {rp.events[i].node: i for i in rp.indices_of("node.run") if i <= rp.backward_passes()[0][1]}
+    node, at = next((n, i) for n, i in runs.items() if rp.final.nodes[n].name.startswith("Matmul"))
+    page.keyboard.press("j")
+    page.keyboard.type(f"#{node}")
+    page.keyboard.press("Enter")
+    assert event_shown(page) == at
+    assert "pinned" in page.text_content("#node h2") and rp.final.nodes[node].name in page.text_content("#node h2")
+    assert f"runs at event {at}" in page.text_content("#notes")
+    agree_with_replay(page, rp, 0)
+    page.keyboard.press("ArrowRight")  # keys work again once the box has done its job
+    assert event_shown(page) == at + 1

@@ -1,6 +1,9 @@
 import inspect
 import math
+from contextlib import nullcontext
 from dataclasses import dataclass
+
+import numpy as np
 
 import torch
 import torch.nn as nn
@@ -201,3 +204,75 @@ def train(model, batches, steps, learning_rate=1e-2, grad_clip=1.0):
         optimizer.step()
         losses.append(loss.item())
     return losses
+
+
+# ---------------------------------------------------------------- a training script's loop, nanoGPT-style
+
+def get_batch(data, block_size, batch_size, device="cpu"):
+    """Random windows of a token array (a NumPy array or memmap) as int64 tensors."""
+    ix = torch.randint(len(data) - block_size, (batch_size,))
+    x = torch.stack([torch.from_numpy((data[i:i + block_size]).astype(np.int64)) for i in ix])
+    y = torch.stack([torch.from_numpy((data[i + 1:i + 1 + block_size]).astype(np.int64)) for i in ix])
+    return x.to(device), y.to(device)
+
+
+@torch.no_grad()
+def estimate_loss(model, splits, eval_iters, block_size, batch_size, ctx):
+    out = {}
+    model.eval()
+    for split, data in splits.items():
+        losses = torch.zeros(eval_iters)
+        for k in range(eval_iters):
+            X, Y = get_batch(data, block_size, batch_size)
+            with ctx:
+                logits, loss = model(X, Y)
+            losses[k] = loss.item()
+        out[split] = losses.mean().item()
+    model.train()
+    return out
+
+
+def get_lr(it, learning_rate=6e-3, warmup_iters=2, lr_decay_iters=8, min_lr=6e-4):
+    """Linear warm-up, then cosine decay to min_lr."""
+    if it < warmup_iters:
+        return learning_rate * (it + 1) / (warmup_iters + 1)
+    if it > lr_decay_iters:
+        return min_lr
+    decay_ratio = (it - warmup_iters) / (lr_decay_iters - warmup_iters)
+    coeff = 0.5 * (1.0 + math.cos(math.pi * decay_ratio))
+    return min_lr + coeff * (learning_rate - min_lr)
+
+
+def train_script(model, train_data, val_data, max_iters=6, gradient_accumulation_steps=2, batch_size=3,
+                 grad_clip=1.0, eval_interval=3, seed=1337):
+    """The loop of a nanoGPT-style train.py on the CPU: seeded batches, warm-up + cosine learning rate set on
+    every param group by hand, gradient accumulation, a (disabled) GradScaler, clipping, periodic evaluation."""
+    torch.manual_seed(seed)
+    device_type = "cpu"
+    dtype = "float32"
+    ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type=device_type)
+    scaler = torch.amp.GradScaler("cuda", enabled=(dtype == "float16"))
+    block_size = model.config.block_size
+    optimizer = model.configure_optimizers(0.1, 6e-3, (0.9, 0.95), device_type)
+    X, Y = get_batch(train_data, block_size, batch_size)
+    losses, evals = [], []
+    for iter_num in range(max_iters):
+        lr = get_lr(iter_num)
+        for param_group in optimizer.param_groups:
+            param_group["lr"] = lr
+        if iter_num % eval_interval == 0:
+            evals.append(estimate_loss(model, {"train": train_data, "val": val_data}, 2, block_size, batch_size, ctx))
+        for micro_step in range(gradient_accumulation_steps):
+            with ctx:
+                logits, loss = model(X, Y)
+                loss = loss / gradient_accumulation_steps  # the gradients add up over the micro-steps
+            X, Y = get_batch(train_data, block_size, batch_size)  # the next batch, fetched while the GPU works
+            scaler.scale(loss).backward()
+        if grad_clip != 0.0:
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(loss.item() * gradient_accumulation_steps)
+    return losses, evals

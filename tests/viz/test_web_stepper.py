@@ -29,7 +29,7 @@ PANES = ("graph", "queue", "in-degree", "buffers", "log", "node")
 def apply_effects(p: dict[str, Any]) -> list[dict[str, Any]]:
     """What the page shows after each event of pass ``p``: the script's ``apply``, written in Python."""
     s = {"status": list(p["init"]["status"]), "degree": list(p["init"]["degree"]), "queue": [], "current": -1,
-         "changed": -1, "buffers": {}}
+         "changed": -1, "buffers": {}, "general": None}
     out = []
     for ev in p["events"]:
         e = ev[3] if len(ev) > 3 else {}
@@ -39,6 +39,8 @@ def apply_effects(p: dict[str, Any]) -> list[dict[str, Any]]:
             s["current"] = e["c"]
         if "lc" in e:
             s["changed"] = e["lc"]
+        if "g" in e:
+            s["general"] = e["g"]
         for k, v in e.get("d", []):
             s["degree"][k] = v
         for k, v in e.get("s", []):
@@ -49,7 +51,8 @@ def apply_effects(p: dict[str, Any]) -> list[dict[str, Any]]:
             else:
                 s["buffers"][k] = v
         out.append({"status": list(s["status"]), "degree": list(s["degree"]), "queue": list(s["queue"]),
-                    "current": s["current"], "changed": s["changed"], "buffers": dict(s["buffers"])})
+                    "current": s["current"], "changed": s["changed"], "buffers": dict(s["buffers"]),
+                    "general": s["general"]})
     return out
 
 
@@ -74,6 +77,13 @@ def check_against_replay(events: list) -> dict[str, Any]:
             assert (ids[got["current"]] if got["current"] >= 0 else None) == current, f"current node at event {i}"
             assert sorted(ids[k] for k in got["buffers"]) == sorted(n for n in bw.buffers if n in ids), f"buffers at event {i}"
             assert (ids[got["changed"]] if got["changed"] >= 0 else None) == bw.last_changed
+            g = bw.general
+            if g is None:
+                assert got["general"] is None
+            else:  # the GeneralGrad tab names what the replay's marks hold
+                rows = dict(got["general"])
+                assert rows["startup"] == (", ".join(rp.final.node_name(n) for n in sorted(g.startup)) or "-")
+                assert rows["needed"] == (", ".join(rp.final.node_name(n) for n in sorted(g.needed)) or "-")
     return page.data
 
 
@@ -86,9 +96,16 @@ def test_two_passes_and_general_grad_view():
     data = check_against_replay(mg.trace.load(DEMO).events)
     modes = [p["mode"] for p in data["passes"]]
     assert modes == ["backward", "grad"]
-    assert data["passes"][0]["general"] is None
-    rows = dict(data["passes"][1]["general"])
+    def general_effects(p):
+        return [(p["begin"] + k, dict(ev[3]["g"])) for k, ev in enumerate(p["events"]) if len(ev) > 3 and "g" in ev[3]]
+
+    assert general_effects(data["passes"][0]) == []
+    steps = general_effects(data["passes"][1])
+    assert len(steps) >= 3  # GeneralGrad's decisions appear as they are made: copy, targets, update, prune, result
+    at, rows = steps[-1]
     assert set(rows) >= {"startup", "ending", "needed", "pruned edges", "results"}
+    assert rows["results"] != "-" and mg.trace.load(DEMO).events[at].kind == "general_grad.result"
+    assert steps[0][1]["startup"] == "-"  # before general_grad.update, nothing is decided
 
 
 def test_a_live_recording_with_modules_carries_provenance():
@@ -142,11 +159,13 @@ def test_limits_are_stated_on_the_page():
     events = mg.trace.load(DEMO).events
     one = stepper(events, max_events=300)
     assert len(one.data["passes"]) == 1
-    assert any("holds passes 0–0 of the 2" in n for n in one.notes)
+    assert any("holds pass 0 of the 2" in n for n in one.notes)
+    none = stepper(events, max_events=10)
+    assert none.data["passes"] == [] and any("holds no pass of the 2" in n for n in none.notes)
     listed = stepper(events, max_graph_nodes=3)
     assert all(p["svg"] is None for p in listed.data["passes"])
     assert any("shows the nodes as a list" in n for n in listed.notes)
-    assert "holds passes" in one.html()
+    assert "holds pass 0" in one.html()
 
 
 def test_a_trace_without_backward_says_so():
@@ -191,3 +210,62 @@ def test_cli_web_without_graphviz_exits_3(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(graphviz, "pipe", no_dot)
     assert cli(["web", str(FIXTURES / "two_layers.jsonl"), "-o", str(tmp_path / "p.html")]) == 3
     assert "graphviz" in capsys.readouterr().err.lower()
+
+
+def test_quiz_questions_are_the_tuis():
+    from minigrad.tui.model import Session
+
+    events = mg.trace.load(DEMO).events
+    session = Session(events)
+    data = stepper(events).data
+    asked = 0
+    for p in data["passes"]:
+        ids = p["ids"]
+        for q in p["quiz"]:
+            want = session.question(q["run"], p["number"])
+            assert ids[q["node"]] == want.node
+            assert q["ask"] == want.ask_index and q["after"] == want.after_index
+            assert [ids[k] for k in q["succ"]] == list(want.successors)
+            assert q["deg"] == list(want.in_degree_after)
+            assert [ids[k] for k in q["cand"]] == list(want.candidates)
+            assert q["why"] == session.why_runs(want)
+            asked += 1
+    assert asked > 10
+
+
+def test_a_long_flipbook_points_to_the_stepper(tmp_path, monkeypatch, capsys):
+    import minigrad.cli as cli_module
+
+    monkeypatch.setattr(cli_module, "FLIPBOOK_HINT_FRAMES", 5)
+    assert cli(["render", str(FIXTURES / "simple_backward.jsonl"), "--flipbook", str(tmp_path / "f.html")]) == 0
+    assert "minigrad web" in capsys.readouterr().err
+    monkeypatch.setattr(cli_module, "FLIPBOOK_HINT_FRAMES", 10_000)
+    assert cli(["render", str(FIXTURES / "simple_backward.jsonl"), "--flipbook", str(tmp_path / "g.html")]) == 0
+    assert "minigrad web" not in capsys.readouterr().err
+
+
+def test_replay_pass_at_is_the_states_pass():
+    rp = Replay(mg.trace.load(DEMO).events)
+    for number, (begin, end, _) in enumerate(rp.backward_passes()):
+        for i in list(range(0, len(rp), 7)) + [begin - 1, begin, end]:
+            st = rp[i]
+            want = st.passes[number] if number < len(st.passes) else None
+            assert rp.pass_at(i, number) == want, (i, number)
+    with pytest.raises(IndexError):
+        rp.pass_at(len(rp), 0)
+
+
+def test_a_failed_layout_falls_back_to_the_list(simple_events, monkeypatch):
+    def broken(*args, **kwargs):
+        raise graphviz.CalledProcessError(1, ["dot"], output=b"", stderr=b"trouble")
+
+    monkeypatch.setattr(graphviz, "pipe", broken)
+    page = stepper(simple_events)
+    assert page.data["passes"][0]["svg"] is None
+    assert any("could not lay out pass 0" in n for n in page.notes)
+
+
+@pytest.mark.parametrize("cut", [107, 150, 420])
+def test_a_recording_cut_mid_pass_still_agrees(cut):
+    data = check_against_replay(mg.trace.load(DEMO).events[:cut])
+    assert data["passes"][-1]["complete"] is False

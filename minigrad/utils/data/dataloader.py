@@ -146,6 +146,12 @@ class DataLoader:
             default_collate if batch_size is not None or batch_sampler is not None else default_convert)
 
     def __iter__(self) -> Iterator[Any]:
+        # PyTorch's iterator draws a base seed (for worker processes) from the loader's generator
+        # before the sampler draws its order: drawn here too, so the generator's stream stays PyTorch's.
+        self._base_seed = int(creation.empty((), dtype=_dt.int64).random_(generator=self.generator).item())
+        return self._iter_batches()
+
+    def _iter_batches(self) -> Iterator[Any]:
         if self._iterable:
             yield from self._iter_stream()
         elif self.batch_sampler is not None:

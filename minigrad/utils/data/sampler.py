@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Sequence, Sized
 
 from ... import creation
+from ... import dtypes as _dt
+from ...random import Generator
 from ...tensor import Tensor
 
 __all__ = [
@@ -81,12 +83,19 @@ class RandomSampler(Sampler):
 
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
+        generator = self.generator
+        if generator is None:
+            # PyTorch seeds a fresh generator from the default one for each pass (one 64-bit draw)
+            seed = int(creation.empty((), dtype=_dt.int64).random_().item())
+            generator = Generator().manual_seed(seed)
         if self.replacement:
-            yield from _randint(n, self.num_samples, self.generator)
+            for _ in range(self.num_samples // 32):  # PyTorch draws in chunks of 32
+                yield from _randint(n, 32, generator)
+            yield from _randint(n, self.num_samples % 32, generator)
             return
         for _ in range(self.num_samples // n):
-            yield from _randperm(n, self.generator)
-        yield from _randperm(n, self.generator)[: self.num_samples % n]
+            yield from _randperm(n, generator)
+        yield from _randperm(n, generator)[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples

@@ -1,0 +1,215 @@
+"""Moving, splitting and stacking dims: ``movedim``/``moveaxis``, ``swapaxes``/``swapdims``, ``unflatten``,
+``ravel``, ``atleast_1d/2d/3d``, ``hstack``, ``vstack``/``row_stack``, ``dstack``, ``column_stack``,
+``cartesian_prod``, ``block_diag``.
+
+All composites of ``permute``, ``transpose``, ``reshape`` and ``cat``
+(``concat``), as PyTorch's own are: their gradients are those ops'.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.movedim(mg.zeros(2, 3, 4), 0, -1).shape
+    (3, 4, 2)
+    >>> mg.vstack([mg.tensor([1, 2]), mg.tensor([3, 4])]).tolist()
+    [[1, 2], [3, 4]]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..tensor import Tensor
+from ._checks import check_int, check_shape
+from .registry import type_name
+from .repeat import meshgrid
+from .shape import concat, expand, permute, reshape, stack, transpose
+
+__all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", "atleast_1d", "atleast_2d",
+           "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "block_diag"]
+
+
+def _tensor(op: str, v: Any, name: str = "input", pos: int = 0) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+def _axis(op: str, d: Any, ndim: int) -> int:
+    d = check_int(op, "dim", 1, d)
+    nd = max(ndim, 1)
+    if not -nd <= d < nd:
+        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+    return d % nd
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move the dims ``source`` to the positions ``destination``, the others keeping their order (``torch.movedim``)."""
+    _tensor("movedim", input)
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim(): Invalid source or destination dims: source ({list(src)} dims) should "
+                           f"contain the same number of dims as destination ({list(dst)} dims)")
+    n = input.ndim
+    src = tuple(_axis("movedim", d, n) for d in src)
+    dst = tuple(_axis("movedim", d, n) for d in dst)
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim(): repeated dim in source {list(src)} or destination {list(dst)}")
+    if n == 0:
+        return input
+    order: list[int | None] = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(k for k in range(n) if k not in src)
+    perm = tuple(o if o is not None else next(rest) for o in order)
+    return permute(input, perm) if perm != tuple(range(n)) else input
+
+
+def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """NumPy's name for ``movedim``."""
+    return movedim(input, source, destination)
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose(input, axis0, axis1)`` (NumPy's name)."""
+    _tensor("swapaxes", input)
+    return transpose(input, check_int("swapaxes", "axis0", 1, axis0), check_int("swapaxes", "axis1", 2, axis1))
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``transpose(input, dim0, dim1)``."""
+    _tensor("swapdims", input)
+    return transpose(input, check_int("swapdims", "dim0", 1, dim0), check_int("swapdims", "dim1", 2, dim1))
+
+
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dim ``dim`` into ``sizes`` (one entry may be -1) (``torch.unflatten``; a reshape)."""
+    _tensor("unflatten", input)
+    if input.ndim == 0:
+        raise RuntimeError("unflatten(): cannot be applied to a 0-dim tensor")
+    d = _axis("unflatten", dim, input.ndim)
+    sizes = check_shape("unflatten", "sizes", 2, sizes)
+    if not sizes:
+        raise RuntimeError("unflatten(): sizes must be non-empty")
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if sizes.count(-1) > 1 or (-1 not in sizes and known != input.shape[d]) or (
+            -1 in sizes and (known == 0 or input.shape[d] % known)):
+        raise RuntimeError(f"unflatten(): Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({input.shape[d]}) in the input tensor")
+    sizes = tuple(input.shape[d] // known if s == -1 else s for s in sizes)
+    return reshape(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The elements as a 1-D tensor (``torch.ravel``; a reshape)."""
+    _tensor("ravel", input)
+    n = 1
+    for s in input.shape:
+        n *= s
+    return reshape(input, (n,))
+
+
+def _atleast(op: str, nd: int, tensors: tuple[Any, ...]) -> Any:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(_atleast(op, nd, (t,)) for t in tensors[0])
+    if len(tensors) > 1:
+        return tuple(_atleast(op, nd, (t,)) for t in tensors)
+    t = _tensor(op, tensors[0], "tensors")
+    if t.ndim >= nd:
+        return t
+    shape = tuple(t.shape)
+    if nd == 3 and t.ndim == 2:
+        return reshape(t, shape + (1,))
+    if nd == 3 and t.ndim == 1:
+        return reshape(t, (1,) + shape + (1,))
+    return reshape(t, (1,) * (nd - t.ndim) + shape)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least 1 dim (a 0-d one becomes shape ``(1,)``)."""
+    return _atleast("atleast_1d", 1, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least 2 dims (leading 1s added)."""
+    return _atleast("atleast_2d", 2, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least 3 dims (NumPy's rule: ``(n,) -> (1, n, 1)``, ``(m, n) -> (m, n, 1)``)."""
+    return _atleast("atleast_3d", 3, tensors)
+
+
+def _seq(op: str, tensors: Any) -> list[Tensor]:
+    if not isinstance(tensors, (list, tuple)) or not tensors:
+        raise TypeError(f"{op}(): argument 'tensors' (position 0) must be a non-empty tuple of Tensors, "
+                        f"but got {type_name(tensors)}")
+    return [_tensor(op, t, "tensors") for t in tensors]
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 1, or dim 0 for 1-D tensors (``torch.hstack``)."""
+    ts = [atleast_1d(t) for t in _seq("hstack", tensors)]
+    return concat(ts, dim=0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 0, 1-D tensors as rows (``torch.vstack``)."""
+    return concat([atleast_2d(t) for t in _seq("vstack", tensors)], dim=0)
+
+
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """The old name of ``vstack``."""
+    return vstack(tensors)
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 2, after ``atleast_3d`` (``torch.dstack``)."""
+    return concat([atleast_3d(t) for t in _seq("dstack", tensors)], dim=2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join as columns: 0-d and 1-D tensors become columns ``(n, 1)``, then ``hstack`` (``torch.column_stack``)."""
+    ts = [reshape(t, (-1, 1)) if t.ndim <= 1 else t for t in _seq("column_stack", tensors)]
+    return concat(ts, dim=1)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element from each 1-D tensor, one row each (``torch.cartesian_prod``; a
+    single tensor is returned as it is). Composite: ``meshgrid``, then the grids flattened and stacked."""
+    ts = [_tensor("cartesian_prod", t, "tensors") for t in tensors]
+    if len(ts) == 1:
+        return ts[0]
+    grids = meshgrid(*ts, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-, 1- or 2-D) as the blocks of a block-diagonal matrix, zeros elsewhere
+    (``torch.block_diag``). Composite: each block padded by ``concat`` with zero blocks, then stacked."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        _tensor("block_diag", t, "tensors", i)
+        if t.ndim > 2:
+            raise RuntimeError(f"block_diag(): Input tensors must have 2 or fewer dimensions. Input {i} has {t.ndim} dimensions")
+        blocks.append(reshape(t, (1, -1)) if t.ndim < 2 else t)
+    if not blocks:
+        raise RuntimeError("block_diag(): expects at least one tensor")
+    dtype = blocks[0].dtype
+    for b in blocks[1:]:
+        dtype = b.dtype if b.dtype.is_floating and not dtype.is_floating else dtype
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        b = b if b.dtype is dtype else b.astype(dtype)
+        parts = []
+        if left:
+            parts.append(expand(Tensor._scalar(0, dtype, b.device).reshape((1, 1)), (b.shape[0], left)))
+        parts.append(b)
+        right = width - left - b.shape[1]
+        if right:
+            parts.append(expand(Tensor._scalar(0, dtype, b.device).reshape((1, 1)), (b.shape[0], right)))
+        rows.append(concat(parts, dim=1) if len(parts) > 1 else b)
+        left += b.shape[1]
+    return concat(rows, dim=0) if len(rows) > 1 else rows[0]

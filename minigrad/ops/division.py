@@ -1,0 +1,93 @@
+"""Integer-style division: ``floor_divide`` (``//``), ``remainder`` (``%``) and ``fmod``, each an op.
+
+``floor_divide(x, y) = floor(x / y)``; ``remainder(x, y) = x - floor(x / y) * y``
+takes the sign of ``y`` (Python's ``%``); ``fmod(x, y) = x - trunc(x / y) * y``
+takes the sign of ``x`` (C's ``fmod``). Integer inputs stay integer, and an
+integer division by zero raises ``RuntimeError`` ("ZeroDivisionError"), as in
+PyTorch; floats follow IEEE (``inf``, ``nan``).
+
+Gradients: ``d remainder / dx = 1``, ``d remainder / dy = -floor_divide(x, y)``
+(``fmod``: ``-trunc(x / y)``); the quotient ``floor_divide`` is piecewise
+constant, so its gradient is 0, as minigrad's ``floor`` (PyTorch has no
+derivative for it and raises in backward).
+
+Example:
+    >>> import minigrad as mg
+    >>> (mg.tensor([7, -7]) // 2).tolist(), (mg.tensor([7, -7]) % 3).tolist()
+    ([3, -4], [1, 2])
+    >>> mg.fmod(mg.tensor([7, -7]), 3).tolist()
+    [1, -1]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import NUMERIC_DTYPES
+from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from .registry import defop
+
+__all__ = ["floor_divide", "remainder", "fmod"]
+
+
+def _integer_kernel(name: str, ufunc: np.ufunc) -> Any:
+    def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if x.dtype.kind in "iub" and y.dtype.kind in "iub" and np.any(y == 0):
+            raise RuntimeError(f"{name}(): ZeroDivisionError (an integer divided by zero)")
+        return np.asarray(ufunc(x, y))
+
+    kernel.__name__ = f"{name}_cpu"
+    kernel.__doc__ = f"``numpy.{ufunc.__name__}``; an integer division by zero raises, as in PyTorch."
+    return kernel
+
+
+for _name, _ufunc in (("floor_divide", np.floor_divide), ("remainder", np.remainder), ("fmod", np.fmod)):
+    register_kernel(_name, Backend.CPU, dtypes=NUMERIC_DTYPES)(_integer_kernel(_name, _ufunc))
+
+
+def _define(name: str, doc: str, methods: tuple[str, ...], operators: tuple[str, ...] = ()) -> Any:
+    return defop(name, inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, transform_dtype=True,
+                 save=("x", "y"), save_for={"x": (1,), "y": (1,)}, doc=doc, methods=methods, operators=operators)
+
+
+floor_divide = _define("floor_divide", "floor(x / y)", ("floor_divide",), ("__floordiv__", "__rfloordiv__"))
+remainder = _define("remainder", "x - floor(x / y) * y (the sign of y)", ("remainder",), ("__mod__", "__rmod__"))
+fmod = _define("fmod", "x - trunc(x / y) * y (the sign of x)", ("fmod",))
+
+
+@floor_divide.def_backward
+def floor_divide_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """A step function: 0 for both inputs."""
+    ops = ctx.ops
+    zero = ops.mul(grad, 0.0)
+    return (ops.sum_to(zero, ctx.input_shape(0)) if ctx.needs(0) else None,
+            ops.sum_to(zero, ctx.input_shape(1)) if ctx.needs(1) else None)
+
+
+@remainder.def_backward
+def remainder_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``dx = grad``, ``dy = -grad * floor_divide(x, y)`` (the exact floored quotient: ``floor(0.25 / 0.001)``
+    would round up to 250, where ``0.25 = 249 * 0.001 + a remainder``)."""
+    ops = ctx.ops
+    gx = ops.sum_to(grad, ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = None
+    if ctx.needs(1):
+        x, y = ctx.saved()
+        gy = ops.sum_to(ops.neg(ops.mul(grad, ops.floor_divide(x, y))), ctx.input_shape(1))
+    return gx, gy
+
+
+@fmod.def_backward
+def fmod_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``dx = grad``, ``dy = -grad * trunc(x / y)``."""
+    ops = ctx.ops
+    gx = ops.sum_to(grad, ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = None
+    if ctx.needs(1):
+        x, y = ctx.saved()
+        gy = ops.sum_to(ops.neg(ops.mul(grad, ops.trunc(ops.div(x, y)))), ctx.input_shape(1))
+    return gx, gy

@@ -1,0 +1,221 @@
+"""Reading parts of a tensor by position: ``index_select``, ``masked_select``, ``take``, ``narrow``,
+``select``, ``diagonal``, ``diag``, ``unfold`` (sliding windows, ``Tensor.unfold``) - composites of
+``getitem`` (and ``where`` for ``diag`` of a vector); and the index tables ``tril_indices``/``triu_indices``.
+
+Each one builds the NumPy-style index that picks the elements and calls the
+``getitem`` op, so its backward is ``getitem``'s: the gradient is added back
+at the positions that were read (repeats accumulate), which is PyTorch's
+``index_select``/``masked_select``/``take`` backward (an ``index_add``).
+
+Example:
+    >>> import minigrad as mg
+    >>> x = mg.tensor([[1, 2, 3], [4, 5, 6]])
+    >>> mg.index_select(x, 1, mg.tensor([2, 0])).tolist()
+    [[3, 1], [6, 4]]
+    >>> mg.diagonal(x).tolist()
+    [1, 5]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..kernels.backends import move_array, to_numpy
+from ..tensor import Tensor
+from ._checks import check_int
+from .math import where
+from .registry import type_name
+from .shape import expand, getitem, permute, reshape
+
+__all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
+
+
+def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+def _dim(op: str, dim: Any, ndim: int, pos: int = 1) -> int:
+    dim = check_int(op, "dim", pos, dim)
+    nd = max(ndim, 1)
+    if not -nd <= dim < nd:
+        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    return dim % nd
+
+
+def _int_index(op: str, index: Tensor, size: int, what: str, error: type = IndexError) -> np.ndarray:
+    """The index values as an int64 array, checked against ``size`` (PyTorch's error class for the op)."""
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, but got {index.dtype}")
+    idx = to_numpy(index._data).astype(np.int64, copy=False)
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = int(idx[(idx < -size) | (idx >= size)].ravel()[0])
+        raise error(f"{op}(): index {bad} is out of range for {what} of size {size}")
+    return idx
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``input`` at ``index`` (1-D) along ``dim`` (``torch.index_select``)."""
+    _tensor("index_select", "input", 0, input)
+    _tensor("index_select", "index", 2, index)
+    d = _dim("index_select", dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector, but got shape {tuple(index.shape)}")
+    if input.ndim == 0:  # a 0-d input reads its one element, and stays 0-d
+        idx = _int_index("index_select", index, 1, "a 0-d tensor")
+        if idx.size != 1:
+            raise IndexError(f"index_select(): a 0-d input takes one index, but got {idx.size}")
+        return reshape(getitem(reshape(input, (1,)), (idx.reshape(-1),)), ())
+    idx = _int_index("index_select", index, input.shape[d], f"dimension {d}", RuntimeError)
+    return getitem(input, (slice(None),) * d + (idx.reshape(-1),))
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where ``mask`` (broadcast with it) is True, as a 1-D tensor (``torch.masked_select``)."""
+    _tensor("masked_select", "input", 0, input)
+    _tensor("masked_select", "mask", 1, mask)
+    if mask.dtype is not _dt.bool_:
+        raise RuntimeError(f"masked_select(): expected BoolTensor for mask, but got {mask.dtype}")
+    try:
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    except ValueError:
+        raise RuntimeError(f"masked_select(): the shape of the mask {tuple(mask.shape)} does not broadcast with "
+                           f"the input's {tuple(input.shape)}") from None
+    x = input if tuple(input.shape) == shape else expand(input, shape)
+    m = np.broadcast_to(to_numpy(mask._data), shape)
+    return getitem(x, (m,)) if shape else reshape(getitem(reshape(x, (1,)), (m.reshape(1),)), (-1,))
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """``input`` read as 1-D at ``index`` (any shape; the result has ``index``'s shape) (``torch.take``)."""
+    _tensor("take", "input", 0, input)
+    _tensor("take", "index", 1, index)
+    flat = reshape(input, (-1,))
+    idx = _int_index("take", index, flat.shape[0], "the flattened input")
+    return getitem(flat, (idx,))
+
+
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """``length`` elements from ``start`` along ``dim`` (``torch.narrow``; a view)."""
+    _tensor("narrow", "input", 0, input)
+    if input.ndim == 0:
+        raise RuntimeError("narrow(): cannot be applied to a 0-dim tensor.")
+    d = _dim("narrow", dim, input.ndim)
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    start = check_int("narrow", "start", 2, start)
+    length = check_int("narrow", "length", 3, length)
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"narrow(): start ({start}) is out of bounds for dimension {d} of size {size}")
+    start %= size if size else 1
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return getitem(input, (slice(None),) * d + (slice(start, start + length),))
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``, that dim removed (``torch.select``; ``x[:, index]`` for dim 1)."""
+    _tensor("select", "input", 0, input)
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _dim("select", dim, input.ndim)
+    index = check_int("select", "index", 2, index)
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {tuple(input.shape)} at dimension {d}")
+    return getitem(input, (slice(None),) * d + (index,))
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the ``(dim1, dim2)`` planes, shifted by ``offset``, as the last dim (``torch.diagonal``)."""
+    _tensor("diagonal", "input", 0, input)
+    if input.ndim < 2:
+        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, but got {input.ndim}")
+    offset = check_int("diagonal", "offset", 1, offset)
+    d1 = _dim("diagonal", dim1, input.ndim, 2)
+    d2 = _dim("diagonal", dim2, input.ndim, 3)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal(): dimensions dim1 and dim2 cannot be identical, but got {dim1} and {dim2}")
+    rest = [k for k in range(input.ndim) if k not in (d1, d2)]
+    x = permute(input, (*rest, d1, d2))
+    rows, cols = x.shape[-2], x.shape[-1]
+    n = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    r = np.arange(n) + max(-offset, 0)
+    c = np.arange(n) + max(offset, 0)
+    return getitem(x, (Ellipsis, r, c))
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """``torch.diag``: of a 2-D tensor its diagonal (``diagonal`` above); of a 1-D tensor the square matrix
+    with it on diagonal ``diagonal`` (``where`` over a mask of the positions, ``expand`` of the values)."""
+    _tensor("diag", "input", 0, input)
+    k = check_int("diag", "diagonal", 1, diagonal)
+    if input.ndim == 2:
+        return globals()["diagonal"](input, k)
+    if input.ndim != 1:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    n = input.shape[0] + abs(k)
+    rows = np.arange(n)[:, None]
+    cols = np.arange(n)[None, :]
+    mask = cols - rows == k
+    # The value for cell (i, i + k) is v[i] (k >= 0) or v[j] (k < 0): a column index of v per cell.
+    src = np.clip(rows if k >= 0 else cols, 0, input.shape[0] - 1) * np.ones((1, n), dtype=np.int64)
+    spread = getitem(input, (src,)) if input.shape[0] else expand(reshape(input, (1, 0)), (n, n))
+    mask_t = Tensor._make(mask if input.device == "cpu" else move_array(mask, "cpu", input.device), _dt.bool_, input.device)
+    return where(mask_t, spread, Tensor._scalar(0, input.dtype, input.device))
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``Tensor.unfold``: every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last
+    dim (the windowed dim shrinks to the number of windows). Composite: ``getitem`` with the window positions
+    (a table ``start + offset``), then ``permute``; overlapping windows add their gradients back.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.arange(5).unfold(0, 2, 2).tolist()
+        [[0, 1], [2, 3]]
+    """
+    _tensor("unfold", "input", 0, input)
+    size = check_int("unfold", "size", 2, size)
+    step = check_int("unfold", "step", 3, step)
+    if step <= 0:
+        raise RuntimeError(f"unfold(): step is {step} but must be > 0")
+    x = reshape(input, (1,)) if input.ndim == 0 else input
+    d = _dim("unfold", dimension, x.ndim)
+    n = x.shape[d]
+    if size < 0 or size > n:
+        raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is {n} but size is {size}")
+    windows = (n - size) // step + 1
+    table = np.arange(windows)[:, None] * step + np.arange(size)[None, :]  # (windows, size)
+    picked = getitem(x, (slice(None),) * d + (table,))  # dims: ..., windows, size, ... (size right after)
+    if d + 2 != picked.ndim:  # move the window contents (dim d + 1) to the end
+        order = [k for k in range(picked.ndim) if k != d + 1] + [d + 1]
+        picked = permute(picked, tuple(order))
+    return reshape(picked, (size,)) if input.ndim == 0 else picked
+
+
+def _triangle_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype: Any, device: str) -> Tensor:
+    for name, v in (("row", row), ("col", col), ("offset", offset)):
+        check_int(op, name, 0, v)
+    r, c = np.indices((row, col))
+    keep = (c - r <= offset) if lower else (c - r >= offset)
+    data = np.stack([r[keep], c[keep]]).astype(np.int64)
+    dt = _dt.int64 if dtype is None else dtype
+    data = data.astype(dt.np)
+    return Tensor._make(data if device == "cpu" else move_array(data, "cpu", device), dt, device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: str = "cpu") -> Tensor:
+    """The ``(2, N)`` coordinates of the lower triangle of a ``row x col`` matrix (diagonal ``offset`` and
+    below), row by row (``torch.tril_indices``). A table of positions, no op: it has no tensor input."""
+    return _triangle_indices("tril_indices", row, col, offset, True, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: str = "cpu") -> Tensor:
+    """The ``(2, N)`` coordinates of the upper triangle (diagonal ``offset`` and above) (``torch.triu_indices``)."""
+    return _triangle_indices("triu_indices", row, col, offset, False, dtype, device)

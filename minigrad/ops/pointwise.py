@@ -1,0 +1,151 @@
+"""Elementwise formulas PyTorch names: ``square``, ``rsqrt``, ``reciprocal``, ``lerp``, ``addcmul``, ``addcdiv``,
+``logaddexp``, ``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``.
+
+Composites of ``mul``, ``div``, ``pow``, ``sqrt``, ``add`` and ``sub``; their
+gradients are those ops' (``square``'s is ``2 x``, ``rsqrt``'s
+``-x^(-3/2) / 2``, ``reciprocal``'s ``-1/x^2``, as PyTorch's). ``addcmul`` and
+``addcdiv`` are the update steps optimizers write:
+``input + value * t1 * t2`` and ``input + value * t1 / t2``. ``logaddexp``
+subtracts the larger argument before ``exp`` (its gradient ``sigmoid(a - b)``
+comes out of the ops exactly); ``fmax``/``fmin`` ignore NaN (the other argument
+wins). (``xlogy`` and ``logit`` are ops, in ``ops/logarithm.py``.)
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.lerp(mg.tensor([0.0, 10.0]), mg.tensor([10.0, 20.0]), 0.5).tolist()
+    [5.0, 15.0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+import math
+
+from .math import add, cast, div, eq, exp, ge, le, log, maximum, mul, ne, sign, sqrt, sub, where
+from .rounding import trunc
+from .registry import type_name
+
+__all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp", "logaddexp2", "hypot", "sgn",
+           "frac", "fmax", "fmin"]
+
+
+def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+def _number(op: str, name: str, v: Any) -> Any:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' must be a number, but got {type_name(v)}")
+    return v
+
+
+def square(input: Tensor) -> Tensor:
+    """``input * input`` (integer tensors stay integer, as in PyTorch)."""
+    _tensor("square", "input", 0, input)
+    return mul(input, input)
+
+
+def _as_float(x: Tensor) -> Tensor:
+    return x if x.dtype.is_floating else cast(x, _dt.float32)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    """``1 / sqrt(input)`` (integer tensors give float32)."""
+    _tensor("rsqrt", "input", 0, input)
+    return div(1.0, sqrt(_as_float(input)))
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    """``1 / input`` (integer tensors give float32)."""
+    _tensor("reciprocal", "input", 0, input)
+    return div(1.0, _as_float(input))
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``, ``weight`` a number or a tensor (``torch.lerp``)."""
+    _tensor("lerp", "input", 0, input)
+    _tensor("lerp", "end", 1, end)
+    if not isinstance(weight, Tensor):
+        _number("lerp", "weight", weight)
+    return add(input, mul(sub(end, input), weight))
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2`` (``torch.addcmul``)."""
+    for pos, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
+        _tensor("addcmul", name, pos, t)
+    _number("addcmul", "value", value)
+    prod = mul(tensor1, tensor2)
+    return add(input, prod if value == 1 else mul(prod, value))
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (``torch.addcdiv``; integer ``tensor1``/``tensor2`` are refused,
+    as PyTorch refuses integer division there)."""
+    for pos, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
+        _tensor("addcdiv", name, pos, t)
+    _number("addcdiv", "value", value)
+    if not tensor1.dtype.is_floating and not tensor2.dtype.is_floating:
+        raise RuntimeError("addcdiv(): Integer division with addcdiv is no longer supported; use floating tensors")
+    quot = div(tensor1, tensor2)
+    return add(input, quot if value == 1 else mul(quot, value))
+
+
+def _pair(op: str, input: Any, other: Any) -> None:
+    _tensor(op, "input", 0, input)
+    if not isinstance(other, Tensor):
+        _tensor(op, "other", 1, other)
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))`` without overflow: ``m + log(exp(input - m) + exp(other - m))``, ``m`` the
+    larger of the two (where both are the same infinity, that infinity)."""
+    _pair("logaddexp", input, other)
+    m = maximum(input, other)
+    finite_m = where(eq(m, m), where(eq(mul(m, 0.0), 0.0), m, 0.0), 0.0)  # inf or nan -> 0 (no inf - inf)
+    out = add(log(add(exp(sub(input, finite_m)), exp(sub(other, finite_m)))), finite_m)
+    return out
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """``log2(2^input + 2^other)``: ``logaddexp`` in base 2."""
+    _pair("logaddexp2", input, other)
+    ln2 = math.log(2.0)
+    return div(logaddexp(mul(input, ln2), mul(other, ln2)), ln2)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input^2 + other^2)`` (the gradient at the origin is NaN, as PyTorch's)."""
+    _pair("hypot", input, other)
+    return sqrt(add(mul(input, input), mul(other, other)))
+
+
+def sgn(input: Tensor) -> Tensor:
+    """The sign, for real tensors (``sign``)."""
+    _tensor("sgn", "input", 0, input)
+    return sign(input)
+
+
+def frac(input: Tensor) -> Tensor:
+    """The fractional part, ``input - trunc(input)`` (with its sign); its gradient is 1."""
+    _tensor("frac", "input", 0, input)
+    return sub(input, trunc(input))
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """The larger of the two, ignoring NaN: where one is NaN, the other (``torch.fmax``; ties go to ``input``)."""
+    _pair("fmax", input, other)
+    take_input = where(ne(other, other), True, ge(input, other))
+    return where(take_input, input, other)
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """The smaller of the two, ignoring NaN (``torch.fmin``; ties go to ``input``)."""
+    _pair("fmin", input, other)
+    take_input = where(ne(other, other), True, le(input, other))
+    return where(take_input, input, other)

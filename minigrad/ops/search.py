@@ -1,0 +1,206 @@
+"""Searching and counting values: ``searchsorted``, ``bucketize``, ``unique``, ``bincount``, ``histc``.
+
+All are ops without a gradient (their results are positions and counts). The
+shapes of ``unique``'s results depend on the values, so its InferMeta reads
+them, as PyTorch synchronises with the GPU there.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.searchsorted(mg.tensor([1.0, 3.0, 5.0]), mg.tensor([0.0, 3.0, 6.0])).tolist()
+    [0, 1, 3]
+    >>> values, counts = mg.unique(mg.tensor([3, 1, 3, 2]), return_counts=True)
+    >>> values.tolist(), counts.tolist()
+    ([1, 2, 3], [1, 1, 2])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES
+from ..kernels.backends import to_numpy
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from ._checks import check_bool, check_int
+from .registry import Attr, Input, defop, type_name
+
+__all__ = ["searchsorted", "bucketize", "unique", "bincount", "histc"]
+
+
+def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+# -- searchsorted ------------------------------------------------------------------------------------
+
+
+def infer_searchsorted(op: str, seq: Any, values: Any, right: bool = False) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``values``' shape, int64; a batched ``seq`` must match ``values`` in its leading dims."""
+    if seq.ndim > 1 and (values.ndim != seq.ndim or tuple(values.shape[:-1]) != tuple(seq.shape[:-1])):
+        raise RuntimeError(f"{op}(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                           f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
+                           f"{list(seq.shape)} and input value tensor {list(values.shape)}")
+    return tuple(values.shape), np.dtype(np.int64)
+
+
+@register_kernel("searchsorted", Backend.CPU, dtypes=NUMERIC_DTYPES)
+def searchsorted_cpu(seq: np.ndarray, values: np.ndarray, right: bool = False) -> np.ndarray:
+    side = "right" if right else "left"
+    if seq.ndim <= 1:
+        return np.asarray(np.searchsorted(seq.reshape(-1), values, side=side), dtype=np.int64)
+    out = np.empty(values.shape, dtype=np.int64)
+    for row in np.ndindex(*seq.shape[:-1]):  # one sorted row per leading index
+        out[row] = np.searchsorted(seq[row], values[row], side=side)
+    return out
+
+
+searchsorted_op = defop("searchsorted", inputs=("sorted_sequence", Input("values", scalar_ok=True)),
+                        attrs=(Attr("right", False, check_bool),), infer_meta=infer_searchsorted,
+                        differentiable=False, doc="where each value would go in the sorted last dim (int64)")
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Any = None) -> Tensor:
+    """The index at which each element of ``input`` would be inserted into ``sorted_sequence``'s last dim
+    to keep it sorted (``torch.searchsorted``; ``side="right"`` or ``right=True`` for the last such index)."""
+    _tensor("searchsorted", "sorted_sequence", 0, sorted_sequence)
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right' but got {side!r}")
+        if right and side == "left":
+            raise RuntimeError("searchsorted(): side and right can't be set to opposites")
+        right = side == "right"
+    if sorter is not None:
+        sorted_sequence = sorted_sequence.gather(-1, sorter)
+    out = searchsorted_op(sorted_sequence, input, right)
+    return out.int() if out_int32 else out
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The bucket of each element of ``input`` for the sorted 1-D ``boundaries`` (``torch.bucketize``):
+    ``i`` with ``boundaries[i-1] < x <= boundaries[i]`` (``<=`` / ``<`` swapped with ``right=True``)."""
+    _tensor("bucketize", "boundaries", 1, boundaries)
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    out = searchsorted_op(boundaries, input, right)
+    return out.int() if out_int32 else out
+
+
+# -- unique --------------------------------------------------------------------------------------------
+
+
+def _unique_arrays(x: np.ndarray, dim: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
+    inverse = inverse.reshape(x.shape if dim is None else (x.shape[dim],))
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def infer_unique(op: str, x: Any, dim: Any = None) -> list[tuple[tuple[int, ...], Any]]:
+    """InferMeta: the distinct values (their number read from ``x``), the inverse map and the counts."""
+    if dim is not None and not -max(x.ndim, 1) <= dim < max(x.ndim, 1):
+        raise ValueError(f"unique(): dimension out of range (expected to be in range of "
+                         f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got {dim})")
+    values, inverse, counts = _unique_arrays(to_numpy(x), dim)
+    return [(values.shape, x.dtype), (inverse.shape, np.dtype(np.int64)), (counts.shape, np.dtype(np.int64))]
+
+
+@register_kernel("unique", Backend.CPU, dtypes=ALL_DTYPES)
+def unique_cpu(x: np.ndarray, dim: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return _unique_arrays(x, dim)
+
+
+def _check_dim_or_none(op: str, name: str, pos: int, v: Any) -> Any:
+    return None if v is None else check_int(op, name, pos, v)
+
+
+unique_op = defop("unique", inputs=("x",), attrs=(Attr("dim", None, _check_dim_or_none),), infer_meta=infer_unique,
+                  differentiable=False, doc="the sorted distinct values, where each element went, and their counts")
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim: int | None = None) -> Any:
+    """The distinct values of ``input`` in sorted order (``torch.unique``), with the index of each element's
+    value (``return_inverse``) and how often each value occurs (``return_counts``); ``dim`` compares slices.
+    The values are always sorted (PyTorch's CPU result is too)."""
+    _tensor("unique", "input", 0, input)
+    values, inverse, counts = unique_op(input, dim)
+    extra = [t for t, want in ((inverse, return_inverse), (counts, return_counts)) if want]
+    return (values, *extra) if extra else values
+
+
+# -- bincount, histc -------------------------------------------------------------------------------------
+
+
+def infer_bincount(op: str, x: Any, weights: Any = None, minlength: int = 0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``max(x) + 1`` (at least ``minlength``) bins; int64 counts, or the weights' float dtype."""
+    if x.ndim != 1 or x.dtype.kind not in "iu":
+        raise RuntimeError(f"bincount(): input must be a 1-d non-negative integer tensor, but got {x.dtype} "
+                           f"of shape {tuple(x.shape)}")
+    data = to_numpy(x)
+    if data.size and data.min() < 0:
+        raise RuntimeError("bincount(): input must contain only non-negative integers")
+    if minlength < 0:
+        raise RuntimeError("bincount(): minlength should be >= 0")
+    if weights is not None and tuple(weights.shape) != tuple(x.shape):
+        raise RuntimeError("bincount(): weights should be 1-d and have the same length as input")
+    n = max(int(data.max()) + 1 if data.size else 0, minlength)
+    dtype = np.dtype(np.int64) if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.dtype(np.float64))
+    return (n,), dtype
+
+
+@register_kernel("bincount", Backend.CPU, dtypes=INT_DTYPES)
+def bincount_cpu(x: np.ndarray, weights: Any = None, minlength: int = 0) -> np.ndarray:
+    out = np.bincount(x, weights=weights, minlength=minlength)
+    dtype = np.int64 if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.float64)
+    return np.asarray(out, dtype=dtype)
+
+
+bincount_op = defop("bincount", inputs=("x", Input("weights", optional=True, differentiable=False)),
+                    attrs=(Attr("minlength", 0, check_int),), key_inputs=(0,), infer_meta=infer_bincount,
+                    differentiable=False, doc="how often each non-negative integer occurs (or the sum of its weights)")
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value ``0 .. max(input)`` occurs in the 1-D int tensor ``input`` (``torch.bincount``);
+    with ``weights`` the sum of the weights of its occurrences."""
+    _tensor("bincount", "input", 0, input)
+    return bincount_op(input, weights, minlength)
+
+
+def infer_histc(op: str, x: Any, bins: int = 100, min: float = 0.0, max: float = 0.0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``bins`` counts in ``x``'s floating dtype."""
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"histc(): input must be a floating-point tensor, but got {x.dtype}")
+    if bins <= 0:
+        raise RuntimeError(f"histc(): bins must be > 0, but got {bins}")
+    if max < min:
+        raise RuntimeError("histc(): max must be larger than min")
+    return (bins,), x.dtype
+
+
+@register_kernel("histc", Backend.CPU, dtypes=FLOAT_DTYPES)
+def histc_cpu(x: np.ndarray, bins: int = 100, min: float = 0.0, max: float = 0.0) -> np.ndarray:
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:  # the data's own range, as PyTorch does when min == max
+        lo, hi = float(np.min(x)), float(np.max(x))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    counts, _ = np.histogram(x, bins=bins, range=(lo, hi))
+    return np.asarray(counts, dtype=x.dtype)
+
+
+def _number(op: str, name: str, pos: int, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type_name(v)}")
+    return float(v)
+
+
+histc = defop("histc", inputs=("x",), attrs=(Attr("bins", 100, check_int), Attr("min", 0.0, _number),
+                                              Attr("max", 0.0, _number)),
+              infer_meta=infer_histc, differentiable=False, methods=("histc",),
+              doc="a histogram of x with bins equal-width bins over [min, max] (the data's range when equal)")

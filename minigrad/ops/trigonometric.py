@@ -1,0 +1,157 @@
+"""Trigonometric and hyperbolic functions beyond ``sin``/``cos``/``tanh``: ``tan``, ``asin``, ``acos``,
+``atan``, ``atan2``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``. Each is an op: a NumPy kernel and
+its derivative, written with ``ctx.ops``:
+
+====== =================================  ======= =================================
+op     d op / dx                          op      d op / dx
+====== =================================  ======= =================================
+tan    1 + tan(x)^2                       sinh    cosh(x)
+asin   1 / sqrt(1 - x^2)                  cosh    sinh(x)
+acos   -1 / sqrt(1 - x^2)                 asinh   1 / sqrt(x^2 + 1)
+atan   1 / (1 + x^2)                      acosh   1 / sqrt(x^2 - 1)
+                                          atanh   1 / (1 - x^2)
+====== =================================  ======= =================================
+
+``atan2(y, x)`` is the angle of the point ``(x, y)``: ``d/dy = x / (x^2 + y^2)``,
+``d/dx = -y / (x^2 + y^2)`` (0 at the origin, as PyTorch). Integer inputs are computed in the default
+float dtype; outside the domain (``asin(2)``) the result is NaN, as in PyTorch.
+
+Example:
+    >>> import minigrad as mg
+    >>> round(mg.atan2(mg.tensor(1.0), mg.tensor(1.0)).item(), 4)
+    0.7854
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import FLOAT_DTYPES
+from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from .registry import defop
+
+__all__ = ["tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2",
+           "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh"]
+
+
+def _unary(name: str, ufunc: np.ufunc, doc: str, save: str = "x") -> Any:
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return np.asarray(ufunc(x))
+
+    kernel.__name__ = f"{name}_cpu"
+    register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES)(kernel)
+    return defop(name, inputs=("x",), infer_meta=im.same, save=(save,), promote="float", methods=(name,), doc=doc)
+
+
+tan = _unary("tan", np.tan, "tangent", save="out")
+asin = _unary("asin", np.arcsin, "inverse sine (NaN outside [-1, 1])")
+acos = _unary("acos", np.arccos, "inverse cosine (NaN outside [-1, 1])")
+atan = _unary("atan", np.arctan, "inverse tangent")
+sinh = _unary("sinh", np.sinh, "hyperbolic sine")
+cosh = _unary("cosh", np.cosh, "hyperbolic cosine")
+asinh = _unary("asinh", np.arcsinh, "inverse hyperbolic sine")
+acosh = _unary("acosh", np.arccosh, "inverse hyperbolic cosine (NaN below 1)")
+atanh = _unary("atanh", np.arctanh, "inverse hyperbolic tangent (NaN outside [-1, 1])")
+
+
+@tan.def_backward
+def tan_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d tan / dx = 1 + tan(x)^2."""
+    (out,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(grad, ops.add(ops.mul(out, out), 1.0)),)
+
+
+@asin.def_backward
+def asin_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d asin / dx = 1 / sqrt(1 - x^2)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.div(grad, ops.sqrt(ops.sub(1.0, ops.mul(x, x)))),)
+
+
+@acos.def_backward
+def acos_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d acos / dx = -1 / sqrt(1 - x^2)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.neg(ops.div(grad, ops.sqrt(ops.sub(1.0, ops.mul(x, x))))),)
+
+
+@atan.def_backward
+def atan_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d atan / dx = 1 / (1 + x^2)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.div(grad, ops.add(ops.mul(x, x), 1.0)),)
+
+
+@sinh.def_backward
+def sinh_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d sinh / dx = cosh(x)."""
+    (x,) = ctx.saved()
+    return (ctx.ops.mul(grad, ctx.ops.cosh(x)),)
+
+
+@cosh.def_backward
+def cosh_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d cosh / dx = sinh(x)."""
+    (x,) = ctx.saved()
+    return (ctx.ops.mul(grad, ctx.ops.sinh(x)),)
+
+
+@asinh.def_backward
+def asinh_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d asinh / dx = 1 / sqrt(x^2 + 1)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.div(grad, ops.sqrt(ops.add(ops.mul(x, x), 1.0))),)
+
+
+@acosh.def_backward
+def acosh_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d acosh / dx = 1 / sqrt(x^2 - 1)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.div(grad, ops.sqrt(ops.sub(ops.mul(x, x), 1.0))),)
+
+
+@atanh.def_backward
+def atanh_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d atanh / dx = 1 / (1 - x^2)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.div(grad, ops.sub(1.0, ops.mul(x, x))),)
+
+
+@register_kernel("atan2", Backend.CPU, dtypes=FLOAT_DTYPES)
+def atan2_cpu(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``numpy.arctan2``: the angle of ``(x, y)`` in ``[-pi, pi]``."""
+    return np.asarray(np.arctan2(y, x))
+
+
+atan2 = defop("atan2", inputs=("y", "x"), infer_meta=im.broadcast, scalars=True, promote="float", save=("y", "x"),
+              methods=("atan2",), doc="the angle of the point (x, y), in [-pi, pi]")
+
+
+@atan2.def_backward
+def atan2_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``d/dy = x / (x^2 + y^2)``, ``d/dx = -y / (x^2 + y^2)``, summed back over broadcast dims; 0 at the
+    origin, where the angle has no derivative (PyTorch's choice)."""
+    y, x = ctx.saved()
+    ops = ctx.ops
+    r2 = ops.add(ops.mul(x, x), ops.mul(y, y))
+    at_origin = ops.eq(r2, 0.0)
+    scale = ops.where(at_origin, 0.0, ops.div(grad, ops.where(at_origin, 1.0, r2)))
+    gy = ops.sum_to(ops.mul(scale, x), ctx.input_shape(0)) if ctx.needs(0) else None
+    gx = ops.sum_to(ops.neg(ops.mul(scale, y)), ctx.input_shape(1)) if ctx.needs(1) else None
+    return gy, gx
+
+
+# NumPy's names, as PyTorch also accepts them.
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
