@@ -156,3 +156,23 @@ def _seeded_gru_lm(lib: Any) -> list[float]:
 @pytest.mark.skipif(not hasattr(mg, "Generator"), reason="needs mg.Generator (PyTorch's random streams)")
 def test_a_seeded_program_gives_torch_s_losses() -> None:
     np.testing.assert_allclose(_seeded_gru_lm(mg), _seeded_gru_lm(torch), rtol=1e-5)
+
+
+@pytest.mark.skipif(not hasattr(mg, "Generator"), reason="needs mg.Generator (PyTorch's random streams)")
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_a_seeded_transformer_with_dropout_gives_torch_s_numbers(batch_first: bool) -> None:
+    """Dropout masks after attention follow PyTorch's memory layout (a batch-first output is a
+    transposed view there), so even the masks agree."""
+    out = {}
+    for lib in (mg, torch):
+        lib.manual_seed(0)
+        model = lib.nn.Transformer(8, 2, 2, 2, 16, dropout=0.2, batch_first=batch_first)
+        src, tgt = lib.randn(3, 5, 8), lib.randn(3, 4, 8)
+        if not batch_first:
+            src, tgt = src.transpose(0, 1), tgt.transpose(0, 1)
+        y = model(src, tgt)
+        (y * y).sum().backward()
+        out[lib.__name__] = (y.detach().numpy(), model.encoder.layers[0].linear1.weight.grad.numpy())
+    for a, b in zip(out["minigrad"], out["torch"]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

@@ -293,10 +293,13 @@ class MultiheadAttention(Module):
             heads = F.scaled_dot_product_attention(q, k, v, None, p, is_causal=True)
         else:
             heads = F.scaled_dot_product_attention(q, k, v, mask, p)
-        out = self.out_proj(ops.reshape(ops.permute(heads, (0, 2, 1, 3)), (N, L, self.embed_dim)))
+        # Merge the heads sequence-first, (L, N, E), as PyTorch lays the result out in memory: a
+        # batch-first output is then a transposed view, and a dropout after it draws its mask in
+        # PyTorch's order (see nn.functional.dropout).
+        out = self.out_proj(ops.reshape(ops.permute(heads, (2, 0, 1, 3)), (L, N, self.embed_dim)))
         if not batched:
-            out = ops.squeeze(out, 0)
-        elif not self.batch_first:
+            out = ops.squeeze(out, 1)
+        elif self.batch_first:
             out = ops.transpose(out, 0, 1)
         if weights is not None:
             if average_attn_weights:
