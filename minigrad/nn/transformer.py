@@ -26,7 +26,7 @@ entry is a position that may **not** be attended (the opposite of
 
 Example:
     >>> import minigrad as mg
-    >>> mg.manual_seed(0)
+    >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> mha = mg.nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)
     >>> x = mg.randn(3, 5, 8)
     >>> out, w = mha(x, x, x)
