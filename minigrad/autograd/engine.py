@@ -66,6 +66,7 @@ from .accumulation import BACKWARD_PASS, accumulation_node_for
 from .general_grad import GeneralGrad
 from .grad_node import GradNode, released_error
 from .grad_mode import GRAD_MODE
+from .formula import run_formula
 from .grad_tensor_holder import GradTensorHolder
 
 
@@ -367,112 +368,7 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
         return node.run(grads, create_graph, general)  # type: ignore[attr-defined]
     if node.released:
         raise released_error(node)
-    op = node.opdef
-    if op is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
+    if node.opdef is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
         BACKWARD_PASS.user_code = True
         return node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
-    assert op.backward is not None
-    ctx = BackwardContext(node, create_graph)
-    grad = grads[0][0] if len(grads) == 1 else [row[0] for row in grads]
-    fused = op.backward_arrays
-    if (
-        fused is not None
-        and not create_graph
-        and bus.recorder is None
-        and type(grad) is Tensor
-        and type(grad._data) is np.ndarray
-        and grad._dtype.is_floating
-    ):
-        # The fused formula on arrays (one kernel instead of several ops); see
-        # OpDef.def_backward_arrays. Saved tensors are still version-checked by ctx.saved().
-        # It returns None to decline (inputs of another dtype than the gradient): the op formula runs.
-        arrays = fused(ctx, grad._data)
-        if arrays is None:
-            result = op.backward(ctx, grad)
-        else:
-            result = tuple(None if a is None else Tensor._make(a, grad._dtype, grad._device) for a in arrays)
-    else:
-        result = op.backward(ctx, grad)
-    if not isinstance(result, (tuple, list)):
-        result = (result,)
-    out: list[list[Any]] = []
-    n_result = len(result)
-    lists = op.has_list_input
-    for slot, row in enumerate(node.next_edges):
-        r = result[slot] if slot < n_result else None
-        if lists and op.inputs[slot].is_list:
-            vals = list(r) if r is not None else [None] * len(row)
-        elif r is None:
-            out.append([None])
-            continue
-        else:
-            vals = [r]
-        for rank, (edge, g) in enumerate(zip(row, vals)):
-            if edge.node is None:
-                vals[rank] = None
-            elif g is not None and g._data.shape != edge.shape:
-                raise RuntimeError(
-                    f"backward formula returned a gradient of shape {tuple(g.shape)} for input "
-                    f"'{op.inputs[slot].name}' (rank {rank}) of shape {tuple(edge.shape)}"
-                )
-        out.append(vals)
-    return out
-
-
-class OpsNamespace:
-    """``ctx.ops``: the ops a backward formula computes with, by name (``ctx.ops.mul``).
-
-    A formula is written once against this namespace. In graph
-    mode its attributes are minigrad's registered ops, so the formula's work
-    is recorded and differentiable (``create_graph=True``). ``ops/registry.py``
-    fills it with every op it defines (imports go one way: this layer never
-    imports the ops).
-    """
-
-    def define(self, name: str, fn: Any) -> None:
-        """Make ``fn`` reachable as ``ctx.ops.<name>``."""
-        object.__setattr__(self, name, fn)
-
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"ctx.ops has no op {name!r}: a backward formula can use only registered ops")
-
-
-#: The graph-mode namespace, filled by ``ops/registry.py``.
-GRAPH_OPS = OpsNamespace()
-
-
-class BackwardContext:
-    """What a backward formula sees: saved tensors, attributes, which inputs need grads, ``ops``."""
-
-    __slots__ = ("node", "create_graph")
-
-    #: The ops a formula computes with (``ctx.ops.mul(grad, y)``); see ``OpsNamespace``.
-    ops = GRAPH_OPS
-
-    def __init__(self, node: "GradNode", create_graph: bool) -> None:
-        self.node = node
-        self.create_graph = create_graph
-
-    @property
-    def attrs(self) -> dict[str, Any]:
-        return self.node.attrs
-
-    @property
-    def extra(self) -> Any:
-        return self.node.extra
-
-    def saved(self) -> list["Tensor"]:
-        """The saved tensors, recovered (version-checked) in the op's ``save`` order."""
-        node = self.node
-        return [w.recover(node, self.create_graph) if w is not None else None for w in node.wrappers]
-
-    def input_shape(self, slot: int) -> tuple[int, ...]:
-        """The shape of forward input ``slot`` (its gradient must have it), kept on its edge."""
-        return self.node.next_edges[slot][0].shape
-
-    def needs(self, slot: int) -> bool:
-        """Whether input ``slot`` needs a gradient (has an edge to a next node)."""
-        for e in self.node.next_edges[slot]:
-            if e.node is not None:
-                return True
-        return False
+    return run_formula(node, grads, create_graph)

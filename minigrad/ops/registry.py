@@ -22,32 +22,39 @@ lists and the GPU template tables are all derived from these definitions.
 
 Example (the whole definition of ``mul``)::
 
-    mul = defop("mul", inputs=("x", "y"), infer_meta=infer_broadcast,
-                save=("x", "y"), scalars=True, transform_dtype=True)
+    mul = defop("mul", inputs=("x", "y"), infer_meta=im.broadcast, save=("x", "y"),
+                save_for={"x": (1,), "y": (0,)}, scalars=True, transform_dtype=True)
 
     @mul.def_backward
-    def _(node, grad):
-        x, y = node.saved()
-        return (sum_to(grad * y, x.shape) if node.needs(0) else None,
-                sum_to(grad * x, y.shape) if node.needs(1) else None)
+    def _mul_backward(ctx, grad):
+        x, y = ctx.saved()  # x is kept only for y's gradient, y only for x's (save_for)
+        ops = ctx.ops
+        return (ops.sum_to(ops.mul(grad, y), ctx.input_shape(0)) if ctx.needs(0) else None,
+                ops.sum_to(ops.mul(grad, x), ctx.input_shape(1)) if ctx.needs(1) else None)
+
+The formula computes only with ``ctx.ops``: the engine runs it on minigrad's
+ops (graph mode) or on the same ops' kernels over arrays (array mode); see
+NOTE [ One formula, two modes ] in ``autograd/formula.py``.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.engine import GRAPH_OPS
+from ..autograd.formula import GRAPH_OPS, define_array_op
 from ..autograd.grad_node import GradNode
 from ..dispatch.amp import set_amp_category
+from ..dispatch.array_mode import ArrayOp
 from ..dispatch.dygraph import run_op
 from ..kernels.gpu.cuda_src import set_elementwise_expression
 from ..dispatch.op_table import OPS
 from ..tensor import Tensor
 
-__all__ = ["Input", "Attr", "OpDef", "defop", "OPS", "on_define", "type_name"]
+__all__ = ["Input", "Attr", "OpDef", "defop", "define_composite", "OPS", "on_define", "type_name"]
 
 _MISSING = object()
 
@@ -164,10 +171,10 @@ class OpDef:
         self.differentiable = differentiable
         self.view = view
         self.backward: Callable[..., Any] | None = None
-        #: Optional fused formula on arrays (``fn(ctx, g_array) -> grad arrays per slot``), run
-        #: instead of ``backward`` when nothing observes the ops it would run (engine._run_node).
-        self.backward_arrays: Callable[..., Any] | None = None
         self.has_list_input = any(i.is_list for i in self.inputs)
+        #: Inputs promoted to a common dtype (``x_f32 * y_f64``) get their gradients cast
+        #: back to their own dtype by the engine (``engine._grads_per_edge``).
+        self.casts_grads = self.transform_dtype and (len(self.key_inputs) > 1 or self.has_list_input)
         self.doc = doc
         #: Tensor methods (``x.relu()``) and Python operators (``__add__``, ``__radd__``) that call
         #: this op; ``_tensor_methods.py`` attaches them from here.
@@ -205,22 +212,13 @@ class OpDef:
         )
         OPS[name] = self
         GRAPH_OPS.define(name, self)
+        define_array_op(name, lambda ns: ArrayOp(self, ns))
         for listener in _define_listeners:
             listener(self)
 
     def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Decorator: the backward formula ``fn(node, grad) -> grads per input slot``."""
-        mixes_dtypes = self.transform_dtype and (len(self.key_inputs) > 1 or self.has_list_input)
-        self.backward = _grads_in_input_dtypes(self, fn) if mixes_dtypes else fn
-        return fn
-
-    def def_backward_arrays(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Decorator: a fused array formula equal, bit for bit, to ``backward`` (PyTorch's
-        ``threshold_backward`` is one kernel where ``backward`` runs several ops). The engine uses it
-        only with no recorder, no ``create_graph`` and CPU floating gradients; otherwise ``backward``
-        runs, so recorded events and double backward are unchanged. ``fn`` returns None to decline
-        a call it does not cover (inputs promoted from another dtype): ``backward`` runs then."""
-        self.backward_arrays = fn
+        """Decorator: the backward formula ``fn(ctx, grad) -> grads per input slot``, written with ``ctx.ops``."""
+        self.backward = fn
         return fn
 
     # -- the API layer -------------------------------------------------------
@@ -375,36 +373,6 @@ class OpDef:
         return f"<op {self.name}>"
 
 
-def _grads_in_input_dtypes(opdef: "OpDef", fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a backward formula so each gradient has its input's dtype.
-
-    An op whose inputs were promoted to a common dtype (``x_f32 * y_f64``)
-    computes its gradients in that dtype; each one is cast back (a recorded
-    ``cast``, so still differentiable) to the dtype of the input it belongs to,
-    as ``.grad`` must match its tensor.
-    """
-
-    def backward(ctx: Any, grad: Any) -> Any:
-        cast = OPS["cast"]  # ops/math.py defines it after some of the ops it serves
-        result = fn(ctx, grad)
-        out = list(result) if isinstance(result, (tuple, list)) else [result]
-        for slot, row in enumerate(ctx.node.next_edges):
-            if slot >= len(out) or out[slot] is None:
-                continue
-            if opdef.inputs[slot].is_list:
-                out[slot] = [
-                    g if g is None or e.dtype is None or g._dtype is e.dtype else cast(g, e.dtype)
-                    for g, e in zip(out[slot], row)
-                ]
-            elif row[0].dtype is not None and out[slot]._dtype is not row[0].dtype:
-                out[slot] = cast(out[slot], row[0].dtype)
-        return tuple(out)
-
-    backward.__name__ = getattr(fn, "__name__", "backward")
-    backward.__doc__ = fn.__doc__
-    return backward
-
-
 def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
     """Wrap a Python number as a 0-d tensor that does not widen the other operand.
 
@@ -419,6 +387,16 @@ def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
     else:
         target = dt if dt.is_floating else _dt.float32
     return Tensor._scalar(value, target, like._device)
+
+
+def define_composite(name: str, fn: Callable[..., Any]) -> None:
+    """Make a composite ``fn(..., ops=GRAPH_OPS)`` reachable as ``ctx.ops.<name>`` in both modes.
+
+    ``fn`` computes with the namespace passed as ``ops`` (``sum_to`` in
+    ``ops/math.py``); each namespace gets ``fn`` bound to itself.
+    """
+    GRAPH_OPS.define(name, fn)
+    define_array_op(name, lambda ns: functools.partial(fn, ops=ns))
 
 
 def defop(name: str, inputs: Sequence[Input | str], **kwargs: Any) -> OpDef:

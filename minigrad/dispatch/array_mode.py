@@ -1,0 +1,153 @@
+"""Array mode: an op's kernels called on arrays, for backward formulas (NOTE [ One formula, two modes ]).
+
+A backward formula computes with ``ctx.ops.<op>``. In array mode each of
+those is an ``ArrayOp``: it takes arrays (and Python numbers where the op
+takes them), and runs the kernel that calling the op on tensors holding those
+arrays would run - the same kernel selection, through the same cache
+(``kernels.api.specialised_kernel``), with the same attribute checks and the
+same wrapping of Python numbers - and returns the kernel's array(s). What it
+leaves out is what nothing observes in a backward pass without a recorder:
+the API layer's type checks, InferMeta, an output Tensor and its grad node.
+
+A call the kernel layer would transform (inputs of mixed dtypes or devices, a
+CPU fallback, a list or optional input), or one made under autocast, goes
+through the op itself on tensors wrapping the arrays, and returns the arrays
+of its result: the same code as graph mode, so the same bits.
+
+Example:
+    >>> import numpy as np, minigrad as mg
+    >>> from minigrad.autograd.formula import array_ops
+    >>> array_ops("cpu", mg.tensor(0.0)._layout).mul(np.ones(2, np.float32), 3).tolist()
+    [3.0, 3.0]
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import flags
+from ..kernels import api as kernel_api
+from ..kernels.api import _specialised, specialised_kernel
+from ..kernels.backends import move_array
+from ..tensor import Tensor
+from . import amp_state
+from .dygraph import run_op
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..autograd.formula import ArrayOps
+    from ..ops.registry import OpDef
+
+__all__ = ["ArrayOp"]
+
+_MISSING = object()
+_NUMBERS = (int, float, bool)
+_by_numpy = _dt.BY_NUMPY
+
+
+def _dtype_of(array: Any) -> Any:
+    return _by_numpy.get(array.dtype) or _dt.from_numpy(array.dtype)
+
+
+class ArrayOp:
+    """``ctx.ops.<op>`` in array mode: ``op``'s kernel on arrays of one device and layout."""
+
+    __slots__ = ("op", "device", "layout", "_n_inputs")
+
+    def __init__(self, op: "OpDef", ns: "ArrayOps") -> None:
+        self.op = op
+        self.device = ns.device
+        self.layout = ns.layout
+        plain = not any(i.is_list or i.optional for i in op.inputs)
+        self._n_inputs = len(op.inputs) if plain else -1
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        op = self.op
+        if not kwargs and len(args) == self._n_inputs:
+            values, attrs = list(args), op._default_attrs
+        else:
+            values, attrs = self._bind(args, kwargs)
+        if op._any_scalar_ok:
+            self._wrap_numbers(values)
+        if amp_state.AMP.level:
+            return self._through_op(values, attrs)
+        device, layout = self.device, self.layout
+        sig: list[Any] = [op, flags.enable_api_kernel_fallback, flags.use_gpudnn]
+        for a in values:
+            if a is None or type(a) is list:
+                return self._through_op(values, attrs)
+            sig += (_dtype_of(a), device, layout)
+        key = tuple(sig)
+        entry = _specialised.get(key)
+        if entry is None:
+            entry = specialised_kernel(op, self._tensors(values), key)
+        if not entry:
+            return self._through_op(values, attrs)
+        if warnings.filters is not kernel_api._filters_seen:
+            kernel_api._silence_fp_warnings()
+        return entry[0].fn(*values, **attrs)
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """Inputs and attributes of a call, as ``OpDef.bind`` maps them (values are not type-checked)."""
+        op = self.op
+        values: list[Any] = list(args) + [_MISSING] * (len(op._arg_names) - len(args))
+        for key, v in kwargs.items():
+            if key == "axis" and "axis" not in op._arg_pos:
+                key = "dim"
+            pos = op._arg_pos.get(key)
+            if pos is None:
+                raise TypeError(f"{op.name}() got an unexpected keyword argument '{key}'")
+            values[pos] = v
+        n_in = len(op.inputs)
+        inputs = [None if v is _MISSING else v for v in values[:n_in]]
+        attrs: dict[str, Any] = {}
+        for k, spec in enumerate(op.attrs):
+            v = values[n_in + k]
+            if v is _MISSING:
+                if spec.default is _MISSING:
+                    raise TypeError(f"{op.name}() missing required argument '{spec.name}' (position {n_in + k})")
+                v = spec.default
+            elif spec.check is not None:
+                v = spec.check(op.name, spec.name, n_in + k, v)
+            attrs[spec.name] = v
+        return inputs, attrs
+
+    def _wrap_numbers(self, values: list[Any]) -> None:
+        """Python numbers as 0-d arrays, in the dtype ``OpDef``'s ``_wrap_scalar`` gives them."""
+        if not any(type(v) in _NUMBERS for v in values):
+            return
+        specs = self.op.inputs
+        arrays = [v for v in values if v is not None and type(v) not in _NUMBERS and type(v) is not list]
+        like = next((v for s, v in zip(specs, values) if s.scalar_ok and v is not None
+                     and type(v) not in _NUMBERS and type(v) is not list), arrays[0] if arrays else None)
+        dt = _dtype_of(like)
+        for pos, v in enumerate(values):
+            if type(v) in _NUMBERS and specs[pos].scalar_ok:
+                if type(v) is bool:
+                    target = dt
+                elif type(v) is int:
+                    target = dt if dt is not _dt.bool_ else _dt.int64
+                else:
+                    target = dt if dt.is_floating else _dt.float32
+                a = np.asarray(v, dtype=target.np)
+                values[pos] = a if self.device == "cpu" else move_array(a, "cpu", self.device)
+
+    def _tensors(self, values: list[Any]) -> list[Any]:
+        """Tensors holding ``values`` (arrays, or lists of arrays), for the kernel layer."""
+        device, layout = self.device, self.layout
+
+        def wrap(a: Any) -> Any:
+            return Tensor._make(a, _dtype_of(a), device, layout)
+
+        return [None if v is None else [wrap(a) for a in v] if type(v) is list else wrap(v) for v in values]
+
+    def _through_op(self, values: list[Any], attrs: dict[str, Any]) -> Any:
+        """The op itself on tensors (the kernel layer's full path; no node: grad mode is off)."""
+        out = run_op(self.op, self._tensors(values), attrs)
+        return tuple(t._data for t in out) if isinstance(out, tuple) else out._data
+
+    def __repr__(self) -> str:
+        return f"<array op {self.op.name} on {self.device}>"
