@@ -193,18 +193,6 @@ def run_formula(node: "GradNode", grads: list[list[Any]], create_graph: bool) ->
     return _grads_per_edge(node, ctx, result)
 
 
-def _as_tensor(value: Any, ctx: "BackwardContext", dtype: Any) -> "Tensor":
-    """A formula's result as a Tensor of its input's ``dtype`` (cast when the op promoted it)."""
-    if ctx.arrays:
-        if dtype is not None and value.dtype != dtype.np:
-            value = ctx.ops.cast(value, dtype)
-        ops = ctx.ops
-        return Tensor._make(value, _dt.from_numpy(value.dtype), ops.device, ops.layout)
-    if dtype is not None and value._dtype is not dtype:
-        value = ctx.ops.cast(value, dtype)
-    return value
-
-
 def _grads_per_edge(node: "GradNode", ctx: "BackwardContext", result: Sequence[Any]) -> list[list[Any]]:
     """One gradient per (slot, rank) of the node's edges, as Tensors; None where no edge needs one.
 
@@ -214,27 +202,36 @@ def _grads_per_edge(node: "GradNode", ctx: "BackwardContext", result: Sequence[A
     must match its tensor.
     """
     op = node.opdef
-    cast_back = op.casts_grads
     out: list[list[Any]] = []
     n_result = len(result)
     for slot, row in enumerate(node.next_edges):
         r = result[slot] if slot < n_result else None
         if op.inputs[slot].is_list:
             vals = list(r) if r is not None else [None] * len(row)
-        elif r is None:
-            out.append([None])
-            continue
+            out.append([_as_tensor(g, ctx, op, slot, rank, edge) for rank, (edge, g) in enumerate(zip(row, vals))])
         else:
-            vals = [r]
-        for rank, (edge, g) in enumerate(zip(row, vals)):
-            if edge.node is None or g is None:
-                vals[rank] = None
-                continue
-            if g.shape != edge.shape:
-                raise RuntimeError(
-                    f"backward formula returned a gradient of shape {tuple(g.shape)} for input "
-                    f"'{op.inputs[slot].name}' (rank {rank}) of shape {tuple(edge.shape)}"
-                )
-            vals[rank] = _as_tensor(g, ctx, edge.dtype if cast_back else None)
-        out.append(vals)
+            out.append([_as_tensor(r, ctx, op, slot, 0, row[0])])
     return out
+
+
+def _as_tensor(g: Any, ctx: "BackwardContext", op: Any, slot: int, rank: int, edge: Any) -> "Tensor | None":
+    """The formula's gradient for ``edge`` as a Tensor of its input's dtype (None where no gradient goes)."""
+    if g is None or edge.node is None:
+        return None
+    if g.shape != edge.shape:
+        raise RuntimeError(
+            f"backward formula returned a gradient of shape {tuple(g.shape)} for input "
+            f"'{op.inputs[slot].name}' (rank {rank}) of shape {tuple(edge.shape)}"
+        )
+    ops = ctx.ops
+    if ctx.arrays:
+        if op.casts_grads and edge.dtype is not None and g.dtype != edge.dtype.np:
+            g = ops.cast(g, edge.dtype)
+        return _make(g, _by_numpy.get(g.dtype) or _dt.from_numpy(g.dtype), ops.device, ops.layout)
+    if op.casts_grads and edge.dtype is not None and g._dtype is not edge.dtype:
+        g = ops.cast(g, edge.dtype)
+    return g
+
+
+_make = Tensor._make
+_by_numpy = _dt.BY_NUMPY

@@ -31,8 +31,9 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import flags
 from ..kernels import api as kernel_api
-from ..kernels.api import _specialised, specialised_kernel
+from ..kernels.api import specialise, specialised_kernel
 from ..kernels.backends import move_array
+from ..kernels.registry import on_change
 from ..tensor import Tensor
 from . import amp_state
 from .dygraph import run_op
@@ -52,10 +53,21 @@ def _dtype_of(array: Any) -> Any:
     return _by_numpy.get(array.dtype) or _dt.from_numpy(array.dtype)
 
 
-class ArrayOp:
-    """``ctx.ops.<op>`` in array mode: ``op``'s kernel on arrays of one device and layout."""
+#: Every ArrayOp made, so that a change of the registry clears their kernel caches.
+_ALL: list["ArrayOp"] = []
+on_change(lambda op: [a._kernels.clear() for a in _ALL])
 
-    __slots__ = ("op", "device", "layout", "_n_inputs")
+
+class ArrayOp:
+    """``ctx.ops.<op>`` in array mode: ``op``'s kernel on arrays of one device and layout.
+
+    The kernel for a kind of call - the inputs' dtypes and the selection
+    flags - is the one ``specialised_kernel`` picks for tensors of those
+    dtypes on this device and layout (or False: the call goes through the op);
+    it is remembered per kind, as the kernel layer's own cache does.
+    """
+
+    __slots__ = ("op", "device", "layout", "_n_inputs", "_kernels")
 
     def __init__(self, op: "OpDef", ns: "ArrayOps") -> None:
         self.op = op
@@ -63,32 +75,37 @@ class ArrayOp:
         self.layout = ns.layout
         plain = not any(i.is_list or i.optional for i in op.inputs)
         self._n_inputs = len(op.inputs) if plain else -1
+        self._kernels: dict[tuple[Any, ...], Any] = {}
+        _ALL.append(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         op = self.op
         if not kwargs and len(args) == self._n_inputs:
-            values, attrs = list(args), op._default_attrs
+            values, attrs = args, op._default_attrs
         else:
             values, attrs = self._bind(args, kwargs)
-        if op._any_scalar_ok:
-            self._wrap_numbers(values)
-        if amp_state.AMP.level:
-            return self._through_op(values, attrs)
-        device, layout = self.device, self.layout
-        sig: list[Any] = [op, flags.enable_api_kernel_fallback, flags.use_gpudnn]
-        for a in values:
-            if a is None or type(a) is list:
+        try:  # the kind of call: every value an array (a number, None or a list has no dtype)
+            kind = (flags.enable_api_kernel_fallback, flags.use_gpudnn, *[a.dtype for a in values])
+        except AttributeError:
+            values = self._wrap_numbers(list(values))
+            try:
+                kind = (flags.enable_api_kernel_fallback, flags.use_gpudnn, *[a.dtype for a in values])
+            except AttributeError:  # a list or None input: the kernel layer's full path
                 return self._through_op(values, attrs)
-            sig += (_dtype_of(a), device, layout)
-        key = tuple(sig)
-        entry = _specialised.get(key)
-        if entry is None:
-            entry = specialised_kernel(op, self._tensors(values), key)
-        if not entry:
+        kernel = self._kernels.get(kind)
+        if kernel is None:
+            kernel = self._kernels[kind] = self._select(values)
+        if not kernel or amp_state.AMP.level:
             return self._through_op(values, attrs)
         if warnings.filters is not kernel_api._filters_seen:
             kernel_api._silence_fp_warnings()
-        return entry[0].fn(*values, **attrs)
+        return kernel.fn(*values, **attrs)
+
+    def _select(self, values: Any) -> Any:
+        """The kernel the specialised path runs for tensors holding ``values``, or False."""
+        tensors = self._tensors(values)
+        entry = specialised_kernel(self.op, tensors, specialise(self.op, tensors))
+        return entry[0] if entry else False
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """Inputs and attributes of a call, as ``OpDef.bind`` maps them (values are not type-checked)."""
@@ -115,10 +132,10 @@ class ArrayOp:
             attrs[spec.name] = v
         return inputs, attrs
 
-    def _wrap_numbers(self, values: list[Any]) -> None:
+    def _wrap_numbers(self, values: list[Any]) -> list[Any]:
         """Python numbers as 0-d arrays, in the dtype ``OpDef``'s ``_wrap_scalar`` gives them."""
         if not any(type(v) in _NUMBERS for v in values):
-            return
+            return values
         specs = self.op.inputs
         arrays = [v for v in values if v is not None and type(v) not in _NUMBERS and type(v) is not list]
         like = next((v for s, v in zip(specs, values) if s.scalar_ok and v is not None
@@ -134,6 +151,7 @@ class ArrayOp:
                     target = dt if dt.is_floating else _dt.float32
                 a = np.asarray(v, dtype=target.np)
                 values[pos] = a if self.device == "cpu" else move_array(a, "cpu", self.device)
+        return values
 
     def _tensors(self, values: list[Any]) -> list[Any]:
         """Tensors holding ``values`` (arrays, or lists of arrays), for the kernel layer."""
