@@ -207,7 +207,8 @@ def _grads_per_edge(node: "GradNode", ctx: "BackwardContext", result: Sequence[A
     for slot, row in enumerate(node.next_edges):
         r = result[slot] if slot < n_result else None
         if op.inputs[slot].is_list:
-            vals = list(r) if r is not None else [None] * len(row)
+            vals = list(r) if r is not None else []
+            vals += [None] * (len(row) - len(vals))  # one gradient (or None) per rank
             out.append([_as_tensor(g, ctx, op, slot, rank, edge) for rank, (edge, g) in enumerate(zip(row, vals))])
         else:
             out.append([_as_tensor(r, ctx, op, slot, 0, row[0])])
