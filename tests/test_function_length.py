@@ -38,15 +38,7 @@ def function_lengths(path: Path) -> dict[str, int]:
     return out
 
 
-#: Files still over the limit while the dygraph layer is rewritten (generated per-op functions).
-PENDING = {"dygraph.py"}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="being split")) if p.name in PENDING else p for p in FILES],
-    ids=lambda p: str(p.relative_to(ROOT)),
-)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_function_is_longer_than_the_limit(path: Path) -> None:
     too_long = {name: n for name, n in function_lengths(path).items() if n > LIMIT}
     assert not too_long, f"{path.name}: functions over {LIMIT} lines: {too_long}"

@@ -78,7 +78,7 @@ def generate(op: "OpDef") -> str:
     if op.view:
         lines += ["    if out.base is not None:  # a view: it shares the version counter of its input",
                   f"        share_version({names[0]}, out_t)"]
-    if op.backward is None or not op.differentiable:
+    if op.backward is None or not any(i.differentiable for i in op.inputs):
         lines += ["    return out_t  # no backward formula: no grad node"]
         return "\n".join(lines) + "\n"
     lines += _grad_node_steps(op, names)
@@ -121,7 +121,10 @@ def _grad_node_steps(op: "OpDef", names: list[str]) -> list[str]:
     ]
     if op.save:
         lines.append("    # TensorWrappers of the saved tensors, with their version snapshots.")
-        lines.append(f"    node.wrappers = ({_wrappers(op, names)})")
+        lines.append("    node.wrappers = (")
+        for value, comment in _wrappers(op, names):
+            lines.append(f"        {value},{comment}")
+        lines.append("    )")
     lines += [
         "    if flags.retain_grad_for_all_tensor:",
         "        retain_grad(out_t)",
@@ -130,16 +133,18 @@ def _grad_node_steps(op: "OpDef", names: list[str]) -> list[str]:
     return lines
 
 
-def _wrappers(op: "OpDef", names: list[str]) -> str:
-    """The tuple of TensorWrappers, each saved only when a gradient that needs it is wanted (``save_for``)."""
+def _wrappers(op: "OpDef", names: list[str]) -> list[tuple[str, str]]:
+    """One TensorWrapper per saved tensor, each kept only when a gradient that needs it is wanted (``save_for``)."""
     items = []
     for idx, needed_by in zip(op.save_index, op.save_needed_by):
         value = "TensorWrapper(out_t)" if idx < 0 else f"save_tensor({names[idx]})"
+        comment = ""
         if needed_by is not None:
             wanted = " or ".join(f"{names[k]}_row[0].node is not None" for k in needed_by)
             value = f"{value} if {wanted} else None"
-        items.append(value)
-    return ", ".join(items) + ("," if len(items) == 1 else "")
+            comment = "  # needed for the gradient of " + ", ".join(f"'{names[k]}'" for k in needed_by) + " only"
+        items.append((value, comment))
+    return items
 
 
 def dygraph_function(op: "OpDef") -> Callable[..., Any]:

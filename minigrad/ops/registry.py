@@ -49,6 +49,7 @@ from ..autograd.formula import GRAPH_OPS, define_array_op
 from ..autograd.grad_node import GradNode
 from ..dispatch.amp import set_amp_category
 from ..dispatch.array_mode import ArrayOp
+from ..dispatch.codegen import dygraph_function
 from ..dispatch.dygraph import run_op
 from ..kernels.gpu.cuda_src import set_elementwise_expression
 from ..dispatch.op_table import OPS
@@ -171,6 +172,8 @@ class OpDef:
         self.differentiable = differentiable
         self.view = view
         self.backward: Callable[..., Any] | None = None
+        #: The generated dygraph function (``dispatch/codegen.py``), made on the op's first call.
+        self.dygraph_function: Callable[..., Any] | None = None
         self.has_list_input = any(i.is_list for i in self.inputs)
         #: Inputs promoted to a common dtype (``x_f32 * y_f64``) get their gradients cast
         #: back to their own dtype by the engine (``engine._grads_per_edge``).
@@ -219,7 +222,13 @@ class OpDef:
     def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: the backward formula ``fn(ctx, grad) -> grads per input slot``, written with ``ctx.ops``."""
         self.backward = fn
+        self.dygraph_function = None  # generated again: it now builds a grad node
         return fn
+
+    def make_dygraph_function(self) -> Callable[..., Any]:
+        """Generate and compile this op's dygraph function (``minigrad codegen <op>`` prints its source)."""
+        self.dygraph_function = dygraph_function(self)
+        return self.dygraph_function
 
     # -- the API layer -------------------------------------------------------
 
