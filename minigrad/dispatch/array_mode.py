@@ -44,7 +44,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ArrayOp"]
 
-_MISSING = object()
 _NUMBERS = (int, float, bool)
 _by_numpy = _dt.BY_NUMPY
 
@@ -108,29 +107,11 @@ class ArrayOp:
         return entry[0] if entry else False
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-        """Inputs and attributes of a call, as ``OpDef.bind`` maps them (values are not type-checked)."""
+        """Inputs and attributes of a call, by the API layer's parser (the values are arrays: not type-checked)."""
         op = self.op
-        values: list[Any] = list(args) + [_MISSING] * (len(op._arg_names) - len(args))
-        for key, v in kwargs.items():
-            if key == "axis" and "axis" not in op._arg_pos:
-                key = "dim"
-            pos = op._arg_pos.get(key)
-            if pos is None:
-                raise TypeError(f"{op.name}() got an unexpected keyword argument '{key}'")
-            values[pos] = v
-        n_in = len(op.inputs)
-        inputs = [None if v is _MISSING else v for v in values[:n_in]]
-        attrs: dict[str, Any] = {}
-        for k, spec in enumerate(op.attrs):
-            v = values[n_in + k]
-            if v is _MISSING:
-                if spec.default is _MISSING:
-                    raise TypeError(f"{op.name}() missing required argument '{spec.name}' (position {n_in + k})")
-                v = spec.default
-            elif spec.check is not None:
-                v = spec.check(op.name, spec.name, n_in + k, v)
-            attrs[spec.name] = v
-        return inputs, attrs
+        values = op.place(args, kwargs)
+        inputs = [None if v is op.MISSING else v for v in values[: len(op.inputs)]]
+        return inputs, op.bind_attrs(values)
 
     def _wrap_numbers(self, values: list[Any]) -> list[Any]:
         """Python numbers as 0-d arrays, in the dtype ``OpDef``'s ``_wrap_scalar`` gives them."""
