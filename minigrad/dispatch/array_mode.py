@@ -66,7 +66,7 @@ class ArrayOp:
     it is remembered per kind, as the kernel layer's own cache does.
     """
 
-    __slots__ = ("op", "device", "layout", "_n_inputs", "_kernels")
+    __slots__ = ("op", "device", "layout", "_n_inputs", "_kernels", "_attr_forms")
 
     def __init__(self, op: "OpDef", ns: "ArrayOps") -> None:
         self.op = op
@@ -75,12 +75,16 @@ class ArrayOp:
         plain = not any(i.is_list or i.optional for i in op.inputs)
         self._n_inputs = len(op.inputs) if plain else -1
         self._kernels: dict[tuple[Any, ...], Any] = {}
+        self._attr_forms: dict[tuple[Any, ...], dict[str, Any]] = {}
         _ALL.append(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         op = self.op
-        if not kwargs and len(args) == self._n_inputs:
+        n = self._n_inputs
+        if not kwargs and len(args) == n:
             values, attrs = args, op._default_attrs
+        elif n >= 0 and len(args) >= n:
+            values, attrs = args[:n], self._attrs(args[n:], kwargs)
         else:
             values, attrs = self._bind(args, kwargs)
         try:  # the kind of call: every value an array (a number, None or a list has no dtype)
@@ -105,6 +109,30 @@ class ArrayOp:
         tensors = self._tensors(values)
         entry = specialised_kernel(self.op, tensors, specialise(self.op, tensors))
         return entry[0] if entry else False
+
+    def _attrs(self, given: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The attributes of a call that gives them after the inputs, as ``bind`` checks them.
+
+        Formulas pass the same attributes again and again (``transpose_y=True``,
+        ``dim=(0,), keepdim=True``): each distinct form is checked once and
+        remembered (a form with an unhashable value, an index array, is checked
+        every time).
+        """
+        key = (given, *kwargs.items())
+        try:
+            attrs = self._attr_forms.get(key)
+        except TypeError:  # an unhashable value
+            return self._bind((*self._dummy_inputs(), *given), kwargs)[1]
+        if attrs is None:
+            attrs = self._bind((*self._dummy_inputs(), *given), kwargs)[1]
+            if len(self._attr_forms) >= 256:
+                self._attr_forms.clear()
+            self._attr_forms[key] = attrs
+        return attrs
+
+    def _dummy_inputs(self) -> list[Any]:
+        """Placeholders for the inputs, so that ``bind`` numbers the attributes' positions as a call does."""
+        return [None] * len(self.op.inputs)
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """Inputs and attributes of a call, by the API layer's parser (the values are arrays: not type-checked)."""

@@ -62,14 +62,16 @@ def sum_to(g: Any, shape: tuple[int, ...], ops: Any = GRAPH_OPS) -> Any:
     ``ops`` is the namespace it computes with (``ctx.ops.sum_to`` passes the
     formula's own, so it runs in array mode too).
     """
-    if tuple(g.shape) == tuple(shape):
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
         return g
     lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
-    )
-    out = ops.sum(g, dim=dims, keepdim=True) if dims else g
-    return ops.reshape(out, tuple(shape))
+    inner = tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
+    dims = tuple(range(lead)) + inner
+    # Summing the leading dims away and keeping the inner ones (as 1s) often gives ``shape``
+    # itself, a fresh array that ``.grad`` can take without a copy; otherwise a reshape follows.
+    out = ops.sum(g, dim=dims, keepdim=bool(inner)) if dims else g
+    return out if tuple(out.shape) == shape else ops.reshape(out, shape)
 
 
 define_composite("sum_to", sum_to)
