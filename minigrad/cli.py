@@ -9,6 +9,7 @@
     minigrad export-chrome run.jsonl -o trace.json      # open in https://ui.perfetto.dev
     minigrad diff mine.jsonl reference.jsonl [--all] [--kind 'queue.*'] [--json out.json]
     minigrad web run.jsonl -o page.html                 # the stepper as one self-contained web page
+    minigrad codegen mul                                # the generated dygraph function of an op
 
 Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
 ``build_parser``; adding a subcommand means adding one function and one
@@ -39,6 +40,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import lessons_cli
+from .dispatch.codegen import generate
+from .ops.registry import OPS
 from .tracing import TraceFormatError
 from .tracing.describe import describe
 from .tracing.diff import diff
@@ -248,6 +251,18 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0 if result.equal else EXIT_DIFFERENT
 
 
+def cmd_codegen(args: argparse.Namespace) -> int:
+    """Print the dygraph function generated for an op (``dispatch/codegen.py``)."""
+    op = OPS.get(args.op)
+    if op is None:
+        close = [n for n in sorted(OPS) if args.op in n][:8]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        print(f"minigrad codegen: no op named {args.op!r}{hint}", file=sys.stderr)
+        return EXIT_ERROR
+    print(generate(op), end="")
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # web
 # ---------------------------------------------------------------------------
@@ -340,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("trace", help="a .jsonl trace")
     p.add_argument("-o", "--output", help="HTML file to write (default: <trace>.html)")
     p.set_defaults(func=cmd_web)
+    p = sub.add_parser("codegen", help="print the dygraph function generated for an op (e.g. mul, matmul)")
+    p.add_argument("op", help="the op's name, as in mg.OPS")
+    p.set_defaults(func=cmd_codegen)
 
     # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).
     lessons_cli.add_parser(sub)

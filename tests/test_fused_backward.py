@@ -1,59 +1,134 @@
-"""Fused array backward formulas (OpDef.def_backward_arrays): relu's gradient as one kernel.
+"""One backward formula per op, run two ways (NOTE [ One formula, two modes ] in autograd/engine.py).
 
-Used only with no recorder, no create_graph and CPU floating gradients; it must
-give the op formula's bits (signed zeros and NaN included) and keep its checks.
+Every op's formula is written once against ``ctx.ops``; the engine runs it on
+minigrad's ops (graph mode: a recorder, ``create_graph``) or on the same ops'
+kernels over arrays (array mode: everything else). The two must give the
+same bits. Every row of ``tests/test_ops_grad.py``'s ``CASES`` - which that
+file keeps complete from the registry - runs here in both modes, in float32
+and float64, and the bytes and dtypes of every ``.grad`` are compared. A
+counter checks that the case's op did run in array mode, so a case cannot pass
+by taking graph mode twice.
 """
 
 from __future__ import annotations
+
+import zlib
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 import numpy as np
 import pytest
 
 import minigrad as mg
+from minigrad.autograd import formula as engine
+from test_ops_grad import CASES
 
 
-def _relu_grad(x: np.ndarray, g: np.ndarray, dtype: str) -> np.ndarray:
-    t = mg.tensor(x, dtype=dtype, requires_grad=True)
-    t.relu().backward(mg.tensor(g, dtype=dtype))
-    return t.grad.numpy().copy()
+@contextmanager
+def graph_mode_only() -> Iterator[None]:
+    """Run every formula in graph mode (as with a recorder), without recording."""
+    engine.ARRAY_MODE = False
+    try:
+        yield
+    finally:
+        engine.ARRAY_MODE = True
+
+
+@contextmanager
+def modes_seen() -> Iterator[dict[str, list[bool]]]:
+    """Record, per op, whether each run of its formula was in array mode."""
+    seen: dict[str, list[bool]] = {}
+    saved = {name: op.backward for name, op in mg.OPS.items() if op.backward is not None}
+
+    def wrap(name: str, fn: Any) -> Any:
+        def formula(ctx: Any, g: Any) -> Any:
+            seen.setdefault(name, []).append(ctx.arrays)
+            return fn(ctx, g)
+
+        return formula
+
+    try:
+        for name, fn in saved.items():
+            mg.OPS[name].backward = wrap(name, fn)
+        yield seen
+    finally:
+        for name, fn in saved.items():
+            mg.OPS[name].backward = fn
+
+
+def _leaf_grads(case: Any, dtype: str) -> list[Any]:
+    """``.grad`` (bytes, dtype, shape) of every leaf of the case, seeded with a random upstream gradient."""
+    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+    args = []
+    for a in case.make(rng):
+        if isinstance(a, mg.Tensor) and a.dtype == mg.float64:
+            a = mg.tensor(a.numpy(), dtype=dtype, requires_grad=a.requires_grad)
+        args.append(a)
+    out = case.fn(*args)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    outs = [o for o in outs if o.requires_grad]
+    seeds = [mg.tensor(rng.uniform(-2, 2, size=o.shape), dtype=o.dtype) for o in outs]
+    mg.autograd.backward(outs, seeds)
+    leaves = [a for a in args if isinstance(a, mg.Tensor) and a.requires_grad]
+    return [None if t.grad is None else (t.grad.numpy().tobytes(), str(t.grad.dtype), t.grad.shape) for t in leaves]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+def test_array_mode_gives_the_bits_of_graph_mode(case: Any, dtype: str) -> None:
+    with modes_seen() as seen:
+        arrays = _leaf_grads(case, dtype)
+    with graph_mode_only():
+        graph = _leaf_grads(case, dtype)
+    assert arrays == graph
+    assert seen.get(case.op) and all(seen[case.op]), f"{case.op}'s formula did not run in array mode: {seen}"
+
+
+def test_every_op_with_a_formula_runs_both_ways_here() -> None:
+    with_backward = {name for name, op in mg.OPS.items() if op.backward is not None}
+    # to_device has no kernel of its own: its formula runs in graph mode only (test_device_grad.py).
+    assert with_backward - {c.op for c in CASES} == {"to_device"}
+
+
+def test_create_graph_and_recorders_run_graph_mode() -> None:
+    x = mg.tensor([-1.0, 2.0], requires_grad=True)
+    with modes_seen() as seen:
+        (gx,) = mg.autograd.grad((x.relu() * x).sum(), [x], create_graph=True)
+    assert gx.requires_grad and not any(seen["relu"]) and not any(seen["mul"])
+    np.testing.assert_array_equal(gx.numpy(), [0.0, 4.0])
+    with modes_seen() as seen, mg.trace() as tr:
+        x.relu().sum().backward()
+    assert not any(seen["relu"])
+    assert any(e.kind == "api.call" and getattr(e, "op", None) == "threshold_backward" for e in tr.events)
+    with modes_seen() as seen:
+        x.relu().sum().backward()
+    assert all(seen["relu"])
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
-def test_fused_relu_backward_matches_the_op_formula_bit_for_bit(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relu_backward_at_special_values(dtype: str) -> None:
+    """PyTorch's threshold_backward: the gradient passes unless x <= 0, so a NaN input passes it on."""
     x = np.array([-2.0, -0.0, 0.0, 1e-30, 3.0, np.nan, np.inf, -np.inf])
     g = np.array([1.5, -2.0, 3.0, -4.0, -5.0, 6.0, np.nan, -1.0])
-    fast = _relu_grad(x, g, dtype)
-    monkeypatch.setattr(mg.OPS["relu"], "backward_arrays", None)
-    slow = _relu_grad(x, g, dtype)
-    assert fast.dtype == slow.dtype and fast.tobytes() == slow.tobytes()
+
+    def grad() -> np.ndarray:
+        t = mg.tensor(x, dtype=dtype, requires_grad=True)
+        t.relu().backward(mg.tensor(g, dtype=dtype))
+        return t.grad.numpy().copy()
+
+    arrays = grad()
+    with graph_mode_only():
+        graph = grad()
+    assert arrays.dtype == graph.dtype and arrays.tobytes() == graph.tobytes()
+    expected = np.where(np.asarray(x, dtype=dtype) > 0, g, 0).astype(dtype)
+    expected[5] = g[5]
+    np.testing.assert_array_equal(arrays, expected)
 
 
-def test_fused_relu_backward_is_used_and_checks_saved_versions(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    fused = mg.OPS["relu"].backward_arrays
-    monkeypatch.setattr(mg.OPS["relu"], "backward_arrays", lambda ctx, g: calls.append(1) or fused(ctx, g))
+def test_array_mode_checks_saved_versions() -> None:
     x = mg.tensor([-1.0, 2.0], requires_grad=True)
-    y = x.relu()
-    y.sum().backward()
-    assert calls == [1]
-    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0])
     y = (x * 1).relu()
     with mg.no_grad():
         y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.sum().backward()
-
-
-def test_create_graph_and_recorders_take_the_op_formula(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(ctx, g):
-        raise AssertionError("fused formula used")
-
-    monkeypatch.setattr(mg.OPS["relu"], "backward_arrays", boom)
-    x = mg.tensor([-1.0, 2.0], requires_grad=True)
-    (gx,) = mg.autograd.grad((x.relu() * x).sum(), [x], create_graph=True)
-    assert gx.requires_grad
-    np.testing.assert_array_equal(gx.numpy(), [0.0, 4.0])
-    x2 = mg.tensor([-1.0, 2.0], requires_grad=True)
-    with mg.trace() as tr:
-        x2.relu().sum().backward()
-    assert any(e.kind == "api.call" and getattr(e, "op", None) == "le" for e in tr.events)  # relu's formula: 1 - (x <= 0)

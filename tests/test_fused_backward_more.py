@@ -1,19 +1,17 @@
-"""Fused array backward formulas of the hot ops: the broadcasting binary ops (``sum_to`` on arrays),
-matmul, the common unary ops, sum and mean, softmax, log_softmax and cross_entropy
-(``OpDef.def_backward_arrays``).
+"""Array mode against graph mode on the hot ops, property-based (NOTE [ One formula, two modes ]).
 
-Each one must give the op formula's gradients bit for bit: every case runs
-once with the fused formulas (the engine's fast path: no recorder, no
-``create_graph``) and once with them switched off (the op formulas, as with a
-recorder or ``create_graph``), and compares the bytes and dtypes of every
-``.grad``. A counter checks that the fused formula did run, so a case cannot
-pass by taking the op formula twice.
+The broadcasting binary ops (``sum_to``), matmul, the common unary ops, sum
+and mean, the views, softmax, log_softmax, cross_entropy and getitem, over
+random shapes, dtypes and which inputs need a gradient: every case runs once
+as the engine chooses (array mode: no recorder, no ``create_graph``) and
+once with every formula in graph mode, and compares the bytes and dtypes of
+every ``.grad``. A counter checks that the op's formula did run in array
+mode, so a case cannot pass by taking graph mode twice.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -22,49 +20,14 @@ from hypothesis import strategies as st
 
 import minigrad as mg
 from strategies import FLOAT_DTYPE_NAMES, broadcastable_shapes
+from test_fused_backward import graph_mode_only, modes_seen
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-#: Every op given a fused formula by this change; relu's has its own test file.
-FUSED_HERE = ("add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul", "neg", "exp", "log", "sqrt",
-              "tanh", "sigmoid", "sum", "mean", "getitem", "reshape", "transpose", "permute", "expand", "squeeze",
-              "unsqueeze", "softmax", "log_softmax", "cross_entropy")
-
-
-@contextmanager
-def op_formulas_only() -> Iterator[None]:
-    """Switch every fused formula off: the engine runs the op formulas."""
-    saved = {name: op.backward_arrays for name, op in mg.OPS.items() if op.backward_arrays is not None}
-    try:
-        for name in saved:
-            mg.OPS[name].backward_arrays = None
-        yield
-    finally:
-        for name, fn in saved.items():
-            mg.OPS[name].backward_arrays = fn
-
-
-@contextmanager
-def counting() -> Iterator[dict[str, list[bool]]]:
-    """Record each fused formula's calls: op name -> [whether it answered (did not decline), ...]."""
-    calls: dict[str, list[bool]] = {}
-    saved = {name: op.backward_arrays for name, op in mg.OPS.items() if op.backward_arrays is not None}
-
-    def wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def counted(ctx: Any, g: np.ndarray) -> Any:
-            out = fn(ctx, g)
-            calls.setdefault(name, []).append(out is not None)
-            return out
-
-        return counted
-
-    try:
-        for name, fn in saved.items():
-            mg.OPS[name].backward_arrays = wrap(name, fn)
-        yield calls
-    finally:
-        for name, fn in saved.items():
-            mg.OPS[name].backward_arrays = fn
+#: The hot ops this file covers (every op is covered, once per CASES row, by test_fused_backward.py).
+HOT = ("add", "sub", "mul", "div", "maximum", "minimum", "where", "matmul", "neg", "exp", "log", "sqrt",
+       "tanh", "sigmoid", "sum", "mean", "getitem", "reshape", "transpose", "permute", "expand", "squeeze",
+       "unsqueeze", "softmax", "log_softmax", "cross_entropy")
 
 
 def leaf_grads(fn: Callable[..., Any], arrays: list[Any], dtypes: list[str], needs: list[bool], seed: int) -> list[Any]:
@@ -77,23 +40,17 @@ def leaf_grads(fn: Callable[..., Any], arrays: list[Any], dtypes: list[str], nee
 
 
 def assert_same_bits(fn: Callable[..., Any], arrays: list[Any], dtypes: list[str], needs: list[bool], op: str,
-                     seed: int = 0, fused_expected: bool = True) -> None:
-    with counting() as calls:
+                     seed: int = 0) -> None:
+    with modes_seen() as seen:
         fast = leaf_grads(fn, arrays, dtypes, needs, seed)
-    with op_formulas_only():
+    with graph_mode_only():
         slow = leaf_grads(fn, arrays, dtypes, needs, seed)
     assert fast == slow
-    if fused_expected:
-        assert calls.get(op) and all(calls[op]), f"the fused formula of {op} did not run: {calls}"
+    assert seen.get(op) and all(seen[op]), f"the formula of {op} did not run in array mode: {seen}"
     for got, leaf_dtype, need in zip(fast, dtypes, needs):
         assert (got is not None) == need
         if got is not None:
             assert str(got[1]) == leaf_dtype
-
-
-def test_every_fused_formula_is_covered_here() -> None:
-    fused = {name for name, op in mg.OPS.items() if op.backward_arrays is not None}
-    assert fused == {"relu", *FUSED_HERE}  # a new fused formula needs its bit-equality case
 
 
 # -- sum_to on arrays: the broadcasting binary ops --------------------------------------------------
@@ -145,13 +102,11 @@ def test_binary_ops_on_transposed_and_non_finite_inputs(op: str) -> None:
 
 
 @pytest.mark.parametrize("op", sorted(BINARY))
-def test_mixed_dtypes_decline_and_keep_each_inputs_dtype(op: str) -> None:
-    """``x_f32 op y_f64``: the gradients are cast back per input by the op formula, so the fused one declines."""
+def test_mixed_dtypes_keep_each_inputs_dtype(op: str) -> None:
+    """``x_f32 op y_f64``: computed in float64 through the kernel layer's transform, each gradient cast back."""
     rng = np.random.default_rng(3)
     a, b = rng.uniform(0.5, 2, size=(2, 3)), rng.uniform(0.5, 2, size=(3,))
-    with counting() as calls:
-        assert_same_bits(BINARY[op], [a, b], ["float32", "float64"], [True, True], op, fused_expected=False)
-    assert calls[op] and not any(calls[op])
+    assert_same_bits(BINARY[op], [a, b], ["float32", "float64"], [True, True], op)
 
 
 @SETTINGS
@@ -294,15 +249,11 @@ def test_getitem_fused_backward_matches_the_op_formula(index, dtype: str) -> Non
     assert_same_bits(lambda t: t[index], [x], [dtype], [True], "getitem")
 
 
-# -- the op formula still runs where something observes it ----------------------------------------------
+# -- graph mode where something observes the formula ----------------------------------------------
 
 
-@pytest.mark.parametrize("op", FUSED_HERE)
-def test_create_graph_and_recorders_take_the_op_formula(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(ctx: Any, g: np.ndarray) -> Any:
-        raise AssertionError("fused formula used")
-
-    monkeypatch.setattr(mg.OPS[op], "backward_arrays", boom)
+@pytest.mark.parametrize("op", HOT)
+def test_create_graph_and_recorders_take_graph_mode(op: str) -> None:
     rng = np.random.default_rng(9)
     a = mg.tensor(rng.uniform(0.5, 2, size=(3, 4)), requires_grad=True)
     b = mg.tensor(rng.uniform(0.5, 2, size=(4,)), requires_grad=True)
@@ -317,14 +268,16 @@ def test_create_graph_and_recorders_take_the_op_formula(op: str, monkeypatch: py
         "softmax": lambda: a.softmax(-1), "log_softmax": lambda: a.log_softmax(-1),
         "cross_entropy": lambda: mg.cross_entropy(a, mg.tensor([0, 3, 1])),
     }
-    (ga,) = mg.autograd.grad(calls[op]().sum(), [a], create_graph=True)
-    assert ga.requires_grad
-    with mg.trace() as tr:
-        calls[op]().sum().backward()
+    with modes_seen() as seen:
+        (ga,) = mg.autograd.grad(calls[op]().sum(), [a], create_graph=True)
+        assert ga.requires_grad
+        with mg.trace() as tr:
+            calls[op]().sum().backward()
+    assert seen[op] and not any(seen[op])
     assert any(e.kind == "backward.end" for e in tr.events)
 
 
-def test_fused_formulas_check_saved_versions() -> None:
+def test_array_mode_checks_saved_versions() -> None:
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     y = mg.tensor([3.0, 4.0], requires_grad=True)
     z = x * 1

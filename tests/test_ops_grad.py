@@ -352,6 +352,15 @@ CASES += [
          inputs(rnd(2, 1, 5, 7))),
     Case("adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward",
          lambda g: mg.OPS["adaptive_avg_pool2d_backward"](g, (5, 7)), inputs(rnd(2, 1, 3, 2))),
+    # The fused backward ops (relu's and cross_entropy's), differentiable in turn.
+    Case("threshold_backward", "threshold_backward", mg.threshold_backward,
+         inputs(rnd(2, 3), lambda rng: T(rng.uniform(0.3, 2.0, size=(2, 3)) * rng.choice([-1.0, 1.0], size=(2, 3)), False))),
+    Case("cross_entropy_backward-mean", "cross_entropy_backward", mg.cross_entropy_backward,
+         inputs(rnd(), rnd(4, 3), cls_target(4, 3))),
+    Case("cross_entropy_backward-sum", "cross_entropy_backward",
+         lambda g, x, t: mg.cross_entropy_backward(g, x, t, reduction="sum"), inputs(rnd(), rnd(4, 3), cls_target(4, 3))),
+    Case("cross_entropy_backward-none", "cross_entropy_backward",
+         lambda g, x, t: mg.cross_entropy_backward(g, x, t, reduction="none"), inputs(rnd(4), rnd(4, 3), cls_target(4, 3))),
 ]
 
 

@@ -34,9 +34,9 @@ def faulty_engine(find: str, replace: str) -> types.ModuleType:
 
 
 FLIP_FRONT = ("queue.appendleft(nxt)", "queue.append(nxt)")
-SKIP_DECREMENT = ("count = in_degree[nxt] - 1", "count = in_degree[nxt] - (1 if slot == 0 else 0)")
-SWAP_EDGES = ("            for slot, row in enumerate(node.next_edges):\n                out_row",
-              "            for slot, row in reversed(list(enumerate(node.next_edges))):\n                out_row")
+SKIP_DECREMENT = ("in_degree[nxt] -= 1", "in_degree[nxt] -= (1 if slot == 0 else 0)")
+SWAP_EDGES = ("        for slot, row in enumerate(node.next_edges):\n            for rank, edge",
+              "        for slot, row in reversed(list(enumerate(node.next_edges))):\n            for rank, edge")
 
 
 def program(run_backward=None):

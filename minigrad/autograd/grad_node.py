@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "make_node", "reserve_node_ids", "in_meta_of", "no_edge", "no_edge_row"]
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "reserve_node_ids", "in_meta_of", "no_edge", "no_edge_row"]
 
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
@@ -105,14 +105,15 @@ class GradNode:
     op_name: ClassVar[str] = ""
     is_accumulation: ClassVar[bool] = False
 
-    def __init__(self) -> None:
-        self.id = next(_node_ids)
-        self.seq_nr = next(_seq_nrs)
-        self.topo_nr = 0
-        self.next_edges: list[list[Edge]] = []
-        self.in_meta: list[list[tuple[tuple[int, ...], Any, str]]] = []
-        self.attrs: dict[str, Any] = {}
-        self.wrappers: list[TensorWrapper] = []
+    def __init__(self, ids: tuple[int, int] | None = None, attrs: Any = None, next_edges: Any = (),
+                 in_meta: Any = (), topo_nr: int = 0, wrappers: Any = ()) -> None:
+        # ids: (id, seq_nr) taken before the edges were made (``reserve_node_ids``).
+        self.id, self.seq_nr = ids if ids is not None else reserve_node_ids()
+        self.topo_nr = topo_nr
+        self.next_edges: Any = next_edges
+        self.in_meta: Any = in_meta
+        self.attrs: dict[str, Any] = attrs if attrs is not None else {}
+        self.wrappers: Any = wrappers
         self.hooks: dict[tuple[int, int], list[tuple[int, Callable[[Any], Any], str, int]]] | None = None
         self.released = False
         self.extra: Any = None
@@ -241,31 +242,11 @@ def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
     return no_edge_row(shape, dtype)[0]
 
 
-_new_object = object.__new__
-
-
 def reserve_node_ids() -> tuple[int, int]:
     """``(id, seq_nr)`` for a node about to be made: taken before its edges, which may
     create AccumulationNodes, so a node is numbered before the nodes its creation makes
     (as when PyTorch and Paddle construct the node, then collect its next edges)."""
     return next(_node_ids), next(_seq_nrs)
-
-
-def make_node(cls: type, ids: tuple[int, int], attrs: Any, next_edges: Any, in_meta: Any, topo_nr: int,
-              wrappers: Any) -> Any:
-    """A grad node of class ``cls`` with every field set once (the dygraph layer's constructor)."""
-    node = _new_object(cls)
-    node.id, node.seq_nr = ids
-    node.topo_nr = topo_nr
-    node.next_edges = next_edges
-    node.in_meta = in_meta
-    node.attrs = attrs
-    node.wrappers = wrappers
-    node.hooks = None
-    node.released = False
-    node.extra = None
-    node.origin = None
-    return node
 
 
 def released_error(node: "GradNode") -> RuntimeError:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Tensor
+from ..tracing import bus
+from .grad_mode import GRAD_MODE
 
 __all__ = ["GradTensorHolder"]
 
@@ -25,19 +27,21 @@ class GradTensorHolder:
         else:
             self.buffers = [[None] * len(ranks) for ranks in in_meta] or [[None]]
 
-    def add(self, slot: int, rank: int, grad: Any, arrays: bool = False) -> Any:
+    def add(self, slot: int, rank: int, grad: Any) -> Any:
         """Sum ``grad`` into position (slot, rank); returns the buffer's new value.
 
-        ``arrays``: the engine's backward fast path (no recorder, no
-        ``create_graph``): nothing observes the sum as an op, so two
-        gradients of one dtype and device are added as arrays instead of
-        through the ``add`` op's four layers. The values are the same.
+        With no recorder and no ``create_graph`` (grad mode is off in the
+        engine then) nothing observes the sum as an op, so two gradients of
+        one dtype and device are added as arrays - the ``add`` kernel's
+        ``np.add`` - instead of through the ``add`` op's four layers (array
+        mode, NOTE [ One formula, two modes ] in ``formula.py``).
         """
         row = self.buffers[slot]
         cur = row[rank]
         if cur is None:
             row[rank] = grad
-        elif arrays and cur._dtype is grad._dtype and cur._device == grad._device:
+        elif (bus.recorder is None and not GRAD_MODE.enabled and cur._dtype is grad._dtype
+              and cur._device == grad._device):
             row[rank] = Tensor._make(cur._data + grad._data, cur._dtype, cur._device, cur._layout)
         else:
             row[rank] = cur + grad

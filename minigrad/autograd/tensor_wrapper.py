@@ -92,13 +92,7 @@ class TensorWrapper:
         With ``create_graph`` the tensor keeps its autograd history, so
         gradients of the gradient flow back to the original graph.
         """
-        if self.cleared:
-            raise RuntimeError(
-                f"{node.display_name} (backward of '{node.op_name}'): its saved tensors were freed by an "
-                f"earlier backward(). Specify retain_graph=True on the first backward() if you need to "
-                f"backward through the graph a second time."
-            )
-        self.check_version(node)
+        self.recover_array(node)
         t = Tensor._make(self.data, self.dtype, self.device, self.layout)
         t._version = self.version_counter
         t._name = self.tensor_name
@@ -114,6 +108,18 @@ class TensorWrapper:
             else:  # a leaf: the same meta, so gradients reach its .grad
                 t._meta = ref
         return t
+
+    def recover_array(self, node: "GradNode") -> Any:
+        """The saved array, version-checked (what a formula sees in array mode)."""
+        if self.data is None:
+            raise RuntimeError(
+                f"{node.display_name} (backward of '{node.op_name}'): its saved tensors were freed by an "
+                f"earlier backward(). Specify retain_graph=True on the first backward() if you need to "
+                f"backward through the graph a second time."
+            )
+        if self.version_counter.value != self.snapshot:
+            self.check_version(node)
+        return self.data
 
     def clear(self) -> None:
         """Drop the saved array (``TensorWrapper::clear``)."""

@@ -1,26 +1,30 @@
 """The dygraph layer (seed 004 §2.3, Paddle's generated ``<op>_dygraph_function``).
 
 ``run_op(op, inputs, attrs)`` is what every op call goes through after the
-API layer checked its arguments:
+API layer checked its arguments. When nothing observes the call (no recorder,
+no autocast) it runs the op's generated dygraph function
+(``dispatch/codegen.py``; ``minigrad codegen OP`` prints it); otherwise
+``run_layers`` walks the four layers and emits their events:
 
 1. **AMP**: with an autocast context active, inputs are cast per the op lists;
 2. the **kernel layer** computes the outputs (``kernels.api.call_kernel``);
 3. ``require_any_grad``: grad mode is on and a differentiable input requires grad;
 4. if so, **grad-node creation**, in the seed's order: the node with its
    attributes; ``SetGradOutMeta`` - one edge per input to that input's grad
-   node (an AccumulationNode is created for a leaf on first use);
-   ``SetOutRankWithSlot`` and ``SetHistory`` on each output; ``SetGradInMeta``;
-   TensorWrappers for the saved tensors (with their version snapshot);
-   retain-grad when ``flags.retain_grad_for_all_tensor`` is on.
+   node (``edge_row``: an AccumulationNode is created for a leaf on first
+   use); ``SetOutRankWithSlot`` and ``SetHistory`` on each output
+   (``set_history``); ``SetGradInMeta``; TensorWrappers for the saved tensors
+   (with their version snapshot); retain-grad when
+   ``flags.retain_grad_for_all_tensor`` is on.
 
-A failing op raises before anything is attached to a tensor: the kernel
-layer runs first and node creation cannot fail, so no half-built node is left.
+Both roads build the same node with the same helpers. A failing op raises
+before anything is attached to a tensor: the kernel layer runs first and node
+creation cannot fail, so no half-built node is left.
 """
 
 from __future__ import annotations
 
 import copy
-import warnings
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -28,17 +32,16 @@ import numpy as np
 from .. import flags
 from ..autograd.accumulation import accumulation_node_for
 from ..autograd.grad_mode import GRAD_MODE
-from ..autograd.grad_node import Edge, announce_node, in_meta_of, make_node, no_edge, no_edge_row, reserve_node_ids
+from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
-from ..kernels import api as kernel_api
-from ..kernels.api import _specialised, call_kernel, specialise, specialised_kernel
+from ..kernels.api import call_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
-from ..tensor import Tensor, VersionCounter, next_tensor_id
+from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 from ..tracing.events import ApiCall
 from ..tracing.preview import jsonable, jsonable_attrs
@@ -49,7 +52,7 @@ from .op_table import OPS
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
 
-__all__ = ["OPS", "run_op", "run_inplace", "run_to_device", "announce_node", "jsonable"]
+__all__ = ["OPS", "run_op", "run_layers", "run_inplace", "run_to_device", "announce_node", "jsonable"]
 
 
 def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
@@ -73,203 +76,162 @@ def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
     return ids
 
 
-_ndarray = np.ndarray
-_new_object = object.__new__
-_np_dtypes = _dt.BY_NUMPY
-
-
 def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
-    """Run one op through AMP, the kernel layer and grad-node creation."""
+    """Run one op call after the API layer: its generated dygraph function, or the four layers.
+
+    With no recorder and no autocast nothing observes the layers, so the op's
+    generated function (``dispatch/codegen.py``, made on its first call) runs
+    the same steps in a straight line; otherwise ``run_layers`` walks them and
+    emits their events.
+    """
+    if bus.recorder is None and not amp_state.AMP.level:
+        fn = op.dygraph_function
+        if fn is None:
+            fn = op.make_dygraph_function()
+        return fn(*inputs, attrs)
+    return run_layers(op, inputs, attrs)
+
+
+def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
+    """The four observable layers: ``api.call``, AMP, the kernel layer, then ``_finish``."""
     rec = bus.recorder
     if rec is not None:
         rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=jsonable_attrs(attrs)))
     if amp_state.AMP.level:
         inputs = autocast_inputs(op, inputs)
-    elif rec is None:
-        # NOTE [ The specialised eager path ] in kernels/api.py: no search, same checks.
-        # Everything below is the four layers collapsed for a call whose kind was seen
-        # before: the cached kernel, InferMeta's check, the output tensor, the node.
-        try:
-            if len(inputs) == 2:
-                x, y = inputs
-                sig: Any = (op, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout,
-                            flags.enable_api_kernel_fallback, flags.use_gpudnn)
-            else:
-                sig = specialise(op, inputs)
-        except AttributeError:  # a None or list input: the general path
-            sig = None
-        entry = (_specialised.get(sig) or specialised_kernel(op, inputs, sig)) if sig is not None else False
-        if entry:
-            kernel, device, layout = entry
-            if warnings.filters is not kernel_api._filters_seen:
-                kernel_api._silence_fp_warnings()
-            arrays = [x._data, y._data] if len(inputs) == 2 else [t._data for t in inputs]
-            check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
-            try:
-                out = kernel.fn(*arrays, **attrs)
-            except MemoryError as exc:
-                raise kernel_api.out_of_memory(op, kernel, check, exc) from None
-            if type(out) is not _ndarray or type(check) is not tuple or out.shape != check[0] or out.dtype != check[1]:
-                if type(out) is tuple or type(check) is not tuple:  # several outputs: the general finish
-                    kernel_api._check_outputs(op, kernel.name, check, out)
-                    outs = [Tensor._make(a, from_numpy(a.dtype), device, layout) for a in out]
-                    return _finish(op, inputs, attrs, out, outs, True, None)
-                kernel_api._check_outputs(op, kernel.name, check, out)
-            # Tensor._make, inlined.
-            t = _new_object(Tensor)
-            t._data = out
-            t._dtype = dtype = _np_dtypes.get(out.dtype) or from_numpy(out.dtype)
-            t._device = device
-            t._layout = layout
-            t._meta = None
-            t._version = None
-            t._id = next_tensor_id()
-            t._name = None
-            if op.view:
-                return _finish(op, inputs, attrs, (out,), [t], False, None)
-            # require_any_grad, then the node (see _finish and _create_grad_node).
-            if GRAD_MODE.enabled and dtype.is_floating and op.backward is not None:
-                for spec, v in zip(op.inputs, inputs):
-                    if v._meta is not None and spec.differentiable:
-                        _create_grad_node(op, inputs, attrs, [t])
-                        break
-            return t
-
     out, device, layout = call_kernel(op, inputs, attrs)
     multi = isinstance(out, tuple)
-    if multi:
-        arrays = out
-        outs = [Tensor._make(a, from_numpy(a.dtype), device, layout) for a in arrays]
-    else:
-        arrays = (out,)
-        outs = [Tensor._make(out, from_numpy(out.dtype), device, layout)]
+    arrays = out if multi else (out,)
+    outs = [new_tensor(a, device, layout) for a in arrays]
     return _finish(op, inputs, attrs, arrays, outs, multi, rec)
+
+
+def new_tensor(array: Any, device: str, layout: str) -> Tensor:
+    """The output tensor holding a kernel's ``array``, of the minigrad dtype of its NumPy dtype."""
+    return Tensor._make(array, _np_dtypes.get(array.dtype) or from_numpy(array.dtype), device, layout)
+
+
+def finish_outputs(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: tuple[Any, ...], device: str,
+                   layout: str) -> tuple[Any, ...]:
+    """The tensors of a kernel with several outputs, and their grad node (``_finish``)."""
+    return _finish(op, inputs, attrs, arrays, [new_tensor(a, device, layout) for a in arrays], True, None)
+
+
+_np_dtypes = _dt.BY_NUMPY
 
 
 def _finish(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: Any, outs: list[Any], multi: bool,
             rec: Any) -> Any:
     """After the kernel: views share the version counter, ``require_any_grad``, the grad node."""
     if op.view and getattr(arrays[0], "base", None) is not None:
-        # Views share the storage, hence the version counter (in-place checks see through them).
-        src = inputs[0]
-        if src._version is None:
-            src._version = VersionCounter()
         for t in outs:
-            t._version = src._version
-
+            share_version(inputs[0], t)
     # require_any_grad: the global grad mode and the inputs' autograd meta.
     # Integer and bool outputs are never differentiable.
-    if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating:
-        for spec, v in zip(op.inputs, inputs):
-            if not spec.differentiable or v is None:
-                continue
-            if isinstance(v, list):
-                if any(t._meta is not None for t in v):
-                    break
-            elif v._meta is not None:
-                break
-        else:
-            v = None
-        if v is not None:
-            _create_grad_node(op, inputs, attrs, outs)
-
+    if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and _any_requires_grad(op, inputs):
+        _create_grad_node(op, inputs, attrs, outs)
     if rec is not None:
         for t in outs:
             t._announce()
     return tuple(outs) if multi else outs[0]
 
 
-def _edge_to(t: Any) -> Edge:
-    """``SetGradOutMeta`` for one input: the edge to the node that takes its gradient."""
+def share_version(src: Tensor, view: Tensor) -> None:
+    """A view shares its input's storage, hence its version counter (in-place checks see through it)."""
+    if src._version is None:
+        src._version = VersionCounter()
+    view._version = src._version
+
+
+def _any_requires_grad(op: "OpDef", inputs: list[Any]) -> bool:
+    """Whether a differentiable input (or a tensor of a list input) requires grad."""
+    for spec, v in zip(op.inputs, inputs):
+        if not spec.differentiable or v is None:
+            continue
+        if any(t._meta is not None for t in v) if isinstance(v, list) else v._meta is not None:
+            return True
+    return False
+
+
+def edge_row(t: Any) -> tuple[Edge]:
+    """``SetGradOutMeta`` for one input: the row of one edge to the node that takes its gradient."""
     meta = t._meta
     if meta is None:
-        return no_edge(t._data.shape, t._dtype)
+        return no_edge_row(t._data.shape, t._dtype)
     node = meta.grad_node
     if node is None:
         node = accumulation_node_for(meta, t)
     shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
-    return Edge(node, meta.out_slot, meta.out_rank, shape, dtype)
+    return (Edge(node, meta.out_slot, meta.out_rank, shape, dtype),)
 
 
-_NO_WRAPPERS: tuple[Any, ...] = ()
+def topo_nr(*rows: tuple[Edge, ...]) -> int:
+    """PyTorch's topological number: 1 + the largest of the next nodes' (AccumulationNodes are 0)."""
+    topo = 0
+    for row in rows:
+        for e in row:
+            if e.node is not None and e.node.topo_nr >= topo:
+                topo = e.node.topo_nr + 1
+    return topo if topo > 0 else 1
+
+
+def set_history(t: Tensor, node: GradNode, slot: int) -> None:
+    """``SetOutRankWithSlot`` and ``SetHistory``: ``t``'s gradient comes from ``node`` at (slot, 0)."""
+    meta = AutogradMeta(t._id)
+    meta.grad_node = node
+    meta.out_slot = slot
+    t._meta = meta
+
+
+def _edge_rows(op: "OpDef", inputs: list[Any]) -> tuple[tuple[Edge, ...], ...]:
+    """``SetGradOutMeta`` for every input slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py)."""
+    rows = []
+    for spec, v in zip(op.inputs, inputs):
+        tensors = [] if v is None else v if isinstance(v, list) else [v]
+        if not spec.differentiable or v is None:
+            edges = tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
+            rows.append(edges if len(edges) != 1 else no_edge_row(tensors[0]._data.shape, tensors[0]._dtype))
+        elif isinstance(v, list):
+            rows.append(tuple(edge_row(t)[0] for t in v))
+        else:
+            rows.append(edge_row(v))
+    return tuple(row or no_edge_row(()) for row in rows)
 
 
 def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any]) -> None:
+    """The grad node of one call, in the seed's order (the generated functions do the same per op)."""
     ids = reserve_node_ids()  # the node is numbered first, then the AccumulationNodes its edges make
-    # SetGradOutMeta & edges, slot by slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py).
-    next_edges = []
-    topo = 0
-    for spec, v in zip(op.inputs, inputs):
-        if v is None or not spec.differentiable:
-            tensors = [] if v is None else (v if isinstance(v, list) else [v])
-            if len(tensors) == 1:
-                next_edges.append(no_edge_row(tensors[0]._data.shape, tensors[0]._dtype))
-            else:
-                next_edges.append(tuple(no_edge(t._data.shape, t._dtype) for t in tensors) or no_edge_row(()))
-            continue
-        if type(v) is list:
-            row = tuple(_edge_to(t) for t in v)
-            for e in row:
-                if e.node is not None and e.node.topo_nr >= topo:
-                    topo = e.node.topo_nr + 1
-        else:  # _edge_to(v), inlined: one input per slot is the common case
-            meta = v._meta
-            if meta is None:
-                row = no_edge_row(v._data.shape, v._dtype)
-            else:
-                nxt = meta.grad_node
-                if nxt is None:
-                    nxt = accumulation_node_for(meta, v)
-                slot = meta.out_slot
-                rank = meta.out_rank
-                shape, dtype, _ = nxt.in_meta[slot][rank]
-                row = (Edge(nxt, slot, rank, shape, dtype),)
-                if nxt.topo_nr >= topo:
-                    topo = nxt.topo_nr + 1
-        next_edges.append(row)
-    # SetGradInMeta: shared per (shape, dtype, device) for the common single output.
-    if len(outs) == 1:
-        t = outs[0]
-        in_meta: Any = in_meta_of(t._data.shape, t._dtype, t._device)
+    next_edges = _edge_rows(op, inputs)
+    if len(outs) == 1:  # SetGradInMeta: shared per (shape, dtype, device) for the common single output
+        in_meta: Any = in_meta_of(outs[0]._data.shape, outs[0]._dtype, outs[0]._device)
     else:
         in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
-    node = make_node(op.node_class, ids, attrs, tuple(next_edges), in_meta, topo if topo > 0 else 1, _NO_WRAPPERS)
-    # SetOutRankWithSlot, SetHistory.
+    node = op.node_class(ids, attrs, next_edges, in_meta, topo_nr(*next_edges))
     for slot, t in enumerate(outs):
-        meta = AutogradMeta(t._id)
-        meta.grad_node = node
-        meta.out_slot = slot
-        t._meta = meta
-    # TensorWrappers for the saved inputs/outputs (with version snapshots); a saved
-    # output is wrapped after SetHistory, so it leads back to this node under create_graph.
+        set_history(t, node, slot)
+    # A saved output is wrapped after SetHistory, so it leads back to this node under create_graph.
     if op.save:
-        wrappers: Any = []
-        for idx, needed_by in zip(op.save_index, op.save_needed_by):
-            if needed_by is not None:
-                for k in needed_by:
-                    for e in next_edges[k]:
-                        if e.node is not None:
-                            break
-                    else:
-                        continue
-                    break
-                else:  # only needed for gradients nobody asked for (save_for)
-                    wrappers.append(None)
-                    continue
-            if idx < 0:
-                wrappers.append(TensorWrapper(outs[0]))
-            else:
-                v = inputs[idx]
-                if isinstance(v, list):
-                    wrappers.extend(save_tensor(t) for t in v)
-                elif v is not None:
-                    wrappers.append(save_tensor(v))
-        node.wrappers = tuple(wrappers)
+        node.wrappers = _save_tensors(op, inputs, outs, next_edges)
     if flags.retain_grad_for_all_tensor:
         for t in outs:
             retain_grad(t)
     if bus.recorder is not None:
         announce_node(node)
+
+
+def _save_tensors(op: "OpDef", inputs: list[Any], outs: list[Any], next_edges: Any) -> tuple[Any, ...]:
+    """TensorWrappers (with version snapshots) of the saved tensors; None where no wanted gradient needs one."""
+    wrappers: list[Any] = []
+    for idx, needed_by in zip(op.save_index, op.save_needed_by):
+        if needed_by is not None and not any(e.node is not None for k in needed_by for e in next_edges[k]):
+            wrappers.append(None)  # only needed for gradients nobody asked for (save_for)
+        elif idx < 0:
+            wrappers.append(TensorWrapper(outs[0]))
+        elif isinstance(inputs[idx], list):
+            wrappers.extend(save_tensor(t) for t in inputs[idx])
+        elif inputs[idx] is not None:
+            wrappers.append(save_tensor(inputs[idx]))
+    return tuple(wrappers)
 
 
 def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
@@ -309,6 +271,31 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
     receiving floats - raises before anything changes.
     """
     meta = self._meta
+    _check_inplace_allowed(self, op_name, other)
+    result = fn()
+    if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
+        raise RuntimeError(
+            f"{op_name}(): result type {result._dtype} can't be cast to the desired output type {self._dtype}"
+        )
+    node = result._meta.grad_node if result._meta is not None else None
+    if node is not None:
+        _keep_saved_values(node, self)
+    if result._dtype is not self._dtype:
+        # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
+        # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
+        result = OPS["cast"](result, self._dtype)
+        node = result._meta.grad_node if result._meta is not None else None
+    _write_back(self, op_name, result._data)
+    if node is not None:
+        _move_history(self, meta, result)
+    if bus.recorder is not None:
+        self._announce_update(op_name)
+    return self
+
+
+def _check_inplace_allowed(self: Tensor, op_name: str, other: Any) -> None:
+    """Refuse an in-place op on a leaf that requires grad, or on a view of a tensor that does."""
+    meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
         raise RuntimeError(
             f"{op_name}(): a leaf tensor that requires grad is being used in an in-place operation. "
@@ -329,32 +316,24 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         )
     if op_name in ("add_", "sub_", "mul_", "div_"):
         _check_inplace_operand(self, op_name, other)
-    result = fn()
-    if result._dtype is not self._dtype:
-        if not self._dtype.is_floating and result._dtype.is_floating:
-            raise RuntimeError(
-                f"{op_name}(): result type {result._dtype} can't be cast to the desired output type {self._dtype}"
-            )
-    node = result._meta.grad_node if result._meta is not None else None
-    if node is not None:
-        # The new node saved the pre-change values of ``self`` (PyTorch's original_self):
-        # give those wrappers a private copy, since the storage is about to change.
-        # A new wrapper, not an edited one: wrappers may be shared (NOTE [ One wrapper per
-        # saved leaf ] in autograd/tensor_wrapper.py).
-        wrappers = list(node.wrappers)
-        for k, w in enumerate(wrappers):
-            if w is not None and w.data is self._data:
-                w = wrappers[k] = copy.copy(w)
-                w.data = self._data.copy()
-                w.version_counter = VersionCounter()
-                w.snapshot = 0
-        node.wrappers = tuple(wrappers)
-    if result._dtype is not self._dtype:
-        # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
-        # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
-        result = OPS["cast"](result, self._dtype)
-        node = result._meta.grad_node if result._meta is not None else None
-    new_values = result._data
+
+
+def _keep_saved_values(node: GradNode, self: Tensor) -> None:
+    """The new node saved the pre-change values of ``self`` (PyTorch's original_self): give those
+    wrappers a private copy, since the storage is about to change. A new wrapper, not an edited
+    one: wrappers may be shared (NOTE [ One wrapper per saved leaf ] in autograd/tensor_wrapper.py)."""
+    wrappers = list(node.wrappers)
+    for k, w in enumerate(wrappers):
+        if w is not None and w.data is self._data:
+            w = wrappers[k] = copy.copy(w)
+            w.data = self._data.copy()
+            w.version_counter = VersionCounter()
+            w.snapshot = 0
+    node.wrappers = tuple(wrappers)
+
+
+def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
+    """Write ``new_values`` into ``self``'s storage and bump its version counter."""
     if isinstance(self._data, np.generic):
         # A NumPy scalar (a 0-d kernel result) is immutable and shares no memory with
         # any other tensor: give the tensor a writable 0-d array of the same value.
@@ -369,19 +348,18 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
     if self._version is None:
         self._version = VersionCounter()
     self._version.bump()
-    if node is not None:
-        # SetHistory: the tensor's grad node moves to the new node.
-        new_meta = AutogradMeta(self._id, self._name)
-        new_meta.grad_node = node
-        new_meta.out_slot = result._meta.out_slot
-        new_meta.out_rank = result._meta.out_rank
-        if meta is not None and meta.retain_grads:
-            self._meta = new_meta
-            self.retain_grad()
+
+
+def _move_history(self: Tensor, old_meta: Any, result: Tensor) -> None:
+    """``SetHistory``: the tensor's grad node moves to the node that computed ``result``."""
+    new_meta = AutogradMeta(self._id, self._name)
+    new_meta.grad_node = result._meta.grad_node
+    new_meta.out_slot = result._meta.out_slot
+    new_meta.out_rank = result._meta.out_rank
+    if old_meta is not None and old_meta.retain_grads:
         self._meta = new_meta
-    if bus.recorder is not None:
-        self._announce_update(op_name)
-    return self
+        self.retain_grad()
+    self._meta = new_meta
 
 
 def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:

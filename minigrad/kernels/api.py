@@ -274,12 +274,19 @@ def specialised_kernel(op: "OpDef", inputs: list[Any], sig: tuple[Any, ...]) -> 
         and not kernel.channels_last
         and kernel.out_layout in (ALL_LAYOUT, key.layout)
         and device_of_backend(kkey.backend) == device
-        and all(t._device == device and t._dtype is kkey.dtype for t in inputs)
+        and all(t._device == device and _keeps_dtype(op, i, t, kkey.dtype) for i, t in enumerate(inputs))
     )
     # The Kernel object, not its function: ``kernel.fn`` is read at each call (the
     # coursework harness swaps a student's function into it).
     entry = _specialised[sig] = (kernel, device, key.layout) if simple else False
     return entry
+
+
+def _keeps_dtype(op: "OpDef", index: int, t: Any, kernel_dtype: Any) -> bool:
+    """Whether PrepareData leaves input ``index``'s dtype as it is (``prepare_data``'s own rule):
+    it has the kernel's dtype, or the op casts no dtypes, or the input takes no part in the key
+    (``cross_entropy``'s int64 target)."""
+    return t._dtype is kernel_dtype or not op.transform_dtype or index not in op.key_inputs
 
 
 def run_specialised(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[str, Any]) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..dispatch.dygraph import run_to_device
+from ..autograd.formula import GRAPH_OPS
 from .registry import Attr, defop
 
 __all__: list[str] = []  # Tensor.to() is the public spelling; to_device is imported by name
@@ -26,10 +27,14 @@ _to_device = defop(
 
 @_to_device.def_backward
 def _to_device_backward(ctx, g):
-    src = ctx.node.extra
-    return (to_device(g, src),)
+    return (ctx.ops.to_device(g, ctx.extra),)
 
 
 def to_device(x: Any, device: str) -> Any:
     """``x`` copied to ``device``; gradients flow back to ``x``'s device."""
     return run_to_device(_to_device, x, device)
+
+
+# ``ctx.ops.to_device`` is this function: the op has no kernel, so its formula runs in graph
+# mode only (NOTE [ One formula, two modes ] in autograd/formula.py).
+GRAPH_OPS.define("to_device", to_device)

@@ -11,9 +11,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool
-from .math import inputs_in_dtype, sum_to, sum_to_array
 from .registry import Attr, defop
-from .shape import reshape, unsqueeze
 
 __all__ = ["matmul"]
 
@@ -46,50 +44,25 @@ def _matmul_backward(ctx, g):
     """``matmul_grad``: dX = G @ Y^T, dY = X^T @ G on the 2-D-promoted operands,
     transposes undone, broadcast batch dims summed away, 1-D dims squeezed."""
     x, y = ctx.saved()
+    ops = ctx.ops
     tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
-    x2 = unsqueeze(x, 0) if x.ndim == 1 else x
-    y2 = unsqueeze(y, -1) if y.ndim == 1 else y
+    x2 = ops.unsqueeze(x, 0) if x.ndim == 1 else x
+    y2 = ops.unsqueeze(y, -1) if y.ndim == 1 else y
     g2 = g
     if x.ndim == 1:
-        g2 = unsqueeze(g2, -2 if y.ndim > 1 else 0)
+        g2 = ops.unsqueeze(g2, -2 if y.ndim > 1 else 0)
     if y.ndim == 1:
-        g2 = unsqueeze(g2, -1)
+        g2 = ops.unsqueeze(g2, -1)
     gx = gy = None
     if ctx.needs(0):
         # d(X_eff) = G @ Y_eff^T; if X was transposed, d(X) = d(X_eff)^T = Y_eff @ G^T.
-        gx2 = matmul(y2, g2, transpose_x=ty, transpose_y=True) if tx else matmul(g2, y2, transpose_y=not ty)
-        gx = reshape(sum_to(gx2, x2.shape), x.shape)
+        gx2 = ops.matmul(y2, g2, transpose_x=ty, transpose_y=True) if tx else ops.matmul(g2, y2, transpose_y=not ty)
+        gx = ops.sum_to(gx2, x2.shape)
+        if x.ndim == 1:
+            gx = ops.reshape(gx, x.shape)
     if ctx.needs(1):
-        gy2 = matmul(g2, x2, transpose_x=True, transpose_y=tx) if ty else matmul(x2, g2, transpose_x=not tx)
-        gy = reshape(sum_to(gy2, y2.shape), y.shape)
-    return gx, gy
-
-
-def _as_shape(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``a`` itself when it has ``shape`` (a fresh product that ``.grad`` may take without a copy), else a reshape."""
-    return a if a.shape == shape else a.reshape(shape)
-
-
-@matmul.def_backward_arrays
-def _matmul_backward_arrays(ctx, g):
-    """``_matmul_backward`` on arrays: the same kernel calls (``matmul_cpu``, ``np.expand_dims`` for
-    ``unsqueeze``, ``np.sum`` for ``sum_to``) on the same operands, so the same bits."""
-    if not inputs_in_dtype(ctx, g.dtype):
-        return None
-    x, y = (t._data for t in ctx.saved())
-    tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
-    x2 = np.expand_dims(x, 0) if x.ndim == 1 else x
-    y2 = np.expand_dims(y, 1) if y.ndim == 1 else y
-    g2 = g
-    if x.ndim == 1:
-        g2 = np.expand_dims(g2, g2.ndim - 1 if y.ndim > 1 else 0)
-    if y.ndim == 1:
-        g2 = np.expand_dims(g2, g2.ndim)
-    gx = gy = None
-    if ctx.needs(0):
-        gx2 = matmul_cpu(y2, g2, transpose_x=ty, transpose_y=True) if tx else matmul_cpu(g2, y2, transpose_y=not ty)
-        gx = _as_shape(sum_to_array(gx2, x2.shape), x.shape)
-    if ctx.needs(1):
-        gy2 = matmul_cpu(g2, x2, transpose_x=True, transpose_y=tx) if ty else matmul_cpu(x2, g2, transpose_x=not tx)
-        gy = _as_shape(sum_to_array(gy2, y2.shape), y.shape)
+        gy2 = ops.matmul(g2, x2, transpose_x=True, transpose_y=tx) if ty else ops.matmul(x2, g2, transpose_x=not tx)
+        gy = ops.sum_to(gy2, y2.shape)
+        if y.ndim == 1:
+            gy = ops.reshape(gy, y.shape)
     return gx, gy

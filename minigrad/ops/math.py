@@ -7,14 +7,11 @@ tensor methods and operators, AMP category and GPU elementwise expression
 ``create_graph=True`` they are themselves recorded and differentiable.
 Broadcasting is undone in backward by ``sum_to`` (sum over broadcast dims).
 
-The hot binary ops (add, sub, mul, div, maximum, minimum, where) and the
-common unary ones (neg, exp, log, sqrt, tanh, sigmoid, relu) also have a
-fused array formula (``def_backward_arrays``): the same NumPy calls as the
-op formula's kernels, made directly on arrays, ``sum_to`` included
-(``sum_to_array``), so the same bits with one Python call instead of one
-dispatch per op. The engine runs it only when nothing observes the ops
-(no recorder, no ``create_graph``); it declines inputs whose dtype differs
-from the gradient's, where the op formula casts gradients back.
+Every formula computes with ``ctx.ops`` only, so the engine can run it on
+minigrad's ops (graph mode: recorded, differentiable) or on the same ops'
+kernels over arrays (array mode), with the same bits either way (NOTE [ One
+formula, two modes ] in ``autograd/formula.py``). relu's backward is an op of
+its own, ``threshold_backward``, as PyTorch's is.
 """
 
 from __future__ import annotations
@@ -30,13 +27,13 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_number_or_none
-from ..autograd.engine import GRAPH_OPS
-from .registry import OPS, Attr, Input, defop
+from ..autograd.formula import GRAPH_OPS
+from .registry import Attr, Input, defop, define_composite
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "tanh",
     "sigmoid", "relu", "gelu", "erf", "maximum", "minimum", "where", "clip", "eq", "ne", "lt", "le", "gt",
-    "ge", "cast", "clone", "fill", "sum_to",
+    "ge", "cast", "clone", "fill", "sum_to", "threshold_backward",
 ]
 
 
@@ -59,59 +56,25 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 
 
 
-def sum_to(g: Any, shape: tuple[int, ...]) -> Any:
-    """Sum ``g`` down to ``shape`` (undo broadcasting), with minigrad ops."""
-    if g.shape == tuple(shape):
-        return g
-    # sum and reshape are defined in reduce.py and shape.py, whose backward
-    # formulas use this module's ops: found by name when called.
-    _sum, reshape = OPS["sum"], OPS["reshape"]
-    lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
-    )
-    out = _sum(g, dim=dims, keepdim=True) if dims else g
-    return reshape(out, tuple(shape))
+def sum_to(g: Any, shape: tuple[int, ...], ops: Any = GRAPH_OPS) -> Any:
+    """Sum ``g`` down to ``shape`` (undo broadcasting): a composite of ``sum`` and ``reshape``.
 
-
-GRAPH_OPS.define("sum_to", sum_to)  # ctx.ops.sum_to: a composite of sum and reshape
-
-
-def sum_to_array(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``sum_to`` on a NumPy array, for fused backward formulas.
-
-    The same ``np.sum`` reduction the ``sum`` op's kernel makes, over the same
-    dims: the same bits as ``sum_to`` (a float sum's rounding depends on the
-    order it adds in, so the reduction must be the very same one; ``keepdims``
-    only shapes its result). Where ``keepdims`` alone gives ``shape`` the
-    result is returned as it is, not as a reshaped view, so ``.grad`` can take
-    it without a copy (NOTE [ The first .grad without a copy ]).
+    ``ops`` is the namespace it computes with (``ctx.ops.sum_to`` passes the
+    formula's own, so it runs in array mode too).
     """
-    if g.shape == shape:
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
         return g
     lead = g.ndim - len(shape)
     inner = tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
     dims = tuple(range(lead)) + inner
-    if not dims:
-        return g.reshape(shape)
-    out = np.sum(g, axis=dims, keepdims=bool(inner), dtype=g.dtype)
-    return out if out.shape == shape else out.reshape(shape)
+    # Summing the leading dims away and keeping the inner ones (as 1s) often gives ``shape``
+    # itself, a fresh array that ``.grad`` can take without a copy; otherwise a reshape follows.
+    out = ops.sum(g, dim=dims, keepdim=bool(inner)) if dims else g
+    return out if tuple(out.shape) == shape else ops.reshape(out, shape)
 
 
-def inputs_in_dtype(ctx: Any, dtype: np.dtype, slots: tuple[int, ...] = (0, 1)) -> bool:
-    """Whether the inputs at ``slots`` all have the gradient's dtype.
-
-    A fused formula declines (returns None) otherwise: an input promoted to
-    another dtype (``x_f32 * y_f64``) gets its gradient cast back by the op
-    formula (``_grads_in_input_dtypes``), and a saved input of another dtype
-    would be cast before the op formula's arithmetic.
-    """
-    edges = ctx.node.next_edges
-    for slot in slots:
-        d = edges[slot][0].dtype
-        if d is None or d.np is not dtype:
-            return False
-    return True
+define_composite("sum_to", sum_to)
 
 
 def _binary(name: str, **kw: Any):
@@ -135,17 +98,11 @@ add = _binary(
 
 @add.def_backward
 def _add_backward(ctx, g):
-    (x_shape, y_shape) = (e[0].shape for e in ctx.node.next_edges)
-    return (sum_to(g, x_shape) if ctx.needs(0) else None, sum_to(g, y_shape) if ctx.needs(1) else None)
-
-
-@add.def_backward_arrays
-def _add_backward_arrays(ctx, g):
-    if not inputs_in_dtype(ctx, g.dtype):
-        return None
-    gx = sum_to_array(g, ctx.input_shape(0)) if ctx.needs(0) else None
-    gy = sum_to_array(g, ctx.input_shape(1)) if ctx.needs(1) else None
-    return gx, gy
+    ops = ctx.ops
+    return (
+        ops.sum_to(g, ctx.input_shape(0)) if ctx.needs(0) else None,
+        ops.sum_to(g, ctx.input_shape(1)) if ctx.needs(1) else None,
+    )
 
 
 register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.subtract))
@@ -162,17 +119,11 @@ sub = _binary(
 
 @sub.def_backward
 def _sub_backward(ctx, g):
-    (x_shape, y_shape) = (e[0].shape for e in ctx.node.next_edges)
-    return (sum_to(g, x_shape) if ctx.needs(0) else None, sum_to(neg(g), y_shape) if ctx.needs(1) else None)
-
-
-@sub.def_backward_arrays
-def _sub_backward_arrays(ctx, g):
-    if not inputs_in_dtype(ctx, g.dtype):
-        return None
-    gx = sum_to_array(g, ctx.input_shape(0)) if ctx.needs(0) else None
-    gy = sum_to_array(np.negative(g), ctx.input_shape(1)) if ctx.needs(1) else None
-    return gx, gy
+    ops = ctx.ops
+    return (
+        ops.sum_to(g, ctx.input_shape(0)) if ctx.needs(0) else None,
+        ops.sum_to(ops.neg(g), ctx.input_shape(1)) if ctx.needs(1) else None,
+    )
 
 
 register_kernel("mul", CPU, dtypes=ALL_DTYPES)(_ufunc(np.multiply))
@@ -192,20 +143,11 @@ mul = _binary(
 @mul.def_backward
 def _mul_backward(ctx, g):
     x, y = ctx.saved()  # x is None when y needs no gradient, and y when x needs none (save_for)
+    ops = ctx.ops
     return (
-        sum_to(mul(g, y), ctx.input_shape(0)) if ctx.needs(0) else None,
-        sum_to(mul(g, x), ctx.input_shape(1)) if ctx.needs(1) else None,
+        ops.sum_to(ops.mul(g, y), ctx.input_shape(0)) if ctx.needs(0) else None,
+        ops.sum_to(ops.mul(g, x), ctx.input_shape(1)) if ctx.needs(1) else None,
     )
-
-
-@mul.def_backward_arrays
-def _mul_backward_arrays(ctx, g):
-    if not inputs_in_dtype(ctx, g.dtype):
-        return None
-    x, y = ctx.saved()  # x is None when y needs no gradient, and y when x needs none (save_for)
-    gx = sum_to_array(np.multiply(g, y._data), ctx.input_shape(0)) if ctx.needs(0) else None
-    gy = sum_to_array(np.multiply(g, x._data), ctx.input_shape(1)) if ctx.needs(1) else None
-    return gx, gy
 
 
 @register_kernel("div", CPU, dtypes=FLOAT_DTYPES, name="cpu/div")
@@ -227,23 +169,10 @@ div = _binary(
 
 @div.def_backward
 def _div_backward(ctx, g):
-    x, y = ctx.saved()
-    gx = sum_to(div(g, y), ctx.input_shape(0)) if ctx.needs(0) else None
-    gy = sum_to(neg(div(mul(g, x), mul(y, y))), ctx.input_shape(1)) if ctx.needs(1) else None
-    return gx, gy
-
-
-@div.def_backward_arrays
-def _div_backward_arrays(ctx, g):
-    if not inputs_in_dtype(ctx, g.dtype):
-        return None
     x, y = ctx.saved()  # x is None when y needs no gradient (save_for)
-    gx = sum_to_array(np.divide(g, y._data), ctx.input_shape(0)) if ctx.needs(0) else None
-    if ctx.needs(1):
-        xa, ya = x._data, y._data
-        gy = sum_to_array(np.negative(np.divide(np.multiply(g, xa), np.multiply(ya, ya))), ctx.input_shape(1))
-    else:
-        gy = None
+    ops = ctx.ops
+    gx = ops.sum_to(ops.div(g, y), ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = ops.sum_to(ops.neg(ops.div(ops.mul(g, x), ops.mul(y, y))), ctx.input_shape(1)) if ctx.needs(1) else None
     return gx, gy
 
 
@@ -268,54 +197,45 @@ pow = _binary(
 @pow.def_backward
 def _pow_backward(ctx, g):
     x, y, out = ctx.saved()
+    ops = ctx.ops
     # d/dx x**y = y * x**(y-1); where y == 0 the exponent is replaced by 1 so the product is
     # 0 * x = 0 (x**0 is constant), not 0 * 0**-1 = nan at x == 0.
-    gx = sum_to(mul(g, mul(y, pow(x, where(eq(y, 0), 1, sub(y, 1))))), x.shape) if ctx.needs(0) else None
+    gx = None
+    if ctx.needs(0):
+        slope = ops.mul(y, ops.pow(x, ops.where(ops.eq(y, 0), 1, ops.sub(y, 1))))
+        gx = ops.sum_to(ops.mul(g, slope), ctx.input_shape(0))
     # d/dy x**y = x**y * log(x).
     gy = None
     if ctx.needs(1):
         # PyTorch's rule: 0 only where x == 0 and y >= 0 (0**y is flat there); elsewhere x**y * log(x)
         # as it is, so a negative base gives nan and 0**y with y < 0 gives inf * -inf = -inf.
-        at_zero = eq(x, 0)
-        flat = where(at_zero, ge(y, 0), at_zero)  # x == 0 and y >= 0
-        gy = sum_to(mul(g, where(flat, 0, mul(out, log(where(flat, 1, x))))), y.shape)
+        at_zero = ops.eq(x, 0)
+        flat = ops.where(at_zero, ops.ge(y, 0), at_zero)  # x == 0 and y >= 0
+        slope = ops.where(flat, 0, ops.mul(out, ops.log(ops.where(flat, 1, x))))
+        gy = ops.sum_to(ops.mul(g, slope), ctx.input_shape(1))
     return gx, gy
 
 
-def _select_backward(wins: Any):
+def _select_backward(wins: str):
     """Backward of maximum/minimum: the gradient goes to the winning input; ties split it.
 
     As PyTorch: an input gets the gradient unless it strictly loses (half of it on a tie), so where
-    either side is NaN (no comparison holds) both inputs get the whole gradient.
+    either side is NaN (no comparison holds) both inputs get the whole gradient. ``wins`` names
+    the comparison (``"gt"`` for maximum).
     """
 
     def backward(ctx, g):
         x, y = ctx.saved()
-        tie = mul(cast(eq(x, y), g.dtype), 0.5)
-        wx = sub(sub(1, cast(wins(y, x), g.dtype)), tie)  # 1 unless y wins, 1/2 on a tie
-        wy = sub(sub(1, cast(wins(x, y), g.dtype)), tie)
-        gx = sum_to(mul(g, wx), x.shape) if ctx.needs(0) else None
-        gy = sum_to(mul(g, wy), y.shape) if ctx.needs(1) else None
-        return gx, gy
-
-    return backward
-
-
-def _select_backward_arrays(wins: Any):
-    """The fused form of ``_select_backward`` (``wins`` a NumPy comparison): each op's kernel call, in order."""
-
-    def backward(ctx, g):
-        if not inputs_in_dtype(ctx, g.dtype):
-            return None
-        x, y = (t._data for t in ctx.saved())
-        dt = g.dtype
-        one = np.asarray(1, dtype=dt)  # the Python numbers, wrapped in g's dtype as the op formula's are
-        tie = np.multiply(np.equal(x, y).astype(dt), np.asarray(0.5, dtype=dt))
+        ops = ctx.ops
+        win = getattr(ops, wins)
+        tie = ops.mul(ops.cast(ops.eq(x, y), g.dtype), 0.5)
         gx = gy = None
         if ctx.needs(0):
-            gx = sum_to_array(np.multiply(g, np.subtract(np.subtract(one, wins(y, x).astype(dt)), tie)), x.shape)
+            wx = ops.sub(ops.sub(1, ops.cast(win(y, x), g.dtype)), tie)  # 1 unless y wins, 1/2 on a tie
+            gx = ops.sum_to(ops.mul(g, wx), ctx.input_shape(0))
         if ctx.needs(1):
-            gy = sum_to_array(np.multiply(g, np.subtract(np.subtract(one, wins(x, y).astype(dt)), tie)), y.shape)
+            wy = ops.sub(ops.sub(1, ops.cast(win(x, y), g.dtype)), tie)
+            gy = ops.sum_to(ops.mul(g, wy), ctx.input_shape(1))
         return gx, gy
 
     return backward
@@ -331,8 +251,7 @@ maximum = _binary(
     methods=("maximum",),
     gpu=("binary", "(a != a) ? a : ((b != b) ? b : (a > b ? a : b))"),
 )
-maximum.def_backward(_select_backward(lambda x, y: gt(x, y)))
-maximum.def_backward_arrays(_select_backward_arrays(np.greater))
+maximum.def_backward(_select_backward("gt"))
 register_kernel("minimum", CPU, dtypes=ALL_DTYPES)(_ufunc(np.minimum))
 
 
@@ -343,8 +262,7 @@ minimum = _binary(
     methods=("minimum",),
     gpu=("binary", "(a != a) ? a : ((b != b) ? b : (a < b ? a : b))"),
 )
-minimum.def_backward(_select_backward(lambda x, y: lt(x, y)))
-minimum.def_backward_arrays(_select_backward_arrays(np.less))
+minimum.def_backward(_select_backward("lt"))
 
 
 # -- unary ----------------------------------------------------------------------
@@ -361,8 +279,7 @@ neg = defop(
     operators=("__neg__",),
     gpu=("unary", "-a"),
 )
-neg.def_backward(lambda ctx, g: (neg(g),))
-neg.def_backward_arrays(lambda ctx, g: (np.negative(g),))
+neg.def_backward(lambda ctx, g: (ctx.ops.neg(g),))
 
 register_kernel("exp", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.exp))
 
@@ -377,19 +294,7 @@ exp = defop(
     amp="deny",
     gpu=("unary", "{exp}(a)"),
 )
-exp.def_backward(lambda ctx, g: (mul(g, ctx.saved()[0]),))
-
-
-def _saved_array(ctx: Any, g: np.ndarray) -> np.ndarray | None:
-    """The one saved tensor's array when it has the gradient's dtype (else None: the fused formula declines)."""
-    a = ctx.saved()[0]._data
-    return a if a.dtype is g.dtype else None
-
-
-@exp.def_backward_arrays
-def _exp_backward_arrays(ctx, g):
-    out = _saved_array(ctx, g)
-    return None if out is None else (np.multiply(g, out),)
+exp.def_backward(lambda ctx, g: (ctx.ops.mul(g, ctx.saved()[0]),))
 
 register_kernel("log", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.log))
 
@@ -404,13 +309,7 @@ log = defop(
     amp="deny",
     gpu=("unary", "{log}(a)"),
 )
-log.def_backward(lambda ctx, g: (div(g, ctx.saved()[0]),))
-
-
-@log.def_backward_arrays
-def _log_backward_arrays(ctx, g):
-    x = _saved_array(ctx, g)
-    return None if x is None else (np.divide(g, x),)
+log.def_backward(lambda ctx, g: (ctx.ops.div(g, ctx.saved()[0]),))
 
 register_kernel("sqrt", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sqrt))
 
@@ -424,13 +323,7 @@ sqrt = defop(
     methods=("sqrt",),
     gpu=("unary", "{sqrt}(a)"),
 )
-sqrt.def_backward(lambda ctx, g: (div(g, mul(ctx.saved()[0], 2)),))
-
-
-@sqrt.def_backward_arrays
-def _sqrt_backward_arrays(ctx, g):
-    out = _saved_array(ctx, g)
-    return None if out is None else (np.divide(g, np.multiply(out, np.asarray(2, dtype=g.dtype))),)
+sqrt.def_backward(lambda ctx, g: (ctx.ops.div(g, ctx.ops.mul(ctx.saved()[0], 2)),))
 
 @register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES, name="cpu/sign")
 def sign_cpu(x):
@@ -447,7 +340,7 @@ sign = defop(
     methods=("sign",),
     gpu=("unary", "(ACC)((a > (ACC)0) - (a < (ACC)0))"),  # NaN compares false: 0
 )
-sign.def_backward(lambda ctx, g: (mul(g, 0),))
+sign.def_backward(lambda ctx, g: (ctx.ops.mul(g, 0),))
 
 register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.abs))
 
@@ -461,7 +354,7 @@ abs = defop(
     operators=("__abs__",),
     gpu=("unary", "{fabs}(a)"),
 )
-abs.def_backward(lambda ctx, g: (mul(g, sign(ctx.saved()[0])),))
+abs.def_backward(lambda ctx, g: (ctx.ops.mul(g, ctx.ops.sign(ctx.saved()[0])),))
 
 register_kernel("sin", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sin))
 
@@ -475,7 +368,7 @@ sin = defop(
     methods=("sin",),
     gpu=("unary", "{sin}(a)"),
 )
-sin.def_backward(lambda ctx, g: (mul(g, cos(ctx.saved()[0])),))
+sin.def_backward(lambda ctx, g: (ctx.ops.mul(g, ctx.ops.cos(ctx.saved()[0])),))
 
 register_kernel("cos", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.cos))
 
@@ -489,7 +382,7 @@ cos = defop(
     methods=("cos",),
     gpu=("unary", "{cos}(a)"),
 )
-cos.def_backward(lambda ctx, g: (neg(mul(g, sin(ctx.saved()[0]))),))
+cos.def_backward(lambda ctx, g: (ctx.ops.neg(ctx.ops.mul(g, ctx.ops.sin(ctx.saved()[0]))),))
 
 register_kernel("tanh", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.tanh))
 
@@ -503,14 +396,13 @@ tanh = defop(
     methods=("tanh",),
     gpu=("unary", "{tanh}(a)"),
 )
-tanh.def_backward(lambda ctx, g: (mul(g, sub(1, mul(ctx.saved()[0], ctx.saved()[0]))),))
-
-
-@tanh.def_backward_arrays
-def _tanh_backward_arrays(ctx, g):
+@tanh.def_backward
+def _tanh_backward(ctx, g):
     """PyTorch's ``tanh_backward``: ``g * (1 - out * out)``."""
-    out = _saved_array(ctx, g)
-    return None if out is None else (np.multiply(g, np.subtract(np.asarray(1, dtype=g.dtype), np.multiply(out, out))),)
+    (out,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(g, ops.sub(1, ops.mul(out, out))),)
+
 
 @register_kernel("sigmoid", CPU, dtypes=FLOAT_DTYPES, name="cpu/sigmoid")
 def sigmoid_cpu(x):
@@ -532,15 +424,10 @@ sigmoid = defop(
 
 @sigmoid.def_backward
 def _sigmoid_backward(ctx, g):
-    (s,) = ctx.saved()
-    return (mul(g, mul(s, sub(1, s))),)
-
-
-@sigmoid.def_backward_arrays
-def _sigmoid_backward_arrays(ctx, g):
     """PyTorch's ``sigmoid_backward``: ``g * out * (1 - out)``."""
-    s = _saved_array(ctx, g)
-    return None if s is None else (np.multiply(g, np.multiply(s, np.subtract(np.asarray(1, dtype=g.dtype), s))),)
+    (s,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(g, ops.mul(s, ops.sub(1, s))),)
 
 
 @register_kernel("relu", CPU, dtypes=NUMERIC_DTYPES, name="cpu/relu")
@@ -556,9 +443,32 @@ relu = defop(
     methods=("relu",),
     gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"),
 )
-# PyTorch's threshold_backward: the gradient passes unless x <= 0, so a NaN input passes it on.
-relu.def_backward(lambda ctx, g: (mul(g, sub(1, cast(le(ctx.saved()[0], 0), g.dtype))),))
-relu.def_backward_arrays(lambda ctx, g: (np.multiply(g, ~(ctx.saved()[0]._data <= 0), dtype=g.dtype),))
+relu.def_backward(lambda ctx, g: (ctx.ops.threshold_backward(g, ctx.saved()[0]),))
+
+
+@register_kernel("threshold_backward", CPU, dtypes=NUMERIC_DTYPES, name="cpu/threshold_backward")
+def threshold_backward_cpu(grad, x):
+    return np.asarray(np.where(x <= 0, np.zeros((), dtype=grad.dtype), grad))
+
+
+def _threshold_backward_meta(op: str, grad: Any, x: Any) -> Any:
+    if tuple(grad.shape) != tuple(x.shape):
+        raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
+    return tuple(grad.shape), grad.dtype
+
+
+threshold_backward = defop(
+    "threshold_backward",
+    inputs=("grad", Input("x", differentiable=False)),
+    infer_meta=_threshold_backward_meta,
+    save=("x",),
+    key_inputs=(0,),
+    doc="relu's backward (PyTorch's threshold_backward at 0): grad where x > 0, else 0; NaN passes grad on",
+    gpu=("binary", "(b <= (ACC)0) ? (ACC)0 : a"),
+)
+# Its derivative w.r.t. grad is itself (the same mask); x is only compared.
+threshold_backward.def_backward(lambda ctx, h: (ctx.ops.threshold_backward(h, ctx.saved()[0]), None))
+
 
 @register_kernel("erf", CPU, dtypes=FLOAT_DTYPES, name="cpu/erf")
 def erf_cpu(x):
@@ -575,7 +485,11 @@ erf = defop(
     gpu=("unary", "{erf}(a)"),
 )
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-erf.def_backward(lambda ctx, g: (mul(g, mul(exp(neg(mul(ctx.saved()[0], ctx.saved()[0]))), _TWO_OVER_SQRT_PI)),))
+@erf.def_backward
+def _erf_backward(ctx, g):
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(g, ops.mul(ops.exp(ops.neg(ops.mul(x, x))), _TWO_OVER_SQRT_PI)),)
 
 @register_kernel("gelu", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu")
 def gelu_cpu(x):
@@ -600,9 +514,10 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 @gelu.def_backward
 def _gelu_backward(ctx, g):
     (x,) = ctx.saved()
-    cdf = mul(add(erf(mul(x, _INV_SQRT2)), 1), 0.5)
-    pdf = mul(exp(mul(mul(x, x), -0.5)), _INV_SQRT_2PI)
-    return (mul(g, add(cdf, mul(x, pdf))),)
+    ops = ctx.ops
+    cdf = ops.mul(ops.add(ops.erf(ops.mul(x, _INV_SQRT2)), 1), 0.5)
+    pdf = ops.mul(ops.exp(ops.mul(ops.mul(x, x), -0.5)), _INV_SQRT_2PI)
+    return (ops.mul(g, ops.add(cdf, ops.mul(x, pdf))),)
 
 
 # -- comparisons (no gradient) ---------------------------------------------------
@@ -658,21 +573,10 @@ where = defop(
 @where.def_backward
 def _where_backward(ctx, g):
     (cond,) = ctx.saved()
-    x_shape, y_shape = ctx.node.next_edges[1][0].shape, ctx.node.next_edges[2][0].shape
-    zero = fill(g, 0)
-    gx = sum_to(where(cond, g, zero), x_shape) if ctx.needs(1) else None
-    gy = sum_to(where(cond, zero, g), y_shape) if ctx.needs(2) else None
-    return None, gx, gy
-
-
-@where.def_backward_arrays
-def _where_backward_arrays(ctx, g):
-    if not inputs_in_dtype(ctx, g.dtype, (1, 2)):
-        return None
-    cond = ctx.saved()[0]._data
-    zero = np.zeros(g.shape, dtype=g.dtype)  # fill(g, 0)'s kernel: the same +0.0 everywhere
-    gx = sum_to_array(np.where(cond, g, zero), ctx.input_shape(1)) if ctx.needs(1) else None
-    gy = sum_to_array(np.where(cond, zero, g), ctx.input_shape(2)) if ctx.needs(2) else None
+    ops = ctx.ops
+    zero = ops.fill(g, 0)
+    gx = ops.sum_to(ops.where(cond, g, zero), ctx.input_shape(1)) if ctx.needs(1) else None
+    gy = ops.sum_to(ops.where(cond, zero, g), ctx.input_shape(2)) if ctx.needs(2) else None
     return None, gx, gy
 
 
@@ -704,12 +608,13 @@ clip = defop(
 @clip.def_backward
 def _clip_backward(ctx, g):
     (x,) = ctx.saved()
+    ops = ctx.ops
     lo, hi = ctx.attrs["min"], ctx.attrs["max"]
     inside = g
     if lo is not None:
-        inside = mul(inside, cast(ge(x, lo), g.dtype))
+        inside = ops.mul(inside, ops.cast(ops.ge(x, lo), g.dtype))
     if hi is not None:
-        inside = mul(inside, cast(le(x, hi), g.dtype))
+        inside = ops.mul(inside, ops.cast(ops.le(x, hi), g.dtype))
     return (inside,)
 
 
@@ -735,7 +640,7 @@ cast = defop("cast", inputs=("x",), attrs=(Attr("dtype", check=_check_dtype),), 
 
 @cast.def_backward
 def _cast_backward(ctx, g):
-    return (cast(g, ctx.node.next_edges[0][0].dtype),)
+    return (ctx.ops.cast(g, ctx.input_dtype(0)),)
 
 
 @register_kernel("clone", CPU, dtypes=ALL_DTYPES, name="cpu/clone")
@@ -766,4 +671,4 @@ fill = defop(
     infer_meta=im.same,
     doc="a tensor like x filled with value (the op behind zero_/fill_); its gradient w.r.t. x is 0",
 )
-fill.def_backward(lambda ctx, g: (mul(g, 0),))
+fill.def_backward(lambda ctx, g: (ctx.ops.mul(g, 0),))

@@ -6,12 +6,10 @@ convolutions are differentiable to any order. max_pool2d likewise pairs with
 ``max_pool2d_grad`` (scatter to the argmax) and ``max_pool2d_select``
 (gather at the argmax).
 
-softmax, log_softmax and cross_entropy also have fused array backward
-formulas (``def_backward_arrays``, used with no recorder and no
-``create_graph``): PyTorch computes ``_log_softmax_backward_data`` and the
-cross-entropy gradient ``softmax(x) - onehot`` in one kernel each, where the
-op formulas dispatch three to five ops. They make the op formulas' kernel
-calls directly on arrays, so the gradients have the same bits.
+cross_entropy's backward is an op of its own, ``cross_entropy_backward``
+(``(softmax(x) - onehot) * grad``, scaled by the reduction, in one kernel) with
+its own formula, as PyTorch's fused loss backward is; every formula computes
+with ``ctx.ops`` (NOTE [ One formula, two modes ] in ``autograd/formula.py``).
 """
 
 from __future__ import annotations
@@ -25,16 +23,11 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
 from ..kernels.registry import register_kernel
-from ..kernels.backends import move_array
-from ..tensor import Tensor
 from ._checks import check_int, check_nonneg_pair, check_positive_pair, check_reduction, check_shape
-from .math import exp, mul, sub
-from .reduce import sum as _sum
 from .registry import Attr, Input, defop
-from .shape import unsqueeze
 
 __all__ = [
-    "softmax", "log_softmax", "cross_entropy", "mse_loss", "conv2d", "conv2d_input_grad", "conv2d_weight_grad",
+    "softmax", "log_softmax", "cross_entropy", "cross_entropy_backward", "mse_loss", "conv2d", "conv2d_input_grad", "conv2d_weight_grad",
     "max_pool2d", "max_pool2d_grad", "max_pool2d_select",
 ]
 
@@ -87,21 +80,9 @@ softmax = defop(
 @softmax.def_backward
 def _softmax_backward(ctx, g):
     (y,) = ctx.saved()
+    ops = ctx.ops
     dim = ctx.attrs["dim"]
-    return (mul(y, sub(g, _sum(mul(g, y), dim=dim, keepdim=True))),)
-
-
-def _axis(g: np.ndarray, dim: int) -> int | None:
-    return None if g.ndim == 0 else dim  # as the sum kernel: a 0-d tensor reduces "all" (itself)
-
-
-@softmax.def_backward_arrays
-def _softmax_backward_arrays(ctx, g):
-    y = ctx.saved()[0]._data
-    if y.dtype is not g.dtype:
-        return None
-    s = np.sum(np.multiply(g, y), axis=_axis(g, ctx.attrs["dim"]), keepdims=True, dtype=g.dtype)
-    return (np.multiply(y, np.subtract(g, s)),)
+    return (ops.mul(y, ops.sub(g, ops.sum(ops.mul(g, y), dim=dim, keepdim=True))),)
 
 
 @register_kernel("log_softmax", CPU, dtypes=FLOAT_DTYPES, name="cpu/log_softmax")
@@ -125,19 +106,11 @@ log_softmax = defop(
 
 @log_softmax.def_backward
 def _log_softmax_backward(ctx, g):
-    (y,) = ctx.saved()
-    dim = ctx.attrs["dim"]
-    return (sub(g, mul(exp(y), _sum(g, dim=dim, keepdim=True))),)
-
-
-@log_softmax.def_backward_arrays
-def _log_softmax_backward_arrays(ctx, g):
     """PyTorch's ``_log_softmax_backward_data``: ``g - exp(out) * sum(g)``."""
-    y = ctx.saved()[0]._data
-    if y.dtype is not g.dtype:
-        return None
-    s = np.sum(g, axis=_axis(g, ctx.attrs["dim"]), keepdims=True, dtype=g.dtype)
-    return (np.subtract(g, np.multiply(np.exp(y), s)),)
+    (y,) = ctx.saved()
+    ops = ctx.ops
+    dim = ctx.attrs["dim"]
+    return (ops.sub(g, ops.mul(ops.exp(y), ops.sum(g, dim=dim, keepdim=True))),)
 
 
 @register_kernel("cross_entropy", CPU, dtypes=FLOAT_DTYPES, name="cpu/cross_entropy")
@@ -168,41 +141,58 @@ cross_entropy = defop(
 @cross_entropy.def_backward
 def _cross_entropy_backward(ctx, g):
     x, target = ctx.saved()
-    n, c = x.shape
-    onehot = np.zeros((n, c), dtype=x.dtype.np)
-    t = target.numpy()
-    onehot[np.arange(n), t] = 1
-    onehot_t = Tensor._make(onehot if x.device == "cpu" else _to(onehot, x.device), x.dtype, x.device)
-    p = softmax(x, dim=1)
-    diff = sub(p, onehot_t)
-    reduction = ctx.attrs["reduction"]
+    return ctx.ops.cross_entropy_backward(g, x, target, ctx.attrs["reduction"]), None
+
+
+@register_kernel("cross_entropy_backward", CPU, dtypes=FLOAT_DTYPES, name="cpu/cross_entropy_backward")
+def cross_entropy_backward_cpu(grad, input, target, reduction="mean"):
+    n, c = input.shape
+    onehot = np.zeros((n, c), dtype=input.dtype)
+    onehot[np.arange(n), target] = 1
+    diff = np.subtract(softmax_cpu(input, dim=1), onehot)
     if reduction == "none":
-        return mul(diff, unsqueeze(g, 1)), None
-    scale = mul(g, 1.0 / n) if reduction == "mean" and n else g
-    return mul(diff, scale), None
+        return np.multiply(diff, np.expand_dims(grad, 1))
+    scale = np.multiply(grad, np.asarray(1.0 / n, dtype=grad.dtype)) if reduction == "mean" and n else grad
+    return np.multiply(diff, scale)
 
 
-@cross_entropy.def_backward_arrays
-def _cross_entropy_backward_arrays(ctx, g):
-    """``(softmax(x) - onehot) * g / n`` in one pass of NumPy calls, those of the op formula's kernels."""
-    x, target = ctx.saved()
-    xa = x._data
-    if xa.dtype is not g.dtype:
-        return None
-    n, c = xa.shape
-    onehot = np.zeros((n, c), dtype=xa.dtype)
-    onehot[np.arange(n), target._data] = 1
-    diff = np.subtract(softmax_cpu(xa, dim=1), onehot)
+def _cross_entropy_backward_meta(op: str, grad: Any, input: Any, target: Any, reduction: str = "mean") -> Any:
+    return tuple(input.shape), input.dtype
+
+
+cross_entropy_backward = defop(
+    "cross_entropy_backward",
+    inputs=("grad", "input", Input("target", differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
+    infer_meta=_cross_entropy_backward_meta,
+    save=("grad", "input", "target"),
+    key_inputs=(0, 1),
+    doc="cross_entropy's gradient w.r.t. its logits: (softmax(input) - onehot(target)) * grad, scaled by the reduction",
+    amp="deny",
+)
+
+
+@cross_entropy_backward.def_backward
+def _cross_entropy_backward_backward(ctx, h):
+    """out = (softmax(x) - onehot) * s(grad): linear in grad; softmax's backward for x."""
+    g, x, target = ctx.saved()
+    ops = ctx.ops
     reduction = ctx.attrs["reduction"]
-    if reduction == "none":
-        return np.multiply(diff, np.expand_dims(g, 1)), None
-    # mul(g, 1.0 / n) wraps the Python float in g's dtype first (as every scalar operand is).
-    scale = np.multiply(g, np.asarray(1.0 / n, dtype=g.dtype)) if reduction == "mean" and n else g
-    return np.multiply(diff, scale), None
-
-
-def _to(arr: Any, device: str) -> Any:
-    return move_array(arr, "cpu", device)
+    n = x.shape[0]
+    gg = gx = None
+    if ctx.needs(0):
+        diff = ops.cross_entropy_backward(ops.fill(g, 1), x, target, reduction)  # d out / d grad
+        prod = ops.mul(diff, h)
+        gg = ops.sum(prod, dim=1) if reduction == "none" else ops.sum(prod)
+    if ctx.needs(1):
+        if reduction == "none":
+            scale = ops.unsqueeze(g, 1)
+        else:
+            scale = ops.mul(g, 1.0 / n) if reduction == "mean" and n else g
+        u = ops.mul(h, scale)
+        p = ops.softmax(x, 1)
+        gx = ops.mul(p, ops.sub(u, ops.sum(ops.mul(u, p), dim=1, keepdim=True)))
+    return gg, gx, None
 
 
 @register_kernel("mse_loss", CPU, dtypes=FLOAT_DTYPES, name="cpu/mse_loss")
@@ -227,11 +217,14 @@ mse_loss = defop(
 @mse_loss.def_backward
 def _mse_backward(ctx, g):
     x, t = ctx.saved()
-    diff = sub(x, t)
-    reduction = ctx.attrs["reduction"]
-    scale = 2.0 / diff.numel() if reduction == "mean" and diff.numel() else 2.0
-    gd = mul(mul(diff, g), scale)
-    return (gd if ctx.needs(0) else None, mul(gd, -1) if ctx.needs(1) else None)
+    ops = ctx.ops
+    diff = ops.sub(x, t)
+    size = 1
+    for d in diff.shape:
+        size *= d
+    scale = 2.0 / size if ctx.attrs["reduction"] == "mean" and size else 2.0
+    gd = ops.mul(ops.mul(diff, g), scale)
+    return (gd if ctx.needs(0) else None, ops.mul(gd, -1) if ctx.needs(1) else None)
 
 
 # -- convolution ----------------------------------------------------------------
@@ -290,9 +283,10 @@ conv2d = defop(
 def _conv2d_backward(ctx, g):
     x, w = ctx.saved()
     stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
-    gx = conv2d_input_grad(g, w, x.shape, stride, padding) if ctx.needs(0) else None
-    gw = conv2d_weight_grad(x, g, w.shape, stride, padding) if ctx.needs(1) else None
-    gb = _sum(g, dim=(0, 2, 3)) if ctx.needs(2) else None
+    ops = ctx.ops
+    gx = ops.conv2d_input_grad(g, w, x.shape, stride, padding) if ctx.needs(0) else None
+    gw = ops.conv2d_weight_grad(x, g, w.shape, stride, padding) if ctx.needs(1) else None
+    gb = ops.sum(g, dim=(0, 2, 3)) if ctx.needs(2) else None
     return gx, gw, gb
 
 
@@ -334,9 +328,10 @@ conv2d_input_grad = defop(
 def _conv2d_input_grad_backward(ctx, h):
     g, w = ctx.saved()
     stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    ops = ctx.ops
     return (
-        conv2d(h, w, None, stride, padding) if ctx.needs(0) else None,
-        conv2d_weight_grad(h, g, w.shape, stride, padding) if ctx.needs(1) else None,
+        ops.conv2d(h, w, None, stride, padding) if ctx.needs(0) else None,
+        ops.conv2d_weight_grad(h, g, w.shape, stride, padding) if ctx.needs(1) else None,
     )
 
 
@@ -363,9 +358,10 @@ conv2d_weight_grad = defop(
 def _conv2d_weight_grad_backward(ctx, k):
     x, g = ctx.saved()
     stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    ops = ctx.ops
     return (
-        conv2d_input_grad(g, k, x.shape, stride, padding) if ctx.needs(0) else None,
-        conv2d(x, k, None, stride, padding) if ctx.needs(1) else None,
+        ops.conv2d_input_grad(g, k, x.shape, stride, padding) if ctx.needs(0) else None,
+        ops.conv2d(x, k, None, stride, padding) if ctx.needs(1) else None,
     )
 
 
@@ -408,7 +404,7 @@ max_pool2d.op = _max_pool2d  # type: ignore[attr-defined]
 def _max_pool2d_backward(ctx, g):
     (x,) = ctx.saved()
     a = ctx.attrs
-    return (max_pool2d_grad(g, x.detach(), a["kernel_size"], a["stride"], a["padding"]),)
+    return (ctx.ops.max_pool2d_grad(g, x, a["kernel_size"], a["stride"], a["padding"]),)
 
 
 def _pool_grad_meta(op: str, grad: Any, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
@@ -454,7 +450,7 @@ max_pool2d_grad = defop(
 def _max_pool2d_grad_backward(ctx, h):
     (x,) = ctx.saved()
     a = ctx.attrs
-    return (max_pool2d_select(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
+    return (ctx.ops.max_pool2d_select(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
 
 
 @register_kernel("max_pool2d_select", CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_select")
@@ -482,4 +478,4 @@ max_pool2d_select = defop(
 def _max_pool2d_select_backward(ctx, h):
     (x,) = ctx.saved()
     a = ctx.attrs
-    return (max_pool2d_grad(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
+    return (ctx.ops.max_pool2d_grad(h, x, a["kernel_size"], a["stride"], a["padding"]), None)

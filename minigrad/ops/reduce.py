@@ -11,9 +11,8 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool, check_dims
-from .math import cast, div, eq, exp, inputs_in_dtype, mul, sub
-from .registry import Attr, defop
-from .shape import expand, reshape
+from ..autograd.formula import GRAPH_OPS
+from .registry import Attr, defop, define_composite
 
 __all__ = ["sum", "mean", "max", "min", "logsumexp"]
 
@@ -29,21 +28,15 @@ def _axis(x, dim):
 _DIM_ATTRS = (Attr("dim", None, check_dims), Attr("keepdim", False, check_bool))
 
 
-def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> Any:
-    """Broadcast a reduced gradient back to the input's shape (differentiably)."""
+def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool, ops: Any = GRAPH_OPS) -> Any:
+    """Broadcast a reduced gradient back to the input's shape: a composite of ``reshape`` and ``expand``."""
     dims = im.reduced_dims("sum", dim, len(x_shape))
     if not keepdim:
-        g = reshape(g, tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
-    return expand(g, tuple(x_shape))
+        g = ops.reshape(g, tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
+    return ops.expand(g, tuple(x_shape))
 
 
-def expand_back_array(g: np.ndarray, x_shape: tuple[int, ...], dim: Any, keepdim: bool) -> np.ndarray:
-    """``expand_back`` on an array (fused backward formulas): the reshape and ``expand``'s
-    ``np.broadcast_to``, a read-only view as the op's output is."""
-    if not keepdim:
-        dims = im.reduced_dims("sum", dim, len(x_shape))
-        g = g.reshape(tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
-    return np.broadcast_to(g, tuple(x_shape))
+define_composite("expand_back", expand_back)
 
 
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
@@ -66,15 +59,7 @@ sum = defop(
 
 @sum.def_backward
 def _sum_backward(ctx, g):
-    shape = ctx.node.next_edges[0][0].shape
-    return (expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]),)
-
-
-@sum.def_backward_arrays
-def _sum_backward_arrays(ctx, g):
-    if not inputs_in_dtype(ctx, g.dtype, (0,)):
-        return None
-    return (expand_back_array(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"]),)
+    return (ctx.ops.expand_back(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"]),)
 
 
 @register_kernel("mean", CPU, dtypes=FLOAT_DTYPES, name="cpu/mean")
@@ -101,35 +86,24 @@ mean = defop(
 
 @mean.def_backward
 def _mean_backward(ctx, g):
-    shape = ctx.node.next_edges[0][0].shape
-    dims = im.reduced_dims("mean", ctx.attrs["dim"], len(shape))
-    count = 1  # (the op ``max`` shadows the builtin in this module)
-    for d in dims:
-        count *= shape[d]
-    return (div(expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"]), float(count if count > 0 else 1)),)
-
-
-@mean.def_backward_arrays
-def _mean_backward_arrays(ctx, g):
-    if not inputs_in_dtype(ctx, g.dtype, (0,)):
-        return None
     shape = ctx.input_shape(0)
-    count = 1
+    count = 1  # (the op ``max`` shadows the builtin in this module)
     for d in im.reduced_dims("mean", ctx.attrs["dim"], len(shape)):
         count *= shape[d]
-    spread = expand_back_array(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"])
-    # div(..., float(count)) wraps the Python float in the gradient's dtype, as every scalar operand is.
-    return (np.divide(spread, np.asarray(float(count if count > 0 else 1), dtype=g.dtype)),)
+    ops = ctx.ops
+    spread = ops.expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"])
+    return (ops.div(spread, float(count if count > 0 else 1)),)
 
 
 def _extreme_backward(ctx, g):
     """Gradient of max/min: shared equally among the positions that attain it."""
     x, out = ctx.saved()
+    ops = ctx.ops
     dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
-    out_b = expand_back(out, x.shape, dim, keepdim)
-    mask = cast(eq(x, out_b), g.dtype)
-    count = expand_back(sum(mask, dim=dim, keepdim=keepdim), x.shape, dim, keepdim)
-    return (div(mul(expand_back(g, x.shape, dim, keepdim), mask), count),)
+    out_b = ops.expand_back(out, x.shape, dim, keepdim)
+    mask = ops.cast(ops.eq(x, out_b), g.dtype)
+    count = ops.expand_back(ops.sum(mask, dim=dim, keepdim=keepdim), x.shape, dim, keepdim)
+    return (ops.div(ops.mul(ops.expand_back(g, x.shape, dim, keepdim), mask), count),)
 
 
 @register_kernel("max", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_")
@@ -187,4 +161,6 @@ logsumexp = defop(
 def _logsumexp_backward(ctx, g):
     x, out = ctx.saved()
     dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
-    return (mul(expand_back(g, x.shape, dim, keepdim), exp(sub(x, expand_back(out, x.shape, dim, keepdim)))),)
+    ops = ctx.ops
+    spread = ops.expand_back(g, x.shape, dim, keepdim)
+    return (ops.mul(spread, ops.exp(ops.sub(x, ops.expand_back(out, x.shape, dim, keepdim)))),)

@@ -22,32 +22,40 @@ lists and the GPU template tables are all derived from these definitions.
 
 Example (the whole definition of ``mul``)::
 
-    mul = defop("mul", inputs=("x", "y"), infer_meta=infer_broadcast,
-                save=("x", "y"), scalars=True, transform_dtype=True)
+    mul = defop("mul", inputs=("x", "y"), infer_meta=im.broadcast, save=("x", "y"),
+                save_for={"x": (1,), "y": (0,)}, scalars=True, transform_dtype=True)
 
     @mul.def_backward
-    def _(node, grad):
-        x, y = node.saved()
-        return (sum_to(grad * y, x.shape) if node.needs(0) else None,
-                sum_to(grad * x, y.shape) if node.needs(1) else None)
+    def _mul_backward(ctx, grad):
+        x, y = ctx.saved()  # x is kept only for y's gradient, y only for x's (save_for)
+        ops = ctx.ops
+        return (ops.sum_to(ops.mul(grad, y), ctx.input_shape(0)) if ctx.needs(0) else None,
+                ops.sum_to(ops.mul(grad, x), ctx.input_shape(1)) if ctx.needs(1) else None)
+
+The formula computes only with ``ctx.ops``: the engine runs it on minigrad's
+ops (graph mode) or on the same ops' kernels over arrays (array mode); see
+NOTE [ One formula, two modes ] in ``autograd/formula.py``.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.engine import GRAPH_OPS
+from ..autograd.formula import GRAPH_OPS, define_array_op
 from ..autograd.grad_node import GradNode
 from ..dispatch.amp import set_amp_category
+from ..dispatch.array_mode import ArrayOp
+from ..dispatch.codegen import dygraph_function
 from ..dispatch.dygraph import run_op
 from ..kernels.gpu.cuda_src import set_elementwise_expression
 from ..dispatch.op_table import OPS
 from ..tensor import Tensor
 
-__all__ = ["Input", "Attr", "OpDef", "defop", "OPS", "on_define", "type_name"]
+__all__ = ["Input", "Attr", "OpDef", "defop", "define_composite", "OPS", "on_define", "type_name"]
 
 _MISSING = object()
 
@@ -117,6 +125,9 @@ def _node_class_name(op: str) -> str:
 class OpDef:
     """Everything about one op except its kernels (see the module docstring)."""
 
+    #: What ``place`` puts where a call gave no value.
+    MISSING = _MISSING
+
     def __init__(
         self,
         name: str,
@@ -164,10 +175,12 @@ class OpDef:
         self.differentiable = differentiable
         self.view = view
         self.backward: Callable[..., Any] | None = None
-        #: Optional fused formula on arrays (``fn(ctx, g_array) -> grad arrays per slot``), run
-        #: instead of ``backward`` when nothing observes the ops it would run (engine._run_node).
-        self.backward_arrays: Callable[..., Any] | None = None
+        #: The generated dygraph function (``dispatch/codegen.py``), made on the op's first call.
+        self.dygraph_function: Callable[..., Any] | None = None
         self.has_list_input = any(i.is_list for i in self.inputs)
+        #: Inputs promoted to a common dtype (``x_f32 * y_f64``) get their gradients cast
+        #: back to their own dtype by the engine (``engine._grads_per_edge``).
+        self.casts_grads = self.transform_dtype and (len(self.key_inputs) > 1 or self.has_list_input)
         self.doc = doc
         #: Tensor methods (``x.relu()``) and Python operators (``__add__``, ``__radd__``) that call
         #: this op; ``_tensor_methods.py`` attaches them from here.
@@ -182,22 +195,17 @@ class OpDef:
         self.gpu_elementwise = tuple(gpu) if gpu is not None else None
         if gpu is not None:
             set_elementwise_expression(name, *gpu)
-        # The API layer's fast path (NOTE [ The common call ]): how many positional
-        # arguments a call with every attribute left at its default has, and those defaults.
+        # What the API layer's parser (``bind``) looks up: argument names and positions, the
+        # attributes a call must give, and the defaults a common call shares (NOTE [ The common call ]).
         self._arg_names = [i.name for i in self.inputs] + [a.name for a in self.attrs]
-        simple = not any(i.is_list or i.optional for i in self.inputs) and all(
-            a.default is not _MISSING for a in self.attrs
-        )
-        self._fast_arity = len(self.inputs) if simple else -1
-        self._scalar_ok = tuple(i.scalar_ok for i in self.inputs)
-        self._any_scalar_ok = any(self._scalar_ok)
         self._arg_pos = {n: pos for pos, n in reversed(list(enumerate(self._arg_names)))}
-        self._default_attrs = {a.name: a.default for a in self.attrs}
         self._attr_index = {a.name: k for k, a in enumerate(self.attrs)}
-        #: For calls with attributes: how many leading tensor arguments (-1: list or optional
-        #: inputs, always ``bind``), and the attributes a call must give.
-        self._n_tensor_inputs = len(self.inputs) if not any(i.is_list or i.optional for i in self.inputs) else -1
         self._required_attrs = tuple(a.name for a in self.attrs if a.default is _MISSING)
+        self._default_attrs = {a.name: a.default for a in self.attrs}
+        self._any_scalar_ok = any(i.scalar_ok for i in self.inputs)
+        #: A binary op whose common call the operators (``a * b``) hand to the dygraph layer directly.
+        self._fast_arity = len(self.inputs) if not any(i.is_list or i.optional for i in self.inputs) and \
+            not self._required_attrs else -1
         self.node_class: type[GradNode] = type(
             _node_class_name(name),
             (GradNode,),
@@ -205,210 +213,139 @@ class OpDef:
         )
         OPS[name] = self
         GRAPH_OPS.define(name, self)
+        define_array_op(name, lambda ns: ArrayOp(self, ns))
         for listener in _define_listeners:
             listener(self)
 
     def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Decorator: the backward formula ``fn(node, grad) -> grads per input slot``."""
-        mixes_dtypes = self.transform_dtype and (len(self.key_inputs) > 1 or self.has_list_input)
-        self.backward = _grads_in_input_dtypes(self, fn) if mixes_dtypes else fn
+        """Decorator: the backward formula ``fn(ctx, grad) -> grads per input slot``, written with ``ctx.ops``."""
+        self.backward = fn
+        self.dygraph_function = None  # generated again: it now builds a grad node
         return fn
 
-    def def_backward_arrays(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Decorator: a fused array formula equal, bit for bit, to ``backward`` (PyTorch's
-        ``threshold_backward`` is one kernel where ``backward`` runs several ops). The engine uses it
-        only with no recorder, no ``create_graph`` and CPU floating gradients; otherwise ``backward``
-        runs, so recorded events and double backward are unchanged. ``fn`` returns None to decline
-        a call it does not cover (inputs promoted from another dtype): ``backward`` runs then."""
-        self.backward_arrays = fn
-        return fn
+    def make_dygraph_function(self) -> Callable[..., Any]:
+        """Generate and compile this op's dygraph function (``minigrad codegen <op>`` prints its source)."""
+        self.dygraph_function = dygraph_function(self)
+        return self.dygraph_function
 
     # -- the API layer -------------------------------------------------------
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The API layer: check and bind the arguments (``bind``), then the dygraph layer (``run_op``)."""
+        inputs, attrs = self.bind(args, kwargs)
+        return run_op(self, inputs, attrs)
+
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-        """Map call arguments to inputs and attributes, checking types (API layer)."""
-        op = self.name
-        n_in = len(self.inputs)
-        names = self._arg_names
+        """Map call arguments to inputs and attributes, checking types: the API layer's one parser.
+
+        NOTE [ The common call ]
+            Most calls pass just the op's tensors, positionally, and leave every
+            attribute at its default (``a * b``, ``x @ w``): for those each step
+            below is one pass over a short list, and the call shares one attrs
+            dict with every other such call (attrs are never changed after the
+            call: NOTE [ Lean graph data ] in autograd/grad_node.py).
+        """
+        values = self.place(args, kwargs)
+        inputs = self._check_inputs(values)
+        return inputs, self.bind_attrs(values)
+
+    def place(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """One value per argument (inputs, then attributes) from positions and keywords; ``_MISSING`` where none."""
+        op, names = self.name, self._arg_names
         if len(args) > len(names):
             raise TypeError(f"{op}() takes {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
-        values: list[Any] = list(args) + [_MISSING] * (len(names) - len(args))
-        arg_pos = self._arg_pos
-        if "axis" in kwargs and "axis" not in arg_pos and "dim" in arg_pos:
-            # PyTorch (and NumPy) accept ``axis=`` wherever an op takes ``dim``.
-            kwargs = dict(kwargs)
-            if "dim" in kwargs:
-                raise TypeError(f"{op}() got both 'dim' and its alias 'axis'; pass one of them")
-            kwargs["dim"] = kwargs.pop("axis")
-        if "keepdims" in kwargs and "keepdims" not in arg_pos and "keepdim" in arg_pos:
-            # NumPy's spelling ``keepdims=``, which PyTorch accepts too (``x.sum(1, keepdims=True)``).
-            kwargs = dict(kwargs)
-            if "keepdim" in kwargs:
-                raise TypeError(f"{op}() got both 'keepdim' and its alias 'keepdims'; pass one of them")
-            kwargs["keepdim"] = kwargs.pop("keepdims")
+        values: list[Any] = [*args, *[_MISSING] * (len(names) - len(args))]
         for key, value in kwargs.items():
-            pos = arg_pos.get(key)
+            if key == "axis" and "axis" not in self._arg_pos and "dim" in self._arg_pos:
+                if "dim" in kwargs:  # PyTorch (and NumPy) accept ``axis=`` wherever an op takes ``dim``
+                    raise TypeError(f"{op}() got both 'dim' and its alias 'axis'; pass one of them")
+                key = "dim"
+            elif key == "keepdims" and "keepdims" not in self._arg_pos and "keepdim" in self._arg_pos:
+                if "keepdim" in kwargs:  # NumPy's spelling, which PyTorch accepts too (``x.sum(1, keepdims=True)``)
+                    raise TypeError(f"{op}() got both 'keepdim' and its alias 'keepdims'; pass one of them")
+                key = "keepdim"
+            pos = self._arg_pos.get(key)
             if pos is None:
                 raise TypeError(f"{op}() got an unexpected keyword argument '{key}' (arguments: {', '.join(names)})")
             if values[pos] is not _MISSING:
                 raise TypeError(f"{op}() got multiple values for argument '{key}'")
             values[pos] = value
+        return values
+
+    def bind_attrs(self, values: list[Any]) -> dict[str, Any]:
+        """The attributes of a call: each given one checked, the others at their defaults."""
+        n_in = len(self.inputs)
+        given = values[n_in:]
+        if all(v is _MISSING for v in given):
+            if self._required_attrs:
+                raise TypeError(f"{self.name}() missing required argument '{self._required_attrs[0]}' "
+                                f"(position {n_in + self._attr_index[self._required_attrs[0]]})")
+            return self._default_attrs  # shared: NOTE [ The common call ]
+        attrs: dict[str, Any] = {}
+        for k, (spec, v) in enumerate(zip(self.attrs, given)):
+            if v is _MISSING:
+                if spec.default is _MISSING:
+                    raise TypeError(f"{self.name}() missing required argument '{spec.name}' (position {n_in + k})")
+                v = spec.default
+            elif spec.check is not None:
+                v = spec.check(self.name, spec.name, n_in + k, v)
+            attrs[spec.name] = v
+        return attrs
+
+    def _check_inputs(self, values: list[Any]) -> list[Any]:
+        """The tensor inputs, type-checked; Python numbers wrapped where the op takes them."""
         inputs: list[Any] = []
         any_tensor = None
         for pos, spec in enumerate(self.inputs):
             v = values[pos]
-            if v is _MISSING:
-                if spec.optional:
-                    v = None
-                else:
-                    raise TypeError(f"{op}() missing required argument '{spec.name}' (position {pos})")
-            if spec.is_list:
-                if not isinstance(v, (list, tuple)) or not v:
-                    raise TypeError(
-                        f"{op}(): argument '{spec.name}' (position {pos}) must be a non-empty list or tuple of "
-                        f"Tensors, but got {type_name(v) if not isinstance(v, (list, tuple)) else 'an empty ' + type_name(v)}"
-                    )
-                for j, item in enumerate(v):
-                    if not isinstance(item, Tensor):
-                        raise TypeError(
-                            f"{op}(): argument '{spec.name}' (position {pos}) must be a list of Tensors, "
-                            f"but element {j} is {type_name(item)}"
-                        )
-                v = list(v)
-                any_tensor = v[0] if any_tensor is None else any_tensor
-            elif isinstance(v, Tensor):
+            if isinstance(v, Tensor) and not spec.is_list:
                 any_tensor = v if any_tensor is None else any_tensor
-            elif v is None and spec.optional:
-                pass
-            elif spec.scalar_ok and isinstance(v, (int, float, bool, np.number, np.bool_)):
-                if isinstance(v, (np.number, np.bool_)):
-                    v = v.item()  # a NumPy scalar (np.float32(0.1) * x) is used as the Python number it holds
             else:
-                expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
-                raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be {expected}, but got {type_name(v)}")
+                v = self._check_other_input(pos, spec, v)
+                if type(v) is list and any_tensor is None:
+                    any_tensor = v[0]
             inputs.append(v)
         if any_tensor is None:
-            raise TypeError(f"{op}(): at least one of the arguments ({', '.join(i.name for i in self.inputs)}) must be a Tensor")
+            raise TypeError(f"{self.name}(): at least one of the arguments ({', '.join(i.name for i in self.inputs)}) "
+                            f"must be a Tensor")
         if self._any_scalar_ok:
             # A scalar takes the dtype of a tensor it is combined with: another scalar-capable
             # input (where's x/y), not e.g. where's bool condition.
-            like = next(
-                (v for spec, v in zip(self.inputs, inputs) if spec.scalar_ok and isinstance(v, Tensor)), any_tensor
-            )
+            like = next((v for spec, v in zip(self.inputs, inputs) if spec.scalar_ok and isinstance(v, Tensor)),
+                        any_tensor)
             for pos, spec in enumerate(self.inputs):
                 v = inputs[pos]
-                if spec.scalar_ok and not isinstance(v, Tensor) and v is not None:
+                if spec.scalar_ok and v is not None and not isinstance(v, Tensor):
                     inputs[pos] = _wrap_scalar(v, inputs, like)
-        attrs: dict[str, Any] = {}
-        for k, spec in enumerate(self.attrs):
-            pos = n_in + k
-            v = values[pos]
-            if v is _MISSING:
-                if spec.default is _MISSING:
-                    raise TypeError(f"{op}() missing required argument '{spec.name}' (position {pos})")
-                v = spec.default
-            elif spec.check is not None:
-                v = spec.check(op, spec.name, pos, v)
-            attrs[spec.name] = v
-        return inputs, attrs
+        return inputs
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # NOTE [ The common call ]
-        #     Most calls pass just the op's tensors (or Python numbers where
-        #     allowed), positionally, and leave every attribute at its default:
-        #     ``a * b``, ``x + 1``, ``x @ w``. For those, checking is two type
-        #     tests per argument. Calls with tensors and then attributes take a
-        #     second short road (below). Anything else - lists, optional inputs,
-        #     aliases, or a bad argument - goes through ``bind``, which gives the
-        #     same result and the API layer's error messages.
-        if not kwargs and len(args) == self._fast_arity:
-            # A scalar takes the dtype of a scalar-capable tensor input (where's x/y,
-            # not its bool condition), as in ``bind``.
-            scalar_ok = self._scalar_ok
-            like = None
-            for pos, v in enumerate(args):
-                if isinstance(v, Tensor):
-                    if scalar_ok[pos]:
-                        like = v
-                        break
-                    if like is None:
-                        like = v
-            if like is not None:
-                wrap = False
-                for pos, v in enumerate(args):
-                    if not isinstance(v, Tensor):
-                        if not (scalar_ok[pos] and isinstance(v, (int, float, bool))):
-                            break
-                        wrap = True
-                else:
-                    inputs = list(args)
-                    if wrap:
-                        for pos, v in enumerate(args):
-                            if not isinstance(v, Tensor):
-                                inputs[pos] = _wrap_scalar(v, inputs, like)
-                    # One attrs dict shared by every such call: attrs are never changed after the
-                    # call (NOTE [ Lean graph data ] in autograd/grad_node.py).
-                    return run_op(self, inputs, self._default_attrs)
-        elif self._n_tensor_inputs >= 0 and len(args) >= self._n_tensor_inputs:
-            # Tensors first, then attributes positionally or by name (``reshape(g, shape)``,
-            # ``matmul(g, w, transpose_y=True)`` in backward formulas): each given attribute
-            # is checked as ``bind`` checks it; anything unusual goes to ``bind``.
-            n_in = self._n_tensor_inputs
-            attr_specs = self.attrs
-            if len(args) <= n_in + len(attr_specs):
-                for v in args[:n_in]:
-                    if not isinstance(v, Tensor):
-                        break
-                else:
-                    attrs = dict(self._default_attrs)
-                    pos = n_in
-                    for spec, v in zip(attr_specs, args[n_in:]):
-                        attrs[spec.name] = spec.check(self.name, spec.name, pos, v) if spec.check is not None else v
-                        pos += 1
-                    for key, v in kwargs.items():
-                        k = self._attr_index.get(key)
-                        if k is None or k < len(args) - n_in:
-                            break  # unknown, an alias (axis=) or given twice: bind says which
-                        spec = attr_specs[k]
-                        attrs[key] = spec.check(self.name, key, n_in + k, v) if spec.check is not None else v
-                    else:
-                        if not self._required_attrs or all(attrs[n] is not _MISSING for n in self._required_attrs):
-                            return run_op(self, list(args[:n_in]), attrs)
-        inputs, attrs = self.bind(args, kwargs)
-        return run_op(self, inputs, attrs)
+    def _check_other_input(self, pos: int, spec: Input, v: Any) -> Any:
+        """An input that is not a Tensor: a list of tensors, None, or a Python number where allowed."""
+        op = self.name
+        if v is _MISSING:
+            if not spec.optional:
+                raise TypeError(f"{op}() missing required argument '{spec.name}' (position {pos})")
+            return None
+        if spec.is_list:
+            if not isinstance(v, (list, tuple)) or not v:
+                got = type_name(v) if not isinstance(v, (list, tuple)) else "an empty " + type_name(v)
+                raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be a non-empty list or tuple "
+                                f"of Tensors, but got {got}")
+            for j, item in enumerate(v):
+                if not isinstance(item, Tensor):
+                    raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be a list of Tensors, "
+                                    f"but element {j} is {type_name(item)}")
+            return list(v)
+        if v is None and spec.optional:
+            return None
+        if spec.scalar_ok and isinstance(v, (int, float, bool, np.number, np.bool_)):
+            # A NumPy scalar (np.float32(0.1) * x) is used as the Python number it holds.
+            return v.item() if isinstance(v, (np.number, np.bool_)) else v
+        expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
+        raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be {expected}, but got {type_name(v)}")
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
-
-
-def _grads_in_input_dtypes(opdef: "OpDef", fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap a backward formula so each gradient has its input's dtype.
-
-    An op whose inputs were promoted to a common dtype (``x_f32 * y_f64``)
-    computes its gradients in that dtype; each one is cast back (a recorded
-    ``cast``, so still differentiable) to the dtype of the input it belongs to,
-    as ``.grad`` must match its tensor.
-    """
-
-    def backward(ctx: Any, grad: Any) -> Any:
-        cast = OPS["cast"]  # ops/math.py defines it after some of the ops it serves
-        result = fn(ctx, grad)
-        out = list(result) if isinstance(result, (tuple, list)) else [result]
-        for slot, row in enumerate(ctx.node.next_edges):
-            if slot >= len(out) or out[slot] is None:
-                continue
-            if opdef.inputs[slot].is_list:
-                out[slot] = [
-                    g if g is None or e.dtype is None or g._dtype is e.dtype else cast(g, e.dtype)
-                    for g, e in zip(out[slot], row)
-                ]
-            elif row[0].dtype is not None and out[slot]._dtype is not row[0].dtype:
-                out[slot] = cast(out[slot], row[0].dtype)
-        return tuple(out)
-
-    backward.__name__ = getattr(fn, "__name__", "backward")
-    backward.__doc__ = fn.__doc__
-    return backward
 
 
 def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
@@ -425,6 +362,16 @@ def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
     else:
         target = dt if dt.is_floating else _dt.float32
     return Tensor._scalar(value, target, like._device)
+
+
+def define_composite(name: str, fn: Callable[..., Any]) -> None:
+    """Make a composite ``fn(..., ops=GRAPH_OPS)`` reachable as ``ctx.ops.<name>`` in both modes.
+
+    ``fn`` computes with the namespace passed as ``ops`` (``sum_to`` in
+    ``ops/math.py``); each namespace gets ``fn`` bound to itself.
+    """
+    GRAPH_OPS.define(name, fn)
+    define_array_op(name, lambda ns: functools.partial(fn, ops=ns))
 
 
 def defop(name: str, inputs: Sequence[Input | str], **kwargs: Any) -> OpDef:

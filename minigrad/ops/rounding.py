@@ -19,7 +19,6 @@ from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from .math import mul
 from .registry import Attr, defop
 
 __all__ = ["floor", "ceil", "trunc", "round"]
@@ -32,7 +31,7 @@ def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
     kernel.__name__ = f"{name}_cpu"
     register_kernel(name, Backend.CPU, dtypes=NUMERIC_DTYPES)(kernel)
     op = defop(name, inputs=("x",), infer_meta=im.same, doc=doc, gpu=("unary", gpu))
-    op.def_backward(lambda ctx, g: (mul(g, 0),))  # a step function: derivative 0 (where it exists)
+    op.def_backward(lambda ctx, g: (ctx.ops.mul(g, 0),))  # a step function: derivative 0 (where it exists)
     return op
 
 

@@ -14,7 +14,6 @@ from ..kernels.registry import register_kernel
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape
-from .math import inputs_in_dtype, sum_to, sum_to_array
 from .registry import Attr, Input, defop, type_name
 
 __all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
@@ -48,10 +47,7 @@ reshape = defop(
     infer_meta=im.reshape,
     view=True,
 )
-reshape.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
-# The view ops' backward is one op each; the fused forms call that op's kernel on the array
-# (no dispatch through the four layers), as PyTorch's view backward is a C++ view.
-reshape.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.input_shape(0)),))
+reshape.def_backward(lambda ctx, g: (ctx.ops.reshape(g, ctx.input_shape(0)),))
 
 @register_kernel("transpose", CPU, dtypes=ALL_DTYPES, name="cpu/transpose")
 def transpose_cpu(x, dim0, dim1):
@@ -60,8 +56,7 @@ def transpose_cpu(x, dim0, dim1):
 
 transpose = defop("transpose", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
                   infer_meta=im.transpose, view=True, doc="swap two dimensions", methods=("transpose",))
-transpose.def_backward(lambda ctx, g: (transpose(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
-transpose.def_backward_arrays(lambda ctx, g: (transpose_cpu(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
+transpose.def_backward(lambda ctx, g: (ctx.ops.transpose(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
 
 @register_kernel("permute", CPU, dtypes=ALL_DTYPES, name="cpu/permute")
 def permute_cpu(x, dims):
@@ -74,15 +69,10 @@ permute = defop("permute", inputs=("x",), attrs=(Attr("dims", check=check_shape)
 
 @permute.def_backward
 def _permute_backward(ctx, g):
-    dims = [d % len(ctx.attrs["dims"]) for d in ctx.attrs["dims"]]
-    inverse = tuple(int(i) for i in np.argsort(dims))
-    return (permute(g, inverse),)
-
-
-@permute.def_backward_arrays
-def _permute_backward_arrays(ctx, g):
-    dims = [d % len(ctx.attrs["dims"]) for d in ctx.attrs["dims"]]
-    return (permute_cpu(g, tuple(int(i) for i in np.argsort(dims))),)
+    n = len(ctx.attrs["dims"])
+    dims = [d % n for d in ctx.attrs["dims"]]
+    inverse = tuple(sorted(range(n), key=dims.__getitem__))  # where each dim went
+    return (ctx.ops.permute(g, inverse),)
 
 
 @register_kernel("expand", CPU, dtypes=ALL_DTYPES, name="cpu/expand")
@@ -94,8 +84,7 @@ def expand_cpu(x, shape):
 
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
                doc="broadcast size-1 dimensions to a larger shape (no copy)")
-expand.def_backward(lambda ctx, g: (sum_to(g, ctx.node.next_edges[0][0].shape),))
-expand.def_backward_arrays(lambda ctx, g: (sum_to_array(g, ctx.input_shape(0)),))
+expand.def_backward(lambda ctx, g: (ctx.ops.sum_to(g, ctx.input_shape(0)),))
 
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
@@ -116,8 +105,7 @@ squeeze = defop(
     view=True,
     methods=("squeeze",),
 )
-squeeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
-squeeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.input_shape(0)),))
+squeeze.def_backward(lambda ctx, g: (ctx.ops.reshape(g, ctx.input_shape(0)),))
 
 @register_kernel("unsqueeze", CPU, dtypes=ALL_DTYPES, name="cpu/unsqueeze")
 def unsqueeze_cpu(x, dim):
@@ -132,8 +120,7 @@ unsqueeze = defop(
     view=True,
     methods=("unsqueeze",),
 )
-unsqueeze.def_backward(lambda ctx, g: (reshape(g, ctx.node.next_edges[0][0].shape),))
-unsqueeze.def_backward_arrays(lambda ctx, g: (reshape_cpu(g, ctx.input_shape(0)),))
+unsqueeze.def_backward(lambda ctx, g: (ctx.ops.reshape(g, ctx.input_shape(0)),))
 
 @register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
 def concat_cpu(xs, dim=0):
@@ -146,14 +133,13 @@ concat = defop("concat", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim",
 
 @concat.def_backward
 def _concat_backward(ctx, g):
-    edges = ctx.node.next_edges[0]
     d = ctx.attrs["dim"] % g.ndim
     pieces, start = [], 0
-    for e in edges:
-        size = e.shape[d]
-        if e.node is not None:
+    for rank, shape in enumerate(ctx.input_shapes(0)):
+        size = shape[d]
+        if ctx.needs(0, rank):
             index = (slice(None),) * d + (slice(start, start + size),)
-            pieces.append(getitem(g, index))
+            pieces.append(ctx.ops.getitem(g, index))
         else:
             pieces.append(None)
         start += size
@@ -172,8 +158,8 @@ stack = defop("stack", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim", 0
 @stack.def_backward
 def _stack_backward(ctx, g):
     d = ctx.attrs["dim"] % g.ndim
-    return ([getitem(g, (slice(None),) * d + (i,)) if e.node is not None else None
-             for i, e in enumerate(ctx.node.next_edges[0])],)
+    return ([ctx.ops.getitem(g, (slice(None),) * d + (i,)) if ctx.needs(0, i) else None
+             for i in range(len(ctx.input_shapes(0)))],)
 
 
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
@@ -269,7 +255,7 @@ getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_inde
 
 @getitem.def_backward
 def _getitem_backward(ctx, g):
-    return (getitem_grad(g, ctx.attrs["index"], ctx.node.next_edges[0][0].shape),)
+    return (ctx.ops.getitem_grad(g, ctx.attrs["index"], ctx.input_shape(0)),)
 
 
 def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -> Any:
@@ -291,12 +277,6 @@ getitem_grad = defop(
     infer_meta=_getitem_grad_meta,
     doc="scatter-add grad into zeros(shape) at index (the adjoint of getitem)",
 )
-getitem_grad.def_backward(lambda ctx, g: (getitem(g, ctx.attrs["index"]),))
+getitem_grad.def_backward(lambda ctx, g: (ctx.ops.getitem(g, ctx.attrs["index"]),))
 
 
-@getitem.def_backward_arrays
-def _getitem_backward_arrays(ctx, g):
-    """The scatter-add on arrays (``nll_loss``'s backward is this under a ``mul``): ``getitem_grad``'s kernel."""
-    if not inputs_in_dtype(ctx, g.dtype, (0,)):
-        return None
-    return (getitem_grad_cpu(g, ctx.attrs["index"], ctx.input_shape(0)),)

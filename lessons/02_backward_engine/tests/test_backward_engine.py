@@ -104,9 +104,24 @@ def record(build, run):
     return tr
 
 
+def reference_backward(reference):
+    """``run_backward`` with the reference engine's loop (during a Task 2.2 test minigrad runs yours)."""
+    loop = reference("minigrad.autograd.engine", "run_ready_queue")
+
+    def run(*args, **kwargs):
+        yours = engine.run_ready_queue
+        engine.run_ready_queue = loop
+        try:
+            return engine.run_backward(*args, **kwargs)
+        finally:
+            engine.run_ready_queue = yours
+
+    return run
+
+
 def check_same_as_reference(reference, same_events, build, run_student, run_reference):
     """Your engine's backward events against the reference engine's, compared with ``mg.trace.diff``."""
-    ref_run = reference("minigrad.autograd.engine", "run_backward")
+    ref_run = reference_backward(reference)
     want = record(build, lambda t: run_reference(ref_run, t))
     got = record(build, run_student)
     same_events(got, want, kinds=sorted(BACKWARD_KINDS))
@@ -132,7 +147,7 @@ def test_gradients_of_an_mlp_step(reference):
         run(loss)
         return [p.grad.numpy() for p in model.parameters()]
 
-    want = step(lambda loss: reference("minigrad.autograd.engine", "run_backward")([loss]))
+    want = step(lambda loss: reference_backward(reference)([loss]))
     got = step(lambda loss: loss.backward())
     assert len(got) == len(want) == 4
     for g, w in zip(got, want):

@@ -1,0 +1,180 @@
+"""Array mode: an op's kernels called on arrays, for backward formulas (NOTE [ One formula, two modes ]).
+
+A backward formula computes with ``ctx.ops.<op>``. In array mode each of
+those is an ``ArrayOp``: it takes arrays (and Python numbers where the op
+takes them), and runs the kernel that calling the op on tensors holding those
+arrays would run - the same kernel selection, through the same cache
+(``kernels.api.specialised_kernel``), with the same attribute checks and the
+same wrapping of Python numbers - and returns the kernel's array(s). What it
+leaves out is what nothing observes in a backward pass without a recorder:
+the API layer's type checks, InferMeta, an output Tensor and its grad node.
+
+A call the kernel layer would transform (inputs of mixed dtypes or devices, a
+CPU fallback, a list or optional input), or one made under autocast, goes
+through the op itself on tensors wrapping the arrays, and returns the arrays
+of its result: the same code as graph mode, so the same bits.
+
+Example:
+    >>> import numpy as np, minigrad as mg
+    >>> from minigrad.autograd.formula import array_ops
+    >>> array_ops("cpu", mg.tensor(0.0)._layout).mul(np.ones(2, np.float32), 3).tolist()
+    [3.0, 3.0]
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import flags
+from ..kernels import api as kernel_api
+from ..kernels.api import specialise, specialised_kernel
+from ..kernels.backends import move_array
+from ..kernels.registry import on_change
+from ..tensor import Tensor
+from . import amp_state
+from .dygraph import run_op
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..autograd.formula import ArrayOps
+    from ..ops.registry import OpDef
+
+__all__ = ["ArrayOp"]
+
+_NUMBERS = (int, float, bool)
+_by_numpy = _dt.BY_NUMPY
+
+
+def _dtype_of(array: Any) -> Any:
+    return _by_numpy.get(array.dtype) or _dt.from_numpy(array.dtype)
+
+
+#: Every ArrayOp made, so that a change of the registry clears their kernel caches.
+_ALL: list["ArrayOp"] = []
+on_change(lambda op: [a._kernels.clear() for a in _ALL])
+
+
+class ArrayOp:
+    """``ctx.ops.<op>`` in array mode: ``op``'s kernel on arrays of one device and layout.
+
+    The kernel for a kind of call - the inputs' dtypes and the selection
+    flags - is the one ``specialised_kernel`` picks for tensors of those
+    dtypes on this device and layout (or False: the call goes through the op);
+    it is remembered per kind, as the kernel layer's own cache does.
+    """
+
+    __slots__ = ("op", "device", "layout", "_n_inputs", "_kernels", "_attr_forms")
+
+    def __init__(self, op: "OpDef", ns: "ArrayOps") -> None:
+        self.op = op
+        self.device = ns.device
+        self.layout = ns.layout
+        plain = not any(i.is_list or i.optional for i in op.inputs)
+        self._n_inputs = len(op.inputs) if plain else -1
+        self._kernels: dict[tuple[Any, ...], Any] = {}
+        self._attr_forms: dict[tuple[Any, ...], dict[str, Any]] = {}
+        _ALL.append(self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        op = self.op
+        n = self._n_inputs
+        if not kwargs and len(args) == n:
+            values, attrs = args, op._default_attrs
+        elif n >= 0 and len(args) >= n:
+            values, attrs = args[:n], self._attrs(args[n:], kwargs)
+        else:
+            values, attrs = self._bind(args, kwargs)
+        try:  # the kind of call: every value an array (a number, None or a list has no dtype)
+            kind = (flags.enable_api_kernel_fallback, flags.use_gpudnn, *[a.dtype for a in values])
+        except AttributeError:
+            values = self._wrap_numbers(list(values))
+            try:
+                kind = (flags.enable_api_kernel_fallback, flags.use_gpudnn, *[a.dtype for a in values])
+            except AttributeError:  # a list or None input: the kernel layer's full path
+                return self._through_op(values, attrs)
+        kernel = self._kernels.get(kind)
+        if kernel is None:
+            kernel = self._kernels[kind] = self._select(values)
+        if not kernel or amp_state.AMP.level:
+            return self._through_op(values, attrs)
+        if warnings.filters is not kernel_api._filters_seen:
+            kernel_api._silence_fp_warnings()
+        return kernel.fn(*values, **attrs)
+
+    def _select(self, values: Any) -> Any:
+        """The kernel the specialised path runs for tensors holding ``values``, or False."""
+        tensors = self._tensors(values)
+        entry = specialised_kernel(self.op, tensors, specialise(self.op, tensors))
+        return entry[0] if entry else False
+
+    def _attrs(self, given: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The attributes of a call that gives them after the inputs, as ``bind`` checks them.
+
+        Formulas pass the same attributes again and again (``transpose_y=True``,
+        ``dim=(0,), keepdim=True``): each distinct form is checked once and
+        remembered (a form with an unhashable value, an index array, is checked
+        every time).
+        """
+        key = (given, *kwargs.items())
+        try:
+            attrs = self._attr_forms.get(key)
+        except TypeError:  # an unhashable value
+            return self._bind((*self._dummy_inputs(), *given), kwargs)[1]
+        if attrs is None:
+            attrs = self._bind((*self._dummy_inputs(), *given), kwargs)[1]
+            if len(self._attr_forms) >= 256:
+                self._attr_forms.clear()
+            self._attr_forms[key] = attrs
+        return attrs
+
+    def _dummy_inputs(self) -> list[Any]:
+        """Placeholders for the inputs, so that ``bind`` numbers the attributes' positions as a call does."""
+        return [None] * len(self.op.inputs)
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """Inputs and attributes of a call, by the API layer's parser (the values are arrays: not type-checked)."""
+        op = self.op
+        values = op.place(args, kwargs)
+        inputs = [None if v is op.MISSING else v for v in values[: len(op.inputs)]]
+        return inputs, op.bind_attrs(values)
+
+    def _wrap_numbers(self, values: list[Any]) -> list[Any]:
+        """Python numbers as 0-d arrays, in the dtype ``OpDef``'s ``_wrap_scalar`` gives them."""
+        if not any(type(v) in _NUMBERS for v in values):
+            return values
+        specs = self.op.inputs
+        arrays = [v for v in values if v is not None and type(v) not in _NUMBERS and type(v) is not list]
+        like = next((v for s, v in zip(specs, values) if s.scalar_ok and v is not None
+                     and type(v) not in _NUMBERS and type(v) is not list), arrays[0] if arrays else None)
+        dt = _dtype_of(like)
+        for pos, v in enumerate(values):
+            if type(v) in _NUMBERS and specs[pos].scalar_ok:
+                if type(v) is bool:
+                    target = dt
+                elif type(v) is int:
+                    target = dt if dt is not _dt.bool_ else _dt.int64
+                else:
+                    target = dt if dt.is_floating else _dt.float32
+                a = np.asarray(v, dtype=target.np)
+                values[pos] = a if self.device == "cpu" else move_array(a, "cpu", self.device)
+        return values
+
+    def _tensors(self, values: list[Any]) -> list[Any]:
+        """Tensors holding ``values`` (arrays, or lists of arrays), for the kernel layer."""
+        device, layout = self.device, self.layout
+
+        def wrap(a: Any) -> Any:
+            return Tensor._make(a, _dtype_of(a), device, layout)
+
+        return [None if v is None else [wrap(a) for a in v] if type(v) is list else wrap(v) for v in values]
+
+    def _through_op(self, values: list[Any], attrs: dict[str, Any]) -> Any:
+        """The op itself on tensors (the kernel layer's full path; no node: grad mode is off)."""
+        out = run_op(self.op, self._tensors(values), attrs)
+        return tuple(t._data for t in out) if isinstance(out, tuple) else out._data
+
+    def __repr__(self) -> str:
+        return f"<array op {self.op.name} on {self.device}>"
