@@ -192,3 +192,12 @@ def test_is_autocast_enabled_and_get_autocast_dtype() -> None:
         assert mg.is_autocast_enabled() and mg.is_autocast_enabled("cpu")
     assert mg.get_autocast_dtype("cpu") == mg.float16 and mg.get_autocast_dtype("cuda") == mg.float16
     assert mg.GradScaler is mg.amp.GradScaler  # torch.GradScaler, as torch.amp.GradScaler
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    import minigrad.amp
+
+    result = doctest.testmod(minigrad.amp)
+    assert result.attempted > 0 and result.failed == 0
