@@ -52,7 +52,7 @@ from .dispatch.amp_state import AMP
 from .ops import isfinite
 from .tensor import Tensor
 
-__all__ = ["autocast", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]
+__all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype"]
 
 _GPU_TYPES = ("cuda", "gpu")
 
@@ -116,6 +116,11 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
     if device_type is not None:
         _device_type(device_type, "is_autocast_enabled()")
     return AMP.level > 0
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast can run on ``device_type``: the CPU always, ``"cuda"`` with a GPU."""
+    return _device_type(device_type, "is_autocast_available()") == "cpu" or is_gpu_available()
 
 
 def get_autocast_dtype(device_type: str) -> Any:
@@ -369,3 +374,8 @@ cuda_amp.GradScaler = _cuda_grad_scaler  # type: ignore[attr-defined]
 cuda_amp.autocast = _cuda_autocast  # type: ignore[attr-defined]
 cuda_amp.__all__ = ["GradScaler", "autocast"]  # type: ignore[attr-defined]
 sys.modules[cuda_amp.__name__] = cuda_amp
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})

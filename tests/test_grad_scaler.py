@@ -192,6 +192,8 @@ def test_is_autocast_enabled_and_get_autocast_dtype() -> None:
         assert mg.is_autocast_enabled() and mg.is_autocast_enabled("cpu")
     assert mg.get_autocast_dtype("cpu") == mg.float16 and mg.get_autocast_dtype("cuda") == mg.float16
     assert mg.GradScaler is mg.amp.GradScaler  # torch.GradScaler, as torch.amp.GradScaler
+    assert mg.amp.is_autocast_available("cpu")
+    assert mg.amp.is_autocast_available("cuda") == mg.cuda.is_available()
 
 
 def test_docstring_examples_run() -> None:
