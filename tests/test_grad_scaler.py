@@ -203,3 +203,37 @@ def test_docstring_examples_run() -> None:
 
     result = doctest.testmod(minigrad.amp)
     assert result.attempted > 0 and result.failed == 0
+
+
+def _train(fw, bad_steps: set[int]) -> tuple[list[float], list[float], np.ndarray]:
+    """A train.py iteration with the scaler on: scale, backward, unscale_, clip, step, update (AdamW)."""
+    rng = np.random.default_rng(0)
+    x, y = fw.tensor(rng.standard_normal((8, 3))), fw.tensor(rng.standard_normal((8, 1)))
+    fw.manual_seed(0)  # the same seed builds PyTorch's initial weights
+    model = fw.nn.Sequential(fw.nn.Linear(3, 5), fw.nn.Tanh(), fw.nn.Linear(5, 1)).double()
+    opt = fw.optim.AdamW(model.parameters(), lr=0.05)
+    scaler = fw.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=2)
+    losses, scales = [], []
+    for step in range(6):
+        loss = fw.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        if step in bad_steps:
+            with fw.no_grad():
+                next(model.parameters()).grad[0, 0] = float("nan")
+        scaler.unscale_(opt)
+        fw.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad(set_to_none=True)
+        losses.append(loss.item())
+        scales.append(scaler.get_scale())
+    return losses, scales, np.concatenate([p.detach().numpy().ravel() for p in model.parameters()])
+
+
+@pytest.mark.parametrize("bad_steps", [set(), {2}, {0, 1}])
+def test_training_loop_with_clipping_and_adamw_matches_pytorch(bad_steps) -> None:
+    m_losses, m_scales, m_params = _train(mg, bad_steps)
+    t_losses, t_scales, t_params = _train(torch, bad_steps)
+    assert m_scales == t_scales
+    np.testing.assert_allclose(m_losses, t_losses, rtol=1e-12)
+    np.testing.assert_allclose(m_params, t_params, rtol=1e-12)
