@@ -370,3 +370,15 @@ def test_transformer_init_redraws_matrices_with_glorot() -> None:
             lib.nn.Transformer(8, 2, 1, 1, 16)(lib.ones(3, 2, 8), lib.ones(3, 2, 6))
         with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
             lib.nn.Transformer(8, 2, 1, 1, 16)(lib.ones(3, 2, 8), lib.ones(3, 1, 8))
+
+
+def test_sublayers_are_nn_linear_and_dropout_as_in_torch() -> None:
+    """Code that walks model.modules() (an init loop, a weight-decay split) finds the same layers."""
+    for lib in (mg, torch):
+        layer = lib.nn.TransformerEncoderLayer(8, 2, 16)
+        kinds = sorted(type(m).__name__ for m in layer.modules()
+                       if isinstance(m, (lib.nn.Linear, lib.nn.Dropout, lib.nn.LayerNorm)))
+        assert kinds == ["Dropout", "Dropout", "Dropout", "LayerNorm", "LayerNorm", "Linear", "Linear", "Linear"] or \
+            kinds == ["Dropout", "Dropout", "Dropout", "LayerNorm", "LayerNorm", "Linear", "Linear",
+                      "NonDynamicallyQuantizableLinear"]
+        assert isinstance(lib.nn.MultiheadAttention(8, 2).out_proj, lib.nn.Linear)

@@ -226,3 +226,14 @@ def test_size_keyword_and_unknown_keywords() -> None:
         mg.randn(2, foo=1)
     with pytest.raises(TypeError):
         torch.randn(2, foo=1)
+
+
+def test_dropout_mask_of_a_transposed_tensor_is_drawn_in_memory_order() -> None:
+    """PyTorch lays the mask out like its input (empty_like) and fills it in memory order."""
+    for shape, dims in (((3, 4, 5), (0, 1)), ((2, 3, 4, 5), (1, 2)), ((6, 7), (0, 1))):
+        masks = []
+        for lib in (mg, torch):
+            lib.manual_seed(3)
+            x = lib.ones(*shape).transpose(*dims)
+            masks.append(lib.nn.functional.dropout(x, 0.4).numpy() == 0)
+        np.testing.assert_array_equal(masks[0], masks[1])

@@ -79,3 +79,33 @@ DEFAULTS = {"num_layers": 1, "nonlinearity": "tanh", "bias": True, "batch_first"
 def test_recurrent_signatures_match_torch_s_documentation(name: str) -> None:
     want = [(n, DEFAULTS.get(n, inspect.Parameter.empty)) for n in DOCUMENTED[name]]
     assert _params(getattr(mg.nn, name)) == want
+
+
+# -- initial weights ------------------------------------------------------------------------------
+
+INIT_CASES = {
+    "LSTM-proj": lambda L: L.nn.LSTM(3, 4, proj_size=2, num_layers=2),
+    "GRU-bidirectional": lambda L: L.nn.GRU(3, 4, bidirectional=True),
+    "RNN-relu": lambda L: L.nn.RNN(3, 4, nonlinearity="relu"),
+    "LSTMCell": lambda L: L.nn.LSTMCell(3, 4),
+    "MultiheadAttention": lambda L: L.nn.MultiheadAttention(8, 2),
+    "MultiheadAttention-bias-kv-kdim": lambda L: L.nn.MultiheadAttention(8, 2, add_bias_kv=True, kdim=3, vdim=5),
+    "TransformerEncoderLayer": lambda L: L.nn.TransformerEncoderLayer(8, 2, 16),
+    "TransformerDecoderLayer": lambda L: L.nn.TransformerDecoderLayer(8, 2, 16),
+    "Transformer": lambda L: L.nn.Transformer(8, 2, 1, 1, 16),
+}
+
+
+@pytest.mark.skipif(not hasattr(mg, "Generator"), reason="needs mg.Generator (PyTorch's random streams)")
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize("case", sorted(INIT_CASES))
+def test_initial_weights_are_torch_s_for_the_same_seed(case: str) -> None:
+    import numpy as np
+
+    mg.manual_seed(0)
+    ours = INIT_CASES[case](mg).state_dict()
+    torch.manual_seed(0)
+    theirs = INIT_CASES[case](torch).state_dict()
+    assert list(ours) == list(theirs)
+    for k in theirs:
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy(), rtol=1e-6, atol=1e-7, err_msg=k)

@@ -127,3 +127,52 @@ def test_transformer_classifier_trains_like_torch() -> None:
     tl, tseen = _run_classifier(torch, theirs.train(), x, y, mask)
     np.testing.assert_allclose(ml, tl, rtol=1e-9)
     np.testing.assert_allclose(np.array(mseen), np.array(tseen), rtol=1e-7, atol=1e-10)
+
+
+def _seeded_gru_lm(lib: Any) -> list[float]:
+    """A whole program from one seed: initial weights, data, shuffled batches and dropout masks all drawn."""
+    lib.manual_seed(0)
+    nn = lib.nn
+    emb = nn.Embedding(7, 5)
+    rnn = nn.GRU(5, 6, batch_first=True, num_layers=2, dropout=0.2)
+    head = nn.Linear(6, 7)
+    params = list(emb.parameters()) + list(rnn.parameters()) + list(head.parameters())
+    x = lib.randint(0, 7, (12, 6))
+    loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(x[:, :-1], x[:, 1:]), batch_size=4, shuffle=True)
+    opt = lib.optim.AdamW(params, lr=0.01)
+    losses = []
+    for _ in range(2):
+        for xb, yb in loader:
+            h, _ = rnn(emb(xb))
+            loss = nn.functional.cross_entropy(head(h).reshape(-1, 7), yb.reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.skipif(not hasattr(mg, "Generator"), reason="needs mg.Generator (PyTorch's random streams)")
+def test_a_seeded_program_gives_torch_s_losses() -> None:
+    np.testing.assert_allclose(_seeded_gru_lm(mg), _seeded_gru_lm(torch), rtol=1e-5)
+
+
+@pytest.mark.skipif(not hasattr(mg, "Generator"), reason="needs mg.Generator (PyTorch's random streams)")
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_a_seeded_transformer_with_dropout_gives_torch_s_numbers(batch_first: bool) -> None:
+    """Dropout masks after attention follow PyTorch's memory layout (a batch-first output is a
+    transposed view there), so even the masks agree."""
+    out = {}
+    for lib in (mg, torch):
+        lib.manual_seed(0)
+        model = lib.nn.Transformer(8, 2, 2, 2, 16, dropout=0.2, batch_first=batch_first)
+        src, tgt = lib.randn(3, 5, 8), lib.randn(3, 4, 8)
+        if not batch_first:
+            src, tgt = src.transpose(0, 1), tgt.transpose(0, 1)
+        y = model(src, tgt)
+        (y * y).sum().backward()
+        out[lib.__name__] = (y.detach().numpy(), model.encoder.layers[0].linear1.weight.grad.numpy())
+    for a, b in zip(out["minigrad"], out["torch"]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

@@ -38,31 +38,6 @@ def _reset_weight_and_bias(weight: Tensor, bias: Tensor | None) -> None:
     init._linear_default_(weight, bias)
 
 
-class Linear(Module):
-    """``y = x @ W.T + b`` with ``W`` of shape (out_features, in_features), PyTorch's default init."""
-
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None) -> None:
-        super().__init__()
-        for nm, v in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
-        self.in_features = in_features
-        self.out_features = out_features
-        self.weight = _empty_parameter((out_features, in_features), dtype)
-        self.bias = _empty_parameter((out_features,), dtype) if bias else None
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        """PyTorch's initialisation, drawn from the default generator in PyTorch's order."""
-        _reset_weight_and_bias(self.weight, self.bias)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return functional.linear(x, self.weight, self.bias)
-
-    def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-
 class Conv2d(Module):
     """2-D convolution layer (NCHW), with PyTorch's ``dilation``, ``groups`` and string ``padding``."""
 
@@ -141,22 +116,6 @@ class Tanh(Module):
         return ops.tanh(x)
 
 
-class Dropout(Module):
-    """Randomly zero elements in training mode (reproducible with ``mg.manual_seed``)."""
-
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout(): p must be in [0, 1], but got {p!r}")
-        self.p = float(p)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return functional.dropout(x, self.p, self.training)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}"
-
-
 class Sequential(Module):
     """Modules applied in order."""
 
@@ -204,7 +163,8 @@ class MSELoss(Module):
 
 # More layers with PyTorch's names (they subclass Module, so they are imported last).
 from .layers import (  # noqa: E402
-    BatchNorm1d, BatchNorm2d, Embedding, Identity, LayerNorm, LogSoftmax, ModuleDict, ModuleList, Softmax,
+    BatchNorm1d, BatchNorm2d, Dropout, Embedding, Identity, LayerNorm, Linear, LogSoftmax, ModuleDict, ModuleList,
+    Softmax,
 )
 
 __all__ += [

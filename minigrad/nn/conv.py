@@ -5,13 +5,12 @@ PyTorch ``state_dict`` loads as is: ``weight`` is ``(out, in / groups, *k)``
 for a convolution and ``(in, out / groups, *k)`` for a transposed one, both
 drawn from ``U(-b, b)`` with ``b = 1 / sqrt(fan_in)`` (``fan_in`` = ``weight``'s
 dim 1 times the kernel size: PyTorch's ``kaiming_uniform_(a=sqrt(5))``), as is
-``bias``, in PyTorch's order from the default generator (``nn.init``): after
-the same ``manual_seed`` they hold PyTorch's numbers. ``padding_mode`` other
-than ``"zeros"`` pads with ``F.pad`` first, as PyTorch does. ``Conv2d`` is older and lives in ``nn/__init__.py``.
+``bias``. ``padding_mode`` other than ``"zeros"`` pads with ``F.pad`` first, as
+PyTorch does. ``Conv2d`` is older and lives in ``nn/__init__.py``.
 
 Example:
     >>> import minigrad as mg
-    >>> _ = mg.manual_seed(0)
+    >>> mg.manual_seed(0)
     >>> mg.nn.ConvTranspose2d(8, 4, kernel_size=4, stride=2, padding=1)(mg.ones(1, 8, 5, 5)).shape
     (1, 4, 10, 10)
 """
@@ -40,7 +39,7 @@ def _ntuple(v: Any, n: int, name: str) -> tuple[int, ...]:
 
 
 def _empty(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = dtype or _dt.float32
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
     return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
 
 
@@ -78,7 +77,8 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """PyTorch's: Kaiming-uniform weight (``a=sqrt(5)``), then the bias, drawn in that order from the default generator."""
+        """PyTorch's initialisation (Kaiming-uniform weight, ``a=sqrt(5)``; bias from 1/sqrt(fan_in)), drawn
+        from the default generator in PyTorch's order."""
         init._linear_default_(self.weight, self.bias)
 
     def _padded(self, input: Tensor) -> tuple[Tensor, Any]:

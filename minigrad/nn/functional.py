@@ -91,11 +91,32 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout(): p must be in [0, 1), but got {p!r}")
     if not training or p == 0.0:
         return x
-    # PyTorch's CPU dropout: a bernoulli(1 - p) mask from the generator, divided by 1 - p, times x
-    keep = bernoulli_array(generator_arg("dropout", None), 1.0 - p, x.numel()).reshape(x.shape)
+    # PyTorch's CPU dropout: a bernoulli(1 - p) mask from the generator, divided by 1 - p, times x.
+    # The mask is laid out like x (empty_like) and filled in memory order: for a transposed x the
+    # draws land in the transposed order.
+    order = _memory_order(x._data)
+    keep = bernoulli_array(generator_arg("dropout", None), 1.0 - p, x.numel())
+    if order is None:
+        keep = keep.reshape(x.shape)
+    else:
+        keep = keep.reshape(tuple(x.shape[d] for d in order)).transpose(tuple(np.argsort(order)))
     keep = keep.astype(x.dtype.np) / x.dtype.np.type(1.0 - p)
     mask = Tensor._make(keep if x.device == "cpu" else _move(keep, x.device), x.dtype, x.device)
     return ops.mul(x, mask)
+
+
+def _memory_order(arr: Any) -> tuple[int, ...] | None:
+    """The axes of a dense but permuted (transposed) array from the slowest in memory to the fastest;
+    None for a C-contiguous array or one that is not dense (PyTorch lays those masks out in C order)."""
+    if arr.ndim < 2 or arr.flags.c_contiguous:
+        return None
+    order = sorted(range(arr.ndim), key=lambda d: -arr.strides[d])
+    step = arr.itemsize
+    for d in reversed(order):
+        if arr.shape[d] != 1 and arr.strides[d] != step:
+            return None
+        step *= arr.shape[d]
+    return tuple(order)
 
 
 def _move(arr: Any, device: str) -> Any:

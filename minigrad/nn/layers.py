@@ -1,5 +1,5 @@
-"""More layers with PyTorch's names: containers (``ModuleList``, ``ModuleDict``), ``Embedding``,
-``LayerNorm``, ``BatchNorm1d``/``BatchNorm2d`` (running statistics, train/eval), ``Softmax``,
+"""More layers with PyTorch's names: ``Linear``, ``Dropout``, containers (``ModuleList``, ``ModuleDict``),
+``Embedding``, ``LayerNorm``, ``BatchNorm1d``/``BatchNorm2d`` (running statistics, train/eval), ``Softmax``,
 ``LogSoftmax``, ``Identity``. Each forward calls the function of ``functional``.
 
 Example:
@@ -26,9 +26,55 @@ from . import init
 from .module import Module, Parameter
 
 __all__ = [
-    "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax", "LogSoftmax",
-    "Identity",
+    "Linear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax",
+    "LogSoftmax", "Identity",
 ]
+
+
+def _empty_parameter(shape: tuple[int, ...], dtype: Any) -> Parameter:
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
+    return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
+
+
+class Linear(Module):
+    """``y = x @ W.T + b`` with ``W`` of shape (out_features, in_features), PyTorch's default init."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None) -> None:
+        super().__init__()
+        for nm, v in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = _empty_parameter((out_features, in_features), dtype)
+        self.bias = _empty_parameter((out_features,), dtype) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's initialisation, drawn from the default generator in PyTorch's order."""
+        init._linear_default_(self.weight, self.bias)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Dropout(Module):
+    """Randomly zero elements in training mode (reproducible with ``mg.manual_seed``)."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout(): p must be in [0, 1], but got {p!r}")
+        self.p = float(p)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
 
 
 class ModuleList(Module):

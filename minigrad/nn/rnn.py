@@ -22,7 +22,7 @@ backward direction), so a PyTorch ``state_dict`` loads as is; all start from
 
 Example:
     >>> import minigrad as mg
-    >>> mg.manual_seed(0)
+    >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> lstm = mg.nn.LSTM(input_size=3, hidden_size=5, num_layers=2, batch_first=True)
     >>> out, (h, c) = lstm(mg.randn(4, 7, 3))
     >>> out.shape, h.shape, c.shape

@@ -9,7 +9,9 @@ PyTorch's (``in_proj_weight`` ``(3E, E)``, ``in_proj_bias``, ``out_proj.weight``
 ``norm2`` in an encoder layer), so a PyTorch ``state_dict`` loads as is.
 
 ``MultiheadAttention`` lives here rather than in an ``activation.py`` as in
-PyTorch: it belongs with the transformer it is the heart of.
+PyTorch: it belongs with the transformer it is the heart of. Its ``out_proj``
+and the layers' ``linear1``/``linear2``/``dropout*`` are ``nn.Linear`` and
+``nn.Dropout``, so code that walks ``model.modules()`` finds them.
 
 Multi-head attention, for queries ``Q``, keys ``K`` and values ``V``::
 
@@ -24,7 +26,7 @@ entry is a position that may **not** be attended (the opposite of
 
 Example:
     >>> import minigrad as mg
-    >>> mg.manual_seed(0)
+    >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> mha = mg.nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)
     >>> x = mg.randn(3, 5, 8)
     >>> out, w = mha(x, x, x)
@@ -46,21 +48,13 @@ from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .layers import LayerNorm, ModuleList
+from .layers import Dropout, LayerNorm, Linear, ModuleList
 from .module import Module, Parameter
 
 __all__ = [
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
     "TransformerDecoder", "Transformer",
 ]
-
-
-def _linear_init(out_features: int, in_features: int, bias: bool, dtype: Any) -> tuple[Parameter, Parameter | None]:
-    """``nn.Linear``'s init: ``uniform(-1/sqrt(in), 1/sqrt(in))`` for the weight, then the bias."""
-    w = _zeros((out_features, in_features), dtype)
-    b = _zeros((out_features,), dtype) if bias else None
-    init._linear_default_(w, b)
-    return w, b
 
 
 def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
@@ -89,21 +83,6 @@ def _pad_last(t: Tensor | None) -> Tensor | None:
 def _zeros(shape: tuple[int, ...], dtype: Any) -> Parameter:
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
     return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
-
-
-class _OutProj(Module):
-    """The output projection of ``MultiheadAttention`` (PyTorch's ``out_proj``: a Linear, keys ``weight``, ``bias``)."""
-
-    def __init__(self, embed_dim: int, bias: bool, dtype: Any) -> None:
-        super().__init__()
-        self.in_features = self.out_features = embed_dim
-        self.weight, self.bias = _linear_init(embed_dim, embed_dim, bias, dtype)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.linear(x, self.weight, self.bias)
-
-    def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
 def _float_mask(mask: Tensor | None, name: str, like: Tensor) -> Tensor | None:
@@ -152,7 +131,7 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         # PyTorch's order of draws: out_proj (a Linear) first, then the Glorot in-projections.
-        out_proj = _OutProj(embed_dim, bias, dtype)
+        out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
         if self._qkv_same_embed_dim:
             self.in_proj_weight = _xavier_uniform((3 * embed_dim, embed_dim), dtype)
             self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
@@ -293,10 +272,13 @@ class MultiheadAttention(Module):
             heads = F.scaled_dot_product_attention(q, k, v, None, p, is_causal=True)
         else:
             heads = F.scaled_dot_product_attention(q, k, v, mask, p)
-        out = self.out_proj(ops.reshape(ops.permute(heads, (0, 2, 1, 3)), (N, L, self.embed_dim)))
+        # Merge the heads sequence-first, (L, N, E), as PyTorch lays the result out in memory: a
+        # batch-first output is then a transposed view, and a dropout after it draws its mask in
+        # PyTorch's order (see nn.functional.dropout).
+        out = self.out_proj(ops.reshape(ops.permute(heads, (2, 0, 1, 3)), (L, N, self.embed_dim)))
         if not batched:
-            out = ops.squeeze(out, 0)
-        elif not self.batch_first:
+            out = ops.squeeze(out, 1)
+        elif self.batch_first:
             out = ops.transpose(out, 0, 1)
         if weights is not None:
             if average_attn_weights:
@@ -320,33 +302,6 @@ def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tenso
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-class _Linear(Module):
-    """``nn.Linear`` (its keys and init); defined here so this file needs nothing above ``layers``."""
-
-    def __init__(self, in_features: int, out_features: int, bias: bool, dtype: Any) -> None:
-        super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        self.weight, self.bias = _linear_init(out_features, in_features, bias, dtype)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.linear(x, self.weight, self.bias)
-
-    def extra_repr(self) -> str:
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-
-class _Dropout(Module):
-    def __init__(self, p: float) -> None:
-        super().__init__()
-        self.p = float(p)
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}"
-
-
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with a residual connection and LayerNorm.
 
@@ -366,14 +321,14 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             dtype=dtype)
-        self.linear1 = _Linear(d_model, dim_feedforward, bias, dtype)
-        self.dropout = _Dropout(dropout)
-        self.linear2 = _Linear(dim_feedforward, d_model, bias, dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = norm_first
         self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
         if isinstance(activation, Module):
             self.activation = activation
         else:
@@ -440,16 +395,16 @@ class TransformerDecoderLayer(Module):
                                             dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                                  batch_first=batch_first, dtype=dtype)
-        self.linear1 = _Linear(d_model, dim_feedforward, bias, dtype)
-        self.dropout = _Dropout(dropout)
-        self.linear2 = _Linear(dim_feedforward, d_model, bias, dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = norm_first
         self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
         self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
-        self.dropout3 = _Dropout(dropout)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
         if isinstance(activation, Module):
             self.activation = activation
         else:
