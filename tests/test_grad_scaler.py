@@ -237,3 +237,26 @@ def test_training_loop_with_clipping_and_adamw_matches_pytorch(bad_steps) -> Non
     assert m_scales == t_scales
     np.testing.assert_allclose(m_losses, t_losses, rtol=1e-12)
     np.testing.assert_allclose(m_params, t_params, rtol=1e-12)
+
+
+def _params(fn) -> list[tuple[str, object]]:
+    import inspect
+
+    return [(n, p.default) for n, p in inspect.signature(fn).parameters.items()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+@pytest.mark.parametrize("path", ["GradScaler", "GradScaler.scale", "GradScaler.unscale_", "GradScaler.step",
+                                  "GradScaler.update", "GradScaler.state_dict", "GradScaler.load_state_dict",
+                                  "GradScaler.get_scale", "autocast", "is_autocast_available"])
+def test_signatures_match_torch_amp(path: str) -> None:
+    """PyTorch's parameter names, order and defaults. minigrad's autocast adds the keyword ``level``, and its
+    ``device_type`` defaults to None (``mg.autocast()`` is level O1) where PyTorch's is required."""
+    m, t = mg.amp, torch.amp
+    for part in path.split("."):
+        m, t = getattr(m, part), getattr(t, part)
+    ours, theirs = _params(m), _params(t)
+    if path == "autocast":
+        assert ours[0] == ("device_type", None)
+        ours, theirs = ours[1:], theirs[1:]
+    assert ours == theirs

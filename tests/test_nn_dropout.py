@@ -118,3 +118,12 @@ def test_a_refused_call_draws_nothing() -> None:
         mg.nn.functional.dropout1d(mg.ones(2, 2, 2, 2), 0.5)
     torch.manual_seed(0)
     assert mg.rand(2).tolist() == torch.rand(2).tolist()
+
+
+@pytest.mark.parametrize("path", ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"])
+def test_functional_signatures_match_torch(path: str) -> None:
+    import inspect
+
+    ours = inspect.signature(getattr(mg.nn.functional, path)).parameters
+    theirs = inspect.signature(getattr(torch.nn.functional, path)).parameters
+    assert [(n, p.default) for n, p in ours.items()] == [(n, p.default) for n, p in theirs.items()]
