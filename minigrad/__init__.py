@@ -96,6 +96,14 @@ __all__ += [
     "bernoulli", "normal", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
 ]
 
+# PyTorch's mixed-precision names: mg.amp.GradScaler, and autocast in PyTorch's spelling as well as
+# minigrad's (mg.autocast("cuda", dtype=mg.float16) or mg.autocast("O1")); mg.cuda.amp, the older one.
+from . import amp  # noqa: E402
+from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F811
+
+cuda.amp = amp.cuda_amp
+__all__ += ["amp", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]
+
 
 def __getattr__(name: str) -> object:
     # ``mg.viz`` works after a plain ``import minigrad``, importing the renderer (and

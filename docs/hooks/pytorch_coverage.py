@@ -45,6 +45,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("autograd", "autograd"),
     ("autograd.functional", "autograd.functional"),
     ("linalg", "linalg"),
+    ("amp", "amp"),
 )
 
 #: Where a name minigrad has behaves differently from PyTorch's, by its path under ``torch`` (hand-kept).
@@ -86,6 +87,14 @@ NOTES: dict[str, str] = {
     "autograd.functional.jacobian": "`strategy='forward-mode'` computes each column with the double-backward "
                                     "trick (minigrad has no forward-mode AD); `vectorize` changes no result.",
     "autograd.gradcheck": "reverse mode only: forward-AD and batched checks raise; `fast_mode` runs the full check.",
+    "torch.autocast": "PyTorch's spelling (`device_type`, `dtype`) runs minigrad's level O1 (Paddle's allow/deny "
+                      "lists) and also takes minigrad's `autocast(\"O1\")`; float16 on every device (no bfloat16); "
+                      "another dtype warns and disables it.",
+    "amp.autocast": "as `torch.autocast`.",
+    "amp.GradScaler": "PyTorch's scale sequence and skipped steps; misuse raises `RuntimeError` where PyTorch "
+                      "fails an `assert`.",
+    "nn.functional.dropout2d": "PyTorch's masks for the same seed (also `dropout1d`, `dropout3d`, `alpha_dropout`, "
+                               "`feature_alpha_dropout`).",
 }
 
 

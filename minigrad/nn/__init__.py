@@ -227,3 +227,7 @@ from .fold import *  # noqa: E402,F401,F403
 from . import fold as _fold  # noqa: E402
 
 __all__ += _fold.__all__
+from .dropout import *  # noqa: E402,F401,F403
+from . import dropout as _dropout  # noqa: E402
+
+__all__ += _dropout.__all__

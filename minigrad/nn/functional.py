@@ -301,3 +301,7 @@ from ..ops.normalization import local_response_norm  # noqa: E402
 from ..ops.pooling import adaptive_max_pool1d, adaptive_max_pool2d, max_pool1d  # noqa: E402
 
 __all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool1d"]
+
+from ..ops.dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402
+
+__all__ += ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
