@@ -205,3 +205,13 @@ Tensor.unfold = _make_method(_unfold, "unfold")  # type: ignore[attr-defined]
 _METHODS_23 = {"cross": ops.cross, "matrix_power": _matrix_power}
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+_METHODS_23 = {
+    "nansum": tf.nansum, "nanmean": tf.nanmean, "aminmax": tf.aminmax, "equal": tf.equal, "copysign": ops.copysign,
+    "sinc": ops.sinc, "heaviside": ops.heaviside, "erfc": ops.erfc, "float_power": ops.float_power,
+    "deg2rad": ops.deg2rad, "rad2deg": ops.rad2deg, "multiply": ops.multiply, "subtract": ops.subtract,
+    "divide": ops.divide, "true_divide": ops.true_divide, "greater": ops.greater, "greater_equal": ops.greater_equal,
+    "less": ops.less, "less_equal": ops.less_equal, "not_equal": ops.not_equal, "absolute": ops.absolute,
+    "negative": ops.negative, "positive": ops.positive,
+}
+for _name, _fn in _METHODS_23.items():
+    setattr(Tensor, _name, _make_method(_fn, _name))

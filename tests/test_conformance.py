@@ -97,7 +97,8 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "atanh", "atan2", "exp2", "kthvalue", "median", "quantile", "nan_to_num", "rot90", "tensordot", "kron",
         "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
         "logaddexp", "logaddexp2", "hypot", "xlogy", "logit", "sgn", "frac", "fmax", "fmin", "cartesian_prod",
-        "block_diag", "cross", "cdist",
+        "block_diag", "cross", "cdist", "copysign", "deg2rad", "heaviside", "aminmax", "float_power", "rad2deg", "sinc",
+        "signbit", "erfc", "nanmean", "nansum",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,

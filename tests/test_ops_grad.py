@@ -312,6 +312,7 @@ CASES: list[Case] = [
     Case("atanh", "atanh", mg.atanh, inputs(rnd(2, 3, low=-0.9, high=0.9))),
     Case("atan2-broadcast", "atan2", mg.atan2, inputs(rnd(2, 3), away(3))),
     Case("exp2", "exp2", mg.exp2, inputs(rnd(2, 3))),
+    Case("sinc", "sinc", mg.sinc, inputs(rnd(2, 3))),
     Case("xlogy", "xlogy", mg.xlogy, inputs(rnd(2, 3), rnd(3, low=0.3, high=2.0))),
     Case("logit", "logit", mg.logit, inputs(rnd(2, 3, low=0.1, high=0.9))),
     Case("logit-eps", "logit", lambda p: mg.logit(p, eps=0.05), inputs(rnd(2, 3, low=0.1, high=0.9))),

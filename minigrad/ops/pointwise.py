@@ -1,5 +1,7 @@
 """Elementwise formulas PyTorch names: ``square``, ``rsqrt``, ``reciprocal``, ``lerp``, ``addcmul``, ``addcdiv``,
-``logaddexp``, ``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``.
+``logaddexp``, ``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``, ``copysign``, ``heaviside``, ``erfc``, ``float_power``, ``deg2rad``, ``rad2deg``, and NumPy's names for the arithmetic and
+comparison ops (``multiply``, ``subtract``, ``divide``, ``true_divide``, ``greater`` ..., ``absolute``,
+``negative``, ``positive``).
 
 Composites of ``mul``, ``div``, ``pow``, ``sqrt``, ``add`` and ``sub``; their
 gradients are those ops' (``square``'s is ``2 x``, ``rsqrt``'s
@@ -24,12 +26,20 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 import math
 
-from .math import add, cast, div, eq, exp, ge, le, log, maximum, mul, ne, sign, sqrt, sub, where
+from .math import abs as _abs
+from .math import add, cast, div, eq, erf, exp, ge, gt, le, log, lt, maximum, mul, ne, neg, pow, sign, sin, sqrt
+from .math import sub, where
+from .special_values import signbit
+from .torch_forms import add as _add_alpha
+from .torch_forms import div as _div_modes
+from .torch_forms import sub as _sub_alpha
 from .rounding import trunc
 from .registry import type_name
 
 __all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp", "logaddexp2", "hypot", "sgn",
-           "frac", "fmax", "fmin"]
+           "frac", "fmax", "fmin", "copysign", "heaviside", "erfc", "float_power", "deg2rad", "rad2deg",
+           "multiply", "subtract", "divide", "true_divide", "greater", "greater_equal", "less", "less_equal",
+           "not_equal", "absolute", "negative", "positive"]
 
 
 def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
@@ -149,3 +159,67 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
     _pair("fmin", input, other)
     take_input = where(ne(other, other), True, le(input, other))
     return where(take_input, input, other)
+
+
+def copysign(input: Any, other: Any) -> Tensor:
+    """``|input|`` with the sign of ``other`` (its sign bit: ``-0.0`` counts as negative) (``torch.copysign``);
+    the gradient to ``other`` is 0."""
+    if not isinstance(input, Tensor):
+        _tensor("copysign", "input", 0, input)
+    x = _as_float(input)
+    y = other if isinstance(other, Tensor) else Tensor._scalar(float(other), x.dtype, x.device)
+    size = _abs(x)
+    return where(signbit(y), neg(size), size)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 below 0, 1 above, ``values`` at 0 (``torch.heaviside``; no gradient, as PyTorch
+    has none)."""
+    _tensor("heaviside", "input", 0, input)
+    _tensor("heaviside", "values", 1, values)
+    if input.dtype is not values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes "
+                           f"({input.dtype} and {values.dtype})")
+    step = cast(gt(input, 0), input.dtype)
+    return where(eq(input, 0), values, step).detach()
+
+
+def erfc(input: Tensor) -> Tensor:
+    """The complementary error function, ``1 - erf(x)``."""
+    _tensor("erfc", "input", 0, input)
+    return sub(1.0, erf(_as_float(input)))
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` computed in float64 (``torch.float_power``)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        _tensor("float_power", "input", 0, input)
+    up = [cast(t, _dt.float64) if isinstance(t, Tensor) and t.dtype is not _dt.float64 else
+          (float(t) if not isinstance(t, Tensor) else t) for t in (input, exponent)]
+    return pow(up[0], up[1])
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians, ``x * pi / 180``."""
+    _tensor("deg2rad", "input", 0, input)
+    return mul(_as_float(input), math.pi / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees, ``x * 180 / pi``."""
+    _tensor("rad2deg", "input", 0, input)
+    return mul(_as_float(input), 180.0 / math.pi)
+
+
+# NumPy's names for the arithmetic and comparison ops (PyTorch accepts both spellings).
+multiply = mul
+subtract = _sub_alpha
+divide = _div_modes
+true_divide = div
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+absolute, negative = _abs, neg
+
+
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (``+x``)."""
+    return _tensor("positive", "input", 0, input)

@@ -1,4 +1,5 @@
-"""Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf`` (ops);
+"""Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``, and which
+carry a minus sign (``signbit``, true for ``-0.0`` too) (ops);
 and ``nan_to_num`` (a composite) to replace them.
 
 Each is an op with a bool result and no gradient (it compares values). Integer
@@ -27,7 +28,7 @@ from ..tensor import Tensor
 from .math import where
 from .registry import defop, type_name
 
-__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "nan_to_num"]
+__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "nan_to_num"]
 
 
 def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
@@ -51,6 +52,16 @@ isinf = _define("isinf", np.isinf, False, "True where x is +inf or -inf")
 isfinite = _define("isfinite", np.isfinite, True, "True where x is neither NaN nor infinite")
 isposinf = _define("isposinf", np.isposinf, False, "True where x is +inf")
 isneginf = _define("isneginf", np.isneginf, False, "True where x is -inf")
+
+
+@register_kernel("signbit", Backend.CPU, dtypes=ALL_DTYPES)
+def signbit_cpu(x: np.ndarray) -> np.ndarray:
+    """``numpy.signbit`` (bools have no sign)."""
+    return np.zeros(x.shape, dtype=bool) if x.dtype.kind == "b" else np.asarray(np.signbit(x))
+
+
+signbit = defop("signbit", inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=("signbit",),
+                doc="True where x has its sign bit set (negative numbers, -0.0)")
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
