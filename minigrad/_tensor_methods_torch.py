@@ -215,3 +215,15 @@ _METHODS_23 = {
 }
 for _name, _fn in _METHODS_23.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+Tensor.logcumsumexp = _make_method(ops.logcumsumexp, "logcumsumexp")  # type: ignore[attr-defined]
+
+
+def _trace_method(self: Tensor) -> Tensor:
+    """``x.trace()``: the sum of the diagonal of a 2-D tensor (``Tensor.trace``; ``minigrad.trace`` is the
+    recorder, so the matrix trace is a method only). Composite: ``diagonal`` and ``sum``."""
+    if self.ndim != 2:
+        raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim {self.ndim}")
+    return ops.sum(ops.diagonal(self))
+
+
+Tensor.trace = _trace_method  # type: ignore[attr-defined]

@@ -98,7 +98,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
         "logaddexp", "logaddexp2", "hypot", "xlogy", "logit", "sgn", "frac", "fmax", "fmin", "cartesian_prod",
         "block_diag", "cross", "cdist", "copysign", "deg2rad", "heaviside", "aminmax", "float_power", "rad2deg", "sinc",
-        "signbit", "erfc", "nanmean", "nansum",
+        "signbit", "erfc", "nanmean", "nansum", "logcumsumexp",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,
@@ -106,6 +106,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("linalg.cross", ""): mg.linalg.cross,
     ("linalg.matrix_power", ""): mg.linalg.matrix_power,
     ("unfold", ""): lambda x, *a, **k: x.unfold(*a, **k),
+    ("trace", ""): lambda x: x.trace(),  # minigrad.trace is the recorder: the matrix trace is a method
     ("linalg.det", ""): mg.linalg.det,
     ("linalg.solve", ""): mg.linalg.solve,
     **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm")},

@@ -278,6 +278,7 @@ CASES: list[Case] = [
     Case("cumprod", "cumprod", lambda x: mg.cumprod(x, -1), inputs(rnd(3, 4))),
     Case("cumprod-with-zeros", "cumprod", lambda x: mg.cumprod(x * mg.tensor([[1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 1.0, 0.0]], dtype=F64), 1),
          inputs(rnd(2, 4))),
+    Case("logcumsumexp", "logcumsumexp", lambda x: mg.logcumsumexp(x, 1), inputs(rnd(3, 4))),
     Case("flip", "flip", lambda x: mg.flip(x, (0, 2)), inputs(rnd(2, 3, 2))),
     Case("roll-dims", "roll", lambda x: mg.roll(x, (1, -2), (0, 1)), inputs(rnd(3, 4))),
     Case("roll-flat", "roll", lambda x: mg.roll(x, 5), inputs(rnd(3, 4))),

