@@ -6,9 +6,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: tui test setup graphviz bench docs clean
+.PHONY: tui test setup graphviz chromium bench docs clean
 
-setup: $(STAMP) graphviz
+setup: $(STAMP) graphviz chromium
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,22 @@ graphviz:
 		echo "minigrad still works; the renderer will write DOT source instead of SVG."; \
 	fi
 
-tui: setup
+# The browser tests (tests/browser) drive Debian's Chromium with playwright (no browser download);
+# without it they skip and say so.
+chromium:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Chromium with apt-get (for the browser tests)..."; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+			|| echo "note: Chromium could not be installed; the browser tests will be skipped"; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+			|| echo "note: Chromium could not be installed; the browser tests will be skipped"; \
+	else \
+		echo "note: Chromium is missing (Debian/Ubuntu: sudo apt-get install chromium); the browser tests will be skipped."; \
+	fi
+
+tui: $(STAMP) graphviz
 	$(VENV)/bin/minigrad-tui
 
 # The suite includes tests/test_wheel.py: it builds the wheel, installs it into a throw-away

@@ -15,6 +15,11 @@ Example:
 import os as _os
 
 from . import dtypes, flags
+from . import random
+from .random import Generator, default_generator, get_rng_state, initial_seed, seed, set_rng_state
+from .devices import device
+from .dtypes import get_default_dtype, set_default_dtype
+from .tensor import is_tensor, numel
 from .dtypes import bool_, float16, float32, float64, int32, int64
 from .tensor import Tensor
 from .creation import (
@@ -39,6 +44,7 @@ from . import _tensor_methods_torch  # noqa: F401  (methods of the composite fun
 from .serialization import load, save
 from .ops.torch_forms import add, clip, div, sub  # PyTorch's alpha= / rounding_mode= / tensor-bound forms
 from .creation import eye, from_numpy, linspace, multinomial, randint, randperm
+from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
 from .autograd.function import Function as _Function, FunctionCtx as _FunctionCtx
@@ -47,13 +53,32 @@ from .autograd.function import Function as _Function, FunctionCtx as _FunctionCt
 # own __init__ cannot import (``minigrad.tensor`` imports that package first), so it is attached here.
 autograd.Function = _Function
 autograd.FunctionCtx = _FunctionCtx
+# ``mg.autograd.functional`` (jacobian, hessian, ...) and ``gradcheck``/``gradgradcheck``: API-level helpers
+# under PyTorch's names (they use ops, which ``minigrad.autograd`` itself sits below).
+from .autograd import functional as _autograd_functional  # noqa: E402,F401  (sets mg.autograd.functional)
+from .autograd.gradcheck import GradcheckError as _GradcheckError, gradcheck as _gradcheck, gradgradcheck as _gradgradcheck
+
+autograd.gradcheck = _gradcheck  # as in PyTorch, the function shadows its module's name
+autograd.gradgradcheck = _gradgradcheck
+autograd.GradcheckError = _GradcheckError
+from . import func  # noqa: E402  (mg.func.grad, grad_and_value)
 from .kernels.backends import is_gpu_available, register_backend, unregister_backend
 from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
+from . import cuda
+from .autograd import inference_mode
 from . import linalg  # torch.linalg's names (issue 23)
+from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
+# PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its storage dtype uint8.
+from .dtypes import uint8  # noqa: E402
+long = int64
+float = float32  # noqa: A001
+double = float64
+half = float16
+int = int32  # noqa: A001
 
 
 __all__ = [
@@ -61,6 +86,14 @@ __all__ = [
     "full_like", "manual_seed", "channels_last", "float16", "float32", "float64", "int32", "int64", "bool", "bool_", "dtypes",
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
     "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
+]
+__all__ += ["uint8", "long", "float", "double", "half", "int"]
+# PyTorch's names for devices, defaults and predicates.
+__all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "inference_mode"]
+# Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.
+__all__ += [
+    "random", "Generator", "default_generator", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+    "bernoulli", "normal", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
 ]
 
 

@@ -16,7 +16,7 @@ from . import dtypes, ops
 from .autograd import hooks as _hooks
 from .autograd.engine import run_backward
 from .dispatch.dygraph import run_inplace, run_op
-from .device import canonical_device
+from .devices import canonical_device
 from .kernels.backends import backend_of_device, move_array
 from .ops.device import to_device
 from .ops.registry import on_define
@@ -185,19 +185,53 @@ def _clone(self: Tensor) -> Tensor:
     return ops.clone(self)
 
 
-def _to(self: Tensor, device: str | None = None, dtype: Any = None) -> Tensor:
-    """Move to ``device`` and/or cast to ``dtype`` (differentiable)."""
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Move and/or cast (differentiable), in PyTorch's forms: ``to(dtype)``, ``to(device)``,
+    ``to(device, dtype)``, ``to(other)`` (other's device and dtype), with ``device=``/``dtype=``/``copy=``
+    keywords. Returns ``self`` when nothing changes (unless ``copy=True``)."""
+    device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for pos, arg in enumerate(args):
+        if isinstance(arg, Tensor) and pos == 0:
+            device, dtype = arg._device, arg._dtype
+        elif isinstance(arg, bool) and pos > 0:  # to(device, dtype, non_blocking, copy) positionally
+            copy = arg if pos == len(args) - 1 and pos >= 2 else copy
+        elif isinstance(arg, (str, int)) and device is None and pos == 0:
+            device = arg
+        elif dtype is None and _is_dtype(arg):
+            dtype = arg
+        else:
+            raise TypeError(
+                f"to() received an invalid combination of arguments: argument {pos} is {type(arg).__name__}; "
+                "expected to(dtype), to(device, dtype=None) or to(other)"
+            )
     out = self
-    if dtype is not None:
+    if dtype is not None and dtypes.as_dtype(dtype, "to(): argument 'dtype'") is not out._dtype:
         out = out.astype(dtype)
     if device is not None:
+        if isinstance(device, int) and not isinstance(device, bool):
+            device = "cuda"
         if not isinstance(device, str):
-            raise TypeError(f"to(): argument 'device' must be str, but got {type(device).__name__}")
+            raise TypeError(f"to(): argument 'device' must be str or minigrad.device, but got {type(device).__name__}")
         backend_of_device(device, "to()")  # unknown device / missing CuPy -> clear error
         device = canonical_device(device)
         if device != out._device:
             out = to_device(out, device)
+    if copy and out is self:
+        out = ops.clone(self)
     return out
+
+
+def _is_dtype(value: Any) -> bool:
+    try:
+        dtypes.as_dtype(value)
+    except TypeError:
+        return False
+    return not isinstance(value, str)  # a string is a device here ("cpu"), as in PyTorch
 
 
 def _astype(self: Tensor, dtype: Any) -> Tensor:
@@ -266,7 +300,16 @@ Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 
 
 def _inplace_method(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
-    def method(self: Tensor, other: Any) -> Tensor:
+    def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        if kwargs and name in ("add_", "sub_") and set(kwargs) == {"alpha"}:
+            # PyTorch's ``p.add_(g, alpha=-lr)``: other * alpha, scaled before anything changes
+            alpha = kwargs["alpha"]
+            if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+                raise TypeError(f"{name}(): argument 'alpha' must be a number, but got {type(alpha).__name__}")
+            if alpha != 1:
+                other = ops.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+        elif kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
         return run_inplace(self, name, lambda: op(self, other), other)
 
     method.__name__ = name
@@ -296,3 +339,28 @@ Tensor.__iadd__ = lambda self, o: self.add_(o)  # type: ignore[assignment]
 Tensor.__isub__ = lambda self, o: self.sub_(o)  # type: ignore[assignment]
 Tensor.__imul__ = lambda self, o: self.mul_(o)  # type: ignore[assignment]
 Tensor.__itruediv__ = lambda self, o: self.div_(o)  # type: ignore[assignment]
+
+
+# -- copy.deepcopy (modules are deep-copied to stack identical layers, e.g. TransformerEncoder) --
+
+
+def _deepcopy(self: Tensor, memo: dict[int, Any]) -> Tensor:
+    """``copy.deepcopy(t)``: a new leaf with its own storage and its own id (PyTorch's rule:
+    only leaves can be deep-copied; ``requires_grad`` and ``.grad`` are copied too)."""
+    if id(self) in memo:
+        return memo[id(self)]
+    if self._meta is not None and self._meta.grad_node is not None:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                           "protocol at the moment. If you were attempting to deepcopy a module, this may be "
+                           "because of a torch.nn.utils.weight_norm usage, see "
+                           "https://github.com/pytorch/pytorch/pull/103001")
+    out = Tensor._make(self._data.copy(), self._dtype, self._device, self._layout)
+    memo[id(self)] = out
+    if self._meta is not None:
+        out.requires_grad_(True)
+        if self.grad is not None:
+            out.grad = _deepcopy(self.grad, memo)
+    return out
+
+
+Tensor.__deepcopy__ = _deepcopy  # type: ignore[attr-defined]

@@ -91,6 +91,45 @@ Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
 Tensor.type_as = _type_as  # type: ignore[attr-defined]
 
 
+# In-place sampling (ops/sampling.py): x.normal_(), x.uniform_(), x.random_(), x.bernoulli_(), x.exponential_().
+from .ops import sampling as _sampling  # noqa: E402
+
+for _name in _sampling.METHODS:
+    setattr(Tensor, _name, getattr(_sampling, _name))
+
+
+# PyTorch's new_* (creation.py) and type().
+from . import creation as _creation  # noqa: E402
+from . import dtypes as _dtypes  # noqa: E402
+
+for _name, _fn in _creation.TENSOR_METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+#: dtype -> PyTorch's legacy tensor type name, as ``x.type()`` returns it
+_TYPE_NAMES = {_dtypes.float32: "FloatTensor", _dtypes.float64: "DoubleTensor", _dtypes.float16: "HalfTensor",
+               _dtypes.int64: "LongTensor", _dtypes.int32: "IntTensor", _dtypes.bool_: "BoolTensor",
+               _dtypes.uint8: "ByteTensor"}
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """``x.type()``: PyTorch's type name (``'torch.FloatTensor'``, ``'torch.cuda.FloatTensor'`` on the GPU);
+    ``x.type(dtype)`` (a dtype or such a name): ``x`` cast to it."""
+    if dtype is None:
+        prefix = "torch.cuda." if self._device == "gpu" else "torch."
+        return prefix + _TYPE_NAMES[self.dtype]
+    if isinstance(dtype, str) and dtype.endswith("Tensor"):
+        by_name = {v: k for k, v in _TYPE_NAMES.items()}
+        short = dtype.rsplit(".", 1)[-1]
+        if short not in by_name:
+            raise ValueError(f"invalid type: '{dtype}'")
+        out = self.to(by_name[short])
+        return out.to("gpu") if ".cuda." in dtype else out
+    return self.to(dtype)
+
+
+Tensor.type = _type  # type: ignore[attr-defined]
+
+
 # -- the torch.* tensor ops of issue 23 (ordering, indexing, cumulative, norms, products, pointwise) --------
 _METHODS_TORCH_OPS = {
     # ordering, searching and counting

@@ -8,6 +8,7 @@
     minigrad log run.jsonl [--kind 'queue.*'] [--limit N]
     minigrad export-chrome run.jsonl -o trace.json      # open in https://ui.perfetto.dev
     minigrad diff mine.jsonl reference.jsonl [--all] [--kind 'queue.*'] [--json out.json]
+    minigrad web run.jsonl -o page.html                 # the stepper as one self-contained web page
 
 Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
 ``build_parser``; adding a subcommand means adding one function and one
@@ -45,11 +46,12 @@ from .tracing.loader import load
 from .tracing.recorder import Recorder
 from .tracing.replay import replay
 
-__all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "cmd_diff", "CliError"]
+__all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "cmd_diff", "cmd_web", "CliError"]
 
 EXIT_ERROR = 1  # a bad request: step out of range, script failure
 EXIT_BAD_FILE = 2  # the trace file is missing or not a readable minigrad trace (DESIGN §7)
 EXIT_NO_DOT = 3  # Graphviz missing (the DOT source was saved instead)
+FLIPBOOK_HINT_FRAMES = 300  # above this many frames `render --flipbook` points to `minigrad web`
 EXIT_DIFFERENT = 1  # minigrad diff: the recordings differ (as diff(1) does; a bad file is EXIT_BAD_FILE, 2)
 
 
@@ -145,6 +147,15 @@ def cmd_render(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if args.flipbook:
         try:
+            frames = len(viz.backward_steps(rp, -1 if args.backward_pass is None else args.backward_pass, args.frames))
+        except (IndexError, ValueError):
+            frames = 0  # flipbook() below reports the problem
+        if frames > FLIPBOOK_HINT_FRAMES:
+            # One full SVG per frame: a long pass makes a page browsers struggle with. The web
+            # stepper ships one layout and the per-event changes instead.
+            print(f"note: the flip-book will hold {frames} frames, each a whole SVG; for stepping on screen, "
+                  f"'minigrad web {args.trace}' shows the same pass as one small page", file=sys.stderr)
+        try:
             book = viz.flipbook(rp, backward_pass=-1 if args.backward_pass is None else args.backward_pass,
                                 frames=args.frames, previews=not args.no_previews)
         except (IndexError, ValueError) as exc:
@@ -238,6 +249,33 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------
+# web
+# ---------------------------------------------------------------------------
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    """Write the web stepper of a trace: one HTML page with the TUI's panes (``mg.viz.stepper``)."""
+    from minigrad import viz
+
+    rec = _load(args.trace)
+    if not rec.events:
+        raise CliError(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
+    out = Path(args.output or Path(args.trace).with_suffix(".html").name)
+    try:
+        page = viz.stepper(rec, title=Path(args.trace).name)
+    except viz.DotNotFoundError as exc:
+        raise CliError(str(exc), EXIT_NO_DOT) from None
+    path = page.save(out)
+    size = path.stat().st_size
+    passes = len(page.data["passes"])
+    print(f"wrote {path} ({size / 1e6:.2f} MB, {passes} backward pass{'es' if passes != 1 else ''}); "
+          "open it in any browser, no server needed", file=sys.stderr)
+    for note in page.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # parser and entry point
 # ---------------------------------------------------------------------------
 
@@ -297,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context", type=int, default=3, help="events of context before a divergence (3)")
     p.add_argument("--json", dest="json_path", help="also write the result as JSON here")
     p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("web", help="write the stepper as one self-contained web page (opens from disk, in notebooks)")
+    p.add_argument("trace", help="a .jsonl trace")
+    p.add_argument("-o", "--output", help="HTML file to write (default: <trace>.html)")
+    p.set_defaults(func=cmd_web)
 
     # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).
     lessons_cli.add_parser(sub)

@@ -19,17 +19,18 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import dtypes as _dt
-from .device import Layout, to_numpy
+from . import random as _random
+from .devices import Layout, to_numpy
 from .dtypes import DType
+from .random import (
+    Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
+)
 from .tensor import Tensor, check_device as _check_device, finish as _finish, from_data
 
 __all__ = [
     "tensor", "channels_last", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like", "full_like",
     "manual_seed", "generator", "from_numpy", "eye", "linspace", "randint", "randperm", "multinomial",
 ]
-
-_rng = np.random.default_rng()
-
 
 def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """Creation functions: NumPy's bare ``MemoryError`` gets the function's name (DESIGN §7).
@@ -49,17 +50,9 @@ def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tenso
     return wrapper
 
 
-def manual_seed(seed: int) -> None:
-    """Seed minigrad's random generator (``randn``, ``rand``, ``Dropout``, init)."""
-    global _rng
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError(f"manual_seed(): argument 'seed' must be int, but got {type(seed).__name__}")
-    _rng = np.random.default_rng(seed)
-
-
-def generator() -> np.random.Generator:
-    """The generator behind ``randn``/``rand`` (reseeded by ``manual_seed``)."""
-    return _rng
+def generator() -> Generator:
+    """The default generator (``mg.random.default_generator``), which ``manual_seed`` seeds."""
+    return _random.default_generator
 
 
 def tensor(
@@ -126,14 +119,14 @@ def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
 @_names_allocation_failures
 def zeros(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
-    dt = _dtype_arg("zeros", dtype, _dt.float32)
+    dt = _dtype_arg("zeros", dtype, _dt.default_float())
     return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
 
 
 @_names_allocation_failures
 def ones(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
-    dt = _dtype_arg("ones", dtype, _dt.float32)
+    dt = _dtype_arg("ones", dtype, _dt.default_float())
     return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
 
 
@@ -142,7 +135,7 @@ def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = 
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     if not isinstance(fill_value, (int, float, bool)):
         raise TypeError(f"full(): argument 'fill_value' (position 1) must be a number, but got {type(fill_value).__name__}")
-    default = _dt.bool_ if isinstance(fill_value, bool) else _dt.int64 if isinstance(fill_value, int) else _dt.float32
+    default = _dt.bool_ if isinstance(fill_value, bool) else _dt.int64 if isinstance(fill_value, int) else _dt.default_float()
     dt = _dtype_arg("full", dtype, default)
     shape = _shape_arg("full", (size,) if isinstance(size, (list, tuple)) else (size,))
     return _finish("full", np.full(shape, fill_value, dt.np), dt, _check_device("full", device), requires_grad, name)
@@ -159,28 +152,54 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     if step == 0:
         raise ValueError("arange(): step must be nonzero")
     all_int = all(isinstance(v, int) for v in (start, end, step))
-    dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.float32)
+    dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.default_float())
     return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
 
 
 @_names_allocation_failures
-def randn(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Standard normal samples (reproducible with ``manual_seed``)."""
-    dt = _dtype_arg("randn", dtype, _dt.float32)
-    if not dt.is_floating:
-        raise TypeError(f"randn(): dtype must be a float dtype, but got {dt}")
-    data = _rng.standard_normal(_shape_arg("randn", size)).astype(dt.np)
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
+          requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
+    """Standard normal samples, PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> g = mg.Generator().manual_seed(2147483647)
+        >>> mg.randn(3, generator=g)
+        tensor([-0.9800, -1.6578, -0.0572])
+    """
+    size_kw = _size_keyword("randn", kwargs)
+    gen = generator_arg("randn", generator)
+    dt = _float_dtype_arg("randn", dtype)
+    shape = _shape_arg("randn", size if size or size_kw is None else (size_kw,))
+    data = gen.normal(int(np.prod(shape)), dt).reshape(shape)
     return _finish("randn", data, dt, _check_device("randn", device), requires_grad, name)
 
 
 @_names_allocation_failures
-def rand(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
-    """Uniform samples in [0, 1) (reproducible with ``manual_seed``)."""
-    dt = _dtype_arg("rand", dtype, _dt.float32)
-    if not dt.is_floating:
-        raise TypeError(f"rand(): dtype must be a float dtype, but got {dt}")
-    data = _rng.random(_shape_arg("rand", size)).astype(dt.np)
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
+         requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
+    """Uniform samples in [0, 1), PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``)."""
+    size_kw = _size_keyword("rand", kwargs)
+    gen = generator_arg("rand", generator)
+    dt = _float_dtype_arg("rand", dtype)
+    shape = _shape_arg("rand", size if size or size_kw is None else (size_kw,))
+    data = gen.uniform(int(np.prod(shape)), dt).reshape(shape)
     return _finish("rand", data, dt, _check_device("rand", device), requires_grad, name)
+
+
+def _size_keyword(fn: str, kwargs: dict[str, Any]) -> Any:
+    """PyTorch's ``size=`` keyword (``randn(size=(2, 3))``); anything else is an unknown keyword."""
+    size = kwargs.pop("size", None)
+    if kwargs:
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return size
+
+
+def _float_dtype_arg(fn: str, dtype: Any) -> DType:
+    dt = _dtype_arg(fn, dtype, _dt.default_float())
+    if not dt.is_floating:
+        raise TypeError(f"{fn}(): dtype must be a float dtype, but got {dt}")
+    return dt
 
 
 def _like(fn: str, t: Any) -> Tensor:
@@ -222,7 +241,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
-    dt = _dtype_arg("eye", dtype, _dt.float32)
+    dt = _dtype_arg("eye", dtype, _dt.default_float())
     return _finish("eye", np.eye(n, n if m is None else m, dtype=dt.np), dt, _check_device("eye", device), requires_grad)
 
 
@@ -231,47 +250,239 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
         raise ValueError(f"linspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
-    dt = _dtype_arg("linspace", dtype, _dt.float32)
+    dt = _dtype_arg("linspace", dtype, _dt.default_float())
     data = np.linspace(start, end, steps).astype(dt.np)
     return _finish("linspace", data, dt, _check_device("linspace", device), requires_grad)
 
 
-def randint(low: int, high: int | None = None, size: Any = None, *, dtype: Any = None, device: str = "cpu") -> Tensor:
-    """Random integers in ``[low, high)`` of shape ``size``; ``randint(high, size)`` starts at 0 (int64)."""
+def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,
+            dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+    """Random integers in ``[low, high)`` of shape ``size``; ``randint(high, size)`` starts at 0 (int64).
+
+    Example:
+        >>> import minigrad as mg
+        >>> g = mg.Generator().manual_seed(2147483647)
+        >>> mg.randint(0, 10, (5,), generator=g)
+        tensor([1, 4, 9, 2, 3])
+    """
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high
     if high is None or size is None:
         raise TypeError("randint(): expected randint(low, high, size) or randint(high, size)")
+    for nm, v in (("low", low), ("high", high)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"randint(): argument '{nm}' must be int, but got {type(v).__name__}")
     shape = _shape_arg("randint", tuple(size) if isinstance(size, (tuple, list)) else (size,))
     if high <= low:
-        raise ValueError(f"randint(): 'high' ({high}) must be greater than 'low' ({low})")
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    gen = generator_arg("randint", generator)
     dt = _dtype_arg("randint", dtype, _dt.int64)
-    data = generator().integers(low, high, size=shape).astype(dt.np)
-    return _finish("randint", data, dt, _check_device("randint", device), False)
+    data = randint_array(gen, int(np.prod(shape)), int(low), int(high)).reshape(shape).astype(dt.np)
+    return _finish("randint", data, dt, _check_device("randint", device), requires_grad)
 
 
-def randperm(n: int, *, dtype: Any = None, device: str = "cpu") -> Tensor:
-    """A random permutation of ``0 .. n-1`` (int64)."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"randperm(): argument 'n' must be a non-negative int, but got {n!r}")
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
+             requires_grad: bool = False) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64), PyTorch's for the same seed."""
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError(f"randperm(): n must be non-negative, got {n}")
+    gen = generator_arg("randperm", generator)
     dt = _dtype_arg("randperm", dtype, _dt.int64)
-    return _finish("randperm", generator().permutation(n).astype(dt.np), dt, _check_device("randperm", device), False)
+    data = randperm_array(gen, int(n)).astype(dt.np)
+    return _finish("randperm", data, dt, _check_device("randperm", device), requires_grad)
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False) -> Tensor:
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> Tensor:
     """Indices drawn from the categorical distribution in each row of ``input`` (weights, not necessarily
-    normalised); 1-D input gives ``(num_samples,)``, 2-D input ``(rows, num_samples)``."""
+    normalised); 1-D input gives ``(num_samples,)``, 2-D input ``(rows, num_samples)``.
+
+    Example (the makemore lecture's sampling step):
+        >>> import minigrad as mg
+        >>> g = mg.Generator().manual_seed(2147483647)
+        >>> p = mg.tensor([0.1, 0.2, 0.7])
+        >>> mg.multinomial(p, num_samples=1, replacement=True, generator=g)
+        tensor([2])
+    """
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 0) must be Tensor, but got {type(input).__name__}")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(f"multinomial(): argument 'num_samples' (position 1) must be int, not {type(num_samples).__name__}")
     if input.ndim not in (1, 2):
-        raise ValueError(f"multinomial(): input must be 1-D or 2-D, but got shape {tuple(input.shape)}")
-    w = to_numpy(input._data).astype(np.float64)
+        raise RuntimeError(f"prob_dist must be 1 or 2 dim, but got shape {tuple(input.shape)}")
+    if not input.dtype.is_floating:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    gen = generator_arg("multinomial", generator)
+    w = to_numpy(input._data)
     rows = w.reshape(1, -1) if w.ndim == 1 else w
-    if np.any(rows < 0) or np.any(~np.isfinite(rows)) or np.any(rows.sum(axis=1) <= 0):
-        raise RuntimeError("multinomial(): probabilities must be finite, non-negative and not all zero in a row")
     if not replacement and num_samples > rows.shape[1]:
-        raise RuntimeError(f"multinomial(): cannot draw {num_samples} samples without replacement from {rows.shape[1]} categories")
-    rng = generator()
-    out = np.stack([rng.choice(rows.shape[1], size=num_samples, replace=replacement, p=r / r.sum()) for r in rows])
-    out = out.astype(np.int64)
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if np.any(~np.isfinite(rows)) or np.any(rows < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(rows.sum(axis=1) <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    work = rows.astype(np.float64 if w.dtype == np.float64 else np.float32)
+    out = multinomial_array(gen, work, int(num_samples), bool(replacement))
     return _finish("multinomial", out[0] if w.ndim == 1 else out, _dt.int64, input.device, False)
+
+
+# -- random tensors shaped like another, and PyTorch's normal / bernoulli --------------------------
+
+
+def _like_dtype(fn: str, t: Tensor, dtype: Any, need_float: bool) -> DType:
+    dt = t.dtype if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
+    if need_float and not dt.is_floating:
+        raise RuntimeError(f"{fn}(): expected a floating point dtype, but got {dt}")
+    return dt
+
+
+def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    """``rand`` with ``input``'s shape (and dtype/device unless given)."""
+    t = _like("rand_like", input)
+    dt = _like_dtype("rand_like", t, dtype, True)
+    return rand(t.shape, generator=generator, dtype=dt, device=device or t.device, requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+    """``randn`` with ``input``'s shape (and dtype/device unless given)."""
+    t = _like("randn_like", input)
+    dt = _like_dtype("randn_like", t, dtype, True)
+    return randn(t.shape, generator=generator, dtype=dt, device=device or t.device, requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = None,
+                 dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``randint`` with ``input``'s shape (and dtype/device unless given); ``randint_like(x, high)`` starts at 0."""
+    t = _like("randint_like", input)
+    if high is None:
+        low, high = 0, low
+    dt = _like_dtype("randint_like", t, dtype, False)
+    return randint(low, high, t.shape, generator=generator, dtype=dt, device=device or t.device,
+                   requires_grad=requires_grad)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Normal samples: ``normal(mean, std, size)`` with numbers, or elementwise ``mean``/``std`` tensors
+    (broadcast together; the noise is drawn as ``randn`` draws it, then scaled and shifted).
+
+    Example:
+        >>> import minigrad as mg
+        >>> _ = mg.manual_seed(0)
+        >>> mg.normal(2.0, 3.0, size=(2,))
+        tensor([6.6230, 1.1197])
+    """
+    gen = generator_arg("normal", generator)
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError("normal(): with float mean and std, argument 'size' is required")
+        for nm, v in (("mean", mean), ("std", std)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"normal(): argument '{nm}' must be float, but got {type(v).__name__}")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        dt = _float_dtype_arg("normal", dtype)
+        shape = _shape_arg("normal", tuple(size) if isinstance(size, (tuple, list)) else (size,))
+        data = gen.normal(int(np.prod(shape)), dt, float(mean), float(std)).reshape(shape)
+        return _finish("normal", data, dt, _check_device("normal", device or "cpu"), requires_grad)
+    m = to_numpy(mean._data) if mean_t else np.asarray(mean, np.float64)
+    sd = to_numpy(std._data) if std_t else np.asarray(std, np.float64)
+    ref = mean if mean_t else std
+    if not ref.dtype.is_floating:
+        raise RuntimeError(f"normal expects floating point mean and std, but got {ref.dtype}")
+    if np.any(sd < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(m.shape, sd.shape)
+    dt = ref.dtype
+    noise = gen.normal(int(np.prod(shape)), dt).reshape(shape)
+    # PyTorch: output.normal_(0, 1) then mul_(std).add_(mean), each rounded in the output's dtype
+    data = (noise * sd.astype(dt.np)).astype(dt.np) + m.astype(dt.np)
+    return _finish("normal", data.astype(dt.np), dt, ref.device, requires_grad)
+
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None) -> Tensor:
+    """0/1 draws with the probabilities in ``input`` (or the number ``p``), in ``input``'s dtype."""
+    t = _like("bernoulli", input)
+    gen = generator_arg("bernoulli", generator)
+    n = t.numel()
+    if p is not None:
+        data = _random.bernoulli_array(gen, float(p), n)
+    else:
+        probs = to_numpy(t._data)
+        if np.any((probs < 0) | (probs > 1)):
+            raise RuntimeError("bernoulli(): all elements of input should be between 0 and 1")
+        if probs.dtype == np.float64:
+            data = _random.bernoulli_array(gen, probs.reshape(-1), n)
+        else:
+            # a float probability tensor draws float32 uniforms (bernoulli_distribution<float>)
+            data = gen.uniform(n, _dt.float32) < probs.reshape(-1).astype(np.float32)
+    return _finish("bernoulli", data.reshape(t.shape).astype(t.dtype.np), t.dtype, t.device, False)
+
+
+@_names_allocation_failures
+def empty(*size: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+    """A tensor of the given size whose values are not set (minigrad fills it with zeros)."""
+    dt = _dtype_arg("empty", dtype, _dt.default_float())
+    return _finish("empty", np.zeros(_shape_arg("empty", size), dt.np), dt, _check_device("empty", device), requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``empty`` with ``input``'s shape (and dtype/device unless given)."""
+    t = _like("empty_like", input)
+    return empty(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+__all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like"]
+
+
+# -- Tensor.new_*: new tensors with this tensor's dtype and device (unless given) ----------------------
+
+
+def _new_args(self: Tensor, fn: str, dtype: Any, device: Any) -> tuple[DType, Any]:
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{fn}(): 'self' must be Tensor, but got {type(self).__name__}")
+    dt = self.dtype if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
+    return dt, self.device if device is None else device
+
+
+def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_zeros", dtype, device)
+    return zeros(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_ones", dtype, device)
+    return ones(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """An unset tensor of ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_empty", dtype, device)
+    return empty(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """``fill_value`` in ``size`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_full", dtype, device)
+    return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new leaf holding a copy of ``data``, with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_tensor", dtype, device)
+    return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+#: the Tensor methods this module defines (attached in ``_tensor_methods_torch``)
+TENSOR_METHODS = {"new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full,
+                  "new_tensor": new_tensor}

@@ -25,6 +25,7 @@ __all__ = [
     "int32",
     "int64",
     "bool_",
+    "uint8",
     "ALL_DTYPES",
     "FLOAT_DTYPES",
     "INT_DTYPES",
@@ -33,6 +34,8 @@ __all__ = [
     "as_dtype",
     "from_numpy",
     "default_float",
+    "get_default_dtype",
+    "set_default_dtype",
 ]
 
 
@@ -60,6 +63,8 @@ class DType:
 
 
 bool_ = DType("bool", np.bool_, 0)
+#: Bytes: a storage dtype (random generator states, raw data); no op has a uint8 kernel.
+uint8 = DType("uint8", np.uint8, 0.5)
 int32 = DType("int32", np.int32, 1)
 int64 = DType("int64", np.int64, 2)
 float16 = DType("float16", np.float16, 3)
@@ -72,12 +77,36 @@ INT_DTYPES: tuple[DType, ...] = (int32, int64)
 NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME["uint8"] = uint8
 _BY_NP = {d.np: d for d in ALL_DTYPES}
 
 
+_DEFAULT_FLOAT = [float32]  # one cell, changed by set_default_dtype
+
+
 def default_float() -> DType:
-    """The dtype of float data with no explicit dtype (``float32``)."""
-    return float32
+    """The dtype of float data with no explicit dtype (``float32`` unless ``set_default_dtype`` changed it)."""
+    return _DEFAULT_FLOAT[0]
+
+
+def get_default_dtype() -> DType:
+    """The default floating dtype (``float32`` to begin with), as ``torch.get_default_dtype()``."""
+    return _DEFAULT_FLOAT[0]
+
+
+def set_default_dtype(d: Any) -> None:
+    """Make ``d`` (a float dtype) the dtype of float data and of the float creation functions' results.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.set_default_dtype(mg.float64); mg.tensor([1.5]).dtype
+        minigrad.float64
+        >>> mg.set_default_dtype(mg.float32)
+    """
+    dt = as_dtype(d, "set_default_dtype(): argument 'd'")
+    if not dt.is_floating:
+        raise TypeError(f"only floating-point types are supported as the default type, but got {dt}")
+    _DEFAULT_FLOAT[0] = dt
 
 
 def promote(a: DType, b: DType) -> DType:

@@ -28,12 +28,12 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd_meta import AutogradMeta
 from .dtypes import DType
-from .device import Layout, backend_of_device, canonical_device, move_array, to_numpy
+from .devices import Layout, as_device, backend_of_device, canonical_device, move_array, to_numpy
 from .printing import format_values
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
 
-__all__ = ["Tensor", "VersionCounter", "from_data"]
+__all__ = ["Tensor", "VersionCounter", "from_data", "is_tensor", "numel"]
 
 _tensor_ids = itertools.count(1)
 #: A fresh tensor id (the dygraph layer's inlined ``Tensor._make`` takes one).
@@ -180,13 +180,41 @@ class Tensor:
     def numel(self) -> int:
         return int(self._data.size)
 
+    def nelement(self) -> int:
+        """The number of elements (PyTorch's older name of ``numel``)."""
+        return int(self._data.size)
+
     @property
     def dtype(self) -> DType:
         return self._dtype
 
     @property
-    def device(self) -> str:
-        return self._device
+    def device(self) -> Any:
+        """Where the values live: a ``minigrad.device``, equal to its string (``x.device == "cpu"``)."""
+        return as_device(self._device)
+
+    @property
+    def is_cuda(self) -> bool:
+        """True for a tensor on the GPU."""
+        return self._device == "gpu"
+
+    @property
+    def data(self) -> "Tensor":
+        """The values without autograd: a tensor sharing storage that does not require grad (``detach()``).
+
+        Assigning ``x.data = y`` swaps in ``y``'s values (shape and dtype too) without
+        recording anything - the old way of updating weights outside the graph.
+        """
+        return self.detach()
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, but got {type(value).__name__}")
+        self._data = value._data
+        self._dtype = value._dtype
+        self._device = value._device
+        self._layout = value._layout
 
     @property
     def layout(self) -> str:
@@ -308,7 +336,12 @@ class Tensor:
 
     def detach_copy(self) -> "Tensor":
         """A detached tensor with its own copy of the values."""
-        return Tensor._make(self._data.copy(), self._dtype, self._device, self._layout)
+        data = self._data.copy()
+        if isinstance(data, np.generic):
+            # NumPy hands back scalars (np.float32) for 0-d results, and a scalar's
+            # copy is a scalar again: immutable, so ``.grad.zero_()`` could not write it.
+            data = np.array(data)
+        return Tensor._make(data, self._dtype, self._device, self._layout)
 
     # -- Python protocol ---------------------------------------------------
 
@@ -363,10 +396,12 @@ class Tensor:
 # ---------------------------------------------------------------------------
 
 def check_device(fn: str, device: Any) -> str:
+    if isinstance(device, int) and not isinstance(device, bool):  # device=0: PyTorch's first CUDA device
+        device = "cuda"
     if not isinstance(device, str):
         raise TypeError(f"{fn}(): argument 'device' must be str, but got {type(device).__name__}")
-    backend_of_device(device, f"{fn}()")
-    return canonical_device(device)
+    backend_of_device(str.__str__(device), f"{fn}()")
+    return canonical_device(str.__str__(device))
 
 
 def finish(
@@ -396,7 +431,7 @@ def _infer_dtype(arr: np.ndarray, data: Any) -> DType:
         return _dt.from_numpy(arr.dtype)
     kind = arr.dtype.kind
     if kind == "f":
-        return _dt.float32
+        return _dt.default_float()
     if kind in "iu":
         return _dt.int64
     if kind == "b":
@@ -439,3 +474,15 @@ def _layout_arg(fn: str, layout: Any, arr: np.ndarray) -> str:
     if layout == Layout.NHWC and arr.ndim != 4:
         raise ValueError(f"{fn}(): layout 'NHWC' needs 4-D data (N, H, W, C), but got {arr.ndim}-D data")
     return layout
+
+
+def is_tensor(obj: Any) -> bool:
+    """True when ``obj`` is a minigrad Tensor (a Parameter too), as ``torch.is_tensor``."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Any) -> int:
+    """The number of elements of ``input``, as ``torch.numel``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.numel()

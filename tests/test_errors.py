@@ -138,11 +138,7 @@ INFER_META_ERRORS = {
     "conv2d-ndim": (lambda: mg.conv2d(o(4, 4), o(2, 3, 3, 3)), "conv2d", "4-D"),  # (C, H, W) is unbatched input
     "conv2d-channels": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 2, 3, 3)), "conv2d", "channels"),
     "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), "conv2d", "bias"),
-    "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),
-    "conv2d-stride-0": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), stride=0), "conv2d", "positive"),
     "max_pool2d-ndim": (lambda: mg.max_pool2d(o(3, 4), 2), "max_pool2d", "4-D"),
-    "max_pool2d-too-big": (lambda: mg.max_pool2d(o(1, 1, 2, 2), 3), "max_pool2d", "larger"),
-    "max_pool2d-padding": (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, padding=2), "max_pool2d", "half of the kernel"),
     "where-condition-dtype": (lambda: mg.where(o(2), o(2), o(2)), "where", "bool"),
     "where-shapes": (lambda: mg.where(mg.tensor([True, False]), o(3), o(3)), "where", r"\(2,\).*\(3,\)"),
     "getitem-out-of-range": (lambda: o(2, 3)[2], "getitem", r"shape \(2, 3\)"),
@@ -158,6 +154,26 @@ INFER_META_ERRORS = {
 @pytest.mark.parametrize("call,op,pattern", INFER_META_ERRORS.values(), ids=INFER_META_ERRORS.keys())
 def test_shape_and_dtype_mismatches_raise_value_error(call: Callable[[], Any], op: str, pattern: str) -> None:
     with pytest.raises(ValueError) as info:
+        call()
+    msg = str(info.value)
+    assert msg.startswith(f"{op}()"), msg
+    assert re.search(pattern, msg), msg
+
+
+# --- RuntimeError: window arguments of conv/pool (PyTorch's class; NOTE [ Window arguments are checked
+# first ] in minigrad/ops/conv_forms.py) --------------------------------------------------------------
+
+WINDOW_ARGUMENT_ERRORS: dict[str, tuple[Callable[[], Any], str, str]] = {
+    "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),
+    "conv2d-stride-0": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), stride=0), "conv2d", "'stride'.*non-positive"),
+    "max_pool2d-too-big": (lambda: mg.max_pool2d(o(1, 1, 2, 2), 3), "max_pool2d", "larger"),
+    "max_pool2d-padding": (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, padding=2), "max_pool2d", "half of the kernel"),
+}
+
+
+@pytest.mark.parametrize("call,op,pattern", WINDOW_ARGUMENT_ERRORS.values(), ids=WINDOW_ARGUMENT_ERRORS.keys())
+def test_window_argument_values_raise_runtime_error(call: Callable[[], Any], op: str, pattern: str) -> None:
+    with pytest.raises(RuntimeError) as info:
         call()
     msg = str(info.value)
     assert msg.startswith(f"{op}()"), msg

@@ -6,14 +6,21 @@ Builds the student folders with ``minigrad.lessons_cli`` into a tmp dir, twice
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import minigrad as mg
 from minigrad import lessons_cli as lc
+from minigrad.autograd.function import FunctionCtx
+from minigrad.autograd.grad_node import GradNode
+from minigrad.tracing import Recorder
 
 
 @pytest.fixture(scope="module")
@@ -345,3 +352,65 @@ def test_report_shows_the_first_divergence_in_words(built, reports):
     lc.print_report(lesson8, console)
     text = console.export_text()
     assert "first divergence" in text and d["headline"][:60] in text.replace("\n", " ")
+
+
+# -- the lesson text names only what its template has -------------------------------------
+
+#: A call in inline code: ``name(`` or ``prefix.name(`` (``loss.backward()``, ``self._emit_update(...)``).
+_NAMED_CALL = re.compile(r"`(?:([A-Za-z_][A-Za-z0-9_]*)\.)?([a-z_][a-z0-9_]*)\(")
+
+
+def _template_names(folder: Path, modules: list[str]) -> tuple[set[str], set[str]]:
+    """Names bound at the top level of the lesson's template modules, and every function defined in them."""
+    top: set[str] = set()
+    defs: set[str] = set()
+    for student in modules:
+        tree = ast.parse((folder / student).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defs.add(node.name)
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                top.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                top.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                top.update(t.id for t in targets if isinstance(t, ast.Name))
+    return top, defs
+
+
+def _known_elsewhere(prefix: str | None, name: str) -> bool:
+    """A name a lesson may use without its template defining it: Python's, minigrad's public API,
+    or a method of the objects a student holds (tensors, nodes, optimizers, recordings, contexts)."""
+    if prefix is None:
+        return hasattr(builtins, name) or hasattr(mg, name) or hasattr(mg.nn.functional, name) or hasattr(mg.Tensor, name)
+    if prefix == "mg":
+        return hasattr(mg, name)
+    if prefix == "np":
+        return True  # NumPy's own API
+    holders = (mg.Tensor, GradNode, Recorder, FunctionCtx, mg.optim.Optimizer)
+    return any(hasattr(h, name) for h in holders)
+
+
+def test_every_function_a_lesson_text_names_exists(built):
+    """A student who follows the README must find each function it tells them to call
+    (lesson 2 once said ``_released_error(node)``; the engine's function is ``released_error``)."""
+    _, _, tpl = built
+    missing = []
+    for folder in tpl:
+        meta = json.loads((folder / "_lesson.json").read_text())
+        modules = [entry["student"] for entry in meta["modules"] if (folder / entry["student"]).is_file()]
+        top, defs = _template_names(folder, modules)
+        for prefix, name in _NAMED_CALL.findall((folder / "README.md").read_text()):
+            prefix = prefix or None
+            if name.startswith("__"):
+                continue  # CUDA C (__syncthreads) and dunders are not calls into the template
+            if prefix is None and (name in top or name in defs):  # a method (GeneralGrad's steps) counts
+                continue
+            if prefix is not None and (prefix == "self" or prefix in top) and name in defs:
+                continue
+            if _known_elsewhere(prefix, name):
+                continue
+            missing.append(f"{folder.name}: `{prefix + '.' if prefix else ''}{name}(`")
+    assert not missing, "lesson text names functions its template lacks:\n" + "\n".join(missing)

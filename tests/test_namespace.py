@@ -12,7 +12,9 @@ import pytest
 
 import minigrad as mg
 
-PUBLIC = ["minigrad", "minigrad.nn", "minigrad.nn.functional", "minigrad.optim", "minigrad.autograd"]
+PUBLIC = ["minigrad", "minigrad.nn", "minigrad.nn.functional", "minigrad.optim", "minigrad.autograd",
+          "minigrad.optim.lr_scheduler", "minigrad.nn.utils", "minigrad.utils", "minigrad.utils.data",
+          "minigrad.autograd.functional", "minigrad.func"]
 LEAKS = {"annotations", "Any", "OrderedDict", "math", "Iterator", "Iterable", "Sequence", "Callable", "np", "abc"}
 
 

@@ -262,6 +262,19 @@ CASES: list[Case] = [
          inputs(rnd(1, 2, 5, 5), distinct(1, 2, 4, 4, rg=False))),
     Case("max_pool2d_select", "max_pool2d_select", lambda h, x: mg.max_pool2d_select(h, x, (2, 2), (1, 1), (1, 1)),
          inputs(rnd(1, 2, 4, 4), distinct(1, 2, 4, 4, rg=False))),
+    # clamp with tensor bounds (ops/clamp.py): x inside, below and above [lo, hi], away from the bounds
+    Case("clamp-tensor-both", "clamp", lambda x, lo, hi: mg.clamp(x, lo, hi),
+         inputs(lambda rng: T([-2.0, -0.3, 0.4, 1.9, 0.1]), lambda rng: T([-1.0, -1.0, -0.5, 0.0, 0.5]),
+                lambda rng: T([1.0, 0.5, 1.0, 1.0, 0.2]))),
+    Case("clamp-tensor-min-broadcast", "clamp", lambda x, lo: mg.clamp(x, min=lo),
+         inputs(lambda rng: T([[-2.0, 0.7], [1.5, -0.6]]), lambda rng: T([0.0, 0.1]))),
+    Case("clamp-tensor-max", "clamp", lambda x, hi: mg.clamp_max(x, hi),
+         inputs(lambda rng: T([-2.0, 0.7, 1.5]), lambda rng: T([0.0, 0.1, 0.3]))),
+    # division with a rounding mode: a step function, derivative 0 (checked away from the steps)
+    Case("div-floor", "div_rounded", lambda x, y: mg.div(x, y, rounding_mode="floor") * x + y,
+         inputs(lambda rng: T([1.3, -2.6, 3.7]), lambda rng: T([0.5, 0.7, -1.1]))),
+    Case("div-trunc", "div_rounded", lambda x, y: mg.div(x, y, rounding_mode="trunc") * y,
+         inputs(lambda rng: T([1.3, -2.6, 3.7]), lambda rng: T([0.5, 0.7, -1.1]))),
     # issue 23: indexed reads and writes, ordering, cumulative ops, flips, norms
     Case("gather-dim1-repeats", "gather", lambda x: mg.gather(x, 1, mg.tensor([[0, 0, 2], [1, 0, 1]])), inputs(rnd(2, 3))),
     Case("gather-dim0-smaller-index", "gather", lambda x: mg.gather(x, 0, mg.tensor([[2, 0]])), inputs(rnd(3, 4))),
@@ -318,6 +331,29 @@ CASES: list[Case] = [
     Case("logit", "logit", mg.logit, inputs(rnd(2, 3, low=0.1, high=0.9))),
     Case("logit-eps", "logit", lambda p: mg.logit(p, eps=0.05), inputs(rnd(2, 3, low=0.1, high=0.9))),
     Case("solve-vector", "solve", mg.linalg.solve, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)), rnd(2, 3))),
+]
+
+# issue 23 (torch.nn.functional): activations, padding, pooling (inputs away from the kinks)
+CASES += [
+    Case("silu", "silu", mg.silu, inputs(rnd(3, 4, low=-4, high=4))),
+    Case("leaky_relu", "leaky_relu", lambda x: mg.leaky_relu(x, 0.2), inputs(away(3, 4))),
+    Case("elu", "elu", lambda x: mg.elu(x, 0.7), inputs(away(3, 4))),
+    Case("hardtanh", "hardtanh", lambda x: mg.hardtanh(x, -0.5, 1.0),
+         inputs(const(T([-1.5, -0.8, -0.2, 0.3, 0.7, 1.6])))),
+    Case("hardswish", "hardswish", mg.hardswish, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
+    Case("hardsigmoid", "hardsigmoid", mg.hardsigmoid, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
+    Case("binary_cross_entropy", "binary_cross_entropy", mg.OPS["binary_cross_entropy"],
+         inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
+    Case("constant_pad_nd", "constant_pad_nd", lambda x: mg.constant_pad_nd(x, (2, -1, 0, 3), 1.5), inputs(rnd(2, 3, 4))),
+    Case("avg_pool2d", "avg_pool2d", lambda x: mg.OPS["avg_pool2d"](x, (3, 2), (2, 1), (1, 1), True, False, None),
+         inputs(rnd(1, 2, 5, 4))),
+    Case("avg_pool2d_backward", "avg_pool2d_backward",
+         lambda g: mg.OPS["avg_pool2d_backward"](g, (5, 4), (3, 2), (2, 1), (1, 0), False, True, 5),
+         inputs(rnd(1, 2, 3, 3))),
+    Case("adaptive_avg_pool2d", "adaptive_avg_pool2d", lambda x: mg.OPS["adaptive_avg_pool2d"](x, (3, 2)),
+         inputs(rnd(2, 1, 5, 7))),
+    Case("adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward",
+         lambda g: mg.OPS["adaptive_avg_pool2d_backward"](g, (5, 7)), inputs(rnd(2, 1, 3, 2))),
 ]
 
 

@@ -34,9 +34,11 @@ OPTIMIZERS = {
     "sgd": lambda ps: optim.SGD(ps, lr=0.1),
     "sgd-momentum-wd": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
     "sgd-nesterov": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True),
+    "sgd-dampening-maximize": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.3, maximize=True),
     "adam": lambda ps: optim.Adam(ps, lr=0.01),
     "adam-wd": lambda ps: optim.Adam(ps, lr=0.01, weight_decay=0.1),
     "adamw": lambda ps: optim.AdamW(ps, lr=0.01),
+    "adam-amsgrad-maximize": lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True, maximize=True),
 }
 
 

@@ -42,3 +42,45 @@ def test_a_new_op_appears_without_editing_the_page() -> None:
         assert "| `zz_probe_op` | no gradient; a probe |" in _page()
     finally:
         OPS.pop("zz_probe_op", None)
+
+
+def test_committed_coverage_page_is_up_to_date() -> None:
+    """``docs/pytorch-coverage.md`` is what ``docs/hooks/pytorch_coverage.py`` writes for this code
+    (issue 23 item 6). Regenerate with ``python docs/hooks/pytorch_coverage.py``."""
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(HOOKS))
+    try:
+        import pytorch_coverage
+    finally:
+        sys.path.pop(0)
+    committed = pytorch_coverage.PAGE.read_text()
+    if pytorch_coverage.page_version(committed) != torch.__version__.split("+")[0]:
+        pytest.skip(f"the page was measured against another PyTorch than {torch.__version__}")
+    assert committed == pytorch_coverage.coverage_page(torch, mg), (
+        "docs/pytorch-coverage.md is stale: run python docs/hooks/pytorch_coverage.py")
+
+
+def test_coverage_inventory_counts_a_new_name() -> None:
+    """The inventory reads minigrad's namespaces, so a name added there counts as present."""
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(HOOKS))
+    try:
+        import pytorch_coverage
+    finally:
+        sys.path.pop(0)
+    before = {ns.title: ns for ns in pytorch_coverage.inventory(torch, mg)}
+    assert "zeros" in before["torch"].present and "matmul" in before["Tensor methods"].present
+    probe = "cosh" if not hasattr(mg, "cosh") else "sinh" if not hasattr(mg, "sinh") else None
+    if probe is None:
+        pytest.skip("no probe name left")
+    setattr(mg, probe, lambda x: x)
+    try:
+        after = {ns.title: ns for ns in pytorch_coverage.inventory(torch, mg)}
+    finally:
+        delattr(mg, probe)
+    assert probe in after["torch"].present and probe not in before["torch"].present
+    assert len(after["torch"].missing) == len(before["torch"].missing) - 1

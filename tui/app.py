@@ -7,6 +7,7 @@ Usage::
     minigrad-tui run.jsonl    # replay a trace saved with tr.save(path)
     minigrad-tui --follow run.jsonl   # tail a trace another process is writing (MINIGRAD_TRACE=run.jsonl)
     minigrad-tui --diff mine.jsonl reference.jsonl   # two recordings side by side, stepping together
+    minigrad-tui --serve [--host H] [--port P] [any of the above]   # the same app in browsers (textual-serve)
 
 The app draws only states replayed from events (``minigrad.trace.replay``).
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -29,7 +31,10 @@ from .model import Session
 from .screens import DiffScreen, ErrorScreen, MainScreen
 from .sources import SourceError, load_source, load_trace
 
-__all__ = ["MinigradApp", "main"]
+__all__ = ["MinigradApp", "main", "serve_command", "serve"]
+
+#: Where ``--serve`` listens unless told otherwise: this machine only.
+SERVE_HOST, SERVE_PORT = "localhost", 8000
 
 
 class MinigradApp(App[None]):
@@ -122,6 +127,42 @@ def open_diff(a: str, b: str, kinds: Sequence[str] | None = None) -> tuple[Sessi
     return left, (right, result), None
 
 
+def serve_command(argv: Sequence[str]) -> str:
+    """The shell command textual-serve runs for each browser: this app with ``argv`` minus the serving options."""
+    rest: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg in ("--host", "--port"):
+            skip = True
+            continue
+        if arg == "--serve" or arg.startswith(("--host=", "--port=")):
+            continue
+        rest.append(arg)
+    return shlex.join([sys.executable, "-m", "minigrad.tui.app", *rest])
+
+
+def serve(argv: Sequence[str], host: str, port: int) -> int:
+    """Serve the app to browsers through textual-serve (``pip install 'minigrad[web]'``).
+
+    Each browser that opens the address gets its own copy of the app, started with the same
+    source (demo, trace, script, ``--follow``, ``--diff``) as the terminal would open.
+    """
+    try:
+        from textual_serve.server import Server  # noqa: PLC0415 - optional extra, only for --serve
+    except ImportError:
+        print("minigrad-tui: --serve needs textual-serve: pip install 'minigrad[web]' (or pip install textual-serve)",
+              file=sys.stderr)
+        return 2
+    where = "this machine only" if host in ("localhost", "127.0.0.1", "::1") else f"every machine that can reach {host}"
+    print(f"minigrad-tui: serving on http://{host}:{port} ({where}; --host 0.0.0.0 opens it to the network). "
+          "Ctrl+C stops.", file=sys.stderr, flush=True)
+    Server(serve_command(argv), host=host, port=port, title="minigrad-tui").serve()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``minigrad-tui [path]``."""
     parser = argparse.ArgumentParser(
@@ -137,10 +178,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kind", action="append", help="with --diff: compare only these kinds, e.g. 'queue.*'")
     parser.add_argument("--follow", metavar="FILE", help="follow a trace file another process is writing")
     parser.add_argument("--wait", action="store_true", help="for a script: run it to the end first, then open it")
+    parser.add_argument("--serve", action="store_true",
+                        help="serve the app to web browsers (textual-serve, the 'web' extra) instead of this terminal")
+    parser.add_argument("--host", default=SERVE_HOST, help=f"with --serve: address to listen on (default {SERVE_HOST}: this machine only)")
+    parser.add_argument("--port", type=int, default=SERVE_PORT, help=f"with --serve: port (default {SERVE_PORT})")
     # Options the TUI does not know belong to the script (``minigrad-tui examples/char_gpt.py --steps 1``).
     args, script_args = parser.parse_known_args(argv)
     if script_args and not (args.path and args.path.endswith(".py")):
         parser.error(f"unrecognized arguments: {' '.join(script_args)} (extra arguments go to a .py script only)")
+    if args.serve:
+        return serve(list(sys.argv[1:] if argv is None else argv), args.host, args.port)
     if args.diff:
         if args.path or args.follow:
             parser.error("give either a path or --diff A B, not both")

@@ -9,6 +9,7 @@ Views:
 - ``render(source, kind="kernel", call=N)``: KernelKey, every registry probe, the
   selected kernel, PrepareData transforms, InferMeta and the launch of one op call;
 - ``flipbook(source)``: every step of a backward pass in one self-contained HTML page;
+- ``stepper(source)``: the TUI's panes as one self-contained web page (``minigrad web``);
 - ``chrome_trace(events)``: Chrome trace-event JSON for Perfetto.
 
 Colour legend (``style.py`` has the table): white idle, pale yellow pending,
@@ -35,6 +36,7 @@ from .draw import to_digraph
 from .flipbook import Flipbook, backward_steps, flipbook
 from .graph import Graph, collapse_chains, collect_backward, collect_forward, collect_kernel
 from .render import INSTALL_HINT, DotNotFoundError, Rendered, render, to_replay
+from .stepper import Stepper, stepper
 
 __all__ = [
     "render",
@@ -53,4 +55,6 @@ __all__ = [
     "collect_forward",
     "collect_kernel",
     "collapse_chains",
+    "stepper",
+    "Stepper",
 ]

@@ -42,6 +42,7 @@ __all__ = [
     "backward_node_ids",
     "collapse_chains",
     "select_call",
+    "display_status",
 ]
 
 
@@ -167,6 +168,19 @@ def _node_rows(state: State, bw: BackwardPass | None, nid: int, previews: bool) 
     return rows
 
 
+def display_status(state: State, nid: int, bw: BackwardPass | None) -> str:
+    """The status a view draws for a node: ``node_status``, or ``"pruned"`` for a node GeneralGrad left out.
+
+    A ``grad()`` pass runs only the nodes it needs; a waiting node that is not needed never runs,
+    so it is drawn as pruned rather than pending.
+    """
+    status = node_status(state, nid, bw) if bw is not None else "idle"
+    general = bw.general if bw is not None else None
+    if general is not None and general.needed and nid not in general.needed and status in ("pending", "idle"):
+        return "pruned"
+    return status
+
+
 def collect_backward(
     state: State,
     bw: BackwardPass | None = None,
@@ -218,7 +232,7 @@ def collect_backward(
                 g.nodes.append(GNode(key=key, title=later.name, rows=rows, marks=("future",),
                                      kind="accumulation" if later.is_accumulation else "grad"))
             continue
-        status = node_status(state, nid, bw) if bw is not None else "idle"
+        status = display_status(state, nid, bw)
         marks: list[str] = []
         if general is not None:
             if nid in general.startup:
@@ -231,8 +245,6 @@ def collect_backward(
                 marks.append("input")
             if nid in general.no_grad:
                 marks.append("no_grad")
-            if needed and nid not in needed and status in ("pending", "idle"):
-                status = "pruned"
         in_deg = None
         deg_state = "normal"
         if bw is not None and nid in bw.in_degree:

@@ -54,6 +54,11 @@ def event_reference() -> str:
         "`NaN`, `Infinity` and `-Infinity` are valid values: every viewer shows them as `nan`, `inf`, `-inf`.",
         "Unknown kinds load as data (a newer minigrad may add kinds); the viewers skip them.",
         "",
+        "**The web stepper's DOM contract.** The page `minigrad web` writes shows these events with the same",
+        "numbering: its root `#minigrad-stepper` has `data-event` (the event shown), its panes are `#graph`,",
+        "`#queue`, `#in-degree`, `#buffers`, `#log` and `#node`, and `#event=N` in the address opens event N",
+        "([the contract in full](web.md#the-dom-contract)).",
+        "",
         "| kind | class | fields |",
         "| --- | --- | --- |",
     ]

@@ -60,6 +60,30 @@ DIFFERENCES: dict[str, str] = {
 }
 
 
+# issue 23: torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
+DIFFERENCES.update({
+    "silu": "`inplace=True` is accepted and computed out of place (the input keeps its values); so for every activation with `inplace`.",
+    "leaky_relu": "`inplace=True` computed out of place.",
+    "relu": "`F.relu(x, inplace=True)` and `nn.ReLU(inplace=True)` accepted, computed out of place.",
+    "elu": "`inplace=True` computed out of place; at a NaN input the gradient is NaN (PyTorch's vectorised kernel; its scalar tail differs).",
+    "hardtanh": "`inplace=True` computed out of place; at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
+    "constant_pad_nd": "the op behind `F.pad(mode='constant')`; its backward is itself with the amounts negated. `reflect`, `replicate` and `circular` are composites of `getitem`.",
+    "binary_cross_entropy": "the elementwise loss as an op (finite input gradient at probabilities 0 and 1, as PyTorch); `F.binary_cross_entropy` adds `weight` and the reduction.",
+    "avg_pool2d": "an op (two window matrices per plane); `F.avg_pool2d` adds unbatched input and PyTorch's argument forms.",
+    "avg_pool2d_backward": "minigrad-internal: the backward of `avg_pool2d` (its adjoint; differentiable).",
+    "adaptive_avg_pool2d": "an op; `F.adaptive_avg_pool2d` adds unbatched input and `None` in `output_size`.",
+    "adaptive_avg_pool2d_backward": "minigrad-internal: the backward of `adaptive_avg_pool2d`.",
+    "interpolate": "composite; every mode but `antialias=True`; `area` of a 5-D input is two 2-D pools.",
+    "conv_transpose2d": "composite: the `conv2d_input_grad` op run to its full size, then cropped by `constant_pad_nd`.",
+    "group_norm": "composite (`mean`, `sub`, `sqrt`, `div` nodes), as `layer_norm`.",
+    "gaussian_nll_loss": "composite; `var` clamped at `eps` for the value, the gradient passing as in PyTorch.",
+    "Conv1d": "`padding_mode` 'zeros', 'reflect', 'replicate', 'circular', as PyTorch.",
+    "ConvTranspose2d": "`output_size=` in `forward` picks the output padding, as PyTorch.",
+    "adaptive_max_pool2d": "composite (`getitem` of the windows, `max`); ties split the gradient, where PyTorch picks the first.",
+    "hardshrink": "at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
+    "softshrink": "at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
+})
+
 def _first_line(obj: Any) -> str:
     doc = inspect.getdoc(obj) or ""
     line = doc.strip().split("\n\n")[0].replace("\n", " ")
@@ -84,6 +108,7 @@ def pytorch_reference() -> str:
         "under both, changing only `import torch` to `import minigrad as torch`, and compares float64 losses",
         "and predictions. The last column says where minigrad differs; an empty cell means it behaves as",
         "PyTorch for the arguments it accepts, and an argument it does not accept is a `TypeError` naming it.",
+        "[PyTorch coverage by namespace](pytorch-coverage.md) counts which of PyTorch's public names minigrad has.",
         "",
         "## Registered ops",
         "",

@@ -7,6 +7,7 @@ inputs, ...)`` returns gradients without touching any ``.grad`` (GeneralGrad).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from ..autograd_meta import AutogradMeta
@@ -14,6 +15,7 @@ from ..tensor import Tensor
 from .accumulation import AccumulationNode
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import inference_mode, is_inference_mode_enabled
 from .grad_node import Edge, GradNode
 from .hooks import register_final_backward_hook
 from .tensor_wrapper import TensorWrapper
@@ -26,12 +28,14 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "is_grad_enabled",
+    "inference_mode",
     "register_final_backward_hook",
     "GradNode",
     "AccumulationNode",
     "Edge",
     "AutogradMeta",
     "TensorWrapper",
+    "Variable",
 ]
 
 
@@ -160,6 +164,34 @@ def grad(
         allow_unused=allow_unused,
         no_grad_vars=no_grad,
     )
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """``Variable(tensor, requires_grad=False)``: the wrapper of PyTorch before 0.4, kept for old code.
+
+    Tensors carry their own autograd state now, so it returns a new leaf sharing
+    ``tensor``'s storage (no history), and every tensor is an instance of ``Variable``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> v = mg.autograd.Variable(mg.ones(2), requires_grad=True)
+        >>> v.requires_grad, v.is_leaf, isinstance(mg.ones(1), mg.autograd.Variable)
+        (True, True, True)
+    """
+
+    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:  # type: ignore[misc]
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          stacklevel=2)
+        out = data.detach()
+        return out.requires_grad_(True) if requires_grad else out
 
 
 def __dir__() -> list[str]:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..device import move_array
+from ..devices import move_array
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import (

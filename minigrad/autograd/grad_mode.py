@@ -10,7 +10,7 @@ import functools
 import threading
 from typing import Any, Callable, TypeVar
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "GRAD_MODE"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "GRAD_MODE"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -101,3 +101,53 @@ class enable_grad(set_grad_enabled):
 
     def __init__(self) -> None:
         super().__init__(True)
+
+
+class inference_mode(set_grad_enabled):
+    """PyTorch's ``inference_mode``: recording off, as ``no_grad`` (``mode=False`` leaves it as it is).
+
+    minigrad keeps no separate "inference tensors": inside, ops simply create no
+    grad nodes. A context manager and a decorator, with or without parentheses.
+
+    Example:
+        >>> import minigrad as mg
+        >>> w = mg.ones(2, requires_grad=True)
+        >>> with mg.inference_mode():
+        ...     y = w * 2
+        >>> y.requires_grad
+        False
+    """
+
+    def __new__(cls, mode: Any = True) -> Any:
+        self = super().__new__(cls)
+        if callable(mode):  # ``@mg.inference_mode`` without parentheses
+            self.__init__()
+            return self(mode)
+        return self
+
+    def __init__(self, mode: Any = True) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"inference_mode(): argument 'mode' must be bool, but got {type(mode).__name__}")
+        self.inference = mode
+        super().__init__(False)
+
+    def __enter__(self) -> None:
+        if self.inference:
+            super().__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.inference:
+            super().__exit__(*exc)
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(self.inference):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` (minigrad: whenever recording is off)."""
+    return not GRAD_MODE.enabled

@@ -299,7 +299,7 @@ def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:
         )
     if out.device != g.device:
         raise RuntimeError(
-            f"{where} moved the gradient from device {g.device!r} to {out.device!r}; return it on {g.device!r}"
+            f"{where} moved the gradient from device {g._device!r} to {out._device!r}; return it on {g._device!r}"
         )
     return out
 

@@ -355,6 +355,10 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         result = OPS["cast"](result, self._dtype)
         node = result._meta.grad_node if result._meta is not None else None
     new_values = result._data
+    if isinstance(self._data, np.generic):
+        # A NumPy scalar (a 0-d kernel result) is immutable and shares no memory with
+        # any other tensor: give the tensor a writable 0-d array of the same value.
+        self._data = np.array(self._data)
     try:
         if self._data.ndim == 0:
             self._data[()] = new_values

@@ -334,8 +334,8 @@ def conv2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tuple[int, in
     if x.dtype != weight.dtype:
         raise ValueError(f"{op}(): 'x' has dtype {x.dtype} but 'weight' has dtype {weight.dtype}")
     oh, ow = conv_out(h, kh, stride[0], padding[0]), conv_out(w, kw, stride[1], padding[1])
-    if oh <= 0 or ow <= 0:
-        raise ValueError(
+    if oh <= 0 or ow <= 0:  # an argument value PyTorch refuses with RuntimeError, as here
+        raise RuntimeError(
             f"{op}(): kernel {kh}x{kw} is larger than the padded input {h + 2 * padding[0]}x{w + 2 * padding[1]}"
         )
     return (n, o, oh, ow), x.dtype
@@ -345,10 +345,10 @@ def pool2d(op: str, x: Any, kernel_size: tuple[int, int], stride: tuple[int, int
     if x.ndim != 4:
         raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
     if padding[0] * 2 > kernel_size[0] or padding[1] * 2 > kernel_size[1]:
-        raise ValueError(f"{op}(): padding should be at most half of the kernel size, got padding {padding} for kernel {kernel_size}")
+        raise RuntimeError(f"{op}(): padding should be at most half of the kernel size, got padding {padding} for kernel {kernel_size}")
     n, c, h, w = x.shape
     oh = conv_out(h, kernel_size[0], stride[0], padding[0])
     ow = conv_out(w, kernel_size[1], stride[1], padding[1])
     if oh <= 0 or ow <= 0:
-        raise ValueError(f"{op}(): kernel {kernel_size} is larger than the padded input ({h}, {w})")
+        raise RuntimeError(f"{op}(): kernel {kernel_size} is larger than the padded input ({h}, {w})")
     return (n, c, oh, ow), x.dtype

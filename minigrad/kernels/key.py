@@ -1,7 +1,7 @@
 """KernelKey = {Backend, Layout, DataType} (seed 002 §"KernelKey").
 
 ``Backend`` and ``Layout`` (the names) are defined with the devices, in
-``minigrad/device.py``, since a tensor carries its layout and device.
+``minigrad/devices.py``, since a tensor carries its layout and device.
 
 Backends and layouts are plain interned strings, so a key is a cheap tuple
 that hashes fast on the hot path.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..device import Backend, Layout
+from ..devices import Backend, Layout
 from ..dtypes import DType
 
 __all__ = ["Backend", "Layout", "KernelKey"]

@@ -2,7 +2,7 @@
 
 Example:
     >>> import minigrad as mg
-    >>> mg.manual_seed(0)
+    >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> model = mg.nn.Sequential(mg.nn.Linear(4, 8), mg.nn.ReLU(), mg.nn.Linear(8, 3))
     >>> model(mg.randn(2, 4)).shape
     (2, 3)
@@ -13,11 +13,13 @@ from __future__ import annotations
 import math as _math
 from typing import Any, Iterator
 
+import numpy as _np
+
 from .. import ops
 from .. import dtypes
-from ..creation import generator
 from ..tensor import Tensor
 from . import functional
+from . import init
 from .module import Module, Parameter
 
 __all__ = [
@@ -26,14 +28,14 @@ __all__ = [
 ]
 
 
-class init:
-    """Parameter initialisers (reproducible with ``mg.manual_seed``)."""
+def _empty_parameter(shape: tuple[int, ...], dtype: Any) -> Parameter:
+    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.default_float()
+    return Parameter(Tensor._make(_np.zeros(shape, dt.np), dt))
 
-    @staticmethod
-    def uniform(shape: tuple[int, ...], bound: float, dtype: Any = None) -> Tensor:
-        dt = dtype or dtypes.float32
-        data = generator().uniform(-bound, bound, size=shape).astype(dt.np)
-        return Tensor._make(data, dt)
+
+def _reset_weight_and_bias(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's ``reset_parameters`` of Linear and Conv (``init._linear_default_``), in PyTorch's order."""
+    init._linear_default_(weight, bias)
 
 
 class Linear(Module):
@@ -46,9 +48,13 @@ class Linear(Module):
                 raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
         self.in_features = in_features
         self.out_features = out_features
-        bound = 1.0 / _math.sqrt(in_features)
-        self.weight = Parameter(init.uniform((out_features, in_features), bound, dtype))
-        self.bias = Parameter(init.uniform((out_features,), bound, dtype)) if bias else None
+        self.weight = _empty_parameter((out_features, in_features), dtype)
+        self.bias = _empty_parameter((out_features,), dtype) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's initialisation, drawn from the default generator in PyTorch's order."""
+        _reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, x: Tensor) -> Tensor:
         return functional.linear(x, self.weight, self.bias)
@@ -67,9 +73,13 @@ class Conv2d(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"Conv2d(): in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible by groups ({groups})")
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
-        bound = 1.0 / _math.sqrt(in_channels // groups * kh * kw)
-        self.weight = Parameter(init.uniform((out_channels, in_channels // groups, kh, kw), bound, dtype))
-        self.bias = Parameter(init.uniform((out_channels,), bound, dtype)) if bias else None
+        self.weight = _empty_parameter((out_channels, in_channels // groups, kh, kw), dtype)
+        self.bias = _empty_parameter((out_channels,), dtype) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's initialisation, drawn from the default generator in PyTorch's order."""
+        _reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, x: Tensor) -> Tensor:
         if self.dilation == 1 and self.groups == 1:
@@ -99,8 +109,15 @@ class Flatten(Module):
 
 
 class ReLU(Module):
+    def __init__(self, inplace: bool = False) -> None:  # inplace: accepted, computed out of place (F.relu)
+        super().__init__()
+        self.inplace = inplace
+
     def forward(self, x: Tensor) -> Tensor:
         return ops.relu(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class GELU(Module):
@@ -196,6 +213,19 @@ __all__ += [
 ]
 
 
+from . import utils  # noqa: E402  (clip_grad_norm_, parameters_to_vector, ...)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .transformer import (  # noqa: E402
+    MultiheadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+    TransformerEncoderLayer,
+)
+
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+            "TransformerDecoder", "Transformer"]
+
+
 def __dir__() -> list[str]:
     # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
     submodules = [n for n, v in globals().items()
@@ -206,3 +236,34 @@ def __dir__() -> list[str]:
 # Names imported only for annotations (never evaluated, thanks to ``from __future__ import
 # annotations``) leave the namespace: see NOTE [ The namespace is the API ] in minigrad/__init__.py.
 del annotations, Any, Iterator
+
+
+# issue 23: PyTorch's activation, loss, convolution, pooling and normalization modules, by family.
+from .activation import *  # noqa: E402,F401,F403
+from . import activation as _activation  # noqa: E402
+
+__all__ += _activation.__all__
+from .loss import *  # noqa: E402,F401,F403
+from . import loss as _loss  # noqa: E402
+
+__all__ += _loss.__all__
+from .pooling import *  # noqa: E402,F401,F403
+from .upsampling import *  # noqa: E402,F401,F403
+from .flatten import *  # noqa: E402,F401,F403
+from . import flatten as _flatten, pooling as _pooling, upsampling as _upsampling  # noqa: E402
+
+__all__ += _pooling.__all__ + _upsampling.__all__ + _flatten.__all__
+from .conv import *  # noqa: E402,F401,F403
+from . import conv as _conv  # noqa: E402
+
+__all__ += _conv.__all__
+from .normalization import *  # noqa: E402,F401,F403
+from .distance import *  # noqa: E402,F401,F403
+from .padding import *  # noqa: E402,F401,F403
+from . import distance as _distance, normalization as _normalization, padding as _padding  # noqa: E402
+
+__all__ += _normalization.__all__ + _distance.__all__ + _padding.__all__
+from .fold import *  # noqa: E402,F401,F403
+from . import fold as _fold  # noqa: E402
+
+__all__ += _fold.__all__

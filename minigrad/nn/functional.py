@@ -7,9 +7,10 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..creation import generator
+from ..random import bernoulli_array, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
+from .functional_more import check_class_target
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
@@ -47,27 +48,18 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"nll_loss(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
+    # Every argument is checked before the first op runs (a refused call leaves no node).
+    idx = check_class_target("nll_loss", log_probs, target, weight, ignore_index)
     nd = log_probs.ndim
     expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
-    if nd == 0 or tuple(target.shape) != expected:
-        raise ValueError(
-            f"nll_loss(): expected 'input' (C,), (N, C) or (N, C, d1, ...) and 'target' of its shape without C, "
-            f"but got input {tuple(log_probs.shape)} and target {tuple(target.shape)}"
-        )
+    idx = idx.reshape(-1)
     if nd == 1:  # one sample: pick its class
-        x, t = ops.unsqueeze(log_probs, 0), ops.unsqueeze(target, 0)
+        x = ops.unsqueeze(log_probs, 0)
     elif nd > 2:  # (N, C, d...) -> (N*d..., C): the classes last, one row per position
         x = ops.reshape(ops.permute(log_probs, (0,) + tuple(range(2, nd)) + (1,)), (-1, log_probs.shape[1]))
-        t = ops.reshape(target, (-1,))
     else:
-        x, t = log_probs, target
-    c = x.shape[1]
-    if weight is not None and tuple(weight.shape) != (c,):
-        raise ValueError(f"nll_loss(): 'weight' must have shape ({c},) (one weight per class), but got {tuple(weight.shape)}")
-    idx = to_numpy(t._data).astype(np.int64)
+        x = log_probs
     valid = idx != ignore_index
-    if np.any(valid & ((idx < 0) | (idx >= c))):
-        raise ValueError(f"nll_loss(): target values must be class indices in [0, {c - 1}] or ignore_index")
     safe = np.where(valid, idx, 0)
     w = (to_numpy(weight._data)[safe] if weight is not None else np.ones(idx.shape)) * valid
     w_arr = np.asarray(w, dtype=x.dtype.np)
@@ -99,7 +91,9 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout(): p must be in [0, 1), but got {p!r}")
     if not training or p == 0.0:
         return x
-    keep = (generator().random(x.shape) >= p).astype(x.dtype.np) / (1.0 - p)
+    # PyTorch's CPU dropout: a bernoulli(1 - p) mask from the generator, divided by 1 - p, times x
+    keep = bernoulli_array(generator_arg("dropout", None), 1.0 - p, x.numel()).reshape(x.shape)
+    keep = keep.astype(x.dtype.np) / x.dtype.np.type(1.0 - p)
     mask = Tensor._make(keep if x.device == "cpu" else _move(keep, x.device), x.dtype, x.device)
     return ops.mul(x, mask)
 
@@ -122,3 +116,167 @@ def __dir__() -> list[str]:
     submodules = [n for n, v in globals().items()
                   if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
     return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
+
+
+# -- issue 23: activations, losses, padding, resampling, convolutions, pooling, normalization --
+from ..ops import activation as _activation  # noqa: E402
+
+silu = _activation.inplace_form(ops.silu)
+leaky_relu = _activation.inplace_form(ops.leaky_relu)
+elu = _activation.inplace_form(ops.elu)
+hardtanh = _activation.inplace_form(ops.hardtanh)
+hardswish = _activation.inplace_form(ops.hardswish)
+hardsigmoid = _activation.inplace_form(ops.hardsigmoid)
+softplus = ops.softplus
+relu = _activation.inplace_form(ops.relu)  # F.relu(x, inplace=True), as nn.ReLU(inplace=True)
+from ..ops.activation import (  # noqa: E402
+    celu, glu, logsigmoid, mish, prelu, relu6, selu, softmin, softsign, tanhshrink,
+)
+
+__all__ += [
+    "silu", "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "softplus", "celu", "glu", "logsigmoid",
+    "mish", "prelu", "relu6", "selu", "softmin", "softsign", "tanhshrink",
+]
+
+from ..ops.loss import (  # noqa: E402
+    binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, smooth_l1_loss,
+)
+
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
+            "smooth_l1_loss"]
+
+from ..ops.padding import pad  # noqa: E402
+from ..ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d  # noqa: E402
+from ..ops.upsampling import interpolate  # noqa: E402
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """The old name of ``interpolate`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="nearest")`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="bilinear", align_corners=True)`` (deprecated in PyTorch)."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+__all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+
+from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, unfold  # noqa: E402
+
+__all__ += ["conv1d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
+
+from ..ops.distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402
+from ..ops.normalization import group_norm, instance_norm  # noqa: E402
+
+__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm"]
+
+from ..ops.loss import (  # noqa: E402
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, poisson_nll_loss,
+    soft_margin_loss, triplet_margin_loss,
+)
+
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
+            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+
+from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
+
+__all__ += ["pixel_shuffle", "pixel_unshuffle"]
+
+# -- attention (composite: matmul, mul, masked_fill/add, softmax, dropout, matmul) -------------
+
+from ..dtypes import bool_ as _bool  # noqa: E402
+
+
+def _bool_const(arr: np.ndarray, like: Tensor) -> Tensor:
+    """A constant bool mask on ``like``'s device."""
+    return Tensor._make(arr if like.device == "cpu" else move_array(arr, "cpu", like.device), _bool, like.device)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) @ value`` (composite), PyTorch's signature and mask rules.
+
+    Shapes: query ``(..., L, E)``, key ``(..., S, E)``, value ``(..., S, Ev)`` -> ``(..., L, Ev)``;
+    ``scale`` defaults to ``1/sqrt(E)``. ``attn_mask`` broadcasts to ``(..., L, S)``: a bool mask
+    says which positions may be attended (False -> ``-inf``), a float mask is added to the
+    scores. ``is_causal`` lets position ``i`` see keys ``0..i`` only. ``dropout_p`` drops
+    attention weights (always, as PyTorch's functional form does: pass 0 in eval).
+    ``enable_gqa`` repeats each key/value head for a group of query heads.
+
+    Example:
+        >>> import minigrad as mg
+        >>> q = k = v = mg.ones(1, 3, 4)
+        >>> mg.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).shape
+        (1, 3, 4)
+    """
+    for nm, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"scaled_dot_product_attention(): argument '{nm}' must be Tensor, "
+                            f"but got {type(t).__name__}")
+        if t.ndim < 2:
+            raise RuntimeError(f"scaled_dot_product_attention(): '{nm}' must be at least 2-D, but got shape "
+                               f"{tuple(t.shape)}")
+    if query.shape[-1] != key.shape[-1]:
+        raise RuntimeError(f"scaled_dot_product_attention(): query's last dimension ({query.shape[-1]}) must "
+                           f"equal key's ({key.shape[-1]})")
+    if key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(f"scaled_dot_product_attention(): key and value must have the same sequence length, "
+                           f"but got {key.shape[-2]} and {value.shape[-2]}")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError(f"scaled_dot_product_attention(): dropout_p must be in [0, 1], but got {dropout_p}")
+    L, S = query.shape[-2], key.shape[-2]
+    if attn_mask is not None:
+        if not isinstance(attn_mask, Tensor):
+            raise TypeError(f"scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, "
+                            f"but got {type(attn_mask).__name__}")
+        try:
+            np.broadcast_shapes(tuple(attn_mask.shape), tuple(query.shape[:-2]) + (L, S))
+        except ValueError:
+            raise RuntimeError(f"scaled_dot_product_attention(): attn_mask of shape {tuple(attn_mask.shape)} does "
+                               f"not broadcast to the scores' shape {tuple(query.shape[:-2]) + (L, S)}") from None
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        groups = query.shape[-3] // key.shape[-3]
+        key, value = (_repeat_heads(t, groups) for t in (key, value))
+    scale = 1.0 / float(np.sqrt(query.shape[-1])) if scale is None else scale
+    scores = ops.mul(ops.matmul(query, key, transpose_y=True), scale)
+    if is_causal:
+        allowed = np.tril(np.ones((L, S), dtype=bool))
+        scores = ops.masked_fill(scores, _bool_const(~allowed, scores), float("-inf"))
+    elif attn_mask is not None and attn_mask.dtype.name == "bool":
+        scores = ops.masked_fill(scores, ops.eq(attn_mask, False), float("-inf"))
+    elif attn_mask is not None:
+        scores = ops.add(scores, attn_mask)
+    weights = ops.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return ops.matmul(weights, value)
+
+
+def _repeat_heads(t: Tensor, groups: int) -> Tensor:
+    """``(..., H, S, E)`` -> ``(..., H * groups, S, E)``, each head repeated ``groups`` times in a row."""
+    shape = tuple(t.shape)
+    expanded = ops.expand(ops.unsqueeze(t, -3), shape[:-2] + (groups,) + shape[-2:])
+    return ops.reshape(expanded, shape[:-3] + (shape[-3] * groups,) + shape[-2:])
+
+
+__all__ += ["scaled_dot_product_attention"]
+
+from ..ops.activation import hardshrink, softshrink, threshold  # noqa: E402
+
+__all__ += ["hardshrink", "softshrink", "threshold"]
+
+from ..ops.normalization import local_response_norm  # noqa: E402
+from ..ops.pooling import adaptive_max_pool1d, adaptive_max_pool2d, max_pool1d  # noqa: E402
+
+__all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool1d"]

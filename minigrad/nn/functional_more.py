@@ -35,6 +35,61 @@ def _const(arr: np.ndarray, like: Tensor, dtype: Any = None) -> Tensor:
     return Tensor._make(data, dt, like.device)
 
 
+def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None = None,
+                       ignore_index: int = -100, probabilities: bool = False) -> np.ndarray | None:
+    """Check a classification loss's ``target`` (and ``weight``) against ``input``, as PyTorch does.
+
+    Called before the loss's first op, so a refused call leaves no node behind
+    (DESIGN §7). ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``; class
+    indices are ``()``/``(1,)``, ``(N,)`` or ``(N, d1, ...)``, integer, each in
+    ``[0, C)`` or ``ignore_index``; with ``probabilities`` the target is a float
+    tensor of ``input``'s own shape. PyTorch raises ValueError for a batch-size
+    mismatch and RuntimeError/IndexError for the rest; minigrad raises ValueError
+    (a shape or dtype mismatch, DESIGN §8), in PyTorch's words.
+
+    Returns:
+        The class indices as an int64 NumPy array (``None`` for probabilities).
+
+    Example:
+        >>> check_class_target("nll_loss", mg.ones(2, 3), mg.tensor([0, 2])).tolist()
+        [0, 2]
+    """
+    for name, v in (("input", input), ("target", target), ("weight", weight)):
+        if v is not None and not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, but got {type(v).__name__}")
+    shape, tshape = tuple(input.shape), tuple(target.shape)
+    if not shape:
+        raise ValueError(f"{op}(): expected 'input' of 1 or more dimensions (got 0)")
+    c = shape[0] if len(shape) == 1 else shape[1]
+    if weight is not None and tuple(weight.shape) != (c,):
+        raise ValueError(f"{op}(): weight tensor should be defined either for all {c} classes or no classes "
+                         f"but got weight tensor of shape: {list(weight.shape)}")
+    if probabilities:
+        if not target.dtype.is_floating:
+            raise ValueError(f"{op}(): expected floating point type for target with class probabilities, got {target.dtype}")
+        if ignore_index != -100:
+            raise ValueError(f"{op}(): ignore_index is not supported for floating point target")
+        return None
+    if target.dtype.is_floating or target.dtype == _dt.bool_:
+        raise ValueError(f"{op}(): expected target dtype to be an integer type (class indices), but got {target.dtype}")
+    if len(shape) == 1:
+        if len(tshape) > 1 or (len(tshape) == 1 and tshape[0] != 1):
+            raise ValueError(f"{op}(): for 1D input, 'target' must be 0-d or have size 1, but got target size: {list(tshape)}")
+    else:
+        batch = tshape[0] if tshape else 0
+        if batch != shape[0]:
+            raise ValueError(f"{op}(): Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
+        want = shape[:1] + shape[2:]
+        if tshape != want:
+            raise ValueError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
+    idx = to_numpy(target._data).astype(np.int64)
+    bad = (idx != ignore_index) & ((idx < 0) | (idx >= c))
+    if np.any(bad):
+        raise ValueError(f"{op}(): Target {int(idx[bad].flat[0])} is out of bounds: class indices must be in "
+                         f"[0, {c - 1}] or ignore_index")
+    return idx
+
+
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Class indices ``(...)`` to one-hot rows ``(..., num_classes)`` of int64 (``num_classes=-1``: max + 1)."""
     if not isinstance(tensor, Tensor) or tensor.dtype not in (_dt.int64, _dt.int32):
@@ -51,6 +106,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     into the picked rows. Rows at ``padding_idx`` get no gradient, as in PyTorch."""
     if not isinstance(input, Tensor) or input.dtype.is_floating:
         raise TypeError("embedding(): argument 'input' must be an integer Tensor of indices")
+    if not isinstance(weight, Tensor) or weight.ndim != 2:
+        raise ValueError(f"embedding(): 'weight' must be a 2-D Tensor (num_embeddings, embedding_dim), "
+                         f"but got {tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    # Checked before the op: a negative index would otherwise wrap around (weight[-1]), where PyTorch refuses.
+    idx, rows = to_numpy(input._data), weight.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= rows):
+        raise ValueError(f"embedding(): index out of range: indices must be in [0, {rows - 1}], "
+                         f"but got {idx.min()}..{idx.max()}")
     out = weight[input]
     if padding_idx is not None:
         keep = to_numpy(input._data) != padding_idx
@@ -158,36 +221,39 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         raise ValueError(f"cross_entropy(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
-    probs = target.dtype.is_floating
+    # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape.
+    probs = isinstance(target, Tensor) and isinstance(input, Tensor) and input.ndim > 0 and target.shape == input.shape
+    # Every argument is checked before the first op runs (a refused call leaves no node).
+    idx = check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs)
     simple = (
         weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs
-        and not np.any(to_numpy(target._data) == ignore_index)
+        and not np.any(idx == ignore_index)
     )
     if simple:
         return ops.cross_entropy(input, target, reduction)
     unbatched = input.ndim == 1
+    if unbatched and not probs:
+        idx = idx.reshape(1)
     x = ops.unsqueeze(input, 0) if unbatched else input
-    t = (ops.unsqueeze(target, 0) if unbatched else target)
+    t = (ops.unsqueeze(target, 0) if unbatched else target) if probs else None
     c = x.shape[1]
     extra = tuple(x.shape[2:])
     if x.ndim > 2:  # (N, C, d...) -> (N*d..., C)
         x = ops.reshape(ops.permute(x, (0,) + tuple(range(2, x.ndim)) + (1,)), (-1, c))
-        t = ops.reshape(ops.permute(t, (0,) + tuple(range(2, t.ndim)) + (1,)), (-1, c)) if probs else ops.reshape(t, (-1,))
+        if probs:
+            t = ops.reshape(ops.permute(t, (0,) + tuple(range(2, t.ndim)) + (1,)), (-1, c))
+        else:
+            idx = idx.reshape(-1)
     logp = ops.log_softmax(x, dim=-1)
     w_row = weight.reshape(1, c) if weight is not None else None
     if probs:
-        if tuple(t.shape) != tuple(x.shape):
-            raise ValueError(f"cross_entropy(): probability targets must have the input's shape {tuple(input.shape)}")
         if label_smoothing:
             t = t * (1.0 - label_smoothing) + label_smoothing / c
         terms = logp * t if w_row is None else logp * t * w_row
         loss = -ops.sum(terms, dim=1)
         denom = float(loss.shape[0])
     else:
-        idx = to_numpy(t._data).astype(np.int64)
         valid = idx != ignore_index
-        if np.any(valid & ((idx < 0) | (idx >= c))):
-            raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}] or ignore_index")
         safe = np.where(valid, idx, 0)
         rows = np.arange(idx.shape[0])
         picked = logp[rows, safe]

@@ -4,7 +4,7 @@
 
 Example:
     >>> import minigrad as mg
-    >>> mg.manual_seed(0)
+    >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> emb = mg.nn.Embedding(10, 4)
     >>> emb(mg.tensor([[1, 2, 3]])).shape
     (1, 3, 4)
@@ -17,9 +17,10 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from .. import dtypes as _dt
-from ..creation import generator
 from ..tensor import Tensor
+from ..autograd import no_grad
 from . import functional as F
+from . import init
 
 # ``nn/__init__`` imports this module at its end, once ``Module`` and ``Parameter`` exist.
 from .module import Module, Parameter
@@ -102,12 +103,17 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        dt = dtype or _dt.float32
+        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        data = generator().standard_normal((num_embeddings, embedding_dim)).astype(dt.np)
-        if padding_idx is not None:
-            data[padding_idx] = 0
-        self.weight = Parameter(Tensor._make(data, dt))
+        self.weight = Parameter(Tensor._make(np.zeros((num_embeddings, embedding_dim), dt.np), dt))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's initialisation: N(0, 1) from the default generator, the padding row zeroed."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0
 
     def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx)
@@ -121,7 +127,7 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, dtype: Any = None) -> None:
         super().__init__()
-        dt = dtype or _dt.float32
+        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps = eps
         self.weight = Parameter(Tensor._make(np.ones(self.normalized_shape, dt.np), dt)) if elementwise_affine else None
@@ -139,7 +145,7 @@ class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
                  track_running_stats: bool = True, dtype: Any = None) -> None:
         super().__init__()
-        dt = dtype or _dt.float32
+        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(Tensor._make(np.ones(num_features, dt.np), dt)) if affine else None

@@ -6,11 +6,13 @@ from below instead of from the package that imports them.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Iterator
 
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
 from ..tracing import bus, provenance
+from .module_hooks import HookHandle, ModuleHooks, call_with_hooks
 from .module_state import ModuleStateMixin
 
 __all__ = ["Parameter", "Module"]
@@ -34,6 +36,16 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Parameter":
+        """A new Parameter with a copy of the data (and of ``.grad``), and its own id."""
+        if id(self) in memo:
+            return memo[id(self)]
+        out = Parameter(Tensor._make(self._data.copy(), self._dtype, self._device, self._layout), self.requires_grad)
+        memo[id(self)] = out
+        if self.grad is not None:
+            out.grad = copy.deepcopy(self.grad, memo)
+        return out
 
 
 class Module(ModuleStateMixin):
@@ -87,13 +99,43 @@ class Module(ModuleStateMixin):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        hooks = self.__dict__.get("_module_hooks")  # made by the first register_*hook (module_hooks.py)
         if bus.recorder is None:
-            return self.forward(*args, **kwargs)
+            return self.forward(*args, **kwargs) if hooks is None else call_with_hooks(self, hooks, args, kwargs)
         provenance.enter_module(self)  # so node.create events name the module that made them
         try:
-            return self.forward(*args, **kwargs)
+            return self.forward(*args, **kwargs) if hooks is None else call_with_hooks(self, hooks, args, kwargs)
         finally:
             provenance.exit_module()
+
+    # -- hooks (PyTorch's; see module_hooks.py) ----------------------------------------------
+
+    def _hooks(self) -> ModuleHooks:
+        hooks = self.__dict__.get("_module_hooks")
+        if hooks is None:
+            hooks = ModuleHooks()
+            object.__setattr__(self, "_module_hooks", hooks)
+        return hooks
+
+    def register_forward_pre_hook(self, hook: Any, *, prepend: bool = False, with_kwargs: bool = False) -> HookHandle:
+        """Run ``hook(module, args)`` (``hook(module, args, kwargs)`` with ``with_kwargs``) before each
+        forward; a non-None result replaces the arguments."""
+        return self._hooks().add("forward_pre", hook, prepend, with_kwargs=with_kwargs)
+
+    def register_forward_hook(self, hook: Any, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> HookHandle:
+        """Run ``hook(module, args, output)`` after each forward; a non-None result replaces the output."""
+        return self._hooks().add("forward", hook, prepend, with_kwargs=with_kwargs, always_call=always_call)
+
+    def register_full_backward_pre_hook(self, hook: Any, prepend: bool = False) -> HookHandle:
+        """Run ``hook(module, grad_output)`` when the gradients of the outputs are known; a non-None
+        result replaces them. It runs as an engine hook (a ``hook.run`` event)."""
+        return self._hooks().add("backward_pre", hook, prepend)
+
+    def register_full_backward_hook(self, hook: Any, prepend: bool = False) -> HookHandle:
+        """Run ``hook(module, grad_input, grad_output)`` when the gradients of the inputs are known; a
+        non-None result replaces ``grad_input``. It runs as an engine hook (a ``hook.run`` event)."""
+        return self._hooks().add("backward", hook, prepend)
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
         """``(dotted name, parameter)`` pairs, depth first, each parameter once."""

@@ -64,14 +64,14 @@ def check_pair(op: str, name: str, pos: int, v: Any) -> tuple[int, int]:
 def check_positive_pair(op: str, name: str, pos: int, v: Any) -> tuple[int, int]:
     p = check_pair(op, name, pos, v)
     if p[0] <= 0 or p[1] <= 0:
-        raise ValueError(f"{op}(): argument '{name}' (position {pos}) must be positive, but got {v!r}")
+        raise RuntimeError(f"{op}(): argument '{name}' (position {pos}) must be positive, but got {v!r}")
     return p
 
 
 def check_nonneg_pair(op: str, name: str, pos: int, v: Any) -> tuple[int, int]:
     p = check_pair(op, name, pos, v)
     if p[0] < 0 or p[1] < 0:
-        raise ValueError(f"{op}(): argument '{name}' (position {pos}) must be non-negative, but got {v!r}")
+        raise RuntimeError(f"{op}(): argument '{name}' (position {pos}) must be non-negative, but got {v!r}")
     return p
 
 

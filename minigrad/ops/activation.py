@@ -13,6 +13,12 @@ Each piece is what one layer of the forward path (PaddlePaddle's eager forward p
   ``softplus_backward`` is its formula, written with minigrad ops so that
   ``create_graph=True`` can differentiate it again.
 
+The file also holds the other activations of ``torch.nn.functional``
+(NOTE [ Activations of the PyTorch surface ], below): ``silu``,
+``leaky_relu``, ``elu``, ``hardtanh``, ``hardswish``, ``hardsigmoid`` as ops,
+and the composites ``relu6``, ``selu``, ``celu``, ``mish``, ``softsign``,
+``logsigmoid``, ``tanhshrink``, ``softmin``, ``glu``, ``prelu``.
+
 Example:
     >>> import minigrad as mg
     >>> round(mg.softplus(mg.tensor([0.0])).item(), 4)
@@ -28,7 +34,11 @@ import numpy as np
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from .math import abs, add, cast, div, gt, le, lt, mul, neg, sigmoid, sub, tanh, where
+from .nn import softmax
 from .registry import Attr, defop
+from .shape import getitem, reshape
 
 __all__ = ["softplus"]  # the public API; the pieces below are imported from this module by name
 
@@ -89,3 +99,343 @@ def softplus_backward(ctx: Any, grad: Any) -> tuple[Any]:
     slope = ops.where(ops.gt(bx, threshold), 1.0, ops.sigmoid(bx))
     return (ops.mul(grad, slope),)
     # END LESSON 1 TASK 1.3
+
+
+# -- more activations of torch.nn.functional ------------------------------------------------
+# NOTE [ Activations of the PyTorch surface ]
+#     Each primitive below is one op: its CPU kernel, its backward formula written
+#     with ``ctx.ops``, and (where it takes no attribute) its CUDA expression for
+#     the elementwise template. The derivatives follow PyTorch's own
+#     ``*_backward`` kernels, including their choice at the kinks (hardtanh
+#     passes the gradient only strictly inside its bounds). The composites at
+#     the end (``relu6``, ``selu``, ``mish`` ...) are built from these ops, so
+#     their nodes in a trace are those ops' nodes.
+
+__all__ += ["silu", "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid"]
+
+
+def _check_number(op: str, name: str, pos: int, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type(v).__name__}")
+    return float(v)
+
+
+def _float_like(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    """InferMeta of a floating activation: ``x``'s shape and dtype (integer inputs arrive cast to float)."""
+    if np.dtype(x.dtype).kind != "f":
+        raise ValueError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
+    return tuple(x.shape), x.dtype
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))  # exp of a non-positive number: never overflows
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+@register_kernel("silu", Backend.CPU, dtypes=FLOAT_DTYPES)
+def silu_cpu(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x * _sigmoid(x), dtype=x.dtype)
+
+
+silu = defop(
+    "silu",
+    inputs=("x",),
+    infer_meta=_float_like,
+    save=("x",),
+    promote="float",
+    gpu=("unary", "a / ((ACC)1 + {exp}(-a))"),
+    doc="x * sigmoid(x) (the swish of Ramachandran et al.)",
+)
+
+
+@silu.def_backward
+def silu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d silu / dx = s (1 + x (1 - s)) with s = sigmoid(x)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    s = ops.sigmoid(x)
+    return (ops.mul(grad, ops.mul(s, ops.add(ops.mul(x, ops.sub(1.0, s)), 1.0))),)
+
+
+@register_kernel("leaky_relu", Backend.CPU, dtypes=FLOAT_DTYPES)
+def leaky_relu_cpu(x: np.ndarray, negative_slope: float = 0.01) -> np.ndarray:
+    return np.asarray(np.where(x > 0, x, x * negative_slope), dtype=x.dtype)
+
+
+leaky_relu = defop(
+    "leaky_relu",
+    inputs=("x",),
+    attrs=(Attr("negative_slope", 0.01, _check_number),),
+    infer_meta=_float_like,
+    save=("x",),
+    promote="float",
+    doc="x where x > 0, negative_slope * x elsewhere",
+)
+
+
+@leaky_relu.def_backward
+def leaky_relu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``leaky_relu_backward``: the gradient where x > 0, times the slope elsewhere."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.where(ops.gt(x, 0.0), grad, ops.mul(grad, ctx.attrs["negative_slope"])),)
+
+
+@register_kernel("elu", Backend.CPU, dtypes=FLOAT_DTYPES)
+def elu_cpu(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    neg = alpha * np.expm1(np.minimum(x, 0))  # exp only of non-positive numbers
+    return np.asarray(np.where(x > 0, x, neg), dtype=x.dtype)
+
+
+elu = defop(
+    "elu",
+    inputs=("x",),
+    attrs=(Attr("alpha", 1.0, _check_number),),
+    infer_meta=_float_like,
+    save=("x",),
+    promote="float",
+    doc="x where x > 0, alpha * (exp(x) - 1) elsewhere",
+)
+
+
+@elu.def_backward
+def elu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``elu_backward``: the gradient where x > 0, ``alpha * exp(x)`` times it elsewhere (NaN at NaN)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    negative = ops.mul(grad, ops.mul(ops.exp(ops.minimum(x, 0.0)), ctx.attrs["alpha"]))
+    return (ops.where(ops.gt(x, 0.0), grad, negative),)
+
+
+@register_kernel("hardtanh", Backend.CPU, dtypes=FLOAT_DTYPES)
+def hardtanh_cpu(x: np.ndarray, min_val: float = -1.0, max_val: float = 1.0) -> np.ndarray:
+    # np.clip keeps NaN, as PyTorch's clamp does.
+    return np.asarray(np.clip(x, min_val, max_val), dtype=x.dtype)
+
+
+def _hardtanh_meta(op: str, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> tuple[tuple[int, ...], Any]:
+    if min_val > max_val:
+        raise ValueError(f"{op}(): min_val cannot be greater than max_val, but got min_val={min_val}, max_val={max_val}")
+    return _float_like(op, x)
+
+
+hardtanh = defop(
+    "hardtanh",
+    inputs=("x",),
+    attrs=(Attr("min_val", -1.0, _check_number), Attr("max_val", 1.0, _check_number)),
+    infer_meta=_hardtanh_meta,
+    save=("x",),
+    promote="float",
+    doc="x clamped into [min_val, max_val]; the gradient passes strictly inside",
+)
+
+
+@hardtanh.def_backward
+def hardtanh_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``hardtanh_backward``: the gradient strictly between the bounds, 0 elsewhere (and at NaN)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    inside = ops.where(ops.lt(x, ctx.attrs["max_val"]), grad, 0.0)
+    return (ops.where(ops.gt(x, ctx.attrs["min_val"]), inside, 0.0),)
+
+
+@register_kernel("hardswish", Backend.CPU, dtypes=FLOAT_DTYPES)
+def hardswish_cpu(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x * np.clip(x + 3, 0, 6) / 6, dtype=x.dtype)
+
+
+hardswish = defop(
+    "hardswish",
+    inputs=("x",),
+    infer_meta=_float_like,
+    save=("x",),
+    promote="float",
+    gpu=("unary", "a * (a + (ACC)3 < (ACC)0 ? (ACC)0 : (a + (ACC)3 > (ACC)6 ? (ACC)6 : a + (ACC)3)) / (ACC)6"),
+    doc="x * relu6(x + 3) / 6 (MobileNetV3)",
+)
+
+
+@hardswish.def_backward
+def hardswish_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``hardswish_backward``: 0 up to -3, x / 3 + 1/2 strictly between -3 and 3, 1 from 3 on."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    middle = ops.add(ops.div(x, 3.0), 0.5)
+    slope = ops.where(ops.le(x, -3.0), 0.0, ops.where(ops.lt(x, 3.0), middle, 1.0))
+    return (ops.mul(grad, slope),)
+
+
+@register_kernel("hardsigmoid", Backend.CPU, dtypes=FLOAT_DTYPES)
+def hardsigmoid_cpu(x: np.ndarray) -> np.ndarray:
+    return np.asarray(np.clip(x + 3, 0, 6) / 6, dtype=x.dtype)
+
+
+hardsigmoid = defop(
+    "hardsigmoid",
+    inputs=("x",),
+    infer_meta=_float_like,
+    save=("x",),
+    promote="float",
+    gpu=("unary", "(a + (ACC)3 < (ACC)0 ? (ACC)0 : (a + (ACC)3 > (ACC)6 ? (ACC)6 : a + (ACC)3)) / (ACC)6"),
+    doc="relu6(x + 3) / 6, a piecewise-linear sigmoid",
+)
+
+
+@hardsigmoid.def_backward
+def hardsigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``hardsigmoid_backward``: 1/6 strictly between -3 and 3, 0 elsewhere."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    below_3 = ops.where(ops.lt(x, 3.0), ops.div(grad, 6.0), 0.0)
+    return (ops.where(ops.gt(x, -3.0), below_3, 0.0),)
+
+
+# -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------
+
+def inplace_form(op: Any) -> Any:
+    """``op`` with PyTorch's trailing ``inplace=False`` argument (``F.leaky_relu(x, 0.2, inplace=True)``).
+
+    minigrad computes these activations out of place whatever ``inplace`` says:
+    the result is the same, and the input keeps its values (and its version), so
+    a later backward that needs it still works.
+    """
+    n_attrs = len(op.attrs)
+
+    def functional(input: Any, *args: Any, **kwargs: Any) -> Any:
+        inplace = kwargs.pop("inplace", False)
+        if len(args) > n_attrs:  # inplace given by position, after the op's attributes
+            args, inplace = args[:n_attrs], args[n_attrs]
+        if not isinstance(inplace, bool):
+            raise TypeError(f"{op.name}(): argument 'inplace' must be bool, but got {type(inplace).__name__}")
+        return op(input, *args, **kwargs)
+
+    functional.__name__ = functional.__qualname__ = op.name
+    functional.__doc__ = f"``minigrad.{op.name}`` with PyTorch's ``inplace=False`` argument (computed out of place)."
+    functional.op = op  # type: ignore[attr-defined]
+    return functional
+
+
+def _check_tensor(op: str, name: str, x: Any) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position 0) must be Tensor, but got {type(x).__name__}")
+
+
+__all__ += ["selu", "celu", "prelu"]  # torch.selu, torch.celu, torch.prelu; the others live in F only
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``: composite, ``hardtanh(x, 0, 6)`` as in PyTorch."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalising constants (composite)."""
+    return mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: composite, ``alpha * elu(x / alpha)``."""
+    alpha = _check_number("celu", "alpha", 1, alpha)
+    if alpha == 0:
+        raise RuntimeError("celu(): ZeroDivisionError: alpha cannot be 0 for CELU")
+    return mul(elu(div(input, alpha), 1.0), alpha)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))`` (Misra, 2019): composite."""
+    _check_tensor("mish", "input", input)
+    return mul(input, tanh(softplus(input)))
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``: composite."""
+    _check_tensor("softsign", "input", input)
+    return div(input, add(abs(input), 1.0))
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``: composite."""
+    _check_tensor("logsigmoid", "input", input)
+    return neg(softplus(neg(input)))
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``: composite."""
+    _check_tensor("tanhshrink", "input", input)
+    return sub(input, tanh(input))
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-x, dim)``: composite. ``dim=None`` takes PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1)."""
+    _check_tensor("softmin", "input", input)
+    if dim is None:
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    x = input if dtype is None else cast(input, dtype)
+    return softmax(neg(x), dim)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``, return ``a * sigmoid(b)`` (composite)."""
+    _check_tensor("glu", "input", input)
+    if input.ndim == 0:
+        raise RuntimeError("glu(): glu does not support scalars because halving size must be even")
+    d = dim + input.ndim if dim < 0 else dim
+    if not 0 <= d < input.ndim:
+        raise IndexError(f"glu(): Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
+    size = input.shape[d]
+    if size % 2:
+        raise RuntimeError(f"glu(): Halving dimension must be even, but dimension {d} is size {size}")
+    lead = (slice(None),) * d
+    a = getitem(input, lead + (slice(0, size // 2),))
+    b = getitem(input, lead + (slice(size // 2, size),))
+    return mul(a, sigmoid(b))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1). Composite."""
+    _check_tensor("prelu", "input", input)
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 1) must be Tensor, but got {type(weight).__name__}")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu(): weight must be a scalar or 1-D tensor, but got {weight.ndim}-D")
+    n = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            f"prelu(): Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+            f"and channel size = {channels}."
+        )
+    if n == 1:
+        w = reshape(weight, ())
+    else:  # one slope per channel: broadcast along dim 1
+        w = reshape(weight, (n,) + (1,) * (input.ndim - 2))
+    return where(gt(input, 0.0), input, mul(w, input))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, ``value`` elsewhere: composite (``where`` of ``gt``)."""
+    _check_tensor("threshold", "input", input)
+    t = _check_number("threshold", "threshold", 1, threshold)
+    v = _check_number("threshold", "value", 2, value)
+    return where(le(input, t), v, input)  # a NaN input stays NaN, as in PyTorch
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, 0 elsewhere: composite."""
+    _check_tensor("hardshrink", "input", input)
+    lambd = _check_number("hardshrink", "lambd", 1, lambd)
+    return where(gt(abs(input), lambd), input, mul(input, 0.0))  # 0 inside; NaN stays NaN (its gradient 0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between: composite."""
+    _check_tensor("softshrink", "input", input)
+    lambd = _check_number("softshrink", "lambd", 1, lambd)
+    if lambd < 0:
+        raise RuntimeError(f"softshrink(): lambda must be greater or equal to 0, but found to be {lambd}.")
+    inside = mul(input, 0.0)  # 0, and NaN for a NaN input, as PyTorch's
+    return where(gt(input, lambd), sub(input, lambd), where(lt(input, -lambd), add(input, lambd), inside))

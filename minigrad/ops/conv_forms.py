@@ -66,6 +66,54 @@ def _pair(op: str, name: str, v: Any) -> tuple[int, int]:
     raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be an int or a pair of ints, but got {v!r}")
 
 
+# NOTE [ Window arguments are checked first ]
+#     kernel_size, stride, padding, dilation and groups are checked for zero,
+#     negative and too-large values before any op runs, with PyTorch's error
+#     class (RuntimeError) and words, naming the argument: a zero kernel or
+#     stride would otherwise reach an integer division, a negative dilation a
+#     NumPy slice, and a refused call must leave no node behind.
+
+
+def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any, dilation: tuple[int, int],
+                     groups: Any) -> None:
+    """conv2d's argument values (NOTE [ Window arguments are checked first ])."""
+    if min(stride) <= 0:
+        raise RuntimeError(f"conv2d(): argument 'stride': non-positive stride is not supported, but got {stride}")
+    if not isinstance(padding, str) and min(_pair("conv2d", "padding", padding)) < 0:
+        raise RuntimeError(f"conv2d(): argument 'padding': negative padding is not supported, but got {padding!r}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"conv2d(): argument 'dilation' should be greater than zero, but got {dilation}")
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"conv2d(): argument 'groups' (position 6) must be int, but got {type(groups).__name__}")
+    if groups <= 0:
+        raise RuntimeError(f"conv2d(): argument 'groups': non-positive groups is not supported, but got {groups}")
+    if isinstance(weight, Tensor) and weight.ndim == 4:
+        if weight.shape[0] < groups:
+            raise RuntimeError(f"conv2d(): Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+                               f"but got weight of size {list(weight.shape)} instead")
+        if min(weight.shape[2:]) <= 0:
+            raise RuntimeError(f"conv2d(): kernel size should be greater than zero, but got weight of size {list(weight.shape)}")
+
+
+def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int],
+                     d: tuple[int, int]) -> None:
+    """max_pool2d's argument values (NOTE [ Window arguments are checked first ])."""
+    if min(k) <= 0:
+        raise RuntimeError(f"max_pool2d(): argument 'kernel_size' should be greater than zero, but got {k}")
+    if min(s) <= 0:
+        raise RuntimeError(f"max_pool2d(): argument 'stride' should be greater than zero, but got {s}")
+    if min(d) <= 0:
+        raise RuntimeError(f"max_pool2d(): argument 'dilation' should be greater than zero, but got {d}")
+    if min(p) < 0:
+        raise RuntimeError(f"max_pool2d(): argument 'padding' must be non-negative, but got {p}")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(f"max_pool2d(): padding should be at most half of the kernel size, "
+                           f"got padding {p} for kernel_size {k}")
+    if x.ndim not in (3, 4) or 0 in tuple(x.shape)[-3:]:
+        raise ValueError(f"max_pool2d(): expected a 3-D or 4-D (batch mode) input with non-zero sizes except the "
+                         f"batch, but got shape {tuple(x.shape)}")
+
+
 def _zeros_like_part(x: Tensor, shape: tuple[int, ...], value: float = 0.0) -> Tensor:
     arr = np.full(shape, value, dtype=x.dtype.np)
     return Tensor._make(arr if x.device == "cpu" else move_array(arr, "cpu", x.device), x.dtype, x.device)
@@ -97,14 +145,13 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     groups = a.get("groups", 1)
     padding = a.get("padding", 0)
     x, weight = a.get("input"), a.get("weight")
+    _check_conv_args(x, weight, _pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
     plain = dilation == (1, 1) and groups == 1 and not isinstance(padding, str) and not (
         isinstance(x, Tensor) and x.ndim == 3)
     if plain:  # the op itself, with its own argument checks and messages
         return _conv2d_op(*args[:5], **{k: v for k, v in kwargs.items() if k not in ("dilation", "groups")})
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("conv2d(): 'input' and 'weight' must be Tensors")
-    if not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
-        raise ValueError(f"conv2d(): groups must be a positive int, but got {groups!r}")
     bias, stride = a.get("bias"), _pair("conv2d", "stride", a.get("stride", 1))
     unbatched = x.ndim == 3
     if unbatched:
@@ -182,16 +229,15 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     p = _pair("max_pool2d", "padding", a.get("padding", 0))
     d = _pair("max_pool2d", "dilation", a.get("dilation", 1))
     ceil_mode, return_indices = bool(a.get("ceil_mode", False)), bool(a.get("return_indices", False))
-    unbatched = x.ndim == 3
-    xb = unsqueeze(x, 0) if unbatched else x
-    if xb.ndim != 4:
-        raise ValueError(f"max_pool2d(): expected a 3-D or 4-D input, but got shape {tuple(x.shape)}")
-    if p[0] * 2 > k[0] or p[1] * 2 > k[1]:
-        raise ValueError(f"max_pool2d(): padding should be at most half of the kernel size, got padding {p} for kernel {k}")
-    n, c, h, w = xb.shape
+    _check_pool_args(x, k, s, p, d)
+    c, h, w = tuple(x.shape)[-3:]
     oh, ow = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode), _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
     if oh <= 0 or ow <= 0:
-        raise ValueError(f"max_pool2d(): kernel {k} (dilation {d}) is larger than the padded input ({h}, {w})")
+        raise RuntimeError(f"max_pool2d(): kernel {k} (dilation {d}) is larger than the padded input ({h}, {w}): "
+                           f"given input size ({c}x{h}x{w}), calculated output size ({c}x{oh}x{ow}) is too small")
+    unbatched = x.ndim == 3
+    xb = unsqueeze(x, 0) if unbatched else x
+    n = xb.shape[0]
     if d == (1, 1) and not ceil_mode:
         out = _max_pool2d(xb, k, s, p)
     else:

@@ -240,6 +240,12 @@ class OpDef:
             if "dim" in kwargs:
                 raise TypeError(f"{op}() got both 'dim' and its alias 'axis'; pass one of them")
             kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs and "keepdims" not in arg_pos and "keepdim" in arg_pos:
+            # NumPy's spelling ``keepdims=``, which PyTorch accepts too (``x.sum(1, keepdims=True)``).
+            kwargs = dict(kwargs)
+            if "keepdim" in kwargs:
+                raise TypeError(f"{op}() got both 'keepdim' and its alias 'keepdims'; pass one of them")
+            kwargs["keepdim"] = kwargs.pop("keepdims")
         for key, value in kwargs.items():
             pos = arg_pos.get(key)
             if pos is None:

@@ -20,7 +20,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from .math import mul
-from .registry import defop
+from .registry import Attr, defop
 
 __all__ = ["floor", "ceil", "trunc", "round"]
 
@@ -40,3 +40,49 @@ floor = _rounding("floor", np.floor, "largest integer <= x (derivative 0)", "{fl
 ceil = _rounding("ceil", np.ceil, "smallest integer >= x (derivative 0)", "{ceil}(a)")
 trunc = _rounding("trunc", np.trunc, "x rounded toward zero (derivative 0)", "{trunc}(a)")
 round = _rounding("round", np.round, "x rounded to the nearest integer, halves to even (derivative 0)", "{rint}(a)")
+
+
+# -- division with a rounding mode ---------------------------------------------------
+
+def _check_rounding_mode(op: str, name: str, pos: int, v: Any) -> str:
+    if v not in ("trunc", "floor"):
+        raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {v!r}")
+    return v
+
+
+@register_kernel("div_rounded", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/div_rounded")
+def div_rounded_cpu(x: np.ndarray, y: np.ndarray, rounding_mode: str = "trunc") -> np.ndarray:
+    """``x / y`` rounded toward zero (``trunc``) or down (``floor``); exact on integers, as PyTorch."""
+    if np.result_type(x, y).kind in "biu":
+        if np.any(np.asarray(y) == 0):
+            raise RuntimeError("div(): ZeroDivisionError in integer division with rounding_mode")
+        q = np.floor_divide(x, y)
+        if rounding_mode == "trunc":  # floor is one below trunc where the exact quotient is negative and inexact
+            q = q + ((np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)))
+        return np.asarray(q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # NumPy's floor_divide works from fmod, as PyTorch does: 0.25 // 0.001 is 249, not floor(250.0).
+        return np.asarray(np.floor_divide(x, y) if rounding_mode == "floor" else np.trunc(np.divide(x, y)))
+
+
+div_rounded = defop(
+    "div_rounded",
+    inputs=("x", "y"),
+    attrs=(Attr("rounding_mode", "trunc", _check_rounding_mode),),
+    infer_meta=im.broadcast,
+    scalars=True,
+    transform_dtype=True,
+    doc="x / y rounded toward zero ('trunc') or down ('floor'): mg.div(x, y, rounding_mode=...); derivative 0",
+)
+
+
+@div_rounded.def_backward
+def div_rounded_backward(ctx, grad):
+    # A step function of both inputs: PyTorch defines its derivative as 0 everywhere, even
+    # where the divisor is 0 (floor(div(x, y)) would pass 0 / 0 = NaN back through div).
+    ops = ctx.ops
+    zero = ops.fill(grad, 0)
+    return (
+        ops.sum_to(zero, ctx.input_shape(0)) if ctx.needs(0) else None,
+        ops.sum_to(zero, ctx.input_shape(1)) if ctx.needs(1) else None,
+    )

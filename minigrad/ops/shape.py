@@ -210,8 +210,8 @@ def _normalize_index(op: str, index: Any) -> Any:
             if item._dtype.is_floating:
                 raise TypeError(f"{op}(): tensors used as indices must be long, int or bool, but index {pos} is {item.dtype}")
             out.append(to_numpy(item._data))
-        elif isinstance(item, (list, np.ndarray)):
-            arr = np.asarray(item)
+        elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
+            arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
             if arr.dtype.kind not in "biu":
                 raise TypeError(f"{op}(): index {pos} must hold integers or bools, but got {arr.dtype}")
             out.append(arr)

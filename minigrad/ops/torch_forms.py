@@ -34,6 +34,7 @@ from ..kernels.backends import move_array, to_numpy
 from ..kernels.infer_meta import reduced_dims
 from ..tensor import Tensor
 from .argmax import argmax, argmin
+from .clamp import clamp as _clamp_op
 from .linalg import matmul
 from .math import add as _add_op
 from .math import clip as _clip_op
@@ -43,8 +44,7 @@ from .math import sub as _sub_op
 from .reduce import max as _max_op
 from .reduce import mean, min as _min_op, sum
 from .registry import type_name
-from .rounding import floor as _floor_op
-from .rounding import trunc as _trunc_op
+from .rounding import div_rounded as _div_rounded_op
 from .shape import concat, expand, getitem, permute, reshape, transpose
 
 __all__ = [
@@ -76,14 +76,24 @@ def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
     return dim
 
 
+def _keepdim_alias(op: str, keepdim: Any, keepdims: Any) -> Any:
+    # NumPy's spelling, which PyTorch accepts too: x.max(1, keepdims=True)
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(f"{op}(): pass either 'keepdim' or its alias 'keepdims', not both")
+        return keepdims
+    return keepdim
+
+
 def _check_tensor(op: str, name: str, pos: int, v: Any) -> None:
     if not isinstance(v, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
 
 
 def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
-    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Any:
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
         _check_tensor(op, "input", 0, input)
+        keepdim = _keepdim_alias(op, keepdim, keepdims)
         if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
             return pair_op(input, dim)
         dim = _dim_alias(op, dim, axis)
@@ -104,24 +114,25 @@ max = _extreme("max", _max_op, argmax, maximum, return_types.max)
 min = _extreme("min", _min_op, argmin, minimum, return_types.min)
 
 
-def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
-    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=keepdim)
+    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=_keepdim_alias("amax", keepdim, keepdims))
 
 
-def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None) -> Tensor:
+def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The smallest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
-    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=keepdim)
+    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=_keepdim_alias("amin", keepdim, keepdims))
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
-        axis: Any = None) -> Tensor:
+        axis: Any = None, keepdims: Any = None) -> Tensor:
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
 
     ``unbiased=False`` is the old spelling of ``correction=0``.
     """
     _check_tensor("var", "input", 0, input)
     dim = _dim_alias("var", dim, axis)
+    keepdim = _keepdim_alias("var", keepdim, keepdims)
     if isinstance(dim, bool):  # var(x, False): the old positional 'unbiased'
         dim, unbiased = None, dim
     if correction is None:
@@ -139,9 +150,9 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
-        axis: Any = None) -> Tensor:
+        axis: Any = None, keepdims: Any = None) -> Tensor:
     """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis))
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims))
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -232,15 +243,21 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     _check_tensor("clamp", "input", 0, input)
     if not isinstance(min, Tensor) and not isinstance(max, Tensor):
         return _clip_op(input, min, max)
-    out = input
-    if min is not None:
-        out = where(lt(out, min), min, out)
-    if max is not None:
-        out = where(gt(out, max), max, out)
-    return out
+    # A tensor bound: the clamp op (ops/clamp.py); a number beside it becomes a 0-d tensor.
+    if min is None and max is None:
+        raise ValueError("clamp(): at least one of 'min' or 'max' must not be None")
+    lo, hi = (b if b is None or isinstance(b, Tensor) else _scalar_like(input, b) for b in (min, max))
+    bounds = "both" if lo is not None and hi is not None else ("min" if lo is not None else "max")
+    return _clamp_op(input, lo, hi, bounds=bounds)
 
 
 clamp.name = "clamp"  # type: ignore[attr-defined]
+
+
+def _scalar_like(input: Tensor, value: Any) -> Tensor:
+    """A number beside a tensor bound, as a 0-d tensor (a float with an integer input: float32, as PyTorch)."""
+    dtype = input.dtype if input.dtype.is_floating or not isinstance(value, float) else _dt.float32
+    return Tensor._scalar(value, dtype, input.device)
 
 
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -535,41 +552,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return _div_op(input, other)
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
-    a, b = (x if isinstance(x, Tensor) else None for x in (input, other))
-    like = a if a is not None else b
-    if like is None:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("div(): at least one of 'input' and 'other' must be a Tensor")
-    ints = all(
-        (not x.dtype.is_floating) if isinstance(x, Tensor) else isinstance(x, int) for x in (input, other)
-    )
-    if ints:  # exact integer division, as PyTorch (no float round trip)
-        xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
-        xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
-        if np.any(xb == 0):
-            raise RuntimeError("div(): ZeroDivisionError in integer division with rounding_mode")
-        q = np.floor_divide(xa, xb) if rounding_mode == "floor" else np.trunc(xa / xb).astype(np.result_type(xa, xb))
-        q = np.asarray(q)
-        data = q if like.device == "cpu" else move_array(q, "cpu", like.device)
-        return Tensor._make(data, _dt.from_numpy(q.dtype), like.device)
-    q = _div_op(input, other)
-    if rounding_mode == "trunc":
-        return _trunc_op(q)
-    out = _floor_op(q)
-    # floor(a / b) is one too high where a / b rounds up to an integer (0.25 / 0.001 -> 250.0, but
-    # 0.25 = 249 * 0.001 + a remainder); PyTorch, like NumPy's floor_divide, works from fmod and gives
-    # 249.0. The correction is added as a constant, so the derivative stays 0.
-    xa = to_numpy(input._data) if isinstance(input, Tensor) else np.asarray(input)
-    xb = to_numpy(other._data) if isinstance(other, Tensor) else np.asarray(other)
-    got = to_numpy(out._data)
-    with np.errstate(all="ignore"):
-        exact = np.asarray(np.floor_divide(xa, xb), dtype=got.dtype)
-        fix = exact - got
-    fix = np.where(np.isfinite(fix), fix, 0)
-    fix = np.where(np.isnan(exact) & ~np.isnan(got), np.nan, fix).astype(got.dtype)  # inf // 2 is nan, as PyTorch
-    if not fix.any():
-        return out
-    data = fix if out.device == "cpu" else move_array(fix, "cpu", out.device)
-    return _add_op(out, Tensor._make(data, out.dtype, out.device))
+    return _div_rounded_op(input, other, rounding_mode=rounding_mode)
 
 
 div.name = "div"  # type: ignore[attr-defined]

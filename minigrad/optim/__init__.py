@@ -1,4 +1,4 @@
-"""Optimizers (``mg.optim``): SGD with momentum, and Adam.
+"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam.
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
 their version counters record every step. With no recorder, a CPU parameter
@@ -14,7 +14,7 @@ Example:
     >>> (w * w).sum().backward(); opt.step()
     >>> w
     Parameter containing:
-    tensor([ 0.8, -0.8], requires_grad=True)
+    tensor([ 0.8000, -0.8000], requires_grad=True)
 """
 
 from __future__ import annotations
@@ -24,11 +24,13 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .. import ops
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+           "lr_scheduler"]
 
 
 def _check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
@@ -181,22 +183,37 @@ class Optimizer(abc.ABC):
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum, Nesterov and weight decay (PyTorch's rule)."""
+    """Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
+    ``maximize`` (PyTorch's rule, step for step).
 
-    def __init__(self, params: Iterable[Tensor], lr: float = 0.01, momentum: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False) -> None:
+    With ``g`` the gradient (negated when ``maximize``) plus ``weight_decay * p``::
+
+        buf = g                                   (first step)
+        buf = momentum * buf + (1 - dampening) * g (later steps)
+        g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+    """
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, fused: bool | None = None) -> None:
         momentum = _check_hyper("SGD", "momentum value", momentum)
         weight_decay = _check_hyper("SGD", "weight_decay value", weight_decay)
-        if not isinstance(nesterov, bool):
-            raise TypeError(f"SGD(): argument 'nesterov' must be bool, but got {type(nesterov).__name__}")
-        if nesterov and momentum <= 0:
+        if isinstance(dampening, bool) or not isinstance(dampening, (int, float)):
+            raise TypeError(f"SGD(): argument 'dampening' must be a number, but got {type(dampening).__name__}")
+        for nm, flag in (("nesterov", nesterov), ("maximize", maximize)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"SGD(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD(): Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay, "nesterov": nesterov})
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": float(dampening),
+                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize})
 
     def step(self) -> None:
         with no_grad():
             for group in self.param_groups:
                 lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+                dampening = group.get("dampening", 0.0)
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
@@ -204,6 +221,8 @@ class SGD(Optimizer):
                     if _array_update_ok(p, g):
                         self._sgd_arrays(p, g._data, group)
                         continue
+                    if group.get("maximize", False):
+                        g = -g
                     if weight_decay:
                         g = g + weight_decay * p
                     if momentum:
@@ -212,13 +231,16 @@ class SGD(Optimizer):
                         if buf is None:
                             buf = st["momentum_buffer"] = g.detach_copy()
                         else:
-                            buf.mul_(momentum).add_(g)
+                            buf.mul_(momentum).add_(g * (1 - dampening) if dampening else g)
                         g = g + momentum * buf if group["nesterov"] else buf
                     p.sub_(g * lr)
 
     def _sgd_arrays(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
         """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
         lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+        dampening = group.get("dampening", 0.0)
+        if group.get("maximize", False):
+            g = -g
         if weight_decay:
             g = g + p._data * weight_decay
         if momentum:
@@ -228,7 +250,7 @@ class SGD(Optimizer):
                 buf = st["momentum_buffer"] = Tensor._make(g.copy(), p._dtype)
             else:
                 buf._data *= momentum
-                buf._data += g
+                buf._data += g * (1 - dampening) if dampening else g
                 _bump(buf)
             g = g + buf._data * momentum if group["nesterov"] else buf._data
         p._data -= g * lr
@@ -236,10 +258,14 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), with PyTorch's defaults and bias correction."""
+    """Adam (Kingma & Ba), with PyTorch's defaults and bias correction; ``amsgrad`` keeps the running
+    maximum of the second moment (Reddi et al.); ``maximize`` ascends."""
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        # ``foreach``/``fused`` choose PyTorch's kernels, not the arithmetic: accepted, no effect here.
         name = type(self).__name__
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise ValueError(f"{name}(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
@@ -247,7 +273,13 @@ class Adam(Optimizer):
                  _check_hyper(name, "beta parameter at index 1", betas[1], below=1.0))
         eps = _check_hyper(name, "epsilon value", eps)
         weight_decay = _check_hyper(name, "weight_decay value", weight_decay)
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+        for nm, flag in (("amsgrad", amsgrad), ("maximize", maximize)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name}(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize})
+        if decoupled_weight_decay:
+            self.decoupled_weight_decay = True  # Adam(decoupled_weight_decay=True) is AdamW
 
     #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
     decoupled_weight_decay = False
@@ -256,12 +288,15 @@ class Adam(Optimizer):
         with no_grad():
             for group in self.param_groups:
                 lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                amsgrad = group.get("amsgrad", False)
                 for p in group["params"]:
                     g = p.grad
                     if g is None:
                         continue
+                    if group.get("maximize", False):
+                        g = -g
                     if _array_update_ok(p, g):
-                        self._adam_arrays(p, g._data, lr, b1, b2, eps, wd)
+                        self._adam_arrays(p, g._data, lr, b1, b2, eps, wd, amsgrad)
                         continue
                     if wd and self.decoupled_weight_decay:
                         p.mul_(1 - lr * wd)
@@ -276,11 +311,17 @@ class Adam(Optimizer):
                     else:
                         st["exp_avg"].mul_(b1).add_(g * (1 - b1))
                         st["exp_avg_sq"].mul_(b2).add_(g * g * (1 - b2))
+                    second = st["exp_avg_sq"]
+                    if amsgrad:
+                        prev = st.get("max_exp_avg_sq")
+                        second = st["max_exp_avg_sq"] = second.detach_copy() if prev is None else \
+                            ops.maximum(prev, second)
                     step = lr / (1 - b1**t)
-                    denom = (st["exp_avg_sq"] / (1 - b2**t)).sqrt() + eps
+                    denom = (second / (1 - b2**t)).sqrt() + eps
                     p.sub_(st["exp_avg"] / denom * step)
 
-    def _adam_arrays(self, p: Tensor, g: np.ndarray, lr: float, b1: float, b2: float, eps: float, wd: float) -> None:
+    def _adam_arrays(self, p: Tensor, g: np.ndarray, lr: float, b1: float, b2: float, eps: float, wd: float,
+                     amsgrad: bool = False) -> None:
         """``step`` for one parameter on arrays: the op path's arithmetic, in its order."""
         data = p._data
         if wd and self.decoupled_weight_decay:
@@ -301,8 +342,13 @@ class Adam(Optimizer):
             v._data += g * g * (1 - b2)
             _bump(m)
             _bump(v)
+        second = st["exp_avg_sq"]._data
+        if amsgrad:
+            prev = st.get("max_exp_avg_sq")
+            second = second.copy() if prev is None else np.maximum(prev._data, second)
+            st["max_exp_avg_sq"] = Tensor._make(second, p._dtype)
         step = lr / (1 - b1**t)
-        denom = np.sqrt(st["exp_avg_sq"]._data / (1 - b2**t)) + eps
+        denom = np.sqrt(second / (1 - b2**t)) + eps
         data -= st["exp_avg"]._data / denom * step
         if wd and self.decoupled_weight_decay:
             _bump(p)
@@ -316,8 +362,299 @@ class AdamW(Adam):
     decoupled_weight_decay = True
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 1e-2) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+
+# -- optimizers with per-element step sizes: RMSprop, Adagrad, Adadelta, Adamax ---------------
+#
+# Each keeps running statistics of the gradient per parameter (``self.state``, under
+# PyTorch's key names) and divides the step by a root of them, so a coordinate with large
+# gradients moves less. The rules are PyTorch's, step for step (same state, same order of
+# operations); they run as in-place tensor ops under ``no_grad``, so with a recorder every
+# update shows as events.
+
+def _zeros_like(p: Tensor) -> Tensor:
+    return ops.fill(p, 0.0).detach()
+
+
+def _check_flag(owner: str, name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{owner}(): argument '{name}' must be bool, but got {type(value).__name__}")
+    return value
+
+
+def _grad(p: Tensor, group: dict[str, Any]) -> Tensor:
+    """The gradient a rule works with: negated for ``maximize``, plus ``weight_decay * p`` (L2)."""
+    g = p.grad
+    if group["maximize"]:
+        g = ops.neg(g)
+    if group["weight_decay"]:
+        g = ops.add(g, ops.mul(p, group["weight_decay"]))
+    return g
+
+
+class RMSprop(Optimizer):
+    """RMSprop (Hinton): divide by the root of a running mean of squared gradients.
+
+    ``v = alpha * v + (1 - alpha) * g**2``; with ``centered`` the running mean
+    ``m`` of ``g`` is subtracted (``v - m**2``); then ``p -= lr * g / (sqrt(v) + eps)``,
+    or through a momentum buffer ``b = momentum * b + g / (sqrt(v) + eps)``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False,
+                 *, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "alpha": _check_hyper("RMSprop", "alpha value", alpha),
+            "eps": _check_hyper("RMSprop", "epsilon value", eps),
+            "weight_decay": _check_hyper("RMSprop", "weight_decay value", weight_decay),
+            "momentum": _check_hyper("RMSprop", "momentum value", momentum),
+            "centered": _check_flag("RMSprop", "centered", centered),
+            "maximize": _check_flag("RMSprop", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p)})
+                    st["step"] += 1
+                    sq = st["square_avg"].mul_(alpha).add_(ops.mul(ops.mul(g, g), 1 - alpha))
+                    if group["centered"]:
+                        m = st.setdefault("grad_avg", _zeros_like(p))
+                        m.add_(ops.mul(ops.sub(g, m), 1 - alpha))  # lerp towards g
+                        avg = ops.sqrt(ops.sub(sq, ops.mul(m, m)))
+                    else:
+                        avg = ops.sqrt(sq)
+                    avg = ops.add(avg, eps)
+                    if momentum > 0:
+                        buf = st.setdefault("momentum_buffer", _zeros_like(p))
+                        buf.mul_(momentum).add_(ops.div(g, avg))
+                        p.sub_(ops.mul(buf, group["lr"]))
+                    else:
+                        p.sub_(ops.mul(ops.div(g, avg), group["lr"]))
+
+
+class Adagrad(Optimizer):
+    """Adagrad (Duchi et al.): divide by the root of the sum of all squared gradients so far.
+
+    ``s += g**2``; ``p -= lr / (1 + (step - 1) * lr_decay) * g / (sqrt(s) + eps)``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "lr_decay": _check_hyper("Adagrad", "lr_decay value", lr_decay),
+            "weight_decay": _check_hyper("Adagrad", "weight_decay value", weight_decay),
+            "initial_accumulator_value": _check_hyper("Adagrad", "initial_accumulator value",
+                                                      initial_accumulator_value),
+            "eps": _check_hyper("Adagrad", "epsilon value", eps),
+            "maximize": _check_flag("Adagrad", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+        # PyTorch fills the accumulators at construction (so state_dict() shows them before any step).
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p.id] = {"step": 0, "sum": ops.fill(p, group["initial_accumulator_value"]).detach()}
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state[p.id]
+                    st["step"] += 1
+                    clr = group["lr"] / (1 + (st["step"] - 1) * group["lr_decay"])
+                    st["sum"].add_(ops.mul(g, g))
+                    std = ops.add(ops.sqrt(st["sum"]), group["eps"])
+                    p.sub_(ops.mul(ops.div(g, std), clr))
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler): a step whose size is the ratio of two running roots, so ``lr=1`` is the default.
+
+    ``v = rho * v + (1 - rho) * g**2``; ``d = sqrt(u + eps) / sqrt(v + eps) * g``;
+    ``u = rho * u + (1 - rho) * d**2``; ``p -= lr * d``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "rho": _check_hyper("Adadelta", "rho value", rho, below=1.0 + 1e-12),
+            "eps": _check_hyper("Adadelta", "epsilon value", eps),
+            "weight_decay": _check_hyper("Adadelta", "weight_decay value", weight_decay),
+            "maximize": _check_flag("Adadelta", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                rho, eps = group["rho"], group["eps"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p),
+                                                      "acc_delta": _zeros_like(p)})
+                    st["step"] += 1
+                    sq = st["square_avg"].mul_(rho).add_(ops.mul(ops.mul(g, g), 1 - rho))
+                    std = ops.sqrt(ops.add(sq, eps))
+                    delta = ops.mul(ops.div(ops.sqrt(ops.add(st["acc_delta"], eps)), std), g)
+                    st["acc_delta"].mul_(rho).add_(ops.mul(ops.mul(delta, delta), 1 - rho))
+                    p.sub_(ops.mul(delta, group["lr"]))
+
+
+class Adamax(Optimizer):
+    """Adamax (Kingma & Ba): Adam with the infinity norm in place of the second moment.
+
+    ``m = b1 * m + (1 - b1) * g``; ``u = max(b2 * u, |g| + eps)``;
+    ``p -= lr / (1 - b1**step) * m / u``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"Adamax(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("Adamax", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("Adamax", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("Adamax", "epsilon value", eps),
+            "weight_decay": _check_hyper("Adamax", "weight_decay value", weight_decay),
+            "maximize": _check_flag("Adamax", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                (b1, b2), eps = group["betas"], group["eps"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = _grad(p, group)
+                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
+                                                      "exp_inf": _zeros_like(p)})
+                    st["step"] += 1
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
+                    clr = group["lr"] / (1 - b1 ** st["step"])
+                    p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (Dozat): the step mixes the current gradient and the momentum,
+    each with its own schedule ``mu_t = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"NAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("NAdam", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("NAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("NAdam", "epsilon value", eps),
+            "weight_decay": _check_hyper("NAdam", "weight_decay value", weight_decay),
+            "momentum_decay": _check_hyper("NAdam", "momentum_decay value", momentum_decay),
+            "decoupled_weight_decay": _check_flag("NAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": _check_flag("NAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = ops.neg(p.grad) if group["maximize"] else p.grad
+                    st = self.state.setdefault(p.id, {"step": 0, "mu_product": 1.0, "exp_avg": _zeros_like(p),
+                                                      "exp_avg_sq": _zeros_like(p)})
+                    st["step"] += 1
+                    t = st["step"]
+                    if wd and group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * wd)
+                    elif wd:
+                        g = ops.add(g, ops.mul(p, wd))
+                    mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
+                    mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
+                    # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
+                    st["mu_product"] = float(np.float32(st["mu_product"]) * np.float32(mu))
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+                    denom = ops.add(ops.sqrt(ops.div(v, 1 - b2**t)), eps)
+                    p.sub_(ops.mul(ops.div(g, denom), lr * (1.0 - mu) / (1.0 - st["mu_product"])))
+                    p.sub_(ops.mul(ops.div(m, denom), lr * mu_next / (1.0 - st["mu_product"] * mu_next)))
+
+
+class RAdam(Optimizer):
+    """Rectified Adam (Liu et al.): plain momentum SGD while the second moment's estimate is too young
+    (``rho_t <= 5``), then Adam's step scaled by a variance rectification term."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False) -> None:
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"RAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+        defaults = {
+            "lr": lr,
+            "betas": (_check_hyper("RAdam", "beta parameter at index 0", betas[0], below=1.0),
+                      _check_hyper("RAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "eps": _check_hyper("RAdam", "epsilon value", eps),
+            "weight_decay": _check_hyper("RAdam", "weight_decay value", weight_decay),
+            "decoupled_weight_decay": _check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": _check_flag("RAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group in self.param_groups:
+                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = ops.neg(p.grad) if group["maximize"] else p.grad
+                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
+                                                      "exp_avg_sq": _zeros_like(p)})
+                    st["step"] += 1
+                    t = st["step"]
+                    if wd and group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * wd)
+                    elif wd:
+                        g = ops.add(g, ops.mul(p, wd))
+                    m = st["exp_avg"]
+                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+                    bc2 = 1 - b2**t
+                    m_hat = ops.div(m, 1 - b1**t)
+                    rho_inf = 2 / (1 - b2) - 1
+                    rho_t = rho_inf - 2 * t * (b2**t) / bc2
+                    if rho_t > 5.0:
+                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                        adaptive = ops.div(bc2**0.5, ops.add(ops.sqrt(v), eps))
+                        p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
+                    else:
+                        p.sub_(ops.mul(m_hat, lr))
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)

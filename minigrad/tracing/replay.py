@@ -721,6 +721,17 @@ class Replay(Sequence[State]):
         self._cursor = reducer
         return reducer
 
+    def pass_at(self, index: int, number: int) -> BackwardPass | None:
+        """Backward pass ``number`` as of event ``index``: ``self[index].passes[number]`` (``None`` before it
+        begins), without freezing the rest of the state (the web stepper asks this for every event)."""
+        if not 0 <= index < len(self.events):
+            raise IndexError(f"state index {index} out of range for a trace of {len(self.events)} events")
+        reducer = self._reducer_at(index)
+        if number < len(reducer.passes):
+            return reducer.passes[number]
+        active = reducer.active
+        return active.freeze() if active is not None and active.number == number else None
+
     # -- navigation helpers used by the viewers ----------------------------
 
     def indices_of(self, *kinds: str) -> list[int]:

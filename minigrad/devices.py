@@ -21,6 +21,7 @@ import numpy as np
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
     "move_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
+    "device", "as_device",
 ]
 
 
@@ -123,9 +124,10 @@ def devices() -> list[str]:
 
 def canonical_device(device: str) -> str:
     """PyTorch's names for the GPU (``"cuda"``, ``"cuda:0"``) are minigrad's ``"gpu"``; others pass through."""
-    if device == "cuda" or device == "cuda:0":
+    name = str.__str__(device)  # a ``device`` object is its string (NOTE [ A device is its string ])
+    if name == "cuda" or name == "cuda:0":
         return "gpu"
-    return device
+    return name
 
 
 def backend_of_device(device: str, caller: str | None = None) -> BackendInfo:
@@ -181,3 +183,83 @@ def is_gpu_available() -> bool:
 
 
 add_backend(BackendInfo(Backend.CPU, "cpu", array_types=(np.ndarray,)))
+
+
+# -- PyTorch's device objects ---------------------------------------------------------------------
+
+#: device types a ``device(...)`` may name besides the registered ones (PyTorch's, checked when used)
+_KNOWN_TYPES = ("cpu", "cuda", "gpu", "meta", "mps", "xpu")
+
+
+class device(str):  # noqa: N801  (PyTorch's lower-case class name)
+    """A device, as ``torch.device``: ``mg.device("cpu")``, ``mg.device("cuda")``, ``mg.device("cuda", 0)``.
+
+    NOTE [ A device is its string ] A device object *is* minigrad's device string
+    (``"cpu"``, ``"gpu"`` ...; a ``str`` subclass), so it goes wherever a device
+    string goes and ``x.device == "cpu"`` holds. It compares equal to PyTorch's
+    spellings of the same device (``"cuda"``, ``"cuda:0"`` name minigrad's GPU);
+    ``type`` and ``index`` read as PyTorch's.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.device("cuda", 0)
+        device(type='cuda', index=0)
+        >>> mg.device("cpu") == "cpu"
+        True
+    """
+
+    type: str
+    index: int | None
+
+    def __new__(cls, type_or_device: Any, index: int | None = None) -> "device":
+        if isinstance(type_or_device, device) and index is None:
+            return type_or_device
+        if isinstance(type_or_device, bool) or not isinstance(type_or_device, (str, int)):
+            raise TypeError(f"device(): argument 'type' must be str, but got {type(type_or_device).__name__}")
+        if isinstance(type_or_device, int):  # torch.device(0) is the first CUDA device
+            type_or_device, index = "cuda", type_or_device
+        kind, sep, tail = str(type_or_device).partition(":")
+        if sep:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type_or_device}")
+            if not tail.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type_or_device}'")
+            index = int(tail)
+        if index is not None and (isinstance(index, bool) or not isinstance(index, int) or index < 0):
+            raise RuntimeError(f"Device index must not be negative, but got {index!r}")
+        if kind not in _KNOWN_TYPES and kind not in _BY_DEVICE:
+            raise RuntimeError(f"Expected one of {', '.join(_KNOWN_TYPES)} device type at start of device string: {type_or_device}")
+        is_gpu = kind in ("cuda", "gpu")
+        name = "gpu" if is_gpu and not index else (f"{kind}:{index}" if index is not None and not (kind == "cpu") else kind)
+        obj = super().__new__(cls, name)
+        obj.type = "cuda" if is_gpu else kind
+        obj.index = index
+        return obj
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return str.__eq__(canonical_device(str.__str__(self)), canonical_device(str(other)))
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = str.__hash__
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+
+    def __reduce__(self) -> Any:
+        return (device, (self.type, self.index))
+
+
+_DEVICE_OBJECTS: dict[str, device] = {}
+
+
+def as_device(name: str) -> device:
+    """The device object of a tensor's device string (one object per string, made on first use)."""
+    obj = _DEVICE_OBJECTS.get(name)
+    if obj is None:
+        obj = _DEVICE_OBJECTS[name] = device(name, 0) if name == "gpu" else device(name)
+    return obj

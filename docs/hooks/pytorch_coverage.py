@@ -1,0 +1,279 @@
+"""Build ``docs/pytorch-coverage.md``: PyTorch's public names, namespace by namespace, and which minigrad has.
+
+The inventory is measured, not guessed: for each namespace the public names
+come from the installed PyTorch (its ``__all__`` where it keeps one, else the
+public functions and classes its ``dir()`` shows), and a name counts as
+present when minigrad's namespace of the same path has an attribute of that
+name. ``NOTES`` is the hand-kept part: where a present name behaves
+differently from PyTorch's; ``measured_notes`` adds differences found by
+running both frameworks. The page is committed (the inventory needs
+PyTorch, which the docs build may not have); regenerate it after adding
+surface with::
+
+    python docs/hooks/pytorch_coverage.py          # rewrites docs/pytorch-coverage.md
+    python docs/hooks/pytorch_coverage.py --check  # exit 1 when the committed page is stale
+
+``tests/test_pytorch_docs.py`` fails while the committed page differs from
+what this script writes (with the PyTorch version the page names).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+PAGE = Path(__file__).resolve().parent.parent / "pytorch-coverage.md"
+
+#: The namespaces compared: title, dotted path under ``torch`` (and the same path under ``minigrad``).
+#: ``Tensor`` compares the attributes of the tensor class.
+NAMESPACES: tuple[tuple[str, str], ...] = (
+    ("torch", ""),
+    ("Tensor methods", "Tensor"),
+    ("nn", "nn"),
+    ("nn.functional", "nn.functional"),
+    ("nn.init", "nn.init"),
+    ("nn.utils", "nn.utils"),
+    ("optim", "optim"),
+    ("optim.lr_scheduler", "optim.lr_scheduler"),
+    ("utils.data", "utils.data"),
+    ("autograd", "autograd"),
+    ("autograd.functional", "autograd.functional"),
+    ("linalg", "linalg"),
+)
+
+#: Where a name minigrad has behaves differently from PyTorch's, by its path under ``torch`` (hand-kept).
+#: A name not listed behaves as PyTorch's for the arguments minigrad accepts; an argument it does not
+#: accept is a ``TypeError`` naming it.
+NOTES: dict[str, str] = {
+    "torch.cat": "also spelled `mg.concat` (the op's name, Paddle's).",
+    "torch.clip": "numbers as bounds; `clamp` also takes tensors.",
+    "torch.matmul": "extra `transpose_x`/`transpose_y` flags (Paddle's).",
+    "torch.max": "`max(x, dim)` returns `(values, indices)` as PyTorch; `max(x, (0, 1))` (a tuple of dims) "
+                 "returns values only.",
+    "torch.min": "as `max`.",
+    "torch.Generator": "PyTorch's CPU generator's numbers, bit for bit ([Random numbers](concepts/random.md)); CPU only.",
+    "torch.randn": "`device=\"cuda\"` draws the CPU stream and moves it (PyTorch's GPU uses Philox).",
+    "nn.init.orthogonal_": "PyTorch's normal draws; the QR is NumPy's LAPACK, equal to rounding, not bit for bit.",
+    "torch.device": "a `str` subclass equal to its string; minigrad's one GPU is `\"gpu\"` = `\"cuda\"` = `\"cuda:0\"`.",
+    "torch.uint8": "a storage dtype (generator states, raw bytes): no op computes in it.",
+    "torch.save": "a NumPy `.npz` file with a JSON structure entry; never a pickle.",
+    "torch.load": "reads only files written by `mg.save`; never unpickles.",
+    "torch.conv2d": "NCHW; `padding_mode` other than zeros is refused.",
+    "Tensor.to": "PyTorch's forms (dtype, device, both, another tensor, `copy=`); `\"gpu\"` is `\"cuda\"` (CuPy).",
+    "Tensor.view": "refuses (RuntimeError) where PyTorch's view would, suggesting `reshape`.",
+    "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`.",
+    "nn.Embedding": "no `max_norm`, `sparse`.",
+    "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
+    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; `foreach`/`fused` are accepted and change nothing.",
+    "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; `foreach`/`fused` are accepted and change nothing.",
+    "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; no chaining.",
+    "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
+                         "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
+    "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
+    # issue 23: composites, training infrastructure, autograd extras
+    "nn.LSTM": "built from ops (one node group per time step), no fused kernel.",
+    "nn.MultiheadAttention": "built from ops (the attention weights are ordinary nodes).",
+    "nn.TransformerEncoder": "no nested-tensor fast path (`enable_nested_tensor` is accepted and ignored).",
+    "optim.lr_scheduler.OneCycleLR": "cycles `momentum` or Adam's beta1 as PyTorch; closed form.",
+    "utils.data.DataLoader": "loads in the calling process (`num_workers`, `pin_memory`, `prefetch_factor` accepted "
+                             "and ignored); a shuffled order comes from `mg.randperm` with the given `generator`.",
+    "autograd.functional.jacobian": "`strategy='forward-mode'` computes each column with the double-backward "
+                                    "trick (minigrad has no forward-mode AD); `vectorize` changes no result.",
+    "autograd.gradcheck": "reverse mode only: forward-AD and batched checks raise; `fast_mode` runs the full check.",
+}
+
+
+def _works(fn: Callable[[], object]) -> bool:
+    try:
+        fn()
+    except Exception:
+        return False
+    return True
+
+
+def _draws(lib: Any) -> np.ndarray:
+    """Five and twenty normal draws after seeding 0 (both of PyTorch's normal paths), without touching the
+    default generator where the library has ``Generator`` objects."""
+    if hasattr(lib, "Generator"):
+        g = lib.Generator().manual_seed(0)
+        values = [lib.randn(n, dtype=lib.float64, generator=g) for n in (5, 20)]
+    else:
+        lib.manual_seed(0)
+        values = [lib.randn(n, dtype=lib.float64) for n in (5, 20)]
+    return np.concatenate([v.numpy() for v in values])
+
+
+def measured_notes(torch: Any, mg: Any) -> dict[str, str]:
+    """Differences found by running both frameworks (so they disappear from the page once fixed)."""
+    notes = {}
+    if not _works(lambda: np.testing.assert_allclose(_draws(mg), _draws(torch))):
+        for name in ("rand", "randn", "randint", "randperm", "multinomial"):
+            notes[f"torch.{name}"] = "reproducible with `manual_seed`, but not PyTorch's stream of numbers."
+    if not _works(lambda: mg.ones(2, 2).sum(1, keepdims=True)):
+        notes["Tensor.sum"] = "no `keepdims=` (NumPy's spelling PyTorch also accepts)."
+    if not _works(lambda: mg.zeros(1).add_(mg.ones(1), alpha=2.0)):
+        notes["Tensor.add_"] = "no `alpha=`."
+    if not _works(lambda: mg.zeros(3)[range(2)]):
+        notes["Tensor.__getitem__"] = "a `range` is not accepted as an index."
+    return notes
+
+
+@dataclass
+class Namespace:
+    """One namespace compared: PyTorch's public names, and those of them minigrad has."""
+
+    title: str
+    path: str
+    torch_names: list[str]
+    present: list[str]
+    extra: list[str]
+
+    @property
+    def missing(self) -> list[str]:
+        return [n for n in self.torch_names if n not in set(self.present)]
+
+
+def _resolve(root: Any, path: str) -> Any:
+    obj = root
+    for part in filter(None, path.split(".")):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _public_names(ns: Any, root: str, *, use_all: bool = True) -> list[str]:
+    """The public names of a namespace: ``__all__`` when it has one, else its own functions, classes and
+    constants (names imported from outside the package, like ``typing.Callable``, and submodules left out)."""
+    if ns is None:
+        return []
+    if use_all and isinstance(getattr(ns, "__all__", None), (list, tuple)):
+        names = list(ns.__all__)
+    else:
+        names = [n for n in dir(ns) if not n.startswith("_")]
+    keep = []
+    for name in names:
+        obj = getattr(ns, name, None)
+        if name.startswith("_") or obj is None or isinstance(obj, types.ModuleType):
+            continue
+        home = getattr(obj, "__module__", None) or type(obj).__module__ or ""
+        if not (use_all and hasattr(ns, "__all__")) and not home.startswith(root) and home != "builtins":
+            continue
+        keep.append(name)
+    return sorted(set(keep))
+
+
+def _tensor_names(cls: Any) -> list[str]:
+    return sorted(n for n in dir(cls) if not n.startswith("_")) if cls is not None else []
+
+
+def inventory(torch: Any, mg: Any) -> list[Namespace]:
+    """Compare every namespace of ``NAMESPACES``."""
+    result = []
+    for title, path in NAMESPACES:
+        t_ns, m_ns = _resolve(torch, path), _resolve(mg, path)
+        if path == "Tensor":
+            t_names, m_names = _tensor_names(t_ns), _tensor_names(m_ns)
+        else:
+            # torch.nn and torch.linalg keep no __all__; nn.functional's is partial: read dir() for these.
+            t_names = _public_names(t_ns, "torch", use_all=path not in ("nn.functional",))
+            m_names = _public_names(m_ns, "minigrad", use_all=False) if m_ns is not None else []
+        present = [n for n in t_names if m_ns is not None and hasattr(m_ns, n)]
+        extra = [n for n in m_names if not hasattr(t_ns, n)] if t_ns is not None else m_names
+        result.append(Namespace(title, path, t_names, present, extra))
+    return result
+
+
+def _qualified(ns: Namespace, name: str) -> str:
+    return f"torch.{name}" if ns.path == "" else f"{ns.path}.{name}"
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names) if names else "(none)"
+
+
+def coverage_page(torch: Any, mg: Any) -> str:
+    """The Markdown of ``docs/pytorch-coverage.md``."""
+    spaces = inventory(torch, mg)
+    version = torch.__version__.split("+")[0]
+    lines = [
+        "# PyTorch coverage by namespace",
+        "",
+        f"Measured against PyTorch {version}: for each namespace, PyTorch's public names (its `__all__` where it",
+        "keeps one, else the functions and classes `dir()` shows; `Tensor`: every public attribute of the class)",
+        "and which of them minigrad has under the same path (`torch.nn.init.normal_` -> `minigrad.nn.init.normal_`).",
+        "Generated by `docs/hooks/pytorch_coverage.py`; `tests/test_pytorch_docs.py` fails when this page is",
+        "stale. The [API reference](pytorch.md) describes each name minigrad has; the table of differences below",
+        "is kept by hand. PyTorch's namespaces hold much that a teaching framework leaves out (quantization,",
+        "sparse and complex tensors, distributed training, `torch.compile`), so the percentages measure the",
+        "whole surface, not what course programs use: `tests/parity/` holds programs in the style of the",
+        "ones courses teach, each run under both frameworks with only the imports changed.",
+        "",
+        "## Summary",
+        "",
+        "| namespace | PyTorch names | in minigrad | missing | minigrad only |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    total_t = total_p = 0
+    for ns in spaces:
+        t, p = len(ns.torch_names), len(ns.present)
+        total_t, total_p = total_t + t, total_p + p
+        pct = f"{100 * p / t:.0f}%" if t else "-"
+        lines.append(f"| [`{ns.title}`](#{_anchor(ns.title)}) | {t} | {p} ({pct}) | {t - p} | {len(ns.extra)} |")
+    pct_all = f"{100 * total_p / max(total_t, 1):.0f}%"
+    lines.append(f"| **all** | {total_t} | {total_p} ({pct_all}) | {total_t - total_p} | |")
+
+    lines += ["", "## Differences", "",
+              "Names minigrad has whose behaviour differs from PyTorch's: kept by hand in the generator (`NOTES`),",
+              "plus what `measured_notes` finds by running both (random streams, `keepdims=`, `alpha=`, `range`",
+              "indices), which leaves the page once minigrad matches.", "",
+              "| name | how minigrad differs |", "| --- | --- |"]
+    have = {_qualified(ns, n) for ns in spaces for n in ns.present} | {"Tensor.__getitem__"}
+    notes = {**NOTES, **measured_notes(torch, mg)}
+    for name in sorted(notes):
+        if name in have:
+            lines.append(f"| `{name}` | {notes[name].replace('|', '&#124;')} |")
+
+    for ns in spaces:
+        lines += ["", f"## {ns.title}", "",
+                  f"**In minigrad ({len(ns.present)} of {len(ns.torch_names)}):** {_names(ns.present)}", "",
+                  f"**Missing ({len(ns.missing)}):** {_names(ns.missing)}", ""]
+        if ns.extra:
+            lines += [f"**minigrad only ({len(ns.extra)}):** {_names(ns.extra)}", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _anchor(title: str) -> str:
+    return title.lower().replace(" ", "-").replace(".", "")
+
+
+def page_version(text: str) -> str | None:
+    """The PyTorch version a committed page was measured against."""
+    marker = "Measured against PyTorch "
+    start = text.find(marker)
+    return text[start + len(marker):].split(":")[0] if start >= 0 else None
+
+
+def main(argv: list[str]) -> int:
+    import torch
+
+    import minigrad
+
+    text = coverage_page(torch, minigrad)
+    if "--check" in argv:
+        stale = not PAGE.exists() or PAGE.read_text() != text
+        print(f"{PAGE} is {'stale: run python docs/hooks/pytorch_coverage.py' if stale else 'up to date'}")
+        return int(stale)
+    PAGE.write_text(text)
+    print(f"wrote {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,260 @@
+"""Activation modules (``mg.nn.SiLU``, ``mg.nn.LeakyReLU`` ...), as PyTorch's ``torch/nn/modules/activation.py``.
+
+Each module keeps its options and calls the function of ``functional`` in
+``forward``; only ``PReLU`` holds a parameter (``weight``, one slope or one per
+channel). ``inplace=True`` is accepted and computed out of place (see
+``minigrad.ops.activation.inplace_form``). ``ReLU``, ``GELU``, ``Sigmoid``,
+``Tanh``, ``Softmax`` and ``LogSoftmax`` are older and live in ``nn/__init__.py``
+and ``nn/layers.py``.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.nn.LeakyReLU(0.2)(mg.tensor([-1.0, 2.0])).tolist()
+    [-0.20000000298023224, 2.0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module, Parameter
+
+__all__ = [
+    "SiLU", "LeakyReLU", "ELU", "SELU", "CELU", "ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish",
+    "Softsign", "Softmin", "Softplus", "LogSigmoid", "Tanhshrink", "GLU", "PReLU",
+]
+
+
+class _Inplace(Module):
+    """An activation with PyTorch's ``inplace`` flag (kept for ``repr``; computed out of place)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class SiLU(_Inplace):
+    """``x * sigmoid(x)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input)
+
+
+class Hardswish(_Inplace):
+    """``x * relu6(x + 3) / 6``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input)
+
+
+class Hardsigmoid(_Inplace):
+    """``relu6(x + 3) / 6``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input)
+
+
+class Mish(_Inplace):
+    """``x * tanh(softplus(x))``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input)
+
+
+class SELU(_Inplace):
+    """``scale * elu(x, alpha)`` with the self-normalising constants."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input)
+
+
+class ReLU6(_Inplace):
+    """``min(max(x, 0), 6)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.relu6(input)
+
+
+class LeakyReLU(_Inplace):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        self.negative_slope = negative_slope
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(_Inplace):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        self.alpha = alpha
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class CELU(ELU):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha)
+
+
+class Hardtanh(_Inplace):
+    """``x`` clamped into ``[min_val, max_val]``."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        if min_val > max_val:
+            raise ValueError(f"Hardtanh(): min_val ({min_val}) cannot be greater than max_val ({max_val})")
+        self.min_val, self.max_val = min_val, max_val
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Softmin(Module):
+    """``softmax(-x, dim)``."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class GLU(Module):
+    """Gated linear unit along ``dim``: ``a * sigmoid(b)`` of the two halves."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """Leaky ReLU with a learnt slope: ``weight`` of shape ``(num_parameters,)``, filled with ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype: Any = None) -> None:
+        super().__init__()
+        dt = dtype or _dt.float32
+        self.num_parameters = num_parameters
+        self.weight = Parameter(Tensor._make(np.full((num_parameters,), init, dtype=dt.np), dt))
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Threshold(_Inplace):
+    """``x`` where ``x > threshold``, ``value`` elsewhere."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        self.threshold, self.value = threshold, value
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, 0 elsewhere."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """Shrink towards 0 by ``lambd``, 0 inside ``[-lambd, lambd]``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of ``(N, C, H, W)`` or ``(C, H, W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input with 3 or 4 dimensions, but got {input.ndim}")
+        return F.softmax(input, -3)
+
+
+__all__ += ["Threshold", "Hardshrink", "Softshrink", "Softmax2d"]

@@ -1,0 +1,121 @@
+"""Pooling modules (``mg.nn.AvgPool2d``, ``mg.nn.AdaptiveAvgPool2d`` ...), as PyTorch's ``torch/nn/modules/pooling.py``.
+
+Each keeps its options and calls the function of ``functional``; none has
+parameters. ``MaxPool2d`` is older and lives in ``nn/__init__.py``.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.nn.AdaptiveAvgPool2d((1, 1))(mg.ones(2, 3, 5, 5)).shape
+    (2, 3, 1, 1)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+__all__ = ["AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+
+
+class AvgPool1d(Module):
+    """Average over windows of ``kernel_size`` along the last dim of ``(N, C, L)``."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={_one(self.kernel_size)}, stride={_one(self.stride)}, padding={_one(self.padding)}"
+
+
+class AvgPool2d(Module):
+    """Average over ``kernel_size`` windows of ``(N, C, H, W)``; ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(Module):
+    """Average pooling of ``(N, C, L)`` to ``output_size`` positions."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
+    """Average pooling of ``(N, C, H, W)`` to ``output_size`` (``(1, 1)``: global average pooling)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+def _one(v: Any) -> Any:
+    """PyTorch shows a 1-D pool's sizes as 1-tuples."""
+    return (v,) if isinstance(v, int) else tuple(v)
+
+
+class MaxPool1d(Module):
+    """The maximum over windows of ``kernel_size`` along the last dim of ``(N, C, L)``."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AdaptiveMaxPool1d(Module):
+    """The maximum of each of ``output_size`` adaptive windows of ``(N, C, L)``."""
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
+    """The maximum of each adaptive window of ``(N, C, H, W)`` (``1``: global max pooling)."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["MaxPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]

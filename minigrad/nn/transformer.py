@@ -1,0 +1,567 @@
+"""Attention layers: ``MultiheadAttention``, the Transformer's encoder and decoder layers and stacks, and
+``Transformer`` itself (composites).
+
+Everything is built from ops - ``linear``, ``reshape``/``permute`` to split
+and merge heads, ``matmul``, ``softmax``, ``dropout``, ``layer_norm`` - so the
+backward of attention is visible node by node. Parameter names and shapes are
+PyTorch's (``in_proj_weight`` ``(3E, E)``, ``in_proj_bias``, ``out_proj.weight``,
+``out_proj.bias``; ``self_attn.*``, ``linear1``, ``linear2``, ``norm1``,
+``norm2`` in an encoder layer), so a PyTorch ``state_dict`` loads as is.
+
+``MultiheadAttention`` lives here rather than in an ``activation.py`` as in
+PyTorch: it belongs with the transformer it is the heart of.
+
+Multi-head attention, for queries ``Q``, keys ``K`` and values ``V``::
+
+    q, k, v = Q W_q^T + b_q,  K W_k^T + b_k,  V W_v^T + b_v         (rows of in_proj_weight)
+    split each into num_heads heads of head_dim = E / num_heads
+    head_h = softmax(q_h k_h^T / sqrt(head_dim) + mask) v_h
+    out = concat(head_1, ..., head_H) W_o^T + b_o                   (out_proj)
+
+Masks follow PyTorch: in ``attn_mask`` and ``key_padding_mask`` a **True**
+entry is a position that may **not** be attended (the opposite of
+``scaled_dot_product_attention``'s bool mask); a float mask is added.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.manual_seed(0)
+    >>> mha = mg.nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)
+    >>> x = mg.randn(3, 5, 8)
+    >>> out, w = mha(x, x, x)
+    >>> out.shape, w.shape
+    ((3, 5, 8), (3, 5, 5))
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import ops
+from ..kernels.backends import move_array, to_numpy
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+from .layers import LayerNorm, ModuleList
+from .module import Module, Parameter
+
+__all__ = [
+    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+    "TransformerDecoder", "Transformer",
+]
+
+
+def _linear_init(out_features: int, in_features: int, bias: bool, dtype: Any) -> tuple[Parameter, Parameter | None]:
+    """``nn.Linear``'s init: ``uniform(-1/sqrt(in), 1/sqrt(in))`` for the weight, then the bias."""
+    w = _zeros((out_features, in_features), dtype)
+    b = _zeros((out_features,), dtype) if bias else None
+    init._linear_default_(w, b)
+    return w, b
+
+
+def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
+    """``uniform(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))`` (Glorot), as ``nn.init.xavier_uniform_``."""
+    p = _zeros(shape, dtype)
+    init.xavier_uniform_(p)
+    return p
+
+
+def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
+    """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
+    p = _zeros(shape, dtype)
+    init.xavier_normal_(p)
+    return p
+
+
+def _pad_last(t: Tensor | None) -> Tensor | None:
+    """A float mask with one more key position (0: it may be attended)."""
+    if t is None:
+        return None
+    arr = np.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype.np)
+    zero = Tensor._make(arr if t.device == "cpu" else move_array(arr, "cpu", t.device), t.dtype, t.device)
+    return ops.cat([t, zero], -1)
+
+
+def _zeros(shape: tuple[int, ...], dtype: Any) -> Parameter:
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
+    return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
+
+
+class _OutProj(Module):
+    """The output projection of ``MultiheadAttention`` (PyTorch's ``out_proj``: a Linear, keys ``weight``, ``bias``)."""
+
+    def __init__(self, embed_dim: int, bias: bool, dtype: Any) -> None:
+        super().__init__()
+        self.in_features = self.out_features = embed_dim
+        self.weight, self.bias = _linear_init(embed_dim, embed_dim, bias, dtype)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+def _float_mask(mask: Tensor | None, name: str, like: Tensor) -> Tensor | None:
+    """A bool mask (True: not allowed) as a float ``-inf``/0 constant of ``like``'s dtype; a float mask as is."""
+    if mask is None:
+        return None
+    if mask.dtype is _dt.bool_:
+        arr = np.where(to_numpy(mask._data), -np.inf, 0.0).astype(like.dtype.np)
+        data = arr if like.device == "cpu" else move_array(arr, "cpu", like.device)
+        return Tensor._make(data, like.dtype, like.device)
+    if not mask.dtype.is_floating:
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (see the module docstring), PyTorch's signature and parameters.
+
+    Args:
+        embed_dim: ``E``, the model width (divisible by ``num_heads``).
+        num_heads: the number of heads.
+        dropout: dropout on the attention weights (training only).
+        bias: biases in the input and output projections.
+        kdim, vdim: key/value widths when they differ from ``E`` (then the projections are
+            ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight`` instead of ``in_proj_weight``).
+        batch_first: inputs ``(N, L, E)`` instead of ``(L, N, E)``.
+
+    ``forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+    average_attn_weights=True, is_causal=False)`` returns ``(output, weights)``;
+    weights are ``(N, L, S)`` averaged over heads, ``(N, H, L, S)`` otherwise, ``None``
+    without ``need_weights``.
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, float(dropout), batch_first
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        # PyTorch's order of draws: out_proj (a Linear) first, then the Glorot in-projections.
+        out_proj = _OutProj(embed_dim, bias, dtype)
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = _xavier_uniform((3 * embed_dim, embed_dim), dtype)
+            self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
+        else:
+            self.q_proj_weight = _xavier_uniform((embed_dim, embed_dim), dtype)
+            self.k_proj_weight = _xavier_uniform((embed_dim, self.kdim), dtype)
+            self.v_proj_weight = _xavier_uniform((embed_dim, self.vdim), dtype)
+            self.in_proj_weight = None
+        self.in_proj_bias = _zeros((3 * embed_dim,), dtype) if bias else None
+        if bias:
+            out_proj.bias = _zeros((embed_dim,), dtype)
+        self.out_proj = out_proj
+        if add_bias_kv:  # a learned extra key and value every query may attend to
+            self.bias_k = _xavier_normal((1, 1, embed_dim), dtype)
+            self.bias_v = _xavier_normal((1, 1, embed_dim), dtype)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn  # an extra all-zero key and value per head
+
+    # -- checks (all before the first op) ----------------------------------------------------
+
+    def _check(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, attn_mask: Any,
+               is_causal: bool) -> bool:
+        for nm, t in (("query", query), ("key", key), ("value", value)):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"MultiheadAttention: argument '{nm}' must be a Tensor, but got {type(t).__name__}")
+        if query.ndim == 3:
+            batched = True
+            if key.ndim != 3 or value.ndim != 3:
+                raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                     f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+            if key_padding_mask is not None and key_padding_mask.ndim != 2:
+                raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D "
+                                     f"but found {key_padding_mask.ndim}-D tensor instead")
+        elif query.ndim == 2:
+            batched = False
+            if key.ndim != 2 or value.ndim != 2:
+                raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                     f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+            if key_padding_mask is not None and key_padding_mask.ndim != 1:
+                raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
+                                     f"but found {key_padding_mask.ndim}-D tensor instead")
+        else:
+            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
+                                 f"query tensor")
+        if query.shape[-1] != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {query.shape[-1]}")
+        if key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
+            raise AssertionError(f"expected key and value of widths {self.kdim} and {self.vdim}, but got "
+                                 f"{key.shape[-1]} and {value.shape[-1]}")
+        if key.shape[:-1] != value.shape[:-1]:
+            raise AssertionError(f"key's sequence and batch dims {tuple(key.shape[:-1])} do not match value's "
+                                 f"{tuple(value.shape[:-1])}")
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                               "method `generate_square_subsequent_mask` to create this mask.")
+        bf = self.batch_first and batched
+        L = query.shape[1 if bf else 0]
+        S = key.shape[1 if bf else 0]
+        N = (query.shape[0 if bf else 1]) if batched else 1
+        if attn_mask is not None:
+            if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (L, S):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be {(L, S)}.")
+            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != (N * self.num_heads, L, S):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
+                                   f"{(N * self.num_heads, L, S)}.")
+            if attn_mask.ndim not in (2, 3):
+                raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+        if key_padding_mask is not None and tuple(key_padding_mask.shape) != ((N, S) if batched else (S,)):
+            raise AssertionError(f"expected shape of key_padding_mask to be {(N, S) if batched else (S,)}, but got "
+                                 f"{tuple(key_padding_mask.shape)}")
+        return batched
+
+    # -- the computation -------------------------------------------------------------------
+
+    def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """The input projections; self-attention uses one matmul with the packed weight, as PyTorch does."""
+        b = self.in_proj_bias
+        bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
+        if self._qkv_same_embed_dim:
+            if query is key and key is value:
+                return ops.chunk(F.linear(query, self.in_proj_weight, b), 3, -1)
+            wq, wk, wv = ops.chunk(self.in_proj_weight, 3, 0)
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+
+    def _heads(self, x: Tensor) -> Tensor:
+        """``(N, L, E)`` -> ``(N, H, L, head_dim)``."""
+        n, length = x.shape[0], x.shape[1]
+        return ops.permute(ops.reshape(x, (n, length, self.num_heads, self.head_dim)), (0, 2, 1, 3))
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+                need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        batched = self._check(query, key, value, key_padding_mask, attn_mask, is_causal)
+        kpm = _float_mask(key_padding_mask, "key_padding_mask", query)
+        mask = _float_mask(attn_mask, "attn_mask", query)
+        same_qk, same_kv = query is key, key is value
+        # Work batch-first: (N, L, E).
+        if not batched:
+            query, key, value = (ops.unsqueeze(t, 0) for t in (query, key, value))
+        elif not self.batch_first:
+            query, key, value = (ops.transpose(t, 0, 1) for t in (query, key, value))
+        if same_kv:
+            value = key
+            if same_qk:
+                key = value = query
+        N, L, H = query.shape[0], query.shape[1], self.num_heads
+        q, k, v = self._project(query, key, value)
+        if self.bias_k is not None:  # one more key and value, the same for every sample
+            k = ops.cat([k, ops.expand(self.bias_k, (N, 1, self.embed_dim))], 1)
+            v = ops.cat([v, ops.expand(self.bias_v, (N, 1, self.embed_dim))], 1)
+            mask, kpm = _pad_last(mask), _pad_last(kpm)
+        q, k, v = self._heads(q), self._heads(k), self._heads(v)
+        if self.add_zero_attn:  # one more all-zero key and value per head
+            zeros = ops.fill(ops.getitem(k, (slice(None), slice(None), slice(0, 1))), 0.0).detach()
+            k, v = ops.cat([k, zeros], 2), ops.cat([v, zeros], 2)
+            mask, kpm = _pad_last(mask), _pad_last(kpm)
+        S = k.shape[2]
+        # One float mask of shape broadcastable to (N, H, L, S).
+        if mask is not None and mask.ndim == 3:
+            mask = ops.reshape(mask, (N, H, L, S))
+        if kpm is not None:
+            kpm = ops.reshape(kpm, (N, 1, 1, S))
+            mask = kpm if mask is None else ops.add(mask, kpm)
+        p = self.dropout if self.training else 0.0
+        weights = None
+        if need_weights:
+            scores = ops.matmul(ops.mul(q, math.sqrt(1.0 / self.head_dim)), k, transpose_y=True)
+            if mask is not None:
+                scores = ops.add(mask, scores)
+            weights = ops.softmax(scores, -1)
+            if p > 0.0:
+                weights = F.dropout(weights, p, True)
+            heads = ops.matmul(weights, v)
+        elif is_causal and key_padding_mask is None:
+            heads = F.scaled_dot_product_attention(q, k, v, None, p, is_causal=True)
+        else:
+            heads = F.scaled_dot_product_attention(q, k, v, mask, p)
+        out = self.out_proj(ops.reshape(ops.permute(heads, (0, 2, 1, 3)), (N, L, self.embed_dim)))
+        if not batched:
+            out = ops.squeeze(out, 0)
+        elif not self.batch_first:
+            out = ops.transpose(out, 0, 1)
+        if weights is not None:
+            if average_attn_weights:
+                weights = ops.mean(weights, 1)
+            if not batched:
+                weights = ops.squeeze(weights, 0)
+        return out, weights
+
+    def extra_repr(self) -> str:
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}" + (
+            f", dropout={self.dropout}" if self.dropout else "") + (", batch_first=True" if self.batch_first else "")
+
+
+def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    if callable(activation):
+        return activation
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class _Linear(Module):
+    """``nn.Linear`` (its keys and init); defined here so this file needs nothing above ``layers``."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool, dtype: Any) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight, self.bias = _linear_init(out_features, in_features, bias, dtype)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class _Dropout(Module):
+    def __init__(self, p: float) -> None:
+        super().__init__()
+        self.p = float(p)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual connection and LayerNorm.
+
+    Post-norm (the default, the original Transformer)::
+
+        x = norm1(x + dropout1(self_attn(x)));  x = norm2(x + dropout2(linear2(dropout(act(linear1(x))))))
+
+    ``norm_first=True`` (pre-norm, as GPT-2)::
+
+        x = x + dropout1(self_attn(norm1(x)));  x = x + dropout2(ff(norm2(x)))
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            dtype=dtype)
+        self.linear1 = _Linear(d_model, dim_feedforward, bias, dtype)
+        self.dropout = _Dropout(dropout)
+        self.linear2 = _Linear(dim_feedforward, d_model, bias, dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = _Dropout(dropout)
+        self.dropout2 = _Dropout(dropout)
+        if isinstance(activation, Module):
+            self.activation = activation
+        else:
+            self._act = _activation(activation)
+        self.batch_first = batch_first
+
+    def _activate(self, x: Tensor) -> Tensor:
+        return self.activation(x) if "activation" in self._modules else self._act(x)
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout2(self.linear2(self.dropout(self._activate(self.linear1(x)))))
+
+    def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                is_causal: bool = False) -> Tensor:
+        x = src
+        if self.norm_first:
+            x = ops.add(x, self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal))
+            return ops.add(x, self._ff_block(self.norm2(x)))
+        x = self.norm1(ops.add(x, self._sa_block(x, src_mask, src_key_padding_mask, is_causal)))
+        return self.norm2(ops.add(x, self._ff_block(x)))
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` (keys ``layers.0.*``, ...), then an optional ``norm``."""
+
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Module | None = None,
+                 enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
+        super().__init__()
+        if not isinstance(encoder_layer, Module):
+            raise TypeError(f"TransformerEncoder(): encoder_layer must be a Module, but got "
+                            f"{type(encoder_layer).__name__}")
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                is_causal: bool | None = None) -> Tensor:
+        x = src
+        for layer in self.layers:
+            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+        return self.norm(x) if self.norm is not None else x
+
+
+class TransformerDecoderLayer(Module):
+    """Masked self-attention, attention over the encoder's output (``memory``), then a feed-forward
+    block; each with a residual connection and LayerNorm (``norm_first``: pre-norm)::
+
+        x = norm1(x + dropout1(self_attn(x, x, x)))
+        x = norm2(x + dropout2(multihead_attn(x, memory, memory)))
+        x = norm3(x + dropout3(linear2(dropout(act(linear1(x))))))
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            dtype=dtype)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                 batch_first=batch_first, dtype=dtype)
+        self.linear1 = _Linear(d_model, dim_feedforward, bias, dtype)
+        self.dropout = _Dropout(dropout)
+        self.linear2 = _Linear(dim_feedforward, d_model, bias, dtype)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+        self.dropout1 = _Dropout(dropout)
+        self.dropout2 = _Dropout(dropout)
+        self.dropout3 = _Dropout(dropout)
+        if isinstance(activation, Module):
+            self.activation = activation
+        else:
+            self._act = _activation(activation)
+
+    def _activate(self, x: Tensor) -> Tensor:
+        return self.activation(x) if "activation" in self._modules else self._act(x)
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                            is_causal=is_causal, need_weights=False)[0])
+
+    def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                                 is_causal=is_causal, need_weights=False)[0])
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        return self.dropout3(self.linear2(self.dropout(self._activate(self.linear1(x)))))
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        if self.norm_first:
+            x = ops.add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = ops.add(x, self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask,
+                                           memory_is_causal))
+            return ops.add(x, self._ff_block(self.norm3(x)))
+        x = self.norm1(ops.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)))
+        x = self.norm2(ops.add(x, self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)))
+        return self.norm3(ops.add(x, self._ff_block(x)))
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer`` (keys ``layers.0.*``, ...), then an optional ``norm``."""
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None:
+        super().__init__()
+        if not isinstance(decoder_layer, Module):
+            raise TypeError(f"TransformerDecoder(): decoder_layer must be a Module, but got "
+                            f"{type(decoder_layer).__name__}")
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None, memory_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:
+        x = tgt
+        for layer in self.layers:
+            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                      tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return self.norm(x) if self.norm is not None else x
+
+
+def _xavier_uniform_(p: Parameter) -> None:
+    """Redraw a 2-D parameter from Glorot's uniform (the draw of ``_xavier_uniform``)."""
+    p._data[...] = _xavier_uniform(tuple(p.shape), p.dtype)._data
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer (Vaswani et al.): ``decoder(tgt, encoder(src))``.
+
+    Every parameter with two or more dimensions is redrawn from Glorot's uniform
+    after construction, as PyTorch does. ``generate_square_subsequent_mask(n)``
+    gives the float causal mask (``-inf`` above the diagonal) for ``tgt_mask``.
+    """
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
+                 dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", custom_encoder: Any = None,
+                 custom_decoder: Any = None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, dtype=dtype)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                            batch_first, norm_first, bias, dtype=dtype)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for p in self.parameters():
+            if p.ndim > 1:
+                _xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None = None, tgt_mask: Tensor | None = None,
+                memory_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                tgt_key_padding_mask: Tensor | None = None, memory_key_padding_mask: Tensor | None = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batched = src.ndim == 3
+        if batched and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
+        """The causal mask for a sequence of ``sz``: ``-inf`` above the diagonal, 0 elsewhere."""
+        dt = dtype or _dt.float32
+        return Tensor._make(np.triu(np.full((sz, sz), -np.inf), 1).astype(dt.np), dt)

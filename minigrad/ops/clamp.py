@@ -1,0 +1,95 @@
+"""``clamp`` with tensor bounds (PyTorch's ``clamp.Tensor``): InferMeta, CPU kernel, OpDef and backward.
+
+``mg.clamp(x, min, max)`` with *number* bounds is the ``clip`` op (``ops/math.py``);
+with a tensor bound it is this op. Both follow PyTorch's rules, which matter
+where a value is NaN or the bounds cross:
+
+- the value is ``minimum(maximum(x, min), max)`` with NaN propagated from
+  ``x`` *and* from the bounds (a NaN bound gives NaN, not ``x``);
+- the gradient goes to ``x`` where ``min <= x <= max``, to ``min`` where
+  ``x < min`` (and ``min < max`` when both are given), to ``max`` where
+  ``x > max`` (or ``max < min``). A comparison with NaN is false, so at a
+  NaN nobody gets a gradient; where ``x < min == max`` nobody does either,
+  as in PyTorch.
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.clamp(mg.tensor([0.0, 5.0, 1.0]), min=mg.tensor([1.0, 1.0, float("nan")])).tolist()
+    [1.0, 5.0, nan]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import NUMERIC_DTYPES
+from ..kernels import infer_meta as im
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from .registry import Attr, Input, defop
+
+__all__: list[str] = []  # reached through mg.clamp / mg.clamp_min / mg.clamp_max (ops/torch_forms.py)
+
+
+def _check_bounds(op: str, name: str, pos: int, v: Any) -> str:
+    if v not in ("min", "max", "both"):
+        raise ValueError(f"{op}(): argument '{name}' must be 'min', 'max' or 'both', but got {v!r}")
+    return v
+
+
+def infer_clamp(op: str, x: Any, min: Any = None, max: Any = None, bounds: str = "both") -> tuple[tuple[int, ...], Any]:
+    """The broadcast shape of ``x`` and the bounds given; their (promoted) dtype."""
+    shape = tuple(x.shape)
+    for name, b in (("min", min), ("max", max)):
+        if b is not None:
+            shape = im.broadcast_shapes(op, shape, b.shape, ("input", name))
+            if b.dtype != x.dtype:
+                raise ValueError(f"{op}(): 'input' has dtype {x.dtype} but '{name}' has dtype {b.dtype}")
+    return shape, x.dtype
+
+
+@register_kernel("clamp", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/clamp")
+def clamp_cpu(x: np.ndarray, min: Any = None, max: Any = None, bounds: str = "both") -> np.ndarray:
+    # np.maximum / np.minimum propagate NaN from either side, as PyTorch's clamp does.
+    out = x if min is None else np.maximum(x, min)
+    out = out if max is None else np.minimum(out, max)
+    return np.array(np.broadcast_to(out, np.broadcast_shapes(*(np.shape(v) for v in (x, min, max) if v is not None))))
+
+
+clamp = defop(
+    "clamp",
+    inputs=("x", Input("min", optional=True), Input("max", optional=True)),
+    # Which bounds were given (set by mg.clamp): the formula needs to know, since a
+    # missing bound saves nothing and PyTorch's rule for one bound differs from two.
+    attrs=(Attr("bounds", "both", _check_bounds),),
+    infer_meta=infer_clamp,
+    save=("x", "min", "max"),
+    transform_dtype=True,
+    doc="x clamped into [min, max] by tensor bounds (NaN from any side propagates)",
+)
+
+
+@clamp.def_backward
+def clamp_backward(ctx, grad):
+    saved = ctx.saved()
+    ops = ctx.ops
+    x = saved[0]
+    bounds = ctx.attrs["bounds"]
+    lo = saved[1] if bounds in ("min", "both") else None
+    hi = saved[-1] if bounds in ("max", "both") else None
+    zero = ops.fill(grad, 0)
+    if lo is not None and hi is not None:
+        # "and" / "or" of bool tensors: mul / add (as in PyTorch).
+        keep = ops.mul(ops.ge(x, lo), ops.le(x, hi))
+        to_lo = ops.mul(ops.lt(x, lo), ops.lt(lo, hi))
+        to_hi = ops.add(ops.gt(x, hi), ops.lt(hi, lo))
+    elif lo is not None:
+        keep, to_lo, to_hi = ops.ge(x, lo), ops.lt(x, lo), None
+    else:
+        keep, to_lo, to_hi = ops.le(x, hi), None, ops.gt(x, hi)
+    gx = ops.sum_to(ops.where(keep, grad, zero), ctx.input_shape(0)) if ctx.needs(0) else None
+    glo = ops.sum_to(ops.where(to_lo, grad, zero), ctx.input_shape(1)) if to_lo is not None and ctx.needs(1) else None
+    ghi = ops.sum_to(ops.where(to_hi, grad, zero), ctx.input_shape(2)) if to_hi is not None and ctx.needs(2) else None
+    return gx, glo, ghi

@@ -1,0 +1,262 @@
+"""More convolutions of ``torch.nn.functional``: ``conv1d``, ``conv_transpose1d``/``conv_transpose2d``,
+``unfold`` (im2col) and ``fold`` (col2im). All composite.
+
+- ``conv1d`` is ``conv2d`` over a height of 1 (``unsqueeze``, ``conv2d``, ``squeeze``),
+  so its nodes and gradients are ``conv2d``'s.
+- A **transposed convolution** is the gradient of a convolution with respect
+  to its input: ``conv_transpose2d(x, w)`` runs the ``conv2d_input_grad`` op
+  with ``x`` in the place of the output gradient. That op's backward is made
+  of ``conv2d`` and ``conv2d_weight_grad``, so the gradients of ``x`` and ``w``
+  come from the same three ops that serve ``conv2d``. ``dilation`` spreads
+  the kernel (``getitem_grad`` of ``[::d]``), ``groups`` splits the channels,
+  ``output_padding`` adds rows/columns to the output size only
+  (NOTE [ The transposed convolution's full output ]).
+- ``unfold`` gathers every ``kernel_size`` window into a column with one
+  ``getitem`` of index arrays (after ``constant_pad_nd``); ``fold`` is its
+  adjoint: ``getitem_grad`` scatter-adds the columns back, summing where
+  windows overlap, then the padding is cropped.
+
+Example:
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> F.conv_transpose2d(mg.ones(1, 1, 2, 2), mg.ones(1, 1, 2, 2), stride=2).shape
+    (1, 1, 4, 4)
+    >>> F.unfold(mg.ones(1, 2, 4, 4), kernel_size=2).shape
+    (1, 8, 9)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from ._checks import _is_int
+from .conv_forms import conv2d
+from .math import add
+from .nn import conv2d_input_grad
+from .padding import constant_pad_nd
+from .registry import type_name
+from .shape import concat, getitem, getitem_grad, reshape, squeeze, unsqueeze
+
+__all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d"]
+
+
+def _tuple(op: str, name: str, v: Any, k: int) -> tuple[int, ...]:
+    if _is_int(v):
+        return (int(v),) * k
+    if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v) and len(v) in (1, k):
+        return tuple(int(d) for d in v) * (k if len(v) == 1 else 1)
+    raise TypeError(f"{op}(): argument '{name}' must be an int or a tuple of {k} ints, but got {v!r}")
+
+
+def _check_tensors(op: str, input: Any, weight: Any, bias: Any) -> None:
+    for pos, (name, v) in enumerate((("input", input), ("weight", weight))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"{op}(): argument 'bias' (position 2) must be Tensor or None, but got {type_name(bias)}")
+
+
+def _check_groups(op: str, groups: Any, weight: Tensor) -> int:
+    if not _is_int(groups):
+        raise TypeError(f"{op}(): argument 'groups' must be int, but got {type_name(groups)}")
+    if groups <= 0:
+        raise RuntimeError(f"{op}(): non-positive groups is not supported")
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"{op}(): Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{list(weight.shape)}] instead")
+    return int(groups)
+
+
+def _check_bias(op: str, bias: Any, n: int, weight: Tensor, transposed: bool) -> None:
+    if bias is not None and tuple(bias.shape) != (n,):
+        raise RuntimeError(f"{op}(): Given {'transposed=1, ' if transposed else ''}weight of size {list(weight.shape)}, "
+                           f"expected bias to be 1-dimensional with {n} elements, but got bias of size {list(bias.shape)} instead")
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:
+    """1-D convolution of ``(N, C, L)`` or ``(C, L)`` with ``weight`` ``(O, C / groups, K)``: ``conv2d`` over a height of 1.
+
+    ``padding`` is an int, a 1-tuple, ``"valid"`` or ``"same"``.
+    """
+    op = "conv1d"
+    _check_tensors(op, input, weight, bias)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{op}(): Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
+                           f"{list(input.shape)}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"{op}(): weight should have three dimensions (out_channels, in_channels / groups, kernel), "
+                           f"but got {list(weight.shape)}")
+    groups = _check_groups(op, groups, weight)
+    channels = input.shape[-2]
+    if channels != weight.shape[1] * groups:
+        raise RuntimeError(f"{op}(): Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {channels} channels instead")
+    _check_bias(op, bias, weight.shape[0], weight, False)
+    (s,), (d,) = _tuple(op, "stride", stride, 1), _tuple(op, "dilation", dilation, 1)
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"{op}(): Invalid padding string {padding!r}, should be one of ('valid', 'same')")
+        pad2: Any = padding
+    else:
+        (p,) = _tuple(op, "padding", padding, 1)
+        pad2 = (0, p)
+        if input.shape[-1] + 2 * p < d * (weight.shape[-1] - 1) + 1:
+            raise RuntimeError(f"{op}(): Calculated padded input size per channel: ({input.shape[-1] + 2 * p}). Kernel size: "
+                               f"({d * (weight.shape[-1] - 1) + 1}). Kernel size can't be greater than actual input size")
+    out = conv2d(unsqueeze(input, -2), unsqueeze(weight, -2), bias, (1, s), pad2, (1, d), groups)
+    return squeeze(out, -2)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """Transposed 2-D convolution ("deconvolution") of ``(N, C_in, H, W)`` or ``(C_in, H, W)`` with ``weight``
+    ``(C_in, C_out / groups, kH, kW)``: the gradient of ``conv2d`` with respect to its input (``conv2d_input_grad``).
+
+    The output is ``(H - 1) * stride - 2 * padding + dilation * (kH - 1) + output_padding + 1`` high (and so wide).
+    """
+    op = "conv_transpose2d"
+    _check_tensors(op, input, weight, bias)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}(): Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input "
+                           f"of size: {list(input.shape)}")
+    if weight.ndim != 4:
+        raise RuntimeError(f"{op}(): weight should have four dimensions (in_channels, out_channels / groups, kH, kW), "
+                           f"but got {list(weight.shape)}")
+    groups = _check_groups(op, groups, weight)
+    cin, cout_g, kh, kw = weight.shape
+    if input.shape[-3] != cin:
+        raise RuntimeError(f"{op}(): Given transposed=1, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {cin} channels, but got {input.shape[-3]} channels instead")
+    _check_bias(op, bias, cout_g * groups, weight, True)
+    s, p = _tuple(op, "stride", stride, 2), _tuple(op, "padding", padding, 2)
+    op_, d = _tuple(op, "output_padding", output_padding, 2), _tuple(op, "dilation", dilation, 2)
+    if min(s) <= 0 or min(d) <= 0 or min(p) < 0 or min(op_) < 0:
+        raise RuntimeError(f"{op}(): stride and dilation must be positive, padding and output_padding non-negative")
+    if any(o >= st and o >= dl for o, st, dl in zip(op_, s, d)):
+        raise RuntimeError(f"{op}(): output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding {op_}, stride {s}, dilation {d}")
+    keff = (d[0] * (kh - 1) + 1, d[1] * (kw - 1) + 1)
+    h, w = input.shape[-2:]
+    out_hw = tuple((n - 1) * st - 2 * pp + k + o for n, st, pp, k, o in zip((h, w), s, p, keff, op_))
+    if min(out_hw) <= 0:
+        raise RuntimeError(f"{op}(): the output size {out_hw} is too small (input ({h}, {w}), stride {s}, padding {p})")
+    # NOTE [ The transposed convolution's full output ]
+    #     conv2d_input_grad is run unpadded, to the full size every window reaches,
+    #     (H - 1) * stride + k; padding then crops, output_padding appends zeros.
+    #     Its own backward (conv2d, conv2d_weight_grad) needs exactly that size:
+    #     a larger one (output_padding >= stride, allowed with dilation) would
+    #     give those ops one window more than the input has.
+    full = tuple((n - 1) * st + k for n, st, k in zip((h, w), s, keff))
+    unbatched = input.ndim == 3
+    x = unsqueeze(input, 0) if unbatched else input
+    if d != (1, 1):  # spread the kernel: w_d[:, :, ::dh, ::dw] = w
+        weight = getitem_grad(weight, (slice(None), slice(None), slice(None, None, d[0]), slice(None, None, d[1])),
+                              (cin, cout_g) + keff)
+    n = x.shape[0]
+    cin_g = cin // groups
+    outs = []
+    for g in range(groups):
+        xg = x if groups == 1 else getitem(x, (slice(None), slice(g * cin_g, (g + 1) * cin_g)))
+        wg = weight if groups == 1 else getitem(weight, (slice(g * cin_g, (g + 1) * cin_g),))
+        outs.append(conv2d_input_grad(xg, wg, (n, cout_g) + full, s, (0, 0)))
+    out = outs[0] if groups == 1 else concat(outs, dim=1)
+    if p != (0, 0) or op_ != (0, 0):  # crop the padding; output_padding adds rows no window reaches (zeros)
+        out = constant_pad_nd(out, (-p[1], op_[1] - p[1], -p[0], op_[0] - p[0]))
+    if bias is not None:
+        out = add(out, reshape(bias, (-1, 1, 1)))
+    return squeeze(out, 0) if unbatched else out
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """Transposed 1-D convolution of ``(N, C_in, L)`` or ``(C_in, L)``: ``conv_transpose2d`` over a height of 1."""
+    op = "conv_transpose1d"
+    _check_tensors(op, input, weight, bias)
+    if input.ndim not in (2, 3) or weight.ndim != 3:
+        raise RuntimeError(f"{op}(): Expected 2D (unbatched) or 3D (batched) input and a 3D weight, but got input of "
+                           f"size {list(input.shape)} and weight of size {list(weight.shape)}")
+    (s,), (p,) = _tuple(op, "stride", stride, 1), _tuple(op, "padding", padding, 1)
+    (o,), (d,) = _tuple(op, "output_padding", output_padding, 1), _tuple(op, "dilation", dilation, 1)
+    out = conv_transpose2d(unsqueeze(input, -2), unsqueeze(weight, -2), bias, (1, s), (0, p), (0, o), groups, (1, d))
+    return squeeze(out, -2)
+
+
+# -- unfold / fold -------------------------------------------------------------------------
+
+def _blocks(op: str, hw: tuple[int, int], k: tuple[int, ...], d: tuple[int, ...], p: tuple[int, ...],
+            s: tuple[int, ...]) -> tuple[int, int]:
+    blocks = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(hw, k, d, p, s))
+    if min(blocks) <= 0:
+        raise RuntimeError(f"{op}(): Given input with spatial size {hw}, kernel_size={k}, dilation={d}, padding={p}, "
+                           f"calculated shape of the array of sliding blocks as {blocks}, but its components must be at least one.")
+    return blocks  # type: ignore[return-value]
+
+
+def _window_index(k: tuple[int, ...], d: tuple[int, ...], s: tuple[int, ...], blocks: tuple[int, int]) -> tuple[Any, ...]:
+    """Index arrays ``R (kh, 1, oh, 1)`` and ``C (1, kw, 1, ow)``: ``x[:, :, R, C]`` is ``(N, C, kh, kw, oh, ow)``."""
+    rows = np.arange(k[0]).reshape(-1, 1, 1, 1) * d[0] + np.arange(blocks[0]).reshape(1, 1, -1, 1) * s[0]
+    cols = np.arange(k[1]).reshape(1, -1, 1, 1) * d[1] + np.arange(blocks[1]).reshape(1, 1, 1, -1) * s[1]
+    return (slice(None), slice(None), rows, cols)
+
+
+def _fold_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple[tuple[int, ...], ...]:
+    k, d = _tuple(op, "kernel_size", kernel_size, 2), _tuple(op, "dilation", dilation, 2)
+    p, s = _tuple(op, "padding", padding, 2), _tuple(op, "stride", stride, 2)
+    if min(k) <= 0 or min(d) <= 0 or min(s) <= 0 or min(p) < 0:
+        raise RuntimeError(f"{op}(): kernel_size, dilation and stride must be positive and padding non-negative, but got "
+                           f"kernel_size={k}, dilation={d}, padding={p}, stride={s}")
+    return k, d, p, s
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """im2col: every ``kernel_size`` window of ``(N, C, H, W)`` (or ``(C, H, W)``) as a column of
+    ``(N, C * kH * kW, L)``, ``L`` the number of windows. Composite (``constant_pad_nd``, ``getitem``, ``reshape``)."""
+    op = "unfold"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}(): Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    k, d, p, s = _fold_args(op, kernel_size, dilation, padding, stride)
+    blocks = _blocks(op, tuple(input.shape[-2:]), k, d, p, s)
+    unbatched = input.ndim == 3
+    x = unsqueeze(input, 0) if unbatched else input
+    if p != (0, 0):
+        x = constant_pad_nd(x, (p[1], p[1], p[0], p[0]))
+    n, c = x.shape[:2]
+    cols = reshape(getitem(x, _window_index(k, d, s, blocks)), (n, c * k[0] * k[1], blocks[0] * blocks[1]))
+    return squeeze(cols, 0) if unbatched else cols
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """col2im, the adjoint of ``unfold``: columns ``(N, C * kH * kW, L)`` (or unbatched) summed back into
+    ``(N, C, *output_size)``, overlapping windows adding up. Composite (``getitem_grad``, ``constant_pad_nd``)."""
+    op = "fold"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{op}(): Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+                           f"(got {input.ndim}D)")
+    out_hw = _tuple(op, "output_size", output_size, 2)
+    k, d, p, s = _fold_args(op, kernel_size, dilation, padding, stride)
+    rows = input.shape[-2]
+    if rows % (k[0] * k[1]):
+        raise RuntimeError(f"{op}(): Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={rows} and kernel_size={k}.")
+    blocks = _blocks(op, out_hw, k, d, p, s)
+    if input.shape[-1] != blocks[0] * blocks[1]:
+        raise RuntimeError(f"{op}(): Given output_size={out_hw}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
+                           f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={input.shape[-1]}.")
+    unbatched = input.ndim == 2
+    x = unsqueeze(input, 0) if unbatched else input
+    n, c = x.shape[0], rows // (k[0] * k[1])
+    windows = reshape(x, (n, c) + k + blocks)
+    padded = (n, c, out_hw[0] + 2 * p[0], out_hw[1] + 2 * p[1])
+    out = getitem_grad(windows, _window_index(k, d, s, blocks), padded)
+    if p != (0, 0):
+        out = constant_pad_nd(out, (-p[1], -p[1], -p[0], -p[0]))
+    return squeeze(out, 0) if unbatched else out

@@ -1,0 +1,415 @@
+"""The losses of ``torch.nn.functional``: ``l1_loss``, ``smooth_l1_loss``, ``huber_loss``, ``kl_div``,
+``binary_cross_entropy``, ``binary_cross_entropy_with_logits``, and the margin, embedding and likelihood
+losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
+``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
+
+One op, ``binary_cross_entropy`` (the elementwise loss, with PyTorch's
+clamped logs and its finite derivative at probabilities 0 and 1); the rest
+composite: each is written with registered ops (``sub``, ``abs``, ``where``,
+``log``, ``softplus``, ``sum`` ...), so its gradient, with respect to the input
+and the target alike, is the one those ops give, and a trace shows their
+nodes. (``mse_loss`` and ``cross_entropy`` are ops of their own, in
+``ops/nn.py``; ``nll_loss`` is in ``nn/functional.py``.)
+
+Every function checks its arguments - types, shapes, ``reduction``, the
+loss's own parameters - before its first op runs, so a failed call leaves no
+node. ``reduction`` is ``"mean"``, ``"sum"`` or ``"none"`` (``kl_div`` also
+takes ``"batchmean"``); PyTorch's legacy ``size_average``/``reduce`` flags map
+onto it as in PyTorch.
+
+Example:
+    >>> import minigrad as mg
+    >>> F = mg.nn.functional
+    >>> F.l1_loss(mg.tensor([1.0, 2.0]), mg.tensor([0.0, 4.0])).item()
+    1.5
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import FLOAT_DTYPES
+from ..kernels.backends import to_numpy
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..kernels.infer_meta import broadcast_shapes
+from ..tensor import Tensor
+from .activation import softplus
+from .distance import pairwise_distance
+from .math import abs, add, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
+from .reduce import mean, sum
+from .registry import defop, type_name
+from .shape import unsqueeze
+
+__all__: list[str] = []  # PyTorch's top-level forms of these take an int reduction: they live in F only
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def reduction_of(op: str, size_average: Any, reduce: Any, reduction: str, allowed: tuple[str, ...] = _REDUCTIONS) -> str:
+    """The ``reduction`` string, from PyTorch's legacy ``size_average``/``reduce`` flags when either is given."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in allowed:
+        raise ValueError(f"{op}(): {reduction!r} is not a valid value for reduction (expected one of {', '.join(allowed)})")
+    return reduction
+
+
+def check_pair(op: str, input: Any, target: Any, same_shape: str | None = None) -> tuple[int, ...]:
+    """``input`` and ``target`` are floating tensors whose shapes broadcast (or match, with ``same_shape``'s message)."""
+    for pos, (name, v) in enumerate((("input", input), ("target", target))):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    if not input.dtype.is_floating:
+        raise RuntimeError(f"{op}(): expected a floating point 'input', but got {input.dtype}")
+    if same_shape is not None and tuple(input.shape) != tuple(target.shape):
+        raise ValueError(same_shape.format(op=op, target=tuple(target.shape), input=tuple(input.shape)))
+    return broadcast_shapes(op, tuple(input.shape), tuple(target.shape), ("input", "target"))
+
+
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    """Apply ``reduction`` to the elementwise losses."""
+    if reduction == "none":
+        return loss
+    return sum(loss) if reduction == "sum" else mean(loss)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean") -> Tensor:
+    """Mean absolute error ``|input - target|`` (composite: ``abs`` of ``sub``; the gradient at 0 is 0).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.nn.functional.l1_loss(mg.tensor([0.0, 3.0]), mg.tensor([1.0, 1.0]), reduction="sum").item()
+        3.0
+    """
+    reduction = reduction_of("l1_loss", size_average, reduce, reduction)
+    check_pair("l1_loss", input, target)
+    return reduce_loss(abs(sub(input, target)), reduction)
+
+
+def _smooth(d: Tensor, width: float) -> Tensor:
+    """``0.5 d^2 / width`` where ``|d| < width``, ``|d| - 0.5 width`` elsewhere (both branches of ``where`` are ops)."""
+    a = abs(d)
+    quadratic = mul(mul(d, d), 0.5 / width)
+    return where(lt(a, width), quadratic, sub(a, 0.5 * width))
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Quadratic below ``beta``, linear above (Fast R-CNN's loss); ``beta=0`` is ``l1_loss``. Composite."""
+    reduction = reduction_of("smooth_l1_loss", size_average, reduce, reduction)
+    check_pair("smooth_l1_loss", input, target)
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)):
+        raise TypeError(f"smooth_l1_loss(): argument 'beta' must be a number, but got {type_name(beta)}")
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss(): smooth_l1_loss does not support negative values for beta.")
+    d = sub(input, target)
+    return reduce_loss(abs(d) if beta == 0 else _smooth(d, float(beta)), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere: ``delta * smooth_l1(beta=delta)``. Composite.
+
+    ``weight`` (PyTorch 2.6 on) scales each element's loss before the reduction.
+    """
+    reduction = reduction_of("huber_loss", None, None, reduction)
+    check_pair("huber_loss", input, target)
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)):
+        raise TypeError(f"huber_loss(): argument 'delta' must be a number, but got {type_name(delta)}")
+    if delta <= 0:
+        raise RuntimeError("huber_loss(): huber_loss does not support non-positive values for delta.")
+    if weight is not None and not isinstance(weight, Tensor):
+        raise TypeError(f"huber_loss(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+    loss = mul(_smooth(sub(input, target), float(delta)), float(delta))
+    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """Kullback-Leibler divergence of ``target`` from ``input`` (log-probabilities). Composite.
+
+    Pointwise ``target * (log(target) - input)`` (0 where ``target`` is 0), or with
+    ``log_target=True`` ``exp(target) * (target - input)``. ``reduction="batchmean"``
+    divides the sum by the batch size (the mathematically right KL); ``"mean"``
+    divides by the number of elements, as PyTorch does.
+    """
+    reduction = reduction_of("kl_div", size_average, reduce, reduction, _REDUCTIONS + ("batchmean",))
+    check_pair("kl_div", input, target)
+    if not isinstance(log_target, bool):
+        raise TypeError(f"kl_div(): argument 'log_target' must be bool, but got {type_name(log_target)}")
+    if log_target:
+        loss = mul(exp(target), sub(target, input))
+    else:
+        positive = gt(target, 0.0)
+        # xlogy(t, t): log only of positive values (1 elsewhere, whose log 0 is then dropped), so no NaN leaks.
+        t_log_t = where(positive, mul(target, log(where(positive, target, 1.0))), 0.0)
+        loss = sub(t_log_t, mul(target, input))
+    if reduction == "batchmean":
+        total = sum(loss)
+        return total if input.ndim == 0 else mul(total, 1.0 / input.shape[0])
+    return reduce_loss(loss, reduction)
+
+
+_BCE_SHAPE = ("{op}(): Using a target size {target} that is different to the input size {input} is deprecated. "
+              "Please ensure they have the same size.")
+
+
+@register_kernel("binary_cross_entropy", Backend.CPU, dtypes=FLOAT_DTYPES)
+def binary_cross_entropy_cpu(input: np.ndarray, target: np.ndarray) -> np.ndarray:
+    # log(0) is -inf: the clamp at -100 keeps the loss finite, as PyTorch's kernel does.
+    with np.errstate(divide="ignore"):
+        log_x = np.maximum(np.log(input), -100)
+        log_1mx = np.maximum(np.log1p(-input), -100)
+    return np.asarray(-(target * log_x + (1 - target) * log_1mx), dtype=input.dtype)
+
+
+def _bce_meta(op: str, input: Any, target: Any) -> tuple[tuple[int, ...], Any]:
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"{op}(): 'input' {tuple(input.shape)} and 'target' {tuple(target.shape)} must have the same shape")
+    return tuple(input.shape), input.dtype
+
+
+#: The elementwise loss (no weight, no reduction): an op of its own because its derivative must stay
+#: finite where a probability is exactly 0 or 1 (a saturated float32 sigmoid), which the clamped logs
+#: of a composite cannot give.
+_binary_cross_entropy = defop(
+    "binary_cross_entropy",
+    inputs=("input", "target"),
+    infer_meta=_bce_meta,
+    save=("input", "target"),
+    doc="-(t log(x) + (1 - t) log(1 - x)) elementwise, each log clamped at -100",
+    amp="deny",
+)
+
+
+@_binary_cross_entropy.def_backward
+def _binary_cross_entropy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's ``binary_cross_entropy_backward``: ``g (x - t) / max(x (1 - x), 1e-12)``; for the target
+    ``g (log(1 - x) - log(x))`` (unclamped, as PyTorch's: infinite at 0 and 1)."""
+    x, t = ctx.saved()
+    ops = ctx.ops
+    gx = gt = None
+    if ctx.needs(0):
+        denom = ops.clip(ops.mul(x, ops.sub(1.0, x)), 1e-12, None)
+        gx = ops.div(ops.mul(grad, ops.sub(x, t)), denom)
+    if ctx.needs(1):
+        gt = ops.mul(grad, ops.sub(ops.log1p(ops.neg(x)), ops.log(x)))
+    return gx, gt
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``-w (t log(x) + (1 - t) log(1 - x))`` for probabilities ``x``; each log is clamped at -100, as in PyTorch.
+
+    The elementwise loss is the ``binary_cross_entropy`` op; ``weight`` (broadcast
+    against the input) and the reduction are applied with ``mul`` and ``mean``/``sum``.
+    ``input`` must lie in [0, 1] (``RuntimeError`` otherwise) and have ``target``'s
+    shape and dtype.
+    """
+    reduction = reduction_of("binary_cross_entropy", size_average, reduce, reduction)
+    check_pair("binary_cross_entropy", input, target, _BCE_SHAPE)
+    if input.dtype != target.dtype:
+        raise RuntimeError(f"binary_cross_entropy(): Found dtype {target.dtype} but expected {input.dtype}")
+    _check_weight("binary_cross_entropy", "weight", weight, tuple(input.shape))
+    x = to_numpy(input._data)
+    if np.any((x < 0) | (x > 1)):
+        raise RuntimeError("binary_cross_entropy(): all elements of input should be between 0 and 1")
+    loss = _binary_cross_entropy(input, target)
+    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``. Composite.
+
+    ``(1 - t) x + (1 + (p - 1) t) softplus(-x)`` with ``p = pos_weight`` (the weight of the
+    positive class, broadcast along the last dim): ``softplus`` never overflows and its
+    derivative is the sigmoid, so the gradient is right everywhere.
+    """
+    op = "binary_cross_entropy_with_logits"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_pair(op, input, target, "{op}(): Target size {target} must be the same as input size {input}")
+    shape = tuple(input.shape)
+    _check_weight(op, "weight", weight, shape)
+    _check_weight(op, "pos_weight", pos_weight, shape)
+    softplus_neg = softplus(neg(input))
+    if pos_weight is None:
+        scale: Any = softplus_neg
+    else:
+        scale = mul(add(mul(sub(pos_weight, 1.0), target), 1.0), softplus_neg)
+    loss = add(mul(sub(1.0, target), input), scale)
+    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+
+
+def _check_weight(op: str, name: str, w: Any, shape: tuple[int, ...]) -> None:
+    if w is None:
+        return
+    if not isinstance(w, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor or None, but got {type_name(w)}")
+    try:
+        out = broadcast_shapes(op, tuple(w.shape), shape, (name, "input"))
+    except ValueError:
+        out = None
+    if out != shape:
+        raise RuntimeError(f"{op}(): '{name}' of shape {tuple(w.shape)} cannot be broadcast to the input's shape {shape}")
+
+
+# -- margin, embedding and likelihood losses (composite) --------------------------------------
+
+def _tensors(op: str, **named: Any) -> None:
+    for pos, (name, v) in enumerate(named.items()):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+
+
+def _broadcast_all(op: str, **named: Tensor) -> tuple[int, ...]:
+    items = list(named.items())
+    shape = tuple(items[0][1].shape)
+    for name, v in items[1:]:
+        shape = broadcast_shapes(op, shape, tuple(v.shape), (items[0][0], name))
+    return shape
+
+
+def _clamp_min0(x: Tensor) -> Tensor:
+    """``max(x, 0)`` as PyTorch's ``clamp_min(0)`` (the gradient passes at 0 itself)."""
+    return clip(x, 0.0, None)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                        reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``max(0, -y (x1 - x2) + margin)``: ``y = 1`` asks ``x1`` to rank above ``x2`` by ``margin``. Composite."""
+    op = "margin_ranking_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, input1=input1, input2=input2, target=target)
+    _broadcast_all(op, input1=input1, input2=input2, target=target)
+    return reduce_loss(_clamp_min0(add(neg(mul(target, sub(input1, input2))), float(margin))), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` a distance). Composite."""
+    op = "hinge_embedding_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, input=input, target=target)
+    _broadcast_all(op, input=input, target=target)
+    hinge = where(ne(target, 1.0), _clamp_min0(sub(float(margin), input)), 0.0)
+    own = where(ne(target, -1.0), input, 0.0)
+    return reduce_loss(add(hinge, own), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}: ``softplus(-y x)``. Composite."""
+    op = "soft_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_pair(op, input, target)
+    return reduce_loss(softplus(neg(mul(target, input))), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
+                          reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``; rows of ``(N, D)``
+    (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite."""
+    op = "cosine_embedding_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, input1=input1, input2=input2, target=target)
+    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
+        raise RuntimeError(f"{op}(): expected input1 and input2 of the same shape, (N, D) or (D,), but got "
+                           f"{list(input1.shape)} and {list(input2.shape)}")
+    rows = () if input1.ndim == 1 else (input1.shape[0],)
+    if target.ndim != len(rows) or tuple(target.shape) != rows:
+        raise RuntimeError(f"{op}(): expected a target of shape {list(rows)} (one label per row), but got {list(target.shape)}")
+    dim = input1.ndim - 1
+    dot = sum(mul(input1, input2), dim=dim)
+    m1 = add(sum(mul(input1, input1), dim=dim), 1e-12)
+    m2 = add(sum(mul(input2, input2), dim=dim), 1e-12)
+    cos = div(dot, sqrt(mul(m1, m2)))
+    pos = where(eq(target, 1.0), sub(1.0, cos), 0.0)
+    negative = where(eq(target, -1.0), _clamp_min0(sub(cos, float(margin))), 0.0)
+    return reduce_loss(add(pos, negative), reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the ``pairwise_distance``; ``swap`` uses
+    ``min(d(a, n), d(p, n))`` (Balntas et al.). Composite."""
+    op = "triplet_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    _tensors(op, anchor=anchor, positive=positive, negative=negative)
+    if not (anchor.ndim == positive.ndim == negative.ndim) or anchor.ndim not in (1, 2):
+        raise RuntimeError(f"{op}(): The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions (1 or 2), but got {anchor.ndim}, {positive.ndim} and {negative.ndim}")
+    _broadcast_all(op, anchor=anchor, positive=positive, negative=negative)
+    d_ap = pairwise_distance(anchor, positive, p, eps)
+    d_an = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_an = minimum(d_an, pairwise_distance(positive, negative, p, eps))
+    return reduce_loss(_clamp_min0(sub(add(d_ap, float(margin)), d_an)), reduction)
+
+
+_HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` counts under a Poisson of rate ``exp(input)`` (``log_input``) or ``input``:
+    ``exp(x) - t x``, or ``x - t log(x + eps)``; ``full`` adds Stirling's ``t log t - t + log(2 pi t) / 2`` for ``t > 1``.
+    Composite."""
+    op = "poisson_nll_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_pair(op, input, target)
+    if log_input:
+        loss = sub(exp(input), mul(target, input))
+    else:
+        loss = sub(input, mul(target, log(add(input, eps))))
+    if full:
+        big = gt(target, 1.0)
+        t = where(big, target, 1.0)  # log of the counted targets only
+        stirling = add(sub(mul(t, log(t)), t), mul(log(mul(t, 2 * math.pi)), 0.5))
+        loss = add(loss, where(big, stirling, 0.0))
+    return reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of ``target`` under a Gaussian of mean ``input`` and variance ``var``:
+    ``(log(var) + (x - t)^2 / var) / 2`` (plus ``log(2 pi) / 2`` with ``full``). ``var`` has the input's shape,
+    its shape without the last dim, a last dim of 1, or is a number; it is clamped at ``eps`` for the
+    value only (the gradient passes as if unclamped, as PyTorch's in-place clamp under ``no_grad``). Composite."""
+    op = "gaussian_nll_loss"
+    reduction = reduction_of(op, None, None, reduction)
+    check_pair(op, input, target)
+    shape = tuple(input.shape)
+    if isinstance(var, (int, float)) and not isinstance(var, bool):
+        if var < 0:
+            raise ValueError(f"{op}(): var has negative entry/entries")
+        var_t: Any = float(var)
+    else:
+        _tensors(op, var=var)
+        vshape = tuple(var.shape)
+        if vshape != shape:
+            if shape[:-1] == vshape:
+                var = unsqueeze(var, -1)
+            elif not (shape[:-1] == vshape[:-1] and vshape[-1:] == (1,)):
+                raise ValueError(f"{op}(): var is of incorrect size")
+        if np.any(to_numpy(var._data) < 0):
+            raise ValueError(f"{op}(): var has negative entry/entries")
+        var_t = add(var, sub(clip(var, eps, None), var).detach())
+    if isinstance(var_t, float):
+        var_v = max(var_t, eps)
+        loss = mul(add(math.log(var_v), div(mul(sub(input, target), sub(input, target)), var_v)), 0.5)
+    else:
+        d = sub(input, target)
+        loss = mul(add(log(var_t), div(mul(d, d), var_t)), 0.5)
+    if full:
+        loss = add(loss, _HALF_LOG_2PI)
+    return reduce_loss(loss, reduction)

@@ -1,0 +1,140 @@
+"""``group_norm``, ``instance_norm`` and ``local_response_norm`` of ``torch.nn.functional``. Composite.
+
+Both normalise groups of channels of each sample on their own statistics,
+``(x - mean) / sqrt(var + eps)`` (biased variance, as PyTorch), then scale and
+shift each channel by ``weight`` and ``bias``. A group norm with one group
+per channel is an instance norm; with one group for all channels it is a
+layer norm over ``(C, *)``. They are written with ``reshape``, ``mean``,
+``sub``, ``mul``, ``sqrt`` and ``div``, as ``layer_norm`` is, so a trace shows
+the statistics being computed and the backward is those ops' backward.
+
+Example:
+    >>> import minigrad as mg
+    >>> x = mg.arange(8.0).reshape(1, 4, 2)
+    >>> y = mg.nn.functional.group_norm(x, 2)
+    >>> [round(v, 4) for v in y[0, :2].reshape(-1).tolist()]
+    [-1.3416, -0.4472, 0.4472, 1.3416]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from ._checks import _is_int
+from .math import add, div, mul, pow, sqrt, sub
+from .padding import constant_pad_nd
+from .pooling import avg_pool2d
+from .reduce import mean
+from .registry import type_name
+from .shape import reshape
+
+__all__: list[str] = []  # F only
+
+
+def _check_affine(op: str, name: str, v: Any, c: int) -> None:
+    if v is None:
+        return
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor or None, but got {type_name(v)}")
+    if tuple(v.shape) != (c,):
+        raise RuntimeError(f"{op}(): Expected {name} to be a vector of size equal to the number of channels in input, "
+                           f"but got {name} of shape {list(v.shape)} and input of {c} channels")
+
+
+def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    view = (-1,) + (1,) * (out.ndim - 2)
+    if weight is not None:
+        out = mul(out, reshape(weight, view))
+    if bias is not None:
+        out = add(out, reshape(bias, view))
+    return out
+
+
+def _normalize_groups(x: Tensor, groups: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """``x`` normalised over each ``(sample, group)``; also the groups' means and biased variances ``(N, G, 1)``."""
+    n = x.shape[0]
+    flat = reshape(x, (n, groups, x.numel() // max(n * groups, 1)))
+    mu = mean(flat, dim=2, keepdim=True)
+    centered = sub(flat, mu)
+    var = mean(mul(centered, centered), dim=2, keepdim=True)
+    return reshape(div(centered, sqrt(add(var, eps))), tuple(x.shape)), mu, var
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Group normalisation (Wu and He, 2018) of ``(N, C, *)``: channels split into ``num_groups`` groups."""
+    op = "group_norm"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if not _is_int(num_groups):
+        raise TypeError(f"{op}(): argument 'num_groups' (position 1) must be int, but got {type_name(num_groups)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}(): Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    c = input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError(f"{op}(): Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {list(input.shape)} and num_groups={num_groups}")
+    _check_affine(op, "weight", weight, c)
+    _check_affine(op, "bias", bias, c)
+    out, _, _ = _normalize_groups(input, int(num_groups), eps)
+    return _affine(out, weight, bias)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Instance normalisation of ``(N, C, *)``: every channel of every sample on its own statistics.
+
+    With ``use_input_stats=False`` the running statistics normalise instead; with
+    ``use_input_stats=True`` and running buffers given, they are updated in place
+    with ``momentum`` (the batch average of the instances' means and unbiased variances).
+    """
+    op = "instance_norm"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if input.ndim < 3:
+        raise RuntimeError(f"{op}(): Expected an input of at least 3 dimensions (N, C, *), but got {list(input.shape)}")
+    c = input.shape[1]
+    for name, v in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        _check_affine(op, name, v, c)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(f"{op}(): Expected running_mean and running_var to be defined when use_input_stats is false")
+        view = (1, c) + (1,) * (input.ndim - 2)
+        out = div(sub(input, reshape(running_mean, view)), sqrt(add(reshape(running_var, view), eps)))
+        return _affine(out, weight, bias)
+    n = input.shape[0]
+    out, mu, var = _normalize_groups(reshape(input, (1, n * c) + tuple(input.shape[2:])), n * c, eps)
+    if running_mean is not None and running_var is not None:
+        count = input.numel() // (n * c)
+        with no_grad():
+            batch_mean = mean(reshape(mu, (n, c)), dim=0)
+            batch_var = mul(mean(reshape(var, (n, c)), dim=0), count / max(count - 1, 1))
+            running_mean.mul_(1 - momentum).add_(mul(batch_mean, momentum))
+            running_var.mul_(1 - momentum).add_(mul(batch_var, momentum))
+    return _affine(reshape(out, tuple(input.shape)), weight, bias)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """AlexNet's local response normalisation: ``x / (k + alpha * mean of x^2 over size neighbouring channels)^beta``.
+
+    Composite: the squares, padded with zeros along the channels (``constant_pad_nd``), averaged over windows
+    of ``size`` channels (``avg_pool2d`` with a ``(size, 1)`` kernel, the positions flattened), then ``pow``, ``div``.
+    """
+    op = "local_response_norm"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    if not _is_int(size) or size <= 0:
+        raise TypeError(f"{op}(): argument 'size' (position 1) must be a positive int, but got {size!r}")
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[:2]
+    sq = reshape(mul(input, input), (n, 1, c, -1))  # (N, 1, C, positions)
+    padded = constant_pad_nd(sq, (0, 0, size // 2, (size - 1) // 2))
+    avg = avg_pool2d(padded, (size, 1), (1, 1))
+    div_ = pow(add(mul(reshape(avg, tuple(input.shape)), alpha), k), beta)
+    return div(input, div_)

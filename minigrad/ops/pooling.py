@@ -1,0 +1,396 @@
+"""Average pooling: ``avg_pool2d`` and ``adaptive_avg_pool2d`` as ops, their 1-D forms as composites; and the
+max-pooling forms ``max_pool1d``, ``adaptive_max_pool1d/2d`` as composites of ``max_pool2d``, ``getitem`` and ``max``.
+
+NOTE [ Average pooling is two small matrix products ]
+    Each output of an average pool is a weighted sum of a window of inputs,
+    and the window along H does not depend on the position along W. So the
+    whole pool is ``Wh @ x @ Ww.T`` for an ``(out_h, H)`` matrix ``Wh`` and an
+    ``(out_w, W)`` matrix ``Ww`` applied to every ``(H, W)`` plane: row ``o``
+    of ``Wh`` holds ``1 / size`` on the window of output ``o``. PyTorch's
+    divisors are products of a height and a width count in every case
+    (``count_include_pad``, ``ceil_mode``'s clipped windows, adaptive windows),
+    so they factor into the two matrices; ``divisor_override`` is one constant.
+    The backward is the adjoint, ``Wh.T @ g @ Ww``: the op ``*_backward``
+    spreads each output's gradient evenly over its window. Being linear, the
+    two are each other's backward formulas, so pooling is differentiable to
+    any order, as ``conv2d`` and its gradient ops are.
+
+Example:
+    >>> import minigrad as mg
+    >>> x = mg.arange(16.0).reshape(1, 1, 4, 4)
+    >>> mg.nn.functional.avg_pool2d(x, 2).tolist()
+    [[[[2.5, 4.5], [10.5, 12.5]]]]
+    >>> mg.nn.functional.adaptive_avg_pool2d(x, 1).tolist()
+    [[[[7.5]]]]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..dtypes import FLOAT_DTYPES
+from ..kernels.backends import move_array, to_numpy
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from ._checks import _is_int, check_bool, check_shape
+from .conv_forms import max_pool2d
+from .reduce import max as _max
+from .registry import Attr, defop, type_name
+from .shape import getitem, squeeze, unsqueeze
+
+# torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d, torch.adaptive_max_pool1d; the 2-D forms live in F.
+__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d"]
+
+
+# -- the window matrices ---------------------------------------------------------------------
+
+def pool_out_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
+    """PyTorch's ``pooling_output_shape``: windows that start inside the input or its left padding."""
+    out = (n + 2 * p - k + ((s - 1) if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def avg_matrix(n: int, k: int, s: int, p: int, ceil_mode: bool, count_include_pad: bool, divide: bool) -> np.ndarray:
+    """``(out, n)`` weights of one dim of ``avg_pool2d`` (``divide=False``: 0/1, for ``divisor_override``)."""
+    out = pool_out_size(n, k, s, p, ceil_mode)
+    m = np.zeros((out, n))
+    for o in range(out):
+        start = o * s - p
+        end = min(start + k, n + p)  # a window may hang over the right padding only up to its end
+        size = end - start
+        lo, hi = max(start, 0), min(end, n)
+        m[o, lo:hi] = 1.0 / (size if count_include_pad else hi - lo) if divide else 1.0
+    return m
+
+
+def adaptive_matrix(n: int, out: int) -> np.ndarray:
+    """``(out, n)`` weights of one dim of adaptive average pooling: window ``[floor(o n / out), ceil((o + 1) n / out))``."""
+    m = np.zeros((out, n))
+    for o in range(out):
+        lo, hi = (o * n) // out, -((-(o + 1) * n) // out)
+        m[o, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def _avg_matrices(hw: tuple[int, int], a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, float]:
+    divisor = a["divisor_override"]
+    divide = divisor is None
+    rows = avg_matrix(hw[0], a["kernel_size"][0], a["stride"][0], a["padding"][0], a["ceil_mode"], a["count_include_pad"], divide)
+    cols = avg_matrix(hw[1], a["kernel_size"][1], a["stride"][1], a["padding"][1], a["ceil_mode"], a["count_include_pad"], divide)
+    return rows, cols, 1.0 if divide else 1.0 / divisor
+
+
+def _apply(x: np.ndarray, rows: np.ndarray, cols: np.ndarray, scale: float) -> np.ndarray:
+    """``rows @ x @ cols.T`` on every plane of ``x`` (and the adjoint, given transposed matrices)."""
+    out = np.matmul(np.matmul(rows.astype(x.dtype), x), cols.T.astype(x.dtype))
+    return np.ascontiguousarray(out * np.asarray(scale, dtype=x.dtype), dtype=x.dtype)
+
+
+# -- avg_pool2d -------------------------------------------------------------------------------
+
+_AVG_ATTRS = (
+    Attr("kernel_size", check=check_shape), Attr("stride", check=check_shape), Attr("padding", (0, 0), check_shape),
+    Attr("ceil_mode", False, check_bool), Attr("count_include_pad", True, check_bool), Attr("divisor_override", None),
+)
+
+
+def _avg_meta(op: str, x: Any, **a: Any) -> tuple[tuple[int, ...], Any]:
+    if x.ndim != 4:
+        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
+    n, c, h, w = x.shape
+    oh = pool_out_size(h, a["kernel_size"][0], a["stride"][0], a["padding"][0], a["ceil_mode"])
+    ow = pool_out_size(w, a["kernel_size"][1], a["stride"][1], a["padding"][1], a["ceil_mode"])
+    return (n, c, oh, ow), x.dtype
+
+
+@register_kernel("avg_pool2d", Backend.CPU, dtypes=FLOAT_DTYPES)
+def avg_pool2d_cpu(x: np.ndarray, **a: Any) -> np.ndarray:
+    return _apply(x, *_avg_matrices(x.shape[2:], a))
+
+
+_avg_pool2d = defop(
+    "avg_pool2d",
+    inputs=("x",),
+    attrs=_AVG_ATTRS,
+    infer_meta=_avg_meta,
+    doc="2-D average pooling (NCHW): the mean of each window",
+)
+
+
+@_avg_pool2d.def_backward
+def _avg_pool2d_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """Each output's gradient spread evenly over its window (NOTE [ Average pooling is two small matrix products ])."""
+    a = ctx.attrs
+    h, w = ctx.input_shape(0)[2:]
+    return (ctx.ops.avg_pool2d_backward(grad, (h, w), *(a[n] for n in _ATTR_NAMES)),)
+
+
+_ATTR_NAMES = tuple(a.name for a in _AVG_ATTRS)
+
+
+def _avg_backward_meta(op: str, grad: Any, input_size: tuple[int, int], **a: Any) -> tuple[tuple[int, ...], Any]:
+    return tuple(grad.shape[:2]) + tuple(input_size), grad.dtype
+
+
+@register_kernel("avg_pool2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
+def avg_pool2d_backward_cpu(grad: np.ndarray, input_size: tuple[int, int], **a: Any) -> np.ndarray:
+    rows, cols, scale = _avg_matrices(input_size, a)
+    return _apply(grad, rows.T, cols.T, scale)
+
+
+avg_pool2d_backward = defop(
+    "avg_pool2d_backward",
+    inputs=("grad",),
+    attrs=(Attr("input_size", check=check_shape),) + _AVG_ATTRS,
+    infer_meta=_avg_backward_meta,
+    doc="gradient of avg_pool2d: each window's gradient spread evenly over it",
+)
+
+
+@avg_pool2d_backward.def_backward
+def _avg_pool2d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
+    """The adjoint of the adjoint: ``avg_pool2d`` itself."""
+    a = ctx.attrs
+    return (ctx.ops.avg_pool2d(h, *(a[n] for n in _ATTR_NAMES)),)
+
+
+def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = False) -> tuple[int, ...] | None:
+    if _is_int(v):
+        return (int(v),) * k
+    if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
+        if allow_empty and len(v) == 0:
+            return None
+        if len(v) == 1:
+            return (int(v[0]),) * k
+        if len(v) == k:
+            return tuple(int(d) for d in v)
+        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of {k} ints")
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not {type_name(v)}")
+
+
+def _batched(op: str, input: Any, k: int) -> tuple[Tensor, bool]:
+    """``input`` with a batch dim, and whether one was added (an unbatched ``(C, *spatial)`` input)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (k + 1, k + 2):
+        raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D (batch mode) tensor for input, but got {list(input.shape)}")
+    return input, input.ndim == k + 1
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """``torch.nn.functional.avg_pool2d`` on ``(N, C, H, W)`` or ``(C, H, W)``; ``stride`` defaults to ``kernel_size``.
+
+    ``count_include_pad=False`` divides each window by its number of real
+    (not padding) inputs; ``divisor_override`` divides every window by one number.
+    """
+    op = "avg_pool2d"
+    x, unbatched = _batched(op, input, 2)
+    k = _ints(op, "kernel_size", 2, kernel_size, 2)
+    s = _ints(op, "stride", 3, stride, 2, allow_empty=True) if stride is not None else None
+    s = k if s is None else s
+    p = _ints(op, "padding", 4, padding, 2)
+    for name, v in (("ceil_mode", ceil_mode), ("count_include_pad", count_include_pad)):
+        check_bool(op, name, 5, v)
+    if min(k) <= 0:
+        raise RuntimeError(f"{op}(): kernel size should be greater than zero, but got kernel_size {k}")
+    if min(s) <= 0:
+        raise RuntimeError(f"{op}(): stride should not be zero")
+    if divisor_override is not None:
+        if not _is_int(divisor_override):
+            raise TypeError(f"{op}(): argument 'divisor_override' must be int or None, but got {type_name(divisor_override)}")
+        if divisor_override == 0:
+            raise RuntimeError(f"{op}(): divisor must be not zero")
+    if p[0] * 2 > k[0] or p[1] * 2 > k[1] or min(p) < 0:
+        raise RuntimeError(f"{op}(): pad should be at most half of effective kernel size, but got pad={p[0] if p[0] == p[1] else p}, "
+                           f"kernel_size={k[0] if k[0] == k[1] else k} and dilation=1")
+    h, w = x.shape[-2:]
+    oh, ow = pool_out_size(h, k[0], s[0], p[0], ceil_mode), pool_out_size(w, k[1], s[1], p[1], ceil_mode)
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"{op}(): Given input size: ({x.shape[-3]}x{h}x{w}). Calculated output size: "
+                           f"({x.shape[-3]}x{oh}x{ow}). Output size is too small")
+    xb = unsqueeze(x, 0) if unbatched else x
+    out = _avg_pool2d(xb, k, s, p, ceil_mode, count_include_pad, divisor_override)
+    return squeeze(out, 0) if unbatched else out
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """``torch.nn.functional.avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, ``avg_pool2d`` over a height of 1."""
+    op = "avg_pool1d"
+    x, _ = _batched(op, input, 1)
+    k = _ints(op, "kernel_size", 1, kernel_size, 1)
+    s = _ints(op, "stride", 2, stride, 1, allow_empty=True) if stride is not None else None
+    p = _ints(op, "padding", 3, padding, 1)
+    out = avg_pool2d(unsqueeze(x, -2), (1, k[0]), (1, (s or k)[0]), (0, p[0]), ceil_mode, count_include_pad)
+    return squeeze(out, -2)
+
+
+# -- adaptive_avg_pool2d --------------------------------------------------------------------------
+
+def _adaptive_meta(op: str, x: Any, output_size: tuple[int, int]) -> tuple[tuple[int, ...], Any]:
+    if x.ndim != 4:
+        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
+    return tuple(x.shape[:2]) + tuple(output_size), x.dtype
+
+
+@register_kernel("adaptive_avg_pool2d", Backend.CPU, dtypes=FLOAT_DTYPES)
+def adaptive_avg_pool2d_cpu(x: np.ndarray, output_size: tuple[int, int]) -> np.ndarray:
+    h, w = x.shape[2:]
+    return _apply(x, adaptive_matrix(h, output_size[0]), adaptive_matrix(w, output_size[1]), 1.0)
+
+
+_adaptive_avg_pool2d = defop(
+    "adaptive_avg_pool2d",
+    inputs=("x",),
+    attrs=(Attr("output_size", check=check_shape),),
+    infer_meta=_adaptive_meta,
+    doc="2-D average pooling to a given output size (windows of varying size)",
+)
+
+
+@_adaptive_avg_pool2d.def_backward
+def _adaptive_avg_pool2d_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    h, w = ctx.input_shape(0)[2:]
+    return (ctx.ops.adaptive_avg_pool2d_backward(grad, (h, w)),)
+
+
+def _adaptive_backward_meta(op: str, grad: Any, input_size: tuple[int, int]) -> tuple[tuple[int, ...], Any]:
+    return tuple(grad.shape[:2]) + tuple(input_size), grad.dtype
+
+
+@register_kernel("adaptive_avg_pool2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
+def adaptive_avg_pool2d_backward_cpu(grad: np.ndarray, input_size: tuple[int, int]) -> np.ndarray:
+    (h, w), (oh, ow) = input_size, grad.shape[2:]
+    return _apply(grad, adaptive_matrix(h, oh).T, adaptive_matrix(w, ow).T, 1.0)
+
+
+adaptive_avg_pool2d_backward = defop(
+    "adaptive_avg_pool2d_backward",
+    inputs=("grad",),
+    attrs=(Attr("input_size", check=check_shape),),
+    infer_meta=_adaptive_backward_meta,
+    doc="gradient of adaptive_avg_pool2d: each window's gradient spread evenly over it",
+)
+
+
+@adaptive_avg_pool2d_backward.def_backward
+def _adaptive_avg_pool2d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
+    grad_shape = ctx.input_shape(0)
+    return (ctx.ops.adaptive_avg_pool2d(h, tuple(grad_shape[2:])),)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """``torch.nn.functional.adaptive_avg_pool2d``: average pooling of ``(N, C, H, W)`` or ``(C, H, W)`` to
+    ``output_size`` (an int, or a pair whose ``None`` keeps that input size)."""
+    op = "adaptive_avg_pool2d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    size = _output_size(op, output_size, tuple(input.shape[-2:]))
+    unbatched = input.ndim == 3
+    xb = unsqueeze(input, 0) if unbatched else input
+    out = _adaptive_avg_pool2d(xb, size)
+    return squeeze(out, 0) if unbatched else out
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """``torch.nn.functional.adaptive_avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, the 2-D op over a height of 1."""
+    op = "adaptive_avg_pool1d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
+    return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), (1, size)), -2)
+
+
+def _output_size(op: str, v: Any, spatial: tuple[int, ...]) -> tuple[int, ...]:
+    k = len(spatial)
+    items = (v,) * k if _is_int(v) or v is None else tuple(v) if isinstance(v, (tuple, list)) else None
+    if items is None or not all(i is None or _is_int(i) for i in items):
+        raise TypeError(f"{op}(): argument 'output_size' must be an int or a tuple of {k} ints, but got {v!r}")
+    if len(items) != k:
+        raise RuntimeError(f"{op}: output_size must be {k}")
+    size = tuple(n if i is None else int(i) for i, n in zip(items, spatial))
+    if min(size) < 0:
+        raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to 0 but received {size}")
+    return size
+
+
+# -- max pooling forms (composite) ------------------------------------------------------------
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.max_pool1d`` on ``(N, C, L)`` or ``(C, L)``: ``max_pool2d`` over a height of 1 (composite).
+    With ``return_indices`` the indices are positions along ``L``."""
+    op = "max_pool1d"
+    x, _ = _batched(op, input, 1)
+    k = _ints(op, "kernel_size", 1, kernel_size, 1)
+    s = _ints(op, "stride", 2, stride, 1, allow_empty=True) if stride is not None else None
+    p, d = _ints(op, "padding", 3, padding, 1), _ints(op, "dilation", 4, dilation, 1)
+    out = max_pool2d(unsqueeze(x, -2), (1, k[0]), (1, (s or k)[0]), (0, p[0]), (1, d[0]), ceil_mode, return_indices)
+    if return_indices:
+        return squeeze(out[0], -2), squeeze(out[1], -2)
+    return squeeze(out, -2)
+
+
+def _adaptive_windows(n: int, out: int) -> np.ndarray:
+    """``(out, widest)`` input positions of each adaptive window, the shorter ones repeating their last position
+    (a repeated element changes no maximum, and its gradient shares add back up in ``getitem``'s scatter-add)."""
+    lo = (np.arange(out) * n) // out
+    hi = -((-(np.arange(out) + 1) * n) // out)
+    width = int((hi - lo).max()) if out else 0
+    return np.minimum(lo[:, None] + np.arange(width)[None, :], hi[:, None] - 1)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.adaptive_max_pool2d`` of ``(N, C, H, W)`` or ``(C, H, W)``: the maximum of each adaptive
+    window (composite: one ``getitem`` of the windows, then ``max`` over them). With ``return_indices``
+    also the flat ``h * W + w`` position of each maximum."""
+    op = "adaptive_max_pool2d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    h, w = input.shape[-2:]
+    oh, ow = _output_size(op, output_size, (h, w))
+    if min(h, w) <= 0 or min(oh, ow) <= 0:
+        raise RuntimeError(f"{op}(): input and output sizes must be positive, but got input ({h}, {w}) and output ({oh}, {ow})")
+    rows, cols = _adaptive_windows(h, oh), _adaptive_windows(w, ow)
+    lead = (slice(None),) * (input.ndim - 2)
+    windows = getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
+    out = _max(windows, dim=(-2, -1))
+    if not return_indices:
+        return out
+    vals = to_numpy(windows._data)
+    flat = vals.reshape(vals.shape[:-2] + (-1,)).argmax(axis=-1)  # the first maximum, as PyTorch
+    kw = cols.shape[1]
+    # Window (i, j)'s element at flat position f sits at row rows[i, f // kw], column cols[j, f % kw].
+    hh = rows[np.arange(oh).reshape(oh, 1), flat // kw]
+    ww = cols[np.arange(ow).reshape(1, ow), flat % kw]
+    idx = (hh * w + ww).astype(np.int64)
+    data = idx if input.device == "cpu" else move_array(idx, "cpu", input.device)
+    return out, Tensor._make(np.ascontiguousarray(data), _dt.int64, input.device)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: the 2-D form over a height of 1."""
+    op = "adaptive_max_pool1d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
+    out = adaptive_max_pool2d(unsqueeze(input, -2), (1, size), return_indices)
+    if return_indices:
+        return squeeze(out[0], -2), squeeze(out[1], -2)
+    return squeeze(out, -2)

@@ -1,0 +1,12 @@
+"""Utilities with PyTorch's names (``mg.utils.data``: datasets, samplers and the DataLoader)."""
+
+from . import data
+
+__all__ = ["data"]
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    submodules = [n for n, v in globals().items()
+                  if not n.startswith("_") and getattr(v, "__name__", None) == f"{__name__}.{n}"]
+    return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})

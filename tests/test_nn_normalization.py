@@ -1,0 +1,138 @@
+"""``F.group_norm``/``F.instance_norm``, ``F.normalize``/``F.cosine_similarity``/``F.pairwise_distance`` and their
+modules (and the padding modules) against PyTorch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+import minigrad.nn.functional as F
+from torch_compare import compare, error_class, leaves_no_node
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+RNG = np.random.default_rng(31)
+
+
+def r(*shape: int) -> np.ndarray:
+    return RNG.normal(size=shape)
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6, 4, 3), 3), ((2, 6, 5), 1), ((3, 4), 4), ((2, 6, 2, 2, 2), 2)])
+@pytest.mark.parametrize("affine", [False, True])
+def test_group_norm(shape: tuple, groups: int, affine: bool) -> None:
+    extra = [r(shape[1]), r(shape[1])] if affine else []
+    compare(lambda x, *wb: F.group_norm(x, groups, *wb, eps=1e-4), lambda x, *wb: TF.group_norm(x, groups, *wb, eps=1e-4),
+            [r(*shape)] + extra)
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_instance_norm(affine: bool) -> None:
+    extra = {"weight": r(3), "bias": r(3)} if affine else {}
+    compare(lambda x, **kw: F.instance_norm(x, **kw), lambda x, **kw: TF.instance_norm(x, **kw), [r(2, 3, 4, 5)], **extra)
+
+
+def test_instance_norm_updates_running_stats_as_torch() -> None:
+    x = r(4, 3, 5)
+    rm_t, rv_t = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    rm_m, rv_m = mg.zeros(3, dtype=mg.float64), mg.ones(3, dtype=mg.float64)
+    TF.instance_norm(torch.tensor(x), rm_t, rv_t, use_input_stats=True, momentum=0.3)
+    F.instance_norm(mg.tensor(x, dtype=mg.float64), rm_m, rv_m, use_input_stats=True, momentum=0.3)
+    np.testing.assert_allclose(rm_m.numpy(), rm_t.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(rv_m.numpy(), rv_t.numpy(), rtol=1e-10)
+    out_t = TF.instance_norm(torch.tensor(x), rm_t, rv_t, use_input_stats=False)
+    out_m = F.instance_norm(mg.tensor(x, dtype=mg.float64), rm_m, rv_m, use_input_stats=False)
+    np.testing.assert_allclose(out_m.numpy(), out_t.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, float("inf"), 0.5])
+@pytest.mark.parametrize("dim", [1, -1, 0])
+def test_normalize(p: float, dim: int) -> None:
+    x = r(3, 4, 5)
+    x[0, :, 0] = 0.0  # a zero vector along dim 1: divided by eps, gradient finite
+    compare(lambda a: F.normalize(a, p, dim), lambda a: TF.normalize(a, p, dim), [x])
+
+
+def test_normalize_of_a_zero_vector_has_a_finite_gradient() -> None:
+    compare(F.normalize, TF.normalize, [np.zeros((2, 3))])
+
+
+@pytest.mark.parametrize("s1,s2,dim", [((4, 5), (4, 5), 1), ((3, 4, 5), (3, 4, 5), -1), ((1, 2, 3), (2, 1, 3), -2),
+                                       ((5,), (5,), 0)])
+def test_cosine_similarity(s1: tuple, s2: tuple, dim: int) -> None:
+    compare(lambda a, b: F.cosine_similarity(a, b, dim), lambda a, b: TF.cosine_similarity(a, b, dim), [r(*s1), r(*s2)])
+
+
+@pytest.mark.parametrize("p,keepdim", [(2.0, False), (1.0, True), (3.0, False), (float("inf"), False)])
+def test_pairwise_distance(p: float, keepdim: bool) -> None:
+    compare(lambda a, b: F.pairwise_distance(a, b, p, keepdim=keepdim),
+            lambda a, b: TF.pairwise_distance(a, b, p, keepdim=keepdim), [r(4, 5), r(4, 5)])
+    compare(lambda a, b: F.pairwise_distance(a, b, p, keepdim=keepdim),
+            lambda a, b: TF.pairwise_distance(a, b, p, keepdim=keepdim), [r(4, 5), r(5)])
+
+
+ERRORS = [
+    ("group_norm groups", lambda f, lib: f.group_norm(lib.ones(2, 6, 3), 4)),
+    ("group_norm 1-D", lambda f, lib: f.group_norm(lib.ones(6), 2)),
+    ("group_norm weight", lambda f, lib: f.group_norm(lib.ones(2, 6, 3), 3, lib.ones(5))),
+    ("group_norm num_groups type", lambda f, lib: f.group_norm(lib.ones(2, 6, 3), 3.0)),
+    ("normalize dim", lambda f, lib: f.normalize(lib.ones(2, 3), dim=2)),
+    ("cosine dim", lambda f, lib: f.cosine_similarity(lib.ones(2, 3), lib.ones(2, 3), dim=2)),
+    ("instance_norm running", lambda f, lib: f.instance_norm(lib.ones(2, 3, 4), use_input_stats=False)),
+]
+
+
+@pytest.mark.parametrize("label,call", ERRORS, ids=[e[0] for e in ERRORS])
+def test_errors(label: str, call) -> None:
+    want = error_class(lambda: call(TF, torch))
+    assert want is not None
+    leaves_no_node(lambda: call(F, mg), want)
+
+
+def test_shapes_that_do_not_broadcast() -> None:
+    leaves_no_node(lambda: F.cosine_similarity(mg.ones(2, 3), mg.ones(4, 3)), ValueError)
+    leaves_no_node(lambda: F.pairwise_distance(mg.ones(2, 3), mg.ones(2, 4)), ValueError)
+
+
+MODULES = [
+    ("GroupNorm", (3, 6), {}, [(2, 6, 4)]), ("GroupNorm", (2, 4), {"affine": False}, [(2, 4, 3, 3)]),
+    ("GroupNorm", (2, 4), {"bias": False}, [(2, 4, 3)]),
+    ("InstanceNorm2d", (3,), {"affine": True}, [(2, 3, 4, 4)]), ("InstanceNorm1d", (3,), {}, [(3, 6)]),
+    ("InstanceNorm2d", (3,), {"track_running_stats": True}, [(2, 3, 4, 4)]),
+    ("CosineSimilarity", (), {"dim": 0}, [(4, 3), (4, 3)]), ("PairwiseDistance", (), {"p": 1.0}, [(4, 3), (4, 3)]),
+    ("ZeroPad2d", ((1, 2, 0, 1),), {}, [(1, 2, 3, 3)]), ("ConstantPad1d", (2, 1.5), {}, [(2, 3, 4)]),
+    ("ReflectionPad2d", (2,), {}, [(1, 2, 3, 4)]), ("ReplicationPad1d", ((1, 3),), {}, [(2, 3, 4)]),
+    ("CircularPad2d", (1,), {}, [(1, 2, 3, 3)]), ("ReflectionPad1d", (2,), {}, [(2, 4)]),
+]
+
+
+@pytest.mark.parametrize("name,args,kw,shapes", MODULES, ids=[f"{m[0]}-{i}" for i, m in enumerate(MODULES)])
+def test_modules(name: str, args: tuple, kw: dict, shapes: list) -> None:
+    t = getattr(torch.nn, name)(*args, **kw).double()
+    has_params = bool(list(t.parameters())) or bool(list(t.buffers()))
+    m = getattr(mg.nn, name)(*args, **kw, **({"dtype": mg.float64} if has_params else {}))
+    assert repr(m) == repr(t)
+    assert {k: tuple(v.shape) for k, v in m.state_dict().items()} == {k: tuple(v.shape) for k, v in t.state_dict().items()}
+    with torch.no_grad():
+        for p in t.parameters():
+            p.copy_(torch.tensor(r(*p.shape)))
+    m.load_state_dict({k: mg.tensor(v.numpy(), dtype=mg.float64 if v.is_floating_point() else None)
+                       for k, v in t.state_dict().items()})
+    compare(lambda *a: m(*a), lambda *a: t(*a), [r(*s) for s in shapes])
+    for k, v in t.state_dict().items():  # running statistics updated alike
+        np.testing.assert_allclose(m.state_dict()[k].numpy(), v.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 6, 4, 4), 3), ((2, 5, 7), 2), ((1, 4, 2, 3, 2), 5)])
+def test_local_response_norm(shape: tuple, size: int) -> None:
+    compare(lambda a: F.local_response_norm(a, size, alpha=0.1, beta=0.6, k=2.0),
+            lambda a: TF.local_response_norm(a, size, alpha=0.1, beta=0.6, k=2.0), [r(*shape)])
+    m, t = mg.nn.LocalResponseNorm(size), torch.nn.LocalResponseNorm(size)
+    assert repr(m) == repr(t)
+    compare(lambda a: m(a), lambda a: t(a), [r(*shape)])
+
+
+def test_local_response_norm_needs_3d() -> None:
+    leaves_no_node(lambda: F.local_response_norm(mg.ones(2, 3), 2), ValueError)
