@@ -158,7 +158,7 @@ _METHODS_TORCH_OPS = {
     "square": ops.square, "rsqrt": ops.rsqrt, "reciprocal": ops.reciprocal, "lerp": ops.lerp,
     "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "logical_not": ops.logical_not,
     "logical_and": ops.logical_and, "logical_or": ops.logical_or, "logical_xor": ops.logical_xor,
-    "nan_to_num": ops.nan_to_num, "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot,
+    "nan_to_num": ops.nan_to_num, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot,
     "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin, "copysign": ops.copysign,
     "heaviside": ops.heaviside, "erfc": ops.erfc, "float_power": ops.float_power, "deg2rad": ops.deg2rad,
     "rad2deg": ops.rad2deg, "multiply": ops.multiply, "subtract": ops.subtract, "divide": ops.divide,

@@ -1,5 +1,5 @@
 """Elementwise formulas PyTorch names: ``square``, ``rsqrt``, ``reciprocal``, ``lerp``, ``addcmul``, ``addcdiv``,
-``logaddexp``, ``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``, ``copysign``, ``heaviside``, ``erfc``, ``float_power``, ``deg2rad``, ``rad2deg``, and NumPy's names for the arithmetic and
+``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``, ``copysign``, ``heaviside``, ``erfc``, ``float_power``, ``deg2rad``, ``rad2deg``, and NumPy's names for the arithmetic and
 comparison ops (``multiply``, ``subtract``, ``divide``, ``true_divide``, ``greater`` ..., ``absolute``,
 ``negative``, ``positive``).
 
@@ -7,9 +7,8 @@ Composites of ``mul``, ``div``, ``pow``, ``sqrt``, ``add`` and ``sub``; their
 gradients are those ops' (``square``'s is ``2 x``, ``rsqrt``'s
 ``-x^(-3/2) / 2``, ``reciprocal``'s ``-1/x^2``, as PyTorch's). ``addcmul`` and
 ``addcdiv`` are the update steps optimizers write:
-``input + value * t1 * t2`` and ``input + value * t1 / t2``. ``logaddexp``
-subtracts the larger argument before ``exp`` (its gradient ``sigmoid(a - b)``
-comes out of the ops exactly); ``fmax``/``fmin`` ignore NaN (the other argument
+``input + value * t1 * t2`` and ``input + value * t1 / t2``. ``logaddexp2`` is
+the ``logaddexp`` op (``ops/logarithm.py``) in base 2; ``fmax``/``fmin`` ignore NaN (the other argument
 wins). (``xlogy`` and ``logit`` are ops, in ``ops/logarithm.py``.)
 
 Example:
@@ -27,6 +26,7 @@ from ..tensor import Tensor
 import math
 
 from .math import abs as _abs
+from .logarithm import logaddexp
 from .math import add, cast, div, eq, erf, exp, ge, gt, le, log, lt, maximum, mul, ne, neg, pow, sign, sin, sqrt
 from .math import sub, where
 from .special_values import signbit
@@ -36,7 +36,7 @@ from .torch_forms import sub as _sub_alpha
 from .rounding import trunc
 from .registry import type_name
 
-__all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp", "logaddexp2", "hypot", "sgn",
+__all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp2", "hypot", "sgn",
            "frac", "fmax", "fmin", "copysign", "heaviside", "erfc", "float_power", "deg2rad", "rad2deg",
            "multiply", "subtract", "divide", "true_divide", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "absolute", "negative", "positive"]
@@ -110,16 +110,6 @@ def _pair(op: str, input: Any, other: Any) -> None:
     _tensor(op, "input", 0, input)
     if not isinstance(other, Tensor):
         _tensor(op, "other", 1, other)
-
-
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    """``log(exp(input) + exp(other))`` without overflow: ``m + log(exp(input - m) + exp(other - m))``, ``m`` the
-    larger of the two (where both are the same infinity, that infinity)."""
-    _pair("logaddexp", input, other)
-    m = maximum(input, other)
-    finite_m = where(eq(m, m), where(eq(mul(m, 0.0), 0.0), m, 0.0), 0.0)  # inf or nan -> 0 (no inf - inf)
-    out = add(log(add(exp(sub(input, finite_m)), exp(sub(other, finite_m)))), finite_m)
-    return out
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
