@@ -159,7 +159,7 @@ _METHODS_TORCH_OPS = {
     "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "logical_not": ops.logical_not,
     "logical_and": ops.logical_and, "logical_or": ops.logical_or, "logical_xor": ops.logical_xor,
     "nan_to_num": ops.nan_to_num, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot,
-    "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin, "copysign": ops.copysign,
+    "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin,
     "heaviside": ops.heaviside, "erfc": ops.erfc, "float_power": ops.float_power, "deg2rad": ops.deg2rad,
     "rad2deg": ops.rad2deg, "multiply": ops.multiply, "subtract": ops.subtract, "divide": ops.divide,
     "true_divide": ops.true_divide, "greater": ops.greater, "greater_equal": ops.greater_equal, "less": ops.less,

@@ -187,8 +187,13 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
         isinstance(a, torch.Tensor) for a in s.args), "two Python numbers, no Tensor"),
     # Complex inputs (addcmul's and addcdiv's reference inputs have some): minigrad has no complex dtype; the
     # op refuses the NumPy array it is handed (TypeError naming it).
-    (".*", lambda s: any(isinstance(t, torch.Tensor) and t.is_complex() for t in [s.input, *s.args, *s.kwargs.values()]),
-     "complex numbers"),
+    (".*", lambda s: any(isinstance(t, torch.Tensor) and (t.is_complex() or t.dtype == torch.bfloat16)
+                         for t in [s.input, *s.args, *s.kwargs.values()]),
+     "complex numbers or bfloat16"),
+    # Two Python numbers and no tensor (floor_divide's "_transformed" scalar samples): minigrad's ops need a tensor
+    # (TypeError naming the op).
+    ("floor_divide", lambda s: not isinstance(s.input, torch.Tensor) and not any(isinstance(a, torch.Tensor) for a in s.args),
+     "two Python numbers, no tensor"),
     # The nuclear norm and the spectral norms (ord=2/-2 of a matrix) need singular values, which minigrad does not
     # compute (NotImplementedError naming the op).
     ("norm", lambda s: s.kwargs.get("p", s.args[0] if s.args else None) == "nuc", "the nuclear norm (singular values)"),
@@ -214,8 +219,9 @@ def _fresh(obj: Any) -> Any:
 
 
 def _to_mg(obj: Any) -> Any:
-    if isinstance(obj, torch.Tensor) and obj.is_complex():  # minigrad has no complex dtype: the op must refuse it
-        return obj.detach().numpy().copy()
+    if isinstance(obj, torch.Tensor) and (obj.is_complex() or obj.dtype == torch.bfloat16):
+        # minigrad has no complex or bfloat16 dtype: the op gets a NumPy array and must refuse it
+        return obj.detach().numpy().copy() if obj.is_complex() else obj.detach().float().numpy()
     if isinstance(obj, torch.Tensor):
         return mg.tensor(obj.detach().numpy().copy(), requires_grad=obj.requires_grad)
     if isinstance(obj, torch.Size):

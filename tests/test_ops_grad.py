@@ -330,6 +330,7 @@ CASES: list[Case] = [
     Case("xlogy", "xlogy", mg.xlogy, inputs(rnd(2, 3), rnd(3, low=0.3, high=2.0))),
     Case("logit", "logit", mg.logit, inputs(rnd(2, 3, low=0.1, high=0.9))),
     Case("logaddexp-broadcast", "logaddexp", mg.logaddexp, inputs(rnd(2, 3), rnd(3))),
+    Case("copysign", "copysign", mg.copysign, inputs(away(2, 3), away(3))),
     Case("logit-eps", "logit", lambda p: mg.logit(p, eps=0.05), inputs(rnd(2, 3, low=0.1, high=0.9))),
     Case("solve-vector", "solve", mg.linalg.solve, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)), rnd(2, 3))),
 ]

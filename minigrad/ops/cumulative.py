@@ -206,6 +206,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: 
     if n < 0:
         raise RuntimeError(f"diff(): order must be non-negative but got {n}")
     d %= input.ndim
+    if n == 0:  # no difference taken: the input itself, prepend/append not joined (PyTorch's rule)
+        return input
     x = input
     parts = [t for t in (prepend, x, append) if t is not None]
     if len(parts) > 1:

@@ -1,5 +1,5 @@
 """Elementwise formulas PyTorch names: ``square``, ``rsqrt``, ``reciprocal``, ``lerp``, ``addcmul``, ``addcdiv``,
-``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``, ``copysign``, ``heaviside``, ``erfc``, ``float_power``, ``deg2rad``, ``rad2deg``, and NumPy's names for the arithmetic and
+``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``, ``heaviside``, ``erfc``, ``float_power``, ``deg2rad``, ``rad2deg``, and NumPy's names for the arithmetic and
 comparison ops (``multiply``, ``subtract``, ``divide``, ``true_divide``, ``greater`` ..., ``absolute``,
 ``negative``, ``positive``).
 
@@ -29,7 +29,6 @@ from .math import abs as _abs
 from .logarithm import logaddexp
 from .math import add, cast, div, eq, erf, exp, ge, gt, le, log, lt, maximum, mul, ne, neg, pow, sign, sin, sqrt
 from .math import sub, where
-from .special_values import signbit
 from .torch_forms import add as _add_alpha
 from .torch_forms import div as _div_modes
 from .torch_forms import sub as _sub_alpha
@@ -37,7 +36,7 @@ from .rounding import trunc
 from .registry import type_name
 
 __all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp2", "hypot", "sgn",
-           "frac", "fmax", "fmin", "copysign", "heaviside", "erfc", "float_power", "deg2rad", "rad2deg",
+           "frac", "fmax", "fmin", "heaviside", "erfc", "float_power", "deg2rad", "rad2deg",
            "multiply", "subtract", "divide", "true_divide", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "absolute", "negative", "positive"]
 
@@ -122,7 +121,10 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input^2 + other^2)`` (the gradient at the origin is NaN, as PyTorch's)."""
     _pair("hypot", input, other)
-    return sqrt(add(mul(input, input), mul(other, other)))
+    out = sqrt(add(mul(input, input), mul(other, other)))
+    # IEEE's hypot: an infinite side makes the result inf even when the other side is NaN (a constant there).
+    either_inf = where(eq(_abs(input), math.inf), True, eq(_abs(other), math.inf))
+    return where(either_inf, math.inf, out)
 
 
 def sgn(input: Tensor) -> Tensor:
@@ -149,17 +151,6 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
     _pair("fmin", input, other)
     take_input = where(ne(other, other), True, le(input, other))
     return where(take_input, input, other)
-
-
-def copysign(input: Any, other: Any) -> Tensor:
-    """``|input|`` with the sign of ``other`` (its sign bit: ``-0.0`` counts as negative) (``torch.copysign``);
-    the gradient to ``other`` is 0."""
-    if not isinstance(input, Tensor):
-        _tensor("copysign", "input", 0, input)
-    x = _as_float(input)
-    y = other if isinstance(other, Tensor) else Tensor._scalar(float(other), x.dtype, x.device)
-    size = _abs(x)
-    return where(signbit(y), neg(size), size)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:

@@ -1,5 +1,5 @@
 """Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``, and which
-carry a minus sign (``signbit``, true for ``-0.0`` too) (ops);
+carry a minus sign (``signbit``, true for ``-0.0`` too), and ``copysign`` (ops);
 and ``nan_to_num`` (a composite) to replace them.
 
 Each is an op with a bool result and no gradient (it compares values). Integer
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ALL_DTYPES
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -28,7 +28,7 @@ from ..tensor import Tensor
 from .math import where
 from .registry import defop, type_name
 
-__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "nan_to_num"]
+__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "copysign", "nan_to_num"]
 
 
 def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
@@ -78,3 +78,27 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     out = where(isnan(input), float(nan), input)
     out = where(isposinf(input), big, out)
     return where(isneginf(input), low, out)
+
+
+@register_kernel("copysign", Backend.CPU, dtypes=FLOAT_DTYPES)
+def copysign_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``numpy.copysign``: ``|x|`` with the sign bit of ``y``."""
+    return np.asarray(np.copysign(x, y))
+
+
+copysign = defop("copysign", inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, promote="float",
+                 save=("x", "out"), methods=("copysign",), doc="|x| with the sign of y (its sign bit: -0.0 is negative)")
+
+
+@copysign.def_backward
+def copysign_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``dx = grad * out / x`` (the sign that was applied), 0 where ``x = 0``; ``y`` only lends its sign: 0."""
+    x, out = ctx.saved()
+    ops = ctx.ops
+    gx = gy = None
+    if ctx.needs(0):
+        ratio = ops.where(ops.eq(x, 0.0), 0.0, ops.div(out, ops.where(ops.eq(x, 0.0), 1.0, x)))
+        gx = ops.sum_to(ops.mul(grad, ratio), ctx.input_shape(0))
+    if ctx.needs(1):
+        gy = ops.sum_to(ops.mul(grad, 0.0), ctx.input_shape(1))
+    return gx, gy
