@@ -17,6 +17,7 @@ from .ops import torch_forms as tf
 from .dispatch.dygraph import run_inplace
 from .ops.indexing import unfold as _unfold
 from .ops.inverse import matrix_power as _matrix_power
+from .ops.repeat import repeat as _repeat
 from .tensor import Tensor
 
 _METHODS = {
@@ -146,7 +147,7 @@ _METHODS_TORCH_OPS = {
     "cummin": ops.cummin, "prod": ops.prod, "diff": ops.diff, "all": ops.all, "any": ops.any,
     "nansum": tf.nansum, "nanmean": tf.nanmean, "aminmax": tf.aminmax, "equal": tf.equal,
     # moving, copying and reshaping
-    "fliplr": ops.fliplr, "flipud": ops.flipud, "rot90": ops.rot90, "repeat": ops.repeat, "tile": ops.tile,
+    "fliplr": ops.fliplr, "flipud": ops.flipud, "rot90": ops.rot90, "repeat": _repeat, "tile": ops.tile,
     "repeat_interleave": ops.repeat_interleave, "unbind": tf.unbind, "movedim": ops.movedim,
     "moveaxis": ops.moveaxis, "swapaxes": ops.swapaxes, "swapdims": ops.swapdims, "unflatten": ops.unflatten,
     "ravel": ops.ravel,
