@@ -77,7 +77,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     # issue 23: the torch.* tensor ops
     **{(n, ""): getattr(mg, n) for n in (
         "gather", "scatter_add", "scatter", "take_along_dim", "sort", "argsort", "topk", "msort",
-        "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat", "repeat_interleave", "unbind",
+        "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "unbind",
         "log2", "log10", "isnan", "isinf", "isfinite", "nonzero", "argwhere", "count_nonzero",
     )},
     ("norm", ""): mg.norm,
@@ -106,6 +106,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("linalg.cross", ""): mg.linalg.cross,
     ("linalg.matrix_power", ""): mg.linalg.matrix_power,
     ("unfold", ""): lambda x, *a, **k: x.unfold(*a, **k),
+    ("repeat", ""): lambda x, *a, **k: x.repeat(*a, **k),  # a method only, as in PyTorch
     ("trace", ""): lambda x: x.trace(),  # minigrad.trace is the recorder: the matrix trace is a method
     ("linalg.det", ""): mg.linalg.det,
     ("linalg.solve", ""): mg.linalg.solve,
