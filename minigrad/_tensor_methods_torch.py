@@ -17,6 +17,7 @@ from .ops import torch_forms as tf
 from .dispatch.dygraph import run_inplace
 from .ops.indexing import unfold as _unfold
 from .ops.inverse import matrix_power as _matrix_power
+from .ops.repeat import repeat as _repeat
 from .tensor import Tensor
 
 _METHODS = {
@@ -91,62 +92,6 @@ Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
 Tensor.type_as = _type_as  # type: ignore[attr-defined]
 
 
-# -- issue 23: the tensor methods of the ordering, indexing, cumulative and norm families ---------
-_METHODS_23 = {
-    "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort,
-    "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "take_along_dim": ops.take_along_dim,
-}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-
-
-def _flip(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
-    """``x.flip(0, 1)``, ``x.flip([0, 1])`` or ``x.flip(dims=(0,))``: ``minigrad.flip``."""
-    if not dims and "dims" in kwargs:
-        return ops.flip(self, kwargs.pop("dims"), **kwargs)
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = tuple(dims[0])
-    return ops.flip(self, tuple(dims))
-
-
-_METHODS_23 = {"cumsum": ops.cumsum, "cumprod": ops.cumprod, "fliplr": ops.fliplr, "flipud": ops.flipud}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-Tensor.flip = _flip  # type: ignore[attr-defined]
-_METHODS_23 = {"repeat": ops.repeat, "tile": ops.tile, "repeat_interleave": ops.repeat_interleave, "unbind": tf.unbind}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-_METHODS_23 = {"norm": ops.norm}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-_METHODS_23 = {
-    "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv, "baddbmm": ops.baddbmm,
-    "addbmm": ops.addbmm,
-}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-
-
-def _view_as(self: Tensor, other: Tensor) -> Tensor:
-    """``self.view(other.shape)`` (``Tensor.view_as``)."""
-    return _view(self, tuple(other.shape))
-
-
-def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
-    """``self.reshape(other.shape)`` (``Tensor.reshape_as``)."""
-    return ops.reshape(self, tuple(other.shape))
-
-
-Tensor.view_as = _view_as  # type: ignore[attr-defined]
-Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
-_METHODS_23 = {"inverse": ops.inverse, "det": ops.det}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-_METHODS_23 = {"nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-
-
 # In-place sampling (ops/sampling.py): x.normal_(), x.uniform_(), x.random_(), x.bernoulli_(), x.exponential_().
 from .ops import sampling as _sampling  # noqa: E402
 
@@ -184,17 +129,65 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 
 
 Tensor.type = _type  # type: ignore[attr-defined]
-_METHODS_23 = {
-    "index_select": ops.index_select, "masked_select": ops.masked_select, "take": ops.take, "narrow": ops.narrow,
-    "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv,
-    "mm": ops.mm, "movedim": ops.movedim, "moveaxis": ops.moveaxis, "swapaxes": ops.swapaxes, "swapdims": ops.swapdims,
-    "unflatten": ops.unflatten, "ravel": ops.ravel, "square": ops.square, "rsqrt": ops.rsqrt,
-    "reciprocal": ops.reciprocal, "lerp": ops.lerp, "addcmul": ops.addcmul, "addcdiv": ops.addcdiv,
-    "logical_not": ops.logical_not, "logical_and": ops.logical_and, "logical_or": ops.logical_or,
-    "logical_xor": ops.logical_xor, "all": ops.all, "any": ops.any, "prod": ops.prod, "diff": ops.diff,
+
+
+# -- the torch.* tensor ops of issue 23 (ordering, indexing, cumulative, norms, products, pointwise) --------
+_METHODS_TORCH_OPS = {
+    # ordering, searching and counting
+    "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort, "kthvalue": ops.kthvalue,
+    "median": ops.median, "quantile": ops.quantile, "unique": ops.unique, "bincount": ops.bincount,
+    "nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero,
+    # indexed reads and writes
+    "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "take_along_dim": ops.take_along_dim,
+    "index_add": ops.index_add, "index_select": ops.index_select, "masked_select": ops.masked_select,
+    "take": ops.take, "narrow": ops.narrow, "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag,
+    "unfold": _unfold,
+    # running totals and reductions
+    "cumsum": ops.cumsum, "cumprod": ops.cumprod, "logcumsumexp": ops.logcumsumexp, "cummax": ops.cummax,
+    "cummin": ops.cummin, "prod": ops.prod, "diff": ops.diff, "all": ops.all, "any": ops.any,
+    "nansum": tf.nansum, "nanmean": tf.nanmean, "aminmax": tf.aminmax, "equal": tf.equal,
+    # moving, copying and reshaping
+    "fliplr": ops.fliplr, "flipud": ops.flipud, "rot90": ops.rot90, "repeat": _repeat, "tile": ops.tile,
+    "repeat_interleave": ops.repeat_interleave, "unbind": tf.unbind, "movedim": ops.movedim,
+    "moveaxis": ops.moveaxis, "swapaxes": ops.swapaxes, "swapdims": ops.swapdims, "unflatten": ops.unflatten,
+    "ravel": ops.ravel,
+    # norms and products
+    "norm": ops.norm, "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv,
+    "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
+    "kron": ops.kron, "cross": ops.cross, "inverse": ops.inverse, "det": ops.det, "matrix_power": _matrix_power,
+    # pointwise formulas, NumPy's names
+    "square": ops.square, "rsqrt": ops.rsqrt, "reciprocal": ops.reciprocal, "lerp": ops.lerp,
+    "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "logical_not": ops.logical_not,
+    "logical_and": ops.logical_and, "logical_or": ops.logical_or, "logical_xor": ops.logical_xor,
+    "nan_to_num": ops.nan_to_num, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot,
+    "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin,
+    "heaviside": ops.heaviside, "erfc": ops.erfc, "float_power": ops.float_power, "deg2rad": ops.deg2rad,
+    "rad2deg": ops.rad2deg, "multiply": ops.multiply, "subtract": ops.subtract, "divide": ops.divide,
+    "true_divide": ops.true_divide, "greater": ops.greater, "greater_equal": ops.greater_equal, "less": ops.less,
+    "less_equal": ops.less_equal, "not_equal": ops.not_equal, "absolute": ops.absolute, "negative": ops.negative,
+    "positive": ops.positive,
 }
-for _name, _fn in _METHODS_23.items():
+for _name, _fn in _METHODS_TORCH_OPS.items():
     setattr(Tensor, _name, _make_method(_fn, _name))
+
+
+def _flip(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0, 1)``, ``x.flip([0, 1])`` or ``x.flip(dims=(0,))``: ``minigrad.flip``."""
+    if not dims and "dims" in kwargs:
+        return ops.flip(self, kwargs.pop("dims"), **kwargs)
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    return ops.flip(self, tuple(dims))
+
+
+def _view_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.view(other.shape)`` (``Tensor.view_as``)."""
+    return _view(self, tuple(other.shape))
+
+
+def _reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.reshape(other.shape)`` (``Tensor.reshape_as``)."""
+    return ops.reshape(self, tuple(other.shape))
 
 
 def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
@@ -202,7 +195,19 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return ops.where(condition, self, other)
 
 
+def _trace_method(self: Tensor) -> Tensor:
+    """``x.trace()``: the sum of the diagonal of a 2-D tensor (``Tensor.trace``; ``minigrad.trace`` is the
+    recorder, so the matrix trace is a method only). Composite: ``diagonal`` and ``sum``."""
+    if self.ndim != 2:
+        raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim {self.ndim}")
+    return ops.sum(ops.diagonal(self))
+
+
+Tensor.flip = _flip  # type: ignore[attr-defined]
+Tensor.view_as = _view_as  # type: ignore[attr-defined]
+Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
 Tensor.where = _where_method  # type: ignore[attr-defined]
+Tensor.trace = _trace_method  # type: ignore[attr-defined]
 
 
 # In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
@@ -215,32 +220,9 @@ def _inplace(name: str, fn: Any) -> Any:
     return method
 
 
-_INPLACE_23 = {
+_INPLACE_TORCH_OPS = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
     "masked_fill_": tf.masked_fill, "clamp_": tf.clamp, "clip_": tf.clamp,
 }
-for _name, _fn in _INPLACE_23.items():
+for _name, _fn in _INPLACE_TORCH_OPS.items():
     setattr(Tensor, _name, _inplace(_name, _fn))
-Tensor.index_add = _make_method(ops.index_add, "index_add")  # type: ignore[attr-defined]
-_METHODS_23 = {"kthvalue": ops.kthvalue, "median": ops.median, "quantile": ops.quantile}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-_METHODS_23 = {"nan_to_num": ops.nan_to_num, "rot90": ops.rot90, "kron": ops.kron}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-_METHODS_23 = {"cummax": ops.cummax, "cummin": ops.cummin}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-_METHODS_23 = {"unique": ops.unique, "bincount": ops.bincount}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-_METHODS_23 = {
-    "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2, "hypot": ops.hypot, "xlogy": ops.xlogy,
-    "logit": ops.logit, "sgn": ops.sgn, "frac": ops.frac, "fmax": ops.fmax, "fmin": ops.fmin,
-}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))
-Tensor.unfold = _make_method(_unfold, "unfold")  # type: ignore[attr-defined]
-_METHODS_23 = {"cross": ops.cross, "matrix_power": _matrix_power}
-for _name, _fn in _METHODS_23.items():
-    setattr(Tensor, _name, _make_method(_fn, _name))

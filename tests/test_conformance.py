@@ -77,7 +77,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     # issue 23: the torch.* tensor ops
     **{(n, ""): getattr(mg, n) for n in (
         "gather", "scatter_add", "scatter", "take_along_dim", "sort", "argsort", "topk", "msort",
-        "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat", "repeat_interleave", "unbind",
+        "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "unbind",
         "log2", "log10", "isnan", "isinf", "isfinite", "nonzero", "argwhere", "count_nonzero",
     )},
     ("norm", ""): mg.norm,
@@ -97,7 +97,8 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "atanh", "atan2", "exp2", "kthvalue", "median", "quantile", "nan_to_num", "rot90", "tensordot", "kron",
         "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
         "logaddexp", "logaddexp2", "hypot", "xlogy", "logit", "sgn", "frac", "fmax", "fmin", "cartesian_prod",
-        "block_diag", "cross", "cdist",
+        "block_diag", "cross", "cdist", "copysign", "deg2rad", "heaviside", "aminmax", "float_power", "rad2deg", "sinc",
+        "signbit", "erfc", "nanmean", "nansum", "logcumsumexp",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,
@@ -105,6 +106,8 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("linalg.cross", ""): mg.linalg.cross,
     ("linalg.matrix_power", ""): mg.linalg.matrix_power,
     ("unfold", ""): lambda x, *a, **k: x.unfold(*a, **k),
+    ("repeat", ""): lambda x, *a, **k: x.repeat(*a, **k),  # a method only, as in PyTorch
+    ("trace", ""): lambda x: x.trace(),  # minigrad.trace is the recorder: the matrix trace is a method
     ("linalg.det", ""): mg.linalg.det,
     ("linalg.solve", ""): mg.linalg.solve,
     **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm")},
@@ -185,8 +188,13 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
         isinstance(a, torch.Tensor) for a in s.args), "two Python numbers, no Tensor"),
     # Complex inputs (addcmul's and addcdiv's reference inputs have some): minigrad has no complex dtype; the
     # op refuses the NumPy array it is handed (TypeError naming it).
-    (".*", lambda s: any(isinstance(t, torch.Tensor) and t.is_complex() for t in [s.input, *s.args, *s.kwargs.values()]),
-     "complex numbers"),
+    (".*", lambda s: any(isinstance(t, torch.Tensor) and (t.is_complex() or t.dtype == torch.bfloat16)
+                         for t in [s.input, *s.args, *s.kwargs.values()]),
+     "complex numbers or bfloat16"),
+    # Two Python numbers and no tensor (floor_divide's "_transformed" scalar samples): minigrad's ops need a tensor
+    # (TypeError naming the op).
+    ("floor_divide", lambda s: not isinstance(s.input, torch.Tensor) and not any(isinstance(a, torch.Tensor) for a in s.args),
+     "two Python numbers, no tensor"),
     # The nuclear norm and the spectral norms (ord=2/-2 of a matrix) need singular values, which minigrad does not
     # compute (NotImplementedError naming the op).
     ("norm", lambda s: s.kwargs.get("p", s.args[0] if s.args else None) == "nuc", "the nuclear norm (singular values)"),
@@ -212,8 +220,9 @@ def _fresh(obj: Any) -> Any:
 
 
 def _to_mg(obj: Any) -> Any:
-    if isinstance(obj, torch.Tensor) and obj.is_complex():  # minigrad has no complex dtype: the op must refuse it
-        return obj.detach().numpy().copy()
+    if isinstance(obj, torch.Tensor) and (obj.is_complex() or obj.dtype == torch.bfloat16):
+        # minigrad has no complex or bfloat16 dtype: the op gets a NumPy array and must refuse it
+        return obj.detach().numpy().copy() if obj.is_complex() else obj.detach().float().numpy()
     if isinstance(obj, torch.Tensor):
         return mg.tensor(obj.detach().numpy().copy(), requires_grad=obj.requires_grad)
     if isinstance(obj, torch.Size):

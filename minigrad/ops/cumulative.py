@@ -1,5 +1,5 @@
-"""Running totals along one dim: ``cumsum`` and ``cumprod`` (ops); ``prod``, ``diff``, ``cummax`` and
-``cummin`` (composites).
+"""Running totals along one dim: ``cumsum``, ``cumprod`` and ``logcumsumexp`` (ops); ``prod``, ``diff``,
+``cummax`` and ``cummin`` (composites).
 
 ``out[i] = x[0] + ... + x[i]`` (``cumsum``) or ``x[0] * ... * x[i]``
 (``cumprod``). Integer and bool inputs give int64, as in PyTorch; ``dtype=``
@@ -16,6 +16,10 @@ Backward formulas, with ``rcumsum(v) = flip(cumsum(flip(v)))`` (the sum from
   ``dx[z] = prod(x[:z]) * sum_{j >= z} grad[j] * prod(x[z+1 : j+1])``, and
   every position after it gets 0 (each of its products contains ``x[z] = 0``).
   Both parts are written with ops, so the formula is itself differentiable.
+
+``logcumsumexp``: ``out[j] = log(sum_{i <= j} exp(x[i]))``, so
+``dx[i] = sum_{j >= i} grad[j] exp(x[i] - out[j])``: a reversed running sum,
+shifted by the slice's largest ``out`` so the exponentials stay in range.
 
 ``cummax``/``cummin`` find the position of the running extreme with an index op
 (``argcummax``/``argcummin``, no gradient; the latest position among ties, as
@@ -53,7 +57,7 @@ from .shape import concat, getitem, reshape, squeeze
 from .torch_forms import return_types
 from .registry import Attr, defop, type_name
 
-__all__ = ["cumsum", "cumprod", "prod", "diff", "cummax", "cummin"]
+__all__ = ["cumsum", "cumprod", "logcumsumexp", "prod", "diff", "cummax", "cummin"]
 
 
 def infer_cumulative(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
@@ -202,6 +206,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: 
     if n < 0:
         raise RuntimeError(f"diff(): order must be non-negative but got {n}")
     d %= input.ndim
+    if n == 0:  # no difference taken: the input itself, prepend/append not joined (PyTorch's rule)
+        return input
     x = input
     parts = [t for t in (prepend, x, append) if t is not None]
     if len(parts) > 1:
@@ -269,3 +275,44 @@ def cummax(input: Tensor, dim: int) -> Any:
 def cummin(input: Tensor, dim: int) -> Any:
     """``(values, indices)`` of the running minimum along ``dim`` (``torch.cummin``)."""
     return _cumextreme("cummin", argcummin, input, dim)
+
+
+@register_kernel("logcumsumexp", Backend.CPU, dtypes=_dt.FLOAT_DTYPES)
+def logcumsumexp_cpu(x: np.ndarray, dim: int) -> np.ndarray:
+    """``numpy.logaddexp.accumulate``: each step adds in log space, so nothing overflows."""
+    if x.ndim == 0:
+        return np.array(x, copy=True)
+    return np.asarray(np.logaddexp.accumulate(x, axis=dim), dtype=x.dtype)
+
+
+logcumsumexp_op = defop("logcumsumexp", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, save=("x", "out"),
+                        promote="float", doc="log of the running sum of exp(x) along dim", amp="deny")
+
+
+@logcumsumexp_op.def_backward
+def logcumsumexp_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``dx[i] = exp(x[i] - m) * rcumsum(grad * exp(m - out))[i]`` with ``m`` the slice's last ``out`` (its
+    largest): the shift keeps both exponentials in range unless ``out`` spans more than ~700 within a slice."""
+    x, out = ctx.saved()
+    ops = ctx.ops
+    dim = ctx.attrs["dim"]
+    if x.ndim == 0:
+        return (grad,)
+    d = dim % x.ndim
+    last = ops.getitem(out, (slice(None),) * d + (slice(-1, None),))  # keeps the dim: broadcasts along it
+    last = ops.where(ops.eq(last, float("-inf")), 0.0, last)  # an all -inf slice: no shift (its gradient is 0)
+    tail = _rcumsum(ops, ops.mul(grad, ops.exp(ops.sub(last, out))), d)
+    return (ops.mul(ops.exp(ops.sub(x, last)), tail),)
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input), dim))`` computed stably (``torch.logcumsumexp``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> round(mg.logcumsumexp(mg.tensor([0.0, 0.0]), 0)[1].item(), 4)
+        0.6931
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"logcumsumexp(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    return logcumsumexp_op(input, check_int("logcumsumexp", "dim", 1, dim))

@@ -46,7 +46,7 @@ from .registry import Attr, defop, type_name
 from .math import sub
 from .shape import squeeze, unsqueeze
 
-__all__ = ["vector_norm", "matrix_norm", "linalg_norm", "norm", "cdist"]
+__all__ = ["norm", "cdist"]  # vector_norm, matrix_norm and linalg.norm are reached as mg.linalg.* (minigrad/linalg.py)
 
 _INF = math.inf
 

@@ -1,13 +1,14 @@
 """Elementwise formulas PyTorch names: ``square``, ``rsqrt``, ``reciprocal``, ``lerp``, ``addcmul``, ``addcdiv``,
-``logaddexp``, ``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``.
+``logaddexp2``, ``hypot``, ``sgn``, ``frac``, ``fmax``, ``fmin``, ``heaviside``, ``erfc``, ``float_power``, ``deg2rad``, ``rad2deg``, and NumPy's names for the arithmetic and
+comparison ops (``multiply``, ``subtract``, ``divide``, ``true_divide``, ``greater`` ..., ``absolute``,
+``negative``, ``positive``).
 
 Composites of ``mul``, ``div``, ``pow``, ``sqrt``, ``add`` and ``sub``; their
 gradients are those ops' (``square``'s is ``2 x``, ``rsqrt``'s
 ``-x^(-3/2) / 2``, ``reciprocal``'s ``-1/x^2``, as PyTorch's). ``addcmul`` and
 ``addcdiv`` are the update steps optimizers write:
-``input + value * t1 * t2`` and ``input + value * t1 / t2``. ``logaddexp``
-subtracts the larger argument before ``exp`` (its gradient ``sigmoid(a - b)``
-comes out of the ops exactly); ``fmax``/``fmin`` ignore NaN (the other argument
+``input + value * t1 * t2`` and ``input + value * t1 / t2``. ``logaddexp2`` is
+the ``logaddexp`` op (``ops/logarithm.py``) in base 2; ``fmax``/``fmin`` ignore NaN (the other argument
 wins). (``xlogy`` and ``logit`` are ops, in ``ops/logarithm.py``.)
 
 Example:
@@ -24,12 +25,20 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 import math
 
-from .math import add, cast, div, eq, exp, ge, le, log, maximum, mul, ne, sign, sqrt, sub, where
+from .math import abs as _abs
+from .logarithm import logaddexp
+from .math import add, cast, div, eq, erf, exp, ge, gt, le, log, lt, maximum, mul, ne, neg, pow, sign, sin, sqrt
+from .math import sub, where
+from .torch_forms import add as _add_alpha
+from .torch_forms import div as _div_modes
+from .torch_forms import sub as _sub_alpha
 from .rounding import trunc
 from .registry import type_name
 
-__all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp", "logaddexp2", "hypot", "sgn",
-           "frac", "fmax", "fmin"]
+__all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp2", "hypot", "sgn",
+           "frac", "fmax", "fmin", "heaviside", "erfc", "float_power", "deg2rad", "rad2deg",
+           "multiply", "subtract", "divide", "true_divide", "greater", "greater_equal", "less", "less_equal",
+           "not_equal", "absolute", "negative", "positive"]
 
 
 def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
@@ -102,16 +111,6 @@ def _pair(op: str, input: Any, other: Any) -> None:
         _tensor(op, "other", 1, other)
 
 
-def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    """``log(exp(input) + exp(other))`` without overflow: ``m + log(exp(input - m) + exp(other - m))``, ``m`` the
-    larger of the two (where both are the same infinity, that infinity)."""
-    _pair("logaddexp", input, other)
-    m = maximum(input, other)
-    finite_m = where(eq(m, m), where(eq(mul(m, 0.0), 0.0), m, 0.0), 0.0)  # inf or nan -> 0 (no inf - inf)
-    out = add(log(add(exp(sub(input, finite_m)), exp(sub(other, finite_m)))), finite_m)
-    return out
-
-
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2^input + 2^other)``: ``logaddexp`` in base 2."""
     _pair("logaddexp2", input, other)
@@ -122,7 +121,10 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """``sqrt(input^2 + other^2)`` (the gradient at the origin is NaN, as PyTorch's)."""
     _pair("hypot", input, other)
-    return sqrt(add(mul(input, input), mul(other, other)))
+    out = sqrt(add(mul(input, input), mul(other, other)))
+    # IEEE's hypot: an infinite side makes the result inf even when the other side is NaN (a constant there).
+    either_inf = where(eq(_abs(input), math.inf), True, eq(_abs(other), math.inf))
+    return where(either_inf, math.inf, out)
 
 
 def sgn(input: Tensor) -> Tensor:
@@ -149,3 +151,56 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
     _pair("fmin", input, other)
     take_input = where(ne(other, other), True, le(input, other))
     return where(take_input, input, other)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 below 0, 1 above, ``values`` at 0 (``torch.heaviside``; no gradient, as PyTorch
+    has none)."""
+    _tensor("heaviside", "input", 0, input)
+    _tensor("heaviside", "values", 1, values)
+    if input.dtype is not values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes "
+                           f"({input.dtype} and {values.dtype})")
+    step = cast(gt(input, 0), input.dtype)
+    return where(eq(input, 0), values, step).detach()
+
+
+def erfc(input: Tensor) -> Tensor:
+    """The complementary error function, ``1 - erf(x)``."""
+    _tensor("erfc", "input", 0, input)
+    return sub(1.0, erf(_as_float(input)))
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` computed in float64 (``torch.float_power``)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        _tensor("float_power", "input", 0, input)
+    up = [cast(t, _dt.float64) if isinstance(t, Tensor) and t.dtype is not _dt.float64 else
+          (float(t) if not isinstance(t, Tensor) else t) for t in (input, exponent)]
+    return pow(up[0], up[1])
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    """Degrees to radians, ``x * pi / 180``."""
+    _tensor("deg2rad", "input", 0, input)
+    return mul(_as_float(input), math.pi / 180.0)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    """Radians to degrees, ``x * 180 / pi``."""
+    _tensor("rad2deg", "input", 0, input)
+    return mul(_as_float(input), 180.0 / math.pi)
+
+
+# NumPy's names for the arithmetic and comparison ops (PyTorch accepts both spellings).
+multiply = mul
+subtract = _sub_alpha
+divide = _div_modes
+true_divide = div
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+absolute, negative = _abs, neg
+
+
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (``+x``)."""
+    return _tensor("positive", "input", 0, input)

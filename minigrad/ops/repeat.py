@@ -35,7 +35,7 @@ from ._checks import check_int, check_shape
 from .registry import Attr, defop, type_name
 from .shape import expand, getitem, reshape
 
-__all__ = ["repeat", "tile", "repeat_interleave", "meshgrid"]
+__all__ = ["tile", "repeat_interleave", "meshgrid"]  # repeat is a method only (Tensor.repeat), as in PyTorch
 
 
 def infer_repeat(op: str, x: Any, sizes: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:

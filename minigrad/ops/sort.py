@@ -209,20 +209,23 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, i
         d = 0
     lead = (slice(None),) * d
     outs = []
-    for v in qs:
+    q_flat = reshape(q, (-1,)) if isinstance(q, Tensor) else None
+    for k, v in enumerate(qs):
         pos = v * (n - 1)
         lo = int(np.floor(pos))
-        hi = min(lo + 1, n - 1)
-        frac = pos - lo
-        if interpolation == "lower" or (interpolation == "nearest" and round(pos) == lo) or frac == 0:
-            pick = getitem(ordered, lead + (slice(lo, lo + 1),))
-        elif interpolation == "higher" or interpolation == "nearest":
-            pick = getitem(ordered, lead + (slice(hi, hi + 1),))
-        else:
-            a = getitem(ordered, lead + (slice(lo, lo + 1),))
+        hi = int(np.ceil(pos))  # == lo at an integral position (no neighbour to mix in, as PyTorch)
+        # The weight of the upper neighbour: 0 picks the lower, 1 the upper, else lerp's formula.
+        weight: Any = 0.0 if pos == lo else {"lower": 0.0, "higher": 1.0, "midpoint": 0.5,
+                                             "nearest": float(round(pos) != lo), "linear": pos - lo}[interpolation]
+        if q_flat is not None and interpolation == "linear" and hi != lo:
+            # a tensor q gets a gradient too: the weight (n - 1) q - lo is differentiable in q
+            weight = sub(mul(getitem(q_flat, (k,)), float(n - 1)), float(lo))
+        a = getitem(ordered, lead + (slice(lo, lo + 1),))
+        if isinstance(weight, Tensor) or 0.0 < weight < 1.0:
             b = getitem(ordered, lead + (slice(hi, hi + 1),))
-            w = 0.5 if interpolation == "midpoint" else frac
-            pick = add(a, mul(sub(b, a), w))
+            pick = add(a, mul(sub(b, a), weight))
+        else:
+            pick = a if weight == 0.0 else getitem(ordered, lead + (slice(hi, hi + 1),))
         if dim is None or input.ndim == 0:
             pick = reshape(pick, (1,) * input.ndim if keepdim else ())
         elif not keepdim:

@@ -1,4 +1,5 @@
-"""Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf`` (ops);
+"""Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``, and which
+carry a minus sign (``signbit``, true for ``-0.0`` too), and ``copysign`` (ops);
 and ``nan_to_num`` (a composite) to replace them.
 
 Each is an op with a bool result and no gradient (it compares values). Integer
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ALL_DTYPES
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -27,7 +28,7 @@ from ..tensor import Tensor
 from .math import where
 from .registry import defop, type_name
 
-__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "nan_to_num"]
+__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "copysign", "nan_to_num"]
 
 
 def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
@@ -53,6 +54,16 @@ isposinf = _define("isposinf", np.isposinf, False, "True where x is +inf")
 isneginf = _define("isneginf", np.isneginf, False, "True where x is -inf")
 
 
+@register_kernel("signbit", Backend.CPU, dtypes=ALL_DTYPES)
+def signbit_cpu(x: np.ndarray) -> np.ndarray:
+    """``numpy.signbit`` (bools have no sign)."""
+    return np.zeros(x.shape, dtype=bool) if x.dtype.kind == "b" else np.asarray(np.signbit(x))
+
+
+signbit = defop("signbit", inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=("signbit",),
+                doc="True where x has its sign bit set (negative numbers, -0.0)")
+
+
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the dtype's largest / lowest finite
     value by default) (``torch.nan_to_num``). Composite of ``where``: the gradient reaches only the finite
@@ -67,3 +78,27 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     out = where(isnan(input), float(nan), input)
     out = where(isposinf(input), big, out)
     return where(isneginf(input), low, out)
+
+
+@register_kernel("copysign", Backend.CPU, dtypes=FLOAT_DTYPES)
+def copysign_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``numpy.copysign``: ``|x|`` with the sign bit of ``y``."""
+    return np.asarray(np.copysign(x, y))
+
+
+copysign = defop("copysign", inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, promote="float",
+                 save=("x", "out"), methods=("copysign",), doc="|x| with the sign of y (its sign bit: -0.0 is negative)")
+
+
+@copysign.def_backward
+def copysign_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``dx = grad * out / x`` (the sign that was applied), 0 where ``x = 0``; ``y`` only lends its sign: 0."""
+    x, out = ctx.saved()
+    ops = ctx.ops
+    gx = gy = None
+    if ctx.needs(0):
+        ratio = ops.where(ops.eq(x, 0.0), 0.0, ops.div(out, ops.where(ops.eq(x, 0.0), 1.0, x)))
+        gx = ops.sum_to(ops.mul(grad, ratio), ctx.input_shape(0))
+    if ctx.needs(1):
+        gy = ops.sum_to(ops.mul(grad, 0.0), ctx.input_shape(1))
+    return gx, gy

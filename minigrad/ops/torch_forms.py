@@ -38,7 +38,7 @@ from .clamp import clamp as _clamp_op
 from .linalg import matmul
 from .math import add as _add_op
 from .math import clip as _clip_op
-from .math import div, lt, gt, maximum, minimum, mul, sqrt, sub, where
+from .math import cast, div, eq, lt, gt, maximum, minimum, mul, ne, sqrt, sub, where
 from .math import div as _div_op
 from .math import sub as _sub_op
 from .reduce import max as _max_op
@@ -50,6 +50,7 @@ from .shape import concat, expand, getitem, permute, reshape, transpose
 __all__ = [
     "max", "min", "amax", "amin", "var", "std", "masked_fill", "tril", "triu", "clamp", "clamp_min", "clamp_max", "cat", "split",
     "chunk", "t", "bmm", "einsum", "allclose", "isclose", "return_types", "unbind", "var_mean", "std_mean",
+    "nansum", "nanmean", "aminmax", "equal",
 ]
 
 
@@ -64,6 +65,7 @@ class return_types:
     median = namedtuple("median", ["values", "indices"])
     cummax = namedtuple("cummax", ["values", "indices"])
     cummin = namedtuple("cummin", ["values", "indices"])
+    aminmax = namedtuple("aminmax", ["min", "max"])
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
@@ -166,6 +168,31 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     """``(std(...), mean(...))`` over the same dims (``torch.std_mean``)."""
     v, m = var_mean(input, dim, unbiased, keepdim, correction=correction)
     return sqrt(v), m
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``sum`` with NaN counted as 0 (``torch.nansum``); the gradient skips the NaN elements."""
+    _check_tensor("nansum", "input", 0, input)
+    x = input if dtype is None else input.astype(dtype)
+    if x.dtype.is_floating:
+        x = where(ne(x, x), Tensor._scalar(0, x.dtype, x.device), x)
+    return sum(x, dim=dim, keepdim=keepdim)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``mean`` over the elements that are not NaN (``torch.nanmean``; NaN where all are)."""
+    _check_tensor("nanmean", "input", 0, input)
+    if not input.dtype.is_floating and dtype is None:
+        raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got {input.dtype}")
+    x = input if dtype is None else input.astype(dtype)
+    present = cast(eq(x, x), x.dtype)
+    return div(nansum(x, dim, keepdim), sum(present, dim=dim, keepdim=keepdim))
+
+
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` over ``dim`` (all elements when ``None``) as a named tuple (``torch.aminmax``)."""
+    _check_tensor("aminmax", "input", 0, input)
+    return return_types.aminmax(amin(input, dim, keepdim), amax(input, dim, keepdim))
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -481,6 +508,13 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     res = np.isclose(to_numpy(input._data), to_numpy(other._data), rtol=rtol, atol=atol, equal_nan=equal_nan)
     data = res if input.device == "cpu" else move_array(res, "cpu", input.device)
     return Tensor._make(np.asarray(data), _dt.bool_, input.device)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether both have the same shape and the same values (``torch.equal``; NaN is never equal)."""
+    _check_tensor("equal", "input", 0, input)
+    _check_tensor("equal", "other", 1, other)
+    return tuple(input.shape) == tuple(other.shape) and bool(np.array_equal(to_numpy(input._data), to_numpy(other._data)))
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:

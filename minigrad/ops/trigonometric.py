@@ -1,5 +1,5 @@
 """Trigonometric and hyperbolic functions beyond ``sin``/``cos``/``tanh``: ``tan``, ``asin``, ``acos``,
-``atan``, ``atan2``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``. Each is an op: a NumPy kernel and
+``atan``, ``atan2``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``, ``sinc``. Each is an op: a NumPy kernel and
 its derivative, written with ``ctx.ops``:
 
 ====== =================================  ======= =================================
@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from .registry import defop
 
-__all__ = ["tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2",
+__all__ = ["sinc", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "atan2",
            "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh"]
 
 
@@ -150,6 +151,30 @@ def atan2_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
     gy = ops.sum_to(ops.mul(scale, x), ctx.input_shape(0)) if ctx.needs(0) else None
     gx = ops.sum_to(ops.neg(ops.mul(scale, y)), ctx.input_shape(1)) if ctx.needs(1) else None
     return gy, gx
+
+
+@register_kernel("sinc", Backend.CPU, dtypes=FLOAT_DTYPES)
+def sinc_cpu(x: np.ndarray) -> np.ndarray:
+    """``sin(pi x) / (pi x)``, 1 at 0 (written out: ``numpy.sinc`` warns at 0 from NumPy's own code)."""
+    at_zero = x == 0
+    y = np.pi * np.where(at_zero, 1, x)
+    return np.asarray(np.where(at_zero, 1, np.sin(y) / y), dtype=x.dtype)
+
+
+sinc = defop("sinc", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", methods=("sinc",),
+             doc="the normalised sinc, sin(pi x) / (pi x), 1 at 0")
+
+
+@sinc.def_backward
+def sinc_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``(pi x cos(pi x) - sin(pi x)) / (pi x^2)``, 0 at ``x = 0`` (PyTorch's formula, term for term)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    at_zero = ops.eq(x, 0.0)
+    xs = ops.where(at_zero, 1.0, x)
+    px = ops.mul(xs, math.pi)
+    slope = ops.div(ops.sub(ops.mul(px, ops.cos(px)), ops.sin(px)), ops.mul(ops.mul(xs, xs), math.pi))
+    return (ops.where(at_zero, 0.0, ops.mul(slope, grad)),)
 
 
 # NumPy's names, as PyTorch also accepts them.
