@@ -341,9 +341,14 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         # give those wrappers a private copy, since the storage is about to change.
         # A new wrapper, not an edited one: wrappers may be shared (NOTE [ One wrapper per
         # saved leaf ] in autograd/tensor_wrapper.py).
+        # Only the wrapper of input 0 (self) is the original self: another saved input that
+        # aliases the storage (``x.detach().div_(x)``, ``y.mul_(y)``) was modified by this op,
+        # and backward must refuse it by its version, as PyTorch does.
         wrappers = list(node.wrappers)
+        opdef = getattr(node, "opdef", None)
+        save_index = opdef.save_index if opdef is not None else ()
         for k, w in enumerate(wrappers):
-            if w is not None and w.data is self._data:
+            if w is not None and w.data is self._data and (k >= len(save_index) or save_index[k] == 0):
                 w = wrappers[k] = copy.copy(w)
                 w.data = self._data.copy()
                 w.version_counter = VersionCounter()
