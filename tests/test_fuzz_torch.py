@@ -7,7 +7,8 @@ same values) and runs every step on both sides:
 * **leaves** of random shapes (0-d, empty, 1 to 3 dims), with or without ``requires_grad``;
 * **ops** over leaves and intermediates: unary, binary with broadcasting (and
   Python numbers), reductions over a random (possibly invalid) ``dim``, views
-  (reshape, unsqueeze, transpose, slicing, expand, detach), ``no_grad`` blocks;
+  (reshape, unsqueeze, transpose, slicing, expand, detach), ``no_grad`` blocks, and
+  ``cross_entropy`` / ``nll_loss`` with class-index targets of the input's batch or any shape;
 * **in-place ops** (``add_`` ``sub_`` ``mul_`` ``div_``) on non-leaves, on leaves
   (refused while they require grad) and on detached aliases, under ``no_grad`` too;
 * **backward**: implicit or explicit seeds (sometimes of a wrong shape),
@@ -290,6 +291,25 @@ class Differential(RuleBasedStateMachine):
         """``detach()`` shares storage (an in-place change on it reaches the original, and its version)."""
         p = self.pick(i)
         self.add(p.t.detach(), p.m.detach(), f"detach({p.name})")
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), loss=st.sampled_from(["cross_entropy", "nll_loss"]),
+          target_shape=st.sampled_from(["batch", "random"]), shape=st.lists(st.integers(0, 3), max_size=3).map(tuple),
+          seed=st.integers(0, 2**16), reduction=st.sampled_from(["mean", "sum", "none"]))
+    def loss(self, i: int, loss: str, target_shape: str, shape: tuple[int, ...], seed: int, reduction: str) -> None:
+        """A classification loss whose class-index target fits the input's batch, or has any shape."""
+        p = self.pick(i)
+        dims = tuple(p.t.shape)
+        classes = (dims[0] if len(dims) == 1 else dims[1]) if dims else 1
+        if target_shape == "batch":
+            shape = () if len(dims) <= 1 else dims[:1] + dims[2:]
+        target = np.random.default_rng(seed).integers(0, max(classes, 1), size=shape)
+        t_fn, m_fn = getattr(torch.nn.functional, loss), getattr(mg.nn.functional, loss)
+        step = f"{loss}({p.name}, target{shape}, reduction={reduction})"
+        t, m = self.both(step, lambda: t_fn(p.t, torch.tensor(target), reduction=reduction),
+                         lambda: m_fn(p.m, mg.tensor(target), reduction=reduction))
+        if t.error is None:
+            self.add(t.value, m.value, step)
 
     # -- in-place --------------------------------------------------------------------------
 
