@@ -13,7 +13,7 @@ same values) and runs every step on both sides:
   (refused while they require grad) and on detached aliases, under ``no_grad`` too;
 * **backward**: implicit or explicit seeds (sometimes of a wrong shape),
   ``retain_graph``, repeated backward (gradients accumulate), a second backward
-  through a released graph; ``retain_grad``; tensor **hooks**;
+  through a released graph; ``retain_grad``; tensor **hooks**; in-place changes of ``.grad``;
   ``optimizer.zero_grad(set_to_none=...)`` and ``step()``;
 * ``mg.grad`` / ``torch.autograd.grad`` with ``create_graph`` (the results join
   the pool, so higher derivatives are fuzzed too).
@@ -31,7 +31,9 @@ rule instead of reporting it (DESIGN §9): a second backward through a released
 node raises even when PyTorch's node saved nothing (rule 3); ``mg.grad`` never
 releases the graph (rule 4: PyTorch's ``autograd.grad`` runs with
 ``retain_graph=True`` here) and its ``create_graph`` results always require grad
-(a result PyTorch leaves constant is detached on minigrad's side); duplicate
+(a result PyTorch leaves constant is detached on minigrad's side; one whose
+graph PyTorch builds but minigrad need not - relu's second derivative is 0 - is
+detached on both); duplicate
 ``inputs`` are not generated (rule 7), nor an output that has hooks among several
 ``inputs`` of ``grad`` (PyTorch applies its hooks to that result only when it is the
 sole input; minigrad always does, rule 6). Not generated either, as minigrad does
@@ -72,7 +74,7 @@ torch = pytest.importorskip("torch")
 
 F64 = mg.float64
 LONG = os.environ.get("MINIGRAD_FUZZ", "") == "long"
-EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", "4000" if LONG else "60"))
+EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", "4000" if LONG else "120"))
 STEPS = 40 if LONG else 25
 POOL_MAX = 12
 
@@ -110,6 +112,9 @@ class Pair:
 class Outcome:
     value: Any = None
     error: BaseException | None = None
+
+
+pytestmark = pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
 
 
 def _run(fn: Callable[[], Any]) -> Outcome:
@@ -294,7 +299,7 @@ class Differential(RuleBasedStateMachine):
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99), loss=st.sampled_from(["cross_entropy", "nll_loss"]),
-          target_shape=st.sampled_from(["batch", "random"]), shape=st.lists(st.integers(0, 3), max_size=3).map(tuple),
+          target_shape=st.sampled_from(["batch", "other batch", "random"]), shape=st.lists(st.integers(0, 3), max_size=3).map(tuple),
           seed=st.integers(0, 2**16), reduction=st.sampled_from(["mean", "sum", "none"]))
     def loss(self, i: int, loss: str, target_shape: str, shape: tuple[int, ...], seed: int, reduction: str) -> None:
         """A classification loss whose class-index target fits the input's batch, or has any shape."""
@@ -303,6 +308,8 @@ class Differential(RuleBasedStateMachine):
         classes = (dims[0] if len(dims) == 1 else dims[1]) if dims else 1
         if target_shape == "batch":
             shape = () if len(dims) <= 1 else dims[:1] + dims[2:]
+        elif target_shape == "other batch":  # the right rank, a batch one larger
+            shape = (2,) if len(dims) <= 1 else (dims[0] + 1,) + dims[2:]
         target = np.random.default_rng(seed).integers(0, max(classes, 1), size=shape)
         t_fn, m_fn = getattr(torch.nn.functional, loss), getattr(mg.nn.functional, loss)
         step = f"{loss}({p.name}, target{shape}, reduction={reduction})"
@@ -401,7 +408,10 @@ class Differential(RuleBasedStateMachine):
             if gm.requires_grad != create_graph:
                 raise Mismatch(f"{step}: result requires_grad {gm.requires_grad}, DESIGN §9 rule 4 says {create_graph}")
             if create_graph:
-                # Rule 4: minigrad's result requires grad even where PyTorch's is a constant.
+                # Rule 4: minigrad's result requires grad even where PyTorch's is a constant; and where
+                # the derivative is identically 0 (relu's), PyTorch may build a node and minigrad not.
+                if gt.requires_grad and gm.grad_fn is None and gt.grad_fn is not None:
+                    gt, gm = gt.detach(), gm.detach()
                 self.add(gt, gm if gt.requires_grad else gm.detach(), f"{step}[{k}]")
         self.compare_grads("after grad (which writes no .grad)")
 
@@ -446,6 +456,20 @@ class Differential(RuleBasedStateMachine):
         for q in self.pool:
             if id(q) in saved:
                 q.t.grad = saved[id(q)]
+
+    @precondition(lambda self: any(p.t.grad is not None and p.t.is_leaf for p in self.pool))
+    @rule(i=st.integers(0, 99), op=st.sampled_from(["zero_", "add_", "mul_"]))
+    def change_grad(self, i: int, op: str) -> None:
+        """An in-place change of a leaf's ``.grad`` (what optimizers and training loops do)."""
+        leaves = [p for p in self.pool if p.t.grad is not None and p.t.is_leaf]
+        p = leaves[i % len(leaves)]
+        args = () if op == "zero_" else (2.0,)
+        with torch.no_grad():
+            t = _run(lambda: getattr(p.t.grad, op)(*args))
+        with mg.no_grad():
+            m = _run(lambda: getattr(p.m.grad, op)(*args))
+        if (t.error is None) != (m.error is None):
+            raise Mismatch(f"{p.name}.grad.{op}{args}: PyTorch {_describe(t)}; minigrad {_describe(m)}")
 
     # -- what must hold after every step -------------------------------------------------
 
