@@ -365,7 +365,9 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         # any other tensor: give the tensor a writable 0-d array of the same value.
         self._data = np.array(self._data)
     try:
-        if self._data.ndim == 0:
+        if self._data.size == 0:
+            pass  # nothing to write (an empty expand() view is read-only in NumPy, not in PyTorch)
+        elif self._data.ndim == 0:
             self._data[()] = new_values
         else:
             self._data[...] = new_values
