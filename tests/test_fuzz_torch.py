@@ -43,7 +43,10 @@ minigrad computes (with the values of the forward pass); the fuzzer counts these
 and goes on. Not generated either, as minigrad does
 not support them: an in-place change of a view of a tensor that requires grad
 (refused with a clear error) and of a tensor that has views (PyTorch rewrites
-the views' history; minigrad does not).
+the views' history; minigrad does not); an in-place op whose other operand
+overlaps the memory it writes (a view of a detached alias: PyTorch refuses a
+partial overlap or reads elements it has already written; minigrad computes the
+result first, then writes it).
 
 Runs:
     The default run (``make test``) is bounded (``max_examples`` below, under a
@@ -341,6 +344,8 @@ class Differential(RuleBasedStateMachine):
         if p.view_of is not None or p.has_views:
             return  # not generated (module docstring)
         other_t, other_m = (0.5, 0.5) if j is None else (self.pick(j).t, self.pick(j).m)
+        if j is not None and other_m is not p.m and np.may_share_memory(p.m.numpy(), other_m.numpy()):
+            return  # an operand overlapping the written memory: not generated (module docstring)
         name = "0.5" if j is None else self.pick(j).name
 
         def t_fn() -> Any:
