@@ -326,6 +326,8 @@ class Differential(RuleBasedStateMachine):
             shape = () if len(dims) <= 1 else dims[:1] + dims[2:]
         elif target_shape == "other batch":  # the right rank, a batch one larger
             shape = (2,) if len(dims) <= 1 else (dims[0] + 1,) + dims[2:]
+        if len(dims) == 1 and shape == (1,):
+            shape = ()  # PyTorch's forward accepts a (1,) target for a 1-D input, its backward refuses it
         target = np.random.default_rng(seed).integers(0, max(classes, 1), size=shape)
         t_fn, m_fn = getattr(torch.nn.functional, loss), getattr(mg.nn.functional, loss)
         step = f"{loss}({p.name}, target{shape}, reduction={reduction})"
