@@ -100,7 +100,12 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
         if dim is None or isinstance(dim, (tuple, list)):
             # All dims (PyTorch), or several dims (a minigrad extension): the values only.
             return reduce_op(input, dim=dim, keepdim=keepdim) if dim is not None else reduce_op(input)
-        return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
+        if input.ndim == 0 or input.numel() == 0:  # nothing to pick from (the op's own errors)
+            return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
+        indices = arg_op(input, dim=dim, keepdim=keepdim)
+        # The values are picked at the indices (PyTorch's max.dim): the gradient goes to that one
+        # position, not shared among ties as amax's is, and the input is not saved for backward.
+        return named(getitem(input, _index_at(to_numpy(indices._data), input.ndim, dim % input.ndim, keepdim)), indices)
 
     fn.__name__ = op
     fn.__doc__ = (
@@ -108,6 +113,17 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
         f"(``torch.{op}``); ``{op}(a, b)`` with a Tensor ``b`` is ``{pair_op.name}``."
     )
     return fn
+
+
+def _index_at(picked: np.ndarray, ndim: int, d: int, keepdim: bool) -> tuple[np.ndarray, ...]:
+    """An advanced index selecting ``picked[...]`` along dim ``d`` of every other position (``gather``'s)."""
+    shape = picked.shape if keepdim else picked.shape[:d] + (1,) + picked.shape[d:]
+    grid = np.indices(shape, sparse=True)
+    idx = [g for g in grid]
+    idx[d] = picked if keepdim else picked.reshape(shape)
+    if not keepdim:
+        idx = [np.squeeze(np.broadcast_to(i, shape), axis=d) for i in idx]
+    return tuple(idx)
 
 
 max = _extreme("max", _max_op, argmax, maximum, return_types.max)
@@ -339,11 +355,12 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def t(input: Tensor) -> Tensor:
-    """Transpose of a tensor with at most 2 dims (1-D and 0-D tensors are returned as they are)."""
+    """Transpose of a tensor with at most 2 dims; of a 1-D or 0-D tensor, a new view with the same
+    values (a tensor of its own, with a grad node, as PyTorch's: never ``input`` itself)."""
     _check_tensor("t", "input", 0, input)
     if input.ndim > 2:
         raise ValueError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
-    return transpose(input, 0, 1) if input.ndim == 2 else input
+    return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, -1)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
