@@ -33,6 +33,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+try:
+    from . import _common as C
+except ImportError:  # run as a script: python bench/soak.py
+    import _common as C  # type: ignore[no-redef]
+
 import numpy as np
 
 import minigrad as mg
@@ -154,11 +159,13 @@ CASES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = C.parser(__doc__, "python bench/soak.py")
     p.add_argument("cases", nargs="*", choices=[*CASES, []], help="cases to run (default: all)")
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--warmup", type=int, default=200)
     a = p.parse_args(argv)
+    if a.quick:  # the tiny size: proves the script works; the numbers mean nothing
+        a.steps, a.warmup = min(a.steps, 40), min(a.warmup, 10)
     ok = True
     for name in a.cases or list(CASES):
         result = CASES[name](a)
