@@ -49,7 +49,7 @@ from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_shape
 from .convolution import _POOL_ARGS, _bind, _pad_hw, _pair
 from .nn import _max_pool2d
-from .reduce import max as _max
+from .reduce import amax as _max
 from .registry import Attr, defop, type_name
 from .shape import getitem, squeeze, unsqueeze
 
