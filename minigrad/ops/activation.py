@@ -452,7 +452,9 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """GELU: exact (``x * Phi(x)``, the ``gelu`` op) or ``approximate='tanh'``
-    (``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, GPT-2's form)."""
+    (``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, GPT-2's form).
+    Composite (``gelu`` or ``tanh`` with ``mul``/``add``).
+    """
     if approximate == "none":
         return _gelu_op(input)
     if approximate != "tanh":
@@ -466,10 +468,16 @@ def _cast_for(op: str, x: Tensor, dtype: Any) -> Tensor:
 
 
 def softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
-    """Softmax along ``dim``; with ``dtype`` the input is cast first (``softmax(x, -1, dtype=mg.float64)``)."""
+    """Softmax along ``dim``; with ``dtype`` the input is cast first (``softmax(x, -1, dtype=mg.float64)``).
+
+    Composite (``cast``, ``softmax``).
+    """
     return _softmax_op(_cast_for("softmax", input, dtype), dim)
 
 
 def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
-    """Log-softmax along ``dim`` (stable); with ``dtype`` the input is cast first."""
+    """Log-softmax along ``dim`` (stable); with ``dtype`` the input is cast first.
+
+    Composite (``cast``, ``log_softmax``).
+    """
     return _log_softmax_op(_cast_for("log_softmax", input, dtype), dim)

@@ -104,6 +104,7 @@ def clamp_backward(ctx, grad):
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Clamp into ``[min, max]``; bounds are numbers (the ``clip`` op) or broadcastable Tensors.
+    Composite (the ``clip`` or ``clamp`` op).
 
     With Tensor bounds the gradient goes to ``input`` where it lies inside and
     to the bound that was taken elsewhere, as in PyTorch.
@@ -129,7 +130,10 @@ def _scalar_like(input: Tensor, value: Any) -> Tensor:
 
 
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """PyTorch's alias of ``clamp`` (numbers or tensors as bounds); ``OPS["clip"]`` is the op for numbers."""
+    """PyTorch's alias of ``clamp`` (numbers or tensors as bounds); ``OPS["clip"]`` is the op for numbers.
+
+    Composite (``clamp``).
+    """
     return clamp(input, min, max)
 
 
@@ -137,10 +141,10 @@ clip.name = "clip"  # type: ignore[attr-defined]
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    """``clamp(input, min=min)``."""
+    """``clamp(input, min=min)``. Composite (``clamp``)."""
     return clamp(input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    """``clamp(input, max=max)``."""
+    """``clamp(input, max=max)``. Composite (``clamp``)."""
     return clamp(input, max=max)

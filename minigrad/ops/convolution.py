@@ -134,6 +134,7 @@ def _pad_hw(x: Tensor, top: int, bottom: int, left: int, right: int, value: floa
 
 def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     """``conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` as ``torch.nn.functional.conv2d``.
+    Composite (the ``conv2d`` op with ``getitem``/``getitem_grad``/``concat``).
 
     ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; ``padding`` an
     int, a pair, ``"valid"`` or ``"same"``; ``weight`` is ``(O, C / groups, kH, kW)``.

@@ -102,7 +102,9 @@ def fmod_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
 
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division, or with ``rounding_mode`` ``"trunc"`` / ``"floor"`` the quotient rounded toward zero /
-    down (integer inputs then give an exact integer result; the rounded quotient's derivative is 0)."""
+    down (integer inputs then give an exact integer result; the rounded quotient's derivative is 0).
+    Composite (the ``div`` or ``div_rounded`` op).
+    """
     if rounding_mode is None:
         return _div_op(input, other)
     if rounding_mode not in ("trunc", "floor"):

@@ -35,7 +35,10 @@ def _const(arr: np.ndarray, like: Tensor, dtype: Any = None) -> Tensor:
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """Class indices ``(...)`` to one-hot rows ``(..., num_classes)`` of int64 (``num_classes=-1``: max + 1)."""
+    """Class indices ``(...)`` to one-hot rows ``(..., num_classes)`` of int64 (``num_classes=-1``: max + 1).
+
+    Composite (a constant, no graph).
+    """
     if not isinstance(tensor, Tensor) or tensor.dtype not in (_dt.int64, _dt.int32):
         raise TypeError("one_hot(): argument 'tensor' must be an integer (int64) Tensor of class indices")
     idx = to_numpy(tensor._data).astype(np.int64)
@@ -47,7 +50,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
     """Rows of ``weight`` picked by the integer ``input`` (``weight[input]``); the backward scatter-adds
-    into the picked rows. Rows at ``padding_idx`` get no gradient, as in PyTorch."""
+    into the picked rows. Rows at ``padding_idx`` get no gradient, as in PyTorch.
+    Composite (``getitem``, ``where``).
+    """
     if not isinstance(input, Tensor) or input.dtype.is_floating:
         raise TypeError("embedding(): argument 'input' must be an integer Tensor of indices")
     if not isinstance(weight, Tensor) or weight.ndim != 2:

@@ -225,7 +225,10 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
 # -- writing by mask: masked_fill, tril, triu (composites of where) --------------------------------
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """``value`` where ``mask`` is True, ``input`` elsewhere (``mask`` broadcasts; no gradient to ``mask``)."""
+    """``value`` where ``mask`` is True, ``input`` elsewhere (``mask`` broadcasts; no gradient to ``mask``).
+
+    Composite (``where``).
+    """
     check_tensor("masked_fill", "input", 0, input)
     check_tensor("masked_fill", "mask", 1, mask)
     if mask.dtype is not _dt.bool_:
@@ -254,12 +257,12 @@ def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The lower triangle of the last two dims (elements above ``diagonal`` set to 0)."""
+    """The lower triangle of the last two dims (elements above ``diagonal`` set to 0). Composite (``where``)."""
     return _triangle("tril", input, diagonal, True)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The upper triangle of the last two dims (elements below ``diagonal`` set to 0)."""
+    """The upper triangle of the last two dims (elements below ``diagonal`` set to 0). Composite (``where``)."""
     return _triangle("triu", input, diagonal, False)
 
 

@@ -75,7 +75,7 @@ def _matmul_backward(ctx, g):
 # -- bmm and einsum (composites of matmul) ---------------------------------------------------------
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``."""
+    """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``. Composite (``matmul``)."""
     check_tensor("bmm", "input", 0, input)
     check_tensor("bmm", "mat2", 1, mat2)
     if input.ndim != 3 or mat2.ndim != 3:

@@ -77,7 +77,10 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 # -- comparing whole tensors: isclose, equal, allclose ---------------------------------------------
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
-    """Elementwise ``|input - other| <= atol + rtol * |other|`` as a bool tensor (no gradient)."""
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` as a bool tensor (no gradient).
+
+    Composite (no graph: it compares values).
+    """
     check_tensor("isclose", "input", 0, input)
     check_tensor("isclose", "other", 1, other)
     res = np.isclose(to_numpy(input._data), to_numpy(other._data), rtol=rtol, atol=atol, equal_nan=equal_nan)
@@ -86,14 +89,17 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
-    """Whether both have the same shape and the same values (``torch.equal``; NaN is never equal)."""
+    """Whether both have the same shape and the same values (``torch.equal``; NaN is never equal).
+
+    Composite (no graph).
+    """
     check_tensor("equal", "input", 0, input)
     check_tensor("equal", "other", 1, other)
     return tuple(input.shape) == tuple(other.shape) and bool(np.array_equal(to_numpy(input._data), to_numpy(other._data)))
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
-    """Whether every element of ``input`` is close to ``other`` (see ``isclose``)."""
+    """Whether every element of ``input`` is close to ``other`` (see ``isclose``). Composite (``isclose``)."""
     return bool(np.all(to_numpy(isclose(input, other, rtol, atol, equal_nan)._data)))
 
 

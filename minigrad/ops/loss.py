@@ -483,6 +483,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Softmax cross-entropy, as ``torch.nn.functional.cross_entropy``.
+    Composite (the ``cross_entropy`` op, or ``log_softmax``, ``getitem``, ``mul``, ``sum``).
 
     Args:
         input: logits ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.

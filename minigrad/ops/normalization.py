@@ -39,7 +39,9 @@ __all__: list[str] = []  # F only
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dims: ``(x - mean) / sqrt(var + eps) * w + b``
-    (biased variance, as PyTorch)."""
+    (biased variance, as PyTorch).
+    Composite (``mean``, ``sub``, ``mul``, ``sqrt``, ``div``).
+    """
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise ValueError(
@@ -60,6 +62,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dim 1) over the batch and spatial dims.
+    Composite (``mean``, ``sub``, ``mul``, ``sqrt``, ``div``).
 
     Training: the batch's mean and biased variance; the running statistics
     are updated in place with ``momentum`` (the running variance with the

@@ -202,6 +202,7 @@ def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int
 
 def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     """``max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)``.
+    Composite (the ``max_pool2d`` op, or ``getitem`` and ``max``).
 
     ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; with
     ``return_indices`` the result is ``(values, indices)``, the indices being

@@ -239,7 +239,8 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
     fn.__name__ = op
     fn.__doc__ = (
         f"The {op}imum over all elements, or with ``dim`` a ``(values, indices)`` named tuple "
-        f"(``torch.{op}``); ``{op}(a, b)`` with a Tensor ``b`` is ``{pair_op.name}``."
+        f"(``torch.{op}``); ``{op}(a, b)`` with a Tensor ``b`` is ``{pair_op.name}``. "
+        f"Composite (the ``{op}`` op and ``arg{op}``)."
     )
     return fn
 
@@ -249,18 +250,22 @@ min = _extreme("min", _min_op, argmin, minimum, return_types.min)
 
 
 def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
-    """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
+    """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only. Composite (``max``)."""
     return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=_keepdim_alias("amax", keepdim, keepdims))
 
 
 def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
-    """The smallest values over ``dim`` (an int or a tuple; all dims when ``None``), values only."""
+    """The smallest values over ``dim`` (an int or a tuple; all dims when ``None``), values only.
+
+    Composite (``min``).
+    """
     return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=_keepdim_alias("amin", keepdim, keepdims))
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
         axis: Any = None, keepdims: Any = None) -> Tensor:
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
+    Composite (``mean``, ``sub``, ``mul``, ``sum``, ``div``).
 
     ``unbiased=False`` is the old spelling of ``correction=0``.
     """
@@ -285,13 +290,13 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
         axis: Any = None, keepdims: Any = None) -> Tensor:
-    """Standard deviation: ``sqrt(var(...))`` with the same arguments."""
+    """Standard deviation: ``sqrt(var(...))`` with the same arguments. Composite (``var``, ``sqrt``)."""
     return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims))
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``)."""
+    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``). Composite (``var``, ``mean``)."""
     v = var(input, dim, unbiased, keepdim, correction=correction)
     d = None if isinstance(dim, bool) else dim
     return v, mean(input, dim=d, keepdim=keepdim)
@@ -299,13 +304,16 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``)."""
+    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``). Composite (``var``, ``sqrt``, ``mean``)."""
     v, m = var_mean(input, dim, unbiased, keepdim, correction=correction)
     return sqrt(v), m
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``sum`` with NaN counted as 0 (``torch.nansum``); the gradient skips the NaN elements."""
+    """``sum`` with NaN counted as 0 (``torch.nansum``); the gradient skips the NaN elements.
+
+    Composite (``ne``, ``where``, ``sum``).
+    """
     check_tensor("nansum", "input", 0, input)
     x = input if dtype is None else input.astype(dtype)
     if x.dtype.is_floating:
@@ -314,7 +322,10 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``mean`` over the elements that are not NaN (``torch.nanmean``; NaN where all are)."""
+    """``mean`` over the elements that are not NaN (``torch.nanmean``; NaN where all are).
+
+    Composite (``nansum``, ``eq``, ``sum``, ``div``).
+    """
     check_tensor("nanmean", "input", 0, input)
     if not input.dtype.is_floating and dtype is None:
         raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got {input.dtype}")
@@ -324,7 +335,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 
 
 def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
-    """``(min, max)`` over ``dim`` (all elements when ``None``) as a named tuple (``torch.aminmax``)."""
+    """``(min, max)`` over ``dim`` (all elements when ``None``) as a named tuple (``torch.aminmax``).
+
+    Composite (``min``, ``max``).
+    """
     check_tensor("aminmax", "input", 0, input)
     return return_types.aminmax(amin(input, dim, keepdim), amax(input, dim, keepdim))
 

@@ -286,13 +286,15 @@ getitem_grad.def_backward(lambda ctx, g: (ctx.ops.getitem(g, ctx.attrs["index"])
 # -- PyTorch's joining and splitting forms (composites) --------------------------------------------
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
-    """Join tensors along an existing dim (PyTorch's name for the ``concat`` op)."""
+    """Join tensors along an existing dim (PyTorch's name for the ``concat`` op). Composite (``concat``)."""
     return concat(tensors, dim=axis if axis is not None else dim)
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces of ``tensor`` along ``dim``: of size ``split_size`` each (the last may be smaller), or of the
-    listed sizes. Each piece is a ``getitem`` slice, so gradients flow back into place."""
+    listed sizes. Each piece is a ``getitem`` slice, so gradients flow back into place.
+    Composite (``getitem``).
+    """
     check_tensor("split", "tensor", 0, tensor)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"split(): argument 'dim' (position 2) must be int, but got {type_name(dim)}")
@@ -322,7 +324,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``."""
+    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``. Composite (``getitem``)."""
     check_tensor("chunk", "input", 0, input)
     if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
         raise ValueError(f"chunk(): argument 'chunks' must be a positive int, but got {chunks!r}")
@@ -333,7 +335,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices of ``input`` along ``dim``, that dim removed (``torch.unbind``); each a ``getitem``, so the
-    gradients of the pieces go back into place (PyTorch's backward stacks them: the same sum)."""
+    gradients of the pieces go back into place (PyTorch's backward stacks them: the same sum).
+    Composite (``getitem``).
+    """
     check_tensor("unbind", "input", 0, input)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"unbind(): argument 'dim' (position 1) must be int, but got {type_name(dim)}")
@@ -346,7 +350,10 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def t(input: Tensor) -> Tensor:
-    """Transpose of a tensor with at most 2 dims (1-D and 0-D tensors are returned as they are)."""
+    """Transpose of a tensor with at most 2 dims (1-D and 0-D tensors are returned as they are).
+
+    Composite (``transpose``).
+    """
     check_tensor("t", "input", 0, input)
     if input.ndim > 2:
         raise ValueError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
