@@ -464,15 +464,14 @@ for _name in _sampling.METHODS:
 
 
 # PyTorch's new_* (creation.py) and type().
-_dtypes = dtypes
 
 for _name, _fn in _creation.TENSOR_METHODS.items():
     setattr(Tensor, _name, _fn)
 
 #: dtype -> PyTorch's legacy tensor type name, as ``x.type()`` returns it
-_TYPE_NAMES = {_dtypes.float32: "FloatTensor", _dtypes.float64: "DoubleTensor", _dtypes.float16: "HalfTensor",
-               _dtypes.int64: "LongTensor", _dtypes.int32: "IntTensor", _dtypes.bool_: "BoolTensor",
-               _dtypes.uint8: "ByteTensor"}
+_TYPE_NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor", dtypes.float16: "HalfTensor",
+               dtypes.int64: "LongTensor", dtypes.int32: "IntTensor", dtypes.bool_: "BoolTensor",
+               dtypes.uint8: "ByteTensor"}
 
 
 def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
@@ -494,8 +493,8 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
 Tensor.type = _type  # type: ignore[attr-defined]
 
 
-# -- the torch.* tensor ops of issue 23 (ordering, indexing, cumulative, norms, products, pointwise) --------
-_METHODS_TORCH_OPS = {
+# Ordering, indexing, running totals, norms and products, pointwise formulas.
+_METHODS_BY_FAMILY = {
     # ordering, searching and counting
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort, "kthvalue": ops.kthvalue,
     "median": ops.median, "quantile": ops.quantile, "unique": ops.unique, "bincount": ops.bincount,
@@ -530,7 +529,7 @@ _METHODS_TORCH_OPS = {
     "less_equal": ops.less_equal, "not_equal": ops.not_equal, "absolute": ops.absolute, "negative": ops.negative,
     "positive": ops.positive,
 }
-for _name, _fn in _METHODS_TORCH_OPS.items():
+for _name, _fn in _METHODS_BY_FAMILY.items():
     setattr(Tensor, _name, _make_composite_method(_fn, _name))
 
 
@@ -583,9 +582,9 @@ def _inplace_composite(name: str, fn: Any) -> Any:
     return method
 
 
-_INPLACE_TORCH_OPS = {
+_INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
     "masked_fill_": ops.masked_fill, "clamp_": ops.clamp, "clip_": ops.clamp,
 }
-for _name, _fn in _INPLACE_TORCH_OPS.items():
+for _name, _fn in _INPLACE_COMPOSITES.items():
     setattr(Tensor, _name, _inplace_composite(_name, _fn))
