@@ -369,7 +369,8 @@ def _cuda_autocast(enabled: bool = True, dtype: Any = _dt.float16, cache_enabled
 
 
 #: ``mg.cuda.amp`` (importable as ``minigrad.cuda.amp``, as ``torch.cuda.amp`` is).
-cuda_amp = types.ModuleType("minigrad.cuda.amp", "torch.cuda.amp's names: GradScaler and autocast, fixed to the GPU.")
+# Named after the package this module is in (a renamed copy of minigrad, as bench/ builds, keeps its own).
+cuda_amp = types.ModuleType(f"{__package__}.cuda.amp", "torch.cuda.amp's names: GradScaler and autocast, fixed to the GPU.")
 cuda_amp.GradScaler = _cuda_grad_scaler  # type: ignore[attr-defined]
 cuda_amp.autocast = _cuda_autocast  # type: ignore[attr-defined]
 cuda_amp.__all__ = ["GradScaler", "autocast"]  # type: ignore[attr-defined]

@@ -321,10 +321,17 @@ def _check_inplace_allowed(self: Tensor, op_name: str, other: Any) -> None:
 def _keep_saved_values(node: GradNode, self: Tensor) -> None:
     """The new node saved the pre-change values of ``self`` (PyTorch's original_self): give those
     wrappers a private copy, since the storage is about to change. A new wrapper, not an edited
-    one: wrappers may be shared (NOTE [ One wrapper per saved leaf ] in autograd/tensor_wrapper.py)."""
+    one: wrappers may be shared (NOTE [ One wrapper per saved leaf ] in autograd/tensor_wrapper.py).
+
+    Only the wrapper of input 0 (``self``) is the original self: another saved input that aliases
+    the storage (``x.detach().div_(x)``, ``y.mul_(y)``) was modified by this op, and backward must
+    refuse it by its version, as PyTorch does.
+    """
     wrappers = list(node.wrappers)
+    opdef = getattr(node, "opdef", None)
+    save_index = opdef.save_index if opdef is not None else ()
     for k, w in enumerate(wrappers):
-        if w is not None and w.data is self._data:
+        if w is not None and w.data is self._data and (k >= len(save_index) or save_index[k] == 0):
             w = wrappers[k] = copy.copy(w)
             w.data = self._data.copy()
             w.version_counter = VersionCounter()
@@ -339,7 +346,9 @@ def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
         # any other tensor: give the tensor a writable 0-d array of the same value.
         self._data = np.array(self._data)
     try:
-        if self._data.ndim == 0:
+        if self._data.size == 0:
+            pass  # nothing to write (an empty expand() view is read-only in NumPy, not in PyTorch)
+        elif self._data.ndim == 0:
             self._data[()] = new_values
         else:
             self._data[...] = new_values

@@ -56,7 +56,8 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     if nd == 1:  # one sample: pick its class
         x = ops.unsqueeze(log_probs, 0)
     elif nd > 2:  # (N, C, d...) -> (N*d..., C): the classes last, one row per position
-        x = ops.reshape(ops.permute(log_probs, (0,) + tuple(range(2, nd)) + (1,)), (-1, log_probs.shape[1]))
+        rows = int(np.prod(expected))  # not -1: ambiguous when a size is 0
+        x = ops.reshape(ops.permute(log_probs, (0,) + tuple(range(2, nd)) + (1,)), (rows, log_probs.shape[1]))
     else:
         x = log_probs
     valid = idx != ignore_index

@@ -32,7 +32,7 @@ def _check_dim(op: str, name: str, pos: int, v: Any) -> Any:
 
 def infer_arg_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False) -> tuple[tuple[int, ...], Any]:
     """InferMeta: int64 indices; the reduced dim is dropped (kept as 1 with ``keepdim``)."""
-    if x.size == 0:
+    if x.size == 0 and dim is None:
         raise ValueError(f"{op}(): expected a non-empty tensor, but got shape {tuple(x.shape)}")
     if dim is None:
         return ((1,) * x.ndim if keepdim else ()), np.dtype(np.int64)
@@ -40,6 +40,8 @@ def infer_arg_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False) ->
     if not -nd <= dim < nd:
         raise ValueError(f"{op}(): dim {dim} is out of range for a tensor with {x.ndim} dimensions")
     d = dim % nd
+    if x.size == 0 and x.shape[d] == 0:  # an empty tensor reduces over a dim that has elements (PyTorch)
+        raise ValueError(f"{op}(): expected reduction dim {dim} to have non-zero size, but got shape {tuple(x.shape)}")
     if x.ndim == 0:
         return (), np.dtype(np.int64)
     shape = tuple(1 if i == d else s for i, s in enumerate(x.shape)) if keepdim else tuple(

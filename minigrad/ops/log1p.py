@@ -27,13 +27,13 @@ __all__ = ["log1p", "expm1"]
 @register_kernel("log1p", Backend.CPU, dtypes=FLOAT_DTYPES)
 def log1p_cpu(x: np.ndarray) -> np.ndarray:
     """``log(1 + x)``, exact near 0."""
-    return np.log1p(x)
+    return np.asarray(np.log1p(x))  # an array for a 0-d x too (NumPy gives a scalar)
 
 
 @register_kernel("expm1", Backend.CPU, dtypes=FLOAT_DTYPES)
 def expm1_cpu(x: np.ndarray) -> np.ndarray:
     """``exp(x) - 1``, exact near 0."""
-    return np.expm1(x)
+    return np.asarray(np.expm1(x))  # an array for a 0-d x too (NumPy gives a scalar)
 
 
 log1p = defop("log1p", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", doc="log(1 + x), accurate near 0",

@@ -515,9 +515,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     c = x.shape[1]
     extra = tuple(x.shape[2:])
     if x.ndim > 2:  # (N, C, d...) -> (N*d..., C)
-        x = reshape(permute(x, (0,) + tuple(range(2, x.ndim)) + (1,)), (-1, c))
+        rows = int(np.prod((x.shape[0],) + extra))  # not -1: ambiguous when a size is 0
+        x = reshape(permute(x, (0,) + tuple(range(2, x.ndim)) + (1,)), (rows, c))
         if probs:
-            t = reshape(permute(t, (0,) + tuple(range(2, t.ndim)) + (1,)), (-1, c))
+            t = reshape(permute(t, (0,) + tuple(range(2, t.ndim)) + (1,)), (rows, c))
         else:
             idx = idx.reshape(-1)
     logp = log_softmax(x, dim=-1)

@@ -187,6 +187,7 @@ def pow_cpu(x, y):
 pow = _binary(
     "pow",
     save=("x", "y", "out"),
+    save_for={"out": (1,)},  # x ** y is needed for y's gradient only (PyTorch keeps it only then)
     doc="x ** y",
     methods=("pow",),
     operators=("__pow__", "__rpow__"),

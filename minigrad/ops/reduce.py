@@ -29,6 +29,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -37,6 +38,7 @@ from ..autograd.formula import GRAPH_OPS
 from .argmax import argmax, argmin
 from .math import cast, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
 from .registry import Attr, defop, define_composite, type_name
+from .shape import getitem
 
 __all__ = ["sum", "mean", "max", "min", "logsumexp"]
 
@@ -234,7 +236,12 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
         if dim is None or isinstance(dim, (tuple, list)):
             # All dims (PyTorch), or several dims (a minigrad extension): the values only.
             return reduce_op(input, dim=dim, keepdim=keepdim) if dim is not None else reduce_op(input)
-        return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
+        if input.ndim == 0 or input.numel() == 0:  # nothing to pick from (the op's own errors)
+            return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
+        indices = arg_op(input, dim=dim, keepdim=keepdim)
+        # The values are picked at the indices (PyTorch's max.dim): the gradient goes to that one
+        # position, not shared among ties as amax's is, and the input is not saved for backward.
+        return named(getitem(input, _index_at(to_numpy(indices._data), input.ndim, dim % input.ndim, keepdim)), indices)
 
     fn.__name__ = op
     fn.__doc__ = (
@@ -243,6 +250,17 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
         f"Composite (the ``{op}`` op and ``arg{op}``)."
     )
     return fn
+
+
+def _index_at(picked: np.ndarray, ndim: int, d: int, keepdim: bool) -> tuple[np.ndarray, ...]:
+    """An advanced index selecting ``picked[...]`` along dim ``d`` of every other position (``gather``'s)."""
+    shape = picked.shape if keepdim else picked.shape[:d] + (1,) + picked.shape[d:]
+    grid = np.indices(shape, sparse=True)
+    idx = [g for g in grid]
+    idx[d] = picked if keepdim else picked.reshape(shape)
+    if not keepdim:
+        idx = [np.squeeze(np.broadcast_to(i, shape), axis=d) for i in idx]
+    return tuple(idx)
 
 
 max = _extreme("max", _max_op, argmax, maximum, return_types.max)

@@ -26,7 +26,8 @@ __all__ = ["floor", "ceil", "trunc", "round"]
 
 def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
     def kernel(x: np.ndarray) -> np.ndarray:
-        return x.copy() if x.dtype.kind in "biu" else fn(x)
+        # np.asarray: NumPy gives a 0-d input's result as an immutable scalar; a tensor needs an array.
+        return x.copy() if x.dtype.kind in "biu" else np.asarray(fn(x))
 
     kernel.__name__ = f"{name}_cpu"
     register_kernel(name, Backend.CPU, dtypes=NUMERIC_DTYPES)(kernel)

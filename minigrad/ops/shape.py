@@ -350,14 +350,15 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def t(input: Tensor) -> Tensor:
-    """Transpose of a tensor with at most 2 dims (1-D and 0-D tensors are returned as they are).
+    """Transpose of a tensor with at most 2 dims; of a 1-D or 0-D tensor, a new view with the same
+    values (a tensor of its own, with a grad node, as PyTorch's: never ``input`` itself).
 
     Composite (``transpose``).
     """
     check_tensor("t", "input", 0, input)
     if input.ndim > 2:
         raise ValueError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
-    return transpose(input, 0, 1) if input.ndim == 2 else input
+    return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, -1)
 
 
 __all__ += ['cat', 'split', 'chunk', 'unbind', 't']

@@ -1,0 +1,537 @@
+"""A differential fuzzer: random programs run in lockstep under PyTorch and minigrad (float64).
+
+Hypothesis's ``RuleBasedStateMachine`` builds a program step by step over a
+pool of tensor *pairs* (one PyTorch tensor, one minigrad tensor, made from the
+same values) and runs every step on both sides:
+
+* **leaves** of random shapes (0-d, empty, 1 to 3 dims), with or without ``requires_grad``;
+* **ops** over leaves and intermediates: unary, binary with broadcasting (and
+  Python numbers), reductions over a random (possibly invalid) ``dim``, views
+  (reshape, unsqueeze, transpose, slicing, expand, detach), ``no_grad`` blocks, and
+  ``cross_entropy`` / ``nll_loss`` with class-index targets of the input's batch or any shape;
+* **in-place ops** (``add_`` ``sub_`` ``mul_`` ``div_``) on non-leaves, on leaves
+  (refused while they require grad) and on detached aliases, under ``no_grad`` too;
+* **backward**: implicit or explicit seeds (sometimes of a wrong shape),
+  ``retain_graph``, repeated backward (gradients accumulate), a second backward
+  through a released graph; ``retain_grad``; tensor **hooks**; in-place changes of ``.grad``;
+  ``optimizer.zero_grad(set_to_none=...)`` and ``step()``;
+* ``mg.grad`` / ``torch.autograd.grad`` with ``create_graph`` (the results join
+  the pool, so higher derivatives are fuzzed too).
+
+After every step it compares values, ``requires_grad``, ``is_leaf`` and ``.grad``
+of every tensor in the pool, and whether a step raised: both must raise or
+neither. The error class must be PyTorch's, or minigrad's documented class for
+the same refusal (DESIGN §8: minigrad raises ``ValueError`` for shape and dtype
+mismatches where PyTorch raises ``RuntimeError`` or ``IndexError``); engine
+misuse (backward, grad, a leaf changed in place) is ``RuntimeError`` on both
+sides, and anything else (``ZeroDivisionError``, a NumPy error) is a crash.
+
+Where minigrad departs from PyTorch by design, the fuzzer follows the documented
+rule instead of reporting it (DESIGN §9): a second backward through a released
+node raises even when PyTorch's node saved nothing (rule 3); ``mg.grad`` never
+releases the graph (rule 4: PyTorch's ``autograd.grad`` runs with
+``retain_graph=True`` here) and its ``create_graph`` results always require grad
+(a result PyTorch leaves constant is detached on minigrad's side; one whose
+graph PyTorch builds but minigrad need not - relu's second derivative is 0 - is
+detached on both); duplicate
+``inputs`` are not generated (rule 7), nor an output that has hooks among several
+``inputs`` of ``grad`` (PyTorch applies its hooks to that result only when it is the
+sole input; minigrad always does, rule 6). A composite (``var``, ``std``, the losses) saves what its
+sub-ops need rather than its input, as one fused PyTorch op does: where PyTorch
+refuses a backward because such an input was changed in place afterwards,
+minigrad computes (with the values of the forward pass); the fuzzer counts these
+and goes on. Not generated either, as minigrad does
+not support them: an in-place change of a view of a tensor that requires grad
+(refused with a clear error) and of a tensor that has views (PyTorch rewrites
+the views' history; minigrad does not); an in-place op whose other operand
+overlaps the memory it writes (a view of a detached alias: PyTorch refuses a
+partial overlap or reads elements it has already written; minigrad computes the
+result first, then writes it).
+
+Runs:
+    The default run (``make test``) is bounded (``max_examples`` below, under a
+    minute) and derandomized: the same programs every time. A failure prints the
+    shrunk program, step by step with the seeds of its values, and a
+    ``@reproduce_failure`` blob.
+
+    The long profile is one command; it runs thousands of programs with fresh
+    randomness and prints how many ran without a mismatch::
+
+        MINIGRAD_FUZZ=long python -m pytest -q -s tests/test_fuzz_torch.py
+
+    ``MINIGRAD_FUZZ_EXAMPLES=N`` sets the number of programs of either profile.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+F64 = mg.float64
+LONG = os.environ.get("MINIGRAD_FUZZ", "") == "long"
+EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", "4000" if LONG else "120"))
+STEPS = 40 if LONG else 25
+POOL_MAX = 12
+
+#: Programs that ran to the end with no mismatch (printed by the long profile).
+PROGRAMS = {"ok": 0, "steps": 0, "composite_saves": 0}
+
+_CLEAR = (TypeError, ValueError, RuntimeError, IndexError)
+#: PyTorch's error class -> the classes minigrad may raise for the same refusal (DESIGN §8).
+_SAME_REFUSAL = {
+    RuntimeError: (RuntimeError, ValueError),
+    IndexError: (IndexError, ValueError),
+    ValueError: (ValueError,),
+    TypeError: (TypeError,),
+}
+
+
+class Mismatch(AssertionError):
+    """PyTorch and minigrad disagree: the message says on what."""
+
+
+@dataclass(eq=False)
+class Pair:
+    """One tensor of the program, on both sides."""
+
+    t: Any
+    m: Any
+    name: str
+    view_of: "Pair | None" = None  # made by a view op: an in-place change is not generated
+    has_views: bool = False
+    retained: bool = False
+    hooks: int = 0
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    error: BaseException | None = None
+
+
+pytestmark = pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+
+
+def _run(fn: Callable[[], Any]) -> Outcome:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return Outcome(value=fn())
+    except Exception as exc:  # noqa: BLE001 - compared below, a crash is reported
+        return Outcome(error=exc)
+
+
+def _describe(o: Outcome) -> str:
+    return f"{type(o.error).__name__}: {o.error}" if o.error is not None else "no error"
+
+
+def _values(rng_seed: int, shape: tuple[int, ...]) -> np.ndarray:
+    return np.random.default_rng(rng_seed).normal(size=shape) * 1.5
+
+
+def _np(x: Any) -> np.ndarray:
+    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else x.numpy()  # force: ZeroTensors
+
+
+def assert_same_tensor(t: Any, m: Any, what: str) -> None:
+    if t is None or m is None:
+        if (t is None) != (m is None):
+            raise Mismatch(f"{what}: PyTorch has {'None' if t is None else 'a tensor'}, "
+                           f"minigrad {'None' if m is None else 'a tensor'}")
+        return
+    if tuple(t.shape) != tuple(m.shape):
+        raise Mismatch(f"{what}: shape {tuple(m.shape)} vs PyTorch's {tuple(t.shape)}")
+    tv, mv = _np(t), _np(m)
+    if tv.dtype.kind != mv.dtype.kind:
+        raise Mismatch(f"{what}: dtype {mv.dtype} vs PyTorch's {tv.dtype}")
+    if not np.allclose(mv, tv, rtol=1e-7, atol=1e-9, equal_nan=True):
+        raise Mismatch(f"{what}: values {mv.ravel()[:6]} vs PyTorch's {tv.ravel()[:6]}")
+
+
+class Differential(RuleBasedStateMachine):
+    """The program under construction and its lockstep checks (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pool: list[Pair] = []
+        self.count = 0
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def both(self, step: str, t_fn: Callable[[], Any], m_fn: Callable[[], Any], engine: bool = False) -> tuple[Outcome, Outcome]:
+        """Run one step on both sides; raise Mismatch unless both succeed or both refuse alike."""
+        m_grads = self.mg_grads() if engine else None
+        t, m = _run(t_fn), _run(m_fn)
+        PROGRAMS["steps"] += 1
+        if engine and m.error is None and t.error is not None and "modified by an inplace operation" in str(t.error):
+            # A composite (var, std, ...) saves what its sub-ops need, not its input: an input changed in
+            # place after it is no error in minigrad (the module docstring). Undo minigrad's step.
+            PROGRAMS["composite_saves"] += 1
+            for q in self.pool:
+                if id(q) in m_grads:
+                    q.m.grad = m_grads[id(q)]
+            return t, Outcome(error=RuntimeError("(composite saved other tensors)"))
+        if m.error is not None and not isinstance(m.error, _CLEAR):
+            raise Mismatch(f"{step}: minigrad crashed with {_describe(m)} (PyTorch: {_describe(t)})")
+        if (t.error is None) != (m.error is None):
+            raise Mismatch(f"{step}: PyTorch {_describe(t)}; minigrad {_describe(m)}")
+        if t.error is not None:
+            allowed = (RuntimeError,) if engine and isinstance(t.error, RuntimeError) else next(
+                (v for k, v in _SAME_REFUSAL.items() if isinstance(t.error, k)), _CLEAR)
+            if not isinstance(m.error, allowed):
+                raise Mismatch(f"{step}: PyTorch raised {_describe(t)} but minigrad {_describe(m)}")
+        return t, m
+
+    def add(self, t: Any, m: Any, how: str, view_of: Pair | None = None) -> Pair:
+        assert_same_tensor(t, m, how)
+        if t.requires_grad != m.requires_grad:
+            raise Mismatch(f"{how}: requires_grad {m.requires_grad} vs PyTorch's {t.requires_grad}")
+        if t.is_leaf != m.is_leaf:
+            raise Mismatch(f"{how}: is_leaf {m.is_leaf} vs PyTorch's {t.is_leaf}")
+        self.count += 1
+        pair = Pair(t, m, f"v{self.count}", view_of=view_of)
+        if view_of is not None:
+            view_of.has_views = True
+        self.pool.append(pair)
+        if len(self.pool) > POOL_MAX:  # forget the oldest tensor (a view keeps its base alive)
+            self.pool.pop(0)
+        return pair
+
+    def pick(self, i: int) -> Pair:
+        return self.pool[i % len(self.pool)]
+
+    def drop_graphs(self) -> None:
+        """After a backward that released its graph, keep only what no released node can reach."""
+        self.pool = [p for p in self.pool if p.t.grad_fn is None]
+
+    # -- leaves ----------------------------------------------------------------------------
+
+    @rule(shape=st.lists(st.sampled_from([1, 2, 3, 2, 3, 0]), max_size=3).map(tuple),
+          requires_grad=st.booleans(), seed=st.integers(0, 2**16))
+    def leaf(self, shape: tuple[int, ...], requires_grad: bool, seed: int) -> None:
+        arr = _values(seed, shape)
+        self.add(torch.tensor(arr, dtype=torch.float64, requires_grad=requires_grad),
+                 mg.tensor(arr, dtype=F64, requires_grad=requires_grad), f"leaf{shape}")
+
+    # -- ops ---------------------------------------------------------------------------------
+
+    UNARY = {
+        "exp": lambda x: x.exp(), "log": lambda x: x.abs().log(), "sqrt": lambda x: x.abs().sqrt(),
+        "abs": lambda x: x.abs(), "tanh": lambda x: x.tanh(), "sigmoid": lambda x: x.sigmoid(),
+        "relu": lambda x: x.relu(), "neg": lambda x: -x, "sin": lambda x: x.sin(), "cos": lambda x: x.cos(),
+        "pow2": lambda x: x ** 2, "pow3": lambda x: x.pow(3), "clamp": lambda x: x.clamp(min=-0.5, max=0.7),
+        "clamp_min": lambda x: x.clamp(min=0.2), "scale": lambda x: 2.5 * x, "rsub": lambda x: 1.0 - x,
+        "rdiv": lambda x: 3.0 / x, "softmax": lambda x: x.softmax(-1), "log_softmax": lambda x: x.log_softmax(-1),
+        "clone": lambda x: x.clone(), "floor": lambda x: x.floor(), "sign": lambda x: x.sign(),
+    }
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(UNARY)))
+    def unary(self, i: int, op: str) -> None:
+        p, fn = self.pick(i), self.UNARY[op]
+        t, m = self.both(f"{op}({p.name})", lambda: fn(p.t), lambda: fn(p.m))
+        if t.error is None:
+            self.add(t.value, m.value, f"{op}({p.name})")
+
+    BINARY = {
+        "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y, "div": lambda x, y: x / y,
+        "maximum": lambda x, y: x.maximum(y), "minimum": lambda x, y: x.minimum(y), "pow": lambda x, y: x.abs() ** y,
+        "matmul": lambda x, y: x @ y, "where": lambda x, y: _where(x > 0, x, y),
+        "clamp_t": lambda x, y: x.clamp(min=y), "cat": lambda x, y: _cat([x, y]),
+    }
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), j=st.integers(0, 99), op=st.sampled_from(sorted(BINARY)), grad_off=st.booleans())
+    def binary(self, i: int, j: int, op: str, grad_off: bool) -> None:
+        """A binary op (broadcasting, or refused on both sides), now and then inside ``no_grad``."""
+        a, b, fn = self.pick(i), self.pick(j), self.BINARY[op]
+        if op == "cat" and {tuple(a.t.shape), tuple(b.t.shape)} & {(0,)} and max(a.t.ndim, b.t.ndim) > 1:
+            return  # PyTorch's legacy skip of 1-D empty tensors in cat: not supported (test_conformance.py)
+
+        def t_fn() -> Any:
+            with torch.set_grad_enabled(not grad_off):
+                return fn(a.t, b.t)
+
+        def m_fn() -> Any:
+            with mg.set_grad_enabled(not grad_off):
+                return fn(a.m, b.m)
+
+        step = f"{op}({a.name}, {b.name}){' under no_grad' if grad_off else ''}"
+        t, m = self.both(step, t_fn, m_fn)
+        if t.error is None:
+            self.add(t.value, m.value, step)
+
+    REDUCE = {
+        "sum": lambda x, d, k: x.sum() if d is None else x.sum(dim=d, keepdim=k),
+        "mean": lambda x, d, k: x.mean() if d is None else x.mean(dim=d, keepdim=k),
+        "amax": lambda x, d, k: x.amax() if d is None else x.amax(dim=d, keepdim=k),
+        "max": lambda x, d, k: x.max() if d is None else x.max(dim=d, keepdim=k)[0],
+        "logsumexp": lambda x, d, k: x.logsumexp(dim=-1 if d is None else d, keepdim=k),
+        "var": lambda x, d, k: x.var() if d is None else x.var(dim=d, keepdim=k),
+    }
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(REDUCE)), dim=st.none() | st.integers(-4, 3),
+          keepdim=st.booleans())
+    def reduce(self, i: int, op: str, dim: int | None, keepdim: bool) -> None:
+        p, fn = self.pick(i), self.REDUCE[op]
+        step = f"{op}({p.name}, dim={dim}, keepdim={keepdim})"
+        t, m = self.both(step, lambda: fn(p.t, dim, keepdim), lambda: fn(p.m, dim, keepdim))
+        if t.error is None:
+            self.add(t.value, m.value, step)
+
+    VIEWS = {
+        "flatten": lambda x: x.reshape(-1), "unsqueeze": lambda x: x.unsqueeze(0),
+        "transpose": lambda x: x.transpose(0, -1), "slice": lambda x: x[::2], "last": lambda x: x[..., -1],
+        "expand": lambda x: x.expand(2, *x.shape), "squeeze": lambda x: x.squeeze(), "t": lambda x: x.t(),
+    }
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(VIEWS)))
+    def view(self, i: int, op: str) -> None:
+        p, fn = self.pick(i), self.VIEWS[op]
+        t, m = self.both(f"{op}({p.name})", lambda: fn(p.t), lambda: fn(p.m))
+        if t.error is None:
+            self.add(t.value, m.value, f"{op}({p.name})", view_of=p)
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99))
+    def detach(self, i: int) -> None:
+        """``detach()`` shares storage (an in-place change on it reaches the original, and its version)."""
+        p = self.pick(i)
+        self.add(p.t.detach(), p.m.detach(), f"detach({p.name})")
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), loss=st.sampled_from(["cross_entropy", "nll_loss"]),
+          target_shape=st.sampled_from(["batch", "other batch", "random"]), shape=st.lists(st.integers(0, 3), max_size=3).map(tuple),
+          seed=st.integers(0, 2**16), reduction=st.sampled_from(["mean", "sum", "none"]))
+    def loss(self, i: int, loss: str, target_shape: str, shape: tuple[int, ...], seed: int, reduction: str) -> None:
+        """A classification loss whose class-index target fits the input's batch, or has any shape."""
+        p = self.pick(i)
+        dims = tuple(p.t.shape)
+        classes = (dims[0] if len(dims) == 1 else dims[1]) if dims else 1
+        if target_shape == "batch":
+            shape = () if len(dims) <= 1 else dims[:1] + dims[2:]
+        elif target_shape == "other batch":  # the right rank, a batch one larger
+            shape = (2,) if len(dims) <= 1 else (dims[0] + 1,) + dims[2:]
+        if len(dims) == 1 and shape == (1,):
+            shape = ()  # PyTorch's forward accepts a (1,) target for a 1-D input, its backward refuses it
+        target = np.random.default_rng(seed).integers(0, max(classes, 1), size=shape)
+        t_fn, m_fn = getattr(torch.nn.functional, loss), getattr(mg.nn.functional, loss)
+        step = f"{loss}({p.name}, target{shape}, reduction={reduction})"
+        t, m = self.both(step, lambda: t_fn(p.t, torch.tensor(target), reduction=reduction),
+                         lambda: m_fn(p.m, mg.tensor(target), reduction=reduction))
+        if t.error is None:
+            self.add(t.value, m.value, step)
+
+    # -- in-place --------------------------------------------------------------------------
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), j=st.none() | st.integers(0, 99), op=st.sampled_from(["add_", "sub_", "mul_", "div_"]),
+          grad_off=st.booleans())
+    def inplace(self, i: int, j: int | None, op: str, grad_off: bool) -> None:
+        p = self.pick(i)
+        if p.view_of is not None or p.has_views:
+            return  # not generated (module docstring)
+        other_t, other_m = (0.5, 0.5) if j is None else (self.pick(j).t, self.pick(j).m)
+        if j is not None and other_m is not p.m and np.may_share_memory(p.m.numpy(), other_m.numpy()):
+            return  # an operand overlapping the written memory: not generated (module docstring)
+        name = "0.5" if j is None else self.pick(j).name
+
+        def t_fn() -> Any:
+            with torch.set_grad_enabled(not grad_off):
+                return getattr(p.t, op)(other_t)
+
+        def m_fn() -> Any:
+            with mg.set_grad_enabled(not grad_off):
+                return getattr(p.m, op)(other_m)
+
+        try:  # a refused broadcast is a shape error; the rest of in-place misuse is the engine's
+            engine = j is None or np.broadcast_shapes(tuple(p.t.shape), tuple(other_t.shape)) == tuple(p.t.shape)
+        except ValueError:
+            engine = False
+        self.both(f"{p.name}.{op}({name}){' under no_grad' if grad_off else ''}", t_fn, m_fn, engine=engine)
+        if p.t.is_leaf != p.m.is_leaf or p.t.requires_grad != p.m.requires_grad:
+            raise Mismatch(f"{p.name}.{op}: is_leaf/requires_grad {p.m.is_leaf}/{p.m.requires_grad} vs "
+                           f"PyTorch's {p.t.is_leaf}/{p.t.requires_grad}")
+
+    # -- autograd --------------------------------------------------------------------------
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), retain=st.booleans(), seed_kind=st.sampled_from(["implicit", "random", "wrong"]),
+          seed=st.integers(0, 2**16), again=st.booleans())
+    def backward(self, i: int, retain: bool, seed_kind: str, seed: int, again: bool) -> None:
+        p = self.pick(i)
+        shape = tuple(p.t.shape)
+        if seed_kind == "implicit":
+            gt = gm = None
+        else:
+            arr = _values(seed, shape if seed_kind == "random" else shape + (2,))
+            gt, gm = torch.tensor(arr), mg.tensor(arr, dtype=F64)
+        t, m = self.both(f"{p.name}.backward({seed_kind} seed, retain_graph={retain})",
+                         lambda: p.t.backward(gt, retain_graph=retain), lambda: p.m.backward(gm, retain_graph=retain),
+                         engine=True)
+        self.compare_grads("after backward")
+        if t.error is not None or retain:
+            return
+        if again:  # a second backward through the released graph (DESIGN §9 rule 3)
+            saved = self.torch_grads()
+            t2, m2 = _run(lambda: p.t.backward(gt)), _run(lambda: p.m.backward(gm))
+            if p.m.grad_fn is None:  # a leaf: no graph, both accumulate again
+                self.both(f"{p.name}.backward() again", lambda: t2.value, lambda: m2.value)
+            elif not isinstance(m2.error, RuntimeError) or "retain_graph" not in str(m2.error):
+                raise Mismatch(f"second backward of {p.name} without retain_graph: minigrad {_describe(m2)}")
+            else:  # PyTorch ran its nodes that saved nothing (and retain_grad hooks) first: undo (rule 3)
+                self.restore_torch_grads(saved)
+            self.compare_grads("after a second backward")
+        self.drop_graphs()
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), picks=st.lists(st.integers(0, 99), min_size=1, max_size=3, unique=True),
+          create_graph=st.booleans(), seed=st.integers(0, 2**16))
+    def grad(self, i: int, picks: list[int], create_graph: bool, seed: int) -> None:
+        """``mg.grad`` against ``torch.autograd.grad`` (``allow_unused``; results join the pool)."""
+        out = self.pick(i)
+        inputs = list({id(self.pick(k)): self.pick(k) for k in picks}.values())
+        if out.hooks and len(inputs) > 1 and out in inputs:
+            inputs.remove(out)  # PyTorch skips out's hooks here only (module docstring)
+        arr = _values(seed, tuple(out.t.shape))
+        saved = self.torch_grads()  # PyTorch's retain_grad hooks fire in autograd.grad; rule 1: mg.grad writes no .grad
+        step = f"grad({out.name}, [{', '.join(q.name for q in inputs)}], create_graph={create_graph})"
+        t, m = self.both(
+            step,
+            lambda: torch.autograd.grad(out.t, [q.t for q in inputs], torch.tensor(arr), retain_graph=True,
+                                        create_graph=create_graph, allow_unused=True),
+            lambda: mg.grad(out.m, [q.m for q in inputs], mg.tensor(arr, dtype=F64), retain_graph=True,
+                            create_graph=create_graph, allow_unused=True),
+            engine=True,
+        )
+        self.restore_torch_grads(saved)
+        if t.error is not None:
+            return
+        for k, (gt, gm) in enumerate(zip(t.value, m.value)):
+            assert_same_tensor(gt, gm, f"{step} result {k}")
+            if gt is None:
+                continue
+            if gm.requires_grad != create_graph:
+                raise Mismatch(f"{step}: result requires_grad {gm.requires_grad}, DESIGN §9 rule 4 says {create_graph}")
+            if create_graph:
+                # Rule 4: minigrad's result requires grad even where PyTorch's is a constant; and where
+                # the derivative is identically 0 (relu's), PyTorch may build a node and minigrad not.
+                if gt.requires_grad and gm.grad_fn is None and gt.grad_fn is not None:
+                    gt, gm = gt.detach(), gm.detach()
+                self.add(gt, gm if gt.requires_grad else gm.detach(), f"{step}[{k}]")
+        self.compare_grads("after grad (which writes no .grad)")
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99))
+    def retain_grad(self, i: int) -> None:
+        p = self.pick(i)
+        self.both(f"{p.name}.retain_grad()", p.t.retain_grad, p.m.retain_grad, engine=True)
+        p.retained = p.retained or (p.t.requires_grad and not p.t.is_leaf)
+
+    @precondition(lambda self: self.pool)
+    @rule(i=st.integers(0, 99), scale=st.sampled_from([None, 2.0, -1.0]))
+    def hook(self, i: int, scale: float | None) -> None:
+        """A tensor hook that keeps the gradient (returns None) or replaces it (``g * scale``)."""
+        p = self.pick(i)
+        if p.hooks >= 2:
+            return
+        fn = (lambda g: None) if scale is None else (lambda g: g * scale)
+        t, _ = self.both(f"{p.name}.register_hook(x{scale})", lambda: p.t.register_hook(fn),
+                         lambda: p.m.register_hook(fn), engine=True)
+        p.hooks += t.error is None
+
+    @precondition(lambda self: self.pool)
+    @rule(set_to_none=st.booleans(), step=st.booleans())
+    def optimizer(self, set_to_none: bool, step: bool) -> None:
+        """``SGD.step()`` on the leaves that require grad, then ``zero_grad(set_to_none=...)``."""
+        leaves = [p for p in self.pool if p.t.is_leaf and p.t.requires_grad]
+        if not leaves:
+            return
+        t_opt = torch.optim.SGD([p.t for p in leaves], lr=0.1)
+        m_opt = mg.optim.SGD([p.m for p in leaves], lr=0.1)
+        if step:
+            self.both("optimizer.step()", t_opt.step, m_opt.step, engine=True)
+        self.both(f"zero_grad(set_to_none={set_to_none})", lambda: t_opt.zero_grad(set_to_none=set_to_none),
+                  lambda: m_opt.zero_grad(set_to_none=set_to_none), engine=True)
+
+    def mg_grads(self) -> dict[int, Any]:
+        return {id(q): (q.m.grad.detach_copy() if q.m.grad is not None else None) for q in self.pool
+                if q.m.is_leaf or q.retained}
+
+    def torch_grads(self) -> dict[int, Any]:
+        return {id(q): (q.t.grad.clone() if q.t.grad is not None else None) for q in self.pool
+                if q.t.is_leaf or q.retained}
+
+    def restore_torch_grads(self, saved: dict[int, Any]) -> None:
+        for q in self.pool:
+            if id(q) in saved:
+                q.t.grad = saved[id(q)]
+
+    @precondition(lambda self: any(p.t.grad is not None and p.t.is_leaf for p in self.pool))
+    @rule(i=st.integers(0, 99), op=st.sampled_from(["zero_", "add_", "mul_"]))
+    def change_grad(self, i: int, op: str) -> None:
+        """An in-place change of a leaf's ``.grad`` (what optimizers and training loops do)."""
+        leaves = [p for p in self.pool if p.t.grad is not None and p.t.is_leaf]
+        p = leaves[i % len(leaves)]
+        args = () if op == "zero_" else (2.0,)
+        with torch.no_grad():
+            t = _run(lambda: getattr(p.t.grad, op)(*args))
+        with mg.no_grad():
+            m = _run(lambda: getattr(p.m.grad, op)(*args))
+        if (t.error is None) != (m.error is None):
+            raise Mismatch(f"{p.name}.grad.{op}{args}: PyTorch {_describe(t)}; minigrad {_describe(m)}")
+
+    # -- what must hold after every step -------------------------------------------------
+
+    def compare_grads(self, when: str) -> None:
+        for p in self.pool:
+            if p.t.is_leaf or p.retained:
+                assert_same_tensor(p.t.grad, p.m.grad, f"{p.name}.grad {when}")
+
+    @invariant()
+    def same_values_and_grads(self) -> None:
+        """In-place changes reach aliases (detach, views) alike; gradients agree."""
+        for p in self.pool:
+            assert_same_tensor(p.t, p.m, f"{p.name} (value)")
+        self.compare_grads("")
+
+    def teardown(self) -> None:
+        PROGRAMS["ok"] += 1
+
+
+def _where(c: Any, x: Any, y: Any) -> Any:
+    return torch.where(c, x, y) if isinstance(x, torch.Tensor) else mg.where(c, x, y)
+
+
+def _cat(xs: list[Any]) -> Any:
+    return torch.cat(xs) if isinstance(xs[0], torch.Tensor) else mg.cat(xs)
+
+
+def test_minigrad_runs_random_programs_as_pytorch_does() -> None:
+    PROGRAMS.update(ok=0, steps=0, composite_saves=0)
+    run_state_machine_as_test(Differential, settings=settings(
+        max_examples=EXAMPLES,
+        stateful_step_count=STEPS,
+        deadline=None,
+        derandomize=not LONG,
+        print_blob=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    ))
+    print(f"\ndifferential fuzzer: {PROGRAMS['ok']} programs, {PROGRAMS['steps']} steps, no mismatch "
+          f"({'long' if LONG else 'default'} profile; {PROGRAMS['composite_saves']} backward steps PyTorch "
+          f"refused for an input its fused op saved)")
