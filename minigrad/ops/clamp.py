@@ -2,7 +2,8 @@
 tensor bounds (PyTorch's ``clamp.Tensor``): InferMeta, CPU kernel, OpDef and backward.
 
 ``mg.clamp(x, min, max)`` with *number* bounds is the ``clip`` op (``ops/math.py``);
-with a tensor bound it is this op (``OPS["clamp"]``, bound here as ``_clamp_op``). Both follow PyTorch's rules, which matter
+with a tensor bound it is this op (``OPS["clamp"]``, bound here as ``_clamp_op``).
+Both follow PyTorch's rules, which matter
 where a value is NaN or the bounds cross:
 
 - the value is ``minimum(maximum(x, min), max)`` with NaN propagated from
