@@ -3,8 +3,7 @@ tensor bounds (PyTorch's ``clamp.Tensor``): InferMeta, CPU kernel, OpDef and bac
 
 ``mg.clamp(x, min, max)`` with *number* bounds is the ``clip`` op (``ops/math.py``);
 with a tensor bound it is this op (``OPS["clamp"]``, bound here as ``_clamp_op``).
-Both follow PyTorch's rules, which matter
-where a value is NaN or the bounds cross:
+Both follow PyTorch's rules, which matter where a value is NaN or the bounds cross:
 
 - the value is ``minimum(maximum(x, min), max)`` with NaN propagated from
   ``x`` *and* from the bounds (a NaN bound gives NaN, not ``x``);
