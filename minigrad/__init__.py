@@ -40,9 +40,13 @@ from .kernels import gpu as _gpu_backend  # noqa: F401  (registers the GPU backe
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
-from . import _tensor_methods_torch  # noqa: F401  (methods of the composite functions)
 from .serialization import load, save
-from .ops.torch_forms import add, clip, div, sub  # PyTorch's alpha= / rounding_mode= / tensor-bound forms
+# PyTorch's forms of four ops, exported here explicitly: ``mg.add``/``mg.sub`` take alpha= (ops/math.py),
+# ``mg.div`` rounding_mode= (ops/division.py), ``mg.clip`` tensor bounds (ops/clamp.py); ``mg.ops.add`` ...
+# stay the registered ops, which the operators and the backward formulas call.
+from .ops.clamp import clip
+from .ops.division import div
+from .ops.math import add_alpha as add, sub_alpha as sub
 from .creation import eye, from_numpy, linspace, multinomial, randint, randperm
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
 from . import autograd

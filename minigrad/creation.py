@@ -483,6 +483,6 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-#: the Tensor methods this module defines (attached in ``_tensor_methods_torch``)
+#: the Tensor methods this module defines (attached in ``_tensor_methods``)
 TENSOR_METHODS = {"new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full,
                   "new_tensor": new_tensor}

@@ -161,7 +161,7 @@ def test_shape_and_dtype_mismatches_raise_value_error(call: Callable[[], Any], o
 
 
 # --- RuntimeError: window arguments of conv/pool (PyTorch's class; NOTE [ Window arguments are checked
-# first ] in minigrad/ops/conv_forms.py) --------------------------------------------------------------
+# first ] in minigrad/ops/convolution.py) --------------------------------------------------------------
 
 WINDOW_ARGUMENT_ERRORS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),

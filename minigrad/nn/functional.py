@@ -10,7 +10,7 @@ from .. import ops
 from ..random import bernoulli_array, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
-from .functional_more import check_class_target
+from ..ops.loss import check_class_target
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
@@ -126,9 +126,10 @@ def _move(arr: Any, device: str) -> Any:
 
 # PyTorch's fuller forms (one_hot, embedding, layer_norm, batch_norm, gelu(approximate=),
 # softmax(dtype=), cross_entropy with weight / ignore_index / label_smoothing / probabilities).
-from .functional_more import (  # noqa: E402
-    batch_norm, cross_entropy, embedding, gelu, layer_norm, log_softmax, one_hot, softmax,
-)
+from ..ops.activation import gelu, log_softmax, softmax  # noqa: E402
+from ..ops.embedding import embedding, one_hot  # noqa: E402
+from ..ops.loss import cross_entropy  # noqa: E402
+from ..ops.normalization import batch_norm, layer_norm  # noqa: E402
 
 __all__ += ["one_hot", "embedding", "layer_norm", "batch_norm"]
 

@@ -4,6 +4,24 @@ This package imports every one of its modules (``registry`` and private
 ``_*`` helpers hold no ops) and exports what each lists in ``__all__``, its
 public API: adding an op file adds its ops to ``minigrad`` with no list to
 update here (see ``docs/add-an-op.md``).
+
+Modules are named for the family they hold (``reduce``, ``shape``, ``clamp``,
+``pooling``, ``loss`` ...), as PyTorch's ``torch/nn/modules/``; a family's
+composites (functions built from ops, no kernel or formula of their own) sit
+beside its ops and say so in their docstrings.
+
+NOTE [ One export per public name ]
+    Where PyTorch's form of a function differs from the registered op of the
+    same name, the module binds the op under a private name and exports the
+    form under the public one: ``reduce.py`` defines the op ``max`` as
+    ``_max_op`` (``OPS["max"]``) and exports ``max``, the form that also takes
+    an int ``dim`` and returns ``(values, indices)``; ``clamp.py`` the same
+    for ``clamp``. So no two modules export the same name and the import
+    order below does not decide what ``mg.max`` is. Four forms whose op must
+    stay ``mg.ops.<name>`` for the operators and the backward formulas are
+    exported by ``minigrad/__init__.py`` by hand instead: ``add``/``sub``
+    (``alpha=``, ``math.add_alpha``), ``div`` (``rounding_mode=``,
+    ``division.div``) and ``clip`` (tensor bounds, ``clamp.clip``).
 """
 
 from __future__ import annotations
@@ -22,7 +40,7 @@ _modules = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startsw
 for _name in sorted(_modules, key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST), n)):
     _module = importlib.import_module(f"{__name__}.{_name}")
     for _export in getattr(_module, "__all__", ()):
-        globals()[_export] = getattr(_module, _export)  # a later module's wrapper (torch_forms.max) wins
+        globals()[_export] = getattr(_module, _export)  # NOTE [ One export per public name ]
         if _export not in __all__:
             __all__.append(_export)
 del _name, _module, _export

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from .registry import type_name
 
 
@@ -85,3 +86,9 @@ def check_reduction(op: str, name: str, pos: int, v: Any) -> str:
     if v not in ("mean", "sum", "none"):
         raise ValueError(f"{op}(): argument '{name}' (position {pos}) must be 'mean', 'sum' or 'none', but got {v!r}")
     return v
+
+
+def check_tensor(op: str, name: str, pos: int, v: Any) -> None:
+    """Raise ``TypeError`` unless ``v`` is a Tensor (``max(): argument 'input' (position 0) must be Tensor, ...``)."""
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")

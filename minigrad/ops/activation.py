@@ -27,16 +27,20 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
+from .math import gelu as _gelu_op
 from .math import abs, add, cast, div, gt, le, lt, mul, neg, sigmoid, sub, tanh, where
-from .nn import softmax
+from .nn import log_softmax as _log_softmax_op
+from .nn import softmax as _softmax_op
 from .registry import Attr, defop
 from .shape import getitem, reshape
 
@@ -375,7 +379,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
     x = input if dtype is None else cast(input, dtype)
-    return softmax(neg(x), dim)
+    return _softmax_op(neg(x), dim)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -439,3 +443,41 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
         raise RuntimeError(f"softshrink(): lambda must be greater or equal to 0, but found to be {lambd}.")
     inside = mul(input, 0.0)  # 0, and NaN for a NaN input, as PyTorch's
     return where(gt(input, lambd), sub(input, lambd), where(lt(input, -lambd), add(input, lambd), inside))
+
+
+# -- PyTorch's forms of gelu (approximate=), softmax and log_softmax (dtype=): F only ------------------
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """GELU: exact (``x * Phi(x)``, the ``gelu`` op) or ``approximate='tanh'``
+    (``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, GPT-2's form).
+    Composite (``gelu`` or ``tanh`` with ``mul``/``add``).
+    """
+    if approximate == "none":
+        return _gelu_op(input)
+    if approximate != "tanh":
+        raise ValueError(f"gelu(): argument 'approximate' must be 'none' or 'tanh', but got {approximate!r}")
+    inner = (input + input * input * input * 0.044715) * _SQRT_2_OVER_PI
+    return input * (tanh(inner) + 1.0) * 0.5
+
+
+def _cast_for(op: str, x: Tensor, dtype: Any) -> Tensor:
+    return x if dtype is None else cast(x, _dt.as_dtype(dtype, f"{op}(): argument 'dtype'"))
+
+
+def softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
+    """Softmax along ``dim``; with ``dtype`` the input is cast first (``softmax(x, -1, dtype=mg.float64)``).
+
+    Composite (``cast``, ``softmax``).
+    """
+    return _softmax_op(_cast_for("softmax", input, dtype), dim)
+
+
+def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
+    """Log-softmax along ``dim`` (stable); with ``dtype`` the input is cast first.
+
+    Composite (``cast``, ``log_softmax``).
+    """
+    return _log_softmax_op(_cast_for("log_softmax", input, dtype), dim)

@@ -1,8 +1,9 @@
-"""``clamp`` with tensor bounds (PyTorch's ``clamp.Tensor``): InferMeta, CPU kernel, OpDef and backward.
+"""Clamping: ``mg.clamp`` / ``clip`` / ``clamp_min`` / ``clamp_max`` (composite), and the ``clamp`` op with
+tensor bounds (PyTorch's ``clamp.Tensor``): InferMeta, CPU kernel, OpDef and backward.
 
 ``mg.clamp(x, min, max)`` with *number* bounds is the ``clip`` op (``ops/math.py``);
-with a tensor bound it is this op. Both follow PyTorch's rules, which matter
-where a value is NaN or the bounds cross:
+with a tensor bound it is this op (``OPS["clamp"]``, bound here as ``_clamp_op``).
+Both follow PyTorch's rules, which matter where a value is NaN or the bounds cross:
 
 - the value is ``minimum(maximum(x, min), max)`` with NaN propagated from
   ``x`` *and* from the bounds (a NaN bound gives NaN, not ``x``);
@@ -28,9 +29,13 @@ from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from ._checks import check_tensor
+from .math import clip as _clip_op
 from .registry import Attr, Input, defop
 
-__all__: list[str] = []  # reached through mg.clamp / mg.clamp_min / mg.clamp_max (ops/torch_forms.py)
+__all__ = ["clamp", "clamp_min", "clamp_max"]  # the forms below; ``clip`` is exported by minigrad/__init__
 
 
 def _check_bounds(op: str, name: str, pos: int, v: Any) -> str:
@@ -58,7 +63,7 @@ def clamp_cpu(x: np.ndarray, min: Any = None, max: Any = None, bounds: str = "bo
     return np.array(np.broadcast_to(out, np.broadcast_shapes(*(np.shape(v) for v in (x, min, max) if v is not None))))
 
 
-clamp = defop(
+_clamp_op = defop(
     "clamp",
     inputs=("x", Input("min", optional=True), Input("max", optional=True)),
     # Which bounds were given (set by mg.clamp): the formula needs to know, since a
@@ -71,7 +76,7 @@ clamp = defop(
 )
 
 
-@clamp.def_backward
+@_clamp_op.def_backward
 def clamp_backward(ctx, grad):
     saved = ctx.saved()
     ops = ctx.ops
@@ -93,3 +98,53 @@ def clamp_backward(ctx, grad):
     glo = ops.sum_to(ops.where(to_lo, grad, zero), ctx.input_shape(1)) if to_lo is not None and ctx.needs(1) else None
     ghi = ops.sum_to(ops.where(to_hi, grad, zero), ctx.input_shape(2)) if to_hi is not None and ctx.needs(2) else None
     return gx, glo, ghi
+
+
+# -- PyTorch's forms: numbers or tensors as bounds -------------------------------------------------
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Clamp into ``[min, max]``; bounds are numbers (the ``clip`` op) or broadcastable Tensors.
+    Composite (the ``clip`` or ``clamp`` op).
+
+    With Tensor bounds the gradient goes to ``input`` where it lies inside and
+    to the bound that was taken elsewhere, as in PyTorch.
+    """
+    check_tensor("clamp", "input", 0, input)
+    if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        return _clip_op(input, min, max)
+    # A tensor bound: the clamp op (ops/clamp.py); a number beside it becomes a 0-d tensor.
+    if min is None and max is None:
+        raise ValueError("clamp(): at least one of 'min' or 'max' must not be None")
+    lo, hi = (b if b is None or isinstance(b, Tensor) else _scalar_like(input, b) for b in (min, max))
+    bounds = "both" if lo is not None and hi is not None else ("min" if lo is not None else "max")
+    return _clamp_op(input, lo, hi, bounds=bounds)
+
+
+clamp.name = "clamp"  # type: ignore[attr-defined]
+
+
+def _scalar_like(input: Tensor, value: Any) -> Tensor:
+    """A number beside a tensor bound, as a 0-d tensor (a float with an integer input: float32, as PyTorch)."""
+    dtype = input.dtype if input.dtype.is_floating or not isinstance(value, float) else _dt.float32
+    return Tensor._scalar(value, dtype, input.device)
+
+
+def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """PyTorch's alias of ``clamp`` (numbers or tensors as bounds); ``OPS["clip"]`` is the op for numbers.
+
+    Composite (``clamp``).
+    """
+    return clamp(input, min, max)
+
+
+clip.name = "clip"  # type: ignore[attr-defined]
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    """``clamp(input, min=min)``. Composite (``clamp``)."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    """``clamp(input, max=max)``. Composite (``clamp``)."""
+    return clamp(input, max=max)

@@ -1,5 +1,17 @@
-"""More convolutions of ``torch.nn.functional``: ``conv1d``, ``conv_transpose1d``/``conv_transpose2d``,
-``unfold`` (im2col) and ``fold`` (col2im). All composite.
+"""Convolutions in PyTorch's forms: ``conv2d`` (every argument form), ``conv1d``,
+``conv_transpose1d``/``conv_transpose2d``, ``unfold`` (im2col) and ``fold`` (col2im). All composite,
+built on the ``conv2d`` op and its gradient ops (``ops/nn.py``).
+
+- ``conv2d``: the op takes a batched NCHW input, ``stride`` and symmetric
+  ``padding``; the other forms reduce to it with other ops, so their
+  gradients are those ops' gradients: an **unbatched input** ``(C, H, W)`` is
+  ``unsqueeze``d; ``padding="valid"`` is 0; ``padding="same"`` pads
+  ``dilation * (k - 1)`` in total per dim, the odd one on the bottom/right
+  (as PyTorch), with a ``concat`` of zeros where it is not symmetric;
+  **dilation** spreads the kernel by scattering it into a larger zero kernel
+  (``getitem_grad``, the adjoint of slicing ``[::d]``); **groups** split the
+  channels, each group convolved with its slice of the weight, the results
+  joined (``concat``).
 
 - ``conv1d`` is ``conv2d`` over a height of 1 (``unsqueeze``, ``conv2d``, ``squeeze``),
   so its nodes and gradients are ``conv2d``'s.
@@ -19,6 +31,8 @@
 Example:
     >>> import minigrad as mg
     >>> F = mg.nn.functional
+    >>> mg.conv2d(mg.ones(1, 5, 5), mg.ones(2, 1, 3, 3), padding="same").shape
+    (2, 5, 5)
     >>> F.conv_transpose2d(mg.ones(1, 1, 2, 2), mg.ones(1, 1, 2, 2), stride=2).shape
     (1, 1, 4, 4)
     >>> F.unfold(mg.ones(1, 2, 4, 4), kernel_size=2).shape
@@ -31,16 +45,162 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels.backends import move_array
 from ..tensor import Tensor
 from ._checks import _is_int
-from .conv_forms import conv2d
 from .math import add
+from .nn import conv2d as _conv2d_op
 from .nn import conv2d_input_grad
 from .padding import constant_pad_nd
 from .registry import type_name
 from .shape import concat, getitem, getitem_grad, reshape, squeeze, unsqueeze
 
-__all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv2d", "conv1d", "conv_transpose1d", "conv_transpose2d"]  # conv2d: this form wins over the op's export
+
+_CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+_POOL_ARGS = ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
+
+
+def _bind(op: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    if len(args) > len(names):
+        raise TypeError(f"{op}() takes at most {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
+    out = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"{op}() got an unexpected keyword argument '{k}' (arguments: {', '.join(names)})")
+        if k in out:
+            raise TypeError(f"{op}() got multiple values for argument '{k}'")
+        out[k] = v
+    return out
+
+
+def _pair(op: str, name: str, v: Any) -> tuple[int, int]:
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v), int(v))
+    if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(d, (int, np.integer)) for d in v):
+        return (int(v[0]), int(v[1]))
+    pos = (_CONV_ARGS if op == "conv2d" else _POOL_ARGS).index(name)
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be an int or a pair of ints, but got {v!r}")
+
+
+# NOTE [ Window arguments are checked first ]
+#     kernel_size, stride, padding, dilation and groups are checked for zero,
+#     negative and too-large values before any op runs, with PyTorch's error
+#     class (RuntimeError) and words, naming the argument: a zero kernel or
+#     stride would otherwise reach an integer division, a negative dilation a
+#     NumPy slice, and a refused call must leave no node behind.
+
+
+def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any, dilation: tuple[int, int],
+                     groups: Any) -> None:
+    """conv2d's argument values (NOTE [ Window arguments are checked first ])."""
+    if min(stride) <= 0:
+        raise RuntimeError(f"conv2d(): argument 'stride': non-positive stride is not supported, but got {stride}")
+    if not isinstance(padding, str) and min(_pair("conv2d", "padding", padding)) < 0:
+        raise RuntimeError(f"conv2d(): argument 'padding': negative padding is not supported, but got {padding!r}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"conv2d(): argument 'dilation' should be greater than zero, but got {dilation}")
+    if not isinstance(groups, int) or isinstance(groups, bool):
+        raise TypeError(f"conv2d(): argument 'groups' (position 6) must be int, but got {type(groups).__name__}")
+    if groups <= 0:
+        raise RuntimeError(f"conv2d(): argument 'groups': non-positive groups is not supported, but got {groups}")
+    if isinstance(weight, Tensor) and weight.ndim == 4:
+        if weight.shape[0] < groups:
+            raise RuntimeError(f"conv2d(): Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
+                               f"but got weight of size {list(weight.shape)} instead")
+        if min(weight.shape[2:]) <= 0:
+            raise RuntimeError(f"conv2d(): kernel size should be greater than zero, but got weight of size {list(weight.shape)}")
+
+
+def _zeros_like_part(x: Tensor, shape: tuple[int, ...], value: float = 0.0) -> Tensor:
+    arr = np.full(shape, value, dtype=x.dtype.np)
+    return Tensor._make(arr if x.device == "cpu" else move_array(arr, "cpu", x.device), x.dtype, x.device)
+
+
+def _pad_hw(x: Tensor, top: int, bottom: int, left: int, right: int, value: float = 0.0) -> Tensor:
+    """Pad the last two dims with ``value`` (a concat of constant blocks, so the gradient is a slice)."""
+    n, c, h, w = x.shape
+    if top or bottom:
+        parts = ([_zeros_like_part(x, (n, c, top, w), value)] if top else []) + [x] + (
+            [_zeros_like_part(x, (n, c, bottom, w), value)] if bottom else [])
+        x = concat(parts, dim=2)
+        h += top + bottom
+    if left or right:
+        parts = ([_zeros_like_part(x, (n, c, h, left), value)] if left else []) + [x] + (
+            [_zeros_like_part(x, (n, c, h, right), value)] if right else [])
+        x = concat(parts, dim=3)
+    return x
+
+
+def conv2d(*args: Any, **kwargs: Any) -> Tensor:
+    """``conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` as ``torch.nn.functional.conv2d``.
+    Composite (the ``conv2d`` op with ``getitem``/``getitem_grad``/``concat``).
+
+    ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; ``padding`` an
+    int, a pair, ``"valid"`` or ``"same"``; ``weight`` is ``(O, C / groups, kH, kW)``.
+    """
+    a = _bind("conv2d", _CONV_ARGS, args, kwargs)
+    dilation = _pair("conv2d", "dilation", a.get("dilation", 1))
+    groups = a.get("groups", 1)
+    padding = a.get("padding", 0)
+    x, weight = a.get("input"), a.get("weight")
+    _check_conv_args(x, weight, _pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
+    plain = dilation == (1, 1) and groups == 1 and not isinstance(padding, str) and not (
+        isinstance(x, Tensor) and x.ndim == 3)
+    if plain:  # the op itself, with its own argument checks and messages
+        return _conv2d_op(*args[:5], **{k: v for k, v in kwargs.items() if k not in ("dilation", "groups")})
+    if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError("conv2d(): 'input' and 'weight' must be Tensors")
+    bias, stride = a.get("bias"), _pair("conv2d", "stride", a.get("stride", 1))
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = unsqueeze(x, 0)
+    if x.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"conv2d(): expected a 3-D or 4-D input and a 4-D weight, but got {tuple(x.shape)} and {tuple(weight.shape)}")
+    o, ci, kh, kw = weight.shape
+    if x.shape[1] != ci * groups or o % groups:
+        raise ValueError(
+            f"conv2d(): input with {x.shape[1]} channels and weight {tuple(weight.shape)} do not fit groups={groups} "
+            f"(need in_channels = {ci} * groups and out_channels divisible by groups)"
+        )
+    if dilation != (1, 1):  # spread the kernel: w_d[:, :, ::dh, ::dw] = w
+        kh, kw = dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1
+        weight = getitem_grad(weight, (slice(None), slice(None), slice(None, None, dilation[0]),
+                                       slice(None, None, dilation[1])), (o, ci, kh, kw))
+    if isinstance(padding, str):
+        if padding == "valid":
+            pad = (0, 0)
+        elif padding == "same":
+            if stride != (1, 1):
+                raise ValueError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
+            th, tw = kh - 1, kw - 1
+            if th % 2 or tw % 2:
+                x = _pad_hw(x, th // 2, th - th // 2, tw // 2, tw - tw // 2)
+                pad = (0, 0)
+            else:
+                pad = (th // 2, tw // 2)
+        else:
+            raise ValueError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
+    else:
+        pad = _pair("conv2d", "padding", padding)
+    if groups == 1:
+        out = _conv2d_op(x, weight, bias, stride, pad)
+    else:
+        og = o // groups
+        outs = []
+        for g in range(groups):
+            xg = getitem(x, (slice(None), slice(g * ci, (g + 1) * ci)))
+            wg = getitem(weight, (slice(g * og, (g + 1) * og),))
+            bg = getitem(bias, (slice(g * og, (g + 1) * og),)) if bias is not None else None
+            outs.append(_conv2d_op(xg, wg, bg, stride, pad))
+        out = concat(outs, dim=1)
+    return squeeze(out, 0) if unbatched else out
+
+
+conv2d.name = "conv2d"  # type: ignore[attr-defined]
+conv2d.op = _conv2d_op  # type: ignore[attr-defined]
+
+
 
 
 def _tuple(op: str, name: str, v: Any, k: int) -> tuple[int, ...]:

@@ -54,7 +54,7 @@ from .math import add, cast, ne, sub
 from .reduce import sum as _sum
 from .scatter_gather import gather_op
 from .shape import concat, getitem, reshape, squeeze
-from .torch_forms import return_types
+from .reduce import return_types
 from .registry import Attr, defop, type_name
 
 __all__ = ["cumsum", "cumprod", "logcumsumexp", "prod", "diff", "cummax", "cummin"]

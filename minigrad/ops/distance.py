@@ -25,8 +25,8 @@ from typing import Any
 from ..kernels.infer_meta import broadcast_shapes
 from ..tensor import Tensor
 from .math import abs, add, cast, clip, div, gt, mul, ne, pow, sqrt, sub, where
-from .reduce import max as _max
-from .reduce import min as _min
+from .reduce import amax as _max
+from .reduce import amin as _min
 from .reduce import sum
 from .registry import type_name
 from .shape import expand

@@ -1,4 +1,6 @@
-"""Integer-style division: ``floor_divide`` (``//``), ``remainder`` (``%``) and ``fmod``, each an op.
+"""Integer-style division: ``floor_divide`` (``//``), ``remainder`` (``%``) and ``fmod``, each an op; and
+``mg.div`` in PyTorch's form, whose ``rounding_mode`` picks true division (the ``div`` op) or a rounded
+quotient (the ``div_rounded`` op, ``ops/rounding.py``).
 
 ``floor_divide(x, y) = floor(x / y)``; ``remainder(x, y) = x - floor(x / y) * y``
 takes the sign of ``y`` (Python's ``%``); ``fmod(x, y) = x - trunc(x / y) * y``
@@ -29,6 +31,9 @@ from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..tensor import Tensor
+from .math import div as _div_op
+from .rounding import div_rounded as _div_rounded_op
 from .registry import defop
 
 __all__ = ["floor_divide", "remainder", "fmod"]
@@ -91,3 +96,22 @@ def fmod_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
         x, y = ctx.saved()
         gy = ops.sum_to(ops.neg(ops.mul(grad, ops.trunc(ops.div(x, y)))), ctx.input_shape(1))
     return gx, gy
+
+
+# -- mg.div with rounding_mode (exported by minigrad/__init__; the `/` operator is the div op) -----
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division, or with ``rounding_mode`` ``"trunc"`` / ``"floor"`` the quotient rounded toward zero /
+    down (integer inputs then give an exact integer result; the rounded quotient's derivative is 0).
+    Composite (the ``div`` or ``div_rounded`` op).
+    """
+    if rounding_mode is None:
+        return _div_op(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("div(): at least one of 'input' and 'other' must be a Tensor")
+    return _div_rounded_op(input, other, rounding_mode=rounding_mode)
+
+
+div.name = "div"  # type: ignore[attr-defined]

@@ -1,6 +1,7 @@
 """Reading parts of a tensor by position: ``index_select``, ``masked_select``, ``take``, ``narrow``,
 ``select``, ``diagonal``, ``diag``, ``unfold`` (sliding windows, ``Tensor.unfold``) - composites of
-``getitem`` (and ``where`` for ``diag`` of a vector); and the index tables ``tril_indices``/``triu_indices``.
+``getitem`` (and ``where`` for ``diag`` of a vector); the index tables ``tril_indices``/``triu_indices``;
+and writing by mask: ``masked_fill``, ``tril``/``triu`` (composites of ``where``).
 
 Each one builds the NumPy-style index that picks the elements and calls the
 ``getitem`` op, so its backward is ``getitem``'s: the gradient is added back
@@ -25,7 +26,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
-from ._checks import check_int
+from ._checks import check_int, check_tensor
 from .math import where
 from .registry import type_name
 from .shape import expand, getitem, permute, reshape
@@ -219,3 +220,50 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: str = "cpu") -> Tensor:
     """The ``(2, N)`` coordinates of the upper triangle (diagonal ``offset`` and above) (``torch.triu_indices``)."""
     return _triangle_indices("triu_indices", row, col, offset, False, dtype, device)
+
+
+# -- writing by mask: masked_fill, tril, triu (composites of where) --------------------------------
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``value`` where ``mask`` is True, ``input`` elsewhere (``mask`` broadcasts; no gradient to ``mask``).
+
+    Composite (``where``).
+    """
+    check_tensor("masked_fill", "input", 0, input)
+    check_tensor("masked_fill", "mask", 1, mask)
+    if mask.dtype is not _dt.bool_:
+        raise TypeError(f"masked_fill(): argument 'mask' (position 1) must have dtype bool, but got {mask.dtype}")
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ValueError(f"masked_fill(): a Tensor 'value' must be 0-dimensional, but got shape {tuple(value.shape)}")
+    elif isinstance(value, (bool, int, float)):
+        value = Tensor._scalar(value, input.dtype, input.device)
+    else:
+        raise TypeError(f"masked_fill(): argument 'value' (position 2) must be a number or a 0-d Tensor, but got {type_name(value)}")
+    return where(mask, value, input)
+
+
+def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
+    check_tensor(op, "input", 0, input)
+    if input.ndim < 2:
+        raise ValueError(f"{op}(): input must have at least 2 dimensions, but got shape {tuple(input.shape)}")
+    if not isinstance(diagonal, int) or isinstance(diagonal, bool):
+        raise TypeError(f"{op}(): argument 'diagonal' (position 1) must be int, but got {type_name(diagonal)}")
+    rows, cols = input.shape[-2:]
+    keep = np.tri(rows, cols, k=diagonal, dtype=bool) if lower else ~np.tri(rows, cols, k=diagonal - 1, dtype=bool)
+    data = keep if input.device == "cpu" else move_array(keep, "cpu", input.device)
+    mask = Tensor._make(data, _dt.bool_, input.device)
+    return where(mask, input, Tensor._scalar(0, input.dtype, input.device))
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dims (elements above ``diagonal`` set to 0). Composite (``where``)."""
+    return _triangle("tril", input, diagonal, True)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dims (elements below ``diagonal`` set to 0). Composite (``where``)."""
+    return _triangle("triu", input, diagonal, False)
+
+
+__all__ += ['masked_fill', 'tril', 'triu']

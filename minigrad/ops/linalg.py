@@ -1,8 +1,10 @@
-"""matmul, with the 1-D / 2-D / batched broadcasting rules of ``MatmulInferMeta`` (seed 004)."""
+"""matmul, with the 1-D / 2-D / batched broadcasting rules of ``MatmulInferMeta`` (seed 004); and its
+composites ``bmm`` (3-D only) and ``einsum`` (contractions by ``matmul``)."""
 
 from __future__ import annotations
 
-from typing import Any
+import builtins
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -10,8 +12,10 @@ from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ._checks import check_bool
-from .registry import Attr, defop
+from ._checks import check_bool, check_tensor
+from .reduce import sum
+from .registry import Attr, defop, type_name
+from .shape import expand, getitem, permute, reshape
 
 __all__ = ["matmul"]
 
@@ -66,3 +70,163 @@ def _matmul_backward(ctx, g):
         if y.ndim == 1:
             gy = ops.reshape(gy, y.shape)
     return gx, gy
+
+
+# -- bmm and einsum (composites of matmul) ---------------------------------------------------------
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``. Composite (``matmul``)."""
+    check_tensor("bmm", "input", 0, input)
+    check_tensor("bmm", "mat2", 1, mat2)
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise ValueError(f"bmm(): both arguments must be 3-D, but got shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise ValueError(f"bmm(): shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied")
+    return matmul(input, mat2)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple[list[str], str]:
+    """The subscripts of each operand and of the output, ``...`` replaced by letters the equation does not use.
+
+    An operand's ``...`` stands for its dims not named by letters; the
+    ``...`` of all operands broadcast together, right-aligned (as NumPy's).
+    Without ``->`` the output is the ``...`` dims, then the letters seen once,
+    in ASCII order (capitals first, as PyTorch).
+    """
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 0) must be str, but got {type_name(equation)}")
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != len(operands):
+        raise ValueError(f"einsum(): the equation has {len(ins)} operands but {len(operands)} tensors were given")
+    for spec in ins + ([out] if arrow else []):
+        if spec.count("...") > 1 or "." in spec.replace("...", ""):
+            raise ValueError(f"einsum(): '{spec}' may contain '...' (an ellipsis) at most once, and no other '.'")
+        if not spec.replace("...", "").isalpha() and spec.replace("...", ""):
+            raise ValueError(f"einsum(): subscripts must be letters, but got '{spec}'")
+    free = [c for c in _LETTERS if c not in eq]
+    n_ell = 0
+    for spec, o in zip(ins, operands):
+        named = len(spec.replace("...", ""))
+        if ("..." in spec and o.ndim < named) or ("..." not in spec and o.ndim != named):
+            raise ValueError(f"einsum(): subscripts '{spec}' name {named} dims, but the operand has shape {tuple(o.shape)}")
+        n_ell = builtins.max(n_ell, o.ndim - named if "..." in spec else 0)
+    ell = "".join(free[:n_ell])
+    ins = [spec.replace("...", ell[n_ell - (o.ndim - len(spec.replace("...", ""))):]) if "..." in spec else spec
+           for spec, o in zip(ins, operands)]
+    if arrow:
+        out = out.replace("...", ell)
+    else:
+        counts = {c: "".join(ins).count(c) for c in set("".join(ins)) if c not in ell}
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1))  # ASCII order: capitals first
+    if len(set(out)) != len(out) or any(c not in "".join(ins) for c in out):
+        raise ValueError(f"einsum(): output subscripts '{equation.partition('->')[2]}' must be distinct letters of the inputs")
+    return ins, out
+
+
+def _diagonals(x: Tensor, spec: str) -> tuple[Tensor, str]:
+    """Take the diagonal for each letter repeated within one operand (``"ii"`` reads ``x[k, k]``): move the
+    two dims to the front and index both with ``arange`` (a ``getitem``, whose backward scatters back)."""
+    while len(set(spec)) != len(spec):
+        c = next(ch for ch in spec if spec.count(ch) > 1)
+        p = spec.index(c)
+        q = spec.index(c, p + 1)
+        if x.shape[p] != x.shape[q]:
+            raise ValueError(f"einsum(): subscript '{c}' is repeated for dims of sizes {x.shape[p]} and {x.shape[q]}")
+        rest = [k for k in range(len(spec)) if k not in (p, q)]
+        x = permute(x, (p, q, *rest))
+        diag = np.arange(x.shape[0])
+        x = getitem(x, (diag, diag))
+        spec = c + "".join(spec[k] for k in rest)
+    return x, spec
+
+
+def _reduce_only_here(x: Tensor, spec: str, keep: set[str]) -> tuple[Tensor, str]:
+    """Sum away the letters of ``spec`` not in ``keep`` (appear in this operand only, not in the output)."""
+    drop = tuple(i for i, c in enumerate(spec) if c not in keep)
+    if not drop:
+        return x, spec
+    return sum(x, dim=drop), "".join(c for c in spec if c in keep)
+
+
+def _contract(a: Tensor, sa: str, b: Tensor, sb: str, keep: str) -> tuple[Tensor, str]:
+    """``einsum(f"{sa},{sb}->...")`` of two operands with one batched ``matmul``; the result keeps the letters
+    of ``keep`` that appear in either operand, in the order batch, left, right."""
+    keep_set = set(keep)
+    a, sa = _reduce_only_here(a, sa, keep_set | set(sb))
+    b, sb = _reduce_only_here(b, sb, keep_set | set(sa))
+    size: dict[str, int] = {}
+    for spec, o in ((sa, a), (sb, b)):
+        for c, s in zip(spec, o.shape):
+            if size.get(c, 1) != 1 and s != 1 and size[c] != s:
+                raise ValueError(f"einsum(): subscript '{c}' has size {size[c]} in one operand and {s} in another")
+            size[c] = builtins.max(size.get(c, 1), s)
+    # A size-1 dim meeting a larger one broadcasts (expand, whose backward sums the copies).
+    if any(s != size[c] for c, s in zip(sa, a.shape)):
+        a = expand(a, tuple(size[c] for c in sa))
+    if any(s != size[c] for c, s in zip(sb, b.shape)):
+        b = expand(b, tuple(size[c] for c in sb))
+    batch = [c for c in sa if c in sb and c in keep_set]
+    left = [c for c in sa if c not in sb]
+    right = [c for c in sb if c not in sa]
+    contract = [c for c in sa if c in sb and c not in keep_set]
+
+    def prod(letters: list[str]) -> int:
+        p = 1
+        for c in letters:
+            p *= size[c]
+        return p
+
+    a3 = reshape(permute(a, tuple(sa.index(c) for c in batch + left + contract)),
+                 (prod(batch), prod(left), prod(contract)))
+    b3 = reshape(permute(b, tuple(sb.index(c) for c in batch + contract + right)),
+                 (prod(batch), prod(contract), prod(right)))
+    r = reshape(matmul(a3, b3), tuple(size[c] for c in batch + left + right))
+    return r, "".join(batch + left + right)
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation (``"bij,bjk->bik"``, ``"...ij,...jk->...ik"``, ``"ii->i"``, ``"i,i->"``, ``"ij->ji"``).
+
+    Composite. Repeated letters within one operand take a diagonal
+    (``getitem``); letters in one operand only and not in the output are
+    summed first (``sum``); then the operands are contracted pairwise, left
+    to right, each pair with one batched ``matmul``: the letters are grouped
+    into batch (both operands, still needed), left-only, right-only and
+    contracted ones, each operand permuted and reshaped to
+    ``(batch, rows, contracted)``. ``...`` stands for the dims not named by
+    letters, broadcast across operands. The gradient is that of those ops.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise ValueError("einsum(): must provide at least one operand")
+    for i, o in enumerate(operands):
+        check_tensor("einsum", f"operands[{i}]", i + 1, o)
+    ins, out = _parse_einsum(equation, operands)
+    xs = []
+    for o, spec in zip(operands, ins):
+        x, spec = _diagonals(o, spec)
+        xs.append((x, spec))
+    # Sizes must agree (or be 1, which broadcasts) across operands.
+    seen: dict[str, int] = {}
+    for x, spec in xs:
+        for c, s in zip(spec, x.shape):
+            if seen.get(c, 1) != 1 and s != 1 and seen[c] != s:
+                raise ValueError(f"einsum(): subscript '{c}' has size {seen[c]} in one operand and {s} in another")
+            seen[c] = builtins.max(seen.get(c, 1), s)
+    x, spec = xs[0]
+    for k in range(1, len(xs)):
+        later = "".join(sp for _, sp in xs[k + 1:])
+        x, spec = _contract(x, spec, xs[k][0], xs[k][1], out + later)
+    x, spec = _reduce_only_here(x, spec, set(out))
+    if any(x.shape[spec.index(c)] != seen[c] for c in spec):  # a size-1 dim no other operand met
+        x = expand(x, tuple(seen[c] for c in spec))
+    return permute(x, tuple(spec.index(c) for c in out)) if spec != out else x
+
+
+__all__ += ['bmm', 'einsum']

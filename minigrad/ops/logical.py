@@ -1,4 +1,5 @@
-"""Truth values: ``logical_not/and/or/xor``, ``all``, ``any``.
+"""Truth values: ``logical_not/and/or/xor``, ``all``, ``any``; and comparing whole tensors: ``isclose``,
+``allclose``, ``equal`` (no gradient: they compare values).
 
 Every element counts as True when it is non-zero. The results are bool
 tensors with no gradient; the functions are composites of ``ne``, ``eq``,
@@ -16,9 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
+from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims
+from ._checks import check_bool, check_dims, check_tensor
 from .math import eq, gt, ne, where
 from .reduce import sum as _sum
 from .registry import type_name
@@ -68,3 +72,35 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     t = _truth("any", "input", 0, input)
     dim, keepdim = check_dims("any", "dim", 1, dim), check_bool("any", "keepdim", 2, keepdim)
     return gt(_sum(t, dim=dim, keepdim=keepdim), 0)
+
+
+# -- comparing whole tensors: isclose, equal, allclose ---------------------------------------------
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` as a bool tensor (no gradient).
+
+    Composite (no graph: it compares values).
+    """
+    check_tensor("isclose", "input", 0, input)
+    check_tensor("isclose", "other", 1, other)
+    res = np.isclose(to_numpy(input._data), to_numpy(other._data), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    data = res if input.device == "cpu" else move_array(res, "cpu", input.device)
+    return Tensor._make(np.asarray(data), _dt.bool_, input.device)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether both have the same shape and the same values (``torch.equal``; NaN is never equal).
+
+    Composite (no graph).
+    """
+    check_tensor("equal", "input", 0, input)
+    check_tensor("equal", "other", 1, other)
+    return tuple(input.shape) == tuple(other.shape) and bool(np.array_equal(to_numpy(input._data), to_numpy(other._data)))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """Whether every element of ``input`` is close to ``other`` (see ``isclose``). Composite (``isclose``)."""
+    return bool(np.all(to_numpy(isclose(input, other, rtol, atol, equal_nan)._data)))
+
+
+__all__ += ['allclose', 'isclose', 'equal']

@@ -9,7 +9,8 @@ composite: each is written with registered ops (``sub``, ``abs``, ``where``,
 ``log``, ``softplus``, ``sum`` ...), so its gradient, with respect to the input
 and the target alike, is the one those ops give, and a trace shows their
 nodes. (``mse_loss`` and ``cross_entropy`` are ops of their own, in
-``ops/nn.py``; ``nll_loss`` is in ``nn/functional.py``.)
+``ops/nn.py``; ``cross_entropy`` below is PyTorch's full form, which keeps the op for the common call
+and composes ``log_softmax``, indexing and sums for the rest; ``nll_loss`` is in ``nn/functional.py``.)
 
 Every function checks its arguments - types, shapes, ``reduction``, the
 loss's own parameters - before its first op runs, so a failed call leaves no
@@ -31,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.backends import to_numpy
+from ..kernels.backends import move_array, to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.infer_meta import broadcast_shapes
@@ -40,13 +42,76 @@ from ..tensor import Tensor
 from .activation import softplus
 from .distance import pairwise_distance
 from .math import abs, add, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
+from .nn import cross_entropy as _cross_entropy_op
+from .nn import log_softmax
 from .reduce import mean, sum
 from .registry import defop, type_name
-from .shape import unsqueeze
+from .shape import permute, reshape, unsqueeze
 
 __all__: list[str] = []  # PyTorch's top-level forms of these take an int reduction: they live in F only
 
 _REDUCTIONS = ("mean", "sum", "none")
+
+
+def _const(arr: np.ndarray, like: Tensor, dtype: Any = None) -> Tensor:
+    dt = dtype or _dt.from_numpy(arr.dtype)
+    data = arr if like.device == "cpu" else move_array(arr, "cpu", like.device)
+    return Tensor._make(data, dt, like.device)
+
+
+def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None = None,
+                       ignore_index: int = -100, probabilities: bool = False) -> np.ndarray | None:
+    """Check a classification loss's ``target`` (and ``weight``) against ``input``, as PyTorch does.
+
+    Called before the loss's first op, so a refused call leaves no node behind
+    (DESIGN §7). ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``; class
+    indices are ``()``/``(1,)``, ``(N,)`` or ``(N, d1, ...)``, integer, each in
+    ``[0, C)`` or ``ignore_index``; with ``probabilities`` the target is a float
+    tensor of ``input``'s own shape. PyTorch raises ValueError for a batch-size
+    mismatch and RuntimeError/IndexError for the rest; minigrad raises ValueError
+    (a shape or dtype mismatch, DESIGN §8), in PyTorch's words.
+
+    Returns:
+        The class indices as an int64 NumPy array (``None`` for probabilities).
+
+    Example:
+        >>> check_class_target("nll_loss", mg.ones(2, 3), mg.tensor([0, 2])).tolist()
+        [0, 2]
+    """
+    for name, v in (("input", input), ("target", target), ("weight", weight)):
+        if v is not None and not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, but got {type(v).__name__}")
+    shape, tshape = tuple(input.shape), tuple(target.shape)
+    if not shape:
+        raise ValueError(f"{op}(): expected 'input' of 1 or more dimensions (got 0)")
+    c = shape[0] if len(shape) == 1 else shape[1]
+    if weight is not None and tuple(weight.shape) != (c,):
+        raise ValueError(f"{op}(): weight tensor should be defined either for all {c} classes or no classes "
+                         f"but got weight tensor of shape: {list(weight.shape)}")
+    if probabilities:
+        if not target.dtype.is_floating:
+            raise ValueError(f"{op}(): expected floating point type for target with class probabilities, got {target.dtype}")
+        if ignore_index != -100:
+            raise ValueError(f"{op}(): ignore_index is not supported for floating point target")
+        return None
+    if target.dtype.is_floating or target.dtype == _dt.bool_:
+        raise ValueError(f"{op}(): expected target dtype to be an integer type (class indices), but got {target.dtype}")
+    if len(shape) == 1:
+        if len(tshape) > 1 or (len(tshape) == 1 and tshape[0] != 1):
+            raise ValueError(f"{op}(): for 1D input, 'target' must be 0-d or have size 1, but got target size: {list(tshape)}")
+    else:
+        batch = tshape[0] if tshape else 0
+        if batch != shape[0]:
+            raise ValueError(f"{op}(): Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
+        want = shape[:1] + shape[2:]
+        if tshape != want:
+            raise ValueError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
+    idx = to_numpy(target._data).astype(np.int64)
+    bad = (idx != ignore_index) & ((idx < 0) | (idx >= c))
+    if np.any(bad):
+        raise ValueError(f"{op}(): Target {int(idx[bad].flat[0])} is out of bounds: class indices must be in "
+                         f"[0, {c - 1}] or ignore_index")
+    return idx
 
 
 def reduction_of(op: str, size_average: Any, reduce: Any, reduction: str, allowed: tuple[str, ...] = _REDUCTIONS) -> str:
@@ -413,3 +478,75 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     if full:
         loss = add(loss, _HALF_LOG_2PI)
     return reduce_loss(loss, reduction)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """Softmax cross-entropy, as ``torch.nn.functional.cross_entropy``.
+    Composite (the ``cross_entropy`` op, or ``log_softmax``, ``getitem``, ``mul``, ``sum``).
+
+    Args:
+        input: logits ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
+        target: class indices ``(N,)`` / ``(N, d1, ...)``, or class probabilities of ``input``'s shape.
+        weight: a weight per class ``(C,)``.
+        ignore_index: targets equal to it add nothing (and do not count in the mean).
+        reduction: ``"mean"`` (weighted mean over the counted targets), ``"sum"`` or ``"none"``.
+        label_smoothing: mixes the target with the uniform distribution over classes.
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"cross_entropy(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
+    # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape.
+    probs = isinstance(target, Tensor) and isinstance(input, Tensor) and input.ndim > 0 and target.shape == input.shape
+    # Every argument is checked before the first op runs (a refused call leaves no node).
+    idx = check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs)
+    simple = (
+        weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs
+        and not np.any(idx == ignore_index)
+    )
+    if simple:
+        return _cross_entropy_op(input, target, reduction)
+    unbatched = input.ndim == 1
+    if unbatched and not probs:
+        idx = idx.reshape(1)
+    x = unsqueeze(input, 0) if unbatched else input
+    t = (unsqueeze(target, 0) if unbatched else target) if probs else None
+    c = x.shape[1]
+    extra = tuple(x.shape[2:])
+    if x.ndim > 2:  # (N, C, d...) -> (N*d..., C)
+        rows = int(np.prod((x.shape[0],) + extra))  # not -1: ambiguous when a size is 0
+        x = reshape(permute(x, (0,) + tuple(range(2, x.ndim)) + (1,)), (rows, c))
+        if probs:
+            t = reshape(permute(t, (0,) + tuple(range(2, t.ndim)) + (1,)), (rows, c))
+        else:
+            idx = idx.reshape(-1)
+    logp = log_softmax(x, dim=-1)
+    w_row = weight.reshape(1, c) if weight is not None else None
+    if probs:
+        if label_smoothing:
+            t = t * (1.0 - label_smoothing) + label_smoothing / c
+        terms = logp * t if w_row is None else logp * t * w_row
+        loss = -sum(terms, dim=1)
+        denom = float(loss.shape[0])
+    else:
+        valid = idx != ignore_index
+        safe = np.where(valid, idx, 0)
+        rows = np.arange(idx.shape[0])
+        picked = logp[rows, safe]
+        w_t = to_numpy(weight._data)[safe] * valid if weight is not None else valid.astype(np.float64)
+        w_t_tensor = _const(w_t.astype(x.dtype.np), x)
+        loss = -(picked * w_t_tensor)
+        if label_smoothing:
+            smooth = -sum(logp if w_row is None else logp * w_row, dim=1)
+            smooth = smooth * _const(valid.astype(x.dtype.np), x)
+            loss = loss * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
+        denom = float(w_t.sum())
+    if reduction == "none":
+        if unbatched:
+            return reshape(loss, ())
+        return reshape(loss, (input.shape[0],) + extra) if extra else loss
+    total = sum(loss)
+    if reduction == "sum":
+        return total
+    return total / denom if denom else total * float("nan")

@@ -26,9 +26,10 @@ from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..tensor import Tensor
 from ._checks import check_number_or_none
 from ..autograd.formula import GRAPH_OPS
-from .registry import Attr, Input, defop, define_composite
+from .registry import Attr, Input, defop, define_composite, type_name
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "tanh",
@@ -673,3 +674,27 @@ fill = defop(
     doc="a tensor like x filled with value (the op behind zero_/fill_); its gradient w.r.t. x is 0",
 )
 fill.def_backward(lambda ctx, g: (ctx.ops.mul(g, 0),))
+
+
+# -- PyTorch's add/sub with alpha= (composite: mul, then the op) -----------------------------------
+
+# ``mg.add``/``mg.sub`` and the methods of the same name are these forms (exported by minigrad/__init__);
+# the operators (``x + y``) and minigrad's own formulas call the registered ops ``add``/``sub`` directly.
+
+
+def _alpha_form(op: Any) -> Any:
+    def fn(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise TypeError(f"{op.name}(): argument 'alpha' must be a number, but got {type_name(alpha)}")
+        if alpha == 1:
+            return op(input, other)
+        return op(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
+
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.name = op.name  # type: ignore[attr-defined]  (as the op's, for code that reads it)
+    fn.__doc__ = f"``input {'+' if op.name == 'add' else '-'} alpha * other`` (the ``{op.name}`` op; ``alpha`` defaults to 1)."
+    return fn
+
+
+add_alpha = _alpha_form(add)
+sub_alpha = _alpha_form(sub)

@@ -39,8 +39,8 @@ from ..tensor import Tensor
 from ._checks import check_bool, check_dims
 from .math import abs as _abs
 from .math import cast
-from .reduce import max as _amax
-from .reduce import min as _amin
+from .reduce import amax as _amax
+from .reduce import amin as _amin
 from .reduce import sum as _sum
 from .registry import Attr, defop, type_name
 from .math import sub

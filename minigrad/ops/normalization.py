@@ -1,6 +1,9 @@
-"""``group_norm``, ``instance_norm`` and ``local_response_norm`` of ``torch.nn.functional``. Composite.
+"""Normalization layers' functions of ``torch.nn.functional``: ``layer_norm``, ``batch_norm``,
+``group_norm``, ``instance_norm`` and ``local_response_norm``. Composite.
 
-Both normalise groups of channels of each sample on their own statistics,
+``layer_norm`` normalises each sample over its last dims; ``batch_norm`` each
+channel over the batch (and updates the running statistics in place when
+training). ``group_norm`` and ``instance_norm`` normalise groups of channels of each sample on their own statistics,
 ``(x - mean) / sqrt(var + eps)`` (biased variance, as PyTorch), then scale and
 shift each channel by ``weight`` and ``bias``. A group norm with one group
 per channel is an instance norm; with one group for all channels it is a
@@ -31,6 +34,64 @@ from .registry import type_name
 from .shape import reshape
 
 __all__: list[str] = []  # F only
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dims: ``(x - mean) / sqrt(var + eps) * w + b``
+    (biased variance, as PyTorch).
+    Composite (``mean``, ``sub``, ``mul``, ``sqrt``, ``div``).
+    """
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise ValueError(
+            f"layer_norm(): normalized_shape {shape} must match the last dims of the input, of shape {tuple(input.shape)}"
+        )
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    mu = mean(input, dim=dims, keepdim=True)
+    centered = input - mu
+    var = mean(centered * centered, dim=dims, keepdim=True)
+    out = centered / sqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) over the batch and spatial dims.
+    Composite (``mean``, ``sub``, ``mul``, ``sqrt``, ``div``).
+
+    Training: the batch's mean and biased variance; the running statistics
+    are updated in place with ``momentum`` (the running variance with the
+    unbiased estimate, as PyTorch). Evaluation: the running statistics.
+    """
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm(): expected an input with at least 2 dims (N, C, ...), but got {tuple(input.shape)}")
+    dims = (0,) + tuple(range(2, input.ndim))
+    view = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    if training:
+        n = input.numel() // input.shape[1]
+        mu = mean(input, dim=dims, keepdim=True)
+        centered = input - mu
+        var = mean(centered * centered, dim=dims, keepdim=True)
+        if running_mean is not None and running_var is not None:
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mu.reshape(-1) * momentum)
+                running_var.mul_(1 - momentum).add_(var.reshape(-1) * (momentum * n / max(n - 1, 1)))
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm(): running_mean and running_var are needed when training=False")
+        mu, var = running_mean.reshape(view), running_var.reshape(view)
+        centered = input - mu
+    out = centered / sqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(view)
+    if bias is not None:
+        out = out + bias.reshape(view)
+    return out
 
 
 def _check_affine(op: str, name: str, v: Any, c: int) -> None:

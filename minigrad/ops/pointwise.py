@@ -29,9 +29,9 @@ from .math import abs as _abs
 from .logarithm import logaddexp
 from .math import add, cast, div, eq, erf, exp, ge, gt, le, log, lt, maximum, mul, ne, neg, pow, sign, sin, sqrt
 from .math import sub, where
-from .torch_forms import add as _add_alpha
-from .torch_forms import div as _div_modes
-from .torch_forms import sub as _sub_alpha
+from .math import add_alpha as _add_alpha
+from .division import div as _div_modes
+from .math import sub_alpha as _sub_alpha
 from .rounding import trunc
 from .registry import type_name
 

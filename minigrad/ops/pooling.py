@@ -1,5 +1,14 @@
-"""Average pooling: ``avg_pool2d`` and ``adaptive_avg_pool2d`` as ops, their 1-D forms as composites; and the
-max-pooling forms ``max_pool1d``, ``adaptive_max_pool1d/2d`` as composites of ``max_pool2d``, ``getitem`` and ``max``.
+"""Pooling. Average pooling: ``avg_pool2d`` and ``adaptive_avg_pool2d`` as ops, their 1-D forms as composites.
+Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, ``adaptive_max_pool1d/2d``, all
+composites of the ``max_pool2d`` op (``ops/nn.py``), ``getitem`` and ``max``.
+
+``max_pool2d``'s forms reduce to the op (batched NCHW, ``stride``, symmetric
+``padding``) with other ops, so their gradients are those ops': an unbatched
+``(C, H, W)`` input is ``unsqueeze``d; with ``dilation`` the windows are
+gathered with integer indexing and reduced with ``max``; ``ceil_mode`` adds
+``-inf`` rows/columns on the bottom/right so the last partial window counts;
+``return_indices`` gives the flat ``H * W`` position of each window's maximum
+(no gradient).
 
 NOTE [ Average pooling is two small matrix products ]
     Each output of an average pool is a weighted sum of a window of inputs,
@@ -38,13 +47,14 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_shape
-from .conv_forms import max_pool2d
-from .reduce import max as _max
+from .convolution import _POOL_ARGS, _bind, _pad_hw, _pair
+from .nn import _max_pool2d
+from .reduce import amax as _max
 from .registry import Attr, defop, type_name
 from .shape import getitem, squeeze, unsqueeze
 
 # torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d, torch.adaptive_max_pool1d; the 2-D forms live in F.
-__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d"]
+__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d", "max_pool2d"]
 
 
 # -- the window matrices ---------------------------------------------------------------------
@@ -159,6 +169,107 @@ def _avg_pool2d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
     """The adjoint of the adjoint: ``avg_pool2d`` itself."""
     a = ctx.attrs
     return (ctx.ops.avg_pool2d(h, *(a[n] for n in _ATTR_NAMES)),)
+
+
+# -- max pooling: PyTorch's forms of the max_pool2d op --------------------------------------------
+
+def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int],
+                     d: tuple[int, int]) -> None:
+    """max_pool2d's argument values (NOTE [ Window arguments are checked first ])."""
+    if min(k) <= 0:
+        raise RuntimeError(f"max_pool2d(): argument 'kernel_size' should be greater than zero, but got {k}")
+    if min(s) <= 0:
+        raise RuntimeError(f"max_pool2d(): argument 'stride' should be greater than zero, but got {s}")
+    if min(d) <= 0:
+        raise RuntimeError(f"max_pool2d(): argument 'dilation' should be greater than zero, but got {d}")
+    if min(p) < 0:
+        raise RuntimeError(f"max_pool2d(): argument 'padding' must be non-negative, but got {p}")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(f"max_pool2d(): padding should be at most half of the kernel size, "
+                           f"got padding {p} for kernel_size {k}")
+    if x.ndim not in (3, 4) or 0 in tuple(x.shape)[-3:]:
+        raise ValueError(f"max_pool2d(): expected a 3-D or 4-D (batch mode) input with non-zero sizes except the "
+                         f"batch, but got shape {tuple(x.shape)}")
+
+
+def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (math.ceil(span / s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:  # the last window must start inside the input or its left padding
+        out -= 1
+    return out
+
+
+def max_pool2d(*args: Any, **kwargs: Any) -> Any:
+    """``max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)``.
+    Composite (the ``max_pool2d`` op, or ``getitem`` and ``max``).
+
+    ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; with
+    ``return_indices`` the result is ``(values, indices)``, the indices being
+    flat positions in each ``H * W`` plane, as PyTorch's.
+    """
+    a = _bind("max_pool2d", _POOL_ARGS, args, kwargs)
+    x = a.get("input")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"max_pool2d(): argument 'input' (position 0) must be Tensor, but got {type(x).__name__}")
+    if "kernel_size" not in a:
+        raise TypeError("max_pool2d() missing required argument 'kernel_size' (position 1)")
+    k = _pair("max_pool2d", "kernel_size", a["kernel_size"])
+    stride = a.get("stride")
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair("max_pool2d", "stride", stride)
+    p = _pair("max_pool2d", "padding", a.get("padding", 0))
+    d = _pair("max_pool2d", "dilation", a.get("dilation", 1))
+    ceil_mode, return_indices = bool(a.get("ceil_mode", False)), bool(a.get("return_indices", False))
+    _check_pool_args(x, k, s, p, d)
+    c, h, w = tuple(x.shape)[-3:]
+    oh, ow = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode), _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"max_pool2d(): kernel {k} (dilation {d}) is larger than the padded input ({h}, {w}): "
+                           f"given input size ({c}x{h}x{w}), calculated output size ({c}x{oh}x{ow}) is too small")
+    unbatched = x.ndim == 3
+    xb = unsqueeze(x, 0) if unbatched else x
+    n = xb.shape[0]
+    if d == (1, 1) and not ceil_mode:
+        out = _max_pool2d(xb, k, s, p)
+    else:
+        # Pad with -inf to cover every window, then gather each window's elements and take their max.
+        need_h, need_w = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
+        xp = _pad_hw(xb, p[0], max(need_h - h - p[0], 0), p[1], max(need_w - w - p[1], 0), float("-inf"))
+        rows = (np.arange(oh)[:, None] * s[0] + np.arange(k[0])[None, :] * d[0])  # (oh, kh)
+        cols = (np.arange(ow)[:, None] * s[1] + np.arange(k[1])[None, :] * d[1])  # (ow, kw)
+        r = rows[:, None, :, None]
+        cc = cols[None, :, None, :]
+        windows = getitem(xp, (slice(None), slice(None), r, cc))  # (n, c, oh, ow, kh, kw)
+        out = _max(windows, dim=(-2, -1))
+    if return_indices:
+        idx = _argmax_positions(to_numpy(xb._data), k, s, p, d, oh, ow)
+        data = idx if x.device == "cpu" else move_array(idx, "cpu", x.device)
+        ind = Tensor._make(data, _dt.int64, x.device)
+        if unbatched:
+            return squeeze(out, 0), squeeze(ind, 0)
+        return out, ind
+    return squeeze(out, 0) if unbatched else out
+
+
+max_pool2d.name = "max_pool2d"  # type: ignore[attr-defined]
+max_pool2d.op = _max_pool2d  # type: ignore[attr-defined]
+
+
+def _argmax_positions(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int], d: tuple[int, int],
+                      oh: int, ow: int) -> np.ndarray:
+    """Flat ``h * W + w`` index of each window's maximum (the first one on ties), as PyTorch returns."""
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, oh, ow), dtype=np.int64)
+    xf = x.astype(np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            hs = i * s[0] - p[0] + np.arange(k[0]) * d[0]
+            ws = j * s[1] - p[1] + np.arange(k[1]) * d[1]
+            hs, ws = hs[(hs >= 0) & (hs < h)], ws[(ws >= 0) & (ws < w)]
+            win = xf[:, :, hs[:, None], ws[None, :]].reshape(n, c, -1)
+            best = np.argmax(win, axis=-1)
+            out[:, :, i, j] = hs[best // len(ws)] * w + ws[best % len(ws)]
+    return out
 
 
 def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = False) -> tuple[int, ...] | None:

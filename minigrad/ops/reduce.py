@@ -1,18 +1,44 @@
-"""Reductions: sum, mean, max, min, logsumexp over ``dim`` (all dims when ``None``), with ``keepdim``."""
+"""Reductions: sum, mean, max, min, logsumexp over ``dim`` (all dims when ``None``), with ``keepdim``; and
+PyTorch's reduction forms built on them (composites).
+
+The registered ops ``max``/``min`` (``OPS["max"]``, bound here as ``_max_op``/``_min_op``)
+reduce to values only. ``mg.max``/``mg.min`` are PyTorch's forms: with an int
+``dim`` they give a ``(values, indices)`` named tuple, with a Tensor second
+argument the elementwise ``maximum``/``minimum``. ``amax``/``amin``, ``var``/``std``
+(with ``correction``), ``var_mean``/``std_mean``, ``nansum``/``nanmean`` and
+``aminmax`` are composites: their gradient, events and grad nodes are those of
+the ops they are made of (``var`` shows up in a trace as ``mean``, ``sub``,
+``mul``, ``sum`` and ``div`` nodes), as PyTorch's ``CompositeImplicitAutograd`` ops.
+
+Example:
+    >>> import minigrad as mg
+    >>> v, i = mg.max(mg.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=1)
+    >>> v.tolist(), i.tolist()
+    ([5.0, 7.0], [1, 0])
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import builtins
+from collections import namedtuple
+
 import numpy as np
 
+from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ._checks import check_bool, check_dims
+from ..tensor import Tensor
+from ._checks import check_bool, check_dims, check_tensor
 from ..autograd.formula import GRAPH_OPS
-from .registry import Attr, defop, define_composite
+from .argmax import argmax, argmin
+from .math import cast, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
+from .registry import Attr, defop, define_composite, type_name
+from .shape import getitem
 
 __all__ = ["sum", "mean", "max", "min", "logsumexp"]
 
@@ -111,7 +137,7 @@ def max_cpu(x, dim=None, keepdim=False):
     return np.asarray(np.max(x, axis=_axis(x, dim), keepdims=keepdim))
 
 
-max = defop(
+_max_op = defop(
     "max",
     inputs=("x",),
     attrs=_DIM_ATTRS,
@@ -120,13 +146,13 @@ max = defop(
     doc="max over dim",
     methods=("max",),
 )
-max.def_backward(_extreme_backward)
+_max_op.def_backward(_extreme_backward)
 @register_kernel("min", CPU, dtypes=NUMERIC_DTYPES, name="cpu/min_")
 def min_cpu(x, dim=None, keepdim=False):
     return np.asarray(np.min(x, axis=_axis(x, dim), keepdims=keepdim))
 
 
-min = defop(
+_min_op = defop(
     "min",
     inputs=("x",),
     attrs=_DIM_ATTRS,
@@ -135,7 +161,7 @@ min = defop(
     doc="min over dim",
     methods=("min",),
 )
-min.def_backward(_extreme_backward)
+_min_op.def_backward(_extreme_backward)
 
 @register_kernel("logsumexp", CPU, dtypes=FLOAT_DTYPES, name="cpu/logsumexp")
 def logsumexp_cpu(x, dim=None, keepdim=False):
@@ -164,3 +190,175 @@ def _logsumexp_backward(ctx, g):
     ops = ctx.ops
     spread = ops.expand_back(g, x.shape, dim, keepdim)
     return (ops.mul(spread, ops.exp(ops.sub(x, ops.expand_back(out, x.shape, dim, keepdim)))),)
+
+
+# -- PyTorch's reduction forms (composites of the ops above) ---------------------------------------
+
+class return_types:
+    """Named tuples returned by ``max``/``min`` with a ``dim`` (PyTorch's ``torch.return_types``)."""
+
+    max = namedtuple("max", ["values", "indices"])
+    min = namedtuple("min", ["values", "indices"])
+    sort = namedtuple("sort", ["values", "indices"])
+    topk = namedtuple("topk", ["values", "indices"])
+    kthvalue = namedtuple("kthvalue", ["values", "indices"])
+    median = namedtuple("median", ["values", "indices"])
+    cummax = namedtuple("cummax", ["values", "indices"])
+    cummin = namedtuple("cummin", ["values", "indices"])
+    aminmax = namedtuple("aminmax", ["min", "max"])
+
+
+def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}(): pass either 'dim' or its alias 'axis', not both")
+        return axis
+    return dim
+
+
+def _keepdim_alias(op: str, keepdim: Any, keepdims: Any) -> Any:
+    # NumPy's spelling, which PyTorch accepts too: x.max(1, keepdims=True)
+    if keepdims is not None:
+        if keepdim:
+            raise TypeError(f"{op}(): pass either 'keepdim' or its alias 'keepdims', not both")
+        return keepdims
+    return keepdim
+
+
+
+def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
+    def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
+        check_tensor(op, "input", 0, input)
+        keepdim = _keepdim_alias(op, keepdim, keepdims)
+        if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
+            return pair_op(input, dim)
+        dim = _dim_alias(op, dim, axis)
+        if dim is None or isinstance(dim, (tuple, list)):
+            # All dims (PyTorch), or several dims (a minigrad extension): the values only.
+            return reduce_op(input, dim=dim, keepdim=keepdim) if dim is not None else reduce_op(input)
+        if input.ndim == 0 or input.numel() == 0:  # nothing to pick from (the op's own errors)
+            return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
+        indices = arg_op(input, dim=dim, keepdim=keepdim)
+        # The values are picked at the indices (PyTorch's max.dim): the gradient goes to that one
+        # position, not shared among ties as amax's is, and the input is not saved for backward.
+        return named(getitem(input, _index_at(to_numpy(indices._data), input.ndim, dim % input.ndim, keepdim)), indices)
+
+    fn.__name__ = op
+    fn.__doc__ = (
+        f"The {op}imum over all elements, or with ``dim`` a ``(values, indices)`` named tuple "
+        f"(``torch.{op}``); ``{op}(a, b)`` with a Tensor ``b`` is ``{pair_op.name}``. "
+        f"Composite (the ``{op}`` op and ``arg{op}``)."
+    )
+    return fn
+
+
+def _index_at(picked: np.ndarray, ndim: int, d: int, keepdim: bool) -> tuple[np.ndarray, ...]:
+    """An advanced index selecting ``picked[...]`` along dim ``d`` of every other position (``gather``'s)."""
+    shape = picked.shape if keepdim else picked.shape[:d] + (1,) + picked.shape[d:]
+    grid = np.indices(shape, sparse=True)
+    idx = [g for g in grid]
+    idx[d] = picked if keepdim else picked.reshape(shape)
+    if not keepdim:
+        idx = [np.squeeze(np.broadcast_to(i, shape), axis=d) for i in idx]
+    return tuple(idx)
+
+
+max = _extreme("max", _max_op, argmax, maximum, return_types.max)
+min = _extreme("min", _min_op, argmin, minimum, return_types.min)
+
+
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
+    """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only. Composite (``max``)."""
+    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=_keepdim_alias("amax", keepdim, keepdims))
+
+
+def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
+    """The smallest values over ``dim`` (an int or a tuple; all dims when ``None``), values only.
+
+    Composite (``min``).
+    """
+    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=_keepdim_alias("amin", keepdim, keepdims))
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
+        axis: Any = None, keepdims: Any = None) -> Tensor:
+    """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
+    Composite (``mean``, ``sub``, ``mul``, ``sum``, ``div``).
+
+    ``unbiased=False`` is the old spelling of ``correction=0``.
+    """
+    check_tensor("var", "input", 0, input)
+    dim = _dim_alias("var", dim, axis)
+    keepdim = _keepdim_alias("var", keepdim, keepdims)
+    if isinstance(dim, bool):  # var(x, False): the old positional 'unbiased'
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    if not isinstance(correction, (int, float)) or isinstance(correction, bool):
+        raise TypeError(f"var(): argument 'correction' must be a number, but got {type_name(correction)}")
+    dims = tuple(range(input.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if input.ndim == 0:  # a 0-d tensor takes dim 0 / -1 (checked here) and reduces nothing
+        dims = im.reduced_dims("var", dims, 0)
+    n = 1
+    for d in dims:
+        n *= input.shape[d]
+    centered = sub(input, mean(input, dim=dims, keepdim=True))
+    return div(sum(mul(centered, centered), dim=dims, keepdim=keepdim), float(builtins.max(n - correction, 0)))
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
+        axis: Any = None, keepdims: Any = None) -> Tensor:
+    """Standard deviation: ``sqrt(var(...))`` with the same arguments. Composite (``var``, ``sqrt``)."""
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``). Composite (``var``, ``mean``)."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    d = None if isinstance(dim, bool) else dim
+    return v, mean(input, dim=d, keepdim=keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``). Composite (``var``, ``sqrt``, ``mean``)."""
+    v, m = var_mean(input, dim, unbiased, keepdim, correction=correction)
+    return sqrt(v), m
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``sum`` with NaN counted as 0 (``torch.nansum``); the gradient skips the NaN elements.
+
+    Composite (``ne``, ``where``, ``sum``).
+    """
+    check_tensor("nansum", "input", 0, input)
+    x = input if dtype is None else input.astype(dtype)
+    if x.dtype.is_floating:
+        x = where(ne(x, x), Tensor._scalar(0, x.dtype, x.device), x)
+    return sum(x, dim=dim, keepdim=keepdim)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``mean`` over the elements that are not NaN (``torch.nanmean``; NaN where all are).
+
+    Composite (``nansum``, ``eq``, ``sum``, ``div``).
+    """
+    check_tensor("nanmean", "input", 0, input)
+    if not input.dtype.is_floating and dtype is None:
+        raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got {input.dtype}")
+    x = input if dtype is None else input.astype(dtype)
+    present = cast(eq(x, x), x.dtype)
+    return div(nansum(x, dim, keepdim), sum(present, dim=dim, keepdim=keepdim))
+
+
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` over ``dim`` (all elements when ``None``) as a named tuple (``torch.aminmax``).
+
+    Composite (``min``, ``max``).
+    """
+    check_tensor("aminmax", "input", 0, input)
+    return return_types.aminmax(amin(input, dim, keepdim), amax(input, dim, keepdim))
+
+
+__all__ += ['return_types', 'amax', 'amin', 'var', 'std', 'var_mean', 'std_mean', 'nansum', 'nanmean', 'aminmax']

@@ -1,9 +1,12 @@
 """Shape ops and indexing: reshape, transpose, permute, expand, squeeze, unsqueeze,
-concat, stack, getitem (basic and integer-array indexing)."""
+concat, stack, getitem (basic and integer-array indexing); and PyTorch's joining and splitting
+composites: ``cat`` (PyTorch's name for ``concat``), ``split``, ``chunk``, ``unbind`` and ``t``, each
+made of ``getitem``/``concat``/``transpose``, so their gradients are those ops'."""
 
 from __future__ import annotations
 
-from typing import Any
+import builtins
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -13,7 +16,7 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
-from ._checks import check_dims, check_int, check_shape
+from ._checks import check_dims, check_int, check_shape, check_tensor
 from .registry import Attr, Input, defop, type_name
 
 __all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
@@ -280,3 +283,82 @@ getitem_grad = defop(
 getitem_grad.def_backward(lambda ctx, g: (ctx.ops.getitem(g, ctx.attrs["index"]),))
 
 
+# -- PyTorch's joining and splitting forms (composites) --------------------------------------------
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
+    """Join tensors along an existing dim (PyTorch's name for the ``concat`` op). Composite (``concat``)."""
+    return concat(tensors, dim=axis if axis is not None else dim)
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of ``tensor`` along ``dim``: of size ``split_size`` each (the last may be smaller), or of the
+    listed sizes. Each piece is a ``getitem`` slice, so gradients flow back into place.
+    Composite (``getitem``).
+    """
+    check_tensor("split", "tensor", 0, tensor)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"split(): argument 'dim' (position 2) must be int, but got {type_name(dim)}")
+    size = tensor.shape[dim]
+    if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
+        step = split_size_or_sections
+        if step <= 0:
+            raise ValueError(f"split(): split_size must be positive, but got {step}")
+        sizes = [builtins.min(step, size - s) for s in range(0, size, step)] or [0]
+    elif isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != size:
+            raise ValueError(
+                f"split(): split sizes {list(sizes)} must sum to the size {size} of dimension {dim}"
+            )
+    else:
+        raise TypeError(
+            f"split(): argument 'split_size_or_sections' (position 1) must be int or a list of ints, "
+            f"but got {type_name(split_size_or_sections)}"
+        )
+    d = dim % tensor.ndim
+    out, start = [], 0
+    for s in sizes:
+        out.append(getitem(tensor, (slice(None),) * d + (slice(start, start + s),)))
+        start += s
+    return tuple(out)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``. Composite (``getitem``)."""
+    check_tensor("chunk", "input", 0, input)
+    if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
+        raise ValueError(f"chunk(): argument 'chunks' must be a positive int, but got {chunks!r}")
+    size = input.shape[dim]
+    step = builtins.max(-(-size // chunks), 1)
+    return split(input, step, dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of ``input`` along ``dim``, that dim removed (``torch.unbind``); each a ``getitem``, so the
+    gradients of the pieces go back into place (PyTorch's backward stacks them: the same sum).
+    Composite (``getitem``).
+    """
+    check_tensor("unbind", "input", 0, input)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"unbind(): argument 'dim' (position 1) must be int, but got {type_name(dim)}")
+    if input.ndim == 0:
+        raise ValueError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+    if not -input.ndim <= dim < input.ndim:
+        raise ValueError(f"unbind(): dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
+    d = dim % input.ndim
+    return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose of a tensor with at most 2 dims; of a 1-D or 0-D tensor, a new view with the same
+    values (a tensor of its own, with a grad node, as PyTorch's: never ``input`` itself).
+
+    Composite (``transpose``).
+    """
+    check_tensor("t", "input", 0, input)
+    if input.ndim > 2:
+        raise ValueError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
+    return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, -1)
+
+
+__all__ += ['cat', 'split', 'chunk', 'unbind', 't']

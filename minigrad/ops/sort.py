@@ -35,7 +35,7 @@ from .math import add, mul, sub
 from .registry import Attr, defop, type_name
 from .scatter_gather import gather_op
 from .shape import getitem, reshape, squeeze, stack
-from .torch_forms import return_types
+from .reduce import return_types
 
 __all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "quantile"]
 
