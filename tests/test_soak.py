@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ import minigrad as mg
 from minigrad.autograd.grad_node import GradNode
 
 SOAK = Path(__file__).resolve().parent.parent / "bench" / "soak.py"
+if str(SOAK.parent) not in sys.path:
+    sys.path.insert(0, str(SOAK.parent))  # bench/soak.py imports its neighbour _common, as a script run from bench/ would
 _spec = importlib.util.spec_from_file_location("soak", SOAK)
 soak = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(soak)  # type: ignore[union-attr]
