@@ -544,7 +544,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         denom = float(w_t.sum())
     if reduction == "none":
         if unbatched:
-            return reshape(loss, ())
+            # The one row's loss as a 0-d tensor: a sum, not a reshape, so the result is no view
+            # (in-place ops on it are allowed, as in PyTorch) and a zero loss is +0, as PyTorch's.
+            return sum(loss)
         return reshape(loss, (input.shape[0],) + extra) if extra else loss
     total = sum(loss)
     if reduction == "sum":
