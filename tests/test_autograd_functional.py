@@ -210,8 +210,10 @@ def test_func_grad_errors_match_torch(call: Any, message: str) -> None:
 
 # -- gradcheck -------------------------------------------------------------------------------------
 
-def test_gradcheck_passes_and_fails_as_torch() -> None:
-    class BadSquare(mg.autograd.Function):
+def _bad_square(lib: Any) -> type:
+    """``x * x`` as a ``lib.autograd.Function`` whose backward is wrong (``3x`` instead of ``2x``)."""
+
+    class BadSquare(lib.autograd.Function):
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
@@ -222,18 +224,12 @@ def test_gradcheck_passes_and_fails_as_torch() -> None:
             (x,) = ctx.saved_tensors
             return g * x * 3.0  # wrong: should be 2x
 
-    class TBadSquare(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
+    return BadSquare
 
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return g * x * 3.0
 
-    for lib, Bad in ((mg, BadSquare), (torch, TBadSquare)):
+def test_gradcheck_passes_and_fails_as_torch() -> None:
+    for lib in (mg, torch):
+        Bad = _bad_square(lib)
         x = lib.tensor(A.copy(), requires_grad=True)
         w = lib.tensor(B.copy(), requires_grad=True)
         assert lib.autograd.gradcheck(lambda a, b: ((b @ a).tanh(), a.exp()), (x, w)) is True

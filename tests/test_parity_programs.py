@@ -148,6 +148,20 @@ def _tokens(vocab: int, B: int, T: int, seed: int = 0):
     return data[:, :-1].copy(), data[:, 1:].copy()
 
 
+def _assert_gpt_loss_and_grads_match(t_model: Any, m_model: Any, x: np.ndarray, y: np.ndarray) -> None:
+    """Both GPTs on the same tokens: the same loss, then (after backward) the same gradients."""
+    import torch
+
+    import minigrad as mg
+
+    _, t_loss = t_model(torch.tensor(x), torch.tensor(y))
+    _, m_loss = m_model(mg.tensor(x), mg.tensor(y))
+    assert_close(m_loss, t_loss)
+    t_loss.backward()
+    m_loss.backward()
+    assert_close(grads(m_model), grads(t_model), what="grad ")
+
+
 def test_gpt_loss_gradients_and_adamw_steps_match() -> None:
     t_src, m_src = both("gpt")
     import torch
@@ -157,12 +171,7 @@ def test_gpt_loss_gradients_and_adamw_steps_match() -> None:
     t_model, m_model = _gpt_pair(t_src, m_src)
     x, y = _tokens(32, 3, 12)
     y[0, :3] = -1  # ignore_index=-1 positions, as a padded batch has
-    t_logits, t_loss = t_model(torch.tensor(x), torch.tensor(y))
-    m_logits, m_loss = m_model(mg.tensor(x), mg.tensor(y))
-    assert_close(m_loss, t_loss)
-    t_loss.backward()
-    m_loss.backward()
-    assert_close(grads(m_model), grads(t_model), what="grad ")
+    _assert_gpt_loss_and_grads_match(t_model, m_model, x, y)
     # weight tying: one Parameter, so one gradient that sums the embedding's and the head's
     assert m_model.transformer.wte.weight is m_model.lm_head.weight
     assert m_model.get_num_params() == t_model.get_num_params()
@@ -181,21 +190,13 @@ def test_gpt_loss_gradients_and_adamw_steps_match() -> None:
 def test_gpt_masked_softmax_path_matches_pytorch_fused_attention() -> None:
     """minigrad's explicit path (tril mask, masked_fill, softmax) equals PyTorch's fused kernel."""
     t_src, m_src = both("gpt")
-    import torch
-
     import minigrad as mg
 
     t_model, m_model = _gpt_pair(t_src, m_src)
     for block in m_model.transformer.h:  # minigrad takes the explicit path whatever it has
         block.attn.flash = False
         block.attn.register_buffer("bias", mg.tril(mg.ones(16, 16)).view(1, 1, 16, 16))
-    x, y = _tokens(32, 2, 16)
-    t_logits, t_loss = t_model(torch.tensor(x), torch.tensor(y))
-    m_logits, m_loss = m_model(mg.tensor(x), mg.tensor(y))
-    assert_close(m_loss, t_loss)
-    t_loss.backward()
-    m_loss.backward()
-    assert_close(grads(m_model), grads(t_model), what="grad ")
+    _assert_gpt_loss_and_grads_match(t_model, m_model, *_tokens(32, 2, 16))
 
 
 def test_gpt_generate_with_top_k_1_and_crop_block_size() -> None:
@@ -215,13 +216,7 @@ def test_gpt_generate_with_top_k_1_and_crop_block_size() -> None:
     for model in (t_model, m_model):
         model.crop_block_size(8)
     assert tuple(m_model.transformer.wpe.weight.shape) == (8, 16)
-    x, y = _tokens(32, 2, 8)
-    _, t_loss = t_model(torch.tensor(x), torch.tensor(y))
-    _, m_loss = m_model(mg.tensor(x), mg.tensor(y))
-    assert_close(m_loss, t_loss)
-    t_loss.backward()
-    m_loss.backward()
-    assert_close(grads(m_model), grads(t_model), what="grad ")
+    _assert_gpt_loss_and_grads_match(t_model, m_model, *_tokens(32, 2, 8))
 
 
 def test_gpt_samples_with_top_k_match_under_the_same_seed() -> None:

@@ -6,7 +6,7 @@ final weights must agree with PyTorch's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -61,22 +61,30 @@ def _same_weights(ours: Any, theirs: Any) -> None:
     assert list(ours.state_dict()) == list(theirs.state_dict())
 
 
+def _train_step(loss: Any, opt: Any, sched: Any, clip: Callable[[], Any]) -> float:
+    """One step as a training script takes it: zero the grads, backward, ``clip``, step the optimizer, then
+    the schedule; returns the loss."""
+    opt.zero_grad()
+    loss.backward()
+    clip()
+    opt.step()
+    sched.step()
+    return loss.item()
+
+
 def _run_lm(lib: Any, model: Any, data: tuple[np.ndarray, np.ndarray]) -> tuple[list[float], Any]:
     D = lib.utils.data
     ds = D.TensorDataset(lib.tensor(data[0]), lib.tensor(data[1]))
     loader = D.DataLoader(ds, batch_size=3, drop_last=True)
     opt = lib.optim.RMSprop(model.parameters(), lr=0.01, momentum=0.9)
     sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=6)
+    def clip() -> None:
+        lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+
     losses = []
     for _ in range(2):
         for x, y in loader:
-            loss = model(x, y)
-            opt.zero_grad()
-            loss.backward()
-            lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            losses.append(loss.item())
+            losses.append(_train_step(model(x, y), opt, sched, clip))
     return losses, model
 
 
@@ -105,12 +113,7 @@ def _run_classifier(lib: Any, model: Any, x: np.ndarray, y: np.ndarray, mask: np
     xt, yt, mt = lib.tensor(x), lib.tensor(y), lib.tensor(mask)
     for _ in range(4):
         loss = lib.nn.functional.cross_entropy(model(xt, mt), yt)
-        opt.zero_grad()
-        loss.backward()
-        lib.nn.utils.clip_grad_value_(model.parameters(), 0.5)
-        opt.step()
-        sched.step()
-        losses.append(loss.item())
+        losses.append(_train_step(loss, opt, sched, lambda: lib.nn.utils.clip_grad_value_(model.parameters(), 0.5)))
     return losses, seen
 
 

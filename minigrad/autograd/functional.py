@@ -174,10 +174,47 @@ def _fill_in_zeros(grads: tuple[Any, ...], refs: tuple[Tensor, ...], strict: boo
     return tuple(out)
 
 
-def _default_v(outputs: tuple[Tensor, ...], fn_name: str, what: str) -> tuple[Tensor, ...]:
-    if len(outputs) != 1 or outputs[0].numel() != 1:
-        raise RuntimeError(f"The vector v can only be None if the {what} is a single Tensor with a single element.")
-    return (ops.fill(outputs[0].detach(), 1.0),)
+def _prepare_v(v: Any, against: tuple[Tensor, ...], is_against_tuple: bool, create_graph: bool, fn_name: str,
+               what: str) -> Any:
+    """``v`` as a checked tuple shaped like ``against``; ``None`` (a seed of ones) only for one single element."""
+    if v is None:
+        if len(against) != 1 or against[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if {what} a single Tensor with a single element.")
+        return None
+    _, v = _as_tuple(v, "v", fn_name)
+    v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+    _validate_v(v, against, is_against_tuple)
+    return v
+
+
+def _prepare_inputs(inputs: Any, create_graph: bool, fn_name: str) -> tuple[bool, tuple[Tensor, ...]]:
+    """The inputs as a tuple of leaves to differentiate at (and whether the user gave a tuple)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    return is_inputs_tuple, _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+
+
+def _call(func: Callable[..., Any], inputs: tuple[Tensor, ...], strict: bool,
+          fn_name: str) -> tuple[bool, tuple[Tensor, ...]]:
+    """``func(*inputs)`` as a tuple (and whether it returned one), checked to require grad in strict mode."""
+    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    return is_outputs_tuple, outputs
+
+
+def _last_backward(outputs: tuple[Any, ...], inputs: tuple[Tensor, ...], v: Any, refs: tuple[Tensor, ...],
+                   strict: bool, create_graph: bool, stage: str) -> tuple[Tensor, ...]:
+    """The final backward pass seeded with ``v``, graphed only under ``create_graph``; zeros where unreached."""
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        return _fill_in_zeros(grad_res, refs, strict, create_graph, stage)
+
+
+def _finish(outputs: tuple[Tensor, ...], is_outputs_tuple: bool, result: tuple[Tensor, ...], is_result_tuple: bool,
+            create_graph: bool) -> tuple[Any, Any]:
+    """``(outputs, result)`` detached unless ``create_graph``, unwrapped where the user gave no tuple."""
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_result_tuple)
 
 
 # -- the functions ---------------------------------------------------------------------------
@@ -186,59 +223,26 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product, one backward pass seeded with ``v``."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vjp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, outputs, is_outputs_tuple)
-        else:
-            if len(outputs) != 1 or outputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
-                                   "Tensor with a single element.")
-    enable = True if create_graph else is_grad_enabled()
-    with set_grad_enabled(enable):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "vjp")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "vjp")
+        v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp", "the user-provided function returns")
+    result = _last_backward(outputs, inputs, v, inputs, strict, create_graph, "back")
+    return _finish(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), J v)``: the Jacobian-vector product, by the double-backward trick."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                                   "single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jvp")
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "jvp", "the input to the user-provided function is")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jvp")
         # u^T J is linear in the dummy u; its gradient with respect to u, seeded with v, is J v.
         dummies = tuple(_zeros_like(o).requires_grad_(True) for o in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, dummies, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    if create_graph:
-        with enable_grad():
-            grad_res = _autograd_grad(grad_inputs, dummies, v, create_graph=create_graph)
-            result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    else:
-        grad_res = _autograd_grad(grad_inputs, dummies, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_outputs_tuple)
+    result = _last_backward(grad_inputs, dummies, v, outputs, strict, create_graph, "back_trick")
+    return _finish(outputs, is_outputs_tuple, result, is_outputs_tuple, create_graph)
 
 
 def _empty(shape: tuple[int, ...], like: Tensor) -> Tensor:
@@ -273,11 +277,8 @@ def jacobian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, 
                                       "set `create_graph=False` or `strategy=\"reverse-mode\"`.")
         return _jacobian_by_columns(func, inputs, strict, vectorize)
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "jacobian")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "jacobian")
         jac: list[tuple[Tensor, ...]] = []
         for i, out in enumerate(outputs):
             rows: list[list[Tensor]] = [[] for _ in inputs]
@@ -378,29 +379,14 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         strict: bool = False) -> tuple[Any, Any]:
     """``(func(inputs), v^T H)``: a backward pass through the gradient, seeded with ``v``."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vhp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                                   "single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "vhp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "vhp")
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "vhp", "the input to the user-provided function is")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "vhp")
         _scalar_output(outputs, is_outputs_tuple, "vhp")
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
-    enable = True if create_graph else is_grad_enabled()
-    with set_grad_enabled(enable):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+    result = _last_backward(jac, inputs, v, inputs, strict, create_graph, "double_back")
+    return _finish(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
@@ -408,32 +394,17 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     """``(func(inputs), H v)``: the double-backward trick on the gradient (equal to ``vhp`` for a
     symmetric Hessian, which it is for twice continuously differentiable functions)."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "hvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        else:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
-                                   "single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "hvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
+        is_inputs_tuple, inputs = _prepare_inputs(inputs, create_graph, "hvp")
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "hvp", "the input to the user-provided function is")
+        is_outputs_tuple, outputs = _call(func, inputs, strict, "hvp")
         _scalar_output(outputs, is_outputs_tuple, "hvp")
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
         grad_jac = tuple(_zeros_like(t).requires_grad_(True) for t in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
-    enable = True if create_graph else is_grad_enabled()
-    with set_grad_enabled(enable):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+    result = _last_backward(double_back, grad_jac, v, inputs, strict, create_graph, "double_back_trick")
+    return _finish(outputs, is_outputs_tuple, result, is_inputs_tuple, create_graph)
 
 
 def __dir__() -> list[str]:

@@ -158,25 +158,17 @@ class MultiheadAttention(Module):
         for nm, t in (("query", query), ("key", key), ("value", value)):
             if not isinstance(t, Tensor):
                 raise TypeError(f"MultiheadAttention: argument '{nm}' must be a Tensor, but got {type(t).__name__}")
-        if query.ndim == 3:
-            batched = True
-            if key.ndim != 3 or value.ndim != 3:
-                raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                                     f"{key.ndim}-D and {value.ndim}-D tensors respectively")
-            if key_padding_mask is not None and key_padding_mask.ndim != 2:
-                raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D "
-                                     f"but found {key_padding_mask.ndim}-D tensor instead")
-        elif query.ndim == 2:
-            batched = False
-            if key.ndim != 2 or value.ndim != 2:
-                raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                                     f"{key.ndim}-D and {value.ndim}-D tensors respectively")
-            if key_padding_mask is not None and key_padding_mask.ndim != 1:
-                raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
-                                     f"but found {key_padding_mask.ndim}-D tensor instead")
-        else:
+        if query.ndim not in (2, 3):
             raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
                                  f"query tensor")
+        batched, rank = query.ndim == 3, query.ndim
+        form = f"{'batched' if batched else 'unbatched'} ({rank}-D) `query`"
+        if key.ndim != rank or value.ndim != rank:
+            raise AssertionError(f"For {form}, expected `key` and `value` to be {rank}-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != rank - 1:
+            raise AssertionError(f"For {form}, expected `key_padding_mask` to be `None` or {rank - 1}-D "
+                                 f"but found {key_padding_mask.ndim}-D tensor instead")
         if query.shape[-1] != self.embed_dim:
             raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {query.shape[-1]}")
         if key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
@@ -302,7 +294,39 @@ def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tenso
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-class TransformerEncoderLayer(Module):
+class _FeedForwardLayer(Module):
+    """What the encoder and decoder layers share: the feed-forward block, the norms and dropouts."""
+
+    def _build_feedforward(self, d_model: int, dim_feedforward: int, dropout: float,
+                           activation: str | Callable[[Tensor], Tensor], layer_norm_eps: float, norm_first: bool,
+                           bias: bool, dtype: Any, sublayers: int) -> None:
+        """``linear1``, ``dropout``, ``linear2``, then one ``norm<i>`` and ``dropout<i>`` per sublayer, in
+        PyTorch's order (the order of the parameters' draws and of ``state_dict``)."""
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        for i in range(1, sublayers + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for i in range(1, sublayers + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        if isinstance(activation, Module):
+            self.activation = activation
+        else:
+            self._act = _activation(activation)
+
+    def _activate(self, x: Tensor) -> Tensor:
+        return self.activation(x) if "activation" in self._modules else self._act(x)
+
+
+def _clones(layer: Module, num_layers: int, owner: str, what: str) -> ModuleList:
+    """``num_layers`` deep copies of ``layer`` (keys ``layers.0.*``, ...)."""
+    if not isinstance(layer, Module):
+        raise TypeError(f"{owner}(): {what} must be a Module, but got {type(layer).__name__}")
+    return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+
+
+class TransformerEncoderLayer(_FeedForwardLayer):
     """Self-attention then a feed-forward block, each with a residual connection and LayerNorm.
 
     Post-norm (the default, the original Transformer)::
@@ -321,22 +345,9 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, Module):
-            self.activation = activation
-        else:
-            self._act = _activation(activation)
+        self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+                                dtype, sublayers=2)
         self.batch_first = batch_first
-
-    def _activate(self, x: Tensor) -> Tensor:
-        return self.activation(x) if "activation" in self._modules else self._act(x)
 
     def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
@@ -362,10 +373,7 @@ class TransformerEncoder(Module):
     def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Module | None = None,
                  enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
         super().__init__()
-        if not isinstance(encoder_layer, Module):
-            raise TypeError(f"TransformerEncoder(): encoder_layer must be a Module, but got "
-                            f"{type(encoder_layer).__name__}")
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.layers = _clones(encoder_layer, num_layers, "TransformerEncoder", "encoder_layer")
         self.num_layers = num_layers
         self.norm = norm
 
@@ -377,7 +385,7 @@ class TransformerEncoder(Module):
         return self.norm(x) if self.norm is not None else x
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_FeedForwardLayer):
     """Masked self-attention, attention over the encoder's output (``memory``), then a feed-forward
     block; each with a residual connection and LayerNorm (``norm_first``: pre-norm)::
 
@@ -395,23 +403,8 @@ class TransformerDecoderLayer(Module):
                                             dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                                  batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        if isinstance(activation, Module):
-            self.activation = activation
-        else:
-            self._act = _activation(activation)
-
-    def _activate(self, x: Tensor) -> Tensor:
-        return self.activation(x) if "activation" in self._modules else self._act(x)
+        self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+                                dtype, sublayers=3)
 
     def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
         return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -443,10 +436,7 @@ class TransformerDecoder(Module):
 
     def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None) -> None:
         super().__init__()
-        if not isinstance(decoder_layer, Module):
-            raise TypeError(f"TransformerDecoder(): decoder_layer must be a Module, but got "
-                            f"{type(decoder_layer).__name__}")
-        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.layers = _clones(decoder_layer, num_layers, "TransformerDecoder", "decoder_layer")
         self.num_layers = num_layers
         self.norm = norm
 

@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -63,6 +63,14 @@ def _array_update_ok(p: Tensor, g: Tensor) -> bool:
         and g._data.shape == data.shape
         and data.flags.writeable
     )
+
+
+def _check_betas(owner: str, betas: Any) -> tuple[float, float]:
+    """``(beta1, beta2)`` as PyTorch validates them: a pair, each in ``[0, 1)``."""
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise ValueError(f"{owner}(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+    return (_check_hyper(owner, "beta parameter at index 0", betas[0], below=1.0),
+            _check_hyper(owner, "beta parameter at index 1", betas[1], below=1.0))
 
 
 def _bump(t: Tensor) -> None:
@@ -181,6 +189,13 @@ class Optimizer(abc.ABC):
     def step(self) -> None:
         """Update every parameter from its ``.grad`` (each optimizer's rule)."""
 
+    def _params_with_grad(self) -> Iterator[tuple[dict[str, Any], Tensor]]:
+        """Every ``(group, parameter)`` that has a gradient, group by group: what one ``step`` updates."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    yield group, p
+
 
 class SGD(Optimizer):
     """Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and
@@ -267,10 +282,7 @@ class Adam(Optimizer):
                  decoupled_weight_decay: bool = False) -> None:
         # ``foreach``/``fused`` choose PyTorch's kernels, not the arithmetic: accepted, no effect here.
         name = type(self).__name__
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"{name}(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
-        betas = (_check_hyper(name, "beta parameter at index 0", betas[0], below=1.0),
-                 _check_hyper(name, "beta parameter at index 1", betas[1], below=1.0))
+        betas = _check_betas(name, betas)
         eps = _check_hyper(name, "epsilon value", eps)
         weight_decay = _check_hyper(name, "weight_decay value", weight_decay)
         for nm, flag in (("amsgrad", amsgrad), ("maximize", maximize)):
@@ -385,6 +397,27 @@ def _check_flag(owner: str, name: str, value: Any) -> bool:
     return value
 
 
+def _adam_moments(state: dict[int, Any], p: Tensor, group: dict[str, Any],
+                  **extra_state: Any) -> tuple[dict[str, Any], Tensor, Tensor, Tensor]:
+    """The first steps NAdam and RAdam share: ``(state, g, m, v)`` after one more step.
+
+    The gradient (negated for ``maximize``), decoupled weight decay on ``p`` or L2 on ``g``,
+    then ``m`` lerps towards ``g`` and ``v = b2 * v + (1 - b2) * g**2``.
+    """
+    lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+    g = ops.neg(p.grad) if group["maximize"] else p.grad
+    st = state.setdefault(p.id, {"step": 0, **extra_state, "exp_avg": _zeros_like(p), "exp_avg_sq": _zeros_like(p)})
+    st["step"] += 1
+    if wd and group["decoupled_weight_decay"]:
+        p.mul_(1 - lr * wd)
+    elif wd:
+        g = ops.add(g, ops.mul(p, wd))
+    m = st["exp_avg"]
+    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+    return st, g, m, v
+
+
 def _grad(p: Tensor, group: dict[str, Any]) -> Tensor:
     """The gradient a rule works with: negated for ``maximize``, plus ``weight_decay * p`` (L2)."""
     g = p.grad
@@ -419,28 +452,25 @@ class RMSprop(Optimizer):
 
     def step(self) -> None:
         with no_grad():
-            for group in self.param_groups:
+            for group, p in self._params_with_grad():
                 alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    g = _grad(p, group)
-                    st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p)})
-                    st["step"] += 1
-                    sq = st["square_avg"].mul_(alpha).add_(ops.mul(ops.mul(g, g), 1 - alpha))
-                    if group["centered"]:
-                        m = st.setdefault("grad_avg", _zeros_like(p))
-                        m.add_(ops.mul(ops.sub(g, m), 1 - alpha))  # lerp towards g
-                        avg = ops.sqrt(ops.sub(sq, ops.mul(m, m)))
-                    else:
-                        avg = ops.sqrt(sq)
-                    avg = ops.add(avg, eps)
-                    if momentum > 0:
-                        buf = st.setdefault("momentum_buffer", _zeros_like(p))
-                        buf.mul_(momentum).add_(ops.div(g, avg))
-                        p.sub_(ops.mul(buf, group["lr"]))
-                    else:
-                        p.sub_(ops.mul(ops.div(g, avg), group["lr"]))
+                g = _grad(p, group)
+                st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p)})
+                st["step"] += 1
+                sq = st["square_avg"].mul_(alpha).add_(ops.mul(ops.mul(g, g), 1 - alpha))
+                if group["centered"]:
+                    m = st.setdefault("grad_avg", _zeros_like(p))
+                    m.add_(ops.mul(ops.sub(g, m), 1 - alpha))  # lerp towards g
+                    avg = ops.sqrt(ops.sub(sq, ops.mul(m, m)))
+                else:
+                    avg = ops.sqrt(sq)
+                avg = ops.add(avg, eps)
+                if momentum > 0:
+                    buf = st.setdefault("momentum_buffer", _zeros_like(p))
+                    buf.mul_(momentum).add_(ops.div(g, avg))
+                    p.sub_(ops.mul(buf, group["lr"]))
+                else:
+                    p.sub_(ops.mul(ops.div(g, avg), group["lr"]))
 
 
 class Adagrad(Optimizer):
@@ -468,17 +498,14 @@ class Adagrad(Optimizer):
 
     def step(self) -> None:
         with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    g = _grad(p, group)
-                    st = self.state[p.id]
-                    st["step"] += 1
-                    clr = group["lr"] / (1 + (st["step"] - 1) * group["lr_decay"])
-                    st["sum"].add_(ops.mul(g, g))
-                    std = ops.add(ops.sqrt(st["sum"]), group["eps"])
-                    p.sub_(ops.mul(ops.div(g, std), clr))
+            for group, p in self._params_with_grad():
+                g = _grad(p, group)
+                st = self.state[p.id]
+                st["step"] += 1
+                clr = group["lr"] / (1 + (st["step"] - 1) * group["lr_decay"])
+                st["sum"].add_(ops.mul(g, g))
+                std = ops.add(ops.sqrt(st["sum"]), group["eps"])
+                p.sub_(ops.mul(ops.div(g, std), clr))
 
 
 class Adadelta(Optimizer):
@@ -501,20 +528,17 @@ class Adadelta(Optimizer):
 
     def step(self) -> None:
         with no_grad():
-            for group in self.param_groups:
+            for group, p in self._params_with_grad():
                 rho, eps = group["rho"], group["eps"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    g = _grad(p, group)
-                    st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p),
-                                                      "acc_delta": _zeros_like(p)})
-                    st["step"] += 1
-                    sq = st["square_avg"].mul_(rho).add_(ops.mul(ops.mul(g, g), 1 - rho))
-                    std = ops.sqrt(ops.add(sq, eps))
-                    delta = ops.mul(ops.div(ops.sqrt(ops.add(st["acc_delta"], eps)), std), g)
-                    st["acc_delta"].mul_(rho).add_(ops.mul(ops.mul(delta, delta), 1 - rho))
-                    p.sub_(ops.mul(delta, group["lr"]))
+                g = _grad(p, group)
+                st = self.state.setdefault(p.id, {"step": 0, "square_avg": _zeros_like(p),
+                                                  "acc_delta": _zeros_like(p)})
+                st["step"] += 1
+                sq = st["square_avg"].mul_(rho).add_(ops.mul(ops.mul(g, g), 1 - rho))
+                std = ops.sqrt(ops.add(sq, eps))
+                delta = ops.mul(ops.div(ops.sqrt(ops.add(st["acc_delta"], eps)), std), g)
+                st["acc_delta"].mul_(rho).add_(ops.mul(ops.mul(delta, delta), 1 - rho))
+                p.sub_(ops.mul(delta, group["lr"]))
 
 
 class Adamax(Optimizer):
@@ -526,12 +550,9 @@ class Adamax(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, *, maximize: bool = False) -> None:
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"Adamax(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
         defaults = {
             "lr": lr,
-            "betas": (_check_hyper("Adamax", "beta parameter at index 0", betas[0], below=1.0),
-                      _check_hyper("Adamax", "beta parameter at index 1", betas[1], below=1.0)),
+            "betas": _check_betas("Adamax", betas),
             "eps": _check_hyper("Adamax", "epsilon value", eps),
             "weight_decay": _check_hyper("Adamax", "weight_decay value", weight_decay),
             "maximize": _check_flag("Adamax", "maximize", maximize),
@@ -540,20 +561,17 @@ class Adamax(Optimizer):
 
     def step(self) -> None:
         with no_grad():
-            for group in self.param_groups:
+            for group, p in self._params_with_grad():
                 (b1, b2), eps = group["betas"], group["eps"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    g = _grad(p, group)
-                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
-                                                      "exp_inf": _zeros_like(p)})
-                    st["step"] += 1
-                    m = st["exp_avg"]
-                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
-                    st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
-                    clr = group["lr"] / (1 - b1 ** st["step"])
-                    p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
+                g = _grad(p, group)
+                st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
+                                                  "exp_inf": _zeros_like(p)})
+                st["step"] += 1
+                m = st["exp_avg"]
+                m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
+                clr = group["lr"] / (1 - b1 ** st["step"])
+                p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
 
 
 class NAdam(Optimizer):
@@ -564,12 +582,9 @@ class NAdam(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False) -> None:
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"NAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
         defaults = {
             "lr": lr,
-            "betas": (_check_hyper("NAdam", "beta parameter at index 0", betas[0], below=1.0),
-                      _check_hyper("NAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "betas": _check_betas("NAdam", betas),
             "eps": _check_hyper("NAdam", "epsilon value", eps),
             "weight_decay": _check_hyper("NAdam", "weight_decay value", weight_decay),
             "momentum_decay": _check_hyper("NAdam", "momentum_decay value", momentum_decay),
@@ -580,30 +595,17 @@ class NAdam(Optimizer):
 
     def step(self) -> None:
         with no_grad():
-            for group in self.param_groups:
-                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    g = ops.neg(p.grad) if group["maximize"] else p.grad
-                    st = self.state.setdefault(p.id, {"step": 0, "mu_product": 1.0, "exp_avg": _zeros_like(p),
-                                                      "exp_avg_sq": _zeros_like(p)})
-                    st["step"] += 1
-                    t = st["step"]
-                    if wd and group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    elif wd:
-                        g = ops.add(g, ops.mul(p, wd))
-                    mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
-                    mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
-                    # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
-                    st["mu_product"] = float(np.float32(st["mu_product"]) * np.float32(mu))
-                    m = st["exp_avg"]
-                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
-                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
-                    denom = ops.add(ops.sqrt(ops.div(v, 1 - b2**t)), eps)
-                    p.sub_(ops.mul(ops.div(g, denom), lr * (1.0 - mu) / (1.0 - st["mu_product"])))
-                    p.sub_(ops.mul(ops.div(m, denom), lr * mu_next / (1.0 - st["mu_product"] * mu_next)))
+            for group, p in self._params_with_grad():
+                lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+                st, g, m, v = _adam_moments(self.state, p, group, mu_product=1.0)
+                t = st["step"]
+                mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
+                mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
+                # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
+                st["mu_product"] = float(np.float32(st["mu_product"]) * np.float32(mu))
+                denom = ops.add(ops.sqrt(ops.div(v, 1 - b2**t)), eps)
+                p.sub_(ops.mul(ops.div(g, denom), lr * (1.0 - mu) / (1.0 - st["mu_product"])))
+                p.sub_(ops.mul(ops.div(m, denom), lr * mu_next / (1.0 - st["mu_product"] * mu_next)))
 
 
 class RAdam(Optimizer):
@@ -613,12 +615,9 @@ class RAdam(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False) -> None:
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"RAdam(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
         defaults = {
             "lr": lr,
-            "betas": (_check_hyper("RAdam", "beta parameter at index 0", betas[0], below=1.0),
-                      _check_hyper("RAdam", "beta parameter at index 1", betas[1], below=1.0)),
+            "betas": _check_betas("RAdam", betas),
             "eps": _check_hyper("RAdam", "epsilon value", eps),
             "weight_decay": _check_hyper("RAdam", "weight_decay value", weight_decay),
             "decoupled_weight_decay": _check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
@@ -628,33 +627,20 @@ class RAdam(Optimizer):
 
     def step(self) -> None:
         with no_grad():
-            for group in self.param_groups:
-                lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    g = ops.neg(p.grad) if group["maximize"] else p.grad
-                    st = self.state.setdefault(p.id, {"step": 0, "exp_avg": _zeros_like(p),
-                                                      "exp_avg_sq": _zeros_like(p)})
-                    st["step"] += 1
-                    t = st["step"]
-                    if wd and group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * wd)
-                    elif wd:
-                        g = ops.add(g, ops.mul(p, wd))
-                    m = st["exp_avg"]
-                    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
-                    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
-                    bc2 = 1 - b2**t
-                    m_hat = ops.div(m, 1 - b1**t)
-                    rho_inf = 2 / (1 - b2) - 1
-                    rho_t = rho_inf - 2 * t * (b2**t) / bc2
-                    if rho_t > 5.0:
-                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                        adaptive = ops.div(bc2**0.5, ops.add(ops.sqrt(v), eps))
-                        p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
-                    else:
-                        p.sub_(ops.mul(m_hat, lr))
+            for group, p in self._params_with_grad():
+                lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+                st, _, m, v = _adam_moments(self.state, p, group)
+                t = st["step"]
+                bc2 = 1 - b2**t
+                m_hat = ops.div(m, 1 - b1**t)
+                rho_inf = 2 / (1 - b2) - 1
+                rho_t = rho_inf - 2 * t * (b2**t) / bc2
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    adaptive = ops.div(bc2**0.5, ops.add(ops.sqrt(v), eps))
+                    p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
+                else:
+                    p.sub_(ops.mul(m_hat, lr))
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)

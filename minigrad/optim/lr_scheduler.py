@@ -205,6 +205,33 @@ def _per_group(name: str, value: Any, n: int) -> list[float]:
     return [value] * n
 
 
+def _momentum_cycle(optimizer: Any, base_momentum: Any, max_momentum: Any,
+                    last_epoch: int) -> tuple[bool, list[float], list[float]]:
+    """``(use_beta1, lows, highs)`` for a scheduler that cycles momentum (or Adam's beta1) against the lr.
+
+    On a fresh start each group begins at its high momentum and records both bounds, as PyTorch does.
+    """
+    defaults = getattr(optimizer, "defaults", {})
+    if "momentum" not in defaults and "betas" not in defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    use_beta1 = "betas" in defaults
+    groups = optimizer.param_groups
+    lows = _per_group("base_momentum", base_momentum, len(groups))
+    highs = _per_group("max_momentum", max_momentum, len(groups))
+    if last_epoch == -1:
+        for g, low, high in zip(groups, lows, highs):
+            _set_momentum(g, high, use_beta1)
+            g["max_momentum"], g["base_momentum"] = high, low
+    return use_beta1, lows, highs
+
+
+def _set_momentum(group: dict[str, Any], value: float, use_beta1: bool) -> None:
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy (Smith): warm up from ``max_lr / div_factor`` to ``max_lr`` over
     ``pct_start`` of the steps, then anneal to ``initial_lr / final_div_factor``; momentum (or
@@ -256,16 +283,7 @@ class OneCycleLR(LRScheduler):
                 g["min_lr"] = g["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            defaults = getattr(optimizer, "defaults", {})
-            if "momentum" not in defaults and "betas" not in defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in defaults
-            lows = _per_group("base_momentum", base_momentum, len(groups))
-            highs = _per_group("max_momentum", max_momentum, len(groups))
-            if last_epoch == -1:
-                for g, low, high in zip(groups, lows, highs):
-                    self._set_momentum(g, high)
-                    g["max_momentum"], g["base_momentum"] = high, low
+            self.use_beta1 = _momentum_cycle(optimizer, base_momentum, max_momentum, last_epoch)[0]
         super().__init__(optimizer, last_epoch)
 
     @staticmethod
@@ -275,12 +293,6 @@ class OneCycleLR(LRScheduler):
     @staticmethod
     def _linear(start: float, end: float, pct: float) -> float:
         return (end - start) * pct + start
-
-    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
 
     def get_lr(self) -> list[float]:
         step = self.last_epoch
@@ -294,7 +306,7 @@ class OneCycleLR(LRScheduler):
                     pct = (step - start) / (end - start)
                     lrs.append(self._anneal(g[lr0], g[lr1], pct))
                     if self.cycle_momentum:
-                        self._set_momentum(g, self._anneal(g[m0], g[m1], pct))
+                        _set_momentum(g, self._anneal(g[m0], g[m1], pct), self.use_beta1)
                     break
                 start = end
         return lrs
@@ -518,23 +530,9 @@ class CyclicLR(LRScheduler):
             self._scale_fn, self.scale_mode = scale_fn, scale_mode
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            defaults = getattr(optimizer, "defaults", {})
-            if "momentum" not in defaults and "betas" not in defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in defaults
-            self.base_momentums = _per_group("base_momentum", base_momentum, len(groups))
-            self.max_momentums = _per_group("max_momentum", max_momentum, len(groups))
-            if last_epoch == -1:
-                for high, low, g in zip(self.max_momentums, self.base_momentums, groups):
-                    self._set_momentum(g, high)
-                    g["max_momentum"], g["base_momentum"] = high, low
+            self.use_beta1, self.base_momentums, self.max_momentums = _momentum_cycle(
+                optimizer, base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)  # base_lrs: the groups' initial_lr, set to base_lr above
-
-    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
 
     def get_lr(self) -> list[float]:
         cycle = math.floor(1 + self.last_epoch / self.total_size)
@@ -545,7 +543,7 @@ class CyclicLR(LRScheduler):
                for base, top in zip(self.base_lrs, self.max_lrs)]
         if self.cycle_momentum:
             for g, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
-                self._set_momentum(g, high - (high - low) * scale_factor * self._scale_fn(arg))
+                _set_momentum(g, high - (high - low) * scale_factor * self._scale_fn(arg), self.use_beta1)
         return lrs
 
     def state_dict(self) -> dict[str, Any]:
