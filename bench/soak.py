@@ -117,35 +117,57 @@ def soak(make: Callable[[], tuple[Any, Callable[[], float]]], steps: int, warmup
             "growth_pct": round(100 * (end - warm) / warm, 2), "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def grads_after(steps: int, seed: int) -> list[np.ndarray]:
-    """The gradients after ``steps`` steps of the MLP with ``seed`` (the last step's backward)."""
-    model, step = mlp_step_fn(seed)
+def grads_after(model: nn.Module, step: Callable[[], float], steps: int, records: bool) -> list[np.ndarray]:
+    """The gradients after ``steps`` steps (the last step's backward), then the
+    number of events each recording held (empty when ``records`` is false).
+
+    ``records``: each step runs under a recorder; otherwise a ``no_grad`` forward
+    pass runs between steps. Both states are per thread, so neither may leak.
+    """
+    counts = []
     for _ in range(steps):
-        step()
-    return [p.grad.numpy().copy() for p in model.parameters()]
+        if records:
+            with mg.trace(values=False) as rec:
+                step()
+            counts.append(len(rec.events))
+        else:
+            step()
+            with mg.no_grad():
+                model(mg.zeros(2, 20))
+    return [p.grad.numpy().copy() for p in model.parameters()] + [np.array(counts)]
 
 
 def threads_agree(steps: int) -> dict[str, Any]:
-    """Two threads train separate models at once; each ends with the gradients it gets alone."""
-    alone = [grads_after(steps, seed) for seed in (1, 2)]
+    """Two threads train separate models at once; each ends with the gradients it gets alone.
+
+    The models are built before the threads start: their initial weights come
+    from the global generator, which (as in PyTorch) the threads would share.
+    """
+    seeds = {1: True, 2: False}  # seed -> whether that thread records
+    alone = [grads_after(*mlp_step_fn(seed), steps, records) for seed, records in seeds.items()]
+    made = {seed: mlp_step_fn(seed) for seed in seeds}
     together: dict[int, list[np.ndarray]] = {}
     errors: list[BaseException] = []
 
     def worker(seed: int) -> None:
         try:
-            # One thread records, the other runs under no_grad at times: both per-thread states.
-            together[seed] = grads_after(steps, seed)
+            together[seed] = grads_after(*made[seed], steps, seeds[seed])
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(seed,)) for seed in (1, 2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in seeds]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # switch threads every few bytecodes, so they interleave
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
     if errors:
         raise errors[0]
-    same = all(np.array_equal(a, b) for seed, grads in zip((1, 2), alone) for a, b in zip(grads, together[seed]))
+    same = all(np.array_equal(a, b) for seed, grads in zip(seeds, alone) for a, b in zip(grads, together[seed]))
     return {"steps": steps, "same_gradients": same}
 
 
