@@ -56,8 +56,9 @@ class VersionCounter:
 class Tensor:
     """An n-dimensional array with autograd (see the module docstring)."""
 
-    # ``_acc``: set only on a leaf that requires grad, to keep its AccumulationNode alive
-    # while the leaf lives (``autograd/accumulation.py``); never read. ``_saved``: the
+    # ``_acc``: set only on a leaf that requires grad: the one-edge row every op that
+    # uses the leaf shares, which keeps its AccumulationNode alive while the leaf lives
+    # (``leaf_edge_row`` in ``autograd/accumulation.py``). ``_saved``: the
     # TensorWrapper of its last save, shared by later saves (``autograd/tensor_wrapper.py``).
     __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_version", "_id", "_name", "_acc", "_saved",
                  "__weakref__")

@@ -26,10 +26,26 @@ def test_in_meta_and_no_grad_edges_are_shared_between_nodes() -> None:
     assert n1.in_meta == ((((3, 4), mg.float32, "cpu"),),)  # [slot][rank] -> (shape, dtype, device)
     assert n1.next_edges[1] is n2.next_edges[1]  # c's row and edge: node None, shared
     assert n1.next_edges[1][0].node is None and n1.next_edges[1][0].shape == (3, 4)
-    # Edges that lead somewhere are each node's own.
-    assert n1.next_edges[0][0] is not n2.next_edges[0][0]
-    assert n1.next_edges[0][0].node is n2.next_edges[0][0].node  # x's AccumulationNode
+    # A leaf's row to its AccumulationNode is shared by every op that uses the leaf.
+    assert n1.next_edges[0] is n2.next_edges[0]
+    assert n1.next_edges[0][0].node.is_accumulation
     assert isinstance(n1.next_edges, tuple) and isinstance(n1.next_edges[0], tuple)
+    # An edge to an intermediate's grad node is each node's own.
+    h = x * 2
+    z1, z2 = h * c, h * c
+    assert _node(z1).next_edges[0][0] is not _node(z2).next_edges[0][0]
+    assert _node(z1).next_edges[0][0].node is _node(z2).next_edges[0][0].node is _node(h)
+
+
+def test_a_leaf_row_outlives_the_graphs_that_use_it() -> None:
+    # The row lives on the leaf tensor (and keeps its AccumulationNode alive), so the
+    # graph of the next step reuses it and gradients still accumulate into .grad.
+    x = mg.randn(3, requires_grad=True)
+    (x * 2).sum().backward()
+    row = _node(x * 3).next_edges[0]
+    assert _node(x * 4).next_edges[0] is row
+    (x * 5).sum().backward()
+    assert list(x.grad.numpy()) == list((2 * np.ones(3) + 5).astype(np.float32))
 
 
 def test_default_attrs_are_shared_and_never_changed() -> None:

@@ -22,9 +22,9 @@ from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import GradAccumulate, HookRun, NodeCreate
-from .grad_node import GradNode, check_hook_result
+from .grad_node import Edge, GradNode, check_hook_result
 
-__all__ = ["AccumulationNode", "accumulation_node_for", "BACKWARD_PASS"]
+__all__ = ["AccumulationNode", "accumulation_node_for", "leaf_edge_row", "BACKWARD_PASS"]
 
 
 class AccumulationNode(GradNode):
@@ -146,11 +146,23 @@ def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
     NOTE [ One AccumulationNode while the leaf lives ]
         The meta holds its node only weakly (NOTE [ No reference cycles between
         tensors and nodes ] in ``autograd_meta.py``); the leaf *tensor* keeps it
-        alive (``tensor._acc``), so ``w * x`` in a training loop finds the same
-        node every step instead of building a new one each time the last graph
-        is freed (PyTorch rebuilds its ``AccumulateGrad`` then). Nothing cycles:
-        tensor -> node -> meta, tensor -> meta. A node made before a recording
-        started is announced (``node.create``) the first time the recording sees it.
+        alive (``tensor._acc``, the one-edge row leading to it: see
+        ``leaf_edge_row``), so ``w * x`` in a training loop finds the same node
+        every step instead of building a new one each time the last graph is
+        freed (PyTorch rebuilds its ``AccumulateGrad`` then). Nothing cycles:
+        tensor -> row -> node -> meta, tensor -> meta. A node made before a
+        recording started is announced (``node.create``) the first time the
+        recording sees it.
+    """
+    return leaf_edge_row(meta, tensor)[0].node
+
+
+def leaf_edge_row(meta: AutogradMeta, tensor: Any) -> tuple[Edge]:
+    """The one-edge row from an op to the leaf's AccumulationNode (``SetGradOutMeta`` for a leaf).
+
+    Every op that uses the leaf shares this row (NOTE [ Lean graph data ] in
+    ``grad_node.py``: rows are never changed in place): a parameter used by
+    every step of a training loop costs its ops no Edge of their own.
     """
     # (A leaf's shape, dtype and device never change: in-place ops keep them.)
     node = meta.acc_node() if meta.acc_node is not None else None
@@ -158,10 +170,17 @@ def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
         rec = bus.recorder
         if rec is not None and node.announced_to != _token(rec):
             node.announce()
-        tensor._acc = node  # a tensor recovered for create_graph shares the leaf's meta
-        return node
+        row = getattr(tensor, "_acc", None)
+        if row is None or row[0].node is not node:  # a tensor recovered for create_graph shares the leaf's meta
+            row = tensor._acc = _row_to(node)
+        return row
     node = AccumulationNode(meta, (tensor._data.shape, tensor._dtype, tensor._device))
     meta.acc_node = weakref.ref(node)
-    tensor._acc = node
+    row = tensor._acc = _row_to(node)
     node.announce()
-    return node
+    return row
+
+
+def _row_to(node: AccumulationNode) -> tuple[Edge]:
+    shape, dtype, _ = node.in_meta[0][0]
+    return (Edge(node, 0, 0, shape, dtype),)

@@ -206,9 +206,11 @@ class GradNode:
 #     in memory and allocations is what the graph costs. The parts that are the
 #     same for many nodes are shared rather than rebuilt: ``in_meta`` rows are
 #     interned per (shape, dtype, device) (``in_meta_of``), the row of an input
-#     that needs no gradient is shared per (shape, dtype) (``no_edge_row``), ``next_edges``
-#     rows are tuples, and an op called with its default attributes shares one
-#     attrs dict (attrs are never changed after the call). Nothing here is ever
+#     that needs no gradient is shared per (shape, dtype) (``no_edge_row``), the row to
+#     a leaf's AccumulationNode is shared by every op that uses the leaf (``leaf_edge_row``
+#     in ``accumulation.py``), ``next_edges`` rows are tuples, and an op called with its
+#     default attributes shares one attrs dict (attrs are never changed after the
+#     call). Nothing here is ever
 #     mutated in place: GeneralGrad copies a node's edges before re-pointing them.
 _in_meta_cache: dict[tuple[Any, ...], tuple[tuple[tuple[Any, ...]], ...]] = {}
 _no_edge_cache: dict[tuple[Any, ...], tuple["Edge"]] = {}

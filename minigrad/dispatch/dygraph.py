@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from .. import flags
-from ..autograd.accumulation import accumulation_node_for
+from ..autograd.accumulation import leaf_edge_row
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
@@ -160,7 +160,7 @@ def edge_row(t: Any) -> tuple[Edge]:
         return no_edge_row(t._data.shape, t._dtype)
     node = meta.grad_node
     if node is None:
-        node = accumulation_node_for(meta, t)
+        return leaf_edge_row(meta, t)  # shared by every op that uses the leaf
     shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
     return (Edge(node, meta.out_slot, meta.out_rank, shape, dtype),)
 
