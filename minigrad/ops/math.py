@@ -24,6 +24,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels import special
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -53,7 +54,6 @@ def _ufunc(ufunc: np.ufunc):
     return kernel
 
 
-_erf = np.frompyfunc(math.erf, 1, 1)
 
 
 
@@ -474,7 +474,7 @@ threshold_backward.def_backward(lambda ctx, h: (ctx.ops.threshold_backward(h, ct
 
 @register_kernel("erf", CPU, dtypes=FLOAT_DTYPES, name="cpu/erf")
 def erf_cpu(x):
-    return np.asarray(_erf(x), dtype=x.dtype)  # frompyfunc gives a Python float for 0-d input
+    return special.erf(x)  # NumPy has no erf ufunc: kernels/special.py
 
 
 erf = defop(
@@ -493,10 +493,13 @@ def _erf_backward(ctx, g):
     ops = ctx.ops
     return (ops.mul(g, ops.mul(ops.exp(ops.neg(ops.mul(x, x))), _TWO_OVER_SQRT_PI)),)
 
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+
+
 @register_kernel("gelu", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu")
 def gelu_cpu(x):
     # Exact GELU, x * Phi(x), as PyTorch's default.
-    return np.asarray(0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=x.dtype)), dtype=x.dtype)
+    return np.asarray(0.5 * x * (1.0 + special.erf(x * _INV_SQRT2)), dtype=x.dtype)
 
 
 gelu = defop(
@@ -509,7 +512,6 @@ gelu = defop(
     methods=("gelu",),
     gpu=("unary", "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))"),
 )
-_INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
