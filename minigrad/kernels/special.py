@@ -54,20 +54,18 @@ def erf(x: np.ndarray) -> np.ndarray:
     a = np.fmin(np.abs(flat), table.dtype(T.K * T.W))
     k = (a * table.dtype(1 / T.W)).astype(np.intp)  # each element's interval; 6 is the last, erf = 1
     # Horner's rule, each element with its interval's coefficients.
-    t = a - table.mids[k]
-    acc = table.p[-1][k]
+    t = a - np.take(table.mids, k)
+    acc = np.take(table.p[-1], k)
     for coeffs in reversed(table.p[:-1]):
         acc *= t
-        acc += coeffs[k]
-    small = k == 0
-    if small.any():
-        s = a[small]
-        u = s * s - table.m0
-        q = np.full_like(u, table.q[-1])
-        for c in reversed(table.q[:-1]):
-            q *= u
-            q += c
-        acc[small] = s * q
+        acc += np.take(coeffs, k)
+    # The first interval's x * q(x**2 - m0), computed for all (cheaper than picking them out).
+    u = a * a - table.m0
+    q = np.full_like(u, table.q[-1])
+    for c in reversed(table.q[:-1]):
+        q *= u
+        q += c
+    acc = np.where(k == 0, a * q, acc)
     out = np.copysign(acc, flat)
     nan = np.isnan(flat)
     if nan.any():
