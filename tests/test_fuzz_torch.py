@@ -34,9 +34,12 @@ releases the graph (rule 4: PyTorch's ``autograd.grad`` runs with
 (a result PyTorch leaves constant is detached on minigrad's side; one whose
 graph PyTorch builds but minigrad need not - relu's second derivative is 0 - is
 detached on both); duplicate
-``inputs`` are not generated (rule 7), nor an output that has hooks among several
-``inputs`` of ``grad`` (PyTorch applies its hooks to that result only when it is the
-sole input; minigrad always does, rule 6). A composite (``var``, ``std``, the losses) saves what its
+``inputs`` are not generated (rule 7), nor a tensor that has hooks among several
+``inputs`` of ``grad`` (PyTorch applies its hooks to that input's result only when it
+is the sole input; minigrad always does, rule 6). Where PyTorch accumulates a
+*ZeroTensor* into ``.grad`` (its internal stand-in for zeros, e.g. the second
+derivative of ``abs``), which then refuses ``zero_()``, the fuzzer replaces it with
+ordinary zeros, which is what minigrad's ``.grad`` holds. A composite (``var``, ``std``, the losses) saves what its
 sub-ops need rather than its input, as one fused PyTorch op does: where PyTorch
 refuses a backward because such an input was changed in place afterwards,
 minigrad computes (with the values of the forward pass); the fuzzer counts these
@@ -175,6 +178,8 @@ class Differential(RuleBasedStateMachine):
         m_grads = self.mg_grads() if engine else None
         t, m = _run(t_fn), _run(m_fn)
         PROGRAMS["steps"] += 1
+        if engine:
+            self.materialise_torch_zero_grads()
         if engine and m.error is None and t.error is not None and "modified by an inplace operation" in str(t.error):
             # A composite (var, std, ...) saves what its sub-ops need, not its input: an input changed in
             # place after it is no error in minigrad (the module docstring). Undo minigrad's step.
@@ -405,8 +410,9 @@ class Differential(RuleBasedStateMachine):
         """``mg.grad`` against ``torch.autograd.grad`` (``allow_unused``; results join the pool)."""
         out = self.pick(i)
         inputs = list({id(self.pick(k)): self.pick(k) for k in picks}.values())
-        if out.hooks and len(inputs) > 1 and out in inputs:
-            inputs.remove(out)  # PyTorch skips out's hooks here only (module docstring)
+        if len(inputs) > 1 and any(q.hooks for q in inputs):
+            # PyTorch applies an input's hooks to its result only when it is the sole input (module docstring).
+            inputs = [q for q in inputs if not q.hooks] or inputs[:1]
         arr = _values(seed, tuple(out.t.shape))
         saved = self.torch_grads()  # PyTorch's retain_grad hooks fire in autograd.grad; rule 1: mg.grad writes no .grad
         step = f"grad({out.name}, [{', '.join(q.name for q in inputs)}], create_graph={create_graph})"
@@ -467,6 +473,15 @@ class Differential(RuleBasedStateMachine):
             self.both("optimizer.step()", t_opt.step, m_opt.step, engine=True)
         self.both(f"zero_grad(set_to_none={set_to_none})", lambda: t_opt.zero_grad(set_to_none=set_to_none),
                   lambda: m_opt.zero_grad(set_to_none=set_to_none), engine=True)
+
+    def materialise_torch_zero_grads(self) -> None:
+        """PyTorch may accumulate a *ZeroTensor* into ``.grad`` (the derivative of ``sgn`` under
+        ``create_graph``): an internal stand-in for zeros that refuses in-place changes. minigrad's
+        ``.grad`` is an ordinary zero tensor; the fuzzer gives PyTorch the same (module docstring)."""
+        for q in self.pool:
+            g = q.t.grad
+            if g is not None and g._is_zerotensor():
+                q.t.grad = torch.zeros_like(g)
 
     def mg_grads(self) -> dict[int, Any]:
         return {id(q): (q.m.grad.detach_copy() if q.m.grad is not None else None) for q in self.pool
