@@ -43,7 +43,10 @@ ordinary zeros, which is what minigrad's ``.grad`` holds. A composite (``var``, 
 sub-ops need rather than its input, as one fused PyTorch op does: where PyTorch
 refuses a backward because such an input was changed in place afterwards,
 minigrad computes (with the values of the forward pass); the fuzzer counts these
-and goes on. Not generated either, as minigrad does
+and goes on. The other way round, ``cross_entropy`` is one fused op in minigrad
+that saves its input, where PyTorch's composite saves ``log_softmax``'s output: an
+in-place change of that input (or an alias of it) is not generated, since minigrad
+refuses the backward after it and PyTorch computes. Not generated either, as minigrad does
 not support them: an in-place change of a view of a tensor that requires grad
 (refused with a clear error) and of a tensor that has views (PyTorch rewrites
 the views' history; minigrad does not); an in-place op whose other operand
@@ -170,6 +173,8 @@ class Differential(RuleBasedStateMachine):
         super().__init__()
         self.pool: list[Pair] = []
         self.count = 0
+        #: The version counters of the inputs of fused cross_entropy calls (see ``inplace``).
+        self.fused_saved: set[int] = set()
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -340,6 +345,9 @@ class Differential(RuleBasedStateMachine):
                          lambda: m_fn(p.m, mg.tensor(target), reduction=reduction))
         if t.error is None:
             self.add(t.value, m.value, step)
+            node = m.value.grad_fn
+            if node is not None and node.name() == "CrossEntropyGradNode":  # the fused op saved its input
+                self.fused_saved.add(id(p.m._version))
 
     # -- in-place --------------------------------------------------------------------------
 
@@ -348,7 +356,7 @@ class Differential(RuleBasedStateMachine):
           grad_off=st.booleans())
     def inplace(self, i: int, j: int | None, op: str, grad_off: bool) -> None:
         p = self.pick(i)
-        if p.view_of is not None or p.has_views:
+        if p.view_of is not None or p.has_views or id(p.m._version) in self.fused_saved:
             return  # not generated (module docstring)
         other_t, other_m = (0.5, 0.5) if j is None else (self.pick(j).t, self.pick(j).m)
         if j is not None and other_m is not p.m and np.may_share_memory(p.m.numpy(), other_m.numpy()):
