@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.backends import move_array
 from ..tensor import Tensor
 from ._checks import _is_int
+from ._constants import constant
 from .math import add
 from .nn import conv2d as _conv2d_op
 from .nn import conv2d_input_grad
@@ -113,8 +113,7 @@ def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any,
 
 
 def _zeros_like_part(x: Tensor, shape: tuple[int, ...], value: float = 0.0) -> Tensor:
-    arr = np.full(shape, value, dtype=x.dtype.np)
-    return Tensor._make(arr if x.device == "cpu" else move_array(arr, "cpu", x.device), x.dtype, x.device)
+    return constant(np.full(shape, value, dtype=x.dtype.np), x)
 
 
 def _pad_hw(x: Tensor, top: int, bottom: int, left: int, right: int, value: float = 0.0) -> Tensor:

@@ -27,6 +27,7 @@ from .. import dtypes as _dt
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor
+from ._constants import constant
 from .math import where
 from .registry import type_name
 from .shape import expand, getitem, permute, reshape
@@ -167,8 +168,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     # The value for cell (i, i + k) is v[i] (k >= 0) or v[j] (k < 0): a column index of v per cell.
     src = np.clip(rows if k >= 0 else cols, 0, input.shape[0] - 1) * np.ones((1, n), dtype=np.int64)
     spread = getitem(input, (src,)) if input.shape[0] else expand(reshape(input, (1, 0)), (n, n))
-    mask_t = Tensor._make(mask if input.device == "cpu" else move_array(mask, "cpu", input.device), _dt.bool_, input.device)
-    return where(mask_t, spread, Tensor._scalar(0, input.dtype, input.device))
+    return where(constant(mask, input, _dt.bool_), spread, Tensor._scalar(0, input.dtype, input.device))
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -251,9 +251,7 @@ def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
         raise TypeError(f"{op}(): argument 'diagonal' (position 1) must be int, but got {type_name(diagonal)}")
     rows, cols = input.shape[-2:]
     keep = np.tri(rows, cols, k=diagonal, dtype=bool) if lower else ~np.tri(rows, cols, k=diagonal - 1, dtype=bool)
-    data = keep if input.device == "cpu" else move_array(keep, "cpu", input.device)
-    mask = Tensor._make(data, _dt.bool_, input.device)
-    return where(mask, input, Tensor._scalar(0, input.dtype, input.device))
+    return where(constant(keep, input, _dt.bool_), input, Tensor._scalar(0, input.dtype, input.device))
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

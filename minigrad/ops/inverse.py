@@ -32,8 +32,8 @@ import numpy as np
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..kernels.backends import move_array
 from ..tensor import Tensor
+from ._constants import constant
 from .linalg import matmul
 from .math import add, fill
 from .registry import defop, type_name
@@ -217,8 +217,7 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but got shape {tuple(A.shape)}")
     if n == 0:  # the identity, still in the graph (a zero gradient), as PyTorch's
         eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype.np), tuple(A.shape)).copy()
-        eye_t = Tensor._make(eye if A.device == "cpu" else move_array(eye, "cpu", A.device), A.dtype, A.device)
-        return add(fill(A, 0), eye_t)
+        return add(fill(A, 0), constant(eye, A))
     base = inv_op(A) if n < 0 else A
     result = None
     k = abs(n)

@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_tensor
+from ._constants import constant
 from .math import eq, gt, ne, where
 from .reduce import sum as _sum
 from .registry import type_name
@@ -84,8 +85,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     check_tensor("isclose", "input", 0, input)
     check_tensor("isclose", "other", 1, other)
     res = np.isclose(to_numpy(input._data), to_numpy(other._data), rtol=rtol, atol=atol, equal_nan=equal_nan)
-    data = res if input.device == "cpu" else move_array(res, "cpu", input.device)
-    return Tensor._make(np.asarray(data), _dt.bool_, input.device)
+    return constant(res, input, _dt.bool_)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:

@@ -34,11 +34,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.infer_meta import broadcast_shapes
 from ..tensor import Tensor
+from ._constants import constant
 from .activation import softplus
 from .distance import pairwise_distance
 from .math import abs, add, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
@@ -51,12 +52,6 @@ from .shape import permute, reshape, unsqueeze
 __all__: list[str] = []  # PyTorch's top-level forms of these take an int reduction: they live in F only
 
 _REDUCTIONS = ("mean", "sum", "none")
-
-
-def _const(arr: np.ndarray, like: Tensor, dtype: Any = None) -> Tensor:
-    dt = dtype or _dt.from_numpy(arr.dtype)
-    data = arr if like.device == "cpu" else move_array(arr, "cpu", like.device)
-    return Tensor._make(data, dt, like.device)
 
 
 def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -535,11 +530,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         rows = np.arange(idx.shape[0])
         picked = logp[rows, safe]
         w_t = to_numpy(weight._data)[safe] * valid if weight is not None else valid.astype(np.float64)
-        w_t_tensor = _const(w_t.astype(x.dtype.np), x)
+        w_t_tensor = constant(w_t, x)
         loss = -(picked * w_t_tensor)
         if label_smoothing:
             smooth = -sum(logp if w_row is None else logp * w_row, dim=1)
-            smooth = smooth * _const(valid.astype(x.dtype.np), x)
+            smooth = smooth * constant(valid, x)
             loss = loss * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
         denom = float(w_t.sum())
     if reduction == "none":

@@ -24,11 +24,12 @@ import numpy as np
 
 from ..dtypes import ALL_DTYPES
 from .. import dtypes as _dt
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_dims
+from ._constants import constant
 from .math import ne
 from .math import where as _where_op
 from .reduce import sum as _sum
@@ -66,8 +67,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     if not as_tuple:
         return coords
     if input.ndim == 0:  # one position, 0, if the scalar is non-zero
-        zeros = np.zeros(coords.shape[0], dtype=np.int64)
-        return (Tensor._make(zeros if input.device == "cpu" else move_array(zeros, "cpu", input.device), _dt.int64, input.device),)
+        return (constant(np.zeros(coords.shape[0], dtype=np.int64), input, _dt.int64),)
     return tuple(getitem(coords, (slice(None), k)) for k in range(input.ndim))
 
 

@@ -42,11 +42,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_shape
+from ._constants import constant
 from .convolution import _POOL_ARGS, _bind, _pad_hw, _pair
 from .nn import _max_pool2d
 from .reduce import amax as _max
@@ -243,8 +244,7 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
         out = _max(windows, dim=(-2, -1))
     if return_indices:
         idx = _argmax_positions(to_numpy(xb._data), k, s, p, d, oh, ow)
-        data = idx if x.device == "cpu" else move_array(idx, "cpu", x.device)
-        ind = Tensor._make(data, _dt.int64, x.device)
+        ind = constant(idx, x, _dt.int64)
         if unbatched:
             return squeeze(out, 0), squeeze(ind, 0)
         return out, ind
@@ -489,8 +489,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     hh = rows[np.arange(oh).reshape(oh, 1), flat // kw]
     ww = cols[np.arange(ow).reshape(1, ow), flat % kw]
     idx = (hh * w + ww).astype(np.int64)
-    data = idx if input.device == "cpu" else move_array(idx, "cpu", input.device)
-    return out, Tensor._make(np.ascontiguousarray(data), _dt.int64, input.device)
+    return out, constant(np.ascontiguousarray(idx), input, _dt.int64)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:

@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.backends import move_array
 from ..tensor import Tensor
+from ._constants import constant
 from .math import add, mul
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .registry import type_name
@@ -48,11 +48,6 @@ __all__ = ["pixel_shuffle", "pixel_unshuffle"]  # torch.pixel_shuffle, torch.pix
 
 _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area")
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
-
-
-def _const(arr: np.ndarray, like: Tensor) -> Tensor:
-    data = arr.astype(like.dtype.np)
-    return Tensor._make(data if like.device == "cpu" else move_array(data, "cpu", like.device), like.dtype, like.device)
 
 
 def _scale(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None) -> float:
@@ -139,7 +134,7 @@ def _resample_dim(x: Tensor, d: int, taps: list[tuple[np.ndarray, np.ndarray]]) 
     view = (-1,) + (1,) * (x.ndim - 1 - d)
     out = None
     for idx, w in taps:
-        term = mul(getitem(x, (slice(None),) * d + (idx,)), _const(w.reshape(view), x))
+        term = mul(getitem(x, (slice(None),) * d + (idx,)), constant(w.reshape(view), x))
         out = term if out is None else add(out, term)
     return out
 
