@@ -27,11 +27,12 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import ALL_DTYPES
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_shape
+from ._constants import constant
 from .registry import Attr, defop, type_name
 from .shape import expand, getitem, reshape
 
@@ -113,7 +114,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         if input.ndim != 1 or input.dtype.is_floating:
             raise RuntimeError("repeat_interleave(): repeats must be a 1-D integer tensor")
         data = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-        return Tensor._make(data if input.device == "cpu" else move_array(data, "cpu", input.device), input.dtype, input.device)
+        return constant(data, input)
     if isinstance(repeats, Tensor):
         if repeats.dtype.is_floating or repeats.ndim > 1:
             raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim integer tensor, but got "
