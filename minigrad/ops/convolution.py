@@ -47,7 +47,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ._checks import _is_int
-from ._constants import constant
+from ._window import CONV_ARGS, bind_args, int_pair, pad_hw
 from .math import add
 from .nn import conv2d as _conv2d_op
 from .nn import conv2d_input_grad
@@ -57,46 +57,13 @@ from .shape import concat, getitem, getitem_grad, reshape, squeeze, unsqueeze
 
 __all__ = ["conv2d", "conv1d", "conv_transpose1d", "conv_transpose2d"]  # conv2d: this form wins over the op's export
 
-_CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
-_POOL_ARGS = ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
-
-
-def _bind(op: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    if len(args) > len(names):
-        raise TypeError(f"{op}() takes at most {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
-    out = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise TypeError(f"{op}() got an unexpected keyword argument '{k}' (arguments: {', '.join(names)})")
-        if k in out:
-            raise TypeError(f"{op}() got multiple values for argument '{k}'")
-        out[k] = v
-    return out
-
-
-def _pair(op: str, name: str, v: Any) -> tuple[int, int]:
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return (int(v), int(v))
-    if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(d, (int, np.integer)) for d in v):
-        return (int(v[0]), int(v[1]))
-    pos = (_CONV_ARGS if op == "conv2d" else _POOL_ARGS).index(name)
-    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be an int or a pair of ints, but got {v!r}")
-
-
-# NOTE [ Window arguments are checked first ]
-#     kernel_size, stride, padding, dilation and groups are checked for zero,
-#     negative and too-large values before any op runs, with PyTorch's error
-#     class (RuntimeError) and words, naming the argument: a zero kernel or
-#     stride would otherwise reach an integer division, a negative dilation a
-#     NumPy slice, and a refused call must leave no node behind.
-
 
 def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any, dilation: tuple[int, int],
                      groups: Any) -> None:
-    """conv2d's argument values (NOTE [ Window arguments are checked first ])."""
+    """conv2d's argument values (NOTE [ Window arguments are checked first ] in ``_window.py``)."""
     if min(stride) <= 0:
         raise RuntimeError(f"conv2d(): argument 'stride': non-positive stride is not supported, but got {stride}")
-    if not isinstance(padding, str) and min(_pair("conv2d", "padding", padding)) < 0:
+    if not isinstance(padding, str) and min(int_pair("conv2d", "padding", padding)) < 0:
         raise RuntimeError(f"conv2d(): argument 'padding': negative padding is not supported, but got {padding!r}")
     if min(dilation) <= 0:
         raise RuntimeError(f"conv2d(): argument 'dilation' should be greater than zero, but got {dilation}")
@@ -112,25 +79,6 @@ def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any,
             raise RuntimeError(f"conv2d(): kernel size should be greater than zero, but got weight of size {list(weight.shape)}")
 
 
-def _zeros_like_part(x: Tensor, shape: tuple[int, ...], value: float = 0.0) -> Tensor:
-    return constant(np.full(shape, value, dtype=x.dtype.np), x)
-
-
-def _pad_hw(x: Tensor, top: int, bottom: int, left: int, right: int, value: float = 0.0) -> Tensor:
-    """Pad the last two dims with ``value`` (a concat of constant blocks, so the gradient is a slice)."""
-    n, c, h, w = x.shape
-    if top or bottom:
-        parts = ([_zeros_like_part(x, (n, c, top, w), value)] if top else []) + [x] + (
-            [_zeros_like_part(x, (n, c, bottom, w), value)] if bottom else [])
-        x = concat(parts, dim=2)
-        h += top + bottom
-    if left or right:
-        parts = ([_zeros_like_part(x, (n, c, h, left), value)] if left else []) + [x] + (
-            [_zeros_like_part(x, (n, c, h, right), value)] if right else [])
-        x = concat(parts, dim=3)
-    return x
-
-
 def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     """``conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` as ``torch.nn.functional.conv2d``.
     Composite (the ``conv2d`` op with ``getitem``/``getitem_grad``/``concat``).
@@ -138,19 +86,19 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; ``padding`` an
     int, a pair, ``"valid"`` or ``"same"``; ``weight`` is ``(O, C / groups, kH, kW)``.
     """
-    a = _bind("conv2d", _CONV_ARGS, args, kwargs)
-    dilation = _pair("conv2d", "dilation", a.get("dilation", 1))
+    a = bind_args("conv2d", CONV_ARGS, args, kwargs)
+    dilation = int_pair("conv2d", "dilation", a.get("dilation", 1))
     groups = a.get("groups", 1)
     padding = a.get("padding", 0)
     x, weight = a.get("input"), a.get("weight")
-    _check_conv_args(x, weight, _pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
+    _check_conv_args(x, weight, int_pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
     plain = dilation == (1, 1) and groups == 1 and not isinstance(padding, str) and not (
         isinstance(x, Tensor) and x.ndim == 3)
     if plain:  # the op itself, with its own argument checks and messages
         return _conv2d_op(*args[:5], **{k: v for k, v in kwargs.items() if k not in ("dilation", "groups")})
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("conv2d(): 'input' and 'weight' must be Tensors")
-    bias, stride = a.get("bias"), _pair("conv2d", "stride", a.get("stride", 1))
+    bias, stride = a.get("bias"), int_pair("conv2d", "stride", a.get("stride", 1))
     unbatched = x.ndim == 3
     if unbatched:
         x = unsqueeze(x, 0)
@@ -174,14 +122,14 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
                 raise ValueError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
             th, tw = kh - 1, kw - 1
             if th % 2 or tw % 2:
-                x = _pad_hw(x, th // 2, th - th // 2, tw // 2, tw - tw // 2)
+                x = pad_hw(x, th // 2, th - th // 2, tw // 2, tw - tw // 2)
                 pad = (0, 0)
             else:
                 pad = (th // 2, tw // 2)
         else:
             raise ValueError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
     else:
-        pad = _pair("conv2d", "padding", padding)
+        pad = int_pair("conv2d", "padding", padding)
     if groups == 1:
         out = _conv2d_op(x, weight, bias, stride, pad)
     else:

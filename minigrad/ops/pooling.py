@@ -48,7 +48,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_shape
 from ._constants import constant
-from .convolution import _POOL_ARGS, _bind, _pad_hw, _pair
+from ._window import POOL_ARGS, bind_args, int_pair, pad_hw
 from .nn import _max_pool2d
 from .reduce import amax as _max
 from .registry import Attr, defop, type_name
@@ -176,7 +176,7 @@ def _avg_pool2d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
 
 def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int],
                      d: tuple[int, int]) -> None:
-    """max_pool2d's argument values (NOTE [ Window arguments are checked first ])."""
+    """max_pool2d's argument values (NOTE [ Window arguments are checked first ] in ``_window.py``)."""
     if min(k) <= 0:
         raise RuntimeError(f"max_pool2d(): argument 'kernel_size' should be greater than zero, but got {k}")
     if min(s) <= 0:
@@ -209,17 +209,17 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     ``return_indices`` the result is ``(values, indices)``, the indices being
     flat positions in each ``H * W`` plane, as PyTorch's.
     """
-    a = _bind("max_pool2d", _POOL_ARGS, args, kwargs)
+    a = bind_args("max_pool2d", POOL_ARGS, args, kwargs)
     x = a.get("input")
     if not isinstance(x, Tensor):
         raise TypeError(f"max_pool2d(): argument 'input' (position 0) must be Tensor, but got {type(x).__name__}")
     if "kernel_size" not in a:
         raise TypeError("max_pool2d() missing required argument 'kernel_size' (position 1)")
-    k = _pair("max_pool2d", "kernel_size", a["kernel_size"])
+    k = int_pair("max_pool2d", "kernel_size", a["kernel_size"])
     stride = a.get("stride")
-    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair("max_pool2d", "stride", stride)
-    p = _pair("max_pool2d", "padding", a.get("padding", 0))
-    d = _pair("max_pool2d", "dilation", a.get("dilation", 1))
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else int_pair("max_pool2d", "stride", stride)
+    p = int_pair("max_pool2d", "padding", a.get("padding", 0))
+    d = int_pair("max_pool2d", "dilation", a.get("dilation", 1))
     ceil_mode, return_indices = bool(a.get("ceil_mode", False)), bool(a.get("return_indices", False))
     _check_pool_args(x, k, s, p, d)
     c, h, w = tuple(x.shape)[-3:]
@@ -235,7 +235,7 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     else:
         # Pad with -inf to cover every window, then gather each window's elements and take their max.
         need_h, need_w = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
-        xp = _pad_hw(xb, p[0], max(need_h - h - p[0], 0), p[1], max(need_w - w - p[1], 0), float("-inf"))
+        xp = pad_hw(xb, p[0], max(need_h - h - p[0], 0), p[1], max(need_w - w - p[1], 0), float("-inf"))
         rows = (np.arange(oh)[:, None] * s[0] + np.arange(k[0])[None, :] * d[0])  # (oh, kh)
         cols = (np.arange(ow)[:, None] * s[1] + np.arange(k[1])[None, :] * d[1])  # (ow, kw)
         r = rows[:, None, :, None]
