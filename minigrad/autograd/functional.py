@@ -98,33 +98,33 @@ def _validate_v(v: tuple[Tensor, ...], other: tuple[Tensor, ...], is_other_tuple
             raise RuntimeError(f"{prepend}v has invalid size: should be {tuple(b.shape)} but got {tuple(a.shape)}.")
 
 
+#: Strict mode's error for a value that does not require grad, by what the value is (PyTorch's words).
+_NO_GRAD_MESSAGES = {
+    "outputs": ("Output {i} of the user-provided function does not require gradients. The outputs must be computed "
+                "in a differentiable manner from the input when running in strict mode."),
+    "grad_inputs": ("The gradient with respect to input {i} is independent of the inputs of the user-provided "
+                    "function. This is not allowed in strict mode."),
+    "jacobian": ("While computing the hessian, found that the jacobian of the user-provided function with respect "
+                 "to input {i} is independent of the input. This is not allowed in strict mode. You should ensure "
+                 "that your function is twice differentiable and that the jacobian depends on the inputs (this "
+                 "would be violated by a linear function for example)."),
+    "hessian": ("The hessian of the user-provided function with respect to input {i} is independent of the input. "
+                "This is not allowed in strict mode. You should ensure that your function is thrice "
+                "differentiable and that the hessian depends on the inputs."),
+}
+
+
 def _check_requires_grad(values: tuple[Any, ...], what: str, strict: bool) -> None:
     if not strict:
         return
-    if what not in ("outputs", "grad_inputs", "jacobian", "hessian"):
+    if what not in _NO_GRAD_MESSAGES:
         raise RuntimeError("Invalid input_type to _check_requires_grad")
     for i, t in enumerate(values):
         if t is None:
             raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is "
                                f"not allowed in strict mode.")
         if not t.requires_grad:
-            if what == "hessian":
-                raise RuntimeError(f"The hessian of the user-provided function with respect to input {i} is "
-                                   f"independent of the input. This is not allowed in strict mode. You should "
-                                   f"ensure that your function is thrice differentiable and that the hessian "
-                                   f"depends on the inputs.")
-            if what == "jacobian":
-                raise RuntimeError(f"While computing the hessian, found that the jacobian of the user-provided "
-                                   f"function with respect to input {i} is independent of the input. This is not "
-                                   f"allowed in strict mode. You should ensure that your function is twice "
-                                   f"differentiable and that the jacobian depends on the inputs (this would be "
-                                   f"violated by a linear function for example).")
-            if what == "grad_inputs":
-                raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of the "
-                                   f"user-provided function. This is not allowed in strict mode.")
-            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
-                               f"must be computed in a differentiable manner from the input when running in "
-                               f"strict mode.")
+            raise RuntimeError(_NO_GRAD_MESSAGES[what].format(i=i))
 
 
 def _autograd_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grad_outputs: Any = None,
@@ -149,6 +149,20 @@ def _zeros_like(t: Tensor) -> Tensor:
     return ops.fill(t.detach(), 0.0)
 
 
+#: Strict mode's error for a gradient the outputs do not reach, by the backward pass that found it.
+_UNREACHED_MESSAGES = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
+    "back_trick": ("The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
+                   "using the double backward trick to compute forward mode gradients. This is not allowed in "
+                   "strict mode."),
+    "double_back": ("The jacobian of the user-provided function is independent of input {i}. This is not allowed "
+                    "in strict mode."),
+    "double_back_trick": ("The hessian of the user-provided function is independent of entry {i} in the "
+                          "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
+                          "backward trick to replace forward mode AD."),
+}
+
+
 def _fill_in_zeros(grads: tuple[Any, ...], refs: tuple[Tensor, ...], strict: bool, create_graph: bool,
                    stage: str) -> tuple[Tensor, ...]:
     """Zeros for the ``None`` gradients (an input the outputs do not depend on), or a strict-mode error."""
@@ -156,19 +170,7 @@ def _fill_in_zeros(grads: tuple[Any, ...], refs: tuple[Tensor, ...], strict: boo
     for i, (g, ref) in enumerate(zip(grads, refs)):
         if g is None:
             if strict:
-                if stage == "back":
-                    raise RuntimeError(f"The output of the user-provided function is independent of input {i}. "
-                                       f"This is not allowed in strict mode.")
-                if stage == "back_trick":
-                    raise RuntimeError(f"The gradient with respect to the input is independent of entry {i} in "
-                                       f"the grad_outputs when using the double backward trick to compute forward "
-                                       f"mode gradients. This is not allowed in strict mode.")
-                if stage == "double_back":
-                    raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. "
-                                       f"This is not allowed in strict mode.")
-                raise RuntimeError(f"The hessian of the user-provided function is independent of entry {i} in the "
-                                   f"grad_jacobian. This is not allowed in strict mode as it prevents from using "
-                                   f"the double backward trick to replace forward mode AD.")
+                raise RuntimeError(_UNREACHED_MESSAGES[stage].format(i=i))
             g = _zeros_like(ref)
         out.append(g)
     return tuple(out)
