@@ -76,12 +76,17 @@ def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"{op}(): expected both arguments to have the same dtype, but got {a.dtype} and {b.dtype}")
 
 
+def _check_operands(op: str, **named: tuple[Any, int, str]) -> None:
+    """``dot``/``mv``/``mm``'s checks: each named ``(value, ndim, what)`` a Tensor of that rank, the two of one dtype."""
+    _tensors(op, **{name: v for name, (v, _, _) in named.items()})
+    for name, (v, n, what) in named.items():
+        _ndim(op, name, v, n, what)
+    _same_dtype(op, *(v for v, _, _ in named.values()))
+
+
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The dot product of two 1-D tensors of the same size and dtype (``torch.dot``; ``matmul`` of two vectors)."""
-    _tensors("dot", input=input, tensor=tensor)
-    _ndim("dot", "input", input, 1, "1-D tensor")
-    _ndim("dot", "tensor", tensor, 1, "1-D tensor")
-    _same_dtype("dot", input, tensor)
+    _check_operands("dot", input=(input, 1, "1-D tensor"), tensor=(tensor, 1, "1-D tensor"))
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
@@ -96,10 +101,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m) (``torch.mv``)."""
-    _tensors("mv", input=input, vec=vec)
-    _ndim("mv", "input", input, 2, "matrix")
-    _ndim("mv", "vec", vec, 1, "vector")
-    _same_dtype("mv", input, vec)
+    _check_operands("mv", input=(input, 2, "matrix"), vec=(vec, 1, "vector"))
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"mv(): size mismatch, got input ({input.shape[0]}x{input.shape[1]}) and vec ({vec.shape[0]})")
     return matmul(input, vec)
@@ -107,10 +109,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix (n, m) times matrix (m, p) (``torch.mm``; no broadcasting, unlike ``matmul``)."""
-    _tensors("mm", input=input, mat2=mat2)
-    _ndim("mm", "input", input, 2, "matrix")
-    _ndim("mm", "mat2", mat2, 2, "matrix")
-    _same_dtype("mm", input, mat2)
+    _check_operands("mm", input=(input, 2, "matrix"), mat2=(mat2, 2, "matrix"))
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied "
                            f"({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
