@@ -295,7 +295,8 @@ def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tenso
 
 
 class _FeedForwardLayer(Module):
-    """What the encoder and decoder layers share: the feed-forward block, the norms and dropouts."""
+    """What the encoder and decoder layers share: the self-attention block, the feed-forward block's modules,
+    the norms and dropouts."""
 
     def _build_feedforward(self, d_model: int, dim_feedforward: int, dropout: float,
                            activation: str | Callable[[Tensor], Tensor], layer_norm_eps: float, norm_first: bool,
@@ -317,6 +318,11 @@ class _FeedForwardLayer(Module):
 
     def _activate(self, x: Tensor) -> Tensor:
         return self.activation(x) if "activation" in self._modules else self._act(x)
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        """``dropout1(self_attn(x, x, x))``: the first sublayer of both layers (``self_attn`` set by the subclass)."""
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                            need_weights=False, is_causal=is_causal)[0])
 
 
 def _clones(layer: Module, num_layers: int, owner: str, what: str) -> ModuleList:
@@ -348,11 +354,6 @@ class TransformerEncoderLayer(_FeedForwardLayer):
         self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
                                 dtype, sublayers=2)
         self.batch_first = batch_first
-
-    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout2(self.linear2(self.dropout(self._activate(self.linear1(x)))))
@@ -405,10 +406,6 @@ class TransformerDecoderLayer(_FeedForwardLayer):
                                                  batch_first=batch_first, dtype=dtype)
         self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
                                 dtype, sublayers=3)
-
-    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
-        return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                                            is_causal=is_causal, need_weights=False)[0])
 
     def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
         return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
