@@ -148,8 +148,6 @@ conv2d.name = "conv2d"  # type: ignore[attr-defined]
 conv2d.op = _conv2d_op  # type: ignore[attr-defined]
 
 
-
-
 def _tuple(op: str, name: str, v: Any, k: int) -> tuple[int, ...]:
     if _is_int(v):
         return (int(v),) * k
@@ -183,6 +181,18 @@ def _check_bias(op: str, bias: Any, n: int, weight: Tensor, transposed: bool) ->
                            f"expected bias to be 1-dimensional with {n} elements, but got bias of size {list(bias.shape)} instead")
 
 
+def _check_operands(op: str, input: Any, weight: Any, bias: Any, groups: Any, rank: int, weight_dims: str) -> int:
+    """The tensors, their ranks (a ``rank``-D weight; a ``rank``-D input, or one less unbatched) and ``groups``,
+    in PyTorch's words (``weight_dims``: how many and which, as its message says them); returns ``groups``."""
+    _check_tensors(op, input, weight, bias)
+    if input.ndim not in (rank - 1, rank):
+        raise RuntimeError(f"{op}(): Expected {rank - 1}D (unbatched) or {rank}D (batched) input to {op}, but got input "
+                           f"of size: {list(input.shape)}")
+    if weight.ndim != rank:
+        raise RuntimeError(f"{op}(): weight should have {weight_dims}, but got {list(weight.shape)}")
+    return _check_groups(op, groups, weight)
+
+
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D convolution of ``(N, C, L)`` or ``(C, L)`` with ``weight`` ``(O, C / groups, K)``: ``conv2d`` over a height of 1.
@@ -190,14 +200,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     ``padding`` is an int, a 1-tuple, ``"valid"`` or ``"same"``.
     """
     op = "conv1d"
-    _check_tensors(op, input, weight, bias)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"{op}(): Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
-                           f"{list(input.shape)}")
-    if weight.ndim != 3:
-        raise RuntimeError(f"{op}(): weight should have three dimensions (out_channels, in_channels / groups, kernel), "
-                           f"but got {list(weight.shape)}")
-    groups = _check_groups(op, groups, weight)
+    groups = _check_operands(op, input, weight, bias, groups, 3,
+                             "three dimensions (out_channels, in_channels / groups, kernel)")
     channels = input.shape[-2]
     if channels != weight.shape[1] * groups:
         raise RuntimeError(f"{op}(): Given groups={groups}, weight of size {list(weight.shape)}, expected input"
@@ -226,14 +230,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     The output is ``(H - 1) * stride - 2 * padding + dilation * (kH - 1) + output_padding + 1`` high (and so wide).
     """
     op = "conv_transpose2d"
-    _check_tensors(op, input, weight, bias)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{op}(): Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input "
-                           f"of size: {list(input.shape)}")
-    if weight.ndim != 4:
-        raise RuntimeError(f"{op}(): weight should have four dimensions (in_channels, out_channels / groups, kH, kW), "
-                           f"but got {list(weight.shape)}")
-    groups = _check_groups(op, groups, weight)
+    groups = _check_operands(op, input, weight, bias, groups, 4,
+                             "four dimensions (in_channels, out_channels / groups, kH, kW)")
     cin, cout_g, kh, kw = weight.shape
     if input.shape[-3] != cin:
         raise RuntimeError(f"{op}(): Given transposed=1, weight of size {list(weight.shape)}, expected input"
