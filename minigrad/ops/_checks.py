@@ -92,3 +92,19 @@ def check_tensor(op: str, name: str, pos: int, v: Any) -> None:
     """Raise ``TypeError`` unless ``v`` is a Tensor (``max(): argument 'input' (position 0) must be Tensor, ...``)."""
     if not isinstance(v, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+
+
+def wrap_dim(op: str, dim: int, ndim: int) -> int:
+    """``dim`` of an ``ndim``-D tensor as an axis in ``[0, ndim)``, a negative one counted from the end.
+
+    A 0-d tensor takes ``dim`` 0 and -1, as in PyTorch. Outside that range
+    ``ValueError``, in PyTorch's words.
+
+    Example:
+        >>> wrap_dim("sum", -1, 3), wrap_dim("sum", 0, 0)
+        (2, 0)
+    """
+    nd = max(ndim, 1)
+    if not -nd <= dim < nd:
+        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    return dim % nd

@@ -49,7 +49,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int
+from ._checks import check_int, wrap_dim
 from .math import add, cast, ne, sub
 from .reduce import sum as _sum
 from .scatter_gather import gather_op
@@ -62,9 +62,7 @@ __all__ = ["cumsum", "cumprod", "logcumsumexp", "prod", "diff", "cummax", "cummi
 
 def infer_cumulative(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
     """InferMeta: ``x``'s shape; integer and bool inputs accumulate in int64."""
-    nd = max(x.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    wrap_dim(op, dim, x.ndim)
     return tuple(x.shape), (np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype)
 
 
@@ -179,13 +177,9 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             raise TypeError("prod(): keepdim=True needs a dim")
         x, d = reshape(x, (-1,)), 0
     else:
-        d = check_int("prod", "dim", 1, dim)
-        nd = max(x.ndim, 1)
-        if not -nd <= d < nd:
-            raise ValueError(f"prod(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        d = wrap_dim("prod", check_int("prod", "dim", 1, dim), x.ndim)
         if x.ndim == 0:
             return cumprod_op(x, 0)
-        d %= nd
     if x.shape[d] == 0:  # the empty product: 1 (sum over the empty dim is 0, plus 1)
         return add(_sum(x, dim=d, keepdim=keepdim), 1)
     last = getitem(cumprod_op(x, d), (slice(None),) * d + (slice(-1, None),))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..tensor import Tensor
-from ._checks import check_int, check_shape
+from ._checks import check_int, check_shape, wrap_dim
 from .registry import type_name
 from .repeat import meshgrid
 from .shape import concat, expand, permute, reshape, stack, transpose
@@ -34,11 +34,7 @@ def _tensor(op: str, v: Any, name: str = "input", pos: int = 0) -> Tensor:
 
 
 def _axis(op: str, d: Any, ndim: int) -> int:
-    d = check_int(op, "dim", 1, d)
-    nd = max(ndim, 1)
-    if not -nd <= d < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
-    return d % nd
+    return wrap_dim(op, check_int(op, "dim", 1, d), ndim)
 
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:

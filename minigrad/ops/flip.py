@@ -23,7 +23,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_dims
+from ._checks import check_dims, wrap_dim
 from .registry import Attr, defop, type_name
 from .shape import transpose
 
@@ -33,14 +33,12 @@ __all__ = ["flip", "roll", "fliplr", "flipud", "rot90"]
 def _axes(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
     """``dims`` (an int or a sequence) as non-negative axes; a 0-d tensor takes dim 0 / -1 (and has no axis)."""
     dims = () if dims is None else ((dims,) if isinstance(dims, int) else tuple(dims))
-    nd = max(ndim, 1)
     out = []
     for d in dims:
-        if not -nd <= d < nd:
-            raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
-        if d % nd in out:
-            raise ValueError(f"{op}(): dim {d % nd} appears multiple times in the list of dims")
-        out.append(d % nd)
+        axis = wrap_dim(op, d, ndim)
+        if axis in out:
+            raise ValueError(f"{op}(): dim {axis} appears multiple times in the list of dims")
+        out.append(axis)
     return tuple(out) if ndim else ()
 
 
@@ -119,10 +117,8 @@ def infer_roll(op: str, x: Any, shifts: Any, dims: Any = None) -> tuple[tuple[in
         n_dims = 1 if isinstance(dims, int) else len(dims)
         if n_dims != n_shifts:
             raise RuntimeError(f"{op}(): shifts and dimensions must align. shifts: {n_shifts}, dims:{n_dims}")
-        nd = max(x.ndim, 1)
         for d in (dims,) if isinstance(dims, int) else dims:
-            if not -nd <= d < nd:
-                raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+            wrap_dim(op, d, x.ndim)
     return tuple(x.shape), x.dtype
 
 

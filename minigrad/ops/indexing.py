@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
-from ._checks import check_int, check_tensor
+from ._checks import check_int, check_tensor, wrap_dim
 from ._constants import constant
 from .math import where
 from .registry import type_name
@@ -42,11 +42,7 @@ def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
 
 
 def _dim(op: str, dim: Any, ndim: int, pos: int = 1) -> int:
-    dim = check_int(op, "dim", pos, dim)
-    nd = max(ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    return dim % nd
+    return wrap_dim(op, check_int(op, "dim", pos, dim), ndim)
 
 
 def _int_index(op: str, index: Tensor, size: int, what: str, error: type = IndexError) -> np.ndarray:

@@ -31,7 +31,7 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int, check_shape
+from ._checks import check_int, check_shape, wrap_dim
 from ._constants import constant
 from .registry import Attr, defop, type_name
 from .shape import expand, getitem, reshape
@@ -130,13 +130,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     if dim is None:
         x, d = reshape(input, (-1,)), 0
     else:
-        d = check_int("repeat_interleave", "dim", 2, dim)
-        nd = max(x.ndim, 1)
-        if not -nd <= d < nd:
-            raise ValueError(f"repeat_interleave(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        d = wrap_dim("repeat_interleave", check_int("repeat_interleave", "dim", 2, dim), x.ndim)
         if x.ndim == 0:
             x = reshape(x, (1,))
-        d %= nd
     n = x.shape[d]
     if counts.size != 1 and counts.size != n:
         raise RuntimeError(f"repeat_interleave(): repeats must have the same size as input along dim, but got "

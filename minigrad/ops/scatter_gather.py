@@ -39,7 +39,7 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int
+from ._checks import check_int, wrap_dim
 from .registry import Attr, Input, defop, type_name
 from .math import add, lt, mul, where
 from .shape import expand, getitem_grad
@@ -52,18 +52,11 @@ CPU = Backend.CPU
 # -- checks shared by the three ops (InferMeta) ---------------------------------------------
 
 
-def _dim(op: str, dim: int, ndim: int) -> int:
-    nd = max(ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    return dim % nd
-
-
 def _check_index(op: str, x: Any, index: Any, dim: int, src: Any = None) -> int:
     """PyTorch's ``gather_shape_check`` / ``scatter_shape_check``; returns ``dim`` made non-negative."""
     if index.size and index.dtype not in (np.int64, np.int32):  # int32 indices are accepted, as recent PyTorch does
         raise RuntimeError(f"{op}(): Expected dtype int64 for index, but got {_dt.from_numpy(index.dtype)}")
-    d = _dim(op, dim, x.ndim)
+    d = wrap_dim(op, dim, x.ndim)
     if index.size == 0:
         return d
     if max(index.ndim, 1) != max(x.ndim, 1):
@@ -254,7 +247,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if dim is None:
         input, indices, d = input.reshape(-1), indices.reshape(-1), 0
     else:
-        d = _dim("take_along_dim", check_int("take_along_dim", "dim", 2, dim), input.ndim)
+        d = wrap_dim("take_along_dim", check_int("take_along_dim", "dim", 2, dim), input.ndim)
     if input.ndim:  # take_along_dim counts negative indices from the end, as NumPy does (gather does not)
         indices = where(lt(indices, 0), add(indices, input.shape[d]), indices)
     shape = [max(a, b) for a, b in zip(input.shape, indices.shape)]
@@ -319,7 +312,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     _tensor_arg("index_add", "input", 0, input)
     _tensor_arg("index_add", "index", 2, index)
     _tensor_arg("index_add", "source", 3, source)
-    d = _dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
+    d = wrap_dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
     if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
         raise IndexError(f"index_add(): index must be a 1-D int64 tensor, but got {index.dtype} of shape {tuple(index.shape)}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):

@@ -24,7 +24,7 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_int
+from ._checks import check_bool, check_int, wrap_dim
 from .registry import Attr, Input, defop, type_name
 
 __all__ = ["searchsorted", "bucketize", "unique", "bincount", "histc"]
@@ -102,9 +102,8 @@ def _unique_arrays(x: np.ndarray, dim: Any) -> tuple[np.ndarray, np.ndarray, np.
 
 def infer_unique(op: str, x: Any, dim: Any = None) -> list[tuple[tuple[int, ...], Any]]:
     """InferMeta: the distinct values (their number read from ``x``), the inverse map and the counts."""
-    if dim is not None and not -max(x.ndim, 1) <= dim < max(x.ndim, 1):
-        raise ValueError(f"unique(): dimension out of range (expected to be in range of "
-                         f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got {dim})")
+    if dim is not None:
+        wrap_dim("unique", dim, x.ndim)
     values, inverse, counts = _unique_arrays(to_numpy(x), dim)
     return [(values.shape, x.dtype), (inverse.shape, np.dtype(np.int64)), (counts.shape, np.dtype(np.int64))]
 

@@ -30,7 +30,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_int
+from ._checks import check_bool, check_int, wrap_dim
 from .math import add, mul, sub
 from .registry import Attr, defop, type_name
 from .scatter_gather import gather_op
@@ -42,9 +42,7 @@ __all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "quantile"]
 
 def infer_argsort(op: str, x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """InferMeta: int64 positions of ``x``'s shape; ``dim`` must name one of ``x``'s dims."""
-    nd = max(x.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    wrap_dim(op, dim, x.ndim)
     return tuple(x.shape), np.dtype(np.int64)
 
 
@@ -119,10 +117,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     dim = check_int("topk", "dim", 2, dim)
     check_bool("topk", "largest", 3, largest)
     check_bool("topk", "sorted", 4, sorted)
-    nd = max(input.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"topk(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    d = dim % nd
+    d = wrap_dim("topk", dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, size {size} along dim {dim})")
@@ -141,10 +136,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     k = check_int("kthvalue", "k", 1, k)
     dim = check_int("kthvalue", "dim", 2, dim)
     check_bool("kthvalue", "keepdim", 3, keepdim)
-    nd = max(input.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"kthvalue(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    d = dim % nd
+    d = wrap_dim("kthvalue", dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, size {size})")
@@ -168,10 +160,8 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
             raise RuntimeError("median(): cannot compute the median of an empty tensor")
         return kthvalue(flat, (n + 1) // 2).values
     d = check_int("median", "dim", 1, dim)
-    nd = max(input.ndim, 1)
-    if not -nd <= d < nd:
-        raise ValueError(f"median(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
-    n = input.shape[d % nd] if input.ndim else 1
+    axis = wrap_dim("median", d, input.ndim)
+    n = input.shape[axis] if input.ndim else 1
     res = kthvalue(input, max((n + 1) // 2, 1), d, keepdim)
     return return_types.median(res.values, res.indices)
 
