@@ -343,6 +343,14 @@ def _jacobian_by_columns(func: Callable[..., Any], inputs: Any, strict: bool, ve
     return _tuple_postprocess(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
 
 
+def _scalar_output(outputs: tuple[Tensor, ...], is_tuple: bool, fn_name: str) -> None:
+    """Refuse outputs that are not one Tensor of one element (``hessian``, ``vhp``, ``hvp``)."""
+    if is_tuple or not isinstance(outputs[0], Tensor):
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
+
+
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a function returning one element: the jacobian of its jacobian."""
@@ -354,10 +362,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
         out = func(*inp)
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not isinstance(out, Tensor):
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        _scalar_output(t_out, is_out_tuple, "hessian")
         return ops.reshape(out, ())
 
     def jac_func(*inp: Tensor) -> Any:
@@ -368,13 +373,6 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
                    strategy=outer_jacobian_strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
-
-
-def _scalar_output(outputs: tuple[Tensor, ...], is_tuple: bool, fn_name: str) -> None:
-    if is_tuple or not isinstance(outputs[0], Tensor):
-        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
-    if outputs[0].numel() != 1:
-        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
 
 
 def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,
