@@ -69,6 +69,7 @@ ATTRIBUTE_TYPE_ERRORS = [
     (lambda: mg.cast(o(2), "float8"), r"^cast\(\): argument 'dtype' \(position 1\)"),
     (lambda: mg.conv2d(o(1, 1, 3, 3), o(1, 1, 2, 2), stride="a"), r"^conv2d\(\): argument 'stride' \(position 3\)"),
     (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, stride=[1, 2, 3]), r"^max_pool2d\(\): argument 'stride' \(position 2\)"),
+    (lambda: mg.max_pool2d(o(1, 1, 4, 4), (True, 2)), r"^max_pool2d\(\): argument 'kernel_size' .* but got \(True, 2\)"),
     (lambda: mg.concat([o(2), "a"]), r"^concat\(\): argument 'xs' \(position 0\) must be a list of Tensors, but element 1 is str"),
     (lambda: mg.concat(o(2)), r"^concat\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors"),
     (lambda: mg.stack([]), r"^stack\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors, but got an empty list"),

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from ._checks import check_pair
 from ._constants import constant
 from .shape import concat
 
@@ -50,13 +51,8 @@ def bind_args(op: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: di
 
 
 def int_pair(op: str, name: str, v: Any) -> tuple[int, int]:
-    """An int or a pair of ints as ``(h, w)``; ``TypeError`` naming ``op``'s argument otherwise."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return (int(v), int(v))
-    if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(d, (int, np.integer)) for d in v):
-        return (int(v[0]), int(v[1]))
-    pos = (CONV_ARGS if op == "conv2d" else POOL_ARGS).index(name)
-    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be an int or a pair of ints, but got {v!r}")
+    """An int or a pair of ints as ``(h, w)``; ``TypeError`` naming ``op``'s argument otherwise (``check_pair``)."""
+    return check_pair(op, name, (CONV_ARGS if op == "conv2d" else POOL_ARGS).index(name), v)
 
 
 def _block(x: Tensor, shape: tuple[int, ...], value: float) -> Tensor:
