@@ -39,6 +39,7 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.infer_meta import broadcast_shapes
 from ..tensor import Tensor
+from ._checks import check_tensors
 from ._constants import constant
 from .activation import softplus
 from .distance import pairwise_distance
@@ -324,12 +325,6 @@ def _check_weight(op: str, name: str, w: Any, shape: tuple[int, ...]) -> None:
 
 # -- margin, embedding and likelihood losses (composite) --------------------------------------
 
-def _tensors(op: str, **named: Any) -> None:
-    for pos, (name, v) in enumerate(named.items()):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-
-
 def _broadcast_all(op: str, **named: Tensor) -> tuple[int, ...]:
     items = list(named.items())
     shape = tuple(items[0][1].shape)
@@ -348,7 +343,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     """``max(0, -y (x1 - x2) + margin)``: ``y = 1`` asks ``x1`` to rank above ``x2`` by ``margin``. Composite."""
     op = "margin_ranking_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, input1=input1, input2=input2, target=target)
+    check_tensors(op, input1=input1, input2=input2, target=target)
     _broadcast_all(op, input1=input1, input2=input2, target=target)
     return reduce_loss(_clamp_min0(add(neg(mul(target, sub(input1, input2))), float(margin))), reduction)
 
@@ -358,7 +353,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` a distance). Composite."""
     op = "hinge_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, input=input, target=target)
+    check_tensors(op, input=input, target=target)
     _broadcast_all(op, input=input, target=target)
     hinge = where(ne(target, 1.0), _clamp_min0(sub(float(margin), input)), 0.0)
     own = where(ne(target, -1.0), input, 0.0)
@@ -380,7 +375,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite."""
     op = "cosine_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, input1=input1, input2=input2, target=target)
+    check_tensors(op, input1=input1, input2=input2, target=target)
     if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
         raise RuntimeError(f"{op}(): expected input1 and input2 of the same shape, (N, D) or (D,), but got "
                            f"{list(input1.shape)} and {list(input2.shape)}")
@@ -404,7 +399,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     ``min(d(a, n), d(p, n))`` (Balntas et al.). Composite."""
     op = "triplet_margin_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, anchor=anchor, positive=positive, negative=negative)
+    check_tensors(op, anchor=anchor, positive=positive, negative=negative)
     if not (anchor.ndim == positive.ndim == negative.ndim) or anchor.ndim not in (1, 2):
         raise RuntimeError(f"{op}(): The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions (1 or 2), but got {anchor.ndim}, {positive.ndim} and {negative.ndim}")
@@ -454,7 +449,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
             raise ValueError(f"{op}(): var has negative entry/entries")
         var_t: Any = float(var)
     else:
-        _tensors(op, var=var)
+        check_tensors(op, var=var)
         vshape = tuple(var.shape)
         if vshape != shape:
             if shape[:-1] == vshape:

@@ -30,7 +30,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_int, wrap_dim
+from ._checks import check_bool, check_int, check_tensor, wrap_dim
 from .math import add, mul, sub
 from .registry import Attr, defop, type_name
 from .scatter_gather import gather_op
@@ -70,11 +70,6 @@ argsort_op = defop(
 )
 
 
-def _check_tensor(op: str, v: Any) -> None:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(v)}")
-
-
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """The positions that sort ``input`` along ``dim`` (``torch.argsort``), int64, no gradient.
 
@@ -83,14 +78,14 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
         >>> mg.argsort(mg.tensor([3.0, 1.0, 2.0])).tolist()
         [1, 2, 0]
     """
-    _check_tensor("argsort", input)
+    check_tensor("argsort", "input", 0, input)
     return argsort_op(input, dim, descending, stable)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
     """``(values, indices)`` of ``input`` sorted along ``dim`` (``torch.sort``). Composite: ``argsort`` then
     ``gather``, whose backward puts each value's gradient back where the value came from."""
-    _check_tensor("sort", input)
+    check_tensor("sort", "input", 0, input)
     indices = argsort_op(input, dim, descending, stable)
     d = dim % max(input.ndim, 1)
     return return_types.sort(gather_op(input, indices, d), indices)
@@ -112,7 +107,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         >>> mg.topk(mg.tensor([1.0, 5.0, 3.0, 4.0]), 2).indices.tolist()
         [1, 3]
     """
-    _check_tensor("topk", input)
+    check_tensor("topk", "input", 0, input)
     k = check_int("topk", "k", 1, k)
     dim = check_int("topk", "dim", 2, dim)
     check_bool("topk", "largest", 3, largest)
@@ -132,7 +127,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 
     Composite: a stable ``argsort``, the ``k``-th position, ``gather``; the gradient goes to that element.
     """
-    _check_tensor("kthvalue", input)
+    check_tensor("kthvalue", "input", 0, input)
     k = check_int("kthvalue", "k", 1, k)
     dim = check_int("kthvalue", "dim", 2, dim)
     check_bool("kthvalue", "keepdim", 3, keepdim)
@@ -152,7 +147,7 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median (``torch.median``): of all elements (a 0-d tensor) when ``dim`` is None, else
     ``(values, indices)`` along ``dim``. Composite (``kthvalue`` with ``k = (n + 1) // 2``); NaN counts as
     the largest value, as in ``sort`` (PyTorch's median returns NaN when there is one)."""
-    _check_tensor("median", input)
+    check_tensor("median", "input", 0, input)
     if dim is None:
         flat = reshape(input, (-1,))
         n = flat.shape[0]
@@ -171,7 +166,7 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, i
     None), with ``interpolation`` ``'linear'``, ``'lower'``, ``'higher'``, ``'nearest'`` or ``'midpoint'``
     (``torch.quantile``). Composite: ``sort``, then the neighbouring order statistics mixed by ``lerp``'s
     formula, so the gradient goes to the two elements that make each quantile."""
-    _check_tensor("quantile", input)
+    check_tensor("quantile", "input", 0, input)
     if not input.dtype.is_floating:
         raise RuntimeError(f"quantile() input tensor must be either float or double dtype, but got {input.dtype}")
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
