@@ -36,7 +36,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims, check_tensor
+from ._checks import check_bool, check_dims, check_tensor, check_tensors
 from .math import abs as _abs
 from .math import cast
 from .reduce import amax as _amax
@@ -236,8 +236,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     """The ``p``-norm distance between each row of ``x1`` (``..., P, M``) and each row of ``x2`` (``..., R, M``)
     (``torch.cdist``). Composite: the differences by broadcasting, then ``vector_norm`` over the last dim,
     so the gradient at a zero distance is 0, as PyTorch's. ``compute_mode`` is accepted and ignored."""
-    check_tensor("cdist", "input", 0, x1)
-    check_tensor("cdist", "input", 0, x2)
+    check_tensors("cdist", x1=x1, x2=x2)
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 got: {x2.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
