@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._checks import _is_int
+from ._checks import _is_int, check_tensors
 from ._window import CONV_ARGS, bind_args, int_pair, pad_hw
 from .math import add
 from .nn import conv2d as _conv2d_op
@@ -157,9 +157,7 @@ def _tuple(op: str, name: str, v: Any, k: int) -> tuple[int, ...]:
 
 
 def _check_tensors(op: str, input: Any, weight: Any, bias: Any) -> None:
-    for pos, (name, v) in enumerate((("input", input), ("weight", weight))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensors(op, input=input, weight=weight)
     if bias is not None and not isinstance(bias, Tensor):
         raise TypeError(f"{op}(): argument 'bias' (position 2) must be Tensor or None, but got {type_name(bias)}")
 

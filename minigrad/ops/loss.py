@@ -123,9 +123,7 @@ def reduction_of(op: str, size_average: Any, reduce: Any, reduction: str, allowe
 
 def check_pair(op: str, input: Any, target: Any, same_shape: str | None = None) -> tuple[int, ...]:
     """``input`` and ``target`` are floating tensors whose shapes broadcast (or match, with ``same_shape``'s message)."""
-    for pos, (name, v) in enumerate((("input", input), ("target", target))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensors(op, input=input, target=target)
     if not input.dtype.is_floating:
         raise RuntimeError(f"{op}(): expected a floating point 'input', but got {input.dtype}")
     if same_shape is not None and tuple(input.shape) != tuple(target.shape):
