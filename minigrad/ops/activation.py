@@ -398,8 +398,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1). Composite."""
     check_tensor("prelu", "input", 0, input)
-    if not isinstance(weight, Tensor):
-        raise TypeError(f"prelu(): argument 'weight' (position 1) must be Tensor, but got {type(weight).__name__}")
+    check_tensor("prelu", "weight", 1, weight)
     if weight.ndim > 1:
         raise RuntimeError(f"prelu(): weight must be a scalar or 1-D tensor, but got {weight.ndim}-D")
     n = weight.numel()

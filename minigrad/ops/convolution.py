@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from ._checks import _is_int, check_tensors
+from ._checks import _is_int, check_tensor, check_tensors
 from ._window import CONV_ARGS, bind_args, int_pair, pad_hw
 from .math import add
 from .nn import conv2d as _conv2d_op
@@ -319,8 +319,7 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     """im2col: every ``kernel_size`` window of ``(N, C, H, W)`` (or ``(C, H, W)``) as a column of
     ``(N, C * kH * kW, L)``, ``L`` the number of windows. Composite (``constant_pad_nd``, ``getitem``, ``reshape``)."""
     op = "unfold"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
     k, d, p, s = _fold_args(op, kernel_size, dilation, padding, stride)
@@ -338,8 +337,7 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
     """col2im, the adjoint of ``unfold``: columns ``(N, C * kH * kW, L)`` (or unbatched) summed back into
     ``(N, C, *output_size)``, overlapping windows adding up. Composite (``getitem_grad``, ``constant_pad_nd``)."""
     op = "fold"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}(): Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                            f"(got {input.ndim}D)")

@@ -49,7 +49,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int, wrap_dim
+from ._checks import check_int, check_tensor, wrap_dim
 from .math import add, cast, ne, sub
 from .reduce import sum as _sum
 from .scatter_gather import gather_op
@@ -129,8 +129,7 @@ def cumprod_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 
 def _check(op: str, input: Any, dtype: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if dtype is not None and not isinstance(dtype, _dt.DType):
         raise TypeError(f"{op}(): argument 'dtype' must be a minigrad dtype, but got {type_name(dtype)}")
     return input if dtype is None or dtype is input.dtype else cast(input, dtype)
@@ -189,8 +188,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The ``n``-th forward difference along ``dim``: ``x[1:] - x[:-1]``, applied ``n`` times (``torch.diff``);
     ``prepend``/``append`` are joined on first. Bool tensors give ``!=`` of neighbours, as PyTorch's."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"diff(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("diff", "input", 0, input)
     n = check_int("diff", "n", 1, n)
     d = check_int("diff", "dim", 2, dim)
     if input.ndim == 0:
@@ -247,8 +245,7 @@ argcummin = defop("argcummin", inputs=("x",), attrs=_DIM, infer_meta=_infer_argc
 
 
 def _cumextreme(op: str, arg_op: Any, input: Tensor, dim: int) -> Any:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     d = check_int(op, "dim", 1, dim)
     indices = arg_op(input, d)
     named = getattr(return_types, op)
@@ -307,6 +304,5 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         >>> round(mg.logcumsumexp(mg.tensor([0.0, 0.0]), 0)[1].item(), 4)
         0.6931
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"logcumsumexp(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("logcumsumexp", "input", 0, input)
     return logcumsumexp_op(input, check_int("logcumsumexp", "dim", 1, dim))

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..kernels.infer_meta import broadcast_shapes
 from ..tensor import Tensor
-from ._checks import check_tensors
+from ._checks import check_tensor, check_tensors
 from .math import abs, add, cast, clip, div, gt, mul, ne, pow, sqrt, sub, where
 from .reduce import amax as _max
 from .reduce import amin as _min
@@ -75,8 +75,7 @@ def _check_p(op: str, p: Any) -> float:
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``: unit vectors (composite)."""
     op = "normalize"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if out is not None:
         raise TypeError(f"{op}(): the 'out' argument is not supported by minigrad")
     p = _check_p(op, p)

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..random import bernoulli_array, default_generator
 from ..tensor import Tensor
+from ._checks import check_tensor
 from ._constants import constant
 from .math import add, mul
 from .registry import type_name
@@ -47,8 +48,7 @@ _SELU_SATURATION = 1.7580993408473766
 
 
 def _check(fn: str, input: Any, p: Any) -> float:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(fn, "input", 1, input)
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise TypeError(f"{fn}(): argument 'p' must be float, but got {type_name(p)}")
     if not 0.0 <= p <= 1.0:

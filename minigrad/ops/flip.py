@@ -23,8 +23,8 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_dims, wrap_dim
-from .registry import Attr, defop, type_name
+from ._checks import check_dims, check_tensor, wrap_dim
+from .registry import Attr, defop
 from .shape import transpose
 
 __all__ = ["flip", "roll", "fliplr", "flipud", "rot90"]
@@ -81,8 +81,7 @@ def flip_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 def fliplr(input: Tensor) -> Tensor:
     """Reverse the columns (dim 1) of a tensor with at least 2 dims (composite: ``flip(input, [1])``)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"fliplr(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("fliplr", "input", 0, input)
     if input.ndim < 2:
         raise ValueError(f"fliplr(): input must be >= 2-d, but got shape {tuple(input.shape)}")
     return flip(input, (1,))
@@ -90,8 +89,7 @@ def fliplr(input: Tensor) -> Tensor:
 
 def flipud(input: Tensor) -> Tensor:
     """Reverse the rows (dim 0) of a tensor with at least 1 dim (composite: ``flip(input, [0])``)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"flipud(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("flipud", "input", 0, input)
     if input.ndim < 1:
         raise ValueError(f"flipud(): input must be >= 1-d, but got shape {tuple(input.shape)}")
     return flip(input, (0,))
@@ -152,8 +150,7 @@ def roll_backward(ctx: Any, grad: Any) -> tuple[Any]:
 def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the second
     (``torch.rot90``). Composite: ``flip`` and ``transpose``."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"rot90(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("rot90", "input", 0, input)
     dims = tuple(dims)
     if len(dims) != 2:
         raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")

@@ -26,15 +26,13 @@ from ._checks import check_bool, check_dims, check_tensor
 from ._constants import constant
 from .math import eq, gt, ne, where
 from .reduce import sum as _sum
-from .registry import type_name
 
 __all__ = ["logical_not", "logical_and", "logical_or", "logical_xor", "all", "any"]
 
 
 def _truth(op: str, name: str, pos: int, v: Any) -> Tensor:
     """``v != 0`` as a bool tensor (``v`` itself if it is one)."""
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensor(op, name, pos, v)
     return v if v.dtype is _dt.bool_ else ne(v, 0)
 
 

@@ -46,7 +46,7 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_bool, check_shape
+from ._checks import _is_int, check_bool, check_shape, check_tensor
 from ._constants import constant
 from ._window import POOL_ARGS, bind_args, int_pair, pad_hw
 from .nn import _max_pool2d
@@ -211,8 +211,7 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     """
     a = bind_args("max_pool2d", POOL_ARGS, args, kwargs)
     x = a.get("input")
-    if not isinstance(x, Tensor):
-        raise TypeError(f"max_pool2d(): argument 'input' (position 0) must be Tensor, but got {type(x).__name__}")
+    check_tensor("max_pool2d", "input", 0, x)
     if "kernel_size" not in a:
         raise TypeError("max_pool2d() missing required argument 'kernel_size' (position 1)")
     k = int_pair("max_pool2d", "kernel_size", a["kernel_size"])
@@ -288,8 +287,7 @@ def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = Fals
 
 def _batched(op: str, input: Any, k: int) -> tuple[Tensor, bool]:
     """``input`` with a batch dim, and whether one was added (an unbatched ``(C, *spatial)`` input)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (k + 1, k + 2):
         raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D (batch mode) tensor for input, but got {list(input.shape)}")
     return input, input.ndim == k + 1
@@ -402,8 +400,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """``torch.nn.functional.adaptive_avg_pool2d``: average pooling of ``(N, C, H, W)`` or ``(C, H, W)`` to
     ``output_size`` (an int, or a pair whose ``None`` keeps that input size)."""
     op = "adaptive_avg_pool2d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     size = _output_size(op, output_size, tuple(input.shape[-2:]))
@@ -416,8 +413,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """``torch.nn.functional.adaptive_avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, the 2-D op over a height of 1."""
     op = "adaptive_avg_pool1d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
     (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
@@ -468,8 +464,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     window (composite: one ``getitem`` of the windows, then ``max`` over them). With ``return_indices``
     also the flat ``h * W + w`` position of each maximum."""
     op = "adaptive_max_pool2d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     h, w = input.shape[-2:]
@@ -495,8 +490,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """``torch.nn.functional.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: the 2-D form over a height of 1."""
     op = "adaptive_max_pool1d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
     (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))

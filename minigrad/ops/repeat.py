@@ -31,7 +31,7 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int, check_shape, wrap_dim
+from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from ._constants import constant
 from .registry import Attr, defop, type_name
 from .shape import expand, getitem, reshape
@@ -84,8 +84,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         >>> mg.tensor([[1, 2]]).repeat(2, 2).tolist()
         [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"repeat(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("repeat", "input", 0, input)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     return repeat_op(input, check_shape("repeat", "sizes", 1, tuple(sizes)))
@@ -93,8 +92,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 
 def tile(input: Tensor, dims: Any) -> Tensor:
     """``torch.tile``: ``repeat`` with ``dims`` padded by leading 1s when it is shorter than ``input``'s shape."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"tile(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("tile", "input", 0, input)
     dims = check_shape("tile", "dims", 1, dims)
     return repeat_op(input, (1,) * (input.ndim - len(dims)) + dims)
 
@@ -107,8 +105,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     alone repeats ``arange(len(counts))``. Composite: ``getitem`` at the
     repeated positions (no gradient to ``repeats``).
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"repeat_interleave(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("repeat_interleave", "input", 0, input)
     if repeats is None:  # repeat_interleave(counts): the positions, each repeated counts[i] times
         counts = to_numpy(input._data)
         if input.ndim != 1 or input.dtype.is_floating:

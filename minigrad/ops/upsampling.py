@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from ._checks import check_tensor
 from ._constants import constant
 from .math import add, mul
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -163,8 +164,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     """Resize the spatial dims of ``input`` (``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``) to ``size``
     or by ``scale_factor``, as ``torch.nn.functional.interpolate``. Composite (see the module docstring)."""
     op = "interpolate"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if mode not in _MODES or input.ndim not in (3, 4, 5):
         raise NotImplementedError(
             f"{op}(): Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "
@@ -251,8 +251,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 
 def _factor(op: str, name: str, input: Any, r: Any) -> int:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if isinstance(r, bool) or not isinstance(r, int):
         raise TypeError(f"{op}(): argument '{name}' (position 1) must be int, but got {type_name(r)}")
     if r <= 0:
