@@ -49,7 +49,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .layers import Dropout, LayerNorm, Linear, ModuleList
-from .module import Module, Parameter
+from .module import Module, Parameter, _new_parameter
 
 __all__ = [
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
@@ -59,14 +59,14 @@ __all__ = [
 
 def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
     """``uniform(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))`` (Glorot), as ``nn.init.xavier_uniform_``."""
-    p = _zeros(shape, dtype)
+    p = _new_parameter(shape, dtype)
     init.xavier_uniform_(p)
     return p
 
 
 def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
     """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
-    p = _zeros(shape, dtype)
+    p = _new_parameter(shape, dtype)
     init.xavier_normal_(p)
     return p
 
@@ -78,11 +78,6 @@ def _pad_last(t: Tensor | None) -> Tensor | None:
     arr = np.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype.np)
     zero = Tensor._make(arr if t.device == "cpu" else move_array(arr, "cpu", t.device), t.dtype, t.device)
     return ops.cat([t, zero], -1)
-
-
-def _zeros(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
 
 
 def _float_mask(mask: Tensor | None, name: str, like: Tensor) -> Tensor | None:
@@ -140,9 +135,9 @@ class MultiheadAttention(Module):
             self.k_proj_weight = _xavier_uniform((embed_dim, self.kdim), dtype)
             self.v_proj_weight = _xavier_uniform((embed_dim, self.vdim), dtype)
             self.in_proj_weight = None
-        self.in_proj_bias = _zeros((3 * embed_dim,), dtype) if bias else None
+        self.in_proj_bias = _new_parameter((3 * embed_dim,), dtype) if bias else None
         if bias:
-            out_proj.bias = _zeros((embed_dim,), dtype)
+            out_proj.bias = _new_parameter((embed_dim,), dtype)
         self.out_proj = out_proj
         if add_bias_kv:  # a learned extra key and value every query may attend to
             self.bias_k = _xavier_normal((1, 1, embed_dim), dtype)
