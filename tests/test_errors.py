@@ -69,6 +69,7 @@ ATTRIBUTE_TYPE_ERRORS = [
     (lambda: mg.cast(o(2), "float8"), r"^cast\(\): argument 'dtype' \(position 1\)"),
     (lambda: mg.conv2d(o(1, 1, 3, 3), o(1, 1, 2, 2), stride="a"), r"^conv2d\(\): argument 'stride' \(position 3\)"),
     (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, stride=[1, 2, 3]), r"^max_pool2d\(\): argument 'stride' \(position 2\)"),
+    (lambda: mg.max_pool2d(o(1, 1, 4, 4), (True, 2)), r"^max_pool2d\(\): argument 'kernel_size' .* but got \(True, 2\)"),
     (lambda: mg.concat([o(2), "a"]), r"^concat\(\): argument 'xs' \(position 0\) must be a list of Tensors, but element 1 is str"),
     (lambda: mg.concat(o(2)), r"^concat\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors"),
     (lambda: mg.stack([]), r"^stack\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors, but got an empty list"),
@@ -151,17 +152,22 @@ INFER_META_ERRORS = {
 }
 
 
-@pytest.mark.parametrize("call,op,pattern", INFER_META_ERRORS.values(), ids=INFER_META_ERRORS.keys())
-def test_shape_and_dtype_mismatches_raise_value_error(call: Callable[[], Any], op: str, pattern: str) -> None:
-    with pytest.raises(ValueError) as info:
+def _raises_naming_op(error: type[Exception], call: Callable[[], Any], op: str, pattern: str) -> None:
+    """``call()`` raises ``error`` with a message that starts with ``op()`` and matches ``pattern``."""
+    with pytest.raises(error) as info:
         call()
     msg = str(info.value)
     assert msg.startswith(f"{op}()"), msg
     assert re.search(pattern, msg), msg
 
 
+@pytest.mark.parametrize("call,op,pattern", INFER_META_ERRORS.values(), ids=INFER_META_ERRORS.keys())
+def test_shape_and_dtype_mismatches_raise_value_error(call: Callable[[], Any], op: str, pattern: str) -> None:
+    _raises_naming_op(ValueError, call, op, pattern)
+
+
 # --- RuntimeError: window arguments of conv/pool (PyTorch's class; NOTE [ Window arguments are checked
-# first ] in minigrad/ops/convolution.py) --------------------------------------------------------------
+# first ] in minigrad/ops/_window.py) --------------------------------------------------------------
 
 WINDOW_ARGUMENT_ERRORS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),
@@ -173,11 +179,7 @@ WINDOW_ARGUMENT_ERRORS: dict[str, tuple[Callable[[], Any], str, str]] = {
 
 @pytest.mark.parametrize("call,op,pattern", WINDOW_ARGUMENT_ERRORS.values(), ids=WINDOW_ARGUMENT_ERRORS.keys())
 def test_window_argument_values_raise_runtime_error(call: Callable[[], Any], op: str, pattern: str) -> None:
-    with pytest.raises(RuntimeError) as info:
-        call()
-    msg = str(info.value)
-    assert msg.startswith(f"{op}()"), msg
-    assert re.search(pattern, msg), msg
+    _raises_naming_op(RuntimeError, call, op, pattern)
 
 
 # --- RuntimeError: engine misuse ---------------------------------------------------------------

@@ -441,3 +441,10 @@ def test_generate_top_k_idiom() -> None:
         logits[logits < v[:, [-1]]] = -float("inf")
         out[m] = m.softmax(logits, dim=-1).numpy()
     np.testing.assert_allclose(out[mg], out[torch], rtol=1e-12)
+
+
+def test_repeat_interleave_counts_keeps_an_int32_dtype() -> None:
+    """``repeat_interleave(counts)`` of int32 counts is int32, as PyTorch's, and so is its array."""
+    out = mg.repeat_interleave(mg.tensor([2, 0, 3], dtype=mg.int32))
+    assert out.dtype is mg.int32 and out.numpy().dtype == np.int32
+    assert out.tolist() == torch.repeat_interleave(torch.tensor([2, 0, 3], dtype=torch.int32)).tolist()

@@ -98,33 +98,33 @@ def _validate_v(v: tuple[Tensor, ...], other: tuple[Tensor, ...], is_other_tuple
             raise RuntimeError(f"{prepend}v has invalid size: should be {tuple(b.shape)} but got {tuple(a.shape)}.")
 
 
+#: Strict mode's error for a value that does not require grad, by what the value is (PyTorch's words).
+_NO_GRAD_MESSAGES = {
+    "outputs": ("Output {i} of the user-provided function does not require gradients. The outputs must be computed "
+                "in a differentiable manner from the input when running in strict mode."),
+    "grad_inputs": ("The gradient with respect to input {i} is independent of the inputs of the user-provided "
+                    "function. This is not allowed in strict mode."),
+    "jacobian": ("While computing the hessian, found that the jacobian of the user-provided function with respect "
+                 "to input {i} is independent of the input. This is not allowed in strict mode. You should ensure "
+                 "that your function is twice differentiable and that the jacobian depends on the inputs (this "
+                 "would be violated by a linear function for example)."),
+    "hessian": ("The hessian of the user-provided function with respect to input {i} is independent of the input. "
+                "This is not allowed in strict mode. You should ensure that your function is thrice "
+                "differentiable and that the hessian depends on the inputs."),
+}
+
+
 def _check_requires_grad(values: tuple[Any, ...], what: str, strict: bool) -> None:
     if not strict:
         return
-    if what not in ("outputs", "grad_inputs", "jacobian", "hessian"):
+    if what not in _NO_GRAD_MESSAGES:
         raise RuntimeError("Invalid input_type to _check_requires_grad")
     for i, t in enumerate(values):
         if t is None:
             raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is "
                                f"not allowed in strict mode.")
         if not t.requires_grad:
-            if what == "hessian":
-                raise RuntimeError(f"The hessian of the user-provided function with respect to input {i} is "
-                                   f"independent of the input. This is not allowed in strict mode. You should "
-                                   f"ensure that your function is thrice differentiable and that the hessian "
-                                   f"depends on the inputs.")
-            if what == "jacobian":
-                raise RuntimeError(f"While computing the hessian, found that the jacobian of the user-provided "
-                                   f"function with respect to input {i} is independent of the input. This is not "
-                                   f"allowed in strict mode. You should ensure that your function is twice "
-                                   f"differentiable and that the jacobian depends on the inputs (this would be "
-                                   f"violated by a linear function for example).")
-            if what == "grad_inputs":
-                raise RuntimeError(f"The gradient with respect to input {i} is independent of the inputs of the "
-                                   f"user-provided function. This is not allowed in strict mode.")
-            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
-                               f"must be computed in a differentiable manner from the input when running in "
-                               f"strict mode.")
+            raise RuntimeError(_NO_GRAD_MESSAGES[what].format(i=i))
 
 
 def _autograd_grad(outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], grad_outputs: Any = None,
@@ -149,6 +149,20 @@ def _zeros_like(t: Tensor) -> Tensor:
     return ops.fill(t.detach(), 0.0)
 
 
+#: Strict mode's error for a gradient the outputs do not reach, by the backward pass that found it.
+_UNREACHED_MESSAGES = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
+    "back_trick": ("The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
+                   "using the double backward trick to compute forward mode gradients. This is not allowed in "
+                   "strict mode."),
+    "double_back": ("The jacobian of the user-provided function is independent of input {i}. This is not allowed "
+                    "in strict mode."),
+    "double_back_trick": ("The hessian of the user-provided function is independent of entry {i} in the "
+                          "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
+                          "backward trick to replace forward mode AD."),
+}
+
+
 def _fill_in_zeros(grads: tuple[Any, ...], refs: tuple[Tensor, ...], strict: bool, create_graph: bool,
                    stage: str) -> tuple[Tensor, ...]:
     """Zeros for the ``None`` gradients (an input the outputs do not depend on), or a strict-mode error."""
@@ -156,19 +170,7 @@ def _fill_in_zeros(grads: tuple[Any, ...], refs: tuple[Tensor, ...], strict: boo
     for i, (g, ref) in enumerate(zip(grads, refs)):
         if g is None:
             if strict:
-                if stage == "back":
-                    raise RuntimeError(f"The output of the user-provided function is independent of input {i}. "
-                                       f"This is not allowed in strict mode.")
-                if stage == "back_trick":
-                    raise RuntimeError(f"The gradient with respect to the input is independent of entry {i} in "
-                                       f"the grad_outputs when using the double backward trick to compute forward "
-                                       f"mode gradients. This is not allowed in strict mode.")
-                if stage == "double_back":
-                    raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. "
-                                       f"This is not allowed in strict mode.")
-                raise RuntimeError(f"The hessian of the user-provided function is independent of entry {i} in the "
-                                   f"grad_jacobian. This is not allowed in strict mode as it prevents from using "
-                                   f"the double backward trick to replace forward mode AD.")
+                raise RuntimeError(_UNREACHED_MESSAGES[stage].format(i=i))
             g = _zeros_like(ref)
         out.append(g)
     return tuple(out)
@@ -341,6 +343,14 @@ def _jacobian_by_columns(func: Callable[..., Any], inputs: Any, strict: bool, ve
     return _tuple_postprocess(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
 
 
+def _scalar_output(outputs: tuple[Tensor, ...], is_tuple: bool, fn_name: str) -> None:
+    """Refuse outputs that are not one Tensor of one element (``hessian``, ``vhp``, ``hvp``)."""
+    if is_tuple or not isinstance(outputs[0], Tensor):
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
+
+
 def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of a function returning one element: the jacobian of its jacobian."""
@@ -352,10 +362,7 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
         out = func(*inp)
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not isinstance(out, Tensor):
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        _scalar_output(t_out, is_out_tuple, "hessian")
         return ops.reshape(out, ())
 
     def jac_func(*inp: Tensor) -> Any:
@@ -366,13 +373,6 @@ def hessian(func: Callable[..., Any], inputs: Any, create_graph: bool = False, s
     res = jacobian(jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
                    strategy=outer_jacobian_strategy)
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
-
-
-def _scalar_output(outputs: tuple[Tensor, ...], is_tuple: bool, fn_name: str) -> None:
-    if is_tuple or not isinstance(outputs[0], Tensor):
-        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
-    if outputs[0].numel() != 1:
-        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
 
 
 def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool = False,

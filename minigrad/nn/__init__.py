@@ -13,24 +13,17 @@ from __future__ import annotations
 import math as _math
 from typing import Any, Iterator
 
-import numpy as _np
-
 from .. import ops
 from .. import dtypes
 from ..tensor import Tensor
 from . import functional
 from . import init
-from .module import Module, Parameter
+from .module import Module, Parameter, _new_parameter
 
 __all__ = [
     "Module", "Parameter", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
     "Conv2d", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
 ]
-
-
-def _empty_parameter(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = dtypes.as_dtype(dtype) if dtype is not None else dtypes.default_float()
-    return Parameter(Tensor._make(_np.zeros(shape, dt.np), dt))
 
 
 def _reset_weight_and_bias(weight: Tensor, bias: Tensor | None) -> None:
@@ -48,8 +41,8 @@ class Conv2d(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"Conv2d(): in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible by groups ({groups})")
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
-        self.weight = _empty_parameter((out_channels, in_channels // groups, kh, kw), dtype)
-        self.bias = _empty_parameter((out_channels,), dtype) if bias else None
+        self.weight = _new_parameter((out_channels, in_channels // groups, kh, kw), dtype)
+        self.bias = _new_parameter((out_channels,), dtype) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

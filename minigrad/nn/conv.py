@@ -19,13 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from .. import dtypes as _dt
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .module import Module, Parameter
+from .module import Module, _new_parameter
 
 __all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
 
@@ -36,11 +33,6 @@ def _ntuple(v: Any, n: int, name: str) -> tuple[int, ...]:
     if isinstance(v, (tuple, list)) and len(v) == n and all(isinstance(i, int) for i in v):
         return tuple(v)
     raise TypeError(f"argument '{name}' must be an int or a tuple of {n} ints, but got {v!r}")
-
-
-def _empty(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
 
 
 class _ConvNd(Module):
@@ -72,8 +64,8 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = _empty(shape, dtype)
-        self.bias = _empty((out_channels,), dtype) if bias else None
+        self.weight = _new_parameter(shape, dtype)
+        self.bias = _new_parameter((out_channels,), dtype) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

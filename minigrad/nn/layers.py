@@ -23,17 +23,12 @@ from . import functional as F
 from . import init
 
 # ``nn/__init__`` imports this module at its end, once ``Module`` and ``Parameter`` exist.
-from .module import Module, Parameter
+from .module import Module, Parameter, _new_parameter
 
 __all__ = [
     "Linear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax",
     "LogSoftmax", "Identity",
 ]
-
-
-def _empty_parameter(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
 
 
 class Linear(Module):
@@ -46,8 +41,8 @@ class Linear(Module):
                 raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = _empty_parameter((out_features, in_features), dtype)
-        self.bias = _empty_parameter((out_features,), dtype) if bias else None
+        self.weight = _new_parameter((out_features, in_features), dtype)
+        self.bias = _new_parameter((out_features,), dtype) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -149,9 +144,8 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        self.weight = Parameter(Tensor._make(np.zeros((num_embeddings, embedding_dim), dt.np), dt))
+        self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -173,11 +167,10 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, dtype: Any = None) -> None:
         super().__init__()
-        dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps = eps
-        self.weight = Parameter(Tensor._make(np.ones(self.normalized_shape, dt.np), dt)) if elementwise_affine else None
-        self.bias = Parameter(Tensor._make(np.zeros(self.normalized_shape, dt.np), dt)) if elementwise_affine and bias else None
+        self.weight = _new_parameter(self.normalized_shape, dtype, 1.0) if elementwise_affine else None
+        self.bias = _new_parameter(self.normalized_shape, dtype) if elementwise_affine and bias else None
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -194,8 +187,8 @@ class _BatchNorm(Module):
         dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(Tensor._make(np.ones(num_features, dt.np), dt)) if affine else None
-        self.bias = Parameter(Tensor._make(np.zeros(num_features, dt.np), dt)) if affine else None
+        self.weight = _new_parameter(num_features, dt, 1.0) if affine else None
+        self.bias = _new_parameter(num_features, dt) if affine else None
         if track_running_stats:
             self.register_buffer("running_mean", Tensor._make(np.zeros(num_features, dt.np), dt))
             self.register_buffer("running_var", Tensor._make(np.ones(num_features, dt.np), dt))

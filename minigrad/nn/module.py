@@ -9,6 +9,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterator
 
+import numpy as np
+
+from .. import dtypes as _dt
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
 from ..tracing import bus, provenance
@@ -46,6 +49,19 @@ class Parameter(Tensor):
         if self.grad is not None:
             out.grad = copy.deepcopy(self.grad, memo)
         return out
+
+
+def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0) -> Parameter:
+    """A Parameter of ``shape`` filled with ``fill``, of ``dtype`` (the default float dtype when ``None``).
+
+    The layers create their parameters with it; their ``reset_parameters`` then draws the values.
+
+    Example:
+        >>> _new_parameter((2,), None, 1.0).tolist()
+        [1.0, 1.0]
+    """
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
+    return Parameter(Tensor._make(np.full(shape, fill, dtype=dt.np), dt))
 
 
 class Module(ModuleStateMixin):

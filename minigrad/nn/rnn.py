@@ -34,14 +34,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-import numpy as np
-
-from .. import dtypes as _dt
 from .. import ops
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .module import Module, Parameter
+from .module import Module, Parameter, _new_parameter
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -51,8 +48,7 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 def _uniform(shape: tuple[int, ...], bound: float, dtype: Any) -> Parameter:
     """A parameter drawn from ``uniform(-bound, bound)`` by the default generator (nn.init's draw)."""
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    p = Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
+    p = _new_parameter(shape, dtype)
     init.uniform_(p, -bound, bound)
     return p
 

@@ -49,7 +49,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .layers import Dropout, LayerNorm, Linear, ModuleList
-from .module import Module, Parameter
+from .module import Module, Parameter, _new_parameter
 
 __all__ = [
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
@@ -59,14 +59,14 @@ __all__ = [
 
 def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
     """``uniform(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))`` (Glorot), as ``nn.init.xavier_uniform_``."""
-    p = _zeros(shape, dtype)
+    p = _new_parameter(shape, dtype)
     init.xavier_uniform_(p)
     return p
 
 
 def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
     """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
-    p = _zeros(shape, dtype)
+    p = _new_parameter(shape, dtype)
     init.xavier_normal_(p)
     return p
 
@@ -78,11 +78,6 @@ def _pad_last(t: Tensor | None) -> Tensor | None:
     arr = np.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype.np)
     zero = Tensor._make(arr if t.device == "cpu" else move_array(arr, "cpu", t.device), t.dtype, t.device)
     return ops.cat([t, zero], -1)
-
-
-def _zeros(shape: tuple[int, ...], dtype: Any) -> Parameter:
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    return Parameter(Tensor._make(np.zeros(shape, dt.np), dt))
 
 
 def _float_mask(mask: Tensor | None, name: str, like: Tensor) -> Tensor | None:
@@ -140,9 +135,9 @@ class MultiheadAttention(Module):
             self.k_proj_weight = _xavier_uniform((embed_dim, self.kdim), dtype)
             self.v_proj_weight = _xavier_uniform((embed_dim, self.vdim), dtype)
             self.in_proj_weight = None
-        self.in_proj_bias = _zeros((3 * embed_dim,), dtype) if bias else None
+        self.in_proj_bias = _new_parameter((3 * embed_dim,), dtype) if bias else None
         if bias:
-            out_proj.bias = _zeros((embed_dim,), dtype)
+            out_proj.bias = _new_parameter((embed_dim,), dtype)
         self.out_proj = out_proj
         if add_bias_kv:  # a learned extra key and value every query may attend to
             self.bias_k = _xavier_normal((1, 1, embed_dim), dtype)
@@ -295,7 +290,8 @@ def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tenso
 
 
 class _FeedForwardLayer(Module):
-    """What the encoder and decoder layers share: the feed-forward block, the norms and dropouts."""
+    """What the encoder and decoder layers share: the self-attention block, the feed-forward block's modules,
+    the norms and dropouts."""
 
     def _build_feedforward(self, d_model: int, dim_feedforward: int, dropout: float,
                            activation: str | Callable[[Tensor], Tensor], layer_norm_eps: float, norm_first: bool,
@@ -317,6 +313,11 @@ class _FeedForwardLayer(Module):
 
     def _activate(self, x: Tensor) -> Tensor:
         return self.activation(x) if "activation" in self._modules else self._act(x)
+
+    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
+        """``dropout1(self_attn(x, x, x))``: the first sublayer of both layers (``self_attn`` set by the subclass)."""
+        return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                            need_weights=False, is_causal=is_causal)[0])
 
 
 def _clones(layer: Module, num_layers: int, owner: str, what: str) -> ModuleList:
@@ -348,11 +349,6 @@ class TransformerEncoderLayer(_FeedForwardLayer):
         self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
                                 dtype, sublayers=2)
         self.batch_first = batch_first
-
-    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         return self.dropout2(self.linear2(self.dropout(self._activate(self.linear1(x)))))
@@ -405,10 +401,6 @@ class TransformerDecoderLayer(_FeedForwardLayer):
                                                  batch_first=batch_first, dtype=dtype)
         self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
                                 dtype, sublayers=3)
-
-    def _sa_block(self, x: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
-        return self.dropout1(self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                                            is_causal=is_causal, need_weights=False)[0])
 
     def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
         return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,

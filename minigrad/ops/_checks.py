@@ -88,7 +88,30 @@ def check_reduction(op: str, name: str, pos: int, v: Any) -> str:
     return v
 
 
-def check_tensor(op: str, name: str, pos: int, v: Any) -> None:
-    """Raise ``TypeError`` unless ``v`` is a Tensor (``max(): argument 'input' (position 0) must be Tensor, ...``)."""
+def check_tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
+    """``v``, or ``TypeError`` unless it is a Tensor (``max(): argument 'input' (position 0) must be Tensor, ...``)."""
     if not isinstance(v, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    return v
+
+
+def check_tensors(op: str, **named: Any) -> None:
+    """``check_tensor`` for each named argument, positions counted from 0 in the order given."""
+    for pos, (name, v) in enumerate(named.items()):
+        check_tensor(op, name, pos, v)
+
+
+def wrap_dim(op: str, dim: int, ndim: int) -> int:
+    """``dim`` of an ``ndim``-D tensor as an axis in ``[0, ndim)``, a negative one counted from the end.
+
+    A 0-d tensor takes ``dim`` 0 and -1, as in PyTorch. Outside that range
+    ``ValueError``, in PyTorch's words.
+
+    Example:
+        >>> wrap_dim("sum", -1, 3), wrap_dim("sum", 0, 0)
+        (2, 0)
+    """
+    nd = max(ndim, 1)
+    if not -nd <= dim < nd:
+        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    return dim % nd

@@ -37,6 +37,7 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
+from ._checks import check_tensor
 from .math import gelu as _gelu_op
 from .math import abs, add, cast, div, gt, le, lt, mul, neg, sigmoid, sub, tanh, where
 from .nn import log_softmax as _log_softmax_op
@@ -319,11 +320,6 @@ def inplace_form(op: Any) -> Any:
     return functional
 
 
-def _check_tensor(op: str, name: str, x: Any) -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position 0) must be Tensor, but got {type(x).__name__}")
-
-
 __all__ += ["selu", "celu", "prelu"]  # torch.selu, torch.celu, torch.prelu; the others live in F only
 
 
@@ -351,31 +347,31 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))`` (Misra, 2019): composite."""
-    _check_tensor("mish", "input", input)
+    check_tensor("mish", "input", 0, input)
     return mul(input, tanh(softplus(input)))
 
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``: composite."""
-    _check_tensor("softsign", "input", input)
+    check_tensor("softsign", "input", 0, input)
     return div(input, add(abs(input), 1.0))
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``: composite."""
-    _check_tensor("logsigmoid", "input", input)
+    check_tensor("logsigmoid", "input", 0, input)
     return neg(softplus(neg(input)))
 
 
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``: composite."""
-    _check_tensor("tanhshrink", "input", input)
+    check_tensor("tanhshrink", "input", 0, input)
     return sub(input, tanh(input))
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """``softmax(-x, dim)``: composite. ``dim=None`` takes PyTorch's implicit choice (0 for 0-, 1- and 3-D inputs, else 1)."""
-    _check_tensor("softmin", "input", input)
+    check_tensor("softmin", "input", 0, input)
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
     x = input if dtype is None else cast(input, dtype)
@@ -384,7 +380,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``, return ``a * sigmoid(b)`` (composite)."""
-    _check_tensor("glu", "input", input)
+    check_tensor("glu", "input", 0, input)
     if input.ndim == 0:
         raise RuntimeError("glu(): glu does not support scalars because halving size must be even")
     d = dim + input.ndim if dim < 0 else dim
@@ -401,9 +397,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1). Composite."""
-    _check_tensor("prelu", "input", input)
-    if not isinstance(weight, Tensor):
-        raise TypeError(f"prelu(): argument 'weight' (position 1) must be Tensor, but got {type(weight).__name__}")
+    check_tensor("prelu", "input", 0, input)
+    check_tensor("prelu", "weight", 1, weight)
     if weight.ndim > 1:
         raise RuntimeError(f"prelu(): weight must be a scalar or 1-D tensor, but got {weight.ndim}-D")
     n = weight.numel()
@@ -422,7 +417,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere: composite (``where`` of ``gt``)."""
-    _check_tensor("threshold", "input", input)
+    check_tensor("threshold", "input", 0, input)
     t = _check_number("threshold", "threshold", 1, threshold)
     v = _check_number("threshold", "value", 2, value)
     return where(le(input, t), v, input)  # a NaN input stays NaN, as in PyTorch
@@ -430,14 +425,14 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere: composite."""
-    _check_tensor("hardshrink", "input", input)
+    check_tensor("hardshrink", "input", 0, input)
     lambd = _check_number("hardshrink", "lambd", 1, lambd)
     return where(gt(abs(input), lambd), input, mul(input, 0.0))  # 0 inside; NaN stays NaN (its gradient 0)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between: composite."""
-    _check_tensor("softshrink", "input", input)
+    check_tensor("softshrink", "input", 0, input)
     lambd = _check_number("softshrink", "lambd", 1, lambd)
     if lambd < 0:
         raise RuntimeError(f"softshrink(): lambda must be greater or equal to 0, but found to be {lambd}.")

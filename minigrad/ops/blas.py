@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from ._checks import check_tensors
 from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
@@ -37,12 +38,6 @@ from .math import sub
 from .shape import expand, getitem, permute, reshape
 
 __all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm", "tensordot", "kron", "cross"]
-
-
-def _tensors(op: str, **named: Any) -> None:
-    for pos, (name, v) in enumerate(named.items()):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
 
 
 def _scale(op: str, name: str, v: Any) -> float:
@@ -76,12 +71,17 @@ def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"{op}(): expected both arguments to have the same dtype, but got {a.dtype} and {b.dtype}")
 
 
+def _check_operands(op: str, **named: tuple[Any, int, str]) -> None:
+    """``dot``/``mv``/``mm``'s checks: each named ``(value, ndim, what)`` a Tensor of that rank, the two of one dtype."""
+    check_tensors(op, **{name: v for name, (v, _, _) in named.items()})
+    for name, (v, n, what) in named.items():
+        _ndim(op, name, v, n, what)
+    _same_dtype(op, *(v for v, _, _ in named.values()))
+
+
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The dot product of two 1-D tensors of the same size and dtype (``torch.dot``; ``matmul`` of two vectors)."""
-    _tensors("dot", input=input, tensor=tensor)
-    _ndim("dot", "input", input, 1, "1-D tensor")
-    _ndim("dot", "tensor", tensor, 1, "1-D tensor")
-    _same_dtype("dot", input, tensor)
+    _check_operands("dot", input=(input, 1, "1-D tensor"), tensor=(tensor, 1, "1-D tensor"))
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
@@ -96,10 +96,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m) (``torch.mv``)."""
-    _tensors("mv", input=input, vec=vec)
-    _ndim("mv", "input", input, 2, "matrix")
-    _ndim("mv", "vec", vec, 1, "vector")
-    _same_dtype("mv", input, vec)
+    _check_operands("mv", input=(input, 2, "matrix"), vec=(vec, 1, "vector"))
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"mv(): size mismatch, got input ({input.shape[0]}x{input.shape[1]}) and vec ({vec.shape[0]})")
     return matmul(input, vec)
@@ -107,10 +104,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix (n, m) times matrix (m, p) (``torch.mm``; no broadcasting, unlike ``matmul``)."""
-    _tensors("mm", input=input, mat2=mat2)
-    _ndim("mm", "input", input, 2, "matrix")
-    _ndim("mm", "mat2", mat2, 2, "matrix")
-    _same_dtype("mm", input, mat2)
+    _check_operands("mm", input=(input, 2, "matrix"), mat2=(mat2, 2, "matrix"))
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied "
                            f"({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
@@ -119,7 +113,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The outer product of two 1-D tensors, ``out[i, j] = input[i] * vec2[j]`` (composite: reshapes and ``mul``)."""
-    _tensors("outer", input=input, vec2=vec2)
+    check_tensors("outer", input=input, vec2=vec2)
     _ndim("outer", "input", input, 1, "vector")
     _ndim("outer", "vec2", vec2, 1, "vector")
     return mul(reshape(input, (-1, 1)), vec2)
@@ -132,7 +126,7 @@ def ger(input: Tensor, vec2: Tensor) -> Tensor:
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` (n, m) and ``mat2`` (m, p); ``input`` broadcasts."""
-    _tensors("addmm", input=input, mat1=mat1, mat2=mat2)
+    check_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
     _ndim("addmm", "mat1", mat1, 2, "matrix")
     _ndim("addmm", "mat2", mat2, 2, "matrix")
     if mat1.shape[1] != mat2.shape[0]:
@@ -145,7 +139,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` (n, m) and a 1-D ``vec`` (m)."""
-    _tensors("addmv", input=input, mat=mat, vec=vec)
+    check_tensors("addmv", input=input, mat=mat, vec=vec)
     _ndim("addmv", "mat", mat, 2, "matrix")
     _ndim("addmv", "vec", vec, 1, "vector")
     if mat.shape[1] != vec.shape[0]:
@@ -165,7 +159,7 @@ def _check_batches(op: str, batch1: Tensor, batch2: Tensor) -> None:
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` for 3-D ``batch1`` (b, n, m) and ``batch2`` (b, m, p)."""
-    _tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    check_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
     _check_batches("baddbmm", batch1, batch2)
     _check_broadcast("baddbmm", input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     beta, alpha = _scale("baddbmm", "beta", beta), _scale("baddbmm", "alpha", alpha)
@@ -174,7 +168,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``: the batched products summed over the batch."""
-    _tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    check_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
     _check_batches("addbmm", batch1, batch2)
     _check_broadcast("addbmm", input, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _scale("addbmm", "beta", beta), _scale("addbmm", "alpha", alpha)
@@ -184,7 +178,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b`` (or the listed dims:
     ``dims=([1, 0], [0, 1])``) (``torch.tensordot``). Composite: ``permute``, ``reshape`` and one ``matmul``."""
-    _tensors("tensordot", a=a, b=b)
+    check_tensors("tensordot", a=a, b=b)
     if isinstance(dims, int) and not isinstance(dims, bool):
         if dims < 0 or dims > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot(): dims {dims} must be in [0, {min(a.ndim, b.ndim)}]")
@@ -217,7 +211,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product (``torch.kron``): every element of ``input`` times the whole of ``other``.
     Composite: both reshaped to interleaved dims, ``mul`` (broadcasting), one ``reshape``."""
-    _tensors("kron", input=input, other=other)
+    check_tensors("kron", input=input, other=other)
     n = max(input.ndim, other.ndim)
     sa = (1,) * (n - input.ndim) + tuple(input.shape)
     sb = (1,) * (n - other.ndim) + tuple(other.shape)
@@ -230,7 +224,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (``torch.cross``; by default the first dim of size 3,
     ``torch.linalg.cross`` takes ``dim=-1``); the two broadcast. Composite:
     ``a[[1, 2, 0]] * b[[2, 0, 1]] - a[[2, 0, 1]] * b[[1, 2, 0]]`` along the dim."""
-    _tensors("cross", input=input, other=other)
+    check_tensors("cross", input=input, other=other)
     if input.ndim != other.ndim:
         raise RuntimeError(f"cross(): inputs must have the same number of dimensions: {input.ndim} vs {other.ndim}")
     if dim is None:

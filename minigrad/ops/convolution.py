@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.backends import move_array
 from ..tensor import Tensor
-from ._checks import _is_int
+from ._checks import _is_int, check_tensor, check_tensors
+from ._window import CONV_ARGS, bind_args, int_pair, pad_hw
 from .math import add
 from .nn import conv2d as _conv2d_op
 from .nn import conv2d_input_grad
@@ -57,46 +57,13 @@ from .shape import concat, getitem, getitem_grad, reshape, squeeze, unsqueeze
 
 __all__ = ["conv2d", "conv1d", "conv_transpose1d", "conv_transpose2d"]  # conv2d: this form wins over the op's export
 
-_CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
-_POOL_ARGS = ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
-
-
-def _bind(op: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    if len(args) > len(names):
-        raise TypeError(f"{op}() takes at most {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
-    out = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise TypeError(f"{op}() got an unexpected keyword argument '{k}' (arguments: {', '.join(names)})")
-        if k in out:
-            raise TypeError(f"{op}() got multiple values for argument '{k}'")
-        out[k] = v
-    return out
-
-
-def _pair(op: str, name: str, v: Any) -> tuple[int, int]:
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return (int(v), int(v))
-    if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(d, (int, np.integer)) for d in v):
-        return (int(v[0]), int(v[1]))
-    pos = (_CONV_ARGS if op == "conv2d" else _POOL_ARGS).index(name)
-    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be an int or a pair of ints, but got {v!r}")
-
-
-# NOTE [ Window arguments are checked first ]
-#     kernel_size, stride, padding, dilation and groups are checked for zero,
-#     negative and too-large values before any op runs, with PyTorch's error
-#     class (RuntimeError) and words, naming the argument: a zero kernel or
-#     stride would otherwise reach an integer division, a negative dilation a
-#     NumPy slice, and a refused call must leave no node behind.
-
 
 def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any, dilation: tuple[int, int],
                      groups: Any) -> None:
-    """conv2d's argument values (NOTE [ Window arguments are checked first ])."""
+    """conv2d's argument values (NOTE [ Window arguments are checked first ] in ``_window.py``)."""
     if min(stride) <= 0:
         raise RuntimeError(f"conv2d(): argument 'stride': non-positive stride is not supported, but got {stride}")
-    if not isinstance(padding, str) and min(_pair("conv2d", "padding", padding)) < 0:
+    if not isinstance(padding, str) and min(int_pair("conv2d", "padding", padding)) < 0:
         raise RuntimeError(f"conv2d(): argument 'padding': negative padding is not supported, but got {padding!r}")
     if min(dilation) <= 0:
         raise RuntimeError(f"conv2d(): argument 'dilation' should be greater than zero, but got {dilation}")
@@ -112,26 +79,6 @@ def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any,
             raise RuntimeError(f"conv2d(): kernel size should be greater than zero, but got weight of size {list(weight.shape)}")
 
 
-def _zeros_like_part(x: Tensor, shape: tuple[int, ...], value: float = 0.0) -> Tensor:
-    arr = np.full(shape, value, dtype=x.dtype.np)
-    return Tensor._make(arr if x.device == "cpu" else move_array(arr, "cpu", x.device), x.dtype, x.device)
-
-
-def _pad_hw(x: Tensor, top: int, bottom: int, left: int, right: int, value: float = 0.0) -> Tensor:
-    """Pad the last two dims with ``value`` (a concat of constant blocks, so the gradient is a slice)."""
-    n, c, h, w = x.shape
-    if top or bottom:
-        parts = ([_zeros_like_part(x, (n, c, top, w), value)] if top else []) + [x] + (
-            [_zeros_like_part(x, (n, c, bottom, w), value)] if bottom else [])
-        x = concat(parts, dim=2)
-        h += top + bottom
-    if left or right:
-        parts = ([_zeros_like_part(x, (n, c, h, left), value)] if left else []) + [x] + (
-            [_zeros_like_part(x, (n, c, h, right), value)] if right else [])
-        x = concat(parts, dim=3)
-    return x
-
-
 def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     """``conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` as ``torch.nn.functional.conv2d``.
     Composite (the ``conv2d`` op with ``getitem``/``getitem_grad``/``concat``).
@@ -139,19 +86,19 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; ``padding`` an
     int, a pair, ``"valid"`` or ``"same"``; ``weight`` is ``(O, C / groups, kH, kW)``.
     """
-    a = _bind("conv2d", _CONV_ARGS, args, kwargs)
-    dilation = _pair("conv2d", "dilation", a.get("dilation", 1))
+    a = bind_args("conv2d", CONV_ARGS, args, kwargs)
+    dilation = int_pair("conv2d", "dilation", a.get("dilation", 1))
     groups = a.get("groups", 1)
     padding = a.get("padding", 0)
     x, weight = a.get("input"), a.get("weight")
-    _check_conv_args(x, weight, _pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
+    _check_conv_args(x, weight, int_pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
     plain = dilation == (1, 1) and groups == 1 and not isinstance(padding, str) and not (
         isinstance(x, Tensor) and x.ndim == 3)
     if plain:  # the op itself, with its own argument checks and messages
         return _conv2d_op(*args[:5], **{k: v for k, v in kwargs.items() if k not in ("dilation", "groups")})
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("conv2d(): 'input' and 'weight' must be Tensors")
-    bias, stride = a.get("bias"), _pair("conv2d", "stride", a.get("stride", 1))
+    bias, stride = a.get("bias"), int_pair("conv2d", "stride", a.get("stride", 1))
     unbatched = x.ndim == 3
     if unbatched:
         x = unsqueeze(x, 0)
@@ -175,14 +122,14 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
                 raise ValueError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
             th, tw = kh - 1, kw - 1
             if th % 2 or tw % 2:
-                x = _pad_hw(x, th // 2, th - th // 2, tw // 2, tw - tw // 2)
+                x = pad_hw(x, th // 2, th - th // 2, tw // 2, tw - tw // 2)
                 pad = (0, 0)
             else:
                 pad = (th // 2, tw // 2)
         else:
             raise ValueError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
     else:
-        pad = _pair("conv2d", "padding", padding)
+        pad = int_pair("conv2d", "padding", padding)
     if groups == 1:
         out = _conv2d_op(x, weight, bias, stride, pad)
     else:
@@ -201,8 +148,6 @@ conv2d.name = "conv2d"  # type: ignore[attr-defined]
 conv2d.op = _conv2d_op  # type: ignore[attr-defined]
 
 
-
-
 def _tuple(op: str, name: str, v: Any, k: int) -> tuple[int, ...]:
     if _is_int(v):
         return (int(v),) * k
@@ -212,9 +157,7 @@ def _tuple(op: str, name: str, v: Any, k: int) -> tuple[int, ...]:
 
 
 def _check_tensors(op: str, input: Any, weight: Any, bias: Any) -> None:
-    for pos, (name, v) in enumerate((("input", input), ("weight", weight))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensors(op, input=input, weight=weight)
     if bias is not None and not isinstance(bias, Tensor):
         raise TypeError(f"{op}(): argument 'bias' (position 2) must be Tensor or None, but got {type_name(bias)}")
 
@@ -236,6 +179,18 @@ def _check_bias(op: str, bias: Any, n: int, weight: Tensor, transposed: bool) ->
                            f"expected bias to be 1-dimensional with {n} elements, but got bias of size {list(bias.shape)} instead")
 
 
+def _check_operands(op: str, input: Any, weight: Any, bias: Any, groups: Any, rank: int, weight_dims: str) -> int:
+    """The tensors, their ranks (a ``rank``-D weight; a ``rank``-D input, or one less unbatched) and ``groups``,
+    in PyTorch's words (``weight_dims``: how many and which, as its message says them); returns ``groups``."""
+    _check_tensors(op, input, weight, bias)
+    if input.ndim not in (rank - 1, rank):
+        raise RuntimeError(f"{op}(): Expected {rank - 1}D (unbatched) or {rank}D (batched) input to {op}, but got input "
+                           f"of size: {list(input.shape)}")
+    if weight.ndim != rank:
+        raise RuntimeError(f"{op}(): weight should have {weight_dims}, but got {list(weight.shape)}")
+    return _check_groups(op, groups, weight)
+
+
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D convolution of ``(N, C, L)`` or ``(C, L)`` with ``weight`` ``(O, C / groups, K)``: ``conv2d`` over a height of 1.
@@ -243,14 +198,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     ``padding`` is an int, a 1-tuple, ``"valid"`` or ``"same"``.
     """
     op = "conv1d"
-    _check_tensors(op, input, weight, bias)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"{op}(): Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
-                           f"{list(input.shape)}")
-    if weight.ndim != 3:
-        raise RuntimeError(f"{op}(): weight should have three dimensions (out_channels, in_channels / groups, kernel), "
-                           f"but got {list(weight.shape)}")
-    groups = _check_groups(op, groups, weight)
+    groups = _check_operands(op, input, weight, bias, groups, 3,
+                             "three dimensions (out_channels, in_channels / groups, kernel)")
     channels = input.shape[-2]
     if channels != weight.shape[1] * groups:
         raise RuntimeError(f"{op}(): Given groups={groups}, weight of size {list(weight.shape)}, expected input"
@@ -279,14 +228,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     The output is ``(H - 1) * stride - 2 * padding + dilation * (kH - 1) + output_padding + 1`` high (and so wide).
     """
     op = "conv_transpose2d"
-    _check_tensors(op, input, weight, bias)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{op}(): Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input "
-                           f"of size: {list(input.shape)}")
-    if weight.ndim != 4:
-        raise RuntimeError(f"{op}(): weight should have four dimensions (in_channels, out_channels / groups, kH, kW), "
-                           f"but got {list(weight.shape)}")
-    groups = _check_groups(op, groups, weight)
+    groups = _check_operands(op, input, weight, bias, groups, 4,
+                             "four dimensions (in_channels, out_channels / groups, kH, kW)")
     cin, cout_g, kh, kw = weight.shape
     if input.shape[-3] != cin:
         raise RuntimeError(f"{op}(): Given transposed=1, weight of size {list(weight.shape)}, expected input"
@@ -376,8 +319,7 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     """im2col: every ``kernel_size`` window of ``(N, C, H, W)`` (or ``(C, H, W)``) as a column of
     ``(N, C * kH * kW, L)``, ``L`` the number of windows. Composite (``constant_pad_nd``, ``getitem``, ``reshape``)."""
     op = "unfold"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
     k, d, p, s = _fold_args(op, kernel_size, dilation, padding, stride)
@@ -395,8 +337,7 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
     """col2im, the adjoint of ``unfold``: columns ``(N, C * kH * kW, L)`` (or unbatched) summed back into
     ``(N, C, *output_size)``, overlapping windows adding up. Composite (``getitem_grad``, ``constant_pad_nd``)."""
     op = "fold"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}(): Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                            f"(got {input.ndim}D)")

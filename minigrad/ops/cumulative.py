@@ -49,7 +49,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int
+from ._checks import check_int, check_tensor, wrap_dim
 from .math import add, cast, ne, sub
 from .reduce import sum as _sum
 from .scatter_gather import gather_op
@@ -62,9 +62,7 @@ __all__ = ["cumsum", "cumprod", "logcumsumexp", "prod", "diff", "cummax", "cummi
 
 def infer_cumulative(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
     """InferMeta: ``x``'s shape; integer and bool inputs accumulate in int64."""
-    nd = max(x.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    wrap_dim(op, dim, x.ndim)
     return tuple(x.shape), (np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype)
 
 
@@ -131,8 +129,7 @@ def cumprod_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 
 def _check(op: str, input: Any, dtype: Any) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if dtype is not None and not isinstance(dtype, _dt.DType):
         raise TypeError(f"{op}(): argument 'dtype' must be a minigrad dtype, but got {type_name(dtype)}")
     return input if dtype is None or dtype is input.dtype else cast(input, dtype)
@@ -179,13 +176,9 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             raise TypeError("prod(): keepdim=True needs a dim")
         x, d = reshape(x, (-1,)), 0
     else:
-        d = check_int("prod", "dim", 1, dim)
-        nd = max(x.ndim, 1)
-        if not -nd <= d < nd:
-            raise ValueError(f"prod(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        d = wrap_dim("prod", check_int("prod", "dim", 1, dim), x.ndim)
         if x.ndim == 0:
             return cumprod_op(x, 0)
-        d %= nd
     if x.shape[d] == 0:  # the empty product: 1 (sum over the empty dim is 0, plus 1)
         return add(_sum(x, dim=d, keepdim=keepdim), 1)
     last = getitem(cumprod_op(x, d), (slice(None),) * d + (slice(-1, None),))
@@ -195,8 +188,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The ``n``-th forward difference along ``dim``: ``x[1:] - x[:-1]``, applied ``n`` times (``torch.diff``);
     ``prepend``/``append`` are joined on first. Bool tensors give ``!=`` of neighbours, as PyTorch's."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"diff(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("diff", "input", 0, input)
     n = check_int("diff", "n", 1, n)
     d = check_int("diff", "dim", 2, dim)
     if input.ndim == 0:
@@ -253,8 +245,7 @@ argcummin = defop("argcummin", inputs=("x",), attrs=_DIM, infer_meta=_infer_argc
 
 
 def _cumextreme(op: str, arg_op: Any, input: Tensor, dim: int) -> Any:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     d = check_int(op, "dim", 1, dim)
     indices = arg_op(input, d)
     named = getattr(return_types, op)
@@ -313,6 +304,5 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         >>> round(mg.logcumsumexp(mg.tensor([0.0, 0.0]), 0)[1].item(), 4)
         0.6931
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"logcumsumexp(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("logcumsumexp", "input", 0, input)
     return logcumsumexp_op(input, check_int("logcumsumexp", "dim", 1, dim))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..tensor import Tensor
-from ._checks import check_int, check_shape
+from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from .registry import type_name
 from .repeat import meshgrid
 from .shape import concat, expand, permute, reshape, stack, transpose
@@ -27,23 +27,13 @@ __all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", 
            "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "block_diag"]
 
 
-def _tensor(op: str, v: Any, name: str = "input", pos: int = 0) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-    return v
-
-
 def _axis(op: str, d: Any, ndim: int) -> int:
-    d = check_int(op, "dim", 1, d)
-    nd = max(ndim, 1)
-    if not -nd <= d < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
-    return d % nd
+    return wrap_dim(op, check_int(op, "dim", 1, d), ndim)
 
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """Move the dims ``source`` to the positions ``destination``, the others keeping their order (``torch.movedim``)."""
-    _tensor("movedim", input)
+    check_tensor("movedim", "input", 0, input)
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):
@@ -71,19 +61,19 @@ def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     """``transpose(input, axis0, axis1)`` (NumPy's name)."""
-    _tensor("swapaxes", input)
+    check_tensor("swapaxes", "input", 0, input)
     return transpose(input, check_int("swapaxes", "axis0", 1, axis0), check_int("swapaxes", "axis1", 2, axis1))
 
 
 def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``transpose(input, dim0, dim1)``."""
-    _tensor("swapdims", input)
+    check_tensor("swapdims", "input", 0, input)
     return transpose(input, check_int("swapdims", "dim0", 1, dim0), check_int("swapdims", "dim1", 2, dim1))
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (one entry may be -1) (``torch.unflatten``; a reshape)."""
-    _tensor("unflatten", input)
+    check_tensor("unflatten", "input", 0, input)
     if input.ndim == 0:
         raise RuntimeError("unflatten(): cannot be applied to a 0-dim tensor")
     d = _axis("unflatten", dim, input.ndim)
@@ -103,7 +93,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-D tensor (``torch.ravel``; a reshape)."""
-    _tensor("ravel", input)
+    check_tensor("ravel", "input", 0, input)
     n = 1
     for s in input.shape:
         n *= s
@@ -115,7 +105,7 @@ def _atleast(op: str, nd: int, tensors: tuple[Any, ...]) -> Any:
         return tuple(_atleast(op, nd, (t,)) for t in tensors[0])
     if len(tensors) > 1:
         return tuple(_atleast(op, nd, (t,)) for t in tensors)
-    t = _tensor(op, tensors[0], "tensors")
+    t = check_tensor(op, "tensors", 0, tensors[0])
     if t.ndim >= nd:
         return t
     shape = tuple(t.shape)
@@ -145,7 +135,7 @@ def _seq(op: str, tensors: Any) -> list[Tensor]:
     if not isinstance(tensors, (list, tuple)) or not tensors:
         raise TypeError(f"{op}(): argument 'tensors' (position 0) must be a non-empty tuple of Tensors, "
                         f"but got {type_name(tensors)}")
-    return [_tensor(op, t, "tensors") for t in tensors]
+    return [check_tensor(op, "tensors", 0, t) for t in tensors]
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -178,7 +168,7 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element from each 1-D tensor, one row each (``torch.cartesian_prod``; a
     single tensor is returned as it is). Composite: ``meshgrid``, then the grids flattened and stacked."""
-    ts = [_tensor("cartesian_prod", t, "tensors") for t in tensors]
+    ts = [check_tensor("cartesian_prod", "tensors", 0, t) for t in tensors]
     if len(ts) == 1:
         return ts[0]
     grids = meshgrid(*ts, indexing="ij")
@@ -190,7 +180,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     (``torch.block_diag``). Composite: each block padded by ``concat`` with zero blocks, then stacked."""
     blocks = []
     for i, t in enumerate(tensors):
-        _tensor("block_diag", t, "tensors", i)
+        check_tensor("block_diag", "tensors", i, t)
         if t.ndim > 2:
             raise RuntimeError(f"block_diag(): Input tensors must have 2 or fewer dimensions. Input {i} has {t.ndim} dimensions")
         blocks.append(reshape(t, (1, -1)) if t.ndim < 2 else t)

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..kernels.infer_meta import broadcast_shapes
 from ..tensor import Tensor
+from ._checks import check_tensor, check_tensors
 from .math import abs, add, cast, clip, div, gt, mul, ne, pow, sqrt, sub, where
 from .reduce import amax as _max
 from .reduce import amin as _min
@@ -74,8 +75,7 @@ def _check_p(op: str, p: Any) -> float:
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``: unit vectors (composite)."""
     op = "normalize"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if out is not None:
         raise TypeError(f"{op}(): the 'out' argument is not supported by minigrad")
     p = _check_p(op, p)
@@ -86,9 +86,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim``, the inputs broadcast (composite)."""
     op = "cosine_similarity"
-    for pos, (name, v) in enumerate((("x1", x1), ("x2", x2))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensors(op, x1=x1, x2=x2)
     shape = broadcast_shapes(op, tuple(x1.shape), tuple(x2.shape), ("x1", "x2"))
     _check_dim(op, dim, len(shape))
     # Broadcast first: a norm along ``dim`` counts every copy an input is broadcast to.
@@ -102,9 +100,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` along the last dim, the inputs broadcast (composite)."""
     op = "pairwise_distance"
-    for pos, (name, v) in enumerate((("x1", x1), ("x2", x2))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensors(op, x1=x1, x2=x2)
     shape = broadcast_shapes(op, tuple(x1.shape), tuple(x2.shape), ("x1", "x2"))
     p = _check_p(op, p)
     d = add(sub(x1, x2), eps)

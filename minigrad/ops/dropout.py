@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.backends import move_array
 from ..random import bernoulli_array, default_generator
 from ..tensor import Tensor
+from ._checks import check_tensor
+from ._constants import constant
 from .math import add, mul
 from .registry import type_name
 
@@ -47,8 +48,7 @@ _SELU_SATURATION = 1.7580993408473766
 
 
 def _check(fn: str, input: Any, p: Any) -> float:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(fn, "input", 1, input)
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise TypeError(f"{fn}(): argument 'p' must be float, but got {type_name(p)}")
     if not 0.0 <= p <= 1.0:
@@ -62,10 +62,6 @@ def _noise_shape(x: Tensor, feature: bool, batched: bool = True) -> tuple[int, .
         return tuple(x.shape)
     lead = 2 if batched else 1
     return tuple(x.shape[:lead]) + (1,) * (x.ndim - lead)
-
-
-def _constant(arr: np.ndarray, like: Tensor) -> Tensor:
-    return Tensor._make(arr if like.device == "cpu" else move_array(arr, "cpu", like.device), like.dtype, like.device)
 
 
 def _dropout(x: Tensor, p: float, train: bool, feature: bool, alpha: bool, inplace: bool,
@@ -85,10 +81,10 @@ def _dropout(x: Tensor, p: float, train: bool, feature: bool, alpha: bool, inpla
         noise = noise * dt(a)
     else:
         noise = noise / dt(1.0 - p)
-    out = x.mul_(_constant(noise, x)) if inplace else mul(x, _constant(noise, x))
+    out = x.mul_(constant(noise, x)) if inplace else mul(x, constant(noise, x))
     if b is None:
         return out
-    return out.add_(_constant(b, x)) if inplace else add(out, _constant(b, x))
+    return out.add_(constant(b, x)) if inplace else add(out, constant(b, x))
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:

@@ -16,22 +16,15 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from .. import dtypes as _dt
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..tensor import Tensor
+from ._constants import constant
 from .math import where
 
 __all__: list[str] = []  # F only (torch.nn.functional.embedding / one_hot)
-
-
-def _const(arr: np.ndarray, like: Tensor, dtype: Any = None) -> Tensor:
-    dt = dtype or _dt.from_numpy(arr.dtype)
-    data = arr if like.device == "cpu" else move_array(arr, "cpu", like.device)
-    return Tensor._make(data, dt, like.device)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -45,7 +38,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     n = int(idx.max()) + 1 if num_classes == -1 and idx.size else num_classes
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise RuntimeError(f"one_hot(): class values must be in [0, {n - 1}], but got {idx.min()}..{idx.max()}")
-    return _const(np.eye(n, dtype=np.int64)[idx], tensor, _dt.int64)
+    return constant(np.eye(n, dtype=np.int64)[idx], tensor, _dt.int64)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
@@ -66,6 +59,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     out = weight[input]
     if padding_idx is not None:
         keep = to_numpy(input._data) != padding_idx
-        mask = _const(keep[..., None], weight, _dt.bool_)
+        mask = constant(keep[..., None], weight, _dt.bool_)
         out = where(mask, out, out.detach())
     return out

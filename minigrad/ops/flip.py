@@ -23,8 +23,8 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_dims
-from .registry import Attr, defop, type_name
+from ._checks import check_dims, check_tensor, wrap_dim
+from .registry import Attr, defop
 from .shape import transpose
 
 __all__ = ["flip", "roll", "fliplr", "flipud", "rot90"]
@@ -33,14 +33,12 @@ __all__ = ["flip", "roll", "fliplr", "flipud", "rot90"]
 def _axes(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
     """``dims`` (an int or a sequence) as non-negative axes; a 0-d tensor takes dim 0 / -1 (and has no axis)."""
     dims = () if dims is None else ((dims,) if isinstance(dims, int) else tuple(dims))
-    nd = max(ndim, 1)
     out = []
     for d in dims:
-        if not -nd <= d < nd:
-            raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
-        if d % nd in out:
-            raise ValueError(f"{op}(): dim {d % nd} appears multiple times in the list of dims")
-        out.append(d % nd)
+        axis = wrap_dim(op, d, ndim)
+        if axis in out:
+            raise ValueError(f"{op}(): dim {axis} appears multiple times in the list of dims")
+        out.append(axis)
     return tuple(out) if ndim else ()
 
 
@@ -83,8 +81,7 @@ def flip_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 def fliplr(input: Tensor) -> Tensor:
     """Reverse the columns (dim 1) of a tensor with at least 2 dims (composite: ``flip(input, [1])``)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"fliplr(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("fliplr", "input", 0, input)
     if input.ndim < 2:
         raise ValueError(f"fliplr(): input must be >= 2-d, but got shape {tuple(input.shape)}")
     return flip(input, (1,))
@@ -92,8 +89,7 @@ def fliplr(input: Tensor) -> Tensor:
 
 def flipud(input: Tensor) -> Tensor:
     """Reverse the rows (dim 0) of a tensor with at least 1 dim (composite: ``flip(input, [0])``)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"flipud(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("flipud", "input", 0, input)
     if input.ndim < 1:
         raise ValueError(f"flipud(): input must be >= 1-d, but got shape {tuple(input.shape)}")
     return flip(input, (0,))
@@ -119,10 +115,8 @@ def infer_roll(op: str, x: Any, shifts: Any, dims: Any = None) -> tuple[tuple[in
         n_dims = 1 if isinstance(dims, int) else len(dims)
         if n_dims != n_shifts:
             raise RuntimeError(f"{op}(): shifts and dimensions must align. shifts: {n_shifts}, dims:{n_dims}")
-        nd = max(x.ndim, 1)
         for d in (dims,) if isinstance(dims, int) else dims:
-            if not -nd <= d < nd:
-                raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+            wrap_dim(op, d, x.ndim)
     return tuple(x.shape), x.dtype
 
 
@@ -156,8 +150,7 @@ def roll_backward(ctx: Any, grad: Any) -> tuple[Any]:
 def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the second
     (``torch.rot90``). Composite: ``flip`` and ``transpose``."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"rot90(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("rot90", "input", 0, input)
     dims = tuple(dims)
     if len(dims) != 2:
         raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")

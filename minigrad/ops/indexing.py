@@ -26,7 +26,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
-from ._checks import check_int, check_tensor
+from ._checks import check_int, check_tensor, wrap_dim
+from ._constants import constant
 from .math import where
 from .registry import type_name
 from .shape import expand, getitem, permute, reshape
@@ -34,18 +35,8 @@ from .shape import expand, getitem, permute, reshape
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
 
 
-def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-    return v
-
-
 def _dim(op: str, dim: Any, ndim: int, pos: int = 1) -> int:
-    dim = check_int(op, "dim", pos, dim)
-    nd = max(ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    return dim % nd
+    return wrap_dim(op, check_int(op, "dim", pos, dim), ndim)
 
 
 def _int_index(op: str, index: Tensor, size: int, what: str, error: type = IndexError) -> np.ndarray:
@@ -61,8 +52,8 @@ def _int_index(op: str, index: Tensor, size: int, what: str, error: type = Index
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` at ``index`` (1-D) along ``dim`` (``torch.index_select``)."""
-    _tensor("index_select", "input", 0, input)
-    _tensor("index_select", "index", 2, index)
+    check_tensor("index_select", "input", 0, input)
+    check_tensor("index_select", "index", 2, index)
     d = _dim("index_select", dim, input.ndim)
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, but got shape {tuple(index.shape)}")
@@ -77,8 +68,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of ``input`` where ``mask`` (broadcast with it) is True, as a 1-D tensor (``torch.masked_select``)."""
-    _tensor("masked_select", "input", 0, input)
-    _tensor("masked_select", "mask", 1, mask)
+    check_tensor("masked_select", "input", 0, input)
+    check_tensor("masked_select", "mask", 1, mask)
     if mask.dtype is not _dt.bool_:
         raise RuntimeError(f"masked_select(): expected BoolTensor for mask, but got {mask.dtype}")
     try:
@@ -93,8 +84,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input`` read as 1-D at ``index`` (any shape; the result has ``index``'s shape) (``torch.take``)."""
-    _tensor("take", "input", 0, input)
-    _tensor("take", "index", 1, index)
+    check_tensor("take", "input", 0, input)
+    check_tensor("take", "index", 1, index)
     flat = reshape(input, (-1,))
     idx = _int_index("take", index, flat.shape[0], "the flattened input")
     return getitem(flat, (idx,))
@@ -102,7 +93,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """``length`` elements from ``start`` along ``dim`` (``torch.narrow``; a view)."""
-    _tensor("narrow", "input", 0, input)
+    check_tensor("narrow", "input", 0, input)
     if input.ndim == 0:
         raise RuntimeError("narrow(): cannot be applied to a 0-dim tensor.")
     d = _dim("narrow", dim, input.ndim)
@@ -121,7 +112,7 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` along ``dim``, that dim removed (``torch.select``; ``x[:, index]`` for dim 1)."""
-    _tensor("select", "input", 0, input)
+    check_tensor("select", "input", 0, input)
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _dim("select", dim, input.ndim)
@@ -134,7 +125,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the ``(dim1, dim2)`` planes, shifted by ``offset``, as the last dim (``torch.diagonal``)."""
-    _tensor("diagonal", "input", 0, input)
+    check_tensor("diagonal", "input", 0, input)
     if input.ndim < 2:
         raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, but got {input.ndim}")
     offset = check_int("diagonal", "offset", 1, offset)
@@ -154,7 +145,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """``torch.diag``: of a 2-D tensor its diagonal (``diagonal`` above); of a 1-D tensor the square matrix
     with it on diagonal ``diagonal`` (``where`` over a mask of the positions, ``expand`` of the values)."""
-    _tensor("diag", "input", 0, input)
+    check_tensor("diag", "input", 0, input)
     k = check_int("diag", "diagonal", 1, diagonal)
     if input.ndim == 2:
         return globals()["diagonal"](input, k)
@@ -167,8 +158,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     # The value for cell (i, i + k) is v[i] (k >= 0) or v[j] (k < 0): a column index of v per cell.
     src = np.clip(rows if k >= 0 else cols, 0, input.shape[0] - 1) * np.ones((1, n), dtype=np.int64)
     spread = getitem(input, (src,)) if input.shape[0] else expand(reshape(input, (1, 0)), (n, n))
-    mask_t = Tensor._make(mask if input.device == "cpu" else move_array(mask, "cpu", input.device), _dt.bool_, input.device)
-    return where(mask_t, spread, Tensor._scalar(0, input.dtype, input.device))
+    return where(constant(mask, input, _dt.bool_), spread, Tensor._scalar(0, input.dtype, input.device))
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -181,7 +171,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         >>> mg.arange(5).unfold(0, 2, 2).tolist()
         [[0, 1], [2, 3]]
     """
-    _tensor("unfold", "input", 0, input)
+    check_tensor("unfold", "input", 0, input)
     size = check_int("unfold", "size", 2, size)
     step = check_int("unfold", "step", 3, step)
     if step <= 0:
@@ -251,9 +241,7 @@ def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
         raise TypeError(f"{op}(): argument 'diagonal' (position 1) must be int, but got {type_name(diagonal)}")
     rows, cols = input.shape[-2:]
     keep = np.tri(rows, cols, k=diagonal, dtype=bool) if lower else ~np.tri(rows, cols, k=diagonal - 1, dtype=bool)
-    data = keep if input.device == "cpu" else move_array(keep, "cpu", input.device)
-    mask = Tensor._make(data, _dt.bool_, input.device)
-    return where(mask, input, Tensor._scalar(0, input.dtype, input.device))
+    return where(constant(keep, input, _dt.bool_), input, Tensor._scalar(0, input.dtype, input.device))
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

@@ -32,8 +32,9 @@ import numpy as np
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..kernels.backends import move_array
 from ..tensor import Tensor
+from ._checks import check_tensor
+from ._constants import constant
 from .linalg import matmul
 from .math import add, fill
 from .registry import defop, type_name
@@ -177,21 +178,15 @@ def det_backward(ctx: Any, grad: Any) -> tuple[Any]:
 # -- PyTorch's signatures --------------------------------------------------------------------------------
 
 
-def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-    return v
-
-
 def inv(A: Tensor) -> Tensor:
     """``torch.linalg.inv``: the inverse of each square matrix of ``A``."""
-    return inv_op(_tensor("linalg.inv", "A", 0, A))
+    return inv_op(check_tensor("linalg.inv", "A", 0, A))
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """``torch.linalg.solve``: the ``X`` with ``A X = B`` (``left=False``, ``X A = B``, is not supported)."""
-    _tensor("linalg.solve", "A", 0, A)
-    _tensor("linalg.solve", "B", 1, B)
+    check_tensor("linalg.solve", "A", 0, A)
+    check_tensor("linalg.solve", "B", 1, B)
     if left is not True:
         raise NotImplementedError("linalg.solve: left=False is not supported; solve A^T X^T = B^T instead")
     return solve_op(A, B)
@@ -199,26 +194,25 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
 
 def det(A: Tensor) -> Tensor:
     """``torch.linalg.det``: the determinant of each square matrix of ``A``."""
-    return det_op(_tensor("linalg.det", "A", 0, A))
+    return det_op(check_tensor("linalg.det", "A", 0, A))
 
 
 def inverse(input: Tensor) -> Tensor:
     """``torch.inverse``: the same as ``linalg.inv``."""
-    return inv_op(_tensor("inverse", "input", 0, input))
+    return inv_op(check_tensor("inverse", "input", 0, input))
 
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A`` multiplied by itself ``n`` times (``torch.linalg.matrix_power``; ``n = 0`` gives the identity,
     ``n < 0`` powers of ``inv(A)``). Composite: repeated squaring with ``matmul``."""
-    _tensor("linalg.matrix_power", "A", 0, A)
+    check_tensor("linalg.matrix_power", "A", 0, A)
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"linalg.matrix_power(): argument 'n' (position 1) must be int, but got {type_name(n)}")
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but got shape {tuple(A.shape)}")
     if n == 0:  # the identity, still in the graph (a zero gradient), as PyTorch's
         eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype.np), tuple(A.shape)).copy()
-        eye_t = Tensor._make(eye if A.device == "cpu" else move_array(eye, "cpu", A.device), A.dtype, A.device)
-        return add(fill(A, 0), eye_t)
+        return add(fill(A, 0), constant(eye, A))
     base = inv_op(A) if n < 0 else A
     result = None
     k = abs(n)

@@ -20,20 +20,19 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_tensor
+from ._constants import constant
 from .math import eq, gt, ne, where
 from .reduce import sum as _sum
-from .registry import type_name
 
 __all__ = ["logical_not", "logical_and", "logical_or", "logical_xor", "all", "any"]
 
 
 def _truth(op: str, name: str, pos: int, v: Any) -> Tensor:
     """``v != 0`` as a bool tensor (``v`` itself if it is one)."""
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensor(op, name, pos, v)
     return v if v.dtype is _dt.bool_ else ne(v, 0)
 
 
@@ -84,8 +83,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     check_tensor("isclose", "input", 0, input)
     check_tensor("isclose", "other", 1, other)
     res = np.isclose(to_numpy(input._data), to_numpy(other._data), rtol=rtol, atol=atol, equal_nan=equal_nan)
-    data = res if input.device == "cpu" else move_array(res, "cpu", input.device)
-    return Tensor._make(np.asarray(data), _dt.bool_, input.device)
+    return constant(res, input, _dt.bool_)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:

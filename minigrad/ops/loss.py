@@ -34,11 +34,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.infer_meta import broadcast_shapes
 from ..tensor import Tensor
+from ._checks import check_tensors
+from ._constants import constant
 from .activation import softplus
 from .distance import pairwise_distance
 from .math import abs, add, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
@@ -51,12 +53,6 @@ from .shape import permute, reshape, unsqueeze
 __all__: list[str] = []  # PyTorch's top-level forms of these take an int reduction: they live in F only
 
 _REDUCTIONS = ("mean", "sum", "none")
-
-
-def _const(arr: np.ndarray, like: Tensor, dtype: Any = None) -> Tensor:
-    dt = dtype or _dt.from_numpy(arr.dtype)
-    data = arr if like.device == "cpu" else move_array(arr, "cpu", like.device)
-    return Tensor._make(data, dt, like.device)
 
 
 def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -127,9 +123,7 @@ def reduction_of(op: str, size_average: Any, reduce: Any, reduction: str, allowe
 
 def check_pair(op: str, input: Any, target: Any, same_shape: str | None = None) -> tuple[int, ...]:
     """``input`` and ``target`` are floating tensors whose shapes broadcast (or match, with ``same_shape``'s message)."""
-    for pos, (name, v) in enumerate((("input", input), ("target", target))):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
+    check_tensors(op, input=input, target=target)
     if not input.dtype.is_floating:
         raise RuntimeError(f"{op}(): expected a floating point 'input', but got {input.dtype}")
     if same_shape is not None and tuple(input.shape) != tuple(target.shape):
@@ -329,12 +323,6 @@ def _check_weight(op: str, name: str, w: Any, shape: tuple[int, ...]) -> None:
 
 # -- margin, embedding and likelihood losses (composite) --------------------------------------
 
-def _tensors(op: str, **named: Any) -> None:
-    for pos, (name, v) in enumerate(named.items()):
-        if not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-
-
 def _broadcast_all(op: str, **named: Tensor) -> tuple[int, ...]:
     items = list(named.items())
     shape = tuple(items[0][1].shape)
@@ -353,7 +341,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     """``max(0, -y (x1 - x2) + margin)``: ``y = 1`` asks ``x1`` to rank above ``x2`` by ``margin``. Composite."""
     op = "margin_ranking_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, input1=input1, input2=input2, target=target)
+    check_tensors(op, input1=input1, input2=input2, target=target)
     _broadcast_all(op, input1=input1, input2=input2, target=target)
     return reduce_loss(_clamp_min0(add(neg(mul(target, sub(input1, input2))), float(margin))), reduction)
 
@@ -363,7 +351,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` a distance). Composite."""
     op = "hinge_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, input=input, target=target)
+    check_tensors(op, input=input, target=target)
     _broadcast_all(op, input=input, target=target)
     hinge = where(ne(target, 1.0), _clamp_min0(sub(float(margin), input)), 0.0)
     own = where(ne(target, -1.0), input, 0.0)
@@ -385,7 +373,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite."""
     op = "cosine_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, input1=input1, input2=input2, target=target)
+    check_tensors(op, input1=input1, input2=input2, target=target)
     if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
         raise RuntimeError(f"{op}(): expected input1 and input2 of the same shape, (N, D) or (D,), but got "
                            f"{list(input1.shape)} and {list(input2.shape)}")
@@ -409,7 +397,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     ``min(d(a, n), d(p, n))`` (Balntas et al.). Composite."""
     op = "triplet_margin_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    _tensors(op, anchor=anchor, positive=positive, negative=negative)
+    check_tensors(op, anchor=anchor, positive=positive, negative=negative)
     if not (anchor.ndim == positive.ndim == negative.ndim) or anchor.ndim not in (1, 2):
         raise RuntimeError(f"{op}(): The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions (1 or 2), but got {anchor.ndim}, {positive.ndim} and {negative.ndim}")
@@ -459,7 +447,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
             raise ValueError(f"{op}(): var has negative entry/entries")
         var_t: Any = float(var)
     else:
-        _tensors(op, var=var)
+        check_tensors(op, var=var)
         vshape = tuple(var.shape)
         if vshape != shape:
             if shape[:-1] == vshape:
@@ -535,11 +523,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         rows = np.arange(idx.shape[0])
         picked = logp[rows, safe]
         w_t = to_numpy(weight._data)[safe] * valid if weight is not None else valid.astype(np.float64)
-        w_t_tensor = _const(w_t.astype(x.dtype.np), x)
+        w_t_tensor = constant(w_t, x)
         loss = -(picked * w_t_tensor)
         if label_smoothing:
             smooth = -sum(logp if w_row is None else logp * w_row, dim=1)
-            smooth = smooth * _const(valid.astype(x.dtype.np), x)
+            smooth = smooth * constant(valid, x)
             loss = loss * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
         denom = float(w_t.sum())
     if reduction == "none":

@@ -24,15 +24,16 @@ import numpy as np
 
 from ..dtypes import ALL_DTYPES
 from .. import dtypes as _dt
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_dims
+from ._checks import check_dims, check_tensor
+from ._constants import constant
 from .math import ne
 from .math import where as _where_op
 from .reduce import sum as _sum
-from .registry import defop, type_name
+from .registry import defop
 from .shape import getitem
 
 __all__ = ["nonzero", "argwhere", "count_nonzero", "where"]
@@ -52,33 +53,26 @@ nonzero_op = defop("nonzero", inputs=("x",), infer_meta=infer_nonzero, different
                    doc="the coordinates of the non-zero elements, one row each (int64)")
 
 
-def _tensor(op: str, v: Any) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(v)}")
-    return v
-
-
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """``torch.nonzero``: an ``(n, ndim)`` int64 tensor of coordinates, or with ``as_tuple=True`` a tuple
     of ``ndim`` 1-D tensors (a 0-d input counts as 1-D there, as in PyTorch)."""
-    _tensor("nonzero", input)
+    check_tensor("nonzero", "input", 0, input)
     coords = nonzero_op(input)
     if not as_tuple:
         return coords
     if input.ndim == 0:  # one position, 0, if the scalar is non-zero
-        zeros = np.zeros(coords.shape[0], dtype=np.int64)
-        return (Tensor._make(zeros if input.device == "cpu" else move_array(zeros, "cpu", input.device), _dt.int64, input.device),)
+        return (constant(np.zeros(coords.shape[0], dtype=np.int64), input, _dt.int64),)
     return tuple(getitem(coords, (slice(None), k)) for k in range(input.ndim))
 
 
 def argwhere(input: Tensor) -> Tensor:
     """``torch.argwhere``: the same as ``nonzero(input)``."""
-    return nonzero_op(_tensor("argwhere", input))
+    return nonzero_op(check_tensor("argwhere", "input", 0, input))
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """``torch.count_nonzero``: the number of non-zero elements over ``dim`` (all when ``None``), int64."""
-    _tensor("count_nonzero", input)
+    check_tensor("count_nonzero", "input", 0, input)
     dim = check_dims("count_nonzero", "dim", 1, dim)
     return _sum(ne(input, 0), dim=dim)
 
@@ -87,7 +81,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """``torch.where``: ``input`` where ``condition`` else ``other`` (the ``where`` op), or with the condition
     alone its non-zero positions, ``nonzero(condition, as_tuple=True)``."""
     if input is None and other is None:
-        return nonzero(_tensor("where", condition), as_tuple=True)
+        return nonzero(check_tensor("where", "input", 0, condition), as_tuple=True)
     if input is None or other is None:
         raise TypeError("where(): expected both 'input' and 'other', or neither (where(condition))")
     return _where_op(condition, input, other)

@@ -36,7 +36,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims
+from ._checks import check_bool, check_dims, check_tensor, check_tensors
 from .math import abs as _abs
 from .math import cast
 from .reduce import amax as _amax
@@ -145,12 +145,6 @@ def vector_norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
 # -- PyTorch's signatures (``torch.linalg.vector_norm``, ``matrix_norm``, ``norm``; ``torch.norm``) --------
 
 
-def _tensor(op: str, v: Any) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(v)}")
-    return v
-
-
 def _cast(x: Tensor, dtype: Any) -> Tensor:
     return x if dtype is None or dtype is x.dtype else cast(x, dtype)
 
@@ -163,7 +157,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         >>> mg.linalg.vector_norm(mg.tensor([[3.0, 4.0], [0.0, 1.0]]), dim=1).tolist()
         [5.0, 1.0]
     """
-    _tensor("linalg.vector_norm", x)
+    check_tensor("linalg.vector_norm", "input", 0, x)
     return vector_norm_op(_cast(x, dtype), _check_ord("linalg.vector_norm", "ord", 1, ord), dim, keepdim)
 
 
@@ -172,7 +166,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
 
     ``inf``: the largest sum of ``|a|`` over a row; ``1``: over a column; ``-inf``/``-1``: the smallest.
     """
-    _tensor("linalg.matrix_norm", A)
+    check_tensor("linalg.matrix_norm", "input", 0, A)
     A = _cast(A, dtype)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, but got shape {tuple(A.shape)}")
@@ -199,7 +193,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
 def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """``torch.linalg.norm``: a vector norm for one dim (or a 1-D input), a matrix norm for two dims (or a
     2-D input with ``ord`` given); with ``ord=None`` the 2-norm of the flattened input (Frobenius)."""
-    _tensor("linalg.norm", A)
+    check_tensor("linalg.norm", "input", 0, A)
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
     if ord is None:
@@ -226,7 +220,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
         >>> mg.norm(mg.tensor([[3.0, 4.0]]), dim=1).tolist()
         [5.0]
     """
-    _tensor("norm", input)
+    check_tensor("norm", "input", 0, input)
     if p == "fro" or p is None:
         p = 2
     elif p == "nuc":
@@ -242,8 +236,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     """The ``p``-norm distance between each row of ``x1`` (``..., P, M``) and each row of ``x2`` (``..., R, M``)
     (``torch.cdist``). Composite: the differences by broadcasting, then ``vector_norm`` over the last dim,
     so the gradient at a zero distance is 0, as PyTorch's. ``compute_mode`` is accepted and ignored."""
-    _tensor("cdist", x1)
-    _tensor("cdist", x2)
+    check_tensors("cdist", x1=x1, x2=x2)
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 got: {x2.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:

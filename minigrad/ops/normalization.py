@@ -25,7 +25,7 @@ from typing import Any
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._checks import _is_int
+from ._checks import _is_int, check_tensor
 from .math import add, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
@@ -127,8 +127,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5) -> Tensor:
     """Group normalisation (Wu and He, 2018) of ``(N, C, *)``: channels split into ``num_groups`` groups."""
     op = "group_norm"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if not _is_int(num_groups):
         raise TypeError(f"{op}(): argument 'num_groups' (position 1) must be int, but got {type_name(num_groups)}")
     if input.ndim < 2:
@@ -153,8 +152,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     with ``momentum`` (the batch average of the instances' means and unbiased variances).
     """
     op = "instance_norm"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if input.ndim < 3:
         raise RuntimeError(f"{op}(): Expected an input of at least 3 dimensions (N, C, *), but got {list(input.shape)}")
     c = input.shape[1]
@@ -185,8 +183,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     of ``size`` channels (``avg_pool2d`` with a ``(size, 1)`` kernel, the positions flattened), then ``pow``, ``div``.
     """
     op = "local_response_norm"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if not _is_int(size) or size <= 0:
         raise TypeError(f"{op}(): argument 'size' (position 1) must be a positive int, but got {size!r}")
     if input.ndim < 3:

@@ -32,7 +32,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int
+from ._checks import _is_int, check_tensor
 from .registry import Attr, defop, type_name
 from .shape import getitem
 
@@ -135,8 +135,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     The non-constant modes pad the last 1, 2 or 3 dims of a batched or unbatched
     input (``len(pad)`` of 2 for 2-D/3-D inputs, 4 for 3-D/4-D, 6 for 4-D/5-D), as in PyTorch.
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor("pad", "input", 1, input)
     if mode not in _MODES:
         raise NotImplementedError(f"pad(): Unrecognised padding mode {mode}")
     if mode == "constant":

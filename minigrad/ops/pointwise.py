@@ -25,6 +25,7 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 import math
 
+from ._checks import check_tensor
 from .math import abs as _abs
 from .logarithm import logaddexp
 from .math import add, cast, div, eq, erf, exp, ge, gt, le, log, lt, maximum, mul, ne, neg, pow, sign, sin, sqrt
@@ -41,12 +42,6 @@ __all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logad
            "not_equal", "absolute", "negative", "positive"]
 
 
-def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-    return v
-
-
 def _number(op: str, name: str, v: Any) -> Any:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"{op}(): argument '{name}' must be a number, but got {type_name(v)}")
@@ -55,7 +50,7 @@ def _number(op: str, name: str, v: Any) -> Any:
 
 def square(input: Tensor) -> Tensor:
     """``input * input`` (integer tensors stay integer, as in PyTorch)."""
-    _tensor("square", "input", 0, input)
+    check_tensor("square", "input", 0, input)
     return mul(input, input)
 
 
@@ -65,20 +60,20 @@ def _as_float(x: Tensor) -> Tensor:
 
 def rsqrt(input: Tensor) -> Tensor:
     """``1 / sqrt(input)`` (integer tensors give float32)."""
-    _tensor("rsqrt", "input", 0, input)
+    check_tensor("rsqrt", "input", 0, input)
     return div(1.0, sqrt(_as_float(input)))
 
 
 def reciprocal(input: Tensor) -> Tensor:
     """``1 / input`` (integer tensors give float32)."""
-    _tensor("reciprocal", "input", 0, input)
+    check_tensor("reciprocal", "input", 0, input)
     return div(1.0, _as_float(input))
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``, ``weight`` a number or a tensor (``torch.lerp``)."""
-    _tensor("lerp", "input", 0, input)
-    _tensor("lerp", "end", 1, end)
+    check_tensor("lerp", "input", 0, input)
+    check_tensor("lerp", "end", 1, end)
     if not isinstance(weight, Tensor):
         _number("lerp", "weight", weight)
     return add(input, mul(sub(end, input), weight))
@@ -87,7 +82,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2`` (``torch.addcmul``)."""
     for pos, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
-        _tensor("addcmul", name, pos, t)
+        check_tensor("addcmul", name, pos, t)
     _number("addcmul", "value", value)
     prod = mul(tensor1, tensor2)
     return add(input, prod if value == 1 else mul(prod, value))
@@ -97,7 +92,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     """``input + value * tensor1 / tensor2`` (``torch.addcdiv``; integer ``tensor1``/``tensor2`` are refused,
     as PyTorch refuses integer division there)."""
     for pos, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
-        _tensor("addcdiv", name, pos, t)
+        check_tensor("addcdiv", name, pos, t)
     _number("addcdiv", "value", value)
     if not tensor1.dtype.is_floating and not tensor2.dtype.is_floating:
         raise RuntimeError("addcdiv(): Integer division with addcdiv is no longer supported; use floating tensors")
@@ -106,9 +101,9 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 
 def _pair(op: str, input: Any, other: Any) -> None:
-    _tensor(op, "input", 0, input)
+    check_tensor(op, "input", 0, input)
     if not isinstance(other, Tensor):
-        _tensor(op, "other", 1, other)
+        check_tensor(op, "other", 1, other)
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
@@ -129,13 +124,13 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 def sgn(input: Tensor) -> Tensor:
     """The sign, for real tensors (``sign``)."""
-    _tensor("sgn", "input", 0, input)
+    check_tensor("sgn", "input", 0, input)
     return sign(input)
 
 
 def frac(input: Tensor) -> Tensor:
     """The fractional part, ``input - trunc(input)`` (with its sign); its gradient is 1."""
-    _tensor("frac", "input", 0, input)
+    check_tensor("frac", "input", 0, input)
     return sub(input, trunc(input))
 
 
@@ -156,8 +151,8 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """The step function: 0 below 0, 1 above, ``values`` at 0 (``torch.heaviside``; no gradient, as PyTorch
     has none)."""
-    _tensor("heaviside", "input", 0, input)
-    _tensor("heaviside", "values", 1, values)
+    check_tensor("heaviside", "input", 0, input)
+    check_tensor("heaviside", "values", 1, values)
     if input.dtype is not values.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes "
                            f"({input.dtype} and {values.dtype})")
@@ -167,14 +162,14 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 
 def erfc(input: Tensor) -> Tensor:
     """The complementary error function, ``1 - erf(x)``."""
-    _tensor("erfc", "input", 0, input)
+    check_tensor("erfc", "input", 0, input)
     return sub(1.0, erf(_as_float(input)))
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``input ** exponent`` computed in float64 (``torch.float_power``)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-        _tensor("float_power", "input", 0, input)
+        check_tensor("float_power", "input", 0, input)
     up = [cast(t, _dt.float64) if isinstance(t, Tensor) and t.dtype is not _dt.float64 else
           (float(t) if not isinstance(t, Tensor) else t) for t in (input, exponent)]
     return pow(up[0], up[1])
@@ -182,13 +177,13 @@ def float_power(input: Any, exponent: Any) -> Tensor:
 
 def deg2rad(input: Tensor) -> Tensor:
     """Degrees to radians, ``x * pi / 180``."""
-    _tensor("deg2rad", "input", 0, input)
+    check_tensor("deg2rad", "input", 0, input)
     return mul(_as_float(input), math.pi / 180.0)
 
 
 def rad2deg(input: Tensor) -> Tensor:
     """Radians to degrees, ``x * 180 / pi``."""
-    _tensor("rad2deg", "input", 0, input)
+    check_tensor("rad2deg", "input", 0, input)
     return mul(_as_float(input), 180.0 / math.pi)
 
 
@@ -203,4 +198,4 @@ absolute, negative = _abs, neg
 
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (``+x``)."""
-    return _tensor("positive", "input", 0, input)
+    return check_tensor("positive", "input", 0, input)

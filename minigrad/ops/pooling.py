@@ -42,12 +42,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_bool, check_shape
-from .convolution import _POOL_ARGS, _bind, _pad_hw, _pair
+from ._checks import _is_int, check_bool, check_shape, check_tensor
+from ._constants import constant
+from ._window import POOL_ARGS, bind_args, int_pair, pad_hw
 from .nn import _max_pool2d
 from .reduce import amax as _max
 from .registry import Attr, defop, type_name
@@ -175,7 +176,7 @@ def _avg_pool2d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
 
 def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int],
                      d: tuple[int, int]) -> None:
-    """max_pool2d's argument values (NOTE [ Window arguments are checked first ])."""
+    """max_pool2d's argument values (NOTE [ Window arguments are checked first ] in ``_window.py``)."""
     if min(k) <= 0:
         raise RuntimeError(f"max_pool2d(): argument 'kernel_size' should be greater than zero, but got {k}")
     if min(s) <= 0:
@@ -208,17 +209,16 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     ``return_indices`` the result is ``(values, indices)``, the indices being
     flat positions in each ``H * W`` plane, as PyTorch's.
     """
-    a = _bind("max_pool2d", _POOL_ARGS, args, kwargs)
+    a = bind_args("max_pool2d", POOL_ARGS, args, kwargs)
     x = a.get("input")
-    if not isinstance(x, Tensor):
-        raise TypeError(f"max_pool2d(): argument 'input' (position 0) must be Tensor, but got {type(x).__name__}")
+    check_tensor("max_pool2d", "input", 0, x)
     if "kernel_size" not in a:
         raise TypeError("max_pool2d() missing required argument 'kernel_size' (position 1)")
-    k = _pair("max_pool2d", "kernel_size", a["kernel_size"])
+    k = int_pair("max_pool2d", "kernel_size", a["kernel_size"])
     stride = a.get("stride")
-    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _pair("max_pool2d", "stride", stride)
-    p = _pair("max_pool2d", "padding", a.get("padding", 0))
-    d = _pair("max_pool2d", "dilation", a.get("dilation", 1))
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else int_pair("max_pool2d", "stride", stride)
+    p = int_pair("max_pool2d", "padding", a.get("padding", 0))
+    d = int_pair("max_pool2d", "dilation", a.get("dilation", 1))
     ceil_mode, return_indices = bool(a.get("ceil_mode", False)), bool(a.get("return_indices", False))
     _check_pool_args(x, k, s, p, d)
     c, h, w = tuple(x.shape)[-3:]
@@ -234,7 +234,7 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     else:
         # Pad with -inf to cover every window, then gather each window's elements and take their max.
         need_h, need_w = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
-        xp = _pad_hw(xb, p[0], max(need_h - h - p[0], 0), p[1], max(need_w - w - p[1], 0), float("-inf"))
+        xp = pad_hw(xb, p[0], max(need_h - h - p[0], 0), p[1], max(need_w - w - p[1], 0), float("-inf"))
         rows = (np.arange(oh)[:, None] * s[0] + np.arange(k[0])[None, :] * d[0])  # (oh, kh)
         cols = (np.arange(ow)[:, None] * s[1] + np.arange(k[1])[None, :] * d[1])  # (ow, kw)
         r = rows[:, None, :, None]
@@ -243,8 +243,7 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
         out = _max(windows, dim=(-2, -1))
     if return_indices:
         idx = _argmax_positions(to_numpy(xb._data), k, s, p, d, oh, ow)
-        data = idx if x.device == "cpu" else move_array(idx, "cpu", x.device)
-        ind = Tensor._make(data, _dt.int64, x.device)
+        ind = constant(idx, x, _dt.int64)
         if unbatched:
             return squeeze(out, 0), squeeze(ind, 0)
         return out, ind
@@ -288,8 +287,7 @@ def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = Fals
 
 def _batched(op: str, input: Any, k: int) -> tuple[Tensor, bool]:
     """``input`` with a batch dim, and whether one was added (an unbatched ``(C, *spatial)`` input)."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (k + 1, k + 2):
         raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D (batch mode) tensor for input, but got {list(input.shape)}")
     return input, input.ndim == k + 1
@@ -402,8 +400,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """``torch.nn.functional.adaptive_avg_pool2d``: average pooling of ``(N, C, H, W)`` or ``(C, H, W)`` to
     ``output_size`` (an int, or a pair whose ``None`` keeps that input size)."""
     op = "adaptive_avg_pool2d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     size = _output_size(op, output_size, tuple(input.shape[-2:]))
@@ -416,8 +413,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """``torch.nn.functional.adaptive_avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, the 2-D op over a height of 1."""
     op = "adaptive_avg_pool1d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
     (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
@@ -468,8 +464,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     window (composite: one ``getitem`` of the windows, then ``max`` over them). With ``return_indices``
     also the flat ``h * W + w`` position of each maximum."""
     op = "adaptive_max_pool2d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     h, w = input.shape[-2:]
@@ -489,15 +484,13 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     hh = rows[np.arange(oh).reshape(oh, 1), flat // kw]
     ww = cols[np.arange(ow).reshape(1, ow), flat % kw]
     idx = (hh * w + ww).astype(np.int64)
-    data = idx if input.device == "cpu" else move_array(idx, "cpu", input.device)
-    return out, Tensor._make(np.ascontiguousarray(data), _dt.int64, input.device)
+    return out, constant(np.ascontiguousarray(idx), input, _dt.int64)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """``torch.nn.functional.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: the 2-D form over a height of 1."""
     op = "adaptive_max_pool1d"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 1, input)
     if input.ndim not in (2, 3):
         raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
     (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))

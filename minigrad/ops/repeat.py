@@ -27,11 +27,12 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import ALL_DTYPES
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int, check_shape
+from ._checks import check_int, check_shape, check_tensor, wrap_dim
+from ._constants import constant
 from .registry import Attr, defop, type_name
 from .shape import expand, getitem, reshape
 
@@ -83,8 +84,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         >>> mg.tensor([[1, 2]]).repeat(2, 2).tolist()
         [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"repeat(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("repeat", "input", 0, input)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
     return repeat_op(input, check_shape("repeat", "sizes", 1, tuple(sizes)))
@@ -92,8 +92,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 
 def tile(input: Tensor, dims: Any) -> Tensor:
     """``torch.tile``: ``repeat`` with ``dims`` padded by leading 1s when it is shorter than ``input``'s shape."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"tile(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("tile", "input", 0, input)
     dims = check_shape("tile", "dims", 1, dims)
     return repeat_op(input, (1,) * (input.ndim - len(dims)) + dims)
 
@@ -106,14 +105,13 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     alone repeats ``arange(len(counts))``. Composite: ``getitem`` at the
     repeated positions (no gradient to ``repeats``).
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"repeat_interleave(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("repeat_interleave", "input", 0, input)
     if repeats is None:  # repeat_interleave(counts): the positions, each repeated counts[i] times
         counts = to_numpy(input._data)
         if input.ndim != 1 or input.dtype.is_floating:
             raise RuntimeError("repeat_interleave(): repeats must be a 1-D integer tensor")
         data = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-        return Tensor._make(data if input.device == "cpu" else move_array(data, "cpu", input.device), input.dtype, input.device)
+        return constant(data, input)
     if isinstance(repeats, Tensor):
         if repeats.dtype.is_floating or repeats.ndim > 1:
             raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim integer tensor, but got "
@@ -129,13 +127,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     if dim is None:
         x, d = reshape(input, (-1,)), 0
     else:
-        d = check_int("repeat_interleave", "dim", 2, dim)
-        nd = max(x.ndim, 1)
-        if not -nd <= d < nd:
-            raise ValueError(f"repeat_interleave(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+        d = wrap_dim("repeat_interleave", check_int("repeat_interleave", "dim", 2, dim), x.ndim)
         if x.ndim == 0:
             x = reshape(x, (1,))
-        d %= nd
     n = x.shape[d]
     if counts.size != 1 and counts.size != n:
         raise RuntimeError(f"repeat_interleave(): repeats must have the same size as input along dim, but got "

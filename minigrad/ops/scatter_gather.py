@@ -39,7 +39,7 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_int
+from ._checks import check_int, check_tensor, wrap_dim
 from .registry import Attr, Input, defop, type_name
 from .math import add, lt, mul, where
 from .shape import expand, getitem_grad
@@ -52,18 +52,11 @@ CPU = Backend.CPU
 # -- checks shared by the three ops (InferMeta) ---------------------------------------------
 
 
-def _dim(op: str, dim: int, ndim: int) -> int:
-    nd = max(ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    return dim % nd
-
-
 def _check_index(op: str, x: Any, index: Any, dim: int, src: Any = None) -> int:
     """PyTorch's ``gather_shape_check`` / ``scatter_shape_check``; returns ``dim`` made non-negative."""
     if index.size and index.dtype not in (np.int64, np.int32):  # int32 indices are accepted, as recent PyTorch does
         raise RuntimeError(f"{op}(): Expected dtype int64 for index, but got {_dt.from_numpy(index.dtype)}")
-    d = _dim(op, dim, x.ndim)
+    d = wrap_dim(op, dim, x.ndim)
     if index.size == 0:
         return d
     if max(index.ndim, 1) != max(x.ndim, 1):
@@ -227,12 +220,6 @@ def scatter_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
 # -- PyTorch's signatures ------------------------------------------------------------------------
 
 
-def _tensor_arg(op: str, name: str, pos: int, v: Any) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-    return v
-
-
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """Values of ``input`` along ``dim`` at ``index`` (``torch.gather``); ``sparse_grad`` is accepted and ignored.
 
@@ -241,20 +228,20 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
         >>> mg.gather(mg.tensor([10.0, 20.0, 30.0]), 0, mg.tensor([2, 2, 0])).tolist()
         [30.0, 30.0, 10.0]
     """
-    _tensor_arg("gather", "input", 0, input)
-    _tensor_arg("gather", "index", 2, index)
+    check_tensor("gather", "input", 0, input)
+    check_tensor("gather", "index", 2, index)
     return gather_op(input, index, check_int("gather", "dim", 1, dim))
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """``gather`` with ``indices`` broadcast against ``input`` (``torch.take_along_dim``); ``dim=None``
     reads the flattened tensor."""
-    _tensor_arg("take_along_dim", "input", 0, input)
-    _tensor_arg("take_along_dim", "indices", 1, indices)
+    check_tensor("take_along_dim", "input", 0, input)
+    check_tensor("take_along_dim", "indices", 1, indices)
     if dim is None:
         input, indices, d = input.reshape(-1), indices.reshape(-1), 0
     else:
-        d = _dim("take_along_dim", check_int("take_along_dim", "dim", 2, dim), input.ndim)
+        d = wrap_dim("take_along_dim", check_int("take_along_dim", "dim", 2, dim), input.ndim)
     if input.ndim:  # take_along_dim counts negative indices from the end, as NumPy does (gather does not)
         indices = where(lt(indices, 0), add(indices, input.shape[d]), indices)
     shape = [max(a, b) for a, b in zip(input.shape, indices.shape)]
@@ -285,9 +272,9 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         >>> mg.scatter_add(mg.zeros(3), 0, mg.tensor([0, 0, 2]), mg.tensor([1.0, 2.0, 5.0])).tolist()
         [3.0, 0.0, 5.0]
     """
-    _tensor_arg("scatter_add", "input", 0, input)
-    _tensor_arg("scatter_add", "index", 2, index)
-    _tensor_arg("scatter_add", "src", 3, src)
+    check_tensor("scatter_add", "input", 0, input)
+    check_tensor("scatter_add", "index", 2, index)
+    check_tensor("scatter_add", "src", 3, src)
     return scatter_add_op(input, index, src, check_int("scatter_add", "dim", 1, dim))
 
 
@@ -295,8 +282,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
             reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor, or a number ``value``) written at ``index`` along ``dim``
     (``torch.scatter``). ``reduce="add"`` is ``scatter_add``; ``"multiply"`` is not supported."""
-    _tensor_arg("scatter", "input", 0, input)
-    _tensor_arg("scatter", "index", 2, index)
+    check_tensor("scatter", "input", 0, input)
+    check_tensor("scatter", "index", 2, index)
     dim = check_int("scatter", "dim", 1, dim)
     s = _src("scatter", input, index, src, value)
     if reduce is None:
@@ -316,10 +303,10 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
         >>> mg.index_add(mg.zeros(3), 0, mg.tensor([0, 0, 2]), mg.tensor([1.0, 2.0, 5.0])).tolist()
         [3.0, 0.0, 5.0]
     """
-    _tensor_arg("index_add", "input", 0, input)
-    _tensor_arg("index_add", "index", 2, index)
-    _tensor_arg("index_add", "source", 3, source)
-    d = _dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
+    check_tensor("index_add", "input", 0, input)
+    check_tensor("index_add", "index", 2, index)
+    check_tensor("index_add", "source", 3, source)
+    d = wrap_dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
     if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
         raise IndexError(f"index_add(): index must be a 1-D int64 tensor, but got {index.dtype} of shape {tuple(index.shape)}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):

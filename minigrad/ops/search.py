@@ -24,16 +24,10 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_int
+from ._checks import check_bool, check_int, check_tensor, wrap_dim
 from .registry import Attr, Input, defop, type_name
 
 __all__ = ["searchsorted", "bucketize", "unique", "bincount", "histc"]
-
-
-def _tensor(op: str, name: str, pos: int, v: Any) -> Tensor:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, but got {type_name(v)}")
-    return v
 
 
 # -- searchsorted ------------------------------------------------------------------------------------
@@ -68,7 +62,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                  side: str | None = None, sorter: Any = None) -> Tensor:
     """The index at which each element of ``input`` would be inserted into ``sorted_sequence``'s last dim
     to keep it sorted (``torch.searchsorted``; ``side="right"`` or ``right=True`` for the last such index)."""
-    _tensor("searchsorted", "sorted_sequence", 0, sorted_sequence)
+    check_tensor("searchsorted", "sorted_sequence", 0, sorted_sequence)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"searchsorted(): side can only be 'left' or 'right' but got {side!r}")
@@ -84,7 +78,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """The bucket of each element of ``input`` for the sorted 1-D ``boundaries`` (``torch.bucketize``):
     ``i`` with ``boundaries[i-1] < x <= boundaries[i]`` (``<=`` / ``<`` swapped with ``right=True``)."""
-    _tensor("bucketize", "boundaries", 1, boundaries)
+    check_tensor("bucketize", "boundaries", 1, boundaries)
     if boundaries.ndim != 1:
         raise RuntimeError(f"bucketize(): boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     out = searchsorted_op(boundaries, input, right)
@@ -102,9 +96,8 @@ def _unique_arrays(x: np.ndarray, dim: Any) -> tuple[np.ndarray, np.ndarray, np.
 
 def infer_unique(op: str, x: Any, dim: Any = None) -> list[tuple[tuple[int, ...], Any]]:
     """InferMeta: the distinct values (their number read from ``x``), the inverse map and the counts."""
-    if dim is not None and not -max(x.ndim, 1) <= dim < max(x.ndim, 1):
-        raise ValueError(f"unique(): dimension out of range (expected to be in range of "
-                         f"[{-max(x.ndim, 1)}, {max(x.ndim, 1) - 1}], but got {dim})")
+    if dim is not None:
+        wrap_dim("unique", dim, x.ndim)
     values, inverse, counts = _unique_arrays(to_numpy(x), dim)
     return [(values.shape, x.dtype), (inverse.shape, np.dtype(np.int64)), (counts.shape, np.dtype(np.int64))]
 
@@ -127,7 +120,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     """The distinct values of ``input`` in sorted order (``torch.unique``), with the index of each element's
     value (``return_inverse``) and how often each value occurs (``return_counts``); ``dim`` compares slices.
     The values are always sorted (PyTorch's CPU result is too)."""
-    _tensor("unique", "input", 0, input)
+    check_tensor("unique", "input", 0, input)
     values, inverse, counts = unique_op(input, dim)
     extra = [t for t, want in ((inverse, return_inverse), (counts, return_counts)) if want]
     return (values, *extra) if extra else values
@@ -168,7 +161,7 @@ bincount_op = defop("bincount", inputs=("x", Input("weights", optional=True, dif
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value ``0 .. max(input)`` occurs in the 1-D int tensor ``input`` (``torch.bincount``);
     with ``weights`` the sum of the weights of its occurrences."""
-    _tensor("bincount", "input", 0, input)
+    check_tensor("bincount", "input", 0, input)
     return bincount_op(input, weights, minlength)
 
 

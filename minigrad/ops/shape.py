@@ -167,8 +167,7 @@ def _stack_backward(ctx, g):
 
 def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     """Merge dims ``start_dim..end_dim`` into one (a reshape)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"flatten(): argument 'x' (position 0) must be Tensor, but got {type_name(x)}")
+    check_tensor("flatten", "x", 0, x)
     start_dim = check_int("flatten", "start_dim", 1, start_dim)
     end_dim = check_int("flatten", "end_dim", 2, end_dim)
     nd = x.ndim

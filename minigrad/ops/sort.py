@@ -30,7 +30,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_int
+from ._checks import check_bool, check_int, check_tensor, wrap_dim
 from .math import add, mul, sub
 from .registry import Attr, defop, type_name
 from .scatter_gather import gather_op
@@ -42,9 +42,7 @@ __all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "quantile"]
 
 def infer_argsort(op: str, x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """InferMeta: int64 positions of ``x``'s shape; ``dim`` must name one of ``x``'s dims."""
-    nd = max(x.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+    wrap_dim(op, dim, x.ndim)
     return tuple(x.shape), np.dtype(np.int64)
 
 
@@ -72,11 +70,6 @@ argsort_op = defop(
 )
 
 
-def _check_tensor(op: str, v: Any) -> None:
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(v)}")
-
-
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """The positions that sort ``input`` along ``dim`` (``torch.argsort``), int64, no gradient.
 
@@ -85,14 +78,14 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
         >>> mg.argsort(mg.tensor([3.0, 1.0, 2.0])).tolist()
         [1, 2, 0]
     """
-    _check_tensor("argsort", input)
+    check_tensor("argsort", "input", 0, input)
     return argsort_op(input, dim, descending, stable)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
     """``(values, indices)`` of ``input`` sorted along ``dim`` (``torch.sort``). Composite: ``argsort`` then
     ``gather``, whose backward puts each value's gradient back where the value came from."""
-    _check_tensor("sort", input)
+    check_tensor("sort", "input", 0, input)
     indices = argsort_op(input, dim, descending, stable)
     d = dim % max(input.ndim, 1)
     return return_types.sort(gather_op(input, indices, d), indices)
@@ -114,15 +107,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         >>> mg.topk(mg.tensor([1.0, 5.0, 3.0, 4.0]), 2).indices.tolist()
         [1, 3]
     """
-    _check_tensor("topk", input)
+    check_tensor("topk", "input", 0, input)
     k = check_int("topk", "k", 1, k)
     dim = check_int("topk", "dim", 2, dim)
     check_bool("topk", "largest", 3, largest)
     check_bool("topk", "sorted", 4, sorted)
-    nd = max(input.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"topk(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    d = dim % nd
+    d = wrap_dim("topk", dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, size {size} along dim {dim})")
@@ -137,14 +127,11 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 
     Composite: a stable ``argsort``, the ``k``-th position, ``gather``; the gradient goes to that element.
     """
-    _check_tensor("kthvalue", input)
+    check_tensor("kthvalue", "input", 0, input)
     k = check_int("kthvalue", "k", 1, k)
     dim = check_int("kthvalue", "dim", 2, dim)
     check_bool("kthvalue", "keepdim", 3, keepdim)
-    nd = max(input.ndim, 1)
-    if not -nd <= dim < nd:
-        raise ValueError(f"kthvalue(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
-    d = dim % nd
+    d = wrap_dim("kthvalue", dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, size {size})")
@@ -160,7 +147,7 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median (``torch.median``): of all elements (a 0-d tensor) when ``dim`` is None, else
     ``(values, indices)`` along ``dim``. Composite (``kthvalue`` with ``k = (n + 1) // 2``); NaN counts as
     the largest value, as in ``sort`` (PyTorch's median returns NaN when there is one)."""
-    _check_tensor("median", input)
+    check_tensor("median", "input", 0, input)
     if dim is None:
         flat = reshape(input, (-1,))
         n = flat.shape[0]
@@ -168,10 +155,8 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
             raise RuntimeError("median(): cannot compute the median of an empty tensor")
         return kthvalue(flat, (n + 1) // 2).values
     d = check_int("median", "dim", 1, dim)
-    nd = max(input.ndim, 1)
-    if not -nd <= d < nd:
-        raise ValueError(f"median(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
-    n = input.shape[d % nd] if input.ndim else 1
+    axis = wrap_dim("median", d, input.ndim)
+    n = input.shape[axis] if input.ndim else 1
     res = kthvalue(input, max((n + 1) // 2, 1), d, keepdim)
     return return_types.median(res.values, res.indices)
 
@@ -181,7 +166,7 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, i
     None), with ``interpolation`` ``'linear'``, ``'lower'``, ``'higher'``, ``'nearest'`` or ``'midpoint'``
     (``torch.quantile``). Composite: ``sort``, then the neighbouring order statistics mixed by ``lerp``'s
     formula, so the gradient goes to the two elements that make each quantile."""
-    _check_tensor("quantile", input)
+    check_tensor("quantile", "input", 0, input)
     if not input.dtype.is_floating:
         raise RuntimeError(f"quantile() input tensor must be either float or double dtype, but got {input.dtype}")
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):

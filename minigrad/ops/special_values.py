@@ -25,8 +25,9 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
+from ._checks import check_tensor
 from .math import where
-from .registry import defop, type_name
+from .registry import defop
 
 __all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "copysign", "nan_to_num"]
 
@@ -68,8 +69,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the dtype's largest / lowest finite
     value by default) (``torch.nan_to_num``). Composite of ``where``: the gradient reaches only the finite
     elements, as PyTorch's."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"nan_to_num(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor("nan_to_num", "input", 0, input)
     if not input.dtype.is_floating:
         return input
     info = np.finfo(input.dtype.np)

@@ -37,8 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.backends import move_array
 from ..tensor import Tensor
+from ._checks import check_tensor
+from ._constants import constant
 from .math import add, mul
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .registry import type_name
@@ -48,11 +49,6 @@ __all__ = ["pixel_shuffle", "pixel_unshuffle"]  # torch.pixel_shuffle, torch.pix
 
 _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area")
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
-
-
-def _const(arr: np.ndarray, like: Tensor) -> Tensor:
-    data = arr.astype(like.dtype.np)
-    return Tensor._make(data if like.device == "cpu" else move_array(data, "cpu", like.device), like.dtype, like.device)
 
 
 def _scale(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None) -> float:
@@ -139,7 +135,7 @@ def _resample_dim(x: Tensor, d: int, taps: list[tuple[np.ndarray, np.ndarray]]) 
     view = (-1,) + (1,) * (x.ndim - 1 - d)
     out = None
     for idx, w in taps:
-        term = mul(getitem(x, (slice(None),) * d + (idx,)), _const(w.reshape(view), x))
+        term = mul(getitem(x, (slice(None),) * d + (idx,)), constant(w.reshape(view), x))
         out = term if out is None else add(out, term)
     return out
 
@@ -168,8 +164,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     """Resize the spatial dims of ``input`` (``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``) to ``size``
     or by ``scale_factor``, as ``torch.nn.functional.interpolate``. Composite (see the module docstring)."""
     op = "interpolate"
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if mode not in _MODES or input.ndim not in (3, 4, 5):
         raise NotImplementedError(
             f"{op}(): Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "
@@ -256,8 +251,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 
 def _factor(op: str, name: str, input: Any, r: Any) -> int:
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 0) must be Tensor, but got {type_name(input)}")
+    check_tensor(op, "input", 0, input)
     if isinstance(r, bool) or not isinstance(r, int):
         raise TypeError(f"{op}(): argument '{name}' (position 1) must be int, but got {type_name(r)}")
     if r <= 0:
