@@ -22,8 +22,8 @@ import numpy as np
 
 from . import creation as _creation
 from . import dtypes, ops
+from . import autograd as _autograd
 from .autograd import hooks as _hooks
-from .autograd.engine import run_backward
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device
 from .kernels.backends import backend_of_device, move_array
@@ -280,18 +280,25 @@ for _cast_name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64)
 # -- autograd ---------------------------------------------------------------
 
 
-def _backward(self: Tensor, grad_tensor: Tensor | None = None, retain_graph: bool = False) -> None:
-    """Compute the gradients of this tensor w.r.t. the graph's leaves (``run_backward``).
+def _backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
+              create_graph: bool = False, inputs: Any = None, *, grad_tensor: Tensor | None = None) -> None:
+    """Compute the gradients of this tensor w.r.t. the graph's leaves (``mg.autograd.backward``: ``run_backward``).
 
     Args:
-        grad_tensor: the seed gradient; may be omitted only for one-element tensors.
-        retain_graph: keep the graph's saved tensors so backward can run again.
+        gradient: the seed gradient; may be omitted only for one-element tensors
+            (``grad_tensor=``, Paddle's name, works too).
+        retain_graph: keep the graph's saved tensors so backward can run again;
+            defaults to ``create_graph``.
+        create_graph: record the backward formulas, so the gradients can be differentiated again.
+        inputs: accumulate only into these tensors' ``.grad`` (see ``mg.autograd.backward``).
     """
-    if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
-        raise TypeError(f"backward(): argument 'grad_tensor' (position 0) must be Tensor or None, but got {type(grad_tensor).__name__}")
-    if not isinstance(retain_graph, bool):
-        raise TypeError(f"backward(): argument 'retain_graph' (position 1) must be bool, but got {type(retain_graph).__name__}")
-    run_backward([self], [grad_tensor], retain_graph=retain_graph)
+    if grad_tensor is not None:
+        if gradient is not None:
+            raise TypeError("backward(): got both 'gradient' and 'grad_tensor' (Paddle's name for it)")
+        gradient = grad_tensor
+    if gradient is not None and not isinstance(gradient, Tensor):
+        raise TypeError(f"backward(): argument 'gradient' (position 0) must be Tensor or None, but got {type(gradient).__name__}")
+    _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> Any:

@@ -397,7 +397,10 @@ class Differential(RuleBasedStateMachine):
                          lambda: p.t.backward(gt, retain_graph=retain), lambda: p.m.backward(gm, retain_graph=retain),
                          engine=True)
         self.compare_grads("after backward")
-        if t.error is not None or retain:
+        if retain:
+            return
+        if t.error is not None:  # a pass that failed part-way released the nodes it ran, in minigrad
+            self.drop_graphs()   # even those that saved nothing (rule 3): those graphs are not reused
             return
         if again:  # a second backward through the released graph (DESIGN §9 rule 3)
             saved = self.torch_grads()

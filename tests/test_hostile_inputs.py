@@ -258,3 +258,49 @@ def test_div_rounding_values_match_pytorch(mode: str) -> None:
     want_i = torch.div(torch.tensor(ia), torch.tensor(ib), rounding_mode=mode)
     got_i = mg.div(mg.tensor(ia), mg.tensor(ib), rounding_mode=mode)
     assert got_i.dtype == mg.int64 and got_i.tolist() == want_i.tolist()
+
+
+# -- found by the fuzzer's long profile --------------------------------------------------------
+
+
+def test_a_retained_gradient_accumulates_over_backward_calls_as_pytorch_does() -> None:
+    import torch
+
+    for lib in (torch, mg):
+        x = lib.tensor(0.7, requires_grad=True)
+        y = x.abs()
+        y.retain_grad()
+        z = y * 3
+        z.backward(retain_graph=True)
+        z.backward()
+        assert float(y.grad) == 6.0 and float(x.grad) == 6.0, lib.__name__
+
+
+def test_backward_takes_pytorch_arguments() -> None:
+    import torch
+
+    def run(lib):
+        out = []
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        (a * b).sum().backward(inputs=[a])  # only a's .grad
+        out += [a.grad.tolist(), b.grad]
+        h = a * 2
+        (h * b).sum().backward(inputs=[h])  # a non-leaf input gets a .grad
+        out += [h.grad.tolist(), a.grad.tolist()]
+        v = lib.tensor([1.0, 2.0], requires_grad=True)
+        (v * 3).backward(gradient=lib.tensor([1.0, 2.0]))
+        out.append(v.grad.tolist())
+        x = lib.tensor(2.0, requires_grad=True)
+        (x ** 3).backward(create_graph=True)  # retain_graph defaults to create_graph
+        g = x.grad
+        x.grad = None
+        g.backward()
+        out.append(float(x.grad))
+        return out
+
+    assert run(mg) == run(torch)
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        mg.tensor(1.0, requires_grad=True).backward(inputs=[])
+    with pytest.raises(TypeError, match="'gradient'"):
+        mg.tensor([1.0], requires_grad=True).backward(gradient=[1.0])

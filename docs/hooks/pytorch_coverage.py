@@ -68,7 +68,7 @@ NOTES: dict[str, str] = {
     "torch.conv2d": "NCHW; `padding_mode` other than zeros is refused.",
     "Tensor.to": "PyTorch's forms (dtype, device, both, another tensor, `copy=`); `\"gpu\"` is `\"cuda\"` (CuPy).",
     "Tensor.view": "refuses (RuntimeError) where PyTorch's view would, suggesting `reshape`.",
-    "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`.",
+    "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`; with `inputs=` the pruned copy of the graph is not released.",
     "nn.Embedding": "no `max_norm`, `sparse`.",
     "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
     "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; `foreach`/`fused` are accepted and change nothing.",

@@ -47,19 +47,43 @@ def _as_list(name: str, value: Any) -> list[Any]:
     raise TypeError(f"backward(): argument '{name}' must be a Tensor or a sequence of Tensors, but got {type(value).__name__}")
 
 
-def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool = False) -> None:
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: Any = None, inputs: Any = None) -> None:
     """Accumulate into leaf ``.grad`` the gradients of several outputs in one pass.
 
     Args:
         tensors: an output tensor or a sequence of them.
         grad_tensors: seeds, one per output (``None`` entries: ones for one-element outputs).
-        retain_graph: keep saved tensors for another backward.
+        retain_graph: keep saved tensors for another backward; defaults to ``create_graph``.
+        create_graph: record the backward formulas, so the gradients can be differentiated again.
+        grad_variables: PyTorch's old name for ``grad_tensors``.
+        inputs: accumulate only into these tensors' ``.grad`` (leaves or not); the
+            gradients are computed as ``grad()`` computes them, on a pruned copy of
+            the graph, which is not released.
     """
     outs = _as_list("tensors", tensors)
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("backward(): 'grad_tensors' and 'grad_variables' (its old name) cannot both be given")
+        grad_tensors = grad_variables
     grads: Sequence[Any] | None = None if grad_tensors is None else _as_list("grad_tensors", grad_tensors)
-    if not isinstance(retain_graph, bool):
-        raise TypeError(f"backward(): argument 'retain_graph' must be bool, but got {type(retain_graph).__name__}")
-    run_backward(outs, grads, retain_graph=retain_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for name, flag in (("retain_graph", retain_graph), ("create_graph", create_graph)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"backward(): argument '{name}' must be bool, but got {type(flag).__name__}")
+    if inputs is None:
+        run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph)
+        return
+    targets = _tensor_list("inputs", inputs)
+    if not targets:
+        raise RuntimeError("backward(): the 'inputs' argument to backward() cannot be empty")
+    results = run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=targets,
+                           allow_unused=True)
+    for t, g in zip(targets, results):
+        if g is not None:
+            with set_grad_enabled(create_graph):
+                t.grad = g if t.grad is None else t.grad + g
 
 
 def _tensor_list(name: str, value: Any, allow_none_items: bool = False) -> list[Any]:

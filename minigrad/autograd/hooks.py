@@ -68,8 +68,15 @@ def retain_grad(tensor: Tensor) -> None:
 
     def _retain(grad: Tensor) -> None:
         m = meta_ref()
-        if m is not None:
+        if m is None:
+            return None
+        if m.grad is None:
             m.grad = grad if GRAD_MODE.enabled else grad.detach_copy()
+        elif GRAD_MODE.enabled:  # create_graph: the sum is part of the graph, as the gradient is
+            m.grad = m.grad + grad
+        else:  # a later backward adds to the kept gradient, as a leaf's .grad accumulates (a new array)
+            old = m.grad
+            m.grad = Tensor._make(old._data + grad._data, old._dtype, old._device, old._layout)
         return None
 
     meta.grad_node.add_hook(meta.out_slot, meta.out_rank, _retain, "retain_grad", tensor._id)
