@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
-from ..tracing.preview import jsonable_attrs
+from ..tracing.preview import call_attrs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -315,7 +315,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         copy_of=copy_of,
         edges=edges,
         saved=[w.tensor_id for w in node.wrappers if w is not None],
-        attrs=jsonable_attrs(node.attrs),
+        attrs=call_attrs(node.opdef, node.attrs),
     )
     rec.emit(ev)
     if copy_of is None and ev.source is not None:  # the recorder stamped where it came from (tracing/provenance.py)
