@@ -265,7 +265,7 @@ def breakdown(name: str, fn: Any, off_s: float, rec_s: float, runs: int = 1) -> 
         fn()
     kinds = collections.Counter(tr.kinds())
     per_event = (rec_s - off_s) * 1e6 / max(len(tr.events), 1)
-    rows.append(C.row(f"tracing breakdown: {name}", "events per step", len(tr.events), "events", None, "", "",
+    rows.append(C.row(f"tracing breakdown: {name}", "events per step", float(len(tr.events)), "events", None, "", "",
                       f"recorder cost {C.fmt(per_event)} us per event; "
                       + ", ".join(f"{k} {n}" for k, n in kinds.most_common())))
     return rows
