@@ -100,10 +100,9 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     if amp_state.AMP.level:
         inputs = autocast_inputs(op, inputs)
     out, device, layout = call_kernel(op, inputs, attrs)
-    multi = isinstance(out, tuple)
-    arrays = out if multi else (out,)
-    outs = [new_tensor(a, device, layout) for a in arrays]
-    return _finish(op, inputs, attrs, arrays, outs, multi, rec)
+    if isinstance(out, tuple):
+        return _finish(op, inputs, attrs, out, [new_tensor(a, device, layout) for a in out], True, rec)
+    return _finish(op, inputs, attrs, (out,), [new_tensor(out, device, layout)], False, rec)
 
 
 def new_tensor(array: Any, device: str, layout: str) -> Tensor:
@@ -129,7 +128,7 @@ def _finish(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: Any, 
     # require_any_grad: the global grad mode and the inputs' autograd meta.
     # Integer and bool outputs are never differentiable.
     if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and _any_requires_grad(op, inputs):
-        _create_grad_node(op, inputs, attrs, outs)
+        _create_grad_node(op, inputs, attrs, outs, rec)
     if rec is not None:
         for t in outs:
             t._announce()
@@ -209,8 +208,9 @@ def _list_row(differentiable: bool, tensors: list[Any]) -> tuple[Edge, ...]:
     return tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
 
 
-def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any]) -> None:
-    """The grad node of one call, in the seed's order (the generated functions do the same per op)."""
+def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any) -> None:
+    """The grad node of one call, in the seed's order (the generated functions do the same per op);
+    announced to ``rec``, the active recorder (or None)."""
     ids = reserve_node_ids()  # the node is numbered first, then the AccumulationNodes its edges make
     next_edges = _edge_rows(op, inputs)
     if len(outs) == 1:  # SetGradInMeta: shared per (shape, dtype, device) for the common single output
@@ -226,7 +226,7 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
     if flags.retain_grad_for_all_tensor:
         for t in outs:
             retain_grad(t)
-    if bus.recorder is not None:
+    if rec is not None:
         announce_node(node)
 
 
@@ -407,7 +407,7 @@ def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
     emit_transform(op.name, "x", "backend", src_backend, dst_backend)
     out = Tensor._make(data, x._dtype, device, x._layout)
     if GRAD_MODE.enabled and x._meta is not None:
-        _create_grad_node(op, [x], {"device": device}, [out])
+        _create_grad_node(op, [x], {"device": device}, [out], rec)
         out._meta.grad_node.extra = x._device  # type: ignore[union-attr]
     if rec is not None:
         out._announce()

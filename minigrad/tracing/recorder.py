@@ -94,19 +94,19 @@ class Recorder:
 
     def emit_copies(self, templates: tuple[Event, ...]) -> None:
         """Emit a fresh copy of each of ``templates``, in order (NOTE [ Kernel-layer events are cached ]
-        in ``kernels/api.py``): the same as ``emit(type(t).new(...same fields...))`` for each."""
-        events = self.events
-        listeners = self.listeners
-        t0 = self._t0
+        in ``kernels/api.py``): the same as ``emit(type(t).new(...same fields...))`` for each, except
+        that copies emitted together carry one time (``ts_ns`` never decreases along a trace)."""
+        if self.listeners:  # each listener sees each event as it is stored
+            for template in templates:
+                self.emit(template.clone(template))  # type: ignore[attr-defined]
+            return
+        append = self.events.append
+        seq = self._seq
+        ts_ns = _now() - self._t0
         for template in templates:
-            event = template.clone(template)  # type: ignore[attr-defined]
-            event.seq = self._seq
-            self._seq += 1
-            event.ts_ns = _now() - t0
-            events.append(event)
-            if listeners:
-                for listener in listeners:
-                    listener(event)
+            append(template.copy_at(template, seq, ts_ns))  # type: ignore[attr-defined]
+            seq += 1
+        self._seq = seq
 
     def preview(self, array: Any) -> Any:
         """The value preview of ``array`` under this recorder's settings."""
