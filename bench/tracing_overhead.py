@@ -20,12 +20,15 @@ Where each microsecond goes
     workload by the part of minigrad that spends the time (``breakdown``): a
     cProfile of the step with no recorder and of the step recorded with
     ``values=False``, each function's own time put in a bucket by its file
-    (events, kernel layer, dygraph layer, grad nodes, engine, the kernels'
-    math, built-ins), each profile's shares scaled to the step's measured
+    (events - with the ``*announce*`` helpers that build them -, kernel
+    layer, dygraph layer, grad nodes, engine, the kernels' math,
+    built-ins), each profile's shares scaled to the step's measured
     time. A row gives a bucket's microseconds per recorded step and, in its
     note, the same bucket with no recorder; the last row counts the events
     per step by kind and what the recorder costs per event. Profiling
-    slows small Python functions more than NumPy calls, so the split is an
+    slows small Python functions more than NumPy calls, a kernel that is a
+    NumPy ufunc counts in the function that calls it, and a garbage
+    collection in the function that triggered it, so the split is an
     estimate; the timing rows above are the measurement.
 
 Run: ``python bench/tracing_overhead.py [--quick]``.
@@ -221,8 +224,8 @@ _BUCKETS = (
 )
 
 
-def _bucket(filename: str) -> str:
-    if filename == "<string>":  # the events' generated ``new``/``clone`` builders
+def _bucket(filename: str, function: str) -> str:
+    if filename == "<string>" or "announce" in function:  # the events' generated builders, the emit sites' helpers
         return _BUCKETS[0][0]
     if filename.startswith(_PKG):
         rel = filename[len(_PKG):]
@@ -241,8 +244,8 @@ def _profile_shares(fn: Any, runs: int) -> dict[str, float]:
         fn()
     prof.disable()
     own: dict[str, float] = collections.defaultdict(float)
-    for (filename, _line, _name), (_cc, _nc, tottime, _ct, _callers) in pstats.Stats(prof).stats.items():  # type: ignore[attr-defined]
-        own[_bucket(filename)] += tottime
+    for (filename, _line, function), (_cc, _nc, tottime, _ct, _callers) in pstats.Stats(prof).stats.items():  # type: ignore[attr-defined]
+        own[_bucket(filename, function)] += tottime
     total = sum(own.values()) or 1.0
     return {k: v / total for k, v in own.items()}
 
