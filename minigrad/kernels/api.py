@@ -33,7 +33,7 @@ from .backends import backend_of_device, device_of_backend, move_array
 from .key import Backend, KernelKey, Layout
 from .prepare_data import emit_transform, prepare_data, transform_layout
 from .registry import on_change
-from .select import _cache as _select_cache
+from .select import _cache as _select_cache  # read only: is a selection still the cached one?
 from .select import select_kernel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,7 +111,7 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
     if rec is not None:
         sig = specialise(op, inputs)
         entry = _recorded_kinds.get(sig) if sig is not None else None
-        if entry is not None and _selections.get(entry[0]) is entry[1]:  # NOTE [ Recorded calls of a known kind ]
+        if entry is not None and _select_cache.get(entry[0]) is entry[1]:  # NOTE [ Recorded calls of a known kind ]
             return _call_recorded(op, inputs, attrs, rec, entry)
     key, device = parse_kernel_key(op, inputs)
     if rec is not None:
@@ -236,7 +236,6 @@ def _selection_events(name: str, selection: Any, cached: bool) -> tuple[Any, ...
 #     the order the full path emits them; if InferMeta raises, the events before it are
 #     emitted first, as the full path would have. The trace is the same, event for event.
 _recorded_kinds: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-_selections = _select_cache
 _MAX_RECORDED_KINDS = 4096
 _MAX_METAS_PER_KIND = 64
 on_change(lambda op: _recorded_kinds.clear())

@@ -110,12 +110,12 @@ class Event:
 #     slots (~0.3 us), and ``clone(ev)``, a fresh copy of ``ev``'s fields (used to
 #     re-emit cached kernel-layer events; ``copy_at(ev, seq, ts_ns)`` is the same
 #     copy with its header stamped). Both make objects equal, field for field,
-#     to what the class call makes (``tests/test_tracing_fast.py`` checks every kind);
+#     to what the class call makes (``tests/test_recorder_cache.py`` checks every kind);
 #     the emit sites in the engine use ``new``.
 
 
 def _add_builders(cls: type) -> None:
-    """Attach ``cls.new(**fields)`` and ``cls.clone(ev)`` (see NOTE above)."""
+    """Attach ``cls.new(**fields)``, ``cls.clone(ev)`` and ``cls.copy_at(ev, seq, ts_ns)`` (see NOTE above)."""
     fields = [f for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns")]
     params, sets, copies = [], ["e.seq = seq", "e.ts_ns = ts_ns"], ["e.seq = src.seq", "e.ts_ns = src.ts_ns"]
     stamped = ["e.seq = seq", "e.ts_ns = ts_ns"]
