@@ -213,3 +213,31 @@ def test_selection_event_cache_stays_bounded_when_selections_are_remade(monkeypa
             a + a
     assert len(api._selection_event_cache) <= 8
     assert [e.cached for e in tr.events if e.kind == "kernel.select"] == [False] * 20
+
+
+def test_default_attributes_are_rendered_once_and_other_attributes_per_call():
+    # NOTE [ An op's default attributes are rendered once ] in tracing/preview.py.
+    x = mg.randn(2, 3, requires_grad=True)
+    with mg.trace(values=False) as tr:
+        x.sum()
+        x.sum()
+        x.sum(0)
+    calls = [e for e in tr.events if e.kind == "api.call"]
+    nodes = [e for e in tr.events if e.kind == "node.create" and not e.is_accumulation]
+    assert calls[0].attrs is calls[1].attrs is nodes[0].attrs is nodes[1].attrs
+    assert calls[2].attrs is not calls[0].attrs and calls[2].attrs == nodes[2].attrs
+    assert calls[2].attrs != calls[0].attrs
+
+
+def test_values_false_summaries_are_shared_per_shape_and_dtype_and_saved_alike(tmp_path):
+    x = mg.randn(2, 3, requires_grad=True)
+    with mg.trace(values=False) as tr:
+        y = x * 2.0
+        z = y * 3.0
+        z.sum().backward()
+    creates = {e.tensor: e.value for e in tr.events if e.kind == "tensor.create"}
+    assert creates[y.id] is creates[z.id] and creates[y.id] == {"shape": [2, 3], "dtype": "float32"}
+    path = tmp_path / "t.jsonl"
+    tr.save(path)
+    back = mg.trace.load(path)
+    assert [e.to_dict() for e in back.events] == [e.to_dict() for e in tr.events]
