@@ -15,13 +15,32 @@ How "emission removed" is measured
     sites cut out at the source, loaded in the same process as the normal
     build, so the two are timed interleaved, in the same run.
 
+Where each microsecond goes
+    After the timing rows, ``tracing breakdown`` rows split one step of each
+    workload by the part of minigrad that spends the time (``breakdown``): a
+    cProfile of the step with no recorder and of the step recorded with
+    ``values=False``, each function's own time put in a bucket by its file
+    (events - with the ``*announce*`` helpers that build them -, kernel
+    layer, dygraph layer, grad nodes, engine, the kernels' math,
+    built-ins), each profile's shares scaled to the step's measured
+    time. A row gives a bucket's microseconds per recorded step and, in its
+    note, the same bucket with no recorder; the last row counts the events
+    per step by kind and what the recorder costs per event. Profiling
+    slows small Python functions more than NumPy calls, a kernel that is a
+    NumPy ufunc counts in the function that calls it, and a garbage
+    collection in the function that triggered it, so the split is an
+    estimate; the timing rows above are the measurement.
+
 Run: ``python bench/tracing_overhead.py [--quick]``.
 """
 
 from __future__ import annotations
 
 import ast
+import cProfile
+import collections
 import importlib
+import pstats
 import os
 import shutil
 import sys
@@ -182,10 +201,76 @@ def run(size: str = "full") -> list[dict[str, Any]]:
                               C.ratio(times["values=True"], times["off"]), "recorder off", ""))
             rows.append(C.row(f"tracing: {name}", "emission removed", C.median(times["emission removed"]) * 1e3, "ms",
                               note=f"{stripped._stripped_files} engine files rewritten"))
+            rows.extend(breakdown(name, fn, C.median(times["off"]), C.median(times["values=False"]), number))
     finally:
         for key in [k for k in sys.modules if k == NOEMIT or k.startswith(NOEMIT + ".")]:
             del sys.modules[key]
         shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+# -- where each microsecond goes ----------------------------------------------------
+
+_PKG = os.path.dirname(mg.__file__) + os.sep
+#: (bucket, files under minigrad/ whose own time goes in it), first match wins.
+_BUCKETS = (
+    ("events: build, stamp, previews", ("tracing/",)),
+    ("kernel layer: key, selection, InferMeta", ("kernels/",)),
+    ("API + dygraph layer, tensors", ("dispatch/", "ops/registry.py", "_tensor_methods", "tensor.py", "autograd_meta.py")),
+    ("grad nodes, edges, TensorWrappers", ("autograd/grad_node.py", "autograd/accumulation.py",
+                                           "autograd/tensor_wrapper.py")),
+    ("backward engine, formulas", ("autograd/",)),
+    ("kernels' math, nn, optim", ("ops/", "nn/", "optim/")),
+)
+
+
+def _bucket(filename: str, function: str) -> str:
+    if filename == "<string>" or "announce" in function:  # the events' generated builders, the emit sites' helpers
+        return _BUCKETS[0][0]
+    if filename.startswith(_PKG):
+        rel = filename[len(_PKG):]
+        for bucket, prefixes in _BUCKETS:
+            if rel.startswith(prefixes):
+                return bucket
+        return "other minigrad"
+    return "built-ins, NumPy, the workload"  # C functions ("~"), NumPy's Python code, this script
+
+
+def _profile_shares(fn: Any, runs: int) -> dict[str, float]:
+    """Share of the profiled time of ``runs`` steps per bucket (own time of each function)."""
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(runs):
+        fn()
+    prof.disable()
+    own: dict[str, float] = collections.defaultdict(float)
+    for (filename, _line, function), (_cc, _nc, tottime, _ct, _callers) in pstats.Stats(prof).stats.items():  # type: ignore[attr-defined]
+        own[_bucket(filename, function)] += tottime
+    total = sum(own.values()) or 1.0
+    return {k: v / total for k, v in own.items()}
+
+
+def breakdown(name: str, fn: Any, off_s: float, rec_s: float, runs: int = 1) -> list[dict[str, Any]]:
+    """The ``tracing breakdown`` rows of one workload (see the module docstring)."""
+    def recorded() -> None:
+        with mg.trace(values=False, max_elements=64):
+            fn()
+
+    fn()  # warm: the kinds of call are cached, as in the timed runs
+    recorded()
+    off, rec = _profile_shares(fn, runs), _profile_shares(recorded, runs)
+    rows = []
+    for bucket in sorted(set(off) | set(rec), key=lambda b: -rec.get(b, 0.0)):
+        us_rec, us_off = rec.get(bucket, 0.0) * rec_s * 1e6, off.get(bucket, 0.0) * off_s * 1e6
+        rows.append(C.row(f"tracing breakdown: {name}", bucket, us_rec, "us", None, "", "",
+                          f"off: {C.fmt(us_off)} us; recorder adds {C.fmt(us_rec - us_off)} us"))
+    with mg.trace(values=False, max_elements=64) as tr:
+        fn()
+    kinds = collections.Counter(tr.kinds())
+    per_event = (rec_s - off_s) * 1e6 / max(len(tr.events), 1)
+    rows.append(C.row(f"tracing breakdown: {name}", "events per step", float(len(tr.events)), "events", None, "", "",
+                      f"recorder cost {C.fmt(per_event)} us per event; "
+                      + ", ".join(f"{k} {n}" for k, n in kinds.most_common())))
     return rows
 
 

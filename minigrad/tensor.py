@@ -125,14 +125,16 @@ class Tensor:
         rec = bus.recorder
         if rec is None:
             return
-        rec.announced.add(self._id)
-        # ``_autograd_fields()`` inlined: a ``**dict`` call costs as much as the event itself.
+        tid = self._id
+        rec.announced.add(tid)
+        # ``_autograd_fields()`` and the ``name`` property inlined: a ``**dict`` call costs as much as the event.
         meta = self._meta
         node = meta.grad_node if meta is not None else None
+        name = self._name
         rec.emit(
             TensorCreate.new(
-                tensor=self._id,
-                name=self.name,
+                tensor=tid,
+                name=name if name is not None else f"t{tid}",
                 shape=list(self._data.shape),
                 dtype=self._dtype.name,
                 device=self._device,

@@ -85,7 +85,61 @@ def test_clone_is_an_equal_fresh_event(kind):
     assert ev.seq == 7
 
 
+@pytest.mark.parametrize("kind", sorted(EVENT_TYPES))
+def test_copy_at_is_a_clone_with_its_own_header(kind):
+    cls = EVENT_TYPES[kind]
+    fields = [f for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns")]
+    ev = cls(seq=7, ts_ns=99, **{f.name: _sample(f, i) for i, f in enumerate(fields)})
+    copy = cls.copy_at(ev, 12, 345)
+    assert type(copy) is cls and copy is not ev and (copy.seq, copy.ts_ns) == (12, 345)
+    assert dataclasses.replace(copy, seq=7, ts_ns=99) == ev and (ev.seq, ev.ts_ns) == (7, 99)
+
+
 # -- the kernel-layer cache ------------------------------------------------------------
+
+
+def _call_events(tr: Any) -> list[dict[str, Any]]:
+    """Every event without timing, node and tensor ids numbered by first appearance (``mg.trace.diff``'s view)."""
+    from minigrad.tracing.diff import canonical_events
+
+    return canonical_events(tr.events)
+
+
+def test_a_known_kind_of_call_records_what_the_full_path_records():
+    # NOTE [ Recorded calls of a known kind ] in kernels/api.py: the second recording takes the cached entry.
+    from minigrad.kernels import api
+
+    a, b = mg.randn(3, 2, requires_grad=True), mg.randn(3, 2, requires_grad=True)
+    (a * b + a).sum()  # the selections are cached from here on (``kernel.select`` says so in both)
+    traces = []
+    for first in (True, False):
+        if first:
+            api._recorded_kinds.clear()
+        with mg.trace(values=False) as tr:
+            (a * b + a).sum()
+        traces.append(_call_events(tr))
+        assert api._recorded_kinds  # the first recording filled the cache
+    assert traces[0] == traces[1]
+
+
+def test_a_known_kind_of_call_whose_infer_meta_fails_records_the_kernel_layer_first():
+    from minigrad.kernels import api
+
+    x, y = mg.randn(2, 3), mg.randn(4, 5)
+    x * x  # the kind (float32, cpu, strided) x 2 is known from here on
+    got = []
+    for fresh in (True, False):
+        if fresh:
+            api._recorded_kinds.clear()
+        with mg.trace(values=False) as tr:
+            with pytest.raises(ValueError):
+                x * y
+        got.append(_call_events(tr))
+        x * x  # records nothing; keeps the kind known for the second round
+        with mg.trace():
+            x * x
+    assert got[0] == got[1]
+    assert [e["kind"] for e in got[1]][-3:] == ["kernel.lookup", "kernel.lookup", "kernel.select"]
 
 
 def _kernel_events(tr: Any) -> list[dict[str, Any]]:
@@ -159,3 +213,31 @@ def test_selection_event_cache_stays_bounded_when_selections_are_remade(monkeypa
             a + a
     assert len(api._selection_event_cache) <= 8
     assert [e.cached for e in tr.events if e.kind == "kernel.select"] == [False] * 20
+
+
+def test_default_attributes_are_rendered_once_and_other_attributes_per_call():
+    # NOTE [ An op's default attributes are rendered once ] in tracing/preview.py.
+    x = mg.randn(2, 3, requires_grad=True)
+    with mg.trace(values=False) as tr:
+        x.sum()
+        x.sum()
+        x.sum(0)
+    calls = [e for e in tr.events if e.kind == "api.call"]
+    nodes = [e for e in tr.events if e.kind == "node.create" and not e.is_accumulation]
+    assert calls[0].attrs is calls[1].attrs is nodes[0].attrs is nodes[1].attrs
+    assert calls[2].attrs is not calls[0].attrs and calls[2].attrs == nodes[2].attrs
+    assert calls[2].attrs != calls[0].attrs
+
+
+def test_values_false_summaries_are_shared_per_shape_and_dtype_and_saved_alike(tmp_path):
+    x = mg.randn(2, 3, requires_grad=True)
+    with mg.trace(values=False) as tr:
+        y = x * 2.0
+        z = y * 3.0
+        z.sum().backward()
+    creates = {e.tensor: e.value for e in tr.events if e.kind == "tensor.create"}
+    assert creates[y.id] is creates[z.id] and creates[y.id] == {"shape": [2, 3], "dtype": "float32"}
+    path = tmp_path / "t.jsonl"
+    tr.save(path)
+    back = mg.trace.load(path)
+    assert [e.to_dict() for e in back.events] == [e.to_dict() for e in tr.events]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
-from ..tracing.preview import jsonable_attrs
+from ..tracing.preview import call_attrs
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -295,30 +295,34 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
     if node.is_accumulation:
         node.announce(copy_of=copy_of)
         return
-    edges = [
-        {
-            "slot": slot,
-            "rank": rank,
-            "next": e.node.id if e.node is not None else None,
-            "next_slot": e.slot,
-            "next_rank": e.rank,
-        }
-        for slot, row in enumerate(node.next_edges)
-        for rank, e in enumerate(row)
-    ]
     ev = NodeCreate.new(
         node=node.id,
-        name=node.display_name,
+        name=f"{type(node).__name__}#{node.id}",  # ``display_name``, without the property call
         op=node.op_name,
         topo_nr=node.topo_nr,
         seq_nr=node.seq_nr,
         is_accumulation=False,
         tensor=None,
         copy_of=copy_of,
-        edges=edges,
+        edges=edge_dicts(node.next_edges),
         saved=[w.tensor_id for w in node.wrappers if w is not None],
-        attrs=jsonable_attrs(node.attrs),
+        attrs=call_attrs(node.opdef, node.attrs),
     )
     rec.emit(ev)
     if copy_of is None and ev.source is not None:  # the recorder stamped where it came from (tracing/provenance.py)
         node.origin = ev.source + (f" in module {ev.module}" if ev.module else "")
+
+
+def edge_dicts(next_edges: Any) -> list[dict[str, Any]]:
+    """``node.create``'s ``edges``: one ``{slot, rank, next, next_slot, next_rank}`` per edge, slot then rank order."""
+    edges = []
+    slot = 0
+    for row in next_edges:
+        rank = 0
+        for e in row:  # most rows hold one edge: counters, not ``enumerate``
+            nxt = e.node
+            edges.append({"slot": slot, "rank": rank, "next": nxt.id if nxt is not None else None,
+                          "next_slot": e.slot, "next_rank": e.rank})
+            rank += 1
+        slot += 1
+    return edges

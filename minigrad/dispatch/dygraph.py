@@ -44,7 +44,7 @@ from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 from ..tracing.events import ApiCall
-from ..tracing.preview import jsonable, jsonable_attrs
+from ..tracing.preview import call_attrs, jsonable
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
@@ -96,14 +96,13 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """The four observable layers: ``api.call``, AMP, the kernel layer, then ``_finish``."""
     rec = bus.recorder
     if rec is not None:
-        rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=jsonable_attrs(attrs)))
+        rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))
     if amp_state.AMP.level:
         inputs = autocast_inputs(op, inputs)
     out, device, layout = call_kernel(op, inputs, attrs)
-    multi = isinstance(out, tuple)
-    arrays = out if multi else (out,)
-    outs = [new_tensor(a, device, layout) for a in arrays]
-    return _finish(op, inputs, attrs, arrays, outs, multi, rec)
+    if isinstance(out, tuple):
+        return _finish(op, inputs, attrs, out, [new_tensor(a, device, layout) for a in out], True, rec)
+    return _finish(op, inputs, attrs, (out,), [new_tensor(out, device, layout)], False, rec)
 
 
 def new_tensor(array: Any, device: str, layout: str) -> Tensor:
@@ -129,7 +128,7 @@ def _finish(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: Any, 
     # require_any_grad: the global grad mode and the inputs' autograd meta.
     # Integer and bool outputs are never differentiable.
     if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and _any_requires_grad(op, inputs):
-        _create_grad_node(op, inputs, attrs, outs)
+        _create_grad_node(op, inputs, attrs, outs, rec)
     if rec is not None:
         for t in outs:
             t._announce()
@@ -184,22 +183,34 @@ def set_history(t: Tensor, node: GradNode, slot: int) -> None:
 
 
 def _edge_rows(op: "OpDef", inputs: list[Any]) -> tuple[tuple[Edge, ...], ...]:
-    """``SetGradOutMeta`` for every input slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py)."""
+    """``SetGradOutMeta`` for every input slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py).
+
+    A missing input or an empty list gets the shared row of one empty edge."""
     rows = []
     for spec, v in zip(op.inputs, inputs):
-        tensors = [] if v is None else v if isinstance(v, list) else [v]
-        if not spec.differentiable or v is None:
-            edges = tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
-            rows.append(edges if len(edges) != 1 else no_edge_row(tensors[0]._data.shape, tensors[0]._dtype))
+        if v is None:
+            rows.append(no_edge_row(()))
         elif isinstance(v, list):
-            rows.append(tuple(edge_row(t)[0] for t in v))
-        else:
+            rows.append(_list_row(spec.differentiable, v) or no_edge_row(()))
+        elif spec.differentiable:  # the common case: one tensor
             rows.append(edge_row(v))
-    return tuple(row or no_edge_row(()) for row in rows)
+        else:
+            rows.append(no_edge_row(v._data.shape, v._dtype))
+    return tuple(rows)
 
 
-def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any]) -> None:
-    """The grad node of one call, in the seed's order (the generated functions do the same per op)."""
+def _list_row(differentiable: bool, tensors: list[Any]) -> tuple[Edge, ...]:
+    """The row of a list input: one edge per tensor (shared no-gradient edges where it takes none)."""
+    if differentiable:
+        return tuple(edge_row(t)[0] for t in tensors)
+    if len(tensors) == 1:
+        return no_edge_row(tensors[0]._data.shape, tensors[0]._dtype)
+    return tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
+
+
+def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any) -> None:
+    """The grad node of one call, in the seed's order (the generated functions do the same per op);
+    announced to ``rec``, the active recorder (or None)."""
     ids = reserve_node_ids()  # the node is numbered first, then the AccumulationNodes its edges make
     next_edges = _edge_rows(op, inputs)
     if len(outs) == 1:  # SetGradInMeta: shared per (shape, dtype, device) for the common single output
@@ -215,7 +226,7 @@ def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], out
     if flags.retain_grad_for_all_tensor:
         for t in outs:
             retain_grad(t)
-    if bus.recorder is not None:
+    if rec is not None:
         announce_node(node)
 
 
@@ -223,7 +234,7 @@ def _save_tensors(op: "OpDef", inputs: list[Any], outs: list[Any], next_edges: A
     """TensorWrappers (with version snapshots) of the saved tensors; None where no wanted gradient needs one."""
     wrappers: list[Any] = []
     for idx, needed_by in zip(op.save_index, op.save_needed_by):
-        if needed_by is not None and not any(e.node is not None for k in needed_by for e in next_edges[k]):
+        if needed_by is not None and not _any_wanted(next_edges, needed_by):
             wrappers.append(None)  # only needed for gradients nobody asked for (save_for)
         elif idx < 0:
             wrappers.append(TensorWrapper(outs[0]))
@@ -232,6 +243,15 @@ def _save_tensors(op: "OpDef", inputs: list[Any], outs: list[Any], next_edges: A
         elif inputs[idx] is not None:
             wrappers.append(save_tensor(inputs[idx]))
     return tuple(wrappers)
+
+
+def _any_wanted(next_edges: Any, slots: Any) -> bool:
+    """Whether an edge of one of ``slots`` leads to a node (a gradient someone asked for)."""
+    for k in slots:
+        for e in next_edges[k]:
+            if e.node is not None:
+                return True
+    return False
 
 
 def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
@@ -387,7 +407,7 @@ def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
     emit_transform(op.name, "x", "backend", src_backend, dst_backend)
     out = Tensor._make(data, x._dtype, device, x._layout)
     if GRAD_MODE.enabled and x._meta is not None:
-        _create_grad_node(op, [x], {"device": device}, [out])
+        _create_grad_node(op, [x], {"device": device}, [out], rec)
         out._meta.grad_node.extra = x._device  # type: ignore[union-attr]
     if rec is not None:
         out._announce()

@@ -33,6 +33,7 @@ from .backends import backend_of_device, device_of_backend, move_array
 from .key import Backend, KernelKey, Layout
 from .prepare_data import emit_transform, prepare_data, transform_layout
 from .registry import on_change
+from .select import _cache as _select_cache  # read only: is a selection still the cached one?
 from .select import select_kernel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,6 +107,12 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
         _silence_fp_warnings()
     rec = bus.recorder
     name = op.name
+    sig = None
+    if rec is not None:
+        sig = specialise(op, inputs)
+        entry = _recorded_kinds.get(sig) if sig is not None else None
+        if entry is not None and _select_cache.get(entry[0]) is entry[1]:  # NOTE [ Recorded calls of a known kind ]
+            return _call_recorded(op, inputs, attrs, rec, entry)
     key, device = parse_kernel_key(op, inputs)
     if rec is not None:
         rec.emit_copies(_key_events(name, key))
@@ -113,6 +120,8 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
     kernel = selection.kernel
     if rec is not None:
         rec.emit_copies(_selection_events(name, selection, cached))
+        if sig is not None and _simple_kind(op, inputs, key, device, kernel):
+            _remember_recorded_kind(sig, key, device, selection)
     kkey = kernel.key
     kernel_device = device_of_backend(kkey.backend)
     kernel_dtype = kkey.dtype
@@ -137,11 +146,7 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
         if rec is None:
             out = kernel.fn(*arrays, **attrs)
         else:
-            if not isinstance(meta, list):  # one output (the common case): no comprehensions
-                shapes, dtypes = [list(meta[0])], [_dtype_name(meta[1])]
-            else:
-                shapes, dtypes = [list(s) for s, _ in meta], [_dtype_name(d) for _, d in meta]
-            rec.emit(InferMetaEvent.new(op=name, shapes=shapes, dtypes=dtypes))
+            rec.emit(_infer_meta_event(name, meta))
             t0 = time.perf_counter_ns()
             out = kernel.fn(*arrays, **attrs)
             rec.emit(KernelLaunch.new(op=name, kernel=kernel.name, backend=kkey.backend, wall_ns=time.perf_counter_ns() - t0))
@@ -219,6 +224,70 @@ def _selection_events(name: str, selection: Any, cached: bool) -> tuple[Any, ...
     return events
 
 
+# NOTE [ Recorded calls of a known kind ]
+#     While recording, a call of a kind seen before - the same op, flags and inputs'
+#     dtype/device/layout (``specialise``'s key) - whose kernel needs no PrepareData, no
+#     CPU fallback and no layout transform, and whose selection is still the one
+#     ``select_kernel`` has cached (so it would answer ``cached: true``), skips the key
+#     parsing and the search: one entry holds the key's device and layout, the kernel
+#     and the templates of its ``kernel.key``, ``kernel.lookup`` and ``kernel.select``
+#     events, and per output shape and dtype the ``infer_meta`` event after them. The
+#     events are re-emitted as fresh copies in one call (``Recorder.emit_copies``), in
+#     the order the full path emits them; if InferMeta raises, the events before it are
+#     emitted first, as the full path would have. The trace is the same, event for event.
+_recorded_kinds: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+_MAX_RECORDED_KINDS = 4096
+_MAX_METAS_PER_KIND = 64
+on_change(lambda op: _recorded_kinds.clear())
+
+
+def _remember_recorded_kind(sig: tuple[Any, ...], key: KernelKey, device: str, selection: Any) -> None:
+    """Store the entry of NOTE [ Recorded calls of a known kind ] for calls of kind ``sig``."""
+    if len(_recorded_kinds) >= _MAX_RECORDED_KINDS:
+        _recorded_kinds.clear()
+    name = sig[0].name
+    select_key = (name, key, sig[1], sig[2])  # ``select_kernel``'s cache key (the flags are in ``sig``)
+    head = _key_events(name, key) + _selection_events(name, selection, True)
+    _recorded_kinds[sig] = (select_key, selection, device, key.layout, head, {})
+
+
+def _call_recorded(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any,
+                   entry: tuple[Any, ...]) -> tuple[Any, str, str]:
+    """``call_kernel`` for a recorded call of a known kind (NOTE [ Recorded calls of a known kind ])."""
+    _, selection, device, layout, head, metas = entry
+    kernel = selection.kernel
+    name = op.name
+    arrays = [t._data for t in inputs]
+    try:
+        check = op.infer_meta(name, *arrays, **attrs)  # type: ignore[misc]
+    except BaseException:
+        rec.emit_copies(head)
+        raise
+    events = metas.get(check) if type(check) is tuple else None
+    if events is None:
+        events = head + (_infer_meta_event(name, check),)
+        if type(check) is tuple and len(metas) < _MAX_METAS_PER_KIND:
+            metas[check] = events
+    rec.emit_copies(events)
+    t0 = time.perf_counter_ns()
+    try:
+        out = kernel.fn(*arrays, **attrs)
+    except MemoryError as exc:
+        raise out_of_memory(op, kernel, check, exc) from None
+    rec.emit(KernelLaunch.new(op=name, kernel=kernel.name, backend=kernel.key.backend,
+                              wall_ns=time.perf_counter_ns() - t0))
+    if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
+        _check_outputs(op, kernel.name, check, out)
+    return out, device, layout
+
+
+def _infer_meta_event(name: str, meta: Any) -> Any:
+    """The ``infer_meta`` event of an InferMeta result (one ``(shape, dtype)`` or a list of them)."""
+    if not isinstance(meta, list):  # one output (the common case): no comprehensions
+        return InferMetaEvent.new(op=name, shapes=[list(meta[0])], dtypes=[_dtype_name(meta[1])])
+    return InferMetaEvent.new(op=name, shapes=[list(s) for s, _ in meta], dtypes=[_dtype_name(d) for _, d in meta])
+
+
 #: ``str(minigrad dtype)`` by NumPy dtype, for ``infer_meta`` events.
 _dtype_names: dict[Any, str] = {}
 
@@ -267,8 +336,16 @@ def specialised_kernel(op: "OpDef", inputs: list[Any], sig: tuple[Any, ...]) -> 
     key, device = parse_kernel_key(op, inputs)
     selection, _ = select_kernel(op.name, key)
     kernel = selection.kernel
+    # The Kernel object, not its function: ``kernel.fn`` is read at each call (the
+    # coursework harness swaps a student's function into it).
+    entry = _specialised[sig] = (kernel, device, key.layout) if _simple_kind(op, inputs, key, device, kernel) else False
+    return entry
+
+
+def _simple_kind(op: "OpDef", inputs: list[Any], key: KernelKey, device: str, kernel: Any) -> bool:
+    """Whether calls of this kind need no PrepareData, CPU fallback or layout transform (plain tensor inputs)."""
     kkey = kernel.key
-    simple = (
+    return (
         kkey.layout == ALL_LAYOUT
         and not kernel.arg_overrides
         and not kernel.channels_last
@@ -276,10 +353,6 @@ def specialised_kernel(op: "OpDef", inputs: list[Any], sig: tuple[Any, ...]) -> 
         and device_of_backend(kkey.backend) == device
         and all(t._device == device and _keeps_dtype(op, i, t, kkey.dtype) for i, t in enumerate(inputs))
     )
-    # The Kernel object, not its function: ``kernel.fn`` is read at each call (the
-    # coursework harness swaps a student's function into it).
-    entry = _specialised[sig] = (kernel, device, key.layout) if simple else False
-    return entry
 
 
 def _keeps_dtype(op: "OpDef", index: int, t: Any, kernel_dtype: Any) -> bool:

@@ -108,15 +108,17 @@ class Event:
 #     therefore also gets ``new(...)``, a plain function with the same keyword-only
 #     fields and defaults that makes the object with ``object.__new__`` and sets its
 #     slots (~0.3 us), and ``clone(ev)``, a fresh copy of ``ev``'s fields (used to
-#     re-emit cached kernel-layer events). Both make objects equal, field for field,
-#     to what the class call makes (``tests/test_tracing_fast.py`` checks every kind);
+#     re-emit cached kernel-layer events; ``copy_at(ev, seq, ts_ns)`` is the same
+#     copy with its header stamped). Both make objects equal, field for field,
+#     to what the class call makes (``tests/test_recorder_cache.py`` checks every kind);
 #     the emit sites in the engine use ``new``.
 
 
 def _add_builders(cls: type) -> None:
-    """Attach ``cls.new(**fields)`` and ``cls.clone(ev)`` (see NOTE above)."""
+    """Attach ``cls.new(**fields)``, ``cls.clone(ev)`` and ``cls.copy_at(ev, seq, ts_ns)`` (see NOTE above)."""
     fields = [f for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns")]
     params, sets, copies = [], ["e.seq = seq", "e.ts_ns = ts_ns"], ["e.seq = src.seq", "e.ts_ns = src.ts_ns"]
+    stamped = ["e.seq = seq", "e.ts_ns = ts_ns"]
     env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     for f in fields:
         if f.default is not dataclasses.MISSING:
@@ -128,19 +130,25 @@ def _add_builders(cls: type) -> None:
             params.append(f.name)
         sets.append(f"e.{f.name} = {f.name}")
         copies.append(f"e.{f.name} = src.{f.name}")
+        stamped.append(f"e.{f.name} = src.{f.name}")
     src = (
         f"def new(*, {', '.join(params + ['seq=-1', 'ts_ns=0'])}):\n"
         f"    e = _new(_cls)\n    " + "\n    ".join(sets) + "\n    return e\n"
         "def clone(src):\n"
         "    e = _new(_cls)\n    " + "\n    ".join(copies) + "\n    return e\n"
+        "def copy_at(src, seq, ts_ns):\n"
+        "    e = _new(_cls)\n    " + "\n    ".join(stamped) + "\n    return e\n"
     )
     exec(src, env)  # noqa: S102 - generated from the dataclass fields above, no outside input
     env["new"].__qualname__ = f"{cls.__name__}.new"
     env["clone"].__qualname__ = f"{cls.__name__}.clone"
+    env["copy_at"].__qualname__ = f"{cls.__name__}.copy_at"
+    env["copy_at"].__doc__ = f"A copy of a ``{cls.__name__}`` stamped with ``seq`` and ``ts_ns`` (for ``emit_copies``)."
     env["new"].__doc__ = f"A ``{cls.__name__}`` from its fields, without the class call (NOTE [ Building events ... ])."
     env["clone"].__doc__ = f"A copy of a ``{cls.__name__}`` (same field objects), without the class call."
     cls.new = staticmethod(env["new"])  # type: ignore[attr-defined]
     cls.clone = staticmethod(env["clone"])  # type: ignore[attr-defined]
+    cls.copy_at = staticmethod(env["copy_at"])  # type: ignore[attr-defined]
 
 
 def _event(kind: str):

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["preview_array", "summary", "jsonable", "jsonable_attrs"]
+__all__ = ["preview_array", "summary", "jsonable", "jsonable_attrs", "call_attrs"]
 
 
 def summary(shape: tuple[int, ...], dtype: str) -> dict[str, Any]:
@@ -72,3 +72,23 @@ _PLAIN = frozenset((type(None), bool, int, float, str))
 def jsonable_attrs(attrs: dict[str, Any]) -> dict[str, Any]:
     """``{name: jsonable(value)}`` for an op's attributes; plain values (most of them) are kept as they are."""
     return {k: v if type(v) in _PLAIN else jsonable(v) for k, v in attrs.items()}
+
+
+# NOTE [ An op's default attributes are rendered once ]
+#     A call that leaves every attribute at its default shares the op's one attrs
+#     dict (NOTE [ The common call ] in ops/registry.py), and so do its grad node's
+#     attrs: their JSON rendering is made once per op and shared by every
+#     ``api.call`` and ``node.create`` event that shows it. Events are treated as
+#     immutable (NOTE [ Events are slotted, not frozen ] in events.py), so sharing
+#     an unchanged value is the same as copying it.
+_default_attrs_json: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def call_attrs(op: Any, attrs: dict[str, Any]) -> dict[str, Any]:
+    """``jsonable_attrs(attrs)`` for a call of ``op`` (an ``OpDef``; rendered once when they are its defaults)."""
+    if attrs is not getattr(op, "_default_attrs", None):
+        return jsonable_attrs(attrs)
+    entry = _default_attrs_json.get(op)
+    if entry is None or entry[0] is not attrs:
+        entry = _default_attrs_json[op] = (attrs, jsonable_attrs(attrs))
+    return entry[1]

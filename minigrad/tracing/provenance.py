@@ -69,6 +69,10 @@ def module_path() -> str | None:
 #: Whether a code object's file is minigrad's own (or frozen), by file name: ``os.path.abspath``
 #: costs ~5 us and every recorded node walks several frames of minigrad's own code.
 _is_own: dict[str, bool] = {}
+#: ``file:line`` by (code object, instruction offset) of the user's frame: a recording makes
+#: many nodes from the same few lines, and the line number is computed from the code's line table.
+_sources: dict[tuple[Any, int], str] = {}
+_MAX_SOURCES = 4096
 
 
 def user_source() -> str | None:
@@ -76,7 +80,8 @@ def user_source() -> str | None:
     frame = sys._getframe(1)
     own = _is_own
     while frame is not None:
-        filename = frame.f_code.co_filename
+        code = frame.f_code
+        filename = code.co_filename
         skip = own.get(filename)
         if skip is None:
             # abspath depends on the working directory for a relative name: cache absolute names only.
@@ -84,6 +89,12 @@ def user_source() -> str | None:
             if os.path.isabs(filename) or filename.startswith("<"):
                 own[filename] = skip
         if not skip:
-            return f"{filename}:{frame.f_lineno}"
+            where = (code, frame.f_lasti)
+            source = _sources.get(where)
+            if source is None:
+                if len(_sources) >= _MAX_SOURCES:
+                    _sources.clear()
+                source = _sources[where] = f"{filename}:{frame.f_lineno}"
+            return source
         frame = frame.f_back
     return None

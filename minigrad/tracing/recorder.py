@@ -35,6 +35,7 @@ SCHEMA = "minigrad.trace"
 VERSION = 1
 
 _now = time.perf_counter_ns
+_MAX_SUMMARIES = 1024
 
 
 class Recorder:
@@ -50,7 +51,7 @@ class Recorder:
         listeners: callables invoked with each event as it is emitted.
     """
 
-    __slots__ = ("events", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header")
+    __slots__ = ("events", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header", "_summaries")
 
     def __init__(
         self,
@@ -73,6 +74,7 @@ class Recorder:
         self._seq = len(self.events)
         self._t0 = time.perf_counter_ns()
         self.header: dict[str, Any] = {"schema": SCHEMA, "version": VERSION}
+        self._summaries: dict[tuple[Any, Any], dict[str, Any]] = {}
 
     # -- recording ---------------------------------------------------------
 
@@ -92,30 +94,47 @@ class Recorder:
 
     def emit_copies(self, templates: tuple[Event, ...]) -> None:
         """Emit a fresh copy of each of ``templates``, in order (NOTE [ Kernel-layer events are cached ]
-        in ``kernels/api.py``): the same as ``emit(type(t).new(...same fields...))`` for each."""
-        events = self.events
-        listeners = self.listeners
-        t0 = self._t0
+        in ``kernels/api.py``): the same as ``emit(type(t).new(...same fields...))`` for each, except
+        that copies emitted together carry one time (``ts_ns`` never decreases along a trace)."""
+        if self.listeners:  # each listener sees each event as it is stored
+            for template in templates:
+                self.emit(template.clone(template))  # type: ignore[attr-defined]
+            return
+        append = self.events.append
+        seq = self._seq
+        ts_ns = _now() - self._t0
         for template in templates:
-            event = template.clone(template)  # type: ignore[attr-defined]
-            event.seq = self._seq
-            self._seq += 1
-            event.ts_ns = _now() - t0
-            events.append(event)
-            if listeners:
-                for listener in listeners:
-                    listener(event)
+            append(template.copy_at(template, seq, ts_ns))  # type: ignore[attr-defined]
+            seq += 1
+        self._seq = seq
 
     def preview(self, array: Any) -> Any:
         """The value preview of ``array`` under this recorder's settings."""
         if not self.values and array is not None:
-            # A summary, whatever the size (``preview_array``'s first case, without its checks).
-            dt = array.dtype
-            dtype = _DTYPE_NAMES.get(dt)
-            if dtype is None:
-                dtype = _DTYPE_NAMES[dt] = str(dt)
-            return {"shape": list(array.shape), "dtype": dtype}
+            # A summary, whatever the size (``preview_array``'s first case, without its checks),
+            # one per (shape, dtype): NOTE [ Summaries are shared ].
+            key = (array.shape, array.dtype)
+            summary = self._summaries.get(key)
+            if summary is None:
+                summary = self._new_summary(key)
+            return summary
         return preview_array(array, self.values, self.max_elements)
+
+    # NOTE [ Summaries are shared ]
+    #     With ``values=False`` every preview is ``{"shape": [...], "dtype": ...}``, and
+    #     a recording shows the same few shapes again and again: each (shape, dtype)
+    #     gets one summary, which every event showing such a tensor holds. Events are
+    #     treated as immutable, so this is the same as a fresh dict per event, minus
+    #     two allocations the garbage collector would track.
+    def _new_summary(self, key: tuple[Any, Any]) -> dict[str, Any]:
+        shape, dt = key
+        dtype = _DTYPE_NAMES.get(dt)
+        if dtype is None:
+            dtype = _DTYPE_NAMES[dt] = str(dt)
+        if len(self._summaries) >= _MAX_SUMMARIES:
+            self._summaries.clear()
+        summary = self._summaries[key] = {"shape": list(shape), "dtype": dtype}
+        return summary
 
     def start(self) -> "Recorder":
         """Activate (same as entering the ``with`` block)."""
