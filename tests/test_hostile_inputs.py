@@ -304,3 +304,18 @@ def test_backward_takes_pytorch_arguments() -> None:
         mg.tensor(1.0, requires_grad=True).backward(inputs=[])
     with pytest.raises(TypeError, match="'gradient'"):
         mg.tensor([1.0], requires_grad=True).backward(gradient=[1.0])
+
+
+def test_an_unreduced_loss_is_a_tensor_of_its_own_not_a_view() -> None:
+    # An in-place change of F.nll_loss(..., reduction="none")'s result is PyTorch's ordinary
+    # in-place op on a non-leaf; minigrad refused it as a change of a view.
+    import torch
+
+    def run(lib):
+        x = lib.tensor([0.1, -0.3], requires_grad=True)
+        loss = lib.nn.functional.nll_loss(x.log_softmax(-1), lib.tensor(1), reduction="none")
+        loss.add_(0.5)
+        loss.backward()
+        return round(float(loss), 6), [round(v, 6) for v in x.grad.tolist()]
+
+    assert run(mg) == run(torch)
