@@ -316,6 +316,21 @@ def _retain_grad(self: Tensor) -> None:
 
 
 Tensor.backward = _backward  # type: ignore[attr-defined]
+
+
+def _rtruediv(self: Tensor, other: Any) -> Any:
+    """``other / self``: for a number, PyTorch's ``self.reciprocal() * other``.
+
+    The graph is PyTorch's (MulGradNode, then ReciprocalGradNode), and so is what
+    it saves: reciprocal keeps its result, not ``self``, so changing ``self`` in
+    place afterwards does not stop backward.
+    """
+    if isinstance(other, Tensor):
+        return ops.div(other, self)
+    return ops.mul(ops.reciprocal(self), other)
+
+
+Tensor.__rtruediv__ = _rtruediv  # type: ignore[attr-defined]
 Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
 Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 

@@ -86,7 +86,8 @@ def test_binary_ops_with_python_scalars_and_0d_tensors(op: str, dtype: str) -> N
     x = rng.uniform(0.5, 2, size=(3, 1, 4))
     fn = BINARY[op]
     assert_same_bits(lambda t: fn(t, 2.5), [x], [dtype], [True], op)  # the scalar is a 0-d constant
-    assert_same_bits(lambda t: fn(1.5, t) if op in ("add", "sub", "mul", "div") else fn(t, 1.5), [x], [dtype], [True], op)
+    left = mg.div if op == "div" else fn  # (1.5 / t is reciprocal(t) * 1.5, as in PyTorch)
+    assert_same_bits(lambda t: left(1.5, t) if op in ("add", "sub", "mul", "div") else fn(t, 1.5), [x], [dtype], [True], op)
     assert_same_bits(fn, [x, np.array(1.25)], [dtype, dtype], [True, True], op)  # 0-d summed from (3, 1, 4)
     assert_same_bits(fn, [np.array(0.75), np.array(1.25)], [dtype, dtype], [True, True], op)
 

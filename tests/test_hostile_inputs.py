@@ -319,3 +319,20 @@ def test_an_unreduced_loss_is_a_tensor_of_its_own_not_a_view() -> None:
         return round(float(loss), 6), [round(v, 6) for v in x.grad.tolist()]
 
     assert run(mg) == run(torch)
+
+
+def test_number_over_tensor_is_reciprocal_times_number_as_in_pytorch() -> None:
+    # PyTorch computes 3 / x as x.reciprocal() * 3; reciprocal saves its result, so an in-place
+    # change of x after the forward pass does not stop backward (minigrad's div saved x and refused).
+    import torch
+
+    def run(lib):
+        x = lib.tensor([2.0, 4.0], requires_grad=True)
+        y = 3.0 / x
+        names = [y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()]
+        with lib.no_grad():
+            x.add_(1.0)
+        y.sum().backward()
+        return y.tolist(), x.grad.tolist(), [n.replace("GradNode", "").replace("Backward0", "") for n in names]
+
+    assert run(mg) == run(torch)

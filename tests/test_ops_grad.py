@@ -108,7 +108,9 @@ CASES: list[Case] = [
     Case("mul-same-tensor", "mul", lambda x: x * x, inputs(rnd(5))),
     Case("mul-scalar-left", "mul", lambda x: 2 * x, inputs(rnd(3))),
     Case("div-broadcast", "div", lambda x, y: x / y, inputs(rnd(2, 3), away(3))),
-    Case("div-scalar-left", "div", lambda x: 10.0 / x, inputs(away(4))),
+    Case("div-scalar-left", "div", lambda x: mg.div(10.0, x), inputs(away(4))),
+    Case("reciprocal", "reciprocal", mg.reciprocal, inputs(away(4))),
+    Case("reciprocal-scalar-left", "reciprocal", lambda x: 10.0 / x, inputs(away(4))),  # reciprocal(x) * 10
     Case("div-scalar-right", "div", lambda x: x / 4, inputs(rnd(4))),
     Case("pow-tensor", "pow", lambda x, y: x ** y, inputs(rnd(2, 3, low=0.3, high=2.0), rnd(3))),
     Case("pow-scalar-exp", "pow", lambda x: x ** 3, inputs(rnd(4))),

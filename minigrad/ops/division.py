@@ -1,6 +1,7 @@
-"""Integer-style division: ``floor_divide`` (``//``), ``remainder`` (``%``) and ``fmod``, each an op; and
+"""Integer-style division: ``floor_divide`` (``//``), ``remainder`` (``%``) and ``fmod``, each an op;
 ``mg.div`` in PyTorch's form, whose ``rounding_mode`` picks true division (the ``div`` op) or a rounded
-quotient (the ``div_rounded`` op, ``ops/rounding.py``).
+quotient (the ``div_rounded`` op, ``ops/rounding.py``); and ``reciprocal``, an op that saves its
+result, which ``number / x`` uses as PyTorch does (``x.reciprocal() * number``).
 
 ``floor_divide(x, y) = floor(x / y)``; ``remainder(x, y) = x - floor(x / y) * y``
 takes the sign of ``y`` (Python's ``%``); ``fmod(x, y) = x - trunc(x / y) * y``
@@ -27,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import NUMERIC_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -36,7 +37,7 @@ from .math import div as _div_op
 from .rounding import div_rounded as _div_rounded_op
 from .registry import defop
 
-__all__ = ["floor_divide", "remainder", "fmod"]
+__all__ = ["floor_divide", "remainder", "fmod", "reciprocal"]
 
 
 def _integer_kernel(name: str, ufunc: np.ufunc) -> Any:
@@ -115,3 +116,28 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
 
 
 div.name = "div"  # type: ignore[attr-defined]
+
+
+@register_kernel("reciprocal", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/reciprocal")
+def reciprocal_cpu(x: np.ndarray) -> np.ndarray:
+    return np.asarray(np.reciprocal(x))
+
+
+reciprocal = defop(
+    "reciprocal",
+    inputs=("input",),
+    infer_meta=im.same,
+    save=("out",),
+    promote="float",
+    doc="1 / input (integer tensors give float32); saves its result, as PyTorch's reciprocal",
+    methods=("reciprocal",),
+    gpu=("unary", "(ACC)1 / a"),
+)
+
+
+@reciprocal.def_backward
+def _reciprocal_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's formula: ``-grad * (out * out)``, from the saved result (the input may change after)."""
+    (out,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(ops.neg(grad), ops.mul(out, out)),)

@@ -163,7 +163,7 @@ div = _binary(
     promote="float",
     doc="x / y (true division)",
     methods=("div",),
-    operators=("__truediv__", "__rtruediv__"),
+    operators=("__truediv__",),  # number / x is reciprocal(x) * number (_tensor_methods.py), as in PyTorch
     gpu=("binary", "a / b"),
 )
 

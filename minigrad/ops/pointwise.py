@@ -36,7 +36,7 @@ from .math import sub_alpha as _sub_alpha
 from .rounding import trunc
 from .registry import type_name
 
-__all__ = ["square", "rsqrt", "reciprocal", "lerp", "addcmul", "addcdiv", "logaddexp2", "hypot", "sgn",
+__all__ = ["square", "rsqrt", "lerp", "addcmul", "addcdiv", "logaddexp2", "hypot", "sgn",
            "frac", "fmax", "fmin", "heaviside", "erfc", "float_power", "deg2rad", "rad2deg",
            "multiply", "subtract", "divide", "true_divide", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "absolute", "negative", "positive"]
@@ -62,12 +62,6 @@ def rsqrt(input: Tensor) -> Tensor:
     """``1 / sqrt(input)`` (integer tensors give float32)."""
     check_tensor("rsqrt", "input", 0, input)
     return div(1.0, sqrt(_as_float(input)))
-
-
-def reciprocal(input: Tensor) -> Tensor:
-    """``1 / input`` (integer tensors give float32)."""
-    check_tensor("reciprocal", "input", 0, input)
-    return div(1.0, _as_float(input))
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
