@@ -64,13 +64,14 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     safe = np.where(valid, idx, 0)
     w = (to_numpy(weight._data)[safe] if weight is not None else np.ones(idx.shape)) * valid
     picked = ops.getitem(x, (_rows(x), safe))
-    if reduction == "none":  # reshaped first, so the loss is a tensor of its own (not a view), as PyTorch's
+    if reduction == "none" and nd > 1:  # reshaped first, so the loss is a tensor of its own (not a view)
         picked, w = ops.reshape(picked, expected), w.reshape(expected)
     w_arr = np.asarray(w, dtype=x.dtype.np)
     w_t = Tensor._make(w_arr if x.device == "cpu" else move_array(w_arr, "cpu", x.device), x.dtype, x.device)
     loss = ops.neg(ops.mul(picked, w_t))
     if reduction == "none":
-        return loss
+        # One sample: its one term summed to 0-d, a tensor of its own whose zero is +0, as PyTorch's.
+        return ops.sum(loss) if nd == 1 else loss
     total = ops.sum(loss)
     if reduction == "sum":
         return total
