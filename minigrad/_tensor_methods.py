@@ -258,10 +258,11 @@ def _astype(self: Tensor, dtype: Any) -> Tensor:
 
 def _caster(dtype: Any, name: str) -> Callable[[Tensor], Tensor]:
     def cast_method(self: Tensor) -> Tensor:
-        return ops.cast(self, dtype)
+        # Already of that dtype: the tensor itself, as in PyTorch (a leaf stays a leaf).
+        return self if self._dtype is dtype else ops.cast(self, dtype)
 
     cast_method.__name__ = name
-    cast_method.__doc__ = f"``self.astype(minigrad.{dtype.name})``."
+    cast_method.__doc__ = f"``self.astype(minigrad.{dtype.name})``; ``self`` when it already is {dtype.name}."
     return cast_method
 
 
@@ -470,7 +471,10 @@ def _contiguous(self: Tensor) -> Tensor:
 
 
 def _type_as(self: Tensor, other: Tensor) -> Tensor:
-    return self.astype(other.dtype)
+    """``self`` in ``other``'s dtype (``self`` itself when it already has it, as in PyTorch)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, but got {type(other).__name__}")
+    return self if self._dtype is other._dtype else self.astype(other.dtype)
 
 
 Tensor.view = _view  # type: ignore[attr-defined]

@@ -336,3 +336,19 @@ def test_number_over_tensor_is_reciprocal_times_number_as_in_pytorch() -> None:
         return y.tolist(), x.grad.tolist(), [n.replace("GradNode", "").replace("Backward0", "") for n in names]
 
     assert run(mg) == run(torch)
+
+
+def test_same_dtype_casts_and_one_element_extremes_are_what_pytorch_returns() -> None:
+    import torch
+
+    def run(lib):
+        x = lib.randn(3, requires_grad=True).float()  # already float32: x itself, still a leaf
+        (x * 2).sum().backward()
+        s = lib.tensor(0.5, requires_grad=True)
+        v, i = s.max(dim=0)  # a 0-d tensor's max over dim 0 saves nothing: s may change after
+        with lib.no_grad():
+            s.add_(1.0)
+        v.backward()
+        return x.is_leaf, x.grad.tolist(), x.type_as(x) is x, float(v), int(i), float(s.grad)
+
+    assert run(mg) == run(torch)

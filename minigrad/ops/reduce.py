@@ -33,10 +33,10 @@ from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims, check_tensor
+from ._checks import check_bool, check_dims, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
 from .argmax import argmax, argmin
-from .math import cast, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
+from .math import cast, clone, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
 from .registry import Attr, defop, define_composite, type_name
 from .shape import getitem
 
@@ -236,8 +236,11 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
         if dim is None or isinstance(dim, (tuple, list)):
             # All dims (PyTorch), or several dims (a minigrad extension): the values only.
             return reduce_op(input, dim=dim, keepdim=keepdim) if dim is not None else reduce_op(input)
-        if input.ndim == 0 or input.numel() == 0:  # nothing to pick from (the op's own errors)
+        if input.numel() == 0 or type(dim) is not int:  # nothing to pick from, a bad dim: the op's own errors
             return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
+        if input.ndim == 0:  # one element, its own extreme: a copy, as PyTorch's (nothing saved)
+            wrap_dim(op, dim, 0)
+            return named(clone(input), arg_op(input, dim=dim, keepdim=keepdim))
         indices = arg_op(input, dim=dim, keepdim=keepdim)
         # The values are picked at the indices (PyTorch's max.dim): the gradient goes to that one
         # position, not shared among ties as amax's is, and the input is not saved for backward.
