@@ -352,3 +352,16 @@ def test_same_dtype_casts_and_one_element_extremes_are_what_pytorch_returns() ->
         return x.is_leaf, x.grad.tolist(), x.type_as(x) is x, float(v), int(i), float(s.grad)
 
     assert run(mg) == run(torch)
+
+
+def test_an_unreduced_cross_entropy_over_extra_dims_is_not_a_view() -> None:
+    import torch
+
+    def run(lib):
+        x = lib.tensor(np.arange(8.0).reshape(1, 2, 2, 2) / 7, requires_grad=True)
+        loss = lib.nn.functional.cross_entropy(x, lib.tensor([[[0, 1], [1, 0]]]), reduction="none")
+        loss.add_(0.5)
+        loss.sum().backward()
+        return np.round(loss.detach().numpy(), 12).tolist(), np.round(x.grad.numpy(), 12).tolist()
+
+    assert run(mg) == run(torch)

@@ -511,12 +511,19 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
             idx = idx.reshape(-1)
     logp = log_softmax(x, dim=-1)
     w_row = weight.reshape(1, c) if weight is not None else None
+    # reduction='none' with extra dims: each row's terms are reshaped to (N, d...) before the last op,
+    # so the loss is a tensor of its own (not a view: in-place ops on it work, as in PyTorch).
+    out_shape = (input.shape[0],) + extra if reduction == "none" and extra else None
+
+    def shaped(v: Tensor) -> Tensor:
+        return reshape(v, out_shape) if out_shape is not None else v
+
     if probs:
         if label_smoothing:
             t = t * (1.0 - label_smoothing) + label_smoothing / c
         terms = logp * t if w_row is None else logp * t * w_row
-        loss = -sum(terms, dim=1)
-        denom = float(loss.shape[0])
+        loss = -shaped(sum(terms, dim=1))
+        denom = float(terms.shape[0])
     else:
         valid = idx != ignore_index
         safe = np.where(valid, idx, 0)
@@ -524,18 +531,19 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         picked = logp[rows, safe]
         w_t = to_numpy(weight._data)[safe] * valid if weight is not None else valid.astype(np.float64)
         w_t_tensor = constant(w_t, x)
-        loss = -(picked * w_t_tensor)
         if label_smoothing:
             smooth = -sum(logp if w_row is None else logp * w_row, dim=1)
             smooth = smooth * constant(valid, x)
-            loss = loss * (1.0 - label_smoothing) + smooth * (label_smoothing / c)
+            loss = shaped(-(picked * w_t_tensor)) * (1.0 - label_smoothing) + shaped(smooth) * (label_smoothing / c)
+        else:
+            loss = -shaped(picked * w_t_tensor)
         denom = float(w_t.sum())
     if reduction == "none":
         if unbatched:
             # The one row's loss as a 0-d tensor: a sum, not a reshape, so the result is no view
             # (in-place ops on it are allowed, as in PyTorch) and a zero loss is +0, as PyTorch's.
             return sum(loss)
-        return reshape(loss, (input.shape[0],) + extra) if extra else loss
+        return loss
     total = sum(loss)
     if reduction == "sum":
         return total
