@@ -365,3 +365,14 @@ def test_an_unreduced_cross_entropy_over_extra_dims_is_not_a_view() -> None:
         return np.round(loss.detach().numpy(), 12).tolist(), np.round(x.grad.numpy(), 12).tolist()
 
     assert run(mg) == run(torch)
+
+
+def test_clamp_gradient_outside_the_bounds_is_plus_zero_as_pytorch_gives() -> None:
+    import torch
+
+    def run(lib):
+        x = lib.tensor([0.1, 0.5, 1.5, float("nan")], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(x.clamp(min=0.2, max=1.0), [x], lib.tensor([-1.0, -2.0, -3.0, -4.0], dtype=lib.float64))
+        return (1 / g).tolist()  # 1 / +0 = inf: a -0 would give -inf
+
+    assert run(mg) == run(torch)

@@ -614,11 +614,13 @@ def _clip_backward(ctx, g):
     (x,) = ctx.saved()
     ops = ctx.ops
     lo, hi = ctx.attrs["min"], ctx.attrs["max"]
+    # PyTorch's clamp_backward: the gradient where min <= x <= max, else 0 (a +0, not g * 0:
+    # no -0 from a negative g, no NaN from an infinite one; a NaN x takes none).
     inside = g
     if lo is not None:
-        inside = ops.mul(inside, ops.cast(ops.ge(x, lo), g.dtype))
+        inside = ops.where(ops.ge(x, lo), inside, 0.0)
     if hi is not None:
-        inside = ops.mul(inside, ops.cast(ops.le(x, hi), g.dtype))
+        inside = ops.where(ops.le(x, hi), inside, 0.0)
     return (inside,)
 
 
