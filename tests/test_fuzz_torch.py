@@ -181,17 +181,20 @@ class Differential(RuleBasedStateMachine):
     def both(self, step: str, t_fn: Callable[[], Any], m_fn: Callable[[], Any], engine: bool = False) -> tuple[Outcome, Outcome]:
         """Run one step on both sides; raise Mismatch unless both succeed or both refuse alike."""
         m_grads = self.mg_grads() if engine else None
+        t_grads = self.torch_grads() if engine else None
         t, m = _run(t_fn), _run(m_fn)
         PROGRAMS["steps"] += 1
         if engine:
             self.materialise_torch_zero_grads()
         if engine and m.error is None and t.error is not None and "modified by an inplace operation" in str(t.error):
             # A composite (var, std, ...) saves what its sub-ops need, not its input: an input changed in
-            # place after it is no error in minigrad (the module docstring). Undo minigrad's step.
+            # place after it is no error in minigrad (the module docstring). Undo the step on both
+            # sides (PyTorch may have run the retain-grad hooks of the nodes before the refusal).
             PROGRAMS["composite_saves"] += 1
             for q in self.pool:
                 if id(q) in m_grads:
                     q.m.grad = m_grads[id(q)]
+            self.restore_torch_grads(t_grads)
             return t, Outcome(error=RuntimeError("(composite saved other tensors)"))
         if m.error is not None and not isinstance(m.error, _CLEAR):
             raise Mismatch(f"{step}: minigrad crashed with {_describe(m)} (PyTorch: {_describe(t)})")
