@@ -48,7 +48,8 @@ that saves its input, where PyTorch's composite saves ``log_softmax``'s output: 
 in-place change of that input (or an alias of it) is not generated, since minigrad
 refuses the backward after it and PyTorch computes. Not generated either, as minigrad does
 not support them: an in-place change of a view of a tensor that requires grad
-(refused with a clear error) and of a tensor that has views (PyTorch rewrites
+(refused with a clear error) and of a tensor that has views (``grad()`` results
+that share storage in PyTorch count: the gradient through a reshape is the seed reshaped) (PyTorch rewrites
 the views' history; minigrad does not); an in-place op whose other operand
 overlaps the memory it writes (a view of a detached alias: PyTorch refuses a
 partial overlap or reads elements it has already written; minigrad computes the
@@ -70,6 +71,7 @@ Runs:
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -441,6 +443,7 @@ class Differential(RuleBasedStateMachine):
         self.restore_torch_grads(saved)
         if t.error is not None:
             return
+        added: list[Pair] = []
         for k, (gt, gm) in enumerate(zip(t.value, m.value)):
             assert_same_tensor(gt, gm, f"{step} result {k}")
             if gt is None:
@@ -452,7 +455,12 @@ class Differential(RuleBasedStateMachine):
                 # the derivative is identically 0 (relu's), PyTorch may build a node and minigrad not.
                 if gt.requires_grad and gm.grad_fn is None and gt.grad_fn is not None:
                     gt, gm = gt.detach(), gm.detach()
-                self.add(gt, gm if gt.requires_grad else gm.detach(), f"{step}[{k}]")
+                added.append(self.add(gt, gm if gt.requires_grad else gm.detach(), f"{step}[{k}]"))
+        # PyTorch's results may share storage (one a view of another: the gradient through a
+        # reshape is the seed reshaped); in-place changes of such views are not generated.
+        for a, b in itertools.combinations(added, 2):
+            if a.t.untyped_storage().data_ptr() == b.t.untyped_storage().data_ptr():
+                a.has_views = b.has_views = True
         self.compare_grads("after grad (which writes no .grad)")
 
     @precondition(lambda self: self.pool)
