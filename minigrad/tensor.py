@@ -288,6 +288,12 @@ class Tensor:
         """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
         return self._meta.grad if self._meta is not None else None
 
+    @property
+    def retains_grad(self) -> bool:
+        """Whether this non-leaf keeps its gradient in ``.grad`` (``retain_grad()`` was called)."""
+        meta = self._meta
+        return meta is not None and meta.grad_node is not None and meta.retain_grads
+
     @grad.setter
     def grad(self, value: "Tensor | None") -> None:
         if value is not None and not isinstance(value, Tensor):

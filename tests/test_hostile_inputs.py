@@ -376,3 +376,19 @@ def test_clamp_gradient_outside_the_bounds_is_plus_zero_as_pytorch_gives() -> No
         return (1 / g).tolist()  # 1 / +0 = inf: a -0 would give -inf
 
     assert run(mg) == run(torch)
+
+
+def test_an_in_place_change_keeps_a_retained_gradient() -> None:
+    import torch
+
+    def run(lib):
+        x = lib.tensor([0.3, 0.7], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.sum().backward(retain_graph=True)
+        y.add_(0.5)  # new history; .grad and retaining stay, as in PyTorch
+        kept = y.grad.tolist(), y.retains_grad
+        y.sum().backward()
+        return kept, y.grad.tolist(), x.grad.tolist(), x.retains_grad
+
+    assert run(mg) == run(torch)

@@ -385,7 +385,8 @@ def _move_history(self: Tensor, old_meta: Any, result: Tensor) -> None:
     new_meta.grad_node = result._meta.grad_node
     new_meta.out_slot = result._meta.out_slot
     new_meta.out_rank = result._meta.out_rank
-    if old_meta is not None and old_meta.retain_grads:
+    if old_meta is not None and old_meta.retain_grads:  # it keeps its .grad, and keeps retaining
+        new_meta.grad = old_meta.grad
         self._meta = new_meta
         self.retain_grad()
     self._meta = new_meta
