@@ -45,7 +45,7 @@ refuses a backward because such an input was changed in place afterwards,
 minigrad computes (with the values of the forward pass); the fuzzer counts these
 and goes on. The other way round, ``cross_entropy`` is one fused op in minigrad
 that saves its input, where PyTorch's composite saves ``log_softmax``'s output: an
-in-place change of that input (or an alias of it) is not generated, since minigrad
+in-place change of that input (or an alias of it, or an optimizer step on it) is not generated, since minigrad
 refuses the backward after it and PyTorch computes. Not generated either, as minigrad does
 not support them: an in-place change of a view of a tensor that requires grad
 (refused with a clear error) and of a tensor that has views (``grad()`` results
@@ -491,7 +491,7 @@ class Differential(RuleBasedStateMachine):
             return
         t_opt = torch.optim.SGD([p.t for p in leaves], lr=0.1)
         m_opt = mg.optim.SGD([p.m for p in leaves], lr=0.1)
-        if step:
+        if step and not any(id(p.m._version) in self.fused_saved for p in leaves):  # see ``inplace``
             self.both("optimizer.step()", t_opt.step, m_opt.step, engine=True)
         self.both(f"zero_grad(set_to_none={set_to_none})", lambda: t_opt.zero_grad(set_to_none=set_to_none),
                   lambda: m_opt.zero_grad(set_to_none=set_to_none), engine=True)
