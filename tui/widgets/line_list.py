@@ -19,7 +19,7 @@ NOTE [ Only visible lines are drawn ]
 
 from __future__ import annotations
 
-from typing import Hashable
+from typing import Any, Callable, Hashable
 
 from rich.text import Text
 from textual.binding import Binding
@@ -72,8 +72,13 @@ class LineList(ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- content -------------------------------------------------------------
 
-    def line_text(self, index: int) -> Text:  # pragma: no cover - abstract
-        raise NotImplementedError
+    #: The text of row ``index``: every subclass defines it (checked when the subclass is made).
+    line_text: Callable[[int], Text]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not callable(getattr(cls, "line_text", None)):
+            raise TypeError(f"{cls.__name__} must define line_text(self, index) -> Text (see LineList)")
 
     def line_key(self, index: int) -> Hashable:
         """What row ``index`` looks like depends on; rows whose key is unchanged are not repainted."""
