@@ -227,8 +227,8 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
                 "expected to(dtype), to(device, dtype=None) or to(other)"
             )
     out = self
-    if dtype is not None and dtypes.as_dtype(dtype, "to(): argument 'dtype'") is not out._dtype:
-        out = out.astype(dtype)
+    if dtype is not None:
+        out = _retyped(out, dtypes.as_dtype(dtype, "to(): argument 'dtype'"))
     if device is not None:
         if isinstance(device, int) and not isinstance(device, bool):
             device = "cuda"
@@ -256,10 +256,15 @@ def _astype(self: Tensor, dtype: Any) -> Tensor:
     return ops.cast(self, dtype)
 
 
+def _retyped(t: Tensor, dtype: Any) -> Tensor:
+    """``t`` cast to the minigrad ``dtype``; ``t`` itself when it already has it, as PyTorch's
+    ``to``/``float()``/``type_as`` return it (a leaf stays a leaf)."""
+    return t if t._dtype is dtype else ops.cast(t, dtype)
+
+
 def _caster(dtype: Any, name: str) -> Callable[[Tensor], Tensor]:
     def cast_method(self: Tensor) -> Tensor:
-        # Already of that dtype: the tensor itself, as in PyTorch (a leaf stays a leaf).
-        return self if self._dtype is dtype else ops.cast(self, dtype)
+        return _retyped(self, dtype)
 
     cast_method.__name__ = name
     cast_method.__doc__ = f"``self.astype(minigrad.{dtype.name})``; ``self`` when it already is {dtype.name}."
@@ -474,7 +479,7 @@ def _type_as(self: Tensor, other: Tensor) -> Tensor:
     """``self`` in ``other``'s dtype (``self`` itself when it already has it, as in PyTorch)."""
     if not isinstance(other, Tensor):
         raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, but got {type(other).__name__}")
-    return self if self._dtype is other._dtype else self.astype(other.dtype)
+    return _retyped(self, other._dtype)
 
 
 Tensor.view = _view  # type: ignore[attr-defined]

@@ -74,7 +74,8 @@ def retain_grad(tensor: Tensor) -> None:
             m.grad = grad if GRAD_MODE.enabled else grad.detach_copy()
         elif GRAD_MODE.enabled:  # create_graph: the sum is part of the graph, as the gradient is
             m.grad = m.grad + grad
-        else:  # a later backward adds to the kept gradient, as a leaf's .grad accumulates (a new array)
+        else:  # a later backward adds to the kept gradient, as a leaf's .grad accumulates; as arrays,
+            # so no op of its own shows in a recorded pass
             old = m.grad
             m.grad = Tensor._make(old._data + grad._data, old._dtype, old._device, old._layout)
         return None
