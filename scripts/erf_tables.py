@@ -1,19 +1,33 @@
-"""Write ``minigrad/kernels/erf_tables.py``: the piecewise polynomials of the vectorised ``erf``.
+"""Write ``minigrad/kernels/erf_tables.py``: the polynomials of the vectorised ``erf``.
 
 NumPy has no ``erf`` ufunc, and ``math.erf`` element by element is a Python
 call per element (10 ms for one GELU activation of a small transformer). The
 kernel in ``minigrad/kernels/special.py`` evaluates polynomials instead; this
 script fits them, in 40-digit arithmetic with mpmath, and prints the tables.
 
+float64, piecewise (degree 13, within 2 ulp of ``math.erf``):
+
 - ``0 <= |x| < W``: ``erf(x) = x * q(x**2 - m0)`` (so tiny ``x`` keep full
   relative precision: no constant term to cancel);
 - ``k*W <= |x| < (k+1)*W``, ``k = 1 .. K-1``: ``erf(x) = p_k(|x| - mid_k)``;
 - ``|x| >= K*W = 6``: ``erf(x) = 1`` (``erfc(6)`` is below half an ulp of 1).
 
-Each polynomial interpolates ``erf`` at the Chebyshev nodes of its interval
-(near-minimax). Degree 13 gives float64 within 2 ulp of ``math.erf``; degree
-8, rounded to float32, float32 within 2 ulp. ``python scripts/erf_tables.py``
-rewrites the table module (mpmath comes with the ``dev`` extra through sympy/torch).
+float32, two smooth pieces and no per-element table lookups (within 2 ulp,
+evaluated in float32 as PyTorch evaluates float32 GELU):
+
+- ``0 <= |x| < 0.75``: ``erf(x) = x * q(x**2 - m0)``, degree 6;
+- ``0.75 <= |x| < 4``: ``erf(x) = 1 - exp(-x**2) * r(v - mid)`` with
+  ``v = 1 / (1 + |x|)``, degree 7. ``r(v)`` is ``erfcx(x) = exp(x**2) * erfc(x)``,
+  smooth and slowly varying where ``erfc`` itself falls by seven orders of
+  magnitude, and nearly a polynomial in ``v`` (``erfcx(x)`` behaves as
+  ``1 / (sqrt(pi) * x)`` for large ``x``): degree 13 in ``|x|`` gives what
+  degree 7 in ``v`` gives. ``1 - ...`` loses nothing there because
+  ``erfc(x) < erf(x)``;
+- ``|x| >= 4``: ``erf(x) = 1`` (``erfc(4)`` is below half a float32 ulp of 1).
+
+Each polynomial interpolates its function at the Chebyshev nodes of its
+interval (near-minimax). ``python scripts/erf_tables.py`` rewrites the table
+module (mpmath comes with the ``dev`` extra through sympy/torch).
 """
 
 from __future__ import annotations
@@ -23,7 +37,9 @@ from pathlib import Path
 import mpmath as mp
 
 W, K = 0.5, 12
-DEGREES = {"float64": 13, "float32": 8}
+FLOAT64_DEGREE = 13
+SPLIT, TOP = 0.75, 4.0  # float32: where the two pieces meet, and where erf rounds to 1
+FLOAT32_DEGREES = (6, 7)  # x * q(x**2 - m0), then r(1 / (1 + |x|) - mid)
 OUT = Path(__file__).resolve().parent.parent / "minigrad" / "kernels" / "erf_tables.py"
 
 
@@ -40,6 +56,12 @@ def chebyshev_fit(f, a, b, degree):
 def erf_over_x(s):
     """``erf(sqrt(s)) / sqrt(s)``, the function the first interval fits in ``s = x**2``."""
     return 2 / mp.sqrt(mp.pi) if s == 0 else mp.erf(mp.sqrt(s)) / mp.sqrt(s)
+
+
+def erfcx_of_v(v):
+    """``exp(x**2) * erfc(x)`` at ``x = 1/v - 1``: the smooth factor of ``erfc`` the float32 table fits above ``SPLIT``."""
+    x = 1 / v - 1
+    return mp.exp(x * x) * mp.erfc(x)
 
 
 def tables(degree):
@@ -64,19 +86,30 @@ def main() -> None:
         f"K = {K!r}  # intervals; |x| >= K * W gives 1",
         "",
     ]
-    for name, degree in DEGREES.items():
-        q, m0, mids, rows = tables(degree)
-        by_power = [[row[j] for row in rows] for j in range(degree + 1)]  # [power][interval]
-        lines += [
-            f"# {name}: degree {degree}",
-            f"Q_{name.upper()} = {q!r}",
-            f"M0_{name.upper()} = {m0!r}",
-            f"MIDS_{name.upper()} = {mids!r}",
-            f"P_{name.upper()} = [",
-            *[f"    {coeffs!r}," for coeffs in by_power],
-            "]",
-            "",
-        ]
+    q, m0, mids, rows = tables(FLOAT64_DEGREE)
+    by_power = [[row[j] for row in rows] for j in range(FLOAT64_DEGREE + 1)]  # [power][interval]
+    lines += [
+        f"# float64: degree {FLOAT64_DEGREE}, piecewise",
+        f"Q_FLOAT64 = {q!r}",
+        f"M0_FLOAT64 = {m0!r}",
+        f"MIDS_FLOAT64 = {mids!r}",
+        "P_FLOAT64 = [",
+        *[f"    {coeffs!r}," for coeffs in by_power],
+        "]",
+        "",
+    ]
+    q, m0 = chebyshev_fit(erf_over_x, mp.mpf(0), mp.mpf(SPLIT) ** 2, FLOAT32_DEGREES[0])
+    r, mid = chebyshev_fit(erfcx_of_v, 1 / (1 + mp.mpf(TOP)), 1 / (1 + mp.mpf(SPLIT)), FLOAT32_DEGREES[1])
+    lines += [
+        "# float32: x * q(x**2 - m0) below SPLIT, 1 - exp(-x**2) * r(1 / (1 + |x|) - MID_R) up to TOP, 1 above",
+        f"SPLIT = {SPLIT!r}",
+        f"TOP = {TOP!r}",
+        f"Q_FLOAT32 = {[float(c) for c in q]!r}",
+        f"M0_FLOAT32 = {float(m0)!r}",
+        f"R_FLOAT32 = {[float(c) for c in r]!r}",
+        f"MID_R_FLOAT32 = {float(mid)!r}",
+        "",
+    ]
     OUT.write_text("\n".join(lines))
     print(f"wrote {OUT}")
 
