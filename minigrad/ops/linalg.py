@@ -4,6 +4,7 @@ composites ``bmm`` (3-D only) and ``einsum`` (contractions by ``matmul``)."""
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -29,6 +30,12 @@ def matmul_cpu(x, y, transpose_x=False, transpose_y=False):
         x = np.swapaxes(x, -1, -2)
     if transpose_y and y.ndim >= 2:
         y = np.swapaxes(y, -1, -2)
+    if x.ndim > 2 and y.ndim == 2 and x.flags.c_contiguous:
+        # A batch of rows times one matrix (every nn.Linear on a sequence) is one
+        # matrix product over all the rows, as PyTorch folds it: NumPy would run one
+        # small product per batch element (1.6x slower on a (16, 32, 64) batch).
+        rows = x.reshape(math.prod(x.shape[:-1]), x.shape[-1])  # (an explicit count: -1 is ambiguous for 0 columns)
+        return np.matmul(rows, y).reshape(*x.shape[:-1], y.shape[-1])
     return np.asarray(np.matmul(x, y))
 
 
