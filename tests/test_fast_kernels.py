@@ -1,0 +1,60 @@
+"""Kernels with a faster road for a common case give what their general road gives.
+
+- ``matmul``: a batch of rows times one matrix (``nn.Linear`` on a sequence) is
+  one product over all the rows;
+- ``getitem_grad``: basic indices and masks assign instead of ``np.add.at``, and
+  rows picked by one integer array (an embedding) are summed by a sort and
+  ``add.reduceat``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minigrad.ops.linalg import matmul_cpu
+from minigrad.ops.shape import getitem_grad_cpu
+
+
+@pytest.mark.parametrize("xshape", [(3, 4, 5), (2, 3, 4, 5), (0, 4, 5), (3, 4, 0), (3, 0, 5)])
+@pytest.mark.parametrize("transpose_y", [False, True])
+def test_a_batch_of_rows_times_one_matrix_is_numpys_batched_product(xshape: tuple[int, ...], transpose_y: bool) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xshape)
+    y = rng.standard_normal((6, xshape[-1]) if transpose_y else (xshape[-1], 6))
+    got = matmul_cpu(x, y, transpose_y=transpose_y)
+    ref = np.matmul(x, y.T if transpose_y else y)
+    assert got.shape == ref.shape and got.dtype == ref.dtype
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    # A non-contiguous batch takes NumPy's own road.
+    strided = np.swapaxes(x, 0, 1)
+    np.testing.assert_allclose(matmul_cpu(strided, y, transpose_y=transpose_y),
+                               np.matmul(strided, y.T if transpose_y else y), rtol=1e-12, atol=1e-12)
+
+
+def _add_at(grad: np.ndarray, index: tuple, shape: tuple[int, ...]) -> np.ndarray:
+    out = np.zeros(shape, dtype=grad.dtype)
+    np.add.at(out, index, grad)
+    return out
+
+
+@pytest.mark.parametrize("index", [
+    (slice(1, 3),), (Ellipsis, slice(0, 2)), (1, slice(None), None), (np.array([True, False, True, True]),),
+    (np.array([[0, 3, 0], [-1, 2, 0]]),), (np.array([], dtype=np.int64),), (np.array([1, 1]), slice(None)),
+    (slice(None), np.array([2, 0, 2])),
+])
+def test_getitem_grad_is_a_scatter_add_whatever_the_index(index: tuple) -> None:
+    shape = (4, 3, 2)
+    probe = np.zeros(shape)[index]
+    grad = np.random.default_rng(1).standard_normal(probe.shape)
+    got = getitem_grad_cpu(grad, index, shape)
+    np.testing.assert_allclose(got, _add_at(grad, index, shape), rtol=1e-13, atol=1e-13)
+
+
+def test_repeated_embedding_rows_sum_their_gradients() -> None:
+    rng = np.random.default_rng(2)
+    rows = rng.integers(-65, 65, size=(16, 32))
+    grad = rng.standard_normal((16, 32, 8)).astype(np.float32)
+    got = getitem_grad_cpu(grad, (rows,), (65, 8))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, _add_at(grad, (rows,), (65, 8)), rtol=1e-5, atol=1e-5)
