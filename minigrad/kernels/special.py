@@ -57,17 +57,18 @@ def erf(x: np.ndarray) -> np.ndarray:
     return _by_chunks(_erf_float32, flat).astype(x.dtype, copy=False).reshape(x.shape)
 
 
-_CHUNK = 1 << 16
+_CHUNK = 1 << 14  # 64 KB of float32: under the allocator's 128 KB threshold for fresh memory
 
 
 def _by_chunks(kernel: Any, flat: np.ndarray) -> np.ndarray:
     """``kernel`` over ``flat``, ``_CHUNK`` elements at a time.
 
-    A kernel of many passes makes several temporaries as large as its input;
-    past a few hundred KB each is fresh memory from the OS, whose page faults
-    cost more than the arithmetic done in it (GELU over 131k float32 elements:
-    1.7 ms in one piece, 0.64 ms by chunks). Chunks keep them in cache and let
-    the allocator reuse them.
+    A kernel of many passes makes several temporaries as large as its input.
+    Past 128 KB each is fresh memory from the OS, whose page faults cost more
+    than the arithmetic done in it: GELU over 131k float32 elements took 2.1 ms
+    in one piece, 0.8 ms by chunks, which stay in cache and are reused by the
+    allocator. (Inside a transformer's forward pass, where many large arrays
+    are alive, 64 KB chunks were faster than 256 KB ones: 11.2 vs 13.2 ms.)
     """
     if flat.size <= _CHUNK:
         return kernel(flat)
