@@ -132,3 +132,21 @@ def test_array_mode_checks_saved_versions() -> None:
         y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an in-place operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_gelu_backward_is_one_fused_op_with_pytorchs_values(dtype: str) -> None:
+    """gelu's formula is one call, ``gelu_backward(grad, x)`` (PyTorch's GeluBackward0 runs one kernel too)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.uniform(-6, 6, 40_000), [0.0, -0.0, 1e-30, -8.0, 8.0, 30.0, -30.0]])
+    g = rng.standard_normal(x.size)
+    t = mg.tensor(x, dtype=dtype, requires_grad=True)
+    with mg.trace() as tr:
+        t.gelu().backward(mg.tensor(g, dtype=dtype))
+    calls = [e.op for e in tr.events if e.kind == "api.call"]
+    assert calls.count("gelu_backward") == 1 and "erf" not in calls
+    tt = torch.tensor(x, dtype=getattr(torch, dtype), requires_grad=True)
+    torch.nn.functional.gelu(tt).backward(torch.tensor(g, dtype=getattr(torch, dtype)))
+    tol = {"float16": 2e-3, "float32": 2e-6, "float64": 1e-13}[dtype]
+    np.testing.assert_allclose(t.grad.numpy().astype(np.float64), tt.grad.double().numpy(), rtol=tol, atol=tol)

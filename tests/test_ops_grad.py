@@ -362,6 +362,7 @@ CASES += [
     # The fused backward ops (relu's and cross_entropy's), differentiable in turn.
     Case("threshold_backward", "threshold_backward", mg.threshold_backward,
          inputs(rnd(2, 3), lambda rng: T(rng.uniform(0.3, 2.0, size=(2, 3)) * rng.choice([-1.0, 1.0], size=(2, 3)), False))),
+    Case("gelu_backward", "gelu_backward", mg.gelu_backward, inputs(rnd(2, 3), rnd(2, 3, low=-3, high=3))),
     Case("cross_entropy_backward-mean", "cross_entropy_backward", mg.cross_entropy_backward,
          inputs(rnd(), rnd(4, 3), cls_target(4, 3))),
     Case("cross_entropy_backward-sum", "cross_entropy_backward",

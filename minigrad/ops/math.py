@@ -10,8 +10,8 @@ Broadcasting is undone in backward by ``sum_to`` (sum over broadcast dims).
 Every formula computes with ``ctx.ops`` only, so the engine can run it on
 minigrad's ops (graph mode: recorded, differentiable) or on the same ops'
 kernels over arrays (array mode), with the same bits either way (NOTE [ One
-formula, two modes ] in ``autograd/formula.py``). relu's backward is an op of
-its own, ``threshold_backward``, as PyTorch's is.
+formula, two modes ] in ``autograd/formula.py``). relu's and gelu's backwards are
+ops of their own, ``threshold_backward`` and ``gelu_backward``, as PyTorch's are.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from .registry import Attr, Input, defop, define_composite, type_name
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "tanh",
     "sigmoid", "relu", "gelu", "erf", "maximum", "minimum", "where", "clip", "eq", "ne", "lt", "le", "gt",
-    "ge", "cast", "clone", "fill", "sum_to", "threshold_backward",
+    "ge", "cast", "clone", "fill", "sum_to", "threshold_backward", "gelu_backward",
 ]
 
 
@@ -453,7 +453,7 @@ def threshold_backward_cpu(grad, x):
     return np.asarray(np.where(x <= 0, np.zeros((), dtype=grad.dtype), grad))
 
 
-def _threshold_backward_meta(op: str, grad: Any, x: Any) -> Any:
+def _same_shape_meta(op: str, grad: Any, x: Any) -> Any:
     if tuple(grad.shape) != tuple(x.shape):
         raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
     return tuple(grad.shape), grad.dtype
@@ -462,7 +462,7 @@ def _threshold_backward_meta(op: str, grad: Any, x: Any) -> Any:
 threshold_backward = defop(
     "threshold_backward",
     inputs=("grad", Input("x", differentiable=False)),
-    infer_meta=_threshold_backward_meta,
+    infer_meta=_same_shape_meta,
     save=("x",),
     key_inputs=(0,),
     doc="relu's backward (PyTorch's threshold_backward at 0): grad where x > 0, else 0; NaN passes grad on",
@@ -498,8 +498,16 @@ _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 @register_kernel("gelu", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu")
 def gelu_cpu(x):
-    # Exact GELU, x * Phi(x), as PyTorch's default.
-    return np.asarray(0.5 * x * (1.0 + special.erf(x * _INV_SQRT2)), dtype=x.dtype)
+    # Exact GELU, x * Phi(x), as PyTorch's default; chunk by chunk, as erf (kernels/special.py).
+    return special.by_chunks(_gelu_part, x)
+
+
+def _gelu_part(x):
+    out = special.erf(x * _INV_SQRT2)
+    out += 1.0
+    out *= x
+    out *= 0.5
+    return out
 
 
 gelu = defop(
@@ -513,15 +521,54 @@ gelu = defop(
     gpu=("unary", "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))"),
 )
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+gelu.def_backward(lambda ctx, g: (ctx.ops.gelu_backward(g, ctx.saved()[0]),))
 
 
-@gelu.def_backward
-def _gelu_backward(ctx, g):
-    (x,) = ctx.saved()
+@register_kernel("gelu_backward", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu_backward")
+def gelu_backward_cpu(grad, x):
+    # grad * GELU'(x) = grad * (Phi(x) + x * phi(x)), in float32 for float16 (PyTorch's opmath).
+    work = np.float32 if grad.dtype == np.float16 else grad.dtype
+    out = special.by_chunks(_gelu_backward_part, grad.astype(work, copy=False), x.astype(work, copy=False))
+    return out.astype(grad.dtype, copy=False)
+
+
+def _gelu_backward_part(grad, x):
+    cdf = special.erf(x * _INV_SQRT2)
+    cdf += 1.0
+    cdf *= 0.5
+    pdf = x * x
+    pdf *= -0.5
+    np.exp(pdf, out=pdf)
+    pdf *= _INV_SQRT_2PI
+    pdf *= x
+    cdf += pdf
+    cdf *= grad
+    return cdf
+
+
+gelu_backward = defop(
+    "gelu_backward",
+    inputs=("grad", "x"),
+    infer_meta=_same_shape_meta,
+    save=("grad", "x"),
+    save_for={"grad": (1,)},
+    transform_dtype=True,
+    doc="gelu's backward (PyTorch's gelu_backward): grad * (Phi(x) + x * phi(x)), one fused kernel",
+    gpu=("binary", "a * (((ACC)1 + {erf}(b * (ACC)0.7071067811865476)) * (ACC)0.5"
+                   " + b * {exp}(b * b * (ACC)-0.5) * (ACC)0.3989422804014327)"),
+)
+
+
+@gelu_backward.def_backward
+def _gelu_double_backward(ctx, h):
+    """d/dgrad is GELU'(x) again; d/dx of grad * GELU'(x) is grad * phi(x) * (2 - x**2)."""
+    grad, x = ctx.saved()  # grad is kept only for x's gradient (save_for)
     ops = ctx.ops
-    cdf = ops.mul(ops.add(ops.erf(ops.mul(x, _INV_SQRT2)), 1), 0.5)
-    pdf = ops.mul(ops.exp(ops.mul(ops.mul(x, x), -0.5)), _INV_SQRT_2PI)
-    return (ops.mul(g, ops.add(cdf, ops.mul(x, pdf))),)
+    gx = None
+    if ctx.needs(1):
+        pdf = ops.mul(ops.exp(ops.mul(ops.mul(x, x), -0.5)), _INV_SQRT_2PI)
+        gx = ops.mul(ops.mul(h, grad), ops.mul(pdf, ops.sub(2, ops.mul(x, x))))
+    return (ops.gelu_backward(h, x) if ctx.needs(0) else None), gx
 
 
 # -- comparisons (no gradient) ---------------------------------------------------
