@@ -122,6 +122,13 @@ def _node_class_name(op: str) -> str:
     return "".join(part.capitalize() for part in op.strip("_").split("_")) + "GradNode"
 
 
+def _all_tensors(args: tuple[Any, ...]) -> bool:
+    for a in args:
+        if not isinstance(a, Tensor):
+            return False
+    return True
+
+
 class OpDef:
     """Everything about one op except its kernels (see the module docstring)."""
 
@@ -239,15 +246,29 @@ class OpDef:
         """Map call arguments to inputs and attributes, checking types: the API layer's one parser.
 
         NOTE [ The common call ]
-            Most calls pass just the op's tensors, positionally, and leave every
-            attribute at its default (``a * b``, ``x @ w``): for those each step
-            below is one pass over a short list, and the call shares one attrs
-            dict with every other such call (attrs are never changed after the
-            call: NOTE [ Lean graph data ] in autograd/grad_node.py).
+            Most calls pass just the op's tensors, positionally, and give
+            attributes by keyword or not at all (``a * b``, ``x @ w``,
+            ``matmul(x, w, transpose_y=True)``): those skip the general parse
+            (``place``, ``_check_inputs``, ``bind_attrs``), and a call that gives no
+            attribute shares one attrs dict with every other such call (attrs
+            are never changed after the call: NOTE [ Lean graph data ] in
+            autograd/grad_node.py).
         """
+        if len(args) == self._fast_arity and _all_tensors(args) and kwargs.keys() <= self._attr_index.keys():
+            return list(args), self._keyword_attrs(kwargs) if kwargs else self._default_attrs
         values = self.place(args, kwargs)
         inputs = self._check_inputs(values)
         return inputs, self.bind_attrs(values)
+
+    def _keyword_attrs(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The attributes of a common call that names some of them (``matmul(x, w, transpose_y=True)``)."""
+        attrs = dict(self._default_attrs)
+        n_in = len(self.inputs)
+        for key, v in kwargs.items():
+            k = self._attr_index[key]
+            check = self.attrs[k].check
+            attrs[key] = v if check is None else check(self.name, key, n_in + k, v)
+        return attrs
 
     def place(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """One value per argument (inputs, then attributes) from positions and keywords; ``_MISSING`` where none."""
