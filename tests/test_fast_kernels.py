@@ -1,7 +1,7 @@
 """Kernels with a faster road for a common case give what their general road gives.
 
 - ``matmul``: a batch of rows times one matrix (``nn.Linear`` on a sequence) is
-  one product over all the rows;
+  one product over all the rows, and so is the matrix's gradient;
 - ``getitem_grad``: basic indices and masks assign instead of ``np.add.at``, and
   rows picked by one integer array (an embedding) are summed by a sort and
   ``add.reduceat``.
@@ -58,3 +58,22 @@ def test_repeated_embedding_rows_sum_their_gradients() -> None:
     got = getitem_grad_cpu(grad, (rows,), (65, 8))
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, _add_at(grad, (rows,), (65, 8)), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("xshape", [(3, 4, 5), (2, 3, 4, 5), (0, 4, 5)])
+@pytest.mark.parametrize("transpose_y", [False, True])
+def test_the_folded_weight_gradient_is_pytorchs(xshape: tuple[int, ...], transpose_y: bool) -> None:
+    """dW of a batch of rows times one matrix is one product over all the rows (``_matmul_backward``)."""
+    torch = pytest.importorskip("torch")
+    import minigrad as mg
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(xshape)
+    w = rng.standard_normal((6, xshape[-1]) if transpose_y else (xshape[-1], 6))
+    g = rng.standard_normal(xshape[:-1] + (6,))
+    mx, mw = mg.tensor(x, requires_grad=True), mg.tensor(w, requires_grad=True)
+    mg.matmul(mx, mw, transpose_y=transpose_y).backward(mg.tensor(g))
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    torch.matmul(tx, tw.T if transpose_y else tw).backward(torch.tensor(g))
+    np.testing.assert_allclose(mw.grad.numpy(), tw.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)

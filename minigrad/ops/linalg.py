@@ -71,7 +71,14 @@ def _matmul_backward(ctx, g):
         gx = ops.sum_to(gx2, x2.shape)
         if x.ndim == 1:
             gx = ops.reshape(gx, x.shape)
-    if ctx.needs(1):
+    if ctx.needs(1) and y.ndim == 2 and x.ndim > 2 and not tx:
+        # One matrix used by a batch of rows (nn.Linear on a sequence): dY is one product over
+        # all the rows, as PyTorch folds it, not a product per batch element summed afterwards.
+        n_rows = math.prod(x2.shape[:-1])  # (a count, not -1: a batch may be empty)
+        rows_x = ops.reshape(x2, (n_rows, x2.shape[-1]))
+        rows_g = ops.reshape(g2, (n_rows, g2.shape[-1]))
+        gy = ops.matmul(rows_g, rows_x, transpose_x=True) if ty else ops.matmul(rows_x, rows_g, transpose_x=True)
+    elif ctx.needs(1):
         gy2 = ops.matmul(g2, x2, transpose_x=True, transpose_y=tx) if ty else ops.matmul(x2, g2, transpose_x=not tx)
         gy = ops.sum_to(gy2, y2.shape)
         if y.ndim == 1:
