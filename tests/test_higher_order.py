@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from gradcheck import gradgradcheck
 
 
 def scalar(v: float) -> mg.Tensor:
@@ -246,3 +247,19 @@ def test_hessian_of_matmul_composition_matches_torch() -> None:
     (gm,) = mg.grad(f(xm, mg.tensor(A)), xm, create_graph=True)
     (hvm,) = mg.grad((gm * mg.tensor(v)).sum(), xm)
     np.testing.assert_allclose(hvm.numpy(), hvt.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fused", ["layer_norm", "gelu_backward"])
+def test_second_derivatives_of_the_fused_ops_match_finite_differences(fused: str) -> None:
+    """layer_norm's and gelu_backward's formulas are differentiable in turn (double backward)."""
+    rng = np.random.default_rng(11)
+
+    def leaf(a: np.ndarray) -> mg.Tensor:
+        return mg.tensor(a, dtype="float64", requires_grad=True)
+
+    if fused == "layer_norm":
+        args = [leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal(4)), leaf(rng.standard_normal(4))]
+        assert gradgradcheck(lambda x, w, b: mg.nn.functional.layer_norm(x, (4,), w, b), args)
+    else:
+        args = [leaf(rng.standard_normal((2, 3))), leaf(rng.uniform(-3, 3, (2, 3)))]
+        assert gradgradcheck(lambda g, x: mg.gelu_backward(g, x), args)

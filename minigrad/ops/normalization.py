@@ -1,5 +1,10 @@
 """Normalization layers' functions of ``torch.nn.functional``: ``layer_norm``, ``batch_norm``,
-``group_norm``, ``instance_norm`` and ``local_response_norm``. Composite.
+``group_norm``, ``instance_norm`` and ``local_response_norm``.
+
+``layer_norm`` is an op of its own (one kernel forward, one node, one formula
+backward), as PyTorch's ``native_layer_norm`` is: a transformer calls it five
+times a step on its largest activations, and as a composite its nine ops made
+nine arrays and nine nodes each time. The others are composites.
 
 ``layer_norm`` normalises each sample over its last dims; ``batch_norm`` each
 channel over the batch (and updates the running statistics in place when
@@ -8,8 +13,8 @@ training). ``group_norm`` and ``instance_norm`` normalise groups of channels of 
 shift each channel by ``weight`` and ``bias``. A group norm with one group
 per channel is an instance norm; with one group for all channels it is a
 layer norm over ``(C, *)``. They are written with ``reshape``, ``mean``,
-``sub``, ``mul``, ``sqrt`` and ``div``, as ``layer_norm`` is, so a trace shows
-the statistics being computed and the backward is those ops' backward.
+``sub``, ``mul``, ``sqrt`` and ``div``, so a trace shows the statistics being
+computed and the backward is those ops' backward.
 
 Example:
     >>> import minigrad as mg
@@ -23,14 +28,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
+from ..dtypes import FLOAT_DTYPES
+from ..kernels.key import Backend
+from ..kernels.normalization import layer_norm_arrays
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_tensor
+from ._checks import _is_int, check_int, check_tensor
+from ._constants import constant
 from .math import add, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
 from .reduce import mean
-from .registry import type_name
+from .registry import Attr, defop, type_name
 from .shape import reshape
 
 __all__: list[str] = []  # F only
@@ -39,24 +52,78 @@ __all__: list[str] = []  # F only
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dims: ``(x - mean) / sqrt(var + eps) * w + b``
-    (biased variance, as PyTorch).
-    Composite (``mean``, ``sub``, ``mul``, ``sqrt``, ``div``).
+    (biased variance, as PyTorch). The ``layer_norm`` op; a missing ``weight`` is ones and a missing
+    ``bias`` zeros (constants: no gradient).
     """
+    check_tensor("layer_norm", "input", 0, input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
         raise ValueError(
             f"layer_norm(): normalized_shape {shape} must match the last dims of the input, of shape {tuple(input.shape)}"
         )
-    dims = tuple(range(input.ndim - len(shape), input.ndim))
-    mu = mean(input, dim=dims, keepdim=True)
-    centered = input - mu
-    var = mean(centered * centered, dim=dims, keepdim=True)
-    out = centered / sqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    dtype = input.dtype if input.dtype.is_floating else _dt.float32
+    if weight is None:
+        weight = constant(np.ones(shape), input, dtype)
+    if bias is None:
+        bias = constant(np.zeros(shape), input, dtype)
+    return _layer_norm_op(input, weight, bias, normalized_ndim=len(shape), eps=eps)
+
+
+@register_kernel("layer_norm", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/layer_norm")
+def layer_norm_cpu(x, weight, bias, normalized_ndim=1, eps=1e-5):
+    return layer_norm_arrays(np, x, weight, bias, normalized_ndim, eps)
+
+
+def _layer_norm_meta(op: str, x: Any, weight: Any, bias: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
+    tail = tuple(x.shape[x.ndim - normalized_ndim:]) if 0 < normalized_ndim <= x.ndim else None
+    for name, v in (("weight", weight), ("bias", bias)):
+        if tail is None or tuple(v.shape) != tail:
+            raise ValueError(f"{op}(): '{name}' has shape {tuple(v.shape)} but the input's last "
+                             f"{normalized_ndim} dims are {tuple(x.shape[x.ndim - normalized_ndim:])}")
+    return tuple(x.shape), x.dtype
+
+
+def _check_eps(op: str, name: str, pos: int, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a float, but got {type_name(v)}")
+    return float(v)
+
+
+_layer_norm_op = defop(
+    "layer_norm",
+    inputs=("x", "weight", "bias"),
+    attrs=(Attr("normalized_ndim", 1, check_int), Attr("eps", 1e-5, _check_eps)),
+    infer_meta=_layer_norm_meta,
+    save=("x", "weight"),
+    save_for={"weight": (0,)},
+    promote="float",
+    doc="layer normalization over the last normalized_ndim dims: (x - mean) / sqrt(var + eps) * weight + bias",
+)
+
+
+@_layer_norm_op.def_backward
+def _layer_norm_backward(ctx, g):
+    """With xhat = (x - mean) * rstd and dxhat = g * weight (means over the normalized dims):
+    dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dweight = sum(g * xhat),
+    dbias = sum(g). The statistics are computed again from x (an op saves inputs, not temporaries)."""
+    x, w = ctx.saved()  # weight is kept only for x's gradient (save_for)
+    ops = ctx.ops
+    n, eps = ctx.attrs["normalized_ndim"], ctx.attrs["eps"]
+    dims = tuple(range(x.ndim - n, x.ndim))
+    centered = ops.sub(x, ops.mean(x, dim=dims, keepdim=True))
+    rstd = ops.reciprocal(ops.sqrt(ops.add(ops.mean(ops.mul(centered, centered), dim=dims, keepdim=True), eps)))
+    xhat = ops.mul(centered, rstd)
+    gx = gw = gb = None
+    if ctx.needs(0):
+        dxhat = ops.mul(g, w)
+        inner = ops.sub(dxhat, ops.mean(dxhat, dim=dims, keepdim=True))
+        inner = ops.sub(inner, ops.mul(xhat, ops.mean(ops.mul(dxhat, xhat), dim=dims, keepdim=True)))
+        gx = ops.mul(inner, rstd)
+    if ctx.needs(1):
+        gw = ops.sum_to(ops.mul(g, xhat), ctx.input_shape(1))
+    if ctx.needs(2):
+        gb = ops.sum_to(g, ctx.input_shape(2))
+    return gx, gw, gb
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,

@@ -1,4 +1,6 @@
-"""GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``).
+"""GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``);
+and layer_norm, CuPy's reductions and elementwise kernels over the body the CPU kernel runs with NumPy
+(``kernels/normalization.py``).
 
 One block per row. The softmax dim is moved last (a copy unless it already
 is), each block finds the row max, the sum of exp(x - max), and writes the
@@ -16,6 +18,7 @@ import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
 from ..key import Backend
+from ..normalization import layer_norm_arrays
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import block_for, dtype_name, function
@@ -23,7 +26,7 @@ from .reduce import reduce_rows
 
 GPU = Backend.GPU
 
-__all__ = ["softmax", "log_softmax", "cross_entropy"]
+__all__ = ["softmax", "log_softmax", "cross_entropy", "layer_norm"]
 
 
 def _rowwise(kind: str, x: Any, dim: int) -> Any:
@@ -73,3 +76,8 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
         return cupy.asarray(0.0 if reduction == "sum" else np.nan, dtype=input.dtype)
     op = "sum" if reduction == "sum" else "mean"
     return reduce_rows(op, nll.reshape(1, n), 1, n, scale=1.0 / n).reshape(())
+
+
+@register_kernel("layer_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm")
+def layer_norm(x: Any, weight: Any, bias: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
+    return layer_norm_arrays(cupy, x, weight, bias, normalized_ndim, eps)
