@@ -118,8 +118,17 @@ def cross_entropy_cpu(input, target, reduction="mean"):
     n, c = input.shape
     if n and (target.min() < 0 or target.max() >= c):
         raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
-    logp = log_softmax_cpu(input, dim=1)
-    nll = -logp[np.arange(n), target]
+    if n == 0:  # (a target into zero classes was refused above)
+        nll = np.zeros((0,), dtype=input.dtype)
+    else:
+        # -log_softmax(input)[i, target[i]] = log(sum(exp(z_i))) - z_i[target[i]], z = input - rowmax,
+        # computed for the picked entries only (the same operations, so the same bits, as
+        # indexing the whole log_softmax).
+        top = np.max(input, axis=1, keepdims=True)
+        e = np.subtract(input, top)
+        picked = e[np.arange(n), target]
+        np.exp(e, out=e)
+        nll = -(picked - np.log(np.sum(e, axis=1)))
     if reduction == "none":
         return nll.astype(input.dtype, copy=False)
     out = nll.sum() if reduction == "sum" else nll.sum() / nll.size  # sum/size: no NumPy warning when empty
@@ -147,9 +156,8 @@ def _cross_entropy_backward(ctx, g):
 @register_kernel("cross_entropy_backward", CPU, dtypes=FLOAT_DTYPES, name="cpu/cross_entropy_backward")
 def cross_entropy_backward_cpu(grad, input, target, reduction="mean"):
     n, c = input.shape
-    onehot = np.zeros((n, c), dtype=input.dtype)
-    onehot[np.arange(n), target] = 1
-    diff = np.subtract(softmax_cpu(input, dim=1), onehot)
+    diff = softmax_cpu(input, dim=1)
+    diff[np.arange(n), target] -= 1  # softmax - onehot, subtracting only where the one is
     if reduction == "none":
         return np.multiply(diff, np.expand_dims(grad, 1))
     scale = np.multiply(grad, np.asarray(1.0 / n, dtype=grad.dtype)) if reduction == "mean" and n else grad
