@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 
 import _common as C  # noqa: E402  (pins BLAS to one thread before NumPy loads)
 
-SCRIPTS = ["per_op", "deep_chain", "matmul", "mlp", "tracing_overhead", "viewers", "transformer"]
+SCRIPTS = ["per_op", "deep_chain", "matmul", "mlp", "tracing_overhead", "viewers", "transformer", "makemore"]
 MARKER = "<!-- analysis -->"
 REFERENCES = {"torch": "torch==2.13.0", "micrograd": "micrograd"}
 

@@ -20,7 +20,7 @@ import pytest
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench")
 sys.path.insert(0, BENCH)
 
-SCRIPTS = ["per_op", "deep_chain", "matmul", "mlp", "tracing_overhead", "viewers"]
+SCRIPTS = ["per_op", "deep_chain", "matmul", "mlp", "tracing_overhead", "viewers", "makemore"]
 FIELDS = {"workload", "variant", "value", "unit", "ratio", "vs", "target", "note"}
 
 
