@@ -137,6 +137,37 @@ def test_a_node_is_a_handful_of_objects() -> None:
     assert per_op <= 9, per_op
 
 
+def test_a_link_of_a_chain_is_seven_objects_and_no_cycle() -> None:
+    """``y = y * c`` over a non-leaf ``y``: the node, its edge tuples and the Edge to y's node,
+    the saved-tensor tuple, y's TensorWrapper and its version counter. A saved input holds its
+    grad node as the edges do (no weak reference, no tuple); a saved output holds its own node
+    weakly, or node -> wrapper -> node would be a cycle."""
+    c = mg.randn(4, 4, requires_grad=True)
+    y = mg.randn(4, 4, requires_grad=True) * c
+    gc.collect()
+    gc.disable()
+    try:
+        n0 = len(gc.get_objects())
+        for _ in range(200):
+            y = y * c
+        per_link = (len(gc.get_objects()) - n0) / 200
+    finally:
+        gc.enable()
+    assert per_link <= 7.05, per_link
+    node = y.grad_fn
+    saved_y = node.wrappers[0]  # mul saves its x (here y) for the gradient of c
+    assert saved_y.grad_ref is node.next_edges[0][0].node
+    out = (y * 1.0).exp()
+    assert isinstance(out.grad_fn.wrappers[0].grad_ref, weakref.ref)  # exp saves its output
+    assert out.grad_fn.wrappers[0].grad_ref() is out.grad_fn
+    # Gradients of gradients still reach the saved input's node.
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3.0
+    (g,) = mg.autograd.grad((h * h).sum(), [x], create_graph=True)
+    (gg,) = mg.autograd.grad(g.sum(), [x])
+    np.testing.assert_allclose(gg.numpy(), [18.0, 18.0])
+
+
 def test_edge_is_still_an_edge() -> None:
     x = mg.randn(2, requires_grad=True)
     e = _node(x * 2).next_edges[0][0]

@@ -310,7 +310,7 @@ def _create_function_node(
             saved_slots.append(None)
             continue
         saved_slots.append(len(wrappers))
-        wrappers.append(TensorWrapper(fresh.get(id(t), t)))
+        wrappers.append(TensorWrapper(fresh.get(id(t), t), output=id(t) in fresh))
     node.wrappers = wrappers
     ctx._to_save = None  # the ctx keeps no tensors: the wrappers hold the arrays
     ctx._non_differentiable.clear()

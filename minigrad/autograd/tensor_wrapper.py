@@ -5,12 +5,15 @@ rebuild an equivalent tensor later:
 
 - the version counter and its value when saved (the in-place version
   snapshot): ``recover()`` raises if the tensor was modified in place since;
-- for ``create_graph``: a weak reference to the tensor's grad node and its
-  out slot/rank (a leaf's meta is kept as is), so that a recovered tensor
-  routes higher-order gradients to the same places.
+- for ``create_graph``: the tensor's grad node and its out slot/rank (a
+  leaf's meta is kept as is), so that a recovered tensor routes higher-order
+  gradients to the same places.
 
-Holding the grad node weakly is what keeps ``output -> node -> wrapper ->
-output`` from being a reference cycle when an op saves its own output.
+An op that saves its own output holds its node weakly: ``node -> wrapper ->
+node`` would be a reference cycle. A saved input's node is held as the
+node's edges hold it (the node that made an input never refers to the nodes
+that use it), which spares a weak reference and a tuple per saved input:
+two of the nine objects the garbage collector tracks per link of a chain.
 """
 
 from __future__ import annotations
@@ -32,14 +35,15 @@ class TensorWrapper:
     Lean on purpose (one is made per saved tensor of every op): the array,
     the version counter and its snapshot, what rebuilds the tensor (dtype,
     device, layout, id, name) and ``grad_ref`` - ``None`` for a tensor that
-    needs no gradient, the leaf's ``AutogradMeta``, or ``(weakref to the grad
-    node, out slot, out rank)`` for a non-leaf.
+    needs no gradient, the leaf's ``AutogradMeta``, or for a non-leaf its grad
+    node (a weak reference when ``output``: the saving op's own output) with
+    ``grad_slot`` and ``grad_rank``.
     """
 
-    __slots__ = ("data", "dtype", "device", "layout", "version_counter", "snapshot", "grad_ref", "tensor_id",
-                 "tensor_name")
+    __slots__ = ("data", "dtype", "device", "layout", "version_counter", "snapshot", "grad_ref", "grad_slot",
+                 "grad_rank", "tensor_id", "tensor_name")
 
-    def __init__(self, tensor: "Tensor") -> None:
+    def __init__(self, tensor: "Tensor", output: bool = False) -> None:
         self.data = tensor._data
         self.dtype = tensor._dtype
         self.device = tensor._device
@@ -50,12 +54,14 @@ class TensorWrapper:
         self.version_counter = vc
         self.snapshot = vc.value
         meta = tensor._meta
+        self.grad_slot = self.grad_rank = 0
         if meta is None:
             self.grad_ref: Any = None
         elif meta.grad_node is None:
             self.grad_ref = meta
         else:
-            self.grad_ref = (weakref.ref(meta.grad_node), meta.out_slot, meta.out_rank)
+            self.grad_ref = weakref.ref(meta.grad_node) if output else meta.grad_node
+            self.grad_slot, self.grad_rank = meta.out_slot, meta.out_rank
         self.tensor_id = tensor._id
         self.tensor_name = tensor._name
 
@@ -98,15 +104,14 @@ class TensorWrapper:
         t._name = self.tensor_name
         ref = self.grad_ref
         if create_graph and ref is not None:
-            if type(ref) is tuple:  # a non-leaf: a new meta pointing at the same node output
-                node_ref, slot, rank = ref
-                meta = AutogradMeta(t._id)
-                meta.grad_node = node_ref()
-                meta.out_slot = slot
-                meta.out_rank = rank
-                t._meta = meta
-            else:  # a leaf: the same meta, so gradients reach its .grad
+            if isinstance(ref, AutogradMeta):  # a leaf: the same meta, so gradients reach its .grad
                 t._meta = ref
+            else:  # a non-leaf: a new meta pointing at the same node output
+                meta = AutogradMeta(t._id)
+                meta.grad_node = ref() if type(ref) is weakref.ref else ref
+                meta.out_slot = self.grad_slot
+                meta.out_rank = self.grad_rank
+                t._meta = meta
         return t
 
     def recover_array(self, node: "GradNode") -> Any:

@@ -137,7 +137,7 @@ def _wrappers(op: "OpDef", names: list[str]) -> list[tuple[str, str]]:
     """One TensorWrapper per saved tensor, each kept only when a gradient that needs it is wanted (``save_for``)."""
     items = []
     for idx, needed_by in zip(op.save_index, op.save_needed_by):
-        value = "TensorWrapper(out_t)" if idx < 0 else f"save_tensor({names[idx]})"
+        value = "TensorWrapper(out_t, output=True)" if idx < 0 else f"save_tensor({names[idx]})"
         comment = ""
         if needed_by is not None:
             wanted = " or ".join(f"{names[k]}_row[0].node is not None" for k in needed_by)

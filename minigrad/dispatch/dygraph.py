@@ -237,7 +237,7 @@ def _save_tensors(op: "OpDef", inputs: list[Any], outs: list[Any], next_edges: A
         if needed_by is not None and not _any_wanted(next_edges, needed_by):
             wrappers.append(None)  # only needed for gradients nobody asked for (save_for)
         elif idx < 0:
-            wrappers.append(TensorWrapper(outs[0]))
+            wrappers.append(TensorWrapper(outs[0], output=True))
         elif isinstance(inputs[idx], list):
             wrappers.extend(save_tensor(t) for t in inputs[idx])
         elif inputs[idx] is not None:
