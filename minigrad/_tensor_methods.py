@@ -35,7 +35,7 @@ from .ops.division import div as _div_form
 from .ops.indexing import unfold as _unfold
 from .ops.inverse import matrix_power as _matrix_power
 from .ops.math import add_alpha, sub_alpha
-from .ops.registry import on_define
+from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
 from .ops.shape import _normalize_index
 from .tensor import Tensor
@@ -118,15 +118,19 @@ _UNARY_OPERATORS = {"__neg__", "__pos__", "__abs__", "__invert__"}
 def _make_operator(fn: Any, name: str) -> Any:
     # ``a * b`` with two tensors and the op's default attributes is the API layer's
     # common call (NOTE [ The common call ] in ops/registry.py) with nothing to check:
-    # the operator hands it to the dygraph layer directly. Anything else goes
-    # through the op's ``__call__``.
+    # the operator hands it to the dygraph layer directly, and so does ``x * 0.5``
+    # with a Python int or float, wrapped as the API layer wraps it. Anything else
+    # goes through the op's ``__call__``.
     direct = getattr(fn, "_fast_arity", -1) == 2
     defaults = getattr(fn, "_default_attrs", None)
+    numbers = (int, float) if direct and all(i.scalar_ok for i in fn.inputs) else ()
     if name in _REFLECTED:
         if direct:
             def operator(self: Tensor, other: Any) -> Any:
                 if isinstance(other, Tensor):
                     return run_op(fn, [other, self], defaults)
+                if type(other) in numbers:
+                    return run_op(fn, [wrap_scalar(other, self), self], defaults)
                 return fn(other, self)
         else:
             def operator(self: Tensor, other: Any) -> Any:
@@ -138,6 +142,8 @@ def _make_operator(fn: Any, name: str) -> Any:
         def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]
             if isinstance(other, Tensor):
                 return run_op(fn, [self, other], defaults)
+            if type(other) in numbers:
+                return run_op(fn, [self, wrap_scalar(other, self)], defaults)
             return fn(self, other)
     else:
         def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]

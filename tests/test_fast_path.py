@@ -157,3 +157,30 @@ def test_calls_with_attributes_check_them_as_bind_does() -> None:
         mg.reshape(x, (6,), 1)
     mg.sum(x, 1).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("number", [0.5, 3, -2.0])
+def test_an_operator_with_a_python_number_is_the_op_call(number: float) -> None:
+    """``x * 0.5`` hands the wrapped number to the dygraph layer directly (``_make_operator``); it must
+    give what ``mg.mul(x, 0.5)`` gives: values, dtype, graph, and the same events when recorded."""
+    for dtype in ("float32", "float64", "int64", "bool"):
+        x = mg.tensor([[1, 2], [3, 0]], dtype=dtype)
+        for op, direct, via_op in [
+            ("mul", lambda: x * number, lambda: mg.mul(x, number)),
+            ("radd", lambda: number + x, lambda: mg.add(number, x)),
+            ("rsub", lambda: number - x, lambda: mg.sub(number, x)),
+        ]:
+            if dtype == "bool" and op == "rsub":
+                continue  # PyTorch refuses subtraction with bools
+            a, b = direct(), via_op()
+            assert a.dtype == b.dtype, (op, dtype)
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    w = mg.tensor([1.0, -2.0], requires_grad=True)
+    with mg.trace() as t1:
+        (w * number).sum().backward()
+    w.grad = None
+    with mg.trace() as t2:
+        mg.mul(w, number).sum().backward()
+    strip = lambda tr: [(e.kind, getattr(e, "op", None)) for e in tr.events]  # noqa: E731
+    assert strip(t1) == strip(t2)
+    assert _graph(w * number) == _graph(mg.mul(w, number))

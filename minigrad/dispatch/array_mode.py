@@ -152,7 +152,7 @@ class ArrayOp:
         return inputs, op.bind_attrs(values)
 
     def _wrap_numbers(self, values: list[Any]) -> list[Any]:
-        """Python numbers as 0-d arrays, in the dtype ``OpDef``'s ``_wrap_scalar`` gives them."""
+        """Python numbers as 0-d arrays, in the dtype ``ops.registry.wrap_scalar`` gives them."""
         if not any(type(v) in _NUMBERS for v in values):
             return values
         specs = self.op.inputs

@@ -337,7 +337,7 @@ class OpDef:
             for pos, spec in enumerate(self.inputs):
                 v = inputs[pos]
                 if spec.scalar_ok and v is not None and not isinstance(v, Tensor):
-                    inputs[pos] = _wrap_scalar(v, inputs, like)
+                    inputs[pos] = wrap_scalar(v, like)
         return inputs
 
     def _check_other_input(self, pos: int, spec: Input, v: Any) -> Any:
@@ -369,7 +369,7 @@ class OpDef:
         return f"<op {self.name}>"
 
 
-def _wrap_scalar(value: Any, inputs: list[Any], like: Any) -> Any:
+def wrap_scalar(value: Any, like: Any) -> Any:
     """Wrap a Python number as a 0-d tensor that does not widen the other operand.
 
     ``2 * x`` keeps ``x``'s dtype; a float with an integer tensor gives the
