@@ -262,10 +262,13 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
     or a float dtype; a failed op must leave nothing behind (DESIGN §7).
     """
     other_shape = other.shape if isinstance(other, Tensor) else ()
-    try:
-        shape = np.broadcast_shapes(self.shape, other_shape)
-    except ValueError:
-        return  # the op's own InferMeta names both shapes
+    if other_shape == self.shape or not other_shape:  # the common cases: nothing to broadcast
+        shape = self.shape
+    else:
+        try:
+            shape = np.broadcast_shapes(self.shape, other_shape)
+        except ValueError:
+            return  # the op's own InferMeta names both shapes
     if shape != self.shape:
         raise RuntimeError(
             f"{op_name}(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}; "
