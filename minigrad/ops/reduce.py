@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import builtins
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -94,7 +95,7 @@ def mean_cpu(x, dim=None, keepdim=False):
     # where the kernels' warning filter (kernels/api.py) does not reach; the result is NaN either way.
     axis = _axis(x, dim)
     axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
-    count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    count = math.prod(x.shape[a] for a in axes)
     total = np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
     return np.asarray(np.true_divide(total, count, dtype=x.dtype))
 
