@@ -493,10 +493,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     idx = check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs)
     simple = (
         weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs
-        and not np.any(idx == ignore_index)
+        and not (idx == ignore_index).any()
     )
     if simple:
-        return _cross_entropy_op(input, target, reduction)
+        return _cross_entropy_op(input, target, reduction=reduction)
     unbatched = input.ndim == 1
     if unbatched and not probs:
         idx = idx.reshape(1)

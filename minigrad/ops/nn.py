@@ -124,11 +124,10 @@ def cross_entropy_cpu(input, target, reduction="mean"):
         # -log_softmax(input)[i, target[i]] = log(sum(exp(z_i))) - z_i[target[i]], z = input - rowmax,
         # computed for the picked entries only (the same operations, so the same bits, as
         # indexing the whole log_softmax).
-        top = np.max(input, axis=1, keepdims=True)
-        e = np.subtract(input, top)
+        e = np.subtract(input, input.max(axis=1, keepdims=True))
         picked = e[np.arange(n), target]
         np.exp(e, out=e)
-        nll = -(picked - np.log(np.sum(e, axis=1)))
+        nll = -(picked - np.log(e.sum(axis=1)))
     if reduction == "none":
         return nll.astype(input.dtype, copy=False)
     out = nll.sum() if reduction == "sum" else nll.sum() / nll.size  # sum/size: no NumPy warning when empty
