@@ -222,9 +222,24 @@ def _normalize_index(op: str, index: Any) -> Any:
     return tuple(out)
 
 
+_probes: dict[tuple[Any, Any], np.ndarray] = {}
+
+
+def _probe(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A read-only array of ``shape`` over one element (every stride 0): indexing it gives the
+    result's shape, or NumPy's IndexError, without touching ``x``. One per (shape, dtype)."""
+    key = (shape, dtype)
+    probe = _probes.get(key)
+    if probe is None:
+        if len(_probes) >= 256:
+            _probes.clear()
+        probe = _probes[key] = np.broadcast_to(np.empty((), dtype=dtype), shape)
+    return probe
+
+
 def _getitem_meta(op: str, x: Any, index: Any) -> Any:
     try:
-        probe = np.broadcast_to(np.empty((), dtype=x.dtype), x.shape)[index]
+        probe = _probe(x.shape, x.dtype)[index]
     except IndexError as exc:
         raise ValueError(f"{op}(): index {_show_index(index)} is invalid for a tensor of shape {tuple(x.shape)}: {exc}") from None
     return probe.shape, x.dtype
