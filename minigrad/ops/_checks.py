@@ -21,6 +21,8 @@ def check_bool(op: str, name: str, pos: int, v: Any) -> bool:
 
 
 def check_int(op: str, name: str, pos: int, v: Any) -> int:
+    if type(v) is int:
+        return v
     if not _is_int(v):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, but got {type_name(v)}")
     return int(v)
@@ -35,10 +37,20 @@ def _got(v: Any) -> str:
     return type_name(v)
 
 
+def _plain_ints(v: Any) -> bool:
+    """Whether ``v`` is a tuple of Python ints (no bool, no NumPy integer): the common call, kept as it is."""
+    if type(v) is not tuple:
+        return False
+    for d in v:
+        if type(d) is not int:
+            return False
+    return True
+
+
 def check_dims(op: str, name: str, pos: int, v: Any) -> Any:
     """``None``, an int, or a tuple/list of ints (kept as a tuple)."""
-    if v is None:
-        return None
+    if v is None or type(v) is int or _plain_ints(v):
+        return v
     if _is_int(v):
         return int(v)
     if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
@@ -47,6 +59,8 @@ def check_dims(op: str, name: str, pos: int, v: Any) -> Any:
 
 
 def check_shape(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
+    if _plain_ints(v):
+        return v
     if _is_int(v):
         return (int(v),)
     if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
