@@ -110,6 +110,34 @@ def row(workload: str, variant: str, value: float | None, unit: str, ratio: floa
             "vs": vs, "target": target, "note": note}
 
 
+def step_rows(workload: str, steps: int, reps: int, unit: str, mg_step: tuple[Callable[[], Any], dict[str, Any]],
+              torch_step: Callable[[], tuple[Callable[[], Any], dict[str, Any]]] | None) -> list[dict[str, Any]]:
+    """Rows for a training step run under minigrad and PyTorch (``unit``: ``"ms/step"`` or ``"us/step"``).
+
+    ``mg_step`` and what ``torch_step()`` returns are ``(step, state)``: ``step()``
+    runs one step and leaves its loss in ``state["loss"]``. The two are timed
+    interleaved, ``steps`` steps per repeat; the last losses go in the note as
+    a check that both ran the same program. ``torch_step`` is None when PyTorch
+    is not installed.
+    """
+    scale = 1e3 if unit == "ms/step" else 1e6
+    mg_fn, mg_state = mg_step
+    fns: dict[str, Callable[[], Any]] = {"minigrad": lambda: [mg_fn() for _ in range(steps)]}
+    if torch_step is None:
+        times = timeit_interleaved(fns, number=1, repeats=reps)
+        return [row(workload, "minigrad", median(times["minigrad"]) / steps * scale, unit,
+                    note="PyTorch not installed: no comparison")]
+    t_fn, t_state = torch_step()
+    fns["pytorch"] = lambda: [t_fn() for _ in range(steps)]
+    times = timeit_interleaved(fns, number=1, repeats=reps)
+    note = f"last loss minigrad {mg_state['loss'].item():.4f} / pytorch {t_state['loss'].item():.4f}"
+    return [
+        row(workload, "minigrad", median(times["minigrad"]) / steps * scale, unit,
+            ratio(times["minigrad"], times["pytorch"]), "pytorch", "<= 1.0x", note),
+        row(workload, "pytorch", median(times["pytorch"]) / steps * scale, unit),
+    ]
+
+
 def fmt(v: Any, digits: int = 3) -> str:
     if v is None:
         return "-"

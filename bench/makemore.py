@@ -87,23 +87,11 @@ def run(size: str = "full") -> list[dict[str, Any]]:
     reps, steps = (7, 50) if size == "full" else (2, 2)
     rng = np.random.default_rng(0)
     data = [(rng.integers(0, VOCAB, size=(BATCH, BLOCK)), rng.integers(0, VOCAB, size=BATCH)) for _ in range(8)]
-    mg_step, mg_state = make_step(mg, [(mg.tensor(x), mg.tensor(y)) for x, y in data])
-    fns: dict[str, Any] = {"minigrad": lambda: [mg_step() for _ in range(steps)]}
     torch = C.torch_or_none()
     wl = f"makemore MLP step (block {BLOCK}, n_embd {N_EMBD}, {N_HIDDEN} hidden, batch norm by hand, batch {BATCH})"
-    if torch is None:
-        times = C.timeit_interleaved(fns, number=1, repeats=reps)
-        return [C.row(wl, "minigrad", C.median(times["minigrad"]) / steps * 1e6, "us/step",
-                      note="PyTorch not installed: no comparison")]
-    t_step, t_state = make_step(torch, [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data])
-    fns["pytorch"] = lambda: [t_step() for _ in range(steps)]
-    times = C.timeit_interleaved(fns, number=1, repeats=reps)
-    note = f"last loss minigrad {mg_state['loss'].item():.4f} / pytorch {t_state['loss'].item():.4f}"
-    return [
-        C.row(wl, "minigrad", C.median(times["minigrad"]) / steps * 1e6, "us/step",
-              C.ratio(times["minigrad"], times["pytorch"]), "pytorch", "<= 1.0x", note),
-        C.row(wl, "pytorch", C.median(times["pytorch"]) / steps * 1e6, "us/step"),
-    ]
+    mg_step = make_step(mg, [(mg.tensor(x), mg.tensor(y)) for x, y in data])
+    torch_step = (lambda: make_step(torch, [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data])) if torch else None
+    return C.step_rows(wl, steps, reps, "us/step", mg_step, torch_step)
 
 
 if __name__ == "__main__":

@@ -102,28 +102,18 @@ def run(size: str = "full") -> list[dict[str, Any]]:
     data = [(rng.integers(0, VOCAB, size=(BATCH, BLOCK)), rng.integers(0, VOCAB, size=(BATCH, BLOCK))) for _ in range(4)]
     mg.manual_seed(0)
     model = make_model(mg)
-    mg_step, mg_state = make_step(mg, model, [(mg.tensor(x), mg.tensor(y)) for x, y in data])
-    fns: dict[str, Any] = {"minigrad": lambda: [mg_step() for _ in range(steps)]}
     torch = C.torch_or_none()
     wl = f"transformer step ({N_LAYER} layers, n_embd {N_EMBD}, {N_HEAD} heads, batch {BATCH}x{BLOCK}, AdamW)"
-    if torch is None:
-        times = C.timeit_interleaved(fns, number=1, repeats=reps)
-        return [C.row(wl, "minigrad", C.median(times["minigrad"]) / steps * 1e3, "ms/step",
-                      note="PyTorch not installed: no comparison")]
-    tmodel = make_model(torch)
-    with torch.no_grad():  # the same starting weights, parameter by parameter
-        for tp, p in zip(tmodel.parameters(), model.parameters()):
-            tp.copy_(torch.from_numpy(p.numpy().copy()))
-    t_step, t_state = make_step(torch, tmodel, [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data])
-    fns["pytorch"] = lambda: [t_step() for _ in range(steps)]
-    times = C.timeit_interleaved(fns, number=1, repeats=reps)
-    note = f"last loss minigrad {mg_state['loss'].item():.4f} / pytorch {t_state['loss'].item():.4f}"
-    return [
-        C.row(wl, "minigrad", C.median(times["minigrad"]) / steps * 1e3, "ms/step",
-              C.ratio(times["minigrad"], times["pytorch"]), "pytorch", "<= 1.0x", note),
-        C.row(wl, "pytorch", C.median(times["pytorch"]) / steps * 1e3, "ms/step"),
-    ]
 
+    def torch_step() -> Any:
+        tmodel = make_model(torch)
+        with torch.no_grad():  # the same starting weights, parameter by parameter
+            for tp, p in zip(tmodel.parameters(), model.parameters()):
+                tp.copy_(torch.from_numpy(p.numpy().copy()))
+        return make_step(torch, tmodel, [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data])
+
+    mg_step = make_step(mg, model, [(mg.tensor(x), mg.tensor(y)) for x, y in data])
+    return C.step_rows(wl, steps, reps, "ms/step", mg_step, torch_step if torch is not None else None)
 
 if __name__ == "__main__":
     C.main(run)
