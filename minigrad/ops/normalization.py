@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dt
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
@@ -61,11 +60,10 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
         raise ValueError(
             f"layer_norm(): normalized_shape {shape} must match the last dims of the input, of shape {tuple(input.shape)}"
         )
-    dtype = input.dtype if input.dtype.is_floating else _dt.float32
-    if weight is None:
-        weight = constant(np.ones(shape), input, dtype)
+    if weight is None:  # (of the input's dtype: an integer input finds no kernel, as before the op existed)
+        weight = constant(np.ones(shape), input)
     if bias is None:
-        bias = constant(np.zeros(shape), input, dtype)
+        bias = constant(np.zeros(shape), input)
     return _layer_norm_op(input, weight, bias, normalized_ndim=len(shape), eps=eps)
 
 
@@ -96,7 +94,7 @@ _layer_norm_op = defop(
     infer_meta=_layer_norm_meta,
     save=("x", "weight"),
     save_for={"weight": (0,)},
-    promote="float",
+    transform_dtype=True,
     doc="layer normalization over the last normalized_ndim dims: (x - mean) / sqrt(var + eps) * weight + bias",
 )
 
