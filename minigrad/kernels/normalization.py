@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 __all__ = ["layer_norm_arrays"]
@@ -26,9 +27,7 @@ def layer_norm_arrays(xp: Any, x: Any, weight: Any, bias: Any, normalized_ndim: 
     """
     work = x.astype(xp.float32) if x.dtype == xp.float16 else x
     dims = tuple(range(x.ndim - normalized_ndim, x.ndim))
-    count = 1
-    for d in dims:
-        count *= x.shape[d]
+    count = math.prod(x.shape[d] for d in dims)
     out = work - xp.sum(work, axis=dims, keepdims=True) / work.dtype.type(count)
     std = xp.sum(out * out, axis=dims, keepdims=True) / work.dtype.type(count)
     std += work.dtype.type(eps)

@@ -503,11 +503,17 @@ def gelu_cpu(x):
 
 
 def _gelu_part(x):
-    out = special.erf(x * _INV_SQRT2)
-    out += 1.0
+    out = _normal_cdf(x)
     out *= x
-    out *= 0.5
     return out
+
+
+def _normal_cdf(x):
+    """Phi(x) = (1 + erf(x / sqrt(2))) / 2, as a new array (gelu's and gelu_backward's kernels)."""
+    cdf = special.erf(x * _INV_SQRT2)
+    cdf += 1.0
+    cdf *= 0.5
+    return cdf
 
 
 gelu = defop(
@@ -533,9 +539,7 @@ def gelu_backward_cpu(grad, x):
 
 
 def _gelu_backward_part(grad, x):
-    cdf = special.erf(x * _INV_SQRT2)
-    cdf += 1.0
-    cdf *= 0.5
+    cdf = _normal_cdf(x)
     pdf = x * x
     pdf *= -0.5
     np.exp(pdf, out=pdf)

@@ -283,8 +283,8 @@ def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -
 @register_kernel("getitem_grad", CPU, dtypes=ALL_DTYPES, name="cpu/getitem_grad")
 def getitem_grad_cpu(grad, index, shape):
     out = np.zeros(shape, dtype=grad.dtype)
-    integer_arrays = [i for i in index if isinstance(i, np.ndarray) and i.dtype.kind != "b"]
-    if not integer_arrays:  # slices, integers and masks pick each element at most once
+    if not any(isinstance(i, np.ndarray) and i.dtype.kind != "b" for i in index):
+        # slices, integers and masks pick each element at most once
         out[index] = grad
     elif len(index) == 1 and out.ndim >= 1:  # rows picked by one integer array: an embedding's backward
         _add_rows(out, index[0], grad)
