@@ -4,7 +4,9 @@
   one product over all the rows, and so is the matrix's gradient;
 - ``getitem_grad``: basic indices and masks assign instead of ``np.add.at``, and
   rows picked by one integer array (an embedding) are summed by a sort and
-  ``add.reduceat``.
+  ``add.reduceat``;
+- ``row_max`` (softmax, log-softmax, cross-entropy, logsumexp): the maximum of
+  many short rows, taken down the columns of their transpose.
 """
 
 from __future__ import annotations
@@ -77,3 +79,39 @@ def test_the_folded_weight_gradient_is_pytorchs(xshape: tuple[int, ...], transpo
     torch.matmul(tx, tw.T if transpose_y else tw).backward(torch.tensor(g))
     np.testing.assert_allclose(mw.grad.numpy(), tw.grad.numpy(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(300, 32), (16, 4, 32, 32), (8192, 8), (512, 65), (5, 32), (300, 1), (3000, 27)])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_row_max_is_numpys_max_bit_for_bit(shape: tuple[int, ...], dtype: type) -> None:
+    from minigrad.kernels.special import row_max
+
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1, shape[-1])
+    flat[0] = np.nan  # a row of NaN, a row with one NaN, a row of -inf (a fully masked attention row)
+    flat[1, -1] = np.nan
+    flat[2] = -np.inf
+    flat[3, 0] = np.inf
+    flat[4] = 0.0
+    flat[4, ::2] = -0.0
+    for axis in (-1, x.ndim - 1, (x.ndim - 1,)):
+        got = row_max(x, axis)
+        ref = np.max(x, axis=axis, keepdims=True)
+        assert got.shape == ref.shape and got.dtype == ref.dtype
+        np.testing.assert_array_equal(got, ref)
+    # A strided input (every other row), and other axes, take the same values.
+    np.testing.assert_array_equal(row_max(x[::2], -1), np.max(x[::2], axis=-1, keepdims=True))
+    np.testing.assert_array_equal(row_max(x, 0), np.max(x, axis=0, keepdims=True))
+
+
+def test_softmax_over_many_short_rows_is_unchanged() -> None:
+    from minigrad.ops.nn import log_softmax_cpu, softmax_cpu
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((16, 4, 32, 32)).astype(np.float32)
+    x[..., 20:] = -np.inf  # masked scores
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    np.testing.assert_array_equal(softmax_cpu(x, dim=-1), e / np.sum(e, axis=-1, keepdims=True))
+    z = x - np.max(x, axis=-1, keepdims=True)
+    np.testing.assert_array_equal(log_softmax_cpu(x, dim=-1), z - np.log(np.sum(np.exp(z), axis=-1, keepdims=True)))

@@ -23,6 +23,7 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
 from ..kernels.registry import register_kernel
+from ..kernels.special import row_max
 from ._checks import check_int, check_nonneg_pair, check_positive_pair, check_reduction, check_shape
 from .registry import Attr, Input, defop
 
@@ -62,7 +63,7 @@ def _pool_argmax(x, kernel_size, stride, padding):
 def softmax_cpu(x, dim=-1):
     if x.size == 0:  # an empty axis (or any zero-size input): nothing to normalise, and np.max has no identity
         return np.empty_like(x)
-    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    e = np.exp(x - row_max(x, dim))
     return np.asarray(e / np.sum(e, axis=dim, keepdims=True), dtype=x.dtype)
 
 
@@ -89,7 +90,7 @@ def _softmax_backward(ctx, g):
 def log_softmax_cpu(x, dim=-1):
     if x.size == 0:
         return np.empty_like(x)
-    z = x - np.max(x, axis=dim, keepdims=True)
+    z = x - row_max(x, dim)
     return np.asarray(z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True)), dtype=x.dtype)
 
 
@@ -124,7 +125,7 @@ def cross_entropy_cpu(input, target, reduction="mean"):
         # -log_softmax(input)[i, target[i]] = log(sum(exp(z_i))) - z_i[target[i]], z = input - rowmax,
         # computed for the picked entries only (the same operations, so the same bits, as
         # indexing the whole log_softmax).
-        e = np.subtract(input, input.max(axis=1, keepdims=True))
+        e = np.subtract(input, row_max(input, 1))
         picked = e[np.arange(n), target]
         np.exp(e, out=e)
         nll = -(picked - np.log(e.sum(axis=1)))

@@ -33,6 +33,7 @@ from ..kernels import infer_meta as im
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
@@ -169,7 +170,7 @@ def logsumexp_cpu(x, dim=None, keepdim=False):
     axis = _axis(x, dim)
     if x.size == 0:  # an empty sum is 0, its log -inf (as PyTorch); np.max has no identity to shift by
         return np.asarray(np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim)), dtype=x.dtype)
-    m = np.max(x, axis=axis, keepdims=True)
+    m = row_max(x, axis)
     m = np.where(np.isfinite(m), m, 0)
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     if not keepdim:
