@@ -7,7 +7,8 @@ are cached ] in ``kernels/api.py``). These tests prove that nothing a consumer
 can see changed: a program that emits every CPU kind records, event for event
 and field for field, the trace the engine recorded before the change
 (``tests/fixtures/recorder_golden.jsonl.gz``), and the builders make objects
-equal to the class call's.
+equal to the class call's. The records a recorder stores for those copies
+read back as the events a listener sees as they happen.
 """
 
 from __future__ import annotations
@@ -241,3 +242,43 @@ def test_values_false_summaries_are_shared_per_shape_and_dtype_and_saved_alike(t
     tr.save(path)
     back = mg.trace.load(path)
     assert [e.to_dict() for e in back.events] == [e.to_dict() for e in tr.events]
+
+
+# -- copies made when read (NOTE [ Copies are made when read ] in tracing/recorder.py) ---------
+
+
+def _program() -> None:
+    a = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = mg.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    for _ in range(3):  # calls of a known kind: their kernel-layer events are stored as records
+        c = (a * b + a).sum()
+    c.backward()
+
+
+def test_stored_records_read_as_the_events_a_listener_sees():
+    _program()  # warm every cache, so both recordings below take the same roads
+    heard: list[Event] = []
+    with mg.trace(values=False) as eager:
+        eager.listeners.append(heard.append)  # a listener: every copy is made as it is emitted
+        _program()
+    with mg.trace(values=False) as lazy:
+        _program()
+    assert [e.to_dict() for e in heard] == [e.to_dict() for e in eager.events]
+    result = mg.trace.diff(eager, lazy)  # the same trace, but for times and the ids of a later run
+    assert result.equal and result.compared == (len(eager.events), len(lazy.events))
+    assert [e.seq for e in lazy.events] == list(range(len(lazy.events)))
+    assert all(b.ts_ns >= a.ts_ns for a, b in zip(lazy.events, lazy.events[1:]))
+    launches = [e for e in lazy.events if e.kind == "kernel.launch"]
+    assert launches and all(e.wall_ns > 0 for e in launches)  # each copy holds its own call's time
+    assert len({id(e) for e in lazy.events}) == len(lazy.events)  # fresh objects, no shared template
+
+
+def test_reading_events_while_recording_keeps_one_list():
+    with mg.trace(values=False) as tr:
+        _program()
+        first = tr.events
+        n = len(first)
+        _program()
+        assert tr.events is first and len(first) > n
+        assert all(isinstance(e, Event) for e in first)
+    assert [e.seq for e in tr.events] == list(range(len(tr)))

@@ -180,10 +180,11 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> tuple[
 #     probe and ``kernel.select``; their fields depend only on the op, the key and
 #     the selection (which ``select_kernel`` itself caches per key, with its probes).
 #     They are built once per (op, key) and (op, selection, cached) and re-emitted
-#     as fresh copies (``Event.clone``), each stamped with its own ``seq`` and
-#     ``ts_ns`` by the recorder: the trace holds the same events, in the same order,
-#     with the same fields, as building them anew at every call. The caches are
-#     cleared with the registry's (``on_change``), like the selection cache.
+#     as fresh copies, each stamped with its own ``seq`` and ``ts_ns`` by the
+#     recorder (which makes them when its events are read: NOTE [ Copies are made
+#     when read ] in tracing/recorder.py): the trace holds the same events, in the
+#     same order, with the same fields, as building them anew at every call. The
+#     caches are cleared with the registry's (``on_change``), like the selection cache.
 _key_event_cache: dict[tuple[str, KernelKey], tuple[Any, ...]] = {}
 _selection_event_cache: dict[tuple[str, int, bool], tuple[Any, tuple[Any, ...]]] = {}
 _MAX_SELECTION_EVENTS = 4096
@@ -231,7 +232,8 @@ def _selection_events(name: str, selection: Any, cached: bool) -> tuple[Any, ...
 #     ``select_kernel`` has cached (so it would answer ``cached: true``), skips the key
 #     parsing and the search: one entry holds the key's device and layout, the kernel
 #     and the templates of its ``kernel.key``, ``kernel.lookup`` and ``kernel.select``
-#     events, and per output shape and dtype the ``infer_meta`` event after them. The
+#     events, per output shape and dtype the ``infer_meta`` event after them, and its
+#     ``kernel.launch`` (whose copy gets the call's ``wall_ns``). The
 #     events are re-emitted as fresh copies in one call (``Recorder.emit_copies``), in
 #     the order the full path emits them; if InferMeta raises, the events before it are
 #     emitted first, as the full path would have. The trace is the same, event for event.
@@ -248,13 +250,15 @@ def _remember_recorded_kind(sig: tuple[Any, ...], key: KernelKey, device: str, s
     name = sig[0].name
     select_key = (name, key, sig[1], sig[2])  # ``select_kernel``'s cache key (the flags are in ``sig``)
     head = _key_events(name, key) + _selection_events(name, selection, True)
-    _recorded_kinds[sig] = (select_key, selection, device, key.layout, head, {})
+    kernel = selection.kernel
+    launch = KernelLaunch.new(op=name, kernel=kernel.name, backend=kernel.key.backend, wall_ns=0)  # a template
+    _recorded_kinds[sig] = (select_key, selection, device, key.layout, head, {}, launch)
 
 
 def _call_recorded(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any,
                    entry: tuple[Any, ...]) -> tuple[Any, str, str]:
     """``call_kernel`` for a recorded call of a known kind (NOTE [ Recorded calls of a known kind ])."""
-    _, selection, device, layout, head, metas = entry
+    _, selection, device, layout, head, metas, launch = entry
     kernel = selection.kernel
     name = op.name
     arrays = [t._data for t in inputs]
@@ -274,8 +278,7 @@ def _call_recorded(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: A
         out = kernel.fn(*arrays, **attrs)
     except MemoryError as exc:
         raise out_of_memory(op, kernel, check, exc) from None
-    rec.emit(KernelLaunch.new(op=name, kernel=kernel.name, backend=kernel.key.backend,
-                              wall_ns=time.perf_counter_ns() - t0))
+    rec.emit_launch(launch, time.perf_counter_ns() - t0)
     if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
     return out, device, layout

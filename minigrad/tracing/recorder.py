@@ -51,7 +51,8 @@ class Recorder:
         listeners: callables invoked with each event as it is emitted.
     """
 
-    __slots__ = ("events", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header", "_summaries")
+    __slots__ = ("_log", "_clean", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header",
+                 "_summaries")
 
     def __init__(
         self,
@@ -65,13 +66,16 @@ class Recorder:
             raise TypeError(
                 f"trace(): argument 'max_elements' must be a non-negative int, but got {max_elements!r}"
             )
-        self.events: list[Event] = list(events) if events is not None else []
+        #: The events, and records of copies not yet made (NOTE [ Copies are made when read ]).
+        self._log: list[Any] = list(events) if events is not None else []
+        #: ``_log[:_clean]`` holds events only.
+        self._clean = len(self._log)
         self.values = values
         self.max_elements = max_elements
         self.listeners: list[Callable[[Event], None]] = []
         #: Ids of the tensors announced with ``tensor.create`` in this recording.
         self.announced: set[int] = set()
-        self._seq = len(self.events)
+        self._seq = len(self._log)
         self._t0 = time.perf_counter_ns()
         self.header: dict[str, Any] = {"schema": SCHEMA, "version": VERSION}
         self._summaries: dict[tuple[Any, Any], dict[str, Any]] = {}
@@ -87,7 +91,7 @@ class Recorder:
         event.seq = self._seq
         self._seq += 1
         event.ts_ns = _now() - self._t0
-        self.events.append(event)
+        self._log.append(event)
         if self.listeners:
             for listener in self.listeners:
                 listener(event)
@@ -100,13 +104,50 @@ class Recorder:
             for template in templates:
                 self.emit(template.clone(template))  # type: ignore[attr-defined]
             return
-        append = self.events.append
-        seq = self._seq
-        ts_ns = _now() - self._t0
-        for template in templates:
-            append(template.copy_at(template, seq, ts_ns))  # type: ignore[attr-defined]
-            seq += 1
-        self._seq = seq
+        self._log.append((templates, self._seq, _now() - self._t0))
+        self._seq += len(templates)
+
+    def emit_launch(self, template: Event, wall_ns: int) -> None:
+        """Emit a copy of the ``kernel.launch`` event ``template`` with its ``wall_ns`` set (made when read)."""
+        if self.listeners:
+            launch = template.clone(template)  # type: ignore[attr-defined]
+            launch.wall_ns = wall_ns  # type: ignore[attr-defined]
+            self.emit(launch)
+            return
+        self._log.append((template, self._seq, _now() - self._t0, wall_ns))
+        self._seq += 1
+
+    # NOTE [ Copies are made when read ]
+    #     A recorded op call of a known kind emits five kernel-layer events that are
+    #     copies of cached templates (``emit_copies``). With no listener to see them
+    #     as they happen, the recorder stores one record - the templates, the first
+    #     ``seq`` and the time - and makes the copies when ``events`` is next read:
+    #     the same events, fields and stamps as copying at once, for a tenth of the
+    #     cost while recording. Reading ``events`` makes the copies of the records
+    #     stored since the last read, in place, so the list keeps its identity.
+    @property
+    def events(self) -> list[Event]:
+        """The recorded events, in ``seq`` order."""
+        log = self._log
+        if self._clean < len(log):
+            tail = log[self._clean:]
+            del log[self._clean:]
+            append = log.append
+            for item in tail:
+                if type(item) is not tuple:
+                    append(item)
+                elif len(item) == 3:  # emit_copies
+                    templates, seq, ts_ns = item
+                    for template in templates:
+                        append(template.copy_at(template, seq, ts_ns))  # type: ignore[attr-defined]
+                        seq += 1
+                else:  # emit_launch
+                    template, seq, ts_ns, wall_ns = item
+                    launch = template.copy_at(template, seq, ts_ns)  # type: ignore[attr-defined]
+                    launch.wall_ns = wall_ns
+                    append(launch)
+            self._clean = len(log)
+        return log
 
     def preview(self, array: Any) -> Any:
         """The value preview of ``array`` under this recorder's settings."""
