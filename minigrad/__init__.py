@@ -14,7 +14,11 @@ Example:
 
 import os as _os
 
-from . import dtypes, flags
+from . import _host_memory
+
+_host_memory.configure_from_environment()  # NOTE [ Fresh pages for every large array ]
+
+from . import dtypes, flags  # noqa: E402
 from . import random
 from .random import Generator, default_generator, get_rng_state, initial_seed, seed, set_rng_state
 from .devices import device

@@ -105,6 +105,21 @@ def test_row_max_is_numpys_max_bit_for_bit(shape: tuple[int, ...], dtype: type) 
     np.testing.assert_array_equal(row_max(x, 0), np.max(x, axis=0, keepdims=True))
 
 
+@pytest.mark.parametrize("x", [np.array(3.0), np.zeros((0, 8)), np.zeros((300, 0)), np.ones(5)])
+def test_row_max_of_edge_shapes_is_numpys(x: np.ndarray) -> None:
+    from minigrad.kernels.special import row_max
+
+    if x.shape[-1:] == (0,):  # no identity for max: NumPy refuses, and so does row_max
+        with pytest.raises(ValueError):
+            np.max(x, axis=-1, keepdims=True)
+        with pytest.raises(ValueError):
+            row_max(x, -1)
+        return
+    got, ref = row_max(x, -1), np.max(x, axis=-1, keepdims=True)
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+
+
 def test_softmax_over_many_short_rows_is_unchanged() -> None:
     from minigrad.ops.nn import log_softmax_cpu, softmax_cpu
 

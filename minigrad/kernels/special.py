@@ -102,7 +102,7 @@ def row_max(x: np.ndarray, axis: Any) -> np.ndarray:
     if type(axis) is tuple and len(axis) == 1:  # a reduction op's ``dim`` is a tuple
         axis = axis[0]
     length = x.shape[-1] if x.ndim else 0
-    if axis not in (-1, x.ndim - 1) or length > _SHORT_ROW or x.size < _MANY_ROWS * length or x.size == 0:
+    if not x.size or not x.ndim or axis not in (-1, x.ndim - 1) or length > _SHORT_ROW or x.size < _MANY_ROWS * length:
         return np.max(x, axis=axis, keepdims=True)
     rows = x.reshape(-1, length)
     out = np.empty(rows.shape[0], dtype=x.dtype)
