@@ -29,12 +29,17 @@ Example:
 
 from __future__ import annotations
 
+import ctypes
 import os
 
 __all__ = ["PAD_BYTES", "keep_free_heap"]
 
 #: What ``import minigrad`` asks glibc to keep (NOTE above).
 PAD_BYTES = 64 << 20
+
+#: Whether freed memory is kept for reuse (set at import): ``special.by_chunks`` works in
+#: cache-sized chunks only when it is not, to avoid the page faults of fresh temporaries.
+reused = False
 
 _M_TOP_PAD = -2  # glibc's malloc.h
 
@@ -46,8 +51,6 @@ def keep_free_heap(nbytes: int) -> bool:
             return False
     except (ValueError, OSError, AttributeError):  # not glibc, or no confstr (Windows)
         return False
-    import ctypes
-
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
@@ -63,6 +66,6 @@ def configure_from_environment() -> bool:
         nbytes = int(value) if value else PAD_BYTES
     except ValueError:
         raise ValueError(f"MINIGRAD_MALLOC_PAD must be a number of bytes (0 to leave glibc alone), got {value!r}") from None
-    if nbytes <= 0:
-        return False
-    return keep_free_heap(min(nbytes, 2**31 - 1))
+    global reused
+    reused = nbytes > 0 and keep_free_heap(min(nbytes, 2**31 - 1))
+    return reused

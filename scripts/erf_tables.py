@@ -25,6 +25,14 @@ evaluated in float32 as PyTorch evaluates float32 GELU):
   ``erfc(x) < erf(x)``;
 - ``|x| >= 4``: ``erf(x) = 1`` (``erfc(4)`` is below half a float32 ulp of 1).
 
+The float32 normal CDF of GELU, one smooth piece for every ``x`` (no
+``1 + erf``, whose cancellation loses the small values for negative ``x``):
+
+- ``Phi(-|x|) = exp(-x**2 / 2) * h(v - mid)`` with ``v = 1 / (1 + |x| / sqrt(2))``,
+  ``h`` half of ``erfcx`` at ``|x| / sqrt(2)``, degree 10 over ``|x| <= 14``
+  (beyond, ``exp(-x**2 / 2)`` is below float32's smallest number);
+  ``Phi(|x|) = 1 - Phi(-|x|)``.
+
 Each polynomial interpolates its function at the Chebyshev nodes of its
 interval (near-minimax). ``python scripts/erf_tables.py`` rewrites the table
 module (mpmath comes with the ``dev`` extra through sympy/torch).
@@ -40,6 +48,7 @@ W, K = 0.5, 12
 FLOAT64_DEGREE = 13
 SPLIT, TOP = 0.75, 4.0  # float32: where the two pieces meet, and where erf rounds to 1
 FLOAT32_DEGREES = (6, 7)  # x * q(x**2 - m0), then r(1 / (1 + |x|) - mid)
+PHI_DEGREE, PHI_TOP = 10, 14  # the float32 normal CDF: h(v - mid) over |x| <= PHI_TOP
 OUT = Path(__file__).resolve().parent.parent / "minigrad" / "kernels" / "erf_tables.py"
 
 
@@ -62,6 +71,12 @@ def erfcx_of_v(v):
     """``exp(x**2) * erfc(x)`` at ``x = 1/v - 1``: the smooth factor of ``erfc`` the float32 table fits above ``SPLIT``."""
     x = 1 / v - 1
     return mp.exp(x * x) * mp.erfc(x)
+
+
+def half_erfcx_of_v(v):
+    """``exp(z**2) * erfc(z) / 2`` at ``z = 1/v - 1``: ``Phi(-|x|) / exp(-x**2 / 2)`` for ``|x| = sqrt(2) * z``."""
+    z = 1 / v - 1
+    return mp.exp(z * z) * mp.erfc(z) / 2
 
 
 def tables(degree):
@@ -108,6 +123,13 @@ def main() -> None:
         f"M0_FLOAT32 = {float(m0)!r}",
         f"R_FLOAT32 = {[float(c) for c in r]!r}",
         f"MID_R_FLOAT32 = {float(mid)!r}",
+        "",
+    ]
+    h, mid = chebyshev_fit(half_erfcx_of_v, 1 / (1 + PHI_TOP / mp.sqrt(2)), mp.mpf(1), PHI_DEGREE)
+    lines += [
+        "# float32 normal CDF: Phi(-|x|) = exp(-x**2 / 2) * h(1 / (1 + |x| / sqrt(2)) - MID_H), Phi(|x|) = 1 - Phi(-|x|)",
+        f"H_FLOAT32 = {[float(c) for c in h]!r}",
+        f"MID_H_FLOAT32 = {float(mid)!r}",
         "",
     ]
     OUT.write_text("\n".join(lines))

@@ -48,6 +48,7 @@ def test_a_large_temporary_reuses_freed_pages_unless_turned_off() -> None:
 
 
 def test_the_environment_variable_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_host_memory, "reused", _host_memory.reused)  # put back after the test
     monkeypatch.setenv("MINIGRAD_MALLOC_PAD", "0")
     assert _host_memory.configure_from_environment() is False  # left alone
     monkeypatch.setenv("MINIGRAD_MALLOC_PAD", "lots")
@@ -55,3 +56,22 @@ def test_the_environment_variable_is_checked(monkeypatch: pytest.MonkeyPatch) ->
         _host_memory.configure_from_environment()
     monkeypatch.setenv("MINIGRAD_MALLOC_PAD", str(_host_memory.PAD_BYTES))
     assert _host_memory.configure_from_environment() is _GLIBC
+
+
+@pytest.mark.parametrize("reused", [False, True])
+def test_by_chunks_gives_the_kernel_over_the_whole_array(monkeypatch: pytest.MonkeyPatch, reused: bool) -> None:
+    import numpy as np
+
+    from minigrad.kernels import special
+
+    monkeypatch.setattr(_host_memory, "reused", reused)  # chunk by chunk only where freed pages are not reused
+    calls: list[int] = []
+
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        calls.append(a.size)
+        return a * b + 1
+
+    x = np.arange(3 * special._CHUNK + 5, dtype=np.float32).reshape(-1, 1)
+    y = np.full_like(x, 0.5)
+    np.testing.assert_array_equal(special.by_chunks(kernel, x, y), x * y + 1)
+    assert calls == ([x.size] if reused else [special._CHUNK] * 3 + [5])

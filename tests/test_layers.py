@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1] / "minigrad"
 
 #: Lowest first. A module belongs to the first layer with a matching prefix.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("minigrad.tracing", "minigrad.dtypes", "minigrad.flags", "minigrad.printing", "minigrad.devices")),
+    ("base", ("minigrad.tracing", "minigrad.dtypes", "minigrad.flags", "minigrad.printing", "minigrad.devices",
+              "minigrad._host_memory")),
     ("tensor", ("minigrad.tensor", "minigrad.autograd_meta", "minigrad.creation", "minigrad.random")),
     ("autograd", ("minigrad.autograd",)),
     ("kernels", ("minigrad.kernels",)),

@@ -38,9 +38,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import _host_memory
 from . import erf_tables as T
 
-__all__ = ["erf", "by_chunks", "row_max"]
+__all__ = ["erf", "normal_cdf_float32", "by_chunks", "row_max"]
 
 
 _F64 = np.float64
@@ -48,6 +49,7 @@ _Q64, _MIDS64 = [_F64(c) for c in T.Q_FLOAT64], np.array(T.MIDS_FLOAT64)
 _P64 = [np.array(row) for row in T.P_FLOAT64]  # [power][interval]
 _F32 = np.float32
 _Q32, _R32 = [_F32(c) for c in T.Q_FLOAT32], [_F32(c) for c in T.R_FLOAT32]
+_H32 = [_F32(c) for c in T.H_FLOAT32]
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -70,10 +72,14 @@ def by_chunks(kernel: Any, *arrays: np.ndarray) -> np.ndarray:
     in one piece, 0.8 ms by chunks, which stay in cache and are reused by the
     allocator. (Inside a transformer's forward pass, where many large arrays
     are alive, 64 KB chunks were faster than 256 KB ones: 11.2 vs 13.2 ms.)
+    When glibc keeps freed memory for reuse (NOTE [ Fresh pages for every large
+    array ] in ``minigrad/_host_memory.py``), there are no such faults, and one
+    piece is faster again: the transformer step took 12.5-12.9 ms so, against
+    13.0-14.4 ms by chunks.
     """
     shape = arrays[0].shape
     flats = [a.reshape(-1) for a in arrays]
-    if flats[0].size <= _CHUNK:
+    if flats[0].size <= _CHUNK or _host_memory.reused:
         return kernel(*flats).reshape(shape)
     out = None
     for start in range(0, flats[0].size, _CHUNK):
@@ -145,6 +151,42 @@ def _erf_float32(flat: np.ndarray) -> np.ndarray:
     large *= np.subtract(_F32(1), weight, out=weight)
     large += small
     return np.copysign(large, flat, out=large)
+
+
+def normal_cdf_float32(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The standard normal CDF ``Phi(x)`` of float32 ``x``, and ``exp(-x**2 / 2)``, as new arrays.
+
+    GELU is ``x * Phi(x)``, and its backward needs ``exp(-x**2 / 2)`` as well,
+    which this computes anyway. One smooth piece for every ``x``, no ``erf``:
+
+    - ``Phi(-|x|) = exp(-x**2 / 2) * h(v - mid)``, ``v = 1 / (1 + |x| / sqrt(2))``,
+      ``h`` half of ``erfcx`` (``scripts/erf_tables.py``), degree 10;
+    - ``Phi(x)`` is that for ``x < 0`` and ``1 - `` that for ``x >= 0``.
+
+    Within 2.5 float32 ulp for ``x >= 0`` (``Phi(0)`` is 0.5 exactly); for
+    ``x < 0`` within ``6e-7`` of the small value itself down to ``x = -4`` and
+    ``5e-6`` below (``exp`` of a rounded ``x**2``), where
+    ``0.5 * (1 + erf(x / sqrt(2)))`` - PyTorch's form - cancels and keeps only
+    the digits above ``2**-24``. About 30 passes instead of erf's 40 and no
+    blend of two pieces: GELU 1.6x and its backward 1.7x faster.
+    """
+    a = np.abs(x)
+    a *= _F32(0.7071067811865476)
+    a += _F32(1)
+    v = np.divide(_F32(1), a, out=a)
+    v -= _F32(T.MID_H_FLOAT32)
+    tail = _horner(_H32, v)
+    gauss = np.multiply(x, x)
+    gauss *= _F32(-0.5)
+    np.exp(gauss, out=gauss)
+    tail *= gauss  # Phi(-|x|)
+    # up + (1 - 2 up) * tail with up = 1.0 where x >= 0: 1 - tail or tail, each rounded once; NaN stays NaN.
+    up = np.greater_equal(x, _F32(0), out=v)
+    sign = np.multiply(up, _F32(-2))
+    sign += _F32(1)
+    tail *= sign
+    tail += up
+    return tail, gauss
 
 
 def _erf_float64(flat: np.ndarray) -> np.ndarray:

@@ -498,22 +498,30 @@ _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 @register_kernel("gelu", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu")
 def gelu_cpu(x):
-    # Exact GELU, x * Phi(x), as PyTorch's default; chunk by chunk, as erf (kernels/special.py).
-    return special.by_chunks(_gelu_part, x)
+    # Exact GELU, x * Phi(x), as PyTorch's default, in float32 for float16 (PyTorch's opmath);
+    # chunk by chunk (kernels/special.py).
+    work = x.astype(np.float32, copy=False) if x.dtype == np.float16 else x
+    return special.by_chunks(_gelu_part, work).astype(x.dtype, copy=False)
 
 
 def _gelu_part(x):
-    out = _normal_cdf(x)
+    out, _ = _normal_cdf(x)
     out *= x
     return out
 
 
 def _normal_cdf(x):
-    """Phi(x) = (1 + erf(x / sqrt(2))) / 2, as a new array (gelu's and gelu_backward's kernels)."""
+    """Phi(x) as a new array, and exp(-x**2 / 2) where it comes with it (float32; else None).
+
+    float32: ``special.normal_cdf_float32``, one smooth piece. float64:
+    ``(1 + erf(x / sqrt(2))) / 2``, whose cancellation for negative ``x`` float64 can afford.
+    """
+    if x.dtype == np.float32:
+        return special.normal_cdf_float32(x)
     cdf = special.erf(x * _INV_SQRT2)
     cdf += 1.0
     cdf *= 0.5
-    return cdf
+    return cdf, None
 
 
 gelu = defop(
@@ -539,10 +547,11 @@ def gelu_backward_cpu(grad, x):
 
 
 def _gelu_backward_part(grad, x):
-    cdf = _normal_cdf(x)
-    pdf = x * x
-    pdf *= -0.5
-    np.exp(pdf, out=pdf)
+    cdf, pdf = _normal_cdf(x)
+    if pdf is None:
+        pdf = x * x
+        pdf *= -0.5
+        np.exp(pdf, out=pdf)
     pdf *= _INV_SQRT_2PI
     pdf *= x
     cdf += pdf
