@@ -260,6 +260,10 @@ def test_second_derivatives_of_the_fused_ops_match_finite_differences(fused: str
     if fused == "layer_norm":
         args = [leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal(4)), leaf(rng.standard_normal(4))]
         assert gradgradcheck(lambda x, w, b: mg.nn.functional.layer_norm(x, (4,), w, b), args)
+        # Through its two fused backward ops, whose formulas are differentiable in turn (third derivatives).
+        args = [leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal(4))]
+        assert gradgradcheck(lambda g, x, w: mg.OPS["layer_norm_backward"](g, x, w, 1, 1e-5), args)
+        assert gradgradcheck(lambda g, x: mg.OPS["layer_norm_weight_grad"](g, x, 1, 1e-5), args[:2])
     else:
         args = [leaf(rng.standard_normal((2, 3))), leaf(rng.uniform(-3, 3, (2, 3)))]
         assert gradgradcheck(lambda g, x: mg.gelu_backward(g, x), args)

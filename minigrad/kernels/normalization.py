@@ -1,5 +1,6 @@
-"""The layer-norm kernel body, written once for NumPy and CuPy (``xp``): the CPU kernel
-(``ops/normalization.py``) and the GPU kernel (``kernels/gpu/nn.py``) both call it.
+"""The layer-norm kernel bodies, forward and backward, written once for NumPy and CuPy
+(``xp``): the CPU kernels (``ops/normalization.py``) and the GPU kernels
+(``kernels/gpu/nn.py``) both call them.
 
 Example:
     >>> import numpy as np
@@ -14,7 +15,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["layer_norm_arrays"]
+__all__ = ["layer_norm_arrays", "layer_norm_backward_arrays", "row_means"]
+
+
+def row_means(xp: Any, a: Any, normalized_ndim: int) -> Any:
+    """The mean of ``a`` over its last ``normalized_ndim`` dims (kept as 1s), as a matrix-vector product.
+
+    A layer norm's rows are short (a transformer's 64 to 1024 features) and many;
+    NumPy reduces each row on its own, and a product with a vector of ones
+    (BLAS) sums them all together: 4 us instead of 16 for (512, 64).
+    """
+    count = math.prod(a.shape[a.ndim - normalized_ndim:])
+    rows = a.reshape(a.size // count if count else math.prod(a.shape[:a.ndim - normalized_ndim]), count)
+    sums = rows @ xp.ones(count, dtype=a.dtype)
+    return sums.reshape(a.shape[:a.ndim - normalized_ndim] + (1,) * normalized_ndim) / a.dtype.type(count)
 
 
 def layer_norm_arrays(xp: Any, x: Any, weight: Any, bias: Any, normalized_ndim: int, eps: float) -> Any:
@@ -23,16 +37,48 @@ def layer_norm_arrays(xp: Any, x: Any, weight: Any, bias: Any, normalized_ndim: 
     The biased variance, as PyTorch; float16 is computed in float32 and rounded
     once (PyTorch's opmath). The steps and their order are those of the
     composite it replaced (mean, centre, mean of squares, sqrt, divide, scale,
-    shift), in three temporaries instead of nine.
+    shift), in three temporaries instead of nine, the means by ``row_means``.
     """
     work = x.astype(xp.float32) if x.dtype == xp.float16 else x
-    dims = tuple(range(x.ndim - normalized_ndim, x.ndim))
-    count = math.prod(x.shape[d] for d in dims)
-    out = work - xp.sum(work, axis=dims, keepdims=True) / work.dtype.type(count)
-    std = xp.sum(out * out, axis=dims, keepdims=True) / work.dtype.type(count)
+    out = work - row_means(xp, work, normalized_ndim)
+    std = row_means(xp, out * out, normalized_ndim)
     std += work.dtype.type(eps)
     xp.sqrt(std, out=std)
     out /= std
     out *= weight
     out += bias
     return out.astype(x.dtype, copy=False)
+
+
+def layer_norm_backward_arrays(xp: Any, grad: Any, x: Any, weight: Any, normalized_ndim: int, eps: float,
+                               wrt: str) -> Any:
+    """One gradient of ``layer_norm`` (PyTorch's ``native_layer_norm_backward``, one output at a time).
+
+    With ``xhat = (x - mean) * rstd`` and means over the normalized dims:
+
+    - ``wrt="input"``: ``rstd * (d - mean(d) - xhat * mean(d * xhat))``, ``d = grad * weight``;
+    - ``wrt="weight"``: ``sum(grad * xhat)`` over the leading dims (``weight``'s shape).
+
+    The statistics are computed again from ``x``, as the forward kernel computes
+    them; float16 in float32, rounded once.
+    """
+    work = xp.dtype(xp.float32) if x.dtype == xp.float16 else x.dtype
+    g = grad.astype(work, copy=False)
+    xhat = x.astype(work)  # a copy: centred and scaled in place
+    xhat -= row_means(xp, xhat, normalized_ndim)
+    rstd = row_means(xp, xhat * xhat, normalized_ndim)
+    rstd += rstd.dtype.type(eps)
+    xp.sqrt(rstd, out=rstd)
+    xp.divide(1, rstd, out=rstd)
+    xhat *= rstd
+    if wrt == "weight":
+        lead = x.ndim - normalized_ndim
+        out = (g * xhat).reshape(math.prod(x.shape[:lead]), math.prod(x.shape[lead:])).sum(axis=0) if lead else g * xhat
+        return out.reshape(x.shape[lead:]).astype(grad.dtype, copy=False)
+    d = g * weight.astype(work, copy=False)
+    out = d - row_means(xp, d, normalized_ndim)
+    d *= xhat
+    xhat *= row_means(xp, d, normalized_ndim)
+    out -= xhat
+    out *= rstd
+    return out.astype(grad.dtype, copy=False)

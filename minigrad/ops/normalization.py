@@ -33,7 +33,7 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
-from ..kernels.normalization import layer_norm_arrays
+from ..kernels.normalization import layer_norm_arrays, layer_norm_backward_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_int, check_tensor
@@ -87,10 +87,12 @@ def _check_eps(op: str, name: str, pos: int, v: Any) -> float:
     return float(v)
 
 
+_LN_ATTRS = (Attr("normalized_ndim", 1, check_int), Attr("eps", 1e-5, _check_eps))
+
 _layer_norm_op = defop(
     "layer_norm",
     inputs=("x", "weight", "bias"),
-    attrs=(Attr("normalized_ndim", 1, check_int), Attr("eps", 1e-5, _check_eps)),
+    attrs=_LN_ATTRS,
     infer_meta=_layer_norm_meta,
     save=("x", "weight"),
     save_for={"weight": (0,)},
@@ -101,27 +103,121 @@ _layer_norm_op = defop(
 
 @_layer_norm_op.def_backward
 def _layer_norm_backward(ctx, g):
-    """With xhat = (x - mean) * rstd and dxhat = g * weight (means over the normalized dims):
-    dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dweight = sum(g * xhat),
-    dbias = sum(g). The statistics are computed again from x (an op saves inputs, not temporaries)."""
+    """The input's and the weight's gradients are fused ops of their own (PyTorch's
+    ``native_layer_norm_backward``, one output each); the bias's is ``sum(g)``."""
     x, w = ctx.saved()  # weight is kept only for x's gradient (save_for)
     ops = ctx.ops
     n, eps = ctx.attrs["normalized_ndim"], ctx.attrs["eps"]
-    dims = tuple(range(x.ndim - n, x.ndim))
+    return (
+        ops.layer_norm_backward(g, x, w, n, eps) if ctx.needs(0) else None,
+        ops.layer_norm_weight_grad(g, x, n, eps) if ctx.needs(1) else None,
+        ops.sum_to(g, ctx.input_shape(2)) if ctx.needs(2) else None,
+    )
+
+
+@register_kernel("layer_norm_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/layer_norm_backward")
+def layer_norm_backward_cpu(grad, x, weight, normalized_ndim=1, eps=1e-5):
+    return layer_norm_backward_arrays(np, grad, x, weight, normalized_ndim, eps, "input")
+
+
+@register_kernel("layer_norm_weight_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/layer_norm_weight_grad")
+def layer_norm_weight_grad_cpu(grad, x, normalized_ndim=1, eps=1e-5):
+    return layer_norm_backward_arrays(np, grad, x, None, normalized_ndim, eps, "weight")
+
+
+def _layer_norm_backward_meta(op: str, grad: Any, x: Any, weight: Any, normalized_ndim: int = 1,
+                              eps: float = 1e-5) -> Any:
+    _check_grad_shape(op, grad, x)
+    _layer_norm_meta(op, x, weight, weight, normalized_ndim, eps)
+    return tuple(x.shape), grad.dtype
+
+
+def _layer_norm_weight_grad_meta(op: str, grad: Any, x: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
+    _check_grad_shape(op, grad, x)
+    if not 0 < normalized_ndim <= x.ndim:
+        raise ValueError(f"{op}(): normalized_ndim {normalized_ndim} must be in [1, {x.ndim}] for an input of "
+                         f"{x.ndim} dims")
+    return tuple(x.shape[x.ndim - normalized_ndim:]), grad.dtype
+
+
+def _check_grad_shape(op: str, grad: Any, x: Any) -> None:
+    if tuple(grad.shape) != tuple(x.shape):
+        raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but the input has shape {tuple(x.shape)}")
+
+
+_layer_norm_backward_op = defop(
+    "layer_norm_backward",
+    inputs=("grad", "x", "weight"),
+    attrs=_LN_ATTRS,
+    infer_meta=_layer_norm_backward_meta,
+    save=("grad", "x", "weight"),
+    transform_dtype=True,
+    doc="layer_norm's input gradient, one fused kernel: rstd * (d - mean(d) - xhat * mean(d * xhat)), d = grad * weight",
+)
+
+_layer_norm_weight_grad_op = defop(
+    "layer_norm_weight_grad",
+    inputs=("grad", "x"),
+    attrs=_LN_ATTRS,
+    infer_meta=_layer_norm_weight_grad_meta,
+    save=("grad", "x"),
+    transform_dtype=True,
+    doc="layer_norm's weight gradient, one fused kernel: sum(grad * xhat) over the leading dims",
+)
+
+
+def _normalized(ops: Any, x: Any, dims: tuple[int, ...], eps: float) -> tuple[Any, Any]:
+    """``(xhat, rstd)`` of ``x`` over ``dims``, with the namespace's ops (the double backward formulas')."""
     centered = ops.sub(x, ops.mean(x, dim=dims, keepdim=True))
     rstd = ops.reciprocal(ops.sqrt(ops.add(ops.mean(ops.mul(centered, centered), dim=dims, keepdim=True), eps)))
-    xhat = ops.mul(centered, rstd)
-    gx = gw = gb = None
+    return ops.mul(centered, rstd), rstd
+
+
+@_layer_norm_backward_op.def_backward
+def _layer_norm_double_backward(ctx, a):
+    """Of ``rstd * P(grad * weight)``, ``P(v) = v - mean(v) - xhat * mean(v * xhat)`` (self-adjoint):
+    d/dgrad is ``weight * rstd * P(a)``, d/dweight ``sum(grad * rstd * P(a))``, and d/dx
+    ``-rstd**2 * (xhat * (mean(a*d) - mean(a)*mean(d) - mean(a*xhat)*mean(d*xhat)) + mean(d*xhat) * P(a)
+    + mean(a*xhat) * P(d))`` with ``d = grad * weight``."""
+    g, x, w = ctx.saved()
+    ops = ctx.ops
+    dims = tuple(range(x.ndim - ctx.attrs["normalized_ndim"], x.ndim))
+
+    def mean(v: Any) -> Any:
+        return ops.mean(v, dim=dims, keepdim=True)
+
+    xhat, rstd = _normalized(ops, x, dims, ctx.attrs["eps"])
+    a_xhat = mean(ops.mul(a, xhat))
+    pa = ops.sub(ops.sub(a, mean(a)), ops.mul(xhat, a_xhat))
+    gg = gx = gw = None
     if ctx.needs(0):
-        dxhat = ops.mul(g, w)
-        inner = ops.sub(dxhat, ops.mean(dxhat, dim=dims, keepdim=True))
-        inner = ops.sub(inner, ops.mul(xhat, ops.mean(ops.mul(dxhat, xhat), dim=dims, keepdim=True)))
-        gx = ops.mul(inner, rstd)
-    if ctx.needs(1):
-        gw = ops.sum_to(ops.mul(g, xhat), ctx.input_shape(1))
+        gg = ops.mul(ops.mul(pa, rstd), w)
     if ctx.needs(2):
-        gb = ops.sum_to(g, ctx.input_shape(2))
-    return gx, gw, gb
+        gw = ops.sum_to(ops.mul(g, ops.mul(pa, rstd)), ctx.input_shape(2))
+    if ctx.needs(1):
+        d = ops.mul(g, w)
+        d_mean, d_xhat = mean(d), mean(ops.mul(d, xhat))
+        pd = ops.sub(ops.sub(d, d_mean), ops.mul(xhat, d_xhat))
+        k = ops.sub(ops.sub(mean(ops.mul(a, d)), ops.mul(mean(a), d_mean)), ops.mul(a_xhat, d_xhat))
+        inner = ops.add(ops.add(ops.mul(xhat, k), ops.mul(d_xhat, pa)), ops.mul(a_xhat, pd))
+        gx = ops.neg(ops.mul(inner, ops.mul(rstd, rstd)))
+    return gg, gx, gw
+
+
+@_layer_norm_weight_grad_op.def_backward
+def _layer_norm_weight_grad_backward(ctx, b):
+    """Of ``sum(grad * xhat)``: d/dgrad is ``b * xhat``; d/dx is layer_norm's input gradient with ``b``
+    as the weight, ``layer_norm_backward(grad, x, b)``."""
+    g, x = ctx.saved()
+    ops = ctx.ops
+    n, eps = ctx.attrs["normalized_ndim"], ctx.attrs["eps"]
+    gg = gx = None
+    if ctx.needs(0):
+        xhat, _ = _normalized(ops, x, tuple(range(x.ndim - n, x.ndim)), eps)
+        gg = ops.mul(xhat, b)
+    if ctx.needs(1):
+        gx = ops.layer_norm_backward(g, x, b, n, eps)
+    return gg, gx
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,

@@ -1,6 +1,6 @@
 """GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``);
-and layer_norm, CuPy's reductions and elementwise kernels over the body the CPU kernel runs with NumPy
-(``kernels/normalization.py``).
+and layer_norm with its two backward kernels, CuPy's reductions and elementwise kernels over the
+bodies the CPU kernels run with NumPy (``kernels/normalization.py``).
 
 One block per row. The softmax dim is moved last (a copy unless it already
 is), each block finds the row max, the sum of exp(x - max), and writes the
@@ -18,7 +18,7 @@ import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
 from ..key import Backend
-from ..normalization import layer_norm_arrays
+from ..normalization import layer_norm_arrays, layer_norm_backward_arrays
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import block_for, dtype_name, function
@@ -26,7 +26,7 @@ from .reduce import reduce_rows
 
 GPU = Backend.GPU
 
-__all__ = ["softmax", "log_softmax", "cross_entropy", "layer_norm"]
+__all__ = ["softmax", "log_softmax", "cross_entropy", "layer_norm", "layer_norm_backward", "layer_norm_weight_grad"]
 
 
 def _rowwise(kind: str, x: Any, dim: int) -> Any:
@@ -81,3 +81,13 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
 @register_kernel("layer_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm")
 def layer_norm(x: Any, weight: Any, bias: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
     return layer_norm_arrays(cupy, x, weight, bias, normalized_ndim, eps)
+
+
+@register_kernel("layer_norm_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm_backward")
+def layer_norm_backward(grad: Any, x: Any, weight: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
+    return layer_norm_backward_arrays(cupy, grad, x, weight, normalized_ndim, eps, "input")
+
+
+@register_kernel("layer_norm_weight_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm_weight_grad")
+def layer_norm_weight_grad(grad: Any, x: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
+    return layer_norm_backward_arrays(cupy, grad, x, None, normalized_ndim, eps, "weight")
