@@ -53,7 +53,11 @@ that share storage in PyTorch count: the gradient through a reshape is the seed 
 the views' history; minigrad does not); an in-place op whose other operand
 overlaps the memory it writes (a view of a detached alias: PyTorch refuses a
 partial overlap or reads elements it has already written; minigrad computes the
-result first, then writes it).
+result first, then writes it). A ``grad()`` result that minigrad made by a view op
+(under ``create_graph``, the gradient through an ``unsqueeze`` is a ``reshape``)
+counts as such a view. Nor is a hook registered on a view: after an in-place
+change of its base, PyTorch makes the view a new ``grad_fn`` and the hooks
+registered on the old one no longer run; minigrad keeps them.
 
 Runs:
     The default run (``make test``) is bounded (``max_examples`` below, under a
@@ -166,6 +170,12 @@ def assert_same_tensor(t: Any, m: Any, what: str) -> None:
         raise Mismatch(f"{what}: dtype {mv.dtype} vs PyTorch's {tv.dtype}")
     if not np.allclose(mv, tv, rtol=1e-7, atol=1e-9, equal_nan=True):
         raise Mismatch(f"{what}: values {mv.ravel()[:6]} vs PyTorch's {tv.ravel()[:6]}")
+
+
+def _made_by_view(m: Any) -> bool:
+    """Whether minigrad made ``m`` with a view op (its grad node's op is one)."""
+    node = m.grad_fn
+    return node is not None and getattr(getattr(node, "opdef", None), "view", False)
 
 
 class Differential(RuleBasedStateMachine):
@@ -361,7 +371,7 @@ class Differential(RuleBasedStateMachine):
           grad_off=st.booleans())
     def inplace(self, i: int, j: int | None, op: str, grad_off: bool) -> None:
         p = self.pick(i)
-        if p.view_of is not None or p.has_views or id(p.m._version) in self.fused_saved:
+        if p.view_of is not None or p.has_views or id(p.m._version) in self.fused_saved or _made_by_view(p.m):
             return  # not generated (module docstring)
         other_t, other_m = (0.5, 0.5) if j is None else (self.pick(j).t, self.pick(j).m)
         if j is not None and other_m is not p.m and np.may_share_memory(p.m.numpy(), other_m.numpy()):
@@ -475,7 +485,7 @@ class Differential(RuleBasedStateMachine):
     def hook(self, i: int, scale: float | None) -> None:
         """A tensor hook that keeps the gradient (returns None) or replaces it (``g * scale``)."""
         p = self.pick(i)
-        if p.hooks >= 2:
+        if p.hooks >= 2 or p.view_of is not None:  # not on a view (module docstring)
             return
         fn = (lambda g: None) if scale is None else (lambda g: g * scale)
         t, _ = self.both(f"{p.name}.register_hook(x{scale})", lambda: p.t.register_hook(fn),
