@@ -31,6 +31,16 @@ def row_means(xp: Any, a: Any, normalized_ndim: int) -> Any:
     return sums.reshape(a.shape[:a.ndim - normalized_ndim] + (1,) * normalized_ndim) / a.dtype.type(count)
 
 
+def _centred_and_std(xp: Any, x: Any, normalized_ndim: int, eps: float) -> tuple[Any, Any]:
+    """``x - mean`` (a new array) and ``sqrt(var + eps)`` over the last ``normalized_ndim`` dims: the
+    statistics both kernels compute, in the same steps."""
+    centred = x - row_means(xp, x, normalized_ndim)
+    std = row_means(xp, centred * centred, normalized_ndim)
+    std += std.dtype.type(eps)
+    xp.sqrt(std, out=std)
+    return centred, std
+
+
 def layer_norm_arrays(xp: Any, x: Any, weight: Any, bias: Any, normalized_ndim: int, eps: float) -> Any:
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last ``normalized_ndim`` dims.
 
@@ -40,10 +50,7 @@ def layer_norm_arrays(xp: Any, x: Any, weight: Any, bias: Any, normalized_ndim: 
     shift), in three temporaries instead of nine, the means by ``row_means``.
     """
     work = x.astype(xp.float32) if x.dtype == xp.float16 else x
-    out = work - row_means(xp, work, normalized_ndim)
-    std = row_means(xp, out * out, normalized_ndim)
-    std += work.dtype.type(eps)
-    xp.sqrt(std, out=std)
+    out, std = _centred_and_std(xp, work, normalized_ndim, eps)
     out /= std
     out *= weight
     out += bias
@@ -64,11 +71,7 @@ def layer_norm_backward_arrays(xp: Any, grad: Any, x: Any, weight: Any, normaliz
     """
     work = xp.dtype(xp.float32) if x.dtype == xp.float16 else x.dtype
     g = grad.astype(work, copy=False)
-    xhat = x.astype(work)  # a copy: centred and scaled in place
-    xhat -= row_means(xp, xhat, normalized_ndim)
-    rstd = row_means(xp, xhat * xhat, normalized_ndim)
-    rstd += rstd.dtype.type(eps)
-    xp.sqrt(rstd, out=rstd)
+    xhat, rstd = _centred_and_std(xp, x.astype(work, copy=False), normalized_ndim, eps)
     xp.divide(1, rstd, out=rstd)
     xhat *= rstd
     if wrt == "weight":

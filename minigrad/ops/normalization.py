@@ -38,7 +38,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_int, check_tensor
 from ._constants import constant
-from .math import add, div, mul, pow, sqrt, sub
+from .math import _same_shape_meta, add, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
 from .reduce import mean
@@ -127,22 +127,16 @@ def layer_norm_weight_grad_cpu(grad, x, normalized_ndim=1, eps=1e-5):
 
 def _layer_norm_backward_meta(op: str, grad: Any, x: Any, weight: Any, normalized_ndim: int = 1,
                               eps: float = 1e-5) -> Any:
-    _check_grad_shape(op, grad, x)
     _layer_norm_meta(op, x, weight, weight, normalized_ndim, eps)
-    return tuple(x.shape), grad.dtype
+    return _same_shape_meta(op, grad, x)
 
 
 def _layer_norm_weight_grad_meta(op: str, grad: Any, x: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
-    _check_grad_shape(op, grad, x)
+    _same_shape_meta(op, grad, x)
     if not 0 < normalized_ndim <= x.ndim:
         raise ValueError(f"{op}(): normalized_ndim {normalized_ndim} must be in [1, {x.ndim}] for an input of "
                          f"{x.ndim} dims")
     return tuple(x.shape[x.ndim - normalized_ndim:]), grad.dtype
-
-
-def _check_grad_shape(op: str, grad: Any, x: Any) -> None:
-    if tuple(grad.shape) != tuple(x.shape):
-        raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but the input has shape {tuple(x.shape)}")
 
 
 _layer_norm_backward_op = defop(

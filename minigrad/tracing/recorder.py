@@ -119,9 +119,10 @@ class Recorder:
 
     # NOTE [ Copies are made when read ]
     #     A recorded op call of a known kind emits five kernel-layer events that are
-    #     copies of cached templates (``emit_copies``). With no listener to see them
-    #     as they happen, the recorder stores one record - the templates, the first
-    #     ``seq`` and the time - and makes the copies when ``events`` is next read:
+    #     copies of cached templates (``emit_copies``), and a ``kernel.launch`` copied
+    #     from one with its ``wall_ns`` set (``emit_launch``). With no listener to see
+    #     them as they happen, the recorder stores a record for each - the templates,
+    #     the first ``seq``, the time (and ``wall_ns``) - and makes the copies when ``events`` is next read:
     #     the same events, fields and stamps as copying at once, for a tenth of the
     #     cost while recording. Reading ``events`` makes the copies of the records
     #     stored since the last read, in place, so the list keeps its identity.
