@@ -1,0 +1,223 @@
+"""The Adam family: ``Adam``, ``AdamW``, ``Adamax``, ``NAdam``, ``RAdam``.
+
+Each keeps running estimates of the gradient's first moment (``exp_avg``) and second
+moment (``exp_avg_sq``, or Adamax's infinity norm ``exp_inf``) per parameter, under
+PyTorch's state names, and follows PyTorch's rule step for step. ``Adam``'s rule is
+written once (``Adam._update``) and runs as ops or on the arrays
+(``minigrad/optim/update.py``); the others run as in-place ops under ``no_grad``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from .. import ops
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from .optimizer import Optimizer, check_betas, check_flag, check_hyper, rule_grad, zero_state
+from .update import path_for
+
+__all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba), with PyTorch's defaults and bias correction; ``amsgrad`` keeps the running
+    maximum of the second moment (Reddi et al.); ``maximize`` ascends."""
+
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        # ``foreach``/``fused`` choose PyTorch's kernels, not the arithmetic: accepted, no effect here.
+        name = type(self).__name__
+        betas = check_betas(name, betas)
+        eps = check_hyper(name, "epsilon value", eps)
+        weight_decay = check_hyper(name, "weight_decay value", weight_decay)
+        for nm, flag in (("amsgrad", amsgrad), ("maximize", maximize)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name}(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                                  "amsgrad": amsgrad, "maximize": maximize})
+        if decoupled_weight_decay:
+            self.decoupled_weight_decay = True  # Adam(decoupled_weight_decay=True) is AdamW
+
+    #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
+    decoupled_weight_decay = False
+
+    def step(self) -> None:
+        with no_grad():
+            for group, p in self._params_with_grad():
+                self._update(p, group)
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        k = path_for(p, p.grad)
+        g = k.value(p.grad)
+        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        if group.get("maximize", False):
+            g = -g
+        if wd and self.decoupled_weight_decay:
+            k.mul_(p, 1 - lr * wd)
+        elif wd:
+            g = g + k.value(p) * wd
+        st = self.state.setdefault(p.id, {"step": 0, "exp_avg": None, "exp_avg_sq": None})
+        st["step"] += 1
+        t = st["step"]
+        if st["exp_avg"] is None:
+            st["exp_avg"] = k.keep(g * (1 - b1), p)
+            st["exp_avg_sq"] = k.keep(g * g * (1 - b2), p)
+        else:
+            k.mul_(st["exp_avg"], b1)
+            k.add_(st["exp_avg"], g * (1 - b1))
+            k.mul_(st["exp_avg_sq"], b2)
+            k.add_(st["exp_avg_sq"], g * g * (1 - b2))
+        second = k.value(st["exp_avg_sq"])
+        if group.get("amsgrad", False):
+            prev = st.get("max_exp_avg_sq")
+            second = k.copy(second) if prev is None else k.maximum(k.value(prev), second)
+            st["max_exp_avg_sq"] = k.keep(second, p)
+        step = lr / (1 - b1**t)
+        denom = k.sqrt(second / (1 - b2**t)) + eps
+        k.sub_(p, k.value(st["exp_avg"]) / denom * step)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter): ``p -= lr * wd * p`` before the Adam
+    step, instead of adding ``wd * p`` to the gradient. PyTorch's defaults (``weight_decay=0.01``)."""
+
+    decoupled_weight_decay = True
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+
+
+def _adam_moments(state: dict[int, Any], p: Tensor, group: dict[str, Any],
+                  **extra_state: Any) -> tuple[dict[str, Any], Tensor, Tensor, Tensor]:
+    """The first steps NAdam and RAdam share: ``(state, g, m, v)`` after one more step.
+
+    The gradient (negated for ``maximize``), decoupled weight decay on ``p`` or L2 on ``g``,
+    then ``m`` lerps towards ``g`` and ``v = b2 * v + (1 - b2) * g**2``.
+    """
+    lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+    g = ops.neg(p.grad) if group["maximize"] else p.grad
+    st = state.setdefault(p.id, {"step": 0, **extra_state, "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)})
+    st["step"] += 1
+    if wd and group["decoupled_weight_decay"]:
+        p.mul_(1 - lr * wd)
+    elif wd:
+        g = ops.add(g, ops.mul(p, wd))
+    m = st["exp_avg"]
+    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
+    return st, g, m, v
+
+
+
+
+class Adamax(Optimizer):
+    """Adamax (Kingma & Ba): Adam with the infinity norm in place of the second moment.
+
+    ``m = b1 * m + (1 - b1) * g``; ``u = max(b2 * u, |g| + eps)``;
+    ``p -= lr / (1 - b1**step) * m / u``.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "betas": check_betas("Adamax", betas),
+            "eps": check_hyper("Adamax", "epsilon value", eps),
+            "weight_decay": check_hyper("Adamax", "weight_decay value", weight_decay),
+            "maximize": check_flag("Adamax", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group, p in self._params_with_grad():
+                (b1, b2), eps = group["betas"], group["eps"]
+                g = rule_grad(p, group)
+                st = self.state.setdefault(p.id, {"step": 0, "exp_avg": zero_state(p),
+                                                  "exp_inf": zero_state(p)})
+                st["step"] += 1
+                m = st["exp_avg"]
+                m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
+                st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
+                clr = group["lr"] / (1 - b1 ** st["step"])
+                p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (Dozat): the step mixes the current gradient and the momentum,
+    each with its own schedule ``mu_t = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "betas": check_betas("NAdam", betas),
+            "eps": check_hyper("NAdam", "epsilon value", eps),
+            "weight_decay": check_hyper("NAdam", "weight_decay value", weight_decay),
+            "momentum_decay": check_hyper("NAdam", "momentum_decay value", momentum_decay),
+            "decoupled_weight_decay": check_flag("NAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": check_flag("NAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group, p in self._params_with_grad():
+                lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+                st, g, m, v = _adam_moments(self.state, p, group, mu_product=1.0)
+                t = st["step"]
+                mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
+                mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
+                # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
+                st["mu_product"] = float(np.float32(st["mu_product"]) * np.float32(mu))
+                denom = ops.add(ops.sqrt(ops.div(v, 1 - b2**t)), eps)
+                p.sub_(ops.mul(ops.div(g, denom), lr * (1.0 - mu) / (1.0 - st["mu_product"])))
+                p.sub_(ops.mul(ops.div(m, denom), lr * mu_next / (1.0 - st["mu_product"] * mu_next)))
+
+
+class RAdam(Optimizer):
+    """Rectified Adam (Liu et al.): plain momentum SGD while the second moment's estimate is too young
+    (``rho_t <= 5``), then Adam's step scaled by a variance rectification term."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False) -> None:
+        defaults = {
+            "lr": lr,
+            "betas": check_betas("RAdam", betas),
+            "eps": check_hyper("RAdam", "epsilon value", eps),
+            "weight_decay": check_hyper("RAdam", "weight_decay value", weight_decay),
+            "decoupled_weight_decay": check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "maximize": check_flag("RAdam", "maximize", maximize),
+        }
+        super().__init__(params, defaults)
+
+    def step(self) -> None:
+        with no_grad():
+            for group, p in self._params_with_grad():
+                lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+                st, _, m, v = _adam_moments(self.state, p, group)
+                t = st["step"]
+                bc2 = 1 - b2**t
+                m_hat = ops.div(m, 1 - b1**t)
+                rho_inf = 2 / (1 - b2) - 1
+                rho_t = rho_inf - 2 * t * (b2**t) / bc2
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    adaptive = ops.div(bc2**0.5, ops.add(ops.sqrt(v), eps))
+                    p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
+                else:
+                    p.sub_(ops.mul(m_hat, lr))
+
+
+from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)

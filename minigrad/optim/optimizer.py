@@ -1,0 +1,182 @@
+"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad``, ``state_dict``.
+
+Every optimizer in this package is a subclass whose ``step`` applies its update rule
+to each parameter with a gradient. The hyper-parameter checks here raise PyTorch's
+errors at construction, so a typo fails at once instead of as NaN weights later.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Iterable, Iterator
+
+from .. import ops
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["Optimizer"]
+
+
+def check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
+    """A hyper-parameter as PyTorch validates it: a real number, ``>= low`` (and ``< below``).
+
+    Raises ``ValueError`` in PyTorch's words (``Adam(): Invalid beta parameter at index 0: 1.5``),
+    so a typo fails at construction instead of as NaN weights many steps later.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ValueError(f"{owner}(): Invalid {what}: {value!r} (expected a number)")
+    if value < low or (below is not None and value >= below):
+        bound = f"in [{low}, {below})" if below is not None else f">= {low}"
+        raise ValueError(f"{owner}(): Invalid {what}: {value!r} (must be {bound})")
+    return float(value)
+
+
+
+
+def check_betas(owner: str, betas: Any) -> tuple[float, float]:
+    """``(beta1, beta2)`` as PyTorch validates them: a pair, each in ``[0, 1)``."""
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise ValueError(f"{owner}(): argument 'betas' must be a pair (beta1, beta2), but got {betas!r}")
+    return (check_hyper(owner, "beta parameter at index 0", betas[0], below=1.0),
+            check_hyper(owner, "beta parameter at index 1", betas[1], below=1.0))
+
+
+
+def check_flag(owner: str, name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{owner}(): argument '{name}' must be bool, but got {type(value).__name__}")
+    return value
+
+
+class Optimizer(abc.ABC):
+    """Base class: parameter groups with their own options, per-parameter state, ``zero_grad``.
+
+    ``params`` is an iterable of tensors (one group) or of dicts, each with a
+    ``"params"`` list and options that override the defaults for that group
+    (``[{"params": body}, {"params": head, "lr": 1e-2}]``), as in PyTorch.
+    ``state_dict()``/``load_state_dict()`` save and restore the options and
+    the per-parameter state, parameters numbered in group order.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        defaults = {**defaults, "lr": check_hyper(type(self).__name__, "learning rate", defaults.get("lr"))}
+        self.defaults = dict(defaults)
+        self.param_groups: list[dict[str, Any]] = []
+        self.state: dict[int, dict[str, Any]] = {}
+        items = list(params)
+        if not items:
+            raise ValueError(f"{type(self).__name__}(): got an empty parameter list")
+        groups = items if isinstance(items[0], dict) else [{"params": items}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own options (missing ones take the defaults)."""
+        if not isinstance(param_group, dict) or "params" not in param_group:
+            raise TypeError(f"{type(self).__name__}(): a parameter group must be a dict with a 'params' key")
+        params = param_group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        for i, p in enumerate(params):
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{type(self).__name__}(): parameter {i} is {type(p).__name__}, not a Tensor")
+            if not p.requires_grad or not p.is_leaf:
+                raise ValueError(f"{type(self).__name__}(): parameter {i} must be a leaf tensor that requires grad")
+            if id(p) in seen:
+                raise ValueError(f"{type(self).__name__}(): a parameter appears in more than one group")
+            seen.add(id(p))
+        unknown = set(param_group) - set(self.defaults) - {"params", "initial_lr"}
+        if unknown:
+            raise TypeError(f"{type(self).__name__}(): unknown option(s) in a parameter group: {sorted(unknown)}")
+        group = {**self.defaults, **param_group, "params": params}
+        self.param_groups.append(group)
+
+    @property
+    def params(self) -> list[Tensor]:
+        """Every parameter, in group order."""
+        return [p for g in self.param_groups for p in g["params"]]
+
+    @property
+    def lr(self) -> float:
+        """The first group's learning rate (set it to change every group's)."""
+        return self.param_groups[0]["lr"]
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        for g in self.param_groups:
+            g["lr"] = float(value)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear gradients (set them to ``None``, or zero them in place)."""
+        for p in self.params:
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                with no_grad():
+                    p.grad.zero_()
+
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {name: value}}, "param_groups": [options + "params": [indices]]}`` (PyTorch's layout)."""
+        index = {id(p): i for i, p in enumerate(self.params)}
+        state = {}
+        for p in self.params:
+            st = self.state.get(p.id)
+            if st:
+                state[index[id(p)]] = {k: (v.detach_copy() if isinstance(v, Tensor) else v) for k, v in st.items()}
+        groups = [{**{k: v for k, v in g.items() if k != "params"}, "params": [index[id(p)] for p in g["params"]]}
+                  for g in self.param_groups]
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore options and state saved by ``state_dict`` (the groups must hold as many parameters)."""
+        groups = state_dict.get("param_groups") if isinstance(state_dict, dict) else None
+        if groups is None or "state" not in state_dict:
+            raise ValueError("load_state_dict(): expected a dict with 'state' and 'param_groups'")
+        if len(groups) != len(self.param_groups) or any(
+            len(g["params"]) != len(mine["params"]) for g, mine in zip(groups, self.param_groups)
+        ):
+            raise ValueError("load_state_dict(): the saved parameter groups do not match this optimizer's groups in size")
+        params = self.params
+        self.state = {}
+        for i, st in state_dict["state"].items():
+            p = params[int(i)]
+            restored = {}
+            for k, v in st.items():
+                if isinstance(v, Tensor):
+                    v = Tensor._make(v.numpy().astype(p.dtype.np, copy=True), p.dtype)
+                    if p.device != "cpu":
+                        v = v.to(p.device)
+                restored[k] = v
+            self.state[p.id] = restored
+        for g, mine in zip(groups, self.param_groups):
+            for k, v in g.items():
+                if k != "params":
+                    mine[k] = v
+
+    @abc.abstractmethod
+    def step(self) -> None:
+        """Update every parameter from its ``.grad`` (each optimizer's rule)."""
+
+    def _params_with_grad(self) -> Iterator[tuple[dict[str, Any], Tensor]]:
+        """Every ``(group, parameter)`` that has a gradient, group by group: what one ``step`` updates."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    yield group, p
+
+
+# -- helpers of the rules that run as ops only ---------------------------------------------------
+
+def zero_state(p: Tensor) -> Tensor:
+    """A state buffer of zeros shaped like ``p`` (PyTorch's ``torch.zeros_like(p)``)."""
+    return ops.fill(p, 0.0).detach()
+
+
+def rule_grad(p: Tensor, group: dict[str, Any]) -> Tensor:
+    """The gradient a rule works with: negated for ``maximize``, plus ``weight_decay * p`` (L2)."""
+    g = p.grad
+    if group["maximize"]:
+        g = ops.neg(g)
+    if group["weight_decay"]:
+        g = ops.add(g, ops.mul(p, group["weight_decay"]))
+    return g
