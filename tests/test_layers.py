@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("api", ("minigrad._tensor_methods", "minigrad.nn", "minigrad.optim", "minigrad",
              # PyTorch's names under autograd, written with ops and mg.grad:
              "minigrad.autograd.functional", "minigrad.autograd.gradcheck")),
-    ("tools", ("minigrad.cli", "minigrad.lessons_cli", "minigrad._lesson_conftest")),
+    ("tools", ("minigrad.cli", "minigrad.lessons_cli", "minigrad.coursework", "minigrad._lesson_conftest")),
 ]
 
 #: Function-level imports the design allows: (importing module, imported module prefix).

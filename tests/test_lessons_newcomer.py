@@ -25,12 +25,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_student_folder_dot_is_found_by_its_real_name(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(built / "02_backward_engine")
-    assert lc._student_folders(Path("."), None) == [built / "02_backward_engine"]
-    assert lc._student_folders(Path("."), 2) == [built / "02_backward_engine"]
+    assert lc.student_folders(Path("."), None) == [built / "02_backward_engine"]
+    assert lc.student_folders(Path("."), 2) == [built / "02_backward_engine"]
     monkeypatch.chdir(built)
-    assert [p.name for p in lc._student_folders(Path("."), None)] == ["02_backward_engine", "05_cuda_kernel"]
+    assert [p.name for p in lc.student_folders(Path("."), None)] == ["02_backward_engine", "05_cuda_kernel"]
     with pytest.raises(SystemExit, match="no student folder of lesson 3"):
-        lc._student_folders(Path("."), 3)
+        lc.student_folders(Path("."), 3)
 
 
 @pytest.mark.parametrize("args", [["."], ["--lesson", "2", "."]], ids=["grade .", "grade --lesson 2 ."])

@@ -218,6 +218,3 @@ class RAdam(Optimizer):
                     p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
                 else:
                     p.sub_(ops.mul(m_hat, lr))
-
-
-from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)
