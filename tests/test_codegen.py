@@ -31,7 +31,7 @@ def four_layers_only() -> Iterator[None]:
     saved = {name: op.dygraph_function for name, op in mg.OPS.items()}
 
     def layers(op: Any) -> Any:
-        return lambda *args: dygraph.run_layers(op, list(args[:-1]), args[-1])
+        return lambda *args: dygraph.run_layers(op, list(args[:-1]), args[-1], mg.tracing.bus.recorder)
 
     try:
         for op in mg.OPS.values():

@@ -1,4 +1,4 @@
-"""GradNode and Edge: the backward graph, and how an op call creates its node.
+"""GradNode and Edge: the backward graph.
 
 Every differentiable op call that needs a gradient creates one grad node
 (``MulGradNode``, ``MatmulGradNode`` ...; the class is made per op). A node
@@ -15,16 +15,6 @@ knows:
 
 ``topo_nr`` is PyTorch's topological number (1 + the largest of the next
 nodes'; AccumulationNodes are 0) and ``seq_nr`` the creation order.
-
-``create_grad_node`` is grad-node creation, the last step of the dygraph
-layer (Paddle's generated ``<op>_dygraph_function``), in its order: the node
-numbered and made with its attributes; ``SetGradOutMeta`` - one edge row per
-input to the node that takes its gradient (``edge_row``; a leaf's
-AccumulationNode is made on its first use); ``SetOutRankWithSlot`` and
-``SetHistory`` on each output (``set_history``); ``SetGradInMeta``;
-TensorWrappers for the saved tensors (with their version snapshots); and
-retain-grad when ``flags.retain_grad_for_all_tensor`` is on. Both the
-dygraph layer's ``run_layers`` and the generated functions call it.
 """
 
 from __future__ import annotations
@@ -32,8 +22,6 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
-from .. import flags
-from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
@@ -43,8 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "reserve_node_ids", "in_meta_of", "no_edge", "no_edge_row",
-           "create_grad_node", "edge_row", "topo_nr", "set_history", "require_any_grad"]
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "reserve_node_ids"]
 
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
@@ -93,7 +80,7 @@ class GradNode:
     Attributes:
         id: stable integer id (used in events and display names).
         next_edges: rows of Edges indexed by forward-input slot, then rank (tuples on
-            nodes the dygraph layer builds: NOTE [ Lean graph data ]).
+            nodes the dygraph layer builds: NOTE [ Lean graph data ] in node_creation.py).
         in_meta: ``(shape, dtype, device)`` per forward-output slot, then rank (shared).
         released: set when ``backward()`` without ``retain_graph`` ran this node.
     """
@@ -120,8 +107,8 @@ class GradNode:
 
     def __init__(self, ids: tuple[int, int] | None = None, attrs: Any = None, next_edges: Any = (),
                  in_meta: Any = (), topo_nr: int = 0, wrappers: Any = ()) -> None:
-        # ids: (id, seq_nr) taken before the edges were made (``reserve_node_ids``).
-        self.id, self.seq_nr = ids if ids is not None else reserve_node_ids()
+        # ids: (id, seq_nr) taken before the edges were made (``reserve_node_ids``), or now.
+        self.id, self.seq_nr = ids if ids is not None else (next(_node_ids), next(_seq_nrs))
         self.topo_nr = topo_nr
         self.next_edges: Any = next_edges
         self.in_meta: Any = in_meta
@@ -214,49 +201,6 @@ class GradNode:
         return other
 
 
-# NOTE [ Lean graph data ]
-#     A deep chain keeps every node alive until backward, so what one node costs
-#     in memory and allocations is what the graph costs. The parts that are the
-#     same for many nodes are shared rather than rebuilt: ``in_meta`` rows are
-#     interned per (shape, dtype, device) (``in_meta_of``), the row of an input
-#     that needs no gradient is shared per (shape, dtype) (``no_edge_row``), the row to
-#     a leaf's AccumulationNode is shared by every op that uses the leaf (``leaf_edge_row``
-#     in ``accumulation.py``), ``next_edges`` rows are tuples, and an op called with its
-#     default attributes shares one attrs dict (attrs are never changed after the
-#     call). Nothing here is ever
-#     mutated in place: GeneralGrad copies a node's edges before re-pointing them.
-_in_meta_cache: dict[tuple[Any, ...], tuple[tuple[tuple[Any, ...]], ...]] = {}
-_no_edge_cache: dict[tuple[Any, ...], tuple["Edge"]] = {}
-_CACHE_LIMIT = 4096
-
-
-def in_meta_of(shape: tuple[int, ...], dtype: Any, device: str) -> tuple[tuple[tuple[Any, ...]], ...]:
-    """The shared ``in_meta`` of a node with one output of this shape, dtype and device."""
-    key = (shape, dtype, device)
-    meta = _in_meta_cache.get(key)
-    if meta is None:
-        if len(_in_meta_cache) >= _CACHE_LIMIT:
-            _in_meta_cache.clear()
-        meta = _in_meta_cache[key] = ((key,),)
-    return meta
-
-
-def no_edge_row(shape: tuple[int, ...], dtype: Any = None) -> tuple["Edge"]:
-    """The shared one-edge row of a forward input that needs no gradient (``edge.node is None``)."""
-    key = (shape, dtype)
-    row = _no_edge_cache.get(key)
-    if row is None:
-        if len(_no_edge_cache) >= _CACHE_LIMIT:
-            _no_edge_cache.clear()
-        row = _no_edge_cache[key] = (Edge(None, 0, 0, shape, dtype),)
-    return row
-
-
-def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
-    """The shared edge of a forward input that needs no gradient (``edge.node is None``)."""
-    return no_edge_row(shape, dtype)[0]
-
-
 def reserve_node_ids() -> tuple[int, int]:
     """``(id, seq_nr)`` for a node about to be made: taken before its edges, which may
     create AccumulationNodes, so a node is numbered before the nodes its creation makes
@@ -308,6 +252,10 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
     if node.is_accumulation:
         node.announce(copy_of=copy_of)
         return
+    saved = []
+    for w in node.wrappers:
+        if w is not None:
+            saved.append(w.tensor_id)
     ev = NodeCreate.new(
         node=node.id,
         name=f"{type(node).__name__}#{node.id}",  # ``display_name``, without the property call
@@ -318,7 +266,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         tensor=None,
         copy_of=copy_of,
         edges=edge_dicts(node.next_edges),
-        saved=[w.tensor_id for w in node.wrappers if w is not None],
+        saved=saved,
         attrs=call_attrs(node.opdef, node.attrs),
     )
     rec.emit(ev)
@@ -339,117 +287,3 @@ def edge_dicts(next_edges: Any) -> list[dict[str, Any]]:
             rank += 1
         slot += 1
     return edges
-
-
-# -- grad-node creation ------------------------------------------------------
-
-
-def require_any_grad(op: "OpDef", inputs: list[Any]) -> bool:
-    """Whether a differentiable input (or a tensor of a list input) requires grad (its autograd meta)."""
-    for spec, v in zip(op.inputs, inputs):
-        if not spec.differentiable or v is None:
-            continue
-        if any(t._meta is not None for t in v) if isinstance(v, list) else v._meta is not None:
-            return True
-    return False
-
-
-def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any = None) -> GradNode:
-    """The grad node of one op call, in the seed's order (see the module docstring); announced to
-    ``rec``, the active recorder (or None). Node creation cannot fail: the kernel ran first."""
-    # The node is numbered first, then the AccumulationNodes its edges may make (``reserve_node_ids``).
-    ids = (next(_node_ids), next(_seq_nrs))
-    # SetGradOutMeta: one edge row per input slot, and the topological number from the rows' nodes.
-    rows: list[Any] = []
-    topo = 0
-    for spec, v in zip(op.inputs, inputs):
-        if v is None:
-            row = no_edge_row(())
-        elif type(v) is list:
-            row = _list_row(spec.differentiable, v, rec) or no_edge_row(())
-        elif not spec.differentiable or v._meta is None:
-            row = no_edge_row(v._data.shape, v._dtype)
-        else:
-            row = getattr(v, "_acc", None)  # a leaf's shared row (``leaf_edge_row``), when still its own
-            if rec is not None or v._meta.grad_node is not None or row is None or row[0].node.meta is not v._meta:
-                row = edge_row(v)
-        for e in row:
-            if e.node is not None and e.node.topo_nr >= topo:
-                topo = e.node.topo_nr + 1
-        rows.append(row)
-    # SetGradInMeta: shape, dtype and device of each output (shared: NOTE [ Lean graph data ]).
-    if len(outs) == 1:
-        t = outs[0]
-        in_meta: Any = _in_meta_cache.get((t._data.shape, t._dtype, t._device)) or in_meta_of(
-            t._data.shape, t._dtype, t._device)
-    else:
-        in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
-    node = op.node_class(ids, attrs, tuple(rows), in_meta, topo or 1)
-    # SetOutRankWithSlot, SetHistory: output ``slot``'s gradient comes from this node.
-    for slot, t in enumerate(outs):
-        t._meta = AutogradMeta(t._id, None, node, slot)
-    # TensorWrappers (with their version snapshots), after SetHistory: a saved output then leads back
-    # to this node under create_graph. None where no wanted gradient needs the tensor (``save_for``:
-    # no edge of the inputs it is saved for leads to a node).
-    if op.save:
-        wrappers: list[Any] = []
-        for idx, needed_by in zip(op.save_index, op.save_needed_by):
-            wanted = needed_by is None
-            for k in needed_by or ():
-                for e in rows[k]:
-                    wanted = wanted or e.node is not None
-            if not wanted:
-                wrappers.append(None)
-            elif idx < 0:
-                wrappers.append(tensor_wrapper.TensorWrapper(outs[0], output=True))
-            elif type(inputs[idx]) is list:
-                wrappers.extend([tensor_wrapper.save_tensor(t) for t in inputs[idx]])
-            elif inputs[idx] is not None:
-                wrappers.append(tensor_wrapper.save_tensor(inputs[idx]))
-        node.wrappers = tuple(wrappers)
-    if flags.retain_grad_for_all_tensor:
-        for t in outs:
-            hooks.retain_grad(t)
-    if rec is not None:
-        announce_node(node)
-    return node
-
-
-def edge_row(t: Any) -> tuple[Edge]:
-    """``SetGradOutMeta`` for one input: the row of one edge to the node that takes its gradient."""
-    meta = t._meta
-    if meta is None:
-        return no_edge_row(t._data.shape, t._dtype)
-    node = meta.grad_node
-    if node is None:
-        return accumulation.leaf_edge_row(meta, t)  # shared by every op that uses the leaf
-    shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
-    return (Edge(node, meta.out_slot, meta.out_rank, shape, dtype),)
-
-
-def topo_nr(*rows: tuple[Edge, ...]) -> int:
-    """PyTorch's topological number: 1 + the largest of the next nodes' (AccumulationNodes are 0)."""
-    topo = 0
-    for row in rows:
-        for e in row:
-            if e.node is not None and e.node.topo_nr >= topo:
-                topo = e.node.topo_nr + 1
-    return topo if topo > 0 else 1
-
-
-def set_history(t: Tensor, node: GradNode, slot: int) -> None:
-    """``SetOutRankWithSlot`` and ``SetHistory``: ``t``'s gradient comes from ``node`` at (slot, 0)."""
-    t._meta = AutogradMeta(t._id, None, node, slot)
-
-
-def _list_row(differentiable: bool, tensors: list[Any], rec: Any) -> tuple[Edge, ...]:
-    """The row of a list input: one edge per tensor (shared no-gradient edges where it takes none)."""
-    if differentiable:
-        return tuple(edge_row(t)[0] for t in tensors)
-    if len(tensors) == 1:
-        return no_edge_row(tensors[0]._data.shape, tensors[0]._dtype)
-    return tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
-
-
-# These modules build on the classes above (they import this one): imported last, used by module.
-from . import accumulation, hooks, tensor_wrapper  # noqa: E402

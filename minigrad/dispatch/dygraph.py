@@ -14,7 +14,7 @@ its cached kernel does not cover:
    (``kernels.api.call_kernel``);
 3. ``require_any_grad``: grad mode is on, the output is floating and a
    differentiable input requires grad;
-4. if so, ``create_grad_node`` (``autograd/grad_node.py``): edges, history,
+4. if so, ``create_grad_node`` (``autograd/node_creation.py``): edges, history,
    TensorWrappers.
 
 A failing op raises before anything is attached to a tensor: the kernel layer
@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 
 from ..autograd.grad_mode import GRAD_MODE
-from ..autograd.grad_node import GradNode, announce_node, create_grad_node, require_any_grad
+from ..autograd.grad_node import GradNode, announce_node
+from ..autograd.node_creation import create_grad_node, require_any_grad
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
@@ -77,10 +78,9 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     return op.dygraph_function(*inputs, attrs)
 
 
-def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
+def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -> Any:
     """The dygraph layer's steps for any op: ``api.call``, AMP, the kernel call, ``require_any_grad``,
-    ``create_grad_node``; each emits its events when a recorder is active."""
-    rec = bus.recorder
+    ``create_grad_node``; each emits its events to ``rec``, the active recorder (``bus.recorder``)."""
     if rec is not None:
         rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))
     if amp_state.AMP.level:

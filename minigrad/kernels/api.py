@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
 from .. import flags
-from ..tracing import bus
 from ..tracing.events import InferMetaEvent, KernelKeyEvent, KernelLaunch, KernelLookup, KernelSelect
 from .backends import backend_of_device, device_of_backend, move_array
 from .key import Backend, KernelKey, Layout
@@ -81,7 +80,7 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
 # NOTE [ Floating-point warnings stay inside the kernels ]
 #     ``log(0)``, ``1 / 0`` and ``0 / 0`` give ``-inf``, ``inf`` and ``nan``, as in
 #     PyTorch, which says nothing; NumPy would print a ``RuntimeWarning`` from the
-#     kernel's line for each (DESIGN §7). A warnings filter ignores
+#     kernel's line for each. A warnings filter ignores
 #     ``RuntimeWarning`` raised by code in ``minigrad.kernels`` and
 #     ``minigrad.ops`` (where kernels are defined) only, so a user's own NumPy
 #     code keeps its warnings. ``np.errstate`` around every kernel
@@ -112,7 +111,10 @@ def call_kernel(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any 
         known = recorded_kind(op, inputs)
         if known is not None:  # NOTE [ Kinds of call ]: the key and the search, replayed
             rec.emit_copies(known.head)
-            return launch_and_check(op, known.kernel, [t._data for t in inputs], attrs, rec), known.device, known.layout
+            arrays = []
+            for t in inputs:
+                arrays.append(t._data)
+            return launch_and_check(op, known.kernel, arrays, attrs, rec), known.device, known.layout
     name = op.name
     key, device = parse_kernel_key(op, inputs)
     if rec is not None:
@@ -208,12 +210,10 @@ def _selection_events(name: str, selection: Any, cached: bool) -> tuple[Any, ...
 def _infer_meta_event(name: str, meta: Any) -> Any:
     """The ``infer_meta`` event of an InferMeta result (one ``(shape, dtype)`` or a list of them)."""
     if not isinstance(meta, list):  # one output (the common case): no comprehensions
-        return InferMetaEvent.new(op=name, shapes=[list(meta[0])], dtypes=[str(_dtype_of(meta[1]))])
-    return InferMetaEvent.new(op=name, shapes=[list(s) for s, _ in meta], dtypes=[str(_dtype_of(d)) for _, d in meta])
-
-
-def _dtype_of(np_dtype: Any) -> Any:
-    return _dt.BY_NUMPY.get(np_dtype) or _dt.from_numpy(np_dtype)
+        return InferMetaEvent.new(op=name, shapes=[list(meta[0])],
+                                  dtypes=[(_dt.BY_NUMPY.get(meta[1]) or _dt.from_numpy(meta[1])).name])
+    return InferMetaEvent.new(op=name, shapes=[list(s) for s, _ in meta],
+                              dtypes=[(_dt.BY_NUMPY.get(d) or _dt.from_numpy(d)).name for _, d in meta])
 
 
 # NOTE [ Kinds of call ]

@@ -267,7 +267,7 @@ class OpDef:
             (``place``, ``_check_inputs``, ``bind_attrs``), and a call that gives no
             attribute shares one attrs dict with every other such call (attrs
             are never changed after the call: NOTE [ Lean graph data ] in
-            autograd/grad_node.py).
+            autograd/node_creation.py).
         """
         if len(args) == self._fast_arity and _all_tensors(args) and kwargs.keys() <= self._attr_index.keys():
             return list(args), self._keyword_attrs(kwargs) if kwargs else self._default_attrs

@@ -6,14 +6,20 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 
 MODULES = ('activation', 'argmax', 'clamp', 'cumulative', 'device', 'division', 'flip', 'inverse', 'linalg', 'log1p', 'logarithm', 'loss', 'math', 'nn', 'nonzero', 'norm', 'normalization', 'padding', 'pooling', 'reduce', 'repeat', 'rounding', 'scatter_gather', 'search', 'shape', 'sort', 'special_values', 'trigonometric')
 
 
 def attach(ops):
-    """Give each op of ``ops`` its generated dygraph function."""
+    """Give each op of ``ops`` its generated dygraph function (a module that no longer imports is
+    skipped with a warning, so that ``minigrad codegen --write`` can run and write it again)."""
     for module in MODULES:
-        functions = vars(importlib.import_module(f"{__name__}.{module}"))
+        try:
+            functions = vars(importlib.import_module(f"{__name__}.{module}"))
+        except ImportError as exc:
+            warnings.warn(f"stale generated module {module}.py ({exc}): run `minigrad codegen --write`")
+            continue
         for name, op in ops.items():
             fn = functions.get(f"{name}_dygraph_function")
             if fn is not None and functions[f"{name}_op"] is op:

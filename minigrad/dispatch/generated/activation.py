@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ elu_op = OPS['elu']
 def elu_dygraph_function(x, attrs):
     """``elu`` after the API layer (``minigrad codegen elu`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(elu_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(elu_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (elu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def elu_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(elu_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(elu_op, [x], attrs)
+        return run_layers(elu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(elu_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ hardsigmoid_op = OPS['hardsigmoid']
 def hardsigmoid_dygraph_function(x, attrs):
     """``hardsigmoid`` after the API layer (``minigrad codegen hardsigmoid`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(hardsigmoid_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(hardsigmoid_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (hardsigmoid_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -59,7 +61,7 @@ def hardsigmoid_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(hardsigmoid_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(hardsigmoid_op, [x], attrs)
+        return run_layers(hardsigmoid_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(hardsigmoid_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ hardswish_op = OPS['hardswish']
 def hardswish_dygraph_function(x, attrs):
     """``hardswish`` after the API layer (``minigrad codegen hardswish`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(hardswish_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(hardswish_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (hardswish_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def hardswish_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(hardswish_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(hardswish_op, [x], attrs)
+        return run_layers(hardswish_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(hardswish_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ hardtanh_op = OPS['hardtanh']
 def hardtanh_dygraph_function(x, attrs):
     """``hardtanh`` after the API layer (``minigrad codegen hardtanh`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(hardtanh_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(hardtanh_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (hardtanh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -115,7 +119,7 @@ def hardtanh_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(hardtanh_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(hardtanh_op, [x], attrs)
+        return run_layers(hardtanh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(hardtanh_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -134,8 +138,9 @@ leaky_relu_op = OPS['leaky_relu']
 def leaky_relu_dygraph_function(x, attrs):
     """``leaky_relu`` after the API layer (``minigrad codegen leaky_relu`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(leaky_relu_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(leaky_relu_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (leaky_relu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -143,7 +148,7 @@ def leaky_relu_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(leaky_relu_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(leaky_relu_op, [x], attrs)
+        return run_layers(leaky_relu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(leaky_relu_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -162,8 +167,9 @@ silu_op = OPS['silu']
 def silu_dygraph_function(x, attrs):
     """``silu`` after the API layer (``minigrad codegen silu`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(silu_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(silu_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (silu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -171,7 +177,7 @@ def silu_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(silu_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(silu_op, [x], attrs)
+        return run_layers(silu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(silu_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -190,8 +196,9 @@ softplus_op = OPS['softplus']
 def softplus_dygraph_function(x, attrs):
     """``softplus`` after the API layer (``minigrad codegen softplus`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(softplus_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(softplus_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (softplus_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -199,7 +206,7 @@ def softplus_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(softplus_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(softplus_op, [x], attrs)
+        return run_layers(softplus_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(softplus_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -4,15 +4,8 @@ One dygraph function per op (Paddle's ``<op>_dygraph_function``); ``dispatch/cod
 writes them and ``docs/architecture.md`` walks one.
 """
 
-from minigrad import flags
-from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
-from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import run_layers
 from minigrad.dispatch.op_table import OPS
-from minigrad.dtypes import BY_NUMPY, from_numpy
-from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
-from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
@@ -22,4 +15,4 @@ clamp_op = OPS['clamp']
 def clamp_dygraph_function(x, min, max, attrs):
     """``clamp`` after the API layer (``minigrad codegen clamp`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
-    return run_layers(clamp_op, [x, min, max], attrs)
+    return run_layers(clamp_op, [x, min, max], attrs, bus.recorder)

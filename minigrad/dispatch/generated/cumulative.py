@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ argcummax_op = OPS['argcummax']
 def argcummax_dygraph_function(x, attrs):
     """``argcummax`` after the API layer (``minigrad codegen argcummax`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(argcummax_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(argcummax_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (argcummax_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def argcummax_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(argcummax_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(argcummax_op, [x], attrs)
+        return run_layers(argcummax_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(argcummax_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -46,8 +47,9 @@ argcummin_op = OPS['argcummin']
 def argcummin_dygraph_function(x, attrs):
     """``argcummin`` after the API layer (``minigrad codegen argcummin`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(argcummin_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(argcummin_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (argcummin_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -55,7 +57,7 @@ def argcummin_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(argcummin_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(argcummin_op, [x], attrs)
+        return run_layers(argcummin_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(argcummin_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -70,8 +72,9 @@ cumprod_op = OPS['cumprod']
 def cumprod_dygraph_function(x, attrs):
     """``cumprod`` after the API layer (``minigrad codegen cumprod`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(cumprod_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cumprod_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (cumprod_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -79,7 +82,7 @@ def cumprod_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(cumprod_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(cumprod_op, [x], attrs)
+        return run_layers(cumprod_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(cumprod_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -98,8 +101,9 @@ cumsum_op = OPS['cumsum']
 def cumsum_dygraph_function(x, attrs):
     """``cumsum`` after the API layer (``minigrad codegen cumsum`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(cumsum_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cumsum_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (cumsum_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -107,7 +111,7 @@ def cumsum_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(cumsum_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(cumsum_op, [x], attrs)
+        return run_layers(cumsum_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(cumsum_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -126,8 +130,9 @@ logcumsumexp_op = OPS['logcumsumexp']
 def logcumsumexp_dygraph_function(x, attrs):
     """``logcumsumexp`` after the API layer (``minigrad codegen logcumsumexp`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(logcumsumexp_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(logcumsumexp_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (logcumsumexp_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -135,7 +140,7 @@ def logcumsumexp_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(logcumsumexp_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(logcumsumexp_op, [x], attrs)
+        return run_layers(logcumsumexp_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(logcumsumexp_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ floor_divide_op = OPS['floor_divide']
 def floor_divide_dygraph_function(x, y, attrs):
     """``floor_divide`` after the API layer (``minigrad codegen floor_divide`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(floor_divide_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(floor_divide_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (floor_divide_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -31,7 +32,7 @@ def floor_divide_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(floor_divide_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(floor_divide_op, [x, y], attrs)
+        return run_layers(floor_divide_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(floor_divide_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ fmod_op = OPS['fmod']
 def fmod_dygraph_function(x, y, attrs):
     """``fmod`` after the API layer (``minigrad codegen fmod`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(fmod_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fmod_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (fmod_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -59,7 +61,7 @@ def fmod_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(fmod_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(fmod_op, [x, y], attrs)
+        return run_layers(fmod_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(fmod_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ reciprocal_op = OPS['reciprocal']
 def reciprocal_dygraph_function(input, attrs):
     """``reciprocal`` after the API layer (``minigrad codegen reciprocal`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(reciprocal_op, [input], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(reciprocal_op, [input], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (reciprocal_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout)
@@ -87,7 +90,7 @@ def reciprocal_dygraph_function(input, attrs):
     if entry is None:
         entry = kernel_of_kind(reciprocal_op, [input], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(reciprocal_op, [input], attrs)
+        return run_layers(reciprocal_op, [input], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(reciprocal_op, entry.kernel, [input._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ remainder_op = OPS['remainder']
 def remainder_dygraph_function(x, y, attrs):
     """``remainder`` after the API layer (``minigrad codegen remainder`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(remainder_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(remainder_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (remainder_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -115,7 +119,7 @@ def remainder_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(remainder_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(remainder_op, [x, y], attrs)
+        return run_layers(remainder_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(remainder_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs

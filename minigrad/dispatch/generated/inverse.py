@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ det_op = OPS['det']
 def det_dygraph_function(A, attrs):
     """``det`` after the API layer (``minigrad codegen det`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(det_op, [A], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(det_op, [A], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (det_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, A._dtype, A._device, A._layout)
@@ -31,7 +32,7 @@ def det_dygraph_function(A, attrs):
     if entry is None:
         entry = kernel_of_kind(det_op, [A], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(det_op, [A], attrs)
+        return run_layers(det_op, [A], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(det_op, entry.kernel, [A._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ inv_op = OPS['inv']
 def inv_dygraph_function(A, attrs):
     """``inv`` after the API layer (``minigrad codegen inv`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(inv_op, [A], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(inv_op, [A], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (inv_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, A._dtype, A._device, A._layout)
@@ -59,7 +61,7 @@ def inv_dygraph_function(A, attrs):
     if entry is None:
         entry = kernel_of_kind(inv_op, [A], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(inv_op, [A], attrs)
+        return run_layers(inv_op, [A], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(inv_op, entry.kernel, [A._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ solve_op = OPS['solve']
 def solve_dygraph_function(A, B, attrs):
     """``solve`` after the API layer (``minigrad codegen solve`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(solve_op, [A, B], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(solve_op, [A, B], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (solve_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, A._dtype, A._device, A._layout, B._dtype, B._device, B._layout)
@@ -87,7 +90,7 @@ def solve_dygraph_function(A, B, attrs):
     if entry is None:
         entry = kernel_of_kind(solve_op, [A, B], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(solve_op, [A, B], attrs)
+        return run_layers(solve_op, [A, B], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(solve_op, entry.kernel, [A._data, B._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ expm1_op = OPS['expm1']
 def expm1_dygraph_function(x, attrs):
     """``expm1`` after the API layer (``minigrad codegen expm1`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(expm1_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(expm1_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (expm1_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def expm1_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(expm1_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(expm1_op, [x], attrs)
+        return run_layers(expm1_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(expm1_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ log1p_op = OPS['log1p']
 def log1p_dygraph_function(x, attrs):
     """``log1p`` after the API layer (``minigrad codegen log1p`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(log1p_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(log1p_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (log1p_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -59,7 +61,7 @@ def log1p_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(log1p_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(log1p_op, [x], attrs)
+        return run_layers(log1p_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(log1p_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

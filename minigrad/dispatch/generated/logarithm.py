@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ exp2_op = OPS['exp2']
 def exp2_dygraph_function(x, attrs):
     """``exp2`` after the API layer (``minigrad codegen exp2`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(exp2_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(exp2_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (exp2_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def exp2_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(exp2_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(exp2_op, [x], attrs)
+        return run_layers(exp2_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(exp2_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ log10_op = OPS['log10']
 def log10_dygraph_function(x, attrs):
     """``log10`` after the API layer (``minigrad codegen log10`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(log10_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(log10_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (log10_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -59,7 +61,7 @@ def log10_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(log10_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(log10_op, [x], attrs)
+        return run_layers(log10_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(log10_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ log2_op = OPS['log2']
 def log2_dygraph_function(x, attrs):
     """``log2`` after the API layer (``minigrad codegen log2`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(log2_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(log2_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (log2_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def log2_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(log2_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(log2_op, [x], attrs)
+        return run_layers(log2_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(log2_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ logaddexp_op = OPS['logaddexp']
 def logaddexp_dygraph_function(x, y, attrs):
     """``logaddexp`` after the API layer (``minigrad codegen logaddexp`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(logaddexp_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(logaddexp_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (logaddexp_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -115,7 +119,7 @@ def logaddexp_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(logaddexp_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(logaddexp_op, [x, y], attrs)
+        return run_layers(logaddexp_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(logaddexp_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -134,8 +138,9 @@ logit_op = OPS['logit']
 def logit_dygraph_function(x, attrs):
     """``logit`` after the API layer (``minigrad codegen logit`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(logit_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(logit_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (logit_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -143,7 +148,7 @@ def logit_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(logit_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(logit_op, [x], attrs)
+        return run_layers(logit_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(logit_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -162,8 +167,9 @@ xlogy_op = OPS['xlogy']
 def xlogy_dygraph_function(x, y, attrs):
     """``xlogy`` after the API layer (``minigrad codegen xlogy`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(xlogy_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(xlogy_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (xlogy_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -171,7 +177,7 @@ def xlogy_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(xlogy_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(xlogy_op, [x, y], attrs)
+        return run_layers(xlogy_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(xlogy_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs

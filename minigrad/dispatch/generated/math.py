@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ abs_op = OPS['abs']
 def abs_dygraph_function(x, attrs):
     """``abs`` after the API layer (``minigrad codegen abs`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(abs_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(abs_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (abs_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def abs_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(abs_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(abs_op, [x], attrs)
+        return run_layers(abs_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(abs_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ add_op = OPS['add']
 def add_dygraph_function(x, y, attrs):
     """``add`` after the API layer (``minigrad codegen add`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(add_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(add_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (add_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -59,7 +61,7 @@ def add_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(add_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(add_op, [x, y], attrs)
+        return run_layers(add_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(add_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ cast_op = OPS['cast']
 def cast_dygraph_function(x, attrs):
     """``cast`` after the API layer (``minigrad codegen cast`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(cast_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cast_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (cast_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def cast_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(cast_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(cast_op, [x], attrs)
+        return run_layers(cast_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(cast_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ clip_op = OPS['clip']
 def clip_dygraph_function(x, attrs):
     """``clip`` after the API layer (``minigrad codegen clip`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(clip_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(clip_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (clip_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -115,7 +119,7 @@ def clip_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(clip_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(clip_op, [x], attrs)
+        return run_layers(clip_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(clip_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -134,8 +138,9 @@ clone_op = OPS['clone']
 def clone_dygraph_function(x, attrs):
     """``clone`` after the API layer (``minigrad codegen clone`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(clone_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(clone_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (clone_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -143,7 +148,7 @@ def clone_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(clone_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(clone_op, [x], attrs)
+        return run_layers(clone_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(clone_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -162,8 +167,9 @@ cos_op = OPS['cos']
 def cos_dygraph_function(x, attrs):
     """``cos`` after the API layer (``minigrad codegen cos`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(cos_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cos_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (cos_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -171,7 +177,7 @@ def cos_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(cos_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(cos_op, [x], attrs)
+        return run_layers(cos_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(cos_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -190,8 +196,9 @@ div_op = OPS['div']
 def div_dygraph_function(x, y, attrs):
     """``div`` after the API layer (``minigrad codegen div`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(div_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(div_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (div_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -199,7 +206,7 @@ def div_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(div_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(div_op, [x, y], attrs)
+        return run_layers(div_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(div_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -218,8 +225,9 @@ eq_op = OPS['eq']
 def eq_dygraph_function(x, y, attrs):
     """``eq`` after the API layer (``minigrad codegen eq`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(eq_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(eq_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (eq_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -227,7 +235,7 @@ def eq_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(eq_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(eq_op, [x, y], attrs)
+        return run_layers(eq_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(eq_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -242,8 +250,9 @@ erf_op = OPS['erf']
 def erf_dygraph_function(x, attrs):
     """``erf`` after the API layer (``minigrad codegen erf`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(erf_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(erf_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (erf_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -251,7 +260,7 @@ def erf_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(erf_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(erf_op, [x], attrs)
+        return run_layers(erf_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(erf_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -270,8 +279,9 @@ exp_op = OPS['exp']
 def exp_dygraph_function(x, attrs):
     """``exp`` after the API layer (``minigrad codegen exp`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(exp_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(exp_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (exp_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -279,7 +289,7 @@ def exp_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(exp_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(exp_op, [x], attrs)
+        return run_layers(exp_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(exp_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -298,8 +308,9 @@ fill_op = OPS['fill']
 def fill_dygraph_function(x, attrs):
     """``fill`` after the API layer (``minigrad codegen fill`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(fill_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fill_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (fill_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -307,7 +318,7 @@ def fill_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(fill_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(fill_op, [x], attrs)
+        return run_layers(fill_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(fill_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -326,8 +337,9 @@ ge_op = OPS['ge']
 def ge_dygraph_function(x, y, attrs):
     """``ge`` after the API layer (``minigrad codegen ge`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(ge_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(ge_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (ge_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -335,7 +347,7 @@ def ge_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(ge_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(ge_op, [x, y], attrs)
+        return run_layers(ge_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(ge_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -350,8 +362,9 @@ gelu_op = OPS['gelu']
 def gelu_dygraph_function(x, attrs):
     """``gelu`` after the API layer (``minigrad codegen gelu`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(gelu_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(gelu_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (gelu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -359,7 +372,7 @@ def gelu_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(gelu_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(gelu_op, [x], attrs)
+        return run_layers(gelu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(gelu_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -378,8 +391,9 @@ gelu_backward_op = OPS['gelu_backward']
 def gelu_backward_dygraph_function(grad, x, attrs):
     """``gelu_backward`` after the API layer (``minigrad codegen gelu_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(gelu_backward_op, [grad, x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(gelu_backward_op, [grad, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (gelu_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
@@ -387,7 +401,7 @@ def gelu_backward_dygraph_function(grad, x, attrs):
     if entry is None:
         entry = kernel_of_kind(gelu_backward_op, [grad, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(gelu_backward_op, [grad, x], attrs)
+        return run_layers(gelu_backward_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(gelu_backward_op, entry.kernel, [grad._data, x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -406,8 +420,9 @@ gt_op = OPS['gt']
 def gt_dygraph_function(x, y, attrs):
     """``gt`` after the API layer (``minigrad codegen gt`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(gt_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(gt_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (gt_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -415,7 +430,7 @@ def gt_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(gt_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(gt_op, [x, y], attrs)
+        return run_layers(gt_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(gt_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -430,8 +445,9 @@ le_op = OPS['le']
 def le_dygraph_function(x, y, attrs):
     """``le`` after the API layer (``minigrad codegen le`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(le_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(le_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (le_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -439,7 +455,7 @@ def le_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(le_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(le_op, [x, y], attrs)
+        return run_layers(le_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(le_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -454,8 +470,9 @@ log_op = OPS['log']
 def log_dygraph_function(x, attrs):
     """``log`` after the API layer (``minigrad codegen log`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(log_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(log_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (log_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -463,7 +480,7 @@ def log_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(log_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(log_op, [x], attrs)
+        return run_layers(log_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(log_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -482,8 +499,9 @@ lt_op = OPS['lt']
 def lt_dygraph_function(x, y, attrs):
     """``lt`` after the API layer (``minigrad codegen lt`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(lt_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(lt_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (lt_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -491,7 +509,7 @@ def lt_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(lt_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(lt_op, [x, y], attrs)
+        return run_layers(lt_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(lt_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -506,8 +524,9 @@ maximum_op = OPS['maximum']
 def maximum_dygraph_function(x, y, attrs):
     """``maximum`` after the API layer (``minigrad codegen maximum`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(maximum_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(maximum_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (maximum_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -515,7 +534,7 @@ def maximum_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(maximum_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(maximum_op, [x, y], attrs)
+        return run_layers(maximum_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(maximum_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -534,8 +553,9 @@ minimum_op = OPS['minimum']
 def minimum_dygraph_function(x, y, attrs):
     """``minimum`` after the API layer (``minigrad codegen minimum`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(minimum_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(minimum_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (minimum_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -543,7 +563,7 @@ def minimum_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(minimum_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(minimum_op, [x, y], attrs)
+        return run_layers(minimum_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(minimum_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -562,8 +582,9 @@ mul_op = OPS['mul']
 def mul_dygraph_function(x, y, attrs):
     """``mul`` after the API layer (``minigrad codegen mul`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(mul_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(mul_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (mul_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -571,7 +592,7 @@ def mul_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(mul_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(mul_op, [x, y], attrs)
+        return run_layers(mul_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(mul_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -590,8 +611,9 @@ ne_op = OPS['ne']
 def ne_dygraph_function(x, y, attrs):
     """``ne`` after the API layer (``minigrad codegen ne`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(ne_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(ne_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (ne_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -599,7 +621,7 @@ def ne_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(ne_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(ne_op, [x, y], attrs)
+        return run_layers(ne_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(ne_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -614,8 +636,9 @@ neg_op = OPS['neg']
 def neg_dygraph_function(x, attrs):
     """``neg`` after the API layer (``minigrad codegen neg`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(neg_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(neg_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (neg_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -623,7 +646,7 @@ def neg_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(neg_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(neg_op, [x], attrs)
+        return run_layers(neg_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(neg_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -642,8 +665,9 @@ pow_op = OPS['pow']
 def pow_dygraph_function(x, y, attrs):
     """``pow`` after the API layer (``minigrad codegen pow`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(pow_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(pow_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (pow_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -651,7 +675,7 @@ def pow_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(pow_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(pow_op, [x, y], attrs)
+        return run_layers(pow_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(pow_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -670,8 +694,9 @@ relu_op = OPS['relu']
 def relu_dygraph_function(x, attrs):
     """``relu`` after the API layer (``minigrad codegen relu`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(relu_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(relu_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (relu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -679,7 +704,7 @@ def relu_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(relu_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(relu_op, [x], attrs)
+        return run_layers(relu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(relu_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -698,8 +723,9 @@ sigmoid_op = OPS['sigmoid']
 def sigmoid_dygraph_function(x, attrs):
     """``sigmoid`` after the API layer (``minigrad codegen sigmoid`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sigmoid_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sigmoid_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sigmoid_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -707,7 +733,7 @@ def sigmoid_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(sigmoid_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sigmoid_op, [x], attrs)
+        return run_layers(sigmoid_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sigmoid_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -726,8 +752,9 @@ sign_op = OPS['sign']
 def sign_dygraph_function(x, attrs):
     """``sign`` after the API layer (``minigrad codegen sign`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sign_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sign_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sign_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -735,7 +762,7 @@ def sign_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(sign_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sign_op, [x], attrs)
+        return run_layers(sign_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sign_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -754,8 +781,9 @@ sin_op = OPS['sin']
 def sin_dygraph_function(x, attrs):
     """``sin`` after the API layer (``minigrad codegen sin`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sin_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sin_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sin_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -763,7 +791,7 @@ def sin_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(sin_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sin_op, [x], attrs)
+        return run_layers(sin_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sin_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -782,8 +810,9 @@ sqrt_op = OPS['sqrt']
 def sqrt_dygraph_function(x, attrs):
     """``sqrt`` after the API layer (``minigrad codegen sqrt`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sqrt_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sqrt_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sqrt_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -791,7 +820,7 @@ def sqrt_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(sqrt_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sqrt_op, [x], attrs)
+        return run_layers(sqrt_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sqrt_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -810,8 +839,9 @@ sub_op = OPS['sub']
 def sub_dygraph_function(x, y, attrs):
     """``sub`` after the API layer (``minigrad codegen sub`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sub_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sub_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sub_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -819,7 +849,7 @@ def sub_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(sub_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sub_op, [x, y], attrs)
+        return run_layers(sub_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sub_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -838,8 +868,9 @@ tanh_op = OPS['tanh']
 def tanh_dygraph_function(x, attrs):
     """``tanh`` after the API layer (``minigrad codegen tanh`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(tanh_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(tanh_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (tanh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -847,7 +878,7 @@ def tanh_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(tanh_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(tanh_op, [x], attrs)
+        return run_layers(tanh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(tanh_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -866,8 +897,9 @@ threshold_backward_op = OPS['threshold_backward']
 def threshold_backward_dygraph_function(grad, x, attrs):
     """``threshold_backward`` after the API layer (``minigrad codegen threshold_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(threshold_backward_op, [grad, x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(threshold_backward_op, [grad, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (threshold_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
@@ -875,7 +907,7 @@ def threshold_backward_dygraph_function(grad, x, attrs):
     if entry is None:
         entry = kernel_of_kind(threshold_backward_op, [grad, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(threshold_backward_op, [grad, x], attrs)
+        return run_layers(threshold_backward_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(threshold_backward_op, entry.kernel, [grad._data, x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -894,8 +926,9 @@ where_op = OPS['where']
 def where_dygraph_function(condition, x, y, attrs):
     """``where`` after the API layer (``minigrad codegen where`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(where_op, [condition, x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(where_op, [condition, x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (where_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, condition._dtype, condition._device, condition._layout, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -903,7 +936,7 @@ def where_dygraph_function(condition, x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(where_op, [condition, x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(where_op, [condition, x, y], attrs)
+        return run_layers(where_op, [condition, x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(where_op, entry.kernel, [condition._data, x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,7 +22,7 @@ conv2d_op = OPS['conv2d']
 def conv2d_dygraph_function(x, weight, bias, attrs):
     """``conv2d`` after the API layer (``minigrad codegen conv2d`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
-    return run_layers(conv2d_op, [x, weight, bias], attrs)
+    return run_layers(conv2d_op, [x, weight, bias], attrs, bus.recorder)
 
 
 conv2d_input_grad_op = OPS['conv2d_input_grad']
@@ -31,8 +31,9 @@ conv2d_input_grad_op = OPS['conv2d_input_grad']
 def conv2d_input_grad_dygraph_function(grad, weight, attrs):
     """``conv2d_input_grad`` after the API layer (``minigrad codegen conv2d_input_grad`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(conv2d_input_grad_op, [grad, weight], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(conv2d_input_grad_op, [grad, weight], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (conv2d_input_grad_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, weight._dtype, weight._device, weight._layout)
@@ -40,7 +41,7 @@ def conv2d_input_grad_dygraph_function(grad, weight, attrs):
     if entry is None:
         entry = kernel_of_kind(conv2d_input_grad_op, [grad, weight], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(conv2d_input_grad_op, [grad, weight], attrs)
+        return run_layers(conv2d_input_grad_op, [grad, weight], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(conv2d_input_grad_op, entry.kernel, [grad._data, weight._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -59,8 +60,9 @@ conv2d_weight_grad_op = OPS['conv2d_weight_grad']
 def conv2d_weight_grad_dygraph_function(x, grad, attrs):
     """``conv2d_weight_grad`` after the API layer (``minigrad codegen conv2d_weight_grad`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(conv2d_weight_grad_op, [x, grad], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(conv2d_weight_grad_op, [x, grad], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (conv2d_weight_grad_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, grad._dtype, grad._device, grad._layout)
@@ -68,7 +70,7 @@ def conv2d_weight_grad_dygraph_function(x, grad, attrs):
     if entry is None:
         entry = kernel_of_kind(conv2d_weight_grad_op, [x, grad], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(conv2d_weight_grad_op, [x, grad], attrs)
+        return run_layers(conv2d_weight_grad_op, [x, grad], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(conv2d_weight_grad_op, entry.kernel, [x._data, grad._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -87,8 +89,9 @@ cross_entropy_op = OPS['cross_entropy']
 def cross_entropy_dygraph_function(input, target, attrs):
     """``cross_entropy`` after the API layer (``minigrad codegen cross_entropy`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(cross_entropy_op, [input, target], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cross_entropy_op, [input, target], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (cross_entropy_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
@@ -96,7 +99,7 @@ def cross_entropy_dygraph_function(input, target, attrs):
     if entry is None:
         entry = kernel_of_kind(cross_entropy_op, [input, target], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(cross_entropy_op, [input, target], attrs)
+        return run_layers(cross_entropy_op, [input, target], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(cross_entropy_op, entry.kernel, [input._data, target._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -115,8 +118,9 @@ cross_entropy_backward_op = OPS['cross_entropy_backward']
 def cross_entropy_backward_dygraph_function(grad, input, target, attrs):
     """``cross_entropy_backward`` after the API layer (``minigrad codegen cross_entropy_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(cross_entropy_backward_op, [grad, input, target], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cross_entropy_backward_op, [grad, input, target], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (cross_entropy_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
@@ -124,7 +128,7 @@ def cross_entropy_backward_dygraph_function(grad, input, target, attrs):
     if entry is None:
         entry = kernel_of_kind(cross_entropy_backward_op, [grad, input, target], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(cross_entropy_backward_op, [grad, input, target], attrs)
+        return run_layers(cross_entropy_backward_op, [grad, input, target], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(cross_entropy_backward_op, entry.kernel, [grad._data, input._data, target._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -143,8 +147,9 @@ log_softmax_op = OPS['log_softmax']
 def log_softmax_dygraph_function(x, attrs):
     """``log_softmax`` after the API layer (``minigrad codegen log_softmax`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(log_softmax_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(log_softmax_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (log_softmax_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -152,7 +157,7 @@ def log_softmax_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(log_softmax_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(log_softmax_op, [x], attrs)
+        return run_layers(log_softmax_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(log_softmax_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -171,8 +176,9 @@ max_pool2d_op = OPS['max_pool2d']
 def max_pool2d_dygraph_function(x, attrs):
     """``max_pool2d`` after the API layer (``minigrad codegen max_pool2d`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(max_pool2d_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_pool2d_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (max_pool2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -180,7 +186,7 @@ def max_pool2d_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(max_pool2d_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(max_pool2d_op, [x], attrs)
+        return run_layers(max_pool2d_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(max_pool2d_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -199,8 +205,9 @@ max_pool2d_grad_op = OPS['max_pool2d_grad']
 def max_pool2d_grad_dygraph_function(grad, x, attrs):
     """``max_pool2d_grad`` after the API layer (``minigrad codegen max_pool2d_grad`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(max_pool2d_grad_op, [grad, x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_pool2d_grad_op, [grad, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (max_pool2d_grad_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
@@ -208,7 +215,7 @@ def max_pool2d_grad_dygraph_function(grad, x, attrs):
     if entry is None:
         entry = kernel_of_kind(max_pool2d_grad_op, [grad, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(max_pool2d_grad_op, [grad, x], attrs)
+        return run_layers(max_pool2d_grad_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(max_pool2d_grad_op, entry.kernel, [grad._data, x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -227,8 +234,9 @@ max_pool2d_select_op = OPS['max_pool2d_select']
 def max_pool2d_select_dygraph_function(grad_x, x, attrs):
     """``max_pool2d_select`` after the API layer (``minigrad codegen max_pool2d_select`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(max_pool2d_select_op, [grad_x, x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_pool2d_select_op, [grad_x, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (max_pool2d_select_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad_x._dtype, grad_x._device, grad_x._layout, x._dtype, x._device, x._layout)
@@ -236,7 +244,7 @@ def max_pool2d_select_dygraph_function(grad_x, x, attrs):
     if entry is None:
         entry = kernel_of_kind(max_pool2d_select_op, [grad_x, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(max_pool2d_select_op, [grad_x, x], attrs)
+        return run_layers(max_pool2d_select_op, [grad_x, x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(max_pool2d_select_op, entry.kernel, [grad_x._data, x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -255,8 +263,9 @@ mse_loss_op = OPS['mse_loss']
 def mse_loss_dygraph_function(input, target, attrs):
     """``mse_loss`` after the API layer (``minigrad codegen mse_loss`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(mse_loss_op, [input, target], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(mse_loss_op, [input, target], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (mse_loss_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
@@ -264,7 +273,7 @@ def mse_loss_dygraph_function(input, target, attrs):
     if entry is None:
         entry = kernel_of_kind(mse_loss_op, [input, target], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(mse_loss_op, [input, target], attrs)
+        return run_layers(mse_loss_op, [input, target], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(mse_loss_op, entry.kernel, [input._data, target._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -283,8 +292,9 @@ softmax_op = OPS['softmax']
 def softmax_dygraph_function(x, attrs):
     """``softmax`` after the API layer (``minigrad codegen softmax`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(softmax_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(softmax_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (softmax_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -292,7 +302,7 @@ def softmax_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(softmax_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(softmax_op, [x], attrs)
+        return run_layers(softmax_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(softmax_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ layer_norm_op = OPS['layer_norm']
 def layer_norm_dygraph_function(x, weight, bias, attrs):
     """``layer_norm`` after the API layer (``minigrad codegen layer_norm`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(layer_norm_op, [x, weight, bias], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(layer_norm_op, [x, weight, bias], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (layer_norm_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, weight._dtype, weight._device, weight._layout, bias._dtype, bias._device, bias._layout)
@@ -31,7 +32,7 @@ def layer_norm_dygraph_function(x, weight, bias, attrs):
     if entry is None:
         entry = kernel_of_kind(layer_norm_op, [x, weight, bias], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(layer_norm_op, [x, weight, bias], attrs)
+        return run_layers(layer_norm_op, [x, weight, bias], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(layer_norm_op, entry.kernel, [x._data, weight._data, bias._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ layer_norm_backward_op = OPS['layer_norm_backward']
 def layer_norm_backward_dygraph_function(grad, x, weight, attrs):
     """``layer_norm_backward`` after the API layer (``minigrad codegen layer_norm_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(layer_norm_backward_op, [grad, x, weight], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(layer_norm_backward_op, [grad, x, weight], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (layer_norm_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout, weight._dtype, weight._device, weight._layout)
@@ -59,7 +61,7 @@ def layer_norm_backward_dygraph_function(grad, x, weight, attrs):
     if entry is None:
         entry = kernel_of_kind(layer_norm_backward_op, [grad, x, weight], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(layer_norm_backward_op, [grad, x, weight], attrs)
+        return run_layers(layer_norm_backward_op, [grad, x, weight], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(layer_norm_backward_op, entry.kernel, [grad._data, x._data, weight._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ layer_norm_weight_grad_op = OPS['layer_norm_weight_grad']
 def layer_norm_weight_grad_dygraph_function(grad, x, attrs):
     """``layer_norm_weight_grad`` after the API layer (``minigrad codegen layer_norm_weight_grad`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(layer_norm_weight_grad_op, [grad, x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(layer_norm_weight_grad_op, [grad, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (layer_norm_weight_grad_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def layer_norm_weight_grad_dygraph_function(grad, x, attrs):
     if entry is None:
         entry = kernel_of_kind(layer_norm_weight_grad_op, [grad, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(layer_norm_weight_grad_op, [grad, x], attrs)
+        return run_layers(layer_norm_weight_grad_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(layer_norm_weight_grad_op, entry.kernel, [grad._data, x._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ adaptive_avg_pool2d_op = OPS['adaptive_avg_pool2d']
 def adaptive_avg_pool2d_dygraph_function(x, attrs):
     """``adaptive_avg_pool2d`` after the API layer (``minigrad codegen adaptive_avg_pool2d`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(adaptive_avg_pool2d_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(adaptive_avg_pool2d_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (adaptive_avg_pool2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def adaptive_avg_pool2d_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(adaptive_avg_pool2d_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(adaptive_avg_pool2d_op, [x], attrs)
+        return run_layers(adaptive_avg_pool2d_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(adaptive_avg_pool2d_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ adaptive_avg_pool2d_backward_op = OPS['adaptive_avg_pool2d_backward']
 def adaptive_avg_pool2d_backward_dygraph_function(grad, attrs):
     """``adaptive_avg_pool2d_backward`` after the API layer (``minigrad codegen adaptive_avg_pool2d_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(adaptive_avg_pool2d_backward_op, [grad], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(adaptive_avg_pool2d_backward_op, [grad], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (adaptive_avg_pool2d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
@@ -59,7 +61,7 @@ def adaptive_avg_pool2d_backward_dygraph_function(grad, attrs):
     if entry is None:
         entry = kernel_of_kind(adaptive_avg_pool2d_backward_op, [grad], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(adaptive_avg_pool2d_backward_op, [grad], attrs)
+        return run_layers(adaptive_avg_pool2d_backward_op, [grad], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(adaptive_avg_pool2d_backward_op, entry.kernel, [grad._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ avg_pool2d_op = OPS['avg_pool2d']
 def avg_pool2d_dygraph_function(x, attrs):
     """``avg_pool2d`` after the API layer (``minigrad codegen avg_pool2d`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(avg_pool2d_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(avg_pool2d_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (avg_pool2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def avg_pool2d_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(avg_pool2d_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(avg_pool2d_op, [x], attrs)
+        return run_layers(avg_pool2d_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(avg_pool2d_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ avg_pool2d_backward_op = OPS['avg_pool2d_backward']
 def avg_pool2d_backward_dygraph_function(grad, attrs):
     """``avg_pool2d_backward`` after the API layer (``minigrad codegen avg_pool2d_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(avg_pool2d_backward_op, [grad], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(avg_pool2d_backward_op, [grad], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (avg_pool2d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
@@ -115,7 +119,7 @@ def avg_pool2d_backward_dygraph_function(grad, attrs):
     if entry is None:
         entry = kernel_of_kind(avg_pool2d_backward_op, [grad], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(avg_pool2d_backward_op, [grad], attrs)
+        return run_layers(avg_pool2d_backward_op, [grad], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(avg_pool2d_backward_op, entry.kernel, [grad._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ logsumexp_op = OPS['logsumexp']
 def logsumexp_dygraph_function(x, attrs):
     """``logsumexp`` after the API layer (``minigrad codegen logsumexp`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(logsumexp_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(logsumexp_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (logsumexp_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def logsumexp_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(logsumexp_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(logsumexp_op, [x], attrs)
+        return run_layers(logsumexp_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(logsumexp_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ max_op = OPS['max']
 def max_dygraph_function(x, attrs):
     """``max`` after the API layer (``minigrad codegen max`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(max_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (max_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -59,7 +61,7 @@ def max_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(max_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(max_op, [x], attrs)
+        return run_layers(max_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(max_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ mean_op = OPS['mean']
 def mean_dygraph_function(x, attrs):
     """``mean`` after the API layer (``minigrad codegen mean`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(mean_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(mean_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (mean_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def mean_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(mean_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(mean_op, [x], attrs)
+        return run_layers(mean_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(mean_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ min_op = OPS['min']
 def min_dygraph_function(x, attrs):
     """``min`` after the API layer (``minigrad codegen min`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(min_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(min_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (min_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -115,7 +119,7 @@ def min_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(min_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(min_op, [x], attrs)
+        return run_layers(min_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(min_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -134,8 +138,9 @@ sum_op = OPS['sum']
 def sum_dygraph_function(x, attrs):
     """``sum`` after the API layer (``minigrad codegen sum`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sum_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sum_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sum_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -143,7 +148,7 @@ def sum_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(sum_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sum_op, [x], attrs)
+        return run_layers(sum_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sum_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ ceil_op = OPS['ceil']
 def ceil_dygraph_function(x, attrs):
     """``ceil`` after the API layer (``minigrad codegen ceil`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(ceil_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(ceil_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (ceil_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def ceil_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(ceil_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(ceil_op, [x], attrs)
+        return run_layers(ceil_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(ceil_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ div_rounded_op = OPS['div_rounded']
 def div_rounded_dygraph_function(x, y, attrs):
     """``div_rounded`` after the API layer (``minigrad codegen div_rounded`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(div_rounded_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(div_rounded_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (div_rounded_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -59,7 +61,7 @@ def div_rounded_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(div_rounded_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(div_rounded_op, [x, y], attrs)
+        return run_layers(div_rounded_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(div_rounded_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ floor_op = OPS['floor']
 def floor_dygraph_function(x, attrs):
     """``floor`` after the API layer (``minigrad codegen floor`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(floor_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(floor_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (floor_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def floor_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(floor_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(floor_op, [x], attrs)
+        return run_layers(floor_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(floor_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ round_op = OPS['round']
 def round_dygraph_function(x, attrs):
     """``round`` after the API layer (``minigrad codegen round`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(round_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(round_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (round_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -115,7 +119,7 @@ def round_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(round_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(round_op, [x], attrs)
+        return run_layers(round_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(round_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -134,8 +138,9 @@ trunc_op = OPS['trunc']
 def trunc_dygraph_function(x, attrs):
     """``trunc`` after the API layer (``minigrad codegen trunc`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(trunc_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(trunc_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (trunc_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -143,7 +148,7 @@ def trunc_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(trunc_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(trunc_op, [x], attrs)
+        return run_layers(trunc_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(trunc_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ gather_op = OPS['gather']
 def gather_dygraph_function(x, index, attrs):
     """``gather`` after the API layer (``minigrad codegen gather`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(gather_op, [x, index], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(gather_op, [x, index], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (gather_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout)
@@ -31,7 +32,7 @@ def gather_dygraph_function(x, index, attrs):
     if entry is None:
         entry = kernel_of_kind(gather_op, [x, index], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(gather_op, [x, index], attrs)
+        return run_layers(gather_op, [x, index], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(gather_op, entry.kernel, [x._data, index._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ scatter_op = OPS['scatter']
 def scatter_dygraph_function(x, index, src, attrs):
     """``scatter`` after the API layer (``minigrad codegen scatter`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(scatter_op, [x, index, src], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(scatter_op, [x, index, src], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (scatter_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout, src._dtype, src._device, src._layout)
@@ -59,7 +61,7 @@ def scatter_dygraph_function(x, index, src, attrs):
     if entry is None:
         entry = kernel_of_kind(scatter_op, [x, index, src], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(scatter_op, [x, index, src], attrs)
+        return run_layers(scatter_op, [x, index, src], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(scatter_op, entry.kernel, [x._data, index._data, src._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ scatter_add_op = OPS['scatter_add']
 def scatter_add_dygraph_function(x, index, src, attrs):
     """``scatter_add`` after the API layer (``minigrad codegen scatter_add`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(scatter_add_op, [x, index, src], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(scatter_add_op, [x, index, src], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (scatter_add_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout, src._dtype, src._device, src._layout)
@@ -87,7 +90,7 @@ def scatter_add_dygraph_function(x, index, src, attrs):
     if entry is None:
         entry = kernel_of_kind(scatter_add_op, [x, index, src], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(scatter_add_op, [x, index, src], attrs)
+        return run_layers(scatter_add_op, [x, index, src], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(scatter_add_op, entry.kernel, [x._data, index._data, src._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -5,10 +5,8 @@ writes them and ``docs/architecture.md`` walks one.
 """
 
 from minigrad import flags
-from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,7 +20,7 @@ bincount_op = OPS['bincount']
 def bincount_dygraph_function(x, weights, attrs):
     """``bincount`` after the API layer (``minigrad codegen bincount`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
-    return run_layers(bincount_op, [x, weights], attrs)
+    return run_layers(bincount_op, [x, weights], attrs, bus.recorder)
 
 
 histc_op = OPS['histc']
@@ -31,8 +29,9 @@ histc_op = OPS['histc']
 def histc_dygraph_function(x, attrs):
     """``histc`` after the API layer (``minigrad codegen histc`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(histc_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(histc_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (histc_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -40,7 +39,7 @@ def histc_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(histc_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(histc_op, [x], attrs)
+        return run_layers(histc_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(histc_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -55,8 +54,9 @@ searchsorted_op = OPS['searchsorted']
 def searchsorted_dygraph_function(sorted_sequence, values, attrs):
     """``searchsorted`` after the API layer (``minigrad codegen searchsorted`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(searchsorted_op, [sorted_sequence, values], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(searchsorted_op, [sorted_sequence, values], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (searchsorted_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, sorted_sequence._dtype, sorted_sequence._device, sorted_sequence._layout, values._dtype, values._device, values._layout)
@@ -64,7 +64,7 @@ def searchsorted_dygraph_function(sorted_sequence, values, attrs):
     if entry is None:
         entry = kernel_of_kind(searchsorted_op, [sorted_sequence, values], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(searchsorted_op, [sorted_sequence, values], attrs)
+        return run_layers(searchsorted_op, [sorted_sequence, values], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(searchsorted_op, entry.kernel, [sorted_sequence._data, values._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -79,8 +79,9 @@ unique_op = OPS['unique']
 def unique_dygraph_function(x, attrs):
     """``unique`` after the API layer (``minigrad codegen unique`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(unique_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(unique_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (unique_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -88,7 +89,7 @@ def unique_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(unique_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(unique_op, [x], attrs)
+        return run_layers(unique_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(unique_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

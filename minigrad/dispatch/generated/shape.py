@@ -6,7 +6,7 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
 from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
 from minigrad.dispatch.op_table import OPS
@@ -22,7 +22,7 @@ concat_op = OPS['concat']
 def concat_dygraph_function(xs, attrs):
     """``concat`` after the API layer (``minigrad codegen concat`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
-    return run_layers(concat_op, [xs], attrs)
+    return run_layers(concat_op, [xs], attrs, bus.recorder)
 
 
 expand_op = OPS['expand']
@@ -31,8 +31,9 @@ expand_op = OPS['expand']
 def expand_dygraph_function(x, attrs):
     """``expand`` after the API layer (``minigrad codegen expand`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(expand_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(expand_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (expand_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -40,7 +41,7 @@ def expand_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(expand_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(expand_op, [x], attrs)
+        return run_layers(expand_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(expand_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -61,8 +62,9 @@ getitem_op = OPS['getitem']
 def getitem_dygraph_function(x, attrs):
     """``getitem`` after the API layer (``minigrad codegen getitem`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(getitem_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(getitem_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (getitem_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -70,7 +72,7 @@ def getitem_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(getitem_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(getitem_op, [x], attrs)
+        return run_layers(getitem_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(getitem_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -91,8 +93,9 @@ getitem_grad_op = OPS['getitem_grad']
 def getitem_grad_dygraph_function(grad, attrs):
     """``getitem_grad`` after the API layer (``minigrad codegen getitem_grad`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(getitem_grad_op, [grad], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(getitem_grad_op, [grad], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (getitem_grad_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
@@ -100,7 +103,7 @@ def getitem_grad_dygraph_function(grad, attrs):
     if entry is None:
         entry = kernel_of_kind(getitem_grad_op, [grad], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(getitem_grad_op, [grad], attrs)
+        return run_layers(getitem_grad_op, [grad], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(getitem_grad_op, entry.kernel, [grad._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -119,8 +122,9 @@ permute_op = OPS['permute']
 def permute_dygraph_function(x, attrs):
     """``permute`` after the API layer (``minigrad codegen permute`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(permute_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(permute_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (permute_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -128,7 +132,7 @@ def permute_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(permute_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(permute_op, [x], attrs)
+        return run_layers(permute_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(permute_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -149,8 +153,9 @@ reshape_op = OPS['reshape']
 def reshape_dygraph_function(x, attrs):
     """``reshape`` after the API layer (``minigrad codegen reshape`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(reshape_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(reshape_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (reshape_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -158,7 +163,7 @@ def reshape_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(reshape_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(reshape_op, [x], attrs)
+        return run_layers(reshape_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(reshape_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -179,8 +184,9 @@ squeeze_op = OPS['squeeze']
 def squeeze_dygraph_function(x, attrs):
     """``squeeze`` after the API layer (``minigrad codegen squeeze`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(squeeze_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(squeeze_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (squeeze_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -188,7 +194,7 @@ def squeeze_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(squeeze_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(squeeze_op, [x], attrs)
+        return run_layers(squeeze_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(squeeze_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -209,7 +215,7 @@ stack_op = OPS['stack']
 def stack_dygraph_function(xs, attrs):
     """``stack`` after the API layer (``minigrad codegen stack`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
-    return run_layers(stack_op, [xs], attrs)
+    return run_layers(stack_op, [xs], attrs, bus.recorder)
 
 
 transpose_op = OPS['transpose']
@@ -218,8 +224,9 @@ transpose_op = OPS['transpose']
 def transpose_dygraph_function(x, attrs):
     """``transpose`` after the API layer (``minigrad codegen transpose`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(transpose_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(transpose_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (transpose_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -227,7 +234,7 @@ def transpose_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(transpose_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(transpose_op, [x], attrs)
+        return run_layers(transpose_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(transpose_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -248,8 +255,9 @@ unsqueeze_op = OPS['unsqueeze']
 def unsqueeze_dygraph_function(x, attrs):
     """``unsqueeze`` after the API layer (``minigrad codegen unsqueeze`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(unsqueeze_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(unsqueeze_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (unsqueeze_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -257,7 +265,7 @@ def unsqueeze_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(unsqueeze_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(unsqueeze_op, [x], attrs)
+        return run_layers(unsqueeze_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(unsqueeze_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ copysign_op = OPS['copysign']
 def copysign_dygraph_function(x, y, attrs):
     """``copysign`` after the API layer (``minigrad codegen copysign`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(copysign_op, [x, y], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(copysign_op, [x, y], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (copysign_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
@@ -31,7 +32,7 @@ def copysign_dygraph_function(x, y, attrs):
     if entry is None:
         entry = kernel_of_kind(copysign_op, [x, y], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(copysign_op, [x, y], attrs)
+        return run_layers(copysign_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(copysign_op, entry.kernel, [x._data, y._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ isfinite_op = OPS['isfinite']
 def isfinite_dygraph_function(x, attrs):
     """``isfinite`` after the API layer (``minigrad codegen isfinite`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(isfinite_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(isfinite_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (isfinite_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -59,7 +61,7 @@ def isfinite_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(isfinite_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(isfinite_op, [x], attrs)
+        return run_layers(isfinite_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(isfinite_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -74,8 +76,9 @@ isinf_op = OPS['isinf']
 def isinf_dygraph_function(x, attrs):
     """``isinf`` after the API layer (``minigrad codegen isinf`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(isinf_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(isinf_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (isinf_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -83,7 +86,7 @@ def isinf_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(isinf_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(isinf_op, [x], attrs)
+        return run_layers(isinf_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(isinf_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -98,8 +101,9 @@ isnan_op = OPS['isnan']
 def isnan_dygraph_function(x, attrs):
     """``isnan`` after the API layer (``minigrad codegen isnan`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(isnan_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(isnan_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (isnan_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -107,7 +111,7 @@ def isnan_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(isnan_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(isnan_op, [x], attrs)
+        return run_layers(isnan_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(isnan_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -122,8 +126,9 @@ isneginf_op = OPS['isneginf']
 def isneginf_dygraph_function(x, attrs):
     """``isneginf`` after the API layer (``minigrad codegen isneginf`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(isneginf_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(isneginf_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (isneginf_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -131,7 +136,7 @@ def isneginf_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(isneginf_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(isneginf_op, [x], attrs)
+        return run_layers(isneginf_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(isneginf_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -146,8 +151,9 @@ isposinf_op = OPS['isposinf']
 def isposinf_dygraph_function(x, attrs):
     """``isposinf`` after the API layer (``minigrad codegen isposinf`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(isposinf_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(isposinf_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (isposinf_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -155,7 +161,7 @@ def isposinf_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(isposinf_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(isposinf_op, [x], attrs)
+        return run_layers(isposinf_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(isposinf_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -170,8 +176,9 @@ signbit_op = OPS['signbit']
 def signbit_dygraph_function(x, attrs):
     """``signbit`` after the API layer (``minigrad codegen signbit`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(signbit_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(signbit_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (signbit_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -179,7 +186,7 @@ def signbit_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(signbit_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(signbit_op, [x], attrs)
+        return run_layers(signbit_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(signbit_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs

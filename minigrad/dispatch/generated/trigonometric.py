@@ -6,9 +6,9 @@ writes them and ``docs/architecture.md`` walks one.
 
 from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
-from minigrad.autograd.grad_node import create_grad_node
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers, share_version
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -22,8 +22,9 @@ acos_op = OPS['acos']
 def acos_dygraph_function(x, attrs):
     """``acos`` after the API layer (``minigrad codegen acos`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(acos_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(acos_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (acos_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -31,7 +32,7 @@ def acos_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(acos_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(acos_op, [x], attrs)
+        return run_layers(acos_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(acos_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -50,8 +51,9 @@ acosh_op = OPS['acosh']
 def acosh_dygraph_function(x, attrs):
     """``acosh`` after the API layer (``minigrad codegen acosh`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(acosh_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(acosh_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (acosh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -59,7 +61,7 @@ def acosh_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(acosh_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(acosh_op, [x], attrs)
+        return run_layers(acosh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(acosh_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -78,8 +80,9 @@ asin_op = OPS['asin']
 def asin_dygraph_function(x, attrs):
     """``asin`` after the API layer (``minigrad codegen asin`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(asin_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(asin_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (asin_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -87,7 +90,7 @@ def asin_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(asin_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(asin_op, [x], attrs)
+        return run_layers(asin_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(asin_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -106,8 +109,9 @@ asinh_op = OPS['asinh']
 def asinh_dygraph_function(x, attrs):
     """``asinh`` after the API layer (``minigrad codegen asinh`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(asinh_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(asinh_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (asinh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -115,7 +119,7 @@ def asinh_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(asinh_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(asinh_op, [x], attrs)
+        return run_layers(asinh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(asinh_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -134,8 +138,9 @@ atan_op = OPS['atan']
 def atan_dygraph_function(x, attrs):
     """``atan`` after the API layer (``minigrad codegen atan`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(atan_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(atan_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (atan_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -143,7 +148,7 @@ def atan_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(atan_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(atan_op, [x], attrs)
+        return run_layers(atan_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(atan_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -162,8 +167,9 @@ atan2_op = OPS['atan2']
 def atan2_dygraph_function(y, x, attrs):
     """``atan2`` after the API layer (``minigrad codegen atan2`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(atan2_op, [y, x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(atan2_op, [y, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (atan2_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, y._dtype, y._device, y._layout, x._dtype, x._device, x._layout)
@@ -171,7 +177,7 @@ def atan2_dygraph_function(y, x, attrs):
     if entry is None:
         entry = kernel_of_kind(atan2_op, [y, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(atan2_op, [y, x], attrs)
+        return run_layers(atan2_op, [y, x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(atan2_op, entry.kernel, [y._data, x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -190,8 +196,9 @@ atanh_op = OPS['atanh']
 def atanh_dygraph_function(x, attrs):
     """``atanh`` after the API layer (``minigrad codegen atanh`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(atanh_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(atanh_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (atanh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -199,7 +206,7 @@ def atanh_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(atanh_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(atanh_op, [x], attrs)
+        return run_layers(atanh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(atanh_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -218,8 +225,9 @@ cosh_op = OPS['cosh']
 def cosh_dygraph_function(x, attrs):
     """``cosh`` after the API layer (``minigrad codegen cosh`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(cosh_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cosh_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (cosh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -227,7 +235,7 @@ def cosh_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(cosh_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(cosh_op, [x], attrs)
+        return run_layers(cosh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(cosh_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -246,8 +254,9 @@ sinc_op = OPS['sinc']
 def sinc_dygraph_function(x, attrs):
     """``sinc`` after the API layer (``minigrad codegen sinc`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sinc_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sinc_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sinc_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -255,7 +264,7 @@ def sinc_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(sinc_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sinc_op, [x], attrs)
+        return run_layers(sinc_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sinc_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -274,8 +283,9 @@ sinh_op = OPS['sinh']
 def sinh_dygraph_function(x, attrs):
     """``sinh`` after the API layer (``minigrad codegen sinh`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(sinh_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sinh_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (sinh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -283,7 +293,7 @@ def sinh_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(sinh_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sinh_op, [x], attrs)
+        return run_layers(sinh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(sinh_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
@@ -302,8 +312,9 @@ tan_op = OPS['tan']
 def tan_dygraph_function(x, attrs):
     """``tan`` after the API layer (``minigrad codegen tan`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
-    if bus.recorder is not None or AMP.level:
-        return run_layers(tan_op, [x], attrs)
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(tan_op, [x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
     kind = (tan_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
@@ -311,7 +322,7 @@ def tan_dygraph_function(x, attrs):
     if entry is None:
         entry = kernel_of_kind(tan_op, [x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(tan_op, [x], attrs)
+        return run_layers(tan_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
     out = launch_and_check(tan_op, entry.kernel, [x._data], attrs)
     if type(out) is tuple:  # several outputs
