@@ -128,9 +128,9 @@ def _make_operator(fn: Any, name: str) -> Any:
         if direct:
             def operator(self: Tensor, other: Any) -> Any:
                 if isinstance(other, Tensor):
-                    return run_op(fn, [other, self], defaults)
+                    return fn.dygraph_function(other, self, defaults)
                 if type(other) in numbers:
-                    return run_op(fn, [wrap_scalar(other, self), self], defaults)
+                    return fn.dygraph_function(wrap_scalar(other, self), self, defaults)
                 return fn(other, self)
         else:
             def operator(self: Tensor, other: Any) -> Any:
@@ -141,9 +141,9 @@ def _make_operator(fn: Any, name: str) -> Any:
     elif direct:
         def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]
             if isinstance(other, Tensor):
-                return run_op(fn, [self, other], defaults)
+                return fn.dygraph_function(self, other, defaults)
             if type(other) in numbers:
-                return run_op(fn, [self, wrap_scalar(other, self)], defaults)
+                return fn.dygraph_function(self, wrap_scalar(other, self), defaults)
             return fn(self, other)
     else:
         def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]

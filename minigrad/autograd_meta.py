@@ -49,10 +49,11 @@ class AutogradMeta:
         "__weakref__",
     )
 
-    def __init__(self, tensor_id: int, name: str | None = None) -> None:
-        self.grad_node: GradNode | None = None
+    def __init__(self, tensor_id: int, name: str | None = None, grad_node: "GradNode | None" = None,
+                 out_slot: int = 0) -> None:
+        self.grad_node = grad_node
         self.acc_node: Callable[[], AccumulationNode | None] | None = None  # a weakref.ref
-        self.out_slot = 0
+        self.out_slot = out_slot
         self.out_rank = 0
         self.grad: Any = None
         self.hooks: list[tuple[int, Callable[[Any], Any]]] | None = None

@@ -10,6 +10,7 @@
     minigrad diff mine.jsonl reference.jsonl [--all] [--kind 'queue.*'] [--json out.json]
     minigrad web run.jsonl -o page.html                 # the stepper as one self-contained web page
     minigrad codegen mul                                # the generated dygraph function of an op
+    minigrad codegen --write                            # write them all into minigrad/dispatch/generated/
 
 Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
 ``build_parser``; adding a subcommand means adding one function and one
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from . import lessons_cli
-from .dispatch.codegen import generate
+from .dispatch.codegen import generate, write_modules
 from .ops.registry import OPS
 from .tracing import TraceFormatError
 from .tracing.describe import describe
@@ -252,7 +253,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_codegen(args: argparse.Namespace) -> int:
-    """Print the dygraph function generated for an op (``dispatch/codegen.py``)."""
+    """Print the dygraph function generated for an op, or write them all (``dispatch/codegen.py``)."""
+    if args.write:
+        for path in write_modules(OPS.values()):
+            print(f"wrote {path}")
+        return 0
+    if args.op is None:
+        print("minigrad codegen: name an op, or pass --write", file=sys.stderr)
+        return EXIT_ERROR
     op = OPS.get(args.op)
     if op is None:
         close = [n for n in sorted(OPS) if args.op in n][:8]
@@ -356,7 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="HTML file to write (default: <trace>.html)")
     p.set_defaults(func=cmd_web)
     p = sub.add_parser("codegen", help="print the dygraph function generated for an op (e.g. mul, matmul)")
-    p.add_argument("op", help="the op's name, as in mg.OPS")
+    p.add_argument("op", nargs="?", help="the op's name, as in mg.OPS")
+    p.add_argument("--write", action="store_true",
+                   help="write every op's dygraph function into minigrad/dispatch/generated/ (checked in)")
     p.set_defaults(func=cmd_codegen)
 
     # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).

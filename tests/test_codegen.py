@@ -1,7 +1,8 @@
-"""Generated dygraph functions (dispatch/codegen.py): one per op, the same results and nodes as the four layers.
+"""Generated dygraph functions (dispatch/codegen.py): one per op, the same results and nodes as ``run_layers``.
 
-With no recorder an op call runs its generated ``<op>_dygraph_function``;
-with one, ``run_layers`` walks the four layers and emits their events. Every
+An op call runs its generated ``<op>_dygraph_function`` (checked in under
+``dispatch/generated/``); a recorded or autocast call is handed to
+``run_layers``, which walks the steps and emits their events. Every
 row of ``tests/test_ops_grad.py``'s ``CASES`` (complete from the registry) is
 run both ways here and the outputs, grad nodes (class, edges, topological
 number, saved tensors) and gradients are compared.
@@ -30,7 +31,7 @@ def four_layers_only() -> Iterator[None]:
     saved = {name: op.dygraph_function for name, op in mg.OPS.items()}
 
     def layers(op: Any) -> Any:
-        return lambda *args: dygraph.run_layers(op, list(args[:-1]), args[-1])
+        return lambda *args: dygraph.run_layers(op, list(args[:-1]), args[-1], mg.tracing.bus.recorder)
 
     try:
         for op in mg.OPS.values():
@@ -88,27 +89,53 @@ def test_every_op_has_a_generated_function_that_compiles(name: str) -> None:
 
 def test_generated_mul_spells_out_the_seed_steps() -> None:
     src = generate(mg.OPS["mul"])
-    for step in ("Kernel layer", "InferMeta", "require_any_grad", "SetGradOutMeta", "SetHistory", "TensorWrappers"):
+    for step in ("Kernel layer", "parse_kernel_key", "InferMeta", "launch_and_check", "require_any_grad",
+                 "create_grad_node", "SetGradOutMeta", "SetHistory", "TensorWrappers"):
         assert step in src
     assert not re.search(r"^\s+(for|while) ", src, re.M)  # straight-line: no loop over input specs
-    # save_for: x is kept only for y's gradient, y only for x's.
-    assert "save_tensor(x) if y_row[0].node is not None else None" in src
+    assert "(x._meta is not None or y._meta is not None)" in src
 
 
-def test_the_generated_function_runs_without_a_recorder_and_the_layers_with_one() -> None:
+def test_the_checked_in_generated_modules_are_current() -> None:
+    """``minigrad codegen --write`` writes what is checked in: run it after changing an op's definition."""
+    from minigrad.dispatch.codegen import GENERATED_DIR, generated_modules
+
+    files = generated_modules(mg.OPS.values())
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in GENERATED_DIR.glob("*.py")}
+    stale = sorted(n for n in files.keys() | on_disk.keys() if files.get(n) != on_disk.get(n))
+    assert not stale, f"stale generated modules {stale}: run `minigrad codegen --write`"
+
+
+def test_a_debugger_opens_the_generated_function_in_its_file() -> None:
+    from minigrad.dispatch.codegen import GENERATED_DIR
+
+    fn = mg.OPS["mul"].dygraph_function
+    assert fn.__code__.co_filename == str(GENERATED_DIR / "math.py")
+    assert fn.__module__ == "minigrad.dispatch.generated.math"
     a = mg.tensor([1.0, 2.0], requires_grad=True)
-    calls = []
-    op = mg.OPS["mul"]
-    real = op.dygraph_function or op.make_dygraph_function()
-    op.dygraph_function = lambda *args: calls.append(1) or real(*args)
-    try:
+    assert (a * a).grad_fn.name() == "MulGradNode"
+
+
+def test_a_recorded_call_walks_the_layers_and_emits_their_events() -> None:
+    a = mg.tensor([1.0, 2.0], requires_grad=True)
+    a * a  # the kind is known from here on
+    with mg.trace() as tr:
         a * a
-        with mg.trace() as tr:
-            a * a
-    finally:
-        op.dygraph_function = real
-    assert calls == [1]
-    assert [e.kind for e in tr.events if e.kind == "api.call"] == ["api.call"]
+    kinds = [e.kind for e in tr.events if e.kind != "tensor.create"]
+    assert [k for i, k in enumerate(kinds) if i == 0 or kinds[i - 1] != k] == [  # one per step, in order
+        "api.call", "kernel.key", "kernel.lookup", "kernel.select", "infer_meta", "kernel.launch", "node.create"]
+
+
+def test_a_user_op_gets_its_function_on_its_first_call() -> None:
+    from minigrad.ops.registry import OpDef
+
+    op = mg.OPS["neg"]
+    fresh = OpDef.__new__(OpDef)
+    fresh.__dict__.update(op.__dict__)
+    fresh.dygraph_function = fresh._first_call
+    x = mg.tensor([1.0, -2.0])
+    assert fresh(x).tolist() == [-1.0, 2.0]
+    assert fresh.dygraph_function.__code__.co_filename == "<generated neg_dygraph_function>"
 
 
 def test_a_call_the_cached_kernel_does_not_cover_takes_the_layers() -> None:

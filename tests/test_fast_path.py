@@ -1,4 +1,4 @@
-"""The specialised eager path (NOTE [ The specialised eager path ] in kernels/api.py).
+"""Calls of a known kind (NOTE [ Kinds of call ] in kernels/api.py).
 
 With no recorder, an op call of a kind seen before skips the kernel search
 and PrepareData; these tests prove it gives the same results, nodes and
@@ -31,12 +31,12 @@ def _graph(t: mg.Tensor) -> list[tuple[str, list[tuple[str | None, int, int]]]]:
     return out
 
 
-def test_a_repeated_call_is_specialised_and_matches_the_full_path() -> None:
+def test_a_repeated_call_of_a_known_kind_matches_the_full_path() -> None:
     a = mg.tensor([[1.0, 2.0]], requires_grad=True)
     b = mg.tensor([[3.0], [4.0]], requires_grad=True)
-    api._specialised.clear()
+    api.KINDS.clear()
     fast = [a * b + a for _ in range(2)][1]
-    assert any(k[0] is mg.OPS["mul"] for k in api._specialised)
+    assert any(k[0] is mg.OPS["mul"] for k in api.KINDS)
     with mg.trace():
         full = a * b + a
     np.testing.assert_array_equal(fast.numpy(), full.numpy())
@@ -63,11 +63,11 @@ def test_infer_meta_errors_are_the_same_on_both_paths() -> None:
 def test_registering_a_kernel_clears_the_cache() -> None:
     x = mg.tensor([1.0, -2.0])
     mg.neg(x)
-    assert api._specialised
+    assert api.KINDS
     saved = dict(KERNELS["neg"])
     try:
         register_kernel("neg", Backend.CPU, dtypes=[mg.float32])(lambda a: np.full_like(a, 7.0))
-        assert not api._specialised
+        assert not api.KINDS
         assert mg.neg(x).tolist() == [7.0, 7.0]
     finally:
         KERNELS["neg"] = saved
@@ -77,10 +77,10 @@ def test_registering_a_kernel_clears_the_cache() -> None:
 
 def test_the_selection_flags_are_part_of_the_key() -> None:
     x = mg.tensor([1.0])
-    before = api.specialise(mg.OPS["exp"], [x])
+    before = api.kind_of(mg.OPS["exp"], [x])
     flags.use_gpudnn = not flags.use_gpudnn
     try:
-        assert api.specialise(mg.OPS["exp"], [x]) != before
+        assert api.kind_of(mg.OPS["exp"], [x]) != before
     finally:
         flags.use_gpudnn = not flags.use_gpudnn
 
@@ -89,7 +89,7 @@ def test_calls_that_need_prepare_data_take_the_full_path() -> None:
     i = mg.tensor([1, 2])  # exp of an int64 tensor: PrepareData casts it to float32
     for _ in range(2):
         assert mg.exp(i).dtype is mg.float32
-    assert api._specialised[api.specialise(mg.OPS["exp"], [i])] is False
+    assert api.KINDS[api.kind_of(mg.OPS["exp"], [i])] is False
     f32, f64 = mg.ones(2), mg.ones(2, dtype=mg.float64)
     for _ in range(2):
         assert (f32 + f64).dtype is mg.float64  # promotion: f32 is cast, so no shortcut

@@ -107,7 +107,7 @@ def _call_events(tr: Any) -> list[dict[str, Any]]:
 
 
 def test_a_known_kind_of_call_records_what_the_full_path_records():
-    # NOTE [ Recorded calls of a known kind ] in kernels/api.py: the second recording takes the cached entry.
+    # NOTE [ Kinds of call ] in kernels/api.py: the second recording takes the kind's cached head events.
     from minigrad.kernels import api
 
     a, b = mg.randn(3, 2, requires_grad=True), mg.randn(3, 2, requires_grad=True)
@@ -115,11 +115,11 @@ def test_a_known_kind_of_call_records_what_the_full_path_records():
     traces = []
     for first in (True, False):
         if first:
-            api._recorded_kinds.clear()
+            api.KINDS.clear()
         with mg.trace(values=False) as tr:
             (a * b + a).sum()
         traces.append(_call_events(tr))
-        assert api._recorded_kinds  # the first recording filled the cache
+        assert api.KINDS  # the first recording filled the cache
     assert traces[0] == traces[1]
 
 
@@ -131,7 +131,7 @@ def test_a_known_kind_of_call_whose_infer_meta_fails_records_the_kernel_layer_fi
     got = []
     for fresh in (True, False):
         if fresh:
-            api._recorded_kinds.clear()
+            api.KINDS.clear()
         with mg.trace(values=False) as tr:
             with pytest.raises(ValueError):
                 x * y
@@ -203,17 +203,16 @@ def test_values_false_previews_are_summaries_of_every_size():
     ]
 
 
-def test_selection_event_cache_stays_bounded_when_selections_are_remade(monkeypatch):
-    from minigrad.kernels import api, select
+def test_a_remade_selection_is_recorded_as_not_cached():
+    from minigrad.kernels import select
 
-    monkeypatch.setattr(api, "_MAX_SELECTION_EVENTS", 8)
     a = mg.randn(2)
+    a + a  # the kind is known: a recorded call replays its head events only while its selection is cached
     with mg.trace() as tr:
-        for _ in range(20):
+        for _ in range(5):
             select.clear_cache()  # every call makes a new Selection object
             a + a
-    assert len(api._selection_event_cache) <= 8
-    assert [e.cached for e in tr.events if e.kind == "kernel.select"] == [False] * 20
+    assert [e.cached for e in tr.events if e.kind == "kernel.select"] == [False] * 5
 
 
 def test_default_attributes_are_rendered_once_and_other_attributes_per_call():

@@ -140,7 +140,8 @@ def test_wheel_holds_every_module_and_data_file(installed: Installed) -> None:
     missing = sorted(_source_files() - names)
     assert not missing, f"the wheel lacks {missing}"
     for needed in ("minigrad/tui/app.tcss", "minigrad/tui/screens/__init__.py", "minigrad/tui/widgets/__init__.py",
-                   "minigrad/_lessons/02_backward_engine/lesson.toml", "minigrad/_lesson_conftest.py"):
+                   "minigrad/_lessons/02_backward_engine/lesson.toml", "minigrad/_lesson_conftest.py",
+                   "minigrad/dispatch/generated/__init__.py", "minigrad/dispatch/generated/math.py"):
         assert needed in names, needed
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert f"Version: {version}" in meta

@@ -161,7 +161,7 @@ def leaf_edge_row(meta: AutogradMeta, tensor: Any) -> tuple[Edge]:
     """The one-edge row from an op to the leaf's AccumulationNode (``SetGradOutMeta`` for a leaf).
 
     Every op that uses the leaf shares this row (NOTE [ Lean graph data ] in
-    ``grad_node.py``: rows are never changed in place): a parameter used by
+    ``node_creation.py``: rows are never changed in place): a parameter used by
     every step of a training loop costs its ops no Edge of their own.
     """
     # (A leaf's shape, dtype and device never change: in-place ops keep them.)

@@ -130,7 +130,8 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
                 f"grad can be implicitly created only for scalar outputs: output {i} has shape "
                 f"{tuple(t.shape)}; pass a gradient (e.g. y.backward(mg.ones_like(y)))"
             )
-        xp_ones = np.ones(t._data.shape, dtype=t._dtype.np)
+        xp_ones = np.empty(t._data.shape, dtype=t._dtype.np)
+        xp_ones.fill(1)  # ``np.ones`` is a Python function around these two
         data = xp_ones if t._device == "cpu" else _to_device(xp_ones, t._device)
         return Tensor._make(data, t._dtype, t._device, t._layout)
     if not isinstance(g, Tensor):

@@ -95,7 +95,7 @@ def define_array_op(name: str, maker: Callable[[ArrayOps], Any]) -> None:
 class BackwardContext:
     """What a backward formula sees: saved tensors, attributes, which inputs need grads, ``ops``."""
 
-    __slots__ = ("node", "create_graph", "ops", "arrays")
+    __slots__ = ("node", "create_graph", "ops", "arrays", "attrs")
 
     def __init__(self, node: "GradNode", create_graph: bool, ops: OpsNamespace = GRAPH_OPS) -> None:
         self.node = node
@@ -104,10 +104,8 @@ class BackwardContext:
         self.ops = ops
         #: Whether the formula runs in array mode (its values are arrays, not Tensors).
         self.arrays = ops is not GRAPH_OPS
-
-    @property
-    def attrs(self) -> dict[str, Any]:
-        return self.node.attrs
+        #: The op's attributes, as the call gave them.
+        self.attrs: dict[str, Any] = node.attrs
 
     @property
     def extra(self) -> Any:
@@ -121,7 +119,10 @@ class BackwardContext:
         """
         node = self.node
         if self.arrays:
-            return [w.recover_array(node) if w is not None else None for w in node.wrappers]
+            arrays = []
+            for w in node.wrappers:  # a loop, not a comprehension: one call fewer
+                arrays.append(w.recover_array(node) if w is not None else None)
+            return arrays
         return [w.recover(node, self.create_graph) if w is not None else None for w in node.wrappers]
 
     def input_shape(self, slot: int) -> tuple[int, ...]:
@@ -185,7 +186,8 @@ def run_formula(node: "GradNode", grads: list[list[Any]], create_graph: bool) ->
         ctx = BackwardContext(node, create_graph, GRAPH_OPS)
         grad = first if len(grads) == 1 else [row[0] for row in grads]
     else:
-        ctx = BackwardContext(node, False, array_ops(first._device, first._layout))
+        ns = _array_ops.get((first._device, first._layout)) or array_ops(first._device, first._layout)
+        ctx = BackwardContext(node, False, ns)
         grad = first._data if len(grads) == 1 else [row[0]._data for row in grads]
     result = op.backward(ctx, grad)
     if not isinstance(result, (tuple, list)):

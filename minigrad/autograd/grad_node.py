@@ -1,4 +1,4 @@
-"""GradNode and Edge: the backward graph (seed 004 §2.3/§2.5, seed 003).
+"""GradNode and Edge: the backward graph.
 
 Every differentiable op call that needs a gradient creates one grad node
 (``MulGradNode``, ``MatmulGradNode`` ...; the class is made per op). A node
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "reserve_node_ids", "in_meta_of", "no_edge", "no_edge_row"]
+__all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "reserve_node_ids"]
 
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
@@ -80,7 +80,7 @@ class GradNode:
     Attributes:
         id: stable integer id (used in events and display names).
         next_edges: rows of Edges indexed by forward-input slot, then rank (tuples on
-            nodes the dygraph layer builds: NOTE [ Lean graph data ]).
+            nodes the dygraph layer builds: NOTE [ Lean graph data ] in node_creation.py).
         in_meta: ``(shape, dtype, device)`` per forward-output slot, then rank (shared).
         released: set when ``backward()`` without ``retain_graph`` ran this node.
     """
@@ -107,8 +107,8 @@ class GradNode:
 
     def __init__(self, ids: tuple[int, int] | None = None, attrs: Any = None, next_edges: Any = (),
                  in_meta: Any = (), topo_nr: int = 0, wrappers: Any = ()) -> None:
-        # ids: (id, seq_nr) taken before the edges were made (``reserve_node_ids``).
-        self.id, self.seq_nr = ids if ids is not None else reserve_node_ids()
+        # ids: (id, seq_nr) taken before the edges were made (``reserve_node_ids``), or now.
+        self.id, self.seq_nr = ids if ids is not None else (next(_node_ids), next(_seq_nrs))
         self.topo_nr = topo_nr
         self.next_edges: Any = next_edges
         self.in_meta: Any = in_meta
@@ -201,49 +201,6 @@ class GradNode:
         return other
 
 
-# NOTE [ Lean graph data ]
-#     A deep chain keeps every node alive until backward, so what one node costs
-#     in memory and allocations is what the graph costs. The parts that are the
-#     same for many nodes are shared rather than rebuilt: ``in_meta`` rows are
-#     interned per (shape, dtype, device) (``in_meta_of``), the row of an input
-#     that needs no gradient is shared per (shape, dtype) (``no_edge_row``), the row to
-#     a leaf's AccumulationNode is shared by every op that uses the leaf (``leaf_edge_row``
-#     in ``accumulation.py``), ``next_edges`` rows are tuples, and an op called with its
-#     default attributes shares one attrs dict (attrs are never changed after the
-#     call). Nothing here is ever
-#     mutated in place: GeneralGrad copies a node's edges before re-pointing them.
-_in_meta_cache: dict[tuple[Any, ...], tuple[tuple[tuple[Any, ...]], ...]] = {}
-_no_edge_cache: dict[tuple[Any, ...], tuple["Edge"]] = {}
-_CACHE_LIMIT = 4096
-
-
-def in_meta_of(shape: tuple[int, ...], dtype: Any, device: str) -> tuple[tuple[tuple[Any, ...]], ...]:
-    """The shared ``in_meta`` of a node with one output of this shape, dtype and device."""
-    key = (shape, dtype, device)
-    meta = _in_meta_cache.get(key)
-    if meta is None:
-        if len(_in_meta_cache) >= _CACHE_LIMIT:
-            _in_meta_cache.clear()
-        meta = _in_meta_cache[key] = ((key,),)
-    return meta
-
-
-def no_edge_row(shape: tuple[int, ...], dtype: Any = None) -> tuple["Edge"]:
-    """The shared one-edge row of a forward input that needs no gradient (``edge.node is None``)."""
-    key = (shape, dtype)
-    row = _no_edge_cache.get(key)
-    if row is None:
-        if len(_no_edge_cache) >= _CACHE_LIMIT:
-            _no_edge_cache.clear()
-        row = _no_edge_cache[key] = (Edge(None, 0, 0, shape, dtype),)
-    return row
-
-
-def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
-    """The shared edge of a forward input that needs no gradient (``edge.node is None``)."""
-    return no_edge_row(shape, dtype)[0]
-
-
 def reserve_node_ids() -> tuple[int, int]:
     """``(id, seq_nr)`` for a node about to be made: taken before its edges, which may
     create AccumulationNodes, so a node is numbered before the nodes its creation makes
@@ -295,6 +252,10 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
     if node.is_accumulation:
         node.announce(copy_of=copy_of)
         return
+    saved = []
+    for w in node.wrappers:
+        if w is not None:
+            saved.append(w.tensor_id)
     ev = NodeCreate.new(
         node=node.id,
         name=f"{type(node).__name__}#{node.id}",  # ``display_name``, without the property call
@@ -305,7 +266,7 @@ def announce_node(node: Any, copy_of: int | None = None) -> None:
         tensor=None,
         copy_of=copy_of,
         edges=edge_dicts(node.next_edges),
-        saved=[w.tensor_id for w in node.wrappers if w is not None],
+        saved=saved,
         attrs=call_attrs(node.opdef, node.attrs),
     )
     rec.emit(ev)

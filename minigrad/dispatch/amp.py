@@ -4,7 +4,7 @@ In Paddle's generated dygraph function the first thing an op does, when an
 AMP level other than O0 is active, is decide one destination dtype for its
 inputs (``GetAmpDestDtype``), cast them (``EagerAmpAutoCast``), and call
 itself again with AMP switched off (``AutoCastGuard(O0)``). minigrad's
-dygraph layer (``run_op``) calls ``autocast_inputs`` for the same step.
+dygraph layer (``run_layers``) calls ``autocast_inputs`` for the same step.
 
 The destination dtype, per level:
 

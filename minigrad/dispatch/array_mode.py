@@ -23,17 +23,14 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import flags
-from ..kernels import api as kernel_api
-from ..kernels.api import specialise, specialised_kernel
+from ..kernels.api import KINDS, kernel_of_kind, launch_and_check
 from ..kernels.backends import move_array
-from ..kernels.registry import on_change
 from ..tensor import Tensor
 from . import amp_state
 from .dygraph import run_op
@@ -52,33 +49,16 @@ def _dtype_of(array: Any) -> Any:
     return _by_numpy.get(array.dtype) or _dt.from_numpy(array.dtype)
 
 
-def _kind(values: Any) -> tuple[Any, ...] | None:
-    """The kind of a call - the selection flags and each value's dtype - or None when a value
-    has no dtype (a number, None or a list). Two values, most formula calls, are spelled out:
-    a third of the time of the general form."""
-    try:
-        if len(values) == 2:
-            return (flags.enable_api_kernel_fallback, flags.use_gpudnn, values[0].dtype, values[1].dtype)
-        return (flags.enable_api_kernel_fallback, flags.use_gpudnn, *[a.dtype for a in values])
-    except AttributeError:
-        return None
-
-
-#: Every ArrayOp made, so that a change of the registry clears their kernel caches.
-_ALL: list["ArrayOp"] = []
-on_change(lambda op: [a._kernels.clear() for a in _ALL])
-
-
 class ArrayOp:
     """``ctx.ops.<op>`` in array mode: ``op``'s kernel on arrays of one device and layout.
 
-    The kernel for a kind of call - the inputs' dtypes and the selection
-    flags - is the one ``specialised_kernel`` picks for tensors of those
-    dtypes on this device and layout (or False: the call goes through the op);
-    it is remembered per kind, as the kernel layer's own cache does.
+    The kernel of a call is the one the kernel layer picks for tensors holding
+    its arrays: the entry of their kind of call in ``kernels.api.KINDS`` (NOTE
+    [ Kinds of call ]); a kind with no such entry (False: the call needs
+    PrepareData) goes through the op.
     """
 
-    __slots__ = ("op", "device", "layout", "_n_inputs", "_kernels", "_attr_forms")
+    __slots__ = ("op", "device", "layout", "_n_inputs", "_attr_forms")
 
     def __init__(self, op: "OpDef", ns: "ArrayOps") -> None:
         self.op = op
@@ -86,9 +66,7 @@ class ArrayOp:
         self.layout = ns.layout
         plain = not any(i.is_list or i.optional for i in op.inputs)
         self._n_inputs = len(op.inputs) if plain else -1
-        self._kernels: dict[tuple[Any, ...], Any] = {}
         self._attr_forms: dict[tuple[Any, ...], dict[str, Any]] = {}
-        _ALL.append(self)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         op = self.op
@@ -99,26 +77,30 @@ class ArrayOp:
             values, attrs = args[:n], self._attrs(args[n:], kwargs)
         else:
             values, attrs = self._bind(args, kwargs)
-        kind = _kind(values)
+        kind = self._kind(values)
         if kind is None:  # a Python number: wrapped as the API layer wraps it
             values = self._wrap_numbers(list(values))
-            kind = _kind(values)
+            kind = self._kind(values)
             if kind is None:  # a list or None input: the kernel layer's full path
                 return self._through_op(values, attrs)
-        kernel = self._kernels.get(kind)
-        if kernel is None:
-            kernel = self._kernels[kind] = self._select(values)
-        if not kernel or amp_state.AMP.level:
+        if not kind or amp_state.AMP.level:
             return self._through_op(values, attrs)
-        if warnings.filters is not kernel_api._filters_seen:
-            kernel_api._silence_fp_warnings()
-        return kernel.fn(*values, **attrs) if attrs else kernel.fn(*values)
+        return launch_and_check(op, kind.kernel, values, attrs)
 
-    def _select(self, values: Any) -> Any:
-        """The kernel the specialised path runs for tensors holding ``values``, or False."""
-        tensors = self._tensors(values)
-        entry = specialised_kernel(self.op, tensors, specialise(self.op, tensors))
-        return entry[0] if entry else False
+    def _kind(self, values: Any) -> Any:
+        """The ``KINDS`` entry of tensors holding ``values`` on this device and layout (a ``Kind``, or
+        False), or None when a value is no array (a number, None or a list)."""
+        device, layout = self.device, self.layout
+        sig = [self.op, flags.enable_api_kernel_fallback, flags.use_gpudnn]
+        for v in values:
+            dtype = _by_numpy.get(getattr(v, "dtype", None))
+            if dtype is None:
+                return None
+            sig += (dtype, device, layout)
+        kind = KINDS.get(tuple(sig))
+        if kind is None:
+            kind = kernel_of_kind(self.op, self._tensors(values), tuple(sig))
+        return kind
 
     def _attrs(self, given: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The attributes of a call that gives them after the inputs, as ``bind`` checks them.

@@ -1,25 +1,24 @@
-"""The dygraph layer (seed 004 §2.3, Paddle's generated ``<op>_dygraph_function``).
+"""The dygraph layer (Paddle's generated ``<op>_dygraph_function``).
 
-``run_op(op, inputs, attrs)`` is what every op call goes through after the
-API layer checked its arguments. When nothing observes the call (no recorder,
-no autocast) it runs the op's generated dygraph function
-(``dispatch/codegen.py``; ``minigrad codegen OP`` prints it); otherwise
-``run_layers`` walks the four layers and emits their events:
+Every op call, after the API layer checked its arguments, runs its op's
+dygraph function. Each op's is generated from its definition into
+``dispatch/generated/`` (``minigrad codegen --write``): the steps below in a
+straight line, for that op's inputs. ``run_layers`` is the same steps for any
+op, each emitting its events when a recorder is active; a generated function
+hands it the calls that something observes (a recorder, autocast) and those
+its cached kernel does not cover:
 
-1. **AMP**: with an autocast context active, inputs are cast per the op lists;
-2. the **kernel layer** computes the outputs (``kernels.api.call_kernel``);
-3. ``require_any_grad``: grad mode is on and a differentiable input requires grad;
-4. if so, **grad-node creation**, in the seed's order: the node with its
-   attributes; ``SetGradOutMeta`` - one edge per input to that input's grad
-   node (``edge_row``: an AccumulationNode is created for a leaf on first
-   use); ``SetOutRankWithSlot`` and ``SetHistory`` on each output
-   (``set_history``); ``SetGradInMeta``; TensorWrappers for the saved tensors
-   (with their version snapshot); retain-grad when
-   ``flags.retain_grad_for_all_tensor`` is on.
+1. **AMP**: with an autocast context active, inputs are cast per the op lists
+   (``amp.autocast_inputs``);
+2. the **kernel call**: the kernel layer computes the outputs
+   (``kernels.api.call_kernel``);
+3. ``require_any_grad``: grad mode is on, the output is floating and a
+   differentiable input requires grad;
+4. if so, ``create_grad_node`` (``autograd/node_creation.py``): edges, history,
+   TensorWrappers.
 
-Both roads build the same node with the same helpers. A failing op raises
-before anything is attached to a tensor: the kernel layer runs first and node
-creation cannot fail, so no half-built node is left.
+A failing op raises before anything is attached to a tensor: the kernel layer
+runs first and node creation cannot fail, so no half-built node is left.
 """
 
 from __future__ import annotations
@@ -29,12 +28,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from .. import flags
-from ..autograd.accumulation import leaf_edge_row
 from ..autograd.grad_mode import GRAD_MODE
-from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
-from ..autograd.hooks import retain_grad
-from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
+from ..autograd.grad_node import GradNode, announce_node
+from ..autograd.node_creation import create_grad_node, require_any_grad
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
@@ -52,7 +48,8 @@ from .op_table import OPS
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
 
-__all__ = ["OPS", "run_op", "run_layers", "run_inplace", "run_to_device", "announce_node", "jsonable"]
+__all__ = ["OPS", "run_op", "run_layers", "run_inplace", "run_to_device", "announce_node", "jsonable", "new_tensor",
+           "finish_outputs", "share_version"]
 
 
 def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
@@ -77,32 +74,31 @@ def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
 
 
 def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
-    """Run one op call after the API layer: its generated dygraph function, or the four layers.
-
-    With no recorder and no autocast nothing observes the layers, so the op's
-    generated function (``dispatch/codegen.py``, made on its first call) runs
-    the same steps in a straight line; otherwise ``run_layers`` walks them and
-    emits their events.
-    """
-    if bus.recorder is None and not amp_state.AMP.level:
-        fn = op.dygraph_function
-        if fn is None:
-            fn = op.make_dygraph_function()
-        return fn(*inputs, attrs)
-    return run_layers(op, inputs, attrs)
+    """Run one op call after the API layer: the op's dygraph function."""
+    return op.dygraph_function(*inputs, attrs)
 
 
-def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
-    """The four observable layers: ``api.call``, AMP, the kernel layer, then ``_finish``."""
-    rec = bus.recorder
+def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -> Any:
+    """The dygraph layer's steps for any op: ``api.call``, AMP, the kernel call, ``require_any_grad``,
+    ``create_grad_node``; each emits its events to ``rec``, the active recorder (``bus.recorder``)."""
     if rec is not None:
         rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))
     if amp_state.AMP.level:
         inputs = autocast_inputs(op, inputs)
-    out, device, layout = call_kernel(op, inputs, attrs)
-    if isinstance(out, tuple):
-        return _finish(op, inputs, attrs, out, [new_tensor(a, device, layout) for a in out], True, rec)
-    return _finish(op, inputs, attrs, (out,), [new_tensor(out, device, layout)], False, rec)
+    out, device, layout = call_kernel(op, inputs, attrs, rec)
+    multi = type(out) is tuple
+    outs = [new_tensor(a, device, layout) for a in out] if multi else [new_tensor(out, device, layout)]
+    if op.view and getattr(outs[0]._data, "base", None) is not None:
+        for t in outs:
+            share_version(inputs[0], t)
+    # require_any_grad: the global grad mode and the inputs' autograd meta; integer and bool
+    # outputs are never differentiable.
+    if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
+        create_grad_node(op, inputs, attrs, outs, rec)
+    if rec is not None:
+        for t in outs:
+            t._announce()
+    return tuple(outs) if multi else outs[0]
 
 
 def new_tensor(array: Any, device: str, layout: str) -> Tensor:
@@ -112,27 +108,17 @@ def new_tensor(array: Any, device: str, layout: str) -> Tensor:
 
 def finish_outputs(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: tuple[Any, ...], device: str,
                    layout: str) -> tuple[Any, ...]:
-    """The tensors of a kernel with several outputs, and their grad node (``_finish``)."""
-    return _finish(op, inputs, attrs, arrays, [new_tensor(a, device, layout) for a in arrays], True, None)
-
-
-_np_dtypes = _dt.BY_NUMPY
-
-
-def _finish(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: Any, outs: list[Any], multi: bool,
-            rec: Any) -> Any:
-    """After the kernel: views share the version counter, ``require_any_grad``, the grad node."""
+    """The tensors of a kernel with several outputs, and their grad node (a generated function's tail)."""
+    outs = [new_tensor(a, device, layout) for a in arrays]
     if op.view and getattr(arrays[0], "base", None) is not None:
         for t in outs:
             share_version(inputs[0], t)
-    # require_any_grad: the global grad mode and the inputs' autograd meta.
-    # Integer and bool outputs are never differentiable.
-    if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and _any_requires_grad(op, inputs):
-        _create_grad_node(op, inputs, attrs, outs, rec)
-    if rec is not None:
-        for t in outs:
-            t._announce()
-    return tuple(outs) if multi else outs[0]
+    if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
+        create_grad_node(op, inputs, attrs, outs)
+    return tuple(outs)
+
+
+_np_dtypes = _dt.BY_NUMPY
 
 
 def share_version(src: Tensor, view: Tensor) -> None:
@@ -140,118 +126,6 @@ def share_version(src: Tensor, view: Tensor) -> None:
     if src._version is None:
         src._version = VersionCounter()
     view._version = src._version
-
-
-def _any_requires_grad(op: "OpDef", inputs: list[Any]) -> bool:
-    """Whether a differentiable input (or a tensor of a list input) requires grad."""
-    for spec, v in zip(op.inputs, inputs):
-        if not spec.differentiable or v is None:
-            continue
-        if any(t._meta is not None for t in v) if isinstance(v, list) else v._meta is not None:
-            return True
-    return False
-
-
-def edge_row(t: Any) -> tuple[Edge]:
-    """``SetGradOutMeta`` for one input: the row of one edge to the node that takes its gradient."""
-    meta = t._meta
-    if meta is None:
-        return no_edge_row(t._data.shape, t._dtype)
-    node = meta.grad_node
-    if node is None:
-        return leaf_edge_row(meta, t)  # shared by every op that uses the leaf
-    shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
-    return (Edge(node, meta.out_slot, meta.out_rank, shape, dtype),)
-
-
-def topo_nr(*rows: tuple[Edge, ...]) -> int:
-    """PyTorch's topological number: 1 + the largest of the next nodes' (AccumulationNodes are 0)."""
-    topo = 0
-    for row in rows:
-        for e in row:
-            if e.node is not None and e.node.topo_nr >= topo:
-                topo = e.node.topo_nr + 1
-    return topo if topo > 0 else 1
-
-
-def set_history(t: Tensor, node: GradNode, slot: int) -> None:
-    """``SetOutRankWithSlot`` and ``SetHistory``: ``t``'s gradient comes from ``node`` at (slot, 0)."""
-    meta = AutogradMeta(t._id)
-    meta.grad_node = node
-    meta.out_slot = slot
-    t._meta = meta
-
-
-def _edge_rows(op: "OpDef", inputs: list[Any]) -> tuple[tuple[Edge, ...], ...]:
-    """``SetGradOutMeta`` for every input slot, rank by rank (NOTE [ Lean graph data ] in grad_node.py).
-
-    A missing input or an empty list gets the shared row of one empty edge."""
-    rows = []
-    for spec, v in zip(op.inputs, inputs):
-        if v is None:
-            rows.append(no_edge_row(()))
-        elif isinstance(v, list):
-            rows.append(_list_row(spec.differentiable, v) or no_edge_row(()))
-        elif spec.differentiable:  # the common case: one tensor
-            rows.append(edge_row(v))
-        else:
-            rows.append(no_edge_row(v._data.shape, v._dtype))
-    return tuple(rows)
-
-
-def _list_row(differentiable: bool, tensors: list[Any]) -> tuple[Edge, ...]:
-    """The row of a list input: one edge per tensor (shared no-gradient edges where it takes none)."""
-    if differentiable:
-        return tuple(edge_row(t)[0] for t in tensors)
-    if len(tensors) == 1:
-        return no_edge_row(tensors[0]._data.shape, tensors[0]._dtype)
-    return tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
-
-
-def _create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any) -> None:
-    """The grad node of one call, in the seed's order (the generated functions do the same per op);
-    announced to ``rec``, the active recorder (or None)."""
-    ids = reserve_node_ids()  # the node is numbered first, then the AccumulationNodes its edges make
-    next_edges = _edge_rows(op, inputs)
-    if len(outs) == 1:  # SetGradInMeta: shared per (shape, dtype, device) for the common single output
-        in_meta: Any = in_meta_of(outs[0]._data.shape, outs[0]._dtype, outs[0]._device)
-    else:
-        in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
-    node = op.node_class(ids, attrs, next_edges, in_meta, topo_nr(*next_edges))
-    for slot, t in enumerate(outs):
-        set_history(t, node, slot)
-    # A saved output is wrapped after SetHistory, so it leads back to this node under create_graph.
-    if op.save:
-        node.wrappers = _save_tensors(op, inputs, outs, next_edges)
-    if flags.retain_grad_for_all_tensor:
-        for t in outs:
-            retain_grad(t)
-    if rec is not None:
-        announce_node(node)
-
-
-def _save_tensors(op: "OpDef", inputs: list[Any], outs: list[Any], next_edges: Any) -> tuple[Any, ...]:
-    """TensorWrappers (with version snapshots) of the saved tensors; None where no wanted gradient needs one."""
-    wrappers: list[Any] = []
-    for idx, needed_by in zip(op.save_index, op.save_needed_by):
-        if needed_by is not None and not _any_wanted(next_edges, needed_by):
-            wrappers.append(None)  # only needed for gradients nobody asked for (save_for)
-        elif idx < 0:
-            wrappers.append(TensorWrapper(outs[0], output=True))
-        elif isinstance(inputs[idx], list):
-            wrappers.extend(save_tensor(t) for t in inputs[idx])
-        elif inputs[idx] is not None:
-            wrappers.append(save_tensor(inputs[idx]))
-    return tuple(wrappers)
-
-
-def _any_wanted(next_edges: Any, slots: Any) -> bool:
-    """Whether an edge of one of ``slots`` leads to a node (a gradient someone asked for)."""
-    for k in slots:
-        for e in next_edges[k]:
-            if e.node is not None:
-                return True
-    return False
 
 
 def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
@@ -411,7 +285,7 @@ def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
     emit_transform(op.name, "x", "backend", src_backend, dst_backend)
     out = Tensor._make(data, x._dtype, device, x._layout)
     if GRAD_MODE.enabled and x._meta is not None:
-        _create_grad_node(op, [x], {"device": device}, [out], rec)
+        create_grad_node(op, [x], {"device": device}, [out], rec)
         out._meta.grad_node.extra = x._device  # type: ignore[union-attr]
     if rec is not None:
         out._announce()

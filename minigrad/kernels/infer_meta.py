@@ -178,12 +178,17 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
 
 def reshape(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
     size = math.prod(x.shape)  # Python ints: exact, and ~20x cheaper than np.prod on a small tuple
-    unknown = [i for i, s in enumerate(shape) if s == -1]
-    if len(unknown) > 1:
+    unknown = 0
+    known = 1
+    for s in shape:  # a loop, not comprehensions: each of those is a function call
+        if s == -1:
+            unknown += 1
+        elif s < -1:
+            raise ValueError(f"{op}(): invalid shape dimension in {_shape(shape)}")
+        else:
+            known *= s
+    if unknown > 1:
         raise ValueError(f"{op}(): only one dimension can be inferred (-1), got shape {_shape(shape)}")
-    if any(s < -1 for s in shape):
-        raise ValueError(f"{op}(): invalid shape dimension in {_shape(shape)}")
-    known = math.prod(s for s in shape if s != -1)
     if unknown:
         if known == 0 or size % known:
             raise ValueError(f"{op}(): shape {_shape(shape)} is invalid for input of size {size}")

@@ -33,7 +33,7 @@ from .backends import dnn_of
 from .key import Backend, KernelKey, Layout
 from .registry import KERNELS, Kernel, on_change
 
-__all__ = ["Selection", "Probe", "select_kernel", "search_order", "clear_cache"]
+__all__ = ["Selection", "Probe", "select_kernel", "search_order", "clear_cache", "is_cached"]
 
 
 class Probe(NamedTuple):
@@ -65,6 +65,11 @@ def clear_cache(op: str | None = None) -> None:
 
 
 on_change(clear_cache)
+
+
+def is_cached(op: str, key: KernelKey, selection: Selection) -> bool:
+    """Whether ``select_kernel(op, key)`` would answer ``(selection, True)`` now."""
+    return _cache.get((op, key, flags.enable_api_kernel_fallback, flags.use_gpudnn)) is selection
 
 
 def search_order(key: KernelKey, fallback: bool, use_gpudnn: bool) -> list[tuple[KernelKey, str, bool]]:

@@ -44,3 +44,8 @@ for _name in sorted(_modules, key=lambda n: (_FIRST.index(n) if n in _FIRST else
         if _export not in __all__:
             __all__.append(_export)
 del _name, _module, _export
+
+# Every op defined: give each its checked-in dygraph function (``minigrad codegen --write``).
+from ..dispatch.generated import attach as _attach  # noqa: E402
+
+_attach(OPS)

@@ -58,9 +58,12 @@ _DIM_ATTRS = (Attr("dim", None, check_dims), Attr("keepdim", False, check_bool))
 
 def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool, ops: Any = GRAPH_OPS) -> Any:
     """Broadcast a reduced gradient back to the input's shape: a composite of ``reshape`` and ``expand``."""
-    dims = im.reduced_dims("sum", dim, len(x_shape))
     if not keepdim:
-        g = ops.reshape(g, tuple(1 if i in dims else s for i, s in enumerate(x_shape)))
+        dims = im.reduced_dims("sum", dim, len(x_shape))
+        kept = []
+        for i, s in enumerate(x_shape):
+            kept.append(1 if i in dims else s)
+        g = ops.reshape(g, tuple(kept))
     return ops.expand(g, tuple(x_shape))
 
 

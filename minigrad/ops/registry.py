@@ -40,6 +40,7 @@ NOTE [ One formula, two modes ] in ``autograd/formula.py``.
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -50,7 +51,6 @@ from ..autograd.grad_node import GradNode
 from ..dispatch.amp import set_amp_category
 from ..dispatch.array_mode import ArrayOp
 from ..dispatch.codegen import dygraph_function
-from ..dispatch.dygraph import run_op
 from ..kernels.gpu.cuda_src import set_elementwise_expression
 from ..dispatch.op_table import OPS
 from ..tensor import Tensor
@@ -122,6 +122,14 @@ def _node_class_name(op: str) -> str:
     return "".join(part.capitalize() for part in op.strip("_").split("_")) + "GradNode"
 
 
+def _caller_module() -> str:
+    """The module whose code defines an op (the first frame outside this module)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
+
+
 def _all_tensors(args: tuple[Any, ...]) -> bool:
     for a in args:
         if not isinstance(a, Tensor):
@@ -182,8 +190,11 @@ class OpDef:
         self.differentiable = differentiable
         self.view = view
         self.backward: Callable[..., Any] | None = None
-        #: The generated dygraph function (``dispatch/codegen.py``), made on the op's first call.
-        self.dygraph_function: Callable[..., Any] | None = None
+        #: The module that defines the op (its generated dygraph function's module is named after it).
+        self.defined_in: str = _caller_module()
+        #: The op's dygraph function: the checked-in one (``dispatch/generated/``, attached when
+        #: ``minigrad.ops`` is imported), else generated and compiled on the first call.
+        self.dygraph_function: Callable[..., Any] = self._first_call
         self.has_list_input = any(i.is_list for i in self.inputs)
         #: Inputs promoted to a common dtype (``x_f32 * y_f64``) get their gradients cast
         #: back to their own dtype by the engine (``engine._grads_per_edge``).
@@ -227,7 +238,7 @@ class OpDef:
     def def_backward(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: the backward formula ``fn(ctx, grad) -> grads per input slot``, written with ``ctx.ops``."""
         self.backward = fn
-        self.dygraph_function = None  # generated again: it now builds a grad node
+        self.dygraph_function = self._first_call  # generated again: it now builds a grad node
         return fn
 
     def make_dygraph_function(self) -> Callable[..., Any]:
@@ -235,12 +246,16 @@ class OpDef:
         self.dygraph_function = dygraph_function(self)
         return self.dygraph_function
 
+    def _first_call(self, *args: Any) -> Any:
+        """The first call of an op with no dygraph function yet: generate it, then run it."""
+        return self.make_dygraph_function()(*args)
+
     # -- the API layer -------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """The API layer: check and bind the arguments (``bind``), then the dygraph layer (``run_op``)."""
+        """The API layer: check and bind the arguments (``bind``), then the op's dygraph function."""
         inputs, attrs = self.bind(args, kwargs)
-        return run_op(self, inputs, attrs)
+        return self.dygraph_function(*inputs, attrs)
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """Map call arguments to inputs and attributes, checking types: the API layer's one parser.
@@ -252,7 +267,7 @@ class OpDef:
             (``place``, ``_check_inputs``, ``bind_attrs``), and a call that gives no
             attribute shares one attrs dict with every other such call (attrs
             are never changed after the call: NOTE [ Lean graph data ] in
-            autograd/grad_node.py).
+            autograd/node_creation.py).
         """
         if len(args) == self._fast_arity and _all_tensors(args) and kwargs.keys() <= self._attr_index.keys():
             return list(args), self._keyword_attrs(kwargs) if kwargs else self._default_attrs

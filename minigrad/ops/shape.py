@@ -34,7 +34,8 @@ def _owned(out, x):
     set; the dygraph layer and in-place checks would take that for a view of
     ``x`` (shared version counter, "in-place change of a view" refused).
     """
-    if out.base is None or np.may_share_memory(out, x):
+    base = out.base
+    if base is None or base is x or (base is x.base and base is not None) or np.may_share_memory(out, x):
         return out
     return out.copy()
 
@@ -81,9 +82,10 @@ def _permute_backward(ctx, g):
 
 @register_kernel("expand", CPU, dtypes=ALL_DTYPES, name="cpu/expand")
 def expand_cpu(x, shape):
-    lead = len(shape) - x.ndim
-    target = tuple(x.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(shape))
-    return np.broadcast_to(x, target)
+    if -1 in shape:  # keep a dimension's size
+        lead = len(shape) - x.ndim
+        shape = tuple(x.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(shape))
+    return np.broadcast_to(x, shape)
 
 
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,

@@ -1,0 +1,177 @@
+"""Grad-node creation: the last step of the dygraph layer (Paddle's generated ``<op>_dygraph_function``).
+
+``create_grad_node`` does it in Paddle's order: the node numbered and made
+with its attributes; ``SetGradOutMeta`` - one edge row per input to the node
+that takes its gradient (``edge_row``; a leaf's AccumulationNode is made on
+its first use, ``leaf_edge_row`` in ``accumulation.py``), and the node's
+topological number (PyTorch's: 1 + the largest of the next nodes',
+AccumulationNodes are 0); ``SetOutRankWithSlot`` and ``SetHistory`` on each
+output (the output's ``AutogradMeta`` points at the node); ``SetGradInMeta``;
+TensorWrappers for the saved tensors (with their version snapshots); and
+retain-grad when ``flags.retain_grad_for_all_tensor`` is on. Both the
+dygraph layer's ``run_layers`` and the generated functions call it.
+
+Example:
+    >>> import minigrad as mg
+    >>> a = mg.tensor([1.0, 2.0], requires_grad=True)
+    >>> (a * a).grad_fn.next_functions[0][0].name()
+    'AccumulationNode'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import flags
+from ..autograd_meta import AutogradMeta
+from .accumulation import leaf_edge_row
+from .grad_node import Edge, GradNode, announce_node, reserve_node_ids
+from .hooks import retain_grad
+from .tensor_wrapper import TensorWrapper, save_tensor
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..ops.registry import OpDef
+
+__all__ = ["create_grad_node", "require_any_grad", "edge_row", "in_meta_of", "no_edge", "no_edge_row"]
+
+
+# NOTE [ Lean graph data ]
+#     A deep chain keeps every node alive until backward, so what one node costs
+#     in memory and allocations is what the graph costs. The parts that are the
+#     same for many nodes are shared rather than rebuilt: ``in_meta`` rows are
+#     interned per (shape, dtype, device) (``in_meta_of``), the row of an input
+#     that needs no gradient is shared per (shape, dtype) (``no_edge_row``), the row to
+#     a leaf's AccumulationNode is shared by every op that uses the leaf (``leaf_edge_row``
+#     in ``accumulation.py``), ``next_edges`` rows are tuples, and an op called with its
+#     default attributes shares one attrs dict (attrs are never changed after the
+#     call). Nothing here is ever
+#     mutated in place: GeneralGrad copies a node's edges before re-pointing them.
+_in_meta_cache: dict[tuple[Any, ...], tuple[tuple[tuple[Any, ...]], ...]] = {}
+_no_edge_cache: dict[tuple[Any, ...], tuple["Edge"]] = {}
+_CACHE_LIMIT = 4096
+
+
+def in_meta_of(shape: tuple[int, ...], dtype: Any, device: str) -> tuple[tuple[tuple[Any, ...]], ...]:
+    """The shared ``in_meta`` of a node with one output of this shape, dtype and device."""
+    key = (shape, dtype, device)
+    meta = _in_meta_cache.get(key)
+    if meta is None:
+        if len(_in_meta_cache) >= _CACHE_LIMIT:
+            _in_meta_cache.clear()
+        meta = _in_meta_cache[key] = ((key,),)
+    return meta
+
+
+def no_edge_row(shape: tuple[int, ...], dtype: Any = None) -> tuple["Edge"]:
+    """The shared one-edge row of a forward input that needs no gradient (``edge.node is None``)."""
+    key = (shape, dtype)
+    row = _no_edge_cache.get(key)
+    if row is None:
+        if len(_no_edge_cache) >= _CACHE_LIMIT:
+            _no_edge_cache.clear()
+        row = _no_edge_cache[key] = (Edge(None, 0, 0, shape, dtype),)
+    return row
+
+
+def no_edge(shape: tuple[int, ...], dtype: Any = None) -> "Edge":
+    """The shared edge of a forward input that needs no gradient (``edge.node is None``)."""
+    return no_edge_row(shape, dtype)[0]
+
+
+def require_any_grad(op: "OpDef", inputs: list[Any]) -> bool:
+    """Whether a differentiable input (or a tensor of a list input) requires grad (its autograd meta)."""
+    for spec, v in zip(op.inputs, inputs):
+        if not spec.differentiable or v is None:
+            continue
+        if any(t._meta is not None for t in v) if isinstance(v, list) else v._meta is not None:
+            return True
+    return False
+
+
+def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any = None) -> GradNode:
+    """The grad node of one op call, in Paddle's order (see the module docstring); announced to
+    ``rec``, the active recorder (or None). Node creation cannot fail: the kernel ran first."""
+    # The node is numbered before the AccumulationNodes its edges may make: ``reserve_node_ids``
+    # before the first leaf row that may make one, or the node's own ``__init__`` when none does.
+    ids = None
+    # SetGradOutMeta: one edge row per input slot, and the topological number from the rows' nodes.
+    rows: list[Any] = []
+    topo = 0
+    for spec, v in zip(op.inputs, inputs):
+        if v is None:
+            row = no_edge_row(())
+        elif type(v) is list:
+            if ids is None:
+                ids = reserve_node_ids()
+            row = _list_row(spec.differentiable, v) or no_edge_row(())
+        elif not spec.differentiable or v._meta is None:
+            row = no_edge_row(v._data.shape, v._dtype)
+        else:
+            row = getattr(v, "_acc", None)  # a leaf's shared row (``leaf_edge_row``), when still its own
+            if rec is not None or v._meta.grad_node is not None or row is None or row[0].node.meta is not v._meta:
+                if ids is None and v._meta.grad_node is None:
+                    ids = reserve_node_ids()
+                row = edge_row(v)
+        for e in row:
+            if e.node is not None and e.node.topo_nr >= topo:
+                topo = e.node.topo_nr + 1
+        rows.append(row)
+    # SetGradInMeta: shape, dtype and device of each output (shared: NOTE [ Lean graph data ]).
+    if len(outs) == 1:
+        t = outs[0]
+        in_meta: Any = _in_meta_cache.get((t._data.shape, t._dtype, t._device)) or in_meta_of(
+            t._data.shape, t._dtype, t._device)
+    else:
+        in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
+    node = op.node_class(ids, attrs, tuple(rows), in_meta, topo or 1)
+    # SetOutRankWithSlot, SetHistory: output ``slot``'s gradient comes from this node.
+    for slot, t in enumerate(outs):
+        t._meta = AutogradMeta(t._id, None, node, slot)
+    # TensorWrappers (with their version snapshots), after SetHistory: a saved output then leads back
+    # to this node under create_graph. None where no wanted gradient needs the tensor (``save_for``:
+    # no edge of the inputs it is saved for leads to a node).
+    if op.save:
+        wrappers: list[Any] = []
+        for idx, needed_by in zip(op.save_index, op.save_needed_by):
+            wanted = needed_by is None
+            for k in needed_by or ():
+                for e in rows[k]:
+                    wanted = wanted or e.node is not None
+            if not wanted:
+                wrappers.append(None)
+            elif idx < 0:
+                wrappers.append(TensorWrapper(outs[0], output=True))
+            elif type(inputs[idx]) is list:
+                wrappers.extend([save_tensor(t) for t in inputs[idx]])
+            elif inputs[idx] is not None:
+                wrappers.append(save_tensor(inputs[idx]))
+        node.wrappers = tuple(wrappers)
+    if flags.retain_grad_for_all_tensor:
+        for t in outs:
+            retain_grad(t)
+    if rec is not None:
+        announce_node(node)
+    return node
+
+
+def edge_row(t: Any) -> tuple[Edge]:
+    """``SetGradOutMeta`` for one input: the row of one edge to the node that takes its gradient."""
+    meta = t._meta
+    if meta is None:
+        return no_edge_row(t._data.shape, t._dtype)
+    node = meta.grad_node
+    if node is None:
+        return leaf_edge_row(meta, t)  # shared by every op that uses the leaf
+    shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
+    return (Edge(node, meta.out_slot, meta.out_rank, shape, dtype),)
+
+
+def _list_row(differentiable: bool, tensors: list[Any]) -> tuple[Edge, ...]:
+    """The row of a list input: one edge per tensor (shared no-gradient edges where it takes none)."""
+    if differentiable:
+        return tuple(edge_row(t)[0] for t in tensors)
+    if len(tensors) == 1:
+        return no_edge_row(tensors[0]._data.shape, tensors[0]._dtype)
+    return tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
+
+

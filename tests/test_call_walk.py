@@ -1,0 +1,100 @@
+"""The walk of ``a * b`` and ``loss.backward()`` in docs/architecture.md is what a debugger sees.
+
+Each walk runs under ``sys.setprofile``, which reports every Python function
+entered (not C functions such as NumPy's ufuncs). ``a * b`` must be exactly
+the table the doc gives - the same functions in the same files, in order -
+within its budget of calls and files, going down the layers: no file is
+entered again after the walk left it. ``loss.backward()`` must run the
+functions the doc names in that order (others run between them: the
+formulas' kernels, the buffers, NumPy's own Python functions), within its
+budget. A recorded ``a * b`` keeps its own budget.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import minigrad as mg
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "architecture.md"
+
+# Python calls and files each walk may take (the doc's numbers; lower them when the walk gets shorter).
+MUL_CALLS, MUL_FILES = 11, 10
+RECORDED_MUL_CALLS = 52
+BACKWARD_CALLS = 93
+
+
+def _walk(fn: Callable[[], Any]) -> list[tuple[str, str]]:
+    """``(file relative to the repository or a library, function)`` of every Python call ``fn`` makes."""
+    calls: list[tuple[str, str]] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            path = frame.f_code.co_filename
+            rel = Path(path).resolve().relative_to(ROOT).as_posix() if path.startswith(str(ROOT)) else path
+            calls.append((rel, frame.f_code.co_name))
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return calls[1:]  # the first is ``fn`` itself
+
+
+def _doc_walk(title: str) -> list[tuple[str, str]]:
+    """The ``(file, function)`` rows of the doc's table under ``<!-- walk: title -->``."""
+    text = DOC.read_text(encoding="utf-8")
+    block = text.split(f"<!-- walk: {title} -->", 1)[1].split("<!-- /walk -->", 1)[0]
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"^\| \d+ \| `([^`]+)` \| `([^`]+)` \|", block, re.M)]
+
+
+def _leaves() -> tuple[mg.Tensor, mg.Tensor]:
+    return mg.randn(3, 4, requires_grad=True), mg.randn(3, 4, requires_grad=True)
+
+
+def _warm() -> None:
+    """Every kind of call and every cache the walks use, seen once."""
+    for _ in range(2):
+        a, b = _leaves()
+        (a * b).sum().backward()
+        a * b
+
+
+def test_a_times_b_is_the_walk_the_doc_gives() -> None:
+    _warm()
+    a, b = _leaves()
+    a * b  # the leaves' AccumulationNodes are made on their first use
+    calls = _walk(lambda: a * b)
+    assert calls == _doc_walk("a * b")
+    files = [f for f, _ in calls]
+    assert len(calls) <= MUL_CALLS and len(set(files)) <= MUL_FILES
+    runs = [f for i, f in enumerate(files) if i == 0 or files[i - 1] != f]
+    assert len(runs) == len(set(runs)), f"the walk enters a file it left: {runs}"
+
+
+def test_loss_backward_runs_the_functions_the_doc_names_in_order() -> None:
+    _warm()
+    a, b = _leaves()
+    loss = (a * b).sum()
+    calls = _walk(lambda: loss.backward())
+    assert a.grad is not None and b.grad is not None
+    assert len(calls) <= BACKWARD_CALLS
+    rest = iter(calls)
+    missing = [step for step in _doc_walk("loss.backward()") if step not in rest]  # a subsequence
+    assert not missing, f"not seen in this order: {missing}"
+
+
+def test_a_recorded_a_times_b_keeps_its_budget() -> None:
+    _warm()
+    a, b = _leaves()
+    with mg.trace(values=False):
+        a * b
+        calls = _walk(lambda: a * b)
+    assert len(calls) <= RECORDED_MUL_CALLS
+    names = [f for f, _ in calls]
+    assert "minigrad/dispatch/dygraph.py" in names and "minigrad/kernels/api.py" in names
