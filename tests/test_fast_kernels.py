@@ -121,7 +121,7 @@ def test_row_max_of_edge_shapes_is_numpys(x: np.ndarray) -> None:
 
 
 def test_softmax_over_many_short_rows_is_unchanged() -> None:
-    from minigrad.ops.nn import log_softmax_cpu, softmax_cpu
+    from minigrad.ops.activation import log_softmax_cpu, softmax_cpu
 
     rng = np.random.default_rng(2)
     x = rng.standard_normal((16, 4, 32, 32)).astype(np.float32)

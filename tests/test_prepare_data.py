@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.ops.nn import conv2d_nhwc
+from minigrad.ops.convolution import conv2d_nhwc
 from minigrad.kernels.key import Backend, Layout
 from minigrad.kernels.prepare_data import transform_layout
 from minigrad.kernels.registry import register_kernel

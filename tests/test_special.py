@@ -91,7 +91,7 @@ def test_float32_normal_cdf_edge_values() -> None:
 
 def test_float32_gelu_and_its_backward_are_pytorchs_within_its_own_rounding() -> None:
     torch = pytest.importorskip("torch")
-    from minigrad.ops.math import gelu_backward_cpu, gelu_cpu
+    from minigrad.ops.activation import gelu_backward_cpu, gelu_cpu
 
     rng = np.random.default_rng(4)
     x = np.concatenate([rng.standard_normal(50_000) * 3, np.linspace(-10, 10, 2001)]).astype(np.float32)

@@ -53,6 +53,14 @@ def same(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     return x.shape, x.dtype
 
 
+def grad_like(op: str, grad: Any, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    """A fused backward op's output: like ``grad``, which must have ``x``'s shape
+    (``threshold_backward``, ``gelu_backward``, ``layer_norm_backward``)."""
+    if tuple(grad.shape) != tuple(x.shape):
+        raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
+    return tuple(grad.shape), grad.dtype
+
+
 def to_bool(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     return x.shape, _BOOL
 

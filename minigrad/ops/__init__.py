@@ -35,7 +35,7 @@ __all__ = ["OPS", "OpDef"]
 
 # Family modules first in this order (their backward formulas build on each other's ops),
 # then every other module of the package by name.
-_FIRST = ("math", "shape", "reduce", "linalg", "nn")
+_FIRST = ("math", "shape", "reduce", "linalg")
 _modules = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name != "registry"]
 for _name in sorted(_modules, key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST), n)):
     _module = importlib.import_module(f"{__name__}.{_name}")

@@ -15,7 +15,10 @@ Each piece is what one layer of the forward path (PaddlePaddle's eager forward p
 
 The file also holds the other activations of ``torch.nn.functional``
 (NOTE [ Activations of the PyTorch surface ], below): ``silu``,
-``leaky_relu``, ``elu``, ``hardtanh``, ``hardswish``, ``hardsigmoid`` as ops,
+``leaky_relu``, ``elu``, ``hardtanh``, ``hardswish``, ``hardsigmoid`` as ops;
+the activations of every network, ``tanh``, ``sigmoid``, ``relu``, ``gelu``,
+``softmax`` and ``log_softmax``, as ops (relu's and gelu's backwards are ops of
+their own, ``threshold_backward`` and ``gelu_backward``, as PyTorch's are);
 and the composites ``relu6``, ``selu``, ``celu``, ``mish``, ``softsign``,
 ``logsigmoid``, ``tanhshrink``, ``softmin``, ``glu``, ``prelu``.
 
@@ -33,19 +36,20 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..dtypes import FLOAT_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ..kernels import infer_meta as im
+from ..kernels import special
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.special import row_max
 from ..tensor import Tensor
-from ._checks import check_tensor
-from .math import gelu as _gelu_op
-from .math import abs, add, cast, div, gt, le, lt, mul, neg, sigmoid, sub, tanh, where
-from .nn import log_softmax as _log_softmax_op
-from .nn import softmax as _softmax_op
-from .registry import Attr, defop
+from ._checks import check_int, check_tensor
+from .math import abs, add, cast, div, gt, le, lt, mul, neg, sub, where
+from .registry import Attr, Input, defop
 from .shape import getitem, reshape
 
 __all__ = ["softplus"]  # the public API; the pieces below are imported from this module by name
+
 
 
 def _check_positive(op: str, name: str, pos: int, v: Any) -> float:
@@ -295,6 +299,223 @@ def hardsigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ops.where(ops.gt(x, -3.0), below_3, 0.0),)
 
 
+# -- the activation ops of every network: tanh, sigmoid, relu, gelu, softmax, log_softmax -------------
+#
+# relu's and gelu's backwards are ops of their own (``threshold_backward``, ``gelu_backward``), as
+# PyTorch's are: one fused kernel each, with a formula of their own for double backward.
+
+__all__ += ["tanh", "sigmoid", "relu", "threshold_backward", "gelu", "gelu_backward", "softmax", "log_softmax"]
+
+
+@register_kernel("tanh", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/tanh")
+def tanh_cpu(x: np.ndarray) -> np.ndarray:
+    """``numpy.tanh`` (a 0-d result as an array)."""
+    return np.asarray(np.tanh(x))
+
+
+tanh = defop("tanh", inputs=("x",), infer_meta=im.same, save=("out",), promote="float", methods=("tanh",),
+             gpu=("unary", "{tanh}(a)"))
+
+
+@tanh.def_backward
+def tanh_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``tanh_backward``: ``grad * (1 - out * out)``."""
+    (out,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(grad, ops.sub(1, ops.mul(out, out))),)
+
+
+@register_kernel("sigmoid", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/sigmoid")
+def sigmoid_cpu(x: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-x))``, stable for large ``|x|``: exp of a non-positive number only."""
+    e = np.exp(-np.abs(x))
+    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)), dtype=x.dtype)
+
+
+sigmoid = defop("sigmoid", inputs=("x",), infer_meta=im.same, save=("out",), promote="float", methods=("sigmoid",),
+                gpu=("unary", "(a >= (ACC)0 ? (ACC)1 : {exp}(-{fabs}(a))) / ((ACC)1 + {exp}(-{fabs}(a)))"))
+
+
+@sigmoid.def_backward
+def sigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``sigmoid_backward``: ``grad * out * (1 - out)``."""
+    (s,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(grad, ops.mul(s, ops.sub(1, s))),)
+
+
+@register_kernel("relu", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/relu")
+def relu_cpu(x: np.ndarray) -> np.ndarray:
+    """``max(x, 0)`` in ``x``'s dtype."""
+    return np.asarray(np.maximum(x, 0), dtype=x.dtype)
+
+
+relu = defop("relu", inputs=("x",), infer_meta=im.same, save=("out",), methods=("relu",),
+             gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"))
+
+
+@relu.def_backward
+def relu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``threshold_backward(grad, out)``: the gradient passes where the output is positive."""
+    return (ctx.ops.threshold_backward(grad, ctx.saved()[0]),)
+
+
+@register_kernel("threshold_backward", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/threshold_backward")
+def threshold_backward_cpu(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``grad`` where ``x > 0``, else 0 (a NaN ``x`` passes ``grad`` on)."""
+    return np.asarray(np.where(x <= 0, np.zeros((), dtype=grad.dtype), grad))
+
+
+threshold_backward = defop(
+    "threshold_backward",
+    inputs=("grad", Input("x", differentiable=False)),
+    infer_meta=im.grad_like,
+    save=("x",),
+    key_inputs=(0,),
+    doc="relu's backward (PyTorch's threshold_backward at 0): grad where x > 0, else 0; NaN passes grad on",
+    gpu=("binary", "(b <= (ACC)0) ? (ACC)0 : a"),
+)
+
+
+@threshold_backward.def_backward
+def threshold_backward_backward(ctx: Any, grad: Any) -> tuple[Any, None]:
+    """The same mask again for ``grad``; ``x`` is only compared, so it gets no gradient."""
+    return ctx.ops.threshold_backward(grad, ctx.saved()[0]), None
+
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+@register_kernel("gelu", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu")
+def gelu_cpu(x: np.ndarray) -> np.ndarray:
+    """Exact GELU, ``x * Phi(x)``, as PyTorch's default, in float32 for float16 (PyTorch's opmath);
+    chunk by chunk (``kernels/special.py``)."""
+    work = x.astype(np.float32, copy=False) if x.dtype == np.float16 else x
+    return special.by_chunks(_gelu_part, work).astype(x.dtype, copy=False)
+
+
+def _gelu_part(x: np.ndarray) -> np.ndarray:
+    out, _ = _normal_cdf(x)
+    out *= x
+    return out
+
+
+def _normal_cdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Phi(x) as a new array, and exp(-x**2 / 2) where it comes with it (float32; else None).
+
+    float32: ``special.normal_cdf_float32``, one smooth piece. float64:
+    ``(1 + erf(x / sqrt(2))) / 2``, whose cancellation for negative ``x`` float64 can afford.
+    """
+    if x.dtype == np.float32:
+        return special.normal_cdf_float32(x)
+    cdf = special.erf(x * _INV_SQRT2)
+    cdf += 1.0
+    cdf *= 0.5
+    return cdf, None
+
+
+_gelu_op = defop("gelu", inputs=("x",), infer_meta=im.same, save=("x",), promote="float",
+                 doc="exact GELU: x * Phi(x)", methods=("gelu",),
+                 gpu=("unary", "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))"))
+
+
+@_gelu_op.def_backward
+def gelu_backward_formula(ctx: Any, grad: Any) -> tuple[Any]:
+    """``gelu_backward(grad, x)``: one fused kernel, as PyTorch's."""
+    return (ctx.ops.gelu_backward(grad, ctx.saved()[0]),)
+
+
+@register_kernel("gelu_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu_backward")
+def gelu_backward_cpu(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``grad * GELU'(x) = grad * (Phi(x) + x * phi(x))``, in float32 for float16 (PyTorch's opmath)."""
+    work = np.float32 if grad.dtype == np.float16 else grad.dtype
+    out = special.by_chunks(_gelu_backward_part, grad.astype(work, copy=False), x.astype(work, copy=False))
+    return out.astype(grad.dtype, copy=False)
+
+
+def _gelu_backward_part(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    cdf, pdf = _normal_cdf(x)
+    if pdf is None:
+        pdf = x * x
+        pdf *= -0.5
+        np.exp(pdf, out=pdf)
+    pdf *= _INV_SQRT_2PI
+    pdf *= x
+    cdf += pdf
+    cdf *= grad
+    return cdf
+
+
+gelu_backward = defop(
+    "gelu_backward",
+    inputs=("grad", "x"),
+    infer_meta=im.grad_like,
+    save=("grad", "x"),
+    save_for={"grad": (1,)},
+    transform_dtype=True,
+    doc="gelu's backward (PyTorch's gelu_backward): grad * (Phi(x) + x * phi(x)), one fused kernel",
+    gpu=("binary", "a * (((ACC)1 + {erf}(b * (ACC)0.7071067811865476)) * (ACC)0.5"
+                   " + b * {exp}(b * b * (ACC)-0.5) * (ACC)0.3989422804014327)"),
+)
+
+
+@gelu_backward.def_backward
+def gelu_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
+    """d/dgrad is GELU'(x) again; d/dx of grad * GELU'(x) is grad * phi(x) * (2 - x**2)."""
+    grad, x = ctx.saved()  # grad is kept only for x's gradient (save_for)
+    ops = ctx.ops
+    gx = None
+    if ctx.needs(1):
+        pdf = ops.mul(ops.exp(ops.mul(ops.mul(x, x), -0.5)), _INV_SQRT_2PI)
+        gx = ops.mul(ops.mul(h, grad), ops.mul(pdf, ops.sub(2, ops.mul(x, x))))
+    return (ops.gelu_backward(h, x) if ctx.needs(0) else None), gx
+
+
+@register_kernel("softmax", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/softmax")
+def softmax_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    """``exp(x - max) / sum(exp(x - max))`` along ``dim``."""
+    if x.size == 0:  # an empty axis (or any zero-size input): nothing to normalise, and np.max has no identity
+        return np.empty_like(x)
+    e = np.exp(x - row_max(x, dim))
+    return np.asarray(e / np.sum(e, axis=dim, keepdims=True), dtype=x.dtype)
+
+
+_softmax_op = defop("softmax", inputs=("x",), attrs=(Attr("dim", -1, check_int),), infer_meta=im.softmax,
+                    save=("out",), methods=("softmax",), amp="deny")
+
+
+@_softmax_op.def_backward
+def softmax_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``_softmax_backward_data``: ``out * (grad - sum(grad * out))``."""
+    (y,) = ctx.saved()
+    ops = ctx.ops
+    dim = ctx.attrs["dim"]
+    return (ops.mul(y, ops.sub(grad, ops.sum(ops.mul(grad, y), dim=dim, keepdim=True))),)
+
+
+@register_kernel("log_softmax", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/log_softmax")
+def log_softmax_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    """``z - log(sum(exp(z)))`` with ``z = x - max`` along ``dim`` (stable)."""
+    if x.size == 0:
+        return np.empty_like(x)
+    z = x - row_max(x, dim)
+    return np.asarray(z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True)), dtype=x.dtype)
+
+
+_log_softmax_op = defop("log_softmax", inputs=("x",), attrs=(Attr("dim", -1, check_int),), infer_meta=im.softmax,
+                        save=("out",), methods=("log_softmax",), amp="deny")
+
+
+@_log_softmax_op.def_backward
+def log_softmax_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``_log_softmax_backward_data``: ``grad - exp(out) * sum(grad)``."""
+    (y,) = ctx.saved()
+    ops = ctx.ops
+    dim = ctx.attrs["dim"]
+    return (ops.sub(grad, ops.mul(ops.exp(y), ops.sum(grad, dim=dim, keepdim=True))),)
+
+
 # -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------
 
 def inplace_form(op: Any) -> Any:
@@ -440,7 +661,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return where(gt(input, lambd), sub(input, lambd), where(lt(input, -lambd), add(input, lambd), inside))
 
 
-# -- PyTorch's forms of gelu (approximate=), softmax and log_softmax (dtype=): F only ------------------
+# -- PyTorch's forms of gelu (approximate=), softmax and log_softmax (dtype=), each calling its op --------
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -476,3 +697,9 @@ def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
     Composite (``cast``, ``log_softmax``).
     """
     return _log_softmax_op(_cast_for("log_softmax", input, dtype), dim)
+
+
+# What ``mg.gelu``/``mg.softmax``/``mg.log_softmax`` compute (NOTE [ One export per public name ]).
+gelu.op = _gelu_op  # type: ignore[attr-defined]
+softmax.op = _softmax_op  # type: ignore[attr-defined]
+log_softmax.op = _log_softmax_op  # type: ignore[attr-defined]

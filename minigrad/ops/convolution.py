@@ -1,6 +1,6 @@
 """Convolutions in PyTorch's forms: ``conv2d`` (every argument form), ``conv1d``,
 ``conv_transpose1d``/``conv_transpose2d``, ``unfold`` (im2col) and ``fold`` (col2im). All composite,
-built on the ``conv2d`` op and its gradient ops (``ops/nn.py``).
+built on the ``conv2d`` op and its gradient ops, defined first in this file.
 
 - ``conv2d``: the op takes a batched NCHW input, ``stride`` and symmetric
   ``padding``; the other forms reduce to it with other ops, so their
@@ -45,17 +45,168 @@ from typing import Any
 
 import numpy as np
 
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..dtypes import FLOAT_DTYPES
+from ..kernels import infer_meta as im
+from ..kernels.key import Backend, Layout
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_tensor, check_tensors
+from ._checks import _is_int, check_nonneg_pair, check_positive_pair, check_shape, check_tensor, check_tensors
 from ._window import CONV_ARGS, bind_args, int_pair, pad_hw
 from .math import add
-from .nn import conv2d as _conv2d_op
-from .nn import conv2d_input_grad
 from .padding import constant_pad_nd
-from .registry import type_name
+from .registry import Attr, Input, defop, type_name
 from .shape import concat, getitem, getitem_grad, reshape, squeeze, unsqueeze
 
-__all__ = ["conv2d", "conv1d", "conv_transpose1d", "conv_transpose2d"]  # conv2d: this form wins over the op's export
+__all__ = ["conv2d", "conv1d", "conv_transpose1d", "conv_transpose2d", "conv2d_input_grad", "conv2d_weight_grad"]  # conv2d: the form; the op is _conv2d_op
+
+
+# -- the conv2d op (batched NCHW, stride, symmetric padding) and its two gradient ops ----------
+
+def _windows(x, kh, kw, stride, padding):
+    """(N, C, OH, OW, kh, kw) windows of the zero-padded input."""
+    ph, pw = padding
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    win = sliding_window_view(x, (kh, kw), axis=(2, 3))
+    return win[:, :, :: stride[0], :: stride[1]]
+
+
+_CONV_ATTRS = (Attr("stride", (1, 1), check_positive_pair), Attr("padding", (0, 0), check_nonneg_pair))
+
+@register_kernel("conv2d", Backend.CPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="cpu/conv2d")
+def conv2d_cpu(x, weight, bias=None, stride=(1, 1), padding=(0, 0)):
+    _, _, kh, kw = weight.shape
+    win = _windows(x, kh, kw, stride, padding)
+    out = np.tensordot(win, weight, axes=([1, 4, 5], [1, 2, 3]))  # N, OH, OW, O
+    out = out.transpose(0, 3, 1, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
+# NOTE [ Two layouts of one op ]
+#     conv2d has two CPU kernels: the NCHW one above and this one, registered
+#     for Layout.NHWC ("channels last", the layout cuDNN's tensor cores prefer).
+#     The KernelKey's layout - the input tensor's layout - decides: an NHWC
+#     input probes (CPU, NHWC) and gets this kernel; its OIHW weight (tagged
+#     NCHW) is transposed by PrepareData to OHWI, the "KRSC" filter layout of
+#     NHWC convolutions, and a data.transform event says so. The same function
+#     can serve a backend whose conv2d is NHWC-only, declaring its arguments and
+#     outputs NHWC while serving NCHW keys (register_kernel's arg_overrides and
+#     out_layout); see tests/test_prepare_data.py.
+@register_kernel("conv2d", Backend.CPU, layout=Layout.NHWC, dtypes=FLOAT_DTYPES, name="cpu/conv2d_nhwc")
+def conv2d_nhwc(x, weight, bias=None, stride=(1, 1), padding=(0, 0)):
+    """Cross-correlation of ``x`` (N, H, W, C) with ``weight`` (O, kH, kW, C) -> (N, OH, OW, O)."""
+    _, kh, kw, _ = weight.shape
+    ph, pw = padding
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)))
+    # (N, OH', OW', C, kh, kw) windows, then the strided ones.
+    win = sliding_window_view(x, (kh, kw), axis=(1, 2))[:, :: stride[0], :: stride[1]]
+    # Contract C, kh, kw: channels stay last, as the layout promises.
+    out = np.tensordot(win, weight, axes=([3, 4, 5], [3, 1, 2]))  # N, OH, OW, O
+    if bias is not None:
+        out = out + bias
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
+_conv2d_op = defop(
+    "conv2d",
+    inputs=("x", "weight", Input("bias", optional=True)),
+    attrs=_CONV_ATTRS,
+    infer_meta=im.conv2d,
+    save=("x", "weight"),
+    doc="2-D convolution (cross-correlation), NCHW input, OIHW weight",
+    amp="allow",
+)
+
+
+@_conv2d_op.def_backward
+def _conv2d_backward(ctx, g):
+    x, w = ctx.saved()
+    stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    ops = ctx.ops
+    gx = ops.conv2d_input_grad(g, w, x.shape, stride, padding) if ctx.needs(0) else None
+    gw = ops.conv2d_weight_grad(x, g, w.shape, stride, padding) if ctx.needs(1) else None
+    gb = ops.sum(g, dim=(0, 2, 3)) if ctx.needs(2) else None
+    return gx, gw, gb
+
+
+def _input_grad_meta(op: str, grad: Any, weight: Any, x_shape: tuple[int, ...], stride: Any = (1, 1), padding: Any = (0, 0)) -> Any:
+    return tuple(x_shape), grad.dtype
+
+
+def _weight_grad_meta(op: str, x: Any, grad: Any, w_shape: tuple[int, ...], stride: Any = (1, 1), padding: Any = (0, 0)) -> Any:
+    return tuple(w_shape), x.dtype
+
+
+@register_kernel("conv2d_input_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/conv2d_input_grad")
+def conv2d_input_grad_cpu(grad, weight, x_shape, stride=(1, 1), padding=(0, 0)):
+    n, c, h, w = x_shape
+    _, _, kh, kw = weight.shape
+    ph, pw = padding
+    _, _, oh, ow = grad.shape
+    cols = np.tensordot(grad, weight, axes=([1], [0]))  # N, OH, OW, C, kh, kw
+    dxp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=grad.dtype)
+    sh, sw = stride
+    for i in range(kh):
+        for j in range(kw):
+            dxp[:, :, i : i + sh * oh : sh, j : j + sw * ow : sw] += cols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(dxp[:, :, ph : ph + h, pw : pw + w])
+
+
+conv2d_input_grad = defop(
+    "conv2d_input_grad",
+    inputs=("grad", "weight"),
+    attrs=(Attr("x_shape", check=check_shape),) + _CONV_ATTRS,
+    infer_meta=_input_grad_meta,
+    save=("grad", "weight"),
+    doc="gradient of conv2d w.r.t. its input (a transposed convolution)",
+    amp="allow",
+)
+
+
+@conv2d_input_grad.def_backward
+def _conv2d_input_grad_backward(ctx, h):
+    g, w = ctx.saved()
+    stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    ops = ctx.ops
+    return (
+        ops.conv2d(h, w, None, stride, padding) if ctx.needs(0) else None,
+        ops.conv2d_weight_grad(h, g, w.shape, stride, padding) if ctx.needs(1) else None,
+    )
+
+
+@register_kernel("conv2d_weight_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/conv2d_weight_grad")
+def conv2d_weight_grad_cpu(x, grad, w_shape, stride=(1, 1), padding=(0, 0)):
+    _, _, kh, kw = w_shape
+    win = _windows(x, kh, kw, stride, padding)  # N, C, OH, OW, kh, kw
+    dw = np.tensordot(grad, win, axes=([0, 2, 3], [0, 2, 3]))  # O, C, kh, kw
+    return np.ascontiguousarray(dw, dtype=x.dtype)
+
+
+conv2d_weight_grad = defop(
+    "conv2d_weight_grad",
+    inputs=("x", "grad"),
+    attrs=(Attr("w_shape", check=check_shape),) + _CONV_ATTRS,
+    infer_meta=_weight_grad_meta,
+    save=("x", "grad"),
+    doc="gradient of conv2d w.r.t. its weight",
+    amp="allow",
+)
+
+
+@conv2d_weight_grad.def_backward
+def _conv2d_weight_grad_backward(ctx, k):
+    x, g = ctx.saved()
+    stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    ops = ctx.ops
+    return (
+        ops.conv2d_input_grad(g, k, x.shape, stride, padding) if ctx.needs(0) else None,
+        ops.conv2d(x, k, None, stride, padding) if ctx.needs(1) else None,
+    )
 
 
 def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any, dilation: tuple[int, int],

@@ -3,14 +3,15 @@
 losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
 ``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
 
-One op, ``binary_cross_entropy`` (the elementwise loss, with PyTorch's
-clamped logs and its finite derivative at probabilities 0 and 1); the rest
-composite: each is written with registered ops (``sub``, ``abs``, ``where``,
-``log``, ``softplus``, ``sum`` ...), so its gradient, with respect to the input
-and the target alike, is the one those ops give, and a trace shows their
-nodes. (``mse_loss`` and ``cross_entropy`` are ops of their own, in
-``ops/nn.py``; ``cross_entropy`` below is PyTorch's full form, which keeps the op for the common call
-and composes ``log_softmax``, indexing and sums for the rest; ``nll_loss`` is in ``nn/functional.py``.)
+Four ops: ``cross_entropy`` (softmax cross-entropy of class indices, with its fused backward
+``cross_entropy_backward``, as PyTorch's), ``mse_loss``, and ``binary_cross_entropy`` (the
+elementwise loss, with PyTorch's clamped logs and its finite derivative at probabilities 0 and
+1). The rest are composite: each is written with registered ops (``sub``, ``abs``, ``where``,
+``log``, ``softplus``, ``sum`` ...), so its gradient, with respect to the input and the target
+alike, is the one those ops give, and a trace shows their nodes. ``cross_entropy_loss`` is
+PyTorch's full form (``F.cross_entropy``, PyTorch's own ``cross_entropy_loss``), which keeps the
+op for the common call and composes ``log_softmax``, indexing and sums for the rest;
+``nll_loss`` is in ``nn/functional.py``.
 
 Every function checks its arguments - types, shapes, ``reduction``, the
 loss's own parameters - before its first op runs, so a failed call leaves no
@@ -37,20 +38,143 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
+from ..kernels.special import row_max
 from ..tensor import Tensor
-from ._checks import check_tensors
+from ._checks import check_reduction, check_tensors
 from ._constants import constant
-from .activation import softplus
+from .activation import log_softmax, softmax_cpu, softplus
 from .distance import pairwise_distance
 from .math import abs, add, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
-from .nn import cross_entropy as _cross_entropy_op
-from .nn import log_softmax
 from .reduce import mean, sum
-from .registry import defop, type_name
+from .registry import Attr, Input, defop, type_name
 from .shape import permute, reshape, unsqueeze
 
-__all__: list[str] = []  # PyTorch's top-level forms of these take an int reduction: they live in F only
+__all__ = ["cross_entropy", "cross_entropy_backward", "mse_loss"]  # the ops; the other losses live in F only
+
+
+# -- the fused losses of every classifier and regressor: cross_entropy and mse_loss, each an op ----------------
+
+@register_kernel("cross_entropy", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/cross_entropy")
+def cross_entropy_cpu(input, target, reduction="mean"):
+    n, c = input.shape
+    if n and (target.min() < 0 or target.max() >= c):
+        raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
+    if n == 0:  # (a target into zero classes was refused above)
+        nll = np.zeros((0,), dtype=input.dtype)
+    else:
+        # -log_softmax(input)[i, target[i]] = log(sum(exp(z_i))) - z_i[target[i]], z = input - rowmax,
+        # computed for the picked entries only (the same operations, so the same bits, as
+        # indexing the whole log_softmax).
+        e = np.subtract(input, row_max(input, 1))
+        picked = e[np.arange(n), target]
+        np.exp(e, out=e)
+        nll = -(picked - np.log(e.sum(axis=1)))
+    if reduction == "none":
+        return nll.astype(input.dtype, copy=False)
+    out = nll.sum() if reduction == "sum" else nll.sum() / nll.size  # sum/size: no NumPy warning when empty
+    return np.asarray(out, dtype=input.dtype)
+
+
+cross_entropy = defop(
+    "cross_entropy",
+    inputs=("input", Input("target", differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
+    infer_meta=im.cross_entropy,
+    save=("input", "target"),
+    key_inputs=(0,),
+    doc="softmax cross-entropy of logits (N, C) against class indices (N,)",
+    amp="deny",
+)
+
+
+@cross_entropy.def_backward
+def _cross_entropy_backward(ctx, g):
+    x, target = ctx.saved()
+    return ctx.ops.cross_entropy_backward(g, x, target, ctx.attrs["reduction"]), None
+
+
+@register_kernel("cross_entropy_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/cross_entropy_backward")
+def cross_entropy_backward_cpu(grad, input, target, reduction="mean"):
+    n, c = input.shape
+    diff = softmax_cpu(input, dim=1)
+    diff[np.arange(n), target] -= 1  # softmax - onehot, subtracting only where the one is
+    if reduction == "none":
+        return np.multiply(diff, np.expand_dims(grad, 1))
+    scale = np.multiply(grad, np.asarray(1.0 / n, dtype=grad.dtype)) if reduction == "mean" and n else grad
+    return np.multiply(diff, scale)
+
+
+def _cross_entropy_backward_meta(op: str, grad: Any, input: Any, target: Any, reduction: str = "mean") -> Any:
+    return tuple(input.shape), input.dtype
+
+
+cross_entropy_backward = defop(
+    "cross_entropy_backward",
+    inputs=("grad", "input", Input("target", differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
+    infer_meta=_cross_entropy_backward_meta,
+    save=("grad", "input", "target"),
+    key_inputs=(0, 1),
+    doc="cross_entropy's gradient w.r.t. its logits: (softmax(input) - onehot(target)) * grad, scaled by the reduction",
+    amp="deny",
+)
+
+
+@cross_entropy_backward.def_backward
+def _cross_entropy_backward_backward(ctx, h):
+    """out = (softmax(x) - onehot) * s(grad): linear in grad; softmax's backward for x."""
+    g, x, target = ctx.saved()
+    ops = ctx.ops
+    reduction = ctx.attrs["reduction"]
+    n = x.shape[0]
+    gg = gx = None
+    if ctx.needs(0):
+        diff = ops.cross_entropy_backward(ops.fill(g, 1), x, target, reduction)  # d out / d grad
+        prod = ops.mul(diff, h)
+        gg = ops.sum(prod, dim=1) if reduction == "none" else ops.sum(prod)
+    if ctx.needs(1):
+        if reduction == "none":
+            scale = ops.unsqueeze(g, 1)
+        else:
+            scale = ops.mul(g, 1.0 / n) if reduction == "mean" and n else g
+        u = ops.mul(h, scale)
+        p = ops.softmax(x, 1)
+        gx = ops.mul(p, ops.sub(u, ops.sum(ops.mul(u, p), dim=1, keepdim=True)))
+    return gg, gx, None
+
+
+@register_kernel("mse_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/mse_loss")
+def mse_loss_cpu(input, target, reduction="mean"):
+    sq = np.asarray((input - target) ** 2)
+    if reduction == "none":
+        return sq
+    return np.asarray(sq.sum() if reduction == "sum" else sq.sum() / sq.size, dtype=input.dtype)
+
+
+mse_loss = defop(
+    "mse_loss",
+    inputs=("input", "target"),
+    attrs=(Attr("reduction", "mean", check_reduction),),
+    infer_meta=im.loss_pair,
+    save=("input", "target"),
+    doc="mean squared error",
+    amp="deny",
+)
+
+
+@mse_loss.def_backward
+def _mse_backward(ctx, g):
+    x, t = ctx.saved()
+    ops = ctx.ops
+    diff = ops.sub(x, t)
+    size = 1
+    for d in diff.shape:
+        size *= d
+    scale = 2.0 / size if ctx.attrs["reduction"] == "mean" and size else 2.0
+    gd = ops.mul(ops.mul(diff, g), scale)
+    return (gd if ctx.needs(0) else None, ops.mul(gd, -1) if ctx.needs(1) else None)
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -470,7 +594,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     return reduce_loss(loss, reduction)
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Softmax cross-entropy, as ``torch.nn.functional.cross_entropy``.
     Composite (the ``cross_entropy`` op, or ``log_softmax``, ``getitem``, ``mul``, ``sum``).
@@ -496,7 +620,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         and not (idx == ignore_index).any()
     )
     if simple:
-        return _cross_entropy_op(input, target, reduction=reduction)
+        return cross_entropy(input, target, reduction=reduction)
     unbatched = input.ndim == 1
     if unbatched and not probs:
         idx = idx.reshape(1)

@@ -1,4 +1,4 @@
-"""Elementwise ops: arithmetic, unary math, activations, comparisons, where, clip, casts.
+"""Elementwise ops: arithmetic, unary math, comparisons, where, clip, casts (activations: ``activation.py``).
 
 Each op is defined once here: its CPU kernel (NumPy), API signature,
 InferMeta (a shared rule from ``kernels/infer_meta.py``), backward formula,
@@ -10,8 +10,7 @@ Broadcasting is undone in backward by ``sum_to`` (sum over broadcast dims).
 Every formula computes with ``ctx.ops`` only, so the engine can run it on
 minigrad's ops (graph mode: recorded, differentiable) or on the same ops'
 kernels over arrays (array mode), with the same bits either way (NOTE [ One
-formula, two modes ] in ``autograd/formula.py``). relu's and gelu's backwards are
-ops of their own, ``threshold_backward`` and ``gelu_backward``, as PyTorch's are.
+formula, two modes ] in ``autograd/formula.py``).
 """
 
 from __future__ import annotations
@@ -33,9 +32,8 @@ from ..autograd.formula import GRAPH_OPS
 from .registry import Attr, Input, defop, define_composite, type_name
 
 __all__ = [
-    "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "tanh",
-    "sigmoid", "relu", "gelu", "erf", "maximum", "minimum", "where", "clip", "eq", "ne", "lt", "le", "gt",
-    "ge", "cast", "clone", "fill", "sum_to", "threshold_backward", "gelu_backward",
+    "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "erf",
+    "maximum", "minimum", "where", "clip", "eq", "ne", "lt", "le", "gt", "ge", "cast", "clone", "fill", "sum_to",
 ]
 
 
@@ -98,11 +96,12 @@ add = _binary(
 
 
 @add.def_backward
-def _add_backward(ctx, g):
+def add_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """d(x + y) = grad for each, summed over the dimensions broadcasting added (``sum_to``)."""
     ops = ctx.ops
     return (
-        ops.sum_to(g, ctx.input_shape(0)) if ctx.needs(0) else None,
-        ops.sum_to(g, ctx.input_shape(1)) if ctx.needs(1) else None,
+        ops.sum_to(grad, ctx.input_shape(0)) if ctx.needs(0) else None,
+        ops.sum_to(grad, ctx.input_shape(1)) if ctx.needs(1) else None,
     )
 
 
@@ -119,11 +118,12 @@ sub = _binary(
 
 
 @sub.def_backward
-def _sub_backward(ctx, g):
+def sub_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """d(x - y): grad for x, -grad for y, each summed back to its shape."""
     ops = ctx.ops
     return (
-        ops.sum_to(g, ctx.input_shape(0)) if ctx.needs(0) else None,
-        ops.sum_to(ops.neg(g), ctx.input_shape(1)) if ctx.needs(1) else None,
+        ops.sum_to(grad, ctx.input_shape(0)) if ctx.needs(0) else None,
+        ops.sum_to(ops.neg(grad), ctx.input_shape(1)) if ctx.needs(1) else None,
     )
 
 
@@ -142,12 +142,13 @@ mul = _binary(
 
 
 @mul.def_backward
-def _mul_backward(ctx, g):
+def mul_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """d(x * y): grad * y for x, grad * x for y, each summed back to its shape."""
     x, y = ctx.saved()  # x is None when y needs no gradient, and y when x needs none (save_for)
     ops = ctx.ops
     return (
-        ops.sum_to(ops.mul(g, y), ctx.input_shape(0)) if ctx.needs(0) else None,
-        ops.sum_to(ops.mul(g, x), ctx.input_shape(1)) if ctx.needs(1) else None,
+        ops.sum_to(ops.mul(grad, y), ctx.input_shape(0)) if ctx.needs(0) else None,
+        ops.sum_to(ops.mul(grad, x), ctx.input_shape(1)) if ctx.needs(1) else None,
     )
 
 
@@ -169,11 +170,12 @@ div = _binary(
 
 
 @div.def_backward
-def _div_backward(ctx, g):
+def div_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """d(x / y): grad / y for x, -grad * x / y**2 for y, each summed back to its shape."""
     x, y = ctx.saved()  # x is None when y needs no gradient (save_for)
     ops = ctx.ops
-    gx = ops.sum_to(ops.div(g, y), ctx.input_shape(0)) if ctx.needs(0) else None
-    gy = ops.sum_to(ops.neg(ops.div(ops.mul(g, x), ops.mul(y, y))), ctx.input_shape(1)) if ctx.needs(1) else None
+    gx = ops.sum_to(ops.div(grad, y), ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = ops.sum_to(ops.neg(ops.div(ops.mul(grad, x), ops.mul(y, y))), ctx.input_shape(1)) if ctx.needs(1) else None
     return gx, gy
 
 
@@ -197,7 +199,8 @@ pow = _binary(
 
 
 @pow.def_backward
-def _pow_backward(ctx, g):
+def pow_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """d(x ** y): grad * y * x ** (y - 1) for x, grad * x ** y * log(x) for y (0 where x = 0 and y >= 0)."""
     x, y, out = ctx.saved()
     ops = ctx.ops
     # d/dx x**y = y * x**(y-1); where y == 0 the exponent is replaced by 1 so the product is
@@ -205,7 +208,7 @@ def _pow_backward(ctx, g):
     gx = None
     if ctx.needs(0):
         slope = ops.mul(y, ops.pow(x, ops.where(ops.eq(y, 0), 1, ops.sub(y, 1))))
-        gx = ops.sum_to(ops.mul(g, slope), ctx.input_shape(0))
+        gx = ops.sum_to(ops.mul(grad, slope), ctx.input_shape(0))
     # d/dy x**y = x**y * log(x).
     gy = None
     if ctx.needs(1):
@@ -214,7 +217,7 @@ def _pow_backward(ctx, g):
         at_zero = ops.eq(x, 0)
         flat = ops.where(at_zero, ops.ge(y, 0), at_zero)  # x == 0 and y >= 0
         slope = ops.where(flat, 0, ops.mul(out, ops.log(ops.where(flat, 1, x))))
-        gy = ops.sum_to(ops.mul(g, slope), ctx.input_shape(1))
+        gy = ops.sum_to(ops.mul(grad, slope), ctx.input_shape(1))
     return gx, gy
 
 
@@ -281,7 +284,10 @@ neg = defop(
     operators=("__neg__",),
     gpu=("unary", "-a"),
 )
-neg.def_backward(lambda ctx, g: (ctx.ops.neg(g),))
+@neg.def_backward
+def neg_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d(-x)/dx = -1."""
+    return (ctx.ops.neg(grad),)
 
 register_kernel("exp", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.exp))
 
@@ -296,7 +302,10 @@ exp = defop(
     amp="deny",
     gpu=("unary", "{exp}(a)"),
 )
-exp.def_backward(lambda ctx, g: (ctx.ops.mul(g, ctx.saved()[0]),))
+@exp.def_backward
+def exp_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d exp(x)/dx = exp(x): the saved output."""
+    return (ctx.ops.mul(grad, ctx.saved()[0]),)
 
 register_kernel("log", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.log))
 
@@ -311,7 +320,10 @@ log = defop(
     amp="deny",
     gpu=("unary", "{log}(a)"),
 )
-log.def_backward(lambda ctx, g: (ctx.ops.div(g, ctx.saved()[0]),))
+@log.def_backward
+def log_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d log(x)/dx = 1 / x."""
+    return (ctx.ops.div(grad, ctx.saved()[0]),)
 
 register_kernel("sqrt", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sqrt))
 
@@ -325,7 +337,10 @@ sqrt = defop(
     methods=("sqrt",),
     gpu=("unary", "{sqrt}(a)"),
 )
-sqrt.def_backward(lambda ctx, g: (ctx.ops.div(g, ctx.ops.mul(ctx.saved()[0], 2)),))
+@sqrt.def_backward
+def sqrt_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d sqrt(x)/dx = 1 / (2 sqrt(x)): the saved output."""
+    return (ctx.ops.div(grad, ctx.ops.mul(ctx.saved()[0], 2)),)
 
 @register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES, name="cpu/sign")
 def sign_cpu(x):
@@ -342,7 +357,10 @@ sign = defop(
     methods=("sign",),
     gpu=("unary", "(ACC)((a > (ACC)0) - (a < (ACC)0))"),  # NaN compares false: 0
 )
-sign.def_backward(lambda ctx, g: (ctx.ops.mul(g, 0),))
+@sign.def_backward
+def sign_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """A step function: derivative 0 (where it exists)."""
+    return (ctx.ops.mul(grad, 0),)
 
 register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.abs))
 
@@ -356,7 +374,10 @@ abs = defop(
     operators=("__abs__",),
     gpu=("unary", "{fabs}(a)"),
 )
-abs.def_backward(lambda ctx, g: (ctx.ops.mul(g, ctx.ops.sign(ctx.saved()[0])),))
+@abs.def_backward
+def abs_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d|x|/dx = sign(x) (0 at 0, as PyTorch)."""
+    return (ctx.ops.mul(grad, ctx.ops.sign(ctx.saved()[0])),)
 
 register_kernel("sin", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sin))
 
@@ -370,7 +391,10 @@ sin = defop(
     methods=("sin",),
     gpu=("unary", "{sin}(a)"),
 )
-sin.def_backward(lambda ctx, g: (ctx.ops.mul(g, ctx.ops.cos(ctx.saved()[0])),))
+@sin.def_backward
+def sin_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d sin(x)/dx = cos(x)."""
+    return (ctx.ops.mul(grad, ctx.ops.cos(ctx.saved()[0])),)
 
 register_kernel("cos", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.cos))
 
@@ -384,93 +408,10 @@ cos = defop(
     methods=("cos",),
     gpu=("unary", "{cos}(a)"),
 )
-cos.def_backward(lambda ctx, g: (ctx.ops.neg(ctx.ops.mul(g, ctx.ops.sin(ctx.saved()[0]))),))
-
-register_kernel("tanh", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.tanh))
-
-
-tanh = defop(
-    "tanh",
-    inputs=("x",),
-    infer_meta=im.same,
-    save=("out",),
-    promote="float",
-    methods=("tanh",),
-    gpu=("unary", "{tanh}(a)"),
-)
-@tanh.def_backward
-def _tanh_backward(ctx, g):
-    """PyTorch's ``tanh_backward``: ``g * (1 - out * out)``."""
-    (out,) = ctx.saved()
-    ops = ctx.ops
-    return (ops.mul(g, ops.sub(1, ops.mul(out, out))),)
-
-
-@register_kernel("sigmoid", CPU, dtypes=FLOAT_DTYPES, name="cpu/sigmoid")
-def sigmoid_cpu(x):
-    # Stable for large |x|: exp of a non-positive number only.
-    e = np.exp(-np.abs(x))
-    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)), dtype=x.dtype)
-
-
-sigmoid = defop(
-    "sigmoid",
-    inputs=("x",),
-    infer_meta=im.same,
-    save=("out",),
-    promote="float",
-    methods=("sigmoid",),
-    gpu=("unary", "(a >= (ACC)0 ? (ACC)1 : {exp}(-{fabs}(a))) / ((ACC)1 + {exp}(-{fabs}(a)))"),
-)
-
-
-@sigmoid.def_backward
-def _sigmoid_backward(ctx, g):
-    """PyTorch's ``sigmoid_backward``: ``g * out * (1 - out)``."""
-    (s,) = ctx.saved()
-    ops = ctx.ops
-    return (ops.mul(g, ops.mul(s, ops.sub(1, s))),)
-
-
-@register_kernel("relu", CPU, dtypes=NUMERIC_DTYPES, name="cpu/relu")
-def relu_cpu(x):
-    return np.asarray(np.maximum(x, 0), dtype=x.dtype)
-
-
-relu = defop(
-    "relu",
-    inputs=("x",),
-    infer_meta=im.same,
-    save=("out",),
-    methods=("relu",),
-    gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"),
-)
-relu.def_backward(lambda ctx, g: (ctx.ops.threshold_backward(g, ctx.saved()[0]),))
-
-
-@register_kernel("threshold_backward", CPU, dtypes=NUMERIC_DTYPES, name="cpu/threshold_backward")
-def threshold_backward_cpu(grad, x):
-    return np.asarray(np.where(x <= 0, np.zeros((), dtype=grad.dtype), grad))
-
-
-def _same_shape_meta(op: str, grad: Any, x: Any) -> Any:
-    if tuple(grad.shape) != tuple(x.shape):
-        raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
-    return tuple(grad.shape), grad.dtype
-
-
-threshold_backward = defop(
-    "threshold_backward",
-    inputs=("grad", Input("x", differentiable=False)),
-    infer_meta=_same_shape_meta,
-    save=("x",),
-    key_inputs=(0,),
-    doc="relu's backward (PyTorch's threshold_backward at 0): grad where x > 0, else 0; NaN passes grad on",
-    gpu=("binary", "(b <= (ACC)0) ? (ACC)0 : a"),
-)
-# Its derivative w.r.t. grad is itself (the same mask); x is only compared.
-threshold_backward.def_backward(lambda ctx, h: (ctx.ops.threshold_backward(h, ctx.saved()[0]), None))
-
+@cos.def_backward
+def cos_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d cos(x)/dx = -sin(x)."""
+    return (ctx.ops.neg(ctx.ops.mul(grad, ctx.ops.sin(ctx.saved()[0]))),)
 
 @register_kernel("erf", CPU, dtypes=FLOAT_DTYPES, name="cpu/erf")
 def erf_cpu(x):
@@ -488,101 +429,11 @@ erf = defop(
 )
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 @erf.def_backward
-def _erf_backward(ctx, g):
+def erf_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """d erf(x)/dx = 2 / sqrt(pi) * exp(-x**2)."""
     (x,) = ctx.saved()
     ops = ctx.ops
-    return (ops.mul(g, ops.mul(ops.exp(ops.neg(ops.mul(x, x))), _TWO_OVER_SQRT_PI)),)
-
-_INV_SQRT2 = 1.0 / math.sqrt(2.0)
-
-
-@register_kernel("gelu", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu")
-def gelu_cpu(x):
-    # Exact GELU, x * Phi(x), as PyTorch's default, in float32 for float16 (PyTorch's opmath);
-    # chunk by chunk (kernels/special.py).
-    work = x.astype(np.float32, copy=False) if x.dtype == np.float16 else x
-    return special.by_chunks(_gelu_part, work).astype(x.dtype, copy=False)
-
-
-def _gelu_part(x):
-    out, _ = _normal_cdf(x)
-    out *= x
-    return out
-
-
-def _normal_cdf(x):
-    """Phi(x) as a new array, and exp(-x**2 / 2) where it comes with it (float32; else None).
-
-    float32: ``special.normal_cdf_float32``, one smooth piece. float64:
-    ``(1 + erf(x / sqrt(2))) / 2``, whose cancellation for negative ``x`` float64 can afford.
-    """
-    if x.dtype == np.float32:
-        return special.normal_cdf_float32(x)
-    cdf = special.erf(x * _INV_SQRT2)
-    cdf += 1.0
-    cdf *= 0.5
-    return cdf, None
-
-
-gelu = defop(
-    "gelu",
-    inputs=("x",),
-    infer_meta=im.same,
-    save=("x",),
-    promote="float",
-    doc="exact GELU: x * Phi(x)",
-    methods=("gelu",),
-    gpu=("unary", "(ACC)0.5 * a * ((ACC)1 + {erf}(a * (ACC)0.7071067811865476))"),
-)
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-gelu.def_backward(lambda ctx, g: (ctx.ops.gelu_backward(g, ctx.saved()[0]),))
-
-
-@register_kernel("gelu_backward", CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu_backward")
-def gelu_backward_cpu(grad, x):
-    # grad * GELU'(x) = grad * (Phi(x) + x * phi(x)), in float32 for float16 (PyTorch's opmath).
-    work = np.float32 if grad.dtype == np.float16 else grad.dtype
-    out = special.by_chunks(_gelu_backward_part, grad.astype(work, copy=False), x.astype(work, copy=False))
-    return out.astype(grad.dtype, copy=False)
-
-
-def _gelu_backward_part(grad, x):
-    cdf, pdf = _normal_cdf(x)
-    if pdf is None:
-        pdf = x * x
-        pdf *= -0.5
-        np.exp(pdf, out=pdf)
-    pdf *= _INV_SQRT_2PI
-    pdf *= x
-    cdf += pdf
-    cdf *= grad
-    return cdf
-
-
-gelu_backward = defop(
-    "gelu_backward",
-    inputs=("grad", "x"),
-    infer_meta=_same_shape_meta,
-    save=("grad", "x"),
-    save_for={"grad": (1,)},
-    transform_dtype=True,
-    doc="gelu's backward (PyTorch's gelu_backward): grad * (Phi(x) + x * phi(x)), one fused kernel",
-    gpu=("binary", "a * (((ACC)1 + {erf}(b * (ACC)0.7071067811865476)) * (ACC)0.5"
-                   " + b * {exp}(b * b * (ACC)-0.5) * (ACC)0.3989422804014327)"),
-)
-
-
-@gelu_backward.def_backward
-def _gelu_double_backward(ctx, h):
-    """d/dgrad is GELU'(x) again; d/dx of grad * GELU'(x) is grad * phi(x) * (2 - x**2)."""
-    grad, x = ctx.saved()  # grad is kept only for x's gradient (save_for)
-    ops = ctx.ops
-    gx = None
-    if ctx.needs(1):
-        pdf = ops.mul(ops.exp(ops.mul(ops.mul(x, x), -0.5)), _INV_SQRT_2PI)
-        gx = ops.mul(ops.mul(h, grad), ops.mul(pdf, ops.sub(2, ops.mul(x, x))))
-    return (ops.gelu_backward(h, x) if ctx.needs(0) else None), gx
-
+    return (ops.mul(grad, ops.mul(ops.exp(ops.neg(ops.mul(x, x))), _TWO_OVER_SQRT_PI)),)
 
 # -- comparisons (no gradient) ---------------------------------------------------
 
@@ -635,12 +486,13 @@ where = defop(
 
 
 @where.def_backward
-def _where_backward(ctx, g):
+def where_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """The gradient goes to x where ``cond`` holds and to y elsewhere; ``cond`` gets none."""
     (cond,) = ctx.saved()
     ops = ctx.ops
-    zero = ops.fill(g, 0)
-    gx = ops.sum_to(ops.where(cond, g, zero), ctx.input_shape(1)) if ctx.needs(1) else None
-    gy = ops.sum_to(ops.where(cond, zero, g), ctx.input_shape(2)) if ctx.needs(2) else None
+    zero = ops.fill(grad, 0)
+    gx = ops.sum_to(ops.where(cond, grad, zero), ctx.input_shape(1)) if ctx.needs(1) else None
+    gy = ops.sum_to(ops.where(cond, zero, grad), ctx.input_shape(2)) if ctx.needs(2) else None
     return None, gx, gy
 
 
@@ -670,13 +522,14 @@ clip = defop(
 
 
 @clip.def_backward
-def _clip_backward(ctx, g):
+def clip_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """PyTorch's ``clamp_backward``: grad where min <= x <= max, else 0."""
     (x,) = ctx.saved()
     ops = ctx.ops
     lo, hi = ctx.attrs["min"], ctx.attrs["max"]
-    # PyTorch's clamp_backward: the gradient where min <= x <= max, else 0 (a +0, not g * 0:
-    # no -0 from a negative g, no NaN from an infinite one; a NaN x takes none).
-    inside = g
+    # PyTorch's clamp_backward: the gradient where min <= x <= max, else 0 (a +0, not grad * 0:
+    # no -0 from a negative grad, no NaN from an infinite one; a NaN x takes none).
+    inside = grad
     if lo is not None:
         inside = ops.where(ops.ge(x, lo), inside, 0.0)
     if hi is not None:
@@ -705,8 +558,9 @@ cast = defop("cast", inputs=("x",), attrs=(Attr("dtype", check=_check_dtype),), 
 
 
 @cast.def_backward
-def _cast_backward(ctx, g):
-    return (ctx.ops.cast(g, ctx.input_dtype(0)),)
+def cast_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """The gradient cast back to the input's dtype."""
+    return (ctx.ops.cast(grad, ctx.input_dtype(0)),)
 
 
 @register_kernel("clone", CPU, dtypes=ALL_DTYPES, name="cpu/clone")
@@ -715,7 +569,10 @@ def clone_cpu(x):
 
 
 clone = defop("clone", inputs=("x",), infer_meta=im.same, doc="a copy that stays in the graph")
-clone.def_backward(lambda ctx, g: (g,))
+@clone.def_backward
+def clone_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """The gradient passes through unchanged."""
+    return (grad,)
 
 
 @register_kernel("fill", CPU, dtypes=ALL_DTYPES, name="cpu/fill")
@@ -737,7 +594,10 @@ fill = defop(
     infer_meta=im.same,
     doc="a tensor like x filled with value (the op behind zero_/fill_); its gradient w.r.t. x is 0",
 )
-fill.def_backward(lambda ctx, g: (ctx.ops.mul(g, 0),))
+@fill.def_backward
+def fill_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """The output does not depend on the input's values: 0."""
+    return (ctx.ops.mul(grad, 0),)
 
 
 # -- PyTorch's add/sub with alpha= (composite: mul, then the op) -----------------------------------

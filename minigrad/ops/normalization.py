@@ -32,13 +32,14 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
+from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.normalization import layer_norm_arrays, layer_norm_backward_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_int, check_tensor
 from ._constants import constant
-from .math import _same_shape_meta, add, div, mul, pow, sqrt, sub
+from .math import add, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
 from .reduce import mean
@@ -128,11 +129,11 @@ def layer_norm_weight_grad_cpu(grad, x, normalized_ndim=1, eps=1e-5):
 def _layer_norm_backward_meta(op: str, grad: Any, x: Any, weight: Any, normalized_ndim: int = 1,
                               eps: float = 1e-5) -> Any:
     _layer_norm_meta(op, x, weight, weight, normalized_ndim, eps)
-    return _same_shape_meta(op, grad, x)
+    return im.grad_like(op, grad, x)
 
 
 def _layer_norm_weight_grad_meta(op: str, grad: Any, x: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
-    _same_shape_meta(op, grad, x)
+    im.grad_like(op, grad, x)
     if not 0 < normalized_ndim <= x.ndim:
         raise ValueError(f"{op}(): normalized_ndim {normalized_ndim} must be in [1, {x.ndim}] for an input of "
                          f"{x.ndim} dims")

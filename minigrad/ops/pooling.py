@@ -1,6 +1,6 @@
 """Pooling. Average pooling: ``avg_pool2d`` and ``adaptive_avg_pool2d`` as ops, their 1-D forms as composites.
 Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, ``adaptive_max_pool1d/2d``, all
-composites of the ``max_pool2d`` op (``ops/nn.py``), ``getitem`` and ``max``.
+composites of the ``max_pool2d`` op (defined first in this file), ``getitem`` and ``max``.
 
 ``max_pool2d``'s forms reduce to the op (batched NCHW, ``stride``, symmetric
 ``padding``) with other ops, so their gradients are those ops': an unbatched
@@ -39,23 +39,149 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
+from ..kernels import infer_meta as im
 from ..kernels.backends import to_numpy
-from ..kernels.key import Backend
+from ..kernels.key import Backend, Layout
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_bool, check_shape, check_tensor
+from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
 from ._constants import constant
 from ._window import POOL_ARGS, bind_args, int_pair, pad_hw
-from .nn import _max_pool2d
 from .reduce import amax as _max
-from .registry import Attr, defop, type_name
+from .registry import Attr, Input, defop, type_name
 from .shape import getitem, squeeze, unsqueeze
 
 # torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d, torch.adaptive_max_pool1d; the 2-D forms live in F.
-__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d", "max_pool2d"]
+__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d", "max_pool2d", "max_pool2d_grad",
+           "max_pool2d_select"]
+
+
+# -- the max_pool2d op (batched NCHW, stride, symmetric padding) and its gradient ops ----------
+
+def _pool_argmax(x, kernel_size, stride, padding):
+    """Flat indices (into the padded H*W plane) of each window's maximum, and the padded shape."""
+    kh, kw = kernel_size
+    ph, pw = padding
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf) if (ph or pw) else x
+    win = sliding_window_view(xp, (kh, kw), axis=(2, 3))[:, :, :: stride[0], :: stride[1]]
+    n, c, oh, ow = win.shape[:4]
+    arg = win.reshape(n, c, oh, ow, kh * kw).argmax(axis=-1)
+    di, dj = np.divmod(arg, kw)
+    rows = np.arange(oh).reshape(1, 1, oh, 1) * stride[0] + di
+    cols = np.arange(ow).reshape(1, 1, 1, ow) * stride[1] + dj
+    return rows * xp.shape[3] + cols, xp.shape
+
+
+def _pool_meta(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
+    return im.pool2d(op, x, kernel_size, stride, padding)
+
+
+@register_kernel("max_pool2d", Backend.CPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d")
+def max_pool2d_cpu(x, kernel_size, stride, padding):
+    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
+    ph, pw = padding
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf) if (ph or pw) else x
+    n, c = x.shape[:2]
+    out = np.take_along_axis(xp.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2)
+    return out.reshape(flat.shape).astype(x.dtype, copy=False)
+
+
+_max_pool2d = defop(
+    "max_pool2d",
+    inputs=("x",),
+    attrs=(Attr("kernel_size", check=check_positive_pair), Attr("stride", check=check_positive_pair),
+           Attr("padding", (0, 0), check_nonneg_pair)),
+    infer_meta=_pool_meta,
+    save=("x",),
+    doc="2-D max pooling over kernel_size windows (NCHW)",
+)
+
+
+
+
+@_max_pool2d.def_backward
+def _max_pool2d_backward(ctx, g):
+    (x,) = ctx.saved()
+    a = ctx.attrs
+    return (ctx.ops.max_pool2d_grad(g, x, a["kernel_size"], a["stride"], a["padding"]),)
+
+
+def _pool_grad_meta(op: str, grad: Any, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
+    return tuple(x.shape), grad.dtype
+
+
+def _pool_select_meta(op: str, grad_x: Any, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
+    return im.pool2d(op, x, kernel_size, stride, padding)[0], grad_x.dtype
+
+
+_POOL_GRAD_ATTRS = (
+    Attr("kernel_size", check=check_positive_pair),
+    Attr("stride", check=check_positive_pair),
+    Attr("padding", (0, 0), check_nonneg_pair),
+)
+
+@register_kernel("max_pool2d_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_grad")
+def max_pool2d_grad_cpu(grad, x, kernel_size, stride, padding):
+    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
+    n, c, h, w = x.shape
+    ph, pw = padding
+    dxp = np.zeros((n, c, padded[2] * padded[3]), dtype=grad.dtype)
+    # Windows may overlap: accumulate every window's gradient at its argmax.
+    idx_n = np.arange(n).reshape(n, 1, 1)
+    idx_c = np.arange(c).reshape(1, c, 1)
+    np.add.at(dxp, (idx_n, idx_c, flat.reshape(n, c, -1)), grad.reshape(n, c, -1))
+    dxp = dxp.reshape(n, c, padded[2], padded[3])
+    return np.ascontiguousarray(dxp[:, :, ph : ph + h, pw : pw + w])
+
+
+max_pool2d_grad = defop(
+    "max_pool2d_grad",
+    inputs=("grad", Input("x", differentiable=False)),
+    attrs=_POOL_GRAD_ATTRS,
+    infer_meta=_pool_grad_meta,
+    save=("x",),
+    key_inputs=(0,),
+    doc="scatter each window's gradient to its argmax (the backward of max_pool2d)",
+)
+
+
+@max_pool2d_grad.def_backward
+def _max_pool2d_grad_backward(ctx, h):
+    (x,) = ctx.saved()
+    a = ctx.attrs
+    return (ctx.ops.max_pool2d_select(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
+
+
+@register_kernel("max_pool2d_select", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_select")
+def max_pool2d_select_cpu(grad_x, x, kernel_size, stride, padding):
+    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
+    n, c = x.shape[:2]
+    ph, pw = padding
+    gp = np.pad(grad_x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if (ph or pw) else grad_x
+    out = np.take_along_axis(gp.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2)
+    return out.reshape(flat.shape).astype(grad_x.dtype, copy=False)
+
+
+max_pool2d_select = defop(
+    "max_pool2d_select",
+    inputs=("grad_x", Input("x", differentiable=False)),
+    attrs=_POOL_GRAD_ATTRS,
+    infer_meta=_pool_select_meta,
+    save=("x",),
+    key_inputs=(0,),
+    doc="gather grad_x at each window's argmax (the adjoint of max_pool2d_grad)",
+)
+
+
+@max_pool2d_select.def_backward
+def _max_pool2d_select_backward(ctx, h):
+    (x,) = ctx.saved()
+    a = ctx.attrs
+    return (ctx.ops.max_pool2d_grad(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
 
 
 # -- the window matrices ---------------------------------------------------------------------

@@ -24,6 +24,11 @@ from .registry import Attr, defop
 __all__ = ["floor", "ceil", "trunc", "round"]
 
 
+def step_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """A step function: derivative 0 (where it exists), as PyTorch's ``floor``/``ceil``/``trunc``/``round``."""
+    return (ctx.ops.mul(grad, 0),)
+
+
 def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
     def kernel(x: np.ndarray) -> np.ndarray:
         # np.asarray: NumPy gives a 0-d input's result as an immutable scalar; a tensor needs an array.
@@ -32,7 +37,7 @@ def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
     kernel.__name__ = f"{name}_cpu"
     register_kernel(name, Backend.CPU, dtypes=NUMERIC_DTYPES)(kernel)
     op = defop(name, inputs=("x",), infer_meta=im.same, doc=doc, gpu=("unary", gpu))
-    op.def_backward(lambda ctx, g: (ctx.ops.mul(g, 0),))  # a step function: derivative 0 (where it exists)
+    op.def_backward(step_backward)
     return op
 
 

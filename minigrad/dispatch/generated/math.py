@@ -356,64 +356,6 @@ def ge_dygraph_function(x, y, attrs):
     return out_t  # no backward formula: no grad node
 
 
-gelu_op = OPS['gelu']
-
-
-def gelu_dygraph_function(x, attrs):
-    """``gelu`` after the API layer (``minigrad codegen gelu`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(gelu_op, [x], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (gelu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(gelu_op, [x], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(gelu_op, [x], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(gelu_op, entry.kernel, [x._data], attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(gelu_op, [x], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(gelu_op, [x], attrs, [out_t])
-    return out_t
-
-
-gelu_backward_op = OPS['gelu_backward']
-
-
-def gelu_backward_dygraph_function(grad, x, attrs):
-    """``gelu_backward`` after the API layer (``minigrad codegen gelu_backward`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(gelu_backward_op, [grad, x], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (gelu_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(gelu_backward_op, [grad, x], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(gelu_backward_op, [grad, x], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(gelu_backward_op, entry.kernel, [grad._data, x._data], attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(gelu_backward_op, [grad, x], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(gelu_backward_op, [grad, x], attrs, [out_t])
-    return out_t
-
-
 gt_op = OPS['gt']
 
 
@@ -688,64 +630,6 @@ def pow_dygraph_function(x, y, attrs):
     return out_t
 
 
-relu_op = OPS['relu']
-
-
-def relu_dygraph_function(x, attrs):
-    """``relu`` after the API layer (``minigrad codegen relu`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(relu_op, [x], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (relu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(relu_op, [x], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(relu_op, [x], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(relu_op, entry.kernel, [x._data], attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(relu_op, [x], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(relu_op, [x], attrs, [out_t])
-    return out_t
-
-
-sigmoid_op = OPS['sigmoid']
-
-
-def sigmoid_dygraph_function(x, attrs):
-    """``sigmoid`` after the API layer (``minigrad codegen sigmoid`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(sigmoid_op, [x], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (sigmoid_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(sigmoid_op, [x], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(sigmoid_op, [x], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(sigmoid_op, entry.kernel, [x._data], attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(sigmoid_op, [x], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(sigmoid_op, [x], attrs, [out_t])
-    return out_t
-
-
 sign_op = OPS['sign']
 
 
@@ -859,64 +743,6 @@ def sub_dygraph_function(x, y, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(sub_op, [x, y], attrs, [out_t])
-    return out_t
-
-
-tanh_op = OPS['tanh']
-
-
-def tanh_dygraph_function(x, attrs):
-    """``tanh`` after the API layer (``minigrad codegen tanh`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(tanh_op, [x], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (tanh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(tanh_op, [x], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(tanh_op, [x], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(tanh_op, entry.kernel, [x._data], attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(tanh_op, [x], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(tanh_op, [x], attrs, [out_t])
-    return out_t
-
-
-threshold_backward_op = OPS['threshold_backward']
-
-
-def threshold_backward_dygraph_function(grad, x, attrs):
-    """``threshold_backward`` after the API layer (``minigrad codegen threshold_backward`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(threshold_backward_op, [grad, x], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (threshold_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(threshold_backward_op, [grad, x], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(threshold_backward_op, [grad, x], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(threshold_backward_op, entry.kernel, [grad._data, x._data], attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(threshold_backward_op, [grad, x], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(threshold_backward_op, [grad, x], attrs, [out_t])
     return out_t
 
 

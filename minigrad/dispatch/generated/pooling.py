@@ -130,3 +130,90 @@ def avg_pool2d_backward_dygraph_function(grad, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(avg_pool2d_backward_op, [grad], attrs, [out_t])
     return out_t
+
+
+max_pool2d_op = OPS['max_pool2d']
+
+
+def max_pool2d_dygraph_function(x, attrs):
+    """``max_pool2d`` after the API layer (``minigrad codegen max_pool2d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_pool2d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (max_pool2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(max_pool2d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(max_pool2d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(max_pool2d_op, entry.kernel, [x._data], attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(max_pool2d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(max_pool2d_op, [x], attrs, [out_t])
+    return out_t
+
+
+max_pool2d_grad_op = OPS['max_pool2d_grad']
+
+
+def max_pool2d_grad_dygraph_function(grad, x, attrs):
+    """``max_pool2d_grad`` after the API layer (``minigrad codegen max_pool2d_grad`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_pool2d_grad_op, [grad, x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (max_pool2d_grad_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(max_pool2d_grad_op, [grad, x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(max_pool2d_grad_op, [grad, x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(max_pool2d_grad_op, entry.kernel, [grad._data, x._data], attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(max_pool2d_grad_op, [grad, x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(max_pool2d_grad_op, [grad, x], attrs, [out_t])
+    return out_t
+
+
+max_pool2d_select_op = OPS['max_pool2d_select']
+
+
+def max_pool2d_select_dygraph_function(grad_x, x, attrs):
+    """``max_pool2d_select`` after the API layer (``minigrad codegen max_pool2d_select`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_pool2d_select_op, [grad_x, x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (max_pool2d_select_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad_x._dtype, grad_x._device, grad_x._layout, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(max_pool2d_select_op, [grad_x, x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(max_pool2d_select_op, [grad_x, x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(max_pool2d_select_op, entry.kernel, [grad_x._data, x._data], attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(max_pool2d_select_op, [grad_x, x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad_x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(max_pool2d_select_op, [grad_x, x], attrs, [out_t])
+    return out_t
