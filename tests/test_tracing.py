@@ -38,6 +38,8 @@ CONTRACT = {
     "hook.run": "target hook_kind",
     "grad.accumulate": "tensor value",
     "wrappers.clear": "node",
+    "recompute.begin": "node function mode",
+    "recompute.end": "node",
     "general_grad.copy": "mapping",
     "general_grad.targets": "inputs no_grad",
     "general_grad.update": "startup ending needed",
