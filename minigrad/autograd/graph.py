@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable, Iterator
 
-from .tensor_wrapper import SAVED_TENSORS_HOOKS
+from .tensor_wrapper import SAVED_TENSORS_HOOKS as _HOOKS
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
@@ -53,10 +53,10 @@ class saved_tensors_hooks:
         message = _DISABLED[0]
         if message is not None:
             raise RuntimeError(message)
-        SAVED_TENSORS_HOOKS.append((self.pack_hook, self.unpack_hook))
+        _HOOKS.append((self.pack_hook, self.unpack_hook))
 
     def __exit__(self, *args: object) -> None:
-        SAVED_TENSORS_HOOKS.pop()
+        _HOOKS.pop()
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -94,3 +94,8 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
         yield
     finally:
         _DISABLED[0] = previous
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})

@@ -35,21 +35,24 @@ Example:
 
 from __future__ import annotations
 
-import warnings
-import weakref
-from typing import Any, Callable
+import contextlib as _contextlib
+import warnings as _warnings
+import weakref as _weakref
+from typing import Any as _Any, Callable as _Callable, Iterator as _Iterator
 
 from ..autograd import engine as _engine
-from ..autograd.function import Function
-from ..autograd.graph import saved_tensors_hooks
-from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
-from ..autograd.tensor_wrapper import UNPACKING_FOR
-from ..random import default_generator
-from ..tensor import Tensor
-from ..tracing import bus
-from ..tracing.events import RecomputeBegin, RecomputeEnd
+from ..autograd.function import Function as _Function
+from ..autograd.graph import saved_tensors_hooks as _saved_tensors_hooks
+from ..autograd.grad_mode import enable_grad as _enable_grad, is_grad_enabled as _is_grad_enabled
+from ..autograd.grad_mode import no_grad as _no_grad
+from ..autograd.tensor_wrapper import UNPACKING_FOR as _UNPACKING_FOR
+from ..random import default_generator as _generator
+from ..tensor import Tensor as _Tensor
+from ..tracing import bus as _bus
+from ..tracing.events import RecomputeBegin as _RecomputeBegin, RecomputeEnd as _RecomputeEnd
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
+           "detach_variable", "noop_context_fn", "set_checkpoint_early_stop"]
 
 
 class CheckpointError(RuntimeError):
@@ -62,7 +65,7 @@ _DEBUG_TIP = (
 )
 
 
-def _fn_name(fn: Any) -> str:
+def _fn_name(fn: _Any) -> str:
     return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
@@ -70,59 +73,87 @@ class _Recompute:
     """Marks the events of a recomputation (``recompute.begin`` ... ``recompute.end``) and
     replays the random state of the original forward, restoring the current one after."""
 
-    def __init__(self, node: Any, fn: Any, mode: str, rng_state: Any) -> None:
+    def __init__(self, node: _Any, fn: _Any, mode: str, rng_state: _Any) -> None:
         self.node_id = node.id if node is not None else -1
         self.fn_name = _fn_name(fn)
         self.mode = mode
         self.rng_state = rng_state
-        self.saved_state: Any = None
+        self.saved_state: _Any = None
 
     def __enter__(self) -> None:
-        rec = bus.recorder
+        rec = _bus.recorder
         if rec is not None:
-            rec.emit(RecomputeBegin.new(node=self.node_id, function=self.fn_name, mode=self.mode))
+            rec.emit(_RecomputeBegin.new(node=self.node_id, function=self.fn_name, mode=self.mode))
         if self.rng_state is not None:
-            self.saved_state = default_generator.get_state()
-            default_generator.set_state(self.rng_state)
+            self.saved_state = _generator.get_state()
+            _generator.set_state(self.rng_state)
 
     def __exit__(self, *exc: object) -> None:
         if self.rng_state is not None:
-            default_generator.set_state(self.saved_state)
-        rec = bus.recorder
+            _generator.set_state(self.saved_state)
+        rec = _bus.recorder
         if rec is not None:
-            rec.emit(RecomputeEnd.new(node=self.node_id))
+            rec.emit(_RecomputeEnd.new(node=self.node_id))
 
 
-def _check_backward_validity(args: tuple[Any, ...]) -> None:
-    if not any(a.requires_grad for a in args if isinstance(a, Tensor)):
-        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+def check_backward_validity(inputs: _Any) -> None:
+    """Warn when no tensor among ``inputs`` requires grad (the reentrant checkpoint's check)."""
+    if not any(a.requires_grad for a in inputs if isinstance(a, _Tensor)):
+        _warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
 
 
-def _detach_inputs(inputs: list[Any], requires_grad: list[bool]) -> tuple[Any, ...]:
-    """Inputs cut from their history, each requiring grad as it did in the forward
-    (PyTorch's ``detach_variable``)."""
-    return tuple(a.detach().requires_grad_(r) if isinstance(a, Tensor) else a for a, r in zip(inputs, requires_grad))
+def detach_variable(inputs: tuple[_Any, ...]) -> tuple[_Any, ...]:
+    """The tensors of a tuple cut from their history, each requiring grad as before; other items as they are."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}")
+    return tuple(a.detach().requires_grad_(a.requires_grad) if isinstance(a, _Tensor) else a for a in inputs)
 
 
-class CheckpointFunction(Function):
+def noop_context_fn() -> tuple[_Any, _Any]:
+    """The default ``context_fn`` of ``checkpoint``: no context around the forward nor the recomputation."""
+    return _contextlib.nullcontext(), _contextlib.nullcontext()
+
+
+_EARLY_STOP: list[bool | None] = [None]
+
+
+@_contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool) -> _Iterator[None]:
+    """Inside it, non-reentrant checkpoints stop (or not) their recomputation early, whatever
+    their ``early_stop`` argument says."""
+    previous = _EARLY_STOP[0]
+    _EARLY_STOP[0] = enable
+    try:
+        yield
+    finally:
+        _EARLY_STOP[0] = previous
+
+
+def _detach_inputs(inputs: list[_Any], requires_grad: list[bool]) -> tuple[_Any, ...]:
+    """Inputs cut from their history, each requiring grad as it did in the forward (the
+    recovered saved tensors have no history, so ``detach_variable``'s flags come from the forward)."""
+    return tuple(a.detach().requires_grad_(r) if isinstance(a, _Tensor) else a for a, r in zip(inputs, requires_grad))
+
+
+class CheckpointFunction(_Function):
     """The reentrant checkpoint: ``forward`` runs ``run_function`` under ``no_grad`` and
     saves the inputs; ``backward`` runs it again with recording on and backpropagates
     through the new graph (see the module docstring)."""
 
     @staticmethod
-    def forward(ctx: Any, run_function: Callable[..., Any], preserve_rng_state: bool, *args: Any) -> Any:
-        _check_backward_validity(args)
+    def forward(ctx: _Any, run_function: _Callable[..., _Any], preserve_rng_state: bool, *args: _Any) -> _Any:
+        check_backward_validity(args)
         ctx.run_function = run_function
-        ctx.fwd_rng_state = default_generator.get_state() if preserve_rng_state else None
-        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
-        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        ctx.requires_grad = [isinstance(a, Tensor) and a.requires_grad for a in args]
-        ctx.save_for_backward(*(a for a in args if isinstance(a, Tensor)))
-        with no_grad():
+        ctx.fwd_rng_state = _generator.get_state() if preserve_rng_state else None
+        ctx.inputs = [None if isinstance(a, _Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, _Tensor)]
+        ctx.requires_grad = [isinstance(a, _Tensor) and a.requires_grad for a in args]
+        ctx.save_for_backward(*(a for a in args if isinstance(a, _Tensor)))
+        with _no_grad():
             return run_function(*args)
 
     @staticmethod
-    def backward(ctx: Any, *grads: Any) -> Any:
+    def backward(ctx: _Any, *grads: _Any) -> _Any:
         if _engine.RUNNING_PASSES and _engine.RUNNING_PASSES[-1][1]:
             raise RuntimeError(
                 "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an "
@@ -134,17 +165,17 @@ class CheckpointFunction(Function):
             inputs[idx] = t
         node = ctx._running[0] if ctx._running is not None else None
         detached = _detach_inputs(inputs, ctx.requires_grad)
-        with _Recompute(node, ctx.run_function, "reentrant", ctx.fwd_rng_state), enable_grad():
+        with _Recompute(node, ctx.run_function, "reentrant", ctx.fwd_rng_state), _enable_grad():
             outputs = ctx.run_function(*detached)
-        if isinstance(outputs, Tensor):
+        if isinstance(outputs, _Tensor):
             outputs = (outputs,)
-        with_grad = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
+        with_grad = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, _Tensor) and o.requires_grad]
         if not with_grad:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
         from ..autograd import backward as _backward
 
         _backward([o for o, _ in with_grad], [g for _, g in with_grad])
-        return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None for a in detached)
+        return (None, None) + tuple(a.grad if isinstance(a, _Tensor) else None for a in detached)
 
 
 class _StopRecomputation(Exception):
@@ -157,10 +188,10 @@ class _Holder:
     __slots__ = ("values", "__weakref__")
 
     def __init__(self) -> None:
-        self.values: dict[int, Any] = {}
+        self.values: dict[int, _Any] = {}
 
 
-def _metadata(t: Tensor) -> dict[str, Any]:
+def _metadata(t: _Tensor) -> dict[str, _Any]:
     return {"shape": tuple(t.shape), "dtype": t.dtype, "device": t.device}
 
 
@@ -168,24 +199,24 @@ class _Frame:
     """One non-reentrant checkpoint call: its inputs, a weak reference per saved tensor,
     and the recomputed values per backward pass."""
 
-    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
-                 rng_state: Any, early_stop: bool, check: bool) -> None:
+    def __init__(self, fn: _Callable[..., _Any], args: tuple[_Any, ...], kwargs: dict[str, _Any],
+                 rng_state: _Any, early_stop: bool, check: bool) -> None:
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.rng_state = rng_state
         self.early_stop = early_stop
         self.check = check
-        self.holders: list[weakref.ref] = []
-        self.metadata: list[dict[str, Any]] = []
+        self.holders: list[_weakref.ref] = []
+        self.metadata: list[dict[str, _Any]] = []
         self.recomputed: set[int] = set()
         self.counter = 0
 
-    def pack(self, t: Tensor) -> _Holder:
+    def pack(self, t: _Tensor) -> _Holder:
         holder = _Holder()
-        self.holders.append(weakref.ref(holder))
+        self.holders.append(_weakref.ref(holder))
         self.metadata.append(_metadata(t))
         return holder
 
-    def unpack(self, holder: _Holder) -> Tensor:
+    def unpack(self, holder: _Holder) -> _Tensor:
         pass_id = _engine.RUNNING_PASSES[-1][0] if _engine.RUNNING_PASSES else -id(holder)
         if pass_id not in self.recomputed:
             self._recompute(pass_id)
@@ -201,17 +232,17 @@ class _Frame:
 
     def _recompute(self, pass_id: int) -> None:
         self.counter = 0
-        node = UNPACKING_FOR[-1] if UNPACKING_FOR else None
-        hooks = saved_tensors_hooks(lambda t: self._collect(t, pass_id), lambda t: t)
+        node = _UNPACKING_FOR[-1] if _UNPACKING_FOR else None
+        hooks = _saved_tensors_hooks(lambda t: self._collect(t, pass_id), lambda t: t)
         try:
-            with _Recompute(node, self.fn, "non_reentrant", self.rng_state), hooks, enable_grad():
+            with _Recompute(node, self.fn, "non_reentrant", self.rng_state), hooks, _enable_grad():
                 self.fn(*self.args, **self.kwargs)
         except _StopRecomputation:
             pass
         self.recomputed.add(pass_id)
         self._check_match(pass_id)
 
-    def _collect(self, t: Tensor, pass_id: int) -> Tensor:
+    def _collect(self, t: _Tensor, pass_id: int) -> _Tensor:
         t = t.detach() if t.requires_grad else t
         idx = self.counter
         self.counter += 1
@@ -255,23 +286,25 @@ class _Frame:
 _DETERMINISM_CHECKS = ("default", "none")
 
 
-def _checkpoint_without_reentrant(fn: Callable[..., Any], preserve: bool, determinism_check: str,
-                                  early_stop: bool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _checkpoint_without_reentrant(fn: _Callable[..., _Any], preserve: bool, determinism_check: str,
+                                  early_stop: bool, args: tuple[_Any, ...], kwargs: dict[str, _Any]) -> _Any:
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(
             f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but got {determinism_check}"
         )
-    if not is_grad_enabled():
+    if not _is_grad_enabled():
         return fn(*args, **kwargs)
-    rng_state = default_generator.get_state() if preserve else None
+    rng_state = _generator.get_state() if preserve else None
+    if _EARLY_STOP[0] is not None:
+        early_stop = _EARLY_STOP[0]
     frame = _Frame(fn, args, kwargs, rng_state, early_stop, determinism_check == "default")
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+    with _saved_tensors_hooks(frame.pack, frame.unpack):
         return fn(*args, **kwargs)
 
 
-def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
-               context_fn: Any = None, determinism_check: str = "default", debug: bool = False,
-               early_stop: bool = True, **kwargs: Any) -> Any:
+def checkpoint(function: _Callable[..., _Any], *args: _Any, use_reentrant: bool | None = None,
+               context_fn: _Callable[[], _Any] = noop_context_fn, determinism_check: str = "default",
+               debug: bool = False, early_stop: bool = True, **kwargs: _Any) -> _Any:
     """Run ``function(*args)`` keeping only its inputs for backward; backward runs it again.
 
     Args:
@@ -292,7 +325,7 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
         What ``function`` returns.
     """
     if use_reentrant is None:
-        warnings.warn(
+        _warnings.warn(
             "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "
             "PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. use_reentrant=False "
             "is recommended, but if you need to preserve the current default behavior, you can pass "
@@ -304,16 +337,16 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
     if kwargs and use_reentrant:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
     if use_reentrant:
-        if context_fn is not None or debug is not False:
+        if context_fn is not noop_context_fn or debug is not False:
             raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve, *args)
-    if context_fn is not None:
+    if context_fn is not noop_context_fn:
         raise NotImplementedError("checkpoint(): minigrad supports only the default context_fn")
     return _checkpoint_without_reentrant(function, preserve, determinism_check, early_stop, args, kwargs)
 
 
-def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentrant: bool | None = None,
-                          **kwargs: Any) -> Any:
+def checkpoint_sequential(functions: _Any, segments: int, input: _Any, use_reentrant: bool | None = None,
+                          **kwargs: _Any) -> _Any:
     """Run a sequence of modules in ``segments`` chunks, checkpointing all chunks but the last.
 
     Args:
@@ -325,7 +358,7 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentra
         preserve_rng_state: (keyword) as for ``checkpoint``.
     """
     if use_reentrant is None:
-        warnings.warn(
+        _warnings.warn(
             "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
             "explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. "
             "use_reentrant=False is recommended, but if you need to preserve the current default behavior, "
@@ -338,8 +371,8 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentra
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(arg for arg in kwargs))
 
-    def run_function(start: int, end: int, functions: Any) -> Callable[[Any], Any]:
-        def forward(x: Any) -> Any:
+    def run_function(start: int, end: int, functions: _Any) -> _Callable[[_Any], _Any]:
+        def forward(x: _Any) -> _Any:
             for j in range(start, end + 1):
                 x = functions[j](x)
             return x
@@ -357,3 +390,8 @@ def checkpoint_sequential(functions: Any, segments: int, input: Any, use_reentra
         input = checkpoint(run_function(start, end, functions), input, use_reentrant=use_reentrant,
                            preserve_rng_state=preserve)
     return run_function(end + 1, len(functions) - 1, functions)(input)
+
+
+def __dir__() -> list[str]:
+    # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})
