@@ -10,6 +10,7 @@
     minigrad diff mine.jsonl reference.jsonl [--all] [--kind 'queue.*'] [--json out.json]
     minigrad web run.jsonl -o page.html                 # the stepper as one self-contained web page
     minigrad codegen mul                                # the generated dygraph function of an op
+    minigrad memory run.jsonl [--json out.json]         # saved tensors by size and module, the peak
 
 Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
 ``build_parser``; adding a subcommand means adding one function and one
@@ -39,7 +40,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import lessons_cli
+from . import lessons_cli, memory_cli
 from .dispatch.codegen import generate
 from .ops.registry import OPS
 from .tracing import TraceFormatError
@@ -359,6 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("op", help="the op's name, as in mg.OPS")
     p.set_defaults(func=cmd_codegen)
 
+    # What backward keeps alive: `minigrad memory TRACE [--json OUT]` (memory_cli.py).
+    memory_cli.add_parser(sub, _load, CliError)
     # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).
     lessons_cli.add_parser(sub)
     return parser

@@ -221,3 +221,11 @@ def test_the_docstring_examples_run():
     for mod in (minigrad.utils.checkpoint, minigrad.autograd.graph):
         result = doctest.testmod(mod)
         assert result.attempted > 0 and result.failed == 0, mod.__name__
+
+
+def test_a_slice_of_a_sequential_is_a_sequential_as_in_pytorch():
+    for lib in (mg, torch):
+        s = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Tanh(), lib.nn.ReLU())
+        part = s[1:]
+        assert isinstance(part, lib.nn.Sequential) and list(part._modules) == ["1", "2"]
+        assert part[0] is s[1] and len(part) == 2

@@ -751,6 +751,17 @@ class Replay(Sequence[State]):
         return out
 
     @property
+    def memory(self) -> Any:
+        """The memory accounting of the events folded so far (``tracing/memory.py``); ``memory.at(i)``
+        is the bytes alive in state ``i``."""
+        cached = getattr(self, "_memory", None)
+        if cached is None or len(cached.events) != len(self.events):
+            from .memory import Memory
+
+            cached = self._memory = Memory(self.events)
+        return cached
+
+    @property
     def final(self) -> State:
         """The state after the last event (``initial`` for an empty trace)."""
         return self._final.freeze() if self.events else self.initial
