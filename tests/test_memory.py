@@ -167,3 +167,19 @@ def test_the_docstring_example_runs():
 
     result = doctest.testmod(sys.modules["minigrad.tracing.memory"])
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_saves_taken_by_a_pack_hook_hold_no_bytes():
+    x = mg.randn(64, requires_grad=True)
+    with mg.trace(values=False) as tr:
+        a = x.exp()
+        with mg.autograd.graph.saved_tensors_hooks(lambda t: None, lambda p: p):
+            b = a.sin()  # sin's save of `a` is packed (the hook keeps None)
+        c = b.cos()
+    mem = mg.trace.memory(tr.events)
+    packs = [e for e in tr.events if e.kind == "saved.pack"]
+    assert [e.tensor for e in packs] == [a._id] and packs[0].hook == "<lambda>"
+    assert mem.saved[a._id].packed == 1 and len(mem.saved[a._id].nodes) == 2  # exp (its output) and sin
+    assert mem.at(len(tr.events) - 1).saved == 2 * 64 * 4  # a (held by exp) and b (held by cos)
+    assert mem.saved_bytes_total == 2 * 64 * 4  # every tensor a node.create lists, packed or not
+    del c

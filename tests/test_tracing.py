@@ -38,6 +38,7 @@ CONTRACT = {
     "hook.run": "target hook_kind",
     "grad.accumulate": "tensor value",
     "wrappers.clear": "node",
+    "saved.pack": "tensor hook",
     "recompute.begin": "node function mode",
     "recompute.end": "node",
     "general_grad.copy": "mapping",

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor, VersionCounter
+from ..tracing import bus
+from ..tracing.events import SavedPack
 from .grad_mode import set_grad_enabled
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,6 +108,9 @@ class TensorWrapper:
             )
         self.data = None
         self.hooks = (unpack, packed)
+        rec = bus.recorder
+        if rec is not None:
+            rec.emit(SavedPack.new(tensor=self.tensor_id, hook=getattr(pack, "__name__", type(pack).__name__)))
 
     def _unpack(self, node: "GradNode") -> Any:
         """The array the unpack hook gives back (NOTE [ Saved-tensor hooks ])."""

@@ -52,6 +52,7 @@ __all__ = [
     "HookRun",
     "GradAccumulate",
     "WrappersClear",
+    "SavedPack",
     "RecomputeBegin",
     "RecomputeEnd",
     "GeneralGradCopy",
@@ -426,6 +427,16 @@ class WrappersClear(Event):
     """A node released its TensorWrappers (backward without ``retain_graph``)."""
 
     node: int
+
+
+@_event("saved.pack")
+class SavedPack(Event):
+    """A saved-tensor pack hook (``mg.autograd.graph.saved_tensors_hooks``, ``save_on_cpu``,
+    ``mg.utils.checkpoint``) took ``tensor`` as an op saved it: the grad node announced next
+    keeps what ``hook`` returned, not the tensor's array (one event per save)."""
+
+    tensor: int
+    hook: str
 
 
 @_event("recompute.begin")

@@ -10,7 +10,9 @@ bytes are alive in each of five categories, and where the peak is:
 - ``saved``: the tensors grad nodes saved for backward (``node.create``'s
   ``saved``), each counted once however many nodes saved it, until the last of
   those nodes releases them (``wrappers.clear``). A parameter saved by a node
-  is counted under ``params`` only;
+  is counted under ``params`` only; a save a pack hook took (``saved.pack``:
+  ``saved_tensors_hooks``, ``save_on_cpu``, a non-reentrant ``checkpoint``) holds
+  what the hook returned, not the tensor, and is not counted;
 - ``buffers``: gradient buffers of the backward pass, one per (node, slot,
   rank) a ``buffer.add`` filled, until that node runs (``node.run`` consumes
   them) or the pass ends;
@@ -95,12 +97,13 @@ class SavedTensor:
     bytes: int
     parameter: bool
     nodes: list[int] = field(default_factory=list)  # the nodes that saved it, in order
+    packed: int = 0  # how many of those saves a pack hook took (they hold no array)
     saved_at: int = -1  # index of the first node.create that listed it
     freed_at: int | None = None  # index of the wrappers.clear that released it (None: alive at the end)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tensor": self.tensor, "name": self.name, "shape": list(self.shape), "dtype": self.dtype,
-                "bytes": self.bytes, "parameter": self.parameter, "nodes": list(self.nodes),
+                "bytes": self.bytes, "parameter": self.parameter, "nodes": list(self.nodes), "packed": self.packed,
                 "saved_at": self.saved_at, "freed_at": self.freed_at}
 
 
@@ -110,6 +113,7 @@ class _Node:
     name: str
     op: str
     saved: list[int]
+    held: list[int]  # the saved tensors whose arrays the node holds (not taken by a pack hook)
     module: str | None
     source: str | None
     created_at: int
@@ -155,6 +159,7 @@ class Memory:
         outputs = 0
         passes: list[list[int]] = []  # per open backward pass: the copies it made
         recomputing: list[int] = []
+        self._packed: dict[int, int] = {}  # tensor -> saves a pack hook took, not yet claimed by a node
         self._outputs_of: dict[tuple[int, int, int], int] = {
             (t["grad_node"], t["out_slot"], t["out_rank"]): t["bytes"]
             for t in self.tensors.values() if t["grad_node"] is not None}
@@ -182,7 +187,7 @@ class Memory:
             if node is None or node.freed_at is not None:
                 return
             node.freed_at = i
-            for tid in node.saved:
+            for tid in node.held:
                 drop(tid, i)
 
         for i, ev in enumerate(self.events):
@@ -220,6 +225,8 @@ class Memory:
                 if not passes:
                     for key in list(buffers):
                         point["buffers"] -= buffers.pop(key)
+            elif k == "saved.pack":
+                self._packed[ev.tensor] = self._packed.get(ev.tensor, 0) + 1
             elif k == "recompute.begin":
                 recomputing.append(ev.node)
             elif k == "recompute.end":
@@ -233,7 +240,17 @@ class Memory:
             if ev.tensor is not None:
                 self._leaf_of[ev.node] = ev.tensor
             return
-        node = _Node(ev.node, ev.name, ev.op, list(ev.saved), ev.module, ev.source, i,
+        original = self.nodes.get(ev.copy_of) if ev.copy_of is not None else None
+        if original is not None:  # a GeneralGrad copy shares its original's wrappers
+            held = list(original.held)
+        else:
+            held = []
+            for tid in ev.saved:
+                if self._packed.get(tid, 0) > 0:
+                    self._packed[tid] -= 1
+                else:
+                    held.append(tid)
+        node = _Node(ev.node, ev.name, ev.op, list(ev.saved), held, ev.module, ev.source, i,
                      recomputing[-1] if recomputing else None, ev.copy_of)
         self.nodes[ev.node] = node
         if ev.copy_of is not None and passes:
@@ -246,8 +263,11 @@ class Memory:
                     tid, info.get("name", f"t{tid}"), info.get("shape", ()), info.get("dtype", "?"),
                     info.get("bytes", 0), tid in params, saved_at=i)
             entry.nodes.append(ev.node)
-            entry.freed_at = None
+        for tid in node.held:
+            self.saved[tid].freed_at = None
             hold(tid)
+        for tid in set(node.saved):
+            self.saved[tid].packed += node.saved.count(tid) - node.held.count(tid)
 
     def _buffer_bytes(self, node_id: int, slot: int, rank: int) -> int:
         """The bytes of the gradient a node's buffer holds: the size of that node output."""

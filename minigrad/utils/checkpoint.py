@@ -210,13 +210,13 @@ class _Frame:
         self.recomputed: set[int] = set()
         self.counter = 0
 
-    def pack(self, t: _Tensor) -> _Holder:
+    def checkpoint_pack(self, t: _Tensor) -> _Holder:
         holder = _Holder()
         self.holders.append(_weakref.ref(holder))
         self.metadata.append(_metadata(t))
         return holder
 
-    def unpack(self, holder: _Holder) -> _Tensor:
+    def checkpoint_unpack(self, holder: _Holder) -> _Tensor:
         pass_id = _engine.RUNNING_PASSES[-1][0] if _engine.RUNNING_PASSES else -id(holder)
         if pass_id not in self.recomputed:
             self._recompute(pass_id)
@@ -298,7 +298,7 @@ def _checkpoint_without_reentrant(fn: _Callable[..., _Any], preserve: bool, dete
     if _EARLY_STOP[0] is not None:
         early_stop = _EARLY_STOP[0]
     frame = _Frame(fn, args, kwargs, rng_state, early_stop, determinism_check == "default")
-    with _saved_tensors_hooks(frame.pack, frame.unpack):
+    with _saved_tensors_hooks(frame.checkpoint_pack, frame.checkpoint_unpack):
         return fn(*args, **kwargs)
 
 
