@@ -1,4 +1,4 @@
-"""``minigrad memory TRACE [--json OUT] [--top N]``: what backward keeps alive, from a recording.
+"""``minigrad memory TRACE [--json OUT] [--top N] [--what-if MODULE]``: what backward keeps alive.
 
 Prints the largest tensors saved for backward (with the node that saved them,
 its module and source line), the saved bytes per module, and the peak of the
@@ -16,7 +16,7 @@ from typing import Any
 
 from .tracing.memory import Memory, format_bytes
 
-__all__ = ["add_parser", "cmd_memory", "report"]
+__all__ = ["add_parser", "cmd_memory", "report", "what_if_text"]
 
 
 def add_parser(subparsers: Any, load: Any, error: Any) -> None:
@@ -26,6 +26,8 @@ def add_parser(subparsers: Any, load: Any, error: Any) -> None:
     p.add_argument("trace", help="a .jsonl trace")
     p.add_argument("--json", dest="json_path", metavar="OUT", help="write the accounting as JSON here ('-': stdout)")
     p.add_argument("--top", type=int, default=10, help="how many saved tensors to list (10)")
+    p.add_argument("--what-if", dest="what_if", metavar="MODULE", action="append",
+                   help="what checkpointing MODULE (a path such as Sequential.1) would save and cost (repeatable)")
     p.set_defaults(func=lambda args: cmd_memory(args, load, error))
 
 
@@ -60,6 +62,15 @@ def report(mem: Memory, top: int = 10) -> str:
     return "\n".join(lines)
 
 
+def what_if_text(w: dict[str, Any]) -> str:
+    """One paragraph on ``Memory.what_if_checkpoint``'s answer."""
+    share = w["recompute_kernel_ns"] / w["forward_kernel_ns"] if w["forward_kernel_ns"] else 0.0
+    return (f"if {w['module']} were checkpointed: saved when backward begins {format_bytes(w['saved_bytes'])} -> "
+            f"{format_bytes(w['saved_bytes_if_checkpointed'])} ({format_bytes(w['saved_bytes_freed'])} freed; its "
+            f"inputs, {format_bytes(w['inputs_bytes'])}, kept instead); backward runs its {w['recompute_ops']} ops "
+            f"again ({w['recompute_ops']} of {w['forward_ops']} forward ops, {share:.0%} of the forward's kernel time)")
+
+
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
@@ -80,6 +91,11 @@ def cmd_memory(args: argparse.Namespace, load: Any, error: Any) -> int:
         sys.stdout.write("\n")
         return 0
     print(report(mem, args.top))
+    for module in args.what_if or ():
+        try:
+            print("\n" + what_if_text(mem.what_if_checkpoint(module)))
+        except ValueError as exc:
+            raise error(str(exc), 1) from None
     if args.json_path:
         with open(args.json_path, "w", encoding="utf-8") as fh:
             json.dump(mem.to_json(), fh)

@@ -183,3 +183,58 @@ def test_saves_taken_by_a_pack_hook_hold_no_bytes():
     assert mem.at(len(tr.events) - 1).saved == 2 * 64 * 4  # a (held by exp) and b (held by cos)
     assert mem.saved_bytes_total == 2 * 64 * 4  # every tensor a node.create lists, packed or not
     del c
+
+
+def _blocks():
+    mg.manual_seed(0)
+    nn = mg.nn
+    return nn.Sequential(nn.Sequential(nn.Linear(32, 64), nn.Tanh()),
+                         nn.Sequential(nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, 64), nn.GELU(), nn.Dropout(0.1)),
+                         nn.Linear(64, 10))
+
+
+def _blocks_run(use_reentrant):
+    m = _blocks()
+    mg.manual_seed(1)
+    x, y = mg.randn(16, 32), mg.randint(0, 10, (16,))
+    with mg.trace(values=False) as tr:
+        if use_reentrant is None:  # the model called whole: module paths start at its root
+            out = m(x)
+        else:
+            out = m[2](mg.utils.checkpoint.checkpoint(m[1], m[0](x), use_reentrant=use_reentrant))
+        mg.nn.functional.cross_entropy(out, y).backward()
+    return mg.trace.memory(tr.events)
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_what_if_checkpoint_matches_a_checkpointed_run(use_reentrant):
+    plain = _blocks_run(None)
+    guess = plain.what_if_checkpoint("Sequential.1")
+    real = _blocks_run(use_reentrant)
+    begin = [e.kind for e in real.events].index("backward.begin")
+    actual = real.at(begin).saved
+    assert guess["saved_bytes"] == plain.at(guess["at"]).saved > guess["saved_bytes_if_checkpointed"]
+    assert abs(guess["saved_bytes_if_checkpointed"] - actual) <= 0.05 * actual
+    assert guess["recompute_ops"] == len([n for n in plain.nodes.values() if (n.module or "").startswith("Sequential.1.")])
+    assert 0 < guess["recompute_kernel_ns"] < guess["forward_kernel_ns"]
+    recomputed = [n for n in real.nodes.values() if n.recompute is not None]
+    assert 0 < len(recomputed) <= guess["recompute_ops"]  # the extra forward work, seen in the real run
+
+
+def test_what_if_names_the_modules_when_the_path_is_unknown():
+    with pytest.raises(ValueError, match="Sequential.1.0 \\(Linear\\)"):
+        _blocks_run(None).what_if_checkpoint("Sequential.7")
+
+
+def test_cli_what_if(tmp_path, capsys):
+    m = _blocks()
+    with mg.trace(values=False) as tr:
+        mg.nn.functional.cross_entropy(m(mg.randn(16, 32)), mg.randint(0, 10, (16,))).backward()
+    path = tmp_path / "run.jsonl"
+    tr.save(str(path))
+    assert main(["memory", str(path), "--what-if", "Sequential.1"]) == 0
+    out = capsys.readouterr().out
+    guess = mg.trace.memory(tr.events).what_if_checkpoint("Sequential.1")
+    assert "if Sequential.1 were checkpointed" in out and f"runs its {guess['recompute_ops']} ops again" in out
+    assert main(["memory", str(path), "--what-if", "Nope"]) == 1
+    assert "Sequential.1.0 (Linear)" in capsys.readouterr().err

@@ -119,6 +119,8 @@ class _Node:
     created_at: int
     recompute: int | None  # the node whose recomputation made it (inside recompute.begin/end)
     copy_of: int | None
+    inputs: list[int] = field(default_factory=list)  # the tensors its api.call took
+    kernel_ns: int = 0  # the kernel time of its forward call
     freed_at: int | None = None
 
 
@@ -160,6 +162,8 @@ class Memory:
         passes: list[list[int]] = []  # per open backward pass: the copies it made
         recomputing: list[int] = []
         self._packed: dict[int, int] = {}  # tensor -> saves a pack hook took, not yet claimed by a node
+        self._call: list[Any] = [[], 0]  # the last api.call's tensor inputs and its kernels' time so far
+        self.created_at: dict[int, int] = {}  # tensor -> index of its first tensor.create
         self._outputs_of: dict[tuple[int, int, int], int] = {
             (t["grad_node"], t["out_slot"], t["out_rank"]): t["bytes"]
             for t in self.tensors.values() if t["grad_node"] is not None}
@@ -190,9 +194,15 @@ class Memory:
             for tid in node.held:
                 drop(tid, i)
 
+        self._params = params
         for i, ev in enumerate(self.events):
             k = ev.kind
+            if k == "api.call":
+                self._call = [_tensor_ids(ev.inputs), 0]
+            elif k == "kernel.launch":
+                self._call[1] += ev.wall_ns
             if k in ("tensor.create", "tensor.update"):
+                self.created_at.setdefault(ev.tensor, i)
                 if ev.is_leaf and ev.requires_grad and ev.tensor not in params:
                     params.add(ev.tensor)
                     point["params"] += size(ev.tensor)
@@ -252,6 +262,8 @@ class Memory:
                     held.append(tid)
         node = _Node(ev.node, ev.name, ev.op, list(ev.saved), held, ev.module, ev.source, i,
                      recomputing[-1] if recomputing else None, ev.copy_of)
+        node.inputs, node.kernel_ns = self._call
+        self._call = [[], 0]
         self.nodes[ev.node] = node
         if ev.copy_of is not None and passes:
             passes[-1].append(ev.node)
@@ -339,6 +351,54 @@ class Memory:
         ev = self.events[self.peak_index]
         return {"index": self.peak_index, "seq": ev.seq, "kind": ev.kind, "what": describe(ev)}
 
+    def what_if_checkpoint(self, module: str) -> dict[str, Any]:
+        """What checkpointing ``module`` (a path such as ``"Sequential.1"``) would change, from this recording.
+
+        At the start of the first backward pass (the end of the trace without one),
+        the nodes the module made would hold nothing and a reentrant checkpoint's
+        node would hold the module's inputs instead; the module's forward would
+        run again inside backward. Returns the saved bytes alive now and then
+        (parameters excluded, as in ``saved``), the bytes freed, the inputs kept,
+        and the extra forward work: the module's ops and their kernel time
+        against the whole forward's.
+        """
+        prefix = module.split(" (")[0]
+
+        def inside(path: str | None) -> bool:
+            return path is not None and (path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + " ("))
+
+        kinds = [ev.kind for ev in self.events]
+        at = kinds.index("backward.begin") if "backward.begin" in kinds else len(self.events) - 1
+        alive = [n for n in self.nodes.values() if n.created_at < at and n.recompute is None and n.copy_of is None
+                 and (n.freed_at is None or n.freed_at > at)]
+        mine = [n for n in alive if inside(n.module)]
+        if not mine:
+            raise ValueError(f"what_if_checkpoint(): no node of module {module!r} is alive when backward begins; "
+                             f"modules: {sorted(self.by_module())}")
+        produced = {t for t, info in self.tensors.items() if info["grad_node"] in {n.id for n in mine}}
+        first = min(n.created_at for n in mine)
+        params = {t for t, s in self.saved.items() if s.parameter}
+        params |= {t for t in self.tensors if self._is_param(t)}
+        inputs = sorted({t for n in mine for t in n.inputs if t not in produced and t not in params
+                         and self.created_at.get(t, first) < first})
+        kept = {t for n in alive if not inside(n.module) for t in n.held} | set(inputs)
+        size = self._size
+        now = self.at(at).saved
+        then = sum(size(t) for t in kept if t not in params)
+        forward = [n for n in self.nodes.values() if n.created_at < at and n.recompute is None and n.copy_of is None]
+        return {"module": module, "at": at, "saved_bytes": now, "saved_bytes_if_checkpointed": then,
+                "saved_bytes_freed": now - then, "inputs_kept": inputs,
+                "inputs_bytes": sum(size(t) for t in inputs),
+                "recompute_ops": len(mine), "recompute_kernel_ns": sum(n.kernel_ns for n in mine),
+                "forward_ops": len(forward), "forward_kernel_ns": sum(n.kernel_ns for n in forward)}
+
+    def _size(self, tid: int) -> int:
+        info = self.tensors.get(tid)
+        return info["bytes"] if info else 0
+
+    def _is_param(self, tid: int) -> bool:
+        return tid in self._params
+
     def to_json(self) -> dict[str, Any]:
         """``{"saved_bytes_total", "peak_bytes", "peak_event", "by_module", "by_node", "timeline",
         "top_saved"}`` (node ids as strings, as JSON keys are)."""
@@ -352,6 +412,21 @@ class Memory:
                          for i, (ev, p) in enumerate(zip(self.events, self.timeline))],
             "top_saved": [s.to_dict() for s in self.top_saved()],
         }
+
+
+def _tensor_ids(inputs: Any) -> list[int]:
+    """The tensor ids of an ``api.call``'s ``inputs`` (ints, possibly in nested lists; ``None`` for non-tensors)."""
+    out: list[int] = []
+    stack = [inputs]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            out.append(item)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+    return out
 
 
 def memory(events: Sequence[Any] | Any) -> Memory:
