@@ -28,7 +28,7 @@ def add_parser(subparsers: Any, load: Any, error: Any) -> None:
     p.add_argument("--top", type=int, default=10, help="how many saved tensors to list (10)")
     p.add_argument("--what-if", dest="what_if", metavar="MODULE", action="append",
                    help="what checkpointing MODULE (a path such as Sequential.1) would save and cost (repeatable)")
-    p.set_defaults(func=lambda args: cmd_memory(args, load, error))
+    p.set_defaults(func=cmd_memory, memory_load=load, memory_error=error)
 
 
 def _shape(shape: Any) -> str:
@@ -79,9 +79,10 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
 EXIT_BAD_FILE = 2  # as cli.py: the trace file cannot be read, or holds nothing
 
 
-def cmd_memory(args: argparse.Namespace, load: Any, error: Any) -> int:
+def cmd_memory(args: argparse.Namespace) -> int:
     """Print the memory report of a trace; with ``--json`` also write the accounting."""
-    rec = load(args.trace)
+    error = args.memory_error
+    rec = args.memory_load(args.trace)
     events = getattr(rec, "events", rec)
     if not events:
         raise error(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
