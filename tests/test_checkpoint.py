@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from torch_compare import raised
 
 torch = pytest.importorskip("torch")
 
@@ -100,12 +101,6 @@ def test_leaving_out_use_reentrant_warns_as_pytorch():
         assert got == want and len(want) == 1, how
 
 
-def _error(fn):
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value), str(info.value)
-
-
 def test_errors_equal_pytorchs():
     def with_grad(lib):
         x = lib.ones(3, dtype=lib.float64, requires_grad=True)
@@ -128,8 +123,8 @@ def test_errors_equal_pytorchs():
         lib.utils.checkpoint.checkpoint(lambda t: t * 2, x, use_reentrant=False, determinism_check="x")
 
     for program in (with_grad, with_inputs, extra_kwargs, context_fn_reentrant, bad_determinism_check):
-        m_cls, m_msg = _error(lambda: program(mg))
-        t_cls, t_msg = _error(lambda: program(torch))
+        m_cls, m_msg = raised(lambda: program(mg))
+        t_cls, t_msg = raised(lambda: program(torch))
         assert m_cls.__name__ == t_cls.__name__ and m_msg.endswith(t_msg), program.__name__
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from torch_compare import raised
 
 torch = pytest.importorskip("torch")
 
@@ -102,12 +103,6 @@ def test_unpack_runs_at_every_read_and_double_backward_works():
         assert len(calls) >= 3, lib.__name__
 
 
-def _error(fn):
-    with pytest.raises(Exception) as info:
-        fn()
-    return type(info.value), str(info.value)
-
-
 def test_errors_equal_pytorchs():
     def unpack_not_a_tensor(lib):
         a = lib.ones(2, dtype=lib.float64, requires_grad=True)
@@ -131,8 +126,8 @@ def test_errors_equal_pytorchs():
                 pass
 
     for program in (unpack_not_a_tensor, pack_in_place, disabled):
-        m_cls, m_msg = _error(lambda: program(mg))
-        t_cls, t_msg = _error(lambda: program(torch))
+        m_cls, m_msg = raised(lambda: program(mg))
+        t_cls, t_msg = raised(lambda: program(torch))
         # minigrad names the node whose backward failed before PyTorch's message
         assert m_cls is t_cls and m_msg.endswith(t_msg), program.__name__
 

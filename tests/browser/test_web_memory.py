@@ -5,28 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-import minigrad as mg
 from minigrad.tracing.memory import Memory, format_bytes
 from minigrad.viz import stepper
 from _memory_program import checkpointed_mlp_events
-
-DEMO = Path(__file__).parent.parent / "tui" / "fixtures" / "demo.jsonl"
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    events = mg.trace.load(DEMO).events
-    path = tmp_path_factory.mktemp("web") / "demo.html"
-    stepper(events, title="demo").save(path)
-    return Memory(events), mg.trace.replay(events), path
+from test_web_stepper_browser import demo, open_page  # noqa: F401  (the demo page fixture)
 
 
 def test_the_memory_tab_follows_the_event_and_the_node(page, demo):
-    mem, rp, path = demo
-    page.goto(path.as_uri())
-    page.wait_for_selector("#queue .body > *")
+    rp, path = demo
+    mem = Memory(rp.events)
+    open_page(page, path)
     page.keyboard.press("4")
     assert page.is_visible("#tab-memory") and not page.is_visible("#tab-backward")
     page.keyboard.press("n")  # the first node run
