@@ -45,6 +45,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from .describe import describe
+
 __all__ = ["memory", "Memory", "MemoryPoint", "SavedTensor", "CATEGORIES", "nbytes", "format_bytes"]
 
 #: The categories of ``MemoryPoint``, in the order the viewers draw them.
@@ -346,8 +348,6 @@ class Memory:
         """The event at which the total peaked: index, seq, kind and what it did."""
         if self.peak_index < 0:
             return {"index": -1, "seq": None, "kind": None, "what": "no events"}
-        from .describe import describe
-
         ev = self.events[self.peak_index]
         return {"index": self.peak_index, "seq": ev.seq, "kind": ev.kind, "what": describe(ev)}
 

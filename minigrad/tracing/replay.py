@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any, Iterator, Mapping, Sequence
 
 from .events import Event
+from .memory import Memory
 
 __all__ = [
     "EdgeInfo",
@@ -766,8 +767,6 @@ class Replay(Sequence[State]):
         is the bytes alive in state ``i``."""
         cached = getattr(self, "_memory", None)
         if cached is None or len(cached.events) != len(self.events):
-            from .memory import Memory
-
             cached = self._memory = Memory(self.events)
         return cached
 

@@ -40,13 +40,14 @@ import warnings as _warnings
 import weakref as _weakref
 from typing import Any as _Any, Callable as _Callable, Iterator as _Iterator
 
-from ..autograd import engine as _engine
+from ..autograd import backward as _backward, engine as _engine
 from ..autograd.function import Function as _Function
 from ..autograd.graph import saved_tensors_hooks as _saved_tensors_hooks
 from ..autograd.grad_mode import enable_grad as _enable_grad, is_grad_enabled as _is_grad_enabled
 from ..autograd.grad_mode import no_grad as _no_grad
 from ..autograd.tensor_wrapper import UNPACKING_FOR as _UNPACKING_FOR
 from ..random import default_generator as _generator
+from ..nn import Sequential as _Sequential
 from ..tensor import Tensor as _Tensor
 from ..tracing import bus as _bus
 from ..tracing.events import RecomputeBegin as _RecomputeBegin, RecomputeEnd as _RecomputeEnd
@@ -172,8 +173,6 @@ class CheckpointFunction(_Function):
         with_grad = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, _Tensor) and o.requires_grad]
         if not with_grad:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
-        from ..autograd import backward as _backward
-
         _backward([o for o, _ in with_grad], [g for _, g in with_grad])
         return (None, None) + tuple(a.grad if isinstance(a, _Tensor) else None for a in detached)
 
@@ -379,9 +378,7 @@ def checkpoint_sequential(functions: _Any, segments: int, input: _Any, use_reent
 
         return forward
 
-    from ..nn import Sequential
-
-    if isinstance(functions, Sequential):
+    if isinstance(functions, _Sequential):
         functions = list(functions.children())
     segment_size = len(functions) // segments
     end = -1
