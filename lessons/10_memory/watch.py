@@ -14,4 +14,4 @@ x, y = mg.randn(16, 32), mg.randint(0, 10, (16,))
 with mg.trace(values=False) as tr:
     mg.nn.functional.cross_entropy(checkpoint_middle(model, x), y).backward()
 tr.save("memory.jsonl")
-print(f"saved memory.jsonl; minigrad memory memory.jsonl --top 5 prints what backward kept")
+print("saved memory.jsonl; minigrad memory memory.jsonl --top 5 prints what backward kept")
