@@ -11,6 +11,7 @@
     minigrad web run.jsonl -o page.html                 # the stepper as one self-contained web page
     minigrad codegen mul                                # the generated dygraph function of an op
     minigrad codegen --write                            # write them all into minigrad/dispatch/generated/
+    minigrad memory run.jsonl [--json out.json]         # saved tensors by size and module, the peak
 
 Each subcommand is one ``cmd_<name>(args) -> int`` function registered in
 ``build_parser``; adding a subcommand means adding one function and one
@@ -40,7 +41,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from . import lessons_cli
+from . import lessons_cli, memory_cli
 from .dispatch.codegen import generate, write_modules
 from .ops.registry import OPS
 from .tracing import TraceFormatError
@@ -369,6 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write every op's dygraph function into minigrad/dispatch/generated/ (checked in)")
     p.set_defaults(func=cmd_codegen)
 
+    # What backward keeps alive: `minigrad memory TRACE [--json OUT]` (memory_cli.py).
+    memory_cli.add_parser(sub, _load, CliError)
     # Coursework: `minigrad lessons build|grade` (the tool lives in lessons_cli.py).
     lessons_cli.add_parser(sub)
     return parser

@@ -34,7 +34,7 @@ def _fresh_state() -> None:
 
 
 def program() -> None:
-    """Forward ops of every shape of call, hooks, in-place, backward, grad(), a module, AMP, a dtype transform."""
+    """Forward ops of every shape of call, hooks, in-place, backward, grad(), a module, AMP, a dtype cast, checkpoint."""
     a = mg.randn(2, 3, requires_grad=True)
     b = mg.randn(2, 3, requires_grad=True)
     c = (a * b + a) * 2.0  # a scalar operand: a 0-d tensor is announced
@@ -68,6 +68,8 @@ def program() -> None:
     with mg.autocast(level="O1"):
         (mg.randn(2, 2, requires_grad=True) @ mg.randn(2, 2)).sum().backward()
     (mg.tensor([1.0, 2.0], dtype=mg.float16) + mg.tensor([0.5, 0.25])).sum()  # data.transform (dtype)
+    w = mg.randn(2, requires_grad=True)  # activation checkpointing: recompute.begin / recompute.end
+    mg.utils.checkpoint.checkpoint(lambda t: (t * t).sin(), w, use_reentrant=False).sum().backward()
 
 
 def record(values: bool, max_elements: int) -> list[dict[str, Any]]:

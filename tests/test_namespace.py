@@ -14,7 +14,7 @@ import minigrad as mg
 
 PUBLIC = ["minigrad", "minigrad.nn", "minigrad.nn.functional", "minigrad.optim", "minigrad.autograd",
           "minigrad.optim.lr_scheduler", "minigrad.nn.utils", "minigrad.utils", "minigrad.utils.data",
-          "minigrad.autograd.functional", "minigrad.func"]
+          "minigrad.autograd.functional", "minigrad.func", "minigrad.utils.checkpoint", "minigrad.autograd.graph"]
 LEAKS = {"annotations", "Any", "OrderedDict", "math", "Iterator", "Iterable", "Sequence", "Callable", "np", "abc"}
 
 

@@ -71,3 +71,10 @@ def leaves_no_node(fn: Callable[[], Any], exc: type = Exception) -> None:
             fn()
     kinds = {e.kind for e in tr.events}
     assert not {"node.create", "kernel.launch"} & kinds, sorted(kinds)
+
+
+def raised(fn: Callable[[], Any]) -> tuple[type, str]:
+    """The class and message of the exception ``fn()`` raises (a test fails when it raises none)."""
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value), str(info.value)

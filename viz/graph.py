@@ -267,7 +267,8 @@ def collect_backward(
                 in_degree_state=deg_state,
                 queue_pos=queue_pos,
                 marks=tuple(marks),
-                cluster=_module_cluster(g, state, info) if group == "module" else None,
+                cluster=(_recompute_cluster(g, state, info)
+                         or (_module_cluster(g, state, info) if group == "module" else None)),
             )
         )
 
@@ -493,6 +494,16 @@ def forward_span(state: State, backward_pass: int | None = None) -> tuple[int, i
     return first, state.passes[number].begin_at, number
 
 
+def _recompute_cluster(g: Graph, state: State, info: Any) -> str | None:
+    """The cluster of the nodes a checkpoint's recomputation made, labelled with the node that asked for it."""
+    asker = getattr(info, "recompute_of", None)
+    if asker is None:
+        return None
+    cid = f"recompute_{asker}"
+    g.clusters[cid] = f"recomputed inside backward for {state.node_name(asker)}"
+    return cid
+
+
 def _module_cluster(g: Graph, state: State, info: Any) -> str | None:
     """The cluster id of the module that made a node (a GeneralGrad copy: its original's); registers its label."""
     module = info.module
@@ -558,7 +569,9 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
         if c.node is not None:
             rows.append(f"grad node {state.node_name(c.node)}")
         ck = f"c{c.index}"
-        g.nodes.append(GNode(key=ck, title=c.op, rows=rows, kind="op", status="fallback" if fallback else "op"))
+        made = state.nodes.get(c.node) if c.node is not None else None
+        g.nodes.append(GNode(key=ck, title=c.op, rows=rows, kind="op", status="fallback" if fallback else "op",
+                             cluster=_recompute_cluster(g, state, made) if made is not None else None))
         multi = len(c.inputs) > 1
         for pos, inp in enumerate(c.inputs):
             if isinstance(inp, int) and not isinstance(inp, bool) and inp in state.tensors:

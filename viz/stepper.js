@@ -303,6 +303,7 @@
     drawGeneral();
     root.setAttribute("data-event", P.begin + pos);
     root.setAttribute("data-pass", P.number);
+    root.setAttribute("data-node", f >= 0 ? P.ids[f] : "");  // the memory pane follows it (memory_pane.js)
     // The address follows the event shown (#event=N), once stepping pauses: browsers limit how often it may change.
     clearTimeout(hashTimer);
     hashTimer = setTimeout(function () {
@@ -473,7 +474,7 @@
   function note(text) { $("notes").textContent = D.notes.concat([text]).join(" "); }
   function tab(name) {
     root.querySelectorAll(".tab").forEach(function (b) { b.classList.toggle("on", b.getAttribute("data-tab") === name); });
-    ["backward", "forward", "general"].forEach(function (t) { $("tab-" + t).hidden = t !== name; });
+    ["backward", "forward", "general", "memory"].forEach(function (t) { $("tab-" + t).hidden = t !== name; });
     drawForward();
   }
 
@@ -499,6 +500,7 @@
     else if (k === "1") tab("backward");
     else if (k === "2") tab("forward");
     else if (k === "3") tab("general");
+    else if (k === "4") tab("memory");
     else if (k === "?") $("help").hidden = !$("help").hidden;
     else if (k === "Escape") { $("help").hidden = true; if (selected >= 0) { selected = -1; draw(); } }
     else done = false;

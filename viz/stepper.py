@@ -53,6 +53,7 @@ from minigrad.tracing.replay import BackwardPass, Replay, State
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
 from .graph import backward_node_ids, call_outputs, collect_backward, display_status, forward_span
+from .memory_pane import memory_data
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
 from .style import BADGE, MARK_COLOUR, STATUS_FILL, STATUS_TEXT
 
@@ -498,6 +499,8 @@ class Stepper:
         asset = resources.files(__package__)
         css = asset.joinpath("stepper.css").read_text(encoding="utf-8")
         js = asset.joinpath("stepper.js").read_text(encoding="utf-8")
+        js += "\n" + asset.joinpath("memory_pane.js").read_text(encoding="utf-8")
+        css += "\n" + _MEMORY_CSS
         # JSON inside <script>: "</" must not close the element.
         payload = json.dumps(self.data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
         legend = "".join(
@@ -623,9 +626,23 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
     data = {
         "title": title, "n_events": len(rp), "statuses": list(STATUSES),
         "kinds": list(kinds), "whys": list(whys), "passes": out, "notes": notes,
+        "memory": memory_data(rp.memory),
     }
     return Stepper(data, title)
 
+
+_MEMORY_CSS = """#tab-memory { grid-template-columns: 1fr; }
+.mem-chart { width: 100%; height: 160px; display: block; background: #fcfcfc; border: 1px solid #eceff1; }
+.mem-chart .mem-other { fill: #4fc3f7; } .mem-chart .mem-saved { fill: #ab47bc; }
+.mem-chart .mem-marker { stroke: #e65100; stroke-width: 2; vector-effect: non-scaling-stroke; }
+.mem-chart .mem-peak { stroke: #b0bec5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
+.mem-head, .mem-legend { margin: 4px 0; font-family: Menlo, Consolas, monospace; font-size: 12px; }
+.mem-legend .sw { display: inline-block; width: 10px; height: 10px; margin: 0 3px 0 8px; }
+.mem-legend .sw.mem-saved { background: #ab47bc; } .mem-legend .sw.mem-other { background: #4fc3f7; }
+.mem-node table { border-collapse: collapse; font-family: Menlo, Consolas, monospace; font-size: 12px; margin-top: 4px; }
+.mem-node td, .mem-node th { padding: 1px 8px; text-align: left; } .mem-node td.num { text-align: right; }
+.mem-node td.how { color: #666; } .mem-recompute { color: #e65100; font-weight: bold; }
+"""
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -646,6 +663,7 @@ _PAGE = """<!DOCTYPE html>
       <button type="button" class="tab on" data-tab="backward">Backward [1]</button>
       <button type="button" class="tab" data-tab="forward">Forward [2]</button>
       <button type="button" class="tab" data-tab="general">GeneralGrad [3]</button>
+      <button type="button" class="tab" data-tab="memory">Memory [4]</button>
     </nav>
     <input id="jump" type="search" placeholder="jump to node [j]" aria-label="jump to node" size="16">
     <label class="quizbox"><input type="checkbox" id="quiz-on"> quiz [t]</label>
@@ -683,6 +701,9 @@ _PAGE = """<!DOCTYPE html>
   </section>
   <section id="tab-general" class="tabpane" hidden>
     <div id="general" class="pane"><h2>GeneralGrad</h2><div class="body"></div></div>
+  </section>
+  <section id="tab-memory" class="tabpane" hidden>
+    <div id="memory" class="pane"><h2>Memory: bytes alive over the events, what the node in focus saved</h2><div class="body"></div></div>
   </section>
   <aside class="legend"><b>legend</b><ul>{legend}</ul>
     <div><b>in N</b>: current in-degree (yellow: changed at this event, green: 0) · <b>Qk</b>: k-th in the ready queue</div>

@@ -6,7 +6,8 @@
   ``nn``/``optim`` modules (``pytorch_api.py``).
 - ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``.
 - the op table of ``add-an-op.md`` (``{{ op_table }}``), from the op
-  definitions (``mg.OPS``) and the kernel registry.
+  definitions (``mg.OPS``) and the kernel registry; the table of what each
+  op saves for backward in ``concepts/memory.md`` (``{{ saved_table }}``).
 - ``tui.md`` / ``renderer.md``: a placeholder only while the real page (written
   with the TUI and the renderer) is not in ``docs/`` yet.
 """
@@ -106,9 +107,30 @@ def op_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def saved_table() -> str:
+    """A Markdown table of what each op's grad node saves for backward (``save``/``save_for`` of its definition)."""
+    import minigrad as mg
+
+    lines = ["| op | saves for backward | kept only when |", "| --- | --- | --- |"]
+    for name in sorted(mg.OPS):
+        op = mg.OPS[name]
+        if op.backward is None:
+            continue
+        inputs = [i.name for i in op.inputs]
+        saved = ", ".join(f"`{s}`" for s in op.save) or "nothing"
+        when = "; ".join(
+            f"`{s}`: {' or '.join(f'`{inputs[k]}`' for k in needed)} needs a gradient"
+            for s, needed in zip(op.save, op.save_needed_by) if needed is not None
+        )
+        lines.append(f"| `{name}` | {saved} | {when} |")
+    return "\n".join(lines) + "\n"
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if "{{ op_table }}" in markdown:
         markdown = markdown.replace("{{ op_table }}", op_table())
+    if "{{ saved_table }}" in markdown:
+        markdown = markdown.replace("{{ saved_table }}", saved_table())
     return markdown
 
 

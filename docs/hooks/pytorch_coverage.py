@@ -42,8 +42,10 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("optim", "optim"),
     ("optim.lr_scheduler", "optim.lr_scheduler"),
     ("utils.data", "utils.data"),
+    ("utils.checkpoint", "utils.checkpoint"),
     ("autograd", "autograd"),
     ("autograd.functional", "autograd.functional"),
+    ("autograd.graph", "autograd.graph"),
     ("linalg", "linalg"),
     ("amp", "amp"),
 )
@@ -52,6 +54,9 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
 #: A name not listed behaves as PyTorch's for the arguments minigrad accepts; an argument it does not
 #: accept is a ``TypeError`` naming it.
 NOTES: dict[str, str] = {
+    "torch.autograd.graph.save_on_cpu": "`pin_memory` is accepted; host arrays are never pinned.",
+    "torch.utils.checkpoint.checkpoint": "only the default `context_fn`; `debug` has no effect; the CPU generator's "
+                                         "state is the one replayed (minigrad has one generator for every device).",
     "torch.cat": "also spelled `mg.concat` (the op's name, Paddle's).",
     "torch.clip": "numbers as bounds; `clamp` also takes tensors.",
     "torch.matmul": "extra `transpose_x`/`transpose_y` flags (Paddle's).",

@@ -19,6 +19,7 @@ from .grad_mode import inference_mode, is_inference_mode_enabled
 from .grad_node import Edge, GradNode
 from .hooks import register_final_backward_hook
 from .tensor_wrapper import TensorWrapper
+from . import graph
 
 __all__ = [
     "backward",

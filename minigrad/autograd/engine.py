@@ -48,6 +48,7 @@ NOTE [ Where minigrad differs from Paddle's RunBackward ]
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Sequence
@@ -96,6 +97,11 @@ class BackwardRun:
 
 #: The run in progress while a recorder is active (``None`` otherwise).
 current_run: BackwardRun | None = None
+
+#: One ``(pass number, is grad())`` per ``run_backward`` in progress, innermost last (a
+#: custom Function's backward may run a backward of its own: ``utils/checkpoint.py``).
+RUNNING_PASSES: list[tuple[int, bool]] = []
+_pass_numbers = itertools.count(1)
 
 
 def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) -> dict["GradNode", int]:
@@ -200,6 +206,8 @@ def run_backward(
     GRAD_MODE.enabled = create_graph  # backward formulas record only for create_graph
     prev_user_code = BACKWARD_PASS.user_code  # a hook may run a nested backward
     BACKWARD_PASS.user_code = False
+    prev_run = current_run
+    RUNNING_PASSES.append((next(_pass_numbers), gg is not None))
     try:
         seeds = [_seed_gradient(i, t, g) for i, ((_, _, _, t), g) in enumerate(zip(starts, grad_tensors or [None] * len(starts)))]
         _announce_begin(starts, gg, retain_graph, create_graph)
@@ -212,7 +220,8 @@ def run_backward(
     finally:
         GRAD_MODE.enabled = prev_mode
         BACKWARD_PASS.user_code = prev_user_code
-        current_run = None
+        current_run = prev_run
+        RUNNING_PASSES.pop()
 
 
 def _start_nodes(tensors: Sequence["Tensor"], grad_tensors: Sequence[Any] | None) -> list[tuple[GradNode, int, int, Tensor]]:

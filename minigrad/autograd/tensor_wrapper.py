@@ -14,6 +14,10 @@ node`` would be a reference cycle. A saved input's node is held as the
 node's edges hold it (the node that made an input never refers to the nodes
 that use it), which spares a weak reference and a tuple per saved input:
 two of the nine objects the garbage collector tracks per link of a chain.
+
+Under ``mg.autograd.graph.saved_tensors_hooks(pack, unpack)`` a wrapper keeps
+``pack(tensor)`` instead of the array and calls ``unpack`` each time the
+tensor is read back (NOTE [ Saved-tensor hooks ]).
 """
 
 from __future__ import annotations
@@ -23,11 +27,22 @@ from typing import TYPE_CHECKING, Any
 
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor, VersionCounter
+from ..tracing import bus
+from ..tracing.events import SavedPack
+from .grad_mode import set_grad_enabled
 
 if TYPE_CHECKING:  # pragma: no cover
     from .grad_node import GradNode
 
-__all__ = ["TensorWrapper", "save_tensor"]
+__all__ = ["TensorWrapper", "save_tensor", "SAVED_TENSORS_HOOKS"]
+
+#: The stack of ``(pack_hook, unpack_hook)`` pairs pushed by
+#: ``mg.autograd.graph.saved_tensors_hooks``; only the innermost pair applies.
+SAVED_TENSORS_HOOKS: list[tuple[Any, Any]] = []
+
+#: The grad nodes whose saved tensors are being unpacked by a hook, innermost last
+#: (``utils/checkpoint.py`` names the node that triggered a recomputation).
+UNPACKING_FOR: list[Any] = []
 
 class TensorWrapper:
     """A saved tensor (see the module docstring).
@@ -41,10 +56,11 @@ class TensorWrapper:
     """
 
     __slots__ = ("data", "dtype", "device", "layout", "version_counter", "snapshot", "grad_ref", "grad_slot",
-                 "grad_rank", "tensor_id", "tensor_name")
+                 "grad_rank", "tensor_id", "tensor_name", "hooks")
 
     def __init__(self, tensor: "Tensor", output: bool = False) -> None:
         self.data = tensor._data
+        self.hooks: Any = None
         self.dtype = tensor._dtype
         self.device = tensor._device
         self.layout = tensor._layout
@@ -64,6 +80,52 @@ class TensorWrapper:
             self.grad_slot, self.grad_rank = meta.out_slot, meta.out_rank
         self.tensor_id = tensor._id
         self.tensor_name = tensor._name
+        if SAVED_TENSORS_HOOKS:
+            self._pack(tensor, SAVED_TENSORS_HOOKS[-1])
+
+    def _pack(self, tensor: "Tensor", hooks: tuple[Any, Any]) -> None:
+        """Keep ``pack_hook(tensor)`` instead of the array (NOTE [ Saved-tensor hooks ]).
+
+        NOTE [ Saved-tensor hooks ]
+            As PyTorch's ``SavedVariable`` with default hooks
+            (torch/csrc/autograd/saved_variable.cpp): the pack hook gets the
+            tensor itself, with grad recording off, and must not change it in
+            place; the wrapper then holds only what the hook returned and the
+            metadata that rebuilds the tensor's history. The unpack hook runs
+            at every read. No version check is made at a read: the hooks own
+            the values from the moment they are packed.
+        """
+        pack, unpack = hooks
+        version = self.snapshot
+        with set_grad_enabled(False):
+            packed = pack(tensor)
+        vc = tensor._version
+        if vc is not None and vc.value != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+                "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please "
+                "open an issue if you need to perform in-place operations on the input to a pack hook."
+            )
+        self.data = None
+        self.hooks = (unpack, packed)
+        rec = bus.recorder
+        if rec is not None:
+            rec.emit(SavedPack.new(tensor=self.tensor_id, hook=getattr(pack, "__name__", type(pack).__name__)))
+
+    def _unpack(self, node: "GradNode") -> Any:
+        """The array the unpack hook gives back (NOTE [ Saved-tensor hooks ])."""
+        unpack, packed = self.hooks
+        UNPACKING_FOR.append(node)
+        try:
+            t = unpack(packed)
+        finally:
+            UNPACKING_FOR.pop()
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                f"{type(t).__name__}"
+            )
+        return t._data
 
     @property
     def requires_grad(self) -> bool:
@@ -73,7 +135,7 @@ class TensorWrapper:
     @property
     def cleared(self) -> bool:
         """Whether ``clear()`` dropped the array (the node was released)."""
-        return self.data is None
+        return self.data is None and self.hooks is None
 
     @property
     def version(self) -> int:
@@ -98,8 +160,8 @@ class TensorWrapper:
         With ``create_graph`` the tensor keeps its autograd history, so
         gradients of the gradient flow back to the original graph.
         """
-        self.recover_array(node)
-        t = Tensor._make(self.data, self.dtype, self.device, self.layout)
+        data = self.recover_array(node)
+        t = Tensor._make(data, self.dtype, self.device, self.layout)
         t._version = self.version_counter
         t._name = self.tensor_name
         ref = self.grad_ref
@@ -117,6 +179,8 @@ class TensorWrapper:
     def recover_array(self, node: "GradNode") -> Any:
         """The saved array, version-checked (what a formula sees in array mode)."""
         if self.data is None:
+            if self.hooks is not None:
+                return self._unpack(node)
             raise RuntimeError(
                 f"{node.display_name} (backward of '{node.op_name}'): its saved tensors were freed by an "
                 f"earlier backward(). Specify retain_graph=True on the first backward() if you need to "
@@ -129,6 +193,7 @@ class TensorWrapper:
     def clear(self) -> None:
         """Drop the saved array (``TensorWrapper::clear``)."""
         self.data = None
+        self.hooks = None
 
     def __repr__(self) -> str:
         return f"TensorWrapper(t{self.tensor_id}, version={self.snapshot}, cleared={self.cleared})"
@@ -147,6 +212,8 @@ def save_tensor(tensor: "Tensor") -> TensorWrapper:
         Only tensors without history (leaves and constants) are shared this
         way; the tensor holds its wrapper (tensor -> wrapper -> meta: no cycle).
     """
+    if SAVED_TENSORS_HOOKS:  # each save is packed by the hooks on its own
+        return TensorWrapper(tensor)
     w = getattr(tensor, "_saved", None)
     meta = tensor._meta
     if w is not None:

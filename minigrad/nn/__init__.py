@@ -124,7 +124,12 @@ class Sequential(Module):
             x = m(x)
         return x
 
-    def __getitem__(self, i: int) -> Module:
+    def __getitem__(self, i: int | slice) -> Module:
+        if isinstance(i, slice):  # a Sequential of the chosen modules, under their own names (as PyTorch)
+            out = Sequential()
+            for name, m in list(self._modules.items())[i]:
+                setattr(out, name, m)
+            return out
         return list(self._modules.values())[i]
 
     def __len__(self) -> int:

@@ -16,6 +16,7 @@ from . import bus, events
 from .diff import TraceDiff, diff
 from .events import EVENT_TYPES, Event
 from .loader import TraceFormatError, load, loads
+from .memory import memory
 from .recorder import Recorder
 from .replay import Replay, State, replay
 
@@ -24,7 +25,7 @@ __all__ = ["trace", "Recorder", "Event", "EVENT_TYPES", "TraceFormatError", "Rep
 
 class _TraceAPI:
     """``mg.trace``: call it to record; ``mg.trace.load`` and ``mg.trace.replay`` read back;
-    ``mg.trace.diff`` compares two recordings.
+    ``mg.trace.diff`` compares two recordings; ``mg.trace.memory`` counts the bytes alive.
 
     Example:
         >>> import minigrad as mg
@@ -38,6 +39,7 @@ class _TraceAPI:
     loads = staticmethod(loads)
     replay = staticmethod(replay)
     diff = staticmethod(diff)
+    memory = staticmethod(memory)
     Recorder = Recorder
     TraceFormatError = TraceFormatError
 

@@ -52,6 +52,9 @@ __all__ = [
     "HookRun",
     "GradAccumulate",
     "WrappersClear",
+    "SavedPack",
+    "RecomputeBegin",
+    "RecomputeEnd",
     "GeneralGradCopy",
     "GeneralGradTargets",
     "GeneralGradUpdate",
@@ -422,6 +425,36 @@ class GradAccumulate(Event):
 @_event("wrappers.clear")
 class WrappersClear(Event):
     """A node released its TensorWrappers (backward without ``retain_graph``)."""
+
+    node: int
+
+
+@_event("saved.pack")
+class SavedPack(Event):
+    """A saved-tensor pack hook (``mg.autograd.graph.saved_tensors_hooks``, ``save_on_cpu``,
+    ``mg.utils.checkpoint``) took ``tensor`` as an op saved it: the grad node announced next
+    keeps what ``hook`` returned, not the tensor's array (one event per save)."""
+
+    tensor: int
+    hook: str
+
+
+@_event("recompute.begin")
+class RecomputeBegin(Event):
+    """Activation checkpointing (``mg.utils.checkpoint``) runs a checkpointed forward again,
+    inside backward: every event up to the matching ``recompute.end`` is recomputation.
+    ``node`` is the grad node whose saved tensors were asked for; ``function`` names the
+    checkpointed callable; ``mode`` is ``"reentrant"`` or ``"non_reentrant"``."""
+
+    node: int
+    function: str
+    mode: str
+
+
+@_event("recompute.end")
+class RecomputeEnd(Event):
+    """The recomputation begun by the last open ``recompute.begin`` finished (or stopped early
+    once every saved tensor it needed was made again)."""
 
     node: int
 

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any, Iterator, Mapping, Sequence
 
 from .events import Event
+from .memory import Memory
 
 __all__ = [
     "EdgeInfo",
@@ -87,6 +88,7 @@ class NodeInfo:
     created_at: int
     source: str | None = None  # file:line of the user's call that made it (recorded traces only)
     module: str | None = None  # the nn.Module path that was running
+    recompute_of: int | None = None  # made by activation checkpointing's recomputation, which this node asked for
 
     @property
     def next_nodes(self) -> tuple[int, ...]:
@@ -371,6 +373,7 @@ class _Reducer:
         self.passes: list[BackwardPass] = []  # finished passes, frozen
         self.active: _PassBuilder | None = None
         self.open: _CallBuilder | None = None  # the op call whose events are still arriving
+        self.recomputing: tuple[int, ...] = ()  # nodes whose recomputation is running (recompute.begin), innermost last
 
     # -- checkpoints -------------------------------------------------------
 
@@ -385,6 +388,7 @@ class _Reducer:
         other.passes = list(self.passes)
         other.active = self.active.clone() if self.active is not None else None
         other.open = self.open.clone() if self.open is not None else None
+        other.recomputing = self.recomputing
         return other
 
     def freeze(self) -> State:
@@ -539,7 +543,14 @@ class _Reducer:
             created_at=self.index,
             source=getattr(ev, "source", None),
             module=getattr(ev, "module", None),
+            recompute_of=self.recomputing[-1] if self.recomputing else None,
         )
+
+    def _on_recompute_begin(self, ev: Any) -> None:
+        self.recomputing = self.recomputing + (ev.node,)
+
+    def _on_recompute_end(self, ev: Any) -> None:
+        self.recomputing = self.recomputing[:-1]
 
     # -- backward ----------------------------------------------------------
 
@@ -749,6 +760,15 @@ class Replay(Sequence[State]):
                 b, _, m = out[-1]
                 out[-1] = (b, i, m)
         return out
+
+    @property
+    def memory(self) -> Any:
+        """The memory accounting of the events folded so far (``tracing/memory.py``); ``memory.at(i)``
+        is the bytes alive in state ``i``."""
+        cached = getattr(self, "_memory", None)
+        if cached is None or len(cached.events) != len(self.events):
+            cached = self._memory = Memory(self.events)
+        return cached
 
     @property
     def final(self) -> State:

@@ -1,8 +1,9 @@
-"""Utilities with PyTorch's names (``mg.utils.data``: datasets, samplers and the DataLoader)."""
+"""Utilities with PyTorch's names (``mg.utils.data``: datasets, samplers and the DataLoader;
+``mg.utils.checkpoint``: activation checkpointing)."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
 
 
 def __dir__() -> list[str]:

@@ -189,11 +189,11 @@ def test_record_reports_a_failing_script_and_keeps_the_events(tmp_path):
 def test_parser_has_one_function_per_subcommand():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    assert set(sub.choices) == {"record", "render", "log", "export-chrome", "diff", "web", "codegen", "lessons"}
+    assert set(sub.choices) == {"record", "render", "log", "export-chrome", "diff", "web", "codegen", "memory", "lessons"}
     funcs = {name: p.get_default("func").__name__ for name, p in sub.choices.items()}
     assert funcs == {"record": "cmd_record", "render": "cmd_render", "log": "cmd_log",
                      "export-chrome": "cmd_export_chrome", "diff": "cmd_diff", "web": "cmd_web",
-                     "codegen": "cmd_codegen", "lessons": "run"}
+                     "codegen": "cmd_codegen", "memory": "cmd_memory", "lessons": "run"}
 
 
 @needs_dot

@@ -34,6 +34,7 @@ from ..widgets import (
     GraphCanvas,
     GraphView,
     InDegreeView,
+    MemoryView,
     NodeDetail,
     QueueView,
     StatusLine,
@@ -81,6 +82,7 @@ class MainScreen(Screen[None]):
         Binding("1", "tab('tab-backward')", "Backward", show=False),
         Binding("2", "tab('tab-forward')", "Forward", show=False),
         Binding("3", "tab('tab-general')", "GeneralGrad", show=False),
+        Binding("4", "tab('tab-memory')", "Memory", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -140,6 +142,8 @@ class MainScreen(Screen[None]):
                 yield ForwardView(s, id="forward")
             with TabPane("GeneralGrad [3]", id="tab-general"):
                 yield GeneralGradView(s, "GeneralGrad", id="general")
+            with TabPane("Memory [4]", id="tab-memory"):
+                yield MemoryView(s, "Memory: bytes alive, what the node saved", id="memory")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -271,6 +275,7 @@ class MainScreen(Screen[None]):
         self.query_one(EventLog).show(self.index)
         self.query_one(ForwardView).show(self.index)
         self.query_one(GeneralGradView).show(bw, self.marks)
+        self.query_one(MemoryView).show(self.index, focus)
         self.query_one(StatusLine).show(self.status_text(st))
 
     def status_text(self, st) -> Text:

@@ -4,6 +4,7 @@ from .canvas import GraphCanvas
 from .graph import GraphView
 from .line_list import LineList
 from .lists import EventLog, ForwardView, InDegreeView
+from .memory import MemoryView
 from .panels import BuffersView, GeneralGradView, NodeDetail, QueueView, StatusLine
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "EventLog",
     "ForwardView",
     "InDegreeView",
+    "MemoryView",
     "BuffersView",
     "GeneralGradView",
     "NodeDetail",

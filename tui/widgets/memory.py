@@ -1,0 +1,128 @@
+"""The memory pane: bytes alive over the events, a marker at the current one, and what the
+focused node saved for backward.
+
+Everything comes from ``mg.trace.memory`` (``minigrad/tracing/memory.py``), the one
+accounting the CLI and the web page draw too; the pane only scales it to its width.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from minigrad.tracing.memory import Memory, format_bytes
+
+from .panels import _Pane, _short_path
+
+__all__ = ["MemoryView", "chart_rows", "saved_lines"]
+
+#: Rows of the chart (each row is eight steps of a block character high).
+CHART_ROWS = 8
+_BLOCKS = " ▁▂▃▄▅▆▇█"
+_SAVED_STYLE = "bold magenta"
+_OTHER_STYLE = "cyan"
+
+
+def chart_rows(mem: Memory, index: int, width: int, rows: int = CHART_ROWS) -> tuple[list[Text], int]:
+    """The chart as ``rows`` lines of ``width`` columns (each the largest total of its events;
+    the saved bytes drawn in their own colour at the bottom) and the column of event ``index``."""
+    n = len(mem.timeline)
+    width = max(8, min(width, n)) if n else 8
+    peak = mem.peak_bytes or 1
+    cols = []
+    for c in range(width):
+        lo, hi = c * n // width, max((c + 1) * n // width, c * n // width + 1)
+        points = mem.timeline[lo:hi]
+        top = max(points, key=lambda p: p.total) if points else None
+        cols.append((top.total if top else 0, top.saved if top else 0))
+    marker = min(width - 1, index * width // n) if n and index >= 0 else -1
+    lines = []
+    for r in range(rows - 1, -1, -1):
+        line = Text()
+        for c, (total, saved) in enumerate(cols):
+            eighths = round(total / peak * rows * 8)
+            saved_eighths = round(saved / peak * rows * 8)
+            fill = min(8, max(0, eighths - r * 8))
+            style = _SAVED_STYLE if saved_eighths > r * 8 else _OTHER_STYLE
+            if c == marker:
+                style += " reverse" if fill else ""
+                line.append(_BLOCKS[fill] if fill else "│", style="bold yellow" if not fill else style)
+            else:
+                line.append(_BLOCKS[fill], style=style)
+        lines.append(line)
+    return lines, marker
+
+
+def saved_lines(mem: Memory, node: int | None, index: int) -> list[Text]:
+    """What ``node`` saved, one line per tensor with its size and whether it is held at ``index``."""
+    if node is None or node not in mem.nodes:
+        return [Text("no grad node in focus: step into a backward pass (or select a node) to see what it saved",
+                     style="dim")]
+    info = mem.nodes[node]
+    head = Text(f"{info.name} saved {len(info.saved)} tensor{'s' if len(info.saved) != 1 else ''}", style="bold")
+    where = " · ".join(x for x in (info.module, _short_path(info.source) if info.source else None) if x)
+    if where:
+        head.append(f"  ({where})", style="dim")
+    if info.recompute is not None:
+        head.append(f"  recomputed for node {info.recompute}", style="bold yellow")
+    out = [head]
+    for tid in info.saved:
+        s = mem.saved.get(tid)
+        if s is None:
+            continue
+        shape = "(" + ", ".join(map(str, s.shape)) + ("," if len(s.shape) == 1 else "") + ")"
+        if tid not in info.held:
+            state = "packed by a hook"
+        elif info.freed_at is not None and info.freed_at <= index:
+            state = f"freed at event {info.freed_at}"
+        else:
+            state = "parameter" if s.parameter else "held"
+        line = Text(f"  {s.name:<10} {shape:<14} {s.dtype:<8} ")
+        line.append(f"{format_bytes(s.bytes):>10}", style=_SAVED_STYLE if state == "held" else "")
+        line.append(f"  {state}", style="dim")
+        out.append(line)
+    if not info.saved:
+        out.append(Text("  (nothing: its formula needs no saved tensor)", style="dim"))
+    return out
+
+
+class MemoryView(_Pane):
+    """Bytes alive over the trace with the current event marked, and the focused node's saved tensors."""
+
+    DEFAULT_CSS = """
+    MemoryView { height: 1fr; }
+    """
+
+    def __init__(self, session: Any, title: str = "Memory", **kw: Any) -> None:
+        super().__init__(session, title, **kw)
+
+    def show(self, index: int, node: int | None) -> None:
+        width = max(20, (self.size.width or 80) - 4)
+        self.put((index, node, width, len(self.session.events)), lambda: self._build(index, node, width))
+
+    def _build(self, index: int, node: int | None, width: int) -> Text:
+        mem: Memory = self.session.replay.memory
+        at = mem.at(index)
+        text = Text()
+        text.append(f"alive after event {index}: {format_bytes(at.total)}", style="bold")
+        parts = [f"{c} {format_bytes(v)}" for c, v in at.to_dict().items() if c != "total"]
+        text.append("   " + " · ".join(parts) + "\n")
+        peak = mem.peak_event()
+        text.append(f"peak {format_bytes(mem.peak_bytes)} at event {peak['index']} ({peak['kind']})", style="dim")
+        text.append(f"   saved for backward in all: {format_bytes(mem.saved_bytes_total)}\n", style="dim")
+        rows, marker = chart_rows(mem, index, width)
+        for line in rows:
+            text.append_text(line)
+            text.append("\n")
+        if marker >= 0:
+            text.append(" " * marker + "▲ now", style="bold yellow")
+        text.append("   ")
+        text.append("█ saved", style=_SAVED_STYLE)
+        text.append("  ")
+        text.append("█ params, grads, buffers, outputs\n", style=_OTHER_STYLE)
+        text.append("\n")
+        for line in saved_lines(mem, node, index):
+            text.append_text(line)
+            text.append("\n")
+        return text
