@@ -180,6 +180,10 @@ class OpDef:
         self.save_needed_by: tuple[tuple[int, ...] | None, ...] = tuple(
             tuple(save_for[s]) if save_for and s in save_for else None for s in self.save
         )
+        #: ``save_needed_by`` as bit masks of input slots (0: always saved), for grad-node creation.
+        self.save_needed_masks: tuple[int, ...] = tuple(
+            sum(1 << k for k in ks) if ks is not None else 0 for ks in self.save_needed_by
+        )
         if promote not in ("all", "float"):
             raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")
         self.promote_float = promote == "float"
