@@ -152,14 +152,18 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
     # TensorWrappers (with their version snapshots), after SetHistory: a saved output then leads back
     # to this node under create_graph. None where no wanted gradient needs the tensor (``save_for``:
     # no row of the inputs it is saved for leads to a node).
-    if op.save:
+    if op.saves_inputs_only:  # the common case: single tensors
         wrappers: list[Any] = []
-        for idx, needed in zip(op.save_index, op.save_needed_masks):
+        for idx, needed in op.save_plan:
+            wrappers.append(None if needed and not live & needed else save_tensor(inputs[idx]))
+        node.wrappers = tuple(wrappers)
+    elif op.save:
+        wrappers = []
+        for idx, needed in op.save_plan:
+            v = inputs[idx] if idx >= 0 else None
             if needed and not live & needed:
                 wrappers.append(None)
-                continue
-            v = inputs[idx] if idx >= 0 else None
-            if idx < 0:
+            elif idx < 0:
                 wrappers.append(TensorWrapper(outs[0], output=True))
             elif type(v) is list:
                 wrappers.extend([save_tensor(t) for t in v])
