@@ -2,7 +2,7 @@
 
 ``tests/fixtures/recorder_golden.jsonl.gz`` holds its trace as recorded by the
 engine before the recorder built its events with ``Event.new`` and cached the
-kernel layer's (NOTE [ Kernel-layer events are cached ] in ``kernels/api.py``):
+kernel layer's (NOTE [ Kinds of call ] in ``kernels/api.py``):
 the events must stay the same, field for field. ``normalise`` drops what
 changes from run to run (``ts_ns``, ``wall_ns``) and the folder of ``source``.
 

@@ -88,63 +88,87 @@ def require_any_grad(op: "OpDef", inputs: list[Any]) -> bool:
     return False
 
 
+_OTHER = object()  # what ``create_grad_node`` sees for a list input or a missing optional one
+
+
 def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any = None) -> GradNode:
     """The grad node of one op call, in Paddle's order (see the module docstring); announced to
     ``rec``, the active recorder (or None). Node creation cannot fail: the kernel ran first."""
     # The node is numbered before the AccumulationNodes its edges may make: ``reserve_node_ids``
     # before the first leaf row that may make one, or the node's own ``__init__`` when none does.
     ids = None
-    # SetGradOutMeta: one edge row per input slot, and the topological number from the rows' nodes.
+    # SetGradOutMeta: one edge row per input slot; the topological number from the nodes they lead
+    # to (a leaf's AccumulationNode counts 0); ``live``: bit ``slot`` set where the row leads to a node.
     rows: list[Any] = []
-    topo = 0
-    for spec, v in zip(op.inputs, inputs):
-        if v is None:
-            row = no_edge_row(())
-        elif type(v) is list:
-            if ids is None:
+    live = 0
+    topo = 1
+    slot = 0
+    for v in inputs:
+        meta = v._meta if v.__class__ is not list and v is not None else _OTHER
+        if meta is _OTHER:  # a list input or a missing optional one
+            if ids is None and v is not None:
                 ids = reserve_node_ids()
-            row = _list_row(spec.differentiable, v) or no_edge_row(())
-        elif not spec.differentiable or v._meta is None:
-            row = no_edge_row(v._data.shape, v._dtype)
+            row = no_edge_row(()) if v is None else _list_row(op.inputs[slot].differentiable, v) or no_edge_row(())
+            for e in row:
+                if e.node is not None:
+                    live |= 1 << slot
+                    if e.node.topo_nr >= topo:
+                        topo = e.node.topo_nr + 1
+            rows.append(row)
+        elif meta is None or not op.inputs[slot].differentiable:
+            rows.append(no_edge_row(v._data.shape, v._dtype))
+        elif meta.grad_node is not None:  # an edge to the node that made ``v``
+            node = meta.grad_node
+            shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
+            rows.append((Edge(node, meta.out_slot, meta.out_rank, shape, dtype),))
+            if node.topo_nr >= topo:
+                topo = node.topo_nr + 1
+            live |= 1 << slot
         else:
-            row = getattr(v, "_acc", None)  # a leaf's shared row (``leaf_edge_row``), when still its own
-            if rec is not None or v._meta.grad_node is not None or row is None or row[0].node.meta is not v._meta:
-                if ids is None and v._meta.grad_node is None:
+            try:
+                row = v._acc  # the leaf's shared row (``leaf_edge_row``), when still its own
+            except AttributeError:  # its first use
+                row = None
+            if rec is not None or row is None or row[0].node.meta is not meta:
+                if ids is None:
                     ids = reserve_node_ids()
                 row = edge_row(v)
-        for e in row:
-            if e.node is not None and e.node.topo_nr >= topo:
-                topo = e.node.topo_nr + 1
-        rows.append(row)
-    # SetGradInMeta: shape, dtype and device of each output (shared: NOTE [ Lean graph data ]).
+            rows.append(row)
+            live |= 1 << slot
+        slot += 1
+    # SetGradInMeta (shape, dtype and device of each output; shared: NOTE [ Lean graph data ]), then
+    # SetOutRankWithSlot and SetHistory: output ``slot``'s gradient comes from this node.
     if len(outs) == 1:
         t = outs[0]
         in_meta: Any = _in_meta_cache.get((t._data.shape, t._dtype, t._device)) or in_meta_of(
             t._data.shape, t._dtype, t._device)
+        node = op.node_class(ids, attrs, tuple(rows), in_meta, topo)
+        t._meta = AutogradMeta(t._id, None, node, 0)
     else:
         in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
-    node = op.node_class(ids, attrs, tuple(rows), in_meta, topo or 1)
-    # SetOutRankWithSlot, SetHistory: output ``slot``'s gradient comes from this node.
-    for slot, t in enumerate(outs):
-        t._meta = AutogradMeta(t._id, None, node, slot)
+        node = op.node_class(ids, attrs, tuple(rows), in_meta, topo)
+        for slot, t in enumerate(outs):
+            t._meta = AutogradMeta(t._id, None, node, slot)
     # TensorWrappers (with their version snapshots), after SetHistory: a saved output then leads back
     # to this node under create_graph. None where no wanted gradient needs the tensor (``save_for``:
-    # no edge of the inputs it is saved for leads to a node).
-    if op.save:
+    # no row of the inputs it is saved for leads to a node).
+    if op.saves_inputs_only:  # the common case: single tensors
         wrappers: list[Any] = []
-        for idx, needed_by in zip(op.save_index, op.save_needed_by):
-            wanted = needed_by is None
-            for k in needed_by or ():
-                for e in rows[k]:
-                    wanted = wanted or e.node is not None
-            if not wanted:
+        for idx, needed in op.save_plan:
+            wrappers.append(None if needed and not live & needed else save_tensor(inputs[idx]))
+        node.wrappers = tuple(wrappers)
+    elif op.save:
+        wrappers = []
+        for idx, needed in op.save_plan:
+            v = inputs[idx] if idx >= 0 else None
+            if needed and not live & needed:
                 wrappers.append(None)
             elif idx < 0:
                 wrappers.append(TensorWrapper(outs[0], output=True))
-            elif type(inputs[idx]) is list:
-                wrappers.extend([save_tensor(t) for t in inputs[idx]])
-            elif inputs[idx] is not None:
-                wrappers.append(save_tensor(inputs[idx]))
+            elif type(v) is list:
+                wrappers.extend([save_tensor(t) for t in v])
+            elif v is not None:
+                wrappers.append(save_tensor(v))
         node.wrappers = tuple(wrappers)
     if flags.retain_grad_for_all_tensor:
         for t in outs:
@@ -155,7 +179,8 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
 
 
 def edge_row(t: Any) -> tuple[Edge]:
-    """``SetGradOutMeta`` for one input: the row of one edge to the node that takes its gradient."""
+    """``SetGradOutMeta`` for one input: the row of one edge to the node that takes its gradient
+    (``create_grad_node`` writes the common cases out)."""
     meta = t._meta
     if meta is None:
         return no_edge_row(t._data.shape, t._dtype)

@@ -3,11 +3,11 @@
 A backward formula computes with ``ctx.ops.<op>``. In array mode each of
 those is an ``ArrayOp``: it takes arrays (and Python numbers where the op
 takes them), and runs the kernel that calling the op on tensors holding those
-arrays would run - the same kernel selection, through the same cache
-(``kernels.api.specialised_kernel``), with the same attribute checks and the
-same wrapping of Python numbers - and returns the kernel's array(s). What it
-leaves out is what nothing observes in a backward pass without a recorder:
-the API layer's type checks, InferMeta, an output Tensor and its grad node.
+arrays would run - the same kernel selection (``kernels.api.KINDS``), the same
+attribute checks, the same wrapping of Python numbers, the same ``launch`` -
+and returns the kernel's array(s). What it leaves out is what nothing
+observes in a backward pass without a recorder: the API layer's type checks,
+InferMeta, an output Tensor and its grad node.
 
 A call the kernel layer would transform (inputs of mixed dtypes or devices, a
 CPU fallback, a list or optional input), or one made under autocast, goes
@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import flags
-from ..kernels.api import KINDS, kernel_of_kind, launch_and_check
+from ..kernels.api import KINDS, kernel_of_kind, launch
 from ..kernels.backends import move_array
 from ..tensor import Tensor
 from . import amp_state
@@ -85,7 +85,7 @@ class ArrayOp:
                 return self._through_op(values, attrs)
         if not kind or amp_state.AMP.level:
             return self._through_op(values, attrs)
-        return launch_and_check(op, kind.kernel, values, attrs)
+        return launch(op, kind.kernel, values, attrs)
 
     def _kind(self, values: Any) -> Any:
         """The ``KINDS`` entry of tensors holding ``values`` on this device and layout (a ``Kind``, or

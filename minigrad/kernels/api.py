@@ -11,10 +11,11 @@
    argument def (backend and layout always, dtype only when the op asks);
 4. ``launch_and_check``: **InferMeta** (the op's function in
    ``kernels/infer_meta.py``: output shapes and dtypes, ``ValueError`` with
-   the op, argument and shapes), the **launch** of the kernel, and the check
-   that it returned what InferMeta promised. Every path that runs a kernel
-   runs this one sequence: the full path here, the generated dygraph
-   functions, and the backward formulas in array mode;
+   the op, argument and shapes), the ``launch`` of the kernel, and the check
+   that it returned what InferMeta promised. Every op call runs this one
+   sequence: the full path here and the generated dygraph functions. The
+   backward formulas in array mode run the ``launch`` step alone (NOTE [ One
+   formula, two modes ] in ``autograd/formula.py``);
 5. ``to_requested``: after a CPU fallback, the outputs are moved back to the
    requested device; a kernel that writes its outputs in another layout than
    the request's (``Kernel.out_layout``) has them transposed back.
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
     from ..tensor import Tensor
 
-__all__ = ["call_kernel", "parse_kernel_key", "prepare_inputs", "launch_and_check", "to_requested",
+__all__ = ["call_kernel", "parse_kernel_key", "prepare_inputs", "launch_and_check", "launch", "to_requested",
            "KINDS", "Kind", "kind_of", "kernel_of_kind", "recorded_kind", "out_of_memory"]
 
 _float32 = _dt.float32
@@ -148,28 +149,35 @@ def prepare_inputs(op: "OpDef", kernel: Any, inputs: list[Any], key: KernelKey) 
 
 
 def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[str, Any], rec: Any = None) -> Any:
-    """The one kernel-call sequence every path runs: InferMeta, the launch (a bare ``MemoryError``
-    made to name the op), then the check that the kernel returned what InferMeta promised.
-    ``rec``: the active recorder (``infer_meta`` and ``kernel.launch`` events), or None."""
-    if warnings.filters is not _filters_seen:  # NOTE [ Floating-point warnings stay inside the kernels ]
-        _silence_fp_warnings()
+    """The one kernel-call sequence of an op call: InferMeta, the ``launch``, then the check that the
+    kernel returned what InferMeta promised. ``rec``: the active recorder (``infer_meta`` and
+    ``kernel.launch`` events), or None."""
     if kernel.channels_last:
         meta, check = _infer_meta_channels_last(op, kernel, arrays, attrs)
     else:  # InferMeta: the op's function in kernels/infer_meta.py
         meta = check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
-    if rec is not None:
+    if rec is None:
+        out = launch(op, kernel, arrays, attrs, meta)
+    else:
         rec.emit(_infer_meta_event(op.name, meta))
         t0 = time.perf_counter_ns()
-    try:
-        out = kernel.fn(*arrays, **attrs)
-    except MemoryError as exc:
-        raise out_of_memory(op, kernel, meta, exc) from None
-    if rec is not None:
+        out = launch(op, kernel, arrays, attrs, meta)
         rec.emit(KernelLaunch.new(op=op.name, kernel=kernel.name, backend=kernel.key.backend,
                                   wall_ns=time.perf_counter_ns() - t0))
     if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
     return out
+
+
+def launch(op: "OpDef", kernel: Any, arrays: Any, attrs: dict[str, Any], meta: Any = None) -> Any:
+    """The kernel's launch: its function on ``arrays``; NumPy's bare ``MemoryError`` made to name the op
+    (and the output shapes ``meta`` InferMeta computed, when it ran: array mode skips it)."""
+    if warnings.filters is not _filters_seen:  # NOTE [ Floating-point warnings stay inside the kernels ]
+        _silence_fp_warnings()
+    try:
+        return kernel.fn(*arrays, **attrs)
+    except MemoryError as exc:
+        raise out_of_memory(op, kernel, meta, exc) from None
 
 
 def to_requested(name: str, kernel: Any, out: Any, device: str, layout: str) -> tuple[Any, str, str]:
@@ -313,6 +321,8 @@ def _keeps_dtype(op: "OpDef", index: int, t: Any, kernel_dtype: Any) -> bool:
 
 def out_of_memory(op: "OpDef", kernel: Any, meta: Any, exc: MemoryError) -> MemoryError:
     """NumPy's bare MemoryError names neither the op nor why: say both."""
+    if meta is None:
+        return MemoryError(f"{op.name}(): out of memory in kernel {kernel.name}: {exc}")
     shapes = ", ".join(str(tuple(s)) for s, _ in (meta if isinstance(meta, list) else [meta]))
     return MemoryError(f"{op.name}(): out of memory in kernel {kernel.name} computing an output of shape {shapes}: {exc}")
 

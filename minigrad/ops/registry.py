@@ -180,6 +180,14 @@ class OpDef:
         self.save_needed_by: tuple[tuple[int, ...] | None, ...] = tuple(
             tuple(save_for[s]) if save_for and s in save_for else None for s in self.save
         )
+        #: For grad-node creation: ``(index, mask)`` per saved tensor, ``mask`` the input slots
+        #: of ``save_needed_by`` as bits (0: always saved); whether all are single-tensor inputs.
+        self.save_plan: tuple[tuple[int, int], ...] = tuple(
+            (idx, sum(1 << k for k in ks) if ks is not None else 0) for idx, ks in zip(self.save_index, self.save_needed_by)
+        )
+        self.saves_inputs_only = bool(self.save_index) and all(
+            idx >= 0 and not self.inputs[idx].is_list and not self.inputs[idx].optional for idx in self.save_index
+        )
         if promote not in ("all", "float"):
             raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")
         self.promote_float = promote == "float"

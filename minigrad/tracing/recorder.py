@@ -97,7 +97,7 @@ class Recorder:
                 listener(event)
 
     def emit_copies(self, templates: tuple[Event, ...]) -> None:
-        """Emit a fresh copy of each of ``templates``, in order (NOTE [ Kernel-layer events are cached ]
+        """Emit a fresh copy of each of ``templates``, in order (NOTE [ Kinds of call ]
         in ``kernels/api.py``): the same as ``emit(type(t).new(...same fields...))`` for each, except
         that copies emitted together carry one time (``ts_ns`` never decreases along a trace)."""
         if self.listeners:  # each listener sees each event as it is stored
@@ -107,22 +107,11 @@ class Recorder:
         self._log.append((templates, self._seq, _now() - self._t0))
         self._seq += len(templates)
 
-    def emit_launch(self, template: Event, wall_ns: int) -> None:
-        """Emit a copy of the ``kernel.launch`` event ``template`` with its ``wall_ns`` set (made when read)."""
-        if self.listeners:
-            launch = template.clone(template)  # type: ignore[attr-defined]
-            launch.wall_ns = wall_ns  # type: ignore[attr-defined]
-            self.emit(launch)
-            return
-        self._log.append((template, self._seq, _now() - self._t0, wall_ns))
-        self._seq += 1
-
     # NOTE [ Copies are made when read ]
-    #     A recorded op call of a known kind emits five kernel-layer events that are
-    #     copies of cached templates (``emit_copies``), and a ``kernel.launch`` copied
-    #     from one with its ``wall_ns`` set (``emit_launch``). With no listener to see
-    #     them as they happen, the recorder stores a record for each - the templates,
-    #     the first ``seq``, the time (and ``wall_ns``) - and makes the copies when ``events`` is next read:
+    #     A recorded op call of a known kind emits its kernel-layer events up to
+    #     ``kernel.select`` as copies of cached templates (``emit_copies``). With no
+    #     listener to see them as they happen, the recorder stores one record for
+    #     them - the templates, the first ``seq``, the time - and makes the copies when ``events`` is next read:
     #     the same events, fields and stamps as copying at once, for a tenth of the
     #     cost while recording. Reading ``events`` makes the copies of the records
     #     stored since the last read, in place, so the list keeps its identity.
@@ -137,16 +126,11 @@ class Recorder:
             for item in tail:
                 if type(item) is not tuple:
                     append(item)
-                elif len(item) == 3:  # emit_copies
+                else:  # emit_copies
                     templates, seq, ts_ns = item
                     for template in templates:
                         append(template.copy_at(template, seq, ts_ns))  # type: ignore[attr-defined]
                         seq += 1
-                else:  # emit_launch
-                    template, seq, ts_ns, wall_ns = item
-                    launch = template.copy_at(template, seq, ts_ns)  # type: ignore[attr-defined]
-                    launch.wall_ns = wall_ns
-                    append(launch)
             self._clean = len(log)
         return log
 
