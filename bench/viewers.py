@@ -4,7 +4,7 @@ Records a real N-node backward pass (a chain of ``(y * c).tanh()``, values on),
 then measures what a student waits for: ``mg.trace.load`` of the saved file,
 ``mg.trace.replay``, opening it in the TUI's model (``minigrad.tui.model.Session``),
 stepping one event forwards and backwards (``replay[i]``), and rendering a
-graph of hundreds of nodes with ``minigrad.viz``. Issue 6 asks for a 5 000-node
+graph of hundreds of nodes with ``minigrad.viz``. The target is a 5 000-node
 pass to load "in seconds" and a step to redraw within 50 ms; this is where those
 numbers are measured (the tests only check behaviour).
 

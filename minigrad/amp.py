@@ -1,7 +1,7 @@
 """``mg.amp``: PyTorch's mixed-precision names - ``autocast(device_type, dtype)`` and ``GradScaler``.
 
-minigrad's autocast is Paddle's, by level (``mg.autocast(level="O1")``, ``dispatch/amp.py``, seed 004
-§2.3). PyTorch spells the same context by device (``torch.autocast("cuda", dtype=torch.float16)``), and its
+minigrad's autocast is Paddle's, by level (``mg.autocast(level="O1")``, ``dispatch/amp.py``, as Paddle's generated dygraph
+functions cast). PyTorch spells the same context by device (``torch.autocast("cuda", dtype=torch.float16)``), and its
 list-based casting is what O1 does, so the PyTorch spelling here is O1 under another signature.
 
 ``GradScaler`` is loss scaling, the other half of float16 training. Small float16 gradients underflow to

@@ -1,4 +1,4 @@
-"""AutogradMeta: a tensor's autograd information (seed 004 §2.3, seed 003).
+"""AutogradMeta: a tensor's autograd information (Paddle's ``egr::AutogradMeta``, PyTorch's ``torch/csrc/autograd/variable.h``).
 
 It is data the tensor carries, so it lives in the tensor layer, below
 ``autograd/`` (which reads and writes it: ``accumulation_node_for`` in

@@ -1,4 +1,4 @@
-"""Devices: where a tensor's array lives and how arrays move between them (seed 004 §2.4 TransDataPlace).
+"""Devices: where a tensor's array lives and how arrays move between them (Paddle's ``TransDataPlace``, paddle/phi/api/lib/data_transform.cc).
 
 Each device belongs to a *backend*, the name kernels are registered under
 (``"cpu"`` -> ``CPU``, ``"gpu"`` -> ``GPU``, or a custom one), with two

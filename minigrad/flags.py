@@ -4,10 +4,10 @@ from __future__ import annotations
 
 __all__ = ["enable_api_kernel_fallback", "use_gpudnn", "retain_grad_for_all_tensor"]
 
-#: When no kernel exists for the requested backend, try the CPU kernels (seed 002).
+#: When no kernel exists for the requested backend, try the CPU kernels (Paddle's paddle/phi/core/kernel_factory.cc).
 enable_api_kernel_fallback: bool = True
 
-#: Let GPU ops try the library-accelerated ``GPUDNN`` kernels first (seed 002); the same
+#: Let GPU ops try the library-accelerated ``GPUDNN`` kernels first (Paddle's paddle/phi/core/kernel_factory.cc); the same
 #: switch governs the ``dnn`` variant of a backend registered with ``mg.register_backend``.
 #: Off, matmul on the GPU runs the hand-written tiled kernel instead of cuBLAS.
 use_gpudnn: bool = True

@@ -1,4 +1,4 @@
-"""Hypothesis strategies shared by the test suite (STYLE rule 9: one file).
+"""Hypothesis strategies shared by the test suite (one file).
 
 - ``shapes()``: small tensor shapes (0 to 4 dims, sizes 1 to 4);
 - ``broadcastable_shapes()``: pairs of shapes that broadcast (NumPy rules);
@@ -31,7 +31,7 @@ __all__ = [
 binary_op_names = st.sampled_from(["add", "sub", "mul", "div", "pow", "maximum", "minimum"])
 
 FLOAT_DTYPE_NAMES = ("float16", "float32", "float64")
-#: Every dtype, in promotion order (DESIGN §8: bool < int32 < int64 < float16 < float32 < float64).
+#: Every dtype, in promotion order (PyTorch's: bool < int32 < int64 < float16 < float32 < float64).
 ALL_DTYPE_NAMES = ("bool", "int32", "int64", "float16", "float32", "float64")
 
 

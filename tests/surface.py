@@ -1,4 +1,4 @@
-"""``needs``: mark a test that waits for PyTorch surface minigrad does not have yet (issue 23).
+"""``needs``: mark a test that waits for PyTorch surface minigrad does not have yet.
 
 The mark is a strict ``xfail`` whose reason names the missing names (the to-do list), but it applies
 only while a probe finds one of them missing: several helpers add surface in parallel and their

@@ -1,4 +1,4 @@
-"""``examples/char_gpt.py``: the small transformer trains, samples, and opens in the TUI (issue 16 item 6)."""
+"""``examples/char_gpt.py``: the small transformer trains, samples, and opens in the TUI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engine and the dispatch layer read in named steps (DESIGN §10): no function there over 60 lines.
+"""The engine and the dispatch layer read in named steps (docs/architecture.md): no function there over 60 lines.
 
 A function's length is counted from its ``def`` line (decorators included)
 to its last line, docstring and comments included: what a reader scrolls

@@ -1,6 +1,6 @@
 """Hostile and non-finite traces: the loader says exactly what is wrong, every viewer keeps working.
 
-Two halves (DESIGN §4 Validation, §7):
+Two halves (docs/architecture.md: the trace schema under Events, and bad input):
 
 * Hostile files (deep nesting, wrong field types, huge integers, binary data,
   endless input) give one ``TraceFormatError`` naming file, line and field,

@@ -1,4 +1,4 @@
-"""`import minigrad` must not import the viewers' or the GPU's libraries (STYLE rule 1)."""
+"""`import minigrad` must not import the viewers' or the GPU's libraries."""
 
 from __future__ import annotations
 

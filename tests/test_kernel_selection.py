@@ -1,4 +1,4 @@
-"""Kernel selection (seed 002): every step of the search order, the CPU fallback and its events.
+"""Kernel selection (Paddle's paddle/phi/core/kernel_factory.cc): every step of the search order, the CPU fallback and its events.
 
 The TOY backend (``tests/_toy.py``) stands in for a device, and its
 ``TOYDNN`` variant for GPUDNN, so each branch runs on CPU-only CI. Tensors

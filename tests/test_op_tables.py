@@ -1,4 +1,4 @@
-"""Everything that lists ops is derived from the op definitions (DESIGN §1, "An op lives in one file").
+"""Everything that lists ops is derived from the op definitions (docs/architecture.md, Layout, "An op lives in one file").
 
 The tensor methods and operators, the AMP lists and the GPU elementwise
 template tables must say exactly what each ``defop(...)`` says - no table

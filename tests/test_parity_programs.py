@@ -1,4 +1,4 @@
-"""Issue 23 item 7: programs in the style of those courses teach run under PyTorch and minigrad alike.
+"""Programs in the style of those courses teach run under PyTorch and minigrad alike.
 
 Each file in ``tests/parity/`` is written for PyTorch (``import torch``, ``import torch.nn as nn``,
 ``from torch.nn import functional as F``, ``from torch.utils.data import ...``). ``load`` runs it twice:
@@ -11,7 +11,7 @@ and must draw the same numbers; ``test_the_same_seed_builds_the_same_initial_wei
 and building, with nothing copied, starts both at the same weights.
 
 A test marked ``needs(...)`` (``tests/surface.py``) waits for surface minigrad does not have yet: a strict
-xfail whose reason names the missing names (the to-do list of issue 23), applied only while a probe finds
+xfail whose reason names the missing names (the to-do list of PyTorch surface), applied only while a probe finds
 one of them missing, so the test runs - and must pass - as soon as they land.
 """
 

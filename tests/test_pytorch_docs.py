@@ -45,8 +45,8 @@ def test_a_new_op_appears_without_editing_the_page() -> None:
 
 
 def test_committed_coverage_page_is_up_to_date() -> None:
-    """``docs/pytorch-coverage.md`` is what ``docs/hooks/pytorch_coverage.py`` writes for this code
-    (issue 23 item 6). Regenerate with ``python docs/hooks/pytorch_coverage.py``."""
+    """``docs/pytorch-coverage.md`` is what ``docs/hooks/pytorch_coverage.py`` writes for this code.
+    Regenerate with ``python docs/hooks/pytorch_coverage.py``."""
     import pytest
 
     torch = pytest.importorskip("torch")

@@ -1,4 +1,4 @@
-"""The cheaper recorder emits the same events as before (DESIGN §4 is a contract).
+"""The cheaper recorder emits the same events as before (the event contract: docs/architecture.md, Events).
 
 The recorder builds events with ``Event.new`` instead of the class call and
 re-emits cached copies of the kernel layer's events (NOTE [ Building events

@@ -1,4 +1,4 @@
-"""Evidence for issue 16: one model source runs under PyTorch and under minigrad, changing only its import.
+"""One model source runs under PyTorch and under minigrad, changing only its import.
 
 ``tests/parity/tiny_gpt.py`` is a small character-level transformer
 written for PyTorch (Embedding, LayerNorm, causal self-attention with

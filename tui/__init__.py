@@ -1,1 +1,1 @@
-"""minigrad.tui: the Textual app ``minigrad-tui`` (DESIGN §5). Draws replayed states."""
+"""minigrad.tui: the Textual app ``minigrad-tui`` (docs/architecture.md, The viewers). Draws replayed states."""

@@ -1,6 +1,6 @@
 """Opening what the user named: the built-in demo, a script to trace, or a saved trace.
 
-Every failure becomes a ``SourceError`` with a message for people (DESIGN §7):
+Every failure becomes a ``SourceError`` with a message for people (docs/architecture.md, bad input):
 the app shows it on screen instead of a traceback.
 """
 

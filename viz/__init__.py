@@ -1,4 +1,4 @@
-"""minigrad.viz: the Graphviz renderer (DESIGN §5). Draws replayed states, never the engine.
+"""minigrad.viz: the Graphviz renderer (docs/architecture.md, The viewers). Draws replayed states, never the engine.
 
 Views:
 

@@ -60,7 +60,7 @@ DIFFERENCES: dict[str, str] = {
 }
 
 
-# issue 23: torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
+# torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
 DIFFERENCES.update({
     "silu": "`inplace=True` is accepted and computed out of place (the input keeps its values); so for every activation with `inplace`.",
     "leaky_relu": "`inplace=True` computed out of place.",

@@ -1,4 +1,4 @@
-"""What a backward formula sees, and how the engine runs it (seed 004's grad node ``operator()``).
+"""What a backward formula sees, and how the engine runs it (Paddle's grad node ``operator()``).
 
 A grad node made for an op runs that op's backward formula, written once
 against ``ctx.ops`` (see NOTE [ One formula, two modes ]). This module holds

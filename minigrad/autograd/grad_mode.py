@@ -1,7 +1,7 @@
 """Grad mode: ``no_grad`` / ``enable_grad`` (Paddle's ``Controller::HasGrad``).
 
 The dygraph layer records a grad node only when grad mode is on *and* some
-input requires grad (``require_any_grad``, seed 004 §2.3).
+input requires grad (``require_any_grad``, as Paddle's generated dygraph functions decide it).
 """
 
 from __future__ import annotations

@@ -209,7 +209,7 @@ def reserve_node_ids() -> tuple[int, int]:
 
 
 def released_error(node: "GradNode") -> RuntimeError:
-    """The error for a second backward through a released node (DESIGN §9 rule 3)."""
+    """The error for a second backward through a released node (docs/architecture.md, Engine rules, rule 3)."""
     return RuntimeError(
         f"Trying to backward through the graph a second time: {node.display_name} (backward of "
         f"'{node.op_name}') was released by an earlier backward(). Specify retain_graph=True on the "
@@ -218,7 +218,7 @@ def released_error(node: "GradNode") -> RuntimeError:
 
 
 def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:
-    """A hook's replacement gradient must be a Tensor of the gradient's shape, dtype and device (DESIGN §7).
+    """A hook's replacement gradient must be a Tensor of the gradient's shape, dtype and device (docs/architecture.md, bad input).
 
     PyTorch refuses a hook that changes the type: an int gradient would turn a
     float leaf's ``.grad`` into integers and every optimizer step after it.

@@ -1,4 +1,4 @@
-"""GradTensorHolder: a node's input gradient buffers (seed 001 ``node_input_buffers_dict``).
+"""GradTensorHolder: a node's input gradient buffers (Paddle's paddle/fluid/eager/backward.cc ``node_input_buffers_dict``).
 
 ``buffers[slot][rank]`` holds the gradient for the node's output (slot, rank)
 summed over every path that reaches it. The first contribution is stored,

@@ -1,4 +1,4 @@
-"""The dispatch layer: what runs between an op's API check and its kernel (seed 004's "dygraph function").
+"""The dispatch layer: what runs between an op's API check and its kernel (Paddle's generated ``<op>_dygraph_function``).
 
 - ``generated/``: each op's dygraph function, written by ``codegen.py``
   (``minigrad codegen --write``): the steps below in a straight line per op;

@@ -1,4 +1,4 @@
-"""Automatic mixed precision: ``with mg.autocast(level="O1"):`` (seed 004 §2.3, the AMP block).
+"""Automatic mixed precision: ``with mg.autocast(level="O1"):`` (the AMP block of Paddle's generated dygraph functions).
 
 In Paddle's generated dygraph function the first thing an op does, when an
 AMP level other than O0 is active, is decide one destination dtype for its

@@ -1,4 +1,4 @@
-"""Registering backends, with their kernels (seed 004 §2.4 TransDataPlace).
+"""Registering backends, with their kernels (Paddle's ``TransDataPlace``, paddle/phi/api/lib/data_transform.cc).
 
 A backend has a name used in KernelKeys (``CPU``, ``GPU``, or a custom one),
 the device string users type (``"cpu"``, ``"gpu"``), and two functions that
@@ -9,7 +9,7 @@ then tells kernel selection to forget its cached searches.
 
 A backend may also name a *library-accelerated variant* (``dnn``): the GPU's
 is ``GPUDNN`` (cuBLAS/cuDNN kernels). Kernel selection probes the variant
-first (seed 002), and its kernels run on the same device.
+first (Paddle's paddle/phi/core/kernel_factory.cc), and its kernels run on the same device.
 
 Registering your own backend (the whole search order, the CPU fallback and
 the transfers then work for it, with no GPU needed)::

@@ -1,4 +1,4 @@
-"""KernelKey = {Backend, Layout, DataType} (seed 002 §"KernelKey").
+"""KernelKey = {Backend, Layout, DataType} (Paddle's ``phi::KernelKey``, paddle/phi/core/kernel_factory.h).
 
 ``Backend`` and ``Layout`` (the names) are defined with the devices, in
 ``minigrad/devices.py``, since a tensor carries its layout and device.

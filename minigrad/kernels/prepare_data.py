@@ -1,4 +1,4 @@
-"""PrepareData: transform each input to the kernel's argument def (seed 004 §2.4, seed 002).
+"""PrepareData: transform each input to the kernel's argument def (Paddle's ``PrepareData``, paddle/phi/api/lib/data_transform.cc).
 
 For every input tensor the kernel layer compares the tensor's backend,
 layout and dtype with what the kernel declared for that argument

@@ -1,4 +1,4 @@
-"""``log1p`` and ``expm1``, each defined in one place: InferMeta, CPU kernel, OpDef and backward (STYLE rule 3).
+"""``log1p`` and ``expm1``, each defined in one place: InferMeta, CPU kernel, OpDef and backward.
 
 Both are accurate near 0, where ``log(1 + x)`` and ``exp(x) - 1`` lose digits
 to cancellation: ``log1p(1e-10)`` is ``1e-10``, ``log(1 + 1e-10)`` is not.

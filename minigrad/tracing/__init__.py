@@ -1,4 +1,4 @@
-"""Tracing: event types, the event bus, the recorder, the loader and replay (DESIGN §4).
+"""Tracing: event types, the event bus, the recorder, the loader and replay (docs/architecture.md, Events).
 
 The user-facing entry point is ``minigrad.trace``, a callable that also
 carries ``load``, ``replay`` and ``diff``::

@@ -12,7 +12,7 @@ NOTE [ Emission costs one check ]
     an untraced program pays one attribute read per site.
 
 NOTE [ The active recorder is per thread ]
-    ``with mg.trace() as tr:`` records what *its own thread* does (DESIGN §7),
+    ``with mg.trace() as tr:`` records what *its own thread* does (docs/architecture.md, bad input),
     as grad mode and autocast are per thread: two threads may each record
     their own trace, and a thread that records nothing never writes into
     another's. Every emitting site keeps reading ``bus.recorder``:

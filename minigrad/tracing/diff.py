@@ -1,4 +1,4 @@
-"""Trace diff: where do two recordings of the same program part ways? (DESIGN §4, Diff)
+"""Trace diff: where do two recordings of the same program part ways? (docs/architecture.md, Events, Diff)
 
 ``mg.trace.diff(a, b)`` lines up two recordings event by event and reports
 the first *divergence*: the first event where they disagree, which fields

@@ -1,4 +1,4 @@
-"""Loading a saved trace: ``minigrad.trace.load(path)``, the one validating reader (DESIGN §4, Validation).
+"""Loading a saved trace: ``minigrad.trace.load(path)``, the one validating reader (docs/architecture.md, Events, Validation).
 
 A trace file is JSON Lines whose first line is the schema header
 ``{"schema": "minigrad.trace", "version": 1}``. Every consumer (replay, the

@@ -1,4 +1,4 @@
-"""The trace schema as checks: what every field of every event kind may hold (DESIGN §4, Validation).
+"""The trace schema as checks: what every field of every event kind may hold (docs/architecture.md, Events, Validation).
 
 ``mg.trace.load`` is the one reader of trace files, and replay and the
 viewers trust what it returns. So before an event object is built from a

@@ -1,4 +1,4 @@
-"""Issue 25's size and speed target: one training step of ``examples/char_gpt.py`` as a web page.
+"""The web page's size and speed target: one training step of ``examples/char_gpt.py`` as a web page.
 
 The flip-book of this recording was a 160 MB page of 888 frames. The stepper must stay at most
 5 MB, show its panes within 2 s in headless Chromium and step in at most 50 ms, and its panes

@@ -6,7 +6,7 @@ it event lists built here from the dataclasses in ``minigrad/tracing/events.py``
 test); ``small()`` builds a tiny diamond graph with a forward op call, a hook,
 a released node and a ``grad()`` pass with GeneralGrad marks.
 
-The builder follows DESIGN §3's deque rule only as far as needed to produce a
+The builder follows the engine's deque rule (docs/architecture.md, The backward path) only as far as needed to produce a
 plausible, well-formed sequence; it is test data, not an engine.
 """
 

@@ -1,4 +1,4 @@
-"""Bad input gives a readable message on screen, never a traceback (DESIGN §7).
+"""Bad input gives a readable message on screen, never a traceback (docs/architecture.md, bad input).
 
 Covers a missing, empty, truncated, foreign and binary trace file, and
 scripts that raise, exit, have a syntax error or record no backward pass.

@@ -1,4 +1,4 @@
-"""What the app shows instead of a traceback: a readable message (DESIGN §7)."""
+"""What the app shows instead of a traceback: a readable message (docs/architecture.md, bad input)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """GPU matmul, twice: cuBLAS (``GPUDNN``) and a hand-written tiled kernel (``GPU``).
 
-Kernel selection probes ``GPUDNN`` first (seed 002), so with
+Kernel selection probes ``GPUDNN`` first (Paddle's paddle/phi/core/kernel_factory.cc), so with
 ``mg.flags.use_gpudnn`` on (the default) matmul runs ``cupy.matmul`` - cuBLAS,
 the library-accelerated variant - and with it off the search goes on to the
 plain GPU kernel below: ``cuda_src.matmul_source``'s 16x16 shared-memory
