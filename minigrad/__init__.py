@@ -26,6 +26,7 @@ from .dtypes import get_default_dtype, set_default_dtype
 from .tensor import is_tensor, numel
 from .dtypes import bool_, float16, float32, float64, int32, int64
 from .tensor import Tensor
+from .size import Size
 from .creation import (
     arange,
     channels_last,
@@ -95,7 +96,7 @@ __all__ = [
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
     "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
-__all__ += ["uint8", "long", "float", "double", "half", "int"]
+__all__ += ["uint8", "long", "float", "double", "half", "int", "Size"]
 # PyTorch's names for devices, defaults and predicates.
 __all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "inference_mode"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.

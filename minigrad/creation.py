@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .errors import ShapeError
 from . import dtypes as _dt
 from . import random as _random
 from .devices import Layout, to_numpy
@@ -108,7 +109,7 @@ def _shape_arg(fn: str, size: Sequence[Any]) -> tuple[int, ...]:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(f"{fn}(): argument 'size' must be a sequence of ints, but element {i} is {type(s).__name__}")
         if s < 0:
-            raise ValueError(f"{fn}(): negative dimension {s} in size {tuple(size)}")
+            raise ShapeError(f"{fn}(): negative dimension {s} in size {tuple(size)}")
     return tuple(int(s) for s in size)
 
 
@@ -150,7 +151,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             raise TypeError(f"arange(): argument '{nm}' must be a number, but got {type(v).__name__}")
     if step == 0:
-        raise ValueError("arange(): step must be nonzero")
+        raise ShapeError("arange(): step must be nonzero")
     all_int = all(isinstance(v, int) for v in (start, end, step))
     dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.default_float())
     return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
@@ -249,7 +250,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
-        raise ValueError(f"linspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
+        raise ShapeError(f"linspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
     dt = _dtype_arg("linspace", dtype, _dt.default_float())
     data = np.linspace(start, end, steps).astype(dt.np)
     return _finish("linspace", data, dt, _check_device("linspace", device), requires_grad)

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
@@ -52,7 +53,7 @@ def _check_positive(op: str, name: str, pos: int, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type(v).__name__}")
     if name == "beta" and v <= 0:
-        raise ValueError(f"{op}(): argument 'beta' (position {pos}) must be positive, but got {v}")
+        raise ShapeError(f"{op}(): argument 'beta' (position {pos}) must be positive, but got {v}")
     return float(v)
 
 
@@ -65,7 +66,7 @@ def infer_softplus(op: str, x: Any, beta: float = 1.0, threshold: float = 20.0) 
     """
     # BEGIN LESSON 1 TASK 1.2: InferMeta
     if np.dtype(x.dtype).kind != "f":
-        raise ValueError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
+        raise ShapeError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
     return tuple(x.shape), x.dtype
     # END LESSON 1 TASK 1.2
 
@@ -128,7 +129,7 @@ def _check_number(op: str, name: str, pos: int, v: Any) -> float:
 def _float_like(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     """InferMeta of a floating activation: ``x``'s shape and dtype (integer inputs arrive cast to float)."""
     if np.dtype(x.dtype).kind != "f":
-        raise ValueError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
+        raise ShapeError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
     return tuple(x.shape), x.dtype
 
 
@@ -220,7 +221,7 @@ def hardtanh_cpu(x: np.ndarray, min_val: float = -1.0, max_val: float = 1.0) -> 
 
 def _hardtanh_meta(op: str, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> tuple[tuple[int, ...], Any]:
     if min_val > max_val:
-        raise ValueError(f"{op}(): min_val cannot be greater than max_val, but got min_val={min_val}, max_val={max_val}")
+        raise ShapeError(f"{op}(): min_val cannot be greater than max_val, but got min_val={min_val}, max_val={max_val}")
     return _float_like(op, x)
 
 
@@ -453,7 +454,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate == "none":
         return _gelu_op(input)
     if approximate != "tanh":
-        raise ValueError(f"gelu(): argument 'approximate' must be 'none' or 'tanh', but got {approximate!r}")
+        raise ShapeError(f"gelu(): argument 'approximate' must be 'none' or 'tanh', but got {approximate!r}")
     inner = (input + input * input * input * 0.044715) * _SQRT_2_OVER_PI
     return input * (tanh(inner) + 1.0) * 0.5
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
@@ -180,7 +181,7 @@ def _div_backward(ctx, g):
 @register_kernel("pow", CPU, dtypes=NUMERIC_DTYPES, name="cpu/pow_")
 def pow_cpu(x, y):
     if x.dtype.kind == "i" and np.any(y < 0):
-        raise ValueError("pow(): integers to negative integer powers are not allowed")
+        raise ShapeError("pow(): integers to negative integer powers are not allowed")
     return np.asarray(np.power(x, y))
 
 
@@ -455,7 +456,7 @@ def threshold_backward_cpu(grad, x):
 
 def _same_shape_meta(op: str, grad: Any, x: Any) -> Any:
     if tuple(grad.shape) != tuple(x.shape):
-        raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
+        raise ShapeError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
     return tuple(grad.shape), grad.dtype
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..errors import ShapeError
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
@@ -118,7 +119,7 @@ def _log_softmax_backward(ctx, g):
 def cross_entropy_cpu(input, target, reduction="mean"):
     n, c = input.shape
     if n and (target.min() < 0 or target.max() >= c):
-        raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
+        raise ShapeError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
     if n == 0:  # (a target into zero classes was refused above)
         nll = np.zeros((0,), dtype=input.dtype)
     else:

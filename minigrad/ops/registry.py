@@ -44,6 +44,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..autograd.formula import GRAPH_OPS, define_array_op
 from ..autograd.grad_node import GradNode
@@ -173,7 +174,7 @@ class OpDef:
             tuple(save_for[s]) if save_for and s in save_for else None for s in self.save
         )
         if promote not in ("all", "float"):
-            raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")
+            raise ShapeError(f"promote must be 'all' or 'float', got {promote!r}")
         self.promote_float = promote == "float"
         self.key_inputs = tuple(key_inputs) if key_inputs is not None else tuple(range(len(self.inputs)))
         # An op that computes in floating point must also cast integer inputs to the

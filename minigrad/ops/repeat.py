@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
@@ -158,7 +159,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but got {indexing!r}")
+        raise ShapeError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but got {indexing!r}")
     if not tensors:
         raise RuntimeError("meshgrid(): expects a non-empty TensorList")
     for i, t in enumerate(tensors):

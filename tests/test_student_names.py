@@ -1,0 +1,93 @@
+"""Names the lines students write need, checked against PyTorch: bitwise operators on masks and integers,
+``index_fill(_)``/``index_copy(_)``/``index_add_`` (float64 finite differences through the in-place path)."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from gradcheck import gradcheck
+
+torch = pytest.importorskip("torch")
+
+_INTS = np.array([[-7, -1, 0, 1], [2, 5, 6, 127]])
+_SHIFTS = np.array([[0, 1, 2, 3], [1, 0, 3, 2]])
+_MASK_A = np.array([[True, False, True, False], [True, True, False, False]])
+_MASK_B = np.array([[True, True, False, False], [False, True, False, True]])
+
+
+@pytest.mark.parametrize("name", ["and_", "or_", "xor"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_bitwise_operators_match_pytorch(name: str, dtype: str) -> None:
+    a, b = (_MASK_A, _MASK_B) if dtype == "bool" else (_INTS, _INTS[::-1].copy())
+    f = getattr(operator, name)
+    t = f(torch.tensor(a, dtype=getattr(torch, dtype)), torch.tensor(b, dtype=getattr(torch, dtype)))
+    m = f(mg.tensor(a, dtype=getattr(mg, dtype)), mg.tensor(b, dtype=getattr(mg, dtype)))
+    assert m.tolist() == t.tolist() and str(m.dtype) == str(t.dtype).replace("torch.", "")
+    # a Python number on either side, and the methods
+    assert f(m, 1).tolist() == f(t, 1).tolist() and f(1, m).tolist() == f(1, t).tolist()
+    assert getattr(m, f"bitwise_{name.rstrip('_')}")(m).tolist() == getattr(t, f"bitwise_{name.rstrip('_')}")(t).tolist()
+
+
+def test_invert_and_shifts_match_pytorch() -> None:
+    for dt in ("int64", "int32"):
+        t, m = torch.tensor(_INTS, dtype=getattr(torch, dt)), mg.tensor(_INTS, dtype=getattr(mg, dt))
+        ts, ms = torch.tensor(_SHIFTS, dtype=getattr(torch, dt)), mg.tensor(_SHIFTS, dtype=getattr(mg, dt))
+        assert (~m).tolist() == (~t).tolist()
+        assert (m << ms).tolist() == (t << ts).tolist() and (m >> ms).tolist() == (t >> ts).tolist()
+        assert (m << 2).tolist() == (t << 2).tolist() and (1 << ms).tolist() == (1 << ts).tolist()
+        assert (64 >> ms).tolist() == (64 >> ts).tolist()
+    assert (~mg.tensor(_MASK_A)).tolist() == (~torch.tensor(_MASK_A)).tolist()
+
+
+def test_mask_arithmetic_as_students_write_it() -> None:
+    for lib in (torch, mg):
+        x = lib.arange(10)
+        m = (x > 2) & (x < 7) | (x == 9)
+        m &= ~(x == 4)
+        lib_out = x[m].tolist()
+        assert lib_out == [3, 5, 6, 9]
+    with pytest.raises(RuntimeError):
+        mg.tensor([1.5]) & mg.tensor([1.0])  # floats have no bits to combine, as in PyTorch
+
+
+F64 = mg.float64
+
+
+def _rnd(*shape: int) -> mg.Tensor:
+    return mg.tensor(np.random.default_rng(len(shape)).normal(size=shape), dtype=F64, requires_grad=True)
+
+
+def test_index_fill_and_copy_gradients_by_finite_differences() -> None:
+    idx = mg.tensor([2, 0])
+    assert gradcheck(lambda x: mg.index_fill(x, 1, idx, -1.0), [_rnd(3, 4)])
+    assert gradcheck(lambda x, v: mg.index_fill(x, 0, idx, v), [_rnd(3, 4), mg.tensor(0.5, dtype=F64, requires_grad=True)])
+    assert gradcheck(lambda x, s: mg.index_copy(x, 1, idx, s), [_rnd(3, 4), _rnd(3, 2)])
+    # in place, through the in-place path (a non-leaf changed, its history rewritten)
+    assert gradcheck(lambda x: (x * 1).index_fill_(1, idx, 2.0), [_rnd(3, 4)])
+    assert gradcheck(lambda x, s: (x * 1).index_copy_(0, idx, s), [_rnd(3, 4), _rnd(2, 4)])
+    assert gradcheck(lambda x, s: (x * 1).index_add_(0, mg.tensor([0, 0, 2]), s), [_rnd(3, 4), _rnd(3, 4)])
+
+
+def test_index_fill_copy_add_in_place_match_pytorch() -> None:
+    data = np.arange(12.0).reshape(3, 4)
+    for lib in (torch, mg):
+        x = lib.tensor(data)
+        v0 = x._version if lib is torch else x.version
+        out = x.index_fill_(1, lib.tensor([0, 3]), -1.0)
+        assert out is x and (x._version if lib is torch else x.version) == v0 + 1
+        x.index_copy_(0, lib.tensor([2]), lib.tensor([[9.0, 8.0, 7.0, 6.0]], dtype=lib.float64))
+        x.index_add_(1, lib.tensor([1, 1]), lib.ones(3, 2, dtype=lib.float64))
+        if lib is torch:
+            want = x.tolist()
+    assert x.tolist() == want
+    leaf = mg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        leaf.index_fill_(0, mg.tensor([0]), 0.0)
+    with pytest.raises(IndexError):
+        mg.ones(3).index_fill(0, mg.tensor([5]), 0.0)
+    with pytest.raises(IndexError):
+        mg.ones(3, 2).index_copy(0, mg.tensor([0]), mg.ones(2, 2))
