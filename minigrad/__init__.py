@@ -46,13 +46,14 @@ from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from .serialization import load, save
+from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
 # PyTorch's forms of four ops, exported here explicitly: ``mg.add``/``mg.sub`` take alpha= (ops/math.py),
 # ``mg.div`` rounding_mode= (ops/division.py), ``mg.clip`` tensor bounds (ops/clamp.py); ``mg.ops.add`` ...
 # stay the registered ops, which the operators and the backward formulas call.
 from .ops.clamp import clip
 from .ops.division import div
 from .ops.math import add_alpha as add, sub_alpha as sub
-from .creation import eye, from_numpy, linspace, multinomial, randint, randperm
+from .creation import as_tensor, eye, from_numpy, linspace, multinomial, randint, randperm
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
@@ -78,6 +79,8 @@ from . import nn, optim
 from . import cuda
 from .autograd import inference_mode
 from . import linalg  # torch.linalg's names (issue 23)
+from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
+from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
@@ -97,6 +100,10 @@ __all__ = [
     "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
 __all__ += ["uint8", "long", "float", "double", "half", "int", "Size"]
+# Older course code: the legacy typed constructors (minigrad/tensor_types.py) and as_tensor.
+__all__ += ["backends", "compiler", "compile"]
+__all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "BoolTensor", "ByteTensor",
+            "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
 __all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "inference_mode"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.

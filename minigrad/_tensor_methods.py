@@ -522,6 +522,8 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
     if dtype is None:
         prefix = "torch.cuda." if self._device == "gpu" else "torch."
         return prefix + _TYPE_NAMES[self.dtype]
+    if isinstance(getattr(dtype, "dtype", None), dtypes.DType) and isinstance(dtype, type):  # x.type(mg.LongTensor)
+        dtype = dtype.__name__
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
         by_name = {v: k for k, v in _TYPE_NAMES.items()}
         short = dtype.rsplit(".", 1)[-1]

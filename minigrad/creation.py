@@ -240,6 +240,20 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _finish("from_numpy", array, _dt.from_numpy(array.dtype), "cpu", False)
 
 
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, sharing memory where it can (``torch.as_tensor``): a Tensor of the asked dtype
+    and device is returned itself, a NumPy array of a dtype minigrad has is wrapped without a copy (as
+    ``from_numpy``); anything else is copied, as ``tensor(data)`` does."""
+    if isinstance(data, Tensor):
+        out = data if dtype is None else data.to(_dtype_arg("as_tensor", dtype, data.dtype))
+        return out if device is None else out.to(device)
+    dt = None if dtype is None else _dtype_arg("as_tensor", dtype, None)
+    if (isinstance(data, np.ndarray) and (device is None or str(device) == "cpu")
+            and data.dtype in _dt.BY_NUMPY and (dt is None or dt.np == data.dtype)):
+        return from_numpy(data)
+    return tensor(data, dtype=dt, device="cpu" if device is None else device)
+
+
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     dt = _dtype_arg("eye", dtype, _dt.default_float())
@@ -440,7 +454,7 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires
     return empty(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-__all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like"]
+__all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like", "as_tensor"]
 
 
 # -- Tensor.new_*: new tensors with this tensor's dtype and device (unless given) ----------------------

@@ -91,3 +91,58 @@ def test_index_fill_copy_add_in_place_match_pytorch() -> None:
         mg.ones(3).index_fill(0, mg.tensor([5]), 0.0)
     with pytest.raises(IndexError):
         mg.ones(3, 2).index_copy(0, mg.tensor([0]), mg.ones(2, 2))
+
+
+def _lbfgs_run(lib, line_search_fn):
+    x = lib.tensor(np.linspace(-1, 1, 20)).reshape(20, 1)
+    y = lib.sin(3 * x)
+    model = lib.nn.Sequential(lib.nn.Linear(1, 8), lib.nn.Tanh(), lib.nn.Linear(8, 1)).double()
+    for i, p in enumerate(model.parameters()):
+        p.data = lib.tensor(np.cos(np.arange(p.numel()) + i).reshape(tuple(p.shape)))
+    opt = lib.optim.LBFGS(model.parameters(), lr=0.8, line_search_fn=line_search_fn, history_size=10)
+    losses, evals = [], []
+    for _ in range(3):
+        def closure():
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            return loss
+        losses.append(opt.step(closure).item())
+        evals.append(next(iter(opt.state.values()))["func_evals"])
+    return losses, evals, [p.detach().numpy().copy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_takes_pytorch_s_steps(line_search_fn) -> None:
+    t_losses, t_evals, t_params = _lbfgs_run(torch, line_search_fn)
+    m_losses, m_evals, m_params = _lbfgs_run(mg, line_search_fn)
+    assert m_evals == t_evals  # the same iterations and line-search trials
+    np.testing.assert_allclose(m_losses, t_losses, rtol=1e-7)
+    for a, b in zip(m_params, t_params):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # rounding of dots and sums, amplified
+
+
+def test_student_namespace_names() -> None:
+    """Legacy constructors, as_tensor/from_numpy sharing memory, backends flags, compile, ParameterList."""
+    assert mg.LongTensor([1.7, 2]).tolist() == torch.LongTensor([1.7, 2]).tolist()
+    assert tuple(mg.FloatTensor(2, 3).shape) == (2, 3) and isinstance(mg.zeros(2), mg.FloatTensor)
+    assert not isinstance(mg.zeros(2), mg.LongTensor) and mg.zeros(2).type(mg.LongTensor).dtype is mg.int64
+    a = np.arange(3.0)
+    t = mg.as_tensor(a)
+    a[0] = 9.0
+    assert t.tolist() == [9.0, 1.0, 2.0] and mg.as_tensor(t) is t
+    mg.from_numpy(a)[1] = 7.0
+    assert a[1] == 7.0
+    mg.backends.cudnn.deterministic = True
+    assert mg.backends.cudnn.deterministic and not mg.backends.mps.is_available()
+    saved = mg.flags.use_gpudnn
+    mg.backends.cudnn.enabled = False
+    assert mg.flags.use_gpudnn is False
+    mg.backends.cudnn.enabled = saved
+    m = mg.nn.Linear(2, 2)
+    with pytest.warns(UserWarning, match="eagerly"):
+        mg.compiler._said[0] = False
+        assert mg.compile(m) is m
+    ps = mg.nn.ParameterList([mg.nn.Parameter(mg.ones(2)) for _ in range(2)])
+    pd = mg.nn.ParameterDict({"w": mg.nn.Parameter(mg.zeros(1))})
+    assert [n for n, _ in ps.named_parameters()] == ["0", "1"] and list(pd.keys()) == ["w"]

@@ -157,12 +157,12 @@ class MSELoss(Module):
 # More layers with PyTorch's names (they subclass Module, so they are imported last).
 from .layers import (  # noqa: E402
     BatchNorm1d, BatchNorm2d, Dropout, Embedding, Identity, LayerNorm, Linear, LogSoftmax, ModuleDict, ModuleList,
-    Softmax,
+    ParameterDict, ParameterList, Softmax,
 )
 
 __all__ += [
     "BatchNorm1d", "BatchNorm2d", "Embedding", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
-    "Softmax",
+    "ParameterDict", "ParameterList", "Softmax",
 ]
 
 
