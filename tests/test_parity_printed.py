@@ -17,7 +17,7 @@ import pytest
 from test_parity_programs import minigrad_source
 
 PARITY = Path(__file__).parent / "parity"
-PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed")
+PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wavenet_printed")
 
 pytestmark = pytest.mark.torch
 
