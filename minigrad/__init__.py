@@ -46,7 +46,8 @@ from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from .serialization import load, save
-from .tensor_types import BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor
+from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+                           LongTensor, ShortTensor)
 # PyTorch's forms of four ops, exported here explicitly: ``mg.add``/``mg.sub`` take alpha= (ops/math.py),
 # ``mg.div`` rounding_mode= (ops/division.py), ``mg.clip`` tensor bounds (ops/clamp.py); ``mg.ops.add`` ...
 # stay the registered ops, which the operators and the backward formulas call.
@@ -84,13 +85,14 @@ from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
-# PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its storage dtype uint8.
-from .dtypes import uint8  # noqa: E402
+# PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its small integer dtypes.
+from .dtypes import int8, int16, uint8  # noqa: E402
 long = int64
 float = float32  # noqa: A001
 double = float64
 half = float16
 int = int32  # noqa: A001
+short = int16
 
 
 __all__ = [
@@ -99,11 +101,11 @@ __all__ = [
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
     "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
-__all__ += ["uint8", "long", "float", "double", "half", "int", "Size"]
+__all__ += ["uint8", "int8", "int16", "short", "long", "float", "double", "half", "int", "Size"]
 # Older course code: the legacy typed constructors (minigrad/tensor_types.py) and as_tensor.
 __all__ += ["backends", "compiler", "compile"]
-__all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "BoolTensor", "ByteTensor",
-            "as_tensor"]
+__all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+            "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
 __all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "inference_mode"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.

@@ -513,7 +513,7 @@ for _name, _fn in _creation.TENSOR_METHODS.items():
 #: dtype -> PyTorch's legacy tensor type name, as ``x.type()`` returns it
 _TYPE_NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor", dtypes.float16: "HalfTensor",
                dtypes.int64: "LongTensor", dtypes.int32: "IntTensor", dtypes.bool_: "BoolTensor",
-               dtypes.uint8: "ByteTensor"}
+               dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor"}
 
 
 def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:

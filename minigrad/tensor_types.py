@@ -22,7 +22,8 @@ from . import dtypes as _dt
 from .creation import empty, tensor
 from .tensor import Tensor
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "BoolTensor", "ByteTensor"]
+__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+           "ByteTensor", "BoolTensor"]
 
 
 class _TensorType(type):
@@ -58,5 +59,7 @@ DoubleTensor = _tensor_type("DoubleTensor", _dt.float64)
 HalfTensor = _tensor_type("HalfTensor", _dt.float16)
 LongTensor = _tensor_type("LongTensor", _dt.int64)
 IntTensor = _tensor_type("IntTensor", _dt.int32)
+ShortTensor = _tensor_type("ShortTensor", _dt.int16)
+CharTensor = _tensor_type("CharTensor", _dt.int8)
 BoolTensor = _tensor_type("BoolTensor", _dt.bool_)
 ByteTensor = _tensor_type("ByteTensor", _dt.uint8)

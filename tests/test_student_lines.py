@@ -24,8 +24,11 @@ torch = pytest.importorskip("torch")
 def test_student_line_prints_or_raises_as_pytorch(name: str) -> None:
     _, program = STUDENT_LINES[name]
     t_out, t_exc = run(program, torch)
+    if isinstance(t_exc, RuntimeError) and "disable_global_flags" in str(t_exc):
+        # PyTorch's own test utilities (imported by the OpInfo tests in this process) freeze its backend flags
+        pytest.skip("torch.backends' flags are frozen in this process by torch.testing")
     m_out, m_exc = run(program, mg)
-    assert m_out == t_out
+    assert m_out == t_out, (repr(t_exc), repr(m_exc))
     if t_exc is None:
         assert m_exc is None, repr(m_exc)
     else:

@@ -146,3 +146,25 @@ def test_student_namespace_names() -> None:
     ps = mg.nn.ParameterList([mg.nn.Parameter(mg.ones(2)) for _ in range(2)])
     pd = mg.nn.ParameterDict({"w": mg.nn.Parameter(mg.zeros(1))})
     assert [n for n, _ in ps.named_parameters()] == ["0", "1"] and list(pd.keys()) == ["w"]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32"])
+def test_small_integer_arithmetic_wraps_around_as_pytorch(dtype: str) -> None:
+    info = np.iinfo(dtype)
+    values = np.array([info.min, info.min + 1, -1 if info.min < 0 else 0, 0, 1, 7, info.max - 1, info.max])
+    ops = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a + 10, lambda a, b: a * 3,
+           lambda a, b: b - a, lambda a, b: a // 3, lambda a, b: a % 5, lambda a, b: a.sum(), lambda a, b: a.cumsum(0),
+           lambda a, b: a.float() / 2, lambda a, b: (a > 3) & (b < 5)]
+    for f in ops:
+        t = f(torch.tensor(values, dtype=getattr(torch, dtype)), torch.tensor(values[::-1].copy(), dtype=getattr(torch, dtype)))
+        m = f(mg.tensor(values, dtype=getattr(mg, dtype)), mg.tensor(values[::-1].copy(), dtype=getattr(mg, dtype)))
+        assert m.tolist() == t.tolist() and str(m.dtype) == str(t.dtype).replace("torch.", "")
+
+
+def test_small_integer_promotion() -> None:
+    from minigrad import dtypes
+
+    assert dtypes.promote(mg.uint8, mg.int8) is mg.int16  # neither holds the other's values (PyTorch's rule)
+    assert dtypes.promote(mg.int8, mg.int16) is mg.int16 and dtypes.promote(mg.uint8, mg.float16) is mg.float16
+    assert (mg.tensor([1], dtype=mg.int16) + mg.tensor([1], dtype=mg.int32)).dtype is mg.int32
+    assert mg.zeros(2, dtype=mg.short).type() == "torch.ShortTensor" and mg.CharTensor([1]).dtype is mg.int8

@@ -137,7 +137,7 @@ def reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False, **attrs: Any
     else:
         shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
     dtype = x.dtype
-    if op == "sum" and dtype.kind in "bi":
+    if op == "sum" and dtype.kind in "biu":
         dtype = np.dtype(np.int64)
     if op == "mean" and dtype.kind != "f":
         raise ShapeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "

@@ -180,7 +180,7 @@ def _div_backward(ctx, g):
 
 @register_kernel("pow", CPU, dtypes=NUMERIC_DTYPES, name="cpu/pow_")
 def pow_cpu(x, y):
-    if x.dtype.kind == "i" and np.any(y < 0):
+    if x.dtype.kind in "iu" and np.any(y < 0):
         raise ShapeError("pow(): integers to negative integer powers are not allowed")
     if x.dtype == np.float32 and y.ndim == 0:
         return _pow_float32_scalar(x, float(y))

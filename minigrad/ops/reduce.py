@@ -69,7 +69,7 @@ define_composite("expand_back", expand_back)
 
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
 def sum_cpu(x, dim=None, keepdim=False):
-    dtype = np.int64 if x.dtype.kind in "bi" else x.dtype
+    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
     # np.add.reduce is what np.sum calls, without its Python wrapper (~2 us a call).
     return np.asarray(np.add.reduce(x, axis=_axis(x, dim), dtype=dtype, keepdims=keepdim))
 
