@@ -86,7 +86,7 @@ from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 # PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its small integer dtypes.
-from .dtypes import int8, int16, uint8  # noqa: E402
+from .dtypes import bfloat16, int8, int16, uint8  # noqa: E402
 long = int64
 float = float32  # noqa: A001
 double = float64
@@ -101,7 +101,7 @@ __all__ = [
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
     "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
-__all__ += ["uint8", "int8", "int16", "short", "long", "float", "double", "half", "int", "Size"]
+__all__ += ["uint8", "int8", "int16", "short", "bfloat16", "long", "float", "double", "half", "int", "Size"]
 # Older course code: the legacy typed constructors (minigrad/tensor_types.py) and as_tensor.
 __all__ += ["backends", "compiler", "compile"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",

@@ -287,7 +287,9 @@ Tensor.gpu = lambda self: self.to("gpu")  # type: ignore[attr-defined]
 Tensor.cuda = lambda self: self.to("gpu")  # type: ignore[attr-defined]  (PyTorch's spelling of gpu())
 Tensor.astype = _astype  # type: ignore[attr-defined]
 for _cast_name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
-                           ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_)):
+                           ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_),
+                           ("bfloat16", dtypes.bfloat16), ("short", dtypes.int16), ("char", dtypes.int8),
+                           ("byte", dtypes.uint8)):
     setattr(Tensor, _cast_name, _caster(_dtype, _cast_name))
 
 
@@ -513,7 +515,8 @@ for _name, _fn in _creation.TENSOR_METHODS.items():
 #: dtype -> PyTorch's legacy tensor type name, as ``x.type()`` returns it
 _TYPE_NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor", dtypes.float16: "HalfTensor",
                dtypes.int64: "LongTensor", dtypes.int32: "IntTensor", dtypes.bool_: "BoolTensor",
-               dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor"}
+               dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor",
+               dtypes.bfloat16: "BFloat16Tensor"}
 
 
 def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:

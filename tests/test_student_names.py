@@ -168,3 +168,27 @@ def test_small_integer_promotion() -> None:
     assert dtypes.promote(mg.int8, mg.int16) is mg.int16 and dtypes.promote(mg.uint8, mg.float16) is mg.float16
     assert (mg.tensor([1], dtype=mg.int16) + mg.tensor([1], dtype=mg.int32)).dtype is mg.int32
     assert mg.zeros(2, dtype=mg.short).type() == "torch.ShortTensor" and mg.CharTensor([1]).dtype is mg.int8
+
+
+def test_bfloat16_rounds_casts_and_computes_as_pytorch() -> None:
+    """bfloat16 (through ml_dtypes): PyTorch's round-to-nearest-even casts, and each op computed in float32
+    and rounded once (PyTorch's "opmath"), bit for bit on a grid; promotion with ints and float32."""
+    grid = np.concatenate([np.linspace(-6, 6, 401), np.geomspace(1e-4, 300, 200), [0.0, np.inf, -np.inf]])
+    t = torch.tensor(grid, dtype=torch.float32).to(torch.bfloat16)
+    m = mg.tensor(grid, dtype=mg.float32).to(mg.bfloat16)
+
+    def bits(x):
+        return x.float().numpy().view(np.int32) if hasattr(x, "float") else x
+
+    assert (bits(m) == bits(t)).all()
+    for f in (lambda x: x * 3, lambda x: x + x, lambda x: x / 7, lambda x: x.exp(), lambda x: x.tanh(),
+              lambda x: x.sum(), lambda x: x.mean(), lambda x: x.softmax(0), lambda x: x.sigmoid(),
+              lambda x: x[:600].reshape(3, -1, 4)[:, :4, :].matmul(x[:600].reshape(3, -1, 4)[:, :4, :].transpose(1, 2)),
+              lambda x: (x > 1) & (x < 3)):
+        a, b = f(t), f(m)
+        assert str(b.dtype) == str(a.dtype).replace("torch.", "")
+        np.testing.assert_array_equal(b.float().numpy() if b.dtype is not mg.bool else b.numpy(),
+                                      a.float().numpy() if a.dtype != torch.bool else a.numpy())
+    assert (m + mg.tensor([2])).dtype is mg.bfloat16 and (m + mg.tensor([1.0])).dtype is mg.float32
+    assert mg.tensor([1.5]).bfloat16().type() == "torch.BFloat16Tensor"
+    assert mg.dtypes.promote(mg.float16, mg.bfloat16) is mg.float32

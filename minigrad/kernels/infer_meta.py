@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..dtypes import is_floating_np
 from ..errors import OutOfRangeError, ShapeError
 
 __all__ = [
@@ -139,7 +140,7 @@ def reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False, **attrs: Any
     dtype = x.dtype
     if op == "sum" and dtype.kind in "biu":
         dtype = np.dtype(np.int64)
-    if op == "mean" and dtype.kind != "f":
+    if op == "mean" and not is_floating_np(dtype):
         raise ShapeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
                          f"complex dtype. Got: {scalar_type_name(dtype)}")
     return shape, dtype
@@ -329,7 +330,7 @@ def stack(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
 
 def softmax(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
     normalize_dims(op, dim, x.ndim)
-    if x.dtype.kind != "f":
+    if not is_floating_np(x.dtype):
         raise ShapeError(f"{op}(): expected a floating point input, but got {x.dtype}")
     return x.shape, x.dtype
 

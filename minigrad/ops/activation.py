@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .. import dtypes as _dt
-from ..dtypes import FLOAT_DTYPES
+from ..dtypes import FLOAT_DTYPES, is_floating_np
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -128,7 +128,7 @@ def _check_number(op: str, name: str, pos: int, v: Any) -> float:
 
 def _float_like(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     """InferMeta of a floating activation: ``x``'s shape and dtype (integer inputs arrive cast to float)."""
-    if np.dtype(x.dtype).kind != "f":
+    if not is_floating_np(np.dtype(x.dtype)):
         raise ShapeError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
     return tuple(x.shape), x.dtype
 
