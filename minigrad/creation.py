@@ -8,7 +8,7 @@ Each makes a new leaf tensor; ``manual_seed`` makes the random ones (and
 Example:
     >>> import minigrad as mg
     >>> mg.zeros(2, 3).shape
-    (2, 3)
+    minigrad.Size([2, 3])
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def channels_last(x: Tensor, requires_grad: bool | None = None, name: str | None
         >>> import minigrad as mg
         >>> x = mg.channels_last(mg.zeros(2, 3, 4, 5))
         >>> x.layout, x.shape
-        ('NHWC', (2, 4, 5, 3))
+        ('NHWC', minigrad.Size([2, 4, 5, 3]))
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"channels_last(): argument 'x' must be Tensor, but got {type(x).__name__}")

@@ -5,7 +5,7 @@ Example:
     >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> model = mg.nn.Sequential(mg.nn.Linear(4, 8), mg.nn.ReLU(), mg.nn.Linear(8, 3))
     >>> model(mg.randn(2, 4)).shape
-    (2, 3)
+    minigrad.Size([2, 3])
 """
 
 from __future__ import annotations

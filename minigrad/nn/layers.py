@@ -7,7 +7,7 @@ Example:
     >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> emb = mg.nn.Embedding(10, 4)
     >>> emb(mg.tensor([[1, 2, 3]])).shape
-    (1, 3, 4)
+    minigrad.Size([1, 3, 4])
 """
 
 from __future__ import annotations

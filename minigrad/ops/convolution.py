@@ -32,11 +32,11 @@ Example:
     >>> import minigrad as mg
     >>> F = mg.nn.functional
     >>> mg.conv2d(mg.ones(1, 5, 5), mg.ones(2, 1, 3, 3), padding="same").shape
-    (2, 5, 5)
+    minigrad.Size([2, 5, 5])
     >>> F.conv_transpose2d(mg.ones(1, 1, 2, 2), mg.ones(1, 1, 2, 2), stride=2).shape
-    (1, 1, 4, 4)
+    minigrad.Size([1, 1, 4, 4])
     >>> F.unfold(mg.ones(1, 2, 4, 4), kernel_size=2).shape
-    (1, 8, 9)
+    minigrad.Size([1, 8, 9])
 """
 
 from __future__ import annotations

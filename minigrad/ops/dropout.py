@@ -94,7 +94,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     Example:
         >>> import minigrad as mg
         >>> mg.nn.functional.dropout1d(mg.ones(2, 3, 4), 0.5, training=False).shape
-        (2, 3, 4)
+        minigrad.Size([2, 3, 4])
     """
     p = _check("dropout1d", input, p)
     if input.ndim not in (2, 3):

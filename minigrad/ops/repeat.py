@@ -152,7 +152,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
         >>> import minigrad as mg
         >>> xs, ys = mg.meshgrid(mg.tensor([1, 2]), mg.tensor([3, 4, 5]), indexing="ij")
         >>> xs.shape, ys.tolist()
-        ((2, 3), [[3, 4, 5], [3, 4, 5]])
+        (minigrad.Size([2, 3]), [[3, 4, 5], [3, 4, 5]])
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])

@@ -644,9 +644,6 @@ class RAdam(Optimizer):
 
 
 from . import lr_scheduler  # noqa: E402  (schedulers adjust the groups' lr)
-from .lbfgs import LBFGS  # noqa: E402  (a quasi-Newton method with a line search)
-
-__all__ += ["LBFGS"]
 
 
 def __dir__() -> list[str]:

@@ -33,9 +33,9 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
-from . import Optimizer, _bump
+from . import Optimizer
 
 __all__ = ["LBFGS"]
 
@@ -174,21 +174,23 @@ class LBFGS(Optimizer):
                                else np.asarray(p.grad._data).reshape(-1) for p in self.params])
 
     def _move(self, t: float, d: np.ndarray) -> None:
-        """Every parameter += t * its part of ``d``, in place (a version bump each)."""
+        """Every parameter += t * its part of ``d``: an in-place ``add_`` under ``no_grad`` (PyTorch's
+        ``p.add_(d, alpha=t)``), so versions count the change as for any optimizer step."""
         offset = 0
-        for p in self.params:
-            n = p._data.size
-            p._data += (d[offset:offset + n] * t).reshape(p._data.shape).astype(p._data.dtype, copy=False)
-            _bump(p)
-            offset += n
+        with no_grad():
+            for p in self.params:
+                n = p._data.size
+                step = (d[offset:offset + n] * t).reshape(p._data.shape).astype(p._data.dtype, copy=False)
+                p.add_(Tensor._make(step, p.dtype))
+                offset += n
 
     def _values(self) -> list[np.ndarray]:
         return [p._data.copy() for p in self.params]
 
     def _restore(self, values: list[np.ndarray]) -> None:
-        for p, v in zip(self.params, values):
-            p._data[...] = v
-            _bump(p)
+        with no_grad():
+            for p, v in zip(self.params, values):
+                p.zero_().add_(Tensor._make(v, p.dtype))
 
     # -- one step ------------------------------------------------------------------------------
 
