@@ -328,7 +328,7 @@ class Tensor:
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(
-                f"item(): a Tensor with {self._data.size} elements cannot be converted to a Python scalar"
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
         return to_numpy(self._data).reshape(()).item()
 

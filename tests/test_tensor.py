@@ -181,7 +181,7 @@ def test_item_tolist_numpy() -> None:
     assert isinstance(arr, np.ndarray) and arr.dtype == np.float32
     arr[0, 0] = 9.0  # numpy() shares memory on the CPU, as in PyTorch
     assert x[0, 0].item() == 9.0
-    with pytest.raises(RuntimeError, match="4 elements cannot be converted to a Python scalar"):
+    with pytest.raises(RuntimeError, match="a Tensor with 4 elements cannot be converted to Scalar"):
         x.item()
 
 

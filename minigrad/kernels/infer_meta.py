@@ -66,7 +66,7 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[s
         return tuple(a)
     n = max(len(a), len(b))
     out = []
-    for i in range(-n, 0):
+    for i in range(-1, -n - 1, -1):  # from the last dimension, as PyTorch's infer_size checks them
         da = a[i] if -i <= len(a) else 1
         db = b[i] if -i <= len(b) else 1
         if da == db or db == 1:
@@ -75,10 +75,10 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[s
             out.append(db)
         else:
             raise ShapeError(
-                f"{op}(): the shapes of '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} cannot be broadcast: "
-                f"dimension {i} is {da} vs {db} (sizes must match or one of them must be 1)"
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension "
+                f"{n + i} ({op}(): '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} cannot be broadcast)"
             )
-    return tuple(out)
+    return tuple(reversed(out))
 
 
 def broadcast(op: str, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
@@ -151,7 +151,11 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
     if x.ndim == 0 or y.ndim == 0:
         raise ShapeError(f"{op}(): both arguments need at least 1 dimension, but got shapes {_shape(x.shape)} and {_shape(y.shape)}")
     if x.dtype != y.dtype:
-        raise ShapeError(f"{op}(): expected 'x' and 'y' to have the same dtype, but got {x.dtype} and {y.dtype}")
+        if transpose_y:  # nn.Linear's x @ W.T: PyTorch's addmm words
+            raise ShapeError(f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(x.dtype)} and "
+                             f"{scalar_type_name(y.dtype)}")
+        raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES.get(str(x.dtype), x.dtype)} "
+                         f"!= {_C_TYPE_NAMES.get(str(y.dtype), y.dtype)}")
     if (transpose_x and x.ndim == 1) or (transpose_y and y.ndim == 1):
         which = "x" if transpose_x and x.ndim == 1 else "y"
         raise ShapeError(f"{op}(): transpose_{which}=True needs '{which}' with at least 2 dimensions (a 1-D vector has no transpose)")
@@ -179,6 +183,12 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
 #: NumPy dtype -> PyTorch's ScalarType name, as its dtype errors print it ("Got: Long")
 _SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                       "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "bfloat16": "BFloat16"}
+
+
+#: NumPy dtype -> the C++ type PyTorch's matmul names in its dtype message ("float != double")
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
 
 
 def scalar_type_name(dtype: Any) -> str:
@@ -244,7 +254,8 @@ def expand(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], An
         raise ShapeError(f"{op}(): the number of sizes {len(shape)} must be >= the tensor's {x.ndim} dimensions")
     lead = len(shape) - x.ndim
     out = []
-    for i, s in enumerate(shape):
+    for i in range(len(shape) - 1, -1, -1):  # from the last dimension, as PyTorch checks them
+        s = shape[i]
         if i < lead:
             if s < 0:
                 raise ShapeError(f"{op}(): -1 is not allowed for a new leading dimension ({_shape(shape)})")
@@ -257,10 +268,10 @@ def expand(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], An
             out.append(s)
         else:
             raise ShapeError(
-                f"{op}(): the expanded size {s} must match the existing size {xs} at dimension {i} "
-                f"(only size-1 dimensions can be expanded); tensor {_shape(x.shape)} -> {_shape(shape)}"
+                f"The expanded size of the tensor ({s}) must match the existing size ({xs}) at non-singleton "
+                f"dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(x.shape)}"
             )
-    return tuple(out), x.dtype
+    return tuple(reversed(out)), x.dtype
 
 
 def squeeze(op: str, x: Any, dim: Any = None) -> tuple[tuple[int, ...], Any]:
