@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["ShapeError", "OutOfRangeError"]
+__all__ = ["ShapeError", "OutOfRangeError", "IndexTypeError"]
 
 
 class ShapeError(RuntimeError, ValueError):
@@ -27,3 +27,8 @@ class ShapeError(RuntimeError, ValueError):
 
 class OutOfRangeError(IndexError, ValueError):
     """An index or dimension out of range: PyTorch's ``IndexError`` (and a ``ValueError``)."""
+
+
+class IndexTypeError(IndexError, TypeError):
+    """An index of the wrong type (a float tensor as indices): PyTorch's ``IndexError`` (and a ``TypeError``,
+    which minigrad raised before)."""

@@ -38,6 +38,7 @@ STUDENT_LINES: dict[str, tuple[str, str]] = {
     "linear-width": ("nn.Linear(3, 4)(torch.ones(2, 5))", "torch.nn.Linear(3, 4)(torch.ones(2, 5))"),
     "view-size": ("x.view(4, 5) of a (2, 3) tensor", "torch.ones(2, 3).view(4, 5)"),
     "index-range": ("torch.arange(3)[5]", "torch.arange(3)[5]"),
+    "index-by-floats": ("x[idx] with idx a float tensor", "torch.ones(3)[torch.tensor([0.0, 1.0])]"),
     "cross-entropy-target": ("F.cross_entropy with a target out of range",
                              "torch.nn.functional.cross_entropy(torch.zeros(2, 3), torch.tensor([0, 5]))"),
     "except-runtime-error": ("except RuntimeError around a shape mistake",

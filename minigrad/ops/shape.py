@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import OutOfRangeError, ShapeError
+from ..errors import IndexTypeError, OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
@@ -201,7 +201,8 @@ def _normalize_index(op: str, index: Any) -> Any:
     for pos, item in enumerate(items):
         if isinstance(item, Tensor):
             if item._dtype.is_floating:
-                raise TypeError(f"{op}(): tensors used as indices must be long, int or bool, but index {pos} is {item.dtype}")
+                raise IndexTypeError(f"tensors used as indices must be long, int, byte or bool tensors ({op}(): "
+                                     f"index {pos} is {item.dtype})")
             out.append(to_numpy(item._data))
         elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
             arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
