@@ -66,7 +66,7 @@ def infer_softplus(op: str, x: Any, beta: float = 1.0, threshold: float = 20.0) 
     """
     # BEGIN LESSON 1 TASK 1.2: InferMeta
     if np.dtype(x.dtype).kind != "f":
-        raise ShapeError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
+        raise ValueError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
     return tuple(x.shape), x.dtype
     # END LESSON 1 TASK 1.2
 
@@ -221,7 +221,7 @@ def hardtanh_cpu(x: np.ndarray, min_val: float = -1.0, max_val: float = 1.0) -> 
 
 def _hardtanh_meta(op: str, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> tuple[tuple[int, ...], Any]:
     if min_val > max_val:
-        raise ShapeError(f"{op}(): min_val cannot be greater than max_val, but got min_val={min_val}, max_val={max_val}")
+        raise ValueError(f"{op}(): min_val cannot be greater than max_val, but got min_val={min_val}, max_val={max_val}")
     return _float_like(op, x)
 
 
