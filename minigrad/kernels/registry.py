@@ -129,6 +129,8 @@ def register_kernel(
         for op_name in ops:
             table = KERNELS.setdefault(op_name, {})
             for dt in dtypes:
+                if dt is bfloat16 and backend != Backend.CPU:
+                    continue  # CuPy has no bfloat16: such ops take the CPU kernels (docs/pytorch-coverage.md)
                 key = KernelKey(backend, layout, dt)
                 # (cast excepted: its float32 result from a bfloat16 input is the answer, not a wide step)
                 run = in_float32(fn) if dt is bfloat16 and backend == Backend.CPU and op_name != "cast" else fn
