@@ -175,7 +175,7 @@ class Optimizer(abc.ABC):
             restored = {}
             for k, v in st.items():
                 if isinstance(v, Tensor):
-                    v = Tensor._make(v.detach().numpy().astype(p.dtype.np, copy=True), p.dtype)
+                    v = Tensor._make(v.numpy().astype(p.dtype.np, copy=True), p.dtype)
                     if p.device != "cpu":
                         v = v.to(p.device)
                 restored[k] = v
