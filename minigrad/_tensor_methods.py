@@ -395,6 +395,16 @@ Tensor.__isub__ = lambda self, o: self.sub_(o)  # type: ignore[assignment]
 Tensor.__imul__ = lambda self, o: self.mul_(o)  # type: ignore[assignment]
 Tensor.__itruediv__ = lambda self, o: self.div_(o)  # type: ignore[assignment]
 Tensor.__iand__ = lambda self, o: self.bitwise_and_(o)  # type: ignore[assignment]
+
+
+def _invert(self: Tensor) -> Tensor:
+    """``~x``: ``bitwise_not`` of a bool or integer tensor; a float tensor is refused as PyTorch refuses it."""
+    if self._dtype.is_floating:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return ops.bitwise_not(self)
+
+
+Tensor.__invert__ = _invert  # type: ignore[assignment]
 Tensor.__ior__ = lambda self, o: self.bitwise_or_(o)  # type: ignore[assignment]
 Tensor.__ixor__ = lambda self, o: self.bitwise_xor_(o)  # type: ignore[assignment]
 

@@ -58,6 +58,7 @@ STUDENT_LINES: dict[str, tuple[str, str]] = {
                             "print(torch.zeros(2).type('torch.LongTensor'), isinstance(torch.zeros(2), torch.FloatTensor))"),
     "mask-and": ("(x > 2) & (x < 7) on bool masks",
                  "x = torch.arange(10)\nm = (x > 2) & (x < 7) | (x == 9)\nprint(x[m], x[~m], x & 6, x << 1)"),
+    "invert-float": ("~x on a float tensor", "~torch.ones(2)"),
     "index-fill": ("true_dist.index_fill_(0, mask, 0.0) (label smoothing)",
                    "d = torch.full((3, 5), 0.1)\nd.index_fill_(0, torch.tensor([1]), 0.0)\nprint(d)"),
     "as-tensor-from-numpy": ("torch.as_tensor(a), torch.from_numpy(a) (shares memory)",
