@@ -64,7 +64,7 @@ def run(size: str = "full") -> list[dict[str, Any]]:
                                          torch.nn.ReLU(), torch.nn.Linear(128, 10))
             with torch.no_grad():  # the same starting weights
                 for tp, p in zip(tmodel.parameters(), params):
-                    tp.copy_(torch.from_numpy(p.numpy().copy()))
+                    tp.copy_(torch.from_numpy(p.detach().numpy().copy()))
             topt = (torch.optim.SGD(tmodel.parameters(), lr=0.05, momentum=0.9) if opt_name == "SGD"
                     else torch.optim.Adam(tmodel.parameters(), lr=1e-3))
             t_batches = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in batches]

@@ -109,7 +109,7 @@ def run(size: str = "full") -> list[dict[str, Any]]:
         tmodel = make_model(torch)
         with torch.no_grad():  # the same starting weights, parameter by parameter
             for tp, p in zip(tmodel.parameters(), model.parameters()):
-                tp.copy_(torch.from_numpy(p.numpy().copy()))
+                tp.copy_(torch.from_numpy(p.detach().numpy().copy()))
         return make_step(torch, tmodel, [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in data])
 
     mg_step = make_step(mg, model, [(mg.tensor(x), mg.tensor(y)) for x, y in data])

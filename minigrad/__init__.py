@@ -26,6 +26,7 @@ from .dtypes import get_default_dtype, set_default_dtype
 from .tensor import is_tensor, numel
 from .dtypes import bool_, float16, float32, float64, int32, int64
 from .tensor import Tensor
+from .size import Size
 from .creation import (
     arange,
     channels_last,
@@ -45,13 +46,15 @@ from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from .serialization import load, save
+from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+                           LongTensor, ShortTensor)
 # PyTorch's forms of four ops, exported here explicitly: ``mg.add``/``mg.sub`` take alpha= (ops/math.py),
 # ``mg.div`` rounding_mode= (ops/division.py), ``mg.clip`` tensor bounds (ops/clamp.py); ``mg.ops.add`` ...
 # stay the registered ops, which the operators and the backward formulas call.
 from .ops.clamp import clip
 from .ops.division import div
 from .ops.math import add_alpha as add, sub_alpha as sub
-from .creation import eye, from_numpy, linspace, multinomial, randint, randperm
+from .creation import as_tensor, eye, from_numpy, linspace, multinomial, randint, randperm
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
@@ -74,19 +77,28 @@ from .kernels.backends import is_gpu_available, register_backend, unregister_bac
 from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
+from .optim.lbfgs import LBFGS as _LBFGS  # noqa: E402
+
+# ``mg.optim.LBFGS``: its module builds on ``optim.Optimizer``, so ``minigrad.optim`` cannot import it
+# back (an import cycle); it is attached here, as ``autograd.Function`` is.
+optim.LBFGS = _LBFGS
+optim.__all__.append("LBFGS")
 from . import cuda
 from .autograd import inference_mode
 from . import linalg  # torch.linalg's names (issue 23)
+from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
+from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
-# PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its storage dtype uint8.
-from .dtypes import uint8  # noqa: E402
+# PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its small integer dtypes.
+from .dtypes import bfloat16, int8, int16, uint8  # noqa: E402
 long = int64
 float = float32  # noqa: A001
 double = float64
 half = float16
 int = int32  # noqa: A001
+short = int16
 
 
 __all__ = [
@@ -95,7 +107,11 @@ __all__ = [
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
     "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
-__all__ += ["uint8", "long", "float", "double", "half", "int"]
+__all__ += ["uint8", "int8", "int16", "short", "bfloat16", "long", "float", "double", "half", "int", "Size"]
+# Older course code: the legacy typed constructors (minigrad/tensor_types.py) and as_tensor.
+__all__ += ["backends", "compiler", "compile"]
+__all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
+            "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
 __all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "inference_mode"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.

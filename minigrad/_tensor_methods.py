@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .errors import OutOfRangeError, ShapeError
 from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
@@ -63,7 +64,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
             region = src[idx].shape
             src[idx] = np.arange(int(np.prod(region, dtype=np.int64))).reshape(region)
         except IndexError as exc:
-            raise ValueError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+            raise OutOfRangeError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
         mask = Tensor._make(_on(src >= 0, self.device), dtypes.bool_, self.device)
         if not isinstance(value, Tensor):
             return ops.where(mask, Tensor._scalar(value, self._dtype, self._device), self)
@@ -76,7 +77,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
             if len(vshape) > len(region):
                 raise ValueError
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"setitem(): value of shape {tuple(value.shape)} cannot be broadcast to the indexed region "
                 f"of shape {tuple(region)}"
             ) from None
@@ -109,7 +110,8 @@ def _make_method(fn: Any) -> Any:
 
 
 # Python's reflected operators: ``2 - x`` calls ``x.__rsub__(2)``, i.e. ``sub(2, x)``.
-_REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "__rmatmul__", "__rfloordiv__", "__rmod__"}
+_REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "__rmatmul__", "__rfloordiv__", "__rmod__",
+              "__rand__", "__ror__", "__rxor__", "__rlshift__", "__rrshift__"}
 
 
 _UNARY_OPERATORS = {"__neg__", "__pos__", "__abs__", "__invert__"}
@@ -285,7 +287,9 @@ Tensor.gpu = lambda self: self.to("gpu")  # type: ignore[attr-defined]
 Tensor.cuda = lambda self: self.to("gpu")  # type: ignore[attr-defined]  (PyTorch's spelling of gpu())
 Tensor.astype = _astype  # type: ignore[attr-defined]
 for _cast_name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
-                           ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_)):
+                           ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_),
+                           ("bfloat16", dtypes.bfloat16), ("short", dtypes.int16), ("char", dtypes.int8),
+                           ("byte", dtypes.uint8)):
     setattr(Tensor, _cast_name, _caster(_dtype, _cast_name))
 
 
@@ -382,7 +386,7 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
     return run_inplace(self, "fill_", lambda: ops.fill(self, value))
 
 
-for _op in (ops.add, ops.sub, ops.mul, ops.div):
+for _op in (ops.add, ops.sub, ops.mul, ops.div, ops.bitwise_and, ops.bitwise_or, ops.bitwise_xor):
     setattr(Tensor, _op.name + "_", _inplace_method(_op.name + "_", _op))
 Tensor.zero_ = _zero_  # type: ignore[attr-defined]
 Tensor.fill_ = _fill_  # type: ignore[attr-defined]
@@ -390,6 +394,19 @@ Tensor.__iadd__ = lambda self, o: self.add_(o)  # type: ignore[assignment]
 Tensor.__isub__ = lambda self, o: self.sub_(o)  # type: ignore[assignment]
 Tensor.__imul__ = lambda self, o: self.mul_(o)  # type: ignore[assignment]
 Tensor.__itruediv__ = lambda self, o: self.div_(o)  # type: ignore[assignment]
+Tensor.__iand__ = lambda self, o: self.bitwise_and_(o)  # type: ignore[assignment]
+
+
+def _invert(self: Tensor) -> Tensor:
+    """``~x``: ``bitwise_not`` of a bool or integer tensor; a float tensor is refused as PyTorch refuses it."""
+    if self._dtype.is_floating:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return ops.bitwise_not(self)
+
+
+Tensor.__invert__ = _invert  # type: ignore[assignment]
+Tensor.__ior__ = lambda self, o: self.bitwise_or_(o)  # type: ignore[assignment]
+Tensor.__ixor__ = lambda self, o: self.bitwise_xor_(o)  # type: ignore[assignment]
 
 
 # -- copy.deepcopy (modules are deep-copied to stack identical layers, e.g. TransformerEncoder) --
@@ -461,15 +478,15 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
                 f"view(): view size {tuple(shape)} is not compatible with the input tensor's memory layout "
                 f"(shape {tuple(self.shape)}, not contiguous); use .reshape(...) instead"
             ) from None
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"view(): shape {tuple(shape)} is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+        except (ValueError, TypeError):
+            pass  # a shape that does not fit the size: reshape's InferMeta says so in PyTorch's words
     return ops.reshape(self, tuple(shape))
 
 
 def _mT(self: Tensor) -> Tensor:
     """The last two dimensions swapped (batched matrix transpose)."""
     if self.ndim < 2:
-        raise ValueError(f"mT: expects a tensor with at least 2 dimensions, but got {self.ndim}")
+        raise ShapeError(f"mT: expects a tensor with at least 2 dimensions, but got {self.ndim}")
     return ops.transpose(self, -2, -1)
 
 
@@ -508,7 +525,8 @@ for _name, _fn in _creation.TENSOR_METHODS.items():
 #: dtype -> PyTorch's legacy tensor type name, as ``x.type()`` returns it
 _TYPE_NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor", dtypes.float16: "HalfTensor",
                dtypes.int64: "LongTensor", dtypes.int32: "IntTensor", dtypes.bool_: "BoolTensor",
-               dtypes.uint8: "ByteTensor"}
+               dtypes.uint8: "ByteTensor", dtypes.int8: "CharTensor", dtypes.int16: "ShortTensor",
+               dtypes.bfloat16: "BFloat16Tensor"}
 
 
 def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
@@ -517,11 +535,13 @@ def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
     if dtype is None:
         prefix = "torch.cuda." if self._device == "gpu" else "torch."
         return prefix + _TYPE_NAMES[self.dtype]
+    if isinstance(getattr(dtype, "dtype", None), dtypes.DType) and isinstance(dtype, type):  # x.type(mg.LongTensor)
+        dtype = dtype.__name__
     if isinstance(dtype, str) and dtype.endswith("Tensor"):
         by_name = {v: k for k, v in _TYPE_NAMES.items()}
         short = dtype.rsplit(".", 1)[-1]
         if short not in by_name:
-            raise ValueError(f"invalid type: '{dtype}'")
+            raise ShapeError(f"invalid type: '{dtype}'")
         out = self.to(by_name[short])
         return out.to("gpu") if ".cuda." in dtype else out
     return self.to(dtype)
@@ -538,7 +558,8 @@ _METHODS_BY_FAMILY = {
     "nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero,
     # indexed reads and writes
     "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "take_along_dim": ops.take_along_dim,
-    "index_add": ops.index_add, "index_select": ops.index_select, "masked_select": ops.masked_select,
+    "index_add": ops.index_add, "index_fill": ops.index_fill, "index_copy": ops.index_copy,
+    "index_select": ops.index_select, "masked_select": ops.masked_select,
     "take": ops.take, "narrow": ops.narrow, "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag,
     "unfold": _unfold,
     # running totals and reductions
@@ -621,6 +642,7 @@ def _inplace_composite(name: str, fn: Any) -> Any:
 
 _INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
+    "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,
     "masked_fill_": ops.masked_fill, "clamp_": ops.clamp, "clip_": ops.clamp,
 }
 for _name, _fn in _INPLACE_COMPOSITES.items():

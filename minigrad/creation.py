@@ -8,7 +8,7 @@ Each makes a new leaf tensor; ``manual_seed`` makes the random ones (and
 Example:
     >>> import minigrad as mg
     >>> mg.zeros(2, 3).shape
-    (2, 3)
+    minigrad.Size([2, 3])
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .errors import ShapeError
 from . import dtypes as _dt
 from . import random as _random
 from .devices import Layout, to_numpy
@@ -91,7 +92,7 @@ def channels_last(x: Tensor, requires_grad: bool | None = None, name: str | None
         >>> import minigrad as mg
         >>> x = mg.channels_last(mg.zeros(2, 3, 4, 5))
         >>> x.layout, x.shape
-        ('NHWC', (2, 4, 5, 3))
+        ('NHWC', minigrad.Size([2, 4, 5, 3]))
     """
     if not isinstance(x, Tensor):
         raise TypeError(f"channels_last(): argument 'x' must be Tensor, but got {type(x).__name__}")
@@ -108,7 +109,7 @@ def _shape_arg(fn: str, size: Sequence[Any]) -> tuple[int, ...]:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(f"{fn}(): argument 'size' must be a sequence of ints, but element {i} is {type(s).__name__}")
         if s < 0:
-            raise ValueError(f"{fn}(): negative dimension {s} in size {tuple(size)}")
+            raise ShapeError(f"{fn}(): negative dimension {s} in size {tuple(size)}")
     return tuple(int(s) for s in size)
 
 
@@ -150,7 +151,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             raise TypeError(f"arange(): argument '{nm}' must be a number, but got {type(v).__name__}")
     if step == 0:
-        raise ValueError("arange(): step must be nonzero")
+        raise ShapeError("arange(): step must be nonzero")
     all_int = all(isinstance(v, int) for v in (start, end, step))
     dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.default_float())
     return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
@@ -239,6 +240,20 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return _finish("from_numpy", array, _dt.from_numpy(array.dtype), "cpu", False)
 
 
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, sharing memory where it can (``torch.as_tensor``): a Tensor of the asked dtype
+    and device is returned itself, a NumPy array of a dtype minigrad has is wrapped without a copy (as
+    ``from_numpy``); anything else is copied, as ``tensor(data)`` does."""
+    if isinstance(data, Tensor):
+        out = data if dtype is None else data.to(_dtype_arg("as_tensor", dtype, data.dtype))
+        return out if device is None else out.to(device)
+    dt = None if dtype is None else _dtype_arg("as_tensor", dtype, None)
+    if (isinstance(data, np.ndarray) and (device is None or str(device) == "cpu")
+            and data.dtype in _dt.BY_NUMPY and (dt is None or dt.np == data.dtype)):
+        return from_numpy(data)
+    return tensor(data, dtype=dt, device="cpu" if device is None else device)
+
+
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     dt = _dtype_arg("eye", dtype, _dt.default_float())
@@ -249,7 +264,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
-        raise ValueError(f"linspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
+        raise ShapeError(f"linspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
     dt = _dtype_arg("linspace", dtype, _dt.default_float())
     data = np.linspace(start, end, steps).astype(dt.np)
     return _finish("linspace", data, dt, _check_device("linspace", device), requires_grad)
@@ -439,7 +454,7 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires
     return empty(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-__all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like"]
+__all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like", "as_tensor"]
 
 
 # -- Tensor.new_*: new tensors with this tensor's dtype and device (unless given) ----------------------

@@ -1,36 +1,47 @@
 """Data types and type promotion.
 
-minigrad has six dtypes: ``float16``, ``float32``, ``float64``, ``int32``,
-``int64`` and ``bool``. ``str(mg.float32) == "float32"``.
+minigrad has ten dtypes: ``float16``, ``bfloat16``, ``float32``, ``float64``, ``uint8``,
+``int8``, ``int16``, ``int32``, ``int64`` and ``bool``.
+``str(mg.float32) == "float32"``. Integer arithmetic wraps around as in
+PyTorch (and NumPy): ``tensor([250], dtype=uint8) + 10`` is ``[4]``.
 
 Promotion (used when parsing a KernelKey from several inputs, seed 004 §2.4)
-follows one total order, ``bool < int32 < int64 < float16 < float32 <
-float64``: the result is the largest input dtype. That gives PyTorch's answers
-for every pair (``int64 + float16 -> float16``). Python scalars are wrapped by
-the API layer in the other operand's dtype when the kinds agree (``2 * x``
-keeps ``x``'s dtype), so they never widen a tensor.
+follows one order, ``bool < uint8 < int8 < int16 < int32 < int64 < float16 <
+bfloat16 < float32 < float64``: the result is the largest input dtype, except that
+``uint8`` with ``int8`` gives ``int16`` and ``float16`` with ``bfloat16`` gives
+``float32`` (neither holds the other's values). ``bfloat16`` is NumPy's through the
+``ml_dtypes`` package (round to nearest even, as PyTorch); NumPy calls its kind
+``"V"``, so ``is_floating_np`` is the test for a floating array.
+That gives PyTorch's answers for every pair (``int64 + float16 -> float16``).
+Python scalars are wrapped by the API layer in the other operand's dtype when
+the kinds agree (``2 * x`` keeps ``x``'s dtype), so they never widen a tensor.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
     "DType",
     "float16",
+    "bfloat16",
     "float32",
     "float64",
     "int32",
     "int64",
     "bool_",
     "uint8",
+    "int8",
+    "int16",
     "ALL_DTYPES",
     "FLOAT_DTYPES",
     "INT_DTYPES",
     "NUMERIC_DTYPES",
     "promote",
+    "is_floating_np",
     "as_dtype",
     "from_numpy",
     "default_float",
@@ -48,8 +59,8 @@ class DType:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.rank = rank
-        self.is_floating = self.np.kind == "f"
-        self.is_integer = self.np.kind == "i"
+        self.is_floating = is_floating_np(self.np)
+        self.is_integer = self.np.kind in "iu"
         self.itemsize = self.np.itemsize
 
     def __str__(self) -> str:
@@ -62,22 +73,31 @@ class DType:
         return self.name  # pickles as the module-level singleton
 
 
+_BFLOAT16_NP = np.dtype(ml_dtypes.bfloat16)
+
+
+def is_floating_np(np_dtype: Any) -> bool:
+    """Whether a NumPy dtype is a floating-point one (``bfloat16`` included, whose NumPy kind is ``"V"``)."""
+    return np_dtype.kind == "f" or np_dtype == _BFLOAT16_NP
+
+
 bool_ = DType("bool", np.bool_, 0)
-#: Bytes: a storage dtype (random generator states, raw data); no op has a uint8 kernel.
 uint8 = DType("uint8", np.uint8, 0.5)
+int8 = DType("int8", np.int8, 0.6)
+int16 = DType("int16", np.int16, 0.8)
 int32 = DType("int32", np.int32, 1)
 int64 = DType("int64", np.int64, 2)
 float16 = DType("float16", np.float16, 3)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, 3.5)
 float32 = DType("float32", np.float32, 4)
 float64 = DType("float64", np.float64, 5)
 
-ALL_DTYPES: tuple[DType, ...] = (bool_, int32, int64, float16, float32, float64)
-FLOAT_DTYPES: tuple[DType, ...] = (float16, float32, float64)
-INT_DTYPES: tuple[DType, ...] = (int32, int64)
+ALL_DTYPES: tuple[DType, ...] = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+FLOAT_DTYPES: tuple[DType, ...] = (float16, bfloat16, float32, float64)
+INT_DTYPES: tuple[DType, ...] = (uint8, int8, int16, int32, int64)
 NUMERIC_DTYPES: tuple[DType, ...] = INT_DTYPES + FLOAT_DTYPES
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME["uint8"] = uint8
 _BY_NP = {d.np: d for d in ALL_DTYPES}
 
 
@@ -110,7 +130,11 @@ def set_default_dtype(d: Any) -> None:
 
 
 def promote(a: DType, b: DType) -> DType:
-    """The promoted dtype of two inputs (the larger in the total order)."""
+    """The promoted dtype of two inputs (the larger in the order; ``uint8`` with ``int8`` gives ``int16``)."""
+    if a is not b and {a, b} == {uint8, int8}:
+        return int16
+    if a is not b and {a, b} == {float16, bfloat16}:
+        return float32
     return a if a.rank >= b.rank else b
 
 
@@ -153,5 +177,6 @@ def as_dtype(value: Any, what: str = "dtype") -> DType:
     except TypeError:
         pass
     raise TypeError(
-        f"{what} must be one of minigrad.float16/float32/float64/int32/int64/bool, but got {value!r}"
+        f"{what} must be one of minigrad.float16/bfloat16/float32/float64/uint8/int8/int16/int32/int64/bool, "
+        f"but got {value!r}"
     )

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .dtypes import is_floating_np
+
 __all__ = ["format_values"]
 
 
@@ -24,7 +26,7 @@ class _Formatter:
     """One width and one style for every element: ``1.``, ``1.5000`` or ``1.0000e-05``."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
+        self.floating = is_floating_np(values.dtype)
         self.int_mode = True
         self.sci_mode = False
         self.width = 1

@@ -30,6 +30,7 @@ from .autograd_meta import AutogradMeta
 from .dtypes import DType
 from .devices import Layout, as_device, backend_of_device, canonical_device, move_array, to_numpy
 from .printing import format_values
+from .size import Size
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
 
@@ -165,13 +166,13 @@ class Tensor:
     # -- properties ----------------------------------------------------------
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The tensor's shape as a tuple of ints."""
-        return self._data.shape
+    def shape(self) -> Size:
+        """The tensor's shape: a ``minigrad.Size``, a tuple of ints (``minigrad/size.py``)."""
+        return Size(self._data.shape)
 
     def size(self, dim: int | None = None) -> Any:
         """``shape``, or its ``dim``-th entry."""
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
 
     @property
     def ndim(self) -> int:
@@ -314,14 +315,20 @@ class Tensor:
     # -- conversion --------------------------------------------------------
 
     def numpy(self) -> np.ndarray:
-        """The values as a NumPy array (shares memory for CPU tensors)."""
+        """The values as a NumPy array (shares memory for CPU tensors).
+
+        As in PyTorch, a tensor that requires grad refuses: the array could not carry its
+        history, so ``detach()`` first says that the values leave the graph.
+        """
+        if self._meta is not None:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return to_numpy(self._data)
 
     def item(self) -> Any:
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
             raise RuntimeError(
-                f"item(): a Tensor with {self._data.size} elements cannot be converted to a Python scalar"
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
         return to_numpy(self._data).reshape(()).item()
 
@@ -376,6 +383,13 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"``: a 0-d tensor formats as its Python number with any spec, as in PyTorch;
+        other tensors (and subclasses such as ``Parameter``) only with the empty spec (their ``str``)."""
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
     def __index__(self) -> int:
         if self._dtype.is_floating or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
@@ -389,7 +403,8 @@ class Tensor:
             extras.append(f"device='{self._device}'")
         if arr.size == 0 and arr.ndim != 1:
             extras.append(f"size={tuple(arr.shape)}")
-        if self._dtype not in (_dt.float32, _dt.int64, _dt.bool_) or (arr.size == 0 and self._dtype is not _dt.float32):
+        default = _dt.default_float()  # PyTorch leaves out the default dtype, int64 and bool
+        if self._dtype not in (default, _dt.int64, _dt.bool_) or (arr.size == 0 and self._dtype is not default):
             extras.append(f"dtype=minigrad.{self._dtype.name}")
         meta = self._meta
         if meta is not None:

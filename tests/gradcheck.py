@@ -51,7 +51,7 @@ def _fresh_leaves(inputs: Sequence[Any]) -> list[Any]:
     out = []
     for t in inputs:
         if isinstance(t, mg.Tensor):
-            out.append(mg.tensor(t.numpy().copy(), dtype=t.dtype, requires_grad=t.requires_grad))
+            out.append(mg.tensor(t.detach().numpy().copy(), dtype=t.dtype, requires_grad=t.requires_grad))
         else:
             out.append(t)
     return out
@@ -63,7 +63,7 @@ def _weights(outs: list[Any], rng: np.random.Generator) -> list[np.ndarray]:
 
 def _scalar(fn: Callable[..., Any], args: list[Any], weights: list[np.ndarray]) -> float:
     outs = _outputs(fn(*args))
-    return float(sum(np.sum(w * o.numpy().astype(np.float64)) for w, o in zip(weights, outs)))
+    return float(sum(np.sum(w * o.detach().numpy().astype(np.float64)) for w, o in zip(weights, outs)))
 
 
 def _describe(i: int, t: Any) -> str:
@@ -122,7 +122,7 @@ def gradcheck(
 
     # -- numeric: central differences, one element at a time -----------------
     for i, a in zip(checked, analytic):
-        base = inputs[i].numpy().astype(np.float64)
+        base = inputs[i].detach().numpy().astype(np.float64)
         numeric = np.zeros_like(base)
         flat = numeric.reshape(-1)
         for k in range(base.size):

@@ -57,7 +57,7 @@ class SortWithIndices(mg.autograd.Function):
 
     @staticmethod
     def forward(ctx, x):
-        order = np.argsort(x.numpy(), kind="stable")
+        order = np.argsort(x.detach().numpy(), kind="stable")
         idx = mg.tensor(order, dtype=mg.int64)
         ctx.save_for_backward(idx)
         ctx.mark_non_differentiable(idx)

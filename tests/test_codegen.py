@@ -55,7 +55,7 @@ def _describe(t: Any) -> Any:
         saved = [None if w is None else (w.tensor_id is not None, w.data.tobytes()) for w in getattr(node, "wrappers", ())]
         out.append((type(node).__name__, node.topo_nr, edges, saved, node.in_meta))
         work.extend(e.node for row in node.next_edges for e in row)
-    return t.numpy().tobytes(), str(t.dtype), out
+    return t.detach().numpy().tobytes(), str(t.dtype), out
 
 
 def _run(case: Any) -> Any:

@@ -348,7 +348,7 @@ def test_rule9_detach_shares_storage_and_version():
     d = x.detach()
     assert not d.requires_grad and d.grad_fn is None
     d.add_(1)
-    np.testing.assert_allclose(x.numpy(), [2.0, 3.0])
+    np.testing.assert_allclose(x.detach().numpy(), [2.0, 3.0])
     assert x.version == d.version == 1
 
 

@@ -80,7 +80,8 @@ ATTRIBUTE_TYPE_ERRORS = [
     (lambda: mg.sum(o(2), 0, dim=0), r"^sum\(\) got multiple values for argument 'dim'"),
     (lambda: mg.transpose(o(2, 2)), r"^transpose\(\) missing required argument 'dim0' \(position 1\)"),
     (lambda: o(2)[1.5], r"^getitem\(\): only integers, slices"),
-    (lambda: o(2)[o(1)], r"^getitem\(\): tensors used as indices must be long, int or bool"),
+    # PyTorch's words and class (IndexError), still a TypeError (minigrad/errors.py)
+    (lambda: o(2)[o(1)], r"^tensors used as indices must be long, int, byte or bool tensors \(getitem\(\): "),
     (lambda: mg.flatten("a"), r"^flatten\(\): argument 'x' \(position 0\) must be Tensor, but got str"),
     (lambda: o(2).fill_("a"), r"^fill_\(\): argument 'value' \(position 0\) must be a number"),
 ]
@@ -109,21 +110,23 @@ def test_flatten_bad_input_was_an_attribute_error() -> None:
 # --- ValueError from InferMeta ------------------------------------------------------------------
 
 INFER_META_ERRORS = {
-    "matmul-inner": (lambda: mg.matmul(o(2, 3), o(4, 5)), "matmul", r"\(2, 3\).*\(4, 5\)"),
+    "matmul-inner": (lambda: mg.matmul(o(2, 3), o(4, 5)), None, r"^mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)$"),
     "matmul-0d": (lambda: mg.matmul(mg.tensor(1.0), o(2)), "matmul", "at least 1 dimension"),
-    "matmul-dtype": (lambda: mg.matmul(o(2, 2), o(2, 2, dtype=mg.float64)), "matmul", "float32 and float64"),
+    "matmul-dtype": (lambda: mg.matmul(o(2, 2), o(2, 2, dtype=mg.float64)), None,
+                     "^expected m1 and m2 to have the same dtype, but got: float != double$"),
     "matmul-transpose-1d": (lambda: mg.matmul(o(2), o(2, 2), transpose_x=True), "matmul", "transpose_x"),
-    "reshape": (lambda: o(2, 3).reshape(4, 2), "reshape", r"\(4, 2\).*\(2, 3\)"),
-    "reshape-two-unknown": (lambda: o(2, 3).reshape(-1, -1), "reshape", "only one dimension"),
-    "expand": (lambda: o(2, 3).expand(4, 3), "expand", r"\(2, 3\) -> \(4, 3\)"),
+    "reshape": (lambda: o(2, 3).reshape(4, 2), None, r"^shape '\[4, 2\]' is invalid for input of size 6$"),
+    "reshape-two-unknown": (lambda: o(2, 3).reshape(-1, -1), None, "^only one dimension can be inferred$"),
+    "expand": (lambda: o(2, 3).expand(4, 3), None, r"^The expanded size of the tensor \(4\) must match the existing "
+               r"size \(2\) at non-singleton dimension 0.  Target sizes: \[4, 3\].  Tensor sizes: \[2, 3\]$"),
     "squeeze-dim": (lambda: mg.squeeze(o(2, 1), 5), "squeeze", "out of range"),
     "unsqueeze-dim": (lambda: mg.unsqueeze(o(2), 3), "unsqueeze", "out of range"),
     "permute-len": (lambda: o(2, 3).permute(0), "permute", "doesn't match"),
     "permute-repeat": (lambda: o(2, 3).permute(0, 0), "permute", "multiple times"),
     "transpose-dim": (lambda: mg.transpose(o(2, 3), 0, 2), "transpose", "out of range"),
-    "concat-shapes": (lambda: mg.concat([o(2, 3), o(3, 2)], dim=0), "concat", r"\(2, 3\).*\(3, 2\)"),
-    "concat-0d": (lambda: mg.concat([mg.tensor(1.0), mg.tensor(2.0)]), "concat", "zero-dimensional"),
-    "stack-shapes": (lambda: mg.stack([o(2, 3), o(3, 2)]), "stack", r"\(2, 3\).*\(3, 2\)"),
+    "concat-shapes": (lambda: mg.concat([o(2, 3), o(3, 2)], dim=0), None, "^Sizes of tensors must match except in dimension 0"),
+    "concat-0d": (lambda: mg.concat([mg.tensor(1.0), mg.tensor(2.0)]), None, "^zero-dimensional tensor"),
+    "stack-shapes": (lambda: mg.stack([o(2, 3), o(3, 2)]), None, r"^stack expects each tensor to be equal size, but got \[2, 3\]"),
     "sum-dim": (lambda: mg.sum(o(2, 3), dim=2), "sum", "out of range"),
     "sum-repeated-dim": (lambda: mg.sum(o(2, 3), dim=(0, -2)), "sum", "multiple times"),
     "max-empty": (lambda: mg.max(o(0, 3)), "max", "empty"),
@@ -141,29 +144,37 @@ INFER_META_ERRORS = {
     "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), "conv2d", "bias"),
     "max_pool2d-ndim": (lambda: mg.max_pool2d(o(3, 4), 2), "max_pool2d", "4-D"),
     "where-condition-dtype": (lambda: mg.where(o(2), o(2), o(2)), "where", "bool"),
-    "where-shapes": (lambda: mg.where(mg.tensor([True, False]), o(3), o(3)), "where", r"\(2,\).*\(3,\)"),
-    "getitem-out-of-range": (lambda: o(2, 3)[2], "getitem", r"shape \(2, 3\)"),
-    "getitem-too-many": (lambda: o(2)[0, 0], "getitem", "too many indices"),
-    "getitem-mask-shape": (lambda: o(2)[mg.tensor([True, False, True])], "getitem", "boolean index"),
-    "add-shapes": (lambda: o(2, 3) + o(4), "add", r"\(2, 3\).*\(4,\)"),
+    "where-shapes": (lambda: mg.where(mg.tensor([True, False]), o(3), o(3)), None,
+                     r"^The size of tensor a \(2\) must match the size of tensor b \(3\) .*where\(\): .*\(2,\).*\(3,\)"),
+    "getitem-out-of-range": (lambda: o(2, 3)[2], None, r"^index 2 is out of bounds for dimension 0 with size 2$"),
+    "getitem-too-many": (lambda: o(2)[0, 0], None, "^too many indices for tensor of dimension 1$"),
+    "getitem-mask-shape": (lambda: o(2)[mg.tensor([True, False, True])], None, "boolean index"),
+    "add-shapes": (lambda: o(2, 3) + o(4), None, r"^The size of tensor a \(3\) .* \(add\(\): 'x' \(2, 3\).*\(4,\)"),
     "pow-int-negative": (lambda: mg.tensor([2]) ** -1, "pow", "negative"),
     "setitem-shape": (lambda: o(2, 2).__setitem__(0, o(3)), "setitem", r"\(3,\).*\(2,\)"),
     "setitem-index": (lambda: o(2, 2).__setitem__(5, 1.0), "setitem", "out of bounds"),
 }
 
 
-def _raises_naming_op(error: type[Exception], call: Callable[[], Any], op: str, pattern: str) -> None:
-    """``call()`` raises ``error`` with a message that starts with ``op()`` and matches ``pattern``."""
+def _raises_naming_op(error: type[Exception], call: Callable[[], Any], op: str | None, pattern: str) -> None:
+    """``call()`` raises ``error`` with a message that starts with ``op()`` (None: in PyTorch's own words, which
+    name no op) and matches ``pattern``."""
     with pytest.raises(error) as info:
         call()
     msg = str(info.value)
-    assert msg.startswith(f"{op}()"), msg
+    if op is not None:
+        assert msg.startswith(f"{op}()"), msg
     assert re.search(pattern, msg), msg
 
 
 @pytest.mark.parametrize("call,op,pattern", INFER_META_ERRORS.values(), ids=INFER_META_ERRORS.keys())
-def test_shape_and_dtype_mismatches_raise_value_error(call: Callable[[], Any], op: str, pattern: str) -> None:
+def test_shape_and_dtype_mismatches_raise_pytorch_s_class_and_value_error(call: Callable[[], Any], op: str,
+                                                                           pattern: str) -> None:
+    """PyTorch's class (RuntimeError, IndexError for an index or dim out of range), still a ValueError
+    for programs written against earlier minigrad (minigrad/errors.py)."""
     _raises_naming_op(ValueError, call, op, pattern)
+    with pytest.raises((RuntimeError, IndexError)):
+        call()
 
 
 # --- RuntimeError: window arguments of conv/pool (PyTorch's class; NOTE [ Window arguments are checked
@@ -189,7 +200,7 @@ def test_window_argument_values_raise_runtime_error(call: Callable[[], Any], op:
     "call,pattern",
     [
         (lambda: mg.tensor([True]) - mg.tensor([False]), r"^sub\(\): no kernel registered for key \(CPU, .*, bool\)"),
-        (lambda: mg.mean(mg.tensor([1, 2])), r"^mean\(\): no kernel registered"),
+        (lambda: mg.mean(mg.tensor([1, 2])), r"^mean\(\): could not infer output dtype. .* Got: Long$"),
         (lambda: mg.softmax(mg.tensor([1, 2])), r"^softmax\(\): no kernel registered"),
         (lambda: mg.tensor([1, 2]).__itruediv__(2), r"^div_\(\): result type float32 can't be cast"),
         (lambda: o(2, requires_grad=True).add_(1), r"^add_\(\): a leaf tensor that requires grad"),
@@ -272,7 +283,7 @@ def test_failed_op_builds_no_node_and_changes_no_tensor(
 ) -> None:
     x = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)  # a leaf: no AccumulationNode yet
     y = mg.exp(x)  # a non-leaf
-    y_node, y_vals, y_version = y.grad_fn, y.numpy().copy(), y.version
+    y_node, y_vals, y_version = y.grad_fn, y.detach().numpy().copy(), y.version
     before = set(map(id, new_nodes()))
     with pytest.raises((TypeError, ValueError, RuntimeError)):
         call(x, y)
@@ -280,7 +291,7 @@ def test_failed_op_builds_no_node_and_changes_no_tensor(
     assert x._meta.acc_node() is y_node.next_edges[0][0].node  # only exp's use of x made one
     assert x.grad_fn is None and x.grad is None and x.version == 0
     assert y.grad_fn is y_node and y.version == y_version
-    np.testing.assert_array_equal(y.numpy(), y_vals)
+    np.testing.assert_array_equal(y.detach().numpy(), y_vals)
     # The graph still works: the failure did not corrupt it.
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0, 3.0, 4.0]), rtol=1e-6)
@@ -311,11 +322,11 @@ def test_failed_inplace_op_leaves_values_version_and_grad_fn(
 ) -> None:
     x = mg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
     y = x * 2
-    node, vals, version = y.grad_fn, y.numpy().copy(), y.version
+    node, vals, version = y.grad_fn, y.detach().numpy().copy(), y.version
     before = set(map(id, new_nodes()))
     with pytest.raises((TypeError, ValueError, RuntimeError)):
         call(y)
-    np.testing.assert_array_equal(y.numpy(), vals)
+    np.testing.assert_array_equal(y.detach().numpy(), vals)
     assert y.version == version and y.grad_fn is node
     assert set(map(id, new_nodes())) <= before, "a failed in-place op left a grad node alive"
     y.sum().backward()

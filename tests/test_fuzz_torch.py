@@ -154,7 +154,7 @@ def _values(rng_seed: int, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _np(x: Any) -> np.ndarray:
-    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else x.numpy()  # force: ZeroTensors
+    return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else x.detach().numpy()  # force: ZeroTensors
 
 
 def assert_same_tensor(t: Any, m: Any, what: str) -> None:
@@ -374,7 +374,7 @@ class Differential(RuleBasedStateMachine):
         if p.view_of is not None or p.has_views or id(p.m._version) in self.fused_saved or _made_by_view(p.m):
             return  # not generated (module docstring)
         other_t, other_m = (0.5, 0.5) if j is None else (self.pick(j).t, self.pick(j).m)
-        if j is not None and other_m is not p.m and np.may_share_memory(p.m.numpy(), other_m.numpy()):
+        if j is not None and other_m is not p.m and np.may_share_memory(p.m.detach().numpy(), other_m.detach().numpy()):
             return  # an operand overlapping the written memory: not generated (module docstring)
         name = "0.5" if j is None else self.pick(j).name
 

@@ -24,7 +24,7 @@ def scalar(v: float) -> mg.Tensor:
 
 
 def val(t: mg.Tensor) -> float:
-    return float(t.numpy().reshape(-1)[0])
+    return float(t.detach().numpy().reshape(-1)[0])
 
 
 def test_derivatives_of_x_cubed() -> None:

@@ -116,11 +116,13 @@ def test_loss_accepts_exactly_what_pytorch_accepts(name: str, shape: tuple[int, 
     x = np.random.default_rng(0).normal(size=shape)
     try:
         want = _torch_call(name)(torch.tensor(x), torch.tensor(target)).numpy()
-    except (RuntimeError, ValueError, IndexError):
-        want = None
+    except (RuntimeError, ValueError, IndexError) as exc:
+        want = type(exc)
     fn = getattr(F, name)
-    if want is None:
-        with pytest.raises(ValueError, match=rf"^{name}\(\)"):
+    if isinstance(want, type):  # PyTorch's class, and a ValueError as minigrad raised before
+        with pytest.raises(want):
+            fn(mg.tensor(x, dtype=F64), mg.tensor(target))
+        with pytest.raises(ValueError):
             fn(mg.tensor(x, dtype=F64), mg.tensor(target))
     else:
         got = fn(mg.tensor(x, dtype=F64), mg.tensor(target)).numpy()
@@ -221,7 +223,7 @@ def test_clamp_with_tensor_bounds_matches_pytorch_values_and_gradients(bounds: s
     m_kw = {k: mg.tensor(v, dtype=F64, requires_grad=True) for k, v in kw.items()}
     m_out = mg.clamp(m_x, **m_kw)
     m_out.backward(mg.tensor(seed, dtype=F64))
-    np.testing.assert_array_equal(m_out.numpy(), t_out.detach().numpy())
+    np.testing.assert_array_equal(m_out.detach().numpy(), t_out.detach().numpy())
     np.testing.assert_array_equal(m_x.grad.numpy(), t_x.grad.numpy())
     for k in kw:
         np.testing.assert_array_equal(m_kw[k].grad.numpy(), t_kw[k].grad.numpy())
@@ -232,7 +234,7 @@ def test_clamp_with_a_nan_bound_gives_nan_and_no_gradient() -> None:
     lo = mg.tensor([NAN, 0.0], dtype=F64, requires_grad=True)
     y = mg.clamp(x, min=lo)
     y.sum().backward()
-    assert np.isnan(y.numpy()[0]) and y.numpy()[1] == 4.0
+    assert np.isnan(y.detach().numpy()[0]) and y.detach().numpy()[1] == 4.0
     assert x.grad.tolist() == [0.0, 1.0] and lo.grad.tolist() == [0.0, 0.0]
 
 

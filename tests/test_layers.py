@@ -24,13 +24,14 @@ ROOT = Path(__file__).resolve().parents[1] / "minigrad"
 #: Lowest first. A module belongs to the first layer with a matching prefix.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("minigrad.tracing", "minigrad.dtypes", "minigrad.flags", "minigrad.printing", "minigrad.devices",
-              "minigrad._host_memory")),
+              "minigrad._host_memory", "minigrad.size", "minigrad.errors")),
     ("tensor", ("minigrad.tensor", "minigrad.autograd_meta", "minigrad.creation", "minigrad.random")),
     ("autograd", ("minigrad.autograd",)),
     ("kernels", ("minigrad.kernels",)),
     ("dispatch", ("minigrad.dispatch",)),
     ("ops", ("minigrad.ops",)),
-    ("api", ("minigrad._tensor_methods", "minigrad.nn", "minigrad.optim", "minigrad",
+    ("api", ("minigrad._tensor_methods", "minigrad.nn", "minigrad.optim", "minigrad", "minigrad.tensor_types",
+             "minigrad.backends", "minigrad.compiler",
              # PyTorch's names under autograd, written with ops and mg.grad:
              "minigrad.autograd.functional", "minigrad.autograd.gradcheck")),
     ("tools", ("minigrad.cli", "minigrad.lessons_cli", "minigrad.coursework", "minigrad._lesson_conftest")),

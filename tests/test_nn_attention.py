@@ -205,7 +205,7 @@ def test_multihead_attention_init_and_names() -> None:
     mha = mg.nn.MultiheadAttention(16, 4)
     assert mha.in_proj_bias.tolist() == [0.0] * 48 and mha.out_proj.bias.tolist() == [0.0] * 16
     bound = np.sqrt(6.0 / (16 + 48))
-    assert np.abs(mha.in_proj_weight.numpy()).max() <= bound
+    assert np.abs(mha.in_proj_weight.detach().numpy()).max() <= bound
     assert [n for n, _ in mha.named_parameters()] == [n for n, _ in torch.nn.MultiheadAttention(16, 4).named_parameters()]
     sep = mg.nn.MultiheadAttention(16, 4, kdim=8, vdim=4)
     assert list(sep.state_dict()) == list(torch.nn.MultiheadAttention(16, 4, kdim=8, vdim=4).state_dict())
@@ -289,7 +289,7 @@ def test_encoder_layers_are_independent_copies() -> None:
     ids = {p.id for p in enc.parameters()}
     assert len(ids) == 3 * len(list(layer.parameters()))
     assert enc.layers[2].linear1.weight.name == "layers.2.linear1.weight"
-    np.testing.assert_array_equal(enc.layers[0].linear1.weight.numpy(), enc.layers[2].linear1.weight.numpy())
+    np.testing.assert_array_equal(enc.layers[0].linear1.weight.detach().numpy(), enc.layers[2].linear1.weight.detach().numpy())
 
 
 def test_attention_backward_is_ordinary_nodes() -> None:
@@ -362,7 +362,7 @@ def test_transformer_decoder_matches_torch(case: str, what: str) -> None:
 
 def test_transformer_init_redraws_matrices_with_glorot() -> None:
     t = mg.nn.Transformer(8, 2, 1, 1, 16)
-    w = t.encoder.layers[0].linear1.weight.numpy()  # (16, 8): Glorot bound sqrt(6 / 24) = 0.5
+    w = t.encoder.layers[0].linear1.weight.detach().numpy()  # (16, 8): Glorot bound sqrt(6 / 24) = 0.5
     assert np.abs(w).max() <= 0.5 and np.abs(w).max() > 1 / np.sqrt(8)
     assert t.encoder.layers[0].norm1.weight.tolist() == [1.0] * 8  # 1-D parameters keep their init
     for lib in (mg, torch):

@@ -146,7 +146,7 @@ def test_conv_init_bounds_match_torch() -> None:
     for m, fan_in in ((mg.nn.Conv1d(4, 6, 3, groups=2), 2 * 3), (mg.nn.ConvTranspose2d(4, 6, 3, groups=2), 3 * 9)):
         bound = 1 / np.sqrt(fan_in)
         for p in (m.weight, m.bias):
-            v = p.numpy()
+            v = p.detach().numpy()
             assert np.abs(v).max() <= bound and np.abs(v).max() > 0.5 * bound
 
 
@@ -158,7 +158,7 @@ def test_conv_transpose_output_size_argument() -> None:
     got = m(mg.tensor(x, dtype=mg.float64), output_size=(8, 8))
     want = t(torch.tensor(x), output_size=(8, 8))
     assert tuple(got.shape) == tuple(want.shape) == (1, 2, 8, 8)
-    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10)
 
 
 def test_same_seed_same_weights_as_torch() -> None:
@@ -170,4 +170,4 @@ def test_same_seed_same_weights_as_torch() -> None:
         m, t = build(mg.nn), build(torch.nn)
         for (nm, pm), (nt, pt) in zip(m.named_parameters(), t.named_parameters()):
             assert nm == nt
-            np.testing.assert_array_equal(pm.numpy(), pt.detach().numpy())
+            np.testing.assert_array_equal(pm.detach().numpy(), pt.detach().numpy())

@@ -51,9 +51,9 @@ def test_random_initialisers_match_pytorch_bit_for_bit(seed, shape, case, dt) ->
     assert out is p and p.is_leaf and p.requires_grad and p.grad_fn is None
     if case == "trunc_normal_narrow":
         # the uniform-proposal branch compares logs computed by two libraries: nearly always equal
-        assert np.mean(p.numpy() == tp.detach().numpy()) > 0.99
+        assert np.mean(p.detach().numpy() == tp.detach().numpy()) > 0.99
         return
-    np.testing.assert_array_equal(p.numpy(), tp.detach().numpy())
+    np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy())
     np.testing.assert_array_equal(mg.rand(3).numpy(), torch.rand(3).numpy())  # same stream afterwards
 
 
@@ -62,16 +62,16 @@ def test_deterministic_initialisers() -> None:
         p, tp = _params((3, 4))
         getattr(mg.nn.init, name)(p, *args)
         getattr(torch.nn.init, name)(tp, *args)
-        np.testing.assert_array_equal(p.numpy(), tp.detach().numpy())
+        np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy())
     p, tp = _params((3, 5))
     mg.nn.init.eye_(p)
     torch.nn.init.eye_(tp)
-    np.testing.assert_array_equal(p.numpy(), tp.detach().numpy())
+    np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy())
     for shape, groups in (((4, 2, 3), 1), ((6, 3, 3, 3), 2), ((4, 4, 3, 3, 3), 1)):
         p, tp = _params(shape)
         mg.nn.init.dirac_(p, groups)
         torch.nn.init.dirac_(tp, groups)
-        np.testing.assert_array_equal(p.numpy(), tp.detach().numpy())
+        np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy())
 
 
 @pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 2, 3)], ids=str)
@@ -81,7 +81,7 @@ def test_orthogonal_matches_pytorch_to_rounding(shape) -> None:
     torch.manual_seed(0)
     mg.nn.init.orthogonal_(p, gain=2.0)
     torch.nn.init.orthogonal_(tp, gain=2.0)
-    np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), atol=1e-5)
+    np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), atol=1e-5)
 
 
 def test_sparse_matches_pytorch() -> None:
@@ -90,7 +90,7 @@ def test_sparse_matches_pytorch() -> None:
     torch.manual_seed(3)
     mg.nn.init.sparse_(p, 0.3)
     torch.nn.init.sparse_(tp, 0.3)
-    np.testing.assert_array_equal(p.numpy(), tp.detach().numpy())
+    np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy())
 
 
 def test_calculate_gain_and_errors_as_pytorch() -> None:
@@ -124,7 +124,7 @@ def test_old_uniform_spelling_still_works() -> None:
     torch.manual_seed(1)
     mg.nn.init.uniform_(p)
     torch.nn.init.uniform_(tp)
-    np.testing.assert_array_equal(p.numpy(), tp.detach().numpy())
+    np.testing.assert_array_equal(p.detach().numpy(), tp.detach().numpy())
 
 
 @pytest.mark.parametrize("seed", [0, 1, 42])

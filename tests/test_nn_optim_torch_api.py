@@ -127,7 +127,7 @@ def test_forward_and_gradients_equal_pytorch(row: Any) -> None:
     t_in = [torch.tensor(a, requires_grad=(i in diff)) for i, a in enumerate(arrays)]
     m_out, t_out = fn(*m_in), tfn(torch, *t_in)
     assert tuple(m_out.shape) == tuple(t_out.shape)
-    np.testing.assert_allclose(m_out.numpy(), t_out.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(m_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-10, atol=1e-10)
     w = rng.uniform(-1.5, 1.5, size=tuple(t_out.shape))
     (m_out * mg.tensor(w, dtype=F64)).sum().backward()
     (t_out * torch.tensor(w)).sum().backward()
@@ -189,7 +189,7 @@ def test_load_state_dict_strict_and_non_strict() -> None:
     a, b = Net(), Net()
     sd = a.state_dict()
     assert b.load_state_dict(sd) == ([], [])
-    np.testing.assert_array_equal(b.blocks[1].weight.numpy(), a.blocks[1].weight.numpy())
+    np.testing.assert_array_equal(b.blocks[1].weight.detach().numpy(), a.blocks[1].weight.detach().numpy())
     assert b.blocks[1].weight is not a.blocks[1].weight  # values copied, objects kept
     partial = {k: v for k, v in sd.items() if not k.startswith("heads")}
     partial["extra.weight"] = mg.ones(1)
@@ -202,10 +202,10 @@ def test_load_state_dict_strict_and_non_strict() -> None:
     assert result.missing_keys == ["heads.a.weight", "heads.a.bias"] and result.unexpected_keys == ["extra.weight"]
     bad = dict(sd)
     bad["emb.weight"] = mg.ones(2, 2)
-    before = b.emb.weight.numpy().copy()
+    before = b.emb.weight.detach().numpy().copy()
     with pytest.raises(RuntimeError, match=r"size mismatch for emb.weight"):
         b.load_state_dict(bad)
-    np.testing.assert_array_equal(b.emb.weight.numpy(), before)  # nothing changed
+    np.testing.assert_array_equal(b.emb.weight.detach().numpy(), before)  # nothing changed
 
 
 def test_state_dict_keys_match_pytorch() -> None:
@@ -220,7 +220,7 @@ def test_state_dict_keys_match_pytorch() -> None:
     tnet.double().eval()
     mnet.eval()
     idx = np.array([[0, 3, 4], [1, 1, 2]])
-    np.testing.assert_allclose(mnet(mg.tensor(idx)).numpy(), tnet(torch.tensor(idx)).detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(mnet(mg.tensor(idx)).detach().numpy(), tnet(torch.tensor(idx)).detach().numpy(), rtol=1e-10, atol=1e-10)
 
 
 def test_batchnorm_running_statistics_train_and_eval_match_pytorch() -> None:
@@ -230,14 +230,14 @@ def test_batchnorm_running_statistics_train_and_eval_match_pytorch() -> None:
     mbn = mg.nn.BatchNorm2d(3).double()
     for _ in range(3):
         x = rng.normal(size=(4, 3, 2, 2)) * 3 + 1
-        np.testing.assert_allclose(mbn(T(x, False)).numpy(), tbn(torch.tensor(x)).detach().numpy(), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(mbn(T(x, False)).detach().numpy(), tbn(torch.tensor(x)).detach().numpy(), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(mbn.running_mean.numpy(), tbn.running_mean.numpy(), rtol=1e-12)
     np.testing.assert_allclose(mbn.running_var.numpy(), tbn.running_var.numpy(), rtol=1e-12)
     assert mbn.num_batches_tracked.item() == tbn.num_batches_tracked.item() == 3
     mbn.eval()
     tbn.eval()
     x = rng.normal(size=(2, 3, 2, 2))
-    np.testing.assert_allclose(mbn(T(x, False)).numpy(), tbn(torch.tensor(x)).detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(mbn(T(x, False)).detach().numpy(), tbn(torch.tensor(x)).detach().numpy(), rtol=1e-10, atol=1e-10)
     assert not mbn.training and all(not m.training for m in mbn.modules())
 
 
@@ -283,7 +283,7 @@ def test_save_load_round_trip_of_a_state_dict(tmp_path) -> None:
     idx = mg.tensor([[0, 1], [2, 3]])
     net.eval()
     other.eval()
-    np.testing.assert_array_equal(net(idx).numpy(), other(idx).numpy())
+    np.testing.assert_array_equal(net(idx).detach().numpy(), other(idx).detach().numpy())
 
 
 def test_load_never_unpickles(tmp_path) -> None:
@@ -337,8 +337,8 @@ def test_optimizers_with_param_groups_match_pytorch(kind: str) -> None:
         _loss(tw, tb, torch.tensor(x)).backward()
         mopt.step()
         topt.step()
-    np.testing.assert_allclose(mw.numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(mb.numpy(), tb.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(mw.detach().numpy(), tw.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(mb.detach().numpy(), tb.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_optimizer_state_dict_round_trip_continues_identically(tmp_path) -> None:
@@ -367,8 +367,8 @@ def test_optimizer_state_dict_round_trip_continues_identically(tmp_path) -> None
     opt3.load_state_dict(mg.load(tmp_path / "opt.npz"))
     assert opt3.param_groups[0]["lr"] == 0.1
     run(range(3, 6), w3, b3, opt3)
-    np.testing.assert_array_equal(w3.numpy(), w1.numpy())
-    np.testing.assert_array_equal(b3.numpy(), b1.numpy())
+    np.testing.assert_array_equal(w3.detach().numpy(), w1.detach().numpy())
+    np.testing.assert_array_equal(b3.detach().numpy(), b1.detach().numpy())
 
 
 def test_optimizer_argument_errors() -> None:

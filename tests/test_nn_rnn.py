@@ -153,12 +153,12 @@ def test_init_draws_uniform_in_torch_s_bounds_and_order() -> None:
     names = [n for n, _ in lstm.named_parameters()]
     assert names == [n for n, _ in torch.nn.LSTM(3, 16, num_layers=2, bidirectional=True).named_parameters()]
     for p in lstm.parameters():
-        assert np.abs(p.numpy()).max() <= 0.25 and p.dtype == mg.float32
+        assert np.abs(p.detach().numpy()).max() <= 0.25 and p.dtype == mg.float32
     # Reseeding gives the same weights: drawn from the default generator.
     mg.manual_seed(0)
     again = mg.nn.LSTM(3, 16, num_layers=2, bidirectional=True)
     for p, q in zip(lstm.parameters(), again.parameters()):
-        np.testing.assert_array_equal(p.numpy(), q.numpy())
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
 
 
 def test_backprop_through_time_is_ordinary_nodes() -> None:
@@ -184,10 +184,10 @@ def test_dropout_between_layers_only_in_training() -> None:
     gru.eval()
     a, _ = gru(x)
     b, _ = gru(x)
-    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     gru.train()
     c, _ = gru(x)
-    assert not np.allclose(a.numpy(), c.numpy())
+    assert not np.allclose(a.detach().numpy(), c.detach().numpy())
 
 
 @pytest.mark.parametrize("mod_name, args, exc", [

@@ -436,7 +436,7 @@ def test_gradgradcheck_catches_a_backward_that_is_not_differentiable() -> None:
 
     def cut(x: mg.Tensor) -> mg.Tensor:
         y = x * x
-        y.register_hook(lambda g: mg.tensor(g.numpy(), dtype=g.dtype))
+        y.register_hook(lambda g: mg.tensor(g.detach().numpy(), dtype=g.dtype))
         return y * x
 
     args = [T([0.5, -1.0])]
@@ -467,9 +467,9 @@ def test_third_derivative_of_cube() -> None:
     (g2,) = _grads(g1.sum(), x)
     (g3,) = _grads(g2.sum(), x)
     v = np.array([0.5, -1.5, 2.0])
-    np.testing.assert_allclose(g1.numpy(), 3 * v**2)
-    np.testing.assert_allclose(g2.numpy(), 6 * v)
-    np.testing.assert_allclose(g3.numpy(), [6.0, 6.0, 6.0])
+    np.testing.assert_allclose(g1.detach().numpy(), 3 * v**2)
+    np.testing.assert_allclose(g2.detach().numpy(), 6 * v)
+    np.testing.assert_allclose(g3.detach().numpy(), [6.0, 6.0, 6.0])
 
 
 def _grads(y: mg.Tensor, x: mg.Tensor) -> tuple[mg.Tensor]:
@@ -508,7 +508,7 @@ def test_gradient_has_the_dtype_of_its_input(name: str, low: str, high: str) -> 
     assert out.dtype is getattr(mg, high)
     out.sum().backward()
     assert a.grad.dtype is a.dtype and b.grad.dtype is b.dtype
-    ref_a, ref_b = T(a.numpy()), T(b.numpy())
+    ref_a, ref_b = T(a.detach().numpy()), T(b.detach().numpy())
     MIXED_DTYPE_OPS[name](ref_a, ref_b).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), ref_a.grad.numpy(), rtol=2e-3, atol=2e-3)
     np.testing.assert_allclose(b.grad.numpy(), ref_b.grad.numpy(), rtol=2e-3, atol=2e-3)

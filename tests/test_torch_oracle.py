@@ -182,7 +182,7 @@ def test_forward_and_gradients_equal_pytorch(case: OCase) -> None:
     m_out = case.mg_fn(*m_in)
     t_out = case.torch_fn(*t_in)
     assert tuple(m_out.shape) == tuple(t_out.shape)
-    np.testing.assert_allclose(m_out.numpy().astype(np.float64), t_out.detach().double().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(m_out.detach().numpy().astype(np.float64), t_out.detach().double().detach().numpy(), rtol=1e-10, atol=1e-10)
 
     w = rng.uniform(-1.5, 1.5, size=tuple(t_out.shape))
     m_out.backward(mg.tensor(w, dtype=m_out.dtype))
@@ -201,7 +201,7 @@ def test_setitem_gradients_equal_pytorch() -> None:
     my, ty = ma * 2, ta * 2
     my[1, [0, 3]] = mv * 3
     ty[1, [0, 3]] = tv * 3
-    np.testing.assert_allclose(my.numpy(), ty.detach().numpy())
+    np.testing.assert_allclose(my.detach().numpy(), ty.detach().numpy())
     w = rng.normal(size=(3, 4))
     my.backward(mg.tensor(w))
     ty.backward(torch.tensor(w))

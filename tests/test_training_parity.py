@@ -99,7 +99,7 @@ def test_lstm_language_model_trains_like_torch() -> None:
     tl, tm = _run_lm(torch, theirs, data)
     np.testing.assert_allclose(ml, tl, rtol=1e-9)
     for (name, p), (_, q) in zip(mm.named_parameters(), tm.named_parameters()):
-        np.testing.assert_allclose(p.numpy(), q.detach().numpy(), rtol=1e-8, atol=1e-10, err_msg=name)
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-8, atol=1e-10, err_msg=name)
 
 
 def _run_classifier(lib: Any, model: Any, x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> tuple[list[float], list]:

@@ -43,7 +43,7 @@ def compare(mg_fn: Callable[..., Any], torch_fn: Callable[..., Any], arrays: lis
     m_out, t_out = mg_fn(*m_in, **m_kw), torch_fn(*t_in, **t_kw)
     assert tuple(m_out.shape) == tuple(t_out.shape), (m_out.shape, t_out.shape)
     assert str(m_out.dtype).split(".")[-1] == str(t_out.dtype).split(".")[-1], (m_out.dtype, t_out.dtype)
-    np.testing.assert_allclose(m_out.numpy(), t_out.detach().numpy(), rtol=rtol, atol=atol, equal_nan=True)
+    np.testing.assert_allclose(m_out.detach().numpy(), t_out.detach().numpy(), rtol=rtol, atol=atol, equal_nan=True)
     if not grad or not t_out.requires_grad:
         return
     w = np.random.default_rng(seed).normal(size=tuple(t_out.shape))

@@ -3,7 +3,7 @@
 Every function takes the op name, the (prepared) input arrays - only their
 ``.shape``, ``.ndim`` and ``.dtype`` are read - and the op's attributes, and
 returns ``(shape, numpy dtype)`` (a list of them for several outputs). Bad
-shapes raise ``ValueError`` naming the op, the arguments and what was
+shapes raise ``ShapeError`` (a ``RuntimeError`` and a ``ValueError``, ``minigrad/errors.py``) naming the op, the arguments and what was
 expected; the kernel never runs on them.
 """
 
@@ -14,6 +14,9 @@ import math
 from typing import Any, Sequence
 
 import numpy as np
+
+from ..dtypes import is_floating_np
+from ..errors import OutOfRangeError, ShapeError
 
 __all__ = [
     "same",
@@ -57,7 +60,7 @@ def grad_like(op: str, grad: Any, x: Any, **attrs: Any) -> tuple[tuple[int, ...]
     """A fused backward op's output: like ``grad``, which must have ``x``'s shape
     (``threshold_backward``, ``gelu_backward``, ``layer_norm_backward``)."""
     if tuple(grad.shape) != tuple(x.shape):
-        raise ValueError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
+        raise ShapeError(f"{op}(): 'grad' has shape {tuple(grad.shape)} but 'x' has shape {tuple(x.shape)}")
     return tuple(grad.shape), grad.dtype
 
 
@@ -71,7 +74,7 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[s
         return tuple(a)
     n = max(len(a), len(b))
     out = []
-    for i in range(-n, 0):
+    for i in range(-1, -n - 1, -1):  # from the last dimension, as PyTorch's infer_size checks them
         da = a[i] if -i <= len(a) else 1
         db = b[i] if -i <= len(b) else 1
         if da == db or db == 1:
@@ -79,18 +82,18 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[s
         elif da == 1:
             out.append(db)
         else:
-            raise ValueError(
-                f"{op}(): the shapes of '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} cannot be broadcast: "
-                f"dimension {i} is {da} vs {db} (sizes must match or one of them must be 1)"
+            raise ShapeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension "
+                f"{n + i} ({op}(): '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} cannot be broadcast)"
             )
-    return tuple(out)
+    return tuple(reversed(out))
 
 
 def broadcast(op: str, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     """Binary elementwise ops: broadcast shape; dtype of the (already promoted) inputs."""
     shape = x.shape if x.shape == y.shape else broadcast_shapes(op, x.shape, y.shape)
     if x.dtype != y.dtype:
-        raise ValueError(f"{op}(): 'x' has dtype {x.dtype} but 'y' has dtype {y.dtype}")
+        raise ShapeError(f"{op}(): 'x' has dtype {x.dtype} but 'y' has dtype {y.dtype}")
     return shape, x.dtype
 
 
@@ -101,11 +104,11 @@ def compare(op: str, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any
 
 def where(op: str, condition: Any, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     if condition.dtype != _BOOL:
-        raise ValueError(f"{op}(): 'condition' must have dtype bool, but has {condition.dtype}")
+        raise ShapeError(f"{op}(): 'condition' must have dtype bool, but has {condition.dtype}")
     shape = broadcast_shapes(op, x.shape, y.shape)
     shape = broadcast_shapes(op, condition.shape, shape, ("condition", "x/y"))
     if x.dtype != y.dtype:
-        raise ValueError(f"{op}(): 'x' has dtype {x.dtype} but 'y' has dtype {y.dtype}")
+        raise ShapeError(f"{op}(): 'x' has dtype {x.dtype} but 'y' has dtype {y.dtype}")
     return shape, x.dtype
 
 
@@ -118,10 +121,10 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple[int, ...]:
     for d in dims:
         lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
         if not lo <= d <= hi:
-            raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
+            raise OutOfRangeError(f"{op}(): Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
         d = d % ndim if ndim > 0 else 0
         if d in out:
-            raise ValueError(f"{op}(): dim {d} appears multiple times in the list of dims")
+            raise ShapeError(f"{op}(): dim {d} appears multiple times in the list of dims")
         out.append(d)
     return tuple(sorted(out))
 
@@ -137,28 +140,33 @@ def reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False, **attrs: Any
     """Reductions over ``dim`` (all dims when ``None``); a 0-d tensor accepts dim 0 / -1 and reduces nothing."""
     dims = reduced_dims(op, dim, x.ndim)
     if op in ("max", "min") and any(x.shape[d] == 0 for d in dims):
-        raise ValueError(f"{op}(): cannot reduce an empty tensor")
+        raise ShapeError(f"{op}(): cannot reduce an empty tensor")
     if keepdim:
         shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
     else:
         shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
     dtype = x.dtype
-    if op == "sum" and dtype.kind in "bi":
+    if op == "sum" and dtype.kind in "biu":
         dtype = np.dtype(np.int64)
-    if op == "mean" and dtype.kind != "f":
-        raise ValueError(f"{op}(): could not infer output dtype: input dtype must be floating point, but got {dtype}")
+    if op == "mean" and not is_floating_np(dtype):
+        raise ShapeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
+                         f"complex dtype. Got: {scalar_type_name(dtype)}")
     return shape, dtype
 
 
 def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False) -> tuple[tuple[int, ...], Any]:
     """``MatmulInferMeta``: 1-D operands are promoted (and the added dim removed), batch dims broadcast."""
     if x.ndim == 0 or y.ndim == 0:
-        raise ValueError(f"{op}(): both arguments need at least 1 dimension, but got shapes {_shape(x.shape)} and {_shape(y.shape)}")
+        raise ShapeError(f"{op}(): both arguments need at least 1 dimension, but got shapes {_shape(x.shape)} and {_shape(y.shape)}")
     if x.dtype != y.dtype:
-        raise ValueError(f"{op}(): expected 'x' and 'y' to have the same dtype, but got {x.dtype} and {y.dtype}")
+        if transpose_y:  # nn.Linear's x @ W.T: PyTorch's addmm words
+            raise ShapeError(f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(x.dtype)} and "
+                             f"{scalar_type_name(y.dtype)}")
+        raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES.get(str(x.dtype), x.dtype)} "
+                         f"!= {_C_TYPE_NAMES.get(str(y.dtype), y.dtype)}")
     if (transpose_x and x.ndim == 1) or (transpose_y and y.ndim == 1):
         which = "x" if transpose_x and x.ndim == 1 else "y"
-        raise ValueError(f"{op}(): transpose_{which}=True needs '{which}' with at least 2 dimensions (a 1-D vector has no transpose)")
+        raise ShapeError(f"{op}(): transpose_{which}=True needs '{which}' with at least 2 dimensions (a 1-D vector has no transpose)")
     dx, dy = list(x.shape), list(y.shape)
     x_vec, y_vec = x.ndim == 1, y.ndim == 1
     if x_vec:
@@ -170,11 +178,7 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
     if transpose_y:
         dy[-1], dy[-2] = dy[-2], dy[-1]
     if dx[-1] != dy[-2]:
-        raise ValueError(
-            f"{op}(): the inner dimensions do not match: 'x' {_shape(x.shape)}"
-            f"{' (transposed)' if transpose_x else ''} has {dx[-1]} columns but 'y' {_shape(y.shape)}"
-            f"{' (transposed)' if transpose_y else ''} has {dy[-2]} rows"
-        )
+        raise ShapeError(_matmul_mismatch(x.ndim, y.ndim, dx, dy))
     batch = broadcast_shapes(op, dx[:-2], dy[:-2])
     out = list(batch)
     if not x_vec:
@@ -184,25 +188,58 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
     return tuple(out), x.dtype
 
 
+#: NumPy dtype -> PyTorch's ScalarType name, as its dtype errors print it ("Got: Long")
+_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "bfloat16": "BFloat16"}
+
+
+#: NumPy dtype -> the C++ type PyTorch's matmul names in its dtype message ("float != double")
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
+
+
+def scalar_type_name(dtype: Any) -> str:
+    """PyTorch's name of a dtype in its messages (``Long`` for int64)."""
+    name = str(dtype)
+    return _SCALAR_TYPE_NAMES.get(name, name)
+
+
+def _matmul_mismatch(x_ndim: int, y_ndim: int, dx: list[int], dy: list[int]) -> str:
+    """PyTorch's words for inner dimensions that differ (``dx``/``dy``: the shapes as multiplied, 1-D
+    operands already given their added dimension), the text a student searches for."""
+    if x_ndim == 1 and y_ndim == 1:
+        return (f"inconsistent tensor size, expected tensor [{dx[-1]}] and src [{dy[-2]}] to have the same number "
+                f"of elements, but got {dx[-1]} and {dy[-2]} elements respectively")
+    if y_ndim == 1 and x_ndim == 2:
+        return f"size mismatch, got input ({dx[0]}), mat ({dx[0]}x{dx[1]}), vec ({dy[0]})"
+    if y_ndim <= 2 or x_ndim == 1:
+        # PyTorch folds x's batch dimensions into rows for a matrix on the right (nn.Linear's case)
+        rows = math.prod(dx[:-1]) if y_ndim <= 2 else dx[-2]
+        return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{dx[-1]} and {dy[-2]}x{dy[-1]})"
+    batch = max(math.prod(dx[:-2]), math.prod(dy[:-2]))  # the broadcast batch
+    return (f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {dx[-1]}] but got: "
+            f"[{batch}, {dy[-2]}].")
+
+
 def reshape(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
     size = math.prod(x.shape)  # Python ints: exact, and ~20x cheaper than np.prod on a small tuple
     unknown = 0
     known = 1
-    for s in shape:  # a loop, not comprehensions: each of those is a function call
+    for s in shape:  # a loop, not comprehensions: each of those is a function call; PyTorch's order of checks
         if s == -1:
-            unknown += 1
+            if unknown:
+                raise ShapeError("only one dimension can be inferred")
+            unknown = 1
         elif s < -1:
-            raise ValueError(f"{op}(): invalid shape dimension in {_shape(shape)}")
+            raise ShapeError(f"invalid shape dimension {s}")
         else:
             known *= s
-    if unknown > 1:
-        raise ValueError(f"{op}(): only one dimension can be inferred (-1), got shape {_shape(shape)}")
+    if (unknown and (known == 0 or size % known)) or (not unknown and known != size):
+        # PyTorch's words (``view`` and ``reshape`` alike): what a student searches for
+        raise ShapeError(f"shape '{list(shape)}' is invalid for input of size {size}")
     if unknown:
-        if known == 0 or size % known:
-            raise ValueError(f"{op}(): shape {_shape(shape)} is invalid for input of size {size}")
         shape = tuple(size // known if s == -1 else s for s in shape)
-    elif known != size:
-        raise ValueError(f"{op}(): shape {_shape(shape)} is invalid for input of shape {_shape(x.shape)} (size {size})")
     return tuple(shape), x.dtype
 
 
@@ -217,22 +254,23 @@ def transpose(op: str, x: Any, dim0: int, dim1: int) -> tuple[tuple[int, ...], A
 
 def permute(op: str, x: Any, dims: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
     if len(dims) != x.ndim:
-        raise ValueError(f"{op}(): number of dims {len(dims)} doesn't match the tensor's {x.ndim} dimensions")
+        raise ShapeError(f"{op}(): number of dims {len(dims)} doesn't match the tensor's {x.ndim} dimensions")
     norm = normalize_dims(op, dims, x.ndim)
     if len(norm) != x.ndim:
-        raise ValueError(f"{op}(): repeated dim in {dims}")
+        raise ShapeError(f"{op}(): repeated dim in {dims}")
     return tuple(x.shape[d % x.ndim] for d in dims), x.dtype
 
 
 def expand(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
     if len(shape) < x.ndim:
-        raise ValueError(f"{op}(): the number of sizes {len(shape)} must be >= the tensor's {x.ndim} dimensions")
+        raise ShapeError(f"{op}(): the number of sizes {len(shape)} must be >= the tensor's {x.ndim} dimensions")
     lead = len(shape) - x.ndim
     out = []
-    for i, s in enumerate(shape):
+    for i in range(len(shape) - 1, -1, -1):  # from the last dimension, as PyTorch checks them
+        s = shape[i]
         if i < lead:
             if s < 0:
-                raise ValueError(f"{op}(): -1 is not allowed for a new leading dimension ({_shape(shape)})")
+                raise ShapeError(f"{op}(): -1 is not allowed for a new leading dimension ({_shape(shape)})")
             out.append(s)
             continue
         xs = x.shape[i - lead]
@@ -241,11 +279,11 @@ def expand(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], An
         elif xs == s or xs == 1:
             out.append(s)
         else:
-            raise ValueError(
-                f"{op}(): the expanded size {s} must match the existing size {xs} at dimension {i} "
-                f"(only size-1 dimensions can be expanded); tensor {_shape(x.shape)} -> {_shape(shape)}"
+            raise ShapeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({xs}) at non-singleton "
+                f"dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(x.shape)}"
             )
-    return tuple(out), x.dtype
+    return tuple(reversed(out)), x.dtype
 
 
 def squeeze(op: str, x: Any, dim: Any = None) -> tuple[tuple[int, ...], Any]:
@@ -258,27 +296,40 @@ def squeeze(op: str, x: Any, dim: Any = None) -> tuple[tuple[int, ...], Any]:
 def unsqueeze(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
     n = x.ndim + 1
     if not -n <= dim < n:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise OutOfRangeError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     d = dim % n
     s = list(x.shape)
     s.insert(d, 1)
     return tuple(s), x.dtype
 
 
+def is_legacy_empty(shape: Sequence[int]) -> bool:
+    """A 1-D tensor of size 0 (``zeros(0)``): ``cat`` skips it wherever it stands, as PyTorch does, so a
+    program may start an accumulator as ``zeros(0)`` and ``cat`` onto it."""
+    return len(shape) == 1 and shape[0] == 0
+
+
 def concat(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
-    first = xs[0]
-    if first.ndim == 0:
-        raise ValueError(f"{op}(): zero-dimensional tensor (at position 0) cannot be concatenated")
+    """PyTorch's ``cat`` rules (``aten/src/ATen/native/TensorShape.cpp``): 1-D empty inputs skipped, the same
+    rank and the same sizes outside ``dim`` for the rest; dtypes were promoted by PrepareData already."""
+    kept = [(i, t) for i, t in enumerate(xs) if not is_legacy_empty(t.shape)]
+    if not kept:
+        return (0,), xs[0].dtype
+    for i, t in kept:
+        if t.ndim == 0:
+            raise ShapeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    first_i, first = kept[0]
     d = normalize_dims(op, dim, first.ndim)[0]
     total = 0
-    for i, t in enumerate(xs):
-        if t.ndim != first.ndim or any(a != b for j, (a, b) in enumerate(zip(t.shape, first.shape)) if j != d):
-            raise ValueError(
-                f"{op}(): sizes of tensors must match except in dimension {d}: tensor 0 has shape "
-                f"{_shape(first.shape)} but tensor {i} has shape {_shape(t.shape)}"
-            )
+    for i, t in kept:
+        if t.ndim != first.ndim:
+            raise ShapeError(f"Tensors must have same number of dimensions: got {first.ndim} and {t.ndim}")
+        for j, (a, b) in enumerate(zip(first.shape, t.shape)):
+            if j != d and a != b:
+                raise ShapeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but got "
+                                 f"size {b} for tensor number {i} in the list.")
         if t.dtype != first.dtype:
-            raise ValueError(f"{op}(): tensor 0 has dtype {first.dtype} but tensor {i} has dtype {t.dtype}")
+            raise ShapeError(f"{op}(): tensor {first_i} has dtype {first.dtype} but tensor {i} has dtype {t.dtype}")
         total += t.shape[d]
     s = list(first.shape)
     s[d] = total
@@ -289,12 +340,12 @@ def stack(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
     first = xs[0]
     for i, t in enumerate(xs):
         if t.shape != first.shape:
-            raise ValueError(
-                f"{op}(): stack expects each tensor to be equal size, but got {_shape(first.shape)} at entry 0 "
-                f"and {_shape(t.shape)} at entry {i}"
+            raise ShapeError(
+                f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
+                f"and {list(t.shape)} at entry {i}"
             )
         if t.dtype != first.dtype:
-            raise ValueError(f"{op}(): tensor 0 has dtype {first.dtype} but tensor {i} has dtype {t.dtype}")
+            raise ShapeError(f"{op}(): tensor 0 has dtype {first.dtype} but tensor {i} has dtype {t.dtype}")
     shape = list(unsqueeze(op, first, dim)[0])
     shape[dim % (first.ndim + 1)] = len(xs)  # the new dimension holds one entry per tensor
     return tuple(shape), first.dtype
@@ -302,29 +353,29 @@ def stack(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
 
 def softmax(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
     normalize_dims(op, dim, x.ndim)
-    if x.dtype.kind != "f":
-        raise ValueError(f"{op}(): expected a floating point input, but got {x.dtype}")
+    if not is_floating_np(x.dtype):
+        raise ShapeError(f"{op}(): expected a floating point input, but got {x.dtype}")
     return x.shape, x.dtype
 
 
 def cross_entropy(op: str, input: Any, target: Any, reduction: str = "mean") -> tuple[tuple[int, ...], Any]:
     if input.ndim != 2:
-        raise ValueError(f"{op}(): 'input' must be 2-D (batch, classes), but got shape {_shape(input.shape)}")
+        raise ShapeError(f"{op}(): 'input' must be 2-D (batch, classes), but got shape {_shape(input.shape)}")
     if target.ndim != 1 or target.shape[0] != input.shape[0]:
-        raise ValueError(
+        raise ShapeError(
             f"{op}(): 'target' must be 1-D with one class index per row of 'input': expected shape "
             f"({input.shape[0]},), got {_shape(target.shape)}"
         )
     if target.dtype.kind not in "iu":
-        raise ValueError(f"{op}(): 'target' must hold integer class indices, but has dtype {target.dtype}")
+        raise ShapeError(f"{op}(): 'target' must hold integer class indices, but has dtype {target.dtype}")
     return ((input.shape[0],) if reduction == "none" else ()), input.dtype
 
 
 def loss_pair(op: str, input: Any, target: Any, reduction: str = "mean") -> tuple[tuple[int, ...], Any]:
     if input.shape != target.shape:
-        raise ValueError(f"{op}(): 'input' {_shape(input.shape)} and 'target' {_shape(target.shape)} must have the same shape")
+        raise ShapeError(f"{op}(): 'input' {_shape(input.shape)} and 'target' {_shape(target.shape)} must have the same shape")
     if input.dtype != target.dtype:
-        raise ValueError(f"{op}(): 'input' has dtype {input.dtype} but 'target' has dtype {target.dtype}")
+        raise ShapeError(f"{op}(): 'input' has dtype {input.dtype} but 'target' has dtype {target.dtype}")
     return (input.shape if reduction == "none" else ()), input.dtype
 
 
@@ -335,17 +386,17 @@ def conv_out(size: int, k: int, stride: int, padding: int) -> int:
 def conv2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tuple[int, int] = (1, 1),
            padding: tuple[int, int] = (0, 0)) -> tuple[tuple[int, ...], Any]:
     if x.ndim != 4:
-        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
+        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
     if weight.ndim != 4:
-        raise ValueError(f"{op}(): 'weight' must be 4-D (out_channels, in_channels, kH, kW), but got {_shape(weight.shape)}")
+        raise ShapeError(f"{op}(): 'weight' must be 4-D (out_channels, in_channels, kH, kW), but got {_shape(weight.shape)}")
     n, c, h, w = x.shape
     o, ci, kh, kw = weight.shape
     if ci != c:
-        raise ValueError(f"{op}(): 'x' has {c} channels but 'weight' {_shape(weight.shape)} expects {ci} input channels")
+        raise ShapeError(f"{op}(): 'x' has {c} channels but 'weight' {_shape(weight.shape)} expects {ci} input channels")
     if bias is not None and tuple(bias.shape) != (o,):
-        raise ValueError(f"{op}(): 'bias' must have shape ({o},), but got {_shape(bias.shape)}")
+        raise ShapeError(f"{op}(): 'bias' must have shape ({o},), but got {_shape(bias.shape)}")
     if x.dtype != weight.dtype:
-        raise ValueError(f"{op}(): 'x' has dtype {x.dtype} but 'weight' has dtype {weight.dtype}")
+        raise ShapeError(f"{op}(): 'x' has dtype {x.dtype} but 'weight' has dtype {weight.dtype}")
     oh, ow = conv_out(h, kh, stride[0], padding[0]), conv_out(w, kw, stride[1], padding[1])
     if oh <= 0 or ow <= 0:  # an argument value PyTorch refuses with RuntimeError, as here
         raise RuntimeError(
@@ -356,7 +407,7 @@ def conv2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tuple[int, in
 
 def pool2d(op: str, x: Any, kernel_size: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int]) -> tuple[tuple[int, ...], Any]:
     if x.ndim != 4:
-        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
+        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
     if padding[0] * 2 > kernel_size[0] or padding[1] * 2 > kernel_size[1]:
         raise RuntimeError(f"{op}(): padding should be at most half of the kernel size, got padding {padding} for kernel {kernel_size}")
     n, c, h, w = x.shape

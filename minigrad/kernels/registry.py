@@ -13,9 +13,12 @@ dtype) gets its own ``Kernel`` entry, as in Paddle's registry.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterable, Sequence
 
-from ..dtypes import ALL_DTYPES, DType
+import numpy as np
+
+from ..dtypes import ALL_DTYPES, DType, bfloat16
 from .key import Backend, KernelKey, Layout
 
 __all__ = ["Kernel", "ArgDef", "register_kernel", "unregister_kernels", "kernels_for", "registered_ops", "KERNELS"]
@@ -126,9 +129,13 @@ def register_kernel(
         for op_name in ops:
             table = KERNELS.setdefault(op_name, {})
             for dt in dtypes:
+                if dt is bfloat16 and backend != Backend.CPU:
+                    continue  # CuPy has no bfloat16: such ops take the CPU kernels (docs/pytorch-coverage.md)
                 key = KernelKey(backend, layout, dt)
+                # (cast excepted: its float32 result from a bfloat16 input is the answer, not a wide step)
+                run = in_float32(fn) if dt is bfloat16 and backend == Backend.CPU and op_name != "cast" else fn
                 table[key] = Kernel(
-                    fn, op_name, key, name or f"{backend.lower()}/{getattr(fn, '__name__', 'kernel')}", arg_overrides,
+                    run, op_name, key, name or f"{backend.lower()}/{getattr(fn, '__name__', 'kernel')}", arg_overrides,
                     out_layout,
                 )
             for listener in _listeners:
@@ -136,6 +143,37 @@ def register_kernel(
         return fn
 
     return deco
+
+
+_BFLOAT16 = bfloat16.np
+
+
+def _widen(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype == _BFLOAT16:
+        return value.astype(np.float32)
+    if isinstance(value, list):
+        return [_widen(v) for v in value]
+    return value
+
+
+def _narrow(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype == np.float32:
+        return value.astype(_BFLOAT16)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_narrow(v) for v in value)
+    return value
+
+
+def in_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` for bfloat16 arrays as PyTorch's CPU kernels run it: inputs widened to float32 (its
+    "opmath" type), the float32 results rounded to bfloat16 once - so a sum or a softmax rounds at the
+    end, not at every step."""
+
+    @functools.wraps(fn)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return _narrow(fn(*(_widen(a) for a in args), **{k: _widen(v) for k, v in kwargs.items()}))
+
+    return kernel
 
 
 def unregister_kernels(op: str, backend: str) -> None:

@@ -5,7 +5,7 @@ Example:
     >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> model = mg.nn.Sequential(mg.nn.Linear(4, 8), mg.nn.ReLU(), mg.nn.Linear(8, 3))
     >>> model(mg.randn(2, 4)).shape
-    (2, 3)
+    minigrad.Size([2, 3])
 """
 
 from __future__ import annotations
@@ -162,12 +162,12 @@ class MSELoss(Module):
 # More layers with PyTorch's names (they subclass Module, so they are imported last).
 from .layers import (  # noqa: E402
     BatchNorm1d, BatchNorm2d, Dropout, Embedding, Identity, LayerNorm, Linear, LogSoftmax, ModuleDict, ModuleList,
-    Softmax,
+    ParameterDict, ParameterList, Softmax,
 )
 
 __all__ += [
     "BatchNorm1d", "BatchNorm2d", "Embedding", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
-    "Softmax",
+    "ParameterDict", "ParameterList", "Softmax",
 ]
 
 

@@ -12,7 +12,7 @@ Example:
     >>> import minigrad as mg
     >>> mg.manual_seed(0)
     >>> mg.nn.ConvTranspose2d(8, 4, kernel_size=4, stride=2, padding=1)(mg.ones(1, 8, 5, 5)).shape
-    (1, 4, 10, 10)
+    minigrad.Size([1, 4, 10, 10])
 """
 
 from __future__ import annotations

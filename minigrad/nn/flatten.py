@@ -3,7 +3,7 @@
 Example:
     >>> import minigrad as mg
     >>> mg.nn.Unflatten(1, (2, 5))(mg.ones(3, 10)).shape
-    (3, 2, 5)
+    minigrad.Size([3, 2, 5])
 """
 
 from __future__ import annotations

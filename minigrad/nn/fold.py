@@ -3,7 +3,7 @@
 Example:
     >>> import minigrad as mg
     >>> mg.nn.Unfold(kernel_size=2)(mg.ones(1, 3, 4, 4)).shape
-    (1, 12, 9)
+    minigrad.Size([1, 12, 9])
 """
 
 from __future__ import annotations

@@ -243,7 +243,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         >>> import minigrad as mg
         >>> q = k = v = mg.ones(1, 3, 4)
         >>> mg.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).shape
-        (1, 3, 4)
+        minigrad.Size([1, 3, 4])
     """
     for nm, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):

@@ -16,7 +16,7 @@ Example:
     >>> w = mg.empty(3, 5)
     >>> _ = mg.nn.init.kaiming_uniform_(w, mode="fan_in", nonlinearity="relu")
     >>> w.shape
-    (3, 5)
+    minigrad.Size([3, 5])
 """
 
 from __future__ import annotations

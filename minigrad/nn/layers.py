@@ -7,7 +7,7 @@ Example:
     >>> _ = mg.manual_seed(0)  # returns the generator, as in PyTorch
     >>> emb = mg.nn.Embedding(10, 4)
     >>> emb(mg.tensor([[1, 2, 3]])).shape
-    (1, 3, 4)
+    minigrad.Size([1, 3, 4])
 """
 
 from __future__ import annotations
@@ -137,6 +137,95 @@ class ModuleDict(Module):
 
     def items(self) -> Any:
         return self._modules.items()
+
+def _as_parameter(value: Any) -> Any:
+    """A Parameter for a tensor put in a ParameterList/ParameterDict (PyTorch wraps plain tensors too)."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """A list of parameters, registered under "0", "1", ... (indexable, iterable, appendable).
+
+    Example:
+        >>> import minigrad as mg
+        >>> ps = mg.nn.ParameterList([mg.nn.Parameter(mg.ones(2)) for _ in range(3)])
+        >>> len(list(mg.nn.Module.parameters(ps))), [n for n, _ in ps.named_parameters()]
+        (3, ['0', '1', '2'])
+    """
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def append(self, value: Any) -> "ParameterList":
+        setattr(self, str(len(self)), _as_parameter(value))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> "ParameterList":
+        for v in values:
+            self.append(v)
+        return self
+
+    def __getitem__(self, i: Any) -> Any:
+        items = [getattr(self, str(k)) for k in range(len(self))]
+        return ParameterList(items[i]) if isinstance(i, slice) else items[i]
+
+    def __setitem__(self, i: int, value: Any) -> None:
+        setattr(self, str(range(len(self))[i]), _as_parameter(value))
+
+    def __len__(self) -> int:
+        return sum(1 for k in self.__dict__ if k.isdigit())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter([getattr(self, str(k)) for k in range(len(self))])
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ParameterList has no forward(); use its parameters in your own forward()")
+
+
+class ParameterDict(Module):
+    """A dict of parameters by name, registered under those names."""
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        object.__setattr__(self, "_keys", [])
+        for k, v in (dict(parameters) if parameters is not None else {}).items():
+            self[k] = v
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self._keys:
+            self._keys.append(key)
+        setattr(self, key, _as_parameter(value))
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._keys))
+
+    def keys(self) -> Any:
+        return list(self._keys)
+
+    def values(self) -> Any:
+        return [self[k] for k in self._keys]
+
+    def items(self) -> Any:
+        return [(k, self[k]) for k in self._keys]
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("ParameterDict has no forward(); use its parameters in your own forward()")
+
 
 class Embedding(Module):
     """A lookup table: ``weight[indices]``, weight ``(num_embeddings, embedding_dim)`` from N(0, 1)."""

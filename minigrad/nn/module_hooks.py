@@ -31,7 +31,7 @@ Example:
     >>> x = mg.ones(3, 2, requires_grad=True)
     >>> lin(x).sum().backward()
     >>> seen
-    [(1, (3, 1))]
+    [(1, minigrad.Size([3, 1]))]
     >>> h.remove()
 """
 

@@ -4,7 +4,7 @@
 Example:
     >>> import minigrad as mg
     >>> mg.nn.ReflectionPad2d(1)(mg.ones(1, 1, 3, 3)).shape
-    (1, 1, 5, 5)
+    minigrad.Size([1, 1, 5, 5])
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ parameters. ``MaxPool2d`` is older and lives in ``nn/__init__.py``.
 Example:
     >>> import minigrad as mg
     >>> mg.nn.AdaptiveAvgPool2d((1, 1))(mg.ones(2, 3, 5, 5)).shape
-    (2, 3, 1, 1)
+    minigrad.Size([2, 3, 1, 1])
 """
 
 from __future__ import annotations

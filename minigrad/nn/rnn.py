@@ -26,7 +26,7 @@ Example:
     >>> lstm = mg.nn.LSTM(input_size=3, hidden_size=5, num_layers=2, batch_first=True)
     >>> out, (h, c) = lstm(mg.randn(4, 7, 3))
     >>> out.shape, h.shape, c.shape
-    ((4, 7, 5), (2, 4, 5), (2, 4, 5))
+    (minigrad.Size([4, 7, 5]), minigrad.Size([2, 4, 5]), minigrad.Size([2, 4, 5]))
 """
 
 from __future__ import annotations

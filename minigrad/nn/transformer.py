@@ -31,7 +31,7 @@ Example:
     >>> x = mg.randn(3, 5, 8)
     >>> out, w = mha(x, x, x)
     >>> out.shape, w.shape
-    ((3, 5, 8), (3, 5, 5))
+    (minigrad.Size([3, 5, 8]), minigrad.Size([3, 5, 5]))
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Example:
     >>> import minigrad as mg
     >>> mg.nn.Upsample(scale_factor=2)(mg.ones(1, 3, 4, 4)).shape
-    (1, 3, 8, 8)
+    minigrad.Size([1, 3, 8, 8])
 """
 
 from __future__ import annotations

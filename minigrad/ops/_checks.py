@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import OutOfRangeError, ShapeError
 from ..tensor import Tensor
 from .registry import type_name
 
@@ -98,7 +99,7 @@ def check_number_or_none(op: str, name: str, pos: int, v: Any) -> Any:
 
 def check_reduction(op: str, name: str, pos: int, v: Any) -> str:
     if v not in ("mean", "sum", "none"):
-        raise ValueError(f"{op}(): argument '{name}' (position {pos}) must be 'mean', 'sum' or 'none', but got {v!r}")
+        raise ShapeError(f"{op}(): argument '{name}' (position {pos}) must be 'mean', 'sum' or 'none', but got {v!r}")
     return v
 
 
@@ -127,5 +128,5 @@ def wrap_dim(op: str, dim: int, ndim: int) -> int:
     """
     nd = max(ndim, 1)
     if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+        raise OutOfRangeError(f"{op}(): Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
     return dim % nd

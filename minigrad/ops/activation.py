@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
-from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels import special
 from ..kernels.key import Backend
@@ -56,7 +57,7 @@ def _check_positive(op: str, name: str, pos: int, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type(v).__name__}")
     if name == "beta" and v <= 0:
-        raise ValueError(f"{op}(): argument 'beta' (position {pos}) must be positive, but got {v}")
+        raise ShapeError(f"{op}(): argument 'beta' (position {pos}) must be positive, but got {v}")
     return float(v)
 
 
@@ -131,8 +132,8 @@ def _check_number(op: str, name: str, pos: int, v: Any) -> float:
 
 def _float_like(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     """InferMeta of a floating activation: ``x``'s shape and dtype (integer inputs arrive cast to float)."""
-    if np.dtype(x.dtype).kind != "f":
-        raise ValueError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
+    if not is_floating_np(np.dtype(x.dtype)):
+        raise ShapeError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
     return tuple(x.shape), x.dtype
 
 
@@ -674,7 +675,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate == "none":
         return _gelu_op(input)
     if approximate != "tanh":
-        raise ValueError(f"gelu(): argument 'approximate' must be 'none' or 'tanh', but got {approximate!r}")
+        raise ShapeError(f"gelu(): argument 'approximate' must be 'none' or 'tanh', but got {approximate!r}")
     inner = (input + input * input * input * 0.044715) * _SQRT_2_OVER_PI
     return input * (tanh(inner) + 1.0) * 0.5
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import NUMERIC_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -33,12 +34,12 @@ def _check_dim(op: str, name: str, pos: int, v: Any) -> Any:
 def infer_arg_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False) -> tuple[tuple[int, ...], Any]:
     """InferMeta: int64 indices; the reduced dim is dropped (kept as 1 with ``keepdim``)."""
     if x.size == 0 and dim is None:
-        raise ValueError(f"{op}(): expected a non-empty tensor, but got shape {tuple(x.shape)}")
+        raise ShapeError(f"{op}(): expected a non-empty tensor, but got shape {tuple(x.shape)}")
     if dim is None:
         return ((1,) * x.ndim if keepdim else ()), np.dtype(np.int64)
     nd = max(x.ndim, 1)
     if not -nd <= dim < nd:
-        raise ValueError(f"{op}(): dim {dim} is out of range for a tensor with {x.ndim} dimensions")
+        raise OutOfRangeError(f"{op}(): dim {dim} is out of range for a tensor with {x.ndim} dimensions")
     d = dim % nd
     if x.size == 0 and x.shape[d] == 0:  # an empty tensor reduces over a dim that has elements (PyTorch)
         raise ValueError(f"{op}(): expected reduction dim {dim} to have non-zero size, but got shape {tuple(x.shape)}")

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
@@ -40,7 +41,7 @@ __all__ = ["clamp", "clamp_min", "clamp_max"]  # the forms below; ``clip`` is ex
 
 def _check_bounds(op: str, name: str, pos: int, v: Any) -> str:
     if v not in ("min", "max", "both"):
-        raise ValueError(f"{op}(): argument '{name}' must be 'min', 'max' or 'both', but got {v!r}")
+        raise ShapeError(f"{op}(): argument '{name}' must be 'min', 'max' or 'both', but got {v!r}")
     return v
 
 
@@ -51,7 +52,7 @@ def infer_clamp(op: str, x: Any, min: Any = None, max: Any = None, bounds: str =
         if b is not None:
             shape = im.broadcast_shapes(op, shape, b.shape, ("input", name))
             if b.dtype != x.dtype:
-                raise ValueError(f"{op}(): 'input' has dtype {x.dtype} but '{name}' has dtype {b.dtype}")
+                raise ShapeError(f"{op}(): 'input' has dtype {x.dtype} but '{name}' has dtype {b.dtype}")
     return shape, x.dtype
 
 
@@ -114,7 +115,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         return _clip_op(input, min, max)
     # A tensor bound: the clamp op (ops/clamp.py); a number beside it becomes a 0-d tensor.
     if min is None and max is None:
-        raise ValueError("clamp(): at least one of 'min' or 'max' must not be None")
+        raise ShapeError("clamp(): at least one of 'min' or 'max' must not be None")
     lo, hi = (b if b is None or isinstance(b, Tensor) else _scalar_like(input, b) for b in (min, max))
     bounds = "both" if lo is not None and hi is not None else ("min" if lo is not None else "max")
     return _clamp_op(input, lo, hi, bounds=bounds)

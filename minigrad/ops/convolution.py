@@ -32,11 +32,11 @@ Example:
     >>> import minigrad as mg
     >>> F = mg.nn.functional
     >>> mg.conv2d(mg.ones(1, 5, 5), mg.ones(2, 1, 3, 3), padding="same").shape
-    (2, 5, 5)
+    minigrad.Size([2, 5, 5])
     >>> F.conv_transpose2d(mg.ones(1, 1, 2, 2), mg.ones(1, 1, 2, 2), stride=2).shape
-    (1, 1, 4, 4)
+    minigrad.Size([1, 1, 4, 4])
     >>> F.unfold(mg.ones(1, 2, 4, 4), kernel_size=2).shape
-    (1, 8, 9)
+    minigrad.Size([1, 8, 9])
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dtypes import FLOAT_DTYPES
+from ..errors import ShapeError
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
 from ..kernels.registry import register_kernel
@@ -254,10 +255,10 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     if unbatched:
         x = unsqueeze(x, 0)
     if x.ndim != 4 or weight.ndim != 4:
-        raise ValueError(f"conv2d(): expected a 3-D or 4-D input and a 4-D weight, but got {tuple(x.shape)} and {tuple(weight.shape)}")
+        raise ShapeError(f"conv2d(): expected a 3-D or 4-D input and a 4-D weight, but got {tuple(x.shape)} and {tuple(weight.shape)}")
     o, ci, kh, kw = weight.shape
     if x.shape[1] != ci * groups or o % groups:
-        raise ValueError(
+        raise ShapeError(
             f"conv2d(): input with {x.shape[1]} channels and weight {tuple(weight.shape)} do not fit groups={groups} "
             f"(need in_channels = {ci} * groups and out_channels divisible by groups)"
         )
@@ -270,7 +271,7 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
             pad = (0, 0)
         elif padding == "same":
             if stride != (1, 1):
-                raise ValueError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
+                raise ShapeError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
             th, tw = kh - 1, kw - 1
             if th % 2 or tw % 2:
                 x = pad_hw(x, th // 2, th - th // 2, tw // 2, tw - tw // 2)
@@ -278,7 +279,7 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
             else:
                 pad = (th // 2, tw // 2)
         else:
-            raise ValueError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
+            raise ShapeError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
     else:
         pad = int_pair("conv2d", "padding", padding)
     if groups == 1:
@@ -359,7 +360,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     (s,), (d,) = _tuple(op, "stride", stride, 1), _tuple(op, "dilation", dilation, 1)
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
-            raise ValueError(f"{op}(): Invalid padding string {padding!r}, should be one of ('valid', 'same')")
+            raise ShapeError(f"{op}(): Invalid padding string {padding!r}, should be one of ('valid', 'same')")
         pad2: Any = padding
     else:
         (p,) = _tuple(op, "padding", padding, 1)

@@ -8,7 +8,7 @@ All composites of ``permute``, ``transpose``, ``reshape`` and ``cat``
 Example:
     >>> import minigrad as mg
     >>> mg.movedim(mg.zeros(2, 3, 4), 0, -1).shape
-    (3, 4, 2)
+    minigrad.Size([3, 4, 2])
     >>> mg.vstack([mg.tensor([1, 2]), mg.tensor([3, 4])]).tolist()
     [[1, 2], [3, 4]]
 """

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
@@ -109,7 +110,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
         return _div_op(input, other)
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
+        raise ShapeError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {rounding_mode!r}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("div(): at least one of 'input' and 'other' must be a Tensor")
     return _div_rounded_op(input, other, rounding_mode=rounding_mode)

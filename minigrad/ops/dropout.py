@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..random import bernoulli_array, default_generator
 from ..tensor import Tensor
 from ._checks import check_tensor
@@ -52,7 +53,7 @@ def _check(fn: str, input: Any, p: Any) -> float:
     if isinstance(p, bool) or not isinstance(p, (int, float)):
         raise TypeError(f"{fn}(): argument 'p' must be float, but got {type_name(p)}")
     if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        raise ShapeError(f"dropout probability has to be between 0 and 1, but got {p}")
     return float(p)
 
 
@@ -93,7 +94,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     Example:
         >>> import minigrad as mg
         >>> mg.nn.functional.dropout1d(mg.ones(2, 3, 4), 0.5, training=False).shape
-        (2, 3, 4)
+        minigrad.Size([2, 3, 4])
     """
     p = _check("dropout1d", input, p)
     if input.ndim not in (2, 3):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
@@ -49,13 +50,13 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     if not isinstance(input, Tensor) or input.dtype.is_floating:
         raise TypeError("embedding(): argument 'input' must be an integer Tensor of indices")
     if not isinstance(weight, Tensor) or weight.ndim != 2:
-        raise ValueError(f"embedding(): 'weight' must be a 2-D Tensor (num_embeddings, embedding_dim), "
+        raise ShapeError(f"embedding(): 'weight' must be a 2-D Tensor (num_embeddings, embedding_dim), "
                          f"but got {tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
     # Checked before the op: a negative index would otherwise wrap around (weight[-1]), where PyTorch refuses.
     idx, rows = to_numpy(input._data), weight.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= rows):
-        raise ValueError(f"embedding(): index out of range: indices must be in [0, {rows - 1}], "
-                         f"but got {idx.min()}..{idx.max()}")
+        raise OutOfRangeError(f"index out of range in self (embedding(): indices must be in [0, {rows - 1}], "
+                              f"but got {idx.min()}..{idx.max()})")
     out = weight[input]
     if padding_idx is not None:
         keep = to_numpy(input._data) != padding_idx

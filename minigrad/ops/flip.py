@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -37,7 +38,7 @@ def _axes(op: str, dims: Any, ndim: int) -> tuple[int, ...]:
     for d in dims:
         axis = wrap_dim(op, d, ndim)
         if axis in out:
-            raise ValueError(f"{op}(): dim {axis} appears multiple times in the list of dims")
+            raise ShapeError(f"{op}(): dim {axis} appears multiple times in the list of dims")
         out.append(axis)
     return tuple(out) if ndim else ()
 
@@ -83,7 +84,7 @@ def fliplr(input: Tensor) -> Tensor:
     """Reverse the columns (dim 1) of a tensor with at least 2 dims (composite: ``flip(input, [1])``)."""
     check_tensor("fliplr", "input", 0, input)
     if input.ndim < 2:
-        raise ValueError(f"fliplr(): input must be >= 2-d, but got shape {tuple(input.shape)}")
+        raise ShapeError(f"fliplr(): input must be >= 2-d, but got shape {tuple(input.shape)}")
     return flip(input, (1,))
 
 
@@ -91,7 +92,7 @@ def flipud(input: Tensor) -> Tensor:
     """Reverse the rows (dim 0) of a tensor with at least 1 dim (composite: ``flip(input, [0])``)."""
     check_tensor("flipud", "input", 0, input)
     if input.ndim < 1:
-        raise ValueError(f"flipud(): input must be >= 1-d, but got shape {tuple(input.shape)}")
+        raise ShapeError(f"flipud(): input must be >= 1-d, but got shape {tuple(input.shape)}")
     return flip(input, (0,))
 
 

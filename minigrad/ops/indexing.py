@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
@@ -225,7 +226,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         raise TypeError(f"masked_fill(): argument 'mask' (position 1) must have dtype bool, but got {mask.dtype}")
     if isinstance(value, Tensor):
         if value.ndim != 0:
-            raise ValueError(f"masked_fill(): a Tensor 'value' must be 0-dimensional, but got shape {tuple(value.shape)}")
+            raise ShapeError(f"masked_fill(): a Tensor 'value' must be 0-dimensional, but got shape {tuple(value.shape)}")
     elif isinstance(value, (bool, int, float)):
         value = Tensor._scalar(value, input.dtype, input.device)
     else:
@@ -236,7 +237,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
     check_tensor(op, "input", 0, input)
     if input.ndim < 2:
-        raise ValueError(f"{op}(): input must have at least 2 dimensions, but got shape {tuple(input.shape)}")
+        raise ShapeError(f"{op}(): input must have at least 2 dimensions, but got shape {tuple(input.shape)}")
     if not isinstance(diagonal, int) or isinstance(diagonal, bool):
         raise TypeError(f"{op}(): argument 'diagonal' (position 1) must be int, but got {type_name(diagonal)}")
     rows, cols = input.shape[-2:]

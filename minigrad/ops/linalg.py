@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
@@ -93,9 +94,9 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     check_tensor("bmm", "input", 0, input)
     check_tensor("bmm", "mat2", 1, mat2)
     if input.ndim != 3 or mat2.ndim != 3:
-        raise ValueError(f"bmm(): both arguments must be 3-D, but got shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
+        raise ShapeError(f"bmm(): both arguments must be 3-D, but got shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise ValueError(f"bmm(): shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied")
+        raise ShapeError(f"bmm(): shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied")
     return matmul(input, mat2)
 
 
@@ -116,18 +117,18 @@ def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple[list[str],
     lhs, arrow, out = eq.partition("->")
     ins = lhs.split(",")
     if len(ins) != len(operands):
-        raise ValueError(f"einsum(): the equation has {len(ins)} operands but {len(operands)} tensors were given")
+        raise ShapeError(f"einsum(): the equation has {len(ins)} operands but {len(operands)} tensors were given")
     for spec in ins + ([out] if arrow else []):
         if spec.count("...") > 1 or "." in spec.replace("...", ""):
-            raise ValueError(f"einsum(): '{spec}' may contain '...' (an ellipsis) at most once, and no other '.'")
+            raise ShapeError(f"einsum(): '{spec}' may contain '...' (an ellipsis) at most once, and no other '.'")
         if not spec.replace("...", "").isalpha() and spec.replace("...", ""):
-            raise ValueError(f"einsum(): subscripts must be letters, but got '{spec}'")
+            raise ShapeError(f"einsum(): subscripts must be letters, but got '{spec}'")
     free = [c for c in _LETTERS if c not in eq]
     n_ell = 0
     for spec, o in zip(ins, operands):
         named = len(spec.replace("...", ""))
         if ("..." in spec and o.ndim < named) or ("..." not in spec and o.ndim != named):
-            raise ValueError(f"einsum(): subscripts '{spec}' name {named} dims, but the operand has shape {tuple(o.shape)}")
+            raise ShapeError(f"einsum(): subscripts '{spec}' name {named} dims, but the operand has shape {tuple(o.shape)}")
         n_ell = builtins.max(n_ell, o.ndim - named if "..." in spec else 0)
     ell = "".join(free[:n_ell])
     ins = [spec.replace("...", ell[n_ell - (o.ndim - len(spec.replace("...", ""))):]) if "..." in spec else spec
@@ -138,7 +139,7 @@ def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple[list[str],
         counts = {c: "".join(ins).count(c) for c in set("".join(ins)) if c not in ell}
         out = ell + "".join(sorted(c for c, k in counts.items() if k == 1))  # ASCII order: capitals first
     if len(set(out)) != len(out) or any(c not in "".join(ins) for c in out):
-        raise ValueError(f"einsum(): output subscripts '{equation.partition('->')[2]}' must be distinct letters of the inputs")
+        raise ShapeError(f"einsum(): output subscripts '{equation.partition('->')[2]}' must be distinct letters of the inputs")
     return ins, out
 
 
@@ -150,7 +151,7 @@ def _diagonals(x: Tensor, spec: str) -> tuple[Tensor, str]:
         p = spec.index(c)
         q = spec.index(c, p + 1)
         if x.shape[p] != x.shape[q]:
-            raise ValueError(f"einsum(): subscript '{c}' is repeated for dims of sizes {x.shape[p]} and {x.shape[q]}")
+            raise ShapeError(f"einsum(): subscript '{c}' is repeated for dims of sizes {x.shape[p]} and {x.shape[q]}")
         rest = [k for k in range(len(spec)) if k not in (p, q)]
         x = permute(x, (p, q, *rest))
         diag = np.arange(x.shape[0])
@@ -177,7 +178,7 @@ def _contract(a: Tensor, sa: str, b: Tensor, sb: str, keep: str) -> tuple[Tensor
     for spec, o in ((sa, a), (sb, b)):
         for c, s in zip(spec, o.shape):
             if size.get(c, 1) != 1 and s != 1 and size[c] != s:
-                raise ValueError(f"einsum(): subscript '{c}' has size {size[c]} in one operand and {s} in another")
+                raise ShapeError(f"einsum(): subscript '{c}' has size {size[c]} in one operand and {s} in another")
             size[c] = builtins.max(size.get(c, 1), s)
     # A size-1 dim meeting a larger one broadcasts (expand, whose backward sums the copies).
     if any(s != size[c] for c, s in zip(sa, a.shape)):
@@ -218,7 +219,7 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
-        raise ValueError("einsum(): must provide at least one operand")
+        raise ShapeError("einsum(): must provide at least one operand")
     for i, o in enumerate(operands):
         check_tensor("einsum", f"operands[{i}]", i + 1, o)
     ins, out = _parse_einsum(equation, operands)
@@ -231,7 +232,7 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     for x, spec in xs:
         for c, s in zip(spec, x.shape):
             if seen.get(c, 1) != 1 and s != 1 and seen[c] != s:
-                raise ValueError(f"einsum(): subscript '{c}' has size {seen[c]} in one operand and {s} in another")
+                raise ShapeError(f"einsum(): subscript '{c}' has size {seen[c]} in one operand and {s} in another")
             seen[c] = builtins.max(seen.get(c, 1), s)
     x, spec = xs[0]
     for k in range(1, len(xs)):

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.backends import to_numpy
@@ -60,7 +61,7 @@ __all__ = ["cross_entropy", "cross_entropy_backward", "mse_loss"]  # the ops; th
 def cross_entropy_cpu(input, target, reduction="mean"):
     n, c = input.shape
     if n and (target.min() < 0 or target.max() >= c):
-        raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
+        raise ShapeError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
     if n == 0:  # (a target into zero classes was refused above)
         nll = np.zeros((0,), dtype=input.dtype)
     else:
@@ -203,36 +204,36 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
             raise TypeError(f"{op}(): argument '{name}' must be Tensor, but got {type(v).__name__}")
     shape, tshape = tuple(input.shape), tuple(target.shape)
     if not shape:
-        raise ValueError(f"{op}(): expected 'input' of 1 or more dimensions (got 0)")
+        raise ShapeError(f"{op}(): expected 'input' of 1 or more dimensions (got 0)")
     c = shape[0] if len(shape) == 1 else shape[1]
     if weight is not None and tuple(weight.shape) != (c,):
-        raise ValueError(f"{op}(): weight tensor should be defined either for all {c} classes or no classes "
+        raise ShapeError(f"{op}(): weight tensor should be defined either for all {c} classes or no classes "
                          f"but got weight tensor of shape: {list(weight.shape)}")
     if probabilities:
         if not target.dtype.is_floating:
-            raise ValueError(f"{op}(): expected floating point type for target with class probabilities, got {target.dtype}")
+            raise ShapeError(f"{op}(): expected floating point type for target with class probabilities, got {target.dtype}")
         if ignore_index != -100:
-            raise ValueError(f"{op}(): ignore_index is not supported for floating point target")
+            raise ShapeError(f"{op}(): ignore_index is not supported for floating point target")
         return None
     if target.dtype.is_floating or target.dtype == _dt.bool_:
-        raise ValueError(f"{op}(): expected target dtype to be an integer type (class indices), but got {target.dtype}")
+        raise ShapeError(f"{op}(): expected target dtype to be an integer type (class indices), but got {target.dtype}")
     if len(shape) == 1:
         if len(tshape) > 1 or (len(tshape) == 1 and tshape[0] != 1):
-            raise ValueError(f"{op}(): for 1D input, 'target' must be 0-d or have size 1, but got target size: {list(tshape)}")
+            raise ShapeError(f"{op}(): for 1D input, 'target' must be 0-d or have size 1, but got target size: {list(tshape)}")
     else:
         batch = tshape[0] if tshape else 0
         if batch != shape[0]:
-            raise ValueError(f"{op}(): Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
+            raise ShapeError(f"{op}(): Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
         want = shape[:1] + shape[2:]
         if tshape != want:
-            raise ValueError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
+            raise ShapeError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
     idx = np.asarray(to_numpy(target._data), dtype=np.int64)
     if idx.size == 0 or (idx.min() >= 0 and idx.max() < c):  # every index a class: the common case
         return idx
     bad = (idx != ignore_index) & ((idx < 0) | (idx >= c))
     if np.any(bad):
-        raise ValueError(f"{op}(): Target {int(idx[bad].flat[0])} is out of bounds: class indices must be in "
-                         f"[0, {c - 1}] or ignore_index")
+        raise OutOfRangeError(f"Target {int(idx[bad].flat[0])} is out of bounds. ({op}(): class indices must be in "
+                              f"[0, {c - 1}] or ignore_index)")
     return idx
 
 
@@ -253,7 +254,7 @@ def check_pair(op: str, input: Any, target: Any, same_shape: str | None = None) 
     if not input.dtype.is_floating:
         raise RuntimeError(f"{op}(): expected a floating point 'input', but got {input.dtype}")
     if same_shape is not None and tuple(input.shape) != tuple(target.shape):
-        raise ValueError(same_shape.format(op=op, target=tuple(target.shape), input=tuple(input.shape)))
+        raise ShapeError(same_shape.format(op=op, target=tuple(target.shape), input=tuple(input.shape)))
     return broadcast_shapes(op, tuple(input.shape), tuple(target.shape), ("input", "target"))
 
 
@@ -357,7 +358,7 @@ def binary_cross_entropy_cpu(input: np.ndarray, target: np.ndarray) -> np.ndarra
 
 def _bce_meta(op: str, input: Any, target: Any) -> tuple[tuple[int, ...], Any]:
     if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"{op}(): 'input' {tuple(input.shape)} and 'target' {tuple(target.shape)} must have the same shape")
+        raise ShapeError(f"{op}(): 'input' {tuple(input.shape)} and 'target' {tuple(target.shape)} must have the same shape")
     return tuple(input.shape), input.dtype
 
 
@@ -570,7 +571,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     shape = tuple(input.shape)
     if isinstance(var, (int, float)) and not isinstance(var, bool):
         if var < 0:
-            raise ValueError(f"{op}(): var has negative entry/entries")
+            raise ShapeError(f"{op}(): var has negative entry/entries")
         var_t: Any = float(var)
     else:
         check_tensors(op, var=var)
@@ -579,9 +580,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
             if shape[:-1] == vshape:
                 var = unsqueeze(var, -1)
             elif not (shape[:-1] == vshape[:-1] and vshape[-1:] == (1,)):
-                raise ValueError(f"{op}(): var is of incorrect size")
+                raise ShapeError(f"{op}(): var is of incorrect size")
         if np.any(to_numpy(var._data) < 0):
-            raise ValueError(f"{op}(): var has negative entry/entries")
+            raise ShapeError(f"{op}(): var has negative entry/entries")
         var_t = add(var, sub(clip(var, eps, None), var).detach())
     if isinstance(var_t, float):
         var_v = max(var_t, eps)
@@ -610,7 +611,7 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"cross_entropy(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
+        raise ShapeError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
     # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape.
     probs = isinstance(target, Tensor) and isinstance(input, Tensor) and input.ndim > 0 and target.shape == input.shape
     # Every argument is checked before the first op runs (a refused call leaves no node).

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
@@ -58,7 +59,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     check_tensor("layer_norm", "input", 0, input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
-        raise ValueError(
+        raise ShapeError(
             f"layer_norm(): normalized_shape {shape} must match the last dims of the input, of shape {tuple(input.shape)}"
         )
     if weight is None:  # (of the input's dtype: an integer input finds no kernel, as before the op existed)
@@ -77,7 +78,7 @@ def _layer_norm_meta(op: str, x: Any, weight: Any, bias: Any, normalized_ndim: i
     tail = tuple(x.shape[x.ndim - normalized_ndim:]) if 0 < normalized_ndim <= x.ndim else None
     for name, v in (("weight", weight), ("bias", bias)):
         if tail is None or tuple(v.shape) != tail:
-            raise ValueError(f"{op}(): '{name}' has shape {tuple(v.shape)} but the input's last "
+            raise ShapeError(f"{op}(): '{name}' has shape {tuple(v.shape)} but the input's last "
                              f"{normalized_ndim} dims are {tuple(x.shape[x.ndim - normalized_ndim:])}")
     return tuple(x.shape), x.dtype
 
@@ -135,7 +136,7 @@ def _layer_norm_backward_meta(op: str, grad: Any, x: Any, weight: Any, normalize
 def _layer_norm_weight_grad_meta(op: str, grad: Any, x: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
     im.grad_like(op, grad, x)
     if not 0 < normalized_ndim <= x.ndim:
-        raise ValueError(f"{op}(): normalized_ndim {normalized_ndim} must be in [1, {x.ndim}] for an input of "
+        raise ShapeError(f"{op}(): normalized_ndim {normalized_ndim} must be in [1, {x.ndim}] for an input of "
                          f"{x.ndim} dims")
     return tuple(x.shape[x.ndim - normalized_ndim:]), grad.dtype
 
@@ -225,7 +226,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     unbiased estimate, as PyTorch). Evaluation: the running statistics.
     """
     if input.ndim < 2:
-        raise ValueError(f"batch_norm(): expected an input with at least 2 dims (N, C, ...), but got {tuple(input.shape)}")
+        raise ShapeError(f"batch_norm(): expected an input with at least 2 dims (N, C, ...), but got {tuple(input.shape)}")
     dims = (0,) + tuple(range(2, input.ndim))
     view = (1, input.shape[1]) + (1,) * (input.ndim - 2)
     if training:
@@ -343,7 +344,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     if not _is_int(size) or size <= 0:
         raise TypeError(f"{op}(): argument 'size' (position 1) must be a positive int, but got {size!r}")
     if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+        raise ShapeError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
     if input.numel() == 0:
         return input
     n, c = input.shape[:2]

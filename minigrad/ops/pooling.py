@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
@@ -240,7 +241,7 @@ _AVG_ATTRS = (
 
 def _avg_meta(op: str, x: Any, **a: Any) -> tuple[tuple[int, ...], Any]:
     if x.ndim != 4:
-        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
+        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
     n, c, h, w = x.shape
     oh = pool_out_size(h, a["kernel_size"][0], a["stride"][0], a["padding"][0], a["ceil_mode"])
     ow = pool_out_size(w, a["kernel_size"][1], a["stride"][1], a["padding"][1], a["ceil_mode"])
@@ -315,7 +316,7 @@ def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple
         raise RuntimeError(f"max_pool2d(): padding should be at most half of the kernel size, "
                            f"got padding {p} for kernel_size {k}")
     if x.ndim not in (3, 4) or 0 in tuple(x.shape)[-3:]:
-        raise ValueError(f"max_pool2d(): expected a 3-D or 4-D (batch mode) input with non-zero sizes except the "
+        raise ShapeError(f"max_pool2d(): expected a 3-D or 4-D (batch mode) input with non-zero sizes except the "
                          f"batch, but got shape {tuple(x.shape)}")
 
 
@@ -472,7 +473,7 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def _adaptive_meta(op: str, x: Any, output_size: tuple[int, int]) -> tuple[tuple[int, ...], Any]:
     if x.ndim != 4:
-        raise ValueError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
+        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
     return tuple(x.shape[:2]) + tuple(output_size), x.dtype
 
 

@@ -72,7 +72,7 @@ define_composite("expand_back", expand_back)
 
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
 def sum_cpu(x, dim=None, keepdim=False):
-    dtype = np.int64 if x.dtype.kind in "bi" else x.dtype
+    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
     # np.add.reduce is what np.sum calls, without its Python wrapper (~2 us a call).
     return np.asarray(np.add.reduce(x, axis=_axis(x, dim), dtype=dtype, keepdims=keepdim))
 
@@ -93,7 +93,9 @@ def _sum_backward(ctx, g):
     return (ctx.ops.expand_back(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"]),)
 
 
-@register_kernel("mean", CPU, dtypes=FLOAT_DTYPES, name="cpu/mean")
+# Registered for every dtype so that an integer input reaches InferMeta, which refuses it in
+# PyTorch's words ("could not infer output dtype ... Got: Long"); the kernel itself sees floats only.
+@register_kernel("mean", CPU, dtypes=ALL_DTYPES, name="cpu/mean")
 def mean_cpu(x, dim=None, keepdim=False):
     # sum / count rather than np.mean: np.mean of an empty slice warns from inside NumPy,
     # where the kernels' warning filter (kernels/api.py) does not reach; the result is NaN either way.

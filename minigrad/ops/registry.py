@@ -45,6 +45,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..autograd.formula import GRAPH_OPS, define_array_op
 from ..autograd.grad_node import GradNode
@@ -189,7 +190,7 @@ class OpDef:
             idx >= 0 and not self.inputs[idx].is_list and not self.inputs[idx].optional for idx in self.save_index
         )
         if promote not in ("all", "float"):
-            raise ValueError(f"promote must be 'all' or 'float', got {promote!r}")
+            raise ShapeError(f"promote must be 'all' or 'float', got {promote!r}")
         self.promote_float = promote == "float"
         self.key_inputs = tuple(key_inputs) if key_inputs is not None else tuple(range(len(self.inputs)))
         # An op that computes in floating point must also cast integer inputs to the

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
@@ -151,14 +152,14 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
         >>> import minigrad as mg
         >>> xs, ys = mg.meshgrid(mg.tensor([1, 2]), mg.tensor([3, 4, 5]), indexing="ij")
         >>> xs.shape, ys.tolist()
-        ((2, 3), [[3, 4, 5], [3, 4, 5]])
+        (minigrad.Size([2, 3]), [[3, 4, 5], [3, 4, 5]])
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but got {indexing!r}")
+        raise ShapeError(f"meshgrid(): indexing must be one of 'xy' or 'ij', but got {indexing!r}")
     if not tensors:
         raise RuntimeError("meshgrid(): expects a non-empty TensorList")
     for i, t in enumerate(tensors):

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
@@ -51,7 +52,7 @@ round = _rounding("round", np.round, "x rounded to the nearest integer, halves t
 
 def _check_rounding_mode(op: str, name: str, pos: int, v: Any) -> str:
     if v not in ("trunc", "floor"):
-        raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {v!r}")
+        raise ShapeError(f"div(): rounding_mode must be None, 'trunc' or 'floor', but got {v!r}")
     return v
 
 

@@ -115,7 +115,7 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
     gen = generator_arg("bernoulli_", generator)
     n = self.numel()
     if isinstance(p, Tensor):
-        probs = np.broadcast_to(p.numpy(), self.shape).reshape(-1)
+        probs = np.broadcast_to(p.detach().numpy(), self.shape).reshape(-1)
         if probs.dtype == np.float64:
             values = _random.bernoulli_array(gen, probs, n)
         else:  # a float32 probability tensor draws float32 uniforms, as PyTorch's kernel does

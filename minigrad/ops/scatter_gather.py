@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
@@ -41,10 +42,10 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
 from .registry import Attr, Input, defop, type_name
-from .math import add, lt, mul, where
-from .shape import expand, getitem_grad
+from .math import add, lt, mul, sub, where
+from .shape import expand, getitem_grad, reshape
 
-__all__ = ["gather", "scatter_add", "scatter", "take_along_dim", "index_add"]
+__all__ = ["gather", "scatter_add", "scatter", "take_along_dim", "index_add", "index_fill", "index_copy"]
 
 CPU = Backend.CPU
 
@@ -290,7 +291,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         return scatter_op(input, index, s, dim)
     if reduce == "add":
         return scatter_add_op(input, index, s, dim)
-    raise ValueError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")
+    raise ShapeError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -323,3 +324,97 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     if input.ndim == 0:
         return add(input, getitem_grad(src.reshape((1,)), (idx,), (1,)).reshape(()))
     return add(input, getitem_grad(src, (slice(None),) * d + (idx,), tuple(input.shape)))
+
+
+def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, np.ndarray]:
+    """``dim`` made non-negative and ``index`` as a flat int64 array, checked as PyTorch checks them."""
+    check_tensor(op, "input", 0, input)
+    check_tensor(op, "index", 2, index)
+    d = wrap_dim(op, check_int(op, "dim", 1, dim), input.ndim)
+    if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
+        raise IndexError(f"{op}(): Index is supposed to be a vector (1-D int64 tensor), but got {index.dtype} "
+                         f"of shape {tuple(index.shape)}")
+    idx = to_numpy(index._data).astype(np.int64).reshape(-1)
+    size = input.shape[d] if input.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError(f"index out of range in self ({op}(): dimension {d} has size {size})")
+    return d, idx % max(size, 1)
+
+
+def _rows_mask(input: Tensor, d: int, idx: np.ndarray) -> Tensor:
+    """A bool tensor that broadcasts against ``input``: True in the slices ``index`` picks along ``d``."""
+    picked = np.zeros(input.shape[d] if input.ndim else 1, dtype=bool)
+    picked[idx] = True
+    shape = [1] * input.ndim
+    if input.ndim:
+        shape[d] = picked.size
+    mask = Tensor._make(picked.reshape(shape), _dt.bool_)
+    return mask if input.device == "cpu" else mask.to(input.device)
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``input`` with the slices ``index`` picks along ``dim`` set to ``value`` (``torch.index_fill``;
+    the Annotated Transformer's label smoothing). Composite: ``where`` over a mask of the picked slices,
+    so the gradient reaches ``input`` outside them (and a 0-d tensor ``value`` the sum inside).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.index_fill(mg.ones(2, 3), 1, mg.tensor([0, 2]), 0.0).tolist()
+        [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    d, idx = _index_along("index_fill", input, dim, index)
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        if value.dtype is not input.dtype:
+            value = value.to(input.dtype)
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"index_fill(): argument 'value' (position 3) must be Number or Tensor, "
+                        f"but got {type_name(value)}")
+    return where(_rows_mask(input, d, idx), value, input)
+
+
+def _last_write_wins(source: Tensor, d: int, last: np.ndarray) -> Tensor:
+    """``source`` with the rows (along ``d``) that a later row overwrites made zero in value, so the
+    scatter-add places each last write alone (PyTorch's CPU loop) - while every row keeps the gradient
+    PyTorch's formula gives it (``grad.index_select(dim, index)``): ``s - s.detach()`` is 0 with slope 1."""
+    keep = np.zeros(source.shape[d], dtype=bool)
+    keep[last] = True
+    shape = [1] * source.ndim
+    shape[d] = keep.size
+    mask = Tensor._make(keep.reshape(shape), _dt.bool_)
+    if source.device != "cpu":
+        mask = mask.to(source.device)
+    return where(mask, source, sub(source, source.detach()))
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``input`` with ``source[..., k, ...]`` written at position ``index[k]`` along ``dim``
+    (``torch.index_copy``; with a repeated index, which write wins is unspecified, as in PyTorch).
+    Composite: ``getitem_grad`` places ``source`` (its backward reads the gradient back at ``index``)
+    and ``where`` keeps ``input`` elsewhere.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.index_copy(mg.zeros(3), 0, mg.tensor([2, 0]), mg.tensor([5.0, 7.0])).tolist()
+        [7.0, 0.0, 5.0]
+    """
+    d, idx = _index_along("index_copy", input, dim, index)
+    check_tensor("index_copy", "source", 3, source)
+    expected = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:]) if input.ndim else (idx.size,)
+    if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
+        raise IndexError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                           f"slice shape: {tuple(input.shape)} with index along {d}, source shape "
+                           f"{tuple(source.shape)}, expected {expected}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{input.dtype} and (source) {source.dtype}")
+    last = np.unique(idx.size - 1 - np.unique(idx[::-1], return_index=True)[1])
+    if last.size != idx.size and input.ndim:
+        source = _last_write_wins(source, d, last)
+    if input.ndim == 0:
+        placed = reshape(getitem_grad(reshape(source, (1,)), (idx,), (1,)), ())
+    else:
+        placed = getitem_grad(source, (slice(None),) * d + (idx,), tuple(input.shape))
+    return where(_rows_mask(input, d, idx), placed, input)

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..errors import IndexTypeError, OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
@@ -130,7 +131,8 @@ unsqueeze.def_backward(lambda ctx, g: (ctx.ops.reshape(g, ctx.input_shape(0)),))
 
 @register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
 def concat_cpu(xs, dim=0):
-    return np.concatenate(xs, axis=dim)
+    kept = [x for x in xs if not im.is_legacy_empty(x.shape)] or xs[:1]
+    return np.concatenate(kept, axis=dim % max(kept[0].ndim, 1))
 
 
 concat = defop("concat", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
@@ -142,10 +144,12 @@ def _concat_backward(ctx, g):
     d = ctx.attrs["dim"] % g.ndim
     pieces, start = [], 0
     for rank, shape in enumerate(ctx.input_shapes(0)):
-        size = shape[d]
+        skipped = im.is_legacy_empty(shape) and tuple(shape) != tuple(g.shape)  # cat skipped it: no slice of g
+        size = 0 if skipped else shape[d]
         if ctx.needs(0, rank):
             index = (slice(None),) * d + (slice(start, start + size),)
-            pieces.append(ctx.ops.getitem(g, index))
+            piece = ctx.ops.getitem(g, index)
+            pieces.append(ctx.ops.reshape(piece, (0,)) if skipped else piece)
         else:
             pieces.append(None)
         start += size
@@ -176,12 +180,12 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     nd = x.ndim
     for name, d in (("start_dim", start_dim), ("end_dim", end_dim)):
         if not -max(nd, 1) <= d < max(nd, 1):
-            raise ValueError(f"flatten(): argument '{name}' is out of range (expected to be in range of "
+            raise OutOfRangeError(f"flatten(): argument '{name}' is out of range (expected to be in range of "
                              f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {d})")
     if nd == 0:
         return reshape(x, (1,))
     if start_dim % nd > end_dim % nd:
-        raise ValueError("flatten(): start_dim cannot come after end_dim")
+        raise ShapeError("flatten(): start_dim cannot come after end_dim")
     s, e = start_dim % max(nd, 1), end_dim % max(nd, 1)
     merged = 1  # the merged size spelled out, not -1: a zero-size tensor leaves -1 ambiguous
     for size in x.shape[s : e + 1]:
@@ -199,7 +203,8 @@ def _normalize_index(op: str, index: Any) -> Any:
     for pos, item in enumerate(items):
         if isinstance(item, Tensor):
             if item._dtype.is_floating:
-                raise TypeError(f"{op}(): tensors used as indices must be long, int or bool, but index {pos} is {item.dtype}")
+                raise IndexTypeError(f"tensors used as indices must be long, int, byte or bool tensors ({op}(): "
+                                     f"index {pos} is {item.dtype})")
             out.append(to_numpy(item._data))
         elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
             arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
@@ -212,9 +217,7 @@ def _normalize_index(op: str, index: Any) -> Any:
             out.append(int(item))
         elif item is None or item is Ellipsis or isinstance(item, slice):
             if isinstance(item, slice):
-                for part in (item.start, item.stop, item.step):
-                    if part is not None and not isinstance(part, (int, np.integer)):
-                        raise TypeError(f"{op}(): slice indices must be integers or None, but got {type_name(part)}")
+                item = _slice_of_ints(op, item)
             out.append(item)
         else:
             raise TypeError(
@@ -222,6 +225,24 @@ def _normalize_index(op: str, index: Any) -> Any:
                 f"(got {type_name(item)} at position {pos})"
             )
     return tuple(out)
+
+
+def _slice_of_ints(op: str, item: slice) -> slice:
+    """``item`` with Python ints as bounds: an integer 0-d tensor (``data[i:i + block_size]`` with ``i``
+    from ``randint``) counts through its ``__index__``, as in Python's own sequences."""
+    parts = (item.start, item.stop, item.step)
+    if all(p is None or type(p) is int for p in parts):
+        return item
+    fixed = []
+    for part in parts:
+        if part is None or isinstance(part, (int, np.integer)):
+            fixed.append(part)
+        elif isinstance(part, Tensor) and not part._dtype.is_floating and part.numel() == 1:
+            fixed.append(part.__index__())
+        else:
+            raise TypeError(f"{op}(): slice indices must be integers or None or have an __index__ method, "
+                            f"but got {type_name(part)}")
+    return slice(*fixed)
 
 
 _probes: dict[tuple[Any, Any], np.ndarray] = {}
@@ -243,8 +264,15 @@ def _getitem_meta(op: str, x: Any, index: Any) -> Any:
     try:
         probe = _probe(x.shape, x.dtype)[index]
     except IndexError as exc:
-        raise ValueError(f"{op}(): index {_show_index(index)} is invalid for a tensor of shape {tuple(x.shape)}: {exc}") from None
+        raise OutOfRangeError(_index_error_words(str(exc), x.ndim)) from None
     return probe.shape, x.dtype
+
+
+def _index_error_words(numpy_words: str, ndim: int) -> str:
+    """NumPy's IndexError in PyTorch's words ("index 5 is out of bounds for dimension 0 with size 3")."""
+    if numpy_words.startswith("too many indices"):
+        return f"too many indices for tensor of dimension {ndim}"
+    return numpy_words.replace(" for axis ", " for dimension ")
 
 
 def _show_index(index: Any) -> str:
@@ -338,12 +366,12 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
         step = split_size_or_sections
         if step <= 0:
-            raise ValueError(f"split(): split_size must be positive, but got {step}")
+            raise ShapeError(f"split(): split_size must be positive, but got {step}")
         sizes = [builtins.min(step, size - s) for s in range(0, size, step)] or [0]
     elif isinstance(split_size_or_sections, (list, tuple)):
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != size:
-            raise ValueError(
+            raise ShapeError(
                 f"split(): split sizes {list(sizes)} must sum to the size {size} of dimension {dim}"
             )
     else:
@@ -363,7 +391,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``. Composite (``getitem``)."""
     check_tensor("chunk", "input", 0, input)
     if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
-        raise ValueError(f"chunk(): argument 'chunks' must be a positive int, but got {chunks!r}")
+        raise ShapeError(f"chunk(): argument 'chunks' must be a positive int, but got {chunks!r}")
     size = input.shape[dim]
     step = builtins.max(-(-size // chunks), 1)
     return split(input, step, dim)
@@ -378,9 +406,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"unbind(): argument 'dim' (position 1) must be int, but got {type_name(dim)}")
     if input.ndim == 0:
-        raise ValueError("unbind(): Dimension specified as 0 but tensor has no dimensions")
+        raise ShapeError("unbind(): Dimension specified as 0 but tensor has no dimensions")
     if not -input.ndim <= dim < input.ndim:
-        raise ValueError(f"unbind(): dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
+        raise OutOfRangeError(f"unbind(): Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
     d = dim % input.ndim
     return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
@@ -393,7 +421,7 @@ def t(input: Tensor) -> Tensor:
     """
     check_tensor("t", "input", 0, input)
     if input.ndim > 2:
-        raise ValueError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
+        raise ShapeError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
     return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, -1)
 
 

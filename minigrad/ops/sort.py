@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -170,7 +171,7 @@ def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, i
     if not input.dtype.is_floating:
         raise RuntimeError(f"quantile() input tensor must be either float or double dtype, but got {input.dtype}")
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise ValueError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+        raise ShapeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
                          f"Got {interpolation!r}")
     if isinstance(q, Tensor):
         if q.ndim > 1:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -34,7 +34,7 @@ __all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "cop
 
 def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
     def kernel(x: np.ndarray) -> np.ndarray:
-        if x.dtype.kind != "f":  # integers and bools: never NaN or infinite
+        if not is_floating_np(x.dtype):  # integers and bools: never NaN or infinite
             return np.full(x.shape, for_ints, dtype=bool)
         return np.asarray(ufunc(x))
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..tensor import Tensor
 from ._checks import check_tensor
 from ._constants import constant
@@ -143,7 +144,7 @@ def _resample_dim(x: Tensor, d: int, taps: list[tuple[np.ndarray, np.ndarray]]) 
 def _as_tuple(op: str, name: str, v: Any, k: int, kind: type) -> tuple[Any, ...]:
     if isinstance(v, (list, tuple)):
         if len(v) != k:
-            raise ValueError(
+            raise ShapeError(
                 f"{op}(): Input and {name} must have the same number of spatial dimensions, but got input with "
                 f"{k} spatial dimensions and {name} of length {len(v)}. Please provide input tensor in "
                 f"(N, C, d1, d2, ...,dK) format and {name} in (o1, o2, ...,oK) format."
@@ -171,15 +172,15 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
             f"{' | '.join(_MODES)} (got {mode})"
         )
     if align_corners is not None and mode not in ("linear", "bilinear", "trilinear", "bicubic"):
-        raise ValueError(f"{op}(): align_corners option can only be set with the interpolating modes: "
+        raise ShapeError(f"{op}(): align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
     if antialias and mode not in ("bilinear", "bicubic"):
-        raise ValueError(f"{op}(): Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input")
+        raise ShapeError(f"{op}(): Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input")
     k = input.ndim - 2
     if mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != k:
         raise NotImplementedError(f"{op}(): Got {input.ndim}D input, but {mode} mode needs {_LINEAR_DIMS[mode] + 2}D input")
     if (size is None) == (scale_factor is None):
-        raise ValueError(f"{op}(): " + ("either size or scale_factor should be defined" if size is None
+        raise ShapeError(f"{op}(): " + ("either size or scale_factor should be defined" if size is None
                                         else "only one of size or scale_factor should be defined"))
     in_sizes = tuple(input.shape[2:])
     if size is not None:

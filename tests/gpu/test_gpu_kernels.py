@@ -65,11 +65,11 @@ def check(op_name, fn, arrays, dtype, backend="GPU", grad=True):
     mine = [e for e in sel if e.op == op_name]
     assert mine and mine[0].backend == backend and not mine[0].fallback_cpu, mine
     assert gpu_out.dtype == cpu_out.dtype and gpu_out.shape == cpu_out.shape
-    np.testing.assert_allclose(gpu_out.numpy().astype(np.float64), cpu_out.numpy().astype(np.float64), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(gpu_out.detach().numpy().astype(np.float64), cpu_out.detach().numpy().astype(np.float64), rtol=rtol, atol=atol)
     for g_gpu, g_cpu in zip(gpu_grads, cpu_grads):
         assert g_gpu is not None and g_cpu is not None
         assert g_gpu.dtype == g_cpu.dtype
-        np.testing.assert_allclose(g_gpu.numpy().astype(np.float64), g_cpu.numpy().astype(np.float64),
+        np.testing.assert_allclose(g_gpu.detach().numpy().astype(np.float64), g_cpu.detach().numpy().astype(np.float64),
                                    rtol=rtol * 10, atol=atol * 10)
 
 
@@ -220,7 +220,7 @@ def test_small_mlp_trains_identically_on_gpu():
         h = (x @ a.to(device)).relu()
         loss = mg.cross_entropy(h @ b.to(device), mg.tensor(ys).to(device))
         loss.backward()
-        return loss.item(), a.grad.numpy(), b.grad.numpy()
+        return loss.item(), a.grad.detach().numpy(), b.grad.detach().numpy()
 
     lc, ac, bc = step("cpu")
     lg, ag, bg = step("gpu")
@@ -237,17 +237,17 @@ def test_shape_ops_stay_on_gpu():
         z = y[1:5, [0, 2]].unsqueeze(0).expand(3, 4, 2).sum()
     assert not any(e.fallback_cpu for e in tr.events if e.kind == "kernel.select")
     z.backward()
-    x2 = mg.tensor(x.numpy(), requires_grad=True)
+    x2 = mg.tensor(x.detach().numpy(), requires_grad=True)
     y2 = mg.concat([x2.reshape(6, 4), x2.permute(2, 0, 1).reshape(4, 6).transpose(0, 1)], dim=0)
     y2[1:5, [0, 2]].unsqueeze(0).expand(3, 4, 2).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.detach().numpy(), x2.grad.detach().numpy(), rtol=1e-6)
 
 
 def test_logsumexp_infinities_match_cpu():
     x = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0], [np.inf, np.inf, 0.0], [-np.inf, 0.5, 1.5]])
     for dtype in FLOATS:
-        cpu = mg.logsumexp(mg.tensor(x, dtype=dtype), dim=1).numpy()
-        gpu = mg.logsumexp(mg.tensor(x, dtype=dtype).to("gpu"), dim=1).numpy()
+        cpu = mg.logsumexp(mg.tensor(x, dtype=dtype), dim=1).detach().numpy()
+        gpu = mg.logsumexp(mg.tensor(x, dtype=dtype).to("gpu"), dim=1).detach().numpy()
         np.testing.assert_allclose(gpu, cpu, rtol=1e-6)
     # a long row (chunked: partial states merged by the combine kernel) with one +inf and many -inf
     long = np.full(100_000, -np.inf)
@@ -321,7 +321,7 @@ def test_conv2d_second_order_on_gpu_matches_cpu():
         y = mg.conv2d(x.to(device), w.to(device), padding=1)
         (gx,) = mg.grad((y * y).sum(), [x], create_graph=True)
         (gw,) = mg.grad((gx * gx).sum(), [w])
-        return gw.numpy()
+        return gw.detach().numpy()
 
     np.testing.assert_allclose(hvp("gpu"), hvp("cpu"), rtol=1e-10, atol=1e-10)
 
@@ -388,7 +388,7 @@ def test_max_pool2d_backward_and_double_backward_on_gpu():
             (gx,) = mg.grad((y * y).sum(), [x], create_graph=True)
             (gx * gx).sum().backward()
         sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}
-        return gx.numpy(), x.grad.numpy(), sel
+        return gx.detach().numpy(), x.grad.detach().numpy(), sel
 
     g_cpu, gg_cpu, _ = run("cpu")
     g_gpu, gg_gpu, sel = run("gpu")
@@ -401,8 +401,8 @@ def test_max_pool2d_backward_and_double_backward_on_gpu():
 def test_max_pool2d_nan_wins_like_the_cpu():
     x = _rand((1, 1, 4, 4), mg.float32)
     x[0, 0, 1, 2] = np.nan
-    cpu = mg.max_pool2d(mg.tensor(x), 2).numpy()
-    gpu = mg.max_pool2d(mg.tensor(x).to("gpu"), 2).numpy()
+    cpu = mg.max_pool2d(mg.tensor(x), 2).detach().numpy()
+    gpu = mg.max_pool2d(mg.tensor(x).to("gpu"), 2).detach().numpy()
     np.testing.assert_array_equal(np.isnan(gpu), np.isnan(cpu))
     np.testing.assert_allclose(gpu[~np.isnan(gpu)], cpu[~np.isnan(cpu)])
 
@@ -428,7 +428,7 @@ def test_small_cnn_trains_identically_on_gpu(gpudnn_flag):
         h = mg.max_pool2d(mg.conv2d(x, a.to(device)).relu(), 2)
         loss = mg.cross_entropy(h.reshape(8, -1) @ b.to(device), mg.tensor(ys).to(device))
         loss.backward()
-        return loss.item(), a.grad.numpy(), b.grad.numpy()
+        return loss.item(), a.grad.detach().numpy(), b.grad.detach().numpy()
 
     lc, ac, bc = step("cpu")
     for use_gpudnn in (True, False):
@@ -446,7 +446,7 @@ def test_nhwc_conv2d_on_the_gpu_transposes_in_and_out(use_gpudnn, backend, gpudn
 
     mg.flags.use_gpudnn = use_gpudnn
     x, w = mg.randn(2, 3, 7, 6, dtype=mg.float64), mg.randn(4, 3, 3, 3, dtype=mg.float64)
-    ref = mg.conv2d(x, w, padding=(1, 1)).numpy()
+    ref = mg.conv2d(x, w, padding=(1, 1)).detach().numpy()
     xg = mg.channels_last(x).to("gpu")
     with mg.trace() as tr:
         out = mg.conv2d(xg, w.to("gpu"), padding=(1, 1))
@@ -455,7 +455,7 @@ def test_nhwc_conv2d_on_the_gpu_transposes_in_and_out(use_gpudnn, backend, gpudn
     moves = [(e.arg, e.what, e.from_, e.to) for e in tr.events if e.kind == "data.transform" and e.op == "conv2d"]
     assert moves == [("x", "layout", "NHWC", "NCHW"), ("out", "layout", "NCHW", "NHWC")]
     assert out.layout == "NHWC" and out.device == "gpu" and out.shape == (2, 7, 6, 4)
-    np.testing.assert_allclose(transform_layout(out.numpy(), "NHWC", "NCHW"), ref, rtol=1e-10)
+    np.testing.assert_allclose(transform_layout(out.detach().numpy(), "NHWC", "NCHW"), ref, rtol=1e-10)
 
 
 def test_a_hook_may_not_move_the_gradient_to_another_device():
@@ -473,7 +473,7 @@ def test_nan_gradient_on_the_device_and_its_trace_load_back(tmp_path):
     x = mg.tensor([0.0, 1.0], device="gpu", requires_grad=True)
     with mg.trace() as tr:
         (x.log() * x).sum().backward()
-    g = x.grad.numpy()
+    g = x.grad.detach().numpy()
     assert np.isnan(g[0]) and g[1] == 1.0
     tr.save(tmp_path / "nan.jsonl")
     acc = [e for e in mg.trace.load(tmp_path / "nan.jsonl").events if e.kind == "grad.accumulate"]

@@ -21,11 +21,11 @@ def test_train_step_updates_every_parameter(lesson):
     x_train, _, y_train, _ = lesson.load_data()
     model = lesson.make_model(hidden=8)
     opt = mg.optim.SGD(model.parameters(), lr=0.5)
-    before = [p.numpy().copy() for p in model.parameters()]
+    before = [p.detach().numpy().copy() for p in model.parameters()]
     xb, yb = mg.tensor(x_train[:32]), mg.tensor(y_train[:32])
     loss0 = lesson.train_step(model, opt, xb, yb)
     assert isinstance(loss0, float) and np.isfinite(loss0)
-    assert all(not np.allclose(b, p.numpy()) for b, p in zip(before, model.parameters()))
+    assert all(not np.allclose(b, p.detach().numpy()) for b, p in zip(before, model.parameters()))
     losses = [lesson.train_step(model, opt, xb, yb) for _ in range(20)]
     assert losses[-1] < loss0, "repeating the step on one batch must lower its loss"
 

@@ -9,7 +9,7 @@ Example:
     >>> from minigrad.utils.data import DataLoader, TensorDataset
     >>> ds = TensorDataset(mg.arange(10.0).reshape(5, 2), mg.tensor([0, 1, 0, 1, 1]))
     >>> [(x.shape, y.tolist()) for x, y in DataLoader(ds, batch_size=2)]
-    [((2, 2), [0, 1]), ((2, 2), [0, 1]), ((1, 2), [1])]
+    [(minigrad.Size([2, 2]), [0, 1]), (minigrad.Size([2, 2]), [0, 1]), (minigrad.Size([1, 2]), [1])]
 """
 
 from .dataset import (

@@ -14,7 +14,7 @@ Example:
     >>> from minigrad.utils.data import default_collate
     >>> b = default_collate([{"x": mg.ones(2), "y": 1}, {"x": mg.zeros(2), "y": 0}])
     >>> b["x"].shape, b["y"].tolist()
-    ((2, 2), [1, 0])
+    (minigrad.Size([2, 2]), [1, 0])
 """
 
 from __future__ import annotations

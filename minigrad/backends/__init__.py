@@ -1,0 +1,70 @@
+"""``minigrad.backends``: PyTorch's backend switches, so ``torch.backends.cudnn.deterministic = True`` runs.
+
+What minigrad does with each (``docs/concepts/kernel-selection.md``):
+
+- ``cudnn.enabled``: the same switch as ``minigrad.flags.use_gpudnn`` - off, GPU ops skip the
+  library-accelerated ``GPUDNN`` kernels (cuBLAS matmul) and run the hand-written ones;
+- ``cudnn.deterministic``: read and kept; minigrad's kernels are deterministic already (no atomics,
+  fixed reduction orders), so it changes nothing;
+- ``cudnn.benchmark``, ``cudnn.allow_tf32``, ``cuda.matmul.allow_tf32``: read and kept; minigrad has no
+  algorithm search and never computes in TF32, so they change nothing;
+- ``mps.is_available()``/``is_built()``: False (minigrad's GPU backend is CUDA through CuPy).
+
+Example:
+    >>> import minigrad as mg
+    >>> mg.backends.cudnn.deterministic = True
+    >>> mg.backends.cudnn.benchmark = False
+    >>> mg.backends.mps.is_available()
+    False
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from .. import flags as _flags
+from ..kernels.backends import is_gpu_available
+
+__all__ = ["cudnn", "mps", "cuda"]
+
+
+class _CuDNN:
+    """``torch.backends.cudnn``'s flags (see the module docstring for what each does here)."""
+
+    deterministic = False
+    benchmark = False
+    allow_tf32 = True
+
+    @property
+    def enabled(self) -> bool:
+        return _flags.use_gpudnn
+
+    @enabled.setter
+    def enabled(self, value: bool) -> None:
+        _flags.use_gpudnn = bool(value)
+
+    @staticmethod
+    def is_available() -> bool:
+        """Whether the library-accelerated GPU kernels can run: a GPU is there."""
+        return is_gpu_available()
+
+    @staticmethod
+    def version() -> None:
+        return None
+
+
+class _MPS:
+    """``torch.backends.mps``: Apple's GPUs; minigrad has no backend for them."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def is_built() -> bool:
+        return False
+
+
+cudnn = _CuDNN()
+mps = _MPS()
+cuda = SimpleNamespace(matmul=SimpleNamespace(allow_tf32=False), is_built=is_gpu_available)

@@ -1,0 +1,62 @@
+"""Programs in ``tests/parity/`` that run WHOLE, as scripts, and print: their output under minigrad equals
+their output under PyTorch line by line (``minigrad`` in a printed name read as ``torch``), with the same seed.
+
+Each is written for PyTorch; the minigrad run changes only its import lines (``test_parity_programs.py``'s
+``minigrad_source``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_parity_programs import minigrad_source
+
+PARITY = Path(__file__).parent / "parity"
+PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wavenet_printed",
+           "annotated_transformer_printed", "gpt_lecture_printed")
+
+pytestmark = pytest.mark.torch
+
+
+def run_script(name: str, framework: str) -> list[str]:
+    """``tests/parity/<name>.py`` run as ``__main__`` under ``framework``: the lines it printed."""
+    text = (PARITY / f"{name}.py").read_text()
+    if framework == "minigrad":
+        text = minigrad_source(text)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(text, str(PARITY / f"{name}.py"), "exec"), {"__name__": "__main__"})
+    return out.getvalue().replace("minigrad", "torch").splitlines()
+
+
+@pytest.fixture(autouse=True)
+def _float32_defaults():
+    torch = pytest.importorskip("torch")
+    import minigrad as mg
+
+    torch.set_default_dtype(torch.float32)
+    mg.set_default_dtype(mg.float32)
+    yield
+
+
+@pytest.mark.parametrize("name", PRINTED)
+def test_script_prints_what_pytorch_prints(name: str) -> None:
+    t_lines = run_script(name, "torch")
+    m_lines = run_script(name, "minigrad")
+    assert len(t_lines) > 5
+    for i, (m, t) in enumerate(zip(m_lines, t_lines)):
+        assert m == t, f"line {i + 1} differs:\n minigrad: {m}\n PyTorch:  {t}"
+    assert len(m_lines) == len(t_lines)
+
+
+@pytest.mark.parametrize("name", PRINTED)
+def test_only_import_lines_differ(name: str) -> None:
+    text = (PARITY / f"{name}.py").read_text()
+    for a, b in zip(text.split("\n"), minigrad_source(text).split("\n")):
+        if a != b:
+            assert a.startswith(("import torch", "from torch")) and b.startswith(("import minigrad", "from minigrad"))
