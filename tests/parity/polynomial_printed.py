@@ -8,14 +8,14 @@ import torch.nn.functional as F
 # learned and true functions printed with '{:+.2f}'. tests/test_parity_printed.py runs it whole under
 # PyTorch and under minigrad (only the import lines changed) and compares the printed lines.
 
-POLY_DEGREE = 3
+POLY_DEGREE = 4
 torch.manual_seed(7)
 W_target = torch.randn(POLY_DEGREE, 1) * 2
 b_target = torch.randn(1) * 2
 
 
 def make_features(x):
-    """Columns x, x^2, x^3 for a column vector x."""
+    """Columns x, x^2, x^3, x^4 for a column vector x."""
     x = x.unsqueeze(1)
     return torch.cat([x ** i for i in range(1, POLY_DEGREE + 1)], 1)
 
