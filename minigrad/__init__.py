@@ -77,12 +77,6 @@ from .kernels.backends import is_gpu_available, register_backend, unregister_bac
 from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
-from .optim.lbfgs import LBFGS as _LBFGS  # noqa: E402
-
-# ``mg.optim.LBFGS``: its module builds on ``optim.Optimizer``, so ``minigrad.optim`` cannot import it
-# back (an import cycle); it is attached here, as ``autograd.Function`` is.
-optim.LBFGS = _LBFGS
-optim.__all__.append("LBFGS")
 from . import cuda
 from .autograd import inference_mode
 from . import linalg  # torch.linalg's names (issue 23)

@@ -398,7 +398,8 @@ Tensor.__iand__ = lambda self, o: self.bitwise_and_(o)  # type: ignore[assignmen
 
 
 def _invert(self: Tensor) -> Tensor:
-    """``~x``: ``bitwise_not`` of a bool or integer tensor; a float tensor is refused as PyTorch refuses it."""
+    """``~x``: ``minigrad.bitwise_not`` of a bool or integer tensor; a float tensor is refused with PyTorch's TypeError
+    (``minigrad.bitwise_not`` itself raises RuntimeError there, as ``torch.bitwise_not`` does)."""
     if self._dtype.is_floating:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return ops.bitwise_not(self)

@@ -170,6 +170,15 @@ def test_small_integer_promotion() -> None:
     assert mg.zeros(2, dtype=mg.short).type() == "torch.ShortTensor" and mg.CharTensor([1]).dtype is mg.int8
 
 
+@pytest.mark.parametrize("pair", [("uint8", "int8"), ("int8", "uint8"), ("float16", "bfloat16"), ("bfloat16", "float16")])
+def test_an_op_on_two_dtypes_computes_in_pytorchs_promoted_dtype(pair: tuple[str, str]) -> None:
+    torch = pytest.importorskip("torch")
+    a, b = pair
+    m = mg.tensor([3, 4], dtype=getattr(mg, a)) + mg.tensor([1, 2], dtype=getattr(mg, b))
+    t = torch.tensor([3, 4], dtype=getattr(torch, a)) + torch.tensor([1, 2], dtype=getattr(torch, b))
+    assert str(m.dtype) == str(t.dtype).replace("torch.", "") and m.tolist() == t.tolist()
+
+
 def test_bfloat16_rounds_casts_and_computes_as_pytorch() -> None:
     """bfloat16 (through ml_dtypes): PyTorch's round-to-nearest-even casts, and each op computed in float32
     and rounded once (PyTorch's "opmath"), bit for bit on a grid; promotion with ints and float32."""

@@ -64,8 +64,8 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
                 dtype, device, layout = t._dtype, t._device, t._layout
                 continue
             td = t._dtype
-            if td is not dtype and td.rank > dtype.rank:
-                dtype = td
+            if td is not dtype:
+                dtype = _dt.promote(dtype, td)  # uint8 with int8 is int16, float16 with bfloat16 float32
             if t._device != device and device == "cpu":
                 # Any non-CPU device outranks the CPU (Paddle's highest-priority backend).
                 device = t._device

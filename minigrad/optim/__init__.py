@@ -1,8 +1,8 @@
-"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam.
+"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS.
 
 One module per family: ``optimizer.py`` (the ``Optimizer`` base: parameter groups,
 state, ``zero_grad``, ``state_dict``), ``sgd.py``, ``adam.py`` (the Adam family) and
-``adaptive.py`` (RMSprop, Adagrad, Adadelta); ``lr_scheduler.py`` changes the groups'
+``adaptive.py`` (RMSprop, Adagrad, Adadelta), ``lbfgs.py`` (L-BFGS, with a closure); ``lr_scheduler.py`` changes the groups'
 learning rates.
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
@@ -27,11 +27,12 @@ from __future__ import annotations
 from . import lr_scheduler  # schedulers adjust the groups' lr
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
 from .adaptive import Adadelta, Adagrad, RMSprop
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
-           "lr_scheduler"]
+           "LBFGS", "lr_scheduler"]
 
 
 def __dir__() -> list[str]:

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
-from . import Optimizer
+from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
 
