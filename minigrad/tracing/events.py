@@ -46,6 +46,7 @@ __all__ = [
     "QueuePush",
     "QueuePop",
     "QueueSkip",
+    "NodeBegin",
     "NodeRun",
     "BufferAdd",
     "InDegreeUpdate",
@@ -375,9 +376,22 @@ class QueueSkip(Event):
     in_degree: int
 
 
+@_event("node.begin")
+class NodeBegin(Event):
+    """The engine starts a grad node: its gradient buffer as taken (missing gradients are zeros, no hook ran yet).
+
+    Emitted before the node's hooks and its backward formula, so the formula's
+    own events (``api.call``, ``kernel.launch`` ...) come between this event
+    and the node's ``node.run``.
+    """
+
+    node: int
+    grads_in: list[list[Preview]]
+
+
 @_event("node.run")
 class NodeRun(Event):
-    """A grad node ran: incoming and outgoing gradient previews per slot and rank."""
+    """A grad node finished: the gradients its formula got (after hooks) and gave, per slot and rank."""
 
     node: int
     grads_in: list[list[Preview]]

@@ -570,6 +570,14 @@ class _Reducer:
             if self.active.current == ev.node:
                 self.active.current = None
 
+    def _on_node_begin(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.current = ev.node
+            self.active.grads_in[ev.node] = ev.grads_in
+            # The node took its GradTensorHolder out of the buffers.
+            self.active.buffers.pop(ev.node, None)
+            self._close_call()
+
     def _on_node_run(self, ev: Any) -> None:
         if self.active is not None:
             self.active.current = ev.node
