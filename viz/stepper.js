@@ -249,7 +249,7 @@
     for (var i = lo; i <= hi; i++) {
       var e = P.events[i];
       var why = D.whys[e[2]];
-      h.push('<div class="ev' + (i === pos ? " cur" : "") + '" data-event="' + (P.begin + i) + '"' + (why ? ' title="why: ' + esc(why) + '"' : "") +
+      h.push('<div class="ev' + (i === pos ? " cur" : "") + (P.inside[i] ? " in" : "") + '" data-event="' + (P.begin + i) + '"' + (why ? ' title="why: ' + esc(why) + '"' : "") +
              '><span class="n">' + (P.begin + i) +
              '</span> <span class="kind k-' + D.kinds[e[0]].replace(/[._]/g, "-") + '">' + esc(D.kinds[e[0]]) + "</span> " + esc(e[1]) + "</div>");
     }
@@ -339,7 +339,7 @@
     show(at === undefined ? 0 : at);
   }
 
-  function runs() { var r = []; for (var i = 0; i < P.events.length; i++) if (D.kinds[P.events[i][0]] === "node.run") r.push(i); return r; }
+  function runs() { return P.runs; }
   function nextRun(delta) {
     var r = runs(), i;
     if (delta > 0) { for (i = 0; i < r.length; i++) if (r[i] > pos) return goto(r[i]); return goto(P.events.length - 1); }

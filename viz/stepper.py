@@ -49,6 +49,7 @@ import graphviz
 
 from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
+from minigrad.tracing.viewing import focus_node, inside_node, run_starts
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
@@ -69,24 +70,6 @@ MAX_CALLS = 2000
 _SVG_NS = "http://www.w3.org/2000/svg"
 ET.register_namespace("", _SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
-
-
-def focus_node(state: State, bw: BackwardPass | None) -> int | None:
-    """The node the buffers and detail panes describe: the running node, else the event's, else the queue front.
-
-    The same rule as the TUI's detail panes (``minigrad.tui.widgets.panels.focus_node`` without a selection).
-    """
-    if bw is not None and bw.current is not None and not bw.done:
-        return bw.current
-    ev = state.event
-    node = getattr(ev, "node", None) if ev is not None else None
-    if isinstance(node, int) and not isinstance(node, bool):
-        return node
-    if bw is not None and bw.queue:
-        return bw.queue[0]
-    if bw is not None and bw.start and not bw.executed:
-        return bw.start[0]
-    return None
 
 
 def _short_path(source: str | None) -> str | None:
@@ -430,7 +413,7 @@ def _quiz_plan(rp: Replay, final: State, bw: BackwardPass, begin: int, end: int,
     events = rp.events
     out: list[dict[str, Any]] = []
     prev = begin
-    for r in (i for i in range(begin, end + 1) if events[i].kind == "node.run"):
+    for r in run_starts(events, begin, end):
         ask = next((i for i in range(prev + 1, r + 1) if events[i].kind == "queue.pop"), r)
         after = r
         while after < end and events[after + 1].kind not in ("queue.pop", "backward.end", "general_grad.result"):
@@ -581,6 +564,9 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
         "detail": [_detail(end_state, bw, n, final) for n in ids],
         "hooks": _hooks(bw, ids, final),
         "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls, "quiz": plan,
+        # Where each node starts running (the n / b keys), and which log lines sit inside a node's run.
+        "runs": [r - begin for r in run_starts(rp.events, begin, last)],
+        "inside": [int(x) for x in inside_node(rp.events, begin, last + 1)],
     }
 
 

@@ -65,12 +65,22 @@ def test_keys_step_and_panes_agree_with_replay(page, demo):
 def test_node_runs_match_the_log(page, demo):
     rp, path = demo
     open_page(page, path)
-    runs = [i for i in rp.indices_of("node.run") if i <= rp.backward_passes()[0][1]]
+    runs = [i for i in rp.indices_of("node.begin") if i <= rp.backward_passes()[0][1]]
     for want in runs[:5]:
         page.keyboard.press("n")
         assert event_shown(page) == want
         assert page.text_content("#log .ev.cur").strip().startswith(str(want))
         assert "why:" in page.text_content("#why")
+    # The node's formula events sit indented under its node.begin; node.run closes the node.
+    begin = runs[1]
+    end = next(i for i in range(begin, len(rp.events)) if rp.events[i].kind == "node.run")
+    open_page(page, path, f"#event={begin + 3}")
+    inside = page.eval_on_selector_all("#log .ev", "els => els.map(e => [+e.dataset.event, e.classList.contains('in')])")
+    assert inside and all(flag == (begin < i < end) for i, flag in inside)
+    assert any(flag for _, flag in inside)
+    x_node = page.eval_on_selector(f'#log .ev[data-event="{begin}"] .kind', "e => e.getBoundingClientRect().left")
+    x_call = page.eval_on_selector(f'#log .ev[data-event="{begin + 2}"] .kind', "e => e.getBoundingClientRect().left")
+    assert x_call > x_node + 5, "a formula event is drawn indented"
 
 
 def test_hash_opens_event_n(page, demo):
@@ -98,7 +108,7 @@ def test_buttons_slider_and_pass_chooser(page, demo):
     page.click("#next")
     assert event_shown(page) == begin0 + 2
     page.click("#next-run")
-    assert rp.events[event_shown(page)].kind == "node.run"
+    assert rp.events[event_shown(page)].kind == "node.begin"
     agree_with_replay(page, rp, 0)
     page.click("#last")
     assert event_shown(page) == end0
@@ -154,7 +164,7 @@ def test_quiz_asks_before_a_node_runs(page, demo):
     page.keyboard.press("t")
     page.keyboard.press("n")
     assert page.is_visible("#quiz")
-    first_run = rp.indices_of("node.run")[0]
+    first_run = rp.indices_of("node.begin")[0]
     node = rp.events[first_run].node
     page.fill("#quiz-node", rp.final.nodes[node].name)
     page.keyboard.press("Enter")
@@ -232,7 +242,7 @@ def test_a_page_without_a_pass_says_why(page, tmp_path):
 def test_jump_to_a_node_goes_to_its_run_and_pins_it(page, demo):
     rp, path = demo
     open_page(page, path)
-    runs = {rp.events[i].node: i for i in rp.indices_of("node.run") if i <= rp.backward_passes()[0][1]}
+    runs = {rp.events[i].node: i for i in rp.indices_of("node.begin") if i <= rp.backward_passes()[0][1]}
     node, at = next((n, i) for n, i in runs.items() if rp.final.nodes[n].name.startswith("Matmul"))
     page.keyboard.press("j")
     page.keyboard.type(f"#{node}")

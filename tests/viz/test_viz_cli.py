@@ -72,7 +72,7 @@ def test_log_filters_by_kind(capsys):
     assert "node.run" not in out and "buffer.add" not in out
     assert main(["log", SIMPLE, "--kind", "node.run", "--limit", "2", "--width", "200"]) == 0
     out = capsys.readouterr().out
-    assert "run SumGradNode#4" in out and "run AddGradNode#3" in out and "run MulGradNode#2" not in out
+    assert "ran SumGradNode#4" in out and "ran AddGradNode#3" in out and "ran MulGradNode#2" not in out
 
 
 def test_log_numbers_op_calls_like_the_kernel_view(capsys, tmp_path):

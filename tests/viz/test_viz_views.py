@@ -156,7 +156,7 @@ def test_flipbook_frames_follow_the_pass_and_keep_the_layout(simple_events):
     run_mul = H.index_of(simple_events, "node.run", node=2)
     nodes, _ = parse_svg(by_step[run_mul].svg)
     assert "running" in nodes["n2"].classes
-    assert "run MulGradNode#2" in by_step[run_mul].caption
+    assert "ran MulGradNode#2" in by_step[run_mul].caption
     # Every node sits at the same place in every frame.
     first, _ = parse_svg(book.frames[0].svg)
     for f in book.frames[1:]:

@@ -22,6 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from minigrad.tracing.describe import describe, explain
+from minigrad.tracing.viewing import focus_node
 
 from ..follow import FollowError
 from ..layout2d import MAX_NODES
@@ -38,7 +39,6 @@ from ..widgets import (
     QueueView,
     StatusLine,
 )
-from ..widgets.panels import focus_node
 from .help import HelpScreen
 from .jump import JumpScreen
 from .passes import PassScreen

@@ -93,8 +93,13 @@ class EventLog(LineList):
         s = self.session
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f"{index:>5} ", style="dim")
-        kind_style = "bold magenta" if ev.kind in ("node.run", "queue.pop") else ("cyan" if ev.kind.startswith("backward") else "")
-        t.append(f"{ev.kind:<18}", style=kind_style)
+        kind_style = "bold magenta" if ev.kind in ("node.begin", "node.run", "queue.pop") else (
+            "cyan" if ev.kind.startswith("backward") else "")
+        if s.inside_node(index):  # a node's hooks and formula, under the node.begin that opened them
+            t.append("  ")
+            t.append(f"{ev.kind:<16}", style=kind_style)
+        else:
+            t.append(f"{ev.kind:<18}", style=kind_style)
         t.append(" " + describe(ev, s))
         return t
 

@@ -102,23 +102,6 @@ class QueueView(_Pane):
         return t
 
 
-def focus_node(state: State, bw: BackwardPass | None, selected: int | None) -> int | None:
-    """The node the detail panes describe: the selected one, else the running one, else the event's node."""
-    if selected is not None:
-        return selected
-    if bw is not None and bw.current is not None and not bw.done:
-        return bw.current
-    ev = state.event
-    node = getattr(ev, "node", None) if ev is not None else None
-    if isinstance(node, int):
-        return node
-    if bw is not None and bw.queue:
-        return bw.queue[0]
-    if bw is not None and bw.start and not bw.executed:
-        return bw.start[0]
-    return None
-
-
 class BuffersView(_Pane):
     """The GradTensorHolder of the focused node, per (slot, rank), with values."""
 
@@ -131,7 +114,8 @@ class BuffersView(_Pane):
         added = (ev.node, ev.slot, ev.rank) if ev is not None and ev.kind == "buffer.add" else None
         buf = bw.buffers.get(node) if bw is not None and node is not None else None
         consumed = bw is not None and node in bw.grads_in
-        key = (node, bw.number if bw else None, repr(sorted(buf.items())) if buf else None, consumed, added)
+        finished = bw is not None and node in bw.grads_out
+        key = (node, bw.number if bw else None, repr(sorted(buf.items())) if buf else None, consumed, finished, added)
         self.put(key, lambda: self._build(state, bw, node))
 
     def _build(self, state: State, bw: BackwardPass | None, node: int | None) -> Text:
@@ -153,7 +137,9 @@ class BuffersView(_Pane):
                 t.append(fmt_value(value, 70), style="yellow" if mark else "")
                 t.append(mark + "\n", style="bold yellow")
         elif node in bw.grads_in:
-            t.append("buffer consumed by the run; grads in:\n", style="dim")
+            done = node in bw.grads_out
+            t.append("buffer consumed by the run; grads in:\n" if done else "buffer taken: the node runs on grads in:\n",
+                     style="dim")
             for slot, ranks in enumerate(bw.grads_in[node] or []):
                 for rank, value in enumerate(ranks or []):
                     t.append(f"  [{slot},{rank}] {fmt_value(value, 70)}\n")
