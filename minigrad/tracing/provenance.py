@@ -4,7 +4,7 @@ PyTorch users turn on anomaly mode to learn which forward line made the node
 that failed in backward. While a recording is active, minigrad stamps every
 ``node.create`` with ``source`` (``file:line`` of the first caller outside the
 minigrad package) and ``module`` (the path of the ``nn.Module`` calls running
-at that moment, e.g. ``Sequential.2 (Linear)``). Without a recording nothing
+at that moment, e.g. ``Sequential.2 (Linear)``, ``Net.layers.0 (Linear)``). Without a recording nothing
 here runs: ``Module.__call__`` checks ``bus.recorder`` first.
 
 Example:
@@ -53,17 +53,61 @@ def exit_module() -> None:
 
 
 def module_path() -> str | None:
-    """``Sequential.2 (Linear)``: the root module's class, then each child's attribute name, then the innermost class."""
+    """``Net.layers.0 (Linear)``: the root module's class, then each called child's path in the module that
+    called it, then the innermost class.
+
+    A child's path is where it sits in its caller's tree of submodules, through
+    containers the caller iterates without calling (``for layer in
+    self.layers``: ``layers.0``, ``layers.1``), so two layers never share a path.
+    """
     stack = _stack()
     if not stack:
         return None
     parts = [type(stack[0]).__name__]
     for parent, child in zip(stack, stack[1:]):
-        names = getattr(parent, "_modules", {}) or {}
-        name = next((k for k, v in names.items() if v is child), type(child).__name__)
-        parts.append(str(name))
+        parts.append(_child_path(parent, child))
     path = ".".join(parts)
     return path if len(stack) == 1 else f"{path} ({type(stack[-1]).__name__})"
+
+
+#: ``(id(parent), id(child)) -> "layers.0"``; each hit is checked against the live modules (ids are reused).
+_paths: dict[tuple[int, int], str] = {}
+
+
+def _child_path(parent: Any, child: Any) -> str:
+    """Dotted path of ``child`` among ``parent``'s submodules (breadth-first: the shortest), else its class name."""
+    key = (id(parent), id(child))
+    cached = _paths.get(key)
+    if cached is not None and _resolve(parent, cached) is child:
+        return cached
+    found = None
+    work: list[tuple[str, Any]] = [("", parent)]
+    seen = {id(parent)}
+    while work and found is None:
+        prefix, mod = work.pop(0)
+        for name, sub in (getattr(mod, "_modules", None) or {}).items():
+            if sub is None or id(sub) in seen:
+                continue
+            seen.add(id(sub))
+            if sub is child:
+                found = prefix + str(name)
+                break
+            work.append((prefix + str(name) + ".", sub))
+    if found is None:
+        return type(child).__name__
+    if len(_paths) >= _MAX_SOURCES:
+        _paths.clear()
+    _paths[key] = found
+    return found
+
+
+def _resolve(parent: Any, path: str) -> Any:
+    mod = parent
+    for part in path.split("."):
+        mod = (getattr(mod, "_modules", None) or {}).get(part)
+        if mod is None:
+            return None
+    return mod
 
 
 #: Whether a code object's file is minigrad's own (or frozen), by file name: ``os.path.abspath``
