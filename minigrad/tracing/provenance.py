@@ -29,6 +29,8 @@ __all__ = ["enter_module", "exit_module", "module_path", "user_source"]
 #: live in ``viz/`` and ``tui/`` beside the package in a source checkout).
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _OWN = (_PKG + os.sep,) + tuple(os.path.join(os.path.dirname(_PKG), d) + os.sep for d in ("viz", "tui"))
+#: ...except the TUI's built-in demo: its lines are the program a person steps through, so nodes name them.
+_DEMO = os.sep + os.path.join("tui", "demo.py")
 
 _local = threading.local()
 
@@ -129,7 +131,8 @@ def user_source() -> str | None:
         skip = own.get(filename)
         if skip is None:
             # abspath depends on the working directory for a relative name: cache absolute names only.
-            skip = os.path.abspath(filename).startswith(_OWN) or filename.startswith("<frozen")
+            path = os.path.abspath(filename)
+            skip = (path.startswith(_OWN) and not path.endswith(_DEMO)) or filename.startswith("<frozen")
             if os.path.isabs(filename) or filename.startswith("<"):
                 own[filename] = skip
         if not skip:
