@@ -146,8 +146,10 @@ def cmd_render(args: argparse.Namespace) -> int:
             path = rendered.save(args.output)
         except viz.DotNotFoundError as exc:
             raise CliError(str(exc), EXIT_NO_DOT) from None
-        print(f"wrote {path} ({rendered.kind} view, event {rendered.step}, {len(rendered.graph.nodes)} nodes)",
-              file=sys.stderr)
+        # The forward view draws a span of events (its title says which): name that span, not the last event.
+        where = (rendered.graph.title.split(" · ")[1] if rendered.kind == "forward" and " · events " in
+                 (rendered.graph.title or "") else f"event {rendered.step}")
+        print(f"wrote {path} ({rendered.kind} view, {where}, {len(rendered.graph.nodes)} nodes)", file=sys.stderr)
     if args.flipbook:
         try:
             frames = len(viz.backward_steps(rp, -1 if args.backward_pass is None else args.backward_pass, args.frames))

@@ -252,3 +252,45 @@ async def test_hooks_and_released_wrappers_from_a_script():
         await pilot.press("right")  # wrappers.clear
         assert f"wrappers.clear {first_mul}" in pane_texts(scr)["status"]
         assert "(TensorWrappers released)" in pane_texts(scr)["detail"]
+
+
+async def test_each_pass_opens_on_its_start_node(demo_session):
+    """Pass 1 (grad()) begins at a GeneralGrad copy made a few events later: the detail names it, as pass 0's does."""
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        assert pane_texts(scr)["detail"].startswith("AddGradNode#14")
+        await pilot.press("c", "down", "enter")
+        assert scr.pass_no == 1 and scr.index == demo_session.passes[1].begin
+        d = pane_texts(scr)["detail"]
+        assert d.startswith("AddGradNode#15  the start node, GeneralGrad's copy of AddGradNode#14: created at event")
+        assert "(no node selected" not in d
+
+
+async def test_help_legend_keeps_each_glyph_with_its_word(demo_session):
+    """At 80x24 the help's node-state legend never wraps a glyph away from its word ("╳" / "pruned")."""
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        app.screen.query_one("#help-legend").scroll_visible(animate=False, top=True)
+        await pilot.pause()
+        screen = [strip.text for strip in app.screen._compositor.render_strips()]
+        for word in ("○ pending", "◆ queued", "▶ running", "● done", "✓ released", "╳ pruned"):
+            assert any(word in line for line in screen), (word, screen)
+
+
+async def test_forward_tab_keeps_a_space_after_four_digit_call_numbers():
+    import minigrad as mg
+    from minigrad.tui.model import Session
+
+    with mg.trace(values=False) as tr:
+        x = mg.ones(2)
+        for _ in range(1001):
+            x = x + 1
+    app = MinigradApp(Session(tr.events, title="many"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        fwd = app.main_screen.query_one(ForwardView)
+        assert fwd.call_lines(999)[0].plain.startswith("#999 add(")
+        assert fwd.call_lines(1000)[0].plain.startswith("#1000 add(")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import json
 import os
 import subprocess
@@ -204,3 +205,11 @@ def test_installed_console_script(tmp_path):
     proc = subprocess.run([str(exe), "render", SIMPLE, "-o", str(tmp_path / "g.svg")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     ET.fromstring((tmp_path / "g.svg").read_text())
+
+
+def test_forward_render_names_the_events_its_title_shows(tmp_path, capsys):
+    out = tmp_path / "fwd.svg"
+    assert main(["render", SIMPLE, "--kind", "forward", "-o", str(out)]) == 0
+    said = re.search(r"forward view, events (\d+)–(\d+)", capsys.readouterr().err)
+    assert said, "the CLI names the span of events the forward view draws"
+    assert f"events {said[1]}–{said[2]}" in out.read_text()

@@ -142,7 +142,7 @@ class ForwardView(LineList):
             return lines
         s, c = self.session, self.calls[n]
         head = Text(no_wrap=True)
-        head.append(f"#{n:<4}", style="dim")
+        head.append(f"#{n:<4}" if n < 1000 else f"#{n} ", style="dim")  # a space before the op, whatever n
         head.append(f"{c.op}", style="bold")
         head.append("(" + ", ".join(s.tensor_name(i) if isinstance(i, int) else str(i) for i in c.inputs) + ")")
         if c.attrs:

@@ -177,6 +177,15 @@ class NodeDetail(_Pane):
         s = self.session
         t = Text()
         info = state.nodes.get(node) if node is not None else None
+        later = s.replay.final.nodes.get(node) if info is None and node is not None else None
+        if later is not None:  # grad() starts at a GeneralGrad copy that is made a few events on
+            self.border_title = f"Node detail · {later.name}"
+            t.append(f"{later.name}", style="bold")
+            copy = f", GeneralGrad's copy of {s.node_name(later.copy_of)}" if later.copy_of is not None else ""
+            t.append(f"  the start node{copy}: created at event {later.created_at}", style="dim")
+            if later.copy_of is not None:
+                t.append("\ngrad() works on a copy of the graph, so the user's graph is never changed", style="dim")
+            return t
         if info is None:
             t.append("(no node selected; press j to jump to one)", style="dim")
             self.border_title = "Node detail"
