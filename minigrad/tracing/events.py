@@ -1,6 +1,6 @@
-"""Event types: the public contract between the engine and the viewers (DESIGN §4).
+"""Event types: the public contract between the engine and the viewers (docs/events.md, generated from here).
 
-Every step of the forward path (seed 004) and the backward engine (seed 001)
+Every step of the forward path and the backward engine (docs/architecture.md)
 emits one of these. Events are *data*: integer ids, names, shapes and value
 previews, never live tensors or nodes, so a trace can be saved, loaded on
 another machine and replayed.
@@ -166,7 +166,7 @@ def _event(kind: str):
 
 
 # ---------------------------------------------------------------------------
-# Forward path (seed 004 §2.2-2.4, seed 002)
+# Forward path (docs/concepts/forward.md, docs/concepts/kernel-selection.md)
 # ---------------------------------------------------------------------------
 
 
@@ -189,7 +189,7 @@ class TensorCreate(Event):
 
 @_event("tensor.update")
 class TensorUpdate(Event):
-    """An in-place op changed a tensor: new version, maybe a new grad node (DESIGN §9 rule 8)."""
+    """An in-place op changed a tensor: new version, maybe a new grad node (docs/architecture.md, engine rules)."""
 
     tensor: int
     op: str
@@ -233,7 +233,7 @@ class KernelKeyEvent(Event):
 
 @_event("kernel.lookup")
 class KernelLookup(Event):
-    """One probe of the registry during kernel selection (seed 002 search order)."""
+    """One probe of the registry during kernel selection (the search order in docs/concepts/kernel-selection.md)."""
 
     op: str
     backend: str
@@ -306,7 +306,7 @@ class KernelLaunch(Event):
 
 @_event("node.create")
 class NodeCreate(Event):
-    """A grad node was created (dygraph layer, seed 004 §2.3), or copied by GeneralGrad.
+    """A grad node was created (the dygraph layer, docs/architecture.md), or copied by GeneralGrad.
 
     ``edges`` lists the node's output edges in slot, then rank order:
     ``{"slot", "rank", "next", "next_slot", "next_rank"}`` where ``next`` is
@@ -329,7 +329,7 @@ class NodeCreate(Event):
 
 
 # ---------------------------------------------------------------------------
-# Backward engine (seed 001 §3)
+# Backward engine (docs/concepts/backward.md)
 # ---------------------------------------------------------------------------
 
 
@@ -441,7 +441,7 @@ class WrappersClear(Event):
 
 
 # ---------------------------------------------------------------------------
-# GeneralGrad (seed 001 §4)
+# GeneralGrad (docs/concepts/general-grad.md)
 # ---------------------------------------------------------------------------
 
 
