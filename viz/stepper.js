@@ -241,6 +241,10 @@
     h += '<div class="k">edges (output slot, rank → next node, its input slot, rank)</div>' + (d.edges || []).map(function (x) { return '<div class="edge">' + esc(x) + "</div>"; }).join("");
     var hooks = P.hooks.filter(function (x) { return x.at <= ev && x.nodes.indexOf(f) >= 0; });
     h += '<div><span class="k">hooks</span> ' + (hooks.map(function (x) { return esc(x.kind + " on " + x.target + " @ event " + x.at); }).join(", ") || "-") + "</div>";
+    if (d.history) {
+      var hist = d.history.filter(function (x) { return x[2] <= ev; }).map(function (x) { return esc(x[1]); });
+      h += '<div class="grads"><span class="k">.grad by pass</span> ' + (hist.join(" · ") || "- (not written yet)") + "</div>";
+    }
     body("node").innerHTML = h;
   }
 

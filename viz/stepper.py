@@ -49,7 +49,7 @@ import graphviz
 
 from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
-from minigrad.tracing.viewing import focus_node, inside_node, run_starts
+from minigrad.tracing.viewing import focus_node, grad_history, inside_node, run_starts
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
@@ -176,6 +176,10 @@ def _detail(final: State, bw: BackwardPass, nid: int, names: State) -> dict[str,
     }
     if info.is_accumulation:
         d["acc"] = f"AccumulationNode of {names.tensor_name(info.tensor)}"
+        # The leaf's .grad after each pass up to this one: [pass, text, from event] (``_grad_events`` fills
+        # in this pass's event; earlier passes' entries show from the start).
+        d["history"] = [[n, f"{n}: {fmt_value(v, 24)}" + (" added" if a else " assigned" if a is False else ""), -1]
+                        for n, v, a in grad_history(final.passes, info.tensor, upto=bw.number)]
     if info.copy_of is not None:
         d["copy"] = f"copy of {names.node_name(info.copy_of)}"
     if origin.source:
@@ -516,6 +520,18 @@ class Stepper:
         return f"<minigrad.viz.Stepper {self.title!r}: {len(self.data['passes'])} passes>"
 
 
+def _grad_events(details: list[dict[str, Any]], ids: list[int], state: State, rp: Replay, number: int,
+                 begin: int, last: int) -> list[dict[str, Any]]:
+    """Stamp each AccumulationNode's entry for pass ``number`` with the ``grad.accumulate`` event that wrote it."""
+    written = {rp.events[i].tensor: i for i in range(begin, last + 1) if rp.events[i].kind == "grad.accumulate"}
+    for nid, d in zip(ids, details):
+        info = state.nodes.get(nid)
+        for entry in d.get("history", ()):
+            if entry[0] == number and info is not None:
+                entry[2] = written.get(info.tensor, last)
+    return details
+
+
 def _hooks(bw: BackwardPass, ids: list[int], final: State) -> list[dict[str, Any]]:
     """The pass's hooks, each with the nodes whose detail lists it (its target node, leaf or output tensor)."""
     out = []
@@ -561,7 +577,7 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
         "ids": ids, "names": [final.node_name(n) for n in ids], "order": order,
         "initial": [bw.initial_in_degree.get(n, -1) for n in ids],
         "start": [index[n] for n in bw.start if n in index],
-        "detail": [_detail(end_state, bw, n, final) for n in ids],
+        "detail": _grad_events([_detail(end_state, bw, n, final) for n in ids], ids, end_state, rp, number, begin, last),
         "hooks": _hooks(bw, ids, final),
         "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls, "quiz": plan,
         # Where each node starts running (the n / b keys), and which log lines sit inside a node's run.

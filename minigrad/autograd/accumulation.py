@@ -80,7 +80,8 @@ class AccumulationNode(GradNode):
                 if out is not None:
                     g = check_hook_result(out, g, meta.tensor_id, fn)
         if not general and g is not None:
-            if meta.grad is None:
+            added = meta.grad is not None
+            if not added:
                 if create_graph:
                     meta.grad = g
                 elif rec is None and not meta.hooks and not BACKWARD_PASS.user_code and _sole_owner(g):
@@ -93,7 +94,7 @@ class AccumulationNode(GradNode):
             else:
                 meta.grad = meta.grad + g
             if rec is not None:
-                rec.emit(GradAccumulate(tensor=meta.tensor_id, value=rec.preview(meta.grad._data)))
+                rec.emit(GradAccumulate.new(tensor=meta.tensor_id, value=rec.preview(meta.grad._data), added=added))
         return [[g]]
 
     def release(self) -> None:

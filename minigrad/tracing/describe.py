@@ -131,6 +131,14 @@ class Why:
         info = self.nodes.get(node_id)
         return info is not None and info.is_accumulation
 
+    def earlier_grad_pass(self, tensor: Any) -> int | None:
+        """The latest backward pass before the current one that wrote ``tensor``'s ``.grad``."""
+        passes = getattr(self.state, "passes", None)
+        if passes is None:  # the web stepper's state: the pass, and the final state's passes
+            passes = getattr(getattr(self.state, "final", None), "passes", ())
+        current = self.bw.number if self.bw is not None else len(passes)
+        return next((p.number for p in reversed(passes) if p.number < current and tensor in p.accumulated), None)
+
 
 class Words:
     """One kind's two describers: ``what(ev, names)`` and ``why(ev, Why)``."""
@@ -355,10 +363,22 @@ def why_hook_run(ev: Any, c: Why) -> str:
 
 
 def what_grad_accumulate(ev: Any, n: Names) -> str:
-    return f"{n.tensor_name(ev.tensor)}.grad = {fmt_value(ev.value, 30)}"
+    added = " (added)" if getattr(ev, "added", None) else ""
+    return f"{n.tensor_name(ev.tensor)}.grad = {fmt_value(ev.value, 30)}{added}"
 
 
 def why_grad_accumulate(ev: Any, c: Why) -> str:
+    added = getattr(ev, "added", None)
+    earlier = c.earlier_grad_pass(ev.tensor)
+    if added and earlier is not None:
+        return f"added to the .grad of pass {earlier}: .grad accumulates across backward() calls until zero_grad()"
+    if added:
+        return "added to the .grad already there: .grad accumulates across backward() calls"
+    if added is False and earlier is not None:
+        return (f"assigned: .grad was None (zero_grad() cleared the .grad of pass {earlier}), "
+                "so nothing is added to it")
+    if added is False:
+        return ".grad was None, so this gradient is assigned (a later backward() adds to it)"
     return ".grad accumulates across backward() calls: first assigned, then added"
 
 

@@ -427,10 +427,16 @@ class HookRun(Event):
 
 @_event("grad.accumulate")
 class GradAccumulate(Event):
-    """An AccumulationNode wrote a leaf's ``.grad`` (first assigned, then added)."""
+    """An AccumulationNode wrote a leaf's ``.grad`` (first assigned, then added).
+
+    ``added`` is True when the gradient was added to a ``.grad`` already there (a
+    second ``backward()`` without ``zero_grad()``), False when ``.grad`` was
+    ``None`` and is now assigned; ``None`` in traces recorded before the field.
+    """
 
     tensor: int
     value: Preview = None
+    added: bool | None = None
 
 
 @_event("wrappers.clear")

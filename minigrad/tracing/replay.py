@@ -174,6 +174,8 @@ class BackwardPass:
     grads_in: Mapping[int, Any] = field(default_factory=_empty)
     grads_out: Mapping[int, Any] = field(default_factory=_empty)
     accumulated: Mapping[int, Any] = field(default_factory=_empty)
+    #: tensor id -> whether this pass added to a ``.grad`` already there (``grad.accumulate``'s ``added``).
+    grad_added: Mapping[int, bool | None] = field(default_factory=_empty)
     hooks: tuple[Mapping[str, Any], ...] = ()
     general: GeneralGradMarks | None = None
     nodes_run: int = 0
@@ -273,6 +275,7 @@ class _PassBuilder:
         self.grads_in: dict[int, Any] = {}
         self.grads_out: dict[int, Any] = {}
         self.accumulated: dict[int, Any] = {}
+        self.grad_added: dict[int, bool | None] = {}
         self.hooks: list[Mapping[str, Any]] = []
         self.general: GeneralGradMarks | None = None
         self.nodes_run = 0
@@ -289,6 +292,7 @@ class _PassBuilder:
         other.grads_in = dict(self.grads_in)
         other.grads_out = dict(self.grads_out)
         other.accumulated = dict(self.accumulated)
+        other.grad_added = dict(self.grad_added)
         other.hooks = list(self.hooks)
         return other
 
@@ -313,6 +317,7 @@ class _PassBuilder:
             grads_in=MappingProxyType(dict(self.grads_in)),
             grads_out=MappingProxyType(dict(self.grads_out)),
             accumulated=MappingProxyType(dict(self.accumulated)),
+            grad_added=MappingProxyType(dict(self.grad_added)),
             hooks=tuple(self.hooks),
             general=self.general,
             nodes_run=self.nodes_run,
@@ -604,6 +609,7 @@ class _Reducer:
     def _on_grad_accumulate(self, ev: Any) -> None:
         if self.active is not None:
             self.active.accumulated[ev.tensor] = ev.value
+            self.active.grad_added[ev.tensor] = getattr(ev, "added", None)
 
     def _on_wrappers_clear(self, ev: Any) -> None:
         if self.active is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["focus_node", "inside_node", "run_starts"]
+__all__ = ["focus_node", "inside_node", "run_starts", "grad_history"]
 
 
 def focus_node(state: Any, bw: Any, selected: int | None = None) -> int | None:
@@ -85,4 +85,21 @@ def run_starts(events: Sequence[Any], begin: int, end: int) -> list[int]:
             if open_begin != events[i].node:
                 out.append(i)
             open_begin = None
+    return out
+
+
+def grad_history(passes: Sequence[Any], tensor: Any, upto: int | None = None) -> list[tuple[int, Any, Any]]:
+    """A leaf's ``.grad`` over the backward passes: ``(pass number, value, added)`` for each pass that wrote it.
+
+    ``added`` is True when that pass added to the ``.grad`` already there, False
+    when ``.grad`` was ``None`` (the first pass, or after ``zero_grad()``) and
+    was assigned, ``None`` when the trace does not say. ``upto``: passes up to
+    this number only.
+    """
+    out = []
+    for p in passes:
+        if upto is not None and p.number > upto:
+            break
+        if tensor in p.accumulated:
+            out.append((p.number, p.accumulated[tensor], p.grad_added.get(tensor)))
     return out

@@ -253,3 +253,24 @@ def test_jump_to_a_node_goes_to_its_run_and_pins_it(page, demo):
     agree_with_replay(page, rp, 0)
     page.keyboard.press("ArrowRight")  # keys work again once the box has done its job
     assert event_shown(page) == at + 1
+
+
+def test_node_detail_shows_a_leafs_grad_over_passes(page, tmp_path):
+    """Pass 1 of two backward() calls: the AccumulationNode's detail says pass 0 assigned, pass 1 added."""
+    w = mg.tensor([1.0, 2.0], requires_grad=True, name="w")
+    with mg.trace() as tr:
+        (w * w).sum().backward()
+        (w * w).sum().backward()
+    rp = Replay(tr.events)
+    path = stepper(tr, title="acc").save(tmp_path / "acc.html")
+    begin1 = rp.backward_passes()[1][0]
+    acc_begin = next(i for i in range(begin1, len(rp)) if rp.events[i].kind == "node.begin"
+                     and rp.final.nodes[rp.events[i].node].is_accumulation)
+    open_page(page, path, f"#event={acc_begin}")
+    assert page.text_content("#node .grads") == ".grad by pass 0: [2, 4] assigned"
+    acc_run = next(i for i in range(acc_begin, len(rp)) if rp.events[i].kind == "node.run")
+    open_page(page, path, f"#event={acc_run}")
+    assert page.text_content("#node .grads") == ".grad by pass 0: [2, 4] assigned · 1: [4, 8] added"
+    why = next(i for i in range(acc_begin, acc_run) if rp.events[i].kind == "grad.accumulate")
+    open_page(page, path, f"#event={why}")
+    assert "added to the .grad of pass 0" in page.text_content("#why")

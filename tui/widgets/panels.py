@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from minigrad.tracing.describe import fmt_value
 from minigrad.tracing.replay import BackwardPass, State, node_status
+from minigrad.tracing.viewing import grad_history
 
 from ..format import STATUS_STYLE
 from ..model import Session
@@ -171,7 +172,9 @@ class NodeDetail(_Pane):
         info = state.nodes.get(node) if node is not None else None
         if info is not None:
             saved_versions = tuple(state.tensors[t].version if t in state.tensors else None for t in info.saved)
-        self.put((node, released, status, hooks, saved_versions, info is None), lambda: self._build(state, bw, node))
+        grads = len(grad_history(state.passes, info.tensor)) if info is not None and info.is_accumulation else 0
+        self.put((node, released, status, hooks, saved_versions, info is None, grads),
+                 lambda: self._build(state, bw, node))
 
     def _build(self, state: State, bw: BackwardPass | None, node: int | None) -> Text:
         s = self.session
@@ -238,7 +241,21 @@ class NodeDetail(_Pane):
             hooks = [h for h in bw.hooks if h.get("target") in out_tensors or h.get("target") == info.id or (info.tensor is not None and h.get("target") == info.tensor)]
         t.append("hooks  ", style="dim")
         t.append(", ".join(f"{h['hook_kind']} on {s.tensor_name(h['target'])} @ event {h['at']}" for h in hooks) or "-")
+        if info.is_accumulation:
+            self._grad_history(t, state, info.tensor)
         return t
+
+    def _grad_history(self, t: Text, state: State, tensor: Any) -> None:
+        """A leaf's .grad after each pass that wrote it: assigned (it was None) or added (it accumulated)."""
+        t.append(f"\n{self.session.tensor_name(tensor)}.grad by pass  ", style="dim")
+        history = grad_history(state.passes, tensor)
+        if not history:
+            t.append("- (not written yet)")
+        for k, (number, value, added) in enumerate(history):
+            t.append(" · " if k else "")
+            how = " added" if added else (" assigned" if added is False else "")
+            t.append(f"{number}: {fmt_value(value, 24)}")
+            t.append(how, style="bold yellow" if added else "dim")
 
 
 class GeneralGradView(_Pane):
