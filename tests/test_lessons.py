@@ -18,6 +18,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import lessons_cli as lc
+from minigrad.autograd.formula import BackwardContext
 from minigrad.autograd.function import FunctionCtx
 from minigrad.autograd.general_grad import GeneralGrad
 from minigrad.autograd.grad_node import GradNode
@@ -392,7 +393,8 @@ def _known_elsewhere(prefix: str | None, name: str) -> bool:
         return hasattr(mg, name)
     if prefix == "np":
         return True  # NumPy's own API
-    holders = (mg.Tensor, GradNode, GradTensorHolder, GeneralGrad, Recorder, FunctionCtx, mg.optim.Optimizer)
+    holders = (mg.Tensor, GradNode, GradTensorHolder, GeneralGrad, Recorder, FunctionCtx, BackwardContext,
+               mg.optim.Optimizer)
     return any(hasattr(h, name) for h in holders)
 
 
