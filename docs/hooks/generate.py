@@ -78,7 +78,8 @@ def lesson_pages(config) -> list[File]:
     return [
         # Links into docs/ are written from the lesson folder (../../docs/x.md); the page sits in lessons/.
         File.generated(config, f"lessons/{readme.parent.name}.md",
-                       content=readme.read_text().replace("](../../docs/", "](../"))
+                       content=re.sub(r"\]\(\.\./(\d\d_\w+)/README\.md", r"](\1.md",
+                                      readme.read_text().replace("](../../docs/", "](../")))
         for readme in sorted(root.glob("*/README.md"))
     ]
 
