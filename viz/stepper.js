@@ -220,8 +220,10 @@
           return '<div class="buf' + (just ? " just" : "") + '">[' + x[0] + "," + x[1] + "] " + esc(x[2]) + (just ? " ◀ just added" : "") + "</div>";
         }).join("");
       } else if (ran(f) && det.gin) {
-        h = '<p class="note">buffer consumed by the run; grads in:</p>' + det.gin.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
-        if (det.gout && det.gout.length) h += '<p class="note">grads out:</p>' + det.gout.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
+        var done = det.run_at !== undefined && P.begin + pos >= det.run_at;  // its node.run: the formula finished
+        h = '<p class="note">' + (done ? "buffer consumed by the run; grads in:" : "buffer taken: the node runs on grads in:") + "</p>" +
+            det.gin.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
+        if (done && det.gout && det.gout.length) h += '<p class="note">grads out:</p>' + det.gout.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
       } else h = '<p class="note">empty (no gradient has arrived yet)</p>';
     }
     root.querySelector("#buffers > h2").textContent = title;
@@ -243,7 +245,7 @@
     h += '<div><span class="k">hooks</span> ' + (hooks.map(function (x) { return esc(x.kind + " on " + x.target + " @ event " + x.at); }).join(", ") || "-") + "</div>";
     if (d.history) {
       var hist = d.history.filter(function (x) { return x[2] <= ev; }).map(function (x) { return esc(x[1]); });
-      h += '<div class="grads"><span class="k">.grad by pass</span> ' + (hist.join(" · ") || "- (not written yet)") + "</div>";
+      h += '<div class="grads"><span class="k">' + esc(d.grad_of || "") + '.grad by pass</span> ' + (hist.join(" · ") || "- (not written yet)") + "</div>";
     }
     body("node").innerHTML = h;
   }

@@ -178,6 +178,7 @@ def _detail(final: State, bw: BackwardPass, nid: int, names: State) -> dict[str,
         d["acc"] = f"AccumulationNode of {names.tensor_name(info.tensor)}"
         # The leaf's .grad after each pass up to this one: [pass, text, from event] (``_grad_events`` fills
         # in this pass's event; earlier passes' entries show from the start).
+        d["grad_of"] = names.tensor_name(info.tensor)
         d["history"] = [[n, f"{n}: {fmt_value(v, 24)}" + (" added" if a else " assigned" if a is False else ""), -1]
                         for n, v, a in grad_history(final.passes, info.tensor, upto=bw.number)]
     if info.copy_of is not None:
@@ -522,9 +523,14 @@ class Stepper:
 
 def _grad_events(details: list[dict[str, Any]], ids: list[int], state: State, rp: Replay, number: int,
                  begin: int, last: int) -> list[dict[str, Any]]:
-    """Stamp each AccumulationNode's entry for pass ``number`` with the ``grad.accumulate`` event that wrote it."""
+    """Stamp each node's detail with the event of its ``node.run`` in pass ``number`` (``run_at``: before it, a
+    running node's buffer is taken but nothing went out yet), and each AccumulationNode's entry for the pass
+    with the ``grad.accumulate`` event that wrote it."""
     written = {rp.events[i].tensor: i for i in range(begin, last + 1) if rp.events[i].kind == "grad.accumulate"}
+    finished = {rp.events[i].node: i for i in range(begin, last + 1) if rp.events[i].kind == "node.run"}
     for nid, d in zip(ids, details):
+        if nid in finished:
+            d["run_at"] = finished[nid]
         info = state.nodes.get(nid)
         for entry in d.get("history", ()):
             if entry[0] == number and info is not None:

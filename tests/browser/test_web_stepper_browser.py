@@ -267,10 +267,24 @@ def test_node_detail_shows_a_leafs_grad_over_passes(page, tmp_path):
     acc_begin = next(i for i in range(begin1, len(rp)) if rp.events[i].kind == "node.begin"
                      and rp.final.nodes[rp.events[i].node].is_accumulation)
     open_page(page, path, f"#event={acc_begin}")
-    assert page.text_content("#node .grads") == ".grad by pass 0: [2, 4] assigned"
+    assert page.text_content("#node .grads") == "w.grad by pass 0: [2, 4] assigned"
     acc_run = next(i for i in range(acc_begin, len(rp)) if rp.events[i].kind == "node.run")
     open_page(page, path, f"#event={acc_run}")
-    assert page.text_content("#node .grads") == ".grad by pass 0: [2, 4] assigned · 1: [4, 8] added"
+    assert page.text_content("#node .grads") == "w.grad by pass 0: [2, 4] assigned · 1: [4, 8] added"
     why = next(i for i in range(acc_begin, acc_run) if rp.events[i].kind == "grad.accumulate")
     open_page(page, path, f"#event={why}")
     assert "added to the .grad of pass 0" in page.text_content("#why")
+
+
+def test_buffers_pane_sends_nothing_out_before_the_node_finished(page, demo):
+    """At node.begin the buffer is taken and nothing went out yet; at node.run the gradients out are shown."""
+    rp, path = demo
+    begin = next(i for i in rp.indices_of("node.begin") if not rp.final.nodes[rp.events[i].node].is_accumulation
+                 and rp.events[i].node in rp.final.nodes and rp.final.nodes[rp.events[i].node].edges)
+    end = next(i for i in range(begin, len(rp)) if rp.events[i].kind == "node.run")
+    open_page(page, path, f"#event={begin}")
+    text = page.text_content("#buffers .body")
+    assert "buffer taken: the node runs on grads in:" in text and "grads out" not in text
+    open_page(page, path, f"#event={end}")
+    text = page.text_content("#buffers .body")
+    assert "buffer consumed by the run" in text and "grads out:" in text
