@@ -48,6 +48,7 @@ from .tracing.diff import diff
 from .tracing.loader import load
 from .tracing.recorder import Recorder
 from .tracing.replay import replay
+from .tracing.viewing import inside_node
 
 __all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "cmd_diff", "cmd_web", "CliError"]
 
@@ -201,6 +202,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     table.add_column("what happened")
     shown = 0
     calls = -1  # op calls are numbered as 'minigrad render --kind kernel --call N' counts them
+    inside = inside_node(rec.events)  # a node's hooks and formula: indented under its node.begin, as in the TUI
     for index, ev in enumerate(rec.events):
         if ev.kind == "api.call":
             calls += 1
@@ -210,7 +212,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         if ev.kind == "api.call":
             what = f"call {calls}: {what}"
         # Text, not markup: a preview such as "[nan, 1]" must not be read as a rich style tag.
-        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", Text(ev.kind), Text(what))
+        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", Text(("  " if inside[index] else "") + ev.kind), Text(what))
         shown += 1
         if args.limit and shown >= args.limit:
             break

@@ -213,3 +213,19 @@ def test_forward_render_names_the_events_its_title_shows(tmp_path, capsys):
     said = re.search(r"forward view, events (\d+)–(\d+)", capsys.readouterr().err)
     assert said, "the CLI names the span of events the forward view draws"
     assert f"events {said[1]}–{said[2]}" in out.read_text()
+
+
+def test_log_indents_a_nodes_formula_under_its_node_begin(tmp_path, capsys):
+    import minigrad as mg
+
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.trace() as tr:
+        (x.exp() * x).sum().backward()
+    path = tmp_path / "t.jsonl"
+    tr.save(path)
+    assert main(["log", str(path), "--width", "200"]) == 0
+    rows = {int(m[1]): m[2] for m in re.finditer(r"│\s*(\d+) │[^│]*│ (.*?)\s*│", capsys.readouterr().out)}
+    begin = next(i for i, e in enumerate(tr.events) if e.kind == "node.begin")
+    end = next(i for i in range(begin, len(tr.events)) if tr.events[i].kind == "node.run")
+    assert rows[begin].startswith("node.begin") and rows[end].startswith("node.run")
+    assert all(rows[i].startswith("  ") for i in range(begin + 1, end))
