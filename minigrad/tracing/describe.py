@@ -441,6 +441,33 @@ def why_backward_end(ev: Any, c: Why) -> str:
     return "the ready queue is empty: the pass is over"
 
 
+# -- saved-tensor hooks and activation checkpointing (kinds of mg.utils.checkpoint) ------------------
+
+
+def what_saved_pack(ev: Any, n: Names) -> str:
+    return f"{ev.hook} packs {n.tensor_name(ev.tensor)} as it is saved"
+
+
+def why_saved_pack(ev: Any, c: Why) -> str:
+    return "a saved-tensor hook is active: the grad node keeps what the pack hook returned, unpacked in backward"
+
+
+def what_recompute_begin(ev: Any, n: Names) -> str:
+    return f"recompute {ev.function} for {n.node_name(ev.node)} ({ev.mode})"
+
+
+def why_recompute_begin(ev: Any, c: Why) -> str:
+    return "activation checkpointing: the forward runs again inside backward to make the tensors it did not save"
+
+
+def what_recompute_end(ev: Any, n: Names) -> str:
+    return f"recomputation for {n.node_name(ev.node)} done"
+
+
+def why_recompute_end(ev: Any, c: Why) -> str:
+    return "the tensors the node needs were made again: its backward formula can run"
+
+
 def _table() -> dict[str, Words]:
     """``kind -> Words``: the handlers above, found by name (``tensor.create`` -> ``what_tensor_create``)."""
     from .events import EVENT_TYPES
