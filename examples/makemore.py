@@ -1,4 +1,4 @@
-"""Make more names: character-level models from a bigram table to a Transformer, in makemore's style.
+"""Make more names: character-level models from a bigram table to a causal bag of words, in makemore's style.
 
 One training script for five models of increasing power, all mapping ``(B, T)`` token ids
 to next-token logits: ``bigram`` (a learned table), ``mlp`` (the previous three characters'

@@ -50,6 +50,7 @@ from .tracing.diff import diff
 from .tracing.loader import load
 from .tracing.recorder import Recorder
 from .tracing.replay import replay
+from .tracing.viewing import inside_node
 
 __all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "cmd_diff", "cmd_web", "CliError"]
 
@@ -148,8 +149,10 @@ def cmd_render(args: argparse.Namespace) -> int:
             path = rendered.save(args.output)
         except viz.DotNotFoundError as exc:
             raise CliError(str(exc), EXIT_NO_DOT) from None
-        print(f"wrote {path} ({rendered.kind} view, event {rendered.step}, {len(rendered.graph.nodes)} nodes)",
-              file=sys.stderr)
+        # The forward view draws a span of events (its title says which): name that span, not the last event.
+        where = (rendered.graph.title.split(" · ")[1] if rendered.kind == "forward" and " · events " in
+                 (rendered.graph.title or "") else f"event {rendered.step}")
+        print(f"wrote {path} ({rendered.kind} view, {where}, {len(rendered.graph.nodes)} nodes)", file=sys.stderr)
     if args.flipbook:
         try:
             frames = len(viz.backward_steps(rp, -1 if args.backward_pass is None else args.backward_pass, args.frames))
@@ -201,6 +204,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     table.add_column("what happened")
     shown = 0
     calls = -1  # op calls are numbered as 'minigrad render --kind kernel --call N' counts them
+    inside = inside_node(rec.events)  # a node's hooks and formula: indented under its node.begin, as in the TUI
     for index, ev in enumerate(rec.events):
         if ev.kind == "api.call":
             calls += 1
@@ -210,7 +214,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         if ev.kind == "api.call":
             what = f"call {calls}: {what}"
         # Text, not markup: a preview such as "[nan, 1]" must not be read as a rich style tag.
-        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", Text(ev.kind), Text(what))
+        table.add_row(str(index), f"{ev.ts_ns / 1000:.1f}", Text(("  " if inside[index] else "") + ev.kind), Text(what))
         shown += 1
         if args.limit and shown >= args.limit:
             break

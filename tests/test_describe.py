@@ -41,8 +41,22 @@ def test_every_kind_the_engine_emits_has_its_own_words_and_a_rule():
         if ev.kind != "unknown":
             assert why, ev.kind
     # Every kind with a handler is reachable from the contract (no dead branches for kinds that do not exist).
-    for kind in ("queue.push", "queue.skip", "node.run", "buffer.add", "wrappers.clear", "general_grad.update"):
+    for kind in ("queue.push", "queue.skip", "node.begin", "node.run", "buffer.add", "wrappers.clear"):
         assert kind in EVENT_TYPES
+
+
+def test_one_table_holds_both_words_of_every_kind():
+    """``WORDS`` is the one dispatch table: every contract kind has a what and a why handler named after it
+    (a misspelt name leaves its kind without words, and fails here), and handlers come in pairs."""
+    from minigrad.tracing import describe as D
+
+    assert set(D.WORDS) == set(EVENT_TYPES) - {"unknown"}
+    for kind, words in D.WORDS.items():
+        name = kind.replace(".", "_")
+        assert words.what.__name__ == "what_" + name and words.why.__name__ == "why_" + name
+    whats = {n[len("what_"):] for n in vars(D) if n.startswith("what_")}
+    whys = {n[len("why_"):] for n in vars(D) if n.startswith("why_")}
+    assert whats == whys
 
 
 def test_the_rules_name_the_engine_reason():

@@ -52,3 +52,33 @@ def test_architecture_page_covers_layers_events_and_rules() -> None:
     for source in ("PaddlePaddle's eager forward path", "PaddlePaddle's eager backward",
                    "PaddlePaddle's kernel selection", "PyTorch's autograd internals"):
         assert source in text
+
+
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("path", USER_TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_resolves_in_the_checkout(path: Path) -> None:
+    """A reader of the repository (or of a lesson folder's parent checkout) can follow every relative link."""
+    broken = []
+    for target in _LINK.findall(path.read_text(encoding="utf-8")):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            continue  # an address (https:, mailto:) or a heading on the same page
+        file = target.split("#", 1)[0]
+        if file and not (path.parent / file).exists():
+            broken.append(target)
+    assert not broken, f"{path.relative_to(ROOT)} links to files not in the checkout: {broken}"
+
+
+def test_generated_reference_pages_are_checked_in_and_current() -> None:
+    """docs/events.md and docs/pytorch.md are generated from the code; a stale copy fails here."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(ROOT / "docs" / "hooks" / "reference_pages.py"), "--check"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    events = (ROOT / "docs" / "events.md").read_text(encoding="utf-8")
+    from minigrad.tracing.events import EVENT_TYPES
+
+    assert all(f"## `{kind}`" in events for kind in EVENT_TYPES)

@@ -11,8 +11,8 @@ import minigrad as mg
 from minigrad.autograd import engine
 
 ENGINE_KINDS = {
-    "backward.begin", "buffer.add", "queue.push", "backward.in_degree", "queue.pop", "queue.skip", "node.run",
-    "wrappers.clear", "in_degree.update", "grad.accumulate", "hook.run", "backward.end",
+    "backward.begin", "buffer.add", "queue.push", "backward.in_degree", "queue.pop", "queue.skip", "node.begin",
+    "node.run", "wrappers.clear", "in_degree.update", "grad.accumulate", "hook.run", "backward.end",
 }
 
 
@@ -45,12 +45,14 @@ def test_exact_event_sequence_of_a_small_backward():
         ("queue.push", s),
         ("backward.in_degree", None),
         ("queue.pop", s),
+        ("node.begin", s),
         ("node.run", s),
         ("wrappers.clear", s),
         ("buffer.add", mul),
         ("in_degree.update", mul),
         ("queue.push", mul),
         ("queue.pop", mul),
+        ("node.begin", mul),
         ("node.run", mul),
         ("wrappers.clear", mul),
         ("buffer.add", acc),  # first edge of mul: slot 0
@@ -59,6 +61,7 @@ def test_exact_event_sequence_of_a_small_backward():
         ("in_degree.update", acc),
         ("queue.push", acc),
         ("queue.pop", acc),
+        ("node.begin", acc),
         ("grad.accumulate", None),
         ("node.run", acc),
         ("backward.end", None),
@@ -75,6 +78,41 @@ def test_exact_event_sequence_of_a_small_backward():
     assert acc_ev.tensor == x.id and acc_ev.value == [2.0, 4.0]
     end = engine_events(tr)[-1]
     assert end.nodes_run == 3 and end.wall_ns > 0
+    begin_mul = next(e for e in tr.events if e.kind == "node.begin" and e.node == mul)
+    assert begin_mul.grads_in == [[[1.0, 1.0]]]
+
+
+def test_node_begin_comes_before_the_formulas_events_and_node_run_after():
+    """Each node's events sit between its node.begin and its node.run: hooks, the formula's op calls, .grad."""
+    x = mg.tensor([1.0, -2.0, 3.0], requires_grad=True, name="x")
+    with mg.trace() as tr:
+        y = x.exp() * x
+        y.register_hook(lambda g: g * 2)
+        y.sum().backward()
+    open_node, begun = None, []
+    for e in tr.events[next(i for i, e in enumerate(tr.events) if e.kind == "backward.begin"):]:
+        if e.kind == "node.begin":
+            assert open_node is None, "a node begins only after the previous one finished"
+            open_node = e.node
+            begun.append(e.node)
+        elif e.kind == "node.run":
+            assert e.node == open_node, "node.run closes the node that began"
+            open_node = None
+        elif e.kind in ("hook.run", "grad.accumulate") or (e.kind == "api.call" and e.op != "add"):
+            assert open_node is not None, f"{e.kind} outside a node's begin/run"
+        elif e.kind == "api.call":  # outside a node only the sum of two gradients for one buffer position
+            later = tr.events[tr.events.index(e):]
+            assert open_node is not None or next(x for x in later if x.kind in ENGINE_KINDS).kind == "buffer.add"
+    runs = [e.node for e in tr.events if e.kind == "node.run"]
+    assert begun == runs and len(runs) == 4
+    # node.begin shows the buffer as the engine took it; node.run what the formula got, after y's hook doubled it.
+    ins = {e.node: [e.grads_in] for e in tr.events if e.kind == "node.begin"}
+    for e in tr.events:
+        if e.kind == "node.run":
+            ins[e.node].append(e.grads_in)
+    mul = y.grad_fn.id
+    assert ins[mul] == [[[[1.0, 1.0, 1.0]]], [[[2.0, 2.0, 2.0]]]]
+    assert all(begin == run for node, (begin, run) in ins.items() if node != mul)
 
 
 def test_accumulation_nodes_jump_the_queue():

@@ -139,3 +139,12 @@ def test_family_example_opens_in_the_tui(name: str) -> None:
     session, error = open_source(str(EXAMPLES / f"{name}.py"), FAMILIES[name][2])
     assert error is None, error
     assert [e.kind for e in session.events].count("backward.begin") >= 1
+
+
+def test_makemore_help_names_only_the_models_it_offers():
+    """The description (``--help``'s first line) names no model that ``--type`` does not offer."""
+    import runpy
+
+    mm = runpy.run_path(str(Path(__file__).resolve().parent.parent / "examples" / "makemore.py"))
+    first = mm["__doc__"].splitlines()[0]
+    assert "Transformer" not in first and set(mm["MODELS"]) == {"bigram", "mlp", "rnn", "gru", "bow"}

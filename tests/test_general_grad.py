@@ -414,8 +414,9 @@ def test_exact_event_sequence_of_a_small_grad() -> None:
         "backward.begin", "buffer.add", "general_grad.copy", "general_grad.targets", "general_grad.update",
         "general_grad.prune", "general_grad.update", "node.create", "node.create", "node.create", "node.create",
         "queue.push",
-        "backward.in_degree", "queue.pop", "node.run", "wrappers.clear", "buffer.add", "in_degree.update",
-        "queue.push", "buffer.add", "in_degree.update", "queue.pop", "node.run", "general_grad.result",
+        "backward.in_degree", "queue.pop", "node.begin", "node.run", "wrappers.clear", "buffer.add",
+        "in_degree.update", "queue.push", "buffer.add", "in_degree.update", "queue.pop", "node.begin", "node.run",
+        "general_grad.result",
         "backward.end",
     ]
     assert ev[0] == {"kind": "backward.begin", "mode": "grad", "start": [z2], "retain_graph": False, "create_graph": False}
@@ -432,11 +433,13 @@ def test_exact_event_sequence_of_a_small_grad() -> None:
     assert ev[11] == {"kind": "queue.push", "node": z2, "front": False, "queue": [z2]}
     assert ev[12] == {"kind": "backward.in_degree", "in_degree": {acc: 1, x2: 1}}
     assert ev[13] == {"kind": "queue.pop", "node": z2, "queue": []}
-    assert ev[18] == {"kind": "queue.push", "node": acc, "front": True, "queue": [acc]}
-    assert ev[19]["node"] == x2 and ev[20] == {"kind": "in_degree.update", "node": x2, "in_degree": 0}
-    assert ev[21] == {"kind": "queue.pop", "node": acc, "queue": []}
-    assert ev[22]["node"] == acc
-    assert ev[23] == {"kind": "general_grad.result", "input": y._id, "value": [3.0]}
+    assert ev[14] == {"kind": "node.begin", "node": z2, "grads_in": [[[1.0]]]}
+    assert ev[19] == {"kind": "queue.push", "node": acc, "front": True, "queue": [acc]}
+    assert ev[20]["node"] == x2 and ev[21] == {"kind": "in_degree.update", "node": x2, "in_degree": 0}
+    assert ev[22] == {"kind": "queue.pop", "node": acc, "queue": []}
+    assert ev[23] == {"kind": "node.begin", "node": acc, "grads_in": [[[3.0]]]}
+    assert ev[24]["node"] == acc
+    assert ev[25] == {"kind": "general_grad.result", "input": y._id, "value": [3.0]}
     # No .grad written.
     assert not [e for e in ev if e["kind"] == "grad.accumulate"]
 

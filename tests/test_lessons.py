@@ -18,8 +18,11 @@ import pytest
 
 import minigrad as mg
 from minigrad import lessons_cli as lc
+from minigrad.autograd.formula import BackwardContext
 from minigrad.autograd.function import FunctionCtx
+from minigrad.autograd.general_grad import GeneralGrad
 from minigrad.autograd.grad_node import GradNode
+from minigrad.autograd.grad_tensor_holder import GradTensorHolder
 from minigrad.tracing import Recorder
 
 
@@ -382,14 +385,16 @@ def _template_names(folder: Path, modules: list[str]) -> tuple[set[str], set[str
 
 def _known_elsewhere(prefix: str | None, name: str) -> bool:
     """A name a lesson may use without its template defining it: Python's, minigrad's public API,
-    or a method of the objects a student holds (tensors, nodes, optimizers, recordings, contexts)."""
+    or a method of the objects a student holds (tensors, nodes, buffers, GeneralGrad, optimizers, recordings,
+    contexts)."""
     if prefix is None:
         return hasattr(builtins, name) or hasattr(mg, name) or hasattr(mg.nn.functional, name) or hasattr(mg.Tensor, name)
     if prefix == "mg":
         return hasattr(mg, name)
     if prefix == "np":
         return True  # NumPy's own API
-    holders = (mg.Tensor, GradNode, Recorder, FunctionCtx, mg.optim.Optimizer)
+    holders = (mg.Tensor, GradNode, GradTensorHolder, GeneralGrad, Recorder, FunctionCtx, BackwardContext,
+               mg.optim.Optimizer)
     return any(hasattr(h, name) for h in holders)
 
 

@@ -81,3 +81,16 @@ def test_templates_speak_of_sources_by_name(tmp_path: Path) -> None:
                 bad += [f"{path.relative_to(tmp_path)}:{i}: {line.strip()}"
                         for i, line in enumerate(path.read_text().splitlines(), 1) if label.search(line)]
     assert not bad, "\n".join(bad)
+
+
+def test_every_lesson_lists_the_names_its_tasks_use():
+    """A student finds every name a task needs in the lesson's README, each with an example (a table)."""
+    from pathlib import Path
+
+    lessons = Path(__file__).resolve().parent.parent / "lessons"
+    for readme in sorted(lessons.glob("*/README.md")):
+        text = readme.read_text(encoding="utf-8")
+        if readme.parent.name.startswith("08_"):  # the engine of lesson 2, with a seeded bug: lesson 2's table
+            assert "../02_backward_engine/README.md#the-names-your-loop-uses" in text
+            continue
+        assert "### The names your" in text and "| name | what it is | example |" in text, readme.parent.name

@@ -69,7 +69,8 @@ def test_timing_fields_are_ignored_but_values_are_not():
     b = program()
     events = list(b.events)
     i = next(i for i, e in enumerate(events) if e.kind == "grad.accumulate")
-    changed = type(events[i])(seq=events[i].seq, ts_ns=events[i].ts_ns, tensor=events[i].tensor, value=[9.0, 9.0])
+    changed = type(events[i])(seq=events[i].seq, ts_ns=events[i].ts_ns, tensor=events[i].tensor, value=[9.0, 9.0],
+                              added=events[i].added)
     events[i] = changed
     result = diff(a, events)
     assert not result.equal and result.first.a.index == i

@@ -196,7 +196,7 @@ def test_replay_states_match_the_engines_own_view_at_every_step():
     states = mg.trace.replay(tr)
     checked = 0
     for i, ev in enumerate(tr.events):
-        if ev.seq not in snapshots or ev.kind not in ("queue.push", "queue.pop", "in_degree.update", "buffer.add", "node.run"):
+        if ev.seq not in snapshots or ev.kind not in ("queue.push", "queue.pop", "node.begin", "in_degree.update", "buffer.add", "node.run"):
             continue
         queue, in_degree, buffers = snapshots[ev.seq]
         bw = states[i].backward

@@ -46,6 +46,7 @@ class MinigradApp(App[None]):
         initial_pass: which backward pass to open (0-based).
         export_dir: where ``s`` writes SVG files.
         compare: ``(other session, diff result)``: open the diff screen, ``session`` on the left.
+        crash: why the traced script failed: shown over the main screen until the app quits.
     """
 
     CSS_PATH = "app.tcss"
@@ -61,6 +62,7 @@ class MinigradApp(App[None]):
         export_dir: str | Path = ".",
         follow: Any = None,
         compare: tuple[Session, TraceDiff] | None = None,
+        crash: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
@@ -69,6 +71,8 @@ class MinigradApp(App[None]):
         self.error = error
         self.initial_pass = initial_pass
         self.export_dir = export_dir
+        #: Why the traced script failed, once known (``main`` exits non-zero and prints it on quit).
+        self.crash: str | None = crash
 
     def on_mount(self) -> None:
         # NOTE [ Freeze the loaded trace ] A big trace is millions of long-lived
@@ -92,7 +96,8 @@ class MinigradApp(App[None]):
     def _open_main(self) -> None:
         assert self.session is not None
         self.push_screen(
-            MainScreen(self.session, initial_pass=self.initial_pass, export_dir=self.export_dir, follow=self.follow)
+            MainScreen(self.session, initial_pass=self.initial_pass, export_dir=self.export_dir, follow=self.follow,
+                       crash=self.crash)
         )
 
     @property
@@ -212,11 +217,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = "running " + args.path if args.path and args.path.endswith(".py") else "reading " + (args.path or "the demo")
         print(f"minigrad-tui: {what} ...", file=sys.stderr, flush=True)  # big traces take seconds to replay
         session, error = open_source(args.path, script_args)
+    # A script that failed (``--wait``, or a syntax error before the live run): its error is the crash.
+    failed = error is not None and bool(args.path and args.path.endswith(".py")) and "recorded no events" not in error
+    crash = error.split("\nIt printed:")[0].split("\n\n")[0] if failed and error else None
+    app = MinigradApp(session, error=error, initial_pass=args.pass_no, export_dir=args.export_dir, follow=follow,
+                      crash=crash if session is not None else None)
     try:
-        MinigradApp(session, error=error, initial_pass=args.pass_no, export_dir=args.export_dir, follow=follow).run()
+        app.run()
+        crash = app.crash or (run.crash() if run is not None else None) or crash
     finally:
         if run is not None:
             run.close()
+    if crash is not None:  # as ``minigrad record`` does: say so, and a non-zero status for shells and CI
+        shown = "; the events up to the error were shown" if session is not None and session.events else ""
+        print(f"minigrad-tui: {crash}{shown}", file=sys.stderr)
+        return 1
     return 0
 
 

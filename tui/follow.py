@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from typing import Any
 from minigrad.tracing import TraceFormatError, loads
 from minigrad.tracing.loader import parse_event_line
 
-__all__ = ["FileFollower", "ScriptRun", "FollowError"]
+__all__ = ["FileFollower", "ScriptRun", "FollowError", "crash_from_output"]
 
 
 class FollowError(Exception):
@@ -130,6 +131,17 @@ class ScriptRun:
         """The child's exit status, ``None`` while it runs."""
         return self.proc.poll()
 
+    def crash(self) -> str | None:
+        """Why the script failed (``crash_from_output``), once it exited with a non-zero status; else ``None``."""
+        code = self.returncode
+        if code in (None, 0):
+            return None
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        return crash_from_output(text, self.script) or f"{self.script.name} exited with status {code}."
+
     def output_tail(self, lines: int = 8) -> str:
         """The last lines the script printed."""
         try:
@@ -148,3 +160,38 @@ class ScriptRun:
                 self.proc.kill()
         self._log.close()
         self._dir.cleanup()
+
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$')
+
+
+def crash_from_output(text: str, script: str | os.PathLike[str]) -> str | None:
+    """The script's own frame and the error, read from the traceback Python printed (the last one in ``text``).
+
+    ``bad.py raised RuntimeError at line 7 in step:`` / ``    y = x @ w`` / ``RuntimeError: ...``, the
+    same words ``minigrad-tui --wait`` uses for an exception it caught itself; ``None`` without a traceback.
+    """
+    lines = text.splitlines()
+    start = max((i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call last):")), default=-1)
+    if start < 0:
+        return None
+    name = Path(script).name
+    target = os.path.abspath(script)
+    where, code, last_frame = "", "", start
+    for i in range(start + 1, len(lines)):
+        m = _FRAME.match(lines[i])
+        if m is None:
+            continue
+        last_frame = i
+        if os.path.abspath(m["file"]) == target:
+            func = m["func"]
+            where = f" at line {m['line']}" + (f" in {func}" if func != "<module>" else "")
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            code = nxt.strip() if nxt.startswith("    ") else ""
+    # The error: the first line after the last frame that is not indented (source lines and carets are).
+    error = next((ln for ln in lines[last_frame + 1:] if ln and not ln.startswith(" ")), "")
+    kind = error.split(":", 1)[0].strip() or "an error"
+    head = f"{name} raised {kind}{where}"
+    if code:
+        head += f":\n    {code}"
+    return f"{head}\n{error}" if error else head

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
+from minigrad.tracing.viewing import inside_node, run_starts
 
 from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
 
@@ -55,7 +56,7 @@ class PassLayout:
         depth: longest distance from a start node along output edges.
         row: node id -> row.
         nodes: the NodeInfo of every node in the pass (as of the pass's end).
-        runs: event indices of ``node.run`` inside the pass.
+        runs: event indices where each node of the pass starts running (its ``node.begin``).
     """
 
     number: int
@@ -115,6 +116,7 @@ class Session:
         self._asks: dict[int, list[tuple[int, int]]] = {}
         self._names: dict[int, str] | None = None
         self._tensor_names: dict[int, str] | None = None
+        self._inside: list[bool] | None = None
 
     def _find_passes(self) -> list[PassInfo]:
         return [
@@ -140,6 +142,13 @@ class Session:
         for key in [k for k in self._canvases if k[0] >= first_open]:
             del self._canvases[key]
         self._names = self._tensor_names = None
+        self._inside = None
+
+    def inside_node(self, index: int) -> bool:
+        """Whether event ``index`` happened inside a node's run (between its node.begin and node.run)."""
+        if self._inside is None:
+            self._inside = inside_node(self.events)
+        return self._inside[index]
 
     # -- states ------------------------------------------------------------
 
@@ -216,9 +225,7 @@ class Session:
                 if indeg[m] == 0:
                     ready.append(m)
         order = tuple(sorted(members, key=lambda n: (depth[n], -st.nodes[n].topo_nr, n)))
-        runs = tuple(
-            i for i in range(info.begin, info.end + 1) if self.events[i].kind == "node.run"
-        )
+        runs = tuple(run_starts(self.events, info.begin, info.end))
         lay = PassLayout(
             number=number,
             order=order,
@@ -275,7 +282,7 @@ class Session:
     # -- navigation ----------------------------------------------------------
 
     def run_index_of(self, node: int, number: int) -> int | None:
-        """The event index where ``node`` runs in pass ``number``, if it does."""
+        """The event index where ``node`` starts running in pass ``number``, if it does."""
         for i in self.layout(number).runs:
             if self.events[i].node == node:
                 return i

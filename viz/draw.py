@@ -157,6 +157,7 @@ def _legend(g: Graph) -> str:
             extra.append((STATUS_FILL[status], "", STATUS_TEXT[status]))
         extra += [
             (BADGE["normal"], "in 2", "current in-degree"),
+            (BADGE["zero"], "in 0", "in-degree 0: all its gradients are in"),
             (BADGE["changed"], "in 1", "in-degree changed at this step"),
             (STATUS_FILL["queued"], "Q1", "k-th in the ready queue (Q1 = front)"),
             ("#ffffff", "s0 r1 →", "edge from output slot 0, rank 1"),

@@ -147,6 +147,20 @@ def _pruned_keys(bw: BackwardPass | None) -> dict[tuple[int, int, int], Any]:
     return out
 
 
+def attrs_row(attrs: Any) -> str | None:
+    """The attributes worth reading on a box: ``transpose_y`` for a flag that is on, ``dim=1`` for a set value.
+
+    Flags that are off and unset values are left out, so a Linear's matmul box says
+    ``transpose_y`` and ``64x10 @ 32x10`` reads as what it is (``x @ weight.T``).
+    """
+    parts = []
+    for key, value in (attrs or {}).items():
+        if value is None or value is False or isinstance(value, dict):
+            continue
+        parts.append(str(key) if value is True else f"{key}={fmt_value(value, 16)}")
+    return ", ".join(parts) or None
+
+
 def _node_rows(state: State, bw: BackwardPass | None, nid: int, previews: bool) -> list[str]:
     info = state.nodes[nid]
     rows: list[str] = []
@@ -158,6 +172,9 @@ def _node_rows(state: State, bw: BackwardPass | None, nid: int, previews: bool) 
             rows.append(f"leaf {state.tensor_name(info.tensor)}")
     else:
         rows.append(f"op {info.op} · topo {info.topo_nr} · seq {info.seq_nr}")
+        flags = attrs_row(info.attrs)
+        if flags:
+            rows.append(flags)
     if info.copy_of is not None:
         rows.append(f"copy of {state.node_name(info.copy_of)}")
     if bw is not None and previews:
@@ -560,6 +577,9 @@ def collect_forward(state: State, *, include_backward: bool = False, title: bool
         kernel, fallback = _kernel_text(c)
         key = c.key or {}
         rows = [f"kernel {kernel}"]
+        flags = attrs_row(c.attrs)
+        if flags:
+            rows.append(flags)
         if key:
             rows.append(f"key {key.get('backend')}/{key.get('layout')}/{key.get('dtype')}")
         if fallback:

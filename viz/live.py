@@ -5,9 +5,9 @@ than rebuild ``node.create`` events itself (and get slots, ranks and names
 wrong), this module asks the engine to announce what it already knows: with
 a private recorder active it calls the engine's own ``announce_node`` for
 every grad node the tensor's ``grad_fn`` reaches, next nodes before the nodes that lead to them,
-and the tensor's own ``tensor.create``. Leaf tensors are announced from their
-``AutogradMeta`` (name, shape, dtype, device) just before their
-AccumulationNode, as a recording holds them. The usual replay then draws
+and the tensor's own ``tensor.create``. Each leaf is announced by its
+AccumulationNode (``announce_leaf``: name, shape, dtype, device) just before
+the node, as a recording holds them. The usual replay then draws
 the events, so a recorded trace and a live tensor go through one path.
 
 Example:
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.grad_node import announce_node
-from minigrad.tracing.events import Event, TensorCreate
+from minigrad.tracing.events import Event
 from minigrad.tracing.recorder import Recorder
 
 __all__ = ["events_from_tensor"]
@@ -43,36 +43,21 @@ def _graph_nodes(root: Any) -> list[Any]:
     return sorted(seen.values(), key=lambda n: (n.topo_nr, n.seq_nr))
 
 
-def _leaf_event(node: Any) -> TensorCreate | None:
-    """``tensor.create`` of the leaf behind an AccumulationNode, from its AutogradMeta."""
-    meta = getattr(node, "meta", None)
-    if meta is None:
-        return None
-    shape, dtype, device = node.in_meta[0][0] if node.in_meta and node.in_meta[0] and node.in_meta[0][0] else ((), "", "")
-    name = getattr(meta, "name", None) or f"t{meta.tensor_id}"
-    return TensorCreate(
-        tensor=meta.tensor_id, name=name, shape=list(shape), dtype=str(getattr(dtype, "name", dtype)),
-        device=str(device), requires_grad=True, is_leaf=True, grad_node=None, out_slot=0, out_rank=0, value=None,
-    )
-
-
 def events_from_tensor(tensor: Any) -> list[Event]:
     """The events a recording of ``tensor``'s graph would hold: leaves, ``node.create`` per node, the tensor.
 
-    Recorders nest, so an active recording (if any) does not see these events.
+    Recorders nest, so an active recording (if any) does not see these events. Every event is the
+    engine's own; where each node was made is not known (the graph was built without a recording),
+    so ``node.create`` carries no ``source`` or ``module``, and nothing changes an event once emitted.
     """
     rec = Recorder(values=False)
+    rec.provenance = False
     with rec:
         root = tensor.grad_fn
         if root is not None:
             for node in _graph_nodes(root):
                 if node.is_accumulation:
-                    leaf = _leaf_event(node)
-                    if leaf is not None:
-                        rec.emit(leaf)
+                    node.announce_leaf()
                 announce_node(node)
         tensor._announce()
-    for ev in rec.events:
-        if ev.kind == "node.create":
-            ev.source = ev.module = None  # not known: the graph was built without a recording
     return list(rec.events)

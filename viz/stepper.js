@@ -220,8 +220,10 @@
           return '<div class="buf' + (just ? " just" : "") + '">[' + x[0] + "," + x[1] + "] " + esc(x[2]) + (just ? " ◀ just added" : "") + "</div>";
         }).join("");
       } else if (ran(f) && det.gin) {
-        h = '<p class="note">buffer consumed by the run; grads in:</p>' + det.gin.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
-        if (det.gout && det.gout.length) h += '<p class="note">grads out:</p>' + det.gout.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
+        var done = det.run_at !== undefined && P.begin + pos >= det.run_at;  // its node.run: the formula finished
+        h = '<p class="note">' + (done ? "buffer consumed by the run; grads in:" : "buffer taken: the node runs on grads in:") + "</p>" +
+            det.gin.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
+        if (done && det.gout && det.gout.length) h += '<p class="note">grads out:</p>' + det.gout.map(function (x) { return "<div>" + esc(x) + "</div>"; }).join("");
       } else h = '<p class="note">empty (no gradient has arrived yet)</p>';
     }
     root.querySelector("#buffers > h2").textContent = title;
@@ -241,6 +243,10 @@
     h += '<div class="k">edges (output slot, rank → next node, its input slot, rank)</div>' + (d.edges || []).map(function (x) { return '<div class="edge">' + esc(x) + "</div>"; }).join("");
     var hooks = P.hooks.filter(function (x) { return x.at <= ev && x.nodes.indexOf(f) >= 0; });
     h += '<div><span class="k">hooks</span> ' + (hooks.map(function (x) { return esc(x.kind + " on " + x.target + " @ event " + x.at); }).join(", ") || "-") + "</div>";
+    if (d.history) {
+      var hist = d.history.filter(function (x) { return x[2] <= ev; }).map(function (x) { return esc(x[1]); });
+      h += '<div class="grads"><span class="k">' + esc(d.grad_of || "") + '.grad by pass</span> ' + (hist.join(" · ") || "- (not written yet)") + "</div>";
+    }
     body("node").innerHTML = h;
   }
 
@@ -249,7 +255,7 @@
     for (var i = lo; i <= hi; i++) {
       var e = P.events[i];
       var why = D.whys[e[2]];
-      h.push('<div class="ev' + (i === pos ? " cur" : "") + '" data-event="' + (P.begin + i) + '"' + (why ? ' title="why: ' + esc(why) + '"' : "") +
+      h.push('<div class="ev' + (i === pos ? " cur" : "") + (P.inside[i] ? " in" : "") + '" data-event="' + (P.begin + i) + '"' + (why ? ' title="why: ' + esc(why) + '"' : "") +
              '><span class="n">' + (P.begin + i) +
              '</span> <span class="kind k-' + D.kinds[e[0]].replace(/[._]/g, "-") + '">' + esc(D.kinds[e[0]]) + "</span> " + esc(e[1]) + "</div>");
     }
@@ -340,7 +346,7 @@
     show(at === undefined ? 0 : at);
   }
 
-  function runs() { var r = []; for (var i = 0; i < P.events.length; i++) if (D.kinds[P.events[i][0]] === "node.run") r.push(i); return r; }
+  function runs() { return P.runs; }
   function nextRun(delta) {
     var r = runs(), i;
     if (delta > 0) { for (i = 0; i < r.length; i++) if (r[i] > pos) return goto(r[i]); return goto(P.events.length - 1); }

@@ -49,6 +49,7 @@ import graphviz
 
 from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
+from minigrad.tracing.viewing import focus_node, grad_history, inside_node, run_starts
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
@@ -70,24 +71,6 @@ MAX_CALLS = 2000
 _SVG_NS = "http://www.w3.org/2000/svg"
 ET.register_namespace("", _SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
-
-
-def focus_node(state: State, bw: BackwardPass | None) -> int | None:
-    """The node the buffers and detail panes describe: the running node, else the event's, else the queue front.
-
-    The same rule as the TUI's detail panes (``minigrad.tui.widgets.panels.focus_node`` without a selection).
-    """
-    if bw is not None and bw.current is not None and not bw.done:
-        return bw.current
-    ev = state.event
-    node = getattr(ev, "node", None) if ev is not None else None
-    if isinstance(node, int) and not isinstance(node, bool):
-        return node
-    if bw is not None and bw.queue:
-        return bw.queue[0]
-    if bw is not None and bw.start and not bw.executed:
-        return bw.start[0]
-    return None
 
 
 def _short_path(source: str | None) -> str | None:
@@ -194,6 +177,11 @@ def _detail(final: State, bw: BackwardPass, nid: int, names: State) -> dict[str,
     }
     if info.is_accumulation:
         d["acc"] = f"AccumulationNode of {names.tensor_name(info.tensor)}"
+        # The leaf's .grad after each pass up to this one: [pass, text, from event] (``_grad_events`` fills
+        # in this pass's event; earlier passes' entries show from the start).
+        d["grad_of"] = names.tensor_name(info.tensor)
+        d["history"] = [[n, f"{n}: {fmt_value(v, 24)}" + (" added" if a else " assigned" if a is False else ""), -1]
+                        for n, v, a in grad_history(final.passes, info.tensor, upto=bw.number)]
     if info.copy_of is not None:
         d["copy"] = f"copy of {names.node_name(info.copy_of)}"
     if origin.source:
@@ -431,7 +419,7 @@ def _quiz_plan(rp: Replay, final: State, bw: BackwardPass, begin: int, end: int,
     events = rp.events
     out: list[dict[str, Any]] = []
     prev = begin
-    for r in (i for i in range(begin, end + 1) if events[i].kind == "node.run"):
+    for r in run_starts(events, begin, end):
         ask = next((i for i in range(prev + 1, r + 1) if events[i].kind == "queue.pop"), r)
         after = r
         while after < end and events[after + 1].kind not in ("queue.pop", "backward.end", "general_grad.result"):
@@ -536,6 +524,23 @@ class Stepper:
         return f"<minigrad.viz.Stepper {self.title!r}: {len(self.data['passes'])} passes>"
 
 
+def _grad_events(details: list[dict[str, Any]], ids: list[int], state: State, rp: Replay, number: int,
+                 begin: int, last: int) -> list[dict[str, Any]]:
+    """Stamp each node's detail with the event of its ``node.run`` in pass ``number`` (``run_at``: before it, a
+    running node's buffer is taken but nothing went out yet), and each AccumulationNode's entry for the pass
+    with the ``grad.accumulate`` event that wrote it."""
+    written = {rp.events[i].tensor: i for i in range(begin, last + 1) if rp.events[i].kind == "grad.accumulate"}
+    finished = {rp.events[i].node: i for i in range(begin, last + 1) if rp.events[i].kind == "node.run"}
+    for nid, d in zip(ids, details):
+        if nid in finished:
+            d["run_at"] = finished[nid]
+        info = state.nodes.get(nid)
+        for entry in d.get("history", ()):
+            if entry[0] == number and info is not None:
+                entry[2] = written.get(info.tensor, last)
+    return details
+
+
 def _hooks(bw: BackwardPass, ids: list[int], final: State) -> list[dict[str, Any]]:
     """The pass's hooks, each with the nodes whose detail lists it (its target node, leaf or output tensor)."""
     out = []
@@ -581,9 +586,12 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
         "ids": ids, "names": [final.node_name(n) for n in ids], "order": order,
         "initial": [bw.initial_in_degree.get(n, -1) for n in ids],
         "start": [index[n] for n in bw.start if n in index],
-        "detail": [_detail(end_state, bw, n, final) for n in ids],
+        "detail": _grad_events([_detail(end_state, bw, n, final) for n in ids], ids, end_state, rp, number, begin, last),
         "hooks": _hooks(bw, ids, final),
         "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls, "quiz": plan,
+        # Where each node starts running (the n / b keys), and which log lines sit inside a node's run.
+        "runs": [r - begin for r in run_starts(rp.events, begin, last)],
+        "inside": [int(x) for x in inside_node(rp.events, begin, last + 1)],
     }
 
 

@@ -1,10 +1,12 @@
 """mkdocs hook: pages generated at build time, so they cannot drift.
 
-- ``events.md``: the event reference, from the dataclasses in
-  ``minigrad/tracing/events.py`` (kind, fields with types, docstring).
-- ``pytorch.md``: the PyTorch API coverage table, from the op registry and the
-  ``nn``/``optim`` modules (``pytorch_api.py``).
-- ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``.
+- ``events.md`` and ``pytorch.md`` are generated from the code too, but checked
+  in (``docs/events.md``, ``docs/pytorch.md``) so their links resolve in a
+  checkout: ``python docs/hooks/reference_pages.py`` rewrites them and
+  ``tests/test_docs_links.py`` fails when they are stale.
+- ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``;
+  links to ``../lessons/<lesson>/README.md`` (which resolve in a checkout) point
+  at those pages on the site.
 - the op table of ``add-an-op.md`` (``{{ op_table }}``), from the op
   definitions (``mg.OPS``) and the kernel registry; the table of what each
   op saves for backward in ``concepts/memory.md`` (``{{ saved_table }}``).
@@ -14,70 +16,17 @@
 
 from __future__ import annotations
 
-import dataclasses
-import typing
+import re
 
 from mkdocs.structure.files import File, Files
 
-from pytorch_api import pytorch_reference  # the generator next to this hook
+from reference_pages import event_reference  # noqa: F401 - the generators next to this hook
+from pytorch_api import pytorch_reference  # noqa: F401
 
 PLACEHOLDERS = {
     "tui.md": ("TUI guide", "minigrad-tui", "The guide to the terminal app, its panes and keys"),
     "renderer.md": ("Renderer and CLI", "minigrad render", "The guide to the Graphviz renderer and the `minigrad` CLI"),
 }
-
-
-def _type_name(tp: object) -> str:
-    text = tp if isinstance(tp, str) else getattr(tp, "__name__", repr(tp))
-    return str(text).replace("typing.", "").replace("|", "&#124;")
-
-
-def event_reference() -> str:
-    """Markdown for every registered event kind, in definition order."""
-    from minigrad.tracing.events import EVENT_TYPES, Event
-
-    lines = [
-        "# Event reference",
-        "",
-        "Generated from `minigrad/tracing/events.py` when the site is built. Every event has the header",
-        "`seq` (int, increasing), `ts_ns` (int, nanoseconds since the recorder started) and `kind`; in a",
-        "saved trace (JSON Lines) the header and the fields sit flat in one object per line, after a first",
-        'line `{"schema": "minigrad.trace", "version": 1}`. Node and tensor fields are integer ids;',
-        "`value`-like fields are previews (nested lists, or a shape/dtype summary).",
-        "",
-        "**Validation.** `mg.trace.load` is the one reader every viewer uses. It checks the header (a",
-        "positive integer `version`, never `true`), every event's header and the type of every field",
-        "below (integers are JSON integers within 64 bits; `int | None` may be `null`; previews are",
-        "numbers, nested lists of numbers or `{\"shape\": [...], \"dtype\": ...}`), bounds the JSON",
-        "nesting (100 levels) and the line length (16 MiB), reads at most 1 GiB from a pipe or device,",
-        "and raises `TraceFormatError` naming the file, the line and the field, e.g.",
-        "`run.jsonl line 7: field 'in_degree': key 'abc' is not an integer id (in a 'backward.in_degree' event)`.",
-        "`NaN`, `Infinity` and `-Infinity` are valid values: every viewer shows them as `nan`, `inf`, `-inf`.",
-        "Unknown kinds load as data (a newer minigrad may add kinds); the viewers skip them.",
-        "",
-        "**The web stepper's DOM contract.** The page `minigrad web` writes shows these events with the same",
-        "numbering: its root `#minigrad-stepper` has `data-event` (the event shown), its panes are `#graph`,",
-        "`#queue`, `#in-degree`, `#buffers`, `#log` and `#node`, and `#event=N` in the address opens event N",
-        "([the contract in full](web.md#the-dom-contract)).",
-        "",
-        "| kind | class | fields |",
-        "| --- | --- | --- |",
-    ]
-    for kind, cls in EVENT_TYPES.items():
-        fields = ", ".join(f"`{n}`" for n in cls.field_names())
-        lines.append(f"| [`{kind}`](#{kind.replace('.', '')}) | `{cls.__name__}` | {fields} |")
-    for kind, cls in EVENT_TYPES.items():
-        hints = typing.get_type_hints(cls) if not isinstance(cls, str) else {}
-        doc = (cls.__doc__ or "").strip()
-        lines += ["", f"## `{kind}`", "", f"`{cls.__module__}.{cls.__name__}`", "", doc, ""]
-        lines += ["| field | type | default |", "| --- | --- | --- |"]
-        fields = [f for f in dataclasses.fields(cls) if f.name not in ("seq", "ts_ns")]
-        # The JSON names (``field_names``) may differ from the attribute names (``from`` / ``from_``).
-        for json_name, f in zip(cls.field_names(), fields):
-            default = "" if f.default is dataclasses.MISSING else f"`{f.default!r}`"
-            lines.append(f"| `{json_name}` | `{_type_name(hints.get(f.name, f.type))}` | {default} |")
-    _ = Event
-    return "\n".join(lines) + "\n"
 
 
 def op_table() -> str:
@@ -131,6 +80,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         markdown = markdown.replace("{{ op_table }}", op_table())
     if "{{ saved_table }}" in markdown:
         markdown = markdown.replace("{{ saved_table }}", saved_table())
+    # A lesson's README in the checkout is its generated page on the site.
+    markdown = re.sub(r"\]\(\.\./lessons/(\w+)/README\.md\)", r"](lessons/\1.md)", markdown)
     return markdown
 
 
@@ -149,14 +100,13 @@ def lesson_pages(config) -> list[File]:
     return [
         # Links into docs/ are written from the lesson folder (../../docs/x.md); the page sits in lessons/.
         File.generated(config, f"lessons/{readme.parent.name}.md",
-                       content=readme.read_text().replace("](../../docs/", "](../"))
+                       content=re.sub(r"\]\(\.\./(\d\d_\w+)/README\.md", r"](\1.md",
+                                      readme.read_text().replace("](../../docs/", "](../")))
         for readme in sorted(root.glob("*/README.md"))
     ]
 
 
 def on_files(files: Files, config) -> Files:
-    files.append(File.generated(config, "events.md", content=event_reference()))
-    files.append(File.generated(config, "pytorch.md", content=pytorch_reference()))
     for page in lesson_pages(config):
         files.append(page)
     for name, args in PLACEHOLDERS.items():

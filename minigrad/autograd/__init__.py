@@ -115,7 +115,7 @@ def grad(
     no_grad_vars: Any = None,
 ) -> list[Any]:
     """The gradients of ``outputs`` with respect to ``inputs`` (PyTorch's
-    ``torch.autograd.grad``, Paddle's ``paddle.grad``; seed 001 §4).
+    ``torch.autograd.grad``, Paddle's ``paddle.grad``; docs/concepts/general-grad.md).
 
     Runs on a pruned copy of the backward graph (GeneralGrad): only the nodes
     between the outputs and the inputs run, no ``.grad`` is written, and the

@@ -21,7 +21,7 @@ import numpy as np
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
 from ..tracing import bus
-from ..tracing.events import GradAccumulate, HookRun, NodeCreate
+from ..tracing.events import GradAccumulate, HookRun, NodeCreate, TensorCreate
 from .grad_node import Edge, GradNode, check_hook_result
 
 __all__ = ["AccumulationNode", "accumulation_node_for", "leaf_edge_row", "BACKWARD_PASS"]
@@ -67,6 +67,22 @@ class AccumulationNode(GradNode):
                 )
             )
 
+    def announce_leaf(self) -> None:
+        """Emit ``tensor.create`` for this node's leaf from what the node holds: the leaf's AutogradMeta (id,
+        name) and the gradient's meta (shape, dtype, device), no value. ``render(tensor)`` of a graph built
+        without a recording announces its leaves this way (``viz/live.py``)."""
+        rec = bus.recorder
+        if rec is None:
+            return
+        meta = self.meta
+        shape, dtype, device = self.in_meta[0][0] if self.in_meta[0][0] else ((), "", "")
+        rec.announced.add(meta.tensor_id)
+        rec.emit(TensorCreate.new(
+            tensor=meta.tensor_id, name=getattr(meta, "name", None) or f"t{meta.tensor_id}", shape=list(shape),
+            dtype=str(getattr(dtype, "name", dtype)), device=str(device), requires_grad=True, is_leaf=True,
+            grad_node=None, out_slot=0, out_rank=0, value=None,
+        ))
+
     def run(self, grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
         """Apply the leaf's hooks; outside ``grad()``, accumulate into ``.grad``."""
         g = grads[0][0]
@@ -80,7 +96,8 @@ class AccumulationNode(GradNode):
                 if out is not None:
                     g = check_hook_result(out, g, meta.tensor_id, fn)
         if not general and g is not None:
-            if meta.grad is None:
+            added = meta.grad is not None
+            if not added:
                 if create_graph:
                     meta.grad = g
                 elif rec is None and not meta.hooks and not BACKWARD_PASS.user_code and _sole_owner(g):
@@ -93,7 +110,7 @@ class AccumulationNode(GradNode):
             else:
                 meta.grad = meta.grad + g
             if rec is not None:
-                rec.emit(GradAccumulate(tensor=meta.tensor_id, value=rec.preview(meta.grad._data)))
+                rec.emit(GradAccumulate.new(tensor=meta.tensor_id, value=rec.preview(meta.grad._data), added=added))
         return [[g]]
 
     def release(self) -> None:

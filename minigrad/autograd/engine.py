@@ -5,9 +5,9 @@
 
 1. ``prepare_buffers`` - the seed gradients in GradTensorHolders, the ready queue;
 2. ``get_in_degree_map`` - how many gradients each node waits for;
-3. ``run_ready_queue`` - the loop, which runs each node (``_run_node``: hooks,
-   then its formula, ``formula.run_formula``), releases it and passes its
-   gradients on;
+3. ``run_ready_queue`` - the loop, which runs each node (``node.begin``, then
+   ``_run_node``: hooks, then its formula, ``formula.run_formula``; then
+   ``node.run``), releases it and passes its gradients on;
 4. ``_finish`` - final-backward hooks, ``grad()``'s results.
 
 Preparation:
@@ -64,6 +64,7 @@ from ..tracing.events import (
     BackwardInDegree,
     BufferAdd,
     InDegreeUpdate,
+    NodeBegin,
     NodeRun,
     QueuePop,
     QueuePush,
@@ -319,11 +320,9 @@ def run_ready_queue(queue: deque[GradNode], buffers: dict[GradNode, GradTensorHo
             continue
         if rec is not None:
             rec.emit(QueuePop.new(node=node.id, queue=[n.id for n in queue]))
-        grads_in = buffers.pop(node).buffers
-        for slot, row in enumerate(grads_in):
-            for rank, g in enumerate(row):
-                if g is None:  # "Fill Zero For GradIn Tensors"
-                    row[rank] = _zeros_for(node.in_meta[slot][rank])
+        grads_in = _filled_with_zeros(node, buffers.pop(node).buffers)
+        if rec is not None:
+            rec.emit(NodeBegin.new(node=node.id, grads_in=_previews(rec, grads_in)))
         try:
             grads_out = _run_node(node, grads_in, create_graph, gg is not None)
         except BaseException as exc:  # under grad() name the user's node, not its GeneralGrad copy
@@ -363,6 +362,15 @@ def run_ready_queue(queue: deque[GradNode], buffers: dict[GradNode, GradTensorHo
                         rec.emit(QueuePush(node=nxt.id, front=nxt.is_accumulation, queue=[n.id for n in queue]))
     return nodes_run
     # END LESSON 2 TASK 2.2
+
+
+def _filled_with_zeros(node: "GradNode", grads_in: list[list[Any]]) -> list[list[Any]]:
+    """A node's incoming gradients with every missing one a zero tensor ("Fill Zero For GradIn Tensors")."""
+    for slot, row in enumerate(grads_in):
+        for rank, g in enumerate(row):
+            if g is None:
+                row[rank] = _zeros_for(node.in_meta[slot][rank])
+    return grads_in
 
 
 def _previews(rec: Any, grads: list[list[Any]]) -> list[list[Any]]:

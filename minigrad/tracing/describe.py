@@ -4,7 +4,9 @@ The renderer's captions, the TUI's status line and event log, and
 ``minigrad log`` all call ``describe(ev, names)`` for *what happened* and
 ``explain(ev, state)`` for *why* (the engine rule that produced it; see
 the backward path in docs/architecture.md). So the same event reads the
-same everywhere, and a new event kind is described once, here.
+same everywhere, and a new event kind is described once, here: two
+functions named after it (``what_queue_push``, ``why_queue_push``) that
+``WORDS``, the one table both dispatch through, picks up by name.
 
 ``names`` is anything with ``node_name(id)`` and ``tensor_name(id)``: a
 replayed ``State`` or the TUI's session. Without it ids print as
@@ -30,7 +32,7 @@ from typing import Any, Callable, Protocol
 
 from .numbers import fmt_number
 
-__all__ = ["Names", "describe", "explain", "fmt_value", "fmt_shape", "event_fields", "GLOSSARY"]
+__all__ = ["Names", "Words", "Why", "WORDS", "describe", "explain", "fmt_value", "fmt_shape", "event_fields", "GLOSSARY"]
 
 
 class Names(Protocol):
@@ -110,19 +112,378 @@ def _generic(ev: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# What happened
+# One table: for every kind, what happened and why (the engine rule behind it)
 # ---------------------------------------------------------------------------
 
-_Describer = Callable[[Any, Any], str]
-_WHAT: dict[str, _Describer] = {}
+
+class Why:
+    """What a *why* handler may look at: the replayed state after the event, when there is one."""
+
+    __slots__ = ("state", "nodes", "bw", "names")
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+        self.nodes = getattr(state, "nodes", {}) or {}
+        self.bw = getattr(state, "backward", None)
+        self.names: Names = state if state is not None else _Ids
+
+    def is_accumulation(self, node_id: Any) -> bool:
+        info = self.nodes.get(node_id)
+        return info is not None and info.is_accumulation
+
+    def earlier_grad_pass(self, tensor: Any) -> int | None:
+        """The latest backward pass before the current one that wrote ``tensor``'s ``.grad``."""
+        passes = getattr(self.state, "passes", None)
+        if passes is None:  # the web stepper's state: the pass, and the final state's passes
+            passes = getattr(getattr(self.state, "final", None), "passes", ())
+        current = self.bw.number if self.bw is not None else len(passes)
+        return next((p.number for p in reversed(passes) if p.number < current and tensor in p.accumulated), None)
 
 
-def _what(kind: str) -> Callable[[_Describer], _Describer]:
-    def register(fn: _Describer) -> _Describer:
-        _WHAT[kind] = fn
-        return fn
+class Words:
+    """One kind's two describers: ``what(ev, names)`` and ``why(ev, Why)``."""
 
-    return register
+    __slots__ = ("what", "why")
+
+    def __init__(self, what: Callable[[Any, Any], str], why: Callable[[Any, Why], str]) -> None:
+        self.what = what
+        self.why = why
+
+
+def _queue(n: Names, queue: Any) -> str:
+    return "[" + ", ".join(n.node_name(i) for i in queue) + "]"
+
+
+# -- the forward path ---------------------------------------------------------------
+
+
+def what_tensor_create(ev: Any, n: Names) -> str:
+    made = f" ← {n.node_name(ev.grad_node)}" if ev.grad_node is not None else (" (leaf)" if ev.is_leaf else "")
+    return f"tensor {ev.name} {fmt_shape(ev.shape)} {ev.dtype}{made}"
+
+
+def why_tensor_create(ev: Any, c: Why) -> str:
+    if ev.grad_node is not None:
+        return f"an op's output: its grad_fn is {c.names.node_name(ev.grad_node)}, output slot {ev.out_slot} rank {ev.out_rank}"
+    return "a leaf: made by the user, not by an op" if ev.is_leaf else "made without history (no input requires grad, or no_grad)"
+
+
+def what_tensor_update(ev: Any, n: Names) -> str:
+    return f"{n.tensor_name(ev.tensor)} changed in place by {ev.op} (version {ev.version})"
+
+
+def why_tensor_update(ev: Any, c: Why) -> str:
+    return "in-place op: the version counter goes up, and saved copies of the old version become invalid"
+
+
+def what_api_call(ev: Any, n: Names) -> str:
+    args = ", ".join(n.tensor_name(t) if isinstance(t, int) and not isinstance(t, bool) else str(t) for t in ev.inputs)
+    return f"{ev.op}({args})"
+
+
+def why_api_call(ev: Any, c: Why) -> str:
+    return "API layer: arguments checked; the dygraph layer takes over"
+
+
+def what_amp_cast(ev: Any, n: Names) -> str:
+    return f"{ev.op}: cast {n.tensor_name(ev.tensor)} {ev.from_dtype} → {ev.to_dtype}"
+
+
+def why_amp_cast(ev: Any, c: Why) -> str:
+    return "autocast: this op's AMP category casts its inputs before the kernel runs"
+
+
+def what_kernel_key(ev: Any, n: Names) -> str:
+    return f"{ev.op}: KernelKey {{{ev.backend}, {ev.layout}, {ev.dtype}}}"
+
+
+def why_kernel_key(ev: Any, c: Why) -> str:
+    return "KernelKey from the inputs: backend from their device, dtype by promotion"
+
+
+def what_kernel_lookup(ev: Any, n: Names) -> str:
+    return f"{ev.op}: probe {ev.step} {ev.backend}/{ev.layout}/{ev.dtype}: {'found' if ev.found else 'miss'}"
+
+
+def why_kernel_lookup(ev: Any, c: Why) -> str:
+    if ev.found:
+        return "the registry has a kernel for this key: the search stops here"
+    return "no kernel registered for this key: the search tries the next step"
+
+
+def what_kernel_select(ev: Any, n: Names) -> str:
+    extra = (" (CPU fallback)" if ev.fallback_cpu else "") + (" (cached selection)" if getattr(ev, "cached", False) else "")
+    return f"{ev.op}: select {ev.kernel}{extra}"
+
+
+def why_kernel_select(ev: Any, c: Why) -> str:
+    if getattr(ev, "cached", False):
+        return "cached selection: the probes of the first search for this key decided it"
+    if ev.fallback_cpu:
+        return "no kernel on the requested backend; the CPU fallback flag allowed a CPU kernel"
+    return "the first probe that found a kernel decides"
+
+
+def what_data_transform(ev: Any, n: Names) -> str:
+    return f"{ev.op}: {ev.arg} {ev.what} {ev.from_} → {ev.to}"
+
+
+def why_data_transform(ev: Any, c: Why) -> str:
+    return f"PrepareData: the kernel's argument wants {ev.to}, the input is {ev.from_}"
+
+
+def what_infer_meta(ev: Any, n: Names) -> str:
+    shapes = ", ".join(fmt_shape(s) for s in ev.shapes)
+    return f"{ev.op}: output {shapes} {', '.join(map(str, ev.dtypes))}"
+
+
+def why_infer_meta(ev: Any, c: Why) -> str:
+    return "InferMeta: output shapes and dtypes are computed and checked before the kernel runs"
+
+
+def what_kernel_launch(ev: Any, n: Names) -> str:
+    return f"{ev.op}: launch {ev.kernel} on {ev.backend} ({ev.wall_ns / 1000:.1f} µs)"
+
+
+def why_kernel_launch(ev: Any, c: Why) -> str:
+    return "the selected kernel runs on the prepared inputs"
+
+
+def what_node_create(ev: Any, n: Names) -> str:
+    extra = f" (copy of {n.node_name(ev.copy_of)})" if ev.copy_of is not None else ""
+    leaf = f" for {n.tensor_name(ev.tensor)}" if ev.is_accumulation and ev.tensor is not None else ""
+    return f"create {ev.name}{leaf}{extra}"
+
+
+def why_node_create(ev: Any, c: Why) -> str:
+    if ev.copy_of is not None:
+        return "GeneralGrad works on a copy of the graph, so grad() never changes the user's graph"
+    if ev.is_accumulation:
+        return "first use of a leaf that requires grad: its AccumulationNode will write .grad"
+    return "an input requires grad and grad mode is on, so the op records a grad node"
+
+
+# -- the backward engine, in its order -------------------------------------------------
+
+
+def what_backward_begin(ev: Any, n: Names) -> str:
+    call = "loss.backward()" if ev.mode == "backward" else "grad()"
+    flags = ", retain_graph" if ev.retain_graph else ""
+    flags += ", create_graph" if ev.create_graph else ""
+    return f"{call} begins at {', '.join(n.node_name(i) for i in ev.start)}{flags}"
+
+
+def why_backward_begin(ev: Any, c: Why) -> str:
+    what = "loss.backward()" if ev.mode == "backward" else "grad() (GeneralGrad)"
+    return f"{what} starts from the outputs' grad nodes with their seed gradients"
+
+
+def what_backward_in_degree(ev: Any, n: Names) -> str:
+    return f"in-degree map of {len(ev.in_degree)} nodes"
+
+
+def why_backward_in_degree(ev: Any, c: Why) -> str:
+    return "BFS from the start nodes counts, per node, the edges that lead into it"
+
+
+def what_queue_push(ev: Any, n: Names) -> str:
+    return f"push {n.node_name(ev.node)} to the {'front' if ev.front else 'back'}; queue = {_queue(n, ev.queue)}"
+
+
+def why_queue_push(ev: Any, c: Why) -> str:
+    if ev.front:
+        return "pushed to the front: AccumulationNodes jump the queue"
+    if c.bw is not None and not c.bw.executed:
+        return "a start node enters the ready queue"
+    acc = " (alone in the queue, the front rule does not matter)" if c.is_accumulation(ev.node) else ""
+    return f"in-degree reached 0: pushed to the back{acc}"
+
+
+def what_queue_pop(ev: Any, n: Names) -> str:
+    return f"pop {n.node_name(ev.node)}; queue = {_queue(n, ev.queue)}"
+
+
+def why_queue_pop(ev: Any, c: Why) -> str:
+    return "the engine always takes the front of the queue"
+
+
+def what_queue_skip(ev: Any, n: Names) -> str:
+    return f"skip {n.node_name(ev.node)}: in-degree still {ev.in_degree}"
+
+
+def why_queue_skip(ev: Any, c: Why) -> str:
+    return f"skipped: in-degree {ev.in_degree} ≠ 0 while other nodes wait; it comes back when its count reaches 0"
+
+
+def what_node_begin(ev: Any, n: Names) -> str:
+    return f"start {n.node_name(ev.node)}"
+
+
+def why_node_begin(ev: Any, c: Why) -> str:
+    if c.is_accumulation(ev.node):
+        return "all its gradients are in: the AccumulationNode adds them into the leaf's .grad"
+    return "all its gradients are in (in-degree 0): it runs its backward formula"
+
+
+def what_node_run(ev: Any, n: Names) -> str:
+    return f"ran {n.node_name(ev.node)}"
+
+
+def why_node_run(ev: Any, c: Why) -> str:
+    if c.is_accumulation(ev.node):
+        return "the leaf's .grad is written: the AccumulationNode is done"
+    return "its backward formula finished: each output gradient now goes along its edge"
+
+
+def what_buffer_add(ev: Any, n: Names) -> str:
+    src = f"from {n.node_name(ev.source)}" if ev.source is not None else "seed"
+    return f"buffer {n.node_name(ev.node)}[{ev.slot},{ev.rank}] += {src} = {fmt_value(ev.value, 30)}"
+
+
+def why_buffer_add(ev: Any, c: Why) -> str:
+    if ev.source is None:
+        return "the seed gradient goes into the start node's buffer"
+    return "gradients for the same (slot, rank) add up in the node's input buffer"
+
+
+def what_in_degree_update(ev: Any, n: Names) -> str:
+    return f"in-degree of {n.node_name(ev.node)} → {ev.in_degree}"
+
+
+def why_in_degree_update(ev: Any, c: Why) -> str:
+    return "one edge delivered its gradient: the count drops by one" + ("; at 0 the node is ready" if ev.in_degree == 0 else "")
+
+
+def what_hook_run(ev: Any, n: Names) -> str:
+    return f"{ev.hook_kind} hook on {n.tensor_name(ev.target)}"
+
+
+def why_hook_run(ev: Any, c: Why) -> str:
+    return "hooks see the gradient before it is used and may replace it"
+
+
+def what_grad_accumulate(ev: Any, n: Names) -> str:
+    added = " (added)" if getattr(ev, "added", None) else ""
+    return f"{n.tensor_name(ev.tensor)}.grad = {fmt_value(ev.value, 30)}{added}"
+
+
+def why_grad_accumulate(ev: Any, c: Why) -> str:
+    added = getattr(ev, "added", None)
+    earlier = c.earlier_grad_pass(ev.tensor)
+    if added and earlier is not None:
+        return f"added to the .grad of pass {earlier}: .grad accumulates across backward() calls until zero_grad()"
+    if added:
+        return "added to the .grad already there: .grad accumulates across backward() calls"
+    if added is False and earlier is not None:
+        return (f"assigned: .grad was None (zero_grad() cleared the .grad of pass {earlier}), "
+                "so nothing is added to it")
+    if added is False:
+        return ".grad was None, so this gradient is assigned (a later backward() adds to it)"
+    return ".grad accumulates across backward() calls: first assigned, then added"
+
+
+def what_wrappers_clear(ev: Any, n: Names) -> str:
+    return f"{n.node_name(ev.node)} releases its TensorWrappers"
+
+
+def why_wrappers_clear(ev: Any, c: Why) -> str:
+    return "released: retain_graph=False, so the node frees its saved tensors after running"
+
+
+def what_general_grad_copy(ev: Any, n: Names) -> str:
+    return f"GeneralGrad copies {len(ev.mapping)} nodes"
+
+
+def why_general_grad_copy(ev: Any, c: Why) -> str:
+    return "grad() never touches the user's graph: GeneralGrad copies the reachable part"
+
+
+def what_general_grad_targets(ev: Any, n: Names) -> str:
+    ins = ", ".join(n.node_name(i) for i in ev.inputs) or "-"
+    ng = ", ".join(n.node_name(i) for i in ev.no_grad) or "-"
+    return f"GeneralGrad targets {ins}; no_grad {ng}"
+
+
+def why_general_grad_targets(ev: Any, c: Why) -> str:
+    return "the requested inputs become targets; no_grad_vars are marked so their edges can be cut"
+
+
+def what_general_grad_update(ev: Any, n: Names) -> str:
+    return f"GeneralGrad: startup {len(ev.startup)}, ending {len(ev.ending)}, needed {len(ev.needed)}"
+
+
+def why_general_grad_update(ev: Any, c: Why) -> str:
+    return "only nodes on a path from a startup node to an input are needed; the rest are pruned"
+
+
+def what_general_grad_prune(ev: Any, n: Names) -> str:
+    cuts = ", ".join(f"{n.node_name(e.get('node'))}→{n.node_name(e.get('next'))}" for e in ev.edges)
+    return f"GeneralGrad cuts {cuts or 'no edge'}"
+
+
+def why_general_grad_prune(ev: Any, c: Why) -> str:
+    return "no_grad_vars: these edges are cut as if the tensors were detached"
+
+
+def what_general_grad_result(ev: Any, n: Names) -> str:
+    return f"grad() result for {n.tensor_name(ev.input)} = {fmt_value(ev.value, 30)}"
+
+
+def why_general_grad_result(ev: Any, c: Why) -> str:
+    return "grad() returns this gradient; the leaf's .grad stays untouched"
+
+
+def what_backward_end(ev: Any, n: Names) -> str:
+    return f"backward ends: {ev.nodes_run} nodes ran in {ev.wall_ns / 1e6:.2f} ms"
+
+
+def why_backward_end(ev: Any, c: Why) -> str:
+    return "the ready queue is empty: the pass is over"
+
+
+# -- saved-tensor hooks and activation checkpointing (kinds of mg.utils.checkpoint) ------------------
+
+
+def what_saved_pack(ev: Any, n: Names) -> str:
+    return f"{ev.hook} packs {n.tensor_name(ev.tensor)} as it is saved"
+
+
+def why_saved_pack(ev: Any, c: Why) -> str:
+    return "a saved-tensor hook is active: the grad node keeps what the pack hook returned, unpacked in backward"
+
+
+def what_recompute_begin(ev: Any, n: Names) -> str:
+    return f"recompute {ev.function} for {n.node_name(ev.node)} ({ev.mode})"
+
+
+def why_recompute_begin(ev: Any, c: Why) -> str:
+    return "activation checkpointing: the forward runs again inside backward to make the tensors it did not save"
+
+
+def what_recompute_end(ev: Any, n: Names) -> str:
+    return f"recomputation for {n.node_name(ev.node)} done"
+
+
+def why_recompute_end(ev: Any, c: Why) -> str:
+    return "the tensors the node needs were made again: its backward formula can run"
+
+
+def _table() -> dict[str, Words]:
+    """``kind -> Words``: the handlers above, found by name (``tensor.create`` -> ``what_tensor_create``)."""
+    from .events import EVENT_TYPES
+
+    here = globals()
+    table = {}
+    for kind in EVENT_TYPES:
+        name = kind.replace(".", "_")
+        what, why = here.get("what_" + name), here.get("why_" + name)
+        if what is not None and why is not None:
+            table[kind] = Words(what, why)
+    return table
+
+
+#: Every kind's words. A kind without an entry is described by its fields and has no rule.
+WORDS: dict[str, Words] = _table()
 
 
 def describe(ev: Any, names: Names | None = None) -> str:
@@ -134,175 +495,13 @@ def describe(ev: Any, names: Names | None = None) -> str:
     """
     if ev is None:
         return "before the first event"
-    fn = _WHAT.get(ev.kind)
-    if fn is None:
+    words = WORDS.get(ev.kind)
+    if words is None:
         return _generic(ev)
     try:
-        return fn(ev, names if names is not None else _Ids)
+        return words.what(ev, names if names is not None else _Ids)
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError):
         return _generic(ev)
-
-
-def _queue(n: Names, queue: Any) -> str:
-    return "[" + ", ".join(n.node_name(i) for i in queue) + "]"
-
-
-@_what("tensor.create")
-def _(ev: Any, n: Names) -> str:
-    made = f" ← {n.node_name(ev.grad_node)}" if ev.grad_node is not None else (" (leaf)" if ev.is_leaf else "")
-    return f"tensor {ev.name} {fmt_shape(ev.shape)} {ev.dtype}{made}"
-
-
-@_what("tensor.update")
-def _(ev: Any, n: Names) -> str:
-    return f"{n.tensor_name(ev.tensor)} changed in place by {ev.op} (version {ev.version})"
-
-
-@_what("api.call")
-def _(ev: Any, n: Names) -> str:
-    args = ", ".join(n.tensor_name(t) if isinstance(t, int) and not isinstance(t, bool) else str(t) for t in ev.inputs)
-    return f"{ev.op}({args})"
-
-
-@_what("amp.cast")
-def _(ev: Any, n: Names) -> str:
-    return f"{ev.op}: cast {n.tensor_name(ev.tensor)} {ev.from_dtype} → {ev.to_dtype}"
-
-
-@_what("kernel.key")
-def _(ev: Any, n: Names) -> str:
-    return f"{ev.op}: KernelKey {{{ev.backend}, {ev.layout}, {ev.dtype}}}"
-
-
-@_what("kernel.lookup")
-def _(ev: Any, n: Names) -> str:
-    return f"{ev.op}: probe {ev.step} {ev.backend}/{ev.layout}/{ev.dtype}: {'found' if ev.found else 'miss'}"
-
-
-@_what("kernel.select")
-def _(ev: Any, n: Names) -> str:
-    extra = (" (CPU fallback)" if ev.fallback_cpu else "") + (" (cached selection)" if getattr(ev, "cached", False) else "")
-    return f"{ev.op}: select {ev.kernel}{extra}"
-
-
-@_what("data.transform")
-def _(ev: Any, n: Names) -> str:
-    return f"{ev.op}: {ev.arg} {ev.what} {ev.from_} → {ev.to}"
-
-
-@_what("infer_meta")
-def _(ev: Any, n: Names) -> str:
-    shapes = ", ".join(fmt_shape(s) for s in ev.shapes)
-    return f"{ev.op}: output {shapes} {', '.join(map(str, ev.dtypes))}"
-
-
-@_what("kernel.launch")
-def _(ev: Any, n: Names) -> str:
-    return f"{ev.op}: launch {ev.kernel} on {ev.backend} ({ev.wall_ns / 1000:.1f} µs)"
-
-
-@_what("node.create")
-def _(ev: Any, n: Names) -> str:
-    extra = f" (copy of {n.node_name(ev.copy_of)})" if ev.copy_of is not None else ""
-    leaf = f" for {n.tensor_name(ev.tensor)}" if ev.is_accumulation and ev.tensor is not None else ""
-    return f"create {ev.name}{leaf}{extra}"
-
-
-@_what("backward.begin")
-def _(ev: Any, n: Names) -> str:
-    call = "loss.backward()" if ev.mode == "backward" else "grad()"
-    flags = ", retain_graph" if ev.retain_graph else ""
-    flags += ", create_graph" if ev.create_graph else ""
-    return f"{call} begins at {', '.join(n.node_name(i) for i in ev.start)}{flags}"
-
-
-@_what("backward.in_degree")
-def _(ev: Any, n: Names) -> str:
-    return f"in-degree map of {len(ev.in_degree)} nodes"
-
-
-@_what("queue.push")
-def _(ev: Any, n: Names) -> str:
-    return f"push {n.node_name(ev.node)} to the {'front' if ev.front else 'back'}; queue = {_queue(n, ev.queue)}"
-
-
-@_what("queue.pop")
-def _(ev: Any, n: Names) -> str:
-    return f"pop {n.node_name(ev.node)}; queue = {_queue(n, ev.queue)}"
-
-
-@_what("queue.skip")
-def _(ev: Any, n: Names) -> str:
-    return f"skip {n.node_name(ev.node)}: in-degree still {ev.in_degree}"
-
-
-@_what("node.run")
-def _(ev: Any, n: Names) -> str:
-    return f"run {n.node_name(ev.node)}"
-
-
-@_what("buffer.add")
-def _(ev: Any, n: Names) -> str:
-    src = f"from {n.node_name(ev.source)}" if ev.source is not None else "seed"
-    return f"buffer {n.node_name(ev.node)}[{ev.slot},{ev.rank}] += {src} = {fmt_value(ev.value, 30)}"
-
-
-@_what("in_degree.update")
-def _(ev: Any, n: Names) -> str:
-    return f"in-degree of {n.node_name(ev.node)} → {ev.in_degree}"
-
-
-@_what("hook.run")
-def _(ev: Any, n: Names) -> str:
-    return f"{ev.hook_kind} hook on {n.tensor_name(ev.target)}"
-
-
-@_what("grad.accumulate")
-def _(ev: Any, n: Names) -> str:
-    return f"{n.tensor_name(ev.tensor)}.grad = {fmt_value(ev.value, 30)}"
-
-
-@_what("wrappers.clear")
-def _(ev: Any, n: Names) -> str:
-    return f"{n.node_name(ev.node)} releases its TensorWrappers"
-
-
-@_what("general_grad.copy")
-def _(ev: Any, n: Names) -> str:
-    return f"GeneralGrad copies {len(ev.mapping)} nodes"
-
-
-@_what("general_grad.targets")
-def _(ev: Any, n: Names) -> str:
-    ins = ", ".join(n.node_name(i) for i in ev.inputs) or "-"
-    ng = ", ".join(n.node_name(i) for i in ev.no_grad) or "-"
-    return f"GeneralGrad targets {ins}; no_grad {ng}"
-
-
-@_what("general_grad.update")
-def _(ev: Any, n: Names) -> str:
-    return f"GeneralGrad: startup {len(ev.startup)}, ending {len(ev.ending)}, needed {len(ev.needed)}"
-
-
-@_what("general_grad.prune")
-def _(ev: Any, n: Names) -> str:
-    cuts = ", ".join(f"{n.node_name(e.get('node'))}→{n.node_name(e.get('next'))}" for e in ev.edges)
-    return f"GeneralGrad cuts {cuts or 'no edge'}"
-
-
-@_what("general_grad.result")
-def _(ev: Any, n: Names) -> str:
-    return f"grad() result for {n.tensor_name(ev.input)} = {fmt_value(ev.value, 30)}"
-
-
-@_what("backward.end")
-def _(ev: Any, n: Names) -> str:
-    return f"backward ends: {ev.nodes_run} nodes ran in {ev.wall_ns / 1e6:.2f} ms"
-
-
-# ---------------------------------------------------------------------------
-# Why: the engine rule behind each event
-# ---------------------------------------------------------------------------
 
 
 def explain(ev: Any, state: Any = None) -> str:
@@ -318,103 +517,13 @@ def explain(ev: Any, state: Any = None) -> str:
         >>> explain(E.QueueSkip(node=4, in_degree=2))
         'skipped: in-degree 2 ≠ 0 while other nodes wait; it comes back when its count reaches 0'
     """
-    if ev is None:
+    words = WORDS.get(ev.kind) if ev is not None else None
+    if words is None:
         return ""
     try:
-        return _why(ev, state)
+        return words.why(ev, Why(state))
     except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError):
         return ""
-
-
-def _why(ev: Any, state: Any) -> str:  # noqa: C901 - one branch per event kind, in the engine's order
-    k = ev.kind
-    nodes = getattr(state, "nodes", {}) or {}
-    bw = getattr(state, "backward", None)
-    names: Names = state if state is not None else _Ids
-    if k == "tensor.create":
-        if ev.grad_node is not None:
-            return f"an op's output: its grad_fn is {names.node_name(ev.grad_node)}, output slot {ev.out_slot} rank {ev.out_rank}"
-        return "a leaf: made by the user, not by an op" if ev.is_leaf else "made without history (no input requires grad, or no_grad)"
-    if k == "tensor.update":
-        return "in-place op: the version counter goes up, and saved copies of the old version become invalid"
-    if k == "api.call":
-        return "API layer: arguments checked; the dygraph layer takes over"
-    if k == "amp.cast":
-        return "autocast: this op's AMP category casts its inputs before the kernel runs"
-    if k == "kernel.key":
-        return "KernelKey from the inputs: backend from their device, dtype by promotion"
-    if k == "kernel.lookup":
-        if ev.found:
-            return "the registry has a kernel for this key: the search stops here"
-        return "no kernel registered for this key: the search tries the next step"
-    if k == "kernel.select":
-        if getattr(ev, "cached", False):
-            return "cached selection: the probes of the first search for this key decided it"
-        if ev.fallback_cpu:
-            return "no kernel on the requested backend; the CPU fallback flag allowed a CPU kernel"
-        return "the first probe that found a kernel decides"
-    if k == "data.transform":
-        return f"PrepareData: the kernel's argument wants {ev.to}, the input is {ev.from_}"
-    if k == "infer_meta":
-        return "InferMeta: output shapes and dtypes are computed and checked before the kernel runs"
-    if k == "kernel.launch":
-        return "the selected kernel runs on the prepared inputs"
-    if k == "node.create":
-        if ev.copy_of is not None:
-            return "GeneralGrad works on a copy of the graph, so grad() never changes the user's graph"
-        if ev.is_accumulation:
-            return "first use of a leaf that requires grad: its AccumulationNode will write .grad"
-        return "an input requires grad and grad mode is on, so the op records a grad node"
-    if k == "backward.begin":
-        what = "loss.backward()" if ev.mode == "backward" else "grad() (GeneralGrad)"
-        return f"{what} starts from the outputs' grad nodes with their seed gradients"
-    if k == "backward.in_degree":
-        return "BFS from the start nodes counts, per node, the edges that lead into it"
-    if k == "queue.push":
-        info = nodes.get(ev.node)
-        if ev.front:
-            return "pushed to the front: AccumulationNodes jump the queue"
-        if bw is not None and not bw.executed:
-            return "a start node enters the ready queue"
-        acc = " (alone in the queue, the front rule does not matter)" if info is not None and info.is_accumulation else ""
-        return f"in-degree reached 0: pushed to the back{acc}"
-    if k == "queue.pop":
-        return "the engine always takes the front of the queue"
-    if k == "queue.skip":
-        return (f"skipped: in-degree {ev.in_degree} ≠ 0 while other nodes wait; "
-                "it comes back when its count reaches 0")
-    if k == "node.run":
-        info = nodes.get(ev.node)
-        if info is not None and info.is_accumulation:
-            return "all its gradients are in: the AccumulationNode adds them into the leaf's .grad"
-        return "all its gradients are in (in-degree 0): it runs its backward formula"
-    if k == "buffer.add":
-        if ev.source is None:
-            return "the seed gradient goes into the start node's buffer"
-        return "gradients for the same (slot, rank) add up in the node's input buffer"
-    if k == "in_degree.update":
-        return "one edge delivered its gradient: the count drops by one" + (
-            "; at 0 the node is ready" if ev.in_degree == 0 else ""
-        )
-    if k == "hook.run":
-        return "hooks see the gradient before it is used and may replace it"
-    if k == "grad.accumulate":
-        return ".grad accumulates across backward() calls: first assigned, then added"
-    if k == "wrappers.clear":
-        return "released: retain_graph=False, so the node frees its saved tensors after running"
-    if k == "general_grad.copy":
-        return "grad() never touches the user's graph: GeneralGrad copies the reachable part"
-    if k == "general_grad.targets":
-        return "the requested inputs become targets; no_grad_vars are marked so their edges can be cut"
-    if k == "general_grad.update":
-        return "only nodes on a path from a startup node to an input are needed; the rest are pruned"
-    if k == "general_grad.prune":
-        return "no_grad_vars: these edges are cut as if the tensors were detached"
-    if k == "general_grad.result":
-        return "grad() returns this gradient; the leaf's .grad stays untouched"
-    if k == "backward.end":
-        return "the ready queue is empty: the pass is over"
-    return ""
 
 
 # ---------------------------------------------------------------------------

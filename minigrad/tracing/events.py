@@ -1,6 +1,6 @@
-"""Event types: the public contract between the engine and the viewers (DESIGN §4).
+"""Event types: the public contract between the engine and the viewers (docs/events.md, generated from here).
 
-Every step of the forward path (seed 004) and the backward engine (seed 001)
+Every step of the forward path and the backward engine (docs/architecture.md)
 emits one of these. Events are *data*: integer ids, names, shapes and value
 previews, never live tensors or nodes, so a trace can be saved, loaded on
 another machine and replayed.
@@ -46,6 +46,7 @@ __all__ = [
     "QueuePush",
     "QueuePop",
     "QueueSkip",
+    "NodeBegin",
     "NodeRun",
     "BufferAdd",
     "InDegreeUpdate",
@@ -168,7 +169,7 @@ def _event(kind: str):
 
 
 # ---------------------------------------------------------------------------
-# Forward path (seed 004 §2.2-2.4, seed 002)
+# Forward path (docs/concepts/forward.md, docs/concepts/kernel-selection.md)
 # ---------------------------------------------------------------------------
 
 
@@ -191,7 +192,7 @@ class TensorCreate(Event):
 
 @_event("tensor.update")
 class TensorUpdate(Event):
-    """An in-place op changed a tensor: new version, maybe a new grad node (DESIGN §9 rule 8)."""
+    """An in-place op changed a tensor: new version, maybe a new grad node (docs/architecture.md, engine rules)."""
 
     tensor: int
     op: str
@@ -235,7 +236,7 @@ class KernelKeyEvent(Event):
 
 @_event("kernel.lookup")
 class KernelLookup(Event):
-    """One probe of the registry during kernel selection (seed 002 search order)."""
+    """One probe of the registry during kernel selection (the search order in docs/concepts/kernel-selection.md)."""
 
     op: str
     backend: str
@@ -308,7 +309,7 @@ class KernelLaunch(Event):
 
 @_event("node.create")
 class NodeCreate(Event):
-    """A grad node was created (dygraph layer, seed 004 §2.3), or copied by GeneralGrad.
+    """A grad node was created (the dygraph layer, docs/architecture.md), or copied by GeneralGrad.
 
     ``edges`` lists the node's output edges in slot, then rank order:
     ``{"slot", "rank", "next", "next_slot", "next_rank"}`` where ``next`` is
@@ -331,7 +332,7 @@ class NodeCreate(Event):
 
 
 # ---------------------------------------------------------------------------
-# Backward engine (seed 001 §3)
+# Backward engine (docs/concepts/backward.md)
 # ---------------------------------------------------------------------------
 
 
@@ -378,9 +379,22 @@ class QueueSkip(Event):
     in_degree: int
 
 
+@_event("node.begin")
+class NodeBegin(Event):
+    """The engine starts a grad node: its gradient buffer as taken (missing gradients are zeros, no hook ran yet).
+
+    Emitted before the node's hooks and its backward formula, so the formula's
+    own events (``api.call``, ``kernel.launch`` ...) come between this event
+    and the node's ``node.run``.
+    """
+
+    node: int
+    grads_in: list[list[Preview]]
+
+
 @_event("node.run")
 class NodeRun(Event):
-    """A grad node ran: incoming and outgoing gradient previews per slot and rank."""
+    """A grad node finished: the gradients its formula got (after hooks) and gave, per slot and rank."""
 
     node: int
     grads_in: list[list[Preview]]
@@ -416,10 +430,16 @@ class HookRun(Event):
 
 @_event("grad.accumulate")
 class GradAccumulate(Event):
-    """An AccumulationNode wrote a leaf's ``.grad`` (first assigned, then added)."""
+    """An AccumulationNode wrote a leaf's ``.grad`` (first assigned, then added).
+
+    ``added`` is True when the gradient was added to a ``.grad`` already there (a
+    second ``backward()`` without ``zero_grad()``), False when ``.grad`` was
+    ``None`` and is now assigned; ``None`` in traces recorded before the field.
+    """
 
     tensor: int
     value: Preview = None
+    added: bool | None = None
 
 
 @_event("wrappers.clear")
@@ -460,7 +480,7 @@ class RecomputeEnd(Event):
 
 
 # ---------------------------------------------------------------------------
-# GeneralGrad (seed 001 §4)
+# GeneralGrad (docs/concepts/general-grad.md)
 # ---------------------------------------------------------------------------
 
 

@@ -4,7 +4,7 @@ PyTorch users turn on anomaly mode to learn which forward line made the node
 that failed in backward. While a recording is active, minigrad stamps every
 ``node.create`` with ``source`` (``file:line`` of the first caller outside the
 minigrad package) and ``module`` (the path of the ``nn.Module`` calls running
-at that moment, e.g. ``Sequential.2 (Linear)``). Without a recording nothing
+at that moment, e.g. ``Sequential.2 (Linear)``, ``Net.layers.0 (Linear)``). Without a recording nothing
 here runs: ``Module.__call__`` checks ``bus.recorder`` first.
 
 Example:
@@ -29,6 +29,8 @@ __all__ = ["enter_module", "exit_module", "module_path", "user_source"]
 #: live in ``viz/`` and ``tui/`` beside the package in a source checkout).
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _OWN = (_PKG + os.sep,) + tuple(os.path.join(os.path.dirname(_PKG), d) + os.sep for d in ("viz", "tui"))
+#: ...except the TUI's built-in demo: its lines are the program a person steps through, so nodes name them.
+_DEMO = os.sep + os.path.join("tui", "demo.py")
 
 _local = threading.local()
 
@@ -53,17 +55,61 @@ def exit_module() -> None:
 
 
 def module_path() -> str | None:
-    """``Sequential.2 (Linear)``: the root module's class, then each child's attribute name, then the innermost class."""
+    """``Net.layers.0 (Linear)``: the root module's class, then each called child's path in the module that
+    called it, then the innermost class.
+
+    A child's path is where it sits in its caller's tree of submodules, through
+    containers the caller iterates without calling (``for layer in
+    self.layers``: ``layers.0``, ``layers.1``), so two layers never share a path.
+    """
     stack = _stack()
     if not stack:
         return None
     parts = [type(stack[0]).__name__]
     for parent, child in zip(stack, stack[1:]):
-        names = getattr(parent, "_modules", {}) or {}
-        name = next((k for k, v in names.items() if v is child), type(child).__name__)
-        parts.append(str(name))
+        parts.append(_child_path(parent, child))
     path = ".".join(parts)
     return path if len(stack) == 1 else f"{path} ({type(stack[-1]).__name__})"
+
+
+#: ``(id(parent), id(child)) -> "layers.0"``; each hit is checked against the live modules (ids are reused).
+_paths: dict[tuple[int, int], str] = {}
+
+
+def _child_path(parent: Any, child: Any) -> str:
+    """Dotted path of ``child`` among ``parent``'s submodules (breadth-first: the shortest), else its class name."""
+    key = (id(parent), id(child))
+    cached = _paths.get(key)
+    if cached is not None and _resolve(parent, cached) is child:
+        return cached
+    found = None
+    work: list[tuple[str, Any]] = [("", parent)]
+    seen = {id(parent)}
+    while work and found is None:
+        prefix, mod = work.pop(0)
+        for name, sub in (getattr(mod, "_modules", None) or {}).items():
+            if sub is None or id(sub) in seen:
+                continue
+            seen.add(id(sub))
+            if sub is child:
+                found = prefix + str(name)
+                break
+            work.append((prefix + str(name) + ".", sub))
+    if found is None:
+        return type(child).__name__
+    if len(_paths) >= _MAX_SOURCES:
+        _paths.clear()
+    _paths[key] = found
+    return found
+
+
+def _resolve(parent: Any, path: str) -> Any:
+    mod = parent
+    for part in path.split("."):
+        mod = (getattr(mod, "_modules", None) or {}).get(part)
+        if mod is None:
+            return None
+    return mod
 
 
 #: Whether a code object's file is minigrad's own (or frozen), by file name: ``os.path.abspath``
@@ -85,7 +131,8 @@ def user_source() -> str | None:
         skip = own.get(filename)
         if skip is None:
             # abspath depends on the working directory for a relative name: cache absolute names only.
-            skip = os.path.abspath(filename).startswith(_OWN) or filename.startswith("<frozen")
+            path = os.path.abspath(filename)
+            skip = (path.startswith(_OWN) and not path.endswith(_DEMO)) or filename.startswith("<frozen")
             if os.path.isabs(filename) or filename.startswith("<"):
                 own[filename] = skip
         if not skip:

@@ -49,10 +49,12 @@ class Recorder:
     Attributes:
         events: the recorded events, in ``seq`` order.
         listeners: callables invoked with each event as it is emitted.
+        provenance: stamp each ``node.create`` with ``source`` and ``module`` (True; ``viz/live.py`` turns it
+            off for a graph announced after it was built).
     """
 
     __slots__ = ("_log", "_clean", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header",
-                 "_summaries")
+                 "_summaries", "provenance")
 
     def __init__(
         self,
@@ -78,13 +80,15 @@ class Recorder:
         self._seq = len(self._log)
         self._t0 = time.perf_counter_ns()
         self.header: dict[str, Any] = {"schema": SCHEMA, "version": VERSION}
+        #: Stamp ``node.create`` with where the node was made (off for a graph announced after the fact).
+        self.provenance = True
         self._summaries: dict[tuple[Any, Any], dict[str, Any]] = {}
 
     # -- recording ---------------------------------------------------------
 
     def emit(self, event: Event) -> None:
         """Stamp ``event`` with its sequence number and time, store it, notify listeners."""
-        if type(event) is NodeCreate and event.source is None:
+        if type(event) is NodeCreate and event.source is None and self.provenance:
             # NOTE [ Provenance ] stamped here, once, for every node the engine announces.
             event.source = user_source()
             event.module = module_path()

@@ -176,6 +176,8 @@ class BackwardPass:
     grads_in: Mapping[int, Any] = field(default_factory=_empty)
     grads_out: Mapping[int, Any] = field(default_factory=_empty)
     accumulated: Mapping[int, Any] = field(default_factory=_empty)
+    #: tensor id -> whether this pass added to a ``.grad`` already there (``grad.accumulate``'s ``added``).
+    grad_added: Mapping[int, bool | None] = field(default_factory=_empty)
     hooks: tuple[Mapping[str, Any], ...] = ()
     general: GeneralGradMarks | None = None
     nodes_run: int = 0
@@ -275,6 +277,7 @@ class _PassBuilder:
         self.grads_in: dict[int, Any] = {}
         self.grads_out: dict[int, Any] = {}
         self.accumulated: dict[int, Any] = {}
+        self.grad_added: dict[int, bool | None] = {}
         self.hooks: list[Mapping[str, Any]] = []
         self.general: GeneralGradMarks | None = None
         self.nodes_run = 0
@@ -291,6 +294,7 @@ class _PassBuilder:
         other.grads_in = dict(self.grads_in)
         other.grads_out = dict(self.grads_out)
         other.accumulated = dict(self.accumulated)
+        other.grad_added = dict(self.grad_added)
         other.hooks = list(self.hooks)
         return other
 
@@ -315,6 +319,7 @@ class _PassBuilder:
             grads_in=MappingProxyType(dict(self.grads_in)),
             grads_out=MappingProxyType(dict(self.grads_out)),
             accumulated=MappingProxyType(dict(self.accumulated)),
+            grad_added=MappingProxyType(dict(self.grad_added)),
             hooks=tuple(self.hooks),
             general=self.general,
             nodes_run=self.nodes_run,
@@ -581,6 +586,14 @@ class _Reducer:
             if self.active.current == ev.node:
                 self.active.current = None
 
+    def _on_node_begin(self, ev: Any) -> None:
+        if self.active is not None:
+            self.active.current = ev.node
+            self.active.grads_in[ev.node] = ev.grads_in
+            # The node took its GradTensorHolder out of the buffers.
+            self.active.buffers.pop(ev.node, None)
+            self._close_call()
+
     def _on_node_run(self, ev: Any) -> None:
         if self.active is not None:
             self.active.current = ev.node
@@ -607,6 +620,7 @@ class _Reducer:
     def _on_grad_accumulate(self, ev: Any) -> None:
         if self.active is not None:
             self.active.accumulated[ev.tensor] = ev.value
+            self.active.grad_added[ev.tensor] = getattr(ev, "added", None)
 
     def _on_wrappers_clear(self, ev: Any) -> None:
         if self.active is not None:

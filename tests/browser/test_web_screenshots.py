@@ -34,7 +34,7 @@ def test_screenshots_of_the_demo(browser, tmp_path, out_dir):
     page = context.new_page()
     try:
         # A backward pass half-way: a node running, others queued, an in-degree just changed.
-        runs = [i for i in rp.indices_of("node.run") if i <= rp.backward_passes()[0][1]]
+        runs = [i for i in rp.indices_of("node.begin") if i <= rp.backward_passes()[0][1]]
         page.goto(path.as_uri() + f"#event={runs[4] + 3}")
         page.wait_for_selector("#queue .body > *")
         agree_with_replay(page, rp, 0)

@@ -65,12 +65,22 @@ def test_keys_step_and_panes_agree_with_replay(page, demo):
 def test_node_runs_match_the_log(page, demo):
     rp, path = demo
     open_page(page, path)
-    runs = [i for i in rp.indices_of("node.run") if i <= rp.backward_passes()[0][1]]
+    runs = [i for i in rp.indices_of("node.begin") if i <= rp.backward_passes()[0][1]]
     for want in runs[:5]:
         page.keyboard.press("n")
         assert event_shown(page) == want
         assert page.text_content("#log .ev.cur").strip().startswith(str(want))
         assert "why:" in page.text_content("#why")
+    # The node's formula events sit indented under its node.begin; node.run closes the node.
+    begin = runs[1]
+    end = next(i for i in range(begin, len(rp.events)) if rp.events[i].kind == "node.run")
+    open_page(page, path, f"#event={begin + 3}")
+    inside = page.eval_on_selector_all("#log .ev", "els => els.map(e => [+e.dataset.event, e.classList.contains('in')])")
+    assert inside and all(flag == (begin < i < end) for i, flag in inside)
+    assert any(flag for _, flag in inside)
+    x_node = page.eval_on_selector(f'#log .ev[data-event="{begin}"] .kind', "e => e.getBoundingClientRect().left")
+    x_call = page.eval_on_selector(f'#log .ev[data-event="{begin + 2}"] .kind', "e => e.getBoundingClientRect().left")
+    assert x_call > x_node + 5, "a formula event is drawn indented"
 
 
 def test_hash_opens_event_n(page, demo):
@@ -98,7 +108,7 @@ def test_buttons_slider_and_pass_chooser(page, demo):
     page.click("#next")
     assert event_shown(page) == begin0 + 2
     page.click("#next-run")
-    assert rp.events[event_shown(page)].kind == "node.run"
+    assert rp.events[event_shown(page)].kind == "node.begin"
     agree_with_replay(page, rp, 0)
     page.click("#last")
     assert event_shown(page) == end0
@@ -154,7 +164,7 @@ def test_quiz_asks_before_a_node_runs(page, demo):
     page.keyboard.press("t")
     page.keyboard.press("n")
     assert page.is_visible("#quiz")
-    first_run = rp.indices_of("node.run")[0]
+    first_run = rp.indices_of("node.begin")[0]
     node = rp.events[first_run].node
     page.fill("#quiz-node", rp.final.nodes[node].name)
     page.keyboard.press("Enter")
@@ -232,7 +242,7 @@ def test_a_page_without_a_pass_says_why(page, tmp_path):
 def test_jump_to_a_node_goes_to_its_run_and_pins_it(page, demo):
     rp, path = demo
     open_page(page, path)
-    runs = {rp.events[i].node: i for i in rp.indices_of("node.run") if i <= rp.backward_passes()[0][1]}
+    runs = {rp.events[i].node: i for i in rp.indices_of("node.begin") if i <= rp.backward_passes()[0][1]}
     node, at = next((n, i) for n, i in runs.items() if rp.final.nodes[n].name.startswith("Matmul"))
     page.keyboard.press("j")
     page.keyboard.type(f"#{node}")
@@ -243,3 +253,38 @@ def test_jump_to_a_node_goes_to_its_run_and_pins_it(page, demo):
     agree_with_replay(page, rp, 0)
     page.keyboard.press("ArrowRight")  # keys work again once the box has done its job
     assert event_shown(page) == at + 1
+
+
+def test_node_detail_shows_a_leafs_grad_over_passes(page, tmp_path):
+    """Pass 1 of two backward() calls: the AccumulationNode's detail says pass 0 assigned, pass 1 added."""
+    w = mg.tensor([1.0, 2.0], requires_grad=True, name="w")
+    with mg.trace() as tr:
+        (w * w).sum().backward()
+        (w * w).sum().backward()
+    rp = Replay(tr.events)
+    path = stepper(tr, title="acc").save(tmp_path / "acc.html")
+    begin1 = rp.backward_passes()[1][0]
+    acc_begin = next(i for i in range(begin1, len(rp)) if rp.events[i].kind == "node.begin"
+                     and rp.final.nodes[rp.events[i].node].is_accumulation)
+    open_page(page, path, f"#event={acc_begin}")
+    assert page.text_content("#node .grads") == "w.grad by pass 0: [2, 4] assigned"
+    acc_run = next(i for i in range(acc_begin, len(rp)) if rp.events[i].kind == "node.run")
+    open_page(page, path, f"#event={acc_run}")
+    assert page.text_content("#node .grads") == "w.grad by pass 0: [2, 4] assigned · 1: [4, 8] added"
+    why = next(i for i in range(acc_begin, acc_run) if rp.events[i].kind == "grad.accumulate")
+    open_page(page, path, f"#event={why}")
+    assert "added to the .grad of pass 0" in page.text_content("#why")
+
+
+def test_buffers_pane_sends_nothing_out_before_the_node_finished(page, demo):
+    """At node.begin the buffer is taken and nothing went out yet; at node.run the gradients out are shown."""
+    rp, path = demo
+    begin = next(i for i in rp.indices_of("node.begin") if not rp.final.nodes[rp.events[i].node].is_accumulation
+                 and rp.events[i].node in rp.final.nodes and rp.final.nodes[rp.events[i].node].edges)
+    end = next(i for i in range(begin, len(rp)) if rp.events[i].kind == "node.run")
+    open_page(page, path, f"#event={begin}")
+    text = page.text_content("#buffers .body")
+    assert "buffer taken: the node runs on grads in:" in text and "grads out" not in text
+    open_page(page, path, f"#event={end}")
+    text = page.text_content("#buffers .body")
+    assert "buffer consumed by the run" in text and "grads out:" in text

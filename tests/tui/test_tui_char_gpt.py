@@ -23,4 +23,4 @@ async def test_char_gpt_step_opens_and_steps_through_node_runs():
         await pilot.press("n")
         await pilot.pause()
         assert app.main_screen.index > start
-        assert session.events[app.main_screen.index].kind == "node.run"
+        assert session.events[app.main_screen.index].kind == "node.begin"

@@ -19,8 +19,8 @@ def test_import_minigrad_does_not_import_textual_or_rich():
 
 def test_passes_of_the_demo(demo_session: Session):
     assert [(p.begin, p.end, p.mode, p.complete) for p in demo_session.passes] == [
-        (106, 398, "backward", True),
-        (399, 609, "grad", True),
+        (106, 390, "backward", True),
+        (391, 585, "grad", True),
     ]
     assert "grad()" in demo_session.passes[1].label
 
@@ -34,7 +34,8 @@ def test_layout_orders_nodes_by_depth_from_the_start(demo_session: Session):
     assert depth["TanhGradNode#5"] == max(depth["MulGradNode#6"], depth["SigmoidGradNode#7"]) + 1
     assert depth["AccumulationNode#2"] == 8
     assert [depth[n] for n in names] == sorted(depth[n] for n in names)
-    assert lay.runs[:3] == (111, 135, 156)
+    assert lay.runs[:3] == (111, 120, 143)  # where each node begins (node.begin)
+    assert all(demo_session.events[r].kind == "node.begin" for r in lay.runs)
     assert demo_session.layout(0) is lay  # computed once
 
 
@@ -54,20 +55,20 @@ def test_find_node(demo_session: Session):
 
 
 def test_quiz_questions_are_answered_by_replayed_states(demo_session: Session):
-    q = demo_session.question(220, 0)  # MulGradNode#12: b1 * b1
-    assert (q.node, q.ask_index) == (12, 203)
+    q = demo_session.question(196, 0)  # MulGradNode#12: b1 * b1
+    assert (q.node, q.ask_index) == (12, 195)
     assert q.successors == (4,)  # both edges lead to b1's AccumulationNode
     assert q.in_degree_after == (1,)  # 3 -> 2 -> 1 after its two gradients
     assert q.candidates == (12, 8)  # the queue before the pop
     assert demo_session.state(q.after_index).backward.in_degree[4] == 1
-    q = demo_session.question(202, 0)  # an AccumulationNode has no next nodes
+    q = demo_session.question(192, 0)  # an AccumulationNode has no next nodes
     assert q.successors == () and q.in_degree_after == ()
 
 
 def test_due_question_skips_answered_runs(demo_session: Session):
     assert demo_session.due_question(106, 111, 0, set()).run_index == 111
     assert demo_session.due_question(106, 111, 0, {111}) is None
-    assert demo_session.due_question(111, 398, 0, {135}).run_index == 156
+    assert demo_session.due_question(111, 390, 0, {120}).run_index == 143
 
 
 def test_answer_matching():

@@ -1,9 +1,9 @@
 """Each pane's content at chosen steps of the recorded demo (``fixtures/demo.jsonl``),
 and time travel: stepping back and forth lands on identical states and screens.
 
-The demo's pass 1 (``loss.backward(retain_graph=True)``) spans events 106–398,
-pass 2 (``mg.grad`` with ``no_grad_vars``) events 399–609;
-its node runs are at events 111, 135, 156, 193, 202, 220, 234, ...
+The demo's pass 1 (``loss.backward(retain_graph=True)``) spans events 106–390,
+pass 2 (``mg.grad`` with ``no_grad_vars``) events 391–585;
+its nodes begin (``node.begin``) at events 111, 120, 143, 165, 192, 196, 229, ...
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tui_support import SIZE, pane_texts
 from minigrad.tui.app import MinigradApp
 from minigrad.tui.widgets import EventLog, ForwardView, GraphView
 
-RUNS = (111, 135, 156, 193, 202, 220, 234, 258, 297, 335, 356, 373, 391, 397)
+RUNS = (111, 120, 143, 165, 192, 196, 229, 238, 271, 311, 343, 368, 372, 387)
 
 
 def row(lines: list[str], name: str) -> str:
@@ -49,8 +49,8 @@ async def test_panes_while_a_node_runs(demo_session):
     app = MinigradApp(demo_session)
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
-        await pilot.press(*["n"] * 6)  # MulGradNode#12 (b1 * b1) runs
-        assert scr.index == RUNS[5] == 220
+        await pilot.press(*["n"] * 6)  # MulGradNode#12 (b1 * b1) begins
+        assert scr.index == RUNS[5] == 196
         t = pane_texts(scr)
         graph = t["graph"]
         assert row(graph, "MulGradNode#12").startswith("▶")
@@ -65,14 +65,23 @@ async def test_panes_while_a_node_runs(demo_session):
         assert "∅ (0,0)" in row(graph, "MatmulGradNode#1")
         assert "AccumulationNode#4 (b1)" in row(graph, "AccumulationNode#4")
         assert t["queue"].splitlines() == ["popped: MulGradNode#12", "front → 0:AddGradNode#8 ← back"]
-        assert "grads in:" in t["buffers"] and "[1,0] [0.1, -0.1]" in t["buffers"]
+        assert "grads in:" in t["buffers"] and "[0,0] [1, 1]" in t["buffers"]
         d = t["detail"]
         assert d.startswith("MulGradNode#12  op mul")
         assert "saved  b1 [2] v0, b1 [2] v0" in d
         assert "slot 0 rank 0 → AccumulationNode#4 (slot 0 rank 0)" in d
         assert "slot 1 rank 0 → AccumulationNode#4 (slot 0 rank 0)" in d
-        assert "pass 0 of 0–1 loss.backward() (c: choose)  ·  event 220 of 0–609\nnode.run run MulGradNode#12" in t["status"]
+        assert "pass 0 of 0–1 loss.backward() (c: choose)  ·  event 196 of 0–585\nnode.begin start MulGradNode#12" in t["status"]
         assert "why: all its gradients are in (in-degree 0): it runs its backward formula" in t["status"]
+        assert "buffer taken: the node runs on grads in:" in t["buffers"]
+        # its formula's events, then node.run: the formula finished
+        while scr.session.events[scr.index].kind != "node.run":
+            await pilot.press("right")
+        t = pane_texts(scr)
+        assert scr.index == 215 and "node.run ran MulGradNode#12" in t["status"]
+        assert "why: its backward formula finished: each output gradient now goes along its edge" in t["status"]
+        assert "buffer consumed by the run; grads in:" in t["buffers"] and "grads out:" in t["buffers"]
+        assert "[1,0] [0.1, -0.1]" in t["buffers"]
         # one event on: the first of b1's two gradients reaches its AccumulationNode
         await pilot.press("right")
         assert "just added to AccumulationNode#4[0,0]: [0.1, -0.1]" in pane_texts(scr)["buffers"]
@@ -102,8 +111,15 @@ async def test_event_log_and_forward_tab(demo_session):
         scr = app.main_screen
         await pilot.press("n", "n")
         log = scr.query_one(EventLog)
-        assert log.cursor == scr.index == 135
-        assert "node.run" in log.visible_lines()[log.cursor - int(log.scroll_offset.y)]
+        assert log.cursor == scr.index == 120
+        line = lambda i: log.line_text(i).plain  # noqa: E731
+        assert line(120).split()[:3] == ["120", "node.begin", "start"]
+        # the node's formula events sit indented under it; node.run closes it
+        assert line(122).split()[:2] == ["122", "api.call"] and line(122).startswith("  122   api.call")
+        assert line(136).startswith("  136   kernel.launch")
+        assert line(138).startswith("  138 node.run") and line(139).startswith("  139 buffer.add")
+        await pilot.press(*["right"] * 18)
+        assert scr.index == 138
         await pilot.press("2")
         fwd = scr.query_one(ForwardView)
         lines = fwd.plain_lines()
@@ -111,7 +127,7 @@ async def test_event_log_and_forward_tab(demo_session):
         assert lines[0].startswith("#0   matmul(x, w1)") and "[forward]" in lines[0]
         assert any("lookup" in ln and "miss" in ln for ln in lines[1:6])
         assert any("select" in ln and "cpu/matmul" in ln for ln in lines[1:8])
-        # the cursor sits on the latest call before event 135: a backward-formula call
+        # the cursor sits on the latest call before event 138: a backward-formula call
         assert "[backward]" in lines[fwd.cursor] and "expand" in lines[fwd.cursor]
 
 
@@ -217,17 +233,64 @@ async def test_hooks_and_released_wrappers_from_a_script():
     app = MinigradApp(session)
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
-        await pilot.press("j", *y_name, "enter")
+        await pilot.press("j", *y_name, "enter")  # lands on its node.begin: its hooks run next
         t = pane_texts(scr)
-        assert t["detail"].startswith(y_name)
+        assert t["detail"].startswith(y_name) and "hooks  -" in t["detail"]
+        while scr.session.events[scr.index].kind != "node.run":
+            await pilot.press("right")
+        t = pane_texts(scr)
         assert "hooks  tensor on y @ event" in t["detail"] and "retain_grad on y" in t["detail"]
         await pilot.press("end")
         t = pane_texts(scr)
         grad_nodes = [ln for ln in t["graph"] if "AccumulationNode" not in ln.split()[2]]
         assert len(grad_nodes) == 3 and all(ln.startswith("✓") and " released " in ln for ln in grad_nodes)
         assert row(t["graph"], acc_name).startswith("● ")  # ran; it saved nothing to release
-        await pilot.press("j", *first_mul, "enter")  # lands on its node.run: not released yet
+        await pilot.press("j", *first_mul, "enter")  # lands on its node.begin
+        while scr.session.events[scr.index].kind != "node.run":  # then its node.run: not released yet
+            await pilot.press("right")
         assert "released" not in pane_texts(scr)["detail"]
         await pilot.press("right")  # wrappers.clear
         assert f"wrappers.clear {first_mul}" in pane_texts(scr)["status"]
         assert "(TensorWrappers released)" in pane_texts(scr)["detail"]
+
+
+async def test_each_pass_opens_on_its_start_node(demo_session):
+    """Pass 1 (grad()) begins at a GeneralGrad copy made a few events later: the detail names it, as pass 0's does."""
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        assert pane_texts(scr)["detail"].startswith("AddGradNode#14")
+        await pilot.press("c", "down", "enter")
+        assert scr.pass_no == 1 and scr.index == demo_session.passes[1].begin
+        d = pane_texts(scr)["detail"]
+        assert d.startswith("AddGradNode#15  the start node, GeneralGrad's copy of AddGradNode#14: created at event")
+        assert "(no node selected" not in d
+
+
+async def test_help_legend_keeps_each_glyph_with_its_word(demo_session):
+    """At 80x24 the help's node-state legend never wraps a glyph away from its word ("╳" / "pruned")."""
+    app = MinigradApp(demo_session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        app.screen.query_one("#help-legend").scroll_visible(animate=False, top=True)
+        await pilot.pause()
+        screen = [strip.text for strip in app.screen._compositor.render_strips()]
+        for word in ("○ pending", "◆ queued", "▶ running", "● done", "✓ released", "╳ pruned"):
+            assert any(word in line for line in screen), (word, screen)
+
+
+async def test_forward_tab_keeps_a_space_after_four_digit_call_numbers():
+    import minigrad as mg
+    from minigrad.tui.model import Session
+
+    with mg.trace(values=False) as tr:
+        x = mg.ones(2)
+        for _ in range(1001):
+            x = x + 1
+    app = MinigradApp(Session(tr.events, title="many"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        fwd = app.main_screen.query_one(ForwardView)
+        assert fwd.call_lines(999)[0].plain.startswith("#999 add(")
+        assert fwd.call_lines(1000)[0].plain.startswith("#1000 add(")

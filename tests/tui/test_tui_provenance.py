@@ -48,3 +48,26 @@ async def test_u_folds_each_module_into_one_box():
         assert "ran 4/4" in "\n".join(canvas.plain_lines())
         await pilot.press("u")
         assert len(canvas.canvas.boxes) == every
+
+
+async def test_the_demo_names_its_own_source_lines():
+    """``minigrad-tui`` with no argument: each node was made at a line of ``tui/demo.py`` (not the console script)."""
+    from pathlib import Path
+
+    from minigrad.tui import demo
+    from minigrad.tui.app import open_source
+
+    session, error = open_source(None)
+    assert error is None
+    lines = Path(demo.__file__).read_text().splitlines()
+    nodes = session.replay.final.nodes
+    sources = {info.source for info in nodes.values()}
+    assert all(s is not None and s.startswith(demo.__file__ + ":") for s in sources), sources
+    tanh = next(info for info in nodes.values() if info.op == "tanh" and info.copy_of is None)
+    assert ".tanh()" in lines[int(tanh.source.rsplit(":", 1)[1]) - 1]
+    app = MinigradApp(session)
+    async with app.run_test(size=(160, 48)) as pilot:
+        scr = app.main_screen
+        scr.jump_to(tanh.name)
+        await pilot.pause()
+        assert f"made at demo.py:{tanh.source.rsplit(':', 1)[1]}" in scr.query_one("#detail").plain

@@ -115,6 +115,8 @@ def test_legend_is_drawn_with_every_status_colour(simple_events):
         assert STATUS_FILL[status] in legend.fills
     assert "current in-degree" in legend.texts and "in 2" in legend.texts  # the swatch shows the real badge
     assert "s0 r1 →" in legend.texts and "Q1" in legend.texts
+    # The green "0" badge, as on the web page's legend.
+    assert "in 0" in legend.texts and BADGE["zero"] in legend.fills
     nodes, _ = parse_svg(viz.render(simple_events, legend=False).svg())
     assert "legend" not in nodes
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import json
 import os
 import subprocess
@@ -72,7 +73,7 @@ def test_log_filters_by_kind(capsys):
     assert "node.run" not in out and "buffer.add" not in out
     assert main(["log", SIMPLE, "--kind", "node.run", "--limit", "2", "--width", "200"]) == 0
     out = capsys.readouterr().out
-    assert "run SumGradNode#4" in out and "run AddGradNode#3" in out and "run MulGradNode#2" not in out
+    assert "ran SumGradNode#4" in out and "ran AddGradNode#3" in out and "ran MulGradNode#2" not in out
 
 
 def test_log_numbers_op_calls_like_the_kernel_view(capsys, tmp_path):
@@ -204,3 +205,27 @@ def test_installed_console_script(tmp_path):
     proc = subprocess.run([str(exe), "render", SIMPLE, "-o", str(tmp_path / "g.svg")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     ET.fromstring((tmp_path / "g.svg").read_text())
+
+
+def test_forward_render_names_the_events_its_title_shows(tmp_path, capsys):
+    out = tmp_path / "fwd.svg"
+    assert main(["render", SIMPLE, "--kind", "forward", "-o", str(out)]) == 0
+    said = re.search(r"forward view, events (\d+)–(\d+)", capsys.readouterr().err)
+    assert said, "the CLI names the span of events the forward view draws"
+    assert f"events {said[1]}–{said[2]}" in out.read_text()
+
+
+def test_log_indents_a_nodes_formula_under_its_node_begin(tmp_path, capsys):
+    import minigrad as mg
+
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.trace() as tr:
+        (x.exp() * x).sum().backward()
+    path = tmp_path / "t.jsonl"
+    tr.save(path)
+    assert main(["log", str(path), "--width", "200"]) == 0
+    rows = {int(m[1]): m[2] for m in re.finditer(r"│\s*(\d+) │[^│]*│ (.*?)\s*│", capsys.readouterr().out)}
+    begin = next(i for i, e in enumerate(tr.events) if e.kind == "node.begin")
+    end = next(i for i in range(begin, len(tr.events)) if tr.events[i].kind == "node.run")
+    assert rows[begin].startswith("node.begin") and rows[end].startswith("node.run")
+    assert all(rows[i].startswith("  ") for i in range(begin + 1, end))

@@ -62,3 +62,31 @@ def test_live_render_inside_another_recording_leaves_it_untouched():
         before = len(tr.events)
         viz.render(loss)
     assert len(tr.events) == before
+
+
+def test_live_events_are_the_engines_own_and_never_edited(monkeypatch):
+    """``events_from_tensor`` emits no event it built itself, and changes none after it was emitted."""
+    import dataclasses
+
+    import minigrad as mg
+    from minigrad.tracing.recorder import Recorder
+    from minigrad.viz import live
+
+    emitted = []
+    real_emit = Recorder.emit
+
+    def spy(self, event):
+        real_emit(self, event)
+        emitted.append((event, dataclasses.asdict(event)))
+
+    monkeypatch.setattr(Recorder, "emit", spy)
+    x = mg.tensor([1.0, 2.0], requires_grad=True, name="x")
+    evs = live.events_from_tensor((x * x).sum())
+    assert [e for e, _ in emitted] == evs
+    for event, as_emitted in emitted:
+        assert dataclasses.asdict(event) == as_emitted, f"{event.kind} changed after it was emitted"
+    creates = [e for e in evs if e.kind == "node.create"]
+    assert creates and all(e.source is None and e.module is None for e in creates)
+    leaf = next(e for e in evs if e.kind == "tensor.create" and e.tensor == x.id)
+    assert (leaf.name, leaf.shape, leaf.is_leaf) == ("x", [2], True)
+    assert "TensorCreate" not in vars(live) and "_leaf_event" not in vars(live)

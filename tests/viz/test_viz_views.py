@@ -156,7 +156,7 @@ def test_flipbook_frames_follow_the_pass_and_keep_the_layout(simple_events):
     run_mul = H.index_of(simple_events, "node.run", node=2)
     nodes, _ = parse_svg(by_step[run_mul].svg)
     assert "running" in nodes["n2"].classes
-    assert "run MulGradNode#2" in by_step[run_mul].caption
+    assert "ran MulGradNode#2" in by_step[run_mul].caption
     # Every node sits at the same place in every frame.
     first, _ = parse_svg(book.frames[0].svg)
     for f in book.frames[1:]:
@@ -353,3 +353,20 @@ def test_kernel_view_of_a_cached_selection_names_the_first_search():
     cached = next(n for n in r.graph.nodes if n.title == "cached selection")
     assert cached.rows[0] in ("the probes of the first search were:", "no probes: found in the cache")
     assert titles.index("cached selection") < titles.index(sel.title)
+
+
+def test_a_linear_matmul_box_says_transpose_y():
+    """``64x10 @ 32x10`` is ``x @ weight.T``: both views say ``transpose_y`` on the matmul's box."""
+    import minigrad as mg
+
+    with mg.trace() as tr:
+        lin = mg.nn.Linear(10, 32)
+        lin(mg.ones(64, 10)).sum().backward()
+    fwd = viz.render(tr, kind="forward").graph
+    (mm,) = [n for n in fwd.nodes if n.title == "matmul"]
+    assert "transpose_y" in mm.rows
+    bwd = viz.render(tr, kind="backward").graph
+    (node,) = [n for n in bwd.nodes if n.title.startswith("MatmulGradNode")]
+    assert "transpose_y" in node.rows
+    (s,) = [n for n in bwd.nodes if n.title.startswith("SumGradNode")]
+    assert not any("keepdim" in r or "dim=" in r for r in s.rows)  # unset values and flags that are off: left out

@@ -63,10 +63,11 @@ class HelpScreen(ModalScreen[None]):
         keys.add_column()
         for k, what in KEYS:
             keys.add_row(k, what)
-        legend = Text("\nNode states: ")
-        for status in ("pending", "queued", "running", "done", "released", "pruned"):
+        # Two short rows, so no glyph is ever wrapped away from its word ("╳" / "pruned") on a narrow terminal.
+        legend = Text("\nNode states:")
+        for k, status in enumerate(("pending", "queued", "running", "done", "released", "pruned")):
+            legend.append("\n  " if k % 3 == 0 else "   ")
             legend.append(f"{STATUS_GLYPH[status]} {status}", style=STATUS_STYLE[status])
-            legend.append("   ")
         legend.append(
             "\n\nThe colours are the SVG legend's. Boxes show 'in a/b' (in-degree now / at the start) and"
             " 'Qk' (k-th in the ready queue, Q1 = front); round boxes are AccumulationNodes, red edges"
@@ -78,7 +79,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(Text("minigrad-tui keys", style="bold"))
             yield Static(keys, id="help-keys")
-            yield Static(legend)
+            yield Static(legend, id="help-legend")
             glossary = Table(box=None, show_header=False, padding=(0, 2))
             glossary.add_column(style="bold", no_wrap=True)
             glossary.add_column()

@@ -22,6 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from minigrad.tracing.describe import describe, explain
+from minigrad.tracing.viewing import focus_node
 
 from ..follow import FollowError
 from ..layout2d import MAX_NODES
@@ -39,7 +40,6 @@ from ..widgets import (
     QueueView,
     StatusLine,
 )
-from ..widgets.panels import focus_node
 from .help import HelpScreen
 from .jump import JumpScreen
 from .passes import PassScreen
@@ -99,10 +99,13 @@ class MainScreen(Screen[None]):
     narrow_view: var[int] = var(0, init=False)  # small screens: 0 graph, 1 queue/in-degree/buffers/log, 2 node detail
 
     def __init__(
-        self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".", follow: Any = None
+        self, session: Session, *, initial_pass: int = 0, export_dir: str | Path = ".", follow: Any = None,
+        crash: str | None = None,
     ) -> None:
         super().__init__()
         self.session = session
+        #: Why the traced script failed (its own frame and the error), shown until the app quits.
+        self.crash = crash
         #: A ``follow.FileFollower`` or ``follow.ScriptRun`` while the trace is still being written.
         self.follow = follow
         self._follow_done = False
@@ -121,6 +124,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         s = self.session
         yield StatusLine(s, "minigrad-tui", id="status")
+        yield Static(id="crash")
         yield Static(
             f"minigrad-tui needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is smaller. "
             "Enlarge the window (or zoom out) and the panes come back.",
@@ -162,6 +166,7 @@ class MainScreen(Screen[None]):
             self.notify("This trace has no backward pass; showing the forward op calls.", title="no backward pass")
         if self.follow is not None:
             self.set_interval(0.3, self.poll_follow)
+        self._show_crash()
         self._show_graph_view()
         if s.notice:
             self.notify(s.notice, title=s.title, timeout=8)
@@ -202,6 +207,10 @@ class MainScreen(Screen[None]):
             self.redraw()
         if finished is not None:
             self._follow_done = True
+            crash = self.follow.crash() if hasattr(self.follow, "crash") else None
+            if crash is not None:
+                self.crash = crash
+                self._show_crash()
             tail = self.follow.output_tail()
             ok = finished == 0
             self.notify(
@@ -209,6 +218,20 @@ class MainScreen(Screen[None]):
                 title="live", severity="information" if ok else "error", timeout=10,
             )
             self.redraw()
+
+    def _show_crash(self) -> None:
+        """The script's error in a banner under the status line; it stays until the app quits."""
+        banner = self.query_one("#crash", Static)
+        if self.crash is None:
+            banner.remove_class("shown")
+            return
+        if hasattr(self.app, "crash"):
+            self.app.crash = self.crash
+        text = Text("✘ ", style="bold")
+        text.append(self.crash)
+        text.append("  (the events up to the error are shown)", style="italic")
+        banner.update(text)
+        banner.add_class("shown")
 
     # -- reactives -----------------------------------------------------------
 
@@ -302,7 +325,7 @@ class MainScreen(Screen[None]):
             t.append("before the first event", style="dim")
         t.append("\n")
         if self.follow is not None:
-            live = "● following" if not self._follow_done else "recording finished"
+            live = "● following" if not self._follow_done else ("script failed" if self.crash else "recording finished")
             t.append(f"{live} ({len(s.events)} events)  ·  ", style="bold red" if not self._follow_done else "dim")
         t.append("▶ playing" if self.playing else "❚❚ paused", style="bold green" if self.playing else "dim")
         t.append(f" {SPEEDS[self.speed]:g} ev/s", style="dim")
@@ -415,7 +438,7 @@ class MainScreen(Screen[None]):
             if number is not None:
                 self.select_pass(number)
 
-        self.app.push_screen(PassScreen(self.session.passes, self.pass_no), chosen)
+        self.app.push_screen(PassScreen(self.session.passes, self.pass_no, crash=self.crash), chosen)
 
     def select_pass(self, number: int) -> None:
         """Switch to pass ``number`` and go to its beginning."""

@@ -21,17 +21,21 @@ class PassScreen(ModalScreen[int | None]):
     PassScreen { align: center middle; }
     PassScreen > Vertical { width: 80; height: auto; max-height: 80%; border: thick $accent; background: $surface; padding: 1 2; }
     PassScreen OptionList { height: auto; max-height: 20; }
+    PassScreen #pass-crash { color: $error; margin-bottom: 1; }
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, passes: list[PassInfo], current: int) -> None:
+    def __init__(self, passes: list[PassInfo], current: int, crash: str | None = None) -> None:
         super().__init__()
         self.passes = passes
         self.current = current
+        self.crash = crash
 
     def compose(self) -> ComposeResult:
         with Vertical():
+            if self.crash is not None:
+                yield Label(f"✘ {self.crash}\nThe passes below were recorded before the error.", id="pass-crash")
             yield Label("Backward passes recorded in this trace (enter picks one):")
             yield OptionList(*[Option(p.label, id=str(p.number)) for p in self.passes], id="pass-list")
 

@@ -93,8 +93,13 @@ class EventLog(LineList):
         s = self.session
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f"{index:>5} ", style="dim")
-        kind_style = "bold magenta" if ev.kind in ("node.run", "queue.pop") else ("cyan" if ev.kind.startswith("backward") else "")
-        t.append(f"{ev.kind:<18}", style=kind_style)
+        kind_style = "bold magenta" if ev.kind in ("node.begin", "node.run", "queue.pop") else (
+            "cyan" if ev.kind.startswith("backward") else "")
+        if s.inside_node(index):  # a node's hooks and formula, under the node.begin that opened them
+            t.append("  ")
+            t.append(f"{ev.kind:<16}", style=kind_style)
+        else:
+            t.append(f"{ev.kind:<18}", style=kind_style)
         t.append(" " + describe(ev, s))
         return t
 
@@ -137,7 +142,7 @@ class ForwardView(LineList):
             return lines
         s, c = self.session, self.calls[n]
         head = Text(no_wrap=True)
-        head.append(f"#{n:<4}", style="dim")
+        head.append(f"#{n:<4}" if n < 1000 else f"#{n} ", style="dim")  # a space before the op, whatever n
         head.append(f"{c.op}", style="bold")
         head.append("(" + ", ".join(s.tensor_name(i) if isinstance(i, int) else str(i) for i in c.inputs) + ")")
         if c.attrs:

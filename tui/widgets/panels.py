@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from minigrad.tracing.describe import fmt_value
 from minigrad.tracing.replay import BackwardPass, State, node_status
+from minigrad.tracing.viewing import grad_history
 
 from ..format import STATUS_STYLE
 from ..model import Session
@@ -102,23 +103,6 @@ class QueueView(_Pane):
         return t
 
 
-def focus_node(state: State, bw: BackwardPass | None, selected: int | None) -> int | None:
-    """The node the detail panes describe: the selected one, else the running one, else the event's node."""
-    if selected is not None:
-        return selected
-    if bw is not None and bw.current is not None and not bw.done:
-        return bw.current
-    ev = state.event
-    node = getattr(ev, "node", None) if ev is not None else None
-    if isinstance(node, int):
-        return node
-    if bw is not None and bw.queue:
-        return bw.queue[0]
-    if bw is not None and bw.start and not bw.executed:
-        return bw.start[0]
-    return None
-
-
 class BuffersView(_Pane):
     """The GradTensorHolder of the focused node, per (slot, rank), with values."""
 
@@ -131,7 +115,8 @@ class BuffersView(_Pane):
         added = (ev.node, ev.slot, ev.rank) if ev is not None and ev.kind == "buffer.add" else None
         buf = bw.buffers.get(node) if bw is not None and node is not None else None
         consumed = bw is not None and node in bw.grads_in
-        key = (node, bw.number if bw else None, repr(sorted(buf.items())) if buf else None, consumed, added)
+        finished = bw is not None and node in bw.grads_out
+        key = (node, bw.number if bw else None, repr(sorted(buf.items())) if buf else None, consumed, finished, added)
         self.put(key, lambda: self._build(state, bw, node))
 
     def _build(self, state: State, bw: BackwardPass | None, node: int | None) -> Text:
@@ -153,7 +138,9 @@ class BuffersView(_Pane):
                 t.append(fmt_value(value, 70), style="yellow" if mark else "")
                 t.append(mark + "\n", style="bold yellow")
         elif node in bw.grads_in:
-            t.append("buffer consumed by the run; grads in:\n", style="dim")
+            done = node in bw.grads_out
+            t.append("buffer consumed by the run; grads in:\n" if done else "buffer taken: the node runs on grads in:\n",
+                     style="dim")
             for slot, ranks in enumerate(bw.grads_in[node] or []):
                 for rank, value in enumerate(ranks or []):
                     t.append(f"  [{slot},{rank}] {fmt_value(value, 70)}\n")
@@ -185,12 +172,23 @@ class NodeDetail(_Pane):
         info = state.nodes.get(node) if node is not None else None
         if info is not None:
             saved_versions = tuple(state.tensors[t].version if t in state.tensors else None for t in info.saved)
-        self.put((node, released, status, hooks, saved_versions, info is None), lambda: self._build(state, bw, node))
+        grads = len(grad_history(state.passes, info.tensor)) if info is not None and info.is_accumulation else 0
+        self.put((node, released, status, hooks, saved_versions, info is None, grads),
+                 lambda: self._build(state, bw, node))
 
     def _build(self, state: State, bw: BackwardPass | None, node: int | None) -> Text:
         s = self.session
         t = Text()
         info = state.nodes.get(node) if node is not None else None
+        later = s.replay.final.nodes.get(node) if info is None and node is not None else None
+        if later is not None:  # grad() starts at a GeneralGrad copy that is made a few events on
+            self.border_title = f"Node detail · {later.name}"
+            t.append(f"{later.name}", style="bold")
+            copy = f", GeneralGrad's copy of {s.node_name(later.copy_of)}" if later.copy_of is not None else ""
+            t.append(f"  the start node{copy}: created at event {later.created_at}", style="dim")
+            if later.copy_of is not None:
+                t.append("\ngrad() works on a copy of the graph, so the user's graph is never changed", style="dim")
+            return t
         if info is None:
             t.append("(no node selected; press j to jump to one)", style="dim")
             self.border_title = "Node detail"
@@ -243,7 +241,21 @@ class NodeDetail(_Pane):
             hooks = [h for h in bw.hooks if h.get("target") in out_tensors or h.get("target") == info.id or (info.tensor is not None and h.get("target") == info.tensor)]
         t.append("hooks  ", style="dim")
         t.append(", ".join(f"{h['hook_kind']} on {s.tensor_name(h['target'])} @ event {h['at']}" for h in hooks) or "-")
+        if info.is_accumulation:
+            self._grad_history(t, state, info.tensor)
         return t
+
+    def _grad_history(self, t: Text, state: State, tensor: Any) -> None:
+        """A leaf's .grad after each pass that wrote it: assigned (it was None) or added (it accumulated)."""
+        t.append(f"\n{self.session.tensor_name(tensor)}.grad by pass  ", style="dim")
+        history = grad_history(state.passes, tensor)
+        if not history:
+            t.append("- (not written yet)")
+        for k, (number, value, added) in enumerate(history):
+            t.append(" · " if k else "")
+            how = " added" if added else (" assigned" if added is False else "")
+            t.append(f"{number}: {fmt_value(value, 24)}")
+            t.append(how, style="bold yellow" if added else "dim")
 
 
 class GeneralGradView(_Pane):

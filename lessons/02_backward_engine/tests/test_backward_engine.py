@@ -16,7 +16,7 @@ import minigrad as mg
 from minigrad.autograd import engine
 
 BACKWARD_KINDS = {
-    "backward.begin", "backward.in_degree", "queue.push", "queue.pop", "queue.skip", "node.run", "buffer.add",
+    "backward.begin", "backward.in_degree", "queue.push", "queue.pop", "queue.skip", "node.begin", "node.run", "buffer.add",
     "in_degree.update", "grad.accumulate", "wrappers.clear", "hook.run", "backward.end",
 }
 
@@ -211,6 +211,26 @@ def test_engine_rules_hold_in_your_event_log():
             assert not e.front and e.queue[-1] == e.node, "other nodes are pushed to the back"
     assert len(ran) == 7
     assert next(e for e in tr.events if e.kind == "backward.end").nodes_run == 7
+
+
+@pytest.mark.lesson2_task2
+def test_each_node_begins_before_its_formula_runs():
+    """node.begin comes right after the node's queue.pop and before its formula's op calls; node.run after them."""
+    with mg.trace(values=True) as tr:
+        _, _, _, loss = diamond()
+        loss.backward()
+    events = tr.events[next(i for i, e in enumerate(tr.events) if e.kind == "backward.begin"):]
+    begins = [i for i, e in enumerate(events) if e.kind == "node.begin"]
+    assert len(begins) == 7, "every node that runs emits node.begin"
+    calls_inside = 0
+    for i in begins:
+        node = events[i].node
+        assert events[i - 1].kind == "queue.pop" and events[i - 1].node == node, "node.begin follows its queue.pop"
+        end = next(j for j in range(i, len(events)) if events[j].kind == "node.run")
+        assert events[end].node == node, "the node that began is the one that finishes"
+        assert events[i].grads_in == events[end].grads_in, "node.begin carries the gradients the node takes"
+        calls_inside += sum(e.kind == "api.call" for e in events[i + 1:end])
+    assert calls_inside > 0, "a formula's op calls come between its node's node.begin and node.run"
 
 
 @pytest.mark.lesson2_task2

@@ -1,0 +1,105 @@
+"""What every viewer reads off a trace the same way: the focused node, node runs, the log's nesting.
+
+The TUI (``tui/``) and the web stepper (``viz/stepper.py``) both call these,
+so the same event focuses the same node and indents the same lines in both.
+
+A node's run is the span from its ``node.begin`` to its ``node.run``: its
+hooks, its backward formula's op calls and an AccumulationNode's
+``grad.accumulate`` happen inside it. Traces recorded before ``node.begin``
+existed have only ``node.run``; there the run is that one event.
+
+Example:
+    >>> from minigrad.tracing import events as E
+    >>> evs = [E.QueuePop(node=2, queue=[]), E.NodeBegin(node=2, grads_in=[[1.0]]),
+    ...        E.ApiCall(op="mul", inputs=[1, 2], attrs={}), E.NodeRun(node=2, grads_in=[[1.0]], grads_out=[[2.0]])]
+    >>> inside_node(evs)
+    [False, False, True, False]
+    >>> run_starts(evs, 0, 3)
+    [1]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+__all__ = ["focus_node", "inside_node", "run_starts", "grad_history"]
+
+
+def focus_node(state: Any, bw: Any, selected: int | None = None) -> int | None:
+    """The node the buffers and detail panes describe.
+
+    The one the user selected; else the node running (between its
+    ``node.begin`` and the next pop); else the node the event names; else the
+    front of the ready queue; else, before anything ran, the first start node.
+    """
+    if selected is not None:
+        return selected
+    if bw is not None and bw.current is not None and not bw.done:
+        return bw.current
+    ev = state.event
+    node = getattr(ev, "node", None) if ev is not None else None
+    if isinstance(node, int) and not isinstance(node, bool):
+        return node
+    if bw is not None and bw.queue:
+        return bw.queue[0]
+    if bw is not None and bw.start and not bw.executed:
+        return bw.start[0]
+    return None
+
+
+def inside_node(events: Sequence[Any], start: int = 0, stop: int | None = None) -> list[bool]:
+    """For each event of ``events[start:stop]``: whether it happened inside a node's run.
+
+    True strictly between a ``node.begin`` and the ``node.run`` of the same
+    node (the viewers' logs indent those lines under their node).
+    """
+    stop = len(events) if stop is None else stop
+    out: list[bool] = []
+    running: Any = None
+    for i in range(start, stop):
+        kind = events[i].kind
+        if kind == "node.begin":
+            out.append(False)
+            running = events[i].node
+        elif kind == "node.run" and events[i].node == running or kind in ("backward.begin", "backward.end"):
+            out.append(False)
+            running = None
+        else:
+            out.append(running is not None)
+    return out
+
+
+def run_starts(events: Sequence[Any], begin: int, end: int) -> list[int]:
+    """Event indices in ``begin..end`` where a node starts running (one per node run, in order).
+
+    Its ``node.begin``; for a run recorded without one, its ``node.run``.
+    """
+    out: list[int] = []
+    open_begin: Any = None
+    for i in range(begin, end + 1):
+        kind = events[i].kind
+        if kind == "node.begin":
+            out.append(i)
+            open_begin = events[i].node
+        elif kind == "node.run":
+            if open_begin != events[i].node:
+                out.append(i)
+            open_begin = None
+    return out
+
+
+def grad_history(passes: Sequence[Any], tensor: Any, upto: int | None = None) -> list[tuple[int, Any, Any]]:
+    """A leaf's ``.grad`` over the backward passes: ``(pass number, value, added)`` for each pass that wrote it.
+
+    ``added`` is True when that pass added to the ``.grad`` already there, False
+    when ``.grad`` was ``None`` (the first pass, or after ``zero_grad()``) and
+    was assigned, ``None`` when the trace does not say. ``upto``: passes up to
+    this number only.
+    """
+    out = []
+    for p in passes:
+        if upto is not None and p.number > upto:
+            break
+        if tensor in p.accumulated:
+            out.append((p.number, p.accumulated[tensor], p.grad_added.get(tensor)))
+    return out
