@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
+from .events import EVENT_TYPES
 from .numbers import fmt_number
 
 __all__ = ["Names", "Words", "Why", "WORDS", "describe", "explain", "fmt_value", "fmt_shape", "event_fields", "GLOSSARY"]
@@ -470,8 +471,6 @@ def why_recompute_end(ev: Any, c: Why) -> str:
 
 def _table() -> dict[str, Words]:
     """``kind -> Words``: the handlers above, found by name (``tensor.create`` -> ``what_tensor_create``)."""
-    from .events import EVENT_TYPES
-
     here = globals()
     table = {}
     for kind in EVENT_TYPES:
