@@ -5,7 +5,8 @@ A ``Tensor`` is an array (NumPy on the CPU, CuPy on the GPU) plus:
 - ``dtype`` (a minigrad dtype), ``device`` (``"cpu"``, ``"gpu"`` ...) and a
   ``layout`` (``NCHW`` by default, as Paddle's DenseTensor);
 - an ``AutogradMeta`` when it requires grad (``autograd_meta.py``);
-- a shared version counter, bumped by in-place ops (DESIGN §9 rule 8);
+- a version counter shared with its views, bumped by in-place ops, and for a
+  view its ``_view`` (base and recorded view functions, ``autograd/views.py``);
 - a stable integer id used in events, and an optional name.
 
 Example:
@@ -60,7 +61,7 @@ class Tensor:
     # uses the leaf shares, which keeps its AccumulationNode alive while the leaf lives
     # (``leaf_edge_row`` in ``autograd/accumulation.py``). ``_saved``: the
     # TensorWrapper of its last save, shared by later saves (``autograd/tensor_wrapper.py``).
-    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_version", "_id", "_name", "_acc", "_saved",
+    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_vc", "_view", "_id", "_name", "_acc", "_saved",
                  "__weakref__")
 
     # Tensors compare elementwise (``==`` builds a bool tensor), so hash by identity.
@@ -79,7 +80,8 @@ class Tensor:
         t._device = device
         t._layout = layout
         t._meta = None
-        t._version = None
+        t._vc = None
+        t._view = None
         t._id = next(_tensor_ids)
         t._name = None
         return t
@@ -102,7 +104,8 @@ class Tensor:
         self._device = src._device
         self._layout = src._layout
         self._meta = None
-        self._version = None
+        self._vc = None
+        self._view = None
         self._id = src._id
         self._name = None
         if requires_grad:
@@ -156,7 +159,7 @@ class Tensor:
             TensorUpdate(
                 tensor=self._id,
                 op=op,
-                version=self._version.value if self._version is not None else 0,
+                version=self._vc.value if self._vc is not None else 0,
                 value=rec.preview(self._data),
                 **self._autograd_fields(),
             )
@@ -203,12 +206,18 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        """The values without autograd: a tensor sharing storage that does not require grad (``detach()``).
+        """The values without autograd: a tensor sharing storage that does not require grad.
 
-        Assigning ``x.data = y`` swaps in ``y``'s values (shape and dtype too) without
-        recording anything - the old way of updating weights outside the graph.
+        Unlike ``detach()`` it has a version counter of its own, as PyTorch's ``.data``:
+        changing it in place (an optimizer step written the old way) does not make the
+        tensors that autograd saved look stale. Assigning ``x.data = y`` swaps in ``y``'s
+        values (shape and dtype too) without recording anything - the old way of updating
+        weights outside the graph.
         """
-        return self.detach()
+        t = Tensor._make(self._data, self._dtype, self._device, self._layout)
+        if bus.recorder is not None:
+            t._announce()
+        return t
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -309,7 +318,23 @@ class Tensor:
     @property
     def version(self) -> int:
         """How many in-place modifications this storage has seen."""
-        return self._version.value if self._version is not None else 0
+        return self._vc.value if self._vc is not None else 0
+
+    @property
+    def _version(self) -> int:
+        """PyTorch's name of ``version``: the value of the counter shared with views and ``detach()``."""
+        return self._vc.value if self._vc is not None else 0
+
+    @property
+    def _base(self) -> "Tensor | None":
+        """The tensor this one is a view of - the root base, never a view itself (None if not a view).
+
+        See ``docs/views.md``: a view shares its base's storage and version counter."""
+        return self._view.base if self._view is not None else None
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (``_base`` is set)."""
+        return self._view is not None
 
     # -- conversion --------------------------------------------------------
 
@@ -336,9 +361,9 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A tensor sharing this storage (and version counter) that does not require grad."""
         t = Tensor._make(self._data, self._dtype, self._device, self._layout)
-        if self._version is None:
-            self._version = VersionCounter()
-        t._version = self._version
+        if self._vc is None:
+            self._vc = VersionCounter()
+        t._vc = self._vc
         if bus.recorder is not None:
             t._announce()
         return t

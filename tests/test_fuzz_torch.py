@@ -362,7 +362,7 @@ class Differential(RuleBasedStateMachine):
             self.add(t.value, m.value, step)
             node = m.value.grad_fn
             if node is not None and node.name() == "CrossEntropyGradNode":  # the fused op saved its input
-                self.fused_saved.add(id(p.m._version))
+                self.fused_saved.add(id(p.m._vc))
 
     # -- in-place --------------------------------------------------------------------------
 
@@ -371,7 +371,7 @@ class Differential(RuleBasedStateMachine):
           grad_off=st.booleans())
     def inplace(self, i: int, j: int | None, op: str, grad_off: bool) -> None:
         p = self.pick(i)
-        if p.view_of is not None or p.has_views or id(p.m._version) in self.fused_saved or _made_by_view(p.m):
+        if p.view_of is not None or p.has_views or id(p.m._vc) in self.fused_saved or _made_by_view(p.m):
             return  # not generated (module docstring)
         other_t, other_m = (0.5, 0.5) if j is None else (self.pick(j).t, self.pick(j).m)
         if j is not None and other_m is not p.m and np.may_share_memory(p.m.numpy(), other_m.numpy()):
@@ -501,7 +501,7 @@ class Differential(RuleBasedStateMachine):
             return
         t_opt = torch.optim.SGD([p.t for p in leaves], lr=0.1)
         m_opt = mg.optim.SGD([p.m for p in leaves], lr=0.1)
-        if step and not any(id(p.m._version) in self.fused_saved for p in leaves):  # see ``inplace``
+        if step and not any(id(p.m._vc) in self.fused_saved for p in leaves):  # see ``inplace``
             self.both("optimizer.step()", t_opt.step, m_opt.step, engine=True)
         self.both(f"zero_grad(set_to_none={set_to_none})", lambda: t_opt.zero_grad(set_to_none=set_to_none),
                   lambda: m_opt.zero_grad(set_to_none=set_to_none), engine=True)

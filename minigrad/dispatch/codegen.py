@@ -76,8 +76,8 @@ def generate(op: "OpDef") -> str:
         "    out_t = new_tensor(out, device, layout)",
     ]
     if op.view:
-        lines += ["    if out.base is not None:  # a view: it shares the version counter of its input",
-                  f"        share_version({names[0]}, out_t)"]
+        lines += ["    if out.base is not None:  # a view: it shares the version counter of its input, records its base",
+                  f"        share_version({names[0]}, out_t, op, attrs)"]
     if op.backward is None or not any(i.differentiable for i in op.inputs):
         lines += ["    return out_t  # no backward formula: no grad node"]
         return "\n".join(lines) + "\n"

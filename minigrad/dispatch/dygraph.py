@@ -35,6 +35,7 @@ from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
+from ..autograd.views import check_inplace, has_views, make_view, regenerate_views, rewrite_history, rewrites_base
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
@@ -124,7 +125,7 @@ def _finish(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: Any, 
     """After the kernel: views share the version counter, ``require_any_grad``, the grad node."""
     if op.view and getattr(arrays[0], "base", None) is not None:
         for t in outs:
-            share_version(inputs[0], t)
+            share_version(inputs[0], t, op, attrs)
     # require_any_grad: the global grad mode and the inputs' autograd meta.
     # Integer and bool outputs are never differentiable.
     if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and _any_requires_grad(op, inputs):
@@ -135,11 +136,10 @@ def _finish(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays: Any, 
     return tuple(outs) if multi else outs[0]
 
 
-def share_version(src: Tensor, view: Tensor) -> None:
-    """A view shares its input's storage, hence its version counter (in-place checks see through it)."""
-    if src._version is None:
-        src._version = VersionCounter()
-    view._version = src._version
+def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any]) -> None:
+    """A view shares its input's storage, hence its version counter, and records its base and
+    view function (``autograd/views.py``)."""
+    make_view(src, view, op, attrs)
 
 
 def _any_requires_grad(op: "OpDef", inputs: list[Any]) -> bool:
@@ -284,17 +284,21 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
         raise RuntimeError(f"{op_name}(): result type {result} can't be cast to the desired output type {self._dtype}")
 
 
-def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None) -> Tensor:
+def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None,
+                operands: tuple[Any, ...] = ()) -> Tensor:
     """An in-place op (``x.add_(y)``, ``x += y``, ``x[i] = v``): DESIGN §9 rule 8.
 
     ``fn()`` computes the new values out of place (recording a node as usual);
     this writes them into ``self``'s storage, bumps its version counter and,
-    when a node was recorded, moves ``self``'s history to it (``SetHistory``).
-    Misuse - a leaf that requires grad, a view of such a tensor, an int tensor
-    receiving floats - raises before anything changes.
+    when a node was recorded, moves ``self``'s history to it (``SetHistory``);
+    through a view, the base's history is rewritten instead and the views of
+    the base regenerated (NOTE [ In-place through a view: the history rewrite ]
+    in ``autograd/views.py``). ``operands``: the op's other tensors, for the
+    checks. Misuse - a leaf that requires grad, a view of one, a view made
+    under ``no_grad``, an int tensor receiving floats - raises before anything changes.
     """
     meta = self._meta
-    _check_inplace_allowed(self, op_name, other)
+    _check_inplace_allowed(self, op_name, other, operands)
     result = fn()
     if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
         raise RuntimeError(
@@ -310,32 +314,26 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         node = result._meta.grad_node if result._meta is not None else None
     _write_back(self, op_name, result._data)
     if node is not None:
-        _move_history(self, meta, result)
+        if rewrites_base(self):
+            rewrite_history(self, result)
+        else:
+            _move_history(self, meta, result)
+            if has_views(self):
+                regenerate_views(self)
     if bus.recorder is not None:
         self._announce_update(op_name)
     return self
 
 
-def _check_inplace_allowed(self: Tensor, op_name: str, other: Any) -> None:
-    """Refuse an in-place op on a leaf that requires grad, or on a view of a tensor that does."""
+def _check_inplace_allowed(self: Tensor, op_name: str, other: Any, operands: tuple[Any, ...] = ()) -> None:
+    """PyTorch's refusals: overlapping elements, a view it can't rewrite through (``views.check_inplace``),
+    a leaf that requires grad."""
+    check_inplace(self, op_name, (other,) + operands)
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
         raise RuntimeError(
-            f"{op_name}(): a leaf tensor that requires grad is being used in an in-place operation. "
+            f"{op_name}(): a leaf Variable that requires grad is being used in an in-place operation. "
             f"Use an out-of-place op (x = x + y), or update it under `with mg.no_grad():`"
-        )
-    # Only a tensor made by a view op (reshape, getitem ...) is a view of another tensor;
-    # other kernels may return NumPy views of their own temporaries, which are private.
-    made_by_view = (
-        meta is not None
-        and meta.grad_node is not None
-        and getattr(meta.grad_node.opdef, "view", False)
-        and getattr(self._data, "base", None) is not None
-    )
-    if GRAD_MODE.enabled and made_by_view:
-        raise RuntimeError(
-            f"{op_name}(): in-place change of a view of another tensor that requires grad is not supported; "
-            f"use an out-of-place op, or clone() first"
         )
     if op_name in ("add_", "sub_", "mul_", "div_"):
         _check_inplace_operand(self, op_name, other)
@@ -377,9 +375,9 @@ def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
             self._data[...] = new_values
     except ValueError as exc:
         raise RuntimeError(f"{op_name}(): cannot write into this tensor in place ({exc})") from None
-    if self._version is None:
-        self._version = VersionCounter()
-    self._version.bump()
+    if self._vc is None:
+        self._vc = VersionCounter()
+    self._vc.bump()
 
 
 def _move_history(self: Tensor, old_meta: Any, result: Tensor) -> None:

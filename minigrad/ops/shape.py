@@ -16,6 +16,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.backends import to_numpy
+from ..autograd.views import mark_multi_output
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
 from .registry import Attr, Input, defop, type_name
@@ -83,7 +84,9 @@ def _permute_backward(ctx, g):
 def expand_cpu(x, shape):
     lead = len(shape) - x.ndim
     target = tuple(x.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(shape))
-    return np.broadcast_to(x, target)
+    # A writable view (np.broadcast_to's is read-only); in-place ops refuse its overlapping elements.
+    lead_strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in zip(x.shape, target[lead:], x.strides))
+    return np.lib.stride_tricks.as_strided(x, target, lead_strides)
 
 
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
@@ -264,7 +267,10 @@ def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
 
 @register_kernel("getitem", CPU, dtypes=ALL_DTYPES, name="cpu/getitem")
 def getitem_cpu(x, index):
-    return _owned(np.asarray(x[index]), x)
+    out = x[index]
+    if not isinstance(out, np.ndarray):  # integers only: NumPy gives a scalar; PyTorch a 0-d view
+        return x[index + (Ellipsis,)]
+    return _owned(out, x)
 
 
 getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_index),), infer_meta=_getitem_meta,
@@ -354,7 +360,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     for s in sizes:
         out.append(getitem(tensor, (slice(None),) * d + (slice(start, start + s),)))
         start += s
-    return tuple(out)
+    return mark_multi_output(tuple(out), "Split")
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -380,7 +386,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     if not -input.ndim <= dim < input.ndim:
         raise ValueError(f"unbind(): dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
     d = dim % input.ndim
-    return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+    return mark_multi_output(tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d])), "Unbind")
 
 
 def t(input: Tensor) -> Tensor:

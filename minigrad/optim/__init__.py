@@ -75,9 +75,9 @@ def _check_betas(owner: str, betas: Any) -> tuple[float, float]:
 
 def _bump(t: Tensor) -> None:
     """An in-place change of ``t``'s storage, as ``run_inplace`` records it (DESIGN §9 rule 8)."""
-    if t._version is None:
-        t._version = VersionCounter()
-    t._version.bump()
+    if t._vc is None:
+        t._vc = VersionCounter()
+    t._vc.bump()
 
 
 class Optimizer(abc.ABC):

@@ -1,0 +1,225 @@
+"""Views and in-place changes through them, against PyTorch (float64): values, first- and second-order
+gradients, and PyTorch's refusals with their classes (``autograd/views.py``, ``docs/views.md``)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+
+def _inputs(lib: Any, shapes: list[tuple[int, ...]], seed: int = 0) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    return [lib.tensor(rng.standard_normal(s), dtype=lib.float64, requires_grad=True) for s in shapes]
+
+
+def _grads(lib: Any, out: Any, xs: list[Any], second: bool) -> list[np.ndarray]:
+    """First-order gradients of sum(out * w), then (second) the gradient of sum(g^2) of them."""
+    w = lib.tensor(np.linspace(0.5, 1.5, out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)
+    gs = lib.autograd.grad((out * w).sum(), xs, create_graph=second, allow_unused=True)
+    res = [np.zeros(tuple(x.shape)) if g is None else g.detach().numpy().copy() for x, g in zip(xs, gs)]
+    if second:
+        used = [g for g in gs if g is not None and g.requires_grad]
+        gg = lib.autograd.grad(sum((g * g).sum() for g in used), xs, allow_unused=True) if used else [None] * len(xs)
+        res += [np.zeros(tuple(x.shape)) if g is None else g.detach().numpy().copy() for x, g in zip(xs, gg)]
+    return res
+
+
+def same_as_torch(program: Callable[..., Any], shapes: list[tuple[int, ...]], second: bool = True) -> None:
+    """``program(lib, *inputs)`` gives equal values and gradients under minigrad and torch."""
+    results: list[Any] = []
+    for lib in (torch, mg):
+        xs = _inputs(lib, shapes)
+        try:
+            out = program(lib, *xs)
+            results.append((out.detach().numpy().copy(), _grads(lib, out, xs, second)))
+        except Exception as exc:  # noqa: BLE001 - compared with PyTorch's below
+            results.append(exc)
+    if isinstance(results[0], Exception) or isinstance(results[1], Exception):
+        assert type(results[1]) is type(results[0]), f"torch: {results[0]!r}\nminigrad: {results[1]!r}"
+        return
+    (tv, tg), (mv, mgs) = results
+    np.testing.assert_allclose(mv, tv, rtol=1e-10, atol=1e-12)
+    assert len(tg) == len(mgs)
+    for a, b in zip(mgs, tg):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def _p_index_iadd(lib, x):
+    h = x * 3
+    h[0] += 1
+    return h
+
+
+def _p_view_mul(lib, x):
+    h = x * 3
+    v = h.view(3, 4)
+    v.mul_(2)
+    return h * h
+
+
+def _p_zero_slice(lib, x):
+    h = x * x
+    h[:, :2].zero_()
+    return h
+
+
+def _p_t_row(lib, x):
+    h = x * 2
+    h.t()[0].add_(1)
+    return h * x
+
+
+def _p_diagonal(lib, x):
+    h = x * x
+    h.diagonal().mul_(3)
+    return h
+
+
+def _p_strided_fill(lib, x):
+    h = x * 2
+    h.view(-1)[::2].fill_(0)
+    return h * 1
+
+
+def _p_mul_by_grad(lib, x, y):
+    h = x * 2
+    h[1].mul_(y)
+    return h * h
+
+
+def _p_out_rows(lib, x, y):
+    out = lib.zeros(3, 4, dtype=lib.float64)
+    out[0] = x[0] * 2
+    out[1:] = y.tanh()
+    out[0] += x[1] * x[1]
+    return out
+
+
+def _p_silently_wrong(lib, x):
+    h = x * 1
+    v = h[0]
+    h.mul_(3)
+    return v * v
+
+
+def _p_view_of_view(lib, x, y):
+    h = x.sin()
+    a = h[1:]
+    b = a[:, 1:3]
+    c = b.t()
+    c[0].mul_(y[0, :2])
+    return h * a.sum() + c.sum()
+
+
+def _p_many_views(lib, x):
+    h = x * 1
+    a, b = h[0], h[:, 1]
+    a.mul_(a)
+    b.add_(h[:, 2])
+    return a.sum() * b + h[:, 0].sum() * h.sum()
+
+
+def _p_many_views_ok(lib, x):
+    h = x * 1
+    a, b = h[0], h[:, 1]
+    a.mul_(2)
+    b.add_(h[:, 2])
+    return a.sum() * b + h[:, 0].sum() * h.sum()
+
+
+def _p_base_changed_after(lib, x, y):
+    h = x * 2
+    v = h[1:, 1:]
+    h[0].mul_(y[0])
+    h.div_(3)
+    w = v.permute(1, 0)
+    return (w * w).sum() + v.sum() * h
+
+
+def _p_squeeze_unsqueeze_expand(lib, x):
+    h = x * 1
+    h.unsqueeze(0).squeeze(0)[2].sub_(x[0])
+    h.reshape(2, 6)[1, 1:].mul_(2)
+    e = h[0:1].expand(3, 4)
+    return e * h
+
+
+def _p_narrow_select(lib, x, y):
+    h = x.sin()
+    h.narrow(1, 1, 2).mul_(y[:, :2])
+    h.select(1, 0).add_(2)
+    return h * h
+
+
+PROGRAMS = [
+    (_p_index_iadd, [(3, 4)]),
+    (_p_view_mul, [(12,)]),
+    (_p_zero_slice, [(3, 4)]),
+    (_p_t_row, [(3, 4)]),
+    (_p_diagonal, [(3, 4)]),
+    (_p_strided_fill, [(3, 4)]),
+    (_p_mul_by_grad, [(3, 4), (4,)]),
+    (_p_out_rows, [(3, 4), (2, 4)]),
+    (_p_silently_wrong, [(3, 4)]),
+    (_p_view_of_view, [(3, 4), (3, 2)]),
+    (_p_many_views, [(3, 4)]),
+    (_p_many_views_ok, [(3, 4)]),
+    (_p_base_changed_after, [(3, 4), (1, 4)]),
+    (_p_squeeze_unsqueeze_expand, [(3, 4)]),
+    (_p_narrow_select, [(3, 4), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("program,shapes", PROGRAMS, ids=[p.__name__[3:] for p, _ in PROGRAMS])
+def test_program_equals_torch(program: Callable[..., Any], shapes: list[tuple[int, ...]]) -> None:
+    same_as_torch(program, shapes)
+
+
+VIEW_FORMS = {
+    "view": lambda h: h.view(12), "reshape": lambda h: h.reshape(2, 6), "slice": lambda h: h[1:, ::2],
+    "int-index": lambda h: h[1, 2], "select": lambda h: h.select(1, 0), "narrow": lambda h: h.narrow(0, 1, 1),
+    "t": lambda h: h.t(), "transpose": lambda h: h.transpose(0, 1), "permute": lambda h: h.permute(1, 0),
+    "squeeze": lambda h: h.unsqueeze(0).squeeze(0), "unsqueeze": lambda h: h.unsqueeze(1),
+    "expand": lambda h: h[0:1].expand(3, 4), "diagonal": lambda h: h.diagonal(), "unfold": lambda h: h.unfold(1, 2, 1),
+    "split": lambda h: h.split(2)[1], "chunk": lambda h: h.chunk(2)[0], "unbind": lambda h: h.unbind(1)[2],
+    "view_as": lambda h: h.view_as(h.reshape(12)), "view-of-view": lambda h: h[1:].t()[0],
+}
+
+
+@pytest.mark.parametrize("form", list(VIEW_FORMS))
+def test_view_forms_share_storage_base_and_counter_as_torch(form: str) -> None:
+    for lib in (torch, mg):
+        h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+        v = VIEW_FORMS[form](h)
+        assert v._is_view() and v._base is h and not h._is_view() and h._base is None
+        assert type(v._version) is int and v._version == h._version == 0
+        with lib.no_grad():
+            h.add_(1)
+        assert v._version == h._version == 1
+        assert float(v.detach().reshape(-1)[0]) == 2.0  # shares storage
+
+
+def test_data_has_its_own_counter_and_detach_shares_it() -> None:
+    for lib in (torch, mg):
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        z = (y * y).sum()  # saves y
+        d, data = y.detach(), y.data
+        assert not d._is_view() and not data._is_view() and d._base is None and data._base is None
+        data.mul_(2)  # the old optimizer idiom: not seen by the version check
+        assert y._version == 0 and data._version == 1
+        z.backward()
+        assert x.grad.tolist() == [4.0, 4.0, 4.0]
+        y = x * 1
+        z2 = (y * y).sum()
+        d = y.detach()
+        d.add_(1)
+        assert y._version == 1 == d._version
+        with pytest.raises(RuntimeError, match="modified by an in-?place operation"):
+            z2.backward()
