@@ -223,3 +223,123 @@ def test_data_has_its_own_counter_and_detach_shares_it() -> None:
         assert y._version == 1 == d._version
         with pytest.raises(RuntimeError, match="modified by an in-?place operation"):
             z2.backward()
+
+
+def _r_leaf(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    x.mul_(2)
+
+
+def _r_view_of_leaf(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    x[0].mul_(2)
+
+
+def _r_no_grad_view(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    with lib.no_grad():
+        v = h[0]
+    v.mul_(2)
+
+
+def _r_unbind(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    h.unbind(1)[2].mul_(2)
+
+
+def _r_split(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    h.split(2)[1].add_(1)
+
+
+def _r_chunk_with_grad_value(lib):
+    h = lib.ones(3, 4, dtype=lib.float64)
+    y = lib.ones(4, dtype=lib.float64, requires_grad=True)
+    h.chunk(3)[0].mul_(y)
+
+
+def _r_unbind_of_leaf(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    x.unbind(0)[0].mul_(2)
+
+
+def _r_expand(lib):
+    lib.zeros(1, 3).expand(2, 3).add_(1)
+
+
+def _r_saved_changed(lib):
+    x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    h = x * 2
+    z = (h * h).sum()
+    h.add_(1)
+    z.backward()
+
+
+def _r_saved_changed_through_view(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    h = x * 2
+    z = (h * h).sum()
+    h[1:].t().mul_(3)
+    z.backward()
+
+
+def _r_saved_view_changed_through_base(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    h = x * 2
+    v = h[0]
+    z = (v * v).sum()
+    h.mul_(3)
+    z.backward()
+
+
+def _r_saved_changed_through_detach(lib):
+    x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    h = x.exp()
+    h.detach().zero_()
+    h.sum().backward()
+
+
+def _r_no_grad_view_used_after_rewrite(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    with lib.no_grad():
+        v = h[0]
+    h.mul_(2)
+    return v * 2
+
+
+def _r_unbind_used_after_rewrite(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    u = h.unbind(0)
+    h[2].mul_(2)
+    return u[1].grad_fn
+
+
+# (program, what PyTorch's message says)
+REFUSALS = [
+    (_r_leaf, "a leaf Variable that requires grad is being used in an in-place operation"),
+    (_r_view_of_leaf, "a view of a leaf Variable that requires grad is being used in an in-place operation"),
+    (_r_no_grad_view, "A view was created in no_grad mode and is being modified inplace with grad mode enabled"),
+    (_r_unbind, "Output 2 of Unbind is a view and is being modified inplace"),
+    (_r_split, "Output 1 of Split is a view and is being modified inplace"),
+    (_r_chunk_with_grad_value, "no_grad mode and is being modified inplace with grad mode enabled. This view is the "
+                               "output of a function that returns multiple views"),
+    (_r_unbind_of_leaf, "Output 0 of Unbind is a view and is being modified inplace"),
+    (_r_no_grad_view_used_after_rewrite, "A view was created in no_grad mode and its base or another view of its "
+                                         "base has been modified inplace with grad mode enabled"),
+    (_r_unbind_used_after_rewrite, "Output 1 of Unbind is a view and its base or another view of its base has been "
+                                   "modified inplace"),
+    (_r_expand, "more than one element of the written-to tensor refers to a single memory location"),
+    (_r_saved_changed, "modified by an in"),
+    (_r_saved_changed_through_view, "modified by an in"),
+    (_r_saved_view_changed_through_base, "modified by an in"),
+    (_r_saved_changed_through_detach, "modified by an in"),
+]
+
+
+@pytest.mark.parametrize("program,message", REFUSALS, ids=[p.__name__[3:] for p, _ in REFUSALS])
+def test_refusals_as_torch(program: Callable[..., Any], message: str) -> None:
+    for lib in (torch, mg):
+        with pytest.raises(RuntimeError) as info:
+            program(lib)
+        text = str(info.value).replace("in-place operation:", "inplace operation:")
+        assert message in text or message.replace("in", "in-", 1) in text, (lib.__name__, text)

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd_meta import AutogradMeta
 from ..kernels.key import Backend
 from ..kernels.registry import kernels_for
 from ..tensor import Tensor, VersionCounter
@@ -120,7 +121,7 @@ def mark_multi_output(outs: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:
     for k, t in enumerate(outs):
         info = t._view
         if info is not None and info.creation == DEFAULT:
-            info.creation, info.source = MULTI_OUTPUT, (fn, k)
+            info.creation, info.source = MULTI_OUTPUT, (fn, k, t._meta is not None)
     return outs
 
 
@@ -154,11 +155,14 @@ def check_inplace(t: Tensor, op_name: str, operands: Any) -> None:
             "inplace to be tracked) or both outside (if you want the inplace to be tracked)."
         )
     if info.creation == MULTI_OUTPUT:
-        fn, k = info.source
+        fn, k, had_grad = info.source
+        # PyTorch words it by whether the view required grad when it was made.
+        head = (f"Output {k} of {fn} is a view and is being modified inplace." if had_grad else
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled.")
         raise RuntimeError(
-            f"Output {k} of {fn} is a view and is being modified inplace. This view is the output of a function "
-            "that returns multiple views. Such functions do not allow the output views to be modified inplace. "
-            "You should replace the inplace operation by an out-of-place one."
+            f"{head} This view is the output of a function that returns multiple views. Such functions do not "
+            "allow the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
         )
     base_meta = info.base._meta
     if base_meta is not None and base_meta.grad_node is None:
@@ -238,13 +242,48 @@ def regenerate_views(base: Tensor) -> None:
 
     for ref in list(entry.views):
         w = ref()
-        if w is None or w._view is None or w._view.creation != DEFAULT:
+        if w is None or w._view is None:
+            continue
+        if w._view.creation != DEFAULT:
+            w._meta = _InvalidMeta(w, _stale_message(w._view))
             continue
         t = base
         for op, attrs in w._view.fns:
             t = run_op(op, [t], attrs)
         if t._meta is not None and t._meta.grad_node is not None:
             move_history(w, w._meta, t)
+
+
+def _stale_message(info: ViewInfo) -> str:
+    if info.creation == MULTI_OUTPUT and info.source[2]:
+        return (f"Output {info.source[1]} of {info.source[0]} is a view and its base or another view of its base has "
+                "been modified inplace. This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should replace the inplace "
+                "operation by an out-of-place one.")
+    return ("A view was created in no_grad mode and its base or another view of its base has been modified inplace "
+            "with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+            "clarify your code by moving both the view and the inplace either both inside the no_grad block (if you "
+            "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+class _InvalidMeta(AutogradMeta):
+    """The autograd meta of a view PyTorch refuses to regenerate (made under ``no_grad``, or an output of
+    ``unbind``/``split``) after its base's history was rewritten: it requires grad, and reading its grad
+    node - using it in an op, ``grad_fn`` - raises PyTorch's error (PyTorch's ``grad_fn=<Invalid>``)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, t: Tensor, message: str) -> None:
+        super().__init__(t._id, t._name)
+        self.message = message
+
+    @property  # type: ignore[override]
+    def grad_node(self) -> Any:
+        raise RuntimeError(self.message)
+
+    @grad_node.setter
+    def grad_node(self, value: Any) -> None:
+        pass
 
 
 def has_views(t: Tensor) -> bool:
