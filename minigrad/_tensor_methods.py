@@ -612,7 +612,7 @@ Tensor.trace = _trace_method  # type: ignore[attr-defined]
 # In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
 def _inplace_composite(name: str, fn: Any) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return run_inplace(self, name, lambda: fn(self, *args, **kwargs))
+        return run_inplace(self, name, lambda: fn(self, *args, **kwargs), operands=args + tuple(kwargs.values()))
 
     method.__name__ = name
     method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
@@ -625,3 +625,5 @@ _INPLACE_COMPOSITES = {
 }
 for _name, _fn in _INPLACE_COMPOSITES.items():
     setattr(Tensor, _name, _inplace_composite(_name, _fn))
+
+from . import _inplace_methods  # noqa: E402,F401 - relu_, exp_, copy_ ... (after the methods they build on)

@@ -314,6 +314,26 @@ def _r_unbind_used_after_rewrite(lib):
     return u[1].grad_fn
 
 
+def _r_saved_result_changed(lib):
+    x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    h = x * 1
+    h.exp_()  # ExpBackward saves its result: h itself
+    h.mul_(2)
+    h.sum().backward()
+
+
+def _r_saved_result_changed_through_base(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    h = x * 1
+    h[0].tanh_()
+    h.mul_(2)
+    h.sum().backward()
+
+
+def _r_int_exp(lib):
+    lib.ones(3, dtype=lib.int64).exp_()
+
+
 # (program, what PyTorch's message says)
 REFUSALS = [
     (_r_leaf, "a leaf Variable that requires grad is being used in an in-place operation"),
@@ -328,6 +348,9 @@ REFUSALS = [
                                          "base has been modified inplace with grad mode enabled"),
     (_r_unbind_used_after_rewrite, "Output 1 of Unbind is a view and its base or another view of its base has been "
                                    "modified inplace"),
+    (_r_saved_result_changed, "modified by an in"),
+    (_r_saved_result_changed_through_base, "modified by an in"),
+    (_r_int_exp, "can't be cast to the desired output type"),
     (_r_expand, "more than one element of the written-to tensor refers to a single memory location"),
     (_r_saved_changed, "modified by an in"),
     (_r_saved_changed_through_view, "modified by an in"),
@@ -343,3 +366,67 @@ def test_refusals_as_torch(program: Callable[..., Any], message: str) -> None:
             program(lib)
         text = str(info.value).replace("in-place operation:", "inplace operation:")
         assert message in text or message.replace("in", "in-", 1) in text, (lib.__name__, text)
+
+
+# -- the in-place methods: each through a view and on a whole tensor, against PyTorch and finite differences --
+
+def _pos(lib, t):
+    return t * t + 0.5  # positive values, for log_/sqrt_/pow_
+
+
+INPLACE_METHODS = {
+    "relu_": (lambda lib, v, y: v.relu_()),
+    "sigmoid_": (lambda lib, v, y: v.sigmoid_()),
+    "tanh_": (lambda lib, v, y: v.tanh_()),
+    "abs_": (lambda lib, v, y: v.abs_()),
+    "neg_": (lambda lib, v, y: v.neg_()),
+    "exp_": (lambda lib, v, y: v.exp_()),
+    "log_": (lambda lib, v, y: v.log_()),
+    "sqrt_": (lambda lib, v, y: v.sqrt_()),
+    "pow_-number": (lambda lib, v, y: v.pow_(3)),
+    "pow_-tensor": (lambda lib, v, y: v.pow_(_pos(lib, y))),
+    "div_": (lambda lib, v, y: v.div_(_pos(lib, y))),
+    "sub_": (lambda lib, v, y: v.sub_(y, alpha=2)),
+    "mul_": (lambda lib, v, y: v.mul_(y)),
+    "add_": (lambda lib, v, y: v.add_(y)),
+    "addcmul_": (lambda lib, v, y: v.addcmul_(y, y * 2, value=0.5)),
+    "addcdiv_": (lambda lib, v, y: v.addcdiv_(y, _pos(lib, y), value=2)),
+    "lerp_-number": (lambda lib, v, y: v.lerp_(y, 0.3)),
+    "lerp_-tensor": (lambda lib, v, y: v.lerp_(y, y.sigmoid())),
+    "clamp_-numbers": (lambda lib, v, y: v.clamp_(-0.5, 0.7)),
+    "clamp_-tensors": (lambda lib, v, y: v.clamp_(min=y - 0.3, max=y + 0.4)),
+    "clamp_min_": (lambda lib, v, y: v.clamp_min_(0.1)),
+    "masked_fill_": (lambda lib, v, y: v.masked_fill_(y > 0, 2.5)),
+    "fill_": (lambda lib, v, y: v.fill_(1.5)),
+    "zero_": (lambda lib, v, y: v.zero_()),
+    "copy_": (lambda lib, v, y: v.copy_(y * 3)),
+    "copy_-broadcast": (lambda lib, v, y: v.copy_(y[0])),
+    "setitem": (lambda lib, v, y: v.__setitem__((slice(None), 1), y[:, 0] * 2)),
+    "iadd-index": (lambda lib, v, y: v[0].__iadd__(y[1])),
+}
+_SQRT_ARGS = ("log_", "sqrt_", "pow_-tensor")
+
+
+def _method_program(name: str, through_view: bool) -> Callable[..., Any]:
+    def program(lib, x, y):
+        h = _pos(lib, x) if name in _SQRT_ARGS else x * 1.5
+        target = h[1:, 1:3] if through_view else h[1:, 1:3].clone()
+        INPLACE_METHODS[name](lib, target, y)
+        return h * x + target.sum() if through_view else target * x[1:, 1:3]
+    return program
+
+
+@pytest.mark.parametrize("through_view", [True, False], ids=["view", "whole"])
+@pytest.mark.parametrize("name", list(INPLACE_METHODS))
+def test_inplace_method_equals_torch(name: str, through_view: bool) -> None:
+    same_as_torch(_method_program(name, through_view), [(3, 4), (2, 2)])
+
+
+@pytest.mark.parametrize("name", list(INPLACE_METHODS))
+def test_inplace_method_matches_finite_differences(name: str) -> None:
+    from gradcheck import gradcheck
+
+    rng = np.random.default_rng(7)
+    x = mg.tensor(rng.standard_normal((3, 4)) * 0.9 + 0.05, dtype=mg.float64, requires_grad=True)
+    y = mg.tensor(rng.standard_normal((2, 2)), dtype=mg.float64, requires_grad=True)
+    assert gradcheck(lambda a, b: _method_program(name, True)(mg, a, b), [x, y], eps=1e-6, atol=1e-5, rtol=1e-4)

@@ -39,6 +39,7 @@ NOTE [ In-place through a view: the history rewrite ]
 
 from __future__ import annotations
 
+import copy
 import weakref
 from typing import Any
 
@@ -284,6 +285,24 @@ class _InvalidMeta(AutogradMeta):
     @grad_node.setter
     def grad_node(self, value: Any) -> None:
         pass
+
+
+def rebind_saved_result(node: Any, result: Tensor, t: Tensor) -> None:
+    """The node of an in-place op saved its result (``exp_``, ``tanh_``, ``sigmoid_``): after the write-back
+    that result *is* ``t``, at its new version (PyTorch saves ``self``). The wrapper now holds ``t``'s storage
+    and counter, so a later in-place change of ``t`` makes it stale, as in PyTorch. A new wrapper, not an
+    edited one (NOTE [ One wrapper per saved leaf ] in ``autograd/tensor_wrapper.py``)."""
+    wrappers = node.wrappers
+    if not wrappers or not any(w is not None and w.data is result._data for w in wrappers):
+        return
+    fresh = []
+    for w in wrappers:
+        if w is not None and w.data is result._data:
+            w = copy.copy(w)
+            w.data, w.version_counter, w.snapshot = t._data, t._vc, t._vc.value
+            w.tensor_id, w.tensor_name = t._id, t._name
+        fresh.append(w)
+    node.wrappers = tuple(fresh)
 
 
 def has_views(t: Tensor) -> bool:

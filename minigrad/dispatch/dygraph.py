@@ -35,7 +35,8 @@ from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
-from ..autograd.views import check_inplace, has_views, make_view, regenerate_views, rewrite_history, rewrites_base
+from ..autograd.views import (check_inplace, has_views, make_view, rebind_saved_result, regenerate_views,
+                              rewrite_history, rewrites_base)
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
@@ -314,6 +315,7 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         node = result._meta.grad_node if result._meta is not None else None
     _write_back(self, op_name, result._data)
     if node is not None:
+        rebind_saved_result(node, result, self)
         if rewrites_base(self):
             rewrite_history(self, result)
         else:
