@@ -104,7 +104,8 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     size = input.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"narrow(): start ({start}) is out of bounds for dimension {d} of size {size}")
-    start %= size if size else 1
+    if start < 0:
+        start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return getitem(input, (slice(None),) * d + (slice(start, start + length),))
@@ -126,11 +127,11 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the ``(dim1, dim2)`` planes, shifted by ``offset``, as the last dim (``torch.diagonal``)."""
     check_tensor("diagonal", "input", 0, input)
+    offset = check_int("diagonal", "offset", 1, offset)
+    d1 = _dim("diagonal", dim1, input.ndim, 2)  # PyTorch wraps the dims first: a 1-D input fails here
+    d2 = _dim("diagonal", dim2, input.ndim, 3)
     if input.ndim < 2:
         raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, but got {input.ndim}")
-    offset = check_int("diagonal", "offset", 1, offset)
-    d1 = _dim("diagonal", dim1, input.ndim, 2)
-    d2 = _dim("diagonal", dim2, input.ndim, 3)
     if d1 == d2:
         raise RuntimeError(f"diagonal(): dimensions dim1 and dim2 cannot be identical, but got {dim1} and {dim2}")
     rest = [k for k in range(input.ndim) if k not in (d1, d2)]

@@ -338,6 +338,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     check_tensor("split", "tensor", 0, tensor)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"split(): argument 'dim' (position 2) must be int, but got {type_name(dim)}")
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     size = tensor.shape[dim]
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
         step = split_size_or_sections
