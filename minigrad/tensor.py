@@ -365,6 +365,9 @@ class Tensor:
             self._vc = VersionCounter()
         t._vc = self._vc
         if bus.recorder is not None:
+            from .autograd.views import register_alias  # listed for ``tensor.version`` while recording
+
+            register_alias(self, t)
             t._announce()
         return t
 

@@ -240,7 +240,9 @@ def regenerate_views(base: Tensor) -> None:
     if entry is None or base._meta is None:
         return
     from ..dispatch.dygraph import _move_history as move_history, run_op
+    from ..tracing import bus
 
+    rec = bus.recorder
     for ref in list(entry.views):
         w = ref()
         if w is None or w._view is None:
@@ -253,6 +255,8 @@ def regenerate_views(base: Tensor) -> None:
             t = run_op(op, [t], attrs)
         if t._meta is not None and t._meta.grad_node is not None:
             move_history(w, w._meta, t)
+            if rec is not None:
+                w._announce_update("view replay")  # its new grad node
 
 
 def _stale_message(info: ViewInfo) -> str:
@@ -303,6 +307,38 @@ def rebind_saved_result(node: Any, result: Tensor, t: Tensor) -> None:
             w.tensor_id, w.tensor_name = t._id, t._name
         fresh.append(w)
     node.wrappers = tuple(fresh)
+
+
+def register_alias(src: Tensor, alias: Tensor) -> None:
+    """``alias`` (a ``detach()`` of ``src``) shares its counter: listed with the views while recording,
+    so ``tensor.version`` can name it among the tensors a bump makes stale."""
+    base = src._view.base if src._view is not None else src
+    entry = _VIEWS.get(base._id)
+    if entry is None:
+        entry = _VIEWS[base._id] = _Views(weakref.ref(base, _forget(base._id)))
+    entry.views.append(weakref.ref(alias))
+
+
+def announce_version(t: Tensor, op: str) -> None:
+    """Emit ``tensor.version`` for the counter ``t``'s in-place op ``op`` just bumped (a recorder is active)."""
+    from ..tracing import bus
+    from ..tracing.events import TensorVersion
+
+    rec = bus.recorder
+    base = t._view.base if t._view is not None else t
+    entry = _VIEWS.get(base._id)
+    aliases = []
+    if entry is not None:
+        for ref in entry.views:
+            a = ref()
+            if a is not None and a is not t and a._vc is t._vc and a._id in rec.announced:
+                aliases.append(a._id)
+    if t._view is not None:
+        aliases.append(t._id)
+    if base._id not in rec.announced:
+        base._announce()
+    rec.emit(TensorVersion(tensor=base._id, version=t._vc.value, op=op, via=t._id if t._view is not None else None,
+                           aliases=aliases))
 
 
 def has_views(t: Tensor) -> bool:

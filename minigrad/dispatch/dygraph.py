@@ -35,7 +35,7 @@ from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
-from ..autograd.views import (check_inplace, has_views, make_view, rebind_saved_result, regenerate_views,
+from ..autograd.views import (announce_version, check_inplace, has_views, make_view, rebind_saved_result, regenerate_views,
                               rewrite_history, rewrites_base)
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
@@ -314,6 +314,8 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         result = OPS["cast"](result, self._dtype)
         node = result._meta.grad_node if result._meta is not None else None
     _write_back(self, op_name, result._data)
+    if bus.recorder is not None:
+        announce_version(self, op_name)
     if node is not None:
         rebind_saved_result(node, result, self)
         if rewrites_base(self):

@@ -158,6 +158,19 @@ def _(ev: Any, n: Names) -> str:
     return f"{n.tensor_name(ev.tensor)} changed in place by {ev.op} (version {ev.version})"
 
 
+@_what("tensor.version")
+def _(ev: Any, n: Names) -> str:
+    via = f" through the view {n.tensor_name(ev.via)}" if ev.via is not None else ""
+    return f"{n.tensor_name(ev.tensor)} is at version {ev.version}: changed by {ev.op}{via}"
+
+
+@_what("history.rewrite")
+def _(ev: Any, n: Names) -> str:
+    return (f"{n.tensor_name(ev.tensor)}'s history rewritten: {n.node_name(ev.from_node)} → "
+            f"{n.node_name(ev.to_node)} (the view's size {ev.view.get('size')}, stride {ev.view.get('stride')}, "
+            f"offset {ev.view.get('offset')})")
+
+
 @_what("api.call")
 def _(ev: Any, n: Names) -> str:
     args = ", ".join(n.tensor_name(t) if isinstance(t, int) and not isinstance(t, bool) else str(t) for t in ev.inputs)
@@ -337,6 +350,13 @@ def _why(ev: Any, state: Any) -> str:  # noqa: C901 - one branch per event kind,
         return "a leaf: made by the user, not by an op" if ev.is_leaf else "made without history (no input requires grad, or no_grad)"
     if k == "tensor.update":
         return "in-place op: the version counter goes up, and saved copies of the old version become invalid"
+    if k == "tensor.version":
+        return ("the storage's version counter went up: every tensor sharing it (views, detach()) sees the new "
+                "version, and saved tensors of an older version are stale: backward through their node will refuse")
+    if k == "history.rewrite":
+        return ("an in-place change through a view: the base's grad node becomes a CopySlices node whose inputs "
+                "are its old history and the op's result (PyTorch's rebase_history); its views replay their "
+                "view functions on the new base")
     if k == "api.call":
         return "API layer: arguments checked; the dygraph layer takes over"
     if k == "amp.cast":

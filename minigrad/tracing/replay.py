@@ -46,6 +46,10 @@ __all__ = [
     "Replay",
     "replay",
     "node_status",
+    "VersionBump",
+    "HistoryRewriteInfo",
+    "StaleSaved",
+    "stale_saved",
 ]
 
 CHECKPOINT_EVERY = 128
@@ -87,11 +91,48 @@ class NodeInfo:
     created_at: int
     source: str | None = None  # file:line of the user's call that made it (recorded traces only)
     module: str | None = None  # the nn.Module path that was running
+    #: The version of each ``saved`` tensor when the node saved it (the version known to replay then).
+    saved_versions: tuple[int, ...] = ()
 
     @property
     def next_nodes(self) -> tuple[int, ...]:
         """Ids of the nodes this node's edges lead to (in slot, rank order)."""
         return tuple(e.next for e in self.edges if e.next is not None)
+
+
+@dataclass(frozen=True)
+class VersionBump:
+    """One ``tensor.version``: at event ``index`` the in-place op ``op`` (through the view ``via``, if
+    any) took the counter of ``tensor`` and its ``aliases`` to ``version``."""
+
+    index: int
+    tensor: int
+    version: int
+    op: str
+    via: int | None
+    aliases: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class HistoryRewriteInfo:
+    """One ``history.rewrite``: the base ``tensor``'s grad node went from ``from_node`` to ``to_node``
+    (the CopySlices node), for a change through the view of geometry ``view``."""
+
+    index: int
+    tensor: int
+    from_node: int | None
+    to_node: int
+    view: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StaleSaved:
+    """A saved tensor of ``node`` changed in place since it was saved: backward through ``node`` will raise."""
+
+    node: int
+    tensor: int
+    saved_version: int
+    version: int
 
 
 @dataclass(frozen=True)
@@ -200,6 +241,9 @@ class State:
     tensors: Mapping[int, TensorInfo]
     calls: tuple[OpCall, ...]
     passes: tuple[BackwardPass, ...]
+    #: Every ``tensor.version`` so far, and every ``history.rewrite`` so far, in order.
+    versions: tuple[VersionBump, ...] = ()
+    rewrites: tuple[HistoryRewriteInfo, ...] = ()
 
     @property
     def backward(self) -> BackwardPass | None:
@@ -219,6 +263,18 @@ class State:
             return "-"
         info = self.tensors.get(tensor_id)
         return info.name if info is not None else f"t{tensor_id}"
+
+
+def stale_saved(state: State) -> list[StaleSaved]:
+    """The saved tensors that in-place changes made stale so far, node by node (what a backward
+    through those nodes would refuse): each saved tensor whose version now differs from its saved one."""
+    out = []
+    for node in state.nodes.values():
+        for tid, saved_at in zip(node.saved, node.saved_versions):
+            info = state.tensors.get(tid)
+            if info is not None and info.version != saved_at:
+                out.append(StaleSaved(node.id, tid, saved_at, info.version))
+    return out
 
 
 def node_status(state: State, node_id: int, bw: BackwardPass | None = None) -> str:
@@ -371,6 +427,8 @@ class _Reducer:
         self.passes: list[BackwardPass] = []  # finished passes, frozen
         self.active: _PassBuilder | None = None
         self.open: _CallBuilder | None = None  # the op call whose events are still arriving
+        self.versions: list[VersionBump] = []
+        self.rewrites: list[HistoryRewriteInfo] = []
 
     # -- checkpoints -------------------------------------------------------
 
@@ -385,6 +443,8 @@ class _Reducer:
         other.passes = list(self.passes)
         other.active = self.active.clone() if self.active is not None else None
         other.open = self.open.clone() if self.open is not None else None
+        other.versions = list(self.versions)
+        other.rewrites = list(self.rewrites)
         return other
 
     def freeze(self) -> State:
@@ -401,6 +461,8 @@ class _Reducer:
             tensors=MappingProxyType(dict(self.tensors)),
             calls=calls,
             passes=passes,
+            versions=tuple(self.versions),
+            rewrites=tuple(self.rewrites),
         )
 
     # -- folding -----------------------------------------------------------
@@ -539,7 +601,26 @@ class _Reducer:
             created_at=self.index,
             source=getattr(ev, "source", None),
             module=getattr(ev, "module", None),
+            saved_versions=tuple(self._version_of(t) for t in ev.saved),
         )
+
+    def _version_of(self, tensor_id: int) -> int:
+        info = self.tensors.get(tensor_id)
+        return info.version if info is not None else 0
+
+    def _on_tensor_version(self, ev: Any) -> None:
+        for tid in (ev.tensor, *ev.aliases):
+            old = self.tensors.get(tid)
+            if old is not None:
+                self.tensors[tid] = replace(old, version=ev.version)
+        self.versions.append(VersionBump(self.index, ev.tensor, ev.version, ev.op, ev.via, tuple(ev.aliases)))
+
+    def _on_history_rewrite(self, ev: Any) -> None:
+        old = self.tensors.get(ev.tensor)
+        if old is not None:
+            self.tensors[ev.tensor] = replace(old, grad_node=ev.to_node, is_leaf=False, requires_grad=True)
+        self.rewrites.append(HistoryRewriteInfo(self.index, ev.tensor, ev.from_node, ev.to_node,
+                                                MappingProxyType(dict(ev.view))))
 
     # -- backward ----------------------------------------------------------
 
