@@ -312,11 +312,23 @@ def rebind_saved_result(node: Any, result: Tensor, t: Tensor) -> None:
 def register_alias(src: Tensor, alias: Tensor) -> None:
     """``alias`` (a ``detach()`` of ``src``) shares its counter: listed with the views while recording,
     so ``tensor.version`` can name it among the tensors a bump makes stale."""
-    base = src._view.base if src._view is not None else src
+    base = src._view.base if src._view is not None else _root_of(src)
     entry = _VIEWS.get(base._id)
     if entry is None:
         entry = _VIEWS[base._id] = _Views(weakref.ref(base, _forget(base._id)))
     entry.views.append(weakref.ref(alias))
+    _ALIAS_OF[alias._id] = entry.ref
+    weakref.finalize(alias, _ALIAS_OF.pop, alias._id, None)
+
+
+#: id of a ``detach()`` made while recording -> a weak reference to the root its counter came from.
+_ALIAS_OF: dict[int, Any] = {}
+
+
+def _root_of(t: Tensor) -> Tensor:
+    ref = _ALIAS_OF.get(t._id)
+    root = ref() if ref is not None else None
+    return root if root is not None else t
 
 
 def announce_version(t: Tensor, op: str) -> None:
@@ -326,12 +338,13 @@ def announce_version(t: Tensor, op: str) -> None:
 
     rec = bus.recorder
     base = t._view.base if t._view is not None else t
-    entry = _VIEWS.get(base._id)
-    aliases = []
+    root = t._view.base if t._view is not None else _root_of(t)
+    entry = _VIEWS.get(root._id)
+    aliases = [root._id] if root is not base and root._vc is t._vc else []
     if entry is not None:
         for ref in entry.views:
             a = ref()
-            if a is not None and a is not t and a._vc is t._vc and a._id in rec.announced:
+            if a is not None and a is not t and a is not base and a._vc is t._vc and a._id in rec.announced:
                 aliases.append(a._id)
     if t._view is not None:
         aliases.append(t._id)
