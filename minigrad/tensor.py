@@ -329,7 +329,7 @@ class Tensor:
     def _base(self) -> "Tensor | None":
         """The tensor this one is a view of - the root base, never a view itself (None if not a view).
 
-        See ``docs/views.md``: a view shares its base's storage and version counter."""
+        See ``docs/concepts/views.md``: a view shares its base's storage and version counter."""
         return self._view.base if self._view is not None else None
 
     def _is_view(self) -> bool:

@@ -319,7 +319,7 @@ class Differential(RuleBasedStateMachine):
         "expand": lambda x: x.expand(2, *x.shape), "squeeze": lambda x: x.squeeze(), "t": lambda x: x.t(),
         "select": lambda x: x.select(0, -1), "narrow": lambda x: x.narrow(-1, 1, 1), "diagonal": lambda x: x.diagonal(),
         "unbind": lambda x: x.unbind(0)[0], "split": lambda x: x.split(1)[-1], "view": lambda x: x.view(-1),
-        "permute": lambda x: x.permute(*reversed(range(x.ndim))), "unfold": lambda x: x.unfold(0, 1, 1),
+        "permute": lambda x: x.permute(tuple(reversed(range(x.ndim)))), "unfold": lambda x: x.unfold(0, 1, 1),
         "expand-same": lambda x: x.expand(tuple(x.shape)), "int-index": lambda x: x[(0,) * x.ndim],
     }
 

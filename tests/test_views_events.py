@@ -1,5 +1,5 @@
 """``tensor.version`` and ``history.rewrite``: exact events, replay's versions and stale saved tensors,
-and the backward view marking them (``autograd/views.py``, ``docs/views.md``)."""
+and the backward view marking them (``autograd/views.py``, ``docs/concepts/views.md``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Views and in-place changes through them, against PyTorch (float64): values, first- and second-order
-gradients, and PyTorch's refusals with their classes (``autograd/views.py``, ``docs/views.md``)."""
+gradients, and PyTorch's refusals with their classes (``autograd/views.py``, ``docs/concepts/views.md``)."""
 
 from __future__ import annotations
 
@@ -430,3 +430,38 @@ def test_inplace_method_matches_finite_differences(name: str) -> None:
     x = mg.tensor(rng.standard_normal((3, 4)) * 0.9 + 0.05, dtype=mg.float64, requires_grad=True)
     y = mg.tensor(rng.standard_normal((2, 2)), dtype=mg.float64, requires_grad=True)
     assert gradcheck(lambda a, b: _method_program(name, True)(mg, a, b), [x, y], eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+# -- hypothesis: random programs of views of views and in-place changes, against PyTorch --
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VIEW_STEPS = {
+    "row": lambda t: t[0] if t.ndim else t, "tail": lambda t: t[1:] if t.ndim else t, "t": lambda t: t.t() if t.ndim <= 2 else t,
+    "every2": lambda t: t[..., ::2] if t.ndim else t, "diag": lambda t: t.diagonal() if t.ndim == 2 else t,
+    "flat": lambda t: t.reshape(-1), "unsq": lambda t: t.unsqueeze(0), "sq": lambda t: t.squeeze(),
+    "narrow": lambda t: t.narrow(-1, 0, 1) if t.ndim else t, "perm": lambda t: t.permute(tuple(reversed(range(t.ndim)))),
+}
+_INPLACE_STEPS = {
+    "mul2": lambda t, y: t.mul_(2), "add_y": lambda t, y: t.add_(y), "mul_y": lambda t, y: t.mul_(y),
+    "tanh": lambda t, y: t.tanh_(), "zero": lambda t, y: t.zero_(), "copy": lambda t, y: t.copy_(y * 3),
+    "div_y": lambda t, y: t.div_(y * y + 1), "sigmoid": lambda t, y: t.sigmoid_(), "neg": lambda t, y: t.neg_(),
+}
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 9), st.sampled_from(sorted(_VIEW_STEPS)),
+                          st.sampled_from(sorted(_INPLACE_STEPS))), min_size=1, max_size=6))
+def test_random_view_and_inplace_programs_equal_torch(steps: list[tuple[bool, int, str, str]]) -> None:
+    def program(lib, x, y):
+        h = x.sin()
+        live = [h]
+        for is_view, k, view, op in steps:
+            target = live[k % len(live)]
+            if is_view:
+                live.append(_VIEW_STEPS[view](target))
+            else:
+                _INPLACE_STEPS[op](target, y.sum())
+        return h * h + sum(v.sum() for v in live[1:]) if len(live) > 1 else h * h
+    same_as_torch(program, [(3, 4), (2,)])

@@ -34,7 +34,7 @@ NOTE [ In-place through a view: the history rewrite ]
     PyTorch's refusals stand: a view made under ``no_grad`` changed with grad
     on, an output of a function returning several views (``unbind``,
     ``split``, ``chunk``), a view of a leaf that requires grad, and a write to
-    a tensor whose elements overlap (an ``expand``). See ``docs/views.md``.
+    a tensor whose elements overlap (an ``expand``). See ``docs/concepts/views.md``.
 """
 
 from __future__ import annotations
