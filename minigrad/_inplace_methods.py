@@ -24,18 +24,10 @@ import numpy as np
 from . import dtypes, ops
 from .dispatch.dygraph import run_inplace
 from .kernels.backends import move_array
+from ._tensor_methods import _inplace_composite
 from .tensor import Tensor
 
 __all__: list[str] = []
-
-
-def _inplace(name: str, fn: Any) -> Any:
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return run_inplace(self, name, lambda: fn(self, *args, **kwargs), operands=args + tuple(kwargs.values()))
-
-    method.__name__ = name
-    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
-    return method
 
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -74,5 +66,5 @@ _METHODS = {
 }
 for _name, _fn in _METHODS.items():
     if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, _inplace(_name, _fn))
+        setattr(Tensor, _name, _inplace_composite(_name, _fn))
 Tensor.copy_ = _copy_  # type: ignore[attr-defined]

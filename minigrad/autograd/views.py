@@ -190,7 +190,7 @@ def positions_of(info: ViewInfo) -> np.ndarray:
     pos = np.arange(info.base._data.size, dtype=np.int64).reshape(info.base._data.shape)
     for op, attrs in info.fns:
         pos = _cpu_kernel(op)(pos, **attrs)
-    return np.ascontiguousarray(pos)
+    return np.array(pos, order="C")  # a copy (ascontiguousarray would make a 0-d view 1-d)
 
 
 def geometry_of(positions: np.ndarray) -> dict[str, Any]:

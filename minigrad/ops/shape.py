@@ -96,7 +96,8 @@ expand.def_backward(lambda ctx, g: (ctx.ops.sum_to(g, ctx.input_shape(0)),))
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
     if dim is None:
-        return np.squeeze(x)
+        out = np.squeeze(x)
+        return out if out is not x else x.view()  # nothing to squeeze: still a view, never the input itself
     if x.ndim == 0:  # squeeze(0) / squeeze(-1) of a 0-d tensor (InferMeta checked the dim): itself
         return x.view()
     dims = (dim,) if isinstance(dim, int) else tuple(dim)

@@ -47,7 +47,7 @@ copy_slices = defop(
 def _copy_slices_backward(ctx, g):
     # The view's part of the gradient goes to src; the rest to the old base.
     pos = ctx.attrs["positions"]
-    g_src = ctx.ops.getitem(ctx.ops.reshape(g, (-1,)), (pos,))
+    g_src = ctx.ops.reshape(ctx.ops.getitem(ctx.ops.reshape(g, (-1,)), (pos.reshape(-1),)), pos.shape)
     return ctx.ops.copy_slices(g, ctx.ops.mul(g_src, 0), pos), g_src
 
 
