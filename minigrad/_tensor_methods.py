@@ -56,6 +56,10 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     idx = _normalize_index("setitem", index)
     if not isinstance(value, (Tensor, int, float, bool)):
         raise TypeError(f"setitem(): the value must be a Tensor or a Python number, but got {type(value).__name__}")
+    try:  # the index first, as PyTorch (before the in-place checks): a probe that allocates nothing
+        np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx]
+    except IndexError as exc:
+        raise ValueError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
 
     def compute() -> Tensor:
         try:
@@ -85,7 +89,10 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         if vshape != region:
             v = ops.expand(v, region)
         gather = Tensor._make(_on(np.maximum(src, 0), self.device), dtypes.int64, self.device)
-        source = ops.getitem(ops.reshape(v, (-1,)), gather) if v.numel() else ops.fill(self, 0)
+        if v.numel():
+            source = ops.getitem(ops.reshape(v, (-1,)), gather)
+        else:  # nothing written, yet the value joins the history (PyTorch's CopySlices keeps its edge)
+            source = ops.add(ops.fill(self, 0), ops.sum(v))
         return ops.where(mask, source, self)
 
     run_inplace(self, "setitem", compute)

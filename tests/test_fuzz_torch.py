@@ -391,9 +391,7 @@ class Differential(RuleBasedStateMachine):
         except ValueError:
             engine = False
         self.both(f"{p.name}.{op}({name}){' under no_grad' if grad_off else ''}", t_fn, m_fn, engine=engine)
-        if p.t.is_leaf != p.m.is_leaf or p.t.requires_grad != p.m.requires_grad:
-            raise Mismatch(f"{p.name}.{op}: is_leaf/requires_grad {p.m.is_leaf}/{p.m.requires_grad} vs "
-                           f"PyTorch's {p.t.is_leaf}/{p.t.requires_grad}")
+        self.same_flags(p, op)
 
     INPLACE_UNARY = {
         "relu_": lambda x: x.relu_(), "tanh_": lambda x: x.tanh_(), "sigmoid_": lambda x: x.sigmoid_(),
@@ -451,9 +449,25 @@ class Differential(RuleBasedStateMachine):
         self.same_flags(p, how)
 
     def same_flags(self, p: Pair, op: str) -> None:
+        self.drop_invalid_views()
+        if p not in self.pool:
+            return
         if p.t.is_leaf != p.m.is_leaf or p.t.requires_grad != p.m.requires_grad:
             raise Mismatch(f"{p.name}.{op}: is_leaf/requires_grad {p.m.is_leaf}/{p.m.requires_grad} vs "
                            f"PyTorch's {p.t.is_leaf}/{p.t.requires_grad}")
+
+    def drop_invalid_views(self) -> None:
+        """A view PyTorch will not regenerate (an output of ``split``/``unbind``, one made under ``no_grad``)
+        after its base changed in place raises when its history is read: minigrad's must raise alike; both
+        then leave the pool."""
+        keep = []
+        for q in self.pool:
+            t, m = _run(lambda: q.t.grad_fn), _run(lambda: q.m.grad_fn)
+            if (t.error is None) != (m.error is None):
+                raise Mismatch(f"{q.name}.grad_fn after an in-place change: PyTorch {_describe(t)}; minigrad {_describe(m)}")
+            if t.error is None:
+                keep.append(q)
+        self.pool = keep
 
     # -- autograd --------------------------------------------------------------------------
 

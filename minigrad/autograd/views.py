@@ -123,6 +123,8 @@ def mark_multi_output(outs: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:
         info = t._view
         if info is not None and info.creation == DEFAULT:
             info.creation, info.source = MULTI_OUTPUT, (fn, k, t._meta is not None)
+            if t._meta is not None:
+                t._meta = _MultiOutputMeta(t, _stale_message(info))
     return outs
 
 
@@ -138,7 +140,8 @@ def _tracked(t: Tensor, operands: Any) -> bool:
 def check_inplace(t: Tensor, op_name: str, operands: Any) -> None:
     """PyTorch's refusals of an in-place change of ``t``, before anything runs (``check_inplace``)."""
     data = t._data
-    if data.ndim and 0 in data.strides and data.size > 1:
+    if data.ndim and 0 in data.strides and data.size > 1 and op_name not in ("fill_", "zero_"):
+        # PyTorch's fill kernel writes one value: it skips the overlap check the others make.
         for n, s in zip(data.shape, data.strides):
             if s == 0 and n > 1:
                 raise RuntimeError(
@@ -352,6 +355,31 @@ def announce_version(t: Tensor, op: str) -> None:
         base._announce()
     rec.emit(TensorVersion(tensor=base._id, version=t._vc.value, op=op, via=t._id if t._view is not None else None,
                            aliases=aliases))
+
+
+class _MultiOutputMeta(AutogradMeta):
+    """The autograd meta of an output of ``unbind``/``split`` that requires grad: once its storage
+    changed in place (with grad or not: an optimizer step too), reading its grad node raises PyTorch's
+    error, as PyTorch checks the view's version when its ``grad_fn`` is read."""
+
+    __slots__ = ("message", "node", "counter", "created")
+
+    def __init__(self, t: Tensor, message: str) -> None:
+        old = t._meta
+        super().__init__(t._id, t._name)
+        self.node, self.out_slot, self.out_rank = old.grad_node, old.out_slot, old.out_rank
+        self.retain_grads, self.hooks, self.grad = old.retain_grads, old.hooks, old.grad
+        self.message, self.counter, self.created = message, t._vc, t._vc.value
+
+    @property  # type: ignore[override]
+    def grad_node(self) -> Any:
+        if self.counter.value != self.created:
+            raise RuntimeError(self.message)
+        return self.node
+
+    @grad_node.setter
+    def grad_node(self, value: Any) -> None:
+        self.node = value
 
 
 def has_views(t: Tensor) -> bool:

@@ -48,7 +48,7 @@ def _copy_slices_backward(ctx, g):
     # The view's part of the gradient goes to src; the rest to the old base.
     pos = ctx.attrs["positions"]
     g_src = ctx.ops.reshape(ctx.ops.getitem(ctx.ops.reshape(g, (-1,)), (pos.reshape(-1),)), pos.shape)
-    return ctx.ops.copy_slices(g, ctx.ops.mul(g_src, 0), pos), g_src
+    return ctx.ops.copy_slices(g, ctx.ops.fill(g_src, 0), pos), g_src  # fill: no inf * 0 = nan
 
 
 def _diagonal_meta(op: str, x: Any, offset: int) -> Any:
