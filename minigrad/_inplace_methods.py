@@ -24,10 +24,9 @@ import numpy as np
 from . import dtypes, ops
 from .dispatch.dygraph import run_inplace
 from .kernels.backends import move_array
-from ._tensor_methods import _inplace_composite
 from .tensor import Tensor
 
-__all__: list[str] = []
+__all__ = ["inplace_composite"]
 
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -59,6 +58,16 @@ def _zeros_bool(t: Tensor) -> Any:
     return arr if t._device == "cpu" else move_array(arr, "cpu", t._device)
 
 
+def inplace_composite(name: str, fn: Any) -> Any:
+    """The method ``name`` (``relu_``): ``fn`` (``relu``) run in place by ``run_inplace``."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return run_inplace(self, name, lambda: fn(self, *args, **kwargs), operands=args + tuple(kwargs.values()))
+
+    method.__name__ = name
+    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
+    return method
+
+
 _METHODS = {
     "relu_": ops.relu, "sigmoid_": ops.sigmoid, "tanh_": ops.tanh, "abs_": ops.abs, "neg_": ops.neg,
     "exp_": ops.exp, "log_": ops.log, "sqrt_": ops.sqrt, "pow_": ops.pow, "addcmul_": ops.addcmul,
@@ -66,5 +75,5 @@ _METHODS = {
 }
 for _name, _fn in _METHODS.items():
     if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, _inplace_composite(_name, _fn))
+        setattr(Tensor, _name, inplace_composite(_name, _fn))
 Tensor.copy_ = _copy_  # type: ignore[attr-defined]

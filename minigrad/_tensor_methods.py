@@ -24,6 +24,7 @@ from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
 from .autograd import hooks as _hooks
+from ._inplace_methods import inplace_composite as _inplace_composite
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device
 from .kernels.backends import backend_of_device, move_array
@@ -617,15 +618,6 @@ Tensor.trace = _trace_method  # type: ignore[attr-defined]
 
 
 # In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
-def _inplace_composite(name: str, fn: Any) -> Any:
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return run_inplace(self, name, lambda: fn(self, *args, **kwargs), operands=args + tuple(kwargs.values()))
-
-    method.__name__ = name
-    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
-    return method
-
-
 _INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
     "masked_fill_": ops.masked_fill, "clamp_": ops.clamp, "clip_": ops.clamp,
@@ -633,4 +625,3 @@ _INPLACE_COMPOSITES = {
 for _name, _fn in _INPLACE_COMPOSITES.items():
     setattr(Tensor, _name, _inplace_composite(_name, _fn))
 
-from . import _inplace_methods  # noqa: E402,F401 - relu_, exp_, copy_ ... (after the methods they build on)

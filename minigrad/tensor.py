@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -34,7 +35,7 @@ from .printing import format_values
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
 
-__all__ = ["Tensor", "VersionCounter", "from_data", "is_tensor", "numel"]
+__all__ = ["Tensor", "VersionCounter", "ViewInfo", "from_data", "is_tensor", "numel"]
 
 _tensor_ids = itertools.count(1)
 #: A fresh tensor id (the dygraph layer's inlined ``Tensor._make`` takes one).
@@ -365,9 +366,7 @@ class Tensor:
             self._vc = VersionCounter()
         t._vc = self._vc
         if bus.recorder is not None:
-            from .autograd.views import register_alias  # listed for ``tensor.version`` while recording
-
-            register_alias(self, t)
+            register_alias(self, t)  # listed for ``tensor.version`` while recording
             t._announce()
         return t
 
@@ -523,3 +522,85 @@ def numel(input: Any) -> int:
     if not isinstance(input, Tensor):
         raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.numel()
+
+
+# ---------------------------------------------------------------------------
+# Views: the base and view functions of a view, and the live views of a base
+# (``autograd/views.py`` makes views; ``dispatch/views.py`` rewrites histories)
+# ---------------------------------------------------------------------------
+
+class ViewInfo:
+    """What a view knows of its base: the root ``base``, the view functions ``fns`` leading from it
+    (``((OpDef, attrs), ...)``), how it was made (``creation``) and, for an output of a function that
+    returns several views, that function's name and the output's index (``source``)."""
+
+    __slots__ = ("base", "fns", "creation", "source")
+
+    def __init__(self, base: "Tensor", fns: tuple[Any, ...], creation: str, source: Any = None) -> None:
+        self.base = base
+        self.fns = fns
+        self.creation = creation
+        self.source = source
+
+
+class _Views:
+    """The live views of one base (weak references), pruned of dead ones as the list doubles."""
+
+    __slots__ = ("ref", "views", "limit")
+
+    def __init__(self, ref: Any) -> None:
+        self.ref = ref
+        self.views: list[Any] = []
+        self.limit = 16
+
+
+#: base tensor id -> its live views; the entry goes when the base dies (views keep their base alive).
+_VIEWS: dict[int, _Views] = {}
+
+
+def _forget(key: int) -> Any:
+    return lambda _ref: _VIEWS.pop(key, None)
+
+
+def register_view(base: "Tensor", t: "Tensor") -> None:
+    """List ``t`` (a view of ``base``, or a ``detach()`` alias of it) among ``base``'s live views."""
+    entry = _VIEWS.get(base._id)
+    if entry is None:
+        entry = _VIEWS[base._id] = _Views(weakref.ref(base, _forget(base._id)))
+    entry.views.append(weakref.ref(t))
+    if len(entry.views) > entry.limit:
+        entry.views = [r for r in entry.views if r() is not None]
+        entry.limit = max(16, 2 * len(entry.views))
+
+
+def live_views(base: "Tensor") -> list["Tensor"]:
+    """The live tensors listed for ``base`` (its views, and ``detach()``es made while recording)."""
+    entry = _VIEWS.get(base._id)
+    if entry is None:
+        return []
+    return [t for t in (r() for r in entry.views) if t is not None]
+
+
+def register_alias(src: "Tensor", alias: "Tensor") -> None:
+    """``alias`` (a ``detach()`` of ``src``) shares its counter: listed with the views while recording,
+    so ``tensor.version`` can name it among the tensors a bump makes stale."""
+    base = src._view.base if src._view is not None else root_of(src)
+    register_view(base, alias)
+    _ALIAS_OF[alias._id] = _VIEWS[base._id].ref
+    weakref.finalize(alias, _ALIAS_OF.pop, alias._id, None)
+
+
+#: id of a ``detach()`` made while recording -> a weak reference to the root its counter came from.
+_ALIAS_OF: dict[int, Any] = {}
+
+
+def root_of(t: "Tensor") -> "Tensor":
+    """What ``t`` was ``detach()``ed from while recording (its counter's root), else ``t`` itself."""
+    ref = _ALIAS_OF.get(t._id)
+    root = ref() if ref is not None else None
+    return root if root is not None else t
+
+
+def has_views(t: "Tensor") -> bool:
+    """Whether ``t`` is the base of a view (its history change must reach the views)."""
+    return t._id in _VIEWS

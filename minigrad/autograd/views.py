@@ -40,56 +40,18 @@ NOTE [ In-place through a view: the history rewrite ]
 from __future__ import annotations
 
 import copy
-import weakref
 from typing import Any
 
-import numpy as np
-
 from ..autograd_meta import AutogradMeta
-from ..kernels.key import Backend
-from ..kernels.registry import kernels_for
-from ..tensor import Tensor, VersionCounter
+from ..tensor import Tensor, VersionCounter, ViewInfo, register_view
 from .grad_mode import GRAD_MODE
 
-__all__ = ["ViewInfo", "make_view", "mark_multi_output", "check_inplace", "rewrite_history", "regenerate_views",
-           "positions_of", "geometry_of", "DEFAULT", "NO_GRAD", "MULTI_OUTPUT"]
+__all__ = ["make_view", "mark_multi_output", "check_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
+           "stale_message", "DEFAULT", "NO_GRAD", "MULTI_OUTPUT"]
 
 #: How a view was made (PyTorch's ``CreationMeta``): it decides whether an in-place change through it may
 #: rewrite its base's history.
 DEFAULT, NO_GRAD, MULTI_OUTPUT = "default", "no_grad", "multi_output"
-
-
-class ViewInfo:
-    """What a view knows of its base: the root ``base``, the view functions ``fns`` leading from it
-    (``((OpDef, attrs), ...)``), how it was made (``creation``) and, for an output of a function that
-    returns several views, that function's name and the output's index (``source``)."""
-
-    __slots__ = ("base", "fns", "creation", "source")
-
-    def __init__(self, base: Tensor, fns: tuple[Any, ...], creation: str, source: Any = None) -> None:
-        self.base = base
-        self.fns = fns
-        self.creation = creation
-        self.source = source
-
-
-class _Views:
-    """The live views of one base (weak references), pruned of dead ones as the list doubles."""
-
-    __slots__ = ("ref", "views", "limit")
-
-    def __init__(self, ref: Any) -> None:
-        self.ref = ref
-        self.views: list[Any] = []
-        self.limit = 16
-
-
-#: base tensor id -> its live views; the entry goes when the base dies (views keep their base alive).
-_VIEWS: dict[int, _Views] = {}
-
-
-def _forget(key: int) -> Any:
-    return lambda _ref: _VIEWS.pop(key, None)
 
 
 def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None:
@@ -107,13 +69,7 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
         if info.creation != DEFAULT:
             creation = info.creation  # a view of a view keeps the first one's restriction
     view._view = ViewInfo(base, fns, creation, source)
-    entry = _VIEWS.get(base._id)
-    if entry is None:
-        entry = _VIEWS[base._id] = _Views(weakref.ref(base, _forget(base._id)))
-    entry.views.append(weakref.ref(view))
-    if len(entry.views) > entry.limit:
-        entry.views = [r for r in entry.views if r() is not None]
-        entry.limit = max(16, 2 * len(entry.views))
+    register_view(base, view)
 
 
 def mark_multi_output(outs: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:
@@ -124,7 +80,7 @@ def mark_multi_output(outs: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:
         if info is not None and info.creation == DEFAULT:
             info.creation, info.source = MULTI_OUTPUT, (fn, k, t._meta is not None)
             if t._meta is not None:
-                t._meta = _MultiOutputMeta(t, _stale_message(info))
+                t._meta = _MultiOutputMeta(t, stale_message(info))
     return outs
 
 
@@ -179,90 +135,7 @@ def rewrites_base(t: Tensor) -> bool:
     return t._view is not None and t._view.creation == DEFAULT
 
 
-def _cpu_kernel(op: Any) -> Any:
-    """A CPU kernel of the view op ``op`` (view kernels are the same function for every dtype)."""
-    for key, kernel in kernels_for(op.name).items():
-        if key.backend == Backend.CPU:
-            return kernel.fn
-    raise RuntimeError(f"{op.name}: no CPU kernel to replay the view on")  # pragma: no cover - every view op has one
-
-
-def positions_of(info: ViewInfo) -> np.ndarray:
-    """Where each element of the view lies in its base, as flat positions (the view's geometry):
-    the recorded view functions replayed on ``arange(base.numel()).reshape(base.shape)``."""
-    pos = np.arange(info.base._data.size, dtype=np.int64).reshape(info.base._data.shape)
-    for op, attrs in info.fns:
-        pos = _cpu_kernel(op)(pos, **attrs)
-    return np.array(pos, order="C")  # a copy (ascontiguousarray would make a 0-d view 1-d)
-
-
-def geometry_of(positions: np.ndarray) -> dict[str, Any]:
-    """The geometry as PyTorch's ``as_strided`` names it: size, stride and storage offset (elements)."""
-    if positions.size == 0:
-        return {"size": list(positions.shape), "stride": [0] * positions.ndim, "offset": 0}
-    first = int(positions.reshape(-1)[0])
-    strides = []
-    for d, n in enumerate(positions.shape):
-        step = (0,) * d + (1,) + (0,) * (positions.ndim - d - 1)
-        strides.append(int(positions[step]) - first if n > 1 else 0)
-    return {"size": list(positions.shape), "stride": strides, "offset": first}
-
-
-def rewrite_history(view: Tensor, result: Tensor) -> Tensor:
-    """After ``result`` was written into ``view``: the base's new node (``CopySlicesGradNode``), then
-    every view of the base regenerated (NOTE [ In-place through a view: the history rewrite ]).
-    Returns the new history of the base (a tensor over its storage)."""
-    from ..dispatch.dygraph import OPS, _move_history as move_history
-
-    base = view._view.base
-    positions = positions_of(view._view)
-    old_node = base._meta.grad_node if base._meta is not None else None
-    new = OPS["copy_slices"](base, result, positions)
-    move_history(base, base._meta, new)
-    _announce_rewrite(base, old_node, positions)
-    regenerate_views(base)
-    return new
-
-
-def _announce_rewrite(base: Tensor, old_node: Any, positions: np.ndarray) -> None:
-    from ..tracing import bus
-
-    rec = bus.recorder
-    if rec is None:
-        return
-    from ..tracing.events import HistoryRewrite
-
-    rec.emit(HistoryRewrite(tensor=base._id, from_node=old_node.id if old_node is not None else None,
-                            to_node=base._meta.grad_node.id, view=geometry_of(positions)))
-
-
-def regenerate_views(base: Tensor) -> None:
-    """Give every live view of ``base`` a grad node made from the base's new history: its view
-    functions replayed on the base (PyTorch's view replay)."""
-    entry = _VIEWS.get(base._id)
-    if entry is None or base._meta is None:
-        return
-    from ..dispatch.dygraph import _move_history as move_history, run_op
-    from ..tracing import bus
-
-    rec = bus.recorder
-    for ref in list(entry.views):
-        w = ref()
-        if w is None or w._view is None:
-            continue
-        if w._view.creation != DEFAULT:
-            w._meta = _InvalidMeta(w, _stale_message(w._view))
-            continue
-        t = base
-        for op, attrs in w._view.fns:
-            t = run_op(op, [t], attrs)
-        if t._meta is not None and t._meta.grad_node is not None:
-            move_history(w, w._meta, t)
-            if rec is not None:
-                w._announce_update("view replay")  # its new grad node
-
-
-def _stale_message(info: ViewInfo) -> str:
+def stale_message(info: ViewInfo) -> str:
     if info.creation == MULTI_OUTPUT and info.source[2]:
         return (f"Output {info.source[1]} of {info.source[0]} is a view and its base or another view of its base has "
                 "been modified inplace. This view is the output of a function that returns multiple views. Such "
@@ -274,7 +147,7 @@ def _stale_message(info: ViewInfo) -> str:
             "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
-class _InvalidMeta(AutogradMeta):
+class InvalidMeta(AutogradMeta):
     """The autograd meta of a view PyTorch refuses to regenerate (made under ``no_grad``, or an output of
     ``unbind``/``split``) after its base's history was rewritten: it requires grad, and reading its grad
     node - using it in an op, ``grad_fn`` - raises PyTorch's error (PyTorch's ``grad_fn=<Invalid>``)."""
@@ -292,69 +165,6 @@ class _InvalidMeta(AutogradMeta):
     @grad_node.setter
     def grad_node(self, value: Any) -> None:
         pass
-
-
-def rebind_saved_result(node: Any, result: Tensor, t: Tensor) -> None:
-    """The node of an in-place op saved its result (``exp_``, ``tanh_``, ``sigmoid_``): after the write-back
-    that result *is* ``t``, at its new version (PyTorch saves ``self``). The wrapper now holds ``t``'s storage
-    and counter, so a later in-place change of ``t`` makes it stale, as in PyTorch. A new wrapper, not an
-    edited one (NOTE [ One wrapper per saved leaf ] in ``autograd/tensor_wrapper.py``)."""
-    wrappers = node.wrappers
-    if not wrappers or not any(w is not None and w.data is result._data for w in wrappers):
-        return
-    fresh = []
-    for w in wrappers:
-        if w is not None and w.data is result._data:
-            w = copy.copy(w)
-            w.data, w.version_counter, w.snapshot = t._data, t._vc, t._vc.value
-            w.tensor_id, w.tensor_name = t._id, t._name
-        fresh.append(w)
-    node.wrappers = tuple(fresh)
-
-
-def register_alias(src: Tensor, alias: Tensor) -> None:
-    """``alias`` (a ``detach()`` of ``src``) shares its counter: listed with the views while recording,
-    so ``tensor.version`` can name it among the tensors a bump makes stale."""
-    base = src._view.base if src._view is not None else _root_of(src)
-    entry = _VIEWS.get(base._id)
-    if entry is None:
-        entry = _VIEWS[base._id] = _Views(weakref.ref(base, _forget(base._id)))
-    entry.views.append(weakref.ref(alias))
-    _ALIAS_OF[alias._id] = entry.ref
-    weakref.finalize(alias, _ALIAS_OF.pop, alias._id, None)
-
-
-#: id of a ``detach()`` made while recording -> a weak reference to the root its counter came from.
-_ALIAS_OF: dict[int, Any] = {}
-
-
-def _root_of(t: Tensor) -> Tensor:
-    ref = _ALIAS_OF.get(t._id)
-    root = ref() if ref is not None else None
-    return root if root is not None else t
-
-
-def announce_version(t: Tensor, op: str) -> None:
-    """Emit ``tensor.version`` for the counter ``t``'s in-place op ``op`` just bumped (a recorder is active)."""
-    from ..tracing import bus
-    from ..tracing.events import TensorVersion
-
-    rec = bus.recorder
-    base = t._view.base if t._view is not None else t
-    root = t._view.base if t._view is not None else _root_of(t)
-    entry = _VIEWS.get(root._id)
-    aliases = [root._id] if root is not base and root._vc is t._vc else []
-    if entry is not None:
-        for ref in entry.views:
-            a = ref()
-            if a is not None and a is not t and a is not base and a._vc is t._vc and a._id in rec.announced:
-                aliases.append(a._id)
-    if t._view is not None:
-        aliases.append(t._id)
-    if base._id not in rec.announced:
-        base._announce()
-    rec.emit(TensorVersion(tensor=base._id, version=t._vc.value, op=op, via=t._id if t._view is not None else None,
-                           aliases=aliases))
 
 
 class _MultiOutputMeta(AutogradMeta):
@@ -382,7 +192,19 @@ class _MultiOutputMeta(AutogradMeta):
         self.node = value
 
 
-def has_views(t: Tensor) -> bool:
-    """Whether ``t`` is the base of a view (its history change must reach the views)."""
-    return t._id in _VIEWS
-
+def rebind_saved_result(node: Any, result: Tensor, t: Tensor) -> None:
+    """The node of an in-place op saved its result (``exp_``, ``tanh_``, ``sigmoid_``): after the write-back
+    that result *is* ``t``, at its new version (PyTorch saves ``self``). The wrapper now holds ``t``'s storage
+    and counter, so a later in-place change of ``t`` makes it stale, as in PyTorch. A new wrapper, not an
+    edited one (NOTE [ One wrapper per saved leaf ] in ``autograd/tensor_wrapper.py``)."""
+    wrappers = node.wrappers
+    if not wrappers or not any(w is not None and w.data is result._data for w in wrappers):
+        return
+    fresh = []
+    for w in wrappers:
+        if w is not None and w.data is result._data:
+            w = copy.copy(w)
+            w.data, w.version_counter, w.snapshot = t._data, t._vc, t._vc.value
+            w.tensor_id, w.tensor_name = t._id, t._name
+        fresh.append(w)
+    node.wrappers = tuple(fresh)

@@ -35,21 +35,21 @@ from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
-from ..autograd.views import (announce_version, check_inplace, has_views, make_view, rebind_saved_result, regenerate_views,
-                              rewrite_history, rewrites_base)
+from ..autograd.views import check_inplace, make_view, rebind_saved_result, rewrites_base
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..kernels.api import call_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
-from ..tensor import Tensor, VersionCounter
+from ..tensor import Tensor, VersionCounter, has_views
 from ..tracing import bus
 from ..tracing.events import ApiCall
 from ..tracing.preview import call_attrs, jsonable
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
+from .views import announce_version, move_history as _move_history, regenerate_views, rewrite_history
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -382,19 +382,6 @@ def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
     if self._vc is None:
         self._vc = VersionCounter()
     self._vc.bump()
-
-
-def _move_history(self: Tensor, old_meta: Any, result: Tensor) -> None:
-    """``SetHistory``: the tensor's grad node moves to the node that computed ``result``."""
-    new_meta = AutogradMeta(self._id, self._name)
-    new_meta.grad_node = result._meta.grad_node
-    new_meta.out_slot = result._meta.out_slot
-    new_meta.out_rank = result._meta.out_rank
-    if old_meta is not None and old_meta.retain_grads:  # it keeps its .grad, and keeps retaining
-        new_meta.grad = old_meta.grad
-        self._meta = new_meta
-        self.retain_grad()
-    self._meta = new_meta
 
 
 def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
