@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, ops
+from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace
 from .kernels.backends import move_array
 from .tensor import Tensor
@@ -33,6 +34,10 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src``'s values (broadcast to this shape, cast to this dtype) into this tensor."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    return _copy_into(self, src, "copy_")
+
+
+def _copy_into(self: Tensor, src: Tensor, op_name: str) -> Tensor:
     try:
         shape = np.broadcast_shapes(tuple(src.shape), tuple(self.shape))
     except ValueError:
@@ -50,7 +55,35 @@ def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         never = Tensor._make(_zeros_bool(self), dtypes.bool_, self._device)
         return ops.where(never, self, value)
 
-    return run_inplace(self, "copy_", compute, operands=(src,))
+    return run_inplace(self, op_name, compute, operands=(src,))
+
+
+def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool:
+    """``x[idx] = value`` for a basic index: ``x[idx].copy_(value)``, as PyTorch does it - through a view,
+    so the history goes through a CopySlices node and only the indexed elements are written. False (nothing
+    done) for integer-array or mask indexing. ``value`` keeps PyTorch's setitem broadcasting (its leading
+    size-1 dims dropped); a refusal comes before the view is made."""
+    if any(isinstance(i, np.ndarray) for i in idx):
+        return False
+    region = np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx].shape
+    v = value if isinstance(value, Tensor) else Tensor._scalar(value, self._dtype, self._device)
+    vshape = tuple(v.shape)
+    while len(vshape) > len(region) and vshape[0] == 1:  # PyTorch drops leading size-1 dims
+        vshape = vshape[1:]
+    try:
+        if len(vshape) > len(region) or np.broadcast_shapes(vshape, region) != region:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast to the indexed region "
+                         f"of shape {tuple(region)}") from None
+    meta = self._meta
+    if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
+        raise RuntimeError("setitem(): a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if vshape != tuple(v.shape):
+        v = ops.reshape(v, vshape)
+    _copy_into(ops.getitem(self, idx), v, "setitem")
+    return True
 
 
 def _zeros_bool(t: Tensor) -> Any:

@@ -24,7 +24,7 @@ from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
 from .autograd import hooks as _hooks
-from ._inplace_methods import inplace_composite as _inplace_composite
+from ._inplace_methods import inplace_composite as _inplace_composite, setitem_through_view
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device
 from .kernels.backends import backend_of_device, move_array
@@ -47,8 +47,9 @@ def _shape_args(args: tuple[Any, ...]) -> Any:
 
 
 def _setitem(self: Tensor, index: Any, value: Any) -> None:
-    """``x[index] = value``: an in-place write, recorded as ``where(mask, source, x)``.
-
+    """``x[index] = value``: an in-place write. With basic indexing (integers, slices, ``None``,
+    ``...``) it is ``x[index].copy_(value)`` (``_inplace_methods.setitem_through_view``); with
+    integer arrays or masks it is recorded as ``where(mask, source, x)``:
     ``source`` gathers, for every position of ``x``, the element of ``value``
     written there, so repeated indices behave as in NumPy and PyTorch (the
     last write wins) and the gradient reaches ``value`` through a getitem.
@@ -61,6 +62,8 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx]
     except IndexError as exc:
         raise ValueError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+    if setitem_through_view(self, idx, value):  # basic indexing: x[idx].copy_(value), as PyTorch
+        return
 
     def compute() -> Tensor:
         try:
