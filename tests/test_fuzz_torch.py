@@ -7,10 +7,14 @@ same values) and runs every step on both sides:
 * **leaves** of random shapes (0-d, empty, 1 to 3 dims), with or without ``requires_grad``;
 * **ops** over leaves and intermediates: unary, binary with broadcasting (and
   Python numbers), reductions over a random (possibly invalid) ``dim``, views
-  (reshape, unsqueeze, transpose, slicing, expand, detach), ``no_grad`` blocks, and
+  (reshape, view, unsqueeze, squeeze, transpose, permute, t, slicing, integer indexing, select, narrow,
+  diagonal, unfold, expand, split, unbind, detach), ``no_grad`` blocks, and
   ``cross_entropy`` / ``nll_loss`` with class-index targets of the input's batch or any shape;
-* **in-place ops** (``add_`` ``sub_`` ``mul_`` ``div_``) on non-leaves, on leaves
-  (refused while they require grad) and on detached aliases, under ``no_grad`` too;
+* **in-place ops** (``add_`` ``sub_`` ``mul_`` ``div_``, ``relu_`` ``tanh_`` ``sigmoid_`` ``exp_``
+  ``neg_`` ``abs_`` ``sqrt_`` ``pow_`` ``clamp_`` ``zero_`` ``fill_``, ``x[0] = y``, ``x[0] += y``,
+  ``x[...] = y``, ``copy_``) on non-leaves, on views of them and of views (the base's history
+  rewritten), on bases that have views, on leaves and views of leaves (refused while they require
+  grad) and on detached aliases, under ``no_grad`` too;
 * **backward**: implicit or explicit seeds (sometimes of a wrong shape),
   ``retain_graph``, repeated backward (gradients accumulate), a second backward
   through a released graph; ``retain_grad``; tensor **hooks**; in-place changes of ``.grad``;
