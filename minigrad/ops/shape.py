@@ -35,8 +35,8 @@ def _owned(out, x):
     set; the dygraph layer and in-place checks would take that for a view of
     ``x`` (shared version counter, "in-place change of a view" refused).
     """
-    if out.base is None or np.may_share_memory(out, x):
-        return out
+    if out.base is None or out.size == 0 or np.may_share_memory(out, x):
+        return out  # (an empty array shares no memory with anything: a view still, as PyTorch's)
     return out.copy()
 
 
