@@ -47,7 +47,7 @@ from ..tensor import Tensor, VersionCounter, ViewInfo, register_view
 from .grad_mode import GRAD_MODE
 
 __all__ = ["make_view", "mark_multi_output", "check_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
-           "stale_message", "DEFAULT", "NO_GRAD", "MULTI_OUTPUT"]
+           "stale_message", "restrict_view", "DEFAULT", "NO_GRAD", "MULTI_OUTPUT"]
 
 #: How a view was made (PyTorch's ``CreationMeta``): it decides whether an in-place change through it may
 #: rewrite its base's history.
@@ -68,6 +68,8 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
         base, fns, source = info.base, info.fns + ((op, attrs),), info.source
         if info.creation != DEFAULT:
             creation = info.creation  # a view of a view keeps the first one's restriction
+        if creation == MULTI_OUTPUT:  # PyTorch names the last view op, as output 0
+            source = (op.name.title().replace("_", ""), 0, source[2])
     view._view = ViewInfo(base, fns, creation, source)
     register_view(base, view)
 
@@ -79,9 +81,15 @@ def mark_multi_output(outs: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:
         info = t._view
         if info is not None and info.creation == DEFAULT:
             info.creation, info.source = MULTI_OUTPUT, (fn, k, t._meta is not None)
-            if t._meta is not None:
-                t._meta = _MultiOutputMeta(t, stale_message(info))
+            restrict_view(t)
     return outs
+
+
+def restrict_view(t: Tensor) -> None:
+    """``t`` (an output of ``unbind``/``split``, or a view of one) that requires grad refuses its history
+    once its storage changed in place (``_MultiOutputMeta``)."""
+    if t._meta is not None and not isinstance(t._meta, _MultiOutputMeta):
+        t._meta = _MultiOutputMeta(t, stale_message(t._view))
 
 
 def _tracked(t: Tensor, operands: Any) -> bool:

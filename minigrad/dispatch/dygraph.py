@@ -35,7 +35,7 @@ from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import Edge, GradNode, announce_node, in_meta_of, no_edge, no_edge_row, reserve_node_ids
 from ..autograd.hooks import retain_grad
 from ..autograd.tensor_wrapper import TensorWrapper, save_tensor
-from ..autograd.views import check_inplace, make_view, rebind_saved_result, rewrites_base
+from ..autograd.views import MULTI_OUTPUT, check_inplace, make_view, rebind_saved_result, restrict_view, rewrites_base
 from ..autograd_meta import AutogradMeta
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
@@ -181,6 +181,8 @@ def set_history(t: Tensor, node: GradNode, slot: int) -> None:
     meta.grad_node = node
     meta.out_slot = slot
     t._meta = meta
+    if t._view is not None and t._view.creation == MULTI_OUTPUT:  # a view of an unbind/split output
+        restrict_view(t)
 
 
 def _edge_rows(op: "OpDef", inputs: list[Any]) -> tuple[tuple[Edge, ...], ...]:
