@@ -330,6 +330,14 @@ def _r_saved_result_changed_through_base(lib):
     h.sum().backward()
 
 
+def _r_view_of_unbind_used_after_a_change_under_no_grad(lib):
+    x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+    e = x.unbind(0)[0].expand(2, 3)
+    with lib.no_grad():
+        x.detach().add_(1)  # an optimizer step would do the same
+    return e.grad_fn
+
+
 def _r_int_exp(lib):
     lib.ones(3, dtype=lib.int64).exp_()
 
@@ -350,6 +358,8 @@ REFUSALS = [
                                    "modified inplace"),
     (_r_saved_result_changed, "modified by an in"),
     (_r_saved_result_changed_through_base, "modified by an in"),
+    (_r_view_of_unbind_used_after_a_change_under_no_grad, "Output 0 of Expand is a view and its base or another "
+                                                          "view of its base has been modified inplace"),
     (_r_int_exp, "can't be cast to the desired output type"),
     (_r_expand, "more than one element of the written-to tensor refers to a single memory location"),
     (_r_saved_changed, "modified by an in"),
