@@ -420,10 +420,12 @@ class Tensor:
             extras.append(f"dtype=minigrad.{self._dtype.name}")
         meta = self._meta
         if meta is not None:
-            if meta.grad_node is not None:
-                extras.append(f"grad_fn=<{meta.grad_node.name()}>")
+            try:
+                node = meta.grad_node
+            except RuntimeError:  # a view whose history PyTorch refuses to regenerate (autograd/views.py)
+                extras.append("grad_fn=<Invalid>")
             else:
-                extras.append("requires_grad=True")
+                extras.append(f"grad_fn=<{node.name()}>" if node is not None else "requires_grad=True")
         return "tensor(" + body + "".join(", " + e for e in extras) + ")"
 
 

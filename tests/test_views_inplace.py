@@ -378,6 +378,23 @@ def test_refusals_as_torch(program: Callable[..., Any], message: str) -> None:
         assert message in text or message.replace("in", "in-", 1) in text, (lib.__name__, text)
 
 
+def test_a_change_under_no_grad_gives_the_views_fresh_nodes_as_torch() -> None:
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        v = x.expand(2)
+        y = v.clone()
+        with lib.no_grad():
+            x.abs_()
+        grad = torch.autograd.grad if lib is torch else mg.grad
+        gx, gv = grad(y, [x, v], lib.ones(2, dtype=lib.float64), allow_unused=True)
+        got.append((float(gx), gv))  # v's new node is not in y's graph: no gradient for it
+    assert got[0] == got[1] == (2.0, None)
+    with mg.no_grad():
+        w = mg.ones(2, requires_grad=True)[0:1]  # a view made under no_grad
+    assert "grad_fn" not in repr(w)
+
+
 # -- the in-place methods: each through a view and on a whole tensor, against PyTorch and finite differences --
 
 def _pos(lib, t):

@@ -326,6 +326,9 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
             _move_history(self, meta, result)
             if has_views(self):
                 regenerate_views(self)
+    elif has_views(self._view.base if self._view is not None else self):
+        # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
+        regenerate_views(self._view.base if self._view is not None else self)
     if bus.recorder is not None:
         self._announce_update(op_name)
     return self

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.hooks import retain_grad
 from ..autograd.views import DEFAULT, InvalidMeta, stale_message
 from ..autograd_meta import AutogradMeta
@@ -95,7 +96,14 @@ def regenerate_views(base: Tensor) -> None:
     functions replayed on the base (PyTorch's view replay)."""
     if base._meta is None:
         return
-    rec = bus.recorder
+    was, GRAD_MODE.enabled = GRAD_MODE.enabled, True  # replayed with grad on, also after a no_grad change
+    try:
+        _regenerate(base, bus.recorder)
+    finally:
+        GRAD_MODE.enabled = was
+
+
+def _regenerate(base: Tensor, rec: Any) -> None:
     for w in live_views(base):
         if w._view is None:  # a detach(): no history to regenerate
             continue
