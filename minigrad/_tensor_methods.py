@@ -25,6 +25,7 @@ from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
 from .autograd import hooks as _hooks
+from ._inplace_methods import inplace_composite as _inplace_composite, setitem_through_view
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device
 from .kernels.backends import backend_of_device, move_array
@@ -47,8 +48,9 @@ def _shape_args(args: tuple[Any, ...]) -> Any:
 
 
 def _setitem(self: Tensor, index: Any, value: Any) -> None:
-    """``x[index] = value``: an in-place write, recorded as ``where(mask, source, x)``.
-
+    """``x[index] = value``: an in-place write. With basic indexing (integers, slices, ``None``,
+    ``...``) it is ``x[index].copy_(value)`` (``_inplace_methods.setitem_through_view``); with
+    integer arrays or masks it is recorded as ``where(mask, source, x)``:
     ``source`` gathers, for every position of ``x``, the element of ``value``
     written there, so repeated indices behave as in NumPy and PyTorch (the
     last write wins) and the gradient reaches ``value`` through a getitem.
@@ -57,6 +59,12 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     idx = _normalize_index("setitem", index)
     if not isinstance(value, (Tensor, int, float, bool)):
         raise TypeError(f"setitem(): the value must be a Tensor or a Python number, but got {type(value).__name__}")
+    try:  # the index first, as PyTorch (before the in-place checks): a probe that allocates nothing
+        np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx]
+    except IndexError as exc:
+        raise ValueError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+    if setitem_through_view(self, idx, value):  # basic indexing: x[idx].copy_(value), as PyTorch
+        return
 
     def compute() -> Tensor:
         try:
@@ -86,7 +94,10 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         if vshape != region:
             v = ops.expand(v, region)
         gather = Tensor._make(_on(np.maximum(src, 0), self.device), dtypes.int64, self.device)
-        source = ops.getitem(ops.reshape(v, (-1,)), gather) if v.numel() else ops.fill(self, 0)
+        if v.numel():
+            source = ops.getitem(ops.reshape(v, (-1,)), gather)
+        else:  # nothing written, yet the value joins the history (PyTorch's CopySlices keeps its edge)
+            source = ops.add(ops.fill(self, 0), ops.sum(v))
         return ops.where(mask, source, self)
 
     run_inplace(self, "setitem", compute)
@@ -632,15 +643,6 @@ Tensor.trace = _trace_method  # type: ignore[attr-defined]
 
 
 # In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
-def _inplace_composite(name: str, fn: Any) -> Any:
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return run_inplace(self, name, lambda: fn(self, *args, **kwargs))
-
-    method.__name__ = name
-    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
-    return method
-
-
 _INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
     "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,
@@ -648,3 +650,4 @@ _INPLACE_COMPOSITES = {
 }
 for _name, _fn in _INPLACE_COMPOSITES.items():
     setattr(Tensor, _name, _inplace_composite(_name, _fn))
+

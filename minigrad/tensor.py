@@ -5,7 +5,8 @@ A ``Tensor`` is an array (NumPy on the CPU, CuPy on the GPU) plus:
 - ``dtype`` (a minigrad dtype), ``device`` (``"cpu"``, ``"gpu"`` ...) and a
   ``layout`` (``NCHW`` by default, as Paddle's DenseTensor);
 - an ``AutogradMeta`` when it requires grad (``autograd_meta.py``);
-- a shared version counter, bumped by in-place ops (DESIGN §9 rule 8);
+- a version counter shared with its views, bumped by in-place ops, and for a
+  view its ``_view`` (base and recorded view functions, ``autograd/views.py``);
 - a stable integer id used in events, and an optional name.
 
 Example:
@@ -21,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -34,7 +36,7 @@ from .size import Size
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
 
-__all__ = ["Tensor", "VersionCounter", "from_data", "is_tensor", "numel"]
+__all__ = ["Tensor", "VersionCounter", "ViewInfo", "from_data", "is_tensor", "numel"]
 
 _tensor_ids = itertools.count(1)
 #: A fresh tensor id (the dygraph layer's inlined ``Tensor._make`` takes one).
@@ -61,7 +63,7 @@ class Tensor:
     # uses the leaf shares, which keeps its AccumulationNode alive while the leaf lives
     # (``leaf_edge_row`` in ``autograd/accumulation.py``). ``_saved``: the
     # TensorWrapper of its last save, shared by later saves (``autograd/tensor_wrapper.py``).
-    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_version", "_id", "_name", "_acc", "_saved",
+    __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_vc", "_view", "_id", "_name", "_acc", "_saved",
                  "__weakref__")
 
     # Tensors compare elementwise (``==`` builds a bool tensor), so hash by identity.
@@ -80,7 +82,8 @@ class Tensor:
         t._device = device
         t._layout = layout
         t._meta = None
-        t._version = None
+        t._vc = None
+        t._view = None
         t._id = next(_tensor_ids)
         t._name = None
         return t
@@ -103,7 +106,8 @@ class Tensor:
         self._device = src._device
         self._layout = src._layout
         self._meta = None
-        self._version = None
+        self._vc = None
+        self._view = None
         self._id = src._id
         self._name = None
         if requires_grad:
@@ -157,7 +161,7 @@ class Tensor:
             TensorUpdate(
                 tensor=self._id,
                 op=op,
-                version=self._version.value if self._version is not None else 0,
+                version=self._vc.value if self._vc is not None else 0,
                 value=rec.preview(self._data),
                 **self._autograd_fields(),
             )
@@ -204,12 +208,18 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        """The values without autograd: a tensor sharing storage that does not require grad (``detach()``).
+        """The values without autograd: a tensor sharing storage that does not require grad.
 
-        Assigning ``x.data = y`` swaps in ``y``'s values (shape and dtype too) without
-        recording anything - the old way of updating weights outside the graph.
+        Unlike ``detach()`` it has a version counter of its own, as PyTorch's ``.data``:
+        changing it in place (an optimizer step written the old way) does not make the
+        tensors that autograd saved look stale. Assigning ``x.data = y`` swaps in ``y``'s
+        values (shape and dtype too) without recording anything - the old way of updating
+        weights outside the graph.
         """
-        return self.detach()
+        t = Tensor._make(self._data, self._dtype, self._device, self._layout)
+        if bus.recorder is not None:
+            t._announce()
+        return t
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -310,7 +320,23 @@ class Tensor:
     @property
     def version(self) -> int:
         """How many in-place modifications this storage has seen."""
-        return self._version.value if self._version is not None else 0
+        return self._vc.value if self._vc is not None else 0
+
+    @property
+    def _version(self) -> int:
+        """PyTorch's name of ``version``: the value of the counter shared with views and ``detach()``."""
+        return self._vc.value if self._vc is not None else 0
+
+    @property
+    def _base(self) -> "Tensor | None":
+        """The tensor this one is a view of - the root base, never a view itself (None if not a view).
+
+        See ``docs/concepts/views.md``: a view shares its base's storage and version counter."""
+        return self._view.base if self._view is not None else None
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (``_base`` is set)."""
+        return self._view is not None
 
     # -- conversion --------------------------------------------------------
 
@@ -343,10 +369,11 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A tensor sharing this storage (and version counter) that does not require grad."""
         t = Tensor._make(self._data, self._dtype, self._device, self._layout)
-        if self._version is None:
-            self._version = VersionCounter()
-        t._version = self._version
+        if self._vc is None:
+            self._vc = VersionCounter()
+        t._vc = self._vc
         if bus.recorder is not None:
+            register_alias(self, t)  # listed for ``tensor.version`` while recording
             t._announce()
         return t
 
@@ -408,10 +435,12 @@ class Tensor:
             extras.append(f"dtype=minigrad.{self._dtype.name}")
         meta = self._meta
         if meta is not None:
-            if meta.grad_node is not None:
-                extras.append(f"grad_fn=<{meta.grad_node.name()}>")
+            try:
+                node = meta.grad_node
+            except RuntimeError:  # a view whose history PyTorch refuses to regenerate (autograd/views.py)
+                extras.append("grad_fn=<Invalid>")
             else:
-                extras.append("requires_grad=True")
+                extras.append(f"grad_fn=<{node.name()}>" if node is not None else "requires_grad=True")
         return "tensor(" + body + "".join(", " + e for e in extras) + ")"
 
 
@@ -510,3 +539,85 @@ def numel(input: Any) -> int:
     if not isinstance(input, Tensor):
         raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.numel()
+
+
+# ---------------------------------------------------------------------------
+# Views: the base and view functions of a view, and the live views of a base
+# (``autograd/views.py`` makes views; ``dispatch/views.py`` rewrites histories)
+# ---------------------------------------------------------------------------
+
+class ViewInfo:
+    """What a view knows of its base: the root ``base``, the view functions ``fns`` leading from it
+    (``((OpDef, attrs), ...)``), how it was made (``creation``) and, for an output of a function that
+    returns several views, that function's name and the output's index (``source``)."""
+
+    __slots__ = ("base", "fns", "creation", "source")
+
+    def __init__(self, base: "Tensor", fns: tuple[Any, ...], creation: str, source: Any = None) -> None:
+        self.base = base
+        self.fns = fns
+        self.creation = creation
+        self.source = source
+
+
+class _Views:
+    """The live views of one base (weak references), pruned of dead ones as the list doubles."""
+
+    __slots__ = ("ref", "views", "limit")
+
+    def __init__(self, ref: Any) -> None:
+        self.ref = ref
+        self.views: list[Any] = []
+        self.limit = 16
+
+
+#: base tensor id -> its live views; the entry goes when the base dies (views keep their base alive).
+_VIEWS: dict[int, _Views] = {}
+
+
+def _forget(key: int) -> Any:
+    return lambda _ref: _VIEWS.pop(key, None)
+
+
+def register_view(base: "Tensor", t: "Tensor") -> None:
+    """List ``t`` (a view of ``base``, or a ``detach()`` alias of it) among ``base``'s live views."""
+    entry = _VIEWS.get(base._id)
+    if entry is None:
+        entry = _VIEWS[base._id] = _Views(weakref.ref(base, _forget(base._id)))
+    entry.views.append(weakref.ref(t))
+    if len(entry.views) > entry.limit:
+        entry.views = [r for r in entry.views if r() is not None]
+        entry.limit = max(16, 2 * len(entry.views))
+
+
+def live_views(base: "Tensor") -> list["Tensor"]:
+    """The live tensors listed for ``base`` (its views, and ``detach()``es made while recording)."""
+    entry = _VIEWS.get(base._id)
+    if entry is None:
+        return []
+    return [t for t in (r() for r in entry.views) if t is not None]
+
+
+def register_alias(src: "Tensor", alias: "Tensor") -> None:
+    """``alias`` (a ``detach()`` of ``src``) shares its counter: listed with the views while recording,
+    so ``tensor.version`` can name it among the tensors a bump makes stale."""
+    base = src._view.base if src._view is not None else root_of(src)
+    register_view(base, alias)
+    _ALIAS_OF[alias._id] = _VIEWS[base._id].ref
+    weakref.finalize(alias, _ALIAS_OF.pop, alias._id, None)
+
+
+#: id of a ``detach()`` made while recording -> a weak reference to the root its counter came from.
+_ALIAS_OF: dict[int, Any] = {}
+
+
+def root_of(t: "Tensor") -> "Tensor":
+    """What ``t`` was ``detach()``ed from while recording (its counter's root), else ``t`` itself."""
+    ref = _ALIAS_OF.get(t._id)
+    root = ref() if ref is not None else None
+    return root if root is not None else t
+
+
+def has_views(t: "Tensor") -> bool:
+    """Whether ``t`` is the base of a view (its history change must reach the views)."""
+    return t._id in _VIEWS

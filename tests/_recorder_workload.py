@@ -70,6 +70,9 @@ def program() -> None:
     (mg.tensor([1.0, 2.0], dtype=mg.float16) + mg.tensor([0.5, 0.25])).sum()  # data.transform (dtype)
     w = mg.randn(2, requires_grad=True)  # activation checkpointing: recompute.begin / recompute.end
     mg.utils.checkpoint.checkpoint(lambda t: (t * t).sin(), w, use_reentrant=False).sum().backward()
+    hv = mg.randn(2, 3, requires_grad=True) * 2.0
+    hv[1].mul_(3.0)  # through a view: tensor.version, history.rewrite (CopySlices)
+    hv.sum().backward()
 
 
 def record(values: bool, max_elements: int) -> list[dict[str, Any]]:

@@ -177,11 +177,28 @@ def _node_rows(state: State, bw: BackwardPass | None, nid: int, previews: bool) 
             rows.append(flags)
     if info.copy_of is not None:
         rows.append(f"copy of {state.node_name(info.copy_of)}")
+    rows += _version_rows(state, info)
     if bw is not None and previews:
         for (slot, rank), value in sorted(bw.buffers.get(nid, {}).items()):
             rows.append(f"buffer[{slot},{rank}] = {fmt_value(value, 32)}")
         if info.is_accumulation and info.tensor is not None and info.tensor in bw.accumulated:
             rows.append(f".grad = {fmt_value(bw.accumulated[info.tensor], 32)}")
+    return rows
+
+
+def _version_rows(state: State, info: Any) -> list[str]:
+    """A saved tensor changed in place since the node saved it (``STALE``: backward through the node will
+    raise), and for a CopySlices node the history it replaced (``history.rewrite``)."""
+    rows = []
+    for tid, saved_at in zip(info.saved, info.saved_versions):
+        t = state.tensors.get(tid)
+        if t is not None and t.version != saved_at:
+            rows.append(f"STALE saved {t.name}: saved at v{saved_at}, now v{t.version}")
+    for rw in getattr(state, "rewrites", ()):
+        if rw.to_node == info.id:
+            view = rw.view
+            rows.append(f"rewrote {state.tensor_name(rw.tensor)}'s history (was {state.node_name(rw.from_node)}); "
+                        f"view size {view.get('size')} stride {view.get('stride')} offset {view.get('offset')}")
     return rows
 
 

@@ -249,7 +249,7 @@ class Function:
         for r in raw:
             if isinstance(r, Tensor):
                 t = Tensor._make(r._data, r._dtype, r._device, r._layout)
-                t._version = r._version
+                t._vc = r._vc
                 fresh[id(r)] = t
                 outs.append(t)
             else:

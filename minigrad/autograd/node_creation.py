@@ -28,6 +28,7 @@ from .accumulation import leaf_edge_row
 from .grad_node import Edge, GradNode, announce_node, reserve_node_ids
 from .hooks import retain_grad
 from .tensor_wrapper import TensorWrapper, save_tensor
+from .views import MULTI_OUTPUT, restrict_view
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -144,11 +145,15 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
             t._data.shape, t._dtype, t._device)
         node = op.node_class(ids, attrs, tuple(rows), in_meta, topo)
         t._meta = AutogradMeta(t._id, None, node, 0)
+        if t._view is not None and t._view.creation == MULTI_OUTPUT:  # a view of an unbind/split output
+            restrict_view(t)
     else:
         in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
         node = op.node_class(ids, attrs, tuple(rows), in_meta, topo)
         for slot, t in enumerate(outs):
             t._meta = AutogradMeta(t._id, None, node, slot)
+            if t._view is not None and t._view.creation == MULTI_OUTPUT:
+                restrict_view(t)
     # TensorWrappers (with their version snapshots), after SetHistory: a saved output then leads back
     # to this node under create_graph. None where no wanted gradient needs the tensor (``save_for``:
     # no row of the inputs it is saved for leads to a node).

@@ -64,9 +64,9 @@ class TensorWrapper:
         self.dtype = tensor._dtype
         self.device = tensor._device
         self.layout = tensor._layout
-        vc = tensor._version
+        vc = tensor._vc
         if vc is None:
-            vc = tensor._version = VersionCounter()
+            vc = tensor._vc = VersionCounter()
         self.version_counter = vc
         self.snapshot = vc.value
         meta = tensor._meta
@@ -99,7 +99,7 @@ class TensorWrapper:
         version = self.snapshot
         with set_grad_enabled(False):
             packed = pack(tensor)
-        vc = tensor._version
+        vc = tensor._vc
         if vc is not None and vc.value != version:
             raise RuntimeError(
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
@@ -162,7 +162,7 @@ class TensorWrapper:
         """
         data = self.recover_array(node)
         t = Tensor._make(data, self.dtype, self.device, self.layout)
-        t._version = self.version_counter
+        t._vc = self.version_counter
         t._name = self.tensor_name
         ref = self.grad_ref
         if create_graph and ref is not None:
@@ -217,7 +217,7 @@ def save_tensor(tensor: "Tensor") -> TensorWrapper:
     w = getattr(tensor, "_saved", None)
     meta = tensor._meta
     if w is not None:
-        vc = tensor._version
+        vc = tensor._vc
         if (
             w.data is tensor._data
             and w.version_counter is vc

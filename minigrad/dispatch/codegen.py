@@ -114,8 +114,8 @@ def generate(op: "OpDef") -> str:
         "    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)",
     ]
     if op.view:
-        lines += ["    if out.base is not None:  # a view: it shares the version counter of its input",
-                  f"        share_version({names[0]}, out_t)"]
+        lines += ["    if out.base is not None:  # a view: it shares the version counter of its input, records its base",
+                  f"        share_version({names[0]}, out_t, {o}, attrs)"]
     diff = [n for n, i in zip(names, op.inputs) if i.differentiable]
     if op.backward is None or not diff:
         lines += ["    return out_t  # no backward formula: no grad node"]

@@ -31,19 +31,20 @@ import numpy as np
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
 from ..autograd.node_creation import create_grad_node, require_any_grad
-from ..autograd_meta import AutogradMeta
+from ..autograd.views import check_inplace, make_view, rebind_saved_result, rewrites_base
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..kernels.api import call_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
-from ..tensor import Tensor, VersionCounter
+from ..tensor import Tensor, VersionCounter, has_views
 from ..tracing import bus
 from ..tracing.events import ApiCall
 from ..tracing.preview import call_attrs, jsonable
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
+from .views import announce_version, move_history as _move_history, regenerate_views, rewrite_history
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -90,7 +91,7 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
     outs = [new_tensor(a, device, layout) for a in out] if multi else [new_tensor(out, device, layout)]
     if op.view and getattr(outs[0]._data, "base", None) is not None:
         for t in outs:
-            share_version(inputs[0], t)
+            share_version(inputs[0], t, op, attrs)
     # require_any_grad: the global grad mode and the inputs' autograd meta; integer and bool
     # outputs are never differentiable.
     if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
@@ -112,7 +113,7 @@ def finish_outputs(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays
     outs = [new_tensor(a, device, layout) for a in arrays]
     if op.view and getattr(arrays[0], "base", None) is not None:
         for t in outs:
-            share_version(inputs[0], t)
+            share_version(inputs[0], t, op, attrs)
     if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
         create_grad_node(op, inputs, attrs, outs)
     return tuple(outs)
@@ -121,11 +122,10 @@ def finish_outputs(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays
 _np_dtypes = _dt.BY_NUMPY
 
 
-def share_version(src: Tensor, view: Tensor) -> None:
-    """A view shares its input's storage, hence its version counter (in-place checks see through it)."""
-    if src._version is None:
-        src._version = VersionCounter()
-    view._version = src._version
+def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any]) -> None:
+    """A view shares its input's storage, hence its version counter, and records its base and
+    view function (``autograd/views.py``)."""
+    make_view(src, view, op, attrs)
 
 
 def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
@@ -158,17 +158,21 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
         raise RuntimeError(f"{op_name}(): result type {result} can't be cast to the desired output type {self._dtype}")
 
 
-def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None) -> Tensor:
+def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None,
+                operands: tuple[Any, ...] = ()) -> Tensor:
     """An in-place op (``x.add_(y)``, ``x += y``, ``x[i] = v``): DESIGN §9 rule 8.
 
     ``fn()`` computes the new values out of place (recording a node as usual);
     this writes them into ``self``'s storage, bumps its version counter and,
-    when a node was recorded, moves ``self``'s history to it (``SetHistory``).
-    Misuse - a leaf that requires grad, a view of such a tensor, an int tensor
-    receiving floats - raises before anything changes.
+    when a node was recorded, moves ``self``'s history to it (``SetHistory``);
+    through a view, the base's history is rewritten instead and the views of
+    the base regenerated (NOTE [ In-place through a view: the history rewrite ]
+    in ``autograd/views.py``). ``operands``: the op's other tensors, for the
+    checks. Misuse - a leaf that requires grad, a view of one, a view made
+    under ``no_grad``, an int tensor receiving floats - raises before anything changes.
     """
     meta = self._meta
-    _check_inplace_allowed(self, op_name, other)
+    _check_inplace_allowed(self, op_name, other, operands)
     result = fn()
     if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
         raise RuntimeError(
@@ -183,33 +187,33 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         result = OPS["cast"](result, self._dtype)
         node = result._meta.grad_node if result._meta is not None else None
     _write_back(self, op_name, result._data)
+    if bus.recorder is not None:
+        announce_version(self, op_name)
     if node is not None:
-        _move_history(self, meta, result)
+        rebind_saved_result(node, result, self)
+        if rewrites_base(self):
+            rewrite_history(self, result)
+        else:
+            _move_history(self, meta, result)
+            if has_views(self):
+                regenerate_views(self)
+    elif has_views(self._view.base if self._view is not None else self):
+        # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
+        regenerate_views(self._view.base if self._view is not None else self)
     if bus.recorder is not None:
         self._announce_update(op_name)
     return self
 
 
-def _check_inplace_allowed(self: Tensor, op_name: str, other: Any) -> None:
-    """Refuse an in-place op on a leaf that requires grad, or on a view of a tensor that does."""
+def _check_inplace_allowed(self: Tensor, op_name: str, other: Any, operands: tuple[Any, ...] = ()) -> None:
+    """PyTorch's refusals: overlapping elements, a view it can't rewrite through (``views.check_inplace``),
+    a leaf that requires grad."""
+    check_inplace(self, op_name, (other,) + operands)
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
         raise RuntimeError(
-            f"{op_name}(): a leaf tensor that requires grad is being used in an in-place operation. "
+            f"{op_name}(): a leaf Variable that requires grad is being used in an in-place operation. "
             f"Use an out-of-place op (x = x + y), or update it under `with mg.no_grad():`"
-        )
-    # Only a tensor made by a view op (reshape, getitem ...) is a view of another tensor;
-    # other kernels may return NumPy views of their own temporaries, which are private.
-    made_by_view = (
-        meta is not None
-        and meta.grad_node is not None
-        and getattr(meta.grad_node.opdef, "view", False)
-        and getattr(self._data, "base", None) is not None
-    )
-    if GRAD_MODE.enabled and made_by_view:
-        raise RuntimeError(
-            f"{op_name}(): in-place change of a view of another tensor that requires grad is not supported; "
-            f"use an out-of-place op, or clone() first"
         )
     if op_name in ("add_", "sub_", "mul_", "div_"):
         _check_inplace_operand(self, op_name, other)
@@ -251,22 +255,9 @@ def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
             self._data[...] = new_values
     except ValueError as exc:
         raise RuntimeError(f"{op_name}(): cannot write into this tensor in place ({exc})") from None
-    if self._version is None:
-        self._version = VersionCounter()
-    self._version.bump()
-
-
-def _move_history(self: Tensor, old_meta: Any, result: Tensor) -> None:
-    """``SetHistory``: the tensor's grad node moves to the node that computed ``result``."""
-    new_meta = AutogradMeta(self._id, self._name)
-    new_meta.grad_node = result._meta.grad_node
-    new_meta.out_slot = result._meta.out_slot
-    new_meta.out_rank = result._meta.out_rank
-    if old_meta is not None and old_meta.retain_grads:  # it keeps its .grad, and keeps retaining
-        new_meta.grad = old_meta.grad
-        self._meta = new_meta
-        self.retain_grad()
-    self._meta = new_meta
+    if self._vc is None:
+        self._vc = VersionCounter()
+    self._vc.bump()
 
 
 def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:

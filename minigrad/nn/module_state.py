@@ -39,8 +39,8 @@ def _set_data(t: Tensor, data: Any, dtype: Any = None, device: str | None = None
         t._dtype = dtype
     if device is not None:
         t._device = device
-    if t._version is not None:
-        t._version.bump()
+    if t._vc is not None:
+        t._vc.bump()
 
 
 class ModuleStateMixin:

@@ -30,7 +30,7 @@ from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
 from ._constants import constant
 from .math import where
-from .registry import type_name
+from .registry import OPS, type_name
 from .shape import expand, getitem, permute, reshape
 
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
@@ -105,7 +105,8 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     size = input.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"narrow(): start ({start}) is out of bounds for dimension {d} of size {size}")
-    start %= size if size else 1
+    if start < 0:
+        start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return getitem(input, (slice(None),) * d + (slice(start, start + length),))
@@ -127,20 +128,16 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the ``(dim1, dim2)`` planes, shifted by ``offset``, as the last dim (``torch.diagonal``)."""
     check_tensor("diagonal", "input", 0, input)
+    offset = check_int("diagonal", "offset", 1, offset)
+    d1 = _dim("diagonal", dim1, input.ndim, 2)  # PyTorch wraps the dims first: a 1-D input fails here
+    d2 = _dim("diagonal", dim2, input.ndim, 3)
     if input.ndim < 2:
         raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, but got {input.ndim}")
-    offset = check_int("diagonal", "offset", 1, offset)
-    d1 = _dim("diagonal", dim1, input.ndim, 2)
-    d2 = _dim("diagonal", dim2, input.ndim, 3)
     if d1 == d2:
         raise RuntimeError(f"diagonal(): dimensions dim1 and dim2 cannot be identical, but got {dim1} and {dim2}")
     rest = [k for k in range(input.ndim) if k not in (d1, d2)]
     x = permute(input, (*rest, d1, d2))
-    rows, cols = x.shape[-2], x.shape[-1]
-    n = max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
-    r = np.arange(n) + max(-offset, 0)
-    c = np.arange(n) + max(offset, 0)
-    return getitem(x, (Ellipsis, r, c))
+    return OPS["diagonal"](x, offset)  # a view (ops/views.py)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -164,8 +161,8 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """``Tensor.unfold``: every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last
-    dim (the windowed dim shrinks to the number of windows). Composite: ``getitem`` with the window positions
-    (a table ``start + offset``), then ``permute``; overlapping windows add their gradients back.
+    dim (the windowed dim shrinks to the number of windows): a view, as PyTorch's; overlapping windows add
+    their gradients back.
 
     Example:
         >>> import minigrad as mg
@@ -182,12 +179,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     n = x.shape[d]
     if size < 0 or size > n:
         raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is {n} but size is {size}")
-    windows = (n - size) // step + 1
-    table = np.arange(windows)[:, None] * step + np.arange(size)[None, :]  # (windows, size)
-    picked = getitem(x, (slice(None),) * d + (table,))  # dims: ..., windows, size, ... (size right after)
-    if d + 2 != picked.ndim:  # move the window contents (dim d + 1) to the end
-        order = [k for k in range(picked.ndim) if k != d + 1] + [d + 1]
-        picked = permute(picked, tuple(order))
+    picked = OPS["unfold"](x, d, size, step)  # a view (ops/views.py)
     return reshape(picked, (size,)) if input.ndim == 0 else picked
 
 

@@ -17,6 +17,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.backends import to_numpy
+from ..autograd.views import mark_multi_output
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
 from .registry import Attr, Input, defop, type_name
@@ -36,8 +37,9 @@ def _owned(out, x):
     ``x`` (shared version counter, "in-place change of a view" refused).
     """
     base = out.base
-    if base is None or base is x or (base is x.base and base is not None) or np.may_share_memory(out, x):
-        return out
+    if base is None or base is x or (base is x.base and base is not None) or out.size == 0 \
+            or np.may_share_memory(out, x):
+        return out  # (an empty array shares no memory with anything: a view still, as PyTorch's)
     return out.copy()
 
 
@@ -83,10 +85,12 @@ def _permute_backward(ctx, g):
 
 @register_kernel("expand", CPU, dtypes=ALL_DTYPES, name="cpu/expand")
 def expand_cpu(x, shape):
+    lead = len(shape) - x.ndim
     if -1 in shape:  # keep a dimension's size
-        lead = len(shape) - x.ndim
         shape = tuple(x.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(shape))
-    return np.broadcast_to(x, shape)
+    # A writable view (np.broadcast_to's is read-only); in-place ops refuse its overlapping elements.
+    strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in zip(x.shape, shape[lead:], x.strides))
+    return np.lib.stride_tricks.as_strided(x, shape, strides)
 
 
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
@@ -96,7 +100,8 @@ expand.def_backward(lambda ctx, g: (ctx.ops.sum_to(g, ctx.input_shape(0)),))
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
     if dim is None:
-        return np.squeeze(x)
+        out = np.squeeze(x)
+        return out if out is not x else x.view()  # nothing to squeeze: still a view, never the input itself
     if x.ndim == 0:  # squeeze(0) / squeeze(-1) of a 0-d tensor (InferMeta checked the dim): itself
         return x.view()
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
@@ -294,7 +299,10 @@ def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
 
 @register_kernel("getitem", CPU, dtypes=ALL_DTYPES, name="cpu/getitem")
 def getitem_cpu(x, index):
-    return _owned(np.asarray(x[index]), x)
+    out = x[index]
+    if not isinstance(out, np.ndarray):  # integers only: NumPy gives a scalar; PyTorch a 0-d view
+        return x[index + (Ellipsis,)]
+    return _owned(out, x)
 
 
 getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_index),), infer_meta=_getitem_meta,
@@ -362,6 +370,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     check_tensor("split", "tensor", 0, tensor)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"split(): argument 'dim' (position 2) must be int, but got {type_name(dim)}")
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     size = tensor.shape[dim]
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
         step = split_size_or_sections
@@ -384,7 +394,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     for s in sizes:
         out.append(getitem(tensor, (slice(None),) * d + (slice(start, start + s),)))
         start += s
-    return tuple(out)
+    return mark_multi_output(tuple(out), "Split")
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -410,7 +420,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     if not -input.ndim <= dim < input.ndim:
         raise OutOfRangeError(f"unbind(): Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
     d = dim % input.ndim
-    return tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+    return mark_multi_output(tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d])), "Unbind")
 
 
 def t(input: Tensor) -> Tensor:

@@ -85,9 +85,9 @@ class _OpPath:
 
 def _bump(t: Tensor) -> None:
     """Record an in-place change of ``t``'s storage on its version counter, as an in-place op does."""
-    if t._version is None:
-        t._version = VersionCounter()
-    t._version.bump()
+    if t._vc is None:
+        t._vc = VersionCounter()
+    t._vc.bump()
 
 
 class _ArrayPath:

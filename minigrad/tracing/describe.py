@@ -177,6 +177,28 @@ def why_tensor_update(ev: Any, c: Why) -> str:
     return "in-place op: the version counter goes up, and saved copies of the old version become invalid"
 
 
+def what_tensor_version(ev: Any, n: Names) -> str:
+    via = f" through the view {n.tensor_name(ev.via)}" if ev.via is not None else ""
+    return f"{n.tensor_name(ev.tensor)} is at version {ev.version}: changed by {ev.op}{via}"
+
+
+def why_tensor_version(ev: Any, c: Why) -> str:
+    return ("the storage's version counter went up: every tensor sharing it (views, detach()) sees the new "
+            "version, and saved tensors of an older version are stale: backward through their node will refuse")
+
+
+def what_history_rewrite(ev: Any, n: Names) -> str:
+    return (f"{n.tensor_name(ev.tensor)}'s history rewritten: {n.node_name(ev.from_node)} → "
+            f"{n.node_name(ev.to_node)} (the view's size {ev.view.get('size')}, stride {ev.view.get('stride')}, "
+            f"offset {ev.view.get('offset')})")
+
+
+def why_history_rewrite(ev: Any, c: Why) -> str:
+    return ("an in-place change through a view: the base's grad node becomes a CopySlices node whose inputs "
+            "are its old history and the op's result (PyTorch's rebase_history); its views replay their "
+            "view functions on the new base")
+
+
 def what_api_call(ev: Any, n: Names) -> str:
     args = ", ".join(n.tensor_name(t) if isinstance(t, int) and not isinstance(t, bool) else str(t) for t in ev.inputs)
     return f"{ev.op}({args})"

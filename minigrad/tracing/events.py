@@ -32,6 +32,8 @@ __all__ = [
     "EVENT_TYPES",
     "TensorCreate",
     "TensorUpdate",
+    "TensorVersion",
+    "HistoryRewrite",
     "ApiCall",
     "AmpCast",
     "KernelKeyEvent",
@@ -203,6 +205,32 @@ class TensorUpdate(Event):
     out_slot: int
     out_rank: int
     value: Preview = None
+
+
+@_event("tensor.version")
+class TensorVersion(Event):
+    """An in-place op bumped a version counter: ``tensor`` is the storage's base (the changed tensor
+    itself when it is no view), ``via`` the view it was changed through (None if none), ``aliases``
+    every other announced tensor sharing that counter (its views, ``detach()``es), at ``version`` now.
+    Saved tensors of these ids, saved at an older version, are stale (backward will refuse them)."""
+
+    tensor: int
+    version: int
+    op: str
+    via: int | None
+    aliases: list[int]
+
+
+@_event("history.rewrite")
+class HistoryRewrite(Event):
+    """An in-place op through a view replaced the base's grad node (PyTorch's CopySlices): ``tensor``'s
+    history was ``from_node`` (None: it had none) and is ``to_node`` now; ``view`` is the view's geometry
+    in the base, as ``as_strided`` names it: ``{"size": [...], "stride": [...], "offset": n}`` (elements)."""
+
+    tensor: int
+    from_node: int | None
+    to_node: int
+    view: dict[str, Any]
 
 
 @_event("api.call")

@@ -47,6 +47,10 @@ __all__ = [
     "Replay",
     "replay",
     "node_status",
+    "VersionBump",
+    "HistoryRewriteInfo",
+    "StaleSaved",
+    "stale_saved",
 ]
 
 CHECKPOINT_EVERY = 128
@@ -89,11 +93,48 @@ class NodeInfo:
     source: str | None = None  # file:line of the user's call that made it (recorded traces only)
     module: str | None = None  # the nn.Module path that was running
     recompute_of: int | None = None  # made by activation checkpointing's recomputation, which this node asked for
+    #: The version of each ``saved`` tensor when the node saved it (the version known to replay then).
+    saved_versions: tuple[int, ...] = ()
 
     @property
     def next_nodes(self) -> tuple[int, ...]:
         """Ids of the nodes this node's edges lead to (in slot, rank order)."""
         return tuple(e.next for e in self.edges if e.next is not None)
+
+
+@dataclass(frozen=True)
+class VersionBump:
+    """One ``tensor.version``: at event ``index`` the in-place op ``op`` (through the view ``via``, if
+    any) took the counter of ``tensor`` and its ``aliases`` to ``version``."""
+
+    index: int
+    tensor: int
+    version: int
+    op: str
+    via: int | None
+    aliases: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class HistoryRewriteInfo:
+    """One ``history.rewrite``: the base ``tensor``'s grad node went from ``from_node`` to ``to_node``
+    (the CopySlices node), for a change through the view of geometry ``view``."""
+
+    index: int
+    tensor: int
+    from_node: int | None
+    to_node: int
+    view: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StaleSaved:
+    """A saved tensor of ``node`` changed in place since it was saved: backward through ``node`` will raise."""
+
+    node: int
+    tensor: int
+    saved_version: int
+    version: int
 
 
 @dataclass(frozen=True)
@@ -204,6 +245,9 @@ class State:
     tensors: Mapping[int, TensorInfo]
     calls: tuple[OpCall, ...]
     passes: tuple[BackwardPass, ...]
+    #: Every ``tensor.version`` so far, and every ``history.rewrite`` so far, in order.
+    versions: tuple[VersionBump, ...] = ()
+    rewrites: tuple[HistoryRewriteInfo, ...] = ()
 
     @property
     def backward(self) -> BackwardPass | None:
@@ -223,6 +267,18 @@ class State:
             return "-"
         info = self.tensors.get(tensor_id)
         return info.name if info is not None else f"t{tensor_id}"
+
+
+def stale_saved(state: State) -> list[StaleSaved]:
+    """The saved tensors that in-place changes made stale so far, node by node (what a backward
+    through those nodes would refuse): each saved tensor whose version now differs from its saved one."""
+    out = []
+    for node in state.nodes.values():
+        for tid, saved_at in zip(node.saved, node.saved_versions):
+            info = state.tensors.get(tid)
+            if info is not None and info.version != saved_at:
+                out.append(StaleSaved(node.id, tid, saved_at, info.version))
+    return out
 
 
 def node_status(state: State, node_id: int, bw: BackwardPass | None = None) -> str:
@@ -379,6 +435,8 @@ class _Reducer:
         self.active: _PassBuilder | None = None
         self.open: _CallBuilder | None = None  # the op call whose events are still arriving
         self.recomputing: tuple[int, ...] = ()  # nodes whose recomputation is running (recompute.begin), innermost last
+        self.versions: list[VersionBump] = []
+        self.rewrites: list[HistoryRewriteInfo] = []
 
     # -- checkpoints -------------------------------------------------------
 
@@ -394,6 +452,8 @@ class _Reducer:
         other.active = self.active.clone() if self.active is not None else None
         other.open = self.open.clone() if self.open is not None else None
         other.recomputing = self.recomputing
+        other.versions = list(self.versions)
+        other.rewrites = list(self.rewrites)
         return other
 
     def freeze(self) -> State:
@@ -410,6 +470,8 @@ class _Reducer:
             tensors=MappingProxyType(dict(self.tensors)),
             calls=calls,
             passes=passes,
+            versions=tuple(self.versions),
+            rewrites=tuple(self.rewrites),
         )
 
     # -- folding -----------------------------------------------------------
@@ -549,6 +611,7 @@ class _Reducer:
             source=getattr(ev, "source", None),
             module=getattr(ev, "module", None),
             recompute_of=self.recomputing[-1] if self.recomputing else None,
+            saved_versions=tuple(self._version_of(t) for t in ev.saved),
         )
 
     def _on_recompute_begin(self, ev: Any) -> None:
@@ -556,6 +619,24 @@ class _Reducer:
 
     def _on_recompute_end(self, ev: Any) -> None:
         self.recomputing = self.recomputing[:-1]
+
+    def _version_of(self, tensor_id: int) -> int:
+        info = self.tensors.get(tensor_id)
+        return info.version if info is not None else 0
+
+    def _on_tensor_version(self, ev: Any) -> None:
+        for tid in (ev.tensor, *ev.aliases):
+            old = self.tensors.get(tid)
+            if old is not None:
+                self.tensors[tid] = replace(old, version=ev.version)
+        self.versions.append(VersionBump(self.index, ev.tensor, ev.version, ev.op, ev.via, tuple(ev.aliases)))
+
+    def _on_history_rewrite(self, ev: Any) -> None:
+        old = self.tensors.get(ev.tensor)
+        if old is not None:
+            self.tensors[ev.tensor] = replace(old, grad_node=ev.to_node, is_leaf=False, requires_grad=True)
+        self.rewrites.append(HistoryRewriteInfo(self.index, ev.tensor, ev.from_node, ev.to_node,
+                                                MappingProxyType(dict(ev.view))))
 
     # -- backward ----------------------------------------------------------
 

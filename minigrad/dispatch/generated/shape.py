@@ -47,8 +47,8 @@ def expand_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(expand_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    if out.base is not None:  # a view: it shares the version counter of its input
-        share_version(x, out_t)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, expand_op, attrs)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
@@ -78,8 +78,8 @@ def getitem_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(getitem_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    if out.base is not None:  # a view: it shares the version counter of its input
-        share_version(x, out_t)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, getitem_op, attrs)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
@@ -138,8 +138,8 @@ def permute_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(permute_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    if out.base is not None:  # a view: it shares the version counter of its input
-        share_version(x, out_t)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, permute_op, attrs)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
@@ -169,8 +169,8 @@ def reshape_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(reshape_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    if out.base is not None:  # a view: it shares the version counter of its input
-        share_version(x, out_t)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, reshape_op, attrs)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
@@ -200,8 +200,8 @@ def squeeze_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(squeeze_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    if out.base is not None:  # a view: it shares the version counter of its input
-        share_version(x, out_t)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, squeeze_op, attrs)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
@@ -240,8 +240,8 @@ def transpose_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(transpose_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    if out.base is not None:  # a view: it shares the version counter of its input
-        share_version(x, out_t)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, transpose_op, attrs)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
@@ -271,8 +271,8 @@ def unsqueeze_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(unsqueeze_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    if out.base is not None:  # a view: it shares the version counter of its input
-        share_version(x, out_t)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, unsqueeze_op, attrs)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.

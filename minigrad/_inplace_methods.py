@@ -1,0 +1,112 @@
+"""In-place methods as PyTorch names them (``relu_``, ``exp_``, ``copy_``, ``addcmul_`` ...).
+
+Each is its out-of-place twin run through ``run_inplace`` (``dispatch/dygraph.py``): the twin computes
+the new values and records its node - so an in-place op's backward formula *is* its twin's, as in
+PyTorch's ``derivatives.yaml`` - and ``run_inplace`` writes them into the tensor's storage, bumps its
+version counter and moves its history (through a view: rewrites the base's history, NOTE [ In-place
+through a view: the history rewrite ] in ``autograd/views.py``). ``copy_`` has no twin in PyTorch's
+API: its formula is ``where``'s with a condition that is false everywhere (the gradient goes to
+``src``, none to the old values), so NaN or inf in the old values cannot reach a gradient.
+
+Example:
+    >>> import minigrad as mg
+    >>> h = mg.tensor([[-1.0, 2.0], [3.0, -4.0]])
+    >>> h[0].relu_().tolist(), h.tolist()
+    ([0.0, 2.0], [[0.0, 2.0], [3.0, -4.0]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, ops
+from .autograd.grad_mode import GRAD_MODE
+from .dispatch.dygraph import run_inplace
+from .kernels.backends import move_array
+from .tensor import Tensor
+
+__all__ = ["inplace_composite"]
+
+
+def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src``'s values (broadcast to this shape, cast to this dtype) into this tensor."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    return _copy_into(self, src, "copy_")
+
+
+def _copy_into(self: Tensor, src: Tensor, op_name: str) -> Tensor:
+    try:
+        shape = np.broadcast_shapes(tuple(src.shape), tuple(self.shape))
+    except ValueError:
+        shape = None
+    if shape != tuple(self.shape):
+        raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of tensor "
+                           f"b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension {max(self.ndim - 1, 0)}"
+                           if shape is None else
+                           f"copy_(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
+
+    def compute() -> Tensor:
+        value = src if src._dtype is self._dtype else ops.cast(src, self._dtype)
+        if value._device != self._device:
+            value = value.to(self._device)
+        never = Tensor._make(_zeros_bool(self), dtypes.bool_, self._device)
+        return ops.where(never, self, value)
+
+    return run_inplace(self, op_name, compute, operands=(src,))
+
+
+def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool:
+    """``x[idx] = value`` for a basic index: ``x[idx].copy_(value)``, as PyTorch does it - through a view,
+    so the history goes through a CopySlices node and only the indexed elements are written. False (nothing
+    done) for integer-array or mask indexing. ``value`` keeps PyTorch's setitem broadcasting (its leading
+    size-1 dims dropped); a refusal comes before the view is made."""
+    if any(isinstance(i, np.ndarray) for i in idx):
+        return False
+    region = np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx].shape
+    v = value if isinstance(value, Tensor) else Tensor._scalar(value, self._dtype, self._device)
+    vshape = tuple(v.shape)
+    while len(vshape) > len(region) and vshape[0] == 1:  # PyTorch drops leading size-1 dims
+        vshape = vshape[1:]
+    try:
+        if len(vshape) > len(region) or np.broadcast_shapes(vshape, region) != region:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast to the indexed region "
+                         f"of shape {tuple(region)}") from None
+    meta = self._meta
+    if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
+        raise RuntimeError("setitem(): a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    if vshape != tuple(v.shape):
+        v = ops.reshape(v, vshape)
+    _copy_into(ops.getitem(self, idx), v, "setitem")
+    return True
+
+
+def _zeros_bool(t: Tensor) -> Any:
+    arr = np.zeros(t.shape, dtype=bool)
+    return arr if t._device == "cpu" else move_array(arr, "cpu", t._device)
+
+
+def inplace_composite(name: str, fn: Any) -> Any:
+    """The method ``name`` (``relu_``): ``fn`` (``relu``) run in place by ``run_inplace``."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return run_inplace(self, name, lambda: fn(self, *args, **kwargs), operands=args + tuple(kwargs.values()))
+
+    method.__name__ = name
+    method.__doc__ = f"In place: ``self = minigrad.{name[:-1]}(self, ...)`` (bumps the version counter)."
+    return method
+
+
+_METHODS = {
+    "relu_": ops.relu, "sigmoid_": ops.sigmoid, "tanh_": ops.tanh, "abs_": ops.abs, "neg_": ops.neg,
+    "exp_": ops.exp, "log_": ops.log, "sqrt_": ops.sqrt, "pow_": ops.pow, "addcmul_": ops.addcmul,
+    "addcdiv_": ops.addcdiv, "lerp_": ops.lerp, "clamp_min_": ops.clamp_min, "clamp_max_": ops.clamp_max,
+}
+for _name, _fn in _METHODS.items():
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, inplace_composite(_name, _fn))
+Tensor.copy_ = _copy_  # type: ignore[attr-defined]

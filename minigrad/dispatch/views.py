@@ -1,0 +1,136 @@
+"""The history rewrite of an in-place change through a view, view replay, and their events
+(NOTE [ In-place through a view: the history rewrite ] in ``autograd/views.py``, which makes the views
+and holds PyTorch's refusals; ``docs/concepts/views.md``).
+
+``rewrite_history`` gives the base its ``CopySlicesGradNode`` (the op ``copy_slices``, whose attribute is
+the view's geometry), ``regenerate_views`` replays each view's recorded view functions on the base's new
+history, and ``announce_version`` emits ``tensor.version`` while recording.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd.grad_mode import GRAD_MODE
+from ..autograd.hooks import retain_grad
+from ..autograd.views import DEFAULT, InvalidMeta, stale_message
+from ..autograd_meta import AutogradMeta
+from ..kernels.key import Backend
+from ..kernels.registry import kernels_for
+from ..tensor import Tensor, ViewInfo, live_views, root_of
+from ..tracing import bus
+from ..tracing.events import HistoryRewrite, TensorVersion
+from .op_table import OPS
+
+__all__ = ["rewrite_history", "regenerate_views", "announce_version", "move_history", "positions_of", "geometry_of"]
+
+
+def move_history(t: Tensor, old_meta: Any, result: Tensor) -> None:
+    """``SetHistory``: the tensor's grad node moves to the node that computed ``result``."""
+    new_meta = AutogradMeta(t._id, t._name)
+    new_meta.grad_node = result._meta.grad_node
+    new_meta.out_slot = result._meta.out_slot
+    new_meta.out_rank = result._meta.out_rank
+    if old_meta is not None and old_meta.retain_grads:  # it keeps its .grad, and keeps retaining
+        new_meta.grad = old_meta.grad
+        t._meta = new_meta
+        retain_grad(t)
+    t._meta = new_meta
+
+
+def _cpu_kernel(op: Any) -> Any:
+    """A CPU kernel of the view op ``op`` (view kernels are the same function for every dtype)."""
+    for key, kernel in kernels_for(op.name).items():
+        if key.backend == Backend.CPU:
+            return kernel.fn
+    raise RuntimeError(f"{op.name}: no CPU kernel to replay the view on")  # pragma: no cover - every view op has one
+
+
+def positions_of(info: ViewInfo) -> np.ndarray:
+    """Where each element of the view lies in its base, as flat positions (the view's geometry):
+    the recorded view functions replayed on ``arange(base.numel()).reshape(base.shape)``."""
+    pos = np.arange(info.base._data.size, dtype=np.int64).reshape(info.base._data.shape)
+    for op, attrs in info.fns:
+        pos = _cpu_kernel(op)(pos, **attrs)
+    return np.array(pos, order="C")  # a copy (ascontiguousarray would make a 0-d view 1-d)
+
+
+def geometry_of(positions: np.ndarray) -> dict[str, Any]:
+    """The geometry as PyTorch's ``as_strided`` names it: size, stride and storage offset (elements)."""
+    if positions.size == 0:
+        return {"size": list(positions.shape), "stride": [0] * positions.ndim, "offset": 0}
+    first = int(positions.reshape(-1)[0])
+    strides = []
+    for d, n in enumerate(positions.shape):
+        step = (0,) * d + (1,) + (0,) * (positions.ndim - d - 1)
+        strides.append(int(positions[step]) - first if n > 1 else 0)
+    return {"size": list(positions.shape), "stride": strides, "offset": first}
+
+
+def rewrite_history(view: Tensor, result: Tensor) -> Tensor:
+    """After ``result`` was written into ``view``: the base's new node (``CopySlicesGradNode``), then
+    every view of the base regenerated (NOTE [ In-place through a view: the history rewrite ]).
+    Returns the new history of the base (a tensor over its storage)."""
+    base = view._view.base
+    positions = positions_of(view._view)
+    old_node = base._meta.grad_node if base._meta is not None else None
+    new = OPS["copy_slices"](base, result, positions)
+    move_history(base, base._meta, new)
+    _announce_rewrite(base, old_node, positions)
+    regenerate_views(base)
+    return new
+
+
+def _announce_rewrite(base: Tensor, old_node: Any, positions: np.ndarray) -> None:
+    rec = bus.recorder
+    if rec is None:
+        return
+    rec.emit(HistoryRewrite(tensor=base._id, from_node=old_node.id if old_node is not None else None,
+                            to_node=base._meta.grad_node.id, view=geometry_of(positions)))
+
+
+def regenerate_views(base: Tensor) -> None:
+    """Give every live view of ``base`` a grad node made from the base's new history: its view
+    functions replayed on the base (PyTorch's view replay)."""
+    if base._meta is None:
+        return
+    was, GRAD_MODE.enabled = GRAD_MODE.enabled, True  # replayed with grad on, also after a no_grad change
+    try:
+        _regenerate(base, bus.recorder)
+    finally:
+        GRAD_MODE.enabled = was
+
+
+def _regenerate(base: Tensor, rec: Any) -> None:
+    for w in live_views(base):
+        if w._view is None:  # a detach(): no history to regenerate
+            continue
+        if w._view.creation != DEFAULT:
+            w._meta = InvalidMeta(w, stale_message(w._view))
+            continue
+        t = base
+        for op, attrs in w._view.fns:
+            t = op(t, **attrs)  # the view op called again, through the API layer
+        if t._meta is not None and t._meta.grad_node is not None:
+            move_history(w, w._meta, t)
+            if rec is not None:
+                w._announce_update("view replay")  # its new grad node
+
+
+def announce_version(t: Tensor, op: str) -> None:
+    """Emit ``tensor.version`` for the counter ``t``'s in-place op ``op`` just bumped (a recorder is active)."""
+    rec = bus.recorder
+    base = t._view.base if t._view is not None else t
+    root = t._view.base if t._view is not None else root_of(t)
+    aliases = [root._id] if root is not base and root._vc is t._vc else []
+    for a in live_views(root):
+        if a is not t and a is not base and a._vc is t._vc and a._id in rec.announced:
+            aliases.append(a._id)
+    if t._view is not None:
+        aliases.append(t._id)
+    if base._id not in rec.announced:
+        base._announce()
+    rec.emit(TensorVersion(tensor=base._id, version=t._vc.value, op=op, via=t._id if t._view is not None else None,
+                           aliases=aliases))

@@ -1,0 +1,112 @@
+"""The ops behind views and in-place changes through them: ``copy_slices`` (the base's new node when a
+view of it is changed in place, NOTE [ In-place through a view: the history rewrite ] in
+``autograd/views.py``) and ``diagonal`` as a view (``mg.diagonal`` in ``indexing.py`` calls it).
+
+Neither is public under its op name: ``mg.diagonal`` is the form that checks PyTorch's arguments,
+and ``copy_slices`` is made only by the history rewrite (its node is PyTorch's ``CopySlices``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import ALL_DTYPES
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from .registry import Attr, defop
+
+__all__: list[str] = []
+
+CPU = Backend.CPU
+
+
+def _copy_slices_meta(op: str, base: Any, src: Any, positions: Any) -> Any:
+    return tuple(base.shape), base.dtype
+
+
+@register_kernel("copy_slices", CPU, dtypes=ALL_DTYPES, name="cpu/copy_slices")
+def copy_slices_cpu(base, src, positions):
+    out = np.array(base, copy=True, order="C")
+    flat = out.reshape(-1)
+    flat[positions.reshape(-1)] = np.broadcast_to(src, positions.shape).reshape(-1)
+    return out
+
+
+copy_slices = defop(
+    "copy_slices",
+    inputs=("base", "src"),
+    attrs=(Attr("positions"),),
+    infer_meta=_copy_slices_meta,
+    doc="base with the elements at flat positions replaced by src (an in-place change through a view)",
+)
+
+
+@copy_slices.def_backward
+def _copy_slices_backward(ctx, g):
+    # The view's part of the gradient goes to src; the rest to the old base.
+    pos = ctx.attrs["positions"]
+    g_src = ctx.ops.reshape(ctx.ops.getitem(ctx.ops.reshape(g, (-1,)), (pos.reshape(-1),)), pos.shape)
+    return ctx.ops.copy_slices(g, ctx.ops.fill(g_src, 0), pos), g_src  # fill: no inf * 0 = nan
+
+
+def _diagonal_meta(op: str, x: Any, offset: int) -> Any:
+    rows, cols = x.shape[-2], x.shape[-1]
+    return tuple(x.shape[:-2]) + (_diagonal_length(rows, cols, offset),), x.dtype
+
+
+def _diagonal_length(rows: int, cols: int, offset: int) -> int:
+    return max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+
+
+@register_kernel("diagonal", CPU, dtypes=ALL_DTYPES, name="cpu/diagonal")
+def diagonal_cpu(x, offset):
+    # A writable view (np.diagonal's is read-only): the diagonal of the last two dims.
+    n = _diagonal_length(x.shape[-2], x.shape[-1], offset)
+    start = x[..., max(-offset, 0):, max(offset, 0):] if n else x
+    return np.lib.stride_tricks.as_strided(start, x.shape[:-2] + (n,), x.strides[:-2] + (x.strides[-2] + x.strides[-1],))
+
+
+diagonal = defop("diagonal", inputs=("x",), attrs=(Attr("offset", 0),), infer_meta=_diagonal_meta, view=True,
+                 doc="the diagonal of the last two dims, as the last dim (a view)")
+
+
+@diagonal.def_backward
+def _diagonal_backward(ctx, g):
+    shape = ctx.input_shape(0)
+    offset = ctx.attrs["offset"]
+    n = _diagonal_length(shape[-2], shape[-1], offset)
+    index = (Ellipsis, np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0))
+    return (ctx.ops.getitem_grad(g, index, tuple(shape)),)
+
+
+def _unfold_meta(op: str, x: Any, dim: int, size: int, step: int) -> Any:
+    shape = list(x.shape)
+    shape[dim] = (shape[dim] - size) // step + 1
+    return tuple(shape) + (size,), x.dtype
+
+
+@register_kernel("unfold", CPU, dtypes=ALL_DTYPES, name="cpu/unfold")
+def unfold_cpu(x, dim, size, step):
+    shape = list(x.shape)
+    strides = list(x.strides)
+    shape[dim] = (shape[dim] - size) // step + 1
+    strides[dim] *= step
+    return np.lib.stride_tricks.as_strided(x, tuple(shape) + (size,), tuple(strides) + (x.strides[dim],))
+
+
+unfold = defop("unfold", inputs=("x",), attrs=(Attr("dim"), Attr("size"), Attr("step")), infer_meta=_unfold_meta,
+               view=True, doc="every window of size elements along dim, step apart, as a new last dim (a view)")
+
+
+@unfold.def_backward
+def _unfold_backward(ctx, g):
+    # Windows that overlap add their gradients: the window contents back next to the window
+    # index, then getitem_grad's accumulating scatter of the table of positions.
+    dim, size, step = ctx.attrs["dim"], ctx.attrs["size"], ctx.attrs["step"]
+    shape = tuple(ctx.input_shape(0))
+    windows = (shape[dim] - size) // step + 1
+    table = np.arange(windows)[:, None] * step + np.arange(size)[None, :]
+    order = list(range(dim + 1)) + [g.ndim - 1] + list(range(dim + 1, g.ndim - 1))
+    return (ctx.ops.getitem_grad(ctx.ops.permute(g, tuple(order)), (slice(None),) * dim + (table,), shape),)

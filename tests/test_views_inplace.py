@@ -1,0 +1,494 @@
+"""Views and in-place changes through them, against PyTorch (float64): values, first- and second-order
+gradients, and PyTorch's refusals with their classes (``autograd/views.py``, ``docs/concepts/views.md``)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+
+def _inputs(lib: Any, shapes: list[tuple[int, ...]], seed: int = 0) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    return [lib.tensor(rng.standard_normal(s), dtype=lib.float64, requires_grad=True) for s in shapes]
+
+
+def _grads(lib: Any, out: Any, xs: list[Any], second: bool) -> list[np.ndarray]:
+    """First-order gradients of sum(out * w), then (second) the gradient of sum(g^2) of them."""
+    w = lib.tensor(np.linspace(0.5, 1.5, out.numel()).reshape(tuple(out.shape)), dtype=lib.float64)
+    gs = lib.autograd.grad((out * w).sum(), xs, create_graph=second, allow_unused=True)
+    res = [np.zeros(tuple(x.shape)) if g is None else g.detach().numpy().copy() for x, g in zip(xs, gs)]
+    if second:
+        used = [g for g in gs if g is not None and g.requires_grad]
+        gg = lib.autograd.grad(sum((g * g).sum() for g in used), xs, allow_unused=True) if used else [None] * len(xs)
+        res += [np.zeros(tuple(x.shape)) if g is None else g.detach().numpy().copy() for x, g in zip(xs, gg)]
+    return res
+
+
+def same_as_torch(program: Callable[..., Any], shapes: list[tuple[int, ...]], second: bool = True) -> None:
+    """``program(lib, *inputs)`` gives equal values and gradients under minigrad and torch."""
+    results: list[Any] = []
+    for lib in (torch, mg):
+        xs = _inputs(lib, shapes)
+        try:
+            out = program(lib, *xs)
+            results.append((out.detach().numpy().copy(), _grads(lib, out, xs, second)))
+        except Exception as exc:  # noqa: BLE001 - compared with PyTorch's below
+            results.append(exc)
+    if isinstance(results[0], Exception) or isinstance(results[1], Exception):
+        assert type(results[1]) is type(results[0]), f"torch: {results[0]!r}\nminigrad: {results[1]!r}"
+        return
+    (tv, tg), (mv, mgs) = results
+    np.testing.assert_allclose(mv, tv, rtol=1e-10, atol=1e-12)
+    assert len(tg) == len(mgs)
+    for a, b in zip(mgs, tg):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def _p_index_iadd(lib, x):
+    h = x * 3
+    h[0] += 1
+    return h
+
+
+def _p_view_mul(lib, x):
+    h = x * 3
+    v = h.view(3, 4)
+    v.mul_(2)
+    return h * h
+
+
+def _p_zero_slice(lib, x):
+    h = x * x
+    h[:, :2].zero_()
+    return h
+
+
+def _p_t_row(lib, x):
+    h = x * 2
+    h.t()[0].add_(1)
+    return h * x
+
+
+def _p_diagonal(lib, x):
+    h = x * x
+    h.diagonal().mul_(3)
+    return h
+
+
+def _p_strided_fill(lib, x):
+    h = x * 2
+    h.view(-1)[::2].fill_(0)
+    return h * 1
+
+
+def _p_mul_by_grad(lib, x, y):
+    h = x * 2
+    h[1].mul_(y)
+    return h * h
+
+
+def _p_out_rows(lib, x, y):
+    out = lib.zeros(3, 4, dtype=lib.float64)
+    out[0] = x[0] * 2
+    out[1:] = y.tanh()
+    out[0] += x[1] * x[1]
+    return out
+
+
+def _p_silently_wrong(lib, x):
+    h = x * 1
+    v = h[0]
+    h.mul_(3)
+    return v * v
+
+
+def _p_view_of_view(lib, x, y):
+    h = x.sin()
+    a = h[1:]
+    b = a[:, 1:3]
+    c = b.t()
+    c[0].mul_(y[0, :2])
+    return h * a.sum() + c.sum()
+
+
+def _p_many_views(lib, x):
+    h = x * 1
+    a, b = h[0], h[:, 1]
+    a.mul_(a)
+    b.add_(h[:, 2])
+    return a.sum() * b + h[:, 0].sum() * h.sum()
+
+
+def _p_many_views_ok(lib, x):
+    h = x * 1
+    a, b = h[0], h[:, 1]
+    a.mul_(2)
+    b.add_(h[:, 2])
+    return a.sum() * b + h[:, 0].sum() * h.sum()
+
+
+def _p_base_changed_after(lib, x, y):
+    h = x * 2
+    v = h[1:, 1:]
+    h[0].mul_(y[0])
+    h.div_(3)
+    w = v.permute(1, 0)
+    return (w * w).sum() + v.sum() * h
+
+
+def _p_squeeze_unsqueeze_expand(lib, x):
+    h = x * 1
+    h.unsqueeze(0).squeeze(0)[2].sub_(x[0])
+    h.reshape(2, 6)[1, 1:].mul_(2)
+    e = h[0:1].expand(3, 4)
+    return e * h
+
+
+def _p_narrow_select(lib, x, y):
+    h = x.sin()
+    h.narrow(1, 1, 2).mul_(y[:, :2])
+    h.select(1, 0).add_(2)
+    return h * h
+
+
+PROGRAMS = [
+    (_p_index_iadd, [(3, 4)]),
+    (_p_view_mul, [(12,)]),
+    (_p_zero_slice, [(3, 4)]),
+    (_p_t_row, [(3, 4)]),
+    (_p_diagonal, [(3, 4)]),
+    (_p_strided_fill, [(3, 4)]),
+    (_p_mul_by_grad, [(3, 4), (4,)]),
+    (_p_out_rows, [(3, 4), (2, 4)]),
+    (_p_silently_wrong, [(3, 4)]),
+    (_p_view_of_view, [(3, 4), (3, 2)]),
+    (_p_many_views, [(3, 4)]),
+    (_p_many_views_ok, [(3, 4)]),
+    (_p_base_changed_after, [(3, 4), (1, 4)]),
+    (_p_squeeze_unsqueeze_expand, [(3, 4)]),
+    (_p_narrow_select, [(3, 4), (3, 4)]),
+]
+
+
+@pytest.mark.parametrize("program,shapes", PROGRAMS, ids=[p.__name__[3:] for p, _ in PROGRAMS])
+def test_program_equals_torch(program: Callable[..., Any], shapes: list[tuple[int, ...]]) -> None:
+    same_as_torch(program, shapes)
+
+
+VIEW_FORMS = {
+    "view": lambda h: h.view(12), "reshape": lambda h: h.reshape(2, 6), "slice": lambda h: h[1:, ::2],
+    "int-index": lambda h: h[1, 2], "select": lambda h: h.select(1, 0), "narrow": lambda h: h.narrow(0, 1, 1),
+    "t": lambda h: h.t(), "transpose": lambda h: h.transpose(0, 1), "permute": lambda h: h.permute(1, 0),
+    "squeeze": lambda h: h.unsqueeze(0).squeeze(0), "unsqueeze": lambda h: h.unsqueeze(1),
+    "expand": lambda h: h[0:1].expand(3, 4), "diagonal": lambda h: h.diagonal(), "unfold": lambda h: h.unfold(1, 2, 1),
+    "split": lambda h: h.split(2)[1], "chunk": lambda h: h.chunk(2)[0], "unbind": lambda h: h.unbind(1)[2],
+    "view_as": lambda h: h.view_as(h.reshape(12)), "view-of-view": lambda h: h[1:].t()[0],
+}
+
+
+@pytest.mark.parametrize("form", list(VIEW_FORMS))
+def test_view_forms_share_storage_base_and_counter_as_torch(form: str) -> None:
+    for lib in (torch, mg):
+        h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+        v = VIEW_FORMS[form](h)
+        assert v._is_view() and v._base is h and not h._is_view() and h._base is None
+        assert type(v._version) is int and v._version == h._version == 0
+        with lib.no_grad():
+            h.add_(1)
+        assert v._version == h._version == 1
+        assert float(v.detach().reshape(-1)[0]) == 2.0  # shares storage
+
+
+def test_data_has_its_own_counter_and_detach_shares_it() -> None:
+    for lib in (torch, mg):
+        x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        z = (y * y).sum()  # saves y
+        d, data = y.detach(), y.data
+        assert not d._is_view() and not data._is_view() and d._base is None and data._base is None
+        data.mul_(2)  # the old optimizer idiom: not seen by the version check
+        assert y._version == 0 and data._version == 1
+        z.backward()
+        assert x.grad.tolist() == [4.0, 4.0, 4.0]
+        y = x * 1
+        z2 = (y * y).sum()
+        d = y.detach()
+        d.add_(1)
+        assert y._version == 1 == d._version
+        with pytest.raises(RuntimeError, match="modified by an in-?place operation"):
+            z2.backward()
+
+
+def _r_leaf(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    x.mul_(2)
+
+
+def _r_view_of_leaf(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    x[0].mul_(2)
+
+
+def _r_no_grad_view(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    with lib.no_grad():
+        v = h[0]
+    v.mul_(2)
+
+
+def _r_unbind(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    h.unbind(1)[2].mul_(2)
+
+
+def _r_split(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    h.split(2)[1].add_(1)
+
+
+def _r_chunk_with_grad_value(lib):
+    h = lib.ones(3, 4, dtype=lib.float64)
+    y = lib.ones(4, dtype=lib.float64, requires_grad=True)
+    h.chunk(3)[0].mul_(y)
+
+
+def _r_unbind_of_leaf(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    x.unbind(0)[0].mul_(2)
+
+
+def _r_expand(lib):
+    lib.zeros(1, 3).expand(2, 3).add_(1)
+
+
+def _r_saved_changed(lib):
+    x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    h = x * 2
+    z = (h * h).sum()
+    h.add_(1)
+    z.backward()
+
+
+def _r_saved_changed_through_view(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    h = x * 2
+    z = (h * h).sum()
+    h[1:].t().mul_(3)
+    z.backward()
+
+
+def _r_saved_view_changed_through_base(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    h = x * 2
+    v = h[0]
+    z = (v * v).sum()
+    h.mul_(3)
+    z.backward()
+
+
+def _r_saved_changed_through_detach(lib):
+    x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    h = x.exp()
+    h.detach().zero_()
+    h.sum().backward()
+
+
+def _r_no_grad_view_used_after_rewrite(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    with lib.no_grad():
+        v = h[0]
+    h.mul_(2)
+    return v * 2
+
+
+def _r_unbind_used_after_rewrite(lib):
+    h = lib.ones(3, 4, dtype=lib.float64, requires_grad=True) * 1
+    u = h.unbind(0)
+    h[2].mul_(2)
+    return u[1].grad_fn
+
+
+def _r_saved_result_changed(lib):
+    x = lib.ones(3, dtype=lib.float64, requires_grad=True)
+    h = x * 1
+    h.exp_()  # ExpBackward saves its result: h itself
+    h.mul_(2)
+    h.sum().backward()
+
+
+def _r_saved_result_changed_through_base(lib):
+    x = lib.ones(3, 4, dtype=lib.float64, requires_grad=True)
+    h = x * 1
+    h[0].tanh_()
+    h.mul_(2)
+    h.sum().backward()
+
+
+def _r_view_of_unbind_used_after_a_change_under_no_grad(lib):
+    x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+    e = x.unbind(0)[0].expand(2, 3)
+    with lib.no_grad():
+        x.detach().add_(1)  # an optimizer step would do the same
+    return e.grad_fn
+
+
+def _r_int_exp(lib):
+    lib.ones(3, dtype=lib.int64).exp_()
+
+
+# (program, what PyTorch's message says)
+REFUSALS = [
+    (_r_leaf, "a leaf Variable that requires grad is being used in an in-place operation"),
+    (_r_view_of_leaf, "a view of a leaf Variable that requires grad is being used in an in-place operation"),
+    (_r_no_grad_view, "A view was created in no_grad mode and is being modified inplace with grad mode enabled"),
+    (_r_unbind, "Output 2 of Unbind is a view and is being modified inplace"),
+    (_r_split, "Output 1 of Split is a view and is being modified inplace"),
+    (_r_chunk_with_grad_value, "no_grad mode and is being modified inplace with grad mode enabled. This view is the "
+                               "output of a function that returns multiple views"),
+    (_r_unbind_of_leaf, "Output 0 of Unbind is a view and is being modified inplace"),
+    (_r_no_grad_view_used_after_rewrite, "A view was created in no_grad mode and its base or another view of its "
+                                         "base has been modified inplace with grad mode enabled"),
+    (_r_unbind_used_after_rewrite, "Output 1 of Unbind is a view and its base or another view of its base has been "
+                                   "modified inplace"),
+    (_r_saved_result_changed, "modified by an in"),
+    (_r_saved_result_changed_through_base, "modified by an in"),
+    (_r_view_of_unbind_used_after_a_change_under_no_grad, "Output 0 of Expand is a view and its base or another "
+                                                          "view of its base has been modified inplace"),
+    (_r_int_exp, "can't be cast to the desired output type"),
+    (_r_expand, "more than one element of the written-to tensor refers to a single memory location"),
+    (_r_saved_changed, "modified by an in"),
+    (_r_saved_changed_through_view, "modified by an in"),
+    (_r_saved_view_changed_through_base, "modified by an in"),
+    (_r_saved_changed_through_detach, "modified by an in"),
+]
+
+
+@pytest.mark.parametrize("program,message", REFUSALS, ids=[p.__name__[3:] for p, _ in REFUSALS])
+def test_refusals_as_torch(program: Callable[..., Any], message: str) -> None:
+    for lib in (torch, mg):
+        with pytest.raises(RuntimeError) as info:
+            program(lib)
+        text = str(info.value).replace("in-place operation:", "inplace operation:")
+        assert message in text or message.replace("in", "in-", 1) in text, (lib.__name__, text)
+
+
+def test_a_change_under_no_grad_gives_the_views_fresh_nodes_as_torch() -> None:
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        v = x.expand(2)
+        y = v.clone()
+        with lib.no_grad():
+            x.abs_()
+        grad = torch.autograd.grad if lib is torch else mg.grad
+        gx, gv = grad(y, [x, v], lib.ones(2, dtype=lib.float64), allow_unused=True)
+        got.append((float(gx), gv))  # v's new node is not in y's graph: no gradient for it
+    assert got[0] == got[1] == (2.0, None)
+    with mg.no_grad():
+        w = mg.ones(2, requires_grad=True)[0:1]  # a view made under no_grad
+    assert "grad_fn" not in repr(w)
+
+
+# -- the in-place methods: each through a view and on a whole tensor, against PyTorch and finite differences --
+
+def _pos(lib, t):
+    return t * t + 0.5  # positive values, for log_/sqrt_/pow_
+
+
+INPLACE_METHODS = {
+    "relu_": (lambda lib, v, y: v.relu_()),
+    "sigmoid_": (lambda lib, v, y: v.sigmoid_()),
+    "tanh_": (lambda lib, v, y: v.tanh_()),
+    "abs_": (lambda lib, v, y: v.abs_()),
+    "neg_": (lambda lib, v, y: v.neg_()),
+    "exp_": (lambda lib, v, y: v.exp_()),
+    "log_": (lambda lib, v, y: v.log_()),
+    "sqrt_": (lambda lib, v, y: v.sqrt_()),
+    "pow_-number": (lambda lib, v, y: v.pow_(3)),
+    "pow_-tensor": (lambda lib, v, y: v.pow_(_pos(lib, y))),
+    "div_": (lambda lib, v, y: v.div_(_pos(lib, y))),
+    "sub_": (lambda lib, v, y: v.sub_(y, alpha=2)),
+    "mul_": (lambda lib, v, y: v.mul_(y)),
+    "add_": (lambda lib, v, y: v.add_(y)),
+    "addcmul_": (lambda lib, v, y: v.addcmul_(y, y * 2, value=0.5)),
+    "addcdiv_": (lambda lib, v, y: v.addcdiv_(y, _pos(lib, y), value=2)),
+    "lerp_-number": (lambda lib, v, y: v.lerp_(y, 0.3)),
+    "lerp_-tensor": (lambda lib, v, y: v.lerp_(y, y.sigmoid())),
+    "clamp_-numbers": (lambda lib, v, y: v.clamp_(-0.5, 0.7)),
+    "clamp_-tensors": (lambda lib, v, y: v.clamp_(min=y - 0.3, max=y + 0.4)),
+    "clamp_min_": (lambda lib, v, y: v.clamp_min_(0.1)),
+    "masked_fill_": (lambda lib, v, y: v.masked_fill_(y > 0, 2.5)),
+    "fill_": (lambda lib, v, y: v.fill_(1.5)),
+    "zero_": (lambda lib, v, y: v.zero_()),
+    "copy_": (lambda lib, v, y: v.copy_(y * 3)),
+    "copy_-broadcast": (lambda lib, v, y: v.copy_(y[0])),
+    "setitem": (lambda lib, v, y: v.__setitem__((slice(None), 1), y[:, 0] * 2)),
+    "iadd-index": (lambda lib, v, y: v[0].__iadd__(y[1])),
+}
+_SQRT_ARGS = ("log_", "sqrt_", "pow_-tensor")
+
+
+def _method_program(name: str, through_view: bool) -> Callable[..., Any]:
+    def program(lib, x, y):
+        h = _pos(lib, x) if name in _SQRT_ARGS else x * 1.5
+        target = h[1:, 1:3] if through_view else h[1:, 1:3].clone()
+        INPLACE_METHODS[name](lib, target, y)
+        return h * x + target.sum() if through_view else target * x[1:, 1:3]
+    return program
+
+
+@pytest.mark.parametrize("through_view", [True, False], ids=["view", "whole"])
+@pytest.mark.parametrize("name", list(INPLACE_METHODS))
+def test_inplace_method_equals_torch(name: str, through_view: bool) -> None:
+    same_as_torch(_method_program(name, through_view), [(3, 4), (2, 2)])
+
+
+@pytest.mark.parametrize("name", list(INPLACE_METHODS))
+def test_inplace_method_matches_finite_differences(name: str) -> None:
+    from gradcheck import gradcheck
+
+    rng = np.random.default_rng(7)
+    x = mg.tensor(rng.standard_normal((3, 4)) * 0.9 + 0.05, dtype=mg.float64, requires_grad=True)
+    y = mg.tensor(rng.standard_normal((2, 2)), dtype=mg.float64, requires_grad=True)
+    assert gradcheck(lambda a, b: _method_program(name, True)(mg, a, b), [x, y], eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+# -- hypothesis: random programs of views of views and in-place changes, against PyTorch --
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VIEW_STEPS = {
+    "row": lambda t: t[0] if t.ndim else t, "tail": lambda t: t[1:] if t.ndim else t, "t": lambda t: t.t() if t.ndim <= 2 else t,
+    "every2": lambda t: t[..., ::2] if t.ndim else t, "diag": lambda t: t.diagonal() if t.ndim == 2 else t,
+    "flat": lambda t: t.reshape(-1), "unsq": lambda t: t.unsqueeze(0), "sq": lambda t: t.squeeze(),
+    "narrow": lambda t: t.narrow(-1, 0, 1) if t.ndim else t, "perm": lambda t: t.permute(tuple(reversed(range(t.ndim)))),
+}
+_INPLACE_STEPS = {
+    "mul2": lambda t, y: t.mul_(2), "add_y": lambda t, y: t.add_(y), "mul_y": lambda t, y: t.mul_(y),
+    "tanh": lambda t, y: t.tanh_(), "zero": lambda t, y: t.zero_(), "copy": lambda t, y: t.copy_(y * 3),
+    "div_y": lambda t, y: t.div_(y * y + 1), "sigmoid": lambda t, y: t.sigmoid_(), "neg": lambda t, y: t.neg_(),
+}
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 9), st.sampled_from(sorted(_VIEW_STEPS)),
+                          st.sampled_from(sorted(_INPLACE_STEPS))), min_size=1, max_size=6))
+def test_random_view_and_inplace_programs_equal_torch(steps: list[tuple[bool, int, str, str]]) -> None:
+    def program(lib, x, y):
+        h = x.sin()
+        live = [h]
+        for is_view, k, view, op in steps:
+            target = live[k % len(live)]
+            if is_view:
+                live.append(_VIEW_STEPS[view](target))
+            else:
+                _INPLACE_STEPS[op](target, y.sum())
+        return h * h + sum(v.sum() for v in live[1:]) if len(live) > 1 else h * h
+    same_as_torch(program, [(3, 4), (2,)])
