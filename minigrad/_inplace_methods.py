@@ -25,6 +25,7 @@ from . import dtypes, ops
 from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace
 from .kernels.backends import move_array
+from .errors import ShapeError
 from .tensor import Tensor
 
 __all__ = ["inplace_composite"]
@@ -74,7 +75,7 @@ def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool
         if len(vshape) > len(region) or np.broadcast_shapes(vshape, region) != region:
             raise ValueError
     except ValueError:
-        raise ValueError(f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast to the indexed region "
+        raise ShapeError(f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast to the indexed region "
                          f"of shape {tuple(region)}") from None
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:

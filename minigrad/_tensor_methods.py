@@ -62,7 +62,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     try:  # the index first, as PyTorch (before the in-place checks): a probe that allocates nothing
         np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx]
     except IndexError as exc:
-        raise ValueError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+        raise OutOfRangeError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
     if setitem_through_view(self, idx, value):  # basic indexing: x[idx].copy_(value), as PyTorch
         return
 

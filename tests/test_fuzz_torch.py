@@ -429,7 +429,7 @@ class Differential(RuleBasedStateMachine):
     def setitem(self, i: int, j: int, how: str) -> None:
         """``x[0] = y``, ``x[0] += y``, ``x[...] = y`` and ``x.copy_(y)`` (y broadcast into place)."""
         p, q = self.pick(i), self.pick(j)
-        if p.from_grad or id(p.m._vc) in self.fused_saved or np.may_share_memory(p.m.numpy(), q.m.numpy()):
+        if p.from_grad or id(p.m._vc) in self.fused_saved or np.may_share_memory(p.m.detach().numpy(), q.m.detach().numpy()):
             return  # not generated (module docstring)
 
         def run(x: Any, y: Any) -> Any:
