@@ -2,7 +2,7 @@
 
 A small but complete eager engine - four-layer forward path, grad nodes,
 a deque-driven backward engine, GeneralGrad - that emits an event for every
-step. See DESIGN §8 for the public API.
+step. docs/pytorch-coverage.md lists the public API.
 
 Example:
     >>> import minigrad as mg
@@ -79,7 +79,7 @@ from .tracing import trace
 from . import nn, optim
 from . import cuda
 from .autograd import inference_mode
-from . import linalg  # torch.linalg's names (issue 23)
+from . import linalg  # torch.linalg's names
 from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
 from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)

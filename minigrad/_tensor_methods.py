@@ -362,7 +362,7 @@ Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
 Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 
 
-# -- in-place ops (DESIGN §9 rule 8): the dispatch layer's run_inplace ------------
+# -- in-place ops (docs/architecture.md, Engine rules, rule 8): the dispatch layer's run_inplace ------------
 
 
 def _inplace_method(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
@@ -642,7 +642,7 @@ Tensor.where = _where_method  # type: ignore[attr-defined]
 Tensor.trace = _trace_method  # type: ignore[attr-defined]
 
 
-# In place (DESIGN §9 rule 8): the out-of-place result written back by run_inplace.
+# In place (docs/architecture.md, Engine rules, rule 8): the out-of-place result written back by run_inplace.
 _INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
     "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,

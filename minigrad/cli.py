@@ -55,7 +55,7 @@ from .tracing.viewing import inside_node
 __all__ = ["main", "build_parser", "cmd_record", "cmd_render", "cmd_log", "cmd_export_chrome", "cmd_diff", "cmd_web", "CliError"]
 
 EXIT_ERROR = 1  # a bad request: step out of range, script failure
-EXIT_BAD_FILE = 2  # the trace file is missing or not a readable minigrad trace (DESIGN §7)
+EXIT_BAD_FILE = 2  # the trace file is missing or not a readable minigrad trace (docs/architecture.md, bad input)
 EXIT_NO_DOT = 3  # Graphviz missing (the DOT source was saved instead)
 FLIPBOOK_HINT_FRAMES = 300  # above this many frames `render --flipbook` points to `minigrad web`
 EXIT_DIFFERENT = 1  # minigrad diff: the recordings differ (as diff(1) does; a bad file is EXIT_BAD_FILE, 2)

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """Creation functions: NumPy's bare ``MemoryError`` gets the function's name (DESIGN §7).
+    """Creation functions: NumPy's bare ``MemoryError`` gets the function's name (docs/architecture.md, bad input).
 
     NumPy already says how much and which shape (``Unable to allocate 3.64 TiB
     for an array with shape (1000000, 1000000) ...``); the user also needs to

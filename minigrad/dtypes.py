@@ -5,7 +5,7 @@ minigrad has ten dtypes: ``float16``, ``bfloat16``, ``float32``, ``float64``, ``
 ``str(mg.float32) == "float32"``. Integer arithmetic wraps around as in
 PyTorch (and NumPy): ``tensor([250], dtype=uint8) + 10`` is ``[4]``.
 
-Promotion (used when parsing a KernelKey from several inputs, seed 004 §2.4)
+Promotion (used when parsing a KernelKey from several inputs, as Paddle's ``ParseKernelKeyByInputArgs``)
 follows one order, ``bool < uint8 < int8 < int16 < int32 < int64 < float16 <
 bfloat16 < float32 < float64``: the result is the largest input dtype, except that
 ``uint8`` with ``int8`` gives ``int16`` and ``float16`` with ``bfloat16`` gives

@@ -1,4 +1,4 @@
-"""Tensor and the creation functions (DESIGN §8).
+"""Tensor and the creation functions.
 
 A ``Tensor`` is an array (NumPy on the CPU, CuPy on the GPU) plus:
 

@@ -1,4 +1,4 @@
-"""A float64 central-finite-difference gradient checker for minigrad (STYLE rule 9).
+"""A float64 central-finite-difference gradient checker for minigrad.
 
 ``gradcheck(fn, inputs)`` compares the gradients minigrad's backward pass
 computes with numeric ones::

@@ -1,4 +1,4 @@
-"""AMP (seed 004 §2.3): autocast levels, the allow/deny lists, amp.cast events, gradients to float32 leaves."""
+"""AMP (the AMP block of Paddle's generated dygraph functions): autocast levels, the allow/deny lists, amp.cast events, gradients to float32 leaves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``mg.autograd.Function``: a user's forward/backward pair is an ordinary grad node (DESIGN §8, issue 16 item 2).
+"""``mg.autograd.Function``: a user's forward/backward pair is an ordinary grad node (docs/concepts/custom-function.md).
 
 Each test names the feature it pins down: ctx.save_for_backward /
 saved_tensors (with the in-place version check), needs_input_grad,

@@ -74,7 +74,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "relu", "gelu", "mse_loss", "nll_loss", "cross_entropy", "linear", "layer_norm", "conv2d",
         "max_pool2d", "batch_norm",
     )},
-    # issue 23: the torch.* tensor ops
+    # the torch.* tensor ops
     **{(n, ""): getattr(mg, n) for n in (
         "gather", "scatter_add", "scatter", "take_along_dim", "sort", "argsort", "topk", "msort",
         "cumsum", "cumprod", "flip", "fliplr", "flipud", "roll", "repeat_interleave", "unbind",
@@ -120,7 +120,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
 }
 
 
-# issue 23: torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
+# torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
 OPS.update({
     **{(f"nn.functional.{n}", ""): getattr(F, n) for n in (
         "silu", "leaky_relu", "elu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "selu", "celu", "mish",
@@ -141,7 +141,7 @@ OPS.update({
         "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")},
 })
 
-# issue 23: attention (a composite of matmul, softmax, masked_fill/add and dropout).
+# attention (a composite of matmul, softmax, masked_fill/add and dropout).
 OPS.update({("nn.functional.scaled_dot_product_attention", ""): F.scaled_dot_product_attention})
 
 # The indexed fills and copies students write (the bitwise ops' OpInfos are integer-only, like bincount's:

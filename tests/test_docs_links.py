@@ -2,7 +2,7 @@
 
 README, docs/ and the lesson texts must not point at files users don't have
 (the workspace's design notes) or use internal labels for the sources
-("seed 001"); they link to docs/architecture.md instead, and every repository
+(a source write-up's number); they link to docs/architecture.md instead, and every repository
 path they name in backticks exists.
 """
 

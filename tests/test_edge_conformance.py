@@ -1,4 +1,4 @@
-"""Regression tests for answers that disagreed with PyTorch at the edges (issue 15, conformance).
+"""Regression tests for answers that disagreed with PyTorch at the edges (conformance).
 
 Each case was found by running PyTorch's own OpInfo sample inputs: NaN inputs (sign, abs, relu,
 maximum, minimum), pow's exponent gradient at a zero or negative base, ``nll_loss`` on

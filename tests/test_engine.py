@@ -1,4 +1,4 @@
-"""The backward engine (seed 001 §3, DESIGN §3 and §9): exact event sequences and the engine rules."""
+"""The backward engine (Paddle's paddle/fluid/eager/backward.cc; docs/architecture.md, The backward path and Engine rules): exact event sequences and the engine rules."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_accumulation_nodes_jump_the_queue():
 
 
 def simulate_deque(node_creates, start, in_degree_map=None):
-    """An independent model of seed 001's RunBackward fed only with node.create events.
+    """An independent model of Paddle's paddle/fluid/eager/backward.cc's RunBackward fed only with node.create events.
 
     Returns the order nodes run in and the initial in-degree map.
     """
@@ -210,7 +210,7 @@ def test_no_node_runs_before_its_count_reaches_zero():
 
 
 # ---------------------------------------------------------------------------
-# DESIGN §9 rules
+# docs/architecture.md, Engine rules
 # ---------------------------------------------------------------------------
 
 

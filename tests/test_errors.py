@@ -1,4 +1,4 @@
-"""Bad input gives a clear, specific error and leaves no trace (DESIGN §7, §8 error classes).
+"""Bad input gives a clear, specific error and leaves no trace (docs/architecture.md, bad input; PyTorch's error classes).
 
 - wrong argument types -> ``TypeError`` naming the op, the argument and its
   position (``matmul(): argument 'y' (position 1) must be Tensor, but got str``),

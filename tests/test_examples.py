@@ -26,7 +26,7 @@ def test_digits_mlp_reaches_95_percent_test_accuracy():
     assert acc >= 0.95, f"test accuracy {acc:.3f} < 0.95"
 
 
-# Issue 23: one example per family of the programs courses teach. Each names minigrad only in its import
+# One example per family of the programs courses teach. Each names minigrad only in its import
 # lines; ``needs`` (tests/surface.py) marks one strict xfail while the surface it names is missing.
 
 FAMILIES = {

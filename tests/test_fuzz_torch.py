@@ -25,13 +25,13 @@ same values) and runs every step on both sides:
 After every step it compares values, ``requires_grad``, ``is_leaf`` and ``.grad``
 of every tensor in the pool, and whether a step raised: both must raise or
 neither. The error class must be PyTorch's, or minigrad's documented class for
-the same refusal (DESIGN §8: minigrad raises ``ValueError`` for shape and dtype
+the same refusal (minigrad raises ``ValueError`` for shape and dtype
 mismatches where PyTorch raises ``RuntimeError`` or ``IndexError``); engine
 misuse (backward, grad, a leaf changed in place) is ``RuntimeError`` on both
 sides, and anything else (``ZeroDivisionError``, a NumPy error) is a crash.
 
 Where minigrad departs from PyTorch by design, the fuzzer follows the documented
-rule instead of reporting it (DESIGN §9): a second backward through a released
+rule instead of reporting it (docs/architecture.md, Engine rules): a second backward through a released
 node raises even when PyTorch's node saved nothing (rule 3); ``mg.grad`` never
 releases the graph (rule 4: PyTorch's ``autograd.grad`` runs with
 ``retain_graph=True`` here) and its ``create_graph`` results always require grad
@@ -106,7 +106,7 @@ POOL_MAX = 12
 PROGRAMS = {"ok": 0, "steps": 0, "composite_saves": 0}
 
 _CLEAR = (TypeError, ValueError, RuntimeError, IndexError)
-#: PyTorch's error class -> the classes minigrad may raise for the same refusal (DESIGN §8).
+#: PyTorch's error class -> the classes minigrad may raise for the same refusal (minigrad/errors.py).
 _SAME_REFUSAL = {
     RuntimeError: (RuntimeError, ValueError),
     IndexError: (IndexError, ValueError),
@@ -496,7 +496,7 @@ class Differential(RuleBasedStateMachine):
         if t.error is not None:  # a pass that failed part-way released the nodes it ran, in minigrad
             self.drop_graphs()   # even those that saved nothing (rule 3): those graphs are not reused
             return
-        if again:  # a second backward through the released graph (DESIGN §9 rule 3)
+        if again:  # a second backward through the released graph (docs/architecture.md, Engine rules, rule 3)
             saved = self.torch_grads()
             t2, m2 = _run(lambda: p.t.backward(gt)), _run(lambda: p.m.backward(gm))
             if p.m.grad_fn is None:  # a leaf: no graph, both accumulate again
@@ -538,7 +538,7 @@ class Differential(RuleBasedStateMachine):
             if gt is None:
                 continue
             if gm.requires_grad != create_graph:
-                raise Mismatch(f"{step}: result requires_grad {gm.requires_grad}, DESIGN §9 rule 4 says {create_graph}")
+                raise Mismatch(f"{step}: result requires_grad {gm.requires_grad}, docs/architecture.md's engine rule 4 says {create_graph}")
             if create_graph:
                 # Rule 4: minigrad's result requires grad even where PyTorch's is a constant; and where
                 # the derivative is identically 0 (relu's), PyTorch may build a node and minigrad not.

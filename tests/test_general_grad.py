@@ -1,4 +1,4 @@
-"""``mg.grad()`` and GeneralGrad (seed 001 §4; DESIGN §3, §4, §9 rules 1, 4, 6, 7).
+"""``mg.grad()`` and GeneralGrad (Paddle's paddle/fluid/eager/general_grad.h; docs/architecture.md: The backward path, Events, Engine rules 1, 4, 6, 7).
 
 Each test states the rule it pins down. Values are exact (small integers in
 float64), so a wrong path through the pruned graph shows up as a wrong number.
@@ -387,7 +387,7 @@ def test_hooks_on_non_target_intermediate_run_and_user_hooks_are_not_duplicated(
     )
 
 
-# -- events (DESIGN §4) ---------------------------------------------------------------------
+# -- events (docs/architecture.md, Events) ---------------------------------------------------------------------
 
 
 def _engine_events(tr) -> list[dict]:

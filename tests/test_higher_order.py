@@ -1,4 +1,4 @@
-"""Higher-order gradients (DESIGN §2 last paragraph, §9 rules 4 and 10).
+"""Higher-order gradients (docs/architecture.md: The forward path, last paragraph; Engine rules 4 and 10).
 
 With ``create_graph=True`` the backward formulas run with recording on, so a
 gradient is itself a tensor with history and can be differentiated again, to

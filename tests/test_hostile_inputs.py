@@ -1,4 +1,4 @@
-"""Defects found by hostile and differential testing (issue 22), each pinned by the call that found it.
+"""Defects found by hostile and differential testing, each pinned by the call that found it.
 
 A new user's call either gives PyTorch's answer or a clear error raised before
 anything changed: no silently accepted shape, no half-built graph, no crash from
@@ -60,7 +60,7 @@ def test_a_zero_dim_gradient_from_grad_changes_in_place() -> None:
 
 # -- 2. every target / index argument is checked against the input ------------------------
 
-# (call, expected message) pairs PyTorch refuses too; minigrad raises ValueError (DESIGN §8).
+# (call, expected message) pairs PyTorch refuses too; minigrad raises ValueError (docs/pytorch-coverage.md).
 TARGET_SHAPE_ERRORS: dict[str, tuple[Callable[[], Any], str]] = {
     "cross_entropy-3d-batch": (lambda: F.cross_entropy(mg.ones(1, 2, 2), mg.tensor([0, 1])),
                                r"Expected input batch_size \(1\) to match target batch_size \(2\)"),
@@ -147,7 +147,7 @@ REFUSED_COMPOSITES: dict[str, Callable[[mg.Tensor], Any]] = {
 
 @pytest.mark.parametrize("call", REFUSED_COMPOSITES.values(), ids=REFUSED_COMPOSITES.keys())
 def test_a_refused_composite_call_records_no_node(call: Callable[[mg.Tensor], Any]) -> None:
-    """Every argument is checked before the composite's first op (DESIGN §7): no node.create
+    """Every argument is checked before the composite's first op (docs/architecture.md, bad input): no node.create
     of the call that failed (an input built by the test itself is made before the recording)."""
     x = mg.ones(2, 3, requires_grad=True)
     with mg.trace() as tr:

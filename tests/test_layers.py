@@ -1,4 +1,4 @@
-"""The engine's layers import one way (DESIGN §1, "Inside the engine, layers import downward only").
+"""The engine's layers import one way (docs/architecture.md, Layout, "Inside the engine, layers import downward only").
 
 The test reads every module of ``minigrad/`` with ``ast`` (nothing is
 imported) and checks three things:

@@ -69,7 +69,7 @@ def test_lesson5_skip_says_what_to_run_and_where(built: Path, monkeypatch: pytes
 
 
 def test_templates_speak_of_sources_by_name(tmp_path: Path) -> None:
-    """Students read the engine's docstrings in their templates: no internal labels ("seed 001", "DESIGN §7")."""
+    """Students read the engine's docstrings in their templates: no internal labels (a source write-up's number, a design-notes section)."""
     import re
 
     label = re.compile(r"seed 00\d|DESIGN ?§|DESIGN\.md|STYLE rule|shared/")

@@ -1,4 +1,4 @@
-"""Engine and API misuse: each case fails with minigrad's own clear error and leaves no trace behind (DESIGN §7).
+"""Engine and API misuse: each case fails with minigrad's own clear error and leaves no trace behind (docs/architecture.md, bad input).
 
 Covers what a careless or curious user tries: hooks that change a
 gradient's dtype, grad mode / autocast / recording across threads, failed

@@ -1,4 +1,4 @@
-"""nn, optim and save/load with PyTorch's API (issue 16 items 3 and 4).
+"""nn, optim and save/load with PyTorch's API.
 
 Functional forms get a float64 finite-difference row and a PyTorch-oracle
 row; modules, optimizers and schedulers are compared with PyTorch step by

@@ -1,4 +1,4 @@
-"""Forward values of every op against NumPy references, and dtype behaviour (DESIGN §8).
+"""Forward values of every op against NumPy references, and dtype behaviour (docs/pytorch-coverage.md: dtypes).
 
 - ``FLOAT_CASES``: each op on random inputs in float16/float32/float64, compared
   with a NumPy (or plain-loop) reference computed in float64; the output dtype

@@ -1,4 +1,4 @@
-"""Every op's backward formula against float64 central finite differences (DESIGN §8, STYLE rule 9).
+"""Every op's backward formula against float64 central finite differences (docs/pytorch-coverage.md).
 
 Each row of ``CASES`` is one op (or one variant of an op: broadcasting, a
 ``dim``/``keepdim`` choice, transposes, an indexing form ...). Inputs are
@@ -284,7 +284,7 @@ CASES: list[Case] = [
          inputs(lambda rng: T([1.3, -2.6, 3.7]), lambda rng: T([0.5, 0.7, -1.1]))),
     Case("div-trunc", "div_rounded", lambda x, y: mg.div(x, y, rounding_mode="trunc") * y,
          inputs(lambda rng: T([1.3, -2.6, 3.7]), lambda rng: T([0.5, 0.7, -1.1]))),
-    # issue 23: indexed reads and writes, ordering, cumulative ops, flips, norms
+    # indexed reads and writes, ordering, cumulative ops, flips, norms
     Case("gather-dim1-repeats", "gather", lambda x: mg.gather(x, 1, mg.tensor([[0, 0, 2], [1, 0, 1]])), inputs(rnd(2, 3))),
     Case("gather-dim0-smaller-index", "gather", lambda x: mg.gather(x, 0, mg.tensor([[2, 0]])), inputs(rnd(3, 4))),
     Case("scatter_add", "scatter_add", lambda x, s: mg.scatter_add(x, 1, mg.tensor([[0, 0, 2], [1, 1, 1]]), s),
@@ -344,7 +344,7 @@ CASES: list[Case] = [
     Case("solve-vector", "solve", mg.linalg.solve, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)), rnd(2, 3))),
 ]
 
-# issue 23 (torch.nn.functional): activations, padding, pooling (inputs away from the kinks)
+# torch.nn.functional: activations, padding, pooling (inputs away from the kinks)
 CASES += [
     Case("silu", "silu", mg.silu, inputs(rnd(3, 4, low=-4, high=4))),
     Case("leaky_relu", "leaky_relu", lambda x: mg.leaky_relu(x, 0.2), inputs(away(3, 4))),
@@ -405,7 +405,7 @@ def test_every_op_has_a_gradient_case() -> None:
 
 
 def test_every_design_op_is_covered() -> None:
-    """The DESIGN §8 op list, spelled out, so a renamed or dropped op is noticed."""
+    """The docs/pytorch-coverage.md op list, spelled out, so a renamed or dropped op is noticed."""
     design = (
         "add sub mul div pow neg exp log sqrt abs sin cos tanh sigmoid relu gelu maximum minimum where clip "
         "sum mean max min logsumexp matmul reshape transpose permute expand squeeze unsqueeze concat stack "
@@ -467,7 +467,7 @@ def test_second_derivative_matches_finite_differences(case: Case) -> None:
 
 
 def test_third_derivative_of_cube() -> None:
-    """DESIGN §9 rule 10: d/dx x**3 = 3x^2, d2 = 6x, d3 = 6."""
+    """docs/architecture.md, Engine rules, rule 10: d/dx x**3 = 3x^2, d2 = 6x, d3 = 6."""
     x = T([0.5, -1.5, 2.0])
     (g1,) = _grads(x ** 3, x)
     (g2,) = _grads(g1.sum(), x)

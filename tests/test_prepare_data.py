@@ -1,4 +1,4 @@
-"""PrepareData (seed 002 TransformFlag, seed 004 §2.4): backend, layout and dtype transforms.
+"""PrepareData (Paddle's ``TransformFlag`` and ``PrepareData``, paddle/phi/api/lib/data_transform.cc): backend, layout and dtype transforms.
 
 Backend and layout transforms are on by default, dtype transforms only when
 the op's flag asks; an argument declared ``ALL_BACKEND`` is never moved.

@@ -1,4 +1,4 @@
-"""Tensor basics (DESIGN §8, §9 rules 8 and 9): creation, seeds, repr, conversion,
+"""Tensor basics (docs/architecture.md, Engine rules 8 and 9): creation, seeds, repr, conversion,
 detach, in-place ops and version counters, setitem.
 """
 
@@ -243,7 +243,7 @@ def test_no_grad_creates_no_node_and_enable_grad_restores() -> None:
     assert z.grad_fn is not None and mg.is_grad_enabled()
 
 
-# --- in-place ops and version counters (DESIGN §9 rule 8) -------------------------------------
+# --- in-place ops and version counters (docs/architecture.md, Engine rules, rule 8) -------------------------------------
 
 INPLACE = {
     "add_": (lambda t: t.add_(2.0), lambda a: a + 2),

@@ -1,4 +1,4 @@
-"""PyTorch's everyday functions and argument forms (issue 16 item 1): gradients, the oracle, behaviour.
+"""PyTorch's everyday functions and argument forms: gradients, the oracle, behaviour.
 
 Every differentiable function or form has a float64 finite-difference row
 (``GRAD``) and a PyTorch-oracle row (``ORACLE``, skipped without torch) that

@@ -1,4 +1,4 @@
-"""The ``torch.*`` tensor ops of issue 23, against PyTorch (skipped without torch).
+"""The ``torch.*`` tensor ops, against PyTorch (skipped without torch).
 
 Each ``ORACLE`` row is one call written once for both frameworks
 (``lambda m, x: m.sort(x, dim=0)`` runs with ``m = torch`` and ``m = minigrad``)

@@ -1,4 +1,4 @@
-"""The event bus, recorder, loader and replay (DESIGN §4)."""
+"""The event bus, recorder, loader and replay (docs/architecture.md, Events)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from minigrad.autograd import engine
 from minigrad.tracing import EVENT_TYPES, TraceFormatError, bus
 from minigrad.tracing.events import Event
 
-# The public contract: every kind in DESIGN §4 with exactly these fields (more may be added).
+# The public contract: every kind of docs/events.md with exactly these fields (more may be added).
 CONTRACT = {
     "tensor.create": "tensor name shape dtype device requires_grad is_leaf grad_node out_slot out_rank value",
     "api.call": "op inputs attrs",

@@ -1,4 +1,4 @@
-"""The web stepper: a recording as one self-contained HTML page with the TUI's panes (DESIGN §5).
+"""The web stepper: a recording as one self-contained HTML page with the TUI's panes (docs/architecture.md, The viewers).
 
 ``stepper(source)`` replays a trace once in Python (``mg.trace.replay``, the
 one replay), describes every event once (``describe``/``explain``, the one

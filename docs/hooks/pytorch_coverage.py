@@ -95,7 +95,7 @@ NOTES: dict[str, str] = {
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
                          "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
-    # issue 23: composites, training infrastructure, autograd extras
+    # composites, training infrastructure, autograd extras
     "nn.LSTM": "built from ops (one node group per time step), no fused kernel.",
     "nn.MultiheadAttention": "built from ops (the attention weights are ordinary nodes).",
     "nn.TransformerEncoder": "no nested-tensor fast path (`enable_nested_tensor` is accepted and ignored).",

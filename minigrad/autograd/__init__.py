@@ -1,4 +1,4 @@
-"""Autograd: grad nodes, the backward engine, GeneralGrad, hooks, grad mode (seed 001, 003, 004).
+"""Autograd: grad nodes, the backward engine, GeneralGrad, hooks, grad mode (Paddle's paddle/fluid/eager/backward.cc, PyTorch's torch/csrc/autograd/).
 
 ``mg.autograd.backward(tensors, grad_tensors=None, retain_graph=False)``
 runs one backward pass from several outputs at once; ``mg.grad(outputs,

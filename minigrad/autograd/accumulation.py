@@ -3,7 +3,7 @@ PyTorch's AccumulateGrad).
 
 Created the first time a leaf that requires grad is used by an op
 (``SetGradOutMeta``). When it runs it applies the leaf's hooks, then writes
-``.grad``: assigned the first time, added afterwards (DESIGN §9 rule 1). Under
+``.grad``: assigned the first time, added afterwards (docs/architecture.md, Engine rules, rule 1). Under
 ``grad()`` (GeneralGrad) it only hands the gradient back: ``grad()`` never
 writes ``.grad``. The engine pushes AccumulationNodes to the *front* of the
 ready queue, so leaf gradients are written as soon as they are complete.

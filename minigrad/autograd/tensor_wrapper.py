@@ -1,4 +1,4 @@
-"""TensorWrapper: a tensor saved for backward (seed 004 §2.3; PyTorch's SavedVariable).
+"""TensorWrapper: a tensor saved for backward (Paddle's ``TensorWrapper``, paddle/fluid/eager/tensor_wrapper.h; PyTorch's SavedVariable).
 
 A wrapper keeps the tensor's *array*, not the tensor, plus what is needed to
 rebuild an equivalent tensor later:

@@ -133,7 +133,7 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
 
     The out-of-place op would build its grad node (and announce it to the
     trace) before the write-back found that the result has another shape
-    or a float dtype; a failed op must leave nothing behind (DESIGN §7).
+    or a float dtype; a failed op must leave nothing behind (docs/architecture.md, bad input).
     """
     other_shape = other.shape if isinstance(other, Tensor) else ()
     if other_shape == self.shape or not other_shape:  # the common cases: nothing to broadcast
@@ -160,7 +160,7 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
 
 def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None,
                 operands: tuple[Any, ...] = ()) -> Tensor:
-    """An in-place op (``x.add_(y)``, ``x += y``, ``x[i] = v``): DESIGN §9 rule 8.
+    """An in-place op (``x.add_(y)``, ``x += y``, ``x[i] = v``; docs/architecture.md, Engine rules, rule 8).
 
     ``fn()`` computes the new values out of place (recording a node as usual);
     this writes them into ``self``'s storage, bumps its version counter and,

@@ -1,4 +1,4 @@
-"""InferMeta: output shape and dtype from the inputs' metadata (seed 004 §2.4, ``MatmulInferMeta``).
+"""InferMeta: output shape and dtype from the inputs' metadata (Paddle's paddle/phi/infermeta/, ``MatmulInferMeta``).
 
 Every function takes the op name, the (prepared) input arrays - only their
 ``.shape``, ``.ndim`` and ``.dtype`` are read - and the op's attributes, and

@@ -1,4 +1,4 @@
-"""The kernel registry (seed 002: KernelFactory).
+"""The kernel registry (Paddle's ``KernelFactory``, paddle/phi/core/kernel_factory.h).
 
 Kernels are pure functions over arrays, registered per (op, backend, layout,
 dtype) with a decorator::
@@ -25,7 +25,7 @@ __all__ = ["Kernel", "ArgDef", "register_kernel", "unregister_kernels", "kernels
 
 
 class ArgDef:
-    """What a kernel expects of one input (seed 002: TensorArgDef).
+    """What a kernel expects of one input (Paddle's ``TensorArgDef``, paddle/phi/core/kernel_factory.h).
 
     ``backend`` may be ``Backend.ALL_BACKEND`` (the argument is not moved);
     ``dtype`` ``None`` means "any dtype" (never transformed).

@@ -196,7 +196,7 @@ def __dir__() -> list[str]:
 del annotations, Any, Iterator
 
 
-# issue 23: PyTorch's activation, loss, convolution, pooling and normalization modules, by family.
+# PyTorch's activation, loss, convolution, pooling and normalization modules, by family.
 from .activation import *  # noqa: E402,F401,F403
 from . import activation as _activation  # noqa: E402
 

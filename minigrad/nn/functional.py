@@ -145,7 +145,7 @@ def __dir__() -> list[str]:
     return sorted({*__all__, *submodules, *(n for n in globals() if n.startswith("__"))})
 
 
-# -- issue 23: activations, losses, padding, resampling, convolutions, pooling, normalization --
+# -- activations, losses, padding, resampling, convolutions, pooling, normalization --
 from ..ops import activation as _activation  # noqa: E402
 
 silu = _activation.inplace_form(ops.silu)

@@ -1,4 +1,4 @@
-"""matmul, with the 1-D / 2-D / batched broadcasting rules of ``MatmulInferMeta`` (seed 004); and its
+"""matmul, with the 1-D / 2-D / batched broadcasting rules of ``MatmulInferMeta`` (Paddle's paddle/phi/infermeta/binary.cc); and its
 composites ``bmm`` (3-D only) and ``einsum`` (contractions by ``matmul``)."""
 
 from __future__ import annotations

@@ -185,12 +185,12 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
     """Check a classification loss's ``target`` (and ``weight``) against ``input``, as PyTorch does.
 
     Called before the loss's first op, so a refused call leaves no node behind
-    (DESIGN §7). ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``; class
+    (docs/architecture.md, bad input). ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``; class
     indices are ``()``/``(1,)``, ``(N,)`` or ``(N, d1, ...)``, integer, each in
     ``[0, C)`` or ``ignore_index``; with ``probabilities`` the target is a float
     tensor of ``input``'s own shape. PyTorch raises ValueError for a batch-size
     mismatch and RuntimeError/IndexError for the rest; minigrad raises ValueError
-    (a shape or dtype mismatch, DESIGN §8), in PyTorch's words.
+    (a shape or dtype mismatch), in PyTorch's words.
 
     Returns:
         The class indices as an int64 NumPy array (``None`` for probabilities).

@@ -1,4 +1,4 @@
-"""Op definitions: one place per op (STYLE rule 3).
+"""Op definitions: one place per op.
 
 An ``OpDef`` ties together everything about an op that is not a kernel:
 

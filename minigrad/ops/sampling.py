@@ -2,7 +2,7 @@
 ``x.exponential_()`` - PyTorch's numbers for the same seed (``minigrad/random.py``).
 
 Each fills the tensor's storage with fresh draws from the default generator (or
-``generator=``) and bumps its version counter, as any in-place op does (DESIGN §9
+``generator=``) and bumps its version counter, as any in-place op does (docs/architecture.md, Engine rules,
 rule 8): a leaf that requires grad must be filled under ``no_grad``, which is how
 ``nn.init`` fills parameters. The draws are no op of the graph: a filled tensor
 carries no history of the fill.

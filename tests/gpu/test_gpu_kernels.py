@@ -459,7 +459,7 @@ def test_nhwc_conv2d_on_the_gpu_transposes_in_and_out(use_gpudnn, backend, gpudn
 
 
 def test_a_hook_may_not_move_the_gradient_to_another_device():
-    """DESIGN §7: a hook's replacement gradient keeps the device (and dtype and shape)."""
+    """docs/architecture.md, bad input: a hook's replacement gradient keeps the device (and dtype and shape)."""
     x = mg.tensor([1.0, 2.0], device="gpu", requires_grad=True)
     x.register_hook(lambda g: g.to("cpu"))
     with pytest.raises(RuntimeError, match=r"hook '[^']*<lambda>' on tensor t\d+ moved the gradient from device 'gpu' "
