@@ -583,6 +583,7 @@ class Differential(RuleBasedStateMachine):
         m_opt = mg.optim.SGD([p.m for p in leaves], lr=0.1)
         if step and not any(id(p.m._vc) in self.fused_saved for p in leaves):  # see ``inplace``
             self.both("optimizer.step()", t_opt.step, m_opt.step, engine=True)
+            self.drop_invalid_views()  # the step changed leaves in place: outputs of unbind/split refuse
         self.both(f"zero_grad(set_to_none={set_to_none})", lambda: t_opt.zero_grad(set_to_none=set_to_none),
                   lambda: m_opt.zero_grad(set_to_none=set_to_none), engine=True)
 
