@@ -21,6 +21,9 @@ from typing import Any, Iterable, SupportsIndex
 
 __all__ = ["Size"]
 
+_getitem = tuple.__getitem__
+_new = tuple.__new__
+
 
 class Size(tuple):
     """A tensor's shape: a tuple of ints with PyTorch's ``torch.Size`` behaviour."""
@@ -49,8 +52,8 @@ class Size(tuple):
     __str__ = __repr__
 
     def __getitem__(self, index: Any) -> Any:
-        out = tuple.__getitem__(self, index)
-        return Size(out) if isinstance(index, slice) else out
+        out = _getitem(self, index)
+        return _new(Size, out) if type(index) is slice else out
 
     def __add__(self, other: Any) -> "Size":
         if not isinstance(other, tuple):

@@ -43,6 +43,9 @@ _tensor_ids = itertools.count(1)
 next_tensor_id = _tensor_ids.__next__
 
 
+#: ``tuple.__new__``: a ``Size`` made from a shape that is already a tuple of ints.
+_new_tuple = tuple.__new__
+
 class VersionCounter:
     """Counts in-place modifications of a storage; shared by a tensor, its views and detaches."""
 
@@ -172,11 +175,11 @@ class Tensor:
     @property
     def shape(self) -> Size:
         """The tensor's shape: a ``minigrad.Size``, a tuple of ints (``minigrad/size.py``)."""
-        return Size(self._data.shape)
+        return _new_tuple(Size, self._data.shape)  # an array's shape holds Python ints: no per-entry check
 
     def size(self, dim: int | None = None) -> Any:
         """``shape``, or its ``dim``-th entry."""
-        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+        return _new_tuple(Size, self._data.shape) if dim is None else self._data.shape[dim]
 
     @property
     def ndim(self) -> int:
