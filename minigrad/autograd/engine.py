@@ -49,6 +49,7 @@ NOTE [ Where minigrad differs from Paddle's RunBackward ]
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Sequence
@@ -96,8 +97,15 @@ class BackwardRun:
         self.mode = mode
 
 
-#: The run in progress while a recorder is active (``None`` otherwise).
-current_run: BackwardRun | None = None
+#: ``current_run``: this thread's run in progress while a recorder is active (``None`` otherwise); per
+#: thread, as grad mode and the recorder are, so a backward in another thread never shows here.
+_THIS_THREAD = threading.local()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "current_run":
+        return getattr(_THIS_THREAD, "run", None)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: One ``(pass number, is grad())`` per ``run_backward`` in progress, innermost last (a
 #: custom Function's backward may run a backward of its own: ``utils/checkpoint.py``).
@@ -199,7 +207,6 @@ def run_backward(
     GeneralGrad, no ``.grad`` is written, and the gradients of ``inputs`` are
     returned. Otherwise leaf ``.grad`` fields accumulate and ``[]`` is returned.
     """
-    global current_run
     t_start = time.perf_counter_ns()
     gg = GeneralGrad(inputs, no_grad_vars or [], create_graph, allow_unused) if inputs is not None else None
     starts = _start_nodes(tensors, grad_tensors)
@@ -207,7 +214,7 @@ def run_backward(
     GRAD_MODE.enabled = create_graph  # backward formulas record only for create_graph
     prev_user_code = BACKWARD_PASS.user_code  # a hook may run a nested backward
     BACKWARD_PASS.user_code = False
-    prev_run = current_run
+    prev_run = getattr(_THIS_THREAD, "run", None)
     RUNNING_PASSES.append((next(_pass_numbers), gg is not None))
     try:
         seeds = [_seed_gradient(i, t, g) for i, ((_, _, _, t), g) in enumerate(zip(starts, grad_tensors or [None] * len(starts)))]
@@ -215,13 +222,13 @@ def run_backward(
         queue, buffers = prepare_buffers(starts, seeds, gg)
         in_degree = _in_degree_map(queue, gg)
         if bus.recorder is not None:
-            current_run = BackwardRun(queue, in_degree, buffers, "grad" if gg is not None else "backward")
+            _THIS_THREAD.run = BackwardRun(queue, in_degree, buffers, "grad" if gg is not None else "backward")
         nodes_run = run_ready_queue(queue, buffers, in_degree, retain_graph, create_graph, gg)
         return _finish(gg, nodes_run, t_start)
     finally:
         GRAD_MODE.enabled = prev_mode
         BACKWARD_PASS.user_code = prev_user_code
-        current_run = prev_run
+        _THIS_THREAD.run = prev_run
         RUNNING_PASSES.pop()
 
 

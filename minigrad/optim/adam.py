@@ -47,9 +47,7 @@ class Adam(Optimizer):
     decoupled_weight_decay = False
 
     def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                self._update(p, group)
+        self._update_each()
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         k = path_for(p, p.grad)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_hyper
 from .update import path_for
@@ -43,9 +42,7 @@ class SGD(Optimizer):
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize})
 
     def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                self._update(p, group)
+        self._update_each()
 
     def _update(self, p: Tensor, group: dict[str, Any]) -> None:
         k = path_for(p, p.grad)
