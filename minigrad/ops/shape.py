@@ -55,7 +55,12 @@ reshape = defop(
     infer_meta=im.reshape,
     view=True,
 )
-reshape.def_backward(lambda ctx, g: (ctx.ops.reshape(g, ctx.input_shape(0)),))
+
+
+@reshape.def_backward
+def _reshape_backward(ctx, g):
+    return (ctx.ops.reshape(g, ctx.input_shape(0)),)
+
 
 @register_kernel("transpose", CPU, dtypes=ALL_DTYPES, name="cpu/transpose")
 def transpose_cpu(x, dim0, dim1):
@@ -64,7 +69,12 @@ def transpose_cpu(x, dim0, dim1):
 
 transpose = defop("transpose", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
                   infer_meta=im.transpose, view=True, doc="swap two dimensions", methods=("transpose",))
-transpose.def_backward(lambda ctx, g: (ctx.ops.transpose(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),))
+
+
+@transpose.def_backward
+def _transpose_backward(ctx, g):
+    return (ctx.ops.transpose(g, ctx.attrs["dim0"], ctx.attrs["dim1"]),)  # a swap is its own inverse
+
 
 @register_kernel("permute", CPU, dtypes=ALL_DTYPES, name="cpu/permute")
 def permute_cpu(x, dims):
@@ -95,7 +105,12 @@ def expand_cpu(x, shape):
 
 expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
                doc="broadcast size-1 dimensions to a larger shape (no copy)")
-expand.def_backward(lambda ctx, g: (ctx.ops.sum_to(g, ctx.input_shape(0)),))
+
+
+@expand.def_backward
+def _expand_backward(ctx, g):
+    return (ctx.ops.sum_to(g, ctx.input_shape(0)),)  # summed over the copies expand made
+
 
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
@@ -117,7 +132,12 @@ squeeze = defop(
     view=True,
     methods=("squeeze",),
 )
-squeeze.def_backward(lambda ctx, g: (ctx.ops.reshape(g, ctx.input_shape(0)),))
+
+
+@squeeze.def_backward
+def _squeeze_backward(ctx, g):
+    return (ctx.ops.reshape(g, ctx.input_shape(0)),)
+
 
 @register_kernel("unsqueeze", CPU, dtypes=ALL_DTYPES, name="cpu/unsqueeze")
 def unsqueeze_cpu(x, dim):
@@ -132,7 +152,12 @@ unsqueeze = defop(
     view=True,
     methods=("unsqueeze",),
 )
-unsqueeze.def_backward(lambda ctx, g: (ctx.ops.reshape(g, ctx.input_shape(0)),))
+
+
+@unsqueeze.def_backward
+def _unsqueeze_backward(ctx, g):
+    return (ctx.ops.reshape(g, ctx.input_shape(0)),)
+
 
 @register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
 def concat_cpu(xs, dim=0):
@@ -352,7 +377,11 @@ getitem_grad = defop(
     infer_meta=_getitem_grad_meta,
     doc="scatter-add grad into zeros(shape) at index (the adjoint of getitem)",
 )
-getitem_grad.def_backward(lambda ctx, g: (ctx.ops.getitem(g, ctx.attrs["index"]),))
+
+
+@getitem_grad.def_backward
+def _getitem_grad_backward(ctx, g):
+    return (ctx.ops.getitem(g, ctx.attrs["index"]),)  # the adjoint of a scatter-add is a gather
 
 
 # -- PyTorch's joining and splitting forms (composites) --------------------------------------------
