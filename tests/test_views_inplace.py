@@ -395,6 +395,42 @@ def test_a_change_under_no_grad_gives_the_views_fresh_nodes_as_torch() -> None:
     assert "grad_fn" not in repr(w)
 
 
+
+def test_an_optimizer_step_gives_the_parameters_views_fresh_nodes_as_torch() -> None:
+    """The step changes the parameter in place (its fused array path too): a view taken before it is
+    regenerated from the parameter, so the view's old node is no longer between the parameter and it."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        v = x.expand(3)
+        y, z = v.abs(), v * 2
+        x.backward()
+        lib.optim.SGD([x], lr=0.1).step()
+        (gy,) = lib.autograd.grad(y.sum(), [v], allow_unused=True)  # abs's node is not reached: no refusal
+        (gz,) = lib.autograd.grad(z.sum(), [v], allow_unused=True)  # z was made from v's old node
+        (gx,) = lib.autograd.grad(z.sum(), [x])  # which still leads to x
+        (gv,) = lib.autograd.grad((v * v).sum(), [x])  # v's new node: the new values
+        got.append((gy, gz, round(float(gx), 12), round(float(gv), 12), v.tolist()))
+    assert got[0] == got[1] == (None, None, 6.0, 8.4, [1.4, 1.4, 1.4])
+
+
+def test_load_state_dict_copies_into_the_parameters_as_torch() -> None:
+    """``load_state_dict`` copies into each parameter's storage (PyTorch's ``param.copy_``): views see the new
+    values and gradients flow through them; ``.double()`` replaces the storage without a version bump."""
+    got = []
+    for lib in (torch, mg):
+        lib.manual_seed(0)
+        model, other = lib.nn.Linear(3, 2).double(), lib.nn.Linear(3, 2).double()
+        with lib.no_grad():
+            other.weight.fill_(7.0)
+        wt, row = model.weight.t(), model.weight[0]
+        before = model.weight._version
+        model.load_state_dict(other.state_dict())
+        (wt.sum() * 2 + row.sum()).backward()
+        got.append((before, model.weight._version, wt.tolist(), row.tolist(), model.weight.grad.tolist()))
+    assert got[0] == got[1]
+    assert got[1][1] == got[1][0] + 1 and got[1][3] == [7.0, 7.0, 7.0]
+
 # -- the in-place methods: each through a view and on a whole tensor, against PyTorch and finite differences --
 
 def _pos(lib, t):

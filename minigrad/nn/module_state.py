@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..kernels.backends import canonical_device, move_array, to_numpy
+from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["ModuleStateMixin", "IncompatibleKeys"]
@@ -33,14 +34,14 @@ IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_
 
 
 def _set_data(t: Tensor, data: Any, dtype: Any = None, device: str | None = None) -> None:
-    """Replace a tensor's storage (a parameter stays the same leaf object), bumping its version."""
+    """Replace a tensor's storage (a parameter stays the same leaf object), as PyTorch's ``param.data = new``:
+    the version counter is kept and not bumped. What backward saved is safe: a saved tensor keeps its old
+    array (``autograd/tensor_wrapper.py``)."""
     t._data = data
     if dtype is not None:
         t._dtype = dtype
     if device is not None:
         t._device = device
-    if t._vc is not None:
-        t._vc.bump()
 
 
 class ModuleStateMixin:
@@ -172,10 +173,12 @@ class ModuleStateMixin:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors)
             )
-        for key, arr in arrays.items():
-            t = targets[key]
-            data = arr.astype(t._dtype.np, copy=True)
-            _set_data(t, data if t._device == "cpu" else move_array(data, "cpu", t._device))
+        with no_grad():  # each copied into the tensor's storage, as PyTorch's ``param.copy_(value)``:
+            for key, arr in arrays.items():  # its views see the new values, its version counts the change
+                t = targets[key]
+                data = arr.astype(t._dtype.np, copy=False)
+                t.copy_(Tensor._make(data if t._device == "cpu" else move_array(data, "cpu", t._device),
+                                     t._dtype, t._device))
         return IncompatibleKeys(missing, unexpected)
 
     # -- conversion --------------------------------------------------------------

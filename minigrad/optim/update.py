@@ -14,7 +14,9 @@ state tensor. The rule's arithmetic uses Python operators, which both paths shar
   element-wise op costs more than the arithmetic on small tensors.
 
 ``path_for(p, g)`` picks ``ARRAYS`` only when no recorder listens, so a recorded step
-shows every update as events.
+shows every update as events, and only for a parameter without views: an in-place op gives
+each view of the changed tensor a fresh grad node (``dispatch/views.py``), which a bare
+array write would not.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor, VersionCounter
+from ..tensor import Tensor, VersionCounter, has_views
 from ..tracing import bus
 
 __all__ = ["OPS", "ARRAYS", "path_for", "array_path_ok"]
@@ -44,6 +46,7 @@ def array_path_ok(p: Tensor, g: Tensor) -> bool:
         and data.dtype in _ARRAY_DTYPES
         and g._data.shape == data.shape
         and data.flags.writeable
+        and not has_views(p)  # a view of ``p`` must get a fresh grad node: the op path's in-place ops make it
     )
 
 
