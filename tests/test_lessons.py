@@ -357,6 +357,38 @@ def test_report_shows_the_first_divergence_in_words(built, reports):
     assert "first divergence" in text and d["headline"][:60] in text.replace("\n", " ")
 
 
+# -- lesson 9: a wrong version check and a rewrite that forgets the views ------------------------
+
+
+def test_lesson9_wrong_solutions_get_part_of_the_points_and_the_first_divergence(tmp_path):
+    """A check that lets one in-place change through, a rewrite that never regenerates the views:
+    each task partly right, its recording tests failing at the first event where the run left the reference's."""
+    (tpl,) = lc.build(tmp_path / "template", [9])
+    (key,) = lc.build(tmp_path / "key", [9], reference=True)
+    check = (key / "tensor_wrapper.py").read_text()
+    assert check.count("        if now != self.snapshot:\n") == 1
+    (tpl / "tensor_wrapper.py").write_text(check.replace("        if now != self.snapshot:\n",
+                                                         "        if now > self.snapshot + 1:\n"))
+    rewrite = (key / "views.py").read_text()
+    assert rewrite.count("    regenerate_views(base)\n    return new\n") == 1
+    (tpl / "views.py").write_text(rewrite.replace("    regenerate_views(base)\n    return new\n", "    return new\n"))
+    report = lc.grade(tpl, quiet=True)["lessons"][0]
+    by_task = {t["task"]: t for t in report["tasks"]}
+    assert by_task["9.1"]["status"] == by_task["9.2"]["status"] == "partial"
+    assert by_task["9.3"]["status"] == "zero"  # still the template
+    stops = [t for t in by_task["9.1"]["tests"] if "stops_where_the_reference_stops" in t["nodeid"]]
+    assert stops and all(t["outcome"] == "failed" and "first divergence" in t["message"] for t in stops)
+    assert all("the reference ends where your run goes on" in t["divergence"]["headline"] for t in stops), stops
+    recordings = [t for t in by_task["9.2"]["tests"] if "recording_equals_the_reference" in t["nodeid"]]
+    assert recordings and all(t["outcome"] == "failed" for t in recordings)
+    for t in recordings:
+        d = t["divergence"]
+        # Right after history.rewrite the reference replays the views (getitem); the wrong rewrite goes on.
+        assert d["kind"] and "getitem" in d["headline"] and "first divergence" in t["message"], d
+        assert "history.rewrite" in d["text"], d["text"]
+    assert 0 < report["score"] < report["max"] == 40
+
+
 # -- the lesson text names only what its template has -------------------------------------
 
 #: A call in inline code: ``name(`` or ``prefix.name(`` (``loss.backward()``, ``self._emit_update(...)``).

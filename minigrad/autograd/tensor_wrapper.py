@@ -143,7 +143,23 @@ class TensorWrapper:
         return self.snapshot
 
     def check_version(self, node: "GradNode") -> None:
-        """Raise if the saved tensor was modified in place after it was saved."""
+        """Raise if the saved tensor was modified in place after it was saved (PyTorch's check in
+        ``SavedVariable::unpack``, torch/csrc/autograd/saved_variable.cpp).
+
+        The counter (``self.version_counter``, shared by the tensor, its views and its ``detach()``es)
+        counts the in-place changes of the storage; ``self.snapshot`` is its value when the tensor was
+        saved. If they differ, the values backward would read are not the ones the forward pass used:
+        refuse them with a ``RuntimeError`` that names the tensor (its name, or ``t<id>`` if it has
+        none), the node (``node.display_name``, ``node.op_name``) and both versions::
+
+            one of the tensors needed for gradient computation has been modified by an in-place
+            operation: tensor 't3' (t3) saved by SinGradNode#3 (backward of 'sin') at version 0 is
+            now at version 1. Use an out-of-place op (y = y + 1 instead of y += 1) or clone it
+            before changing it.
+
+        (one line). ``recover_array`` calls it only when the two differ; called otherwise, it returns.
+        """
+        # BEGIN LESSON 9 TASK 9.1: the version check
         now = self.version_counter.value
         if now != self.snapshot:
             name = self.tensor_name or f"t{self.tensor_id}"
@@ -153,6 +169,7 @@ class TensorWrapper:
                 f"(backward of '{node.op_name}') at version {self.snapshot} is now at version {now}. "
                 f"Use an out-of-place op (y = y + 1 instead of y += 1) or clone it before changing it."
             )
+        # END LESSON 9 TASK 9.1
 
     def recover(self, node: "GradNode", create_graph: bool) -> "Tensor":
         """A tensor with the saved values (``RecoverTensorWrapper``), version-checked.

@@ -72,7 +72,16 @@ def geometry_of(positions: np.ndarray) -> dict[str, Any]:
 def rewrite_history(view: Tensor, result: Tensor) -> Tensor:
     """After ``result`` was written into ``view``: the base's new node (``CopySlicesGradNode``), then
     every view of the base regenerated (NOTE [ In-place through a view: the history rewrite ]).
-    Returns the new history of the base (a tensor over its storage)."""
+    Returns the new history of the base (a tensor over its storage).
+
+    The in-place op already wrote the values and bumped the shared version counter; ``result``'s
+    grad node is the op's node (its input: the old ``view``). In order: the view's geometry
+    (``positions_of``); the base's old node, for the event; ``OPS["copy_slices"](base, result,
+    positions)``, whose node has the base's old history and the op's node as its inputs; the base's
+    history moved to it (``move_history``); the ``history.rewrite`` event (``_announce_rewrite``);
+    and every view of the base given a node made from its new history (``regenerate_views``).
+    """
+    # BEGIN LESSON 9 TASK 9.2: the history rewrite of an in-place change through a view
     base = view._view.base
     positions = positions_of(view._view)
     old_node = base._meta.grad_node if base._meta is not None else None
@@ -81,6 +90,7 @@ def rewrite_history(view: Tensor, result: Tensor) -> Tensor:
     _announce_rewrite(base, old_node, positions)
     regenerate_views(base)
     return new
+    # END LESSON 9 TASK 9.2
 
 
 def _announce_rewrite(base: Tensor, old_node: Any, positions: np.ndarray) -> None:

@@ -68,9 +68,10 @@ __all__ = ["diff", "TraceDiff", "Divergence", "FieldDiff", "SideState", "canonic
 IGNORED_FIELDS = frozenset({"seq", "ts_ns", "wall_ns", "cached", "source"})
 
 #: Fields that hold node ids (lists and maps of them included).
-_NODE_FIELDS = frozenset({"node", "source", "start", "queue", "copy_of", "grad_node", "startup", "ending", "needed"})
-#: Fields that hold tensor ids.
-_TENSOR_FIELDS = frozenset({"tensor", "saved", "input", "target"})
+_NODE_FIELDS = frozenset({"node", "source", "start", "queue", "copy_of", "grad_node", "startup", "ending", "needed",
+                          "from_node", "to_node"})
+#: Fields that hold tensor ids (``via``, ``aliases``: the view and the tensors sharing a counter in ``tensor.version``).
+_TENSOR_FIELDS = frozenset({"tensor", "saved", "input", "target", "via", "aliases"})
 #: Kinds whose ``inputs`` are tensor ids (``general_grad.targets`` holds node ids there).
 _TENSOR_INPUTS_KINDS = frozenset({"api.call"})
 _NODE_NAME = re.compile(r"^(?P<cls>.*)#(?P<id>\d+)$")
