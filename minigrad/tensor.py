@@ -47,12 +47,16 @@ next_tensor_id = _tensor_ids.__next__
 _new_tuple = tuple.__new__
 
 class VersionCounter:
-    """Counts in-place modifications of a storage; shared by a tensor, its views and detaches."""
+    """Counts in-place modifications of a storage; shared by a tensor, its views and detaches.
 
-    __slots__ = ("value",)
+    ``base``: a weak reference to the tensor whose views share the counter (set when the first view is
+    made), so a change through a ``detach()`` of it reaches those views too."""
+
+    __slots__ = ("value", "base")
 
     def __init__(self) -> None:
         self.value = 0
+        self.base = None
 
     def bump(self) -> int:
         self.value += 1

@@ -414,6 +414,21 @@ def test_an_optimizer_step_gives_the_parameters_views_fresh_nodes_as_torch() -> 
     assert got[0] == got[1] == (None, None, 6.0, 8.4, [1.4, 1.4, 1.4])
 
 
+def test_a_change_through_a_detach_gives_the_bases_views_fresh_nodes_as_torch() -> None:
+    """``h.detach()`` shares ``h``'s counter: changing it reaches ``h``'s views as a change of ``h`` would."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        h = x * 2
+        v = h[0:1]
+        y = v.abs()
+        h.detach().mul_(3)
+        (gy,) = lib.autograd.grad(y.sum(), [v], allow_unused=True)  # abs's node (its saved v stale) not reached
+        (gx,) = lib.autograd.grad((v * v).sum(), [x])
+        got.append((gy, gx.tolist(), v._version))
+    assert got[0] == got[1] == (None, [36.0, 0.0], 1)
+
+
 def test_load_state_dict_copies_into_the_parameters_as_torch() -> None:
     """``load_state_dict`` copies into each parameter's storage (PyTorch's ``param.copy_``): views see the new
     values and gradients flow through them; ``.double()`` replaces the storage without a version bump."""

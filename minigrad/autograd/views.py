@@ -40,6 +40,7 @@ NOTE [ In-place through a view: the history rewrite ]
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Any
 
 from ..autograd_meta import AutogradMeta
@@ -64,6 +65,8 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
     creation = DEFAULT if GRAD_MODE.enabled else NO_GRAD
     if info is None:
         base, fns, source = src, ((op, attrs),), None
+        if vc.base is None:
+            vc.base = weakref.ref(src)
     else:
         base, fns, source = info.base, info.fns + ((op, attrs),), info.source
         if info.creation != DEFAULT:

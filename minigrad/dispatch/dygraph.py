@@ -44,7 +44,7 @@ from ..tracing.preview import call_attrs, jsonable
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
-from .views import announce_version, move_history as _move_history, regenerate_views, rewrite_history
+from .views import announce_version, move_history as _move_history, regenerate_views, rewrite_history, storage_base
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -195,11 +195,11 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
             rewrite_history(self, result)
         else:
             _move_history(self, meta, result)
-            if has_views(self):
-                regenerate_views(self)
-    elif has_views(self._view.base if self._view is not None else self):
+            if has_views(base := storage_base(self)):
+                regenerate_views(base)
+    elif has_views(base := storage_base(self)):
         # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
-        regenerate_views(self._view.base if self._view is not None else self)
+        regenerate_views(base)
     if bus.recorder is not None:
         self._announce_update(op_name)
     return self

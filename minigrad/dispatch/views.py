@@ -24,7 +24,7 @@ from ..tracing import bus
 from ..tracing.events import HistoryRewrite, TensorVersion
 from .op_table import OPS
 
-__all__ = ["rewrite_history", "regenerate_views", "announce_version", "move_history", "positions_of", "geometry_of"]
+__all__ = ["rewrite_history", "regenerate_views", "storage_base", "announce_version", "move_history", "positions_of", "geometry_of"]
 
 
 def move_history(t: Tensor, old_meta: Any, result: Tensor) -> None:
@@ -99,6 +99,16 @@ def _announce_rewrite(base: Tensor, old_node: Any, positions: np.ndarray) -> Non
         return
     rec.emit(HistoryRewrite(tensor=base._id, from_node=old_node.id if old_node is not None else None,
                             to_node=base._meta.grad_node.id, view=geometry_of(positions)))
+
+
+def storage_base(t: Tensor) -> Tensor:
+    """The tensor whose views see ``t``'s in-place changes: a view's base; for a ``detach()``, the tensor
+    its counter came from (the views share that counter); else ``t`` itself."""
+    if t._view is not None:
+        return t._view.base
+    ref = t._vc.base if t._vc is not None else None
+    base = ref() if ref is not None else None
+    return base if base is not None else t
 
 
 def regenerate_views(base: Tensor) -> None:
