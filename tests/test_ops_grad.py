@@ -529,3 +529,19 @@ def test_pow_gradient_is_zero_where_the_exponent_is_zero() -> None:
     z = T([0.0, 3.0])
     (z ** 0).sum().backward()
     assert z.grad.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("op", ["sign", "floor", "ceil", "trunc", "round", "zero_"])
+def test_a_zero_derivative_is_zeros_whatever_the_gradient_as_torch(op: str) -> None:
+    """PyTorch's ``zeros_like(grad)``: +0 where the gradient is negative (``grad * 0`` gives -0, and
+    ``1 / -0`` is -inf) and 0 where it is infinite or NaN (``grad * 0`` gives NaN)."""
+    torch = pytest.importorskip("torch")
+    seed = [-1.5, float("inf"), float("nan"), 2.0]
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([0.3, -1.7, 2.5, -0.2], dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        out = y.zero_() if op == "zero_" else getattr(y, op)()
+        (g,) = lib.autograd.grad(out, [x], lib.tensor(seed, dtype=lib.float64), create_graph=True)
+        got.append((1 / g.detach()).tolist())
+    assert got[0] == got[1] == [float("inf")] * 4

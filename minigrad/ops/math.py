@@ -364,6 +364,13 @@ def sqrt_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """d sqrt(x)/dx = 1 / (2 sqrt(x)): the saved output."""
     return (ctx.ops.div(grad, ctx.ops.mul(ctx.saved()[0], 2)),)
 
+def zero_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """The gradient of an op whose output does not change with its input (a step function, ``fill``):
+    zeros shaped as ``grad``, as PyTorch's ``zeros_like(grad)``. ``fill``, not ``grad * 0``: that would
+    give -0 where ``grad`` is negative and NaN where it is infinite."""
+    return (ctx.ops.fill(grad, 0),)
+
+
 @register_kernel("sign", CPU, dtypes=NUMERIC_DTYPES, name="cpu/sign")
 def sign_cpu(x):
     # sign(nan) is 0 as in PyTorch (np.sign gives nan), so abs' gradient at NaN is 0 as well.
@@ -379,10 +386,7 @@ sign = defop(
     methods=("sign",),
     gpu=("unary", "(ACC)((a > (ACC)0) - (a < (ACC)0))"),  # NaN compares false: 0
 )
-@sign.def_backward
-def sign_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """A step function: derivative 0 (where it exists)."""
-    return (ctx.ops.mul(grad, 0),)
+sign.def_backward(zero_backward)
 
 register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.abs))
 
@@ -616,10 +620,7 @@ fill = defop(
     infer_meta=im.same,
     doc="a tensor like x filled with value (the op behind zero_/fill_); its gradient w.r.t. x is 0",
 )
-@fill.def_backward
-def fill_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """The output does not depend on the input's values: 0."""
-    return (ctx.ops.mul(grad, 0),)
+fill.def_backward(zero_backward)
 
 
 # -- PyTorch's add/sub with alpha= (composite: mul, then the op) -----------------------------------

@@ -20,14 +20,10 @@ from ..dtypes import NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from .math import zero_backward
 from .registry import Attr, defop
 
 __all__ = ["floor", "ceil", "trunc", "round"]
-
-
-def step_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """A step function: derivative 0 (where it exists), as PyTorch's ``floor``/``ceil``/``trunc``/``round``."""
-    return (ctx.ops.mul(grad, 0),)
 
 
 def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
@@ -38,7 +34,7 @@ def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
     kernel.__name__ = f"{name}_cpu"
     register_kernel(name, Backend.CPU, dtypes=NUMERIC_DTYPES)(kernel)
     op = defop(name, inputs=("x",), infer_meta=im.same, doc=doc, gpu=("unary", gpu))
-    op.def_backward(step_backward)
+    op.def_backward(zero_backward)  # a step function: derivative 0 where it exists
     return op
 
 
