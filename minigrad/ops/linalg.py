@@ -46,6 +46,7 @@ matmul = defop(
     attrs=(Attr("transpose_x", False, check_bool), Attr("transpose_y", False, check_bool)),
     infer_meta=im.matmul,
     save=("x", "y"),
+    save_for={"x": (1,), "y": (0,)},  # dX needs Y, dY needs X: each kept only when the other's gradient is needed
     doc="matrix product of x and y (optionally transposing either)",
     methods=("matmul",), operators=("__matmul__", "__rmatmul__"), amp="allow",
 )
@@ -55,35 +56,38 @@ matmul = defop(
 def _matmul_backward(ctx, g):
     """``matmul_grad``: dX = G @ Y^T, dY = X^T @ G on the 2-D-promoted operands,
     transposes undone, broadcast batch dims summed away, 1-D dims squeezed."""
-    x, y = ctx.saved()
+    x, y = ctx.saved()  # x is None when y needs no gradient, and y when x needs none (save_for)
     ops = ctx.ops
     tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
-    x2 = ops.unsqueeze(x, 0) if x.ndim == 1 else x
-    y2 = ops.unsqueeze(y, -1) if y.ndim == 1 else y
+    x_shape, y_shape = tuple(ctx.input_shape(0)), tuple(ctx.input_shape(1))
+    x2_shape = (1, *x_shape) if len(x_shape) == 1 else x_shape
+    y2_shape = (*y_shape, 1) if len(y_shape) == 1 else y_shape
     g2 = g
-    if x.ndim == 1:
-        g2 = ops.unsqueeze(g2, -2 if y.ndim > 1 else 0)
-    if y.ndim == 1:
+    if len(x_shape) == 1:
+        g2 = ops.unsqueeze(g2, -2 if len(y_shape) > 1 else 0)
+    if len(y_shape) == 1:
         g2 = ops.unsqueeze(g2, -1)
     gx = gy = None
     if ctx.needs(0):
         # d(X_eff) = G @ Y_eff^T; if X was transposed, d(X) = d(X_eff)^T = Y_eff @ G^T.
+        y2 = ops.unsqueeze(y, -1) if len(y_shape) == 1 else y
         gx2 = ops.matmul(y2, g2, transpose_x=ty, transpose_y=True) if tx else ops.matmul(g2, y2, transpose_y=not ty)
-        gx = ops.sum_to(gx2, x2.shape)
-        if x.ndim == 1:
-            gx = ops.reshape(gx, x.shape)
-    if ctx.needs(1) and y.ndim == 2 and x.ndim > 2 and not tx:
+        gx = ops.sum_to(gx2, x2_shape)
+        if len(x_shape) == 1:
+            gx = ops.reshape(gx, x_shape)
+    if ctx.needs(1) and len(y_shape) == 2 and len(x_shape) > 2 and not tx:
         # One matrix used by a batch of rows (nn.Linear on a sequence): dY is one product over
         # all the rows, as PyTorch folds it, not a product per batch element summed afterwards.
-        n_rows = math.prod(x2.shape[:-1])  # (a count, not -1: a batch may be empty)
-        rows_x = ops.reshape(x2, (n_rows, x2.shape[-1]))
+        n_rows = math.prod(x_shape[:-1])  # (a count, not -1: a batch may be empty)
+        rows_x = ops.reshape(x, (n_rows, x_shape[-1]))
         rows_g = ops.reshape(g2, (n_rows, g2.shape[-1]))
         gy = ops.matmul(rows_g, rows_x, transpose_x=True) if ty else ops.matmul(rows_x, rows_g, transpose_x=True)
     elif ctx.needs(1):
+        x2 = ops.unsqueeze(x, 0) if len(x_shape) == 1 else x
         gy2 = ops.matmul(g2, x2, transpose_x=True, transpose_y=tx) if ty else ops.matmul(x2, g2, transpose_x=not tx)
-        gy = ops.sum_to(gy2, y2.shape)
-        if y.ndim == 1:
-            gy = ops.reshape(gy, y.shape)
+        gy = ops.sum_to(gy2, y2_shape)
+        if len(y_shape) == 1:
+            gy = ops.reshape(gy, y_shape)
     return gx, gy
 
 

@@ -87,18 +87,18 @@ def copysign_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 copysign = defop("copysign", inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, promote="float",
-                 save=("x", "out"), methods=("copysign",), doc="|x| with the sign of y (its sign bit: -0.0 is negative)")
+                 save=("x", "out"), save_for={"x": (0,), "out": (0,)}, methods=("copysign",), doc="|x| with the sign of y (its sign bit: -0.0 is negative)")
 
 
 @copysign.def_backward
 def copysign_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
     """``dx = grad * out / x`` (the sign that was applied), 0 where ``x = 0``; ``y`` only lends its sign: 0."""
-    x, out = ctx.saved()
+    x, out = ctx.saved()  # both None when only y needs a gradient (save_for)
     ops = ctx.ops
     gx = gy = None
     if ctx.needs(0):
         ratio = ops.where(ops.eq(x, 0.0), 0.0, ops.div(out, ops.where(ops.eq(x, 0.0), 1.0, x)))
         gx = ops.sum_to(ops.mul(grad, ratio), ctx.input_shape(0))
     if ctx.needs(1):
-        gy = ops.sum_to(ops.mul(grad, 0.0), ctx.input_shape(1))
+        gy = ops.fill(ops.sum_to(grad, ctx.input_shape(1)), 0)  # zeros, as ``zero_backward`` (ops/math.py)
     return gx, gy
