@@ -351,17 +351,15 @@ def run_ready_queue(queue: deque[GradNode], buffers: dict[GradNode, GradTensorHo
                 nxt = edge.node
                 if nxt is None:
                     continue
-                g = grads_out[slot][rank]
+                g = value = grads_out[slot][rank]
                 holder = buffers.get(nxt)
-                if holder is None:  # the first gradient (or None) to reach ``nxt``
+                if holder is None:  # the first gradient (or None) to reach ``nxt``: its buffer holds it
                     buffers[nxt] = GradTensorHolder(nxt.in_meta, edge.slot, edge.rank, g)
-                    value = g
                 elif g is not None:
                     value = holder.add(edge.slot, edge.rank, g)
-                if g is not None:
-                    if rec is not None:
-                        rec.emit(BufferAdd.new(node=nxt.id, slot=edge.slot, rank=edge.rank, source=node.id,
-                                               value=rec.preview(value._data)))
+                if g is not None and rec is not None:
+                    rec.emit(BufferAdd.new(node=nxt.id, slot=edge.slot, rank=edge.rank, source=node.id,
+                                           value=rec.preview(value._data)))
                 in_degree[nxt] -= 1
                 if rec is not None:
                     rec.emit(InDegreeUpdate.new(node=nxt.id, in_degree=in_degree[nxt]))
