@@ -130,8 +130,8 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
                 row = v._acc  # the leaf's shared row (``leaf_edge_row``), when still its own
             except AttributeError:  # its first use
                 row = None
-            if row is None or row[0].node.meta is not meta or (rec is not None and row[0].node.announced_to
-                                                                != rec.token):  # not yet in this recording
+            if (row is None or row[0].node.meta is not meta
+                    or rec is not None and row[0].node.announced_to != rec.token):  # not yet in this recording
                 if ids is None:
                     ids = reserve_node_ids()
                 row = leaf_edge_row(meta, v)
