@@ -132,11 +132,13 @@ class Tensor:
             "out_rank": meta.out_rank if meta is not None else 0,
         }
 
-    def _announce(self) -> None:
-        """Emit ``tensor.create`` for this tensor (callers check that a recorder is active)."""
-        rec = bus.recorder
+    def _announce(self, rec: Any = None) -> None:
+        """Emit ``tensor.create`` for this tensor to ``rec``, the active recorder when the caller holds it
+        (else ``bus.recorder`` is read)."""
         if rec is None:
-            return
+            rec = bus.recorder
+            if rec is None:
+                return
         tid = self._id
         rec.announced.add(tid)
         # ``_autograd_fields()`` and the ``name`` property inlined: a ``**dict`` call costs as much as the event.

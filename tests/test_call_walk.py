@@ -24,8 +24,8 @@ DOC = ROOT / "docs" / "architecture.md"
 
 # Python calls and files each walk may take (the doc's numbers; lower them when the walk gets shorter).
 MUL_CALLS, MUL_FILES = 12, 10
-RECORDED_MUL_CALLS = 53
-BACKWARD_CALLS = 93  # node.begin: the buffer is taken and zero-filled before the node runs, a call per node
+RECORDED_MUL_CALLS = 40
+BACKWARD_CALLS = 80
 
 
 def _walk(fn: Callable[[], Any], reentered: list[str] | None = None) -> list[tuple[str, str]]:

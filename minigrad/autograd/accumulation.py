@@ -39,6 +39,7 @@ class AccumulationNode(GradNode):
         super().__init__()
         self.meta = meta
         self.in_meta = ((in_meta,),)
+        #: The ``token`` of the recording that saw its ``node.create`` (announced once per recording).
         self.announced_to: Any = None
 
     @property
@@ -50,7 +51,7 @@ class AccumulationNode(GradNode):
         """Emit ``node.create`` for this node (if recording)."""
         rec = bus.recorder
         if rec is not None:
-            self.announced_to = _token(rec)
+            self.announced_to = rec.token
             rec.emit(
                 NodeCreate.new(
                     node=self.id,
@@ -152,11 +153,6 @@ def _sole_owner(g: Any) -> bool:
     return type(g._data) is np.ndarray and g._meta is None and g._data.base is None and _getrefcount(g._data) == 2
 
 
-def _token(rec: Any) -> tuple[int, int]:
-    """Which recording a node was announced to (a recorder and its start time)."""
-    return (id(rec), rec._t0)
-
-
 def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
     """The leaf's AccumulationNode, created on its first use by an op (``SetGradOutMeta``).
 
@@ -185,7 +181,7 @@ def leaf_edge_row(meta: AutogradMeta, tensor: Any) -> tuple[Edge]:
     node = meta.acc_node() if meta.acc_node is not None else None
     if node is not None:
         rec = bus.recorder
-        if rec is not None and node.announced_to != _token(rec):
+        if rec is not None and node.announced_to != rec.token:
             node.announce()
         row = getattr(tensor, "_acc", None)
         if row is None or row[0].node is not node:  # a tensor recovered for create_graph shares the leaf's meta

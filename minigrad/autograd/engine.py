@@ -218,7 +218,8 @@ def run_backward(
     RUNNING_PASSES.append((next(_pass_numbers), gg is not None))
     try:
         seeds = [_seed_gradient(i, t, g) for i, ((_, _, _, t), g) in enumerate(zip(starts, grad_tensors or [None] * len(starts)))]
-        _announce_begin(starts, gg, retain_graph, create_graph)
+        if bus.recorder is not None:
+            _announce_begin(starts, gg, retain_graph, create_graph)
         queue, buffers = prepare_buffers(starts, seeds, gg)
         in_degree = _in_degree_map(queue, gg)
         if bus.recorder is not None:
@@ -254,8 +255,6 @@ def _start_nodes(tensors: Sequence["Tensor"], grad_tensors: Sequence[Any] | None
 def _announce_begin(starts: list[tuple[Any, ...]], gg: GeneralGrad | None, retain_graph: bool, create_graph: bool) -> None:
     """``backward.begin`` with the start nodes (for ``grad()``: their GeneralGrad copies), each once."""
     rec = bus.recorder
-    if rec is None:
-        return
     start_ids: list[int] = []
     for node, *_ in starts:
         nid = gg.copy_of_start(node).id if gg is not None else node.id
@@ -283,8 +282,10 @@ def prepare_buffers(starts: list[tuple[Any, ...]], seeds: list["Tensor"],
             node = gg.copy_of_start(node)
         holder = buffers.get(node)
         if holder is None:
-            holder = buffers[node] = GradTensorHolder(node.in_meta)
-        value = holder.add(slot, rank, seed)
+            buffers[node] = GradTensorHolder(node.in_meta, slot, rank, seed)
+            value = seed
+        else:  # a second output of the same node
+            value = holder.add(slot, rank, seed)
         if rec is not None:
             rec.emit(BufferAdd.new(node=node.id, slot=slot, rank=rank, source=None, value=rec.preview(value._data)))
         if node not in queue:
@@ -327,7 +328,9 @@ def run_ready_queue(queue: deque[GradNode], buffers: dict[GradNode, GradTensorHo
             continue
         if rec is not None:
             rec.emit(QueuePop.new(node=node.id, queue=[n.id for n in queue]))
-        grads_in = _filled_with_zeros(node, buffers.pop(node).buffers)
+        grads_in = buffers.pop(node).buffers
+        if len(grads_in) > 1 or len(grads_in[0]) > 1 or grads_in[0][0] is None:  # not one gradient, present
+            grads_in = _filled_with_zeros(node, grads_in)
         if rec is not None:
             rec.emit(NodeBegin.new(node=node.id, grads_in=_previews(rec, grads_in)))
         try:
@@ -348,15 +351,15 @@ def run_ready_queue(queue: deque[GradNode], buffers: dict[GradNode, GradTensorHo
                 nxt = edge.node
                 if nxt is None:
                     continue
-                g = grads_out[slot][rank]
+                g = value = grads_out[slot][rank]
                 holder = buffers.get(nxt)
-                if holder is None:
-                    holder = buffers[nxt] = GradTensorHolder(nxt.in_meta)
-                if g is not None:
+                if holder is None:  # the first gradient (or None) to reach ``nxt``: its buffer holds it
+                    buffers[nxt] = GradTensorHolder(nxt.in_meta, edge.slot, edge.rank, g)
+                elif g is not None:
                     value = holder.add(edge.slot, edge.rank, g)
-                    if rec is not None:
-                        rec.emit(BufferAdd.new(node=nxt.id, slot=edge.slot, rank=edge.rank, source=node.id,
-                                               value=rec.preview(value._data)))
+                if g is not None and rec is not None:
+                    rec.emit(BufferAdd.new(node=nxt.id, slot=edge.slot, rank=edge.rank, source=node.id,
+                                           value=rec.preview(value._data)))
                 in_degree[nxt] -= 1
                 if rec is not None:
                     rec.emit(InDegreeUpdate.new(node=nxt.id, in_degree=in_degree[nxt]))

@@ -315,5 +315,6 @@ def _create_function_node(
     ctx._to_save = None  # the ctx keeps no tensors: the wrappers hold the arrays
     ctx._non_differentiable.clear()
     node.extra = _FunctionInfo(ctx, cls, saved_slots, [isinstance(a, Tensor) for a in args], is_tuple)
-    if bus.recorder is not None:
-        announce_node(node)
+    rec = bus.recorder
+    if rec is not None:
+        announce_node(node, rec)

@@ -401,8 +401,7 @@ class GeneralGrad:
                 holder = buffers.get(node)
                 seed = holder.buffers[t.slot][t.rank] if holder is not None else None
                 if seed is not None:
-                    acc_holder = buffers[acc] = GradTensorHolder(acc.in_meta)
-                    acc_holder.add(0, 0, seed)
+                    buffers[acc] = GradTensorHolder(acc.in_meta, 0, 0, seed)
                     holder.buffers[t.slot][t.rank] = None
                     if rec is not None:
                         rec.emit(BufferAdd(node=acc.id, slot=0, rank=0, source=None, value=rec.preview(seed._data)))
@@ -472,9 +471,9 @@ class GeneralGrad:
         if rec is not None:
             # Announce the copies as they will run: pruned, ending nodes replaced.
             for orig, copied in self.orig_to_copied.items():
-                announce_node(copied, copy_of=orig.id)
+                announce_node(copied, rec, copy_of=orig.id)
             for acc, replaced in self.new_acc_nodes:
-                announce_node(acc, copy_of=self.copied_to_orig[replaced].id)
+                announce_node(acc, rec, copy_of=self.copied_to_orig[replaced].id)
 
     # -- during the run -------------------------------------------------------------
 

@@ -244,11 +244,13 @@ def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:
     return out
 
 
-def announce_node(node: Any, copy_of: int | None = None) -> None:
-    """Emit ``node.create`` for a grad node (used at creation and by GeneralGrad copies)."""
-    rec = bus.recorder
+def announce_node(node: Any, rec: Any = None, copy_of: int | None = None) -> None:
+    """Emit ``node.create`` for a grad node (used at creation and by GeneralGrad copies) to ``rec``,
+    the active recorder when the caller holds it (else ``bus.recorder`` is read)."""
     if rec is None:
-        return
+        rec = bus.recorder
+        if rec is None:
+            return
     if node.is_accumulation:
         node.announce(copy_of=copy_of)
         return

@@ -21,11 +21,14 @@ class GradTensorHolder:
 
     __slots__ = ("buffers",)
 
-    def __init__(self, in_meta: list[list[Any]]) -> None:
+    def __init__(self, in_meta: list[list[Any]], slot: int = 0, rank: int = 0, grad: Any = None) -> None:
+        """Empty buffers, or those of a node whose first gradient, ``grad``, arrives at (slot, rank)
+        (what ``add`` would do next, without the call)."""
         if len(in_meta) == 1 and len(in_meta[0]) == 1:  # one output: most nodes
-            self.buffers: list[list[Any]] = [[None]]
+            self.buffers: list[list[Any]] = [[grad]]
         else:
             self.buffers = [[None] * len(ranks) for ranks in in_meta] or [[None]]
+            self.buffers[slot][rank] = grad
 
     def add(self, slot: int, rank: int, grad: Any) -> Any:
         """Sum ``grad`` into position (slot, rank); returns the buffer's new value.

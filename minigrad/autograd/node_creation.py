@@ -125,15 +125,16 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
             if node.topo_nr >= topo:
                 topo = node.topo_nr + 1
             live |= 1 << slot
-        else:
+        else:  # a leaf
             try:
                 row = v._acc  # the leaf's shared row (``leaf_edge_row``), when still its own
             except AttributeError:  # its first use
                 row = None
-            if rec is not None or row is None or row[0].node.meta is not meta:
+            if (row is None or row[0].node.meta is not meta
+                    or rec is not None and row[0].node.announced_to != rec.token):  # not yet in this recording
                 if ids is None:
                     ids = reserve_node_ids()
-                row = edge_row(v)
+                row = leaf_edge_row(meta, v)
             rows.append(row)
             live |= 1 << slot
         slot += 1
@@ -179,7 +180,7 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
         for t in outs:
             retain_grad(t)
     if rec is not None:
-        announce_node(node)
+        announce_node(node, rec)
     return node
 
 

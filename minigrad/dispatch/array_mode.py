@@ -74,7 +74,14 @@ class ArrayOp:
         if not kwargs and len(args) == n:
             values, attrs = args, op._default_attrs
         elif n >= 0 and len(args) >= n:
-            values, attrs = args[:n], self._attrs(args[n:], kwargs)
+            values = args[:n]
+            try:  # a form of attributes seen before (``_attrs`` checks a new one)
+                attrs = self._attr_forms.get((args[n:], *kwargs.items()))
+            except TypeError:  # an unhashable value (an index array): checked every time
+                attrs = self._bind((*self._dummy_inputs(), *args[n:]), kwargs)[1]
+            else:
+                if attrs is None:
+                    attrs = self._attrs(args[n:], kwargs)
         else:
             values, attrs = self._bind(args, kwargs)
         kind = self._kind(values)
@@ -103,23 +110,17 @@ class ArrayOp:
         return kind
 
     def _attrs(self, given: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        """The attributes of a call that gives them after the inputs, as ``bind`` checks them.
+        """The attributes of a call that gives them after the inputs, as ``bind`` checks them, remembered.
 
         Formulas pass the same attributes again and again (``transpose_y=True``,
-        ``dim=(0,), keepdim=True``): each distinct form is checked once and
-        remembered (a form with an unhashable value, an index array, is checked
-        every time).
+        ``dim=(0,), keepdim=True``): each distinct form is checked once, here, and
+        ``__call__`` finds it in ``_attr_forms`` after that (a form with an
+        unhashable value, an index array, is checked every time).
         """
-        key = (given, *kwargs.items())
-        try:
-            attrs = self._attr_forms.get(key)
-        except TypeError:  # an unhashable value
-            return self._bind((*self._dummy_inputs(), *given), kwargs)[1]
-        if attrs is None:
-            attrs = self._bind((*self._dummy_inputs(), *given), kwargs)[1]
-            if len(self._attr_forms) >= 256:
-                self._attr_forms.clear()
-            self._attr_forms[key] = attrs
+        attrs = self._bind((*self._dummy_inputs(), *given), kwargs)[1]
+        if len(self._attr_forms) >= 256:
+            self._attr_forms.clear()
+        self._attr_forms[(given, *kwargs.items())] = attrs
         return attrs
 
     def _dummy_inputs(self) -> list[Any]:

@@ -65,11 +65,11 @@ def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
         elif isinstance(v, list):
             for t in v:
                 if t._id not in seen:
-                    t._announce()
+                    t._announce(rec)
             ids.append([t._id for t in v])
         else:
             if v._id not in seen:
-                v._announce()
+                v._announce(rec)
             ids.append(v._id)
     return ids
 
@@ -88,7 +88,10 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         inputs = autocast_inputs(op, inputs)
     out, device, layout = call_kernel(op, inputs, attrs, rec)
     multi = type(out) is tuple
-    outs = [new_tensor(a, device, layout) for a in out] if multi else [new_tensor(out, device, layout)]
+    if multi:
+        outs = [new_tensor(a, device, layout) for a in out]
+    else:  # the output tensor around the kernel's array, as the generated functions write it
+        outs = [Tensor._make(out, _np_dtypes.get(out.dtype) or from_numpy(out.dtype), device, layout)]
     if op.view and getattr(outs[0]._data, "base", None) is not None:
         for t in outs:
             share_version(inputs[0], t, op, attrs)
@@ -98,7 +101,7 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         create_grad_node(op, inputs, attrs, outs, rec)
     if rec is not None:
         for t in outs:
-            t._announce()
+            t._announce(rec)
     return tuple(outs) if multi else outs[0]
 
 

@@ -62,7 +62,7 @@ def module_path() -> str | None:
     containers the caller iterates without calling (``for layer in
     self.layers``: ``layers.0``, ``layers.1``), so two layers never share a path.
     """
-    stack = _stack()
+    stack = getattr(_local, "modules", None)  # (``_stack()`` would make the list: none is needed to read it)
     if not stack:
         return None
     parts = [type(stack[0]).__name__]

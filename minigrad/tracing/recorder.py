@@ -54,7 +54,7 @@ class Recorder:
     """
 
     __slots__ = ("_log", "_clean", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header",
-                 "_summaries", "provenance")
+                 "_summaries", "provenance", "token")
 
     def __init__(
         self,
@@ -79,6 +79,9 @@ class Recorder:
         self.announced: set[int] = set()
         self._seq = len(self._log)
         self._t0 = time.perf_counter_ns()
+        #: Which recording this is: what an AccumulationNode remembers it was announced to, without keeping
+        #: the recorder alive (a later recorder may reuse this one's ``id``, never its start time too).
+        self.token = (id(self), self._t0)
         self.header: dict[str, Any] = {"schema": SCHEMA, "version": VERSION}
         #: Stamp ``node.create`` with where the node was made (off for a graph announced after the fact).
         self.provenance = True
