@@ -27,13 +27,13 @@ from ..autograd_meta import AutogradMeta
 from .accumulation import leaf_edge_row
 from .grad_node import Edge, GradNode, announce_node, reserve_node_ids
 from .hooks import retain_grad
-from .tensor_wrapper import TensorWrapper, save_tensor
+from .tensor_wrapper import SAVED_TENSORS_HOOKS, TensorWrapper
 from .views import MULTI_OUTPUT, restrict_view
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
 
-__all__ = ["create_grad_node", "require_any_grad", "edge_row", "in_meta_of", "no_edge", "no_edge_row"]
+__all__ = ["create_grad_node", "require_any_grad", "edge_row", "in_meta_of", "no_edge", "no_edge_row", "save_tensor"]
 
 
 # NOTE [ Lean graph data ]
@@ -206,3 +206,35 @@ def _list_row(differentiable: bool, tensors: list[Any]) -> tuple[Edge, ...]:
     return tuple(no_edge(t._data.shape, t._dtype) for t in tensors)
 
 
+def save_tensor(tensor: Any) -> TensorWrapper:
+    """The TensorWrapper for saving ``tensor`` now: the last step of node creation (``TensorWrapper`` in
+    ``tensor_wrapper.py`` keeps it and checks its version when backward reads it).
+
+    NOTE [ One wrapper per saved leaf ]
+        A parameter or a constant is saved by every op that uses it (``w`` in
+        each ``x @ w``, ``c`` in each ``y * c`` of a chain). While its array,
+        version, history and name are what they were at its last save, the
+        wrapper of that save serves again: nothing in a wrapper changes after it
+        is made (releasing a node drops its wrappers rather than clearing them,
+        and an in-place op replaces a node's wrapper instead of editing it).
+        Only tensors without history (leaves and constants) are shared this
+        way; the tensor holds its wrapper (tensor -> wrapper -> meta: no cycle).
+    """
+    if SAVED_TENSORS_HOOKS:  # each save is packed by the hooks on its own
+        return TensorWrapper(tensor)
+    w = getattr(tensor, "_saved", None)
+    meta = tensor._meta
+    if w is not None:
+        vc = tensor._vc
+        if (
+            w.data is tensor._data
+            and w.version_counter is vc
+            and vc.value == w.snapshot
+            and w.grad_ref is meta
+            and w.tensor_name is tensor._name
+        ):
+            return w
+    w = TensorWrapper(tensor)
+    if meta is None or meta.grad_node is None:
+        tensor._saved = w
+    return w

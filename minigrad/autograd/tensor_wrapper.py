@@ -34,7 +34,7 @@ from .grad_mode import set_grad_enabled
 if TYPE_CHECKING:  # pragma: no cover
     from .grad_node import GradNode
 
-__all__ = ["TensorWrapper", "save_tensor", "SAVED_TENSORS_HOOKS"]
+__all__ = ["TensorWrapper", "SAVED_TENSORS_HOOKS"]
 
 #: The stack of ``(pack_hook, unpack_hook)`` pairs pushed by
 #: ``mg.autograd.graph.saved_tensors_hooks``; only the innermost pair applies.
@@ -214,36 +214,3 @@ class TensorWrapper:
 
     def __repr__(self) -> str:
         return f"TensorWrapper(t{self.tensor_id}, version={self.snapshot}, cleared={self.cleared})"
-
-
-def save_tensor(tensor: "Tensor") -> TensorWrapper:
-    """The TensorWrapper for saving ``tensor`` now (what the dygraph layer calls).
-
-    NOTE [ One wrapper per saved leaf ]
-        A parameter or a constant is saved by every op that uses it (``w`` in
-        each ``x @ w``, ``c`` in each ``y * c`` of a chain). While its array,
-        version, history and name are what they were at its last save, the
-        wrapper of that save serves again: nothing in a wrapper changes after it
-        is made (releasing a node drops its wrappers rather than clearing them,
-        and an in-place op replaces a node's wrapper instead of editing it).
-        Only tensors without history (leaves and constants) are shared this
-        way; the tensor holds its wrapper (tensor -> wrapper -> meta: no cycle).
-    """
-    if SAVED_TENSORS_HOOKS:  # each save is packed by the hooks on its own
-        return TensorWrapper(tensor)
-    w = getattr(tensor, "_saved", None)
-    meta = tensor._meta
-    if w is not None:
-        vc = tensor._vc
-        if (
-            w.data is tensor._data
-            and w.version_counter is vc
-            and vc.value == w.snapshot
-            and w.grad_ref is meta
-            and w.tensor_name is tensor._name
-        ):
-            return w
-    w = TensorWrapper(tensor)
-    if meta is None or meta.grad_node is None:
-        tensor._saved = w
-    return w
