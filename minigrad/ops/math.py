@@ -53,9 +53,6 @@ def _ufunc(ufunc: np.ufunc):
     return kernel
 
 
-
-
-
 def sum_to(g: Any, shape: tuple[int, ...], ops: Any = GRAPH_OPS) -> Any:
     """Sum ``g`` down to ``shape`` (undo broadcasting): a composite of ``sum`` and ``reshape``.
 
