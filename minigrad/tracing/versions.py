@@ -1,0 +1,255 @@
+"""The version view's facts, read off a recording once: each bump of a version counter, each rewritten
+history, and each saved tensor an in-place change made stale - with the event where it happened.
+
+``VersionHistory(replay)`` walks the replayed trace once; ``history.at(i)`` is what the version view
+shows at event ``i``: the bumps and rewrites so far, and the saved tensors stale at that moment
+(the same set as ``replay.stale_saved(replay[i])``, which a test checks at every event). The TUI's
+Versions tab (``tui/widgets/versions.py``) and the web page's pane (``viz/versions_pane.py``) both
+draw it; neither looks at versions any other way. The mechanism is explained in
+docs/concepts/views.md.
+
+Example:
+    >>> import minigrad as mg
+    >>> with mg.trace() as tr:
+    ...     x = mg.tensor([1.0, 2.0], requires_grad=True)
+    ...     h = x * 2
+    ...     _ = h[1].mul_(3)
+    >>> v = VersionHistory(mg.trace.replay(tr.events)).at(len(tr.events) - 1)
+    >>> [(b.op, b.version, b.via_made) for b in v.bumps]
+    [('mul_', 1, 't3[1]')]
+"""
+
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .replay import Replay, State
+
+__all__ = ["Bump", "Rewrite", "Stale", "VersionsAt", "VersionHistory", "short_source", "geometry_text"]
+
+
+def short_source(source: str | None) -> str | None:
+    """``/long/path/train.py:12`` -> ``train.py:12`` (the file name is what people recognise)."""
+    if not source:
+        return None
+    path, _, line = source.rpartition(":")
+    return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}" if path else source
+
+
+def code_at(source: str | None) -> str | None:
+    """The text of the line ``file:line`` names, if that file can be read here (a recording made on
+    this machine); ``None`` otherwise (``<stdin>``, a notebook cell, another machine's path)."""
+    if not source:
+        return None
+    path, _, line = source.rpartition(":")
+    if not path or not line.isdigit():
+        return None
+    text = linecache.getline(path, int(line)).strip()
+    return text or None
+
+
+def geometry_text(view: Mapping[str, Any] | None) -> str:
+    """``size [3] stride [1] offset 3``: where a view's elements sit in its base (``as_strided``'s words)."""
+    if not view:
+        return ""
+    return f"size {list(view.get('size', []))} stride {list(view.get('stride', []))} offset {view.get('offset')}"
+
+
+@dataclass(frozen=True)
+class Bump:
+    """One ``tensor.version``: at event ``index`` the in-place op ``op`` took the counter of ``tensor``
+    (the storage's base) to ``version``, through the view ``via`` (made by ``via_made``, e.g. ``t3[1]``),
+    seen by the ``aliases`` too, from the user's line ``source`` (``code``: that line's text)."""
+
+    index: int
+    tensor: int
+    name: str
+    version: int
+    op: str
+    via: int | None
+    via_name: str | None
+    via_made: str | None
+    aliases: tuple[str, ...]
+    source: str | None
+    code: str | None
+    view: Mapping[str, Any] | None  # the geometry, when the change rewrote the base's history
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One ``history.rewrite``: at event ``index`` ``name``'s grad node went from ``from_node`` to the
+    CopySlices node ``to_node``. ``consumers`` are the nodes (with the event that made each) whose edge
+    leads to ``to_node`` because they used the base afterwards: before the rewrite that edge led to
+    ``from_node`` - the edge the rewrite replaced."""
+
+    index: int
+    tensor: int
+    name: str
+    from_node: int | None
+    from_name: str
+    to_node: int
+    to_name: str
+    view: Mapping[str, Any]
+    consumers: tuple[tuple[int, int], ...]  # (node id, event that made it)
+
+
+@dataclass(frozen=True)
+class Stale:
+    """From event ``since`` until ``until`` (``None``: the end), ``node`` holds ``tensor`` saved at
+    ``saved_version`` while the tensor is at ``version``: backward through ``node`` will refuse."""
+
+    node: int
+    node_name: str
+    tensor: int
+    tensor_name: str
+    saved_version: int
+    version: int
+    since: int
+    until: int | None
+
+
+@dataclass(frozen=True)
+class VersionsAt:
+    """What the version view shows at event ``index``."""
+
+    index: int
+    bumps: tuple[Bump, ...]
+    rewrites: tuple[Rewrite, ...]
+    stale: tuple[Stale, ...]
+
+    def timelines(self) -> dict[int, list[Bump]]:
+        """Each bumped base (by id, in order of its first bump) with its bumps so far."""
+        out: dict[int, list[Bump]] = {}
+        for b in self.bumps:
+            out.setdefault(b.tensor, []).append(b)
+        return out
+
+
+class VersionHistory:
+    """Every bump, rewrite and stale saved tensor of a replayed recording (see the module docstring)."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        final = replay.final
+        self.bumps: tuple[Bump, ...] = tuple(self._bumps(replay, final))
+        self.rewrites: tuple[Rewrite, ...] = tuple(self._rewrites(final))
+        self.stale: tuple[Stale, ...] = tuple(self._stale(replay, final))
+
+    def at(self, index: int) -> VersionsAt:
+        """The version view at event ``index`` (``-1``: before any event)."""
+        rewrites = []
+        for r in self.rewrites:
+            if r.index <= index:
+                consumers = tuple(c for c in r.consumers if c[1] <= index)
+                rewrites.append(r if consumers == r.consumers else _with_consumers(r, consumers))
+        return VersionsAt(
+            index=index,
+            bumps=tuple(b for b in self.bumps if b.index <= index),
+            rewrites=tuple(rewrites),
+            stale=tuple(s for s in self.stale if s.since <= index and (s.until is None or index < s.until)),
+        )
+
+    # -- reading the recording once ------------------------------------------------
+
+    @staticmethod
+    def _bumps(replay: Replay, final: State) -> list[Bump]:
+        events = replay.events
+        made_by = _views_made(final)
+        rewrite_at = {r.index: r for r in final.rewrites}
+        out = []
+        for v in final.versions:
+            ev = events[v.index]
+            source = getattr(ev, "source", None)
+            nxt = next((i for i in range(v.index + 1, min(len(events), v.index + 16))
+                        if i in rewrite_at and rewrite_at[i].tensor == v.tensor), None)
+            out.append(Bump(
+                index=v.index, tensor=v.tensor, name=final.tensor_name(v.tensor), version=v.version, op=v.op,
+                via=v.via, via_name=final.tensor_name(v.via) if v.via is not None else None,
+                via_made=made_by.get(v.via) if v.via is not None else None,
+                aliases=tuple(final.tensor_name(a) for a in v.aliases if a != v.via),
+                source=source, code=code_at(source),
+                view=rewrite_at[nxt].view if nxt is not None else None,
+            ))
+        return out
+
+    @staticmethod
+    def _rewrites(final: State) -> list[Rewrite]:
+        out = []
+        for r in final.rewrites:
+            # A later CopySlices over the same base also leads to this one: its edge is the old history, no consumer's.
+            follows = {x.to_node for x in final.rewrites if x.from_node == r.to_node}
+            consumers = tuple(sorted(
+                (n.id, n.created_at) for n in final.nodes.values()
+                if n.id != r.to_node and n.id not in follows and any(e.next == r.to_node for e in n.edges)
+            ))
+            out.append(Rewrite(
+                index=r.index, tensor=r.tensor, name=final.tensor_name(r.tensor), from_node=r.from_node,
+                from_name=final.node_name(r.from_node) if r.from_node is not None else "none (no history)",
+                to_node=r.to_node, to_name=final.node_name(r.to_node), view=r.view, consumers=consumers,
+            ))
+        return out
+
+    @staticmethod
+    def _stale(replay: Replay, final: State) -> list[Stale]:
+        changes = _version_changes(replay)
+        out = []
+        for node in sorted(final.nodes.values(), key=lambda n: (n.created_at, n.id)):
+            for tid, saved_at in dict.fromkeys(zip(node.saved, node.saved_versions)):  # x * x saves x twice
+                steps = _distinct([(i, v) for i, v in changes.get(tid, ()) if i > node.created_at], saved_at)
+                for k, (i, version) in enumerate(steps):
+                    if version == saved_at:
+                        continue
+                    until = steps[k + 1][0] if k + 1 < len(steps) else None
+                    out.append(Stale(node.id, node.name, tid, final.tensor_name(tid), saved_at, version, i, until))
+        return sorted(out, key=lambda s: (s.since, s.node, s.tensor))
+
+
+def _distinct(steps: list[tuple[int, int]], first: int) -> list[tuple[int, int]]:
+    """The steps that change the version (from ``first``): a ``tensor.update`` repeating it is no change."""
+    out = []
+    for i, version in steps:
+        if version != (out[-1][1] if out else first):
+            out.append((i, version))
+    return out
+
+
+def _with_consumers(r: Rewrite, consumers: tuple[tuple[int, int], ...]) -> Rewrite:
+    return Rewrite(r.index, r.tensor, r.name, r.from_node, r.from_name, r.to_node, r.to_name, r.view, consumers)
+
+
+def _version_changes(replay: Replay) -> dict[int, list[tuple[int, int]]]:
+    """tensor id -> ``(event, version)`` each time replay's version of it is set (as ``replay`` folds:
+    ``tensor.create`` starts at 0, ``tensor.version`` sets the base and its aliases, ``tensor.update`` one)."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    for i, ev in enumerate(replay.events):
+        kind = ev.kind
+        if kind == "tensor.create":
+            out.setdefault(ev.tensor, []).append((i, 0))
+        elif kind == "tensor.version":
+            for tid in (ev.tensor, *ev.aliases):
+                out.setdefault(tid, []).append((i, ev.version))
+        elif kind == "tensor.update":
+            out.setdefault(ev.tensor, []).append((i, ev.version))
+    return out
+
+
+def _views_made(final: State) -> dict[int, str]:
+    """tensor id -> how the op call that made it reads: ``t3[1]``, ``t3.transpose(0, 1)``, ``t3.view(6)``."""
+    out: dict[int, str] = {}
+    for call in final.calls:
+        if call.phase != "forward" or not call.outputs or not call.inputs:
+            continue
+        src = final.tensor_name(call.inputs[0]) if isinstance(call.inputs[0], int) else "?"
+        attrs = dict(call.attrs)
+        if call.op == "getitem":
+            index = attrs.get("index", [])
+            text = f"{src}[{', '.join(str(i) for i in index)}]" if isinstance(index, list) else f"{src}[{index}]"
+        else:
+            args = ", ".join(str(v) if not isinstance(v, list) else ", ".join(map(str, v))
+                             for v in attrs.values() if not isinstance(v, dict))
+            text = f"{src}.{call.op}({args})"
+        for t in call.outputs:
+            out.setdefault(t, text)
+    return out

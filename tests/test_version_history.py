@@ -1,0 +1,94 @@
+"""``minigrad.tracing.versions``: the facts the version view draws, checked against replay's own
+``stale_saved`` at every event and against what the programs did."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad as mg
+from _versions_program import stale_saved_events, view_rewrite_events
+from minigrad.tracing.replay import stale_saved
+from minigrad.tracing.versions import VersionHistory, geometry_text
+
+
+def _record(fn):
+    with mg.trace() as tr:
+        try:
+            fn()
+        except RuntimeError:
+            pass  # backward refusing a stale saved tensor: the events up to it are kept
+    return tr.events
+
+
+def _detach_alias():
+    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = x * 2
+    d = h.detach()
+    z = h * h
+    d.add_(1)
+    h.mul_(2)  # version 2: still stale, at a newer version
+    z.sum().backward()
+
+
+def _view_of_saved():
+    x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    h = x.exp()  # exp saves its output
+    h[0].mul_(2)
+    h.sum().backward()
+
+
+def _fresh_after_change():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    a.add_(1)
+    (a * a).sum().backward()  # saved after the change: nothing stale
+
+
+PROGRAMS = {"detach_alias": _detach_alias, "view_of_saved": _view_of_saved, "fresh": _fresh_after_change,
+            "rewrite": None, "stale": None}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_stale_at_every_event_is_replays_stale_saved(name):
+    if name == "rewrite":
+        events = view_rewrite_events()
+    elif name == "stale":
+        events = stale_saved_events()[0]
+    else:
+        events = _record(PROGRAMS[name])
+    rp = mg.trace.replay(events)
+    history = VersionHistory(rp)
+    for i, state in enumerate(rp):
+        want = {(s.node, s.tensor, s.saved_version, s.version) for s in stale_saved(state)}
+        got = {(s.node, s.tensor, s.saved_version, s.version) for s in history.at(i).stale}
+        assert got == want, f"event {i} ({events[i].kind})"
+        assert [b.index for b in history.at(i).bumps] == [v.index for v in state.versions]
+        assert [r.to_node for r in history.at(i).rewrites] == [r.to_node for r in state.rewrites]
+    if name == "fresh":
+        assert history.bumps and not history.stale
+
+
+def test_the_view_program_bump_names_the_view_the_line_and_the_geometry():
+    events = view_rewrite_events()
+    history = VersionHistory(mg.trace.replay(events))
+    (bump,) = history.bumps
+    h = next(e for e in events if e.kind == "history.rewrite").tensor
+    assert (bump.tensor, bump.version, bump.op, bump.via_made) == (h, 1, "mul_", f"t{h}[1]")
+    assert bump.code == "h[1].mul_(3)" and bump.source.endswith("_versions_program.py:15")
+    assert geometry_text(bump.view) == "size [3] stride [1] offset 3"
+    (rw,) = history.rewrites
+    assert rw.from_name.startswith("MulGradNode") and rw.to_name.startswith("CopySlicesGradNode")
+    sum_node = next(e for e in events if e.kind == "node.create" and e.op == "sum")
+    assert sum_node.node in [c for c, _ in rw.consumers]  # h.sum() used h after the rewrite
+    # Before the rewrite nothing is shown; the consumers appear when they are made.
+    assert not history.at(rw.index - 1).rewrites
+    assert sum_node.node not in [c for c, _ in history.at(rw.index).rewrites[0].consumers]
+
+
+def test_the_stale_program_names_the_node_the_tensor_and_both_versions():
+    events, message = stale_saved_events()
+    history = VersionHistory(mg.trace.replay(events))
+    (stale,) = history.stale
+    assert stale.node_name.startswith("MulGradNode") and (stale.saved_version, stale.version) == (0, 1)
+    assert f"saved by {stale.node_name}" in message and "at version 0 is now at version 1" in message
+    assert stale.since == history.bumps[0].index and history.bumps[0].code == "a.add_(1)"
