@@ -866,6 +866,17 @@ class Replay(Sequence[State]):
         return cached
 
     @property
+    def versions(self) -> Any:
+        """The version view's facts of the events folded so far (``tracing/versions.py``);
+        ``versions.at(i)`` is what it shows at event ``i``."""
+        from .versions import VersionHistory  # it reads states of this module
+
+        cached = getattr(self, "_versions", None)
+        if cached is None or cached.length != len(self.events):
+            cached = self._versions = VersionHistory(self)
+        return cached
+
+    @property
     def final(self) -> State:
         """The state after the last event (``initial`` for an empty trace)."""
         return self._final.freeze() if self.events else self.initial

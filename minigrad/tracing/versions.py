@@ -22,12 +22,12 @@ Example:
 from __future__ import annotations
 
 import linecache
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from .replay import Replay, State
 
-__all__ = ["Bump", "Rewrite", "Stale", "VersionsAt", "VersionHistory", "short_source", "geometry_text"]
+__all__ = ["Bump", "Rewrite", "Stale", "VersionsAt", "VersionHistory", "short_source", "code_at", "geometry_text"]
 
 
 def short_source(source: str | None) -> str | None:
@@ -93,6 +93,8 @@ class Rewrite:
     to_name: str
     view: Mapping[str, Any]
     consumers: tuple[tuple[int, int], ...]  # (node id, event that made it)
+    #: The base's views given fresh grad nodes from the new history (view replay): (name, node id, event).
+    regenerated: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,10 +133,10 @@ class VersionHistory:
     """Every bump, rewrite and stale saved tensor of a replayed recording (see the module docstring)."""
 
     def __init__(self, replay: Replay) -> None:
-        self.replay = replay
+        self.length = len(replay.events)  # the events read (a trace still being recorded grows)
         final = replay.final
         self.bumps: tuple[Bump, ...] = tuple(self._bumps(replay, final))
-        self.rewrites: tuple[Rewrite, ...] = tuple(self._rewrites(final))
+        self.rewrites: tuple[Rewrite, ...] = tuple(self._rewrites(replay, final))
         self.stale: tuple[Stale, ...] = tuple(self._stale(replay, final))
 
     def at(self, index: int) -> VersionsAt:
@@ -143,7 +145,8 @@ class VersionHistory:
         for r in self.rewrites:
             if r.index <= index:
                 consumers = tuple(c for c in r.consumers if c[1] <= index)
-                rewrites.append(r if consumers == r.consumers else _with_consumers(r, consumers))
+                regenerated = tuple(g for g in r.regenerated if g[2] <= index)
+                rewrites.append(replace(r, consumers=consumers, regenerated=regenerated))
         return VersionsAt(
             index=index,
             bumps=tuple(b for b in self.bumps if b.index <= index),
@@ -175,19 +178,24 @@ class VersionHistory:
         return out
 
     @staticmethod
-    def _rewrites(final: State) -> list[Rewrite]:
+    def _rewrites(replay: Replay, final: State) -> list[Rewrite]:
+        # Views regenerated from a new history announce their new node with a "view replay" update.
+        replayed = {ev.grad_node: (ev.tensor, i) for i, ev in enumerate(replay.events)
+                    if ev.kind == "tensor.update" and ev.op == "view replay" and ev.grad_node is not None}
         out = []
         for r in final.rewrites:
             # A later CopySlices over the same base also leads to this one: its edge is the old history, no consumer's.
             follows = {x.to_node for x in final.rewrites if x.from_node == r.to_node}
-            consumers = tuple(sorted(
-                (n.id, n.created_at) for n in final.nodes.values()
-                if n.id != r.to_node and n.id not in follows and any(e.next == r.to_node for e in n.edges)
-            ))
+            leading = [n for n in final.nodes.values()
+                       if n.id != r.to_node and n.id not in follows and any(e.next == r.to_node for e in n.edges)]
+            consumers = tuple(sorted((n.id, n.created_at) for n in leading if n.id not in replayed))
+            regenerated = tuple(sorted(((final.tensor_name(replayed[n.id][0]), n.id, replayed[n.id][1])
+                                        for n in leading if n.id in replayed), key=lambda g: g[2]))
             out.append(Rewrite(
                 index=r.index, tensor=r.tensor, name=final.tensor_name(r.tensor), from_node=r.from_node,
                 from_name=final.node_name(r.from_node) if r.from_node is not None else "none (no history)",
                 to_node=r.to_node, to_name=final.node_name(r.to_node), view=r.view, consumers=consumers,
+                regenerated=regenerated,
             ))
         return out
 
@@ -213,10 +221,6 @@ def _distinct(steps: list[tuple[int, int]], first: int) -> list[tuple[int, int]]
         if version != (out[-1][1] if out else first):
             out.append((i, version))
     return out
-
-
-def _with_consumers(r: Rewrite, consumers: tuple[tuple[int, int], ...]) -> Rewrite:
-    return Rewrite(r.index, r.tensor, r.name, r.from_node, r.from_name, r.to_node, r.to_name, r.view, consumers)
 
 
 def _version_changes(replay: Replay) -> dict[int, list[tuple[int, int]]]:
