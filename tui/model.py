@@ -66,6 +66,11 @@ class PassLayout:
     nodes: Mapping[int, NodeInfo]
     runs: tuple[int, ...]
     cut: tuple[tuple[int, int], ...] = ()  # (node, next) of the edges GeneralGrad cut (no_grad_vars)
+    #: (consumer, old node) of the edges a rewritten history replaced: the consumer used the base after an
+    #: in-place change through a view, so its edge leads to the CopySlices node instead (docs/concepts/views.md).
+    replaced: tuple[tuple[int, int], ...] = ()
+    #: CopySlices node -> the name of the base whose history it rewrote.
+    rewritten: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -226,6 +231,9 @@ class Session:
                     ready.append(m)
         order = tuple(sorted(members, key=lambda n: (depth[n], -st.nodes[n].topo_nr, n)))
         runs = tuple(run_starts(self.events, info.begin, info.end))
+        rewrites = [r for r in self.replay.versions.at(info.end).rewrites if r.to_node in members]
+        replaced = tuple((c, r.from_node) for r in rewrites for c, _ in r.consumers
+                         if c in members and r.from_node in members)
         lay = PassLayout(
             number=number,
             order=order,
@@ -234,6 +242,8 @@ class Session:
             nodes=st.nodes,
             runs=runs,
             cut=tuple(cut),
+            replaced=replaced,
+            rewritten={r.to_node: r.name for r in rewrites},
         )
         self._layouts[number] = lay
         return lay
