@@ -118,7 +118,8 @@ def _stale_lines(s: Stale, session: Any) -> list[Text]:
 def version_text(v: VersionsAt, session: Any) -> Text:
     """The pane's text at ``v.index``: intro, timelines, stale saved tensors, rewritten histories."""
     tensors = session.replay.final.tensors
-    text = Text(INTRO + "\n\n", style="italic")
+    text = Text()
+    text.append(INTRO + "\n\n", style="italic")
     text.append(f"Version timelines (in-place changes up to event {v.index})\n", style="bold underline")
     timelines = v.timelines()
     if not timelines:
