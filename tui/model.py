@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
+from minigrad.tracing.versions import replaced_edges
 from minigrad.tracing.viewing import inside_node, run_starts
 
 from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
@@ -231,9 +232,8 @@ class Session:
                     ready.append(m)
         order = tuple(sorted(members, key=lambda n: (depth[n], -st.nodes[n].topo_nr, n)))
         runs = tuple(run_starts(self.events, info.begin, info.end))
-        rewrites = [r for r in self.replay.versions.at(info.end).rewrites if r.to_node in members]
-        replaced = tuple((c, r.from_node) for r in rewrites for c, _ in r.consumers
-                         if c in members and r.from_node in members)
+        rewrites = [r for r in st.rewrites if r.to_node in members]
+        replaced = tuple((c, old) for c, old, _ in replaced_edges(st, members))
         lay = PassLayout(
             number=number,
             order=order,
@@ -243,7 +243,7 @@ class Session:
             runs=runs,
             cut=tuple(cut),
             replaced=replaced,
-            rewritten={r.to_node: r.name for r in rewrites},
+            rewritten={r.to_node: self.tensor_name(r.tensor) for r in rewrites},
         )
         self._layouts[number] = lay
         return lay

@@ -23,11 +23,19 @@ from __future__ import annotations
 
 import linecache
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from .replay import Replay, State
 
-__all__ = ["Bump", "Rewrite", "Stale", "VersionsAt", "VersionHistory", "short_source", "code_at", "geometry_text"]
+__all__ = ["INTRO", "Bump", "Rewrite", "Stale", "VersionsAt", "VersionHistory", "short_source", "code_at", "geometry_text", "replaced_edges"]
+
+
+#: What a newcomer reads first in either viewer: the two facts the version view shows at work.
+INTRO = (
+    "A version counter counts the in-place changes (add_, mul_, x[i] = ...) of a storage: a tensor, its views "
+    "and its detach()es share one. A grad node keeps the version of each tensor it saved; if that tensor "
+    "changed since, the node cannot run backward."
+)
 
 
 def short_source(source: str | None) -> str | None:
@@ -184,10 +192,7 @@ class VersionHistory:
                     if ev.kind == "tensor.update" and ev.op == "view replay" and ev.grad_node is not None}
         out = []
         for r in final.rewrites:
-            # A later CopySlices over the same base also leads to this one: its edge is the old history, no consumer's.
-            follows = {x.to_node for x in final.rewrites if x.from_node == r.to_node}
-            leading = [n for n in final.nodes.values()
-                       if n.id != r.to_node and n.id not in follows and any(e.next == r.to_node for e in n.edges)]
+            leading = [final.nodes[n] for n in _leading_to(final, r, final.nodes)]
             consumers = tuple(sorted((n.id, n.created_at) for n in leading if n.id not in replayed))
             regenerated = tuple(sorted(((final.tensor_name(replayed[n.id][0]), n.id, replayed[n.id][1])
                                         for n in leading if n.id in replayed), key=lambda g: g[2]))
@@ -220,6 +225,32 @@ def _distinct(steps: list[tuple[int, int]], first: int) -> list[tuple[int, int]]
     for i, version in steps:
         if version != (out[-1][1] if out else first):
             out.append((i, version))
+    return out
+
+
+def _leading_to(state: State, rewrite: Any, ids: Iterable[int]) -> list[int]:
+    """The nodes among ``ids`` whose edge leads to ``rewrite``'s CopySlices node because they used the base
+    (or a view of it) after the change; a later CopySlices over the same base leads there too, but its
+    edge is the old history, not a replaced one."""
+    follows = {x.to_node for x in state.rewrites if x.from_node == rewrite.to_node}
+    out = []
+    for nid in sorted(ids):
+        info = state.nodes.get(nid)
+        if info is not None and nid != rewrite.to_node and nid not in follows \
+                and any(e.next == rewrite.to_node for e in info.edges):
+            out.append(nid)
+    return out
+
+
+def replaced_edges(state: State, ids: Iterable[int]) -> list[tuple[int, int, int]]:
+    """``(consumer, old node, CopySlices node)`` for each edge among the nodes ``ids`` that a rewritten
+    history replaced: the consumer's edge leads to the CopySlices node now, and led (or would have led)
+    to the base's old node before the in-place change. The graph views draw these dashed, as ``replaced``."""
+    drawn = set(ids)
+    out = []
+    for r in state.rewrites:
+        if r.to_node in drawn and r.from_node in drawn:
+            out += [(c, r.from_node, r.to_node) for c in _leading_to(state, r, drawn)]
     return out
 
 

@@ -12,18 +12,12 @@ from typing import Any
 from rich.text import Text
 
 from minigrad.tracing.describe import fmt_shape
-from minigrad.tracing.versions import Bump, Rewrite, Stale, VersionsAt, code_at, geometry_text, short_source
+from minigrad.tracing.versions import INTRO, Bump, Rewrite, Stale, VersionsAt, code_at, geometry_text, short_source
 
 from .panels import _Pane
 
 __all__ = ["VersionsView", "version_text", "INTRO"]
 
-#: What a newcomer reads first: the two facts the rest of the pane shows at work.
-INTRO = (
-    "A version counter counts the in-place changes (add_, mul_, x[i] = ...) of a storage: a tensor, its views "
-    "and its detach()es share one. A grad node keeps the version of each tensor it saved; if that tensor "
-    "changed since, the node cannot run backward."
-)
 _STALE = "bold #ffffff on #c62828"
 _BUMP = "bold #ffb74d"
 _CODE = "italic #9ecbff"
@@ -78,7 +72,7 @@ def _rewrite_lines(r: Rewrite, session: Any) -> list[Text]:
     head.append("'s grad node: ")
     head.append(r.from_name, style="strike dim")
     head.append(" → ")
-    head.append(r.to_name, style="bold #ce93d8")
+    head.append(r.to_name, style="bold #f06292")
     out = [head, Text(f"     the view's place in {r.name}: {geometry_text(r.view)}", style="dim")]
     node = session.replay.final.nodes.get(r.to_node)
     meaning = ("old history: gradient outside the view", "the change: gradient inside the view")
