@@ -32,3 +32,16 @@ def stale_saved_events():
         else:
             raise AssertionError("backward through a stale saved tensor did not raise")
     return tr.events, message
+
+
+def training_steps_events():
+    """Two SGD steps on a Linear: each update changes the weight the step's nodes saved - after they ran."""
+    mg.manual_seed(0)
+    lin = mg.nn.Linear(3, 2)
+    opt = mg.optim.SGD(lin.parameters(), lr=0.1)
+    with mg.trace(values=False) as tr:
+        for _ in range(2):
+            opt.zero_grad()
+            lin(mg.randn(4, 3)).sum().backward()
+            opt.step()
+    return tr.events

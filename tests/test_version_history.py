@@ -92,3 +92,26 @@ def test_the_stale_program_names_the_node_the_tensor_and_both_versions():
     assert stale.node_name.startswith("MulGradNode") and (stale.saved_version, stale.version) == (0, 1)
     assert f"saved by {stale.node_name}" in message and "at version 0 is now at version 1" in message
     assert stale.since == history.bumps[0].index and history.bumps[0].code == "a.add_(1)"
+
+
+def test_nodes_that_already_ran_are_told_apart_from_nodes_that_will_refuse():
+    """An optimizer's update changes the weights the last step's nodes saved: those nodes are stale
+    too (replay's stale_saved lists them), but they ran and freed what they saved, so nothing refuses."""
+    def program():
+        mg.manual_seed(0)
+        lin = mg.nn.Linear(3, 2)
+        opt = mg.optim.SGD(lin.parameters(), lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            lin(mg.randn(4, 3)).sum().backward()
+            opt.step()
+        lin(mg.randn(4, 3)).sum()  # a third graph, not run: its node saved the weight at the newest version
+
+    events = _record(program)
+    rp = mg.trace.replay(events)
+    end = len(events) - 1
+    stale = VersionHistory(rp).at(end).stale
+    assert {(s.node, s.tensor) for s in stale} == {(s.node, s.tensor) for s in stale_saved(rp[end])}
+    assert stale and all(s.ran(end) for s in stale)
+    clears = {e.node: i for i, e in enumerate(events) if e.kind == "wrappers.clear"}
+    assert all(s.released_at == clears[s.node] < s.since for s in stale)

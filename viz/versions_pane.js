@@ -4,7 +4,7 @@
 // happened up to that event; it folds nothing itself. DOM: #versions > .body holds p.vv-intro,
 // div.vv-timelines (one div.vv-tensor per changed base: .vv-line "t3 (2x3)  v0 \u2500mul_\u2500\u25b6 v1", then one
 // li.vv-bump per change), ul.vv-stale (one li.vv-stale-item per stale saved tensor, its words in
-// .alarm) and ul.vv-rewrites (one li.vv-rewrite per rewritten history, its replaced edges in .replaced).
+// .alarm; li.vv-stale-ran, dim, once its node ran) and ul.vv-rewrites (one li.vv-rewrite per rewritten history, its replaced edges in .replaced).
 (function () {
   "use strict";
   var root = document.getElementById("minigrad-stepper");
@@ -47,7 +47,13 @@
   function stale(ev) {
     var now = V.stale.filter(function (s) { return s.since <= ev && (s.until === null || ev < s.until); });
     if (!now.length) return '<li class="dim">none: every saved tensor is at the version its node saved</li>';
+    var ran = function (s) { return s.released !== null && s.released <= ev; };
+    now.sort(function (a, b) { return ran(a) - ran(b); });  // the ones that will refuse first
     return now.map(function (s) {
+      if (ran(s)) {
+        return '<li class="vv-stale-ran dim" data-node="' + s.node_id + '">&middot; ' + esc(s.node) + " saved " + esc(s.tensor) + " at v" + s.saved +
+          ", now v" + s.now + " &mdash; it already ran (event " + s.released + "): nothing will refuse</li>";
+      }
       return '<li class="vv-stale-item" data-node="' + s.node_id + '">&#10008; <span class="alarm">' + esc(s.node) + " saved " + esc(s.tensor) +
         " at v" + s.saved + ", now v" + s.now + "</span> &mdash; backward will refuse" +
         (s.source ? '<br><span class="dim">' + esc(s.node) + " was made at </span>" + where(s.source, s.code) : "") + "</li>";

@@ -118,6 +118,12 @@ class Stale:
     version: int
     since: int
     until: int | None
+    #: The event where backward released the node's saved tensors (it ran): from then on nothing will refuse.
+    released_at: int | None = None
+
+    def ran(self, index: int) -> bool:
+        """Whether the node already ran (and freed what it saved) at event ``index``."""
+        return self.released_at is not None and self.released_at <= index
 
 
 @dataclass(frozen=True)
@@ -168,20 +174,19 @@ class VersionHistory:
     def _bumps(replay: Replay, final: State) -> list[Bump]:
         events = replay.events
         made_by = _views_made(final)
-        rewrite_at = {r.index: r for r in final.rewrites}
         out = []
-        for v in final.versions:
-            ev = events[v.index]
-            source = getattr(ev, "source", None)
-            nxt = next((i for i in range(v.index + 1, min(len(events), v.index + 16))
-                        if i in rewrite_at and rewrite_at[i].tensor == v.tensor), None)
+        for k, v in enumerate(final.versions):
+            source = getattr(events[v.index], "source", None)
+            # The change rewrote the base's history if a rewrite of it follows before the next change.
+            until = final.versions[k + 1].index if k + 1 < len(final.versions) else len(events)
+            rewrite = next((r for r in final.rewrites if v.index < r.index < until and r.tensor == v.tensor), None)
             out.append(Bump(
                 index=v.index, tensor=v.tensor, name=final.tensor_name(v.tensor), version=v.version, op=v.op,
                 via=v.via, via_name=final.tensor_name(v.via) if v.via is not None else None,
                 via_made=made_by.get(v.via) if v.via is not None else None,
                 aliases=tuple(final.tensor_name(a) for a in v.aliases if a != v.via),
                 source=source, code=code_at(source),
-                view=rewrite_at[nxt].view if nxt is not None else None,
+                view=rewrite.view if rewrite is not None else None,
             ))
         return out
 
@@ -207,6 +212,10 @@ class VersionHistory:
     @staticmethod
     def _stale(replay: Replay, final: State) -> list[Stale]:
         changes = _version_changes(replay)
+        released = {}
+        for i, ev in enumerate(replay.events):
+            if ev.kind == "wrappers.clear":
+                released.setdefault(ev.node, i)
         out = []
         for node in sorted(final.nodes.values(), key=lambda n: (n.created_at, n.id)):
             for tid, saved_at in dict.fromkeys(zip(node.saved, node.saved_versions)):  # x * x saves x twice
@@ -215,7 +224,8 @@ class VersionHistory:
                     if version == saved_at:
                         continue
                     until = steps[k + 1][0] if k + 1 < len(steps) else None
-                    out.append(Stale(node.id, node.name, tid, final.tensor_name(tid), saved_at, version, i, until))
+                    out.append(Stale(node.id, node.name, tid, final.tensor_name(tid), saved_at, version, i, until,
+                                     released.get(node.id)))
         return sorted(out, key=lambda s: (s.since, s.node, s.tensor))
 
 

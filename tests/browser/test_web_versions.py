@@ -113,6 +113,25 @@ def test_a_stale_saved_tensor_is_listed_before_backward_raises(page, build):
     assert colour == "rgb(198, 40, 40)"
 
 
+def test_nodes_that_already_ran_are_dim_not_refusing(page, tmp_path):
+    from _versions_program import training_steps_events
+
+    events = training_steps_events()
+    rp = mg.trace.replay(events)
+    path = stepper(rp, title="two SGD steps").save(tmp_path / "steps.html")
+    end = rp.backward_passes()[-1][1]
+    stale = rp.versions.at(end).stale
+    _open(page, path, end)
+    page.keyboard.press("5")
+    assert page.locator("#versions li.vv-stale-item").count() == 0
+    ran = page.locator("#versions li.vv-stale-ran")
+    assert ran.count() == len(stale) > 0
+    texts = ran.all_inner_texts()
+    for st in stale:
+        assert (f"· {st.node_name} saved {st.tensor_name} at v{st.saved_version}, now v{st.version} — "
+                f"it already ran (event {st.released_at}): nothing will refuse") in texts
+
+
 def test_screenshot_of_the_versions_tab(browser, tmp_path, monkeypatch):
     """With MINIGRAD_UPDATE_SCREENSHOTS=1 the pictures go to docs/images/web-versions.png (the tab) and
     docs/images/web-versions-graph.png (the backward graph with the CopySlices node and the replaced edge)."""

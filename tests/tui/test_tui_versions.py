@@ -138,3 +138,23 @@ async def test_screenshot_of_the_versions_tab(tmp_path):
         out = ROOT / "docs" / "images" if os.environ.get("MINIGRAD_UPDATE_SCREENSHOTS") == "1" else tmp_path
         app.save_screenshot("tui-versions.svg", str(out))
     assert (out / "tui-versions.svg").read_text().startswith("<svg")
+
+
+async def test_nodes_that_already_ran_are_dim_not_refusing():
+    from _versions_program import training_steps_events
+
+    s = Session(training_steps_events(), title="two SGD steps")
+    end = len(s.events) - 1
+    stale = s.replay.versions.at(end).stale
+    assert stale
+    app = MinigradApp(s)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press("5")
+        scr.goto(end)
+        await pilot.pause()
+        text = scr.query_one(VersionsView).plain
+        assert "✘" not in text and "backward will refuse" not in text
+        for st in stale:
+            assert (f"· {st.node_name} saved {st.tensor_name} at v{st.saved_version}, now v{st.version} — "
+                    f"it already ran (event {st.released_at}): nothing will refuse") in text

@@ -92,10 +92,14 @@ def _rewrite_lines(r: Rewrite, session: Any) -> list[Text]:
     return out
 
 
-def _stale_lines(s: Stale, session: Any) -> list[Text]:
-    """A stale saved tensor, highlighted, and the line that made the node."""
+def _stale_lines(s: Stale, session: Any, index: int) -> list[Text]:
+    """A stale saved tensor, highlighted (dim once its node ran: nothing will refuse), and the line that
+    made the node."""
+    words = f"{s.node_name} saved {s.tensor_name} at v{s.saved_version}, now v{s.version}"
+    if s.ran(index):
+        return [Text(f"  · {words} — it already ran (event {s.released_at}): nothing will refuse", style="dim")]
     line = Text("  ✘ ", style="bold #ef5350")
-    line.append(f"{s.node_name} saved {s.tensor_name} at v{s.saved_version}, now v{s.version}", style=_STALE)
+    line.append(words, style=_STALE)
     line.append(" — backward will refuse")
     out = [line]
     node = session.replay.final.nodes.get(s.node)
@@ -129,8 +133,8 @@ def version_text(v: VersionsAt, session: Any) -> Text:
     text.append("\nStale saved tensors (backward through these nodes will raise)\n", style="bold underline")
     if not v.stale:
         text.append("  none: every saved tensor is at the version its node saved\n", style="dim")
-    for s in v.stale:
-        for line in _stale_lines(s, session):
+    for s in sorted(v.stale, key=lambda s: s.ran(v.index)):  # the ones that will refuse first
+        for line in _stale_lines(s, session, v.index):
             text.append_text(line)
             text.append("\n")
     text.append("\nRewritten history (a change through a view gives the base a CopySlices node)\n",
