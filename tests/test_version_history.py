@@ -115,3 +115,30 @@ def test_nodes_that_already_ran_are_told_apart_from_nodes_that_will_refuse():
     assert stale and all(s.ran(end) for s in stale)
     clears = {e.node: i for i, e in enumerate(events) if e.kind == "wrappers.clear"}
     assert all(s.released_at == clears[s.node] < s.since for s in stale)
+
+
+def test_a_hostile_recording_gives_words_not_a_crash():
+    """Ids nobody announced, a geometry that is no list, a source path that names no Python file:
+    the reading and both viewers' texts still come out (a recording is data, not trusted)."""
+    import json
+
+    from minigrad.tracing.loader import loads
+    from minigrad.viz.versions_pane import versions_data
+    from minigrad.tui.model import Session
+    from minigrad.tui.widgets.versions import version_text
+
+    lines = [{"schema": "minigrad.trace", "version": 1},
+             {"seq": 0, "ts_ns": 0, "kind": "tensor.version", "tensor": 99, "version": 3, "op": "mul_", "via": 98,
+              "aliases": [97, 96], "source": "/dev/zero:1"},
+             {"seq": 1, "ts_ns": 1, "kind": "history.rewrite", "tensor": 99, "from_node": None, "to_node": 55,
+              "view": {"size": 5, "stride": "x"}}]
+    events = loads("\n".join(json.dumps(x) for x in lines)).events
+    rp = mg.trace.replay(events)
+    v = rp.versions.at(1)
+    (bump,) = v.bumps
+    assert bump.code is None and bump.view == {"size": 5, "stride": "x"} and bump.aliases == ("t97", "t96")
+    assert geometry_text(bump.view) == "size 5 stride x offset None"
+    text = version_text(v, Session(events)).plain
+    assert "t99" in text and "none (no history) → node#55" in text and "(no source line recorded)" not in text
+    data = versions_data(rp, [])
+    assert data["bumps"][0]["code"] is None and data["rewrites"][0]["to"] == "node#55"

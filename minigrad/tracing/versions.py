@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import linecache
+import os
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
@@ -46,13 +47,23 @@ def short_source(source: str | None) -> str | None:
     return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}" if path else source
 
 
+#: The largest source file whose line the viewers quote (a recording is data: its paths are not trusted).
+MAX_SOURCE_BYTES = 4 << 20
+
+
 def code_at(source: str | None) -> str | None:
-    """The text of the line ``file:line`` names, if that file can be read here (a recording made on
-    this machine); ``None`` otherwise (``<stdin>``, a notebook cell, another machine's path)."""
-    if not source:
+    """The text of the line ``file:line`` names, if that file is a Python file that can be read here
+    (a recording made on this machine); ``None`` otherwise (``<stdin>``, a notebook cell, another
+    machine's path, or a path in a hostile recording that names no Python source, e.g. ``/dev/zero``)."""
+    if not isinstance(source, str) or not source:
         return None
     path, _, line = source.rpartition(":")
-    if not path or not line.isdigit():
+    if not path.endswith(".py") or not line.isdigit():
+        return None
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_SOURCE_BYTES:
+            return None
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
         return None
     text = linecache.getline(path, int(line)).strip()
     return text or None
@@ -62,7 +73,13 @@ def geometry_text(view: Mapping[str, Any] | None) -> str:
     """``size [3] stride [1] offset 3``: where a view's elements sit in its base (``as_strided``'s words)."""
     if not view:
         return ""
-    return f"size {list(view.get('size', []))} stride {list(view.get('stride', []))} offset {view.get('offset')}"
+    size, stride = view.get("size", []), view.get("stride", [])
+    return f"size {_listed(size)} stride {_listed(stride)} offset {view.get('offset')}"
+
+
+def _listed(value: Any) -> Any:
+    """A JSON list as a list (``[3]``), anything else a recording holds as it is."""
+    return list(value) if isinstance(value, (list, tuple)) else value
 
 
 @dataclass(frozen=True)

@@ -305,7 +305,8 @@ class MainScreen(Screen[None]):
         self.query_one(ForwardView).show(self.index)
         self.query_one(GeneralGradView).show(bw, self.marks)
         self.query_one(MemoryView).show(self.index, focus)
-        self.query_one(VersionsView).show(self.index)
+        if self.query_one(TabbedContent).active == "tab-versions":  # its text is built for the tab shown only
+            self.query_one(VersionsView).show(self.index)
         self.query_one(StatusLine).show(self.status_text(st))
 
     def status_text(self, st) -> Text:
@@ -432,6 +433,10 @@ class MainScreen(Screen[None]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+
+    def on_tabbed_content_tab_activated(self, _event: TabbedContent.TabActivated) -> None:
+        """A tab opened (key or mouse): a pane drawn only while shown catches up with the event on screen."""
+        self.redraw()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
