@@ -35,6 +35,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .events import Event
 from .memory import Memory
+from .versions import VersionHistory
 
 __all__ = [
     "EdgeInfo",
@@ -869,8 +870,6 @@ class Replay(Sequence[State]):
     def versions(self) -> Any:
         """The version view's facts of the events folded so far (``tracing/versions.py``);
         ``versions.at(i)`` is what it shows at event ``i``."""
-        from .versions import VersionHistory  # it reads states of this module
-
         cached = getattr(self, "_versions", None)
         if cached is None or cached.length != len(self.events):
             cached = self._versions = VersionHistory(self)

@@ -24,9 +24,10 @@ from __future__ import annotations
 import linecache
 import os
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from .replay import Replay, State
+if TYPE_CHECKING:  # pragma: no cover - replay.py imports this module (its ``Replay.versions``)
+    from .replay import Replay, State
 
 __all__ = ["INTRO", "Bump", "Rewrite", "Stale", "VersionsAt", "VersionHistory", "short_source", "code_at", "geometry_text", "replaced_edges"]
 
