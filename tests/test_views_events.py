@@ -27,7 +27,7 @@ def test_inplace_through_a_view_emits_version_then_rewrite_then_the_views_new_no
 
     events = _record(program)
     seen = [(e.kind, e.to_dict()) for e in events if e.kind in ("tensor.version", "history.rewrite", "tensor.update")]
-    strip = lambda d: {k: v for k, v in d.items() if k not in ("seq", "ts_ns", "kind", "value")}  # noqa: E731
+    strip = lambda d: {k: v for k, v in d.items() if k not in ("seq", "ts_ns", "kind", "value", "source")}  # noqa: E731
     assert [(k, strip(d)) for k, d in seen] == [
         ("tensor.version", {"tensor": ids["h"], "version": 1, "op": "mul_", "via": ids["v"], "aliases": [ids["v"]]}),
         ("history.rewrite", {"tensor": ids["h"], "from_node": ids["old"], "to_node": ids["new"],
@@ -39,6 +39,10 @@ def test_inplace_through_a_view_emits_version_then_rewrite_then_the_views_new_no
     ]
     kinds = [e.kind for e in events]
     assert kinds.index("tensor.version") < kinds.index("history.rewrite") < kinds.index("backward.begin")
+    # The bump names the user's line, as node.create does: the line of v.mul_(3) in this file.
+    bump = next(e for e in events if e.kind == "tensor.version")
+    mul_line = next(i for i, line in enumerate(open(__file__, encoding="utf-8"), 1) if "v.mul_(3)" in line)
+    assert bump.source == f"{__file__}:{mul_line}"
     node = next(e for e in events if e.kind == "node.create" and e.node == ids["new"])
     assert node.name.startswith("CopySlicesGradNode") and [ed["next"] for ed in node.edges][0] == ids["old"]
 
@@ -66,7 +70,7 @@ def test_replay_tracks_versions_saved_versions_and_stale_saved_tensors() -> None
 
 
 def test_the_backward_view_marks_stale_saved_tensors_and_the_rewritten_history() -> None:
-    from viz.graph import collect_backward
+    from minigrad.viz.graph import collect_backward
 
     def program():
         x = mg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)

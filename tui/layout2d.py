@@ -27,7 +27,11 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Box", "Canvas", "layout_graph", "pass_canvas", "fold_chains", "pass_graph", "group_by_module", "module_of", "FOLD_OVER", "FOLD_MIN", "LayoutUnavailable", "BOX_ROWS", "MAX_NODES"]
+__all__ = ["GRAD", "CUT", "REPLACED", "Box", "Canvas", "layout_graph", "pass_canvas", "fold_chains", "pass_graph", "group_by_module", "module_of", "FOLD_OVER", "FOLD_MIN", "LayoutUnavailable", "BOX_ROWS", "MAX_NODES"]
+
+#: Edge styles: an ordinary edge, one GeneralGrad cut (``no_grad_vars``), and one an in-place change
+#: through a view replaced (the consumer's edge to the base's old history, now to the CopySlices node).
+GRAD, CUT, REPLACED = "grad", "cut", "replaced"
 
 COL_IN = 0.1  # inches per column
 ROW_IN = 0.2  # inches per row
@@ -60,14 +64,14 @@ class Canvas:
 
     Attributes:
         rows: one string per screen row holding the edges (boxes are painted over them).
-        edge_style: per row, ``(x0, x1, cut)`` runs of edge characters (``cut``: drawn as a cut edge).
+        edge_style: per row, ``(x0, x1, style)`` runs of edge characters (``GRAD``, ``CUT`` or ``REPLACED``).
         boxes: node id -> its Box.
         by_row: row -> the boxes that cover it (for painting only the rows on screen).
         width, height: size in cells.
     """
 
     rows: list[str]
-    edge_style: list[list[tuple[int, int, bool]]]
+    edge_style: list[list[tuple[int, int, str]]]
     boxes: dict[int, Box]
     by_row: dict[int, list[Box]] = field(default_factory=dict)
     width: int = 0
@@ -95,7 +99,7 @@ def _parse_id(name: str) -> int:
     return int(name[1:]) if name[0] == "n" else -int(name[1:])
 
 
-def _dot_source(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> str:
+def _dot_source(labels: dict[int, str], edges: list[tuple[int, int, str]]) -> str:
     lines = [
         "digraph G {",
         "  rankdir=TB; nodesep=0.3; ranksep=0.45; splines=true;",
@@ -104,8 +108,10 @@ def _dot_source(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> s
     ]
     for nid, label in labels.items():
         lines.append(f"  {_dot_id(nid)} [width={box_width(label) * COL_IN:.2f}];")
-    for a, b, _cut in edges:
-        lines.append(f"  {_dot_id(a)} -> {_dot_id(b)};")
+    for a, b, style in edges:
+        # A replaced edge (history rewritten) is drawn where the layout puts it, never moving a box.
+        extra = " [constraint=false]" if style == REPLACED else ""
+        lines.append(f"  {_dot_id(a)} -> {_dot_id(b)}{extra};")
     lines.append("}")
     return "\n".join(lines)
 
@@ -137,12 +143,14 @@ def _bezier(points: list[tuple[float, float]], steps: int) -> list[tuple[float, 
     return out
 
 
-def _glyph(dx: int, dy: int) -> str:
-    """The line character for a path moving (dx columns, dy rows) across a cell."""
+def _glyph(dx: int, dy: int, dashed: bool = False) -> str:
+    """The line character for a path moving (dx columns, dy rows) across a cell (``dashed``: a replaced edge)."""
     if dy == 0:
-        return "─"
+        return "╌" if dashed else "─"
     if dx == 0 or abs(dx) < abs(dy):
-        return "│"
+        return "┆" if dashed else "│"
+    if dashed:
+        return "⋱" if (dx > 0) == (dy > 0) else "⋰"
     return "╲" if (dx > 0) == (dy > 0) else "╱"
 
 
@@ -166,8 +174,11 @@ def _cells(points: list[tuple[float, float]]) -> list[tuple[int, int]]:
     return thin
 
 
-def layout_graph(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> Canvas:
-    """Lay out nodes (id -> label) and edges ``(tail, head, cut)`` with ``dot``; return the character picture.
+def layout_graph(labels: dict[int, str], edges: list[tuple[int, int, str]]) -> Canvas:
+    """Lay out nodes (id -> label) and edges ``(tail, head, style)`` with ``dot``; return the character picture.
+
+    ``style`` is ``GRAD``, ``CUT`` (drawn red, ending in ``✂``) or ``REPLACED`` (dashed, ending in
+    ``▽``/``◁``/``▷``, labelled ``replaced`` where there is room).
 
     Raises:
         LayoutUnavailable: ``dot`` is missing or failed.
@@ -200,42 +211,32 @@ def layout_graph(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> 
     width = max((b.x + b.width for b in boxes.values()), default=0) + 2
     height = max((b.y + b.height for b in boxes.values()), default=0) + 1
     grid = [[" "] * width for _ in range(height)]
-    cut_cells: set[tuple[int, int]] = set()
-    cut_pairs = {(a, b) for a, b, c in edges if c}
+    styled: dict[tuple[int, int], str] = {}  # cell -> the style of the edge drawn there, when not GRAD
+    style_of = {(a, b): st for a, b, st in edges}
     inside = [[False] * width for _ in range(height)]
     for b in boxes.values():
         for yy in range(b.y, min(height, b.y + b.height)):
             for xx in range(b.x, min(width, b.x + b.width)):
                 inside[yy][xx] = True
 
+    # Ordinary edges first: a replaced edge never hides one where they cross.
+    splines.sort(key=lambda sp: style_of.get((sp[0], sp[1]), GRAD) == REPLACED)
     for tail, head, pts in splines:
         path = _cells([cell(x, y) for x, y in (_bezier(pts, 16) if len(pts) >= 4 else pts)])
         path = [(c, r) for c, r in path if 0 <= r < height and 0 <= c < width and not inside[r][c]]
-        is_cut = (tail, head) in cut_pairs
-        for i, (c, r) in enumerate(path):
-            a_ = path[i - 1] if i else (c, r - 1)
-            b_ = path[i + 1] if i + 1 < len(path) else (c, r + 1)
-            ch = _glyph(b_[0] - a_[0], b_[1] - a_[1])
-            old = grid[r][c]
-            grid[r][c] = "┼" if {old, ch} == {"│", "─"} else ch
-            if is_cut:
-                cut_cells.add((c, r))
-        if path:
-            c, r = path[-1]
-            pc, pr = path[max(0, len(path) - 3)] if len(path) > 1 else (c, r - 1)
-            grid[r][c] = "✂" if is_cut else ("▼" if r > pr else ("▶" if c > pc else "◀"))
+        _draw_path(grid, styled, path, style_of.get((tail, head), GRAD))
     rows = ["".join(r) for r in grid]
-    edge_style: list[list[tuple[int, int, bool]]] = []
+    edge_style: list[list[tuple[int, int, str]]] = []
     for r, row in enumerate(rows):
-        runs: list[tuple[int, int, bool]] = []
+        runs: list[tuple[int, int, str]] = []
         for c, ch in enumerate(row):
             if ch == " ":
                 continue
-            cut = (c, r) in cut_cells
-            if runs and runs[-1][1] == c and runs[-1][2] == cut:
-                runs[-1] = (runs[-1][0], c + 1, cut)
+            st = styled.get((c, r), GRAD)
+            if runs and runs[-1][1] == c and runs[-1][2] == st:
+                runs[-1] = (runs[-1][0], c + 1, st)
             else:
-                runs.append((c, c + 1, cut))
+                runs.append((c, c + 1, st))
         edge_style.append(runs)
     by_row: dict[int, list[Box]] = {}
     for b in boxes.values():
@@ -246,7 +247,50 @@ def layout_graph(labels: dict[int, str], edges: list[tuple[int, int, bool]]) -> 
     return Canvas(rows=rows, edge_style=edge_style, boxes=boxes, by_row=by_row, width=width, height=height)
 
 
-def fold_chains(order: list[int], edges: list[tuple[int, int, bool]], keep: set[int]) -> dict[int, tuple[int, ...]]:
+def _draw_path(grid: list[list[str]], styled: dict[tuple[int, int], str], path: list[tuple[int, int]],
+               style: str) -> None:
+    """One edge's cells into ``grid``, its end marked; a replaced edge is dashed, keeps the cells of
+    ordinary edges it crosses, and carries the word ``replaced`` where the row has room."""
+    dashed = style == REPLACED
+    for i, (c, r) in enumerate(path):
+        a_ = path[i - 1] if i else (c, r - 1)
+        b_ = path[i + 1] if i + 1 < len(path) else (c, r + 1)
+        ch = _glyph(b_[0] - a_[0], b_[1] - a_[1], dashed)
+        old = grid[r][c]
+        if dashed and old != " ":
+            continue
+        grid[r][c] = "┼" if {old, ch} == {"│", "─"} else ch
+        if style != GRAD:
+            styled[(c, r)] = style
+    if not path:
+        return
+    c, r = path[-1]
+    pc, pr = path[max(0, len(path) - 3)] if len(path) > 1 else (c, r - 1)
+    if style == CUT:
+        grid[r][c] = "✂"
+    elif not dashed:
+        grid[r][c] = "▼" if r > pr else ("▶" if c > pc else "◀")
+    elif grid[r][c] == " " or styled.get((c, r)) == REPLACED:
+        grid[r][c] = "▽" if r > pr else ("▷" if c > pc else "◁")
+        styled[(c, r)] = REPLACED
+    if dashed:
+        _label(grid, styled, path, " replaced ")
+
+
+def _label(grid: list[list[str]], styled: dict[tuple[int, int], str], path: list[tuple[int, int]], word: str) -> None:
+    """``word`` beside the middle of ``path``, on the first row near it with enough blank cells."""
+    width = len(grid[0]) if grid else 0
+    mid = len(path) // 2
+    for c, r in path[mid:] + path[:mid]:
+        for x in (c + 1, c - len(word)):
+            if 0 <= x and x + len(word) <= width and all(grid[r][x + k] == " " for k in range(len(word))):
+                for k, ch in enumerate(word):
+                    grid[r][x + k] = ch
+                    styled[(x + k, r)] = REPLACED
+                return
+
+
+def fold_chains(order: list[int], edges: list[tuple[int, int, str]], keep: set[int]) -> dict[int, tuple[int, ...]]:
     """Runs of ``FOLD_MIN`` or more nodes in a plain chain (one edge in, one edge out), as the SVG renderer folds them.
 
     Returns:
@@ -297,24 +341,26 @@ def group_by_module(lay: Any) -> dict[int, tuple[int, ...]]:
 
 def pass_graph(
     lay: Any, modules: bool = False
-) -> tuple[dict[int, str], list[tuple[int, int, bool]], dict[int, tuple[int, ...]]]:
-    """What the pane draws for a pass (a ``model.PassLayout``): box labels, edges ``(tail, head, cut)``, folds.
+) -> tuple[dict[int, str], list[tuple[int, int, str]], dict[int, tuple[int, ...]]]:
+    """What the pane draws for a pass (a ``model.PassLayout``): box labels, edges ``(tail, head, style)``, folds.
 
     A pass of more than ``FOLD_OVER`` nodes folds its long plain chains into
     one box each (ids < 0), so deep graphs stay readable and quick to lay out;
     with ``modules`` the nodes each ``nn.Module`` made fold into one box
     instead (recorded traces carry the module path). Cut edges (GeneralGrad,
-    ``no_grad_vars``) are included.
+    ``no_grad_vars``) are included, and the edges a rewritten history replaced
+    (``REPLACED``: they take no part in folding).
     """
     labels = {n: lay.nodes[n].name for n in lay.order}
-    edges: list[tuple[int, int, bool]] = []
+    edges: list[tuple[int, int, str]] = []
     for n in lay.order:
         for e in lay.nodes[n].edges:
             if e.next in labels:
-                edges.append((n, e.next, False))
+                edges.append((n, e.next, GRAD))
     for a, b in lay.cut:
         if a in labels and b in labels:
-            edges.append((a, b, True))
+            edges.append((a, b, CUT))
+    replaced = [(a, b, REPLACED) for a, b in getattr(lay, "replaced", ()) if a in labels and b in labels]
     folds: dict[int, tuple[int, ...]] = {}
     if modules:
         folds = group_by_module(lay)
@@ -327,10 +373,10 @@ def pass_graph(
         for m in members:
             del labels[m]
     folded = []
-    for a, b, cut in edges:
+    for a, b, style in edges + replaced:
         a2, b2 = owner.get(a, a), owner.get(b, b)
         if a2 != b2:
-            folded.append((a2, b2, cut))
+            folded.append((a2, b2, style))
     return labels, folded, folds
 
 

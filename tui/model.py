@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
+from minigrad.tracing.versions import replaced_edges
 from minigrad.tracing.viewing import inside_node, run_starts
 
 from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
@@ -66,6 +67,11 @@ class PassLayout:
     nodes: Mapping[int, NodeInfo]
     runs: tuple[int, ...]
     cut: tuple[tuple[int, int], ...] = ()  # (node, next) of the edges GeneralGrad cut (no_grad_vars)
+    #: (consumer, old node) of the edges a rewritten history replaced: the consumer used the base after an
+    #: in-place change through a view, so its edge leads to the CopySlices node instead (docs/concepts/views.md).
+    replaced: tuple[tuple[int, int], ...] = ()
+    #: CopySlices node -> the name of the base whose history it rewrote.
+    rewritten: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -226,6 +232,8 @@ class Session:
                     ready.append(m)
         order = tuple(sorted(members, key=lambda n: (depth[n], -st.nodes[n].topo_nr, n)))
         runs = tuple(run_starts(self.events, info.begin, info.end))
+        rewrites = [r for r in st.rewrites if r.to_node in members]
+        replaced = tuple((c, old) for c, old, _ in replaced_edges(st, members))
         lay = PassLayout(
             number=number,
             order=order,
@@ -234,6 +242,8 @@ class Session:
             nodes=st.nodes,
             runs=runs,
             cut=tuple(cut),
+            replaced=replaced,
+            rewritten={r.to_node: self.tensor_name(r.tensor) for r in rewrites},
         )
         self._layouts[number] = lay
         return lay

@@ -13,6 +13,9 @@ Legend (also drawn in every backward graph; see ``style.py``):
   changed at this step); ``Q1`` badge = position in the ready queue, front = 1;
 - edge label ``sS rR`` = the gradient leaves through output slot S, rank R;
 - rounded box = grad node, cylinder = AccumulationNode (writes a leaf's ``.grad``);
+- a raspberry border = a CopySlices node (an in-place change through a view rewrote
+  a base's history), a dashed grey edge labelled ``replaced`` = the edge that
+  rewrite replaced (docs/concepts/views.md);
 - GeneralGrad: purple bold border = startup node, teal bold border = ending
   node, dashed grey box = pruned (not needed), red dashed edge = cut by
   ``no_grad_vars``; in flip-books, faded dashed boxes are copies not made yet.
@@ -32,7 +35,7 @@ from typing import Any
 import graphviz
 
 from .graph import GEdge, GNode, Graph
-from .style import BADGE, EDGE_PRUNED, FONT, FORWARD_FILL, MARK_COLOUR, STATUS_FILL, STATUS_TEXT
+from .style import BADGE, EDGE_PRUNED, EDGE_REPLACED, FONT, FORWARD_FILL, MARK_COLOUR, STATUS_FILL, STATUS_TEXT
 
 __all__ = ["to_digraph", "CHAR_PT", "ROW_PT"]
 
@@ -108,6 +111,9 @@ def _node_attrs(g: Graph, n: GNode) -> dict[str, str]:
         # and move the flip-book layout at the step the mark appears.
         attrs["color"] = MARK_COLOUR["ending"]
         attrs["penwidth"] = "3"
+    if "copyslices" in n.marks:
+        attrs["color"] = MARK_COLOUR["copyslices"]
+        attrs["penwidth"] = "2.5"
     if "future" in n.marks:
         style.append("dashed")
         attrs.update(fillcolor="#ffffff", color="#bbbbbb", fontcolor="#999999")
@@ -141,6 +147,9 @@ def _edge_attrs(e: GEdge) -> dict[str, str]:
         attrs.update(color="#555555")
     elif e.style == "data":
         attrs.update(color="#1565c0", arrowsize="0.7")
+    elif e.style == "replaced":
+        attrs.update(style="dashed", color=EDGE_REPLACED, fontcolor=EDGE_REPLACED, constraint="false",
+                     arrowhead="empty")
     return attrs
 
 
@@ -163,6 +172,11 @@ def _legend(g: Graph) -> str:
             ("#ffffff", "s0 r1 →", "edge from output slot 0, rank 1"),
             ("#ffffff", "◖ ◗", "cylinder: AccumulationNode (writes a leaf's .grad)"),
         ]
+        if any("copyslices" in nd.marks for nd in g.nodes):
+            extra += [
+                (MARK_COLOUR["copyslices"], "", "raspberry border: CopySlices node (a base's rewritten history)"),
+                (EDGE_REPLACED, "╌▷", "dashed grey edge: the edge that rewrite replaced"),
+            ]
         if g.mode == "grad":
             extra += [
                 (MARK_COLOUR["startup"], "", "bold purple border: startup node"),
@@ -178,7 +192,8 @@ def _legend(g: Graph) -> str:
             (FORWARD_FILL["fallback"], "", "op call that fell back to CPU"),
         ]
     for colour, sample, text in extra:
-        fg = "#ffffff" if colour in (MARK_COLOUR["startup"], MARK_COLOUR["ending"], EDGE_PRUNED) else "#000000"
+        fg = "#ffffff" if colour in (MARK_COLOUR["startup"], MARK_COLOUR["ending"], MARK_COLOUR["copyslices"],
+                                     EDGE_PRUNED, EDGE_REPLACED) else "#000000"
         swatch = f'<FONT POINT-SIZE="8" COLOR="{fg}">{_esc(sample)}</FONT>' if sample else " "
         rows.append(f'<TR><TD BGCOLOR="{colour}" BORDER="1" WIDTH="18">{swatch}</TD>'
                     f'<TD ALIGN="LEFT"><FONT POINT-SIZE="9">{_esc(text)}</FONT></TD></TR>')

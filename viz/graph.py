@@ -31,6 +31,7 @@ from typing import Any, Iterable, Sequence
 from minigrad.tracing.replay import BackwardPass, OpCall, State, node_status
 
 from minigrad.tracing.describe import describe, fmt_shape, fmt_value
+from minigrad.tracing.versions import replaced_edges
 
 __all__ = [
     "GNode",
@@ -82,7 +83,8 @@ class GNode:
 
 @dataclass
 class GEdge:
-    """One arrow. ``style`` is ``grad``, ``pruned``, ``data`` or ``flow``."""
+    """One arrow. ``style`` is ``grad``, ``pruned``, ``data``, ``flow`` or ``replaced`` (an edge an in-place
+    change through a view replaced: the consumer's edge to the base's old node, now to the CopySlices node)."""
 
     tail: str
     head: str
@@ -339,6 +341,7 @@ def collect_backward(
         style = "pruned" if (nid, slot, rank) in pruned and nid in state.nodes else "future"
         g.edges.append(GEdge(tail=f"n{nid}", head=f"n{nxt}", label=f"s{slot} r{rank}", style=style, key=key))
 
+    _mark_rewrites(g, state, ids)
     if bw is not None:
         g.queue = [state.node_name(n) for n in bw.queue]
     if title:
@@ -348,6 +351,18 @@ def collect_backward(
             head = f"{bw.mode}() pass {bw.number}" + (" (done)" if bw.done else "")
         g.title = f"{head} · event {state.index}: {describe(state.event, state)}"
     return g
+
+
+def _mark_rewrites(g: Graph, state: State, ids: Iterable[int]) -> None:
+    """Mark each CopySlices node (``copyslices``) and add the edges its rewrite replaced, as ``replaced``
+    (dashed, laid out without moving a node): see ``minigrad/tracing/versions.py``, docs/concepts/views.md."""
+    rewritten = {r.to_node for r in getattr(state, "rewrites", ())}
+    for n in g.nodes:
+        if not n.hidden and n.key[1:].isdigit() and int(n.key[1:]) in rewritten:
+            n.marks = n.marks + ("copyslices",)
+    for consumer, old, new in replaced_edges(state, ids):
+        g.edges.append(GEdge(tail=f"n{consumer}", head=f"n{old}", label="replaced", style="replaced",
+                             key=f"r{consumer}_{new}"))
 
 
 # ---------------------------------------------------------------------------

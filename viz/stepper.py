@@ -55,6 +55,7 @@ from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
 from .graph import backward_node_ids, call_outputs, collect_backward, display_status, forward_span
 from .memory_pane import memory_data
+from .versions_pane import versions_data
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
 from .style import BADGE, MARK_COLOUR, STATUS_FILL, STATUS_TEXT
 
@@ -488,7 +489,8 @@ class Stepper:
         css = asset.joinpath("stepper.css").read_text(encoding="utf-8")
         js = asset.joinpath("stepper.js").read_text(encoding="utf-8")
         js += "\n" + asset.joinpath("memory_pane.js").read_text(encoding="utf-8")
-        css += "\n" + _MEMORY_CSS
+        js += "\n" + asset.joinpath("versions_pane.js").read_text(encoding="utf-8")
+        css += "\n" + _MEMORY_CSS + _VERSIONS_CSS
         # JSON inside <script>: "</" must not close the element.
         payload = json.dumps(self.data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
         legend = "".join(
@@ -635,6 +637,7 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
         "title": title, "n_events": len(rp), "statuses": list(STATUSES),
         "kinds": list(kinds), "whys": list(whys), "passes": out, "notes": notes,
         "memory": memory_data(rp.memory),
+        "versions": versions_data(rp, notes),
     }
     return Stepper(data, title)
 
@@ -650,6 +653,21 @@ _MEMORY_CSS = """#tab-memory { grid-template-columns: 1fr; }
 .mem-node table { border-collapse: collapse; font-family: Menlo, Consolas, monospace; font-size: 12px; margin-top: 4px; }
 .mem-node td, .mem-node th { padding: 1px 8px; text-align: left; } .mem-node td.num { text-align: right; }
 .mem-node td.how { color: #666; } .mem-recompute { color: #e65100; font-weight: bold; }
+"""
+
+_VERSIONS_CSS = """#tab-versions { grid-template-columns: 1fr; }
+#versions .body { font-family: Menlo, Consolas, monospace; font-size: 12px; line-height: 1.45; }
+#versions li, #versions .vv-line { white-space: pre-wrap; }
+#versions h3 { font-size: 12.5px; margin: 10px 0 4px; }
+#versions .vv-intro { font-family: system-ui, sans-serif; font-style: italic; color: #37474f; margin: 2px 0 6px; max-width: 70em; }
+#versions ul { list-style: none; margin: 0; padding: 0 0 0 12px; }
+#versions .vv-line b.op { color: #e65100; } #versions .vv-line .v { font-weight: bold; }
+#versions .vv-bump { padding-left: 2.5em; } #versions .dim { color: #78909c; }
+#versions .code { color: #1565c0; font-style: italic; }
+#versions .vv-stale-item .alarm { background: #c62828; color: #fff; padding: 0 4px; border-radius: 3px; font-weight: bold; }
+#versions .vv-rewrite .to { color: #ad1457; font-weight: bold; } #versions .vv-rewrite .from { text-decoration: line-through; color: #78909c; }
+#versions .replaced { color: #8d8d8d; }
+#graph g.edge.replaced text { font-style: italic; }
 """
 
 _PAGE = """<!DOCTYPE html>
@@ -672,6 +690,7 @@ _PAGE = """<!DOCTYPE html>
       <button type="button" class="tab" data-tab="forward">Forward [2]</button>
       <button type="button" class="tab" data-tab="general">GeneralGrad [3]</button>
       <button type="button" class="tab" data-tab="memory">Memory [4]</button>
+      <button type="button" class="tab" data-tab="versions">Versions [5]</button>
     </nav>
     <input id="jump" type="search" placeholder="jump to node [j]" aria-label="jump to node" size="16">
     <label class="quizbox"><input type="checkbox" id="quiz-on"> quiz [t]</label>
@@ -713,16 +732,20 @@ _PAGE = """<!DOCTYPE html>
   <section id="tab-memory" class="tabpane" hidden>
     <div id="memory" class="pane"><h2>Memory: bytes alive over the events, what the node in focus saved</h2><div class="body"></div></div>
   </section>
+  <section id="tab-versions" class="tabpane" hidden>
+    <div id="versions" class="pane"><h2>Versions: in-place changes, stale saved tensors, rewritten history</h2><div class="body"></div></div>
+  </section>
   <aside class="legend"><b>legend</b><ul>{legend}</ul>
     <div><b>in N</b>: current in-degree (yellow: changed at this event, green: 0) · <b>Qk</b>: k-th in the ready queue</div>
     <div>edge <b>sS rR</b>: output slot S, rank R · cylinder: AccumulationNode · purple border: startup, teal: ending (GeneralGrad)</div>
+    <div>raspberry border: CopySlices node (an in-place change through a view rewrote a base's history) · dashed grey edge <b>replaced</b>: the edge that rewrite replaced (Versions tab, 5)</div>
   </aside>
 </main>
 <div id="quiz" class="modal" hidden></div>
 <div id="help" class="modal" hidden><div class="card">
   <h2>Keys</h2>
   <p>&larr;/&rarr; previous/next event · b/n previous/next node run · Home/End start/end of the pass ·
-  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z zoom the graph · 1/2/3 tabs · ? this help · Esc close.
+  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z zoom the graph · 1–5 tabs · ? this help · Esc close.
   Click a node to pin it in the detail panes. <code>#event=N</code> in the address opens event N.</p>
   <h2>Glossary</h2><dl>{glossary}</dl>
   <button type="button" class="close">close</button></div></div>

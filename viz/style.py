@@ -21,7 +21,7 @@ NOTE [ Status colours ]
 
 from __future__ import annotations
 
-__all__ = ["STATUS_FILL", "STATUS_TEXT", "MARK_COLOUR", "FONT", "EDGE_PRUNED", "BADGE", "FORWARD_FILL"]
+__all__ = ["STATUS_FILL", "STATUS_TEXT", "MARK_COLOUR", "FONT", "EDGE_PRUNED", "EDGE_REPLACED", "BADGE", "FORWARD_FILL"]
 
 FONT = "Helvetica"
 
@@ -52,9 +52,12 @@ MARK_COLOUR: dict[str, str] = {
     "needed": "#2e7d32",
     "input": "#00838f",
     "no_grad": "#c62828",
+    "copyslices": "#ad1457",  # raspberry border: a CopySlices node (a base's history rewritten, docs/concepts/views.md)
 }
 
 EDGE_PRUNED = "#c62828"
+#: The edge a rewritten history replaced (drawn dashed, labelled ``replaced``).
+EDGE_REPLACED = "#8d8d8d"
 
 # In-degree badge: normal, zero (ready) and "just changed" colours.
 BADGE = {"normal": "#ffffff", "zero": "#d6f5d6", "changed": "#ffeb3b"}

@@ -212,13 +212,16 @@ class TensorVersion(Event):
     """An in-place op bumped a version counter: ``tensor`` is the storage's base (the changed tensor
     itself when it is no view), ``via`` the view it was changed through (None if none), ``aliases``
     every other announced tensor sharing that counter (its views, ``detach()``es), at ``version`` now.
-    Saved tensors of these ids, saved at an older version, are stale (backward will refuse them)."""
+    Saved tensors of these ids, saved at an older version, are stale (backward will refuse them).
+    ``source`` is the ``file:line`` of the user's call that made the change (stamped while recording,
+    as for ``node.create``; see tracing/provenance.py)."""
 
     tensor: int
     version: int
     op: str
     via: int | None
     aliases: list[int]
+    source: str | None = None
 
 
 @_event("history.rewrite")

@@ -24,7 +24,7 @@ import time
 from typing import Any, Callable, Iterable
 
 from . import bus
-from .events import Event, NodeCreate
+from .events import Event, NodeCreate, TensorVersion
 from .preview import _DTYPE_NAMES, preview_array
 from .provenance import module_path, user_source
 from .replay import replay
@@ -91,10 +91,13 @@ class Recorder:
 
     def emit(self, event: Event) -> None:
         """Stamp ``event`` with its sequence number and time, store it, notify listeners."""
-        if type(event) is NodeCreate and event.source is None and self.provenance:
+        cls = type(event)
+        if cls is NodeCreate and event.source is None and self.provenance:
             # NOTE [ Provenance ] stamped here, once, for every node the engine announces.
             event.source = user_source()
             event.module = module_path()
+        elif cls is TensorVersion and event.source is None and self.provenance:
+            event.source = user_source()  # the line that changed the tensor in place (the version view shows it)
         event.seq = self._seq
         self._seq += 1
         event.ts_ns = _now() - self._t0

@@ -35,6 +35,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .events import Event
 from .memory import Memory
+from .versions import VersionHistory
 
 __all__ = [
     "EdgeInfo",
@@ -863,6 +864,15 @@ class Replay(Sequence[State]):
         cached = getattr(self, "_memory", None)
         if cached is None or len(cached.events) != len(self.events):
             cached = self._memory = Memory(self.events)
+        return cached
+
+    @property
+    def versions(self) -> Any:
+        """The version view's facts of the events folded so far (``tracing/versions.py``);
+        ``versions.at(i)`` is what it shows at event ``i``."""
+        cached = getattr(self, "_versions", None)
+        if cached is None or cached.length != len(self.events):
+            cached = self._versions = VersionHistory(self)
         return cached
 
     @property

@@ -39,3 +39,13 @@ def test_snapshot_80x24_graph(snap_compare):
 def test_snapshot_help_with_glossary(snap_compare):
     """``?``: keys, the status legend and the glossary."""
     assert snap_compare(demo_app(), press=["question_mark"], terminal_size=SIZE)
+
+
+def test_snapshot_versions_tab(snap_compare, monkeypatch):
+    """``5`` on ``fixtures/versions.jsonl`` (``h = x * 2; h[1].mul_(3); h.sum().backward()``): the version
+    timeline of h, no stale saved tensor, h's history rewritten by a CopySlices node and the replaced edge."""
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the recording's source lines name checkout paths
+    app = MinigradApp(Session(load(FIXTURES / "versions.jsonl").events, title="versions.jsonl"))
+    assert snap_compare(app, press=["5"], terminal_size=SIZE)

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
@@ -39,6 +39,7 @@ from ..widgets import (
     NodeDetail,
     QueueView,
     StatusLine,
+    VersionsView,
 )
 from .help import HelpScreen
 from .jump import JumpScreen
@@ -83,6 +84,7 @@ class MainScreen(Screen[None]):
         Binding("2", "tab('tab-forward')", "Forward", show=False),
         Binding("3", "tab('tab-general')", "GeneralGrad", show=False),
         Binding("4", "tab('tab-memory')", "Memory", show=False),
+        Binding("5", "tab('tab-versions')", "Versions", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -148,6 +150,10 @@ class MainScreen(Screen[None]):
                 yield GeneralGradView(s, "GeneralGrad", id="general")
             with TabPane("Memory [4]", id="tab-memory"):
                 yield MemoryView(s, "Memory: bytes alive, what the node saved", id="memory")
+            with TabPane("Versions [5]", id="tab-versions"):
+                with VerticalScroll(id="versions-scroll"):  # long histories scroll (↑/↓, the wheel)
+                    yield VersionsView(s, "Versions: in-place changes, stale saved tensors, rewritten history",
+                                       id="versions")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -299,6 +305,8 @@ class MainScreen(Screen[None]):
         self.query_one(ForwardView).show(self.index)
         self.query_one(GeneralGradView).show(bw, self.marks)
         self.query_one(MemoryView).show(self.index, focus)
+        if self.query_one(TabbedContent).active == "tab-versions":  # its text is built for the tab shown only
+            self.query_one(VersionsView).show(self.index)
         self.query_one(StatusLine).show(self.status_text(st))
 
     def status_text(self, st) -> Text:
@@ -425,6 +433,10 @@ class MainScreen(Screen[None]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+
+    def on_tabbed_content_tab_activated(self, _event: TabbedContent.TabActivated) -> None:
+        """A tab opened (key or mouse): a pane drawn only while shown catches up with the event on screen."""
+        self.redraw()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

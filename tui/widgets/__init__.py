@@ -5,6 +5,7 @@ from .graph import GraphView
 from .line_list import LineList
 from .lists import EventLog, ForwardView, InDegreeView
 from .memory import MemoryView
+from .versions import VersionsView
 from .panels import BuffersView, GeneralGradView, NodeDetail, QueueView, StatusLine
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "ForwardView",
     "InDegreeView",
     "MemoryView",
+    "VersionsView",
     "BuffersView",
     "GeneralGradView",
     "NodeDetail",

@@ -11,7 +11,9 @@ pending pale yellow, queued blue, running orange, done green, released
 grey-blue), then ``in now/initial`` (in-degree), ``Qk`` (position in the ready
 queue, Q1 = front) and the GeneralGrad marks. AccumulationNodes have round
 corners and name their leaf. Edges cut by ``no_grad_vars`` are red and end
-in ``✂``. The view scrolls to keep the current node on screen; arrow keys pan.
+in ``✂``. A CopySlices node says whose history it rewrote (``CopySlices: t3``);
+the edge the rewrite replaced (a consumer of the base to the base's old node) is
+dashed (``╌ ┆ ⋰``), ends in ``▽`` (or ``◁ ▷``) and reads ``replaced``. The view scrolls to keep the current node on screen; arrow keys pan.
 
 The geometry comes from ``layout2d.layout_graph`` once per pass; a step only
 repaints the rows whose boxes changed (NOTE [ Only visible lines are drawn ]).
@@ -32,10 +34,13 @@ from textual.strip import Strip
 from minigrad.tracing.replay import BackwardPass, State, node_status
 
 from ..format import STATUS_GLYPH, STATUS_STYLE
-from ..layout2d import Box, Canvas, LayoutUnavailable
+from ..layout2d import CUT, GRAD, REPLACED, Box, Canvas, LayoutUnavailable
 from ..model import PassLayout, Session
 
 __all__ = ["GraphCanvas"]
+
+#: Edge colours by ``layout2d`` style: a cut edge red, a replaced one (rewritten history) dim and italic.
+_EDGE_STYLE = {CUT: "bold #c62828", REPLACED: "italic #6d6d6d", GRAD: "#8a8a8a"}
 
 
 class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
@@ -244,6 +249,9 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
                     parts.append(tag)
             if b.node in general.no_grad:
                 parts.append("no_grad")
+        rewrote = lay.rewritten.get(b.node)
+        if rewrote is not None:
+            parts.append(f"CopySlices: {rewrote}")  # the node an in-place change through a view gave the base
         if b.node == self.selected:
             parts.append("◀")
         middle = "│" + " ".join(parts)[:inner].ljust(inner) + "│"
@@ -277,8 +285,8 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
         if row >= c.height:
             return Strip.blank(width, base)
         text = Text(c.rows[row].ljust(c.width), no_wrap=True)
-        for x0, x1, cut in c.edge_style[row]:
-            text.stylize("bold #c62828" if cut else "#8a8a8a", x0, x1)
+        for x0, x1, style in c.edge_style[row]:
+            text.stylize(_EDGE_STYLE.get(style, "#8a8a8a"), x0, x1)
         for b in c.by_row.get(row, ()):
             lines, status = self.box_lines(b)
             line = lines[row - b.y]

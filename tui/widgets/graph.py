@@ -137,6 +137,8 @@ class GraphView(LineList):
                 tags.append(("no_grad", "red"))
             for tag, st in tags:
                 t.append(f" [{tag}]", style=st)
+        if nid in lay.rewritten:
+            t.append(f" [CopySlices: {lay.rewritten[nid]}]", style="bold #ce93d8")
         if nid == self.selected:
             t.append("  ◀ selected", style="bold cyan")
         if info.edges:
@@ -153,4 +155,7 @@ class GraphView(LineList):
                     t.append(f"✂ {name} ({e.slot},{e.rank})", style="bold red")
                 else:
                     t.append(f"{name} ({e.slot},{e.rank})")
+        for consumer, old in lay.replaced:
+            if consumer == nid:  # the edge an in-place change through a view replaced
+                t.append(f" · ╌ replaced: {self.session.node_name(old)}", style="dim italic")
         return t
