@@ -35,9 +35,10 @@ def stale_saved_events():
 
 
 def training_steps_events():
-    """Two SGD steps on a Linear: each update changes the weight the step's nodes saved - after they ran."""
+    """Two SGD steps on a two-layer MLP: each update changes the second layer's weight, which the step's
+    nodes saved (the first layer's is not saved: its input needs no gradient) - after they ran."""
     mg.manual_seed(0)
-    lin = mg.nn.Linear(3, 2)
+    lin = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.Tanh(), mg.nn.Linear(4, 2))
     opt = mg.optim.SGD(lin.parameters(), lr=0.1)
     with mg.trace(values=False) as tr:
         for _ in range(2):

@@ -99,7 +99,7 @@ def test_nodes_that_already_ran_are_told_apart_from_nodes_that_will_refuse():
     too (replay's stale_saved lists them), but they ran and freed what they saved, so nothing refuses."""
     def program():
         mg.manual_seed(0)
-        lin = mg.nn.Linear(3, 2)
+        lin = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.Tanh(), mg.nn.Linear(4, 2))  # layer 2 saves its weight
         opt = mg.optim.SGD(lin.parameters(), lr=0.1)
         for _ in range(2):
             opt.zero_grad()
