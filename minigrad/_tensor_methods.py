@@ -510,6 +510,43 @@ def _contiguous(self: Tensor) -> Tensor:
     return ops.clone(self)
 
 
+def _is_contiguous(self: Tensor) -> bool:
+    """Whether the elements lie in row-major order without gaps (size-1 dimensions' strides do not
+    count, and an empty tensor is contiguous), as PyTorch's ``is_contiguous()``."""
+    flags = getattr(self._data, "flags", None)
+    return flags is None or bool(flags["C_CONTIGUOUS"])
+
+
+def _stride(self: Tensor, dim: int | None = None) -> Any:
+    """The step, in elements, from one element to the next along each dimension (a tuple), or along
+    ``dim``; a view shares its base's storage with its own strides (docs/concepts/views.md)."""
+    data = self._data
+    steps = tuple(s // data.itemsize for s in data.strides)
+    if dim is None:
+        return steps
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"stride(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    if not -max(len(steps), 1) <= dim < max(len(steps), 1):
+        lo, hi = -max(len(steps), 1), max(len(steps), 1) - 1
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return steps[dim] if steps else 1
+
+
+def _address(a: Any) -> int:
+    return a.data.ptr if hasattr(a.data, "ptr") else a.__array_interface__["data"][0]
+
+
+def _storage_offset(self: Tensor) -> int:
+    """Where the first element lies in the storage, in elements: 0 for a tensor that owns its storage,
+    the view's start in its base's storage for a view (``h[1].storage_offset()`` of a 2x3 ``h`` is 3)."""
+    root = self._view.base._data if self._view is not None else self._data
+    while getattr(root, "base", None) is not None and hasattr(root.base, "strides"):
+        root = root.base  # the array that owns the memory
+    if self._data.size == 0:
+        return 0
+    return (_address(self._data) - _address(root)) // self._data.itemsize
+
+
 def _type_as(self: Tensor, other: Tensor) -> Tensor:
     """``self`` in ``other``'s dtype (``self`` itself when it already has it, as in PyTorch)."""
     if not isinstance(other, Tensor):
@@ -520,6 +557,9 @@ def _type_as(self: Tensor, other: Tensor) -> Tensor:
 Tensor.view = _view  # type: ignore[attr-defined]
 Tensor.mT = property(_mT)  # type: ignore[attr-defined]
 Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
+Tensor.is_contiguous = _is_contiguous  # type: ignore[attr-defined]
+Tensor.stride = _stride  # type: ignore[attr-defined]
+Tensor.storage_offset = _storage_offset  # type: ignore[attr-defined]
 Tensor.type_as = _type_as  # type: ignore[attr-defined]
 
 

@@ -563,3 +563,28 @@ def test_an_op_keeps_only_what_the_needed_gradients_read_as_torch(program: str) 
         except RuntimeError as e:
             got.append("modified by an in" in str(e))
     assert got[0] == got[1]
+
+
+_GEOMETRIES = {
+    "tensor": lambda h: h, "row": lambda h: h[1], "cols": lambda h: h[:, 1:], "transpose": lambda h: h.transpose(0, 2),
+    "every other": lambda h: h[..., ::2], "view": lambda h: h.view(6, 4), "diagonal": lambda h: h[0].diagonal(),
+    "expand": lambda h: h[0, 0, :1].expand(3, 4), "element": lambda h: h[1, 2, 3], "unsqueeze": lambda h: h[1].unsqueeze(0),
+    "narrow": lambda h: h.narrow(2, 1, 2), "empty": lambda h: h[:, :0], "permute": lambda h: h.permute(2, 0, 1),
+    "select": lambda h: h.select(1, 2), "unfold": lambda h: h[0, 0].unfold(0, 2, 1), "detach": lambda h: h[1].detach(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GEOMETRIES))
+def test_stride_storage_offset_and_is_contiguous_as_torch(name: str) -> None:
+    """A view's geometry in its base's storage, as PyTorch reports it (``stride()``, ``storage_offset()``)."""
+    got = []
+    for lib in (torch, mg):
+        v = _GEOMETRIES[name](lib.tensor(np.arange(24.0).reshape(2, 3, 4)))
+        got.append((v.stride(), v.storage_offset(), v.is_contiguous(), [v.stride(d) for d in range(-v.ndim, v.ndim)]))
+    assert got[0] == got[1]
+
+
+def test_stride_of_a_dimension_out_of_range_as_torch() -> None:
+    for lib in (torch, mg):
+        with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+            lib.ones(2, 3).stride(2)
