@@ -64,6 +64,9 @@ from .autograd.function import Function as _Function, FunctionCtx as _FunctionCt
 # own __init__ cannot import (``minigrad.tensor`` imports that package first), so it is attached here.
 autograd.Function = _Function
 autograd.FunctionCtx = _FunctionCtx
+# ``mg.autograd.grad`` returns a tuple, as ``torch.autograd.grad``; ``mg.grad`` a list, as ``paddle.grad``.
+autograd.grad = autograd.grad_tuple
+autograd.grad.__name__ = autograd.grad.__qualname__ = "grad"
 # ``mg.autograd.functional`` (jacobian, hessian, ...) and ``gradcheck``/``gradgradcheck``: API-level helpers
 # under PyTorch's names (they use ops, which ``minigrad.autograd`` itself sits below).
 from .autograd import functional as _autograd_functional  # noqa: E402,F401  (sets mg.autograd.functional)

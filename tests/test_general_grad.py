@@ -522,7 +522,17 @@ def test_general_grad_class_steps_are_named_after_the_seed() -> None:
         "check_released", "copy_of_start",
     ):
         assert callable(getattr(GeneralGrad, step)), step
-    assert "grad" in mg.__all__ and mg.grad is mg.autograd.grad
+    assert "grad" in mg.__all__ and mg.grad is mg.autograd._grad_list  # Paddle's paddle.grad: a list
+
+
+def test_autograd_grad_returns_a_tuple_as_torch_and_mg_grad_a_list() -> None:
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        got.append(lib.autograd.grad((x * x).sum(), x))
+    assert type(got[0]) is type(got[1]) is tuple and repr(got[0]) == repr(got[1]) == "(tensor([2., 4.]),)"
+    assert type(mg.grad((x * x).sum(), x)) is list
 
 
 # -- against PyTorch ----------------------------------------------------------------------------

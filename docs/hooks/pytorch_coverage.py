@@ -94,7 +94,7 @@ NOTES: dict[str, str] = {
     "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
                          "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
-    "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad).",
+    "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad); `mg.grad`, Paddle's name, returns a list.",
     # composites, training infrastructure, autograd extras
     "nn.LSTM": "built from ops (one node group per time step), no fused kernel.",
     "nn.MultiheadAttention": "built from ops (the attention weights are ordinary nodes).",

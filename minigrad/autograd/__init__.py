@@ -8,6 +8,7 @@ inputs, ...)`` returns gradients without touching any ``.grad`` (GeneralGrad).
 from __future__ import annotations
 
 import warnings
+import inspect
 from typing import Any, Sequence
 
 from ..autograd_meta import AutogradMeta
@@ -218,6 +219,21 @@ class Variable(metaclass=_VariableMeta):
         out = data.detach()
         return out.requires_grad_(True) if requires_grad else out
 
+
+
+
+_grad_list = grad  # (this module's ``grad`` is ``grad_tuple`` once ``minigrad/__init__.py`` has run)
+
+
+def grad_tuple(*args: Any, **kwargs: Any) -> tuple[Any, ...]:
+    """``torch.autograd.grad``: ``grad`` above, returning a tuple as PyTorch's does (``mg.grad``, Paddle's
+    ``paddle.grad``, returns a list). ``minigrad/__init__.py`` installs it as ``mg.autograd.grad``."""
+    return tuple(_grad_list(*args, **kwargs))
+
+
+# help() shows grad's parameters and the tuple it returns.
+grad_tuple.__signature__ = inspect.signature(_grad_list).replace(  # type: ignore[attr-defined]
+    return_annotation="tuple[Tensor | None, ...]")
 
 def __dir__() -> list[str]:
     # See NOTE [ The namespace is the API ] in minigrad/__init__.py.
