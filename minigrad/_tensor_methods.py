@@ -36,6 +36,7 @@ from .ops.device import to_device
 from .ops.division import div as _div_form
 from .ops.indexing import unfold as _unfold
 from .ops.inverse import matrix_power as _matrix_power
+from .ops._checks import check_int, wrap_dim
 from .ops.math import add_alpha, sub_alpha
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
@@ -524,12 +525,8 @@ def _stride(self: Tensor, dim: int | None = None) -> Any:
     steps = tuple(s // data.itemsize for s in data.strides)
     if dim is None:
         return steps
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise TypeError(f"stride(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-    if not -max(len(steps), 1) <= dim < max(len(steps), 1):
-        lo, hi = -max(len(steps), 1), max(len(steps), 1) - 1
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
-    return steps[dim] if steps else 1
+    dim = wrap_dim("stride", check_int("stride", "dim", 1, dim), len(steps))
+    return steps[dim] if steps else 1  # a 0-d tensor takes dim 0 and -1, as in PyTorch
 
 
 def _address(a: Any) -> int:
