@@ -49,8 +49,9 @@ _new_tuple = tuple.__new__
 class VersionCounter:
     """Counts in-place modifications of a storage; shared by a tensor, its views and detaches.
 
-    ``base``: a weak reference to the tensor whose views share the counter (set when the first view is
-    made), so a change through a ``detach()`` of it reaches those views too."""
+    ``base``: a weak reference to the tensor with history whose views share the counter (set when its
+    first view is made; a ``detach()`` has no history and never sets it), so a change through a
+    ``detach()`` of it reaches those views too."""
 
     __slots__ = ("value", "base")
 

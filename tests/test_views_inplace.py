@@ -429,6 +429,24 @@ def test_a_change_through_a_detach_gives_the_bases_views_fresh_nodes_as_torch() 
     assert got[0] == got[1] == (None, [36.0, 0.0], 1)
 
 
+def test_a_detach_with_views_of_its_own_does_not_hide_the_bases_views_as_torch() -> None:
+    """A view of ``h.detach()`` made first, then a view of ``h``: changing ``h`` still reaches ``h``'s view."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        h = x * 2
+        d = h.detach()
+        dv = d[0:1]
+        v = h[0:1]
+        y = v.abs()
+        with lib.no_grad():
+            h.mul_(2)
+        (gy,) = lib.autograd.grad(y.sum(), [v], allow_unused=True)
+        (gx,) = lib.autograd.grad((v * v).sum(), [x])
+        got.append((gy, gx.tolist(), dv.tolist()))
+    assert got[0] == got[1] == (None, [24.0, 0.0], [6.0])
+
+
 def test_load_state_dict_copies_into_the_parameters_as_torch() -> None:
     """``load_state_dict`` copies into each parameter's storage (PyTorch's ``param.copy_``): views see the new
     values and gradients flow through them; ``.double()`` replaces the storage without a version bump."""

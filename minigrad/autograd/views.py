@@ -65,7 +65,7 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
     creation = DEFAULT if GRAD_MODE.enabled else NO_GRAD
     if info is None:
         base, fns, source = src, ((op, attrs),), None
-        if vc.base is None:
+        if vc.base is None and src._meta is not None:  # the counter's tensor with history, not a detach()
             vc.base = weakref.ref(src)
     else:
         base, fns, source = info.base, info.fns + ((op, attrs),), info.source
