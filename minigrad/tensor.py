@@ -628,15 +628,6 @@ def root_of(t: "Tensor") -> "Tensor":
     return root if root is not None else t
 
 
-def has_live_views(t: "Tensor") -> bool:
-    """Whether a view of ``t`` is alive now (dead ones are dropped from its list on the way)."""
-    entry = _VIEWS.get(t._id)
-    if entry is None:
-        return False
-    entry.views = [r for r in entry.views if r() is not None]
-    return bool(entry.views)
-
-
 def has_views(t: "Tensor") -> bool:
     """Whether ``t`` is the base of a view (its history change must reach the views)."""
     return t._id in _VIEWS

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor, VersionCounter, has_live_views
+from ..tensor import Tensor, VersionCounter, live_views
 from ..tracing import bus
 
 __all__ = ["OPS", "ARRAYS", "path_for", "array_path_ok"]
@@ -46,7 +46,7 @@ def array_path_ok(p: Tensor, g: Tensor) -> bool:
         and data.dtype in _ARRAY_DTYPES
         and g._data.shape == data.shape
         and data.flags.writeable
-        and not has_live_views(p)  # a view of ``p`` must get a fresh grad node: the op path's in-place ops make it
+        and not live_views(p)  # a live view of ``p`` must get a fresh grad node: the op path's in-place ops make it
     )
 
 
