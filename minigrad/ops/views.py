@@ -15,6 +15,7 @@ import numpy as np
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.strided import copy_slices_array, diagonal_length, diagonal_view, unfold_view
 from .registry import Attr, defop
 
 __all__: list[str] = []
@@ -28,10 +29,7 @@ def _copy_slices_meta(op: str, base: Any, src: Any, positions: Any) -> Any:
 
 @register_kernel("copy_slices", CPU, dtypes=ALL_DTYPES, name="cpu/copy_slices")
 def copy_slices_cpu(base, src, positions):
-    out = np.array(base, copy=True, order="C")
-    flat = out.reshape(-1)
-    flat[positions.reshape(-1)] = np.broadcast_to(src, positions.shape).reshape(-1)
-    return out
+    return copy_slices_array(np, base, src, positions)
 
 
 copy_slices = defop(
@@ -53,19 +51,12 @@ def _copy_slices_backward(ctx, g):
 
 def _diagonal_meta(op: str, x: Any, offset: int) -> Any:
     rows, cols = x.shape[-2], x.shape[-1]
-    return tuple(x.shape[:-2]) + (_diagonal_length(rows, cols, offset),), x.dtype
-
-
-def _diagonal_length(rows: int, cols: int, offset: int) -> int:
-    return max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+    return tuple(x.shape[:-2]) + (diagonal_length(rows, cols, offset),), x.dtype
 
 
 @register_kernel("diagonal", CPU, dtypes=ALL_DTYPES, name="cpu/diagonal")
 def diagonal_cpu(x, offset):
-    # A writable view (np.diagonal's is read-only): the diagonal of the last two dims.
-    n = _diagonal_length(x.shape[-2], x.shape[-1], offset)
-    start = x[..., max(-offset, 0):, max(offset, 0):] if n else x
-    return np.lib.stride_tricks.as_strided(start, x.shape[:-2] + (n,), x.strides[:-2] + (x.strides[-2] + x.strides[-1],))
+    return diagonal_view(np, x, offset)
 
 
 diagonal = defop("diagonal", inputs=("x",), attrs=(Attr("offset", 0),), infer_meta=_diagonal_meta, view=True,
@@ -76,7 +67,7 @@ diagonal = defop("diagonal", inputs=("x",), attrs=(Attr("offset", 0),), infer_me
 def _diagonal_backward(ctx, g):
     shape = ctx.input_shape(0)
     offset = ctx.attrs["offset"]
-    n = _diagonal_length(shape[-2], shape[-1], offset)
+    n = diagonal_length(shape[-2], shape[-1], offset)
     index = (Ellipsis, np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0))
     return (ctx.ops.getitem_grad(g, index, tuple(shape)),)
 
@@ -89,11 +80,7 @@ def _unfold_meta(op: str, x: Any, dim: int, size: int, step: int) -> Any:
 
 @register_kernel("unfold", CPU, dtypes=ALL_DTYPES, name="cpu/unfold")
 def unfold_cpu(x, dim, size, step):
-    shape = list(x.shape)
-    strides = list(x.strides)
-    shape[dim] = (shape[dim] - size) // step + 1
-    strides[dim] *= step
-    return np.lib.stride_tricks.as_strided(x, tuple(shape) + (size,), tuple(strides) + (x.strides[dim],))
+    return unfold_view(np, x, dim, size, step)
 
 
 unfold = defop("unfold", inputs=("x",), attrs=(Attr("dim"), Attr("size"), Attr("step")), infer_meta=_unfold_meta,

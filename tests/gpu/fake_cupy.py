@@ -502,6 +502,9 @@ def install() -> None:
     mod.asnumpy = asnumpy
     mod.RawModule = RawModule
     mod.get_array_module = lambda *a: mod
+    # CuPy's as_strided: a view of the same device memory, as NumPy's
+    mod.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
+        as_strided=_wrap(np.lib.stride_tricks.as_strided)))
     mod.__fake__ = True
     cuda = types.SimpleNamespace()
     cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1)

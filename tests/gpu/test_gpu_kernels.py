@@ -243,6 +243,48 @@ def test_shape_ops_stay_on_gpu():
     np.testing.assert_allclose(x.grad.detach().numpy(), x2.grad.detach().numpy(), rtol=1e-6)
 
 
+def test_every_view_op_has_a_gpu_kernel():
+    """A view op that fell back to the CPU would hand the GPU a copy: a change through it would be lost."""
+    from minigrad.kernels.registry import kernels_for
+    from minigrad.ops import OPS
+
+    mg.zeros(1).to("gpu")  # registers the GPU kernels
+    views = sorted(name for name, op in OPS.items() if op.view)
+    assert {"diagonal", "unfold", "getitem"} <= set(views)
+    missing = [name for name in views if not any(key.backend == "GPU" for key in kernels_for(name))]
+    assert not missing, missing
+
+
+def _views_program(device):
+    x = mg.tensor(_rand((3, 4, 5), mg.float64), requires_grad=True)
+    h = x.to(device) * 2
+    h.diagonal(1, 1, 2).mul_(3)  # a strided view written in place: the history rewrite (CopySlices)
+    w = h.unfold(2, 2, 1)  # overlapping windows: a view whose elements repeat
+    (w * w).sum().backward()
+    return x.grad, h
+
+
+def test_writes_through_diagonal_and_unfold_views_reach_the_base_on_gpu():
+    g = mg.arange(12.0).reshape(3, 4).to("gpu")
+    with mg.trace() as tr:
+        g.diagonal().fill_(-1.0)
+        g.unfold(1, 2, 2)[2].mul_(10.0)
+    assert not any(e.fallback_cpu for e in tr.events if e.kind == "kernel.select")
+    c = mg.arange(12.0).reshape(3, 4)
+    c.diagonal().fill_(-1.0)
+    c.unfold(1, 2, 2)[2].mul_(10.0)
+    np.testing.assert_array_equal(g.numpy(), c.numpy())
+
+    with mg.trace() as tr:
+        grad_gpu, h_gpu = _views_program("gpu")
+    sel = [e for e in tr.events if e.kind == "kernel.select" and e.op in ("diagonal", "unfold", "copy_slices")]
+    assert {e.op for e in sel} == {"diagonal", "unfold", "copy_slices"}
+    assert all(e.backend == "GPU" and not e.fallback_cpu for e in sel), sel
+    grad_cpu, h_cpu = _views_program("cpu")
+    np.testing.assert_allclose(h_gpu.detach().numpy(), h_cpu.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(grad_gpu.numpy(), grad_cpu.numpy(), rtol=1e-12)
+
+
 def test_logsumexp_infinities_match_cpu():
     x = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0], [np.inf, np.inf, 0.0], [-np.inf, 0.5, 1.5]])
     for dtype in FLOATS:

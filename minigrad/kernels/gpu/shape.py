@@ -15,6 +15,7 @@ import numpy as np
 from ...dtypes import ALL_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
+from ..strided import copy_slices_array, diagonal_view, unfold_view
 
 GPU = Backend.GPU
 
@@ -60,6 +61,21 @@ def squeeze(x: Any, dim: Any = None) -> Any:
 @register_kernel("unsqueeze", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsqueeze")
 def unsqueeze(x: Any, dim: int) -> Any:
     return cupy.expand_dims(x, dim % (x.ndim + 1))
+
+
+@register_kernel("diagonal", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_diagonal")
+def diagonal(x: Any, offset: int) -> Any:
+    return diagonal_view(cupy, x, offset)
+
+
+@register_kernel("unfold", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unfold")
+def unfold(x: Any, dim: int, size: int, step: int) -> Any:
+    return unfold_view(cupy, x, dim, size, step)
+
+
+@register_kernel("copy_slices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_copy_slices")
+def copy_slices(base: Any, src: Any, positions: Any) -> Any:
+    return copy_slices_array(cupy, base, src, positions)
 
 
 @register_kernel("concat", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_concat")
