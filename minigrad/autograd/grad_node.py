@@ -108,7 +108,11 @@ class GradNode:
     def __init__(self, ids: tuple[int, int] | None = None, attrs: Any = None, next_edges: Any = (),
                  in_meta: Any = (), topo_nr: int = 0, wrappers: Any = ()) -> None:
         # ids: (id, seq_nr) taken before the edges were made (``reserve_node_ids``), or now.
-        self.id, self.seq_nr = ids if ids is not None else (next(_node_ids), next(_seq_nrs))
+        if ids is None:
+            self.id = next(_node_ids)
+            self.seq_nr = next(_seq_nrs)
+        else:
+            self.id, self.seq_nr = ids
         self.topo_nr = topo_nr
         self.next_edges: Any = next_edges
         self.in_meta: Any = in_meta

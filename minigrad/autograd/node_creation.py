@@ -89,9 +89,6 @@ def require_any_grad(op: "OpDef", inputs: list[Any]) -> bool:
     return False
 
 
-_OTHER = object()  # what ``create_grad_node`` sees for a list input or a missing optional one
-
-
 def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any = None) -> GradNode:
     """The grad node of one op call, in Paddle's order (see the module docstring); announced to
     ``rec``, the active recorder (or None). Node creation cannot fail: the kernel ran first."""
@@ -105,8 +102,9 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
     topo = 1
     slot = 0
     for v in inputs:
-        meta = v._meta if v.__class__ is not list and v is not None else _OTHER
-        if meta is _OTHER:  # a list input or a missing optional one
+        try:
+            meta = v._meta
+        except AttributeError:  # a list input or a missing optional one
             if ids is None and v is not None:
                 ids = reserve_node_ids()
             row = no_edge_row(()) if v is None else _list_row(op.inputs[slot].differentiable, v) or no_edge_row(())
@@ -116,27 +114,27 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
                     if e.node.topo_nr >= topo:
                         topo = e.node.topo_nr + 1
             rows.append(row)
-        elif meta is None or not op.inputs[slot].differentiable:
-            rows.append(no_edge_row(v._data.shape, v._dtype))
-        elif meta.grad_node is not None:  # an edge to the node that made ``v``
-            node = meta.grad_node
-            shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
-            rows.append((Edge(node, meta.out_slot, meta.out_rank, shape, dtype),))
-            if node.topo_nr >= topo:
-                topo = node.topo_nr + 1
-            live |= 1 << slot
-        else:  # a leaf
-            try:
-                row = v._acc  # the leaf's shared row (``leaf_edge_row``), when still its own
-            except AttributeError:  # its first use
-                row = None
-            if (row is None or row[0].node.meta is not meta
-                    or rec is not None and row[0].node.announced_to != rec.token):  # not yet in this recording
-                if ids is None:
-                    ids = reserve_node_ids()
-                row = leaf_edge_row(meta, v)
-            rows.append(row)
-            live |= 1 << slot
+        else:
+            if meta is None or not op.inputs[slot].differentiable:
+                rows.append(no_edge_row(v._data.shape, v._dtype))
+            elif meta.grad_node is not None:  # an edge to the node that made ``v``
+                node = meta.grad_node
+                shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
+                rows.append((Edge(node, meta.out_slot, meta.out_rank, shape, dtype),))
+                if node.topo_nr >= topo:
+                    topo = node.topo_nr + 1
+                live |= 1 << slot
+            else:  # a leaf: its shared row (``leaf_edge_row``), when still its own and in this recording
+                try:
+                    row = v._acc
+                except AttributeError:  # its first use
+                    row = None
+                if row is None or row[0].node.meta is not meta or rec is not None and row[0].node.announced_to != rec.token:
+                    if ids is None:
+                        ids = reserve_node_ids()
+                    row = leaf_edge_row(meta, v)
+                rows.append(row)
+                live |= 1 << slot
         slot += 1
     # SetGradInMeta (shape, dtype and device of each output; shared: NOTE [ Lean graph data ]), then
     # SetOutRankWithSlot and SetHistory: output ``slot``'s gradient comes from this node.
@@ -222,7 +220,10 @@ def save_tensor(tensor: Any) -> TensorWrapper:
     """
     if SAVED_TENSORS_HOOKS:  # each save is packed by the hooks on its own
         return TensorWrapper(tensor)
-    w = getattr(tensor, "_saved", None)
+    try:
+        w = tensor._saved
+    except AttributeError:  # never saved
+        w = None
     meta = tensor._meta
     if w is not None:
         vc = tensor._vc

@@ -85,6 +85,7 @@ def generate(op: "OpDef") -> str:
     names = [i.name for i in op.inputs]
     o = _op_var(op)
     inputs = f"[{', '.join(names)}]"
+    arrays = f"({', '.join(n + '._data' for n in names)}{',' if len(names) == 1 else ''})"  # a tuple: cheaper than a list
     lines = [
         f"def {op.name}_dygraph_function({', '.join(names + ['attrs'])}):",
         f'    """``{op.name}`` after the API layer (``minigrad codegen {op.name}`` prints it)."""',
@@ -108,7 +109,7 @@ def generate(op: "OpDef") -> str:
         "    if not entry:  # PrepareData, a CPU fallback or a layout transform to do",
         f"        return run_layers({o}, {inputs}, attrs, None)",
         "    # InferMeta, the launch, the check of the output.",
-        f"    out = launch_and_check({o}, entry.kernel, [{', '.join(n + '._data' for n in names)}], attrs)",
+        f"    out = launch_and_check({o}, entry.kernel, {arrays}, attrs)",
         "    if type(out) is tuple:  # several outputs",
         f"        return finish_outputs({o}, {inputs}, attrs, out, entry.device, entry.layout)",
         "    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)",
@@ -125,7 +126,7 @@ def generate(op: "OpDef") -> str:
         "    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.",
         f"    if GRAD_MODE.enabled and out_t._dtype.is_floating and ({needs}):",
         "        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.",
-        f"        create_grad_node({o}, {inputs}, attrs, [out_t])",
+        f"        create_grad_node({o}, ({', '.join(names)}{',' if len(names) == 1 else ''}), attrs, (out_t,))",
         "    return out_t",
     ]
     return "\n".join(lines) + "\n"

@@ -30,6 +30,8 @@ import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .. import flags
 from ..tracing.events import InferMetaEvent, KernelKeyEvent, KernelLaunch, KernelLookup, KernelSelect
@@ -155,7 +157,8 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
     if kernel.channels_last:
         meta, check = _infer_meta_channels_last(op, kernel, arrays, attrs)
     else:  # InferMeta: the op's function in kernels/infer_meta.py
-        meta = check = op.infer_meta(op.name, *arrays, **attrs)  # type: ignore[misc]
+        # (an empty ``**attrs`` would build a dict for nothing: most ops take none)
+        meta = check = op.infer_meta(op.name, *arrays, **attrs) if attrs else op.infer_meta(op.name, *arrays)
     if rec is None:
         out = launch(op, kernel, arrays, attrs, meta)
     else:
@@ -175,9 +178,12 @@ def launch(op: "OpDef", kernel: Any, arrays: Any, attrs: dict[str, Any], meta: A
     if warnings.filters is not _filters_seen:  # NOTE [ Floating-point warnings stay inside the kernels ]
         _silence_fp_warnings()
     try:
-        return kernel.fn(*arrays, **attrs)
+        out = kernel.fn(*arrays, **attrs) if attrs else kernel.fn(*arrays)
     except MemoryError as exc:
         raise out_of_memory(op, kernel, meta, exc) from None
+    if isinstance(out, np.generic):  # a ufunc's result for 0-d inputs: an immutable NumPy scalar
+        return np.asarray(out)
+    return out
 
 
 def to_requested(name: str, kernel: Any, out: Any, device: str, layout: str) -> tuple[Any, str, str]:

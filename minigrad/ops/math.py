@@ -42,15 +42,9 @@ CPU = Backend.CPU
 
 
 def _ufunc(ufunc: np.ufunc):
-    """A NumPy ufunc as a kernel. Ufuncs return NumPy *scalars* for 0-d inputs, which are
-    immutable (in-place ops could not write into them); kernels always return arrays."""
-
-    def kernel(*args):
-        return np.asarray(ufunc(*args))
-
-    kernel.__name__ = ufunc.__name__
-    kernel.__doc__ = f"``numpy.{ufunc.__name__}`` (0-d results as arrays)."
-    return kernel
+    """A NumPy ufunc as a kernel, as it is: ``launch`` makes the NumPy *scalar* a ufunc returns for
+    0-d inputs a 0-d array (a scalar is immutable: in-place ops could not write into it)."""
+    return ufunc
 
 
 def sum_to(g: Any, shape: tuple[int, ...], ops: Any = GRAPH_OPS) -> Any:

@@ -34,14 +34,14 @@ def elu_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(elu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(elu_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(elu_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(elu_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(elu_op, [x], attrs, [out_t])
+        create_grad_node(elu_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def gelu_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(gelu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(gelu_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(gelu_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(gelu_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(gelu_op, [x], attrs, [out_t])
+        create_grad_node(gelu_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def gelu_backward_dygraph_function(grad, x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(gelu_backward_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(gelu_backward_op, entry.kernel, [grad._data, x._data], attrs)
+    out = launch_and_check(gelu_backward_op, entry.kernel, (grad._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(gelu_backward_op, [grad, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(gelu_backward_op, [grad, x], attrs, [out_t])
+        create_grad_node(gelu_backward_op, (grad, x), attrs, (out_t,))
     return out_t
 
 
@@ -121,14 +121,14 @@ def hardsigmoid_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(hardsigmoid_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(hardsigmoid_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(hardsigmoid_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(hardsigmoid_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(hardsigmoid_op, [x], attrs, [out_t])
+        create_grad_node(hardsigmoid_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -150,14 +150,14 @@ def hardswish_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(hardswish_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(hardswish_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(hardswish_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(hardswish_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(hardswish_op, [x], attrs, [out_t])
+        create_grad_node(hardswish_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -179,14 +179,14 @@ def hardtanh_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(hardtanh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(hardtanh_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(hardtanh_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(hardtanh_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(hardtanh_op, [x], attrs, [out_t])
+        create_grad_node(hardtanh_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -208,14 +208,14 @@ def leaky_relu_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(leaky_relu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(leaky_relu_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(leaky_relu_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(leaky_relu_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(leaky_relu_op, [x], attrs, [out_t])
+        create_grad_node(leaky_relu_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -237,14 +237,14 @@ def log_softmax_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(log_softmax_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(log_softmax_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(log_softmax_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(log_softmax_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(log_softmax_op, [x], attrs, [out_t])
+        create_grad_node(log_softmax_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -266,14 +266,14 @@ def relu_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(relu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(relu_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(relu_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(relu_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(relu_op, [x], attrs, [out_t])
+        create_grad_node(relu_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -295,14 +295,14 @@ def sigmoid_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(sigmoid_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(sigmoid_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(sigmoid_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(sigmoid_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(sigmoid_op, [x], attrs, [out_t])
+        create_grad_node(sigmoid_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -324,14 +324,14 @@ def silu_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(silu_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(silu_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(silu_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(silu_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(silu_op, [x], attrs, [out_t])
+        create_grad_node(silu_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -353,14 +353,14 @@ def softmax_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(softmax_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(softmax_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(softmax_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(softmax_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(softmax_op, [x], attrs, [out_t])
+        create_grad_node(softmax_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -382,14 +382,14 @@ def softplus_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(softplus_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(softplus_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(softplus_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(softplus_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(softplus_op, [x], attrs, [out_t])
+        create_grad_node(softplus_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -411,14 +411,14 @@ def tanh_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(tanh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(tanh_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(tanh_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(tanh_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(tanh_op, [x], attrs, [out_t])
+        create_grad_node(tanh_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -440,12 +440,12 @@ def threshold_backward_dygraph_function(grad, x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(threshold_backward_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(threshold_backward_op, entry.kernel, [grad._data, x._data], attrs)
+    out = launch_and_check(threshold_backward_op, entry.kernel, (grad._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(threshold_backward_op, [grad, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(threshold_backward_op, [grad, x], attrs, [out_t])
+        create_grad_node(threshold_backward_op, (grad, x), attrs, (out_t,))
     return out_t

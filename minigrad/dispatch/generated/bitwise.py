@@ -32,7 +32,7 @@ def bitwise_and_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(bitwise_and_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(bitwise_and_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(bitwise_and_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(bitwise_and_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -57,7 +57,7 @@ def bitwise_left_shift_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(bitwise_left_shift_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(bitwise_left_shift_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(bitwise_left_shift_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(bitwise_left_shift_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -82,7 +82,7 @@ def bitwise_not_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(bitwise_not_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(bitwise_not_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(bitwise_not_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(bitwise_not_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -107,7 +107,7 @@ def bitwise_or_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(bitwise_or_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(bitwise_or_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(bitwise_or_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(bitwise_or_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -132,7 +132,7 @@ def bitwise_right_shift_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(bitwise_right_shift_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(bitwise_right_shift_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(bitwise_right_shift_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(bitwise_right_shift_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -157,7 +157,7 @@ def bitwise_xor_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(bitwise_xor_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(bitwise_xor_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(bitwise_xor_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(bitwise_xor_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)

@@ -43,14 +43,14 @@ def conv2d_input_grad_dygraph_function(grad, weight, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(conv2d_input_grad_op, [grad, weight], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(conv2d_input_grad_op, entry.kernel, [grad._data, weight._data], attrs)
+    out = launch_and_check(conv2d_input_grad_op, entry.kernel, (grad._data, weight._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(conv2d_input_grad_op, [grad, weight], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or weight._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(conv2d_input_grad_op, [grad, weight], attrs, [out_t])
+        create_grad_node(conv2d_input_grad_op, (grad, weight), attrs, (out_t,))
     return out_t
 
 
@@ -72,12 +72,12 @@ def conv2d_weight_grad_dygraph_function(x, grad, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(conv2d_weight_grad_op, [x, grad], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(conv2d_weight_grad_op, entry.kernel, [x._data, grad._data], attrs)
+    out = launch_and_check(conv2d_weight_grad_op, entry.kernel, (x._data, grad._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(conv2d_weight_grad_op, [x, grad], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or grad._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(conv2d_weight_grad_op, [x, grad], attrs, [out_t])
+        create_grad_node(conv2d_weight_grad_op, (x, grad), attrs, (out_t,))
     return out_t

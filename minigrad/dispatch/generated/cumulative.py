@@ -34,7 +34,7 @@ def argcummax_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(argcummax_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(argcummax_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(argcummax_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(argcummax_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -59,7 +59,7 @@ def argcummin_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(argcummin_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(argcummin_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(argcummin_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(argcummin_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -84,14 +84,14 @@ def cumprod_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(cumprod_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(cumprod_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(cumprod_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(cumprod_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(cumprod_op, [x], attrs, [out_t])
+        create_grad_node(cumprod_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -113,14 +113,14 @@ def cumsum_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(cumsum_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(cumsum_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(cumsum_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(cumsum_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(cumsum_op, [x], attrs, [out_t])
+        create_grad_node(cumsum_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -142,12 +142,12 @@ def logcumsumexp_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(logcumsumexp_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(logcumsumexp_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(logcumsumexp_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(logcumsumexp_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(logcumsumexp_op, [x], attrs, [out_t])
+        create_grad_node(logcumsumexp_op, (x,), attrs, (out_t,))
     return out_t

@@ -34,14 +34,14 @@ def floor_divide_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(floor_divide_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(floor_divide_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(floor_divide_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(floor_divide_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(floor_divide_op, [x, y], attrs, [out_t])
+        create_grad_node(floor_divide_op, (x, y), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def fmod_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(fmod_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(fmod_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(fmod_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(fmod_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(fmod_op, [x, y], attrs, [out_t])
+        create_grad_node(fmod_op, (x, y), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def reciprocal_dygraph_function(input, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(reciprocal_op, [input], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(reciprocal_op, entry.kernel, [input._data], attrs)
+    out = launch_and_check(reciprocal_op, entry.kernel, (input._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(reciprocal_op, [input], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(reciprocal_op, [input], attrs, [out_t])
+        create_grad_node(reciprocal_op, (input,), attrs, (out_t,))
     return out_t
 
 
@@ -121,12 +121,12 @@ def remainder_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(remainder_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(remainder_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(remainder_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(remainder_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(remainder_op, [x, y], attrs, [out_t])
+        create_grad_node(remainder_op, (x, y), attrs, (out_t,))
     return out_t

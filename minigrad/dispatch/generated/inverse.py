@@ -34,14 +34,14 @@ def det_dygraph_function(A, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(det_op, [A], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(det_op, entry.kernel, [A._data], attrs)
+    out = launch_and_check(det_op, entry.kernel, (A._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(det_op, [A], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (A._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(det_op, [A], attrs, [out_t])
+        create_grad_node(det_op, (A,), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def inv_dygraph_function(A, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(inv_op, [A], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(inv_op, entry.kernel, [A._data], attrs)
+    out = launch_and_check(inv_op, entry.kernel, (A._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(inv_op, [A], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (A._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(inv_op, [A], attrs, [out_t])
+        create_grad_node(inv_op, (A,), attrs, (out_t,))
     return out_t
 
 
@@ -92,12 +92,12 @@ def solve_dygraph_function(A, B, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(solve_op, [A, B], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(solve_op, entry.kernel, [A._data, B._data], attrs)
+    out = launch_and_check(solve_op, entry.kernel, (A._data, B._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(solve_op, [A, B], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (A._meta is not None or B._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(solve_op, [A, B], attrs, [out_t])
+        create_grad_node(solve_op, (A, B), attrs, (out_t,))
     return out_t

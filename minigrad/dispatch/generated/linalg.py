@@ -34,12 +34,12 @@ def matmul_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(matmul_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(matmul_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(matmul_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(matmul_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(matmul_op, [x, y], attrs, [out_t])
+        create_grad_node(matmul_op, (x, y), attrs, (out_t,))
     return out_t

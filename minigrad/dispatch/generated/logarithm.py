@@ -34,14 +34,14 @@ def exp2_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(exp2_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(exp2_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(exp2_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(exp2_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(exp2_op, [x], attrs, [out_t])
+        create_grad_node(exp2_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def log10_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(log10_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(log10_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(log10_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(log10_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(log10_op, [x], attrs, [out_t])
+        create_grad_node(log10_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def log2_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(log2_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(log2_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(log2_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(log2_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(log2_op, [x], attrs, [out_t])
+        create_grad_node(log2_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -121,14 +121,14 @@ def logaddexp_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(logaddexp_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(logaddexp_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(logaddexp_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(logaddexp_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(logaddexp_op, [x, y], attrs, [out_t])
+        create_grad_node(logaddexp_op, (x, y), attrs, (out_t,))
     return out_t
 
 
@@ -150,14 +150,14 @@ def logit_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(logit_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(logit_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(logit_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(logit_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(logit_op, [x], attrs, [out_t])
+        create_grad_node(logit_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -179,12 +179,12 @@ def xlogy_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(xlogy_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(xlogy_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(xlogy_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(xlogy_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(xlogy_op, [x, y], attrs, [out_t])
+        create_grad_node(xlogy_op, (x, y), attrs, (out_t,))
     return out_t

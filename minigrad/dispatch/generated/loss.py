@@ -34,14 +34,14 @@ def binary_cross_entropy_dygraph_function(input, target, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(binary_cross_entropy_op, [input, target], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(binary_cross_entropy_op, entry.kernel, [input._data, target._data], attrs)
+    out = launch_and_check(binary_cross_entropy_op, entry.kernel, (input._data, target._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(binary_cross_entropy_op, [input, target], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or target._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(binary_cross_entropy_op, [input, target], attrs, [out_t])
+        create_grad_node(binary_cross_entropy_op, (input, target), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def cross_entropy_dygraph_function(input, target, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(cross_entropy_op, [input, target], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(cross_entropy_op, entry.kernel, [input._data, target._data], attrs)
+    out = launch_and_check(cross_entropy_op, entry.kernel, (input._data, target._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(cross_entropy_op, [input, target], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(cross_entropy_op, [input, target], attrs, [out_t])
+        create_grad_node(cross_entropy_op, (input, target), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def cross_entropy_backward_dygraph_function(grad, input, target, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(cross_entropy_backward_op, [grad, input, target], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(cross_entropy_backward_op, entry.kernel, [grad._data, input._data, target._data], attrs)
+    out = launch_and_check(cross_entropy_backward_op, entry.kernel, (grad._data, input._data, target._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(cross_entropy_backward_op, [grad, input, target], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or input._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(cross_entropy_backward_op, [grad, input, target], attrs, [out_t])
+        create_grad_node(cross_entropy_backward_op, (grad, input, target), attrs, (out_t,))
     return out_t
 
 
@@ -121,12 +121,12 @@ def mse_loss_dygraph_function(input, target, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(mse_loss_op, [input, target], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(mse_loss_op, entry.kernel, [input._data, target._data], attrs)
+    out = launch_and_check(mse_loss_op, entry.kernel, (input._data, target._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(mse_loss_op, [input, target], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or target._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(mse_loss_op, [input, target], attrs, [out_t])
+        create_grad_node(mse_loss_op, (input, target), attrs, (out_t,))
     return out_t

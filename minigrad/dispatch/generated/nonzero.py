@@ -32,7 +32,7 @@ def nonzero_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(nonzero_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(nonzero_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(nonzero_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(nonzero_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)

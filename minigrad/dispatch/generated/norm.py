@@ -34,12 +34,12 @@ def vector_norm_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(vector_norm_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(vector_norm_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(vector_norm_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(vector_norm_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(vector_norm_op, [x], attrs, [out_t])
+        create_grad_node(vector_norm_op, (x,), attrs, (out_t,))
     return out_t

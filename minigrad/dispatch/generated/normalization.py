@@ -34,14 +34,14 @@ def layer_norm_dygraph_function(x, weight, bias, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(layer_norm_op, [x, weight, bias], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(layer_norm_op, entry.kernel, [x._data, weight._data, bias._data], attrs)
+    out = launch_and_check(layer_norm_op, entry.kernel, (x._data, weight._data, bias._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(layer_norm_op, [x, weight, bias], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or weight._meta is not None or bias._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(layer_norm_op, [x, weight, bias], attrs, [out_t])
+        create_grad_node(layer_norm_op, (x, weight, bias), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def layer_norm_backward_dygraph_function(grad, x, weight, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(layer_norm_backward_op, [grad, x, weight], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(layer_norm_backward_op, entry.kernel, [grad._data, x._data, weight._data], attrs)
+    out = launch_and_check(layer_norm_backward_op, entry.kernel, (grad._data, x._data, weight._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(layer_norm_backward_op, [grad, x, weight], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None or weight._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(layer_norm_backward_op, [grad, x, weight], attrs, [out_t])
+        create_grad_node(layer_norm_backward_op, (grad, x, weight), attrs, (out_t,))
     return out_t
 
 
@@ -92,12 +92,12 @@ def layer_norm_weight_grad_dygraph_function(grad, x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(layer_norm_weight_grad_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(layer_norm_weight_grad_op, entry.kernel, [grad._data, x._data], attrs)
+    out = launch_and_check(layer_norm_weight_grad_op, entry.kernel, (grad._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(layer_norm_weight_grad_op, [grad, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(layer_norm_weight_grad_op, [grad, x], attrs, [out_t])
+        create_grad_node(layer_norm_weight_grad_op, (grad, x), attrs, (out_t,))
     return out_t

@@ -34,14 +34,14 @@ def adaptive_avg_pool2d_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(adaptive_avg_pool2d_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(adaptive_avg_pool2d_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(adaptive_avg_pool2d_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(adaptive_avg_pool2d_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(adaptive_avg_pool2d_op, [x], attrs, [out_t])
+        create_grad_node(adaptive_avg_pool2d_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def adaptive_avg_pool2d_backward_dygraph_function(grad, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(adaptive_avg_pool2d_backward_op, [grad], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(adaptive_avg_pool2d_backward_op, entry.kernel, [grad._data], attrs)
+    out = launch_and_check(adaptive_avg_pool2d_backward_op, entry.kernel, (grad._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(adaptive_avg_pool2d_backward_op, [grad], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(adaptive_avg_pool2d_backward_op, [grad], attrs, [out_t])
+        create_grad_node(adaptive_avg_pool2d_backward_op, (grad,), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def avg_pool2d_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(avg_pool2d_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(avg_pool2d_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(avg_pool2d_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(avg_pool2d_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(avg_pool2d_op, [x], attrs, [out_t])
+        create_grad_node(avg_pool2d_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -121,14 +121,14 @@ def avg_pool2d_backward_dygraph_function(grad, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(avg_pool2d_backward_op, [grad], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(avg_pool2d_backward_op, entry.kernel, [grad._data], attrs)
+    out = launch_and_check(avg_pool2d_backward_op, entry.kernel, (grad._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(avg_pool2d_backward_op, [grad], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(avg_pool2d_backward_op, [grad], attrs, [out_t])
+        create_grad_node(avg_pool2d_backward_op, (grad,), attrs, (out_t,))
     return out_t
 
 
@@ -150,14 +150,14 @@ def max_pool2d_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(max_pool2d_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(max_pool2d_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(max_pool2d_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(max_pool2d_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(max_pool2d_op, [x], attrs, [out_t])
+        create_grad_node(max_pool2d_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -179,14 +179,14 @@ def max_pool2d_grad_dygraph_function(grad, x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(max_pool2d_grad_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(max_pool2d_grad_op, entry.kernel, [grad._data, x._data], attrs)
+    out = launch_and_check(max_pool2d_grad_op, entry.kernel, (grad._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(max_pool2d_grad_op, [grad, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(max_pool2d_grad_op, [grad, x], attrs, [out_t])
+        create_grad_node(max_pool2d_grad_op, (grad, x), attrs, (out_t,))
     return out_t
 
 
@@ -208,12 +208,12 @@ def max_pool2d_select_dygraph_function(grad_x, x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(max_pool2d_select_op, [grad_x, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(max_pool2d_select_op, entry.kernel, [grad_x._data, x._data], attrs)
+    out = launch_and_check(max_pool2d_select_op, entry.kernel, (grad_x._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(max_pool2d_select_op, [grad_x, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad_x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(max_pool2d_select_op, [grad_x, x], attrs, [out_t])
+        create_grad_node(max_pool2d_select_op, (grad_x, x), attrs, (out_t,))
     return out_t

@@ -34,14 +34,14 @@ def logsumexp_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(logsumexp_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(logsumexp_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(logsumexp_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(logsumexp_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(logsumexp_op, [x], attrs, [out_t])
+        create_grad_node(logsumexp_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def max_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(max_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(max_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(max_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(max_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(max_op, [x], attrs, [out_t])
+        create_grad_node(max_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def mean_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(mean_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(mean_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(mean_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(mean_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(mean_op, [x], attrs, [out_t])
+        create_grad_node(mean_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -121,14 +121,14 @@ def min_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(min_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(min_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(min_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(min_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(min_op, [x], attrs, [out_t])
+        create_grad_node(min_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -150,12 +150,12 @@ def sum_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(sum_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(sum_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(sum_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(sum_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(sum_op, [x], attrs, [out_t])
+        create_grad_node(sum_op, (x,), attrs, (out_t,))
     return out_t

@@ -34,14 +34,14 @@ def ceil_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(ceil_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(ceil_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(ceil_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(ceil_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(ceil_op, [x], attrs, [out_t])
+        create_grad_node(ceil_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def div_rounded_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(div_rounded_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(div_rounded_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(div_rounded_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(div_rounded_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(div_rounded_op, [x, y], attrs, [out_t])
+        create_grad_node(div_rounded_op, (x, y), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def floor_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(floor_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(floor_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(floor_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(floor_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(floor_op, [x], attrs, [out_t])
+        create_grad_node(floor_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -121,14 +121,14 @@ def round_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(round_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(round_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(round_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(round_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(round_op, [x], attrs, [out_t])
+        create_grad_node(round_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -150,12 +150,12 @@ def trunc_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(trunc_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(trunc_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(trunc_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(trunc_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(trunc_op, [x], attrs, [out_t])
+        create_grad_node(trunc_op, (x,), attrs, (out_t,))
     return out_t

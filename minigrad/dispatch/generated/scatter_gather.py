@@ -34,14 +34,14 @@ def gather_dygraph_function(x, index, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(gather_op, [x, index], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(gather_op, entry.kernel, [x._data, index._data], attrs)
+    out = launch_and_check(gather_op, entry.kernel, (x._data, index._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(gather_op, [x, index], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(gather_op, [x, index], attrs, [out_t])
+        create_grad_node(gather_op, (x, index), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def scatter_dygraph_function(x, index, src, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(scatter_op, [x, index, src], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(scatter_op, entry.kernel, [x._data, index._data, src._data], attrs)
+    out = launch_and_check(scatter_op, entry.kernel, (x._data, index._data, src._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(scatter_op, [x, index, src], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or src._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(scatter_op, [x, index, src], attrs, [out_t])
+        create_grad_node(scatter_op, (x, index, src), attrs, (out_t,))
     return out_t
 
 
@@ -92,12 +92,12 @@ def scatter_add_dygraph_function(x, index, src, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(scatter_add_op, [x, index, src], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(scatter_add_op, entry.kernel, [x._data, index._data, src._data], attrs)
+    out = launch_and_check(scatter_add_op, entry.kernel, (x._data, index._data, src._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(scatter_add_op, [x, index, src], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or src._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(scatter_add_op, [x, index, src], attrs, [out_t])
+        create_grad_node(scatter_add_op, (x, index, src), attrs, (out_t,))
     return out_t

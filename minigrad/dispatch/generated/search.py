@@ -41,7 +41,7 @@ def histc_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(histc_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(histc_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(histc_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(histc_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -66,7 +66,7 @@ def searchsorted_dygraph_function(sorted_sequence, values, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(searchsorted_op, [sorted_sequence, values], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(searchsorted_op, entry.kernel, [sorted_sequence._data, values._data], attrs)
+    out = launch_and_check(searchsorted_op, entry.kernel, (sorted_sequence._data, values._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(searchsorted_op, [sorted_sequence, values], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -91,7 +91,7 @@ def unique_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(unique_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(unique_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(unique_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(unique_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)

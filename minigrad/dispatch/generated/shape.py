@@ -43,7 +43,7 @@ def expand_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(expand_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(expand_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(expand_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(expand_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -52,7 +52,7 @@ def expand_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(expand_op, [x], attrs, [out_t])
+        create_grad_node(expand_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -74,7 +74,7 @@ def getitem_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(getitem_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(getitem_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(getitem_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(getitem_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -83,7 +83,7 @@ def getitem_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(getitem_op, [x], attrs, [out_t])
+        create_grad_node(getitem_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -105,14 +105,14 @@ def getitem_grad_dygraph_function(grad, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(getitem_grad_op, [grad], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(getitem_grad_op, entry.kernel, [grad._data], attrs)
+    out = launch_and_check(getitem_grad_op, entry.kernel, (grad._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(getitem_grad_op, [grad], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(getitem_grad_op, [grad], attrs, [out_t])
+        create_grad_node(getitem_grad_op, (grad,), attrs, (out_t,))
     return out_t
 
 
@@ -134,7 +134,7 @@ def permute_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(permute_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(permute_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(permute_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(permute_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -143,7 +143,7 @@ def permute_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(permute_op, [x], attrs, [out_t])
+        create_grad_node(permute_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -165,7 +165,7 @@ def reshape_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(reshape_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(reshape_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(reshape_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(reshape_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -174,7 +174,7 @@ def reshape_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(reshape_op, [x], attrs, [out_t])
+        create_grad_node(reshape_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -196,7 +196,7 @@ def squeeze_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(squeeze_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(squeeze_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(squeeze_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(squeeze_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -205,7 +205,7 @@ def squeeze_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(squeeze_op, [x], attrs, [out_t])
+        create_grad_node(squeeze_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -236,7 +236,7 @@ def transpose_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(transpose_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(transpose_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(transpose_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(transpose_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -245,7 +245,7 @@ def transpose_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(transpose_op, [x], attrs, [out_t])
+        create_grad_node(transpose_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -267,7 +267,7 @@ def unsqueeze_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(unsqueeze_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(unsqueeze_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(unsqueeze_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(unsqueeze_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -276,5 +276,5 @@ def unsqueeze_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(unsqueeze_op, [x], attrs, [out_t])
+        create_grad_node(unsqueeze_op, (x,), attrs, (out_t,))
     return out_t

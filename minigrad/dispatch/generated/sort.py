@@ -32,7 +32,7 @@ def argsort_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(argsort_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(argsort_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(argsort_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(argsort_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)

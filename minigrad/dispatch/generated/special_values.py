@@ -34,14 +34,14 @@ def copysign_dygraph_function(x, y, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(copysign_op, [x, y], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(copysign_op, entry.kernel, [x._data, y._data], attrs)
+    out = launch_and_check(copysign_op, entry.kernel, (x._data, y._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(copysign_op, [x, y], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(copysign_op, [x, y], attrs, [out_t])
+        create_grad_node(copysign_op, (x, y), attrs, (out_t,))
     return out_t
 
 
@@ -63,7 +63,7 @@ def isfinite_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(isfinite_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(isfinite_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(isfinite_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(isfinite_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -88,7 +88,7 @@ def isinf_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(isinf_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(isinf_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(isinf_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(isinf_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -113,7 +113,7 @@ def isnan_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(isnan_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(isnan_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(isnan_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(isnan_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -138,7 +138,7 @@ def isneginf_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(isneginf_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(isneginf_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(isneginf_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(isneginf_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -163,7 +163,7 @@ def isposinf_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(isposinf_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(isposinf_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(isposinf_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(isposinf_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -188,7 +188,7 @@ def signbit_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(signbit_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(signbit_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(signbit_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(signbit_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)

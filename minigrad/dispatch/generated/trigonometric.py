@@ -34,14 +34,14 @@ def acos_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(acos_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(acos_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(acos_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(acos_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(acos_op, [x], attrs, [out_t])
+        create_grad_node(acos_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -63,14 +63,14 @@ def acosh_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(acosh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(acosh_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(acosh_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(acosh_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(acosh_op, [x], attrs, [out_t])
+        create_grad_node(acosh_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -92,14 +92,14 @@ def asin_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(asin_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(asin_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(asin_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(asin_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(asin_op, [x], attrs, [out_t])
+        create_grad_node(asin_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -121,14 +121,14 @@ def asinh_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(asinh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(asinh_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(asinh_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(asinh_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(asinh_op, [x], attrs, [out_t])
+        create_grad_node(asinh_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -150,14 +150,14 @@ def atan_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(atan_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(atan_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(atan_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(atan_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(atan_op, [x], attrs, [out_t])
+        create_grad_node(atan_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -179,14 +179,14 @@ def atan2_dygraph_function(y, x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(atan2_op, [y, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(atan2_op, entry.kernel, [y._data, x._data], attrs)
+    out = launch_and_check(atan2_op, entry.kernel, (y._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(atan2_op, [y, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (y._meta is not None or x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(atan2_op, [y, x], attrs, [out_t])
+        create_grad_node(atan2_op, (y, x), attrs, (out_t,))
     return out_t
 
 
@@ -208,14 +208,14 @@ def atanh_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(atanh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(atanh_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(atanh_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(atanh_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(atanh_op, [x], attrs, [out_t])
+        create_grad_node(atanh_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -237,14 +237,14 @@ def cosh_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(cosh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(cosh_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(cosh_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(cosh_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(cosh_op, [x], attrs, [out_t])
+        create_grad_node(cosh_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -266,14 +266,14 @@ def sinc_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(sinc_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(sinc_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(sinc_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(sinc_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(sinc_op, [x], attrs, [out_t])
+        create_grad_node(sinc_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -295,14 +295,14 @@ def sinh_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(sinh_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(sinh_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(sinh_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(sinh_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(sinh_op, [x], attrs, [out_t])
+        create_grad_node(sinh_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -324,12 +324,12 @@ def tan_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(tan_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(tan_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(tan_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(tan_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(tan_op, [x], attrs, [out_t])
+        create_grad_node(tan_op, (x,), attrs, (out_t,))
     return out_t

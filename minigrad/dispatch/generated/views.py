@@ -34,14 +34,14 @@ def copy_slices_dygraph_function(base, src, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(copy_slices_op, [base, src], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(copy_slices_op, entry.kernel, [base._data, src._data], attrs)
+    out = launch_and_check(copy_slices_op, entry.kernel, (base._data, src._data), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(copy_slices_op, [base, src], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (base._meta is not None or src._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(copy_slices_op, [base, src], attrs, [out_t])
+        create_grad_node(copy_slices_op, (base, src), attrs, (out_t,))
     return out_t
 
 
@@ -63,7 +63,7 @@ def diagonal_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(diagonal_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(diagonal_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(diagonal_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(diagonal_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -72,7 +72,7 @@ def diagonal_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(diagonal_op, [x], attrs, [out_t])
+        create_grad_node(diagonal_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -94,7 +94,7 @@ def unfold_dygraph_function(x, attrs):
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
         return run_layers(unfold_op, [x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(unfold_op, entry.kernel, [x._data], attrs)
+    out = launch_and_check(unfold_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(unfold_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
@@ -103,5 +103,5 @@ def unfold_dygraph_function(x, attrs):
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(unfold_op, [x], attrs, [out_t])
+        create_grad_node(unfold_op, (x,), attrs, (out_t,))
     return out_t
