@@ -454,6 +454,7 @@ _METHODS = {
     "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin, "var": ops.var, "std": ops.std, "masked_fill": ops.masked_fill,
     "tril": ops.tril, "triu": ops.triu, "clamp": ops.clamp, "clip": ops.clamp, "clamp_min": ops.clamp_min,
     "clamp_max": ops.clamp_max, "split": ops.split, "chunk": ops.chunk, "t": ops.t, "bmm": ops.bmm,
+    "broadcast_to": ops.broadcast_to,
     "allclose": ops.allclose, "isclose": ops.isclose, "add": add_alpha, "sub": sub_alpha, "div": _div_form,
     "softmax": _softmax_form, "log_softmax": _log_softmax_form,
     "floor": ops.floor, "ceil": ops.ceil, "trunc": ops.trunc, "round": ops.round,

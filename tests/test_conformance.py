@@ -117,6 +117,8 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("einsum", ""): lambda tensors, equation: mg.einsum(equation, tensors),  # OpInfo's einsum takes (tensors, equation)
     ("view_as", ""): lambda x, other: x.view_as(other),
     ("expand_as", ""): lambda x, other: x.expand_as(other),
+    ("broadcast_to", ""): mg.broadcast_to,
+    ("broadcast_tensors", ""): mg.broadcast_tensors,
 }
 
 

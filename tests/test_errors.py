@@ -46,7 +46,7 @@ def test_wrong_input_type_names_op_argument_and_position(name: str, pos: int) ->
     expected = "Tensor or a Python number" if spec.scalar_ok else "Tensor"
     if spec.is_list:
         assert str(info.value) == (
-            f"{name}(): argument '{spec.name}' (position {pos}) must be a non-empty list or tuple of Tensors, but got str"
+            f"{name}(): argument '{spec.name}' (position {pos}) must be a list or tuple of Tensors, but got str"
         )
     else:
         assert str(info.value) == f"{name}(): argument '{spec.name}' (position {pos}) must be {expected}, but got str"
@@ -71,8 +71,9 @@ ATTRIBUTE_TYPE_ERRORS = [
     (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, stride=[1, 2, 3]), r"^max_pool2d\(\): argument 'stride' \(position 2\)"),
     (lambda: mg.max_pool2d(o(1, 1, 4, 4), (True, 2)), r"^max_pool2d\(\): argument 'kernel_size' .* but got \(True, 2\)"),
     (lambda: mg.concat([o(2), "a"]), r"^concat\(\): argument 'xs' \(position 0\) must be a list of Tensors, but element 1 is str"),
-    (lambda: mg.concat(o(2)), r"^concat\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors"),
-    (lambda: mg.stack([]), r"^stack\(\): argument 'xs' \(position 0\) must be a non-empty list or tuple of Tensors, but got an empty list"),
+    (lambda: mg.concat(o(2)), r"^concat\(\): argument 'xs' \(position 0\) must be a list or tuple of Tensors, but got Tensor"),
+    (lambda: mg.hstack(o(2)), r"^hstack\(\): argument 'tensors' \(position 0\) must be tuple of Tensors, not Tensor"),
+    (lambda: mg.broadcast_to(o(2), 3), r"^broadcast_to\(\): argument 'size' \(position 1\) must be tuple of ints, not int"),
     (lambda: mg.add(1, 2), r"^add\(\): at least one of the arguments \(x, y\) must be a Tensor"),
     (lambda: o(2) + None, r"^add\(\): argument 'y' \(position 1\) must be Tensor or a Python number, but got NoneType"),
     (lambda: mg.sum(o(2), 0, True, 5), r"^sum\(\) takes 3 arguments \(x, dim, keepdim\) but 4 were given"),
@@ -95,6 +96,38 @@ ATTRIBUTE_TYPE_ERRORS = [
 def test_wrong_attribute_types_raise_type_error(call: Callable[[], Any], pattern: str) -> None:
     with pytest.raises(TypeError, match=pattern):
         call()
+
+
+# An empty list of tensors: PyTorch's class and words (stack, the joining forms, meshgrid: RuntimeError;
+# cat: ValueError).
+EMPTY_LISTS = {
+    "stack": (RuntimeError, "stack expects a non-empty TensorList"),
+    "hstack": (RuntimeError, "hstack expects a non-empty TensorList"),
+    "vstack": (RuntimeError, "vstack expects a non-empty TensorList"),
+    "dstack": (RuntimeError, "dstack expects a non-empty TensorList"),
+    "column_stack": (RuntimeError, "column_stack expects a non-empty TensorList"),
+    "cat": (ValueError, "concat(): expected a non-empty list of Tensors"),
+    "concat": (ValueError, "concat(): expected a non-empty list of Tensors"),
+    "concatenate": (ValueError, "concat(): expected a non-empty list of Tensors"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_LISTS))
+def test_an_empty_list_of_tensors_raises_pytorch_s_class(name: str) -> None:
+    cls, message = EMPTY_LISTS[name]
+    with pytest.raises(cls) as info:
+        getattr(mg, name)([])
+    assert type(info.value) is cls and str(info.value) == message
+    torch = pytest.importorskip("torch")
+    with pytest.raises(cls):
+        getattr(torch, name)([])
+
+
+def test_block_diag_of_nothing_is_one_empty_row_as_in_pytorch() -> None:
+    out = mg.block_diag()
+    assert tuple(out.shape) == (1, 0) and out.dtype == mg.float32
+    torch = pytest.importorskip("torch")
+    assert tuple(torch.block_diag().shape) == (1, 0)
 
 
 def test_flatten_bad_input_was_an_attribute_error() -> None:

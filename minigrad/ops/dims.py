@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..creation import zeros
 from ..tensor import Tensor
 from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from .registry import type_name
@@ -132,9 +133,11 @@ def atleast_3d(*tensors: Any) -> Any:
 
 
 def _seq(op: str, tensors: Any) -> list[Tensor]:
-    if not isinstance(tensors, (list, tuple)) or not tensors:
-        raise TypeError(f"{op}(): argument 'tensors' (position 0) must be a non-empty tuple of Tensors, "
-                        f"but got {type_name(tensors)}")
+    """The tensors of a joining form (``hstack`` ...), checked in PyTorch's words."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{op}(): argument 'tensors' (position 0) must be tuple of Tensors, not {type_name(tensors)}")
+    if not tensors:
+        raise RuntimeError(f"{op} expects a non-empty TensorList")
     return [check_tensor(op, "tensors", 0, t) for t in tensors]
 
 
@@ -184,8 +187,8 @@ def block_diag(*tensors: Tensor) -> Tensor:
         if t.ndim > 2:
             raise RuntimeError(f"block_diag(): Input tensors must have 2 or fewer dimensions. Input {i} has {t.ndim} dimensions")
         blocks.append(reshape(t, (1, -1)) if t.ndim < 2 else t)
-    if not blocks:
-        raise RuntimeError("block_diag(): expects at least one tensor")
+    if not blocks:  # PyTorch's answer: one row of no columns
+        return zeros(1, 0)
     dtype = blocks[0].dtype
     for b in blocks[1:]:
         dtype = b.dtype if b.dtype.is_floating and not dtype.is_floating else dtype

@@ -76,9 +76,12 @@ class Input:
         differentiable: gradients flow to it (index tensors are not).
         scalar_ok: a Python number is accepted and wrapped as a tensor.
         optional: ``None`` is accepted.
+        empty: for a list input, the error an empty list raises, as ``(class, message)``;
+            default PyTorch's words for a tensor-list argument: ``RuntimeError``
+            ``"<op> expects a non-empty TensorList"``.
     """
 
-    __slots__ = ("name", "is_list", "differentiable", "scalar_ok", "optional")
+    __slots__ = ("name", "is_list", "differentiable", "scalar_ok", "optional", "empty")
 
     def __init__(
         self,
@@ -87,12 +90,14 @@ class Input:
         differentiable: bool = True,
         scalar_ok: bool = False,
         optional: bool = False,
+        empty: tuple[type[Exception], str] | None = None,
     ) -> None:
         self.name = name
         self.is_list = is_list
         self.differentiable = differentiable
         self.scalar_ok = scalar_ok
         self.optional = optional
+        self.empty = empty
 
 
 class Attr:
@@ -372,10 +377,12 @@ class OpDef:
                 raise TypeError(f"{op}() missing required argument '{spec.name}' (position {pos})")
             return None
         if spec.is_list:
-            if not isinstance(v, (list, tuple)) or not v:
-                got = type_name(v) if not isinstance(v, (list, tuple)) else "an empty " + type_name(v)
-                raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be a non-empty list or tuple "
-                                f"of Tensors, but got {got}")
+            if not isinstance(v, (list, tuple)):
+                raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be a list or tuple "
+                                f"of Tensors, but got {type_name(v)}")
+            if not v:
+                cls, message = spec.empty or (RuntimeError, f"{op} expects a non-empty TensorList")
+                raise cls(message)
             for j, item in enumerate(v):
                 if not isinstance(item, Tensor):
                     raise TypeError(f"{op}(): argument '{spec.name}' (position {pos}) must be a list of Tensors, "

@@ -165,7 +165,7 @@ def concat_cpu(xs, dim=0):
     return np.concatenate(kept, axis=dim % max(kept[0].ndim, 1))
 
 
-concat = defop("concat", inputs=(Input("xs", is_list=True),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
+concat = defop("concat", inputs=(Input("xs", is_list=True, empty=(ValueError, "concat(): expected a non-empty list of Tensors")),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
                transform_dtype=True, doc="join tensors along an existing dimension")
 
 
@@ -391,6 +391,30 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
     return concat(tensors, dim=axis if axis is not None else dim)
 
 
+def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
+    """NumPy's name for ``cat`` (``torch.concatenate``). Composite (``concat``)."""
+    return concat(tensors, dim=axis if axis is not None else dim)
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    """``input`` expanded to ``size`` (``torch.broadcast_to``: ``expand``'s rules, -1 keeps a dim); a view.
+    Composite (``expand``)."""
+    check_tensor("broadcast_to", "input", 0, input)
+    if isinstance(size, int) or not isinstance(size, (tuple, list)):
+        raise TypeError(f"broadcast_to(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}")
+    return expand(input, check_shape("broadcast_to", "size", 1, size))
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (``torch.broadcast_tensors``); views.
+    Composite (``expand``)."""
+    ts = [check_tensor("broadcast_tensors", "tensors", i, t) for i, t in enumerate(tensors)]
+    shape: tuple[int, ...] = ()
+    for t in ts:
+        shape = im.broadcast_shapes("broadcast_tensors", shape, tuple(t.shape), ("a", "b"))
+    return tuple(expand(t, shape) for t in ts)
+
+
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces of ``tensor`` along ``dim``: of size ``split_size`` each (the last may be smaller), or of the
     listed sizes. Each piece is a ``getitem`` slice, so gradients flow back into place.
@@ -464,4 +488,4 @@ def t(input: Tensor) -> Tensor:
     return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, -1)
 
 
-__all__ += ['cat', 'split', 'chunk', 'unbind', 't']
+__all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'chunk', 'unbind', 't']
