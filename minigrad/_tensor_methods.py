@@ -217,9 +217,10 @@ def _T(self: Tensor) -> Tensor:
     return ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
-def _clone(self: Tensor) -> Tensor:
-    """A copy that stays in the graph (gradient flows back to ``self``)."""
-    return ops.clone(self)
+def _clone(self: Tensor, *, memory_format: str = "preserve_format") -> Tensor:
+    """A copy that stays in the graph (gradient flows back to ``self``), in ``self``'s order of strides
+    (``memory_format=minigrad.contiguous_format``: row-major)."""
+    return ops.clone(self, memory_format=memory_format)
 
 
 def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -488,9 +489,10 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
         try:
             probe.shape = shape
         except AttributeError:
-            raise RuntimeError(
-                f"view(): view size {tuple(shape)} is not compatible with the input tensor's memory layout "
-                f"(shape {tuple(self.shape)}, not contiguous); use .reshape(...) instead"
+            raise RuntimeError(  # PyTorch's words, then the shapes
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                f"across two contiguous subspaces). Use .reshape(...) instead. (view(): {tuple(shape)} of a tensor "
+                f"of shape {tuple(self.shape)} and stride {_stride(self)})"
             ) from None
         except (ValueError, TypeError):
             pass  # a shape that does not fit the size: reshape's InferMeta says so in PyTorch's words
@@ -509,7 +511,7 @@ def _contiguous(self: Tensor) -> Tensor:
     data = self._data
     if getattr(data, "flags", None) is None or data.flags["C_CONTIGUOUS"]:
         return self
-    return ops.clone(self)
+    return ops.clone(self, memory_format="contiguous_format")
 
 
 def _is_contiguous(self: Tensor) -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
     "move_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
-    "device", "as_device",
+    "device", "as_device", "memory_format", "contiguous_format", "preserve_format",
 ]
 
 
@@ -33,6 +33,26 @@ class Backend:
     GPUDNN = "GPUDNN"
     #: An argument def that accepts any backend (PrepareData does not move it).
     ALL_BACKEND = "ALL_BACKEND"
+
+
+class memory_format(str):  # noqa: N801  (PyTorch's class name)
+    """PyTorch's ``torch.memory_format``: how ``clone`` lays out its copy (a string underneath).
+
+    ``preserve_format`` (``clone``'s default) keeps the input's order of strides - the copy of a
+    transposed matrix is transposed too, so ``.view(-1)`` of it fails as in PyTorch;
+    ``contiguous_format`` makes it row-major (``Tensor.contiguous()``).
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"minigrad.{str.__str__(self)}"
+
+    __str__ = __repr__
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
 
 
 class Layout:

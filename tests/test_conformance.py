@@ -176,8 +176,10 @@ def _matrix_case(s: Any) -> bool:
 UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     # round(x, decimals=n): minigrad's round has no 'decimals' argument (TypeError from the binder).
     ("round", _kw("decimals"), "round's 'decimals' argument"),
-    # clone(memory_format=...): minigrad has one memory layout (TypeError from the binder).
-    ("clone", _kw("memory_format"), "clone's 'memory_format' argument"),
+    # clone(memory_format=channels_last): minigrad's memory formats are preserve_format and contiguous_format
+    # (channels_last is a layout of its own there: mg.channels_last); the TypeError names the argument.
+    ("clone", lambda s: s.kwargs.get("memory_format") in (torch.channels_last, torch.channels_last_3d),
+     "clone's channels_last memory formats"),
     # batch_norm of a 1-D input without a channel dim (PyTorch accepts the empty (0,) case).
     ("nn.functional.batch_norm", lambda s: s.input.ndim < 2, "batch_norm input without a (N, C) layout"),
     # add(2.5, 3.0): two Python numbers. PyTorch wraps the first in a 0-d tensor; minigrad's ops ask for at
@@ -225,6 +227,8 @@ def _to_mg(obj: Any) -> Any:
         return mg.tensor(obj.detach().numpy().copy(), requires_grad=obj.requires_grad)
     if isinstance(obj, torch.Size):
         return tuple(obj)
+    if obj is torch.contiguous_format or obj is torch.preserve_format:
+        return getattr(mg, str(obj).replace("torch.", ""))
     if isinstance(obj, torch.dtype):  # torch.float64 -> mg.float64 (a dtype minigrad lacks stays torch's, and must be refused)
         return getattr(mg, str(obj).replace("torch.", ""), obj)
     if isinstance(obj, (list, tuple)):

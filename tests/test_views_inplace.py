@@ -606,3 +606,21 @@ def test_stride_of_a_dimension_out_of_range_as_torch() -> None:
     for lib in (torch, mg):
         with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
             lib.ones(2, 3).stride(2)
+
+
+# (An empty tensor is left out: NumPy gives an empty copy strides of 0, PyTorch the strides of its input.)
+@pytest.mark.parametrize("name", sorted(set(_GEOMETRIES) - {"empty"}))
+def test_clone_keeps_the_order_of_strides_and_contiguous_does_not_as_torch(name: str) -> None:
+    """``clone()`` copies in the input's order of strides (PyTorch's ``preserve_format``): the copy of a
+    transposed tensor is transposed, so ``.view(-1)`` of it fails as in PyTorch; ``contiguous()`` and
+    ``clone(memory_format=contiguous_format)`` copy row-major."""
+    got = []
+    for lib in (torch, mg):
+        v = _GEOMETRIES[name](lib.tensor(np.arange(24.0).reshape(2, 3, 4)))
+        c, k = v.clone(), v.clone(memory_format=lib.contiguous_format)
+        try:
+            flat = c.view(-1).tolist()
+        except RuntimeError as e:
+            flat = "view size is not compatible" in str(e)
+        got.append((c.stride(), c.is_contiguous(), c.tolist(), flat, k.stride(), k.is_contiguous(), v.contiguous().stride()))
+    assert got[0] == got[1]

@@ -581,11 +581,21 @@ def cast_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
 
 
 @register_kernel("clone", CPU, dtypes=ALL_DTYPES, name="cpu/clone")
-def clone_cpu(x):
-    return x.copy()
+def clone_cpu(x, memory_format="preserve_format"):
+    # "K": the copy keeps the input's order of strides (PyTorch's preserve_format)
+    return np.copy(x, order="C" if memory_format == "contiguous_format" else "K")
 
 
-clone = defop("clone", inputs=("x",), infer_meta=im.same, doc="a copy that stays in the graph")
+def _check_memory_format(op: str, name: str, pos: int, v: Any) -> str:
+    if v not in ("preserve_format", "contiguous_format"):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be minigrad.memory_format "
+                        f"(minigrad.preserve_format or minigrad.contiguous_format), not {v!r}")
+    return "contiguous_format" if v == "contiguous_format" else "preserve_format"  # the plain string, for events
+
+
+clone = defop("clone", inputs=("x",), attrs=(Attr("memory_format", "preserve_format", _check_memory_format),),
+              infer_meta=im.same,
+              doc="a copy that stays in the graph, in the input's order of strides (or row-major: contiguous_format)")
 @clone.def_backward
 def clone_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """The gradient passes through unchanged."""

@@ -117,8 +117,8 @@ def cast(x: Any, dtype: Any) -> Any:
 
 
 @register_kernel("clone", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_clone")
-def clone(x: Any) -> Any:
-    return x.copy()
+def clone(x: Any, memory_format: str = "preserve_format") -> Any:
+    return cupy.copy(x, order="C" if memory_format == "contiguous_format" else "K")
 
 
 @register_kernel("fill", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill")
