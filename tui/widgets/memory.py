@@ -28,7 +28,7 @@ def chart_rows(mem: Memory, index: int, width: int, rows: int = CHART_ROWS) -> t
     """The chart as ``rows`` lines of ``width`` columns (each the largest total of its events;
     the saved bytes drawn in their own colour at the bottom) and the column of event ``index``."""
     n = len(mem.timeline)
-    width = max(8, min(width, n)) if n else 8
+    width = max(8, width)  # a short timeline is stretched: each point takes one column or more
     peak = mem.peak_bytes or 1
     cols = []
     for c in range(width):
@@ -96,10 +96,17 @@ class MemoryView(_Pane):
 
     def __init__(self, session: Any, title: str = "Memory", **kw: Any) -> None:
         super().__init__(session, title, **kw)
+        self._shown: tuple[int, int | None] | None = None
 
     def show(self, index: int, node: int | None) -> None:
+        self._shown = (index, node)
         width = max(20, (self.size.width or 80) - 4)
         self.put((index, node, width, len(self.session.events)), lambda: self._build(index, node, width))
+
+    def on_resize(self) -> None:
+        """The chart spans the pane: drawn again at the pane's width once it has one (or a new one)."""
+        if self._shown is not None:
+            self.show(*self._shown)
 
     def _build(self, index: int, node: int | None, width: int) -> Text:
         mem: Memory = self.session.replay.memory
