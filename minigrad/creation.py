@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -23,6 +24,7 @@ from . import dtypes as _dt
 from . import random as _random
 from .devices import Layout, to_numpy
 from .dtypes import DType
+from .ranges import arange_array, linspace_array
 from .random import (
     Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
 )
@@ -150,11 +152,23 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     for nm, v in (("start", start), ("end", end), ("step", step)):
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             raise TypeError(f"arange(): argument '{nm}' must be a number, but got {type(v).__name__}")
-    if step == 0:
-        raise ShapeError("arange(): step must be nonzero")
     all_int = all(isinstance(v, int) for v in (start, end, step))
     dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.default_float())
-    return _finish("arange", np.arange(start, end, step).astype(dt.np), dt, _check_device("arange", device), requires_grad)
+    _check_range(start, end, step, dt is _dt.int64)
+    data = arange_array(start, end, step, np.dtype(dt.np))  # PyTorch's values, bit for bit (ranges.py)
+    return _finish("arange", data, dt, _check_device("arange", device), requires_grad)
+
+
+def _check_range(start: Any, end: Any, step: Any, integral: bool) -> None:
+    """PyTorch's checks of an ``arange``; an int64 output (``integral``) checks its arguments truncated."""
+    if integral:
+        start, end, step = (math.trunc(v) if math.isfinite(v) else v for v in (start, end, step))
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise ShapeError(f"unsupported range: {start} -> {end}")
+    if step == 0:
+        raise ShapeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise ShapeError("upper bound and lower bound inconsistent with step sign")
 
 
 @_names_allocation_failures
@@ -266,7 +280,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
         raise ShapeError(f"linspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
     dt = _dtype_arg("linspace", dtype, _dt.default_float())
-    data = np.linspace(start, end, steps).astype(dt.np)
+    data = linspace_array(start, end, steps, np.dtype(dt.np))  # PyTorch's values, bit for bit (ranges.py)
     return _finish("linspace", data, dt, _check_device("linspace", device), requires_grad)
 
 

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1] / "minigrad"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("minigrad.tracing", "minigrad.dtypes", "minigrad.flags", "minigrad.printing", "minigrad.devices",
               "minigrad._host_memory", "minigrad.size", "minigrad.errors")),
-    ("tensor", ("minigrad.tensor", "minigrad.autograd_meta", "minigrad.creation", "minigrad.random")),
+    ("tensor", ("minigrad.tensor", "minigrad.autograd_meta", "minigrad.creation", "minigrad.random", "minigrad.ranges")),
     ("autograd", ("minigrad.autograd",)),
     ("kernels", ("minigrad.kernels",)),
     ("dispatch", ("minigrad.dispatch",)),

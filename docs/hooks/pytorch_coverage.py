@@ -70,6 +70,10 @@ NOTES: dict[str, str] = {
     "torch.min": "as `max`.",
     "torch.Generator": "PyTorch's CPU generator's numbers, bit for bit ([Random numbers](concepts/random.md)); CPU only.",
     "torch.randn": "`device=\"cuda\"` draws the CPU stream and moves it (PyTorch's GPU uses Philox).",
+    "torch.linspace": "PyTorch's values bit for bit (its CPU kernel's formula, fused multiply-adds included; "
+                      "`minigrad/ranges.py`), not NumPy's.",
+    "torch.arange": "as `linspace`: PyTorch's values and refusals; the float values of its x86 build (AVX2-wide "
+                    "blocks).",
     "nn.init.orthogonal_": "PyTorch's normal draws; the QR is NumPy's LAPACK, equal to rounding, not bit for bit.",
     "torch.device": "a `str` subclass equal to its string; minigrad's one GPU is `\"gpu\"` = `\"cuda\"` = `\"cuda:0\"`.",
     "torch.bfloat16": "NumPy's through `ml_dtypes`: PyTorch's rounding, each CPU op computed in float32 and rounded "

@@ -1,0 +1,103 @@
+"""The values of ``linspace`` and ``arange``, bit for bit as PyTorch's CPU kernels compute them.
+
+NumPy's ``np.linspace`` and ``np.arange`` use other formulas, and their last
+bits differ from PyTorch's in most calls: ``torch.linspace(-3.7, 2.9, 7)``
+and ``np.linspace(-3.7, 2.9, 7).astype(np.float32)`` disagree in a value.
+A student who prints both sees different digits, so minigrad uses PyTorch's
+formulas (aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp).
+
+NOTE [ PyTorch's ranges, bit for bit ]
+    ``linspace`` computes ``step = (end - start) / (steps - 1)`` in the output
+    dtype (in double for integer outputs), then ``start + step * i`` for the
+    first half of the positions and ``end - step * (steps - 1 - i)`` for the
+    second, so both ends are exact. ``arange`` computes in the accumulate
+    type (double for float and double outputs, float for half types): the
+    kernel writes blocks of one 32-byte vector (8 floats, 4 doubles), each
+    block from its first value ``start + step * i0`` rounded to the output
+    dtype plus ``j * step``, two blocks at a time; what is left after the
+    last pair of blocks is ``start + step * i``. PyTorch's x86 build
+    compiles each ``a + b * c`` as one fused multiply-add (rounded once),
+    which ``_fma`` reproduces with a wider float: float64 for float32 values
+    (exact), the x87 long double for float64 values. The results match
+    ``torch.linspace`` and ``torch.arange`` bit for bit on float32, float64 and
+    integer outputs (``tests/test_ranges.py``, against PyTorch).
+
+Example:
+    >>> import numpy as np
+    >>> from minigrad.ranges import linspace_array
+    >>> linspace_array(0.0, 1.0, 5, np.dtype(np.float32)).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["linspace_array", "arange_array"]
+
+_VECTOR_BYTES = 32  # one AVX2 vector: PyTorch's range kernels are not built for AVX-512
+
+
+def _fma(a: Any, b: Any, c: Any, acc: Any) -> Any:
+    """``a * b + c`` in dtype ``acc`` (scalars or arrays), rounded once: a fused multiply-add."""
+    wide = np.float64 if np.dtype(acc).itemsize < 8 else np.longdouble
+    return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(acc)
+
+
+def _is_half(dtype: np.dtype) -> bool:
+    return dtype.kind in "fV" and dtype.itemsize == 2  # float16, and ml_dtypes' bfloat16 (kind "V")
+
+
+def linspace_array(start: float, end: float, steps: int, dtype: np.dtype) -> np.ndarray:
+    """``steps`` values from ``start`` to ``end`` inclusive, in ``dtype`` (NOTE [ PyTorch's ranges, bit for bit ])."""
+    if steps <= 1:
+        return np.array([start] * steps, dtype=np.float64).astype(dtype)
+    i = np.arange(steps)
+    first = i < steps // 2
+    if dtype.kind in "iub":  # integer outputs: the ends as integers, the step in double
+        s, e = float(math.trunc(start)), float(math.trunc(end))
+        step = (e - s) / (steps - 1)
+        low = _fma(step, i, s, np.float64)
+        high = _fma(-step, steps - 1 - i, e, np.float64)
+        return np.where(first, low, high).astype(dtype)
+    if _is_half(dtype):  # each half-precision operation is done in float and rounded to the output dtype
+        def r(x: Any) -> Any:  # (through float32, as C++ converts a double)
+            return np.asarray(x, np.float32).astype(dtype).astype(np.float32)
+
+        s, e = r(start), r(end)
+        step = r(r(e - s) / r(steps - 1))
+        low = r(s + r(step * r(i)))
+        high = r(e - r(step * r(steps - 1 - i)))
+        return np.where(first, low, high).astype(dtype)
+    s, e = dtype.type(start), dtype.type(end)
+    step = (e - s) / dtype.type(steps - 1)
+    low = _fma(step, i.astype(dtype), s, dtype)
+    high = _fma(-step, (steps - 1 - i).astype(dtype), e, dtype)
+    return np.where(first, low, high).astype(dtype)
+
+
+def arange_array(start: Any, end: Any, step: Any, dtype: np.dtype) -> np.ndarray:
+    """The values ``start, start + step, ...`` below ``end`` (above it for a negative step), in ``dtype``
+    (NOTE [ PyTorch's ranges, bit for bit ])."""
+    if dtype.kind in "iub" and all(isinstance(v, int) for v in (start, end, step)):
+        return np.arange(start, end, step, dtype=np.int64).astype(dtype)  # exact: integers throughout
+    n = max(0, math.ceil((float(end) - float(start)) / float(step)))  # the length from the numbers as given
+    if dtype.kind in "iub":  # integer output of float arguments: the values from start and step truncated
+        first, by = math.trunc(start), math.trunc(step)
+        if dtype == np.int64:  # int64 takes its length from the truncated numbers too, in C's integer division
+            span = math.trunc(end) - first + by - (1 if by > 0 else -1)
+            n = max(0, abs(span) // abs(by) * (1 if (span >= 0) == (by > 0) else -1))
+        return (first + by * np.arange(n)).astype(dtype)
+    i = np.arange(n)
+    acc = np.dtype(np.float32) if _is_half(dtype) else np.dtype(np.float64)
+    width = _VECTOR_BYTES // dtype.itemsize
+    vectorized = (n // (2 * width)) * 2 * width  # pairs of whole vectors; the rest one by one
+    out = np.empty(n, dtype)
+    block, j = i[:vectorized] - i[:vectorized] % width, i[:vectorized] % width
+    base = _fma(step, block, start, acc).astype(dtype)
+    out[:vectorized] = _fma(j, step, base.astype(acc), acc).astype(dtype)
+    out[vectorized:] = _fma(step, i[vectorized:], start, acc).astype(dtype)
+    return out
