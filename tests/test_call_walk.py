@@ -12,6 +12,7 @@ budget. A recorded ``a * b`` keeps its own budget.
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from pathlib import Path
@@ -49,11 +50,18 @@ def _walk(fn: Callable[[], Any], reentered: list[str] | None = None) -> list[tup
         elif event == "return" and stack:
             left.add(stack.pop())
 
+    # The collector stays off while walking: a collection there would run the finalizers and weakref
+    # callbacks of other tests' garbage, Python calls that are not the walk's (a run in CI counted 15).
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     try:
         fn()
     finally:
         sys.setprofile(None)
+        if was_enabled:
+            gc.enable()
     return calls[1:]  # the first is ``fn`` itself
 
 
