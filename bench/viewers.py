@@ -4,9 +4,11 @@ Records a real N-node backward pass (a chain of ``(y * c).tanh()``, values on),
 then measures what a student waits for: ``mg.trace.load`` of the saved file,
 ``mg.trace.replay``, opening it in the TUI's model (``minigrad.tui.model.Session``),
 stepping one event forwards and backwards (``replay[i]``), and rendering a
-graph of hundreds of nodes with ``minigrad.viz``. The target is a 5 000-node
-pass to load "in seconds" and a step to redraw within 50 ms; this is where those
-numbers are measured (the tests only check behaviour).
+graph of hundreds of nodes with ``minigrad.viz``, and the web stepper's page of one
+``examples/char_gpt.py`` training step in headless Chromium (size, open, step). The
+target is a 5 000-node pass to load "in seconds", a step to redraw within 50 ms and the
+page to show its panes within 2 s; this is where those numbers are measured (the tests
+only check behaviour).
 
 Run: ``python bench/viewers.py [--quick]``.
 """
@@ -91,7 +93,61 @@ def run(size: str = "full") -> list[dict[str, Any]]:
             t_render, _ = _seconds(lambda: viz.render(mg.trace.load(small)).svg())
             rows.append(C.row("~450-node graph: viz.render(...).svg(), chains folded", "minigrad", t_render, "s",
                               target="seconds"))
+        if size == "full":
+            rows += web_page_rows(tmp)
     return rows
+
+
+# The web stepper's page of one training step of examples/char_gpt.py, timed in headless Chromium: from
+# the key event to the end of the layout work it causes, inside the page (the median of many steps).
+_STEP_JS = """async (keys) => {
+  const out = [];
+  for (const k of keys) {
+    const t0 = performance.now();
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+    document.body.getBoundingClientRect();
+    const svg = document.querySelector('#graph svg');
+    if (svg) svg.getBBox();
+    out.push(performance.now() - t0);
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  }
+  return out;
+}"""
+
+
+def web_page_rows(tmp: str) -> list[dict[str, Any]]:
+    """Size, open time and step time of the char_gpt.py page (``minigrad web``), or why not measured."""
+    name = "char_gpt.py one step as a web page"
+    exe = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        exe = None
+    if exe is None:
+        return [C.row(name, "minigrad", None, "", note="not measured: needs playwright and Chromium")]
+    from minigrad.cli import main as cli
+
+    example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "char_gpt.py")
+    trace, page_path = os.path.join(tmp, "gpt.jsonl"), os.path.join(tmp, "gpt.html")
+    cli(["record", example, "-o", trace, "--", "--steps", "1"])
+    t_build, _ = _seconds(lambda: cli(["web", trace, "-o", page_path]))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        t0 = time.perf_counter()
+        page.goto("file://" + page_path)
+        page.wait_for_selector("#queue .body > *")
+        page.wait_for_selector("#graph svg")
+        t_open = time.perf_counter() - t0
+        steps = page.evaluate(_STEP_JS, ["ArrowRight"] * 15 + ["n"] * 25 + ["b"] * 5 + ["End", "ArrowLeft", "Home"])
+        browser.close()
+    return [
+        C.row(f"{name}: page size", "minigrad", os.path.getsize(page_path) / 1e6, "MB", target="<= 5 MB"),
+        C.row(f"{name}: build (minigrad web)", "minigrad", t_build, "s"),
+        C.row(f"{name}: panes shown in headless Chromium", "minigrad", t_open, "s", target="<= 2 s"),
+        C.row(f"{name}: step (median in the page)", "minigrad", statistics.median(steps), "ms", target="<= 50 ms",
+              note=f"slowest {max(steps):.1f} ms"),
+    ]
 
 
 if __name__ == "__main__":
