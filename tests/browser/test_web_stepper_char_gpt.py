@@ -9,7 +9,6 @@ test prints the times it saw.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -25,22 +24,6 @@ from stepper_pages import agree_with_replay, event_shown
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "char_gpt.py"
 
 MAX_BYTES = 5_000_000
-
-STEP_JS = """async (keys) => {
-  const root = document.getElementById('minigrad-stepper');
-  const out = [];
-  for (const k of keys) {
-    const t0 = performance.now();
-    document.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
-    document.body.getBoundingClientRect();
-    const svg = document.querySelector('#graph svg');
-    if (svg) svg.getBBox();
-    out.push([k, +root.dataset.event, performance.now() - t0]);
-    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
-  }
-  return out;
-}"""
-
 
 @pytest.fixture(scope="module")
 def gpt(tmp_path_factory):
@@ -64,14 +47,14 @@ def test_char_gpt_page_size_and_panes(page, gpt):
     page.wait_for_selector("#queue .body > *")
     page.wait_for_selector("#graph svg")
     open_s = time.perf_counter() - t0
-    keys = ["ArrowRight"] * 15 + ["n"] * 25 + ["b"] * 5 + ["End", "ArrowLeft", "Home", "ArrowRight"]
-    steps = page.evaluate(STEP_JS, keys)
-    times = [ms for _, _, ms in steps]
-    median, slowest = statistics.median(times), max(times)
     print(f"\nchar_gpt.py one step: {len(rp)} events, page {size / 1e6:.2f} MB (built in {build_s:.1f} s), "
-          f"panes shown in {open_s:.2f} s, step median {median:.1f} ms, slowest {slowest:.1f} ms", file=sys.stderr)
+          f"panes shown in {open_s:.2f} s (step times: bench/viewers.py)", file=sys.stderr)
     assert size <= MAX_BYTES
-    assert len(steps) == len(keys)
+    shown = []
+    for key in ["ArrowRight"] * 15 + ["n"] * 25 + ["b"] * 5 + ["End", "ArrowLeft", "Home", "ArrowRight"]:
+        page.keyboard.press(key)
+        shown.append(event_shown(page))
+    assert len(set(shown)) > 20  # the keys moved through the recording
     # The panes agree with the replay where the steps left the page, and at a few more events.
     agree_with_replay(page, rp, 0)
     for _ in range(3):
