@@ -41,10 +41,8 @@ __all__ = [
 CPU = Backend.CPU
 
 
-def _ufunc(ufunc: np.ufunc):
-    """A NumPy ufunc as a kernel, as it is: ``launch`` makes the NumPy *scalar* a ufunc returns for
-    0-d inputs a 0-d array (a scalar is immutable: in-place ops could not write into it)."""
-    return ufunc
+# A NumPy ufunc is registered as the kernel itself (``np.add`` ...): ``launch`` in ``kernels/api.py``
+# makes the NumPy scalar a ufunc returns for 0-d inputs a 0-d array.
 
 
 def sum_to(g: Any, shape: tuple[int, ...], ops: Any = GRAPH_OPS) -> Any:
@@ -75,7 +73,7 @@ def _binary(name: str, **kw: Any):
 # -- arithmetic ---------------------------------------------------------------
 
 # On bools add is "or", mul is "and" (as in PyTorch); bool - bool has no kernel (PyTorch refuses it too).
-register_kernel("add", CPU, dtypes=ALL_DTYPES)(_ufunc(np.add))
+register_kernel("add", CPU, dtypes=ALL_DTYPES)(np.add)
 
 
 add = _binary(
@@ -97,7 +95,7 @@ def add_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
     )
 
 
-register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.subtract))
+register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(np.subtract)
 
 
 sub = _binary(
@@ -119,7 +117,7 @@ def sub_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
     )
 
 
-register_kernel("mul", CPU, dtypes=ALL_DTYPES)(_ufunc(np.multiply))
+register_kernel("mul", CPU, dtypes=ALL_DTYPES)(np.multiply)
 
 
 mul = _binary(
@@ -259,7 +257,7 @@ def _select_backward(wins: str):
     return backward
 
 
-register_kernel("maximum", CPU, dtypes=ALL_DTYPES)(_ufunc(np.maximum))
+register_kernel("maximum", CPU, dtypes=ALL_DTYPES)(np.maximum)
 
 
 maximum = _binary(
@@ -270,7 +268,7 @@ maximum = _binary(
     gpu=("binary", "(a != a) ? a : ((b != b) ? b : (a > b ? a : b))"),
 )
 maximum.def_backward(_select_backward("gt"))
-register_kernel("minimum", CPU, dtypes=ALL_DTYPES)(_ufunc(np.minimum))
+register_kernel("minimum", CPU, dtypes=ALL_DTYPES)(np.minimum)
 
 
 minimum = _binary(
@@ -285,7 +283,7 @@ minimum.def_backward(_select_backward("lt"))
 
 # -- unary ----------------------------------------------------------------------
 
-register_kernel("neg", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.negative))
+register_kernel("neg", CPU, dtypes=NUMERIC_DTYPES)(np.negative)
 
 
 neg = defop(
@@ -302,7 +300,7 @@ def neg_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """d(-x)/dx = -1."""
     return (ctx.ops.neg(grad),)
 
-register_kernel("exp", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.exp))
+register_kernel("exp", CPU, dtypes=FLOAT_DTYPES)(np.exp)
 
 
 exp = defop(
@@ -320,7 +318,7 @@ def exp_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """d exp(x)/dx = exp(x): the saved output."""
     return (ctx.ops.mul(grad, ctx.saved()[0]),)
 
-register_kernel("log", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.log))
+register_kernel("log", CPU, dtypes=FLOAT_DTYPES)(np.log)
 
 
 log = defop(
@@ -338,7 +336,7 @@ def log_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """d log(x)/dx = 1 / x."""
     return (ctx.ops.div(grad, ctx.saved()[0]),)
 
-register_kernel("sqrt", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sqrt))
+register_kernel("sqrt", CPU, dtypes=FLOAT_DTYPES)(np.sqrt)
 
 
 sqrt = defop(
@@ -379,7 +377,7 @@ sign = defop(
 )
 sign.def_backward(zero_backward)
 
-register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.abs))
+register_kernel("abs", CPU, dtypes=NUMERIC_DTYPES)(np.abs)
 
 
 abs = defop(
@@ -396,7 +394,7 @@ def abs_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """d|x|/dx = sign(x) (0 at 0, as PyTorch)."""
     return (ctx.ops.mul(grad, ctx.ops.sign(ctx.saved()[0])),)
 
-register_kernel("sin", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.sin))
+register_kernel("sin", CPU, dtypes=FLOAT_DTYPES)(np.sin)
 
 
 sin = defop(
@@ -413,7 +411,7 @@ def sin_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """d sin(x)/dx = cos(x)."""
     return (ctx.ops.mul(grad, ctx.ops.cos(ctx.saved()[0])),)
 
-register_kernel("cos", CPU, dtypes=FLOAT_DTYPES)(_ufunc(np.cos))
+register_kernel("cos", CPU, dtypes=FLOAT_DTYPES)(np.cos)
 
 
 cos = defop(
@@ -459,27 +457,27 @@ def _compare(name: str, **kw: Any):
     return defop(name, inputs=("x", "y"), infer_meta=im.compare, scalars=True, transform_dtype=True, **kw)
 
 
-register_kernel(("eq",), CPU, dtypes=ALL_DTYPES)(_ufunc(np.equal))
+register_kernel(("eq",), CPU, dtypes=ALL_DTYPES)(np.equal)
 
 
 eq = _compare("eq", methods=("eq",), operators=("__eq__",), gpu=("compare", "a == b"))
-register_kernel(("ne",), CPU, dtypes=ALL_DTYPES)(_ufunc(np.not_equal))
+register_kernel(("ne",), CPU, dtypes=ALL_DTYPES)(np.not_equal)
 
 
 ne = _compare("ne", methods=("ne",), operators=("__ne__",), gpu=("compare", "a != b"))
-register_kernel(("lt",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.less))
+register_kernel(("lt",), CPU, dtypes=NUMERIC_DTYPES)(np.less)
 
 
 lt = _compare("lt", methods=("lt",), operators=("__lt__",), gpu=("compare", "a < b"))
-register_kernel(("le",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.less_equal))
+register_kernel(("le",), CPU, dtypes=NUMERIC_DTYPES)(np.less_equal)
 
 
 le = _compare("le", methods=("le",), operators=("__le__",), gpu=("compare", "a <= b"))
-register_kernel(("gt",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.greater))
+register_kernel(("gt",), CPU, dtypes=NUMERIC_DTYPES)(np.greater)
 
 
 gt = _compare("gt", methods=("gt",), operators=("__gt__",), gpu=("compare", "a > b"))
-register_kernel(("ge",), CPU, dtypes=NUMERIC_DTYPES)(_ufunc(np.greater_equal))
+register_kernel(("ge",), CPU, dtypes=NUMERIC_DTYPES)(np.greater_equal)
 
 
 ge = _compare("ge", methods=("ge",), operators=("__ge__",), gpu=("compare", "a >= b"))

@@ -393,7 +393,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
 
 def concatenate(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
     """NumPy's name for ``cat`` (``torch.concatenate``). Composite (``concat``)."""
-    return concat(tensors, dim=axis if axis is not None else dim)
+    return cat(tensors, dim, axis=axis)
 
 
 def broadcast_to(input: Tensor, size: Any) -> Tensor:
