@@ -350,7 +350,7 @@ Tensor.backward = _backward  # type: ignore[attr-defined]
 def _rtruediv(self: Tensor, other: Any) -> Any:
     """``other / self``: for a number, PyTorch's ``self.reciprocal() * other``.
 
-    The graph is PyTorch's (MulGradNode, then ReciprocalGradNode), and so is what
+    The graph is PyTorch's (MulBackward0, then ReciprocalBackward0), and so is what
     it saves: reciprocal keeps its result, not ``self``, so changing ``self`` in
     place afterwards does not stop backward.
     """

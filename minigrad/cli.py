@@ -195,7 +195,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 
     rec = _load(args.trace)
     patterns = args.kind or ["*"]
-    # Names (node and tensor ids -> "MulGradNode#3") come from the final state: ids are never reused.
+    # Names (node and tensor ids -> "MulBackward0#3") come from the final state: ids are never reused.
     names = replay(rec.events).final
     table = Table(title=Text(f"{args.trace}: {len(rec.events)} events"), show_lines=False, header_style="bold")
     table.add_column("#", justify="right")

@@ -159,6 +159,7 @@ class Tensor:
                 grad_node=node.id if node is not None else None,
                 out_slot=meta.out_slot if meta is not None else 0,
                 out_rank=meta.out_rank if meta is not None else 0,
+                base=view.base._id if (view := self._view) is not None else None,
             )
         )
 

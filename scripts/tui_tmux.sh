@@ -74,7 +74,7 @@ keys j; keys -l "TanhGrad"; keys Enter
 capture jump-to-tanh
 keys Home t n
 capture quiz-question
-keys -l "AddGradNode#14"; keys Enter
+keys -l "AddBackward0#14"; keys Enter
 capture quiz-after-node-answer
 keys -l "0 0"; keys Enter
 capture quiz-after-in-degree-answer

@@ -82,8 +82,8 @@ def leaf(values, rg: bool = True) -> mg.Tensor:
 def test_apply_records_a_node_named_after_the_class() -> None:
     x = leaf([1.0, 2.0, -3.0])
     y = Cube.apply(x)
-    assert y.grad_fn.name() == "CubeGradNode"
-    assert y.grad_fn.display_name == f"CubeGradNode#{y.grad_fn.id}"
+    assert y.grad_fn.name() == "CubeBackward"
+    assert y.grad_fn.display_name == f"CubeBackward#{y.grad_fn.id}"
     assert y.requires_grad and not y.is_leaf
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.array([1.0, 4.0, 9.0]))
@@ -134,14 +134,14 @@ def test_forward_records_no_nodes_inside() -> None:
     """The ops inside forward run with recording off: the Function is one node to autograd."""
     x = leaf([1.0, 2.0])
     y = Cube.apply(x)
-    assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == ["AccumulationNode"]
+    assert [type(n).__name__ for n, _ in y.grad_fn.next_functions] == ["AccumulateGrad"]
 
 
 def test_mark_non_differentiable_and_several_outputs() -> None:
     x = leaf([3.0, 1.0, 2.0])
     values, idx = SortWithIndices.apply(x)
     assert idx.dtype == mg.int64 and not idx.requires_grad
-    assert values.grad_fn is not None and values.grad_fn.name() == "SortWithIndicesGradNode"
+    assert values.grad_fn is not None and values.grad_fn.name() == "SortWithIndicesBackward"
     (values * leaf([1.0, 10.0, 100.0], rg=False)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [100.0, 1.0, 10.0])
 
@@ -158,7 +158,7 @@ def test_an_input_returned_as_is_gets_its_own_history() -> None:
 
     x = leaf([1.0, 2.0])
     y = Identity.apply(x)
-    assert y is not x and x.is_leaf and y.grad_fn.name() == "IdentityGradNode"
+    assert y is not x and x.is_leaf and y.grad_fn.name() == "IdentityBackward"
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
 
@@ -171,7 +171,7 @@ def test_saved_tensor_modified_in_place_is_detected() -> None:
     h = x * 1.0
     y = Cube.apply(h)
     h.add_(1.0)
-    with pytest.raises(RuntimeError, match=r"modified by an in-place operation.*CubeGradNode"):
+    with pytest.raises(RuntimeError, match=r"modified by an in-place operation.*CubeBackward"):
         y.sum().backward()
 
 
@@ -183,7 +183,7 @@ def test_release_after_backward_and_retain_graph() -> None:
     y.backward(seed)
     np.testing.assert_allclose(x.grad.numpy(), 2 * 3 * np.array([1.0, 4.0]))
     assert y.grad_fn.released
-    with pytest.raises(RuntimeError, match=r"CubeGradNode#\d+ \(backward of 'Cube'\).*retain_graph=True"):
+    with pytest.raises(RuntimeError, match=r"CubeBackward#\d+ \(backward of 'Cube'\).*retain_graph=True"):
         y.backward(seed)
 
 
@@ -233,7 +233,7 @@ def test_events_announce_the_node_and_its_run() -> None:
     creates = [e for e in tr.events if e.kind == "node.create" and e.node == node_id]
     assert len(creates) == 1
     c = creates[0]
-    assert (c.name, c.op, c.is_accumulation) == (f"ScaledMulGradNode#{node_id}", "ScaledMul", False)
+    assert (c.name, c.op, c.is_accumulation) == (f"ScaledMulBackward#{node_id}", "ScaledMul", False)
     assert [e["next"] is not None for e in c.edges] == [True, False, False]
     assert len(c.saved) == 2
     call = [e for e in tr.events if e.kind == "api.call" and e.op == "ScaledMul"]
@@ -245,7 +245,7 @@ def test_events_announce_the_node_and_its_run() -> None:
     assert seq.index(("queue.pop", node_id)) < seq.index(("node.run", node_id)) < seq.index(("wrappers.clear", node_id))
     # The replayed state knows the node by its class name, as the viewers show it.
     final = tr.replay()[-1]
-    assert final.nodes[node_id].name == f"ScaledMulGradNode#{node_id}"
+    assert final.nodes[node_id].name == f"ScaledMulBackward#{node_id}"
     assert node_id in final.backward.executed and node_id in final.backward.released
 
 
@@ -255,7 +255,7 @@ def test_renderer_draws_the_function_node() -> None:
     with mg.trace() as tr:
         Cube.apply(x).sum().backward()
     dot = viz.to_digraph(viz.collect_backward(tr.replay()[-1])).source
-    assert "CubeGradNode" in dot
+    assert "CubeBackward" in dot
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -272,7 +272,7 @@ def test_wrong_number_of_gradients_names_the_node() -> None:
             return g
 
     out = Bad.apply(leaf([1.0]), leaf([2.0]))
-    with pytest.raises(RuntimeError, match=r"BadGradNode#\d+.*expected 2, got 1"):
+    with pytest.raises(RuntimeError, match=r"BadBackward#\d+.*expected 2, got 1"):
         out.sum().backward()
 
 

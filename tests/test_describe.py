@@ -121,6 +121,6 @@ def test_viewers_use_the_one_describer(tmp_path):
 
 
 def test_glossary_defines_the_jargon():
-    for term in ("slot", "rank", "topo_nr", "seq_nr", "in-degree", "AccumulationNode", "TensorWrapper",
+    for term in ("slot", "rank", "topo_nr", "seq_nr", "in-degree", "AccumulateGrad", "TensorWrapper",
                  "needed", "startup", "ending", "pruned"):
         assert term in GLOSSARY and len(GLOSSARY[term]) > 30

@@ -33,7 +33,7 @@ def nodes_by_name(tr):
 def test_exact_event_sequence_of_a_small_backward():
     x = mg.tensor([1.0, 2.0], requires_grad=True, name="x")
     with mg.trace() as tr:
-        y = x * x  # MulGradNode with two edges into x's AccumulationNode
+        y = x * x  # MulBackward0 with two edges into x's AccumulationNode
         z = y.sum()
         z.backward()
     ids = {e.op: e.node for e in tr.events if e.kind == "node.create"}
@@ -120,9 +120,9 @@ def test_accumulation_nodes_jump_the_queue():
     a = mg.tensor([1.0], requires_grad=True, name="a")
     b = mg.tensor([2.0], requires_grad=True, name="b")
     with mg.trace() as tr:
-        u = a * 3.0  # MulGradNode -> Acc(a)
-        v = b.exp()  # ExpGradNode -> Acc(b)
-        w = u + v  # AddGradNode: slot 0 -> mul, slot 1 -> exp
+        u = a * 3.0  # MulBackward0 -> Acc(a)
+        v = b.exp()  # ExpBackward0 -> Acc(b)
+        w = u + v  # AddBackward0: slot 0 -> mul, slot 1 -> exp
         w.sum().backward()
     ids = {e.op: e.node for e in tr.events if e.kind == "node.create" and not e.is_accumulation}
     acc_a = [e.node for e in tr.events if e.kind == "node.create" and e.tensor == a.id][0]
@@ -343,7 +343,7 @@ def test_rule8_inplace_records_history_like_its_out_of_place_twin():
     y = x * 2
     old = y.grad_fn
     y.mul_(x)  # y = 2x * x in place
-    assert y.grad_fn is not old and y.grad_fn.name() == "MulGradNode"
+    assert y.grad_fn is not old and y.grad_fn.name() == "MulBackward0"
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0])
 
@@ -417,7 +417,7 @@ def test_errors_inside_backward_name_the_node_and_op():
         raise ValueError("boom")
 
     y.register_hook(bad)
-    with pytest.raises(ValueError, match=r"ExpGradNode#\d+ \(backward of 'exp'\).*boom"):
+    with pytest.raises(ValueError, match=r"ExpBackward0#\d+ \(backward of 'exp'\).*boom"):
         y.sum().backward()
 
 

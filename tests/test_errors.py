@@ -258,7 +258,7 @@ def test_error_inside_backward_names_the_grad_node_and_op() -> None:
         raise ValueError("boom")
 
     y.register_hook(bad_hook)
-    with pytest.raises(ValueError, match=r"in MulGradNode#\d+ \(backward of 'mul'\): boom"):
+    with pytest.raises(ValueError, match=r"in MulBackward0#\d+ \(backward of 'mul'\): boom"):
         z.sum().backward()
 
 

@@ -194,12 +194,12 @@ def test_matmul_fused_backward_matches_the_op_formula(x_shape, y_shape, tx, ty, 
 
 
 def test_linear_layer_gradients_match_bit_for_bit() -> None:
-    """The MLP's pattern: x @ W^T + b (the bias gradient is a sum_to over the batch)."""
+    """The MLP's pattern: addmm(b, x, W.t()) (the bias gradient is a sum_to over the batch)."""
     rng = np.random.default_rng(5)
     x, w, b = rng.normal(size=(64, 32)), rng.normal(size=(16, 32)), rng.normal(size=(16,))
     fn = lambda x, w, b: mg.nn.functional.linear(x, w, b).relu()  # noqa: E731
-    assert_same_bits(fn, [x, w, b], ["float32"] * 3, [False, True, True], "matmul")
-    assert_same_bits(fn, [x, w, b], ["float32"] * 3, [False, True, True], "add")
+    assert_same_bits(fn, [x, w, b], ["float32"] * 3, [False, True, True], "addmm")
+    assert_same_bits(fn, [x, w, b], ["float32"] * 3, [False, True, True], "t")
 
 
 # -- softmax, log_softmax, cross_entropy ------------------------------------------------------------

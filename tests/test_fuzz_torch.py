@@ -366,7 +366,7 @@ class Differential(RuleBasedStateMachine):
         if t.error is None:
             self.add(t.value, m.value, step)
             node = m.value.grad_fn
-            if node is not None and node.name() == "CrossEntropyGradNode":  # the fused op saved its input
+            if node is not None and node.name() == "NllLossBackward0":  # the fused op saved its input
                 self.fused_saved.add(id(p.m._vc))
 
     # -- in-place --------------------------------------------------------------------------

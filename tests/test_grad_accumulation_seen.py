@@ -74,7 +74,7 @@ def test_tui_node_detail_shows_the_grad_over_passes():
         app = MinigradApp(session, initial_pass=1)
         async with app.run_test(size=(160, 48)) as pilot:
             scr = app.main_screen
-            scr.jump_to("AccumulationNode")  # lands where it begins: pass 1 has not written .grad yet
+            scr.jump_to("AccumulateGrad")  # lands where it begins: pass 1 has not written .grad yet
             await pilot.pause()
             before = scr.query_one("#detail").plain
             while session.events[scr.index].kind != "node.run":

@@ -304,7 +304,7 @@ def test_attention_backward_is_ordinary_nodes() -> None:
         seen.add(id(node))
         names.add(node.name())
         stack.extend(n for n, _ in node.next_functions)
-    assert {"SoftmaxGradNode", "MatmulGradNode"} <= names, names
+    assert {"SoftmaxBackward0", "MatmulBackward0"} <= names, names
 
 
 # -- TransformerDecoderLayer / TransformerDecoder / Transformer ----------------------------------

@@ -106,9 +106,9 @@ def test_flipped_accumulation_push_is_found_at_the_push():
     # Everything before the first push of an AccumulationNode behind another node is the same.
     assert d.a.index == d.b.index
     assert [f.name for f in d.fields] == ["queue"] and ev_a.queue[-1] == ev_a.node and ev_b.queue[0] == ev_b.node
-    assert d.a.queue is not None and d.a.queue[-1].startswith("AccumulationNode#")
-    assert d.b.queue[0].startswith("AccumulationNode#")
-    assert "AccumulationNode" in d.explain(("yours", "reference")) and "queue (front first)" in d.explain()
+    assert d.a.queue is not None and d.a.queue[-1].startswith("AccumulateGrad#")
+    assert d.b.queue[0].startswith("AccumulateGrad#")
+    assert "AccumulateGrad" in d.explain(("yours", "reference")) and "queue (front first)" in d.explain()
     assert len(d.a.context) == 3
 
 
@@ -131,7 +131,7 @@ def test_swapped_edge_order_is_found_at_the_first_gradient_passed_on():
     assert d.kind == "buffer.add"
     # The first node with two inputs (an add) sends its gradient to its last input first.
     assert [f.name for f in d.fields] == ["node"] and d.a.index == d.b.index
-    assert d.a.text.startswith("buffer MulGradNode#") and d.b.text.startswith("buffer AddGradNode#")
+    assert d.a.text.startswith("buffer MulBackward0#") and d.b.text.startswith("buffer AddBackward0#")
 
 
 def test_all_lists_every_divergent_region_and_kind_restricts():
@@ -180,7 +180,7 @@ def test_cli_different_is_exit_1_with_the_first_divergence(saved, capsys, tmp_pa
     out = tmp_path / "d.json"
     assert main(["diff", str(saved["bad"]), str(saved["a"]), "--json", str(out)]) == 1
     text = capsys.readouterr().out
-    assert "queue.push" in text and "AccumulationNode#" in text and "queue (front first)" in text
+    assert "queue.push" in text and "AccumulateGrad#" in text and "queue (front first)" in text
     assert json.loads(out.read_text())["divergences"][0]["kind"] == "queue.push"
     assert main(["diff", str(saved["bad"]), str(saved["a"]), "--kind", "kernel.*"]) == 0
     assert main(["diff", str(saved["bad"]), str(saved["a"]), "--all"]) == 1

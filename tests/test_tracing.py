@@ -88,7 +88,7 @@ def test_seq_increases_and_header_is_flat_json(tmp_path):
     path = tmp_path / "run.jsonl"
     tr.save(path)
     lines = path.read_text().splitlines()
-    assert json.loads(lines[0]) == {"schema": "minigrad.trace", "version": 1}
+    assert json.loads(lines[0]) == {"schema": "minigrad.trace", "version": 2}
     first = json.loads(lines[1])
     assert list(first)[:3] == ["seq", "ts_ns", "kind"]
     push = next(json.loads(line) for line in lines[1:] if '"queue.push"' in line)
@@ -127,10 +127,10 @@ def test_value_previews_follow_max_elements():
         ('{"hello": 1}\n', "not a minigrad trace"),
         ("not json at all\n", "line 1: not JSON"),
         ('{"schema": "minigrad.trace", "version": 99}\n', "version 99"),
-        ('{"schema": "minigrad.trace", "version": 1}\n{"seq": 0, "ts_ns": 0, "kind": "queue.push", "node": 1, "fr', "line 2: invalid JSON"),
-        ('{"schema": "minigrad.trace", "version": 1}\n{"seq": 0, "ts_ns": 0, "kind": "queue.push", "node": 1}\n', "line 2: missing field 'front'"),
-        ('{"schema": "minigrad.trace", "version": 1}\n[1, 2]\n', "line 2: expected a JSON object"),
-        ('{"schema": "minigrad.trace", "version": 1}\n{"seq": 1, "ts_ns": 0, "kind": "x"}\n{"seq": 1, "ts_ns": 0, "kind": "x"}\n', "line 3: seq 1 does not increase"),
+        ('{"schema": "minigrad.trace", "version": 2}\n{"seq": 0, "ts_ns": 0, "kind": "queue.push", "node": 1, "fr', "line 2: invalid JSON"),
+        ('{"schema": "minigrad.trace", "version": 2}\n{"seq": 0, "ts_ns": 0, "kind": "queue.push", "node": 1}\n', "line 2: missing field 'front'"),
+        ('{"schema": "minigrad.trace", "version": 2}\n[1, 2]\n', "line 2: expected a JSON object"),
+        ('{"schema": "minigrad.trace", "version": 2}\n{"seq": 1, "ts_ns": 0, "kind": "x"}\n{"seq": 1, "ts_ns": 0, "kind": "x"}\n', "line 3: seq 1 does not increase"),
     ],
 )
 def test_loader_rejects_bad_files_naming_the_line(tmp_path, text, match):
@@ -142,7 +142,7 @@ def test_loader_rejects_bad_files_naming_the_line(tmp_path, text, match):
 
 def test_unknown_kinds_load_as_data(tmp_path):
     path = tmp_path / "future.jsonl"
-    path.write_text('{"schema": "minigrad.trace", "version": 1}\n{"seq": 0, "ts_ns": 5, "kind": "future.kind", "x": 1}\n')
+    path.write_text('{"schema": "minigrad.trace", "version": 2}\n{"seq": 0, "ts_ns": 5, "kind": "future.kind", "x": 1}\n')
     ev = mg.trace.load(path).events[0]
     assert ev.kind == "future.kind" and ev.to_dict() == {"seq": 0, "ts_ns": 5, "kind": "future.kind", "x": 1}
 

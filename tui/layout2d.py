@@ -16,7 +16,7 @@ coordinates, so a box of ``w`` columns and ``BOX_ROWS`` rows is
 ``w/10 × BOX_ROWS/5`` inches.
 
 Example:
-    >>> lay = layout_graph({1: "SumGradNode#1", 2: "MulGradNode#2"}, [(1, 2, False)])  # doctest: +SKIP
+    >>> lay = layout_graph({1: "SumBackward0#1", 2: "MulBackward0#2"}, [(1, 2, False)])  # doctest: +SKIP
     >>> print("\\n".join(lay.rows))                                                      # doctest: +SKIP
 """
 
@@ -86,8 +86,9 @@ class Canvas:
 
 
 def box_width(label: str) -> int:
-    """Columns of a node box: the name plus borders and a status glyph, at least 18 (room for counters)."""
-    return min(max(len(label) + 6, 18), 72)
+    """Columns of a node box: the name plus borders and a status glyph, at least 24: room for the
+    status row of a leaf's node with a short name (``in 0/1 w1 input ending``)."""
+    return min(max(len(label) + 6, 24), 72)
 
 
 def _dot_id(nid: int) -> str:

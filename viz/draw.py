@@ -22,7 +22,7 @@ Legend (also drawn in every backward graph; see ``style.py``):
 
 Example:
     >>> from minigrad.viz.graph import Graph, GNode
-    >>> dot = to_digraph(Graph(kind="backward", nodes=[GNode(key="n1", title="SumGradNode#1")]))
+    >>> dot = to_digraph(Graph(kind="backward", nodes=[GNode(key="n1", title="SumBackward0#1")]))
     >>> 'n1 [' in dot.source
     True
 """

@@ -460,7 +460,7 @@ def collapse_chains(g: Graph, min_length: int = 6) -> Graph:
         if tensors:
             rows.append(f"{tensors}× intermediate tensor")
         if leaves:
-            leaf_kind = "AccumulationNode" if by_key[leaves[0]].kind == "accumulation" else "leaf tensor"
+            leaf_kind = "AccumulateGrad" if by_key[leaves[0]].kind == "accumulation" else "leaf tensor"
             rows.append(f"{len(leaves)}× {leaf_kind} (parameters)")
         if g.kind == "backward":
             rows.append(", ".join(f"{s} {c}" for s, c in sorted(statuses.items())))

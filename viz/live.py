@@ -15,7 +15,7 @@ Example:
     >>> x = mg.tensor([1.0, 2.0], requires_grad=True)
     >>> evs = events_from_tensor((x * x).sum())
     >>> [e.name.split("#")[0] for e in evs if e.kind == "node.create"]
-    ['AccumulationNode', 'MulGradNode', 'SumGradNode']
+    ['AccumulateGrad', 'MulBackward0', 'SumBackward0']
 """
 
 from __future__ import annotations

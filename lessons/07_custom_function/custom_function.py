@@ -3,7 +3,7 @@
 A Function is an op you write by hand: ``forward`` computes the output,
 ``backward`` receives the gradient of the output and returns the gradient of
 each input. ``Function.apply`` turns the pair into one grad node, named after
-the class (``StableSoftplusGradNode``), which the engine queues, runs and
+the class (``StableSoftplusBackward``), which the engine queues, runs and
 releases like any built-in node.
 
 The backward is written with minigrad ops. With ``create_graph=True`` the

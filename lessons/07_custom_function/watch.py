@@ -1,7 +1,7 @@
 """Watch your Function's node in the TUI: ``minigrad-tui watch.py``.
 
 The script runs a first and a second derivative of your softplus; in the TUI,
-pass 1 shows ``StableSoftplusGradNode`` in the ready queue like any built-in
+pass 1 shows ``StableSoftplusBackward`` in the ready queue like any built-in
 node, and pass 2 (``create_graph=True`` made the gradient differentiable)
 runs the nodes your backward's ops created.
 """

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
-from .accumulation import AccumulationNode
+from .accumulation import AccumulateGrad, AccumulationNode
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .grad_mode import inference_mode, is_inference_mode_enabled
@@ -33,6 +33,7 @@ __all__ = [
     "inference_mode",
     "register_final_backward_hook",
     "GradNode",
+    "AccumulateGrad",
     "AccumulationNode",
     "Edge",
     "AutogradMeta",

@@ -1,5 +1,5 @@
-"""AccumulationNode: where a leaf's gradient ends up (Paddle's GradNodeAccumulation,
-PyTorch's AccumulateGrad).
+"""AccumulateGrad: where a leaf's gradient ends up (PyTorch's name, which every viewer shows;
+Paddle's GradNodeAccumulation; ``AccumulationNode`` in this engine's code).
 
 Created the first time a leaf that requires grad is used by an op
 (``SetGradOutMeta``). When it runs it applies the leaf's hooks, then writes
@@ -24,15 +24,16 @@ from ..tracing import bus
 from ..tracing.events import GradAccumulate, HookRun, NodeCreate, TensorCreate
 from .grad_node import Edge, GradNode, check_hook_result
 
-__all__ = ["AccumulationNode", "accumulation_node_for", "leaf_edge_row", "BACKWARD_PASS"]
+__all__ = ["AccumulateGrad", "AccumulateGrad", "accumulation_node_for", "leaf_edge_row", "BACKWARD_PASS"]
 
 
-class AccumulationNode(GradNode):
+class AccumulateGrad(GradNode):
     """The grad node of a leaf tensor; it has no outgoing edges."""
 
     __slots__ = ("meta", "announced_to")
 
     op_name = "accumulate"
+    paddle_name = "GradNodeAccumulation"
     is_accumulation = True
 
     def __init__(self, meta: "AutogradMeta", in_meta: Any = None) -> None:
@@ -118,10 +119,14 @@ class AccumulationNode(GradNode):
         """AccumulationNodes save nothing and are shared by every graph that uses the
         leaf, so they are never released."""
 
-    def copy(self) -> "AccumulationNode":
+    def copy(self) -> "AccumulateGrad":
         other = AccumulationNode(self.meta, self.in_meta[0][0])
         other.seq_nr = self.seq_nr
         return other
+
+
+#: The engine's word for the node (the glossary's): an accumulation node.
+AccumulationNode = AccumulateGrad
 
 
 # NOTE [ The first .grad without a copy ]

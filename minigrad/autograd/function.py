@@ -48,7 +48,7 @@ Example:
     >>> x = mg.tensor(2.0, requires_grad=True)
     >>> y = Cube.apply(x)
     >>> y.grad_fn.name(), y.item()
-    ('CubeGradNode', 8.0)
+    ('CubeBackward', 8.0)
     >>> y.backward(); x.grad.item()
     12.0
 """
@@ -215,9 +215,10 @@ class Function:
         node_cls = cls.__dict__.get("_node_class")
         if node_cls is None:
             node_cls = type(
-                f"{cls.__name__}GradNode",
+                f"{cls.__name__}Backward",  # PyTorch's name for a custom Function's node
                 (FunctionNode,),
-                {"__slots__": (), "op_name": cls.__name__, "fn_cls": cls, "__module__": "minigrad.autograd.nodes"},
+                {"__slots__": (), "op_name": cls.__name__, "fn_cls": cls, "paddle_name": "GradNodePyLayer",
+                 "__module__": "minigrad.autograd.nodes"},
             )
             cls._node_class = node_cls
         return node_cls

@@ -1,7 +1,8 @@
 """GradNode and Edge: the backward graph.
 
 Every differentiable op call that needs a gradient creates one grad node
-(``MulGradNode``, ``MatmulGradNode`` ...; the class is made per op). A node
+(``MulBackward0``, ``MmBackward0`` ...: the class is made per op and named as
+PyTorch names it; Paddle calls the same node ``MulBackward0``). A node
 knows:
 
 - ``next_edges[slot][rank]``: one ``Edge`` per forward input (Paddle's
@@ -103,6 +104,8 @@ class GradNode:
     #: The op this node differentiates (set on per-op subclasses).
     opdef: ClassVar["OpDef | None"] = None
     op_name: ClassVar[str] = ""
+    #: Paddle's name for the node (``MulBackward0``), shown where the mechanism is taught.
+    paddle_name: ClassVar[str] = ""
     is_accumulation: ClassVar[bool] = False
 
     def __init__(self, ids: tuple[int, int] | None = None, attrs: Any = None, next_edges: Any = (),
@@ -127,21 +130,26 @@ class GradNode:
     # -- identity ------------------------------------------------------------
 
     def name(self) -> str:
-        """The node's class name, e.g. ``"MulGradNode"`` (PyTorch's ``Node.name()``)."""
+        """The node's class name, PyTorch's: ``"MulBackward0"`` (``Node.name()``)."""
         return type(self).__name__
 
     @property
     def display_name(self) -> str:
-        """``MulGradNode#3``: the name viewers and errors use."""
+        """``MulBackward0#3``: the name with the node's id, as viewers and errors show it."""
         return f"{type(self).__name__}#{self.id}"
 
     @property
     def next_functions(self) -> tuple[tuple["GradNode | None", int], ...]:
-        """PyTorch-style ``((next node, input position), ...)`` in slot, rank order."""
-        return tuple((e.node, e.slot) for edges in self.next_edges for e in edges)
+        """PyTorch-style ``((next node, input position), ...)`` in slot, rank order. Inputs the op
+        never differentiates (a target, an index, a condition) are left out, as PyTorch leaves them
+        out of its derivative formulas; an input that could take a gradient but needs none is ``None``."""
+        specs = self.opdef.inputs if self.opdef is not None else ()
+        return tuple((e.node, e.slot) for slot, edges in enumerate(self.next_edges)
+                     if slot >= len(specs) or specs[slot].differentiable for e in edges)
 
     def __repr__(self) -> str:
-        return f"<{self.display_name}>"
+        # PyTorch's repr, as ``print(y.grad_fn)`` shows it; ``display_name`` carries the id.
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
     # -- hooks ---------------------------------------------------------------
 

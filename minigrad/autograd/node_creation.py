@@ -15,7 +15,7 @@ Example:
     >>> import minigrad as mg
     >>> a = mg.tensor([1.0, 2.0], requires_grad=True)
     >>> (a * a).grad_fn.next_functions[0][0].name()
-    'AccumulationNode'
+    'AccumulateGrad'
 """
 
 from __future__ import annotations
@@ -138,17 +138,18 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
         slot += 1
     # SetGradInMeta (shape, dtype and device of each output; shared: NOTE [ Lean graph data ]), then
     # SetOutRankWithSlot and SetHistory: output ``slot``'s gradient comes from this node.
+    cls = op.node_class if op.node_class_of is None else op.node_class_of(inputs, attrs)
     if len(outs) == 1:
         t = outs[0]
         in_meta: Any = _in_meta_cache.get((t._data.shape, t._dtype, t._device)) or in_meta_of(
             t._data.shape, t._dtype, t._device)
-        node = op.node_class(ids, attrs, tuple(rows), in_meta, topo)
+        node = cls(ids, attrs, tuple(rows), in_meta, topo)
         t._meta = AutogradMeta(t._id, None, node, 0)
         if t._view is not None and t._view.creation == MULTI_OUTPUT:  # a view of an unbind/split output
             restrict_view(t)
     else:
         in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
-        node = op.node_class(ids, attrs, tuple(rows), in_meta, topo)
+        node = cls(ids, attrs, tuple(rows), in_meta, topo)
         for slot, t in enumerate(outs):
             t._meta = AutogradMeta(t._id, None, node, slot)
             if t._view is not None and t._view.creation == MULTI_OUTPUT:

@@ -153,7 +153,7 @@ class TensorWrapper:
         none), the node (``node.display_name``, ``node.op_name``) and both versions::
 
             one of the tensors needed for gradient computation has been modified by an in-place
-            operation: tensor 't3' (t3) saved by SinGradNode#3 (backward of 'sin') at version 0 is
+            operation: tensor 't3' (t3) saved by SinBackward0#3 (backward of 'sin') at version 0 is
             now at version 1. Use an out-of-place op (y = y + 1 instead of y += 1) or clone it
             before changing it.
 

@@ -14,7 +14,7 @@ NOTE [ In-place through a view: the history rewrite ]
     values of ``v`` out of place (recording its own node, whose input is the
     old ``v``), writes them into the shared storage, then rewrites the
     base's history (PyTorch's ``rebase_history``): ``h`` gets a new node,
-    ``CopySlicesGradNode``, whose inputs are the old ``h`` (its old history)
+    ``CopySlices``, whose inputs are the old ``h`` (its old history)
     and the op's result, and whose attribute is the view's geometry (the
     flat positions, in ``h``, of ``v``'s elements). Its backward sends the
     gradient outside the view to the old ``h`` and the gradient inside the

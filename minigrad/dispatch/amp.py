@@ -17,7 +17,7 @@ The destination dtype, per level:
 
 Only float16 and float32 inputs are cast (float64, integer and bool inputs
 are left alone, as Paddle's ``NeedCast``). Each cast is a real ``cast`` op -
-recorded, with a ``CastGradNode`` - so gradients flow back to float32 leaves
+recorded, with a ``ToCopyBackward0`` - so gradients flow back to float32 leaves
 and arrive there as float32; each emits ``amp.cast``.
 
 Example:

@@ -2,7 +2,7 @@
 (NOTE [ In-place through a view: the history rewrite ] in ``autograd/views.py``, which makes the views
 and holds PyTorch's refusals; ``docs/concepts/views.md``).
 
-``rewrite_history`` gives the base its ``CopySlicesGradNode`` (the op ``copy_slices``, whose attribute is
+``rewrite_history`` gives the base its ``CopySlices`` (the op ``copy_slices``, whose attribute is
 the view's geometry), ``regenerate_views`` replays each view's recorded view functions on the base's new
 history, and ``announce_version`` emits ``tensor.version`` while recording.
 """
@@ -70,7 +70,7 @@ def geometry_of(positions: np.ndarray) -> dict[str, Any]:
 
 
 def rewrite_history(view: Tensor, result: Tensor) -> Tensor:
-    """After ``result`` was written into ``view``: the base's new node (``CopySlicesGradNode``), then
+    """After ``result`` was written into ``view``: the base's new node (``CopySlices``), then
     every view of the base regenerated (NOTE [ In-place through a view: the history rewrite ]).
     Returns the new history of the base (a tensor over its storage).
 

@@ -31,6 +31,7 @@ __all__ = [
     "matmul",
     "reshape",
     "transpose",
+    "t",
     "permute",
     "expand",
     "squeeze",
@@ -250,6 +251,12 @@ def transpose(op: str, x: Any, dim0: int, dim1: int) -> tuple[tuple[int, ...], A
     s = list(x.shape)
     s[d0], s[d1] = s[d1], s[d0]
     return tuple(s), x.dtype
+
+
+def t(op: str, x: Any) -> tuple[tuple[int, ...], Any]:
+    if x.ndim > 2:
+        raise ShapeError(f"{op}(): expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return tuple(reversed(x.shape)), x.dtype
 
 
 def permute(op: str, x: Any, dims: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:

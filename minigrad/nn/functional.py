@@ -10,7 +10,7 @@ from .. import ops
 from ..random import bernoulli_array, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
-from ..ops.loss import check_class_target
+from ..ops.loss import check_class_target, nll_loss_op
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
@@ -51,6 +51,8 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     # Every argument is checked before the first op runs (a refused call leaves no node).
     idx = check_class_target("nll_loss", log_probs, target, weight, ignore_index)
     nd = log_probs.ndim
+    if nd == 2 and weight is None and not (idx == ignore_index).any():  # PyTorch's one node, NllLossBackward0
+        return nll_loss_op(log_probs, target, reduction=reduction)
     expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
     idx = idx.reshape(-1)
     if nd == 1:  # one sample: pick its class
@@ -83,8 +85,27 @@ def _rows(x: Tensor) -> Any:
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x @ weight.T + bias`` (weight is (out_features, in_features), as in PyTorch)."""
-    out = ops.matmul(x, weight, transpose_y=True)
+    """``x @ weight.T + bias`` (weight is (out_features, in_features), as in PyTorch).
+
+    The graph is PyTorch's: on a batch of rows one ``addmm`` (``AddmmBackward0``, whose next
+    functions are the bias, the input and ``weight.t()``), on a contiguous batch of sequences the
+    rows viewed as one matrix and the result viewed back (``ViewBackward0`` over ``AddmmBackward0``).
+    """
+    if not (isinstance(x, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2 and x.ndim >= 2
+            and x.shape[-1] == weight.shape[1] and x.dtype == weight.dtype
+            and (bias is None or isinstance(bias, Tensor) and bias.dtype == x.dtype
+                 and tuple(bias.shape) in ((), (1,), (weight.shape[0],)))):
+        # Anything addmm would refuse goes the plain way and fails there, before any node is made,
+        # with the words PyTorch's linear uses.
+        out = ops.matmul(x, weight, transpose_y=True)
+        return out if bias is None else ops.add(out, bias)
+    w_t = ops.t(weight)
+    if x.ndim == 2:
+        return ops.matmul(x, w_t) if bias is None else ops.addmm(bias, x, w_t)
+    if bias is not None and x.is_contiguous():
+        rows = ops.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))  # a count: -1 is ambiguous for 0 rows
+        return ops.reshape(ops.addmm(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
+    out = ops.matmul(x, w_t)
     return out if bias is None else ops.add(out, bias)
 
 

@@ -9,7 +9,7 @@ Each piece is what one layer of the forward path (PaddlePaddle's eager forward p
 - the **API layer** checks the arguments (the ``Attr`` checkers);
 - the **kernel layer** selects ``softplus_cpu`` by KernelKey, then calls
   ``infer_softplus`` (InferMeta) before the kernel;
-- the **dygraph layer** creates a ``SoftplusGradNode`` that saves ``x``;
+- the **dygraph layer** creates a ``SoftplusBackward0`` that saves ``x``;
   ``softplus_backward`` is its formula, written with minigrad ops so that
   ``create_graph=True`` can differentiate it again.
 

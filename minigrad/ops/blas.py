@@ -1,8 +1,10 @@
 """BLAS-style products, as PyTorch names them: ``dot``, ``mv``, ``mm``, ``outer``, ``addmm``, ``addmv``,
 ``baddbmm``, ``addbmm``.
 
-All are composites of ``matmul``, ``mul``, ``add`` and ``sum`` (no kernel or
-backward of their own), so their gradients are those ops' and a trace shows
+``addmm`` is an op of its own, as in PyTorch: ``nn.Linear`` on a batch of rows is one
+``addmm`` (its node, ``AddmmBackward0``, is what the tutorials walk through
+``next_functions``). The others are composites of ``matmul``, ``mul``, ``add`` and ``sum`` (no
+kernel or backward of their own), so their gradients are those ops' and a trace shows
 the product and the scaled sum as separate nodes:
 
 - ``dot``, ``mv``, ``mm``: ``matmul`` for exactly 1-D . 1-D, 2-D @ 1-D and 2-D @ 2-D;
@@ -28,12 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import FLOAT_DTYPES
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_tensors
 from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
-from .registry import type_name
+from .registry import Attr, defop, type_name
 from .math import sub
 from .shape import expand, getitem, permute, reshape
 
@@ -124,6 +129,53 @@ def ger(input: Tensor, vec2: Tensor) -> Tensor:
     return outer(input, vec2)
 
 
+@register_kernel("addmm", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/addmm")
+def addmm_cpu(input, mat1, mat2, beta=1, alpha=1):
+    product = np.matmul(mat1, mat2)
+    if alpha != 1:
+        product = product * product.dtype.type(alpha)
+    if beta == 0:  # PyTorch ignores input here: NaN and inf in it must not leak through 0 * input
+        return np.asarray(product)
+    return np.asarray(product + (input if beta == 1 else input * input.dtype.type(beta)))
+
+
+def _addmm_meta(op: str, input: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    return (mat1.shape[0], mat2.shape[1]), np.result_type(input.dtype, mat1.dtype, mat2.dtype)
+
+
+def _number(op: str, name: str, pos: int, v: Any) -> Any:
+    return _scale(op, name, v)
+
+
+addmm_op = defop(
+    "addmm",
+    inputs=("input", "mat1", "mat2"),
+    attrs=(Attr("beta", 1, _number), Attr("alpha", 1, _number)),
+    infer_meta=_addmm_meta,
+    save=("mat1", "mat2"),
+    save_for={"mat1": (2,), "mat2": (1,)},  # d(mat1) needs mat2, d(mat2) needs mat1
+    doc="beta * input + alpha * (mat1 @ mat2): nn.Linear's product and bias in one node",
+    amp="allow",
+)
+
+
+@addmm_op.def_backward
+def _addmm_backward(ctx, g):
+    """d(input) = beta * G summed to input's shape; d(mat1) = alpha * G @ mat2^T; d(mat2) = alpha * mat1^T @ G."""
+    mat1, mat2 = ctx.saved()
+    ops = ctx.ops
+    beta, alpha = ctx.attrs["beta"], ctx.attrs["alpha"]
+    gi = g1 = g2 = None
+    if ctx.needs(0):
+        gi = ops.sum_to(g if beta == 1 else ops.mul(g, beta), ctx.input_shape(0))
+    ga = g if alpha == 1 else ops.mul(g, alpha)
+    if ctx.needs(1):
+        g1 = ops.matmul(ga, mat2, transpose_y=True)
+    if ctx.needs(2):
+        g2 = ops.matmul(mat1, ga, transpose_x=True)
+    return gi, g1, g2
+
+
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` (n, m) and ``mat2`` (m, p); ``input`` broadcasts."""
     check_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
@@ -134,7 +186,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
                            f"({mat1.shape[0]}x{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     _check_broadcast("addmm", input, (mat1.shape[0], mat2.shape[1]))
     beta, alpha = _scale("addmm", "beta", beta), _scale("addmm", "alpha", alpha)
-    return _combine(input, matmul(mat1, mat2), beta, alpha)
+    if not (input.dtype.is_floating and mat1.dtype == mat2.dtype == input.dtype):
+        return _combine(input, matmul(mat1, mat2), beta, alpha)  # integer or mixed dtypes: the composite
+    return addmm_op(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:

@@ -3,7 +3,7 @@
 The copy is not a kernel of one backend - it spans two - so it bypasses the
 kernel layer: the dispatch layer's ``run_to_device`` moves the array with the
 backends' movers (``TransDataPlace``) and, when needed, records a
-``ToDeviceGradNode``, whose backward (below) moves the gradient back.
+``ToCopyBackward0``, whose backward (below) moves the gradient back.
 """
 
 from __future__ import annotations

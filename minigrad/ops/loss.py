@@ -52,7 +52,7 @@ from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
 from .shape import permute, reshape, unsqueeze
 
-__all__ = ["cross_entropy", "cross_entropy_backward", "mse_loss"]  # the ops; the other losses live in F only
+__all__ = ["cross_entropy", "cross_entropy_backward", "nll_loss_op", "nll_loss_backward", "mse_loss"]  # the ops; the other losses live in F only
 
 
 # -- the fused losses of every classifier and regressor: cross_entropy and mse_loss, each an op ----------------
@@ -144,6 +144,81 @@ def _cross_entropy_backward_backward(ctx, h):
         p = ops.softmax(x, 1)
         gx = ops.mul(p, ops.sub(u, ops.sum(ops.mul(u, p), dim=1, keepdim=True)))
     return gg, gx, None
+
+
+# -- nll_loss: the loss PyTorch's cross_entropy ends in (NllLossBackward0 over LogSoftmaxBackward0) --------
+
+def _check_targets(op: str, target: Any, c: int) -> None:
+    if target.size and (target.min() < 0 or target.max() >= c):
+        raise ShapeError(f"{op}(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
+
+
+@register_kernel("nll_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss")
+def nll_loss_cpu(input, target, reduction="mean"):
+    n, c = input.shape
+    _check_targets("nll_loss", target, c)
+    nll = -input[np.arange(n), target]
+    if reduction == "none":
+        return np.asarray(nll, dtype=input.dtype)
+    out = nll.sum() if reduction == "sum" else nll.sum() / nll.size  # sum/size: no NumPy warning when empty
+    return np.asarray(out, dtype=input.dtype)
+
+
+nll_loss_op = defop(
+    "nll_loss",
+    inputs=("input", Input("target", differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
+    infer_meta=im.cross_entropy,
+    save=("target",),
+    key_inputs=(0,),
+    doc="negative log-likelihood of log-probabilities (N, C) at class indices (N,)",
+    amp="deny",
+)
+
+
+@nll_loss_op.def_backward
+def _nll_loss_backward(ctx, g):
+    (target,) = ctx.saved()
+    shape = tuple(ctx.input_shape(0))
+    return ctx.ops.nll_loss_backward(g, target, shape=shape, reduction=ctx.attrs["reduction"]), None
+
+
+@register_kernel("nll_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss_backward")
+def nll_loss_backward_cpu(grad, target, shape=(), reduction="mean"):
+    n = shape[0]
+    out = np.zeros(shape, dtype=grad.dtype)
+    if reduction == "none":
+        out[np.arange(n), target] = -grad
+    elif n:
+        out[np.arange(n), target] = -(grad / grad.dtype.type(n) if reduction == "mean" else grad)
+    return out
+
+
+def _nll_loss_backward_meta(op: str, grad: Any, target: Any, shape: Any = (), reduction: str = "mean") -> Any:
+    return tuple(shape), grad.dtype
+
+
+def _check_shape_attr(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in v)
+
+
+nll_loss_backward = defop(
+    "nll_loss_backward",
+    inputs=("grad", Input("target", differentiable=False)),
+    attrs=(Attr("shape", (), _check_shape_attr), Attr("reduction", "mean", check_reduction)),
+    infer_meta=_nll_loss_backward_meta,
+    save=("target",),
+    key_inputs=(0,),
+    doc="nll_loss's gradient w.r.t. its log-probabilities: -grad at each row's target, scaled by the reduction",
+    amp="deny",
+)
+
+
+@nll_loss_backward.def_backward
+def _nll_loss_backward_backward(ctx, h):
+    """The output is linear in ``grad``: its adjoint picks ``h`` at the targets, as nll_loss does."""
+    (target,) = ctx.saved()
+    return ctx.ops.nll_loss(h, target, ctx.attrs["reduction"]), None
 
 
 @register_kernel("mse_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/mse_loss")
@@ -620,8 +695,8 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs
         and not (idx == ignore_index).any()
     )
-    if simple:
-        return cross_entropy(input, target, reduction=reduction)
+    if simple:  # PyTorch's graph: NllLossBackward0 over LogSoftmaxBackward0
+        return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction)
     unbatched = input.ndim == 1
     if unbatched and not probs:
         idx = idx.reshape(1)

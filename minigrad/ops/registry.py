@@ -49,6 +49,7 @@ from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..autograd.formula import GRAPH_OPS, define_array_op
 from ..autograd.grad_node import GradNode
+from ..tracing.node_names import NODE_VARIANTS, node_class_name, paddle_node_name
 from ..dispatch.amp import set_amp_category
 from ..dispatch.array_mode import ArrayOp
 from ..dispatch.codegen import dygraph_function
@@ -124,8 +125,24 @@ def on_define(listener: Callable[["OpDef"], None]) -> None:
     _define_listeners.append(listener)
 
 
-def _node_class_name(op: str) -> str:
-    return "".join(part.capitalize() for part in op.strip("_").split("_")) + "GradNode"
+def _node_class(opdef: "OpDef", name: str) -> type[GradNode]:
+    """The grad-node class of ``opdef`` named ``name`` (PyTorch's ``MulBackward0``)."""
+    return type(name, (GradNode,), {"__slots__": (), "opdef": opdef, "op_name": opdef.name,
+                                    "paddle_name": paddle_node_name(opdef.name),
+                                    "__module__": "minigrad.autograd.nodes"})
+
+
+def _node_class_of(opdef: "OpDef", variant: Callable[..., str]) -> Callable[[Any, dict[str, Any]], type[GradNode]]:
+    """For an op with several PyTorch overloads: the node class of a call, one class per name."""
+    classes = {opdef.node_class.__name__: opdef.node_class}
+
+    def node_class_of(inputs: Any, attrs: dict[str, Any]) -> type[GradNode]:
+        name = variant(inputs, attrs)
+        cls = classes.get(name)
+        if cls is None:
+            cls = classes[name] = _node_class(opdef, name)
+        return cls
+    return node_class_of
 
 
 def _caller_module() -> str:
@@ -238,11 +255,11 @@ class OpDef:
         #: A binary op whose common call the operators (``a * b``) hand to the dygraph layer directly.
         self._fast_arity = len(self.inputs) if not any(i.is_list or i.optional for i in self.inputs) and \
             not self._required_attrs else -1
-        self.node_class: type[GradNode] = type(
-            _node_class_name(name),
-            (GradNode,),
-            {"__slots__": (), "opdef": self, "op_name": name, "__module__": "minigrad.autograd.nodes"},
-        )
+        #: The grad node's class, named as PyTorch names it (``MulBackward0``: ``node_names.py``);
+        #: for an op with several PyTorch overloads, ``node_class_of(inputs, attrs)`` picks the call's.
+        self.node_class: type[GradNode] = _node_class(self, node_class_name(name))
+        variant = NODE_VARIANTS.get(name)
+        self.node_class_of = None if variant is None else _node_class_of(self, variant)
         OPS[name] = self
         GRAPH_OPS.define(name, self)
         define_array_op(name, lambda ns: ArrayOp(self, ns))

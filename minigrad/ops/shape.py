@@ -476,16 +476,27 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     return mark_multi_output(tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d])), "Unbind")
 
 
+@register_kernel("t", CPU, dtypes=ALL_DTYPES, name="cpu/t")
+def t_cpu(x):
+    return x.T  # a view, also of a 0-d or 1-d array
+
+
+t_op = defop("t", inputs=("x",), infer_meta=im.t, view=True,
+             doc="transpose of a tensor with at most 2 dims (PyTorch's node: TBackward0)")
+
+
+@t_op.def_backward
+def _t_backward(ctx, g):
+    return (ctx.ops.t(g),)
+
+
 def t(input: Tensor) -> Tensor:
     """Transpose of a tensor with at most 2 dims; of a 1-D or 0-D tensor, a new view with the same
-    values (a tensor of its own, with a grad node, as PyTorch's: never ``input`` itself).
-
-    Composite (``transpose``).
-    """
+    values (a tensor of its own, with a grad node, as PyTorch's: never ``input`` itself)."""
     check_tensor("t", "input", 0, input)
     if input.ndim > 2:
         raise ShapeError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
-    return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, -1)
+    return t_op(input)
 
 
 __all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'chunk', 'unbind', 't']

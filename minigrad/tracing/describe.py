@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
+from .node_names import paddle_node_name
 from .events import EVENT_TYPES
 from .numbers import fmt_number
 
@@ -282,8 +283,9 @@ def why_node_create(ev: Any, c: Why) -> str:
     if ev.copy_of is not None:
         return "GeneralGrad works on a copy of the graph, so grad() never changes the user's graph"
     if ev.is_accumulation:
-        return "first use of a leaf that requires grad: its AccumulationNode will write .grad"
-    return "an input requires grad and grad mode is on, so the op records a grad node"
+        return "first use of a leaf that requires grad: its AccumulateGrad node (Paddle: GradNodeAccumulation) will write .grad"
+    paddle = f" (Paddle: {paddle_node_name(ev.op)})" if isinstance(ev.op, str) and ev.op.isidentifier() else ""
+    return f"an input requires grad and grad mode is on, so the op records a grad node{paddle}"
 
 
 # -- the backward engine, in its order -------------------------------------------------
@@ -553,8 +555,8 @@ def explain(ev: Any, state: Any = None) -> str:
 
 #: term -> one sentence, with the PyTorch and Paddle names.
 GLOSSARY: dict[str, str] = {
-    "grad node": "records how to send an op's output gradient back to its inputs "
-    "(PyTorch: Node / grad_fn; Paddle: GradNodeBase).",
+    "grad node": "records how to send an op's output gradient back to its inputs; named as PyTorch "
+    "names it, MulBackward0#3 with its id (PyTorch: Node / grad_fn; Paddle: GradNodeBase, MulGradNode).",
     "slot": "which input (for an edge) or output (for a tensor) of a node; one slot per tensor argument "
     "(PyTorch: input_nr / output_nr; Paddle: slot).",
     "rank": "position inside a slot that holds a list of tensors (concat, stack); 0 otherwise "
@@ -568,7 +570,7 @@ GLOSSARY: dict[str, str] = {
     "(PyTorch: dependencies; Paddle: node_in_degree_map).",
     "ready queue": "nodes whose in-degree is 0, run front first; AccumulationNodes go to the front "
     "(Paddle: the deque in RunBackward; PyTorch: ReadyQueue).",
-    "AccumulationNode": "the node at a leaf: it adds the incoming gradient into .grad "
+    "AccumulateGrad": "the node at a leaf: it adds the incoming gradient into .grad "
     "(PyTorch: AccumulateGrad; Paddle: GradNodeAccumulation).",
     "TensorWrapper": "a saved tensor with a version snapshot, freed after the node runs unless retain_graph "
     "(PyTorch: SavedVariable; Paddle: TensorWrapper).",

@@ -20,7 +20,7 @@ NOTE [ What makes two events equal ]
     - node ids, tensor ids and sequence numbers (``seq_nr``) are renumbered
       by order of first appearance in the whole recording, wherever they
       occur (``node``, ``queue``, the in-degree map's keys, edges, names like
-      ``MulGradNode#7``...).
+      ``MulBackward0#7``...).
 
     So the ids are anchored by the forward pass (``node.create`` comes before
     any backward event that mentions the node): when one engine pushes the
@@ -71,7 +71,7 @@ IGNORED_FIELDS = frozenset({"seq", "ts_ns", "wall_ns", "cached", "source"})
 _NODE_FIELDS = frozenset({"node", "source", "start", "queue", "copy_of", "grad_node", "startup", "ending", "needed",
                           "from_node", "to_node"})
 #: Fields that hold tensor ids (``via``, ``aliases``: the view and the tensors sharing a counter in ``tensor.version``).
-_TENSOR_FIELDS = frozenset({"tensor", "saved", "input", "target", "via", "aliases"})
+_TENSOR_FIELDS = frozenset({"tensor", "saved", "input", "target", "via", "aliases", "base"})
 #: Kinds whose ``inputs`` are tensor ids (``general_grad.targets`` holds node ids there).
 _TENSOR_INPUTS_KINDS = frozenset({"api.call"})
 _NODE_NAME = re.compile(r"^(?P<cls>.*)#(?P<id>\d+)$")

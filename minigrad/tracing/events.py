@@ -177,7 +177,9 @@ def _event(kind: str):
 
 @_event("tensor.create")
 class TensorCreate(Event):
-    """A tensor came into existence (a leaf, an op output, a gradient)."""
+    """A tensor came into existence (a leaf, an op output, a gradient). ``base``: for a view, the
+    tensor whose storage and version counter it shares (its root base), else None; an in-place change
+    of the base makes what the view's saved copies hold stale, even after the view itself is gone."""
 
     tensor: int
     name: str
@@ -190,6 +192,7 @@ class TensorCreate(Event):
     out_slot: int
     out_rank: int
     value: Preview = None
+    base: int | None = None
 
 
 @_event("tensor.update")

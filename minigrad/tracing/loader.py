@@ -1,7 +1,7 @@
 """Loading a saved trace: ``minigrad.trace.load(path)``, the one validating reader (docs/architecture.md, Events, Validation).
 
 A trace file is JSON Lines whose first line is the schema header
-``{"schema": "minigrad.trace", "version": 1}``. Every consumer (replay, the
+``{"schema": "minigrad.trace", "version": 2}``. Every consumer (replay, the
 renderer, the TUI, ``minigrad log``/``render``/``export-chrome``) reads
 traces through this module, so whatever it returns is safe to fold and draw.
 Any problem gives one ``TraceFormatError`` naming the file, the line and the
@@ -41,6 +41,7 @@ import stat
 from typing import Any, Iterable, Iterator
 
 from .events import Event, event_from_dict
+from .node_names import renamed_v1
 from .recorder import SCHEMA, VERSION, Recorder
 from .schema import SchemaError, check_event
 
@@ -167,6 +168,10 @@ def _parse(lines: Iterable[tuple[int, str]], source: str) -> Recorder:
             raise _error(source, lineno, f"seq {ev.seq} does not increase (previous {last_seq})")
         last_seq = ev.seq
         events.append(ev)
+    if header["version"] < 2:
+        for ev in events:
+            if ev.kind == "node.create":
+                ev.name = renamed_v1(ev.op, ev.name, ev.attrs)
     rec = Recorder(events=events)
     rec.header = header
     return rec

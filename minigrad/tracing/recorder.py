@@ -3,7 +3,7 @@
 A recorder collects events while it is active, stamps each with ``seq`` and
 ``ts_ns``, and saves them as JSON Lines with a schema header::
 
-    {"schema": "minigrad.trace", "version": 1}
+    {"schema": "minigrad.trace", "version": 2}
     {"seq": 0, "ts_ns": 812, "kind": "tensor.create", ...}
 
 Example:
@@ -32,7 +32,9 @@ from .replay import replay
 __all__ = ["Recorder", "SCHEMA", "VERSION", "start_env_recording"]
 
 SCHEMA = "minigrad.trace"
-VERSION = 1
+#: 2: nodes carry PyTorch's names (``MulBackward0#3``, ``AccumulateGrad#2``); version 1 files carry
+#: Paddle's (``MulBackward0#3``) and are renamed as they load (``node_names.renamed_v1``).
+VERSION = 2
 
 _now = time.perf_counter_ns
 _MAX_SUMMARIES = 1024

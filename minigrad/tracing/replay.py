@@ -155,6 +155,7 @@ class TensorInfo:
     value: Any
     created_at: int
     version: int = 0
+    base: int | None = None  # a view's root base (``tensor.create``'s ``base``)
 
 
 @dataclass(frozen=True)
@@ -256,7 +257,7 @@ class State:
         return self.passes[-1] if self.passes else None
 
     def node_name(self, node_id: int | None) -> str:
-        """Display name of a node id (``MulGradNode#3``), tolerant of unknown ids."""
+        """Display name of a node id (``MulBackward0#3``), tolerant of unknown ids."""
         if node_id is None:
             return "-"
         info = self.nodes.get(node_id)
@@ -431,6 +432,8 @@ class _Reducer:
         self.event: Event | None = None
         self.nodes: dict[int, NodeInfo] = {}
         self.tensors: dict[int, TensorInfo] = {}
+        #: base tensor id -> the ids of its views (reducer-internal, for ``_on_tensor_version``)
+        self.views_of: dict[int, list[int]] = {}
         self.calls: list[OpCall] = []  # complete calls, frozen
         self.passes: list[BackwardPass] = []  # finished passes, frozen
         self.active: _PassBuilder | None = None
@@ -448,6 +451,7 @@ class _Reducer:
         other.event = self.event
         other.nodes = dict(self.nodes)
         other.tensors = dict(self.tensors)
+        other.views_of = {k: list(v) for k, v in self.views_of.items()}
         other.calls = list(self.calls)
         other.passes = list(self.passes)
         other.active = self.active.clone() if self.active is not None else None
@@ -508,7 +512,10 @@ class _Reducer:
             out_rank=ev.out_rank,
             value=ev.value,
             created_at=self.index,
+            base=getattr(ev, "base", None),
         )
+        if getattr(ev, "base", None) is not None:
+            self.views_of.setdefault(ev.base, []).append(ev.tensor)
         call = self.open
         if call is not None and call.launch is not None:
             call.outputs.append(ev.tensor)
@@ -626,7 +633,9 @@ class _Reducer:
         return info.version if info is not None else 0
 
     def _on_tensor_version(self, ev: Any) -> None:
-        for tid in (ev.tensor, *ev.aliases):
+        # The base, the live aliases the event names, and every view ever announced of the base: a view
+        # gone by now may still be what a node saved (``weight.t()`` saved by ``addmm``).
+        for tid in dict.fromkeys((ev.tensor, *ev.aliases, *self.views_of.get(ev.tensor, ()))):
             old = self.tensors.get(tid)
             if old is not None:
                 self.tensors[tid] = replace(old, version=ev.version)

@@ -286,12 +286,15 @@ def _version_changes(replay: Replay) -> dict[int, list[tuple[int, int]]]:
     """tensor id -> ``(event, version)`` each time replay's version of it is set (as ``replay`` folds:
     ``tensor.create`` starts at 0, ``tensor.version`` sets the base and its aliases, ``tensor.update`` one)."""
     out: dict[int, list[tuple[int, int]]] = {}
+    views_of: dict[int, list[int]] = {}  # a base's views, gone or not (``tensor.create``'s ``base``)
     for i, ev in enumerate(replay.events):
         kind = ev.kind
         if kind == "tensor.create":
             out.setdefault(ev.tensor, []).append((i, 0))
+            if getattr(ev, "base", None) is not None:
+                views_of.setdefault(ev.base, []).append(ev.tensor)
         elif kind == "tensor.version":
-            for tid in (ev.tensor, *ev.aliases):
+            for tid in dict.fromkeys((ev.tensor, *ev.aliases, *views_of.get(ev.tensor, ()))):
                 out.setdefault(tid, []).append((i, ev.version))
         elif kind == "tensor.update":
             out.setdefault(ev.tensor, []).append((i, ev.version))

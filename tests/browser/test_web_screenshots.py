@@ -55,7 +55,7 @@ def test_screenshots_of_the_demo(browser, tmp_path, out_dir):
         page.keyboard.press("t")
         page.keyboard.press("n")
         page.keyboard.press("n")
-        page.fill("#quiz-node", "MatmulGradNode")
+        page.fill("#quiz-node", "MmBackward0")
         page.keyboard.press("Enter")
         shots["web-stepper-quiz.png"] = page.screenshot()
     finally:

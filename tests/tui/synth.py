@@ -164,10 +164,10 @@ def chain(n: int) -> list[E.Event]:
     """A backward pass through ``n`` grad nodes in a chain ending in one leaf."""
     b = Builder()
     x = b.tensor("x")
-    acc = b.node("AccumulationNode", "accumulate", [], acc_tensor=x)
+    acc = b.node("AccumulateGrad", "accumulate", [], acc_tensor=x)
     prev = acc
     for i in range(n - 1):
-        prev = b.node("ExpGradNode", "exp", [prev])
+        prev = b.node("ExpBackward0", "exp", [prev])
     b.tensor("y", grad_node=prev, leaf=False)
     b.backward(prev)
     return b.events
@@ -186,18 +186,18 @@ def small() -> list[E.Event]:
     w = b.tensor("w")
     bb = b.tensor("b")
     b.op_call("multiply", [w, bb], transform=True)
-    a_w = b.node("AccumulationNode", "accumulate", [], acc_tensor=w)
-    a_b = b.node("AccumulationNode", "accumulate", [], acc_tensor=bb)
-    mul = b.node("MultiplyGradNode", "multiply", [a_w, a_b], saved=(w, bb), attrs={"axis": -1})
+    a_w = b.node("AccumulateGrad", "accumulate", [], acc_tensor=w)
+    a_b = b.node("AccumulateGrad", "accumulate", [], acc_tensor=bb)
+    mul = b.node("MultiplyBackward", "multiply", [a_w, a_b], saved=(w, bb), attrs={"axis": -1})
     m = b.tensor("m", grad_node=mul, leaf=False)
     b.op_call("tanh", [m])
-    tanh = b.node("TanhGradNode", "tanh", [mul], saved=(m,))
+    tanh = b.node("TanhBackward0", "tanh", [mul], saved=(m,))
     t = b.tensor("t", grad_node=tanh, leaf=False)
     b.op_call("add", [m, t])
-    add = b.node("AddGradNode", "add", [mul, tanh])
+    add = b.node("AddBackward0", "add", [mul, tanh])
     s = b.tensor("s", grad_node=add, leaf=False)
     b.op_call("sum", [s])
-    ssum = b.node("SumGradNode", "sum", [add])
+    ssum = b.node("SumBackward0", "sum", [add])
     b.tensor("loss", grad_node=ssum, leaf=False)
     b.backward(ssum, retain=True, hooks={tanh: t})
     # grad(loss, [w], no_grad_vars=[t]) on a copy of the graph.

@@ -151,7 +151,7 @@ async def test_builtin_demo_opens_with_the_live_engine():
     assert error is None, error
     assert [p.mode for p in session.passes] == ["backward", "grad"]
     names = {session.node_name(n) for n in session.layout(0).order}
-    assert sum(n.startswith("AccumulationNode") for n in names) == 3  # w1, b1, w2
+    assert sum(n.startswith("AccumulateGrad") for n in names) == 3  # w1, b1, w2
     app = MinigradApp(session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "n", "c", "down", "enter", "end")

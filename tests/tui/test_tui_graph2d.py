@@ -30,7 +30,7 @@ async def test_demo_diamond_reads_as_a_diamond(demo_session):
         # loss = s11 + s13: one node above two side by side, both fed from it.
         assert s11.y == s13.y > add.y and s11.x != s13.x
         lines = canvas.plain_lines()
-        assert "AddGradNode#14" in lines[add.y] and "SumGradNode#11" in lines[s11.y] and "SumGradNode#13" in lines[s13.y]
+        assert "AddBackward0#14" in lines[add.y] and "SumBackward0#11" in lines[s11.y] and "SumBackward0#13" in lines[s13.y]
         between = "".join(lines[add.y + 3 : s11.y])
         assert "▼" in between and ("╱" in between or "│" in between) and ("╲" in between or "│" in between)
 
@@ -40,11 +40,11 @@ async def test_boxes_follow_the_steps(demo_session):
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
         canvas = scr.query_one(GraphCanvas)
-        await pilot.press(*["n"] * 6)  # MulGradNode#12 runs
+        await pilot.press(*["n"] * 6)  # MulBackward0#12 runs
         lines = canvas.plain_lines()
-        row = lines[_box_row(lines, "MulGradNode#12")]
-        assert "▶ MulGradNode#12" in row  # running glyph on the current node
-        counters = lines[_box_row(lines, "AddGradNode#8") + 1]
+        row = lines[_box_row(lines, "MulBackward0#12")]
+        assert "▶ MulBackward0#12" in row  # running glyph on the current node
+        counters = lines[_box_row(lines, "AddBackward0#8") + 1]
         assert "Q1" in counters[canvas.canvas.boxes[8].x : canvas.canvas.boxes[8].x + canvas.canvas.boxes[8].width]
         acc = canvas.canvas.boxes[4]
         assert "b1" in lines[acc.y + 1][acc.x : acc.x + acc.width]  # an AccumulationNode names its leaf

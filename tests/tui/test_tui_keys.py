@@ -116,11 +116,11 @@ async def test_jump_to_node_by_name(synthetic_session):
         scr = app.main_screen
         await pilot.press("j")
         assert isinstance(app.screen, JumpScreen)
-        await pilot.press(*"tanhgrad", "enter")
+        await pilot.press(*"tanhback", "enter")
         assert app.screen is scr
-        assert scr.index == 59  # where TanhGradNode#3 runs
+        assert scr.index == 59  # where TanhBackward0#3 runs
         texts = pane_texts(scr)
-        assert texts["detail"].startswith("TanhGradNode#3")
+        assert texts["detail"].startswith("TanhBackward0#3")
         assert "◀ selected" in texts["graph"][texts["graph_cursor"]]
         # by id, and a name that matches nothing
         await pilot.press("j", "#", "2", "enter")
@@ -139,11 +139,11 @@ async def test_toggle_general_grad_marks(synthetic_session):
         await pilot.press("end")
         graph = pane_texts(scr)["graph"]
         line = {ln.split()[2]: ln for ln in graph}
-        assert "[startup]" in line["SumGradNode#11"]
-        assert "[ending]" in line["AccumulationNode#6"] and "[input]" in line["AccumulationNode#6"]
-        assert "[pruned]" in line["TanhGradNode#9"] and "[no_grad]" in line["TanhGradNode#9"]
-        assert "✂ TanhGradNode#9 (1,0)" in line["AddGradNode#10"]
-        assert "[needed]" in line["MultiplyGradNode#8"]
+        assert "[startup]" in line["SumBackward0#11"]
+        assert "[ending]" in line["AccumulateGrad#6"] and "[input]" in line["AccumulateGrad#6"]
+        assert "[pruned]" in line["TanhBackward0#9"] and "[no_grad]" in line["TanhBackward0#9"]
+        assert "✂ TanhBackward0#9 (1,0)" in line["AddBackward0#10"]
+        assert "[needed]" in line["MultiplyBackward#8"]
         await pilot.press("m")
         assert not scr.marks
         graph = pane_texts(scr)["graph"]
@@ -249,20 +249,20 @@ async def test_quiz_scores_answers(synthetic_session):
         scr = app.main_screen
         await pilot.press("t")
         assert scr.quiz_on
-        # Question 1: before SumGradNode#5 is popped.
+        # Question 1: before SumBackward0#5 is popped.
         await pilot.press("n")
         assert isinstance(app.screen, QuizScreen)
         assert scr.index == 44  # stopped just before the pop: the queue still holds the answer
-        await pilot.press(*"SumGradNode#5", "enter")  # right
-        await pilot.press(*"0", "enter")  # AddGradNode#4 -> 0: right
+        await pilot.press(*"SumBackward0#5", "enter")  # right
+        await pilot.press(*"0", "enter")  # AddBackward0#4 -> 0: right
         await pilot.press("enter")
         assert app.screen is scr and scr.index == 46
         assert (scr.score.nodes_right, scr.score.nodes_asked) == (1, 1)
         assert (scr.score.degrees_right, scr.score.degrees_asked) == (1, 1)
-        # Question 2: AddGradNode#4 runs; its next nodes end at in-degrees 1 (Multiply) and 0 (Tanh).
+        # Question 2: AddBackward0#4 runs; its next nodes end at in-degrees 1 (Multiply) and 0 (Tanh).
         await pilot.press("n")
         assert isinstance(app.screen, QuizScreen)
-        await pilot.press(*"TanhGradNode", "enter")  # wrong node
+        await pilot.press(*"TanhBackward0", "enter")  # wrong node
         feedback = str(app.screen.query_one("#quiz-feedback").render())
         assert "why: it was at the front of the ready queue, and the engine always pops the front" in feedback
         assert "was not in the ready queue: its in-degree was not 0 yet" in feedback
@@ -291,15 +291,15 @@ async def test_quiz_node_without_next_nodes_asks_only_the_node(synthetic_session
     app = MinigradApp(synthetic_session)
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
-        await pilot.press(*["n"] * 4)  # up to MultiplyGradNode#2's run, quiz off
+        await pilot.press(*["n"] * 4)  # up to MultiplyBackward#2's run, quiz off
         await pilot.press("t", "n")
         quiz = app.screen
         assert isinstance(quiz, QuizScreen)
         assert quiz.q.candidates == (1, 0)  # both AccumulationNodes were pushed to the FRONT
-        await pilot.press(*"AccumulationNode#0", "enter")  # wrong: #0 waits behind it
+        await pilot.press(*"AccumulateGrad#0", "enter")  # wrong: #0 waits behind it
         feedback = str(quiz.query_one("#quiz-feedback").render())
         assert "AccumulationNodes are pushed to the front" in feedback
-        assert "AccumulationNode#0 was at position 1 of the queue; only the front runs" in feedback
+        assert "AccumulateGrad#0 was at position 1 of the queue; only the front runs" in feedback
         await pilot.press("enter")
         assert app.screen is scr and scr.index == 72
         assert str(scr.score) == "node 0/1 · in-degree 0/0"

@@ -28,11 +28,11 @@ def test_passes_of_the_demo(demo_session: Session):
 def test_layout_orders_nodes_by_depth_from_the_start(demo_session: Session):
     lay = demo_session.layout(0)
     names = [demo_session.node_name(n) for n in lay.order]
-    assert names[0] == "AddGradNode#14"  # the start node
+    assert names[0] == "AddBackward0#14"  # the start node
     depth = {demo_session.node_name(n): lay.depth[n] for n in lay.order}
-    # the diamond: TanhGradNode#5 sits below both of its consumers (longest path)
-    assert depth["TanhGradNode#5"] == max(depth["MulGradNode#6"], depth["SigmoidGradNode#7"]) + 1
-    assert depth["AccumulationNode#2"] == 8
+    # the diamond: TanhBackward0#5 sits below both of its consumers (longest path)
+    assert depth["TanhBackward0#5"] == max(depth["MulBackward0#6"], depth["SigmoidBackward0#7"]) + 1
+    assert depth["AccumulateGrad#2"] == 8
     assert [depth[n] for n in names] == sorted(depth[n] for n in names)
     assert lay.runs[:3] == (111, 120, 143)  # where each node begins (node.begin)
     assert all(demo_session.events[r].kind == "node.begin" for r in lay.runs)
@@ -47,7 +47,7 @@ def test_layout_of_grad_pass_includes_pruned_copies(demo_session: Session):
 
 
 def test_find_node(demo_session: Session):
-    assert demo_session.find_node("tanhgradnode#5", 0) == 5
+    assert demo_session.find_node("tanhbackward0#5", 0) == 5
     assert demo_session.find_node("#12", 0) == 12
     assert demo_session.find_node("Sigmoid", 0) == 7
     assert demo_session.find_node("nothing", 0) is None
@@ -55,7 +55,7 @@ def test_find_node(demo_session: Session):
 
 
 def test_quiz_questions_are_answered_by_replayed_states(demo_session: Session):
-    q = demo_session.question(196, 0)  # MulGradNode#12: b1 * b1
+    q = demo_session.question(196, 0)  # MulBackward0#12: b1 * b1
     assert (q.node, q.ask_index) == (12, 195)
     assert q.successors == (4,)  # both edges lead to b1's AccumulationNode
     assert q.in_degree_after == (1,)  # 3 -> 2 -> 1 after its two gradients
@@ -78,12 +78,12 @@ def test_answer_matching():
 
 
 def test_answer_matching_by_name(demo_session: Session):
-    assert matches_node("MulGradNode#12", 12, demo_session)
-    assert matches_node("mulgradnode#12", 12, demo_session)
+    assert matches_node("MulBackward0#12", 12, demo_session)
+    assert matches_node("mulbackward0#12", 12, demo_session)
     assert matches_node("#12", 12, demo_session) and matches_node("12", 12, demo_session)
     assert matches_node("Mul", 12, demo_session, candidates=(12, 8))  # unique among the queue
     assert not matches_node("Grad", 12, demo_session, candidates=(12, 8))  # ambiguous
-    assert not matches_node("AddGradNode#8", 12, demo_session)
+    assert not matches_node("AddBackward0#8", 12, demo_session)
 
 
 def test_empty_trace():

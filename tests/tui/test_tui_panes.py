@@ -32,77 +32,77 @@ async def test_panes_at_the_start_of_the_pass(demo_session):
         texts = pane_texts(scr)
         assert scr.index == 108
         assert "queue.push" in texts["status"]
-        assert texts["queue"] == "front → 0:AddGradNode#14 ← back"
-        assert row(texts["graph"], "AddGradNode#14").startswith("◆ d0  AddGradNode#14")
-        assert "queue #0" in row(texts["graph"], "AddGradNode#14")
+        assert texts["queue"] == "front → 0:AddBackward0#14 ← back"
+        assert row(texts["graph"], "AddBackward0#14").startswith("◆ d0  AddBackward0#14")
+        assert "queue #0" in row(texts["graph"], "AddBackward0#14")
         # the in-degree map comes one event later (this engine pushes the start node first)
         assert all(ln.endswith(" -") or ln.endswith(" start") for ln in texts["indegree"])
         assert "[0,0] 1" in texts["buffers"]  # the seed gradient in the start node's holder
         await pilot.press("right")  # 109: backward.in_degree
         texts = pane_texts(scr)
-        assert row(texts["indegree"], "TanhGradNode#5").split()[1:] == ["3", "→", "3"]
-        assert row(texts["indegree"], "AccumulationNode#4").split()[1:] == ["3", "→", "3"]
-        assert "in 3/3" in row(texts["graph"], "TanhGradNode#5")  # h is used three times
+        assert row(texts["indegree"], "TanhBackward0#5").split()[1:] == ["3", "→", "3"]
+        assert row(texts["indegree"], "AccumulateGrad#4").split()[1:] == ["3", "→", "3"]
+        assert "in 3/3" in row(texts["graph"], "TanhBackward0#5")  # h is used three times
 
 
 async def test_panes_while_a_node_runs(demo_session):
     app = MinigradApp(demo_session)
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
-        await pilot.press(*["n"] * 6)  # MulGradNode#12 (b1 * b1) begins
+        await pilot.press(*["n"] * 6)  # MulBackward0#12 (b1 * b1) begins
         assert scr.index == RUNS[5] == 196
         t = pane_texts(scr)
         graph = t["graph"]
-        assert row(graph, "MulGradNode#12").startswith("▶")
-        assert "running" in row(graph, "MulGradNode#12")
-        assert t["graph_cursor"] == graph.index(row(graph, "MulGradNode#12"))
-        for done in ("AddGradNode#14", "SumGradNode#11", "SumGradNode#13", "MatmulGradNode#9", "AccumulationNode#10"):
+        assert row(graph, "MulBackward0#12").startswith("▶")
+        assert "running" in row(graph, "MulBackward0#12")
+        assert t["graph_cursor"] == graph.index(row(graph, "MulBackward0#12"))
+        for done in ("AddBackward0#14", "SumBackward0#11", "SumBackward0#13", "MmBackward0#9", "AccumulateGrad#10"):
             assert row(graph, done).startswith("●") and " done " in row(graph, done)
-        assert "queue #0" in row(graph, "AddGradNode#8")
-        assert row(graph, "TanhGradNode#5").startswith("○") and "pending" in row(graph, "TanhGradNode#5")
+        assert "queue #0" in row(graph, "AddBackward0#8")
+        assert row(graph, "TanhBackward0#5").startswith("○") and "pending" in row(graph, "TanhBackward0#5")
         # edges with (slot, rank), and an input that needs no gradient
-        assert "→ AccumulationNode#4 (0,0) · AccumulationNode#4 (1,0)" in row(graph, "MulGradNode#12")
-        assert "∅ (0,0)" in row(graph, "MatmulGradNode#1")
-        assert "AccumulationNode#4 (b1)" in row(graph, "AccumulationNode#4")
-        assert t["queue"].splitlines() == ["popped: MulGradNode#12", "front → 0:AddGradNode#8 ← back"]
+        assert "→ AccumulateGrad#4 (0,0) · AccumulateGrad#4 (1,0)" in row(graph, "MulBackward0#12")
+        assert "∅ (0,0)" in row(graph, "MmBackward0#1")
+        assert "AccumulateGrad#4 (b1)" in row(graph, "AccumulateGrad#4")
+        assert t["queue"].splitlines() == ["popped: MulBackward0#12", "front → 0:AddBackward0#8 ← back"]
         assert "grads in:" in t["buffers"] and "[0,0] [1, 1]" in t["buffers"]
         d = t["detail"]
-        assert d.startswith("MulGradNode#12  op mul")
+        assert d.startswith("MulBackward0#12  op mul")
         assert "saved  b1 [2] v0, b1 [2] v0" in d
-        assert "slot 0 rank 0 → AccumulationNode#4 (slot 0 rank 0)" in d
-        assert "slot 1 rank 0 → AccumulationNode#4 (slot 0 rank 0)" in d
-        assert "pass 0 of 0–1 loss.backward() (c: choose)  ·  event 196 of 0–585\nnode.begin start MulGradNode#12" in t["status"]
+        assert "slot 0 rank 0 → AccumulateGrad#4 (slot 0 rank 0)" in d
+        assert "slot 1 rank 0 → AccumulateGrad#4 (slot 0 rank 0)" in d
+        assert "pass 0 of 0–1 loss.backward() (c: choose)  ·  event 196 of 0–585\nnode.begin start MulBackward0#12" in t["status"]
         assert "why: all its gradients are in (in-degree 0): it runs its backward formula" in t["status"]
         assert "buffer taken: the node runs on grads in:" in t["buffers"]
         # its formula's events, then node.run: the formula finished
         while scr.session.events[scr.index].kind != "node.run":
             await pilot.press("right")
         t = pane_texts(scr)
-        assert scr.index == 215 and "node.run ran MulGradNode#12" in t["status"]
+        assert scr.index == 215 and "node.run ran MulBackward0#12" in t["status"]
         assert "why: its backward formula finished: each output gradient now goes along its edge" in t["status"]
         assert "buffer consumed by the run; grads in:" in t["buffers"] and "grads out:" in t["buffers"]
         assert "[1,0] [0.1, -0.1]" in t["buffers"]
         # one event on: the first of b1's two gradients reaches its AccumulationNode
         await pilot.press("right")
-        assert "just added to AccumulationNode#4[0,0]: [0.1, -0.1]" in pane_texts(scr)["buffers"]
+        assert "just added to AccumulateGrad#4[0,0]: [0.1, -0.1]" in pane_texts(scr)["buffers"]
         await pilot.press("right")
         t = pane_texts(scr)
-        assert t["indegree_title"] == "last change: AccumulationNode#4 → 2"
-        assert "◀ changed" in row(t["indegree"], "AccumulationNode#4")
-        assert row(t["indegree"], "AccumulationNode#4").split()[1:4] == ["3", "→", "2"]
+        assert t["indegree_title"] == "last change: AccumulateGrad#4 → 2"
+        assert "◀ changed" in row(t["indegree"], "AccumulateGrad#4")
+        assert row(t["indegree"], "AccumulateGrad#4").split()[1:4] == ["3", "→", "2"]
 
 
 async def test_accumulation_node_goes_to_the_front(demo_session):
     app = MinigradApp(demo_session)
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
-        await pilot.press(*["n"] * 4)  # MatmulGradNode#9 ran ...
+        await pilot.press(*["n"] * 4)  # MmBackward0#9 ran ...
         while scr.session.events[scr.index].kind != "queue.push" or scr.session.events[scr.index].node != 10:
             await pilot.press("right")
         t = pane_texts(scr)
-        assert "queue.push push AccumulationNode#10 to the front" in t["status"]
+        assert "queue.push push AccumulateGrad#10 to the front" in t["status"]
         assert "why: pushed to the front: AccumulationNodes jump the queue" in t["status"]
-        assert t["queue"].splitlines()[-1].startswith("front → 0:AccumulationNode#10  1:MulGradNode#12  2:AddGradNode#8")
+        assert t["queue"].splitlines()[-1].startswith("front → 0:AccumulateGrad#10  1:MulBackward0#12  2:AddBackward0#8")
 
 
 async def test_event_log_and_forward_tab(demo_session):
@@ -143,11 +143,11 @@ async def test_general_grad_tab_lists_the_marks(synthetic_session):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("end", "3")
         g = pane_texts(app.main_screen)["general"]
-        assert "startup           SumGradNode#11" in g
-        assert "ending            AccumulationNode#6" in g
-        assert "needed            AccumulationNode#6, MultiplyGradNode#8, AddGradNode#10, SumGradNode#11" in g
-        assert "no_grad_vars      TanhGradNode#9" in g
-        assert "pruned edges      AddGradNode#10(1,0) ✂ TanhGradNode#9" in g
+        assert "startup           SumBackward0#11" in g
+        assert "ending            AccumulateGrad#6" in g
+        assert "needed            AccumulateGrad#6, MultiplyBackward#8, AddBackward0#10, SumBackward0#11" in g
+        assert "no_grad_vars      TanhBackward0#9" in g
+        assert "pruned edges      AddBackward0#10(1,0) ✂ TanhBackward0#9" in g
         assert "results           w = [3, 3]" in g
 
 
@@ -200,18 +200,18 @@ async def test_demo_grad_pass_shows_general_grad_marks(demo_session):
         assert scr.pass_no == 1
         t = pane_texts(scr)
         graph = t["graph"]
-        assert "[startup]" in row(graph, "AddGradNode#15")
-        assert "[ending]" in row(graph, "AccumulationNode#28") and "[input]" in row(graph, "AccumulationNode#28")
-        assert "AccumulationNode#28 (w1)" in row(graph, "AccumulationNode#28")
-        assert "[no_grad]" in row(graph, "SigmoidGradNode#24")
-        assert "✂ SigmoidGradNode#24 (1,0)" in row(graph, "AddGradNode#20")
+        assert "[startup]" in row(graph, "AddBackward0#15")
+        assert "[ending]" in row(graph, "AccumulateGrad#28") and "[input]" in row(graph, "AccumulateGrad#28")
+        assert "AccumulateGrad#28 (w1)" in row(graph, "AccumulateGrad#28")
+        assert "[no_grad]" in row(graph, "SigmoidBackward0#24")
+        assert "✂ SigmoidBackward0#24 (1,0)" in row(graph, "AddBackward0#20")
         # b1's branch is not needed for w1: pruned, and never run
-        assert "[pruned]" in row(graph, "MulGradNode#19") and "pending" in row(graph, "MulGradNode#19")
+        assert "[pruned]" in row(graph, "MulBackward0#19") and "pending" in row(graph, "MulBackward0#19")
         # the cut-off node sits below the node whose edge was cut
-        assert graph.index(row(graph, "SigmoidGradNode#24")) > graph.index(row(graph, "AddGradNode#20"))
+        assert graph.index(row(graph, "SigmoidBackward0#24")) > graph.index(row(graph, "AddBackward0#20"))
         assert "results           w1 = [[-0.6397, 0.7425]" in t["general"]
-        await pilot.press("j", *"AddGradNode#20", "enter")
-        assert "copy of AddGradNode#8" in pane_texts(scr)["detail"]
+        await pilot.press("j", *"AddBackward0#20", "enter")
+        assert "copy of AddBackward0#8" in pane_texts(scr)["detail"]
 
 
 async def test_hooks_and_released_wrappers_from_a_script():
@@ -226,7 +226,7 @@ async def test_hooks_and_released_wrappers_from_a_script():
     assert error is None
     final = session.replay.final
     y_node = next(t.grad_node for t in final.tensors.values() if t.name == "y")
-    y_name = session.node_name(y_node)  # MulGradNode#<n>: the backward of x * 2
+    y_name = session.node_name(y_node)  # MulBackward0#<n>: the backward of x * 2
     lay = session.layout(0)
     first_mul = session.node_name(next(n for n in lay.order if lay.nodes[n].op == "mul"))  # (y * y)'s node
     acc_name = session.node_name(next(n for n in lay.order if lay.nodes[n].is_accumulation))
@@ -242,7 +242,7 @@ async def test_hooks_and_released_wrappers_from_a_script():
         assert "hooks  tensor on y @ event" in t["detail"] and "retain_grad on y" in t["detail"]
         await pilot.press("end")
         t = pane_texts(scr)
-        grad_nodes = [ln for ln in t["graph"] if "AccumulationNode" not in ln.split()[2]]
+        grad_nodes = [ln for ln in t["graph"] if "AccumulateGrad" not in ln.split()[2]]
         assert len(grad_nodes) == 3 and all(ln.startswith("✓") and " released " in ln for ln in grad_nodes)
         assert row(t["graph"], acc_name).startswith("● ")  # ran; it saved nothing to release
         await pilot.press("j", *first_mul, "enter")  # lands on its node.begin
@@ -259,11 +259,11 @@ async def test_each_pass_opens_on_its_start_node(demo_session):
     app = MinigradApp(demo_session)
     async with app.run_test(size=SIZE) as pilot:
         scr = app.main_screen
-        assert pane_texts(scr)["detail"].startswith("AddGradNode#14")
+        assert pane_texts(scr)["detail"].startswith("AddBackward0#14")
         await pilot.press("c", "down", "enter")
         assert scr.pass_no == 1 and scr.index == demo_session.passes[1].begin
         d = pane_texts(scr)["detail"]
-        assert d.startswith("AddGradNode#15  the start node, GeneralGrad's copy of AddGradNode#14: created at event")
+        assert d.startswith("AddBackward0#15  the start node, GeneralGrad's copy of AddBackward0#14: created at event")
         assert "(no node selected" not in d
 
 

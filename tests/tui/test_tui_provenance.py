@@ -17,7 +17,7 @@ async def test_tui_node_detail_names_the_origin():
     app = MinigradApp(Session(tr.events, title="model"))
     async with app.run_test(size=(160, 48)) as pilot:
         scr = app.main_screen
-        scr.jump_to("ReluGradNode")
+        scr.jump_to("ReluBackward0")
         await pilot.pause()
         detail = scr.query_one("#detail").plain
         assert f"made at test_tui_provenance.py:{line}  in module Sequential.1 (ReLU)" in detail

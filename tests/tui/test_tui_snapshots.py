@@ -22,7 +22,7 @@ def test_snapshot_pass_begins(snap_compare):
 
 
 def test_snapshot_mul_node_runs(snap_compare):
-    """The sixth node run: MulGradNode#12 (b1 * b1) has begun (node.begin) and its formula starts."""
+    """The sixth node run: MulBackward0#12 (b1 * b1) has begun (node.begin) and its formula starts."""
     assert snap_compare(demo_app(), press=["n"] * 6 + ["right"], terminal_size=SIZE)
 
 

@@ -2,9 +2,9 @@
 
 ``simple_backward()``: ``l = (x * w + x).sum()`` and ``l.backward()``.
 
-    node 4 SumGradNode   -> 3 (s0 r0)
-    node 3 AddGradNode   -> 2 (s0 r0), 0 (s1 r0)
-    node 2 MulGradNode   -> 0 (s0 r0), 1 (s1 r0)
+    node 4 SumBackward0   -> 3 (s0 r0)
+    node 3 AddBackward0   -> 2 (s0 r0), 0 (s1 r0)
+    node 2 MulBackward0   -> 0 (s0 r0), 1 (s1 r0)
     node 0 AccumulationNode (x), node 1 AccumulationNode (w)
 
 ``grad_with_pruning()``: ``mg.grad(l, [x], no_grad_vars=[w])`` on
@@ -58,13 +58,13 @@ def simple_backward(retain_graph: bool = False) -> list:
         _tensor(2, "w", (2,), True, True, value=[3.0, 4.0]),
     ]
     evs += _call("mul", [1, 2], _tensor(3, "m", (2,), True, False, node=2), "mul_cpu",
-                 node=_node(0, "AccumulationNode#0", "accumulate", 0, 0, [], acc=True, tensor=1))
-    evs.insert(len(evs) - 1, _node(1, "AccumulationNode#1", "accumulate", 0, 0, [], acc=True, tensor=2))
-    evs.insert(len(evs) - 1, _node(2, "MulGradNode#2", "mul", 1, 1, [(0, 0, 0), (1, 0, 1)]))
+                 node=_node(0, "AccumulateGrad#0", "accumulate", 0, 0, [], acc=True, tensor=1))
+    evs.insert(len(evs) - 1, _node(1, "AccumulateGrad#1", "accumulate", 0, 0, [], acc=True, tensor=2))
+    evs.insert(len(evs) - 1, _node(2, "MulBackward0#2", "mul", 1, 1, [(0, 0, 0), (1, 0, 1)]))
     evs += _call("add", [3, 1], _tensor(4, "s", (2,), True, False, node=3), "add_cpu",
-                 node=_node(3, "AddGradNode#3", "add", 2, 2, [(0, 0, 2), (1, 0, 0)]))
+                 node=_node(3, "AddBackward0#3", "add", 2, 2, [(0, 0, 2), (1, 0, 0)]))
     evs += _call("sum", [4], _tensor(5, "l", (), True, False, node=4), "sum_cpu",
-                 node=_node(4, "SumGradNode#4", "sum", 3, 3, [(0, 0, 3)]), shape=())
+                 node=_node(4, "SumBackward0#4", "sum", 3, 3, [(0, 0, 3)]), shape=())
     P = E.QueuePush
     evs += [
         E.BackwardBegin(mode="backward", start=[4], retain_graph=retain_graph, create_graph=False),
@@ -125,25 +125,25 @@ def grad_with_pruning() -> list:
         _tensor(1, "x", (2,), True, True, value=[1.0, 2.0]),
         _tensor(2, "w", (2,), True, True, value=[3.0, 4.0]),
         _tensor(3, "b", (2,), True, True, value=[0.5, 0.5]),
-        _node(10, "AccumulationNode#10", "accumulate", 0, 0, [], acc=True, tensor=1),
-        _node(11, "AccumulationNode#11", "accumulate", 0, 0, [], acc=True, tensor=2),
-        _node(12, "AccumulationNode#12", "accumulate", 0, 0, [], acc=True, tensor=3),
-        _node(13, "MulGradNode#13", "mul", 1, 1, [(0, 0, 10), (1, 0, 11)]),
+        _node(10, "AccumulateGrad#10", "accumulate", 0, 0, [], acc=True, tensor=1),
+        _node(11, "AccumulateGrad#11", "accumulate", 0, 0, [], acc=True, tensor=2),
+        _node(12, "AccumulateGrad#12", "accumulate", 0, 0, [], acc=True, tensor=3),
+        _node(13, "MulBackward0#13", "mul", 1, 1, [(0, 0, 10), (1, 0, 11)]),
         _tensor(4, "m", (2,), True, False, node=13),
-        _node(14, "AddGradNode#14", "add", 2, 2, [(0, 0, 13), (1, 0, 12)]),
+        _node(14, "AddBackward0#14", "add", 2, 2, [(0, 0, 13), (1, 0, 12)]),
         _tensor(5, "s", (2,), True, False, node=14),
-        _node(15, "SumGradNode#15", "sum", 3, 3, [(0, 0, 14)]),
+        _node(15, "SumBackward0#15", "sum", 3, 3, [(0, 0, 14)]),
         _tensor(6, "l", (), True, False, node=15),
         E.BackwardBegin(mode="grad", start=[25], retain_graph=False, create_graph=False),
     ]
     mapping = {10: 20, 11: 21, 12: 22, 13: 23, 14: 24, 15: 25}
     evs += [
-        _node(20, "AccumulationNode#20", "accumulate", 0, 0, [], acc=True, tensor=1, copy_of=10),
-        _node(21, "AccumulationNode#21", "accumulate", 0, 0, [], acc=True, tensor=2, copy_of=11),
-        _node(22, "AccumulationNode#22", "accumulate", 0, 0, [], acc=True, tensor=3, copy_of=12),
-        _node(23, "MulGradNode#23", "mul", 1, 1, [(0, 0, 20), (1, 0, 21)], copy_of=13),
-        _node(24, "AddGradNode#24", "add", 2, 2, [(0, 0, 23), (1, 0, 22)], copy_of=14),
-        _node(25, "SumGradNode#25", "sum", 3, 3, [(0, 0, 24)], copy_of=15),
+        _node(20, "AccumulateGrad#20", "accumulate", 0, 0, [], acc=True, tensor=1, copy_of=10),
+        _node(21, "AccumulateGrad#21", "accumulate", 0, 0, [], acc=True, tensor=2, copy_of=11),
+        _node(22, "AccumulateGrad#22", "accumulate", 0, 0, [], acc=True, tensor=3, copy_of=12),
+        _node(23, "MulBackward0#23", "mul", 1, 1, [(0, 0, 20), (1, 0, 21)], copy_of=13),
+        _node(24, "AddBackward0#24", "add", 2, 2, [(0, 0, 23), (1, 0, 22)], copy_of=14),
+        _node(25, "SumBackward0#25", "sum", 3, 3, [(0, 0, 24)], copy_of=15),
         E.GeneralGradCopy(mapping=mapping),
         E.GeneralGradTargets(inputs=[20], no_grad=[21]),
         E.GeneralGradUpdate(startup=[25], ending=[20], needed=[25, 24, 23, 20]),
@@ -183,7 +183,7 @@ def long_chain(n: int = 400, width: int = 3) -> list:
     tails = []
     for w in range(width):
         evs.append(_tensor(w, f"x{w}", (4,), True, True))
-        evs.append(_node(nid, f"AccumulationNode#{nid}", "accumulate", 0, 0, [], acc=True, tensor=w))
+        evs.append(_node(nid, f"AccumulateGrad#{nid}", "accumulate", 0, 0, [], acc=True, tensor=w))
         prev = nid
         nid += 1
         for k in range(n // width):
@@ -193,7 +193,7 @@ def long_chain(n: int = 400, width: int = 3) -> list:
             nid += 1
         tails.append(prev)
     root = nid
-    evs.append(_node(root, f"StackGradNode#{root}", "stack", n, root, [(i, 0, t) for i, t in enumerate(tails)]))
+    evs.append(_node(root, f"StackBackward0#{root}", "stack", n, root, [(i, 0, t) for i, t in enumerate(tails)]))
     in_deg = {root: 0}
     for ev in evs:
         if ev.kind == "node.create":
@@ -208,7 +208,7 @@ def long_chain(n: int = 400, width: int = 3) -> list:
 
 
 def mlp_like(layers: int = 100) -> list:
-    """A deep MLP's graph: per layer AddGradNode(bias) -> MatmulGradNode(weight) -> ReluGradNode.
+    """A deep MLP's graph: per layer AddBackward0(bias) -> MmBackward0(weight) -> ReluBackward0.
 
     Every Add and Matmul node also feeds an AccumulationNode (bias, weight),
     so the trunk is not a plain chain. Ends with the in-degree map and the
@@ -221,21 +221,21 @@ def mlp_like(layers: int = 100) -> list:
         wb = []
         for pname in ("W", "b"):
             evs.append(_tensor(tid, f"{pname}{layer}", (4, 4), True, True))
-            evs.append(_node(nid, f"AccumulationNode#{nid}", "accumulate", 0, 0, [], acc=True, tensor=tid))
+            evs.append(_node(nid, f"AccumulateGrad#{nid}", "accumulate", 0, 0, [], acc=True, tensor=tid))
             wb.append(nid)
             nid += 1
             tid += 1
         mm = nid
-        evs.append(_node(mm, f"MatmulGradNode#{mm}", "matmul", 3 * layer + 1, mm,
+        evs.append(_node(mm, f"MmBackward0#{mm}", "matmul", 3 * layer + 1, mm,
                          ([(0, 0, nxt)] if nxt is not None else []) + [(1, 0, wb[0])]))
         add = nid + 1
-        evs.append(_node(add, f"AddGradNode#{add}", "add", 3 * layer + 2, add, [(0, 0, mm), (1, 0, wb[1])]))
+        evs.append(_node(add, f"AddBackward0#{add}", "add", 3 * layer + 2, add, [(0, 0, mm), (1, 0, wb[1])]))
         relu = nid + 2
-        evs.append(_node(relu, f"ReluGradNode#{relu}", "relu", 3 * layer + 3, relu, [(0, 0, add)]))
+        evs.append(_node(relu, f"ReluBackward0#{relu}", "relu", 3 * layer + 3, relu, [(0, 0, add)]))
         nid += 3
         nxt = relu
     root = nid
-    evs.append(_node(root, f"MeanGradNode#{root}", "mean", 3 * layers + 1, root, [(0, 0, nxt)]))
+    evs.append(_node(root, f"MeanBackward0#{root}", "mean", 3 * layers + 1, root, [(0, 0, nxt)]))
     in_deg = {root: 0}
     for ev in evs:
         if ev.kind == "node.create":

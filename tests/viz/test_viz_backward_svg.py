@@ -26,7 +26,7 @@ def badge_fill(node, text):
 
 
 def test_mid_pass_statuses_badges_and_queue(simple_events):
-    # Right after AddGradNode#3 sent its slot-1 gradient to x's AccumulationNode.
+    # Right after AddBackward0#3 sent its slot-1 gradient to x's AccumulationNode.
     step = H.index_of(simple_events, "in_degree.update", node=0, in_degree=1)
     nodes, edges = parse_svg(viz.render(simple_events, step=step).svg())
 
@@ -36,15 +36,15 @@ def test_mid_pass_statuses_badges_and_queue(simple_events):
     assert nodes["n2"].fill == STATUS_FILL["queued"]
     assert "Q1" in nodes["n2"].texts and "in 0" in nodes["n2"].texts
     assert "buffer[0,0] = [1, 1]" in nodes["n2"].texts
-    # x's AccumulationNode: still waiting for MulGradNode, its count just dropped to 1.
+    # x's AccumulationNode: still waiting for MulBackward0, its count just dropped to 1.
     acc = nodes["n0"]
     assert acc.fill == STATUS_FILL["pending"] and "accumulation" in acc.classes
     assert "in 1" in acc.texts and BADGE["changed"] in badge_fill(acc, "in 1")
     assert "buffer[0,0] = [1, 1]" in acc.texts
     assert nodes["n1"].fill == STATUS_FILL["pending"] and "in 1" in nodes["n1"].texts
     assert BADGE["changed"] not in badge_fill(nodes["n1"], "in 1")
-    # The ready queue strip lists MulGradNode#2 at the front.
-    assert "Q1 MulGradNode#2" in nodes["queue"].texts
+    # The ready queue strip lists MulBackward0#2 at the front.
+    assert "Q1 MulBackward0#2" in nodes["queue"].texts
 
 
 def test_edges_carry_slot_and_rank_labels(simple_events):
@@ -69,7 +69,7 @@ def test_accumulation_nodes_go_to_the_front(simple_events):
     assert "Q1" in nodes["n1"].texts and "Q2" in nodes["n0"].texts
     assert nodes["n0"].fill == nodes["n1"].fill == STATUS_FILL["queued"]
     texts = [t for t in nodes["queue"].texts if t.startswith("Q")]
-    assert texts == ["Q1 AccumulationNode#1", "Q2 AccumulationNode#0"]
+    assert texts == ["Q1 AccumulateGrad#1", "Q2 AccumulateGrad#0"]
 
 
 def test_final_state_shows_grads_and_released_nodes(simple_events):
@@ -126,7 +126,7 @@ def test_grad_trace_marks_startup_ending_pruned_and_cut_edges(grad_events):
     nodes, edges = parse_svg(viz.render(grad_events, step=step).svg())
     # Only GeneralGrad's copies are drawn.
     assert {k for k in nodes if k.startswith("n")} == {"n20", "n21", "n22", "n23", "n24", "n25"}
-    assert "copy of MulGradNode#13" in nodes["n23"].texts
+    assert "copy of MulBackward0#13" in nodes["n23"].texts
     startup = nodes["n25"]
     assert "startup" in startup.classes and startup.stroke == MARK_COLOUR["startup"]
     ending = nodes["n20"]

@@ -68,12 +68,12 @@ def test_render_flipbook(tmp_path):
 def test_log_filters_by_kind(capsys):
     assert main(["log", SIMPLE, "--kind", "queue.*", "--width", "200"]) == 0
     out = capsys.readouterr().out
-    assert "push AccumulationNode#1 to the front" in out
-    assert "pop MulGradNode#2" in out
+    assert "push AccumulateGrad#1 to the front" in out
+    assert "pop MulBackward0#2" in out
     assert "node.run" not in out and "buffer.add" not in out
     assert main(["log", SIMPLE, "--kind", "node.run", "--limit", "2", "--width", "200"]) == 0
     out = capsys.readouterr().out
-    assert "ran SumGradNode#4" in out and "ran AddGradNode#3" in out and "ran MulGradNode#2" not in out
+    assert "ran SumBackward0#4" in out and "ran AddBackward0#3" in out and "ran MulBackward0#2" not in out
 
 
 def test_log_numbers_op_calls_like_the_kernel_view(capsys, tmp_path):
@@ -89,7 +89,7 @@ def test_export_chrome(tmp_path):
     assert main(["export-chrome", SIMPLE, "-o", str(out)]) == 0
     doc = json.loads(out.read_text())
     names = [e["name"] for e in doc["traceEvents"] if e["ph"] == "X"]
-    assert "mul_cpu" in names and "SumGradNode#4" in names and "backward()" in names
+    assert "mul_cpu" in names and "SumBackward0#4" in names and "backward()" in names
 
 
 BAD_FILES = {

@@ -63,13 +63,13 @@ def test_real_final_state_and_gradients():
     nodes, edges = parse_svg(viz.render(tr).svg())
     grad_nodes = {k: v for k, v in nodes.items() if k.startswith("n")}
     kinds = sorted(v.texts[0].split("#")[0] for v in grad_nodes.values())
-    assert kinds == ["AccumulationNode", "MulGradNode", "SumGradNode"]
+    assert kinds == ["AccumulateGrad", "MulBackward0", "SumBackward0"]
     acc = next(v for v in grad_nodes.values() if "accumulation" in v.classes)
     assert acc.fill == STATUS_FILL["done"] and ".grad = [2, 4]" in acc.texts
     assert "leaf x: 2 float32" in acc.texts
     others = [v for v in grad_nodes.values() if "accumulation" not in v.classes]
     assert {v.fill for v in others} == {STATUS_FILL["released"]}
-    # x*x: both edges of MulGradNode lead to x's AccumulationNode, slots 0 and 1.
+    # x*x: both edges of MulBackward0 lead to x's AccumulationNode, slots 0 and 1.
     labels = sorted(e.texts[0] for e in edges.values())
     assert labels == ["s0 r0", "s0 r0", "s1 r0"]
 
@@ -128,7 +128,7 @@ def test_render_a_tensor_without_a_recording():
     r = viz.render(y)
     nodes, edges = parse_svg(r.svg())
     titles = sorted(v.texts[0].split("#")[0] for k, v in nodes.items() if k.startswith("n"))
-    assert titles == ["AccumulationNode", "AddGradNode", "MulGradNode", "SumGradNode"]
+    assert titles == ["AccumulateGrad", "AddBackward0", "MulBackward0", "SumBackward0"]
     assert all(v.fill == STATUS_FILL["idle"] for k, v in nodes.items() if k.startswith("n"))
     assert len(edges) == 5  # sum->add, add->mul, add->acc, mul->acc twice (x*x)
     with pytest.raises(LookupError, match="needs a recording"):
@@ -143,7 +143,7 @@ def test_render_a_tensor_from_its_trace_shows_only_its_graph():
         y = (a * a).sum()
     r = viz.render(y, trace=tr)
     names = sorted(n.title.split("#")[0] for n in r.graph.nodes)
-    assert names == ["AccumulationNode", "MulGradNode", "SumGradNode"]
+    assert names == ["AccumulateGrad", "MulBackward0", "SumBackward0"]
     assert other.grad_fn.id not in {int(n.key[1:]) for n in r.graph.nodes}
 
 
@@ -182,7 +182,7 @@ def test_render_a_tensor_built_before_the_active_recording():
     y = (x * 2).sum()
     with mg.trace():
         r = viz.render(y)
-    assert sorted(n.title.split("#")[0] for n in r.graph.nodes) == ["AccumulationNode", "MulGradNode", "SumGradNode"]
+    assert sorted(n.title.split("#")[0] for n in r.graph.nodes) == ["AccumulateGrad", "MulBackward0", "SumBackward0"]
     with mg.trace() as tr:
         pass
     with pytest.raises(LookupError, match="does not appear in the trace"):
@@ -205,4 +205,4 @@ def test_grad_flipbook_draws_copies_before_they_exist_and_keeps_the_layout():
     last, last_edges = parse_svg(book.frames[-1].svg)
     assert not any("future" in v.classes for v in last.values())
     assert sum("pruned" in e.classes for e in last_edges.values()) == 2
-    assert any("GeneralGrad targets AccumulationNode#" in f.caption for f in book.frames)
+    assert any("GeneralGrad targets AccumulateGrad#" in f.caption for f in book.frames)

@@ -31,7 +31,7 @@ def test_forward_graph_tensors_ops_and_kernels(simple_events):
     for t in ("t1", "t2"):
         assert nodes[t].fill == FORWARD_FILL["leaf_grad"] and "leaf" in nodes[t].classes
         assert "leaf, requires_grad" in nodes[t].texts
-    assert nodes["t3"].fill == FORWARD_FILL["tensor"] and "grad_fn MulGradNode#2" in nodes["t3"].texts
+    assert nodes["t3"].fill == FORWARD_FILL["tensor"] and "grad_fn MulBackward0#2" in nodes["t3"].texts
     assert "2 float32" in nodes["t3"].texts and "scalar float32" in nodes["t5"].texts
     ops = {k: v for k, v in nodes.items() if k.startswith("c")}
     assert sorted(n.texts[0] for n in ops.values()) == ["add", "mul", "sum"]
@@ -156,7 +156,7 @@ def test_flipbook_frames_follow_the_pass_and_keep_the_layout(simple_events):
     run_mul = H.index_of(simple_events, "node.run", node=2)
     nodes, _ = parse_svg(by_step[run_mul].svg)
     assert "running" in nodes["n2"].classes
-    assert "ran MulGradNode#2" in by_step[run_mul].caption
+    assert "ran MulBackward0#2" in by_step[run_mul].caption
     # Every node sits at the same place in every frame.
     first, _ = parse_svg(book.frames[0].svg)
     for f in book.frames[1:]:
@@ -197,8 +197,8 @@ def test_chrome_trace_has_kernel_and_node_slices(simple_events, tmp_path):
     assert [k["name"] for k in kernels] == ["mul_cpu", "add_cpu", "sum_cpu"]
     assert all(k["dur"] == 0.4 for k in kernels)  # wall_ns=400
     nodes = [e for e in slices if e["cat"] == "node"]
-    assert [n["name"] for n in nodes] == ["SumGradNode#4", "AddGradNode#3", "MulGradNode#2",
-                                          "AccumulationNode#1", "AccumulationNode#0"]
+    assert [n["name"] for n in nodes] == ["SumBackward0#4", "AddBackward0#3", "MulBackward0#2",
+                                          "AccumulateGrad#1", "AccumulateGrad#0"]
     (bw,) = [e for e in slices if e["cat"] == "backward"]
     for n in nodes:  # node runs nest inside the backward slice
         assert bw["ts"] <= n["ts"] and n["ts"] + n["dur"] <= bw["ts"] + bw["dur"] + 1e-9
@@ -242,8 +242,8 @@ def test_deep_mlp_folds_layers_with_their_parameters():
     assert len(replay(evs).final.nodes) == 501
     assert len(nodes) < 20, sorted(nodes)
     (chain,) = [n for n in nodes.values() if "chain" in n.classes]
-    assert "199× AccumulationNode (parameters)" in chain.texts and "100× AddGradNode" in chain.texts
-    assert chain.texts[0].startswith("… 498 nodes (ReluGradNode#499")
+    assert "199× AccumulateGrad (parameters)" in chain.texts and "100× AddBackward0" in chain.texts
+    assert chain.texts[0].startswith("… 498 nodes (ReluBackward0#499")
     # The queued root stays visible, with its badge.
     root = nodes["n500"]
     assert "queued" in root.classes and "Q1" in root.texts
@@ -355,18 +355,18 @@ def test_kernel_view_of_a_cached_selection_names_the_first_search():
     assert titles.index("cached selection") < titles.index(sel.title)
 
 
-def test_a_linear_matmul_box_says_transpose_y():
-    """``64x10 @ 32x10`` is ``x @ weight.T``: both views say ``transpose_y`` on the matmul's box."""
+def test_a_linear_is_pytorchs_addmm_of_the_weights_transpose():
+    """``nn.Linear`` on rows is ``addmm(bias, x, weight.t())``, as PyTorch's: both views show the
+    ``t`` and the ``addmm``, and the backward graph names them as ``print(loss.grad_fn)`` would."""
     import minigrad as mg
 
     with mg.trace() as tr:
         lin = mg.nn.Linear(10, 32)
         lin(mg.ones(64, 10)).sum().backward()
     fwd = viz.render(tr, kind="forward").graph
-    (mm,) = [n for n in fwd.nodes if n.title == "matmul"]
-    assert "transpose_y" in mm.rows
+    assert {"addmm", "t"} <= {n.title for n in fwd.nodes}
     bwd = viz.render(tr, kind="backward").graph
-    (node,) = [n for n in bwd.nodes if n.title.startswith("MatmulGradNode")]
-    assert "transpose_y" in node.rows
-    (s,) = [n for n in bwd.nodes if n.title.startswith("SumGradNode")]
+    titles = [n.title for n in bwd.nodes]
+    assert any(t.startswith("AddmmBackward0") for t in titles) and any(t.startswith("TBackward0") for t in titles)
+    (s,) = [n for n in bwd.nodes if n.title.startswith("SumBackward0")]
     assert not any("keepdim" in r or "dim=" in r for r in s.rows)  # unset values and flags that are off: left out

@@ -2,7 +2,7 @@
 
 Each box reads::
 
-    ┌▶ MulGradNode#6 ───┐
+    ┌▶ MulBackward0#6 ───┐
     │in 0/2 Q1 startup  │
     └───────────────────┘
 

@@ -2,7 +2,7 @@
 
 Each row reads::
 
-    ▶  d2  MultiplyGradNode#2   running   in 0/2   → AccumulationNode#0 (0,0) · AccumulationNode#1 (1,0)
+    ▶  d2  MultiplyBackward#2   running   in 0/2   → AccumulateGrad#0 (0,0) · AccumulateGrad#1 (1,0)
 
 status glyph, depth from the start node, name (indented by depth), status,
 in-degree now/initial, and the output edges with their (slot, rank). With the

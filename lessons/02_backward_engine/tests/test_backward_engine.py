@@ -22,7 +22,7 @@ BACKWARD_KINDS = {
 
 
 def diamond():
-    """loss = sum(exp(x*w) + sin(x*w)): MulGradNode receives two gradients."""
+    """loss = sum(exp(x*w) + sin(x*w)): MulBackward0 receives two gradients."""
     x = mg.tensor([0.5, -1.0, 2.0], requires_grad=True)
     w = mg.tensor([1.5, 0.25, -0.5], requires_grad=True)
     y = x * w

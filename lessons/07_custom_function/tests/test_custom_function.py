@@ -68,12 +68,12 @@ def test_the_function_is_one_node_that_saved_x(student):
     leaf = next(e.tensor for e in tr.events if e.kind == "tensor.create" and e.is_leaf and e.requires_grad)
     created = [e for e in tr.events if e.kind == "node.create"]
     names = [e.name.split("#")[0] for e in created]
-    assert names.count("StableSoftplusGradNode") == 1, f"nodes created: {names}"
-    node = next(e for e in created if e.name.startswith("StableSoftplusGradNode"))
-    assert [n for n in names if n not in ("StableSoftplusGradNode", "AccumulationNode")] == [], (
+    assert names.count("StableSoftplusBackward") == 1, f"nodes created: {names}"
+    node = next(e for e in created if e.name.startswith("StableSoftplusBackward"))
+    assert [n for n in names if n not in ("StableSoftplusBackward", "AccumulateGrad")] == [], (
         "forward runs with recording off: the ops inside it make no nodes of their own")
     assert node.saved == [leaf], "save x with ctx.save_for_backward(x)"
-    assert y.grad_fn is not None and y.grad_fn.name() == "StableSoftplusGradNode"
+    assert y.grad_fn is not None and y.grad_fn.name() == "StableSoftplusBackward"
 
 
 # -- Task 7.2: the backward and the double backward ------------------------------------------------
@@ -128,7 +128,7 @@ def test_double_backward_records_the_backward_ops_as_nodes(student):
     assert inside, "create_graph=True: the ops of your backward must create grad nodes during the pass"
     ran = [e for e in tr.events[begin:end] if e.kind == "node.run"]
     names = {e.node: e.name for e in tr.events if e.kind == "node.create"}
-    assert any(names[e.node].startswith(f"{fn.__name__}GradNode") for e in ran), "your node runs in the pass"
+    assert any(names[e.node].startswith(f"{fn.__name__}Backward") for e in ran), "your node runs in the pass"
 
 
 # -- Task 7.3: the straight-through estimator ------------------------------------------------------
@@ -150,7 +150,7 @@ def test_sign_ste_node_in_the_events(student):
     with mg.trace(values=True) as tr:
         (student.custom_function.sign_ste(x) * 3.0).sum().backward()
     created = {e.node: e for e in tr.events if e.kind == "node.create"}
-    (ste,) = [e for e in created.values() if e.name.startswith("SignSTEGradNode")]
+    (ste,) = [e for e in created.values() if e.name.startswith("SignSTEBackward")]
     assert len(ste.saved) == 1, "save x for the backward"
     (run,) = [e for e in tr.events if e.kind == "node.run" and e.node == ste.node]
     assert run.grads_out == [[[3.0, 0.0]]], "the gradient passes where |x| <= 1 and is 0 elsewhere"

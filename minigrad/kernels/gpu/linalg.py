@@ -48,6 +48,17 @@ def matmul_cublas(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool =
     return cupy.asarray(cupy.matmul(x, y))
 
 
+@register_kernel("addmm", Backend.GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/cublas_addmm")
+def addmm_cublas(input: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    """``beta * input + alpha * (mat1 @ mat2)``: cuBLAS GEMM, then the scaled sum (scalars by value)."""
+    product = cupy.matmul(mat1, mat2)
+    if alpha != 1:
+        product = product * product.dtype.type(alpha)
+    if beta == 0:
+        return cupy.asarray(product)
+    return cupy.asarray(product + (input if beta == 1 else input * input.dtype.type(beta)))
+
+
 def _batched(a: Any, batch: tuple[int, ...]) -> tuple[Any, int]:
     """``a`` as a contiguous (B, r, c) block and its batch stride (0 when a has no batch)."""
     r, c = a.shape[-2:]

@@ -78,6 +78,28 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
     return reduce_rows(op, nll.reshape(1, n), 1, n, scale=1.0 / n).reshape(())
 
 
+@register_kernel("nll_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_nll_loss")
+def nll_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+    n = input.shape[0]
+    nll = -input[cupy.arange(n), target]
+    if reduction == "none":
+        return cupy.ascontiguousarray(nll)
+    if n == 0:
+        return cupy.asarray(0.0 if reduction == "sum" else np.nan, dtype=input.dtype)
+    total = nll.sum()
+    return total if reduction == "sum" else total / input.dtype.type(n)
+
+
+@register_kernel("nll_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_nll_loss_backward")
+def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = "mean") -> Any:
+    n = shape[0]
+    out = cupy.zeros(shape, dtype=grad.dtype)
+    if n:
+        scaled = grad / grad.dtype.type(n) if reduction == "mean" else grad
+        out[cupy.arange(n), target] = -scaled
+    return out
+
+
 @register_kernel("layer_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm")
 def layer_norm(x: Any, weight: Any, bias: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
     return layer_norm_arrays(cupy, x, weight, bias, normalized_ndim, eps)

@@ -37,6 +37,11 @@ def transpose(x: Any, dim0: int, dim1: int) -> Any:
     return cupy.swapaxes(x, dim0, dim1)
 
 
+@register_kernel("t", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_t")
+def t(x: Any) -> Any:
+    return x.T  # a view, also of a 0-d or 1-d array
+
+
 @register_kernel("permute", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_permute")
 def permute(x: Any, dims: Any) -> Any:
     return cupy.transpose(x, dims)

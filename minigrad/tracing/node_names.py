@@ -1,0 +1,174 @@
+"""PyTorch's names for the grad nodes: ``MulBackward0``, ``SumBackward1``, ``SelectBackward0``.
+
+A student who prints ``y.grad_fn`` and then opens a viewer sees one name: PyTorch's. Each op's
+node class is named here (``OpDef`` asks ``node_class_name``); Paddle's name for the same node
+(``MulGradNode``), which the engine's design follows, stays on the class as ``paddle_name`` and is
+shown where the mechanism is taught (the glossary, ``describe``, ``docs/architecture.md``).
+
+PyTorch names a node after the derivative formula of the overload that ran
+(``tools/autograd/derivatives.yaml``): ``sum()`` is ``SumBackward0`` and ``sum(dim)``
+``SumBackward1``. Where one minigrad op covers several overloads, ``NODE_VARIANTS`` picks the name
+from the call; every other op is named by the rule (``layer_norm`` -> ``LayerNormBackward0``) or by
+``TORCH_NODE_NAMES``. ``tests/test_grad_fn_names.py`` checks the names and the shape of
+``next_functions`` against PyTorch on a representative call of every op, and lists the calls whose
+graph differs, with why.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+__all__ = ["TORCH_NODE_NAMES", "NODE_VARIANTS", "node_class_name", "paddle_node_name"]
+
+#: Ops whose PyTorch node name is not ``<CamelCaseOp>Backward0``.
+TORCH_NODE_NAMES: dict[str, str] = {
+    "cast": "ToCopyBackward0",
+    "to_device": "ToCopyBackward0",
+    "concat": "CatBackward0",
+    "clip": "ClampBackward1",
+    "clamp": "ClampBackward1",
+    "conv2d": "ConvolutionBackward0",
+    "copy_slices": "CopySlices",
+    "layer_norm": "NativeLayerNormBackward0",
+    "max_pool2d": "MaxPool2DWithIndicesBackward0",
+    "avg_pool2d": "AvgPool2DBackward0",
+    "adaptive_avg_pool2d": "AdaptiveAvgPool2DBackward0",
+    "vector_norm": "LinalgVectorNormBackward0",
+    "det": "LinalgDetBackward0",
+    "inv": "LinalgInvExBackward0",
+    "solve": "LinalgSolveExBackward0",
+    "div_rounded": "DivBackward2",
+    "threshold_backward": "ThresholdBackwardBackward0",
+    "gelu_backward": "GeluBackwardBackward0",
+    "nll_loss": "NllLossBackward0",
+    "cross_entropy": "NllLossBackward0",
+    "argcummax": "CummaxBackward0",
+    "argcummin": "CumminBackward0",
+    "max": "MaxBackward1",  # max() of all elements; max(dim) picks with an index
+    "min": "MinBackward1",
+}
+
+
+def _camel(op: str) -> str:
+    return "".join(part.capitalize() for part in op.strip("_").split("_"))
+
+
+def node_class_name(op: str) -> str:
+    """PyTorch's name of the node of ``op``'s most common call (``mul`` -> ``MulBackward0``)."""
+    return TORCH_NODE_NAMES.get(op) or _camel(op) + "Backward0"
+
+
+def paddle_node_name(op: str) -> str:
+    """Paddle's name of the same node (``mul`` -> ``MulGradNode``)."""
+    return _camel(op) + "GradNode"
+
+
+# -- names that depend on the call ----------------------------------------------------------------
+
+def _constant(t: Any) -> bool:
+    """A 0-d operand that takes no gradient: a Python number the API layer wrapped (or one like it)."""
+    return t is not None and t._meta is None and t._data.ndim == 0
+
+
+def _reduction(number: str) -> Callable[[Any, dict[str, Any]], str]:
+    """``sum()``/``mean()`` (all elements) are overload 0, ``sum(dim)`` overload 1."""
+    def name(inputs: Any, attrs: dict[str, Any]) -> str:
+        return f"{number}Backward0" if attrs.get("dim") is None else f"{number}Backward1"
+    return name
+
+
+def _getitem(inputs: Any, attrs: dict[str, Any]) -> str:
+    """``x[0]`` selects, ``x[1:3]`` slices, ``x[None]`` unsqueezes, ``x[idx]`` indexes; PyTorch applies
+    a mixed index one step at a time, and the node a student sees is the last step's."""
+    index = attrs.get("index")
+    parts = index if isinstance(index, tuple) else (index,)
+    last = "Alias"
+    for p in parts:
+        if p is Ellipsis or (isinstance(p, slice) and p == slice(None)):
+            continue
+        if isinstance(p, bool) or not isinstance(p, (int, slice, type(None))):
+            return "IndexBackward0"
+        last = "Select" if isinstance(p, int) else "Slice" if isinstance(p, slice) else "Unsqueeze"
+    return f"{last}Backward0"
+
+
+def _pow(inputs: Any, attrs: dict[str, Any]) -> str:
+    x, y = inputs
+    if _constant(x) and not _constant(y):
+        return "PowBackward2"  # 2 ** x
+    return "PowBackward0" if _constant(y) else "PowBackward1"
+
+
+def _sub(inputs: Any, attrs: dict[str, Any]) -> str:
+    x, y = inputs
+    return "RsubBackward1" if _constant(x) and not _constant(y) else "SubBackward0"
+
+
+def _squeeze(inputs: Any, attrs: dict[str, Any]) -> str:
+    dim = attrs.get("dim")
+    return "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
+
+
+def _matmul(inputs: Any, attrs: dict[str, Any]) -> str:
+    """``torch.matmul`` runs ``dot``, ``mv``, ``mm`` or ``bmm`` by the operands' dims."""
+    nx, ny = inputs[0]._data.ndim, inputs[1]._data.ndim
+    if nx == 1 and ny == 1:
+        return "DotBackward0"
+    if nx == 2 and ny == 1:
+        return "MvBackward0"
+    if nx == 2 and ny == 2:
+        return "MmBackward0"
+    return "BmmBackward0" if nx == 3 and ny == 3 else "MatmulBackward0"
+
+
+def _reshape(inputs: Any, attrs: dict[str, Any]) -> str:
+    """``reshape`` is a ``view`` where the layout allows (PyTorch: ``ViewBackward0``), else a copy."""
+    data = inputs[0]._data
+    flags = getattr(data, "flags", None)
+    return "ViewBackward0" if flags is None or flags.c_contiguous else "UnsafeViewBackward0"
+
+
+def _with_tensor_operand(number: str) -> Callable[[Any, dict[str, Any]], str]:
+    """``fmod(x, 2.0)`` is overload 0, ``fmod(x, y)`` with a tensor ``y`` overload 1."""
+    def name(inputs: Any, attrs: dict[str, Any]) -> str:
+        return f"{number}Backward0" if _constant(inputs[1]) else f"{number}Backward1"
+    return name
+
+
+#: Ops with several PyTorch overloads: a function of the call's inputs and attributes gives the name.
+NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
+    "sum": _reduction("Sum"),
+    "mean": _reduction("Mean"),
+    "getitem": _getitem,
+    "pow": _pow,
+    "sub": _sub,
+    "squeeze": _squeeze,
+    "matmul": _matmul,
+    "reshape": _reshape,
+    "fmod": _with_tensor_operand("Fmod"),
+    "remainder": _with_tensor_operand("Remainder"),
+    "copysign": lambda inputs, attrs: "CopysignBackward1" if _constant(inputs[1]) else "CopysignBackward0",
+}
+
+
+# -- recordings made before the rename --------------------------------------------------------------
+
+def renamed_v1(op: str, name: str, attrs: Any) -> str:
+    """A version-1 recording's node name (``SumGradNode#3``, ``AccumulationNode#2``) as version 2
+    names it (``SumBackward1#3``, ``AccumulateGrad#2``). The loader renames every ``node.create``
+    of an old file, so ``minigrad diff``, the viewers and the lessons read both. Version 1 kept the
+    attributes but not the inputs, so an op whose name depends on its inputs gets its common name."""
+    base, sep, node_id = name.rpartition("#")
+    if not sep:
+        base, node_id = name, ""
+    if op == "accumulate":
+        new = "AccumulateGrad"
+    elif base.endswith("GradNode") and paddle_node_name(op) == base:
+        new = node_class_name(op)
+        if op in ("sum", "mean") and isinstance(attrs, dict) and attrs.get("dim") is not None:
+            new = new[:-1] + "1"
+    elif base.endswith("GradNode"):  # a custom Function's node: PyTorch's ``<Function>Backward``
+        new = base[: -len("GradNode")] + "Backward"
+    else:
+        return name
+    return f"{new}#{node_id}" if sep else new
