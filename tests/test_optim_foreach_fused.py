@@ -238,3 +238,24 @@ def test_a_parameter_with_a_live_view_takes_the_for_loop_inside_fused() -> None:
     opt.step()
     np.testing.assert_allclose(w.detach().numpy(), [0.9, 1.9, 2.9])
     np.testing.assert_allclose(u.detach().numpy(), [0.9, 1.9])
+
+
+@pytest.mark.parametrize("form", ["foreach", "fused"])
+@pytest.mark.parametrize("case", ["sgd-nesterov-wd", "adamw-amsgrad", "adam-l2"])
+def test_parameters_at_different_steps_and_groups_match_the_for_loop(case: str, form: str) -> None:
+    """A parameter without a gradient on some steps falls behind in its step count (and, for SGD, in
+    having a momentum buffer), and a second group has its own options: buckets keep them apart."""
+    cls, kw = CASES[case]
+    init, grads = _arrays(3)
+
+    def run(form: str) -> list[bytes]:
+        ps = [mg.nn.Parameter(mg.tensor(a, dtype="float32")) for a in init]
+        groups = [{"params": ps[:3]}, {"params": ps[3:], "lr": kw["lr"] * 3}]
+        opt = getattr(optim, cls)(groups, **kw, **FORMS[form])
+        for k in range(5):
+            for i, (p, g) in enumerate(zip(ps, grads[k])):
+                p.grad = None if (i + k) % 3 == 0 else mg.tensor(g, dtype="float32")
+            opt.step()
+        return [p.detach().numpy().tobytes() for p in ps]
+
+    assert run(form) == run("for-loop")

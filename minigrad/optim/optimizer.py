@@ -233,13 +233,6 @@ class Optimizer(abc.ABC):
         st = self._state_of(p, group)
         self._rule(path_for(p, p.grad), p, p.grad, st, self._begin(group, st))
 
-    def _update_each(self) -> None:
-        """``step`` of a rule written per parameter, ``_update(p, group)`` (SGD, Adam): every
-        parameter that has a gradient, under ``no_grad``."""
-        with no_grad():
-            for group, p in self._params_with_grad():
-                self._update(p, group)  # type: ignore[attr-defined]
-
     def _params_with_grad(self) -> Iterator[tuple[dict[str, Any], Tensor]]:
         """Every ``(group, parameter)`` that has a gradient, group by group: what one ``step`` updates."""
         for group in self.param_groups:
