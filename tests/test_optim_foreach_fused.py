@@ -259,3 +259,13 @@ def test_parameters_at_different_steps_and_groups_match_the_for_loop(case: str, 
         return [p.detach().numpy().tobytes() for p in ps]
 
     assert run(form) == run("for-loop")
+
+
+def test_a_refusal_in_a_later_group_leaves_every_group_unchanged() -> None:
+    """Every group's form is settled before any update, so a refused step changes nothing."""
+    a, b = mg.nn.Parameter(mg.ones(2)), mg.nn.Parameter(mg.ones(2))
+    opt = optim.Adam([{"params": [a]}, {"params": [b], "capturable": True}], lr=0.1)
+    a.grad, b.grad = mg.ones(2), mg.ones(2)
+    with pytest.raises(AssertionError, match="capturable"):
+        opt.step()
+    assert a.tolist() == [1.0, 1.0] and a.version == 0 and not opt.state

@@ -177,14 +177,19 @@ class Optimizer(abc.ABC):
         """``step`` of a rule with the three forms (SGD, Adam, AdamW; NOTE [ One rule, three forms ] in
         ``update.py``): per group, the for-loop, foreach or fused form, under ``no_grad``.
 
+        The subclass gives the rule (``_rule(k, p, g, state, scalars)``), a parameter's state
+        (``_state_of``), the step's scalars (``_begin``, which also counts the step) and the fused call
+        (``_fused``). Every group's form is settled, and PyTorch's refusals raised, before any update.
         With a recorder every form runs the for-loop on ops, so a trace shows each update as events.
         In the foreach and fused forms, parameters are bucketed by device, dtype and state; one that
         cannot join a multi-tensor call (a live view, a non-contiguous array, bfloat16) runs the for-loop.
         """
+        plans = []
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            plans.append((group, params, self._form(group, params)))
         with no_grad():
-            for group in self.param_groups:
-                params = [p for p in group["params"] if p.grad is not None]
-                form = self._form(group, params)
+            for group, params, form in plans:
                 buckets: dict[tuple, list[Tensor]] = {}
                 for p in params:
                     if form != "for-loop" and multi_tensor_ok(p, p.grad):
@@ -212,7 +217,7 @@ class Optimizer(abc.ABC):
                     raise RuntimeError(f"`fused=True` requires all the params to be floating point Tensors of "
                                        f"supported devices: {_FUSED_DEVICES} but {p._dtype} and {p.device.type}")
         elif group.get("capturable") and any(not p.is_cuda for p in params):
-            raise AssertionError(f"If capturable=True, params and state_steps must be on supported devices: ['cuda'].")
+            raise AssertionError("If capturable=True, params and state_steps must be on supported devices: ['cuda'].")
         if bus.recorder is not None or not params:
             return "for-loop"
         if group.get("fused"):
