@@ -1,8 +1,8 @@
 """The foreach and fused forms of SGD, Adam and AdamW on the CPU (NOTE [ One rule, three forms ] in
 ``minigrad/optim/update.py``): the same values as the for-loop form, PyTorch's values, its checks.
 
-Against the for-loop the comparison is bit for bit: every form does the rule's steps in the same
-order, each rounded to the parameter's dtype. Against PyTorch it is to rounding: PyTorch's foreach
+Against the for-loop the comparison is bit for bit (float16 too, whose for-loop runs as ops): every
+form does the rule's steps in the same order, each rounded to the parameter's dtype. Against PyTorch it is to rounding: PyTorch's foreach
 and fused kernels order some steps differently (``lerp`` for the first moment, ``sqrt(v) / sqrt(bc2)``
 for the denominator), so float64 agrees to ~1e-12 and float32 to a few ulps per step.
 The same checks on the stand-in GPU are in ``tests/gpu/test_optim_forms_gpu.py``.
@@ -74,7 +74,7 @@ def _state(opt: Any) -> list[dict[str, Any]]:
             for st in opt.state.values()]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("form", ["foreach", "fused"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_form_gives_the_for_loop_s_values_bit_for_bit(case: str, form: str, dtype: str) -> None:

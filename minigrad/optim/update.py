@@ -1,4 +1,4 @@
-"""The two ways one update rule runs: as tensor ops, or on a CPU parameter's arrays.
+"""The paths one update rule runs on: tensor ops, a CPU parameter's arrays, many tensors at once.
 
 An optimizer's rule (``SGD``'s momentum, ``Adam``'s moments) is written once, against a
 *path* ``k``: ``k.value(t)`` is what the rule computes with, ``k.mul_``/``k.add_``/``k.sub_``
@@ -12,6 +12,9 @@ state tensor. The rule's arithmetic uses Python operators, which both paths shar
   tensor's version counter as the op would. PyTorch's fused optimizers skip per-op
   dispatch for the same reason: a step touches every parameter, and a dispatch per
   element-wise op costs more than the arithmetic on small tensors.
+
+The foreach and fused forms (many parameters per call) are below, after
+NOTE [ One rule, three forms ].
 
 ``path_for(p, g)`` picks ``ARRAYS`` only when no recorder listens, so a recorded step
 shows every update as events, and only for a parameter without views: an in-place op gives
@@ -349,7 +352,8 @@ def run_bare(rule: Any, p: np.ndarray, g: np.ndarray, buffers: dict[str, np.ndar
     their values are then copied into the given arrays.
     """
     st = {name: (None if first else buf) for name, buf in buffers.items()}
-    rule(BARE, p, g, st, scalars)
+    with np.errstate(all="ignore"):  # a NaN or an infinity is a value, as in the ops' kernels
+        rule(BARE, p, g, st, scalars)
     for name, buf in buffers.items():
         if buf is not None and st[name] is not buf:
             buf[...] = st[name]
@@ -365,7 +369,8 @@ _UFUNCS = {"neg": np.negative, "sqrt": np.sqrt, "copy": np.positive, "add": np.a
 def foreach_unary(op: str, xs: list[np.ndarray], out: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """``op`` (neg, sqrt, copy) of every array: PyTorch's ``torch._foreach_neg`` and kin."""
     fn = _UFUNCS[op]
-    return [fn(x, out=o) for x, o in zip(xs, out or [None] * len(xs))]
+    with np.errstate(all="ignore"):  # a NaN or an infinity is a value, as in the ops' kernels
+        return [fn(x, out=o) for x, o in zip(xs, out or [None] * len(xs))]
 
 
 @register_kernel("_foreach_binary", dtypes=(float16, float32, float64), name="cpu/foreach_binary")
@@ -374,4 +379,5 @@ def foreach_binary(op: str, xs: list[np.ndarray], ys: Any, out: list[np.ndarray]
     number ``ys`` (rounded to the arrays' dtype, as NumPy does for a Python number)."""
     fn = _UFUNCS[op]
     others = ys if isinstance(ys, list) else [ys] * len(xs)
-    return [fn(x, y, out=o) for x, y, o in zip(xs, others, out or [None] * len(xs))]
+    with np.errstate(all="ignore"):
+        return [fn(x, y, out=o) for x, y, o in zip(xs, others, out or [None] * len(xs))]
