@@ -66,16 +66,22 @@ __device__ __forceinline__ double mg_round(double v) { return v; }
 
 def _slots(fields: list[tuple[str, str]]) -> tuple[str, str]:
     """The slot parameters (``fields``: (C type, name) of one slot's pointers) and the code that picks
-    this block's slot: ``name`` becomes the slot's pointer, ``n`` its size."""
-    params, pick = [], []
+    this block's slot: ``name`` becomes the slot's pointer, ``n`` its size.
+
+    A ``switch`` on ``blockIdx.y`` reads the slot's parameters where they are (the kernel's parameter
+    space); an array of them indexed at run time would first copy every slot to each thread's stack.
+    """
+    params = []
     for k in range(SLOTS):
         params += [f"{t}* {nm}{k}" for t, nm in fields] + [f"const long long n{k}"]
-    for t, nm in fields:
-        pick.append(f"{t}* const {nm.upper()}[{SLOTS}] = {{{', '.join(f'{nm}{k}' for k in range(SLOTS))}}}; "
-                    f"{t}* const {nm} = {nm.upper()}[blockIdx.y];")
-    pick.append(f"const long long NS[{SLOTS}] = {{{', '.join(f'n{k}' for k in range(SLOTS))}}}; "
-                "const long long n = NS[blockIdx.y];")
-    return ", ".join(params), "\n    ".join(pick)
+    decls = " ".join(f"{t}* {nm} = {nm}0;" for t, nm in fields) + " long long n = 0;"
+    cases = "\n        ".join(
+        f"case {k}: " + " ".join(f"{nm} = {nm}{k};" for _, nm in fields) + f" n = n{k}; break;"
+        for k in range(SLOTS))
+    return ", ".join(params), f"""{decls}
+    switch (blockIdx.y) {{
+        {cases}
+    }}"""
 
 
 _LOOP = "for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)"
