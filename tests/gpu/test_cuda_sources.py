@@ -104,3 +104,16 @@ def test_optimizer_kernels_round_every_step(tmp_path):
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert ("fma.rn" in out.read_text()) == want_fma, options
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) not found")
+def test_optimizer_kernels_read_their_slots_in_place(tmp_path):
+    """Picking a slot costs no per-thread copy of the slots: ptxas reports no stack frame for any of them."""
+    path = tmp_path / "optim.cu"
+    path.write_text(_bundle(list(optim_src.all_sources())))
+    r = subprocess.run([NVCC, "-arch=sm_80", "-cubin", *optim_src.OPTIONS, "-Xptxas", "-v", "-o",
+                        str(tmp_path / "optim.cubin"), str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    frames = [line for line in r.stderr.splitlines() if "stack frame" in line]
+    assert len(frames) == len(list(optim_src.all_sources())), r.stderr
+    assert all(line.strip().startswith("0 bytes stack frame") for line in frames), r.stderr
