@@ -210,7 +210,8 @@ def test_foreach_defaults_to_the_for_loop_on_the_cpu() -> None:
     opt = optim.AdamW([p], lr=0.1)
     assert opt.param_groups[0]["foreach"] is None and opt.param_groups[0]["fused"] is None
     assert opt._form(opt.param_groups[0], [p]) == "for-loop"
-    assert optim.AdamW([p], lr=0.1, foreach=True)._form(opt.param_groups[0] | {"foreach": True}, [p]) == "foreach"
+    asked = optim.AdamW([p], lr=0.1, foreach=True)
+    assert asked._form(asked.param_groups[0], [p]) == "foreach"
 
 
 @pytest.mark.parametrize("form", ["foreach", "fused"])
@@ -225,7 +226,7 @@ def test_a_recorded_step_emits_the_for_loop_s_events(form: str) -> None:
         return [(e.kind, getattr(e, "op", None)) for e in tr.events]
 
     loop = events("for-loop")
-    assert ("tensor.update", None) in loop or any(k == "tensor.update" for k, _ in loop)
+    assert sum(k == "api.call" for k, _ in loop) >= 8  # every op of Adam's rule
     assert events(form) == loop
 
 
