@@ -74,11 +74,10 @@ def fused_adam(params: list[np.ndarray], grads: list[np.ndarray], exp_avgs: list
     """PyTorch's ``torch._fused_adam_``/``_fused_adamw_`` on the CPU: ``adam_rule`` on each parameter's
     arrays, in place."""
     s = AdamScalars(*scalars)
-    for i, (p, g) in enumerate(zip(params, grads)):
-        bufs = {"exp_avg": exp_avgs[i], "exp_avg_sq": exp_avg_sqs[i]}
-        if s.amsgrad:
-            bufs["max_exp_avg_sq"] = max_exp_avg_sqs[i]
-        run_bare(adam_rule, p, g, bufs, first, s)
+    bufs = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs}
+    if s.amsgrad:
+        bufs["max_exp_avg_sq"] = max_exp_avg_sqs
+    run_bare(adam_rule, params, grads, bufs, first, s)
 
 
 class Adam(Optimizer):

@@ -213,7 +213,7 @@ class Optimizer(abc.ABC):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if group.get("fused"):
             for p in params:
-                if not p._dtype.is_floating or p.device.type not in _FUSED_DEVICES:
+                if not p._dtype.is_floating or p._device not in ("cpu", "gpu"):
                     raise RuntimeError(f"`fused=True` requires all the params to be floating point Tensors of "
                                        f"supported devices: {_FUSED_DEVICES} but {p._dtype} and {p.device.type}")
         elif group.get("capturable") and any(not p.is_cuda for p in params):

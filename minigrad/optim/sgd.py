@@ -49,9 +49,7 @@ def fused_sgd(params: list[np.ndarray], grads: list[np.ndarray], momentum_buffer
               first: bool, *scalars: Any) -> None:
     """PyTorch's ``torch._fused_sgd_`` on the CPU: ``sgd_rule`` on each parameter's arrays, in place."""
     s = SGDScalars(*scalars)
-    for i, (p, g) in enumerate(zip(params, grads)):
-        bufs = {"momentum_buffer": momentum_buffers[i]} if s.momentum else {}
-        run_bare(sgd_rule, p, g, bufs, first, s)
+    run_bare(sgd_rule, params, grads, {"momentum_buffer": momentum_buffers} if s.momentum else {}, first, s)
 
 
 class SGD(Optimizer):

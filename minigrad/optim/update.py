@@ -344,19 +344,22 @@ class _BarePath:
 BARE = _BarePath()
 
 
-def run_bare(rule: Any, p: np.ndarray, g: np.ndarray, buffers: dict[str, np.ndarray | None],
+def run_bare(rule: Any, params: list[np.ndarray], grads: list[np.ndarray], buffers: dict[str, list[np.ndarray]],
              first: bool, scalars: Any) -> None:
-    """One parameter's fused update on its arrays: ``rule`` on ``BARE``, the state buffers written in place.
+    """A fused update on the CPU: ``rule`` on ``BARE`` for each parameter's arrays, the state buffers
+    (``buffers[name][i]`` of parameter ``i``) written in place.
 
     On the ``first`` step the rule meets no buffers (``None``) and makes them, as the for-loop does;
     their values are then copied into the given arrays.
     """
-    st = {name: (None if first else buf) for name, buf in buffers.items()}
     with np.errstate(all="ignore"):  # a NaN or an infinity is a value, as in the ops' kernels
-        rule(BARE, p, g, st, scalars)
-    for name, buf in buffers.items():
-        if buf is not None and st[name] is not buf:
-            buf[...] = st[name]
+        for i, (p, g) in enumerate(zip(params, grads)):
+            given = {name: bufs[i] for name, bufs in buffers.items()}
+            st = {name: (None if first else buf) for name, buf in given.items()}
+            rule(BARE, p, g, st, scalars)
+            for name, buf in given.items():
+                if st[name] is not buf:
+                    buf[...] = st[name]
 
 
 # -- the CPU's multi-tensor kernels: NumPy on each array ---------------------------------------------
