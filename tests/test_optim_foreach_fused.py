@@ -270,3 +270,29 @@ def test_a_refusal_in_a_later_group_leaves_every_group_unchanged() -> None:
     with pytest.raises(AssertionError, match="capturable"):
         opt.step()
     assert a.tolist() == [1.0, 1.0] and a.version == 0 and not opt.state
+
+
+class _ToyArray(np.ndarray):
+    """Arrays of a backend of the test's own, with no fused kernels."""
+
+
+def test_fused_on_a_device_without_fused_kernels_is_refused_in_torch_s_words() -> None:
+    tp = torch.nn.Parameter(torch.ones(2, device="meta"))
+    tp.grad = torch.ones(2, device="meta")
+    err, msg = _torch_error(lambda: torch.optim.AdamW([tp], fused=True).step())
+    mg.register_backend("TOYOPT", to_device=lambda a: np.array(a).view(_ToyArray),
+                        to_host=lambda a: np.array(a).view(np.ndarray), array_types=(_ToyArray,))
+    try:
+        p = mg.nn.Parameter(mg.ones(2).to("toyopt"))
+        p.grad = mg.ones(2).to("toyopt")
+        opt = optim.AdamW([p], fused=True)
+        with pytest.raises(err) as info:
+            opt.step()
+        # the same words; the lists of devices are each framework's own
+        assert str(info.value).split(":")[0] == msg.split(":")[0]
+        assert str(info.value).endswith("but float32 and toyopt") and msg.endswith("but torch.float32 and meta")
+        # the foreach form runs such parameters as the for-loop
+        optim.AdamW([p], lr=0.5, foreach=True).step()
+        np.testing.assert_allclose(p.detach().cpu().numpy(), [1 - 0.5 * 0.01 - 0.5] * 2, rtol=1e-6)
+    finally:
+        mg.unregister_backend("TOYOPT")
