@@ -93,8 +93,12 @@ NOTES: dict[str, str] = {
     "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`; with `inputs=` the pruned copy of the graph is not released.",
     "nn.Embedding": "no `max_norm`, `sparse`.",
     "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
-    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; `foreach`/`fused` are accepted and change nothing.",
-    "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; `foreach`/`fused` are accepted and change nothing.",
+    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; PyTorch's `foreach` (the default on the GPU) "
+                 "and `fused` forms, equal to the for-loop bit for bit ([Backward](concepts/backward.md)); "
+                 "`differentiable=True` steps are refused, as PyTorch refuses them on leaf parameters.",
+    "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; `foreach` (the default on the GPU) and `fused`, "
+                  "equal to the for-loop bit for bit; `capturable` changes nothing on the GPU (steps are host "
+                  "numbers, never synced) and is refused on the CPU as in PyTorch.",
     "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
                          "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",

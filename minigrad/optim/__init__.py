@@ -7,10 +7,11 @@ learning rates.
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
 their version counters record every step. SGD's and Adam's rules are written once
-and, with no recorder, run on a CPU parameter's arrays directly (the same arithmetic
-in the same order, so the same bits), as PyTorch's fused optimizers skip per-op
-dispatch: ``update.py`` holds the two paths. With a recorder every update runs as
-ops and emits its events.
+and run in PyTorch's three forms: a for-loop over the parameters (as ops, or, with no
+recorder, on a CPU parameter's arrays: the same arithmetic in the same order, so the
+same bits), ``foreach`` (each step of the rule one multi-tensor call; the default on
+the GPU) and ``fused`` (one kernel for the whole rule): ``update.py`` holds the paths.
+With a recorder every update runs as ops and emits its events.
 
 Example:
     >>> import minigrad as mg

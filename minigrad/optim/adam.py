@@ -3,43 +3,108 @@
 Each keeps running estimates of the gradient's first moment (``exp_avg``) and second
 moment (``exp_avg_sq``, or Adamax's infinity norm ``exp_inf``) per parameter, under
 PyTorch's state names, and follows PyTorch's rule step for step. ``Adam``'s rule is
-written once (``Adam._update``) and runs as ops or on the arrays
+written once (``adam_rule``) and runs in PyTorch's for-loop, foreach and fused forms
 (``minigrad/optim/update.py``); the others run as in-place ops under ``no_grad``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
 from .. import ops
 from ..autograd.grad_mode import no_grad
+from ..dtypes import float16, float32, float64
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_betas, check_flag, check_hyper, rule_grad, zero_state
-from .update import path_for
+from .optimizer import Optimizer, check_betas, check_flag, check_forms, check_hyper, rule_grad, zero_state
+from .update import StateList, bump, kernel_of, run_bare
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
 
 
+class AdamScalars(NamedTuple):
+    """The numbers of one Adam/AdamW step (the fused kernels take them in this order)."""
+
+    beta1: float
+    beta2: float
+    eps: float
+    weight_decay: float
+    decay: float  # 1 - lr * weight_decay: AdamW's shrink of the parameter
+    step_size: float  # lr / (1 - beta1**step)
+    bias_correction2: float  # 1 - beta2**step
+    amsgrad: bool
+    maximize: bool
+    decoupled: bool
+
+
+def adam_rule(k: Any, p: Any, g: Any, st: Any, s: AdamScalars) -> None:
+    """Adam's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form);
+    ``st`` holds the moments, already one step further (``step``)."""
+    g = k.value(g)
+    b1, b2 = s.beta1, s.beta2
+    if s.maximize:
+        g = -g
+    if s.weight_decay and s.decoupled:
+        k.mul_(p, s.decay)
+    elif s.weight_decay:
+        g = g + k.value(p) * s.weight_decay
+    if st["exp_avg"] is None:
+        st["exp_avg"] = k.keep(g * (1 - b1), p)
+        st["exp_avg_sq"] = k.keep(g * g * (1 - b2), p)
+    else:
+        k.mul_(st["exp_avg"], b1)
+        k.add_(st["exp_avg"], g * (1 - b1))
+        k.mul_(st["exp_avg_sq"], b2)
+        k.add_(st["exp_avg_sq"], g * g * (1 - b2))
+    second = k.value(st["exp_avg_sq"])
+    if s.amsgrad:
+        prev = st.get("max_exp_avg_sq")
+        second = k.copy(second) if prev is None else k.maximum(k.value(prev), second)
+        st["max_exp_avg_sq"] = k.keep(second, p)
+    denom = k.sqrt(second / s.bias_correction2) + s.eps
+    k.sub_(p, k.value(st["exp_avg"]) / denom * s.step_size)
+
+
+@register_kernel("_fused_adam_", dtypes=(float16, float32, float64), name="cpu/fused_adam")
+def fused_adam(params: list[np.ndarray], grads: list[np.ndarray], exp_avgs: list[np.ndarray],
+               exp_avg_sqs: list[np.ndarray], max_exp_avg_sqs: list[np.ndarray] | None, first: bool,
+               *scalars: Any) -> None:
+    """PyTorch's ``torch._fused_adam_``/``_fused_adamw_`` on the CPU: ``adam_rule`` on each parameter's
+    arrays, in place."""
+    s = AdamScalars(*scalars)
+    bufs = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs}
+    if s.amsgrad:
+        bufs["max_exp_avg_sq"] = max_exp_avg_sqs
+    run_bare(adam_rule, params, grads, bufs, first, s)
+
+
 class Adam(Optimizer):
     """Adam (Kingma & Ba), with PyTorch's defaults and bias correction; ``amsgrad`` keeps the running
-    maximum of the second moment (Reddi et al.); ``maximize`` ascends."""
+    maximum of the second moment (Reddi et al.); ``maximize`` ascends.
+
+    The rule is written once (``adam_rule``) and runs in PyTorch's three forms: a for-loop over the
+    parameters, ``foreach`` (the default on the GPU) and ``fused`` (NOTE [ One rule, three forms ] in
+    ``minigrad/optim/update.py``).
+    """
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
-                 foreach: bool | None = None, maximize: bool = False, fused: bool | None = None,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
-        # ``foreach``/``fused`` choose PyTorch's kernels, not the arithmetic: accepted, no effect here.
         name = type(self).__name__
         betas = check_betas(name, betas)
         eps = check_hyper(name, "epsilon value", eps)
         weight_decay = check_hyper(name, "weight_decay value", weight_decay)
-        for nm, flag in (("amsgrad", amsgrad), ("maximize", maximize)):
+        for nm, flag in (("amsgrad", amsgrad), ("maximize", maximize), ("capturable", capturable)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name}(): argument '{nm}' must be bool, but got {type(flag).__name__}")
+        check_forms(name, foreach, fused, differentiable)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                                  "amsgrad": amsgrad, "maximize": maximize})
+                                  "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                                  "capturable": capturable, "differentiable": differentiable, "fused": fused})
         if decoupled_weight_decay:
             self.decoupled_weight_decay = True  # Adam(decoupled_weight_decay=True) is AdamW
 
@@ -47,37 +112,37 @@ class Adam(Optimizer):
     decoupled_weight_decay = False
 
     def step(self) -> None:
-        self._update_each()
+        self._step_forms()
 
-    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
-        k = path_for(p, p.grad)
-        g = k.value(p.grad)
-        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-        if group.get("maximize", False):
-            g = -g
-        if wd and self.decoupled_weight_decay:
-            k.mul_(p, 1 - lr * wd)
-        elif wd:
-            g = g + k.value(p) * wd
-        st = self.state.setdefault(p.id, {"step": 0, "exp_avg": None, "exp_avg_sq": None})
+    _rule = staticmethod(adam_rule)
+
+    def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return self.state.setdefault(p.id, {"step": 0, "exp_avg": None, "exp_avg_sq": None})
+
+    def _begin(self, group: dict[str, Any], st: Any) -> AdamScalars:
+        """Count one more step in ``st`` and return the step's numbers."""
         st["step"] += 1
         t = st["step"]
-        if st["exp_avg"] is None:
-            st["exp_avg"] = k.keep(g * (1 - b1), p)
-            st["exp_avg_sq"] = k.keep(g * g * (1 - b2), p)
-        else:
-            k.mul_(st["exp_avg"], b1)
-            k.add_(st["exp_avg"], g * (1 - b1))
-            k.mul_(st["exp_avg_sq"], b2)
-            k.add_(st["exp_avg_sq"], g * g * (1 - b2))
-        second = k.value(st["exp_avg_sq"])
-        if group.get("amsgrad", False):
-            prev = st.get("max_exp_avg_sq")
-            second = k.copy(second) if prev is None else k.maximum(k.value(prev), second)
-            st["max_exp_avg_sq"] = k.keep(second, p)
-        step = lr / (1 - b1**t)
-        denom = k.sqrt(second / (1 - b2**t)) + eps
-        k.sub_(p, k.value(st["exp_avg"]) / denom * step)
+        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        return AdamScalars(b1, b2, group["eps"], wd, 1 - lr * wd, lr / (1 - b1**t), 1 - b2**t,
+                           group.get("amsgrad", False), group.get("maximize", False), self.decoupled_weight_decay)
+
+    def _fused(self, bucket: list[Tensor], group: dict[str, Any]) -> None:
+        """The fused form: one ``_fused_adam_`` call updates the bucket (moments made on the first step)."""
+        states = [self._state_of(p, group) for p in bucket]
+        s = self._begin(group, StateList(states))
+        first = states[0]["exp_avg"] is None
+        names = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if s.amsgrad else [])
+        for p, st in zip(bucket, states):
+            for nm in names:
+                if st.get(nm) is None:
+                    st[nm] = zero_state(p)
+                bump(st[nm])
+        bufs = [[st[nm]._data for st in states] for nm in names]
+        kernel_of("_fused_adam_", bucket[0])([p._data for p in bucket], [p.grad._data for p in bucket],
+                                             bufs[0], bufs[1], bufs[2] if s.amsgrad else None, first, *s)
+        for p in bucket:
+            bump(p)
 
 
 class AdamW(Adam):
@@ -88,8 +153,10 @@ class AdamW(Adam):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
-                 maximize: bool = False, foreach: bool | None = None, fused: bool | None = None) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused)
 
 
 

@@ -13,6 +13,8 @@ from typing import Any, Iterable, Iterator
 from .. import ops
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
+from ..tracing import bus
+from .update import StateList, TensorList, bucket_key, list_path, multi_tensor_ok, path_for
 
 __all__ = ["Optimizer"]
 
@@ -46,6 +48,20 @@ def check_flag(owner: str, name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{owner}(): argument '{name}' must be bool, but got {type(value).__name__}")
     return value
+
+
+def check_forms(owner: str, foreach: Any, fused: Any, differentiable: Any) -> None:
+    """``foreach``/``fused``/``differentiable`` as PyTorch checks them at construction, in its words."""
+    check_flag(owner, "differentiable", differentiable)
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+#: the devices with fused kernels, as PyTorch's error names them
+_FUSED_DEVICES = ["cpu", "cuda"]
 
 
 class Optimizer(abc.ABC):
@@ -157,12 +173,70 @@ class Optimizer(abc.ABC):
     def step(self) -> None:
         """Update every parameter from its ``.grad`` (each optimizer's rule)."""
 
-    def _update_each(self) -> None:
-        """``step`` of a rule written per parameter, ``_update(p, group)`` (SGD, Adam): every
-        parameter that has a gradient, under ``no_grad``."""
+    def _step_forms(self) -> None:
+        """``step`` of a rule with the three forms (SGD, Adam, AdamW; NOTE [ One rule, three forms ] in
+        ``update.py``): per group, the for-loop, foreach or fused form, under ``no_grad``.
+
+        The subclass gives the rule (``_rule(k, p, g, state, scalars)``), a parameter's state
+        (``_state_of``), the step's scalars (``_begin``, which also counts the step) and the fused call
+        (``_fused``). Every group's form is settled, and PyTorch's refusals raised, before any update.
+        With a recorder every form runs the for-loop on ops, so a trace shows each update as events.
+        In the foreach and fused forms, parameters are bucketed by device, dtype and state; one that
+        cannot join a multi-tensor call (a live view, a non-contiguous array, bfloat16) runs the for-loop.
+        """
+        plans = []
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            plans.append((group, params, self._form(group, params)))
         with no_grad():
-            for group, p in self._params_with_grad():
-                self._update(p, group)  # type: ignore[attr-defined]
+            for group, params, form in plans:
+                buckets: dict[tuple, list[Tensor]] = {}
+                for p in params:
+                    if form != "for-loop" and multi_tensor_ok(p, p.grad):
+                        buckets.setdefault(bucket_key(p, self._state_of(p, group)), []).append(p)
+                    else:
+                        self._update(p, group)
+                for bucket in buckets.values():
+                    if form == "fused":
+                        self._fused(bucket, group)
+                    else:
+                        self._foreach(bucket, group)
+
+    def _form(self, group: dict[str, Any], params: list[Tensor]) -> str:
+        """``"for-loop"``, ``"foreach"`` or ``"fused"``, and PyTorch's refusals, before any change.
+
+        As PyTorch (torch/optim/optimizer.py ``_default_to_fused_or_foreach``): ``foreach=None`` means
+        foreach when every parameter is on the GPU, else the for-loop; ``fused`` only when asked.
+        """
+        if group.get("differentiable") and params:
+            # minigrad's parameters are leaves that require grad: PyTorch's differentiable step refuses them
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if group.get("fused"):
+            for p in params:
+                if not p._dtype.is_floating or p._device not in ("cpu", "gpu"):
+                    raise RuntimeError(f"`fused=True` requires all the params to be floating point Tensors of "
+                                       f"supported devices: {_FUSED_DEVICES} but {p._dtype} and {p.device.type}")
+        elif group.get("capturable") and any(not p.is_cuda for p in params):
+            raise AssertionError("If capturable=True, params and state_steps must be on supported devices: ['cuda'].")
+        if bus.recorder is not None or not params:
+            return "for-loop"
+        if group.get("fused"):
+            return "fused"
+        foreach = group.get("foreach")
+        if foreach is None:
+            foreach = all(p.is_cuda for p in params)
+        return "foreach" if foreach else "for-loop"
+
+    def _foreach(self, bucket: list[Tensor], group: dict[str, Any]) -> None:
+        """The foreach form: the rule once over the bucket, each step one multi-tensor call."""
+        st = StateList([self._state_of(p, group) for p in bucket])
+        scalars = self._begin(group, st)
+        self._rule(list_path(bucket[0]), TensorList(bucket), TensorList(p.grad for p in bucket), st, scalars)
+
+    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
+        """The for-loop form for one parameter: the rule on ``OPS`` or ``ARRAYS`` (``path_for``)."""
+        st = self._state_of(p, group)
+        self._rule(path_for(p, p.grad), p, p.grad, st, self._begin(group, st))
 
     def _params_with_grad(self) -> Iterator[tuple[dict[str, Any], Tensor]]:
         """Every ``(group, parameter)`` that has a gradient, group by group: what one ``step`` updates."""

@@ -2,13 +2,54 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
+import numpy as np
+
+from ..dtypes import float16, float32, float64
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_hyper
-from .update import path_for
+from .optimizer import Optimizer, check_forms, check_hyper, zero_state
+from .update import bump, kernel_of, run_bare
 
 __all__ = ["SGD"]
+
+
+class SGDScalars(NamedTuple):
+    """The numbers of one SGD step (the fused kernels take them in this order)."""
+
+    lr: float
+    momentum: float
+    dampening: float
+    weight_decay: float
+    nesterov: bool
+    maximize: bool
+
+
+def sgd_rule(k: Any, p: Any, g: Any, st: Any, s: SGDScalars) -> None:
+    """SGD's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form)."""
+    g = k.value(g)
+    if s.maximize:
+        g = -g
+    if s.weight_decay:
+        g = g + k.value(p) * s.weight_decay
+    if s.momentum:
+        buf = st.get("momentum_buffer")
+        if buf is None:
+            buf = st["momentum_buffer"] = k.keep(k.copy(g), p)
+        else:
+            k.mul_(buf, s.momentum)
+            k.add_(buf, g * (1 - s.dampening) if s.dampening else g)
+        g = g + k.value(buf) * s.momentum if s.nesterov else k.value(buf)
+    k.sub_(p, g * s.lr)
+
+
+@register_kernel("_fused_sgd_", dtypes=(float16, float32, float64), name="cpu/fused_sgd")
+def fused_sgd(params: list[np.ndarray], grads: list[np.ndarray], momentum_buffers: list[np.ndarray] | None,
+              first: bool, *scalars: Any) -> None:
+    """PyTorch's ``torch._fused_sgd_`` on the CPU: ``sgd_rule`` on each parameter's arrays, in place."""
+    s = SGDScalars(*scalars)
+    run_bare(sgd_rule, params, grads, {"momentum_buffer": momentum_buffers} if s.momentum else {}, first, s)
 
 
 class SGD(Optimizer):
@@ -22,13 +63,14 @@ class SGD(Optimizer):
         g = g + momentum * buf if nesterov else buf
         p = p - lr * g
 
-    The rule is written once (``_update``) and runs as ops or on the arrays
-    (``minigrad/optim/update.py``).
+    The rule is written once (``sgd_rule``) and runs in PyTorch's three forms: a for-loop
+    over the parameters (as ops, or on the arrays: ``minigrad/optim/update.py``), ``foreach``
+    (the default on the GPU) and ``fused`` (NOTE [ One rule, three forms ] in ``update.py``).
     """
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, fused: bool | None = None) -> None:
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         momentum = check_hyper("SGD", "momentum value", momentum)
         weight_decay = check_hyper("SGD", "weight_decay value", weight_decay)
         if isinstance(dampening, bool) or not isinstance(dampening, (int, float)):
@@ -38,28 +80,38 @@ class SGD(Optimizer):
                 raise TypeError(f"SGD(): argument '{nm}' must be bool, but got {type(flag).__name__}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD(): Nesterov momentum requires a momentum and zero dampening")
+        check_forms("SGD", foreach, fused, differentiable)
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": float(dampening),
-                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize})
+                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                                  "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
     def step(self) -> None:
-        self._update_each()
+        self._step_forms()
 
-    def _update(self, p: Tensor, group: dict[str, Any]) -> None:
-        k = path_for(p, p.grad)
-        g = k.value(p.grad)
-        lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
-        dampening = group.get("dampening", 0.0)
-        if group.get("maximize", False):
-            g = -g
-        if weight_decay:
-            g = g + k.value(p) * weight_decay
-        if momentum:
-            st = self.state.setdefault(p.id, {})
-            buf = st.get("momentum_buffer")
-            if buf is None:
-                buf = st["momentum_buffer"] = k.keep(k.copy(g), p)
-            else:
-                k.mul_(buf, momentum)
-                k.add_(buf, g * (1 - dampening) if dampening else g)
-            g = g + k.value(buf) * momentum if group["nesterov"] else k.value(buf)
-        k.sub_(p, g * lr)
+    _rule = staticmethod(sgd_rule)
+
+    def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return self.state.setdefault(p.id, {}) if group["momentum"] else {}
+
+    @staticmethod
+    def _begin(group: dict[str, Any], st: Any) -> SGDScalars:
+        return SGDScalars(group["lr"], group["momentum"], group.get("dampening", 0.0), group["weight_decay"],
+                          group["nesterov"], group.get("maximize", False))
+
+    def _fused(self, bucket: list[Tensor], group: dict[str, Any]) -> None:
+        """The fused form: one ``_fused_sgd_`` call updates the bucket (momentum buffers made on the first step)."""
+        s = self._begin(group, None)
+        bufs, first = None, False
+        if s.momentum:
+            states = [self._state_of(p, group) for p in bucket]
+            first = states[0].get("momentum_buffer") is None
+            if first:
+                for p, st in zip(bucket, states):
+                    st["momentum_buffer"] = zero_state(p)
+            bufs = [st["momentum_buffer"]._data for st in states]
+            for st in states:
+                bump(st["momentum_buffer"])
+        kernel_of("_fused_sgd_", bucket[0])([p._data for p in bucket], [p.grad._data for p in bucket], bufs,
+                                            first, *s)
+        for p in bucket:
+            bump(p)

@@ -13,6 +13,12 @@ NumPy. Each launch is checked against the CUDA source the launcher compiled:
   type (float32 for float16/float32, float64 for float64), reading inputs
   through the strides the launcher passed.
 
+The optimizers' multi-tensor kernels (``mg_mt_*``) are emulated like the
+elementwise ones, slot by slot; the fused ones (``mg_fused_*``) by minigrad's
+CPU kernel of the same name (the optimizer's rule on the arrays), so the
+stand-in checks the slots, sizes and scalars a launch carries, not the CUDA
+arithmetic of the rule. ``LAUNCHES`` counts every launch by kernel name.
+
 What this proves: the Python side of the GPU backend - registration, kernel
 selection, argument marshalling, shapes, strides, chunked reductions, batched
 matmul offsets, fallbacks, backward on the device. What it cannot prove: that
@@ -451,6 +457,58 @@ def _mse(name: str, grid: tuple, block: tuple, args: tuple) -> None:
         partial.reshape(-1)[...] = [sq[k * chunk:(k + 1) * chunk].sum() for k in range(grid[0])]
 
 
+# -- the optimizers' multi-tensor and fused kernels (optim_src.py) ------------------------------------
+
+
+def _slot_arrays(name: str, grid: tuple, args: tuple, per_slot: int) -> tuple[list[tuple], tuple]:
+    """The used slots' arrays (``grid[1]`` slots of ``per_slot`` pointers and a size) and the scalars after
+    all ``SLOTS`` slots; checks each used slot's size and every unused slot's size of 0."""
+    from minigrad.kernels.gpu.optim_src import SLOTS
+
+    used, step = grid[1], per_slot + 1
+    assert 1 <= used <= SLOTS and grid[2] == 1, f"{name}: grid {grid} for {SLOTS} slots"
+    slots = []
+    for j in range(SLOTS):
+        arrays, n = args[j * step: j * step + per_slot], int(args[j * step + per_slot])
+        if j >= used:
+            assert n == 0, f"{name}: slot {j} is past the grid but has {n} elements"
+            continue
+        assert n > 0 and all(a.size == n and a.flags.c_contiguous for a in arrays), f"{name}: slot {j}"
+        slots.append(tuple(np.asarray(a) for a in arrays))  # host views of the same memory: writes land
+    return slots, args[SLOTS * step:]
+
+
+def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
+    """One step of a rule over every slot: the op's CPU kernel in the accumulation type, as ``_ew``."""
+    slots, tail = _slot_arrays(f"mt_{op}", grid, args, 3 if form == "tt" else 2)
+    for o, x, *y in slots:
+        acc = _acc(x.dtype)
+        a = np.asarray(x, dtype=acc)
+        with np.errstate(all="ignore"):
+            if form == "t":
+                r = a.copy() if op == "copy" else _cpu_kernel(op, acc)(a)
+            else:  # the scalar rounded to the storage type first, as NumPy rounds a Python number
+                b = np.asarray(y[0], dtype=acc) if form == "tt" else acc(x.dtype.type(float(tail[0])))
+                r = _cpu_kernel(op, acc)(a, b)
+        o[...] = r
+
+
+def _fused(rule: str, grid: tuple, args: tuple) -> None:
+    """A fused optimizer step: minigrad's CPU kernel of the same name (the rule on the arrays)."""
+    from minigrad.kernels.gpu.optim_src import FUSED
+
+    slots, tail = _slot_arrays(f"fused_{rule}", grid, args, 2 + len(FUSED[rule]))
+    assert isinstance(tail[0], np.int32), "first is an int flag"
+    scalars = [bool(v) if isinstance(v, np.int32) else float(v) for v in tail[1:]]
+    lists = [list(column) for column in zip(*slots)]
+    with np.errstate(all="ignore"):
+        _cpu_kernel(f"_fused_{rule}_", slots[0][0].dtype)(*lists, bool(tail[0]), *scalars)
+
+
+#: launches per kernel name, since the last ``LAUNCHES.clear()`` (every ``RawModule`` kernel call counts)
+LAUNCHES: dict[str, int] = {}
+
+
 class _Kernel:
     def __init__(self, code: str, name: str) -> None:
         self.name = name
@@ -461,8 +519,13 @@ class _Kernel:
         block = tuple(block) + (1,) * (3 - len(block))
         assert all(g >= 1 for g in grid) and 1 <= block[0] * block[1] * block[2] <= 1024
         _check_args(self.name, self.params, args)
+        LAUNCHES[self.name] = LAUNCHES.get(self.name, 0) + 1
         parts = self.name.split("_")
-        if parts[1] == "ew":
+        if parts[1] == "mt":
+            _mt("_".join(parts[2:-2]), parts[-1], grid, args)
+        elif parts[1] == "fused":
+            _fused(parts[2], grid, args)
+        elif parts[1] == "ew":
             _ew("_".join(parts[2:-2]), parts[-1], grid, block, args)
         elif parts[1] == "reduce":
             _reduce("_".join(parts[2:-2]), parts[-1], grid, block, args)

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from minigrad.kernels.gpu import conv_src, cuda_src
+from minigrad.kernels.gpu import conv_src, cuda_src, optim_src
 
 NVCC = shutil.which("nvcc")
 
@@ -38,7 +38,7 @@ def _compile(args):
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) not found")
 def test_every_cuda_source_compiles_to_ptx(tmp_path):
-    items = list(cuda_src.all_sources()) + list(conv_src.all_sources())
+    items = list(cuda_src.all_sources()) + list(conv_src.all_sources()) + list(optim_src.all_sources())
     # A few large translation units, one nvcc run per core (nvcc start-up dominates small files).
     n = max(1, min(4, os.cpu_count() or 1))
     jobs = [(f"bundle{k}", _bundle(items[k::n]), tmp_path) for k in range(n)]
@@ -66,6 +66,10 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
         for name in ("mg_im2col", "mg_col2im", "mg_conv_fwd", "mg_conv_dx", "mg_conv_dw", "mg_maxpool_fwd",
                      "mg_maxpool_dx", "mg_maxpool_select", "mg_mse_none", "mg_mse_partial"):
             assert f".entry {name}_{sfx}(" in ptx, f"{name}_{sfx}"
+    for label, _ in optim_src.all_sources():  # mt_<op>_<form>_<dtype>, fused_<rule>_<dtype>
+        fam, *mid, dt = label.split("_")
+        name = cuda_src.kernel_name(fam, mid[0], dt, mid[1] if fam == "mt" else "")
+        assert f".entry {name}(" in ptx, name
     # the vector kernels really issue 16-byte loads
     assert "ld.global.nc.v4.f32" in ptx or "ld.global.v4.f32" in ptx
     # the tiled matmul really stages its tiles in shared memory
@@ -74,7 +78,7 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
 
 def test_sources_are_self_contained():
     # NVRTC (CuPy) has no include path for the toolkit headers: no #include anywhere.
-    for label, source in [*cuda_src.all_sources(), *conv_src.all_sources()]:
+    for label, source in [*cuda_src.all_sources(), *conv_src.all_sources(), *optim_src.all_sources()]:
         assert "#include" not in source, label
         assert 'extern "C" __global__' in source, label
 
@@ -86,3 +90,30 @@ def test_importing_the_sources_does_not_import_cupy():
     if "cupy" in sys.modules:  # pragma: no cover - only where CuPy is installed and used
         pytest.skip("CuPy already imported by another test")
     assert "cupy" not in sys.modules
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) not found")
+def test_optimizer_kernels_round_every_step(tmp_path):
+    """With the options CuPy gets (``optim_src.OPTIONS``) no multiply-add is contracted into an ``fma``,
+    which rounds once where the separate ops round twice; without them nvcc contracts (the check can fail)."""
+    path = tmp_path / "optim.cu"
+    path.write_text(_bundle([item for item in optim_src.all_sources() if item[0].startswith("fused")]))
+    for options, want_fma in ((list(optim_src.OPTIONS), False), ([], True)):
+        out = tmp_path / "optim.ptx"
+        r = subprocess.run([NVCC, "-arch=sm_80", "--ptx", *options, "-o", str(out), str(path)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert ("fma.rn" in out.read_text()) == want_fma, options
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) not found")
+def test_optimizer_kernels_read_their_slots_in_place(tmp_path):
+    """Picking a slot costs no per-thread copy of the slots: ptxas reports no stack frame for any of them."""
+    path = tmp_path / "optim.cu"
+    path.write_text(_bundle(list(optim_src.all_sources())))
+    r = subprocess.run([NVCC, "-arch=sm_80", "-cubin", *optim_src.OPTIONS, "-Xptxas", "-v", "-o",
+                        str(tmp_path / "optim.cubin"), str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    frames = [line for line in r.stderr.splitlines() if "stack frame" in line]
+    assert len(frames) == len(list(optim_src.all_sources())), r.stderr
+    assert all(line.strip().startswith("0 bytes stack frame") for line in frames), r.stderr

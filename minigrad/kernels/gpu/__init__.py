@@ -16,7 +16,9 @@ imports the kernel modules (they import CuPy themselves), whose
 - ``shape``: CuPy's views and copies for the shape and indexing ops;
 - ``conv``: conv2d (forward and both gradients) twice - im2col + cuBLAS as
   ``GPUDNN`` and direct hand-written kernels as ``GPU`` -, max_pool2d
-  (forward, gradient, select) and mse_loss, hand-written (``conv_src.py``).
+  (forward, gradient, select) and mse_loss, hand-written (``conv_src.py``);
+- ``optim``: the optimizers' multi-tensor (``_foreach_*``) and fused (``_fused_sgd_``,
+  ``_fused_adam_``) kernels, many tensors per launch (``optim_src.py``).
 
 Every other op (integer ops, ops added without a GPU kernel...) has no GPU
 kernel and falls back to the CPU, visibly (``kernel.select`` with
@@ -41,7 +43,7 @@ def load() -> None:
         return
     # The kernel modules import CuPy at their top, so they are imported here, on the GPU's
     # first use (the import test allows this one lazy entry point, as it allows CuPy's).
-    from . import conv, elementwise, linalg, nn, reduce, shape  # noqa: F401  (registration side effects)
+    from . import conv, elementwise, linalg, nn, optim, reduce, shape  # noqa: F401  (registration side effects)
 
     _loaded = True
 

@@ -37,13 +37,13 @@ class _Recorded:
             recording.append((self.fn, grid, block, args))
 
 
-def function(label: str, make_source: Callable[[], str], name: str) -> Any:
-    """The kernel ``name`` of the module ``label`` (compiled once with NVRTC, then cached)."""
+def function(label: str, make_source: Callable[[], str], name: str, options: tuple[str, ...] = ()) -> Any:
+    """The kernel ``name`` of the module ``label`` (compiled once with NVRTC and ``options``, then cached)."""
     fn = _modules.get((label, name))
     if fn is None:
         mod = _modules.get((label, ""))
         if mod is None:
-            mod = cupy.RawModule(code=make_source())
+            mod = cupy.RawModule(code=make_source(), options=options)
             _modules[(label, "")] = mod
         fn = _modules[(label, name)] = mod.get_function(name)
     return fn if recording is None else _Recorded(fn)

@@ -1,0 +1,99 @@
+"""GPU kernels of the optimizers' foreach and fused forms (``optim_src.py``), launched with CuPy.
+
+The CPU kernels of the same names are NumPy (``minigrad/optim/update.py``, ``sgd.py``, ``adam.py``);
+these take the same arguments. A launch carries up to ``SLOTS`` tensors: each slot's pointers and
+size, and the rule's scalars, are kernel arguments by value, so a step uploads nothing and asks the
+device nothing. Unused slots repeat the first slot's pointers with size 0 (the grid never reaches them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ...dtypes import float16, float32, float64
+from ..key import Backend
+from ..registry import register_kernel
+from . import optim_src as src
+from ._runtime import dtype_name, function
+
+GPU = Backend.GPU
+_DTYPES = (float16, float32, float64)
+_THREADS = 256
+#: blocks per slot at most (a grid-stride loop covers the rest)
+_MAX_BLOCKS = 1024
+
+__all__ = ["launch_slots", "foreach_unary", "foreach_binary", "fused_sgd", "fused_adam"]
+
+
+def launch_slots(fn: Any, slots: list[tuple[Any, ...]], tail: tuple[Any, ...]) -> None:
+    """Launch ``fn`` over ``slots`` (each: its arrays), ``SLOTS`` per launch, then the scalars ``tail``."""
+    slots = [s for s in slots if s[0].size]  # an empty tensor has nothing to update
+    for start in range(0, len(slots), src.SLOTS):
+        chunk = slots[start:start + src.SLOTS]
+        args: list[Any] = []
+        for s in chunk:
+            args += [*s, np.int64(s[0].size)]
+        args += [*chunk[0], np.int64(0)] * (src.SLOTS - len(chunk))
+        longest = max(s[0].size for s in chunk)
+        blocks = max(1, min(-(-longest // _THREADS), _MAX_BLOCKS))
+        fn((blocks, len(chunk)), (_THREADS,), (*args, *tail))
+
+
+def _mt(op: str, form: str, dtype: Any) -> Any:
+    dt = dtype_name(dtype)
+    return function(f"mt_{op}_{form}_{dt}", lambda: src.mt_source(op, form, dt), src.kernel_name("mt", op, dt, form),
+                    src.OPTIONS)
+
+
+@register_kernel("_foreach_unary", GPU, dtypes=_DTYPES, name="gpu/foreach_unary")
+def foreach_unary(op: str, xs: list[Any], out: list[Any] | None = None) -> list[Any]:
+    """``op`` (neg, sqrt, copy) of every array, ``SLOTS`` arrays per launch."""
+    out = out if out is not None else [cupy.empty_like(x) for x in xs]
+    if xs:
+        launch_slots(_mt(op, "t", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], ())
+    return out
+
+
+@register_kernel("_foreach_binary", GPU, dtypes=_DTYPES, name="gpu/foreach_binary")
+def foreach_binary(op: str, xs: list[Any], ys: Any, out: list[Any] | None = None) -> list[Any]:
+    """``op`` (add, sub, mul, div, maximum) of every array with its partner in ``ys``, or with the
+    number ``ys`` (a kernel argument, rounded to the dtype in the kernel as NumPy rounds it)."""
+    out = out if out is not None else [cupy.empty_like(x) for x in xs]
+    if not xs:
+        return out
+    if isinstance(ys, list):
+        launch_slots(_mt(op, "tt", xs[0].dtype), [(o, x, y) for o, x, y in zip(out, xs, ys)], ())
+    else:
+        launch_slots(_mt(op, "ts", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], (np.float64(ys),))
+    return out
+
+
+def _scalar_args(first: bool, scalars: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``first`` and the rule's scalars as the kernel declares them: flags ``int``, numbers ``double``."""
+    return (np.int32(first), *(np.int32(v) if isinstance(v, bool) else np.float64(v) for v in scalars))
+
+
+def _fused(rule: str, dtype: Any) -> Any:
+    dt = dtype_name(dtype)
+    return function(f"fused_{rule}_{dt}", lambda: src.fused_source(rule, dt), src.kernel_name("fused", rule, dt),
+                    src.OPTIONS)
+
+
+@register_kernel("_fused_sgd_", GPU, dtypes=_DTYPES, name="gpu/fused_sgd")
+def fused_sgd(params: list[Any], grads: list[Any], momentum_buffers: list[Any] | None, first: bool,
+              *scalars: Any) -> None:
+    """SGD's whole rule (``sgd_rule``) per element, ``SLOTS`` parameters per launch."""
+    bufs = momentum_buffers if momentum_buffers is not None else params  # unread without momentum
+    launch_slots(_fused("sgd", params[0].dtype), list(zip(params, grads, bufs)), _scalar_args(first, scalars))
+
+
+@register_kernel("_fused_adam_", GPU, dtypes=_DTYPES, name="gpu/fused_adam")
+def fused_adam(params: list[Any], grads: list[Any], exp_avgs: list[Any], exp_avg_sqs: list[Any],
+               max_exp_avg_sqs: list[Any] | None, first: bool, *scalars: Any) -> None:
+    """Adam's and AdamW's whole rule (``adam_rule``) per element, ``SLOTS`` parameters per launch."""
+    maxes = max_exp_avg_sqs if max_exp_avg_sqs is not None else exp_avg_sqs  # unread without amsgrad
+    launch_slots(_fused("adam", params[0].dtype), list(zip(params, grads, exp_avgs, exp_avg_sqs, maxes)),
+                 _scalar_args(first, scalars))
