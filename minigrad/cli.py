@@ -402,6 +402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
     except OSError as exc:  # unwritable output path and the like
         print(f"minigrad {args.command}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_ERROR
@@ -411,6 +413,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"minigrad {args.command}: internal error: {type(exc).__name__}: {exc}. This is a minigrad bug; "
               "run with MINIGRAD_DEBUG=1 for the traceback and report it.", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _closed_pipe() -> int:
+    """The reader of our output went away (``minigrad log run.jsonl | head``): end quietly.
+
+    As the Python docs' note on SIGPIPE advises, standard output is pointed at
+    ``os.devnull`` so that the interpreter's last flush at exit does not fail
+    a second time, and the exit status is 1, as for any output not written.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (a test's capture)
+        pass
+    return EXIT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover
