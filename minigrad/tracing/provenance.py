@@ -4,8 +4,9 @@ PyTorch users turn on anomaly mode to learn which forward line made the node
 that failed in backward. While a recording is active, minigrad stamps every
 ``node.create`` with ``source`` (``file:line`` of the first caller outside the
 minigrad package) and ``module`` (the path of the ``nn.Module`` calls running
-at that moment, e.g. ``Sequential.2 (Linear)``, ``Net.layers.0 (Linear)``). Without a recording nothing
-here runs: ``Module.__call__`` checks ``bus.recorder`` first.
+at that moment, e.g. ``Sequential.2 (Linear)``, ``Net.layers.0 (Linear)``; a block called on its own,
+``model[1](x)``, starts at the model a variable of the calling code holds it in: ``Sequential.1.0 (Linear)``).
+Without a recording nothing here runs: ``Module.__call__`` checks ``bus.recorder`` first.
 
 Example:
     >>> import minigrad as mg
