@@ -643,10 +643,15 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
 
 
 _MEMORY_CSS = """#tab-memory { grid-template-columns: 1fr; }
-.mem-chart { width: 100%; height: 160px; display: block; background: #fcfcfc; border: 1px solid #eceff1; }
+.mem-plot { display: grid; grid-template-columns: 16px auto 1fr; align-items: stretch; }
+.mem-ytitle { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center; font-size: 11px; color: #555; }
+.mem-y { display: flex; flex-direction: column; justify-content: space-between; text-align: right; padding-right: 4px;
+  font-family: Menlo, Consolas, monospace; font-size: 11px; color: #555; }
+.mem-x { display: flex; justify-content: space-between; font-family: Menlo, Consolas, monospace; font-size: 11px; color: #555; }
+.mem-explain, .mem-whole { margin: 4px 0; font-size: 12px; color: #444; }
+.mem-chart { width: 100%; height: 160px; display: block; background: #fcfcfc; border-left: 1px solid #90a4ae; border-bottom: 1px solid #90a4ae; }
 .mem-chart .mem-other { fill: #4fc3f7; } .mem-chart .mem-saved { fill: #ab47bc; }
 .mem-chart .mem-marker { stroke: #e65100; stroke-width: 2; vector-effect: non-scaling-stroke; }
-.mem-chart .mem-peak { stroke: #b0bec5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
 .mem-head, .mem-legend { margin: 4px 0; font-family: Menlo, Consolas, monospace; font-size: 12px; }
 .mem-legend .sw { display: inline-block; width: 10px; height: 10px; margin: 0 3px 0 8px; }
 .mem-legend .sw.mem-saved { background: #ab47bc; } .mem-legend .sw.mem-other { background: #4fc3f7; }

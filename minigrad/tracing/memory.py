@@ -406,6 +406,24 @@ class Memory:
         return {"index": index, "seq": ev.seq, "kind": ev.kind, "what": describe(ev, self), "node": node,
                 "node_name": None if node is None else self.node_name(node)}
 
+    def windows(self) -> list[tuple[int, int, str]]:
+        """The spans a chart zooms to, ``(first event, last event, what it holds)``: each backward pass with
+        the forward before it (from the event after the previous pass), then what follows the last pass."""
+        n = len(self.events)
+        out: list[tuple[int, int, str]] = []
+        lo = 0
+        for a, b in self.backward_spans:
+            out.append((lo, b, f"the forward and the backward pass (events {a}\u2013{b}) that ends it"))
+            lo = b + 1
+        if lo < n:
+            out.append((lo, n - 1, "after the last backward pass" if out else "the whole recording (no backward pass)"))
+        return out
+
+    def window(self, index: int) -> tuple[int, int, str]:
+        """The span of ``windows()`` holding event ``index`` (the first one before the first event)."""
+        spans = self.windows() or [(0, 0, "no events")]
+        return next((w for w in spans if w[0] <= index <= w[1]), spans[0])
+
     def backward_begin(self) -> dict[str, Any] | None:
         """The bytes alive when the first backward pass begins (``None``: no backward pass): what a
         checkpoint saves shows here, in ``saved``."""
