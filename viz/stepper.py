@@ -718,7 +718,7 @@ _PAGE = """<!DOCTYPE html>
 <main>
   <section id="tab-backward" class="tabpane">
     <div class="left">
-      <div id="graph" class="pane" data-pane="graph"><h2>Backward graph <button type="button" id="zoom" title="fit the width / full size (z)">zoom</button></h2><div class="body"></div></div>
+      <div id="graph" class="pane" data-pane="graph"><h2>Backward graph <button type="button" id="zoom" title="the whole graph in the pane / full size (z)">full size</button></h2><div class="body"></div></div>
       <div id="node" class="pane" data-pane="node"><h2>Node detail</h2><div class="body"></div></div>
     </div>
     <div class="right">
@@ -750,7 +750,7 @@ _PAGE = """<!DOCTYPE html>
 <div id="help" class="modal" hidden><div class="card">
   <h2>Keys</h2>
   <p>&larr;/&rarr; previous/next event · b/n previous/next node run · Home/End start/end of the pass ·
-  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z zoom the graph · 1–5 tabs · ? this help · Esc close.
+  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z the whole graph in the pane, or full size · 1–5 tabs · ? this help · Esc close.
   Click a node to pin it in the detail panes. <code>#event=N</code> in the address opens event N.</p>
   <h2>Glossary</h2><dl>{glossary}</dl>
   <button type="button" class="close">close</button></div></div>
