@@ -14,13 +14,15 @@ import json
 import sys
 from typing import Any
 
+from .progress import progress
 from .tracing.memory import Memory, format_bytes
 
 __all__ = ["add_parser", "cmd_memory", "report", "what_if_text"]
 
 
 def add_parser(subparsers: Any, load: Any, error: Any) -> None:
-    """Add ``memory`` to the main CLI's subparsers; ``load(path)`` reads a trace and ``error(message, code)``
+    """Add ``memory`` to the main CLI's subparsers; ``load(path, steps)`` reads a trace (showing its progress in
+    ``steps``, a ``minigrad.progress.Steps``) and ``error(message, code)``
     is the CLI's user-facing error (both from ``cli.py``, whichever way it was started)."""
     p = subparsers.add_parser("memory", help="what backward keeps alive: saved tensors by size, by module, the peak")
     p.add_argument("trace", help="a .jsonl trace")
@@ -106,11 +108,13 @@ EXIT_BAD_FILE = 2  # as cli.py: the trace file cannot be read, or holds nothing
 def cmd_memory(args: argparse.Namespace) -> int:
     """Print the memory report of a trace; with ``--json`` also write the accounting."""
     error = args.memory_error
-    rec = args.memory_load(args.trace)
-    events = getattr(rec, "events", rec)
-    if not events:
-        raise error(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
-    mem = Memory(events)
+    with progress() as steps:
+        rec = args.memory_load(args.trace, steps)
+        events = getattr(rec, "events", rec)
+        if not events:
+            raise error(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
+        steps.add(f"counting the bytes alive after each of {len(events)} events")
+        mem = Memory(events)
     if args.json_path == "-":
         json.dump(mem.to_json(), sys.stdout)
         sys.stdout.write("\n")
