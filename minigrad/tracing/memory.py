@@ -26,6 +26,13 @@ graph dropped without a backward pass (its nodes never emit
 them). GeneralGrad's copies share the user's saved tensors and let go of
 them when their pass ends.
 
+The questions a reader asks first have their own answers: the bytes alive
+when the first backward pass begins (``backward_begin``; what activation
+checkpointing lowers), the peak during backward and the node running then
+(``backward_peak``), and the spans a chart zooms to (``windows``: each
+backward pass with the forward before it). Modules are named as
+``print(model)`` names them (``module_name``: ``"blocks.1"``, ``"0.1"``).
+
 Example:
     >>> import minigrad as mg
     >>> with mg.trace(values=False) as tr:
