@@ -78,3 +78,18 @@ def test_a_task_not_started_is_one_line(tmp_path):
     lines = [line for line in console.export_text().splitlines() if "NotImplementedError" in line]
     assert lines == ["  Task 10.1 not implemented yet: NotImplementedError: Task 10.1: predict the bytes an MLP saves "
                      "for backward (5 tests wait for it)"]
+
+
+def test_the_table_quoted_in_the_docs_is_the_one_printed():
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from minigrad.coursework.report import side_by_side
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "lessons.md").read_text()
+    quoted = re.search(r"\[widths0-5\]: [^\n]*\n(.*?)\n```", text, re.S).group(1)
+    console = Console(width=120, color_system=None, record=True)
+    console.print(side_by_side({"what": "", "expected_label": "expected (the recording)", "expected": "600",
+                                "yours_label": "yours (predict_saved_bytes in memory_lesson.py)", "yours": "560"}))
+    assert quoted == "\n".join(line.rstrip() for line in console.export_text().splitlines())
