@@ -212,9 +212,12 @@ _DIFFERENCES: dict[str, dict[str, object]] = {}
 def _yours(request: pytest.FixtureRequest) -> str:
     """``"yours (TensorWrapper.check_version in tensor_wrapper.py)"``: the code of this test's task(s)."""
     tasks = {MARKERS[m.name] for m in request.node.iter_markers() if m.name in MARKERS}
-    where = [f"{qual} in {entry['student']}" for entry in LESSON["modules"]
-             for qual, of in entry.get("functions", {}).items() if tasks & set(of)]
-    return f"yours ({', '.join(where)})" if where else "yours"
+    where = []
+    for entry in LESSON["modules"]:
+        quals = [qual for qual, of in entry.get("functions", {}).items() if tasks & set(of)]
+        if quals:
+            where.append(f"{', '.join(quals)} in {entry['student']}")
+    return f"yours ({'; '.join(where)})" if where else "yours"
 
 
 @pytest.fixture
