@@ -447,7 +447,7 @@ class Memory:
         return {**self._event_at(best), "bytes": self.timeline[best].total, **{"alive": self.at(best).to_dict()}}
 
     def what_if_checkpoint(self, module: str) -> dict[str, Any]:
-        """What checkpointing ``module`` (a path such as ``"Sequential.1"``) would change, from this recording.
+        """What checkpointing ``module`` (named as ``print(model)`` names it, ``"blocks.1"``, or by its recorded path, ``"CharGPT.blocks.1"``) would change, from this recording.
 
         At the start of the first backward pass (the end of the trace without one),
         the nodes the module made would hold nothing and a reentrant checkpoint's
