@@ -30,7 +30,8 @@ def add_parser(subparsers: Any, load: Any, error: Any) -> None:
                    help="write the accounting as JSON to OUT (alone, or '-': to standard output)")
     p.add_argument("--top", type=int, default=10, help="how many saved tensors to list (10)")
     p.add_argument("--what-if", dest="what_if", metavar="MODULE", action="append",
-                   help="what checkpointing MODULE (named as print(model) names it, e.g. blocks.1 or 1) would save and cost (repeatable)")
+                   help="what checkpointing MODULE (named as print(model) names it, e.g. blocks.1 or 1) would save "
+                        "and cost (repeatable)")
     p.set_defaults(func=cmd_memory, memory_load=load, memory_error=error)
 
 

@@ -200,7 +200,8 @@ def _counter(folder: Path, steps: Steps | None) -> Callable[[dict[str, Any]], No
     bars: dict[str, int] = {}
 
     def on_progress(message: dict[str, Any]) -> None:
-        for task, count in sorted(message.get("collected", {}).items(), key=lambda kv: [int(x) for x in kv[0].split(".")]):
+        collected = message.get("collected", {})
+        for task, count in sorted(collected.items(), key=lambda kv: [int(x) for x in kv[0].split(".")]):
             bars[task] = steps.add(f"lesson {number}, task {task}", total=count)
         for task in message.get("done", []):
             if task in bars:

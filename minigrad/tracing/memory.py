@@ -443,11 +443,15 @@ class Memory:
         """The largest total during any backward pass, the first event that reached it, and the node running."""
         if not self.backward_spans:
             return None
-        best = max((i for a, b in self.backward_spans for i in range(a, b + 1)), key=lambda i: (self.timeline[i].total, -i))
+        inside = (i for a, b in self.backward_spans for i in range(a, b + 1))
+        best = max(inside, key=lambda i: (self.timeline[i].total, -i))  # the first event that reached it
         return {**self._event_at(best), "bytes": self.timeline[best].total, **{"alive": self.at(best).to_dict()}}
 
     def what_if_checkpoint(self, module: str) -> dict[str, Any]:
-        """What checkpointing ``module`` (named as ``print(model)`` names it, ``"blocks.1"``, or by its recorded path, ``"CharGPT.blocks.1"``) would change, from this recording.
+        """What checkpointing ``module`` would change, from this recording.
+
+        ``module`` is named as ``print(model)`` names it (``"blocks.1"``) or by
+        its recorded path (``"CharGPT.blocks.1"``).
 
         At the start of the first backward pass (the end of the trace without one),
         the nodes the module made would hold nothing and a reentrant checkpoint's

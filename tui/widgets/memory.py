@@ -91,7 +91,8 @@ def chart(mem: Memory, index: int, width: int, rows: int = CHART_ROWS) -> list[T
     if marker >= 0:
         out.append(Text(" " * (pad + 1 + marker) + "▲ now", style="bold yellow"))
     n = hi - lo + 1
-    per = "one event per column" if n <= plot else f"each column the largest total of the ~{-(-n // plot)} events it stands for"
+    per = ("one event per column" if n <= plot
+           else f"each column the largest total of the ~{-(-n // plot)} events it stands for")
     out.append(Text(f"shown: events {lo}\u2013{hi}, {what}; height: bytes alive, 0 to this span's largest "
                     f"({format_bytes(largest)}); {per}", style="dim"))
     return out
