@@ -13,6 +13,9 @@ Fixtures for the tests:
     same_events: ``same_events(yours, reference, kinds=None)`` compares two
         recordings with ``mg.trace.diff`` and fails with the first divergence
         in words (what ``minigrad diff yours.jsonl reference.jsonl`` prints).
+    compare: ``compare(yours, expected, what, expected_from="the engine")``
+        fails unless the two are equal, and the grade table shows both sides,
+        yours named after the file and function you wrote.
 
 Run the tests of one task with ``pytest -m lesson2_task1``.
 """
@@ -203,6 +206,38 @@ def same_events(request: pytest.FixtureRequest):
     return check
 
 
+_DIFFERENCES: dict[str, dict[str, object]] = {}
+
+
+def _yours(request: pytest.FixtureRequest) -> str:
+    """``"yours (TensorWrapper.check_version in tensor_wrapper.py)"``: the code of this test's task(s)."""
+    tasks = {MARKERS[m.name] for m in request.node.iter_markers() if m.name in MARKERS}
+    where = []
+    for entry in LESSON["modules"]:
+        quals = [qual for qual, of in entry.get("functions", {}).items() if tasks & set(of)]
+        if quals:
+            where.append(f"{', '.join(quals)} in {entry['student']}")
+    return f"yours ({'; '.join(where)})" if where else "yours"
+
+
+@pytest.fixture
+def compare(request: pytest.FixtureRequest):
+    """``compare(yours, expected, what, expected_from="the engine")``: fail unless ``yours == expected``.
+
+    The failure names which side is yours, and ``minigrad lessons grade``
+    shows the two side by side (the JSON report keeps both in full).
+    """
+    def check(yours: object, expected: object, what: str, expected_from: str = "the engine") -> None:
+        if yours == expected:
+            return
+        mine = _yours(request)
+        _DIFFERENCES[request.node.nodeid] = {"what": what, "expected_label": f"expected ({expected_from})",
+                                             "yours_label": mine, "expected": str(expected), "yours": str(yours)}
+        pytest.fail(f"{what}: {mine} {yours!r}, expected ({expected_from}) {expected!r}", pytrace=False)
+
+    return check
+
+
 # -- results for `minigrad lessons grade` ------------------------------------
 
 _RESULTS: dict[str, dict[str, object]] = {}
@@ -214,7 +249,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _TASKS_OF[item.nodeid] = sorted({MARKERS[m.name] for m in item.iter_markers() if m.name in MARKERS})
 
 
+def _tell(message: dict[str, object]) -> None:
+    """One line of progress for `minigrad lessons grade` (it reads them while the tests run)."""
+    path = os.environ.get("MINIGRAD_LESSON_PROGRESS")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(message) + "\n")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    counts: dict[str, int] = {}
+    for item in session.items:
+        for task in _TASKS_OF.get(item.nodeid, []):
+            counts[task] = counts.get(task, 0) + 1
+    _tell({"collected": counts})
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown":
+        _tell({"done": _TASKS_OF.get(report.nodeid, [])})
     r = _RESULTS.setdefault(report.nodeid, {"outcome": "passed", "message": "", "tasks": _TASKS_OF.get(report.nodeid, [])})
     if report.failed:
         r["outcome"] = "failed" if report.when == "call" else "error"
@@ -223,6 +276,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         r["message"] = ("\n".join(errors[:6]) if errors else text)[-1500:]
         if report.nodeid in _DIVERGENCES:
             r["divergence"] = _DIVERGENCES[report.nodeid]
+        if report.nodeid in _DIFFERENCES:
+            r["difference"] = _DIFFERENCES[report.nodeid]
     elif report.skipped and r["outcome"] == "passed":
         r["outcome"] = "skipped"
         lr = report.longrepr

@@ -44,6 +44,7 @@ from typing import Any, Callable, Sequence
 from . import lessons_cli, memory_cli
 from .dispatch.codegen import generate, write_modules
 from .ops.registry import OPS
+from .progress import Steps, progress
 from .tracing import TraceFormatError
 from .tracing.describe import describe
 from .tracing.diff import diff
@@ -69,10 +70,21 @@ class CliError(Exception):
         self.code = code
 
 
-def _load(path: str) -> Any:
-    """Load and validate a trace file, turning every failure into a ``CliError``."""
+def _load(path: str, steps: Steps | None = None) -> Any:
+    """Load and validate a trace file, turning every failure into a ``CliError``; with ``steps`` (a terminal),
+    show the events loaded so far."""
+    on_line = None
+    if steps is not None and steps.shown:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            size = None  # load() below says what is wrong
+        task = steps.add(f"loading {Path(path).name}", total=size or None)
+
+        def on_line(n: int) -> None:
+            steps.advance(task, n + 1)  # the line and its newline
     try:
-        return load(path)
+        return load(path, on_line=on_line)
     except FileNotFoundError:
         raise CliError(f"{path}: no such file", EXIT_BAD_FILE) from None
     except IsADirectoryError:
@@ -129,7 +141,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     """Render one view (``-o``) and/or a flip-book (``--flipbook``) of a trace."""
     from minigrad import viz
 
-    rec = _load(args.trace)
+    with progress() as steps:
+        rec = _load(args.trace, steps)
     if not args.output and not args.flipbook:
         raise CliError("nothing to write: give -o OUTPUT (.svg .png .pdf .dot) and/or --flipbook OUT.html")
     rp = viz.to_replay(rec)
@@ -164,8 +177,11 @@ def cmd_render(args: argparse.Namespace) -> int:
             print(f"note: the flip-book will hold {frames} frames, each a whole SVG; for stepping on screen, "
                   f"'minigrad web {args.trace}' shows the same pass as one small page", file=sys.stderr)
         try:
-            book = viz.flipbook(rp, backward_pass=-1 if args.backward_pass is None else args.backward_pass,
-                                frames=args.frames, previews=not args.no_previews)
+            with progress() as steps:
+                task = steps.add("drawing the flip-book's frames", total=frames or None)
+                book = viz.flipbook(rp, backward_pass=-1 if args.backward_pass is None else args.backward_pass,
+                                    frames=args.frames, previews=not args.no_previews,
+                                    on_frame=lambda: steps.advance(task))
         except (IndexError, ValueError) as exc:
             raise CliError(str(exc.args[0] if exc.args else exc)) from None
         except viz.DotNotFoundError as exc:
@@ -285,14 +301,16 @@ def cmd_web(args: argparse.Namespace) -> int:
     """Write the web stepper of a trace: one HTML page with the TUI's panes (``mg.viz.stepper``)."""
     from minigrad import viz
 
-    rec = _load(args.trace)
-    if not rec.events:
-        raise CliError(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
     out = Path(args.output or Path(args.trace).with_suffix(".html").name)
-    try:
-        page = viz.stepper(rec, title=Path(args.trace).name)
-    except viz.DotNotFoundError as exc:
-        raise CliError(str(exc), EXIT_NO_DOT) from None
+    with progress() as steps:
+        rec = _load(args.trace, steps)
+        if not rec.events:
+            raise CliError(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
+        steps.add(f"laying out the page of {len(rec.events)} events")
+        try:
+            page = viz.stepper(rec, title=Path(args.trace).name)
+        except viz.DotNotFoundError as exc:
+            raise CliError(str(exc), EXIT_NO_DOT) from None
     path = page.save(out)
     size = path.stat().st_size
     passes = len(page.data["passes"])
@@ -402,6 +420,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
     except OSError as exc:  # unwritable output path and the like
         print(f"minigrad {args.command}: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_ERROR
@@ -411,6 +431,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"minigrad {args.command}: internal error: {type(exc).__name__}: {exc}. This is a minigrad bug; "
               "run with MINIGRAD_DEBUG=1 for the traceback and report it.", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _closed_pipe() -> int:
+    """The reader of our output went away (``minigrad log run.jsonl | head``): end quietly.
+
+    As the Python docs' note on SIGPIPE advises, standard output is pointed at
+    ``os.devnull`` so that the interpreter's last flush at exit does not fail
+    a second time, and the exit status is 1, as for any output not written.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (a test's capture)
+        pass
+    return EXIT_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 from .coursework import (Lesson, Region, apply_bug, build, build_lesson, classroom, classroom_tests,
                          default_install, find_regions, grade, lessons_root, load_lessons, make_template, pick_bug,
                          print_report, student_folders)
+from .progress import progress
 
 __all__ = [
     "Lesson",
@@ -95,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
                     print(f"  figure {fig['file']}: {fig['status']}")
         return 0
     if args.lessons_command == "grade":
-        report = grade(args.path, args.lesson, args.json_path, tasks=args.task)
+        with progress() as steps:  # one bar per task on a terminal, counted off as its tests end
+            report = grade(args.path, args.lesson, args.json_path, tasks=args.task, quiet=True, steps=steps)
+        for lesson in report["lessons"]:
+            print_report(lesson)
         print(f"total: {report['score']:g} / {report['max']:g}")
         if args.check:
             short = [f"{l['lesson']}/{t['task']} ({t['status']})" for l in report["lessons"] for t in l["tasks"]

@@ -1,9 +1,9 @@
-"""``minigrad memory TRACE [--json OUT] [--top N] [--what-if MODULE]``: what backward keeps alive.
+"""``minigrad memory TRACE [--json [OUT]] [--top N] [--what-if MODULE]``: what backward keeps alive.
 
 Prints the largest tensors saved for backward (with the node that saved them,
 its module and source line), the saved bytes per module, and the peak of the
 bytes alive with the event that reached it; ``--json`` writes
-``mg.trace.memory(events).to_json()`` (``-`` for standard output). The
+``mg.trace.memory(events).to_json()`` (``--json`` alone or ``--json -``: to standard output). The
 accounting is ``minigrad/tracing/memory.py``.
 """
 
@@ -14,20 +14,24 @@ import json
 import sys
 from typing import Any
 
+from .progress import progress
 from .tracing.memory import Memory, format_bytes
 
 __all__ = ["add_parser", "cmd_memory", "report", "what_if_text"]
 
 
 def add_parser(subparsers: Any, load: Any, error: Any) -> None:
-    """Add ``memory`` to the main CLI's subparsers; ``load(path)`` reads a trace and ``error(message, code)``
+    """Add ``memory`` to the main CLI's subparsers; ``load(path, steps)`` reads a trace (showing its progress in
+    ``steps``, a ``minigrad.progress.Steps``) and ``error(message, code)``
     is the CLI's user-facing error (both from ``cli.py``, whichever way it was started)."""
     p = subparsers.add_parser("memory", help="what backward keeps alive: saved tensors by size, by module, the peak")
     p.add_argument("trace", help="a .jsonl trace")
-    p.add_argument("--json", dest="json_path", metavar="OUT", help="write the accounting as JSON here ('-': stdout)")
+    p.add_argument("--json", dest="json_path", metavar="OUT", nargs="?", const="-",
+                   help="write the accounting as JSON to OUT (alone, or '-': to standard output)")
     p.add_argument("--top", type=int, default=10, help="how many saved tensors to list (10)")
     p.add_argument("--what-if", dest="what_if", metavar="MODULE", action="append",
-                   help="what checkpointing MODULE (a path such as Sequential.1) would save and cost (repeatable)")
+                   help="what checkpointing MODULE (named as print(model) names it, e.g. blocks.1 or 1) would save "
+                        "and cost (repeatable)")
     p.set_defaults(func=cmd_memory, memory_load=load, memory_error=error)
 
 
@@ -36,30 +40,53 @@ def _shape(shape: Any) -> str:
 
 
 def report(mem: Memory, top: int = 10) -> str:
-    """The text table ``minigrad memory`` prints."""
-    nodes = mem.nodes
-    lines = [f"saved for backward: {len(mem.saved)} distinct tensors, {format_bytes(mem.saved_bytes_total)} "
-             f"({mem.saved_bytes_total} bytes)"]
-    peak = mem.peak_event()
-    if peak["index"] >= 0:
-        at = mem.at(peak["index"])
-        parts = ", ".join(f"{c} {format_bytes(v)}" for c, v in at.to_dict().items() if c != "total" and v)
-        lines.append(f"peak alive: {format_bytes(mem.peak_bytes)} ({mem.peak_bytes} bytes) at event "
-                     f"{peak['index']} ({peak['kind']}: {peak['what']}); {parts}")
+    """The text table ``minigrad memory`` prints: first what backward starts with and its peak, then the
+    largest saved tensors and the saved bytes per module."""
+    lines = _summary(mem)
     rows = [("tensor", "shape", "dtype", "bytes", "saved by", "module", "source")]
     for s in mem.top_saved(top):
-        first = nodes.get(s.nodes[0]) if s.nodes else None
+        first = mem.nodes.get(s.nodes[0]) if s.nodes else None
         saver = first.name + (f" +{len(s.nodes) - 1}" if len(s.nodes) > 1 else "") if first else "?"
         kind = " (param)" if s.parameter else ""
-        rows.append((s.name + kind, _shape(s.shape), s.dtype, format_bytes(s.bytes), saver,
-                     (first.module if first else None) or "-", (first.source if first else None) or "-"))
+        module = mem.module_name(first.module) if first and first.module else "-"
+        rows.append((s.name + kind, _shape(s.shape), s.dtype, format_bytes(s.bytes), saver, module,
+                     (first.source if first else None) or "-"))
     lines += ["", f"top {len(rows) - 1} saved tensors", *_table(rows)]
     mods = sorted(mem.by_module().items(), key=lambda kv: -kv[1]["bytes"])
-    rows = [("module", "saved", "activations", "tensors", "nodes", "first source")]
-    rows += [(m, format_bytes(g["bytes"]), format_bytes(g["activation_bytes"]), str(g["tensors"]), str(g["nodes"]),
-              g["source"] or "-") for m, g in mods]
-    lines += ["", "saved by module", *_table(rows)]
+    rows = [("module", "type", "saved", "activations", "tensors", "nodes", "first source")]
+    rows += [(m, g["type"] or "-", format_bytes(g["bytes"]), format_bytes(g["activation_bytes"]), str(g["tensors"]),
+              str(g["nodes"]), g["source"] or "-") for m, g in mods]
+    lines += ["", "saved by module (named as print(model) names them; --what-if takes these names)", *_table(rows)]
     return "\n".join(lines)
+
+
+def _summary(mem: Memory) -> list[str]:
+    """The first lines: the bytes alive when backward begins (what checkpointing lowers), the peak during
+    backward with the node running then, the whole run's peak, and every tensor ever saved."""
+    lines = []
+    begin, peak = mem.backward_begin(), mem.backward_peak()
+    if begin is not None and peak is not None:
+        lines.append(f"when backward begins (event {begin['index']}): {format_bytes(begin['saved'])} saved for "
+                     f"backward ({begin['saved']} bytes); {format_bytes(begin['total'])} alive in all ({_parts(begin)})")
+        node = f" while {peak['node_name']} runs" if peak["node_name"] else ""
+        lines.append(f"peak during backward: {format_bytes(peak['bytes'])} ({peak['bytes']} bytes) at event "
+                     f"{peak['index']}{node} ({peak['kind']}: {peak['what']}); {_parts(peak['alive'])}")
+    else:
+        lines.append("no backward pass in this recording")
+    at = mem.peak_event()
+    if at["index"] >= 0 and (peak is None or peak["index"] != at["index"]):
+        node = f" while {at['node_name']} runs" if at["node_name"] else ""
+        lines.append(f"peak alive over the whole recording: {format_bytes(mem.peak_bytes)} ({mem.peak_bytes} bytes) "
+                     f"at event {at['index']}{node} ({at['kind']}: {at['what']}); "
+                     f"{_parts(mem.at(at['index']).to_dict())}")
+    lines.append(f"saved for backward over the whole recording: {len(mem.saved)} distinct tensors, "
+                 f"{format_bytes(mem.saved_bytes_total)} ({mem.saved_bytes_total} bytes; a checkpoint's recomputed "
+                 "tensors count too)")
+    return lines
+
+
+def _parts(point: dict[str, int]) -> str:
+    return ", ".join(f"{c} {format_bytes(v)}" for c, v in point.items() if c not in ("total", "index") and v)
 
 
 def what_if_text(w: dict[str, Any]) -> str:
@@ -82,11 +109,13 @@ EXIT_BAD_FILE = 2  # as cli.py: the trace file cannot be read, or holds nothing
 def cmd_memory(args: argparse.Namespace) -> int:
     """Print the memory report of a trace; with ``--json`` also write the accounting."""
     error = args.memory_error
-    rec = args.memory_load(args.trace)
-    events = getattr(rec, "events", rec)
-    if not events:
-        raise error(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
-    mem = Memory(events)
+    with progress() as steps:
+        rec = args.memory_load(args.trace, steps)
+        events = getattr(rec, "events", rec)
+        if not events:
+            raise error(f"{args.trace}: the trace holds no events", EXIT_BAD_FILE)
+        steps.add(f"counting the bytes alive after each of {len(events)} events")
+        mem = Memory(events)
     if args.json_path == "-":
         json.dump(mem.to_json(), sys.stdout)
         sys.stdout.write("\n")

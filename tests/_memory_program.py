@@ -18,3 +18,20 @@ def checkpointed_mlp_events():
         h = mg.utils.checkpoint.checkpoint(model[1], h, use_reentrant=False)
         mg.nn.functional.cross_entropy(model[2](h), y).backward()
     return tr.events
+
+
+def two_steps_then_sampling_events():
+    """Two training steps of a small MLP (two backward passes), then a long forward-only tail (as text
+    sampling is after training): the memory chart zooms to the span of the event shown."""
+    nn = mg.nn
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4))
+    x, y = mg.randn(8, 8), mg.randint(0, 4, (8,))
+    with mg.trace(values=False) as tr:
+        for _ in range(2):
+            model.zero_grad()
+            mg.nn.functional.cross_entropy(model(x), y).backward()
+        with mg.no_grad():
+            for _ in range(30):
+                model(x)
+    return tr.events

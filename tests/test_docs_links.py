@@ -73,7 +73,8 @@ def test_every_relative_link_resolves_in_the_checkout(path: Path) -> None:
 
 
 def test_generated_reference_pages_are_checked_in_and_current() -> None:
-    """docs/events.md and docs/pytorch.md are generated from the code; a stale copy fails here."""
+    """docs/events.md and docs/pytorch.md, and the tables generated into docs/add-an-op.md and
+    docs/concepts/memory.md, come from the code; a stale copy fails here."""
     import subprocess
     import sys
 
@@ -84,3 +85,20 @@ def test_generated_reference_pages_are_checked_in_and_current() -> None:
     from minigrad.tracing.events import EVENT_TYPES
 
     assert all(f"## `{kind}`" in events for kind in EVENT_TYPES)
+
+
+@pytest.mark.parametrize("path", USER_TEXTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_template_placeholder_in_a_checked_in_page(path: Path) -> None:
+    """A reader of the checkout (GitHub, an editor) sees the page as it is: no ``{{ name }}`` left to fill."""
+    left = re.findall(r"\{\{\s*\w+\s*\}\}", path.read_text())
+    assert not left, f"{path.relative_to(ROOT)} shows template placeholders {left}"
+
+
+def test_the_saved_table_is_the_ops_definitions() -> None:
+    text = (ROOT / "docs" / "concepts" / "memory.md").read_text()
+    import minigrad as mg
+
+    for name, op in mg.OPS.items():
+        if op.backward is not None:
+            saved = ", ".join(f"`{s}`" for s in op.save) or "nothing"
+            assert f"| `{name}` | {saved} |" in text, name

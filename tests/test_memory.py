@@ -114,8 +114,9 @@ def test_peak_is_positive_and_reached_at_a_named_event():
 def test_by_module_names_the_modules_and_their_source_lines():
     tr, _, _ = _record()
     by_module = mg.trace.memory(tr.events).by_module()
-    assert "Sequential.1 (Tanh)" in by_module
-    tanh = by_module["Sequential.1 (Tanh)"]
+    assert "1" in by_module  # as print(model) names the Tanh: (1): Tanh()
+    tanh = by_module["1"]
+    assert (tanh["path"], tanh["type"]) == ("Sequential.1 (Tanh)", "Tanh")
     lines, first = inspect.getsourcelines(_program)
     line = first + next(i for i, text in enumerate(lines) if "model(x)" in text)
     assert tanh["activation_bytes"] == 8 * 32 * 4 and tanh["source"].endswith(f"test_memory.py:{line}")
@@ -157,7 +158,8 @@ def test_cli_prints_the_table_and_writes_the_json(tmp_path, capsys):
     assert main(["memory", str(path), "--json", str(out_json)]) == 0
     text = capsys.readouterr().out
     assert text == report(mem) + "\n" and json.loads(out_json.read_text()) == data
-    assert "peak alive" in text and "Sequential.2 (Linear)" in text and "saved by module" in text
+    assert "peak during backward" in text and "saved by module" in text
+    assert any(line.split()[:2] == ["2", "Linear"] for line in text.splitlines())
     assert main(["memory", str(tmp_path / "missing.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
 
@@ -222,7 +224,7 @@ def test_what_if_checkpoint_matches_a_checkpointed_run(use_reentrant):
 
 
 def test_what_if_names_the_modules_when_the_path_is_unknown():
-    with pytest.raises(ValueError, match="Sequential.1.0 \\(Linear\\)"):
+    with pytest.raises(ValueError, match="no module named 'Sequential.7'.*1.0, 1.1"):
         _blocks_run(None).what_if_checkpoint("Sequential.7")
 
 
@@ -237,4 +239,4 @@ def test_cli_what_if(tmp_path, capsys):
     guess = mg.trace.memory(tr.events).what_if_checkpoint("Sequential.1")
     assert "if Sequential.1 were checkpointed" in out and f"runs its {guess['recompute_ops']} ops again" in out
     assert main(["memory", str(path), "--what-if", "Nope"]) == 1
-    assert "Sequential.1.0 (Linear)" in capsys.readouterr().err
+    assert "no module named 'Nope'" in capsys.readouterr().err

@@ -131,3 +131,26 @@ def test_gpt_blocks_are_apart():
     assert any(m.startswith("GPT.transformer.h.0.attn") for m in modules)
     assert any(m.startswith("GPT.transformer.h.1.attn") for m in modules)
     assert not any(m.startswith("GPT.Block") for m in modules)
+
+
+def test_blocks_called_one_by_one_are_named_in_the_model_that_holds_them():
+    """``model[0](x)`` then ``model[1](h)``: each block's path starts at ``model`` (a variable of the caller), so
+    the two blocks' children never share a path (``Sequential.1`` of each would)."""
+    nn = mg.nn
+    mg.manual_seed(0)
+    model = nn.Sequential(nn.Sequential(nn.Linear(2, 2), nn.Tanh()), nn.Sequential(nn.Linear(2, 2), nn.GELU()))
+    with mg.trace() as tr:
+        model[1](model[0](mg.ones(3, 2))).sum().backward()
+    paths = [e.module for e in tr.events if e.kind == "node.create" and not e.is_accumulation and e.module]
+    assert {"Sequential.0.0 (Linear)", "Sequential.0.1 (Tanh)", "Sequential.1.0 (Linear)",
+            "Sequential.1.1 (GELU)"} <= set(paths)
+
+
+def test_a_module_no_variable_holds_keeps_its_class_name():
+    def run():
+        with mg.trace() as tr:
+            mg.nn.Sequential(mg.nn.Linear(2, 2), mg.nn.Tanh())(mg.ones(1, 2))
+        return tr
+
+    paths = {e.module for e in run().events if e.kind == "node.create" and e.module}
+    assert "Sequential.1 (Tanh)" in paths

@@ -25,7 +25,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import graphviz
 
@@ -164,6 +164,7 @@ def flipbook(
     collapse: bool | str = "auto",
     max_nodes: int = 120,
     jobs: int | None = None,
+    on_frame: Callable[[], None] | None = None,
 ) -> Flipbook:
     """Render every step of one backward pass into a ``Flipbook``.
 
@@ -178,6 +179,7 @@ def flipbook(
             so collapsed frames may shift a little).
         max_nodes: threshold for ``collapse="auto"``.
         jobs: parallel ``dot`` processes (default: CPU count).
+        on_frame: called as each frame's picture is drawn (the CLI's progress).
 
     Raises:
         DotNotFoundError: Graphviz is missing; ``.sources`` holds every frame's DOT
@@ -227,6 +229,8 @@ def flipbook(
         with ThreadPoolExecutor(max_workers=jobs or min(16, os.cpu_count() or 2)) as pool:
             for frame, svg in zip(out, pool.map(run, out)):
                 frame.svg = svg
+                if on_frame is not None:
+                    on_frame()
     except graphviz.ExecutableNotFound:
         raise DotNotFoundError(INSTALL_HINT, sources=[f.dot for f in out]) from None
     bw0 = final_bw

@@ -2,8 +2,10 @@
 //
 // It follows the stepper through the root's attributes: data-event (the event shown) and
 // data-node (the grad node in focus); it folds nothing itself. DOM: #memory > .body holds
-// .mem-head (bytes alive now), svg.mem-chart (one bar per point, saved bytes in their own
-// colour, line.mem-marker at the event shown) and table.mem-saved (what the node saved).
+// .mem-head (bytes alive now), .mem-plot (svg.mem-chart: one bar per point, saved bytes in their
+// own colour, line.mem-marker at the event shown; .mem-y and .mem-x: its axes), p.mem-explain (what
+// the figures are), label.mem-whole (the whole recording instead of the span of the event shown),
+// and table.mem-saved (what the node saved). The chart shows the span of M.windows holding the event.
 (function () {
   "use strict";
   var root = document.getElementById("minigrad-stepper");
@@ -23,45 +25,79 @@
   function sum(p) { return p[0] + p[1] + p[2] + p[3] + p[4]; }
 
   var head = document.createElement("div"); head.className = "mem-head";
+  var plot = document.createElement("div"); plot.className = "mem-plot";
+  var yaxis = document.createElement("div"); yaxis.className = "mem-y";
+  yaxis.innerHTML = '<span class="top"></span><span class="mid"></span><span class="bot">0 B</span>';
+  var ytitle = document.createElement("div"); ytitle.className = "mem-ytitle"; ytitle.textContent = "bytes alive";
   var svg = document.createElementNS(NS, "svg");
   svg.setAttribute("class", "mem-chart"); svg.setAttribute("viewBox", "0 0 " + W + " " + H);
   svg.setAttribute("preserveAspectRatio", "none"); svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", "bytes alive over the events");
+  var xaxis = document.createElement("div"); xaxis.className = "mem-x";
+  xaxis.innerHTML = '<span class="lo"></span><span class="title"></span><span class="hi"></span>';
+  plot.appendChild(ytitle); plot.appendChild(yaxis); plot.appendChild(svg); plot.appendChild(document.createElement("div"));
+  plot.appendChild(document.createElement("div")); plot.appendChild(xaxis);
+  var explain = document.createElement("p"); explain.className = "mem-explain";
+  var whole = document.createElement("label"); whole.className = "mem-whole";
+  whole.innerHTML = '<input type="checkbox"> show the whole recording (' + M.n_events + " events) instead of the pass in focus";
+  var wholeBox = whole.querySelector("input");
   var legend = document.createElement("div"); legend.className = "mem-legend";
   legend.innerHTML = '<span class="sw mem-saved"></span> saved for backward <span class="sw mem-other"></span> params, grads, buffers, outputs · ' +
-                     esc(M.peak_text) + " · saved in all: " + esc(M.saved_total);
+                     "whole recording: " + esc(M.peak_text) + " · saved for backward in all: " + esc(M.saved_total);
   var table = document.createElement("div"); table.className = "mem-node";
-  pane.appendChild(head); pane.appendChild(svg); pane.appendChild(legend); pane.appendChild(table);
+  [head, plot, explain, whole, legend, table].forEach(function (e) { pane.appendChild(e); });
 
-  // The chart: one column per point, drawn once; the marker moves.
-  var n = M.points.length, peak = M.peak || 1, bw = W / Math.max(n, 1), d1 = "", d2 = "";
-  M.points.forEach(function (p, i) {
-    var t = sum(p) / peak * (H - 4), s = p[2] / peak * (H - 4), x = (i * bw).toFixed(2), w = Math.max(bw, 0.6).toFixed(2);
-    if (t > 0) d1 += "M" + x + " " + (H - t).toFixed(2) + "h" + w + "V" + H + "h-" + w + "Z";
-    if (s > 0) d2 += "M" + x + " " + (H - s).toFixed(2) + "h" + w + "V" + H + "h-" + w + "Z";
-  });
-  [["mem-other", d1], ["mem-saved", d2]].forEach(function (a) {
-    var path = document.createElementNS(NS, "path"); path.setAttribute("class", a[0]); path.setAttribute("d", a[1] || "M0 0");
-    svg.appendChild(path);
+  // The bars of one span (a window of M.windows, or the whole recording), scaled to its largest total.
+  var paths = [["mem-other"], ["mem-saved"]].map(function (a) {
+    var path = document.createElementNS(NS, "path"); path.setAttribute("class", a[0]); svg.appendChild(path); return path;
   });
   var marker = document.createElementNS(NS, "line");
   marker.setAttribute("class", "mem-marker"); marker.setAttribute("y1", 0); marker.setAttribute("y2", H);
   svg.appendChild(marker);
-  var peakLine = document.createElementNS(NS, "line");
-  peakLine.setAttribute("class", "mem-peak"); peakLine.setAttribute("x1", 0); peakLine.setAttribute("x2", W);
-  peakLine.setAttribute("y1", 4); peakLine.setAttribute("y2", 4);
-  svg.appendChild(peakLine);
+  var WHOLE = { from: 0, to: M.n_events - 1, step: M.step, points: M.points, what: "the whole recording" };
+  var span = null, bw = 1;
+  function drawSpan(w) {
+    span = w;
+    var n = w.points.length, top = 1, d1 = "", d2 = "";
+    w.points.forEach(function (p) { top = Math.max(top, sum(p)); });
+    bw = W / Math.max(n, 1);
+    w.points.forEach(function (p, i) {
+      var t = sum(p) / top * H, s = p[2] / top * H, x = (i * bw).toFixed(2), wd = Math.max(bw, 0.6).toFixed(2);
+      if (t > 0) d1 += "M" + x + " " + (H - t).toFixed(2) + "h" + wd + "V" + H + "h-" + wd + "Z";
+      if (s > 0) d2 += "M" + x + " " + (H - s).toFixed(2) + "h" + wd + "V" + H + "h-" + wd + "Z";
+    });
+    paths[0].setAttribute("d", d1 || "M0 0"); paths[1].setAttribute("d", d2 || "M0 0");
+    yaxis.querySelector(".top").textContent = fmt(top);
+    yaxis.querySelector(".mid").textContent = fmt(top / 2);
+    xaxis.querySelector(".lo").textContent = "event " + w.from;
+    xaxis.querySelector(".hi").textContent = "event " + w.to;
+    xaxis.querySelector(".title").textContent = "events →";
+    svg.setAttribute("aria-label", "bytes alive over events " + w.from + " to " + w.to);
+    var count = w.to - w.from + 1;
+    explain.textContent = "Shown: events " + w.from + "–" + w.to + ", " + w.what + ". The height is the bytes alive after " +
+      "each event, from 0 to the largest of this span (" + fmt(top) + "). " + (w.step > 1
+        ? "Each of the " + n + " bars stands for " + w.step + " events (" + count + " in all) and shows the largest total among them, " +
+          "so a short rise is never hidden; the figures above the chart are that bar's."
+        : "Each bar is one event.") + " The line marks the event shown.";
+  }
+  function spanOf(ev) {
+    if (wholeBox.checked || !M.windows || !M.windows.length) return WHOLE;
+    for (var i = 0; i < M.windows.length; i++) if (M.windows[i].from <= ev && ev <= M.windows[i].to) return M.windows[i];
+    return M.windows[0];
+  }
 
   var shown = null;
-  function draw() {
+  function draw(force) {
     var ev = +root.getAttribute("data-event"), node = root.getAttribute("data-node") || "";
     var key = ev + "/" + node;
-    if (key === shown) return;
+    if (key === shown && force !== true) return;
     shown = key;
-    var k = Math.max(0, Math.min(n - 1, Math.floor(ev / M.step))), p = M.points[k] || [0, 0, 0, 0, 0];
+    var w = spanOf(ev);
+    if (w !== span) drawSpan(w);
+    var k = Math.max(0, Math.min(w.points.length - 1, Math.floor((ev - w.from) / w.step))), p = w.points[k] || [0, 0, 0, 0, 0];
     var x = ((k + 0.5) * bw).toFixed(2);
     marker.setAttribute("x1", x); marker.setAttribute("x2", x);
-    head.innerHTML = "<b>alive after event " + ev + (M.step > 1 ? " (largest of its " + M.step + " events)" : "") + ": " + fmt(sum(p)) + "</b> · " +
+    head.innerHTML = "<b>alive after event " + ev + ": " + (w.step > 1 ? "up to " : "") + fmt(sum(p)) + "</b>" +
+      (w.step > 1 ? " (the largest of the " + w.step + " events its bar stands for)" : "") + " · " +
       M.categories.map(function (c, i) { return esc(c) + " " + fmt(p[i]); }).join(" · ");
     var info = node !== "" ? M.nodes[node] : null;
     if (!info) {
@@ -82,5 +118,6 @@
     table.innerHTML = h;
   }
   new MutationObserver(draw).observe(root, { attributes: true, attributeFilter: ["data-event", "data-node"] });
+  wholeBox.addEventListener("change", function () { draw(true); });
   draw();
 })();

@@ -190,9 +190,11 @@
   }
 
   function zoom() {
-    root.classList.toggle("zoom");
+    // Fit (the default): the whole graph in the pane. Full size: the graph's own size, scrolled to the focus.
+    var full = root.classList.toggle("zoom");
+    $("zoom").textContent = full ? "fit" : "full size";
     var f = selected >= 0 ? selected : S.focus;
-    if (f >= 0 && nodeEls[f]) scrollToNode(nodeEls[f]);
+    if (full && f >= 0 && nodeEls[f]) scrollToNode(nodeEls[f]);
   }
 
   function drawQueue() {

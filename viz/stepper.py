@@ -643,10 +643,15 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
 
 
 _MEMORY_CSS = """#tab-memory { grid-template-columns: 1fr; }
-.mem-chart { width: 100%; height: 160px; display: block; background: #fcfcfc; border: 1px solid #eceff1; }
+.mem-plot { display: grid; grid-template-columns: 16px auto 1fr; align-items: stretch; }
+.mem-ytitle { writing-mode: vertical-rl; transform: rotate(180deg); text-align: center; font-size: 11px; color: #555; }
+.mem-y { display: flex; flex-direction: column; justify-content: space-between; text-align: right; padding-right: 4px;
+  font-family: Menlo, Consolas, monospace; font-size: 11px; color: #555; }
+.mem-x { display: flex; justify-content: space-between; font-family: Menlo, Consolas, monospace; font-size: 11px; color: #555; }
+.mem-explain, .mem-whole { margin: 4px 0; font-size: 12px; color: #444; }
+.mem-chart { width: 100%; height: 160px; display: block; background: #fcfcfc; border-left: 1px solid #90a4ae; border-bottom: 1px solid #90a4ae; }
 .mem-chart .mem-other { fill: #4fc3f7; } .mem-chart .mem-saved { fill: #ab47bc; }
 .mem-chart .mem-marker { stroke: #e65100; stroke-width: 2; vector-effect: non-scaling-stroke; }
-.mem-chart .mem-peak { stroke: #b0bec5; stroke-dasharray: 4 3; vector-effect: non-scaling-stroke; }
 .mem-head, .mem-legend { margin: 4px 0; font-family: Menlo, Consolas, monospace; font-size: 12px; }
 .mem-legend .sw { display: inline-block; width: 10px; height: 10px; margin: 0 3px 0 8px; }
 .mem-legend .sw.mem-saved { background: #ab47bc; } .mem-legend .sw.mem-other { background: #4fc3f7; }
@@ -713,7 +718,7 @@ _PAGE = """<!DOCTYPE html>
 <main>
   <section id="tab-backward" class="tabpane">
     <div class="left">
-      <div id="graph" class="pane" data-pane="graph"><h2>Backward graph <button type="button" id="zoom" title="fit the width / full size (z)">zoom</button></h2><div class="body"></div></div>
+      <div id="graph" class="pane" data-pane="graph"><h2>Backward graph <button type="button" id="zoom" title="the whole graph in the pane / full size (z)">full size</button></h2><div class="body"></div></div>
       <div id="node" class="pane" data-pane="node"><h2>Node detail</h2><div class="body"></div></div>
     </div>
     <div class="right">
@@ -745,7 +750,7 @@ _PAGE = """<!DOCTYPE html>
 <div id="help" class="modal" hidden><div class="card">
   <h2>Keys</h2>
   <p>&larr;/&rarr; previous/next event · b/n previous/next node run · Home/End start/end of the pass ·
-  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z zoom the graph · 1–5 tabs · ? this help · Esc close.
+  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z the whole graph in the pane, or full size · 1–5 tabs · ? this help · Esc close.
   Click a node to pin it in the detail panes. <code>#event=N</code> in the address opens event N.</p>
   <h2>Glossary</h2><dl>{glossary}</dl>
   <button type="button" class="close">close</button></div></div>

@@ -7,9 +7,9 @@
 - ``lessons/<lesson>.md``: each lesson's text, from ``lessons/*/README.md``;
   links to ``../lessons/<lesson>/README.md`` (which resolve in a checkout) point
   at those pages on the site.
-- the op table of ``add-an-op.md`` (``{{ op_table }}``), from the op
-  definitions (``mg.OPS``) and the kernel registry; the table of what each
-  op saves for backward in ``concepts/memory.md`` (``{{ saved_table }}``).
+- the op table of ``add-an-op.md`` and the table of what each op saves for
+  backward in ``concepts/memory.md`` are generated into those pages and checked
+  in, as ``events.md`` is (``reference_pages.py``, ``BLOCKS``).
 - ``tui.md`` / ``renderer.md``: a placeholder only while the real page (written
   with the TUI and the renderer) is not in ``docs/`` yet.
 """
@@ -20,7 +20,7 @@ import re
 
 from mkdocs.structure.files import File, Files
 
-from reference_pages import event_reference  # noqa: F401 - the generators next to this hook
+from reference_pages import event_reference, op_table, saved_table  # noqa: F401 - the generators next to this hook
 from pytorch_api import pytorch_reference  # noqa: F401
 
 PLACEHOLDERS = {
@@ -29,57 +29,7 @@ PLACEHOLDERS = {
 }
 
 
-def op_table() -> str:
-    """A Markdown table of every op: signature, methods and operators, AMP category, kernels."""
-    import minigrad as mg
-    from minigrad.kernels.registry import KERNELS
-
-    lines = [
-        "| op | inputs | attributes | methods, operators | AMP | GPU template | kernels (backend: dtypes) | backward |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for name in sorted(mg.OPS):
-        op = mg.OPS[name]
-        by_backend: dict[str, list[str]] = {}
-        for key in KERNELS.get(name, {}):
-            by_backend.setdefault(key.backend, [])
-            if key.dtype.name not in by_backend[key.backend]:
-                by_backend[key.backend].append(key.dtype.name)
-        kernels = "; ".join(f"{b}: {', '.join(d)}" for b, d in sorted(by_backend.items())) or "(none: runs outside the kernel layer)"
-        names = ", ".join(f"`{m}`" for m in (*op.methods, *op.operators)) or ""
-        attrs = ", ".join(f"`{a.name}`" for a in op.attrs)
-        gpu = f"{op.gpu_elementwise[0]}: `{op.gpu_elementwise[1]}`".replace("|", "\\|") if op.gpu_elementwise else ""
-        lines.append(
-            f"| `{name}` | {', '.join(f'`{i.name}`' for i in op.inputs)} | {attrs} | {names} | {op.amp or ''} | "
-            f"{gpu} | {kernels} | {'yes' if op.backward is not None else 'no'} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def saved_table() -> str:
-    """A Markdown table of what each op's grad node saves for backward (``save``/``save_for`` of its definition)."""
-    import minigrad as mg
-
-    lines = ["| op | saves for backward | kept only when |", "| --- | --- | --- |"]
-    for name in sorted(mg.OPS):
-        op = mg.OPS[name]
-        if op.backward is None:
-            continue
-        inputs = [i.name for i in op.inputs]
-        saved = ", ".join(f"`{s}`" for s in op.save) or "nothing"
-        when = "; ".join(
-            f"`{s}`: {' or '.join(f'`{inputs[k]}`' for k in needed)} needs a gradient"
-            for s, needed in zip(op.save, op.save_needed_by) if needed is not None
-        )
-        lines.append(f"| `{name}` | {saved} | {when} |")
-    return "\n".join(lines) + "\n"
-
-
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    if "{{ op_table }}" in markdown:
-        markdown = markdown.replace("{{ op_table }}", op_table())
-    if "{{ saved_table }}" in markdown:
-        markdown = markdown.replace("{{ saved_table }}", saved_table())
     # A lesson's README in the checkout is its generated page on the site.
     markdown = re.sub(r"\]\(\.\./lessons/(\w+)/README\.md\)", r"](lessons/\1.md)", markdown)
     return markdown

@@ -1,14 +1,17 @@
-"""The reference pages generated from the code and checked in: ``docs/events.md`` and ``docs/pytorch.md``.
+"""The reference pages generated from the code and checked in: ``docs/events.md`` and ``docs/pytorch.md``,
+and the tables generated into hand-written pages (``BLOCKS``: the op table of ``docs/add-an-op.md``, what each
+op saves in ``docs/concepts/memory.md``), between ``<!-- BEGIN GENERATED name -->`` and ``<!-- END GENERATED name -->``.
 
 ``python docs/hooks/reference_pages.py`` rewrites them; ``--check`` changes
 nothing and exits 1 when one is stale (``tests/test_docs_links.py`` runs it), so
 the pages the README, the docs and the lessons link to exist in a checkout and
-say what the code does.
+say what the code does, and no page shows a template placeholder to a reader of the checkout.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import typing
 from pathlib import Path
@@ -78,12 +81,73 @@ def event_reference() -> str:
 
 
 
+def op_table() -> str:
+    """A Markdown table of every op: signature, methods and operators, AMP category, kernels."""
+    import minigrad as mg
+    from minigrad.kernels.registry import KERNELS
+
+    lines = [
+        "| op | inputs | attributes | methods, operators | AMP | GPU template | kernels (backend: dtypes) | backward |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in sorted(mg.OPS):
+        op = mg.OPS[name]
+        by_backend: dict[str, list[str]] = {}
+        for key in KERNELS.get(name, {}):
+            by_backend.setdefault(key.backend, [])
+            if key.dtype.name not in by_backend[key.backend]:
+                by_backend[key.backend].append(key.dtype.name)
+        kernels = "; ".join(f"{b}: {', '.join(d)}" for b, d in sorted(by_backend.items())) or "(none: runs outside the kernel layer)"
+        names = ", ".join(f"`{m}`" for m in (*op.methods, *op.operators)) or ""
+        attrs = ", ".join(f"`{a.name}`" for a in op.attrs)
+        gpu = f"{op.gpu_elementwise[0]}: `{op.gpu_elementwise[1]}`".replace("|", "\\|") if op.gpu_elementwise else ""
+        lines.append(
+            f"| `{name}` | {', '.join(f'`{i.name}`' for i in op.inputs)} | {attrs} | {names} | {op.amp or ''} | "
+            f"{gpu} | {kernels} | {'yes' if op.backward is not None else 'no'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def saved_table() -> str:
+    """A Markdown table of what each op's grad node saves for backward (``save``/``save_for`` of its definition)."""
+    import minigrad as mg
+
+    lines = ["| op | saves for backward | kept only when |", "| --- | --- | --- |"]
+    for name in sorted(mg.OPS):
+        op = mg.OPS[name]
+        if op.backward is None:
+            continue
+        inputs = [i.name for i in op.inputs]
+        saved = ", ".join(f"`{s}`" for s in op.save) or "nothing"
+        when = "; ".join(
+            f"`{s}`: {' or '.join(f'`{inputs[k]}`' for k in needed)} needs a gradient"
+            for s, needed in zip(op.save, op.save_needed_by) if needed is not None
+        )
+        lines.append(f"| `{name}` | {saved} | {when} |")
+    return "\n".join(lines) + "\n"
+
+
+#: ``page in docs/ -> the generator of the table written into it`` (between its BEGIN/END GENERATED lines).
+BLOCKS = {"add-an-op.md": op_table, "concepts/memory.md": saved_table}
+
+
+def with_block(text: str, name: str, table: str) -> str:
+    """``text`` with the lines between ``<!-- BEGIN GENERATED name -->`` and its END line replaced by ``table``."""
+    pattern = re.compile(rf"(<!-- BEGIN GENERATED {name} [^\n]*-->\n).*?(<!-- END GENERATED {name} -->)", re.S)
+    if not pattern.search(text):
+        raise ValueError(f"no <!-- BEGIN GENERATED {name} ... --> / <!-- END GENERATED {name} --> lines in the page")
+    return pattern.sub(lambda m: m.group(1) + "\n" + table + "\n" + m.group(2), text, count=1)
+
+
 def pages() -> dict[str, str]:
-    """``file name in docs/ -> text`` of every generated reference page."""
+    """``file name in docs/ -> text`` of every generated reference page and every page with a generated table."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from pytorch_api import pytorch_reference
 
-    return {"events.md": event_reference(), "pytorch.md": pytorch_reference()}
+    out = {"events.md": event_reference(), "pytorch.md": pytorch_reference()}
+    for name, table in BLOCKS.items():
+        out[name] = with_block((DOCS / name).read_text(encoding="utf-8"), table.__name__, table())
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

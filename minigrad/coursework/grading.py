@@ -18,11 +18,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from .build import SCAFFOLD, build_lesson
 from .lesson import load_lessons
+from ..progress import Steps
 from .report import print_report
 
 __all__ = ["grade", "grade_folder", "student_folders"]
@@ -45,8 +47,13 @@ def student_folders(path: Path, lesson: int | None) -> list[Path]:
 
 
 def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900,
-                 tasks: Sequence[str] | None = None) -> dict[str, Any]:
-    """Grade one student folder (only ``tasks``, e.g. ``["2.1"]``, when given); returns the report (see ``grade``)."""
+                 tasks: Sequence[str] | None = None,
+                 on_progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Grade one student folder (only ``tasks``, e.g. ``["2.1"]``, when given); returns the report (see ``grade``).
+
+    ``on_progress`` is called while the tests run: once with ``{"collected": {task: tests}}``, then with
+    ``{"done": [tasks]}`` as each test ends (the generated conftest writes them).
+    """
     folder = folder.resolve()  # `grade .` has an empty folder name
     meta = json.loads((folder / "_lesson.json").read_text())
     number = meta["lesson"]
@@ -84,13 +91,43 @@ def grade_folder(folder: Path, root: Path | None = None, timeout: float = 900,
                 raise SystemExit(f"lesson {number} has no task {', '.join(unknown)}; its tasks: {', '.join(meta['tasks'])}")
             meta = {**meta, "tasks": {t: info for t, info in meta["tasks"].items() if t in tasks}}
             cmd += ["-m", " or ".join(info["marker"] for info in meta["tasks"].values())]
+        progress_path = Path(tmp) / "progress.jsonl"
+        env["MINIGRAD_LESSON_PROGRESS"] = str(progress_path)
         try:
-            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
-            returncode, output = proc.returncode, proc.stdout + proc.stderr
+            returncode, output = _run_tests(cmd, work, env, timeout, progress_path, on_progress)
         except subprocess.TimeoutExpired as exc:  # an endless loop in the student's code
             returncode, output = -1, f"the tests ran longer than {timeout:g} s and were stopped\n{exc.stdout or ''}"
         results = json.loads(report_path.read_text()) if report_path.is_file() else {"tests": {}}
     return _score(meta, results, returncode, output)
+
+
+def _run_tests(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float, progress_path: Path,
+               on_progress: Callable[[dict[str, Any]], None] | None) -> tuple[int, str]:
+    """Run pytest; pass each progress line it writes to ``on_progress`` as it comes. Returns (status, output)."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+        deadline, read = time.monotonic() + timeout, 0
+        while True:
+            try:
+                proc.wait(timeout=0.1)
+                finished = True
+            except subprocess.TimeoutExpired:
+                finished = False
+            if on_progress is not None and progress_path.is_file():
+                lines = progress_path.read_text(encoding="utf-8").splitlines()
+                complete = lines if finished else lines[:-1]  # the last line may still be being written
+                for line in complete[read:]:
+                    on_progress(json.loads(line))
+                read = max(read, len(complete))
+            if finished:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                out.seek(0)
+                raise subprocess.TimeoutExpired(cmd, timeout, output=out.read())
+        out.seek(0)
+        return proc.returncode, out.read()
 
 
 def _score(meta: dict[str, Any], results: dict[str, Any], returncode: int, output: str) -> dict[str, Any]:
@@ -125,8 +162,11 @@ def _score(meta: dict[str, Any], results: dict[str, Any], returncode: int, outpu
 
 
 def grade(path: Path, lesson: int | None = None, json_path: Path | None = None, quiet: bool = False,
-          root: Path | None = None, jobs: int = 4, tasks: Sequence[str] | None = None) -> dict[str, Any]:
+          root: Path | None = None, jobs: int = 4, tasks: Sequence[str] | None = None,
+          steps: Steps | None = None) -> dict[str, Any]:
     """Grade the student folder(s) at ``path``; print tables, write the JSON report.
+
+    With ``steps`` (``minigrad.progress``, on a terminal) each task's tests are counted off as they end.
 
     The report: ``{"score", "max", "lessons": [{"lesson", "title", "score",
     "max", "tasks": [{"task", "title", "marker", "passed", "failed",
@@ -137,7 +177,8 @@ def grade(path: Path, lesson: int | None = None, json_path: Path | None = None, 
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(folders)))) as pool:
-        reports = list(pool.map(lambda f: grade_folder(f, root, tasks=tasks), folders))
+        reports = list(pool.map(lambda f: grade_folder(f, root, tasks=tasks, on_progress=_counter(f, steps)),
+                                folders))
     full = {
         "score": round(sum(r["score"] for r in reports), 2),
         "max": round(sum(r["max"] for r in reports), 2),
@@ -149,3 +190,21 @@ def grade(path: Path, lesson: int | None = None, json_path: Path | None = None, 
     if json_path is not None:
         json_path.write_text(json.dumps(full, indent=2) + "\n")
     return full
+
+
+def _counter(folder: Path, steps: Steps | None) -> Callable[[dict[str, Any]], None] | None:
+    """Turns the progress lines of one folder's tests into one bar per task (``None``: nothing shows them)."""
+    if steps is None or not steps.shown:
+        return None
+    number = json.loads((folder / "_lesson.json").read_text())["lesson"]
+    bars: dict[str, int] = {}
+
+    def on_progress(message: dict[str, Any]) -> None:
+        collected = message.get("collected", {})
+        for task, count in sorted(collected.items(), key=lambda kv: [int(x) for x in kv[0].split(".")]):
+            bars[task] = steps.add(f"lesson {number}, task {task}", total=count)
+        for task in message.get("done", []):
+            if task in bars:
+                steps.advance(bars[task])
+
+    return on_progress

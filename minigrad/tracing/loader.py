@@ -38,7 +38,7 @@ import json
 import os
 import re
 import stat
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .events import Event, event_from_dict
 from .node_names import renamed_v1
@@ -212,8 +212,13 @@ def _read_lines(fh: Any, source: str, stream_limit: int | None) -> Iterator[tupl
         yield lineno, text
 
 
-def load(path: str | os.PathLike[str]) -> Recorder:
+def load(path: str | os.PathLike[str], *, on_line: Callable[[int], None] | None = None) -> Recorder:
     """Read and validate a trace saved by ``Recorder.save``.
+
+    Args:
+        path: the ``.jsonl`` file.
+        on_line: called with each line's length once it is read (the CLI's progress: its total is the
+            file's size).
 
     Returns:
         An inactive recorder holding the events (``.events``, ``.replay()``).
@@ -227,4 +232,11 @@ def load(path: str | os.PathLike[str]) -> Recorder:
     source = os.fspath(path)
     with open(path, "rb") as fh:
         regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
-        return _parse(_read_lines(fh, source, None if regular else MAX_STREAM_BYTES), source)
+        lines = _read_lines(fh, source, None if regular else MAX_STREAM_BYTES)
+        return _parse(lines if on_line is None else _told(lines, on_line), source)
+
+
+def _told(lines: Iterable[tuple[int, str]], on_line: Callable[[int], None]) -> Iterator[tuple[int, str]]:
+    for lineno, text in lines:
+        on_line(len(text))
+        yield lineno, text

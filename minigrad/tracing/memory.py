@@ -26,6 +26,13 @@ graph dropped without a backward pass (its nodes never emit
 them). GeneralGrad's copies share the user's saved tensors and let go of
 them when their pass ends.
 
+The questions a reader asks first have their own answers: the bytes alive
+when the first backward pass begins (``backward_begin``; what activation
+checkpointing lowers), the peak during backward and the node running then
+(``backward_peak``), and the spans a chart zooms to (``windows``: each
+backward pass with the forward before it). Modules are named as
+``print(model)`` names them (``module_name``: ``"blocks.1"``, ``"0.1"``).
+
 Example:
     >>> import minigrad as mg
     >>> with mg.trace(values=False) as tr:
@@ -41,6 +48,7 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -147,11 +155,15 @@ class Memory:
                                            "out_slot": ev.out_slot, "out_rank": ev.out_rank}
         self.saved: dict[int, SavedTensor] = {}
         self.nodes: dict[int, _Node] = {}
+        self.node_names: dict[int, str] = {}  # every node.create's display name (accumulation nodes too)
         self.timeline: list[MemoryPoint] = []
+        self.backward_spans: list[tuple[int, int]] = []  # (backward.begin, backward.end or the last event) per pass
+        self._running: list[int | None] = []  # per event: the grad node running then (None outside a node)
         self._fold()
         totals = [p.total for p in self.timeline]
         self.peak_bytes = max(totals, default=0)
         self.peak_index = totals.index(self.peak_bytes) if totals else -1
+        self.module_names = _module_names({n.module for n in self.nodes.values() if n.module})
 
     # -- folding ------------------------------------------------------------
 
@@ -197,8 +209,25 @@ class Memory:
                 drop(tid, i)
 
         self._params = params
+        running: list[int] = []  # node.begin .. node.run, innermost last (a checkpoint's node runs others)
+        last: int | None = None  # the node that ran last: its gradients are being passed on
+        depth = 0  # open backward passes (a nested one runs inside a checkpoint's node)
         for i, ev in enumerate(self.events):
             k = ev.kind
+            if k == "node.begin":
+                running.append(ev.node)
+            elif k == "node.run" and running:
+                last = running.pop()
+            elif k == "backward.begin":
+                depth += 1
+                if depth == 1:
+                    self.backward_spans.append((i, len(self.events) - 1))
+            elif k == "backward.end" and depth:
+                depth -= 1
+                if depth == 0:
+                    self.backward_spans[-1] = (self.backward_spans[-1][0], i)
+                    last = None
+            self._running.append(running[-1] if running else last)
             if k == "api.call":
                 self._call = [_tensor_ids(ev.inputs), 0]
             elif k == "kernel.launch":
@@ -248,6 +277,7 @@ class Memory:
 
     def _on_node_create(self, ev: Any, i: int, recomputing: list[int], passes: list[list[int]],
                         params: set[int], hold: Any) -> None:
+        self.node_names[ev.node] = ev.name
         if ev.is_accumulation:
             if ev.tensor is not None:
                 self._leaf_of[ev.node] = ev.tensor
@@ -293,6 +323,31 @@ class Memory:
             return info["bytes"] if info else 0
         return self._outputs_of.get((original, slot, rank), 0)
 
+    # -- names ----------------------------------------------------------------
+
+    def node_name(self, node_id: int | None) -> str:
+        """``MulBackward0#3``: the name the node's ``node.create`` gave (``describe`` calls this)."""
+        if node_id is None:
+            return "-"
+        return self.node_names.get(node_id, f"node#{node_id}")
+
+    def tensor_name(self, tensor_id: int | None) -> str:
+        """The name a tensor's ``tensor.create`` gave."""
+        if tensor_id is None:
+            return "-"
+        info = self.tensors.get(tensor_id)
+        return info["name"] if info else f"t{tensor_id}"
+
+    def module_name(self, path: str | None) -> str:
+        """A ``module`` path as ``print(model)`` spells it: ``"Sequential.1.0 (Linear)"`` -> ``"1.0"``."""
+        if path is None:
+            return "(no module)"
+        return self.module_names.get(path, path)
+
+    def running_node(self, index: int) -> int | None:
+        """The grad node running at event ``index`` (the one that ran last, while its gradients are passed on)."""
+        return self._running[index] if 0 <= index < len(self._running) else None
+
     # -- questions ------------------------------------------------------------
 
     def at(self, index: int) -> MemoryPoint:
@@ -325,19 +380,21 @@ class Memory:
         return out
 
     def by_module(self) -> dict[str, dict[str, Any]]:
-        """Per module path (``None`` outside any module: ``"(no module)"``): the distinct tensors its
-        nodes saved, their bytes, and the first source line."""
+        """Per module, named as ``print(model)`` names it (``module_name``; ``"(no module)"`` outside any): the
+        distinct tensors its nodes saved, their bytes, its recorded ``path``, its class and the first source line."""
         groups: dict[str, dict[str, Any]] = {}
         for node in self.nodes.values():
             if not node.saved or node.recompute is not None:
                 continue
-            g = groups.setdefault(node.module or "(no module)", {"tensors": {}, "nodes": 0, "source": node.source})
+            g = groups.setdefault(self.module_name(node.module), {"tensors": {}, "nodes": 0, "source": node.source,
+                                                                 "path": node.module})
             g["nodes"] += 1
             for s in self.saved_by(node.id):
                 g["tensors"][s.tensor] = s
         return {m: {"bytes": sum(s.bytes for s in g["tensors"].values()),
                     "activation_bytes": sum(s.bytes for s in g["tensors"].values() if not s.parameter),
-                    "tensors": len(g["tensors"]), "nodes": g["nodes"], "source": g["source"]}
+                    "tensors": len(g["tensors"]), "nodes": g["nodes"], "source": g["source"], "path": g["path"],
+                    "type": _module_type(g["path"])}
                 for m, g in groups.items()}
 
     def top_saved(self, n: int = 10) -> list[SavedTensor]:
@@ -345,14 +402,56 @@ class Memory:
         return sorted(self.saved.values(), key=lambda s: (-s.bytes, s.saved_at))[:n]
 
     def peak_event(self) -> dict[str, Any]:
-        """The event at which the total peaked: index, seq, kind and what it did."""
-        if self.peak_index < 0:
-            return {"index": -1, "seq": None, "kind": None, "what": "no events"}
-        ev = self.events[self.peak_index]
-        return {"index": self.peak_index, "seq": ev.seq, "kind": ev.kind, "what": describe(ev)}
+        """The event at which the total peaked: index, seq, kind, what it did and the node running then."""
+        return self._event_at(self.peak_index)
+
+    def _event_at(self, index: int) -> dict[str, Any]:
+        if index < 0:
+            return {"index": -1, "seq": None, "kind": None, "what": "no events", "node": None, "node_name": None}
+        ev = self.events[index]
+        node = self.running_node(index)
+        return {"index": index, "seq": ev.seq, "kind": ev.kind, "what": describe(ev, self), "node": node,
+                "node_name": None if node is None else self.node_name(node)}
+
+    def windows(self) -> list[tuple[int, int, str]]:
+        """The spans a chart zooms to, ``(first event, last event, what it holds)``: each backward pass with
+        the forward before it (from the event after the previous pass), then what follows the last pass."""
+        n = len(self.events)
+        out: list[tuple[int, int, str]] = []
+        lo = 0
+        for a, b in self.backward_spans:
+            out.append((lo, b, f"the forward and the backward pass (events {a}\u2013{b}) that ends it"))
+            lo = b + 1
+        if lo < n:
+            out.append((lo, n - 1, "after the last backward pass" if out else "the whole recording (no backward pass)"))
+        return out
+
+    def window(self, index: int) -> tuple[int, int, str]:
+        """The span of ``windows()`` holding event ``index`` (the first one before the first event)."""
+        spans = self.windows() or [(0, 0, "no events")]
+        return next((w for w in spans if w[0] <= index <= w[1]), spans[0])
+
+    def backward_begin(self) -> dict[str, Any] | None:
+        """The bytes alive when the first backward pass begins (``None``: no backward pass): what a
+        checkpoint saves shows here, in ``saved``."""
+        if not self.backward_spans:
+            return None
+        at = self.backward_spans[0][0]
+        return {"index": at, **self.at(at).to_dict()}
+
+    def backward_peak(self) -> dict[str, Any] | None:
+        """The largest total during any backward pass, the first event that reached it, and the node running."""
+        if not self.backward_spans:
+            return None
+        inside = (i for a, b in self.backward_spans for i in range(a, b + 1))
+        best = max(inside, key=lambda i: (self.timeline[i].total, -i))  # the first event that reached it
+        return {**self._event_at(best), "bytes": self.timeline[best].total, **{"alive": self.at(best).to_dict()}}
 
     def what_if_checkpoint(self, module: str) -> dict[str, Any]:
-        """What checkpointing ``module`` (a path such as ``"Sequential.1"``) would change, from this recording.
+        """What checkpointing ``module`` would change, from this recording.
+
+        ``module`` is named as ``print(model)`` names it (``"blocks.1"``) or by
+        its recorded path (``"CharGPT.blocks.1"``).
 
         At the start of the first backward pass (the end of the trace without one),
         the nodes the module made would hold nothing and a reentrant checkpoint's
@@ -362,7 +461,7 @@ class Memory:
         and the extra forward work: the module's ops and their kernel time
         against the whole forward's.
         """
-        prefix = module.split(" (")[0]
+        prefix = self._module_prefix(module)
 
         def inside(path: str | None) -> bool:
             return path is not None and (path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + " ("))
@@ -374,7 +473,7 @@ class Memory:
         mine = [n for n in alive if inside(n.module)]
         if not mine:
             raise ValueError(f"what_if_checkpoint(): no node of module {module!r} is alive when backward begins; "
-                             f"modules: {sorted(self.by_module())}")
+                             f"modules: {', '.join(sorted(self.by_module()))}")
         produced = {t for t, info in self.tensors.items() if info["grad_node"] in {n.id for n in mine}}
         first = min(n.created_at for n in mine)
         params = {t for t, s in self.saved.items() if s.parameter}
@@ -392,6 +491,27 @@ class Memory:
                 "recompute_ops": len(mine), "recompute_kernel_ns": sum(n.kernel_ns for n in mine),
                 "forward_ops": len(forward), "forward_kernel_ns": sum(n.kernel_ns for n in forward)}
 
+    def _module_prefix(self, module: str) -> str:
+        """The recorded path prefix of ``module``, spelled as ``print(model)`` does (``"blocks.1"``) or as the
+        events do (``"CharGPT.blocks.1"``, with or without its ``" (Block)"``). Raises ``ValueError`` naming the
+        close names when no module has that name."""
+        want = module.split(" (")[0]
+        known: dict[str, str] = {}  # every spelling of every module and of its ancestors -> the recorded prefix
+        for path, name in self.module_names.items():
+            full, short = path.split(" (")[0].split("."), name.split(".")
+            cut = len(full) - len(short)  # 1 where the root's class was dropped
+            for j in range(1, len(full) + 1):
+                known.setdefault(".".join(full[:j]), ".".join(full[:j]))
+                if j > cut:
+                    known.setdefault(".".join(short[:j - cut]), ".".join(full[:j]))
+        if want in known:
+            return known[want]
+        shown = sorted({n for name in self.module_names.values() for n in _prefixes(name)})
+        close = difflib.get_close_matches(want, list(known), n=4, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"what_if_checkpoint(): no module named {module!r} in this recording{hint} "
+                         f"(modules, as print(model) names them: {', '.join(shown)})")
+
     def _size(self, tid: int) -> int:
         info = self.tensors.get(tid)
         return info["bytes"] if info else 0
@@ -400,9 +520,11 @@ class Memory:
         return tid in self._params
 
     def to_json(self) -> dict[str, Any]:
-        """``{"saved_bytes_total", "peak_bytes", "peak_event", "by_module", "by_node", "timeline",
-        "top_saved"}`` (node ids as strings, as JSON keys are)."""
+        """``{"backward_begin", "backward_peak", "saved_bytes_total", "peak_bytes", "peak_event", "by_module",
+        "by_node", "timeline", "top_saved"}`` (node ids as strings, as JSON keys are)."""
         return {
+            "backward_begin": self.backward_begin(),
+            "backward_peak": self.backward_peak(),
             "saved_bytes_total": self.saved_bytes_total,
             "peak_bytes": self.peak_bytes,
             "peak_event": self.peak_event(),
@@ -412,6 +534,37 @@ class Memory:
                          for i, (ev, p) in enumerate(zip(self.events, self.timeline))],
             "top_saved": [s.to_dict() for s in self.top_saved()],
         }
+
+
+def _prefixes(name: str) -> list[str]:
+    """``"blocks.1.attn"`` -> ``["blocks", "blocks.1", "blocks.1.attn"]``."""
+    parts = name.split(".")
+    return [".".join(parts[:j]) for j in range(1, len(parts) + 1)]
+
+
+def _module_type(path: str | None) -> str | None:
+    """``"Sequential.1.0 (Linear)"`` -> ``"Linear"``; a path of one class is that class."""
+    if path is None:
+        return None
+    return path[path.index(" (") + 2:-1] if path.endswith(")") and " (" in path else path.split(".")[-1]
+
+
+def _module_names(paths: set[str]) -> dict[str, str]:
+    """Each recorded ``module`` path spelled as ``print(model)`` spells it.
+
+    A path is the class of the module called first (the model), then the
+    dotted path below it, then the innermost class: ``"CharGPT.blocks.1 (Block)"``.
+    When every path with a dotted part starts at one model class, that class is
+    dropped (``"blocks.1"``, ``"1.0"``); a module called on its own with no
+    model above it keeps its class (``"CrossEntropyLoss"``). With two model
+    classes in one recording the paths keep them, so no two modules share a name.
+    """
+    bases = {p: p.split(" (")[0] for p in paths}
+    roots = {b.split(".")[0] for b in bases.values() if "." in b}
+    if len(roots) != 1:
+        return bases
+    root = next(iter(roots)) + "."
+    return {p: b[len(root):] if b.startswith(root) else b for p, b in bases.items()}
 
 
 def _tensor_ids(inputs: Any) -> list[int]:

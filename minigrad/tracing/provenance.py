@@ -4,8 +4,9 @@ PyTorch users turn on anomaly mode to learn which forward line made the node
 that failed in backward. While a recording is active, minigrad stamps every
 ``node.create`` with ``source`` (``file:line`` of the first caller outside the
 minigrad package) and ``module`` (the path of the ``nn.Module`` calls running
-at that moment, e.g. ``Sequential.2 (Linear)``, ``Net.layers.0 (Linear)``). Without a recording nothing
-here runs: ``Module.__call__`` checks ``bus.recorder`` first.
+at that moment, e.g. ``Sequential.2 (Linear)``, ``Net.layers.0 (Linear)``; a block called on its own,
+``model[1](x)``, starts at the model a variable of the calling code holds it in: ``Sequential.1.0 (Linear)``).
+Without a recording nothing here runs: ``Module.__call__`` checks ``bus.recorder`` first.
 
 Example:
     >>> import minigrad as mg
@@ -21,6 +22,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import weakref
 from typing import Any
 
 __all__ = ["enter_module", "exit_module", "module_path", "user_source"]
@@ -44,7 +46,10 @@ def _stack() -> list[Any]:
 
 def enter_module(module: Any) -> None:
     """``nn.Module.__call__`` starts (only while recording)."""
-    _stack().append(module)
+    stack = _stack()
+    if not stack:
+        _local.root = _root_name(module, sys._getframe(1))
+    stack.append(module)
 
 
 def exit_module() -> None:
@@ -65,11 +70,11 @@ def module_path() -> str | None:
     stack = getattr(_local, "modules", None)  # (``_stack()`` would make the list: none is needed to read it)
     if not stack:
         return None
-    parts = [type(stack[0]).__name__]
+    parts = [getattr(_local, "root", None) or type(stack[0]).__name__]
     for parent, child in zip(stack, stack[1:]):
         parts.append(_child_path(parent, child))
     path = ".".join(parts)
-    return path if len(stack) == 1 else f"{path} ({type(stack[-1]).__name__})"
+    return path if path == type(stack[-1]).__name__ else f"{path} ({type(stack[-1]).__name__})"
 
 
 #: ``(id(parent), id(child)) -> "layers.0"``; each hit is checked against the live modules (ids are reused).
@@ -78,6 +83,11 @@ _paths: dict[tuple[int, int], str] = {}
 
 def _child_path(parent: Any, child: Any) -> str:
     """Dotted path of ``child`` among ``parent``'s submodules (breadth-first: the shortest), else its class name."""
+    return _find_path(parent, child) or type(child).__name__
+
+
+def _find_path(parent: Any, child: Any) -> str | None:
+    """Dotted path of ``child`` among ``parent``'s submodules (breadth-first: the shortest); ``None``: not one."""
     key = (id(parent), id(child))
     cached = _paths.get(key)
     if cached is not None and _resolve(parent, cached) is child:
@@ -96,11 +106,56 @@ def _child_path(parent: Any, child: Any) -> str:
                 break
             work.append((prefix + str(name) + ".", sub))
     if found is None:
-        return type(child).__name__
+        return None
     if len(_paths) >= _MAX_SOURCES:
         _paths.clear()
     _paths[key] = found
     return found
+
+
+#: ``id(module) -> (its weak reference, the name _root_name gave it)``, checked against the live module.
+_roots: dict[int, tuple[Any, str]] = {}
+
+
+def _root_name(module: Any, frame: Any) -> str:
+    """The name of a module called from outside any module: ``Sequential.1`` when it is child ``1`` of a
+    ``Sequential`` the calling code holds in a variable (``model[1](x)``, ``checkpoint(model[1], h)``), else its
+    class name.
+
+    So two blocks of one model called one by one keep apart in ``module`` paths
+    (``Sequential.0.1 (Tanh)``, ``Sequential.1.1 (GELU)``), each spelled after
+    the model's class as ``print(model)`` spells it below that. The owner is
+    the largest module found in the calling frames' variables that holds
+    ``module``; the answer is kept per module.
+    """
+    cached = _roots.get(id(module))
+    if cached is not None and cached[0]() is module:
+        return cached[1]
+    # nn.Module, found from the module itself (this layer does not import nn); the type test never runs user code.
+    base = next((c for c in type(module).__mro__ if c.__name__ == "Module" and c.__module__.startswith("minigrad.")),
+                type(module))
+    best: tuple[int, str] | None = None
+    while frame is not None:
+        try:
+            values = list(frame.f_locals.values())
+        except Exception:  # noqa: BLE001 - an odd frame (a C extension's locals) names no owner
+            values = []
+        for value in values:
+            if value is module or not issubclass(type(value), base):
+                continue
+            path = _find_path(value, module)
+            if path is not None and (best is None or path.count(".") + 1 > best[0]):
+                best = (path.count(".") + 1, f"{type(value).__name__}.{path}")
+        frame = frame.f_back
+    name = best[1] if best is not None else type(module).__name__
+    try:
+        ref = weakref.ref(module)
+    except TypeError:
+        return name
+    if len(_roots) >= _MAX_SOURCES:
+        _roots.clear()
+    _roots[id(module)] = (ref, name)
+    return name
 
 
 def _resolve(parent: Any, path: str) -> Any:

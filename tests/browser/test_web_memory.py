@@ -64,3 +64,55 @@ def test_screenshot_of_the_memory_tab(browser, tmp_path):
     out = ROOT / "docs" / "images" if os.environ.get("MINIGRAD_UPDATE_SCREENSHOTS") == "1" else tmp_path
     (out / "web-memory.png").write_bytes(shot)
     assert shot[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_chart_zooms_to_the_span_of_the_event_and_labels_its_axes(page, tmp_path):
+    from _memory_program import two_steps_then_sampling_events
+
+    events = two_steps_then_sampling_events()
+    mem = Memory(events)
+    spans = mem.windows()
+    assert len(spans) == 3 and spans[-1][2] == "after the last backward pass"
+    path = stepper(events, title="two steps").save(tmp_path / "two.html")
+    second = mem.backward_spans[1]
+    open_page(page, path, f"#event={second[0] + 3}")
+    page.keyboard.press("4")
+
+    def axes():
+        return (page.inner_text("#memory .mem-x .lo"), page.inner_text("#memory .mem-x .hi"),
+                page.inner_text("#memory .mem-y .top"), page.inner_text("#memory .mem-explain"))
+
+    lo, hi, top, explain = axes()
+    w = mem.window(second[0] + 3)
+    assert (lo, hi) == (f"event {w[0]}", f"event {w[1]}") and w[0] == mem.backward_spans[0][1] + 1
+    assert top == format_bytes(max(p.total for p in mem.timeline[w[0]:w[1] + 1]))
+    assert page.inner_text("#memory .mem-ytitle") == "bytes alive" and "events" in page.inner_text("#memory .mem-x")
+    assert f"events {w[0]}–{w[1]}" in explain and "Each bar is one event." in explain
+    page.click("#memory .mem-whole input")  # the whole recording
+    lo, hi, top, explain = axes()
+    assert (lo, hi) == ("event 0", f"event {len(events) - 1}") and top == format_bytes(mem.peak_bytes)
+    page.click("#memory .mem-whole input")
+    assert not page.errors
+    page = page.context.new_page()
+    open_page(page, path, f"#event={mem.backward_spans[0][0] + 2}")  # in the first pass: its span
+    page.keyboard.press("4")
+    lo, _, _, _ = axes()
+    assert lo == "event 0"
+
+
+def test_a_bar_of_many_events_is_explained(page, tmp_path):
+    from minigrad.viz import memory_pane
+
+    events = checkpointed_mlp_events()
+    old = memory_pane.WINDOW_POINTS
+    memory_pane.WINDOW_POINTS = 50  # fewer bars than events: each stands for several
+    try:
+        path = stepper(events, title="mlp").save(tmp_path / "mlp.html")
+    finally:
+        memory_pane.WINDOW_POINTS = old
+    open_page(page, path)
+    page.keyboard.press("4")
+    step = -(-len(events) // 50)
+    head, explain = page.inner_text("#memory .mem-head"), page.inner_text("#memory .mem-explain")
+    assert f"(the largest of the {step} events its bar stands for)" in head
+    assert f"bars stands for {step} events" in explain and "shows the largest total among them" in explain

@@ -79,3 +79,29 @@ async def test_screenshot_of_the_memory_tab(tmp_path):
         out = root / "docs" / "images" if os.environ.get("MINIGRAD_UPDATE_SCREENSHOTS") == "1" else tmp_path
         app.save_screenshot("tui-memory.svg", str(out))
     assert (out / "tui-memory.svg").read_text().startswith("<svg")
+
+
+async def test_the_chart_zooms_to_the_span_of_the_event_and_labels_its_axes():
+    import re
+
+    from _memory_program import two_steps_then_sampling_events
+    from minigrad.tui.model import Session
+
+    events = two_steps_then_sampling_events()
+    session = Session(events, title="two steps")
+    mem = session.replay.memory
+    app = MinigradApp(session)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.press("4")
+        for ev in (mem.backward_spans[0][0] + 2, mem.backward_spans[1][0] + 3):
+            scr.goto(ev)
+            await pilot.pause()
+            text = scr.query_one(MemoryView).plain
+            lo, hi, _ = mem.window(ev)
+            largest = max(p.total for p in mem.timeline[lo:hi + 1])
+            assert "bytes alive" in text and f"{format_bytes(largest)} ┤" in text and "0 B ┤" in text
+            axis = next(line for line in text.splitlines() if "events →" in line)
+            assert re.search(rf"event {lo}\s+events →\s+event {hi}$", axis.rstrip()), axis
+            assert f"shown: events {lo}–{hi}" in text and f"0 to this span's largest ({format_bytes(largest)})" in text
+        assert lo == mem.backward_spans[0][1] + 1  # the second pass's span starts after the first

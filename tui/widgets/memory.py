@@ -15,7 +15,7 @@ from minigrad.tracing.memory import Memory, format_bytes
 
 from .panels import _Pane, _short_path
 
-__all__ = ["MemoryView", "chart_rows", "saved_lines"]
+__all__ = ["MemoryView", "chart", "chart_rows", "saved_lines"]
 
 #: Rows of the chart (each row is eight steps of a block character high).
 CHART_ROWS = 8
@@ -24,19 +24,23 @@ _SAVED_STYLE = "bold magenta"
 _OTHER_STYLE = "cyan"
 
 
-def chart_rows(mem: Memory, index: int, width: int, rows: int = CHART_ROWS) -> tuple[list[Text], int]:
-    """The chart as ``rows`` lines of ``width`` columns (each the largest total of its events;
-    the saved bytes drawn in their own colour at the bottom) and the column of event ``index``."""
-    n = len(mem.timeline)
+def chart_rows(mem: Memory, index: int, width: int, rows: int = CHART_ROWS,
+               span: tuple[int, int] | None = None) -> tuple[list[Text], int]:
+    """The chart of events ``span`` (first, last; default: all) as ``rows`` lines of ``width`` columns, each
+    the largest total of its events scaled to the span's largest (the saved bytes drawn in their own colour
+    at the bottom), and the column of event ``index`` (-1: outside the span)."""
+    lo, hi = span if span is not None else (0, len(mem.timeline) - 1)
+    timeline = mem.timeline[lo:hi + 1]
+    n = len(timeline)
     width = max(8, width)  # a short timeline is stretched: each point takes one column or more
-    peak = mem.peak_bytes or 1
+    peak = max((p.total for p in timeline), default=0) or 1
     cols = []
     for c in range(width):
-        lo, hi = c * n // width, max((c + 1) * n // width, c * n // width + 1)
-        points = mem.timeline[lo:hi]
+        a, b = c * n // width, max((c + 1) * n // width, c * n // width + 1)
+        points = timeline[a:b]
         top = max(points, key=lambda p: p.total) if points else None
         cols.append((top.total if top else 0, top.saved if top else 0))
-    marker = min(width - 1, index * width // n) if n and index >= 0 else -1
+    marker = min(width - 1, (index - lo) * width // n) if n and lo <= index <= hi else -1
     lines = []
     for r in range(rows - 1, -1, -1):
         line = Text()
@@ -54,6 +58,46 @@ def chart_rows(mem: Memory, index: int, width: int, rows: int = CHART_ROWS) -> t
     return lines, marker
 
 
+def chart(mem: Memory, index: int, width: int, rows: int = CHART_ROWS) -> list[Text]:
+    """The chart zoomed to the pass in focus (``Memory.window``), with its axes and a sentence on its figures.
+
+    The y axis is bytes alive, from 0 to the largest total of the span; the x
+    axis is the span's events, first to last; ``▲ now`` marks event ``index``.
+    """
+    lo, hi, what = mem.window(index)
+    largest = max((p.total for p in mem.timeline[lo:hi + 1]), default=0)
+    labels = {0: format_bytes(largest), rows // 2: format_bytes(largest / 2), rows - 1: "0 B"}
+    pad = max(len(v) for v in labels.values()) + 1
+    plot = max(8, width - pad - 1)
+    lines, marker = chart_rows(mem, index, plot, rows, (lo, hi))
+    out = [Text("bytes alive".rjust(pad), style="dim")]
+    for r, line in enumerate(lines):
+        row = Text(labels.get(r, "").rjust(pad - 1) + " ", style="dim")
+        row.append("┤" if r in labels else "│", style="dim")
+        row.append_text(line)
+        out.append(row)
+    out.append(Text(" " * pad + "└" + "─" * plot, style="dim"))
+    first, last = f"event {lo}", f"event {hi}"
+    axis = Text(" " * (pad + 1) + first, style="dim")
+    middle = "events →"
+    gap = plot - len(first) - len(last)
+    if gap > len(middle) + 2:
+        left = (gap - len(middle)) // 2
+        axis.append(" " * left + middle + " " * (gap - left - len(middle)), style="dim")
+    else:
+        axis.append(" " * max(1, gap))
+    axis.append(last, style="dim")
+    out.append(axis)
+    if marker >= 0:
+        out.append(Text(" " * (pad + 1 + marker) + "▲ now", style="bold yellow"))
+    n = hi - lo + 1
+    per = ("one event per column" if n <= plot
+           else f"each column the largest total of the ~{-(-n // plot)} events it stands for")
+    out.append(Text(f"shown: events {lo}\u2013{hi}, {what}; height: bytes alive, 0 to this span's largest "
+                    f"({format_bytes(largest)}); {per}", style="dim"))
+    return out
+
+
 def saved_lines(mem: Memory, node: int | None, index: int) -> list[Text]:
     """What ``node`` saved, one line per tensor with its size and whether it is held at ``index``."""
     if node is None or node not in mem.nodes:
@@ -61,7 +105,8 @@ def saved_lines(mem: Memory, node: int | None, index: int) -> list[Text]:
                      style="dim")]
     info = mem.nodes[node]
     head = Text(f"{info.name} saved {len(info.saved)} tensor{'s' if len(info.saved) != 1 else ''}", style="bold")
-    where = " · ".join(x for x in (info.module, _short_path(info.source) if info.source else None) if x)
+    module = f"module {mem.module_name(info.module)}" if info.module else None
+    where = " · ".join(x for x in (module, _short_path(info.source) if info.source else None) if x)
     if where:
         head.append(f"  ({where})", style="dim")
     if info.recompute is not None:
@@ -116,16 +161,14 @@ class MemoryView(_Pane):
         parts = [f"{c} {format_bytes(v)}" for c, v in at.to_dict().items() if c != "total"]
         text.append("   " + " · ".join(parts) + "\n")
         peak = mem.peak_event()
-        text.append(f"peak {format_bytes(mem.peak_bytes)} at event {peak['index']} ({peak['kind']})", style="dim")
+        running = f" while {peak['node_name']} runs" if peak["node_name"] else ""
+        text.append(f"whole recording: peak {format_bytes(mem.peak_bytes)} at event {peak['index']} ({peak['kind']})"
+                    f"{running}", style="dim")
         text.append(f"   saved for backward in all: {format_bytes(mem.saved_bytes_total)}\n", style="dim")
-        rows, marker = chart_rows(mem, index, width)
-        for line in rows:
+        for line in chart(mem, index, width):
             text.append_text(line)
             text.append("\n")
-        if marker >= 0:
-            text.append(" " * marker + "▲ now", style="bold yellow")
-        text.append("   ")
-        text.append("█ saved", style=_SAVED_STYLE)
+        text.append("█ saved for backward", style=_SAVED_STYLE)
         text.append("  ")
         text.append("█ params, grads, buffers, outputs\n", style=_OTHER_STYLE)
         text.append("\n")

@@ -168,10 +168,15 @@ def test_refused_exactly_where_pytorch_refuses():
             f"{'refuses' if ours else 'accepts'} it" + (f" ({ours})" if ours else ""))
 
 
+def _said(error):
+    """What a check did, in words: returned, or raised this class with this message."""
+    return "returned (no error)" if error is None else f"{type(error).__name__}: {error}"
+
+
 @pytest.mark.lesson9_task1
 @pytest.mark.parametrize("program", [changed_directly, changed_through_detach, changed_twice, saved_output_changed],
                          ids=lambda p: p.__name__)
-def test_your_check_words_it_as_the_engine(reference, program):
+def test_your_check_words_it_as_the_engine(reference, compare, program):
     """Each saved tensor of the graph before backward: your check and minigrad's agree, to the letter."""
     ref = reference("minigrad.autograd.tensor_wrapper", "TensorWrapper.check_version")
     stale = 0
@@ -181,8 +186,7 @@ def test_your_check_words_it_as_the_engine(reference, program):
                 continue
             want = refusal(ref, w, node)
             got = refusal(w.check_version, node)
-            assert (str(got) if got else None) == (str(want) if want else None), (
-                f"{node.display_name}'s saved t{w.tensor_id}: your check and the engine's differ")
+            compare(_said(got), _said(want), f"the check of {node.display_name}'s saved t{w.tensor_id}")
             stale += want is not None
     assert stale
 
@@ -306,28 +310,28 @@ def run_program(student):
     return tensors, mg.trace.replay(tr.events).final
 
 
-def check_versions(student, names):
+def check_versions(student, compare, names):
     tensors, state = run_program(student)
     predicted = student.versions_lesson.predict_versions()
     for name in names:
         assert name in predicted, f"no version predicted for {name}"
         t = tensors[name]
-        assert predicted[name] == t._version == state.tensors[t._id].version, (
-            f"{name}: you predicted version {predicted[name]}, it is at version {t._version}")
+        assert t._version == state.tensors[t._id].version  # the engine and the recording agree
+        compare(predicted[name], t._version, f"the version of {name}", expected_from="the recording")
 
 
 @pytest.mark.lesson9_task3
-def test_versions_of_h_and_what_shares_its_counter(student):
-    check_versions(student, ["h", "v", "d"])
+def test_versions_of_h_and_what_shares_its_counter(student, compare):
+    check_versions(student, compare, ["h", "v", "d"])
 
 
 @pytest.mark.lesson9_task3
-def test_versions_of_the_other_tensors(student):
-    check_versions(student, ["x", "k", "a", "b", "c", "e"])
+def test_versions_of_the_other_tensors(student, compare):
+    check_versions(student, compare, ["x", "k", "a", "b", "c", "e"])
 
 
 @pytest.mark.lesson9_task3
-def test_the_stale_saved_tensors(student):
+def test_the_stale_saved_tensors(student, compare):
     tensors, state = run_program(student)
     names = {t._id: name for name, t in tensors.items()}
     recorded = {(state.nodes[s.node].op, names.get(s.tensor, f"t{s.tensor}")) for s in stale_saved(state)}
@@ -336,4 +340,4 @@ def test_the_stale_saved_tensors(student):
                      if w is not None and w.version_counter.value != w.snapshot}
     assert recorded == in_the_engine  # the recording and the engine agree
     predicted = set(student.versions_lesson.predict_stale())
-    assert predicted == recorded, (f"missing: {sorted(recorded - predicted)}; not stale: {sorted(predicted - recorded)}")
+    compare(sorted(predicted), sorted(recorded), "the stale saved tensors, (op, tensor)", expected_from="the recording")
