@@ -40,7 +40,7 @@ def _record():
 
 
 def _matmul_modules(tr) -> list[str]:
-    return [e.module for e in tr.events if e.kind == "node.create" and e.op == "matmul"]
+    return [e.module for e in tr.events if e.kind == "node.create" and e.op == "addmm"]
 
 
 def test_modulelist_and_moduledict_children_carry_their_paths():

@@ -34,10 +34,10 @@ def predict_saved_bytes(widths: list[int], batch: int, itemsize: int = 4) -> int
     ``backward.begin`` event ``i``.
     """
     # BEGIN LESSON 10 TASK 10.1: predict the bytes an MLP saves for backward
-    total = batch * widths[0] * itemsize  # x: the first matmul keeps it for the weight's gradient
+    total = batch * widths[0] * itemsize  # x: the first addmm keeps it for the weight's gradient
     for width in widths[1:-1]:
-        total += batch * width * itemsize  # each tanh's output: kept by tanh (1 - out^2) and the next matmul, once
-    total += batch * widths[-1] * itemsize  # the logits: cross_entropy's backward is softmax(logits) - onehot
+        total += batch * width * itemsize  # each tanh's output: kept by tanh (1 - out^2) and the next addmm, once
+    total += batch * widths[-1] * itemsize  # log_softmax keeps its output (the log-probabilities) for its backward
     total += batch * 8  # and the int64 targets
     return total
     # END LESSON 10 TASK 10.1

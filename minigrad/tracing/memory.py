@@ -10,7 +10,8 @@ bytes are alive in each of five categories, and where the peak is:
 - ``saved``: the tensors grad nodes saved for backward (``node.create``'s
   ``saved``), each counted once however many nodes saved it, until the last of
   those nodes releases them (``wrappers.clear``). A parameter saved by a node
-  is counted under ``params`` only; a save a pack hook took (``saved.pack``:
+  is counted under ``params`` only, and so is a view of one (``nn.Linear``'s
+  ``weight.t()``: ``tensor.create``'s ``base`` names the parameter); a save a pack hook took (``saved.pack``:
   ``saved_tensors_hooks``, ``save_on_cpu``, a non-reentrant ``checkpoint``) holds
   what the hook returned, not the tensor, and is not counted;
 - ``buffers``: gradient buffers of the backward pass, one per (node, slot,
@@ -152,7 +153,8 @@ class Memory:
             if ev.kind == "tensor.create" and ev.tensor not in self.tensors:
                 self.tensors[ev.tensor] = {"name": ev.name, "shape": tuple(ev.shape), "dtype": ev.dtype,
                                            "bytes": nbytes(ev.shape, ev.dtype), "grad_node": ev.grad_node,
-                                           "out_slot": ev.out_slot, "out_rank": ev.out_rank}
+                                           "out_slot": ev.out_slot, "out_rank": ev.out_rank,
+                                           "base": getattr(ev, "base", None)}
         self.saved: dict[int, SavedTensor] = {}
         self.nodes: dict[int, _Node] = {}
         self.node_names: dict[int, str] = {}  # every node.create's display name (accumulation nodes too)
@@ -186,7 +188,9 @@ class Memory:
 
         def size(tid: int) -> int:
             info = self.tensors.get(tid)
-            return info["bytes"] if info else 0
+            if info is None or info["base"] in params:
+                return 0  # a view of a parameter (nn.Linear's weight.t()) holds the parameter's bytes
+            return info["bytes"]
 
         def hold(tid: int) -> None:
             refs[tid] = refs.get(tid, 0) + 1
@@ -305,7 +309,7 @@ class Memory:
             if entry is None:
                 entry = self.saved[tid] = SavedTensor(
                     tid, info.get("name", f"t{tid}"), info.get("shape", ()), info.get("dtype", "?"),
-                    info.get("bytes", 0), tid in params, saved_at=i)
+                    info.get("bytes", 0), tid in params or info.get("base") in params, saved_at=i)
             entry.nodes.append(ev.node)
         for tid in node.held:
             self.saved[tid].freed_at = None

@@ -243,7 +243,7 @@ def test_jump_to_a_node_goes_to_its_run_and_pins_it(page, demo):
     rp, path = demo
     open_page(page, path)
     runs = {rp.events[i].node: i for i in rp.indices_of("node.begin") if i <= rp.backward_passes()[0][1]}
-    node, at = next((n, i) for n, i in runs.items() if rp.final.nodes[n].name.startswith("Matmul"))
+    node, at = next((n, i) for n, i in runs.items() if rp.final.nodes[n].name.startswith("Mm"))
     page.keyboard.press("j")
     page.keyboard.type(f"#{node}")
     page.keyboard.press("Enter")
