@@ -54,12 +54,18 @@ class Hardswish(_Inplace):
     def forward(self, input: Tensor) -> Tensor:
         return F.hardswish(input)
 
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's Hardswish prints no arguments, inplace or not
+
 
 class Hardsigmoid(_Inplace):
     """``relu6(x + 3) / 6``."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.hardsigmoid(input)
+
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's Hardsigmoid prints no arguments, inplace or not
 
 
 class Mish(_Inplace):
