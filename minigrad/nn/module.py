@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd_meta import AutogradMeta
+from ..devices import default_device
 from ..tensor import Tensor
 from ..tracing import bus, provenance
 from .module_hooks import HookHandle, ModuleHooks, call_with_hooks
@@ -61,7 +62,9 @@ def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0) 
         [1.0, 1.0]
     """
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    return Parameter(Tensor._make(np.full(shape, fill, dtype=dt.np), dt))
+    t = Tensor._make(np.full(shape, fill, dtype=dt.np), dt)
+    device = default_device()  # mg.set_default_device: new layers' parameters go there too, as PyTorch's
+    return Parameter(t if device == "cpu" else t.to(device))
 
 
 class Module(ModuleStateMixin):
