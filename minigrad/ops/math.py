@@ -30,7 +30,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_number_or_none
 from ..autograd.formula import GRAPH_OPS
-from .registry import Attr, Input, defop, define_composite, type_name
+from .registry import Attr, Input, call_with_out, defop, define_composite, type_name
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "erf",
@@ -638,7 +638,7 @@ def _check_memory_format(op: str, name: str, pos: int, v: Any) -> str:
     return "contiguous_format" if v == "contiguous_format" else "preserve_format"  # the plain string, for events
 
 
-clone = defop("clone", inputs=("x",), attrs=(Attr("memory_format", "preserve_format", _check_memory_format),),
+clone = defop("clone", inputs=("x",), out=False, attrs=(Attr("memory_format", "preserve_format", _check_memory_format),),
               infer_meta=im.same,
               doc="a copy that stays in the graph, in the input's order of strides (or row-major: contiguous_format)")
 @clone.def_backward
@@ -662,6 +662,7 @@ def _check_fill_value(op: str, name: str, pos: int, v: Any) -> Any:
 fill = defop(
     "fill",
     inputs=("x",),
+    out=False,  # PyTorch's fill takes no out=
     attrs=(Attr("value", check=_check_fill_value),),
     infer_meta=im.same,
     doc="a tensor like x filled with value (the op behind zero_/fill_); its gradient w.r.t. x is 0",
@@ -676,7 +677,9 @@ fill.def_backward(zero_backward)
 
 
 def _alpha_form(op: Any) -> Any:
-    def fn(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    def fn(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+        if out is not None:  # NOTE [ out= ] in ops/registry.py
+            return call_with_out(op.name, out, fn, (input, other), {"alpha": alpha})
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
             raise TypeError(f"{op.name}(): argument 'alpha' must be a number, but got {type_name(alpha)}")
         if alpha == 1:
