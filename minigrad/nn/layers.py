@@ -26,7 +26,7 @@ from . import functional as F
 from . import init
 
 # ``nn/__init__`` imports this module at its end, once ``Module`` and ``Parameter`` exist.
-from .module import Module, Parameter, _indent, _new_parameter
+from .module import Module, Parameter, _indent, _new_parameter, _on_default_device
 
 __all__ = [
     "Linear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax",
@@ -334,9 +334,10 @@ class _BatchNorm(Module):
         self.weight = _new_parameter(num_features, dt, 1.0) if affine else None
         self.bias = _new_parameter(num_features, dt) if affine else None
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor._make(np.zeros(num_features, dt.np), dt))
-            self.register_buffer("running_var", Tensor._make(np.ones(num_features, dt.np), dt))
-            self.register_buffer("num_batches_tracked", Tensor._make(np.zeros((), np.int64), _dt.int64))
+            self.register_buffer("running_mean", _on_default_device(Tensor._make(np.zeros(num_features, dt.np), dt)))
+            self.register_buffer("running_var", _on_default_device(Tensor._make(np.ones(num_features, dt.np), dt)))
+            self.register_buffer("num_batches_tracked",
+                                 _on_default_device(Tensor._make(np.zeros((), np.int64), _dt.int64)))
         else:
             self.running_mean = self.running_var = None
 

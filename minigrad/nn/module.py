@@ -62,9 +62,14 @@ def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0) 
         [1.0, 1.0]
     """
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    t = Tensor._make(np.full(shape, fill, dtype=dt.np), dt)
-    device = default_device()  # mg.set_default_device: new layers' parameters go there too, as PyTorch's
-    return Parameter(t if device == "cpu" else t.to(device))
+    return Parameter(_on_default_device(Tensor._make(np.full(shape, fill, dtype=dt.np), dt)))
+
+
+def _on_default_device(t: Tensor) -> Tensor:
+    """``t`` (made on the CPU) moved to the default device: a new layer's parameters and buffers go where
+    ``mg.set_default_device`` says, as PyTorch's."""
+    device = default_device()
+    return t if device == "cpu" else t.to(device)
 
 
 class Module(ModuleStateMixin):

@@ -556,6 +556,12 @@ def test_set_default_device_puts_factories_and_new_layers_on_the_gpu():
         assert mg.zeros(2, device="cpu").device == "cpu" and mg.zeros_like(cpu).device == "cpu"
         layer = mg.nn.Linear(3, 2)
         assert layer(mg.randn(4, 3)).device == "cuda"
+        for m, x in ((mg.nn.BatchNorm2d(2), mg.randn(3, 2, 2, 2)), (mg.nn.BatchNorm1d(2), mg.randn(3, 2)),
+                     (mg.nn.PReLU(), mg.randn(3)), (mg.nn.GroupNorm(1, 2), mg.randn(2, 2, 3)),
+                     (mg.nn.InstanceNorm1d(2, affine=True, track_running_stats=True), mg.randn(2, 2, 3)),
+                     (mg.nn.LayerNorm(3), mg.randn(2, 3))):
+            assert all(t.device == "cuda" for t in [*m.parameters(), *m.buffers()]), type(m).__name__
+            assert m(x).device == "cuda"
     finally:
         mg.set_default_device(None)
     assert mg.get_default_device() == "cpu" and mg.zeros(1).device == "cpu"
