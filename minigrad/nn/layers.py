@@ -168,7 +168,7 @@ def _tensor_lines(items: Iterable[tuple[Any, Any]], describe: Any) -> str:
     lines = []
     for k, v in items:
         if isinstance(v, Tensor):
-            where = f" ({v.device})" if v.device.type == "cuda" else ""
+            where = f" (cuda:{v.device.index or 0})" if v.device.type == "cuda" else ""  # PyTorch prints cuda:0
             kind = "Parameter" if isinstance(v, Parameter) else "Tensor"
             size = "x".join(str(n) for n in v.shape)
             lines.append(f"  ({k}): {kind} containing: [{describe(v)} of size {size}{where}]")
