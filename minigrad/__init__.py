@@ -21,7 +21,7 @@ _host_memory.configure_from_environment()  # NOTE [ Fresh pages for every large 
 from . import dtypes, flags  # noqa: E402
 from . import random
 from .random import Generator, default_generator, get_rng_state, initial_seed, seed, set_rng_state
-from .devices import contiguous_format, device, memory_format, preserve_format
+from .devices import contiguous_format, device, get_default_device, memory_format, preserve_format, set_default_device
 from .dtypes import get_default_dtype, set_default_dtype
 from .tensor import is_tensor, numel
 from .dtypes import bool_, float16, float32, float64, int32, int64
@@ -110,7 +110,8 @@ __all__ += ["backends", "compiler", "compile"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
-__all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "inference_mode",
+__all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
+            "set_default_device", "inference_mode",
             "memory_format", "contiguous_format", "preserve_format"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.
 __all__ += [

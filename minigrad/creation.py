@@ -61,7 +61,7 @@ def generator() -> Generator:
 def tensor(
     data: Any,
     dtype: Any = None,
-    device: str = "cpu",
+    device: Any = None,
     requires_grad: bool = False,
     name: str | None = None,
     layout: str = "NCHW",
@@ -120,21 +120,21 @@ def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
 
 
 @_names_allocation_failures
-def zeros(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
     dt = _dtype_arg("zeros", dtype, _dt.default_float())
     return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
 
 
 @_names_allocation_failures
-def ones(*size: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
     dt = _dtype_arg("ones", dtype, _dt.default_float())
     return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
 
 
 @_names_allocation_failures
-def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False, name: str | None = None) -> Tensor:
+def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     if not isinstance(fill_value, (int, float, bool)):
         raise TypeError(f"full(): argument 'fill_value' (position 1) must be a number, but got {type(fill_value).__name__}")
@@ -145,7 +145,7 @@ def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: str = 
 
 
 @_names_allocation_failures
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` is ``0..n-1``."""
     if end is None:
         start, end = 0, start
@@ -172,7 +172,7 @@ def _check_range(start: Any, end: Any, step: Any, integral: bool) -> None:
 
 
 @_names_allocation_failures
-def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
     """Standard normal samples, PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``).
 
@@ -191,7 +191,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
 
 
 @_names_allocation_failures
-def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
     """Uniform samples in [0, 1), PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``)."""
     size_kw = _size_keyword("rand", kwargs)
@@ -262,19 +262,19 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         out = data if dtype is None else data.to(_dtype_arg("as_tensor", dtype, data.dtype))
         return out if device is None else out.to(device)
     dt = None if dtype is None else _dtype_arg("as_tensor", dtype, None)
-    if (isinstance(data, np.ndarray) and (device is None or str(device) == "cpu")
+    if (isinstance(data, np.ndarray) and _check_device("as_tensor", device) == "cpu"
             and data.dtype in _dt.BY_NUMPY and (dt is None or dt.np == data.dtype)):
         return from_numpy(data)
-    return tensor(data, dtype=dt, device="cpu" if device is None else device)
+    return tensor(data, dtype=dt, device=device)
 
 
-def eye(n: int, m: int | None = None, *, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     dt = _dtype_arg("eye", dtype, _dt.default_float())
     return _finish("eye", np.eye(n, n if m is None else m, dtype=dt.np), dt, _check_device("eye", device), requires_grad)
 
 
-def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: str = "cpu",
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
@@ -285,7 +285,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 
 
 def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,
-            dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Random integers in ``[low, high)`` of shape ``size``; ``randint(high, size)`` starts at 0 (int64).
 
     Example:
@@ -310,7 +310,7 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
     return _finish("randint", data, dt, _check_device("randint", device), requires_grad)
 
 
-def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = "cpu",
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1`` (int64), PyTorch's for the same seed."""
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
@@ -420,7 +420,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
         dt = _float_dtype_arg("normal", dtype)
         shape = _shape_arg("normal", tuple(size) if isinstance(size, (tuple, list)) else (size,))
         data = gen.normal(int(np.prod(shape)), dt, float(mean), float(std)).reshape(shape)
-        return _finish("normal", data, dt, _check_device("normal", device or "cpu"), requires_grad)
+        return _finish("normal", data, dt, _check_device("normal", device), requires_grad)
     m = to_numpy(mean._data) if mean_t else np.asarray(mean, np.float64)
     sd = to_numpy(std._data) if std_t else np.asarray(std, np.float64)
     ref = mean if mean_t else std
@@ -456,7 +456,7 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
 
 
 @_names_allocation_failures
-def empty(*size: Any, dtype: Any = None, device: Any = "cpu", requires_grad: bool = False) -> Tensor:
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of the given size whose values are not set (minigrad fills it with zeros)."""
     dt = _dtype_arg("empty", dtype, _dt.default_float())
     return _finish("empty", np.zeros(_shape_arg("empty", size), dt.np), dt, _check_device("empty", device), requires_grad)

@@ -21,7 +21,8 @@ import numpy as np
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
     "move_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
-    "device", "as_device", "memory_format", "contiguous_format", "preserve_format",
+    "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "default_device",
+    "get_default_device", "set_default_device",
 ]
 
 
@@ -283,3 +284,45 @@ def as_device(name: str) -> device:
     if obj is None:
         obj = _DEVICE_OBJECTS[name] = device(name, 0) if name == "gpu" else device(name)
     return obj
+
+
+_DEFAULT_DEVICE = ["cpu"]  # one cell, changed by set_default_device
+
+
+def default_device() -> str:
+    """The device string of a factory function's result when it is given no ``device=`` (``"cpu"`` unless
+    ``set_default_device`` changed it)."""
+    return _DEFAULT_DEVICE[0]
+
+
+def get_default_device() -> device:
+    """The device factory functions use when given no ``device=``, as ``torch.get_default_device()``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.get_default_device()
+        device(type='cpu')
+    """
+    return as_device(_DEFAULT_DEVICE[0])
+
+
+def set_default_device(device: Any) -> None:
+    """Put the results of ``tensor``, ``zeros``, ``randn``, ``arange``... (and new layers' parameters) on
+    ``device`` when a call names none, as ``torch.set_default_device``; ``None`` restores the CPU. Functions
+    that follow a tensor (``zeros_like``, ``x.new_zeros``) keep following it.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.set_default_device("cpu"); mg.zeros(2).device
+        device(type='cpu')
+        >>> mg.set_default_device(None)
+    """
+    if device is None:
+        _DEFAULT_DEVICE[0] = "cpu"
+        return
+    if isinstance(device, int) and not isinstance(device, bool):  # set_default_device(0): the first CUDA device
+        device = "cuda"
+    if not isinstance(device, str):
+        raise TypeError(f"set_default_device(): argument 'device' must be str, but got {type(device).__name__}")
+    backend_of_device(str.__str__(device), "set_default_device()")
+    _DEFAULT_DEVICE[0] = canonical_device(str.__str__(device))

@@ -2,7 +2,7 @@
 
 minigrad has ten dtypes: ``float16``, ``bfloat16``, ``float32``, ``float64``, ``uint8``,
 ``int8``, ``int16``, ``int32``, ``int64`` and ``bool``.
-``str(mg.float32) == "float32"``. Integer arithmetic wraps around as in
+``str(mg.float32) == "minigrad.float32"`` (``mg.float32.name == "float32"``). Integer arithmetic wraps around as in
 PyTorch (and NumPy): ``tensor([250], dtype=uint8) + 10`` is ``[4]``.
 
 Promotion (used when parsing a KernelKey from several inputs, as Paddle's ``ParseKernelKeyByInputArgs``)
@@ -63,11 +63,10 @@ class DType:
         self.is_integer = self.np.kind in "iu"
         self.itemsize = self.np.itemsize
 
-    def __str__(self) -> str:
-        return self.name
-
     def __repr__(self) -> str:
         return f"minigrad.{self.name}"
+
+    __str__ = __repr__  # print(x.dtype) shows minigrad.float32, as PyTorch's shows torch.float32; .name is bare
 
     def __reduce__(self) -> str:
         return self.name  # pickles as the module-level singleton

@@ -30,7 +30,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd_meta import AutogradMeta
 from .dtypes import DType
-from .devices import Layout, as_device, backend_of_device, canonical_device, move_array, to_numpy
+from .devices import Layout, as_device, backend_of_device, canonical_device, default_device, move_array, to_numpy
 from .printing import format_values
 from .size import Size
 from .tracing import bus
@@ -107,7 +107,7 @@ class Tensor:
             t._announce()
         return t
 
-    def __init__(self, data: Any, dtype: Any = None, device: str = "cpu", requires_grad: bool = False) -> None:
+    def __init__(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> None:
         src = from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
         self._data = src._data
         self._dtype = src._dtype
@@ -460,6 +460,9 @@ class Tensor:
 # ---------------------------------------------------------------------------
 
 def check_device(fn: str, device: Any) -> str:
+    """``device`` as a device string, checked; None is the default device (``mg.set_default_device``)."""
+    if device is None:
+        return default_device()
     if isinstance(device, int) and not isinstance(device, bool):  # device=0: PyTorch's first CUDA device
         device = "cuda"
     if not isinstance(device, str):
@@ -506,7 +509,7 @@ def _infer_dtype(arr: np.ndarray, data: Any) -> DType:
 def from_data(
     data: Any,
     dtype: Any = None,
-    device: str = "cpu",
+    device: Any = None,
     requires_grad: bool = False,
     name: str | None = None,
     layout: str = "NCHW",

@@ -166,7 +166,9 @@ def test_repr_of_a_large_tensor_is_summarized() -> None:
 
 
 def test_str_of_dtype() -> None:
-    assert str(mg.float32) == "float32" and repr(mg.int64) == "minigrad.int64" and mg.bool is mg.bool_
+    # print(x.dtype) shows the module's name, as print(torch.float32) shows "torch.float32"; .name is bare.
+    assert str(mg.float32) == "minigrad.float32" and repr(mg.int64) == "minigrad.int64" and mg.bool is mg.bool_
+    assert f"{mg.tensor([1.5]).dtype}" == "minigrad.float32" and mg.float32.name == "float32"
 
 
 # --- conversion ------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ TD = torch.utils.data
 def _plain(x: Any) -> Any:
     """A batch as nested Python values (tensors as (dtype name, values)) to compare frameworks."""
     if isinstance(x, (mg.Tensor, torch.Tensor)):
-        return (str(x.dtype).replace("torch.", ""), x.tolist())
+        return (str(x.dtype).replace("torch.", "").replace("minigrad.", ""), x.tolist())
     if isinstance(x, dict):
         return {k: _plain(v) for k, v in x.items()}
     if isinstance(x, tuple) and hasattr(x, "_fields"):

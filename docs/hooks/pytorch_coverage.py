@@ -81,8 +81,9 @@ NOTES: dict[str, str] = {
                       "kernels.",
     "torch.uint8": "wraps around as PyTorch; the kernel layer promotes uint8 with int8 to int8 (PyTorch: int16).",
     "torch.compile": "returns the module or function unchanged and says once that minigrad runs eagerly.",
-    "torch.pow": "float32 `x ** e`: PyTorch's bits for e in 2, 3, -1, -2, -0.5; other exponents differ from its "
-                 "SLEEF powf in the last bit for a few per cent of inputs (see Student lines).",
+    "torch.pow": "`x ** e` takes PyTorch's paths for e in 0, 1, 0.5 (sqrt), -0.5, -1, 2, 3, -2 in every float dtype, "
+                 "so those give its bits (0.5 as minigrad's sqrt: see Student lines); other exponents differ from its "
+                 "SLEEF pow in the last bit for a few per cent of inputs.",
     "optim.LBFGS": "PyTorch's algorithm and rules (strong Wolfe line search too) on CPU parameters; iterates equal "
                    "to rounding (NumPy's dot products and sums).",
     "torch.save": "a NumPy `.npz` file with a JSON structure entry; never a pickle.",

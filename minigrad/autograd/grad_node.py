@@ -246,8 +246,8 @@ def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:
         )
     if out.dtype != g.dtype:
         raise RuntimeError(
-            f"{where} changed the gradient's dtype from {g.dtype} to {out.dtype}; return a tensor of dtype {g.dtype} "
-            f"(e.g. out.astype(mg.{g.dtype}))"
+            f"{where} changed the gradient's dtype from {g.dtype.name} to {out.dtype.name}; return a tensor of dtype "
+            f"{g.dtype.name} (e.g. out.astype(mg.{g.dtype.name}))"
         )
     if out.device != g.device:
         raise RuntimeError(

@@ -158,7 +158,7 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
             result = float32  # true division and Python floats promote to the default float dtype
         else:
             return
-        raise RuntimeError(f"{op_name}(): result type {result} can't be cast to the desired output type {self._dtype}")
+        raise RuntimeError(f"{op_name}(): result type {result.name} can't be cast to the desired output type {self._dtype.name}")
 
 
 def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None,
@@ -179,7 +179,7 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
     result = fn()
     if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
         raise RuntimeError(
-            f"{op_name}(): result type {result._dtype} can't be cast to the desired output type {self._dtype}"
+            f"{op_name}(): result type {result._dtype.name} can't be cast to the desired output type {self._dtype.name}"
         )
     node = result._meta.grad_node if result._meta is not None else None
     if node is not None:

@@ -163,8 +163,8 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
         if transpose_y:  # nn.Linear's x @ W.T: PyTorch's addmm words
             raise ShapeError(f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(x.dtype)} and "
                              f"{scalar_type_name(y.dtype)}")
-        raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES.get(str(x.dtype), x.dtype)} "
-                         f"!= {_C_TYPE_NAMES.get(str(y.dtype), y.dtype)}")
+        raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES.get(x.dtype.name, x.dtype)} "
+                         f"!= {_C_TYPE_NAMES.get(y.dtype.name, y.dtype)}")
     if (transpose_x and x.ndim == 1) or (transpose_y and y.ndim == 1):
         which = "x" if transpose_x and x.ndim == 1 else "y"
         raise ShapeError(f"{op}(): transpose_{which}=True needs '{which}' with at least 2 dimensions (a 1-D vector has no transpose)")
@@ -202,7 +202,7 @@ _C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"
 
 def scalar_type_name(dtype: Any) -> str:
     """PyTorch's name of a dtype in its messages (``Long`` for int64)."""
-    name = str(dtype)
+    name = getattr(dtype, "name", str(dtype))
     return _SCALAR_TYPE_NAMES.get(name, name)
 
 

@@ -25,4 +25,4 @@ class KernelKey(NamedTuple):
     dtype: DType
 
     def __str__(self) -> str:
-        return f"({self.backend}, {self.layout}, {self.dtype})"
+        return f"({self.backend}, {self.layout}, {self.dtype.name})"  # Paddle's KernelKey prints bare names

@@ -39,7 +39,7 @@ class ArgDef:
         self.dtype = dtype
 
     def __repr__(self) -> str:
-        return f"ArgDef({self.backend}, {self.layout}, {self.dtype})"
+        return f"ArgDef({self.backend}, {self.layout}, {getattr(self.dtype, 'name', None)})"
 
 
 class Kernel:

@@ -40,6 +40,7 @@ class Conv2d(Module):
         kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"Conv2d(): in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible by groups ({groups})")
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.weight = _new_parameter((out_channels, in_channels // groups, kh, kw), dtype)
         self.bias = _new_parameter((out_channels,), dtype) if bias else None
@@ -54,17 +55,35 @@ class Conv2d(Module):
             return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding)
         return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
+    def extra_repr(self) -> str:
+        """PyTorch's (``torch/nn/modules/conv.py``): sizes as pairs; padding, dilation, groups and bias only
+        where they differ from the defaults."""
+        def pair(v: Any) -> Any:
+            return v if isinstance(v, str) else (v, v) if isinstance(v, int) else tuple(v)
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={pair(self.stride)}"
+        if pair(self.padding) != (0, 0):
+            s += f", padding={pair(self.padding)}"
+        if pair(self.dilation) != (1, 1):
+            s += f", dilation={pair(self.dilation)}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        return s + (", bias=False" if self.bias is None else "")
+
 
 class MaxPool2d(Module):
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
     def forward(self, x: Tensor) -> Any:
         return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                               self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class Flatten(Module):
@@ -74,6 +93,9 @@ class Flatten(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return ops.flatten(x, self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class ReLU(Module):
@@ -97,6 +119,9 @@ class GELU(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return functional.gelu(x, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
 
 
 class Sigmoid(Module):

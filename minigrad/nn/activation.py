@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from . import functional as F
-from .module import Module, Parameter
+from .module import Module, Parameter, _on_default_device
 
 __all__ = [
     "SiLU", "LeakyReLU", "ELU", "SELU", "CELU", "ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish",
@@ -54,12 +54,18 @@ class Hardswish(_Inplace):
     def forward(self, input: Tensor) -> Tensor:
         return F.hardswish(input)
 
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's Hardswish prints no arguments, inplace or not
+
 
 class Hardsigmoid(_Inplace):
     """``relu6(x + 3) / 6``."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.hardsigmoid(input)
+
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's Hardsigmoid prints no arguments, inplace or not
 
 
 class Mish(_Inplace):
@@ -204,7 +210,7 @@ class PReLU(Module):
         super().__init__()
         dt = dtype or _dt.float32
         self.num_parameters = num_parameters
-        self.weight = Parameter(Tensor._make(np.full((num_parameters,), init, dtype=dt.np), dt))
+        self.weight = Parameter(_on_default_device(Tensor._make(np.full((num_parameters,), init, dtype=dt.np), dt)))
 
     def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)

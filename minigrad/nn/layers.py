@@ -12,6 +12,9 @@ Example:
 
 from __future__ import annotations
 
+import warnings
+from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
 import numpy as np
@@ -23,7 +26,7 @@ from . import functional as F
 from . import init
 
 # ``nn/__init__`` imports this module at its end, once ``Module`` and ``Parameter`` exist.
-from .module import Module, Parameter, _new_parameter
+from .module import Module, Parameter, _indent, _new_parameter, _on_default_device
 
 __all__ = [
     "Linear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax",
@@ -56,20 +59,26 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj`` (``torch/nn/modules/linear.py``),
+    so that a printed attention layer reads as PyTorch's."""
+
+
 class Dropout(Module):
     """Randomly zero elements in training mode (reproducible with ``mg.manual_seed``)."""
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:  # inplace: kept for repr, computed out of place
         super().__init__()
         if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
             raise ValueError(f"Dropout(): p must be in [0, 1], but got {p!r}")
         self.p = float(p)
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class ModuleList(Module):
@@ -104,6 +113,21 @@ class ModuleList(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ModuleList has no forward(); iterate over it in your own forward()")
 
+    def __repr__(self) -> str:
+        """PyTorch's: a run of children that print the same is one entry, ``(0-5): 6 x Block(...)``."""
+        runs: list[list[Any]] = []  # [first index, last index, repr]
+        for i, m in enumerate(self):
+            r = repr(m)
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        if not runs:
+            return f"{self._get_name()}()"
+        lines = [_indent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}") for a, b, r in runs]
+        return f"{self._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
+
+
 class ModuleDict(Module):
     """A dict of modules by name, registered under those names."""
 
@@ -137,6 +161,21 @@ class ModuleDict(Module):
 
     def items(self) -> Any:
         return self._modules.items()
+
+def _tensor_lines(items: Iterable[tuple[Any, Any]], describe: Any) -> str:
+    """ParameterList's and ParameterDict's ``extra_repr``: one ``(key): Parameter containing: [...]`` line per
+    item, as PyTorch's (``torch/nn/modules/container.py``); ``describe`` names a tensor's type."""
+    lines = []
+    for k, v in items:
+        if isinstance(v, Tensor):
+            where = f" (cuda:{v.device.index or 0})" if v.device.type == "cuda" else ""  # PyTorch prints cuda:0
+            kind = "Parameter" if isinstance(v, Parameter) else "Tensor"
+            size = "x".join(str(n) for n in v.shape)
+            lines.append(f"  ({k}): {kind} containing: [{describe(v)} of size {size}{where}]")
+        else:
+            lines.append(f"  ({k}): Object of type: {type(v).__name__}")
+    return "\n".join(lines)
+
 
 def _as_parameter(value: Any) -> Any:
     """A Parameter for a tensor put in a ParameterList/ParameterDict (PyTorch wraps plain tensors too)."""
@@ -185,6 +224,9 @@ class ParameterList(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ParameterList has no forward(); use its parameters in your own forward()")
 
+    def extra_repr(self) -> str:
+        return _tensor_lines(enumerate(self), lambda t: repr(t.dtype))
+
 
 class ParameterDict(Module):
     """A dict of parameters by name, registered under those names."""
@@ -192,7 +234,15 @@ class ParameterDict(Module):
     def __init__(self, parameters: Any = None) -> None:
         super().__init__()
         object.__setattr__(self, "_keys", [])
-        for k, v in (dict(parameters) if parameters is not None else {}).items():
+        if parameters is None:
+            return
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):
+            items = sorted(parameters.items())  # PyTorch's update(): a plain mapping's keys in sorted order
+        else:
+            items = parameters  # (key, value) pairs, in order
+        for k, v in items:
             self[k] = v
 
     def __setitem__(self, key: str, value: Any) -> None:
@@ -226,6 +276,9 @@ class ParameterDict(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("ParameterDict has no forward(); use its parameters in your own forward()")
 
+    def extra_repr(self) -> str:
+        return _tensor_lines(self.items(), lambda t: t.type())
+
 
 class Embedding(Module):
     """A lookup table: ``weight[indices]``, weight ``(num_embeddings, embedding_dim)`` from N(0, 1)."""
@@ -248,7 +301,8 @@ class Embedding(Module):
         return F.embedding(input, self.weight, self.padding_idx)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        return f"{self.num_embeddings}, {self.embedding_dim}" + (
+            "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
 
 class LayerNorm(Module):
     """Normalise over the last dims; learnable ``weight`` (ones) and ``bias`` (zeros)."""
@@ -257,7 +311,7 @@ class LayerNorm(Module):
                  bias: bool = True, dtype: Any = None) -> None:
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        self.eps = eps
+        self.eps, self.elementwise_affine = eps, elementwise_affine
         self.weight = _new_parameter(self.normalized_shape, dtype, 1.0) if elementwise_affine else None
         self.bias = _new_parameter(self.normalized_shape, dtype) if elementwise_affine and bias else None
 
@@ -265,7 +319,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 class _BatchNorm(Module):
     expected_dims: tuple[int, ...] = ()
@@ -279,9 +334,10 @@ class _BatchNorm(Module):
         self.weight = _new_parameter(num_features, dt, 1.0) if affine else None
         self.bias = _new_parameter(num_features, dt) if affine else None
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor._make(np.zeros(num_features, dt.np), dt))
-            self.register_buffer("running_var", Tensor._make(np.ones(num_features, dt.np), dt))
-            self.register_buffer("num_batches_tracked", Tensor._make(np.zeros((), np.int64), _dt.int64))
+            self.register_buffer("running_mean", _on_default_device(Tensor._make(np.zeros(num_features, dt.np), dt)))
+            self.register_buffer("running_var", _on_default_device(Tensor._make(np.ones(num_features, dt.np), dt)))
+            self.register_buffer("num_batches_tracked",
+                                 _on_default_device(Tensor._make(np.zeros((), np.int64), _dt.int64)))
         else:
             self.running_mean = self.running_var = None
 
@@ -301,7 +357,8 @@ class _BatchNorm(Module):
                             training=use_batch, momentum=self.momentum, eps=self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 class BatchNorm1d(_BatchNorm):
     """Batch norm over ``(N, C)`` or ``(N, C, L)``."""
@@ -313,21 +370,37 @@ class BatchNorm2d(_BatchNorm):
 
     expected_dims = (4,)
 
+def _implicit_dim(name: str, dim: int | None, input: Tensor) -> int:
+    """``dim`` or, when it is None, PyTorch's implicit choice (``torch/nn/functional.py``'s
+    ``_get_softmax_dim``: 0 for 0-, 1- and 3-D inputs, else 1), with PyTorch's warning."""
+    if dim is not None:
+        return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                  "dim=X as an argument.", stacklevel=4)
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
 class Softmax(Module):
-    def __init__(self, dim: int = -1) -> None:
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.softmax(input, self.dim)
+        return F.softmax(input, _implicit_dim("softmax", self.dim, input))
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
 
 class LogSoftmax(Module):
-    def __init__(self, dim: int = -1) -> None:
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.log_softmax(input, self.dim)
+        return F.log_softmax(input, _implicit_dim("log_softmax", self.dim, input))
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
 
 class Identity(Module):
     """Returns its input (a placeholder layer)."""

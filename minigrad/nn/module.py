@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd_meta import AutogradMeta
+from ..devices import default_device
 from ..tensor import Tensor
 from ..tracing import bus, provenance
 from .module_hooks import HookHandle, ModuleHooks, call_with_hooks
@@ -61,7 +62,14 @@ def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0) 
         [1.0, 1.0]
     """
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    return Parameter(Tensor._make(np.full(shape, fill, dtype=dt.np), dt))
+    return Parameter(_on_default_device(Tensor._make(np.full(shape, fill, dtype=dt.np), dt)))
+
+
+def _on_default_device(t: Tensor) -> Tensor:
+    """``t`` (made on the CPU) moved to the default device: a new layer's parameters and buffers go where
+    ``mg.set_default_device`` says, as PyTorch's."""
+    device = default_device()
+    return t if device == "cpu" else t.to(device)
 
 
 class Module(ModuleStateMixin):
@@ -197,11 +205,36 @@ class Module(ModuleStateMixin):
         return self.train(False)
 
     def extra_repr(self) -> str:
+        """The module's own settings, printed inside its parentheses (PyTorch's hook of the same name)."""
         return ""
 
+    def _get_name(self) -> str:
+        return type(self).__name__
+
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__}({self.extra_repr()}"]
-        for name, m in self._modules.items():
-            sub = repr(m).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {sub}")
-        return lines[0] + (")" if len(lines) == 1 else "\n" + "\n".join(lines[1:]) + "\n)")
+        """PyTorch's layout (``torch/nn/modules/module.py``): a one-line ``extra_repr`` with no children stays
+        on the name's line; otherwise each line of ``extra_repr``, then each child ``(name): repr``, sits on a
+        line of its own, indented two spaces.
+
+        Example:
+            >>> import minigrad as mg
+            >>> print(mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.ReLU()))
+            Sequential(
+              (0): Linear(in_features=2, out_features=3, bias=True)
+              (1): ReLU()
+            )
+        """
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({name}): {_indent(repr(m))}" for name, m in self._modules.items()]
+        if len(lines) == 1 and not children:
+            return f"{self._get_name()}({lines[0]})"
+        lines += children
+        return f"{self._get_name()}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
+
+
+def _indent(text: str, spaces: int = 2) -> str:
+    """``text`` with every line after the first indented by ``spaces`` (blank lines stay empty, as PyTorch's
+    ``_addindent``)."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * spaces + line if line.strip() else "" for line in rest])

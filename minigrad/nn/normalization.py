@@ -18,14 +18,14 @@ from .. import dtypes as _dt
 from .. import ops
 from ..tensor import Tensor
 from . import functional as F
-from .module import Module, Parameter
+from .module import Module, Parameter, _on_default_device
 
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
 
 
 def _filled(n: int, value: float, dtype: Any) -> Tensor:
     dt = dtype or _dt.float32
-    return Tensor._make(np.full((n,), value, dtype=dt.np), dt)
+    return _on_default_device(Tensor._make(np.full((n,), value, dtype=dt.np), dt))
 
 
 class GroupNorm(Module):
@@ -60,7 +60,7 @@ class _InstanceNorm(Module):
         if track_running_stats:
             self.register_buffer("running_mean", _filled(num_features, 0.0, dtype))
             self.register_buffer("running_var", _filled(num_features, 1.0, dtype))
-            self.register_buffer("num_batches_tracked", Tensor._make(np.zeros((), np.int64), _dt.int64))
+            self.register_buffer("num_batches_tracked", _on_default_device(Tensor._make(np.zeros((), np.int64), _dt.int64)))
         else:
             self.running_mean = self.running_var = None
 

@@ -247,6 +247,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -257,8 +259,6 @@ class RNNBase(Module):
             s += f", dropout={self.dropout}"
         if self.bidirectional:
             s += ", bidirectional=True"
-        if self.proj_size:
-            s += f", proj_size={self.proj_size}"
         return s
 
 
@@ -276,9 +276,6 @@ class RNN(RNNBase):
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
                          bias, batch_first, dropout, bidirectional, 0, device, dtype)
         self.nonlinearity = nonlinearity
-
-    def extra_repr(self) -> str:
-        return super().extra_repr() + (", nonlinearity='relu'" if self.nonlinearity == "relu" else "")
 
 
 class LSTM(RNNBase):
@@ -349,7 +346,10 @@ class RNNCellBase(Module):
         return ops.expand(col, tuple(x.shape[:-1]) + (self.hidden_size,)).detach()
 
     def extra_repr(self) -> str:
-        return f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        s = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
+        if getattr(self, "nonlinearity", "tanh") != "tanh":  # RNNCell's; PyTorch prints it unquoted
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
 
 
 class RNNCell(RNNCellBase):

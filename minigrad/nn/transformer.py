@@ -48,7 +48,7 @@ from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .layers import Dropout, LayerNorm, Linear, ModuleList
+from .layers import Dropout, LayerNorm, Linear, ModuleList, NonDynamicallyQuantizableLinear
 from .module import Module, Parameter, _new_parameter
 
 __all__ = [
@@ -126,7 +126,7 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         # PyTorch's order of draws: out_proj (a Linear) first, then the Glorot in-projections.
-        out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
         if self._qkv_same_embed_dim:
             self.in_proj_weight = _xavier_uniform((3 * embed_dim, embed_dim), dtype)
             self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
@@ -273,10 +273,6 @@ class MultiheadAttention(Module):
             if not batched:
                 weights = ops.squeeze(weights, 0)
         return out, weights
-
-    def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}" + (
-            f", dropout={self.dropout}" if self.dropout else "") + (", batch_first=True" if self.batch_first else "")
 
 
 def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:

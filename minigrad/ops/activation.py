@@ -351,7 +351,7 @@ def relu_cpu(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.maximum(x, 0), dtype=x.dtype)
 
 
-relu = defop("relu", inputs=("x",), infer_meta=im.same, save=("out",), methods=("relu",),
+relu = defop("relu", inputs=("x",), out=False, infer_meta=im.same, save=("out",), methods=("relu",),
              gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"))
 
 

@@ -38,7 +38,7 @@ from ._checks import check_tensors
 from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
-from .registry import Attr, defop, type_name
+from .registry import Attr, call_with_out, defop, type_name
 from .math import sub
 from .shape import expand, getitem, permute, reshape
 
@@ -107,8 +107,10 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
+def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """Matrix (n, m) times matrix (m, p) (``torch.mm``; no broadcasting, unlike ``matmul``)."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("mm", out, mm, (input, mat2))
     _check_operands("mm", input=(input, 2, "matrix"), mat2=(mat2, 2, "matrix"))
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied "

@@ -36,7 +36,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from .math import div as _div_op
 from .rounding import div_rounded as _div_rounded_op
-from .registry import defop
+from .registry import call_with_out, defop
 
 __all__ = ["floor_divide", "remainder", "fmod", "reciprocal"]
 
@@ -102,11 +102,13 @@ def fmod_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
 
 # -- mg.div with rounding_mode (exported by minigrad/__init__; the `/` operator is the div op) -----
 
-def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+def div(input: Any, other: Any, *, rounding_mode: str | None = None, out: Any = None) -> Tensor:
     """True division, or with ``rounding_mode`` ``"trunc"`` / ``"floor"`` the quotient rounded toward zero /
     down (integer inputs then give an exact integer result; the rounded quotient's derivative is 0).
     Composite (the ``div`` or ``div_rounded`` op).
     """
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("div", out, div, (input, other), {"rounding_mode": rounding_mode})
     if rounding_mode is None:
         return _div_op(input, other)
     if rounding_mode not in ("trunc", "floor"):

@@ -68,6 +68,7 @@ def _check_flip_dims(op: str, name: str, pos: int, v: Any) -> Any:
 flip = defop(
     "flip",
     inputs=("x",),
+    out=False,  # PyTorch's flip takes no out=
     attrs=(Attr("dims", check=_check_flip_dims),),
     infer_meta=infer_flip,
     doc="x with the order of the elements along each of dims reversed",
@@ -133,6 +134,7 @@ def roll_cpu(x: np.ndarray, shifts: Any, dims: Any = None) -> np.ndarray:
 roll = defop(
     "roll",
     inputs=("x",),
+    out=False,  # PyTorch's roll takes no out=
     attrs=(Attr("shifts", check=_check_shifts), Attr("dims", None, check_dims)),
     infer_meta=infer_roll,
     doc="x shifted by shifts along dims, elements that fall off one end coming back at the other",

@@ -16,7 +16,7 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool, check_tensor
 from .reduce import sum
-from .registry import Attr, defop, type_name
+from .registry import Attr, call_with_out, defop, type_name
 from .shape import expand, getitem, permute, reshape
 
 __all__ = ["matmul"]
@@ -93,8 +93,10 @@ def _matmul_backward(ctx, g):
 
 # -- bmm and einsum (composites of matmul) ---------------------------------------------------------
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``. Composite (``matmul``)."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("bmm", out, bmm, (input, mat2))
     check_tensor("bmm", "input", 0, input)
     check_tensor("bmm", "mat2", 1, mat2)
     if input.ndim != 3 or mat2.ndim != 3:

@@ -30,7 +30,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_number_or_none
 from ..autograd.formula import GRAPH_OPS
-from .registry import Attr, Input, defop, define_composite, type_name
+from .registry import Attr, Input, call_with_out, defop, define_composite, type_name
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "erf",
@@ -169,32 +169,76 @@ def div_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
     return gx, gy
 
 
-@register_kernel("pow", CPU, dtypes=NUMERIC_DTYPES, name="cpu/pow_")
+@register_kernel("pow", CPU, dtypes=tuple(d for d in NUMERIC_DTYPES if d is not _dt.bfloat16), name="cpu/pow_")
 def pow_cpu(x, y):
     if x.dtype.kind in "iu" and np.any(y < 0):
         raise ShapeError("pow(): integers to negative integer powers are not allowed")
-    if x.dtype == np.float32 and y.ndim == 0:
-        return _pow_float32_scalar(x, float(y))
+    if y.ndim == 0 and _dt.is_floating_np(x.dtype):
+        return _pow_scalar(x, y)
     return np.asarray(np.power(x, y))
 
 
-def _pow_float32_scalar(x: np.ndarray, e: float) -> np.ndarray:
-    """float32 ``x ** e`` for a scalar ``e`` with PyTorch's bits where its CPU kernel has a special case
-    (``aten/src/ATen/native/cpu/PowKernel.cpp``: products for 2 and 3, reciprocals for -1 and -2, the
-    reciprocal square root for -0.5). Other exponents go through float64 and round once, which is
-    PyTorch's vectorised ``powf`` (1 ulp) in all but a few per cent of the elements (docs/pytorch-coverage.md)."""
-    one = np.float32(1)
+@register_kernel("pow", CPU, dtypes=(_dt.bfloat16,), name="cpu/pow_")
+def pow_cpu_bfloat16(x, y):
+    """bfloat16 ``pow``: given float32 arrays and rounded to bfloat16 once at the end, as every bfloat16 kernel
+    (``kernels/registry.py``'s ``in_float32``), except that a product PyTorch rounds on the way rounds here too."""
+    if y.ndim == 0:
+        return _pow_scalar(x, y, _to_bfloat16_and_back)
+    return np.asarray(np.power(x, y))
+
+
+def _to_bfloat16_and_back(a: np.ndarray) -> np.ndarray:
+    return a.astype(_dt.bfloat16.np).astype(np.float32)
+
+
+# NOTE [ pow by a scalar takes PyTorch's paths ]
+#     PyTorch's CPU ``pow(tensor, scalar)`` is not one formula but a table of them, and each
+#     rounds differently, so minigrad follows the table to get PyTorch's bits
+#     (``aten/src/ATen/native/Pow.cpp``, then ``aten/src/ATen/native/cpu/PowKernel.cpp``):
+#
+#     exponent | float32, float64         | bfloat16 (in float32)              | float16
+#     ---------|--------------------------|------------------------------------|---------------
+#     0        | ones                     | ones                               | ones
+#     1        | a copy                   | a copy                             | a copy
+#     0.5      | sqrt(x)                  | sqrt(x)                            | pow in float32
+#     -0.5     | 1 / sqrt(x)  (rsqrt)     | 1 / sqrt(x)                        | pow in float32
+#     -1       | 1 / x  (reciprocal)      | 1 / x                              | pow in float32
+#     2, 3     | x * x, x * x * x         | the same, each product rounded to  | pow in float32
+#     -2       | 1 / (x * x)              | bfloat16 (bfloat16 arithmetic)     | pow in float32
+#     other    | pow (float32: in float64,| pow in float32                     | pow in float32
+#              | rounded once)            |                                    |
+#
+#     What is left is not the formula but the library under it: PyTorch's float32 sqrt is MKL's
+#     (within 1 ulp; ``x ** 0.5`` equals ``x.sqrt()`` in both frameworks, bit for bit), its
+#     vectorised pow is SLEEF's (within 1 ulp), and its bfloat16 tail elements (past the last full
+#     vector) take a scalar rsqrt that rounds twice. tests/test_pow_bits.py lists each.
+def _pow_scalar(x: np.ndarray, y: np.ndarray, rounded: Any = None) -> np.ndarray:
+    """``x ** y`` for a floating ``x`` and a 0-d ``y``, by the table of NOTE [ pow by a scalar takes PyTorch's
+    paths ]; ``rounded`` rounds a product PyTorch rounds on the way (bfloat16 arithmetic)."""
+    e = float(y)
+    if e == 0:
+        return np.ones_like(x)
+    if e == 1:
+        return x.copy()
+    if x.dtype == np.float16:
+        return np.asarray(np.power(x, y))
+    one = x.dtype.type(1)
+    rounded = rounded or (lambda a: a)
+    if e == 0.5:
+        return np.sqrt(x)
+    if e == -0.5:
+        return one / np.sqrt(x)
+    if e == -1:
+        return one / x
     if e == 2:
         return x * x
     if e == 3:
-        return x * x * x
-    if e == -1:
-        return one / x
+        return rounded(x * x) * x
     if e == -2:
-        return one / (x * x)
-    if e == -0.5:
-        return one / np.sqrt(x)
-    return np.asarray(np.power(x.astype(np.float64), e).astype(np.float32))
+        return one / rounded(x * x)
+    if x.dtype == np.float32 and rounded is not _to_bfloat16_and_back:
+        return np.power(x.astype(np.float64), e).astype(np.float32)
+    return np.asarray(np.power(x, y))
 
 
 pow = _binary(
@@ -205,7 +249,10 @@ pow = _binary(
     methods=("pow",),
     operators=("__pow__", "__rpow__"),
     amp="deny",
-    gpu=("binary", "{pow}(a, b)"),
+    # PyTorch's CUDA paths for a scalar exponent (aten/src/ATen/native/cuda/PowKernel.cu), the CPU table's
+    # first rows (NOTE [ pow by a scalar takes PyTorch's paths ]); b is the same in every element then.
+    gpu=("binary", "b == (ACC)2 ? a * a : b == (ACC)3 ? a * a * a : b == (ACC)-2 ? (ACC)1 / (a * a) "
+                   ": b == (ACC)0.5 ? {sqrt}(a) : b == (ACC)-0.5 ? {rsqrt}(a) : b == (ACC)-1 ? (ACC)1 / a : {pow}(a, b)"),
 )
 
 
@@ -591,7 +638,7 @@ def _check_memory_format(op: str, name: str, pos: int, v: Any) -> str:
     return "contiguous_format" if v == "contiguous_format" else "preserve_format"  # the plain string, for events
 
 
-clone = defop("clone", inputs=("x",), attrs=(Attr("memory_format", "preserve_format", _check_memory_format),),
+clone = defop("clone", inputs=("x",), out=False, attrs=(Attr("memory_format", "preserve_format", _check_memory_format),),
               infer_meta=im.same,
               doc="a copy that stays in the graph, in the input's order of strides (or row-major: contiguous_format)")
 @clone.def_backward
@@ -615,6 +662,7 @@ def _check_fill_value(op: str, name: str, pos: int, v: Any) -> Any:
 fill = defop(
     "fill",
     inputs=("x",),
+    out=False,  # PyTorch's fill takes no out=
     attrs=(Attr("value", check=_check_fill_value),),
     infer_meta=im.same,
     doc="a tensor like x filled with value (the op behind zero_/fill_); its gradient w.r.t. x is 0",
@@ -629,7 +677,9 @@ fill.def_backward(zero_backward)
 
 
 def _alpha_form(op: Any) -> Any:
-    def fn(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    def fn(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
+        if out is not None:  # NOTE [ out= ] in ops/registry.py
+            return call_with_out(op.name, out, fn, (input, other), {"alpha": alpha})
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
             raise TypeError(f"{op.name}(): argument 'alpha' must be a number, but got {type_name(alpha)}")
         if alpha == 1:

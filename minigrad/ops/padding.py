@@ -96,6 +96,7 @@ def constant_pad_nd_cpu(x: np.ndarray, pad: tuple[int, ...], value: float = 0.0)
 constant_pad_nd = defop(
     "constant_pad_nd",
     inputs=("x",),
+    out=False,  # PyTorch's constant_pad_nd takes no out=
     attrs=(Attr("pad", check=_check_pad), Attr("value", 0.0, _check_value)),
     infer_meta=_constant_pad_meta,
     doc="pad (last dim first) with a constant value; negative amounts crop",

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -48,16 +49,20 @@ import numpy as np
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..autograd.formula import GRAPH_OPS, define_array_op
+from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode
 from ..tracing.node_names import NODE_VARIANTS, node_class_name, paddle_node_name
 from ..dispatch.amp import set_amp_category
 from ..dispatch.array_mode import ArrayOp
 from ..dispatch.codegen import dygraph_function
+from ..dispatch.dygraph import run_inplace
+from ..kernels.infer_meta import scalar_type_name
 from ..kernels.gpu.cuda_src import set_elementwise_expression
 from ..dispatch.op_table import OPS
 from ..tensor import Tensor
 
-__all__ = ["Input", "Attr", "OpDef", "defop", "define_composite", "OPS", "on_define", "type_name"]
+__all__ = ["Input", "Attr", "OpDef", "defop", "define_composite", "OPS", "on_define", "type_name", "call_with_out",
+           "ops_taking_out"]
 
 _MISSING = object()
 
@@ -185,6 +190,7 @@ class OpDef:
         operators: Sequence[str] = (),
         amp: str | None = None,
         gpu: tuple[str, str] | None = None,
+        out: bool | None = None,
     ) -> None:
         self.name = name
         self.inputs: tuple[Input, ...] = tuple(
@@ -220,6 +226,9 @@ class OpDef:
         self.transform_dtype = transform_dtype or self.promote_float
         self.differentiable = differentiable
         self.view = view
+        #: Whether the function takes PyTorch's ``out=`` (NOTE [ out= ]): every op that makes a new
+        #: tensor does, unless its definition says ``out=False``; a view never does.
+        self.takes_out = not view if out is None else out
         self.backward: Callable[..., Any] | None = None
         #: The module that defines the op (its generated dygraph function's module is named after it).
         self.defined_in: str = _caller_module()
@@ -284,9 +293,17 @@ class OpDef:
     # -- the API layer -------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """The API layer: check and bind the arguments (``bind``), then the op's dygraph function."""
+        """The API layer: check and bind the arguments (``bind``), then the op's dygraph function; with
+        ``out=`` (where the op takes it), the result is written into ``out`` (``call_with_out``)."""
+        if kwargs and "out" in kwargs and self.takes_out:
+            return self._call_with_out(args, kwargs)
         inputs, attrs = self.bind(args, kwargs)
         return self.dygraph_function(*inputs, attrs)
+
+    def _call_with_out(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A call with ``out=``: the call without it, written into ``out`` (NOTE [ out= ])."""
+        out = kwargs.pop("out")
+        return call_with_out(self.name, out, self, args, kwargs)
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """Map call arguments to inputs and attributes, checking types: the API layer's one parser.
@@ -415,6 +432,92 @@ class OpDef:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def ops_taking_out() -> list[str]:
+    """The ops whose functions take ``out=``, from their definitions (``OpDef.takes_out``)."""
+    return sorted(name for name, op in OPS.items() if op.takes_out)
+
+
+# NOTE [ out= ]
+#     ``mg.add(x, y, out=r)`` is PyTorch's: the result is computed as usual, then written into
+#     ``r`` in place, and ``r`` is returned. In PyTorch's order, before ``r`` changes:
+#       1. ``out`` must be a Tensor (TypeError);
+#       2. with grad mode on, neither ``out`` nor an input may require grad: the write would not be
+#          recorded (RuntimeError, PyTorch's words);
+#       3. ``out`` may not share only some elements with an input (all of them - ``exp(y, out=y)`` -
+#          is fine);
+#       4. it must be on the result's device, and the result's dtype must cast to its dtype as
+#          PyTorch's ``canCast`` allows (not floating into integral, not numbers into bool);
+#       5. an ``out`` of another shape is resized to the result's, with PyTorch's deprecation
+#          warning when it held elements (none when it was empty).
+#     The write is an in-place op (``run_inplace``): ``out``'s version counter moves and a recorder
+#     sees ``tensor.version``. A function that is not an op (``add`` with ``alpha=``, ``cat``) passes
+#     its ``out`` here too, so there is one implementation.
+def call_with_out(op_name: str, out: Any, fn: Callable[..., Tensor], args: Sequence[Any],
+                  kwargs: dict[str, Any] | None = None) -> Tensor:
+    """``fn(*args, **kwargs)`` (a call without ``out``) written into ``out``, which is returned (NOTE [ out= ]).
+
+    Example:
+        >>> import minigrad as mg
+        >>> r = mg.empty(2)
+        >>> mg.add(mg.ones(2), mg.ones(2), out=r) is r, r.tolist()
+        (True, [2.0, 2.0])
+    """
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op_name}(): argument 'out' must be Tensor, not {type_name(out)}")
+    kwargs = kwargs or {}
+    operands = (*args, *kwargs.values())
+    tensors = [t for v in operands for t in (v if isinstance(v, (list, tuple)) else (v,)) if isinstance(t, Tensor)]
+    if GRAD_MODE.enabled and (out.requires_grad or any(t.requires_grad for t in tensors)):
+        raise RuntimeError(f"{op_name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    for t in tensors:
+        _check_no_partial_overlap(out, t)
+    result = fn(*args, **kwargs)
+    if result._device != out._device:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
+    if not _can_cast(result._dtype, out._dtype):
+        raise RuntimeError(f"result type {scalar_type_name(result._dtype)} can't be cast to the desired output type "
+                           f"{scalar_type_name(out._dtype)}")
+    if result._dtype is not out._dtype:
+        result = OPS["cast"](result, out._dtype)
+    if tuple(out.shape) != tuple(result.shape):
+        _resize_out(out, result)
+    return run_inplace(out, op_name, lambda: result)
+
+
+def _can_cast(src: Any, dst: Any) -> bool:
+    """PyTorch's ``canCast``: not a floating result into an integral (or bool) tensor, not numbers into bool."""
+    if src.is_floating and not dst.is_floating:
+        return False
+    return not (dst is _dt.bool_ and src is not _dt.bool_)
+
+
+def _check_no_partial_overlap(out: Tensor, t: Tensor) -> None:
+    """PyTorch's ``assert_no_partial_overlap``: ``out`` is exactly ``t``'s elements, or none of them."""
+    a, b = out._data, t._data
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.size == 0 or b.size == 0:
+        return  # a device array: CuPy's arrays are not checked here
+    same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+            and a.strides == b.strides)
+    if not same and np.may_share_memory(a, b) and np.shares_memory(a, b):
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _resize_out(out: Tensor, result: Tensor) -> None:
+    """Give ``out`` the result's shape, as PyTorch's ``resize_output`` (a warning when it held elements)."""
+    if out._view is not None:
+        raise RuntimeError(f"out= of shape {list(out.shape)} is a view and cannot be resized to {list(result.shape)}; "
+                           "pass a tensor of the result's shape, or one with no elements")
+    if out.numel() > 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {list(out.shape)}, which does not "
+            f"match the required output shape {list(result.shape)}. This behavior is deprecated, and in a future "
+            "PyTorch release outputs will not be resized unless they have zero elements. You can explicitly reuse an "
+            "out tensor t by resizing it, inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=4)
+    out._data = result._data.copy()
 
 
 def wrap_scalar(value: Any, like: Any) -> Any:

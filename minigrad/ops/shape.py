@@ -20,7 +20,7 @@ from ..kernels.backends import to_numpy
 from ..autograd.views import mark_multi_output
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
-from .registry import Attr, Input, defop, type_name
+from .registry import Attr, Input, call_with_out, defop, type_name
 
 __all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
 
@@ -386,8 +386,10 @@ def _getitem_grad_backward(ctx, g):
 
 # -- PyTorch's joining and splitting forms (composites) --------------------------------------------
 
-def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None) -> Tensor:
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: Any = None, out: Any = None) -> Tensor:
     """Join tensors along an existing dim (PyTorch's name for the ``concat`` op). Composite (``concat``)."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("cat", out, cat, (tensors, dim), {"axis": axis})
     return concat(tensors, dim=axis if axis is not None else dim)
 
 

@@ -43,14 +43,15 @@ def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
     return kernel
 
 
-def _define(name: str, ufunc: Any, for_ints: bool, doc: str) -> Any:
+def _define(name: str, ufunc: Any, for_ints: bool, doc: str, out: bool = True) -> Any:
     register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES)(_classify(ufunc, name, for_ints))
-    return defop(name, inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=(name,), doc=doc)
+    return defop(name, inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=(name,), doc=doc, out=out)
 
 
-isnan = _define("isnan", np.isnan, False, "True where x is NaN")
-isinf = _define("isinf", np.isinf, False, "True where x is +inf or -inf")
-isfinite = _define("isfinite", np.isfinite, True, "True where x is neither NaN nor infinite")
+# PyTorch's isnan, isinf and isfinite take no out= (isposinf and isneginf do)
+isnan = _define("isnan", np.isnan, False, "True where x is NaN", out=False)
+isinf = _define("isinf", np.isinf, False, "True where x is +inf or -inf", out=False)
+isfinite = _define("isfinite", np.isfinite, True, "True where x is neither NaN nor infinite", out=False)
 isposinf = _define("isposinf", np.isposinf, False, "True where x is +inf")
 isneginf = _define("isneginf", np.isneginf, False, "True where x is -inf")
 

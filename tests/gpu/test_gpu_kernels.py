@@ -540,3 +540,28 @@ def test_unary_ops_of_the_pytorch_api(op, dtype):
 @pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (1, False), (-1, True)])
 def test_argmax_argmin(op, dim, keepdim, dtype):
     check(op, lambda x: getattr(mg, op)(x, dim=dim, keepdim=keepdim), [_rand((5, 7, 9), dtype)], dtype, grad=False)
+
+
+def test_set_default_device_puts_factories_and_new_layers_on_the_gpu():
+    """``mg.set_default_device("cuda")``, as ``torch.set_default_device``: factory functions given no ``device=``
+    and new layers' parameters land on the GPU; ``*_like`` follows its input; ``None`` restores the CPU."""
+    cpu = mg.ones(2)
+    mg.set_default_device("cuda")
+    try:
+        assert mg.get_default_device() == "cuda" and repr(mg.get_default_device()) == "device(type='cuda', index=0)"
+        made = [mg.zeros(2), mg.ones(2, 3), mg.tensor([1.0, 2.0]), mg.randn(3), mg.rand(2), mg.arange(4),
+                mg.full((2,), 7.0), mg.empty(2), mg.eye(2), mg.linspace(0, 1, 5), mg.randint(0, 5, (3,)),
+                mg.randperm(4), mg.as_tensor([1, 2]), mg.nn.Linear(2, 3).weight]
+        assert all(t.device == "cuda" for t in made), [str(t.device) for t in made]
+        assert mg.zeros(2, device="cpu").device == "cpu" and mg.zeros_like(cpu).device == "cpu"
+        layer = mg.nn.Linear(3, 2)
+        assert layer(mg.randn(4, 3)).device == "cuda"
+        for m, x in ((mg.nn.BatchNorm2d(2), mg.randn(3, 2, 2, 2)), (mg.nn.BatchNorm1d(2), mg.randn(3, 2)),
+                     (mg.nn.PReLU(), mg.randn(3)), (mg.nn.GroupNorm(1, 2), mg.randn(2, 2, 3)),
+                     (mg.nn.InstanceNorm1d(2, affine=True, track_running_stats=True), mg.randn(2, 2, 3)),
+                     (mg.nn.LayerNorm(3), mg.randn(2, 3))):
+            assert all(t.device == "cuda" for t in [*m.parameters(), *m.buffers()]), type(m).__name__
+            assert m(x).device == "cuda"
+    finally:
+        mg.set_default_device(None)
+    assert mg.get_default_device() == "cpu" and mg.zeros(1).device == "cpu"

@@ -73,10 +73,10 @@ __device__ __forceinline__ double mg_inf(double) { return __longlong_as_double(0
 # Math in ACC: the float and double spellings of each function.
 _F = {
     "float": {"exp": "expf", "log": "logf", "sqrt": "sqrtf", "fabs": "fabsf", "sin": "sinf", "cos": "cosf",
-              "tanh": "tanhf", "erf": "erff", "pow": "powf", "log1p": "log1pf", "expm1": "expm1f",
+              "tanh": "tanhf", "erf": "erff", "pow": "powf", "rsqrt": "rsqrtf", "log1p": "log1pf", "expm1": "expm1f",
               "floor": "floorf", "ceil": "ceilf", "trunc": "truncf", "rint": "rintf"},
     "double": {"exp": "exp", "log": "log", "sqrt": "sqrt", "fabs": "fabs", "sin": "sin", "cos": "cos",
-               "tanh": "tanh", "erf": "erf", "pow": "pow", "log1p": "log1p", "expm1": "expm1",
+               "tanh": "tanh", "erf": "erf", "pow": "pow", "rsqrt": "rsqrt", "log1p": "log1p", "expm1": "expm1",
                "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint"},
 }
 
