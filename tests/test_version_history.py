@@ -73,7 +73,7 @@ def test_the_view_program_bump_names_the_view_the_line_and_the_geometry():
     history = VersionHistory(mg.trace.replay(events))
     (bump,) = history.bumps
     h = next(e for e in events if e.kind == "history.rewrite").tensor
-    assert (bump.tensor, bump.version, bump.op, bump.via_made) == (h, 1, "mul_", f"t{h}[1]")
+    assert (bump.tensor, bump.version, bump.op, bump.via_made) == (h, 1, "mul_", "h[1]")  # named after the line's variable
     assert bump.code == "h[1].mul_(3)" and bump.source.endswith("_versions_program.py:15")
     assert geometry_text(bump.view) == "size [3] stride [1] offset 3"
     (rw,) = history.rewrites

@@ -464,6 +464,18 @@ def why_backward_end(ev: Any, c: Why) -> str:
     return "the ready queue is empty: the pass is over"
 
 
+def what_error(ev: Any, n: Names) -> str:
+    where = f" in {n.node_name(ev.node)}" if ev.node is not None else (f" in {ev.op}()" if ev.op else "")
+    at = f" at {ev.source}" if ev.source else ""
+    return f"{ev.error}{where}{at}: {ev.message}"
+
+
+def why_error(ev: Any, c: Why) -> str:
+    if ev.node is not None or not ev.op:  # raised by the engine, or by a node's formula
+        return "the exception left backward for the user's code: the pass ends here, unfinished"
+    return "the exception left the op call for the user's code: the call made nothing"
+
+
 # -- saved-tensor hooks and activation checkpointing (kinds of mg.utils.checkpoint) ------------------
 
 

@@ -51,7 +51,7 @@ def inside_node(events: Sequence[Any], start: int = 0, stop: int | None = None) 
     """For each event of ``events[start:stop]``: whether it happened inside a node's run.
 
     True strictly between a ``node.begin`` and the ``node.run`` of the same
-    node (the viewers' logs indent those lines under their node).
+    node (the viewers' logs indent those lines under their node). An ``error`` ends the node's run too.
     """
     stop = len(events) if stop is None else stop
     out: list[bool] = []
@@ -61,7 +61,7 @@ def inside_node(events: Sequence[Any], start: int = 0, stop: int | None = None) 
         if kind == "node.begin":
             out.append(False)
             running = events[i].node
-        elif kind == "node.run" and events[i].node == running or kind in ("backward.begin", "backward.end"):
+        elif kind == "node.run" and events[i].node == running or kind in ("backward.begin", "backward.end", "error"):
             out.append(False)
             running = None
         else:
