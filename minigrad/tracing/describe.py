@@ -290,14 +290,14 @@ def why_node_create(ev: Any, c: Why) -> str:
 
 
 def what_backward_begin(ev: Any, n: Names) -> str:
-    call = "loss.backward()" if ev.mode == "backward" else "grad()"
+    call = "backward()" if ev.mode == "backward" else "grad()"
     flags = ", retain_graph" if ev.retain_graph else ""
     flags += ", create_graph" if ev.create_graph else ""
     return f"{call} begins at {', '.join(n.node_name(i) for i in ev.start)}{flags}"
 
 
 def why_backward_begin(ev: Any, c: Why) -> str:
-    what = "loss.backward()" if ev.mode == "backward" else "grad() (GeneralGrad)"
+    what = "backward()" if ev.mode == "backward" else "grad() (GeneralGrad)"
     return f"{what} starts from the outputs' grad nodes with their seed gradients"
 
 

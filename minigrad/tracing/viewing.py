@@ -20,9 +20,12 @@ Example:
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
-__all__ = ["focus_node", "inside_node", "run_starts", "grad_history"]
+from .versions import code_at, short_source
+
+__all__ = ["focus_node", "inside_node", "run_starts", "grad_history", "pass_call", "pass_ending"]
 
 
 def focus_node(state: Any, bw: Any, selected: int | None = None) -> int | None:
@@ -34,8 +37,8 @@ def focus_node(state: Any, bw: Any, selected: int | None = None) -> int | None:
     """
     if selected is not None:
         return selected
-    if bw is not None and bw.current is not None and not bw.done:
-        return bw.current
+    if bw is not None and bw.current is not None and (not bw.done or getattr(bw, "error", None) is not None):
+        return bw.current  # (after an error: the node that failed)
     ev = state.event
     node = getattr(ev, "node", None) if ev is not None else None
     if isinstance(node, int) and not isinstance(node, bool):
@@ -103,3 +106,47 @@ def grad_history(passes: Sequence[Any], tensor: Any, upto: int | None = None) ->
         if tensor in p.accumulated:
             out.append((p.number, p.accumulated[tensor], p.grad_added.get(tensor)))
     return out
+
+
+_UNNAMED = re.compile(r"t\d+$")
+
+
+def pass_call(state: Any, bw: Any) -> str:
+    """What the script called to run pass ``bw``, as its line reads: ``h.sum().backward()``.
+
+    The line of the call is known when an error ended the pass (its ``source``), or when the start
+    node was made on the line that called backward (``h.sum().backward()``); its text is quoted when
+    the file can be read here. Else the output's name (``loss.backward()``, the student's name for
+    it), else ``backward()`` / ``grad()`` alone: never a name the script did not use.
+    """
+    grad = getattr(bw, "mode", "backward") == "grad"
+    verb = "grad(" if grad else "backward("
+    error = getattr(bw, "error", None)
+    sources = [error.get("source")] if error else []
+    nodes = getattr(state, "nodes", {})
+    starts = [nodes.get(n) for n in getattr(bw, "start", ())]
+    for node in starts:
+        if node is not None and node.copy_of is not None:
+            node = nodes.get(node.copy_of, node)
+        if node is not None:
+            sources.append(node.source)
+    for source in sources:
+        code = code_at(source)
+        if code and verb in code:
+            return code
+    if not grad:
+        for node in starts:
+            out = next((t for t in getattr(state, "tensors", {}).values()
+                        if node is not None and t.grad_node == node.id and not _UNNAMED.match(t.name)), None)
+            if out is not None:
+                return f"{out.name}.backward()"
+    return "grad()" if grad else "backward()"
+
+
+def pass_ending(bw: Any) -> str | None:
+    """``ended by RuntimeError at prog.py:9`` for a pass an error cut short (None otherwise)."""
+    error = getattr(bw, "error", None)
+    if not error:
+        return None
+    where = short_source(error.get("source"))
+    return f"ended by {error.get('error')}" + (f" at {where}" if where else "")
