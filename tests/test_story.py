@@ -182,3 +182,25 @@ def test_minigrad_record_prints_the_user_s_traceback_keeps_the_recording_and_exi
 def _line_of(text: str) -> int:
     lines = Path(__file__).read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if line.strip() == text)
+
+
+def test_the_svg_renderer_marks_the_ending_and_draws_no_invented_edge(tmp_path):
+    from minigrad import viz
+
+    events, _ = record_program(tmp_path)
+    rp = viz.to_replay(events)
+    first = viz.render(rp, kind="backward", backward_pass=0).graph
+    assert "(done)" in first.title and not [e for e in first.edges if e.style == "replaced"]
+    second = viz.render(rp, kind="backward", backward_pass=1).graph
+    assert "(ended by RuntimeError at prog.py:9)" in second.title
+    assert any("STALE saved y" in line for n in second.nodes for line in getattr(n, "lines", ()) or [str(n)])
+
+
+def test_describe_says_the_error_in_one_line(tmp_path):
+    from minigrad.tracing.describe import describe, explain
+
+    events, exc = record_program(tmp_path)
+    final = mg.trace.replay(events).final
+    text = describe(events[-1], final)
+    assert text.startswith("RuntimeError in ") and f"at {tmp_path / 'prog.py'}:9: " in text and text.endswith(str(exc))
+    assert "\n" not in text and "pass ends here" in explain(events[-1], final)

@@ -117,7 +117,7 @@ def _resolve(parent: Any, path: str) -> Any:
 #: Whether a code object's file is minigrad's own (or frozen), by file name: ``os.path.abspath``
 #: costs ~5 us and every recorded node walks several frames of minigrad's own code.
 _is_own: dict[str, bool] = {}
-#: ``file:line`` by (code object, instruction offset) of the user's frame: a recording makes
+#: ``file:line`` by (code object, instruction offset, file name) of the user's frame: a recording makes
 #: many nodes from the same few lines, and the line number is computed from the code's line table.
 _sources: dict[tuple[Any, int], str] = {}
 _MAX_SOURCES = 4096
@@ -148,7 +148,7 @@ def user_source() -> str | None:
             if os.path.isabs(filename) or filename.startswith("<"):
                 own[filename] = skip
         if not skip:
-            where = (code, frame.f_lasti)
+            where = (code, frame.f_lasti, filename)  # code objects compare equal across files: the name too
             source = _sources.get(where)
             if source is None:
                 if len(_sources) >= _MAX_SOURCES:
@@ -181,7 +181,7 @@ def user_source() -> str | None:
 
 #: filename -> {(line, end line, col, end col) of a value: target names, or _RETURN for a returned value}
 _spans: dict[str, dict[tuple[int, int, int, int], Any]] = {}
-#: (code, instruction offset) -> the target names of that call's result, _RETURN, or None
+#: (code, instruction offset, file name) -> the target names of that call's result, _RETURN, or None
 _verdicts: dict[tuple[Any, int], Any] = {}
 _RETURN = "return"
 _MISSING = object()
@@ -193,7 +193,7 @@ def name_outputs(outs: Any) -> None:
     Called by the function returning them, while recording."""
     frame = sys._getframe(2)  # the caller of the function that returns ``outs``
     while frame is not None:
-        key = (frame.f_code, frame.f_lasti)
+        key = (frame.f_code, frame.f_lasti, frame.f_code.co_filename)  # (equal code in two files: two keys)
         verdict = _verdicts.get(key, _MISSING)
         if verdict is _MISSING:
             if len(_verdicts) >= _MAX_SOURCES:
