@@ -204,3 +204,18 @@ def test_describe_says_the_error_in_one_line(tmp_path):
     text = describe(events[-1], final)
     assert text.startswith("RuntimeError in ") and f"at {tmp_path / 'prog.py'}:9: " in text and text.endswith(str(exc))
     assert "\n" not in text and "pass ends here" in explain(events[-1], final)
+
+
+def test_an_error_after_a_pass_ended_does_not_end_it_again():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    unused = mg.tensor([3.0], requires_grad=True)
+    with mg.trace() as tr:
+        with pytest.raises(RuntimeError, match="allow_unused"):
+            mg.grad([(x * 2).sum()], [x, unused])
+    from minigrad.tracing.describe import explain
+
+    kinds = [e.kind for e in tr.events]
+    assert kinds[-2:] == ["backward.end", "error"]  # grad() finished its pass, then refused the unused input
+    state = mg.trace.replay(tr.events).final
+    assert state.passes[-1].error is None and state.errors[-1]["message"].startswith("grad(): input 1")
+    assert "no pass was running" in explain(tr.events[-1], state)

@@ -471,9 +471,12 @@ def what_error(ev: Any, n: Names) -> str:
 
 
 def why_error(ev: Any, c: Why) -> str:
-    if ev.node is not None or not ev.op:  # raised by the engine, or by a node's formula
+    ended = getattr(c.bw, "error", None) if c.bw is not None else None
+    if ev.node is not None or (ended is not None and ended.get("message") == ev.message):
         return "the exception left backward for the user's code: the pass ends here, unfinished"
-    return "the exception left the op call for the user's code: the call made nothing"
+    if ev.op:
+        return "the exception left the op call for the user's code: the call made nothing"
+    return "the exception left minigrad for the user's code (no pass was running)"
 
 
 # -- saved-tensor hooks and activation checkpointing (kinds of mg.utils.checkpoint) ------------------
