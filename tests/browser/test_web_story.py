@@ -67,6 +67,8 @@ def test_the_page_marks_the_pass_the_error_ended_and_shows_its_message(page, bui
     assert "y [2, 3] ✘ stale: saved at v0, now v1" in node  # the saved tensor, by the student's name
     assert "tensor 'y' saved by" in page.inner_text("#what")
     page.screenshot(path=str(tmp_path / "web-story.png"))
+    page.keyboard.press("5")  # the Versions tab: the refusal happened, at its event
+    assert f"saved y at v0, now v1 — refused at event {len(events) - 1}" in page.inner_text("#versions")
 
 
 def test_before_the_refusal_the_stale_mark_shows_and_no_error_yet(page, built):
