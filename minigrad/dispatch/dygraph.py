@@ -98,7 +98,9 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         if op.view and getattr(outs[0]._data, "base", None) is not None:
             for t in outs:
                 share_version(inputs[0], t, op, attrs)
-        if rec is not None:  # before the node saves them: its TensorWrappers keep the names for error messages
+        # Named before the node saves them (its TensorWrappers keep the names, for error messages); not
+        # inside backward, whose tensors no line of the user's assigns.
+        if rec is not None and not RUNNING_PASSES:
             name_outputs(outs)
         # require_any_grad: the global grad mode and the inputs' autograd meta; integer and bool
         # outputs are never differentiable.
@@ -306,7 +308,7 @@ def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
     data = move_array(x._data, x._device, device)
     emit_transform(op.name, "x", "backend", src_backend, dst_backend)
     out = Tensor._make(data, x._dtype, device, x._layout)
-    if rec is not None:
+    if rec is not None and not RUNNING_PASSES:
         name_outputs((out,))
     if GRAD_MODE.enabled and x._meta is not None:
         create_grad_node(op, [x], {"device": device}, [out], rec)

@@ -25,7 +25,8 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["enter_module", "exit_module", "module_path", "user_source", "is_user_file", "name_outputs"]
+__all__ = ["enter_module", "exit_module", "module_path", "user_source", "is_user_file", "name_outputs",
+           "count_as_engine"]
 
 #: Files under these folders are minigrad's own: the engine, and the viewers (``minigrad.viz``/``minigrad.tui``
 #: live in ``viz/`` and ``tui/`` beside the package in a source checkout).
@@ -121,6 +122,14 @@ _is_own: dict[str, bool] = {}
 #: many nodes from the same few lines, and the line number is computed from the code's line table.
 _sources: dict[tuple[Any, int], str] = {}
 _MAX_SOURCES = 4096
+
+
+def count_as_engine(filename: str) -> None:
+    """Count code in ``filename`` as minigrad's own: a lesson's student copy of an engine module, patched
+    into the engine, makes nodes, names and errors as the engine's own code does (its lines are not the
+    program's lines the recording points at)."""
+    _is_own[filename] = True
+    _verdicts.clear()  # judged before as the user's
 
 
 def is_user_file(filename: str) -> bool:
