@@ -262,6 +262,10 @@ class Divergence:
             return f"{la} ends where {lb} goes on with {self.b.kind}: {self.b.text}"
         if self.b.index is None:
             return f"{lb} ends where {la} goes on with {self.a.kind}: {self.a.text}"
+        if self.b.kind == "error" != self.a.kind:  # one run refused (the error ends its pass), the other did not
+            return f"{lb} stops at event #{self.b.index} with {self.b.text} where {la} goes on with {self.a.kind}: {self.a.text}"
+        if self.a.kind == "error" != self.b.kind:
+            return f"{la} stops at event #{self.a.index} with {self.a.text} where {lb} goes on with {self.b.kind}: {self.b.text}"
         if self.a.kind != self.b.kind:
             return (f"at event #{self.a.index} {la} did {self.a.kind} ({self.a.text}) where {lb} did "
                     f"{self.b.kind} ({self.b.text})")
