@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 from minigrad.tracing.versions import replaced_edges
-from minigrad.tracing.viewing import inside_node, pass_call, pass_ending, run_starts
+from minigrad.tracing.viewing import inside_node, named_outputs, pass_call, pass_ending, run_starts
 
 from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
 
@@ -131,13 +131,21 @@ class Session:
         self._inside: list[bool] | None = None
 
     def _find_passes(self) -> list[PassInfo]:
+        known = {p.number: p for p in getattr(self, "passes", ()) if p.complete}  # finished: they never change
+        found = self.replay.backward_passes()
+        if all(n in known and known[n].begin == b for n, (b, _, _) in enumerate(found)):
+            return [known[n] for n in range(len(found))]
         final = self.replay.final
+        outputs = named_outputs(final)
         out = []
-        for n, (b, e, m) in enumerate(self.replay.backward_passes()):
+        for n, (b, e, m) in enumerate(found):
+            if n in known and known[n].begin == b:
+                out.append(known[n])
+                continue
             bw = final.passes[n] if n < len(final.passes) else None
             error = bw.error if bw is not None else None
             out.append(PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None,
-                                call=pass_call(final, bw) if bw is not None else "backward()",
+                                call=pass_call(final, bw, outputs) if bw is not None else "backward()",
                                 ending=pass_ending(bw), message=error.get("message") if error else None))
         return out
 

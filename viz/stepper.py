@@ -49,7 +49,7 @@ import graphviz
 
 from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
-from minigrad.tracing.viewing import focus_node, grad_history, inside_node, pass_call, pass_ending, run_starts
+from minigrad.tracing.viewing import focus_node, grad_history, inside_node, named_outputs, pass_call, pass_ending, run_starts
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
@@ -562,7 +562,7 @@ def _hooks(bw: BackwardPass, ids: list[int], final: State) -> list[dict[str, Any
 
 def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, complete: bool, final: State,
                kinds: dict[str, int], whys: dict[str, int], max_graph_nodes: int, max_calls: int,
-               notes: list[str]) -> dict[str, Any]:
+               notes: list[str], outputs: dict[int, str] | None = None) -> dict[str, Any]:
     """Everything the page holds for backward pass ``number`` (events ``begin..last``); limits hit go to ``notes``."""
     end_state = rp[last]
     bw = end_state.passes[number]
@@ -597,7 +597,7 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
                                number, begin, last),
         # What the script called (its line), and the error that ended the pass: shown in the chooser, the
         # header, and where the next step would have been (``viewing.pass_call``/``pass_ending``).
-        "call": pass_call(final, bw), "ending": pass_ending(bw),
+        "call": pass_call(final, bw, outputs), "ending": pass_ending(bw),
         "error": None if bw.error is None else {"at": bw.error["at"], "message": bw.error["message"],
                                                  "error": bw.error["error"], "node": index.get(bw.error["node"], -1)},
         "hooks": _hooks(bw, ids, final),
@@ -627,6 +627,7 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
         title = Path(source).name if isinstance(source, (str, os.PathLike)) else "minigrad recording"
     passes = rp.backward_passes()
     final = rp.final
+    outputs = named_outputs(final)  # grad node -> the student's name of its output, for every pass's call
     notes: list[str] = []
     kinds: dict[str, int] = {}
     whys: dict[str, int] = {}
@@ -641,7 +642,7 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
             break
         held += last - begin + 1
         out.append(_pass_data(rp, number, begin, last, mode, end is not None, final, kinds, whys,
-                              max_graph_nodes, max_calls, notes))
+                              max_graph_nodes, max_calls, notes, outputs))
     if not passes:
         notes.append("This recording has no backward pass: there is nothing to step through.")
     data = {

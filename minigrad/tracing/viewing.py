@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from .versions import code_at, short_source
 
-__all__ = ["focus_node", "inside_node", "run_starts", "grad_history", "pass_call", "pass_ending"]
+__all__ = ["focus_node", "inside_node", "run_starts", "grad_history", "pass_call", "pass_ending", "named_outputs"]
 
 
 def focus_node(state: Any, bw: Any, selected: int | None = None) -> int | None:
@@ -111,13 +111,14 @@ def grad_history(passes: Sequence[Any], tensor: Any, upto: int | None = None) ->
 _UNNAMED = re.compile(r"t\d+$")
 
 
-def pass_call(state: Any, bw: Any) -> str:
+def pass_call(state: Any, bw: Any, outputs: dict[int, str] | None = None) -> str:
     """What the script called to run pass ``bw``, as its line reads: ``h.sum().backward()``.
 
     The line of the call is known when an error ended the pass (its ``source``), or when the start
     node was made on the line that called backward (``h.sum().backward()``); its text is quoted when
     the file can be read here. Else the output's name (``loss.backward()``, the student's name for
-    it), else ``backward()`` / ``grad()`` alone: never a name the script did not use.
+    it), else ``backward()`` / ``grad()`` alone: never a name the script did not use. ``outputs``:
+    ``named_outputs(state)``, for a caller naming many passes.
     """
     grad = getattr(bw, "mode", "backward") == "grad"
     verb = "grad(" if grad else "backward("
@@ -135,12 +136,20 @@ def pass_call(state: Any, bw: Any) -> str:
         if code and verb in code:
             return code
     if not grad:
-        for node in starts:
-            out = next((t for t in getattr(state, "tensors", {}).values()
-                        if node is not None and t.grad_node == node.id and not _UNNAMED.match(t.name)), None)
-            if out is not None:
-                return f"{out.name}.backward()"
+        outputs = named_outputs(state) if outputs is None else outputs
+        name = next((outputs[n.id] for n in starts if n is not None and n.id in outputs), None)
+        if name is not None:
+            return f"{name}.backward()"
     return "grad()" if grad else "backward()"
+
+
+def named_outputs(state: Any) -> dict[int, str]:
+    """grad node id -> the name the student gave the tensor it made (tensors named ``t<id>`` left out)."""
+    out: dict[int, str] = {}
+    for t in getattr(state, "tensors", {}).values():
+        if t.grad_node is not None and not _UNNAMED.match(t.name):
+            out[t.grad_node] = t.name
+    return out
 
 
 def pass_ending(bw: Any) -> str | None:
