@@ -18,7 +18,11 @@ its cached kernel does not cover:
    TensorWrappers.
 
 A failing op raises before anything is attached to a tensor: the kernel layer
-runs first and node creation cannot fail, so no half-built node is left.
+runs first and node creation cannot fail, so no half-built node is left. While
+recording, the failure is one ``error`` event (``failed``; NOTE [ One error event
+per failure ] in ``tracing/recorder.py``), and an op's outputs are named after
+the variable the user's line assigns them to (NOTE [ A tensor is named after the
+variable the student assigns it to ] in ``tracing/provenance.py``).
 """
 
 from __future__ import annotations
