@@ -219,3 +219,16 @@ def test_an_error_after_a_pass_ended_does_not_end_it_again():
     state = mg.trace.replay(tr.events).final
     assert state.passes[-1].error is None and state.errors[-1]["message"].startswith("grad(): input 1")
     assert "no pass was running" in explain(tr.events[-1], state)
+
+
+def test_a_refused_in_place_change_is_an_error_of_its_own_op_not_of_the_call_before():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    with mg.trace() as tr:
+        y = x * 2
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            x.add_(1)
+    (ev,) = [e for e in tr.events if e.kind == "error"]
+    assert ev.op == "add_" and ev.node is None
+    state = mg.trace.replay(tr.events).final
+    assert all(c.error is None for c in state.calls)  # x * 2 finished; the refusal made no call
+    assert state.errors[-1]["op"] == "add_" and y.name == "y"

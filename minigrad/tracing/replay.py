@@ -777,7 +777,7 @@ class _Reducer:
                 bw.current = ev.node  # the node that failed stays in focus
             self.passes.append(bw.freeze())
             self.active = None
-        elif self.open is not None:
+        elif self.open is not None and self.open.op == ev.op:  # the call it interrupted (not a finished one)
             self.open.error = error
         self._close_call()
 
