@@ -36,6 +36,7 @@ import pytest
 import minigrad  # noqa: F401  (the engine registers its ops and kernels first)
 from minigrad.kernels.registry import KERNELS
 from minigrad.ops.registry import OPS
+from minigrad.tracing import provenance
 from minigrad.tracing.diff import diff
 
 HERE = Path(__file__).resolve().parent
@@ -78,6 +79,7 @@ def _load() -> None:
             continue
         setattr(STUDENT, stem, mod)
         if entry["target"]:
+            provenance.count_as_engine(str(path))  # the student's engine code is engine code to the recordings
             target = importlib.import_module(entry["target"])
             for qual, tasks in entry["functions"].items():
                 owner, attr, ref = _resolve(target, qual)

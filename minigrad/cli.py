@@ -124,12 +124,37 @@ def cmd_record(args: argparse.Namespace) -> int:
     rec.save(out)
     print(f"recorded {len(rec.events)} events from {script} -> {out}", file=sys.stderr)
     if failure is not None:
-        import traceback
-
-        # The user's script failed: its traceback is the useful message here.
-        traceback.print_exception(failure)
+        if not isinstance(failure, SystemExit):
+            # The user's script failed: its traceback is the useful message here, as the user's code sees it.
+            print(user_traceback(failure), file=sys.stderr, end="")
         raise CliError(f"{script} raised {type(failure).__name__}; the events up to the error were saved to {out}")
     return 0
+
+
+def user_traceback(exc: BaseException) -> str:
+    """``exc``'s traceback as the user's script sees it: the frames of the user's code, then the frame of
+    minigrad's op where it failed; no frames of this command, ``runpy`` or the engine between them.
+
+    The op's frame is the innermost one in ``minigrad/ops/`` along the chain of causes (an error inside a
+    backward formula is re-raised by the engine naming the node: the formula's line says which op it
+    was), else the innermost frame. The message is the final exception's, printed once.
+    """
+    import traceback
+
+    from .tracing.provenance import is_user_file
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
+    chain, cause = [], exc
+    while cause is not None and len(chain) < 16:
+        chain.append(cause)
+        cause = cause.__cause__
+    innermost = [f for c in reversed(chain) for f in reversed(traceback.extract_tb(c.__traceback__))]
+    ops_dir = os.sep + os.path.join("minigrad", "ops") + os.sep
+    op_frame = next((f for f in innermost if ops_dir in f.filename), innermost[0] if innermost else None)
+    if op_frame is not None and not is_user_file(op_frame.filename):
+        frames.append(op_frame)
+    lines = ["Traceback (most recent call last):\n", *traceback.StackSummary.from_list(frames).format()]
+    return "".join(lines + traceback.format_exception_only(type(exc), exc))
 
 
 # ---------------------------------------------------------------------------

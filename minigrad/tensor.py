@@ -35,6 +35,7 @@ from .printing import format_values
 from .size import Size
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
+from .tracing.provenance import name_outputs
 
 __all__ = ["Tensor", "VersionCounter", "ViewInfo", "from_data", "is_tensor", "numel"]
 
@@ -489,6 +490,8 @@ def finish(
     if requires_grad:
         t._meta = AutogradMeta(t._id, name)
     if bus.recorder is not None:
+        if name is None:
+            name_outputs((t,))  # ``x = mg.tensor(...)`` is ``x`` (NOTE [ A tensor is named after the variable ... ])
         t._announce()
     return t
 

@@ -73,6 +73,10 @@ def program() -> None:
     hv = mg.randn(2, 3, requires_grad=True) * 2.0
     hv[1].mul_(3.0)  # through a view: tensor.version, history.rewrite (CopySlices)
     hv.sum().backward()
+    try:
+        mg.ones(2, 3) @ mg.ones(2, 3)  # an op call that fails: error
+    except ValueError:
+        pass
 
 
 def record(values: bool, max_elements: int) -> list[dict[str, Any]]:

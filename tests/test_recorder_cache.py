@@ -140,7 +140,7 @@ def test_a_known_kind_of_call_whose_infer_meta_fails_records_the_kernel_layer_fi
         with mg.trace():
             x * x
     assert got[0] == got[1]
-    assert [e["kind"] for e in got[1]][-3:] == ["kernel.lookup", "kernel.lookup", "kernel.select"]
+    assert [e["kind"] for e in got[1]][-4:] == ["kernel.lookup", "kernel.lookup", "kernel.select", "error"]
 
 
 def _kernel_events(tr: Any) -> list[dict[str, Any]]:

@@ -47,6 +47,7 @@ CONTRACT = {
     "general_grad.prune": "edges",
     "general_grad.result": "input value",
     "backward.end": "nodes_run wall_ns",
+    "error": "error message source node op",
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 from minigrad.tracing.versions import replaced_edges
-from minigrad.tracing.viewing import inside_node, run_starts
+from minigrad.tracing.viewing import inside_node, named_outputs, pass_call, pass_ending, run_starts
 
 from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
 
@@ -37,14 +37,20 @@ class PassInfo:
 
     number: int
     begin: int
-    end: int  # index of backward.end, or the last event of a truncated pass
+    end: int  # index of backward.end or of the error that ended it, or the last event of a truncated pass
     mode: str
     complete: bool
+    #: What the script called, as its line reads (``viewing.pass_call``).
+    call: str = "backward()"
+    #: ``ended by RuntimeError at prog.py:9`` when an error ended the pass (``viewing.pass_ending``).
+    ending: str | None = None
+    #: The error's message, shown where the next step would have been.
+    message: str | None = None
 
     @property
     def label(self) -> str:
-        what = "loss.backward()" if self.mode == "backward" else "grad()  (GeneralGrad)"
-        tail = "" if self.complete else "  [incomplete]"
+        what = self.call + ("  (GeneralGrad)" if self.mode == "grad" else "")
+        tail = f"  [{self.ending}]" if self.ending else ("" if self.complete else "  [incomplete]")
         return f"pass {self.number}: {what}  events {self.begin}–{self.end}{tail}"
 
 
@@ -125,10 +131,23 @@ class Session:
         self._inside: list[bool] | None = None
 
     def _find_passes(self) -> list[PassInfo]:
-        return [
-            PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None)
-            for n, (b, e, m) in enumerate(self.replay.backward_passes())
-        ]
+        known = {p.number: p for p in getattr(self, "passes", ()) if p.complete}  # finished: they never change
+        found = self.replay.backward_passes()
+        if all(n in known and known[n].begin == b for n, (b, _, _) in enumerate(found)):
+            return [known[n] for n in range(len(found))]
+        final = self.replay.final
+        outputs = named_outputs(final)
+        out = []
+        for n, (b, e, m) in enumerate(found):
+            if n in known and known[n].begin == b:
+                out.append(known[n])
+                continue
+            bw = final.passes[n] if n < len(final.passes) else None
+            error = bw.error if bw is not None else None
+            out.append(PassInfo(n, b, e if e is not None else len(self.events) - 1, m, e is not None,
+                                call=pass_call(final, bw, outputs) if bw is not None else "backward()",
+                                ending=pass_ending(bw), message=error.get("message") if error else None))
+        return out
 
     def extend(self, events: Sequence[Any]) -> None:
         """Append events of a trace that is still being recorded (``--follow``, a live script).

@@ -32,6 +32,7 @@ from minigrad.tracing.replay import BackwardPass, OpCall, State, node_status
 
 from minigrad.tracing.describe import describe, fmt_shape, fmt_value
 from minigrad.tracing.versions import replaced_edges
+from minigrad.tracing.viewing import pass_ending
 
 __all__ = [
     "GNode",
@@ -348,7 +349,8 @@ def collect_backward(
         if bw is None:
             head = "graph before backward"
         else:
-            head = f"{bw.mode}() pass {bw.number}" + (" (done)" if bw.done else "")
+            ending = pass_ending(bw)  # ended by an error: say so, not "done"
+            head = f"{bw.mode}() pass {bw.number}" + (f" ({ending})" if ending else " (done)" if bw.done else "")
         g.title = f"{head} · event {state.index}: {describe(state.event, state)}"
     return g
 

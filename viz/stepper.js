@@ -232,16 +232,34 @@
     body("buffers").innerHTML = h;
   }
 
+  // Each saved tensor: [text, version saved, [[from, until (-1: on), version now], ...]]; stale while an
+  // in-place change has moved its version since the node saved it (backward refuses it).
+  function savedText(saved, ev) {
+    if (!saved || !saved.length) return "-";
+    return saved.map(function (x) {
+      var now = (x[2] || []).filter(function (m) { return m[0] <= ev && (m[1] < 0 || ev < m[1]); })[0];
+      if (now) return esc(x[0]) + ' <span class="alarm stale-saved">&#10008; stale: saved at v' + x[1] + ", now v" + now[2] + "</span>";
+      return esc(x[0] + " v" + x[1]);
+    }).join(", ");
+  }
+
+  // The error that ended the pass, once the page is at it: where the node's next step would have been.
+  function errorText(ev) {
+    var e = P.error;
+    if (!e || ev < e.at) return "";
+    return '<div class="pass-error alarm">&#10008; ' + esc(e.error) + ": " + esc(e.message) + "</div>";
+  }
+
   function drawNode(f) {
     var h2 = root.querySelector("#node > h2");
-    if (f < 0) { h2.textContent = "Node detail"; body("node").innerHTML = '<p class="note">(no node; click one in the graph)</p>'; return; }
+    if (f < 0) { h2.textContent = "Node detail"; body("node").innerHTML = errorText(P.begin + pos) + '<p class="note">(no node; click one in the graph)</p>'; return; }
     var d = P.detail[f], st = STATUS[S.status[f]], ev = P.begin + pos;
     h2.textContent = "Node detail · " + d.name + (selected >= 0 ? " (pinned; Esc unpins)" : "");
-    var h = '<div><b>' + esc(d.name) + "</b> " + esc(d.head || "") + ' <span class="tag st-' + st + '">' + st + "</span>" +
+    var h = errorText(ev) + '<div><b>' + esc(d.name) + "</b> " + esc(d.head || "") + ' <span class="tag st-' + st + '">' + st + "</span>" +
             (d.acc ? ' <span class="acc">' + esc(d.acc) + "</span>" : "") + (d.copy ? ' <span class="copy">' + esc(d.copy) + "</span>" : "") + "</div>";
     if (d.source || d.module) h += '<div class="prov">made at <b>' + esc(d.source || "?") + "</b>" + (d.module ? " in module <b>" + esc(d.module) + "</b>" : "") + "</div>";
     h += '<div><span class="k">attrs</span> ' + esc(d.attrs || "-") + "</div>";
-    h += '<div><span class="k">saved</span> ' + esc(d.saved || "-") + (st === "released" ? ' <span class="rel">(TensorWrappers released)</span>' : "") + "</div>";
+    h += '<div><span class="k">saved</span> ' + savedText(d.saved, ev) + (st === "released" ? ' <span class="rel">(TensorWrappers released)</span>' : "") + "</div>";
     h += '<div class="k">edges (output slot, rank → next node, its input slot, rank)</div>' + (d.edges || []).map(function (x) { return '<div class="edge">' + esc(x) + "</div>"; }).join("");
     var hooks = P.hooks.filter(function (x) { return x.at <= ev && x.nodes.indexOf(f) >= 0; });
     h += '<div><span class="k">hooks</span> ' + (hooks.map(function (x) { return esc(x.kind + " on " + x.target + " @ event " + x.at); }).join(", ") || "-") + "</div>";
@@ -271,7 +289,9 @@
     var why = D.whys[e[2]];
     $("why").innerHTML = why ? '<b>why:</b> ' + esc(why) : "";
     $("counter").textContent = "event " + ev + " · " + (pos + 1) + "/" + P.events.length + " of pass " + P.number +
-      (playing ? " · ▶ " + SPEEDS[speed] + " ev/s" : "") + (quizOn ? " · quiz node " + score[0] + "/" + score[1] + " in-degree " + score[2] + "/" + score[3] : "");
+      ": " + P.call + (playing ? " · ▶ " + SPEEDS[speed] + " ev/s" : "") + (quizOn ? " · quiz node " + score[0] + "/" + score[1] + " in-degree " + score[2] + "/" + score[3] : "");
+    $("ending").textContent = P.ending || "";
+    $("ending").hidden = !P.ending;
     $("slider").value = pos;
     var calls = root.querySelectorAll("#forward .call.cur");
     calls.forEach(function (c) { c.classList.remove("cur"); });
@@ -525,8 +545,9 @@
       return;
     }
     $("pass").innerHTML = D.passes.map(function (p) {
-      return '<option value="' + p.number + '">pass ' + p.number + ": " + (p.mode === "backward" ? "loss.backward()" : "grad() (GeneralGrad)") +
-             (p.flags ? " [" + p.flags + "]" : "") + " · events " + p.begin + "–" + p.end + (p.complete ? "" : " [incomplete]") + "</option>";
+      return '<option value="' + p.number + '">pass ' + p.number + ": " + esc(p.call + (p.mode === "grad" ? " (GeneralGrad)" : "")) +
+             (p.flags ? " [" + p.flags + "]" : "") + " · events " + p.begin + "–" + p.end +
+             (p.ending ? " [" + esc(p.ending) + "]" : p.complete ? "" : " [incomplete]") + "</option>";
     }).join("");
     $("pass").addEventListener("change", function () { selectPass(+$("pass").value); });
     $("first").addEventListener("click", function () { goto(0); });

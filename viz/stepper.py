@@ -49,7 +49,7 @@ import graphviz
 
 from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
-from minigrad.tracing.viewing import focus_node, grad_history, inside_node, run_starts
+from minigrad.tracing.viewing import focus_node, grad_history, inside_node, named_outputs, pass_call, pass_ending, run_starts
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
@@ -148,7 +148,7 @@ def _address_svg(svg: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _detail(final: State, bw: BackwardPass, nid: int, names: State) -> dict[str, Any]:
+def _detail(final: State, bw: BackwardPass, nid: int, names: State, stale: Any = ()) -> dict[str, Any]:
     """What the node pane shows that does not change while stepping (provenance, attrs, saved, edges, grads)."""
     info = final.nodes.get(nid)
     if info is None:
@@ -157,9 +157,14 @@ def _detail(final: State, bw: BackwardPass, nid: int, names: State) -> dict[str,
     if info.source is None and info.copy_of is not None:  # a GeneralGrad copy: where the original came from
         origin = final.nodes.get(info.copy_of, info)
     saved = []
-    for tid in info.saved:
+    for k, tid in enumerate(info.saved):
         t = final.tensors.get(tid)
-        saved.append(f"{t.name} {list(t.shape)} v{t.version}" if t is not None else f"t{tid}")
+        at = info.saved_versions[k] if k < len(info.saved_versions) else (t.version if t is not None else 0)
+        # [text, version saved, [[from event, until event or -1, version now], ...]]: the page marks the
+        # saved tensor stale at the events an in-place change made it so (``versions.VersionHistory``).
+        moved = [[x.since, -1 if x.until is None else x.until, x.version] for x in (stale or ())
+                 if x.node == nid and x.tensor == tid]
+        saved.append([f"{t.name} {list(t.shape)}" if t is not None else f"t{tid}", at, moved])
     edges = [
         f"slot {e.slot} rank {e.rank} → {names.node_name(e.next) if e.next is not None else '∅ (no grad needed)'}"
         f" (slot {e.next_slot} rank {e.next_rank})"
@@ -173,7 +178,7 @@ def _detail(final: State, bw: BackwardPass, nid: int, names: State) -> dict[str,
         "name": info.name,
         "head": f"op {info.op}  topo_nr {info.topo_nr}  seq_nr {info.seq_nr}",
         "attrs": ", ".join(f"{k}={v}" for k, v in info.attrs.items()) or "-",
-        "saved": ", ".join(saved) or "-",
+        "saved": saved,
         "edges": edges or (["(none: writes a leaf's .grad)"] if info.is_accumulation else ["(none)"]),
     }
     if info.is_accumulation:
@@ -557,7 +562,7 @@ def _hooks(bw: BackwardPass, ids: list[int], final: State) -> list[dict[str, Any
 
 def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, complete: bool, final: State,
                kinds: dict[str, int], whys: dict[str, int], max_graph_nodes: int, max_calls: int,
-               notes: list[str]) -> dict[str, Any]:
+               notes: list[str], outputs: dict[int, str] | None = None) -> dict[str, Any]:
     """Everything the page holds for backward pass ``number`` (events ``begin..last``); limits hit go to ``notes``."""
     end_state = rp[last]
     bw = end_state.passes[number]
@@ -588,7 +593,13 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
         "ids": ids, "names": [final.node_name(n) for n in ids], "order": order,
         "initial": [bw.initial_in_degree.get(n, -1) for n in ids],
         "start": [index[n] for n in bw.start if n in index],
-        "detail": _grad_events([_detail(end_state, bw, n, final) for n in ids], ids, end_state, rp, number, begin, last),
+        "detail": _grad_events([_detail(end_state, bw, n, final, rp.versions.stale) for n in ids], ids, end_state, rp,
+                               number, begin, last),
+        # What the script called (its line), and the error that ended the pass: shown in the chooser, the
+        # header, and where the next step would have been (``viewing.pass_call``/``pass_ending``).
+        "call": pass_call(final, bw, outputs), "ending": pass_ending(bw),
+        "error": None if bw.error is None else {"at": bw.error["at"], "message": bw.error["message"],
+                                                 "error": bw.error["error"], "node": index.get(bw.error["node"], -1)},
         "hooks": _hooks(bw, ids, final),
         "svg": svg, "init": init, "events": events, "calls": calls, "n_calls": n_calls, "quiz": plan,
         # Where each node starts running (the n / b keys), and which log lines sit inside a node's run.
@@ -616,6 +627,7 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
         title = Path(source).name if isinstance(source, (str, os.PathLike)) else "minigrad recording"
     passes = rp.backward_passes()
     final = rp.final
+    outputs = named_outputs(final)  # grad node -> the student's name of its output, for every pass's call
     notes: list[str] = []
     kinds: dict[str, int] = {}
     whys: dict[str, int] = {}
@@ -630,7 +642,7 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
             break
         held += last - begin + 1
         out.append(_pass_data(rp, number, begin, last, mode, end is not None, final, kinds, whys,
-                              max_graph_nodes, max_calls, notes))
+                              max_graph_nodes, max_calls, notes, outputs))
     if not passes:
         notes.append("This recording has no backward pass: there is nothing to step through.")
     data = {
@@ -711,6 +723,7 @@ _PAGE = """<!DOCTYPE html>
     <button type="button" id="last" title="end of the pass (End)">end &#9654;|</button>
     <input id="slider" type="range" min="0" max="0" value="0" step="1" aria-label="event">
     <span id="counter"></span>
+    <span id="ending" hidden></span>
   </div>
   <div id="status"><div id="what"></div><div id="why"></div></div>
   <div id="notes"></div>

@@ -55,7 +55,8 @@
           ", now v" + s.now + " &mdash; it already ran (event " + s.released + "): nothing will refuse</li>";
       }
       return '<li class="vv-stale-item" data-node="' + s.node_id + '">&#10008; <span class="alarm">' + esc(s.node) + " saved " + esc(s.tensor) +
-        " at v" + s.saved + ", now v" + s.now + "</span> &mdash; backward will refuse" +
+        " at v" + s.saved + ", now v" + s.now + "</span> &mdash; " +
+        (s.refused !== null && s.refused <= ev ? "refused at event " + s.refused : "backward will refuse") +
         (s.source ? '<br><span class="dim">' + esc(s.node) + " was made at </span>" + where(s.source, s.code) : "") + "</li>";
     }).join("");
   }

@@ -47,7 +47,7 @@ def versions_data(rp: Replay, notes: list[str]) -> dict[str, Any]:
         node = final.nodes.get(s.node)
         source = node.source if node is not None else None
         stale.append({"node": s.node_name, "node_id": s.node, "tensor": s.tensor_name, "saved": s.saved_version,
-                      "now": s.version, "since": s.since, "until": s.until, "released": s.released_at,
+                      "now": s.version, "since": s.since, "until": s.until, "released": s.released_at, "refused": s.refused_at,
                       "source": short_source(source), "code": code_at(source)})
     for what, n in (("version bumps", len(history.bumps)), ("rewritten histories", len(history.rewrites)),
                     ("stale saved tensors", len(history.stale))):

@@ -25,10 +25,12 @@ sys.path.insert(0, str(HERE / "tests"))
 from programs import PROGRAMS, record  # noqa: E402
 
 from minigrad.autograd import engine as reference_engine  # noqa: E402
+from minigrad.tracing import provenance  # noqa: E402
 
 
 def your_engine():
     """Import engine.py from this folder (your copy of minigrad's engine)."""
+    provenance.count_as_engine(str(HERE / "engine.py"))  # as the grader does: its lines are engine lines
     spec = importlib.util.spec_from_file_location("student_engine", HERE / "engine.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules["student_engine"] = mod

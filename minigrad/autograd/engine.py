@@ -226,6 +226,10 @@ def run_backward(
             _THIS_THREAD.run = BackwardRun(queue, in_degree, buffers, "grad" if gg is not None else "backward")
         nodes_run = run_ready_queue(queue, buffers, in_degree, retain_graph, create_graph, gg)
         return _finish(gg, nodes_run, t_start)
+    except BaseException as exc:
+        if bus.recorder is not None:  # the error ends the pass (NOTE [ One error event per failure ])
+            bus.recorder.record_error(exc)
+        raise
     finally:
         GRAD_MODE.enabled = prev_mode
         BACKWARD_PASS.user_code = prev_user_code
@@ -412,14 +416,19 @@ def _finish(gg: GeneralGrad | None, nodes_run: int, t_start: int) -> list["Tenso
 
 def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
     """Call a node: hooks, saved-tensor checks, then its backward formula."""
-    if node.hooks:
-        BACKWARD_PASS.user_code = True  # a hook may keep a gradient (NOTE [ The first .grad without a copy ])
-        grads = node.apply_gradient_hooks(grads)
-    if node.is_accumulation:
-        return node.run(grads, create_graph, general)  # type: ignore[attr-defined]
-    if node.released:
-        raise released_error(node)
-    if node.opdef is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
-        BACKWARD_PASS.user_code = True
-        return node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
-    return run_formula(node, grads, create_graph)
+    try:
+        if node.hooks:
+            BACKWARD_PASS.user_code = True  # a hook may keep a gradient (NOTE [ The first .grad without a copy ])
+            grads = node.apply_gradient_hooks(grads)
+        if node.is_accumulation:
+            return node.run(grads, create_graph, general)  # type: ignore[attr-defined]
+        if node.released:
+            raise released_error(node)
+        if node.opdef is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
+            BACKWARD_PASS.user_code = True
+            return node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
+        return run_formula(node, grads, create_graph)
+    except BaseException as exc:
+        if bus.recorder is not None and not hasattr(exc, "_minigrad_node"):
+            exc._minigrad_node = node.id  # type: ignore[attr-defined]  (the error event names the node that ran)
+        raise

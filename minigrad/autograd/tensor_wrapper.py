@@ -149,11 +149,11 @@ class TensorWrapper:
         The counter (``self.version_counter``, shared by the tensor, its views and its ``detach()``es)
         counts the in-place changes of the storage; ``self.snapshot`` is its value when the tensor was
         saved. If they differ, the values backward would read are not the ones the forward pass used:
-        refuse them with a ``RuntimeError`` that names the tensor (its name, or ``t<id>`` if it has
-        none), the node (``node.display_name``, ``node.op_name``) and both versions::
+        refuse them with a ``RuntimeError`` that names the tensor once (its name - ``name=``, or while
+        recording the variable it was assigned to - or ``t<id>`` if it has none), the node (``node.display_name``, ``node.op_name``) and both versions::
 
             one of the tensors needed for gradient computation has been modified by an in-place
-            operation: tensor 't3' (t3) saved by SinBackward0#3 (backward of 'sin') at version 0 is
+            operation: tensor 'h' saved by SinBackward0#3 (backward of 'sin') at version 0 is
             now at version 1. Use an out-of-place op (y = y + 1 instead of y += 1) or clone it
             before changing it.
 
@@ -165,7 +165,7 @@ class TensorWrapper:
             name = self.tensor_name or f"t{self.tensor_id}"
             raise RuntimeError(
                 f"one of the tensors needed for gradient computation has been modified by an in-place "
-                f"operation: tensor '{name}' (t{self.tensor_id}) saved by {node.display_name} "
+                f"operation: tensor '{name}' saved by {node.display_name} "
                 f"(backward of '{node.op_name}') at version {self.snapshot} is now at version {now}. "
                 f"Use an out-of-place op (y = y + 1 instead of y += 1) or clone it before changing it."
             )

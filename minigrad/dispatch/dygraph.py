@@ -18,7 +18,11 @@ its cached kernel does not cover:
    TensorWrappers.
 
 A failing op raises before anything is attached to a tensor: the kernel layer
-runs first and node creation cannot fail, so no half-built node is left.
+runs first and node creation cannot fail, so no half-built node is left. While
+recording, the failure is one ``error`` event (``failed``; NOTE [ One error event
+per failure ] in ``tracing/recorder.py``), and an op's outputs are named after
+the variable the user's line assigns them to (NOTE [ A tensor is named after the
+variable the student assigns it to ] in ``tracing/provenance.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ..autograd.engine import RUNNING_PASSES
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
 from ..autograd.node_creation import create_grad_node, require_any_grad
@@ -41,6 +46,7 @@ from ..tensor import Tensor, VersionCounter, has_views
 from ..tracing import bus
 from ..tracing.events import ApiCall
 from ..tracing.preview import call_attrs, jsonable
+from ..tracing.provenance import name_outputs
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
@@ -82,27 +88,50 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
 def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -> Any:
     """The dygraph layer's steps for any op: ``api.call``, AMP, the kernel call, ``require_any_grad``,
     ``create_grad_node``; each emits its events to ``rec``, the active recorder (``bus.recorder``)."""
-    if rec is not None:
-        rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))
-    if amp_state.AMP.level:
-        inputs = autocast_inputs(op, inputs)
-    out, device, layout = call_kernel(op, inputs, attrs, rec)
-    multi = type(out) is tuple
-    if multi:
-        outs = [new_tensor(a, device, layout) for a in out]
-    else:  # the output tensor around the kernel's array, as the generated functions write it
-        outs = [Tensor._make(out, _np_dtypes.get(out.dtype) or from_numpy(out.dtype), device, layout)]
-    if op.view and getattr(outs[0]._data, "base", None) is not None:
-        for t in outs:
-            share_version(inputs[0], t, op, attrs)
-    # require_any_grad: the global grad mode and the inputs' autograd meta; integer and bool
-    # outputs are never differentiable.
-    if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
-        create_grad_node(op, inputs, attrs, outs, rec)
-    if rec is not None:
-        for t in outs:
-            t._announce(rec)
-    return tuple(outs) if multi else outs[0]
+    try:
+        if rec is not None:
+            rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))
+        if amp_state.AMP.level:
+            inputs = autocast_inputs(op, inputs)
+        out, device, layout = call_kernel(op, inputs, attrs, rec)
+        multi = type(out) is tuple
+        if multi:
+            outs = [new_tensor(a, device, layout) for a in out]
+        else:  # the output tensor around the kernel's array, as the generated functions write it
+            outs = [Tensor._make(out, _np_dtypes.get(out.dtype) or from_numpy(out.dtype), device, layout)]
+        if op.view and getattr(outs[0]._data, "base", None) is not None:
+            for t in outs:
+                share_version(inputs[0], t, op, attrs)
+        # Named before the node saves them (its TensorWrappers keep the names, for error messages); not
+        # inside backward, whose tensors no line of the user's assigns.
+        if rec is not None and not RUNNING_PASSES:
+            name_outputs(outs)
+        # require_any_grad: the global grad mode and the inputs' autograd meta; integer and bool
+        # outputs are never differentiable.
+        if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
+            create_grad_node(op, inputs, attrs, outs, rec)
+        if rec is not None:
+            for t in outs:
+                t._announce(rec)
+        return tuple(outs) if multi else outs[0]
+    except BaseException as exc:
+        if rec is not None:
+            failed(rec, exc, op.name)
+        raise
+
+
+def failed(rec: Any, exc: BaseException, op_name: str) -> None:
+    """An op call failed while recording: the ``error`` event that ends it, or, inside a backward pass,
+    the op noted on the exception for the engine's event, which names the node too (NOTE [ One error
+    event per failure ] in ``tracing/recorder.py``)."""
+    if RUNNING_PASSES:
+        if getattr(exc, "_minigrad_op", None) is None:
+            try:
+                exc._minigrad_op = op_name  # type: ignore[attr-defined]
+            except AttributeError:
+                pass
+        return
+    rec.record_error(exc, op=op_name)
 
 
 def new_tensor(array: Any, device: str, layout: str) -> Tensor:
@@ -174,38 +203,43 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
     checks. Misuse - a leaf that requires grad, a view of one, a view made
     under ``no_grad``, an int tensor receiving floats - raises before anything changes.
     """
-    meta = self._meta
-    _check_inplace_allowed(self, op_name, other, operands)
-    result = fn()
-    if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
-        raise RuntimeError(
-            f"{op_name}(): result type {result._dtype.name} can't be cast to the desired output type {self._dtype.name}"
-        )
-    node = result._meta.grad_node if result._meta is not None else None
-    if node is not None:
-        _keep_saved_values(node, self)
-    if result._dtype is not self._dtype:
-        # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
-        # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
-        result = OPS["cast"](result, self._dtype)
+    try:
+        meta = self._meta
+        _check_inplace_allowed(self, op_name, other, operands)
+        result = fn()
+        if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
+            raise RuntimeError(
+                f"{op_name}(): result type {result._dtype.name} can't be cast to the desired output type {self._dtype.name}"
+            )
         node = result._meta.grad_node if result._meta is not None else None
-    _write_back(self, op_name, result._data)
-    if bus.recorder is not None:
-        announce_version(self, op_name)
-    if node is not None:
-        rebind_saved_result(node, result, self)
-        if rewrites_base(self):
-            rewrite_history(self, result)
-        else:
-            _move_history(self, meta, result)
-            if has_views(base := storage_base(self)):
-                regenerate_views(base)
-    elif has_views(base := storage_base(self)):
-        # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
-        regenerate_views(base)
-    if bus.recorder is not None:
-        self._announce_update(op_name)
-    return self
+        if node is not None:
+            _keep_saved_values(node, self)
+        if result._dtype is not self._dtype:
+            # ``y_f32 += w_f64`` computes in float64; the tensor keeps its dtype, and recording the
+            # cast keeps the graph's dtypes right (the gradient reaching w is float64 again).
+            result = OPS["cast"](result, self._dtype)
+            node = result._meta.grad_node if result._meta is not None else None
+        _write_back(self, op_name, result._data)
+        if bus.recorder is not None:
+            announce_version(self, op_name)
+        if node is not None:
+            rebind_saved_result(node, result, self)
+            if rewrites_base(self):
+                rewrite_history(self, result)
+            else:
+                _move_history(self, meta, result)
+                if has_views(base := storage_base(self)):
+                    regenerate_views(base)
+        elif has_views(base := storage_base(self)):
+            # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
+            regenerate_views(base)
+        if bus.recorder is not None:
+            self._announce_update(op_name)
+        return self
+    except BaseException as exc:
+        if bus.recorder is not None:
+            failed(bus.recorder, exc, op_name)
+        raise
 
 
 def _check_inplace_allowed(self: Tensor, op_name: str, other: Any, operands: tuple[Any, ...] = ()) -> None:
@@ -278,6 +312,8 @@ def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
     data = move_array(x._data, x._device, device)
     emit_transform(op.name, "x", "backend", src_backend, dst_backend)
     out = Tensor._make(data, x._dtype, device, x._layout)
+    if rec is not None and not RUNNING_PASSES:
+        name_outputs((out,))
     if GRAD_MODE.enabled and x._meta is not None:
         create_grad_node(op, [x], {"device": device}, [out], rec)
         out._meta.grad_node.extra = x._device  # type: ignore[union-attr]

@@ -292,14 +292,14 @@ def why_node_create(ev: Any, c: Why) -> str:
 
 
 def what_backward_begin(ev: Any, n: Names) -> str:
-    call = "loss.backward()" if ev.mode == "backward" else "grad()"
+    call = "backward()" if ev.mode == "backward" else "grad()"
     flags = ", retain_graph" if ev.retain_graph else ""
     flags += ", create_graph" if ev.create_graph else ""
     return f"{call} begins at {', '.join(n.node_name(i) for i in ev.start)}{flags}"
 
 
 def why_backward_begin(ev: Any, c: Why) -> str:
-    what = "loss.backward()" if ev.mode == "backward" else "grad() (GeneralGrad)"
+    what = "backward()" if ev.mode == "backward" else "grad() (GeneralGrad)"
     return f"{what} starts from the outputs' grad nodes with their seed gradients"
 
 
@@ -464,6 +464,21 @@ def what_backward_end(ev: Any, n: Names) -> str:
 
 def why_backward_end(ev: Any, c: Why) -> str:
     return "the ready queue is empty: the pass is over"
+
+
+def what_error(ev: Any, n: Names) -> str:
+    where = f" in {n.node_name(ev.node)}" if ev.node is not None else (f" in {ev.op}()" if ev.op else "")
+    at = f" at {ev.source}" if ev.source else ""
+    return f"{ev.error}{where}{at}: {ev.message}"
+
+
+def why_error(ev: Any, c: Why) -> str:
+    ended = getattr(c.bw, "error", None) if c.bw is not None else None
+    if ev.node is not None or (ended is not None and ended.get("message") == ev.message):
+        return "the exception left backward for the user's code: the pass ends here, unfinished"
+    if ev.op:
+        return "the exception left the op call for the user's code: the call made nothing"
+    return "the exception left minigrad for the user's code (no pass was running)"
 
 
 # -- saved-tensor hooks and activation checkpointing (kinds of mg.utils.checkpoint) ------------------

@@ -20,7 +20,7 @@ NOTE [ What makes two events equal ]
     - node ids, tensor ids and sequence numbers (``seq_nr``) are renumbered
       by order of first appearance in the whole recording, wherever they
       occur (``node``, ``queue``, the in-degree map's keys, edges, names like
-      ``MulBackward0#7``...).
+      ``MulBackward0#7``, and those names inside an ``error``'s message).
 
     So the ids are anchored by the forward pass (``node.create`` comes before
     any backward event that mentions the node): when one engine pushes the
@@ -76,6 +76,8 @@ _TENSOR_FIELDS = frozenset({"tensor", "saved", "input", "target", "via", "aliase
 _TENSOR_INPUTS_KINDS = frozenset({"api.call"})
 _NODE_NAME = re.compile(r"^(?P<cls>.*)#(?P<id>\d+)$")
 _TENSOR_NAME = re.compile(r"^t(?P<id>\d+)$")
+#: Node and tensor names inside an ``error``'s message: ``ExpBackward0#8``, ``'t25'``.
+_NAMES_IN_TEXT = re.compile(r"\b(?P<node>[A-Za-z_]\w*#\d+)\b|'(?P<tensor>t\d+)'")
 
 Describer = Callable[[Event, State], str]
 
@@ -117,6 +119,9 @@ class _Renamer:
         m = _TENSOR_NAME.match(name) if isinstance(name, str) else None
         return f"t{self._get(self.tensors, int(m['id']))}" if m else name
 
+    def _name_in_text(self, m: "re.Match[str]") -> str:
+        return self.node_name(m["node"]) if m["node"] else f"'{self.tensor_name(m['tensor'])}'"
+
     def event(self, ev: Event) -> dict[str, Any]:
         """The canonical dict of ``ev`` (NOTE [ What makes two events equal ])."""
         d = ev.to_dict()
@@ -137,6 +142,8 @@ class _Renamer:
                 value = self._get(self.seq_nrs, value)
             elif key == "name":
                 value = self.node_name(value) if kind == "node.create" else self.tensor_name(value)
+            elif key == "message" and kind == "error" and isinstance(value, str):
+                value = _NAMES_IN_TEXT.sub(self._name_in_text, value)
             elif key == "in_degree" and isinstance(value, dict):
                 # A map: compared as a set of (node, count) pairs, in the order the ids first appear.
                 value = sorted([self.node(int(k)), v] for k, v in value.items())
@@ -255,6 +262,10 @@ class Divergence:
             return f"{la} ends where {lb} goes on with {self.b.kind}: {self.b.text}"
         if self.b.index is None:
             return f"{lb} ends where {la} goes on with {self.a.kind}: {self.a.text}"
+        if self.b.kind == "error" != self.a.kind:  # one run refused (the error ends its pass), the other did not
+            return f"{lb} stops at event #{self.b.index} with {self.b.text} where {la} goes on with {self.a.kind}: {self.a.text}"
+        if self.a.kind == "error" != self.b.kind:
+            return f"{la} stops at event #{self.a.index} with {self.a.text} where {lb} goes on with {self.b.kind}: {self.b.text}"
         if self.a.kind != self.b.kind:
             return (f"at event #{self.a.index} {la} did {self.a.kind} ({self.a.text}) where {lb} did "
                     f"{self.b.kind} ({self.b.text})")

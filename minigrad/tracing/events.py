@@ -64,6 +64,7 @@ __all__ = [
     "GeneralGradPrune",
     "GeneralGradResult",
     "BackwardEnd",
+    "ErrorEvent",
     "UnknownEvent",
     "event_from_dict",
 ]
@@ -564,6 +565,24 @@ class BackwardEnd(Event):
 
     nodes_run: int
     wall_ns: int
+
+
+@_event("error")
+class ErrorEvent(Event):
+    """An exception escaped an op call or a backward pass while recording, on its way to the user's code.
+
+    It ends what it interrupted: the backward pass running (``node`` is the grad node that was
+    running, or None when the pass failed before any ran), else the op call (``op``). ``error`` is
+    the exception's class name and ``message`` its text, as the user sees them; ``source`` is the
+    ``file:line`` of the user's call. One event per failure: the outermost handler of a nested
+    failure (an op inside a backward formula, a backward inside a hook) does not repeat it.
+    """
+
+    error: str
+    message: str
+    source: str | None
+    node: int | None
+    op: str | None
 
 
 @dataclass(slots=True, kw_only=True)

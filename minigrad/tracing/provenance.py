@@ -19,13 +19,16 @@ Example:
 
 from __future__ import annotations
 
+import ast
+import linecache
 import os
 import sys
 import threading
 import weakref
 from typing import Any
 
-__all__ = ["enter_module", "exit_module", "module_path", "user_source"]
+__all__ = ["enter_module", "exit_module", "module_path", "user_source", "is_user_file", "name_outputs",
+           "count_as_engine"]
 
 #: Files under these folders are minigrad's own: the engine, and the viewers (``minigrad.viz``/``minigrad.tui``
 #: live in ``viz/`` and ``tui/`` beside the package in a source checkout).
@@ -170,10 +173,28 @@ def _resolve(parent: Any, path: str) -> Any:
 #: Whether a code object's file is minigrad's own (or frozen), by file name: ``os.path.abspath``
 #: costs ~5 us and every recorded node walks several frames of minigrad's own code.
 _is_own: dict[str, bool] = {}
-#: ``file:line`` by (code object, instruction offset) of the user's frame: a recording makes
+#: ``file:line`` by (code object, instruction offset, file name) of the user's frame: a recording makes
 #: many nodes from the same few lines, and the line number is computed from the code's line table.
 _sources: dict[tuple[Any, int], str] = {}
 _MAX_SOURCES = 4096
+
+
+def count_as_engine(filename: str) -> None:
+    """Count code in ``filename`` as minigrad's own: a lesson's student copy of an engine module, patched
+    into the engine, makes nodes, names and errors as the engine's own code does (its lines are not the
+    program's lines the recording points at)."""
+    _is_own[filename] = True
+    _verdicts.clear()  # judged before as the user's
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether code in ``filename`` is the user's: not minigrad's own (the engine, the viewers, the
+    ``minigrad`` command), not frozen, not ``runpy``."""
+    skip = _is_own.get(filename)
+    if skip is None:
+        path = os.path.abspath(filename)
+        skip = (path.startswith(_OWN) and not path.endswith(_DEMO)) or filename.startswith("<frozen")
+    return not skip and os.path.basename(filename) != "runpy.py"
 
 
 def user_source() -> str | None:
@@ -191,7 +212,7 @@ def user_source() -> str | None:
             if os.path.isabs(filename) or filename.startswith("<"):
                 own[filename] = skip
         if not skip:
-            where = (code, frame.f_lasti)
+            where = (code, frame.f_lasti, filename)  # code objects compare equal across files: the name too
             source = _sources.get(where)
             if source is None:
                 if len(_sources) >= _MAX_SOURCES:
@@ -199,4 +220,127 @@ def user_source() -> str | None:
                 source = _sources[where] = f"{filename}:{frame.f_lineno}"
             return source
         frame = frame.f_back
+    return None
+
+
+# NOTE [ A tensor is named after the variable the student assigns it to ]
+#     While recording, an op's outputs (and a created tensor) without a ``name=`` take the name the
+#     user's source line gives them: made on ``h = x * 2``, the tensor is ``h``. The rule, stated once
+#     (docs/tui.md, "Names", says it for students):
+#
+#     * the tensor must be the value the line assigns, reached through returns only: the op was the
+#       line's whole right-hand side (``h = x * 2``, ``h = mg.exp(x * 2)``: ``h`` is exp's output, the
+#       inner ``x * 2`` stays ``t<id>``), or a function that returns its result directly
+#       (``return F.linear(x, w)``, ``return x.exp() if c else y``) was;
+#     * the targets: ``h = ...``, ``h: Tensor = ...``, ``(h := ...)``, ``self.h = ...`` (``self.h``);
+#       ``a = b = ...`` takes the first, ``a``; ``a, b = x.max(0)`` names an op's outputs in order when
+#       their counts agree; one name for several outputs gives ``out[0]``, ``out[1]``;
+#     * anything else keeps ``t<id>``: no assignment (``h.sum().backward()``), a result a function
+#       builds in steps (``out = a @ b; return out + c``), subscripts and starred targets; and an
+#       in-place change (``h += 1``, ``h[1].mul_(3)``) keeps the tensor, so it keeps its name.
+#
+#     The line is found from each frame's current instruction (its source span, Python 3.11's
+#     ``co_positions``) and the file's syntax tree, parsed once per file; each (code, instruction)
+#     is judged once. With no recorder nothing here runs: the op's error messages then say ``t<id>``.
+
+#: filename -> {(line, end line, col, end col) of a value: target names, or _RETURN for a returned value}
+_spans: dict[str, dict[tuple[int, int, int, int], Any]] = {}
+#: (code, instruction offset, file name) -> the target names of that call's result, _RETURN, or None
+_verdicts: dict[tuple[Any, int], Any] = {}
+_RETURN = "return"
+_MISSING = object()
+
+
+def name_outputs(outs: Any) -> None:
+    """Give each of ``outs`` (the tensors an op or a creation function is about to return; they have no
+    name yet unless ``name=`` gave one) the name its assignment on the user's line gives it (NOTE above).
+    Called by the function returning them, while recording."""
+    frame = sys._getframe(2)  # the caller of the function that returns ``outs``
+    while frame is not None:
+        key = (frame.f_code, frame.f_lasti, frame.f_code.co_filename)  # (equal code in two files: two keys)
+        verdict = _verdicts.get(key, _MISSING)
+        if verdict is _MISSING:
+            if len(_verdicts) >= _MAX_SOURCES:
+                _verdicts.clear()
+            verdict = _verdicts[key] = _verdict(frame.f_code, frame.f_lasti)
+        if verdict is None:
+            return
+        if verdict is not _RETURN:
+            _assign(outs, verdict)
+            return
+        frame = frame.f_back
+
+
+def _assign(outs: Any, names: tuple[Any, ...]) -> None:
+    count = len(outs)
+    for k, t in enumerate(outs):
+        if t._name is not None:
+            continue
+        if len(names) == 1 and isinstance(names[0], str):
+            t._name = names[0] if count == 1 else f"{names[0]}[{k}]"
+        elif len(names) == 1 and isinstance(names[0], tuple) and len(names[0]) == count:
+            t._name = names[0][k]
+
+
+def _verdict(code: Any, lasti: int) -> Any:
+    """What the instruction at ``lasti`` of ``code`` does with the value it computes: assigns it
+    (the target names, in the user's code only), returns it (``_RETURN``), or neither (None)."""
+    try:
+        span = list(code.co_positions())[lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    if None in span:
+        return None
+    spans = _spans.get(code.co_filename)
+    if spans is None:
+        if len(_spans) >= _MAX_SOURCES:
+            _spans.clear()
+        spans = _spans[code.co_filename] = _file_spans(code.co_filename)
+    found = spans.get(span)
+    if found is None or found is _RETURN:
+        return found
+    return found if is_user_file(code.co_filename) else None
+
+
+def _file_spans(filename: str) -> dict[tuple[int, int, int, int], Any]:
+    """Every assigned and every returned value of the file's source, by its span."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return {}
+    out: dict[tuple[int, int, int, int], Any] = {}
+
+    def mark(value: ast.AST | None, what: Any) -> None:
+        while isinstance(value, ast.NamedExpr):
+            value = value.value
+        if isinstance(value, ast.IfExp):  # either branch is the value
+            mark(value.body, what)
+            mark(value.orelse, what)
+        elif value is not None:
+            out.setdefault((value.lineno, value.end_lineno, value.col_offset, value.end_col_offset), what)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            mark(node.value, (_target(node.targets[0]),))
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            mark(node.value, (_target(node.target),))
+        elif isinstance(node, ast.NamedExpr):
+            mark(node.value, (_target(node.target),))
+        elif isinstance(node, ast.Return):
+            mark(node.value, _RETURN)
+        elif isinstance(node, ast.Lambda):
+            mark(node.body, _RETURN)
+    return {k: v for k, v in out.items() if v is _RETURN or v[0] is not None}
+
+
+def _target(node: ast.AST) -> Any:
+    """``h`` -> "h", ``self.h`` -> "self.h", ``a, b`` -> ("a", "b"); anything else -> None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _target(node.value)
+        return f"{base}.{node.attr}" if isinstance(base, str) else None
+    if isinstance(node, (ast.Tuple, ast.List)):
+        names = tuple(_target(e) if not isinstance(e, ast.Starred) else None for e in node.elts)
+        return names if all(isinstance(n, str) for n in names) else None
     return None

@@ -24,7 +24,7 @@ import time
 from typing import Any, Callable, Iterable
 
 from . import bus
-from .events import Event, NodeCreate, TensorVersion
+from .events import ErrorEvent, Event, NodeCreate, TensorVersion
 from .preview import _DTYPE_NAMES, preview_array
 from .provenance import module_path, user_source
 from .replay import replay
@@ -98,7 +98,7 @@ class Recorder:
             # NOTE [ Provenance ] stamped here, once, for every node the engine announces.
             event.source = user_source()
             event.module = module_path()
-        elif cls is TensorVersion and event.source is None and self.provenance:
+        elif (cls is TensorVersion or cls is ErrorEvent) and event.source is None and self.provenance:
             event.source = user_source()  # the line that changed the tensor in place (the version view shows it)
         event.seq = self._seq
         self._seq += 1
@@ -107,6 +107,28 @@ class Recorder:
         if self.listeners:
             for listener in self.listeners:
                 listener(event)
+
+    def record_error(self, exc: BaseException, node: int | None = None, op: str | None = None) -> None:
+        """Emit ``error`` for ``exc`` on its way to the user's code, unless it (or the exception it was
+        raised from) was recorded already: NOTE [ One error event per failure ]."""
+        if _recorded(exc):
+            return
+        # What the layers the exception came through noted on it (or on the exception it was raised from).
+        node = node if node is not None else _noted(exc, "_minigrad_node")
+        op = op if op is not None else _noted(exc, "_minigrad_op")
+        self.emit(ErrorEvent.new(error=type(exc).__name__, message=str(exc), source=None, node=node, op=op))
+        try:
+            exc._minigrad_recorded = True  # type: ignore[attr-defined]
+        except AttributeError:  # an exception class with __slots__ and no __dict__
+            pass
+
+    # NOTE [ One error event per failure ]
+    #     An exception that escapes an op call (``dispatch/dygraph.py``) or a backward pass
+    #     (``autograd/engine.py``) while recording becomes one ``error`` event, emitted by the
+    #     innermost of those that sees it, which knows most (the node running, the op called).
+    #     The exception is marked; an enclosing pass or call that re-raises it, or raises a new
+    #     exception *from* it (``raise ... from``: the engine names the failing node that way), finds the mark on the
+    #     chain of causes and emits nothing, so the recording holds one error per failure.
 
     def emit_copies(self, templates: tuple[Event, ...]) -> None:
         """Emit a fresh copy of each of ``templates``, in order (NOTE [ Kinds of call ]
@@ -221,6 +243,30 @@ class Recorder:
 
     def __repr__(self) -> str:
         return f"<minigrad trace: {len(self.events)} events, values={self.values}>"
+
+
+def _recorded(exc: BaseException | None) -> bool:
+    """Whether ``exc``, or an exception it was raised from (``raise ... from``), was recorded. Not one it
+    was raised while handling: a second failure in an ``except`` block is a failure of its own."""
+    for _ in range(16):  # chains are short; a bound keeps a cyclic one from looping
+        if exc is None:
+            return False
+        if getattr(exc, "_minigrad_recorded", False):
+            return True
+        exc = exc.__cause__
+    return False
+
+
+def _noted(exc: BaseException | None, attr: str) -> Any:
+    """The first ``attr`` noted on ``exc`` or along its chain of causes (None if none)."""
+    for _ in range(16):
+        if exc is None:
+            return None
+        value = getattr(exc, attr, None)
+        if value is not None:
+            return value
+        exc = exc.__cause__
+    return None
 
 
 def start_env_recording(path: str) -> Recorder:

@@ -180,6 +180,8 @@ class OpCall:
     launch: Mapping[str, Any] | None = None
     outputs: tuple[int, ...] = ()
     node: int | None = None
+    #: The ``error`` that ended the call (as ``BackwardPass.error``), or None.
+    error: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -225,10 +227,13 @@ class BackwardPass:
     general: GeneralGradMarks | None = None
     nodes_run: int = 0
     wall_ns: int = 0
+    #: The ``error`` that ended the pass: ``{"error", "message", "source", "node", "op", "at"}`` (``at``: its
+    #: event index), or None. A pass ended by an error is over (``done``) without a ``backward.end``.
+    error: Mapping[str, Any] | None = None
 
     @property
     def done(self) -> bool:
-        """True once ``backward.end`` was seen."""
+        """True once the pass is over: ``backward.end`` was seen, or the ``error`` that ended it."""
         return self.end_at is not None
 
     @property
@@ -250,6 +255,8 @@ class State:
     #: Every ``tensor.version`` so far, and every ``history.rewrite`` so far, in order.
     versions: tuple[VersionBump, ...] = ()
     rewrites: tuple[HistoryRewriteInfo, ...] = ()
+    #: Every ``error`` event so far, as ``BackwardPass.error`` holds one, in order.
+    errors: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def backward(self) -> BackwardPass | None:
@@ -286,7 +293,7 @@ def stale_saved(state: State) -> list[StaleSaved]:
 def node_status(state: State, node_id: int, bw: BackwardPass | None = None) -> str:
     """A node's status in a backward pass.
 
-    One of ``"running"`` (popped and about to run / running), ``"released"``
+    One of ``"running"`` (popped and about to run / running; or the node an error stopped), ``"released"``
     (ran and freed its TensorWrappers), ``"done"`` (ran), ``"queued"`` (in the
     ready queue), ``"pending"`` (waiting for gradients) or ``"idle"`` (not part
     of the pass).
@@ -294,8 +301,8 @@ def node_status(state: State, node_id: int, bw: BackwardPass | None = None) -> s
     bw = bw if bw is not None else state.backward
     if bw is None:
         return "idle"
-    if bw.current == node_id and not bw.done:
-        return "running"
+    if bw.current == node_id and (not bw.done or bw.error is not None):
+        return "running"  # (a pass ended by an error keeps the node that failed in focus, as it ran then)
     if node_id in bw.released:
         return "released"
     if node_id in bw.executed:
@@ -340,6 +347,7 @@ class _PassBuilder:
         self.general: GeneralGradMarks | None = None
         self.nodes_run = 0
         self.wall_ns = 0
+        self.error: Mapping[str, Any] | None = None
 
     def clone(self) -> "_PassBuilder":
         other = copy.copy(self)
@@ -382,6 +390,7 @@ class _PassBuilder:
             general=self.general,
             nodes_run=self.nodes_run,
             wall_ns=self.wall_ns,
+            error=self.error,
         )
 
 
@@ -389,7 +398,7 @@ class _CallBuilder:
     """Mutable twin of ``OpCall`` while its events arrive (frozen when complete)."""
 
     __slots__ = ("index", "op", "inputs", "attrs", "phase", "amp_casts", "key", "lookups", "select", "transforms",
-                 "infer_meta", "launch", "outputs", "node")
+                 "infer_meta", "launch", "outputs", "node", "error")
 
     def __init__(self, index: int, ev: Any, phase: str) -> None:
         self.index = index
@@ -406,6 +415,7 @@ class _CallBuilder:
         self.launch: Mapping[str, Any] | None = None
         self.outputs: list[int] = []
         self.node: int | None = None
+        self.error: Mapping[str, Any] | None = None
 
     def clone(self) -> "_CallBuilder":
         other = copy.copy(self)
@@ -420,7 +430,7 @@ class _CallBuilder:
             index=self.index, op=self.op, inputs=self.inputs, attrs=self.attrs, phase=self.phase,
             amp_casts=tuple(self.amp_casts), key=self.key, lookups=tuple(self.lookups), select=self.select,
             transforms=tuple(self.transforms), infer_meta=self.infer_meta, launch=self.launch,
-            outputs=tuple(self.outputs), node=self.node,
+            outputs=tuple(self.outputs), node=self.node, error=self.error,
         )
 
 
@@ -441,6 +451,7 @@ class _Reducer:
         self.recomputing: tuple[int, ...] = ()  # nodes whose recomputation is running (recompute.begin), innermost last
         self.versions: list[VersionBump] = []
         self.rewrites: list[HistoryRewriteInfo] = []
+        self.errors: list[Mapping[str, Any]] = []
 
     # -- checkpoints -------------------------------------------------------
 
@@ -459,6 +470,7 @@ class _Reducer:
         other.recomputing = self.recomputing
         other.versions = list(self.versions)
         other.rewrites = list(self.rewrites)
+        other.errors = list(self.errors)
         return other
 
     def freeze(self) -> State:
@@ -477,6 +489,7 @@ class _Reducer:
             passes=passes,
             versions=tuple(self.versions),
             rewrites=tuple(self.rewrites),
+            errors=tuple(self.errors),
         )
 
     # -- folding -----------------------------------------------------------
@@ -760,6 +773,23 @@ class _Reducer:
             self.passes.append(self.active.freeze())
             self.active = None
 
+    def _on_error(self, ev: Any) -> None:
+        """An exception escaped to the user's code: it ends the running pass, else the open op call."""
+        error = MappingProxyType({"error": ev.error, "message": ev.message, "source": ev.source, "node": ev.node,
+                                  "op": ev.op, "at": self.index})
+        self.errors.append(error)
+        bw = self.active
+        if bw is not None and bw.end_at is None:
+            bw.end_at = self.index
+            bw.error = error
+            if ev.node is not None:
+                bw.current = ev.node  # the node that failed stays in focus
+            self.passes.append(bw.freeze())
+            self.active = None
+        elif self.open is not None and self.open.op == ev.op:  # the call it interrupted (not a finished one)
+            self.open.error = error
+        self._close_call()
+
 
 class Replay(Sequence[State]):
     """The states of a trace: ``len(r) == len(events)``; ``r[i]`` is the state after event ``i``.
@@ -861,7 +891,7 @@ class Replay(Sequence[State]):
         for i, ev in enumerate(self.events):
             if ev.kind == "backward.begin":
                 out.append((i, None, ev.mode))  # type: ignore[attr-defined]
-            elif ev.kind == "backward.end" and out and out[-1][1] is None:
+            elif ev.kind in ("backward.end", "error") and out and out[-1][1] is None:
                 b, _, m = out[-1]
                 out[-1] = (b, i, m)
         return out

@@ -107,8 +107,9 @@ class Bump:
 class Rewrite:
     """One ``history.rewrite``: at event ``index`` ``name``'s grad node went from ``from_node`` to the
     CopySlices node ``to_node``. ``consumers`` are the nodes (with the event that made each) whose edge
-    leads to ``to_node`` because they used the base afterwards: before the rewrite that edge led to
-    ``from_node`` - the edge the rewrite replaced."""
+    led to ``from_node`` before the rewrite and leads to ``to_node`` now - the edges the rewrite replaced.
+    Only a node made before the rewrite can have one: a node made afterwards (``h.sum()`` after
+    ``h[1].mul_(3)``) was built on the new history from the start, and replaced nothing."""
 
     index: int
     tensor: int
@@ -138,6 +139,12 @@ class Stale:
     until: int | None
     #: The event where backward released the node's saved tensors (it ran): from then on nothing will refuse.
     released_at: int | None = None
+    #: The ``error`` event where backward refused the node (its saved tensor was stale), if it came to that.
+    refused_at: int | None = None
+
+    def refused(self, index: int) -> bool:
+        """Whether backward refused already at event ``index`` (the viewers say so, not "will refuse")."""
+        return self.refused_at is not None and self.refused_at <= index
 
     def ran(self, index: int) -> bool:
         """Whether the node already ran (and freed what it saved) at event ``index``."""
@@ -216,7 +223,8 @@ class VersionHistory:
         out = []
         for r in final.rewrites:
             leading = [final.nodes[n] for n in _leading_to(final, r, final.nodes)]
-            consumers = tuple(sorted((n.id, n.created_at) for n in leading if n.id not in replayed))
+            consumers = tuple(sorted((n.id, n.created_at) for n in leading
+                                     if n.id not in replayed and n.created_at < r.index))
             regenerated = tuple(sorted(((final.tensor_name(replayed[n.id][0]), n.id, replayed[n.id][1])
                                         for n in leading if n.id in replayed), key=lambda g: g[2]))
             out.append(Rewrite(
@@ -230,10 +238,12 @@ class VersionHistory:
     @staticmethod
     def _stale(replay: Replay, final: State) -> list[Stale]:
         changes = _version_changes(replay)
-        released = {}
+        released, refused = {}, {}
         for i, ev in enumerate(replay.events):
             if ev.kind == "wrappers.clear":
                 released.setdefault(ev.node, i)
+            elif ev.kind == "error" and ev.node is not None:
+                refused.setdefault(ev.node, []).append(i)
         out = []
         for node in sorted(final.nodes.values(), key=lambda n: (n.created_at, n.id)):
             for tid, saved_at in dict.fromkeys(zip(node.saved, node.saved_versions)):  # x * x saves x twice
@@ -242,8 +252,9 @@ class VersionHistory:
                     if version == saved_at:
                         continue
                     until = steps[k + 1][0] if k + 1 < len(steps) else None
+                    refusal = next((r for r in refused.get(node.id, ()) if r > i and (until is None or r < until)), None)
                     out.append(Stale(node.id, node.name, tid, final.tensor_name(tid), saved_at, version, i, until,
-                                     released.get(node.id)))
+                                     released.get(node.id), refusal))
         return sorted(out, key=lambda s: (s.since, s.node, s.tensor))
 
 
@@ -272,13 +283,16 @@ def _leading_to(state: State, rewrite: Any, ids: Iterable[int]) -> list[int]:
 
 def replaced_edges(state: State, ids: Iterable[int]) -> list[tuple[int, int, int]]:
     """``(consumer, old node, CopySlices node)`` for each edge among the nodes ``ids`` that a rewritten
-    history replaced: the consumer's edge leads to the CopySlices node now, and led (or would have led)
-    to the base's old node before the in-place change. The graph views draw these dashed, as ``replaced``."""
+    history replaced: the consumer's edge leads to the CopySlices node now, and it led to the base's old
+    node before the in-place change - the consumer existed then. A consumer made after the change never
+    had an edge to the old node (``h.sum()`` after ``h[1].mul_(3)``): nothing was replaced, nothing is
+    drawn. The graph views draw these dashed, as ``replaced``."""
     drawn = set(ids)
     out = []
     for r in state.rewrites:
         if r.to_node in drawn and r.from_node in drawn:
-            out += [(c, r.from_node, r.to_node) for c in _leading_to(state, r, drawn)]
+            out += [(c, r.from_node, r.to_node) for c in _leading_to(state, r, drawn)
+                    if state.nodes[c].created_at < r.index]
     return out
 
 

@@ -316,7 +316,9 @@ class MainScreen(Screen[None]):
         if s.passes:
             p = s.passes[self.pass_no]
             t.append(f"  ·  pass {self.pass_no} of 0–{len(s.passes) - 1} ")
-            t.append("loss.backward()" if p.mode == "backward" else "grad()", style="cyan")
+            t.append(p.call, style="cyan")
+            if p.ending:
+                t.append(f"  {p.ending}", style="bold #ffffff on #c62828")
             if len(s.passes) > 1:
                 t.append(" (c: choose)", style="dim")
         t.append(f"  ·  event {self.index} of 0–{len(s.events) - 1}" if s.events else "  ·  no events yet")

@@ -32,6 +32,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from minigrad.tracing.replay import BackwardPass, State, node_status
+from minigrad.tracing.viewing import pass_ending
 
 from ..format import STATUS_GLYPH, STATUS_STYLE
 from ..layout2d import CUT, GRAD, REPLACED, Box, Canvas, LayoutUnavailable
@@ -114,7 +115,7 @@ class GraphCanvas(ScrollView, can_focus=True, inherit_bindings=False):
         else:
             self.border_subtitle = (
                 f"run {len(bw.executed)} · queued {len(bw.queue)} · released {len(bw.released)}"
-                + (" · done" if bw.done else "")
+                + ((" · " + (pass_ending(bw) or "done")) if bw.done else "")
             )
         c = self.canvas
         b = c.box_of(focus) if c is not None and focus is not None else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from minigrad.tracing.replay import BackwardPass, State, node_status
+from minigrad.tracing.viewing import pass_ending
 
 from ..format import STATUS_GLYPH, STATUS_STYLE
 from ..model import PassLayout, Session
@@ -62,7 +63,7 @@ class GraphView(LineList):
         else:
             self.border_subtitle = (
                 f"run {len(bw.executed)} · queued {len(bw.queue)} · released {len(bw.released)}"
-                + (" · done" if bw.done else "")
+                + ((" · " + (pass_ending(bw) or "done")) if bw.done else "")
             )
         self.move_cursor(row)
 

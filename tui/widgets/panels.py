@@ -173,12 +173,18 @@ class NodeDetail(_Pane):
         if info is not None:
             saved_versions = tuple(state.tensors[t].version if t in state.tensors else None for t in info.saved)
         grads = len(grad_history(state.passes, info.tensor)) if info is not None and info.is_accumulation else 0
-        self.put((node, released, status, hooks, saved_versions, info is None, grads),
+        failed = bw is not None and bw.error is not None and bw.error["at"] <= state.index
+        self.put((node, released, status, hooks, saved_versions, info is None, grads, failed),
                  lambda: self._build(state, bw, node))
 
     def _build(self, state: State, bw: BackwardPass | None, node: int | None) -> Text:
         s = self.session
         t = Text()
+        error = bw.error if bw is not None else None
+        if error is not None and error["at"] <= state.index:  # where the node's step would have been
+            where = f" at {_short_path(error['source'])}" if error.get("source") else ""
+            t.append(f"✘ {error['error']}{where}: ", style="bold #ffffff on #c62828")
+            t.append(f"{error['message']}\n", style="bold #ef5350")
         info = state.nodes.get(node) if node is not None else None
         later = s.replay.final.nodes.get(node) if info is None and node is not None else None
         if later is not None:  # grad() starts at a GeneralGrad copy that is made a few events on
@@ -225,7 +231,12 @@ class NodeDetail(_Pane):
             if tinfo is None:
                 t.append(f"t{tid}")
                 continue
-            t.append(f"{tinfo.name} {list(tinfo.shape)} v{tinfo.version}")
+            saved_at = info.saved_versions[k] if k < len(info.saved_versions) else tinfo.version
+            if saved_at != tinfo.version:  # changed in place since the node saved it: backward refuses it
+                t.append(f"{tinfo.name} {list(tinfo.shape)} ")
+                t.append(f"✘ stale: saved at v{saved_at}, now v{tinfo.version}", style="bold #ffffff on #c62828")
+            else:
+                t.append(f"{tinfo.name} {list(tinfo.shape)} v{tinfo.version}")
         if bw is not None and info.id in bw.released:
             t.append("  (TensorWrappers released)", style="dim red")
         t.append("\n")

@@ -100,7 +100,7 @@ def _stale_lines(s: Stale, session: Any, index: int) -> list[Text]:
         return [Text(f"  · {words} — it already ran (event {s.released_at}): nothing will refuse", style="dim")]
     line = Text("  ✘ ", style="bold #ef5350")
     line.append(words, style=_STALE)
-    line.append(" — backward will refuse")
+    line.append(f" — refused at event {s.refused_at}" if s.refused(index) else " — backward will refuse")
     out = [line]
     node = session.replay.final.nodes.get(s.node)
     if node is not None and node.source:
