@@ -255,6 +255,9 @@ def test_every_view_op_has_a_gpu_kernel():
     assert not missing, missing
 
 
+_UNFIXED = pytest.mark.xfail(strict=True, reason="fails on the device and on the stand-in until the GPU kernels are fixed")
+
+
 def _views_program(device):
     x = mg.tensor(_rand((3, 4, 5), mg.float64), requires_grad=True)
     h = x.to(device) * 2
@@ -264,6 +267,7 @@ def _views_program(device):
     return x.grad, h
 
 
+@_UNFIXED
 def test_writes_through_diagonal_and_unfold_views_reach_the_base_on_gpu():
     g = mg.arange(12.0).reshape(3, 4).to("gpu")
     with mg.trace() as tr:
@@ -283,6 +287,77 @@ def test_writes_through_diagonal_and_unfold_views_reach_the_base_on_gpu():
     grad_cpu, h_cpu = _views_program("cpu")
     np.testing.assert_allclose(h_gpu.detach().numpy(), h_cpu.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(grad_gpu.numpy(), grad_cpu.numpy(), rtol=1e-12)
+
+
+def _changed_through_view(device, change):
+    """The program of a student's report: ``h = x * 2``, an in-place change through a view of ``h``, ``(h * h).sum()``."""
+    x = mg.tensor(_rand((3, 4), mg.float64, seed=3), dtype=mg.float64, device=device, requires_grad=True)
+    h = x * 2
+    change(h)
+    (h * h).sum().backward()
+    return x, h
+
+
+VIEW_CHANGES = {
+    "diagonal().mul_(3)": lambda h: h.diagonal().mul_(3),
+    "unfold(1, 2, 1).mul_(2)": lambda h: h.unfold(1, 2, 1).mul_(2),  # overlapping windows: twice on the middle columns
+    "unfold(1, 2, 2)[1].add_(1)": lambda h: h.unfold(1, 2, 2)[1].add_(1.0),
+    "diagonal(1).unfold(0, 2, 1).sub_(1)": lambda h: h.diagonal(1).unfold(0, 2, 1).sub_(1.0),
+}
+
+
+@_UNFIXED
+@pytest.mark.parametrize("name", sorted(VIEW_CHANGES))
+def test_in_place_change_through_diagonal_and_unfold_gives_the_cpu_gradient_on_gpu(name):
+    """A change through a strided view on the GPU rewrites the base's history (CopySlices), as on the CPU:
+    the values of ``h`` alone are not enough, the gradient shows whether the history was rewritten."""
+    xg, hg = _changed_through_view("gpu", VIEW_CHANGES[name])
+    xc, hc = _changed_through_view("cpu", VIEW_CHANGES[name])
+    assert hg.grad_fn.name() == hc.grad_fn.name()  # the base's node is the history rewrite on both
+    np.testing.assert_allclose(hg.detach().numpy(), hc.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(xg.grad.numpy(), xc.grad.numpy(), rtol=1e-12)
+
+
+@_UNFIXED
+def test_diagonal_changed_in_place_on_gpu_gives_the_chain_rule():
+    """The reported numbers without minigrad's CPU as the oracle: d/dx of sum(h * h) is 8x off the
+    diagonal and 2 * (6x) * 6 = 72x on it."""
+    x, _ = _changed_through_view("gpu", VIEW_CHANGES["diagonal().mul_(3)"])
+    xv = x.detach().numpy()
+    np.testing.assert_allclose(x.grad.numpy(), np.where(np.eye(3, 4, dtype=bool), 72.0, 8.0) * xv, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [pytest.param((), marks=_UNFIXED), (3,)])
+def test_t_of_0d_and_1d_gpu_tensors_is_a_view_of_the_same_values(shape):
+    """PyTorch's ``t()`` of a tensor with fewer than 2 dims: the same values, a view with its own node."""
+    grads, outs = [], []
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand(shape, mg.float64), dtype=mg.float64, device=device, requires_grad=True)
+        y = x.t()
+        assert y is not x and y.shape == x.shape and y._is_view()
+        (y * 3).sum().backward()
+        outs.append(y.detach().numpy())
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@_UNFIXED
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("empty_first", [True, False])
+def test_cat_skips_a_legacy_empty_tensor_on_gpu(dim, empty_first):
+    """``cat`` of ``zeros(0)`` and a 2-d tensor is the 2-d tensor (PyTorch's legacy rule), on the GPU as on the CPU."""
+    results = []
+    for device in ("cpu", "gpu"):
+        e = mg.zeros(0, dtype=mg.float64, device=device, requires_grad=True)
+        m = mg.tensor(_rand((2, 3), mg.float64), dtype=mg.float64, device=device, requires_grad=True)
+        y = mg.cat([e, m] if empty_first else [m, e], dim)
+        (y * mg.tensor(_rand(y.shape, mg.float64, seed=5), dtype=mg.float64, device=device)).sum().backward()
+        results.append((y.detach().numpy(), m.grad.numpy(), e.grad.numpy()))
+    (yc, mc, ec), (yg, mg_, eg) = results
+    np.testing.assert_array_equal(yg, yc)
+    np.testing.assert_array_equal(mg_, mc)
+    assert eg.shape == ec.shape == (0,)
 
 
 def test_logsumexp_infinities_match_cpu():
