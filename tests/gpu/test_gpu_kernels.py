@@ -255,9 +255,6 @@ def test_every_view_op_has_a_gpu_kernel():
     assert not missing, missing
 
 
-_UNFIXED = pytest.mark.xfail(strict=True, reason="fails on the device and on the stand-in until the GPU kernels are fixed")
-
-
 def _views_program(device):
     x = mg.tensor(_rand((3, 4, 5), mg.float64), requires_grad=True)
     h = x.to(device) * 2
@@ -267,7 +264,6 @@ def _views_program(device):
     return x.grad, h
 
 
-@_UNFIXED
 def test_writes_through_diagonal_and_unfold_views_reach_the_base_on_gpu():
     g = mg.arange(12.0).reshape(3, 4).to("gpu")
     with mg.trace() as tr:
@@ -306,7 +302,6 @@ VIEW_CHANGES = {
 }
 
 
-@_UNFIXED
 @pytest.mark.parametrize("name", sorted(VIEW_CHANGES))
 def test_in_place_change_through_diagonal_and_unfold_gives_the_cpu_gradient_on_gpu(name):
     """A change through a strided view on the GPU rewrites the base's history (CopySlices), as on the CPU:
@@ -318,7 +313,6 @@ def test_in_place_change_through_diagonal_and_unfold_gives_the_cpu_gradient_on_g
     np.testing.assert_allclose(xg.grad.numpy(), xc.grad.numpy(), rtol=1e-12)
 
 
-@_UNFIXED
 def test_diagonal_changed_in_place_on_gpu_gives_the_chain_rule():
     """The reported numbers without minigrad's CPU as the oracle: d/dx of sum(h * h) is 8x off the
     diagonal and 2 * (6x) * 6 = 72x on it."""
@@ -327,7 +321,7 @@ def test_diagonal_changed_in_place_on_gpu_gives_the_chain_rule():
     np.testing.assert_allclose(x.grad.numpy(), np.where(np.eye(3, 4, dtype=bool), 72.0, 8.0) * xv, rtol=1e-12)
 
 
-@pytest.mark.parametrize("shape", [pytest.param((), marks=_UNFIXED), (3,)])
+@pytest.mark.parametrize("shape", [(), (3,)])
 def test_t_of_0d_and_1d_gpu_tensors_is_a_view_of_the_same_values(shape):
     """PyTorch's ``t()`` of a tensor with fewer than 2 dims: the same values, a view with its own node."""
     grads, outs = [], []
@@ -342,7 +336,6 @@ def test_t_of_0d_and_1d_gpu_tensors_is_a_view_of_the_same_values(shape):
     np.testing.assert_array_equal(grads[0], grads[1])
 
 
-@_UNFIXED
 @pytest.mark.parametrize("dim", [0, 1, -1])
 @pytest.mark.parametrize("empty_first", [True, False])
 def test_cat_skips_a_legacy_empty_tensor_on_gpu(dim, empty_first):
