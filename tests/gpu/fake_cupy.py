@@ -17,8 +17,8 @@ Array semantics follow CuPy where minigrad depends on them, not NumPy's:
 ``base`` is CuPy's (``None`` for an allocation, a copy and an ``as_strided``
 result; the root array for a view - the dygraph layer takes an output of a
 view op for a view when its ``base`` is set), integer indexing gives a 0-d
-view, and ``swapaxes`` and ``concatenate`` raise where CuPy raises, with
-CuPy's words.
+view, ``broadcast_to`` is writable, and ``swapaxes`` and ``concatenate``
+raise where CuPy raises, with CuPy's words.
 
 What this proves: the Python side of the GPU backend - registration, kernel
 selection, argument marshalling, shapes, strides, chunked reductions, batched
@@ -33,7 +33,7 @@ What it cannot prove:
   and ``np.asarray`` accept them (CuPy's refuse an implicit host copy),
   minigrad's ``to_numpy`` (``Tensor.numpy()``) returns the device array itself,
   sharing its memory (a real ``.get()`` copies), and every NumPy function not listed above keeps NumPy's
-  dtype rules, error classes and words, and read-only views;
+  dtype rules, error classes and words, and read-only views (CuPy has none);
 - memory: device and host are one address space here, so a pointer mix-up
   (a host array given to a kernel that was not checked, a view read past its
   allocation) passes; aliasing comes from NumPy's views, not from a memory pool
@@ -53,6 +53,7 @@ from __future__ import annotations
 import re
 import sys
 import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,16 @@ class ndarray(np.ndarray):
         if marked is not _UNMARKED:
             return marked
         b = np.ndarray.base.__get__(self)
-        return _root(b) if isinstance(b, ndarray) else None  # a NumPy result wrapped as a device array: its own
+        if b is None or isinstance(b, ndarray):
+            return None if b is None else _root(b)
+        # NumPy went through host arrays (a NumPy result wrapped as a device array, squeeze's
+        # intermediate view): the device array first made over that memory is the root
+        root = _root_of_memory(_allocation(self))
+        return None if root is None or root is self else root
+
+    def __array_finalize__(self, obj: Any) -> None:
+        if obj is not None and not isinstance(obj, ndarray):  # a host array viewed as a device array
+            _remember_root(self)
 
     def reshape(self, *shape: Any, **kw: Any) -> Any:
         return _copy_owns(super().reshape(*shape, **kw), self)
@@ -115,10 +125,34 @@ def _owner(a: np.ndarray) -> ndarray:
 
 
 def _copy_owns(r: Any, src: ndarray) -> Any:
-    """A result of ``src``'s method: CuPy's copy owns its memory, where NumPy's may be a view of a temporary."""
-    if isinstance(r, ndarray) and np.ndarray.base.__get__(r) is not None and r.base is not _root(src):
-        return _owner(r)
+    """A result of ``src``'s method: CuPy's copy owns its memory, where NumPy's may be a view of a
+    temporary (then it is copied once more, so that views of it have it as their base)."""
+    if isinstance(r, ndarray) and _allocation(r) is not _allocation(src):
+        return _owner(r.copy()) if np.ndarray.base.__get__(r) is not None else r
     return r
+
+
+#: id(memory) -> (weakref to the memory, weakref to the device array first made over it)
+_ROOTS: dict[int, tuple[Any, Any]] = {}
+
+
+def _remember_root(a: ndarray) -> None:
+    memory = _allocation(a)
+    if memory is a or _root_of_memory(memory) is not None:
+        return
+    try:
+        _ROOTS[id(memory)] = (weakref.ref(memory), weakref.ref(a))
+    except TypeError:  # memory that takes no weak reference: no root remembered
+        pass
+
+
+def _root_of_memory(memory: Any) -> Any:
+    if isinstance(memory, ndarray):  # a device array that owns its memory
+        return memory
+    entry = _ROOTS.get(id(memory))
+    if entry is None or entry[0]() is not memory:
+        return None
+    return entry[1]()
 
 
 def _dev(r: Any, inputs: tuple = ()) -> Any:
@@ -128,7 +162,8 @@ def _dev(r: Any, inputs: tuple = ()) -> Any:
     if isinstance(r, ndarray):
         return r
     if isinstance(r, np.ndarray):
-        src = next((a for a in inputs if np.may_share_memory(r, a)), None)
+        memory = _allocation(r)
+        src = next((a for a in inputs if _allocation(a) is memory), None)
         if src is None:
             return _owner(r)
         out = r.view(ndarray)
@@ -137,6 +172,16 @@ def _dev(r: Any, inputs: tuple = ()) -> Any:
     if isinstance(r, np.generic):
         return _owner(np.asarray(r))
     return r
+
+
+def _allocation(a: Any) -> Any:
+    """The object that holds ``a``'s memory, at the end of NumPy's chain of bases (an empty view too,
+    which ``may_share_memory`` would not tell from a new array)."""
+    while True:
+        b = np.ndarray.base.__get__(a) if isinstance(a, np.ndarray) else getattr(a, "base", None)
+        if b is None:
+            return a
+        a = b
 
 
 def _device_inputs(args: tuple, kwargs: dict) -> tuple:
@@ -172,6 +217,17 @@ def asarray(a: Any, dtype: Any = None) -> Any:
 def as_strided(x: ndarray, shape: Any = None, strides: Any = None) -> ndarray:
     """CuPy's ``as_strided``: a new array over ``x``'s memory, whose ``base`` is ``None``."""
     return _owner(np.lib.stride_tricks.as_strided(x, shape, strides))
+
+
+def broadcast_to(a: ndarray, shape: Any) -> ndarray:
+    """CuPy's ``broadcast_to``: a view of ``a`` - writable, as every CuPy array (NumPy's is read-only)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    np.broadcast_shapes(a.shape, shape)  # NumPy's refusal of shapes that do not broadcast
+    lead = len(shape) - a.ndim
+    strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in zip(a.shape, shape[lead:], a.strides))
+    out = np.lib.stride_tricks.as_strided(a, shape, strides).view(ndarray)
+    out.__dict__["_cupy_base"] = _root(a)
+    return out
 
 
 def swapaxes(a: ndarray, axis1: int, axis2: int) -> ndarray:
@@ -619,6 +675,7 @@ def install() -> None:
     mod.get_array_module = lambda *a: mod
     mod.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=as_strided))
     mod.swapaxes = swapaxes
+    mod.broadcast_to = broadcast_to
     mod.concatenate = concatenate
     mod.__fake__ = True
     cuda = types.SimpleNamespace()

@@ -75,6 +75,11 @@ def test_stand_in_arrays_have_cupys_base():
     assert strided.view().base is strided
     assert x.swapaxes(0, 1).reshape(-1).base is None  # reshape had to copy
     assert x[np.array([0, 2])].base is None
+    empty = fake_cupy.asarray(np.zeros(0))
+    assert fake_cupy.broadcast_to(empty, (2, 0)).base is empty  # a view though it holds no element
+    row = fake_cupy.broadcast_to(x[:1], (2, 4))
+    assert row.base is root and row.flags.writeable  # CuPy has no read-only arrays
+    assert fake_cupy._wrap(np.squeeze)(fake_cupy.asarray(np.zeros((1, 0)))).base is not None  # a NumPy view, empty
     with pytest.raises(ValueError, match="Axis out of range"):
         fake_cupy.swapaxes(fake_cupy.asarray(np.float64(1.0)), 0, -1)
     with pytest.raises(ValueError, match="same ndim"):
