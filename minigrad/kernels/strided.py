@@ -20,9 +20,12 @@ result is viewed once more (``strided``). Without that, a change through a
 diagonal on the GPU reached the base's values but not its history, and the
 gradient missed the change.
 
-``transpose`` of a 0-d tensor and ``cat`` of a 1-D empty tensor with others
-follow PyTorch where NumPy and CuPy refuse (``swapaxes`` of a 0-d array,
-``concatenate`` of arrays of different ranks).
+For the same reason ``squeeze`` with nothing to squeeze returns a new view, where
+NumPy and CuPy return the input array itself (cupy/_core/_routines_manipulation.pyx,
+``_ndarray_squeeze``): the output would be no view, and an in-place change
+through it would skip PyTorch's checks. ``transpose`` of a 0-d tensor and ``cat``
+of a 1-D empty tensor with others follow PyTorch where NumPy and CuPy refuse
+(``swapaxes`` of a 0-d array, ``concatenate`` of arrays of different ranks).
 
 Example:
     >>> import numpy as np
@@ -40,8 +43,8 @@ from typing import Any
 
 from .infer_meta import is_legacy_empty
 
-__all__ = ["concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "strided", "transpose_view",
-           "unfold_view"]
+__all__ = ["concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "squeeze_view", "strided",
+           "transpose_view", "unfold_view"]
 
 
 def diagonal_length(rows: int, cols: int, offset: int) -> int:
@@ -75,6 +78,19 @@ def unfold_view(xp: Any, x: Any, dim: int, size: int, step: int) -> Any:
 def transpose_view(xp: Any, x: Any, dim0: int, dim1: int) -> Any:
     """``x`` with two dims swapped; a 0-d array is its own transpose (``t()`` of a 0-d tensor, as PyTorch's)."""
     return x.view() if x.ndim == 0 else xp.swapaxes(x, dim0, dim1)
+
+
+def squeeze_view(xp: Any, x: Any, dim: Any = None) -> Any:
+    """``x`` without its size-1 dims (all, or those of ``dim``, an int or a tuple; InferMeta checked them):
+    always a view, never ``x`` itself."""
+    if dim is None:
+        out = xp.squeeze(x)
+        return out if out is not x else x.view()
+    if x.ndim == 0:  # squeeze(0) / squeeze(-1) of a 0-d tensor: itself, as a view
+        return x.view()
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
+    return xp.squeeze(x, axis=axes) if axes else x.view()
 
 
 def concat_arrays(xp: Any, xs: Any, dim: int) -> Any:

@@ -16,7 +16,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..kernels.strided import concat_arrays, transpose_view
+from ..kernels.strided import concat_arrays, squeeze_view, transpose_view
 from ..kernels.backends import to_numpy
 from ..autograd.views import mark_multi_output
 from ..tensor import Tensor
@@ -115,14 +115,7 @@ def _expand_backward(ctx, g):
 
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
-    if dim is None:
-        out = np.squeeze(x)
-        return out if out is not x else x.view()  # nothing to squeeze: still a view, never the input itself
-    if x.ndim == 0:  # squeeze(0) / squeeze(-1) of a 0-d tensor (InferMeta checked the dim): itself
-        return x.view()
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
-    return np.squeeze(x, axis=axes) if axes else x.view()
+    return squeeze_view(np, x, dim)
 
 
 squeeze = defop(

@@ -353,6 +353,17 @@ def test_cat_skips_a_legacy_empty_tensor_on_gpu(dim, empty_first):
     assert eg.shape == ec.shape == (0,)
 
 
+@pytest.mark.parametrize("shape, dim", [((), None), ((), 0), ((2, 3), None), ((2, 3), 1), ((2, 1), (0,))])
+def test_squeeze_with_nothing_to_squeeze_is_a_view_on_gpu(shape, dim):
+    """CuPy's squeeze returns the array itself when no dim has size 1: the output must still be a view,
+    so that PyTorch's refusal of an in-place change of a view of a leaf holds on the GPU."""
+    x = mg.tensor(_rand(shape, mg.float64), dtype=mg.float64, device="gpu", requires_grad=True)
+    y = x.squeeze() if dim is None else x.squeeze(dim)
+    assert y._is_view() and y._base is x
+    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+        y.abs_()
+
+
 def test_logsumexp_infinities_match_cpu():
     x = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0], [np.inf, np.inf, 0.0], [-np.inf, 0.5, 1.5]])
     for dtype in FLOATS:

@@ -15,7 +15,7 @@ import numpy as np
 from ...dtypes import ALL_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import concat_arrays, copy_slices_array, diagonal_view, transpose_view, unfold_view
+from ..strided import concat_arrays, copy_slices_array, diagonal_view, squeeze_view, transpose_view, unfold_view
 
 GPU = Backend.GPU
 
@@ -51,11 +51,7 @@ def expand(x: Any, shape: Any) -> Any:
 
 @register_kernel("squeeze", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_squeeze")
 def squeeze(x: Any, dim: Any = None) -> Any:
-    if dim is None:
-        return cupy.squeeze(x)
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
-    return cupy.squeeze(x, axis=axes) if axes else x.view()
+    return squeeze_view(cupy, x, dim)
 
 
 @register_kernel("unsqueeze", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsqueeze")
