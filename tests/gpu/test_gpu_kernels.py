@@ -364,6 +364,16 @@ def test_squeeze_with_nothing_to_squeeze_is_a_view_on_gpu(shape, dim):
         y.abs_()
 
 
+def test_view_of_a_transposed_gpu_tensor_is_refused_as_on_the_cpu():
+    """``view`` never copies: a layout it cannot view raises PyTorch's error on the GPU too (CuPy's arrays
+    are no NumPy arrays; the stand-in's are, so only a device proves this one)."""
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand((2, 3), mg.float64), dtype=mg.float64, device=device)
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            x.t().view(-1)
+        assert x.t().reshape(-1).shape == (6,) and x.view(3, 2)._is_view()
+
+
 def test_logsumexp_infinities_match_cpu():
     x = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0], [np.inf, np.inf, 0.0], [-np.inf, 0.5, 1.5]])
     for dtype in FLOATS:
