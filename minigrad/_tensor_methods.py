@@ -484,7 +484,7 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
     cannot be viewed with the new shape (e.g. after a transpose), instead of a silent copy."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    if isinstance(self._data, np.ndarray):
+    if hasattr(self._data, "strides"):  # NumPy's and CuPy's arrays: the shape is set without a copy, or refused
         probe = self._data.view()
         try:
             probe.shape = shape

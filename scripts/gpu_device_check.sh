@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Run minigrad's GPU checks on a CUDA machine and keep the logs.
 #   bash scripts/gpu_device_check.sh [OUTDIR] [STEPS]
-# STEPS: comma list of env,install,tests,lesson5,bench (default: all).
+# STEPS: comma list of env,install,tests,fuzz,lesson5,bench (default: all).
+# fuzz: the differential fuzzer's device mode (tests/test_fuzz_torch.py, long profile,
+#   views and in-place included) against PyTorch CUDA, FUZZ_PROGRAMS programs (default
+#   1000) in FUZZ_SHARDS processes of fresh randomness (default 8), each under
+#   FUZZ_TIMEOUT seconds (default 420); prints each shard's summary row and the total.
 # Uses the machine's python3 (which must already hold CuPy); installs minigrad
 # without dependencies when they are present (the device has no network).
 set -uo pipefail
 OUTDIR=${1:-${OUT:-gpu-logs}}
-STEPS=${2:-env,install,tests,lesson5,bench}
+STEPS=${2:-env,install,tests,fuzz,lesson5,bench}
 mkdir -p "$OUTDIR"
 export PYTHONUNBUFFERED=1
 has() { [[ ",$STEPS," == *",$1,"* ]]; }
@@ -23,6 +27,21 @@ fi
 if has tests; then
   timeout 400 python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -n 8 --tb=short -W ignore -rfE > "$OUTDIR/pytest_gpu.txt" 2>&1
   echo "pytest rc=$?"; tail -40 "$OUTDIR/pytest_gpu.txt"
+fi
+if has fuzz; then
+  FUZZ_PROGRAMS=${FUZZ_PROGRAMS:-1000}; FUZZ_SHARDS=${FUZZ_SHARDS:-8}
+  per=$(( (FUZZ_PROGRAMS + FUZZ_SHARDS - 1) / FUZZ_SHARDS ))
+  for k in $(seq 1 "$FUZZ_SHARDS"); do
+    MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu MINIGRAD_FUZZ_EXAMPLES=$per timeout "${FUZZ_TIMEOUT:-420}" \
+      python3 -m pytest tests/test_fuzz_torch.py -k on_the_gpu -q -s -p no:cacheprovider -p no:xdist --tb=short -W ignore \
+      > "$OUTDIR/fuzz_gpu_$k.txt" 2>&1 &
+  done
+  wait
+  for k in $(seq 1 "$FUZZ_SHARDS"); do
+    row=$(grep -h "^differential fuzzer:" "$OUTDIR/fuzz_gpu_$k.txt")
+    if [[ -n "$row" ]]; then echo "shard $k: $row"; else echo "shard $k: NO SUMMARY (mismatch, error or timeout):"; tail -40 "$OUTDIR/fuzz_gpu_$k.txt"; fi
+  done
+  grep -h "^differential fuzzer:" "$OUTDIR"/fuzz_gpu_*.txt | awk '{p += $3; s += $5} END {print "fuzz device mode total:", p + 0, "programs,", s + 0, "steps without a mismatch"}'
 fi
 if has lesson5; then
   rm -rf /tmp/l5 && python3 -m minigrad.lessons_cli build --out /tmp/l5 --lesson 5 --reference > "$OUTDIR/lesson5.txt" 2>&1

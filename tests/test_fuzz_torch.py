@@ -8,7 +8,7 @@ same values) and runs every step on both sides:
 * **ops** over leaves and intermediates: unary, binary with broadcasting (and
   Python numbers), reductions over a random (possibly invalid) ``dim``, views
   (reshape, view, unsqueeze, squeeze, transpose, permute, t, slicing, integer indexing, select, narrow,
-  diagonal, unfold, expand, split, unbind, detach), ``no_grad`` blocks, and
+  diagonal with and without an offset, unfold with overlapping windows too, expand, split, unbind, detach), ``no_grad`` blocks, and
   ``cross_entropy`` / ``nll_loss`` with class-index targets of the input's batch or any shape;
 * **in-place ops** (``add_`` ``sub_`` ``mul_`` ``div_``, ``relu_`` ``tanh_`` ``sigmoid_`` ``exp_``
   ``neg_`` ``abs_`` ``sqrt_`` ``pow_`` ``clamp_`` ``zero_`` ``fill_``, ``x[0] = y``, ``x[0] += y``,
@@ -54,7 +54,11 @@ refuses the backward after it and PyTorch computes. Views and in-place changes t
 ``inplace_unary``, ``setitem``): an in-place change of a view rewrites its base's
 history and the other views follow (``autograd/views.py``), and PyTorch's refusals
 (views of leaves, outputs of ``unbind``, overlapping ``expand`` writes) must match.
-Not generated: an in-place change of a ``grad()`` result or of a view of one (PyTorch's
+Not generated: an in-place change of a view whose elements overlap (``unfold`` with a
+step smaller than its size, its views and detached aliases): PyTorch cannot prove the
+overlap (it refuses only stride-0 writes) and applies the op once per occurrence, in
+memory order - ``x.unfold(-1, 2, 1).exp_()`` of a (1, 3) ``x`` takes the exp of the
+middle element twice - where minigrad computes the result, then writes it. Nor an in-place change of a ``grad()`` result or of a view of one (PyTorch's
 results may share storage - the gradient through a reshape is the seed reshaped - and be
 views made while its engine ran, where minigrad's are not, or the other way round); an
 in-place op whose other operand
@@ -77,11 +81,28 @@ Runs:
         MINIGRAD_FUZZ=long python -m pytest -q -s tests/test_fuzz_torch.py
 
     ``MINIGRAD_FUZZ_EXAMPLES=N`` sets the number of programs of either profile.
+
+Device mode:
+    ``MINIGRAD_FUZZ_DEVICE=gpu`` puts every tensor of both frameworks on the GPU:
+    leaves, backward seeds, loss targets. PyTorch's oracle is CUDA where
+    ``torch.cuda.is_available()``, else its CPU; minigrad's GPU is the device, or
+    the stand-in CuPy (``tests/gpu/fake_cupy.py``) with ``MINIGRAD_FAKE_CUPY=1``.
+    The default run runs it as well, in a subprocess on the stand-in where no GPU
+    exists (``test_minigrad_runs_random_programs_on_the_gpu_as_pytorch_does``); the
+    long profile on a device (``scripts/gpu_device_check.sh``). One departure is not
+    generated there: ``view()`` of a tensor whose strides differ from PyTorch's - the
+    GPU's elementwise kernels write row-major results where PyTorch keeps its input's
+    order of strides (``x.t().abs().view(-1)`` of a (2, 2) ``x`` raises in PyTorch and
+    on minigrad's CPU, and runs on its GPU)::
+
+        MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu python -m pytest -q -s tests/test_fuzz_torch.py -k gpu
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -99,6 +120,15 @@ torch = pytest.importorskip("torch")
 F64 = mg.float64
 LONG = os.environ.get("MINIGRAD_FUZZ", "") == "long"
 EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", "4000" if LONG else "120"))
+#: Device mode (module docstring): where each framework's tensors live.
+ON_GPU = os.environ.get("MINIGRAD_FUZZ_DEVICE", "cpu") == "gpu"
+if ON_GPU and os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "gpu"))
+    import fake_cupy
+
+    fake_cupy.install()
+MG_DEVICE = "gpu" if ON_GPU else "cpu"
+TORCH_DEVICE = "cuda" if ON_GPU and torch.cuda.is_available() else "cpu"
 STEPS = 40 if LONG else 25
 POOL_MAX = 12
 
@@ -129,6 +159,7 @@ class Pair:
     view_of: "Pair | None" = None  # made by a view op
     has_views: bool = False
     from_grad: bool = False  # a grad() result or a view of one: no in-place change is generated
+    overlapping: bool = False  # elements that share memory (unfold's overlapping windows): no in-place change
     retained: bool = False
     hooks: int = 0
 
@@ -157,6 +188,24 @@ def _describe(o: Outcome) -> str:
 
 def _values(rng_seed: int, shape: tuple[int, ...]) -> np.ndarray:
     return np.random.default_rng(rng_seed).normal(size=shape) * 1.5
+
+
+def _torch(arr: Any, **kw: Any) -> Any:
+    return torch.tensor(arr, device=TORCH_DEVICE, **kw)
+
+
+def _mg(arr: Any, **kw: Any) -> Any:
+    return mg.tensor(arr, device=MG_DEVICE, **kw)
+
+
+def _may_share_memory(a: Any, b: Any) -> bool:
+    """Whether minigrad's tensors ``a`` and ``b`` may overlap in memory (the bounds check of NumPy's and
+    CuPy's ``may_share_memory``); on the GPU, ``.numpy()`` is a host copy, so the device arrays are asked."""
+    if not ON_GPU:
+        return np.may_share_memory(a.detach().numpy(), b.detach().numpy())
+    import cupy
+
+    return bool(cupy.may_share_memory(a._data, b._data))
 
 
 def _np(x: Any) -> np.ndarray:
@@ -230,6 +279,7 @@ class Differential(RuleBasedStateMachine):
         if view_of is not None:
             view_of.has_views = True
             pair.from_grad = view_of.from_grad
+            pair.overlapping = view_of.overlapping
         self.pool.append(pair)
         if len(self.pool) > POOL_MAX:  # forget the oldest tensor (a view keeps its base alive)
             self.pool.pop(0)
@@ -248,8 +298,8 @@ class Differential(RuleBasedStateMachine):
           requires_grad=st.booleans(), seed=st.integers(0, 2**16))
     def leaf(self, shape: tuple[int, ...], requires_grad: bool, seed: int) -> None:
         arr = _values(seed, shape)
-        self.add(torch.tensor(arr, dtype=torch.float64, requires_grad=requires_grad),
-                 mg.tensor(arr, dtype=F64, requires_grad=requires_grad), f"leaf{shape}")
+        self.add(_torch(arr, dtype=torch.float64, requires_grad=requires_grad),
+                 _mg(arr, dtype=F64, requires_grad=requires_grad), f"leaf{shape}")
 
     # -- ops ---------------------------------------------------------------------------------
 
@@ -283,8 +333,6 @@ class Differential(RuleBasedStateMachine):
     def binary(self, i: int, j: int, op: str, grad_off: bool) -> None:
         """A binary op (broadcasting, or refused on both sides), now and then inside ``no_grad``."""
         a, b, fn = self.pick(i), self.pick(j), self.BINARY[op]
-        if op == "cat" and {tuple(a.t.shape), tuple(b.t.shape)} & {(0,)} and max(a.t.ndim, b.t.ndim) > 1:
-            return  # PyTorch's legacy skip of 1-D empty tensors in cat: not supported (test_conformance.py)
 
         def t_fn() -> Any:
             with torch.set_grad_enabled(not grad_off):
@@ -326,22 +374,26 @@ class Differential(RuleBasedStateMachine):
         "unbind": lambda x: x.unbind(0)[0], "split": lambda x: x.split(1)[-1], "view": lambda x: x.view(-1),
         "permute": lambda x: x.permute(tuple(reversed(range(x.ndim)))), "unfold": lambda x: x.unfold(0, 1, 1),
         "expand-same": lambda x: x.expand(tuple(x.shape)), "int-index": lambda x: x[(0,) * x.ndim],
+        "diagonal-offset": lambda x: x.diagonal(-1, 0, -1), "unfold-overlap": lambda x: x.unfold(-1, 2, 1),
     }
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(VIEWS)))
     def view(self, i: int, op: str) -> None:
         p, fn = self.pick(i), self.VIEWS[op]
+        if ON_GPU and op == "view" and tuple(p.t.stride()) != tuple(p.m.stride()):
+            return  # minigrad's GPU kernels write row-major results (module docstring)
         t, m = self.both(f"{op}({p.name})", lambda: fn(p.t), lambda: fn(p.m))
         if t.error is None:
-            self.add(t.value, m.value, f"{op}({p.name})", view_of=p)
+            q = self.add(t.value, m.value, f"{op}({p.name})", view_of=p)
+            q.overlapping = q.overlapping or (op == "unfold-overlap" and q.t.shape[-2] > 1)
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99))
     def detach(self, i: int) -> None:
         """``detach()`` shares storage (an in-place change on it reaches the original, and its version)."""
         p = self.pick(i)
-        self.add(p.t.detach(), p.m.detach(), f"detach({p.name})")
+        self.add(p.t.detach(), p.m.detach(), f"detach({p.name})").overlapping = p.overlapping
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99), loss=st.sampled_from(["cross_entropy", "nll_loss"]),
@@ -361,8 +413,8 @@ class Differential(RuleBasedStateMachine):
         target = np.random.default_rng(seed).integers(0, max(classes, 1), size=shape)
         t_fn, m_fn = getattr(torch.nn.functional, loss), getattr(mg.nn.functional, loss)
         step = f"{loss}({p.name}, target{shape}, reduction={reduction})"
-        t, m = self.both(step, lambda: t_fn(p.t, torch.tensor(target), reduction=reduction),
-                         lambda: m_fn(p.m, mg.tensor(target), reduction=reduction))
+        t, m = self.both(step, lambda: t_fn(p.t, _torch(target), reduction=reduction),
+                         lambda: m_fn(p.m, _mg(target), reduction=reduction))
         if t.error is None:
             self.add(t.value, m.value, step)
             node = m.value.grad_fn
@@ -376,10 +428,10 @@ class Differential(RuleBasedStateMachine):
           grad_off=st.booleans())
     def inplace(self, i: int, j: int | None, op: str, grad_off: bool) -> None:
         p = self.pick(i)
-        if p.from_grad or id(p.m._vc) in self.fused_saved:
+        if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved:
             return  # not generated (module docstring)
         other_t, other_m = (0.5, 0.5) if j is None else (self.pick(j).t, self.pick(j).m)
-        if j is not None and other_m is not p.m and np.may_share_memory(p.m.detach().numpy(), other_m.detach().numpy()):
+        if j is not None and other_m is not p.m and _may_share_memory(p.m, other_m):
             return  # an operand overlapping the written memory: not generated (module docstring)
         name = "0.5" if j is None else self.pick(j).name
 
@@ -410,7 +462,7 @@ class Differential(RuleBasedStateMachine):
     def inplace_unary(self, i: int, op: str, grad_off: bool) -> None:
         """An in-place method without operand, on any tensor (a view too), now and then under ``no_grad``."""
         p, fn = self.pick(i), self.INPLACE_UNARY[op]
-        if p.from_grad or id(p.m._vc) in self.fused_saved:
+        if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved:
             return  # not generated (module docstring)
 
         def t_fn() -> Any:
@@ -429,7 +481,7 @@ class Differential(RuleBasedStateMachine):
     def setitem(self, i: int, j: int, how: str) -> None:
         """``x[0] = y``, ``x[0] += y``, ``x[...] = y`` and ``x.copy_(y)`` (y broadcast into place)."""
         p, q = self.pick(i), self.pick(j)
-        if p.from_grad or id(p.m._vc) in self.fused_saved or np.may_share_memory(p.m.detach().numpy(), q.m.detach().numpy()):
+        if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved or _may_share_memory(p.m, q.m):
             return  # not generated (module docstring)
 
         def run(x: Any, y: Any) -> Any:
@@ -486,7 +538,7 @@ class Differential(RuleBasedStateMachine):
             gt = gm = None
         else:
             arr = _values(seed, shape if seed_kind == "random" else shape + (2,))
-            gt, gm = torch.tensor(arr), mg.tensor(arr, dtype=F64)
+            gt, gm = _torch(arr), _mg(arr, dtype=F64)
         t, m = self.both(f"{p.name}.backward({seed_kind} seed, retain_graph={retain})",
                          lambda: p.t.backward(gt, retain_graph=retain), lambda: p.m.backward(gm, retain_graph=retain),
                          engine=True)
@@ -523,9 +575,9 @@ class Differential(RuleBasedStateMachine):
         step = f"grad({out.name}, [{', '.join(q.name for q in inputs)}], create_graph={create_graph})"
         t, m = self.both(
             step,
-            lambda: torch.autograd.grad(out.t, [q.t for q in inputs], torch.tensor(arr), retain_graph=True,
+            lambda: torch.autograd.grad(out.t, [q.t for q in inputs], _torch(arr), retain_graph=True,
                                         create_graph=create_graph, allow_unused=True),
-            lambda: mg.grad(out.m, [q.m for q in inputs], mg.tensor(arr, dtype=F64), retain_graph=True,
+            lambda: mg.grad(out.m, [q.m for q in inputs], _mg(arr, dtype=F64), retain_graph=True,
                             create_graph=create_graph, allow_unused=True),
             engine=True,
         )
@@ -649,7 +701,7 @@ def _cat(xs: list[Any]) -> Any:
     return torch.cat(xs) if isinstance(xs[0], torch.Tensor) else mg.cat(xs)
 
 
-def test_minigrad_runs_random_programs_as_pytorch_does() -> None:
+def _run_machine() -> None:
     PROGRAMS.update(ok=0, steps=0, composite_saves=0)
     run_state_machine_as_test(Differential, settings=settings(
         max_examples=EXAMPLES,
@@ -660,6 +712,41 @@ def test_minigrad_runs_random_programs_as_pytorch_does() -> None:
         database=None,
         suppress_health_check=list(HealthCheck),
     ))
+    where = f"minigrad on {MG_DEVICE}, PyTorch on {TORCH_DEVICE}" + (" (stand-in CuPy)" if _stand_in() else "")
     print(f"\ndifferential fuzzer: {PROGRAMS['ok']} programs, {PROGRAMS['steps']} steps, no mismatch "
-          f"({'long' if LONG else 'default'} profile; {PROGRAMS['composite_saves']} backward steps PyTorch "
+          f"({'long' if LONG else 'default'} profile, {where}; {PROGRAMS['composite_saves']} backward steps PyTorch "
           f"refused for an input its fused op saved)")
+
+
+def _stand_in() -> bool:
+    return ON_GPU and getattr(sys.modules.get("cupy"), "__fake__", False)
+
+
+@pytest.mark.skipif(ON_GPU, reason="the device mode runs the GPU test below")
+def test_minigrad_runs_random_programs_as_pytorch_does() -> None:
+    _run_machine()
+
+
+def test_minigrad_runs_random_programs_on_the_gpu_as_pytorch_does() -> None:
+    """The device mode: here when it was asked for (``MINIGRAD_FUZZ_DEVICE=gpu``), else in a subprocess,
+    on the device where minigrad has one and on the stand-in CuPy elsewhere."""
+    if ON_GPU:
+        assert mg.is_gpu_available(), "MINIGRAD_FUZZ_DEVICE=gpu without a GPU: set MINIGRAD_FAKE_CUPY=1 for the stand-in"
+        _run_machine()
+        return
+    env = dict(os.environ, MINIGRAD_FUZZ_DEVICE="gpu")
+    if not mg.is_gpu_available():
+        env["MINIGRAD_FAKE_CUPY"] = "1"
+    env.setdefault("MINIGRAD_FUZZ_EXAMPLES", "60" if not LONG else str(EXAMPLES))
+    env.pop("PYTEST_XDIST_WORKER", None)
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:xdist", __file__,
+         "-k", "on_the_gpu"],
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), env=env, capture_output=True, text=True,
+        timeout=1800,
+    )
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out[-6000:]
+    summary = [line for line in out.splitlines() if line.startswith("differential fuzzer:")]
+    assert summary and "minigrad on gpu" in summary[0], out[-3000:]
+    print("\n" + summary[0])

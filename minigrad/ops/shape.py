@@ -16,6 +16,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.strided import concat_arrays, squeeze_view, transpose_view
 from ..kernels.backends import to_numpy
 from ..autograd.views import mark_multi_output
 from ..tensor import Tensor
@@ -64,7 +65,7 @@ def _reshape_backward(ctx, g):
 
 @register_kernel("transpose", CPU, dtypes=ALL_DTYPES, name="cpu/transpose")
 def transpose_cpu(x, dim0, dim1):
-    return x.view() if x.ndim == 0 else np.swapaxes(x, dim0, dim1)
+    return transpose_view(np, x, dim0, dim1)
 
 
 transpose = defop("transpose", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
@@ -114,14 +115,7 @@ def _expand_backward(ctx, g):
 
 @register_kernel("squeeze", CPU, dtypes=ALL_DTYPES, name="cpu/squeeze")
 def squeeze_cpu(x, dim=None):
-    if dim is None:
-        out = np.squeeze(x)
-        return out if out is not x else x.view()  # nothing to squeeze: still a view, never the input itself
-    if x.ndim == 0:  # squeeze(0) / squeeze(-1) of a 0-d tensor (InferMeta checked the dim): itself
-        return x.view()
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
-    return np.squeeze(x, axis=axes) if axes else x.view()
+    return squeeze_view(np, x, dim)
 
 
 squeeze = defop(
@@ -161,8 +155,7 @@ def _unsqueeze_backward(ctx, g):
 
 @register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
 def concat_cpu(xs, dim=0):
-    kept = [x for x in xs if not im.is_legacy_empty(x.shape)] or xs[:1]
-    return np.concatenate(kept, axis=dim % max(kept[0].ndim, 1))
+    return concat_arrays(np, xs, dim)
 
 
 concat = defop("concat", inputs=(Input("xs", is_list=True, empty=(ValueError, "concat(): expected a non-empty list of Tensors")),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,

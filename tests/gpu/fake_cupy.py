@@ -19,11 +19,37 @@ CPU kernel of the same name (the optimizer's rule on the arrays), so the
 stand-in checks the slots, sizes and scalars a launch carries, not the CUDA
 arithmetic of the rule. ``LAUNCHES`` counts every launch by kernel name.
 
+Array semantics follow CuPy where minigrad depends on them, not NumPy's:
+``base`` is CuPy's (``None`` for an allocation, a copy and an ``as_strided``
+result; the root array for a view - the dygraph layer takes an output of a
+view op for a view when its ``base`` is set), integer indexing gives a 0-d
+view, ``broadcast_to`` is writable, and ``swapaxes`` and ``concatenate``
+raise where CuPy raises, with CuPy's words.
+
 What this proves: the Python side of the GPU backend - registration, kernel
 selection, argument marshalling, shapes, strides, chunked reductions, batched
-matmul offsets, fallbacks, backward on the device. What it cannot prove: that
-the CUDA C computes what the emulator computes (compiling it with nvcc is the
-other half; running it on a GPU is the only full check).
+matmul offsets, fallbacks, backward on the device, which outputs are views.
+
+What it cannot prove:
+
+- that the CUDA C computes what the emulator computes (compiling it with nvcc is
+  the other half; ``test_stand_in_agrees.py`` shadows every launch on a device);
+- CuPy's semantics this file does not copy: its arrays are NumPy subclasses, so
+  ``isinstance(a, numpy.ndarray)`` is True (False for CuPy's), NumPy functions
+  and ``np.asarray`` accept them (CuPy's refuse an implicit host copy),
+  minigrad's ``to_numpy`` (``Tensor.numpy()``) returns the device array itself,
+  sharing its memory (a real ``.get()`` copies), and every NumPy function not listed above keeps NumPy's
+  dtype rules, error classes and words, and read-only views (CuPy has none);
+- memory: device and host are one address space here, so a pointer mix-up
+  (a host array given to a kernel that was not checked, a view read past its
+  allocation) passes; aliasing comes from NumPy's views, not from a memory pool
+  that reuses freed blocks; out-of-memory never happens;
+- time: a launch runs at once, in order, on the host - there is no asynchronous
+  stream, so a missing sync (a result read before its kernel ran), a race
+  between streams or a copy that waits for the stream cannot show here, and
+  no timing taken here says anything about a device;
+- numerics of the device's own libraries (cuBLAS, CUB reductions, CuPy's
+  ufuncs): NumPy computes them, with NumPy's rounding.
 
 Used by ``tests/gpu/conftest.py`` when ``MINIGRAD_FAKE_CUPY=1``.
 """
@@ -33,37 +59,156 @@ from __future__ import annotations
 import re
 import sys
 import types
+import weakref
 from typing import Any
 
 import numpy as np
 
 
 class ndarray(np.ndarray):
-    """An array on the emulated device."""
+    """An array on the emulated device, with CuPy's ``base`` (see ``base``)."""
 
     @property
     def data(self) -> Any:  # CuPy's ``a.data.ptr``: the device address
         return types.SimpleNamespace(ptr=self.ctypes.data)
 
+    @property
+    def base(self) -> Any:
+        """CuPy's ``base``: ``None`` for an array that holds its own memory pointer - every allocation,
+        every copy, and the result of ``as_strided`` (cupy/lib/stride_tricks.py builds
+        ``ndarray(memptr=x.data, strides=...)``, a new array over ``x``'s memory whose ``base`` is
+        ``None``) - else the array a view was taken from, collapsed to its root
+        (cupy/_core/core.pyx ``_view``: ``self.base if self.base is not None else self``).
 
-def _dev(r: Any) -> Any:
+        NumPy's own ``base`` differs: it points into its private temporaries (the copy a reshape
+        makes) and is set for every ``as_strided`` result, which is how this stand-in once passed
+        tests that failed on the device.
+        """
+        marked = self.__dict__.get("_cupy_base", _UNMARKED)
+        if marked is not _UNMARKED:
+            return marked
+        b = np.ndarray.base.__get__(self)
+        if b is None or isinstance(b, ndarray):
+            return None if b is None else _root(b)
+        # NumPy went through host arrays (a NumPy result wrapped as a device array, squeeze's
+        # intermediate view): the device array first made over that memory is the root
+        root = _root_of_memory(_allocation(self))
+        return None if root is None or root is self else root
+
+    def __array_finalize__(self, obj: Any) -> None:
+        if obj is not None and not isinstance(obj, ndarray):  # a host array viewed as a device array
+            _remember_root(self)
+
+    def reshape(self, *shape: Any, **kw: Any) -> Any:
+        return _copy_owns(super().reshape(*shape, **kw), self)
+
+    def __getitem__(self, index: Any) -> Any:
+        r = super().__getitem__(index)
+        if isinstance(r, np.generic):  # CuPy's integer indexing gives a 0-d view, NumPy's a scalar
+            r = super().__getitem__((*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
+        return _copy_owns(r, self)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Any:
+        ndim = self.ndim  # cupy/_core/_routines_manipulation.pyx ``_ndarray_swapaxes``
+        if not (-ndim <= axis1 < ndim and -ndim <= axis2 < ndim):
+            raise ValueError("Axis out of range")
+        return super().swapaxes(axis1, axis2)
+
+
+_UNMARKED = object()
+
+
+def _root(a: ndarray) -> ndarray:
+    """What CuPy's ``base`` of a view of ``a`` is."""
+    return a.base if a.base is not None else a
+
+
+def _owner(a: np.ndarray) -> ndarray:
+    """``a`` as a device array that holds its own memory (``base`` None)."""
+    out = a if isinstance(a, ndarray) else a.view(ndarray)
+    out.__dict__["_cupy_base"] = None
+    return out
+
+
+def _copy_owns(r: Any, src: ndarray) -> Any:
+    """A result of ``src``'s method: CuPy's copy owns its memory, where NumPy's may be a view of a
+    temporary (then it is copied once more, so that views of it have it as their base)."""
+    if isinstance(r, ndarray) and _allocation(r) is not _allocation(src):
+        return _owner(r.copy()) if np.ndarray.base.__get__(r) is not None else r
+    return r
+
+
+#: id(memory) -> (weakref to the memory, weakref to the device array first made over it)
+_ROOTS: dict[int, tuple[Any, Any]] = {}
+
+
+def _remember_root(a: ndarray) -> None:
+    memory = _allocation(a)
+    if memory is a or _root_of_memory(memory) is not None:
+        return
+    try:
+        _ROOTS[id(memory)] = (weakref.ref(memory), weakref.ref(a))
+    except TypeError:  # memory that takes no weak reference: no root remembered
+        pass
+
+
+def _root_of_memory(memory: Any) -> Any:
+    if isinstance(memory, ndarray):  # a device array that owns its memory
+        return memory
+    entry = _ROOTS.get(id(memory))
+    if entry is None or entry[0]() is not memory:
+        return None
+    return entry[1]()
+
+
+def _dev(r: Any, inputs: tuple = ()) -> Any:
+    """A NumPy function's result as a device array, with CuPy's ``base``: a view of a device input
+    (NumPy returns some as plain arrays, ``broadcast_to``'s) has that input's root as its base; a new
+    array owns its memory."""
     if isinstance(r, ndarray):
         return r
     if isinstance(r, np.ndarray):
-        return r.view(ndarray)
+        memory = _allocation(r)
+        src = next((a for a in inputs if _allocation(a) is memory), None)
+        if src is None:
+            return _owner(r)
+        out = r.view(ndarray)
+        out.__dict__["_cupy_base"] = _root(src)
+        return out
     if isinstance(r, np.generic):
-        return np.asarray(r).view(ndarray)
+        return _owner(np.asarray(r))
     return r
+
+
+def _allocation(a: Any) -> Any:
+    """The object that holds ``a``'s memory, at the end of NumPy's chain of bases (an empty view too,
+    which ``may_share_memory`` would not tell from a new array)."""
+    while True:
+        b = np.ndarray.base.__get__(a) if isinstance(a, np.ndarray) else getattr(a, "base", None)
+        if b is None:
+            return a
+        a = b
+
+
+def _device_inputs(args: tuple, kwargs: dict) -> tuple:
+    found = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, ndarray):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found.extend(x for x in a if isinstance(x, ndarray))
+    return tuple(found)
 
 
 def _wrap(fn: Any) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         r = fn(*args, **kwargs)
+        inputs = _device_inputs(args, kwargs)
         if isinstance(r, tuple):
-            return tuple(_dev(x) for x in r)
+            return tuple(_dev(x, inputs) for x in r)
         if isinstance(r, list):
-            return [_dev(x) for x in r]
-        return _dev(r)
+            return [_dev(x, inputs) for x in r]
+        return _dev(r, inputs)
 
     wrapped.__name__ = getattr(fn, "__name__", "fn")
     return wrapped
@@ -72,7 +217,33 @@ def _wrap(fn: Any) -> Any:
 def asarray(a: Any, dtype: Any = None) -> Any:
     if isinstance(a, ndarray) and (dtype is None or a.dtype == np.dtype(dtype)):
         return a
-    return np.array(a, dtype=dtype).view(ndarray)  # host -> device is a copy
+    return _owner(np.array(a, dtype=dtype))  # host -> device is a copy
+
+
+def as_strided(x: ndarray, shape: Any = None, strides: Any = None) -> ndarray:
+    """CuPy's ``as_strided``: a new array over ``x``'s memory, whose ``base`` is ``None``."""
+    return _owner(np.lib.stride_tricks.as_strided(x, shape, strides))
+
+
+def broadcast_to(a: ndarray, shape: Any) -> ndarray:
+    """CuPy's ``broadcast_to``: a view of ``a`` - writable, as every CuPy array (NumPy's is read-only)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    np.broadcast_shapes(a.shape, shape)  # NumPy's refusal of shapes that do not broadcast
+    lead = len(shape) - a.ndim
+    strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in zip(a.shape, shape[lead:], a.strides))
+    out = np.lib.stride_tricks.as_strided(a, shape, strides).view(ndarray)
+    out.__dict__["_cupy_base"] = _root(a)
+    return out
+
+
+def swapaxes(a: ndarray, axis1: int, axis2: int) -> ndarray:
+    return a.swapaxes(axis1, axis2)
+
+
+def concatenate(arrays: Any, axis: int = 0, **kw: Any) -> ndarray:
+    if len({a.ndim for a in arrays}) > 1:  # cupy/_manipulation/join.py (``_concatenate``)
+        raise ValueError("All arrays to concatenate must have the same ndim")
+    return _wrap(np.concatenate)(arrays, axis=axis, **kw)
 
 
 def asnumpy(a: Any) -> np.ndarray:
@@ -565,9 +736,10 @@ def install() -> None:
     mod.asnumpy = asnumpy
     mod.RawModule = RawModule
     mod.get_array_module = lambda *a: mod
-    # CuPy's as_strided: a view of the same device memory, as NumPy's
-    mod.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
-        as_strided=_wrap(np.lib.stride_tricks.as_strided)))
+    mod.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=as_strided))
+    mod.swapaxes = swapaxes
+    mod.broadcast_to = broadcast_to
+    mod.concatenate = concatenate
     mod.__fake__ = True
     cuda = types.SimpleNamespace()
     cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1)

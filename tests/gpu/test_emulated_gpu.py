@@ -55,3 +55,32 @@ def test_emulator_rejects_mismatched_arguments():
         fn((1,), (256,), (x.astype(np.float64), x, out, np.int64(4)))
     with pytest.raises(AssertionError, match="arguments"):
         fn((1,), (256,), (x, x, out))
+
+
+def test_stand_in_arrays_have_cupys_base():
+    """The stand-in's ``base`` is CuPy's, which the dygraph layer reads to tell a view from a copy:
+    ``as_strided`` gives a new array over the same memory whose ``base`` is None
+    (cupy/lib/stride_tricks.py), a view's ``base`` is its root, a copy's is None."""
+    import numpy as np
+
+    import fake_cupy
+
+    x = fake_cupy.asarray(np.arange(12.0)).reshape(3, 4)
+    root = x.base
+    assert root is not None and root.base is None
+    assert x[1:].base is root and x[1:][:, ::2].base is root and x.swapaxes(0, 1).base is root
+    assert x[0, 1].shape == () and x[0, 1].base is root  # integer indexing: a 0-d view, as CuPy's
+    strided = fake_cupy.as_strided(x, (3,), (40,))
+    assert strided.base is None and np.shares_memory(strided, x)
+    assert strided.view().base is strided
+    assert x.swapaxes(0, 1).reshape(-1).base is None  # reshape had to copy
+    assert x[np.array([0, 2])].base is None
+    empty = fake_cupy.asarray(np.zeros(0))
+    assert fake_cupy.broadcast_to(empty, (2, 0)).base is empty  # a view though it holds no element
+    row = fake_cupy.broadcast_to(x[:1], (2, 4))
+    assert row.base is root and row.flags.writeable  # CuPy has no read-only arrays
+    assert fake_cupy._wrap(np.squeeze)(fake_cupy.asarray(np.zeros((1, 0)))).base is not None  # a NumPy view, empty
+    with pytest.raises(ValueError, match="Axis out of range"):
+        fake_cupy.swapaxes(fake_cupy.asarray(np.float64(1.0)), 0, -1)
+    with pytest.raises(ValueError, match="same ndim"):
+        fake_cupy.concatenate([fake_cupy.asarray(np.zeros(0)), x])

@@ -285,6 +285,95 @@ def test_writes_through_diagonal_and_unfold_views_reach_the_base_on_gpu():
     np.testing.assert_allclose(grad_gpu.numpy(), grad_cpu.numpy(), rtol=1e-12)
 
 
+def _changed_through_view(device, change):
+    """The program of a student's report: ``h = x * 2``, an in-place change through a view of ``h``, ``(h * h).sum()``."""
+    x = mg.tensor(_rand((3, 4), mg.float64, seed=3), dtype=mg.float64, device=device, requires_grad=True)
+    h = x * 2
+    change(h)
+    (h * h).sum().backward()
+    return x, h
+
+
+VIEW_CHANGES = {
+    "diagonal().mul_(3)": lambda h: h.diagonal().mul_(3),
+    "unfold(1, 2, 1).mul_(2)": lambda h: h.unfold(1, 2, 1).mul_(2),  # overlapping windows: twice on the middle columns
+    "unfold(1, 2, 2)[1].add_(1)": lambda h: h.unfold(1, 2, 2)[1].add_(1.0),
+    "diagonal(1).unfold(0, 2, 1).sub_(1)": lambda h: h.diagonal(1).unfold(0, 2, 1).sub_(1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_CHANGES))
+def test_in_place_change_through_diagonal_and_unfold_gives_the_cpu_gradient_on_gpu(name):
+    """A change through a strided view on the GPU rewrites the base's history (CopySlices), as on the CPU:
+    the values of ``h`` alone are not enough, the gradient shows whether the history was rewritten."""
+    xg, hg = _changed_through_view("gpu", VIEW_CHANGES[name])
+    xc, hc = _changed_through_view("cpu", VIEW_CHANGES[name])
+    assert hg.grad_fn.name() == hc.grad_fn.name()  # the base's node is the history rewrite on both
+    np.testing.assert_allclose(hg.detach().numpy(), hc.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(xg.grad.numpy(), xc.grad.numpy(), rtol=1e-12)
+
+
+def test_diagonal_changed_in_place_on_gpu_gives_the_chain_rule():
+    """The reported numbers without minigrad's CPU as the oracle: d/dx of sum(h * h) is 8x off the
+    diagonal and 2 * (6x) * 6 = 72x on it."""
+    x, _ = _changed_through_view("gpu", VIEW_CHANGES["diagonal().mul_(3)"])
+    xv = x.detach().numpy()
+    np.testing.assert_allclose(x.grad.numpy(), np.where(np.eye(3, 4, dtype=bool), 72.0, 8.0) * xv, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_t_of_0d_and_1d_gpu_tensors_is_a_view_of_the_same_values(shape):
+    """PyTorch's ``t()`` of a tensor with fewer than 2 dims: the same values, a view with its own node."""
+    grads, outs = [], []
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand(shape, mg.float64), dtype=mg.float64, device=device, requires_grad=True)
+        y = x.t()
+        assert y is not x and y.shape == x.shape and y._is_view()
+        (y * 3).sum().backward()
+        outs.append(y.detach().numpy())
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("empty_first", [True, False])
+def test_cat_skips_a_legacy_empty_tensor_on_gpu(dim, empty_first):
+    """``cat`` of ``zeros(0)`` and a 2-d tensor is the 2-d tensor (PyTorch's legacy rule), on the GPU as on the CPU."""
+    results = []
+    for device in ("cpu", "gpu"):
+        e = mg.zeros(0, dtype=mg.float64, device=device, requires_grad=True)
+        m = mg.tensor(_rand((2, 3), mg.float64), dtype=mg.float64, device=device, requires_grad=True)
+        y = mg.cat([e, m] if empty_first else [m, e], dim)
+        (y * mg.tensor(_rand(y.shape, mg.float64, seed=5), dtype=mg.float64, device=device)).sum().backward()
+        results.append((y.detach().numpy(), m.grad.numpy(), e.grad.numpy()))
+    (yc, mc, ec), (yg, mg_, eg) = results
+    np.testing.assert_array_equal(yg, yc)
+    np.testing.assert_array_equal(mg_, mc)
+    assert eg.shape == ec.shape == (0,)
+
+
+@pytest.mark.parametrize("shape, dim", [((), None), ((), 0), ((2, 3), None), ((2, 3), 1), ((2, 1), (0,))])
+def test_squeeze_with_nothing_to_squeeze_is_a_view_on_gpu(shape, dim):
+    """CuPy's squeeze returns the array itself when no dim has size 1: the output must still be a view,
+    so that PyTorch's refusal of an in-place change of a view of a leaf holds on the GPU."""
+    x = mg.tensor(_rand(shape, mg.float64), dtype=mg.float64, device="gpu", requires_grad=True)
+    y = x.squeeze() if dim is None else x.squeeze(dim)
+    assert y._is_view() and y._base is x
+    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+        y.abs_()
+
+
+def test_view_of_a_transposed_gpu_tensor_is_refused_as_on_the_cpu():
+    """``view`` never copies: a layout it cannot view raises PyTorch's error on the GPU too (CuPy's arrays
+    are no NumPy arrays; the stand-in's are, so only a device proves this one)."""
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand((2, 3), mg.float64), dtype=mg.float64, device=device)
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            x.t().view(-1)
+        assert x.t().reshape(-1).shape == (6,) and x.view(3, 2)._is_view()
+
+
 def test_logsumexp_infinities_match_cpu():
     x = np.array([[-np.inf, -np.inf, -np.inf], [1.0, np.inf, 2.0], [np.inf, np.inf, 0.0], [-np.inf, 0.5, 1.5]])
     for dtype in FLOATS:

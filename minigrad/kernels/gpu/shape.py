@@ -15,7 +15,7 @@ import numpy as np
 from ...dtypes import ALL_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import copy_slices_array, diagonal_view, unfold_view
+from ..strided import concat_arrays, copy_slices_array, diagonal_view, squeeze_view, transpose_view, unfold_view
 
 GPU = Backend.GPU
 
@@ -34,7 +34,7 @@ def reshape(x: Any, shape: Any) -> Any:
 
 @register_kernel("transpose", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_transpose")
 def transpose(x: Any, dim0: int, dim1: int) -> Any:
-    return cupy.swapaxes(x, dim0, dim1)
+    return transpose_view(cupy, x, dim0, dim1)
 
 
 @register_kernel("t", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_t")
@@ -56,11 +56,7 @@ def expand(x: Any, shape: Any) -> Any:
 
 @register_kernel("squeeze", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_squeeze")
 def squeeze(x: Any, dim: Any = None) -> Any:
-    if dim is None:
-        return cupy.squeeze(x)
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
-    return cupy.squeeze(x, axis=axes) if axes else x.view()
+    return squeeze_view(cupy, x, dim)
 
 
 @register_kernel("unsqueeze", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsqueeze")
@@ -85,7 +81,7 @@ def copy_slices(base: Any, src: Any, positions: Any) -> Any:
 
 @register_kernel("concat", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_concat")
 def concat(xs: Any, dim: int = 0) -> Any:
-    return cupy.concatenate(xs, axis=dim)
+    return concat_arrays(cupy, xs, dim)
 
 
 @register_kernel("stack", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_stack")
