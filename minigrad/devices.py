@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
-    "move_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
+    "move_array", "constant_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format",
 ]
 
@@ -67,7 +67,7 @@ class Layout:
 class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
-    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader")
+    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant")
 
     def __init__(
         self,
@@ -86,6 +86,9 @@ class BackendInfo:
         self.to_host = to_host
         self.array_types = array_types
         self._loader = loader
+        #: ``constant(host_0d_array) -> backend array``: how the backend makes the 0-d constant of a
+        #: Python number operand, when it has a better way than a copy (set by its loader; see ``constant_array``)
+        self.constant: Callable[[np.ndarray], Any] | None = None
 
     def ensure_loaded(self) -> None:
         """Run the lazy loader once (imports CuPy for the GPU)."""
@@ -174,11 +177,13 @@ def device_of_backend(name: str) -> str:
 
 def to_numpy(array: Any) -> np.ndarray:
     """A NumPy array with the values of any backend's array."""
-    if isinstance(array, np.ndarray):
+    if type(array) is np.ndarray:
         return array
     for info in _BY_NAME.values():
         if info.array_types and isinstance(array, info.array_types) and info.to_host is not None:
-            return info.to_host(array)
+            return info.to_host(array)  # a backend's array class may subclass NumPy's (the stand-in CuPy's does)
+    if isinstance(array, np.ndarray):
+        return array
     get = getattr(array, "get", None)
     return get() if get is not None else np.asarray(array)
 
@@ -191,6 +196,20 @@ def move_array(array: Any, src_device: str, dst_device: str) -> Any:
     dst = backend_of_device(dst_device)
     host = array if src.to_host is None else src.to_host(array)
     return host if dst.to_device is None else dst.to_device(host)
+
+
+def constant_array(host: np.ndarray, device: str) -> Any:
+    """The 0-d constant of a Python number operand (``x * 0.5``) on ``device``.
+
+    A backend with its own way (the GPU's, ``kernels/gpu/__init__.py``: filled by a kernel that takes the
+    value as an argument, and kept for reuse - no host -> device copy, no sync) makes it; any other
+    backend gets the value moved like any array. The result is read, never written: callers make
+    operands with it, not tensors a program can change.
+    """
+    info = backend_of_device(device)
+    if info.constant is not None:
+        return info.constant(host)
+    return move_array(host, "cpu", device)
 
 
 def is_gpu_available() -> bool:

@@ -32,12 +32,207 @@ from typing import Any
 import numpy as np
 
 
+# -- counting: copies, syncs and launches ------------------------------------------------------
+
+
+class Counts:
+    """What the program asked of the emulated device since the last ``reset_counts()``.
+
+    - ``h2d``/``h2d_bytes``: host -> device copies (``cupy.asarray``/``array`` of host data, Python
+      and NumPy scalars included - a 0-d upload is a copy -, ``ndarray.set``, a host array assigned
+      into a device array);
+    - ``d2h``/``d2h_bytes``: device -> host copies (``.get()``, ``cupy.asnumpy``, ``.item()``,
+      ``.tolist()``, ``int()``/``float()``/``bool()``/``operator.index()`` of a device array);
+    - ``syncs``: waits of the host for the device: ``Device.synchronize``, ``Stream.synchronize``,
+      every device -> host copy above (CuPy's ``get``/``asnumpy`` block by default) and every
+      host -> device copy, because CuPy copies from pageable NumPy memory and CUDA waits for the
+      stream before such a copy starts (cudaMemcpyAsync from pageable host memory);
+    - ``launches``: kernels queued: every ``RawModule`` kernel call, every ufunc call on a device
+      array (CuPy's elementwise and reduction kernels; ``matmul`` is cuBLAS's), and every other
+      CuPy function or method that computes a new array (``copy``, ``astype``, ``concatenate``,
+      ``zeros`` / ``full`` (a fill), advanced indexing, ``__setitem__``...); views and ``empty`` launch nothing.
+
+    ``log`` keeps the last copies and syncs, each ``(what, detail)``, to say where they came from.
+    """
+
+    __slots__ = ("h2d", "h2d_bytes", "d2h", "d2h_bytes", "syncs", "launches", "log")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.h2d = self.h2d_bytes = self.d2h = self.d2h_bytes = self.syncs = self.launches = 0
+        self.log: list[tuple[str, str]] = []
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in self.__slots__ if k != "log"}
+
+    def note(self, what: str, detail: str) -> None:
+        if len(self.log) < 1000:
+            self.log.append((what, f"{detail} at {_caller()}"))
+
+
+def _caller() -> str:
+    """``file:line (function)`` of the first frame outside the stand-in and NumPy."""
+    f = sys._getframe(2)
+    while f is not None and (f.f_code.co_filename == __file__ or "/numpy/" in f.f_code.co_filename):
+        f = f.f_back
+    if f is None:
+        return "?"
+    name = f.f_code.co_filename
+    return f"{name[name.find('minigrad'):] if 'minigrad' in name else name}:{f.f_lineno} ({f.f_code.co_name})"
+
+
+COUNTS = Counts()
+#: > 0 while the emulator itself computes (its NumPy work on device arrays is not the program's)
+_quiet = 0
+
+
+def reset_counts() -> None:
+    """Zero the counters (``COUNTS``)."""
+    COUNTS.reset()
+
+
+def counts() -> dict[str, int]:
+    """The counters as a dict: h2d, h2d_bytes, d2h, d2h_bytes, syncs, launches."""
+    return COUNTS.as_dict()
+
+
+def _h2d(nbytes: int, what: str) -> None:
+    if _quiet:
+        return
+    COUNTS.h2d += 1
+    COUNTS.h2d_bytes += int(nbytes)
+    COUNTS.syncs += 1  # from pageable memory: CUDA waits for the stream first
+    COUNTS.note("h2d", what)
+
+
+def _d2h(nbytes: int, what: str) -> None:
+    if _quiet:
+        return
+    COUNTS.d2h += 1
+    COUNTS.d2h_bytes += int(nbytes)
+    COUNTS.syncs += 1  # a blocking copy: the host waits for the queued work
+    COUNTS.note("d2h", what)
+
+
+def _sync(what: str) -> None:
+    COUNTS.syncs += 1
+    COUNTS.note("sync", what)
+
+
+def _launch(n: int = 1) -> None:
+    if not _quiet:
+        COUNTS.launches += n
+
+
+class _Quiet:
+    def __enter__(self) -> None:
+        global _quiet
+        _quiet += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        global _quiet
+        _quiet -= 1
+
+
+def _host(a: Any) -> Any:
+    return a.view(np.ndarray) if isinstance(a, ndarray) else a
+
+
+def _shares(r: Any, args: tuple[Any, ...]) -> bool:
+    """Whether ``r`` is a view of one of the device arrays in ``args`` (then nothing was launched)."""
+    if not isinstance(r, np.ndarray) or r.base is None:
+        return False
+    return any(isinstance(a, np.ndarray) and np.may_share_memory(r, a) for a in args)
+
+
 class ndarray(np.ndarray):
-    """An array on the emulated device."""
+    """An array on the emulated device (counts what real CuPy would copy, sync and launch; see ``Counts``)."""
 
     @property
     def data(self) -> Any:  # CuPy's ``a.data.ptr``: the device address
         return types.SimpleNamespace(ptr=self.ctypes.data)
+
+    # CuPy's ufuncs and reductions: one kernel each; results stay on the device (a full reduction is a
+    # 0-d device array, never a host scalar, as in CuPy).
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(_host(o) for o in out)
+        if not _quiet:
+            for a in inputs:
+                if isinstance(a, np.ndarray) and not isinstance(a, ndarray):
+                    # CuPy: "Unsupported type <class 'numpy.ndarray'>"
+                    raise TypeError(f"Unsupported type {type(a)}")
+            _launch()
+        r = getattr(ufunc, method)(*(_host(a) for a in inputs), **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        if isinstance(r, tuple):
+            return tuple(_dev(x) for x in r)
+        return _dev(r)
+
+    def get(self, stream: Any = None, order: str = "C", out: Any = None, blocking: bool = True) -> np.ndarray:
+        _d2h(self.nbytes, "ndarray.get")
+        return np.array(_host(self), order=order)
+
+    def set(self, arr: Any, stream: Any = None) -> None:
+        _h2d(np.asarray(arr).nbytes, "ndarray.set")
+        np.copyto(_host(self), arr)
+
+    def item(self, *args: Any) -> Any:
+        _d2h(self.itemsize, "ndarray.item")
+        return _host(self).item(*args)
+
+    def tolist(self) -> Any:
+        _d2h(self.nbytes, "ndarray.tolist")
+        return _host(self).tolist()
+
+    def __bool__(self) -> bool:
+        _d2h(self.itemsize, "bool(ndarray)")
+        return bool(_host(self))
+
+    def __int__(self) -> int:
+        _d2h(self.itemsize, "int(ndarray)")
+        return int(_host(self))
+
+    def __float__(self) -> float:
+        _d2h(self.itemsize, "float(ndarray)")
+        return float(_host(self))
+
+    def __index__(self) -> int:
+        _d2h(self.itemsize, "operator.index(ndarray)")
+        return _host(self).__index__()
+
+    def astype(self, dtype: Any, order: str = "K", casting: Any = None, subok: Any = None, copy: bool = True) -> Any:
+        r = _host(self).astype(dtype, order=order, copy=copy)
+        if r is not _host(self) and not np.may_share_memory(r, self):
+            _launch()
+        return _dev(r)
+
+    def copy(self, order: str = "C") -> Any:
+        _launch()
+        return _dev(_host(self).copy(order=order))
+
+    def fill(self, value: Any) -> None:
+        _launch()
+        _host(self).fill(value)
+
+    def __getitem__(self, index: Any) -> Any:
+        r = np.ndarray.__getitem__(self, index)
+        if isinstance(r, np.generic):  # CuPy: a 0-d device array, never a host scalar
+            _launch()
+            return _dev(r)
+        if not _shares(r, (self,)):
+            _launch()  # advanced indexing: a gather kernel
+        return r
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(value, np.ndarray) and not isinstance(value, ndarray) and value.size:
+            _h2d(value.nbytes, "ndarray.__setitem__ of a host array")
+        _launch()
+        np.ndarray.__setitem__(self, index, value)
 
 
 def _dev(r: Any) -> Any:
@@ -50,9 +245,26 @@ def _dev(r: Any) -> Any:
     return r
 
 
+#: CuPy functions that allocate without a kernel, or only describe arrays
+_NO_LAUNCH = {"empty", "empty_like", "shape", "ndim", "size", "result_type", "can_cast", "broadcast_shapes",
+              "may_share_memory", "shares_memory", "iinfo", "finfo", "dtype", "promote_types", "isscalar"}
+#: CuPy functions that make a device array from host data: a host -> device copy
+_FROM_HOST = {"array", "asarray", "asanyarray", "ascontiguousarray"}
+
+
 def _wrap(fn: Any) -> Any:
+    name = getattr(fn, "__name__", "fn")
+
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        r = fn(*args, **kwargs)
+        if name in _FROM_HOST and args and not isinstance(args[0], ndarray):
+            return asarray(*args, **kwargs) if name != "array" else _array(*args, **kwargs)
+        with _Quiet():
+            r = fn(*args, **kwargs)
+        devs = tuple(a for a in args if isinstance(a, np.ndarray))
+        if isinstance(r, np.ndarray) and name not in _NO_LAUNCH and not _shares(r, devs):
+            _launch()
+        elif isinstance(r, (tuple, list)) and any(isinstance(x, np.ndarray) and not _shares(x, devs) for x in r):
+            _launch()
         if isinstance(r, tuple):
             return tuple(_dev(x) for x in r)
         if isinstance(r, list):
@@ -63,14 +275,30 @@ def _wrap(fn: Any) -> Any:
     return wrapped
 
 
-def asarray(a: Any, dtype: Any = None) -> Any:
-    if isinstance(a, ndarray) and (dtype is None or a.dtype == np.dtype(dtype)):
-        return a
-    return np.array(a, dtype=dtype).view(ndarray)  # host -> device is a copy
+def _upload(a: Any, dtype: Any, what: str) -> Any:
+    host = np.array(a, dtype=dtype)
+    _h2d(host.nbytes, what)  # a Python or NumPy scalar too: a 0-d array uploaded
+    return host.view(ndarray)
 
 
-def asnumpy(a: Any) -> np.ndarray:
-    return np.array(a).view(np.ndarray)
+def asarray(a: Any, dtype: Any = None, order: Any = None, **kw: Any) -> Any:
+    if isinstance(a, ndarray):
+        if dtype is None or a.dtype == np.dtype(dtype):
+            return a
+        return a.astype(dtype)
+    return _upload(a, dtype, f"cupy.asarray of {type(a).__name__}")
+
+
+def _array(a: Any, dtype: Any = None, copy: bool = True, order: str = "K", **kw: Any) -> Any:
+    if isinstance(a, ndarray):
+        return a.astype(a.dtype if dtype is None else dtype, copy=copy)
+    return _upload(a, dtype, f"cupy.array of {type(a).__name__}")
+
+
+def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, blocking: bool = True) -> np.ndarray:
+    if isinstance(a, ndarray):
+        _d2h(a.nbytes, "cupy.asnumpy")
+    return np.array(_host(a), order=order).view(np.ndarray)
 
 
 # -- the CUDA-side emulation ---------------------------------------------------------
@@ -461,6 +689,11 @@ class _Kernel:
         block = tuple(block) + (1,) * (3 - len(block))
         assert all(g >= 1 for g in grid) and 1 <= block[0] * block[1] * block[2] <= 1024
         _check_args(self.name, self.params, args)
+        _launch()
+        with _Quiet():
+            self._emulate(grid, block, args)
+
+    def _emulate(self, grid: tuple, block: tuple, args: tuple) -> None:
         parts = self.name.split("_")
         if parts[1] == "ew":
             _ew("_".join(parts[2:-2]), parts[-1], grid, block, args)
@@ -499,6 +732,7 @@ def install() -> None:
         mod.__dict__[k] = _wrap(v) if callable(v) and not isinstance(v, type) else v
     mod.ndarray = ndarray
     mod.asarray = asarray
+    mod.array = _array
     mod.asnumpy = asnumpy
     mod.RawModule = RawModule
     mod.get_array_module = lambda *a: mod
@@ -512,10 +746,20 @@ def install() -> None:
     class Device:
         attributes = {"MultiProcessorCount": 4}
 
+        def __init__(self, device: int = 0) -> None:
+            self.id = device
+
         def synchronize(self) -> None:
-            pass
+            _sync("Device.synchronize")
+
+    class Stream:
+        def synchronize(self) -> None:
+            _sync("Stream.synchronize")
 
     cuda.Device = Device
+    cuda.Stream = Stream
+    cuda.Stream.null = Stream()
+    cuda.get_current_stream = lambda: cuda.Stream.null
     mod.cuda = cuda
     sys.modules["cupy"] = mod
 

@@ -64,6 +64,9 @@ def _load_cupy(info: BackendInfo) -> None:
     info.to_device = cupy.asarray
     info.to_host = cupy.asnumpy
     info.array_types = (cupy.ndarray,)
+    from ._runtime import constant
+
+    info.constant = constant
     load()  # register the GPU kernels on first use
 
 

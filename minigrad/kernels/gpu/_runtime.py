@@ -9,7 +9,7 @@ import numpy as np
 
 from . import cuda_src
 
-__all__ = ["function", "dtype_name", "launch_1d", "strides_meta", "block_for"]
+__all__ = ["function", "dtype_name", "launch_1d", "strides_meta", "block_for", "constant"]
 
 _modules: dict[tuple[str, str], Any] = {}
 
@@ -60,8 +60,27 @@ def launch_1d(fn: Any, n: int, args: tuple[Any, ...], threads: int = 256) -> Non
     fn((blocks,), (threads,), args)
 
 
+# NOTE [ Stride tables are uploaded once per geometry ]
+#     A strided launch reads its operands through a table: the output shape, then
+#     each input's element strides (0 on broadcast dimensions). Copying that table
+#     to the device at every launch is a host -> device copy from pageable memory,
+#     which waits for the stream: a device sync per launch. A training step
+#     launches the same few geometries again and again, so each distinct table is
+#     uploaded once and the device array is reused (PyTorch passes its
+#     ``OffsetCalculator`` by value as a kernel parameter instead; a table of any
+#     rank here needs no fixed maximum). The cache is bounded: when it is full it
+#     is emptied and refilled, which costs one upload per geometry again.
+_META: dict[tuple[Any, ...], Any] = {}
+_META_MAX = 4096
+
+
 def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
-    """Output shape then each input's element strides (0 on broadcast dims), as a device int64 array."""
+    """Output shape then each input's element strides (0 on broadcast dims), as a device int64 array
+    (NOTE [ Stride tables are uploaded once per geometry ])."""
+    key = (out_shape, *[(a.shape, a.strides, a.itemsize) for a in arrays])
+    meta = _META.get(key)
+    if meta is not None:
+        return meta
     nd = len(out_shape)
     rows = [list(out_shape)]
     for a in arrays:
@@ -70,7 +89,34 @@ def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
         for d, (size, stride) in enumerate(zip(a.shape, a.strides)):
             st.append(0 if size == 1 and out_shape[lead + d] != 1 else stride // a.itemsize)
         rows.append(st)
-    return cupy.asarray(np.asarray(rows, dtype=np.int64).reshape(-1))
+    if len(_META) >= _META_MAX:
+        _META.clear()
+    meta = _META[key] = cupy.asarray(np.asarray(rows, dtype=np.int64).reshape(-1))
+    return meta
+
+
+# NOTE [ Number operands are filled on the device, not copied ]
+#     ``x * 0.5``, Adam's betas, ``lr`` and ``eps`` reach the kernels as 0-d
+#     tensors (``Tensor._scalar``). Copying each from the host would wait for the
+#     stream (a pageable host -> device copy): a sync per number. Instead the 0-d
+#     array is filled on the device by a kernel that takes the value as an
+#     argument (``cupy.full``: CuPy's fill passes it by value), and kept: a step
+#     uses the same constants every time (0.5, betas, eps...), so the array made
+#     for a value and dtype is reused while the cache holds it. The arrays are
+#     only ever read (they are operands, never a tensor a program can change).
+_CONSTANTS: dict[tuple[str, bytes], Any] = {}
+_CONSTANTS_MAX = 1024
+
+
+def constant(host: np.ndarray) -> Any:
+    """The device 0-d array of a number operand (NOTE [ Number operands are filled on the device, not copied ])."""
+    key = (host.dtype.str, host.tobytes())  # the bytes tell 0.0 from -0.0 and keep each NaN
+    arr = _CONSTANTS.get(key)
+    if arr is None:
+        if len(_CONSTANTS) >= _CONSTANTS_MAX:
+            _CONSTANTS.clear()
+        arr = _CONSTANTS[key] = cupy.full((), host[()], dtype=host.dtype)
+    return arr
 
 
 def block_for(cols: int) -> int:
