@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
-    "move_array", "constant_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
+    "move_array", "constant_array", "filled_array", "check_range", "out_of_range", "device_of_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format",
 ]
 
@@ -67,7 +67,7 @@ class Layout:
 class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
-    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant")
+    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant", "fill", "check_later")
 
     def __init__(
         self,
@@ -89,6 +89,12 @@ class BackendInfo:
         #: ``constant(host_0d_array) -> backend array``: how the backend makes the 0-d constant of a
         #: Python number operand, when it has a better way than a copy (set by its loader; see ``constant_array``)
         self.constant: Callable[[np.ndarray], Any] | None = None
+        #: ``fill(shape, value, np_dtype) -> backend array``: a new array of one value made on the backend
+        #: (set by its loader; see ``filled_array``)
+        self.fill: Callable[[tuple[int, ...], Any, Any], Any] | None = None
+        #: ``check_later(data, low, high, make_error)``: a range check run on the backend and reported
+        #: at the program's next sync (set by its loader; see ``check_range``)
+        self.check_later: Callable[..., None] | None = None
 
     def ensure_loaded(self) -> None:
         """Run the lazy loader once (imports CuPy for the GPU)."""
@@ -210,6 +216,57 @@ def constant_array(host: np.ndarray, device: str) -> Any:
     if info.constant is not None:
         return info.constant(host)
     return move_array(host, "cpu", device)
+
+
+def filled_array(shape: tuple[int, ...], value: Any, np_dtype: Any, device: str) -> Any:
+    """A new array of ``shape`` holding ``value`` on ``device``: made there by a backend that can (the
+    GPU fills it with a kernel, no host -> device copy), else made on the host and moved."""
+    info = backend_of_device(device)
+    if info.fill is not None:
+        return info.fill(shape, value, np_dtype)
+    host = np.empty(shape, dtype=np_dtype)
+    host.fill(value)
+    return host if device == "cpu" else move_array(host, "cpu", device)
+
+
+def device_of_array(array: Any) -> str:
+    """The device whose array class ``array`` is (``"cpu"`` for NumPy's own arrays and anything unknown)."""
+    if type(array) is np.ndarray:
+        return "cpu"
+    for info in _BY_NAME.values():
+        if info.name != Backend.CPU and info.array_types and isinstance(array, info.array_types):
+            return info.device
+    return "cpu"
+
+
+def check_range(data: Any, device: str, low: int, high: int,
+                make_error: Callable[[np.ndarray, np.ndarray], BaseException], ignore: int | None = None) -> None:
+    """Refuse integer values outside ``[low, high)`` (other than ``ignore``): ``make_error(bad, values)``
+    is raised (``bad`` the failing values in order, 1-D; ``values`` all of them, NumPy arrays).
+
+    On the CPU the check runs now. A backend with ``check_later`` (the GPU) runs it on the device and
+    reports it at the program's next sync (``.item()``, ``print``, ``.cpu()``, ``synchronize()``), as
+    CUDA's device-side asserts are reported: reading the values now would make the host wait for the
+    device at every call (NOTE [ Checks on the GPU are reported at the next sync ] in
+    ``kernels/gpu/_runtime.py``).
+    """
+    info = backend_of_device(device)
+    if info.check_later is not None:
+        info.check_later(data, low, high, make_error, ignore)
+        return
+    host = to_numpy(data)
+    if host.size and (host.min() < low or host.max() >= high):
+        bad = out_of_range(host, low, high, ignore)
+        if bad.size:
+            raise make_error(bad, host)
+
+
+def out_of_range(host: np.ndarray, low: int, high: int, ignore: int | None = None) -> np.ndarray:
+    """The values of ``host`` outside ``[low, high)`` other than ``ignore``, in order (1-D)."""
+    mask = (host < low) | (host >= high)
+    if ignore is not None:
+        mask &= host != ignore
+    return host[mask].reshape(-1)
 
 
 def is_gpu_available() -> bool:

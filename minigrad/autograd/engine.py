@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..devices import move_array
+from ..devices import filled_array, move_array
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import (
@@ -145,9 +145,11 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
                 f"grad can be implicitly created only for scalar outputs: output {i} has shape "
                 f"{tuple(t.shape)}; pass a gradient (e.g. y.backward(mg.ones_like(y)))"
             )
-        xp_ones = np.empty(t._data.shape, dtype=t._dtype.np)
-        xp_ones.fill(1)  # ``np.ones`` is a Python function around these two
-        data = xp_ones if t._device == "cpu" else _to_device(xp_ones, t._device)
+        if t._device == "cpu":
+            data = np.empty(t._data.shape, dtype=t._dtype.np)
+            data.fill(1)  # ``np.ones`` is a Python function around these two
+        else:  # made on the device (the GPU fills it: no host -> device copy, no sync)
+            data = filled_array(t._data.shape, 1, t._dtype.np, t._device)
         return Tensor._make(data, t._dtype, t._device, t._layout)
     if not isinstance(g, Tensor):
         raise TypeError(f"gradient {i} must be a Tensor or None, but got {type(g).__name__}")

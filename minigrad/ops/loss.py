@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
+from ..devices import check_range
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -181,7 +182,7 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 
 def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None = None,
-                       ignore_index: int = -100, probabilities: bool = False) -> np.ndarray | None:
+                       ignore_index: int = -100, probabilities: bool = False, read: bool = True) -> np.ndarray | None:
     """Check a classification loss's ``target`` (and ``weight``) against ``input``, as PyTorch does.
 
     Called before the loss's first op, so a refused call leaves no node behind
@@ -192,8 +193,11 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
     mismatch and RuntimeError/IndexError for the rest; minigrad raises ValueError
     (a shape or dtype mismatch), in PyTorch's words.
 
+    With ``read=False`` the class indices are not read on the host: on the GPU their range is checked on
+    the device and a failure is reported at the next sync (``devices.check_range``), and ``None`` is returned.
+
     Returns:
-        The class indices as an int64 NumPy array (``None`` for probabilities).
+        The class indices as an int64 NumPy array (``None`` for probabilities, or with ``read=False``).
 
     Example:
         >>> check_class_target("nll_loss", mg.ones(2, 3), mg.tensor([0, 2])).tolist()
@@ -227,6 +231,11 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
         want = shape[:1] + shape[2:]
         if tshape != want:
             raise ShapeError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
+    if not read:
+        check_range(target._data, target._device, 0, c, lambda bad, _: OutOfRangeError(
+            f"Target {int(bad[0])} is out of bounds. ({op}(): class indices must be in [0, {c - 1}] or ignore_index)"),
+            ignore=ignore_index)
+        return None
     idx = np.asarray(to_numpy(target._data), dtype=np.int64)
     if idx.size == 0 or (idx.min() >= 0 and idx.max() < c):  # every index a class: the common case
         return idx
@@ -235,6 +244,20 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
         raise OutOfRangeError(f"Target {int(idx[bad].flat[0])} is out of bounds. ({op}(): class indices must be in "
                               f"[0, {c - 1}] or ignore_index)")
     return idx
+
+
+def _cross_entropy_on_device(input: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
+    """``F.cross_entropy`` of ``(N, C)`` logits and class indices on a GPU, without reading the indices on
+    the host (that would wait for the device at every step): rows whose target is ``ignore_index`` give 0
+    and do not count in the mean, computed on the device."""
+    valid = ne(target, ignore_index)
+    rows = where(valid, cross_entropy(input, where(valid, target, 0), reduction="none"), 0.0)
+    if reduction == "none":
+        return rows
+    total = sum(rows)
+    if reduction == "sum":
+        return total
+    return total / sum(valid.to(input.dtype))  # all ignored: 0 / 0 = nan, as PyTorch
 
 
 def reduction_of(op: str, size_average: Any, reduce: Any, reduction: str, allowed: tuple[str, ...] = _REDUCTIONS) -> str:
@@ -614,6 +637,10 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         raise ShapeError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
     # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape.
     probs = isinstance(target, Tensor) and isinstance(input, Tensor) and input.ndim > 0 and target.shape == input.shape
+    if (not probs and weight is None and label_smoothing == 0.0 and isinstance(input, Tensor) and input.ndim == 2
+            and isinstance(target, Tensor) and target._device != "cpu"):
+        check_class_target("cross_entropy", input, target, None, ignore_index, read=False)
+        return _cross_entropy_on_device(input, target, ignore_index, reduction)
     # Every argument is checked before the first op runs (a refused call leaves no node).
     idx = check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs)
     simple = (

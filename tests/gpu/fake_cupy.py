@@ -147,6 +147,20 @@ def _shares(r: Any, args: tuple[Any, ...]) -> bool:
     return any(isinstance(a, np.ndarray) and np.may_share_memory(r, a) for a in args)
 
 
+def _wrapped_index(shape: tuple[int, ...], index: Any) -> Any:
+    """CuPy's advanced indexing checks no bounds (that would wait for the device): an out-of-range integer
+    index wraps around. Emulated for indexes whose every item takes one dimension."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(i, np.ndarray) and i.dtype.kind in "iu" for i in items):
+        return index
+    if len(items) > len(shape) or not all(
+            isinstance(i, (int, np.integer, slice)) or isinstance(i, np.ndarray) and i.dtype.kind in "iu" for i in items):
+        return index
+    fixed = tuple(np.mod(_host(i), shape[k]) if isinstance(i, np.ndarray) and shape[k] else i
+                  for k, i in enumerate(items))
+    return fixed if isinstance(index, tuple) else fixed[0]
+
+
 class ndarray(np.ndarray):
     """An array on the emulated device (counts what real CuPy would copy, sync and launch; see ``Counts``)."""
 
@@ -220,6 +234,7 @@ class ndarray(np.ndarray):
         _host(self).fill(value)
 
     def __getitem__(self, index: Any) -> Any:
+        index = _wrapped_index(self.shape, index)
         r = np.ndarray.__getitem__(self, index)
         if isinstance(r, np.generic):  # CuPy: a 0-d device array, never a host scalar
             _launch()
@@ -515,7 +530,12 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
         out.reshape(rows, cols)[...] = xm - (np.log(s) + m)
     else:
         assert target.dtype == np.int64 and target.size == rows
-        out[...] = (np.log(s) + m)[:, 0] - xm[np.arange(rows), target]
+        # A target outside [0, cols) reads memory that is not the row's on a device, which raises nothing:
+        # the emulator gives NaN there (the checks are the launcher's business, reported at the next sync).
+        t = np.asarray(target).reshape(-1)
+        ok = (t >= 0) & (t < cols)
+        picked = np.where(ok, xm[np.arange(rows), np.where(ok, t, 0)], np.nan)
+        out[...] = (np.log(s) + m)[:, 0] - picked
 
 
 def _matmul(grid: tuple, block: tuple, args: tuple) -> None:

@@ -8,8 +8,10 @@ import cupy
 import numpy as np
 
 from . import cuda_src
+from .syncs import copied
 
-__all__ = ["function", "dtype_name", "launch_1d", "strides_meta", "block_for", "constant"]
+__all__ = ["function", "dtype_name", "launch_1d", "strides_meta", "block_for", "constant", "upload", "check_later",
+           "raise_failed_checks"]
 
 _modules: dict[tuple[str, str], Any] = {}
 
@@ -74,6 +76,14 @@ _META: dict[tuple[Any, ...], Any] = {}
 _META_MAX = 4096
 
 
+def upload(host: Any) -> Any:
+    """A kernel's own host data (an index list, a stride table) copied to the device: a ``device.copy``
+    event, and a sync (the copy is from pageable memory)."""
+    host = np.asarray(host)
+    copied("h2d", host.nbytes)
+    return cupy.asarray(host)
+
+
 def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
     """Output shape then each input's element strides (0 on broadcast dims), as a device int64 array
     (NOTE [ Stride tables are uploaded once per geometry ])."""
@@ -91,7 +101,7 @@ def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
         rows.append(st)
     if len(_META) >= _META_MAX:
         _META.clear()
-    meta = _META[key] = cupy.asarray(np.asarray(rows, dtype=np.int64).reshape(-1))
+    meta = _META[key] = upload(np.asarray(rows, dtype=np.int64).reshape(-1))
     return meta
 
 
@@ -117,6 +127,58 @@ def constant(host: np.ndarray) -> Any:
             _CONSTANTS.clear()
         arr = _CONSTANTS[key] = cupy.full((), host[()], dtype=host.dtype)
     return arr
+
+
+# NOTE [ Checks on the GPU are reported at the next sync ]
+#     Some ops refuse values, not shapes: an embedding index past the table, a class
+#     index past the classes. Checking them on the host means copying them there,
+#     and the copy waits for the device: a sync per call. PyTorch's CUDA kernels
+#     check them on the device instead (a device-side assert) and the error
+#     surfaces at a later call that waits for the device. minigrad does the same,
+#     with the words the CPU uses: ``check_later`` computes on the device whether
+#     any value is out of range (a flag that stays there) and keeps it with the
+#     call's ``file:line``; the next sync (``.item()``, ``print``, ``.cpu()``,
+#     ``synchronize()`` - any copy to the host) reads every kept flag in one copy
+#     and raises the first failed check's error, naming the call that failed. At
+#     most ``_PENDING_MAX`` flags wait: a program that never syncs gets one sync
+#     per that many checks.
+_PENDING: list[tuple[Any, Any, tuple[int, int, int | None], Callable[[Any], BaseException], str | None]] = []
+_PENDING_MAX = 256
+
+
+def check_later(data: Any, low: int, high: int, make_error: Callable[[Any], BaseException],
+                ignore: int | None = None) -> None:
+    """Check ``low <= data < high`` (``ignore`` allowed too) on the device; the error waits for the next
+    sync (NOTE above). ``make_error`` gets the failing values (1-D) and all of them, NumPy arrays."""
+    if not data.size:
+        return
+    from ...tracing.provenance import user_source  # noqa: PLC0415
+
+    bad = (data < low) | (data >= high)  # Python ints: kernel arguments by value
+    if ignore is not None:
+        bad &= data != ignore
+    _PENDING.append((bad.any(), data, (low, high, ignore), make_error, user_source()))
+    if len(_PENDING) >= _PENDING_MAX:
+        raise_failed_checks()
+
+
+def raise_failed_checks() -> None:
+    """Read the waiting checks' flags (one copy) and raise the first failed one's error."""
+    if not _PENDING:
+        return
+    from ...devices import out_of_range  # noqa: PLC0415
+
+    pending = list(_PENDING)
+    _PENDING.clear()
+    flags = cupy.stack([p[0] for p in pending]).get()
+    for failed, (_, data, bounds, make_error, source) in zip(flags, pending):
+        if failed:
+            host = data.get()
+            exc = make_error(out_of_range(host, *bounds), host)
+            where = f" at {source}" if source else ""
+            exc.args = (f"{exc.args[0] if exc.args else ''} (checked on the GPU for the call{where}; "
+                        "a GPU reports a failed check at the next sync, as CUDA's device-side asserts)",)
+            raise exc
 
 
 def block_for(cols: int) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ...dtypes import ALL_DTYPES, FLOAT_DTYPES
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
@@ -107,6 +107,35 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Any:
     hi = np.inf if max is None else float(max)
     return run_elementwise("clip", "clip", (x,), x.dtype, extra=(np.float64(lo), np.float64(hi)))
 
+
+# -- library (CuPy built-in) kernels: integer comparisons and where, conversions, copies ----------
+#
+# The hand-written kernels are for floats. Integer comparisons and ``where`` on integers run as CuPy's
+# own elementwise kernels, so index arithmetic on the GPU (``F.cross_entropy``'s ``target != ignore_index``)
+# stays there instead of falling back to the CPU (two copies and a sync).
+
+_CUPY_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+                 "ge": "greater_equal"}
+
+
+def _cupy_compare(op: str, fn_name: str) -> None:
+    fn = getattr(cupy, fn_name)
+
+    def kernel(x: Any, y: Any) -> Any:
+        return fn(x, y)
+
+    kernel.__name__ = op
+    dts = (INT_DTYPES + (BOOL,)) if op in ("eq", "ne") else INT_DTYPES
+    register_kernel(op, GPU, dtypes=dts, name=f"gpu/cupy_{op}")(kernel)
+
+
+for _op, _fn in _CUPY_COMPARE.items():
+    _cupy_compare(_op, _fn)
+
+
+@register_kernel("where", GPU, dtypes=INT_DTYPES + (BOOL,), name="gpu/cupy_where")
+def where_int(condition: Any, x: Any, y: Any) -> Any:
+    return cupy.where(condition.astype(np.bool_, copy=False), x, y)
 
 # -- library (CuPy built-in) kernels: conversions and copies ------------------------------
 
