@@ -19,6 +19,17 @@ matmul offsets, fallbacks, backward on the device. What it cannot prove: that
 the CUDA C computes what the emulator computes (compiling it with nvcc is the
 other half; running it on a GPU is the only full check).
 
+It also counts what a program asks of the device (``Counts``: host <-> device
+copies, syncs, kernel launches; ``counts()``, ``reset_counts()``), so every
+machine can check that a training step copies nothing and waits for nothing.
+What the counts cannot prove: that real CuPy launches exactly that many kernels
+(a CuPy function may launch two, a fill of zeros is a memset), and they miss
+an implicit conversion through NumPy - ``np.asarray(device_array)`` works here
+(the stand-in's arrays are NumPy's) where real CuPy raises ``TypeError``; the
+stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc.
+Out-of-range indices wrap and out-of-range class targets give NaN, as a device
+raises nothing there either (checks are the launcher's).
+
 Used by ``tests/gpu/conftest.py`` when ``MINIGRAD_FAKE_CUPY=1``.
 """
 
@@ -390,6 +401,17 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
     rest = args[nin + 2:]
     assert out.size == n and out.flags.c_contiguous
     assert grid[0] * block[0] >= 1
+    if variant.startswith("scalar"):  # operand k is a number passed by value (a double)
+        k = int(variant[len("scalar"):])
+        assert isinstance(ins[k], np.float64), "the number operand is passed by value as a double"
+        other = ins[1 - k]
+        assert other.size == n and other.flags.c_contiguous, "a scalar kernel given a non-contiguous operand"
+        acc = _acc(other.dtype)
+        vals = [np.asarray(other, dtype=acc).reshape(out.shape)] * 2
+        vals[k] = np.full(out.shape, acc(ins[k]), dtype=acc)
+        with np.errstate(all="ignore"):
+            out[...] = _cpu_kernel(op, acc)(*vals)
+        return
     if variant in ("contig", "vec"):
         for a in ins:
             assert a.size == n and a.flags.c_contiguous, "contiguous kernel given a non-contiguous operand"

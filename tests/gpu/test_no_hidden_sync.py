@@ -212,6 +212,31 @@ def test_sync_debug_mode_takes_pytorchs_values(sync_mode):
 
 
 @needs_gpu
+@pytest.mark.parametrize("dtype", [mg.float16, mg.float32, mg.float64])
+def test_a_number_operand_reaches_the_kernel_by_value(dtype):
+    """``x * 0.1``, ``0.1 - x``, ``x < 0.1``: the number is the kernel's argument (``_scalar0``/``_scalar1``),
+    rounded to x's dtype as PyTorch does, and the values are the CPU's, bit for bit."""
+    from minigrad.kernels.gpu import _runtime
+
+    x = mg.tensor(np.linspace(-1, 1, 37), dtype=dtype)
+    g = x.to("gpu")
+    _runtime.recording = launches = []
+    try:
+        got = [g * 0.1, 0.1 - g, g < 0.1, g / 3.0]
+    finally:
+        _runtime.recording = None
+    names = [kernel.name.rsplit("_", 1)[1] for kernel, *_ in launches]
+    assert names == ["scalar1", "scalar0", "scalar1", "scalar1"], names
+    want = [x * 0.1, 0.1 - x, x < 0.1, x / 3.0]
+    for a, b in zip(got, want):
+        assert a.device == "gpu" and a.dtype == b.dtype
+        if dtype is mg.float16:  # the device computes in float32 and rounds once; NumPy's float16 too
+            np.testing.assert_allclose(a.cpu().numpy().astype(float), b.numpy().astype(float), rtol=1e-3)
+        else:
+            np.testing.assert_array_equal(a.cpu().numpy(), b.numpy())
+
+
+@needs_gpu
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("ignore_index", [-100, 2])
 def test_cross_entropy_of_gpu_targets_matches_the_cpu_without_reading_them(reduction, ignore_index):

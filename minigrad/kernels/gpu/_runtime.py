@@ -11,7 +11,7 @@ from . import cuda_src
 from .syncs import copied
 
 __all__ = ["function", "dtype_name", "launch_1d", "strides_meta", "block_for", "constant", "upload", "check_later",
-           "raise_failed_checks"]
+           "raise_failed_checks", "constant_value"]
 
 _modules: dict[tuple[str, str], Any] = {}
 
@@ -115,6 +115,9 @@ def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
 #     for a value and dtype is reused while the cache holds it. The arrays are
 #     only ever read (they are operands, never a tensor a program can change).
 _CONSTANTS: dict[tuple[str, bytes], Any] = {}
+#: id of a constant's device array -> (the array, its value as a float64): what the elementwise kernels take
+#: by value instead of reading the array (``constant_value``)
+_VALUES: dict[int, tuple[Any, np.float64]] = {}
 _CONSTANTS_MAX = 1024
 
 
@@ -125,8 +128,17 @@ def constant(host: np.ndarray) -> Any:
     if arr is None:
         if len(_CONSTANTS) >= _CONSTANTS_MAX:
             _CONSTANTS.clear()
+            _VALUES.clear()
         arr = _CONSTANTS[key] = cupy.full((), host[()], dtype=host.dtype)
+        if host.dtype.kind == "f":
+            _VALUES[id(arr)] = (arr, np.float64(host[()]))  # exact: every float16/32 value is a float64
     return arr
+
+
+def constant_value(arr: Any) -> np.float64 | None:
+    """The value of ``arr`` when it is a number operand's constant (known on the host), else None."""
+    entry = _VALUES.get(id(arr))
+    return entry[1] if entry is not None and entry[0] is arr else None
 
 
 # NOTE [ Checks on the GPU are reported at the next sync ]

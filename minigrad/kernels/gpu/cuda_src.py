@@ -133,7 +133,9 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
 
     Defines ``<name>_contig`` and ``<name>_strided`` (and, for unary, binary
     and clip, ``<name>_vec``: the contiguous kernel with 16-byte vector
-    loads, for 16-byte-aligned operands). Arguments: the inputs,
+    loads, for 16-byte-aligned operands; for binary and compare,
+    ``<name>_scalar0``/``_scalar1``: one operand a number passed by value,
+    see ``_scalar_variants``). Arguments: the inputs,
     the output, ``n`` (elements); the strided variant then ``ndim`` and
     ``meta`` = output shape followed by each input's strides (in elements).
     """
@@ -215,7 +217,30 @@ extern "C" __global__ void {name}_strided({params}, const int ndim, const long l
         {body}
     }}
 }}
-"""
+{_scalar_variants(name, kind, ins, out_t, body)}"""
+
+
+def _scalar_variants(name: str, kind: str, ins: list[tuple[str, str]], out_t: str, body: str) -> str:
+    """``<name>_scalar0`` / ``_scalar1`` of a binary or compare op: that operand is a number passed by
+    value (``const double``, holding the value already rounded to the operand's dtype, so ``(ACC)`` of it is
+    what loading the 0-d array would give), the other a contiguous array of the output's size. ``x * 0.5``
+    then reads one array, and the number reaches the kernel as an argument (no device memory, no copy)."""
+    if kind not in ("binary", "compare"):
+        return ""
+    out = []
+    for k, (arg, t) in enumerate(ins):
+        params = ", ".join(f"const double {n}s" if j == k else f"const {tt}* __restrict__ {n}"
+                           for j, (n, tt) in enumerate(ins)) + f", {out_t}* __restrict__ out, const long long n"
+        kbody = body.replace(f"mg_load({arg}, ix{k})", f"(ACC){arg}s")
+        idx = "".join(f"const long long ix{j} = i; " for j in range(len(ins)) if j != k)
+        out.append(f"""
+extern "C" __global__ void {name}_scalar{k}({params}) {{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{
+        {idx}{kbody}
+    }}
+}}
+""")
+    return "".join(out)
 
 
 # -- a row segment read with 16-byte loads (reductions) ---------------------------------------

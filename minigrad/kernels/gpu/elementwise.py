@@ -18,7 +18,7 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
-from ._runtime import dtype_name, function, launch_1d, strides_meta
+from ._runtime import constant_value, dtype_name, function, launch_1d, strides_meta
 
 GPU = Backend.GPU
 
@@ -47,6 +47,8 @@ def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any,
     label = f"ew_{op}_{dt}"
     base = src.kernel_name("ew", op, dt)
     make = lambda: src.ew_source(op, dt, kind)  # noqa: E731
+    if kind in ("binary", "compare") and _launch_with_number(inputs, shape, out, n, label, make, base):
+        return out
     if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
         if kind in _VEC_KINDS and all(a.data.ptr % 16 == 0 for a in (*inputs, out)):
             # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
@@ -61,6 +63,21 @@ def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any,
         fn = function(label, make, base + "_strided")
         launch_1d(fn, n, (*inputs, out, np.int64(n), np.int32(len(shape)), meta, *extra))
     return out
+
+
+def _launch_with_number(inputs: tuple[Any, ...], shape: tuple[int, ...], out: Any, n: int, label: str, make: Any,
+                        base: str) -> bool:
+    """``x * 0.5``: when one operand is a number's constant (``_runtime.constant``) and the other a
+    contiguous array of the output's shape, the number goes to the kernel by value (``_scalar0``/``_scalar1``):
+    one array read, no stride table. False when the call is not of that form."""
+    for k, (a, other) in enumerate(((inputs[0], inputs[1]), (inputs[1], inputs[0]))):
+        if a.ndim == 0 and a.dtype == other.dtype and other.shape == shape and other.flags.c_contiguous:
+            value = constant_value(a)
+            if value is not None:
+                fn = function(label, make, f"{base}_scalar{k}")
+                launch_1d(fn, n, (value, other, out, np.int64(n)) if k == 0 else (other, value, out, np.int64(n)))
+                return True
+    return False
 
 
 def _unary(op: str) -> None:
