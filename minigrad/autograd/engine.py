@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..devices import filled_array, move_array
+from ..devices import filled_array
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import (
@@ -166,10 +166,6 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
     return Tensor._make(g._data, g._dtype, g._device, g._layout)
 
 
-def _to_device(array: Any, device: str) -> Any:
-    return move_array(array, "cpu", device)
-
-
 def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
     """Re-raise errors from a node's formula naming the node and its op (docs/architecture.md, bad input)."""
     where = f"{node.display_name} (backward of '{node.op_name}')"
@@ -188,9 +184,8 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
 
 def _zeros_for(meta: Any) -> "Tensor":
     shape, dtype, device = meta
-    data = np.zeros(shape, dtype=dtype.np)
-    if device != "cpu":
-        data = _to_device(data, device)
+    # on a GPU, filled there (no host -> device copy, no sync)
+    data = np.zeros(shape, dtype=dtype.np) if device == "cpu" else filled_array(shape, 0, dtype.np, device)
     return Tensor._make(data, dtype, device)
 
 
