@@ -247,8 +247,7 @@ class ndarray(np.ndarray):
     def __getitem__(self, index: Any) -> Any:
         index = _wrapped_index(self.shape, index)
         r = np.ndarray.__getitem__(self, index)
-        if isinstance(r, np.generic):  # CuPy: a 0-d device array, never a host scalar
-            _launch()
+        if isinstance(r, np.generic):  # CuPy: a 0-d view of the element, never a host scalar
             return _dev(r)
         if not _shares(r, (self,)):
             _launch()  # advanced indexing: a gather kernel
