@@ -295,3 +295,14 @@ def test_copies_and_syncs_are_events_with_the_users_line(tmp_path):
     loaded = mg.trace.load(tmp_path / "run.jsonl")
     assert [e.to_dict() for e in loaded.events if e.kind.startswith("device.")] == [e.to_dict() for e in device]
     assert describe(copies[0]).startswith("copy of ") and "GPU → host, 4 bytes at " + name in describe(copies[0])
+
+
+@needs_gpu
+def test_a_tensor_copied_to_the_host_is_named_in_its_event():
+    x = mg.randn(3).to("gpu")
+    with mg.trace(values=False) as tr:
+        x.cpu()
+        x.tolist()
+    copies = [e for e in tr.events if e.kind == "device.copy"]
+    assert [(e.direction, e.tensor, e.bytes) for e in copies] == [("d2h", x._id, 12)] * 2
+    assert [e.reason for e in tr.events if e.kind == "device.sync"] == ["host copy"] * 2

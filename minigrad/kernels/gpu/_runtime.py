@@ -7,6 +7,8 @@ from typing import Any, Callable
 import cupy
 import numpy as np
 
+from ...devices import out_of_range
+from ...tracing.provenance import user_source
 from . import cuda_src
 from .syncs import copied
 
@@ -164,8 +166,6 @@ def check_later(data: Any, low: int, high: int, make_error: Callable[[Any], Base
     sync (NOTE above). ``make_error`` gets the failing values (1-D) and all of them, NumPy arrays."""
     if not data.size:
         return
-    from ...tracing.provenance import user_source  # noqa: PLC0415
-
     bad = (data < low) | (data >= high)  # Python ints: kernel arguments by value
     if ignore is not None:
         bad &= data != ignore
@@ -178,8 +178,6 @@ def raise_failed_checks() -> None:
     """Read the waiting checks' flags (one copy) and raise the first failed one's error."""
     if not _PENDING:
         return
-    from ...devices import out_of_range  # noqa: PLC0415
-
     pending = list(_PENDING)
     _PENDING.clear()
     flags = cupy.stack([p[0] for p in pending]).get()

@@ -66,8 +66,6 @@ def get_mode() -> int:
 def _context() -> tuple[str | None, int | None]:
     """The reason named by the outermost minigrad call the program made (``item``, ``__bool__``...; None
     when none names one) and the tensor it was called on."""
-    from ...tensor import Tensor  # noqa: PLC0415  (the tensor imports the kernels' registry)
-
     reason = tensor = None
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
@@ -75,7 +73,7 @@ def _context() -> tuple[str | None, int | None]:
         if name in _REASONS:
             reason = _REASONS[name]
         this = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames[:1] else None
-        if isinstance(this, Tensor):
+        if this is not None and any(c.__name__ == "Tensor" for c in type(this).__mro__):  # a Tensor method
             tensor = this._id
         frame = frame.f_back
     return reason, tensor
