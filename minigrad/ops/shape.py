@@ -234,15 +234,14 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False) -> Any:
     item of the index takes one dimension (ints, slices, integer arrays): reading them on the host would
     make it wait for the device; ``_getitem_meta`` checks their range on the device instead."""
     items = index if isinstance(index, tuple) else (index,)
-    if keep_device and not all(_one_dim_item(i) for i in items):
-        keep_device = False
     out = []
     for pos, item in enumerate(items):
         if isinstance(item, Tensor):
             if item._dtype.is_floating:
                 raise IndexTypeError(f"tensors used as indices must be long, int, byte or bool tensors ({op}(): "
                                      f"index {pos} is {item.dtype})")
-            out.append(item._data if keep_device and item._device != "cpu" else to_numpy(item._data))
+            on_device = keep_device and item._device != "cpu" and all(_one_dim_item(i) for i in items)
+            out.append(item._data if on_device else to_numpy(item._data))
         elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
             arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
             if arr.dtype.kind not in "biu":
