@@ -720,6 +720,16 @@ def _mse(name: str, grid: tuple, block: tuple, args: tuple) -> None:
         partial.reshape(-1)[...] = [sq[k * chunk:(k + 1) * chunk].sum() for k in range(grid[0])]
 
 
+def _check_range(args: tuple) -> None:
+    x, n, low, high, ignore, has_ignore, flags, slot = args
+    v = np.asarray(x).reshape(-1)[: int(n)]
+    bad = (v < low) | (v >= high)
+    if int(has_ignore):
+        bad &= v != ignore
+    if bad.any():
+        flags.reshape(-1)[int(slot)] = 1
+
+
 class _Kernel:
     def __init__(self, code: str, name: str) -> None:
         self.name = name
@@ -750,6 +760,8 @@ class _Kernel:
             _pool("_".join(parts[1:-1]), grid, block, args)
         elif parts[1] == "mse":
             _mse("_".join(parts[1:-1]), grid, block, args)
+        elif parts[1] == "check":
+            _check_range(args)
         else:
             _softmax("_".join(parts[1:-1]), grid, block, args)
 

@@ -119,12 +119,12 @@ def steady_counts(step, steps=3):
     return {k: v / steps for k, v in c.items()}, log
 
 
-#: Stand-in launches per steady step with the for-loop optimizers (measured: char GPT 1032, MLP 113 with
-#: clip_grad_norm_, CNN 183), each budget the measurement plus about 2%. The foreach/fused optimizer forms
+#: Stand-in launches per steady step with the for-loop optimizers (measured: char GPT 1018, MLP 105 with
+#: clip_grad_norm_, CNN 175), each budget the measurement plus about 2%. The foreach/fused optimizer forms
 #: will lower them.
-BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 1050),
-           "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 115),
-           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 187)}
+BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 1040),
+           "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 108),
+           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 179)}
 
 
 @counted

@@ -156,20 +156,25 @@ def constant_value(arr: Any) -> np.float64 | None:
 #     and raises the first failed check's error, naming the call that failed. At
 #     most ``_PENDING_MAX`` flags wait: a program that never syncs gets one sync
 #     per that many checks.
-_PENDING: list[tuple[Any, Any, tuple[int, int, int | None], Callable[[Any], BaseException], str | None]] = []
+_PENDING: list[tuple[Any, tuple[int, int, int | None], Callable[[Any, Any], BaseException], str | None]] = []
 _PENDING_MAX = 256
+#: one device flag per waiting check (``mg_check_range_i64`` sets its slot), zero between syncs
+_FLAGS: list[Any] = []
 
 
-def check_later(data: Any, low: int, high: int, make_error: Callable[[Any], BaseException],
+def check_later(data: Any, low: int, high: int, make_error: Callable[[Any, Any], BaseException],
                 ignore: int | None = None) -> None:
     """Check ``low <= data < high`` (``ignore`` allowed too) on the device; the error waits for the next
     sync (NOTE above). ``make_error`` gets the failing values (1-D) and all of them, NumPy arrays."""
     if not data.size:
         return
-    bad = (data < low) | (data >= high)  # Python ints: kernel arguments by value
-    if ignore is not None:
-        bad &= data != ignore
-    _PENDING.append((bad.any(), data, (low, high, ignore), make_error, user_source()))
+    if not _FLAGS:
+        _FLAGS.append(cupy.zeros((_PENDING_MAX,), dtype=np.uint32))
+    x = cupy.ascontiguousarray(data, dtype=np.int64)  # the index itself when it is int64 already
+    fn = function("check_range", cuda_src.check_range_source, "mg_check_range_i64")
+    launch_1d(fn, x.size, (x, np.int64(x.size), np.int64(low), np.int64(high), np.int64(0 if ignore is None else ignore),
+                           np.int32(ignore is not None), _FLAGS[0], np.int64(len(_PENDING))))
+    _PENDING.append((data, (low, high, ignore), make_error, user_source()))
     if len(_PENDING) >= _PENDING_MAX:
         raise_failed_checks()
 
@@ -180,9 +185,13 @@ def raise_failed_checks() -> None:
         return
     pending = list(_PENDING)
     _PENDING.clear()
-    flags = cupy.stack([p[0] for p in pending]).get()
-    for failed, (_, data, bounds, make_error, source) in zip(flags, pending):
-        if failed:
+    flags = _FLAGS[0][: len(pending)]
+    failed = flags.get()
+    if not failed.any():
+        return
+    flags.fill(0)
+    for bad, (data, bounds, make_error, source) in zip(failed, pending):
+        if bad:
             host = data.get()
             exc = make_error(out_of_range(host, *bounds), host)
             where = f" at {source}" if source else ""

@@ -607,6 +607,23 @@ extern "C" __global__ void mg_matmul_{sfx}(const {T}* __restrict__ A, const {T}*
 """
 
 
+def check_range_source() -> str:
+    """``mg_check_range_i64``: ``flags[slot] = 1`` when some ``x[i]`` is outside ``[low, high)`` (and is not
+    ``ignore`` when ``has_ignore``). One launch per check of indices; the flag stays on the device until the
+    next sync reads every waiting check's flag at once (NOTE [ Checks on the GPU are reported at the next
+    sync ] in ``_runtime.py``). Threads that find a bad value all store the same 1: no atomics needed."""
+    return r"""
+extern "C" __global__ void mg_check_range_i64(const long long* __restrict__ x, const long long n, const long long low,
+                                              const long long high, const long long ignore, const int has_ignore,
+                                              unsigned int* __restrict__ flags, const long long slot) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {
+        const long long v = x[i];
+        if ((v < low || v >= high) && !(has_ignore && v == ignore)) flags[slot] = 1u;
+    }
+}
+"""
+
+
 def all_sources() -> Iterator[tuple[str, str]]:
     """Every generated translation unit, as ``(label, source)`` (for nvcc checks)."""
     for dtype in DTYPES:
@@ -623,3 +640,4 @@ def all_sources() -> Iterator[tuple[str, str]]:
         yield f"lse_{dtype}", lse_source(dtype)
         yield f"softmax_{dtype}", softmax_source(dtype)
         yield f"matmul_{dtype}", matmul_source(dtype)
+    yield "check_range", check_range_source()
