@@ -20,7 +20,8 @@ import numpy as np
 
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
-    "move_array", "constant_array", "filled_array", "check_range", "out_of_range", "device_of_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
+    "move_array", "constant_array", "filled_array", "check_range", "out_of_range", "device_of_array", "to_numpy",
+    "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format",
 ]
 
@@ -67,7 +68,8 @@ class Layout:
 class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
-    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant", "fill", "check_later")
+    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant", "fill",
+                 "check_later")
 
     def __init__(
         self,
@@ -92,7 +94,7 @@ class BackendInfo:
         #: ``fill(shape, value, np_dtype) -> backend array``: a new array of one value made on the backend
         #: (set by its loader; see ``filled_array``)
         self.fill: Callable[[tuple[int, ...], Any, Any], Any] | None = None
-        #: ``check_later(data, low, high, make_error)``: a range check run on the backend and reported
+        #: ``check_later(data, low, high, make_error, ignore)``: a range check run on the backend and reported
         #: at the program's next sync (set by its loader; see ``check_range``)
         self.check_later: Callable[..., None] | None = None
 

@@ -63,6 +63,7 @@ def _load_cupy(info: BackendInfo) -> None:
         raise RuntimeError(f"CuPy is installed but no CUDA device is usable: {exc}") from exc
     if n < 1:
         raise RuntimeError("CuPy is installed but no CUDA device was found")
+    from ._runtime import check_later, constant, raise_failed_checks
     from .syncs import copied
 
     def to_device(host: Any) -> Any:
@@ -77,8 +78,6 @@ def _load_cupy(info: BackendInfo) -> None:
     info.to_device = to_device
     info.to_host = to_host
     info.array_types = (cupy.ndarray,)
-    from ._runtime import check_later, constant, raise_failed_checks
-
     info.constant = constant
     info.check_later = check_later
     info.fill = lambda shape, value, dtype: cupy.full(shape, value, dtype=dtype)  # a fill kernel, value by value

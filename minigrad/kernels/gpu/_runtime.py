@@ -116,6 +116,9 @@ def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
 #     uses the same constants every time (0.5, betas, eps...), so the array made
 #     for a value and dtype is reused while the cache holds it. The arrays are
 #     only ever read (they are operands, never a tensor a program can change).
+#     The elementwise kernels do not read them at all: their value, known on the
+#     host (``constant_value``), goes to the kernel as a ``double`` argument
+#     (the ``_scalar0``/``_scalar1`` variants in ``cuda_src.ew_source``).
 _CONSTANTS: dict[tuple[str, bytes], Any] = {}
 #: id of a constant's device array -> (the array, its value as a float64): what the elementwise kernels take
 #: by value instead of reading the array (``constant_value``)

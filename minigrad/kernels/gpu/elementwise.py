@@ -154,6 +154,7 @@ for _op, _fn in _CUPY_COMPARE.items():
 def where_int(condition: Any, x: Any, y: Any) -> Any:
     return cupy.where(condition.astype(np.bool_, copy=False), x, y)
 
+
 # -- library (CuPy built-in) kernels: conversions and copies ------------------------------
 
 
