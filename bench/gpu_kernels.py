@@ -20,6 +20,8 @@ Usage::
     python bench/gpu_kernels.py --sizes 1M,16M --no-write
     python bench/gpu_kernels.py --peak-gbs 3350      # when the driver does not report the memory clock
     python bench/gpu_kernels.py --quick              # tiny sizes, prints only: proves it works
+    python bench/gpu_kernels.py --stand-in           # no GPU: copies, syncs and launches per training step,
+                                                     # counted by the stand-in CuPy (tests/gpu/fake_cupy.py)
 
 It installs nothing: CuPy comes with ``pip install -e ".[gpu]"``.
 
@@ -299,11 +301,116 @@ def _step(F: Any, dev: str, shapes: list[tuple[int, ...]], x_shape: tuple[int, .
     return step
 
 
+#: the char GPT of ``examples/char_gpt.py`` at the issue's two sizes (layers, width, heads, batch, block)
+GPT_SIZES = [("char GPT 2x64, batch 16x32, AdamW", (2, 64, 4, 16, 32)),
+             ("char GPT 6x384, 6 heads, batch 64x256, AdamW", (6, 384, 6, 64, 256))]
+GPT_VOCAB = 65  # Shakespeare-char's
+
+
+def _char_gpt_module(F: Any) -> Any:
+    """``examples/char_gpt.py``, imported for ``F`` (minigrad, or torch: the source uses PyTorch's spelling;
+    for torch, positions are made on the model's device, as PyTorch refuses CPU indices into a CUDA table)."""
+    import types
+
+    src = (HERE.parent / "examples" / "char_gpt.py").read_text()
+    if F.__name__ == "torch":
+        src = src.replace("import minigrad as mg", "import torch as mg").replace(
+            "self.pos(mg.arange(T))", "self.pos(mg.arange(T, device=idx.device))")
+    mod = types.ModuleType(f"char_gpt_{F.__name__}")
+    mod.__file__ = str(HERE.parent / "examples" / "char_gpt.py")
+    exec(compile(src, mod.__file__, "exec"), mod.__dict__)  # noqa: S102 - the repository's own example
+    return mod
+
+
+def gpt_step(F: Any, dev: str, size: tuple[int, ...]) -> Callable[[], Any]:
+    """One AdamW step (forward, backward, update) of the char GPT, written as its training loop writes it."""
+    n_layer, n_embd, n_head, batch, block = size
+    F.manual_seed(0)
+    model = _char_gpt_module(F).CharGPT(GPT_VOCAB, n_embd, n_head, n_layer, block).to(dev)
+    opt = F.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+    if F.__name__ == "torch":
+        x, y = (F.randint(0, GPT_VOCAB, (batch, block), device=dev) for _ in range(2))
+    else:
+        x, y = (F.randint(0, GPT_VOCAB, (batch, block)).to(dev) for _ in range(2))
+
+    def step() -> Any:
+        logits = model(x)
+        loss = F.nn.functional.cross_entropy(logits.view(-1, GPT_VOCAB), y.view(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def training_models(quick: bool) -> list[tuple[str, Callable[[Any, str], Callable[[], Any]]]]:
+    """Every timed training step: the MLP, the CNN and the char GPT sizes (the small one only when quick)."""
+    gpts = GPT_SIZES[:1] if quick else GPT_SIZES
+    return _train_steps(quick) + [(name, lambda F, dev, size=size: gpt_step(F, dev, size)) for name, size in gpts]
+
+
+def stand_in_counts(quick: bool, steps: int = 2) -> list[dict[str, Any]]:
+    """Host->device copies, device->host copies, syncs and launches per steady training step (after a
+    warm-up step), counted by the stand-in CuPy; ``install_stand_in()`` must have run first."""
+    import fake_cupy
+
+    import minigrad as mg
+
+    rows = []
+    for name, build in training_models(quick):
+        note = ""
+        if "6x384" in name:
+            # The stand-in computes every kernel in NumPy on two cores: the 6x384 model is counted at batch
+            # 4 x 256. Copies and syncs do not depend on the batch; launches only through a reduction's chunking.
+            size = dict(GPT_SIZES)[name]
+            build, note = (lambda F, dev, size=size[:3] + (4,) + size[4:]: gpt_step(F, dev, size)), "counted at batch 4x256"
+        step = build(mg, "gpu")
+        step()
+        fake_cupy.reset_counts()
+        for _ in range(steps):
+            step()
+        c = fake_cupy.counts()
+        rows.append({"model": name, "note": note, **{k: c[k] / steps for k in ("launches", "h2d", "d2h", "syncs")}})
+    return rows
+
+
+def install_stand_in() -> None:
+    """Put the stand-in CuPy (``tests/gpu/fake_cupy.py``) in place of CuPy, for counting without a GPU."""
+    sys.path.insert(0, str(HERE.parent / "tests" / "gpu"))
+    import fake_cupy
+
+    fake_cupy.install()
+
+
+def counts_markdown(rows: list[dict[str, Any]], title: str) -> str:
+    lines = [title, "", "| model | launches | host->device copies | device->host copies | syncs |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        note = f" ({r['note']})" if r.get("note") else ""
+        lines.append(f"| {r['model']}{note} | {r['launches']:.0f} | {r['h2d']:g} | {r['d2h']:g} | {r['syncs']:g} |")
+    return "\n".join(lines) + "\n"
+
+
+def _counts_from_stand_in(quick: bool) -> dict[str, dict[str, Any]]:
+    """The stand-in's counts for the same steps, from a subprocess (a GPU run cannot count launches itself;
+    the counts are the code's, the same on any machine)."""
+    import json
+    import subprocess
+
+    r = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--stand-in", "--json"] + (["--quick"] if quick else []),
+                       capture_output=True, text=True, timeout=1800)
+    if r.returncode != 0:
+        return {}
+    return {row["model"]: row for row in json.loads(r.stdout.strip().splitlines()[-1])}
+
+
 def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool) -> list[dict[str, Any]]:
     import minigrad as mg
 
     rows = []
-    for name, build in _train_steps(quick):
+    counts = _counts_from_stand_in(quick)
+    for name, build in training_models(quick):
         ours = build(mg, "gpu")
         row = {"model": name, "ours_ms": time_fn(cupy, ours, repeat, inner=5) * 1e3}
         saved = mg.flags.use_gpudnn
@@ -312,6 +419,7 @@ def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool) -> list[dict
         mg.flags.use_gpudnn = saved
         if torch is not None:
             row["torch_ms"] = time_fn(cupy, build(torch, "cuda"), repeat, inner=5) * 1e3
+        row.update({k: v for k, v in counts.get(name, {}).items() if k not in ("model", "note")})
         rows.append(row)
     return rows
 
@@ -413,13 +521,18 @@ def to_markdown(device: str, peak: float, results: list[dict[str, Any]], mm: lis
         lines += ["", "Training steps on the GPU (float32; forward, backward, SGD update; ms per step, device time with "
                   "steps queued back to back): minigrad with GPUDNN kernels (cuBLAS), minigrad with hand-written "
                   "kernels only, PyTorch CUDA.", "",
-                  "| model | minigrad ms | minigrad, hand-written only ms | torch ms | minigrad / torch |",
-                  "| --- | ---: | ---: | ---: | ---: |"]
+                  "| model | minigrad ms | minigrad, hand-written only ms | torch ms | minigrad / torch | "
+                  "launches | copies h2d / d2h | syncs |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for r in extra["train"]:
             t = r.get("torch_ms", math.nan)
             ratio = "-" if t != t else f"{r['ours_ms'] / t:.1f}x"
+            counted = (f"{r['launches']:.0f} | {r['h2d']:g} / {r['d2h']:g} | {r['syncs']:g}" if "launches" in r
+                       else "- | - | -")
             lines.append(f"| {r['model']} | {r['ours_ms']:.2f} | {r['ours_direct_ms']:.2f} | "
-                         f"{'-' if t != t else f'{t:.2f}'} | {ratio} |")
+                         f"{'-' if t != t else f'{t:.2f}'} | {ratio} | {counted} |")
+        lines += ["", "Launches, copies and syncs are per steady step (after a warm-up step), counted by the stand-in "
+                  "CuPy (`python bench/gpu_kernels.py --stand-in`); they are the code's, the same on any machine."]
     return "\n".join(lines) + "\n"
 
 
@@ -447,7 +560,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-write", action="store_true", help="print only")
     p.add_argument("--quick", action="store_true",
                    help="tiny sizes (64K elements, 2 repeats, float32), print only: proves the script works in seconds")
+    p.add_argument("--stand-in", action="store_true",
+                   help="no GPU needed: count copies, syncs and launches per training step with the stand-in CuPy")
+    p.add_argument("--json", action="store_true", help="with --stand-in: print the counts as one JSON line")
     a = p.parse_args(argv)
+    if a.stand_in:
+        install_stand_in()
+        rows = stand_in_counts(a.quick)
+        if a.json:
+            import json
+
+            print(json.dumps(rows))
+        else:
+            print(counts_markdown(rows, "Per steady training step on the stand-in CuPy (float32):"))
+        return 0
     if a.quick:
         a.sizes, a.repeat, a.dtypes, a.no_write = "64K", 2, "float32", True
     sizes = [parse_size(s) for s in a.sizes.split(",") if s]

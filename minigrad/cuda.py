@@ -19,7 +19,7 @@ from .devices import is_gpu_available
 
 __all__ = [
     "is_available", "device_count", "current_device", "get_device_name", "synchronize", "manual_seed",
-    "manual_seed_all",
+    "manual_seed_all", "set_sync_debug_mode", "get_sync_debug_mode",
 ]
 
 
@@ -52,11 +52,43 @@ def get_device_name(device: Any = None) -> str:
 
 
 def synchronize(device: Any = None) -> None:
-    """Wait for the GPU's queued work to finish (nothing to wait for without one)."""
+    """Wait for the GPU's queued work to finish (nothing to wait for without one); a ``device.sync``
+    event with reason ``"synchronize"`` (and the sync debug mode's warning or error)."""
     if is_available():
         import cupy  # noqa: PLC0415
 
+        from .kernels.gpu._runtime import raise_failed_checks  # noqa: PLC0415
+        from .kernels.gpu.syncs import synced  # noqa: PLC0415
+
+        synced("synchronize")
         cupy.cuda.Device(0).synchronize()
+        raise_failed_checks()
+
+
+def set_sync_debug_mode(debug_mode: int | str) -> None:
+    """What a GPU operation that makes the host wait does, as PyTorch's ``torch.cuda.set_sync_debug_mode``.
+
+    ``"default"`` or 0: nothing; ``"warn"`` or 1: a ``UserWarning``; ``"error"`` or 2: a
+    ``RuntimeError`` ("called a synchronizing CUDA operation"). The waits are those a
+    ``device.sync`` event records: ``.item()``, ``print``, ``bool(t)``, ``.cpu()``/``.numpy()``, a
+    copy to the GPU from host memory, ``synchronize()``; the message names the program's line.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.cuda.set_sync_debug_mode("warn"); mg.cuda.get_sync_debug_mode()
+        1
+        >>> mg.cuda.set_sync_debug_mode(0)
+    """
+    from .kernels.gpu.syncs import set_mode  # noqa: PLC0415  (no CuPy import)
+
+    set_mode(debug_mode)
+
+
+def get_sync_debug_mode() -> int:
+    """The sync debug mode: 0 (default), 1 (warn) or 2 (error)."""
+    from .kernels.gpu.syncs import get_mode  # noqa: PLC0415
+
+    return get_mode()
 
 
 def manual_seed(seed: int) -> None:

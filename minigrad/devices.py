@@ -20,7 +20,8 @@ import numpy as np
 
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
-    "move_array", "to_numpy", "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
+    "move_array", "constant_array", "filled_array", "check_range", "out_of_range", "device_of_array", "to_numpy",
+    "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "default_device",
     "get_default_device", "set_default_device",
 ]
@@ -68,7 +69,8 @@ class Layout:
 class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
-    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader")
+    __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant", "fill",
+                 "check_later")
 
     def __init__(
         self,
@@ -87,6 +89,15 @@ class BackendInfo:
         self.to_host = to_host
         self.array_types = array_types
         self._loader = loader
+        #: ``constant(host_0d_array) -> backend array``: how the backend makes the 0-d constant of a
+        #: Python number operand, when it has a better way than a copy (set by its loader; see ``constant_array``)
+        self.constant: Callable[[np.ndarray], Any] | None = None
+        #: ``fill(shape, value, np_dtype) -> backend array``: a new array of one value made on the backend
+        #: (set by its loader; see ``filled_array``)
+        self.fill: Callable[[tuple[int, ...], Any, Any], Any] | None = None
+        #: ``check_later(data, low, high, make_error, ignore)``: a range check run on the backend and reported
+        #: at the program's next sync (set by its loader; see ``check_range``)
+        self.check_later: Callable[..., None] | None = None
 
     def ensure_loaded(self) -> None:
         """Run the lazy loader once (imports CuPy for the GPU)."""
@@ -175,11 +186,13 @@ def device_of_backend(name: str) -> str:
 
 def to_numpy(array: Any) -> np.ndarray:
     """A NumPy array with the values of any backend's array."""
-    if isinstance(array, np.ndarray):
+    if type(array) is np.ndarray:
         return array
     for info in _BY_NAME.values():
         if info.array_types and isinstance(array, info.array_types) and info.to_host is not None:
-            return info.to_host(array)
+            return info.to_host(array)  # a backend's array class may subclass NumPy's (the stand-in CuPy's does)
+    if isinstance(array, np.ndarray):
+        return array
     get = getattr(array, "get", None)
     return get() if get is not None else np.asarray(array)
 
@@ -192,6 +205,71 @@ def move_array(array: Any, src_device: str, dst_device: str) -> Any:
     dst = backend_of_device(dst_device)
     host = array if src.to_host is None else src.to_host(array)
     return host if dst.to_device is None else dst.to_device(host)
+
+
+def constant_array(host: np.ndarray, device: str) -> Any:
+    """The 0-d constant of a Python number operand (``x * 0.5``) on ``device``.
+
+    A backend with its own way (the GPU's, ``kernels/gpu/__init__.py``: filled by a kernel that takes the
+    value as an argument, and kept for reuse - no host -> device copy, no sync) makes it; any other
+    backend gets the value moved like any array. The result is read, never written: callers make
+    operands with it, not tensors a program can change.
+    """
+    info = backend_of_device(device)
+    if info.constant is not None:
+        return info.constant(host)
+    return move_array(host, "cpu", device)
+
+
+def filled_array(shape: tuple[int, ...], value: Any, np_dtype: Any, device: str) -> Any:
+    """A new array of ``shape`` holding ``value`` on ``device``: made there by a backend that can (the
+    GPU fills it with a kernel, no host -> device copy), else made on the host and moved."""
+    info = backend_of_device(device)
+    if info.fill is not None:
+        return info.fill(shape, value, np_dtype)
+    host = np.empty(shape, dtype=np_dtype)
+    host.fill(value)
+    return host if device == "cpu" else move_array(host, "cpu", device)
+
+
+def device_of_array(array: Any) -> str:
+    """The device whose array class ``array`` is (``"cpu"`` for NumPy's own arrays and anything unknown)."""
+    if type(array) is np.ndarray:
+        return "cpu"
+    for info in _BY_NAME.values():
+        if info.name != Backend.CPU and info.array_types and isinstance(array, info.array_types):
+            return info.device
+    return "cpu"
+
+
+def check_range(data: Any, device: str, low: int, high: int,
+                make_error: Callable[[np.ndarray, np.ndarray], BaseException], ignore: int | None = None) -> None:
+    """Refuse integer values outside ``[low, high)`` (other than ``ignore``): ``make_error(bad, values)``
+    is raised (``bad`` the failing values in order, 1-D; ``values`` all of them, NumPy arrays).
+
+    On the CPU the check runs now. A backend with ``check_later`` (the GPU) runs it on the device and
+    reports it at the program's next sync (``.item()``, ``print``, ``.cpu()``, ``synchronize()``), as
+    CUDA's device-side asserts are reported: reading the values now would make the host wait for the
+    device at every call (NOTE [ Checks on the GPU are reported at the next sync ] in
+    ``kernels/gpu/_runtime.py``).
+    """
+    info = backend_of_device(device)
+    if info.check_later is not None:
+        info.check_later(data, low, high, make_error, ignore)
+        return
+    host = to_numpy(data)
+    if host.size and (host.min() < low or host.max() >= high):
+        bad = out_of_range(host, low, high, ignore)
+        if bad.size:
+            raise make_error(bad, host)
+
+
+def out_of_range(host: np.ndarray, low: int, high: int, ignore: int | None = None) -> np.ndarray:
+    """The values of ``host`` outside ``[low, high)`` other than ``ignore``, in order (1-D)."""
+    mask = (host < low) | (host >= high)
+    if ignore is not None:
+        mask &= host != ignore
+    return host[mask].reshape(-1)
 
 
 def is_gpu_available() -> bool:

@@ -30,7 +30,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd_meta import AutogradMeta
 from .dtypes import DType
-from .devices import Layout, as_device, backend_of_device, canonical_device, default_device, move_array, to_numpy
+from .devices import Layout, as_device, backend_of_device, canonical_device, constant_array, default_device, move_array, to_numpy
 from .printing import format_values
 from .size import Size
 from .tracing import bus
@@ -102,7 +102,7 @@ class Tensor:
         """A 0-d constant tensor for a Python number operand (announced when recording)."""
         data = np.asarray(value, dtype=dtype.np)
         if device != "cpu":
-            data = move_array(data, "cpu", device)
+            data = constant_array(data, device)  # the GPU's: no copy (devices.constant_array)
         t = cls._make(data, dtype, device)
         if bus.recorder is not None:
             t._announce()

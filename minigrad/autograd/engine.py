@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..devices import move_array
+from ..devices import filled_array
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import (
@@ -145,9 +145,11 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
                 f"grad can be implicitly created only for scalar outputs: output {i} has shape "
                 f"{tuple(t.shape)}; pass a gradient (e.g. y.backward(mg.ones_like(y)))"
             )
-        xp_ones = np.empty(t._data.shape, dtype=t._dtype.np)
-        xp_ones.fill(1)  # ``np.ones`` is a Python function around these two
-        data = xp_ones if t._device == "cpu" else _to_device(xp_ones, t._device)
+        if t._device == "cpu":
+            data = np.empty(t._data.shape, dtype=t._dtype.np)
+            data.fill(1)  # ``np.ones`` is a Python function around these two
+        else:  # made on the device (the GPU fills it: no host -> device copy, no sync)
+            data = filled_array(t._data.shape, 1, t._dtype.np, t._device)
         return Tensor._make(data, t._dtype, t._device, t._layout)
     if not isinstance(g, Tensor):
         raise TypeError(f"gradient {i} must be a Tensor or None, but got {type(g).__name__}")
@@ -162,10 +164,6 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
     # Detached, not copied: the engine never writes into a gradient, and ``.grad``
     # copies what it does not own (NOTE [ The first .grad without a copy ]).
     return Tensor._make(g._data, g._dtype, g._device, g._layout)
-
-
-def _to_device(array: Any, device: str) -> Any:
-    return move_array(array, "cpu", device)
 
 
 def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
@@ -186,9 +184,8 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
 
 def _zeros_for(meta: Any) -> "Tensor":
     shape, dtype, device = meta
-    data = np.zeros(shape, dtype=dtype.np)
-    if device != "cpu":
-        data = _to_device(data, device)
+    # on a GPU, filled there (no host -> device copy, no sync)
+    data = np.zeros(shape, dtype=dtype.np) if device == "cpu" else filled_array(shape, 0, dtype.np, device)
     return Tensor._make(data, dtype, device)
 
 

@@ -51,8 +51,8 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     # Every argument is checked before the first op runs (a refused call leaves no node).
     idx = check_class_target("nll_loss", log_probs, target, weight, ignore_index)
     nd = log_probs.ndim
-    if nd == 2 and weight is None and not (idx == ignore_index).any():  # PyTorch's one node, NllLossBackward0
-        return nll_loss_op(log_probs, target, reduction=reduction)
+    if nd == 2 and weight is None:  # PyTorch's one node, NllLossBackward0
+        return nll_loss_op(log_probs, target, reduction=reduction, ignore_index=ignore_index)
     expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
     idx = idx.reshape(-1)
     if nd == 1:  # one sample: pick its class

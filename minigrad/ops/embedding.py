@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
+from ..devices import check_range
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._constants import constant
@@ -53,10 +54,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
         raise ShapeError(f"embedding(): 'weight' must be a 2-D Tensor (num_embeddings, embedding_dim), "
                          f"but got {tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
     # Checked before the op: a negative index would otherwise wrap around (weight[-1]), where PyTorch refuses.
-    idx, rows = to_numpy(input._data), weight.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= rows):
-        raise OutOfRangeError(f"index out of range in self (embedding(): indices must be in [0, {rows - 1}], "
-                              f"but got {idx.min()}..{idx.max()})")
+    # On the GPU the check runs on the device and fails at the next sync (devices.check_range).
+    rows = weight.shape[0]
+    check_range(input._data, input._device, 0, rows, lambda bad, idx: OutOfRangeError(
+        f"index out of range in self (embedding(): indices must be in [0, {rows - 1}], but got {idx.min()}..{idx.max()})"))
     out = weight[input]
     if padding_idx is not None:
         keep = to_numpy(input._data) != padding_idx

@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
+from ..devices import check_range
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -148,30 +149,45 @@ def _cross_entropy_backward_backward(ctx, h):
 
 # -- nll_loss: the loss PyTorch's cross_entropy ends in (NllLossBackward0 over LogSoftmaxBackward0) --------
 
+def _check_int_attr(op: str, name: str, pos: int, v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{op}(): argument '{name}' must be int, but got {type(v).__name__}")
+    return int(v)
+
+
+def _nll_loss_meta(op: str, input: Any, target: Any, reduction: str = "mean", ignore_index: int = -100) -> Any:
+    return im.cross_entropy(op, input, target, reduction)
+
+
 def _check_targets(op: str, target: Any, c: int) -> None:
     if target.size and (target.min() < 0 or target.max() >= c):
         raise ShapeError(f"{op}(): target values must be class indices in [0, {c - 1}], got {target.min()}..{target.max()}")
 
 
 @register_kernel("nll_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss")
-def nll_loss_cpu(input, target, reduction="mean"):
+def nll_loss_cpu(input, target, reduction="mean", ignore_index=-100):
     n, c = input.shape
-    _check_targets("nll_loss", target, c)
-    nll = -input[np.arange(n), target]
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    _check_targets("nll_loss", safe, c)
+    nll = np.where(valid, -input[np.arange(n), safe], input.dtype.type(0))
     if reduction == "none":
         return np.asarray(nll, dtype=input.dtype)
-    out = nll.sum() if reduction == "sum" else nll.sum() / nll.size  # sum/size: no NumPy warning when empty
-    return np.asarray(out, dtype=input.dtype)
+    total = nll.sum()
+    if reduction == "sum":
+        return np.asarray(total, dtype=input.dtype)
+    with np.errstate(invalid="ignore"):  # every target ignored: 0 / 0 = nan, as PyTorch
+        return np.asarray(total / input.dtype.type(valid.sum()), dtype=input.dtype)
 
 
 nll_loss_op = defop(
     "nll_loss",
     inputs=("input", Input("target", differentiable=False)),
-    attrs=(Attr("reduction", "mean", check_reduction),),
-    infer_meta=im.cross_entropy,
+    attrs=(Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr)),
+    infer_meta=_nll_loss_meta,
     save=("target",),
     key_inputs=(0,),
-    doc="negative log-likelihood of log-probabilities (N, C) at class indices (N,)",
+    doc="negative log-likelihood of log-probabilities (N, C) at class indices (N,); ignore_index rows add nothing",
     amp="deny",
 )
 
@@ -180,21 +196,25 @@ nll_loss_op = defop(
 def _nll_loss_backward(ctx, g):
     (target,) = ctx.saved()
     shape = tuple(ctx.input_shape(0))
-    return ctx.ops.nll_loss_backward(g, target, shape=shape, reduction=ctx.attrs["reduction"]), None
+    return ctx.ops.nll_loss_backward(g, target, shape=shape, reduction=ctx.attrs["reduction"],
+                                     ignore_index=ctx.attrs["ignore_index"]), None
 
 
 @register_kernel("nll_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss_backward")
-def nll_loss_backward_cpu(grad, target, shape=(), reduction="mean"):
+def nll_loss_backward_cpu(grad, target, shape=(), reduction="mean", ignore_index=-100):
     n = shape[0]
     out = np.zeros(shape, dtype=grad.dtype)
+    valid = target != ignore_index
+    rows, safe = np.arange(n)[valid], target[valid]
     if reduction == "none":
-        out[np.arange(n), target] = -grad
-    elif n:
-        out[np.arange(n), target] = -(grad / grad.dtype.type(n) if reduction == "mean" else grad)
+        out[rows, safe] = -grad[valid]
+    elif rows.size:
+        out[rows, safe] = -(grad / grad.dtype.type(rows.size) if reduction == "mean" else grad)
     return out
 
 
-def _nll_loss_backward_meta(op: str, grad: Any, target: Any, shape: Any = (), reduction: str = "mean") -> Any:
+def _nll_loss_backward_meta(op: str, grad: Any, target: Any, shape: Any = (), reduction: str = "mean",
+                            ignore_index: int = -100) -> Any:
     return tuple(shape), grad.dtype
 
 
@@ -205,7 +225,8 @@ def _check_shape_attr(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
 nll_loss_backward = defop(
     "nll_loss_backward",
     inputs=("grad", Input("target", differentiable=False)),
-    attrs=(Attr("shape", (), _check_shape_attr), Attr("reduction", "mean", check_reduction)),
+    attrs=(Attr("shape", (), _check_shape_attr), Attr("reduction", "mean", check_reduction),
+           Attr("ignore_index", -100, _check_int_attr)),
     infer_meta=_nll_loss_backward_meta,
     save=("target",),
     key_inputs=(0,),
@@ -218,7 +239,7 @@ nll_loss_backward = defop(
 def _nll_loss_backward_backward(ctx, h):
     """The output is linear in ``grad``: its adjoint picks ``h`` at the targets, as nll_loss does."""
     (target,) = ctx.saved()
-    return ctx.ops.nll_loss(h, target, ctx.attrs["reduction"]), None
+    return ctx.ops.nll_loss(h, target, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None
 
 
 @register_kernel("mse_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/mse_loss")
@@ -256,7 +277,7 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 
 def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None = None,
-                       ignore_index: int = -100, probabilities: bool = False) -> np.ndarray | None:
+                       ignore_index: int = -100, probabilities: bool = False, read: bool = True) -> np.ndarray | None:
     """Check a classification loss's ``target`` (and ``weight``) against ``input``, as PyTorch does.
 
     Called before the loss's first op, so a refused call leaves no node behind
@@ -267,8 +288,11 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
     mismatch and RuntimeError/IndexError for the rest; minigrad raises ValueError
     (a shape or dtype mismatch), in PyTorch's words.
 
+    With ``read=False`` the class indices are not read on the host: on the GPU their range is checked on
+    the device and a failure is reported at the next sync (``devices.check_range``), and ``None`` is returned.
+
     Returns:
-        The class indices as an int64 NumPy array (``None`` for probabilities).
+        The class indices as an int64 NumPy array (``None`` for probabilities, or with ``read=False``).
 
     Example:
         >>> check_class_target("nll_loss", mg.ones(2, 3), mg.tensor([0, 2])).tolist()
@@ -302,6 +326,11 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
         want = shape[:1] + shape[2:]
         if tshape != want:
             raise ShapeError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
+    if not read:
+        check_range(target._data, target._device, 0, c, lambda bad, _: OutOfRangeError(
+            f"Target {int(bad[0])} is out of bounds. ({op}(): class indices must be in [0, {c - 1}] or ignore_index)"),
+            ignore=ignore_index)
+        return None
     idx = np.asarray(to_numpy(target._data), dtype=np.int64)
     if idx.size == 0 or (idx.min() >= 0 and idx.max() < c):  # every index a class: the common case
         return idx
@@ -689,14 +718,16 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         raise ShapeError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
     # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape.
     probs = isinstance(target, Tensor) and isinstance(input, Tensor) and input.ndim > 0 and target.shape == input.shape
+    if (not probs and weight is None and label_smoothing == 0.0 and isinstance(input, Tensor) and input.ndim == 2
+            and isinstance(target, Tensor) and target._device != "cpu"):
+        # On a GPU the indices are not read on the host (that would wait for the device at every step).
+        check_class_target("cross_entropy", input, target, None, ignore_index, read=False)
+        return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction, ignore_index=ignore_index)
     # Every argument is checked before the first op runs (a refused call leaves no node).
     idx = check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs)
-    simple = (
-        weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs
-        and not (idx == ignore_index).any()
-    )
-    if simple:  # PyTorch's graph: NllLossBackward0 over LogSoftmaxBackward0
-        return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction)
+    if weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs:
+        # PyTorch's graph: NllLossBackward0 over LogSoftmaxBackward0
+        return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction, ignore_index=ignore_index)
     unbatched = input.ndim == 1
     if unbatched and not probs:
         idx = idx.reshape(1)

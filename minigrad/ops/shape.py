@@ -16,6 +16,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..devices import check_range, device_of_array
 from ..kernels.strided import concat_arrays, squeeze_view, transpose_view
 from ..kernels.backends import to_numpy
 from ..autograd.views import mark_multi_output
@@ -219,8 +220,12 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 # -- indexing ------------------------------------------------------------------
 
 
-def _normalize_index(op: str, index: Any) -> Any:
-    """Turn a Python index (ints, slices, None, Ellipsis, lists, int/bool tensors) into a NumPy index."""
+def _normalize_index(op: str, index: Any, keep_device: bool = False) -> Any:
+    """Turn a Python index (ints, slices, None, Ellipsis, lists, int/bool tensors) into a NumPy index.
+
+    With ``keep_device``, integer tensors on the GPU stay there (their arrays are the index) when every
+    item of the index takes one dimension (ints, slices, integer arrays): reading them on the host would
+    make it wait for the device; ``_getitem_meta`` checks their range on the device instead."""
     items = index if isinstance(index, tuple) else (index,)
     out = []
     for pos, item in enumerate(items):
@@ -228,7 +233,8 @@ def _normalize_index(op: str, index: Any) -> Any:
             if item._dtype.is_floating:
                 raise IndexTypeError(f"tensors used as indices must be long, int, byte or bool tensors ({op}(): "
                                      f"index {pos} is {item.dtype})")
-            out.append(to_numpy(item._data))
+            on_device = keep_device and item._device != "cpu" and all(_one_dim_item(i) for i in items)
+            out.append(item._data if on_device else to_numpy(item._data))
         elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
             arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
             if arr.dtype.kind not in "biu":
@@ -283,12 +289,41 @@ def _probe(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return probe
 
 
+def _one_dim_item(item: Any) -> bool:
+    """Whether an index item takes exactly one dimension of the indexed tensor (an int, a slice, an
+    integer tensor), so an integer array at position ``k`` indexes dimension ``k``."""
+    if isinstance(item, Tensor):
+        return item._dtype.is_integer
+    return isinstance(item, (int, np.integer, slice)) and not isinstance(item, bool)
+
+
 def _getitem_meta(op: str, x: Any, index: Any) -> Any:
+    on_device = [k for k, i in enumerate(index) if hasattr(i, "shape") and device_of_array(i) != "cpu"]
+    probe_index = index
+    if on_device:  # GPU index arrays (``_normalize_index``): the shape from stand-ins, the range on the device
+        probe_index = tuple(np.zeros(i.shape, np.intp) if k in on_device else i for k, i in enumerate(index))
     try:
-        probe = _probe(x.shape, x.dtype)[index]
+        probe = _probe(x.shape, x.dtype)[probe_index]
     except IndexError as exc:
         raise OutOfRangeError(_index_error_words(str(exc), x.ndim)) from None
+    for k in on_device:
+        _check_device_index(index[k], k, x.shape[k])
     return probe.shape, x.dtype
+
+
+def _check_device_index(index: Any, dim: int, size: int) -> None:
+    """PyTorch's out-of-bounds error for a GPU index array, reported at the next sync (``check_range``)."""
+    def error(bad: np.ndarray, values: np.ndarray) -> OutOfRangeError:
+        return OutOfRangeError(f"index {bad[0]} is out of bounds for dimension {dim} with size {size}")
+
+    check_range(index, device_of_array(index), -size, size, error)
+
+
+def _host_index(index: Any) -> Any:
+    """``index`` with any device arrays read back to the host (a CPU kernel given a GPU index tensor)."""
+    if not any(hasattr(i, "shape") and device_of_array(i) != "cpu" for i in index):
+        return index
+    return tuple(to_numpy(i) if hasattr(i, "shape") and device_of_array(i) != "cpu" else i for i in index)
 
 
 def _index_error_words(numpy_words: str, ndim: int) -> str:
@@ -301,7 +336,7 @@ def _index_error_words(numpy_words: str, ndim: int) -> str:
 def _show_index(index: Any) -> str:
     parts = []
     for item in index:
-        if isinstance(item, np.ndarray):
+        if hasattr(item, "shape"):  # a NumPy or a device array: its shape, never its values
             parts.append(f"array{tuple(item.shape)}")
         elif isinstance(item, slice):
             parts.append(f"{'' if item.start is None else item.start}:{'' if item.stop is None else item.stop}"
@@ -312,11 +347,12 @@ def _show_index(index: Any) -> str:
 
 
 def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
-    return _normalize_index(op, v)
+    return _normalize_index(op, v, keep_device=True)
 
 
 @register_kernel("getitem", CPU, dtypes=ALL_DTYPES, name="cpu/getitem")
 def getitem_cpu(x, index):
+    index = _host_index(index)
     out = x[index]
     if not isinstance(out, np.ndarray):  # integers only: NumPy gives a scalar; PyTorch a 0-d view
         return x[index + (Ellipsis,)]
@@ -338,6 +374,7 @@ def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -
 
 @register_kernel("getitem_grad", CPU, dtypes=ALL_DTYPES, name="cpu/getitem_grad")
 def getitem_grad_cpu(grad, index, shape):
+    index = _host_index(index)
     out = np.zeros(shape, dtype=grad.dtype)
     if not any(isinstance(i, np.ndarray) and i.dtype.kind != "b" for i in index):
         # slices, integers and masks pick each element at most once

@@ -33,6 +33,7 @@ from typing import Any, Callable, Protocol
 from .node_names import paddle_node_name
 from .events import EVENT_TYPES
 from .numbers import fmt_number
+from .versions import short_source
 
 __all__ = ["Names", "Words", "Why", "WORDS", "describe", "explain", "fmt_value", "fmt_shape", "event_fields", "GLOSSARY"]
 
@@ -271,6 +272,27 @@ def what_kernel_launch(ev: Any, n: Names) -> str:
 
 def why_kernel_launch(ev: Any, c: Why) -> str:
     return "the selected kernel runs on the prepared inputs"
+
+
+def what_device_copy(ev: Any, n: Names) -> str:
+    way = "host → GPU" if ev.direction == "h2d" else "GPU → host" if ev.direction == "d2h" else ev.direction
+    whose = f" of {n.tensor_name(ev.tensor)}" if ev.tensor is not None else ""
+    where = f" at {short_source(ev.source)}" if ev.source else ""
+    return f"copy{whose} {way}, {ev.bytes} bytes{where}"
+
+
+def why_device_copy(ev: Any, c: Why) -> str:
+    return "data crossed between the host and the GPU; from ordinary host memory the copy waits for the GPU's queued work"
+
+
+def what_device_sync(ev: Any, n: Names) -> str:
+    where = f" at {short_source(ev.source)}" if ev.source else ""
+    return f"the host waits for the GPU ({ev.reason}){where}"
+
+
+def why_device_sync(ev: Any, c: Why) -> str:
+    return ("the program asked for a value the GPU has not computed yet, so Python stops until the GPU's queue "
+            "is done; inside a training step this idles the GPU (mg.cuda.set_sync_debug_mode('warn') finds each)")
 
 
 def what_node_create(ev: Any, n: Names) -> str:

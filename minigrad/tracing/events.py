@@ -42,6 +42,8 @@ __all__ = [
     "DataTransform",
     "InferMetaEvent",
     "KernelLaunch",
+    "DeviceCopy",
+    "DeviceSync",
     "NodeCreate",
     "BackwardBegin",
     "BackwardInDegree",
@@ -340,6 +342,32 @@ class KernelLaunch(Event):
     kernel: str
     backend: str
     wall_ns: int
+
+
+@_event("device.copy")
+class DeviceCopy(Event):
+    """Data crossed between the host and the GPU: ``direction`` is ``"h2d"`` (host to device) or
+    ``"d2h"``, ``bytes`` its size, ``tensor`` the tensor whose data moved (None when the copy is not a
+    tensor's: a kernel's own table, an index list). ``source`` is the ``file:line`` of the user's call
+    that caused it (stamped as ``node.create``'s; see tracing/provenance.py). A copy from ordinary
+    (pageable) host memory waits for the GPU's queued work, so each is followed by a ``device.sync``."""
+
+    direction: str
+    bytes: int
+    tensor: int | None
+    source: str | None = None
+
+
+@_event("device.sync")
+class DeviceSync(Event):
+    """The host waited for the GPU to finish its queued work. ``reason`` says what asked:
+    ``"item"`` (``.item()``, ``int()``/``float()`` of a tensor), ``"bool"`` (``if tensor:``),
+    ``"print"`` (printing a tensor's values), ``"host copy"`` (``.cpu()``, ``.numpy()``, ``.tolist()``,
+    a tensor moved to or made from host data) or ``"synchronize"`` (``mg.cuda.synchronize()``);
+    ``source`` is the user's ``file:line``. ``mg.cuda.set_sync_debug_mode`` warns or raises at each."""
+
+    reason: str
+    source: str | None = None
 
 
 @_event("node.create")

@@ -224,7 +224,20 @@ _PRUNED_EDGE = _record({
     "rank": (_check_int, True),
     "next": (_optional(_check_int), True),
 })
+def _direction(value: Any, where: str) -> None:
+    if value not in ("h2d", "d2h"):
+        raise _fail(where, "'h2d' or 'd2h'", value)
+
+
+def _byte_count(value: Any, where: str) -> None:
+    _check_int(value, where)
+    if value < 0:
+        raise _fail(where, "a byte count (>= 0)", value)
+
+
 _OVERRIDES: dict[tuple[str, str], Check] = {
+    ("device.copy", "direction"): _direction,
+    ("device.copy", "bytes"): _byte_count,
     ("node.create", "edges"): _list_of(_EDGE),
     ("general_grad.prune", "edges"): _list_of(_PRUNED_EDGE),
     # Forward op inputs: tensor ids, or the Python scalars/lists passed in their place.

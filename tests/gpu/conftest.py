@@ -15,6 +15,17 @@ def _skip_without_gpu(request):
         pytest.skip("needs CuPy and a CUDA device (pip install -e \".[gpu]\" on a machine with an NVIDIA GPU)")
 
 
+@pytest.fixture(autouse=True)
+def _no_checks_left_behind():
+    """A device-side check a test left failing would be reported at the next test's first sync."""
+    yield
+    import sys
+
+    runtime = sys.modules.get("minigrad.kernels.gpu._runtime")
+    if runtime is not None:
+        runtime._PENDING.clear()
+
+
 @pytest.fixture
 def gpudnn_flag():
     """Restore ``mg.flags.use_gpudnn`` after a test that changes it."""

@@ -49,3 +49,23 @@ def test_tiny_run_on_the_gpu(tmp_path, capsys):
     assert g.main(["--sizes", "65536", "--repeat", "2", "--dtypes", "float32", "--results", str(out)]) == 0
     text = out.read_text()
     assert "| exp | float32 | 65536 |" in text and "| 128 |" in text
+
+
+def test_stand_in_counts_a_steady_step_of_each_model():
+    """``--stand-in`` counts copies, syncs and launches without a GPU (a subprocess: it installs the stand-in)."""
+    import json
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, str(BENCH), "--stand-in", "--quick", "--json"], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = {row["model"]: row for row in json.loads(r.stdout.strip().splitlines()[-1])}
+    assert any(name.startswith("char GPT 2x64") for name in rows) and len(rows) == 3
+    for name, row in rows.items():
+        assert (row["h2d"], row["d2h"], row["syncs"]) == (0, 0, 0), (name, row)
+        assert row["launches"] > 10, (name, row)
+    g = _bench()
+    md = g.to_markdown("TestGPU", 3350.0, [], [], {"train": [
+        {"model": "m", "ours_ms": 2.0, "ours_direct_ms": 3.0, "torch_ms": 1.0, **rows[next(iter(rows))]}]})
+    assert "| 0 / 0 | 0 |" in md

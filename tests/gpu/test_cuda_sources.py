@@ -56,6 +56,8 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
             variants = ("contig", "strided") if fam == "ew" else ("single", "final", "partial", "combine")
             if fam == "ew" and op not in cuda_src.COMPARE and op != "where":
                 variants += ("vec",)
+            if fam == "ew" and (op in cuda_src.BINARY or op in cuda_src.COMPARE):
+                variants += ("scalar0", "scalar1")  # a number operand passed by value
             for v in variants:
                 assert f".entry {name}_{v}(" in ptx, f"{name}_{v}"
     for sfx in ("f16", "f32", "f64"):

@@ -34,6 +34,22 @@ def test_gpu_suite_on_emulated_cupy():
     assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
 
 
+@pytest.mark.skipif(mg.is_gpu_available(), reason="a real GPU runs test_no_hidden_sync.py directly")
+def test_steady_steps_copy_nothing_on_emulated_cupy():
+    """tests/gpu/test_no_hidden_sync.py with the stand-in: zero copies and syncs a step, launch budgets,
+    device.copy/device.sync events, the sync debug mode."""
+    env = dict(os.environ, MINIGRAD_FAKE_CUPY="1")
+    env.pop("PYTEST_XDIST_WORKER", None)
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         str(HERE / "test_no_hidden_sync.py")],
+        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=600,
+    )
+    tail = (r.stdout + r.stderr)[-4000:]
+    assert r.returncode == 0, tail
+    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+
+
 def test_emulator_rejects_mismatched_arguments():
     """The emulator is strict: a wrong scalar type or a host array is an error."""
     import numpy as np

@@ -156,9 +156,27 @@ def test_cross_entropy(reduction, dtype):
 
 
 def test_cross_entropy_bad_target_on_gpu():
+    """Checked on the device, reported at the next sync (as CUDA's device-side asserts), naming the call."""
     x = mg.randn(2, 3).to("gpu")
-    with pytest.raises(ValueError, match="class indices"):
-        mg.cross_entropy(x, mg.tensor([0, 3]).to("gpu"))
+    loss = mg.cross_entropy(x, mg.tensor([0, 3]).to("gpu"))  # no wait for the device here
+    with pytest.raises(ValueError, match=r"class indices in \[0, 2\], got 0..3 \(checked on the GPU for the call at "
+                                         r".*test_gpu_kernels.py:\d+"):
+        loss.item()
+    loss.item()  # reported once: the next sync passes
+
+
+def test_index_out_of_range_on_gpu_is_reported_at_the_next_sync():
+    w = mg.randn(4, 3).to("gpu")
+    idx = mg.tensor([0, 4]).to("gpu")
+    picked = w[idx]  # the range is checked on the device
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        print(picked)
+    emb = mg.nn.Embedding(4, 3).to("gpu")
+    out = emb(mg.tensor([[1, -1]]).to("gpu"))
+    with pytest.raises(IndexError, match=r"index out of range in self \(embedding\(\): indices must be in \[0, 3\], "
+                                         r"but got -1..1\)"):
+        mg.cuda.synchronize()
+    assert out.shape == (1, 2, 3) and w[mg.tensor([1, -4]).to("gpu")].tolist() == w.cpu()[[1, 0]].tolist()
 
 
 MATMUL_CASES = [

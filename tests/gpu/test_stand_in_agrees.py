@@ -100,7 +100,7 @@ def _workload(dtype) -> None:
     g = lambda v: v.to("gpu")  # noqa: E731
     outs = [g(x).exp(), g(x).sigmoid(), g(x).gelu(), g(x).tanh(), g(x).relu(), g(x) * g(y), g(x) - g(y),
             mg.maximum(g(x), g(y)), g(x).transpose(0, 1) + g(y).transpose(0, 1), g(x) + g(t(65)),
-            mg.clip(g(x), -0.5, 0.5), mg.where(g(x) > 0, g(x), g(y)),
+            mg.clip(g(x), -0.5, 0.5), mg.where(g(x) > 0, g(x), g(y)), g(x) * 0.5, 0.25 - g(y),
             g(x).sum(), g(x).mean(dim=0), g(x).max(), mg.min(g(x)), g(t(70_000)).sum(), mg.logsumexp(g(x), dim=1),
             mg.logsumexp(g(t(50_000))), mg.softmax(g(x), dim=1), mg.log_softmax(g(x), dim=0)]
     logits = t(16, 11)
@@ -126,3 +126,4 @@ def test_every_launch_agrees_with_the_stand_in(shadowed, dtype, gpudnn_flag):
     assert {"ew", "reduce", "lse", "softmax", "log", "cross", "matmul", "im2col", "col2im", "conv", "maxpool",
             "mse"} <= families, sorted(shadowed)
     assert any(name.endswith("_vec") for name in shadowed) and any(name.endswith("_strided") for name in shadowed)
+    assert any(name.endswith("_scalar0") for name in shadowed) and any(name.endswith("_scalar1") for name in shadowed)

@@ -30,6 +30,8 @@ compiled with ``nvcc`` where no GPU exists.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..backends import BackendInfo, register_backend
 from ..key import Backend
 
@@ -63,9 +65,24 @@ def _load_cupy(info: BackendInfo) -> None:
         raise RuntimeError(f"CuPy is installed but no CUDA device is usable: {exc}") from exc
     if n < 1:
         raise RuntimeError("CuPy is installed but no CUDA device was found")
-    info.to_device = cupy.asarray
-    info.to_host = cupy.asnumpy
+    from ._runtime import check_later, constant, raise_failed_checks
+    from .syncs import copied
+
+    def to_device(host: Any) -> Any:
+        copied("h2d", getattr(host, "nbytes", 0))  # a device.copy event; the sync debug mode's check
+        return cupy.asarray(host)
+
+    def to_host(array: Any) -> Any:
+        copied("d2h", array.nbytes)
+        raise_failed_checks()  # the host waits anyway: checks made on the device report here
+        return cupy.asnumpy(array)
+
+    info.to_device = to_device
+    info.to_host = to_host
     info.array_types = (cupy.ndarray,)
+    info.constant = constant
+    info.check_later = check_later
+    info.fill = lambda shape, value, dtype: cupy.full(shape, value, dtype=dtype)  # a fill kernel, value by value
     load()  # register the GPU kernels on first use
 
 

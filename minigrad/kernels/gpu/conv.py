@@ -269,7 +269,7 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
             launch_1d(_fn("mse", dt, "mse_none"), n, (a, b, out, np.int64(n)))
         return out
     if n == 0:
-        return cupy.asarray(0.0 if reduction == "sum" else np.nan, dtype=input.dtype)
+        return cupy.full((), 0.0 if reduction == "sum" else np.nan, dtype=input.dtype)  # a fill: no copy
     chunks = -(-n // _MSE_CHUNK)
     acc = np.float64 if input.dtype == np.float64 else np.float32
     partial = cupy.empty((chunks,), dtype=acc)

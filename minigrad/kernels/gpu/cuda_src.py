@@ -133,7 +133,9 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
 
     Defines ``<name>_contig`` and ``<name>_strided`` (and, for unary, binary
     and clip, ``<name>_vec``: the contiguous kernel with 16-byte vector
-    loads, for 16-byte-aligned operands). Arguments: the inputs,
+    loads, for 16-byte-aligned operands; for binary and compare,
+    ``<name>_scalar0``/``_scalar1``: one operand a number passed by value,
+    see ``_scalar_variants``). Arguments: the inputs,
     the output, ``n`` (elements); the strided variant then ``ndim`` and
     ``meta`` = output shape followed by each input's strides (in elements).
     """
@@ -215,7 +217,30 @@ extern "C" __global__ void {name}_strided({params}, const int ndim, const long l
         {body}
     }}
 }}
-"""
+{_scalar_variants(name, kind, ins, out_t, body)}"""
+
+
+def _scalar_variants(name: str, kind: str, ins: list[tuple[str, str]], out_t: str, body: str) -> str:
+    """``<name>_scalar0`` / ``_scalar1`` of a binary or compare op: that operand is a number passed by
+    value (``const double``, holding the value already rounded to the operand's dtype, so ``(ACC)`` of it is
+    what loading the 0-d array would give), the other a contiguous array of the output's size. ``x * 0.5``
+    then reads one array, and the number reaches the kernel as an argument (no device memory, no copy)."""
+    if kind not in ("binary", "compare"):
+        return ""
+    out = []
+    for k, (arg, t) in enumerate(ins):
+        params = ", ".join(f"const double {n}s" if j == k else f"const {tt}* __restrict__ {n}"
+                           for j, (n, tt) in enumerate(ins)) + f", {out_t}* __restrict__ out, const long long n"
+        kbody = body.replace(f"mg_load({arg}, ix{k})", f"(ACC){arg}s")
+        idx = "".join(f"const long long ix{j} = i; " for j in range(len(ins)) if j != k)
+        out.append(f"""
+extern "C" __global__ void {name}_scalar{k}({params}) {{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{
+        {idx}{kbody}
+    }}
+}}
+""")
+    return "".join(out)
 
 
 # -- a row segment read with 16-byte loads (reductions) ---------------------------------------
@@ -582,6 +607,23 @@ extern "C" __global__ void mg_matmul_{sfx}(const {T}* __restrict__ A, const {T}*
 """
 
 
+def check_range_source() -> str:
+    """``mg_check_range_i64``: ``flags[slot] = 1`` when some ``x[i]`` is outside ``[low, high)`` (and is not
+    ``ignore`` when ``has_ignore``). One launch per check of indices; the flag stays on the device until the
+    next sync reads every waiting check's flag at once (NOTE [ Checks on the GPU are reported at the next
+    sync ] in ``_runtime.py``). Threads that find a bad value all store the same 1: no atomics needed."""
+    return r"""
+extern "C" __global__ void mg_check_range_i64(const long long* __restrict__ x, const long long n, const long long low,
+                                              const long long high, const long long ignore, const int has_ignore,
+                                              unsigned int* __restrict__ flags, const long long slot) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {
+        const long long v = x[i];
+        if ((v < low || v >= high) && !(has_ignore && v == ignore)) flags[slot] = 1u;
+    }
+}
+"""
+
+
 def all_sources() -> Iterator[tuple[str, str]]:
     """Every generated translation unit, as ``(label, source)`` (for nvcc checks)."""
     for dtype in DTYPES:
@@ -598,3 +640,4 @@ def all_sources() -> Iterator[tuple[str, str]]:
         yield f"lse_{dtype}", lse_source(dtype)
         yield f"softmax_{dtype}", softmax_source(dtype)
         yield f"matmul_{dtype}", matmul_source(dtype)
+    yield "check_range", check_range_source()

@@ -14,11 +14,11 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ...dtypes import ALL_DTYPES, FLOAT_DTYPES
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
-from ._runtime import dtype_name, function, launch_1d, strides_meta
+from ._runtime import constant_value, dtype_name, function, launch_1d, strides_meta
 
 GPU = Backend.GPU
 
@@ -47,6 +47,8 @@ def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any,
     label = f"ew_{op}_{dt}"
     base = src.kernel_name("ew", op, dt)
     make = lambda: src.ew_source(op, dt, kind)  # noqa: E731
+    if kind in ("binary", "compare") and _launch_with_number(inputs, shape, out, n, label, make, base):
+        return out
     if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
         if kind in _VEC_KINDS and all(a.data.ptr % 16 == 0 for a in (*inputs, out)):
             # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
@@ -61,6 +63,21 @@ def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any,
         fn = function(label, make, base + "_strided")
         launch_1d(fn, n, (*inputs, out, np.int64(n), np.int32(len(shape)), meta, *extra))
     return out
+
+
+def _launch_with_number(inputs: tuple[Any, ...], shape: tuple[int, ...], out: Any, n: int, label: str, make: Any,
+                        base: str) -> bool:
+    """``x * 0.5``: when one operand is a number's constant (``_runtime.constant``) and the other a
+    contiguous array of the output's shape, the number goes to the kernel by value (``_scalar0``/``_scalar1``):
+    one array read, no stride table. False when the call is not of that form."""
+    for k, (a, other) in enumerate(((inputs[0], inputs[1]), (inputs[1], inputs[0]))):
+        if a.ndim == 0 and a.dtype == other.dtype and other.shape == shape and other.flags.c_contiguous:
+            value = constant_value(a)
+            if value is not None:
+                fn = function(label, make, f"{base}_scalar{k}")
+                launch_1d(fn, n, (value, other, out, np.int64(n)) if k == 0 else (other, value, out, np.int64(n)))
+                return True
+    return False
 
 
 def _unary(op: str) -> None:
@@ -106,6 +123,36 @@ def clip(x: Any, min: Any = None, max: Any = None) -> Any:
     lo = -np.inf if min is None else float(min)
     hi = np.inf if max is None else float(max)
     return run_elementwise("clip", "clip", (x,), x.dtype, extra=(np.float64(lo), np.float64(hi)))
+
+
+# -- library (CuPy built-in) kernels: integer comparisons and where, conversions, copies ----------
+#
+# The hand-written kernels are for floats. Integer comparisons and ``where`` on integers run as CuPy's
+# own elementwise kernels, so index arithmetic on the GPU (``F.cross_entropy``'s ``target != ignore_index``)
+# stays there instead of falling back to the CPU (two copies and a sync).
+
+_CUPY_COMPARE = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+                 "ge": "greater_equal"}
+
+
+def _cupy_compare(op: str, fn_name: str) -> None:
+    fn = getattr(cupy, fn_name)
+
+    def kernel(x: Any, y: Any) -> Any:
+        return fn(x, y)
+
+    kernel.__name__ = op
+    dts = (INT_DTYPES + (BOOL,)) if op in ("eq", "ne") else INT_DTYPES
+    register_kernel(op, GPU, dtypes=dts, name=f"gpu/cupy_{op}")(kernel)
+
+
+for _op, _fn in _CUPY_COMPARE.items():
+    _cupy_compare(_op, _fn)
+
+
+@register_kernel("where", GPU, dtypes=INT_DTYPES + (BOOL,), name="gpu/cupy_where")
+def where_int(condition: Any, x: Any, y: Any) -> Any:
+    return cupy.where(condition.astype(np.bool_, copy=False), x, y)
 
 
 # -- library (CuPy built-in) kernels: conversions and copies ------------------------------

@@ -21,7 +21,7 @@ from ..key import Backend
 from ..normalization import layer_norm_arrays, layer_norm_backward_arrays
 from ..registry import register_kernel
 from . import cuda_src as src
-from ._runtime import block_for, dtype_name, function
+from ._runtime import block_for, check_later, dtype_name, function
 from .reduce import reduce_rows
 
 GPU = Backend.GPU
@@ -59,10 +59,10 @@ def log_softmax(x: Any, dim: int = -1) -> Any:
 @register_kernel("cross_entropy", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_cross_entropy")
 def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
     n, c = input.shape
-    if n:
-        lo, hi = int(target.min()), int(target.max())
-        if lo < 0 or hi >= c:
-            raise ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {lo}..{hi}")
+    # Checked on the device, reported at the next sync (NOTE [ Checks on the GPU are reported at the
+    # next sync ] in _runtime.py): reading the targets here would make the host wait at every call.
+    check_later(target, 0, c, lambda bad, values: ValueError(
+        f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {values.min()}..{values.max()}"))
     x = cupy.ascontiguousarray(input)
     t = cupy.ascontiguousarray(target, dtype=np.int64)
     nll = cupy.empty((n,), dtype=input.dtype)
@@ -73,31 +73,58 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
     if reduction == "none":
         return nll
     if n == 0:
-        return cupy.asarray(0.0 if reduction == "sum" else np.nan, dtype=input.dtype)
+        return cupy.full((), 0.0 if reduction == "sum" else np.nan, dtype=input.dtype)  # a fill: no copy
     op = "sum" if reduction == "sum" else "mean"
     return reduce_rows(op, nll.reshape(1, n), 1, n, scale=1.0 / n).reshape(())
 
 
 @register_kernel("nll_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_nll_loss")
-def nll_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+def nll_loss(input: Any, target: Any, reduction: str = "mean", ignore_index: int = -100) -> Any:
+    """The CPU kernel's formula on the device; the targets' range was checked on the device
+    (``check_class_target(read=False)``), and nothing here reads a device value on the host."""
     n = input.shape[0]
-    nll = -input[cupy.arange(n), target]
+    valid = target != ignore_index
+    safe = cupy.where(valid, target, 0)
+    nll = cupy.where(valid, -input[cupy.arange(n), safe], input.dtype.type(0))
     if reduction == "none":
         return cupy.ascontiguousarray(nll)
-    if n == 0:
-        return cupy.asarray(0.0 if reduction == "sum" else np.nan, dtype=input.dtype)
     total = nll.sum()
-    return total if reduction == "sum" else total / input.dtype.type(n)
+    if reduction == "sum":
+        return total
+    return total / valid.sum().astype(input.dtype)  # every target ignored: 0 / 0 = nan, as PyTorch
 
 
 @register_kernel("nll_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_nll_loss_backward")
-def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = "mean") -> Any:
+def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = "mean",
+                      ignore_index: int = -100) -> Any:
     n = shape[0]
     out = cupy.zeros(shape, dtype=grad.dtype)
     if n:
-        scaled = grad / grad.dtype.type(n) if reduction == "mean" else grad
-        out[cupy.arange(n), target] = -scaled
+        valid = target != ignore_index
+        safe = cupy.where(valid, target, 0)
+        if reduction == "none":
+            picked = -grad
+        elif reduction == "mean":
+            picked = -(grad / valid.sum().astype(grad.dtype))
+        else:
+            picked = -grad
+        out[cupy.arange(n), safe] = cupy.where(valid, picked, grad.dtype.type(0))
     return out
+
+
+@register_kernel("cross_entropy_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_cross_entropy_backward")
+def cross_entropy_backward(grad: Any, input: Any, target: Any, reduction: str = "mean") -> Any:
+    """(softmax(input) - onehot(target)) * grad, scaled by the reduction: the CPU kernel's formula
+    (``ops/loss.py``) on the device, so the backward of a GPU loss moves nothing to the host."""
+    n, c = input.shape
+    diff = softmax(input, 1) if n and c else cupy.empty_like(input)
+    if n and c:
+        diff[cupy.arange(n), target] -= 1  # subtracting only where the one is
+    if reduction == "none":
+        return diff * cupy.expand_dims(grad, 1)
+    if reduction == "mean" and n:
+        return diff * (grad * grad.dtype.type(1.0 / n))  # a NumPy scalar: passed to the kernel by value
+    return diff * grad
 
 
 @register_kernel("layer_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm")

@@ -16,15 +16,43 @@ from ...dtypes import ALL_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import concat_arrays, copy_slices_array, diagonal_view, squeeze_view, transpose_view, unfold_view
+from ._runtime import upload
 
 GPU = Backend.GPU
 
 
 def _gpu_index(index: Any) -> Any:
-    """NumPy index arrays -> CuPy arrays (the rest of an index is device-independent)."""
+    """Host (NumPy) index arrays -> CuPy arrays, each a visible copy (``_runtime.upload``); device arrays
+    and the rest of an index (ints, slices) are used as they are."""
     if isinstance(index, tuple):
-        return tuple(cupy.asarray(i) if isinstance(i, np.ndarray) else i for i in index)
-    return cupy.asarray(index) if isinstance(index, np.ndarray) else index
+        return tuple(_on_device(i) for i in index)
+    return _on_device(index)
+
+
+#: host index arrays already on the device, by value (NOTE [ Host index arrays are uploaded once per value ])
+_INDEX: dict[tuple[str, tuple[int, ...], bytes], Any] = {}
+_INDEX_MAX, _INDEX_BYTES = 256, 1 << 16
+
+
+# NOTE [ Host index arrays are uploaded once per value ]
+#     A program that indexes a GPU tensor with host data - ``pos_emb(mg.arange(T))``,
+#     ``x[[0, 2]]`` - hands the kernel a NumPy array, and copying it to the device
+#     waits for the stream (a sync). The same small index comes back at every
+#     step, so an index array of at most 64 KiB is uploaded once per value (dtype,
+#     shape, bytes) and the device copy reused: kernels only read their index
+#     operands. Larger ones are copied at each call (a ``device.copy`` event).
+def _on_device(i: Any) -> Any:
+    if not isinstance(i, np.ndarray) or isinstance(i, cupy.ndarray):
+        return i
+    if i.nbytes > _INDEX_BYTES:
+        return upload(i)
+    key = (i.dtype.str, i.shape, i.tobytes())
+    arr = _INDEX.get(key)
+    if arr is None:
+        if len(_INDEX) >= _INDEX_MAX:
+            _INDEX.clear()
+        arr = _INDEX[key] = upload(i)
+    return arr
 
 
 @register_kernel("reshape", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_reshape")

@@ -55,8 +55,8 @@ def get_total_norm(tensors: Any, norm_type: float = 2.0, error_if_nonfinite: boo
         norms = [_vector_norm(t, norm_type) for t in items]
         dtype = norms[0].dtype
         total = _vector_norm(ops.stack([ops.cast(n, dtype) for n in norms]), norm_type)
-    value = total.item()
-    if error_if_nonfinite and not math.isfinite(value):
+    # Read on the host only when asked to check it (as PyTorch): on a GPU the read waits for the device.
+    if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
             f"clipped. To disable this error and scale the gradients by the non-finite norm anyway, "
