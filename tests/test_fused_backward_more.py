@@ -50,7 +50,7 @@ def assert_same_bits(fn: Callable[..., Any], arrays: list[Any], dtypes: list[str
     for got, leaf_dtype, need in zip(fast, dtypes, needs):
         assert (got is not None) == need
         if got is not None:
-            assert str(got[1]) == leaf_dtype
+            assert got[1].name == leaf_dtype
 
 
 # -- sum_to on arrays: the broadcasting binary ops --------------------------------------------------

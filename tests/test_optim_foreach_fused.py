@@ -290,7 +290,7 @@ def test_fused_on_a_device_without_fused_kernels_is_refused_in_torch_s_words() -
             opt.step()
         # the same words; the lists of devices are each framework's own
         assert str(info.value).split(":")[0] == msg.split(":")[0]
-        assert str(info.value).endswith("but float32 and toyopt") and msg.endswith("but torch.float32 and meta")
+        assert str(info.value).endswith("but minigrad.float32 and toyopt") and msg.endswith("but torch.float32 and meta")
         # the foreach form runs such parameters as the for-loop
         optim.AdamW([p], lr=0.5, foreach=True).step()
         np.testing.assert_allclose(p.detach().cpu().numpy(), [1 - 0.5 * 0.01 - 0.5] * 2, rtol=1e-6)

@@ -278,15 +278,6 @@ class ndarray(np.ndarray):
         _launch()
         _host(self).fill(value)
 
-    def __getitem__(self, index: Any) -> Any:
-        index = _wrapped_index(self.shape, index)
-        r = np.ndarray.__getitem__(self, index)
-        if isinstance(r, np.generic):  # CuPy: a 0-d view of the element, never a host scalar
-            return _dev(r)
-        if not _shares(r, (self,)):
-            _launch()  # advanced indexing: a gather kernel
-        return r
-
     def __setitem__(self, index: Any, value: Any) -> None:
         if isinstance(value, np.ndarray) and not isinstance(value, ndarray) and value.size:
             _h2d(value.nbytes, "ndarray.__setitem__ of a host array")
@@ -324,9 +315,12 @@ class ndarray(np.ndarray):
         return _copy_owns(super().reshape(*shape, **kw), self)
 
     def __getitem__(self, index: Any) -> Any:
-        r = super().__getitem__(index)
+        index = _wrapped_index(self.shape, index)
+        r = np.ndarray.__getitem__(self, index)
         if isinstance(r, np.generic):  # CuPy's integer indexing gives a 0-d view, NumPy's a scalar
-            r = super().__getitem__((*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
+            r = np.ndarray.__getitem__(self, (*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
+        elif not _shares(r, (self,)):
+            _launch()  # advanced indexing: a gather kernel
         return _copy_owns(r, self)
 
     def swapaxes(self, axis1: int, axis2: int) -> Any:
