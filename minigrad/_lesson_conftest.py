@@ -201,6 +201,13 @@ def same_events(request: pytest.FixtureRequest):
         if not result.equal:
             first = result.first
             _DIVERGENCES[request.node.nodeid] = first.to_dict(LABELS)
+            mine, theirs = _event_at(yours, first.a.index), _event_at(reference, first.b.index)
+            if getattr(mine, "kind", None) == "error" == getattr(theirs, "kind", None):
+                # Both runs were refused, in different words: the grade table shows the two messages.
+                _DIFFERENCES[request.node.nodeid] = {
+                    "what": what or "the error that ended the run", "expected_label": "expected (the engine)",
+                    "yours_label": _yours(request), "expected": f"{theirs.error}: {theirs.message}",
+                    "yours": f"{mine.error}: {mine.message}"}
             prefix = f"{what}: " if what else ""
             pytest.fail(f"{prefix}the recordings differ; first divergence {first.explain(LABELS)}", pytrace=False)
         return result
@@ -209,6 +216,15 @@ def same_events(request: pytest.FixtureRequest):
 
 
 _DIFFERENCES: dict[str, dict[str, object]] = {}
+
+
+def _event_at(recording: object, index: object) -> object:
+    """Event ``index`` of a recording (a recorder or a list of events), or None."""
+    events = getattr(recording, "events", recording)
+    try:
+        return events[index]  # type: ignore[index]
+    except (TypeError, IndexError, KeyError):
+        return None
 
 
 def _yours(request: pytest.FixtureRequest) -> str:

@@ -49,6 +49,7 @@ from .tracing import TraceFormatError
 from .tracing.describe import describe
 from .tracing.diff import diff
 from .tracing.loader import load
+from .tracing.provenance import is_user_file
 from .tracing.recorder import Recorder
 from .tracing.replay import replay
 from .tracing.viewing import inside_node
@@ -140,8 +141,6 @@ def user_traceback(exc: BaseException) -> str:
     was), else the innermost frame. The message is the final exception's, printed once.
     """
     import traceback
-
-    from .tracing.provenance import is_user_file
 
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
     chain, cause = [], exc

@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from .devices import is_gpu_available
+from .kernels.gpu import raise_failed_checks
+from .kernels.gpu.syncs import get_mode, set_mode, synced  # (no CuPy import)
 
 __all__ = [
     "is_available", "device_count", "current_device", "get_device_name", "synchronize", "manual_seed",
@@ -57,9 +59,6 @@ def synchronize(device: Any = None) -> None:
     if is_available():
         import cupy  # noqa: PLC0415
 
-        from .kernels.gpu._runtime import raise_failed_checks  # noqa: PLC0415
-        from .kernels.gpu.syncs import synced  # noqa: PLC0415
-
         synced("synchronize")
         cupy.cuda.Device(0).synchronize()
         raise_failed_checks()
@@ -79,15 +78,11 @@ def set_sync_debug_mode(debug_mode: int | str) -> None:
         1
         >>> mg.cuda.set_sync_debug_mode(0)
     """
-    from .kernels.gpu.syncs import set_mode  # noqa: PLC0415  (no CuPy import)
-
     set_mode(debug_mode)
 
 
 def get_sync_debug_mode() -> int:
     """The sync debug mode: 0 (default), 1 (warn) or 2 (error)."""
-    from .kernels.gpu.syncs import get_mode  # noqa: PLC0415
-
     return get_mode()
 
 

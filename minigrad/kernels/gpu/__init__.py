@@ -87,3 +87,11 @@ def _load_cupy(info: BackendInfo) -> None:
 
 
 register_backend(Backend.GPU, "gpu", loader=_load_cupy, dnn=Backend.GPUDNN)
+
+
+def raise_failed_checks() -> None:
+    """Report the checks waiting on the device (``_runtime.raise_failed_checks``); ``_runtime`` imports
+    CuPy, so it is imported here, on the GPU's use."""
+    from ._runtime import raise_failed_checks as report  # noqa: PLC0415
+
+    report()
