@@ -20,17 +20,7 @@ from minigrad.tracing.replay import node_status
 
 ROOT = Path(__file__).resolve().parents[1]
 
-PROGRAM = """\
-from minigrad import tensor
-
-x = tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
-h = x * 2
-h[1].mul_(3)
-h.sum().backward()
-y = x.exp()
-y.add_(1)
-y.sum().backward()
-"""
+from _story_program import PROGRAM  # noqa: E402
 
 
 def record_program(tmp_path: Path) -> tuple[list, BaseException]:

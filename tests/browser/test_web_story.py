@@ -11,17 +11,7 @@ import pytest
 import minigrad as mg
 from minigrad.viz import stepper
 
-PROGRAM = """\
-from minigrad import tensor
-
-x = tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
-h = x * 2
-h[1].mul_(3)
-h.sum().backward()
-y = x.exp()
-y.add_(1)
-y.sum().backward()
-"""
+from _story_program import PROGRAM  # noqa: E402
 
 
 @pytest.fixture

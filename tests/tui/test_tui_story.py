@@ -20,17 +20,7 @@ from minigrad.tui.app import MinigradApp
 from minigrad.tui.model import Session
 from minigrad.tui.widgets import GraphCanvas, NodeDetail, StatusLine, VersionsView
 
-PROGRAM = """\
-from minigrad import tensor
-
-x = tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
-h = x * 2
-h[1].mul_(3)
-h.sum().backward()
-y = x.exp()
-y.add_(1)
-y.sum().backward()
-"""
+from _story_program import PROGRAM  # noqa: E402
 
 
 @pytest.fixture
