@@ -36,8 +36,8 @@ def run(student, tmp_path_factory):
     elif gpu_run.stand_in() is not None:
         how = "stand-in"
     else:
-        pytest.skip("Task 5.3 runs on a GPU, or on the stand-in CuPy of a minigrad checkout "
-                    "(tests/gpu/fake_cupy.py, present after `pip install -e .` in a clone); neither is here")
+        pytest.skip("Task 5.3 runs on a GPU, or on the stand-in CuPy (tests/fake_cupy.py of the lesson folder, "
+                    "tests/gpu/fake_cupy.py of a minigrad checkout); neither is here")
     out = tmp_path_factory.mktemp("train")
     proc = subprocess.run([sys.executable, str(HERE / "gpu_run.py"), student.training_loop.__file__, str(STEPS),
                            str(out), how], capture_output=True, text=True, timeout=600, env=dict(os.environ))
