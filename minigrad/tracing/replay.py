@@ -5,7 +5,10 @@ states that ``replay`` computes from the events alone. ``replay(events)[i]``
 is the world *after* event ``i``: the graph seen so far (nodes, edges,
 tensors), each forward op call with its kernel-selection steps, and, for
 every backward pass begun so far, its ready queue, in-degree map, gradient
-buffers, current node, executed and released nodes and GeneralGrad marks.
+buffers, current node, executed and released nodes and GeneralGrad marks; and
+what the program asked of the GPU (launches, host<->device copies, syncs), per
+stretch - the forward before each pass, the pass - and per source line
+(``State.device``, drawn by the viewers' Device tabs).
 
 NOTE [ Checkpoints make time travel cheap ]
     A 5 000-node backward pass has tens of thousands of events; keeping a full
