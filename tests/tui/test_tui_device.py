@@ -136,3 +136,25 @@ async def test_screenshot_of_the_device_tab(tmp_path):
         out = ROOT / "docs" / "images" if os.environ.get("MINIGRAD_UPDATE_SCREENSHOTS") == "1" else tmp_path
         app.save_screenshot("tui-device.svg", str(out))
     assert (out / "tui-device.svg").read_text().startswith("<svg")
+
+
+async def test_odd_device_events_in_a_recording_do_not_break_the_tab():
+    """A recording is data: a huge size, a reason never seen, a source naming no
+    Python file, a sync with no line - the tab shows them as they are."""
+    import json
+
+    from minigrad.tracing import loads
+
+    lines = [{"schema": "minigrad.trace", "version": 1},
+             {"seq": 0, "ts_ns": 0, "kind": "device.copy", "direction": "d2h", "bytes": 10**15, "tensor": None,
+              "source": "/dev/zero:1"},
+             {"seq": 1, "ts_ns": 1, "kind": "device.sync", "reason": "<b>odd</b>", "source": None},
+             {"seq": 2, "ts_ns": 2, "kind": "kernel.launch", "op": "mul", "kernel": "k", "backend": "GPU", "wall_ns": 1}]
+    events = loads("\n".join(json.dumps(l) for l in lines)).events
+    spans = replay(events).final.device
+    assert len(spans) == 1 and spans[0].tally.copies == 1 and dict(spans[0].tally.syncs) == {"<b>odd</b>": 1}
+    app = MinigradApp(Session(events, title="odd.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("6")
+        text = app.main_screen.query_one(DeviceView).plain
+        assert "zero:1" in text and "1 sync: <b>odd</b> ×1" in text and "1 launch ·" in text
