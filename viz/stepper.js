@@ -502,7 +502,7 @@
   function note(text) { $("notes").textContent = D.notes.concat([text]).join(" "); }
   function tab(name) {
     root.querySelectorAll(".tab").forEach(function (b) { b.classList.toggle("on", b.getAttribute("data-tab") === name); });
-    ["backward", "forward", "general", "memory", "versions"].forEach(function (t) { $("tab-" + t).hidden = t !== name; });
+    ["backward", "forward", "general", "memory", "versions", "device"].forEach(function (t) { $("tab-" + t).hidden = t !== name; });
     drawForward();
   }
 
@@ -530,6 +530,7 @@
     else if (k === "3") tab("general");
     else if (k === "4") tab("memory");
     else if (k === "5") tab("versions");
+    else if (k === "6") tab("device");
     else if (k === "?") $("help").hidden = !$("help").hidden;
     else if (k === "Escape") { $("help").hidden = true; if (selected >= 0) { selected = -1; draw(); } }
     else done = false;

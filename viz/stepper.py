@@ -54,6 +54,7 @@ from minigrad.tracing.viewing import focus_node, grad_history, inside_node, name
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
 from .graph import backward_node_ids, call_outputs, collect_backward, display_status, forward_span
+from .device_pane import device_data
 from .memory_pane import memory_data
 from .versions_pane import versions_data
 from .render import INSTALL_HINT, DotNotFoundError, to_replay
@@ -495,7 +496,8 @@ class Stepper:
         js = asset.joinpath("stepper.js").read_text(encoding="utf-8")
         js += "\n" + asset.joinpath("memory_pane.js").read_text(encoding="utf-8")
         js += "\n" + asset.joinpath("versions_pane.js").read_text(encoding="utf-8")
-        css += "\n" + _MEMORY_CSS + _VERSIONS_CSS
+        js += "\n" + asset.joinpath("device_pane.js").read_text(encoding="utf-8")
+        css += "\n" + _MEMORY_CSS + _VERSIONS_CSS + _DEVICE_CSS
         # JSON inside <script>: "</" must not close the element.
         payload = json.dumps(self.data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
         legend = "".join(
@@ -650,6 +652,7 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
         "kinds": list(kinds), "whys": list(whys), "passes": out, "notes": notes,
         "memory": memory_data(rp.memory),
         "versions": versions_data(rp, notes),
+        "device": device_data(rp, notes),
     }
     return Stepper(data, title)
 
@@ -687,6 +690,20 @@ _VERSIONS_CSS = """#tab-versions { grid-template-columns: 1fr; }
 #graph g.edge.replaced text { font-style: italic; }
 """
 
+_DEVICE_CSS = """#tab-device { grid-template-columns: 1fr; }
+#device .body { font-family: Menlo, Consolas, monospace; font-size: 12px; line-height: 1.45; }
+#device h3 { font-size: 12.5px; margin: 10px 0 4px; }
+#device .dv-intro { font-family: system-ui, sans-serif; font-style: italic; color: #37474f; margin: 2px 0 6px; max-width: 70em; }
+#device .dv-empty { font-weight: bold; }
+#device ul { list-style: none; margin: 0; padding: 0 0 0 12px; } #device li { white-space: pre-wrap; margin: 1px 0; }
+#device .dim { color: #78909c; } #device .code { color: #1565c0; font-style: italic; }
+#device .src { font-weight: bold; } #device .counts { padding-left: 2.5em; display: block; }
+#device .copy { color: #e65100; font-weight: bold; }
+#device .sync { background: #c62828; color: #fff; padding: 0 4px; border-radius: 3px; font-weight: bold; }
+#device .dv-span.here > .label { background: #e1f5fe; font-weight: bold; }
+#device .dv-span .label { color: #0277bd; } #device .dv-span ul { padding-left: 2.5em; }
+"""
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -708,6 +725,7 @@ _PAGE = """<!DOCTYPE html>
       <button type="button" class="tab" data-tab="general">GeneralGrad [3]</button>
       <button type="button" class="tab" data-tab="memory">Memory [4]</button>
       <button type="button" class="tab" data-tab="versions">Versions [5]</button>
+      <button type="button" class="tab" data-tab="device">Device [6]</button>
     </nav>
     <input id="jump" type="search" placeholder="jump to node [j]" aria-label="jump to node" size="16">
     <label class="quizbox"><input type="checkbox" id="quiz-on"> quiz [t]</label>
@@ -753,6 +771,9 @@ _PAGE = """<!DOCTYPE html>
   <section id="tab-versions" class="tabpane" hidden>
     <div id="versions" class="pane"><h2>Versions: in-place changes, stale saved tensors, rewritten history</h2><div class="body"></div></div>
   </section>
+  <section id="tab-device" class="tabpane" hidden>
+    <div id="device" class="pane"><h2>Device: GPU launches, host&harr;GPU copies and syncs, with their lines</h2><div class="body"></div></div>
+  </section>
   <aside class="legend"><b>legend</b><ul>{legend}</ul>
     <div><b>in N</b>: current in-degree (yellow: changed at this event, green: 0) · <b>Qk</b>: k-th in the ready queue</div>
     <div>edge <b>sS rR</b>: output slot S, rank R · cylinder: AccumulationNode · purple border: startup, teal: ending (GeneralGrad)</div>
@@ -763,7 +784,7 @@ _PAGE = """<!DOCTYPE html>
 <div id="help" class="modal" hidden><div class="card">
   <h2>Keys</h2>
   <p>&larr;/&rarr; previous/next event · b/n previous/next node run · Home/End start/end of the pass ·
-  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z the whole graph in the pane, or full size · 1–5 tabs · ? this help · Esc close.
+  space play/pause · +/- speed · j jump to a node (name, part of it, or #id) · c next pass · m GeneralGrad marks · t quiz · z the whole graph in the pane, or full size · 1–6 tabs · ? this help · Esc close.
   Click a node to pin it in the detail panes. <code>#event=N</code> in the address opens event N.</p>
   <h2>Glossary</h2><dl>{glossary}</dl>
   <button type="button" class="close">close</button></div></div>

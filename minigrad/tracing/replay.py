@@ -5,7 +5,10 @@ states that ``replay`` computes from the events alone. ``replay(events)[i]``
 is the world *after* event ``i``: the graph seen so far (nodes, edges,
 tensors), each forward op call with its kernel-selection steps, and, for
 every backward pass begun so far, its ready queue, in-degree map, gradient
-buffers, current node, executed and released nodes and GeneralGrad marks.
+buffers, current node, executed and released nodes and GeneralGrad marks; and
+what the program asked of the GPU (launches, host<->device copies, syncs), per
+stretch - the forward before each pass, the pass - and per source line
+(``State.device``, drawn by the viewers' Device tabs).
 
 NOTE [ Checkpoints make time travel cheap ]
     A 5 000-node backward pass has tens of thousands of events; keeping a full
@@ -52,6 +55,9 @@ __all__ = [
     "HistoryRewriteInfo",
     "StaleSaved",
     "stale_saved",
+    "DeviceTally",
+    "DeviceSpan",
+    "device_lines",
 ]
 
 CHECKPOINT_EVERY = 128
@@ -242,6 +248,69 @@ class BackwardPass:
         return frozenset(self.initial_in_degree) | frozenset(self.start) | frozenset(self.executed)
 
 
+#: The backends whose kernels run on the GPU (``kernel.launch``'s ``backend``); a CPU launch is no device work.
+GPU_BACKENDS = frozenset({"GPU", "GPUDNN"})
+
+
+@dataclass(frozen=True)
+class DeviceTally:
+    """What a stretch of the program asked of the GPU: kernel launches, host<->device copies (count and
+    bytes each way) and syncs by reason (``device.sync``'s ``reason``: ``item``, ``print``, ...)."""
+
+    launches: int = 0
+    h2d: int = 0
+    d2h: int = 0
+    h2d_bytes: int = 0
+    d2h_bytes: int = 0
+    syncs: Mapping[str, int] = field(default_factory=_empty)
+
+    @property
+    def copies(self) -> int:
+        return self.h2d + self.d2h
+
+    @property
+    def sync_count(self) -> int:
+        return sum(self.syncs.values())
+
+    @property
+    def empty(self) -> bool:
+        return not (self.launches or self.copies or self.syncs)
+
+    def __add__(self, other: "DeviceTally") -> "DeviceTally":
+        syncs = dict(self.syncs)
+        for reason, n in other.syncs.items():
+            syncs[reason] = syncs.get(reason, 0) + n
+        return DeviceTally(self.launches + other.launches, self.h2d + other.h2d, self.d2h + other.d2h,
+                           self.h2d_bytes + other.h2d_bytes, self.d2h_bytes + other.d2h_bytes,
+                           MappingProxyType(syncs))
+
+
+@dataclass(frozen=True)
+class DeviceSpan:
+    """The GPU work of one stretch of the recording, as a learner reads a training loop: backward pass
+    ``pass_no`` (``phase == "backward"``), or the forward before it (``phase == "forward"``: the ops,
+    the optimizer step and the prints between two passes, ``pass_no`` the pass that follows it, or
+    ``len(passes)`` after the last). ``lines`` splits ``tally`` by the user's ``file:line`` (``None``: no
+    line recorded - an op under ``no_grad`` makes no grad node to carry one). A launch in backward counts
+    for the line that made the node running it."""
+
+    phase: str
+    pass_no: int
+    begin: int
+    end: int | None = None
+    tally: DeviceTally = DeviceTally()
+    lines: Mapping[str | None, DeviceTally] = field(default_factory=_empty)
+
+
+def device_lines(spans: Sequence[DeviceSpan]) -> dict[str | None, DeviceTally]:
+    """The ``lines`` of ``spans`` added up: what each source line asked of the GPU over those stretches."""
+    out: dict[str | None, DeviceTally] = {}
+    for span in spans:
+        for source, tally in span.lines.items():
+            out[source] = out.get(source, DeviceTally()) + tally
+    return out
+
+
 @dataclass(frozen=True)
 class State:
     """Everything a viewer may draw after event ``index`` (``-1``: before any event)."""
@@ -257,6 +326,9 @@ class State:
     rewrites: tuple[HistoryRewriteInfo, ...] = ()
     #: Every ``error`` event so far, as ``BackwardPass.error`` holds one, in order.
     errors: tuple[Mapping[str, Any], ...] = ()
+    #: The GPU work so far, stretch by stretch: the forward before pass 0, pass 0, the forward between
+    #: passes 0 and 1, ... (``DeviceSpan``); all empty on a recording made on the CPU.
+    device: tuple[DeviceSpan, ...] = ()
 
     @property
     def backward(self) -> BackwardPass | None:
@@ -434,6 +506,40 @@ class _CallBuilder:
         )
 
 
+class _SpanBuilder:
+    """Mutable twin of ``DeviceSpan``: counts as plain numbers, ``lines`` as ``source -> [launches, h2d,
+    d2h, h2d_bytes, d2h_bytes, {reason: syncs}]``."""
+
+    __slots__ = ("phase", "pass_no", "begin", "counts", "lines")
+
+    def __init__(self, phase: str, pass_no: int, begin: int) -> None:
+        self.phase, self.pass_no, self.begin = phase, pass_no, begin
+        self.counts: list[Any] = [0, 0, 0, 0, 0, {}]
+        self.lines: dict[str | None, list[Any]] = {}
+
+    def clone(self) -> "_SpanBuilder":
+        other = _SpanBuilder(self.phase, self.pass_no, self.begin)
+        other.counts = self.counts[:5] + [dict(self.counts[5])]
+        other.lines = {k: v[:5] + [dict(v[5])] for k, v in self.lines.items()}
+        return other
+
+    def add(self, source: str | None, slot: int, n: int = 1, reason: str | None = None) -> None:
+        """Count ``n`` in ``slot`` (0 launches, 1 h2d, 2 d2h, 3 h2d bytes, 4 d2h bytes, 5 syncs by ``reason``),
+        for the span and for ``source``'s line."""
+        for counts in (self.counts, self.lines.setdefault(source, [0, 0, 0, 0, 0, {}])):
+            if slot == 5:
+                counts[5][reason] = counts[5].get(reason, 0) + n
+            else:
+                counts[slot] += n
+
+    def freeze(self, end: int | None = None) -> DeviceSpan:
+        def tally(c: list[Any]) -> DeviceTally:
+            return DeviceTally(c[0], c[1], c[2], c[3], c[4], MappingProxyType(dict(c[5])))
+
+        return DeviceSpan(self.phase, self.pass_no, self.begin, end, tally(self.counts),
+                          MappingProxyType({k: tally(v) for k, v in self.lines.items()}))
+
+
 class _Reducer:
     """Folds events one at a time. ``snapshot()`` supports checkpoints."""
 
@@ -452,6 +558,8 @@ class _Reducer:
         self.versions: list[VersionBump] = []
         self.rewrites: list[HistoryRewriteInfo] = []
         self.errors: list[Mapping[str, Any]] = []
+        self.spans: list[DeviceSpan] = []  # finished stretches of GPU work, frozen
+        self.span = _SpanBuilder("forward", 0, 0)  # the stretch the events now arriving belong to
 
     # -- checkpoints -------------------------------------------------------
 
@@ -471,6 +579,8 @@ class _Reducer:
         other.versions = list(self.versions)
         other.rewrites = list(self.rewrites)
         other.errors = list(self.errors)
+        other.spans = list(self.spans)
+        other.span = self.span.clone()
         return other
 
     def freeze(self) -> State:
@@ -490,6 +600,7 @@ class _Reducer:
             versions=tuple(self.versions),
             rewrites=tuple(self.rewrites),
             errors=tuple(self.errors),
+            device=(*self.spans, self.span.freeze()),
         )
 
     # -- folding -----------------------------------------------------------
@@ -508,7 +619,12 @@ class _Reducer:
 
     def _close_call(self) -> None:
         if self.open is not None:
-            self.calls.append(self.open.freeze())
+            call = self.open
+            if call.launch is not None and call.phase == "forward" and call.launch["backend"] in GPU_BACKENDS:
+                # A forward launch counts for the line that made its grad node (known once the call is over).
+                node = self.nodes.get(call.node) if call.node is not None else None
+                self.span.lines.setdefault(node.source if node is not None else None, [0, 0, 0, 0, 0, {}])[0] += 1
+            self.calls.append(call.freeze())
             self.open = None
 
     def _on_tensor_create(self, ev: Any) -> None:
@@ -604,6 +720,26 @@ class _Reducer:
         call = self._call_for(ev.op)
         if call is not None:
             call.launch = MappingProxyType({"kernel": ev.kernel, "backend": ev.backend, "wall_ns": ev.wall_ns})
+        if ev.backend not in GPU_BACKENDS:
+            return
+        self.span.counts[0] += 1
+        if call is None or call.phase != "forward":  # (a forward call's line is counted when it closes)
+            bw = self.active
+            node = self.nodes.get(bw.current) if bw is not None and bw.current is not None else None
+            self.span.lines.setdefault(node.source if node is not None else None, [0, 0, 0, 0, 0, {}])[0] += 1
+
+    def _on_device_copy(self, ev: Any) -> None:
+        way = 1 if ev.direction == "h2d" else 2
+        self.span.add(ev.source, way)
+        self.span.add(ev.source, way + 2, ev.bytes)
+
+    def _on_device_sync(self, ev: Any) -> None:
+        self.span.add(ev.source, 5, reason=ev.reason)
+
+    def _next_span(self, phase: str, pass_no: int, begin: int) -> None:
+        """The stretch of GPU work so far ends at the event before ``begin``; ``phase`` begins there."""
+        self.spans.append(self.span.freeze(begin - 1))
+        self.span = _SpanBuilder(phase, pass_no, begin)
 
     def _on_node_create(self, ev: Any) -> None:
         edges = tuple(
@@ -668,6 +804,7 @@ class _Reducer:
             self.passes.append(self.active.freeze())
         self.active = _PassBuilder(len(self.passes), ev, self.index)
         self._close_call()
+        self._next_span("backward", self.active.number, self.index)
 
     def _on_backward_in_degree(self, ev: Any) -> None:
         if self.active is not None:
@@ -772,6 +909,7 @@ class _Reducer:
             self.active.wall_ns = ev.wall_ns
             self.passes.append(self.active.freeze())
             self.active = None
+            self._next_span("forward", len(self.passes), self.index + 1)
 
     def _on_error(self, ev: Any) -> None:
         """An exception escaped to the user's code: it ends the running pass, else the open op call."""
@@ -786,6 +924,7 @@ class _Reducer:
                 bw.current = ev.node  # the node that failed stays in focus
             self.passes.append(bw.freeze())
             self.active = None
+            self._next_span("forward", len(self.passes), self.index + 1)
         elif self.open is not None and self.open.op == ev.op:  # the call it interrupted (not a finished one)
             self.open.error = error
         self._close_call()

@@ -34,7 +34,7 @@ KEYS: list[tuple[str, str]] = [
     ("c", "choose the backward pass"),
     ("t", "quiz mode on / off"),
     ("s", "export the current state as SVG (minigrad.viz)"),
-    ("1 / 2 / 3 / 4 / 5", "Backward / Forward / GeneralGrad / Memory / Versions tab"),
+    ("1 / 2 / 3 / 4 / 5 / 6", "Backward / Forward / GeneralGrad / Memory / Versions / Device tab"),
     ("?", "this help"),
     ("q", "quit"),
 ]

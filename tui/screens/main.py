@@ -29,6 +29,7 @@ from ..layout2d import MAX_NODES
 from ..model import QuizScore, Session
 from ..widgets import (
     BuffersView,
+    DeviceView,
     EventLog,
     ForwardView,
     GeneralGradView,
@@ -85,6 +86,7 @@ class MainScreen(Screen[None]):
         Binding("3", "tab('tab-general')", "GeneralGrad", show=False),
         Binding("4", "tab('tab-memory')", "Memory", show=False),
         Binding("5", "tab('tab-versions')", "Versions", show=False),
+        Binding("6", "tab('tab-device')", "Device", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -154,6 +156,10 @@ class MainScreen(Screen[None]):
                 with VerticalScroll(id="versions-scroll"):  # long histories scroll (↑/↓, the wheel)
                     yield VersionsView(s, "Versions: in-place changes, stale saved tensors, rewritten history",
                                        id="versions")
+            with TabPane("Device [6]", id="tab-device"):
+                with VerticalScroll(id="device-scroll"):
+                    yield DeviceView(s, "Device: GPU launches, host↔GPU copies and syncs, with their lines",
+                                     id="device")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -307,6 +313,8 @@ class MainScreen(Screen[None]):
         self.query_one(MemoryView).show(self.index, focus)
         if self.query_one(TabbedContent).active == "tab-versions":  # its text is built for the tab shown only
             self.query_one(VersionsView).show(self.index)
+        if self.query_one(TabbedContent).active == "tab-device":
+            self.query_one(DeviceView).show(self.index)
         self.query_one(StatusLine).show(self.status_text(st))
 
     def status_text(self, st) -> Text:

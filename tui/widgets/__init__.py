@@ -4,6 +4,7 @@ from .canvas import GraphCanvas
 from .graph import GraphView
 from .line_list import LineList
 from .lists import EventLog, ForwardView, InDegreeView
+from .device import DeviceView
 from .memory import MemoryView
 from .versions import VersionsView
 from .panels import BuffersView, GeneralGradView, NodeDetail, QueueView, StatusLine
@@ -16,6 +17,7 @@ __all__ = [
     "ForwardView",
     "InDegreeView",
     "MemoryView",
+    "DeviceView",
     "VersionsView",
     "BuffersView",
     "GeneralGradView",

@@ -1,0 +1,1 @@
+../../../tests/gpu/fake_cupy.py
