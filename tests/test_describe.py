@@ -63,7 +63,7 @@ def test_the_rules_name_the_engine_reason():
     events = load(DEMO).events
     rp = replay(events)
     whys = {explain(ev, rp[i]) for i, ev in enumerate(events)}
-    assert "pushed to the front: AccumulationNodes jump the queue" in whys
+    assert "pushed to the front: AccumulateGrad nodes jump the queue" in whys
     assert "released: retain_graph=False, so the node frees its saved tensors after running" in whys
     skip = E.QueueSkip(node=3, in_degree=2)
     assert explain(skip).startswith("skipped: in-degree 2 ≠ 0 while other nodes wait")

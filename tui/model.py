@@ -375,7 +375,7 @@ class Session:
             how = f"it was next in the ready queue after that ({', '.join(name(n) for n in q.candidates[:4])})"
         parts.append(how)
         if info is not None and info.is_accumulation:
-            parts.append("AccumulationNodes are pushed to the front as soon as their in-degree reaches 0")
+            parts.append("AccumulateGrad nodes are pushed to the front as soon as their in-degree reaches 0")
         if guess is not None and guess != q.node:
             if guess in q.candidates:
                 parts.append(f"{name(guess)} was at position {q.candidates.index(guess)} of the queue; only the front runs")

@@ -170,7 +170,7 @@ def _legend(g: Graph) -> str:
             (BADGE["changed"], "in 1", "in-degree changed at this step"),
             (STATUS_FILL["queued"], "Q1", "k-th in the ready queue (Q1 = front)"),
             ("#ffffff", "s0 r1 →", "edge from output slot 0, rank 1"),
-            ("#ffffff", "◖ ◗", "cylinder: AccumulationNode (writes a leaf's .grad)"),
+            ("#ffffff", "◖ ◗", "cylinder: AccumulateGrad (writes a leaf's .grad)"),
         ]
         if any("copyslices" in nd.marks for nd in g.nodes):
             extra += [

@@ -287,7 +287,7 @@ _PAGE = """<!DOCTYPE html>
   <div><b>in N</b> badge: current in-degree (yellow: changed at this step, green: 0)</div>
   <div><b>Qk</b> badge: k-th in the ready queue, Q1 = front</div>
   <div>edge <b>sS rR</b>: gradient leaves through output slot S, rank R</div>
-  <div>cylinder: AccumulationNode (writes a leaf's .grad)</div>
+  <div>cylinder: AccumulateGrad (writes a leaf's .grad)</div>
   <div>GeneralGrad: bold purple border = startup, bold teal border = ending, red dashed edge = cut by no_grad_vars</div>
 </aside>
 </div>

@@ -183,7 +183,7 @@ def _detail(final: State, bw: BackwardPass, nid: int, names: State, stale: Any =
         "edges": edges or (["(none: writes a leaf's .grad)"] if info.is_accumulation else ["(none)"]),
     }
     if info.is_accumulation:
-        d["acc"] = f"AccumulationNode of {names.tensor_name(info.tensor)}"
+        d["acc"] = f"AccumulateGrad of {names.tensor_name(info.tensor)}"
         # The leaf's .grad after each pass up to this one: [pass, text, from event] (``_grad_events`` fills
         # in this pass's event; earlier passes' entries show from the start).
         d["grad_of"] = names.tensor_name(info.tensor)
@@ -410,7 +410,7 @@ def _why_runs(names: State, node: int, skips: list[tuple[int, int]], candidates:
     else:
         parts.append(f"it was next in the ready queue after that ({', '.join(names.node_name(n) for n in candidates[:4])})")
     if acc:
-        parts.append("AccumulationNodes are pushed to the front as soon as their in-degree reaches 0")
+        parts.append("AccumulateGrad nodes are pushed to the front as soon as their in-degree reaches 0")
     return "; ".join(parts) + "."
 
 
@@ -776,7 +776,7 @@ _PAGE = """<!DOCTYPE html>
   </section>
   <aside class="legend"><b>legend</b><ul>{legend}</ul>
     <div><b>in N</b>: current in-degree (yellow: changed at this event, green: 0) · <b>Qk</b>: k-th in the ready queue</div>
-    <div>edge <b>sS rR</b>: output slot S, rank R · cylinder: AccumulationNode · purple border: startup, teal: ending (GeneralGrad)</div>
+    <div>edge <b>sS rR</b>: output slot S, rank R · cylinder: AccumulateGrad · purple border: startup, teal: ending (GeneralGrad)</div>
     <div>raspberry border: CopySlices node (an in-place change through a view rewrote a base's history) · dashed grey edge <b>replaced</b>: the edge that rewrite replaced (Versions tab, 5)</div>
   </aside>
 </main>

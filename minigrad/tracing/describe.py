@@ -339,7 +339,7 @@ def what_queue_push(ev: Any, n: Names) -> str:
 
 def why_queue_push(ev: Any, c: Why) -> str:
     if ev.front:
-        return "pushed to the front: AccumulationNodes jump the queue"
+        return "pushed to the front: AccumulateGrad nodes jump the queue"
     if c.bw is not None and not c.bw.executed:
         return "a start node enters the ready queue"
     acc = " (alone in the queue, the front rule does not matter)" if c.is_accumulation(ev.node) else ""
@@ -368,7 +368,7 @@ def what_node_begin(ev: Any, n: Names) -> str:
 
 def why_node_begin(ev: Any, c: Why) -> str:
     if c.is_accumulation(ev.node):
-        return "all its gradients are in: the AccumulationNode adds them into the leaf's .grad"
+        return "all its gradients are in: the AccumulateGrad node adds them into the leaf's .grad"
     return "all its gradients are in (in-degree 0): it runs its backward formula"
 
 
@@ -378,7 +378,7 @@ def what_node_run(ev: Any, n: Names) -> str:
 
 def why_node_run(ev: Any, c: Why) -> str:
     if c.is_accumulation(ev.node):
-        return "the leaf's .grad is written: the AccumulationNode is done"
+        return "the leaf's .grad is written: the AccumulateGrad node is done"
     return "its backward formula finished: each output gradient now goes along its edge"
 
 
@@ -605,7 +605,7 @@ GLOSSARY: dict[str, str] = {
     "seq_nr": "creation order of grad nodes, increasing over the program (PyTorch: sequence_nr).",
     "in-degree": "how many edges still have to deliver a gradient into a node before it may run "
     "(PyTorch: dependencies; Paddle: node_in_degree_map).",
-    "ready queue": "nodes whose in-degree is 0, run front first; AccumulationNodes go to the front "
+    "ready queue": "nodes whose in-degree is 0, run front first; AccumulateGrad nodes go to the front "
     "(Paddle: the deque in RunBackward; PyTorch: ReadyQueue).",
     "AccumulateGrad": "the node at a leaf: it adds the incoming gradient into .grad "
     "(PyTorch: AccumulateGrad; Paddle: GradNodeAccumulation).",
@@ -614,7 +614,7 @@ GLOSSARY: dict[str, str] = {
     "input buffer": "where a node's incoming gradients are summed per (slot, rank) before it runs "
     "(PyTorch: InputBuffer; Paddle: GradTensorHolder).",
     "startup": "GeneralGrad: a node where the walk for grad() begins (an output's grad node).",
-    "ending": "GeneralGrad: a node where an input's gradient is collected; it becomes an AccumulationNode in the copy.",
+    "ending": "GeneralGrad: a node where an input's gradient is collected; it becomes an AccumulateGrad node in the copy.",
     "needed": "GeneralGrad: a node on some path from a startup node to an input; only needed nodes run.",
     "pruned": "GeneralGrad: a copied node that is not needed, so it never runs.",
     "no_grad": "GeneralGrad: a tensor in no_grad_vars; the edges into it are cut as if it were detached (Paddle only).",

@@ -153,7 +153,7 @@ def test_clicking_a_node_pins_it_in_the_detail_panes(page, demo):
     leaf = next(n for n, info in rp.final.nodes.items() if info.is_accumulation and n in statuses(page))
     page.click(f'#graph g[data-node="{leaf}"]')
     assert rp.final.nodes[leaf].name in page.text_content("#node")
-    assert "AccumulationNode of" in page.text_content("#node")
+    assert "AccumulateGrad of" in page.text_content("#node")
     page.keyboard.press("Escape")
     assert "pinned" not in page.text_content("#node h2")
 

@@ -298,7 +298,7 @@ async def test_quiz_node_without_next_nodes_asks_only_the_node(synthetic_session
         assert quiz.q.candidates == (1, 0)  # both AccumulationNodes were pushed to the FRONT
         await pilot.press(*"AccumulateGrad#0", "enter")  # wrong: #0 waits behind it
         feedback = str(quiz.query_one("#quiz-feedback").render())
-        assert "AccumulationNodes are pushed to the front" in feedback
+        assert "AccumulateGrad nodes are pushed to the front" in feedback
         assert "AccumulateGrad#0 was at position 1 of the queue; only the front runs" in feedback
         await pilot.press("enter")
         assert app.screen is scr and scr.index == 72

@@ -101,7 +101,7 @@ async def test_accumulation_node_goes_to_the_front(demo_session):
             await pilot.press("right")
         t = pane_texts(scr)
         assert "queue.push push AccumulateGrad#10 to the front" in t["status"]
-        assert "why: pushed to the front: AccumulationNodes jump the queue" in t["status"]
+        assert "why: pushed to the front: AccumulateGrad nodes jump the queue" in t["status"]
         assert t["queue"].splitlines()[-1].startswith("front → 0:AccumulateGrad#10  1:MulBackward0#12  2:AddBackward0#8")
 
 

@@ -70,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
             legend.append(f"{STATUS_GLYPH[status]} {status}", style=STATUS_STYLE[status])
         legend.append(
             "\n\nThe colours are the SVG legend's. Boxes show 'in a/b' (in-degree now / at the start) and"
-            " 'Qk' (k-th in the ready queue, Q1 = front); round boxes are AccumulationNodes, red edges"
+            " 'Qk' (k-th in the ready queue, Q1 = front); round boxes are AccumulateGrad nodes, red edges"
             " ending in ✂ were cut by no_grad_vars. Every event is numbered from 0, as in 'minigrad log'."
             "\nQuiz mode asks, before each node runs, which node the engine runs next and"
             " what the in-degrees of its next nodes are after the step.\n\nescape closes this help.",

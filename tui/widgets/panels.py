@@ -205,7 +205,7 @@ class NodeDetail(_Pane):
         t.append(f"  op {info.op}  topo_nr {info.topo_nr}  seq_nr {info.seq_nr}  ")
         t.append(status, style=STATUS_STYLE.get(status, ""))
         if info.is_accumulation:
-            t.append(f"  AccumulationNode of {s.tensor_name(info.tensor)}", style="cyan")
+            t.append(f"  AccumulateGrad of {s.tensor_name(info.tensor)}", style="cyan")
         if info.copy_of is not None:
             t.append(f"  copy of {s.node_name(info.copy_of)}", style="magenta")
         origin = info

@@ -206,7 +206,7 @@ def test_engine_rules_hold_in_your_event_log():
             assert e.node not in ran, f"node {e.node} ran twice"
             ran.append(e.node)
         elif e.kind == "queue.push" and e.node in accumulation:
-            assert e.front and e.queue[0] == e.node, "an AccumulationNode is pushed to the front of the queue"
+            assert e.front and e.queue[0] == e.node, "an AccumulateGrad node is pushed to the front of the queue"
         elif e.kind == "queue.push" and e.node not in begin.start:
             assert not e.front and e.queue[-1] == e.node, "other nodes are pushed to the back"
     assert len(ran) == 7
@@ -239,7 +239,7 @@ def test_graph_is_released_without_retain_graph():
     with mg.trace(values=False) as tr:
         loss.backward()
     cleared = [e.node for e in tr.events if e.kind == "wrappers.clear"]
-    assert len(cleared) == 5, "every grad node that ran (not the AccumulationNodes) is released"
+    assert len(cleared) == 5, "every grad node that ran (not the AccumulateGrad nodes) is released"
     with pytest.raises(RuntimeError, match="retain_graph=True"):
         loss.backward()
 

@@ -66,7 +66,7 @@ def test_recorded_step_loads_and_replays(lesson, tmp_path):
     assert sorted(ran) == sorted(created), "every grad node of the step runs once"
     ops = {e.op for e in created.values()}
     assert {"addmm", "t", "relu", "log_softmax", "nll_loss"} <= ops  # nn.Linear and cross_entropy, as PyTorch builds them
-    assert sum(e.is_accumulation for e in created.values()) == 4, "one AccumulationNode per parameter"
+    assert sum(e.is_accumulation for e in created.values()) == 4, "one AccumulateGrad node per parameter"
     assert any(e.kind == "grad.accumulate" for e in events)
     states = mg.trace.replay(events)
     assert len(states) > 0
