@@ -10,7 +10,9 @@ from .. import ops
 from ..random import bernoulli_array, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
+from ..ops.blas import addmm_op
 from ..ops.loss import check_class_target, nll_loss_op
+from ..ops.shape import t_op
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
@@ -99,12 +101,13 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         # with the words PyTorch's linear uses.
         out = ops.matmul(x, weight, transpose_y=True)
         return out if bias is None else ops.add(out, bias)
-    w_t = ops.t(weight)
+    # Checked above: the ops themselves, past their public functions' checks.
+    w_t = t_op(weight)
     if x.ndim == 2:
-        return ops.matmul(x, w_t) if bias is None else ops.addmm(bias, x, w_t)
+        return ops.matmul(x, w_t) if bias is None else addmm_op(bias, x, w_t)
     if bias is not None and x.is_contiguous():
         rows = ops.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))  # a count: -1 is ambiguous for 0 rows
-        return ops.reshape(ops.addmm(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
+        return ops.reshape(addmm_op(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
     out = ops.matmul(x, w_t)
     return out if bias is None else ops.add(out, bias)
 

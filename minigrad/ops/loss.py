@@ -168,16 +168,20 @@ def _check_targets(op: str, target: Any, c: int) -> None:
 def nll_loss_cpu(input, target, reduction="mean", ignore_index=-100):
     n, c = input.shape
     valid = target != ignore_index
-    safe = np.where(valid, target, 0)
-    _check_targets("nll_loss", safe, c)
-    nll = np.where(valid, -input[np.arange(n), safe], input.dtype.type(0))
+    if valid.all():  # the common call: every row counts
+        _check_targets("nll_loss", target, c)
+        nll, count = -input[np.arange(n), target], n
+    else:
+        safe = np.where(valid, target, 0)
+        _check_targets("nll_loss", safe, c)
+        nll, count = np.where(valid, -input[np.arange(n), safe], input.dtype.type(0)), int(valid.sum())
     if reduction == "none":
         return np.asarray(nll, dtype=input.dtype)
-    total = nll.sum()
+    total = np.add.reduce(nll)
     if reduction == "sum":
         return np.asarray(total, dtype=input.dtype)
     with np.errstate(invalid="ignore"):  # every target ignored: 0 / 0 = nan, as PyTorch
-        return np.asarray(total / input.dtype.type(valid.sum()), dtype=input.dtype)
+        return np.asarray(total / input.dtype.type(count), dtype=input.dtype)
 
 
 nll_loss_op = defop(
@@ -205,11 +209,14 @@ def nll_loss_backward_cpu(grad, target, shape=(), reduction="mean", ignore_index
     n = shape[0]
     out = np.zeros(shape, dtype=grad.dtype)
     valid = target != ignore_index
-    rows, safe = np.arange(n)[valid], target[valid]
+    if valid.all():  # the common call: every row counts
+        rows, picked, count = np.arange(n), target, n
+    else:
+        rows, picked, count = np.arange(n)[valid], target[valid], int(valid.sum())
     if reduction == "none":
-        out[rows, safe] = -grad[valid]
-    elif rows.size:
-        out[rows, safe] = -(grad / grad.dtype.type(rows.size) if reduction == "mean" else grad)
+        out[rows, picked] = -(grad if count == n else grad[valid])
+    elif count:
+        out[rows, picked] = -(grad / grad.dtype.type(count) if reduction == "mean" else grad)
     return out
 
 
