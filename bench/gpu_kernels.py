@@ -35,6 +35,7 @@ import argparse
 import math
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -424,6 +425,43 @@ def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool) -> list[dict
     return rows
 
 
+def host_time(cupy: Any, fn: Callable[[], Any], calls: int = 2000, repeat: int = 5) -> float:
+    """Seconds of host time per call, calls queued back to back without a sync in between (the best of
+    ``repeat`` rounds; each round ends with one sync, not timed)."""
+    best = math.inf
+    for _ in range(repeat):
+        cupy.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+        cupy.cuda.Device().synchronize()
+    return best
+
+
+def bench_host_per_op(cupy: Any, torch: Any) -> list[dict[str, Any]]:
+    """Per-op host time on (64, 64) float32 GPU tensors that need a gradient: ``a * b``, ``a * b + 1.0``,
+    ``a.t() * b``, minigrad against PyTorch CUDA (the time Python spends before the GPU can start)."""
+    import minigrad as mg
+
+    def ops(lib: Any, dev: str) -> dict[str, Callable[[], Any]]:
+        a = lib.randn(64, 64, device=dev, requires_grad=True)
+        b = lib.randn(64, 64, device=dev, requires_grad=True)
+        return {"a * b": lambda: a * b, "a * b + 1.0": lambda: a * b + 1.0, "a.t() * b": lambda: a.t() * b}
+
+    ours = ops(mg, "gpu")
+    theirs = ops(torch, "cuda") if torch is not None else {}
+    rows = []
+    for name, fn in ours.items():
+        fn()  # each kind of call seen once
+        row = {"op": name, "ours_us": host_time(cupy, fn) * 1e6}
+        if name in theirs:
+            theirs[name]()
+            row["torch_us"] = host_time(cupy, theirs[name]) * 1e6
+        rows.append(row)
+    return rows
+
+
 def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float | None) -> tuple[Any, ...]:
     import minigrad as mg
 
@@ -461,7 +499,8 @@ def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float |
                 })
     quick = max(sizes) < (1 << 20)
     mm = bench_matmul(cupy, torch, repeat, [128] if quick else [1024, 2048, 4096])
-    extra = {"conv": bench_conv(cupy, torch, repeat, quick), "train": bench_training(cupy, torch, repeat, quick)}
+    extra = {"conv": bench_conv(cupy, torch, repeat, quick), "train": bench_training(cupy, torch, repeat, quick),
+             "host": bench_host_per_op(cupy, torch)}
     return name, results, mm, peak, extra
 
 
@@ -533,6 +572,15 @@ def to_markdown(device: str, peak: float, results: list[dict[str, Any]], mm: lis
                          f"{'-' if t != t else f'{t:.2f}'} | {ratio} | {counted} |")
         lines += ["", "Launches, copies and syncs are per steady step (after a warm-up step), counted by the stand-in "
                   "CuPy (`python bench/gpu_kernels.py --stand-in`); they are the code's, the same on any machine."]
+    if extra.get("host"):
+        lines += ["", "Per-op host time ((64, 64) float32 tensors that need a gradient, calls queued without a sync; "
+                  "the target is within 2x of PyTorch CUDA):", "",
+                  "| op | minigrad us | torch us | minigrad / torch |", "| --- | ---: | ---: | ---: |"]
+        for r in extra["host"]:
+            t = r.get("torch_us", math.nan)
+            torch_us = "-" if t != t else f"{t:.1f}"
+            ratio = "-" if t != t else f"{r['ours_us'] / t:.2f}x"
+            lines.append(f"| `{r['op']}` | {r['ours_us']:.1f} | {torch_us} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 
