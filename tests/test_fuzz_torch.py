@@ -122,6 +122,23 @@ LONG = os.environ.get("MINIGRAD_FUZZ", "") == "long"
 EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", "4000" if LONG else "120"))
 #: Device mode (module docstring): where each framework's tensors live.
 ON_GPU = os.environ.get("MINIGRAD_FUZZ_DEVICE", "cpu") == "gpu"
+
+
+def _synced(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """``fn`` then a device sync: a check the GPU makes on the device (an index, a class target out of
+    range) is reported at the next sync, as CUDA's asserts are, and the step is where it belongs."""
+    def run() -> Any:
+        try:
+            out = fn()
+        except BaseException:
+            try:  # the step failed on the host: its device checks are reported with it, not at a later step
+                mg.cuda.synchronize()
+            except Exception:  # noqa: BLE001 - the host's error is the one the step compares
+                pass
+            raise
+        mg.cuda.synchronize()
+        return out
+    return run
 if ON_GPU and os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "gpu"))
     import fake_cupy
@@ -243,7 +260,7 @@ class Differential(RuleBasedStateMachine):
         """Run one step on both sides; raise Mismatch unless both succeed or both refuse alike."""
         m_grads = self.mg_grads() if engine else None
         t_grads = self.torch_grads() if engine else None
-        t, m = _run(t_fn), _run(m_fn)
+        t, m = _run(t_fn), _run(_synced(m_fn) if ON_GPU else m_fn)
         PROGRAMS["steps"] += 1
         if engine:
             self.materialise_torch_zero_grads()

@@ -315,8 +315,15 @@ class ndarray(np.ndarray):
         return _copy_owns(super().reshape(*shape, **kw), self)
 
     def __getitem__(self, index: Any) -> Any:
+        items = index if isinstance(index, tuple) else (index,)
+        # An array in the index, 0-d too, is advanced indexing in CuPy: a gather kernel and a new array
+        # (NumPy takes a 0-d integer array for an integer, and would give a view).
+        advanced = any(isinstance(i, np.ndarray) for i in items)
         index = _wrapped_index(self.shape, index)
         r = np.ndarray.__getitem__(self, index)
+        if isinstance(r, np.generic) and advanced:
+            _launch()
+            return _owner(np.array(r))
         if isinstance(r, np.generic):  # CuPy's integer indexing gives a 0-d view, NumPy's a scalar
             r = np.ndarray.__getitem__(self, (*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
         elif not _shares(r, (self,)):

@@ -82,10 +82,13 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
 def nll_loss(input: Any, target: Any, reduction: str = "mean", ignore_index: int = -100) -> Any:
     """The CPU kernel's formula on the device; the targets' range was checked on the device
     (``check_class_target(read=False)``), and nothing here reads a device value on the host."""
-    n = input.shape[0]
+    n, c = input.shape
     valid = target != ignore_index
     safe = cupy.where(valid, target, 0)
-    nll = cupy.where(valid, -input[cupy.arange(n), safe], input.dtype.type(0))
+    if c == 0:  # no class to pick (every target fails the device's range check): nothing to read
+        nll = cupy.zeros((n,), dtype=input.dtype)
+    else:
+        nll = cupy.where(valid, -input[cupy.arange(n), safe], input.dtype.type(0))
     if reduction == "none":
         return cupy.ascontiguousarray(nll)
     total = nll.sum()
@@ -99,7 +102,7 @@ def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = 
                       ignore_index: int = -100) -> Any:
     n = shape[0]
     out = cupy.zeros(shape, dtype=grad.dtype)
-    if n:
+    if n and shape[1]:
         valid = target != ignore_index
         safe = cupy.where(valid, target, 0)
         if reduction == "none":
