@@ -88,18 +88,11 @@ class DeviceView(_Pane):
     DEFAULT_CSS = """
     DeviceView { height: auto; }
     """
+    GROWS = True  # its height follows its text: it sits in a scrolling container
 
     def __init__(self, session: Any, title: str = "Device", **kw: Any) -> None:
         super().__init__(session, title, **kw)
         self._data: tuple[int, dict[str, Any]] | None = None
-
-    def put(self, key: Any, build) -> None:
-        """As ``_Pane.put``, but the pane's height follows its text (it sits in a scrolling container)."""
-        if key == self._key:
-            return
-        self._key = key
-        self.text = build()
-        self.update(self.text)
 
     def data(self) -> dict[str, Any]:
         """``device_data`` of the recording, computed once per length (a followed recording grows)."""

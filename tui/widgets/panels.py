@@ -35,12 +35,16 @@ class _Pane(Static):
         self._key: Any = object()
         self.text = Text()
 
+    #: A pane whose height follows its text (in a scrolling container) lays the screen out again on
+    #: each new text; a fixed-size pane does not.
+    GROWS = False
+
     def put(self, key: Any, build) -> None:
         if key == self._key:
             return
         self._key = key
         self.text = build()
-        self.update(self.text, layout=False)  # fixed-size pane: no relayout of the screen
+        self.update(self.text, layout=self.GROWS)
 
     @property
     def plain(self) -> str:

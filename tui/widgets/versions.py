@@ -154,17 +154,10 @@ class VersionsView(_Pane):
     DEFAULT_CSS = """
     VersionsView { height: auto; }
     """
+    GROWS = True  # its height follows its text: it sits in a scrolling container
 
     def __init__(self, session: Any, title: str = "Versions", **kw: Any) -> None:
         super().__init__(session, title, **kw)
-
-    def put(self, key: Any, build) -> None:
-        """As ``_Pane.put``, but the pane's height follows its text (it sits in a scrolling container)."""
-        if key == self._key:
-            return
-        self._key = key
-        self.text = build()
-        self.update(self.text)
 
     def show(self, index: int) -> None:
         history = self.session.replay.versions
