@@ -306,7 +306,10 @@ def why_node_create(ev: Any, c: Why) -> str:
         return "GeneralGrad works on a copy of the graph, so grad() never changes the user's graph"
     if ev.is_accumulation:
         return "first use of a leaf that requires grad: its AccumulateGrad node (Paddle: GradNodeAccumulation) will write .grad"
-    paddle = f" (Paddle: {paddle_node_name(ev.op)})" if isinstance(ev.op, str) and ev.op.isidentifier() else ""
+    # A custom Function's node is PyTorch's ``<Function>Backward`` (no overload number), Paddle's PyLayer node.
+    custom = isinstance(ev.name, str) and ev.name.split("#")[0].endswith("Backward")
+    name = "GradNodePyLayer" if custom else paddle_node_name(ev.op) if isinstance(ev.op, str) and ev.op.isidentifier() else ""
+    paddle = f" (Paddle: {name})" if name else ""
     return f"an input requires grad and grad mode is on, so the op records a grad node{paddle}"
 
 
