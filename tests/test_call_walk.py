@@ -67,6 +67,24 @@ def _walk(fn: Callable[[], Any], reentered: list[str] | None = None) -> list[tup
     return calls[1:]  # the first is ``fn`` itself
 
 
+def _steadiest(make: Callable[[], Callable[[], Any]], reentered: list[str] | None = None,
+               tries: int = 3) -> list[tuple[str, str]]:
+    """The shortest of ``tries`` walks, each of a fresh ``make()``.
+
+    A walk is deterministic, but Python code that is not the walk's can run inside it: once in a full
+    CI run a walk of ``loss.backward()`` counted 15 calls more than every walk before and after it (the
+    collector is off, so not a finalizer; the suite, probed after every test, never showed it). A
+    regression lengthens every walk; an interruption lengthens one."""
+    walks = []
+    for _ in range(tries):
+        back: list[str] = []
+        walks.append((_walk(make(), back), back))
+    calls, back = min(walks, key=lambda w: len(w[0]))
+    if reentered is not None:
+        reentered.extend(back)
+    return calls
+
+
 def _doc_walk(title: str) -> list[tuple[str, str]]:
     """The ``(file, function)`` rows of the doc's table under ``<!-- walk: title -->``."""
     text = DOC.read_text(encoding="utf-8")
@@ -91,7 +109,7 @@ def test_a_times_b_is_the_walk_the_doc_gives() -> None:
     a, b = _leaves()
     a * b  # the leaves' AccumulationNodes are made on their first use
     reentered: list[str] = []
-    calls = _walk(lambda: a * b, reentered)
+    calls = _steadiest(lambda: lambda: a * b, reentered)
     assert calls == _doc_walk("a * b")
     assert len(calls) <= MUL_CALLS and len({f for f, _ in calls}) <= MUL_FILES
     assert not reentered, f"the walk went back into files it left: {reentered}"
@@ -99,11 +117,17 @@ def test_a_times_b_is_the_walk_the_doc_gives() -> None:
 
 def test_loss_backward_runs_the_functions_the_doc_names_in_order() -> None:
     _warm()
-    a, b = _leaves()
-    loss = (a * b).sum()
-    calls = _walk(lambda: loss.backward())
-    assert a.grad is not None and b.grad is not None
-    assert len(calls) <= BACKWARD_CALLS
+    grads: list[Any] = []
+
+    def make() -> Callable[[], Any]:
+        a, b = _leaves()
+        loss = (a * b).sum()
+        grads.append((a, b))
+        return lambda: loss.backward()
+
+    calls = _steadiest(make)
+    assert all(a.grad is not None and b.grad is not None for a, b in grads)
+    assert len(calls) <= BACKWARD_CALLS, calls
     rest = iter(calls)
     missing = [step for step in _doc_walk("loss.backward()") if step not in rest]  # a subsequence
     assert not missing, f"not seen in this order: {missing}"
@@ -114,7 +138,7 @@ def test_a_recorded_a_times_b_keeps_its_budget() -> None:
     a, b = _leaves()
     with mg.trace(values=False):
         a * b
-        calls = _walk(lambda: a * b)
+        calls = _steadiest(lambda: lambda: a * b)
     assert len(calls) <= RECORDED_MUL_CALLS
     names = [f for f, _ in calls]
     assert "minigrad/dispatch/dygraph.py" in names and "minigrad/kernels/api.py" in names
