@@ -78,7 +78,7 @@ class CharGPT(nn.Module):
 
     def forward(self, idx: mg.Tensor) -> mg.Tensor:
         _, T = idx.shape
-        x = self.tok(idx) + self.pos(mg.arange(T))
+        x = self.tok(idx) + self.pos(mg.arange(T, device=idx.device))
         for block in self.blocks:
             x = block(x)
         return self.head(self.ln_f(x))

@@ -22,7 +22,7 @@ import numpy as np
 from .errors import ShapeError
 from . import dtypes as _dt
 from . import random as _random
-from .devices import Layout, to_numpy
+from .devices import Layout, filled_array, made_array, to_numpy
 from .dtypes import DType
 from .ranges import arange_array, linspace_array
 from .random import (
@@ -119,18 +119,31 @@ def _dtype_arg(fn: str, dtype: Any, default: DType) -> DType:
     return default if dtype is None else _dt.as_dtype(dtype, f"{fn}(): argument 'dtype'")
 
 
+def _filled(shape: tuple[int, ...], value: Any, dt: DType, device: str) -> Any:
+    """The array of a ``zeros``/``ones``/``full``/``empty``: NumPy's on the CPU; on another device made there,
+    by a fill kernel given the value (PyTorch's CUDA factories copy nothing from the host either).
+    bfloat16 is made on the host (NumPy knows it through ml_dtypes) and copied."""
+    if device == "cpu" or dt is _dt.bfloat16:
+        if type(value) is int and value in (0, 1):  # zeros, ones, empty: NumPy's own (zeros are calloc'ed)
+            return np.zeros(shape, dt.np) if value == 0 else np.ones(shape, dt.np)
+        return np.full(shape, value, dt.np)
+    return filled_array(shape, value, dt.np, device)
+
+
 @_names_allocation_failures
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of zeros of the given size (default dtype float32)."""
     dt = _dtype_arg("zeros", dtype, _dt.default_float())
-    return _finish("zeros", np.zeros(_shape_arg("zeros", size), dt.np), dt, _check_device("zeros", device), requires_grad, name)
+    device = _check_device("zeros", device)
+    return _finish("zeros", _filled(_shape_arg("zeros", size), 0, dt, device), dt, device, requires_grad, name)
 
 
 @_names_allocation_failures
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
     """A tensor of ones of the given size (default dtype float32)."""
     dt = _dtype_arg("ones", dtype, _dt.default_float())
-    return _finish("ones", np.ones(_shape_arg("ones", size), dt.np), dt, _check_device("ones", device), requires_grad, name)
+    device = _check_device("ones", device)
+    return _finish("ones", _filled(_shape_arg("ones", size), 1, dt, device), dt, device, requires_grad, name)
 
 
 @_names_allocation_failures
@@ -141,7 +154,8 @@ def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: Any = 
     default = _dt.bool_ if isinstance(fill_value, bool) else _dt.int64 if isinstance(fill_value, int) else _dt.default_float()
     dt = _dtype_arg("full", dtype, default)
     shape = _shape_arg("full", (size,) if isinstance(size, (list, tuple)) else (size,))
-    return _finish("full", np.full(shape, fill_value, dt.np), dt, _check_device("full", device), requires_grad, name)
+    device = _check_device("full", device)
+    return _finish("full", _filled(shape, fill_value, dt, device), dt, device, requires_grad, name)
 
 
 @_names_allocation_failures
@@ -155,8 +169,13 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device
     all_int = all(isinstance(v, int) for v in (start, end, step))
     dt = _dtype_arg("arange", dtype, _dt.int64 if all_int else _dt.default_float())
     _check_range(start, end, step, dt is _dt.int64)
-    data = arange_array(start, end, step, np.dtype(dt.np))  # PyTorch's values, bit for bit (ranges.py)
-    return _finish("arange", data, dt, _check_device("arange", device), requires_grad)
+    device = _check_device("arange", device)
+    data = None
+    if device != "cpu" and dt.is_integer and all(isinstance(v, int) for v in (start, end, step)):
+        data = made_array("arange", device, start, end, step, dtype=dt.np)  # exact: integers throughout
+    if data is None:  # PyTorch's values, bit for bit (ranges.py); on another device, copied there
+        data = arange_array(start, end, step, np.dtype(dt.np))
+    return _finish("arange", data, dt, device, requires_grad)
 
 
 def _check_range(start: Any, end: Any, step: Any, integral: bool) -> None:
@@ -186,8 +205,11 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     gen = generator_arg("randn", generator)
     dt = _float_dtype_arg("randn", dtype)
     shape = _shape_arg("randn", size if size or size_kw is None else (size_kw,))
-    data = gen.normal(int(np.prod(shape)), dt).reshape(shape)
-    return _finish("randn", data, dt, _check_device("randn", device), requires_grad, name)
+    device = _check_device("randn", device)
+    data = _on_device("normal", shape, dt, device, generator, 0.0, 1.0)
+    if data is None:
+        data = gen.normal(int(np.prod(shape)), dt).reshape(shape)
+    return _finish("randn", data, dt, device, requires_grad, name)
 
 
 @_names_allocation_failures
@@ -198,8 +220,19 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     gen = generator_arg("rand", generator)
     dt = _float_dtype_arg("rand", dtype)
     shape = _shape_arg("rand", size if size or size_kw is None else (size_kw,))
-    data = gen.uniform(int(np.prod(shape)), dt).reshape(shape)
-    return _finish("rand", data, dt, _check_device("rand", device), requires_grad, name)
+    device = _check_device("rand", device)
+    data = _on_device("uniform", shape, dt, device, generator, 0.0, 1.0)
+    if data is None:
+        data = gen.uniform(int(np.prod(shape)), dt).reshape(shape)
+    return _finish("rand", data, dt, device, requires_grad, name)
+
+
+def _on_device(kind: str, shape: tuple[int, ...], dt: DType, device: str, generator: Any, *numbers: Any) -> Any:
+    """Draws made on ``device`` by the device generator (``random.device_draws``: no host -> device copy),
+    or ``None``: on the CPU, and where a ``generator=`` was given (a CPU generator: its draws, copied)."""
+    if device == "cpu" or generator is not None:
+        return None
+    return _random.device_draws(kind, shape, dt.np, device, *numbers)
 
 
 def _size_keyword(fn: str, kwargs: dict[str, Any]) -> Any:
@@ -271,7 +304,12 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     dt = _dtype_arg("eye", dtype, _dt.default_float())
-    return _finish("eye", np.eye(n, n if m is None else m, dtype=dt.np), dt, _check_device("eye", device), requires_grad)
+    device = _check_device("eye", device)
+    m = n if m is None else m
+    data = None
+    if device != "cpu" and dt is not _dt.bfloat16 and all(type(v) is int and v >= 0 for v in (n, m)):
+        data = made_array("eye", device, n, m, dtype=dt.np)  # made there; bad sizes raise on the host path
+    return _finish("eye", np.eye(n, m, dtype=dt.np) if data is None else data, dt, device, requires_grad)
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
@@ -306,8 +344,11 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     gen = generator_arg("randint", generator)
     dt = _dtype_arg("randint", dtype, _dt.int64)
-    data = randint_array(gen, int(np.prod(shape)), int(low), int(high)).reshape(shape).astype(dt.np)
-    return _finish("randint", data, dt, _check_device("randint", device), requires_grad)
+    device = _check_device("randint", device)
+    data = _on_device("randint", shape, dt, device, generator, int(low), int(high))
+    if data is None:
+        data = randint_array(gen, int(np.prod(shape)), int(low), int(high)).reshape(shape).astype(dt.np)
+    return _finish("randint", data, dt, device, requires_grad)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
@@ -419,8 +460,11 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         dt = _float_dtype_arg("normal", dtype)
         shape = _shape_arg("normal", tuple(size) if isinstance(size, (tuple, list)) else (size,))
-        data = gen.normal(int(np.prod(shape)), dt, float(mean), float(std)).reshape(shape)
-        return _finish("normal", data, dt, _check_device("normal", device), requires_grad)
+        device = _check_device("normal", device)
+        data = _on_device("normal", shape, dt, device, generator, float(mean), float(std))
+        if data is None:
+            data = gen.normal(int(np.prod(shape)), dt, float(mean), float(std)).reshape(shape)
+        return _finish("normal", data, dt, device, requires_grad)
     m = to_numpy(mean._data) if mean_t else np.asarray(mean, np.float64)
     sd = to_numpy(std._data) if std_t else np.asarray(std, np.float64)
     ref = mean if mean_t else std
@@ -442,6 +486,9 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
     gen = generator_arg("bernoulli", generator)
     n = t.numel()
     if p is not None:
+        drawn = _on_device("bernoulli", t.shape, t.dtype, t.device, generator, float(p), 1.0)
+        if drawn is not None:
+            return _finish("bernoulli", drawn, t.dtype, t.device, False)
         data = _random.bernoulli_array(gen, float(p), n)
     else:
         probs = to_numpy(t._data)
@@ -459,7 +506,8 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of the given size whose values are not set (minigrad fills it with zeros)."""
     dt = _dtype_arg("empty", dtype, _dt.default_float())
-    return _finish("empty", np.zeros(_shape_arg("empty", size), dt.np), dt, _check_device("empty", device), requires_grad)
+    device = _check_device("empty", device)
+    return _finish("empty", _filled(_shape_arg("empty", size), 0, dt, device), dt, device, requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:

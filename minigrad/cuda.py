@@ -3,8 +3,8 @@
 ``is_available()`` is true only when CuPy imports and a CUDA device is present;
 asking imports CuPy (``import minigrad`` never does). minigrad drives one GPU,
 named ``"gpu"`` (PyTorch's ``"cuda"``/``"cuda:0"`` name it too). Random numbers
-on the GPU are drawn by the CPU generator and moved, so the CUDA seeding
-functions seed nothing of their own.
+for GPU tensors are drawn on the GPU by its own generator (Philox4x32-10,
+``random.DeviceGenerator``), which the CUDA seeding functions seed.
 
 Example:
     >>> import minigrad as mg
@@ -16,12 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from .devices import is_gpu_available
+from .random import device_generator
 from .kernels.gpu import raise_failed_checks
 from .kernels.gpu.syncs import get_mode, set_mode, synced  # (no CuPy import)
 
 __all__ = [
     "is_available", "device_count", "current_device", "get_device_name", "synchronize", "manual_seed",
-    "manual_seed_all", "set_sync_debug_mode", "get_sync_debug_mode",
+    "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state", "set_sync_debug_mode", "get_sync_debug_mode",
 ]
 
 
@@ -87,9 +88,26 @@ def get_sync_debug_mode() -> int:
 
 
 def manual_seed(seed: int) -> None:
-    """Accepted for PyTorch's programs: GPU tensors draw from the CPU generator (``mg.manual_seed``)."""
+    """Seed the generator of draws made on the GPU (``mg.manual_seed`` seeds it too, with the CPU's).
+    Its numbers are minigrad's own Philox stream, not the CPU generator's."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"manual_seed(): argument 'seed' must be int, but got {type(seed).__name__}")
+    device_generator.manual_seed(seed)
+
+
+def initial_seed() -> int:
+    """The GPU generator's seed."""
+    return device_generator.initial_seed()
+
+
+def get_rng_state(device: Any = "cuda") -> Any:
+    """The GPU generator's state: its seed and offset as 16 ``uint8`` bytes (PyTorch's layout)."""
+    return device_generator.get_state()
+
+
+def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
+    """Restore a state from ``get_rng_state()``."""
+    device_generator.set_state(new_state)
 
 
 manual_seed_all = manual_seed

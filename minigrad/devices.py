@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
-    "move_array", "constant_array", "filled_array", "check_range", "out_of_range", "device_of_array", "to_numpy",
+    "move_array", "constant_array", "filled_array", "made_array", "check_range", "out_of_range", "device_of_array", "to_numpy",
     "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "default_device",
     "get_default_device", "set_default_device",
@@ -70,7 +70,7 @@ class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
     __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant", "fill",
-                 "check_later")
+                 "made", "check_later")
 
     def __init__(
         self,
@@ -95,6 +95,9 @@ class BackendInfo:
         #: ``fill(shape, value, np_dtype) -> backend array``: a new array of one value made on the backend
         #: (set by its loader; see ``filled_array``)
         self.fill: Callable[[tuple[int, ...], Any, Any], Any] | None = None
+        #: factory name (``"arange"``, ``"eye"``) -> a function making that factory's array on the backend,
+        #: with NumPy's arguments (set by its loader; see ``made_array``)
+        self.made: dict[str, Callable[..., Any]] = {}
         #: ``check_later(data, low, high, make_error, ignore)``: a range check run on the backend and reported
         #: at the program's next sync (set by its loader; see ``check_range``)
         self.check_later: Callable[..., None] | None = None
@@ -230,6 +233,14 @@ def filled_array(shape: tuple[int, ...], value: Any, np_dtype: Any, device: str)
     host = np.empty(shape, dtype=np_dtype)
     host.fill(value)
     return host if device == "cpu" else move_array(host, "cpu", device)
+
+
+def made_array(kind: str, device: str, *args: Any, **kwargs: Any) -> Any:
+    """The array of factory ``kind`` (``"arange"``, ``"eye"``, with NumPy's arguments) made on ``device`` by
+    the backend's own kernel - no host -> device copy -, or ``None`` where the backend has none for it
+    (the caller then makes it on the host, and it is copied)."""
+    make = backend_of_device(device).made.get(kind)
+    return None if make is None else make(*args, **kwargs)
 
 
 def device_of_array(array: Any) -> str:

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from .devices import backend_of_device
 from .dtypes import DType
 from .tensor import Tensor
 
@@ -384,13 +385,84 @@ default_generator = Generator()
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generator (``randn``, ``rand``, ``Dropout``, ``nn.init`` ...); returns it."""
-    return default_generator.manual_seed(seed)
+    """Seed the default generator (``randn``, ``rand``, ``Dropout``, ``nn.init`` ...) and the device
+    generator (the same draws made on a GPU), as ``torch.manual_seed`` seeds every device; returns the
+    default generator."""
+    gen = default_generator.manual_seed(seed)
+    device_generator.manual_seed(gen.initial_seed())
+    return gen
+
+
+# -- draws made on a device ----------------------------------------------------------------------
+
+
+class DeviceGenerator:
+    """The generator of draws made on a device other than the CPU (``mg.cuda.manual_seed``).
+
+    Counter-based (Philox4x32-10, NOTE [ Draws made on the GPU: Philox4x32-10 ] in
+    ``kernels/gpu/cuda_src.py``): its whole state is a seed and an offset, and each call's kernel takes
+    the next offset, so no state lives on the device and nothing is read back. Its numbers are not the
+    CPU generator's (PyTorch's CUDA generator's are not either): ``mg.manual_seed(s)`` makes a program's
+    GPU draws repeat, not equal its CPU draws.
+    """
+
+    __slots__ = ("_seed", "_offset")
+
+    def __init__(self) -> None:
+        self.manual_seed(DEFAULT_SEED)
+
+    def manual_seed(self, seed: int) -> "DeviceGenerator":
+        self._seed = _seed_arg("manual_seed", seed) & (2 ** 64 - 1)
+        self._offset = 0
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def take(self) -> tuple[int, int]:
+        """``(seed, offset)`` for one call's kernel; the next call gets the next offset."""
+        offset = self._offset
+        self._offset = (offset + 1) & (2 ** 64 - 1)
+        return self._seed, offset
+
+    def get_state(self) -> Tensor:
+        """The seed and the offset as 16 bytes (``uint8``), the layout of PyTorch's CUDA ``get_rng_state()``."""
+        return Tensor._make(np.frombuffer(struct.pack("<QQ", self._seed, self._offset), np.uint8).copy(), _dt.uint8)
+
+    def set_state(self, new_state: Any) -> "DeviceGenerator":
+        arr = np.asarray(new_state.numpy() if isinstance(new_state, Tensor) else new_state)
+        if arr.size != 16:
+            raise RuntimeError(f"set_rng_state(): expected a state of 16 bytes, but got {arr.size}")
+        self._seed, self._offset = struct.unpack("<QQ", arr.astype(np.uint8).tobytes())
+        return self
+
+
+#: The generator of every draw made on a GPU (``generator=None``).
+device_generator = DeviceGenerator()
+
+
+def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, *numbers: Any) -> Any:
+    """Draws of ``kind`` (``"uniform"``, ``"normal"``, ``"bernoulli"``, ``"randint"``, with the
+    distribution's ``numbers``) made on ``device`` from ``device_generator``, as an array of ``shape``;
+    ``None`` on the CPU, for a dtype the device's kernels do not write, or on a backend without such
+    kernels (the caller then draws on the host and the draws are copied)."""
+    if device == "cpu" or np.dtype(np_dtype).name == "bfloat16":
+        return None
+    make = backend_of_device(device).made.get(kind)
+    if make is None:
+        return None
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return make(n, np_dtype, *device_generator.take(), *numbers).reshape(shape)
 
 
 def seed() -> int:
-    """Seed the default generator from the operating system's entropy; returns the seed."""
-    return default_generator.seed()
+    """Seed the default generator (and the device generator) from the operating system's entropy;
+    returns the seed."""
+    s = default_generator.seed()
+    device_generator.manual_seed(s)
+    return s
 
 
 def initial_seed() -> int:

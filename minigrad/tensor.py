@@ -480,7 +480,7 @@ def finish(
         raise TypeError(f"{fn}(): argument 'requires_grad' must be bool, but got {type(requires_grad).__name__}")
     if requires_grad and not dtype.is_floating:
         raise RuntimeError(f"{fn}(): only tensors of floating point dtype can require gradients, but got dtype {dtype}")
-    if device != "cpu":
+    if device != "cpu" and type(data) is np.ndarray:  # made on the host (a factory made on the device is not)
         data = move_array(data, "cpu", device)
     t = Tensor._make(data, dtype, device, layout)
     if name is not None:

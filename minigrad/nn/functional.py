@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..random import bernoulli_array, generator_arg
+from ..random import bernoulli_array, device_draws, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from ..ops.blas import addmm_op
 from ..ops.loss import check_class_target, nll_loss_op
 from ..ops.shape import t_op
+from ..ops._constants import kept_constant
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
@@ -120,6 +121,10 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout(): p must be in [0, 1), but got {p!r}")
     if not training or p == 0.0:
         return x
+    if x.device != "cpu":  # the scaled mask drawn on the device, in one launch (no copy)
+        mask = device_draws("bernoulli", tuple(x.shape), x.dtype.np, x.device, 1.0 - p, 1.0 / (1.0 - p))
+        if mask is not None:
+            return ops.mul(x, Tensor._make(mask, x.dtype, x.device))
     # PyTorch's CPU dropout: a bernoulli(1 - p) mask from the generator, divided by 1 - p, times x.
     # The mask is laid out like x (empty_like) and filled in memory order: for a transposed x the
     # draws land in the transposed order.
@@ -246,11 +251,6 @@ __all__ += ["pixel_shuffle", "pixel_unshuffle"]
 from ..dtypes import bool_ as _bool  # noqa: E402
 
 
-def _bool_const(arr: np.ndarray, like: Tensor) -> Tensor:
-    """A constant bool mask on ``like``'s device."""
-    return Tensor._make(arr if like.device == "cpu" else move_array(arr, "cpu", like.device), _bool, like.device)
-
-
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -302,8 +302,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scale = 1.0 / float(np.sqrt(query.shape[-1])) if scale is None else scale
     scores = ops.mul(ops.matmul(query, key, transpose_y=True), scale)
     if is_causal:
-        allowed = np.tril(np.ones((L, S), dtype=bool))
-        scores = ops.masked_fill(scores, _bool_const(~allowed, scores), float("-inf"))
+        hidden = kept_constant(("causal", L, S), lambda: ~np.tril(np.ones((L, S), dtype=bool)), scores, _bool)
+        scores = ops.masked_fill(scores, hidden, float("-inf"))
     elif attn_mask is not None and attn_mask.dtype.name == "bool":
         scores = ops.masked_fill(scores, ops.eq(attn_mask, False), float("-inf"))
     elif attn_mask is not None:

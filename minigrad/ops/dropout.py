@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
-from ..random import bernoulli_array, default_generator
+from ..random import bernoulli_array, default_generator, device_draws
 from ..tensor import Tensor
 from ._checks import check_tensor
 from ._constants import constant
@@ -74,7 +74,11 @@ def _dropout(x: Tensor, p: float, train: bool, feature: bool, alpha: bool, inpla
         return x.mul_(0.0) if inplace else mul(x, 0.0)
     shape = _noise_shape(x, feature, batched)
     dt = x.dtype.np.type
-    noise = bernoulli_array(default_generator, 1.0 - p, math.prod(shape)).reshape(shape).astype(x.dtype.np)
+    # on a GPU the draws are made there (NOTE [ Draws made on the GPU: Philox4x32-10 ]): not PyTorch's
+    # numbers, but no copy; the arithmetic below runs on whichever side the noise is
+    noise = device_draws("bernoulli", shape, x.dtype.np, x.device, 1.0 - p, 1.0) if x.device != "cpu" else None
+    if noise is None:
+        noise = bernoulli_array(default_generator, 1.0 - p, math.prod(shape)).reshape(shape).astype(x.dtype.np)
     b = None
     if alpha:  # a dropped unit becomes -saturation * a * (1 - p): mean 0 and variance 1 kept
         a = 1.0 / math.sqrt((_SELU_SATURATION**2 * p + 1) * (1 - p))

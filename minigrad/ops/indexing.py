@@ -28,7 +28,7 @@ from .. import dtypes as _dt
 from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
-from ._constants import constant
+from ._constants import constant, kept_constant
 from .math import where
 from .registry import OPS, type_name
 from .shape import expand, getitem, permute, reshape
@@ -233,8 +233,12 @@ def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
     if not isinstance(diagonal, int) or isinstance(diagonal, bool):
         raise TypeError(f"{op}(): argument 'diagonal' (position 1) must be int, but got {type_name(diagonal)}")
     rows, cols = input.shape[-2:]
-    keep = np.tri(rows, cols, k=diagonal, dtype=bool) if lower else ~np.tri(rows, cols, k=diagonal - 1, dtype=bool)
-    return where(constant(keep, input, _dt.bool_), input, Tensor._scalar(0, input.dtype, input.device))
+
+    def keep() -> np.ndarray:
+        return np.tri(rows, cols, k=diagonal, dtype=bool) if lower else ~np.tri(rows, cols, k=diagonal - 1, dtype=bool)
+
+    mask = kept_constant((op, rows, cols, diagonal), keep, input, _dt.bool_)
+    return where(mask, input, Tensor._scalar(0, input.dtype, input.device))
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

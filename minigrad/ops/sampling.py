@@ -32,12 +32,24 @@ __all__: list[str] = []  # tensor methods only (PyTorch has no torch.normal_)
 METHODS = ("normal_", "uniform_", "random_", "bernoulli_", "exponential_")
 
 
-def fill_(self: Tensor, op_name: str, values: np.ndarray) -> Tensor:
-    """Write ``values`` into ``self`` in place (no node; version bumped; recorded as ``tensor.update``)."""
+def fill_(self: Tensor, op_name: str, values: Any) -> Tensor:
+    """Write ``values`` into ``self`` in place (no node; version bumped; recorded as ``tensor.update``):
+    host draws (copied to ``self``'s device) or draws already made there (``_drawn_on_device``)."""
+    if type(values) is not np.ndarray and self.device != "cpu":  # made on the device
+        new = Tensor._make(values.reshape(self.shape), self.dtype, self.device)
+        return run_inplace(self, op_name, lambda: new)
     new = Tensor._make(np.asarray(values, self.dtype.np).reshape(self.shape), self.dtype, "cpu")
     if self.device != "cpu":
         new = new.to(self.device)
     return run_inplace(self, op_name, lambda: new)
+
+
+def _drawn_on_device(kind: str, self: Tensor, generator: Any, *numbers: Any) -> Any:
+    """Draws for ``self`` made on its device by the device generator (no copy), or ``None`` on the CPU
+    and where a ``generator=`` (a CPU generator) was given."""
+    if self.device == "cpu" or generator is not None:
+        return None
+    return _random.device_draws(kind, tuple(self.shape), self.dtype.np, self.device, *numbers)
 
 
 def _number(fn: str, name: str, v: Any) -> float:
@@ -59,6 +71,9 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Gen
     _float_only("normal_", self)
     gen = generator_arg("normal_", generator)
     n = self.numel()
+    drawn = _drawn_on_device("normal", self, generator, mean, std)
+    if drawn is not None:
+        return fill_(self, "normal_", drawn)
     if n >= 16 and not _is_contiguous(self):
         # PyTorch takes the scalar path for a non-contiguous tensor, element by element in memory order
         drawn = np.concatenate([gen.normal(1, self.dtype, mean, std) for _ in range(n)])
@@ -82,7 +97,8 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Ge
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
     _float_only("uniform_", self)
     gen = generator_arg("uniform_", generator)
-    return fill_(self, "uniform_", gen.uniform(self.numel(), self.dtype, low, high))
+    drawn = _drawn_on_device("uniform", self, generator, low, high)
+    return fill_(self, "uniform_", gen.uniform(self.numel(), self.dtype, low, high) if drawn is None else drawn)
 
 
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> Tensor:
@@ -94,7 +110,8 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: G
         from_, to = 0, from_
     if to <= from_:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-    return fill_(self, "random_", _random.randint_array(gen, self.numel(), int(from_), int(to)))
+    drawn = _drawn_on_device("randint", self, generator, int(from_), int(to))
+    return fill_(self, "random_", _random.randint_array(gen, self.numel(), int(from_), int(to)) if drawn is None else drawn)
 
 
 def _random_full(gen: Generator, t: Tensor) -> np.ndarray:
@@ -124,7 +141,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
         q = _number("bernoulli_", "p", p)
         if not 0.0 <= q <= 1.0:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={q}")
-        values = _random.bernoulli_array(gen, q, n)
+        drawn = _drawn_on_device("bernoulli", self, generator, q, 1.0)
+        values = _random.bernoulli_array(gen, q, n) if drawn is None else drawn
     return fill_(self, "bernoulli_", values)
 
 

@@ -13,6 +13,11 @@ NumPy. Each launch is checked against the CUDA source the launcher compiled:
   type (float32 for float16/float32, float64 for float64), reading inputs
   through the strides the launcher passed.
 
+The GPU generator's kernels (``mg_philox_*``) are emulated with a NumPy
+Philox4x32-10 (``philox4x32_10``, checked against Random123's known-answer
+vectors), so the stand-in's draws are the device's words and uniforms; its
+normals round ``log``/``cos`` as NumPy's libm does.
+
 The optimizers' multi-tensor kernels (``mg_mt_*``) are emulated like the
 elementwise ones, slot by slot; the fused ones (``mg_fused_*``) by minigrad's
 CPU kernel of the same name (the optimizer's rule on the arrays), so the
@@ -58,7 +63,9 @@ What the counts cannot prove: that real CuPy launches exactly that many kernels
 (a CuPy function may launch two, a fill of zeros is a memset), and they miss
 an implicit conversion through NumPy - ``np.asarray(device_array)`` works here
 (the stand-in's arrays are NumPy's) where real CuPy raises ``TypeError``; the
-stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc.
+stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc,
+and counts a host index array in ``a[idx]``, ``a[idx] = v`` and
+``cupyx.scatter_add`` as the upload CuPy makes of it.
 Out-of-range indices wrap and out-of-range class targets give NaN, as a device
 raises nothing there either (checks are the launcher's).
 
@@ -205,6 +212,14 @@ def _wrapped_index(shape: tuple[int, ...], index: Any) -> Any:
     return fixed if isinstance(index, tuple) else fixed[0]
 
 
+def _upload_host_indices(index: Any, where: str) -> None:
+    """CuPy takes a host (NumPy) array in an index and copies it to the device first
+    (cupy/_core/_routines_indexing.pyx converts each array item with ``asarray``): a copy, and a sync."""
+    for i in index if isinstance(index, tuple) else (index,):
+        if isinstance(i, np.ndarray) and not isinstance(i, ndarray) and i.ndim:
+            _h2d(i.nbytes, f"{where} with a host index array")
+
+
 class ndarray(np.ndarray):
     """An array on the emulated device, with CuPy's ``base`` (see ``base``); it counts what real CuPy
     would copy, sync and launch (see ``Counts``)."""
@@ -281,6 +296,7 @@ class ndarray(np.ndarray):
     def __setitem__(self, index: Any, value: Any) -> None:
         if isinstance(value, np.ndarray) and not isinstance(value, ndarray) and value.size:
             _h2d(value.nbytes, "ndarray.__setitem__ of a host array")
+        _upload_host_indices(index, "ndarray.__setitem__")
         _launch()
         np.ndarray.__setitem__(self, index, value)
 
@@ -319,6 +335,7 @@ class ndarray(np.ndarray):
         # An array in the index, 0-d too, is advanced indexing in CuPy: a gather kernel and a new array
         # (NumPy takes a 0-d integer array for an integer, and would give a view).
         advanced = any(isinstance(i, np.ndarray) for i in items)
+        _upload_host_indices(index, "ndarray.__getitem__")
         index = _wrapped_index(self.shape, index)
         r = np.ndarray.__getitem__(self, index)
         if isinstance(r, np.generic) and advanced:
@@ -509,7 +526,7 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, block
 
 _CTYPES = {"unsigned short": np.float16, "float": np.float32, "double": np.float64, "bool": np.bool_,
            "long long": np.int64, "unsigned int": np.uint32}
-_SCALARS = {"int": np.int32, "long long": np.int64, "double": np.float64}
+_SCALARS = {"int": np.int32, "long long": np.int64, "double": np.float64, "unsigned long long": np.uint64}
 
 
 def _signature(code: str, name: str) -> list[tuple[str, bool]]:
@@ -961,6 +978,54 @@ def _check_range(args: tuple) -> None:
         flags.reshape(-1)[int(slot)] = 1
 
 
+def philox4x32_10(counter: np.ndarray, key: tuple[int, int]) -> np.ndarray:
+    """Philox4x32-10 of each row of ``counter`` (``(n, 4)`` uint32 words) under ``key`` (two uint32
+    words): ``(n, 4)`` uint32 words. An emulation written from Salmon et al. (SC'11); it is checked
+    against Random123's known-answer vectors (``test_device_random.py``)."""
+    c = [counter[:, j].astype(np.uint64) for j in range(4)]
+    k0, k1 = np.uint64(key[0]), np.uint64(key[1])
+    m0, m1, low = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57), np.uint64(0xFFFFFFFF)
+    for _ in range(10):
+        p0, p1 = m0 * c[0], m1 * c[2]  # 64-bit products of 32-bit words: exact in uint64
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & low, (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & low]
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & low, (k1 + np.uint64(0xBB67AE85)) & low
+    return np.stack(c, axis=1).astype(np.uint32)
+
+
+def _philox_words(n: int, seed: int, offset: int) -> np.ndarray:
+    """The four words of elements ``0..n-1`` of one call (counter ``(i, offset)``, key ``seed``)."""
+    i = np.arange(n, dtype=np.uint64)
+    low = np.uint64(0xFFFFFFFF)
+    counter = np.stack([i & low, i >> np.uint64(32), np.full(n, offset & 0xFFFFFFFF, np.uint64),
+                        np.full(n, offset >> 32, np.uint64)], axis=1)
+    return philox4x32_10(counter, (seed & 0xFFFFFFFF, seed >> 32))
+
+
+def _u53(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    return ((hi.astype(np.uint64) << np.uint64(32) | lo.astype(np.uint64)) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+
+def _philox(dist: str, grid: tuple, block: tuple, args: tuple) -> None:
+    out, n, seed, offset, a, b = args
+    n = int(n)
+    assert grid[0] * block[0] >= 1 and out.size == n and out.flags.c_contiguous
+    w = _philox_words(n, int(seed), int(offset))
+    flat = out.reshape(-1)
+    if dist == "randint":
+        flat[:] = (np.int64(a) + ((w[:, 0].astype(np.uint64) << np.uint64(32) | w[:, 1]) % np.uint64(b)).astype(np.int64))
+        return
+    a, b = float(a), float(b)
+    if dist == "uniform":
+        u = (w[:, 0] >> 8).astype(np.float64) * 2.0 ** -24 if out.dtype == np.float32 else _u53(w[:, 0], w[:, 1])
+        v = a + (b - a) * u
+    elif dist == "normal":
+        u1, u2 = _u53(w[:, 0], w[:, 1]) + 2.0 ** -53, _u53(w[:, 2], w[:, 3])
+        v = a + b * (np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * u2))
+    else:  # bernoulli: value b where u < p (a)
+        v = np.where(_u53(w[:, 0], w[:, 1]) < a, b, 0.0)
+    flat[:] = v.astype(out.dtype)
+
+
 class _Kernel:
     def __init__(self, code: str, name: str) -> None:
         self.name = name
@@ -998,6 +1063,8 @@ class _Kernel:
             _mse("_".join(parts[1:-1]), grid, block, args)
         elif parts[1] == "check":
             _check_range(args)
+        elif parts[1] == "philox":
+            _philox(parts[2], grid, block, args)
         else:
             _softmax("_".join(parts[1:-1]), grid, block, args)
 
@@ -1056,7 +1123,9 @@ def install() -> None:
     cupyx = types.ModuleType("cupyx")
 
     def scatter_add(a: Any, index: Any, v: Any) -> None:
-        np.add.at(a, index, v)
+        _upload_host_indices(index, "cupyx.scatter_add")
+        _launch()
+        np.add.at(_host(a), index, _host(v))
 
     cupyx.scatter_add = scatter_add
     sys.modules["cupyx"] = cupyx

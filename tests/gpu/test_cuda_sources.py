@@ -72,6 +72,10 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
         fam, *mid, dt = label.split("_")
         name = cuda_src.kernel_name(fam, mid[0], dt, mid[1] if fam == "mt" else "")
         assert f".entry {name}(" in ptx, name
+    for dist in ("uniform", "normal", "bernoulli"):  # the draws made on the device (Philox)
+        for dt in ("float32", "float64"):
+            assert f".entry mg_philox_{dist}_{dt}(" in ptx, f"mg_philox_{dist}_{dt}"
+    assert ".entry mg_philox_randint(" in ptx
     # the vector kernels really issue 16-byte loads
     assert "ld.global.nc.v4.f32" in ptx or "ld.global.v4.f32" in ptx
     # the tiled matmul really stages its tiles in shared memory

@@ -36,13 +36,14 @@ def test_gpu_suite_on_emulated_cupy():
 
 @pytest.mark.skipif(mg.is_gpu_available(), reason="a real GPU runs test_no_hidden_sync.py directly")
 def test_steady_steps_copy_nothing_on_emulated_cupy():
-    """tests/gpu/test_no_hidden_sync.py with the stand-in: zero copies and syncs a step, launch budgets,
-    device.copy/device.sync events, the sync debug mode."""
+    """tests/gpu/test_no_hidden_sync.py and test_device_random.py with the stand-in: zero copies and syncs
+    a step, launch budgets, device.copy/device.sync events, the sync debug mode, draws and factories made
+    on the device."""
     env = dict(os.environ, MINIGRAD_FAKE_CUPY="1")
     env.pop("PYTEST_XDIST_WORKER", None)
     r = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         str(HERE / "test_no_hidden_sync.py")],
+         str(HERE / "test_no_hidden_sync.py"), str(HERE / "test_device_random.py")],
         cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=600,
     )
     tail = (r.stdout + r.stderr)[-4000:]

@@ -112,6 +112,12 @@ def _workload(dtype) -> None:
     for o in outs[1:]:
         loss = loss + o.sum()
     loss.backward()
+    # draws made on the device (Philox): the same words, the same uniforms, normals to libm's rounding
+    mg.manual_seed(5)
+    draws = [mg.rand(3000, dtype=dtype, device="gpu"), mg.randn(3000, dtype=dtype, device="gpu"),
+             mg.normal(1.0, 2.0, size=(100,), dtype=dtype, device="gpu"), mg.randint(-5, 9, (999,), device="gpu"),
+             mg.nn.functional.dropout(g(x).detach(), 0.3), mg.empty(77, dtype=dtype, device="gpu").uniform_(-3, 3)]
+    assert all(d.device.type == "cuda" for d in draws)
     a, b, w = t(37, 19), t(19, 23), t(4, 3, 3, 3)
     for use_gpudnn in (True, False):  # cuBLAS / im2col (GPUDNN), then the hand-written kernels (GPU)
         mg.flags.use_gpudnn = use_gpudnn
@@ -124,6 +130,6 @@ def test_every_launch_agrees_with_the_stand_in(shadowed, dtype, gpudnn_flag):
     families = {name.split("_")[1] for name in shadowed}
     # the workload reaches every family of hand-written kernel
     assert {"ew", "reduce", "lse", "softmax", "log", "cross", "matmul", "im2col", "col2im", "conv", "maxpool",
-            "mse"} <= families, sorted(shadowed)
+            "mse", "philox"} <= families, sorted(shadowed)
     assert any(name.endswith("_vec") for name in shadowed) and any(name.endswith("_strided") for name in shadowed)
     assert any(name.endswith("_scalar0") for name in shadowed) and any(name.endswith("_scalar1") for name in shadowed)

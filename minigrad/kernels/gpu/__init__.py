@@ -83,6 +83,9 @@ def _load_cupy(info: BackendInfo) -> None:
     info.constant = constant
     info.check_later = check_later
     info.fill = lambda shape, value, dtype: cupy.full(shape, value, dtype=dtype)  # a fill kernel, value by value
+    from .random import MADE
+
+    info.made = {"arange": cupy.arange, "eye": cupy.eye, **MADE}  # one kernel each, the numbers as its arguments
     load()  # register the GPU kernels on first use
 
 

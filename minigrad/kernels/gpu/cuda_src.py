@@ -624,6 +624,92 @@ extern "C" __global__ void mg_check_range_i64(const long long* __restrict__ x, c
 """
 
 
+# NOTE [ Draws made on the GPU: Philox4x32-10 ]
+#     A random op on a GPU tensor (``randn(..., device="cuda")``, dropout's mask) draws its numbers on
+#     the device, as PyTorch's CUDA generator does: drawn on the host, the numbers would be a copy to the
+#     device - and a sync - at every call, five times a step for a GPT with dropout. The generator is
+#     counter-based: Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11;
+#     the generator behind cuRAND's and PyTorch's CUDA draws) maps a 128-bit counter and a 64-bit key to
+#     four 32-bit words with ten rounds of multiplications and xors, so every element computes its own
+#     words with no state shared between threads: element ``i`` of a call uses the counter
+#     ``(i, offset)`` and the key ``seed``, and each call takes the next ``offset`` (``random.py``,
+#     ``DeviceGenerator``). The numbers are minigrad's own, not PyTorch's CUDA stream (whose offsets
+#     depend on the launch's grid): the same seed gives the same draws on every device and in the stand-in.
+#     Arithmetic that must match the stand-in bit for bit uses ``__dmul_rn``/``__dadd_rn`` (no fused
+#     multiply-add); the normal's ``log`` and ``cos`` round as the device's libm rounds them.
+_PHILOX = r"""
+__device__ __forceinline__ void mg_philox(unsigned long long i, unsigned long long offset, unsigned long long seed,
+                                          unsigned int w[4]) {
+    unsigned int c0 = (unsigned int)i, c1 = (unsigned int)(i >> 32);
+    unsigned int c2 = (unsigned int)offset, c3 = (unsigned int)(offset >> 32);
+    unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+        const unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+        const unsigned int hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+        c0 = hi1 ^ c1 ^ k0; c1 = lo1; c2 = hi0 ^ c3 ^ k1; c3 = lo0;
+        k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+    }
+    w[0] = c0; w[1] = c1; w[2] = c2; w[3] = c3;
+}
+/* 53 random bits of two words as a double in [0, 1) */
+__device__ __forceinline__ double mg_u53(unsigned int hi, unsigned int lo) {
+    return (double)((((unsigned long long)hi << 32) | lo) >> 11) * 1.1102230246251565e-16;
+}
+"""
+
+
+def philox_source() -> str:
+    """The draws of the GPU generator (NOTE [ Draws made on the GPU: Philox4x32-10 ]), one element per
+    thread in a grid-stride loop, each writing ``n`` values:
+
+    - ``mg_philox_uniform_<float32|float64>(out, n, seed, offset, low, high)``: ``low + (high - low) * u``,
+      ``u`` in [0, 1) from 24 bits (float32) or 53 bits (float64) of the element's words;
+    - ``mg_philox_normal_<float32|float64>(out, n, seed, offset, mean, std)``: ``mean + std * z``, ``z`` by
+      Box-Muller from two 53-bit uniforms (``u1`` in (0, 1], so ``log`` is finite);
+    - ``mg_philox_bernoulli_<float32|float64>(out, n, seed, offset, p, value)``: ``value`` where a 53-bit
+      uniform is below ``p``, else 0 (dropout's scaled mask in one launch: ``value = 1 / (1 - p)``);
+    - ``mg_philox_randint(out, n, seed, offset, low, range)``: ``low + w % range``, ``w`` the 64 bits of
+      two words (int64).
+    """
+    parts = [_PHILOX]
+    loop = "for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)"
+    head = "const long long n, const unsigned long long seed, const unsigned long long offset"
+    for dtype, t in (("float32", "float"), ("float64", "double")):
+        u = ("(double)(w[0] >> 8) * 5.9604644775390625e-08" if dtype == "float32" else "mg_u53(w[0], w[1])")
+        parts.append(f"""
+extern "C" __global__ void mg_philox_uniform_{dtype}({t}* __restrict__ out, {head}, const double low, const double high) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        out[i] = ({t})__dadd_rn(low, __dmul_rn(__dadd_rn(high, -low), {u}));
+    }}
+}}
+extern "C" __global__ void mg_philox_normal_{dtype}({t}* __restrict__ out, {head}, const double mean, const double std) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        const double u1 = __dadd_rn(mg_u53(w[0], w[1]), 1.1102230246251565e-16), u2 = mg_u53(w[2], w[3]);
+        const double z = __dmul_rn(sqrt(__dmul_rn(-2.0, log(u1))), cos(__dmul_rn(6.283185307179586, u2)));
+        out[i] = ({t})__dadd_rn(mean, __dmul_rn(std, z));
+    }}
+}}
+extern "C" __global__ void mg_philox_bernoulli_{dtype}({t}* __restrict__ out, {head}, const double p, const double value) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        out[i] = mg_u53(w[0], w[1]) < p ? ({t})value : ({t})0;
+    }}
+}}
+""")
+    parts.append(f"""
+extern "C" __global__ void mg_philox_randint(long long* __restrict__ out, {head}, const long long low,
+                                             const unsigned long long range) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        out[i] = low + (long long)(((((unsigned long long)w[0]) << 32) | w[1]) % range);
+    }}
+}}
+""")
+    return "".join(parts)
+
+
 def all_sources() -> Iterator[tuple[str, str]]:
     """Every generated translation unit, as ``(label, source)`` (for nvcc checks)."""
     for dtype in DTYPES:
@@ -641,3 +727,4 @@ def all_sources() -> Iterator[tuple[str, str]]:
         yield f"softmax_{dtype}", softmax_source(dtype)
         yield f"matmul_{dtype}", matmul_source(dtype)
     yield "check_range", check_range_source()
+    yield "philox", philox_source()
