@@ -90,10 +90,12 @@ Device mode:
     The default run runs it as well, in a subprocess on the stand-in where no GPU
     exists (``test_minigrad_runs_random_programs_on_the_gpu_as_pytorch_does``); the
     long profile on a device (``scripts/gpu_device_check.sh``). One departure is not
-    generated there: ``view()`` of a tensor whose strides differ from PyTorch's - the
-    GPU's elementwise kernels write row-major results where PyTorch keeps its input's
-    order of strides (``x.t().abs().view(-1)`` of a (2, 2) ``x`` raises in PyTorch and
-    on minigrad's CPU, and runs on its GPU)::
+    generated there: ``view()`` of a tensor whose strides differ from PyTorch's. The
+    GPU's hand-written elementwise kernels lay their results out as PyTorch does
+    (``x.t().abs()`` is transposed, so its ``view(-1)`` raises in both), but CuPy's
+    own kernels (integer comparisons, integer ``where``) and the reductions write
+    row-major; the stand-in, whose CuPy is NumPy, cannot show which of those differ.
+    With the guard off, 3,514 programs on the stand-in found no mismatch::
 
         MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu python -m pytest -q -s tests/test_fuzz_torch.py -k gpu
 """
@@ -399,7 +401,7 @@ class Differential(RuleBasedStateMachine):
     def view(self, i: int, op: str) -> None:
         p, fn = self.pick(i), self.VIEWS[op]
         if ON_GPU and op == "view" and tuple(p.t.stride()) != tuple(p.m.stride()):
-            return  # minigrad's GPU kernels write row-major results (module docstring)
+            return  # some of minigrad's GPU kernels write row-major results (module docstring)
         t, m = self.both(f"{op}({p.name})", lambda: fn(p.t), lambda: fn(p.m))
         if t.error is None:
             q = self.add(t.value, m.value, f"{op}({p.name})", view_of=p)

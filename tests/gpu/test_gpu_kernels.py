@@ -672,3 +672,33 @@ def test_set_default_device_puts_factories_and_new_layers_on_the_gpu():
     finally:
         mg.set_default_device(None)
     assert mg.get_default_device() == "cpu" and mg.zeros(1).device == "cpu"
+
+
+LAYOUT_CASES = {
+    "t + y": lambda L, a, b, c, r: a.t() + b, "y + t": lambda L, a, b, c, r: b + a.t(),
+    "abs(t)": lambda L, a, b, c, r: a.t().abs(), "t * 2": lambda L, a, b, c, r: a.t() * 2,
+    "t > 0": lambda L, a, b, c, r: a.t() > 0, "where": lambda L, a, b, c, r: L.where(a.t() > 0, a.t(), 0.0),
+    "permuted sigmoid": lambda L, a, b, c, r: L.sigmoid(c.permute(2, 0, 1)),
+    "permuted + broadcast": lambda L, a, b, c, r: c.permute(2, 1, 0) + r[None, :, None],
+    "t + row": lambda L, a, b, c, r: a.t() + r, "strided slice": lambda L, a, b, c, r: c[:, ::2].exp(),
+    "clamp(t)": lambda L, a, b, c, r: L.clamp(a.t(), -0.5, 0.5),
+    "expanded * y": lambda L, a, b, c, r: r[:, None].expand(3, 4) * a,
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAYOUT_CASES))
+def test_an_elementwise_result_is_laid_out_as_pytorchs(case):
+    """PyTorch orders an elementwise result's dimensions by its inputs' strides (the exp of a transposed
+    tensor is transposed), so ``.stride()``, ``.is_contiguous()`` and whether ``.view(-1)`` raises are
+    PyTorch's on the GPU too (NOTE [ An elementwise result is laid out as PyTorch lays it out ])."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in ((3, 4), (4, 3), (2, 3, 4), (3,))]
+    want = LAYOUT_CASES[case](torch, *(torch.tensor(a) for a in arrays))
+    got = LAYOUT_CASES[case](mg, *(mg.tensor(a).to("gpu") for a in arrays))
+    assert got.device == "cuda"
+    assert tuple(got.stride()) == tuple(want.stride()) and got.is_contiguous() == want.is_contiguous()
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12)
+    if not want.is_contiguous():
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            got.view(-1)

@@ -35,34 +35,100 @@ def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
     return tuple(np.broadcast_shapes(*shapes))
 
 
+# NOTE [ An elementwise result is laid out as PyTorch lays it out ]
+#     PyTorch's TensorIterator does not always write row-major: it orders the
+#     output's dimensions by its inputs' strides (``reorder_dimensions``), so the
+#     exp of a transposed tensor is transposed too, and ``x.t().exp().view(-1)``
+#     raises there as ``x.t().view(-1)`` does. The order is an insertion sort of
+#     the dimensions, fastest first, where two dimensions swap when the first
+#     input whose strides on them are both non-zero (not broadcast) says so: a
+#     larger stride on the one meant to be faster, or, for equal strides, a
+#     larger size. When every input is row-major nothing moves. Otherwise the
+#     output is a row-major buffer of the permuted shape, seen through the
+#     inverse permutation, and the kernel runs in the buffer's order on the
+#     inputs permuted alike (views: nothing is copied), so the launcher's
+#     contiguous, vector and by-value variants still apply.
+def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> list[int] | None:
+    """The output's dimensions from the slowest to the fastest in memory (PyTorch's order, NOTE above),
+    or ``None`` for row-major."""
+    nd = len(shape)
+    if nd < 2 or all(a.flags.c_contiguous for a in inputs):
+        return None
+    strides = []
+    for a in inputs:
+        if a.ndim == 0:
+            continue  # a number's operand has no strides to vote with
+        lead = nd - a.ndim
+        strides.append([0] * lead + [0 if size == 1 and shape[lead + d] != 1 else st
+                                     for d, (size, st) in enumerate(zip(a.shape, a.strides))])
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))  # fastest first
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    order = perm[::-1]
+    return None if order == list(range(nd)) else order
+
+
 def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, extra: tuple[Any, ...] = (),
                     value_dtype: Any = None) -> Any:
-    """Launch the hand-written kernel of ``op`` on ``inputs``; returns the output array."""
-    dt = dtype_name(value_dtype if value_dtype is not None else inputs[0].dtype)
+    """Launch the hand-written kernel of ``op`` on ``inputs``; returns the output array, laid out as
+    PyTorch lays it out (NOTE [ An elementwise result is laid out as PyTorch lays it out ])."""
     shape = _broadcast_shape(*inputs)
-    out = cupy.empty(shape, dtype=out_dtype)
+    order = _out_order(shape, inputs)
+    if order is None:
+        out = cupy.empty(shape, dtype=out_dtype)
+        _launch(op, kind, inputs, out, shape, extra, value_dtype)
+        return out
+    permuted = tuple(a if a.ndim == 0 else cupy.broadcast_to(a, shape).transpose(order) for a in inputs)
+    buf = cupy.empty(tuple(shape[d] for d in order), dtype=out_dtype)
+    _launch(op, kind, permuted, buf, buf.shape, extra, value_dtype if value_dtype is not None else inputs[0].dtype)
+    return buf.transpose(tuple(int(i) for i in np.argsort(order)))
+
+
+def _launch(op: str, kind: str, inputs: tuple[Any, ...], out: Any, shape: tuple[int, ...], extra: tuple[Any, ...],
+            value_dtype: Any) -> None:
+    """The kernel of ``op`` writing the row-major ``out`` of ``shape`` from ``inputs``: by value, vector,
+    contiguous or strided."""
+    dt = dtype_name(value_dtype if value_dtype is not None else inputs[0].dtype)
     n = out.size
     if n == 0:
-        return out
+        return
     label = f"ew_{op}_{dt}"
     base = src.kernel_name("ew", op, dt)
     make = lambda: src.ew_source(op, dt, kind)  # noqa: E731
     if kind in ("binary", "compare") and _launch_with_number(inputs, shape, out, n, label, make, base):
-        return out
+        return
     if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
         if kind in _VEC_KINDS and all(a.data.ptr % 16 == 0 for a in (*inputs, out)):
             # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
             vec = 16 // out.itemsize
             fn = function(label, make, base + "_vec")
             launch_1d(fn, max(1, n // vec), (*inputs, out, np.int64(n), *extra))
-            return out
+            return
         fn = function(label, make, base + "_contig")
         launch_1d(fn, n, (*inputs, out, np.int64(n), *extra))
     else:
         meta = strides_meta(shape, *inputs)
         fn = function(label, make, base + "_strided")
         launch_1d(fn, n, (*inputs, out, np.int64(n), np.int32(len(shape)), meta, *extra))
-    return out
 
 
 def _launch_with_number(inputs: tuple[Any, ...], shape: tuple[int, ...], out: Any, n: int, label: str, make: Any,
