@@ -309,16 +309,23 @@ GPT_VOCAB = 65  # Shakespeare-char's
 
 
 def _char_gpt_module(F: Any) -> Any:
-    """``examples/char_gpt.py``, imported for ``F`` (minigrad, or torch: the source uses PyTorch's spelling;
-    for torch, positions are made on the model's device, as PyTorch refuses CPU indices into a CUDA table)."""
+    """``examples/char_gpt.py``, imported for ``F`` (minigrad, or torch: the source uses PyTorch's spelling)."""
+    return _example("char_gpt", F)
+
+
+def _example(name: str, F: Any) -> Any:
+    """``examples/<name>.py`` as a module for ``F``: as written for minigrad, or with its import lines pointed
+    at torch (the examples use only PyTorch's spelling)."""
     import types
 
-    src = (HERE.parent / "examples" / "char_gpt.py").read_text()
-    if F.__name__ == "torch":
-        src = src.replace("import minigrad as mg", "import torch as mg").replace(
-            "self.pos(mg.arange(T))", "self.pos(mg.arange(T, device=idx.device))")
-    mod = types.ModuleType(f"char_gpt_{F.__name__}")
-    mod.__file__ = str(HERE.parent / "examples" / "char_gpt.py")
+    path = HERE.parent / "examples" / f"{name}.py"
+    src = path.read_text()
+    if F.__name__ == "torch":  # each import line of minigrad names torch instead (``import minigrad as torch``...)
+        src = "\n".join(line.replace("minigrad", "torch", 1) if line.startswith(("import minigrad", "from minigrad"))
+                        else line for line in src.split("\n"))
+    mod = types.ModuleType(f"{name}_{F.__name__}")
+    mod.__file__ = str(path)
+    sys.modules[mod.__name__] = mod  # a dataclass looks its module up there
     exec(compile(src, mod.__file__, "exec"), mod.__dict__)  # noqa: S102 - the repository's own example
     return mod
 
@@ -345,10 +352,41 @@ def gpt_step(F: Any, dev: str, size: tuple[int, ...]) -> Callable[[], Any]:
     return step
 
 
+#: ``examples/gpt.py``, nanoGPT-style (layers, width, heads, batch, block, dropout): a small size and nanoGPT's
+#: Shakespeare-char configuration, dropout included
+NANOGPT_SIZES = [("nanoGPT-style 2x64, dropout 0.1, batch 16x64, AdamW", (2, 64, 4, 16, 64, 0.1)),
+                 ("nanoGPT-style 6x384, 6 heads, dropout 0.2, batch 64x256, AdamW", (6, 384, 6, 64, 256, 0.2))]
+
+
+def nanogpt_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
+    """One step of ``examples/gpt.py``'s nanoGPT-style model as its training loop writes it: dropout masks
+    drawn on the device, causal SDPA, positions made on the device, clipping, AdamW with weight-decay groups."""
+    n_layer, n_embd, n_head, batch, block, dropout = size
+    F.manual_seed(0)
+    ex = _example("gpt", F)
+    model = ex.GPT(ex.GPTConfig(block_size=block, vocab_size=GPT_VOCAB, n_layer=n_layer, n_head=n_head,
+                                n_embd=n_embd, dropout=dropout)).to(dev)
+    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
+    x, y = (F.randint(0, GPT_VOCAB, (batch, block), device=dev) for _ in range(2))
+
+    def step() -> Any:
+        _, loss = model(x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        F.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        return loss
+
+    return step
+
+
 def training_models(quick: bool) -> list[tuple[str, Callable[[Any, str], Callable[[], Any]]]]:
-    """Every timed training step: the MLP, the CNN and the char GPT sizes (the small one only when quick)."""
+    """Every timed training step: the MLP, the CNN, the char GPT sizes and the nanoGPT-style sizes (the small
+    ones only when quick)."""
     gpts = GPT_SIZES[:1] if quick else GPT_SIZES
-    return _train_steps(quick) + [(name, lambda F, dev, size=size: gpt_step(F, dev, size)) for name, size in gpts]
+    nanos = NANOGPT_SIZES[:1] if quick else NANOGPT_SIZES
+    return (_train_steps(quick) + [(name, lambda F, dev, size=size: gpt_step(F, dev, size)) for name, size in gpts]
+            + [(name, lambda F, dev, size=size: nanogpt_step(F, dev, size)) for name, size in nanos])
 
 
 def stand_in_counts(quick: bool, steps: int = 2) -> list[dict[str, Any]]:
@@ -362,10 +400,11 @@ def stand_in_counts(quick: bool, steps: int = 2) -> list[dict[str, Any]]:
     for name, build in training_models(quick):
         note = ""
         if "6x384" in name:
-            # The stand-in computes every kernel in NumPy on two cores: the 6x384 model is counted at batch
+            # The stand-in computes every kernel in NumPy on two cores: the 6x384 models are counted at batch
             # 4 x 256. Copies and syncs do not depend on the batch; launches only through a reduction's chunking.
-            size = dict(GPT_SIZES)[name]
-            build, note = (lambda F, dev, size=size[:3] + (4,) + size[4:]: gpt_step(F, dev, size)), "counted at batch 4x256"
+            make, size = (gpt_step, dict(GPT_SIZES)[name]) if name in dict(GPT_SIZES) else (nanogpt_step, dict(NANOGPT_SIZES)[name])
+            build = lambda F, dev, make=make, size=size[:3] + (4,) + size[4:]: make(F, dev, size)  # noqa: E731
+            note = "counted at batch 4x256"
         step = build(mg, "gpu")
         step()
         fake_cupy.reset_counts()

@@ -5,15 +5,23 @@ What it shows beyond ``char_gpt.py``: a ``GPTConfig`` dataclass, a ``ModuleDict`
 Parameter, so its gradient is the sum of both uses), GPT-2's initialisation with
 ``nn.init.normal_``/``zeros_`` and a smaller scale for residual projections,
 ``configure_optimizers`` with two AdamW parameter groups (matrices decay, biases and
-LayerNorm gains do not), gradient clipping, and ``generate`` with a temperature and
-**top-k** sampling (``torch.topk`` then ``torch.multinomial``). Attention uses
-``F.scaled_dot_product_attention`` when the framework has it, else the explicit
+LayerNorm gains do not), gradient clipping, dropout after the embeddings, in attention
+and after each residual branch (``--dropout``; off by default), and ``generate`` with a
+temperature and **top-k** sampling (``torch.topk`` then ``torch.multinomial``). Attention
+uses ``F.scaled_dot_product_attention`` when the framework has it, else the explicit
 masked softmax.
+
+On a GPU (``--device cuda``) a training step makes no copy between host and device and
+never waits for it: the positions are made on the model's device, the dropout masks are
+drawn there, the causal mask is built once; the loop waits only where it asks for the
+loss (``loss.item()``). ``tests/gpu/test_no_hidden_sync.py`` holds it to that, and
+``bench/gpu_kernels.py`` times it against PyTorch with the same source.
 
 Run it::
 
     python examples/gpt.py                 # 100 steps, some seconds
-    python examples/gpt.py --steps 20
+    python examples/gpt.py --steps 20 --dropout 0.1
+    python examples/gpt.py --device cuda   # on the GPU
     minigrad-tui examples/gpt.py --steps 1 # step through one training step's backward pass
 
 Only the three import lines below name minigrad: with ``import torch``, ``import torch.nn as
@@ -53,7 +61,9 @@ class CausalSelfAttention(nn.Module):
         super().__init__()
         self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd, bias=config.bias)
         self.c_proj = nn.Linear(config.n_embd, config.n_embd, bias=config.bias)
-        self.n_head, self.n_embd = config.n_head, config.n_embd
+        self.attn_dropout = nn.Dropout(config.dropout)
+        self.resid_dropout = nn.Dropout(config.dropout)
+        self.n_head, self.n_embd, self.dropout = config.n_head, config.n_embd, config.dropout
         self.flash = hasattr(F, "scaled_dot_product_attention")
         if not self.flash:
             mask = torch.tril(torch.ones(config.block_size, config.block_size))
@@ -64,12 +74,13 @@ class CausalSelfAttention(nn.Module):
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
                    for t in self.c_attn(x).split(self.n_embd, dim=2))
         if self.flash:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
+                                               is_causal=True)
         else:
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
             att = F.softmax(att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf")), dim=-1)
-            y = att @ v
-        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+            y = self.attn_dropout(att) @ v
+        return self.resid_dropout(self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C)))
 
 
 class Block(nn.Module):
@@ -79,7 +90,7 @@ class Block(nn.Module):
         self.attn = CausalSelfAttention(config)
         self.ln_2 = nn.LayerNorm(config.n_embd)
         self.mlp = nn.Sequential(nn.Linear(config.n_embd, 4 * config.n_embd), nn.GELU(),
-                                 nn.Linear(4 * config.n_embd, config.n_embd))
+                                 nn.Linear(4 * config.n_embd, config.n_embd), nn.Dropout(config.dropout))
 
     def forward(self, x):
         x = x + self.attn(self.ln_1(x))
@@ -93,6 +104,7 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(config.vocab_size, config.n_embd),
             wpe=nn.Embedding(config.block_size, config.n_embd),
+            drop=nn.Dropout(config.dropout),
             h=nn.ModuleList([Block(config) for _ in range(config.n_layer)]),
             ln_f=nn.LayerNorm(config.n_embd),
         ))
@@ -114,8 +126,8 @@ class GPT(nn.Module):
 
     def forward(self, idx, targets=None):
         _, t = idx.size()
-        pos = torch.arange(0, t, dtype=torch.long)
-        x = self.transformer.wte(idx) + self.transformer.wpe(pos)
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)  # made where the model is
+        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
         for block in self.transformer.h:
             x = block(x)
         logits = self.lm_head(self.transformer.ln_f(x))
@@ -142,19 +154,19 @@ class GPT(nn.Module):
 
 
 def train(steps: int = 100, batch_size: int = 8, block_size: int = 16, n_layer: int = 2, lr: float = 1e-2,
-          seed: int = 0, verbose: bool = True) -> tuple[list[float], str]:
+          seed: int = 0, verbose: bool = True, dropout: float = 0.0, device: str = "cpu") -> tuple[list[float], str]:
     """Train on the sonnets; returns the loss of every step and a sample drawn with top-k."""
     torch.manual_seed(seed)
     text = TEXT.read_text()
     chars = sorted(set(text))
     data = torch.tensor([chars.index(c) for c in text], dtype=torch.long)
-    model = GPT(GPTConfig(block_size=block_size, vocab_size=len(chars), n_layer=n_layer))
+    model = GPT(GPTConfig(block_size=block_size, vocab_size=len(chars), n_layer=n_layer, dropout=dropout)).to(device)
     optimizer = model.configure_optimizers(0.1, lr, (0.9, 0.95))
     losses = []
     for step in range(steps):
         ix = torch.randint(len(data) - block_size - 1, (batch_size,)).tolist()
-        x = torch.stack([data[i:i + block_size] for i in ix])
-        y = torch.stack([data[i + 1:i + 1 + block_size] for i in ix])
+        x = torch.stack([data[i:i + block_size] for i in ix]).to(device)
+        y = torch.stack([data[i + 1:i + 1 + block_size] for i in ix]).to(device)
         _, loss = model(x, y)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -164,7 +176,7 @@ def train(steps: int = 100, batch_size: int = 8, block_size: int = 16, n_layer: 
         if verbose and (step % max(steps // 10, 1) == 0 or step == steps - 1):
             print(f"step {step:4d}  loss {loss.item():.3f}")
     model.eval()
-    out = model.generate(torch.tensor([[chars.index("S")]]), 80, temperature=0.8, top_k=10)
+    out = model.generate(torch.tensor([[chars.index("S")]], device=device), 80, temperature=0.8, top_k=10)
     sample = "".join(chars[i] for i in out[0].tolist())
     if verbose:
         print("sample:\n" + sample)
@@ -178,8 +190,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--block-size", type=int, default=16)
     parser.add_argument("--n-layer", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda for the GPU")
     a = parser.parse_args(argv)
-    train(a.steps, a.batch_size, a.block_size, a.n_layer, seed=a.seed)
+    train(a.steps, a.batch_size, a.block_size, a.n_layer, seed=a.seed, dropout=a.dropout, device=a.device)
 
 
 if __name__ == "__main__":

@@ -111,6 +111,14 @@ def test_family_example_runs_on_pytorch_with_the_imports_swapped(name: str) -> N
     pytest.importorskip("torch")
     if name in ("cnn", "vae"):
         pytest.importorskip("sklearn")
+    _, fn, _ = FAMILIES[name]
+    result = _run_on_torch(name, fn, SWAPPED[name])
+    losses = result[0] if isinstance(result, tuple) else result
+    assert losses and all(math.isfinite(v) for v in losses), (name, losses)
+
+
+def _run_on_torch(name: str, fn: str, kwargs: dict) -> object:
+    """``examples/<name>.py`` with its imports pointed at PyTorch: ``fn(verbose=False, **kwargs)``."""
     from types import ModuleType
     import sys
 
@@ -120,12 +128,20 @@ def test_family_example_runs_on_pytorch_with_the_imports_swapped(name: str) -> N
     sys.modules[module.__name__] = module
     try:
         exec(compile(_pytorch_text(path.read_text()), str(path), "exec"), module.__dict__)
-        _, fn, _ = FAMILIES[name]
-        result = getattr(module, fn)(verbose=False, **SWAPPED[name])
+        return getattr(module, fn)(verbose=False, **kwargs)
     finally:
         sys.modules.pop(module.__name__, None)
-    losses = result[0] if isinstance(result, tuple) else result
-    assert losses and all(math.isfinite(v) for v in losses), (name, losses)
+
+
+@pytest.mark.torch
+def test_gpt_with_dropout_gives_pytorchs_losses_and_sample() -> None:
+    """On the CPU every draw - initial weights, batches, dropout masks, the top-k sample - is PyTorch's, so
+    the same file prints the same losses (to float32 rounding) and the same text under both frameworks."""
+    pytest.importorskip("torch")
+    kwargs = dict(steps=6, batch_size=4, block_size=8, n_layer=1, dropout=0.1)
+    ours, theirs = _load_family("gpt").train(verbose=False, **kwargs), _run_on_torch("gpt", "train", kwargs)
+    assert ours[0] == pytest.approx(theirs[0], rel=1e-5, abs=1e-5)
+    assert ours[1] == theirs[1]
 
 
 @pytest.mark.parametrize("name", _with_marks(FAMILIES))
