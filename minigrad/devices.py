@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
-    "move_array", "constant_array", "filled_array", "made_array", "check_range", "out_of_range", "device_of_array", "to_numpy",
+    "move_array", "constant_array", "filled_array", "made_array", "mixed_devices_error", "check_range", "out_of_range", "device_of_array", "to_numpy",
     "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "default_device",
     "get_default_device", "set_default_device",
@@ -233,6 +233,15 @@ def filled_array(shape: tuple[int, ...], value: Any, np_dtype: Any, device: str)
     host = np.empty(shape, dtype=np_dtype)
     host.fill(value)
     return host if device == "cpu" else move_array(host, "cpu", device)
+
+
+def mixed_devices_error(first: str, second: str, where: str = "") -> RuntimeError:
+    """PyTorch's error for tensors of one call on two devices (``cuda:0`` for minigrad's GPU); ``where`` is
+    the argument and kernel PyTorch's message adds for some ops."""
+    names = ["cuda:0" if d == "gpu" else d for d in (first, second)]
+    tail = f" (when checking argument for argument {where})" if where else ""
+    return RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                        f"{names[0]} and {names[1]}!{tail}")
 
 
 def made_array(kind: str, device: str, *args: Any, **kwargs: Any) -> Any:

@@ -37,7 +37,7 @@ def test_backend_transform_moves_cpu_argument(toy):
     seen = toy_kernel("mul", TOY)
     x = mg.tensor([1.0, 2.0]).to("toy")
     with mg.trace() as tr:
-        x * mg.tensor([3.0, 4.0])
+        x * mg.tensor(3.0)  # a 0-d CPU tensor joins another device's call (PyTorch refuses any other mix)
     assert _transforms(tr) == [("mul", "y", "backend", "CPU", TOY)]
     assert all(on_toy(a) for a in seen[0])
 
@@ -46,11 +46,23 @@ def test_all_backend_argument_is_not_moved(toy):
     seen = toy_kernel("mul", TOY, arg_overrides={1: {"backend": Backend.ALL_BACKEND}})
     x = mg.tensor([1.0, 2.0]).to("toy")
     with mg.trace() as tr:
-        out = x * mg.tensor([3.0, 4.0])
+        out = x * mg.tensor(3.0)
     assert _transforms(tr) == []
     (xa, ya), = seen
     assert on_toy(xa) and not on_toy(ya)  # y reached the kernel where it was: the CPU
-    np.testing.assert_allclose(out.numpy(), [3.0, 8.0])
+    np.testing.assert_allclose(out.numpy(), [3.0, 6.0])
+
+
+def test_tensors_on_two_devices_are_refused_as_pytorch_refuses_them(toy):
+    """Only a 0-d CPU tensor may join another device's tensors; any other mix raises PyTorch's error before a
+    node, an event or a changed tensor exists."""
+    toy_kernel("mul", TOY)
+    x = mg.tensor([1.0, 2.0], requires_grad=True).to("toy")
+    for call in (lambda: x * mg.tensor([3.0, 4.0]), lambda: mg.tensor([3.0, 4.0]) * x):
+        with mg.trace() as tr, pytest.raises(RuntimeError, match=r"^Expected all tensors to be on the same device, "
+                                                                  r"but found at least two devices, toy and cpu!$"):
+            call()
+        assert not [e for e in tr.events if e.kind == "node.create"]
 
 
 def test_fast_path_passes_arrays_untouched():

@@ -5,7 +5,8 @@
 1. ``parse_kernel_key``: backend, layout and dtype parsed from the inputs
    (Paddle's ``ParseKernelKeyByInputArgs``): the promoted dtype of the inputs
    that take part in promotion, the highest-priority backend among their
-   devices, the first input's layout;
+   devices (only a 0-d CPU tensor may join another device's tensors; any other
+   mix raises PyTorch's error, ``_common_device``), the first input's layout;
 2. ``select_kernel`` (``kernels/select.py``): the search in the registry;
 3. ``prepare_inputs``: PrepareData, each input transformed to the kernel's
    argument def (backend and layout always, dtype only when the op asks);
@@ -35,6 +36,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import flags
 from ..tracing.events import InferMetaEvent, KernelKeyEvent, KernelLaunch, KernelLookup, KernelSelect
+from ..devices import mixed_devices_error
 from .backends import backend_of_device, device_of_backend, move_array
 from .key import Backend, KernelKey, Layout
 from .prepare_data import emit_transform, prepare_data, transform_layout
@@ -68,9 +70,8 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
             td = t._dtype
             if td is not dtype:
                 dtype = _dt.promote(dtype, td)  # uint8 with int8 is int16, float16 with bfloat16 float32
-            if t._device != device and device == "cpu":
-                # Any non-CPU device outranks the CPU (Paddle's highest-priority backend).
-                device = t._device
+            if t._device != device:
+                device = _common_device(op, inputs, device, t)
     if dtype is None:  # only non-key inputs (should not happen for real ops)
         first = inputs[0][0] if isinstance(inputs[0], list) else inputs[0]
         dtype, device, layout = first._dtype, first._device, first._layout
@@ -78,6 +79,21 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
         dtype = _float32
     backend = backend_of_device(device).name
     return KernelKey(backend, layout, dtype), device
+
+
+def _common_device(op: "OpDef", inputs: list[Any], device: str, t: Any) -> str:
+    """The device of a call whose key inputs are on two devices: PyTorch's rule. A 0-d CPU tensor may join
+    tensors of another device (it is a number, moved with the call: Paddle's data transform); any other
+    mix is refused, in PyTorch's words, before a node or an event exists."""
+    other = t._device
+    if device == "cpu":  # every tensor so far is on the CPU: each must be 0-d
+        cpu = [u for i in op.key_inputs if inputs[i] is not None
+               for u in (inputs[i] if isinstance(inputs[i], list) else (inputs[i],)) if u._device == "cpu"]
+        if all(u.ndim == 0 for u in cpu):
+            return other
+    elif other == "cpu" and t.ndim == 0:
+        return device
+    raise mixed_devices_error(*((device, other) if device != "cpu" else (other, device)))
 
 
 # NOTE [ Floating-point warnings stay inside the kernels ]

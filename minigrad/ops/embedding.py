@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
-from ..devices import check_range
+from ..devices import check_range, mixed_devices_error
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._constants import constant
@@ -53,6 +53,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     if not isinstance(weight, Tensor) or weight.ndim != 2:
         raise ShapeError(f"embedding(): 'weight' must be a 2-D Tensor (num_embeddings, embedding_dim), "
                          f"but got {tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    if input._device != weight._device:  # PyTorch's index_select refuses indices on another device
+        raise mixed_devices_error(weight._device, input._device, "index in method wrapper_CUDA__index_select")
     # Checked before the op: a negative index would otherwise wrap around (weight[-1]), where PyTorch refuses.
     # On the GPU the check runs on the device and fails at the next sync (devices.check_range).
     rows = weight.shape[0]

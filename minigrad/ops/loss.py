@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..devices import check_range
+from ..devices import check_range, mixed_devices_error
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -308,6 +308,9 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
     for name, v in (("input", input), ("target", target), ("weight", weight)):
         if v is not None and not isinstance(v, Tensor):
             raise TypeError(f"{op}(): argument '{name}' must be Tensor, but got {type(v).__name__}")
+    for name, v in (("target", target), ("weight", weight)):
+        if v is not None and v._device != input._device:  # PyTorch's nll_loss refuses a mix of devices
+            raise mixed_devices_error(input._device, v._device, f"{name} in method wrapper_CUDA_nll_loss_forward")
     shape, tshape = tuple(input.shape), tuple(target.shape)
     if not shape:
         raise ShapeError(f"{op}(): expected 'input' of 1 or more dimensions (got 0)")

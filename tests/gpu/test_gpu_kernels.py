@@ -702,3 +702,34 @@ def test_an_elementwise_result_is_laid_out_as_pytorchs(case):
     if not want.is_contiguous():
         with pytest.raises(RuntimeError, match="view size is not compatible"):
             got.view(-1)
+
+
+MIXED = {
+    "x + cpu": lambda x, c, w: x + c, "cpu * x": lambda x, c, w: c * x,
+    "x @ cpu": lambda x, c, w: x @ mg.ones(3, 2), "cat": lambda x, c, w: mg.cat([x, c]),
+    "mse_loss": lambda x, c, w: mg.nn.functional.mse_loss(x, c),
+    "embedding": lambda x, c, w: mg.nn.functional.embedding(mg.tensor([0, 2]), w),
+    "cross_entropy": lambda x, c, w: mg.nn.functional.cross_entropy(x, mg.tensor([0, 1, 2, 3])),
+}
+MIXED_WHERE = {"embedding": " (when checking argument for argument index in method wrapper_CUDA__index_select)",
+               "cross_entropy": " (when checking argument for argument target in method wrapper_CUDA_nll_loss_forward)"}
+
+
+@pytest.mark.parametrize("case", sorted(MIXED))
+def test_tensors_on_two_devices_are_refused_in_pytorchs_words(case):
+    """PyTorch's most common GPU error: a CPU tensor (not a 0-d one) in a call on GPU tensors. Refused before a
+    node or an event exists - not moved to the GPU behind the program's back at every step."""
+    x = mg.randn(4, 3, requires_grad=True).to("gpu")
+    c, w = mg.randn(4, 3), mg.randn(5, 2).to("gpu")
+    msg = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    with mg.trace() as tr, pytest.raises(RuntimeError) as info:
+        MIXED[case](x, c, w)
+    assert str(info.value) == msg + MIXED_WHERE.get(case, "")
+    assert not [e for e in tr.events if e.kind in ("node.create", "kernel.launch")]
+
+
+def test_a_0d_cpu_tensor_and_a_cpu_index_may_join_gpu_tensors():
+    """As in PyTorch: a 0-d CPU tensor is a number, and advanced indexing takes CPU indices."""
+    x = mg.randn(4, 3).to("gpu")
+    assert (x * mg.tensor(2.0)).device == "cuda" and (mg.tensor(2.0) - x).device == "cuda"
+    np.testing.assert_array_equal(x[mg.tensor([0, 2])].cpu().numpy(), x.cpu().numpy()[[0, 2]])
