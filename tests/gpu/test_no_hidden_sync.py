@@ -106,34 +106,14 @@ def cnn_step():
     return step
 
 
-def _gpt_example():
-    spec = importlib.util.spec_from_file_location("gpt_example", ROOT / "examples" / "gpt.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # a dataclass looks its module up there
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def nano_gpt_step(vocab=40, block=32):
-    """A step of ``examples/gpt.py``'s nanoGPT-style model as its loop writes it: positions from
-    ``arange(..., device=idx.device)``, dropout 0.1 (its masks drawn on the device), causal SDPA, clipping,
-    AdamW with weight-decay groups."""
-    mg.manual_seed(0)
-    ex = _gpt_example()
-    model = ex.GPT(ex.GPTConfig(block_size=block, vocab_size=vocab, n_layer=2, n_head=4, n_embd=64,
-                                dropout=0.1)).to("cuda")
-    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
-    x, y = (mg.randint(0, vocab, (8, block), device="cuda") for _ in range(2))
-
-    def step():
-        _, loss = model(x, y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        mg.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        return loss
-
-    return step
+def nano_gpt_step():
+    """A step of ``examples/gpt.py``'s nanoGPT-style model as its loop writes it (``bench/gpu_kernels.py``'s
+    ``nanogpt_step``, 2 layers x 64, batch 8 x 32): positions from ``arange(..., device=idx.device)``, dropout
+    0.1 (its masks drawn on the device), causal SDPA, clipping, AdamW with weight-decay groups."""
+    spec = importlib.util.spec_from_file_location("gpu_kernels_bench", ROOT / "bench" / "gpu_kernels.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.nanogpt_step(mg, "cuda", (2, 64, 4, 8, 32, 0.1))
 
 
 def steady_counts(step, steps=3):
