@@ -21,7 +21,8 @@ import pytest
 import minigrad as mg
 
 F = mg.nn.functional
-needs_gpu = pytest.mark.skipif(not mg.is_gpu_available(), reason="needs a GPU or the stand-in CuPy")
+#: a GPU or the stand-in CuPy (conftest skips it elsewhere); `-m gpu` selects it on a device (scripts/gpu_device_check.sh)
+needs_gpu = pytest.mark.gpu
 
 
 def _fake():

@@ -39,7 +39,8 @@ def _fake():
     return fake_cupy
 
 
-needs_gpu = pytest.mark.skipif(not mg.is_gpu_available(), reason="needs a GPU or the stand-in CuPy")
+#: a GPU or the stand-in CuPy (conftest skips it elsewhere); `-m gpu` selects it on a device (scripts/gpu_device_check.sh)
+needs_gpu = pytest.mark.gpu
 counted = pytest.mark.skipif(_fake() is None, reason="copies, syncs and launches are counted by the stand-in CuPy")
 
 
