@@ -27,7 +27,7 @@ from . import autograd as _autograd
 from .autograd import hooks as _hooks
 from ._inplace_methods import inplace_composite as _inplace_composite, setitem_through_view
 from .dispatch.dygraph import run_inplace, run_op
-from .devices import canonical_device
+from .devices import canonical_device, is_gpu_available
 from .kernels.backends import backend_of_device, move_array
 from .ops import sampling as _sampling
 from .ops.activation import log_softmax as _log_softmax_form
@@ -229,7 +229,7 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     keywords. Returns ``self`` when nothing changes (unless ``copy=True``)."""
     device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("non_blocking", None)
+    non_blocking = bool(kwargs.pop("non_blocking", False))
     kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -237,7 +237,10 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if isinstance(arg, Tensor) and pos == 0:
             device, dtype = arg._device, arg._dtype
         elif isinstance(arg, bool) and pos > 0:  # to(device, dtype, non_blocking, copy) positionally
-            copy = arg if pos == len(args) - 1 and pos >= 2 else copy
+            if pos == len(args) - 1 and pos >= 2:
+                copy = arg
+            else:
+                non_blocking = arg
         elif isinstance(arg, (str, int)) and device is None and pos == 0:
             device = arg
         elif dtype is None and _is_dtype(arg):
@@ -258,7 +261,7 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         backend_of_device(device, "to()")  # unknown device / missing CuPy -> clear error
         device = canonical_device(device)
         if device != out._device:
-            out = to_device(out, device)
+            out = to_device(out, device, non_blocking)
     if copy and out is self:
         out = ops.clone(self)
     return out
@@ -297,7 +300,38 @@ Tensor.clone = _clone  # type: ignore[attr-defined]
 Tensor.to = _to  # type: ignore[attr-defined]
 Tensor.cpu = lambda self: self.to("cpu")  # type: ignore[attr-defined]
 Tensor.gpu = lambda self: self.to("gpu")  # type: ignore[attr-defined]
-Tensor.cuda = lambda self: self.to("gpu")  # type: ignore[attr-defined]  (PyTorch's spelling of gpu())
+Tensor.cuda = lambda self, device=None, non_blocking=False, **kw: self.to(  # type: ignore[attr-defined]
+    "gpu", non_blocking=non_blocking, **kw)  # (PyTorch's spelling of gpu())
+
+
+def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """A copy of this CPU tensor in page-locked (pinned) host memory, or ``self`` if it is pinned already.
+    From pinned memory, ``.to("cuda", non_blocking=True)`` is a copy the host does not wait for: a
+    ``device.copy`` with no ``device.sync`` (``devices.move_array``)."""
+    if self._device != "cpu":
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    if _is_pinned(self):
+        return self
+    if not is_gpu_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    pinned = backend_of_device("gpu").pin(self._data)
+    if self._meta is None:
+        return Tensor._make(pinned, self._dtype, "cpu", self._layout)
+    out = ops.clone(self)  # differentiable, as PyTorch's pin_memory: gradients flow back to self
+    out._data = pinned
+    return out
+
+
+def _is_pinned(self: Tensor, device: Any = None) -> bool:
+    """Whether this tensor's memory is page-locked (``pin_memory()``); False on a machine without a GPU."""
+    if self._device != "cpu" or not is_gpu_available():
+        return False
+    info = backend_of_device("gpu")
+    return info.is_pinned is not None and info.is_pinned(self._data)
+
+
+Tensor.pin_memory = _pin_memory  # type: ignore[attr-defined]
+Tensor.is_pinned = _is_pinned  # type: ignore[attr-defined]
 Tensor.astype = _astype  # type: ignore[attr-defined]
 for _cast_name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
                            ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_),

@@ -22,7 +22,7 @@ from .kernels.gpu.syncs import get_mode, set_mode, synced  # (no CuPy import)
 
 __all__ = [
     "is_available", "device_count", "current_device", "get_device_name", "synchronize", "manual_seed",
-    "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state", "set_sync_debug_mode", "get_sync_debug_mode",
+    "manual_seed_all", "is_bf16_supported", "initial_seed", "get_rng_state", "set_rng_state", "set_sync_debug_mode", "get_sync_debug_mode",
 ]
 
 
@@ -93,6 +93,12 @@ def manual_seed(seed: int) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"manual_seed(): argument 'seed' must be int, but got {type(seed).__name__}")
     device_generator.manual_seed(seed)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: minigrad's GPU kernels are float16/32/64 (bfloat16 runs on the CPU only), so a program that
+    asks, as nanoGPT's does, picks float16 with a ``GradScaler``."""
+    return False
 
 
 def initial_seed() -> int:

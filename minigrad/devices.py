@@ -70,7 +70,7 @@ class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
     __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant", "fill",
-                 "made", "check_later")
+                 "made", "check_later", "pin", "is_pinned", "to_device_async")
 
     def __init__(
         self,
@@ -98,6 +98,12 @@ class BackendInfo:
         #: factory name (``"arange"``, ``"eye"``) -> a function making that factory's array on the backend,
         #: with NumPy's arguments (set by its loader; see ``made_array``)
         self.made: dict[str, Callable[..., Any]] = {}
+        #: ``pin(host) -> host array in page-locked memory``, ``is_pinned(host) -> bool`` and
+        #: ``to_device_async(pinned host) -> backend array`` (a copy the host does not wait for): a device
+        #: whose copies from pageable memory wait (set by its loader; see ``pinned_array``, ``move_array``)
+        self.pin: Callable[[np.ndarray], np.ndarray] | None = None
+        self.is_pinned: Callable[[np.ndarray], bool] | None = None
+        self.to_device_async: Callable[[np.ndarray], Any] | None = None
         #: ``check_later(data, low, high, make_error, ignore)``: a range check run on the backend and reported
         #: at the program's next sync (set by its loader; see ``check_range``)
         self.check_later: Callable[..., None] | None = None
@@ -200,12 +206,17 @@ def to_numpy(array: Any) -> np.ndarray:
     return get() if get is not None else np.asarray(array)
 
 
-def move_array(array: Any, src_device: str, dst_device: str) -> Any:
-    """Move ``array`` from ``src_device`` to ``dst_device`` through the host."""
+def move_array(array: Any, src_device: str, dst_device: str, non_blocking: bool = False) -> Any:
+    """Move ``array`` from ``src_device`` to ``dst_device`` through the host. ``non_blocking`` from pinned
+    host memory (``Tensor.pin_memory()``) is a copy the host does not wait for, as in PyTorch; from any
+    other memory it is the ordinary copy."""
     if src_device == dst_device:
         return array
     src = backend_of_device(src_device)
     dst = backend_of_device(dst_device)
+    if (non_blocking and src.to_host is None and dst.to_device_async is not None and dst.is_pinned is not None
+            and dst.is_pinned(array)):
+        return dst.to_device_async(array)
     host = array if src.to_host is None else src.to_host(array)
     return host if dst.to_device is None else dst.to_device(host)
 

@@ -297,7 +297,7 @@ def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
     self._vc.bump()
 
 
-def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
+def run_to_device(op: "OpDef", x: Tensor, device: str, non_blocking: bool = False) -> Tensor:
     """``x`` copied to ``device`` (``Tensor.to``); the node ``op`` moves gradients back.
 
     The copy spans two backends, so it is no kernel of either: it skips the
@@ -309,7 +309,7 @@ def run_to_device(op: "OpDef", x: Tensor, device: str) -> Tensor:
         rec.emit(ApiCall(op=op.name, inputs=[x._id], attrs={"device": device}))
     src_backend = backend_of_device(x._device).name
     dst_backend = backend_of_device(device).name
-    data = move_array(x._data, x._device, device)
+    data = move_array(x._data, x._device, device, non_blocking)
     emit_transform(op.name, "x", "backend", src_backend, dst_backend)
     out = Tensor._make(data, x._dtype, device, x._layout)
     if rec is not None and not RUNNING_PASSES:

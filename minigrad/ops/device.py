@@ -30,9 +30,10 @@ def _to_device_backward(ctx, g):
     return (ctx.ops.to_device(g, ctx.extra),)
 
 
-def to_device(x: Any, device: str) -> Any:
-    """``x`` copied to ``device``; gradients flow back to ``x``'s device."""
-    return run_to_device(_to_device, x, device)
+def to_device(x: Any, device: str, non_blocking: bool = False) -> Any:
+    """``x`` copied to ``device``; gradients flow back to ``x``'s device. ``non_blocking`` from pinned
+    memory: a copy the host does not wait for (``devices.move_array``)."""
+    return run_to_device(_to_device, x, device, non_blocking)
 
 
 # ``ctx.ops.to_device`` is this function: the op has no kernel, so its formula runs in graph

@@ -350,7 +350,8 @@ class DeviceCopy(Event):
     ``"d2h"``, ``bytes`` its size, ``tensor`` the tensor whose data moved (None when the copy is not a
     tensor's: a kernel's own table, an index list). ``source`` is the ``file:line`` of the user's call
     that caused it (stamped as ``node.create``'s; see tracing/provenance.py). A copy from ordinary
-    (pageable) host memory waits for the GPU's queued work, so each is followed by a ``device.sync``."""
+    (pageable) host memory waits for the GPU's queued work, so each is followed by a ``device.sync``;
+    a ``non_blocking=True`` copy from pinned memory (``Tensor.pin_memory()``) is not."""
 
     direction: str
     bytes: int

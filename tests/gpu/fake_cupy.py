@@ -149,13 +149,27 @@ def counts() -> dict[str, int]:
     return COUNTS.as_dict()
 
 
-def _h2d(nbytes: int, what: str) -> None:
+def _h2d(nbytes: int, what: str, waits: bool = True) -> None:
     if _quiet:
         return
     COUNTS.h2d += 1
     COUNTS.h2d_bytes += int(nbytes)
-    COUNTS.syncs += 1  # from pageable memory: CUDA waits for the stream first
+    if waits:
+        COUNTS.syncs += 1  # from pageable memory: CUDA waits for the stream first
     COUNTS.note("h2d", what)
+
+
+class PinnedMemoryPointer(bytearray):
+    """Page-locked host memory (CuPy's ``cupy.cuda.PinnedMemoryPointer``): the buffer behind the NumPy array
+    ``cupyx.empty_pinned`` returns, so ``array.base`` tells a pinned array."""
+
+
+def empty_pinned(shape: Any, dtype: Any = float, order: str = "C") -> np.ndarray:
+    """``cupyx.empty_pinned``: a NumPy array over page-locked host memory."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    dt = np.dtype(dtype)
+    mem = PinnedMemoryPointer(max(1, int(np.prod(shape)) * dt.itemsize))
+    return np.ndarray(shape, dtype=dt, buffer=mem, order=order)
 
 
 def _d2h(nbytes: int, what: str) -> None:
@@ -252,7 +266,11 @@ class ndarray(np.ndarray):
         return np.array(_host(self), order=order)
 
     def set(self, arr: Any, stream: Any = None) -> None:
-        _h2d(np.asarray(arr).nbytes, "ndarray.set")
+        if stream is not None and isinstance(getattr(arr, "base", None), PinnedMemoryPointer):
+            # from page-locked memory on a stream: CUDA copies asynchronously, the host does not wait
+            _h2d(np.asarray(arr).nbytes, "ndarray.set from pinned memory", waits=False)
+        else:
+            _h2d(np.asarray(arr).nbytes, "ndarray.set")
         np.copyto(_host(self), arr)
 
     def item(self, *args: Any) -> Any:
@@ -1114,6 +1132,7 @@ def install() -> None:
             _sync("Stream.synchronize")
 
     cuda.Device = Device
+    cuda.PinnedMemoryPointer = PinnedMemoryPointer
     cuda.Stream = Stream
     cuda.Stream.null = Stream()
     cuda.get_current_stream = lambda: cuda.Stream.null
@@ -1128,4 +1147,5 @@ def install() -> None:
         np.add.at(_host(a), index, _host(v))
 
     cupyx.scatter_add = scatter_add
+    cupyx.empty_pinned = empty_pinned
     sys.modules["cupyx"] = cupyx

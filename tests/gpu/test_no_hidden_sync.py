@@ -319,3 +319,44 @@ def test_a_tensor_copied_to_the_host_is_named_in_its_event():
     copies = [e for e in tr.events if e.kind == "device.copy"]
     assert [(e.direction, e.tensor, e.bytes) for e in copies] == [("d2h", x._id, 12)] * 2
     assert [e.reason for e in tr.events if e.kind == "device.sync"] == ["host copy"] * 2
+
+
+@counted
+def test_a_pinned_tensor_copied_non_blocking_is_the_one_copy_the_host_does_not_wait_for():
+    """nanoGPT's ``x.pin_memory().to(device, non_blocking=True)``: from page-locked memory on the stream, the
+    host queues the copy and goes on. From ordinary memory, or without ``non_blocking``, it waits."""
+    fake = _fake()
+    x = mg.randint(0, 10, (16, 32))
+    pinned = x.pin_memory()
+    assert pinned.is_pinned() and not x.is_pinned() and pinned.pin_memory() is pinned
+    for move, waits in ((lambda: pinned.to("cuda", non_blocking=True), 0), (lambda: pinned.cuda(non_blocking=True), 0),
+                        (lambda: pinned.to("cuda"), 1), (lambda: x.to("cuda", non_blocking=True), 1)):
+        fake.reset_counts()
+        y = move()
+        c = fake.counts()
+        assert (c["h2d"], c["syncs"]) == (1, waits), fake.COUNTS.log
+        assert y.device == "cuda" and y.cpu().tolist() == x.tolist()
+
+
+@needs_gpu
+def test_a_non_blocking_copy_is_a_device_copy_without_a_sync_and_passes_the_debug_mode(sync_mode):
+    x = mg.randn(8, 4)
+    pinned = x.pin_memory()
+    with mg.trace() as tr:
+        pinned.to("cuda", non_blocking=True)
+    kinds = [e.kind for e in tr.events if e.kind.startswith("device.")]
+    assert kinds == ["device.copy"]
+    mg.cuda.set_sync_debug_mode("error")
+    pinned.to("cuda", non_blocking=True)  # no wait, no error
+    with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+        x.to("cuda", non_blocking=True)  # pageable memory: the host waits
+
+
+@needs_gpu
+def test_pin_memory_is_for_cpu_tensors_and_keeps_the_gradient_path():
+    g = mg.ones(2).to("cuda")
+    with pytest.raises(RuntimeError, match=r"^cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned$"):
+        g.pin_memory()
+    w = mg.ones(3, requires_grad=True)
+    (w.pin_memory().to("cuda", non_blocking=True) * 2).sum().backward()
+    assert w.grad.tolist() == [2.0, 2.0, 2.0]

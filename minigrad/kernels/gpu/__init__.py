@@ -77,8 +77,27 @@ def _load_cupy(info: BackendInfo) -> None:
         raise_failed_checks()  # the host waits anyway: checks made on the device report here
         return cupy.asnumpy(array)
 
+    def pin(host: Any) -> Any:
+        import cupyx  # noqa: PLC0415  (CuPy's own package, beside cupy)
+
+        pinned = cupyx.empty_pinned(host.shape, dtype=host.dtype)
+        pinned[...] = host
+        return pinned
+
+    def to_device_async(host: Any) -> Any:
+        """From page-locked memory on the current stream: the host queues the copy and goes on."""
+        if not host.flags.c_contiguous:
+            return to_device(host)
+        copied("h2d", host.nbytes, waits=False)
+        out = cupy.empty(host.shape, dtype=host.dtype)
+        out.set(host, stream=cupy.cuda.get_current_stream())
+        return out
+
     info.to_device = to_device
     info.to_host = to_host
+    info.pin = pin
+    info.is_pinned = lambda host: isinstance(getattr(host, "base", None), cupy.cuda.PinnedMemoryPointer)
+    info.to_device_async = to_device_async
     info.array_types = (cupy.ndarray,)
     info.constant = constant
     info.check_later = check_later

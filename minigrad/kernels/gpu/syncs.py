@@ -95,19 +95,23 @@ def _check_mode(reason: str, source: str | None) -> None:
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def copied(direction: str, nbytes: int) -> None:
+def copied(direction: str, nbytes: int, waits: bool = True) -> None:
     """A copy between the host and the GPU is about to happen (``direction``: ``"h2d"`` or ``"d2h"``):
-    the debug mode's check, then the ``device.copy`` and ``device.sync`` events."""
+    the debug mode's check, then the ``device.copy`` and ``device.sync`` events. A copy from pinned
+    memory with ``non_blocking=True`` does not wait (``waits=False``): its ``device.copy`` alone, and
+    the debug mode lets it pass, as PyTorch's does."""
     rec = bus.recorder
     if rec is None and not _MODE[0]:
         return
     reason, tensor = _context()
     reason = reason or "host copy"
     source = user_source()
-    _check_mode(reason, source)
+    if waits:
+        _check_mode(reason, source)
     if rec is not None:
         rec.emit(DeviceCopy.new(direction=direction, bytes=int(nbytes), tensor=tensor, source=source))
-        rec.emit(DeviceSync.new(reason=reason, source=source))
+        if waits:
+            rec.emit(DeviceSync.new(reason=reason, source=source))
 
 
 def synced(reason: str = "synchronize") -> None:
