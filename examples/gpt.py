@@ -13,8 +13,9 @@ masked softmax.
 
 On a GPU (``--device cuda``) a training step makes no copy between host and device and
 never waits for it: the positions are made on the model's device, the dropout masks are
-drawn there, the causal mask is built once; the loop waits only where it asks for the
-loss (``loss.item()``). ``tests/gpu/test_no_hidden_sync.py`` holds it to that, and
+drawn there, the causal mask is built once, and each batch is copied from pinned memory
+without a wait (``pin_memory().to(device, non_blocking=True)``); the loop waits only where
+it asks for the loss (``loss.item()``). ``tests/gpu/test_no_hidden_sync.py`` holds it to that, and
 ``bench/gpu_kernels.py`` times it against PyTorch with the same source.
 
 Run it::
@@ -165,8 +166,10 @@ def train(steps: int = 100, batch_size: int = 8, block_size: int = 16, n_layer: 
     losses = []
     for step in range(steps):
         ix = torch.randint(len(data) - block_size - 1, (batch_size,)).tolist()
-        x = torch.stack([data[i:i + block_size] for i in ix]).to(device)
-        y = torch.stack([data[i + 1:i + 1 + block_size] for i in ix]).to(device)
+        x = torch.stack([data[i:i + block_size] for i in ix])
+        y = torch.stack([data[i + 1:i + 1 + block_size] for i in ix])
+        if device != "cpu":  # from page-locked memory the copy is queued and the host goes on
+            x, y = x.pin_memory().to(device, non_blocking=True), y.pin_memory().to(device, non_blocking=True)
         _, loss = model(x, y)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
