@@ -228,11 +228,15 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
 
 
 def _on_device(kind: str, shape: tuple[int, ...], dt: DType, device: str, generator: Any, *numbers: Any) -> Any:
-    """Draws made on ``device`` by the device generator (``random.device_draws``: no host -> device copy),
-    or ``None``: on the CPU, and where a ``generator=`` was given (a CPU generator: its draws, copied)."""
-    if device == "cpu" or generator is not None:
+    """Draws made on ``device`` by the device generator, or by a ``generator=`` made for the GPU
+    (``random.device_draws``: no host -> device copy), or ``None``: on the CPU, and where a CPU generator
+    was given (its draws, copied)."""
+    if device == "cpu":
         return None
-    return _random.device_draws(kind, shape, dt.np, device, *numbers)
+    source = getattr(generator, "_philox", None)
+    if generator is not None and source is None:
+        return None
+    return _random.device_draws(kind, shape, dt.np, device, *numbers, source=source)
 
 
 def _size_keyword(fn: str, kwargs: dict[str, Any]) -> Any:

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
-from .devices import backend_of_device
+from .devices import backend_of_device, device as _device, is_gpu_available
 from .dtypes import DType
 from .tensor import Tensor
 
@@ -81,7 +81,8 @@ class Generator:
     """A random number generator whose streams equal PyTorch's CPU generator's.
 
     Args:
-        device: only ``"cpu"`` (the GPU draws from the CPU generator and moves the result).
+        device: ``"cpu"``, or ``"cuda"`` for a generator of draws made on the GPU (``CUDAGenerator``:
+            minigrad's Philox stream, not PyTorch's CUDA numbers).
 
     Example:
         >>> import minigrad as mg
@@ -90,9 +91,14 @@ class Generator:
         42
     """
 
+    def __new__(cls, device: Any = "cpu") -> "Generator":
+        if cls is Generator and str(device) in ("cuda", "cuda:0", "gpu"):
+            return object.__new__(CUDAGenerator)
+        return object.__new__(cls)
+
     def __init__(self, device: Any = "cpu") -> None:
         if str(device) not in ("cpu",):
-            raise RuntimeError(f"Generator(): only the 'cpu' device is supported, but got {device!r}")
+            raise RuntimeError(f"Generator(): the device must be 'cpu' or 'cuda', but got {device!r}")
         self._device = "cpu"
         self._bits = np.random.MT19937()  # the twist itself runs in NumPy's C code
         self._set_seed(DEFAULT_SEED)
@@ -441,9 +447,57 @@ class DeviceGenerator:
 device_generator = DeviceGenerator()
 
 
-def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, *numbers: Any) -> Any:
+class CUDAGenerator(Generator):
+    """``mg.Generator(device="cuda")``: its own seed and offset for draws made on the GPU (a
+    ``DeviceGenerator``), given as ``generator=`` to a random function of a GPU tensor. A draw minigrad
+    makes on the host (``randperm``, ``multinomial``...) or for a CPU tensor refuses it, as PyTorch refuses a
+    generator of another device."""
+
+    def __init__(self, device: Any = "cuda") -> None:
+        if not is_gpu_available():
+            raise RuntimeError("Cannot get CUDA generator: minigrad's GPU needs CuPy and a CUDA device "
+                               "(pip install -e \".[gpu]\" on a machine with an NVIDIA GPU)")
+        self._device = "gpu"
+        self._philox = DeviceGenerator()
+
+    def manual_seed(self, seed: int) -> "CUDAGenerator":
+        self._philox.manual_seed(seed)
+        return self
+
+    def seed(self) -> int:
+        s = int.from_bytes(os.urandom(8), "little")
+        self._philox.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._philox.initial_seed()
+
+    @property
+    def device(self) -> Any:
+        return _device("cuda", 0)
+
+    def get_state(self) -> Tensor:
+        return self._philox.get_state()
+
+    def set_state(self, new_state: Any) -> "CUDAGenerator":
+        self._philox.set_state(new_state)
+        return self
+
+    def __repr__(self) -> str:
+        return f"<minigrad.Generator object, device='cuda', initial_seed={self.initial_seed()}>"
+
+    def _on_the_host(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("Expected a 'cpu' device type for generator but found 'cuda'")
+
+    # every draw made on the host goes through one of these
+    random32 = random64 = uniform = uniform_double = normal = _normal_scalar = _on_the_host
+
+
+def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, *numbers: Any,
+                 source: DeviceGenerator | None = None) -> Any:
     """Draws of ``kind`` (``"uniform"``, ``"normal"``, ``"bernoulli"``, ``"randint"``, with the
-    distribution's ``numbers``) made on ``device`` from ``device_generator``, as an array of ``shape``;
+    distribution's ``numbers``) made on ``device`` from ``source`` (``device_generator`` by default, a
+    ``CUDAGenerator``'s own otherwise), as an array of ``shape``;
     ``None`` on the CPU, for a dtype the device's kernels do not write, or on a backend without such
     kernels (the caller then draws on the host and the draws are copied)."""
     if device == "cpu" or np.dtype(np_dtype).name == "bfloat16":
@@ -454,7 +508,7 @@ def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, 
     n = 1
     for d in shape:
         n *= int(d)
-    return make(n, np_dtype, *device_generator.take(), *numbers).reshape(shape)
+    return make(n, np_dtype, *(source or device_generator).take(), *numbers).reshape(shape)
 
 
 def seed() -> int:

@@ -68,7 +68,7 @@ NOTES: dict[str, str] = {
     "torch.max": "`max(x, dim)` returns `(values, indices)` as PyTorch; `max(x, (0, 1))` (a tuple of dims) "
                  "returns values only.",
     "torch.min": "as `max`.",
-    "torch.Generator": "PyTorch's CPU generator's numbers, bit for bit ([Random numbers](concepts/random.md)); CPU only (GPU draws use the GPU's own generator, seeded by `manual_seed`).",
+    "torch.Generator": "PyTorch's CPU generator's numbers, bit for bit ([Random numbers](concepts/random.md)); `device=\"cuda\"` gives a generator of minigrad's own GPU (Philox) stream.",
     "torch.randn": "`device=\"cuda\"` draws on the GPU with minigrad's own Philox stream (seeded by `manual_seed`), not PyTorch's CUDA numbers ([Random numbers](concepts/random.md)).",
     "torch.linspace": "PyTorch's values bit for bit (its CPU kernel's formula, fused multiply-adds included; "
                       "`minigrad/ranges.py`), not NumPy's.",

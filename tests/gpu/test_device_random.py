@@ -206,3 +206,26 @@ def test_a_factory_or_a_draw_on_the_gpu_copies_nothing(name):
     calls[name]()
     c = fake.counts()
     assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+
+
+@needs_gpu
+def test_a_generator_made_for_the_gpu_draws_its_own_stream_there():
+    """``mg.Generator(device="cuda")``, as PyTorch programs seed one: its seed repeats its draws, it leaves the
+    default generators alone, and a draw made on the host (or for a CPU tensor) refuses it in PyTorch's words."""
+    g = mg.Generator(device="cuda").manual_seed(5)
+    assert isinstance(g, mg.Generator) and repr(g.device) == "device(type='cuda', index=0)"
+    mg.manual_seed(0)
+    default_next = _host(mg.randn(8, device="cuda"))
+    mg.manual_seed(0)
+    a = _host(mg.randn(8, device="cuda", generator=g))
+    b = _host(mg.empty(8, device="cuda").uniform_(generator=g))
+    assert np.array_equal(_host(mg.randn(8, device="cuda")), default_next)  # the default stream did not move
+    g.manual_seed(5)
+    assert np.array_equal(_host(mg.randn(8, device="cuda", generator=g)), a)
+    assert not np.array_equal(a, b) and g.initial_seed() == 5
+    state = g.get_state()
+    c = _host(mg.rand(4, device="cuda", generator=g))
+    assert np.array_equal(_host(mg.rand(4, device="cuda", generator=g.set_state(state))), c)
+    for host_draw in (lambda: mg.randn(2, generator=g), lambda: mg.randperm(4, device="cuda", generator=g)):
+        with pytest.raises(RuntimeError, match=r"^Expected a 'cpu' device type for generator but found 'cuda'$"):
+            host_draw()
