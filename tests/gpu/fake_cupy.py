@@ -139,6 +139,13 @@ COUNTS = Counts()
 _quiet = 0
 
 
+def installed() -> types.ModuleType | None:
+    """This module while it stands in for CuPy (``install()`` ran in this process), else ``None``: where
+    the copies, syncs and launches are counted."""
+    cupy = sys.modules.get("cupy")
+    return sys.modules[__name__] if cupy is not None and getattr(cupy, "__fake__", False) else None
+
+
 def reset_counts() -> None:
     """Zero the counters (``COUNTS``)."""
     COUNTS.reset()

@@ -17,26 +17,20 @@ dozen per parameter for AdamW).
 from __future__ import annotations
 
 import importlib.util
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import fake_cupy
 import minigrad as mg
 
 ROOT = Path(__file__).resolve().parents[2]
 F = mg.nn.functional
 
 
-def _fake():
-    cupy = sys.modules.get("cupy")
-    if cupy is None or not getattr(cupy, "__fake__", False):
-        return None
-    import fake_cupy
-
-    return fake_cupy
+_fake = fake_cupy.installed  # the stand-in, where it counts copies, syncs and launches
 
 
 #: a GPU or the stand-in CuPy (conftest skips it elsewhere); `-m gpu` selects it on a device (scripts/gpu_device_check.sh)
