@@ -206,7 +206,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     dt = _float_dtype_arg("randn", dtype)
     shape = _shape_arg("randn", size if size or size_kw is None else (size_kw,))
     device = _check_device("randn", device)
-    data = _on_device("normal", shape, dt, device, generator, 0.0, 1.0)
+    data = _random.device_draws("normal", shape, dt.np, device, 0.0, 1.0, generator=generator)
     if data is None:
         data = gen.normal(int(np.prod(shape)), dt).reshape(shape)
     return _finish("randn", data, dt, device, requires_grad, name)
@@ -221,22 +221,10 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     dt = _float_dtype_arg("rand", dtype)
     shape = _shape_arg("rand", size if size or size_kw is None else (size_kw,))
     device = _check_device("rand", device)
-    data = _on_device("uniform", shape, dt, device, generator, 0.0, 1.0)
+    data = _random.device_draws("uniform", shape, dt.np, device, 0.0, 1.0, generator=generator)
     if data is None:
         data = gen.uniform(int(np.prod(shape)), dt).reshape(shape)
     return _finish("rand", data, dt, device, requires_grad, name)
-
-
-def _on_device(kind: str, shape: tuple[int, ...], dt: DType, device: str, generator: Any, *numbers: Any) -> Any:
-    """Draws made on ``device`` by the device generator, or by a ``generator=`` made for the GPU
-    (``random.device_draws``: no host -> device copy), or ``None``: on the CPU, and where a CPU generator
-    was given (its draws, copied)."""
-    if device == "cpu":
-        return None
-    source = getattr(generator, "_philox", None)
-    if generator is not None and source is None:
-        return None
-    return _random.device_draws(kind, shape, dt.np, device, *numbers, source=source)
 
 
 def _size_keyword(fn: str, kwargs: dict[str, Any]) -> Any:
@@ -349,7 +337,7 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Generato
     gen = generator_arg("randint", generator)
     dt = _dtype_arg("randint", dtype, _dt.int64)
     device = _check_device("randint", device)
-    data = _on_device("randint", shape, dt, device, generator, int(low), int(high))
+    data = _random.device_draws("randint", shape, dt.np, device, int(low), int(high), generator=generator)
     if data is None:
         data = randint_array(gen, int(np.prod(shape)), int(low), int(high)).reshape(shape).astype(dt.np)
     return _finish("randint", data, dt, device, requires_grad)
@@ -465,7 +453,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
         dt = _float_dtype_arg("normal", dtype)
         shape = _shape_arg("normal", tuple(size) if isinstance(size, (tuple, list)) else (size,))
         device = _check_device("normal", device)
-        data = _on_device("normal", shape, dt, device, generator, float(mean), float(std))
+        data = _random.device_draws("normal", shape, dt.np, device, float(mean), float(std), generator=generator)
         if data is None:
             data = gen.normal(int(np.prod(shape)), dt, float(mean), float(std)).reshape(shape)
         return _finish("normal", data, dt, device, requires_grad)
@@ -490,7 +478,7 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
     gen = generator_arg("bernoulli", generator)
     n = t.numel()
     if p is not None:
-        drawn = _on_device("bernoulli", t.shape, t.dtype, t.device, generator, float(p), 1.0)
+        drawn = _random.device_draws("bernoulli", t.shape, t.dtype.np, t.device, float(p), 1.0, generator=generator)
         if drawn is not None:
             return _finish("bernoulli", drawn, t.dtype, t.device, False)
         data = _random.bernoulli_array(gen, float(p), n)

@@ -494,13 +494,14 @@ class CUDAGenerator(Generator):
 
 
 def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, *numbers: Any,
-                 source: DeviceGenerator | None = None) -> Any:
+                 generator: Any = None) -> Any:
     """Draws of ``kind`` (``"uniform"``, ``"normal"``, ``"bernoulli"``, ``"randint"``, with the
-    distribution's ``numbers``) made on ``device`` from ``source`` (``device_generator`` by default, a
-    ``CUDAGenerator``'s own otherwise), as an array of ``shape``;
-    ``None`` on the CPU, for a dtype the device's kernels do not write, or on a backend without such
+    distribution's ``numbers``) made on ``device`` from ``device_generator`` (or from ``generator``, a
+    ``CUDAGenerator``), as an array of ``shape``; ``None`` on the CPU, for a CPU ``generator`` (its draws
+    are made on the host), for a dtype the device's kernels do not write, or on a backend without such
     kernels (the caller then draws on the host and the draws are copied)."""
-    if device == "cpu" or np.dtype(np_dtype).name == "bfloat16":
+    source = device_generator if generator is None else getattr(generator, "_philox", None)
+    if device == "cpu" or source is None or np.dtype(np_dtype).name == "bfloat16":
         return None
     make = backend_of_device(device).made.get(kind)
     if make is None:
@@ -508,7 +509,7 @@ def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, 
     n = 1
     for d in shape:
         n *= int(d)
-    return make(n, np_dtype, *(source or device_generator).take(), *numbers).reshape(shape)
+    return make(n, np_dtype, *source.take(), *numbers).reshape(shape)
 
 
 def seed() -> int:

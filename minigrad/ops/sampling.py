@@ -47,10 +47,7 @@ def fill_(self: Tensor, op_name: str, values: Any) -> Tensor:
 def _drawn_on_device(kind: str, self: Tensor, generator: Any, *numbers: Any) -> Any:
     """Draws for ``self`` made on its device by the device generator or a ``generator=`` made for the GPU
     (no copy), or ``None`` on the CPU and where a CPU generator was given."""
-    source = getattr(generator, "_philox", None)
-    if self.device == "cpu" or generator is not None and source is None:
-        return None
-    return _random.device_draws(kind, tuple(self.shape), self.dtype.np, self.device, *numbers, source=source)
+    return _random.device_draws(kind, tuple(self.shape), self.dtype.np, self.device, *numbers, generator=generator)
 
 
 def _number(fn: str, name: str, v: Any) -> float:
