@@ -48,12 +48,28 @@ def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
 #     inverse permutation, and the kernel runs in the buffer's order on the
 #     inputs permuted alike (views: nothing is copied), so the launcher's
 #     contiguous, vector and by-value variants still apply.
+#: output order by geometry (output shape, each input's shape and strides): a step repeats a few geometries,
+#: and the order is host work per launch (the per-op host time of ``a.t() * b`` is measured against PyTorch's)
+_ORDERS: dict[tuple[Any, ...], list[int] | None] = {}
+_ORDERS_MAX = 4096
+
+
 def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> list[int] | None:
     """The output's dimensions from the slowest to the fastest in memory (PyTorch's order, NOTE above),
     or ``None`` for row-major."""
-    nd = len(shape)
-    if nd < 2 or all(a.flags.c_contiguous for a in inputs):
+    if len(shape) < 2 or all(a.flags.c_contiguous for a in inputs):
         return None
+    key = (shape, *[(a.shape, a.strides) for a in inputs])
+    if key in _ORDERS:
+        return _ORDERS[key]
+    if len(_ORDERS) >= _ORDERS_MAX:
+        _ORDERS.clear()
+    order = _ORDERS[key] = _order_of(shape, inputs)
+    return order
+
+
+def _order_of(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> list[int] | None:
+    nd = len(shape)
     strides = []
     for a in inputs:
         if a.ndim == 0:
