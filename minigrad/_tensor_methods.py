@@ -488,7 +488,8 @@ _METHODS = {
     "log1p": ops.log1p, "expm1": ops.expm1, "argmax": ops.argmax, "argmin": ops.argmin,
     "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin, "var": ops.var, "std": ops.std, "masked_fill": ops.masked_fill,
     "tril": ops.tril, "triu": ops.triu, "clamp": ops.clamp, "clip": ops.clamp, "clamp_min": ops.clamp_min,
-    "clamp_max": ops.clamp_max, "split": ops.split, "chunk": ops.chunk, "t": ops.t, "bmm": ops.bmm,
+    "clamp_max": ops.clamp_max, "split": ops.split, "split_with_sizes": ops.split_with_sizes, "chunk": ops.chunk,
+    "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit, "t": ops.t, "bmm": ops.bmm,
     "broadcast_to": ops.broadcast_to,
     "allclose": ops.allclose, "isclose": ops.isclose, "add": add_alpha, "sub": sub_alpha, "div": _div_form,
     "softmax": _softmax_form, "log_softmax": _log_softmax_form,
@@ -560,10 +561,20 @@ def _stride(self: Tensor, dim: int | None = None) -> Any:
     ``dim``; a view shares its base's storage with its own strides (docs/concepts/views.md)."""
     data = self._data
     steps = tuple(s // data.itemsize for s in data.strides)
+    if data.size == 0 and data.ndim and not any(steps):  # NumPy zeroes an empty array's strides; PyTorch
+        steps = _contiguous_steps(data.shape)              # keeps the row-major ones (size 0 counted as 1)
     if dim is None:
         return steps
     dim = wrap_dim("stride", check_int("stride", "dim", 1, dim), len(steps))
     return steps[dim] if steps else 1  # a 0-d tensor takes dim 0 and -1, as in PyTorch
+
+
+def _contiguous_steps(shape: tuple[int, ...]) -> tuple[int, ...]:
+    steps, step = [], 1
+    for n in reversed(shape):
+        steps.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(steps))
 
 
 def _address(a: Any) -> int:

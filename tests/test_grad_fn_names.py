@@ -91,6 +91,14 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "squeeze dim": lambda lib, d: d["x"].unsqueeze(0).squeeze(0),
     "expand": lambda lib, d: d["v"].expand(3, 4),
     "cat": lambda lib, d: lib.cat([d["x"], d["y"]]),
+    "split": lambda lib, d: d["x"].split(2, 1),
+    "split sizes": lambda lib, d: d["x"].split([1, 3], 1),
+    "split one piece": lambda lib, d: d["x"].split(4, 1),
+    "chunk": lambda lib, d: d["x"].chunk(3),
+    "unbind": lambda lib, d: d["x"].unbind(1),
+    "tensor_split": lambda lib, d: d["x"].tensor_split(3, 1),
+    "hsplit": lambda lib, d: d["x"].hsplit([1]),
+    "a piece of a split": lambda lib, d: d["x"].split(2, 1)[1] * 2,
     "stack": lambda lib, d: lib.stack([d["x"], d["y"]]),
     "mm": lambda lib, d: d["x"] @ d["sq"],
     "mv": lambda lib, d: d["sq"] @ d["v"],
@@ -158,6 +166,8 @@ def graph(t: Any) -> Any:
 
 def _run(lib: Any, case: str) -> Any:
     out = CASES[case](lib, _inputs(lib))
+    if isinstance(out, tuple):  # the pieces of a split: each one's graph, and which share one node
+        return [graph(t) for t in out], [[a.grad_fn is b.grad_fn for b in out] for a in out]
     return graph(out)
 
 

@@ -204,7 +204,7 @@ def test_split_chunk_shapes_match_pytorch_rules() -> None:
     assert [p.tolist() for p in mg.split(x, 4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert [len(p) for p in x.chunk(3)] == [4, 4, 2]
     assert [len(p) for p in mg.chunk(mg.arange(6), 4)] == [2, 2, 2]  # as torch.chunk: fewer chunks
-    with pytest.raises(ValueError, match="must sum to the size 10"):
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 10"):  # PyTorch's words
         mg.split(x, [3, 3])
 
 

@@ -40,6 +40,7 @@ NOTE [ In-place through a view: the history rewrite ]
 from __future__ import annotations
 
 import copy
+import re
 import weakref
 from typing import Any
 
@@ -71,8 +72,9 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
         base, fns, source = info.base, info.fns + ((op, attrs),), info.source
         if info.creation != DEFAULT:
             creation = info.creation  # a view of a view keeps the first one's restriction
-        if creation == MULTI_OUTPUT:  # PyTorch names the last view op, as output 0
-            source = (op.name.title().replace("_", ""), 0, source[2])
+        if creation == MULTI_OUTPUT:  # PyTorch names the last view op's node (``Select``), as output 0
+            cls = op.node_class if op.node_class_of is None else op.node_class_of([src], attrs)
+            source = (re.sub(r"Backward\d+$", "", cls.__name__), 0, source[2])
     view._view = ViewInfo(base, fns, creation, source)
     register_view(base, view)
 

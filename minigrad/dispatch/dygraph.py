@@ -28,6 +28,7 @@ variable the student assigns it to ] in ``tracing/provenance.py``).
 from __future__ import annotations
 
 import copy
+import re
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..autograd.engine import RUNNING_PASSES
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
 from ..autograd.node_creation import create_grad_node, require_any_grad
-from ..autograd.views import check_inplace, make_view, rebind_saved_result, rewrites_base
+from ..autograd.views import check_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..kernels.api import call_kernel
@@ -56,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
 
 __all__ = ["OPS", "run_op", "run_layers", "run_inplace", "run_to_device", "announce_node", "jsonable", "new_tensor",
-           "finish_outputs", "share_version"]
+           "finish_outputs", "share_version", "share_versions"]
 
 
 def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
@@ -99,9 +100,8 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
             outs = [new_tensor(a, device, layout) for a in out]
         else:  # the output tensor around the kernel's array, as the generated functions write it
             outs = [Tensor._make(out, _np_dtypes.get(out.dtype) or from_numpy(out.dtype), device, layout)]
-        if op.view and getattr(outs[0]._data, "base", None) is not None:
-            for t in outs:
-                share_version(inputs[0], t, op, attrs)
+        if op.view and outs and getattr(outs[0]._data, "base", None) is not None:
+            share_versions(op, inputs[0], outs, attrs)
         # Named before the node saves them (its TensorWrappers keep the names, for error messages); not
         # inside backward, whose tensors no line of the user's assigns.
         if rec is not None and not RUNNING_PASSES:
@@ -110,6 +110,8 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         # outputs are never differentiable.
         if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
             create_grad_node(op, inputs, attrs, outs, rec)
+        if op.output_index is not None:
+            mark_multi_output(tuple(outs), multi_output_name(op))
         if rec is not None:
             for t in outs:
                 t._announce(rec)
@@ -144,14 +146,33 @@ def finish_outputs(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays
     """The tensors of a kernel with several outputs, and their grad node (a generated function's tail)."""
     outs = [new_tensor(a, device, layout) for a in arrays]
     if op.view and getattr(arrays[0], "base", None) is not None:
-        for t in outs:
-            share_version(inputs[0], t, op, attrs)
+        share_versions(op, inputs[0], outs, attrs)
     if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
         create_grad_node(op, inputs, attrs, outs)
+    if op.output_index is not None:
+        mark_multi_output(tuple(outs), multi_output_name(op))
     return tuple(outs)
 
 
 _np_dtypes = _dt.BY_NUMPY
+
+
+def share_versions(op: "OpDef", src: Tensor, outs: list[Tensor], attrs: dict[str, Any]) -> None:
+    """The outputs of a view op share ``src``'s counter; an op with several (``split``, ``unbind``) gives
+    each the ``getitem`` that makes it as its view function (``OpDef.output_index``)."""
+    if op.output_index is None:
+        for t in outs:
+            share_version(src, t, op, attrs)
+        return
+    getitem = OPS["getitem"]
+    for k, t in enumerate(outs):
+        make_view(src, t, getitem, {"index": op.output_index(src, attrs, k)})
+
+
+def multi_output_name(op: "OpDef") -> str:
+    """How PyTorch's errors name a function returning several views: its node's name without
+    ``Backward0`` (``Split``, ``SplitWithSizes``, ``Unbind``)."""
+    return re.sub(r"Backward\d+$", "", op.node_class.__name__)
 
 
 def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any]) -> None:

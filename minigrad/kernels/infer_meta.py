@@ -358,6 +358,47 @@ def stack(op: str, xs: list[Any], dim: int = 0) -> tuple[tuple[int, ...], Any]:
     return tuple(shape), first.dtype
 
 
+def split_pieces(size: int, split_size: int) -> list[int]:
+    """The sizes of ``split(split_size)``'s pieces of a dim of ``size``: ``split_size`` each, the last
+    smaller; a dim of size 0 gives one empty piece (PyTorch's ``split``)."""
+    n = max(-(-size // split_size), 1) if split_size else 1
+    return [min(split_size, size - k * split_size) for k in range(n)]
+
+
+def split(op: str, x: Any, split_size: int, dim: int) -> list[tuple[tuple[int, ...], Any]]:
+    """``split``: one output per piece."""
+    size = x.shape[normalize_dims(op, dim, x.ndim)[0]]
+    if split_size < 0:
+        raise ShapeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and size != 0:
+        raise ShapeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    return split_with_sizes(op, x, split_pieces(size, split_size), dim)
+
+
+def split_with_sizes(op: str, x: Any, split_sizes: Sequence[int], dim: int) -> list[tuple[tuple[int, ...], Any]]:
+    """``split`` with a list of sizes: one output per size."""
+    dim = normalize_dims(op, dim, x.ndim)[0]
+    sizes = list(split_sizes)
+    if any(s < 0 for s in sizes):
+        raise ShapeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                         f"split_sizes={sizes}")
+    if sum(sizes) != x.shape[dim]:
+        raise ShapeError(f"split_with_sizes expects split_sizes to sum exactly to {x.shape[dim]} (input tensor's size "
+                         f"at dimension {dim}), but got split_sizes={sizes}")
+    shape = list(x.shape)
+    metas = []
+    for s in sizes:
+        shape[dim] = s
+        metas.append((tuple(shape), x.dtype))
+    return metas
+
+
+def unbind(op: str, x: Any, dim: int) -> list[tuple[tuple[int, ...], Any]]:
+    """``unbind``: one output per index along ``dim``, that dim removed."""
+    dim = normalize_dims(op, dim, x.ndim)[0]
+    return [(tuple(x.shape[:dim] + x.shape[dim + 1:]), x.dtype)] * x.shape[dim]
+
+
 def softmax(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
     normalize_dims(op, dim, x.ndim)
     if not is_floating_np(x.dtype):

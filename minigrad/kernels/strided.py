@@ -41,10 +41,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .infer_meta import is_legacy_empty
+from .infer_meta import is_legacy_empty, split_pieces
 
-__all__ = ["concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "squeeze_view", "strided",
-           "transpose_view", "unfold_view"]
+__all__ = ["concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+           "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
 def diagonal_length(rows: int, cols: int, offset: int) -> int:
@@ -91,6 +91,28 @@ def squeeze_view(xp: Any, x: Any, dim: Any = None) -> Any:
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     axes = tuple(d % x.ndim for d in dims if x.shape[d % x.ndim] == 1)
     return xp.squeeze(x, axis=axes) if axes else x.view()
+
+
+def split_views(x: Any, split_sizes: Any, dim: int) -> tuple[Any, ...]:
+    """The pieces of ``x`` along ``dim`` (``split_sizes`` a list of sizes, or one int: ``split``'s rule),
+    each a view."""
+    dim %= x.ndim
+    if isinstance(split_sizes, int):
+        split_sizes = split_pieces(x.shape[dim], split_sizes)
+    lead = (slice(None),) * dim
+    pieces, start = [], 0
+    for s in split_sizes:
+        pieces.append(x[lead + (slice(start, start + s),)])
+        start += s
+    return tuple(pieces)
+
+
+def unbind_views(x: Any, dim: int) -> tuple[Any, ...]:
+    """The slices of ``x`` along ``dim``, that dim removed, each a view (a 0-d one of a 1-d ``x``: the
+    ``Ellipsis`` keeps NumPy from returning a scalar)."""
+    dim %= x.ndim
+    lead = (slice(None),) * dim
+    return tuple(x[lead + (i, Ellipsis)] for i in range(x.shape[dim]))
 
 
 def concat_arrays(xp: Any, xs: Any, dim: int) -> Any:

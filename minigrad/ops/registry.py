@@ -191,6 +191,7 @@ class OpDef:
         amp: str | None = None,
         gpu: tuple[str, str] | None = None,
         out: bool | None = None,
+        output_index: Callable[[Any, dict[str, Any], int], Any] | None = None,
     ) -> None:
         self.name = name
         self.inputs: tuple[Input, ...] = tuple(
@@ -226,6 +227,10 @@ class OpDef:
         self.transform_dtype = transform_dtype or self.promote_float
         self.differentiable = differentiable
         self.view = view
+        #: A view op with several outputs (``split``, ``unbind``): ``output_index(x, attrs, k)`` is the
+        #: ``x[index]`` that makes output ``k``, its view function (NOTE [ One node for the pieces ] in
+        #: ``ops/shape.py``). Its outputs are PyTorch's multi-output views.
+        self.output_index = output_index
         #: Whether the function takes PyTorch's ``out=`` (NOTE [ out= ]): every op that makes a new
         #: tensor does, unless its definition says ``out=False``; a view never does.
         self.takes_out = not view if out is None else out

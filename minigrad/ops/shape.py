@@ -1,7 +1,8 @@
 """Shape ops and indexing: reshape, transpose, permute, expand, squeeze, unsqueeze,
-concat, stack, getitem (basic and integer-array indexing); and PyTorch's joining and splitting
-composites: ``cat`` (PyTorch's name for ``concat``), ``split``, ``chunk``, ``unbind`` and ``t``, each
-made of ``getitem``/``concat``/``transpose``, so their gradients are those ops'."""
+concat, stack, getitem (basic and integer-array indexing), split, split_with_sizes and unbind (one
+node with an output per piece); and PyTorch's joining and splitting forms: ``cat`` (PyTorch's name for
+``concat``), ``chunk`` (a ``split``), ``tensor_split``/``hsplit``/``vsplit``/``dsplit`` (``getitem``
+slices, as PyTorch's) and ``t``."""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..devices import check_range, device_of_array
-from ..kernels.strided import concat_arrays, squeeze_view, transpose_view
+from ..kernels.strided import concat_arrays, split_views, squeeze_view, transpose_view, unbind_views
 from ..kernels.backends import to_numpy
-from ..autograd.views import mark_multi_output
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
 from .registry import Attr, Input, call_with_out, defop, type_name
@@ -447,65 +447,187 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     return tuple(expand(t, shape) for t in ts)
 
 
+# -- split, chunk, unbind: one node with an output per piece ---------------------------------------
+
+@register_kernel("split", CPU, dtypes=ALL_DTYPES, name="cpu/split")
+def split_cpu(x, split_size, dim):
+    return split_views(x, split_size, dim)
+
+
+@register_kernel("split_with_sizes", CPU, dtypes=ALL_DTYPES, name="cpu/split_with_sizes")
+def split_with_sizes_cpu(x, split_sizes, dim):
+    return split_views(x, split_sizes, dim)
+
+
+@register_kernel("unbind", CPU, dtypes=ALL_DTYPES, name="cpu/unbind")
+def unbind_cpu(x, dim):
+    return unbind_views(x, dim)
+
+
+def _piece_index(x: Tensor, sizes: Sequence[int], dim: int, k: int) -> tuple[Any, ...]:
+    """The ``getitem`` index of piece ``k`` (its view function, NOTE [ One node for the pieces ])."""
+    start = builtins.sum(sizes[:k])
+    return (slice(None),) * (dim % x.ndim) + (slice(start, start + sizes[k]),)
+
+
+# NOTE [ One node for the pieces ]
+#     ``q, k, v = qkv.split(C, dim=2)`` makes one node, ``SplitBackward0``, with an output per piece,
+#     as PyTorch's: each piece's gradient reaches it at its own rank and the node's formula joins them
+#     with one ``cat`` (the engine fills a piece that got no gradient with zeros first). Made of three
+#     ``getitem`` slices instead, the backward would scatter each piece's gradient into a zero tensor
+#     of the whole input and add the three (three full-size buffers, two additions). Each piece is a
+#     view of the input; it records the ``getitem`` that makes it (``output_index``) as its view
+#     function, so that a view of a piece replays as any other view. PyTorch refuses to change a piece
+#     in place when autograd is involved (``mark_multi_output``): its node could not run the change.
+split_op = defop("split", inputs=("x",), attrs=(Attr("split_size", check=check_int), Attr("dim", 0, check_int)),
+                 infer_meta=im.split, view=True,
+                 output_index=lambda x, attrs, k: _piece_index(
+                     x, im.split_pieces(x.shape[attrs["dim"]], attrs["split_size"]), attrs["dim"], k),
+                 doc="the pieces of x along dim, split_size long (the last may be shorter); views")
+split_with_sizes = defop("split_with_sizes", inputs=("x",),
+                         attrs=(Attr("split_sizes", check=check_shape), Attr("dim", 0, check_int)),
+                         infer_meta=im.split_with_sizes, view=True,
+                         output_index=lambda x, attrs, k: _piece_index(x, attrs["split_sizes"], attrs["dim"], k),
+                         doc="the pieces of x along dim, of the listed sizes; views")
+unbind_op = defop("unbind", inputs=("x",), attrs=(Attr("dim", 0, check_int),), infer_meta=im.unbind, view=True,
+                  output_index=lambda x, attrs, k: (slice(None),) * (attrs["dim"] % x.ndim) + (k,),
+                  doc="the slices of x along dim, dim removed; views")
+
+
+def _join_pieces(ctx, grads):
+    gs = grads if isinstance(grads, list) else [grads]
+    return (ctx.ops.concat(gs, dim=ctx.attrs["dim"]),)
+
+
+split_op.def_backward(_join_pieces)
+split_with_sizes.def_backward(_join_pieces)
+
+
+@unbind_op.def_backward
+def _unbind_backward(ctx, grads):
+    return (ctx.ops.stack(grads if isinstance(grads, list) else [grads], dim=ctx.attrs["dim"]),)
+
+
+def _split_dim(fn: str, t: Tensor, dim: Any, pos: int) -> int:
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"{fn}(): argument 'dim' (position {pos}) must be int, but got {type_name(dim)}")
+    return im.normalize_dims(fn, dim, t.ndim)[0]
+
+
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces of ``tensor`` along ``dim``: of size ``split_size`` each (the last may be smaller), or of the
-    listed sizes. Each piece is a ``getitem`` slice, so gradients flow back into place.
-    Composite (``getitem``).
-    """
+    listed sizes; views, the outputs of one node (``SplitBackward0``, ``SplitWithSizesBackward0``).
+    NOTE [ One node for the pieces ]."""
     check_tensor("split", "tensor", 0, tensor)
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"split(): argument 'dim' (position 2) must be int, but got {type_name(dim)}")
     if tensor.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    size = tensor.shape[dim]
-    if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
-        step = split_size_or_sections
-        if step <= 0:
-            raise ShapeError(f"split(): split_size must be positive, but got {step}")
-        sizes = [builtins.min(step, size - s) for s in range(0, size, step)] or [0]
-    elif isinstance(split_size_or_sections, (list, tuple)):
-        sizes = [int(s) for s in split_size_or_sections]
-        if builtins.sum(sizes) != size:
-            raise ShapeError(
-                f"split(): split sizes {list(sizes)} must sum to the size {size} of dimension {dim}"
-            )
-    else:
-        raise TypeError(
-            f"split(): argument 'split_size_or_sections' (position 1) must be int or a list of ints, "
-            f"but got {type_name(split_size_or_sections)}"
-        )
-    d = dim % tensor.ndim
-    out, start = [], 0
-    for s in sizes:
-        out.append(getitem(tensor, (slice(None),) * d + (slice(start, start + s),)))
-        start += s
-    return mark_multi_output(tuple(out), "Split")
+    d = _split_dim("split", tensor, dim, 2)
+    sections = split_size_or_sections
+    if isinstance(sections, int) and not isinstance(sections, bool):
+        return split_op(tensor, sections, d)
+    if isinstance(sections, (list, tuple)):
+        for k, s in enumerate(sections):
+            if not isinstance(s, int) or isinstance(s, bool):
+                raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
+                                f"but found element of type {type_name(s)} at pos {k}")
+        return split_with_sizes(tensor, list(sections), d)
+    raise TypeError(f"split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
+                    f"not {type_name(sections)}")
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``. Composite (``getitem``)."""
+    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``: ``split`` with
+    ``ceil(size / chunks)``; a dim of size 0 gives ``chunks`` empty pieces."""
     check_tensor("chunk", "input", 0, input)
-    if not isinstance(chunks, int) or isinstance(chunks, bool) or chunks <= 0:
-        raise ShapeError(f"chunk(): argument 'chunks' must be a positive int, but got {chunks!r}")
-    size = input.shape[dim]
-    step = builtins.max(-(-size // chunks), 1)
-    return split(input, step, dim)
+    if not isinstance(chunks, int) or isinstance(chunks, bool):
+        raise TypeError(f"chunk(): argument 'chunks' (position 1) must be int, not {type_name(chunks)}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise ShapeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _split_dim("chunk", input, dim, 2)
+    size = input.shape[d]
+    if size == 0:
+        return split_with_sizes(input, [0] * chunks, d)
+    return split_op(input, -(-size // chunks), d)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    """The slices of ``input`` along ``dim``, that dim removed (``torch.unbind``); each a ``getitem``, so the
-    gradients of the pieces go back into place (PyTorch's backward stacks them: the same sum).
-    Composite (``getitem``).
-    """
+    """The slices of ``input`` along ``dim``, that dim removed (``torch.unbind``); views, the outputs of one
+    node (``UnbindBackward0``), whose backward stacks their gradients."""
     check_tensor("unbind", "input", 0, input)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"unbind(): argument 'dim' (position 1) must be int, but got {type_name(dim)}")
     if input.ndim == 0:
-        raise ShapeError("unbind(): Dimension specified as 0 but tensor has no dimensions")
-    if not -input.ndim <= dim < input.ndim:
-        raise OutOfRangeError(f"unbind(): Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
-    d = dim % input.ndim
-    return mark_multi_output(tuple(getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d])), "Unbind")
+        raise OutOfRangeError("Dimension specified as 0 but tensor has no dimensions")
+    d = im.normalize_dims("unbind", dim, input.ndim)[0]
+    if input.shape[d] == 0:
+        return ()
+    return unbind_op(input, d)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """``input`` cut along ``dim`` into ``n`` pieces of sizes differing by at most one (the first ones
+    larger), or at the given indices (``torch.tensor_split``); each piece a ``getitem`` slice
+    (``SliceBackward0``, as PyTorch's)."""
+    check_tensor("tensor_split", "input", 0, input)
+    if input.ndim == 0:
+        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = _split_dim("tensor_split", input, dim, 2)
+    size = input.shape[d]
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        if spec._dtype.is_floating or spec._dtype.name == "bool" or spec.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, "
+                               f"but got {spec._dtype}" if spec.ndim <= 1 else
+                               "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {spec.ndim} dims")
+        spec = int(spec.item()) if spec.ndim == 0 else [int(v) for v in spec.tolist()]
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        small, extra = divmod(size, spec)
+        bounds = [k * small + builtins.min(k, extra) for k in range(spec + 1)]
+    elif isinstance(spec, (list, tuple)):
+        bounds = [0] + [int(i) for i in spec] + [size]
+    else:
+        raise TypeError(f"tensor_split(): argument 'indices' (position 2) must be tuple of ints, not "
+                        f"{type_name(spec)}")
+    lead = (slice(None),) * d
+    pieces = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        lo = builtins.min(builtins.max(lo + size if lo < 0 else lo, 0), size)
+        hi = builtins.min(builtins.max(hi + size if hi < 0 else hi, 0), size)
+        pieces.append(getitem(input, lead + (slice(lo, builtins.max(lo, hi)),)))
+    return tuple(pieces)
+
+
+def _split_along(fn: str, input: Tensor, spec: Any, dim: int, min_ndim: int) -> tuple[Tensor, ...]:
+    """``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along ``dim``, an int needing an even split."""
+    check_tensor(fn, "input", 0, input)
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"torch.{fn} requires a tensor with at least {min_ndim} dimension, but got a tensor with "
+                           f"{input.ndim} dimensions!")
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec == 0 or input.shape[dim] % spec:
+            raise RuntimeError(f"torch.{fn} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{input.shape[dim]} is not divisible by the split_size {spec}!")
+    return tensor_split(input, spec, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dim 1 (dim 0 of a 1-d tensor), as ``torch.hsplit``."""
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dim 0 of a tensor of at least 2 dims, as ``torch.vsplit``."""
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """``tensor_split`` along dim 2 of a tensor of at least 3 dims, as ``torch.dsplit``."""
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
 @register_kernel("t", CPU, dtypes=ALL_DTYPES, name="cpu/t")
@@ -531,4 +653,5 @@ def t(input: Tensor) -> Tensor:
     return t_op(input)
 
 
-__all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'chunk', 'unbind', 't']
+__all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'split_with_sizes', 'chunk', 'unbind',
+            'tensor_split', 'hsplit', 'vsplit', 'dsplit', 't']

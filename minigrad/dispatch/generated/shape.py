@@ -178,6 +178,68 @@ def reshape_dygraph_function(x, attrs):
     return out_t
 
 
+split_op = OPS['split']
+
+
+def split_dygraph_function(x, attrs):
+    """``split`` after the API layer (``minigrad codegen split`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(split_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (split_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(split_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(split_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(split_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(split_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, split_op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(split_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+split_with_sizes_op = OPS['split_with_sizes']
+
+
+def split_with_sizes_dygraph_function(x, attrs):
+    """``split_with_sizes`` after the API layer (``minigrad codegen split_with_sizes`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(split_with_sizes_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (split_with_sizes_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(split_with_sizes_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(split_with_sizes_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(split_with_sizes_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(split_with_sizes_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, split_with_sizes_op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(split_with_sizes_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 squeeze_op = OPS['squeeze']
 
 
@@ -277,6 +339,37 @@ def transpose_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(transpose_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+unbind_op = OPS['unbind']
+
+
+def unbind_dygraph_function(x, attrs):
+    """``unbind`` after the API layer (``minigrad codegen unbind`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(unbind_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (unbind_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(unbind_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(unbind_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(unbind_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(unbind_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, unbind_op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(unbind_op, (x,), attrs, (out_t,))
     return out_t
 
 

@@ -15,7 +15,8 @@ import numpy as np
 from ...dtypes import ALL_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import concat_arrays, copy_slices_array, diagonal_view, squeeze_view, transpose_view, unfold_view
+from ..strided import (concat_arrays, copy_slices_array, diagonal_view, split_views, squeeze_view, transpose_view,
+                       unbind_views, unfold_view)
 from ._runtime import upload
 
 GPU = Backend.GPU
@@ -115,6 +116,21 @@ def concat(xs: Any, dim: int = 0) -> Any:
 @register_kernel("stack", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_stack")
 def stack(xs: Any, dim: int = 0) -> Any:
     return cupy.stack(xs, axis=dim)
+
+
+@register_kernel("split", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_split")
+def split(x: Any, split_size: int, dim: int) -> tuple[Any, ...]:
+    return split_views(x, split_size, dim)
+
+
+@register_kernel("split_with_sizes", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_split_with_sizes")
+def split_with_sizes(x: Any, split_sizes: Any, dim: int) -> tuple[Any, ...]:
+    return split_views(x, split_sizes, dim)
+
+
+@register_kernel("unbind", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unbind")
+def unbind(x: Any, dim: int) -> tuple[Any, ...]:
+    return unbind_views(x, dim)
 
 
 @register_kernel("getitem", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_getitem")
