@@ -75,10 +75,24 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
     if dtype is None:  # only non-key inputs (should not happen for real ops)
         first = inputs[0][0] if isinstance(inputs[0], list) else inputs[0]
         dtype, device, layout = first._dtype, first._device, first._layout
+    if device != "cpu" and len(op.key_inputs) != len(inputs):
+        _check_other_inputs(op, inputs, device)
     if op.promote_float and not dtype.is_floating:
         dtype = _float32
     backend = backend_of_device(device).name
     return KernelKey(backend, layout, dtype), device
+
+
+def _check_other_inputs(op: "OpDef", inputs: list[Any], device: str) -> None:
+    """A call on another device than the CPU refuses a CPU tensor that is not a key input either (``where``'s
+    condition, ``gather``'s index), unless 0-d: PrepareData would copy it to the device behind the program's
+    back at every call, where PyTorch raises."""
+    for i, v in enumerate(inputs):
+        if i in op.key_inputs or v is None:
+            continue
+        for t in v if isinstance(v, list) else (v,):
+            if t._device == "cpu" and t._data.ndim:
+                raise mixed_devices_error(device, "cpu")
 
 
 def _common_device(op: "OpDef", inputs: list[Any], device: str, t: Any) -> str:

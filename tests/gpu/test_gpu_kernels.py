@@ -710,7 +710,11 @@ MIXED = {
     "mse_loss": lambda x, c, w: mg.nn.functional.mse_loss(x, c),
     "embedding": lambda x, c, w: mg.nn.functional.embedding(mg.tensor([0, 2]), w),
     "cross_entropy": lambda x, c, w: mg.nn.functional.cross_entropy(x, mg.tensor([0, 1, 2, 3])),
+    "where's condition": lambda x, c, w: mg.where(MASK, x, 1.0),
+    "gather's index": lambda x, c, w: x.gather(1, mg.tensor([[0], [1], [2], [0]])),
+    "masked_fill's mask": lambda x, c, w: x.masked_fill(MASK, 0.0),
 }
+MASK = mg.tensor([[True, False, True]] * 4)  # on the CPU
 MIXED_WHERE = {"embedding": " (when checking argument for argument index in method wrapper_CUDA__index_select)",
                "cross_entropy": " (when checking argument for argument target in method wrapper_CUDA_nll_loss_forward)"}
 
@@ -732,4 +736,5 @@ def test_a_0d_cpu_tensor_and_a_cpu_index_may_join_gpu_tensors():
     """As in PyTorch: a 0-d CPU tensor is a number, and advanced indexing takes CPU indices."""
     x = mg.randn(4, 3).to("gpu")
     assert (x * mg.tensor(2.0)).device == "cuda" and (mg.tensor(2.0) - x).device == "cuda"
+    assert mg.where(mg.tensor(True), x, x * 2).device == "cuda"
     np.testing.assert_array_equal(x[mg.tensor([0, 2])].cpu().numpy(), x.cpu().numpy()[[0, 2]])
