@@ -1,6 +1,7 @@
-"""The layer-norm kernel bodies, forward and backward, written once for NumPy and CuPy
-(``xp``): the CPU kernels (``ops/normalization.py``) and the GPU kernels
-(``kernels/gpu/nn.py``) both call them.
+"""The layer-norm kernel bodies, forward and backward, written for any array module ``xp``: the CPU
+kernels (``ops/normalization.py``) call them with NumPy. The GPU runs the same steps in one launch a
+row (``cuda_src.layer_norm_source``, NOTE [ Layer norm in one launch a row ]); these would be a dozen
+launches there.
 
 Example:
     >>> import numpy as np

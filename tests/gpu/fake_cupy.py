@@ -780,6 +780,54 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
         out[...] = (np.log(s) + m)[:, 0] - picked
 
 
+def _layer_norm(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
+    """``mg_ln_*`` (``cuda_src.layer_norm_source``): the kernels' steps in NumPy, in their compute type."""
+    def stats(x: np.ndarray, cols: int, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        acc = _acc(x.dtype)
+        xm = np.asarray(x, dtype=acc).reshape(-1, cols)
+        mean = xm.sum(axis=1, keepdims=True) / acc(cols)
+        c = xm - mean
+        return xm, mean, np.sqrt((c * c).sum(axis=1, keepdims=True) / acc(cols) + acc(eps))
+
+    if kind in ("fwd", "bwd", "stats"):
+        assert block[0] >= 32 and block[0] & (block[0] - 1) == 0
+    if kind == "fwd":
+        x, w, b, out, cols, eps = args
+        xm, mean, std = stats(x, int(cols), float(eps))
+        assert grid[0] == xm.shape[0] and out.flags.c_contiguous
+        acc = xm.dtype.type
+        out.reshape(-1, int(cols))[...] = (xm - mean) / std * np.asarray(w, acc).reshape(-1) + np.asarray(b, acc).reshape(-1)
+    elif kind == "bwd":
+        g, x, w, dx, cols, eps = args
+        xm, mean, std = stats(x, int(cols), float(eps))
+        acc = xm.dtype.type
+        rstd = acc(1) / std
+        d = np.asarray(g, acc).reshape(-1, int(cols)) * np.asarray(w, acc).reshape(-1)
+        xh = (xm - mean) * rstd
+        m1 = d.sum(axis=1, keepdims=True) / acc(int(cols))
+        m2 = (d * xh).sum(axis=1, keepdims=True) / acc(int(cols))
+        dx.reshape(-1, int(cols))[...] = (d - m1 - xh * m2) * rstd
+    elif kind == "stats":
+        x, means, rstds, cols, eps = args
+        xm, mean, std = stats(x, int(cols), float(eps))
+        assert means.dtype == xm.dtype and means.size == xm.shape[0] == grid[0]
+        means[...] = mean.reshape(-1)
+        rstds[...] = (xm.dtype.type(1) / std).reshape(-1)
+    elif kind == "wgrad_partial":
+        g, x, means, rstds, partial, rows, cols, per_chunk = args
+        rows, cols, per_chunk = int(rows), int(cols), int(per_chunk)
+        assert grid[0] * block[0] >= cols and grid[1] * per_chunk >= rows and partial.shape == (grid[1], cols)
+        acc = means.dtype.type
+        gm, xm = np.asarray(g, acc).reshape(rows, cols), np.asarray(x, acc).reshape(rows, cols)
+        prod = gm * ((xm - means[:, None]) * rstds[:, None])
+        for c in range(grid[1]):
+            partial[c] = prod[c * per_chunk:(c + 1) * per_chunk].sum(axis=0)
+    else:
+        partial, out, chunks, cols = args
+        assert grid[0] * block[0] >= int(cols) and partial.shape == (int(chunks), int(cols))
+        out.reshape(-1)[...] = partial.sum(axis=0)
+
+
 def _matmul(grid: tuple, block: tuple, args: tuple) -> None:
     A, B, C, M, N, K, sA, sB, sC = args
     M, N, K, sA, sB, sC = int(M), int(N), int(K), int(sA), int(sB), int(sC)
@@ -1090,6 +1138,8 @@ class _Kernel:
             _check_range(args)
         elif parts[1] == "philox":
             _philox(parts[2], grid, block, args)
+        elif parts[1] == "ln":
+            _layer_norm("_".join(parts[2:-1]), grid, block, args)
         else:
             _softmax("_".join(parts[1:-1]), grid, block, args)
 

@@ -125,13 +125,14 @@ def steady_counts(step, steps=3):
 
 
 #: Stand-in launches per steady step, the optimizers in their default form on the GPU (``foreach``), each
-#: budget the measurement plus about 2%: char GPT 434 (1018 with the for-loop AdamW; 448 before the pieces of
-#: ``qkv.split`` became one node, whose backward is one ``cat``), MLP 89 with clip_grad_norm_, CNN 88, the
-#: nanoGPT-style step 698 (its dropout masks are drawn on the device: one launch each, no copy).
-BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 443),
+#: budget the measurement plus about 2%: char GPT 229 (1018 with the for-loop AdamW; 448 before the pieces of
+#: ``qkv.split`` became one node, 434 before layer norm took one launch a row), MLP 89 with
+#: clip_grad_norm_, CNN 88, the nanoGPT-style step 493 (712, then 698; its dropout masks are drawn on the
+#: device: one launch each, no copy).
+BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 234),
            "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 91),
            "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 90),
-           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 712)}
+           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 503)}
 
 
 @counted

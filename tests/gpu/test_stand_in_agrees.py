@@ -108,6 +108,8 @@ def _workload(dtype) -> None:
     outs.append(mg.mse_loss(g(x), g(y)))
     im = t(2, 3, 9, 8)
     outs.append(mg.max_pool2d(g(im), 3, 2, 1))
+    rows = t(70, 33)  # layer norm: more rows than a chunk of the weight's gradient
+    outs.append(mg.nn.functional.layer_norm(g(rows), (33,), g(t(33)), g(t(33))))
     loss = outs[0].sum()
     for o in outs[1:]:
         loss = loss + o.sum()
@@ -130,6 +132,6 @@ def test_every_launch_agrees_with_the_stand_in(shadowed, dtype, gpudnn_flag):
     families = {name.split("_")[1] for name in shadowed}
     # the workload reaches every family of hand-written kernel
     assert {"ew", "reduce", "lse", "softmax", "log", "cross", "matmul", "im2col", "col2im", "conv", "maxpool",
-            "mse", "philox"} <= families, sorted(shadowed)
+            "mse", "philox", "ln"} <= families, sorted(shadowed)
     assert any(name.endswith("_vec") for name in shadowed) and any(name.endswith("_strided") for name in shadowed)
     assert any(name.endswith("_scalar0") for name in shadowed) and any(name.endswith("_scalar1") for name in shadowed)

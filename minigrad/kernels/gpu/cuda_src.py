@@ -565,6 +565,115 @@ extern "C" __global__ void mg_cross_entropy_{sfx}(const {T}* __restrict__ x, con
 """
 
 
+# -- layer norm ------------------------------------------------------------------------------
+
+# NOTE [ Layer norm in one launch a row ]
+#     The layer-norm kernels of ``kernels/normalization.py`` are a dozen array steps (two row means as
+#     matrix-vector products, a centring, a square root, a division...), each its own launch on the GPU:
+#     about 14 launches forward and 40 backward per call, five calls per step of a two-layer GPT. Here
+#     one block normalises one row: the mean (a block sum), the variance of the centred row (a second
+#     sum, as the CPU computes it: two passes, no E[x^2] - E[x]^2 cancellation), then the row written
+#     in the CPU kernel's order of steps ``(x - mean) / sqrt(var + eps) * weight + bias``. The input's
+#     gradient is one launch too (the statistics computed again, then the two sums of the formula);
+#     the weight's is three: the rows' statistics, per-chunk column sums, and the chunks summed in order
+#     (the same bits at every run: no atomics). float16 computes in float, as the CPU kernel does.
+_LN_STATS = """
+    __shared__ ACC shared[32];
+    const long long row = blockIdx.x;
+    const {T}* xr = x + row * cols;
+    ACC s = (ACC)0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += mg_load(xr, j);
+    s = mg_block_sum(s, shared);
+    if (threadIdx.x == 0) shared[0] = s;
+    __syncthreads();
+    const ACC mean = shared[0] / (ACC)cols;
+    __syncthreads();
+    ACC q = (ACC)0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {{ const ACC c = mg_load(xr, j) - mean; q += c * c; }}
+    q = mg_block_sum(q, shared);
+    if (threadIdx.x == 0) shared[0] = q;
+    __syncthreads();
+    const ACC stdv = {sqrt}(shared[0] / (ACC)cols + (ACC)eps);
+    __syncthreads();
+"""
+
+
+def layer_norm_source(dtype: str) -> str:
+    """``mg_ln_{fwd,bwd,stats,wgrad_partial,wgrad_final}_<sfx>``: layer norm over rows of ``cols`` elements
+    (NOTE [ Layer norm in one launch a row ]). Row kernels take one block per row."""
+    T, ACC, sfx = DTYPES[dtype]
+    stats = _LN_STATS.format(T=T, sqrt=_F[ACC]["sqrt"])
+    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+{sumblock}
+extern "C" __global__ void mg_ln_fwd_{sfx}(const {T}* __restrict__ x, const {T}* __restrict__ w,
+        const {T}* __restrict__ b, {T}* __restrict__ out, const long long cols, const double eps) {{
+{stats}
+    {T}* orow = out + row * cols;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        ACC v = (mg_load(xr, j) - mean) / stdv;
+        v = v * mg_load(w, j);
+        v = v + mg_load(b, j);
+        mg_store(orow, j, v);
+    }}
+}}
+extern "C" __global__ void mg_ln_bwd_{sfx}(const {T}* __restrict__ g, const {T}* __restrict__ x,
+        const {T}* __restrict__ w, {T}* __restrict__ dx, const long long cols, const double eps) {{
+{stats}
+    const ACC rstd = (ACC)1 / stdv;
+    const {T}* gr = g + row * cols;
+    ACC s1 = (ACC)0, s2 = (ACC)0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        const ACC d = mg_load(gr, j) * mg_load(w, j);
+        s1 += d;
+        s2 += d * ((mg_load(xr, j) - mean) * rstd);
+    }}
+    s1 = mg_block_sum(s1, shared);
+    if (threadIdx.x == 0) shared[0] = s1;
+    __syncthreads();
+    const ACC m1 = shared[0] / (ACC)cols;
+    __syncthreads();
+    s2 = mg_block_sum(s2, shared);
+    if (threadIdx.x == 0) shared[0] = s2;
+    __syncthreads();
+    const ACC m2 = shared[0] / (ACC)cols;
+    {T}* drow = dx + row * cols;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        const ACC d = mg_load(gr, j) * mg_load(w, j);
+        const ACC xh = (mg_load(xr, j) - mean) * rstd;
+        ACC v = d - m1;
+        v = v - xh * m2;
+        mg_store(drow, j, v * rstd);
+    }}
+}}
+extern "C" __global__ void mg_ln_stats_{sfx}(const {T}* __restrict__ x, ACC* __restrict__ means,
+        ACC* __restrict__ rstds, const long long cols, const double eps) {{
+{stats}
+    if (threadIdx.x == 0) {{ means[row] = mean; rstds[row] = (ACC)1 / stdv; }}
+}}
+extern "C" __global__ void mg_ln_wgrad_partial_{sfx}(const {T}* __restrict__ g, const {T}* __restrict__ x,
+        const ACC* __restrict__ means, const ACC* __restrict__ rstds, ACC* __restrict__ partial,
+        const long long rows, const long long cols, const long long per_chunk) {{
+    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= cols) return;
+    const long long r0 = (long long)blockIdx.y * per_chunk;
+    long long r1 = r0 + per_chunk; if (r1 > rows) r1 = rows;
+    ACC acc = (ACC)0;
+    for (long long r = r0; r < r1; ++r) acc += mg_load(g, r * cols + j) * ((mg_load(x, r * cols + j) - means[r]) * rstds[r]);
+    partial[(long long)blockIdx.y * cols + j] = acc;
+}}
+extern "C" __global__ void mg_ln_wgrad_final_{sfx}(const ACC* __restrict__ partial, {T}* __restrict__ out,
+        const long long chunks, const long long cols) {{
+    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= cols) return;
+    ACC acc = (ACC)0;
+    for (long long c = 0; c < chunks; ++c) acc += partial[c * cols + j];
+    mg_store(out, j, acc);
+}}
+"""
+
+
 # -- matmul ----------------------------------------------------------------------------------
 
 TILE = 16
@@ -725,6 +834,7 @@ def all_sources() -> Iterator[tuple[str, str]]:
             yield f"reduce_{op}_{dtype}", reduce_source(op, dtype)
         yield f"lse_{dtype}", lse_source(dtype)
         yield f"softmax_{dtype}", softmax_source(dtype)
+        yield f"ln_{dtype}", layer_norm_source(dtype)
         yield f"matmul_{dtype}", matmul_source(dtype)
     yield "check_range", check_range_source()
     yield "philox", philox_source()

@@ -1,6 +1,5 @@
 """GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``);
-and layer_norm with its two backward kernels, CuPy's reductions and elementwise kernels over the
-bodies the CPU kernels run with NumPy (``kernels/normalization.py``).
+and layer_norm with its two backward kernels (``cuda_src.layer_norm_source``), one block a row.
 
 One block per row. The softmax dim is moved last (a copy unless it already
 is), each block finds the row max, the sum of exp(x - max), and writes the
@@ -11,6 +10,7 @@ and reduces them with the hand-written ``mean``/``sum`` kernel.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cupy
@@ -18,7 +18,6 @@ import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
 from ..key import Backend
-from ..normalization import layer_norm_arrays, layer_norm_backward_arrays
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import block_for, check_later, dtype_name, function
@@ -130,16 +129,60 @@ def cross_entropy_backward(grad: Any, input: Any, target: Any, reduction: str = 
     return diff * grad
 
 
-@register_kernel("layer_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm")
+def _ln(kind: str, dtype: Any) -> Any:
+    dt = dtype_name(dtype)
+    return function(f"ln_{dt}", lambda: src.layer_norm_source(dt), f"mg_ln_{kind}_{src.DTYPES[dt][2]}")
+
+
+def _rows(a: Any, normalized_ndim: int) -> tuple[Any, int, int]:
+    """``a`` as a row-major (rows, cols) matrix of its leading and its normalized dims."""
+    cols = math.prod(a.shape[a.ndim - normalized_ndim:])
+    rows = math.prod(a.shape[:a.ndim - normalized_ndim])
+    return cupy.ascontiguousarray(a).reshape(rows, cols), rows, cols
+
+
+# One block a row (NOTE [ Layer norm in one launch a row ] in cuda_src.py).
+@register_kernel("layer_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_layer_norm")
 def layer_norm(x: Any, weight: Any, bias: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
-    return layer_norm_arrays(cupy, x, weight, bias, normalized_ndim, eps)
+    xm, rows, cols = _rows(x, normalized_ndim)
+    out = cupy.empty(x.shape, dtype=x.dtype)
+    if rows and cols:
+        _ln("fwd", x.dtype)((rows,), (block_for(cols),), (xm, cupy.ascontiguousarray(weight),
+                                                         cupy.ascontiguousarray(bias), out, np.int64(cols),
+                                                         np.float64(eps)))
+    return out
 
 
-@register_kernel("layer_norm_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm_backward")
+@register_kernel("layer_norm_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_layer_norm_backward")
 def layer_norm_backward(grad: Any, x: Any, weight: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
-    return layer_norm_backward_arrays(cupy, grad, x, weight, normalized_ndim, eps, "input")
+    xm, rows, cols = _rows(x, normalized_ndim)
+    gm = _rows(grad, normalized_ndim)[0]
+    out = cupy.empty(x.shape, dtype=grad.dtype)
+    if rows and cols:
+        _ln("bwd", x.dtype)((rows,), (block_for(cols),), (gm, xm, cupy.ascontiguousarray(weight), out,
+                                                         np.int64(cols), np.float64(eps)))
+    return out
 
 
-@register_kernel("layer_norm_weight_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_layer_norm_weight_grad")
+#: rows a block of the weight gradient's partial sums covers, at least (at most 1024 chunks of rows)
+_ROWS_PER_CHUNK = 32
+
+
+@register_kernel("layer_norm_weight_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_layer_norm_weight_grad")
 def layer_norm_weight_grad(grad: Any, x: Any, normalized_ndim: int = 1, eps: float = 1e-5) -> Any:
-    return layer_norm_backward_arrays(cupy, grad, x, None, normalized_ndim, eps, "weight")
+    xm, rows, cols = _rows(x, normalized_ndim)
+    gm = _rows(grad, normalized_ndim)[0]
+    if not rows or not cols:
+        return cupy.zeros(x.shape[x.ndim - normalized_ndim:], dtype=grad.dtype)
+    out = cupy.empty(x.shape[x.ndim - normalized_ndim:], dtype=grad.dtype)
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    means, rstds = cupy.empty(rows, dtype=acc), cupy.empty(rows, dtype=acc)
+    _ln("stats", x.dtype)((rows,), (block_for(cols),), (xm, means, rstds, np.int64(cols), np.float64(eps)))
+    per_chunk = max(_ROWS_PER_CHUNK, -(-rows // 1024))
+    chunks = -(-rows // per_chunk)
+    partial = cupy.empty((chunks, cols), dtype=acc)
+    tiles = -(-cols // 256)
+    _ln("wgrad_partial", x.dtype)((tiles, chunks), (256,), (gm, xm, means, rstds, partial, np.int64(rows),
+                                                            np.int64(cols), np.int64(per_chunk)))
+    _ln("wgrad_final", x.dtype)((tiles,), (256,), (partial, out, np.int64(chunks), np.int64(cols)))
+    return out
