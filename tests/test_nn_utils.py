@@ -36,6 +36,36 @@ def test_clip_grad_norm_matches_torch(norm_type, max_norm: float) -> None:
         np.testing.assert_allclose(mp.grad.numpy(), tp.grad.numpy(), rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("foreach", [None, False, True])
+def test_clip_grad_norm_forms_match_torch(foreach, dtype) -> None:
+    """``foreach=True`` runs the multi-tensor kernels on the CPU too (``_foreach_norm``, one multiply by the
+    coefficient), as PyTorch 2.13 does; every form gives PyTorch's values."""
+    mps, tps = _pair(3, scale=2.0)
+    for mp, tp in zip(mps, tps):
+        mp.data, tp.data = mp.data.to(getattr(mg, dtype)), tp.data.to(getattr(torch, dtype))
+        mp.grad, tp.grad = mp.grad.to(getattr(mg, dtype)), tp.grad.to(getattr(torch, dtype))
+    ours = mg.nn.utils.clip_grad_norm_(mps, 1.0, foreach=foreach)
+    theirs = torch.nn.utils.clip_grad_norm_(tps, 1.0, foreach=foreach)
+    rtol = 1e-6 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(ours.item(), theirs.item(), rtol=rtol)
+    for mp, tp in zip(mps, tps):
+        np.testing.assert_allclose(mp.grad.numpy(), tp.grad.numpy(), rtol=rtol, atol=1e-7)
+
+
+def test_clip_grad_norm_of_float16_gradients_does_not_overflow() -> None:
+    """The norm of float16 gradients is computed in float32 and rounded once, as PyTorch's ``vector_norm``:
+    the squares of gradients near 100 overflow float16 (the total was ``inf``)."""
+    g = np.random.default_rng(1).standard_normal(300) * 100
+    norms = []
+    for lib in (mg, torch):
+        ps = [lib.nn.Parameter(lib.zeros(300, dtype=lib.float16)) for _ in range(2)]
+        for p in ps:
+            p.grad = lib.tensor(g, dtype=lib.float16)
+        norms.append(lib.nn.utils.clip_grad_norm_(ps, 1.0).item())
+    assert math.isfinite(norms[0]) and norms[0] == norms[1]
+
+
 def test_clip_grad_norm_edge_cases_match_torch() -> None:
     # A single tensor, parameters without gradients, and an empty list.
     mps, tps = _pair()

@@ -376,6 +376,15 @@ def foreach_unary(op: str, xs: list[np.ndarray], out: list[np.ndarray] | None = 
         return [fn(x, out=o) for x, o in zip(xs, out or [None] * len(xs))]
 
 
+@register_kernel("_foreach_norm", dtypes=(float16, float32, float64), name="cpu/foreach_norm")
+def foreach_norm(xs: list[np.ndarray]) -> np.ndarray:
+    """The 2-norm of every array (``torch._foreach_norm``) as one 1-d array in their dtype, float16's
+    computed in float32 (``nn.utils.clip_grad_norm_``'s foreach form)."""
+    acc = np.float64 if xs[0].dtype == np.float64 else np.float32
+    return np.sqrt(np.array([np.vdot(x.astype(acc, copy=False), x.astype(acc, copy=False)) for x in xs],
+                            dtype=acc)).astype(xs[0].dtype)
+
+
 @register_kernel("_foreach_binary", dtypes=(float16, float32, float64), name="cpu/foreach_binary")
 def foreach_binary(op: str, xs: list[np.ndarray], ys: Any, out: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """``op`` (add, sub, mul, div, maximum) of every array with its partner in ``ys``, or with the

@@ -992,9 +992,10 @@ def _mse(name: str, grid: tuple, block: tuple, args: tuple) -> None:
 # -- the optimizers' multi-tensor and fused kernels (optim_src.py) ------------------------------------
 
 
-def _slot_arrays(name: str, grid: tuple, args: tuple, per_slot: int) -> tuple[list[tuple], tuple]:
+def _slot_arrays(name: str, grid: tuple, args: tuple, per_slot: int, empty_ok: bool = False) -> tuple[list[tuple], tuple]:
     """The used slots' arrays (``grid[1]`` slots of ``per_slot`` pointers and a size) and the scalars after
-    all ``SLOTS`` slots; checks each used slot's size and every unused slot's size of 0."""
+    all ``SLOTS`` slots; checks each used slot's size (0 only where ``empty_ok``: a norm's empty tensor) and
+    every unused slot's size of 0."""
     from minigrad.kernels.gpu.optim_src import SLOTS
 
     used, step = grid[1], per_slot + 1
@@ -1005,13 +1006,26 @@ def _slot_arrays(name: str, grid: tuple, args: tuple, per_slot: int) -> tuple[li
         if j >= used:
             assert n == 0, f"{name}: slot {j} is past the grid but has {n} elements"
             continue
-        assert n > 0 and all(a.size == n and a.flags.c_contiguous for a in arrays), f"{name}: slot {j}"
+        assert (n > 0 or empty_ok) and all(a.size == n and a.flags.c_contiguous for a in arrays), f"{name}: slot {j}"
         slots.append(tuple(np.asarray(a) for a in arrays))  # host views of the same memory: writes land
     return slots, args[SLOTS * step:]
 
 
 def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
-    """One step of a rule over every slot: the op's CPU kernel in the accumulation type, as ``_ew``."""
+    """One step of a rule over every slot: the op's CPU kernel in the accumulation type, as ``_ew``; or
+    (``sumsq``) each block's sum of squares of its slot's grid-stride share."""
+    if op == "sumsq":
+        slots, (partial,) = _slot_arrays("mt_sumsq", grid, args, 1, empty_ok=True)
+        blocks, stride = grid[0], grid[0] * 256
+        assert partial.flags.c_contiguous and partial.size == grid[1] * blocks
+        part = partial.reshape(grid[1], blocks)
+        for j, (x,) in enumerate(slots):
+            a = np.asarray(x, dtype=partial.dtype).reshape(-1)
+            for b in range(blocks):  # block b's threads take elements b*256 + t, then every stride further
+                idx = (np.arange(b * 256, a.size, stride)[:, None] + np.arange(256)).reshape(-1)
+                seg = a[idx[idx < a.size]]
+                part[j, b] = (seg * seg).sum()
+        return
     slots, tail = _slot_arrays(f"mt_{op}", grid, args, 3 if form == "tt" else 2)
     for o, x, *y in slots:
         acc = _acc(x.dtype)
@@ -1020,7 +1034,10 @@ def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
             if form == "t":
                 r = a.copy() if op == "copy" else _cpu_kernel(op, acc)(a)
             else:  # the scalar rounded to the storage type first, as NumPy rounds a Python number
-                b = np.asarray(y[0], dtype=acc) if form == "tt" else acc(x.dtype.type(float(tail[0])))
+                if form == "tp":  # a 0-d device tensor of the slots' dtype, read by the kernel
+                    assert tail[0].dtype == x.dtype and tail[0].size == 1
+                b = (np.asarray(y[0], dtype=acc) if form == "tt" else acc(np.asarray(tail[0]).reshape(-1)[0])
+                     if form == "tp" else acc(x.dtype.type(float(tail[0]))))
                 r = _cpu_kernel(op, acc)(a, b)
         o[...] = r
 

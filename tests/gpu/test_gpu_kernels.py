@@ -772,3 +772,33 @@ def test_a_0d_cpu_tensor_and_a_cpu_index_may_join_gpu_tensors():
     assert (x * mg.tensor(2.0)).device == "cuda" and (mg.tensor(2.0) - x).device == "cuda"
     assert mg.where(mg.tensor(True), x, x * 2).device == "cuda"
     np.testing.assert_array_equal(x[mg.tensor([0, 2])].cpu().numpy(), x.cpu().numpy()[[0, 2]])
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_clip_grad_norm_on_the_gpu_is_its_foreach_form(dtype):
+    """NOTE [ Clipping in a few launches ]: on the GPU ``clip_grad_norm_`` defaults to the multi-tensor
+    kernels, which give the for-loop form's values (the CPU's), wait for nothing, and, on the stand-in, launch
+    a few kernels for 40 gradients where the for-loop takes five or more a gradient."""
+    rng = np.random.default_rng(2)
+    shapes = [(3, 4), (1000,), (0,), (70, 33), (5,)] * 8
+    grads = [rng.standard_normal(s) * 3 for s in shapes]
+    results = []
+    for device, foreach in (("cpu", None), ("gpu", False), ("gpu", None)):
+        ps = [mg.nn.Parameter(mg.zeros(s, dtype=dtype, device=device)) for s in shapes]
+        for p, g in zip(ps, grads):
+            p.grad = mg.tensor(g, dtype=dtype, device=device)
+        fake = fake_cupy.installed()
+        if fake is not None:
+            fake.reset_counts()
+        total = mg.nn.utils.clip_grad_norm_(ps, 1.0, foreach=foreach)
+        counts = fake.counts() if fake is not None else None
+        results.append((total.item(), [p.grad.cpu().numpy().astype(np.float64) for p in ps], counts))
+    rtol, atol = TOL[dtype]
+    for total, got, counts in results[1:]:
+        np.testing.assert_allclose(total, results[0][0], rtol=rtol)
+        for a, b in zip(got, results[0][1]):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+    if results[2][2] is not None:
+        assert results[2][2]["syncs"] == 0 and results[2][2]["h2d"] == 0
+        assert results[2][2]["launches"] <= 20 < 5 * len(shapes) <= results[1][2]["launches"], \
+            (results[1][2], results[2][2])

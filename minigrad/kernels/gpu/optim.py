@@ -25,7 +25,7 @@ _THREADS = 256
 #: blocks per slot at most (a grid-stride loop covers the rest)
 _MAX_BLOCKS = 1024
 
-__all__ = ["launch_slots", "foreach_unary", "foreach_binary", "fused_sgd", "fused_adam"]
+__all__ = ["launch_slots", "foreach_unary", "foreach_binary", "foreach_norm", "fused_sgd", "fused_adam"]
 
 
 def launch_slots(fn: Any, slots: list[tuple[Any, ...]], tail: tuple[Any, ...]) -> None:
@@ -66,9 +66,33 @@ def foreach_binary(op: str, xs: list[Any], ys: Any, out: list[Any] | None = None
         return out
     if isinstance(ys, list):
         launch_slots(_mt(op, "tt", xs[0].dtype), [(o, x, y) for o, x, y in zip(out, xs, ys)], ())
+    elif isinstance(ys, cupy.ndarray):  # a 0-d device tensor: its value read by the kernel, not by the host
+        launch_slots(_mt(op, "tp", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], (ys.astype(xs[0].dtype, copy=False),))
     else:
         launch_slots(_mt(op, "ts", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], (np.float64(ys),))
     return out
+
+
+@register_kernel("_foreach_norm", GPU, dtypes=_DTYPES, name="gpu/foreach_norm")
+def foreach_norm(xs: list[Any]) -> Any:
+    """The 2-norm of every array (PyTorch's ``torch._foreach_norm``), as one 1-d array in their dtype: each
+    block's sum of squares (``sumsq_source``, ``SLOTS`` arrays per launch), the blocks of each array added up
+    (one reduction), the square roots (one launch)."""
+    dt = xs[0].dtype
+    acc = np.float64 if dt == np.float64 else np.float32
+    longest = max(x.size for x in xs)
+    blocks = max(1, min(-(-longest // _THREADS), _MAX_BLOCKS))
+    partial = cupy.empty((len(xs), blocks), dtype=acc)
+    fn = function(f"mt_sumsq_r_{dtype_name(dt)}", lambda: src.sumsq_source(dtype_name(dt)),
+                  src.kernel_name("mt", "sumsq", dtype_name(dt), "r"), src.OPTIONS)
+    for start in range(0, len(xs), src.SLOTS):
+        chunk = xs[start:start + src.SLOTS]
+        args: list[Any] = []
+        for x in chunk:
+            args += [x, np.int64(x.size)]
+        args += [chunk[0], np.int64(0)] * (src.SLOTS - len(chunk))
+        fn((blocks, len(chunk)), (_THREADS,), (*args, partial[start:start + len(chunk)]))
+    return cupy.sqrt(partial.sum(axis=1)).astype(dt, copy=False)
 
 
 def _scalar_args(first: bool, scalars: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .cuda_src import _PRELUDE, BINARY, DTYPES, UNARY, _math, kernel_name
+from .cuda_src import _BLOCK_REDUCE, _PRELUDE, BINARY, DTYPES, UNARY, _math, kernel_name
 
-__all__ = ["SLOTS", "OPTIONS", "MT_UNARY", "MT_BINARY", "FUSED", "mt_source", "fused_source", "all_sources"]
+__all__ = ["SLOTS", "OPTIONS", "MT_UNARY", "MT_BINARY", "FUSED", "mt_source", "sumsq_source", "fused_source", "all_sources"]
 
 #: tensors per launch (PyTorch's depth-4 lists hold 36; 32 slots of Adam's five pointers and a size
 #: are 1.5 KB of parameters, well inside CUDA's 4 KB)
@@ -88,10 +88,12 @@ _LOOP = "for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i 
 
 
 def mt_source(op: str, form: str, dtype: str) -> str:
-    """Source of ``mg_mt_<op>_<sfx>_<form>``: ``form`` is ``t`` (unary), ``tt`` or ``ts`` (binary).
+    """Source of ``mg_mt_<op>_<sfx>_<form>``: ``form`` is ``t`` (unary), ``tt``, ``ts`` or ``tp`` (binary).
 
-    Arguments: per slot ``out``, ``a`` (and ``b`` for ``tt``), ``n``; then the scalar ``s`` (``ts``).
-    ``out`` may be ``a`` (an in-place step), so no pointer is ``__restrict__``.
+    Arguments: per slot ``out``, ``a`` (and ``b`` for ``tt``), ``n``; then the scalar ``s`` (``ts``: a
+    number by value; ``tp``: a 0-d device tensor of the slots' dtype, read by every thread, so that a
+    value computed on the device, ``clip_grad_norm_``'s coefficient, is used without reading it on
+    the host). ``out`` may be ``a`` (an in-place step), so no pointer is ``__restrict__``.
     """
     T, ACC, _ = DTYPES[dtype]
     fields = [(T, "o"), (f"const {T}", "x")] + ([(f"const {T}", "y")] if form == "tt" else [])
@@ -100,9 +102,9 @@ def mt_source(op: str, form: str, dtype: str) -> str:
         expr = "a" if op == "copy" else _math(UNARY[op], ACC)
     else:
         expr = _math(BINARY[op], ACC)
-    scalar = ", const double s" if form == "ts" else ""
-    b = {"t": "", "tt": "const ACC b = mg_load(y, i); ", "ts": "const ACC b = bs; "}[form]
-    head = "const ACC bs = mg_scalar(s);" if form == "ts" else ""
+    scalar = {"ts": ", const double s", "tp": f", const {T}* sp"}.get(form, "")
+    b = {"t": "", "tt": "const ACC b = mg_load(y, i); ", "ts": "const ACC b = bs; ", "tp": "const ACC b = bs; "}[form]
+    head = {"ts": "const ACC bs = mg_scalar(s);", "tp": "const ACC bs = mg_load(sp, 0);"}.get(form, "")
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
 {_ROUNDING[dtype]}
@@ -112,6 +114,30 @@ extern "C" __global__ void {kernel_name("mt", op, dtype, form)}({params}{scalar}
     {_LOOP} {{
         const ACC a = mg_load(x, i); {b}mg_store(o, i, (ACC)({expr}));
     }}
+}}
+"""
+
+
+def sumsq_source(dtype: str) -> str:
+    """Source of ``mg_mt_sumsq_<sfx>_r``: each block's sum of squares of its slot's elements (a grid-stride
+    loop, then a block sum), written to ``partial[slot * gridDim.x + block]`` in the accumulation type;
+    ``_foreach_norm`` adds each slot's partials up. Every block writes, so a short slot's extra blocks
+    write 0."""
+    T, ACC, _ = DTYPES[dtype]
+    params, pick = _slots([(f"const {T}", "x")])
+    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+{sumblock}
+extern "C" __global__ void {kernel_name("mt", "sumsq", dtype, "r")}({params}, ACC* __restrict__ partial) {{
+    __shared__ ACC shared[32];
+    {pick}
+    ACC s = (ACC)0;
+    {_LOOP} {{
+        const ACC a = mg_load(x, i); s += a * a;
+    }}
+    s = mg_block_sum(s, shared);
+    if (threadIdx.x == 0) partial[(long long)blockIdx.y * gridDim.x + blockIdx.x] = s;
 }}
 """
 
@@ -201,7 +227,8 @@ def all_sources() -> Iterator[tuple[str, str]]:
         for op in MT_UNARY:
             yield f"mt_{op}_t_{dtype}", mt_source(op, "t", dtype)
         for op in MT_BINARY:
-            for form in ("tt", "ts"):
+            for form in ("tt", "ts", "tp"):
                 yield f"mt_{op}_{form}_{dtype}", mt_source(op, form, dtype)
+        yield f"mt_sumsq_r_{dtype}", sumsq_source(dtype)
         for rule in FUSED:
             yield f"fused_{rule}_{dtype}", fused_source(rule, dtype)
