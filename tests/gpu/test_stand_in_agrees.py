@@ -120,6 +120,11 @@ def _workload(dtype) -> None:
              mg.normal(1.0, 2.0, size=(100,), dtype=dtype, device="gpu"), mg.randint(-5, 9, (999,), device="gpu"),
              mg.nn.functional.dropout(g(x).detach(), 0.3), mg.empty(77, dtype=dtype, device="gpu").uniform_(-3, 3)]
     assert all(d.device.type == "cuda" for d in draws)
+    # clipping's foreach form: sums of squares per block, a multiply by a coefficient read on the device
+    params = [mg.nn.Parameter(g(t(*s)).detach()) for s in ((300,), (7, 5), (0,), (2000,))]
+    for p in params:
+        p.grad = g(t(*p.shape)).detach()
+    mg.nn.utils.clip_grad_norm_(params, 0.5)
     a, b, w = t(37, 19), t(19, 23), t(4, 3, 3, 3)
     for use_gpudnn in (True, False):  # cuBLAS / im2col (GPUDNN), then the hand-written kernels (GPU)
         mg.flags.use_gpudnn = use_gpudnn
@@ -132,6 +137,7 @@ def test_every_launch_agrees_with_the_stand_in(shadowed, dtype, gpudnn_flag):
     families = {name.split("_")[1] for name in shadowed}
     # the workload reaches every family of hand-written kernel
     assert {"ew", "reduce", "lse", "softmax", "log", "cross", "matmul", "im2col", "col2im", "conv", "maxpool",
-            "mse", "philox", "ln"} <= families, sorted(shadowed)
+            "mse", "philox", "ln", "mt"} <= families, sorted(shadowed)
+    assert any("_sumsq_" in name for name in shadowed) and any(name.endswith("_tp") for name in shadowed)
     assert any(name.endswith("_vec") for name in shadowed) and any(name.endswith("_strided") for name in shadowed)
     assert any(name.endswith("_scalar0") for name in shadowed) and any(name.endswith("_scalar1") for name in shadowed)
