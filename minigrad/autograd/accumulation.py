@@ -132,7 +132,7 @@ AccumulationNode = AccumulateGrad
 # NOTE [ The first .grad without a copy ]
 #     ``.grad`` must own its storage: a later in-place change (``w.grad.zero_()``,
 #     an optimizer's ``+=``) must not reach another tensor. The first gradient is
-#     copied unless nothing else can see its array: a NumPy array that is no view
+#     copied unless nothing else can see its array: a NumPy (or CuPy) array that is no view
 #     (``base is None``: any array sharing its memory would hold it as its base)
 #     whose only reference is the gradient tensor's own. ``sys.getrefcount``
 #     counts that reference and its own argument: 2. When one gradient tensor
@@ -155,7 +155,10 @@ BACKWARD_PASS = _BackwardPass()
 
 
 def _sole_owner(g: Any) -> bool:
-    return type(g._data) is np.ndarray and g._meta is None and g._data.base is None and _getrefcount(g._data) == 2
+    # A NumPy array, or a device array (CuPy's: a view has its ``base`` set as NumPy's does), that nothing
+    # else holds; on a GPU the copy it saves is a launch and a pass over the gradient per parameter.
+    return ((type(g._data) is np.ndarray or g._device != "cpu") and g._meta is None and g._data.base is None
+            and _getrefcount(g._data) == 2)
 
 
 def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
