@@ -755,6 +755,8 @@ def _lse(variant: str, grid: tuple, block: tuple, args: tuple) -> None:
 def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
     if kind == "cross_entropy":
         x, target, out, cols = args
+    elif kind == "cross_entropy_bwd":
+        x, target, grad, out, cols, per_row, scale = args
     else:
         x, out, cols = args
     cols = int(cols)
@@ -766,7 +768,16 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
     m = xm.max(axis=1, keepdims=True)
     m = np.where(m == -np.inf, 0, m)
     s = np.exp(xm - m).sum(axis=1, keepdims=True)
-    if kind == "softmax":
+    if kind == "cross_entropy_bwd":
+        p = np.exp(xm - m) * (acc(1) / s)
+        t = np.asarray(target).reshape(-1)
+        assert t.dtype == np.int64 and t.size == rows
+        ok = (t >= 0) & (t < cols)
+        p[np.arange(rows)[ok], t[ok]] -= acc(1)
+        g = np.asarray(grad, dtype=acc).reshape(-1)
+        g = g[:, None] if int(per_row) else g[0] * acc(float(scale))
+        out.reshape(rows, cols)[...] = p * g
+    elif kind == "softmax":
         out.reshape(rows, cols)[...] = np.exp(xm - m) / s
     elif kind == "log_softmax":
         out.reshape(rows, cols)[...] = xm - (np.log(s) + m)
@@ -778,6 +789,46 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
         ok = (t >= 0) & (t < cols)
         picked = np.where(ok, xm[np.arange(rows), np.where(ok, t, 0)], np.nan)
         out[...] = (np.log(s) + m)[:, 0] - picked
+
+
+def _nll(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
+    """``mg_nll_*`` (``cuda_src.nll_source``) in NumPy, in the compute type."""
+    if kind == "count":
+        target, count, n, ignore = args
+        assert grid[0] == 1 and block[0] & (block[0] - 1) == 0
+        count[0] = (np.asarray(target).reshape(-1)[: int(n)] != int(ignore)).sum()
+        return
+    if kind == "bwd":
+        grad, target, count, out, n, cols, ignore, mode = args
+        n, cols, ignore, mode = int(n), int(cols), int(ignore), int(mode)
+        assert grid[0] * block[0] >= min(n * cols, 65535 * block[0])
+        acc = _acc(out.dtype)
+        t = np.asarray(target).reshape(-1)
+        g = np.asarray(grad, dtype=acc).reshape(-1)
+        res = np.zeros((n, cols), dtype=acc)
+        kept = (t != ignore) & (t >= 0) & (t < cols)
+        rows = np.arange(n)[kept]
+        picked = g[rows] if mode == 0 else np.full(rows.size, g[0], dtype=acc)
+        if mode == 2:
+            picked = picked / acc(count[0])
+        res[rows, t[kept]] = -picked
+        out.reshape(n, cols)[...] = res
+        return
+    x, target, out, n, cols, ignore, *mean = args
+    n, cols, ignore = int(n), int(cols), int(ignore)
+    acc = _acc(x.dtype)
+    t = np.asarray(target).reshape(-1)
+    xm = np.asarray(x, dtype=acc).reshape(n, cols) if n * cols else np.zeros((n, max(cols, 1)), acc)
+    valid = (t != ignore) & (t >= 0) & (t < cols)
+    picked = np.where(valid, -xm[np.arange(n), np.where(valid, t, 0)], acc(0)) if n else np.zeros(0, acc)
+    if kind == "rows":
+        assert grid[0] * block[0] >= n
+        out.reshape(-1)[...] = picked
+    else:
+        assert grid[0] == 1 and block[0] & (block[0] - 1) == 0
+        s, kept = picked.sum(dtype=acc), acc((t != ignore).sum())
+        with np.errstate(all="ignore"):
+            out[...] = s / kept if int(mean[0]) else s
 
 
 def _layer_norm(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
@@ -1157,6 +1208,8 @@ class _Kernel:
             _philox(parts[2], grid, block, args)
         elif parts[1] == "ln":
             _layer_norm("_".join(parts[2:-1]), grid, block, args)
+        elif parts[1] == "nll":
+            _nll("_".join(parts[2:-1]), grid, block, args)
         else:
             _softmax("_".join(parts[1:-1]), grid, block, args)
 

@@ -61,13 +61,14 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
             for v in variants:
                 assert f".entry {name}_{v}(" in ptx, f"{name}_{v}"
     for sfx in ("f16", "f32", "f64"):
-        for name in ("mg_softmax", "mg_log_softmax", "mg_cross_entropy", "mg_matmul"):
+        for name in ("mg_softmax", "mg_log_softmax", "mg_cross_entropy", "mg_cross_entropy_bwd", "mg_matmul"):
             assert f".entry {name}_{sfx}(" in ptx
         for v in ("single", "final", "partial", "combine"):
             assert f".entry mg_lse_{sfx}_{v}(" in ptx
         for name in ("mg_im2col", "mg_col2im", "mg_conv_fwd", "mg_conv_dx", "mg_conv_dw", "mg_maxpool_fwd",
                      "mg_maxpool_dx", "mg_maxpool_select", "mg_mse_none", "mg_mse_partial", "mg_ln_fwd", "mg_ln_bwd",
-                     "mg_ln_stats", "mg_ln_wgrad_partial", "mg_ln_wgrad_final"):
+                     "mg_ln_stats", "mg_ln_wgrad_partial", "mg_ln_wgrad_final", "mg_nll_rows", "mg_nll_total",
+                     "mg_nll_count", "mg_nll_bwd"):
             assert f".entry {name}_{sfx}(" in ptx, f"{name}_{sfx}"
     for label, _ in optim_src.all_sources():  # mt_<op>_<form>_<dtype>, fused_<rule>_<dtype>
         fam, *mid, dt = label.split("_")

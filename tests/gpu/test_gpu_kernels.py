@@ -189,6 +189,52 @@ def test_cross_entropy(reduction, dtype):
     check("cross_entropy", lambda x, t: mg.cross_entropy(x, t, reduction=reduction), [logits, target], dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("ignored", ["none", "some", "all"])
+def test_nll_loss_and_the_functional_cross_entropy(ignored, reduction, dtype):
+    """``F.cross_entropy`` (log_softmax, then nll_loss) and its gradient against the CPU's, with targets
+    ignored (``ignore_index``): none, some, all (a mean of nothing is NaN, as PyTorch's)."""
+    logits = _rand((16, 11), dtype, -3, 3)
+    target = np.random.default_rng(5).integers(0, 11, size=16)
+    target[[2, 5, 11] if ignored == "some" else slice(None) if ignored == "all" else []] = -100
+    check("nll_loss", lambda x, t: mg.nn.functional.cross_entropy(x, t, reduction=reduction), [logits, target], dtype)
+
+
+@pytest.mark.gpu
+def test_nll_loss_is_a_launch_forward_and_at_most_two_backward():
+    fake = fake_cupy.installed()
+    if fake is None:
+        pytest.skip("launches are counted by the stand-in CuPy")
+    logp = mg.randn(16, 11).to("gpu").log_softmax(1).detach().requires_grad_()
+    target = mg.randint(0, 11, (16,)).to("gpu")
+    for reduction, backward in (("mean", 2), ("sum", 1), ("none", 1)):
+        fake.reset_counts()
+        loss = mg.nn.functional.nll_loss(logp, target, reduction=reduction)
+        assert fake.counts()["launches"] <= 1 + 1  # the loss (and the targets' range check, once per targets)
+        seed = mg.ones(loss.shape, device="gpu")
+        fake.reset_counts()
+        mg.autograd.grad(loss, logp, seed)
+        assert fake.counts()["launches"] == backward, reduction
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_backward_is_one_launch(reduction):
+    """The logits' gradient (softmax, minus one at the target, times the loss's gradient) is one kernel; it
+    took eight CuPy launches (a softmax, an arange, a gather, a subtraction, a scatter, two products)."""
+    fake = fake_cupy.installed()
+    if fake is None:
+        pytest.skip("launches are counted by the stand-in CuPy")
+    logits = mg.randn(16, 11).to("gpu").requires_grad_()
+    target = mg.randint(0, 11, (16,)).to("gpu")
+    loss = mg.cross_entropy(logits, target, reduction=reduction)
+    seed = mg.ones(loss.shape, device="gpu")
+    fake.reset_counts()
+    mg.autograd.grad(loss, logits, seed)
+    assert fake.counts()["launches"] == 1
+
+
 def test_cross_entropy_bad_target_on_gpu():
     """Checked on the device, reported at the next sync (as CUDA's device-side asserts), naming the call."""
     x = mg.randn(2, 3).to("gpu")

@@ -105,6 +105,10 @@ def _workload(dtype) -> None:
             mg.logsumexp(g(t(50_000))), mg.softmax(g(x), dim=1), mg.log_softmax(g(x), dim=0)]
     logits = t(16, 11)
     outs.append(mg.cross_entropy(g(logits), mg.tensor(rng.integers(0, 11, 16)).to("gpu")))
+    picks = rng.integers(0, 11, 16)
+    picks[[1, 6]] = -100  # ignored
+    for reduction in ("mean", "none"):  # nll_loss's kernels, through PyTorch's functional cross_entropy
+        outs.append(mg.nn.functional.cross_entropy(g(logits), mg.tensor(picks).to("gpu"), reduction=reduction))
     outs.append(mg.mse_loss(g(x), g(y)))
     im = t(2, 3, 9, 8)
     outs.append(mg.max_pool2d(g(im), 3, 2, 1))
@@ -137,7 +141,7 @@ def test_every_launch_agrees_with_the_stand_in(shadowed, dtype, gpudnn_flag):
     families = {name.split("_")[1] for name in shadowed}
     # the workload reaches every family of hand-written kernel
     assert {"ew", "reduce", "lse", "softmax", "log", "cross", "matmul", "im2col", "col2im", "conv", "maxpool",
-            "mse", "philox", "ln", "mt"} <= families, sorted(shadowed)
+            "mse", "philox", "ln", "mt", "nll"} <= families, sorted(shadowed)
     assert any("_sumsq_" in name for name in shadowed) and any(name.endswith("_tp") for name in shadowed)
     assert any(name.endswith("_vec") for name in shadowed) and any(name.endswith("_strided") for name in shadowed)
     assert any(name.endswith("_scalar0") for name in shadowed) and any(name.endswith("_scalar1") for name in shadowed)

@@ -562,6 +562,85 @@ extern "C" __global__ void mg_cross_entropy_{sfx}(const {T}* __restrict__ x, con
 {row_stats}
     if (threadIdx.x == 0) mg_store(out, row, {log}(s) + m - mg_load(xr, target[row]));
 }}
+// cross_entropy's gradient w.r.t. the logits in one launch: (softmax(x) - onehot(target)) * g, where g is the
+// row's gradient (per_row: reduction "none") or the loss's, times scale (1/n for "mean"); read on the device.
+extern "C" __global__ void mg_cross_entropy_bwd_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
+        const {T}* __restrict__ grad, {T}* __restrict__ out, const long long cols, const int per_row,
+        const double scale) {{
+{row_stats}
+    const ACC inv = (ACC)1 / s;
+    const long long t = target[row];
+    const ACC g = per_row ? mg_load(grad, row) : mg_load(grad, 0) * (ACC)scale;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {{
+        ACC p = {exp}(mg_load(xr, j) - m) * inv;
+        if (j == t) p = p - (ACC)1;
+        mg_store(out + row * cols, j, p * g);
+    }}
+}}
+"""
+
+
+# -- nll_loss -------------------------------------------------------------------------------------
+
+def nll_source(dtype: str) -> str:
+    """``mg_nll_{rows,total,count,bwd}_<sfx>``: ``nll_loss`` of log-probabilities ``(n, cols)`` and class
+    targets (``ignore`` skipped), forward and backward, each one launch where CuPy's indexing took five to
+    eleven (an ``arange``, comparisons, a gather or scatter, ``where``, the sums). ``total`` is one block
+    summing the picked values and counting the kept targets (the same order at every run); ``bwd`` writes
+    the whole gradient, zero but at the targets, so nothing is filled first."""
+    T, ACC, sfx = DTYPES[dtype]
+    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+{sumblock}
+extern "C" __global__ void mg_nll_rows_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
+        {T}* __restrict__ out, const long long n, const long long cols, const long long ignore) {{
+    const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    const long long t = target[r];
+    mg_store(out, r, (t != ignore && t >= 0 && t < cols) ? -mg_load(x, r * cols + t) : (ACC)0);
+}}
+extern "C" __global__ void mg_nll_total_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
+        {T}* __restrict__ out, const long long n, const long long cols, const long long ignore, const int mean) {{
+    __shared__ ACC shared[32];
+    ACC s = (ACC)0, kept = (ACC)0;
+    for (long long r = threadIdx.x; r < n; r += blockDim.x) {{
+        const long long t = target[r];
+        if (t == ignore) continue;
+        kept += (ACC)1;
+        if (t >= 0 && t < cols) s += -mg_load(x, r * cols + t);
+    }}
+    s = mg_block_sum(s, shared);
+    if (threadIdx.x == 0) shared[0] = s;
+    __syncthreads();
+    s = shared[0];
+    __syncthreads();
+    kept = mg_block_sum(kept, shared);
+    if (threadIdx.x == 0) mg_store(out, 0, mean ? s / kept : s);   // every target ignored: 0 / 0 = nan
+}}
+extern "C" __global__ void mg_nll_count_{sfx}(const long long* __restrict__ target, ACC* __restrict__ count,
+        const long long n, const long long ignore) {{
+    __shared__ ACC shared[32];
+    ACC kept = (ACC)0;
+    for (long long r = threadIdx.x; r < n; r += blockDim.x) if (target[r] != ignore) kept += (ACC)1;
+    kept = mg_block_sum(kept, shared);
+    if (threadIdx.x == 0) count[0] = kept;
+}}
+// mode 0: reduction "none" (a gradient per row); 1: "sum"; 2: "mean" (the loss's gradient over the count)
+extern "C" __global__ void mg_nll_bwd_{sfx}(const {T}* __restrict__ grad, const long long* __restrict__ target,
+        const ACC* __restrict__ count, {T}* __restrict__ out, const long long n, const long long cols,
+        const long long ignore, const int mode) {{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n * cols; i += (long long)blockDim.x * gridDim.x) {{
+        const long long r = i / cols, t = target[r];
+        ACC v = (ACC)0;
+        if (t != ignore && i - r * cols == t) {{
+            ACC g = mg_load(grad, mode == 0 ? r : 0);
+            if (mode == 2) g = g / count[0];
+            v = -g;
+        }}
+        mg_store(out, i, v);
+    }}
+}}
 """
 
 
@@ -835,6 +914,7 @@ def all_sources() -> Iterator[tuple[str, str]]:
         yield f"lse_{dtype}", lse_source(dtype)
         yield f"softmax_{dtype}", softmax_source(dtype)
         yield f"ln_{dtype}", layer_norm_source(dtype)
+        yield f"nll_{dtype}", nll_source(dtype)
         yield f"matmul_{dtype}", matmul_source(dtype)
     yield "check_range", check_range_source()
     yield "philox", philox_source()

@@ -77,56 +77,63 @@ def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
     return reduce_rows(op, nll.reshape(1, n), 1, n, scale=1.0 / n).reshape(())
 
 
-@register_kernel("nll_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_nll_loss")
+def _nll(kind: str, dtype: Any) -> Any:
+    dt = dtype_name(dtype)
+    return function(f"nll_{dt}", lambda: src.nll_source(dt), f"mg_nll_{kind}_{src.DTYPES[dt][2]}")
+
+
+@register_kernel("nll_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss")
 def nll_loss(input: Any, target: Any, reduction: str = "mean", ignore_index: int = -100) -> Any:
-    """The CPU kernel's formula on the device; the targets' range was checked on the device
-    (``check_class_target(read=False)``), and nothing here reads a device value on the host."""
+    """The CPU kernel's formula in one launch (``cuda_src.nll_source``); the targets' range was checked on
+    the device (``check_class_target(read=False)``), and nothing here reads a device value on the host."""
     n, c = input.shape
-    valid = target != ignore_index
-    safe = cupy.where(valid, target, 0)
-    if c == 0:  # no class to pick (every target fails the device's range check): nothing to read
-        nll = cupy.zeros((n,), dtype=input.dtype)
-    else:
-        nll = cupy.where(valid, -input[cupy.arange(n), safe], input.dtype.type(0))
+    x = cupy.ascontiguousarray(input)
+    t = cupy.ascontiguousarray(target, dtype=np.int64)
     if reduction == "none":
-        return cupy.ascontiguousarray(nll)
-    total = nll.sum()
-    if reduction == "sum":
-        return total
-    return total / valid.sum().astype(input.dtype)  # every target ignored: 0 / 0 = nan, as PyTorch
-
-
-@register_kernel("nll_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_nll_loss_backward")
-def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = "mean",
-                      ignore_index: int = -100) -> Any:
-    n = shape[0]
-    out = cupy.zeros(shape, dtype=grad.dtype)
-    if n and shape[1]:
-        valid = target != ignore_index
-        safe = cupy.where(valid, target, 0)
-        if reduction == "none":
-            picked = -grad
-        elif reduction == "mean":
-            picked = -(grad / valid.sum().astype(grad.dtype))
-        else:
-            picked = -grad
-        out[cupy.arange(n), safe] = cupy.where(valid, picked, grad.dtype.type(0))
+        out = cupy.empty((n,), dtype=input.dtype)
+        if n:
+            _nll("rows", input.dtype)((-(-n // 256),), (256,), (x, t, out, np.int64(n), np.int64(c),
+                                                                np.int64(ignore_index)))
+        return out
+    out = cupy.empty((), dtype=input.dtype)
+    _nll("total", input.dtype)((1,), (1024,), (x, t, out, np.int64(n), np.int64(c), np.int64(ignore_index),
+                                               np.int32(reduction == "mean")))
     return out
 
 
-@register_kernel("cross_entropy_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_cross_entropy_backward")
+@register_kernel("nll_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss_backward")
+def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = "mean",
+                      ignore_index: int = -100) -> Any:
+    n, c = shape
+    out = cupy.empty(shape, dtype=grad.dtype)
+    if not n or not c:
+        return out
+    t = cupy.ascontiguousarray(target, dtype=np.int64)
+    count = cupy.empty((1,), dtype=np.float64 if grad.dtype == np.float64 else np.float32)
+    if reduction == "mean":
+        _nll("count", grad.dtype)((1,), (1024,), (t, count, np.int64(n), np.int64(ignore_index)))
+    mode = {"none": 0, "sum": 1, "mean": 2}[reduction]
+    blocks = min(-(-(n * c) // 256), 65535)
+    _nll("bwd", grad.dtype)((blocks,), (256,), (cupy.ascontiguousarray(grad), t, count, out, np.int64(n), np.int64(c),
+                                               np.int64(ignore_index), np.int32(mode)))
+    return out
+
+
+@register_kernel("cross_entropy_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_cross_entropy_backward")
 def cross_entropy_backward(grad: Any, input: Any, target: Any, reduction: str = "mean") -> Any:
     """(softmax(input) - onehot(target)) * grad, scaled by the reduction: the CPU kernel's formula
-    (``ops/loss.py``) on the device, so the backward of a GPU loss moves nothing to the host."""
+    (``ops/loss.py``) in one launch (``mg_cross_entropy_bwd``: one block a row), the loss's gradient read on
+    the device."""
     n, c = input.shape
-    diff = softmax(input, 1) if n and c else cupy.empty_like(input)
+    x = cupy.ascontiguousarray(input)
+    out = cupy.empty((n, c), dtype=input.dtype)
     if n and c:
-        diff[cupy.arange(n), target] -= 1  # subtracting only where the one is
-    if reduction == "none":
-        return diff * cupy.expand_dims(grad, 1)
-    if reduction == "mean" and n:
-        return diff * (grad * grad.dtype.type(1.0 / n))  # a NumPy scalar: passed to the kernel by value
-    return diff * grad
+        dt = dtype_name(input.dtype)
+        fn = function(f"softmax_{dt}", lambda: src.softmax_source(dt), f"mg_cross_entropy_bwd_{src.DTYPES[dt][2]}")
+        fn((n,), (block_for(c),), (x, cupy.ascontiguousarray(target, dtype=np.int64),
+                                   cupy.ascontiguousarray(grad), out, np.int64(c), np.int32(reduction == "none"),
+                                   np.float64(1.0 / n if reduction == "mean" else 1.0)))
+    return out
 
 
 def _ln(kind: str, dtype: Any) -> Any:
