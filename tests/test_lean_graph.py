@@ -242,6 +242,21 @@ def test_first_grad_takes_a_fresh_gradient_without_a_copy_and_copies_a_shared_on
     assert not np.shares_memory(w.grad._data, kept[0]._data)
 
 
+def test_first_grad_takes_a_whole_view_of_a_fresh_array_and_copies_a_part_of_one() -> None:
+    """A reshape of a fresh array that only it holds is taken as .grad (on a GPU the copy is a launch); a
+    slice of one (``cat``'s gradient, cut in pieces for its inputs) is copied: it would keep the whole array
+    alive, and the pieces share it."""
+    w = mg.randn(12, requires_grad=True)
+    c = mg.randn(3, 4)
+    (w.reshape(3, 4) * c).sum().backward()
+    assert w.grad._data.base is not None and w.grad._data.flags.c_contiguous  # taken: a view of the product
+    np.testing.assert_array_equal(w.grad.numpy(), c.numpy().reshape(12))
+    x, y = mg.randn(2, 3, requires_grad=True), mg.randn(1, 3, requires_grad=True)
+    (mg.cat([x, y]) * mg.randn(3, 3)).sum().backward()
+    assert x.grad._data.base is None and y.grad._data.base is None
+    assert not np.shares_memory(x.grad._data, y.grad._data)
+
+
 def test_a_gradient_a_hook_has_seen_is_copied_into_grad() -> None:
     """A node hook keeps the gradient tensor; add passes that very tensor on to both leaves."""
     kept = []

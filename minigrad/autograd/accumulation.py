@@ -157,8 +157,14 @@ BACKWARD_PASS = _BackwardPass()
 def _sole_owner(g: Any) -> bool:
     # A NumPy array, or a device array (CuPy's: a view has its ``base`` set as NumPy's does), that nothing
     # else holds; on a GPU the copy it saves is a launch and a pass over the gradient per parameter.
-    return ((type(g._data) is np.ndarray or g._device != "cpu") and g._meta is None and g._data.base is None
-            and _getrefcount(g._data) == 2)
+    if not (type(g._data) is np.ndarray or g._device != "cpu") or g._meta is not None or _getrefcount(g._data) != 2:
+        return False
+    base = g._data.base
+    # A row-major view of the whole of an array that only it holds (a reduction's result reshaped): as good
+    # as owning it. ``base`` is the array that owns the memory (views of views point to it).
+    # (NumPy's ``broadcast_to``/``as_strided`` views have a stand-in object as their base: never taken.)
+    return base is None or (g._data.flags.c_contiguous and getattr(base, "size", -1) == g._data.size
+                            and _getrefcount(base) == 3)
 
 
 def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:

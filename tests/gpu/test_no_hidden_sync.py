@@ -125,14 +125,15 @@ def steady_counts(step, steps=3):
 
 
 #: Stand-in launches per steady step, the optimizers in their default form on the GPU (``foreach``), each
-#: budget the measurement plus about 2%: char GPT 204 (1018 with the for-loop AdamW; 448 before the pieces of
-#: ``qkv.split`` became one node, 434 before layer norm took one launch a row, 222 before nll_loss took one),
-#: MLP 42 with clip_grad_norm_ (89 before clipping took its foreach form), CNN 68 (86), the nanoGPT-style step
-#: 247 (712, 698, 493, then 265; its dropout masks are drawn on the device: one launch each, no copy).
-BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 208),
-           "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 43),
-           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 70),
-           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 252)}
+#: budget the measurement plus about 2%: char GPT 190 (1018 with the for-loop AdamW; 448 before the pieces of
+#: ``qkv.split`` became one node, 434 before layer norm took one launch a row, 222 before nll_loss took one,
+#: 204 before .grad took a fresh gradient's array), MLP 40 with clip_grad_norm_ (89 before clipping took its
+#: foreach form), CNN 65 (86), the nanoGPT-style step 234 (712 at the start of the sixth session; its dropout
+#: masks are drawn on the device: one launch each, no copy).
+BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 194),
+           "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 41),
+           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 67),
+           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 239)}
 
 
 @counted
