@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "BackwardContext", "OpsNamespace", "ArrayOps", "GRAPH_OPS", "array_ops", "define_array_op", "run_formula",
+    "column_major",
 ]
 
 
@@ -145,6 +146,14 @@ class BackwardContext:
             if e.node is not None:
                 return True
         return False
+
+
+def column_major(value: Any) -> bool:
+    """Whether a saved matrix (a Tensor in graph mode, its array in array mode) lies in column-major order, as
+    ``weight.t()`` does: the one fact about a value's memory a formula may ask, in both modes alike, to give
+    a gradient the layout its leaf wants (``_addmm_backward``)."""
+    data = value._data if isinstance(value, Tensor) else value
+    return data is not None and data.ndim == 2 and not data.flags.c_contiguous and data.flags.f_contiguous
 
 
 # NOTE [ One formula, two modes ]

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.formula import column_major
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -174,7 +175,10 @@ def _addmm_backward(ctx, g):
     if ctx.needs(1):
         g1 = ops.matmul(ga, mat2, transpose_y=True)
     if ctx.needs(2):
-        g2 = ops.matmul(mat1, ga, transpose_x=True)
+        # nn.Linear's mat2 is weight.t(), a column-major view: its gradient is made column-major too, so the
+        # TBackward0 below hands weight a row-major one that becomes .grad without a copy (PyTorch's
+        # mm_mat2_backward does the same). The same sums either way.
+        g2 = ops.t(ops.matmul(ga, mat1, transpose_x=True)) if column_major(mat2) else ops.matmul(mat1, ga, transpose_x=True)
     return gi, g1, g2
 
 

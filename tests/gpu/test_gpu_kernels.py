@@ -134,6 +134,22 @@ def test_reductions(op, dim, keepdim, dtype):
     check(op, lambda x: mg.OPS[op](x, dim=dim, keepdim=keepdim), [_rand((5, 7, 9), dtype)], dtype)
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("shape, dim", [((6, 5, 7), (0, 1)), ((300, 3), 0), ((2, 3, 4), 0), ((4, 0, 3), (0, 1))],
+                         ids=str)
+def test_a_sum_over_the_leading_dims_is_one_launch(shape, dim, dtype):
+    """NOTE [ A sum over the leading dims is a matrix-vector product ]: a bias's gradient, against the CPU's;
+    on the stand-in one launch (the transposing copy and the row reduction took two)."""
+    check("sum", lambda x: x.sum(dim=dim), [_rand(shape, dtype)], dtype)
+    fake = fake_cupy.installed()
+    x = mg.tensor(_rand(shape, dtype)).to("gpu")
+    x.sum(dim=dim)  # the vector of ones is made once per length
+    if fake is not None and dtype is not mg.float16 and 0 not in shape:
+        fake.reset_counts()
+        x.sum(dim=dim)
+        assert fake.counts()["launches"] == 1
+
+
 @pytest.mark.parametrize("op", REDUCTIONS)
 def test_long_rows_use_the_two_pass_reduction(op):
     # 200k elements in one row: chunked partials and a combine pass

@@ -128,7 +128,44 @@ def _finish(r: Any, x: Any, kept_shape: tuple[int, ...], red: tuple[int, ...], k
     return r.reshape(kept_shape)
 
 
+# NOTE [ A sum over the leading dims is a matrix-vector product ]
+#     A bias's gradient sums the output's gradient over every dim but the last: ``(B, T, C)`` to ``(C,)``.
+#     As a row reduction that needs the reduced dims last, a transposing copy of the whole gradient (a
+#     launch, and a pass over memory) before the reduction's launch. A row-major ``(N, C)`` summed over N
+#     is ``ones(N) @ x`` instead: one cuBLAS matrix-vector product reading ``x`` once, in order (cuBLAS is
+#     deterministic without its atomics mode, the default). The vector of ones is kept per length and
+#     dtype, so it is filled once. float16 keeps the row reduction (its accumulation type is cuBLAS's
+#     choice there).
+_ONES: dict[tuple[int, str], Any] = {}
+_ONES_MAX = 64
+
+
+def _leading_sum(x: Any, dim: Any) -> Any:
+    """``x`` (row-major, float32/64) summed over its leading dims ``dim``, or None when that is not the call."""
+    if x.dtype == np.float16 or not x.flags.c_contiguous or x.ndim < 2 or dim is None:
+        return None
+    red = normalize_dims("reduce", dim, x.ndim)
+    if red != tuple(range(len(red))) or len(red) == x.ndim:
+        return None
+    n = int(np.prod(x.shape[:len(red)], dtype=np.int64))
+    c = x.size // n if n else 0
+    if n == 0 or c == 0:
+        return None
+    key = (n, x.dtype.str)
+    ones = _ONES.get(key)
+    if ones is None:
+        if len(_ONES) >= _ONES_MAX:
+            _ONES.clear()
+        ones = _ONES[key] = cupy.ones((n,), dtype=x.dtype)
+    return cupy.matmul(ones, x.reshape(n, c))
+
+
 def _reduction(op: str, kernel_op: str, x: Any, dim: Any, keepdim: bool) -> Any:
+    if op == "sum":
+        r = _leading_sum(x, dim)
+        if r is not None:
+            red = normalize_dims("reduce", dim, x.ndim)
+            return _finish(r, x, x.shape[len(red):], red, keepdim)
     m, rows, cols, kept, red = as_rows(x, dim)
     if cols == 0:  # empty reductions: CuPy's own semantics (0 for sum, nan for mean, error for max)
         fn = {"sum": cupy.sum, "mean": cupy.mean, "max": cupy.max, "min": cupy.min}[op]
