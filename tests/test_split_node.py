@@ -92,6 +92,8 @@ ERRORS: dict[str, Callable[[Any, Any], Any]] = {
     "unbind out of range": lambda lib, x: x.unbind(2),
     "tensor_split 0": lambda lib, x: x.tensor_split(0),
     "tensor_split 0-d": lambda lib, x: lib.tensor(1.0).tensor_split(2),
+    "tensor_split float indices": lambda lib, x: x.tensor_split(lib.tensor([1.5])),
+    "tensor_split 2-d indices": lambda lib, x: x.tensor_split(lib.tensor([[1]])),
     "hsplit uneven": lambda lib, x: x.hsplit(4),
     "vsplit 1-d": lambda lib, x: lib.arange(6.0).vsplit(2),
     "dsplit 2-d": lambda lib, x: x.dsplit(2),

@@ -572,16 +572,19 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     (``SliceBackward0``, as PyTorch's)."""
     check_tensor("tensor_split", "input", 0, input)
     if input.ndim == 0:
-        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _split_dim("tensor_split", input, dim, 2)
     size = input.shape[d]
     spec = indices_or_sections
-    if isinstance(spec, Tensor):
-        if spec._dtype.is_floating or spec._dtype.name == "bool" or spec.ndim > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, "
-                               f"but got {spec._dtype}" if spec.ndim <= 1 else
-                               "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
-                               f"one-dimensional tensor, but got a tensor with {spec.ndim} dims")
+    if isinstance(spec, Tensor):  # PyTorch reads it on the host: it must be there already
+        where = "tensor_split expected tensor_indices_or_sections to"
+        if spec.device != "cpu":
+            raise RuntimeError(f"{where} be on cpu, but it's on {spec.device.type}:{spec.device.index}")
+        if spec._dtype.is_floating or spec._dtype.name == "bool":
+            raise RuntimeError(f"{where} have dtype of long, but got {im.scalar_type_name(spec._dtype)}")
+        if spec.ndim > 1:
+            raise RuntimeError(f"{where} be a zero-dimensional or one-dimensional tensor, but got a tensor with "
+                               f"{spec.ndim} dims")
         spec = int(spec.item()) if spec.ndim == 0 else [int(v) for v in spec.tolist()]
     if isinstance(spec, int) and not isinstance(spec, bool):
         if spec <= 0:

@@ -864,3 +864,25 @@ def test_clip_grad_norm_on_the_gpu_is_its_foreach_form(dtype):
         assert results[2][2]["syncs"] == 0 and results[2][2]["h2d"] == 0
         assert results[2][2]["launches"] <= 20 < 5 * len(shapes) <= results[1][2]["launches"], \
             (results[1][2], results[2][2])
+
+
+def test_tensor_split_refuses_indices_on_the_gpu_as_pytorch():
+    """PyTorch reads ``tensor_split``'s index tensor on the host and refuses one on the GPU (reading it here would
+    make the host wait)."""
+    with pytest.raises(RuntimeError, match="^tensor_split expected tensor_indices_or_sections to be on cpu, but "
+                                           "it's on cuda:0$"):
+        mg.arange(6.0).to("gpu").tensor_split(mg.tensor([1, 3]).to("gpu"))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("op, pieces", [("split", lambda x: x.split(2, 1)), ("split_with_sizes", lambda x: x.split([1, 3], 1)),
+                                        ("unbind", lambda x: x.unbind(0))], ids=["split", "split_with_sizes", "unbind"])
+def test_split_and_unbind_are_views_and_one_node_on_the_gpu(op, pieces, dtype):
+    """The pieces are views of the GPU tensor (no copy) and one node whose backward joins their gradients
+    on the device, against the CPU's values and gradients; the last piece gets no gradient (zeros)."""
+    def program(x):
+        ps = pieces(x)
+        return mg.cat([(p * (k + 1)).reshape(-1) for k, p in enumerate(ps[:-1])])
+    check(op, program, [_rand((3, 4), dtype)], dtype)
+    x = mg.tensor(_rand((3, 4), dtype)).to("gpu")
+    assert all(p._data.base is not None for p in pieces(x))
