@@ -35,6 +35,8 @@ def _line(marker):
 def _open(page, path, event):
     page.goto(path.as_uri() + f"#event={event}")
     page.wait_for_selector("#queue .body > *")
+    # the same page with another hash is only redrawn (``hashchange``): wait for the event asked for
+    page.wait_for_function("n => document.querySelector('#minigrad-stepper').dataset.event === n", arg=str(event))
 
 
 def test_the_device_tab_lists_the_lines_that_made_the_gpu_wait_and_each_stretch(page, built):

@@ -29,9 +29,14 @@ def demo(tmp_path_factory):
 
 
 def open_page(page, path: Path, hash_: str = "") -> None:
-    """Open a stepper page and wait until its panes are drawn."""
+    """Open a stepper page and wait until its panes are drawn - at the hash's event, when it names one: the same
+    page with another hash is not loaded again (its ``hashchange`` handler redraws it), so the panes of the
+    previous event are on screen until then (a loaded CI machine read them once)."""
     page.goto(path.as_uri() + hash_)
     page.wait_for_selector("#queue .body > *")
+    if hash_.startswith("#event="):
+        page.wait_for_function("n => document.querySelector('#minigrad-stepper').dataset.event === n",
+                               arg=hash_[len("#event="):])
 
 
 def test_keys_step_and_panes_agree_with_replay(page, demo):
