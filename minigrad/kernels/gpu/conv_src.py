@@ -32,7 +32,7 @@ float16 needs no atomic add.
 
 from __future__ import annotations
 
-from .cuda_src import _BLOCK_REDUCE, _PRELUDE, DTYPES
+from .cuda_src import _PRELUDE, BLOCK_SUM, DTYPES
 
 __all__ = ["GEOMETRY", "conv_source", "pool_source", "mse_source", "all_sources"]
 
@@ -84,13 +84,12 @@ def _gather(body: str) -> str:
 def conv_source(dtype: str) -> str:
     """im2col / col2im for the GEMM convolution, and the three direct kernels."""
     T, sfx, head = _head(dtype)
-    block = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
     dx_gather = _gather(
         "for (int og = 0; og < OG; ++og) { const int o = g * OG + og; "
         "acc += mg_load(gy, (((long long)n * O + o) * OH + oh) * OW + ow) "
         "* mg_load(wt, (((long long)o * CG + cg) * KH + i) * KW + j); }"
     )
-    return f"""{head}{block}
+    return f"""{head}{BLOCK_SUM}
 // cols[(c*KH + i)*KW + j][(n - n0)*OH*OW + oh*OW + ow] = x[n][c][h][w] (0 outside), for nb images from n0.
 extern "C" __global__ void mg_im2col_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ cols, {_GEO_PARAMS},
         const int n0, const int nb) {{
@@ -231,8 +230,7 @@ def mse_source(dtype: str) -> str:
     (``cuda_src.reduce_source``), which applies the mean's scale.
     """
     T, sfx, head = _head(dtype)
-    block = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
-    return f"""{head}{block}
+    return f"""{head}{BLOCK_SUM}
 extern "C" __global__ void mg_mse_none_{sfx}(const {T}* __restrict__ a, const {T}* __restrict__ b,
         {T}* __restrict__ out, const long long n) {{
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{

@@ -309,6 +309,10 @@ __device__ __forceinline__ ACC mg_block_{tag}(ACC v, ACC* shared) {{
 """
 
 
+#: ``mg_block_sum``: the block reduction every kernel that sums a row or a block's share uses
+BLOCK_SUM = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
+
+
 #: the (row, chunk) a block reduces, and the segment [start, stop) of the row's elements it covers
 _ROW_CHUNK = """    __shared__ ACC shared[32];
     const long long idx = blockIdx.x;            // = row * chunks + chunk
@@ -523,7 +527,6 @@ def softmax_source(dtype: str) -> str:
     exp, log = _F[ACC]["exp"], _F[ACC]["log"]
     sfx = DTYPES[dtype][2]
     maxblock = _BLOCK_REDUCE.format(tag="max", combine="(p != p || p > q) ? p : q", identity="-mg_inf((ACC)0)")
-    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
     row_stats = f"""
     __shared__ ACC shared[32];
     const long long row = blockIdx.x;
@@ -546,7 +549,7 @@ def softmax_source(dtype: str) -> str:
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
 {maxblock}
-{sumblock}
+{BLOCK_SUM}
 extern "C" __global__ void mg_softmax_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ out, const long long cols) {{
 {row_stats}
     const ACC inv = (ACC)1 / s;
@@ -589,10 +592,9 @@ def nll_source(dtype: str) -> str:
     summing the picked values and counting the kept targets (the same order at every run); ``bwd`` writes
     the whole gradient, zero but at the targets, so nothing is filled first."""
     T, ACC, sfx = DTYPES[dtype]
-    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
-{sumblock}
+{BLOCK_SUM}
 extern "C" __global__ void mg_nll_rows_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
         {T}* __restrict__ out, const long long n, const long long cols, const long long ignore) {{
     const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -682,10 +684,9 @@ def layer_norm_source(dtype: str) -> str:
     (NOTE [ Layer norm in one launch a row ]). Row kernels take one block per row."""
     T, ACC, sfx = DTYPES[dtype]
     stats = _LN_STATS.format(T=T, sqrt=_F[ACC]["sqrt"])
-    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
-{sumblock}
+{BLOCK_SUM}
 extern "C" __global__ void mg_ln_fwd_{sfx}(const {T}* __restrict__ x, const {T}* __restrict__ w,
         const {T}* __restrict__ b, {T}* __restrict__ out, const long long cols, const double eps) {{
 {stats}

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .cuda_src import _BLOCK_REDUCE, _PRELUDE, BINARY, DTYPES, UNARY, _math, kernel_name
+from .cuda_src import _PRELUDE, BINARY, BLOCK_SUM, DTYPES, UNARY, _math, kernel_name
 
 __all__ = ["SLOTS", "OPTIONS", "MT_UNARY", "MT_BINARY", "FUSED", "mt_source", "sumsq_source", "fused_source", "all_sources"]
 
@@ -125,10 +125,9 @@ def sumsq_source(dtype: str) -> str:
     write 0."""
     T, ACC, _ = DTYPES[dtype]
     params, pick = _slots([(f"const {T}", "x")])
-    sumblock = _BLOCK_REDUCE.format(tag="sum", combine="p + q", identity="(ACC)0")
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
-{sumblock}
+{BLOCK_SUM}
 extern "C" __global__ void {kernel_name("mt", "sumsq", dtype, "r")}({params}, ACC* __restrict__ partial) {{
     __shared__ ACC shared[32];
     {pick}
