@@ -48,7 +48,7 @@ from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor, VersionCounter, ViewInfo, register_view
 from .grad_mode import GRAD_MODE
 
-__all__ = ["make_view", "mark_multi_output", "check_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
+__all__ = ["make_view", "mark_multi_output", "view_function_name", "check_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
            "stale_message", "restrict_view", "DEFAULT", "NO_GRAD", "MULTI_OUTPUT"]
 
 #: How a view was made (PyTorch's ``CreationMeta``): it decides whether an in-place change through it may
@@ -73,10 +73,16 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
         if info.creation != DEFAULT:
             creation = info.creation  # a view of a view keeps the first one's restriction
         if creation == MULTI_OUTPUT:  # PyTorch names the last view op's node (``Select``), as output 0
-            cls = op.node_class if op.node_class_of is None else op.node_class_of([src], attrs)
-            source = (re.sub(r"Backward\d+$", "", cls.__name__), 0, source[2])
+            source = (view_function_name(op, src, attrs), 0, source[2])
     view._view = ViewInfo(base, fns, creation, source)
     register_view(base, view)
+
+
+def view_function_name(op: Any, src: Tensor, attrs: dict[str, Any]) -> str:
+    """How PyTorch's refusals name the view function ``op`` applied to ``src``: its node's name without
+    ``Backward<n>`` (``Select``, ``Split``, ``SplitWithSizes``, ``Unbind``)."""
+    cls = op.node_class if op.node_class_of is None else op.node_class_of([src], attrs)
+    return re.sub(r"Backward\d+$", "", cls.__name__)
 
 
 def mark_multi_output(outs: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:

@@ -28,7 +28,6 @@ variable the student assigns it to ] in ``tracing/provenance.py``).
 from __future__ import annotations
 
 import copy
-import re
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -37,7 +36,8 @@ from ..autograd.engine import RUNNING_PASSES
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
 from ..autograd.node_creation import create_grad_node, require_any_grad
-from ..autograd.views import check_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base
+from ..autograd.views import (check_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base,
+                              view_function_name)
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..kernels.api import call_kernel
@@ -111,7 +111,7 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
             create_grad_node(op, inputs, attrs, outs, rec)
         if op.output_index is not None:
-            mark_multi_output(tuple(outs), multi_output_name(op))
+            mark_multi_output(tuple(outs), view_function_name(op, inputs[0], attrs))
         if rec is not None:
             for t in outs:
                 t._announce(rec)
@@ -150,7 +150,7 @@ def finish_outputs(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], arrays
     if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
         create_grad_node(op, inputs, attrs, outs)
     if op.output_index is not None:
-        mark_multi_output(tuple(outs), multi_output_name(op))
+        mark_multi_output(tuple(outs), view_function_name(op, inputs[0], attrs))
     return tuple(outs)
 
 
@@ -167,12 +167,6 @@ def share_versions(op: "OpDef", src: Tensor, outs: list[Tensor], attrs: dict[str
     getitem = OPS["getitem"]
     for k, t in enumerate(outs):
         make_view(src, t, getitem, {"index": op.output_index(src, attrs, k)})
-
-
-def multi_output_name(op: "OpDef") -> str:
-    """How PyTorch's errors name a function returning several views: its node's name without
-    ``Backward0`` (``Split``, ``SplitWithSizes``, ``Unbind``)."""
-    return re.sub(r"Backward\d+$", "", op.node_class.__name__)
 
 
 def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any]) -> None:
