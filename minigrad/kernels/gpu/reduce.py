@@ -140,12 +140,10 @@ _ONES: dict[tuple[int, str], Any] = {}
 _ONES_MAX = 64
 
 
-def _leading_sum(x: Any, dim: Any) -> Any:
-    """``x`` (row-major, float32/64) summed over its leading dims ``dim``, or None when that is not the call."""
-    if x.dtype == np.float16 or not x.flags.c_contiguous or x.ndim < 2 or dim is None:
-        return None
-    red = normalize_dims("reduce", dim, x.ndim)
-    if red != tuple(range(len(red))) or len(red) == x.ndim:
+def _leading_sum(x: Any, red: tuple[int, ...]) -> Any:
+    """``x`` (row-major, float32/64) summed over ``red`` when those are its leading dims (not all of them),
+    else None."""
+    if x.dtype == np.float16 or not x.flags.c_contiguous or red != tuple(range(len(red))) or len(red) >= x.ndim:
         return None
     n = int(np.prod(x.shape[:len(red)], dtype=np.int64))
     c = x.size // n if n else 0
@@ -161,10 +159,10 @@ def _leading_sum(x: Any, dim: Any) -> Any:
 
 
 def _reduction(op: str, kernel_op: str, x: Any, dim: Any, keepdim: bool) -> Any:
-    if op == "sum":
-        r = _leading_sum(x, dim)
+    if op == "sum" and dim is not None and x.ndim >= 2:
+        red = normalize_dims("reduce", dim, x.ndim)
+        r = _leading_sum(x, red)
         if r is not None:
-            red = normalize_dims("reduce", dim, x.ndim)
             return _finish(r, x, x.shape[len(red):], red, keepdim)
     m, rows, cols, kept, red = as_rows(x, dim)
     if cols == 0:  # empty reductions: CuPy's own semantics (0 for sum, nan for mean, error for max)
