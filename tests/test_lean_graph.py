@@ -261,12 +261,12 @@ def test_a_linear_layers_weight_gradient_is_made_row_major_and_taken() -> None:
     """nn.Linear is addmm over ``weight.t()``: mat2's gradient is computed column-major (PyTorch's
     ``mm_mat2_backward``), so after ``TBackward0`` the weight's is row-major and becomes .grad uncopied; the
     same values as before."""
-    lin = mg.nn.Linear(4, 3)
-    x = mg.randn(5, 4, requires_grad=True)
+    lin = mg.nn.Linear(4, 3, dtype=mg.float64)
+    x = mg.tensor(np.random.default_rng(3).standard_normal((5, 4)), requires_grad=True)
     lin(x).sum().backward()
     g = lin.weight.grad._data
     assert g.flags.c_contiguous and g.base is not None  # a view of the product: taken, not copied
-    np.testing.assert_allclose(lin.weight.grad.numpy(), np.ones((5, 3)).T @ x.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(lin.weight.grad.numpy(), np.ones((5, 3)).T @ x.detach().numpy(), rtol=1e-12)
 
 
 def test_a_gradient_a_hook_has_seen_is_copied_into_grad() -> None:
