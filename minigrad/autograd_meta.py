@@ -11,7 +11,10 @@ A tensor that requires grad carries one ``AutogradMeta``:
 - ``out_slot``/``out_rank``: which output of ``grad_node`` this tensor is
   (``SetOutRankWithSlot``): gradients for it arrive at that buffer position;
 - ``acc_node``: for a leaf, a *weak* reference to its AccumulationNode;
-- ``grad``, ``hooks`` (leaf hooks), ``retain_grads``.
+- ``grad``, ``hooks`` (leaf hooks), ``retain_grads``;
+- ``accumulates`` (a class attribute): whether a leaf's gradient is kept in
+  ``.grad``. False only for a view made under ``no_grad`` of a tensor that
+  requires grad (``NoGradViewMeta`` in ``autograd/views.py``).
 
 NOTE [ No reference cycles between tensors and nodes ]
     Ownership runs one way: tensor -> meta -> grad node -> next nodes.
@@ -48,6 +51,9 @@ class AutogradMeta:
         "name",
         "__weakref__",
     )
+
+    #: a leaf's gradient reaches ``.grad`` through its AccumulationNode (``NoGradViewMeta``: it goes nowhere)
+    accumulates = True
 
     def __init__(self, tensor_id: int, name: str | None = None, grad_node: "GradNode | None" = None,
                  out_slot: int = 0) -> None:

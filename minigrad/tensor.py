@@ -282,13 +282,15 @@ class Tensor:
                 "you can only change requires_grad flags of leaf tensors; this tensor has a grad_fn "
                 f"({meta.grad_node.display_name}). Use y = x.detach() to get a tensor that does not require grad."
             )
-        if value and meta is None:
+        if value and meta is not None and not meta.accumulates:
+            self._meta = AutogradMeta(self._id, self._name)  # a no_grad view of a tensor that requires grad
+        elif value and meta is None:
             if not self._dtype.is_floating:
                 raise RuntimeError(
                     f"only tensors of floating point dtype can require gradients, but this tensor is {self._dtype}"
                 )
             self._meta = AutogradMeta(self._id, self._name)
-        elif not value:
+        elif not value and (meta is None or meta.accumulates):  # a no_grad view's flag is its base's
             self._meta = None
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":

@@ -397,14 +397,26 @@ class Differential(RuleBasedStateMachine):
     }
 
     @precondition(lambda self: self.pool)
-    @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(VIEWS)))
-    def view(self, i: int, op: str) -> None:
+    @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(VIEWS)), grad_off=st.sampled_from([False, False, True]))
+    def view(self, i: int, op: str, grad_off: bool) -> None:
+        """A view, now and then made under ``no_grad`` (it requires grad when its base does, yet keeps no
+        gradient; an in-place change through it, or of its base, then refuses its history)."""
         p, fn = self.pick(i), self.VIEWS[op]
         if ON_GPU and op == "view" and tuple(p.t.stride()) != tuple(p.m.stride()):
             return  # some of minigrad's GPU kernels write row-major results (module docstring)
-        t, m = self.both(f"{op}({p.name})", lambda: fn(p.t), lambda: fn(p.m))
+
+        def t_fn() -> Any:
+            with torch.set_grad_enabled(not grad_off):
+                return fn(p.t)
+
+        def m_fn() -> Any:
+            with mg.set_grad_enabled(not grad_off):
+                return fn(p.m)
+
+        step = f"{op}({p.name}){' under no_grad' if grad_off else ''}"
+        t, m = self.both(step, t_fn, m_fn)
         if t.error is None:
-            q = self.add(t.value, m.value, f"{op}({p.name})", view_of=p)
+            q = self.add(t.value, m.value, step, view_of=p)
             q.overlapping = q.overlapping or (op == "unfold-overlap" and q.t.shape[-2] > 1)
 
     @precondition(lambda self: self.pool)

@@ -447,6 +447,74 @@ def test_a_detach_with_views_of_its_own_does_not_hide_the_bases_views_as_torch()
     assert got[0] == got[1] == (None, [24.0, 0.0], [6.0])
 
 
+def test_a_detach_given_a_history_gives_its_own_views_nodes_as_torch() -> None:
+    """``d = x.detach()`` with a view of its own, made after a view of ``x``: ``d.copy_(a)`` gives ``d`` a
+    history, and ``d``'s view takes a node from it (found by the long-profile fuzzer: the view kept no
+    history, as only the views of ``x``, whose counter ``d`` shares, were regenerated)."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([[1.5, -2.0], [0.5, 3.0]], dtype=lib.float64, requires_grad=True)
+        a = x * 2
+        xv = x.diagonal()  # x's view first: the shared counter now names x as the storage base
+        d = x.detach()
+        dv = d.diagonal()
+        d.copy_(a)
+        (gx,) = lib.autograd.grad((dv * dv).sum(), [x])
+        got.append((dv.requires_grad, dv.is_leaf, d.is_leaf, xv.grad_fn is not None, gx.tolist()))
+    assert got[0] == got[1] == (True, False, False, True, [[12.0, 0.0], [0.0, 24.0]])
+
+
+def test_a_view_made_under_no_grad_requires_grad_and_keeps_no_gradient_as_torch() -> None:
+    """PyTorch's view made under ``no_grad`` of a tensor that requires grad asks its base: it requires
+    grad, is a leaf, and the gradient reaching it goes nowhere (no accumulator of its own)."""
+    def flags(t: Any) -> tuple[Any, ...]:
+        return t.requires_grad, t.is_leaf, t.grad_fn is None
+
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        h = x * 2
+        with lib.no_grad():
+            v, hv, c = x[:2], h.view(3), lib.tensor([1.0, 2.0], dtype=lib.float64)[:1]
+        row = [flags(v), flags(hv), flags(c)]
+        z = v * 3
+        row += [flags(z), type(z.grad_fn).__name__, flags(v[0]), v.detach().requires_grad]
+        z.sum().backward()
+        row += [x.grad, v.grad]
+        with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+            v.backward(lib.ones(2, dtype=lib.float64))
+        v.requires_grad_(False)  # the flag is the base's
+        row.append(v.requires_grad)
+        v.requires_grad_()  # its own accumulator now
+        (v * 3).sum().backward()
+        row.append(v.grad.tolist())
+        with pytest.raises(RuntimeError, match="Can't call numpy"):
+            hv.numpy()
+        got.append(row)
+    assert got[0] == got[1]
+    assert got[1][:3] == [(True, True, True), (True, True, True), (False, True, True)]
+    assert got[1][7:] == [None, None, True, [3.0, 3.0]]
+
+
+def test_a_write_through_a_view_of_a_detach_reaches_the_bases_views_as_torch() -> None:
+    """``d = h.detach(); d[...] = y``: the write goes through a view of ``d``; ``h``'s views see the change as
+    one of ``h`` - a view made under ``no_grad`` then refuses its history, a view made with grad replays."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        h = x.abs()
+        with lib.no_grad():
+            ng = h.expand(2)
+        v = h[0:1]
+        d = h.detach()
+        d[...] = lib.tensor([3.0, 4.0], dtype=lib.float64)
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its base"):
+            ng.grad_fn
+        (gx,) = lib.autograd.grad((v * v).sum(), [x])
+        got.append((gx.tolist(), v.tolist(), v._version))
+    assert got[0] == got[1]
+
+
 def test_load_state_dict_copies_into_the_parameters_as_torch() -> None:
     """``load_state_dict`` copies into each parameter's storage (PyTorch's ``param.copy_``): views see the new
     values and gradients flow through them; ``.double()`` replaces the storage without a version bump."""

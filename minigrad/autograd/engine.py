@@ -243,7 +243,7 @@ def _start_nodes(tensors: Sequence["Tensor"], grad_tensors: Sequence[Any] | None
         if not isinstance(t, Tensor):
             raise TypeError(f"element {i} of tensors must be a Tensor, but got {type(t).__name__}")
         meta = t._meta
-        if meta is None:
+        if meta is None or not meta.accumulates and meta.grad_node is None:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn "
                 f"(did you create it under no_grad, or from tensors without requires_grad=True?)"

@@ -124,6 +124,8 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
                 if node.topo_nr >= topo:
                     topo = node.topo_nr + 1
                 live |= 1 << slot
+            elif not meta.accumulates:  # a view made under no_grad: its gradient goes nowhere
+                rows.append(no_edge_row(v._data.shape, v._dtype))
             else:  # a leaf: its shared row (``leaf_edge_row``), when still its own and in this recording
                 try:
                     row = v._acc
@@ -191,6 +193,8 @@ def edge_row(t: Any) -> tuple[Edge]:
         return no_edge_row(t._data.shape, t._dtype)
     node = meta.grad_node
     if node is None:
+        if not meta.accumulates:  # a view made under no_grad: its gradient goes nowhere
+            return no_edge_row(t._data.shape, t._dtype)
         return leaf_edge_row(meta, t)  # shared by every op that uses the leaf
     shape, dtype, _ = node.in_meta[meta.out_slot][meta.out_rank]
     return (Edge(node, meta.out_slot, meta.out_rank, shape, dtype),)

@@ -31,6 +31,11 @@ NOTE [ In-place through a view: the history rewrite ]
     A change of the base itself (``h.mul_(3)``) regenerates its views too, so
     ``v = h[0]; h.mul_(3); (v * v).sum().backward()`` sees the new ``h``.
 
+    A view made under ``no_grad`` of a tensor that requires grad requires grad
+    too, as PyTorch's (its ``requires_grad`` asks the base), yet it is a leaf
+    without an AccumulationNode: ops on it record nodes whose edge to it is
+    empty, so the gradient reaching it goes nowhere (``NoGradViewMeta``).
+
     PyTorch's refusals stand: a view made under ``no_grad`` changed with grad
     on, an output of a function returning several views (``unbind``,
     ``split``, ``chunk``), a view of a leaf that requires grad, and a write to
@@ -48,7 +53,7 @@ from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor, VersionCounter, ViewInfo, register_view
 from .grad_mode import GRAD_MODE
 
-__all__ = ["make_view", "mark_multi_output", "view_function_name", "check_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
+__all__ = ["NoGradViewMeta", "make_view", "mark_multi_output", "view_function_name", "check_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
            "stale_message", "restrict_view", "DEFAULT", "NO_GRAD", "MULTI_OUTPUT"]
 
 #: How a view was made (PyTorch's ``CreationMeta``): it decides whether an in-place change through it may
@@ -76,6 +81,8 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
             source = (view_function_name(op, src, attrs), 0, source[2])
     view._view = ViewInfo(base, fns, creation, source)
     register_view(base, view)
+    if not GRAD_MODE.enabled and src._meta is not None and view._meta is None:
+        view._meta = NoGradViewMeta(view._id, view._name)
 
 
 def view_function_name(op: Any, src: Tensor, attrs: dict[str, Any]) -> str:
@@ -164,6 +171,17 @@ def stale_message(info: ViewInfo) -> str:
             "with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
             "clarify your code by moving both the view and the inplace either both inside the no_grad block (if you "
             "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+class NoGradViewMeta(AutogradMeta):
+    """The autograd meta of a view made under ``no_grad`` of a tensor that requires grad: it requires
+    grad and is a leaf (no ``grad_fn``), but keeps no gradient. PyTorch's view asks its base whether it
+    requires grad, and has no gradient accumulator of its own, so an op on it records a node whose edge
+    to it is empty (``create_grad_node``), ``backward()`` from it finds nothing to start, and ``.grad``
+    stays ``None``. ``requires_grad_()`` gives it an accumulator (an ``AutogradMeta``)."""
+
+    __slots__ = ()
+    accumulates = False
 
 
 class InvalidMeta(AutogradMeta):

@@ -241,13 +241,14 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
             rebind_saved_result(node, result, self)
             if rewrites_base(self):
                 rewrite_history(self, result)
+                if (root := storage_base(self._view.base)) is not self._view.base and has_views(root):
+                    regenerate_views(root)  # a view of a detach(): the views of the tensor it came from
             else:
                 _move_history(self, meta, result)
-                if has_views(base := storage_base(self)):
-                    regenerate_views(base)
-        elif has_views(base := storage_base(self)):
+                _regenerate_views_of(self)
+        else:
             # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
-            regenerate_views(base)
+            _regenerate_views_of(self)
         if bus.recorder is not None:
             self._announce_update(op_name)
         return self
@@ -255,6 +256,19 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         if bus.recorder is not None:
             failed(bus.recorder, exc, op_name)
         raise
+
+
+def _regenerate_views_of(t: Tensor) -> None:
+    """After ``t`` changed in place: every tensor sharing its storage and counter that has views gets them
+    regenerated - ``t`` (or its base, for a view) and the tensor the counter came from, when ``t`` is a
+    ``detach()`` alias or a view of one (``d = h.detach(); d[0] = 1`` reaches ``h``'s views, and ``d``'s own
+    views take their node from ``d`` once it has a history)."""
+    own = t._view.base if t._view is not None else t
+    root = storage_base(own)
+    if has_views(root):
+        regenerate_views(root)
+    if root is not own and has_views(own):
+        regenerate_views(own)
 
 
 def _check_inplace_allowed(self: Tensor, op_name: str, other: Any, operands: tuple[Any, ...] = ()) -> None:

@@ -50,22 +50,25 @@ def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
 #     contiguous, vector and by-value variants still apply.
 #: output order by geometry (output shape, each input's shape and strides): a step repeats a few geometries,
 #: and the order is host work per launch (the per-op host time of ``a.t() * b`` is measured against PyTorch's)
-_ORDERS: dict[tuple[Any, ...], list[int] | None] = {}
+_ORDERS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] = {}
 _ORDERS_MAX = 4096
 
 
-def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> list[int] | None:
-    """The output's dimensions from the slowest to the fastest in memory (PyTorch's order, NOTE above),
-    or ``None`` for row-major."""
+def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The output's dimensions from the slowest to the fastest in memory (PyTorch's order, NOTE above)
+    and the inverse permutation, or ``None`` for row-major."""
     if len(shape) < 2 or all(a.flags.c_contiguous for a in inputs):
         return None
     key = (shape, *[(a.shape, a.strides) for a in inputs])
-    if key in _ORDERS:
+    try:
         return _ORDERS[key]
+    except KeyError:
+        pass
     if len(_ORDERS) >= _ORDERS_MAX:
         _ORDERS.clear()
-    order = _ORDERS[key] = _order_of(shape, inputs)
-    return order
+    order = _order_of(shape, inputs)
+    entry = _ORDERS[key] = None if order is None else (tuple(order), tuple(int(i) for i in np.argsort(order)))
+    return entry
 
 
 def _order_of(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> list[int] | None:
@@ -108,28 +111,32 @@ def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any,
     """Launch the hand-written kernel of ``op`` on ``inputs``; returns the output array, laid out as
     PyTorch lays it out (NOTE [ An elementwise result is laid out as PyTorch lays it out ])."""
     shape = _broadcast_shape(*inputs)
-    order = _out_order(shape, inputs)
-    if order is None:
+    entry = _out_order(shape, inputs)
+    if entry is None:
         out = cupy.empty(shape, dtype=out_dtype)
         _launch(op, kind, inputs, out, shape, extra, value_dtype)
         return out
-    permuted = tuple(a if a.ndim == 0 else cupy.broadcast_to(a, shape).transpose(order) for a in inputs)
+    order, inverse = entry
+    # (only an operand of another shape needs broadcast_to: each CuPy view costs host time per launch)
+    permuted = tuple(a if a.ndim == 0 else (a if a.shape == shape else cupy.broadcast_to(a, shape)).transpose(order)
+                     for a in inputs)
     buf = cupy.empty(tuple(shape[d] for d in order), dtype=out_dtype)
     _launch(op, kind, permuted, buf, buf.shape, extra, value_dtype if value_dtype is not None else inputs[0].dtype)
-    return buf.transpose(tuple(int(i) for i in np.argsort(order)))
+    return buf.transpose(inverse)
 
 
 def _launch(op: str, kind: str, inputs: tuple[Any, ...], out: Any, shape: tuple[int, ...], extra: tuple[Any, ...],
             value_dtype: Any) -> None:
     """The kernel of ``op`` writing the row-major ``out`` of ``shape`` from ``inputs``: by value, vector,
     contiguous or strided."""
-    dt = dtype_name(value_dtype if value_dtype is not None else inputs[0].dtype)
     n = out.size
     if n == 0:
         return
-    label = f"ew_{op}_{dt}"
-    base = src.kernel_name("ew", op, dt)
-    make = lambda: src.ew_source(op, dt, kind)  # noqa: E731
+    key = (op, kind, value_dtype if value_dtype is not None else inputs[0].dtype)
+    try:
+        label, base, make = _NAMES[key]
+    except KeyError:
+        label, base, make = _NAMES[key] = _names(op, kind, dtype_name(key[2]))
     if kind in ("binary", "compare") and _launch_with_number(inputs, shape, out, n, label, make, base):
         return
     if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
@@ -145,6 +152,15 @@ def _launch(op: str, kind: str, inputs: tuple[Any, ...], out: Any, shape: tuple[
         meta = strides_meta(shape, *inputs)
         fn = function(label, make, base + "_strided")
         launch_1d(fn, n, (*inputs, out, np.int64(n), np.int32(len(shape)), meta, *extra))
+
+
+#: (op, kind, dtype) -> the module's label, the kernels' base name and the source's maker: strings built once,
+#: not at every launch
+_NAMES: dict[tuple[str, str, Any], tuple[str, str, Any]] = {}
+
+
+def _names(op: str, kind: str, dt: str) -> tuple[str, str, Any]:
+    return f"ew_{op}_{dt}", src.kernel_name("ew", op, dt), lambda: src.ew_source(op, dt, kind)
 
 
 def _launch_with_number(inputs: tuple[Any, ...], shape: tuple[int, ...], out: Any, n: int, label: str, make: Any,
