@@ -53,6 +53,9 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("round", "decimals_3"): mg.round,
     ("round", "decimals_neg_3"): mg.round,
     ("softmax", "with_dtype"): F.softmax,
+    # OpInfo's output is any tensor, not a softmax's: the formula holds for every value
+    ("_softmax_backward_data", ""): lambda grad_output, output, dim, input_dtype: mg.softmax_backward_data(
+        grad_output, output, dim),
     ("log_softmax", "with_dtype"): F.log_softmax,
     ("split", ""): mg.split,
     ("split", "list_args"): mg.split,

@@ -150,3 +150,23 @@ def test_gelu_backward_is_one_fused_op_with_pytorchs_values(dtype: str) -> None:
     torch.nn.functional.gelu(tt).backward(torch.tensor(g, dtype=getattr(torch, dtype)))
     tol = {"float16": 2e-3, "float32": 2e-6, "float64": 1e-13}[dtype]
     np.testing.assert_allclose(t.grad.numpy().astype(np.float64), tt.grad.double().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_backward_is_one_fused_op_with_pytorchs_values(fn: str, dtype: str) -> None:
+    """softmax's and log_softmax's formulas are one call each, PyTorch's ``_softmax_backward_data`` and
+    ``_log_softmax_backward_data`` (the mul, sum, sub and mul of the formula ran as four ops)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-5, 5, (64, 300))
+    g = rng.standard_normal(x.shape)
+    t = mg.tensor(x, dtype=dtype, requires_grad=True)
+    with mg.trace() as tr:
+        getattr(mg, fn)(t, dim=1).backward(mg.tensor(g, dtype=dtype))
+    calls = [e.op for e in tr.events if e.kind == "api.call"]
+    assert calls.count(f"{fn}_backward_data") == 1 and "sum" not in calls and "mul" not in calls, calls
+    tt = torch.tensor(x, dtype=getattr(torch, dtype), requires_grad=True)
+    getattr(torch, fn)(tt, dim=1).backward(torch.tensor(g, dtype=getattr(torch, dtype)))
+    tol = {"float16": 3e-3, "float32": 2e-6, "float64": 1e-13}[dtype]
+    np.testing.assert_allclose(t.grad.numpy().astype(np.float64), tt.grad.double().numpy(), rtol=tol, atol=tol)

@@ -58,6 +58,13 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "sigmoid": lambda lib, d: d["x"].sigmoid(),
     "relu": lambda lib, d: d["x"].relu(),
     "gelu": lambda lib, d: _F(lib).gelu(d["x"]),
+    # a gradient made with create_graph=True: the backward's own nodes
+    "softmax's gradient": lambda lib, d: lib.autograd.grad((lib.softmax(d["x"], 1) * d["y"]).sum(), d["x"],
+                                                           create_graph=True)[0],
+    "log_softmax's gradient": lambda lib, d: lib.autograd.grad((lib.log_softmax(d["x"], 0) * d["y"]).sum(), d["x"],
+                                                               create_graph=True)[0],
+    "gelu's gradient": lambda lib, d: lib.autograd.grad((_F(lib).gelu(d["x"]) * d["y"]).sum(), d["x"],
+                                                        create_graph=True)[0],
     "silu": lambda lib, d: _F(lib).silu(d["x"]),
     "leaky_relu": lambda lib, d: _F(lib).leaky_relu(d["x"]),
     "elu": lambda lib, d: _F(lib).elu(d["x"]),

@@ -249,9 +249,10 @@ def test_hessian_of_matmul_composition_matches_torch() -> None:
     np.testing.assert_allclose(hvm.numpy(), hvt.numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("fused", ["layer_norm", "gelu_backward"])
+@pytest.mark.parametrize("fused", ["layer_norm", "gelu_backward", "softmax_backward_data", "log_softmax_backward_data"])
 def test_second_derivatives_of_the_fused_ops_match_finite_differences(fused: str) -> None:
-    """layer_norm's and gelu_backward's formulas are differentiable in turn (double backward)."""
+    """The fused backward ops' formulas (layer_norm's, gelu_backward's, softmax's and log_softmax's backwards)
+    are differentiable in turn (double backward)."""
     rng = np.random.default_rng(11)
 
     def leaf(a: np.ndarray) -> mg.Tensor:
@@ -264,6 +265,11 @@ def test_second_derivatives_of_the_fused_ops_match_finite_differences(fused: str
         args = [leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal(4))]
         assert gradgradcheck(lambda g, x, w: mg.OPS["layer_norm_backward"](g, x, w, 1, 1e-5), args)
         assert gradgradcheck(lambda g, x: mg.OPS["layer_norm_weight_grad"](g, x, 1, 1e-5), args[:2])
-    else:
+    elif fused == "gelu_backward":
         args = [leaf(rng.standard_normal((2, 3))), leaf(rng.uniform(-3, 3, (2, 3)))]
         assert gradgradcheck(lambda g, x: mg.gelu_backward(g, x), args)
+    else:  # softmax's and log_softmax's backwards, and through them the forward ops' second derivatives
+        args = [leaf(rng.standard_normal((2, 3))), leaf(rng.uniform(0.1, 0.9, (2, 3)))]
+        assert gradgradcheck(lambda g, y: mg.OPS[fused](g, y, 1), args)
+        forward = mg.softmax if fused == "softmax_backward_data" else mg.log_softmax
+        assert gradgradcheck(lambda x: forward(x, dim=0), [leaf(rng.standard_normal((3, 2)))])

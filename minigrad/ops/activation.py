@@ -17,8 +17,10 @@ The file also holds the other activations of ``torch.nn.functional``
 (NOTE [ Activations of the PyTorch surface ], below): ``silu``,
 ``leaky_relu``, ``elu``, ``hardtanh``, ``hardswish``, ``hardsigmoid`` as ops;
 the activations of every network, ``tanh``, ``sigmoid``, ``relu``, ``gelu``,
-``softmax`` and ``log_softmax``, as ops (relu's and gelu's backwards are ops of
-their own, ``threshold_backward`` and ``gelu_backward``, as PyTorch's are);
+``softmax`` and ``log_softmax``, as ops (relu's, gelu's, softmax's and
+log_softmax's backwards are ops of their own, ``threshold_backward``,
+``gelu_backward``, ``softmax_backward_data`` and ``log_softmax_backward_data``,
+as PyTorch's are);
 and the composites ``relu6``, ``selu``, ``celu``, ``mish``, ``softsign``,
 ``logsigmoid``, ``tanhshrink``, ``softmin``, ``glu``, ``prelu``.
 
@@ -305,7 +307,8 @@ def hardsigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
 # relu's and gelu's backwards are ops of their own (``threshold_backward``, ``gelu_backward``), as
 # PyTorch's are: one fused kernel each, with a formula of their own for double backward.
 
-__all__ += ["tanh", "sigmoid", "relu", "threshold_backward", "gelu", "gelu_backward", "softmax", "log_softmax"]
+__all__ += ["tanh", "sigmoid", "relu", "threshold_backward", "gelu", "gelu_backward", "softmax", "log_softmax",
+            "softmax_backward_data", "log_softmax_backward_data"]
 
 
 @register_kernel("tanh", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/tanh")
@@ -488,11 +491,54 @@ _softmax_op = defop("softmax", inputs=("x",), attrs=(Attr("dim", -1, check_int),
 
 @_softmax_op.def_backward
 def softmax_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """PyTorch's ``_softmax_backward_data``: ``out * (grad - sum(grad * out))``."""
-    (y,) = ctx.saved()
-    ops = ctx.ops
-    dim = ctx.attrs["dim"]
-    return (ops.mul(y, ops.sub(grad, ops.sum(ops.mul(grad, y), dim=dim, keepdim=True))),)
+    """One fused op, as PyTorch's ``SoftmaxBackward0`` calls ``_softmax_backward_data``."""
+    return (ctx.ops.softmax_backward_data(grad, ctx.saved()[0], ctx.attrs["dim"]),)
+
+
+def _row_axis(a: np.ndarray, dim: int) -> int | None:
+    return dim if a.ndim else None  # a 0-d tensor is one row of one element
+
+
+def _softmax_backward_meta(op: str, grad_output: Any, output: Any, dim: int = -1) -> Any:
+    im.normalize_dims(op, dim, output.ndim)
+    return im.grad_like(op, grad_output, output)
+
+
+@register_kernel("softmax_backward_data", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/softmax_backward_data")
+def softmax_backward_data_cpu(grad_output: np.ndarray, output: np.ndarray, dim: int = -1) -> np.ndarray:
+    """``output * (grad_output - sum(grad_output * output, dim))``, float16 and bfloat16 computed in float32."""
+    work = np.float32 if grad_output.itemsize == 2 else grad_output.dtype  # float16, bfloat16
+    g, y = grad_output.astype(work, copy=False), output.astype(work, copy=False)
+    r = g - np.sum(g * y, axis=_row_axis(y, dim), keepdims=True)
+    r *= y
+    return r.astype(grad_output.dtype, copy=False)
+
+
+softmax_backward_data = defop(
+    "softmax_backward_data",
+    inputs=("grad_output", "output"),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=_softmax_backward_meta,
+    save=("grad_output", "output"),
+    save_for={"grad_output": (1,)},
+    transform_dtype=True,
+    doc="softmax's backward (PyTorch's _softmax_backward_data): output * (grad_output - sum(grad_output * output, "
+        "dim)), one fused kernel",
+)
+
+
+@softmax_backward_data.def_backward
+def softmax_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
+    """Of ``y * (g - sum(g * y))``: d/dg is ``softmax_backward_data(h, y)`` again; d/dy is
+    ``g * h - sum(g * y) * h - g * sum(y * h)`` (PyTorch's ``softmax_double_backward``)."""
+    g, y = ctx.saved()  # grad_output is kept only for output's gradient (save_for)
+    ops, dim = ctx.ops, ctx.attrs["dim"]
+    gg = ops.softmax_backward_data(h, y, dim) if ctx.needs(0) else None
+    gy = None
+    if ctx.needs(1):
+        gy = ops.sub(ops.mul(ops.sub(g, ops.sum(ops.mul(g, y), dim=dim, keepdim=True)), h),
+                     ops.mul(g, ops.sum(ops.mul(y, h), dim=dim, keepdim=True)))
+    return gg, gy
 
 
 @register_kernel("log_softmax", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/log_softmax")
@@ -510,11 +556,43 @@ _log_softmax_op = defop("log_softmax", inputs=("x",), attrs=(Attr("dim", -1, che
 
 @_log_softmax_op.def_backward
 def log_softmax_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """PyTorch's ``_log_softmax_backward_data``: ``grad - exp(out) * sum(grad)``."""
-    (y,) = ctx.saved()
-    ops = ctx.ops
-    dim = ctx.attrs["dim"]
-    return (ops.sub(grad, ops.mul(ops.exp(y), ops.sum(grad, dim=dim, keepdim=True))),)
+    """One fused op, as PyTorch's ``LogSoftmaxBackward0`` calls ``_log_softmax_backward_data``."""
+    return (ctx.ops.log_softmax_backward_data(grad, ctx.saved()[0], ctx.attrs["dim"]),)
+
+
+@register_kernel("log_softmax_backward_data", Backend.CPU, dtypes=FLOAT_DTYPES,
+                 name="cpu/log_softmax_backward_data")
+def log_softmax_backward_data_cpu(grad_output: np.ndarray, output: np.ndarray, dim: int = -1) -> np.ndarray:
+    """``grad_output - exp(output) * sum(grad_output, dim)``, float16 and bfloat16 computed in float32."""
+    work = np.float32 if grad_output.itemsize == 2 else grad_output.dtype  # float16, bfloat16
+    g, y = grad_output.astype(work, copy=False), output.astype(work, copy=False)
+    r = g - np.exp(y) * np.sum(g, axis=_row_axis(y, dim), keepdims=True)
+    return r.astype(grad_output.dtype, copy=False)
+
+
+log_softmax_backward_data = defop(
+    "log_softmax_backward_data",
+    inputs=("grad_output", "output"),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=_softmax_backward_meta,
+    save=("grad_output", "output"),
+    save_for={"grad_output": (1,)},
+    transform_dtype=True,
+    doc="log_softmax's backward (PyTorch's _log_softmax_backward_data): grad_output - exp(output) * "
+        "sum(grad_output, dim), one fused kernel",
+)
+
+
+@log_softmax_backward_data.def_backward
+def log_softmax_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
+    """Of ``g - exp(y) * sum(g)``: d/dg is ``h - sum(h * exp(y))``, d/dy is ``-h * exp(y) * sum(g)``
+    (PyTorch's formulas for ``_log_softmax_backward_data``)."""
+    g, y = ctx.saved()  # grad_output is kept only for output's gradient (save_for)
+    ops, dim = ctx.ops, ctx.attrs["dim"]
+    e = ops.exp(y)
+    gg = ops.sub(h, ops.sum(ops.mul(h, e), dim=dim, keepdim=True)) if ctx.needs(0) else None
+    gy = ops.neg(ops.mul(ops.mul(h, e), ops.sum(g, dim=dim, keepdim=True))) if ctx.needs(1) else None
+    return gg, gy
 
 
 # -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------

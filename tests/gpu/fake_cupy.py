@@ -752,7 +752,26 @@ def _lse(variant: str, grid: tuple, block: tuple, args: tuple) -> None:
                     out.reshape(-1)[row * chunks + c] = np.log(acc(s)) + acc(m)
 
 
+def _softmax_bwd(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
+    """``mg_softmax_bwd``/``mg_log_softmax_bwd``: a row's gradient from the output gradient and the forward's
+    output, in the compute type."""
+    g, y, out, cols = args
+    cols, rows = int(cols), grid[0]
+    for a in (g, y, out):
+        assert a.flags.c_contiguous and a.size == rows * cols and a.dtype == y.dtype
+    assert block[0] >= 32 and block[0] & (block[0] - 1) == 0
+    acc = _acc(y.dtype)
+    gm, ym = np.asarray(g, dtype=acc).reshape(rows, cols), np.asarray(y, dtype=acc).reshape(rows, cols)
+    if kind == "softmax_bwd":
+        out.reshape(rows, cols)[...] = ym * (gm - (gm * ym).sum(axis=1, keepdims=True))
+    else:
+        out.reshape(rows, cols)[...] = gm - np.exp(ym) * gm.sum(axis=1, keepdims=True)
+
+
 def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
+    if kind in ("softmax_bwd", "log_softmax_bwd"):
+        _softmax_bwd(kind, grid, block, args)
+        return
     if kind == "cross_entropy":
         x, target, out, cols = args
     elif kind == "cross_entropy_bwd":

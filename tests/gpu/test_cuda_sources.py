@@ -61,7 +61,8 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
             for v in variants:
                 assert f".entry {name}_{v}(" in ptx, f"{name}_{v}"
     for sfx in ("f16", "f32", "f64"):
-        for name in ("mg_softmax", "mg_log_softmax", "mg_cross_entropy", "mg_cross_entropy_bwd", "mg_matmul"):
+        for name in ("mg_softmax", "mg_log_softmax", "mg_softmax_bwd", "mg_log_softmax_bwd", "mg_cross_entropy",
+                     "mg_cross_entropy_bwd", "mg_matmul"):
             assert f".entry {name}_{sfx}(" in ptx
         for v in ("single", "final", "partial", "combine"):
             assert f".entry mg_lse_{sfx}_{v}(" in ptx

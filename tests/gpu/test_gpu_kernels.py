@@ -164,6 +164,35 @@ def test_softmax_family(op, shape, dim, dtype):
     check(op, lambda x: mg.OPS[op](x, dim=dim), [_rand(shape, dtype, -4, 4)], dtype)
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", ["softmax_backward_data", "log_softmax_backward_data"])
+@pytest.mark.parametrize("shape, dim", [((4, 10), -1), ((4, 10), 0), ((3, 5, 300), 1), ((2, 3000), -1), ((), 0),
+                                        ((3, 0), -1)], ids=str)
+def test_softmax_backward_family(op, shape, dim, dtype):
+    """The backwards of softmax and log_softmax (one block a row), and their own gradients, against the CPU's;
+    the output given is a real softmax's (log_softmax's), as the backward receives it."""
+    fwd = "softmax" if op == "softmax_backward_data" else "log_softmax"
+    out = mg.OPS[fwd](mg.tensor(_rand(shape, mg.float64, -4, 4)), dim=dim).numpy()
+    check(op, lambda g, y: mg.OPS[op](g, y, dim), [_rand(shape, dtype, -2, 2, seed=8), out], dtype)
+
+
+@pytest.mark.gpu
+def test_softmax_backward_is_one_launch():
+    """PyTorch's ``_softmax_backward_data`` as one kernel: the formula's array steps (a product, a row sum, a
+    difference, a product) took four launches."""
+    fake = fake_cupy.installed()
+    if fake is None:
+        pytest.skip("launches are counted by the stand-in CuPy")
+    for fwd in (mg.softmax, mg.log_softmax):
+        x = mg.randn(64, 48).to("gpu").requires_grad_()
+        y = fwd(x, dim=1)
+        g = mg.ones(64, 48, device="gpu")
+        mg.autograd.grad(y, [x], g, retain_graph=True)  # compiled
+        fake.reset_counts()
+        mg.autograd.grad(y, [x], g)
+        assert fake.counts()["launches"] == 1, fake.counts()
+
+
 LN_SHAPES = [((4, 10), 1), ((3, 5, 300), 1), ((2, 3, 4), 2), ((70, 3), 1), ((1, 2000), 1), ((3, 0), 1), ((0, 4), 1)]
 
 

@@ -248,6 +248,35 @@ def log_softmax_dygraph_function(x, attrs):
     return out_t
 
 
+log_softmax_backward_data_op = OPS['log_softmax_backward_data']
+
+
+def log_softmax_backward_data_dygraph_function(grad_output, output, attrs):
+    """``log_softmax_backward_data`` after the API layer (``minigrad codegen log_softmax_backward_data`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(log_softmax_backward_data_op, [grad_output, output], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (log_softmax_backward_data_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad_output._dtype, grad_output._device, grad_output._layout, output._dtype, output._device, output._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(log_softmax_backward_data_op, [grad_output, output], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(log_softmax_backward_data_op, [grad_output, output], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(log_softmax_backward_data_op, entry.kernel, (grad_output._data, output._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(log_softmax_backward_data_op, [grad_output, output], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad_output._meta is not None or output._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(log_softmax_backward_data_op, (grad_output, output), attrs, (out_t,))
+    return out_t
+
+
 relu_op = OPS['relu']
 
 
@@ -361,6 +390,35 @@ def softmax_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(softmax_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+softmax_backward_data_op = OPS['softmax_backward_data']
+
+
+def softmax_backward_data_dygraph_function(grad_output, output, attrs):
+    """``softmax_backward_data`` after the API layer (``minigrad codegen softmax_backward_data`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(softmax_backward_data_op, [grad_output, output], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (softmax_backward_data_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad_output._dtype, grad_output._device, grad_output._layout, output._dtype, output._device, output._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(softmax_backward_data_op, [grad_output, output], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(softmax_backward_data_op, [grad_output, output], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(softmax_backward_data_op, entry.kernel, (grad_output._data, output._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(softmax_backward_data_op, [grad_output, output], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad_output._meta is not None or output._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(softmax_backward_data_op, (grad_output, output), attrs, (out_t,))
     return out_t
 
 

@@ -522,7 +522,8 @@ extern "C" __global__ void {name}_combine(const ACC* __restrict__ pm, const ACC*
 
 
 def softmax_source(dtype: str) -> str:
-    """``<softmax|log_softmax>`` over rows, and ``cross_entropy`` row losses (one block per row)."""
+    """``<softmax|log_softmax>`` over rows and their backwards, and ``cross_entropy`` row losses and their
+    gradient (one block per row)."""
     T, ACC, _ = DTYPES[dtype]
     exp, log = _F[ACC]["exp"], _F[ACC]["log"]
     sfx = DTYPES[dtype][2]
@@ -564,6 +565,38 @@ extern "C" __global__ void mg_cross_entropy_{sfx}(const {T}* __restrict__ x, con
         {T}* __restrict__ out, const long long cols) {{
 {row_stats}
     if (threadIdx.x == 0) mg_store(out, row, {log}(s) + m - mg_load(xr, target[row]));
+}}
+// softmax's and log_softmax's backwards (PyTorch's _softmax_backward_data, _log_softmax_backward_data) from the
+// forward's output y, one block a row: one sum over the row, then the row written.
+extern "C" __global__ void mg_softmax_bwd_{sfx}(const {T}* __restrict__ g, const {T}* __restrict__ y,
+        {T}* __restrict__ out, const long long cols) {{
+    __shared__ ACC shared[32];
+    const long long row = blockIdx.x;
+    const {T}* gr = g + row * cols;
+    const {T}* yr = y + row * cols;
+    ACC s = (ACC)0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += mg_load(gr, j) * mg_load(yr, j);
+    s = mg_block_sum(s, shared);
+    if (threadIdx.x == 0) shared[0] = s;
+    __syncthreads();
+    s = shared[0];
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x)
+        mg_store(out + row * cols, j, mg_load(yr, j) * (mg_load(gr, j) - s));
+}}
+extern "C" __global__ void mg_log_softmax_bwd_{sfx}(const {T}* __restrict__ g, const {T}* __restrict__ y,
+        {T}* __restrict__ out, const long long cols) {{
+    __shared__ ACC shared[32];
+    const long long row = blockIdx.x;
+    const {T}* gr = g + row * cols;
+    const {T}* yr = y + row * cols;
+    ACC s = (ACC)0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += mg_load(gr, j);
+    s = mg_block_sum(s, shared);
+    if (threadIdx.x == 0) shared[0] = s;
+    __syncthreads();
+    s = shared[0];
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x)
+        mg_store(out + row * cols, j, mg_load(gr, j) - {exp}(mg_load(yr, j)) * s);
 }}
 // cross_entropy's gradient w.r.t. the logits in one launch: (softmax(x) - onehot(target)) * g, where g is the
 // row's gradient (per_row: reduction "none") or the loss's, times scale (1/n for "mean"); read on the device.

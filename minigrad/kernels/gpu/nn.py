@@ -25,7 +25,7 @@ from .reduce import reduce_rows
 
 GPU = Backend.GPU
 
-__all__ = ["softmax", "log_softmax", "cross_entropy", "layer_norm", "layer_norm_backward", "layer_norm_weight_grad"]
+__all__ = ["softmax", "log_softmax", "softmax_backward_data", "log_softmax_backward_data", "cross_entropy", "layer_norm", "layer_norm_backward", "layer_norm_weight_grad"]
 
 
 def _rowwise(kind: str, x: Any, dim: int) -> Any:
@@ -53,6 +53,38 @@ def softmax(x: Any, dim: int = -1) -> Any:
 @register_kernel("log_softmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_log_softmax")
 def log_softmax(x: Any, dim: int = -1) -> Any:
     return _rowwise("log_softmax", x, dim)
+
+
+def _rows_last(a: Any, d: int) -> Any:
+    """``a`` with dim ``d`` last, C-contiguous (a copy unless it already is)."""
+    return cupy.ascontiguousarray(a if d == a.ndim - 1 else cupy.moveaxis(a, d, -1))
+
+
+def _rowwise_backward(kind: str, grad: Any, out: Any, dim: int) -> Any:
+    """``mg_<kind>_bwd``: the backward of softmax or log_softmax from the gradient and the forward's output,
+    one launch (one block a row), where the formula's array steps took four."""
+    if out.ndim == 0:
+        return _rowwise_backward(kind, grad.reshape(1), out.reshape(1), 0).reshape(())
+    d = dim % out.ndim
+    g, y = _rows_last(grad, d), _rows_last(out, d)
+    cols = y.shape[-1]
+    rows = y.size // cols if cols else 0
+    res = cupy.empty(y.shape, dtype=y.dtype)
+    if rows and cols:
+        dt = dtype_name(y.dtype)
+        fn = function(f"softmax_{dt}", lambda: src.softmax_source(dt), f"mg_{kind}_bwd_{src.DTYPES[dt][2]}")
+        fn((rows,), (block_for(cols),), (g, y, res, np.int64(cols)))
+    return res if d == out.ndim - 1 else cupy.ascontiguousarray(cupy.moveaxis(res, -1, d))
+
+
+@register_kernel("softmax_backward_data", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_softmax_backward_data")
+def softmax_backward_data(grad_output: Any, output: Any, dim: int = -1) -> Any:
+    return _rowwise_backward("softmax", grad_output, output, dim)
+
+
+@register_kernel("log_softmax_backward_data", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_log_softmax_backward_data")
+def log_softmax_backward_data(grad_output: Any, output: Any, dim: int = -1) -> Any:
+    return _rowwise_backward("log_softmax", grad_output, output, dim)
 
 
 @register_kernel("cross_entropy", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_cross_entropy")
