@@ -246,6 +246,19 @@ def assert_same_tensor(t: Any, m: Any, what: str) -> None:
         raise Mismatch(f"{what}: values {mv.ravel()[:6]} vs PyTorch's {tv.ravel()[:6]}")
 
 
+def _sides(fn: Callable[..., Any], pairs: tuple["Pair", ...], grad_off: bool) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """``fn`` on the PyTorch tensors of ``pairs`` and on minigrad's, each under ``no_grad`` when ``grad_off``."""
+    def t_fn() -> Any:
+        with torch.set_grad_enabled(not grad_off):
+            return fn(*(p.t for p in pairs))
+
+    def m_fn() -> Any:
+        with mg.set_grad_enabled(not grad_off):
+            return fn(*(p.m for p in pairs))
+
+    return t_fn, m_fn
+
+
 class Differential(RuleBasedStateMachine):
     """The program under construction and its lockstep checks (see the module docstring)."""
 
@@ -352,17 +365,8 @@ class Differential(RuleBasedStateMachine):
     def binary(self, i: int, j: int, op: str, grad_off: bool) -> None:
         """A binary op (broadcasting, or refused on both sides), now and then inside ``no_grad``."""
         a, b, fn = self.pick(i), self.pick(j), self.BINARY[op]
-
-        def t_fn() -> Any:
-            with torch.set_grad_enabled(not grad_off):
-                return fn(a.t, b.t)
-
-        def m_fn() -> Any:
-            with mg.set_grad_enabled(not grad_off):
-                return fn(a.m, b.m)
-
         step = f"{op}({a.name}, {b.name}){' under no_grad' if grad_off else ''}"
-        t, m = self.both(step, t_fn, m_fn)
+        t, m = self.both(step, *_sides(fn, (a, b), grad_off))
         if t.error is None:
             self.add(t.value, m.value, step)
 
@@ -404,17 +408,8 @@ class Differential(RuleBasedStateMachine):
         p, fn = self.pick(i), self.VIEWS[op]
         if ON_GPU and op == "view" and tuple(p.t.stride()) != tuple(p.m.stride()):
             return  # some of minigrad's GPU kernels write row-major results (module docstring)
-
-        def t_fn() -> Any:
-            with torch.set_grad_enabled(not grad_off):
-                return fn(p.t)
-
-        def m_fn() -> Any:
-            with mg.set_grad_enabled(not grad_off):
-                return fn(p.m)
-
         step = f"{op}({p.name}){' under no_grad' if grad_off else ''}"
-        t, m = self.both(step, t_fn, m_fn)
+        t, m = self.both(step, *_sides(fn, (p,), grad_off))
         if t.error is None:
             q = self.add(t.value, m.value, step, view_of=p)
             q.overlapping = q.overlapping or (op == "unfold-overlap" and q.t.shape[-2] > 1)
@@ -495,16 +490,7 @@ class Differential(RuleBasedStateMachine):
         p, fn = self.pick(i), self.INPLACE_UNARY[op]
         if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved:
             return  # not generated (module docstring)
-
-        def t_fn() -> Any:
-            with torch.set_grad_enabled(not grad_off):
-                return fn(p.t)
-
-        def m_fn() -> Any:
-            with mg.set_grad_enabled(not grad_off):
-                return fn(p.m)
-
-        self.both(f"{p.name}.{op}(){' under no_grad' if grad_off else ''}", t_fn, m_fn, engine=True)
+        self.both(f"{p.name}.{op}(){' under no_grad' if grad_off else ''}", *_sides(fn, (p,), grad_off), engine=True)
         self.same_flags(p, op)
 
     @precondition(lambda self: self.pool)

@@ -33,7 +33,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -495,36 +495,31 @@ def softmax_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ctx.ops.softmax_backward_data(grad, ctx.saved()[0], ctx.attrs["dim"]),)
 
 
-def _row_axis(a: np.ndarray, dim: int) -> int | None:
-    return dim if a.ndim else None  # a 0-d tensor is one row of one element
-
-
 def _softmax_backward_meta(op: str, grad_output: Any, output: Any, dim: int = -1) -> Any:
     im.normalize_dims(op, dim, output.ndim)
     return im.grad_like(op, grad_output, output)
 
 
-@register_kernel("softmax_backward_data", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/softmax_backward_data")
-def softmax_backward_data_cpu(grad_output: np.ndarray, output: np.ndarray, dim: int = -1) -> np.ndarray:
-    """``output * (grad_output - sum(grad_output * output, dim))``, float16 and bfloat16 computed in float32."""
-    work = np.float32 if grad_output.itemsize == 2 else grad_output.dtype  # float16, bfloat16
-    g, y = grad_output.astype(work, copy=False), output.astype(work, copy=False)
-    r = g - np.sum(g * y, axis=_row_axis(y, dim), keepdims=True)
-    r *= y
-    return r.astype(grad_output.dtype, copy=False)
+def _backward_data_op(name: str, rows: Callable[[np.ndarray, np.ndarray, int | None], np.ndarray], doc: str) -> Any:
+    """The op ``name`` (softmax's or log_softmax's backward, from the gradient and the forward's output) and
+    its CPU kernel ``rows(g, y, axis)``: float16 and bfloat16 computed in float32; a 0-d tensor is one row
+    of one element (``axis`` None)."""
+    def kernel(grad_output: np.ndarray, output: np.ndarray, dim: int = -1) -> np.ndarray:
+        work = np.float32 if grad_output.itemsize == 2 else grad_output.dtype  # float16, bfloat16
+        g, y = grad_output.astype(work, copy=False), output.astype(work, copy=False)
+        return np.asarray(rows(g, y, dim if y.ndim else None)).astype(grad_output.dtype, copy=False)
+
+    kernel.__name__ = f"{name}_cpu"
+    register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(kernel)
+    return defop(name, inputs=("grad_output", "output"), attrs=(Attr("dim", -1, check_int),),
+                 infer_meta=_softmax_backward_meta, save=("grad_output", "output"),
+                 save_for={"grad_output": (1,)}, transform_dtype=True, doc=doc)
 
 
-softmax_backward_data = defop(
-    "softmax_backward_data",
-    inputs=("grad_output", "output"),
-    attrs=(Attr("dim", -1, check_int),),
-    infer_meta=_softmax_backward_meta,
-    save=("grad_output", "output"),
-    save_for={"grad_output": (1,)},
-    transform_dtype=True,
+softmax_backward_data = _backward_data_op(
+    "softmax_backward_data", lambda g, y, axis: (g - np.sum(g * y, axis=axis, keepdims=True)) * y,
     doc="softmax's backward (PyTorch's _softmax_backward_data): output * (grad_output - sum(grad_output * output, "
-        "dim)), one fused kernel",
-)
+        "dim)), one fused kernel")
 
 
 @softmax_backward_data.def_backward
@@ -560,27 +555,10 @@ def log_softmax_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ctx.ops.log_softmax_backward_data(grad, ctx.saved()[0], ctx.attrs["dim"]),)
 
 
-@register_kernel("log_softmax_backward_data", Backend.CPU, dtypes=FLOAT_DTYPES,
-                 name="cpu/log_softmax_backward_data")
-def log_softmax_backward_data_cpu(grad_output: np.ndarray, output: np.ndarray, dim: int = -1) -> np.ndarray:
-    """``grad_output - exp(output) * sum(grad_output, dim)``, float16 and bfloat16 computed in float32."""
-    work = np.float32 if grad_output.itemsize == 2 else grad_output.dtype  # float16, bfloat16
-    g, y = grad_output.astype(work, copy=False), output.astype(work, copy=False)
-    r = g - np.exp(y) * np.sum(g, axis=_row_axis(y, dim), keepdims=True)
-    return r.astype(grad_output.dtype, copy=False)
-
-
-log_softmax_backward_data = defop(
-    "log_softmax_backward_data",
-    inputs=("grad_output", "output"),
-    attrs=(Attr("dim", -1, check_int),),
-    infer_meta=_softmax_backward_meta,
-    save=("grad_output", "output"),
-    save_for={"grad_output": (1,)},
-    transform_dtype=True,
+log_softmax_backward_data = _backward_data_op(
+    "log_softmax_backward_data", lambda g, y, axis: g - np.exp(y) * np.sum(g, axis=axis, keepdims=True),
     doc="log_softmax's backward (PyTorch's _log_softmax_backward_data): grad_output - exp(output) * "
-        "sum(grad_output, dim), one fused kernel",
-)
+        "sum(grad_output, dim), one fused kernel")
 
 
 @log_softmax_backward_data.def_backward

@@ -521,6 +521,25 @@ extern "C" __global__ void {name}_combine(const ACC* __restrict__ pm, const ACC*
 # -- softmax family ---------------------------------------------------------------------
 
 
+def _backward_rows(kind: str, T: str, sfx: str, term: str, value: str) -> str:
+    """``mg_<kind>_bwd``: ``s``, the block's sum of ``term`` over the row, then ``value`` written at each
+    ``j`` (``gr``, ``yr``: the row of the gradient and of the forward's output)."""
+    return f"""extern "C" __global__ void mg_{kind}_bwd_{sfx}(const {T}* __restrict__ g, const {T}* __restrict__ y,
+        {T}* __restrict__ out, const long long cols) {{
+    __shared__ ACC shared[32];
+    const long long row = blockIdx.x;
+    const {T}* gr = g + row * cols;
+    const {T}* yr = y + row * cols;
+    ACC s = (ACC)0;
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += {term};
+    s = mg_block_sum(s, shared);
+    if (threadIdx.x == 0) shared[0] = s;
+    __syncthreads();
+    s = shared[0];
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, {value});
+}}"""
+
+
 def softmax_source(dtype: str) -> str:
     """``<softmax|log_softmax>`` over rows and their backwards, and ``cross_entropy`` row losses and their
     gradient (one block per row)."""
@@ -568,36 +587,8 @@ extern "C" __global__ void mg_cross_entropy_{sfx}(const {T}* __restrict__ x, con
 }}
 // softmax's and log_softmax's backwards (PyTorch's _softmax_backward_data, _log_softmax_backward_data) from the
 // forward's output y, one block a row: one sum over the row, then the row written.
-extern "C" __global__ void mg_softmax_bwd_{sfx}(const {T}* __restrict__ g, const {T}* __restrict__ y,
-        {T}* __restrict__ out, const long long cols) {{
-    __shared__ ACC shared[32];
-    const long long row = blockIdx.x;
-    const {T}* gr = g + row * cols;
-    const {T}* yr = y + row * cols;
-    ACC s = (ACC)0;
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += mg_load(gr, j) * mg_load(yr, j);
-    s = mg_block_sum(s, shared);
-    if (threadIdx.x == 0) shared[0] = s;
-    __syncthreads();
-    s = shared[0];
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x)
-        mg_store(out + row * cols, j, mg_load(yr, j) * (mg_load(gr, j) - s));
-}}
-extern "C" __global__ void mg_log_softmax_bwd_{sfx}(const {T}* __restrict__ g, const {T}* __restrict__ y,
-        {T}* __restrict__ out, const long long cols) {{
-    __shared__ ACC shared[32];
-    const long long row = blockIdx.x;
-    const {T}* gr = g + row * cols;
-    const {T}* yr = y + row * cols;
-    ACC s = (ACC)0;
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += mg_load(gr, j);
-    s = mg_block_sum(s, shared);
-    if (threadIdx.x == 0) shared[0] = s;
-    __syncthreads();
-    s = shared[0];
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x)
-        mg_store(out + row * cols, j, mg_load(gr, j) - {exp}(mg_load(yr, j)) * s);
-}}
+{_backward_rows("softmax", T, sfx, "mg_load(gr, j) * mg_load(yr, j)", "mg_load(yr, j) * (mg_load(gr, j) - s)")}
+{_backward_rows("log_softmax", T, sfx, "mg_load(gr, j)", f"mg_load(gr, j) - {exp}(mg_load(yr, j)) * s")}
 // cross_entropy's gradient w.r.t. the logits in one launch: (softmax(x) - onehot(target)) * g, where g is the
 // row's gradient (per_row: reduction "none") or the loss's, times scale (1/n for "mean"); read on the device.
 extern "C" __global__ void mg_cross_entropy_bwd_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
