@@ -231,7 +231,7 @@ def _np(x: Any) -> np.ndarray:
     return x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else x.detach().numpy()  # force: ZeroTensors
 
 
-def assert_same_tensor(t: Any, m: Any, what: str) -> None:
+def assert_same_tensor(t: Any, m: Any, what: str, layout: bool = False) -> None:
     if t is None or m is None:
         if (t is None) != (m is None):
             raise Mismatch(f"{what}: PyTorch has {'None' if t is None else 'a tensor'}, "
@@ -244,6 +244,10 @@ def assert_same_tensor(t: Any, m: Any, what: str) -> None:
         raise Mismatch(f"{what}: dtype {mv.dtype} vs PyTorch's {tv.dtype}")
     if not np.allclose(mv, tv, rtol=1e-7, atol=1e-9, equal_nan=True):
         raise Mismatch(f"{what}: values {mv.ravel()[:6]} vs PyTorch's {tv.ravel()[:6]}")
+    if layout and t.numel() and not ON_GPU:  # strides where a step is taken (a size-1 dim's stride is never used)
+        ts, ms = tuple(t.stride()), tuple(m.stride())
+        if any(n > 1 and a != b for n, a, b in zip(t.shape, ts, ms)):
+            raise Mismatch(f"{what}: strides {ms} vs PyTorch's {ts} (shape {tuple(t.shape)})")
 
 
 def _sides(fn: Callable[..., Any], pairs: tuple["Pair", ...], grad_off: bool) -> tuple[Callable[[], Any], Callable[[], Any]]:
@@ -300,8 +304,10 @@ class Differential(RuleBasedStateMachine):
                 raise Mismatch(f"{step}: PyTorch raised {_describe(t)} but minigrad {_describe(m)}")
         return t, m
 
-    def add(self, t: Any, m: Any, how: str, view_of: Pair | None = None) -> Pair:
-        assert_same_tensor(t, m, how)
+    def add(self, t: Any, m: Any, how: str, view_of: Pair | None = None, layout: bool = True) -> Pair:
+        """A new pair of tensors into the pool, after checking they agree (values; strides too, but for
+        gradients, whose layouts follow each framework's formulas)."""
+        assert_same_tensor(t, m, how, layout=layout)
         if t.requires_grad != m.requires_grad:
             raise Mismatch(f"{how}: requires_grad {m.requires_grad} vs PyTorch's {t.requires_grad}")
         if t.is_leaf != m.is_leaf:
@@ -613,7 +619,7 @@ class Differential(RuleBasedStateMachine):
                 # the derivative is identically 0 (relu's), PyTorch may build a node and minigrad not.
                 if gt.requires_grad and gm.grad_fn is None and gt.grad_fn is not None:
                     gt, gm = gt.detach(), gm.detach()
-                added.append(self.add(gt, gm if gt.requires_grad else gm.detach(), f"{step}[{k}]"))
+                added.append(self.add(gt, gm if gt.requires_grad else gm.detach(), f"{step}[{k}]", layout=False))
         # PyTorch's results may share storage (one a view of another: the gradient through a
         # reshape is the seed reshaped); in-place changes of such views are not generated.
         for a in added:

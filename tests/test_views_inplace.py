@@ -692,3 +692,60 @@ def test_clone_keeps_the_order_of_strides_and_contiguous_does_not_as_torch(name:
             flat = "view size is not compatible" in str(e)
         got.append((c.stride(), c.is_contiguous(), c.tolist(), flat, k.stride(), k.is_contiguous(), v.contiguous().stride()))
     assert got[0] == got[1]
+
+
+# -- the layout of a result: PyTorch's (NOTE [ An elementwise result is laid out as PyTorch lays it out ]) --
+
+_LAYOUT_INPUTS = {
+    "t": lambda lib: lib.ones(4, 3).t(),
+    "perm3": lambda lib: lib.ones(2, 3, 4).permute(2, 0, 1),
+    "transposed3": lambda lib: lib.ones(2, 3, 4).transpose(0, 2),
+    "expanded": lambda lib: lib.ones(3, 1).expand(3, 4),
+    "sliced_t": lambda lib: lib.ones(4, 6)[:, ::2].t(),
+}
+_LAYOUT_OPS = {
+    "b.t() + a": lambda lib, x: x + lib.ones(*x.shape),  # the first input decides where the two disagree
+    "a + b.t()": lambda lib, x: lib.ones(*x.shape) + x,
+    "x * 2": lambda lib, x: x * 2,
+    "x + row": lambda lib, x: x + lib.ones(x.shape[-1]),
+    "row + x": lambda lib, x: lib.ones(x.shape[-1]) + x,
+    "x + x.contiguous()": lambda lib, x: x + x.contiguous(),
+    "x < 0": lambda lib, x: x < 0,
+    "where": lambda lib, x: lib.where(x > 0, x, lib.zeros(x.shape[-1])),
+    "exp": lambda lib, x: x.exp(),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "clamp(min=t)": lambda lib, x: x.clamp(min=lib.zeros(x.shape[-1])),
+    "clone": lambda lib, x: x.clone(),
+    "sum(0)": lambda lib, x: x.sum(0),
+    "amax(-1)": lambda lib, x: x.amax(-1),
+    "mean(0, keepdim)": lambda lib, x: x.mean(0, keepdim=True),
+    "cumsum(0)": lambda lib, x: x.cumsum(0),
+    "softmax(-1)": lambda lib, x: x.softmax(-1),
+    "log_softmax(0)": lambda lib, x: x.log_softmax(0),
+    "norm(dim=0)": lambda lib, x: x.norm(dim=0),
+    "roll": lambda lib, x: x.roll(1, 0),
+}
+
+
+def _steps(t: Any) -> tuple[int, ...]:
+    """The strides where a step is taken (a size-1 dim's stride is never used: PyTorch and NumPy differ there)."""
+    return tuple(s for n, s in zip(t.shape, t.stride()) if n > 1)
+
+
+@pytest.mark.parametrize("inp", sorted(_LAYOUT_INPUTS))
+@pytest.mark.parametrize("op", sorted(_LAYOUT_OPS))
+def test_a_results_layout_is_pytorchs(op: str, inp: str) -> None:
+    """An elementwise result in TensorIterator's order of its inputs' strides (NumPy's ufuncs keep row-major
+    where two inputs disagree: ``b.t() + a`` is column-major in PyTorch), a reduction's, a scan's and a
+    softmax's row-major (NumPy's follow the input), a clone's a broadcast dim's stride given no say; so
+    ``view(-1)`` refuses and succeeds where PyTorch's does."""
+    got = []
+    for lib in (torch, mg):
+        out = _LAYOUT_OPS[op](lib, _LAYOUT_INPUTS[inp](lib))
+        try:
+            out.view(-1)
+            viewable = True
+        except RuntimeError:
+            viewable = False
+        got.append((tuple(out.shape), _steps(out), out.is_contiguous(), viewable))
+    assert got[1] == got[0]

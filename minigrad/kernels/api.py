@@ -42,6 +42,7 @@ from .key import Backend, KernelKey, Layout
 from .prepare_data import emit_transform, prepare_data, transform_layout
 from .registry import on_change
 from .select import is_cached, select_kernel
+from .strided import torch_layout
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -197,6 +198,12 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
         out = launch(op, kernel, arrays, attrs, meta)
         rec.emit(KernelLaunch.new(op=op.name, kernel=kernel.name, backend=kernel.key.backend,
                                   wall_ns=time.perf_counter_ns() - t0))
+    layout = op.torch_layout
+    if layout is not None and type(out) is np.ndarray and out.ndim > 1:  # NumPy's layout made PyTorch's:
+        for a in arrays:  # where an input is not row-major (otherwise both are row-major)
+            if a is not None and not a.flags.c_contiguous:
+                out = torch_layout(layout, out, arrays)
+                break
     if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
     return out

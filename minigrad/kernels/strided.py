@@ -41,9 +41,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .infer_meta import is_legacy_empty, split_pieces
 
-__all__ = ["concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["order_and_inverse", "torch_layout", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -127,3 +129,113 @@ def copy_slices_array(xp: Any, base: Any, src: Any, positions: Any) -> Any:
     flat = out.reshape(-1)
     flat[xp.asarray(positions.reshape(-1))] = xp.broadcast_to(src, positions.shape).reshape(-1)
     return out
+
+
+# NOTE [ An elementwise result is laid out as PyTorch lays it out ]
+#     PyTorch's TensorIterator does not always write row-major: it orders the
+#     output's dimensions by its inputs' strides (``reorder_dimensions``), so the
+#     exp of a transposed tensor is transposed too, and ``x.t().exp().view(-1)``
+#     raises there as ``x.t().view(-1)`` does. The order is an insertion sort of
+#     the dimensions, fastest first, where two dimensions swap when the first
+#     input whose strides on them are both non-zero (not broadcast) says so: a
+#     larger stride on the one meant to be faster, or, for equal strides, a
+#     larger size. When every input is row-major nothing moves.
+#
+#     On the GPU the output is a row-major buffer of the permuted shape, seen
+#     through the inverse permutation, and the kernel runs in the buffer's order
+#     on the inputs permuted alike (views: nothing is copied), so the launcher's
+#     contiguous, vector and by-value variants still apply
+#     (``kernels/gpu/elementwise.py``). On the CPU NumPy's ufuncs lay out their
+#     result by a rule of their own (order "K"), which agrees with PyTorch's
+#     unless two inputs disagree: there NumPy keeps row-major and PyTorch follows
+#     the first input, so ``b.t() + a`` is column-major in PyTorch, and
+#     ``(b.t() + a).view(-1)`` raises. ``torch_layout`` gives an elementwise op's
+#     CPU result PyTorch's layout (a copy only where the two rules disagree).
+def order_and_inverse(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """PyTorch's order of an elementwise result's dimensions, slowest first, and its inverse permutation,
+    or ``None`` for row-major (NOTE above); ``inputs``: arrays of any module (0-d ones do not vote)."""
+    nd = len(shape)
+    strides = []
+    for a in inputs:
+        if a.ndim == 0:
+            continue  # a number's operand has no strides to vote with
+        lead = nd - a.ndim
+        strides.append([0] * lead + [0 if size == 1 and shape[lead + d] != 1 else st
+                                     for d, (size, st) in enumerate(zip(a.shape, a.strides))])
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))  # fastest first
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    order = perm[::-1]
+    if order == list(range(nd)):
+        return None
+    return tuple(order), tuple(int(i) for i in np.argsort(order))
+
+
+#: CPU results' layouts by geometry (output shape and dtype size, each input's shape and strides)
+_LAYOUTS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None] = {}
+_LAYOUTS_MAX = 4096
+
+
+def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
+    """``out``, an op's CPU result (or results), or a copy laid out as PyTorch lays it out: by ``rule``,
+    "elementwise" (TensorIterator's order of the inputs' strides) or "contiguous" (row-major; a reduction,
+    a scan, a softmax). NOTE [ An elementwise result is laid out as PyTorch lays it out ]."""
+    if type(out) is tuple:
+        return tuple(torch_layout(rule, o, inputs) for o in out)
+    if type(out) is not np.ndarray or out.ndim < 2:  # a GPU array: its launcher lays it out
+        return out
+    if rule == "contiguous":
+        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    for a in inputs:
+        if a is not None and not a.flags.c_contiguous:
+            break
+    else:  # every input row-major: so is PyTorch's result, and NumPy's
+        return out
+    if out.size == 0:
+        return out
+    inputs = tuple(a for a in inputs if a is not None)  # an optional input not given
+    key = (out.shape, out.itemsize, *[(a.shape, a.strides) for a in inputs])
+    try:
+        want = _LAYOUTS[key]
+    except KeyError:
+        if len(_LAYOUTS) >= _LAYOUTS_MAX:
+            _LAYOUTS.clear()
+        entry = order_and_inverse(out.shape, inputs)
+        want = _LAYOUTS[key] = None if entry is None else (*entry, _strides_in_order(out.shape, entry[0], out.itemsize))
+    if want is None:
+        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    order, inverse, strides = want
+    if out.strides == strides:
+        return out
+    buf = np.empty(tuple(out.shape[d] for d in order), dtype=out.dtype)
+    buf[...] = out.transpose(order)
+    return buf.transpose(inverse)
+
+
+def _strides_in_order(shape: tuple[int, ...], order: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """The byte strides of a dense array of ``shape`` whose dimensions lie in memory in ``order``."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)

@@ -70,7 +70,7 @@ _clamp_op = defop(
     # Which bounds were given (set by mg.clamp): the formula needs to know, since a
     # missing bound saves nothing and PyTorch's rule for one bound differs from two.
     attrs=(Attr("bounds", "both", _check_bounds),),
-    infer_meta=infer_clamp,
+    infer_meta=infer_clamp, layout="elementwise",
     save=("x", "min", "max"),
     transform_dtype=True,
     doc="x clamped into [min, max] by tensor bounds (NaN from any side propagates)",

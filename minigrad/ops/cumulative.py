@@ -84,9 +84,9 @@ register_kernel("cumprod", Backend.CPU, dtypes=ALL_DTYPES)(_cumulative_kernel(np
 
 _DIM = (Attr("dim", check=check_int),)
 
-cumsum_op = defop("cumsum", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative,
+cumsum_op = defop("cumsum", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, layout="contiguous",
                   doc="running sum along dim", amp="deny")
-cumprod_op = defop("cumprod", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, save=("x", "out"),
+cumprod_op = defop("cumprod", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, layout="contiguous", save=("x", "out"),
                    doc="running product along dim", amp="deny")
 
 
@@ -277,7 +277,7 @@ def logcumsumexp_cpu(x: np.ndarray, dim: int) -> np.ndarray:
     return np.asarray(np.logaddexp.accumulate(x, axis=dim), dtype=x.dtype)
 
 
-logcumsumexp_op = defop("logcumsumexp", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, save=("x", "out"),
+logcumsumexp_op = defop("logcumsumexp", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, layout="contiguous", save=("x", "out"),
                         promote="float", doc="log of the running sum of exp(x) along dim", amp="deny")
 
 

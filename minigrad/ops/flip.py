@@ -137,6 +137,7 @@ roll = defop(
     out=False,  # PyTorch's roll takes no out=
     attrs=(Attr("shifts", check=_check_shifts), Attr("dims", None, check_dims)),
     infer_meta=infer_roll,
+    layout="contiguous",
     doc="x shifted by shifts along dims, elements that fall off one end coming back at the other",
     methods=("roll",),
 )

@@ -27,6 +27,7 @@ from ..kernels import infer_meta as im
 from ..kernels import special
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.strided import torch_layout
 from ..tensor import Tensor
 from ._checks import check_number_or_none
 from ..autograd.formula import GRAPH_OPS
@@ -627,8 +628,10 @@ def cast_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
 
 @register_kernel("clone", CPU, dtypes=ALL_DTYPES, name="cpu/clone")
 def clone_cpu(x, memory_format="preserve_format"):
-    # "K": the copy keeps the input's order of strides (PyTorch's preserve_format)
-    return np.copy(x, order="C" if memory_format == "contiguous_format" else "K")
+    # preserve_format: the input's order of strides, where a broadcast (stride 0) dim has no say (PyTorch's
+    # empty_like; NumPy's order "K" would make it the fastest)
+    out = np.copy(x, order="C" if memory_format == "contiguous_format" else "K")
+    return out if memory_format == "contiguous_format" else torch_layout("elementwise", out, (x,))
 
 
 def _check_memory_format(op: str, name: str, pos: int, v: Any) -> str:

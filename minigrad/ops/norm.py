@@ -97,6 +97,7 @@ vector_norm_op = defop(
     inputs=("x",),
     attrs=(Attr("ord", 2.0, _check_ord), Attr("dim", None, check_dims), Attr("keepdim", False, check_bool)),
     infer_meta=infer_vector_norm,
+    layout="contiguous",
     save=("x", "out"),
     amp="deny",
     doc="(sum |x|^ord)^(1/ord) over dim; max |x| for ord=inf, min for -inf, the non-zero count for 0",

@@ -56,6 +56,7 @@ from ..dispatch.amp import set_amp_category
 from ..dispatch.array_mode import ArrayOp
 from ..dispatch.codegen import dygraph_function
 from ..dispatch.dygraph import run_inplace
+from ..kernels import infer_meta as _im
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.gpu.cuda_src import set_elementwise_expression
 from ..dispatch.op_table import OPS
@@ -165,6 +166,16 @@ def _all_tensors(args: tuple[Any, ...]) -> bool:
     return True
 
 
+#: How PyTorch lays out the CPU result of an op, by its InferMeta (NOTE [ An elementwise result is laid out
+#: as PyTorch lays it out ] in ``kernels/strided.py``): an elementwise op's result in the order of its inputs'
+#: strides (TensorIterator's), a reduction's, a scan's and a softmax's row-major.
+_LAYOUTS = {_im.broadcast: "elementwise", _im.compare: "elementwise", _im.where: "elementwise",
+            _im.same: "elementwise", _im.to_bool: "elementwise", _im.reduce: "contiguous", _im.softmax: "contiguous"}
+#: ``clone`` keeps a dense input's strides and makes the rest row-major (its ``memory_format`` rules);
+#: ``fill`` writes a tensor's own layout
+_OWN_LAYOUT = ("clone", "fill")
+
+
 class OpDef:
     """Everything about one op except its kernels (see the module docstring)."""
 
@@ -192,6 +203,7 @@ class OpDef:
         gpu: tuple[str, str] | None = None,
         out: bool | None = None,
         output_index: Callable[[Any, dict[str, Any], int], Any] | None = None,
+        layout: str | None = None,
     ) -> None:
         self.name = name
         self.inputs: tuple[Input, ...] = tuple(
@@ -227,6 +239,9 @@ class OpDef:
         self.transform_dtype = transform_dtype or self.promote_float
         self.differentiable = differentiable
         self.view = view
+        #: The layout PyTorch gives the op's CPU result where NumPy's differs (``_LAYOUTS``): "elementwise",
+        #: "contiguous", or None (the kernel's own).
+        self.torch_layout = layout if layout is not None else None if name in _OWN_LAYOUT else _LAYOUTS.get(infer_meta)
         #: A view op with several outputs (``split``, ``unbind``): ``output_index(x, attrs, k)`` is the
         #: ``x[index]`` that makes output ``k``, its view function (NOTE [ One node for the pieces ] in
         #: ``ops/shape.py``). Its outputs are PyTorch's multi-output views.

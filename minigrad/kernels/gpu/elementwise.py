@@ -18,6 +18,7 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
+from ..strided import order_and_inverse
 from ._runtime import constant_value, dtype_name, function, launch_1d, strides_meta
 
 GPU = Backend.GPU
@@ -35,28 +36,16 @@ def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
     return tuple(np.broadcast_shapes(*shapes))
 
 
-# NOTE [ An elementwise result is laid out as PyTorch lays it out ]
-#     PyTorch's TensorIterator does not always write row-major: it orders the
-#     output's dimensions by its inputs' strides (``reorder_dimensions``), so the
-#     exp of a transposed tensor is transposed too, and ``x.t().exp().view(-1)``
-#     raises there as ``x.t().view(-1)`` does. The order is an insertion sort of
-#     the dimensions, fastest first, where two dimensions swap when the first
-#     input whose strides on them are both non-zero (not broadcast) says so: a
-#     larger stride on the one meant to be faster, or, for equal strides, a
-#     larger size. When every input is row-major nothing moves. Otherwise the
-#     output is a row-major buffer of the permuted shape, seen through the
-#     inverse permutation, and the kernel runs in the buffer's order on the
-#     inputs permuted alike (views: nothing is copied), so the launcher's
-#     contiguous, vector and by-value variants still apply.
 #: output order by geometry (output shape, each input's shape and strides): a step repeats a few geometries,
 #: and the order is host work per launch (the per-op host time of ``a.t() * b`` is measured against PyTorch's)
+#: (NOTE [ An elementwise result is laid out as PyTorch lays it out ] in ``kernels/strided.py``)
 _ORDERS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] = {}
 _ORDERS_MAX = 4096
 
 
 def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The output's dimensions from the slowest to the fastest in memory (PyTorch's order, NOTE above)
-    and the inverse permutation, or ``None`` for row-major."""
+    """The output's dimensions from the slowest to the fastest in memory (PyTorch's order) and the inverse
+    permutation, or ``None`` for row-major."""
     if len(shape) < 2 or all(a.flags.c_contiguous for a in inputs):
         return None
     key = (shape, *[(a.shape, a.strides) for a in inputs])
@@ -66,50 +55,15 @@ def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[i
         pass
     if len(_ORDERS) >= _ORDERS_MAX:
         _ORDERS.clear()
-    order = _order_of(shape, inputs)
-    entry = _ORDERS[key] = None if order is None else (tuple(order), tuple(int(i) for i in np.argsort(order)))
+    entry = _ORDERS[key] = order_and_inverse(shape, inputs)
     return entry
-
-
-def _order_of(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> list[int] | None:
-    nd = len(shape)
-    strides = []
-    for a in inputs:
-        if a.ndim == 0:
-            continue  # a number's operand has no strides to vote with
-        lead = nd - a.ndim
-        strides.append([0] * lead + [0 if size == 1 and shape[lead + d] != 1 else st
-                                     for d, (size, st) in enumerate(zip(a.shape, a.strides))])
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(nd - 1, -1, -1))  # fastest first
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    order = perm[::-1]
-    return None if order == list(range(nd)) else order
 
 
 def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, extra: tuple[Any, ...] = (),
                     value_dtype: Any = None) -> Any:
     """Launch the hand-written kernel of ``op`` on ``inputs``; returns the output array, laid out as
-    PyTorch lays it out (NOTE [ An elementwise result is laid out as PyTorch lays it out ])."""
+    PyTorch lays it out (NOTE [ An elementwise result is laid out as PyTorch lays it out ] in
+    ``kernels/strided.py``)."""
     shape = _broadcast_shape(*inputs)
     entry = _out_order(shape, inputs)
     if entry is None:
