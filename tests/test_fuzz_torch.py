@@ -58,7 +58,7 @@ Not generated: an in-place change of a view whose elements overlap (``unfold`` w
 step smaller than its size, its views and detached aliases): PyTorch cannot prove the
 overlap (it refuses only stride-0 writes) and applies the op once per occurrence, in
 memory order - ``x.unfold(-1, 2, 1).exp_()`` of a (1, 3) ``x`` takes the exp of the
-middle element twice - where minigrad computes the result, then writes it. Nor an in-place change of a ``grad()`` result or of a view of one (PyTorch's
+middle element twice - where minigrad computes the result, then writes it. Nor an in-place change of a ``grad()`` result or of a view or ``detach()`` of one (PyTorch's
 results may share storage - the gradient through a reshape is the seed reshaped - and be
 views made while its engine ran, where minigrad's are not, or the other way round); an
 in-place op whose other operand
@@ -177,7 +177,7 @@ class Pair:
     name: str
     view_of: "Pair | None" = None  # made by a view op
     has_views: bool = False
-    from_grad: bool = False  # a grad() result or a view of one: no in-place change is generated
+    from_grad: bool = False  # a grad() result, a view or a detach() of one: no in-place change is generated
     overlapping: bool = False  # elements that share memory (unfold's overlapping windows): no in-place change
     retained: bool = False
     hooks: int = 0
@@ -425,7 +425,10 @@ class Differential(RuleBasedStateMachine):
     def detach(self, i: int) -> None:
         """``detach()`` shares storage (an in-place change on it reaches the original, and its version)."""
         p = self.pick(i)
-        self.add(p.t.detach(), p.m.detach(), f"detach({p.name})").overlapping = p.overlapping
+        q = self.add(p.t.detach(), p.m.detach(), f"detach({p.name})")
+        # its storage is the original's: a grad() result's may be another result's too (PyTorch passes a
+        # gradient through unchanged where minigrad may copy it), so no in-place change of it either
+        q.overlapping, q.from_grad = p.overlapping, p.from_grad
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99), loss=st.sampled_from(["cross_entropy", "nll_loss"]),

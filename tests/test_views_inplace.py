@@ -724,6 +724,8 @@ _LAYOUT_OPS = {
     "log_softmax(0)": lambda lib, x: x.log_softmax(0),
     "norm(dim=0)": lambda lib, x: x.norm(dim=0),
     "roll": lambda lib, x: x.roll(1, 0),
+    "cat": lambda lib, x: lib.cat([x, x]),
+    "stack": lambda lib, x: lib.stack([x, x], 1),
 }
 
 
@@ -736,8 +738,8 @@ def _steps(t: Any) -> tuple[int, ...]:
 @pytest.mark.parametrize("op", sorted(_LAYOUT_OPS))
 def test_a_results_layout_is_pytorchs(op: str, inp: str) -> None:
     """An elementwise result in TensorIterator's order of its inputs' strides (NumPy's ufuncs keep row-major
-    where two inputs disagree: ``b.t() + a`` is column-major in PyTorch), a reduction's, a scan's and a
-    softmax's row-major (NumPy's follow the input), a clone's a broadcast dim's stride given no say; so
+    where two inputs disagree: ``b.t() + a`` is column-major in PyTorch), a reduction's, a scan's, a
+    softmax's and a concatenation's row-major (NumPy's follow the input), a clone's a broadcast dim's stride given no say; so
     ``view(-1)`` refuses and succeeds where PyTorch's does."""
     got = []
     for lib in (torch, mg):

@@ -199,10 +199,14 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
         rec.emit(KernelLaunch.new(op=op.name, kernel=kernel.name, backend=kernel.key.backend,
                                   wall_ns=time.perf_counter_ns() - t0))
     layout = op.torch_layout
-    if layout is not None:  # NumPy's layout made PyTorch's where it may differ: a row-major first input of
-        first = arrays[0]  # the result's shape makes both row-major (the common case, tested first)
-        if not first.flags.c_contiguous or first.shape != out.shape:
-            out = torch_layout(layout, out, arrays)
+    if layout is not None:  # NumPy's layout made PyTorch's where it may differ (the common cases tested here):
+        if layout == "contiguous":  # a row-major result
+            if type(out) is tuple or not out.flags.c_contiguous:
+                out = torch_layout(layout, out, arrays)
+        else:  # an elementwise op: a row-major first input of the result's shape makes both row-major
+            first = arrays[0]
+            if not first.flags.c_contiguous or first.shape != out.shape:
+                out = torch_layout(layout, out, arrays)
     if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
     return out

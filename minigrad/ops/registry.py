@@ -168,9 +168,10 @@ def _all_tensors(args: tuple[Any, ...]) -> bool:
 
 #: How PyTorch lays out the CPU result of an op, by its InferMeta (NOTE [ An elementwise result is laid out
 #: as PyTorch lays it out ] in ``kernels/strided.py``): an elementwise op's result in the order of its inputs'
-#: strides (TensorIterator's), a reduction's, a scan's and a softmax's row-major.
+#: strides (TensorIterator's), a reduction's, a scan's, a softmax's and a concatenation's row-major.
 _LAYOUTS = {_im.broadcast: "elementwise", _im.compare: "elementwise", _im.where: "elementwise",
-            _im.same: "elementwise", _im.to_bool: "elementwise", _im.reduce: "contiguous", _im.softmax: "contiguous"}
+            _im.same: "elementwise", _im.to_bool: "elementwise", _im.reduce: "contiguous", _im.softmax: "contiguous",
+            _im.concat: "contiguous", _im.stack: "contiguous"}
 #: ``clone`` keeps a dense input's strides and makes the rest row-major (its ``memory_format`` rules);
 #: ``fill`` writes a tensor's own layout
 _OWN_LAYOUT = ("clone", "fill")
