@@ -48,7 +48,21 @@ NAN_CASES = {
                 [[1.0, 1.0, 0.5, 1.0], [1.0, 1.0, 0.5, 0.0]]),
     "minimum": (([NAN, 1.0, 2.0, 3.0], [0.0, NAN, 2.0, 1.0]), [NAN, NAN, 2.0, 1.0],
                 [[1.0, 1.0, 0.5, 0.0], [1.0, 1.0, 0.5, 1.0]]),
+    # max() and min() of all elements share the gradient among the NaNs (PyTorch's evenly_distribute_backward,
+    # found by the fuzzer); amax finds no element equal to a NaN: 0 / 0 everywhere
+    "max": (([1.0, NAN, 2.0, NAN],), NAN, [[0.0, 0.5, 0.0, 0.5]]),
+    "min": (([1.0, NAN, 2.0],), NAN, [[0.0, 1.0, 0.0]]),
+    "amax": (([1.0, NAN, 2.0, NAN],), NAN, [[NAN, NAN, NAN, NAN]]),
 }
+
+
+def test_relu_keeps_negative_zero_as_torch():
+    """PyTorch's relu is ``clamp_min(x, 0)``: -0.0 stays -0.0 (NumPy's ``maximum(-0.0, 0)`` is +0.0), so
+    ``1 / relu(x)`` is -inf there (found by the fuzzer)."""
+    x = mg.tensor([-0.0, 0.0, -1.0, NAN], dtype=mg.float64)
+    for out in (mg.relu(x), x.clone().relu_()):
+        assert np.signbit(out.numpy()).tolist() == [True, False, False, False]
+        assert (1 / out).tolist()[:3] == [-INF, INF, INF]
 
 
 @pytest.mark.parametrize("name", sorted(NAN_CASES))

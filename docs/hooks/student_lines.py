@@ -120,5 +120,4 @@ FLOAT32_DIFFERENCES: dict[str, str] = {
     **{n: "built on exp/log/tanh/erf, which differ (above)" for n in (
         "sigmoid", "logit", "sinc", "F.gelu", "F.silu", "F.softplus", "F.elu", "F.mish", "F.logsigmoid", "F.selu",
         "F.celu", "F.tanhshrink")},
-    "relu": "relu(-0.0): PyTorch keeps the sign of zero, minigrad gives +0.0",
 }

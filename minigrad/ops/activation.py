@@ -350,12 +350,13 @@ def sigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 @register_kernel("relu", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/relu")
 def relu_cpu(x: np.ndarray) -> np.ndarray:
-    """``max(x, 0)`` in ``x``'s dtype."""
-    return np.asarray(np.maximum(x, 0), dtype=x.dtype)
+    """``0`` where ``x < 0``, else ``x`` (NaN and -0.0 pass unchanged, as PyTorch's ``clamp_min(x, 0)``;
+    NumPy's ``maximum(-0.0, 0)`` is +0.0, so ``1 / relu(-0.0)`` would be +inf)."""
+    return np.asarray(np.where(x < 0, np.zeros((), dtype=x.dtype), x))
 
 
 relu = defop("relu", inputs=("x",), out=False, infer_meta=im.same, save=("out",), methods=("relu",),
-             gpu=("unary", "(a > (ACC)0 || a != a) ? a : (ACC)0"))
+             gpu=("unary", "(a < (ACC)0) ? (ACC)0 : a"))
 
 
 @relu.def_backward

@@ -129,12 +129,17 @@ def _mean_backward(ctx, g):
 
 
 def _extreme_backward(ctx, g):
-    """Gradient of max/min: shared equally among the positions that attain it."""
+    """Gradient of max/min: shared equally among the positions that attain it. Of all elements
+    (``max()``, dim None: PyTorch's ``evenly_distribute_backward``) a NaN result is attained by the NaNs;
+    over dims (``amax``, ``amin``) nothing equals a NaN, so its gradient is NaN, as PyTorch's."""
     x, out = ctx.saved()
     ops = ctx.ops
     dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
     out_b = ops.expand_back(out, x.shape, dim, keepdim)
-    mask = ops.cast(ops.eq(x, out_b), g.dtype)
+    hit = ops.eq(x, out_b)
+    if dim is None:  # decided on the device: no read of the result on the host
+        hit = ops.where(ops.isnan(out_b), ops.isnan(x), hit)
+    mask = ops.cast(hit, g.dtype)
     count = ops.expand_back(ops.sum(mask, dim=dim, keepdim=keepdim), x.shape, dim, keepdim)
     return (ops.div(ops.mul(ops.expand_back(g, x.shape, dim, keepdim), mask), count),)
 
@@ -279,7 +284,8 @@ min = _extreme("min", _min_op, argmin, minimum, return_types.min)
 
 def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only. Composite (``max``)."""
-    return _max_op(input, dim=_dim_alias("amax", dim, axis), keepdim=_keepdim_alias("amax", keepdim, keepdims))
+    return _max_op(input, dim=_all_dims(input, _dim_alias("amax", dim, axis)),
+                   keepdim=_keepdim_alias("amax", keepdim, keepdims))
 
 
 def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
@@ -287,7 +293,16 @@ def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
 
     Composite (``min``).
     """
-    return _min_op(input, dim=_dim_alias("amin", dim, axis), keepdim=_keepdim_alias("amin", keepdim, keepdims))
+    return _min_op(input, dim=_all_dims(input, _dim_alias("amin", dim, axis)),
+                   keepdim=_keepdim_alias("amin", keepdim, keepdims))
+
+
+def _all_dims(input: Any, dim: Any) -> Any:
+    """``amax``/``amin`` over all dims names them (``dim=None`` is ``max()``/``min()`` of all elements,
+    whose gradient differs at a NaN: ``_extreme_backward``)."""
+    if dim is not None or not isinstance(input, Tensor):
+        return dim
+    return tuple(range(input.ndim)) if input.ndim else 0
 
 
 def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
