@@ -137,8 +137,8 @@ def _extreme_backward(ctx, g):
     dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
     out_b = ops.expand_back(out, x.shape, dim, keepdim)
     hit = ops.eq(x, out_b)
-    if dim is None:  # decided on the device: no read of the result on the host
-        hit = ops.where(ops.isnan(out_b), ops.isnan(x), hit)
+    if dim is None:  # decided on the device (x != x: a NaN), no read of the result on the host
+        hit = ops.where(ops.ne(out_b, out_b), ops.ne(x, x), hit)
     mask = ops.cast(hit, g.dtype)
     count = ops.expand_back(ops.sum(mask, dim=dim, keepdim=keepdim), x.shape, dim, keepdim)
     return (ops.div(ops.mul(ops.expand_back(g, x.shape, dim, keepdim), mask), count),)

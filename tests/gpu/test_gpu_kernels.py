@@ -193,6 +193,23 @@ def test_softmax_backward_is_one_launch():
         assert fake.counts()["launches"] == 1, fake.counts()
 
 
+@pytest.mark.gpu
+def test_max_of_all_elements_backward_stays_on_the_device():
+    """``max()``'s gradient goes to the NaNs when the result is NaN (PyTorch's ``evenly_distribute_backward``),
+    decided on the device: no copy to or from the host (``isnan`` has no GPU kernel; ``x != x`` does)."""
+    fake = fake_cupy.installed()
+    if fake is None:
+        pytest.skip("copies are counted by the stand-in CuPy")
+    x = mg.tensor([1.0, float("nan"), 2.0, float("nan")]).to("gpu").requires_grad_()
+    x.max().backward()  # compiled
+    x.grad = None
+    fake.reset_counts()
+    x.max().backward()
+    counts = fake.counts()
+    assert counts["h2d"] == 0 and counts["d2h"] == 0 and counts["syncs"] == 0, counts
+    assert x.grad.cpu().tolist() == [0.0, 0.5, 0.0, 0.5]
+
+
 LN_SHAPES = [((4, 10), 1), ((3, 5, 300), 1), ((2, 3, 4), 2), ((70, 3), 1), ((1, 2000), 1), ((3, 0), 1), ((0, 4), 1)]
 
 
