@@ -751,3 +751,14 @@ def test_a_results_layout_is_pytorchs(op: str, inp: str) -> None:
             viewable = False
         got.append((tuple(out.shape), _steps(out), out.is_contiguous(), viewable))
     assert got[1] == got[0]
+
+
+def test_a_size_1_dims_stride_has_its_say_as_in_pytorch() -> None:
+    """``x.unfold(0, 1, 1)`` is row-major for NumPy (a size-1 dim's stride does not count there), but its
+    size-1 dims' strides take part in PyTorch's order of an elementwise result (found by the fuzzer)."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.ones(1, 2, 1)
+        out = x + x.unfold(0, 1, 1)
+        got.append((tuple(out.shape), _steps(out)))
+    assert got[1] == got[0] == ((1, 2, 2, 1), (1, 2))

@@ -206,9 +206,9 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     if rule == "contiguous":
         return out if out.flags.c_contiguous else np.ascontiguousarray(out)
     for a in inputs:
-        if a is not None and not a.flags.c_contiguous:
+        if a is not None and not _row_major(a):
             break
-    else:  # every input row-major: so is PyTorch's result, and NumPy's
+    else:  # every input row-major, size-1 dims' strides too (PyTorch's order reads them): so is the result
         return out
     if out.size == 0:
         return out
@@ -229,6 +229,19 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     buf = np.empty(tuple(out.shape[d] for d in order), dtype=out.dtype)
     buf[...] = out.transpose(order)
     return buf.transpose(inverse)
+
+
+def _row_major(a: Any) -> bool:
+    """Whether ``a``'s strides are the row-major ones of its shape, a size-1 dim's too (NumPy's
+    ``c_contiguous`` ignores those; PyTorch's order of an elementwise result does not)."""
+    if not a.flags.c_contiguous:
+        return False
+    step = a.itemsize
+    for n, st in zip(reversed(a.shape), reversed(a.strides)):
+        if st != step:
+            return False
+        step *= max(n, 1)
+    return True
 
 
 def _strides_in_order(shape: tuple[int, ...], order: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
