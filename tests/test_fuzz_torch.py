@@ -244,10 +244,16 @@ def assert_same_tensor(t: Any, m: Any, what: str, layout: bool = False) -> None:
         raise Mismatch(f"{what}: dtype {mv.dtype} vs PyTorch's {tv.dtype}")
     if not np.allclose(mv, tv, rtol=1e-7, atol=1e-9, equal_nan=True):
         raise Mismatch(f"{what}: values {mv.ravel()[:6]} vs PyTorch's {tv.ravel()[:6]}")
-    if layout and t.numel() and not ON_GPU:  # strides where a step is taken (a size-1 dim's stride is never used)
-        ts, ms = tuple(t.stride()), tuple(m.stride())
-        if any(n > 1 and a != b for n, a, b in zip(t.shape, ts, ms)):
-            raise Mismatch(f"{what}: strides {ms} vs PyTorch's {ts} (shape {tuple(t.shape)})")
+    if layout and not _same_steps(t, m):
+        raise Mismatch(f"{what}: strides {tuple(m.stride())} vs PyTorch's {tuple(t.stride())} (shape {tuple(t.shape)})")
+
+
+def _same_steps(t: Any, m: Any) -> bool:
+    """Whether the strides agree where a step is taken (a size-1 dim's stride is never used); not compared
+    on the GPU, where some of minigrad's kernels write row-major results."""
+    if not t.numel() or ON_GPU:
+        return True
+    return all(n <= 1 or a == b for n, a, b in zip(t.shape, tuple(t.stride()), tuple(m.stride())))
 
 
 def _sides(fn: Callable[..., Any], pairs: tuple["Pair", ...], grad_off: bool) -> tuple[Callable[[], Any], Callable[[], Any]]:
@@ -270,6 +276,8 @@ class Differential(RuleBasedStateMachine):
         super().__init__()
         self.pool: list[Pair] = []
         self.count = 0
+        #: every tensor of the program so far laid out as PyTorch's (``add``)
+        self.layouts_agree = True
         #: The version counters of the inputs of fused cross_entropy calls (see ``inplace``).
         self.fused_saved: set[int] = set()
 
@@ -306,8 +314,11 @@ class Differential(RuleBasedStateMachine):
 
     def add(self, t: Any, m: Any, how: str, view_of: Pair | None = None, layout: bool = True) -> Pair:
         """A new pair of tensors into the pool, after checking they agree (values; strides too, but for
-        gradients, whose layouts follow each framework's formulas)."""
-        assert_same_tensor(t, m, how, layout=layout)
+        gradients, whose layouts follow each framework's formulas, and for every tensor made once a
+        gradient of another layout joined the pool: a layout follows the inputs')."""
+        assert_same_tensor(t, m, how, layout=layout and self.layouts_agree)
+        if not _same_steps(t, m):
+            self.layouts_agree = False
         if t.requires_grad != m.requires_grad:
             raise Mismatch(f"{how}: requires_grad {m.requires_grad} vs PyTorch's {t.requires_grad}")
         if t.is_leaf != m.is_leaf:
