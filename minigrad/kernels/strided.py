@@ -151,9 +151,27 @@ def copy_slices_array(xp: Any, base: Any, src: Any, positions: Any) -> Any:
 #     the first input, so ``b.t() + a`` is column-major in PyTorch, and
 #     ``(b.t() + a).view(-1)`` raises. ``torch_layout`` gives an elementwise op's
 #     CPU result PyTorch's layout (a copy only where the two rules disagree).
+#: orders by geometry (output shape, each input's shape and strides): a program repeats a few geometries,
+#: and the order is host work per call (the GPU's per-op host time of ``a.t() * b`` is measured against PyTorch's)
+_ORDERS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] = {}
+_ORDERS_MAX = 4096
+
+
 def order_and_inverse(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """PyTorch's order of an elementwise result's dimensions, slowest first, and its inverse permutation,
     or ``None`` for row-major (NOTE above); ``inputs``: arrays of any module (0-d ones do not vote)."""
+    key = (shape, *[(a.shape, a.strides) for a in inputs])
+    try:
+        return _ORDERS[key]
+    except KeyError:
+        pass
+    if len(_ORDERS) >= _ORDERS_MAX:
+        _ORDERS.clear()
+    entry = _ORDERS[key] = _order_of(shape, inputs)
+    return entry
+
+
+def _order_of(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     nd = len(shape)
     strides = []
     for a in inputs:
@@ -190,11 +208,6 @@ def order_and_inverse(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[
     return tuple(order), tuple(int(i) for i in np.argsort(order))
 
 
-#: CPU results' layouts by geometry (output shape and dtype size, each input's shape and strides)
-_LAYOUTS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None] = {}
-_LAYOUTS_MAX = 4096
-
-
 def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     """``out``, an op's CPU result (or results), or a copy laid out as PyTorch lays it out: by ``rule``,
     "elementwise" (TensorIterator's order of the inputs' strides) or "contiguous" (row-major; a reduction,
@@ -212,19 +225,11 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
         return out
     if out.size == 0:
         return out
-    inputs = tuple(a for a in inputs if a is not None)  # an optional input not given
-    key = (out.shape, out.itemsize, *[(a.shape, a.strides) for a in inputs])
-    try:
-        want = _LAYOUTS[key]
-    except KeyError:
-        if len(_LAYOUTS) >= _LAYOUTS_MAX:
-            _LAYOUTS.clear()
-        entry = order_and_inverse(out.shape, inputs)
-        want = _LAYOUTS[key] = None if entry is None else (*entry, _strides_in_order(out.shape, entry[0], out.itemsize))
-    if want is None:
+    entry = order_and_inverse(out.shape, tuple(a for a in inputs if a is not None))  # (an optional input not given)
+    if entry is None:
         return out if out.flags.c_contiguous else np.ascontiguousarray(out)
-    order, inverse, strides = want
-    if out.strides == strides:
+    order, inverse = entry
+    if out.strides == _strides_in_order(out.shape, order, out.itemsize):
         return out
     buf = np.empty(tuple(out.shape[d] for d in order), dtype=out.dtype)
     buf[...] = out.transpose(order)

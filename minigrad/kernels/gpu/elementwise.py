@@ -36,27 +36,13 @@ def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
     return tuple(np.broadcast_shapes(*shapes))
 
 
-#: output order by geometry (output shape, each input's shape and strides): a step repeats a few geometries,
-#: and the order is host work per launch (the per-op host time of ``a.t() * b`` is measured against PyTorch's)
-#: (NOTE [ An elementwise result is laid out as PyTorch lays it out ] in ``kernels/strided.py``)
-_ORDERS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] = {}
-_ORDERS_MAX = 4096
-
-
 def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """The output's dimensions from the slowest to the fastest in memory (PyTorch's order) and the inverse
-    permutation, or ``None`` for row-major."""
+    permutation, or ``None`` for row-major (NOTE [ An elementwise result is laid out as PyTorch lays it
+    out ] in ``kernels/strided.py``)."""
     if len(shape) < 2 or all(a.flags.c_contiguous for a in inputs):
         return None
-    key = (shape, *[(a.shape, a.strides) for a in inputs])
-    try:
-        return _ORDERS[key]
-    except KeyError:
-        pass
-    if len(_ORDERS) >= _ORDERS_MAX:
-        _ORDERS.clear()
-    entry = _ORDERS[key] = order_and_inverse(shape, inputs)
-    return entry
+    return order_and_inverse(shape, inputs)
 
 
 def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, extra: tuple[Any, ...] = (),
