@@ -13,8 +13,9 @@ A tensor that requires grad carries one ``AutogradMeta``:
 - ``acc_node``: for a leaf, a *weak* reference to its AccumulationNode;
 - ``grad``, ``hooks`` (leaf hooks), ``retain_grads``;
 - ``accumulates`` (a class attribute): whether a leaf's gradient is kept in
-  ``.grad``. False only for a view made under ``no_grad`` of a tensor that
-  requires grad (``NoGradViewMeta`` in ``autograd/views.py``).
+  ``.grad``. False only for a leaf view whose flag is its base's: made under
+  ``no_grad`` of a tensor that requires grad, or taken before its base started
+  to require grad (``NoGradViewMeta`` below).
 
 NOTE [ No reference cycles between tensors and nodes ]
     Ownership runs one way: tensor -> meta -> grad node -> next nodes.
@@ -33,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .autograd.accumulation import AccumulationNode
     from .autograd.grad_node import GradNode
 
-__all__ = ["AutogradMeta"]
+__all__ = ["AutogradMeta", "NoGradViewMeta"]
 
 
 class AutogradMeta:
@@ -70,3 +71,15 @@ class AutogradMeta:
     @property
     def is_leaf(self) -> bool:
         return self.grad_node is None
+
+
+class NoGradViewMeta(AutogradMeta):
+    """The autograd meta of a view made under ``no_grad`` of a tensor that requires grad: it requires
+    grad and is a leaf (no ``grad_fn``), but keeps no gradient; also a view taken before its base started to
+    require grad (``Tensor.requires_grad``'s setter). PyTorch's view asks its base whether it
+    requires grad, and has no gradient accumulator of its own, so an op on it records a node whose edge
+    to it is empty (``create_grad_node``), ``backward()`` from it finds nothing to start, and ``.grad``
+    stays ``None``. ``requires_grad_()`` gives it an accumulator (an ``AutogradMeta``)."""
+
+    __slots__ = ()
+    accumulates = False

@@ -32,3 +32,19 @@ class OutOfRangeError(IndexError, ValueError):
 class IndexTypeError(IndexError, TypeError):
     """An index of the wrong type (a float tensor as indices): PyTorch's ``IndexError`` (and a ``TypeError``,
     which minigrad raised before)."""
+
+
+#: minigrad's own directory: frames there are not the program's
+_PACKAGE = __file__[: -len("errors.py")]
+
+
+def warn_at_user_line(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` naming the program's line: the first frame outside minigrad (a tensor method and
+    a composite add frames of their own, so a fixed ``stacklevel`` would name minigrad's)."""
+    import sys
+    import warnings
+
+    level, frame = 2, sys._getframe(1)  # (stacklevel 2: this function's caller)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, category, stacklevel=level)

@@ -52,17 +52,39 @@ class VersionCounter:
 
     ``base``: a weak reference to the tensor with history whose views share the counter (set when its
     first view is made; a ``detach()`` has no history and never sets it), so a change through a
-    ``detach()`` of it reaches those views too."""
+    ``detach()`` of it reaches those views too. ``bases``: every tensor sharing the counter that views
+    were taken of (id -> weak reference; None until the first view): an in-place change through any of
+    them regenerates the views of each (``bases_sharing``)."""
 
-    __slots__ = ("value", "base")
+    __slots__ = ("value", "base", "bases")
 
     def __init__(self) -> None:
         self.value = 0
         self.base = None
+        self.bases: dict[int, Any] | None = None
 
     def bump(self) -> int:
         self.value += 1
         return self.value
+
+    def add_base(self, t: "Tensor") -> None:
+        """``t`` had a view taken: listed among the counter's bases (dead ones dropped as the list grows)."""
+        bases = self.bases
+        if bases is None:
+            self.bases = {t._id: weakref.ref(t)}
+        elif t._id not in bases:
+            if len(bases) >= 16 and len(bases) & (len(bases) - 1) == 0:  # at 16, 32, 64...: prune
+                for k in [k for k, r in bases.items() if r() is None]:
+                    del bases[k]
+            bases[t._id] = weakref.ref(t)
+
+
+def bases_sharing(vc: "VersionCounter | None") -> list["Tensor"]:
+    """The live tensors sharing ``vc`` that views were taken of (``VersionCounter.bases``)."""
+    bases = vc.bases if vc is not None else None
+    if not bases:
+        return []
+    return [b for b in (r() for r in list(bases.values())) if b is not None]
 
 
 class Tensor:
@@ -290,8 +312,12 @@ class Tensor:
                     f"only tensors of floating point dtype can require gradients, but this tensor is {self._dtype}"
                 )
             self._meta = AutogradMeta(self._id, self._name)
+            if self._id in _VIEWS:
+                _views_follow_base(self, True)
         elif not value and (meta is None or meta.accumulates):  # a no_grad view's flag is its base's
             self._meta = None
+            if meta is not None and self._id in _VIEWS:
+                _views_follow_base(self, False)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set ``requires_grad`` in place; returns ``self``."""
@@ -567,16 +593,19 @@ def numel(input: Any) -> int:
 
 class ViewInfo:
     """What a view knows of its base: the root ``base``, the view functions ``fns`` leading from it
-    (``((OpDef, attrs), ...)``), how it was made (``creation``) and, for an output of a function that
-    returns several views, that function's name and the output's index (``source``)."""
+    (``((OpDef, attrs), ...)``), how it was made (``creation``), for an output of a function that
+    returns several views, that function's name and the output's index (``source``), and the version of
+    the storage its history was made at (``version``: PyTorch's ``attr_version``)."""
 
-    __slots__ = ("base", "fns", "creation", "source")
+    __slots__ = ("base", "fns", "creation", "source", "version")
 
-    def __init__(self, base: "Tensor", fns: tuple[Any, ...], creation: str, source: Any = None) -> None:
+    def __init__(self, base: "Tensor", fns: tuple[Any, ...], creation: str, source: Any = None,
+                 version: int = 0) -> None:
         self.base = base
         self.fns = fns
         self.creation = creation
         self.source = source
+        self.version = version
 
 
 class _Views:
@@ -607,6 +636,16 @@ def register_view(base: "Tensor", t: "Tensor") -> None:
     if len(entry.views) > entry.limit:
         entry.views = [r for r in entry.views if r() is not None]
         entry.limit = max(16, 2 * len(entry.views))
+
+
+#: What a base's views do when it starts or stops requiring grad (``views_follow_base`` in
+#: ``dispatch/views.py``, set there: that layer replays views).
+_VIEWS_FOLLOW: list[Any] = []
+
+
+def _views_follow_base(base: "Tensor", requires: bool) -> None:
+    for fn in _VIEWS_FOLLOW:
+        fn(base, requires)
 
 
 def live_views(base: "Tensor") -> list["Tensor"]:

@@ -57,6 +57,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("_softmax_backward_data", ""): lambda grad_output, output, dim, input_dtype: mg.softmax_backward_data(
         grad_output, output, dim),
     ("log_softmax", "with_dtype"): F.log_softmax,
+    ("nn.functional.embedding", ""): lambda weight, idx, **kw: F.embedding(idx, weight, **kw),
     ("split", ""): mg.split,
     ("split", "list_args"): mg.split,
     ("chunk", ""): mg.chunk,

@@ -260,3 +260,46 @@ def test_floor_division_works_from_the_remainder():
     np.testing.assert_array_equal(out.detach().numpy(), [249.0, 249.0, 999.0, 999.0, 2.0, -4.0, NAN, NAN])
     out.sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), np.zeros(8))
+
+
+# -- var / std at the edges: PyTorch's var_backward and std_backward --------------------------------------
+
+_VAR_EDGES = [  # (call, input, PyTorch 2.13's value, its gradient of value.sum())
+    ("std of a constant", lambda x: x.std(), [2.0, 2.0, 2.0], 0.0, [0.0, 0.0, 0.0]),
+    ("std over dim, one row constant", lambda x: x.std(1), [[1.0, 1.0], [1.0, 3.0]], [0.0, 2 ** 0.5],
+     [[0.0, 0.0], [-(0.5 ** 0.5), 0.5 ** 0.5]]),
+    ("var of one element", lambda x: x.var(), [1.5], NAN, [NAN]),
+    ("var of one NaN", lambda x: x.var(), [NAN], NAN, [INF]),
+    ("var over dim with no dof", lambda x: x.var(0), [[1.0, 2.0]], [NAN, NAN], [[NAN, NAN]]),
+    ("var with correction > N over dim", lambda x: x.var(1, correction=3), [[1.0, 2.0]], [INF], [[1.0, -1.0]]),
+    ("var of a 0-d", lambda x: x.var(), 4.0, NAN, NAN),
+]
+
+
+@pytest.mark.parametrize("case", _VAR_EDGES, ids=[c[0] for c in _VAR_EDGES])
+def test_var_and_std_gradients_are_pytorchs_where_no_degree_of_freedom_is_left(case, recwarn):
+    _, fn, value, out, grad = case
+    x = mg.tensor(np.asarray(value, dtype=np.float64), requires_grad=True)
+    y = fn(x)
+    y.sum().backward()
+    np.testing.assert_array_equal(y.detach().numpy(), np.asarray(out))
+    np.testing.assert_allclose(x.grad.numpy(), np.asarray(grad), rtol=1e-12)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(np.asarray(value, dtype=np.float64), requires_grad=True)
+    ty = fn(tx)
+    ty.sum().backward()
+    np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+
+
+def test_var_warns_as_pytorch_naming_the_programs_line():
+    x = mg.tensor([1.0, 2.0])
+    with pytest.warns(UserWarning, match=r"^std\(\): degrees of freedom is <= 0\. Correction should be strictly less "
+                      r"than the reduction factor \(input numel divided by output numel\)\.$") as caught:
+        x.std(correction=2)
+    assert caught[0].filename == __file__
+    with pytest.warns(UserWarning, match=r"^var\(\): degrees of freedom"):
+        mg.var(mg.zeros(2, 0), 1)  # no element per output: PyTorch warns too
+    with pytest.raises(RuntimeError, match=r"^std and var only support floating point and complex dtypes$"):
+        mg.tensor([1, 2]).var()

@@ -368,3 +368,28 @@ def test_fill_with_a_bool_value() -> None:
     b = mg.zeros(2, dtype=mg.bool)
     b.fill_(True)
     assert b.tolist() == [True, True]
+
+
+def test_embedding_is_one_node_and_skips_the_padding_row_as_pytorch() -> None:
+    """``F.embedding``: ``EmbeddingBackward0`` over ``AccumulateGrad``; its backward
+    (``EmbeddingDenseBackwardBackward0`` when differentiated again) adds repeated rows and leaves the
+    ``padding_idx`` row - a negative one counts from the end - with no gradient."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    w0, idx0, seed0 = rng.normal(size=(5, 3)), np.array([[4, 0], [4, 2], [1, 4]]), rng.normal(size=(3, 2, 3))
+    for pad in (None, 4, -1, 0):
+        got = []
+        for lib in (torch, mg):
+            w = lib.tensor(w0, dtype=lib.float64, requires_grad=True)
+            out = lib.nn.functional.embedding(lib.tensor(idx0), w, padding_idx=pad)
+            seed = lib.tensor(seed0, dtype=lib.float64, requires_grad=True)
+            g, = lib.autograd.grad(out, w, seed, create_graph=True)
+            (g * g).sum().backward()
+            got.append((type(out.grad_fn).__name__, [type(f).__name__ for f, _ in out.grad_fn.next_functions],
+                        type(g.grad_fn).__name__, out.detach().numpy(), g.detach().numpy(), seed.grad.numpy()))
+        assert got[0][:3] == got[1][:3] == ("EmbeddingBackward0", ["AccumulateGrad"], "EmbeddingDenseBackwardBackward0")
+        for a, b in zip(got[0][3:], got[1][3:]):
+            np.testing.assert_allclose(b, a, rtol=1e-12)
+    for lib in (torch, mg):
+        with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+            lib.nn.functional.embedding(lib.tensor([0]), lib.zeros(3, 2), padding_idx=3)

@@ -496,6 +496,56 @@ def test_a_view_made_under_no_grad_requires_grad_and_keeps_no_gradient_as_torch(
     assert got[1][7:] == [None, None, True, [3.0, 3.0]]
 
 
+def test_a_view_taken_before_its_base_requires_grad_follows_the_base_as_torch() -> None:
+    """``v = x[:2]; x.requires_grad_()``: PyTorch's view asks its base, so it requires grad from then on, a
+    leaf whose gradient goes nowhere (as a view made under ``no_grad``), and stops when the base does."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, -2.0, 0.5], dtype=lib.float64)
+        v, under = x[:2], x.t()
+        w, d = v[1:], x.detach()
+        x.requires_grad_()
+        row = [(t.requires_grad, t.is_leaf, t.grad_fn is None) for t in (v, under, w, d)]
+        z = v * 3
+        z.sum().backward()
+        row += [type(z.grad_fn).__name__, x.grad, v.grad]
+        with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an "
+                                               "in-place operation"):
+            v.mul_(2)
+        x.requires_grad_(False)
+        row += [v.requires_grad, w.requires_grad]
+        x.requires_grad_()
+        v.requires_grad_()  # its own accumulator: it keeps requiring grad without its base
+        x.requires_grad_(False)
+        (v * 3).sum().backward()
+        row += [v.requires_grad, v.grad.tolist()]
+        got.append(row)
+    assert got[0] == got[1]
+    assert got[1][:4] == [(True, True, True), (True, True, True), (True, True, True), (False, True, True)]
+
+
+def test_a_view_whose_base_changed_before_it_required_grad_takes_a_history_as_torch() -> None:
+    """PyTorch regenerates a view's ``grad_fn`` when its storage changed since the view's history was made
+    (read lazily, with the base requiring grad by then): the view gets a node and the gradient reaches the
+    base. A view made under ``no_grad`` is refused instead."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, -2.0, 0.5], dtype=lib.float64)
+        v = x[:2]
+        with lib.no_grad():
+            ng = x[1:]
+        x.abs_()
+        x.requires_grad_()
+        row = [v.requires_grad, v.is_leaf]
+        (v * 3).sum().backward()
+        row.append(x.grad.tolist())
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its base or another view of "
+                                               "its base has been modified inplace"):
+            ng * 2
+        got.append(row)
+    assert got[0] == got[1] == [True, False, [3.0, 3.0, 0.0]]
+
+
 def test_a_write_through_a_view_of_a_detach_reaches_the_bases_views_as_torch() -> None:
     """``d = h.detach(); d[...] = y``: the write goes through a view of ``d``; ``h``'s views see the change as
     one of ``h`` - a view made under ``no_grad`` then refuses its history, a view made with grad replays."""

@@ -49,7 +49,7 @@ import re
 import weakref
 from typing import Any
 
-from ..autograd_meta import AutogradMeta
+from ..autograd_meta import AutogradMeta, NoGradViewMeta
 from ..tensor import Tensor, VersionCounter, ViewInfo, register_view
 from .grad_mode import GRAD_MODE
 
@@ -79,7 +79,8 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
             creation = info.creation  # a view of a view keeps the first one's restriction
         if creation == MULTI_OUTPUT:  # PyTorch names the last view op's node (``Select``), as output 0
             source = (view_function_name(op, src, attrs), 0, source[2])
-    view._view = ViewInfo(base, fns, creation, source)
+    view._view = ViewInfo(base, fns, creation, source, vc.value)
+    vc.add_base(base)
     register_view(base, view)
     if not GRAD_MODE.enabled and src._meta is not None and view._meta is None:
         view._meta = NoGradViewMeta(view._id, view._name)
@@ -171,17 +172,6 @@ def stale_message(info: ViewInfo) -> str:
             "with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
             "clarify your code by moving both the view and the inplace either both inside the no_grad block (if you "
             "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-
-
-class NoGradViewMeta(AutogradMeta):
-    """The autograd meta of a view made under ``no_grad`` of a tensor that requires grad: it requires
-    grad and is a leaf (no ``grad_fn``), but keeps no gradient. PyTorch's view asks its base whether it
-    requires grad, and has no gradient accumulator of its own, so an op on it records a node whose edge
-    to it is empty (``create_grad_node``), ``backward()`` from it finds nothing to start, and ``.grad``
-    stays ``None``. ``requires_grad_()`` gives it an accumulator (an ``AutogradMeta``)."""
-
-    __slots__ = ()
-    accumulates = False
 
 
 class InvalidMeta(AutogradMeta):

@@ -43,7 +43,7 @@ from ..dtypes import float32, from_numpy
 from ..kernels.api import call_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
-from ..tensor import Tensor, VersionCounter, has_views
+from ..tensor import Tensor, VersionCounter, bases_sharing, has_views
 from ..tracing import bus
 from ..tracing.events import ApiCall
 from ..tracing.preview import call_attrs, jsonable
@@ -51,7 +51,7 @@ from ..tracing.provenance import name_outputs
 from . import amp_state
 from .amp import autocast_inputs
 from .op_table import OPS
-from .views import announce_version, move_history as _move_history, regenerate_views, rewrite_history, storage_base
+from .views import announce_version, move_history as _move_history, regenerate_views, rewrite_history
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -241,8 +241,7 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
             rebind_saved_result(node, result, self)
             if rewrites_base(self):
                 rewrite_history(self, result)
-                if (root := storage_base(self._view.base)) is not self._view.base and has_views(root):
-                    regenerate_views(root)  # a view of a detach(): the views of the tensor it came from
+                _regenerate_views_of(self, done=self._view.base)  # a view of a detach(): the other bases' views
             else:
                 _move_history(self, meta, result)
                 _regenerate_views_of(self)
@@ -258,17 +257,15 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         raise
 
 
-def _regenerate_views_of(t: Tensor) -> None:
-    """After ``t`` changed in place: every tensor sharing its storage and counter that has views gets them
-    regenerated - ``t`` (or its base, for a view) and the tensor the counter came from, when ``t`` is a
-    ``detach()`` alias or a view of one (``d = h.detach(); d[0] = 1`` reaches ``h``'s views, and ``d``'s own
-    views take their node from ``d`` once it has a history)."""
-    own = t._view.base if t._view is not None else t
-    root = storage_base(own)
-    if has_views(root):
-        regenerate_views(root)
-    if root is not own and has_views(own):
-        regenerate_views(own)
+def _regenerate_views_of(t: Tensor, done: Tensor | None = None) -> None:
+    """After ``t`` changed in place: every tensor sharing its storage and counter that views were taken of
+    gets them regenerated (``done``: one whose views already were) - ``t`` or its base, the tensor a
+    ``detach()`` came from (``d = h.detach(); d[0] = 1`` reaches ``h``'s views), and the other
+    ``detach()``es (``d``'s own views take their node from ``d`` once it has a history). PyTorch replays
+    each such view on its next use, when its version moved and its base requires grad."""
+    for b in bases_sharing(t._vc):
+        if b is not done and has_views(b):
+            regenerate_views(b)
 
 
 def _check_inplace_allowed(self: Tensor, op_name: str, other: Any, operands: tuple[Any, ...] = ()) -> None:

@@ -16,15 +16,15 @@ import numpy as np
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.hooks import retain_grad
 from ..autograd.views import DEFAULT, InvalidMeta, stale_message
-from ..autograd_meta import AutogradMeta
+from ..autograd_meta import AutogradMeta, NoGradViewMeta
 from ..kernels.key import Backend
 from ..kernels.registry import kernels_for
-from ..tensor import Tensor, ViewInfo, live_views, root_of
+from ..tensor import _VIEWS_FOLLOW, Tensor, ViewInfo, live_views, root_of
 from ..tracing import bus
 from ..tracing.events import HistoryRewrite, TensorVersion
 from .op_table import OPS
 
-__all__ = ["rewrite_history", "regenerate_views", "storage_base", "announce_version", "move_history", "positions_of", "geometry_of"]
+__all__ = ["rewrite_history", "regenerate_views", "views_follow_base", "storage_base", "announce_version", "move_history", "positions_of", "geometry_of"]
 
 
 def move_history(t: Tensor, old_meta: Any, result: Tensor) -> None:
@@ -123,20 +123,53 @@ def regenerate_views(base: Tensor) -> None:
         GRAD_MODE.enabled = was
 
 
-def _regenerate(base: Tensor, rec: Any) -> None:
-    for w in live_views(base):
-        if w._view is None:  # a detach(): no history to regenerate
+def _regenerate(base: Tensor, rec: Any, views: Any = None) -> None:
+    for w in live_views(base) if views is None else views:
+        info = w._view
+        if info is None:  # a detach(): no history to regenerate
             continue
-        if w._view.creation != DEFAULT:
-            w._meta = InvalidMeta(w, stale_message(w._view))
+        info.version = w._vc.value
+        if info.creation != DEFAULT:
+            w._meta = InvalidMeta(w, stale_message(info))
             continue
         t = base
-        for op, attrs in w._view.fns:
+        for op, attrs in info.fns:
             t = op(t, **attrs)  # the view op called again, through the API layer
         if t._meta is not None and t._meta.grad_node is not None:
             move_history(w, w._meta, t)
             if rec is not None:
                 w._announce_update("view replay")  # its new grad node
+
+
+def views_follow_base(base: Tensor, requires: bool) -> None:
+    """``base.requires_grad_(requires)``: its leaf views taken before follow it, as PyTorch's view asks its
+    base. Starting: a view whose storage has not changed since its history was made requires grad and
+    keeps no gradient (``NoGradViewMeta``); one whose storage changed since is regenerated from the base
+    (PyTorch's lazy replay, when ``grad_fn`` is next read, finds the version moved) - or refused, for a
+    view made under ``no_grad``. Stopping: the views that only followed it stop too."""
+    views = [w for w in live_views(base) if w._view is not None and w._view.base is base]
+    if not requires:
+        for w in views:
+            if type(w._meta) is NoGradViewMeta:
+                w._meta = None
+        return
+    stale = []
+    for w in views:
+        if w._meta is not None:
+            continue
+        if w._view.version == w._vc.value:
+            w._meta = NoGradViewMeta(w._id, w._name)
+        else:
+            stale.append(w)
+    if stale:
+        was, GRAD_MODE.enabled = GRAD_MODE.enabled, True
+        try:
+            _regenerate(base, bus.recorder, stale)
+        finally:
+            GRAD_MODE.enabled = was
+
+
+_VIEWS_FOLLOW.append(views_follow_base)
 
 
 def announce_version(t: Tensor, op: str) -> None:

@@ -149,6 +149,8 @@ def reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False, **attrs: Any
     dtype = x.dtype
     if op == "sum" and dtype.kind in "biu":
         dtype = np.dtype(np.int64)
+    if op in ("var", "std") and not is_floating_np(dtype):
+        raise ShapeError("std and var only support floating point and complex dtypes")
     if op == "mean" and not is_floating_np(dtype):
         raise ShapeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
                          f"complex dtype. Got: {scalar_type_name(dtype)}")

@@ -219,7 +219,7 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     if rule == "contiguous":
         return out if out.flags.c_contiguous else np.ascontiguousarray(out)
     for a in inputs:
-        if a is not None and not _row_major(a):
+        if a is not None and not row_major(a):
             break
     else:  # every input row-major, size-1 dims' strides too (PyTorch's order reads them): so is the result
         return out
@@ -236,11 +236,13 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     return buf.transpose(inverse)
 
 
-def _row_major(a: Any) -> bool:
-    """Whether ``a``'s strides are the row-major ones of its shape, a size-1 dim's too (NumPy's
-    ``c_contiguous`` ignores those; PyTorch's order of an elementwise result does not)."""
+def row_major(a: Any) -> bool:
+    """Whether ``a``'s strides (a NumPy or CuPy array's) are the row-major ones of its shape, a size-1
+    dim's too (``c_contiguous`` ignores those; PyTorch's order of an elementwise result does not)."""
     if not a.flags.c_contiguous:
         return False
+    if 1 not in a.shape:  # the common case, one test: no size-1 dim whose stride could differ
+        return True
     step = a.itemsize
     for n, st in zip(reversed(a.shape), reversed(a.strides)):
         if st != step:

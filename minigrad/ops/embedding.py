@@ -1,8 +1,9 @@
-"""Embedding lookups and one-hot encoding (``torch.nn.functional.embedding``, ``one_hot``). Composite.
+"""Embedding lookups and one-hot encoding (``torch.nn.functional.embedding``, ``one_hot``).
 
-``embedding`` picks rows of a weight matrix by integer indices: a ``getitem``,
-whose backward scatter-adds each row's gradient back into the picked row (a
-row picked twice gets both gradients). ``one_hot`` builds a constant (it has
+``embedding`` picks rows of a weight matrix by integer indices: the op
+``embedding`` (PyTorch's ``EmbeddingBackward0``), whose backward,
+``embedding_dense_backward``, adds each row's gradient back into the picked row
+(a row picked twice gets both gradients). ``one_hot`` builds a constant (it has
 no gradient: its input is integers).
 
 Example:
@@ -16,15 +17,24 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..devices import check_range, mixed_devices_error
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES
 from ..kernels.backends import to_numpy
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
+from ._checks import check_int
 from ._constants import constant
-from .math import where
+from .registry import Attr, Input, defop
+from .shape import add_rows
+
+CPU = Backend.CPU
 
 __all__: list[str] = []  # F only (torch.nn.functional.embedding / one_hot)
 
@@ -43,10 +53,75 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return constant(np.eye(n, dtype=np.int64)[idx], tensor, _dt.int64)
 
 
+def _embedding_meta(op: str, weight: Any, indices: Any, padding_idx: int = -1) -> Any:
+    return tuple(indices.shape) + (weight.shape[1],), weight.dtype
+
+
+@register_kernel("embedding", CPU, dtypes=ALL_DTYPES, name="cpu/embedding")
+def embedding_cpu(weight, indices, padding_idx=-1):
+    return np.take(weight, indices, axis=0)  # the indices were checked: [0, rows)
+
+
+embedding_op = defop(
+    "embedding",
+    inputs=("weight", Input("indices", differentiable=False)),
+    attrs=(Attr("padding_idx", -1, check_int),),
+    infer_meta=_embedding_meta,
+    save=("indices",),
+    key_inputs=(0,),
+    doc="rows of weight picked by integer indices (weight[indices]); the padding_idx row gets no gradient",
+)
+
+
+@embedding_op.def_backward
+def _embedding_backward(ctx, g):
+    (indices,) = ctx.saved()
+    return ctx.ops.embedding_dense_backward(g, indices, num_weights=ctx.input_shape(0)[0],
+                                            padding_idx=ctx.attrs["padding_idx"]), None
+
+
+def _dense_backward_meta(op: str, grad: Any, indices: Any, num_weights: int, padding_idx: int = -1) -> Any:
+    return (num_weights, grad.shape[-1]), grad.dtype
+
+
+@register_kernel("embedding_dense_backward", CPU, dtypes=FLOAT_DTYPES, name="cpu/embedding_dense_backward")
+def embedding_dense_backward_cpu(grad, indices, num_weights, padding_idx=-1):
+    out = np.zeros((num_weights, grad.shape[-1]), dtype=grad.dtype)
+    add_rows(out, indices, grad.reshape(-1, grad.shape[-1]))
+    if padding_idx >= 0:
+        out[padding_idx] = 0
+    return out
+
+
+embedding_dense_backward = defop(
+    "embedding_dense_backward",
+    inputs=("grad", Input("indices", differentiable=False)),
+    attrs=(Attr("num_weights", check=check_int), Attr("padding_idx", -1, check_int)),
+    infer_meta=_dense_backward_meta,
+    save=("indices",),
+    key_inputs=(0,),
+    doc="embedding's weight gradient: each row of grad added into the row its index picked (zeros elsewhere, "
+        "and at padding_idx)",
+)
+
+
+@embedding_dense_backward.def_backward
+def _embedding_dense_double_backward(ctx, h):
+    """PyTorch's ``embedding_dense_double_backward``: the rows picked back (a gather), zero where the index
+    is ``padding_idx``."""
+    (indices,) = ctx.saved()
+    ops = ctx.ops
+    out = ops.embedding(h, indices)
+    pad = ctx.attrs["padding_idx"]
+    if pad >= 0:
+        out = ops.where(ops.unsqueeze(ops.eq(indices, pad), -1), 0.0, out)
+    return out, None
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
-    """Rows of ``weight`` picked by the integer ``input`` (``weight[input]``); the backward scatter-adds
-    into the picked rows. Rows at ``padding_idx`` get no gradient, as in PyTorch.
-    Composite (``getitem``, ``where``).
+    """Rows of ``weight`` picked by the integer ``input`` (``weight[input]``), one node
+    (``EmbeddingBackward0``) whose backward adds each row's gradient into the row it picked; the row at
+    ``padding_idx`` gets no gradient, as in PyTorch.
     """
     if not isinstance(input, Tensor) or input.dtype.is_floating:
         raise TypeError("embedding(): argument 'input' must be an integer Tensor of indices")
@@ -55,14 +130,15 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
                          f"but got {tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
     if input._device != weight._device:  # PyTorch's index_select refuses indices on another device
         raise mixed_devices_error(weight._device, input._device, "index in method wrapper_CUDA__index_select")
+    rows = weight.shape[0]
+    if padding_idx is None:
+        padding_idx = -1
+    elif not -rows <= padding_idx < rows:
+        raise AssertionError("Padding_idx must be within num_embeddings")  # PyTorch's assert, in its words
+    elif padding_idx < 0:
+        padding_idx += rows
     # Checked before the op: a negative index would otherwise wrap around (weight[-1]), where PyTorch refuses.
     # On the GPU the check runs on the device and fails at the next sync (devices.check_range).
-    rows = weight.shape[0]
     check_range(input._data, input._device, 0, rows, lambda bad, idx: OutOfRangeError(
         f"index out of range in self (embedding(): indices must be in [0, {rows - 1}], but got {idx.min()}..{idx.max()})"))
-    out = weight[input]
-    if padding_idx is not None:
-        keep = to_numpy(input._data) != padding_idx
-        mask = constant(keep[..., None], weight, _dt.bool_)
-        out = where(mask, out, out.detach())
-    return out
+    return embedding_op(weight, input, padding_idx=padding_idx)

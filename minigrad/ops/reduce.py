@@ -1,14 +1,15 @@
-"""Reductions: sum, mean, max, min, logsumexp over ``dim`` (all dims when ``None``), with ``keepdim``; and
-PyTorch's reduction forms built on them (composites).
+"""Reductions: sum, mean, max, min, logsumexp, var, std over ``dim`` (all dims when ``None``), with
+``keepdim``; and PyTorch's reduction forms built on them (composites).
 
 The registered ops ``max``/``min`` (``OPS["max"]``, bound here as ``_max_op``/``_min_op``)
 reduce to values only. ``mg.max``/``mg.min`` are PyTorch's forms: with an int
 ``dim`` they give a ``(values, indices)`` named tuple, with a Tensor second
-argument the elementwise ``maximum``/``minimum``. ``amax``/``amin``, ``var``/``std``
-(with ``correction``), ``var_mean``/``std_mean``, ``nansum``/``nanmean`` and
-``aminmax`` are composites: their gradient, events and grad nodes are those of
-the ops they are made of (``var`` shows up in a trace as ``mean``, ``sub``,
-``mul``, ``sum`` and ``div`` nodes), as PyTorch's ``CompositeImplicitAutograd`` ops.
+argument the elementwise ``maximum``/``minimum``. ``var``/``std`` (with
+``correction``) are ops, with PyTorch's gradients (``VarBackward0``,
+``StdBackward0``). ``amax``/``amin``, ``var_mean``/``std_mean``,
+``nansum``/``nanmean`` and ``aminmax`` are composites: their gradient, events and
+grad nodes are those of the ops they are made of (``var_mean`` shows up in a trace
+as a ``var`` and a ``mean`` node), as PyTorch's ``CompositeImplicitAutograd`` ops.
 
 Example:
     >>> import minigrad as mg
@@ -28,6 +29,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
+from ..errors import warn_at_user_line
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.backends import to_numpy
@@ -305,36 +307,121 @@ def _all_dims(input: Any, dim: Any) -> Any:
     return tuple(range(input.ndim)) if input.ndim else 0
 
 
-def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
-        axis: Any = None, keepdims: Any = None) -> Tensor:
-    """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
-    Composite (``mean``, ``sub``, ``mul``, ``sum``, ``div``).
+def _var_cpu(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = False) -> Any:
+    """``sum((x - mean)^2) / max(N - correction, 0)``, in float32 at least (PyTorch accumulates a half's in float)."""
+    work = x if x.itemsize >= 4 else x.astype(np.float32)
+    axis = _axis(work, dim)
+    axes = range(work.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    count = math.prod(work.shape[a] for a in axes)
+    centered = work - np.true_divide(np.sum(work, axis=axis, keepdims=True), count)
+    total = np.sum(centered * centered, axis=axis, keepdims=keepdim)
+    return np.asarray(np.true_divide(total, builtins.max(count - correction, 0)), dtype=x.dtype)
 
-    ``unbiased=False`` is the old spelling of ``correction=0``.
-    """
-    check_tensor("var", "input", 0, input)
-    dim = _dim_alias("var", dim, axis)
-    keepdim = _keepdim_alias("var", keepdim, keepdims)
+
+# (every dtype, as mean's: an integer input reaches InferMeta, which refuses it in PyTorch's words)
+@register_kernel("var", CPU, dtypes=ALL_DTYPES, name="cpu/var")
+def var_cpu(x, dim=None, correction=1.0, keepdim=False):
+    return _var_cpu(x, dim, correction, keepdim)
+
+
+@register_kernel("std", CPU, dtypes=ALL_DTYPES, name="cpu/std")
+def std_cpu(x, dim=None, correction=1.0, keepdim=False):
+    return np.asarray(np.sqrt(_var_cpu(x, dim, correction, keepdim)), dtype=x.dtype)
+
+
+def _check_correction(op: str, name: str, pos: int, v: Any) -> float:
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        raise TypeError(f"{op}(): argument 'correction' must be a number, but got {type_name(v)}")
+    return float(v)
+
+
+_VAR_ATTRS = (Attr("dim", None, check_dims), Attr("correction", 1.0, _check_correction),
+              Attr("keepdim", False, check_bool))
+
+_var_op = defop("var", inputs=("x",), attrs=_VAR_ATTRS, infer_meta=im.reduce, save=("x",),
+                doc="variance over dim: sum((x - mean)^2) / (N - correction)")
+_std_op = defop("std", inputs=("x",), attrs=_VAR_ATTRS, infer_meta=im.reduce, save=("x", "out"),
+                doc="standard deviation over dim: sqrt(var)")
+
+
+def _var_backward_of(ctx: Any, x: Any, g: Any) -> Any:
+    """PyTorch's ``var_backward``: ``2 / (N - correction) * g * (x - mean)``. Over all elements with no
+    degree of freedom left (``N <= correction``) it is ``g * where(x == mean, nan, inf)``; over ``dim``
+    the factor is what the division gives (inf at ``N == correction``, negative below)."""
+    ops = ctx.ops
+    dim, correction, keepdim = ctx.attrs["dim"], ctx.attrs["correction"], ctx.attrs["keepdim"]
+    if x.ndim == 0 or dim is None:
+        dof = math.prod(x.shape) - correction
+        mu = ops.mean(x)
+        if dof <= 0:
+            return ops.where(ops.eq(x, mu), ops.mul(g, math.nan), ops.mul(g, math.inf))
+        return ops.mul(ops.mul(g, 2.0 / dof), ops.sub(x, mu))
+    dims = im.reduced_dims("var", dim, x.ndim)
+    if not keepdim and x.ndim > 1:
+        g = ops.reshape(g, tuple(1 if d in dims else n for d, n in enumerate(x.shape)))
+    dof = math.prod(x.shape[d] for d in dims) - correction
+    return ops.mul(ops.mul(g, 2.0 / dof if dof else math.inf), ops.sub(x, ops.mean(x, dim=dims, keepdim=True)))
+
+
+@_var_op.def_backward
+def _var_backward(ctx, g):
+    (x,) = ctx.saved()
+    return (_var_backward_of(ctx, x, g),)
+
+
+@_std_op.def_backward
+def _std_backward(ctx, g):
+    """PyTorch's ``std_backward``: the variance's, of ``g / (2 std)`` - 0 where the std is 0 (a constant
+    input has a zero gradient, not NaN)."""
+    x, out = ctx.saved()
+    ops = ctx.ops
+    g_var = ops.where(ops.eq(out, 0.0), 0.0, ops.div(g, ops.mul(out, 2.0)))
+    return (_var_backward_of(ctx, x, g_var),)
+
+
+def _var_args(op: str, input: Any, dim: Any, unbiased: Any, keepdim: Any, correction: Any, axis: Any,
+              keepdims: Any) -> tuple[Any, float, bool]:
+    """``var``/``std``'s PyTorch forms to (dim, correction, keepdim): ``unbiased=False`` is the old spelling
+    of ``correction=0``, ``var(x, False)`` its positional one; ``axis``/``keepdims`` NumPy's."""
+    check_tensor(op, "input", 0, input)
+    dim = _dim_alias(op, dim, axis)
+    keepdim = _keepdim_alias(op, keepdim, keepdims)
     if isinstance(dim, bool):  # var(x, False): the old positional 'unbiased'
         dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    if not isinstance(correction, (int, float)) or isinstance(correction, bool):
-        raise TypeError(f"var(): argument 'correction' must be a number, but got {type_name(correction)}")
-    dims = tuple(range(input.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
-    if input.ndim == 0:  # a 0-d tensor takes dim 0 / -1 (checked here) and reduces nothing
-        dims = im.reduced_dims("var", dims, 0)
-    n = 1
-    for d in dims:
-        n *= input.shape[d]
-    centered = sub(input, mean(input, dim=dims, keepdim=True))
-    return div(sum(mul(centered, centered), dim=dims, keepdim=keepdim), float(builtins.max(n - correction, 0)))
+    return dim, _check_correction(op, "correction", 0, correction), keepdim
+
+
+def _warn_without_dof(op: str, input: Tensor, out: Tensor, correction: float) -> None:
+    """PyTorch's warning when ``N - correction <= 0`` (N: the input's elements per output element)."""
+    per_output = input.numel() // out.numel() if out.numel() else 0
+    if per_output - correction <= 0:
+        warn_at_user_line(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                          "reduction factor (input numel divided by output numel).")
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
+        axis: Any = None, keepdims: Any = None) -> Tensor:
+    """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (Bessel) by default.
+
+    ``unbiased=False`` is the old spelling of ``correction=0``. One node (``VarBackward0``), with
+    PyTorch's gradient, where there is no degree of freedom left too.
+    """
+    dim, correction, keepdim = _var_args("var", input, dim, unbiased, keepdim, correction, axis, keepdims)
+    out = _var_op(input, dim=dim, correction=correction, keepdim=keepdim)
+    _warn_without_dof("var", input, out, correction)
+    return out
 
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None,
         axis: Any = None, keepdims: Any = None) -> Tensor:
-    """Standard deviation: ``sqrt(var(...))`` with the same arguments. Composite (``var``, ``sqrt``)."""
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction, axis=axis, keepdims=keepdims))
+    """Standard deviation: ``sqrt(var(...))`` with the same arguments, one node (``StdBackward0``); a
+    constant input's gradient is 0, as PyTorch's."""
+    dim, correction, keepdim = _var_args("std", input, dim, unbiased, keepdim, correction, axis, keepdims)
+    out = _std_op(input, dim=dim, correction=correction, keepdim=keepdim)
+    _warn_without_dof("std", input, out, correction)
+    return out
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -347,9 +434,9 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``). Composite (``var``, ``sqrt``, ``mean``)."""
-    v, m = var_mean(input, dim, unbiased, keepdim, correction=correction)
-    return sqrt(v), m
+    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``). Composite (``std``, ``mean``)."""
+    d = None if isinstance(dim, bool) else dim
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim=d, keepdim=keepdim)
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:

@@ -380,13 +380,13 @@ def getitem_grad_cpu(grad, index, shape):
         # slices, integers and masks pick each element at most once
         out[index] = grad
     elif len(index) == 1 and out.ndim >= 1:  # rows picked by one integer array: an embedding's backward
-        _add_rows(out, index[0], grad)
+        add_rows(out, index[0], grad)
     else:  # add.at accumulates repeated integer indices (x[[0, 0]] gets both gradients)
         np.add.at(out, index, grad)
     return out
 
 
-def _add_rows(out: np.ndarray, rows: np.ndarray, grad: np.ndarray) -> None:
+def add_rows(out: np.ndarray, rows: np.ndarray, grad: np.ndarray) -> None:
     """``out[rows[i]] += grad[i]`` for every ``i``, repeated rows summed in order: one stable sort and
     one ``add.reduceat`` (``np.add.at``, one element at a time, is 4x slower for an embedding)."""
     if rows.size == 0:

@@ -398,7 +398,8 @@ def _copy_owns(r: Any, src: ndarray) -> Any:
     """A result of ``src``'s method: CuPy's copy owns its memory, where NumPy's may be a view of a
     temporary (then it is copied once more, so that views of it have it as their base)."""
     if isinstance(r, ndarray) and _allocation(r) is not _allocation(src):
-        return _owner(r.copy()) if np.ndarray.base.__get__(r) is not None else r
+        # (the second copy is the stand-in's own: no launch of CuPy's)
+        return _owner(np.array(_host(r), copy=True)) if np.ndarray.base.__get__(r) is not None else r
     return r
 
 
@@ -661,7 +662,7 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
     out[...] = r
 
 
-_RED = {"sum": np.sum, "mean": np.sum, "max": np.max, "min": np.min}
+_RED = {"sum": np.sum, "mean": np.sum, "max": np.max, "min": np.min, "var": np.sum, "std": np.sum}
 
 
 def _geometry_ok(grid: tuple, block: tuple, rows: int, cols: int, chunks: int, chunk_len: int) -> None:
@@ -691,12 +692,18 @@ def _reduce(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> No
     for row in range(rows):
         for c in range(chunks):
             seg = xm[row, c * chunk_len: min(cols, (c + 1) * chunk_len)]
+            if op in ("var", "std") and variant != "combine":  # squared deviations from the row's mean (aux)
+                mu = acc(np.asarray(aux).reshape(-1)[row])
+                seg = (seg - mu) * (seg - mu)
             if seg.size == 0:
                 r = {"max": -np.inf, "min": np.inf}.get(op, 0.0)
             else:
                 r = _RED[op](seg)
-            if variant != "partial" and op == "mean":
-                r = r * acc(scale)
+            if variant != "partial" and op in ("mean", "var", "std"):
+                with np.errstate(invalid="ignore", over="ignore"):
+                    r = r * acc(scale)
+                if op == "std":
+                    r = np.sqrt(r)
             flat[row * chunks + c] = r
 
 
@@ -1290,7 +1297,9 @@ def install() -> None:
     def scatter_add(a: Any, index: Any, v: Any) -> None:
         _upload_host_indices(index, "cupyx.scatter_add")
         _launch()
-        np.add.at(_host(a), index, _host(v))
+        host_index = tuple(_host(i) if isinstance(i, ndarray) else i for i in index) if isinstance(index, tuple) else (
+            _host(index) if isinstance(index, ndarray) else index)
+        np.add.at(_host(a), host_index, _host(v))
 
     cupyx.scatter_add = scatter_add
     cupyx.empty_pinned = empty_pinned

@@ -122,7 +122,7 @@ def test_where_and_clip(dtype):
     check("clip", lambda x: mg.clip(x, None, 0.3), [_rand((6, 5), dtype)], dtype)
 
 
-REDUCTIONS = ["sum", "mean", "max", "min", "logsumexp"]
+REDUCTIONS = ["sum", "mean", "max", "min", "logsumexp", "var", "std"]
 DIMS = [None, 0, -1, (0, 2), 1]
 
 
@@ -132,6 +132,27 @@ DIMS = [None, 0, -1, (0, 2), 1]
 @pytest.mark.parametrize("op", REDUCTIONS)
 def test_reductions(op, dim, keepdim, dtype):
     check(op, lambda x: mg.OPS[op](x, dim=dim, keepdim=keepdim), [_rand((5, 7, 9), dtype)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("correction", [0, 1, 2.5, 9], ids=str)
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_and_std_are_two_launches_with_the_cpus_values(op, correction, dtype):
+    """The rows' means, then their squared deviations (``cuda_src.REDUCE``'s ``var``/``std``), against the
+    CPU's: every correction, none left (9 > 7: inf and NaN where the CPU has them), 0-d and empty inputs."""
+    check(op, lambda x: mg.OPS[op](x, dim=(0, 2), correction=correction), [_rand((3, 4, 3), dtype)], dtype)
+    check(op, lambda x: mg.OPS[op](x, dim=1, correction=correction, keepdim=True), [_rand((5, 7), dtype)], dtype)
+    for shape, dim in (((), None), ((4, 0), 1), ((0, 3), 0)):
+        x = _rand(shape, dtype)
+        cpu = mg.OPS[op](mg.tensor(x), dim=dim, correction=correction).numpy()
+        gpu = mg.OPS[op](mg.tensor(x).to("gpu"), dim=dim, correction=correction).cpu().numpy()
+        np.testing.assert_array_equal(gpu, cpu)
+    fake = fake_cupy.installed()
+    if fake is not None and dtype is not mg.float16:
+        x = mg.tensor(_rand((64, 33), dtype)).to("gpu")
+        fake.reset_counts()
+        mg.OPS[op](x, dim=1, correction=correction)
+        assert fake.counts()["launches"] == 2
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
@@ -319,6 +340,30 @@ def test_index_out_of_range_on_gpu_is_reported_at_the_next_sync():
                                          r"but got -1..1\)"):
         mg.cuda.synchronize()
     assert out.shape == (1, 2, 3) and w[mg.tensor([1, -4]).to("gpu")].tolist() == w.cpu()[[1, 0]].tolist()
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("padding_idx", [None, 3, -1])
+def test_embedding_is_a_gather_and_its_backward_a_scatter_add(padding_idx, dtype):
+    """``F.embedding`` on the device against the CPU (rows picked twice, the padding row); on the stand-in
+    one range check and one gather forward, zeros and one scatter-add backward (it was a check, a getitem
+    with its own check, and a getitem_grad)."""
+    idx = np.array([[1, 3, 1], [0, 3, 4]])
+    check("embedding", lambda w: mg.nn.functional.embedding(mg.tensor(idx).to(w.device), w, padding_idx=padding_idx),
+          [_rand((5, 4), dtype)], dtype)
+    fake = fake_cupy.installed()
+    if fake is None:
+        return
+    w = mg.tensor(_rand((5, 4), dtype)).to("gpu").requires_grad_()
+    i = mg.tensor(idx).to("gpu")
+    out = mg.nn.functional.embedding(i, w, padding_idx=padding_idx)
+    seed = mg.ones(out.shape, dtype=dtype, device="gpu")
+    fake.reset_counts()
+    out = mg.nn.functional.embedding(i, w, padding_idx=padding_idx)
+    assert fake.counts()["launches"] == 2
+    fake.reset_counts()
+    mg.autograd.grad(out, w, seed)
+    assert fake.counts()["launches"] == (2 if padding_idx is None else 3)  # (+ the padding row zeroed)
 
 
 MATMUL_CASES = [

@@ -125,16 +125,18 @@ def steady_counts(step, steps=3):
 
 
 #: Stand-in launches per steady step, the optimizers in their default form on the GPU (``foreach``), each
-#: budget the measurement plus about 2%: char GPT 157, MLP 34 with clip_grad_norm_, CNN 60, the nanoGPT-style
-#: step 203 (its dropout masks are drawn on the device: one launch each, no copy). At the start of the sixth
+#: budget the measurement plus about 2%: char GPT 149, MLP 34 with clip_grad_norm_, CNN 57, the nanoGPT-style
+#: step 193 (its dropout masks are drawn on the device: one launch each, no copy). At the start of the sixth
 #: session they were 448, 89, 88 and 712: the pieces of ``qkv.split`` became one node, layer norm one launch a
 #: row, clipping its foreach form, nll_loss one launch, a bias's gradient one matrix-vector product, and .grad
 #: takes a fresh gradient (and nn.Linear's, made row-major for it) without a copy; in the seventh, softmax's
-#: backward became one launch (PyTorch's ``_softmax_backward_data``) where it took four (bench/RESULTS.md).
-BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 160),
+#: backward became one launch (PyTorch's ``_softmax_backward_data``) where it took four; in the eighth, an
+#: embedding one range check and one gather (PyTorch's ``embedding`` op) where a getitem checked the range
+#: again, and the stand-in stopped counting a copy of its own after a gather (bench/RESULTS.md).
+BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 152),
            "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 35),
-           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 62),
-           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 207)}
+           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 59),
+           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 197)}
 
 
 @counted

@@ -112,6 +112,9 @@ REDUCE: dict[str, tuple[str, str, str, str]] = {
     "mean": ("(ACC)0", "p + q", "v", "acc * (ACC)scale"),
     "max": ("-mg_inf((ACC)0)", "(p != p || p > q) ? p : q", "v", "acc"),
     "min": ("mg_inf((ACC)0)", "(p != p || p < q) ? p : q", "v", "acc"),
+    # var/std: the squared deviations from the row's mean (``aux``, in ACC), times 1 / (N - correction)
+    "var": ("(ACC)0", "p + q", "(v - aux[row]) * (v - aux[row])", "acc * (ACC)scale"),
+    "std": ("(ACC)0", "p + q", "(v - aux[row]) * (v - aux[row])", "{sqrt}(acc * (ACC)scale)"),
 }
 
 

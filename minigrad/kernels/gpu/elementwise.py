@@ -18,7 +18,7 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
-from ..strided import order_and_inverse
+from ..strided import order_and_inverse, row_major
 from ._runtime import constant_value, dtype_name, function, launch_1d, strides_meta
 
 GPU = Backend.GPU
@@ -40,7 +40,7 @@ def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[i
     """The output's dimensions from the slowest to the fastest in memory (PyTorch's order) and the inverse
     permutation, or ``None`` for row-major (NOTE [ An elementwise result is laid out as PyTorch lays it
     out ] in ``kernels/strided.py``)."""
-    if len(shape) < 2 or all(a.flags.c_contiguous for a in inputs):
+    if len(shape) < 2 or all(row_major(a) for a in inputs):
         return None
     return order_and_inverse(shape, inputs)
 

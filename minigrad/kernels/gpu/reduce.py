@@ -11,6 +11,7 @@ without paying for a second launch from Python.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cupy
@@ -180,6 +181,32 @@ def sum_(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
 @register_kernel("mean", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_mean")
 def mean(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return _reduction("mean", "mean", x, dim, keepdim)
+
+
+def _var_std(op: str, x: Any, dim: Any, correction: float, keepdim: bool) -> Any:
+    """Two launches: the rows' means, then the sum of squared deviations from them, times
+    ``1 / (N - correction)`` (and its square root for ``std``)."""
+    m, rows, cols, kept, red = as_rows(x, dim)
+    if cols == 0:  # an empty reduction: NaN, as PyTorch's
+        return cupy.full(_finish(cupy.empty((rows,), dtype=x.dtype), x, kept, red, keepdim).shape, np.nan,
+                         dtype=x.dtype)
+    mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols)
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    if mu.dtype != acc:  # float16 / bfloat16: the mean goes to the kernel in its accumulation type
+        mu = mu.astype(acc)
+    dof = cols - correction
+    r = reduce_rows(op, m, rows, cols, aux=mu, scale=1.0 / dof if dof > 0 else math.inf)
+    return _finish(r, x, kept, red, keepdim)
+
+
+@register_kernel("var", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_var")
+def var(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = False) -> Any:
+    return _var_std("var", x, dim, correction, keepdim)
+
+
+@register_kernel("std", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_std")
+def std(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = False) -> Any:
+    return _var_std("std", x, dim, correction, keepdim)
 
 
 @register_kernel("max", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_max")

@@ -12,7 +12,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ...dtypes import ALL_DTYPES
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import (concat_arrays, copy_slices_array, diagonal_view, split_views, squeeze_view, transpose_view,
@@ -144,4 +144,23 @@ def getitem_grad(grad: Any, index: Any, shape: Any) -> Any:
 
     out = cupy.zeros(shape, dtype=grad.dtype)
     cupyx.scatter_add(out, _gpu_index(index), grad)
+    return out
+
+
+@register_kernel("embedding", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_embedding")
+def embedding(weight: Any, indices: Any, padding_idx: int = -1) -> Any:
+    """One gather (the indices were checked on the device before: ``devices.check_range``)."""
+    return weight[indices]
+
+
+@register_kernel("embedding_dense_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_embedding_dense_backward")
+def embedding_dense_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int = -1) -> Any:
+    """Zeros, then each row of ``grad`` added at its index (CuPy's atomic scatter-add)."""
+    import cupyx
+
+    dim = grad.shape[-1]
+    out = cupy.zeros((num_weights, dim), dtype=grad.dtype)
+    cupyx.scatter_add(out, indices.reshape(-1), grad.reshape(-1, dim))
+    if padding_idx >= 0:
+        out[padding_idx] = 0
     return out
