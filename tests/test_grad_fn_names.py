@@ -128,10 +128,13 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "roll": lambda lib, d: d["x"].roll(1, 0),
     "repeat": lambda lib, d: d["x"].repeat(2, 1),
     "diagonal": lambda lib, d: d["x"].diagonal(),
+    "diagonal of other dims": lambda lib, d: d["x"].diagonal(1, 1, 0),
     "unfold": lambda lib, d: d["x"].unfold(1, 2, 1),
     "gather": lambda lib, d: d["x"].gather(1, lib.tensor([[0], [1], [2]])),
     "pad": lambda lib, d: _F(lib).pad(d["x"], (1, 1)),
     "tril": lambda lib, d: d["x"].tril(),
+    "triu": lambda lib, d: d["x"].triu(1),
+    "masked_fill tensor": lambda lib, d: d["x"].masked_fill(d["x"] > 0, d["x"].sum()),
     "conv2d": lambda lib, d: _F(lib).conv2d(d["img"], d["ker"]),
     "max_pool2d": lambda lib, d: _F(lib).max_pool2d(d["img"], 2),
     "avg_pool2d": lambda lib, d: _F(lib).avg_pool2d(d["img"], 2),
@@ -144,9 +147,6 @@ DIFFERENT: dict[str, str] = {
     "pow scalar": "the Python exponent is an input slot here (wrapped as a tensor, as for mul); "
                   "PyTorch's pow.Tensor_Scalar takes it as an attribute, so its node has one next function",
     "rsub": "the same: PyTorch's rsub.Scalar has no slot for the number",
-    "masked_fill": "a composite here (where): WhereBackward0 with the mask and fill as no-gradient inputs",
-    "tril": "a composite here (where with a constant mask): WhereBackward0",
-    "diagonal": "diagonal(dim1, dim2) is a permute then the last two dims' diagonal here: PermuteBackward0 below",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead",

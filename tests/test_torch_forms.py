@@ -244,8 +244,8 @@ def test_t_bmm_masked_fill_errors() -> None:
         mg.ones(2, 2, 2).t()
     with pytest.raises(ValueError, match="3-D"):
         mg.bmm(mg.ones(2, 2), mg.ones(2, 2))
-    with pytest.raises(TypeError, match="dtype bool"):
-        mg.ones(2).masked_fill(mg.ones(2), 0.0)
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype float$"):
+        mg.ones(2).masked_fill(mg.ones(2), 0.0)  # PyTorch's class and words
 
 
 # -- creation ---------------------------------------------------------------------------------
@@ -393,3 +393,24 @@ def test_embedding_is_one_node_and_skips_the_padding_row_as_pytorch() -> None:
     for lib in (torch, mg):
         with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
             lib.nn.functional.embedding(lib.tensor([0]), lib.zeros(3, 2), padding_idx=3)
+
+
+def test_masked_fill_and_triangles_are_pytorchs_ops() -> None:
+    """``masked_fill`` (a number: ``MaskedFillBackward0``; a 0-d tensor: ``MaskedFillBackward1``, whose
+    value gets the gradient of the positions it filled), ``tril``/``triu``: PyTorch's dtypes, broadcast
+    shapes, row-major layouts and gradients."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    x0, m0 = rng.normal(size=(4, 3)), rng.random((2, 3, 4)) > 0.5
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor(x0, dtype=lib.float32, requires_grad=True)
+        v = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        xt = x.t()  # column-major: the results are row-major all the same
+        outs = [xt.masked_fill(lib.tensor(m0), -2.0), xt.masked_fill(lib.tensor(m0[0]), v), xt.tril(-1), xt.triu(1)]
+        sum(o.double().sum() * (k + 1) for k, o in enumerate(outs)).backward()
+        got.append([(tuple(o.shape), o.dtype == lib.float32, tuple(o.stride()), type(o.grad_fn).__name__)
+                    for o in outs] + [x.grad.numpy(), v.grad.item()])
+    assert got[0][:4] == got[1][:4]
+    np.testing.assert_allclose(got[1][4], got[0][4], rtol=1e-6)
+    assert got[1][5] == pytest.approx(got[0][5])

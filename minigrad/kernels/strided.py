@@ -60,8 +60,12 @@ def strided(xp: Any, x: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -
     return xp.lib.stride_tricks.as_strided(x, shape, strides).view()
 
 
-def diagonal_view(xp: Any, x: Any, offset: int) -> Any:
-    """The diagonal of the last two dims as the last dim, writable (NumPy's own ``diagonal`` is read-only)."""
+def diagonal_view(xp: Any, x: Any, offset: int, dim1: int = -2, dim2: int = -1) -> Any:
+    """The diagonal of the ``(dim1, dim2)`` planes as the last dim, the other dims in order before it (PyTorch's
+    ``diagonal``), writable (NumPy's own ``diagonal`` is read-only)."""
+    d1, d2 = dim1 % x.ndim, dim2 % x.ndim
+    if (d1, d2) != (x.ndim - 2, x.ndim - 1):
+        x = x.transpose(tuple(k for k in range(x.ndim) if k not in (d1, d2)) + (d1, d2))
     n = diagonal_length(x.shape[-2], x.shape[-1], offset)
     start = x[..., max(-offset, 0):, max(offset, 0):] if n else x
     step = x.strides[-2] + x.strides[-1]  # one row down and one column right

@@ -1,7 +1,8 @@
 """Reading parts of a tensor by position: ``index_select``, ``masked_select``, ``take``, ``narrow``,
 ``select``, ``diagonal``, ``diag``, ``unfold`` (sliding windows, ``Tensor.unfold``) - composites of
 ``getitem`` (and ``where`` for ``diag`` of a vector); the index tables ``tril_indices``/``triu_indices``;
-and writing by mask: ``masked_fill``, ``tril``/``triu`` (composites of ``where``).
+and writing by mask: the ops ``masked_fill`` (and ``masked_fill_tensor``, for a tensor value),
+``tril`` and ``triu``, PyTorch's.
 
 Each one builds the NumPy-style index that picks the elements and calls the
 ``getitem`` op, so its backward is ``getitem``'s: the gradient is added back
@@ -25,15 +26,21 @@ import numpy as np
 
 from ..errors import ShapeError
 from .. import dtypes as _dt
+from ..dtypes import ALL_DTYPES
+from ..kernels import infer_meta as im
 from ..kernels.backends import move_array, to_numpy
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
-from ._constants import constant, kept_constant
+from ._constants import constant
 from .math import where
-from .registry import OPS, type_name
-from .shape import expand, getitem, permute, reshape
+from .registry import OPS, Attr, Input, defop, type_name
+from .shape import expand, getitem, reshape
 
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
+
+CPU = Backend.CPU
 
 
 def _dim(op: str, dim: Any, ndim: int, pos: int = 1) -> int:
@@ -135,9 +142,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
         raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, but got {input.ndim}")
     if d1 == d2:
         raise RuntimeError(f"diagonal(): dimensions dim1 and dim2 cannot be identical, but got {dim1} and {dim2}")
-    rest = [k for k in range(input.ndim) if k not in (d1, d2)]
-    x = permute(input, (*rest, d1, d2))
-    return OPS["diagonal"](x, offset)  # a view (ops/views.py)
+    return OPS["diagonal"](input, offset, d1, d2)  # a view (ops/views.py)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -205,50 +210,144 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
     return _triangle_indices("triu_indices", row, col, offset, False, dtype, device)
 
 
-# -- writing by mask: masked_fill, tril, triu (composites of where) --------------------------------
+# -- writing by mask: masked_fill, tril, triu (ops, as PyTorch's) ----------------------------------
+
+def _masked_fill_meta(op: str, x: Any, mask: Any, *rest: Any, **attrs: Any) -> Any:
+    """``x`` broadcast with ``mask`` (PyTorch's ``expand_outplace``), in ``x``'s dtype."""
+    if mask.dtype != np.bool_:
+        raise ShapeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                         f"{im._C_TYPE_NAMES.get(np.dtype(mask.dtype).name, mask.dtype)}")
+    if rest and rest[0].ndim != 0:
+        raise ShapeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                         f"{rest[0].ndim} dimension(s).")
+    shape = x.shape if x.shape == mask.shape else im.broadcast_shapes(op, mask.shape, x.shape, ("mask", "x"))
+    return tuple(shape), x.dtype
+
+
+def _check_value(op: str, name: str, pos: int, v: Any) -> Any:
+    if not isinstance(v, (bool, int, float)):
+        raise TypeError(f"{op}(): argument 'value' (position 2) must be a number or a 0-d Tensor, but got "
+                        f"{type_name(v)}")
+    return v
+
+
+def _filled(x: np.ndarray, mask: np.ndarray, value: Any) -> np.ndarray:
+    """A row-major copy of ``x`` (broadcast with ``mask``) with ``value`` where ``mask`` holds (PyTorch's
+    ``clone(contiguous)`` then ``masked_fill_``)."""
+    shape = x.shape if x.shape == mask.shape else np.broadcast_shapes(x.shape, mask.shape)
+    out = np.array(np.broadcast_to(x, shape), order="C")
+    if out.size:
+        out[np.broadcast_to(mask, shape)] = value
+    return out
+
+
+@register_kernel("masked_fill", CPU, dtypes=ALL_DTYPES, name="cpu/masked_fill")
+def masked_fill_cpu(x, mask, value):
+    return _filled(x, mask, np.asarray(value).astype(x.dtype))
+
+
+masked_fill_op = defop(
+    "masked_fill",
+    inputs=("x", Input("mask", differentiable=False)),
+    attrs=(Attr("value", check=_check_value),),
+    infer_meta=_masked_fill_meta,
+    save=("mask",),
+    layout="contiguous",
+    doc="x with value (a number) where mask is True (mask broadcasts; no gradient to mask)",
+)
+
+
+@masked_fill_op.def_backward
+def _masked_fill_backward(ctx, g):
+    (mask,) = ctx.saved()
+    ops = ctx.ops
+    return ops.sum_to(ops.masked_fill(g, mask, 0.0), ctx.input_shape(0)), None
+
+
+@register_kernel("masked_fill_tensor", CPU, dtypes=ALL_DTYPES, name="cpu/masked_fill_tensor")
+def masked_fill_tensor_cpu(x, mask, value):
+    return _filled(x, mask, value.astype(x.dtype))
+
+
+masked_fill_tensor = defop(
+    "masked_fill_tensor",
+    inputs=("x", Input("mask", differentiable=False), "value"),
+    infer_meta=_masked_fill_meta,
+    save=("mask",),
+    key_inputs=(0,),
+    layout="contiguous",
+    doc="x with value (a 0-d tensor) where mask is True: PyTorch's masked_fill.Tensor (MaskedFillBackward1)",
+)
+
+
+@masked_fill_tensor.def_backward
+def _masked_fill_tensor_backward(ctx, g):
+    """``x`` as ``masked_fill``'s; the value gets the gradient of every position it filled, summed."""
+    (mask,) = ctx.saved()
+    ops = ctx.ops
+    gx = ops.sum_to(ops.masked_fill(g, mask, 0.0), ctx.input_shape(0)) if ctx.needs(0) else None
+    gv = ops.sum(ops.where(mask, g, ops.fill(g, 0))) if ctx.needs(2) else None
+    return gx, None, gv
+
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``value`` where ``mask`` is True, ``input`` elsewhere (``mask`` broadcasts; no gradient to ``mask``).
 
-    Composite (``where``).
+    One op, as PyTorch's: ``masked_fill`` for a number (``MaskedFillBackward0``), ``masked_fill_tensor``
+    for a 0-d tensor value (``MaskedFillBackward1``, whose gradient reaches the value too). The result is
+    row-major and has ``input``'s dtype.
     """
     check_tensor("masked_fill", "input", 0, input)
     check_tensor("masked_fill", "mask", 1, mask)
-    if mask.dtype is not _dt.bool_:
-        raise TypeError(f"masked_fill(): argument 'mask' (position 1) must have dtype bool, but got {mask.dtype}")
     if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise ShapeError(f"masked_fill(): a Tensor 'value' must be 0-dimensional, but got shape {tuple(value.shape)}")
-    elif isinstance(value, (bool, int, float)):
-        value = Tensor._scalar(value, input.dtype, input.device)
-    else:
-        raise TypeError(f"masked_fill(): argument 'value' (position 2) must be a number or a 0-d Tensor, but got {type_name(value)}")
-    return where(mask, value, input)
+        return masked_fill_tensor(input, mask, value)
+    return masked_fill_op(input, mask, value=_check_value("masked_fill", "value", 2, value))
 
 
-def _triangle(op: str, input: Tensor, diagonal: int, lower: bool) -> Tensor:
-    check_tensor(op, "input", 0, input)
-    if input.ndim < 2:
-        raise ShapeError(f"{op}(): input must have at least 2 dimensions, but got shape {tuple(input.shape)}")
-    if not isinstance(diagonal, int) or isinstance(diagonal, bool):
-        raise TypeError(f"{op}(): argument 'diagonal' (position 1) must be int, but got {type_name(diagonal)}")
-    rows, cols = input.shape[-2:]
+def _tri_meta(op: str, x: Any, diagonal: int = 0) -> Any:
+    if x.ndim < 2:
+        raise ShapeError(f"{op}: input tensor must have at least 2 dimensions")
+    return tuple(x.shape), x.dtype
 
-    def keep() -> np.ndarray:
-        return np.tri(rows, cols, k=diagonal, dtype=bool) if lower else ~np.tri(rows, cols, k=diagonal - 1, dtype=bool)
 
-    mask = kept_constant((op, rows, cols, diagonal), keep, input, _dt.bool_)
-    return where(mask, input, Tensor._scalar(0, input.dtype, input.device))
+@register_kernel("tril", CPU, dtypes=ALL_DTYPES, name="cpu/tril")
+def tril_cpu(x, diagonal=0):
+    return np.ascontiguousarray(np.tril(x, diagonal))
+
+
+@register_kernel("triu", CPU, dtypes=ALL_DTYPES, name="cpu/triu")
+def triu_cpu(x, diagonal=0):
+    return np.ascontiguousarray(np.triu(x, diagonal))
+
+
+tril_op = defop("tril", inputs=("x",), attrs=(Attr("diagonal", 0, check_int),), infer_meta=_tri_meta,
+                layout="contiguous", doc="the lower triangle of the last two dims (elements above diagonal set to 0)")
+triu_op = defop("triu", inputs=("x",), attrs=(Attr("diagonal", 0, check_int),), infer_meta=_tri_meta,
+                layout="contiguous", doc="the upper triangle of the last two dims (elements below diagonal set to 0)")
+
+
+@tril_op.def_backward
+def _tril_backward(ctx, g):
+    return (ctx.ops.tril(g, ctx.attrs["diagonal"]),)
+
+
+@triu_op.def_backward
+def _triu_backward(ctx, g):
+    return (ctx.ops.triu(g, ctx.attrs["diagonal"]),)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The lower triangle of the last two dims (elements above ``diagonal`` set to 0). Composite (``where``)."""
-    return _triangle("tril", input, diagonal, True)
+    """The lower triangle of the last two dims (elements above ``diagonal`` set to 0): one op, as PyTorch's
+    (``TrilBackward0``; its gradient is the gradient's lower triangle)."""
+    check_tensor("tril", "input", 0, input)
+    return tril_op(input, diagonal=diagonal)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
-    """The upper triangle of the last two dims (elements below ``diagonal`` set to 0). Composite (``where``)."""
-    return _triangle("triu", input, diagonal, False)
+    """The upper triangle of the last two dims (elements below ``diagonal`` set to 0): one op
+    (``TriuBackward0``)."""
+    check_tensor("triu", "input", 0, input)
+    return triu_op(input, diagonal=diagonal)
 
 
 __all__ += ['masked_fill', 'tril', 'triu']

@@ -49,27 +49,36 @@ def _copy_slices_backward(ctx, g):
     return ctx.ops.copy_slices(g, ctx.ops.fill(g_src, 0), pos), g_src  # fill: no inf * 0 = nan
 
 
-def _diagonal_meta(op: str, x: Any, offset: int) -> Any:
-    rows, cols = x.shape[-2], x.shape[-1]
-    return tuple(x.shape[:-2]) + (diagonal_length(rows, cols, offset),), x.dtype
+def _diagonal_meta(op: str, x: Any, offset: int, dim1: int = -2, dim2: int = -1) -> Any:
+    d1, d2 = dim1 % x.ndim, dim2 % x.ndim
+    rest = tuple(n for k, n in enumerate(x.shape) if k not in (d1, d2))
+    return rest + (diagonal_length(x.shape[d1], x.shape[d2], offset),), x.dtype
 
 
 @register_kernel("diagonal", CPU, dtypes=ALL_DTYPES, name="cpu/diagonal")
-def diagonal_cpu(x, offset):
-    return diagonal_view(np, x, offset)
+def diagonal_cpu(x, offset, dim1=-2, dim2=-1):
+    return diagonal_view(np, x, offset, dim1, dim2)
 
 
-diagonal = defop("diagonal", inputs=("x",), attrs=(Attr("offset", 0),), infer_meta=_diagonal_meta, view=True,
-                 doc="the diagonal of the last two dims, as the last dim (a view)")
+diagonal = defop("diagonal", inputs=("x",), attrs=(Attr("offset", 0), Attr("dim1", -2), Attr("dim2", -1)),
+                 infer_meta=_diagonal_meta, view=True,
+                 doc="the diagonal of the (dim1, dim2) planes, shifted by offset, as the last dim (a view)")
 
 
 @diagonal.def_backward
 def _diagonal_backward(ctx, g):
-    shape = ctx.input_shape(0)
-    offset = ctx.attrs["offset"]
-    n = diagonal_length(shape[-2], shape[-1], offset)
+    """Zeros with ``g`` on the diagonal: scattered into the input's shape with the two dims last, then
+    those dims put back in their places."""
+    shape = tuple(ctx.input_shape(0))
+    offset, nd = ctx.attrs["offset"], len(shape)
+    d1, d2 = ctx.attrs["dim1"] % nd, ctx.attrs["dim2"] % nd
+    order = tuple(k for k in range(nd) if k not in (d1, d2)) + (d1, d2)
+    n = diagonal_length(shape[d1], shape[d2], offset)
     index = (Ellipsis, np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0))
-    return (ctx.ops.getitem_grad(g, index, tuple(shape)),)
+    spread = ctx.ops.getitem_grad(g, index, tuple(shape[k] for k in order))
+    if order == tuple(range(nd)):
+        return (spread,)
+    return (ctx.ops.permute(spread, tuple(int(k) for k in np.argsort(order))),)
 
 
 def _unfold_meta(op: str, x: Any, dim: int, size: int, step: int) -> Any:

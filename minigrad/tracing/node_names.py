@@ -44,6 +44,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "cross_entropy": "NllLossBackward0",
     "argcummax": "CummaxBackward0",
     "argcummin": "CumminBackward0",
+    "masked_fill_tensor": "MaskedFillBackward1",  # masked_fill.Tensor; masked_fill.Scalar is MaskedFillBackward0
     "max": "MaxBackward1",  # max() of all elements; max(dim) picks with an index
     "min": "MinBackward1",
 }

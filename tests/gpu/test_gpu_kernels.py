@@ -366,6 +366,33 @@ def test_embedding_is_a_gather_and_its_backward_a_scatter_add(padding_idx, dtype
     assert fake.counts()["launches"] == (2 if padding_idx is None else 3)  # (+ the padding row zeroed)
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_masked_fill_tril_triu_and_diagonals_of_any_dims(dtype):
+    """PyTorch's ops (not composites of ``where``/``permute``) against the CPU: a number and a 0-d tensor
+    value, a broadcast mask, a transposed input (the result row-major), triangles with offsets, the diagonal
+    of any two dims; on the stand-in one launch each once the masks are made."""
+    m = mg.tensor(np.random.default_rng(1).random((3, 4)) > 0.5)
+    check("masked_fill", lambda x: x.masked_fill(m.to(x.device), -1.5), [_rand((3, 4), dtype)], dtype)
+    check("masked_fill", lambda x: x.t().masked_fill(m.to(x.device)[None], 2.0), [_rand((4, 3), dtype)], dtype)
+    check("masked_fill_tensor", lambda x, v: x.masked_fill(m.to(x.device), v.sum()),
+          [_rand((3, 4), dtype), _rand((2,), dtype)], dtype)
+    check("tril", lambda x: x.tril(), [_rand((2, 5, 5), dtype)], dtype)
+    check("tril", lambda x: x.tril(-1), [_rand((2, 4, 5), dtype)], dtype)
+    check("triu", lambda x: x.triu(2), [_rand((2, 5, 5), dtype)], dtype)
+    check("triu", lambda x: x.t().triu(1), [_rand((5, 4), dtype)], dtype)
+    check("diagonal", lambda x: x.diagonal(1, 2, 0), [_rand((3, 2, 4), dtype)], dtype)
+    fake = fake_cupy.installed()
+    if fake is None or dtype is mg.float16:
+        return
+    x = mg.tensor(_rand((3, 4), dtype)).to("gpu")
+    mask = m.to("gpu")
+    for fn in (lambda: x.masked_fill(mask, -1.5), lambda: x.tril(1), lambda: x.triu()):
+        fn()
+        fake.reset_counts()
+        fn()
+        assert fake.counts()["launches"] == 1
+
+
 MATMUL_CASES = [
     ((37, 19), (19, 23), False, False),
     ((19, 37), (19, 23), True, False),

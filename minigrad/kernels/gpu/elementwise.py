@@ -19,7 +19,7 @@ from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
 from ..strided import order_and_inverse, row_major
-from ._runtime import constant_value, dtype_name, function, launch_1d, strides_meta
+from ._runtime import constant, constant_value, dtype_name, function, launch_1d, strides_meta
 
 GPU = Backend.GPU
 
@@ -209,3 +209,52 @@ def clone(x: Any, memory_format: str = "preserve_format") -> Any:
 @register_kernel("fill", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill")
 def fill(x: Any, value: Any) -> Any:
     return cupy.full(x.shape, value, dtype=x.dtype)
+
+
+# -- masked_fill, tril, triu: one where launch, the result row-major (PyTorch's) -------------------
+
+def _where_rows(mask: Any, x: Any, y: Any) -> Any:
+    """``where(mask, x, y)`` in one launch (the hand-written kernel for floats, CuPy's for the rest), laid out
+    row-major as PyTorch's ``masked_fill``/``tril`` results are (a copy only for a transposed input)."""
+    if x.dtype.kind == "f" and x.dtype == y.dtype:
+        out = run_elementwise("where", "where", (mask, x, y), x.dtype, value_dtype=x.dtype)
+    else:
+        out = cupy.where(mask, x, y)
+    return out if out.flags.c_contiguous else cupy.ascontiguousarray(out)
+
+
+@register_kernel("masked_fill", GPU, dtypes=ALL_DTYPES, name="gpu/cuda_masked_fill")
+def masked_fill(x: Any, mask: Any, value: Any) -> Any:
+    return _where_rows(mask, constant(np.asarray(value).astype(x.dtype)), x)
+
+
+@register_kernel("masked_fill_tensor", GPU, dtypes=ALL_DTYPES, name="gpu/cuda_masked_fill_tensor")
+def masked_fill_tensor(x: Any, mask: Any, value: Any) -> Any:
+    return _where_rows(mask, value.astype(x.dtype, copy=False), x)
+
+
+#: (rows, cols, diagonal, lower) -> the device mask of a triangle, made on the device once per geometry
+_TRI: dict[tuple[int, int, int, bool], Any] = {}
+_TRI_MAX = 64
+
+
+def _triangle(x: Any, diagonal: int, lower: bool) -> Any:
+    rows, cols = x.shape[-2], x.shape[-1]
+    key = (rows, cols, diagonal, lower)
+    mask = _TRI.get(key)
+    if mask is None:
+        if len(_TRI) >= _TRI_MAX:
+            _TRI.clear()
+        mask = cupy.tri(rows, cols, k=diagonal, dtype=np.bool_)
+        mask = _TRI[key] = mask if lower else ~cupy.tri(rows, cols, k=diagonal - 1, dtype=np.bool_)
+    return _where_rows(mask, x, constant(np.zeros((), dtype=x.dtype)))
+
+
+@register_kernel("tril", GPU, dtypes=ALL_DTYPES, name="gpu/cuda_tril")
+def tril(x: Any, diagonal: int = 0) -> Any:
+    return _triangle(x, diagonal, True)
+
+
+@register_kernel("triu", GPU, dtypes=ALL_DTYPES, name="gpu/cuda_triu")
+def triu(x: Any, diagonal: int = 0) -> Any:
+    return _triangle(x, diagonal, False)

@@ -94,8 +94,8 @@ def unsqueeze(x: Any, dim: int) -> Any:
 
 
 @register_kernel("diagonal", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_diagonal")
-def diagonal(x: Any, offset: int) -> Any:
-    return diagonal_view(cupy, x, offset)
+def diagonal(x: Any, offset: int, dim1: int = -2, dim2: int = -1) -> Any:
+    return diagonal_view(cupy, x, offset, dim1, dim2)
 
 
 @register_kernel("unfold", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unfold")
