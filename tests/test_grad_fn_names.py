@@ -50,6 +50,12 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "div scalar": lambda lib, d: d["x"] / 2,
     "neg": lambda lib, d: -d["x"],
     "pow scalar": lambda lib, d: d["x"] ** 2,
+    "pow of a number": lambda lib, d: 2 ** d["x"],
+    "fmod scalar": lambda lib, d: d["x"].fmod(1.5),
+    "remainder scalar": lambda lib, d: d["x"].remainder(1.5),
+    "copysign scalar": lambda lib, d: d["x"].copysign(-1.0),
+    "xlogy scalar other": lambda lib, d: d["x"].xlogy(2.0),
+    "xlogy scalar self": lambda lib, d: lib.xlogy(2.0, d["x"].exp()),
     "pow tensor": lambda lib, d: d["x"].abs() ** d["y"],
     "exp": lambda lib, d: d["x"].exp(),
     "log": lambda lib, d: d["x"].abs().log(),
@@ -144,9 +150,6 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
-    "pow scalar": "the Python exponent is an input slot here (wrapped as a tensor, as for mul); "
-                  "PyTorch's pow.Tensor_Scalar takes it as an attribute, so its node has one next function",
-    "rsub": "the same: PyTorch's rsub.Scalar has no slot for the number",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead",

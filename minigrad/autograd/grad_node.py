@@ -107,6 +107,10 @@ class GradNode:
     #: Paddle's name for the node (``MulBackward0``), shown where the mechanism is taught.
     paddle_name: ClassVar[str] = ""
     is_accumulation: ClassVar[bool] = False
+    #: The input slot PyTorch's overload of this node takes as a Scalar, not a Tensor (``x ** 2``'s exponent,
+    #: ``1 - x``'s 1): a number minigrad wrapped as a tensor, left out of ``next_functions`` as PyTorch has
+    #: no edge for it (``tracing/node_names.py``, ``SCALAR_SLOTS``).
+    scalar_slot: ClassVar[int | None] = None
 
     def __init__(self, ids: tuple[int, int] | None = None, attrs: Any = None, next_edges: Any = (),
                  in_meta: Any = (), topo_nr: int = 0, wrappers: Any = ()) -> None:
@@ -142,10 +146,11 @@ class GradNode:
     def next_functions(self) -> tuple[tuple["GradNode | None", int], ...]:
         """PyTorch-style ``((next node, input position), ...)`` in slot, rank order. Inputs the op
         never differentiates (a target, an index, a condition) are left out, as PyTorch leaves them
-        out of its derivative formulas; an input that could take a gradient but needs none is ``None``."""
+        out of its derivative formulas, and so is a number PyTorch's overload takes as a Scalar
+        (``scalar_slot``); an input that could take a gradient but needs none is ``None``."""
         specs = self.opdef.inputs if self.opdef is not None else ()
         return tuple((e.node, e.slot) for slot, edges in enumerate(self.next_edges)
-                     if slot >= len(specs) or specs[slot].differentiable for e in edges)
+                     if (slot >= len(specs) or specs[slot].differentiable) and slot != self.scalar_slot for e in edges)
 
     def __repr__(self) -> str:
         # PyTorch's repr, as ``print(y.grad_fn)`` shows it; ``display_name`` carries the id.

@@ -51,7 +51,7 @@ from .. import dtypes as _dt
 from ..autograd.formula import GRAPH_OPS, define_array_op
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode
-from ..tracing.node_names import NODE_VARIANTS, node_class_name, paddle_node_name
+from ..tracing.node_names import NODE_VARIANTS, SCALAR_SLOTS, node_class_name, paddle_node_name
 from ..dispatch.amp import set_amp_category
 from ..dispatch.array_mode import ArrayOp
 from ..dispatch.codegen import dygraph_function
@@ -134,7 +134,7 @@ def on_define(listener: Callable[["OpDef"], None]) -> None:
 def _node_class(opdef: "OpDef", name: str) -> type[GradNode]:
     """The grad-node class of ``opdef`` named ``name`` (PyTorch's ``MulBackward0``)."""
     return type(name, (GradNode,), {"__slots__": (), "opdef": opdef, "op_name": opdef.name,
-                                    "paddle_name": paddle_node_name(opdef.name),
+                                    "paddle_name": paddle_node_name(opdef.name), "scalar_slot": SCALAR_SLOTS.get(name),
                                     "__module__": "minigrad.autograd.nodes"})
 
 

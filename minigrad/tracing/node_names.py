@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["TORCH_NODE_NAMES", "NODE_VARIANTS", "node_class_name", "paddle_node_name"]
+__all__ = ["TORCH_NODE_NAMES", "NODE_VARIANTS", "SCALAR_SLOTS", "node_class_name", "paddle_node_name"]
 
 #: Ops whose PyTorch node name is not ``<CamelCaseOp>Backward0``.
 TORCH_NODE_NAMES: dict[str, str] = {
@@ -137,6 +137,12 @@ def _with_tensor_operand(number: str) -> Callable[[Any, dict[str, Any]], str]:
 
 
 #: Ops with several PyTorch overloads: a function of the call's inputs and attributes gives the name.
+def _xlogy(inputs: Any, attrs: dict[str, Any]) -> str:
+    """``xlogy(x, y)``: ``xlogy.Tensor`` 0, a number ``x`` (``xlogy.Scalar_Self``) 1, a number ``y`` 2."""
+    x, y = inputs
+    return "XlogyBackward1" if _constant(x) and not _constant(y) else "XlogyBackward2" if _constant(y) else "XlogyBackward0"
+
+
 NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "sum": _reduction("Sum"),
     "mean": _reduction("Mean"),
@@ -149,6 +155,15 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "fmod": _with_tensor_operand("Fmod"),
     "remainder": _with_tensor_operand("Remainder"),
     "copysign": lambda inputs, attrs: "CopysignBackward1" if _constant(inputs[1]) else "CopysignBackward0",
+    "xlogy": _xlogy,
+}
+
+#: Node names of PyTorch's Scalar overloads -> the input slot their number fills (``GradNode.scalar_slot``):
+#: PyTorch's node has no edge for it, so ``next_functions`` leaves it out (``pow.Tensor_Scalar`` has one next
+#: function where ``mul`` by a wrapped number has two).
+SCALAR_SLOTS: dict[str, int] = {
+    "PowBackward0": 1, "PowBackward2": 0, "RsubBackward1": 0, "FmodBackward0": 1, "RemainderBackward0": 1,
+    "CopysignBackward1": 1, "XlogyBackward1": 0, "XlogyBackward2": 1,
 }
 
 
