@@ -150,9 +150,6 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
-    "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
-                               "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
-                               "CopySlices wraps the op's node and lists the op's other inputs instead",
 }
 
 
