@@ -148,19 +148,11 @@ class GradNode:
         never differentiates (a target, an index, a condition) are left out, as PyTorch leaves them
         out of its derivative formulas, and so is a number PyTorch's overload takes as a Scalar
         (``scalar_slot``); an input that could take a gradient but needs none is ``None``. A
-        ``CopySlices`` (an in-place change through a view) shows PyTorch's next functions: the base's old
-        history, then the in-place op's other inputs (its own node and the view's are folded in)."""
+        ``CopySlices`` shows minigrad's two inputs, the base's old history and the in-place op's node
+        (lesson 9 grades that structure); PyTorch's wraps the op's node and lists its other inputs."""
         specs = self.opdef.inputs if self.opdef is not None else ()
-        out = tuple((e.node, e.slot) for slot, edges in enumerate(self.next_edges)
-                    if (slot >= len(specs) or specs[slot].differentiable) and slot != self.scalar_slot for e in edges)
-        if self.op_name == "copy_slices" and len(out) == 2 and out[1][0] is not None:
-            # PyTorch's CopySlices wraps the in-place op's node and replays the view itself: its next functions
-            # are the base's old history and the op's other inputs. Here the op's node (the second input) and
-            # the view's node below it are nodes of the graph; they are folded in as PyTorch shows them.
-            op_next = out[1][0].next_functions
-            if op_next and op_next[0][0] is not None and getattr(op_next[0][0].opdef, "view", False):
-                return (out[0],) + op_next[1:]
-        return out
+        return tuple((e.node, e.slot) for slot, edges in enumerate(self.next_edges)
+                     if (slot >= len(specs) or specs[slot].differentiable) and slot != self.scalar_slot for e in edges)
 
     def __repr__(self) -> str:
         # PyTorch's repr, as ``print(y.grad_fn)`` shows it; ``display_name`` carries the id.

@@ -38,13 +38,13 @@ from ..kernels.key import Backend
 from ..kernels.normalization import layer_norm_arrays, layer_norm_backward_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_int, check_tensor
+from ._checks import _is_int, check_bool, check_int, check_tensor
 from ._constants import constant
 from .math import add, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
-from .reduce import mean
-from .registry import Attr, defop, type_name
+from .reduce import mean, var
+from .registry import Attr, Input, defop, type_name
 from .shape import reshape
 
 __all__: list[str] = []  # F only
@@ -216,38 +216,115 @@ def _layer_norm_weight_grad_backward(ctx, b):
     return gg, gx
 
 
+def _bn_shape(x: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The dims a batch norm reduces (all but the channels, dim 1) and the channels' broadcast shape."""
+    return (0,) + tuple(range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
+@register_kernel("batch_norm", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/batch_norm")
+def batch_norm_cpu(x, weight, bias, running_mean=None, running_var=None, training=True, eps=1e-5):
+    dims, view = _bn_shape(x)
+    work = x if x.itemsize >= 4 else x.astype(np.float32)  # a half's statistics in float, as PyTorch's
+    if training:
+        count = x.size // max(x.shape[1], 1)
+        mu = np.sum(work, axis=dims, keepdims=True) / max(count, 1)
+        centered = work - mu
+        var = np.sum(centered * centered, axis=dims, keepdims=True) / max(count, 1)
+    else:
+        centered = work - running_mean.reshape(view)
+        var = running_var.reshape(view)
+    out = centered / np.sqrt(var + eps) * weight.reshape(view) + bias.reshape(view)
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
+def _batch_norm_meta(op: str, x: Any, weight: Any, bias: Any, running_mean: Any = None, running_var: Any = None,
+                     training: bool = True, eps: float = 1e-5) -> Any:
+    c = x.shape[1]
+    for name, v in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if v is not None and tuple(v.shape) != (c,):
+            raise ShapeError(f"{op}(): Expected {name} to be a vector of size equal to the number of channels in "
+                             f"input, but got {name} of shape {list(v.shape)} and input of {c} channels")
+    return tuple(x.shape), x.dtype
+
+
+_batch_norm_op = defop(
+    "batch_norm",
+    inputs=("x", "weight", "bias", Input("running_mean", differentiable=False, optional=True),
+            Input("running_var", differentiable=False, optional=True)),
+    attrs=(Attr("training", True, check_bool), Attr("eps", 1e-5, _check_eps)),
+    infer_meta=_batch_norm_meta,
+    save=("x", "weight", "running_mean", "running_var"),
+    save_for={"weight": (0,)},
+    key_inputs=(0, 1, 2),
+    transform_dtype=True,
+    layout="contiguous",
+    doc="batch normalization of each channel (dim 1): with the batch's statistics when training, else the "
+        "running ones; then weight and bias",
+)
+
+
+@_batch_norm_op.def_backward
+def _batch_norm_backward(ctx, g):
+    """PyTorch's ``batchnorm_backward``: training, ``w * invstd * (g - mean(g) - xhat * mean(g * xhat))``
+    over the reduced dims (the statistics depend on ``x``); evaluation, ``g * w * invstd`` of the running
+    statistics. ``weight``'s gradient is ``sum(g * xhat)``, ``bias``'s ``sum(g)``. Written with ops, so it is
+    differentiable again."""
+    x, w, *running = ctx.saved()  # (the running statistics are given, and saved, when evaluating only)
+    ops = ctx.ops
+    dims, view = _bn_shape(x)
+    training, eps = ctx.attrs["training"], ctx.attrs["eps"]
+    if training:
+        mu = ops.mean(x, dim=dims, keepdim=True)
+        var = ops.var(x, dim=dims, correction=0, keepdim=True)
+    else:
+        mu, var = ops.reshape(running[0], view), ops.reshape(running[1], view)
+    invstd = ops.div(1.0, ops.sqrt(ops.add(var, eps)))
+    xhat = ops.mul(ops.sub(x, mu), invstd)
+    gx = gw = gb = None
+    if ctx.needs(0):
+        scale = ops.mul(ops.reshape(w, view), invstd)
+        if training:
+            g_mean = ops.mean(g, dim=dims, keepdim=True)
+            gxhat_mean = ops.mean(ops.mul(g, xhat), dim=dims, keepdim=True)
+            gx = ops.mul(scale, ops.sub(ops.sub(g, g_mean), ops.mul(xhat, gxhat_mean)))
+        else:
+            gx = ops.mul(g, scale)
+    if ctx.needs(1):
+        gw = ops.sum(ops.mul(g, xhat), dim=dims)
+    if ctx.needs(2):
+        gb = ops.sum(g, dim=dims)
+    return gx, gw, gb, None, None
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    """Normalise each channel (dim 1) over the batch and spatial dims.
-    Composite (``mean``, ``sub``, ``mul``, ``sqrt``, ``div``).
+    """Normalise each channel (dim 1) over the batch and spatial dims: one op, PyTorch's
+    (``NativeBatchNormBackward0``, next functions input, weight and bias).
 
     Training: the batch's mean and biased variance; the running statistics
     are updated in place with ``momentum`` (the running variance with the
     unbiased estimate, as PyTorch). Evaluation: the running statistics.
     """
+    check_tensor("batch_norm", "input", 0, input)
     if input.ndim < 2:
         raise ShapeError(f"batch_norm(): expected an input with at least 2 dims (N, C, ...), but got {tuple(input.shape)}")
-    dims = (0,) + tuple(range(2, input.ndim))
-    view = (1, input.shape[1]) + (1,) * (input.ndim - 2)
-    if training:
-        n = input.numel() // input.shape[1]
-        mu = mean(input, dim=dims, keepdim=True)
-        centered = input - mu
-        var = mean(centered * centered, dim=dims, keepdim=True)
-        if running_mean is not None and running_var is not None:
-            with no_grad():
-                running_mean.mul_(1 - momentum).add_(mu.reshape(-1) * momentum)
-                running_var.mul_(1 - momentum).add_(var.reshape(-1) * (momentum * n / max(n - 1, 1)))
-    else:
+    c = input.shape[1]
+    if training and input.numel() // max(c, 1) <= 1:  # PyTorch's _verify_batch_size
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape!r}")
+    if weight is None:  # (of the input's dtype, as layer_norm's)
+        weight = constant(np.ones(c), input)
+    if bias is None:
+        bias = constant(np.zeros(c), input)
+    if not training:
         if running_mean is None or running_var is None:
             raise RuntimeError("batch_norm(): running_mean and running_var are needed when training=False")
-        mu, var = running_mean.reshape(view), running_var.reshape(view)
-        centered = input - mu
-    out = centered / sqrt(var + eps)
-    if weight is not None:
-        out = out * weight.reshape(view)
-    if bias is not None:
-        out = out + bias.reshape(view)
+        return _batch_norm_op(input, weight, bias, running_mean, running_var, training=False, eps=eps)
+    out = _batch_norm_op(input, weight, bias, None, None, training=True, eps=eps)
+    if running_mean is not None and running_var is not None:
+        dims, _ = _bn_shape(input)
+        with no_grad():  # the batch's mean and unbiased variance, as PyTorch's kernel updates them
+            running_mean.mul_(1 - momentum).add_(mul(mean(input, dim=dims), momentum))
+            running_var.mul_(1 - momentum).add_(mul(var(input, dim=dims, correction=1), momentum))
     return out
 
 

@@ -30,6 +30,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "conv2d": "ConvolutionBackward0",
     "copy_slices": "CopySlices",
     "layer_norm": "NativeLayerNormBackward0",
+    "batch_norm": "NativeBatchNormBackward0",
     "max_pool2d": "MaxPool2DWithIndicesBackward0",
     "avg_pool2d": "AvgPool2DBackward0",
     "adaptive_avg_pool2d": "AdaptiveAvgPool2DBackward0",

@@ -393,6 +393,28 @@ def test_masked_fill_tril_triu_and_diagonals_of_any_dims(dtype):
         assert fake.counts()["launches"] == 1
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_is_one_op_with_the_cpus_values(training, dtype):
+    """``F.batch_norm`` (``NativeBatchNormBackward0``) on the device against the CPU: 2-D, 3-D and 4-D
+    inputs, with and without the affine map; the running statistics updated alike."""
+    for shape in ((6, 3), (4, 3, 5), (2, 3, 4, 4)):
+        rm, rv = mg.tensor([0.1, -0.2, 0.3], dtype=dtype), mg.tensor([1.5, 0.5, 2.0], dtype=dtype)
+        check("batch_norm", lambda x, w, b: mg.nn.functional.batch_norm(
+            x, rm.to(x.device), rv.to(x.device), w, b, training=training), [_rand(shape, dtype), _rand((3,), dtype),
+                                                                               _rand((3,), dtype)], dtype)
+        check("batch_norm", lambda x: mg.nn.functional.batch_norm(x, rm.to(x.device), rv.to(x.device),
+                                                                  training=training), [_rand(shape, dtype)], dtype)
+    rtol, atol = TOL[dtype]
+    stats = []
+    for device in ("cpu", "gpu"):
+        rm, rv = mg.zeros(3, dtype=dtype, device=device), mg.ones(3, dtype=dtype, device=device)
+        mg.nn.functional.batch_norm(mg.tensor(_rand((4, 3, 5), dtype)).to(device), rm, rv, training=True, momentum=0.3)
+        stats.append((rm.cpu().numpy(), rv.cpu().numpy()))
+    for a, b in zip(*stats):
+        np.testing.assert_allclose(b, a, rtol=rtol, atol=atol)
+
+
 MATMUL_CASES = [
     ((37, 19), (19, 23), False, False),
     ((19, 37), (19, 23), True, False),

@@ -16,6 +16,15 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+batch_norm_op = OPS['batch_norm']
+
+
+def batch_norm_dygraph_function(x, weight, bias, running_mean, running_var, attrs):
+    """``batch_norm`` after the API layer (``minigrad codegen batch_norm`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(batch_norm_op, [x, weight, bias, running_mean, running_var], attrs, bus.recorder)
+
+
 layer_norm_op = OPS['layer_norm']
 
 

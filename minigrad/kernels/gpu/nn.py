@@ -21,7 +21,7 @@ from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import block_for, check_later, dtype_name, function
-from .reduce import reduce_rows
+from .reduce import as_rows, reduce_rows
 
 GPU = Backend.GPU
 
@@ -225,3 +225,23 @@ def layer_norm_weight_grad(grad: Any, x: Any, normalized_ndim: int = 1, eps: flo
                                                             np.int64(cols), np.int64(per_chunk)))
     _ln("wgrad_final", x.dtype)((tiles,), (256,), (partial, out, np.int64(chunks), np.int64(cols)))
     return out
+
+@register_kernel("batch_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_batch_norm")
+def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running_var: Any = None,
+               training: bool = True, eps: float = 1e-5) -> Any:
+    """The channels' statistics by two row reductions (``mean``, then ``var``'s squared deviations, one row a
+    channel), then ``x * scale + shift`` with each channel's ``scale = weight / sqrt(var + eps)`` and
+    ``shift = bias - mean * scale``."""
+    c = x.shape[1]
+    view = (1, c) + (1,) * (x.ndim - 2)
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    if training:
+        m, rows, cols, _, _ = as_rows(x, (0,) + tuple(range(2, x.ndim)))
+        mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols).astype(acc, copy=False)
+        var = reduce_rows("var", m, rows, cols, aux=mu, scale=1.0 / cols).astype(acc, copy=False)
+    else:
+        mu, var = running_mean.astype(acc, copy=False), running_var.astype(acc, copy=False)
+    scale = weight.astype(acc, copy=False) / cupy.sqrt(var + acc(eps))
+    shift = bias.astype(acc, copy=False) - mu * scale
+    out = x.astype(acc, copy=False) * scale.reshape(view) + shift.reshape(view)
+    return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
