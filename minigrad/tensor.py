@@ -648,6 +648,17 @@ def _views_follow_base(base: "Tensor", requires: bool) -> None:
         fn(base, requires)
 
 
+def storage_viewed(t: "Tensor") -> bool:
+    """Whether a live view was taken of ``t`` or of a tensor sharing its storage and counter (a ``detach()``
+    of it, the tensor it was detached from): an in-place change of ``t`` must then regenerate those views."""
+    if live_views(t):
+        return True
+    for b in bases_sharing(t._vc):
+        if b is not t and live_views(b):
+            return True
+    return False
+
+
 def live_views(base: "Tensor") -> list["Tensor"]:
     """The live tensors listed for ``base`` (its views, and ``detach()``es made while recording)."""
     entry = _VIEWS.get(base._id)

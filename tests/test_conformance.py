@@ -190,8 +190,6 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     # (channels_last is a layout of its own there: mg.channels_last); the TypeError names the argument.
     ("clone", lambda s: s.kwargs.get("memory_format") in (torch.channels_last, torch.channels_last_3d),
      "clone's channels_last memory formats"),
-    # batch_norm of a 1-D input without a channel dim (PyTorch accepts the empty (0,) case).
-    ("nn.functional.batch_norm", lambda s: s.input.ndim < 2, "batch_norm input without a (N, C) layout"),
     # add(2.5, 3.0): two Python numbers. PyTorch wraps the first in a 0-d tensor; minigrad's ops ask for at
     # least one Tensor (TypeError naming the op).
     ("add|sub|mul|div", lambda s: not isinstance(s.input, torch.Tensor) and not any(

@@ -353,7 +353,9 @@ class Differential(RuleBasedStateMachine):
 
     @staticmethod
     def _may_start(p: Pair) -> bool:
-        return p.t.is_leaf and not p.t.requires_grad and p.t._base is None
+        # (not a grad() result: PyTorch's results may be one tensor - the seed passed through an expand of the
+        # same shape is the seed - whose flag then changes for each of them; minigrad's are distinct tensors)
+        return p.t.is_leaf and not p.t.requires_grad and p.t._base is None and not p.from_grad
 
     @precondition(lambda self: any(self._may_start(p) for p in self.pool))
     @rule(i=st.integers(0, 99))
@@ -382,6 +384,8 @@ class Differential(RuleBasedStateMachine):
         "clamp_min": lambda x: x.clamp(min=0.2), "scale": lambda x: 2.5 * x, "rsub": lambda x: 1.0 - x,
         "rdiv": lambda x: 3.0 / x, "softmax": lambda x: x.softmax(-1), "log_softmax": lambda x: x.log_softmax(-1),
         "clone": lambda x: x.clone(), "floor": lambda x: x.floor(), "sign": lambda x: x.sign(),
+        "masked_fill": lambda x: x.masked_fill(x > 0.3, -1.0), "tril": lambda x: x.tril(), "triu": lambda x: x.triu(1),
+        "batch_norm": lambda x: _batch_norm(x), "std": lambda x: x.std(-1),
     }
 
     @precondition(lambda self: self.pool)
@@ -397,6 +401,7 @@ class Differential(RuleBasedStateMachine):
         "maximum": lambda x, y: x.maximum(y), "minimum": lambda x, y: x.minimum(y), "pow": lambda x, y: x.abs() ** y,
         "matmul": lambda x, y: x @ y, "where": lambda x, y: _where(x > 0, x, y),
         "clamp_t": lambda x, y: x.clamp(min=y), "cat": lambda x, y: _cat([x, y]),
+        "masked_fill_t": lambda x, y: x.masked_fill(x > 0, y.sum()),
     }
 
     @precondition(lambda self: self.pool)
@@ -437,6 +442,7 @@ class Differential(RuleBasedStateMachine):
         "permute": lambda x: x.permute(tuple(reversed(range(x.ndim)))), "unfold": lambda x: x.unfold(0, 1, 1),
         "expand-same": lambda x: x.expand(tuple(x.shape)), "int-index": lambda x: x[(0,) * x.ndim],
         "diagonal-offset": lambda x: x.diagonal(-1, 0, -1), "unfold-overlap": lambda x: x.unfold(-1, 2, 1),
+        "diagonal-dims": lambda x: x.diagonal(1, -1, 0),
     }
 
     @precondition(lambda self: self.pool)
@@ -523,6 +529,7 @@ class Differential(RuleBasedStateMachine):
         "exp_": lambda x: x.exp_(), "neg_": lambda x: x.neg_(), "abs_": lambda x: x.abs_(),
         "zero_": lambda x: x.zero_(), "fill_": lambda x: x.fill_(0.25), "clamp_": lambda x: x.clamp_(-0.5, 0.7),
         "pow_": lambda x: x.pow_(2), "sqrt_abs": lambda x: x.abs_().add_(0.5).sqrt_(),
+        "masked_fill_": lambda x: x.masked_fill_(x > 0.2, 0.5),
     }
 
     @precondition(lambda self: self.pool)
@@ -532,6 +539,8 @@ class Differential(RuleBasedStateMachine):
         p, fn = self.pick(i), self.INPLACE_UNARY[op]
         if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved:
             return  # not generated (module docstring)
+        if op == "masked_fill_" and any(st == 0 and n > 1 for n, st in zip(p.t.shape, p.t.stride())):
+            return  # PyTorch only warns ("Use of masked_fill_ on expanded tensors is deprecated"); minigrad refuses
         self.both(f"{p.name}.{op}(){' under no_grad' if grad_off else ''}", *_sides(fn, (p,), grad_off), engine=True)
         self.same_flags(p, op)
 
@@ -754,6 +763,12 @@ class Differential(RuleBasedStateMachine):
 
 def _where(c: Any, x: Any, y: Any) -> Any:
     return torch.where(c, x, y) if isinstance(x, torch.Tensor) else mg.where(c, x, y)
+
+
+def _batch_norm(x: Any) -> Any:
+    """Training-mode batch norm, no running statistics (a refusal of a shape is compared like any other)."""
+    F = torch.nn.functional if isinstance(x, torch.Tensor) else mg.nn.functional
+    return F.batch_norm(x, None, None, training=True)
 
 
 def _cat(xs: list[Any]) -> Any:

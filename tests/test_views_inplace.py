@@ -812,3 +812,23 @@ def test_a_size_1_dims_stride_has_its_say_as_in_pytorch() -> None:
         out = x + x.unfold(0, 1, 1)
         got.append((tuple(out.shape), _steps(out)))
     assert got[1] == got[0] == ((1, 2, 2, 1), (1, 2))
+
+
+@pytest.mark.parametrize("foreach", [False, True])
+def test_an_optimizer_step_on_a_detach_reaches_the_views_of_the_tensor_it_shares_storage_with(foreach) -> None:
+    """``d = h.detach().requires_grad_()``, stepped by an optimizer: the change of ``d`` is one of ``h``'s
+    storage, so a view of ``h`` made under ``no_grad`` refuses its history after it, as PyTorch's (the
+    optimizer's array path, which skips view regeneration, is not taken while such a view lives)."""
+    got = []
+    for lib in (torch, mg):
+        x = lib.tensor([1.5, -2.0], dtype=lib.float64, requires_grad=True)
+        h = x * 2
+        d = h.detach().requires_grad_()
+        with lib.no_grad():
+            v = h[:1]
+        d.sum().backward()
+        lib.optim.SGD([d], lr=0.5, foreach=foreach).step()
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode and its base or another view"):
+            v.grad_fn
+        got.append((h.detach().numpy().tolist(), h._version))
+    assert got[0] == got[1]

@@ -138,10 +138,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     offset = check_int("diagonal", "offset", 1, offset)
     d1 = _dim("diagonal", dim1, input.ndim, 2)  # PyTorch wraps the dims first: a 1-D input fails here
     d2 = _dim("diagonal", dim2, input.ndim, 3)
-    if input.ndim < 2:
-        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, but got {input.ndim}")
-    if d1 == d2:
-        raise RuntimeError(f"diagonal(): dimensions dim1 and dim2 cannot be identical, but got {dim1} and {dim2}")
+    if d1 == d2:  # (a 0-d or 1-d input wraps both dims to 0: refused here, in PyTorch's words)
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return OPS["diagonal"](input, offset, d1, d2)  # a view (ops/views.py)
 
 

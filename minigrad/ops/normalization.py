@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -38,14 +39,14 @@ from ..kernels.key import Backend
 from ..kernels.normalization import layer_norm_arrays, layer_norm_backward_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_bool, check_int, check_tensor
+from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
 from ._constants import constant
-from .math import add, div, mul, pow, sqrt, sub
+from .math import add, clone, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
 from .reduce import mean, var
 from .registry import Attr, Input, defop, type_name
-from .shape import reshape
+from .shape import getitem, reshape
 
 __all__: list[str] = []  # F only
 
@@ -306,21 +307,34 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     unbiased estimate, as PyTorch). Evaluation: the running statistics.
     """
     check_tensor("batch_norm", "input", 0, input)
+    shape = tuple(input.shape)
+    if training:  # PyTorch's _verify_batch_size (its words; a 0-d input fails reading its size)
+        if not shape:
+            raise IndexError("tuple index out of range")
+        if shape[0] * math.prod(shape[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape!r}")
+    if input.numel() == 0:  # PyTorch's empty-input path: a copy, times weight[0], plus bias[0]
+        out = clone(input)
+        if weight is not None:
+            out = mul(out, getitem(weight, 0))
+        if bias is not None:
+            out = add(out, getitem(bias, 0))
+        return out
+    if not training:
+        for name, v in (("running_mean", running_mean), ("running_var", running_var)):
+            if v is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if input.ndim < 2:
-        raise ShapeError(f"batch_norm(): expected an input with at least 2 dims (N, C, ...), but got {tuple(input.shape)}")
-    c = input.shape[1]
-    if training and input.numel() // max(c, 1) <= 1:  # PyTorch's _verify_batch_size
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape!r}")
+        wrap_dim("batch_norm", 1, input.ndim)  # PyTorch's IndexError: the channels' dim 1 is out of range
+    c = shape[1]
     if weight is None:  # (of the input's dtype, as layer_norm's)
         weight = constant(np.ones(c), input)
     if bias is None:
         bias = constant(np.zeros(c), input)
     if not training:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("batch_norm(): running_mean and running_var are needed when training=False")
         return _batch_norm_op(input, weight, bias, running_mean, running_var, training=False, eps=eps)
     out = _batch_norm_op(input, weight, bias, None, None, training=True, eps=eps)
-    if running_mean is not None and running_var is not None:
+    if running_mean is not None and running_var is not None and input.numel():  # (an empty batch leaves them)
         dims, _ = _bn_shape(input)
         with no_grad():  # the batch's mean and unbiased variance, as PyTorch's kernel updates them
             running_mean.mul_(1 - momentum).add_(mul(mean(input, dim=dims), momentum))

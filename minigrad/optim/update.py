@@ -33,7 +33,7 @@ from ..devices import backend_of_device
 from ..dtypes import float16, float32, float64
 from ..kernels.key import KernelKey, Layout
 from ..kernels.registry import kernels_for, register_kernel
-from ..tensor import Tensor, VersionCounter, live_views
+from ..tensor import Tensor, VersionCounter, storage_viewed
 from ..tracing import bus
 
 __all__ = ["OPS", "ARRAYS", "BARE", "bump", "path_for", "array_path_ok", "multi_tensor_ok", "bucket_key", "kernel_of",
@@ -54,7 +54,8 @@ def array_path_ok(p: Tensor, g: Tensor) -> bool:
         and data.dtype in _ARRAY_DTYPES
         and g._data.shape == data.shape
         and data.flags.writeable
-        and not live_views(p)  # a live view of ``p`` must get a fresh grad node: the op path's in-place ops make it
+        and not storage_viewed(p)  # a live view of ``p`` (or of a tensor sharing its storage) must get a fresh
+        # grad node: the op path's in-place ops make it
     )
 
 
@@ -179,7 +180,7 @@ def kernel_of(op: str, p: Tensor) -> Any:
 
 def multi_tensor_ok(p: Tensor, g: Tensor) -> bool:
     """Whether ``p`` may join a foreach or fused call: same dtype and shape as ``g``, both contiguous,
-    a dtype and backend with multi-tensor kernels, and no live view (as ``array_path_ok``)."""
+    a dtype and backend with multi-tensor kernels, and no live view of its storage (as ``array_path_ok``)."""
     data, gd = p._data, g._data
     return (
         type(gd) is type(data)
@@ -189,7 +190,7 @@ def multi_tensor_ok(p: Tensor, g: Tensor) -> bool:
         and data.flags.c_contiguous
         and gd.flags.c_contiguous
         and getattr(data.flags, "writeable", True)
-        and not live_views(p)
+        and not storage_viewed(p)
         and kernel_of("_foreach_binary", p) is not None
     )
 

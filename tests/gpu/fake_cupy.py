@@ -28,8 +28,11 @@ Array semantics follow CuPy where minigrad depends on them, not NumPy's:
 ``base`` is CuPy's (``None`` for an allocation, a copy and an ``as_strided``
 result; the root array for a view - the dygraph layer takes an output of a
 view op for a view when its ``base`` is set), integer indexing gives a 0-d
-view, ``broadcast_to`` is writable, and ``swapaxes`` and ``concatenate``
-raise where CuPy raises, with CuPy's words.
+view, ``broadcast_to`` is writable, ``swapaxes`` and ``concatenate``
+raise where CuPy raises, with CuPy's words, and a ufunc's, ``where``'s and
+``concatenate``'s result is row-major whatever its inputs' layout, as CuPy
+allocates it (NumPy's follows the inputs: ``cat`` of transposed tensors was
+column-major here and row-major on a device).
 
 What this proves: the Python side of the GPU backend - registration, kernel
 selection, argument marshalling, shapes, strides, chunked reductions, batched
@@ -265,8 +268,8 @@ class ndarray(np.ndarray):
         if out is not None:
             return out[0] if len(out) == 1 else out
         if isinstance(r, tuple):
-            return tuple(_dev(x) for x in r)
-        return _dev(r)
+            return tuple(_dev(_row_major(x)) for x in r)
+        return _dev(_row_major(r))
 
     def get(self, stream: Any = None, order: str = "C", out: Any = None, blocking: bool = True) -> np.ndarray:
         _d2h(self.nbytes, "ndarray.get")
@@ -426,6 +429,14 @@ def _root_of_memory(memory: Any) -> Any:
     return entry[1]()
 
 
+def _row_major(r: Any) -> Any:
+    """A new array laid out as CuPy lays out a kernel's output: row-major (its ufuncs, ``where`` and
+    ``concatenate`` allocate the result with ``_ndarray_init``; NumPy's follow the inputs' order)."""
+    if isinstance(r, np.ndarray) and r.ndim > 1 and not r.flags.c_contiguous:
+        return np.ascontiguousarray(r)
+    return r
+
+
 def _dev(r: Any, inputs: tuple = ()) -> Any:
     """A NumPy function's result as a device array, with CuPy's ``base``: a view of a device input
     (NumPy returns some as plain arrays, ``broadcast_to``'s) has that input's root as its base; a new
@@ -480,6 +491,8 @@ def _wrap(fn: Any) -> Any:
             return asarray(*args, **kwargs) if name != "array" else _array(*args, **kwargs)
         with _Quiet():
             r = fn(*args, **kwargs)
+            if name in _ROW_MAJOR:
+                r = _row_major(r)
         inputs = _device_inputs(args, kwargs)
         devs = tuple(a for a in args if isinstance(a, np.ndarray))
         if isinstance(r, np.ndarray) and name not in _NO_LAUNCH and not _shares(r, devs):
@@ -514,6 +527,10 @@ def broadcast_to(a: ndarray, shape: Any) -> ndarray:
 
 def swapaxes(a: ndarray, axis1: int, axis2: int) -> ndarray:
     return a.swapaxes(axis1, axis2)
+
+
+#: CuPy functions whose result is a new row-major array whatever the inputs' layout (``_row_major``)
+_ROW_MAJOR = frozenset({"where", "concatenate", "stack"})
 
 
 def concatenate(arrays: Any, axis: int = 0, **kw: Any) -> ndarray:

@@ -415,6 +415,29 @@ def test_batch_norm_is_one_op_with_the_cpus_values(training, dtype):
         np.testing.assert_allclose(b, a, rtol=rtol, atol=atol)
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_clamp_by_tensor_bounds_runs_on_the_device(dtype):
+    """``clamp`` with tensor bounds (min, max, both, broadcast, a transposed input) on the device against the
+    CPU; it fell back to the CPU, whose copies made a transposed input's result row-major (the GPU fuzzer:
+    ``x.t().clamp(min=x)`` strides (2, 1), PyTorch's (1, 2))."""
+    check("clamp", lambda x, lo: x.clamp(min=lo), [_rand((3, 4), dtype), _rand((3, 4), dtype, seed=1)], dtype)
+    check("clamp", lambda x, hi: x.t().clamp(max=hi), [_rand((4, 3), dtype), _rand((4,), dtype, seed=2)], dtype)
+    check("clamp", lambda x, lo, hi: x.clamp(lo, hi), [_rand((3, 4), dtype), _rand((3, 1), dtype, seed=3),
+                                                          _rand((4,), dtype, seed=4)], dtype)
+    x = mg.tensor(_rand((2, 3), dtype)).to("gpu")
+    assert x.t().clamp(min=x.t()).stride() == (1, 3)
+
+
+def test_cat_of_transposed_tensors_is_row_major_as_pytorchs():
+    """CuPy's ``concatenate`` (and its ufuncs and ``where``) allocate a row-major result whatever the
+    inputs' layout, as PyTorch's ``cat`` does; the stand-in's NumPy followed the inputs (found by the GPU
+    fuzzer: ``cat(v3, v3)`` strides (1, 4) where PyTorch's are (2, 1))."""
+    x = mg.tensor(_rand((2, 2), mg.float64)).to("gpu").t()
+    out = mg.cat([x, x])
+    assert out.shape == (4, 2) and out.stride() == (2, 1) and out.is_contiguous()
+    np.testing.assert_array_equal(out.cpu().numpy(), np.concatenate([x.cpu().numpy()] * 2))
+
+
 MATMUL_CASES = [
     ((37, 19), (19, 23), False, False),
     ((19, 37), (19, 23), True, False),

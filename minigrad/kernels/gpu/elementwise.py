@@ -258,3 +258,16 @@ def tril(x: Any, diagonal: int = 0) -> Any:
 @register_kernel("triu", GPU, dtypes=ALL_DTYPES, name="gpu/cuda_triu")
 def triu(x: Any, diagonal: int = 0) -> Any:
     return _triangle(x, diagonal, False)
+
+
+@register_kernel("clamp", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_clamp")
+def clamp(x: Any, min: Any = None, max: Any = None, bounds: str = "both") -> Any:
+    """``clamp`` by tensor bounds: ``minimum(maximum(x, min), max)`` with the NaN-propagating kernels of
+    ``maximum``/``minimum``, one launch a bound, laid out by ``x`` first as PyTorch's (it ran on the CPU,
+    whose copies to and from the device made the result row-major)."""
+    out = x
+    if min is not None:
+        out = run_elementwise("maximum", "binary", (out, min), x.dtype)
+    if max is not None:
+        out = run_elementwise("minimum", "binary", (out, max), x.dtype)
+    return out if out is not x else x.copy()

@@ -235,6 +235,8 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
     c = x.shape[1]
     view = (1, c) + (1,) * (x.ndim - 2)
     acc = np.float64 if x.dtype == np.float64 else np.float32
+    if x.size == 0:
+        return cupy.empty(x.shape, dtype=x.dtype)
     if training:
         m, rows, cols, _, _ = as_rows(x, (0,) + tuple(range(2, x.ndim)))
         mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols).astype(acc, copy=False)
