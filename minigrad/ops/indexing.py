@@ -255,11 +255,16 @@ masked_fill_op = defop(
 )
 
 
+def _unfilled_grad(ctx: Any, g: Any, mask: Any) -> Any:
+    """The input's gradient of a ``masked_fill``: ``g`` where nothing was filled, summed back over the dims
+    the mask broadcast it to."""
+    return ctx.ops.sum_to(ctx.ops.masked_fill(g, mask, 0.0), ctx.input_shape(0))
+
+
 @masked_fill_op.def_backward
 def _masked_fill_backward(ctx, g):
     (mask,) = ctx.saved()
-    ops = ctx.ops
-    return ops.sum_to(ops.masked_fill(g, mask, 0.0), ctx.input_shape(0)), None
+    return _unfilled_grad(ctx, g, mask), None
 
 
 @register_kernel("masked_fill_tensor", CPU, dtypes=ALL_DTYPES, name="cpu/masked_fill_tensor")
@@ -283,7 +288,7 @@ def _masked_fill_tensor_backward(ctx, g):
     """``x`` as ``masked_fill``'s; the value gets the gradient of every position it filled, summed."""
     (mask,) = ctx.saved()
     ops = ctx.ops
-    gx = ops.sum_to(ops.masked_fill(g, mask, 0.0), ctx.input_shape(0)) if ctx.needs(0) else None
+    gx = _unfilled_grad(ctx, g, mask) if ctx.needs(0) else None
     gv = ops.sum(ops.where(mask, g, ops.fill(g, 0))) if ctx.needs(2) else None
     return gx, None, gv
 
