@@ -428,6 +428,18 @@ def test_clamp_by_tensor_bounds_runs_on_the_device(dtype):
     assert x.t().clamp(min=x.t()).stride() == (1, 3)
 
 
+def test_clone_keeps_pytorchs_layout_on_the_device():
+    """``clone()`` (preserve_format) of a broadcast, transposed or sliced tensor: PyTorch's strides, as on the
+    CPU; a broadcast dim has no say (CuPy's order "K" made it the fastest: the GPU fuzzer, ``x.expand(2, 2)
+    .clone()`` strides (1, 2) where PyTorch's are (2, 1))."""
+    want = [(3, 1), (1, 3), (2, 1), (12, 3, 1), (1, 2), (3, 1)]  # PyTorch 2.13's
+    for device in ("cpu", "gpu"):
+        x = mg.ones(2, 3).to(device)
+        got = [t.clone().stride() for t in (x[0].expand(2, 3), x.t(), x[:, ::2], x.unsqueeze(1).expand(2, 4, 3),
+                                            x.t()[::2], x)]
+        assert got == want, device
+
+
 def test_cat_of_transposed_tensors_is_row_major_as_pytorchs():
     """CuPy's ``concatenate`` (and its ufuncs and ``where``) allocate a row-major result whatever the
     inputs' layout, as PyTorch's ``cat`` does; the stand-in's NumPy followed the inputs (found by the GPU

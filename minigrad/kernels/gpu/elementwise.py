@@ -203,7 +203,15 @@ def cast(x: Any, dtype: Any) -> Any:
 
 @register_kernel("clone", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_clone")
 def clone(x: Any, memory_format: str = "preserve_format") -> Any:
-    return cupy.copy(x, order="C" if memory_format == "contiguous_format" else "K")
+    """One copy, laid out as PyTorch's ``clone``: ``preserve_format`` keeps the input's order of strides,
+    where a broadcast (stride 0) dim has no say (CuPy's order "K" would make it the fastest, as NumPy's)."""
+    entry = None if memory_format == "contiguous_format" or row_major(x) else order_and_inverse(x.shape, (x,))
+    if entry is None:
+        return cupy.copy(x, order="C")
+    order, inverse = entry
+    buf = cupy.empty(tuple(x.shape[d] for d in order), dtype=x.dtype)
+    buf[...] = x.transpose(order)
+    return buf.transpose(inverse)
 
 
 @register_kernel("fill", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill")
