@@ -776,6 +776,13 @@ _LAYOUT_OPS = {
     "roll": lambda lib, x: x.roll(1, 0),
     "cat": lambda lib, x: lib.cat([x, x]),
     "stack": lambda lib, x: lib.stack([x, x], 1),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 0, 1.0),
+    "tril": lambda lib, x: x.tril(),
+    "cummax": lambda lib, x: lib.cummax(x, 0)[0],
+    "scatter_add": lambda lib, x: x.scatter_add(0, lib.zeros(x.shape, dtype=lib.int64), x),
+    "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, x.shape[-1:]),
+    "batch_norm": lambda lib, x: lib.nn.functional.batch_norm(x, None, None, training=True),
+    "var(0)": lambda lib, x: x.var(0),
 }
 
 

@@ -239,9 +239,10 @@ def _infer_argcum(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
 
 register_kernel("argcummax", Backend.CPU, dtypes=ALL_DTYPES)(_argcum_kernel(np.maximum, "argcummax"))
 register_kernel("argcummin", Backend.CPU, dtypes=ALL_DTYPES)(_argcum_kernel(np.minimum, "argcummin"))
-argcummax = defop("argcummax", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum,
+argcummax = defop("argcummax", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum, layout="contiguous",
                   differentiable=False, doc="the position of the running maximum along dim (int64)")
-argcummin = defop("argcummin", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum, differentiable=False,
+argcummin = defop("argcummin", inputs=("x",), attrs=_DIM, infer_meta=_infer_argcum, layout="contiguous",
+                  differentiable=False,
                   doc="the position of the running minimum along dim (int64)")
 
 

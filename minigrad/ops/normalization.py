@@ -100,6 +100,7 @@ _layer_norm_op = defop(
     save=("x", "weight"),
     save_for={"weight": (0,)},
     transform_dtype=True,
+    layout="contiguous",
     doc="layer normalization over the last normalized_ndim dims: (x - mean) / sqrt(var + eps) * weight + bias",
 )
 

@@ -177,6 +177,7 @@ _SCATTER_INPUTS = ("x", Input("index", differentiable=False), "src")
 
 scatter_add_op = defop(
     "scatter_add",
+    layout="contiguous",  # PyTorch's out-of-place scatter copies the input row-major
     inputs=_SCATTER_INPUTS,
     attrs=(Attr("dim", check=check_int),),
     infer_meta=infer_scatter,
@@ -196,6 +197,7 @@ def scatter_add_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
 
 scatter_op = defop(
     "scatter",
+    layout="contiguous",  # PyTorch's out-of-place scatter copies the input row-major
     inputs=_SCATTER_INPUTS,
     attrs=(Attr("dim", check=check_int),),
     infer_meta=infer_scatter,
