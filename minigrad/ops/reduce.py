@@ -32,7 +32,6 @@ from .. import dtypes as _dt
 from ..errors import warn_at_user_line
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
-from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
@@ -41,8 +40,8 @@ from ._checks import check_bool, check_dims, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
 from .argmax import argmax, argmin
 from .math import cast, clone, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
-from .registry import Attr, defop, define_composite, type_name
-from .shape import getitem
+from .registry import Attr, Input, defop, define_composite, type_name
+from .scatter_gather import _zeros
 
 __all__ = ["sum", "mean", "max", "min", "logsumexp"]
 
@@ -240,7 +239,50 @@ def _keepdim_alias(op: str, keepdim: Any, keepdims: Any) -> Any:
 
 
 
-def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
+def _picked_meta(op: str, x: Any, indices: Any, dim: int = 0, keepdim: bool = False) -> Any:
+    return tuple(indices.shape), x.dtype
+
+
+def _picked(xp: Any, x: Any, indices: Any, dim: int, keepdim: bool) -> Any:
+    """``x``'s elements at ``indices`` along ``dim`` (one an output position): a gather on the device that
+    holds them, with no read of the indices on the host."""
+    idx = indices if keepdim else xp.expand_dims(indices, dim)
+    out = xp.take_along_axis(x, idx, axis=dim)
+    return out if keepdim else xp.squeeze(out, axis=dim)
+
+
+@register_kernel("max_values", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_values")
+def max_values_cpu(x, indices, dim=0, keepdim=False):
+    return np.ascontiguousarray(_picked(np, x, indices, dim, keepdim))
+
+
+register_kernel("min_values", CPU, dtypes=NUMERIC_DTYPES, name="cpu/min_values")(max_values_cpu)
+
+_PICK_ATTRS = (Attr("dim", 0, check_dims), Attr("keepdim", False, check_bool))
+_max_values = defop("max_values", inputs=("x", Input("indices", differentiable=False)), attrs=_PICK_ATTRS,
+                    infer_meta=_picked_meta, save=("indices",), key_inputs=(0,), layout="contiguous",
+                    doc="max(dim)'s values: x at the indices argmax picked (PyTorch's MaxBackward0)")
+_min_values = defop("min_values", inputs=("x", Input("indices", differentiable=False)), attrs=_PICK_ATTRS,
+                    infer_meta=_picked_meta, save=("indices",), key_inputs=(0,), layout="contiguous",
+                    doc="min(dim)'s values: x at the indices argmin picked (PyTorch's MinBackward0)")
+
+
+def _picked_backward(ctx, g):
+    """PyTorch's ``value_selecting_reduction_backward``: the gradient goes to the picked position of each
+    slice (ties are not shared, as ``amax``'s are), zeros elsewhere; only the indices are saved."""
+    (indices,) = ctx.saved()
+    ops = ctx.ops
+    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
+    if not keepdim:
+        indices, g = ops.unsqueeze(indices, dim), ops.unsqueeze(g, dim)
+    return ops.scatter_add(_zeros(ops, g, ctx.input_shape(0)), indices, g, dim), None
+
+
+_max_values.def_backward(_picked_backward)
+_min_values.def_backward(_picked_backward)
+
+
+def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any, values_op: Any):
     def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
         check_tensor(op, "input", 0, input)
         keepdim = _keepdim_alias(op, keepdim, keepdims)
@@ -250,15 +292,16 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
         if dim is None or isinstance(dim, (tuple, list)):
             # All dims (PyTorch), or several dims (a minigrad extension): the values only.
             return reduce_op(input, dim=dim, keepdim=keepdim) if dim is not None else reduce_op(input)
-        if input.numel() == 0 or type(dim) is not int:  # nothing to pick from, a bad dim: the op's own errors
+        if type(dim) is not int or (input.ndim and input.shape[wrap_dim(op, dim, input.ndim)] == 0):
+            # a bad dim, nothing to pick from along it: the op's own errors
             return named(reduce_op(input, dim=dim, keepdim=keepdim), arg_op(input, dim=dim, keepdim=keepdim))
         if input.ndim == 0:  # one element, its own extreme: a copy, as PyTorch's (nothing saved)
             wrap_dim(op, dim, 0)
             return named(clone(input), arg_op(input, dim=dim, keepdim=keepdim))
         indices = arg_op(input, dim=dim, keepdim=keepdim)
-        # The values are picked at the indices (PyTorch's max.dim): the gradient goes to that one
-        # position, not shared among ties as amax's is, and the input is not saved for backward.
-        return named(getitem(input, _index_at(to_numpy(indices._data), input.ndim, dim % input.ndim, keepdim)), indices)
+        # The values are picked at the indices (PyTorch's max.dim, MaxBackward0): the gradient goes to that
+        # one position, not shared among ties as amax's is, and only the indices are saved for backward.
+        return named(values_op(input, indices, dim=dim % input.ndim, keepdim=keepdim), indices)
 
     fn.__name__ = op
     fn.__doc__ = (
@@ -269,19 +312,8 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any):
     return fn
 
 
-def _index_at(picked: np.ndarray, ndim: int, d: int, keepdim: bool) -> tuple[np.ndarray, ...]:
-    """An advanced index selecting ``picked[...]`` along dim ``d`` of every other position (``gather``'s)."""
-    shape = picked.shape if keepdim else picked.shape[:d] + (1,) + picked.shape[d:]
-    grid = np.indices(shape, sparse=True)
-    idx = [g for g in grid]
-    idx[d] = picked if keepdim else picked.reshape(shape)
-    if not keepdim:
-        idx = [np.squeeze(np.broadcast_to(i, shape), axis=d) for i in idx]
-    return tuple(idx)
-
-
-max = _extreme("max", _max_op, argmax, maximum, return_types.max)
-min = _extreme("min", _min_op, argmin, minimum, return_types.min)
+max = _extreme("max", _max_op, argmax, maximum, return_types.max, _max_values)
+min = _extreme("min", _min_op, argmin, minimum, return_types.min, _min_values)
 
 
 def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:

@@ -46,7 +46,9 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "argcummax": "CummaxBackward0",
     "argcummin": "CumminBackward0",
     "masked_fill_tensor": "MaskedFillBackward1",  # masked_fill.Tensor; masked_fill.Scalar is MaskedFillBackward0
-    "max": "MaxBackward1",  # max() of all elements; max(dim) picks with an index
+    "max": "MaxBackward1",  # max() of all elements
+    "max_values": "MaxBackward0",  # max(dim)'s values, picked at argmax's indices
+    "min_values": "MinBackward0",
     "min": "MinBackward1",
 }
 

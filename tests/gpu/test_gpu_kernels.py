@@ -440,6 +440,22 @@ def test_clone_keeps_pytorchs_layout_on_the_device():
         assert got == want, device
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_max_and_min_with_dim_pick_on_the_device(dtype):
+    """``x.max(dim)``'s values are ``max_values`` (PyTorch's ``MaxBackward0``): a gather at argmax's indices on
+    the device. They were a ``getitem`` whose index table was read on the host: a copy and a sync."""
+    check("max_values", lambda x: x.max(1).values, [_rand((4, 5), dtype)], dtype)
+    check("min_values", lambda x: x.min(0, keepdim=True).values, [_rand((4, 5), dtype)], dtype)
+    fake = fake_cupy.installed()
+    if fake is None:
+        return
+    x = mg.tensor(_rand((4, 5), dtype)).to("gpu")
+    fake.reset_counts()
+    values, indices = x.max(-1)
+    assert fake.counts()["d2h"] == 0 and fake.counts()["syncs"] == 0
+    assert values.device == indices.device == "gpu"
+
+
 def test_cat_of_transposed_tensors_is_row_major_as_pytorchs():
     """CuPy's ``concatenate`` (and its ufuncs and ``where``) allocate a row-major result whatever the
     inputs' layout, as PyTorch's ``cat`` does; the stand-in's NumPy followed the inputs (found by the GPU

@@ -74,6 +74,35 @@ def max_dygraph_function(x, attrs):
     return out_t
 
 
+max_values_op = OPS['max_values']
+
+
+def max_values_dygraph_function(x, indices, attrs):
+    """``max_values`` after the API layer (``minigrad codegen max_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (max_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(max_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(max_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(max_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(max_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(max_values_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
 mean_op = OPS['mean']
 
 
@@ -129,6 +158,35 @@ def min_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(min_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+min_values_op = OPS['min_values']
+
+
+def min_values_dygraph_function(x, indices, attrs):
+    """``min_values`` after the API layer (``minigrad codegen min_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(min_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (min_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(min_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(min_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(min_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(min_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(min_values_op, (x, indices), attrs, (out_t,))
     return out_t
 
 

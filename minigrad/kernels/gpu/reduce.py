@@ -261,3 +261,14 @@ def _arg_kernel(fn: Any, name: str) -> Any:
 
 register_kernel("argmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_argmax")(_arg_kernel(cupy.argmax, "argmax"))
 register_kernel("argmin", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_argmin")(_arg_kernel(cupy.argmin, "argmin"))
+
+
+def _picked(x: Any, indices: Any, dim: int = 0, keepdim: bool = False) -> Any:
+    """``max(dim)``/``min(dim)``'s values: one gather at the indices, read on the device (no host copy)."""
+    idx = indices if keepdim else cupy.expand_dims(indices, dim)
+    out = cupy.take_along_axis(x, idx, axis=dim)
+    return cupy.ascontiguousarray(out if keepdim else cupy.squeeze(out, axis=dim))
+
+
+register_kernel("max_values", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_max_values")(_picked)
+register_kernel("min_values", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_min_values")(_picked)
