@@ -303,3 +303,13 @@ def test_var_warns_as_pytorch_naming_the_programs_line():
         mg.var(mg.zeros(2, 0), 1)  # no element per output: PyTorch warns too
     with pytest.raises(RuntimeError, match=r"^std and var only support floating point and complex dtypes$"):
         mg.tensor([1, 2]).var()
+
+
+def test_a_nan_gradient_of_max_of_all_elements_stays_at_the_max_on_the_cpu():
+    """PyTorch's CPU ``evenly_distribute_backward`` fills the share where the max is and zeros elsewhere, so a
+    NaN gradient (here ``var`` of one value) reaches the max only; its CUDA path multiplies by the mask
+    (NaN everywhere), which minigrad's GPU follows."""
+    x = mg.tensor([1.0, 3.0], dtype=mg.float64, requires_grad=True)
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        x.max().reshape(()).var().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, NAN])

@@ -178,6 +178,7 @@ CASES: list[Case] = [
     Case("max-all", "max", mg.max, inputs(distinct(3, 4))),
     # max/min with dim pick each value at its index (PyTorch's rule for ties): the max_values/min_values ops
     Case("max-dim1", "max_values", lambda x: mg.max(x, dim=1), inputs(distinct(3, 4))),
+    Case("max-dim0-of-1d", "max_values", lambda x: x.max(dim=0).values, inputs(distinct(5))),
     Case("max-dim0-keepdim", "max_values", lambda x: x.max(dim=0, keepdim=True), inputs(distinct(3, 4))),
     Case("min-all", "min", mg.min, inputs(distinct(3, 4))),
     Case("min-dims-tuple", "min", lambda x: mg.min(x, dim=(0, 2)), inputs(distinct(2, 3, 4))),

@@ -142,7 +142,11 @@ def _extreme_backward(ctx, g):
         hit = ops.where(ops.ne(out_b, out_b), ops.ne(x, x), hit)
     mask = ops.cast(hit, g.dtype)
     count = ops.expand_back(ops.sum(mask, dim=dim, keepdim=keepdim), x.shape, dim, keepdim)
-    return (ops.div(ops.mul(ops.expand_back(g, x.shape, dim, keepdim), mask), count),)
+    spread = ops.expand_back(g, x.shape, dim, keepdim)
+    on_cpu = (ctx.ops.device if ctx.arrays else x.device) == "cpu"
+    if dim is None and on_cpu:  # PyTorch's CPU fills the share where the max is, zeros elsewhere (a NaN
+        return (ops.where(hit, ops.div(spread, count), 0.0),)  # gradient stays there); its CUDA multiplies
+    return (ops.div(ops.mul(spread, mask), count),)
 
 
 @register_kernel("max", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_")
@@ -253,7 +257,7 @@ def _picked(xp: Any, x: Any, indices: Any, dim: int, keepdim: bool) -> Any:
 
 @register_kernel("max_values", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_values")
 def max_values_cpu(x, indices, dim=0, keepdim=False):
-    return np.ascontiguousarray(_picked(np, x, indices, dim, keepdim))
+    return _picked(np, x, indices, dim, keepdim).copy()  # (row-major; ascontiguousarray makes a 0-d 1-d)
 
 
 register_kernel("min_values", CPU, dtypes=NUMERIC_DTYPES, name="cpu/min_values")(max_values_cpu)

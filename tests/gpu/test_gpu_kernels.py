@@ -446,6 +446,7 @@ def test_max_and_min_with_dim_pick_on_the_device(dtype):
     the device. They were a ``getitem`` whose index table was read on the host: a copy and a sync."""
     check("max_values", lambda x: x.max(1).values, [_rand((4, 5), dtype)], dtype)
     check("min_values", lambda x: x.min(0, keepdim=True).values, [_rand((4, 5), dtype)], dtype)
+    check("max_values", lambda x: x.max(0).values, [_rand((5,), dtype)], dtype)  # a 0-d result
     fake = fake_cupy.installed()
     if fake is None:
         return

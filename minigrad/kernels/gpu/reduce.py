@@ -267,7 +267,7 @@ def _picked(x: Any, indices: Any, dim: int = 0, keepdim: bool = False) -> Any:
     """``max(dim)``/``min(dim)``'s values: one gather at the indices, read on the device (no host copy)."""
     idx = indices if keepdim else cupy.expand_dims(indices, dim)
     out = cupy.take_along_axis(x, idx, axis=dim)
-    return cupy.ascontiguousarray(out if keepdim else cupy.squeeze(out, axis=dim))
+    return (out if keepdim else cupy.squeeze(out, axis=dim)).copy()  # row-major (a 0-d stays 0-d)
 
 
 register_kernel("max_values", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_max_values")(_picked)
