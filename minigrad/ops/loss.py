@@ -189,7 +189,9 @@ nll_loss_op = defop(
     inputs=("input", Input("target", differentiable=False)),
     attrs=(Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr)),
     infer_meta=_nll_loss_meta,
-    save=("target",),
+    # the input too, as PyTorch's NllLossBackward0 (for its shape only): an in-place change of it refuses
+    # backward there, and here
+    save=("input", "target"),
     key_inputs=(0,),
     doc="negative log-likelihood of log-probabilities (N, C) at class indices (N,); ignore_index rows add nothing",
     amp="deny",
@@ -198,7 +200,7 @@ nll_loss_op = defop(
 
 @nll_loss_op.def_backward
 def _nll_loss_backward(ctx, g):
-    (target,) = ctx.saved()
+    _, target = ctx.saved()
     shape = tuple(ctx.input_shape(0))
     return ctx.ops.nll_loss_backward(g, target, shape=shape, reduction=ctx.attrs["reduction"],
                                      ignore_index=ctx.attrs["ignore_index"]), None
