@@ -111,14 +111,14 @@ def storage_base(t: Tensor) -> Tensor:
     return base if base is not None else t
 
 
-def regenerate_views(base: Tensor) -> None:
-    """Give every live view of ``base`` a grad node made from the base's new history: its view
-    functions replayed on the base (PyTorch's view replay)."""
+def regenerate_views(base: Tensor, views: Any = None) -> None:
+    """Give every live view of ``base`` (or those of ``views``) a grad node made from the base's new
+    history: its view functions replayed on the base (PyTorch's view replay)."""
     if base._meta is None:
         return
     was, GRAD_MODE.enabled = GRAD_MODE.enabled, True  # replayed with grad on, also after a no_grad change
     try:
-        _regenerate(base, bus.recorder)
+        _regenerate(base, bus.recorder, views)
     finally:
         GRAD_MODE.enabled = was
 
@@ -162,11 +162,7 @@ def views_follow_base(base: Tensor, requires: bool) -> None:
         else:
             stale.append(w)
     if stale:
-        was, GRAD_MODE.enabled = GRAD_MODE.enabled, True
-        try:
-            _regenerate(base, bus.recorder, stale)
-        finally:
-            GRAD_MODE.enabled = was
+        regenerate_views(base, stale)
 
 
 _VIEWS_FOLLOW.append(views_follow_base)

@@ -45,7 +45,7 @@ import numpy as np
 
 from .infer_meta import is_legacy_empty, split_pieces
 
-__all__ = ["order_and_inverse", "torch_layout", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["order_and_inverse", "torch_layout", "copy_in_order", "row_major", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -235,8 +235,14 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     order, inverse = entry
     if out.strides == _strides_in_order(out.shape, order, out.itemsize):
         return out
-    buf = np.empty(tuple(out.shape[d] for d in order), dtype=out.dtype)
-    buf[...] = out.transpose(order)
+    return copy_in_order(np, out, order, inverse)
+
+
+def copy_in_order(xp: Any, x: Any, order: tuple[int, ...], inverse: tuple[int, ...]) -> Any:
+    """A dense copy of ``x`` whose dimensions lie in memory in ``order`` (slowest first), seen in ``x``'s
+    own order through ``inverse``: one copy, NumPy's or CuPy's."""
+    buf = xp.empty(tuple(x.shape[d] for d in order), dtype=x.dtype)
+    buf[...] = x.transpose(order)
     return buf.transpose(inverse)
 
 

@@ -18,7 +18,7 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
-from ..strided import order_and_inverse, row_major
+from ..strided import copy_in_order, order_and_inverse, row_major
 from ._runtime import constant, constant_value, dtype_name, function, launch_1d, strides_meta
 
 GPU = Backend.GPU
@@ -206,12 +206,7 @@ def clone(x: Any, memory_format: str = "preserve_format") -> Any:
     """One copy, laid out as PyTorch's ``clone``: ``preserve_format`` keeps the input's order of strides,
     where a broadcast (stride 0) dim has no say (CuPy's order "K" would make it the fastest, as NumPy's)."""
     entry = None if memory_format == "contiguous_format" or row_major(x) else order_and_inverse(x.shape, (x,))
-    if entry is None:
-        return cupy.copy(x, order="C")
-    order, inverse = entry
-    buf = cupy.empty(tuple(x.shape[d] for d in order), dtype=x.dtype)
-    buf[...] = x.transpose(order)
-    return buf.transpose(inverse)
+    return cupy.copy(x, order="C") if entry is None else copy_in_order(cupy, x, *entry)
 
 
 @register_kernel("fill", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill")
