@@ -298,6 +298,7 @@ def test_var_warns_as_pytorch_naming_the_programs_line():
     with pytest.warns(UserWarning, match=r"^std\(\): degrees of freedom is <= 0\. Correction should be strictly less "
                       r"than the reduction factor \(input numel divided by output numel\)\.$") as caught:
         x.std(correction=2)
+    assert [w.category for w in caught] == [UserWarning]  # PyTorch's one warning, no NumPy divide-by-zero
     assert caught[0].filename == __file__
     with pytest.warns(UserWarning, match=r"^var\(\): degrees of freedom"):
         mg.var(mg.zeros(2, 0), 1)  # no element per output: PyTorch warns too

@@ -30,7 +30,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import flags
 from ..kernels.api import KINDS, kernel_of_kind, launch
-from ..kernels.backends import move_array
+from ..devices import constant_array
 from ..tensor import Tensor
 from . import amp_state
 from .dygraph import run_op
@@ -135,7 +135,8 @@ class ArrayOp:
         return inputs, op.bind_attrs(values)
 
     def _wrap_numbers(self, values: list[Any]) -> list[Any]:
-        """Python numbers as 0-d arrays, in the dtype ``ops.registry.wrap_scalar`` gives them."""
+        """Python numbers as 0-d arrays, in the dtype ``ops.registry.wrap_scalar`` gives them; on a device, the
+        number's kept constant (``devices.constant_array``: no host -> device copy, as ``Tensor._scalar``)."""
         if not any(type(v) in _NUMBERS for v in values):
             return values
         specs = self.op.inputs
@@ -152,7 +153,7 @@ class ArrayOp:
                 else:
                     target = dt if dt.is_floating else _dt.float32
                 a = np.asarray(v, dtype=target.np)
-                values[pos] = a if self.device == "cpu" else move_array(a, "cpu", self.device)
+                values[pos] = a if self.device == "cpu" else constant_array(a, self.device)
         return values
 
     def _tensors(self, values: list[Any]) -> list[Any]:

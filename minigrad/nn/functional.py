@@ -52,10 +52,13 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"nll_loss(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
     # Every argument is checked before the first op runs (a refused call leaves no node).
-    idx = check_class_target("nll_loss", log_probs, target, weight, ignore_index)
-    nd = log_probs.ndim
+    nd = log_probs.ndim if isinstance(log_probs, Tensor) else None
     if nd == 2 and weight is None:  # PyTorch's one node, NllLossBackward0
+        # (on a GPU the class indices are checked there, not read on the host: no wait for the device)
+        check_class_target("nll_loss", log_probs, target, None, ignore_index,
+                           read=not isinstance(target, Tensor) or target._device == "cpu")
         return nll_loss_op(log_probs, target, reduction=reduction, ignore_index=ignore_index)
+    idx = check_class_target("nll_loss", log_probs, target, weight, ignore_index)
     expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
     idx = idx.reshape(-1)
     if nd == 1:  # one sample: pick its class

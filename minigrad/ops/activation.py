@@ -97,6 +97,7 @@ softplus = defop(
     promote="float",
     transform_dtype=True,
     doc="log(1 + exp(beta * x)) / beta; x where beta * x > threshold",
+    # (no GPU kernel of its own: lesson 5 has the student write it, and registers it; until then it falls back)
 )
 
 
@@ -182,6 +183,7 @@ leaky_relu = defop(
     save=("x",),
     promote="float",
     doc="x where x > 0, negative_slope * x elsewhere",
+    gpu=("param", "a > (ACC)0 ? a : a * (ACC)p0"),
 )
 
 
@@ -207,6 +209,7 @@ elu = defop(
     save=("x",),
     promote="float",
     doc="x where x > 0, alpha * (exp(x) - 1) elsewhere",
+    gpu=("param", "a > (ACC)0 ? a : (ACC)p0 * {expm1}(a)"),
 )
 
 
@@ -239,6 +242,7 @@ hardtanh = defop(
     save=("x",),
     promote="float",
     doc="x clamped into [min_val, max_val]; the gradient passes strictly inside",
+    gpu=("param", "a != a ? a : (a < (ACC)p0 ? (ACC)p0 : (a > (ACC)p1 ? (ACC)p1 : a))"),  # NaN stays, as clamp's
 )
 
 

@@ -56,14 +56,18 @@ for _name, _ufunc in (("floor_divide", np.floor_divide), ("remainder", np.remain
     register_kernel(_name, Backend.CPU, dtypes=NUMERIC_DTYPES)(_integer_kernel(_name, _ufunc))
 
 
-def _define(name: str, doc: str, methods: tuple[str, ...], operators: tuple[str, ...] = ()) -> Any:
+def _define(name: str, doc: str, gpu: str, methods: tuple[str, ...], operators: tuple[str, ...] = ()) -> Any:
     return defop(name, inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, transform_dtype=True,
-                 save=("x", "y"), save_for={"x": (1,), "y": (1,)}, doc=doc, methods=methods, operators=operators)
+                 save=("x", "y"), save_for={"x": (1,), "y": (1,)}, doc=doc, methods=methods, operators=operators,
+                 gpu=("binary", gpu))
 
 
-floor_divide = _define("floor_divide", "floor(x / y)", ("floor_divide",), ("__floordiv__", "__rfloordiv__"))
-remainder = _define("remainder", "x - floor(x / y) * y (the sign of y)", ("remainder",), ("__mod__", "__rmod__"))
-fmod = _define("fmod", "x - trunc(x / y) * y (the sign of x)", ("fmod",))
+# (on the GPU, floats: PyTorch's CUDA formulas, ``cuda_src._HELPERS``)
+floor_divide = _define("floor_divide", "floor(x / y)", "mg_floor_divide(a, b)", ("floor_divide",),
+                       ("__floordiv__", "__rfloordiv__"))
+remainder = _define("remainder", "x - floor(x / y) * y (the sign of y)", "mg_remainder(a, b)", ("remainder",),
+                    ("__mod__", "__rmod__"))
+fmod = _define("fmod", "x - trunc(x / y) * y (the sign of x)", "{fmod}(a, b)", ("fmod",))
 
 
 @floor_divide.def_backward

@@ -55,9 +55,9 @@ def log10_cpu(x: np.ndarray) -> np.ndarray:
 
 
 log2 = defop("log2", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", methods=("log2",), amp="deny",
-             doc="logarithm to base 2")
+             doc="logarithm to base 2", gpu=("unary", "{log2}(a)"))
 log10 = defop("log10", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", methods=("log10",),
-              amp="deny", doc="logarithm to base 10")
+              amp="deny", doc="logarithm to base 10", gpu=("unary", "{log10}(a)"))
 
 
 @log2.def_backward
@@ -83,7 +83,7 @@ def exp2_cpu(x: np.ndarray) -> np.ndarray:
 
 
 exp2 = defop("exp2", inputs=("x",), infer_meta=im.same, save=("out",), promote="float", methods=("exp2",),
-             doc="2 to the power x")
+             doc="2 to the power x", gpu=("unary", "{exp2}(a)"))
 
 
 @exp2.def_backward
@@ -101,7 +101,8 @@ def xlogy_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 xlogy = defop("xlogy", inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, promote="float", save=("x", "y"),
-              methods=("xlogy",), doc="x * log(y), 0 where x == 0")
+              methods=("xlogy",), doc="x * log(y), 0 where x == 0",
+              gpu=("binary", "mg_xlogy(a, b)"))
 
 
 @xlogy.def_backward
@@ -157,7 +158,8 @@ def logaddexp_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 logaddexp = defop("logaddexp", inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, promote="float",
-                  save=("x", "y"), methods=("logaddexp",), doc="log(exp(x) + exp(y)), computed stably")
+                  save=("x", "y"), methods=("logaddexp",), doc="log(exp(x) + exp(y)), computed stably",
+                  gpu=("binary", "mg_logaddexp(a, b)"))
 
 
 @logaddexp.def_backward

@@ -488,6 +488,7 @@ _binary_cross_entropy = defop(
     save=("input", "target"),
     doc="-(t log(x) + (1 - t) log(1 - x)) elementwise, each log clamped at -100",
     amp="deny",
+    gpu=("binary", "mg_binary_cross_entropy(a, b)"),
 )
 
 
@@ -506,6 +507,23 @@ def _binary_cross_entropy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
     return gx, gt
 
 
+def _check_probabilities(input: Tensor) -> None:
+    """PyTorch's refusal of an input outside [0, 1], NaN too (its kernels check ``0 <= x <= 1``). On a GPU the
+    check runs there and fails at the next sync (``devices.check_range``, as CUDA's device-side assert):
+    reading the input on the host would make every call wait for the device."""
+    data = input._data
+    outside = ~((data >= 0) & (data <= 1))
+
+    def error(bad: Any = None, values: Any = None) -> RuntimeError:
+        return RuntimeError("binary_cross_entropy(): all elements of input should be between 0 and 1")
+
+    if input._device == "cpu":
+        if outside.any():
+            raise error()
+        return
+    check_range(outside.any().astype(np.int64).reshape(1), input._device, 0, 1, error)
+
+
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-w (t log(x) + (1 - t) log(1 - x))`` for probabilities ``x``; each log is clamped at -100, as in PyTorch.
@@ -520,9 +538,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if input.dtype != target.dtype:
         raise RuntimeError(f"binary_cross_entropy(): Found dtype {target.dtype} but expected {input.dtype}")
     _check_weight("binary_cross_entropy", "weight", weight, tuple(input.shape))
-    x = to_numpy(input._data)
-    if np.any((x < 0) | (x > 1)):
-        raise RuntimeError("binary_cross_entropy(): all elements of input should be between 0 and 1")
+    _check_probabilities(input)
     loss = _binary_cross_entropy(input, target)
     return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
 

@@ -40,7 +40,7 @@ from ..kernels.normalization import layer_norm_arrays, layer_norm_backward_array
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
-from ._constants import constant
+from ._constants import constant, kept_constant
 from .math import add, clone, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
@@ -64,10 +64,16 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
             f"layer_norm(): normalized_shape {shape} must match the last dims of the input, of shape {tuple(input.shape)}"
         )
     if weight is None:  # (of the input's dtype: an integer input finds no kernel, as before the op existed)
-        weight = constant(np.ones(shape), input)
+        weight = _filled(1, shape, input)
     if bias is None:
-        bias = constant(np.zeros(shape), input)
+        bias = _filled(0, shape, input)
     return _layer_norm_op(input, weight, bias, normalized_ndim=len(shape), eps=eps)
+
+
+def _filled(value: int, shape: tuple[int, ...], like: Tensor) -> Tensor:
+    """The ones or zeros standing for a missing weight or bias: on a GPU made there once per shape and kept
+    (``kept_constant``), where a host array would be copied to the device at every call, a sync each."""
+    return kept_constant(("filled", value, shape), lambda: np.full(shape, value), like, like.dtype)
 
 
 @register_kernel("layer_norm", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/layer_norm")
@@ -329,9 +335,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         wrap_dim("batch_norm", 1, input.ndim)  # PyTorch's IndexError: the channels' dim 1 is out of range
     c = shape[1]
     if weight is None:  # (of the input's dtype, as layer_norm's)
-        weight = constant(np.ones(c), input)
+        weight = _filled(1, (c,), input)
     if bias is None:
-        bias = constant(np.zeros(c), input)
+        bias = _filled(0, (c,), input)
     if not training:
         return _batch_norm_op(input, weight, bias, running_mean, running_var, training=False, eps=eps)
     out = _batch_norm_op(input, weight, bias, None, None, training=True, eps=eps)

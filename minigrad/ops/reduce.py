@@ -349,9 +349,10 @@ def _var_cpu(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = F
     axis = _axis(work, dim)
     axes = range(work.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     count = math.prod(work.shape[a] for a in axes)
-    centered = work - np.true_divide(np.sum(work, axis=axis, keepdims=True), count)
-    total = np.sum(centered * centered, axis=axis, keepdims=keepdim)
-    return np.asarray(np.true_divide(total, builtins.max(count - correction, 0)), dtype=x.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):  # inf or NaN with no degree of freedom, as PyTorch: no NumPy warning
+        centered = work - np.true_divide(np.sum(work, axis=axis, keepdims=True), count)
+        total = np.sum(centered * centered, axis=axis, keepdims=keepdim)
+        return np.asarray(np.true_divide(total, builtins.max(count - correction, 0)), dtype=x.dtype)
 
 
 # (every dtype, as mean's: an integer input reaches InferMeta, which refuses it in PyTorch's words)

@@ -235,6 +235,11 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False) -> Any:
                                      f"index {pos} is {item.dtype})")
             on_device = keep_device and item._device != "cpu" and all(_one_dim_item(i) for i in items)
             out.append(item._data if on_device else to_numpy(item._data))
+        elif hasattr(item, "shape") and device_of_array(item) != "cpu":
+            # a device array: an index normalized before (the saved index of getitem, which its backward's
+            # getitem_grad is given); CuPy's arrays are no NumPy arrays, and np.asarray of one refuses
+            on_device = keep_device and all(_one_dim_item(i) for i in items)
+            out.append(item if on_device else to_numpy(item))
         elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
             arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
             if arr.dtype.kind not in "biu":
@@ -294,6 +299,8 @@ def _one_dim_item(item: Any) -> bool:
     integer tensor), so an integer array at position ``k`` indexes dimension ``k``."""
     if isinstance(item, Tensor):
         return item._dtype.is_integer
+    if hasattr(item, "dtype") and hasattr(item, "shape"):  # an integer array normalized before (a saved index)
+        return item.dtype.kind in "iu"
     return isinstance(item, (int, np.integer, slice)) and not isinstance(item, bool)
 
 

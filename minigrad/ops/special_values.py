@@ -43,17 +43,20 @@ def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
     return kernel
 
 
-def _define(name: str, ufunc: Any, for_ints: bool, doc: str, out: bool = True) -> Any:
+def _define(name: str, ufunc: Any, for_ints: bool, doc: str, gpu: str, out: bool = True) -> Any:
     register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES)(_classify(ufunc, name, for_ints))
-    return defop(name, inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=(name,), doc=doc, out=out)
+    return defop(name, inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=(name,), doc=doc, out=out,
+                 gpu=("test", gpu))
 
 
-# PyTorch's isnan, isinf and isfinite take no out= (isposinf and isneginf do)
-isnan = _define("isnan", np.isnan, False, "True where x is NaN", out=False)
-isinf = _define("isinf", np.isinf, False, "True where x is +inf or -inf", out=False)
-isfinite = _define("isfinite", np.isfinite, True, "True where x is neither NaN nor infinite", out=False)
-isposinf = _define("isposinf", np.isposinf, False, "True where x is +inf")
-isneginf = _define("isneginf", np.isneginf, False, "True where x is -inf")
+# PyTorch's isnan, isinf and isfinite take no out= (isposinf and isneginf do); on the GPU each is a test of
+# ``a`` in the float kernels (``(a - a)`` is NaN exactly for an infinity or a NaN)
+isnan = _define("isnan", np.isnan, False, "True where x is NaN", "a != a", out=False)
+isinf = _define("isinf", np.isinf, False, "True where x is +inf or -inf", "mg_isinf(a)", out=False)
+isfinite = _define("isfinite", np.isfinite, True, "True where x is neither NaN nor infinite", "(a - a) == (a - a)",
+                   out=False)
+isposinf = _define("isposinf", np.isposinf, False, "True where x is +inf", "a == mg_inf(a)")
+isneginf = _define("isneginf", np.isneginf, False, "True where x is -inf", "a == -mg_inf(a)")
 
 
 @register_kernel("signbit", Backend.CPU, dtypes=ALL_DTYPES)
@@ -63,7 +66,7 @@ def signbit_cpu(x: np.ndarray) -> np.ndarray:
 
 
 signbit = defop("signbit", inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=("signbit",),
-                doc="True where x has its sign bit set (negative numbers, -0.0)")
+                doc="True where x has its sign bit set (negative numbers, -0.0)", gpu=("test", "mg_signbit(a)"))
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
@@ -88,7 +91,8 @@ def copysign_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 copysign = defop("copysign", inputs=("x", "y"), infer_meta=im.broadcast, scalars=True, promote="float",
-                 save=("x", "out"), save_for={"x": (0,), "out": (0,)}, methods=("copysign",), doc="|x| with the sign of y (its sign bit: -0.0 is negative)")
+                 save=("x", "out"), save_for={"x": (0,), "out": (0,)}, methods=("copysign",), doc="|x| with the sign of y (its sign bit: -0.0 is negative)",
+                 gpu=("binary", "{copysign}(a, b)"))
 
 
 @copysign.def_backward

@@ -45,7 +45,8 @@ def _unary(name: str, ufunc: np.ufunc, doc: str, save: str = "x") -> Any:
 
     kernel.__name__ = f"{name}_cpu"
     register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES)(kernel)
-    return defop(name, inputs=("x",), infer_meta=im.same, save=(save,), promote="float", methods=(name,), doc=doc)
+    return defop(name, inputs=("x",), infer_meta=im.same, save=(save,), promote="float", methods=(name,), doc=doc,
+                 gpu=("unary", "{%s}(a)" % name))  # tanf, asinf... in float (cuda_src._F)
 
 
 tan = _unary("tan", np.tan, "tangent", save="out")
@@ -136,7 +137,8 @@ def atan2_cpu(y: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 atan2 = defop("atan2", inputs=("y", "x"), infer_meta=im.broadcast, scalars=True, promote="float", save=("y", "x"),
-              methods=("atan2",), doc="the angle of the point (x, y), in [-pi, pi]")
+              methods=("atan2",), doc="the angle of the point (x, y), in [-pi, pi]",
+              gpu=("binary", "{atan2}(a, b)"))
 
 
 @atan2.def_backward
@@ -162,7 +164,7 @@ def sinc_cpu(x: np.ndarray) -> np.ndarray:
 
 
 sinc = defop("sinc", inputs=("x",), infer_meta=im.same, save=("x",), promote="float", methods=("sinc",),
-             doc="the normalised sinc, sin(pi x) / (pi x), 1 at 0")
+             doc="the normalised sinc, sin(pi x) / (pi x), 1 at 0", gpu=("unary", "mg_sinc(a)"))
 
 
 @sinc.def_backward

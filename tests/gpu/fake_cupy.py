@@ -44,7 +44,10 @@ What it cannot prove:
   the other half; ``test_stand_in_agrees.py`` shadows every launch on a device);
 - CuPy's semantics this file does not copy: its arrays are NumPy subclasses, so
   ``isinstance(a, numpy.ndarray)`` is True (False for CuPy's), NumPy functions
-  and ``np.asarray`` accept them (CuPy's refuse an implicit host copy),
+  and ``np.asarray`` accept them (CuPy's refuse an implicit host copy; the
+  stand-in refuses only the NumPy view of device memory that comes back to
+  ``cupy.asarray``/``cupy.array``, in CuPy's words - one that stays on the host
+  is computed with silently),
   minigrad's ``to_numpy`` (``Tensor.numpy()``) returns the device array itself,
   sharing its memory (a real ``.get()`` copies), and every NumPy function not listed above keeps NumPy's
   dtype rules, error classes and words, and read-only views (CuPy has none);
@@ -539,7 +542,17 @@ def concatenate(arrays: Any, axis: int = 0, **kw: Any) -> ndarray:
     return _wrap(np.concatenate)(arrays, axis=axis, **kw)
 
 
+def _device_memory_behind(a: Any) -> bool:
+    """Whether ``a`` is NumPy's view of a device array (``np.asarray(device_array)``, which works here)."""
+    return isinstance(a, np.ndarray) and _root_of_memory(_allocation(a)) is not None
+
+
 def _upload(a: Any, dtype: Any, what: str) -> Any:
+    if _device_memory_behind(a):
+        # Real CuPy refused earlier, at the conversion to NumPy (a cupy.ndarray is no numpy.ndarray, and
+        # np.asarray of one raises this); here the NumPy view of device memory is caught when it comes back.
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a "
+                        "NumPy array explicitly.")
     host = np.array(a, dtype=dtype)
     _h2d(host.nbytes, what)  # a Python or NumPy scalar too: a 0-d array uploaded
     return _owner(host)  # a new allocation on the device: its own memory, base None
@@ -625,7 +638,7 @@ def _nin(op: str) -> int:
 
     if op == "where":
         return 3
-    return 1 if op in cuda_src.UNARY or op == "clip" else 2
+    return 1 if op in cuda_src.UNARY or op in cuda_src.TEST or op in cuda_src.PARAM or op == "clip" else 2
 
 
 def _strided_view(a: np.ndarray, shape: tuple[int, ...], strides: np.ndarray) -> np.ndarray:
@@ -634,6 +647,8 @@ def _strided_view(a: np.ndarray, shape: tuple[int, ...], strides: np.ndarray) ->
 
 
 def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
+    from minigrad.kernels.gpu import cuda_src
+
     nin = _nin(op)
     ins, out, n = list(args[:nin]), args[nin], int(args[nin + 1])
     rest = args[nin + 2:]
@@ -674,6 +689,9 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
         if op == "clip":
             lo, hi = float(rest[0]), float(rest[1])
             r = np.minimum(np.maximum(vals[0], acc(lo)), acc(hi))
+        elif op in cuda_src.PARAM:  # the op's number attributes, by value (p0, p1: doubles)
+            assert all(isinstance(p, np.float64) for p in rest[:2]), "p0 and p1 are passed by value as doubles"
+            r = _cpu_kernel(op, acc)(*vals, **dict(zip(cuda_src.PARAMS[op], (float(p) for p in rest))))
         else:
             r = _cpu_kernel(op, acc)(*vals)
     out[...] = r

@@ -1078,3 +1078,66 @@ def test_split_and_unbind_are_views_and_one_node_on_the_gpu(op, pieces, dtype):
     check(op, program, [_rand((3, 4), dtype)], dtype)
     x = mg.tensor(_rand((3, 4), dtype)).to("gpu")
     assert all(p._data.base is not None for p in pieces(x))
+
+
+# -- more ops of the PyTorch API a course's GPU programs use: their kernels come from the op definitions too
+# (``gpu=`` of kind unary, binary, test - a bool of one value - or param - the op's number attributes by value).
+# Each fell back to the CPU: a copy to the host and one back, and a sync, at every call (and in backward).
+
+MORE_UNARY = {
+    "tan": (mg.tan, (-1.2, 1.2)), "asin": (mg.asin, (-0.9, 0.9)), "acos": (mg.acos, (-0.9, 0.9)),
+    "atan": (mg.atan, (-3, 3)), "sinh": (mg.sinh, (-2, 2)), "cosh": (mg.cosh, (-2, 2)), "asinh": (mg.asinh, (-3, 3)),
+    "acosh": (mg.acosh, (1.1, 3)), "atanh": (mg.atanh, (-0.9, 0.9)), "log2": (mg.log2, (0.1, 3)),
+    "log10": (mg.log10, (0.1, 3)), "exp2": (mg.exp2, (-3, 3)), "sinc": (mg.sinc, (-2, 2)),
+    "leaky_relu": (lambda x: mg.nn.functional.leaky_relu(x, 0.2), (-2, 2)),
+    "elu": (lambda x: mg.nn.functional.elu(x, 0.7), (-2, 2)),
+    "hardtanh": (lambda x: mg.nn.functional.hardtanh(x, -0.5, 1.5), (-2, 2)),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", sorted(MORE_UNARY))
+def test_more_unary_ops_run_on_the_gpu(op, dtype):
+    fn, (lo, hi) = MORE_UNARY[op]
+    check(op, fn, [_rand((33, 65), dtype, lo, hi)], dtype)
+
+
+MORE_BINARY = {"atan2": (mg.atan2, -2.0), "copysign": (mg.copysign, -2.0), "fmod": (mg.fmod, 0.3),
+               "remainder": (mg.remainder, 0.3), "floor_divide": (mg.floor_divide, 0.3),
+               "logaddexp": (mg.logaddexp, -2.0), "xlogy": (mg.xlogy, 0.1)}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("op", sorted(MORE_BINARY))
+@pytest.mark.parametrize("shapes", [((17, 9), (17, 9)), ((4, 1, 9), (3, 1))], ids=["same", "bcast"])
+def test_more_binary_ops_run_on_the_gpu(op, dtype, shapes):
+    fn, lo = MORE_BINARY[op]
+    arrays = [_rand(shapes[0], dtype, -3.0, 3.0, seed=1), _rand(shapes[1], dtype, lo, 2.0, seed=2)]
+    if op in ("fmod", "remainder", "floor_divide"):  # divisors of both signs, away from 0
+        arrays[1] = arrays[1] * np.where(_rand(shapes[1], dtype, seed=4) > 0, 1, -1).astype(dtype.np)
+    if op == "xlogy":
+        arrays[0].reshape(-1)[::5] = 0  # 0 * log(y) is 0
+    check(op, fn, arrays, dtype)
+
+
+def test_binary_cross_entropy_runs_on_the_gpu_and_checks_its_input_there():
+    F = mg.nn.functional
+    x, t = _rand((6, 5), mg.float32, 0.05, 0.95, seed=1), _rand((6, 5), mg.float32, 0.0, 1.0, seed=2)
+    x[0, 0], x[0, 1] = 0.0, 1.0  # each log clamped at -100
+    check("binary_cross_entropy", lambda a, b: F.binary_cross_entropy(a, b, reduction="none"), [x, t], mg.float32)
+    bad = mg.tensor([[0.5, float("nan")]]).to("gpu")
+    loss = F.binary_cross_entropy(bad, mg.tensor([[1.0, 0.0]]).to("gpu"))  # checked on the device: no wait here
+    with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+        loss.item()
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_tests_of_special_values_run_on_the_gpu(dtype):
+    values = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, -np.nan], dtype=dtype.np)
+    x = mg.tensor(values)
+    for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"):
+        with mg.trace() as tr:
+            got = getattr(mg, name)(x.to("gpu"))
+        sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == name]
+        assert sel and sel[0].backend == "GPU" and not sel[0].fallback_cpu, (name, sel)
+        assert got.dtype == mg.bool_ and got.cpu().tolist() == getattr(mg, name)(x).tolist(), name

@@ -101,6 +101,36 @@ def cnn_step():
     return step
 
 
+def makemore_step():
+    """makemore's character MLP as its lecture writes it: raw parameters, ``C[X[ix]]`` with a minibatch index
+    drawn on the device, ``tanh``, ``cross_entropy``, ``p.grad = None`` and ``p.data += -lr * p.grad``. Its
+    embedding's backward scatters at the device index it was given (it was read back to the host), and
+    tanh's backward takes its ``1`` as a kept constant (it was copied to the device at every step)."""
+    g = mg.Generator().manual_seed(2147483647)
+    C, W1, b1 = mg.randn((27, 10), generator=g), mg.randn((30, 200), generator=g), mg.randn(200, generator=g)
+    W2, b2 = mg.randn((200, 27), generator=g), mg.randn(27, generator=g)
+    params = [p.to("gpu") for p in (C, W1, b1, W2, b2)]
+    for p in params:
+        p.requires_grad = True
+    C, W1, b1, W2, b2 = params
+    X = mg.randint(0, 27, (1000, 3), generator=g).to("gpu")
+    Y = mg.randint(0, 27, (1000,), generator=g).to("gpu")
+
+    def step():
+        ix = mg.randint(0, X.shape[0], (32,), device="gpu")
+        emb = C[X[ix]]
+        h = mg.tanh(emb.view(-1, 30) @ W1 + b1)
+        loss = F.cross_entropy(h @ W2 + b2, Y[ix])
+        for p in params:
+            p.grad = None
+        loss.backward()
+        for p in params:
+            p.data += -0.1 * p.grad
+        return loss
+
+    return step
+
+
 def nano_gpt_step():
     """A step of ``examples/gpt.py``'s nanoGPT-style model as its loop writes it (``bench/gpu_kernels.py``'s
     ``nanogpt_step``, 2 layers x 64, batch 8 x 32): positions from ``arange(..., device=idx.device)``, dropout
@@ -132,11 +162,14 @@ def steady_counts(step, steps=3):
 #: takes a fresh gradient (and nn.Linear's, made row-major for it) without a copy; in the seventh, softmax's
 #: backward became one launch (PyTorch's ``_softmax_backward_data``) where it took four; in the eighth, an
 #: embedding one range check and one gather (PyTorch's ``embedding`` op) where a getitem checked the range
-#: again, and the stand-in stopped counting a copy of its own after a gather (bench/RESULTS.md).
+#: again, and the stand-in stopped counting a copy of its own after a gather (bench/RESULTS.md). In the ninth,
+#: makemore's MLP joined, 45 launches: before, its step made two copies and two syncs (``C[X[ix]]``'s backward
+#: read its GPU index back, and tanh's backward copied its ``1`` to the device).
 BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 152),
            "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 35),
            "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 59),
-           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 197)}
+           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 197),
+           "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 46)}
 
 
 @counted
@@ -167,6 +200,34 @@ def test_the_stand_in_counts_what_a_program_asks_for():
     fake.reset_counts()
     mg.cuda.synchronize()
     assert fake.counts()["syncs"] == 1
+
+
+@counted
+def test_the_stand_in_refuses_numpy_memory_that_is_a_device_arrays():
+    """``np.asarray(device_array)`` works on the stand-in (its arrays are NumPy's), where CuPy refuses it; the
+    NumPy view of device memory it gives is refused when it is copied back to the device, in CuPy's words.
+    (It caught getitem's backward turning its saved GPU index into such a view: a TypeError on a device.)"""
+    import cupy
+
+    on_device = cupy.arange(3)
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
+        cupy.asarray(np.asarray(on_device)[:2])
+    assert cupy.asarray(np.arange(3)).sum() == 3  # host memory is uploaded as before
+
+
+@needs_gpu
+def test_a_gpu_index_reaches_the_backward_of_getitem_on_the_device():
+    """``C[idx].sum().backward()`` with ``idx`` on the GPU: the scatter of the backward gets the device index
+    (and, like the forward, none of the index values is read on the host)."""
+    x = mg.randn(5, 3).to("gpu").requires_grad_()
+    idx = mg.tensor([[0, 4], [4, 1]]).to("gpu")
+    x[idx].sum().backward()
+    cpu = mg.randn(5, 3).requires_grad_()
+    cpu[mg.tensor([[0, 4], [4, 1]])].sum().backward()
+    assert x.grad.cpu().tolist() == cpu.grad.tolist()
+    y = mg.randn(4, 5, 3).to("gpu").requires_grad_()
+    (y[:, idx[0]] * 2).sum().backward()
+    assert y.grad.cpu()[:, [0, 4]].eq(2).all() and y.grad.cpu()[:, 1:4].eq(0).all()
 
 
 def _line(marker):

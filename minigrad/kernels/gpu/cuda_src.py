@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import Iterator
 
 __all__ = [
-    "DTYPES", "UNARY", "BINARY", "COMPARE", "REDUCE", "set_elementwise_expression", "ew_source", "reduce_source", "lse_source", "softmax_source",
+    "DTYPES", "UNARY", "BINARY", "COMPARE", "TEST", "PARAM", "PARAMS", "REDUCE", "set_elementwise_expression", "ew_source", "reduce_source", "lse_source", "softmax_source",
     "matmul_source", "all_sources", "kernel_name",
 ]
 
@@ -79,6 +79,50 @@ _F = {
                "tanh": "tanh", "erf": "erf", "pow": "pow", "rsqrt": "rsqrt", "log1p": "log1p", "expm1": "expm1",
                "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint"},
 }
+for _name in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "exp2", "atan2",
+              "copysign", "fmod"):
+    _F["float"][_name], _F["double"][_name] = _name + "f", _name
+
+# Device functions the elementwise expressions may call, in ACC (PyTorch's CUDA formulas, with their edge cases).
+_HELPERS = r"""
+__device__ __forceinline__ ACC mg_remainder(ACC a, ACC b) {{
+    const ACC r = {fmod}(a, b);  // the sign of b, as Python's %
+    return (r != (ACC)0 && ((r < (ACC)0) != (b < (ACC)0))) ? r + b : r;
+}}
+__device__ __forceinline__ ACC mg_floor_divide(ACC a, ACC b) {{
+    if (b == (ACC)0) return a / b;
+    const ACC mod = {fmod}(a, b);
+    ACC div = (a - mod) / b;
+    if (mod != (ACC)0 && ((b < (ACC)0) != (mod < (ACC)0))) div -= (ACC)1;
+    if (div == (ACC)0) return {copysign}((ACC)0, a / b);
+    ACC f = {floor}(div);
+    if (div - f > (ACC)0.5) f += (ACC)1;
+    return f;
+}}
+__device__ __forceinline__ bool mg_isinf(ACC a) {{ return a == a && (a - a) != (a - a); }}
+__device__ __forceinline__ ACC mg_logaddexp(ACC a, ACC b) {{
+    if (a == b && mg_isinf(a)) return a;  // exp(inf - inf) would be NaN
+    const ACC m = a > b ? a : b;
+    return m + {log1p}({exp}(-{fabs}(a - b)));
+}}
+__device__ __forceinline__ ACC mg_xlogy(ACC a, ACC b) {{
+    if (b != b) return b;
+    return a == (ACC)0 ? (ACC)0 : a * {log}(b);
+}}
+__device__ __forceinline__ ACC mg_sinc(ACC a) {{
+    if (a == (ACC)0) return (ACC)1;
+    const ACC product = (ACC)3.14159265358979323846 * a;
+    return {sin}(product) / product;
+}}
+__device__ __forceinline__ ACC mg_binary_cross_entropy(ACC x, ACC t) {{
+    ACC log_x = {log}(x), log_1mx = {log1p}(-x);
+    log_x = log_x > (ACC)-100 ? log_x : (ACC)-100;  // each log clamped at -100, as PyTorch
+    log_1mx = log_1mx > (ACC)-100 ? log_1mx : (ACC)-100;
+    return (t - (ACC)1) * log_1mx - t * log_x;
+}}
+__device__ __forceinline__ bool mg_signbit(float a) {{ return __float_as_int(a) < 0; }}
+__device__ __forceinline__ bool mg_signbit(double a) {{ return __double_as_longlong(a) < 0; }}
+"""
 
 # The elementwise templates' tables are filled from the op definitions: an op's file
 # gives its expression (``defop(..., gpu=("unary", "{exp}(a)"))``, the OpDef field
@@ -93,16 +137,29 @@ BINARY: dict[str, str] = {}
 #: comparisons: bool output
 COMPARE: dict[str, str] = {}
 
-_EW_TABLES = {"unary": UNARY, "binary": BINARY, "compare": COMPARE}
+#: tests of one value: bool output (``isnan``: ``a != a``)
+TEST: dict[str, str] = {}
+
+#: unary ops with number attributes (``leaky_relu``'s ``negative_slope``): the expression reads them as
+#: ``p0``, ``p1`` (doubles passed by value, in the order of ``PARAMS[op]``, the op's attribute names)
+PARAM: dict[str, str] = {}
+PARAMS: dict[str, tuple[str, ...]] = {}
+
+_EW_TABLES = {"unary": UNARY, "binary": BINARY, "compare": COMPARE, "test": TEST, "param": PARAM}
 
 
-def set_elementwise_expression(op: str, kind: str, expression: str) -> None:
-    """File ``op``'s GPU expression under ``kind`` (``unary``, ``binary``, ``compare``) for the templates."""
+def set_elementwise_expression(op: str, kind: str, expression: str, params: tuple[str, ...] = ()) -> None:
+    """File ``op``'s GPU expression under ``kind`` (``unary``, ``binary``, ``compare``, ``test``, ``param``)
+    for the templates; ``params``: the attribute names a ``param`` expression reads as ``p0``, ``p1``."""
     if kind not in _EW_TABLES:
         raise ValueError(f"GPU elementwise kind must be one of {', '.join(_EW_TABLES)}, got {kind!r}")
+    if kind == "param" and not 1 <= len(params) <= 2:
+        raise ValueError(f"a 'param' GPU expression reads one or two attributes, got {params!r}")
     for table in _EW_TABLES.values():
         table.pop(op, None)
     _EW_TABLES[kind][op] = expression
+    if kind == "param":
+        PARAMS[op] = tuple(params)
 
 
 #: reductions: (identity, combine(p, q), map(v) where ``aux`` is a per-row value, post(acc));
@@ -152,6 +209,10 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
     elif kind == "compare":
         ins, out_t = [("x", T), ("y", T)], "bool"
         body = f"ACC a = mg_load(x, ix0); ACC b = mg_load(y, ix1); out[i] = ({COMPARE[op]});"
+    elif kind == "test":
+        ins, out_t, body = [("x", T)], "bool", f"ACC a = mg_load(x, ix0); out[i] = ({_math(TEST[op], ACC)});"
+    elif kind == "param":
+        ins, out_t, body = [("x", T)], T, f"ACC a = mg_load(x, ix0); mg_store(out, i, (ACC)({_math(PARAM[op], ACC)}));"
     elif kind == "where":
         ins, out_t = [("c", "bool"), ("x", T), ("y", T)], T
         body = "out[i] = c[ix0] ? x[ix1] : y[ix2];"
@@ -160,7 +221,7 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
         body = "ACC a = mg_load(x, ix0); a = a < (ACC)lo ? (ACC)lo : a; a = a > (ACC)hi ? (ACC)hi : a; mg_store(out, i, a);"
     else:  # pragma: no cover
         raise ValueError(kind)
-    extra = ", const double lo, const double hi" if kind == "clip" else ""
+    extra = {"clip": ", const double lo, const double hi", "param": ", const double p0, const double p1"}.get(kind, "")
     params = ", ".join(f"const {t}* __restrict__ {n}" for n, t in ins) + f", {out_t}* __restrict__ out, const long long n"
     contig_idx = "".join(f"const long long ix{k} = i; " for k in range(len(ins)))
     nin = len(ins)
@@ -172,7 +233,7 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
         + "}"
     )
     vec = ""
-    if kind in ("unary", "binary", "clip"):
+    if kind in ("unary", "binary", "clip", "param"):
         # The vector variant: 16-byte loads and stores (4 floats, 2 doubles, 8 halves per access), the widest
         # a thread can issue. A memory-bound kernel reaches the bandwidth it can only with enough bytes in
         # flight; one scalar per thread leaves most of the memory system idle. Needs 16-byte-aligned pointers.
@@ -199,6 +260,7 @@ extern "C" __global__ void {name}_vec({params}{extra}) {{
 """
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
+{_math(_HELPERS, ACC)}
 {_VEC_TYPES.format(T=T)}
 {vec}
 extern "C" __global__ void {name}_contig({params}{extra}) {{
@@ -935,6 +997,10 @@ def all_sources() -> Iterator[tuple[str, str]]:
             yield f"ew_{op}_{dtype}", ew_source(op, dtype, "binary")
         for op in COMPARE:
             yield f"ew_{op}_{dtype}", ew_source(op, dtype, "compare")
+        for op in TEST:
+            yield f"ew_{op}_{dtype}", ew_source(op, dtype, "test")
+        for op in PARAM:
+            yield f"ew_{op}_{dtype}", ew_source(op, dtype, "param")
         yield f"ew_where_{dtype}", ew_source("where", dtype, "where")
         yield f"ew_clip_{dtype}", ew_source("clip", dtype, "clip")
         for op in REDUCE:

@@ -26,7 +26,7 @@ GPU = Backend.GPU
 __all__ = ["run_elementwise"]
 
 #: kinds with a vector variant (output and inputs of one dtype)
-_VEC_KINDS = ("unary", "binary", "clip")
+_VEC_KINDS = ("unary", "binary", "clip", "param")
 
 
 def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
@@ -142,12 +142,34 @@ def _compare(op: str) -> None:
     register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
 
 
+def _test(op: str) -> None:
+    def kernel(x: Any) -> Any:
+        return run_elementwise(op, "test", (x,), np.bool_)
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
+
+
+def _param(op: str, names: tuple[str, ...]) -> None:
+    """``leaky_relu(x, negative_slope)``: the op's number attributes reach the kernel by value (p0, p1)."""
+    def kernel(x: Any, **attrs: Any) -> Any:
+        values = [np.float64(attrs[n]) for n in names] + [np.float64(0.0)] * (2 - len(names))
+        return run_elementwise(op, "param", (x,), x.dtype, extra=tuple(values))
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
+
+
 for _op in src.UNARY:
     _unary(_op)
 for _op in src.BINARY:
     _binary(_op)
 for _op in src.COMPARE:
     _compare(_op)
+for _op in src.TEST:
+    _test(_op)
+for _op in src.PARAM:
+    _param(_op, src.PARAMS[_op])
 
 
 @register_kernel("where", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_where")
