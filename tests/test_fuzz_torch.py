@@ -386,6 +386,11 @@ class Differential(RuleBasedStateMachine):
         "clone": lambda x: x.clone(), "floor": lambda x: x.floor(), "sign": lambda x: x.sign(),
         "masked_fill": lambda x: x.masked_fill(x > 0.3, -1.0), "tril": lambda x: x.tril(), "triu": lambda x: x.triu(1),
         "batch_norm": lambda x: _batch_norm(x), "std": lambda x: x.std(-1),
+        "flip": lambda x: x.flip(-1), "cumsum": lambda x: x.cumsum(-1), "roll": lambda x: x.roll(1, -1),
+        "sort": lambda x: x.sort(-1, descending=True)[0], "gather-sorted": lambda x: x.gather(-1, x.argsort(-1)),
+        "leaky_relu": lambda x: _F(x).leaky_relu(x, 0.2), "elu": lambda x: _F(x).elu(x),
+        "hardtanh": lambda x: _F(x).hardtanh(x, -0.5, 0.5), "pad": lambda x: _F(x).pad(x, (1, 2)),
+        "sinh": lambda x: x.sinh(), "atan": lambda x: x.atan(), "repeat": lambda x: x.repeat(2, *([1] * x.ndim)),
     }
 
     @precondition(lambda self: self.pool)
@@ -402,6 +407,8 @@ class Differential(RuleBasedStateMachine):
         "matmul": lambda x, y: x @ y, "where": lambda x, y: _where(x > 0, x, y),
         "clamp_t": lambda x, y: x.clamp(min=y), "cat": lambda x, y: _cat([x, y]),
         "masked_fill_t": lambda x, y: x.masked_fill(x > 0, y.sum()),
+        "atan2": lambda x, y: x.atan2(y), "remainder": lambda x, y: x.remainder(y),
+        "logaddexp": lambda x, y: x.logaddexp(y),
     }
 
     @precondition(lambda self: self.pool)
@@ -763,6 +770,11 @@ class Differential(RuleBasedStateMachine):
 
 def _where(c: Any, x: Any, y: Any) -> Any:
     return torch.where(c, x, y) if isinstance(x, torch.Tensor) else mg.where(c, x, y)
+
+
+def _F(x: Any) -> Any:
+    """The ``nn.functional`` of ``x``'s framework."""
+    return torch.nn.functional if isinstance(x, torch.Tensor) else mg.nn.functional
 
 
 def _batch_norm(x: Any) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -71,6 +71,7 @@ flip = defop(
     out=False,  # PyTorch's flip takes no out=
     attrs=(Attr("dims", check=_check_flip_dims),),
     infer_meta=infer_flip,
+    layout="elementwise",  # clone's layout of the input (PyTorch's empty_like), not NumPy's of the reversed view
     doc="x with the order of the elements along each of dims reversed",
 )
 
@@ -118,6 +119,8 @@ def infer_roll(op: str, x: Any, shifts: Any, dims: Any = None) -> tuple[tuple[in
         if n_dims != n_shifts:
             raise RuntimeError(f"{op}(): shifts and dimensions must align. shifts: {n_shifts}, dims:{n_dims}")
         for d in (dims,) if isinstance(dims, int) else dims:
+            if x.ndim == 0:  # PyTorch's roll names no dim of a 0-d tensor (its other ops take 0 and -1)
+                raise OutOfRangeError(f"Dimension specified as {d} but tensor has no dimensions")
             wrap_dim(op, d, x.ndim)
     return tuple(x.shape), x.dtype
 

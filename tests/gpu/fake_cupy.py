@@ -329,7 +329,7 @@ class ndarray(np.ndarray):
             _h2d(value.nbytes, "ndarray.__setitem__ of a host array")
         _upload_host_indices(index, "ndarray.__setitem__")
         _launch()
-        np.ndarray.__setitem__(self, index, value)
+        np.ndarray.__setitem__(self, _wrapped_index(self.shape, index), value)  # CuPy wraps, as in a get
 
     @property
     def base(self) -> Any:
@@ -1334,7 +1334,7 @@ def install() -> None:
         _launch()
         host_index = tuple(_host(i) if isinstance(i, ndarray) else i for i in index) if isinstance(index, tuple) else (
             _host(index) if isinstance(index, ndarray) else index)
-        np.add.at(_host(a), host_index, _host(v))
+        np.add.at(_host(a), _wrapped_index(a.shape, host_index), _host(v))  # out-of-range indices wrap, as CuPy's
 
     cupyx.scatter_add = scatter_add
     cupyx.empty_pinned = empty_pinned

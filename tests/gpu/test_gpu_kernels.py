@@ -1141,3 +1141,92 @@ def test_tests_of_special_values_run_on_the_gpu(dtype):
         sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == name]
         assert sel and sel[0].backend == "GPU" and not sel[0].fallback_cpu, (name, sel)
         assert got.dtype == mg.bool_ and got.cpu().tolist() == getattr(mg, name)(x).tolist(), name
+
+
+# -- library kernels (CuPy's own functions, ``kernels/gpu/library.py``): each fell back to the CPU before ------
+
+LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tensors, inputs)
+    "gather": ("gather", lambda x, i: x.gather(1, i), lambda: [_rand((4, 5), mg.float32), _ints((4, 3), 0, 5)]),
+    "gather-narrow": ("gather", lambda x, i: x.gather(0, i), lambda: [_rand((4, 5), mg.float32), _ints((2, 3), 0, 4)]),
+    "scatter_add": ("scatter_add", lambda x, i, s: x.scatter_add(1, i, s),
+                    lambda: [_rand((4, 5), mg.float32), _ints((4, 3), 0, 5), _rand((4, 4), mg.float32, seed=1)]),
+    "scatter": ("scatter", lambda x, i, s: x.scatter(0, i, s),
+                lambda: [_rand((4, 5), mg.float32), np.array([[3, 1, 0, 2, 1]]), _rand((2, 5), mg.float32, seed=1)]),
+    "flip": ("flip", lambda x: x.flip(0, -1), lambda: [_rand((3, 4, 5), mg.float32)]),
+    "flip-t": ("flip", lambda x: x.t().flip(1), lambda: [_rand((4, 6), mg.float32)]),
+    "roll": ("roll", lambda x: x.roll((1, -2), (0, 1)), lambda: [_rand((3, 5), mg.float32)]),
+    "roll-flat": ("roll", lambda x: x.roll(4), lambda: [_rand((3, 5), mg.float32)]),
+    "repeat": ("repeat", lambda x: x.repeat(2, 1, 3), lambda: [_rand((3, 5), mg.float32)]),
+    "pad": ("constant_pad_nd", lambda x: mg.nn.functional.pad(x, (1, 2, -1, 1), value=0.5),
+            lambda: [_rand((2, 3, 4), mg.float32)]),
+    "cumsum": ("cumsum", lambda x: x.cumsum(1), lambda: [_rand((3, 7), mg.float32)]),
+    "cumprod": ("cumprod", lambda x: x.cumprod(0), lambda: [_rand((4, 3), mg.float32, 0.5, 1.5)]),
+    "sort": ("argsort", lambda x: x.sort(1, descending=True)[0], lambda: [_rand((3, 7), mg.float32)]),
+    "topk": ("argsort", lambda x: x.topk(3, 1)[0], lambda: [_rand((3, 7), mg.float32)]),
+    "max-dim-backward": ("scatter_add", lambda x: x.max(1)[0], lambda: [_rand((3, 7), mg.float32)]),
+}
+
+
+def _ints(shape, low, high, seed=5):
+    return np.random.default_rng(seed).integers(low, high, size=shape).astype(np.int64)
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY))
+def test_library_kernels_run_on_the_gpu(name):
+    op, fn, make = LIBRARY[name]
+    arrays = make()
+
+    def run(device):
+        leaves = [mg.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+        with mg.trace() as tr:
+            out = fn(*[t.to(device) for t in leaves])
+            (out * mg.tensor(_rand(out.shape, mg.float32, seed=7)).to(device)).sum().backward()
+        return out, [t.grad for t in leaves if t.requires_grad], [e for e in tr.events if e.kind == "kernel.select"]
+
+    cpu_out, cpu_grads, _ = run("cpu")
+    gpu_out, gpu_grads, sel = run("gpu")
+    assert not [e.op for e in sel if e.fallback_cpu], "a CPU fallback"
+    assert any(e.op == op and e.backend == "GPU" for e in sel), op
+    assert gpu_out.shape == cpu_out.shape and gpu_out.stride() == cpu_out.stride()
+    np.testing.assert_allclose(gpu_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=1e-6)
+    for g, c in zip(gpu_grads, cpu_grads):
+        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["gather", "scatter_add", "scatter"])
+def test_an_index_out_of_range_is_refused_at_the_next_sync_in_the_cpus_words(op):
+    x, idx = mg.zeros(2, 3).to("gpu"), mg.tensor([[0, 3]]).to("gpu")
+    out = x.gather(1, idx) if op == "gather" else getattr(x, op)(1, idx, mg.ones(1, 2).to("gpu"))
+    with pytest.raises(RuntimeError, match=rf"^{op}\(\): index 3 is out of bounds for dimension 1 with size 3 "
+                                           r"\(checked on the GPU"):
+        out.sum().item()
+
+
+def test_integer_and_bool_arithmetic_runs_on_the_gpu():
+    n = mg.tensor(_ints((4, 5), -5, 5))
+    cases = {"add": lambda t: t + 1, "sub": lambda t: t - t.flip(0), "mul": lambda t: t * 3, "neg": lambda t: -t,
+             "abs": lambda t: t.abs(), "sum": lambda t: (t > 0).sum(), "maximum": lambda t: mg.maximum(t, t.flip(1)),
+             "argmax": lambda t: t.argmax(1), "cumsum": lambda t: t.cumsum(0)}
+    for op, fn in cases.items():
+        want = fn(n)
+        with mg.trace() as tr:
+            got = fn(n.to("gpu"))
+        sel = [e for e in tr.events if e.kind == "kernel.select"]
+        assert not [e.op for e in sel if e.fallback_cpu] and any(e.op == op for e in sel), op
+        assert got.dtype == want.dtype and got.cpu().tolist() == want.tolist(), op
+
+
+def test_a_training_loops_accuracy_and_index_arithmetic_copy_nothing():
+    """``(logits.argmax(1) == y).sum()`` and ``ix + 1`` stay on the device until the program's own ``.item()``."""
+    fake = fake_cupy.installed()
+    if fake is None:
+        pytest.skip("copies and syncs are counted by the stand-in CuPy")
+    logits, y = mg.randn(8, 4).to("gpu"), mg.randint(0, 4, (8,)).to("gpu")
+    ix = mg.randint(0, 10, (8,)).to("gpu")
+    for _ in range(2):
+        fake.reset_counts()
+        correct = (logits.argmax(1) == y).sum()
+        nxt = ix + 1
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+    assert correct.cpu().item() == int((logits.cpu().argmax(1) == y.cpu()).sum().item()) and nxt.device == "gpu"

@@ -17,7 +17,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ...dtypes import FLOAT_DTYPES
+from ...dtypes import FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..infer_meta import normalize_dims
 from ..key import Backend
 from ..registry import register_kernel
@@ -259,8 +259,15 @@ def _arg_kernel(fn: Any, name: str) -> Any:
     return kernel
 
 
-register_kernel("argmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_argmax")(_arg_kernel(cupy.argmax, "argmax"))
-register_kernel("argmin", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_argmin")(_arg_kernel(cupy.argmin, "argmin"))
+register_kernel("argmax", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_argmax")(_arg_kernel(cupy.argmax, "argmax"))
+register_kernel("argmin", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_argmin")(_arg_kernel(cupy.argmin, "argmin"))
+
+
+@register_kernel("sum", GPU, dtypes=INT_DTYPES + (BOOL,), name="gpu/cupy_sum_int")
+def sum_int(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """An integer or bool tensor's sum, in int64 (``(pred == y).sum()``): CuPy's reduction, on the device."""
+    axis = None if dim is None or x.ndim == 0 else (tuple(dim) if isinstance(dim, (list, tuple)) else dim)
+    return cupy.sum(x, axis=axis, dtype=np.int64, keepdims=keepdim)
 
 
 def _picked(x: Any, indices: Any, dim: int = 0, keepdim: bool = False) -> Any:

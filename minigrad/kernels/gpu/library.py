@@ -1,0 +1,198 @@
+"""GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
+flip, roll, repeat, padding with a constant and the running sums and products.
+
+Each of these ops had only its CPU kernel, so on the GPU it fell back: the
+input copied to the host, the CPU kernel, the result copied back - two copies
+and a sync at every call (``kernel.select`` with ``fallback_cpu: true``), in a
+training step as much as anywhere: ``x.gather(1, y)``, ``(pred == y).sum()``,
+``idx + 1``, ``F.pad``, and the backward of ``max(dim)``/``sort``/``topk``
+(a ``scatter_add``). CuPy computes each with one or two kernels, on the device.
+
+An index that can be out of range (gather, scatter) is checked on the device
+(``_runtime.check_later``): the error, in the CPU kernel's words, is raised at
+the next sync, as CUDA reports a device-side assert.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
+from ..key import Backend
+from ..registry import register_kernel
+from ..strided import copy_in_order, order_and_inverse, row_major
+from ._runtime import check_later
+from .shape import _on_device
+
+GPU = Backend.GPU
+
+# -- integer and bool arithmetic: CuPy's ufuncs (the hand-written kernels are for floats) --------------
+
+_ARITHMETIC = {  # op -> (CuPy ufunc, dtypes beyond the integers)
+    "add": ("add", (BOOL,)), "sub": ("subtract", ()), "mul": ("multiply", (BOOL,)),
+    "maximum": ("maximum", (BOOL,)), "minimum": ("minimum", (BOOL,)),
+}
+
+
+def _library_binary(op: str, fn_name: str, extra: tuple[Any, ...]) -> None:
+    fn = getattr(cupy, fn_name)
+
+    def kernel(x: Any, y: Any) -> Any:
+        return fn(x, y)
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=INT_DTYPES + extra, name=f"gpu/cupy_{op}")(kernel)
+
+
+for _op, (_fn, _extra) in _ARITHMETIC.items():
+    _library_binary(_op, _fn, _extra)
+
+
+@register_kernel("neg", GPU, dtypes=INT_DTYPES, name="gpu/cupy_neg")
+def neg(x: Any) -> Any:
+    return cupy.negative(x)
+
+
+@register_kernel("abs", GPU, dtypes=INT_DTYPES, name="gpu/cupy_abs")
+def abs_(x: Any) -> Any:
+    return cupy.absolute(x)
+
+
+# -- gather, scatter, scatter_add ----------------------------------------------------------------
+
+
+def _positions(op: str, x: Any, index: Any, d: int) -> tuple[Any, ...]:
+    """The CuPy index of every element ``index`` names (the CPU kernel's ``_positions``): ``index`` along
+    ``d``, each element's own coordinate along the other dims (host ranges, on the device once per shape).
+    The range of ``index`` is checked on the device."""
+    size = x.shape[d] if x.ndim else 1
+
+    def error(bad: np.ndarray, values: np.ndarray) -> RuntimeError:
+        return RuntimeError(f"{op}(): index {int(bad[0])} is out of bounds for dimension {d} with size {size}")
+
+    check_later(index, 0, size, error)
+    grid: list[Any] = [_on_device(np.ascontiguousarray(g)) for g in np.indices(index.shape, sparse=True)]
+    grid[d] = index
+    return tuple(grid)
+
+
+@register_kernel("gather", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_gather")
+def gather(x: Any, index: Any, dim: int) -> Any:
+    d = dim % max(x.ndim, 1)
+    if index.size == 0:
+        return cupy.empty(index.shape, dtype=x.dtype)
+    if x.ndim == 0:
+        return x.reshape(1)[_positions("gather", x, index.reshape(-1), 0)].reshape(index.shape)
+    return x[_positions("gather", x, index, d)]
+
+
+def _scatter(op: str, accumulate: bool) -> Any:
+    def kernel(x: Any, index: Any, src: Any, dim: int) -> Any:
+        out = x.copy()
+        if index.size == 0:
+            return out
+        flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
+        idx = index.reshape(-1) if index.ndim == 0 else index
+        pos = _positions(op, flat, idx, dim % max(x.ndim, 1))
+        vals = src.reshape(-1) if src.ndim == 0 else src
+        vals = vals[tuple(slice(0, s) for s in idx.shape)]
+        if accumulate:
+            import cupyx  # noqa: PLC0415  (CuPy's extras: atomic adds, so repeated indices accumulate)
+
+            cupyx.scatter_add(flat, pos, vals)
+        else:
+            flat[pos] = vals
+        return out
+
+    kernel.__name__ = op
+    return kernel
+
+
+# (CuPy's atomic scatter_add takes floats and 32/64-bit integers; a repeated index of ``scatter`` keeps one of
+# its values, as PyTorch's CUDA kernel does: which one is not defined)
+register_kernel("scatter_add", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupyx_scatter_add")(
+    _scatter("scatter_add", True))
+register_kernel("scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter")(_scatter("scatter", False))
+
+
+# -- flip, roll, repeat, constant_pad_nd ----------------------------------------------------------
+
+
+@register_kernel("flip", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_flip")
+def flip(x: Any, dims: Any) -> Any:
+    """One copy of the reversed view, laid out as ``clone`` lays out the input (PyTorch's ``empty_like``)."""
+    axes = tuple(sorted({d % x.ndim for d in dims})) if x.ndim else ()
+    entry = None if row_major(x) else order_and_inverse(x.shape, (x,))
+    view = cupy.flip(x, axis=axes) if axes else x
+    return cupy.copy(view, order="C") if entry is None else copy_in_order(cupy, view, *entry)
+
+
+@register_kernel("roll", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_roll")
+def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
+    if x.ndim == 0:
+        return x.copy()
+    if dims is None:  # roll the flattened tensor, keep the shape
+        return cupy.ascontiguousarray(cupy.roll(x, shifts if isinstance(shifts, int) else shifts[0]))
+    return cupy.ascontiguousarray(cupy.roll(x, shifts, axis=dims))  # row-major, as PyTorch's
+
+
+@register_kernel("repeat", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_repeat")
+def repeat(x: Any, sizes: tuple[int, ...]) -> Any:
+    return cupy.ascontiguousarray(cupy.tile(x, sizes)) if sizes else x.copy()
+
+
+@register_kernel("constant_pad_nd", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_constant_pad_nd")
+def constant_pad_nd(x: Any, pad: tuple[int, ...], value: float = 0.0) -> Any:
+    """A fill with ``value`` (by value: no host data), then the cropped input copied into its middle."""
+    crop = [slice(None)] * x.ndim
+    widths = [(0, 0)] * x.ndim
+    for k in range(len(pad) // 2):
+        d = x.ndim - 1 - k
+        lo, hi = pad[2 * k], pad[2 * k + 1]
+        crop[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))  # negative amounts crop first
+        widths[d] = (max(lo, 0), max(hi, 0))
+    core = x[tuple(crop)]
+    shape = tuple(n + lo + hi for n, (lo, hi) in zip(core.shape, widths))
+    out = cupy.full(shape, np.asarray(value).astype(x.dtype)[()], dtype=x.dtype)
+    if core.size:
+        out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(core.shape, widths))] = core
+    return out
+
+
+# -- cumsum, cumprod -----------------------------------------------------------------------------
+
+
+def _cumulative(fn: Any, name: str) -> Any:
+    def kernel(x: Any, dim: int) -> Any:
+        dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+        if x.ndim == 0:
+            return x.astype(dtype)
+        if x.dtype == np.float16:  # accumulated in float32, as PyTorch's CUDA kernel (its opmath type)
+            return cupy.ascontiguousarray(fn(x.astype(np.float32), axis=dim).astype(np.float16))
+        return cupy.ascontiguousarray(fn(x, axis=dim, dtype=dtype))  # row-major, as PyTorch's
+
+    kernel.__name__ = name
+    return kernel
+
+
+register_kernel("cumsum", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_cumsum")(_cumulative(cupy.cumsum, "cumsum"))
+register_kernel("cumprod", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_cumprod")(_cumulative(cupy.cumprod, "cumprod"))
+
+
+# -- argsort (sort, topk, kthvalue, median take their positions from it) ---------------------------------
+
+
+@register_kernel("argsort", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_argsort")
+def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """CuPy's argsort (a stable radix sort; NaN last, as NumPy's); descending order as the CPU kernel's: the
+    reversed array sorted and the order reversed back, which keeps ties in order and puts NaN first."""
+    if x.ndim == 0:
+        return cupy.zeros((), dtype=np.int64)
+    if not descending:
+        return cupy.ascontiguousarray(cupy.argsort(x, axis=dim), dtype=np.int64)
+    n = x.shape[dim]
+    order = cupy.flip(cupy.argsort(cupy.flip(x, axis=dim), axis=dim), axis=dim)
+    return cupy.ascontiguousarray(n - 1 - order, dtype=np.int64)
