@@ -47,6 +47,7 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend, Layout
+from ..kernels.pool_windows import adaptive_matrix, apply_windows, avg_matrices, avg_matrix, pool_out_size  # noqa: F401
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
@@ -185,50 +186,8 @@ def _max_pool2d_select_backward(ctx, h):
     return (ctx.ops.max_pool2d_grad(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
 
 
-# -- the window matrices ---------------------------------------------------------------------
-
-def pool_out_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
-    """PyTorch's ``pooling_output_shape``: windows that start inside the input or its left padding."""
-    out = (n + 2 * p - k + ((s - 1) if ceil_mode else 0)) // s + 1
-    if ceil_mode and (out - 1) * s >= n + p:
-        out -= 1
-    return out
-
-
-def avg_matrix(n: int, k: int, s: int, p: int, ceil_mode: bool, count_include_pad: bool, divide: bool) -> np.ndarray:
-    """``(out, n)`` weights of one dim of ``avg_pool2d`` (``divide=False``: 0/1, for ``divisor_override``)."""
-    out = pool_out_size(n, k, s, p, ceil_mode)
-    m = np.zeros((out, n))
-    for o in range(out):
-        start = o * s - p
-        end = min(start + k, n + p)  # a window may hang over the right padding only up to its end
-        size = end - start
-        lo, hi = max(start, 0), min(end, n)
-        m[o, lo:hi] = 1.0 / (size if count_include_pad else hi - lo) if divide else 1.0
-    return m
-
-
-def adaptive_matrix(n: int, out: int) -> np.ndarray:
-    """``(out, n)`` weights of one dim of adaptive average pooling: window ``[floor(o n / out), ceil((o + 1) n / out))``."""
-    m = np.zeros((out, n))
-    for o in range(out):
-        lo, hi = (o * n) // out, -((-(o + 1) * n) // out)
-        m[o, lo:hi] = 1.0 / (hi - lo)
-    return m
-
-
-def _avg_matrices(hw: tuple[int, int], a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, float]:
-    divisor = a["divisor_override"]
-    divide = divisor is None
-    rows = avg_matrix(hw[0], a["kernel_size"][0], a["stride"][0], a["padding"][0], a["ceil_mode"], a["count_include_pad"], divide)
-    cols = avg_matrix(hw[1], a["kernel_size"][1], a["stride"][1], a["padding"][1], a["ceil_mode"], a["count_include_pad"], divide)
-    return rows, cols, 1.0 if divide else 1.0 / divisor
-
-
-def _apply(x: np.ndarray, rows: np.ndarray, cols: np.ndarray, scale: float) -> np.ndarray:
-    """``rows @ x @ cols.T`` on every plane of ``x`` (and the adjoint, given transposed matrices)."""
-    out = np.matmul(np.matmul(rows.astype(x.dtype), x), cols.T.astype(x.dtype))
-    return np.ascontiguousarray(out * np.asarray(scale, dtype=x.dtype), dtype=x.dtype)
+def _host_windows(rows: np.ndarray, cols: np.ndarray, scale: float, dtype: Any) -> tuple[np.ndarray, np.ndarray, float]:
+    return rows.astype(dtype), cols.astype(dtype), scale
 
 
 # -- avg_pool2d -------------------------------------------------------------------------------
@@ -250,7 +209,7 @@ def _avg_meta(op: str, x: Any, **a: Any) -> tuple[tuple[int, ...], Any]:
 
 @register_kernel("avg_pool2d", Backend.CPU, dtypes=FLOAT_DTYPES)
 def avg_pool2d_cpu(x: np.ndarray, **a: Any) -> np.ndarray:
-    return _apply(x, *_avg_matrices(x.shape[2:], a))
+    return apply_windows(np, x, *_host_windows(*avg_matrices(x.shape[2:], a), x.dtype))
 
 
 _avg_pool2d = defop(
@@ -279,8 +238,8 @@ def _avg_backward_meta(op: str, grad: Any, input_size: tuple[int, int], **a: Any
 
 @register_kernel("avg_pool2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
 def avg_pool2d_backward_cpu(grad: np.ndarray, input_size: tuple[int, int], **a: Any) -> np.ndarray:
-    rows, cols, scale = _avg_matrices(input_size, a)
-    return _apply(grad, rows.T, cols.T, scale)
+    rows, cols, scale = _host_windows(*avg_matrices(input_size, a), grad.dtype)
+    return apply_windows(np, grad, rows.T, cols.T, scale)
 
 
 avg_pool2d_backward = defop(
@@ -480,7 +439,8 @@ def _adaptive_meta(op: str, x: Any, output_size: tuple[int, int]) -> tuple[tuple
 @register_kernel("adaptive_avg_pool2d", Backend.CPU, dtypes=FLOAT_DTYPES)
 def adaptive_avg_pool2d_cpu(x: np.ndarray, output_size: tuple[int, int]) -> np.ndarray:
     h, w = x.shape[2:]
-    return _apply(x, adaptive_matrix(h, output_size[0]), adaptive_matrix(w, output_size[1]), 1.0)
+    return apply_windows(np, x, *_host_windows(adaptive_matrix(h, output_size[0]), adaptive_matrix(w, output_size[1]),
+                                               1.0, x.dtype))
 
 
 _adaptive_avg_pool2d = defop(
@@ -505,7 +465,8 @@ def _adaptive_backward_meta(op: str, grad: Any, input_size: tuple[int, int]) -> 
 @register_kernel("adaptive_avg_pool2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
 def adaptive_avg_pool2d_backward_cpu(grad: np.ndarray, input_size: tuple[int, int]) -> np.ndarray:
     (h, w), (oh, ow) = input_size, grad.shape[2:]
-    return _apply(grad, adaptive_matrix(h, oh).T, adaptive_matrix(w, ow).T, 1.0)
+    rows, cols, scale = _host_windows(adaptive_matrix(h, oh), adaptive_matrix(w, ow), 1.0, grad.dtype)
+    return apply_windows(np, grad, rows.T, cols.T, scale)
 
 
 adaptive_avg_pool2d_backward = defop(

@@ -1164,6 +1164,16 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     "sort": ("argsort", lambda x: x.sort(1, descending=True)[0], lambda: [_rand((3, 7), mg.float32)]),
     "topk": ("argsort", lambda x: x.topk(3, 1)[0], lambda: [_rand((3, 7), mg.float32)]),
     "max-dim-backward": ("scatter_add", lambda x: x.max(1)[0], lambda: [_rand((3, 7), mg.float32)]),
+    "avg_pool2d": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+                   lambda: [_rand((2, 3, 7, 9), mg.float32)]),
+    "avg_pool2d-ceil": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3),
+                        lambda: [_rand((1, 2, 5, 5), mg.float32)]),
+    "adaptive_avg_pool2d": ("adaptive_avg_pool2d", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, (3, 4)),
+                            lambda: [_rand((2, 3, 7, 9), mg.float32)]),
+    "adaptive_avg_pool2d-1x1": ("adaptive_avg_pool2d", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, 1),
+                                lambda: [_rand((2, 3, 7, 9), mg.float32)]),
+    "conv_transpose2d": ("constant_pad_nd", lambda x, w: mg.nn.functional.conv_transpose2d(x, w, stride=2, padding=1),
+                         lambda: [_rand((1, 2, 4, 4), mg.float32), _rand((2, 3, 3, 3), mg.float32, seed=1)]),
 }
 
 

@@ -131,6 +131,28 @@ def makemore_step():
     return step
 
 
+def small_resnet_step():
+    """A CIFAR-style CNN as course programs write it: conv without bias, BatchNorm2d, LeakyReLU, a strided conv,
+    ``AdaptiveAvgPool2d((1, 1))``, SGD with momentum and weight decay. LeakyReLU and the adaptive pool (and its
+    backward) fell back to the CPU before the ninth session: copies and syncs at every step."""
+    mg.manual_seed(0)
+    nn = mg.nn
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.LeakyReLU(0.1),
+                          nn.Conv2d(8, 16, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+                          nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(16, 10)).to("gpu")
+    opt = mg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
+    x, y = mg.randn(8, 3, 16, 16).to("gpu"), mg.randint(0, 10, (8,)).to("gpu")
+
+    def step():
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
 def nano_gpt_step():
     """A step of ``examples/gpt.py``'s nanoGPT-style model as its loop writes it (``bench/gpu_kernels.py``'s
     ``nanogpt_step``, 2 layers x 64, batch 8 x 32): positions from ``arange(..., device=idx.device)``, dropout
@@ -164,12 +186,14 @@ def steady_counts(step, steps=3):
 #: embedding one range check and one gather (PyTorch's ``embedding`` op) where a getitem checked the range
 #: again, and the stand-in stopped counting a copy of its own after a gather (bench/RESULTS.md). In the ninth,
 #: makemore's MLP joined, 45 launches: before, its step made two copies and two syncs (``C[X[ix]]``'s backward
-#: read its GPU index back, and tanh's backward copied its ``1`` to the device).
+#: read its GPU index back, and tanh's backward copied its ``1`` to the device); and a small ResNet-style CNN,
+#: 146 launches (LeakyReLU and the adaptive average pool ran on the CPU, with copies and syncs, before).
 BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 152),
            "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 35),
            "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 59),
            "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 197),
-           "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 46)}
+           "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 46),
+           "small ResNet-style CNN, BatchNorm2d, LeakyReLU, adaptive avg pool, SGD": (small_resnet_step, 149)}
 
 
 @counted

@@ -1,5 +1,6 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
-flip, roll, repeat, padding with a constant and the running sums and products.
+flip, roll, repeat, padding with a constant, the running sums and products, argsort, and average pooling
+(two matrix products, cuBLAS's).
 
 Each of these ops had only its CPU kernel, so on the GPU it fell back: the
 input copied to the host, the CPU kernel, the result copied back - two copies
@@ -23,8 +24,9 @@ import numpy as np
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
+from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
-from ._runtime import check_later
+from ._runtime import check_later, upload
 from .shape import _on_device
 
 GPU = Backend.GPU
@@ -196,3 +198,57 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
     n = x.shape[dim]
     order = cupy.flip(cupy.argsort(cupy.flip(x, axis=dim), axis=dim), axis=dim)
     return cupy.ascontiguousarray(n - 1 - order, dtype=np.int64)
+
+
+# -- average pooling: the two small matrix products of the CPU kernel, the matrices kept on the device --------
+
+#: (kind, plane, attributes, dtype) -> the device matrices and the scale (NOTE [ Average pooling is two small
+#: matrix products ] in ``ops/pooling.py``): made on the host and copied once per geometry, as a stride table
+_WINDOWS: dict[tuple[Any, ...], tuple[Any, Any, float]] = {}
+_WINDOWS_MAX = 64
+
+
+def _windows(key: tuple[Any, ...], make: Any, dtype: Any) -> tuple[Any, Any, float]:
+    full = (*key, np.dtype(dtype).str)
+    entry = _WINDOWS.get(full)
+    if entry is None:
+        if len(_WINDOWS) >= _WINDOWS_MAX:
+            _WINDOWS.clear()
+        rows, cols, scale = make()
+        entry = _WINDOWS[full] = (upload(rows.astype(dtype)), upload(cols.astype(dtype)), scale)
+    return entry
+
+
+def _avg_key(hw: tuple[int, int], a: dict[str, Any]) -> tuple[Any, ...]:
+    return ("avg", tuple(hw), tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in a.items())))
+
+
+@register_kernel("avg_pool2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_avg_pool2d")
+def avg_pool2d(x: Any, **a: Any) -> Any:
+    hw = x.shape[2:]
+    rows, cols, scale = _windows(_avg_key(hw, a), lambda: avg_matrices(hw, a), x.dtype)
+    return apply_windows(cupy, x, rows, cols, scale)
+
+
+@register_kernel("avg_pool2d_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_avg_pool2d_backward")
+def avg_pool2d_backward(grad: Any, input_size: tuple[int, int], **a: Any) -> Any:
+    rows, cols, scale = _windows(_avg_key(input_size, a), lambda: avg_matrices(tuple(input_size), a), grad.dtype)
+    return apply_windows(cupy, grad, rows.T, cols.T, scale)
+
+
+def _adaptive(hw: tuple[int, int], out: tuple[int, int]) -> tuple[Any, Any, float]:
+    return adaptive_matrix(hw[0], out[0]), adaptive_matrix(hw[1], out[1]), 1.0
+
+
+@register_kernel("adaptive_avg_pool2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_adaptive_avg_pool2d")
+def adaptive_avg_pool2d(x: Any, output_size: tuple[int, int]) -> Any:
+    hw, out = tuple(x.shape[2:]), tuple(output_size)
+    rows, cols, scale = _windows(("adaptive", hw, out), lambda: _adaptive(hw, out), x.dtype)
+    return apply_windows(cupy, x, rows, cols, scale)
+
+
+@register_kernel("adaptive_avg_pool2d_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_adaptive_avg_pool2d_backward")
+def adaptive_avg_pool2d_backward(grad: Any, input_size: tuple[int, int]) -> Any:
+    hw, out = tuple(input_size), tuple(grad.shape[2:])
+    rows, cols, scale = _windows(("adaptive", hw, out), lambda: _adaptive(hw, out), grad.dtype)
+    return apply_windows(cupy, grad, rows.T, cols.T, scale)

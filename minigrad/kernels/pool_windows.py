@@ -1,0 +1,64 @@
+"""The window matrices of average pooling, for the CPU's and the GPU's kernels (NumPy only; shapes in, no data).
+
+NOTE [ Average pooling is two small matrix products ] (``ops/pooling.py``): a
+pool over ``(H, W)`` planes is ``rows @ x @ cols.T`` with an ``(out_h, H)`` and
+an ``(out_w, W)`` matrix, each row holding ``1 / size`` on its output's window.
+The matrices depend on the shapes and the attributes only, so a GPU keeps them
+on the device per geometry (``kernels/gpu/nn.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["pool_out_size", "avg_matrix", "adaptive_matrix", "avg_matrices", "apply_windows"]
+
+
+def pool_out_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
+    """PyTorch's ``pooling_output_shape``: windows that start inside the input or its left padding."""
+    out = (n + 2 * p - k + ((s - 1) if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def avg_matrix(n: int, k: int, s: int, p: int, ceil_mode: bool, count_include_pad: bool, divide: bool) -> np.ndarray:
+    """``(out, n)`` weights of one dim of ``avg_pool2d`` (``divide=False``: 0/1, for ``divisor_override``)."""
+    out = pool_out_size(n, k, s, p, ceil_mode)
+    m = np.zeros((out, n))
+    for o in range(out):
+        start = o * s - p
+        end = min(start + k, n + p)  # a window may hang over the right padding only up to its end
+        size = end - start
+        lo, hi = max(start, 0), min(end, n)
+        m[o, lo:hi] = 1.0 / (size if count_include_pad else hi - lo) if divide else 1.0
+    return m
+
+
+def adaptive_matrix(n: int, out: int) -> np.ndarray:
+    """``(out, n)`` weights of one dim of adaptive average pooling: window ``[floor(o n / out), ceil((o + 1) n / out))``."""
+    m = np.zeros((out, n))
+    for o in range(out):
+        lo, hi = (o * n) // out, -((-(o + 1) * n) // out)
+        m[o, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def avg_matrices(hw: tuple[int, int], a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, float]:
+    """The two matrices of ``avg_pool2d`` over an ``(H, W)`` plane with attributes ``a``, and the constant scale."""
+    divisor = a["divisor_override"]
+    divide = divisor is None
+    rows = avg_matrix(hw[0], a["kernel_size"][0], a["stride"][0], a["padding"][0], a["ceil_mode"], a["count_include_pad"], divide)
+    cols = avg_matrix(hw[1], a["kernel_size"][1], a["stride"][1], a["padding"][1], a["ceil_mode"], a["count_include_pad"], divide)
+    return rows, cols, 1.0 if divide else 1.0 / divisor
+
+
+def apply_windows(xp: Any, x: Any, rows: Any, cols: Any, scale: float) -> Any:
+    """``rows @ x @ cols.T`` on every plane of ``x`` (and the adjoint, given transposed matrices), with
+    ``xp`` NumPy or CuPy; the matrices are of ``x``'s dtype and module."""
+    out = xp.matmul(xp.matmul(rows, x), cols.T)
+    if scale != 1.0:
+        out = out * np.asarray(scale, dtype=x.dtype)[()]
+    return xp.ascontiguousarray(out, dtype=x.dtype)
