@@ -126,6 +126,12 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "cross_entropy": lambda lib, d: _F(lib).cross_entropy(d["x"], d["cls"]),
     "nll_loss": lambda lib, d: _F(lib).nll_loss(d["x"], d["cls"]),
     "mse_loss": lambda lib, d: _F(lib).mse_loss(d["x"], d["y"]),
+    "binary_cross_entropy_with_logits": lambda lib, d: _F(lib).binary_cross_entropy_with_logits(d["x"], d["y"].sigmoid()),
+    "binary_cross_entropy_with_logits weighted": lambda lib, d: _F(lib).binary_cross_entropy_with_logits(
+        d["x"], d["y"].sigmoid().detach(), weight=d["v"].detach(), pos_weight=d["v"].detach().abs(), reduction="none"),
+    "soft_margin_loss": lambda lib, d: _F(lib).soft_margin_loss(d["x"], d["y"].sign().detach()),
+    "logsigmoid": lambda lib, d: _F(lib).logsigmoid(d["x"]),
+    "mish": lambda lib, d: _F(lib).mish(d["x"]),
     "layer_norm": lambda lib, d: _F(lib).layer_norm(d["x"], (4,), d["v"], d["v"]),
     "clone": lambda lib, d: d["x"].clone(),
     "to float32": lambda lib, d: d["x"].float(),

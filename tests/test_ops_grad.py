@@ -395,6 +395,19 @@ CASES += [
     Case("hardsigmoid", "hardsigmoid", mg.hardsigmoid, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
     Case("binary_cross_entropy", "binary_cross_entropy", mg.OPS["binary_cross_entropy"],
          inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
+    Case("log_sigmoid", "log_sigmoid", mg.nn.functional.logsigmoid, inputs(rnd(3, 4, low=-5, high=5))),
+    Case("mish", "mish", mg.nn.functional.mish, inputs(rnd(3, 4, low=-4, high=4))),
+    Case("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits",
+         lambda x, t: mg.nn.functional.binary_cross_entropy_with_logits(x, t, reduction="none"),
+         inputs(rnd(3, 4, low=-4, high=4), rnd(3, 4, low=0.0, high=1.0))),
+    Case("binary_cross_entropy_with_logits-weights", "binary_cross_entropy_with_logits",
+         lambda x, t: mg.nn.functional.binary_cross_entropy_with_logits(
+             x, t, weight=mg.tensor([0.5, 2.0, 1.0, 3.0], dtype=F64), pos_weight=mg.tensor([2.0, 0.5, 1.5, 1.0], dtype=F64)),
+         inputs(rnd(3, 4, low=-4, high=4), rnd(3, 4, low=0.0, high=1.0))),
+    Case("soft_margin_loss", "soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
+        x, mg.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=F64), reduction="none"), inputs(rnd(3, 4, low=-3, high=3))),
+    Case("soft_margin_loss-mean", "soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
+        x, mg.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=F64)), inputs(rnd(3, 4, low=-3, high=3))),
     Case("constant_pad_nd", "constant_pad_nd", lambda x: mg.constant_pad_nd(x, (2, -1, 0, 3), 1.5), inputs(rnd(2, 3, 4))),
     Case("avg_pool2d", "avg_pool2d", lambda x: mg.OPS["avg_pool2d"](x, (3, 2), (2, 1), (1, 1), True, False, None),
          inputs(rnd(1, 2, 5, 4))),

@@ -138,6 +138,11 @@ class BackwardContext:
         """The shapes of the tensors of list input ``slot`` (``concat``'s ``xs``), one per rank."""
         return [e.shape for e in self.node.next_edges[slot]]
 
+    def given(self, slot: int) -> bool:
+        """Whether optional input ``slot`` was given: a missing one's edge has no dtype, and it saves nothing
+        (so ``saved()`` skips it)."""
+        return self.node.next_edges[slot][0].dtype is not None
+
     def needs(self, slot: int, rank: int | None = None) -> bool:
         """Whether input ``slot`` (its tensor ``rank``, for a list input) needs a gradient."""
         if rank is not None:

@@ -628,10 +628,30 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return mul(elu(div(input, alpha), 1.0), alpha)
 
 
+@register_kernel("mish", Backend.CPU, dtypes=FLOAT_DTYPES)
+def mish_cpu(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``x * tanh(log1p(exp(x)))`` (an infinite ``exp`` gives ``tanh(inf) = 1``: ``x`` itself)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(x * np.tanh(np.log1p(np.exp(x))), dtype=x.dtype)
+
+
+_mish = defop("mish", inputs=("x",), infer_meta=_float_like, save=("x",), promote="float",
+              doc="x * tanh(softplus(x)) (Misra, 2019)", gpu=("unary", "a * {tanh}({log1p}({exp}(a)))"))
+
+
+@_mish.def_backward
+def _mish_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``mish_backward``: ``g (t + x s (1 - t^2))`` with ``s = sigmoid(x)``, ``t = tanh(softplus(x))``."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    t = ops.tanh(ops.log1p(ops.exp(x)))
+    return (ops.mul(grad, ops.add(t, ops.mul(ops.mul(x, ops.sigmoid(x)), ops.sub(1.0, ops.mul(t, t))))),)
+
+
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    """``x * tanh(softplus(x))`` (Misra, 2019): composite."""
+    """``x * tanh(softplus(x))`` (Misra, 2019): the ``mish`` op (``MishBackward0``, as PyTorch's)."""
     check_tensor("mish", "input", 0, input)
-    return mul(input, tanh(softplus(input)))
+    return _mish(input)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -640,10 +660,30 @@ def softsign(input: Tensor) -> Tensor:
     return div(input, add(abs(input), 1.0))
 
 
+@register_kernel("log_sigmoid", Backend.CPU, dtypes=FLOAT_DTYPES)
+def log_sigmoid_cpu(x: np.ndarray) -> np.ndarray:
+    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))``: no ``exp`` of a positive number, so nothing overflows."""
+    return np.asarray(np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), dtype=x.dtype)
+
+
+log_sigmoid = defop("log_sigmoid", inputs=("x",), infer_meta=_float_like, save=("x",), promote="float",
+                    doc="log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|",
+                    gpu=("unary", "(a < (ACC)0 ? a : (ACC)0) - {log1p}({exp}(-{fabs}(a)))"))
+
+
+@log_sigmoid.def_backward
+def log_sigmoid_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """d log_sigmoid / dx = 1 - sigmoid(x) = sigmoid(-x)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.mul(grad, ops.sigmoid(ops.neg(x))),)
+
+
 def logsigmoid(input: Tensor) -> Tensor:
-    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``: composite."""
+    """``log(sigmoid(x))``, stable for large ``|x|``: the ``log_sigmoid`` op (``LogSigmoidBackward0``, as
+    PyTorch's)."""
     check_tensor("logsigmoid", "input", 0, input)
-    return neg(softplus(neg(input)))
+    return log_sigmoid(input)
 
 
 def tanhshrink(input: Tensor) -> Tensor:

@@ -7,7 +7,7 @@ Four ops: ``cross_entropy`` (softmax cross-entropy of class indices, with its fu
 ``cross_entropy_backward``, as PyTorch's), ``mse_loss``, and ``binary_cross_entropy`` (the
 elementwise loss, with PyTorch's clamped logs and its finite derivative at probabilities 0 and
 1). The rest are composite: each is written with registered ops (``sub``, ``abs``, ``where``,
-``log``, ``softplus``, ``sum`` ...), so its gradient, with respect to the input and the target
+``log``, ``log_sigmoid``, ``sum`` ...), so its gradient, with respect to the input and the target
 alike, is the one those ops give, and a trace shows their nodes. ``cross_entropy_loss`` is
 PyTorch's full form (``F.cross_entropy``, PyTorch's own ``cross_entropy_loss``), which keeps the
 op for the common call and composes ``log_softmax``, indexing and sums for the rest;
@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 import math
+import functools
 from typing import Any
 
 import numpy as np
@@ -36,22 +37,25 @@ import numpy as np
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
+from ..autograd.grad_mode import is_grad_enabled
 from ..devices import check_range, mixed_devices_error
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
+from ..kernels.loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
 from ._constants import constant
-from .activation import log_softmax, softmax_cpu, softplus
+from .activation import log_sigmoid, log_softmax, softmax_cpu
 from .distance import pairwise_distance
-from .math import abs, add, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
+from .math import abs, add, cast, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
+from .log1p import log1p
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
-from .shape import permute, reshape, unsqueeze
+from .shape import expand, permute, reshape, unsqueeze
 
 __all__ = ["cross_entropy", "cross_entropy_backward", "nll_loss_op", "nll_loss_backward", "mse_loss"]  # the ops; the other losses live in F only
 
@@ -543,14 +547,83 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
 
 
+def _not_differentiable(op: str, **named: Any) -> None:
+    """PyTorch's refusal of an argument its op takes no gradient for, while grad mode is on."""
+    if not is_grad_enabled():
+        return
+    for name, v in named.items():
+        if isinstance(v, Tensor) and v.requires_grad:
+            raise RuntimeError(f"The function '{op}' is not differentiable with respect to argument '{name}'. "
+                               "This input cannot have requires_grad True.")
+
+
+def _bce_logits_meta(op: str, input: Any, target: Any, weight: Any = None, pos_weight: Any = None,
+                     reduction: str = "mean") -> tuple[tuple[int, ...], Any]:
+    return (tuple(input.shape) if reduction == "none" else ()), input.dtype
+
+
+@register_kernel("binary_cross_entropy_with_logits", Backend.CPU, dtypes=FLOAT_DTYPES)
+def binary_cross_entropy_with_logits_cpu(input: np.ndarray, target: np.ndarray, weight: Any = None,
+                                         pos_weight: Any = None, reduction: str = "mean") -> np.ndarray:
+    return reduce_terms(np, bce_with_logits_terms(np, input, target, weight, pos_weight), reduction, input.dtype)
+
+
+_bce_with_logits = defop(
+    "binary_cross_entropy_with_logits",
+    inputs=("input", "target", Input("weight", optional=True, differentiable=False),
+            Input("pos_weight", optional=True, differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
+    infer_meta=_bce_logits_meta,
+    save=("input", "target", "weight", "pos_weight"),
+    doc="PyTorch's (1 - t) x - (1 + (p - 1) t) log_sigmoid(x), times the weight, reduced",
+    amp="deny",
+)
+
+
+@_bce_with_logits.def_backward
+def _bce_with_logits_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    """PyTorch's ``binary_cross_entropy_with_logits_backward`` and its ``_target_backward``: for the input
+    ``sigmoid(x) - t`` (with ``p``: ``(p t + 1 - t) sigmoid(x) - p t``), for the target ``-x`` (with ``p``:
+    ``log_sigmoid(-x) - p log_sigmoid(x)``); times the weight, the gradient, and ``1 / N`` for the mean."""
+    saved = iter(ctx.saved())  # a weight not given saves nothing
+    x, t = next(saved), next(saved)
+    w = next(saved) if ctx.given(2) else None
+    pw = next(saved) if ctx.given(3) else None
+    ops = ctx.ops
+    n = 1
+    for d in x.shape:
+        n *= d
+    scale = 1.0 / n if ctx.attrs["reduction"] == "mean" and n else 1.0
+
+    def finish(v: Any) -> Any:
+        if w is not None:
+            v = ops.mul(v, w)
+        return ops.mul(ops.mul(v, grad), scale)
+
+    gx = gt = None
+    if ctx.needs(0):
+        if pw is None:
+            gx = ops.sub(ops.sigmoid(x), t)
+        else:
+            tp = ops.mul(pw, t)
+            gx = ops.sub(ops.mul(ops.sub(ops.add(tp, 1.0), t), ops.sigmoid(x)), tp)
+        gx = ops.sum_to(finish(gx), tuple(x.shape))
+    if ctx.needs(1):
+        gt = ops.neg(x) if pw is None else ops.sub(ops.log_sigmoid(ops.neg(x)), ops.mul(ops.log_sigmoid(x), pw))
+        gt = ops.sum_to(finish(gt), tuple(t.shape))
+    return gx, gt, None, None
+
+
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: Any = None, reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
-    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``. Composite.
+    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``: the
+    ``binary_cross_entropy_with_logits`` op (``BinaryCrossEntropyWithLogitsBackward0``, as PyTorch's).
 
-    ``(1 - t) x + (1 + (p - 1) t) softplus(-x)`` with ``p = pos_weight`` (the weight of the
-    positive class, broadcast along the last dim): ``softplus`` never overflows and its
-    derivative is the sigmoid, so the gradient is right everywhere.
+    PyTorch's ``(1 - t) x - (1 + (p - 1) t) log_sigmoid(x)`` with ``p = pos_weight`` (the weight
+    of the positive class, broadcast along the last dim): ``log_sigmoid`` never overflows and its
+    derivative is ``sigmoid(-x)``, so the gradient is right everywhere. ``weight`` and ``pos_weight``
+    take no gradient (PyTorch refuses them requiring one).
     """
     op = "binary_cross_entropy_with_logits"
     reduction = reduction_of(op, size_average, reduce, reduction)
@@ -558,13 +631,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     shape = tuple(input.shape)
     _check_weight(op, "weight", weight, shape)
     _check_weight(op, "pos_weight", pos_weight, shape)
-    softplus_neg = softplus(neg(input))
-    if pos_weight is None:
-        scale: Any = softplus_neg
-    else:
-        scale = mul(add(mul(sub(pos_weight, 1.0), target), 1.0), softplus_neg)
-    loss = add(mul(sub(1.0, target), input), scale)
-    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+    _not_differentiable(op, weight=weight, pos_weight=pos_weight)
+    dt = functools.reduce(_dt.promote, [v.dtype for v in (input, target, weight, pos_weight) if v is not None])
+    args = [v if v is None or v.dtype is dt else cast(v, dt) for v in (input, target, weight, pos_weight)]
+    return _bce_with_logits(*args, reduction=reduction)
 
 
 def _check_weight(op: str, name: str, w: Any, shape: tuple[int, ...]) -> None:
@@ -617,13 +687,51 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return reduce_loss(add(hinge, own), reduction)
 
 
+@register_kernel("soft_margin_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
+def soft_margin_loss_cpu(input: np.ndarray, target: np.ndarray, reduction: str = "mean") -> np.ndarray:
+    return reduce_terms(np, soft_margin_terms(np, input, target), reduction, input.dtype)
+
+
+_soft_margin_loss = defop(
+    "soft_margin_loss",
+    inputs=("input", Input("target", differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
+    infer_meta=im.loss_pair,
+    save=("input", "target"),
+    doc="PyTorch's log1p(exp(-t x)), reduced",
+    amp="deny",
+)
+
+
+@_soft_margin_loss.def_backward
+def _soft_margin_loss_backward(ctx: Any, grad: Any) -> tuple[Any, None]:
+    """PyTorch's ``soft_margin_loss_backward``: ``-t z / (1 + z)`` with ``z = exp(-t x)`` (NaN where ``z``
+    overflows, as PyTorch's), times the gradient and ``1 / N`` for the mean."""
+    x, t = ctx.saved()
+    ops = ctx.ops
+    n = 1
+    for d in x.shape:
+        n *= d
+    z = ops.exp(ops.neg(ops.mul(t, x)))
+    g = ops.neg(ops.div(ops.mul(t, z), ops.add(z, 1.0)))
+    scale = 1.0 / n if ctx.attrs["reduction"] == "mean" and n else 1.0
+    return ops.mul(ops.mul(g, grad), scale), None
+
+
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
-    """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}: ``softplus(-y x)``. Composite."""
+    """``log(1 + exp(-y x))`` for labels ``y`` in {-1, 1}: the ``soft_margin_loss`` op
+    (``SoftMarginLossBackward0``, as PyTorch's), in the input's dtype. The target takes no gradient (PyTorch
+    refuses one that requires it)."""
     op = "soft_margin_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    check_pair(op, input, target)
-    return reduce_loss(softplus(neg(mul(target, input))), reduction)
+    shape = check_pair(op, input, target)
+    _not_differentiable(op, target=target)
+    if tuple(input.shape) != shape:
+        input = expand(input, shape)
+    if tuple(target.shape) != shape or target.dtype is not input.dtype:
+        target = cast(expand(target, shape), input.dtype)
+    return _soft_margin_loss(input, target, reduction=reduction)
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,

@@ -1092,6 +1092,7 @@ MORE_UNARY = {
     "leaky_relu": (lambda x: mg.nn.functional.leaky_relu(x, 0.2), (-2, 2)),
     "elu": (lambda x: mg.nn.functional.elu(x, 0.7), (-2, 2)),
     "hardtanh": (lambda x: mg.nn.functional.hardtanh(x, -0.5, 1.5), (-2, 2)),
+    "log_sigmoid": (mg.nn.functional.logsigmoid, (-6, 6)), "mish": (mg.nn.functional.mish, (-4, 4)),
 }
 
 
@@ -1172,6 +1173,16 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                             lambda: [_rand((2, 3, 7, 9), mg.float32)]),
     "adaptive_avg_pool2d-1x1": ("adaptive_avg_pool2d", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, 1),
                                 lambda: [_rand((2, 3, 7, 9), mg.float32)]),
+    "bce_with_logits": ("binary_cross_entropy_with_logits",
+                        lambda x, t: mg.nn.functional.binary_cross_entropy_with_logits(x, t),
+                        lambda: [_rand((4, 5), mg.float32, -4, 4), _rand((4, 5), mg.float32, 0, 1, seed=1)]),
+    "bce_with_logits-weights": ("binary_cross_entropy_with_logits",
+                                lambda x, t: mg.nn.functional.binary_cross_entropy_with_logits(
+                                    x, t, weight=mg.tensor([0.5, 2.0, 1.0, 3.0, 1.0]).to(x.device),
+                                    pos_weight=mg.tensor([2.0, 0.5, 1.5, 1.0, 3.0]).to(x.device), reduction="none"),
+                                lambda: [_rand((4, 5), mg.float32, -4, 4), _rand((4, 5), mg.float32, 0, 1, seed=1)]),
+    "soft_margin_loss": ("soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
+        x, mg.tensor([[1.0, -1.0, 1.0, -1.0, 1.0]] * 4).to(x.device)), lambda: [_rand((4, 5), mg.float32)]),
     "conv_transpose2d": ("constant_pad_nd", lambda x, w: mg.nn.functional.conv_transpose2d(x, w, stride=2, padding=1),
                          lambda: [_rand((1, 2, 4, 4), mg.float32), _rand((2, 3, 3, 3), mg.float32, seed=1)]),
 }

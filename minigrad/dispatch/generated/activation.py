@@ -219,6 +219,35 @@ def leaky_relu_dygraph_function(x, attrs):
     return out_t
 
 
+log_sigmoid_op = OPS['log_sigmoid']
+
+
+def log_sigmoid_dygraph_function(x, attrs):
+    """``log_sigmoid`` after the API layer (``minigrad codegen log_sigmoid`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(log_sigmoid_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (log_sigmoid_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(log_sigmoid_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(log_sigmoid_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(log_sigmoid_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(log_sigmoid_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(log_sigmoid_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 log_softmax_op = OPS['log_softmax']
 
 
@@ -274,6 +303,35 @@ def log_softmax_backward_data_dygraph_function(grad_output, output, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad_output._meta is not None or output._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(log_softmax_backward_data_op, (grad_output, output), attrs, (out_t,))
+    return out_t
+
+
+mish_op = OPS['mish']
+
+
+def mish_dygraph_function(x, attrs):
+    """``mish`` after the API layer (``minigrad codegen mish`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(mish_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (mish_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(mish_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(mish_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(mish_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(mish_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(mish_op, (x,), attrs, (out_t,))
     return out_t
 
 

@@ -45,6 +45,15 @@ def binary_cross_entropy_dygraph_function(input, target, attrs):
     return out_t
 
 
+binary_cross_entropy_with_logits_op = OPS['binary_cross_entropy_with_logits']
+
+
+def binary_cross_entropy_with_logits_dygraph_function(input, target, weight, pos_weight, attrs):
+    """``binary_cross_entropy_with_logits`` after the API layer (``minigrad codegen binary_cross_entropy_with_logits`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(binary_cross_entropy_with_logits_op, [input, target, weight, pos_weight], attrs, bus.recorder)
+
+
 cross_entropy_op = OPS['cross_entropy']
 
 
@@ -187,4 +196,33 @@ def nll_loss_backward_dygraph_function(grad, target, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(nll_loss_backward_op, (grad, target), attrs, (out_t,))
+    return out_t
+
+
+soft_margin_loss_op = OPS['soft_margin_loss']
+
+
+def soft_margin_loss_dygraph_function(input, target, attrs):
+    """``soft_margin_loss`` after the API layer (``minigrad codegen soft_margin_loss`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(soft_margin_loss_op, [input, target], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (soft_margin_loss_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(soft_margin_loss_op, [input, target], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(soft_margin_loss_op, [input, target], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(soft_margin_loss_op, entry.kernel, (input._data, target._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(soft_margin_loss_op, [input, target], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(soft_margin_loss_op, (input, target), attrs, (out_t,))
     return out_t

@@ -1,6 +1,6 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
-flip, roll, repeat, padding with a constant, the running sums and products, argsort, and average pooling
-(two matrix products, cuBLAS's).
+flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
+(two matrix products, cuBLAS's), and the losses ``binary_cross_entropy_with_logits`` and ``soft_margin_loss``.
 
 Each of these ops had only its CPU kernel, so on the GPU it fell back: the
 input copied to the host, the CPU kernel, the result copied back - two copies
@@ -24,6 +24,7 @@ import numpy as np
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
+from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
 from ._runtime import check_later, upload
@@ -252,3 +253,18 @@ def adaptive_avg_pool2d_backward(grad: Any, input_size: tuple[int, int]) -> Any:
     hw, out = tuple(input_size), tuple(grad.shape[2:])
     rows, cols, scale = _windows(("adaptive", hw, out), lambda: _adaptive(hw, out), grad.dtype)
     return apply_windows(cupy, grad, rows.T, cols.T, scale)
+
+
+# -- two losses whose op includes its reduction: PyTorch's formula (kernels/loss_terms.py) in CuPy's kernels ---
+
+
+@register_kernel("binary_cross_entropy_with_logits", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_bce_with_logits")
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None, pos_weight: Any = None,
+                                     reduction: str = "mean") -> Any:
+    terms = bce_with_logits_terms(cupy, input, target, weight, pos_weight)
+    return reduce_terms(cupy, terms, reduction, input.dtype)
+
+
+@register_kernel("soft_margin_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_soft_margin_loss")
+def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+    return reduce_terms(cupy, soft_margin_terms(cupy, input, target), reduction, input.dtype)
