@@ -395,6 +395,8 @@ CASES += [
     Case("hardsigmoid", "hardsigmoid", mg.hardsigmoid, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
     Case("binary_cross_entropy", "binary_cross_entropy", mg.OPS["binary_cross_entropy"],
          inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
+    Case("clamp_min", "clamp_min", lambda x: mg.clamp_min(x, 0.1), inputs(const(T([-1.5, -0.8, 0.3, 0.7, 1.6])))),
+    Case("clamp_max", "clamp_max", lambda x: x.clamp_max(0.1), inputs(const(T([-1.5, -0.8, 0.3, 0.7, 1.6])))),
     Case("log_sigmoid", "log_sigmoid", mg.nn.functional.logsigmoid, inputs(rnd(3, 4, low=-5, high=5))),
     Case("mish", "mish", mg.nn.functional.mish, inputs(rnd(3, 4, low=-4, high=4))),
     Case("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits",

@@ -38,8 +38,9 @@ def bce_with_logits_terms(xp: Any, x: Any, t: Any, weight: Any = None, pos_weigh
 def reduce_terms(xp: Any, terms: Any, reduction: str, dtype: Any) -> Any:
     """``terms`` themselves (``"none"``), their sum, or their mean (NaN for no terms, without a warning), in
     ``dtype``."""
-    if reduction == "none":
-        return xp.ascontiguousarray(terms, dtype=dtype)
+    if reduction == "none":  # (not ascontiguousarray: it makes a 0-d array 1-d)
+        terms = terms.astype(dtype, copy=False)
+        return terms if terms.flags.c_contiguous else terms.copy()
     total = terms.sum(dtype=np.float32 if terms.dtype == np.float16 else None)  # a half's sum in float, as PyTorch
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -33,6 +33,7 @@ from ..kernels.registry import register_kernel
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ._checks import check_tensor
+from .math import _clip_meta, check_number_or_none, clip_cpu
 from .math import clip as _clip_op
 from .registry import Attr, Input, defop
 
@@ -141,11 +142,47 @@ def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 clip.name = "clip"  # type: ignore[attr-defined]
 
 
+# -- clamp_min, clamp_max by a number: ops of their own, as PyTorch's (ClampMinBackward0, ClampMaxBackward0) ---
+
+
+def _one_bound(name: str, bound: str, gpu: str) -> Any:
+    def kernel(x: np.ndarray, **attrs: Any) -> np.ndarray:
+        return clip_cpu(x, **attrs)
+
+    kernel.__name__ = f"{name}_cpu"
+    register_kernel(name, Backend.CPU, dtypes=NUMERIC_DTYPES)(kernel)
+    return defop(name, inputs=("x",), attrs=(Attr(bound, check=check_number_or_none),), infer_meta=_clip_meta,
+                 save=("x",), doc=f"x clamped at its {bound}imum {bound} (NaN stays NaN)", gpu=("param", gpu))
+
+
+_clamp_min_op = _one_bound("clamp_min", "min", "a != a ? a : (a < (ACC)p0 ? (ACC)p0 : a)")
+_clamp_max_op = _one_bound("clamp_max", "max", "a != a ? a : (a > (ACC)p0 ? (ACC)p0 : a)")
+
+
+@_clamp_min_op.def_backward
+def _clamp_min_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``where(x >= min, grad, 0)`` (a NaN x takes none)."""
+    (x,) = ctx.saved()
+    return (ctx.ops.where(ctx.ops.ge(x, ctx.attrs["min"]), grad, 0.0),)
+
+
+@_clamp_max_op.def_backward
+def _clamp_max_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``where(x <= max, grad, 0)``."""
+    (x,) = ctx.saved()
+    return (ctx.ops.where(ctx.ops.le(x, ctx.attrs["max"]), grad, 0.0),)
+
+
 def clamp_min(input: Tensor, min: Any) -> Tensor:
-    """``clamp(input, min=min)``. Composite (``clamp``)."""
+    """``clamp(input, min=min)``: by a number the ``clamp_min`` op (``ClampMinBackward0``, as PyTorch's), by a
+    tensor the ``clamp`` op."""
+    if isinstance(input, Tensor) and not isinstance(min, Tensor) and min is not None:
+        return _clamp_min_op(input, min)
     return clamp(input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    """``clamp(input, max=max)``. Composite (``clamp``)."""
+    """``clamp(input, max=max)``: by a number the ``clamp_max`` op (``ClampMaxBackward0``), by a tensor ``clamp``."""
+    if isinstance(input, Tensor) and not isinstance(max, Tensor) and max is not None:
+        return _clamp_max_op(input, max)
     return clamp(input, max=max)

@@ -30,6 +30,8 @@ from .reduce import amax as _max
 from .reduce import amin as _min
 from .reduce import sum
 from .registry import type_name
+from .clamp import clamp_min
+from .norm import vector_norm_op
 from .shape import expand
 
 __all__ = ["cosine_similarity", "pairwise_distance"]  # torch.cosine_similarity, torch.pairwise_distance
@@ -73,14 +75,17 @@ def _check_p(op: str, p: Any) -> float:
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
-    """``input / max(||input||_p, eps)`` along ``dim``: unit vectors (composite)."""
+    """``input / max(||input||_p, eps)`` along ``dim``: unit vectors (composite of the ``vector_norm``,
+    ``clamp_min``, ``expand`` and ``div`` ops, as PyTorch's)."""
     op = "normalize"
     check_tensor(op, "input", 0, input)
     if out is not None:
         raise TypeError(f"{op}(): the 'out' argument is not supported by minigrad")
     p = _check_p(op, p)
     _check_dim(op, dim, input.ndim)
-    return div(input, clip(vector_norm(input, p, dim, keepdim=True), eps, None))
+    # PyTorch's graph: the norm op, clamp_min, expand, div
+    norm = clamp_min(vector_norm_op(input, p, dim, keepdim=True), eps)
+    return div(input, expand(norm, tuple(input.shape)))
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

@@ -1093,6 +1093,7 @@ MORE_UNARY = {
     "elu": (lambda x: mg.nn.functional.elu(x, 0.7), (-2, 2)),
     "hardtanh": (lambda x: mg.nn.functional.hardtanh(x, -0.5, 1.5), (-2, 2)),
     "log_sigmoid": (mg.nn.functional.logsigmoid, (-6, 6)), "mish": (mg.nn.functional.mish, (-4, 4)),
+    "clamp_min": (lambda x: x.clamp_min(0.25), (-2, 2)), "clamp_max": (lambda x: x.clamp_max(-0.25), (-2, 2)),
 }
 
 
@@ -1183,6 +1184,15 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                                 lambda: [_rand((4, 5), mg.float32, -4, 4), _rand((4, 5), mg.float32, 0, 1, seed=1)]),
     "soft_margin_loss": ("soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
         x, mg.tensor([[1.0, -1.0, 1.0, -1.0, 1.0]] * 4).to(x.device)), lambda: [_rand((4, 5), mg.float32)]),
+    "norm": ("vector_norm", lambda x: x.norm(), lambda: [_rand((4, 5), mg.float32)]),
+    "norm-p3-dim": ("vector_norm", lambda x: mg.linalg.vector_norm(x, 3, dim=1, keepdim=True),
+                    lambda: [_rand((4, 5), mg.float32)]),
+    "norm-inf": ("vector_norm", lambda x: mg.linalg.vector_norm(x, float("inf"), dim=0), lambda: [_rand((4, 5), mg.float32)]),
+    "normalize": ("vector_norm", lambda x: mg.nn.functional.normalize(x, dim=1), lambda: [_rand((4, 5), mg.float32)]),
+    "div-floor": ("div_rounded", lambda x, y: mg.div(x, y, rounding_mode="floor"),
+                  lambda: [_rand((4, 5), mg.float32, -3, 3), _rand((4, 5), mg.float32, 0.3, 2, seed=1)]),
+    "div-trunc": ("div_rounded", lambda x, y: mg.div(x, y, rounding_mode="trunc"),
+                  lambda: [_rand((4, 5), mg.float32, -3, 3), _rand((5,), mg.float32, -2, -0.3, seed=1)]),
     "conv_transpose2d": ("constant_pad_nd", lambda x, w: mg.nn.functional.conv_transpose2d(x, w, stride=2, padding=1),
                          lambda: [_rand((1, 2, 4, 4), mg.float32), _rand((2, 3, 3, 3), mg.float32, seed=1)]),
 }

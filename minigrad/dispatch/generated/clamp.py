@@ -4,8 +4,15 @@ One dygraph function per op (Paddle's ``<op>_dygraph_function``); ``dispatch/cod
 writes them and ``docs/architecture.md`` walks one.
 """
 
-from minigrad.dispatch.dygraph import run_layers
+from minigrad import flags
+from minigrad.autograd.grad_mode import GRAD_MODE
+from minigrad.autograd.node_creation import create_grad_node
+from minigrad.dispatch.amp_state import AMP
+from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
+from minigrad.dtypes import BY_NUMPY, from_numpy
+from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
+from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
@@ -16,3 +23,61 @@ def clamp_dygraph_function(x, min, max, attrs):
     """``clamp`` after the API layer (``minigrad codegen clamp`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
     return run_layers(clamp_op, [x, min, max], attrs, bus.recorder)
+
+
+clamp_max_op = OPS['clamp_max']
+
+
+def clamp_max_dygraph_function(x, attrs):
+    """``clamp_max`` after the API layer (``minigrad codegen clamp_max`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(clamp_max_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (clamp_max_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(clamp_max_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(clamp_max_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(clamp_max_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(clamp_max_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(clamp_max_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+clamp_min_op = OPS['clamp_min']
+
+
+def clamp_min_dygraph_function(x, attrs):
+    """``clamp_min`` after the API layer (``minigrad codegen clamp_min`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(clamp_min_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (clamp_min_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(clamp_min_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(clamp_min_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(clamp_min_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(clamp_min_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(clamp_min_op, (x,), attrs, (out_t,))
+    return out_t

@@ -1,6 +1,7 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
 flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
-(two matrix products, cuBLAS's), and the losses ``binary_cross_entropy_with_logits`` and ``soft_margin_loss``.
+(two matrix products, cuBLAS's), the losses ``binary_cross_entropy_with_logits`` and ``soft_margin_loss``,
+``vector_norm`` and ``div`` with a rounding mode.
 
 Each of these ops had only its CPU kernel, so on the GPU it fell back: the
 input copied to the host, the CPU kernel, the result copied back - two copies
@@ -28,6 +29,7 @@ from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
 from ._runtime import check_later, upload
+from .elementwise import run_elementwise
 from .shape import _on_device
 
 GPU = Backend.GPU
@@ -268,3 +270,37 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
 @register_kernel("soft_margin_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_soft_margin_loss")
 def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
     return reduce_terms(cupy, soft_margin_terms(cupy, input, target), reduction, input.dtype)
+
+
+# -- vector_norm (x.norm(), F.normalize, linalg.vector_norm) and div with a rounding mode --------------------
+
+
+@register_kernel("vector_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_vector_norm")
+def vector_norm(x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
+    """The CPU kernel's reductions in CuPy's (a half accumulated in float32, as PyTorch's CUDA kernel)."""
+    axis = None if dim is None or x.ndim == 0 else (tuple(dim) if isinstance(dim, (list, tuple)) else dim)
+    if x.size == 0:  # every norm of no element is 0 (the shape from NumPy, on the host: no data read)
+        return cupy.zeros(np.sum(np.empty(x.shape), axis=axis, keepdims=keepdim).shape, dtype=x.dtype)
+    a = cupy.abs(x.astype(np.float32) if x.dtype == np.float16 else x)
+    if ord == np.inf:
+        out = cupy.max(a, axis=axis, keepdims=keepdim)
+    elif ord == -np.inf:
+        out = cupy.min(a, axis=axis, keepdims=keepdim)
+    elif ord == 0:
+        out = cupy.sum(a != 0, axis=axis, keepdims=keepdim)
+    elif ord == 1:
+        out = cupy.sum(a, axis=axis, keepdims=keepdim)
+    elif ord == 2:
+        out = cupy.sqrt(cupy.sum(a * a, axis=axis, keepdims=keepdim))
+    else:
+        out = cupy.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+    out = out.astype(x.dtype, copy=False)
+    return out if out.flags.c_contiguous else out.copy()  # (ascontiguousarray would make a 0-d norm 1-d)
+
+
+@register_kernel("div_rounded", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_div_rounded")
+def div_rounded(x: Any, y: Any, rounding_mode: str = "trunc") -> Any:
+    """``floor``: the ``floor_divide`` kernel (PyTorch's ``div_floor``); ``trunc``: ``trunc(x / y)``, two launches."""
+    if rounding_mode == "floor":
+        return run_elementwise("floor_divide", "binary", (x, y), x.dtype)
+    return run_elementwise("trunc", "unary", (run_elementwise("div", "binary", (x, y), x.dtype),), x.dtype)
