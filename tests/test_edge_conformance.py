@@ -314,3 +314,32 @@ def test_a_nan_gradient_of_max_of_all_elements_stays_at_the_max_on_the_cpu():
     with pytest.warns(UserWarning, match="degrees of freedom"):
         x.max().reshape(()).var().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, NAN])
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+@pytest.mark.parametrize("kw", [{"weight": [0.5, 2.0, 1.0, 3.0]}, {"label_smoothing": 0.1}, {}], ids=["weight", "smooth", "plain-nd"])
+def test_every_target_ignored_gives_a_nan_loss_and_a_zero_gradient_as_pytorch(loss, kw):
+    torch = pytest.importorskip("torch")
+    if loss == "nll_loss" and "label_smoothing" in kw:
+        pytest.skip("nll_loss has no label smoothing")
+    x = np.random.default_rng(0).normal(size=(3, 4, 2) if not kw else (3, 4))
+    t = np.full((3, 2) if not kw else (3,), -100)
+    mine, theirs = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out = getattr(F, loss)(mine, mg.tensor(t), **{k: mg.tensor(v, dtype=mg.float64) if isinstance(v, list) else v
+                                                   for k, v in kw.items()})
+    ref = getattr(torch.nn.functional, loss)(theirs, torch.tensor(t), **{
+        k: torch.tensor(v, dtype=torch.float64) if isinstance(v, list) else v for k, v in kw.items()})
+    out.backward()
+    ref.backward()
+    assert np.isnan(out.item()) and np.isnan(ref.item())
+    np.testing.assert_array_equal(mine.grad.numpy(), theirs.grad.numpy())  # zeros, not NaN
+
+
+def test_a_class_weight_that_requires_grad_is_refused_as_pytorch():
+    x, t, w = mg.randn(3, 4), mg.tensor([0, 1, 2]), mg.rand(4, requires_grad=True)
+    for fn in (lambda: F.cross_entropy(x, t, weight=w), lambda: F.nll_loss(x, t, weight=w)):
+        with pytest.raises(RuntimeError, match=r"^The function 'nll_loss_forward' is not differentiable with respect to "
+                                               r"argument 'weight'\. This input cannot have requires_grad True\.$"):
+            fn()
+    with mg.no_grad():
+        F.cross_entropy(x, t, weight=w)  # under no_grad nothing is refused, as in PyTorch

@@ -8,10 +8,10 @@ import numpy as np
 
 from .. import ops
 from ..random import bernoulli_array, device_draws, generator_arg
-from ..kernels.backends import move_array, to_numpy
+from ..kernels.backends import move_array
 from ..tensor import Tensor
 from ..ops.blas import addmm_op
-from ..ops.loss import check_class_target, nll_loss_op
+from ..ops.loss import _not_differentiable, check_class_target, class_terms, nll_loss_op, weighted_mean
 from ..ops.shape import t_op
 from ..ops._constants import kept_constant
 
@@ -58,9 +58,10 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
         check_class_target("nll_loss", log_probs, target, None, ignore_index,
                            read=not isinstance(target, Tensor) or target._device == "cpu")
         return nll_loss_op(log_probs, target, reduction=reduction, ignore_index=ignore_index)
-    idx = check_class_target("nll_loss", log_probs, target, weight, ignore_index)
+    on_device = isinstance(target, Tensor) and target._device != "cpu"
+    check_class_target("nll_loss", log_probs, target, weight, ignore_index, read=not on_device)
+    _not_differentiable("nll_loss_forward", weight=weight)
     expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
-    idx = idx.reshape(-1)
     if nd == 1:  # one sample: pick its class
         x = ops.unsqueeze(log_probs, 0)
     elif nd > 2:  # (N, C, d...) -> (N*d..., C): the classes last, one row per position
@@ -68,26 +69,16 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
         x = ops.reshape(ops.permute(log_probs, (0,) + tuple(range(2, nd)) + (1,)), (rows, log_probs.shape[1]))
     else:
         x = log_probs
-    valid = idx != ignore_index
-    safe = np.where(valid, idx, 0)
-    w = (to_numpy(weight._data)[safe] if weight is not None else np.ones(idx.shape)) * valid
-    picked = ops.getitem(x, (_rows(x), safe))
+    # the picked log-probabilities and weights, computed with ops on the target's device (never read on the host)
+    picked, w, _, denom = class_terms(x, ops.reshape(target, (-1,)), weight, ignore_index)
     if reduction == "none" and nd > 1:  # reshaped first, so the loss is a tensor of its own (not a view)
-        picked, w = ops.reshape(picked, expected), w.reshape(expected)
-    w_arr = np.asarray(w, dtype=x.dtype.np)
-    w_t = Tensor._make(w_arr if x.device == "cpu" else move_array(w_arr, "cpu", x.device), x.dtype, x.device)
-    loss = ops.neg(ops.mul(picked, w_t))
+        picked, w = ops.reshape(picked, expected), ops.reshape(w, expected)
+    loss = ops.neg(ops.mul(picked, w))
     if reduction == "none":
         # One sample: its one term summed to 0-d, a tensor of its own whose zero is +0, as PyTorch's.
         return ops.sum(loss) if nd == 1 else loss
     total = ops.sum(loss)
-    if reduction == "sum":
-        return total
-    return ops.div(total, float(w.sum())) if w.sum() else ops.mul(total, float("nan"))
-
-
-def _rows(x: Tensor) -> Any:
-    return np.arange(x.shape[0])
+    return total if reduction == "sum" else weighted_mean(total, denom)
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

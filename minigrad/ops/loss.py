@@ -55,7 +55,8 @@ from .math import abs, add, cast, clip, div, eq, exp, gt, log, lt, minimum, mul,
 from .log1p import log1p
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
-from .shape import expand, permute, reshape, unsqueeze
+from .shape import expand, getitem, permute, reshape, unsqueeze
+from ..creation import arange
 
 __all__ = ["cross_entropy", "cross_entropy_backward", "nll_loss_op", "nll_loss_backward", "mse_loss"]  # the ops; the other losses live in F only
 
@@ -859,14 +860,17 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         # On a GPU the indices are not read on the host (that would wait for the device at every step).
         check_class_target("cross_entropy", input, target, None, ignore_index, read=False)
         return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction, ignore_index=ignore_index)
-    # Every argument is checked before the first op runs (a refused call leaves no node).
-    idx = check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs)
+    # Every argument is checked before the first op runs (a refused call leaves no node). On a GPU the class
+    # indices stay there: checked on the device, and picked with ops (``class_terms``), never read on the host.
+    on_device = isinstance(target, Tensor) and target._device != "cpu"
+    check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs, read=not on_device)
+    if not probs:
+        _not_differentiable("nll_loss_forward", weight=weight)
     if weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs:
         # PyTorch's graph: NllLossBackward0 over LogSoftmaxBackward0
         return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction, ignore_index=ignore_index)
     unbatched = input.ndim == 1
-    if unbatched and not probs:
-        idx = idx.reshape(1)
+    idx = None if probs else reshape(target, (-1,))  # (N, d...) in row-major order, as the rows below
     x = unsqueeze(input, 0) if unbatched else input
     t = (unsqueeze(target, 0) if unbatched else target) if probs else None
     c = x.shape[1]
@@ -876,8 +880,6 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         x = reshape(permute(x, (0,) + tuple(range(2, x.ndim)) + (1,)), (rows, c))
         if probs:
             t = reshape(permute(t, (0,) + tuple(range(2, t.ndim)) + (1,)), (rows, c))
-        else:
-            idx = idx.reshape(-1)
     logp = log_softmax(x, dim=-1)
     w_row = weight.reshape(1, c) if weight is not None else None
     # reduction='none' with extra dims: each row's terms are reshaped to (N, d...) before the last op,
@@ -894,19 +896,13 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         loss = -shaped(sum(terms, dim=1))
         denom = float(terms.shape[0])
     else:
-        valid = idx != ignore_index
-        safe = np.where(valid, idx, 0)
-        rows = np.arange(idx.shape[0])
-        picked = logp[rows, safe]
-        w_t = to_numpy(weight._data)[safe] * valid if weight is not None else valid.astype(np.float64)
-        w_t_tensor = constant(w_t, x)
+        picked, w_t_tensor, valid_t, denom = class_terms(logp, idx, weight, ignore_index)
         if label_smoothing:
             smooth = -sum(logp if w_row is None else logp * w_row, dim=1)
-            smooth = smooth * constant(valid, x)
+            smooth = smooth * valid_t
             loss = shaped(-(picked * w_t_tensor)) * (1.0 - label_smoothing) + shaped(smooth) * (label_smoothing / c)
         else:
             loss = -shaped(picked * w_t_tensor)
-        denom = float(w_t.sum())
     if reduction == "none":
         if unbatched:
             # The one row's loss as a 0-d tensor: a sum, not a reshape, so the result is no view
@@ -916,4 +912,27 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
     total = sum(loss)
     if reduction == "sum":
         return total
-    return total / denom if denom else total * float("nan")
+    if not isinstance(denom, Tensor):  # probabilities: the rows
+        return total / denom if denom else total * 0.0 + float("nan")
+    return weighted_mean(total, denom)
+
+
+def weighted_mean(total: Tensor, denom: Tensor) -> Tensor:
+    """``total / denom`` for the counted weight ``denom`` (a 0-d tensor, never read on the host). With none
+    counted (every target ignored) the loss is NaN and its gradient 0, as PyTorch's (its NllLossBackward0
+    writes nothing): a NaN added to the loss, and a divisor of 1 for the gradient."""
+    none = eq(denom, 0.0)
+    return total / where(none, 1.0, denom) + where(none, float("nan"), 0.0).to(total.dtype)
+
+
+def class_terms(logp: Tensor, idx: Tensor, weight: Tensor | None, ignore_index: int) -> tuple[Any, ...]:
+    """``cross_entropy``'s picked log-probabilities, per-row weights, counted rows and total weight (a 0-d
+    tensor) for class indices ``idx``, computed with ops on their device: a GPU's indices are never read on the
+    host (each read would wait for the device)."""
+    valid = ne(idx, ignore_index)
+    safe = where(valid, idx, 0)
+    rows = arange(idx.shape[0], device=logp.device)
+    picked = logp[rows, safe]
+    valid_t = cast(valid, logp.dtype)
+    w_t = valid_t if weight is None else mul(getitem(weight.detach(), safe), valid_t)
+    return picked, w_t, valid_t, sum(w_t)

@@ -446,3 +446,32 @@ def test_pin_memory_is_for_cpu_tensors_and_keeps_the_gradient_path():
     w = mg.ones(3, requires_grad=True)
     (w.pin_memory().to("cuda", non_blocking=True) * 2).sum().backward()
     assert w.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+@counted
+@pytest.mark.parametrize("form", ["class weights", "label smoothing", "segmentation (N, C, H, W)", "nll_loss weighted",
+                                  "F.nll_loss(F.log_softmax(x))", "binary_cross_entropy", "bce with logits"])
+def test_a_losss_forms_keep_their_targets_on_the_device(form):
+    """The forms of the classification losses beside the common call: their class indices (and weights) are
+    checked and picked on the device. Before, each read the targets back (a copy and a sync a call) and
+    uploaded the per-row weights they made on the host."""
+    fake = _fake()
+    x = mg.randn(8, 5).to("gpu").requires_grad_()
+    y = mg.randint(0, 5, (8,)).to("gpu")
+    w = mg.rand(5).to("gpu")
+    img, seg = mg.randn(2, 5, 4, 4).to("gpu").requires_grad_(), mg.randint(0, 5, (2, 4, 4)).to("gpu")
+    probs = mg.rand(8, 5).to("gpu")
+    run = {"class weights": lambda: F.cross_entropy(x, y, weight=w),
+           "label smoothing": lambda: F.cross_entropy(x, y, label_smoothing=0.1),
+           "segmentation (N, C, H, W)": lambda: F.cross_entropy(img, seg, ignore_index=0),
+           "nll_loss weighted": lambda: F.nll_loss(F.log_softmax(x, dim=1), y, weight=w),
+           "F.nll_loss(F.log_softmax(x))": lambda: F.nll_loss(F.log_softmax(x, dim=1), y),
+           "binary_cross_entropy": lambda: F.binary_cross_entropy(x.sigmoid(), probs),
+           "bce with logits": lambda: F.binary_cross_entropy_with_logits(x, probs, pos_weight=w)}[form]
+    for _ in range(2):  # warm-up: the second backward accumulates into .grad, a geometry of its own
+        run().backward()
+    fake.reset_counts()
+    for _ in range(2):
+        run().backward()
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
