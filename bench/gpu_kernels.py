@@ -258,7 +258,56 @@ def _train_steps(quick: bool) -> list[tuple[str, Callable[[Any, str], Callable[[
                      conv=True)
 
     return [("MLP " + ("64-128-10, batch 64" if quick else "784-512-10, batch 256") + ", SGD", mlp),
-            ("CNN conv8-pool-conv16-pool-linear, " + ("batch 32" if quick else "batch 128") + " 28x28, SGD", cnn)]
+            ("CNN conv8-pool-conv16-pool-linear, " + ("batch 32" if quick else "batch 128") + " 28x28, SGD", cnn),
+            ("makemore MLP, batch 32, C[X[ix]], tanh, manual SGD", makemore_step),
+            ("small ResNet-style CNN, batch 32 3x32x32, BatchNorm2d, adaptive pool, SGD", small_resnet_step)]
+
+
+def makemore_step(F: Any, dev: str) -> Callable[[], Any]:
+    """makemore's character MLP as its lecture writes it: raw parameters, a minibatch index drawn on the device,
+    ``C[X[ix]]``, ``tanh``, ``cross_entropy``, ``p.grad = None`` and ``p.data += -lr * p.grad``."""
+    g = F.Generator().manual_seed(2147483647)
+    params = [F.randn(shape, generator=g).to(dev) for shape in ((27, 10), (30, 200), (200,), (200, 27), (27,))]
+    for p in params:
+        p.requires_grad = True
+    C, W1, b1, W2, b2 = params
+    X = F.randint(0, 27, (32000, 3), generator=g).to(dev)
+    Y = F.randint(0, 27, (32000,), generator=g).to(dev)
+    fn = F.nn.functional
+
+    def step() -> Any:
+        ix = F.randint(0, X.shape[0], (32,), device=dev)
+        h = F.tanh(C[X[ix]].view(-1, 30) @ W1 + b1)
+        loss = fn.cross_entropy(h @ W2 + b2, Y[ix])
+        for p in params:
+            p.grad = None
+        loss.backward()
+        for p in params:
+            p.data += -0.1 * p.grad
+        return loss
+
+    return step
+
+
+def small_resnet_step(F: Any, dev: str) -> Callable[[], Any]:
+    """A CIFAR-style CNN as course programs write it: convs without bias, BatchNorm2d, LeakyReLU, a strided conv,
+    ``AdaptiveAvgPool2d((1, 1))``, SGD with momentum and weight decay."""
+    F.manual_seed(0)
+    nn = F.nn
+    model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.LeakyReLU(0.1),
+                          nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+                          nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(32, 10)).to(dev)
+    opt = F.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
+    x, y = F.randn(32, 3, 32, 32).to(dev), F.randint(0, 10, (32,)).to(dev)
+
+    def step() -> Any:
+        loss = F.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
 
 
 def _step(F: Any, dev: str, shapes: list[tuple[int, ...]], x_shape: tuple[int, ...], classes: int,
