@@ -24,11 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from ..devices import filled_array
 from ..tensor import Tensor
 from ._checks import check_pair
-from ._constants import constant
 from .shape import concat
 
 #: ``conv2d``'s and ``max_pool2d``'s arguments in PyTorch's order (a name's index is its position in errors).
@@ -56,7 +54,9 @@ def int_pair(op: str, name: str, v: Any) -> tuple[int, int]:
 
 
 def _block(x: Tensor, shape: tuple[int, ...], value: float) -> Tensor:
-    return constant(np.full(shape, value, dtype=x.dtype.np), x)
+    """A constant block of ``value`` on ``x``'s device: on a GPU a fill there (a host array copied at every call
+    would make the host wait for the device each time)."""
+    return Tensor._make(filled_array(shape, value, x.dtype.np, x.device), x.dtype, x.device)
 
 
 def pad_hw(x: Tensor, top: int, bottom: int, left: int, right: int, value: float = 0.0) -> Tensor:

@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..tensor import Tensor
 from ._checks import check_tensor
-from ._constants import constant
+from ._constants import kept_constant
 from .math import add, mul
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .registry import type_name
@@ -136,7 +136,9 @@ def _resample_dim(x: Tensor, d: int, taps: list[tuple[np.ndarray, np.ndarray]]) 
     view = (-1,) + (1,) * (x.ndim - 1 - d)
     out = None
     for idx, w in taps:
-        term = mul(getitem(x, (slice(None),) * d + (idx,)), constant(w.reshape(view), x))
+        # the weights depend on the sizes only: on a GPU copied there once per value and kept (kept_constant)
+        weight = kept_constant(("interpolate", view, w.tobytes()), lambda w=w: w.reshape(view), x, x.dtype)
+        term = mul(getitem(x, (slice(None),) * d + (idx,)), weight)
         out = term if out is None else add(out, term)
     return out
 

@@ -475,3 +475,27 @@ def test_a_losss_forms_keep_their_targets_on_the_device(form):
         run().backward()
     c = fake.counts()
     assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+
+
+@counted
+@pytest.mark.parametrize("form", ["interpolate bilinear", "interpolate bicubic", "max_pool2d ceil_mode",
+                                  "conv2d padding='same'", "layer_norm without affine", "batch_norm without affine"])
+def test_constants_a_composite_makes_from_shapes_are_made_once_on_the_device(form):
+    """Interpolation weights, the padding blocks of ``ceil_mode`` and of an even kernel's ``'same'`` padding, the
+    ones and zeros of a missing affine: each depends on shapes alone, and was a host array copied to the device
+    at every call (a sync each)."""
+    fake = _fake()
+    x = mg.randn(2, 3, 6, 5).to("gpu").requires_grad_()
+    w = mg.randn(4, 3, 2, 2).to("gpu")
+    run = {"interpolate bilinear": lambda: F.interpolate(x, scale_factor=2, mode="bilinear"),
+           "interpolate bicubic": lambda: F.interpolate(x, size=(7, 9), mode="bicubic", align_corners=True),
+           "max_pool2d ceil_mode": lambda: F.max_pool2d(x, 2, ceil_mode=True),
+           "conv2d padding='same'": lambda: F.conv2d(x, w, padding="same"),
+           "layer_norm without affine": lambda: F.layer_norm(x, (5,)),
+           "batch_norm without affine": lambda: F.batch_norm(x, None, None, training=True)}[form]
+    for _ in range(2):
+        run().sum().backward()
+    fake.reset_counts()
+    run().sum().backward()
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
