@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..devices import check_range
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
@@ -47,10 +48,15 @@ def _dim(op: str, dim: Any, ndim: int, pos: int = 1) -> int:
     return wrap_dim(op, check_int(op, "dim", pos, dim), ndim)
 
 
-def _int_index(op: str, index: Tensor, size: int, what: str, error: type = IndexError) -> np.ndarray:
-    """The index values as an int64 array, checked against ``size`` (PyTorch's error class for the op)."""
+def _int_index(op: str, index: Tensor, size: int, what: str, error: type = IndexError) -> Any:
+    """The index values as an int64 array, checked against ``size`` (PyTorch's error class for the op). An
+    index on a GPU stays there: checked on the device, the error raised at the next sync (``check_range``)."""
     if index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, but got {index.dtype}")
+    if index._device != "cpu":
+        check_range(index._data, index._device, -size, size, lambda bad, _: error(
+            f"{op}(): index {int(bad[0])} is out of range for {what} of size {size}"))
+        return index._data.astype(np.int64, copy=False)
     idx = to_numpy(index._data).astype(np.int64, copy=False)
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = int(idx[(idx < -size) | (idx >= size)].ravel()[0])
