@@ -317,7 +317,7 @@ CASES: list[Case] = [
                 lambda rng: T([1.0, 0.5, 1.0, 1.0, 0.2]))),
     Case("clamp-tensor-min-broadcast", "clamp", lambda x, lo: mg.clamp(x, min=lo),
          inputs(lambda rng: T([[-2.0, 0.7], [1.5, -0.6]]), lambda rng: T([0.0, 0.1]))),
-    Case("clamp-tensor-max", "clamp", lambda x, hi: mg.clamp_max(x, hi),
+    Case("clamp-tensor-max", "clamp", lambda x, hi: mg.clamp(x, max=hi),
          inputs(lambda rng: T([-2.0, 0.7, 1.5]), lambda rng: T([0.0, 0.1, 0.3]))),
     # division with a rounding mode: a step function, derivative 0 (checked away from the steps)
     Case("div-floor", "div_rounded", lambda x, y: mg.div(x, y, rounding_mode="floor") * x + y,
@@ -397,6 +397,8 @@ CASES += [
          inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
     Case("clamp_min", "clamp_min", lambda x: mg.clamp_min(x, 0.1), inputs(const(T([-1.5, -0.8, 0.3, 0.7, 1.6])))),
     Case("clamp_max", "clamp_max", lambda x: x.clamp_max(0.1), inputs(const(T([-1.5, -0.8, 0.3, 0.7, 1.6])))),
+    Case("clamp_min_tensor", "clamp_min_tensor", lambda x, b: x.clamp_min(b), pair_apart((3, 4), (4,))),
+    Case("clamp_max_tensor", "clamp_max_tensor", lambda x, b: mg.clamp_max(x, b), pair_apart((3, 4), (3, 4))),
     Case("log_sigmoid", "log_sigmoid", mg.nn.functional.logsigmoid, inputs(rnd(3, 4, low=-5, high=5))),
     Case("mish", "mish", mg.nn.functional.mish, inputs(rnd(3, 4, low=-4, high=4))),
     Case("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits",

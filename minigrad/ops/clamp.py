@@ -173,16 +173,54 @@ def _clamp_max_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ctx.ops.where(ctx.ops.le(x, ctx.attrs["max"]), grad, 0.0),)
 
 
+# -- clamp_min, clamp_max by a tensor: PyTorch's Tensor overloads (ClampMinBackward1, ClampMaxBackward1), two inputs
+
+
+def _tensor_bound(name: str, ufunc: Any, gpu_op: str) -> Any:
+    def kernel(x: Any, bound: Any) -> Any:
+        return np.asarray(ufunc(x, bound))  # NaN from either side propagates, as PyTorch's
+
+    kernel.__name__ = f"{name}_cpu"
+    register_kernel(name, Backend.CPU, dtypes=NUMERIC_DTYPES)(kernel)
+    return defop(name, inputs=("x", "bound"), infer_meta=im.broadcast, layout="elementwise", save=("x", "bound"),
+                 transform_dtype=True, doc=f"x clamped by a tensor bound ({gpu_op} of the two, NaN propagating)")
+
+
+_clamp_min_tensor = _tensor_bound("clamp_min_tensor", np.maximum, "maximum")
+_clamp_max_tensor = _tensor_bound("clamp_max_tensor", np.minimum, "minimum")
+
+
+def _one_tensor_bound_backward(ctx: Any, grad: Any, inside: str, outside: str) -> tuple[Any, Any]:
+    """PyTorch's: the gradient to ``x`` where it is kept, to the bound where the bound was taken."""
+    x, bound = ctx.saved()
+    ops = ctx.ops
+    zero = ops.fill(grad, 0)
+    gx = ops.sum_to(ops.where(getattr(ops, inside)(x, bound), grad, zero), ctx.input_shape(0)) if ctx.needs(0) else None
+    gb = ops.sum_to(ops.where(getattr(ops, outside)(x, bound), grad, zero), ctx.input_shape(1)) if ctx.needs(1) else None
+    return gx, gb
+
+
+@_clamp_min_tensor.def_backward
+def _clamp_min_tensor_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    return _one_tensor_bound_backward(ctx, grad, "ge", "lt")
+
+
+@_clamp_max_tensor.def_backward
+def _clamp_max_tensor_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    return _one_tensor_bound_backward(ctx, grad, "le", "gt")
+
+
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     """``clamp(input, min=min)``: by a number the ``clamp_min`` op (``ClampMinBackward0``, as PyTorch's), by a
-    tensor the ``clamp`` op."""
-    if isinstance(input, Tensor) and not isinstance(min, Tensor) and min is not None:
-        return _clamp_min_op(input, min)
+    tensor ``clamp_min_tensor`` (``ClampMinBackward1``, whose next functions are the input and the bound)."""
+    if isinstance(input, Tensor) and min is not None:
+        return _clamp_min_tensor(input, min) if isinstance(min, Tensor) else _clamp_min_op(input, min)
     return clamp(input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:
-    """``clamp(input, max=max)``: by a number the ``clamp_max`` op (``ClampMaxBackward0``), by a tensor ``clamp``."""
-    if isinstance(input, Tensor) and not isinstance(max, Tensor) and max is not None:
-        return _clamp_max_op(input, max)
+    """``clamp(input, max=max)``: by a number the ``clamp_max`` op (``ClampMaxBackward0``), by a tensor
+    ``clamp_max_tensor`` (``ClampMaxBackward1``)."""
+    if isinstance(input, Tensor) and max is not None:
+        return _clamp_max_tensor(input, max) if isinstance(max, Tensor) else _clamp_max_op(input, max)
     return clamp(input, max=max)

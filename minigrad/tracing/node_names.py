@@ -26,7 +26,9 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "to_device": "ToCopyBackward0",
     "concat": "CatBackward0",
     "clip": "ClampBackward1",
-    "clamp": "ClampBackward1",
+    "clamp": "ClampBackward0",  # clamp.Tensor (tensor bounds); clamp by numbers is the clip op, ClampBackward1
+    "clamp_min_tensor": "ClampMinBackward1",
+    "clamp_max_tensor": "ClampMaxBackward1",
     "conv2d": "ConvolutionBackward0",
     "copy_slices": "CopySlices",
     "layer_norm": "NativeLayerNormBackward0",

@@ -54,6 +54,35 @@ def clamp_max_dygraph_function(x, attrs):
     return out_t
 
 
+clamp_max_tensor_op = OPS['clamp_max_tensor']
+
+
+def clamp_max_tensor_dygraph_function(x, bound, attrs):
+    """``clamp_max_tensor`` after the API layer (``minigrad codegen clamp_max_tensor`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(clamp_max_tensor_op, [x, bound], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (clamp_max_tensor_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, bound._dtype, bound._device, bound._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(clamp_max_tensor_op, [x, bound], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(clamp_max_tensor_op, [x, bound], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(clamp_max_tensor_op, entry.kernel, (x._data, bound._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(clamp_max_tensor_op, [x, bound], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or bound._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(clamp_max_tensor_op, (x, bound), attrs, (out_t,))
+    return out_t
+
+
 clamp_min_op = OPS['clamp_min']
 
 
@@ -80,4 +109,33 @@ def clamp_min_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(clamp_min_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+clamp_min_tensor_op = OPS['clamp_min_tensor']
+
+
+def clamp_min_tensor_dygraph_function(x, bound, attrs):
+    """``clamp_min_tensor`` after the API layer (``minigrad codegen clamp_min_tensor`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(clamp_min_tensor_op, [x, bound], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (clamp_min_tensor_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, bound._dtype, bound._device, bound._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(clamp_min_tensor_op, [x, bound], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(clamp_min_tensor_op, [x, bound], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(clamp_min_tensor_op, entry.kernel, (x._data, bound._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(clamp_min_tensor_op, [x, bound], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or bound._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(clamp_min_tensor_op, (x, bound), attrs, (out_t,))
     return out_t

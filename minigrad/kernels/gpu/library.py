@@ -304,3 +304,18 @@ def div_rounded(x: Any, y: Any, rounding_mode: str = "trunc") -> Any:
     if rounding_mode == "floor":
         return run_elementwise("floor_divide", "binary", (x, y), x.dtype)
     return run_elementwise("trunc", "unary", (run_elementwise("div", "binary", (x, y), x.dtype),), x.dtype)
+
+
+# -- clamp_min / clamp_max by a tensor: the NaN-propagating maximum / minimum -----------------------------
+
+
+def _tensor_bound(op: str, kernel_op: str, cupy_fn: Any) -> None:
+    def kernel(x: Any, bound: Any) -> Any:
+        return run_elementwise(kernel_op, "binary", (x, bound), x.dtype) if x.dtype.kind == "f" else cupy_fn(x, bound)
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
+
+
+_tensor_bound("clamp_min_tensor", "maximum", cupy.maximum)
+_tensor_bound("clamp_max_tensor", "minimum", cupy.minimum)
