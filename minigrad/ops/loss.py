@@ -256,6 +256,12 @@ def _nll_loss_backward_backward(ctx, h):
     return ctx.ops.nll_loss(h, target, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None
 
 
+def _mean_scale(reduction: str, shape: tuple[int, ...]) -> float:
+    """The factor a loss's gradient takes from its reduction: ``1 / N`` for the mean of ``N`` terms, else 1."""
+    n = math.prod(shape)
+    return 1.0 / n if reduction == "mean" and n else 1.0
+
+
 @register_kernel("mse_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/mse_loss")
 def mse_loss_cpu(input, target, reduction="mean"):
     sq = np.asarray((input - target) ** 2)
@@ -280,10 +286,7 @@ def _mse_backward(ctx, g):
     x, t = ctx.saved()
     ops = ctx.ops
     diff = ops.sub(x, t)
-    size = 1
-    for d in diff.shape:
-        size *= d
-    scale = 2.0 / size if ctx.attrs["reduction"] == "mean" and size else 2.0
+    scale = 2.0 * _mean_scale(ctx.attrs["reduction"], diff.shape)
     gd = ops.mul(ops.mul(diff, g), scale)
     return (gd if ctx.needs(0) else None, ops.mul(gd, -1) if ctx.needs(1) else None)
 
@@ -591,10 +594,7 @@ def _bce_with_logits_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
     w = next(saved) if ctx.given(2) else None
     pw = next(saved) if ctx.given(3) else None
     ops = ctx.ops
-    n = 1
-    for d in x.shape:
-        n *= d
-    scale = 1.0 / n if ctx.attrs["reduction"] == "mean" and n else 1.0
+    scale = _mean_scale(ctx.attrs["reduction"], x.shape)
 
     def finish(v: Any) -> Any:
         if w is not None:
@@ -710,12 +710,9 @@ def _soft_margin_loss_backward(ctx: Any, grad: Any) -> tuple[Any, None]:
     overflows, as PyTorch's), times the gradient and ``1 / N`` for the mean."""
     x, t = ctx.saved()
     ops = ctx.ops
-    n = 1
-    for d in x.shape:
-        n *= d
     z = ops.exp(ops.neg(ops.mul(t, x)))
     g = ops.neg(ops.div(ops.mul(t, z), ops.add(z, 1.0)))
-    scale = 1.0 / n if ctx.attrs["reduction"] == "mean" and n else 1.0
+    scale = _mean_scale(ctx.attrs["reduction"], x.shape)
     return ops.mul(ops.mul(g, grad), scale), None
 
 

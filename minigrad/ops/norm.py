@@ -34,6 +34,7 @@ import numpy as np
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
+from ..kernels.array_kernels import vector_norm_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_tensor, check_tensors
@@ -75,21 +76,7 @@ def infer_vector_norm(op: str, x: Any, ord: float = 2.0, dim: Any = None, keepdi
 
 @register_kernel("vector_norm", Backend.CPU, dtypes=FLOAT_DTYPES)
 def vector_norm_cpu(x: np.ndarray, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> np.ndarray:
-    axis = None if dim is None or x.ndim == 0 else dim
-    a = np.abs(x)
-    if ord == _INF:
-        out = np.max(a, axis=axis, keepdims=keepdim, initial=0.0)
-    elif ord == -_INF:
-        out = np.min(a, axis=axis, keepdims=keepdim)
-    elif ord == 0:
-        out = np.sum(a != 0, axis=axis, keepdims=keepdim)
-    elif ord == 1:
-        out = np.sum(a, axis=axis, keepdims=keepdim)
-    elif ord == 2:
-        out = np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
-    else:
-        out = np.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
-    return np.asarray(out, dtype=x.dtype)
+    return vector_norm_arrays(np, x, ord, dim, keepdim)  # (the GPU's kernel runs the same body on CuPy)
 
 
 vector_norm_op = defop(

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
+from ..kernels.array_kernels import pad_geometry
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_tensor
@@ -82,14 +83,8 @@ def _constant_pad_meta(op: str, x: Any, pad: tuple[int, ...], value: float = 0.0
 
 @register_kernel("constant_pad_nd", Backend.CPU, dtypes=ALL_DTYPES)
 def constant_pad_nd_cpu(x: np.ndarray, pad: tuple[int, ...], value: float = 0.0) -> np.ndarray:
-    crop = [slice(None)] * x.ndim
-    widths = [(0, 0)] * x.ndim
-    for k in range(len(pad) // 2):
-        d = x.ndim - 1 - k
-        lo, hi = pad[2 * k], pad[2 * k + 1]
-        crop[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))  # negative amounts crop first
-        widths[d] = (max(lo, 0), max(hi, 0))
-    core = x[tuple(crop)]
+    crop, widths = pad_geometry(x.shape, pad)
+    core = x[crop]
     return np.pad(core, widths, constant_values=np.asarray(value).astype(x.dtype)).astype(x.dtype, copy=False)
 
 

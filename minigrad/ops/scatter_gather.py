@@ -38,6 +38,7 @@ from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
+from ..kernels.array_kernels import scatter_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
@@ -152,19 +153,9 @@ def infer_scatter(op: str, x: Any, index: Any, src: Any, dim: int) -> tuple[tupl
 
 def _scatter_kernel(op: str, accumulate: bool) -> Any:
     def kernel(x: np.ndarray, index: np.ndarray, src: np.ndarray, dim: int) -> np.ndarray:
-        out = np.array(x, copy=True)
-        if index.size == 0:
-            return out
-        flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
-        idx = index.reshape(-1) if index.ndim == 0 else index
-        pos = _positions(op, flat, idx, dim % max(x.ndim, 1))
-        vals = src.reshape(-1) if src.ndim == 0 else src
-        vals = vals[tuple(slice(0, s) for s in idx.shape)]
-        if accumulate:
-            np.add.at(flat, pos, vals)  # add.at: repeated indices accumulate
-        else:
-            flat[pos] = vals
-        return out
+        # (np.add.at: repeated indices accumulate; the GPU kernel passes CuPy's atomic scatter_add)
+        return scatter_arrays(x, index, src, dim, lambda out, idx, d: _positions(op, out, idx, d),
+                              np.add.at if accumulate else None)
 
     kernel.__name__ = f"{op}_cpu"
     return kernel

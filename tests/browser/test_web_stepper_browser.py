@@ -32,7 +32,12 @@ def open_page(page, path: Path, hash_: str = "") -> None:
     """Open a stepper page and wait until its panes are drawn - at the hash's event, when it names one: the same
     page with another hash is not loaded again (its ``hashchange`` handler redraws it), so the panes of the
     previous event are on screen until then (a loaded CI machine read them once)."""
-    page.goto(path.as_uri() + hash_)
+    if page.url.split("#")[0] == path.as_uri() and hash_:
+        # the same page: set the hash in the page itself, which fires its ``hashchange`` handler (a ``goto`` to
+        # the same document with another hash once left the handler unrun on a loaded machine)
+        page.evaluate("h => { location.hash = h; }", hash_)
+    else:
+        page.goto(path.as_uri() + hash_)
     page.wait_for_selector("#queue .body > *")
     if hash_.startswith("#event="):
         page.wait_for_function("n => document.querySelector('#minigrad-stepper').dataset.event === n",

@@ -102,65 +102,35 @@ def cnn_step():
 
 
 def makemore_step():
-    """makemore's character MLP as its lecture writes it: raw parameters, ``C[X[ix]]`` with a minibatch index
-    drawn on the device, ``tanh``, ``cross_entropy``, ``p.grad = None`` and ``p.data += -lr * p.grad``. Its
-    embedding's backward scatters at the device index it was given (it was read back to the host), and
-    tanh's backward takes its ``1`` as a kept constant (it was copied to the device at every step)."""
-    g = mg.Generator().manual_seed(2147483647)
-    C, W1, b1 = mg.randn((27, 10), generator=g), mg.randn((30, 200), generator=g), mg.randn(200, generator=g)
-    W2, b2 = mg.randn((200, 27), generator=g), mg.randn(27, generator=g)
-    params = [p.to("gpu") for p in (C, W1, b1, W2, b2)]
-    for p in params:
-        p.requires_grad = True
-    C, W1, b1, W2, b2 = params
-    X = mg.randint(0, 27, (1000, 3), generator=g).to("gpu")
-    Y = mg.randint(0, 27, (1000,), generator=g).to("gpu")
-
-    def step():
-        ix = mg.randint(0, X.shape[0], (32,), device="gpu")
-        emb = C[X[ix]]
-        h = mg.tanh(emb.view(-1, 30) @ W1 + b1)
-        loss = F.cross_entropy(h @ W2 + b2, Y[ix])
-        for p in params:
-            p.grad = None
-        loss.backward()
-        for p in params:
-            p.data += -0.1 * p.grad
-        return loss
-
-    return step
+    """makemore's character MLP as its lecture writes it (``bench/gpu_kernels.py``'s ``makemore_step``): raw
+    parameters, ``C[X[ix]]`` with a minibatch index drawn on the device, ``tanh``, ``cross_entropy``,
+    ``p.grad = None`` and ``p.data += -lr * p.grad``. Its embedding's backward scatters at the device index it
+    was given (it was read back to the host), and tanh's backward takes its ``1`` as a kept constant (it was
+    copied to the device at every step)."""
+    return _bench().makemore_step(mg, "gpu")
 
 
 def small_resnet_step():
-    """A CIFAR-style CNN as course programs write it: conv without bias, BatchNorm2d, LeakyReLU, a strided conv,
-    ``AdaptiveAvgPool2d((1, 1))``, SGD with momentum and weight decay. LeakyReLU and the adaptive pool (and its
-    backward) fell back to the CPU before the ninth session: copies and syncs at every step."""
-    mg.manual_seed(0)
-    nn = mg.nn
-    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.LeakyReLU(0.1),
-                          nn.Conv2d(8, 16, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
-                          nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(16, 10)).to("gpu")
-    opt = mg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
-    x, y = mg.randn(8, 3, 16, 16).to("gpu"), mg.randint(0, 10, (8,)).to("gpu")
-
-    def step():
-        loss = F.cross_entropy(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-
-    return step
+    """A CIFAR-style CNN as course programs write it (``bench/gpu_kernels.py``'s ``small_resnet_step``): convs
+    without bias, BatchNorm2d, LeakyReLU, a strided conv, ``AdaptiveAvgPool2d((1, 1))``, SGD with momentum and
+    weight decay. LeakyReLU and the adaptive pool (and its backward) fell back to the CPU before the ninth
+    session: copies and syncs at every step."""
+    return _bench().small_resnet_step(mg, "gpu")
 
 
 def nano_gpt_step():
     """A step of ``examples/gpt.py``'s nanoGPT-style model as its loop writes it (``bench/gpu_kernels.py``'s
     ``nanogpt_step``, 2 layers x 64, batch 8 x 32): positions from ``arange(..., device=idx.device)``, dropout
     0.1 (its masks drawn on the device), causal SDPA, clipping, AdamW with weight-decay groups."""
+    return _bench().nanogpt_step(mg, "cuda", (2, 64, 4, 8, 32, 0.1))
+
+
+def _bench():
+    """``bench/gpu_kernels.py`` as a module: its training steps are written once for both frameworks."""
     spec = importlib.util.spec_from_file_location("gpu_kernels_bench", ROOT / "bench" / "gpu_kernels.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    return bench.nanogpt_step(mg, "cuda", (2, 64, 4, 8, 32, 0.1))
+    return bench
 
 
 def steady_counts(step, steps=3):

@@ -25,6 +25,7 @@ import numpy as np
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
+from ..array_kernels import pad_geometry, scatter_arrays, vector_norm_arrays
 from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
@@ -96,21 +97,10 @@ def gather(x: Any, index: Any, dim: int) -> Any:
 
 def _scatter(op: str, accumulate: bool) -> Any:
     def kernel(x: Any, index: Any, src: Any, dim: int) -> Any:
-        out = x.copy()
-        if index.size == 0:
-            return out
-        flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
-        idx = index.reshape(-1) if index.ndim == 0 else index
-        pos = _positions(op, flat, idx, dim % max(x.ndim, 1))
-        vals = src.reshape(-1) if src.ndim == 0 else src
-        vals = vals[tuple(slice(0, s) for s in idx.shape)]
-        if accumulate:
-            import cupyx  # noqa: PLC0415  (CuPy's extras: atomic adds, so repeated indices accumulate)
+        import cupyx  # noqa: PLC0415  (CuPy's extras: atomic adds, so repeated indices accumulate)
 
-            cupyx.scatter_add(flat, pos, vals)
-        else:
-            flat[pos] = vals
-        return out
+        return scatter_arrays(x, index, src, dim, lambda out, idx, d: _positions(op, out, idx, d),
+                              cupyx.scatter_add if accumulate else None)
 
     kernel.__name__ = op
     return kernel
@@ -152,14 +142,8 @@ def repeat(x: Any, sizes: tuple[int, ...]) -> Any:
 @register_kernel("constant_pad_nd", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_constant_pad_nd")
 def constant_pad_nd(x: Any, pad: tuple[int, ...], value: float = 0.0) -> Any:
     """A fill with ``value`` (by value: no host data), then the cropped input copied into its middle."""
-    crop = [slice(None)] * x.ndim
-    widths = [(0, 0)] * x.ndim
-    for k in range(len(pad) // 2):
-        d = x.ndim - 1 - k
-        lo, hi = pad[2 * k], pad[2 * k + 1]
-        crop[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))  # negative amounts crop first
-        widths[d] = (max(lo, 0), max(hi, 0))
-    core = x[tuple(crop)]
+    crop, widths = pad_geometry(x.shape, pad)
+    core = x[crop]
     shape = tuple(n + lo + hi for n, (lo, hi) in zip(core.shape, widths))
     out = cupy.full(shape, np.asarray(value).astype(x.dtype)[()], dtype=x.dtype)
     if core.size:
@@ -277,25 +261,8 @@ def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
 
 @register_kernel("vector_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_vector_norm")
 def vector_norm(x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
-    """The CPU kernel's reductions in CuPy's (a half accumulated in float32, as PyTorch's CUDA kernel)."""
-    axis = None if dim is None or x.ndim == 0 else (tuple(dim) if isinstance(dim, (list, tuple)) else dim)
-    if x.size == 0:  # every norm of no element is 0 (the shape from NumPy, on the host: no data read)
-        return cupy.zeros(np.sum(np.empty(x.shape), axis=axis, keepdims=keepdim).shape, dtype=x.dtype)
-    a = cupy.abs(x.astype(np.float32) if x.dtype == np.float16 else x)
-    if ord == np.inf:
-        out = cupy.max(a, axis=axis, keepdims=keepdim)
-    elif ord == -np.inf:
-        out = cupy.min(a, axis=axis, keepdims=keepdim)
-    elif ord == 0:
-        out = cupy.sum(a != 0, axis=axis, keepdims=keepdim)
-    elif ord == 1:
-        out = cupy.sum(a, axis=axis, keepdims=keepdim)
-    elif ord == 2:
-        out = cupy.sqrt(cupy.sum(a * a, axis=axis, keepdims=keepdim))
-    else:
-        out = cupy.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
-    out = out.astype(x.dtype, copy=False)
-    return out if out.flags.c_contiguous else out.copy()  # (ascontiguousarray would make a 0-d norm 1-d)
+    """The CPU kernel's body in CuPy's reductions, a half accumulated in float32 (as PyTorch's CUDA kernel)."""
+    return vector_norm_arrays(cupy, x, ord, dim, keepdim, acc=np.float32 if x.dtype == np.float16 else None)
 
 
 @register_kernel("div_rounded", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_div_rounded")

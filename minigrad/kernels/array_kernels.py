@@ -1,0 +1,71 @@
+"""Kernel bodies written once over the array module ``xp``: the CPU kernels pass NumPy, the GPU's CuPy.
+
+Where CuPy's functions do what NumPy's do, one body serves both backends, so the two cannot drift apart:
+the CPU kernel (in the op's file) and the GPU kernel (``kernels/gpu/library.py``) each call it with their
+module and whatever differs between them (a scatter's atomic add, an index check that waits or not).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["vector_norm_arrays", "pad_geometry", "scatter_arrays"]
+
+
+def vector_norm_arrays(xp: Any, x: Any, ord: float, dim: Any, keepdim: bool, acc: Any = None) -> Any:
+    """``(sum |x|^ord)^(1/ord)`` over ``dim``; ``max |x|`` for ``inf``, ``min`` for ``-inf``, the non-zero count for
+    0. A norm of no element is 0 (its shape from NumPy on the host: no data read). ``acc``: the dtype to
+    accumulate in (the GPU's float32 for a half, as PyTorch's CUDA kernel), the input's when None."""
+    axis = None if dim is None or x.ndim == 0 else (tuple(dim) if isinstance(dim, (list, tuple)) else dim)
+    if x.size == 0:
+        return xp.zeros(np.sum(np.empty(x.shape), axis=axis, keepdims=keepdim).shape, dtype=x.dtype)
+    a = xp.abs(x if acc is None or x.dtype == acc else x.astype(acc))
+    if ord == np.inf:
+        out = xp.max(a, axis=axis, keepdims=keepdim)
+    elif ord == -np.inf:
+        out = xp.min(a, axis=axis, keepdims=keepdim)
+    elif ord == 0:
+        out = xp.sum(a != 0, axis=axis, keepdims=keepdim)
+    elif ord == 1:
+        out = xp.sum(a, axis=axis, keepdims=keepdim)
+    elif ord == 2:
+        out = xp.sqrt(xp.sum(a * a, axis=axis, keepdims=keepdim))
+    else:
+        out = xp.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+    out = xp.asarray(out).astype(x.dtype, copy=False)
+    return out if out.flags.c_contiguous else out.copy()  # (ascontiguousarray would make a 0-d norm 1-d)
+
+
+def pad_geometry(shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[tuple[slice, ...], list[tuple[int, int]]]:
+    """``constant_pad_nd``'s crop of the input (negative amounts crop first) and the widths added on each side of
+    each dim (``pad`` lists the last dim's first, as PyTorch's)."""
+    crop = [slice(None)] * len(shape)
+    widths = [(0, 0)] * len(shape)
+    for k in range(len(pad) // 2):
+        d = len(shape) - 1 - k
+        lo, hi = pad[2 * k], pad[2 * k + 1]
+        crop[d] = slice(max(-lo, 0), shape[d] - max(-hi, 0))
+        widths[d] = (max(lo, 0), max(hi, 0))
+    return tuple(crop), widths
+
+
+def scatter_arrays(x: Any, index: Any, src: Any, dim: int, positions: Callable[[Any, Any, int], Any],
+                   add_at: Callable[[Any, Any, Any], None] | None) -> Any:
+    """A copy of ``x`` with ``src``'s elements written (``add_at`` None) or added (``add_at(out, pos, vals)``, which
+    sums repeated positions) at ``index`` along ``dim``; ``positions(out, index, d)`` turns the index into the
+    array index of every element it names (checking its range: now on the CPU, on the device on a GPU)."""
+    out = x.copy()
+    if index.size == 0:
+        return out
+    flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
+    idx = index.reshape(-1) if index.ndim == 0 else index
+    pos = positions(flat, idx, dim % max(x.ndim, 1))
+    vals = src.reshape(-1) if src.ndim == 0 else src
+    vals = vals[tuple(slice(0, s) for s in idx.shape)]
+    if add_at is None:
+        flat[pos] = vals
+    else:
+        add_at(flat, pos, vals)
+    return out
