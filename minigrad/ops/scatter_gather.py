@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..devices import check_range, device_of_array, filled_array
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
@@ -305,21 +306,20 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
         raise IndexError(f"index_add(): index must be a 1-D int64 tensor, but got {index.dtype} of shape {tuple(index.shape)}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise TypeError(f"index_add(): argument 'alpha' must be a number, but got {type_name(alpha)}")
-    idx = to_numpy(index._data).astype(np.int64).reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    expected = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:]) if input.ndim else (idx.size,)
+    n = index.numel()
+    expected = tuple(input.shape[:d]) + (n,) + tuple(input.shape[d + 1:]) if input.ndim else (n,)
     if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
         raise RuntimeError(f"index_add(): source has shape {tuple(source.shape)}, expected {expected} "
                            f"(input's shape with index's length along dim {d})")
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise IndexError(f"index_add(): index out of range for dimension {d} of size {size}")
+    idx = _flat_index(index, size, lambda: IndexError(f"index_add(): index out of range for dimension {d} of size {size}"))
     src = source if alpha == 1 else mul(source, alpha)
     if input.ndim == 0:
         return add(input, getitem_grad(src.reshape((1,)), (idx,), (1,)).reshape(()))
     return add(input, getitem_grad(src, (slice(None),) * d + (idx,), tuple(input.shape)))
 
 
-def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, np.ndarray]:
+def _index_along(op: str, input: Tensor, dim: Any, index: Any, on_host: bool = False) -> tuple[int, Any]:
     """``dim`` made non-negative and ``index`` as a flat int64 array, checked as PyTorch checks them."""
     check_tensor(op, "input", 0, input)
     check_tensor(op, "index", 2, index)
@@ -327,22 +327,40 @@ def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, np.
     if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
         raise IndexError(f"{op}(): Index is supposed to be a vector (1-D int64 tensor), but got {index.dtype} "
                          f"of shape {tuple(index.shape)}")
-    idx = to_numpy(index._data).astype(np.int64).reshape(-1)
     size = input.shape[d] if input.ndim else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise IndexError(f"index out of range in self ({op}(): dimension {d} has size {size})")
+    idx = _flat_index(index, size, lambda: IndexError(f"index out of range in self ({op}(): dimension {d} has size {size})"),
+                      on_host=on_host)
     return d, idx % max(size, 1)
+
+
+def _flat_index(index: Tensor, size: int, error: Any, on_host: bool = False) -> Any:
+    """``index``'s values as a flat int64 array in ``[-size, size)`` (``error()`` otherwise). A GPU index stays on
+    the device (unless ``on_host``): its range checked there, a bad one refused at the next sync (``check_range``),
+    as reading it on the host would make every call wait for the device."""
+    if index._device != "cpu" and not on_host:
+        data = index._data.reshape(-1).astype(np.int64, copy=False)
+        check_range(data, index._device, -size, size, lambda bad, _: error())
+        return data
+    idx = to_numpy(index._data).astype(np.int64).reshape(-1)
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise error()
+    return idx
 
 
 def _rows_mask(input: Tensor, d: int, idx: np.ndarray) -> Tensor:
     """A bool tensor that broadcasts against ``input``: True in the slices ``index`` picks along ``d``."""
-    picked = np.zeros(input.shape[d] if input.ndim else 1, dtype=bool)
-    picked[idx] = True
+    n = input.shape[d] if input.ndim else 1
     shape = [1] * input.ndim
     if input.ndim:
-        shape[d] = picked.size
-    mask = Tensor._make(picked.reshape(shape), _dt.bool_)
-    return mask if input.device == "cpu" else mask.to(input.device)
+        shape[d] = n
+    if device_of_array(idx) == "cpu":  # (not isinstance: the stand-in CuPy's arrays are NumPy's too)
+        picked = np.zeros(n, dtype=bool)
+        picked[idx] = True
+        mask = Tensor._make(picked.reshape(shape), _dt.bool_)
+        return mask if input.device == "cpu" else mask.to(input.device)
+    picked = filled_array((n,), False, np.bool_, input.device)  # a GPU index: the mask made on the device
+    picked[idx] = True
+    return Tensor._make(picked.reshape(shape), _dt.bool_, input.device)
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -393,7 +411,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         >>> mg.index_copy(mg.zeros(3), 0, mg.tensor([2, 0]), mg.tensor([5.0, 7.0])).tolist()
         [7.0, 0.0, 5.0]
     """
-    d, idx = _index_along("index_copy", input, dim, index)
+    d, idx = _index_along("index_copy", input, dim, index, on_host=True)  # (which write wins is read on the host)
     check_tensor("index_copy", "source", 3, source)
     expected = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:]) if input.ndim else (idx.size,)
     if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):

@@ -1241,7 +1241,8 @@ def test_integer_and_bool_arithmetic_runs_on_the_gpu():
     n = mg.tensor(_ints((4, 5), -5, 5))
     cases = {"add": lambda t: t + 1, "sub": lambda t: t - t.flip(0), "mul": lambda t: t * 3, "neg": lambda t: -t,
              "abs": lambda t: t.abs(), "sum": lambda t: (t > 0).sum(), "maximum": lambda t: mg.maximum(t, t.flip(1)),
-             "argmax": lambda t: t.argmax(1), "cumsum": lambda t: t.cumsum(0)}
+             "argmax": lambda t: t.argmax(1), "cumsum": lambda t: t.cumsum(0), "remainder": lambda t: t % 3,
+             "floor_divide": lambda t: t // -2, "fmod": lambda t: t.fmod(3)}
     for op, fn in cases.items():
         want = fn(n)
         with mg.trace() as tr:

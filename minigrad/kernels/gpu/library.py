@@ -40,6 +40,9 @@ GPU = Backend.GPU
 _ARITHMETIC = {  # op -> (CuPy ufunc, dtypes beyond the integers)
     "add": ("add", (BOOL,)), "sub": ("subtract", ()), "mul": ("multiply", (BOOL,)),
     "maximum": ("maximum", (BOOL,)), "minimum": ("minimum", (BOOL,)),
+    # Python's rules (a remainder takes the divisor's sign), as PyTorch's; a division by zero is not refused, as
+    # on CUDA (the CPU kernel reads the divisor to refuse it: on a GPU that read would be a sync)
+    "remainder": ("remainder", ()), "floor_divide": ("floor_divide", ()), "fmod": ("fmod", ()),
 }
 
 
