@@ -270,15 +270,13 @@ def mse_loss_cpu(input, target, reduction="mean"):
     return np.asarray(sq.sum() if reduction == "sum" else sq.sum() / sq.size, dtype=input.dtype)
 
 
-mse_loss = defop(
-    "mse_loss",
-    inputs=("input", "target"),
-    attrs=(Attr("reduction", "mean", check_reduction),),
-    infer_meta=im.loss_pair,
-    save=("input", "target"),
-    doc="mean squared error",
-    amp="deny",
-)
+def _reduced_pair_op(name: str, doc: str, target: Any = "target") -> Any:
+    """The op of a loss of ``input`` and ``target`` (same shape and dtype) with PyTorch's ``reduction``."""
+    return defop(name, inputs=("input", target), attrs=(Attr("reduction", "mean", check_reduction),),
+                 infer_meta=im.loss_pair, save=("input", "target"), doc=doc, amp="deny")
+
+
+mse_loss = _reduced_pair_op("mse_loss", "mean squared error")
 
 
 @mse_loss.def_backward
@@ -693,15 +691,8 @@ def soft_margin_loss_cpu(input: np.ndarray, target: np.ndarray, reduction: str =
     return reduce_terms(np, soft_margin_terms(np, input, target), reduction, input.dtype)
 
 
-_soft_margin_loss = defop(
-    "soft_margin_loss",
-    inputs=("input", Input("target", differentiable=False)),
-    attrs=(Attr("reduction", "mean", check_reduction),),
-    infer_meta=im.loss_pair,
-    save=("input", "target"),
-    doc="PyTorch's log1p(exp(-t x)), reduced",
-    amp="deny",
-)
+_soft_margin_loss = _reduced_pair_op("soft_margin_loss", "PyTorch's log1p(exp(-t x)), reduced",
+                                     Input("target", differentiable=False))
 
 
 @_soft_margin_loss.def_backward
