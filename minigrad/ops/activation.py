@@ -43,6 +43,7 @@ from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels import special
 from ..kernels.key import Backend
+from ..kernels.loss_terms import log_sigmoid_terms
 from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
 from ..tensor import Tensor
@@ -662,8 +663,7 @@ def softsign(input: Tensor) -> Tensor:
 
 @register_kernel("log_sigmoid", Backend.CPU, dtypes=FLOAT_DTYPES)
 def log_sigmoid_cpu(x: np.ndarray) -> np.ndarray:
-    """PyTorch's ``min(x, 0) - log1p(exp(-|x|))``: no ``exp`` of a positive number, so nothing overflows."""
-    return np.asarray(np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), dtype=x.dtype)
+    return np.asarray(log_sigmoid_terms(np, x), dtype=x.dtype)  # (binary_cross_entropy_with_logits's too)
 
 
 log_sigmoid = defop("log_sigmoid", inputs=("x",), infer_meta=_float_like, save=("x",), promote="float",

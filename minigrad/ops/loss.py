@@ -48,11 +48,9 @@ from ..kernels.loss_terms import bce_with_logits_terms, reduce_terms, soft_margi
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
-from ._constants import constant
-from .activation import log_sigmoid, log_softmax, softmax_cpu
+from .activation import log_softmax, softmax_cpu
 from .distance import pairwise_distance
 from .math import abs, add, cast, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
-from .log1p import log1p
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
 from .shape import expand, getitem, permute, reshape, unsqueeze

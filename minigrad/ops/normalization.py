@@ -40,7 +40,7 @@ from ..kernels.normalization import layer_norm_arrays, layer_norm_backward_array
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
-from ._constants import constant, kept_constant
+from ._constants import kept_constant
 from .math import add, clone, div, mul, pow, sqrt, sub
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d

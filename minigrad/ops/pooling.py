@@ -47,7 +47,7 @@ from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend, Layout
-from ..kernels.pool_windows import adaptive_matrix, apply_windows, avg_matrices, avg_matrix, pool_out_size  # noqa: F401
+from ..kernels.pool_windows import adaptive_matrix, apply_windows, avg_matrices, pool_out_size
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
