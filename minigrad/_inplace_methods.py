@@ -64,7 +64,7 @@ def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool
     so the history goes through a CopySlices node and only the indexed elements are written. False (nothing
     done) for integer-array or mask indexing. ``value`` keeps PyTorch's setitem broadcasting (its leading
     size-1 dims dropped); a refusal comes before the view is made."""
-    if any(isinstance(i, np.ndarray) for i in idx):
+    if any(hasattr(i, "shape") for i in idx):  # an index array, on the host or on the device
         return False
     region = np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx].shape
     v = value if isinstance(value, Tensor) else Tensor._scalar(value, self._dtype, self._device)

@@ -28,7 +28,7 @@ from .autograd import hooks as _hooks
 from ._inplace_methods import inplace_composite as _inplace_composite, setitem_through_view
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device, is_gpu_available
-from .kernels.backends import backend_of_device, move_array
+from .kernels.backends import backend_of_device
 from .ops import sampling as _sampling
 from .ops.activation import log_softmax as _log_softmax_form
 from .ops.activation import softmax as _softmax_form
@@ -40,7 +40,7 @@ from .ops._checks import check_int, wrap_dim
 from .ops.math import add_alpha, sub_alpha
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
-from .ops.shape import _normalize_index
+from .ops.shape import _normalize_index, index_region, written_positions
 from .tensor import Tensor
 
 
@@ -57,24 +57,20 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     last write wins) and the gradient reaches ``value`` through a getitem.
     ``value`` is cast to ``x``'s dtype (``int_tensor[0] = 2.7`` stores 2).
     """
-    idx = _normalize_index("setitem", index)
+    # a GPU integer index stays on the device (its range checked there): reading it would make the host wait
+    idx = _normalize_index("setitem", index, keep_device=self._device != "cpu")
     if not isinstance(value, (Tensor, int, float, bool)):
         raise TypeError(f"setitem(): the value must be a Tensor or a Python number, but got {type(value).__name__}")
     try:  # the index first, as PyTorch (before the in-place checks): a probe that allocates nothing
-        np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx]
+        region = index_region(self.shape, idx)
     except IndexError as exc:
         raise OutOfRangeError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
     if setitem_through_view(self, idx, value):  # basic indexing: x[idx].copy_(value), as PyTorch
         return
 
     def compute() -> Tensor:
-        try:
-            src = np.full(self.shape, -1, dtype=np.int64)
-            region = src[idx].shape
-            src[idx] = np.arange(int(np.prod(region, dtype=np.int64))).reshape(region)
-        except IndexError as exc:
-            raise OutOfRangeError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
-        mask = Tensor._make(_on(src >= 0, self.device), dtypes.bool_, self.device)
+        src = written_positions(self.shape, idx, self._device)
+        mask = Tensor._make(src >= 0, dtypes.bool_, self.device)
         if not isinstance(value, Tensor):
             return ops.where(mask, Tensor._scalar(value, self._dtype, self._device), self)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)
@@ -94,7 +90,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
             v = ops.reshape(v, vshape)
         if vshape != region:
             v = ops.expand(v, region)
-        gather = Tensor._make(_on(np.maximum(src, 0), self.device), dtypes.int64, self.device)
+        gather = Tensor._make(np.maximum(src, 0), dtypes.int64, self.device)
         if v.numel():
             source = ops.getitem(ops.reshape(v, (-1,)), gather)
         else:  # nothing written, yet the value joins the history (PyTorch's CopySlices keeps its edge)
@@ -102,14 +98,6 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         return ops.where(mask, source, self)
 
     run_inplace(self, "setitem", compute)
-
-
-def _on(arr: Any, device: str) -> Any:
-    return arr if device == "cpu" else _move(arr, device)
-
-
-def _move(arr: Any, device: str) -> Any:
-    return move_array(arr, "cpu", device)
 
 
 def _make_method(fn: Any) -> Any:

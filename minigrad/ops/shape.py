@@ -17,7 +17,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..devices import check_range, device_of_array
+from ..devices import check_range, device_of_array, filled_array, made_array
 from ..kernels.strided import concat_arrays, split_views, squeeze_view, transpose_view, unbind_views
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
@@ -227,19 +227,21 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False) -> Any:
     item of the index takes one dimension (ints, slices, integer arrays): reading them on the host would
     make it wait for the device; ``_getitem_meta`` checks their range on the device instead."""
     items = index if isinstance(index, tuple) else (index,)
+    device = _index_device(items) if keep_device else None
     out = []
     for pos, item in enumerate(items):
         if isinstance(item, Tensor):
             if item._dtype.is_floating:
                 raise IndexTypeError(f"tensors used as indices must be long, int, byte or bool tensors ({op}(): "
                                      f"index {pos} is {item.dtype})")
-            on_device = keep_device and item._device != "cpu" and all(_one_dim_item(i) for i in items)
-            out.append(item._data if on_device else to_numpy(item._data))
+            out.append(item._data if device is not None and item._device != "cpu" else to_numpy(item._data))
         elif hasattr(item, "shape") and device_of_array(item) != "cpu":
             # a device array: an index normalized before (the saved index of getitem, which its backward's
             # getitem_grad is given); CuPy's arrays are no NumPy arrays, and np.asarray of one refuses
-            on_device = keep_device and all(_one_dim_item(i) for i in items)
-            out.append(item if on_device else to_numpy(item))
+            out.append(item if device is not None else to_numpy(item))
+        elif isinstance(item, range) and device is not None:  # beside a GPU index (C[range(n), ix]): made there
+            made = made_array("arange", device, item.start, item.stop, item.step, dtype=np.int64)
+            out.append(made if made is not None else np.asarray(item, dtype=np.int64))
         elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
             arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
             if arr.dtype.kind not in "biu":
@@ -295,27 +297,71 @@ def _probe(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
 
 
 def _one_dim_item(item: Any) -> bool:
-    """Whether an index item takes exactly one dimension of the indexed tensor (an int, a slice, an
+    """Whether an index item takes exactly one dimension of the indexed tensor (an int, a slice, a range, an
     integer tensor), so an integer array at position ``k`` indexes dimension ``k``."""
     if isinstance(item, Tensor):
         return item._dtype.is_integer
     if hasattr(item, "dtype") and hasattr(item, "shape"):  # an integer array normalized before (a saved index)
         return item.dtype.kind in "iu"
-    return isinstance(item, (int, np.integer, slice)) and not isinstance(item, bool)
+    return isinstance(item, (int, np.integer, slice, range)) and not isinstance(item, bool)
+
+
+def _index_device(items: tuple[Any, ...]) -> str | None:
+    """The device of the index's GPU integer tensors (or arrays), where they can stay: every item takes one
+    dimension (``_one_dim_item``). ``None`` where there is none, or where the index is read on the host."""
+    device = None
+    for item in items:
+        if isinstance(item, Tensor) and item._device != "cpu":
+            device = item._device
+        elif not isinstance(item, Tensor) and hasattr(item, "shape") and device_of_array(item) != "cpu":
+            device = device_of_array(item)
+    return device if device is not None and all(_one_dim_item(i) for i in items) else None
+
+
+def _device_items(index: tuple[Any, ...]) -> list[int]:
+    """The positions of ``index`` (a normalized one) that hold device arrays."""
+    return [k for k, i in enumerate(index) if hasattr(i, "shape") and device_of_array(i) != "cpu"]
+
+
+def _probe_index(index: tuple[Any, ...], on_device: list[int]) -> tuple[Any, ...]:
+    """``index`` with its device arrays replaced by host zeros of their shapes: what the result's shape
+    needs, read without waiting for the device (their values are checked there, ``_check_device_index``)."""
+    return tuple(np.zeros(i.shape, np.intp) if k in on_device else i for k, i in enumerate(index))
 
 
 def _getitem_meta(op: str, x: Any, index: Any) -> Any:
-    on_device = [k for k, i in enumerate(index) if hasattr(i, "shape") and device_of_array(i) != "cpu"]
-    probe_index = index
-    if on_device:  # GPU index arrays (``_normalize_index``): the shape from stand-ins, the range on the device
-        probe_index = tuple(np.zeros(i.shape, np.intp) if k in on_device else i for k, i in enumerate(index))
+    on_device = _device_items(index)
     try:
-        probe = _probe(x.shape, x.dtype)[probe_index]
+        probe = _probe(x.shape, x.dtype)[_probe_index(index, on_device)]
     except IndexError as exc:
         raise OutOfRangeError(_index_error_words(str(exc), x.ndim)) from None
     for k in on_device:
         _check_device_index(index[k], k, x.shape[k])
     return probe.shape, x.dtype
+
+
+def index_region(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape of ``x[index]`` for a tensor of ``shape`` (NumPy's ``IndexError`` for a bad index), a GPU
+    index array's range checked on the device and refused at the next sync."""
+    on_device = _device_items(index)
+    region = _probe(tuple(shape), np.bool_)[_probe_index(index, on_device)].shape
+    for k in on_device:
+        _check_device_index(index[k], k, shape[k])
+    return region
+
+
+def written_positions(shape: tuple[int, ...], index: tuple[Any, ...], device: str) -> Any:
+    """For ``x[index] = value``: an int64 array of ``shape`` on ``device`` that holds, at each element of ``x``
+    the index writes, the position of the value written there in the indexed region (row-major), and -1
+    elsewhere. Made where ``index`` is (a GPU index array is not read on the host): a fill, an arange and
+    one scatter. With repeated indices the last write wins on the CPU, as in NumPy; on the GPU one of them
+    does, as in PyTorch CUDA."""
+    region = _probe(tuple(shape), np.bool_)[_probe_index(index, _device_items(index))].shape
+    n = math.prod(region)
+    src = filled_array(tuple(shape), -1, np.int64, device)
+    order = made_array("arange", device, 0, n, 1, dtype=np.int64) if device != "cpu" else None
+    src[index] = (np.arange(n, dtype=np.int64) if order is None else order).reshape(region)
+    return src
 
 
 def _check_device_index(index: Any, dim: int, size: int) -> None:

@@ -43,14 +43,16 @@ What it cannot prove:
 - that the CUDA C computes what the emulator computes (compiling it with nvcc is
   the other half; ``test_stand_in_agrees.py`` shadows every launch on a device);
 - CuPy's semantics this file does not copy: its arrays are NumPy subclasses, so
-  ``isinstance(a, numpy.ndarray)`` is True (False for CuPy's), NumPy functions
-  and ``np.asarray`` accept them (CuPy's refuse an implicit host copy; the
-  stand-in refuses only the NumPy view of device memory that comes back to
-  ``cupy.asarray``/``cupy.array``, in CuPy's words - one that stays on the host
-  is computed with silently),
-  minigrad's ``to_numpy`` (``Tensor.numpy()``) returns the device array itself,
-  sharing its memory (a real ``.get()`` copies), and every NumPy function not listed above keeps NumPy's
-  dtype rules, error classes and words, and read-only views (CuPy has none);
+  ``isinstance(a, numpy.ndarray)`` is True (False for CuPy's: a branch on it takes
+  the host's side here) and NumPy's functions compute with them on the host where
+  CuPy's ``__array_function__`` would run CuPy's (or refuse one it lacks). NumPy's
+  converters are refused as CuPy refuses them: ``np.asarray``/``np.array``/
+  ``np.asanyarray``/``np.ascontiguousarray``/``np.asfortranarray`` of a device array
+  (or a list holding one) called by the program raise CuPy's ``TypeError``
+  (``_refuse_implicit_conversions``), and a NumPy view of device memory that reaches
+  ``cupy.asarray``/``cupy.array`` another way raises it there. Every NumPy function
+  not listed above keeps NumPy's dtype rules, error classes and words, and
+  read-only views (CuPy has none);
 - memory: device and host are one address space here, so a pointer mix-up
   (a host array given to a kernel that was not checked, a view read past its
   allocation) passes; aliasing comes from NumPy's views, not from a memory pool
@@ -67,9 +69,8 @@ copies, syncs, kernel launches; ``counts()``, ``reset_counts()``), so every
 machine can check that a training step copies nothing and waits for nothing.
 What the counts cannot prove: that real CuPy launches exactly that many kernels
 (a CuPy function may launch two, a fill of zeros is a memset), and they miss
-an implicit conversion through NumPy - ``np.asarray(device_array)`` works here
-(the stand-in's arrays are NumPy's) where real CuPy raises ``TypeError``; the
-stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc,
+a NumPy function other than the converters computing on a device array on the
+host; the stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc,
 and counts a host index array in ``a[idx]``, ``a[idx] = v`` and
 ``cupyx.scatter_add`` as the upload CuPy makes of it.
 Out-of-range indices wrap and out-of-range class targets give NaN, as a device
@@ -576,6 +577,48 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, block
     if isinstance(a, ndarray):
         _d2h(a.nbytes, "cupy.asnumpy")
     return np.array(_host(a), order=order).view(np.ndarray)
+
+
+# -- NumPy's implicit conversions, refused as CuPy refuses them ---------------------------------
+
+#: NumPy's constructors that convert their argument with ``__array__``: CuPy's ``ndarray.__array__`` raises
+#: (cupy/_core/core.pyx), and no ``__array_function__`` dispatch reaches CuPy for them.
+_CONVERTERS = ("asarray", "array", "asanyarray", "ascontiguousarray", "asfortranarray")
+_IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a NumPy "
+             "array explicitly.")
+
+
+def _holds_device_array(a: Any) -> bool:
+    if isinstance(a, ndarray):
+        return True
+    return isinstance(a, (list, tuple)) and any(_holds_device_array(x) for x in a)
+
+
+def _from_outside(frame: Any) -> bool:
+    """Whether the call comes from the program (minigrad, a test), not from the stand-in or NumPy."""
+    name = frame.f_code.co_filename
+    return name != __file__ and "/numpy/" not in name
+
+
+def _refusing(fn: Any) -> Any:
+    def converter(a: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if _holds_device_array(a) and not _quiet and _from_outside(sys._getframe(1)):
+            raise TypeError(_IMPLICIT)
+        return fn(a, *args, **kwargs)
+
+    converter.__name__ = fn.__name__
+    converter.__wrapped__ = fn
+    return converter
+
+
+def _refuse_implicit_conversions() -> None:
+    """``np.asarray(device_array)`` and the other converters raise CuPy's ``TypeError`` when the program
+    calls them (the stand-in's arrays are NumPy's, so NumPy would take them silently: a host read
+    that a device refuses)."""
+    for name in _CONVERTERS:
+        fn = getattr(np, name)
+        if getattr(fn, "__wrapped__", None) is None:
+            setattr(np, name, _refusing(fn))
 
 
 # -- the CUDA-side emulation ---------------------------------------------------------
@@ -1326,6 +1369,8 @@ def install() -> None:
     cuda.get_current_stream = lambda: cuda.Stream.null
     mod.cuda = cuda
     sys.modules["cupy"] = mod
+
+    _refuse_implicit_conversions()
 
     cupyx = types.ModuleType("cupyx")
 

@@ -198,15 +198,22 @@ def test_the_stand_in_counts_what_a_program_asks_for():
 
 @counted
 def test_the_stand_in_refuses_numpy_memory_that_is_a_device_arrays():
-    """``np.asarray(device_array)`` works on the stand-in (its arrays are NumPy's), where CuPy refuses it; the
-    NumPy view of device memory it gives is refused when it is copied back to the device, in CuPy's words.
-    (It caught getitem's backward turning its saved GPU index into such a view: a TypeError on a device.)"""
+    """CuPy refuses an implicit conversion of its arrays to NumPy's, in these words; the stand-in's arrays are
+    NumPy's, so it refuses NumPy's converters called on them by the program, and a NumPy view of device memory
+    when it is copied back to the device. (The second caught getitem's backward turning its saved GPU index
+    into such a view: a TypeError on a device.)"""
     import cupy
 
     on_device = cupy.arange(3)
+    for convert in (np.asarray, np.array, np.asanyarray, np.ascontiguousarray, np.asfortranarray):
+        with pytest.raises(TypeError, match=r"^Implicit conversion to a NumPy array is not allowed"):
+            convert(on_device)
     with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
-        cupy.asarray(np.asarray(on_device)[:2])
+        np.array([on_device, on_device])
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
+        cupy.asarray(on_device.view(np.ndarray)[:2])
     assert cupy.asarray(np.arange(3)).sum() == 3  # host memory is uploaded as before
+    assert np.asarray(on_device.get()).tolist() == [0, 1, 2]  # an explicit copy is the way
 
 
 @needs_gpu
@@ -524,3 +531,60 @@ def test_index_add_and_index_fill_keep_a_gpu_index_on_the_device():
     out.backward()
     assert np.allclose(out.item(), ref.item()) and np.allclose(x.grad.cpu().numpy(), xc.grad.numpy())
     assert np.allclose(s.grad.cpu().numpy(), sc.grad.numpy())
+
+
+@counted
+@pytest.mark.parametrize("form", ["dlogits[range(n), y] -= 1", "x[idx] = v", "x[:, idx] = number", "x[idx, idx2] += v"])
+def test_setitem_with_a_gpu_index_writes_on_the_device(form):
+    """``x[idx] = v`` with an integer GPU index read the index on the host (a copy and a sync), built the
+    written positions there and copied them back (two more): the manual backward of a cross-entropy
+    (``dlogits[range(n), Yb] -= 1``, makemore's backprop exercise) waited for the device at every step."""
+    fake = _fake()
+    base = mg.randn(5, 4)
+    src = mg.randn(3, 4)
+    idx = mg.tensor([4, 0, -1])
+    cols = mg.tensor([1, 3, 0])
+
+    on = {d: (base.to(d).detach().requires_grad_(), src.to(d).detach().requires_grad_(), idx.to(d), cols.to(d))
+          for d in ("cpu", "gpu")}
+
+    def run(device):
+        x, v, i, j = on[device]
+        x.grad = v.grad = None
+        h = x * 1.0
+        if form.startswith("dlogits"):
+            h[range(3), j] -= 1
+        elif form == "x[idx] = v":
+            h[i] = v
+        elif form == "x[:, idx] = number":
+            h[:, (j % 4).abs()] = 2.5
+        else:
+            h[i, j] += v[0, :3]
+        (h * h).sum().backward()
+        return h, x, v
+
+    for _ in range(2):
+        run("gpu")
+    fake.reset_counts()
+    run("gpu")
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+    h, x, v = run("gpu")
+    hc, xc, vc = run("cpu")
+    assert h.detach().cpu().tolist() == hc.detach().tolist()
+    assert x.grad.cpu().tolist() == xc.grad.tolist()
+    assert (v.grad is None) == (vc.grad is None)
+    if vc.grad is not None:
+        assert v.grad.cpu().tolist() == vc.grad.tolist()
+    assert h.grad_fn.name() == hc.grad_fn.name()
+
+
+@counted
+def test_setitem_refuses_an_out_of_range_gpu_index_at_the_next_sync():
+    x = mg.zeros(3, 4).to("gpu")
+    x[mg.tensor([0, 5]).to("gpu")] = 1.0
+    with pytest.raises(IndexError, match=r"^index 5 is out of bounds for dimension 0 with size 3"):
+        x.sum().item()
+    x = mg.zeros(3, 4).to("gpu")
+    x[mg.tensor([0, -3]).to("gpu")] = 1.0
+    assert x.sum().item() == 4.0
