@@ -125,6 +125,21 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "log_softmax": lambda lib, d: _F(lib).log_softmax(d["x"], -1),
     "cross_entropy": lambda lib, d: _F(lib).cross_entropy(d["x"], d["cls"]),
     "nll_loss": lambda lib, d: _F(lib).nll_loss(d["x"], d["cls"]),
+    "nll_loss one sample": lambda lib, d: _F(lib).nll_loss(d["v"], d["cls"][2], reduction="none"),
+    "cross_entropy one sample": lambda lib, d: _F(lib).cross_entropy(d["v"], d["cls"][1]),
+    "cross_entropy weighted": lambda lib, d: _F(lib).cross_entropy(d["x"], d["cls"], weight=d["v"].detach().abs()),
+    "cross_entropy label smoothing": lambda lib, d: _F(lib).cross_entropy(d["x"], d["cls"], label_smoothing=0.1),
+    "cross_entropy label smoothing weighted none": lambda lib, d: _F(lib).cross_entropy(
+        d["x"], d["cls"], weight=d["v"].detach().abs(), label_smoothing=0.1, reduction="none"),
+    "cross_entropy probabilities": lambda lib, d: _F(lib).cross_entropy(d["x"], d["y"].softmax(1)),
+    "cross_entropy probabilities smoothed weighted": lambda lib, d: _F(lib).cross_entropy(
+        d["x"], d["y"].softmax(1).detach(), weight=d["v"], label_smoothing=0.2),
+    "cross_entropy (N, C, d)": lambda lib, d: _F(lib).cross_entropy(d["x"].reshape(1, 3, 4), lib.tensor([[2, 0, 1, 1]])),
+    "nll_loss (N, C, H, W) none": lambda lib, d: _F(lib).nll_loss(
+        d["x"].reshape(1, 3, 2, 2), lib.zeros(1, 2, 2, dtype=lib.int64), reduction="none"),
+    "nll_loss (N, C, d1, d2, d3) weighted none": lambda lib, d: _F(lib).nll_loss(
+        d["x"].reshape(1, 3, 2, 2, 1), lib.ones(1, 2, 2, 1, dtype=lib.int64), weight=d["v"][:3].detach(),
+        reduction="none"),
     "mse_loss": lambda lib, d: _F(lib).mse_loss(d["x"], d["y"]),
     "binary_cross_entropy_with_logits": lambda lib, d: _F(lib).binary_cross_entropy_with_logits(d["x"], d["y"].sigmoid()),
     "binary_cross_entropy_with_logits weighted": lambda lib, d: _F(lib).binary_cross_entropy_with_logits(

@@ -8,11 +8,13 @@ backends compute the same steps: the CPU kernels in ``ops/loss.py`` pass NumPy, 
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_with_logits_terms", "reduce_terms"]
+__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_with_logits_terms", "reduce_terms", "one_sample_nll",
+           "one_sample_nll_backward", "weighted_nll", "weighted_nll_grad", "nll2d_of_rows", "nll2d_backward_of_rows"]
 
 
 def log_sigmoid_terms(xp: Any, x: Any) -> Any:
@@ -46,3 +48,99 @@ def reduce_terms(xp: Any, terms: Any, reduction: str, dtype: Any) -> Any:
         with np.errstate(invalid="ignore", divide="ignore"):
             total = total / terms.size if terms.size else total * np.nan
     return xp.asarray(total, dtype=dtype)
+
+
+def one_sample_nll(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """An ``nll_loss`` kernel of ``(N, C)`` log-probabilities that also takes one sample, PyTorch's unbatched
+    form: ``(C,)`` with a 0-d target is a batch of one, and its loss is 0-d whatever the reduction."""
+    @functools.wraps(kernel)
+    def run(input: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
+        if input.ndim == 1:
+            return kernel(input.reshape(1, -1), target.reshape(1), *args, **kwargs).reshape(())
+        return kernel(input, target, *args, **kwargs)
+
+    return run
+
+
+def one_sample_nll_backward(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """An ``nll_loss_backward`` kernel of ``(N, C)`` that also takes one sample's ``shape`` ``(C,)`` (its
+    incoming gradient 0-d, its target 0-d): a batch of one."""
+    @functools.wraps(kernel)
+    def run(grad: Any, target: Any, *args: Any, shape: Any = (), **kwargs: Any) -> Any:
+        if len(shape) == 1:
+            grad = grad.reshape(1) if grad.ndim == 0 else grad
+            return kernel(grad, target.reshape(1), *args, shape=(1, shape[0]), **kwargs).reshape(tuple(shape))
+        return kernel(grad, target, *args, shape=shape, **kwargs)
+
+    return run
+
+
+def _row_weights(xp: Any, target: Any, weight: Any, ignore_index: int, dtype: Any) -> tuple[Any, Any, Any]:
+    """The rows, each row's class (0 where ignored) and each row's weight (0 where ignored)."""
+    valid = target != ignore_index
+    safe = xp.where(valid, target, 0)
+    return xp.arange(target.shape[0]), safe, weight[safe].astype(dtype, copy=False) * valid
+
+
+def weighted_nll(xp: Any, input: Any, target: Any, weight: Any, reduction: str, ignore_index: int) -> Any:
+    """PyTorch's ``nll_loss`` with a weight per class (``aten/src/ATen/native/LossNLL.cpp``): each row's
+    ``-weight[t] * input[t]``; the mean divides their sum by the rows' summed weights (NaN when that is 0)."""
+    if input.shape[1] == 0:  # no class: every target was ignored, no term counts
+        return weighted_nll(xp, xp.zeros((input.shape[0], 1), input.dtype), target, xp.zeros(1, input.dtype),
+                            reduction, ignore_index)
+    rows, safe, w = _row_weights(xp, target, weight, ignore_index, input.dtype)
+    terms = -(input[rows, safe] * w)
+    if reduction == "none":
+        return terms
+    acc = np.float32 if input.dtype == np.float16 else input.dtype  # a half's sums in float, as PyTorch
+    total = terms.sum(dtype=acc)
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total = total / w.sum(dtype=acc)
+    return xp.asarray(total, dtype=input.dtype)
+
+
+def weighted_nll_grad(xp: Any, grad: Any, target: Any, weight: Any, shape: tuple[int, ...], reduction: str,
+                      ignore_index: int) -> Any:
+    """``weighted_nll``'s gradient w.r.t. the input: ``-weight[t] * grad`` at each counted row's class (divided
+    by the summed weights for the mean: NaN there when they are 0, as PyTorch's), 0 elsewhere."""
+    if not shape[1]:
+        return xp.zeros(shape, dtype=grad.dtype)
+    rows, safe, w = _row_weights(xp, target, weight, ignore_index, grad.dtype)
+    g = grad * w
+    if reduction == "mean":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g = g / w.sum(dtype=np.float32 if grad.dtype == np.float16 else grad.dtype).astype(grad.dtype)
+    g = xp.where(target != ignore_index, g, 0)  # an ignored row's 0 written at class 0: no NaN, no -0
+    out = xp.zeros(shape, dtype=grad.dtype)
+    out[rows, safe] = 0 - g  # one write a row (not -g: a +0 stays +0)
+    return out
+
+
+def nll2d_of_rows(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """An ``nll_loss2d`` kernel (log-probabilities ``(N, C, H, W)``, targets ``(N, H, W)``, PyTorch's
+    ``NllLoss2DBackward0``) from ``nll_loss``'s kernel of rows: each position's ``C`` classes one row, in
+    row-major order of ``(N, H, W)``, so the loss of ``"none"`` is those rows' terms in that shape."""
+    def run(input: Any, target: Any, weight: Any = None, reduction: str = "mean", ignore_index: int = -100) -> Any:
+        n, c, h, w = input.shape
+        rows = input.transpose(0, 2, 3, 1).reshape(n * h * w, c)
+        out = kernel(rows, target.reshape(n * h * w), weight, reduction=reduction, ignore_index=ignore_index)
+        return out.reshape(n, h, w) if reduction == "none" else out
+
+    run.__name__ = run.__qualname__ = f"nll2d_of_rows({kernel.__name__})"
+    return run
+
+
+def nll2d_backward_of_rows(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``nll_loss2d``'s gradient kernel from ``nll_loss_backward``'s kernel of rows: the rows' gradient
+    ``(N*H*W, C)`` laid back as ``(N, C, H, W)``, row-major (PyTorch's layout)."""
+    def run(grad: Any, target: Any, weight: Any = None, shape: Any = (), reduction: str = "mean",
+            ignore_index: int = -100) -> Any:
+        n, c, h, w = shape
+        g = grad.reshape(n * h * w) if reduction == "none" else grad
+        rows = kernel(g, target.reshape(n * h * w), weight, shape=(n * h * w, c), reduction=reduction,
+                      ignore_index=ignore_index)
+        return rows.reshape(n, h, w, c).transpose(0, 3, 1, 2).copy(order="C")
+
+    run.__name__ = run.__qualname__ = f"nll2d_backward_of_rows({kernel.__name__})"
+    return run

@@ -11,7 +11,7 @@ from ..random import bernoulli_array, device_draws, generator_arg
 from ..kernels.backends import move_array
 from ..tensor import Tensor
 from ..ops.blas import addmm_op
-from ..ops.loss import _not_differentiable, check_class_target, class_terms, nll_loss_op, weighted_mean
+from ..ops.loss import _not_differentiable, check_class_target, nll_loss_nd
 from ..ops.shape import t_op
 from ..ops._constants import kept_constant
 
@@ -51,34 +51,13 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"nll_loss(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
-    # Every argument is checked before the first op runs (a refused call leaves no node).
-    nd = log_probs.ndim if isinstance(log_probs, Tensor) else None
-    if nd == 2 and weight is None:  # PyTorch's one node, NllLossBackward0
-        # (on a GPU the class indices are checked there, not read on the host: no wait for the device)
-        check_class_target("nll_loss", log_probs, target, None, ignore_index,
-                           read=not isinstance(target, Tensor) or target._device == "cpu")
-        return nll_loss_op(log_probs, target, reduction=reduction, ignore_index=ignore_index)
-    on_device = isinstance(target, Tensor) and target._device != "cpu"
-    check_class_target("nll_loss", log_probs, target, weight, ignore_index, read=not on_device)
+    # Every argument is checked before the first op runs (a refused call leaves no node); on a GPU the class
+    # indices are checked there, not read on the host (no wait for the device).
+    check_class_target("nll_loss", log_probs, target, weight, ignore_index,
+                       read=not isinstance(target, Tensor) or target._device == "cpu")
     _not_differentiable("nll_loss_forward", weight=weight)
-    expected = () if nd == 1 else (log_probs.shape[0],) + tuple(log_probs.shape[2:])
-    if nd == 1:  # one sample: pick its class
-        x = ops.unsqueeze(log_probs, 0)
-    elif nd > 2:  # (N, C, d...) -> (N*d..., C): the classes last, one row per position
-        rows = int(np.prod(expected))  # not -1: ambiguous when a size is 0
-        x = ops.reshape(ops.permute(log_probs, (0,) + tuple(range(2, nd)) + (1,)), (rows, log_probs.shape[1]))
-    else:
-        x = log_probs
-    # the picked log-probabilities and weights, computed with ops on the target's device (never read on the host)
-    picked, w, _, denom = class_terms(x, ops.reshape(target, (-1,)), weight, ignore_index)
-    if reduction == "none" and nd > 1:  # reshaped first, so the loss is a tensor of its own (not a view)
-        picked, w = ops.reshape(picked, expected), ops.reshape(w, expected)
-    loss = ops.neg(ops.mul(picked, w))
-    if reduction == "none":
-        # One sample: its one term summed to 0-d, a tensor of its own whose zero is +0, as PyTorch's.
-        return ops.sum(loss) if nd == 1 else loss
-    total = ops.sum(loss)
-    return total if reduction == "sum" else weighted_mean(total, denom)
+    # PyTorch's one node: NllLossBackward0 ((C,), (N, C)) or NllLoss2DBackward0 ((N, C, d...))
+    return nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

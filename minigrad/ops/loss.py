@@ -44,19 +44,23 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
-from ..kernels.loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
+from ..kernels.loss_terms import (bce_with_logits_terms, one_sample_nll, one_sample_nll_backward, reduce_terms,
+                                  nll2d_backward_of_rows, nll2d_of_rows, soft_margin_terms, weighted_nll,
+                                  weighted_nll_grad)
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
 from .activation import log_softmax, softmax_cpu
 from .distance import pairwise_distance
-from .math import abs, add, cast, clip, div, eq, exp, gt, log, lt, minimum, mul, ne, neg, sqrt, sub, where
+from .math import (abs, add, cast, clip, div, div_scalar, eq, exp, fill, gt, log, lt, minimum, mul, mul_scalar, ne, neg,
+                   sqrt, sub, where)
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
-from .shape import expand, getitem, permute, reshape, unsqueeze
-from ..creation import arange
+from .indexing import masked_fill
+from .shape import expand, getitem, reshape, unsqueeze
 
-__all__ = ["cross_entropy", "cross_entropy_backward", "nll_loss_op", "nll_loss_backward", "mse_loss"]  # the ops; the other losses live in F only
+__all__ = ["cross_entropy", "cross_entropy_backward", "nll_loss_op", "nll_loss_backward", "nll_loss2d",
+           "nll_loss2d_backward", "mse_loss"]  # the ops; the other losses live in F only
 
 
 # -- the fused losses of every classifier and regressor: cross_entropy and mse_loss, each an op ----------------
@@ -158,7 +162,14 @@ def _check_int_attr(op: str, name: str, pos: int, v: Any) -> int:
     return int(v)
 
 
-def _nll_loss_meta(op: str, input: Any, target: Any, reduction: str = "mean", ignore_index: int = -100) -> Any:
+def _nll_loss_meta(op: str, input: Any, target: Any, weight: Any = None, reduction: str = "mean",
+                   ignore_index: int = -100) -> Any:
+    if weight is not None and weight.dtype != input.dtype:  # PyTorch's kernel takes one dtype
+        raise RuntimeError(f"expected scalar type {im.scalar_type_name(input.dtype)} but found "
+                           f"{im.scalar_type_name(weight.dtype)}")
+    if input.ndim == 1 and target.shape in ((), (1,)):  # one sample (PyTorch's unbatched form): a 0-d loss
+        im.cross_entropy(op, input.reshape(1, -1), target.reshape(1), reduction)
+        return (), input.dtype
     return im.cross_entropy(op, input, target, reduction)
 
 
@@ -168,15 +179,19 @@ def _check_targets(op: str, target: Any, c: int) -> None:
 
 
 @register_kernel("nll_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss")
-def nll_loss_cpu(input, target, reduction="mean", ignore_index=-100):
+@one_sample_nll
+def nll_loss_cpu(input, target, weight=None, reduction="mean", ignore_index=-100):
     n, c = input.shape
     valid = target != ignore_index
-    if valid.all():  # the common call: every row counts
-        _check_targets("nll_loss", target, c)
+    _check_targets("nll_loss", target if valid.all() else target[valid], c)  # (an ignored one may be any number)
+    if weight is not None:
+        return weighted_nll(np, input, target, weight, reduction, ignore_index)
+    if c == 0:  # no class: every target was ignored (checked above), so no term counts
+        nll, count = np.zeros(n, dtype=input.dtype), 0
+    elif valid.all():  # the common call: every row counts
         nll, count = -input[np.arange(n), target], n
     else:
         safe = np.where(valid, target, 0)
-        _check_targets("nll_loss", safe, c)
         nll, count = np.where(valid, -input[np.arange(n), safe], input.dtype.type(0)), int(valid.sum())
     if reduction == "none":
         return np.asarray(nll, dtype=input.dtype)
@@ -189,28 +204,36 @@ def nll_loss_cpu(input, target, reduction="mean", ignore_index=-100):
 
 nll_loss_op = defop(
     "nll_loss",
-    inputs=("input", Input("target", differentiable=False)),
+    inputs=("input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
     attrs=(Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr)),
     infer_meta=_nll_loss_meta,
     # the input too, as PyTorch's NllLossBackward0 (for its shape only): an in-place change of it refuses
     # backward there, and here
-    save=("input", "target"),
+    save=("input", "target", "weight"),
     key_inputs=(0,),
-    doc="negative log-likelihood of log-probabilities (N, C) at class indices (N,); ignore_index rows add nothing",
+    doc="negative log-likelihood of log-probabilities (N, C) at class indices (N,), or (C,) at a 0-d index; "
+        "a weight per class scales each row (the mean divides by the counted rows' weights); ignore_index rows "
+        "add nothing",
     amp="deny",
 )
 
 
 @nll_loss_op.def_backward
 def _nll_loss_backward(ctx, g):
-    _, target = ctx.saved()
+    saved = ctx.saved()  # a weight not given saves nothing
+    target, weight = saved[1], (saved[2] if ctx.given(2) else None)
     shape = tuple(ctx.input_shape(0))
-    return ctx.ops.nll_loss_backward(g, target, shape=shape, reduction=ctx.attrs["reduction"],
-                                     ignore_index=ctx.attrs["ignore_index"]), None
+    if len(shape) == 1 and target.ndim == 1:  # PyTorch's forward takes a (1,) target for one sample, not its backward
+        raise RuntimeError(f"size mismatch (got input: [{shape[0]}], target: [{target.shape[0]}])")
+    return ctx.ops.nll_loss_backward(g, target, weight, shape=shape, reduction=ctx.attrs["reduction"],
+                                     ignore_index=ctx.attrs["ignore_index"]), None, None
 
 
 @register_kernel("nll_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss_backward")
-def nll_loss_backward_cpu(grad, target, shape=(), reduction="mean", ignore_index=-100):
+@one_sample_nll_backward
+def nll_loss_backward_cpu(grad, target, weight=None, shape=(), reduction="mean", ignore_index=-100):
+    if weight is not None:
+        return weighted_nll_grad(np, grad, target, weight, shape, reduction, ignore_index)
     n = shape[0]
     out = np.zeros(shape, dtype=grad.dtype)
     valid = target != ignore_index
@@ -225,8 +248,8 @@ def nll_loss_backward_cpu(grad, target, shape=(), reduction="mean", ignore_index
     return out
 
 
-def _nll_loss_backward_meta(op: str, grad: Any, target: Any, shape: Any = (), reduction: str = "mean",
-                            ignore_index: int = -100) -> Any:
+def _nll_loss_backward_meta(op: str, grad: Any, target: Any, weight: Any = None, shape: Any = (),
+                            reduction: str = "mean", ignore_index: int = -100) -> Any:
     return tuple(shape), grad.dtype
 
 
@@ -236,22 +259,90 @@ def _check_shape_attr(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
 
 nll_loss_backward = defop(
     "nll_loss_backward",
-    inputs=("grad", Input("target", differentiable=False)),
+    inputs=("grad", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
     attrs=(Attr("shape", (), _check_shape_attr), Attr("reduction", "mean", check_reduction),
            Attr("ignore_index", -100, _check_int_attr)),
     infer_meta=_nll_loss_backward_meta,
-    save=("target",),
+    save=("target", "weight"),
     key_inputs=(0,),
-    doc="nll_loss's gradient w.r.t. its log-probabilities: -grad at each row's target, scaled by the reduction",
+    doc="nll_loss's gradient w.r.t. its log-probabilities: -grad (times the class's weight) at each row's "
+        "target, scaled by the reduction",
     amp="deny",
 )
 
 
 @nll_loss_backward.def_backward
 def _nll_loss_backward_backward(ctx, h):
-    """The output is linear in ``grad``: its adjoint picks ``h`` at the targets, as nll_loss does."""
-    (target,) = ctx.saved()
-    return ctx.ops.nll_loss(h, target, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None
+    """The output is linear in ``grad``: its adjoint picks ``h`` at the targets (weighted), as nll_loss does."""
+    saved = ctx.saved()
+    target, weight = saved[0], (saved[1] if ctx.given(2) else None)
+    return ctx.ops.nll_loss(h, target, weight, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None, None
+
+
+# -- nll_loss2d: nll_loss of images, (N, C, H, W) at (N, H, W) (PyTorch's NllLoss2DBackward0) -----------------
+
+def _nll_loss2d_meta(op: str, input: Any, target: Any, weight: Any = None, reduction: str = "mean",
+                     ignore_index: int = -100) -> Any:
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {im.scalar_type_name(input.dtype)} but found "
+                           f"{im.scalar_type_name(weight.dtype)}")
+    if input.ndim != 4 or target.shape != (input.shape[0],) + tuple(input.shape[2:]):
+        raise ShapeError(f"{op}(): expected input (N, C, H, W) and target (N, H, W), but got input "
+                         f"{list(input.shape)} and target {list(target.shape)}")
+    if target.dtype.kind not in "iu":
+        raise ShapeError(f"{op}(): 'target' must hold integer class indices, but has dtype {target.dtype}")
+    return ((target.shape if reduction == "none" else ()), input.dtype)
+
+
+register_kernel("nll_loss2d", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss2d")(nll2d_of_rows(nll_loss_cpu))
+
+nll_loss2d = defop(
+    "nll_loss2d",
+    inputs=("input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr)),
+    infer_meta=_nll_loss2d_meta,
+    save=("input", "target", "weight"),  # the input for its shape, as PyTorch's NllLoss2DBackward0
+    key_inputs=(0,),
+    doc="nll_loss of log-probabilities (N, C, H, W) at class indices (N, H, W): each position a row of nll_loss",
+    amp="deny",
+)
+
+
+@nll_loss2d.def_backward
+def _nll_loss2d_backward(ctx, g):
+    saved = ctx.saved()
+    target, weight = saved[1], (saved[2] if ctx.given(2) else None)
+    return ctx.ops.nll_loss2d_backward(g, target, weight, shape=tuple(ctx.input_shape(0)),
+                                       reduction=ctx.attrs["reduction"], ignore_index=ctx.attrs["ignore_index"]), None, None
+
+
+def _nll_loss2d_backward_meta(op: str, grad: Any, target: Any, weight: Any = None, shape: Any = (),
+                              reduction: str = "mean", ignore_index: int = -100) -> Any:
+    return tuple(shape), grad.dtype
+
+
+register_kernel("nll_loss2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss2d_backward")(
+    nll2d_backward_of_rows(nll_loss_backward_cpu))
+
+nll_loss2d_backward = defop(
+    "nll_loss2d_backward",
+    inputs=("grad", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
+    attrs=(Attr("shape", (), _check_shape_attr), Attr("reduction", "mean", check_reduction),
+           Attr("ignore_index", -100, _check_int_attr)),
+    infer_meta=_nll_loss2d_backward_meta,
+    save=("target", "weight"),
+    key_inputs=(0,),
+    doc="nll_loss2d's gradient w.r.t. its log-probabilities (nll_loss_backward's, per position)",
+    amp="deny",
+)
+
+
+@nll_loss2d_backward.def_backward
+def _nll_loss2d_backward_backward(ctx, h):
+    """Linear in ``grad``: its adjoint picks ``h`` at the targets, as nll_loss2d does."""
+    saved = ctx.saved()
+    target, weight = saved[0], (saved[1] if ctx.given(2) else None)
+    return ctx.ops.nll_loss2d(h, target, weight, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None, None
 
 
 def _mean_scale(reduction: str, shape: tuple[int, ...]) -> float:
@@ -342,6 +433,10 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
         want = shape[:1] + shape[2:]
         if tshape != want:
             raise ShapeError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
+        if c == 0 and shape[0] and len(shape) != 4 and len(shape) > 2:
+            # PyTorch's nll_loss_nd views no classes as (N, 0, 0, 0), which the targets never fit
+            raise RuntimeError(f"size mismatch (got input: [{shape[0]}, 0, 0, 0] , target: "
+                               f"[{shape[0]}, 1, {math.prod(shape[2:])}]")
     if not read:
         check_range(target._data, target._device, 0, c, lambda bad, _: OutOfRangeError(
             f"Target {int(bad[0])} is out of bounds. ({op}(): class indices must be in [0, {c - 1}] or ignore_index)"),
@@ -824,8 +919,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 
 def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    """Softmax cross-entropy, as ``torch.nn.functional.cross_entropy``.
-    Composite (the ``cross_entropy`` op, or ``log_softmax``, ``getitem``, ``mul``, ``sum``).
+    """Softmax cross-entropy, as ``torch.nn.functional.cross_entropy``, with PyTorch's graph in every form
+    (``aten/src/ATen/native/LossNLL.cpp``): ``log_softmax`` over the classes, then ``nll_loss_nd`` for class
+    indices (``NllLossBackward0``, or ``NllLoss2DBackward0`` for ``(N, C, d...)``); with label smoothing,
+    ``(1 - s) * nll + s / C * smooth``; for class probabilities, ``-(log_softmax * target).sum()`` reduced.
 
     Args:
         input: logits ``(N, C)``, ``(C,)`` or ``(N, C, d1, ...)``.
@@ -841,84 +938,55 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         raise ShapeError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
     # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape.
     probs = isinstance(target, Tensor) and isinstance(input, Tensor) and input.ndim > 0 and target.shape == input.shape
-    if (not probs and weight is None and label_smoothing == 0.0 and isinstance(input, Tensor) and input.ndim == 2
-            and isinstance(target, Tensor) and target._device != "cpu"):
-        # On a GPU the indices are not read on the host (that would wait for the device at every step).
-        check_class_target("cross_entropy", input, target, None, ignore_index, read=False)
-        return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction, ignore_index=ignore_index)
     # Every argument is checked before the first op runs (a refused call leaves no node). On a GPU the class
-    # indices stay there: checked on the device, and picked with ops (``class_terms``), never read on the host.
+    # indices stay there: checked on the device (never read on the host: that would wait for the device).
     on_device = isinstance(target, Tensor) and target._device != "cpu"
     check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs, read=not on_device)
     if not probs:
         _not_differentiable("nll_loss_forward", weight=weight)
-    if weight is None and label_smoothing == 0.0 and input.ndim == 2 and not probs:
-        # PyTorch's graph: NllLossBackward0 over LogSoftmaxBackward0
-        return nll_loss_op(log_softmax(input, dim=1), target, reduction=reduction, ignore_index=ignore_index)
-    unbatched = input.ndim == 1
-    idx = None if probs else reshape(target, (-1,))  # (N, d...) in row-major order, as the rows below
-    x = unsqueeze(input, 0) if unbatched else input
-    t = (unsqueeze(target, 0) if unbatched else target) if probs else None
-    c = x.shape[1]
-    extra = tuple(x.shape[2:])
-    if x.ndim > 2:  # (N, C, d...) -> (N*d..., C)
-        rows = int(np.prod((x.shape[0],) + extra))  # not -1: ambiguous when a size is 0
-        x = reshape(permute(x, (0,) + tuple(range(2, x.ndim)) + (1,)), (rows, c))
-        if probs:
-            t = reshape(permute(t, (0,) + tuple(range(2, t.ndim)) + (1,)), (rows, c))
-    logp = log_softmax(x, dim=-1)
-    w_row = weight.reshape(1, c) if weight is not None else None
-    # reduction='none' with extra dims: each row's terms are reshaped to (N, d...) before the last op,
-    # so the loss is a tensor of its own (not a view: in-place ops on it work, as in PyTorch).
-    out_shape = (input.shape[0],) + extra if reduction == "none" and extra else None
-
-    def shaped(v: Tensor) -> Tensor:
-        return reshape(v, out_shape) if out_shape is not None else v
-
+    class_dim = 0 if input.ndim == 1 else 1
+    c = input.shape[class_dim]
+    logp = log_softmax(input, dim=class_dim)
+    w_view = None if weight is None else reshape(weight, tuple(c if d == class_dim else 1 for d in range(input.ndim)))
     if probs:
-        if label_smoothing:
-            t = t * (1.0 - label_smoothing) + label_smoothing / c
-        terms = logp * t if w_row is None else logp * t * w_row
-        loss = -shaped(sum(terms, dim=1))
-        denom = float(terms.shape[0])
-    else:
-        picked, w_t_tensor, valid_t, denom = class_terms(logp, idx, weight, ignore_index)
-        if label_smoothing:
-            smooth = -sum(logp if w_row is None else logp * w_row, dim=1)
-            smooth = smooth * valid_t
-            loss = shaped(-(picked * w_t_tensor)) * (1.0 - label_smoothing) + shaped(smooth) * (label_smoothing / c)
-        else:
-            loss = -shaped(picked * w_t_tensor)
-    if reduction == "none":
-        if unbatched:
-            # The one row's loss as a 0-d tensor: a sum, not a reshape, so the result is no view
-            # (in-place ops on it are allowed, as in PyTorch) and a zero loss is +0, as PyTorch's.
-            return sum(loss)
-        return loss
-    total = sum(loss)
-    if reduction == "sum":
-        return total
-    if not isinstance(denom, Tensor):  # probabilities: the rows
-        return total / denom if denom else total * 0.0 + float("nan")
-    return weighted_mean(total, denom)
+        t = target * (1.0 - label_smoothing) + label_smoothing / c if label_smoothing > 0.0 else target
+        terms = logp * t if w_view is None else logp * t * w_view
+        if reduction == "none":
+            return -sum(terms, dim=class_dim)
+        if reduction == "sum":
+            return -sum(terms)
+        if input.numel() == 0:
+            return fill(-sum(terms), float("nan"))
+        return div_scalar(-sum(terms), other=input.numel() / c)
+    nll = nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    if label_smoothing == 0.0:
+        return nll
+    ignored = eq(target, ignore_index)
+    smooth = masked_fill(-sum(logp if w_view is None else logp * w_view, dim=class_dim), ignored, 0.0)
+    if reduction == "mean":
+        if weight is None:
+            smooth = sum(smooth) / sum(~ignored)
+        else:  # the counted targets' weights, summed on their device (PyTorch's masked_select would wait for it)
+            picked = getitem(weight.detach(), reshape(where(ignored, 0, target), (-1,)))
+            smooth = sum(smooth) / sum(picked * reshape(~ignored, (-1,)))
+    elif reduction == "sum":
+        smooth = sum(smooth)
+    # (the C++ scalars: mul.Scalar, MulBackward1; no class: C++'s division by zero, inf)
+    return mul_scalar(nll, other=1.0 - label_smoothing) + mul_scalar(smooth, other=label_smoothing / c if c else math.inf)
 
 
-def weighted_mean(total: Tensor, denom: Tensor) -> Tensor:
-    """``total / denom`` for the counted weight ``denom`` (a 0-d tensor, never read on the host). With none
-    counted (every target ignored) the loss is NaN and its gradient 0, as PyTorch's (its NllLossBackward0
-    writes nothing): a NaN added to the loss, and a divisor of 1 for the gradient."""
-    none = eq(denom, 0.0)
-    return total / where(none, 1.0, denom) + where(none, float("nan"), 0.0).to(total.dtype)
-
-
-def class_terms(logp: Tensor, idx: Tensor, weight: Tensor | None, ignore_index: int) -> tuple[Any, ...]:
-    """``cross_entropy``'s picked log-probabilities, per-row weights, counted rows and total weight (a 0-d
-    tensor) for class indices ``idx``, computed with ops on their device: a GPU's indices are never read on the
-    host (each read would wait for the device)."""
-    valid = ne(idx, ignore_index)
-    safe = where(valid, idx, 0)
-    rows = arange(idx.shape[0], device=logp.device)
-    picked = logp[rows, safe]
-    valid_t = cast(valid, logp.dtype)
-    w_t = valid_t if weight is None else mul(getitem(weight.detach(), safe), valid_t)
-    return picked, w_t, valid_t, sum(w_t)
+def nll_loss_nd(logp: Tensor, target: Tensor, weight: Tensor | None, reduction: str, ignore_index: int) -> Tensor:
+    """PyTorch's ``nll_loss_nd``: ``nll_loss`` for ``(C,)`` and ``(N, C)`` log-probabilities
+    (``NllLossBackward0``), ``nll_loss2d`` for ``(N, C, H, W)`` (``NllLoss2DBackward0``), and any other
+    ``(N, C, d...)`` viewed as ``(N, C, 1, D)`` for ``nll_loss2d`` (its ``"none"`` loss viewed back to
+    ``(N, d...)``). The arguments were checked (``check_class_target``)."""
+    nd = logp.ndim
+    if nd <= 2:
+        return nll_loss_op(logp, target, weight, reduction=reduction, ignore_index=ignore_index)
+    if nd == 4:
+        return nll_loss2d(logp, target, weight, reduction=reduction, ignore_index=ignore_index)
+    n, c = logp.shape[0], logp.shape[1]
+    d = math.prod(logp.shape[2:])  # not -1: ambiguous when a size is 0
+    out = nll_loss2d(reshape(logp.contiguous(), (n, c, 1, d)), reshape(target.contiguous(), (n, 1, d)), weight,
+                     reduction=reduction, ignore_index=ignore_index)
+    return reshape(out, (n,) + tuple(logp.shape[2:])) if reduction == "none" else out

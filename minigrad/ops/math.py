@@ -170,6 +170,54 @@ def div_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
     return gx, gy
 
 
+# -- mul.Scalar, div.Scalar: the number overloads PyTorch's C++ composites call (MulBackward1, DivBackward1) --
+# A program's ``x * 0.5`` wraps the number as a 0-d tensor (mul.Tensor, MulBackward0, two next functions); the
+# composites PyTorch writes in C++ (label smoothing's ``(1 - s) * nll``) call the Scalar overload, whose node
+# has one next function. The composites here that mirror them call these.
+
+
+def _check_number(op: str, name: str, pos: int, v: Any) -> Any:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v
+    raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type_name(v)}")
+
+
+def _scalar_overload_meta(op: str, x: Any, other: Any = 1.0) -> Any:
+    if x.dtype.kind != "f" and x.dtype != _dt.bfloat16.np:
+        raise TypeError(f"{op}(): expected a floating point tensor, but got {x.dtype}")
+    return tuple(x.shape), x.dtype
+
+
+def _by_number(ufunc: Any) -> Any:
+    def kernel(x: np.ndarray, other: Any = 1.0) -> np.ndarray:
+        """In the op math of PyTorch's kernels: a half (or bfloat16) and the number in float, rounded once."""
+        acc = np.float32 if x.dtype.itemsize < 4 else x.dtype.type
+        return np.asarray(ufunc(x.astype(acc, copy=False), acc(other))).astype(x.dtype, copy=False)
+    return kernel
+
+
+register_kernel("mul_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/mul_scalar")(_by_number(np.multiply))
+mul_scalar = defop("mul_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
+                   infer_meta=_scalar_overload_meta, doc="x * other for a number other (PyTorch's mul.Scalar)",
+                   gpu=("param", "a * (ACC)p0"))
+register_kernel("div_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/div_scalar")(_by_number(np.divide))
+div_scalar = defop("div_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
+                   infer_meta=_scalar_overload_meta, doc="x / other for a number other (PyTorch's div.Scalar)",
+                   gpu=("param", "a / (ACC)p0"))
+
+
+@mul_scalar.def_backward
+def _mul_scalar_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``grad * other``."""
+    return (ctx.ops.mul_scalar(grad, other=ctx.attrs["other"]),)
+
+
+@div_scalar.def_backward
+def _div_scalar_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``grad / other``."""
+    return (ctx.ops.div_scalar(grad, other=ctx.attrs["other"]),)
+
+
 @register_kernel("pow", CPU, dtypes=tuple(d for d in NUMERIC_DTYPES if d is not _dt.bfloat16), name="cpu/pow_")
 def pow_cpu(x, y):
     if x.dtype.kind in "iu" and np.any(y < 0):

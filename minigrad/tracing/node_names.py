@@ -41,9 +41,13 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "inv": "LinalgInvExBackward0",
     "solve": "LinalgSolveExBackward0",
     "div_rounded": "DivBackward2",
+    "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
+    "div_scalar": "DivBackward1",
     "threshold_backward": "ThresholdBackwardBackward0",
     "gelu_backward": "GeluBackwardBackward0",
     "nll_loss": "NllLossBackward0",
+    "nll_loss2d": "NllLoss2DBackward0",
+    "nll_loss2d_backward": "NllLoss2DBackwardBackward0",
     "cross_entropy": "NllLossBackward0",
     "argcummax": "CummaxBackward0",
     "argcummin": "CumminBackward0",

@@ -284,6 +284,19 @@ def test_nll_loss_and_the_functional_cross_entropy(ignored, reduction, dtype):
     check("nll_loss", lambda x, t: mg.nn.functional.cross_entropy(x, t, reduction=reduction), [logits, target], dtype)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("target", [4, -100])
+def test_one_samples_nll_loss_and_cross_entropy(target, reduction, dtype):
+    """PyTorch's unbatched form, ``(C,)`` logits and a 0-d target: the ``nll_loss`` op (``NllLossBackward0``) on
+    the device, as a batch of one, its loss 0-d."""
+    logits = _rand((11,), dtype, -3, 3)
+    check("nll_loss", lambda x, t: mg.nn.functional.cross_entropy(x, t, reduction=reduction),
+          [logits, np.array(target)], dtype)
+    check("nll_loss", lambda x, t: mg.nn.functional.nll_loss(x, t, reduction=reduction),
+          [logits, np.array(target)], dtype)
+
+
 @pytest.mark.gpu
 def test_nll_loss_is_a_launch_forward_and_at_most_two_backward():
     fake = fake_cupy.installed()
@@ -1238,11 +1251,15 @@ def test_an_index_out_of_range_is_refused_at_the_next_sync_in_the_cpus_words(op)
 
 
 def test_integer_and_bool_arithmetic_runs_on_the_gpu():
+    """Integer and bool ops (masks combined with ``~``, ``&``, ``|``, ``^``) on the device, as the CPU computes them."""
     n = mg.tensor(_ints((4, 5), -5, 5))
     cases = {"add": lambda t: t + 1, "sub": lambda t: t - t.flip(0), "mul": lambda t: t * 3, "neg": lambda t: -t,
              "abs": lambda t: t.abs(), "sum": lambda t: (t > 0).sum(), "maximum": lambda t: mg.maximum(t, t.flip(1)),
              "argmax": lambda t: t.argmax(1), "cumsum": lambda t: t.cumsum(0), "remainder": lambda t: t % 3,
-             "floor_divide": lambda t: t // -2, "fmod": lambda t: t.fmod(3)}
+             "floor_divide": lambda t: t // -2, "fmod": lambda t: t.fmod(3),
+             "bitwise_not": lambda t: ~(t > 0), "bitwise_and": lambda t: (t > 0) & (t < 3),
+             "bitwise_or": lambda t: t | 6, "bitwise_xor": lambda t: (t > 0) ^ (t.flip(0) > 0),
+             "bitwise_left_shift": lambda t: t.abs() << 2, "bitwise_right_shift": lambda t: t >> 1}
     for op, fn in cases.items():
         want = fn(n)
         with mg.trace() as tr:

@@ -144,59 +144,37 @@ def mse_loss_dygraph_function(input, target, attrs):
 nll_loss_op = OPS['nll_loss']
 
 
-def nll_loss_dygraph_function(input, target, attrs):
+def nll_loss_dygraph_function(input, target, weight, attrs):
     """``nll_loss`` after the API layer (``minigrad codegen nll_loss`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(nll_loss_op, [input, target], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (nll_loss_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(nll_loss_op, [input, target], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(nll_loss_op, [input, target], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(nll_loss_op, entry.kernel, (input._data, target._data), attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(nll_loss_op, [input, target], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(nll_loss_op, (input, target), attrs, (out_t,))
-    return out_t
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(nll_loss_op, [input, target, weight], attrs, bus.recorder)
+
+
+nll_loss2d_op = OPS['nll_loss2d']
+
+
+def nll_loss2d_dygraph_function(input, target, weight, attrs):
+    """``nll_loss2d`` after the API layer (``minigrad codegen nll_loss2d`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(nll_loss2d_op, [input, target, weight], attrs, bus.recorder)
+
+
+nll_loss2d_backward_op = OPS['nll_loss2d_backward']
+
+
+def nll_loss2d_backward_dygraph_function(grad, target, weight, attrs):
+    """``nll_loss2d_backward`` after the API layer (``minigrad codegen nll_loss2d_backward`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(nll_loss2d_backward_op, [grad, target, weight], attrs, bus.recorder)
 
 
 nll_loss_backward_op = OPS['nll_loss_backward']
 
 
-def nll_loss_backward_dygraph_function(grad, target, attrs):
+def nll_loss_backward_dygraph_function(grad, target, weight, attrs):
     """``nll_loss_backward`` after the API layer (``minigrad codegen nll_loss_backward`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(nll_loss_backward_op, [grad, target], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (nll_loss_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, target._dtype, target._device, target._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(nll_loss_backward_op, [grad, target], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(nll_loss_backward_op, [grad, target], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(nll_loss_backward_op, entry.kernel, (grad._data, target._data), attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(nll_loss_backward_op, [grad, target], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(nll_loss_backward_op, (grad, target), attrs, (out_t,))
-    return out_t
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(nll_loss_backward_op, [grad, target, weight], attrs, bus.recorder)
 
 
 soft_margin_loss_op = OPS['soft_margin_loss']

@@ -43,6 +43,10 @@ _ARITHMETIC = {  # op -> (CuPy ufunc, dtypes beyond the integers)
     # Python's rules (a remainder takes the divisor's sign), as PyTorch's; a division by zero is not refused, as
     # on CUDA (the CPU kernel reads the divisor to refuse it: on a GPU that read would be a sync)
     "remainder": ("remainder", ()), "floor_divide": ("floor_divide", ()), "fmod": ("fmod", ()),
+    # bit by bit (logical on bool): masks combined on the device (``~ignored``, ``causal & padding``)
+    "bitwise_and": ("bitwise_and", (BOOL,)), "bitwise_or": ("bitwise_or", (BOOL,)),
+    "bitwise_xor": ("bitwise_xor", (BOOL,)), "bitwise_left_shift": ("left_shift", ()),
+    "bitwise_right_shift": ("right_shift", ()),
 }
 
 
@@ -68,6 +72,11 @@ def neg(x: Any) -> Any:
 @register_kernel("abs", GPU, dtypes=INT_DTYPES, name="gpu/cupy_abs")
 def abs_(x: Any) -> Any:
     return cupy.absolute(x)
+
+
+@register_kernel("bitwise_not", GPU, dtypes=INT_DTYPES + (BOOL,), name="gpu/cupy_bitwise_not")
+def bitwise_not(x: Any) -> Any:
+    return cupy.invert(x)
 
 
 # -- gather, scatter, scatter_add ----------------------------------------------------------------

@@ -18,6 +18,8 @@ import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
 from ..key import Backend
+from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll, one_sample_nll_backward,
+                          weighted_nll, weighted_nll_grad)
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import block_for, check_later, dtype_name, function
@@ -115,9 +117,13 @@ def _nll(kind: str, dtype: Any) -> Any:
 
 
 @register_kernel("nll_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss")
-def nll_loss(input: Any, target: Any, reduction: str = "mean", ignore_index: int = -100) -> Any:
+@one_sample_nll
+def nll_loss(input: Any, target: Any, weight: Any = None, reduction: str = "mean", ignore_index: int = -100) -> Any:
     """The CPU kernel's formula in one launch (``cuda_src.nll_source``); the targets' range was checked on
-    the device (``check_class_target(read=False)``), and nothing here reads a device value on the host."""
+    the device (``check_class_target(read=False)``), and nothing here reads a device value on the host.
+    With a weight per class, the CPU's steps as CuPy's kernels (``loss_terms.weighted_nll``)."""
+    if weight is not None:
+        return weighted_nll(cupy, input, target, weight, reduction, ignore_index)
     n, c = input.shape
     x = cupy.ascontiguousarray(input)
     t = cupy.ascontiguousarray(target, dtype=np.int64)
@@ -134,8 +140,11 @@ def nll_loss(input: Any, target: Any, reduction: str = "mean", ignore_index: int
 
 
 @register_kernel("nll_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss_backward")
-def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = "mean",
+@one_sample_nll_backward
+def nll_loss_backward(grad: Any, target: Any, weight: Any = None, shape: Any = (), reduction: str = "mean",
                       ignore_index: int = -100) -> Any:
+    if weight is not None:
+        return weighted_nll_grad(cupy, grad, target, weight, shape, reduction, ignore_index)
     n, c = shape
     out = cupy.empty(shape, dtype=grad.dtype)
     if not n or not c:
@@ -149,6 +158,11 @@ def nll_loss_backward(grad: Any, target: Any, shape: Any = (), reduction: str = 
     _nll("bwd", grad.dtype)((blocks,), (256,), (cupy.ascontiguousarray(grad), t, count, out, np.int64(n), np.int64(c),
                                                np.int64(ignore_index), np.int32(mode)))
     return out
+
+
+register_kernel("nll_loss2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss2d")(nll2d_of_rows(nll_loss))
+register_kernel("nll_loss2d_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss2d_backward")(
+    nll2d_backward_of_rows(nll_loss_backward))
 
 
 @register_kernel("cross_entropy_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_cross_entropy_backward")
