@@ -391,15 +391,19 @@ Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 
 def _inplace_method(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
     def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        alpha = 1
         if kwargs and name in ("add_", "sub_") and set(kwargs) == {"alpha"}:
-            # PyTorch's ``p.add_(g, alpha=-lr)``: other * alpha, scaled before anything changes
+            # PyTorch's ``p.add_(g, alpha=-lr)``: other * alpha, scaled after the in-place checks (a refused
+            # call makes no node), before anything changes
             alpha = kwargs["alpha"]
             if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
                 raise TypeError(f"{name}(): argument 'alpha' must be a number, but got {type(alpha).__name__}")
-            if alpha != 1:
-                other = ops.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+            if alpha != 1 and not isinstance(other, Tensor):
+                other, alpha = other * alpha, 1
         elif kwargs:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if alpha != 1:
+            return run_inplace(self, name, lambda: op(self, ops.mul(other, alpha)), other)
         return run_inplace(self, name, lambda: op(self, other), other)
 
     method.__name__ = name

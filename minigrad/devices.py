@@ -21,6 +21,7 @@ import numpy as np
 __all__ = [
     "Backend", "Layout", "BackendInfo", "add_backend", "remove_backend", "backend_of_device", "device_of_backend",
     "move_array", "constant_array", "filled_array", "made_array", "mixed_devices_error", "check_range", "out_of_range", "device_of_array", "to_numpy",
+    "partial_overlap",
     "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "default_device",
     "get_default_device", "set_default_device",
@@ -301,6 +302,40 @@ def out_of_range(host: np.ndarray, low: int, high: int, ignore: int | None = Non
     if ignore is not None:
         mask &= host != ignore
     return host[mask].reshape(-1)
+
+
+def _address(a: Any) -> int:
+    """The address of ``a``'s first element: CuPy's ``a.data.ptr`` on the device, NumPy's on the host."""
+    data = getattr(a, "data", None)
+    ptr = getattr(data, "ptr", None)
+    return int(ptr) if ptr is not None else a.__array_interface__["data"][0]
+
+
+def _non_overlapping_and_dense(a: Any) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the elements fill one block of memory, each once - some
+    order of the dims (size-1 dims aside) is row-major."""
+    expected = a.itemsize
+    for size, stride in sorted(((n, s) for n, s in zip(a.shape, a.strides) if n != 1), key=lambda p: p[1]):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def partial_overlap(a: Any, b: Any) -> bool:
+    """PyTorch's ``get_overlap_status(a, b) == PARTIAL`` for two arrays of one backend: both dense, their
+    blocks of memory intersect, and they are not the same elements in the same order (a ``FULL`` overlap,
+    ``x.mul_(x)``, is allowed). An array that is not dense is ``TOO_HARD`` there, and allowed, as in PyTorch.
+    Read from addresses, shapes and strides only, so the GPU's arrays are checked as the CPU's."""
+    if a is b or a.size == 0 or b.size == 0 or not np.may_share_memory(a, b):  # (bounds only: CuPy's for its own)
+        return False
+    if not (_non_overlapping_and_dense(a) and _non_overlapping_and_dense(b)):
+        return False
+    a0, b0 = _address(a), _address(b)
+    a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
+    if (a0, a1) == (b0, b1):
+        return a.strides != b.strides or a.itemsize != b.itemsize
+    return a0 < b1 and b0 < a1
 
 
 def is_gpu_available() -> bool:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from _overlaps import OVERLAPS, overlap as _overlap
 
 torch = pytest.importorskip("torch")
 
@@ -376,6 +377,18 @@ def test_refusals_as_torch(program: Callable[..., Any], message: str) -> None:
             program(lib)
         text = str(info.value).replace("in-place operation:", "inplace operation:")
         assert message in text or message.replace("in", "in-", 1) in text, (lib.__name__, text)
+
+
+@pytest.mark.parametrize("name", sorted(OVERLAPS))
+def test_an_operand_partly_in_the_written_memory_is_refused_as_torch(name: str) -> None:
+    """PyTorch's refusal, before anything changes; where PyTorch computes, the same values."""
+    if not OVERLAPS[name][1]:
+        assert _overlap(mg, name).tolist() == _overlap(torch, name).tolist()
+        return
+    for lib in (torch, mg):
+        with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer "
+                                               "to a single memory location"):
+            _overlap(lib, name)
 
 
 def test_a_change_under_no_grad_gives_the_views_fresh_nodes_as_torch() -> None:

@@ -50,6 +50,7 @@ import weakref
 from typing import Any
 
 from ..autograd_meta import AutogradMeta, NoGradViewMeta
+from ..devices import partial_overlap
 from ..tensor import Tensor, VersionCounter, ViewInfo, register_view
 from .grad_mode import GRAD_MODE
 
@@ -120,8 +121,16 @@ def _tracked(t: Tensor, operands: Any) -> bool:
     return any(isinstance(o, Tensor) and o._meta is not None for o in operands)
 
 
+#: PyTorch's words for an operand that shares some, not all, of the written tensor's memory
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
+
+
 def check_inplace(t: Tensor, op_name: str, operands: Any) -> None:
-    """PyTorch's refusals of an in-place change of ``t``, before anything runs (``check_inplace``)."""
+    """PyTorch's refusals of an in-place change of ``t``, before anything runs (``check_inplace``): elements
+    written twice, an operand partly in the written memory (``x[1:].add_(x[:-1])``; ``kernels.strided.
+    partial_overlap``, PyTorch's rule, read from addresses so a GPU's arrays are checked too), a view it cannot
+    rewrite through."""
     data = t._data
     if data.ndim and 0 in data.strides and data.size > 1 and op_name not in ("fill_", "zero_"):
         # PyTorch's fill kernel writes one value: it skips the overlap check the others make.
@@ -131,6 +140,9 @@ def check_inplace(t: Tensor, op_name: str, operands: Any) -> None:
                     "unsupported operation: more than one element of the written-to tensor refers to a single "
                     "memory location. Please clone() the tensor before performing the operation."
                 )
+    for o in operands:
+        if isinstance(o, Tensor) and o._data is not data and o._device == t._device and partial_overlap(data, o._data):
+            raise RuntimeError(PARTIAL_OVERLAP)
     info = t._view
     if info is None or not _tracked(t, operands):
         return

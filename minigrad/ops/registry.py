@@ -58,6 +58,8 @@ from ..dispatch.codegen import dygraph_function
 from ..dispatch.dygraph import run_inplace
 from ..kernels import infer_meta as _im
 from ..kernels.infer_meta import scalar_type_name
+from ..devices import partial_overlap
+from ..autograd.views import PARTIAL_OVERLAP
 from ..kernels.gpu.cuda_src import set_elementwise_expression
 from ..dispatch.op_table import OPS
 from ..tensor import Tensor
@@ -517,15 +519,10 @@ def _can_cast(src: Any, dst: Any) -> bool:
 
 
 def _check_no_partial_overlap(out: Tensor, t: Tensor) -> None:
-    """PyTorch's ``assert_no_partial_overlap``: ``out`` is exactly ``t``'s elements, or none of them."""
-    a, b = out._data, t._data
-    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.size == 0 or b.size == 0:
-        return  # a device array: CuPy's arrays are not checked here
-    same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
-            and a.strides == b.strides)
-    if not same and np.may_share_memory(a, b) and np.shares_memory(a, b):
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
-                           "to a single memory location. Please clone() the tensor before performing the operation.")
+    """PyTorch's ``assert_no_partial_overlap``: ``out`` is exactly ``t``'s elements, or none of them (on any
+    device: ``kernels.strided.partial_overlap`` reads addresses, shapes and strides)."""
+    if out._device == t._device and partial_overlap(out._data, t._data):
+        raise RuntimeError(PARTIAL_OVERLAP)
 
 
 def _resize_out(out: Tensor, result: Tensor) -> None:
