@@ -343,3 +343,18 @@ def test_a_class_weight_that_requires_grad_is_refused_as_pytorch():
             fn()
     with mg.no_grad():
         F.cross_entropy(x, t, weight=w)  # under no_grad nothing is refused, as in PyTorch
+
+
+@pytest.mark.parametrize("eps", [None, 0.1, 0.0, -0.5])
+def test_logit_clamps_only_for_a_non_negative_eps_as_torch(eps):
+    """PyTorch passes ``eps.value_or(-1)`` and clamps into ``[eps, 1 - eps]`` for ``eps >= 0`` only: a negative
+    eps is no eps (values, and a NaN gradient outside [0, 1]). minigrad clamped into [-0.5, 1.5]."""
+    torch = pytest.importorskip("torch")
+    x = np.array([-0.2, 0.0, 0.3, 0.5, 0.99, 1.0, 1.3, np.nan])
+    got = []
+    for lib in (torch, mg):
+        a = lib.tensor(x, requires_grad=True)
+        lib.logit(a, eps).sum().backward()
+        got.append((lib.logit(a.detach(), eps).numpy(), a.grad.numpy()))
+    np.testing.assert_allclose(got[1][0], got[0][0], equal_nan=True)
+    np.testing.assert_allclose(got[1][1], got[0][1], equal_nan=True)

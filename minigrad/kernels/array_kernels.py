@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["vector_norm_arrays", "pad_geometry", "scatter_arrays"]
+__all__ = ["vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays"]
 
 
 def vector_norm_arrays(xp: Any, x: Any, ord: float, dim: Any, keepdim: bool, acc: Any = None) -> Any:
@@ -68,4 +68,16 @@ def scatter_arrays(x: Any, index: Any, src: Any, dim: int, positions: Callable[[
         flat[pos] = vals
     else:
         add_at(flat, pos, vals)
+    return out
+
+
+def searchsorted_arrays(xp: Any, seq: Any, values: Any, right: bool) -> Any:
+    """Where each of ``values`` goes in the sorted last dim of ``seq`` (int64): one search for a 1-D ``seq``,
+    one a row for a batched one (its leading dims are ``values``')."""
+    side = "right" if right else "left"
+    if seq.ndim <= 1:
+        return xp.asarray(xp.searchsorted(seq.reshape(-1), values, side=side), dtype=np.int64)
+    out = xp.empty(values.shape, dtype=np.int64)
+    for row in np.ndindex(*seq.shape[:-1]):  # one sorted row per leading index
+        out[row] = xp.searchsorted(seq[row], values[row], side=side)
     return out

@@ -129,12 +129,14 @@ def _check_eps(op: str, name: str, pos: int, v: Any) -> Any:
 
 @register_kernel("logit", Backend.CPU, dtypes=FLOAT_DTYPES)
 def logit_cpu(x: np.ndarray, eps: Any = None) -> np.ndarray:
-    p = x if eps is None else np.clip(x, eps, 1 - eps)
+    """PyTorch's: ``eps`` clamps for ``eps >= 0`` only (it passes ``eps.value_or(-1)``)."""
+    p = x if eps is None or eps < 0 else np.clip(x, eps, 1 - eps)
     return np.asarray(np.log(p / (1 - p)), dtype=x.dtype)
 
 
 logit = defop("logit", inputs=("x",), attrs=(Attr("eps", None, _check_eps),), infer_meta=im.same, save=("x",),
-              promote="float", methods=("logit",), doc="log(p / (1 - p)), p clamped into [eps, 1 - eps] if eps is given")
+              promote="float", methods=("logit",), gpu=("param", "mg_logit(a, p0)"),
+              doc="log(p / (1 - p)), p clamped into [eps, 1 - eps] if eps >= 0 is given")
 
 
 @logit.def_backward
@@ -144,7 +146,7 @@ def logit_backward(ctx: Any, grad: Any) -> tuple[Any]:
     ops = ctx.ops
     eps = ctx.attrs["eps"]
     slope = ops.div(grad, ops.mul(x, ops.sub(1.0, x)))
-    if eps is None:
+    if eps is None or eps < 0:
         outside = ops.where(ops.lt(x, 0.0), True, ops.gt(x, 1.0))
         return (ops.where(outside, float("nan"), slope),)
     outside = ops.where(ops.lt(x, eps), True, ops.gt(x, 1.0 - eps))

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES
+from ..kernels.array_kernels import searchsorted_arrays
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -44,13 +45,7 @@ def infer_searchsorted(op: str, seq: Any, values: Any, right: bool = False) -> t
 
 @register_kernel("searchsorted", Backend.CPU, dtypes=NUMERIC_DTYPES)
 def searchsorted_cpu(seq: np.ndarray, values: np.ndarray, right: bool = False) -> np.ndarray:
-    side = "right" if right else "left"
-    if seq.ndim <= 1:
-        return np.asarray(np.searchsorted(seq.reshape(-1), values, side=side), dtype=np.int64)
-    out = np.empty(values.shape, dtype=np.int64)
-    for row in np.ndindex(*seq.shape[:-1]):  # one sorted row per leading index
-        out[row] = np.searchsorted(seq[row], values[row], side=side)
-    return out
+    return searchsorted_arrays(np, seq, values, right)
 
 
 searchsorted_op = defop("searchsorted", inputs=("sorted_sequence", Input("values", scalar_ok=True)),

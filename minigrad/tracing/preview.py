@@ -15,8 +15,9 @@ def summary(shape: tuple[int, ...], dtype: str) -> dict[str, Any]:
 
 
 def to_host(array: Any) -> np.ndarray:
-    """A NumPy view or copy of any backend's array (CuPy arrays have ``.get()``)."""
-    if isinstance(array, np.ndarray):
+    """A NumPy view or copy of any backend's array (CuPy arrays have ``.get()``: a copy from the device). NumPy's own
+    arrays by their exact type, so the stand-in CuPy's (a NumPy subclass) take the device's path."""
+    if type(array) is np.ndarray:
         return array
     get = getattr(array, "get", None)
     if get is not None:

@@ -1111,6 +1111,8 @@ MORE_UNARY = {
     "hardtanh": (lambda x: mg.nn.functional.hardtanh(x, -0.5, 1.5), (-2, 2)),
     "log_sigmoid": (mg.nn.functional.logsigmoid, (-6, 6)), "mish": (mg.nn.functional.mish, (-4, 4)),
     "clamp_min": (lambda x: x.clamp_min(0.25), (-2, 2)), "clamp_max": (lambda x: x.clamp_max(-0.25), (-2, 2)),
+    "logit": (mg.logit, (0.05, 0.95)), "logit eps": (lambda x: mg.logit(x, 0.2), (-0.1, 1.1)),
+    "logit negative eps": (lambda x: mg.logit(x, -0.5), (0.05, 0.95)),  # no clamp, as PyTorch's
 }
 
 
@@ -1118,7 +1120,7 @@ MORE_UNARY = {
 @pytest.mark.parametrize("op", sorted(MORE_UNARY))
 def test_more_unary_ops_run_on_the_gpu(op, dtype):
     fn, (lo, hi) = MORE_UNARY[op]
-    check(op, fn, [_rand((33, 65), dtype, lo, hi)], dtype)
+    check(op.split()[0], fn, [_rand((33, 65), dtype, lo, hi)], dtype)
 
 
 MORE_BINARY = {"atan2": (mg.atan2, -2.0), "copysign": (mg.copysign, -2.0), "fmod": (mg.fmod, 0.3),
@@ -1243,6 +1245,29 @@ def test_library_kernels_run_on_the_gpu(name):
     np.testing.assert_allclose(gpu_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=1e-6)
     for g, c in zip(gpu_grads, cpu_grads):
         np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
+
+
+SEARCHES = {
+    "searchsorted": lambda s, v: mg.searchsorted(s, v),
+    "searchsorted right": lambda s, v: mg.searchsorted(s, v, right=True),
+    "searchsorted batched": lambda s, v: mg.searchsorted(s.reshape(3, 3), v[:, :3], side="right"),
+    "bucketize": lambda s, v: mg.bucketize(v, s),
+    "bucketize int": lambda s, v: mg.bucketize((v * 4).long(), (s * 4).long(), right=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_searchsorted_and_bucketize_run_on_the_gpu(name):
+    """A histogram's bins, a sampler's cumulative weights: CuPy's binary search on the device (it fell back)."""
+    seq = mg.tensor(np.sort(_rand((9,), mg.float32, -2, 2)))
+    values = mg.tensor(_rand((3, 4), mg.float32, -2.5, 2.5, seed=1))
+    values[0, 0] = seq[4]  # a value equal to a boundary: left and right differ
+    with mg.trace() as tr:
+        got = SEARCHES[name](seq.to("gpu"), values.to("gpu"))
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert not [e.op for e in sel if e.fallback_cpu] and any(e.op == "searchsorted" for e in sel)
+    want = SEARCHES[name](seq, values)
+    assert got.dtype == want.dtype == mg.int64 and got.cpu().tolist() == want.tolist()
 
 
 @pytest.mark.parametrize("op", ["gather", "scatter_add", "scatter"])

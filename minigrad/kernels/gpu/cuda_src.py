@@ -109,6 +109,13 @@ __device__ __forceinline__ ACC mg_xlogy(ACC a, ACC b) {{
     if (b != b) return b;
     return a == (ACC)0 ? (ACC)0 : a * {log}(b);
 }}
+__device__ __forceinline__ ACC mg_logit(ACC a, double eps) {{
+    if (eps >= 0) {{  // PyTorch passes eps.value_or(-1): a negative eps clamps nothing
+        const ACC lo = (ACC)eps, hi = (ACC)1 - (ACC)eps;
+        a = a < lo ? lo : (a > hi ? hi : a);
+    }}
+    return {log}(a / ((ACC)1 - a));
+}}
 __device__ __forceinline__ ACC mg_sinc(ACC a) {{
     if (a == (ACC)0) return (ACC)1;
     const ACC product = (ACC)3.14159265358979323846 * a;

@@ -25,7 +25,7 @@ import numpy as np
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import pad_geometry, scatter_arrays, vector_norm_arrays
+from ..array_kernels import pad_geometry, scatter_arrays, searchsorted_arrays, vector_norm_arrays
 from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
@@ -184,6 +184,13 @@ register_kernel("cumprod", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_cumprod")(_cum
 
 
 # -- argsort (sort, topk, kthvalue, median take their positions from it) ---------------------------------
+
+
+@register_kernel("searchsorted", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_searchsorted")
+def searchsorted(seq: Any, values: Any, right: bool = False) -> Any:
+    """``torch.searchsorted``/``bucketize`` (a histogram's bins, a sampler's cumulative weights): CuPy's binary
+    search, one launch (one a row for a batched sequence)."""
+    return searchsorted_arrays(cupy, seq, values, right)
 
 
 @register_kernel("argsort", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_argsort")
