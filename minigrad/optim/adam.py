@@ -19,6 +19,7 @@ from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_betas, check_flag, check_forms, check_hyper, rule_grad, zero_state
+from .adaptive import decayed_grad
 from .update import StateList, bump, kernel_of, run_bare
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
@@ -169,7 +170,9 @@ def _adam_moments(state: dict[int, Any], p: Tensor, group: dict[str, Any],
     """
     lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
     g = ops.neg(p.grad) if group["maximize"] else p.grad
-    st = state.setdefault(p.id, {"step": 0, **extra_state, "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)})
+    st = state.get(p.id)  # (not setdefault: its default, two fills of zeros, would run at every step)
+    if st is None:
+        st = state[p.id] = {"step": 0, **extra_state, "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)}
     st["step"] += 1
     if wd and group["decoupled_weight_decay"]:
         p.mul_(1 - lr * wd)
@@ -183,37 +186,66 @@ def _adam_moments(state: dict[int, Any], p: Tensor, group: dict[str, Any],
 
 
 
+class AdamaxScalars(NamedTuple):
+    beta1: float
+    beta2: float
+    eps: float
+    weight_decay: float
+    clr: float  # lr / (1 - beta1**step)
+    maximize: bool
+
+
+def adamax_rule(k: Any, p: Any, g: Any, st: Any, s: AdamaxScalars) -> None:
+    """Adamax's update of ``p`` on the path ``k`` (every form): ``exp_avg`` lerps towards ``g``, ``exp_inf`` is
+    the larger of ``b2 * exp_inf`` and ``|g| + eps``."""
+    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    m = st["exp_avg"]
+    k.add_(m, (g - k.value(m)) * (1 - s.beta1))  # lerp towards g
+    st["exp_inf"] = k.keep(k.maximum(k.value(st["exp_inf"]) * s.beta2, k.abs(g) + s.eps), p)
+    k.sub_(p, k.value(m) / k.value(st["exp_inf"]) * s.clr)
+
+
 class Adamax(Optimizer):
     """Adamax (Kingma & Ba): Adam with the infinity norm in place of the second moment.
 
     ``m = b1 * m + (1 - b1) * g``; ``u = max(b2 * u, |g| + eps)``;
-    ``p -= lr / (1 - b1**step) * m / u``.
+    ``p -= lr / (1 - b1**step) * m / u``. The rule (``adamax_rule``) runs in the for-loop and ``foreach``
+    forms (``foreach`` by default on the GPU).
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0.0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
+        check_forms("Adamax", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "betas": check_betas("Adamax", betas),
             "eps": check_hyper("Adamax", "epsilon value", eps),
             "weight_decay": check_hyper("Adamax", "weight_decay value", weight_decay),
+            "foreach": foreach,
             "maximize": check_flag("Adamax", "maximize", maximize),
+            "differentiable": differentiable,
+            "capturable": check_flag("Adamax", "capturable", capturable),
         }
         super().__init__(params, defaults)
 
     def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                (b1, b2), eps = group["betas"], group["eps"]
-                g = rule_grad(p, group)
-                st = self.state.setdefault(p.id, {"step": 0, "exp_avg": zero_state(p),
-                                                  "exp_inf": zero_state(p)})
-                st["step"] += 1
-                m = st["exp_avg"]
-                m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
-                st["exp_inf"] = ops.maximum(ops.mul(st["exp_inf"], b2), ops.add(ops.abs(g), eps))
-                clr = group["lr"] / (1 - b1 ** st["step"])
-                p.sub_(ops.mul(ops.div(m, st["exp_inf"]), clr))
+        self._step_forms()
+
+    _rule = staticmethod(adamax_rule)
+
+    def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = self.state.get(p.id)  # (not setdefault: its default, two fills of zeros, would run at every step)
+        if st is None:
+            st = self.state[p.id] = {"step": 0, "exp_avg": zero_state(p), "exp_inf": zero_state(p)}
+        return st
+
+    @staticmethod
+    def _begin(group: dict[str, Any], st: Any) -> AdamaxScalars:
+        st["step"] = step = st["step"] + 1
+        (b1, b2) = group["betas"]
+        return AdamaxScalars(b1, b2, group["eps"], group["weight_decay"], group["lr"] / (1 - b1**step),
+                             group["maximize"])
 
 
 class NAdam(Optimizer):

@@ -3,19 +3,62 @@
 Each keeps running statistics of the gradient per parameter (``self.state``, under
 PyTorch's key names) and divides the step by a root of them, so a coordinate with large
 gradients moves less. The rules are PyTorch's, step for step (same state, same order of
-operations); they run as in-place tensor ops under ``no_grad``, so with a recorder every
-update shows as events.
+operations). Each is written once, against a path (``minigrad/optim/update.py``), and runs in
+PyTorch's for-loop and ``foreach`` forms (``foreach`` by default on the GPU: one multi-tensor
+launch a step of the rule for all the parameters); with a recorder every update shows as events.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from .. import ops
-from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, check_flag, check_hyper, rule_grad, zero_state
+from ..tensor import Tensor
+from .optimizer import Optimizer, check_flag, check_forms, check_hyper, zero_state
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
+
+
+def decayed_grad(k: Any, p: Any, g: Any, maximize: bool, weight_decay: float) -> Any:
+    """The gradient a rule works with on the path ``k``: negated for ``maximize``, plus ``weight_decay * p`` (L2)."""
+    g = k.value(g)
+    if maximize:
+        g = -g
+    if weight_decay:
+        g = g + k.value(p) * weight_decay
+    return g
+
+
+class RMSpropScalars(NamedTuple):
+    lr: float
+    alpha: float
+    eps: float
+    weight_decay: float
+    momentum: float
+    centered: bool
+    maximize: bool
+
+
+def rmsprop_rule(k: Any, p: Any, g: Any, st: Any, s: RMSpropScalars) -> None:
+    """RMSprop's update of ``p`` on the path ``k`` (every form)."""
+    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    sq = st["square_avg"]
+    k.mul_(sq, s.alpha)
+    k.add_(sq, g * g * (1 - s.alpha))
+    if s.centered:
+        m = st["grad_avg"]
+        k.add_(m, (g - k.value(m)) * (1 - s.alpha))  # lerp towards g
+        avg = k.sqrt(k.value(sq) - k.value(m) * k.value(m))
+    else:
+        avg = k.sqrt(k.value(sq))
+    avg = avg + s.eps
+    if s.momentum > 0:
+        buf = st["momentum_buffer"]
+        k.mul_(buf, s.momentum)
+        k.add_(buf, g / avg)
+        k.sub_(p, k.value(buf) * s.lr)
+    else:
+        k.sub_(p, g / avg * s.lr)
 
 
 class RMSprop(Optimizer):
@@ -27,8 +70,9 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False,
-                 *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
+        check_forms("RMSprop", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "alpha": check_hyper("RMSprop", "alpha value", alpha),
@@ -36,31 +80,49 @@ class RMSprop(Optimizer):
             "weight_decay": check_hyper("RMSprop", "weight_decay value", weight_decay),
             "momentum": check_hyper("RMSprop", "momentum value", momentum),
             "centered": check_flag("RMSprop", "centered", centered),
+            "capturable": check_flag("RMSprop", "capturable", capturable),
+            "foreach": foreach,
             "maximize": check_flag("RMSprop", "maximize", maximize),
+            "differentiable": differentiable,
         }
         super().__init__(params, defaults)
 
     def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
-                g = rule_grad(p, group)
-                st = self.state.setdefault(p.id, {"step": 0, "square_avg": zero_state(p)})
-                st["step"] += 1
-                sq = st["square_avg"].mul_(alpha).add_(ops.mul(ops.mul(g, g), 1 - alpha))
-                if group["centered"]:
-                    m = st.setdefault("grad_avg", zero_state(p))
-                    m.add_(ops.mul(ops.sub(g, m), 1 - alpha))  # lerp towards g
-                    avg = ops.sqrt(ops.sub(sq, ops.mul(m, m)))
-                else:
-                    avg = ops.sqrt(sq)
-                avg = ops.add(avg, eps)
-                if momentum > 0:
-                    buf = st.setdefault("momentum_buffer", zero_state(p))
-                    buf.mul_(momentum).add_(ops.div(g, avg))
-                    p.sub_(ops.mul(buf, group["lr"]))
-                else:
-                    p.sub_(ops.mul(ops.div(g, avg), group["lr"]))
+        self._step_forms()
+
+    _rule = staticmethod(rmsprop_rule)
+
+    def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = self.state.get(p.id)  # (not setdefault: its default, a fill of zeros, would run at every step)
+        if st is None:
+            st = self.state[p.id] = {"step": 0, "square_avg": zero_state(p)}
+        # (a buffer the group's options ask for from now on - momentum set after some steps - starts at zeros)
+        if group["momentum"] > 0 and "momentum_buffer" not in st:
+            st["momentum_buffer"] = zero_state(p)
+        if group["centered"] and "grad_avg" not in st:
+            st["grad_avg"] = zero_state(p)
+        return st
+
+    @staticmethod
+    def _begin(group: dict[str, Any], st: Any) -> RMSpropScalars:
+        st["step"] = st["step"] + 1
+        return RMSpropScalars(group["lr"], group["alpha"], group["eps"], group["weight_decay"], group["momentum"],
+                              group["centered"], group["maximize"])
+
+
+class AdagradScalars(NamedTuple):
+    clr: float  # lr / (1 + (step - 1) * lr_decay)
+    eps: float
+    weight_decay: float
+    maximize: bool
+
+
+def adagrad_rule(k: Any, p: Any, g: Any, st: Any, s: AdagradScalars) -> None:
+    """Adagrad's update of ``p`` on the path ``k`` (every form)."""
+    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    k.add_(st["sum"], g * g)
+    std = k.sqrt(k.value(st["sum"])) + s.eps
+    k.sub_(p, g / std * s.clr)
 
 
 class Adagrad(Optimizer):
@@ -70,7 +132,9 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *, maximize: bool = False) -> None:
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False) -> None:
+        check_forms("Adagrad", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "lr_decay": check_hyper("Adagrad", "lr_decay value", lr_decay),
@@ -78,7 +142,9 @@ class Adagrad(Optimizer):
             "initial_accumulator_value": check_hyper("Adagrad", "initial_accumulator value",
                                                       initial_accumulator_value),
             "eps": check_hyper("Adagrad", "epsilon value", eps),
+            "foreach": foreach,
             "maximize": check_flag("Adagrad", "maximize", maximize),
+            "differentiable": differentiable,
         }
         super().__init__(params, defaults)
         # PyTorch fills the accumulators at construction (so state_dict() shows them before any step).
@@ -87,15 +153,39 @@ class Adagrad(Optimizer):
                 self.state[p.id] = {"step": 0, "sum": ops.fill(p, group["initial_accumulator_value"]).detach()}
 
     def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                g = rule_grad(p, group)
-                st = self.state[p.id]
-                st["step"] += 1
-                clr = group["lr"] / (1 + (st["step"] - 1) * group["lr_decay"])
-                st["sum"].add_(ops.mul(g, g))
-                std = ops.add(ops.sqrt(st["sum"]), group["eps"])
-                p.sub_(ops.mul(ops.div(g, std), clr))
+        self._step_forms()
+
+    _rule = staticmethod(adagrad_rule)
+
+    def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        return self.state[p.id]
+
+    @staticmethod
+    def _begin(group: dict[str, Any], st: Any) -> AdagradScalars:
+        st["step"] = step = st["step"] + 1
+        return AdagradScalars(group["lr"] / (1 + (step - 1) * group["lr_decay"]), group["eps"], group["weight_decay"],
+                              group["maximize"])
+
+
+class AdadeltaScalars(NamedTuple):
+    lr: float
+    rho: float
+    eps: float
+    weight_decay: float
+    maximize: bool
+
+
+def adadelta_rule(k: Any, p: Any, g: Any, st: Any, s: AdadeltaScalars) -> None:
+    """Adadelta's update of ``p`` on the path ``k`` (every form)."""
+    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    sq, acc = st["square_avg"], st["acc_delta"]
+    k.mul_(sq, s.rho)
+    k.add_(sq, g * g * (1 - s.rho))
+    std = k.sqrt(k.value(sq) + s.eps)
+    delta = k.sqrt(k.value(acc) + s.eps) / std * g
+    k.mul_(acc, s.rho)
+    k.add_(acc, delta * delta * (1 - s.rho))
+    k.sub_(p, delta * s.lr)
 
 
 class Adadelta(Optimizer):
@@ -106,26 +196,33 @@ class Adadelta(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
-                 weight_decay: float = 0.0, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, foreach: bool | None = None, *, capturable: bool = False,
+                 maximize: bool = False, differentiable: bool = False) -> None:
+        check_forms("Adadelta", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "rho": check_hyper("Adadelta", "rho value", rho, below=1.0 + 1e-12),
             "eps": check_hyper("Adadelta", "epsilon value", eps),
             "weight_decay": check_hyper("Adadelta", "weight_decay value", weight_decay),
+            "foreach": foreach,
+            "capturable": check_flag("Adadelta", "capturable", capturable),
             "maximize": check_flag("Adadelta", "maximize", maximize),
+            "differentiable": differentiable,
         }
         super().__init__(params, defaults)
 
     def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                rho, eps = group["rho"], group["eps"]
-                g = rule_grad(p, group)
-                st = self.state.setdefault(p.id, {"step": 0, "square_avg": zero_state(p),
-                                                  "acc_delta": zero_state(p)})
-                st["step"] += 1
-                sq = st["square_avg"].mul_(rho).add_(ops.mul(ops.mul(g, g), 1 - rho))
-                std = ops.sqrt(ops.add(sq, eps))
-                delta = ops.mul(ops.div(ops.sqrt(ops.add(st["acc_delta"], eps)), std), g)
-                st["acc_delta"].mul_(rho).add_(ops.mul(ops.mul(delta, delta), 1 - rho))
-                p.sub_(ops.mul(delta, group["lr"]))
+        self._step_forms()
+
+    _rule = staticmethod(adadelta_rule)
+
+    def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = self.state.get(p.id)
+        if st is None:
+            st = self.state[p.id] = {"step": 0, "square_avg": zero_state(p), "acc_delta": zero_state(p)}
+        return st
+
+    @staticmethod
+    def _begin(group: dict[str, Any], st: Any) -> AdadeltaScalars:
+        st["step"] = st["step"] + 1
+        return AdadeltaScalars(group["lr"], group["rho"], group["eps"], group["weight_decay"], group["maximize"])

@@ -83,6 +83,10 @@ class _OpPath:
         return ops.maximum(a, b)
 
     @staticmethod
+    def abs(v: Tensor) -> Tensor:
+        return ops.abs(v)
+
+    @staticmethod
     def mul_(t: Tensor, v: Any) -> None:
         t.mul_(v)
 
@@ -124,6 +128,10 @@ class _ArrayPath:
     @staticmethod
     def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.maximum(a, b)
+
+    @staticmethod
+    def abs(v: np.ndarray) -> np.ndarray:
+        return np.abs(v)
 
     @staticmethod
     def mul_(t: Tensor, v: Any) -> None:
@@ -272,6 +280,10 @@ class _ListPath:
     def maximum(a: ArrayList, b: ArrayList) -> ArrayList:
         return a.binary("maximum", b)
 
+    @staticmethod
+    def abs(v: ArrayList) -> ArrayList:
+        return v.unary("abs")
+
     def _inplace(self, op: str, t: TensorList, v: Any) -> None:
         self.kernels[1](op, [x._data for x in t], v.arrays if isinstance(v, ArrayList) else v,
                         out=[x._data for x in t])
@@ -328,6 +340,7 @@ class _BarePath:
     copy = staticmethod(np.copy)
     sqrt = staticmethod(np.sqrt)
     maximum = staticmethod(np.maximum)
+    abs = staticmethod(np.abs)
 
     @staticmethod
     def mul_(t: np.ndarray, v: Any) -> None:
@@ -365,13 +378,13 @@ def run_bare(rule: Any, params: list[np.ndarray], grads: list[np.ndarray], buffe
 
 # -- the CPU's multi-tensor kernels: NumPy on each array ---------------------------------------------
 
-_UFUNCS = {"neg": np.negative, "sqrt": np.sqrt, "copy": np.positive, "add": np.add, "sub": np.subtract,
+_UFUNCS = {"neg": np.negative, "sqrt": np.sqrt, "abs": np.abs, "copy": np.positive, "add": np.add, "sub": np.subtract,
            "mul": np.multiply, "div": np.divide, "maximum": np.maximum}
 
 
 @register_kernel("_foreach_unary", dtypes=(float16, float32, float64), name="cpu/foreach_unary")
 def foreach_unary(op: str, xs: list[np.ndarray], out: list[np.ndarray] | None = None) -> list[np.ndarray]:
-    """``op`` (neg, sqrt, copy) of every array: PyTorch's ``torch._foreach_neg`` and kin."""
+    """``op`` (neg, sqrt, abs, copy) of every array: PyTorch's ``torch._foreach_neg`` and kin."""
     fn = _UFUNCS[op]
     with np.errstate(all="ignore"):  # a NaN or an infinity is a value, as in the ops' kernels
         return [fn(x, out=o) for x, o in zip(xs, out or [None] * len(xs))]

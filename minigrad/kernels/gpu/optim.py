@@ -50,7 +50,7 @@ def _mt(op: str, form: str, dtype: Any) -> Any:
 
 @register_kernel("_foreach_unary", GPU, dtypes=_DTYPES, name="gpu/foreach_unary")
 def foreach_unary(op: str, xs: list[Any], out: list[Any] | None = None) -> list[Any]:
-    """``op`` (neg, sqrt, copy) of every array, ``SLOTS`` arrays per launch."""
+    """``op`` (neg, sqrt, abs, copy) of every array, ``SLOTS`` arrays per launch."""
     out = out if out is not None else [cupy.empty_like(x) for x in xs]
     if xs:
         launch_slots(_mt(op, "t", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], ())

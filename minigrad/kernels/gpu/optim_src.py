@@ -38,7 +38,7 @@ SLOTS = 32
 OPTIONS = ("--fmad=false",)
 
 #: the steps of the rules: unary ops, and binary ops (tensor-tensor ``tt`` or tensor-scalar ``ts``)
-MT_UNARY = ("neg", "sqrt", "copy")
+MT_UNARY = ("neg", "sqrt", "abs", "copy")
 MT_BINARY = ("add", "sub", "mul", "div", "maximum")
 
 #: the fused rules: name -> the state buffers of a slot after ``p`` and ``g``
