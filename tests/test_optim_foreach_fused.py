@@ -39,6 +39,11 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "adadelta-wd-maximize": ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "maximize": True}),
     "adamax": ("Adamax", {"lr": 0.01}),
     "adamax-wd-maximize": ("Adamax", {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1, "maximize": True}),
+    "nadam": ("NAdam", {"lr": 0.01}),
+    "nadam-decoupled-maximize": ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True,
+                                           "momentum_decay": 0.01, "maximize": True}),
+    "radam": ("RAdam", {"lr": 0.01}),  # rho_t > 5 from the sixth step: the first five are plain momentum
+    "radam-warm-wd": ("RAdam", {"lr": 0.01, "betas": (0.9, 0.5), "weight_decay": 0.1}),
 }
 #: the classes with a fused form
 FUSED = {"SGD", "Adam", "AdamW"}
@@ -203,7 +208,7 @@ def test_capturable_on_cpu_parameters_is_refused_as_torch_refuses_it(cls: str) -
     getattr(optim, cls)([p], lr=0.1, capturable=True, fused=True).step()
 
 
-@pytest.mark.parametrize("cls", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax"])
+@pytest.mark.parametrize("cls", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
 def test_options_are_torch_s_and_in_the_groups(cls: str) -> None:
     import inspect
 

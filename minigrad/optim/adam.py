@@ -2,9 +2,9 @@
 
 Each keeps running estimates of the gradient's first moment (``exp_avg``) and second
 moment (``exp_avg_sq``, or Adamax's infinity norm ``exp_inf``) per parameter, under
-PyTorch's state names, and follows PyTorch's rule step for step. ``Adam``'s rule is
-written once (``adam_rule``) and runs in PyTorch's for-loop, foreach and fused forms
-(``minigrad/optim/update.py``); the others run as in-place ops under ``no_grad``.
+PyTorch's state names, and follows PyTorch's rule step for step. Each rule is written once
+(``adam_rule``, ``adamax_rule``, ``nadam_rule``, ``radam_rule``) and runs in PyTorch's for-loop and
+foreach forms, ``Adam``'s and ``AdamW``'s in the fused form too (``minigrad/optim/update.py``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from typing import Any, Iterable, NamedTuple
 
 import numpy as np
 
-from .. import ops
-from ..autograd.grad_mode import no_grad
 from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_betas, check_flag, check_forms, check_hyper, rule_grad, zero_state
+from .optimizer import Optimizer, check_betas, check_flag, check_forms, check_hyper, zero_state
 from .adaptive import decayed_grad
 from .update import StateList, bump, kernel_of, run_bare
 
@@ -161,29 +159,55 @@ class AdamW(Adam):
 
 
 
-def _adam_moments(state: dict[int, Any], p: Tensor, group: dict[str, Any],
-                  **extra_state: Any) -> tuple[dict[str, Any], Tensor, Tensor, Tensor]:
-    """The first steps NAdam and RAdam share: ``(state, g, m, v)`` after one more step.
+class MomentScalars(NamedTuple):
+    """The numbers NAdam's and RAdam's first steps share (``adam_moments``)."""
 
-    The gradient (negated for ``maximize``), decoupled weight decay on ``p`` or L2 on ``g``,
-    then ``m`` lerps towards ``g`` and ``v = b2 * v + (1 - b2) * g**2``.
-    """
-    lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
-    g = ops.neg(p.grad) if group["maximize"] else p.grad
-    st = state.get(p.id)  # (not setdefault: its default, two fills of zeros, would run at every step)
-    if st is None:
-        st = state[p.id] = {"step": 0, **extra_state, "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)}
-    st["step"] += 1
-    if wd and group["decoupled_weight_decay"]:
-        p.mul_(1 - lr * wd)
-    elif wd:
-        g = ops.add(g, ops.mul(p, wd))
-    m = st["exp_avg"]
-    m.add_(ops.mul(ops.sub(g, m), 1 - b1))  # lerp towards g
-    v = st["exp_avg_sq"].mul_(b2).add_(ops.mul(ops.mul(g, g), 1 - b2))
-    return st, g, m, v
+    beta1: float
+    beta2: float
+    weight_decay: float
+    decay: float  # 1 - lr * weight_decay: the decoupled shrink of the parameter
+    decoupled: bool
+    maximize: bool
 
 
+def adam_moments(k: Any, p: Any, g: Any, st: Any, s: MomentScalars) -> tuple[Any, Any, Any]:
+    """The first steps NAdam and RAdam share, on the path ``k``: the gradient (negated for ``maximize``),
+    decoupled weight decay on ``p`` or L2 on ``g``, then ``m`` lerps towards ``g`` and
+    ``v = b2 * v + (1 - b2) * g**2``. Returns ``(g, m, v)``, the last two as values."""
+    g = k.value(g)
+    if s.maximize:
+        g = -g
+    if s.weight_decay and s.decoupled:
+        k.mul_(p, s.decay)
+    elif s.weight_decay:
+        g = g + k.value(p) * s.weight_decay
+    m, v = st["exp_avg"], st["exp_avg_sq"]
+    k.add_(m, (g - k.value(m)) * (1 - s.beta1))  # lerp towards g
+    k.mul_(v, s.beta2)
+    k.add_(v, g * g * (1 - s.beta2))
+    return g, k.value(m), k.value(v)
+
+
+def _moment_scalars(group: dict[str, Any]) -> MomentScalars:
+    (b1, b2), lr, wd = group["betas"], group["lr"], group["weight_decay"]
+    return MomentScalars(b1, b2, wd, 1 - lr * wd, group["decoupled_weight_decay"], group["maximize"])
+
+
+class _MomentsOptimizer(Optimizer):
+    """NAdam's and RAdam's common part: their state (PyTorch's keys, made once) and the three-forms step."""
+
+    def step(self) -> None:
+        self._step_forms()
+
+    #: extra numbers a parameter's state starts with (NAdam's ``mu_product``)
+    _extra_state: dict[str, Any] = {}
+
+    def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = self.state.get(p.id)  # (not setdefault: its default, two fills of zeros, would run at every step)
+        if st is None:
+            st = self.state[p.id] = {"step": 0, **self._extra_state, "exp_avg": zero_state(p),
+                                     "exp_avg_sq": zero_state(p)}
+        return st
 
 
 class AdamaxScalars(NamedTuple):
@@ -248,14 +272,33 @@ class Adamax(Optimizer):
                              group["maximize"])
 
 
-class NAdam(Optimizer):
+class NAdamScalars(NamedTuple):
+    moments: MomentScalars
+    eps: float
+    bias_correction2: float  # 1 - beta2**step
+    grad_step: float  # lr * (1 - mu) / (1 - mu_product)
+    momentum_step: float  # lr * mu_next / (1 - mu_product * mu_next)
+
+
+def nadam_rule(k: Any, p: Any, g: Any, st: Any, s: NAdamScalars) -> None:
+    """NAdam's update of ``p`` on the path ``k`` (every form): a step along the gradient and one along the
+    momentum, each with its own schedule."""
+    g, m, v = adam_moments(k, p, g, st, s.moments)
+    denom = k.sqrt(v / s.bias_correction2) + s.eps
+    k.sub_(p, g / denom * s.grad_step)
+    k.sub_(p, m / denom * s.momentum_step)
+
+
+class NAdam(_MomentsOptimizer):
     """Adam with Nesterov momentum (Dozat): the step mixes the current gradient and the momentum,
-    each with its own schedule ``mu_t = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``."""
+    each with its own schedule ``mu_t = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``. The rule
+    (``nadam_rule``) runs in the for-loop and ``foreach`` forms (``foreach`` by default on the GPU)."""
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False) -> None:
+        check_forms("NAdam", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "betas": check_betas("NAdam", betas),
@@ -263,55 +306,78 @@ class NAdam(Optimizer):
             "weight_decay": check_hyper("NAdam", "weight_decay value", weight_decay),
             "momentum_decay": check_hyper("NAdam", "momentum_decay value", momentum_decay),
             "decoupled_weight_decay": check_flag("NAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "foreach": foreach,
             "maximize": check_flag("NAdam", "maximize", maximize),
+            "capturable": check_flag("NAdam", "capturable", capturable),
+            "differentiable": differentiable,
         }
         super().__init__(params, defaults)
 
-    def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-                st, g, m, v = _adam_moments(self.state, p, group, mu_product=1.0)
-                t = st["step"]
-                mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
-                mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
-                # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
-                st["mu_product"] = float(np.float32(st["mu_product"]) * np.float32(mu))
-                denom = ops.add(ops.sqrt(ops.div(v, 1 - b2**t)), eps)
-                p.sub_(ops.mul(ops.div(g, denom), lr * (1.0 - mu) / (1.0 - st["mu_product"])))
-                p.sub_(ops.mul(ops.div(m, denom), lr * mu_next / (1.0 - st["mu_product"] * mu_next)))
+    _rule = staticmethod(nadam_rule)
+    _extra_state = {"mu_product": 1.0}
+
+    @staticmethod
+    def _begin(group: dict[str, Any], st: Any) -> NAdamScalars:
+        st["step"] = t = st["step"] + 1
+        lr, (b1, b2) = group["lr"], group["betas"]
+        mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
+        mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
+        # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
+        st["mu_product"] = product = float(np.float32(st["mu_product"]) * np.float32(mu))
+        return NAdamScalars(_moment_scalars(group), group["eps"], 1 - b2**t, lr * (1.0 - mu) / (1.0 - product),
+                            lr * mu_next / (1.0 - product * mu_next))
 
 
-class RAdam(Optimizer):
+class RAdamScalars(NamedTuple):
+    moments: MomentScalars
+    eps: float
+    bias_correction1: float  # 1 - beta1**step
+    lr: float
+    rectified: bool  # rho_t > 5: the variance estimate is old enough
+    scale: float  # sqrt(1 - beta2**step) * the rectification term
+
+
+def radam_rule(k: Any, p: Any, g: Any, st: Any, s: RAdamScalars) -> None:
+    """RAdam's update of ``p`` on the path ``k`` (every form)."""
+    _, m, v = adam_moments(k, p, g, st, s.moments)
+    m_hat = m / s.bias_correction1
+    if s.rectified:
+        k.sub_(p, m_hat * s.lr / (k.sqrt(v) + s.eps) * s.scale)
+    else:
+        k.sub_(p, m_hat * s.lr)
+
+
+class RAdam(_MomentsOptimizer):
     """Rectified Adam (Liu et al.): plain momentum SGD while the second moment's estimate is too young
-    (``rho_t <= 5``), then Adam's step scaled by a variance rectification term."""
+    (``rho_t <= 5``), then Adam's step scaled by a variance rectification term. The rule (``radam_rule``)
+    runs in the for-loop and ``foreach`` forms (``foreach`` by default on the GPU)."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
-                 foreach: bool | None = None, maximize: bool = False) -> None:
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        check_forms("RAdam", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "betas": check_betas("RAdam", betas),
             "eps": check_hyper("RAdam", "epsilon value", eps),
             "weight_decay": check_hyper("RAdam", "weight_decay value", weight_decay),
             "decoupled_weight_decay": check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
+            "foreach": foreach,
             "maximize": check_flag("RAdam", "maximize", maximize),
+            "capturable": check_flag("RAdam", "capturable", capturable),
+            "differentiable": differentiable,
         }
         super().__init__(params, defaults)
 
-    def step(self) -> None:
-        with no_grad():
-            for group, p in self._params_with_grad():
-                lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-                st, _, m, v = _adam_moments(self.state, p, group)
-                t = st["step"]
-                bc2 = 1 - b2**t
-                m_hat = ops.div(m, 1 - b1**t)
-                rho_inf = 2 / (1 - b2) - 1
-                rho_t = rho_inf - 2 * t * (b2**t) / bc2
-                if rho_t > 5.0:
-                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                    adaptive = ops.div(bc2**0.5, ops.add(ops.sqrt(v), eps))
-                    p.sub_(ops.mul(ops.mul(ops.mul(m_hat, lr), adaptive), rect))
-                else:
-                    p.sub_(ops.mul(m_hat, lr))
+    _rule = staticmethod(radam_rule)
+
+    @staticmethod
+    def _begin(group: dict[str, Any], st: Any) -> RAdamScalars:
+        st["step"] = t = st["step"] + 1
+        b1, b2 = group["betas"]
+        bc2 = 1 - b2**t
+        rho_inf = 2 / (1 - b2) - 1
+        rho_t = rho_inf - 2 * t * (b2**t) / bc2
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rho_t > 5.0 else 0.0
+        return RAdamScalars(_moment_scalars(group), group["eps"], 1 - b1**t, group["lr"], rho_t > 5.0, bc2**0.5 * rect)

@@ -251,13 +251,3 @@ class Optimizer(abc.ABC):
 def zero_state(p: Tensor) -> Tensor:
     """A state buffer of zeros shaped like ``p`` (PyTorch's ``torch.zeros_like(p)``)."""
     return ops.fill(p, 0.0).detach()
-
-
-def rule_grad(p: Tensor, group: dict[str, Any]) -> Tensor:
-    """The gradient a rule works with: negated for ``maximize``, plus ``weight_decay * p`` (L2)."""
-    g = p.grad
-    if group["maximize"]:
-        g = ops.neg(g)
-    if group["weight_decay"]:
-        g = ops.add(g, ops.mul(p, group["weight_decay"]))
-    return g

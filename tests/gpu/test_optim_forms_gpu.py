@@ -126,6 +126,8 @@ BUDGET = {
     "adagrad-default": (lambda ps: optim.Adagrad(ps, lr=0.01), 7),
     "adadelta-default": (lambda ps: optim.Adadelta(ps), 16),
     "adamax-default": (lambda ps: optim.Adamax(ps, lr=0.01), 10),
+    "nadam-default": (lambda ps: optim.NAdam(ps, lr=0.01), 16),
+    "radam-default": (lambda ps: optim.RAdam(ps, lr=0.01), 14),  # (counted unrectified, at step 3: 10)
 }
 
 
