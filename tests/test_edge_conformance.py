@@ -358,3 +358,31 @@ def test_logit_clamps_only_for_a_non_negative_eps_as_torch(eps):
         got.append((lib.logit(a.detach(), eps).numpy(), a.grad.numpy()))
     np.testing.assert_allclose(got[1][0], got[0][0], equal_nan=True)
     np.testing.assert_allclose(got[1][1], got[0][1], equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["elu", "celu", "selu", "hardtanh", "relu6"])
+def test_activations_pass_the_gradient_at_nan_as_torch(name):
+    """PyTorch's ``elu_backward`` tests ``x <= 0`` and ``hardtanh_backward`` ``x <= min or x >= max``: at NaN
+    neither holds, so the gradient passes (times ``selu``'s scale). minigrad's gave NaN and 0 (found by the
+    fuzzer: an ``elu`` of a ``var`` with no degree of freedom)."""
+    x = [NAN, -1.0, 0.0, 1.0, 7.0]
+    out, (g,) = _grads(getattr(F, name), x)
+    scale = 1.0507009873554804 if name == "selu" else 1.0
+    assert g[0] == scale  # the seed of out.sum(), passed through
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    getattr(torch.nn.functional, name)(t).sum().backward()
+    np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean", "none"])
+def test_a_weighted_nll_loss_ignores_a_nan_in_an_ignored_row_as_torch(reduction):
+    """An ignored row adds nothing whatever its input: not ``0 * NaN`` (found by the fuzzer: label smoothing's
+    log-probabilities of a single ``-inf`` logit are NaN)."""
+    x, t, w = [[NAN, 1.0], [0.5, -0.25]], [0, 1], [1.0, 2.0]
+    got = F.nll_loss(mg.tensor(x), mg.tensor(t), weight=mg.tensor(w), ignore_index=0, reduction=reduction)
+    assert got.tolist() == ([0.0, 0.5] if reduction == "none" else 0.5 if reduction == "sum" else 0.25)
+    torch = pytest.importorskip("torch")
+    want = torch.nn.functional.nll_loss(torch.tensor(x), torch.tensor(t), weight=torch.tensor(w), ignore_index=0,
+                                        reduction=reduction)
+    assert got.tolist() == want.tolist()

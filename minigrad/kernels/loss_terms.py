@@ -89,7 +89,8 @@ def weighted_nll(xp: Any, input: Any, target: Any, weight: Any, reduction: str, 
         return weighted_nll(xp, xp.zeros((input.shape[0], 1), input.dtype), target, xp.zeros(1, input.dtype),
                             reduction, ignore_index)
     rows, safe, w = _row_weights(xp, target, weight, ignore_index, input.dtype)
-    terms = -(input[rows, safe] * w)
+    # an ignored row adds nothing, whatever its input (NaN and infinities too: not 0 * NaN)
+    terms = xp.where(target != ignore_index, -(input[rows, safe] * w), 0)
     if reduction == "none":
         return terms
     acc = np.float32 if input.dtype == np.float16 else input.dtype  # a half's sums in float, as PyTorch

@@ -216,11 +216,12 @@ elu = defop(
 
 @elu.def_backward
 def elu_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """PyTorch's ``elu_backward``: the gradient where x > 0, ``alpha * exp(x)`` times it elsewhere (NaN at NaN)."""
+    """PyTorch's ``elu_backward``: ``alpha * exp(x)`` times the gradient where ``x <= 0``, the gradient itself
+    elsewhere - at NaN too, as PyTorch's test is ``x <= 0``."""
     (x,) = ctx.saved()
     ops = ctx.ops
     negative = ops.mul(grad, ops.mul(ops.exp(ops.minimum(x, 0.0)), ctx.attrs["alpha"]))
-    return (ops.where(ops.gt(x, 0.0), grad, negative),)
+    return (ops.where(ops.le(x, 0.0), negative, grad),)
 
 
 @register_kernel("hardtanh", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -249,11 +250,12 @@ hardtanh = defop(
 
 @hardtanh.def_backward
 def hardtanh_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """PyTorch's ``hardtanh_backward``: the gradient strictly between the bounds, 0 elsewhere (and at NaN)."""
+    """PyTorch's ``hardtanh_backward``: 0 where ``x <= min_val`` or ``x >= max_val``, the gradient elsewhere - at
+    NaN too, which neither test holds for."""
     (x,) = ctx.saved()
     ops = ctx.ops
-    inside = ops.where(ops.lt(x, ctx.attrs["max_val"]), grad, 0.0)
-    return (ops.where(ops.gt(x, ctx.attrs["min_val"]), inside, 0.0),)
+    below_max = ops.where(ops.ge(x, ctx.attrs["max_val"]), 0.0, grad)
+    return (ops.where(ops.le(x, ctx.attrs["min_val"]), 0.0, below_max),)
 
 
 @register_kernel("hardswish", Backend.CPU, dtypes=FLOAT_DTYPES)

@@ -162,11 +162,15 @@ def _check_int_attr(op: str, name: str, pos: int, v: Any) -> int:
     return int(v)
 
 
-def _nll_loss_meta(op: str, input: Any, target: Any, weight: Any = None, reduction: str = "mean",
-                   ignore_index: int = -100) -> Any:
+def _check_weight_dtype(input: Any, weight: Any) -> None:
     if weight is not None and weight.dtype != input.dtype:  # PyTorch's kernel takes one dtype
         raise RuntimeError(f"expected scalar type {im.scalar_type_name(input.dtype)} but found "
                            f"{im.scalar_type_name(weight.dtype)}")
+
+
+def _nll_loss_meta(op: str, input: Any, target: Any, weight: Any = None, reduction: str = "mean",
+                   ignore_index: int = -100) -> Any:
+    _check_weight_dtype(input, weight)
     if input.ndim == 1 and target.shape in ((), (1,)):  # one sample (PyTorch's unbatched form): a 0-d loss
         im.cross_entropy(op, input.reshape(1, -1), target.reshape(1), reduction)
         return (), input.dtype
@@ -202,33 +206,6 @@ def nll_loss_cpu(input, target, weight=None, reduction="mean", ignore_index=-100
         return np.asarray(total / input.dtype.type(count), dtype=input.dtype)
 
 
-nll_loss_op = defop(
-    "nll_loss",
-    inputs=("input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
-    attrs=(Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr)),
-    infer_meta=_nll_loss_meta,
-    # the input too, as PyTorch's NllLossBackward0 (for its shape only): an in-place change of it refuses
-    # backward there, and here
-    save=("input", "target", "weight"),
-    key_inputs=(0,),
-    doc="negative log-likelihood of log-probabilities (N, C) at class indices (N,), or (C,) at a 0-d index; "
-        "a weight per class scales each row (the mean divides by the counted rows' weights); ignore_index rows "
-        "add nothing",
-    amp="deny",
-)
-
-
-@nll_loss_op.def_backward
-def _nll_loss_backward(ctx, g):
-    saved = ctx.saved()  # a weight not given saves nothing
-    target, weight = saved[1], (saved[2] if ctx.given(2) else None)
-    shape = tuple(ctx.input_shape(0))
-    if len(shape) == 1 and target.ndim == 1:  # PyTorch's forward takes a (1,) target for one sample, not its backward
-        raise RuntimeError(f"size mismatch (got input: [{shape[0]}], target: [{target.shape[0]}])")
-    return ctx.ops.nll_loss_backward(g, target, weight, shape=shape, reduction=ctx.attrs["reduction"],
-                                     ignore_index=ctx.attrs["ignore_index"]), None, None
-
-
 @register_kernel("nll_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss_backward")
 @one_sample_nll_backward
 def nll_loss_backward_cpu(grad, target, weight=None, shape=(), reduction="mean", ignore_index=-100):
@@ -248,8 +225,8 @@ def nll_loss_backward_cpu(grad, target, weight=None, shape=(), reduction="mean",
     return out
 
 
-def _nll_loss_backward_meta(op: str, grad: Any, target: Any, weight: Any = None, shape: Any = (),
-                            reduction: str = "mean", ignore_index: int = -100) -> Any:
+def _shape_meta(op: str, grad: Any, target: Any, weight: Any = None, shape: Any = (), reduction: str = "mean",
+                ignore_index: int = -100) -> Any:
     return tuple(shape), grad.dtype
 
 
@@ -257,35 +234,55 @@ def _check_shape_attr(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in v)
 
 
-nll_loss_backward = defop(
-    "nll_loss_backward",
-    inputs=("grad", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
-    attrs=(Attr("shape", (), _check_shape_attr), Attr("reduction", "mean", check_reduction),
-           Attr("ignore_index", -100, _check_int_attr)),
-    infer_meta=_nll_loss_backward_meta,
-    save=("target", "weight"),
-    key_inputs=(0,),
-    doc="nll_loss's gradient w.r.t. its log-probabilities: -grad (times the class's weight) at each row's "
-        "target, scaled by the reduction",
-    amp="deny",
-)
+def _one_sample_target(shape: tuple[int, ...], target: Any) -> None:
+    if len(shape) == 1 and target.ndim == 1:  # PyTorch's forward takes a (1,) target for one sample, not its backward
+        raise RuntimeError(f"size mismatch (got input: [{shape[0]}], target: [{target.shape[0]}])")
 
 
-@nll_loss_backward.def_backward
-def _nll_loss_backward_backward(ctx, h):
-    """The output is linear in ``grad``: its adjoint picks ``h`` at the targets (weighted), as nll_loss does."""
-    saved = ctx.saved()
-    target, weight = saved[0], (saved[1] if ctx.given(2) else None)
-    return ctx.ops.nll_loss(h, target, weight, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None, None
+def _nll_ops(name: str, meta: Any, doc: str, backward_doc: str, check: Any = None) -> tuple[Any, Any]:
+    """An nll loss op (``nll_loss``, ``nll_loss2d``) and its gradient op ``<name>_backward``, PyTorch's pair:
+    the input saved for its shape (an in-place change of it refuses backward in both), the target and the
+    optional weight taking no gradient; the gradient op is linear in the incoming gradient, so its own
+    backward picks that gradient at the targets with the loss op again (the double backward)."""
+    inputs = (Input("target", differentiable=False), Input("weight", optional=True, differentiable=False))
+    common = (Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr))
+    op = defop(name, inputs=("input",) + inputs, attrs=common, infer_meta=meta, save=("input", "target", "weight"),
+               key_inputs=(0,), doc=doc, amp="deny")
+    grad_op = defop(f"{name}_backward", inputs=("grad",) + inputs, attrs=(Attr("shape", (), _check_shape_attr),) + common,
+                    infer_meta=_shape_meta, save=("target", "weight"), key_inputs=(0,), doc=backward_doc, amp="deny")
+
+    @op.def_backward
+    def backward(ctx: Any, g: Any) -> tuple[Any, ...]:
+        saved = ctx.saved()  # a weight not given saves nothing
+        target, weight = saved[1], (saved[2] if ctx.given(2) else None)
+        shape = tuple(ctx.input_shape(0))
+        if check is not None:
+            check(shape, target)
+        return getattr(ctx.ops, f"{name}_backward")(g, target, weight, shape=shape, reduction=ctx.attrs["reduction"],
+                                                    ignore_index=ctx.attrs["ignore_index"]), None, None
+
+    @grad_op.def_backward
+    def backward_backward(ctx: Any, h: Any) -> tuple[Any, ...]:
+        saved = ctx.saved()
+        target, weight = saved[0], (saved[1] if ctx.given(2) else None)
+        return getattr(ctx.ops, name)(h, target, weight, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None, None
+
+    return op, grad_op
+
+
+nll_loss_op, nll_loss_backward = _nll_ops(
+    "nll_loss", _nll_loss_meta,
+    "negative log-likelihood of log-probabilities (N, C) at class indices (N,), or (C,) at a 0-d index; a weight "
+    "per class scales each row (the mean divides by the counted rows' weights); ignore_index rows add nothing",
+    "nll_loss's gradient w.r.t. its log-probabilities: -grad (times the class's weight) at each row's target, "
+    "scaled by the reduction", check=_one_sample_target)
 
 
 # -- nll_loss2d: nll_loss of images, (N, C, H, W) at (N, H, W) (PyTorch's NllLoss2DBackward0) -----------------
 
 def _nll_loss2d_meta(op: str, input: Any, target: Any, weight: Any = None, reduction: str = "mean",
                      ignore_index: int = -100) -> Any:
-    if weight is not None and weight.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {im.scalar_type_name(input.dtype)} but found "
-                           f"{im.scalar_type_name(weight.dtype)}")
+    _check_weight_dtype(input, weight)
     if input.ndim != 4 or target.shape != (input.shape[0],) + tuple(input.shape[2:]):
         raise ShapeError(f"{op}(): expected input (N, C, H, W) and target (N, H, W), but got input "
                          f"{list(input.shape)} and target {list(target.shape)}")
@@ -296,53 +293,13 @@ def _nll_loss2d_meta(op: str, input: Any, target: Any, weight: Any = None, reduc
 
 register_kernel("nll_loss2d", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss2d")(nll2d_of_rows(nll_loss_cpu))
 
-nll_loss2d = defop(
-    "nll_loss2d",
-    inputs=("input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
-    attrs=(Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr)),
-    infer_meta=_nll_loss2d_meta,
-    save=("input", "target", "weight"),  # the input for its shape, as PyTorch's NllLoss2DBackward0
-    key_inputs=(0,),
-    doc="nll_loss of log-probabilities (N, C, H, W) at class indices (N, H, W): each position a row of nll_loss",
-    amp="deny",
-)
-
-
-@nll_loss2d.def_backward
-def _nll_loss2d_backward(ctx, g):
-    saved = ctx.saved()
-    target, weight = saved[1], (saved[2] if ctx.given(2) else None)
-    return ctx.ops.nll_loss2d_backward(g, target, weight, shape=tuple(ctx.input_shape(0)),
-                                       reduction=ctx.attrs["reduction"], ignore_index=ctx.attrs["ignore_index"]), None, None
-
-
-def _nll_loss2d_backward_meta(op: str, grad: Any, target: Any, weight: Any = None, shape: Any = (),
-                              reduction: str = "mean", ignore_index: int = -100) -> Any:
-    return tuple(shape), grad.dtype
-
-
 register_kernel("nll_loss2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss2d_backward")(
     nll2d_backward_of_rows(nll_loss_backward_cpu))
 
-nll_loss2d_backward = defop(
-    "nll_loss2d_backward",
-    inputs=("grad", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
-    attrs=(Attr("shape", (), _check_shape_attr), Attr("reduction", "mean", check_reduction),
-           Attr("ignore_index", -100, _check_int_attr)),
-    infer_meta=_nll_loss2d_backward_meta,
-    save=("target", "weight"),
-    key_inputs=(0,),
-    doc="nll_loss2d's gradient w.r.t. its log-probabilities (nll_loss_backward's, per position)",
-    amp="deny",
-)
-
-
-@nll_loss2d_backward.def_backward
-def _nll_loss2d_backward_backward(ctx, h):
-    """Linear in ``grad``: its adjoint picks ``h`` at the targets, as nll_loss2d does."""
-    saved = ctx.saved()
-    target, weight = saved[0], (saved[1] if ctx.given(2) else None)
-    return ctx.ops.nll_loss2d(h, target, weight, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None, None
+nll_loss2d, nll_loss2d_backward = _nll_ops(
+    "nll_loss2d", _nll_loss2d_meta,
+    "nll_loss of log-probabilities (N, C, H, W) at class indices (N, H, W): each position a row of nll_loss",
+    "nll_loss2d's gradient w.r.t. its log-probabilities (nll_loss_backward's, per position)")
 
 
 def _mean_scale(reduction: str, shape: tuple[int, ...]) -> float:
@@ -433,7 +390,7 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
         want = shape[:1] + shape[2:]
         if tshape != want:
             raise ShapeError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
-        if c == 0 and shape[0] and len(shape) != 4 and len(shape) > 2:
+        if c == 0 and shape[0] and math.prod(shape[2:]) and len(shape) != 4 and len(shape) > 2:
             # PyTorch's nll_loss_nd views no classes as (N, 0, 0, 0), which the targets never fit
             raise RuntimeError(f"size mismatch (got input: [{shape[0]}, 0, 0, 0] , target: "
                                f"[{shape[0]}, 1, {math.prod(shape[2:])}]")

@@ -17,8 +17,7 @@ from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_betas, check_flag, check_forms, check_hyper, zero_state
-from .adaptive import decayed_grad
-from .update import StateList, bump, kernel_of, run_bare
+from .update import StateList, bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
 
@@ -41,14 +40,8 @@ class AdamScalars(NamedTuple):
 def adam_rule(k: Any, p: Any, g: Any, st: Any, s: AdamScalars) -> None:
     """Adam's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form);
     ``st`` holds the moments, already one step further (``step``)."""
-    g = k.value(g)
+    g = rule_gradient(k, p, g, s.maximize, s.weight_decay, s.decay if s.decoupled else None)
     b1, b2 = s.beta1, s.beta2
-    if s.maximize:
-        g = -g
-    if s.weight_decay and s.decoupled:
-        k.mul_(p, s.decay)
-    elif s.weight_decay:
-        g = g + k.value(p) * s.weight_decay
     if st["exp_avg"] is None:
         st["exp_avg"] = k.keep(g * (1 - b1), p)
         st["exp_avg_sq"] = k.keep(g * g * (1 - b2), p)
@@ -174,13 +167,7 @@ def adam_moments(k: Any, p: Any, g: Any, st: Any, s: MomentScalars) -> tuple[Any
     """The first steps NAdam and RAdam share, on the path ``k``: the gradient (negated for ``maximize``),
     decoupled weight decay on ``p`` or L2 on ``g``, then ``m`` lerps towards ``g`` and
     ``v = b2 * v + (1 - b2) * g**2``. Returns ``(g, m, v)``, the last two as values."""
-    g = k.value(g)
-    if s.maximize:
-        g = -g
-    if s.weight_decay and s.decoupled:
-        k.mul_(p, s.decay)
-    elif s.weight_decay:
-        g = g + k.value(p) * s.weight_decay
+    g = rule_gradient(k, p, g, s.maximize, s.weight_decay, s.decay if s.decoupled else None)
     m, v = st["exp_avg"], st["exp_avg_sq"]
     k.add_(m, (g - k.value(m)) * (1 - s.beta1))  # lerp towards g
     k.mul_(v, s.beta2)
@@ -222,7 +209,7 @@ class AdamaxScalars(NamedTuple):
 def adamax_rule(k: Any, p: Any, g: Any, st: Any, s: AdamaxScalars) -> None:
     """Adamax's update of ``p`` on the path ``k`` (every form): ``exp_avg`` lerps towards ``g``, ``exp_inf`` is
     the larger of ``b2 * exp_inf`` and ``|g| + eps``."""
-    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     m = st["exp_avg"]
     k.add_(m, (g - k.value(m)) * (1 - s.beta1))  # lerp towards g
     st["exp_inf"] = k.keep(k.maximum(k.value(st["exp_inf"]) * s.beta2, k.abs(g) + s.eps), p)

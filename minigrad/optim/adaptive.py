@@ -15,18 +15,9 @@ from typing import Any, Iterable, NamedTuple
 from .. import ops
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_flag, check_forms, check_hyper, zero_state
+from .update import rule_gradient
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
-
-
-def decayed_grad(k: Any, p: Any, g: Any, maximize: bool, weight_decay: float) -> Any:
-    """The gradient a rule works with on the path ``k``: negated for ``maximize``, plus ``weight_decay * p`` (L2)."""
-    g = k.value(g)
-    if maximize:
-        g = -g
-    if weight_decay:
-        g = g + k.value(p) * weight_decay
-    return g
 
 
 class RMSpropScalars(NamedTuple):
@@ -41,7 +32,7 @@ class RMSpropScalars(NamedTuple):
 
 def rmsprop_rule(k: Any, p: Any, g: Any, st: Any, s: RMSpropScalars) -> None:
     """RMSprop's update of ``p`` on the path ``k`` (every form)."""
-    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     sq = st["square_avg"]
     k.mul_(sq, s.alpha)
     k.add_(sq, g * g * (1 - s.alpha))
@@ -119,7 +110,7 @@ class AdagradScalars(NamedTuple):
 
 def adagrad_rule(k: Any, p: Any, g: Any, st: Any, s: AdagradScalars) -> None:
     """Adagrad's update of ``p`` on the path ``k`` (every form)."""
-    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     k.add_(st["sum"], g * g)
     std = k.sqrt(k.value(st["sum"])) + s.eps
     k.sub_(p, g / std * s.clr)
@@ -177,7 +168,7 @@ class AdadeltaScalars(NamedTuple):
 
 def adadelta_rule(k: Any, p: Any, g: Any, st: Any, s: AdadeltaScalars) -> None:
     """Adadelta's update of ``p`` on the path ``k`` (every form)."""
-    g = decayed_grad(k, p, g, s.maximize, s.weight_decay)
+    g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     sq, acc = st["square_avg"], st["acc_delta"]
     k.mul_(sq, s.rho)
     k.add_(sq, g * g * (1 - s.rho))

@@ -10,7 +10,7 @@ from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from .optimizer import Optimizer, check_forms, check_hyper, zero_state
-from .update import bump, kernel_of, run_bare
+from .update import bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["SGD"]
 
@@ -28,11 +28,7 @@ class SGDScalars(NamedTuple):
 
 def sgd_rule(k: Any, p: Any, g: Any, st: Any, s: SGDScalars) -> None:
     """SGD's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form)."""
-    g = k.value(g)
-    if s.maximize:
-        g = -g
-    if s.weight_decay:
-        g = g + k.value(p) * s.weight_decay
+    g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     if s.momentum:
         buf = st.get("momentum_buffer")
         if buf is None:

@@ -36,7 +36,7 @@ from ..kernels.registry import kernels_for, register_kernel
 from ..tensor import Tensor, VersionCounter, storage_viewed
 from ..tracing import bus
 
-__all__ = ["OPS", "ARRAYS", "BARE", "bump", "path_for", "array_path_ok", "multi_tensor_ok", "bucket_key", "kernel_of",
+__all__ = ["OPS", "ARRAYS", "BARE", "bump", "rule_gradient", "path_for", "array_path_ok", "multi_tensor_ok", "bucket_key", "kernel_of",
            "list_path", "run_bare", "TensorList", "ArrayList", "StateList"]
 
 #: float16/bfloat16 arithmetic may differ between kernels and raw NumPy: those keep the op path.
@@ -151,6 +151,20 @@ class _ArrayPath:
 
 OPS = _OpPath()
 ARRAYS = _ArrayPath()
+
+
+def rule_gradient(k: Any, p: Any, g: Any, maximize: bool, weight_decay: float, decoupled_decay: float | None = None) -> Any:
+    """The gradient every rule starts from, on the path ``k``: negated for ``maximize``; with ``weight_decay``,
+    either ``p`` shrunk in place by ``decoupled_decay`` (``1 - lr * weight_decay``: AdamW's decoupled decay)
+    or ``weight_decay * p`` added to it (L2)."""
+    g = k.value(g)
+    if maximize:
+        g = -g
+    if weight_decay and decoupled_decay is not None:
+        k.mul_(p, decoupled_decay)
+    elif weight_decay:
+        g = g + k.value(p) * weight_decay
+    return g
 
 
 def path_for(p: Tensor, g: Tensor) -> _OpPath | _ArrayPath:
