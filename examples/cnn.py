@@ -10,6 +10,7 @@ Run it::
 
     python examples/cnn.py                   # 3 epochs, about 90% test accuracy, some seconds
     python examples/cnn.py --epochs 1 --steps 5
+    python examples/cnn.py --device cuda     # on a GPU (each batch copied there, as PyTorch's example does)
     minigrad-tui examples/cnn.py --steps 1   # step through one training step's backward pass
 
 Only the import lines name minigrad; with ``torch`` in their place the file runs on PyTorch.
@@ -49,12 +50,14 @@ class Net(nn.Module):
         return F.log_softmax(self.fc2(x), dim=1)
 
 
-def train(model, loader, optimizer, epoch: int, max_steps: int | None = None, verbose: bool = True) -> list[float]:
+def train(model, loader, optimizer, epoch: int, max_steps: int | None = None, verbose: bool = True,
+          device: str = "cpu") -> list[float]:
     model.train()
     losses = []
     for batch_idx, (data, target) in enumerate(loader):
         if max_steps is not None and batch_idx >= max_steps:
             break
+        data, target = data.to(device), target.to(device)
         optimizer.zero_grad()
         loss = F.nll_loss(model(data), target)
         loss.backward()
@@ -65,11 +68,12 @@ def train(model, loader, optimizer, epoch: int, max_steps: int | None = None, ve
     return losses
 
 
-def test(model, loader, verbose: bool = True) -> float:
+def test(model, loader, verbose: bool = True, device: str = "cpu") -> float:
     model.eval()
     test_loss, correct = 0.0, 0
     with torch.no_grad():
         for data, target in loader:
+            data, target = data.to(device), target.to(device)
             output = model(data)
             test_loss += F.nll_loss(output, target, reduction="sum").item()
             pred = output.argmax(dim=1, keepdim=True)
@@ -93,20 +97,20 @@ def load_digits(seed: int = 0):
 
 
 def run(epochs: int = 3, steps: int | None = None, batch_size: int = 16, lr: float = 1.0, seed: int = 0,
-        verbose: bool = True) -> tuple[list[float], float]:
+        verbose: bool = True, device: str = "cpu") -> tuple[list[float], float]:
     """Train and test; returns the training losses and the final test accuracy."""
     torch.manual_seed(seed)
     (xtr, ytr), (xte, yte) = load_digits(seed)
     train_loader = DataLoader(TensorDataset(torch.tensor(xtr), torch.tensor(ytr)), batch_size=batch_size,
                               shuffle=True, generator=torch.Generator().manual_seed(seed))
     test_loader = DataLoader(TensorDataset(torch.tensor(xte), torch.tensor(yte)), batch_size=256)
-    model = Net()
-    optimizer = optim.Adadelta(model.parameters(), lr=lr)
+    model = Net().to(device)
+    optimizer = optim.Adadelta(model.parameters(), lr=lr)  # on a GPU its foreach form: a few launches a step
     scheduler = StepLR(optimizer, step_size=1, gamma=0.7)
     losses, accuracy = [], 0.0
     for epoch in range(1, epochs + 1):
-        losses += train(model, train_loader, optimizer, epoch, steps, verbose)
-        accuracy = test(model, test_loader, verbose)
+        losses += train(model, train_loader, optimizer, epoch, steps, verbose, device)
+        accuracy = test(model, test_loader, verbose, device)
         scheduler.step()
     return losses, accuracy
 
@@ -118,8 +122,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--lr", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu", help='"cuda" to train on the GPU')
     a = parser.parse_args(argv)
-    run(a.epochs, a.steps, a.batch_size, a.lr, a.seed)
+    run(a.epochs, a.steps, a.batch_size, a.lr, a.seed, device=a.device)
 
 
 if __name__ == "__main__":

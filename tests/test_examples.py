@@ -144,6 +144,18 @@ def test_gpt_with_dropout_gives_pytorchs_losses_and_sample() -> None:
     assert ours[1] == theirs[1]
 
 
+@pytest.mark.torch
+def test_cnn_gives_pytorchs_losses_and_accuracy() -> None:
+    """PyTorch's MNIST example's shape (shuffled DataLoader, dropout, Adadelta, StepLR): on the CPU every draw is
+    PyTorch's, so the file prints PyTorch's lines - each training loss and the test accuracy."""
+    pytest.importorskip("torch")
+    pytest.importorskip("sklearn")
+    kwargs = dict(epochs=2, steps=25, batch_size=16)
+    ours, theirs = _load_family("cnn").run(verbose=False, **kwargs), _run_on_torch("cnn", "run", kwargs)
+    assert ours[0] == pytest.approx(theirs[0], rel=1e-5, abs=1e-6)
+    assert ours[1] == theirs[1]
+
+
 @pytest.mark.parametrize("name", _with_marks(FAMILIES))
 def test_family_example_opens_in_the_tui(name: str) -> None:
     """``minigrad-tui examples/<name>.py --steps 1``: one training step recorded, with its backward pass."""
