@@ -386,3 +386,26 @@ def test_a_weighted_nll_loss_ignores_a_nan_in_an_ignored_row_as_torch(reduction)
     want = torch.nn.functional.nll_loss(torch.tensor(x), torch.tensor(t), weight=torch.tensor(w), ignore_index=0,
                                         reduction=reduction)
     assert got.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("kind", ["ties", "nan", "-inf"])
+@pytest.mark.parametrize("args", [(2, 2, 0, 1, False), (3, 2, 1, 1, True), (3, 1, 1, 2, False), (2, 3, 1, 2, True)])
+def test_pooling_indices_are_pytorchs_first_maximum(args, kind):
+    """``max_pool2d``/``adaptive_max_pool2d`` with ``return_indices``: the first maximum of each window in PyTorch's
+    order, a NaN first, never a padding position (an all ``-inf`` window points at its first element)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 3, (2, 2, 7, 6)).astype(np.float64)
+    if kind == "nan":
+        x[0, 1, 2, 2] = x[1, 0, 5, 4] = NAN
+    elif kind == "-inf":
+        x[:] = -INF
+        x[0, 0, 3, 3] = 1.0
+    k, s, p, d, ceil = args
+    mv, mi = F.max_pool2d(mg.tensor(x), k, s, p, d, ceil, return_indices=True)
+    tv, ti = torch.nn.functional.max_pool2d(torch.tensor(x), k, s, p, d, ceil, return_indices=True)
+    assert mi.tolist() == ti.tolist()
+    np.testing.assert_array_equal(mv.numpy(), tv.numpy())
+    mv, mi = F.adaptive_max_pool2d(mg.tensor(x), (k + 1, s + 2), return_indices=True)
+    tv, ti = torch.nn.functional.adaptive_max_pool2d(torch.tensor(x), (k + 1, s + 2), return_indices=True)
+    assert mi.tolist() == ti.tolist()

@@ -45,17 +45,19 @@ from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
-from ..kernels.backends import to_numpy
 from ..kernels.key import Backend, Layout
 from ..kernels.pool_windows import adaptive_matrix, apply_windows, avg_matrices, pool_out_size
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
-from ._constants import constant
+from ._constants import kept_constant
 from ._window import POOL_ARGS, bind_args, int_pair, pad_hw
+from .argmax import argmax
+from .division import floor_divide, remainder
+from .math import add, mul
 from .reduce import amax as _max
 from .registry import Attr, Input, defop, type_name
-from .shape import getitem, squeeze, unsqueeze
+from .shape import getitem, reshape, squeeze, unsqueeze
 
 # torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d, torch.adaptive_max_pool1d; the 2-D forms live in F.
 __all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d", "max_pool2d", "max_pool2d_grad",
@@ -328,8 +330,9 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
         windows = getitem(xp, (slice(None), slice(None), r, cc))  # (n, c, oh, ow, kh, kw)
         out = _max(windows, dim=(-2, -1))
     if return_indices:
-        idx = _argmax_positions(to_numpy(xb._data), k, s, p, d, oh, ow)
-        ind = constant(idx, x, _dt.int64)
+        rows = _clipped_windows(h, oh, k[0], s[0], p[0], d[0])
+        cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
+        ind = _window_argmax(xb, rows, cols, ("max_pool2d", h, w, k, s, p, d, oh, ow))
         if unbatched:
             return squeeze(out, 0), squeeze(ind, 0)
         return out, ind
@@ -340,21 +343,35 @@ max_pool2d.name = "max_pool2d"  # type: ignore[attr-defined]
 max_pool2d.op = _max_pool2d  # type: ignore[attr-defined]
 
 
-def _argmax_positions(x: np.ndarray, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int], d: tuple[int, int],
-                      oh: int, ow: int) -> np.ndarray:
-    """Flat ``h * W + w`` index of each window's maximum (the first one on ties), as PyTorch returns."""
-    n, c, h, w = x.shape
-    out = np.zeros((n, c, oh, ow), dtype=np.int64)
-    xf = x.astype(np.float64)
-    for i in range(oh):
-        for j in range(ow):
-            hs = i * s[0] - p[0] + np.arange(k[0]) * d[0]
-            ws = j * s[1] - p[1] + np.arange(k[1]) * d[1]
-            hs, ws = hs[(hs >= 0) & (hs < h)], ws[(ws >= 0) & (ws < w)]
-            win = xf[:, :, hs[:, None], ws[None, :]].reshape(n, c, -1)
-            best = np.argmax(win, axis=-1)
-            out[:, :, i, j] = hs[best // len(ws)] * w + ws[best % len(ws)]
-    return out
+def _clipped_windows(n: int, out: int, k: int, s: int, p: int, d: int) -> np.ndarray:
+    """``(out, k)`` input positions of each pooling window along one dim, a position in the padding replaced by
+    the window's nearest position inside the input (the first for the leading padding, the last for the
+    trailing): a copy of a window's own element never changes which element is the first maximum, and maps
+    back to it."""
+    pos = np.arange(out)[:, None] * s - p + np.arange(k)[None, :] * d
+    inside = (pos >= 0) & (pos < n)
+    first = np.where(inside, pos, np.iinfo(np.int64).max).min(axis=1, keepdims=True)
+    last = np.where(inside, pos, -1).max(axis=1, keepdims=True)
+    return np.where(inside, pos, np.where(pos < 0, first, last))
+
+
+def _window_argmax(x: Tensor, rows: np.ndarray, cols: np.ndarray, key: tuple[Any, ...]) -> Tensor:
+    """The flat ``h * W + w`` position in ``x``'s last two dims of each window's first maximum (NaN first, as
+    PyTorch's ``val > max || isnan(val)``): the windows gathered at ``rows`` ``(oh, kh)`` and ``cols`` ``(ow, kw)``,
+    an ``argmax`` over each, and its position read back through the same tables. Ops on ``x``'s device: a GPU
+    input is never read on the host (the tables are kept there, made once per geometry)."""
+    w = x.shape[-1]
+    (oh, kh), (ow, kw) = rows.shape, cols.shape
+    lead = (slice(None),) * (x.ndim - 2)
+    windows = getitem(x.detach(), lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
+    flat = argmax(reshape(windows, tuple(windows.shape[:-2]) + (kh * kw,)), dim=-1)
+    rows_t = kept_constant(key + ("rows",), lambda: rows, x, _dt.int64)
+    cols_t = kept_constant(key + ("cols",), lambda: cols, x, _dt.int64)
+    at_row = kept_constant(("window index", oh, 1), lambda: np.arange(oh).reshape(oh, 1), x, _dt.int64)
+    at_col = kept_constant(("window index", 1, ow), lambda: np.arange(ow).reshape(1, ow), x, _dt.int64)
+    hh = getitem(rows_t, (at_row, floor_divide(flat, kw)))
+    ww = getitem(cols_t, (at_col, remainder(flat, kw)))
+    return add(mul(hh, w), ww)
 
 
 def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = False) -> tuple[int, ...] | None:
@@ -565,14 +582,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     out = _max(windows, dim=(-2, -1))
     if not return_indices:
         return out
-    vals = to_numpy(windows._data)
-    flat = vals.reshape(vals.shape[:-2] + (-1,)).argmax(axis=-1)  # the first maximum, as PyTorch
-    kw = cols.shape[1]
-    # Window (i, j)'s element at flat position f sits at row rows[i, f // kw], column cols[j, f % kw].
-    hh = rows[np.arange(oh).reshape(oh, 1), flat // kw]
-    ww = cols[np.arange(ow).reshape(1, ow), flat % kw]
-    idx = (hh * w + ww).astype(np.int64)
-    return out, constant(np.ascontiguousarray(idx), input, _dt.int64)
+    return out, _window_argmax(input, rows, cols, ("adaptive_max_pool2d", h, w, oh, ow))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:

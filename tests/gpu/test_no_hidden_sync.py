@@ -588,3 +588,32 @@ def test_setitem_refuses_an_out_of_range_gpu_index_at_the_next_sync():
     x = mg.zeros(3, 4).to("gpu")
     x[mg.tensor([0, -3]).to("gpu")] = 1.0
     assert x.sum().item() == 4.0
+
+
+@counted
+@pytest.mark.parametrize("form", ["max_pool2d", "max_pool2d padded dilated ceil", "adaptive_max_pool2d"])
+def test_pooling_indices_are_found_on_the_device(form):
+    """``return_indices`` read the input back to find each window's maximum on the host (a copy, and the indices
+    copied up: two syncs a call, and a second look at the values); now an ``argmax`` over the gathered windows,
+    read back through position tables kept on the device. The CPU's indices, PyTorch's (ties and NaN first)."""
+    fake = _fake()
+    F = mg.nn.functional
+    x = mg.tensor(np.random.default_rng(3).integers(0, 4, (2, 3, 9, 8)).astype(np.float32))  # ties
+    x[0, 1, 2, 3] = float("nan")
+
+    def run(t):
+        if form == "max_pool2d":
+            return F.max_pool2d(t, 2, return_indices=True)
+        if form == "adaptive_max_pool2d":
+            return F.adaptive_max_pool2d(t, (4, 3), return_indices=True)
+        return F.max_pool2d(t, 3, 2, 1, 2, True, return_indices=True)
+
+    g = x.to("gpu")
+    run(g)
+    fake.reset_counts()
+    values, indices = run(g)
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+    want_values, want_indices = run(x)
+    assert indices.cpu().tolist() == want_indices.tolist()
+    np.testing.assert_array_equal(values.cpu().numpy(), want_values.numpy())
