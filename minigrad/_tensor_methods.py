@@ -69,7 +69,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         return
 
     def compute() -> Tensor:
-        src = written_positions(self.shape, idx, self._device)
+        src = written_positions(self.shape, idx, region, self._device)
         mask = Tensor._make(src >= 0, dtypes.bool_, self.device)
         if not isinstance(value, Tensor):
             return ops.where(mask, Tensor._scalar(value, self._dtype, self._device), self)

@@ -128,7 +128,7 @@ PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and
 
 def check_inplace(t: Tensor, op_name: str, operands: Any) -> None:
     """PyTorch's refusals of an in-place change of ``t``, before anything runs (``check_inplace``): elements
-    written twice, an operand partly in the written memory (``x[1:].add_(x[:-1])``; ``kernels.strided.
+    written twice, an operand partly in the written memory (``x[1:].add_(x[:-1])``; ``devices.
     partial_overlap``, PyTorch's rule, read from addresses so a GPU's arrays are checked too), a view it cannot
     rewrite through."""
     data = t._data

@@ -43,7 +43,7 @@ def reduce_terms(xp: Any, terms: Any, reduction: str, dtype: Any) -> Any:
     if reduction == "none":  # (not ascontiguousarray: it makes a 0-d array 1-d)
         terms = terms.astype(dtype, copy=False)
         return terms if terms.flags.c_contiguous else terms.copy()
-    total = terms.sum(dtype=np.float32 if terms.dtype == np.float16 else None)  # a half's sum in float, as PyTorch
+    total = terms.sum(dtype=_sum_dtype(terms.dtype))  # a half's sum in float, as PyTorch
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
             total = total / terms.size if terms.size else total * np.nan
@@ -75,11 +75,16 @@ def one_sample_nll_backward(kernel: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
-def _row_weights(xp: Any, target: Any, weight: Any, ignore_index: int, dtype: Any) -> tuple[Any, Any, Any]:
-    """The rows, each row's class (0 where ignored) and each row's weight (0 where ignored)."""
+def _sum_dtype(dtype: Any) -> Any:
+    """The dtype a loss's sums accumulate in: float32 for a half, as PyTorch's, else ``dtype`` itself."""
+    return np.float32 if dtype == np.float16 else dtype
+
+
+def _row_weights(xp: Any, target: Any, weight: Any, ignore_index: int, dtype: Any) -> tuple[Any, Any, Any, Any]:
+    """The rows, each row's class (0 where ignored), each row's weight (0 where ignored), and which rows count."""
     valid = target != ignore_index
     safe = xp.where(valid, target, 0)
-    return xp.arange(target.shape[0]), safe, weight[safe].astype(dtype, copy=False) * valid
+    return xp.arange(target.shape[0]), safe, weight[safe].astype(dtype, copy=False) * valid, valid
 
 
 def weighted_nll(xp: Any, input: Any, target: Any, weight: Any, reduction: str, ignore_index: int) -> Any:
@@ -88,12 +93,12 @@ def weighted_nll(xp: Any, input: Any, target: Any, weight: Any, reduction: str, 
     if input.shape[1] == 0:  # no class: every target was ignored, no term counts
         return weighted_nll(xp, xp.zeros((input.shape[0], 1), input.dtype), target, xp.zeros(1, input.dtype),
                             reduction, ignore_index)
-    rows, safe, w = _row_weights(xp, target, weight, ignore_index, input.dtype)
+    rows, safe, w, valid = _row_weights(xp, target, weight, ignore_index, input.dtype)
     # an ignored row adds nothing, whatever its input (NaN and infinities too: not 0 * NaN)
-    terms = xp.where(target != ignore_index, -(input[rows, safe] * w), 0)
+    terms = xp.where(valid, -(input[rows, safe] * w), 0)
     if reduction == "none":
         return terms
-    acc = np.float32 if input.dtype == np.float16 else input.dtype  # a half's sums in float, as PyTorch
+    acc = _sum_dtype(input.dtype)
     total = terms.sum(dtype=acc)
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -107,12 +112,12 @@ def weighted_nll_grad(xp: Any, grad: Any, target: Any, weight: Any, shape: tuple
     by the summed weights for the mean: NaN there when they are 0, as PyTorch's), 0 elsewhere."""
     if not shape[1]:
         return xp.zeros(shape, dtype=grad.dtype)
-    rows, safe, w = _row_weights(xp, target, weight, ignore_index, grad.dtype)
+    rows, safe, w, valid = _row_weights(xp, target, weight, ignore_index, grad.dtype)
     g = grad * w
     if reduction == "mean":
         with np.errstate(invalid="ignore", divide="ignore"):
-            g = g / w.sum(dtype=np.float32 if grad.dtype == np.float16 else grad.dtype).astype(grad.dtype)
-    g = xp.where(target != ignore_index, g, 0)  # an ignored row's 0 written at class 0: no NaN, no -0
+            g = g / w.sum(dtype=_sum_dtype(grad.dtype)).astype(grad.dtype)
+    g = xp.where(valid, g, 0)  # an ignored row's 0 written at class 0: no NaN, no -0
     out = xp.zeros(shape, dtype=grad.dtype)
     out[rows, safe] = 0 - g  # one write a row (not -g: a +0 stays +0)
     return out

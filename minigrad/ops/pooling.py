@@ -355,16 +355,19 @@ def _clipped_windows(n: int, out: int, k: int, s: int, p: int, d: int) -> np.nda
     return np.where(inside, pos, np.where(pos < 0, first, last))
 
 
-def _window_argmax(x: Tensor, rows: np.ndarray, cols: np.ndarray, key: tuple[Any, ...]) -> Tensor:
+def _window_argmax(x: Tensor, rows: np.ndarray, cols: np.ndarray, key: tuple[Any, ...],
+                   windows: Tensor | None = None) -> Tensor:
     """The flat ``h * W + w`` position in ``x``'s last two dims of each window's first maximum (NaN first, as
     PyTorch's ``val > max || isnan(val)``): the windows gathered at ``rows`` ``(oh, kh)`` and ``cols`` ``(ow, kw)``,
     an ``argmax`` over each, and its position read back through the same tables. Ops on ``x``'s device: a GPU
-    input is never read on the host (the tables are kept there, made once per geometry)."""
+    input is never read on the host (the tables are kept there, made once per geometry). ``windows``: those
+    windows, where the caller gathered them already."""
     w = x.shape[-1]
     (oh, kh), (ow, kw) = rows.shape, cols.shape
-    lead = (slice(None),) * (x.ndim - 2)
-    windows = getitem(x.detach(), lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
-    flat = argmax(reshape(windows, tuple(windows.shape[:-2]) + (kh * kw,)), dim=-1)
+    if windows is None:
+        lead = (slice(None),) * (x.ndim - 2)
+        windows = getitem(x.detach(), lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
+    flat = argmax(reshape(windows.detach(), tuple(windows.shape[:-2]) + (kh * kw,)), dim=-1)
     rows_t = kept_constant(key + ("rows",), lambda: rows, x, _dt.int64)
     cols_t = kept_constant(key + ("cols",), lambda: cols, x, _dt.int64)
     at_row = kept_constant(("window index", oh, 1), lambda: np.arange(oh).reshape(oh, 1), x, _dt.int64)
@@ -582,7 +585,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     out = _max(windows, dim=(-2, -1))
     if not return_indices:
         return out
-    return out, _window_argmax(input, rows, cols, ("adaptive_max_pool2d", h, w, oh, ow))
+    return out, _window_argmax(input, rows, cols, ("adaptive_max_pool2d", h, w, oh, ow), windows)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:

@@ -520,7 +520,7 @@ def _can_cast(src: Any, dst: Any) -> bool:
 
 def _check_no_partial_overlap(out: Tensor, t: Tensor) -> None:
     """PyTorch's ``assert_no_partial_overlap``: ``out`` is exactly ``t``'s elements, or none of them (on any
-    device: ``kernels.strided.partial_overlap`` reads addresses, shapes and strides)."""
+    device: ``devices.partial_overlap`` reads addresses, shapes and strides)."""
     if out._device == t._device and partial_overlap(out._data, t._data):
         raise RuntimeError(PARTIAL_OVERLAP)
 

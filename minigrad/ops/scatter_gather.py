@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..devices import check_range, device_of_array, filled_array
+from ..devices import check_range, filled_array
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
@@ -353,12 +353,7 @@ def _rows_mask(input: Tensor, d: int, idx: np.ndarray) -> Tensor:
     shape = [1] * input.ndim
     if input.ndim:
         shape[d] = n
-    if device_of_array(idx) == "cpu":  # (not isinstance: the stand-in CuPy's arrays are NumPy's too)
-        picked = np.zeros(n, dtype=bool)
-        picked[idx] = True
-        mask = Tensor._make(picked.reshape(shape), _dt.bool_)
-        return mask if input.device == "cpu" else mask.to(input.device)
-    picked = filled_array((n,), False, np.bool_, input.device)  # a GPU index: the mask made on the device
+    picked = filled_array((n,), False, np.bool_, input.device)  # made where the tensor is (a GPU index stays there)
     picked[idx] = True
     return Tensor._make(picked.reshape(shape), _dt.bool_, input.device)
 

@@ -330,14 +330,10 @@ def _probe_index(index: tuple[Any, ...], on_device: list[int]) -> tuple[Any, ...
 
 
 def _getitem_meta(op: str, x: Any, index: Any) -> Any:
-    on_device = _device_items(index)
     try:
-        probe = _probe(x.shape, x.dtype)[_probe_index(index, on_device)]
+        return index_region(x.shape, index), x.dtype
     except IndexError as exc:
         raise OutOfRangeError(_index_error_words(str(exc), x.ndim)) from None
-    for k in on_device:
-        _check_device_index(index[k], k, x.shape[k])
-    return probe.shape, x.dtype
 
 
 def index_region(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, ...]:
@@ -350,13 +346,12 @@ def index_region(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, .
     return region
 
 
-def written_positions(shape: tuple[int, ...], index: tuple[Any, ...], device: str) -> Any:
+def written_positions(shape: tuple[int, ...], index: tuple[Any, ...], region: tuple[int, ...], device: str) -> Any:
     """For ``x[index] = value``: an int64 array of ``shape`` on ``device`` that holds, at each element of ``x``
     the index writes, the position of the value written there in the indexed region (row-major), and -1
     elsewhere. Made where ``index`` is (a GPU index array is not read on the host): a fill, an arange and
     one scatter. With repeated indices the last write wins on the CPU, as in NumPy; on the GPU one of them
-    does, as in PyTorch CUDA."""
-    region = _probe(tuple(shape), np.bool_)[_probe_index(index, _device_items(index))].shape
+    does, as in PyTorch CUDA. ``region``: the indexed region's shape (``index_region``)."""
     n = math.prod(region)
     src = filled_array(tuple(shape), -1, np.int64, device)
     order = made_array("arange", device, 0, n, 1, dtype=np.int64) if device != "cpu" else None
