@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import math
+
 import numpy as np
 
-__all__ = ["vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays"]
+__all__ = ["histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
+           "running_extreme_positions", "log_add_exp"]
 
 
 def vector_norm_arrays(xp: Any, x: Any, ord: float, dim: Any, keepdim: bool, acc: Any = None) -> Any:
@@ -81,3 +84,73 @@ def searchsorted_arrays(xp: Any, seq: Any, values: Any, right: bool) -> Any:
     for row in np.ndindex(*seq.shape[:-1]):  # one sorted row per leading index
         out[row] = xp.searchsorted(seq[row], values[row], side=side)
     return out
+
+
+# NOTE [ A running op on a GPU is a parallel scan ]
+#     NumPy computes ``cummax`` or ``logcumsumexp`` with ``ufunc.accumulate``: one
+#     loop along the dim, each element combined with the total before it. A GPU
+#     has no such loop (CuPy's ufuncs have no ``accumulate``), so the GPU kernels
+#     scan in ``ceil(log2 n)`` steps instead (Hillis and Steele's scan): after the
+#     step of width ``w``, every position holds the combination of the ``2w``
+#     positions that end at it, each step one elementwise pass over the whole
+#     array. The combination must be associative: the running maximum with its
+#     position (``running_extreme_positions``), PyTorch's log-add-exp.
+#     The sums are grouped differently from the loop's, so a floating result can
+#     differ from the CPU's in its last bits, as PyTorch CUDA's (a scan too) does.
+
+
+def inclusive_scan(xp: Any, combine: Callable[[list[Any], list[Any]], list[Any]], arrays: list[Any],
+                   axis: int) -> list[Any]:
+    """Copies of ``arrays`` (one shape) scanned along ``axis`` with the associative ``combine(left, right)``
+    (lists of arrays in, a list out): NOTE [ A running op on a GPU is a parallel scan ]."""
+    arrays = [a.copy() for a in arrays]
+    n = arrays[0].shape[axis]
+    lead = (slice(None),) * axis
+    width = 1
+    while width < n:
+        left = [a[lead + (slice(0, n - width),)] for a in arrays]
+        right = [a[lead + (slice(width, n),)] for a in arrays]
+        for a, merged in zip(arrays, combine(left, right)):
+            a[lead + (slice(width, n),)] = merged
+        width *= 2
+    return arrays
+
+
+def running_extreme_positions(xp: Any, x: Any, axis: int, largest: bool) -> Any:
+    """``cummax``'s (``largest``) or ``cummin``'s indices along ``axis``, int64: the latest position among
+    ties, and once a NaN is met the latest NaN, as PyTorch's rule ``x >= best or isnan(x)`` gives."""
+    if x.ndim == 0:
+        return xp.zeros((), dtype=np.int64)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    positions = xp.broadcast_to(xp.arange(x.shape[axis], dtype=np.int64).reshape(shape), x.shape)
+    nan = x.dtype.kind in "fc"
+
+    def combine(left: list[Any], right: list[Any]) -> list[Any]:
+        (lv, li), (rv, ri) = left, right
+        take = (rv >= lv) if largest else (rv <= lv)  # the right part's extreme replaces an equal one
+        if nan:
+            take = take | xp.isnan(rv)
+        return [xp.where(take, rv, lv), xp.where(take, ri, li)]
+
+    return inclusive_scan(xp, combine, [x, positions], axis)[1]
+
+
+def log_add_exp(xp: Any, a: Any, b: Any) -> Any:
+    """``log(exp(a) + exp(b))`` as PyTorch's ``_log_add_exp_helper``: the larger plus ``log1p(exp(-gap))``,
+    and equal infinities give themselves (``inf - inf`` would make NaN; CuPy's ``logaddexp`` gives NaN there)."""
+    hi, lo = xp.maximum(a, b), xp.minimum(a, b)
+    return xp.where((lo != hi) | xp.isfinite(lo), hi + xp.log1p(xp.exp(lo - hi)), a)
+
+
+def histogram_range(low: float, high: float, data_range: Callable[[], tuple[float, float]]) -> tuple[float, float]:
+    """``histc``'s range: ``[low, high]``, or the data's own (``data_range()``, read only then) where they are
+    equal, widened by 1 each way where it is still one point. A range that is not finite (a NaN in the data,
+    an infinite bound) is refused in PyTorch's words."""
+    if low == high:
+        low, high = data_range()
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"torch.histc: range of [{low:g}, {high:g}] is not finite")
+    if low == high:
+        low, high = low - 1, high + 1
+    return low, high

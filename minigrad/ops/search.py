@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES
-from ..kernels.array_kernels import searchsorted_arrays
+from ..kernels.array_kernels import histogram_range, searchsorted_arrays
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -129,14 +129,14 @@ def infer_bincount(op: str, x: Any, weights: Any = None, minlength: int = 0) -> 
     if x.ndim != 1 or x.dtype.kind not in "iu":
         raise RuntimeError(f"bincount(): input must be a 1-d non-negative integer tensor, but got {x.dtype} "
                            f"of shape {tuple(x.shape)}")
-    data = to_numpy(x)
-    if data.size and data.min() < 0:
+    ends = (to_numpy(x.min()), to_numpy(x.max())) if x.size else None  # two values read, not the whole input
+    if x.size and ends[0] < 0:
         raise RuntimeError("bincount(): input must contain only non-negative integers")
     if minlength < 0:
         raise RuntimeError("bincount(): minlength should be >= 0")
     if weights is not None and tuple(weights.shape) != tuple(x.shape):
         raise RuntimeError("bincount(): weights should be 1-d and have the same length as input")
-    n = max(int(data.max()) + 1 if data.size else 0, minlength)
+    n = max(int(ends[1]) + 1 if x.size else 0, minlength)
     dtype = np.dtype(np.int64) if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.dtype(np.float64))
     return (n,), dtype
 
@@ -173,11 +173,7 @@ def infer_histc(op: str, x: Any, bins: int = 100, min: float = 0.0, max: float =
 
 @register_kernel("histc", Backend.CPU, dtypes=FLOAT_DTYPES)
 def histc_cpu(x: np.ndarray, bins: int = 100, min: float = 0.0, max: float = 0.0) -> np.ndarray:
-    lo, hi = float(min), float(max)
-    if lo == hi and x.size:  # the data's own range, as PyTorch does when min == max
-        lo, hi = float(np.min(x)), float(np.max(x))
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+    lo, hi = histogram_range(float(min), float(max), lambda: (float(np.min(x)), float(np.max(x))) if x.size else (min, max))
     counts, _ = np.histogram(x, bins=bins, range=(lo, hi))
     return np.asarray(counts, dtype=x.dtype)
 

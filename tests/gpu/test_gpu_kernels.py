@@ -1337,3 +1337,92 @@ def test_an_operand_partly_in_the_written_memory_is_refused_on_the_gpu(name: str
     with pytest.raises(RuntimeError, match="single memory location"):
         _overlaps.OVERLAPS[name][0](mg, a)
     assert a.tolist() == list(range(6))  # refused before anything changed
+
+
+def _ties_and_nan(dtype):
+    x = np.random.default_rng(5).integers(-3, 3, size=(5, 9)).astype(np.float64)  # small integers: ties
+    if np.dtype(dtype).kind == "f":
+        x[1, 2] = x[3, 0] = x[3, 6] = np.nan
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64, np.int32, np.bool_])
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cummax_and_cummin_scan_on_the_gpu(op, dtype):
+    """A parallel scan on the device (it fell back): the CPU's indices - the latest among ties, the latest NaN
+    once one is met - and values, every dim."""
+    x = mg.tensor(_ties_and_nan(dtype))
+    for dim in (0, 1, -1):
+        with mg.trace() as tr:
+            got = getattr(mg, op)(x.to("gpu"), dim)
+        sel = [e for e in tr.events if e.kind == "kernel.select"]
+        assert not [e.op for e in sel if e.fallback_cpu] and any(e.op == f"arg{op}" for e in sel)
+        want = getattr(mg, op)(x, dim)
+        assert got.indices.cpu().tolist() == want.indices.tolist(), dim
+        np.testing.assert_array_equal(got.values.cpu().numpy(), want.values.numpy())
+    assert getattr(mg, op)(x[0, 0].to("gpu"), 0).indices.item() == 0  # a 0-d tensor
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS)
+def test_logcumsumexp_scans_on_the_gpu(dtype):
+    """The scan of PyTorch's log-add-exp on the device: the CPU's values, with infinite and NaN elements (CuPy's
+    ``logaddexp`` gives NaN for two equal infinities), and its gradient."""
+    a = np.random.default_rng(2).normal(size=(4, 37)) * 20
+    a[0, :5] = -np.inf
+    a[1, 3] = a[1, 9] = np.inf
+    a[2, 6] = np.nan
+    rtol, atol = {mg.float16: (2e-3, 2e-3), mg.float32: (1e-6, 1e-6), mg.float64: (1e-13, 1e-13)}[dtype]
+    for dim in (0, 1):
+        x = mg.tensor(a, dtype=dtype)
+        with mg.trace() as tr:
+            got = mg.logcumsumexp(x.to("gpu"), dim)
+        sel = [e for e in tr.events if e.kind == "kernel.select"]
+        assert not [e.op for e in sel if e.fallback_cpu] and any(e.op == "logcumsumexp" for e in sel)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), mg.logcumsumexp(x, dim).numpy().astype(np.float64),
+                                   rtol=rtol, atol=atol)
+    finite = mg.tensor(np.random.default_rng(3).normal(size=(3, 6)), dtype=dtype)
+    out, grads, sel = _leaf_grads(lambda t: mg.logcumsumexp(t, 1), [finite.numpy()], dtype, "gpu")
+    cpu_out, cpu_grads, _ = _leaf_grads(lambda t: mg.logcumsumexp(t, 1), [finite.numpy()], dtype, "cpu")
+    assert not [e.op for e in sel if e.fallback_cpu]
+    np.testing.assert_allclose(grads[0].numpy().astype(np.float64), cpu_grads[0].numpy().astype(np.float64), rtol=rtol * 10, atol=atol * 10)
+
+
+@pytest.mark.parametrize("args", [(10,), (7, -1.0, 1.0), (5, 0.0, 0.0), (4, 2.0, 2.0), (6, -0.5, 3.0)])
+def test_histc_counts_on_the_gpu(args):
+    """PyTorch's CUDA histogram: each element's bin computed and counted atomically; ``max`` in the last bin,
+    NaN and elements out of range left out. The CPU's counts (NumPy's bins agree away from rounding at an edge)."""
+    v = np.random.default_rng(4).normal(size=1000).astype(np.float32)
+    v[:3] = [1.0, -1.0, 0.5]
+    if len(args) == 3 and args[1] != args[2]:
+        v[3] = np.nan  # left out of a given range
+    with mg.trace() as tr:
+        got = mg.histc(mg.tensor(v).to("gpu"), *args)
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert not [e.op for e in sel if e.fallback_cpu] and any(e.op == "histc" for e in sel)
+    want = mg.histc(mg.tensor(v), *args)
+    assert got.dtype == mg.float32 and got.cpu().tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_histc_refuses_a_range_that_is_not_finite_as_torch(device):
+    with pytest.raises(RuntimeError, match=r"^torch.histc: range of \[nan, nan\] is not finite$"):
+        mg.histc(mg.tensor([float("nan"), 1.0]).to(device), 4)
+    with pytest.raises(RuntimeError, match=r"^torch.histc: range of \[0, inf\] is not finite$"):
+        mg.histc(mg.tensor([0.5, 1.0]).to(device), 4, 0.0, float("inf"))
+
+
+@pytest.mark.parametrize("form", ["counts", "minlength", "weights", "int32", "empty"])
+def test_bincount_counts_on_the_gpu(form):
+    i = np.random.default_rng(6).integers(0, 9, size=50)
+    w = np.random.default_rng(7).normal(size=50)
+    kwargs = {"minlength": {"minlength": 20}, "weights": {"weights": w}}.get(form, {})
+    data = {"int32": i.astype(np.int32), "empty": i[:0]}.get(form, i)
+    with mg.trace() as tr:
+        got = mg.bincount(mg.tensor(data).to("gpu"), **{k: mg.tensor(v).to("gpu") if k == "weights" else v
+                                                         for k, v in kwargs.items()})
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert not [e.op for e in sel if e.fallback_cpu] and any(e.op == "bincount" for e in sel)
+    want = mg.bincount(mg.tensor(data), **{k: mg.tensor(v) if k == "weights" else v for k, v in kwargs.items()})
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12)

@@ -617,3 +617,29 @@ def test_pooling_indices_are_found_on_the_device(form):
     want_values, want_indices = run(x)
     assert indices.cpu().tolist() == want_indices.tolist()
     np.testing.assert_array_equal(values.cpu().numpy(), want_values.numpy())
+
+
+@counted
+def test_running_extremes_and_histograms_read_back_only_what_pytorch_reads():
+    """``cummax``/``cummin``/``logcumsumexp`` and ``histc`` over a given range fell back to the CPU (a copy each
+    way and a sync); now they run on the device and read nothing. ``histc`` over the data's own range reads its
+    min and max (PyTorch CUDA's ``.item()`` there), ``bincount`` its max for the number of bins (and InferMeta
+    its min and max, to refuse a negative value): each read a visible ``device.copy`` and ``device.sync``."""
+    fake = _fake()
+    x = mg.randn(8, 33).to("gpu")
+    i = mg.randint(0, 9, (40,)).to("gpu")
+    cases = {"cummax": (lambda: mg.cummax(x, 1), 0), "cummin": (lambda: mg.cummin(x, 0), 0),
+             "logcumsumexp": (lambda: mg.logcumsumexp(x, 1), 0), "histc range": (lambda: mg.histc(x, 10, -1.0, 1.0), 0),
+             "histc": (lambda: mg.histc(x, 10), 1), "bincount": (lambda: mg.bincount(i), 3)}
+    for name, (fn, reads) in cases.items():
+        fn()  # a geometry's stride table is uploaded once, at its first launch
+        fake.reset_counts()
+        fn()
+        c = fake.counts()
+        with mg.trace() as tr:
+            fn()
+        copies = [e for e in tr.events if e.kind == "device.copy"]
+        syncs = [e for e in tr.events if e.kind == "device.sync"]
+        assert (c["h2d"], c["d2h"]) == (0, reads), (name, fake.COUNTS.log)
+        assert [e.direction for e in copies] == ["d2h"] * reads and len(syncs) == reads, name
+        assert not [e for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu], name

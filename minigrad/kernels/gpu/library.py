@@ -20,12 +20,15 @@ from __future__ import annotations
 from typing import Any
 
 import cupy
+import cupyx
 import numpy as np
 
+from ...devices import to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import pad_geometry, scatter_arrays, searchsorted_arrays, vector_norm_arrays
+from ..array_kernels import (histogram_range, inclusive_scan, log_add_exp, pad_geometry, running_extreme_positions, scatter_arrays,
+                             searchsorted_arrays, vector_norm_arrays)
 from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
@@ -181,6 +184,68 @@ def _cumulative(fn: Any, name: str) -> Any:
 
 register_kernel("cumsum", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_cumsum")(_cumulative(cupy.cumsum, "cumsum"))
 register_kernel("cumprod", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_cumprod")(_cumulative(cupy.cumprod, "cumprod"))
+
+
+def _argcum(name: str, largest: bool) -> None:
+    def kernel(x: Any, dim: int) -> Any:
+        return running_extreme_positions(cupy, x, dim % max(x.ndim, 1), largest)
+
+    kernel.__name__ = name
+    kernel.__doc__ = f"{name}: a parallel scan (NOTE [ A running op on a GPU is a parallel scan ])."
+    register_kernel(name, GPU, dtypes=FLOAT_DTYPES + INT_DTYPES + (BOOL,), name=f"gpu/cupy_{name}")(kernel)
+
+
+_argcum("argcummax", True)
+_argcum("argcummin", False)
+
+
+@register_kernel("logcumsumexp", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_logcumsumexp")
+def logcumsumexp(x: Any, dim: int) -> Any:
+    """A parallel scan of PyTorch's log-add-exp (NOTE [ A running op on a GPU is a parallel scan ]), a half
+    in float32 as PyTorch's CUDA kernel."""
+    if x.ndim == 0:
+        return x.copy()
+    acc = x.astype(np.float32) if x.dtype == np.float16 else x
+    [out] = inclusive_scan(cupy, lambda left, right: [log_add_exp(cupy, left[0], right[0])], [acc], dim % x.ndim)
+    return out.astype(x.dtype, copy=False)
+
+
+# -- histc, bincount: counts added with atomics, no count read back ------------------------------------------
+
+
+@register_kernel("histc", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_histc")
+def histc(x: Any, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Any:
+    """PyTorch's CUDA histogram: bin ``(x - min) * bins / (max - min)`` (the last bin takes ``max``), the
+    elements outside ``[min, max]`` (and NaN) left out, each count added atomically. ``min == max`` takes the
+    data's range, read on the host: a copy and a sync, as PyTorch CUDA's ``.item()`` there."""
+    acc = np.float32 if x.dtype == np.float16 else x.dtype
+    v = x.reshape(-1).astype(acc, copy=False)
+
+    def data_range() -> tuple[float, float]:
+        ends = to_numpy(cupy.stack([v.min(), v.max()])) if v.size else (min, max)
+        return float(ends[0]), float(ends[1])
+
+    lo, hi = histogram_range(float(min), float(max), data_range)
+    lo_, hi_ = acc.type(lo), acc.type(hi)
+    inside = (v >= lo_) & (v <= hi_)  # False for NaN
+    where = ((cupy.where(inside, v, lo_) - lo_) * acc.type(bins) / (hi_ - lo_)).astype(np.int64)
+    where = cupy.where(inside, cupy.minimum(where, bins - 1), bins)  # max in the last bin; the rest: a spare slot
+    counts = cupy.zeros(bins + 1, dtype=acc)
+    cupyx.scatter_add(counts, where, acc.type(1))
+    return counts[:bins].astype(x.dtype)
+
+
+@register_kernel("bincount", GPU, dtypes=INT_DTYPES, name="gpu/cupy_bincount")
+def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
+    """The counts (or summed weights) added atomically. The number of bins needs ``max(x)`` on the host: a
+    copy and a sync, as PyTorch CUDA's ``bincount`` (its ``.item()`` of the max); CuPy's own ``bincount`` reads
+    it the same way, unseen."""
+    n = max(int(to_numpy(x.max())) + 1 if x.size else 0, int(minlength))
+    dtype = np.int64 if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.float64)
+    counts = cupy.zeros(n, dtype=dtype)
+    if x.size:
+        cupyx.scatter_add(counts, x, 1 if weights is None else weights.astype(dtype, copy=False))
+    return counts
 
 
 # -- argsort (sort, topk, kthvalue, median take their positions from it) ---------------------------------
