@@ -40,7 +40,7 @@ from .ops._checks import check_int, wrap_dim
 from .ops.math import add_alpha, sub_alpha
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
-from .ops.shape import _normalize_index, index_region, written_positions
+from .ops.shape import _is_mask, _normalize_index, index_region, written_positions
 from .tensor import Tensor
 
 
@@ -57,8 +57,17 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     last write wins) and the gradient reaches ``value`` through a getitem.
     ``value`` is cast to ``x``'s dtype (``int_tensor[0] = 2.7`` stores 2).
     """
+    mask = _leading_mask(self, index) if type(value) in (int, float, bool) else None
+    if mask is not None:  # x[mask] = number: PyTorch's masked_fill, no position (so no count) needed
+        def fill() -> Tensor:
+            where = Tensor._make(mask._data.reshape(tuple(mask.shape) + (1,) * (self.ndim - mask.ndim)), dtypes.bool_,
+                                 self.device)
+            return ops.where(where, Tensor._scalar(value, self._dtype, self._device), self)
+
+        run_inplace(self, "setitem", fill)
+        return
     # a GPU integer index stays on the device (its range checked there): reading it would make the host wait
-    idx = _normalize_index("setitem", index, keep_device=self._device != "cpu")
+    idx = _normalize_index("setitem", index, keep_device=self._device != "cpu", shape=self.shape)
     if not isinstance(value, (Tensor, int, float, bool)):
         raise TypeError(f"setitem(): the value must be a Tensor or a Python number, but got {type(value).__name__}")
     try:  # the index first, as PyTorch (before the in-place checks): a probe that allocates nothing
@@ -98,6 +107,15 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         return ops.where(mask, source, self)
 
     run_inplace(self, "setitem", compute)
+
+
+def _leading_mask(self: Tensor, index: Any) -> Tensor | None:
+    """``index`` when it is one bool mask on ``self``'s device covering its leading dims exactly, else None."""
+    mask = index[0] if type(index) is tuple and len(index) == 1 else index
+    if (isinstance(mask, Tensor) and mask._dtype is dtypes.bool_ and mask.ndim and mask._device == self._device
+            and tuple(mask.shape) == tuple(self.shape[:mask.ndim])):
+        return mask
+    return None
 
 
 def _make_method(fn: Any) -> Any:
@@ -193,6 +211,26 @@ Tensor.permute = _permute  # type: ignore[attr-defined]
 Tensor.expand = _expand  # type: ignore[attr-defined]
 Tensor.expand_as = _expand_as  # type: ignore[attr-defined]
 
+_getitem_operator = Tensor.__getitem__
+
+
+def _getitem(self: Tensor, index: Any) -> Any:
+    """``minigrad.getitem`` as Python's ``x[index]``. A bool mask in the index is checked against the dims it
+    covers first, and one on the GPU becomes its True positions there (``ops.shape._masks_checked``: one count
+    read back, the sync PyTorch's ``x[mask]`` makes, instead of the mask copied to the host and its positions
+    back)."""
+    if _has_mask(index):
+        index = _normalize_index("getitem", index, keep_device=True, shape=self.shape)
+    return _getitem_operator(self, index)
+
+
+def _has_mask(index: Any) -> bool:
+    if type(index) is tuple:
+        return any(_is_mask(i) for i in index)
+    return _is_mask(index)
+
+
+Tensor.__getitem__ = _getitem  # type: ignore[assignment]
 Tensor.__setitem__ = _setitem  # type: ignore[assignment]
 Tensor.__hash__ = object.__hash__  # type: ignore[assignment]
 

@@ -181,7 +181,15 @@ INFER_META_ERRORS = {
                      r"^The size of tensor a \(2\) must match the size of tensor b \(3\) .*where\(\): .*\(2,\).*\(3,\)"),
     "getitem-out-of-range": (lambda: o(2, 3)[2], None, r"^index 2 is out of bounds for dimension 0 with size 2$"),
     "getitem-too-many": (lambda: o(2)[0, 0], None, "^too many indices for tensor of dimension 1$"),
-    "getitem-mask-shape": (lambda: o(2)[mg.tensor([True, False, True])], None, "boolean index"),
+    "getitem-mask-shape": (lambda: o(2)[mg.tensor([True, False, True])], None,
+                           r"^The shape of the mask \[3\] at index 0 does not match the shape of the indexed tensor "
+                           r"\[2\] at index 0$"),
+    "getitem-mask-shape-dim": (lambda: o(2, 3)[:, [True, False]], None,
+                               r"^The shape of the mask \[2\] at index 0 does not match the shape of the indexed "
+                               r"tensor \[2, 3\] at index 1$"),
+    "setitem-mask-shape": (lambda: o(2, 3).__setitem__(mg.ones(3, 3, dtype=mg.bool), 1.0), None,
+                           r"^The shape of the mask \[3, 3\] at index 0 does not match the shape of the indexed "
+                           r"tensor \[2, 3\] at index 0$"),
     "add-shapes": (lambda: o(2, 3) + o(4), None, r"^The size of tensor a \(3\) .* \(add\(\): 'x' \(2, 3\).*\(4,\)"),
     "pow-int-negative": (lambda: mg.tensor([2]) ** -1, "pow", "negative"),
     "setitem-shape": (lambda: o(2, 2).__setitem__(0, o(3)), "setitem", r"\(3,\).*\(2,\)"),

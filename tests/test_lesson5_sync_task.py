@@ -27,7 +27,8 @@ def test_the_loop_with_syncs_fails_the_sync_test_naming_its_lines(tmp_path):
     assert by_name["test_the_losses_are_the_loop_with_syncs_losses"]["outcome"] == "passed", task["tests"]
     sync = by_name["test_a_steady_step_copies_nothing_and_waits_for_nothing"]
     assert sync["outcome"] == "failed" and task["status"] == "partial"
-    # from the end of the second backward to the end of the last: the .item() and lr tensor of steps 2-4
-    assert "6 syncs and 6 copies in steps 2-5" in sync["message"], sync["message"]
+    # from the end of the second backward to the end of the last: the .item() and lr tensor of steps 2-4 (each
+    # .item() copies the loss and, in the same wait, the flags of the step's device-side index checks)
+    assert "6 syncs and 9 copies in steps 2-5" in sync["message"], sync["message"]
     assert f"training_loop.py:{item} (item) x3" in sync["message"], sync["message"]
     assert f"training_loop.py:{lr_t} (host copy) x3" in sync["message"], sync["message"]

@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
-__all__ = ["histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
+from ..devices import filled_array, made_array, to_numpy
+
+__all__ = ["nonzero_count", "nonzero_positions", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
            "running_extreme_positions", "log_add_exp"]
 
 
@@ -154,3 +156,32 @@ def histogram_range(low: float, high: float, data_range: Callable[[], tuple[floa
     if low == high:
         low, high = low - 1, high + 1
     return low, high
+
+
+def nonzero_count(array: Any) -> int:
+    """The number of non-zero elements of ``array``, read on the host: from a GPU, one int64 copied back and
+    a sync - the wait PyTorch's ``nonzero`` (and so ``x[mask]``, ``masked_select``) makes too."""
+    if type(array) is np.ndarray:
+        return int(np.count_nonzero(array))
+    return int(to_numpy((array != 0).sum()))
+
+
+def nonzero_positions(array: Any, device: str, count: int | None = None) -> Any:
+    """The ``(count, ndim)`` int64 coordinates of ``array``'s non-zero elements in row-major order, made where
+    ``array`` is once their number is known (``nonzero_count``, read unless given): each non-zero element's
+    rank among them (a running sum) is its row, the rest write to a spare row; a row's flat position is then
+    split into coordinates. Nothing else is read back."""
+    if count is None:
+        count = nonzero_count(array)
+    flat = (array != 0).reshape(-1)
+    kept = flat.astype(np.int64)
+    slot = (flat.cumsum(dtype=np.int64) - 1) * kept + count * (1 - kept)
+    order = made_array("arange", device, 0, flat.size, 1, dtype=np.int64) if device != "cpu" else None
+    linear = filled_array((count + 1,), 0, np.int64, device)
+    linear[slot] = np.arange(flat.size, dtype=np.int64) if order is None else order
+    linear = linear[:count]
+    out = filled_array((count, array.ndim), 0, np.int64, device)
+    for d in range(array.ndim - 1, -1, -1):
+        out[:, d] = linear % array.shape[d]
+        linear = linear // array.shape[d]
+    return out

@@ -29,6 +29,7 @@ from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import move_array, to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -92,8 +93,16 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
         raise RuntimeError(f"masked_select(): the shape of the mask {tuple(mask.shape)} does not broadcast with "
                            f"the input's {tuple(input.shape)}") from None
     x = input if tuple(input.shape) == shape else expand(input, shape)
-    m = np.broadcast_to(to_numpy(mask._data), shape)
-    return getitem(x, (m,)) if shape else reshape(getitem(reshape(x, (1,)), (m.reshape(1),)), (-1,))
+    m = mask if tuple(mask.shape) == shape else expand(mask, shape)
+    if not shape:  # a 0-d input and mask: read as one element
+        x, m = reshape(x, (1,)), reshape(m, (1,))
+    if m.device == "cpu":
+        index: tuple[Any, ...] = (to_numpy(m._data),)
+    else:  # the True positions made on the device, one count read back (PyTorch's sync here)
+        positions = nonzero_positions(m._data, m.device)
+        index = tuple(positions[:, k] for k in range(m.ndim))
+    out = getitem(x, index)
+    return out if shape else reshape(out, (-1,))
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:

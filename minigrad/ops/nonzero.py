@@ -5,8 +5,9 @@ and the one-argument form ``where(condition)``.
 per non-zero element in row-major order; ``as_tuple=True`` gives one 1-D
 tensor per dim instead, which is what ``where(condition)`` returns and what
 indexing takes (``x[mg.nonzero(m, as_tuple=True)]`` is ``x[m]``). The count
-depends on the values, so InferMeta reads them (PyTorch synchronises with the
-GPU here as well).
+depends on the values, so it is read on the host first and given to the op
+(PyTorch synchronises with the GPU here as well); on a GPU the rows are then
+filled on the device, nothing else read back.
 
 Example:
     >>> import minigrad as mg
@@ -24,40 +25,47 @@ import numpy as np
 
 from ..dtypes import ALL_DTYPES
 from .. import dtypes as _dt
-from ..kernels.backends import to_numpy
+from ..kernels.array_kernels import nonzero_count
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_dims, check_tensor
+from ._checks import check_dims, check_int, check_tensor
 from ._constants import constant
 from .math import ne
 from .math import where as _where_op
 from .reduce import sum as _sum
-from .registry import defop
+from .registry import Attr, defop
 from .shape import getitem
 
 __all__ = ["nonzero", "argwhere", "count_nonzero", "where"]
 
 
-def infer_nonzero(op: str, x: Any) -> tuple[tuple[int, ...], Any]:
-    """InferMeta: ``(number of non-zero elements, ndim)``, int64 (the count is read from the values)."""
-    return (int(np.count_nonzero(to_numpy(x))), x.ndim), np.dtype(np.int64)
+def infer_nonzero(op: str, x: Any, count: int) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``(count, ndim)``, int64 - the number of non-zero elements, read by the caller."""
+    return (count, x.ndim), np.dtype(np.int64)
 
 
 @register_kernel("nonzero", Backend.CPU, dtypes=ALL_DTYPES)
-def nonzero_cpu(x: np.ndarray) -> np.ndarray:
+def nonzero_cpu(x: np.ndarray, count: int) -> np.ndarray:
     return np.argwhere(x).astype(np.int64, copy=False)
 
 
-nonzero_op = defop("nonzero", inputs=("x",), infer_meta=infer_nonzero, differentiable=False,
-                   doc="the coordinates of the non-zero elements, one row each (int64)")
+nonzero_op = defop("nonzero", inputs=("x",), attrs=(Attr("count", 0, check_int),), infer_meta=infer_nonzero,
+                   differentiable=False, doc="the coordinates of the count non-zero elements, one row each (int64)")
+
+
+def _coordinates(op: str, input: Tensor) -> Tensor:
+    """The ``nonzero`` op, given the number of non-zero elements read first (``nonzero_count``: from a GPU one
+    int64 copied back, the sync PyTorch's ``nonzero`` makes) so that the GPU kernel fills that many rows on
+    the device without reading anything else."""
+    check_tensor(op, "input", 0, input)
+    return nonzero_op(input, nonzero_count(input._data))
 
 
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """``torch.nonzero``: an ``(n, ndim)`` int64 tensor of coordinates, or with ``as_tuple=True`` a tuple
     of ``ndim`` 1-D tensors (a 0-d input counts as 1-D there, as in PyTorch)."""
-    check_tensor("nonzero", "input", 0, input)
-    coords = nonzero_op(input)
+    coords = _coordinates("nonzero", input)
     if not as_tuple:
         return coords
     if input.ndim == 0:  # one position, 0, if the scalar is non-zero
@@ -67,7 +75,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
 
 def argwhere(input: Tensor) -> Tensor:
     """``torch.argwhere``: the same as ``nonzero(input)``."""
-    return nonzero_op(check_tensor("argwhere", "input", 0, input))
+    return _coordinates("argwhere", input)
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:

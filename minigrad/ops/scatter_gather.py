@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..devices import check_range, filled_array
+from ..devices import check_range, filled_array, made_array
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
@@ -319,7 +319,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return add(input, getitem_grad(src, (slice(None),) * d + (idx,), tuple(input.shape)))
 
 
-def _index_along(op: str, input: Tensor, dim: Any, index: Any, on_host: bool = False) -> tuple[int, Any]:
+def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, Any]:
     """``dim`` made non-negative and ``index`` as a flat int64 array, checked as PyTorch checks them."""
     check_tensor(op, "input", 0, input)
     check_tensor(op, "index", 2, index)
@@ -328,16 +328,15 @@ def _index_along(op: str, input: Tensor, dim: Any, index: Any, on_host: bool = F
         raise IndexError(f"{op}(): Index is supposed to be a vector (1-D int64 tensor), but got {index.dtype} "
                          f"of shape {tuple(index.shape)}")
     size = input.shape[d] if input.ndim else 1
-    idx = _flat_index(index, size, lambda: IndexError(f"index out of range in self ({op}(): dimension {d} has size {size})"),
-                      on_host=on_host)
+    idx = _flat_index(index, size, lambda: IndexError(f"index out of range in self ({op}(): dimension {d} has size {size})"))
     return d, idx % max(size, 1)
 
 
-def _flat_index(index: Tensor, size: int, error: Any, on_host: bool = False) -> Any:
+def _flat_index(index: Tensor, size: int, error: Any) -> Any:
     """``index``'s values as a flat int64 array in ``[-size, size)`` (``error()`` otherwise). A GPU index stays on
-    the device (unless ``on_host``): its range checked there, a bad one refused at the next sync (``check_range``),
+    the device: its range checked there, a bad one refused at the next sync (``check_range``),
     as reading it on the host would make every call wait for the device."""
-    if index._device != "cpu" and not on_host:
+    if index._device != "cpu":
         data = index._data.reshape(-1).astype(np.int64, copy=False)
         check_range(data, index._device, -size, size, lambda bad, _: error())
         return data
@@ -381,17 +380,26 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return where(_rows_mask(input, d, idx), value, input)
 
 
-def _last_write_wins(source: Tensor, d: int, last: np.ndarray) -> Tensor:
-    """``source`` with the rows (along ``d``) that a later row overwrites made zero in value, so the
-    scatter-add places each last write alone (PyTorch's CPU loop) - while every row keeps the gradient
-    PyTorch's formula gives it (``grad.index_select(dim, index)``): ``s - s.detach()`` is 0 with slope 1."""
-    keep = np.zeros(source.shape[d], dtype=bool)
-    keep[last] = True
+def _kept_writes(idx: Any, n: int, device: str) -> Any:
+    """For each entry of ``idx`` (positions in ``[0, n)``), whether its write is the one kept where entries
+    repeat: each entry writes its own number into a table of ``n`` slots and reads its slot back. On the CPU
+    the last entry wins, as in PyTorch's loop; on a GPU one of them does, as in PyTorch CUDA. Made where
+    ``idx`` is: a GPU index is never read on the host."""
+    order = made_array("arange", device, 0, idx.size, 1, dtype=np.int64) if device != "cpu" else None
+    if order is None:
+        order = np.arange(idx.size, dtype=np.int64)
+    slots = filled_array((n,), -1, np.int64, device)
+    slots[idx] = order
+    return slots[idx] == order
+
+
+def _last_write_wins(source: Tensor, d: int, keep: Any) -> Tensor:
+    """``source`` with the rows (along ``d``) whose write another row's replaces (``keep`` False) made zero in
+    value, so the scatter-add places each kept write alone - while every row keeps the gradient PyTorch's
+    formula gives it (``grad.index_select(dim, index)``): ``s - s.detach()`` is 0 with slope 1."""
     shape = [1] * source.ndim
     shape[d] = keep.size
-    mask = Tensor._make(keep.reshape(shape), _dt.bool_)
-    if source.device != "cpu":
-        mask = mask.to(source.device)
+    mask = Tensor._make(keep.reshape(shape), _dt.bool_, source.device)
     return where(mask, source, sub(source, source.detach()))
 
 
@@ -406,7 +414,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         >>> mg.index_copy(mg.zeros(3), 0, mg.tensor([2, 0]), mg.tensor([5.0, 7.0])).tolist()
         [7.0, 0.0, 5.0]
     """
-    d, idx = _index_along("index_copy", input, dim, index, on_host=True)  # (which write wins is read on the host)
+    d, idx = _index_along("index_copy", input, dim, index)
     check_tensor("index_copy", "source", 3, source)
     expected = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:]) if input.ndim else (idx.size,)
     if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
@@ -416,9 +424,10 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{input.dtype} and (source) {source.dtype}")
-    last = np.unique(idx.size - 1 - np.unique(idx[::-1], return_index=True)[1])
-    if last.size != idx.size and input.ndim:
-        source = _last_write_wins(source, d, last)
+    if input.ndim:
+        keep = _kept_writes(idx, input.shape[d], input.device)
+        if input.device != "cpu" or not keep.all():  # (on a GPU, whether an index repeats is not read)
+            source = _last_write_wins(source, d, keep)
     if input.ndim == 0:
         placed = reshape(getitem_grad(reshape(source, (1,)), (idx,), (1,)), ())
     else:

@@ -13,12 +13,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import IndexTypeError, OutOfRangeError, ShapeError
-from ..dtypes import ALL_DTYPES
+from ..dtypes import ALL_DTYPES, bool_ as _BOOL
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..devices import check_range, device_of_array, filled_array, made_array
 from ..kernels.strided import concat_arrays, split_views, squeeze_view, transpose_view, unbind_views
+from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
@@ -220,13 +221,19 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 # -- indexing ------------------------------------------------------------------
 
 
-def _normalize_index(op: str, index: Any, keep_device: bool = False) -> Any:
+def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tuple[int, ...] | None = None) -> Any:
     """Turn a Python index (ints, slices, None, Ellipsis, lists, int/bool tensors) into a NumPy index.
 
     With ``keep_device``, integer tensors on the GPU stay there (their arrays are the index) when every
     item of the index takes one dimension (ints, slices, integer arrays): reading them on the host would
-    make it wait for the device; ``_getitem_meta`` checks their range on the device instead."""
+    make it wait for the device; ``_getitem_meta`` checks their range on the device instead.
+
+    With the indexed tensor's ``shape``, each bool mask's shape is checked against the dims it covers, in
+    PyTorch's words, and with ``keep_device`` a GPU mask becomes the integer arrays of its True positions,
+    made on the device (``kernels.array_kernels.nonzero_positions``)."""
     items = index if isinstance(index, tuple) else (index,)
+    if shape is not None and any(_is_mask(i) for i in items):
+        items = _masks_checked(items, tuple(shape), keep_device)
     device = _index_device(items) if keep_device else None
     out = []
     for pos, item in enumerate(items):
@@ -260,6 +267,53 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False) -> Any:
                 f"{op}(): only integers, slices, None, Ellipsis, and integer or bool tensors/lists are valid indices "
                 f"(got {type_name(item)} at position {pos})"
             )
+    return tuple(out)
+
+
+def _is_mask(item: Any) -> bool:
+    """Whether an index item is a bool mask of one or more dims (a tensor, a NumPy array or a list of bools)."""
+    if isinstance(item, Tensor):
+        return item._dtype is _BOOL and item.ndim > 0
+    if isinstance(item, np.ndarray):
+        return item.dtype == np.bool_ and item.ndim > 0
+    return isinstance(item, list) and len(item) > 0 and all(isinstance(v, (bool, np.bool_)) for v in item)
+
+
+def _dims_taken(item: Any) -> int | None:
+    """How many dims of the indexed tensor an index item covers (None for ``...``: what the rest leave)."""
+    if item is Ellipsis:
+        return None
+    if item is None or isinstance(item, (bool, np.bool_)):
+        return 0
+    if _is_mask(item):
+        return len(item.shape) if hasattr(item, "shape") else 1
+    if isinstance(item, Tensor) and item._dtype is _BOOL:  # a 0-d mask: a new dim, as ``None``
+        return 0
+    return 1
+
+
+def _masks_checked(items: tuple[Any, ...], shape: tuple[int, ...], keep_device: bool) -> tuple[Any, ...]:
+    """``items`` with each mask's shape checked against the dims it covers (PyTorch's ``IndexError``); with
+    ``keep_device`` a GPU mask is replaced by the integer arrays of its True positions (``nonzero_positions``)."""
+    taken = [_dims_taken(i) for i in items]
+    rest = len(shape) - sum(t for t in taken if t is not None)
+    out: list[Any] = []
+    dim = 0
+    for item, t in zip(items, taken):
+        t = max(rest, 0) if t is None else t
+        if _is_mask(item):
+            mask_shape = tuple(item.shape) if hasattr(item, "shape") else (len(item),)
+            for k, size in enumerate(mask_shape):
+                if dim + k < len(shape) and size != shape[dim + k]:
+                    raise OutOfRangeError(f"The shape of the mask {list(mask_shape)} at index {k} does not match the "
+                                          f"shape of the indexed tensor {list(shape)} at index {dim + k}")
+            if keep_device and isinstance(item, Tensor) and item._device != "cpu" and dim + len(mask_shape) <= len(shape):
+                positions = nonzero_positions(item._data, item._device)
+                out.extend(positions[:, k] for k in range(item.ndim))
+                dim += t
+                continue
+        out.append(item)
+        dim += t
     return tuple(out)
 
 

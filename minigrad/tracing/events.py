@@ -351,7 +351,9 @@ class DeviceCopy(Event):
     tensor's: a kernel's own table, an index list). ``source`` is the ``file:line`` of the user's call
     that caused it (stamped as ``node.create``'s; see tracing/provenance.py). A copy from ordinary
     (pageable) host memory waits for the GPU's queued work, so each is followed by a ``device.sync``;
-    a ``non_blocking=True`` copy from pinned memory (``Tensor.pin_memory()``) is not."""
+    a ``non_blocking=True`` copy from pinned memory (``Tensor.pin_memory()``) is not, nor a copy made
+    inside another copy's wait (the flags of the device-side index checks, read with a value: ``tensor``
+    None, right after that value's ``device.sync``)."""
 
     direction: str
     bytes: int
@@ -364,7 +366,8 @@ class DeviceSync(Event):
     """The host waited for the GPU to finish its queued work. ``reason`` says what asked:
     ``"item"`` (``.item()``, ``int()``/``float()`` of a tensor), ``"bool"`` (``if tensor:``),
     ``"print"`` (printing a tensor's values), ``"host copy"`` (``.cpu()``, ``.numpy()``, ``.tolist()``,
-    a tensor moved to or made from host data) or ``"synchronize"`` (``mg.cuda.synchronize()``);
+    a tensor moved to or made from host data), ``"nonzero"`` (the number of non-zero elements, which sizes
+    the result of ``nonzero``, ``x[mask]``, ``masked_select``) or ``"synchronize"`` (``mg.cuda.synchronize()``);
     ``source`` is the user's ``file:line``. ``mg.cuda.set_sync_debug_mode`` warns or raises at each."""
 
     reason: str

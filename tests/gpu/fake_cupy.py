@@ -73,6 +73,9 @@ a NumPy function other than the converters computing on a device array on the
 host; the stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc,
 and counts a host index array in ``a[idx]``, ``a[idx] = v`` and
 ``cupyx.scatter_add`` as the upload CuPy makes of it.
+A CuPy call whose result's size depends on the values reads that size back, unseen, and so does
+the stand-in: ``nonzero``/``argwhere``/``flatnonzero``/``unique``/``bincount``/``compress``/``extract``
+of a device array and a read or write through a boolean mask count a device -> host copy and a sync.
 Out-of-range indices wrap and out-of-range class targets give NaN, as a device
 raises nothing there either (checks are the launcher's).
 
@@ -248,6 +251,21 @@ def _upload_host_indices(index: Any, where: str) -> None:
             _h2d(i.nbytes, f"{where} with a host index array")
 
 
+def _read_count_for_mask(index: Any, where: str) -> None:
+    """CuPy sizes a boolean mask's gather, and checks its assignment, with the number of True elements: it
+    reads the last element of the mask's running sum back to the host (``_prepare_mask_indexing_single`` in
+    cupy/_core/_routines_indexing.pyx), a copy and a sync, in a read and in a write alike."""
+    for i in index if isinstance(index, tuple) else (index,):
+        if isinstance(i, np.ndarray) and i.dtype == np.bool_ and i.ndim and i.size:
+            _d2h(4, f"{where} with a boolean mask (CuPy reads its number of True elements)")
+
+
+#: CuPy functions whose result's size depends on the values: each reads a count (or the maximum) back to the
+#: host first, a copy and a sync (``nonzero``'s scan, ``unique``'s number of distinct values, ``bincount``'s
+#: ``int(x.max())``)
+_READS_A_COUNT = {"nonzero", "argwhere", "flatnonzero", "unique", "bincount", "compress", "extract"}
+
+
 class ndarray(np.ndarray):
     """An array on the emulated device, with CuPy's ``base`` (see ``base``); it counts what real CuPy
     would copy, sync and launch (see ``Counts``)."""
@@ -329,6 +347,7 @@ class ndarray(np.ndarray):
         if isinstance(value, np.ndarray) and not isinstance(value, ndarray) and value.size:
             _h2d(value.nbytes, "ndarray.__setitem__ of a host array")
         _upload_host_indices(index, "ndarray.__setitem__")
+        _read_count_for_mask(index, "ndarray.__setitem__")
         _launch()
         np.ndarray.__setitem__(self, _wrapped_index(self.shape, index), value)  # CuPy wraps, as in a get
 
@@ -368,6 +387,7 @@ class ndarray(np.ndarray):
         # (NumPy takes a 0-d integer array for an integer, and would give a view).
         advanced = any(isinstance(i, np.ndarray) for i in items)
         _upload_host_indices(index, "ndarray.__getitem__")
+        _read_count_for_mask(index, "ndarray.__getitem__")
         index = _wrapped_index(self.shape, index)
         r = np.ndarray.__getitem__(self, index)
         if isinstance(r, np.generic) and advanced:
@@ -493,6 +513,8 @@ def _wrap(fn: Any) -> Any:
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if name in _FROM_HOST and args and not isinstance(args[0], ndarray):
             return asarray(*args, **kwargs) if name != "array" else _array(*args, **kwargs)
+        if name in _READS_A_COUNT and _device_inputs(args, kwargs):
+            _d2h(8, f"cupy.{name} (reads the size of its result back)")
         with _Quiet():
             r = fn(*args, **kwargs)
             if name in _ROW_MAJOR:

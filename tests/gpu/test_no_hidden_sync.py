@@ -216,6 +216,29 @@ def test_the_stand_in_refuses_numpy_memory_that_is_a_device_arrays():
     assert np.asarray(on_device.get()).tolist() == [0, 1, 2]  # an explicit copy is the way
 
 
+@counted
+def test_the_stand_in_counts_the_reads_cupy_makes_for_a_result_of_unknown_size():
+    """CuPy learns the size of ``a[mask]``, ``nonzero``, ``unique``, ``bincount``... by reading a count (or the
+    maximum) back: a copy and a sync it makes unseen, in a write through a mask too. The stand-in computed them
+    on the host and counted nothing."""
+    import cupy
+
+    fake = _fake()
+    a = cupy.arange(6.0)
+    mask = a > 2
+    reads = {"a[mask]": lambda: a[mask], "a[mask] = 0": lambda: a.__setitem__(mask, 0.0),
+             "a[:, mask]": lambda: a.reshape(1, 6)[:, mask], "nonzero": lambda: cupy.nonzero(mask),
+             "argwhere": lambda: cupy.argwhere(mask), "flatnonzero": lambda: cupy.flatnonzero(mask),
+             "unique": lambda: cupy.unique(a), "bincount": lambda: cupy.bincount(cupy.arange(3))}
+    for name, fn in reads.items():
+        fake.reset_counts()
+        fn()
+        assert (fake.counts()["d2h"], fake.counts()["syncs"]) == (1, 1), name
+    fake.reset_counts()
+    a[cupy.arange(2)], cupy.where(mask, a, 0.0), cupy.count_nonzero(mask)
+    assert fake.counts()["syncs"] == 0  # a gather, a where, a count kept on the device: no read
+
+
 @needs_gpu
 def test_a_gpu_index_reaches_the_backward_of_getitem_on_the_device():
     """``C[idx].sum().backward()`` with ``idx`` on the GPU: the scatter of the backward gets the device index
@@ -355,6 +378,7 @@ def test_copies_and_syncs_are_events_with_the_users_line(tmp_path):
     assert got == [
         ("device.copy", "d2h", None, f"{name}:{_line('event item')}"),
         ("device.sync", None, "item", f"{name}:{_line('event item')}"),
+        ("device.copy", "d2h", None, f"{name}:{_line('event item')}"),  # the step's checks' flags, in that wait
         ("device.copy", "d2h", None, f"{name}:{_line('event print')}"),
         ("device.sync", None, "print", f"{name}:{_line('event print')}"),
         ("device.sync", None, "synchronize", f"{name}:{_line('event synchronize')}"),
@@ -362,7 +386,7 @@ def test_copies_and_syncs_are_events_with_the_users_line(tmp_path):
         ("device.sync", None, "host copy", f"{name}:{_line('event upload')}"),
     ]
     copies = [e for e in device if e.kind == "device.copy"]
-    assert copies[0].tensor == loss._id and copies[0].bytes == 4 and copies[2].bytes == 8
+    assert copies[0].tensor == loss._id and copies[0].bytes == 4 and copies[1].tensor is None and copies[3].bytes == 8
     assert isinstance(value, float) and back.device == "gpu"
     # the loader accepts them, and the describer gives each a line
     from minigrad.tracing.describe import describe
@@ -643,3 +667,116 @@ def test_running_extremes_and_histograms_read_back_only_what_pytorch_reads():
         assert (c["h2d"], c["d2h"]) == (0, reads), (name, fake.COUNTS.log)
         assert [e.direction for e in copies] == ["d2h"] * reads and len(syncs) == reads, name
         assert not [e for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu], name
+
+
+MASKED = {
+    "x[m]": lambda x, m: x[m],
+    "x[:, m[0]]": lambda x, m: x[:, m[0]],
+    "x[m2d, 1] (3-D)": lambda x, m: x.reshape(3, 4, 1).expand(3, 4, 2)[m, 1],
+    "masked_select": lambda x, m: mg.masked_select(x, m),
+    "masked_select broadcast": lambda x, m: mg.masked_select(x, m[:1]),
+    "nonzero": lambda x, m: mg.nonzero(m),
+    "argwhere": lambda x, m: mg.argwhere(x * m),
+    "where(m)": lambda x, m: mg.where(m)[1],
+}
+
+
+@needs_gpu
+@pytest.mark.parametrize("form", sorted(MASKED))
+def test_a_mask_is_read_once_for_its_count_and_its_positions_made_on_the_device(form):
+    """``x[mask]``, ``masked_select``, ``nonzero``: the size of the result is the number of True elements,
+    which PyTorch reads back too (a sync). minigrad copied the whole mask to the host and its positions back
+    (two copies, two syncs, and CuPy's own unseen read of the count); now the count is read - one ``device.copy``
+    of 8 bytes and a ``device.sync`` with the reason ``nonzero`` - and the positions are ranked on the device.
+    The CPU's values and gradients."""
+    rng = np.random.default_rng(8)
+    x, m = mg.tensor(rng.normal(size=(3, 4))), mg.tensor(rng.normal(size=(3, 4)) > 0)
+    fn = MASKED[form]
+    leaf = x.clone().requires_grad_()
+    want = fn(leaf, m)
+    gx, gm = x.to("gpu").requires_grad_(), m.to("gpu")
+    fn(gx, gm)  # a geometry's stride table is uploaded at its first launch
+    with mg.trace(values=False) as tr:
+        got = fn(gx, gm)
+    device = [e for e in tr.events if e.kind.startswith("device.")]
+    assert [(e.kind, getattr(e, "direction", None), getattr(e, "reason", None)) for e in device][:2] == [
+        ("device.copy", "d2h", None), ("device.sync", None, "nonzero")], device
+    assert device[0].bytes == 8 and Path(device[0].source).name.startswith("test_no_hidden_sync.py:")  # the form's line
+    assert not [e for e in device if getattr(e, "direction", None) == "h2d"]
+    assert not [e for e in device[2:] if e.kind == "device.sync"]  # (a checks' flags copy may join that wait)
+    assert not [e for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu]
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().numpy())
+    if want.requires_grad:
+        (want * mg.arange(want.numel()).reshape(want.shape)).sum().backward()
+        (got * mg.arange(got.numel()).reshape(got.shape).to("gpu")).sum().backward()
+        np.testing.assert_array_equal(gx.grad.cpu().numpy(), leaf.grad.numpy())
+
+
+@needs_gpu
+def test_a_number_written_through_a_mask_reads_nothing():
+    """``x[mask] = 0.0`` is PyTorch's ``masked_fill``: no position is needed, so no count is read (it copied the
+    mask to the host and the positions back); ``x[mask] = values`` reads the count once, as PyTorch's
+    ``index_put_``. The CPU's values and gradients."""
+    rng = np.random.default_rng(9)
+    base, m = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)) > 0
+    results = {}
+    for device, run in (("cpu", 0), ("gpu", 0), ("gpu", 1)):  # the GPU twice: stride tables are uploaded at first
+        leaf = mg.tensor(base, requires_grad=True)
+        mask = mg.tensor(m).to(device)
+        h = leaf.to(device) * 2
+        with mg.trace(values=False) as tr:
+            h[mask] = 0.0
+            h[mask[:, 0]] = -1.0  # the leading dims only
+        assert not run or not [e for e in tr.events if e.kind.startswith("device.")], device
+        h2 = leaf.to(device) * 3
+        v = mg.arange(float(m.sum()), dtype=mg.float64).to(device)
+        with mg.trace(values=False) as tr:
+            h2[mask] = v
+        syncs = [e.reason for e in tr.events if e.kind == "device.sync"]
+        assert not run or syncs == ([] if device == "cpu" else ["nonzero"]), syncs
+        (h * h).sum().backward()
+        (h2 * h2).sum().backward()
+        results[device] = (h.detach().cpu().numpy(), h2.detach().cpu().numpy(), leaf.grad.numpy())
+    for g, c in zip(results["gpu"], results["cpu"]):
+        np.testing.assert_array_equal(g, c)
+
+
+@needs_gpu
+def test_the_sync_debug_mode_names_a_masks_count(sync_mode):
+    x = mg.randn(5).to("gpu")
+    x[x > 0], x.__setitem__(x > 0, 0.0)  # stride tables uploaded at their first launch
+    mg.cuda.set_sync_debug_mode("error")
+    with pytest.raises(RuntimeError, match=r"^called a synchronizing CUDA operation: the number of non-zero elements "
+                                           r"read on the host \(nonzero, x\[mask\], masked_select\) at .*test_no_hidden_sync.py:\d+$"):
+        x[x > 0]
+    x[x > 0] = 0.0  # no sync: allowed
+    mg.cuda.set_sync_debug_mode("default")
+
+
+@counted
+@pytest.mark.parametrize("idx", [[4, 0, 2], [1, 1, 3], [3, 3, 3]])
+def test_index_copy_keeps_a_gpu_index_on_the_device(idx):
+    """``index_copy`` read its index on the host to find which of repeated writes wins (a copy and a sync) and
+    uploaded it again, unseen, for its mask; now each entry writes its number into a table on the device and
+    reads back whether it stayed. PyTorch's values and gradients (an overwritten row still gets its gradient)."""
+    torch = pytest.importorskip("torch")
+    fake = _fake()
+    rng = np.random.default_rng(10)
+    x, s = rng.normal(size=(4, 5)), rng.normal(size=(4, 3))
+    gx, gs = mg.tensor(x).to("gpu").requires_grad_(), mg.tensor(s).to("gpu").requires_grad_()
+    gi = mg.tensor(idx).to("gpu")
+    w = mg.arange(20.0, dtype=mg.float64).reshape(4, 5).to("gpu")
+    (gx.index_copy(1, gi, gs) * w).sum().backward()  # stride tables are uploaded at a geometry's first launch
+    gx.grad = gs.grad = None
+    fake.reset_counts()
+    out = gx.index_copy(1, gi, gs)
+    (out * w).sum().backward()
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+    tx, ts = torch.tensor(x, requires_grad=True), torch.tensor(s, requires_grad=True)
+    want = tx.index_copy(1, torch.tensor(idx), ts)
+    (want * torch.arange(20.0, dtype=torch.float64).reshape(4, 5)).sum().backward()
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), want.detach().numpy())  # the stand-in: the last wins
+    np.testing.assert_array_equal(gx.grad.cpu().numpy(), tx.grad.numpy())
+    np.testing.assert_array_equal(gs.grad.cpu().numpy(), ts.grad.numpy())

@@ -27,8 +27,8 @@ from ...devices import to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import (histogram_range, inclusive_scan, log_add_exp, pad_geometry, running_extreme_positions, scatter_arrays,
-                             searchsorted_arrays, vector_norm_arrays)
+from ..array_kernels import (histogram_range, inclusive_scan, log_add_exp, nonzero_positions, pad_geometry,
+                             running_extreme_positions, scatter_arrays, searchsorted_arrays, vector_norm_arrays)
 from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
@@ -208,6 +208,13 @@ def logcumsumexp(x: Any, dim: int) -> Any:
     acc = x.astype(np.float32) if x.dtype == np.float16 else x
     [out] = inclusive_scan(cupy, lambda left, right: [log_add_exp(cupy, left[0], right[0])], [acc], dim % x.ndim)
     return out.astype(x.dtype, copy=False)
+
+
+@register_kernel("nonzero", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_nonzero")
+def nonzero(x: Any, count: int) -> Any:
+    """The rows of the ``count`` non-zero elements (read by the caller), filled on the device: a running sum
+    ranks them (``nonzero_positions``). CuPy's own ``nonzero`` would read the count again."""
+    return nonzero_positions(x, "gpu", count)
 
 
 # -- histc, bincount: counts added with atomics, no count read back ------------------------------------------

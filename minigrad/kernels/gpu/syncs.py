@@ -37,11 +37,13 @@ _REASONS = {
     "__bool__": "bool",
     "__repr__": "print", "__str__": "print", "__format__": "print",
     "synchronize": "synchronize",
+    "nonzero_count": "nonzero",
 }
 #: how a message names each reason
 _WORDS = {"item": "a tensor's value read on the host (.item(), int(), float())", "bool": "bool() of a tensor",
           "print": "a tensor printed", "host copy": "a copy between the host and the GPU",
-          "synchronize": "minigrad.cuda.synchronize()"}
+          "synchronize": "minigrad.cuda.synchronize()",
+          "nonzero": "the number of non-zero elements read on the host (nonzero, x[mask], masked_select)"}
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -95,15 +97,19 @@ def _check_mode(reason: str, source: str | None) -> None:
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def copied(direction: str, nbytes: int, waits: bool = True) -> None:
+def copied(direction: str, nbytes: int, waits: bool = True, of_tensor: bool = True) -> None:
     """A copy between the host and the GPU is about to happen (``direction``: ``"h2d"`` or ``"d2h"``):
     the debug mode's check, then the ``device.copy`` and ``device.sync`` events. A copy from pinned
     memory with ``non_blocking=True`` does not wait (``waits=False``): its ``device.copy`` alone, and
-    the debug mode lets it pass, as PyTorch's does."""
+    the debug mode lets it pass, as PyTorch's does; so does a copy made inside a wait another copy
+    is the event of (the device-side checks' flags, read with a value). ``of_tensor``: the copy is of
+    the tensor the program's call was made on (else ``tensor`` is None)."""
     rec = bus.recorder
     if rec is None and not _MODE[0]:
         return
     reason, tensor = _context()
+    if not of_tensor:
+        tensor = None
     reason = reason or "host copy"
     source = user_source()
     if waits:
