@@ -448,3 +448,17 @@ def test_repeat_interleave_counts_keeps_an_int32_dtype() -> None:
     out = mg.repeat_interleave(mg.tensor([2, 0, 3], dtype=mg.int32))
     assert out.dtype is mg.int32 and out.numpy().dtype == np.int32
     assert out.tolist() == torch.repeat_interleave(torch.tensor([2, 0, 3], dtype=torch.int32)).tolist()
+
+
+@pytest.mark.parametrize("data", [[2.0, float("nan"), 1.0, float("nan"), 2.0, -0.0, 0.0], [float("nan")] * 3,
+                                  [[3, 1], [1, 3]], [], [True, False, True]])
+def test_unique_keeps_each_nan_as_pytorch(data: Any) -> None:
+    """PyTorch's ``unique`` sorts and compares neighbours, so NaN (unequal to itself) is a value each time;
+    NumPy's ``unique`` folds NaNs into one, which minigrad's CPU kernel returned."""
+    torch = pytest.importorskip("torch")
+    for kwargs in ({}, {"return_inverse": True, "return_counts": True}):
+        got = mg.unique(mg.tensor(data), **kwargs)
+        want = torch.unique(torch.tensor(data), **kwargs)
+        for a, b in zip(got if kwargs else (got,), want if kwargs else (want,)):
+            assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
+            np.testing.assert_array_equal(a.numpy(), b.numpy())

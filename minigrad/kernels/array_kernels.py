@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from ..devices import filled_array, made_array, to_numpy
+from ..devices import device_of_array as _device_of, filled_array, made_array, to_numpy
 
-__all__ = ["nonzero_count", "nonzero_positions", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
+__all__ = ["nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
            "running_extreme_positions", "log_add_exp"]
 
 
@@ -185,3 +185,40 @@ def nonzero_positions(array: Any, device: str, count: int | None = None) -> Any:
         out[:, d] = linear % array.shape[d]
         linear = linear // array.shape[d]
     return out
+
+
+# NOTE [ unique sorts, then marks where the value changes ]
+#     ``unique`` without ``dim`` is a stable sort of the flattened input and a mark at
+#     every position whose value differs from the one before it: each mark starts a
+#     run of equal values, the runs are the distinct values in order, a running sum of
+#     the marks gives every sorted element its run (scattered back through the sort's
+#     order: the inverse map) and the distances between the marks are the counts. NaN
+#     differs from everything, itself included, so each NaN is a run of its own, as in
+#     PyTorch (NumPy's ``unique`` folds them into one). How many runs there are sizes
+#     the result: it is read on the host (``nonzero_count`` of the marks), and on a GPU
+#     everything else stays on the device.
+
+
+def sorted_runs(x: Any) -> tuple[Any, Any, Any]:
+    """``x`` flattened and stably sorted: ``(order, sorted values, marks)``, a mark (True) where a run of equal
+    values starts (NOTE [ unique sorts, then marks where the value changes ])."""
+    flat = x.reshape(-1)
+    order = flat.argsort(kind="stable")
+    ordered = flat[order]
+    marks = filled_array((flat.size,), True, np.bool_, _device_of(flat))
+    if flat.size > 1:
+        marks[1:] = ordered[1:] != ordered[:-1]  # NaN != NaN: every NaN starts a run
+    return order, ordered, marks
+
+
+def distinct_values(x: Any, device: str, count: int) -> tuple[Any, Any, Any]:
+    """``unique``'s ``(values, inverse, counts)`` without ``dim`` for the ``count`` runs ``sorted_runs`` finds (read
+    by the caller): the first value of each run, each element's run, each run's length."""
+    order, ordered, marks = sorted_runs(x)
+    starts = nonzero_positions(marks, device, count).reshape(-1)
+    runs = marks.cumsum(dtype=np.int64) - 1
+    inverse = filled_array((ordered.size,), 0, np.int64, device)
+    inverse[order] = runs
+    ends = filled_array((count,), ordered.size, np.int64, device)
+    ends[:-1] = starts[1:]
+    return ordered[starts], inverse.reshape(x.shape), ends - starts

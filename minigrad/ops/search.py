@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES
-from ..kernels.array_kernels import histogram_range, searchsorted_arrays
+from ..kernels.array_kernels import distinct_values, histogram_range, nonzero_count, searchsorted_arrays, sorted_runs
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -83,31 +83,43 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 # -- unique --------------------------------------------------------------------------------------------
 
 
-def _unique_arrays(x: np.ndarray, dim: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _unique_slices(x: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``unique`` with ``dim``: NumPy's ``unique`` of the slices along ``dim``."""
     values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
-    inverse = inverse.reshape(x.shape if dim is None else (x.shape[dim],))
-    return values, inverse.astype(np.int64), counts.astype(np.int64)
+    return values, inverse.reshape(x.shape[dim]).astype(np.int64), counts.astype(np.int64)
 
 
-def infer_unique(op: str, x: Any, dim: Any = None) -> list[tuple[tuple[int, ...], Any]]:
-    """InferMeta: the distinct values (their number read from ``x``), the inverse map and the counts."""
+def infer_unique(op: str, x: Any, dim: Any = None, count: int = -1) -> list[tuple[tuple[int, ...], Any]]:
+    """InferMeta: the ``count`` distinct values (read by the caller), the inverse map and the counts; with
+    ``dim``, the distinct slices, read from ``x`` here."""
     if dim is not None:
-        wrap_dim("unique", dim, x.ndim)
-    values, inverse, counts = _unique_arrays(to_numpy(x), dim)
-    return [(values.shape, x.dtype), (inverse.shape, np.dtype(np.int64)), (counts.shape, np.dtype(np.int64))]
+        values, inverse, counts = _unique_slices(to_numpy(x), wrap_dim("unique", dim, x.ndim))
+        return [(values.shape, x.dtype), (inverse.shape, np.dtype(np.int64)), (counts.shape, np.dtype(np.int64))]
+    return [((count,), x.dtype), (tuple(x.shape), np.dtype(np.int64)), ((count,), np.dtype(np.int64))]
 
 
 @register_kernel("unique", Backend.CPU, dtypes=ALL_DTYPES)
-def unique_cpu(x: np.ndarray, dim: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return _unique_arrays(x, dim)
+def unique_cpu(x: np.ndarray, dim: Any = None, count: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if dim is not None:
+        return _unique_slices(x, dim % max(x.ndim, 1))
+    return distinct_values(x, "cpu", count)
 
 
 def _check_dim_or_none(op: str, name: str, pos: int, v: Any) -> Any:
     return None if v is None else check_int(op, name, pos, v)
 
 
-unique_op = defop("unique", inputs=("x",), attrs=(Attr("dim", None, _check_dim_or_none),), infer_meta=infer_unique,
-                  differentiable=False, doc="the sorted distinct values, where each element went, and their counts")
+unique_op = defop("unique", inputs=("x",), attrs=(Attr("dim", None, _check_dim_or_none), Attr("count", -1, check_int)),
+                  infer_meta=infer_unique, differentiable=False,
+                  doc="the sorted distinct values, where each element went, and their counts (count: how many "
+                      "distinct values, read by the caller; -1 with dim)")
+
+
+def distinct_count(array: Any) -> int:
+    """How many distinct values ``array`` holds (each NaN its own), read on the host: from a GPU one int64
+    copied back and a sync, as PyTorch's CUDA ``unique`` makes (NOTE [ unique sorts, then marks where the value
+    changes ] in kernels/array_kernels.py)."""
+    return nonzero_count(sorted_runs(array)[2])
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
@@ -116,7 +128,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     value (``return_inverse``) and how often each value occurs (``return_counts``); ``dim`` compares slices.
     The values are always sorted (PyTorch's CPU result is too)."""
     check_tensor("unique", "input", 0, input)
-    values, inverse, counts = unique_op(input, dim)
+    values, inverse, counts = unique_op(input, dim, -1 if dim is not None else distinct_count(input._data))
     extra = [t for t, want in ((inverse, return_inverse), (counts, return_counts)) if want]
     return (values, *extra) if extra else values
 

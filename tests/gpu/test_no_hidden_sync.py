@@ -780,3 +780,32 @@ def test_index_copy_keeps_a_gpu_index_on_the_device(idx):
     np.testing.assert_array_equal(out.detach().cpu().numpy(), want.detach().numpy())  # the stand-in: the last wins
     np.testing.assert_array_equal(gx.grad.cpu().numpy(), tx.grad.numpy())
     np.testing.assert_array_equal(gs.grad.cpu().numpy(), ts.grad.numpy())
+
+
+@needs_gpu
+@pytest.mark.parametrize("form", ["floats with NaN", "ints 2-D", "bool", "empty", "0-d", "dim=0"])
+def test_unique_reads_only_its_count_and_keeps_each_nan(form):
+    """``unique`` fell back to the CPU (the input copied there, three results back). Now a stable sort and a mark
+    where the value changes, on the device; the number of distinct values is read back (one ``device.sync``,
+    reason ``unique``), as PyTorch CUDA reads it. Each NaN is a value of its own, as PyTorch's (NumPy's
+    ``unique`` had folded them into one, on the CPU too). With ``dim`` the slices are compared on the host."""
+    rng = np.random.default_rng(11)
+    data = {"floats with NaN": np.array([2.0, np.nan, 1.0, np.nan, 2.0, -0.0, 0.0]),
+            "ints 2-D": rng.integers(0, 4, (3, 5)), "bool": rng.normal(size=7) > 0, "empty": np.zeros(0, np.float32),
+            "0-d": np.array(3.0), "dim=0": rng.integers(0, 2, (6, 2))}[form]
+    kwargs = {"return_inverse": True, "return_counts": True, **({"dim": 0} if form == "dim=0" else {})}
+    g = mg.tensor(data).to("gpu")
+    with mg.trace(values=False) as tr:
+        got = mg.unique(g, **kwargs)
+    want = mg.unique(mg.tensor(data), **kwargs)
+    if form != "dim=0":
+        assert not [e for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu]
+        assert [e.reason for e in tr.events if e.kind == "device.sync"] == ["unique"]
+        assert [e.bytes for e in tr.events if e.kind == "device.copy"][:1] == [8]
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a.cpu().numpy(), b.numpy())
+    torch = pytest.importorskip("torch")
+    theirs = torch.unique(torch.tensor(data), **kwargs)
+    for a, b in zip(got, theirs):
+        np.testing.assert_array_equal(a.cpu().numpy(), b.numpy())

@@ -23,12 +23,13 @@ import cupy
 import cupyx
 import numpy as np
 
-from ...devices import to_numpy
+from ...devices import move_array, to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import (histogram_range, inclusive_scan, log_add_exp, nonzero_positions, pad_geometry,
-                             running_extreme_positions, scatter_arrays, searchsorted_arrays, vector_norm_arrays)
+from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
+                             pad_geometry, running_extreme_positions, scatter_arrays, searchsorted_arrays,
+                             vector_norm_arrays)
 from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, order_and_inverse, row_major
@@ -215,6 +216,17 @@ def nonzero(x: Any, count: int) -> Any:
     """The rows of the ``count`` non-zero elements (read by the caller), filled on the device: a running sum
     ranks them (``nonzero_positions``). CuPy's own ``nonzero`` would read the count again."""
     return nonzero_positions(x, "gpu", count)
+
+
+@register_kernel("unique", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unique")
+def unique(x: Any, dim: Any = None, count: int = -1) -> tuple[Any, Any, Any]:
+    """Without ``dim``: the ``count`` runs of the sorted values (read by the caller), made on the device (NOTE
+    [ unique sorts, then marks where the value changes ]). With ``dim``, the slices are compared on the host:
+    the input copied there and the three results back, each copy an event."""
+    if dim is None:
+        return distinct_values(x, "gpu", count)
+    values, inverse, counts = np.unique(to_numpy(x), return_inverse=True, return_counts=True, axis=dim % max(x.ndim, 1))
+    return tuple(move_array(a, "cpu", "gpu") for a in (values, inverse.reshape(-1).astype(np.int64), counts.astype(np.int64)))
 
 
 # -- histc, bincount: counts added with atomics, no count read back ------------------------------------------

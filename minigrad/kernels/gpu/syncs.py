@@ -38,12 +38,14 @@ _REASONS = {
     "__repr__": "print", "__str__": "print", "__format__": "print",
     "synchronize": "synchronize",
     "nonzero_count": "nonzero",
+    "distinct_count": "unique",
 }
 #: how a message names each reason
 _WORDS = {"item": "a tensor's value read on the host (.item(), int(), float())", "bool": "bool() of a tensor",
           "print": "a tensor printed", "host copy": "a copy between the host and the GPU",
           "synchronize": "minigrad.cuda.synchronize()",
-          "nonzero": "the number of non-zero elements read on the host (nonzero, x[mask], masked_select)"}
+          "nonzero": "the number of non-zero elements read on the host (nonzero, x[mask], masked_select)",
+          "unique": "the number of distinct values read on the host (unique)"}
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
