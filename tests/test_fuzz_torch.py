@@ -396,6 +396,9 @@ class Differential(RuleBasedStateMachine):
         "leaky_relu": lambda x: _F(x).leaky_relu(x, 0.2), "elu": lambda x: _F(x).elu(x),
         "hardtanh": lambda x: _F(x).hardtanh(x, -0.5, 0.5), "pad": lambda x: _F(x).pad(x, (1, 2)),
         "sinh": lambda x: x.sinh(), "atan": lambda x: x.atan(), "repeat": lambda x: x.repeat(2, *([1] * x.ndim)),
+        "mask-index": lambda x: x[x > 0.1], "masked_select": lambda x: x.masked_select(x < 0),
+        "cummax": lambda x: x.cummax(-1)[0], "cummin": lambda x: x.cummin(0)[0],
+        "logcumsumexp": lambda x: x.logcumsumexp(-1),
     }
 
     @precondition(lambda self: self.pool)
@@ -575,9 +578,11 @@ class Differential(RuleBasedStateMachine):
         self.same_flags(p, op)
 
     @precondition(lambda self: self.pool)
-    @rule(i=st.integers(0, 99), j=st.integers(0, 99), how=st.sampled_from(["row=", "row+=", "all=", "copy_"]))
+    @rule(i=st.integers(0, 99), j=st.integers(0, 99),
+          how=st.sampled_from(["row=", "row+=", "all=", "copy_", "mask=", "mask=sum"]))
     def setitem(self, i: int, j: int, how: str) -> None:
-        """``x[0] = y``, ``x[0] += y``, ``x[...] = y`` and ``x.copy_(y)`` (y broadcast into place)."""
+        """``x[0] = y``, ``x[0] += y``, ``x[...] = y``, ``x.copy_(y)`` (y broadcast into place), and through a mask
+        ``x[x > 0] = 0.5`` (PyTorch's masked_fill) and ``x[x > 0] = y.sum()``."""
         p, q = self.pick(i), self.pick(j)
         if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved or _may_share_memory(p.m, q.m):
             return  # not generated (module docstring)
@@ -589,13 +594,17 @@ class Differential(RuleBasedStateMachine):
                 x[0] += y
             elif how == "all=":
                 x[...] = y
+            elif how == "mask=":
+                x[x.detach() > 0] = 0.5
+            elif how == "mask=sum":
+                x[x.detach() > 0] = y.sum()
             else:
                 x.copy_(y)
 
         shape_ok = True
         try:
             target = tuple(p.t.shape[1:]) if how.startswith("row") else tuple(p.t.shape)
-            shape_ok = np.broadcast_shapes(target, tuple(q.t.shape)) == target
+            shape_ok = how.startswith("mask") or np.broadcast_shapes(target, tuple(q.t.shape)) == target
         except (ValueError, IndexError):
             shape_ok = False
         if not shape_ok or (how.startswith("row") and p.t.ndim == 0):
