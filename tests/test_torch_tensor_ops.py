@@ -462,3 +462,17 @@ def test_unique_keeps_each_nan_as_pytorch(data: Any) -> None:
         for a, b in zip(got if kwargs else (got,), want if kwargs else (want,)):
             assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
             np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_sort_keeps_a_dense_inputs_layout_as_pytorch() -> None:
+    """PyTorch's ``sort`` allocates its values and indices with the input's strides (when dense), and so
+    ``argsort``'s; minigrad's were row-major (the fuzzer found ``sort`` of a transposed tensor)."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(3).normal(size=(3, 4, 2))
+    for lib_x in (lambda lib: lib.tensor(a).transpose(0, 2), lambda lib: lib.tensor(a).permute(1, 0, 2),
+                  lambda lib: lib.tensor(a)[:, ::2]):
+        for dim in (0, 1, -1):
+            got, want = lib_x(mg).sort(dim), lib_x(torch).sort(dim)
+            assert got.values.stride() == want.values.stride() and got.indices.stride() == want.indices.stride()
+            assert lib_x(mg).argsort(dim).stride() == lib_x(torch).argsort(dim).stride()
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())

@@ -1,12 +1,14 @@
 """Ordering along one dim: ``argsort`` (an op, no gradient), and the composites ``sort``, ``topk``,
 ``kthvalue``, ``median``, ``quantile``.
 
-``argsort`` is the one kernel: the int64 positions that put ``input`` in
-order along ``dim``. ``sort`` and ``topk`` read the values at those positions
-with ``gather``, so their backward is ``gather``'s: every value sends its
-gradient back to the position it came from (PyTorch's ``sort``/``topk``
-backward is that same scatter). In a trace they show up as an ``argsort``
-and a ``gather`` node.
+``argsort`` is the one sorting kernel: the int64 positions that put ``input``
+in order along ``dim``. ``sort``, ``topk``, ``kthvalue`` and ``median(dim)``
+read the values at those positions with an op each (``sort_values``...: one
+gather), whose backward sends every value's gradient back to the position it
+came from - PyTorch's ``value_selecting_reduction_backward`` - under PyTorch's
+node name (``SortBackward0``, ``TopkBackward0``, ``KthvalueBackward0``,
+``MedianBackward1``). ``sort``'s values and indices keep a dense input's
+layout, as PyTorch's.
 
 Order rules, as PyTorch's: NaN sorts above every number (last ascending,
 first descending); ``stable=True`` keeps equal elements in their original
@@ -26,15 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
 from .math import add, mul, sub
-from .registry import Attr, defop, type_name
-from .scatter_gather import gather_op
+from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, stack
 from .reduce import return_types
 
@@ -66,6 +67,7 @@ argsort_op = defop(
     inputs=("x",),
     attrs=(Attr("dim", -1, check_int), Attr("descending", False, check_bool), Attr("stable", False, check_bool)),
     infer_meta=infer_argsort,
+    layout="elementwise",  # the input's layout (a dense one's strides), as PyTorch's sort gives its indices
     differentiable=False,
     doc="the int64 positions that sort x along dim (stable; NaN counts as the largest value)",
 )
@@ -83,13 +85,87 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
     return argsort_op(input, dim, descending, stable)
 
 
+# -- the values at the positions argsort found: one op per function, for PyTorch's node names ------------
+
+
+def _picked_values_cpu(x: np.ndarray, indices: np.ndarray, dim: int = 0, keepdim: bool = True) -> np.ndarray:
+    """``x`` read at ``indices`` along ``dim`` (``indices`` has one position per output element; without
+    ``keepdim`` the dim is dropped). A 0-d ``x`` is its own value."""
+    if x.ndim == 0:
+        return x.copy()
+    out = np.take_along_axis(x, indices if keepdim else np.expand_dims(indices, dim), axis=dim)
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+def _picked_values_meta(op: str, x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any:
+    return tuple(indices.shape), x.dtype
+
+
+def _picked_values_backward(ctx: Any, g: Any) -> tuple[Any, None]:
+    """PyTorch's ``value_selecting_reduction_backward``: each value's gradient goes back to the position it
+    was read from, zeros elsewhere; only the indices are saved."""
+    (indices,) = ctx.saved()
+    ops = ctx.ops
+    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
+    if not ctx.input_shape(0):  # a 0-d input: its own value
+        return ops.reshape(g, ()), None
+    if not keepdim:
+        indices, g = ops.unsqueeze(indices, dim), ops.unsqueeze(g, dim)
+    zeros = ops.fill(ops.expand(ops.reshape(ops.sum(g), (1,) * len(ctx.input_shape(0))), ctx.input_shape(0)), 0.0)
+    return ops.scatter_add(zeros, indices, g, dim), None
+
+
+def _picked_values_op(name: str, layout: str, doc: str) -> Any:
+    register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}")(_picked_values_cpu)
+    op = defop(name, inputs=("x", Input("indices", differentiable=False)),
+               attrs=(Attr("dim", 0, check_int), Attr("keepdim", True, check_bool)), infer_meta=_picked_values_meta,
+               save=("indices",), key_inputs=(0,), layout=layout, doc=doc)
+    op.def_backward(_picked_values_backward)
+    return op
+
+
+# sort's values keep the input's layout (a dense one's strides), as PyTorch's meta function gives them
+sort_values = _picked_values_op("sort_values", "elementwise", "sort's values: x at the positions argsort found "
+                                                              "(PyTorch's SortBackward0)")
+topk_values = _picked_values_op("topk_values", "contiguous", "topk's values: x at the first k positions argsort "
+                                                             "found (PyTorch's TopkBackward0)")
+kthvalue_values = _picked_values_op("kthvalue_values", "contiguous", "kthvalue's values: x at the k-th position "
+                                                                     "argsort found (PyTorch's KthvalueBackward0)")
+median_values = _picked_values_op("median_values", "contiguous", "median(dim)'s values: x at the middle position "
+                                                                 "argsort found (PyTorch's MedianBackward1)")
+
+
+def _flat_value_cpu(x: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The element of ``x`` at the flat position ``index`` (a 1-element int64 array), as a 0-d array."""
+    return x.reshape(-1)[index.reshape(-1)].reshape(())
+
+
+def _flat_value_backward(ctx: Any, g: Any) -> tuple[Any, None]:
+    """The gradient goes to the one element read, zeros elsewhere."""
+    (index,) = ctx.saved()
+    ops = ctx.ops
+    shape = ctx.input_shape(0)
+    n = int(np.prod(shape))
+    zeros = ops.fill(ops.expand(ops.reshape(g, (1,)), (n,)), 0.0)
+    return ops.reshape(ops.scatter_add(zeros, ops.reshape(index, (1,)), ops.reshape(g, (1,)), 0), shape), None
+
+
+register_kernel("median_all", Backend.CPU, dtypes=ALL_DTYPES, name="cpu/median_all")(_flat_value_cpu)
+median_all = defop("median_all", inputs=("x", Input("index", differentiable=False)),
+                   infer_meta=lambda op, x, index: ((), x.dtype), save=("index",), key_inputs=(0,),
+                   doc="median()'s value: the element of x at the flat position argsort found (PyTorch's "
+                       "MedianBackward0)")
+median_all.def_backward(_flat_value_backward)
+
+
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
-    """``(values, indices)`` of ``input`` sorted along ``dim`` (``torch.sort``). Composite: ``argsort`` then
-    ``gather``, whose backward puts each value's gradient back where the value came from."""
+    """``(values, indices)`` of ``input`` sorted along ``dim`` (``torch.sort``): ``argsort``, then the values
+    read at its positions (``sort_values``, whose backward puts each value's gradient back where the value came
+    from)."""
     check_tensor("sort", "input", 0, input)
     indices = argsort_op(input, dim, descending, stable)
     d = dim % max(input.ndim, 1)
-    return return_types.sort(gather_op(input, indices, d), indices)
+    return return_types.sort(sort_values(input, indices, d, True), indices)
 
 
 def msort(input: Tensor) -> Tensor:
@@ -120,7 +196,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     order = argsort_op(input, d, largest, True)
     if k != size:
         order = getitem(order, (slice(None),) * d + (slice(0, k),))
-    return return_types.topk(gather_op(input, order, d), order)
+    return return_types.topk(topk_values(input, order, d, True), order)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
@@ -138,10 +214,15 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, size {size})")
     order = getitem(argsort_op(input, d, False, True), (slice(None),) * d + (slice(k - 1, k),)) if input.ndim else \
         argsort_op(input, d, False, True)
-    values = gather_op(input, order, d)
+    return return_types.kthvalue(*_kth(kthvalue_values, input, order, d, keepdim))
+
+
+def _kth(values_op: Any, input: Tensor, order: Tensor, d: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    """The values at the one position per slice in ``order`` (kept along ``d``), and the positions, ``d``
+    dropped from both unless ``keepdim``."""
     if not keepdim and input.ndim:
-        values, order = squeeze(values, d), squeeze(order, d)
-    return return_types.kthvalue(values, order)
+        order = squeeze(order, d)
+    return values_op(input, order, d, keepdim or not input.ndim), order
 
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -150,16 +231,22 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     the largest value, as in ``sort`` (PyTorch's median returns NaN when there is one)."""
     check_tensor("median", "input", 0, input)
     if dim is None:
-        flat = reshape(input, (-1,))
-        n = flat.shape[0]
+        n = input.numel()
         if n == 0:
             raise RuntimeError("median(): cannot compute the median of an empty tensor")
-        return kthvalue(flat, (n + 1) // 2).values
+        order = argsort_op(reshape(input, (-1,)), 0, False, True)
+        return median_all(input, getitem(order, (slice((n - 1) // 2, (n + 1) // 2),)))
     d = check_int("median", "dim", 1, dim)
+    check_bool("median", "keepdim", 2, keepdim)
     axis = wrap_dim("median", d, input.ndim)
     n = input.shape[axis] if input.ndim else 1
-    res = kthvalue(input, max((n + 1) // 2, 1), d, keepdim)
-    return return_types.median(res.values, res.indices)
+    if n == 0:
+        raise OutOfRangeError(f"median(): Expected reduction dim {axis} to have non-zero size.")
+    k = (n + 1) // 2
+    order = argsort_op(input, axis, False, True)
+    if input.ndim:
+        order = getitem(order, (slice(None),) * axis + (slice(k - 1, k),))
+    return return_types.median(*_kth(median_values, input, order, axis, keepdim))
 
 
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:

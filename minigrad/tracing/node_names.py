@@ -56,6 +56,11 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "max_values": "MaxBackward0",  # max(dim)'s values, picked at argmax's indices
     "min_values": "MinBackward0",
     "min": "MinBackward1",
+    "sort_values": "SortBackward0",  # sort's values, read at argsort's positions
+    "topk_values": "TopkBackward0",
+    "kthvalue_values": "KthvalueBackward0",
+    "median_values": "MedianBackward1",  # median(dim)
+    "median_all": "MedianBackward0",  # median() of all elements
 }
 
 

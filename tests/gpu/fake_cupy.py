@@ -25,7 +25,8 @@ stand-in checks the slots, sizes and scalars a launch carries, not the CUDA
 arithmetic of the rule. ``LAUNCHES`` counts every launch by kernel name.
 
 Array semantics follow CuPy where minigrad depends on them, not NumPy's:
-``base`` is CuPy's (``None`` for an allocation, a copy and an ``as_strided``
+``argsort``/``sort`` are stable, as CuPy's radix sort is (NumPy's default is not), ``base`` is CuPy's
+(``None`` for an allocation, a copy and an ``as_strided``
 result; the root array for a view - the dygraph layer takes an output of a
 view op for a view when its ``base`` is set), integer indexing gives a 0-d
 view, ``broadcast_to`` is writable, ``swapaxes`` and ``concatenate``
@@ -398,6 +399,10 @@ class ndarray(np.ndarray):
         elif not _shares(r, (self,)):
             _launch()  # advanced indexing: a gather kernel
         return _copy_owns(r, self)
+
+    def argsort(self, axis: int = -1, kind: Any = None) -> Any:  # stable, as CuPy's radix sort
+        _launch()
+        return _dev(np.argsort(_host(self), axis=axis, kind="stable"))
 
     def swapaxes(self, axis1: int, axis2: int) -> Any:
         ndim = self.ndim  # cupy/_core/_routines_manipulation.pyx ``_ndarray_swapaxes``
@@ -1358,6 +1363,14 @@ def install() -> None:
         v = getattr(np, k)
         mod.__dict__[k] = _wrap(v) if callable(v) and not isinstance(v, type) else v
     mod.ndarray = ndarray
+
+    def argsort(a: Any, axis: int = -1, kind: Any = None) -> Any:  # CuPy's sort is a stable radix sort
+        return np.argsort(a, axis=axis, kind="stable")
+
+    def sort(a: Any, axis: int = -1, kind: Any = None) -> Any:
+        return np.sort(a, axis=axis, kind="stable")
+
+    mod.argsort, mod.sort = _wrap(argsort), _wrap(sort)
     mod.asarray = asarray
     mod.array = _array
     mod.asnumpy = asnumpy

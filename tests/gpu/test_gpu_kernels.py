@@ -1426,3 +1426,33 @@ def test_bincount_counts_on_the_gpu(form):
     want = mg.bincount(mg.tensor(data), **{k: mg.tensor(v) if k == "weights" else v for k, v in kwargs.items()})
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12)
+
+
+ORDERED = {
+    "sort": lambda t: t.sort(1, descending=True).values, "sort dim 0": lambda t: t.sort(0).values,
+    "topk": lambda t: t.topk(2).values, "kthvalue": lambda t: t.kthvalue(2, 0).values,
+    "median dim": lambda t: t.median(1, keepdim=True).values, "median": lambda t: t.median().reshape(1),
+}
+
+
+def test_sort_of_integers_reads_its_values_on_the_gpu():
+    a = mg.tensor(np.random.default_rng(13).integers(-5, 5, (4, 6)))
+    with mg.trace() as tr:
+        got = a.to("gpu").sort(1)
+    assert not [e.op for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu]
+    want = a.sort(1)
+    assert got.values.cpu().tolist() == want.values.tolist() and got.indices.cpu().tolist() == want.indices.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(ORDERED))
+def test_sort_topk_kthvalue_median_read_their_values_on_the_gpu(name):
+    """The values at argsort's positions, one gather on the device under PyTorch's node name (``SortBackward0``,
+    ``TopkBackward0``, ``KthvalueBackward0``, ``MedianBackward1``/``0``); the CPU's values and gradients."""
+    a = np.random.default_rng(12).permutation(20).reshape(4, 5) / 7.0  # distinct: one gradient path
+    out, grads, sel = _leaf_grads(ORDERED[name], [a], mg.float64, "gpu")
+    want, want_grads, _ = _leaf_grads(ORDERED[name], [a], mg.float64, "cpu")
+    assert not [e.op for e in sel if e.fallback_cpu], name
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), want.detach().numpy())
+    if grads and grads[0] is not None:
+        np.testing.assert_array_equal(grads[0].numpy(), want_grads[0].numpy())
+    assert type(out.grad_fn).__name__ == type(want.grad_fn).__name__

@@ -5,6 +5,8 @@ writes them and ``docs/architecture.md`` walks one.
 """
 
 from minigrad import flags
+from minigrad.autograd.grad_mode import GRAD_MODE
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
 from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
@@ -37,3 +39,148 @@ def argsort_dygraph_function(x, attrs):
         return finish_outputs(argsort_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     return out_t  # no backward formula: no grad node
+
+
+kthvalue_values_op = OPS['kthvalue_values']
+
+
+def kthvalue_values_dygraph_function(x, indices, attrs):
+    """``kthvalue_values`` after the API layer (``minigrad codegen kthvalue_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(kthvalue_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (kthvalue_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(kthvalue_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(kthvalue_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(kthvalue_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(kthvalue_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(kthvalue_values_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
+median_all_op = OPS['median_all']
+
+
+def median_all_dygraph_function(x, index, attrs):
+    """``median_all`` after the API layer (``minigrad codegen median_all`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(median_all_op, [x, index], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (median_all_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(median_all_op, [x, index], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(median_all_op, [x, index], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(median_all_op, entry.kernel, (x._data, index._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(median_all_op, [x, index], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(median_all_op, (x, index), attrs, (out_t,))
+    return out_t
+
+
+median_values_op = OPS['median_values']
+
+
+def median_values_dygraph_function(x, indices, attrs):
+    """``median_values`` after the API layer (``minigrad codegen median_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(median_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (median_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(median_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(median_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(median_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(median_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(median_values_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
+sort_values_op = OPS['sort_values']
+
+
+def sort_values_dygraph_function(x, indices, attrs):
+    """``sort_values`` after the API layer (``minigrad codegen sort_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sort_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (sort_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(sort_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(sort_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(sort_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(sort_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(sort_values_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
+topk_values_op = OPS['topk_values']
+
+
+def topk_values_dygraph_function(x, indices, attrs):
+    """``topk_values`` after the API layer (``minigrad codegen topk_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(topk_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (topk_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(topk_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(topk_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(topk_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(topk_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(topk_values_op, (x, indices), attrs, (out_t,))
+    return out_t

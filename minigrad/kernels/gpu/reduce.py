@@ -17,7 +17,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ...dtypes import FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..infer_meta import normalize_dims
 from ..key import Backend
 from ..registry import register_kernel
@@ -279,3 +279,19 @@ def _picked(x: Any, indices: Any, dim: int = 0, keepdim: bool = False) -> Any:
 
 register_kernel("max_values", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_max_values")(_picked)
 register_kernel("min_values", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_min_values")(_picked)
+
+
+def _picked_any(x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any:
+    """``sort``'s, ``topk``'s, ``kthvalue``'s and ``median(dim)``'s values: one gather at argsort's positions
+    (a 0-d input is its own value)."""
+    return x.copy() if x.ndim == 0 else _picked(x, indices, dim, keepdim)
+
+
+for _name in ("sort_values", "topk_values", "kthvalue_values", "median_values"):
+    register_kernel(_name, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{_name}")(_picked_any)
+
+
+@register_kernel("median_all", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_median_all")
+def median_all(x: Any, index: Any) -> Any:
+    """``median()``'s value: the element at the flat position argsort found, read on the device."""
+    return x.reshape(-1)[index.reshape(-1)].reshape(())
