@@ -106,7 +106,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
             source = ops.add(ops.fill(self, 0), ops.sum(v))
         return ops.where(mask, source, self)
 
-    run_inplace(self, "setitem", compute)
+    run_inplace(self, "setitem", compute, operands=(value,) if isinstance(value, Tensor) else ())
 
 
 def _leading_mask(self: Tensor, index: Any) -> Tensor | None:

@@ -40,7 +40,10 @@ graph PyTorch builds but minigrad need not - relu's second derivative is 0 - is
 detached on both); duplicate
 ``inputs`` are not generated (rule 7), nor a tensor that has hooks among several
 ``inputs`` of ``grad`` (PyTorch applies its hooks to that input's result only when it
-is the sole input; minigrad always does, rule 6). Where PyTorch accumulates a
+is the sole input; minigrad always does, rule 6). A backward that fails part-way (a saved
+tensor changed in place) fails on both sides, but the ``.grad`` the nodes that ran before the
+failure wrote follows each engine's order (rule 5: Paddle's deque; PyTorch runs the newest node
+first), so after it both sides' ``.grad`` are put back as they were. Where PyTorch accumulates a
 *ZeroTensor* into ``.grad`` (its internal stand-in for zeros, e.g. the second
 derivative of ``abs``), which then refuses ``zero_()``, the fuzzer replaces it with
 ordinary zeros, which is what minigrad's ``.grad`` holds. A composite (``var``, ``std``, the losses) saves what its
@@ -67,7 +70,8 @@ partial overlap or reads elements it has already written; minigrad computes the
 result first, then writes it). Nor is a hook or ``retain_grad()`` registered on a view: after an in-place
 change of its base (even under ``no_grad``), PyTorch makes the view a new ``grad_fn``
 when it is next read and what was registered on the old one no longer runs; minigrad
-keeps them.
+keeps them. Nor ``x[mask] = value`` on an expanded ``x`` (PyTorch's ``masked_fill`` path only warns
+there; minigrad refuses, as for ``masked_fill_``).
 
 Runs:
     The default run (``make test``) is bounded (``max_examples`` below, under a
@@ -609,6 +613,8 @@ class Differential(RuleBasedStateMachine):
             shape_ok = False
         if not shape_ok or (how.startswith("row") and p.t.ndim == 0):
             return  # the shape errors differ in class by design (ValueError): covered by the other rules
+        if how.startswith("mask") and any(st == 0 and n > 1 for n, st in zip(p.t.shape, p.t.stride())):
+            return  # PyTorch's masked_fill path only warns on an expanded tensor (as masked_fill_); minigrad refuses
         self.both(f"{p.name} {how} {q.name}", lambda: run(p.t, q.t), lambda: run(p.m, q.m), engine=True)
         self.same_flags(p, how)
 
@@ -646,14 +652,21 @@ class Differential(RuleBasedStateMachine):
         else:
             arr = _values(seed, shape if seed_kind == "random" else shape + (2,))
             gt, gm = _torch(arr), _mg(arr, dtype=F64)
+        before = self.torch_grads(), self.mg_grads()
         t, m = self.both(f"{p.name}.backward({seed_kind} seed, retain_graph={retain})",
                          lambda: p.t.backward(gt, retain_graph=retain), lambda: p.m.backward(gm, retain_graph=retain),
                          engine=True)
+        if t.error is not None:
+            # Both failed part-way (a saved tensor changed in place): the nodes that ran before the failure, and
+            # the .grad they wrote, follow each engine's order - Paddle's deque here (docs/architecture.md,
+            # Engine rules, rule 5), PyTorch's sequence numbers there - so that .grad is put back on both sides.
+            self.restore_torch_grads(before[0])
+            self.restore_mg_grads(before[1])
+            if not retain:  # a pass that failed part-way released the nodes it ran, in minigrad
+                self.drop_graphs()  # even those that saved nothing (rule 3): those graphs are not reused
+            return
         self.compare_grads("after backward")
         if retain:
-            return
-        if t.error is not None:  # a pass that failed part-way released the nodes it ran, in minigrad
-            self.drop_graphs()   # even those that saved nothing (rule 3): those graphs are not reused
             return
         if again:  # a second backward through the released graph (docs/architecture.md, Engine rules, rule 3)
             saved = self.torch_grads()
@@ -767,6 +780,15 @@ class Differential(RuleBasedStateMachine):
         for q in self.pool:
             if id(q) in saved:
                 q.t.grad = saved[id(q)]
+
+    def mg_grads(self) -> dict[int, Any]:
+        return {id(q): (q.m.grad.clone() if q.m.grad is not None else None) for q in self.pool
+                if q.t.is_leaf or q.retained}
+
+    def restore_mg_grads(self, saved: dict[int, Any]) -> None:
+        for q in self.pool:
+            if id(q) in saved:
+                q.m.grad = saved[id(q)]
 
     @precondition(lambda self: any(p.t.grad is not None and p.t.is_leaf for p in self.pool))
     @rule(i=st.integers(0, 99), op=st.sampled_from(["zero_", "add_", "mul_"]))

@@ -476,3 +476,44 @@ def test_sort_keeps_a_dense_inputs_layout_as_pytorch() -> None:
             assert got.values.stride() == want.values.stride() and got.indices.stride() == want.indices.stride()
             assert lib_x(mg).argsort(dim).stride() == lib_x(torch).argsort(dim).stride()
             np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+
+
+def test_remainder_keeps_fmods_sign_of_zero_as_pytorch() -> None:
+    """PyTorch's remainder is ``fmod`` moved by the divisor where the signs differ, so ``-4.0 % 2.0`` is ``-0.0``
+    (NumPy's remainder gives ``0.0``); a later ``1 / r`` then is ``-inf`` in both (the GPU fuzzer found it)."""
+    torch = pytest.importorskip("torch")
+    a = [-4.0, 4.0, 0.0, -0.0, 2.5, -2.5, float("inf"), float("nan"), -7.0]
+    b = [2.0, -2.0, 3.0, -0.0, 0.0, float("inf"), -float("inf")]
+    x, y = np.meshgrid(np.array(a), np.array(b))
+    got = mg.remainder(mg.tensor(x), mg.tensor(y)).numpy()
+    want = torch.remainder(torch.tensor(x), torch.tensor(y)).numpy()
+    np.testing.assert_array_equal(got, want)
+    numbers = ~np.isnan(want)  # (a NaN's sign bit means nothing)
+    assert (np.signbit(got[numbers]) == np.signbit(want[numbers])).all()
+    assert (mg.tensor([-4.0]) % 2.0).numpy()[0] == 0 and np.signbit((mg.tensor([-4.0]) % 2.0).numpy()[0])
+
+
+def test_gather_is_row_major_whatever_its_index_layout_as_pytorch() -> None:
+    """PyTorch allocates ``gather``'s result row-major (``x.gather(-1, x.argsort(-1))`` of a transposed ``x``,
+    whose argsort keeps ``x``'s layout); minigrad's followed the index's layout."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(15).normal(size=(3, 4))
+    for lib in (mg, torch):
+        x = lib.tensor(a).t()
+        out = x.gather(-1, x.argsort(-1))
+        assert out.stride() == (3, 1), lib
+        assert lib.tensor(a).gather(1, lib.tensor([[0, 1], [1, 0], [2, 2]]).t().contiguous().t()).stride() == (2, 1)
+
+
+def test_var_and_std_of_equal_values_are_exactly_zero_as_pytorch() -> None:
+    """PyTorch's Welford gives a slice of equal values a variance of exactly 0 (``log(std)`` is ``-inf``); the sum
+    divided by N need not be that value (three 0.1s sum to 0.30000000000000004), which left ~1e-17 (the fuzzer)."""
+    torch = pytest.importorskip("torch")
+    a = np.array([[0.1, 0.1, 0.1], [0.7, 0.7, 0.7], [1.0, 2.0, 3.0]])
+    for dtype in ("float64", "float32"):
+        for dim in (1, None):
+            got = mg.tensor(a, dtype=getattr(mg, dtype)).std(dim).numpy()
+            want = torch.tensor(a, dtype=getattr(torch, dtype)).std(dim).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+            assert ((got == 0) == (want == 0)).all()
+    assert mg.tensor([0.1, 0.1, 0.1], dtype=mg.float64).var().item() == 0.0

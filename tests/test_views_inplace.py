@@ -852,3 +852,23 @@ def test_an_optimizer_step_on_a_detach_reaches_the_views_of_the_tensor_it_shares
             v.grad_fn
         got.append((h.detach().numpy().tolist(), h._version))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("form", ["mask", "0-d mask", "int list"])
+def test_setitem_of_a_value_that_needs_grad_into_a_no_grad_view_is_refused_as_pytorch(form):
+    """``v[mask] = w.sum()`` with ``v`` a view made under ``no_grad`` and ``w`` needing a gradient: the write would
+    be tracked, so PyTorch refuses it; minigrad's checks looked at ``v`` alone, which needs none (the fuzzer)."""
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (torch, mg):
+        w = lib.tensor([1.5, 2.0], requires_grad=True)
+        base = lib.tensor([0.5, -1.0, 2.0]) if form != "0-d mask" else lib.tensor(0.5)
+        with lib.no_grad():
+            v = base[:] if form != "0-d mask" else base.expand(())
+        index = {"mask": v > 0, "0-d mask": v > 0, "int list": [0, 2]}[form]
+        try:
+            v[index] = w.sum()
+            outcomes.append(None)
+        except RuntimeError as exc:
+            outcomes.append(str(exc).split(".")[0])
+    assert outcomes[0] == outcomes[1] == "A view was created in no_grad mode and is being modified inplace with grad mode enabled"

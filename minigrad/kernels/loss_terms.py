@@ -14,7 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_with_logits_terms", "reduce_terms", "one_sample_nll",
-           "one_sample_nll_backward", "weighted_nll", "weighted_nll_grad", "nll2d_of_rows", "nll2d_backward_of_rows"]
+           "one_sample_nll_backward", "weighted_nll", "weighted_nll_grad", "nll2d_of_rows", "nll2d_backward_of_rows",
+           "shaped_by_input"]
 
 
 def log_sigmoid_terms(xp: Any, x: Any) -> Any:
@@ -149,4 +150,15 @@ def nll2d_backward_of_rows(kernel: Callable[..., Any]) -> Callable[..., Any]:
         return rows.reshape(n, h, w, c).transpose(0, 3, 1, 2).copy(order="C")
 
     run.__name__ = run.__qualname__ = f"nll2d_backward_of_rows({kernel.__name__})"
+    return run
+
+
+def shaped_by_input(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """A gradient kernel of PyTorch's ``nll_loss_backward(grad, self, target, weight, ...)`` from one of
+    ``(grad, target, weight, shape=...)``: ``self``, the loss's input, gives only the shape (its values are
+    not read; it is an input so that the double backward's node has PyTorch's edge to it)."""
+    def run(grad: Any, input: Any, target: Any, weight: Any = None, **attrs: Any) -> Any:
+        return kernel(grad, target, weight, shape=tuple(input.shape), **attrs)
+
+    run.__name__ = run.__qualname__ = f"shaped_by_input({kernel.__name__})"
     return run

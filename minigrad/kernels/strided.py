@@ -45,7 +45,7 @@ import numpy as np
 
 from .infer_meta import is_legacy_empty, split_pieces
 
-__all__ = ["order_and_inverse", "torch_layout", "copy_in_order", "row_major", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -236,6 +236,18 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     if out.strides == _strides_in_order(out.shape, order, out.itemsize):
         return out
     return copy_in_order(np, out, order, inverse)
+
+
+def laid_out_like(xp: Any, out: Any, x: Any) -> Any:
+    """``out`` (``x``'s shape) laid out as an elementwise result of ``x`` is: ``x``'s strides when it is dense,
+    else dense ones in the order of ``x``'s (row-major for a row-major ``x``) - how PyTorch's ``sort`` allocates
+    its values and indices, and the CPU's ``layout="elementwise"``, for a GPU kernel's result."""
+    if out.ndim < 2 or row_major(x):
+        return out if out.flags.c_contiguous else out.copy()  # (ascontiguousarray makes a 0-d array 1-d)
+    entry = order_and_inverse(out.shape, (x,))
+    if entry is None:
+        return out if out.flags.c_contiguous else out.copy()
+    return copy_in_order(xp, out, *entry)
 
 
 def copy_in_order(xp: Any, x: Any, order: tuple[int, ...], inverse: tuple[int, ...]) -> Any:

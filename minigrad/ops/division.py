@@ -48,11 +48,21 @@ def _integer_kernel(name: str, ufunc: np.ufunc) -> Any:
         return np.asarray(ufunc(x, y))
 
     kernel.__name__ = f"{name}_cpu"
-    kernel.__doc__ = f"``numpy.{ufunc.__name__}``; an integer division by zero raises, as in PyTorch."
+    kernel.__doc__ = f"``{ufunc.__name__}``; an integer division by zero raises, as in PyTorch."
     return kernel
 
 
-for _name, _ufunc in (("floor_divide", np.floor_divide), ("remainder", np.remainder), ("fmod", np.fmod)):
+def _remainder(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's remainder: ``fmod``, moved by ``y`` where its sign is not ``y``'s. A zero keeps ``fmod``'s sign,
+    ``x``'s (``-4.0 % 2.0`` is ``-0.0``); NumPy's ``remainder`` gives it ``y``'s. Integers: NumPy's."""
+    if x.dtype.kind != "f":
+        return np.remainder(x, y)
+    r = np.fmod(x, y)
+    return np.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).astype(r.dtype, copy=False)
+
+
+_remainder.__name__ = "remainder"
+for _name, _ufunc in (("floor_divide", np.floor_divide), ("remainder", _remainder), ("fmod", np.fmod)):
     register_kernel(_name, Backend.CPU, dtypes=NUMERIC_DTYPES)(_integer_kernel(_name, _ufunc))
 
 

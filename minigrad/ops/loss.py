@@ -45,7 +45,7 @@ from ..kernels.registry import register_kernel
 from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
 from ..kernels.loss_terms import (bce_with_logits_terms, one_sample_nll, one_sample_nll_backward, reduce_terms,
-                                  nll2d_backward_of_rows, nll2d_of_rows, soft_margin_terms, weighted_nll,
+                                  nll2d_backward_of_rows, nll2d_of_rows, shaped_by_input, soft_margin_terms, weighted_nll,
                                   weighted_nll_grad)
 from ..kernels.special import row_max
 from ..tensor import Tensor
@@ -206,7 +206,6 @@ def nll_loss_cpu(input, target, weight=None, reduction="mean", ignore_index=-100
         return np.asarray(total / input.dtype.type(count), dtype=input.dtype)
 
 
-@register_kernel("nll_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss_backward")
 @one_sample_nll_backward
 def nll_loss_backward_cpu(grad, target, weight=None, shape=(), reduction="mean", ignore_index=-100):
     if weight is not None:
@@ -225,13 +224,13 @@ def nll_loss_backward_cpu(grad, target, weight=None, shape=(), reduction="mean",
     return out
 
 
-def _shape_meta(op: str, grad: Any, target: Any, weight: Any = None, shape: Any = (), reduction: str = "mean",
+register_kernel("nll_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss_backward")(
+    shaped_by_input(nll_loss_backward_cpu))
+
+
+def _shape_meta(op: str, grad: Any, input: Any, target: Any, weight: Any = None, reduction: str = "mean",
                 ignore_index: int = -100) -> Any:
-    return tuple(shape), grad.dtype
-
-
-def _check_shape_attr(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
-    return tuple(int(d) for d in v)
+    return tuple(input.shape), grad.dtype
 
 
 def _one_sample_target(shape: tuple[int, ...], target: Any) -> None:
@@ -248,8 +247,9 @@ def _nll_ops(name: str, meta: Any, doc: str, backward_doc: str, check: Any = Non
     common = (Attr("reduction", "mean", check_reduction), Attr("ignore_index", -100, _check_int_attr))
     op = defop(name, inputs=("input",) + inputs, attrs=common, infer_meta=meta, save=("input", "target", "weight"),
                key_inputs=(0,), doc=doc, amp="deny")
-    grad_op = defop(f"{name}_backward", inputs=("grad",) + inputs, attrs=(Attr("shape", (), _check_shape_attr),) + common,
-                    infer_meta=_shape_meta, save=("target", "weight"), key_inputs=(0,), doc=backward_doc, amp="deny")
+    # (PyTorch's nll_loss_backward takes ``self`` for its shape: its double backward's node keeps an edge to it)
+    grad_op = defop(f"{name}_backward", inputs=("grad", "input") + inputs, attrs=common, infer_meta=_shape_meta,
+                    save=("target", "weight"), key_inputs=(0,), doc=backward_doc, amp="deny")
 
     @op.def_backward
     def backward(ctx: Any, g: Any) -> tuple[Any, ...]:
@@ -258,14 +258,16 @@ def _nll_ops(name: str, meta: Any, doc: str, backward_doc: str, check: Any = Non
         shape = tuple(ctx.input_shape(0))
         if check is not None:
             check(shape, target)
-        return getattr(ctx.ops, f"{name}_backward")(g, target, weight, shape=shape, reduction=ctx.attrs["reduction"],
+        return getattr(ctx.ops, f"{name}_backward")(g, saved[0], target, weight, reduction=ctx.attrs["reduction"],
                                                     ignore_index=ctx.attrs["ignore_index"]), None, None
 
     @grad_op.def_backward
     def backward_backward(ctx: Any, h: Any) -> tuple[Any, ...]:
         saved = ctx.saved()
-        target, weight = saved[0], (saved[1] if ctx.given(2) else None)
-        return getattr(ctx.ops, name)(h, target, weight, ctx.attrs["reduction"], ctx.attrs["ignore_index"]), None, None
+        target, weight = saved[0], (saved[1] if ctx.given(3) else None)
+        # the input gave only its shape: its gradient is zeros (PyTorch's zeros_like)
+        return (getattr(ctx.ops, name)(h, target, weight, ctx.attrs["reduction"], ctx.attrs["ignore_index"]),
+                ctx.ops.fill(h, 0.0), None, None)
 
     return op, grad_op
 
@@ -294,7 +296,7 @@ def _nll_loss2d_meta(op: str, input: Any, target: Any, weight: Any = None, reduc
 register_kernel("nll_loss2d", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss2d")(nll2d_of_rows(nll_loss_cpu))
 
 register_kernel("nll_loss2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/nll_loss2d_backward")(
-    nll2d_backward_of_rows(nll_loss_backward_cpu))
+    shaped_by_input(nll2d_backward_of_rows(nll_loss_backward_cpu)))
 
 nll_loss2d, nll_loss2d_backward = _nll_ops(
     "nll_loss2d", _nll_loss2d_meta,

@@ -349,6 +349,10 @@ def _var_cpu(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = F
     axis = _axis(work, dim)
     axes = range(work.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     count = math.prod(work.shape[a] for a in axes)
+    if count:  # shifted by each slice's first element: a constant slice is exactly 0 apart, so its variance is
+        # exactly 0, as PyTorch's Welford gives it (sum / N of equal values need not be that value)
+        first = {a % work.ndim for a in axes}
+        work = work - work[tuple(slice(0, 1) if a in first else slice(None) for a in range(work.ndim))]
     with np.errstate(divide="ignore", invalid="ignore"):  # inf or NaN with no degree of freedom, as PyTorch: no NumPy warning
         centered = work - np.true_divide(np.sum(work, axis=axis, keepdims=True), count)
         total = np.sum(centered * centered, axis=axis, keepdims=keepdim)

@@ -128,6 +128,7 @@ gather_op = defop(
     attrs=(Attr("dim", check=check_int),),
     infer_meta=infer_gather,
     save=("index",),
+    layout="contiguous",  # PyTorch allocates a gather's result row-major, whatever the index's layout
     doc="out[..., i, ...] = x[..., index[..., i, ...], ...] along dim",
 )
 

@@ -397,7 +397,9 @@ class ndarray(np.ndarray):
         if isinstance(r, np.generic):  # CuPy's integer indexing gives a 0-d view, NumPy's a scalar
             r = np.ndarray.__getitem__(self, (*index, Ellipsis) if isinstance(index, tuple) else (index, Ellipsis))
         elif not _shares(r, (self,)):
-            _launch()  # advanced indexing: a gather kernel
+            _launch()  # advanced indexing: a gather kernel, into a new row-major array (NumPy's may follow the index's
+            if r.ndim > 1 and not r.flags.c_contiguous:  # layout: a gather of a transposed index came out
+                r = _owner(np.ascontiguousarray(_host(r)))  # column-major here, row-major on a device)
         return _copy_owns(r, self)
 
     def argsort(self, axis: int = -1, kind: Any = None) -> Any:  # stable, as CuPy's radix sort
@@ -767,7 +769,8 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
     out[...] = r
 
 
-_RED = {"sum": np.sum, "mean": np.sum, "max": np.max, "min": np.min, "var": np.sum, "std": np.sum}
+_RED = {"sum": np.sum, "mean": np.sum, "mean_shifted": np.sum, "sq_dev": np.sum, "max": np.max, "min": np.min, "var": np.sum,
+        "std": np.sum}
 
 
 def _geometry_ok(grid: tuple, block: tuple, rows: int, cols: int, chunks: int, chunk_len: int) -> None:
@@ -797,14 +800,16 @@ def _reduce(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> No
     for row in range(rows):
         for c in range(chunks):
             seg = xm[row, c * chunk_len: min(cols, (c + 1) * chunk_len)]
-            if op in ("var", "std") and variant != "combine":  # squared deviations from the row's mean (aux)
+            if op in ("var", "std", "mean_shifted") and variant != "combine":  # the row shifted by its first
+                seg = seg - xm[row, 0]  # element; var/std: its squared deviations from its shifted mean (aux)
+            if op in ("var", "std", "sq_dev") and variant != "combine":
                 mu = acc(np.asarray(aux).reshape(-1)[row])
                 seg = (seg - mu) * (seg - mu)
             if seg.size == 0:
                 r = {"max": -np.inf, "min": np.inf}.get(op, 0.0)
             else:
                 r = _RED[op](seg)
-            if variant != "partial" and op in ("mean", "var", "std"):
+            if variant != "partial" and op in ("mean", "mean_shifted", "var", "std", "sq_dev"):
                 with np.errstate(invalid="ignore", over="ignore"):
                     r = r * acc(scale)
                 if op == "std":

@@ -142,8 +142,9 @@ def test_reductions(op, dim, keepdim, dtype):
 @pytest.mark.parametrize("correction", [0, 1, 2.5, 9], ids=str)
 @pytest.mark.parametrize("op", ["var", "std"])
 def test_var_and_std_are_two_launches_with_the_cpus_values(op, correction, dtype):
-    """The rows' means, then their squared deviations (``cuda_src.REDUCE``'s ``var``/``std``), against the
-    CPU's: every correction, none left (9 > 7: inf and NaN where the CPU has them), 0-d and empty inputs."""
+    """The means of the rows shifted by their first element, then their squared deviations (``cuda_src.REDUCE``'s
+    ``mean_shifted``, ``var``/``std``), against the CPU's: every correction, none left (9 > 7: inf and NaN where the
+    CPU has them), 0-d and empty inputs, and rows of equal values (exactly 0, as PyTorch's Welford)."""
     check(op, lambda x: mg.OPS[op](x, dim=(0, 2), correction=correction), [_rand((3, 4, 3), dtype)], dtype)
     check(op, lambda x: mg.OPS[op](x, dim=1, correction=correction, keepdim=True), [_rand((5, 7), dtype)], dtype)
     for shape, dim in (((), None), ((4, 0), 1), ((0, 3), 0)):
@@ -157,6 +158,9 @@ def test_var_and_std_are_two_launches_with_the_cpus_values(op, correction, dtype
         fake.reset_counts()
         mg.OPS[op](x, dim=1, correction=correction)
         assert fake.counts()["launches"] == 2
+    equal = mg.tensor(np.full((3, 5), 0.1), dtype=dtype).to("gpu")
+    if correction < 5:
+        assert mg.OPS[op](equal, dim=1, correction=correction).cpu().tolist() == [0.0] * 3
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
@@ -1456,3 +1460,26 @@ def test_sort_topk_kthvalue_median_read_their_values_on_the_gpu(name):
     if grads and grads[0] is not None:
         np.testing.assert_array_equal(grads[0].numpy(), want_grads[0].numpy())
     assert type(out.grad_fn).__name__ == type(want.grad_fn).__name__
+
+
+def test_sort_on_the_gpu_keeps_a_dense_inputs_layout():
+    """PyTorch's ``sort`` allocates its values and indices with the input's strides (dense ones in their order
+    for a view that is not dense): so do the GPU kernels, as the CPU's (the GPU fuzzer found a diagonal's)."""
+    a = np.random.default_rng(14).normal(size=(3, 4, 2))
+    for make in (lambda t: t.transpose(0, 2), lambda t: t.diagonal(0, 0, 1), lambda t: t.permute(1, 0, 2)):
+        for dim in (0, -1):
+            got, want = make(mg.tensor(a).to("gpu")).sort(dim), make(mg.tensor(a)).sort(dim)
+            assert got.values.stride() == want.values.stride() and got.indices.stride() == want.indices.stride()
+            np.testing.assert_array_equal(got.values.cpu().numpy(), want.values.numpy())
+            assert make(mg.tensor(a).to("gpu")).argsort(dim).stride() == make(mg.tensor(a)).argsort(dim).stride()
+
+
+def test_a_gather_is_row_major_whatever_its_index_layout():
+    """CuPy's advanced indexing allocates its result row-major; NumPy's may follow the index's layout, so the
+    stand-in's gather of a transposed index came out column-major (the GPU fuzzer: ``x.gather(-1, x.argsort(-1))``
+    of a permuted ``x``, whose argsort now keeps its layout). PyTorch's gather is row-major too."""
+    x = mg.tensor(np.random.default_rng(15).normal(size=(3, 4))).t()
+    got = x.to("gpu").gather(-1, x.to("gpu").argsort(-1))
+    want = x.gather(-1, x.argsort(-1))
+    assert got.stride() == want.stride() == (3, 1)
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())

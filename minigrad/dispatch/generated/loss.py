@@ -162,19 +162,19 @@ def nll_loss2d_dygraph_function(input, target, weight, attrs):
 nll_loss2d_backward_op = OPS['nll_loss2d_backward']
 
 
-def nll_loss2d_backward_dygraph_function(grad, target, weight, attrs):
+def nll_loss2d_backward_dygraph_function(grad, input, target, weight, attrs):
     """``nll_loss2d_backward`` after the API layer (``minigrad codegen nll_loss2d_backward`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
-    return run_layers(nll_loss2d_backward_op, [grad, target, weight], attrs, bus.recorder)
+    return run_layers(nll_loss2d_backward_op, [grad, input, target, weight], attrs, bus.recorder)
 
 
 nll_loss_backward_op = OPS['nll_loss_backward']
 
 
-def nll_loss_backward_dygraph_function(grad, target, weight, attrs):
+def nll_loss_backward_dygraph_function(grad, input, target, weight, attrs):
     """``nll_loss_backward`` after the API layer (``minigrad codegen nll_loss_backward`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
-    return run_layers(nll_loss_backward_op, [grad, target, weight], attrs, bus.recorder)
+    return run_layers(nll_loss_backward_op, [grad, input, target, weight], attrs, bus.recorder)
 
 
 soft_margin_loss_op = OPS['soft_margin_loss']

@@ -32,7 +32,7 @@ from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, l
                              vector_norm_arrays)
 from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
-from ..strided import copy_in_order, order_and_inverse, row_major
+from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
 from .elementwise import run_elementwise
 from .shape import _on_device
@@ -284,10 +284,11 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
     if x.ndim == 0:
         return cupy.zeros((), dtype=np.int64)
     if not descending:
-        return cupy.ascontiguousarray(cupy.argsort(x, axis=dim), dtype=np.int64)
+        return laid_out_like(cupy, cupy.argsort(x, axis=dim).astype(np.int64, copy=False), x)
     n = x.shape[dim]
     order = cupy.flip(cupy.argsort(cupy.flip(x, axis=dim), axis=dim), axis=dim)
-    return cupy.ascontiguousarray(n - 1 - order, dtype=np.int64)
+    return laid_out_like(cupy, (n - 1 - order).astype(np.int64, copy=False), x)
+
 
 
 # -- average pooling: the two small matrix products of the CPU kernel, the matrices kept on the device --------

@@ -19,7 +19,7 @@ import numpy as np
 from ...dtypes import FLOAT_DTYPES
 from ..key import Backend
 from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll, one_sample_nll_backward,
-                          weighted_nll, weighted_nll_grad)
+                          shaped_by_input, weighted_nll, weighted_nll_grad)
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import block_for, check_later, dtype_name, function
@@ -139,7 +139,6 @@ def nll_loss(input: Any, target: Any, weight: Any = None, reduction: str = "mean
     return out
 
 
-@register_kernel("nll_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss_backward")
 @one_sample_nll_backward
 def nll_loss_backward(grad: Any, target: Any, weight: Any = None, shape: Any = (), reduction: str = "mean",
                       ignore_index: int = -100) -> Any:
@@ -161,8 +160,10 @@ def nll_loss_backward(grad: Any, target: Any, weight: Any = None, shape: Any = (
 
 
 register_kernel("nll_loss2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss2d")(nll2d_of_rows(nll_loss))
+register_kernel("nll_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss_backward")(
+    shaped_by_input(nll_loss_backward))
 register_kernel("nll_loss2d_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss2d_backward")(
-    nll2d_backward_of_rows(nll_loss_backward))
+    shaped_by_input(nll2d_backward_of_rows(nll_loss_backward)))
 
 
 @register_kernel("cross_entropy_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_cross_entropy_backward")
@@ -243,7 +244,7 @@ def layer_norm_weight_grad(grad: Any, x: Any, normalized_ndim: int = 1, eps: flo
 @register_kernel("batch_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_batch_norm")
 def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running_var: Any = None,
                training: bool = True, eps: float = 1e-5) -> Any:
-    """The channels' statistics by two row reductions (``mean``, then ``var``'s squared deviations, one row a
+    """The channels' statistics by two row reductions (``mean``, then the squared deviations, one row a
     channel), then ``x * scale + shift`` with each channel's ``scale = weight / sqrt(var + eps)`` and
     ``shift = bias - mean * scale``."""
     c = x.shape[1]
@@ -254,7 +255,7 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
     if training:
         m, rows, cols, _, _ = as_rows(x, (0,) + tuple(range(2, x.ndim)))
         mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols).astype(acc, copy=False)
-        var = reduce_rows("var", m, rows, cols, aux=mu, scale=1.0 / cols).astype(acc, copy=False)
+        var = reduce_rows("sq_dev", m, rows, cols, aux=mu, scale=1.0 / cols).astype(acc, copy=False)
     else:
         mu, var = running_mean.astype(acc, copy=False), running_var.astype(acc, copy=False)
     scale = weight.astype(acc, copy=False) / cupy.sqrt(var + acc(eps))

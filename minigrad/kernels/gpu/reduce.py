@@ -21,6 +21,7 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..infer_meta import normalize_dims
 from ..key import Backend
 from ..registry import register_kernel
+from ..strided import laid_out_like
 from . import cuda_src as src
 from ._runtime import block_for, dtype_name, function
 
@@ -184,13 +185,14 @@ def mean(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _var_std(op: str, x: Any, dim: Any, correction: float, keepdim: bool) -> Any:
-    """Two launches: the rows' means, then the sum of squared deviations from them, times
-    ``1 / (N - correction)`` (and its square root for ``std``)."""
+    """Two launches: the means of the rows shifted by their first element, then the sum of the shifted rows'
+    squared deviations from them, times ``1 / (N - correction)`` (and its square root for ``std``). The shift
+    makes a row of equal values exactly 0 apart, so its variance is exactly 0, as PyTorch's Welford gives it."""
     m, rows, cols, kept, red = as_rows(x, dim)
     if cols == 0:  # an empty reduction: NaN, as PyTorch's
         return cupy.full(_finish(cupy.empty((rows,), dtype=x.dtype), x, kept, red, keepdim).shape, np.nan,
                          dtype=x.dtype)
-    mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols)
+    mu = reduce_rows("mean_shifted", m, rows, cols, scale=1.0 / cols)
     acc = np.float64 if x.dtype == np.float64 else np.float32
     if mu.dtype != acc:  # float16 / bfloat16: the mean goes to the kernel in its accumulation type
         mu = mu.astype(acc)
@@ -287,8 +289,14 @@ def _picked_any(x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any
     return x.copy() if x.ndim == 0 else _picked(x, indices, dim, keepdim)
 
 
-for _name in ("sort_values", "topk_values", "kthvalue_values", "median_values"):
+for _name in ("topk_values", "kthvalue_values", "median_values"):
     register_kernel(_name, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{_name}")(_picked_any)
+
+
+@register_kernel("sort_values", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_sort_values")
+def sort_values(x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any:
+    """``sort``'s values, laid out as its indices (PyTorch's ``sort``: a dense input's strides)."""
+    return laid_out_like(cupy, _picked_any(x, indices, dim, keepdim), x)
 
 
 @register_kernel("median_all", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_median_all")
