@@ -652,7 +652,7 @@ class Differential(RuleBasedStateMachine):
         else:
             arr = _values(seed, shape if seed_kind == "random" else shape + (2,))
             gt, gm = _torch(arr), _mg(arr, dtype=F64)
-        before = self.torch_grads(), self.mg_grads()
+        before = self.torch_grads(), self.torch_grads("m")
         t, m = self.both(f"{p.name}.backward({seed_kind} seed, retain_graph={retain})",
                          lambda: p.t.backward(gt, retain_graph=retain), lambda: p.m.backward(gm, retain_graph=retain),
                          engine=True)
@@ -661,7 +661,7 @@ class Differential(RuleBasedStateMachine):
             # the .grad they wrote, follow each engine's order - Paddle's deque here (docs/architecture.md,
             # Engine rules, rule 5), PyTorch's sequence numbers there - so that .grad is put back on both sides.
             self.restore_torch_grads(before[0])
-            self.restore_mg_grads(before[1])
+            self.restore_torch_grads(before[1], "m")
             if not retain:  # a pass that failed part-way released the nodes it ran, in minigrad
                 self.drop_graphs()  # even those that saved nothing (rule 3): those graphs are not reused
             return
@@ -772,23 +772,15 @@ class Differential(RuleBasedStateMachine):
         return {id(q): (q.m.grad.detach_copy() if q.m.grad is not None else None) for q in self.pool
                 if q.m.is_leaf or q.retained}
 
-    def torch_grads(self) -> dict[int, Any]:
-        return {id(q): (q.t.grad.clone() if q.t.grad is not None else None) for q in self.pool
-                if q.t.is_leaf or q.retained}
+    def torch_grads(self, side: str = "t") -> dict[int, Any]:
+        """A copy of the ``.grad`` of every leaf and retained tensor, PyTorch's (``side="t"``) or minigrad's."""
+        grads = {id(q): getattr(q, side).grad for q in self.pool if q.t.is_leaf or q.retained}
+        return {k: (g.clone() if g is not None else None) for k, g in grads.items()}
 
-    def restore_torch_grads(self, saved: dict[int, Any]) -> None:
+    def restore_torch_grads(self, saved: dict[int, Any], side: str = "t") -> None:
         for q in self.pool:
             if id(q) in saved:
-                q.t.grad = saved[id(q)]
-
-    def mg_grads(self) -> dict[int, Any]:
-        return {id(q): (q.m.grad.clone() if q.m.grad is not None else None) for q in self.pool
-                if q.t.is_leaf or q.retained}
-
-    def restore_mg_grads(self, saved: dict[int, Any]) -> None:
-        for q in self.pool:
-            if id(q) in saved:
-                q.m.grad = saved[id(q)]
+                getattr(q, side).grad = saved[id(q)]
 
     @precondition(lambda self: any(p.t.grad is not None and p.t.is_leaf for p in self.pool))
     @rule(i=st.integers(0, 99), op=st.sampled_from(["zero_", "add_", "mul_"]))
