@@ -38,7 +38,7 @@ from ._checks import check_int, check_tensor, wrap_dim
 from ._constants import constant
 from .math import where
 from .registry import OPS, Attr, Input, defop, type_name
-from .shape import expand, getitem, reshape
+from .shape import expand, getitem, in_range, reshape
 
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
 
@@ -100,7 +100,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
         index: tuple[Any, ...] = (to_numpy(m._data),)
     else:  # the True positions made on the device, one count read back (PyTorch's sync here)
         positions = nonzero_positions(m._data, m.device)
-        index = tuple(positions[:, k] for k in range(m.ndim))
+        index = tuple(in_range(positions[:, k]) for k in range(m.ndim))
     out = getitem(x, index)
     return out if shape else reshape(out, (-1,))
 

@@ -309,7 +309,7 @@ def _masks_checked(items: tuple[Any, ...], shape: tuple[int, ...], keep_device: 
                                           f"shape of the indexed tensor {list(shape)} at index {dim + k}")
             if keep_device and isinstance(item, Tensor) and item._device != "cpu" and dim + len(mask_shape) <= len(shape):
                 positions = nonzero_positions(item._data, item._device)
-                out.extend(positions[:, k] for k in range(item.ndim))
+                out.extend(in_range(positions[:, k]) for k in range(item.ndim))
                 dim += t
                 continue
         out.append(item)
@@ -390,13 +390,28 @@ def _getitem_meta(op: str, x: Any, index: Any) -> Any:
         raise OutOfRangeError(_index_error_words(str(exc), x.ndim)) from None
 
 
+#: id -> a GPU index array made in range (a mask's True positions): its range is not checked on the device
+#: (a launch, and a flag read at the next sync). Bounded: emptied when full, which only costs checks again.
+_IN_RANGE: dict[int, Any] = {}
+
+
+def in_range(array: Any) -> Any:
+    """``array``, a GPU index made in range by construction, remembered so that ``index_region`` does not check
+    it again."""
+    if len(_IN_RANGE) >= 256:
+        _IN_RANGE.clear()
+    _IN_RANGE[id(array)] = array
+    return array
+
+
 def index_region(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, ...]:
     """The shape of ``x[index]`` for a tensor of ``shape`` (NumPy's ``IndexError`` for a bad index), a GPU
-    index array's range checked on the device and refused at the next sync."""
+    index array's range checked on the device and refused at the next sync (unless made in range: ``in_range``)."""
     on_device = _device_items(index)
     region = _probe(tuple(shape), np.bool_)[_probe_index(index, on_device)].shape
     for k in on_device:
-        _check_device_index(index[k], k, shape[k])
+        if _IN_RANGE.get(id(index[k])) is not index[k]:
+            _check_device_index(index[k], k, shape[k])
     return region
 
 

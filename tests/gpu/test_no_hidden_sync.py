@@ -809,3 +809,23 @@ def test_unique_reads_only_its_count_and_keeps_each_nan(form):
     theirs = torch.unique(torch.tensor(data), **kwargs)
     for a, b in zip(got, theirs):
         np.testing.assert_array_equal(a.cpu().numpy(), b.numpy())
+
+
+@counted
+def test_a_masks_read_and_its_backward_copy_only_the_count():
+    """``x[mask].sum().backward()`` in a loop: the count read back, once a step - its positions are made in range,
+    so no range check of them waits for the next sync (a flag read with the next count, before)."""
+    fake = _fake()
+    x = mg.randn(6, 4).to("gpu").requires_grad_()
+    m = x.detach() > 0
+
+    def step():
+        x.grad = None
+        x[m].sum().backward()
+        mg.masked_select(x, m).sum().backward()
+
+    step()
+    fake.reset_counts()
+    step()
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 2, 2), fake.COUNTS.log
