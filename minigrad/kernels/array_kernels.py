@@ -15,7 +15,7 @@ import numpy as np
 
 from ..devices import device_of_array as _device_of, filled_array, made_array, to_numpy
 
-__all__ = ["nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
+__all__ = ["singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
            "running_extreme_positions", "log_add_exp"]
 
 
@@ -222,3 +222,17 @@ def distinct_values(x: Any, device: str, count: int) -> tuple[Any, Any, Any]:
     ends = filled_array((count,), ordered.size, np.int64, device)
     ends[:-1] = starts[1:]
     return ordered[starts], inverse.reshape(x.shape), ends - starts
+
+
+# -- linear systems: what the CPU's and the GPU's inv/solve share ----------------------------------------
+
+
+def singular_error(op: str) -> RuntimeError:
+    """``inv``'s and ``solve``'s refusal of a singular matrix (PyTorch's ``LinAlgError`` is a ``RuntimeError``)."""
+    return RuntimeError(f"{op}: The diagonal element of the LU factorization is zero: the input is singular "
+                        f"(not invertible)")
+
+
+def vector_rhs(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> bool:
+    """PyTorch's rule: ``B`` is a (batch of) vector(s) when it is 1-D or has ``A``'s shape minus the last dim."""
+    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1]))

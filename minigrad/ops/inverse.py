@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import FLOAT_DTYPES
+from ..kernels.array_kernels import singular_error, vector_rhs
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -50,11 +51,6 @@ def _square(op: str, a: Any, name: str = "A") -> None:
                            f"{'x'.join(map(str, a.shape[-2:])) if a.ndim >= 2 else f'{a.ndim}-D'}")
 
 
-def _singular(op: str) -> RuntimeError:
-    return RuntimeError(f"{op}: The diagonal element of the LU factorization is zero: the input is singular "
-                        f"(not invertible)")
-
-
 # -- inv ---------------------------------------------------------------------------------------------
 
 
@@ -69,7 +65,7 @@ def inv_cpu(a: np.ndarray) -> np.ndarray:
     try:
         return np.asarray(np.linalg.inv(a), dtype=a.dtype)
     except np.linalg.LinAlgError:
-        raise _singular("linalg.inv") from None
+        raise singular_error("linalg.inv") from None
 
 
 inv_op = defop("inv", inputs=("A",), infer_meta=infer_inv, save=("out",), amp="deny",
@@ -87,11 +83,6 @@ def inv_backward(ctx: Any, grad: Any) -> tuple[Any]:
 # -- solve -------------------------------------------------------------------------------------------
 
 
-def _vector_rhs(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> bool:
-    """PyTorch's rule: ``B`` is a (batch of) vector(s) when it is 1-D or has ``A``'s shape minus the last dim."""
-    return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1]))
-
-
 def infer_solve(op: str, a: Any, b: Any) -> tuple[tuple[int, ...], Any]:
     """InferMeta: ``X`` has ``B``'s shape with the batch dims of ``A`` and ``B`` broadcast."""
     _square("linalg.solve", a)
@@ -99,7 +90,7 @@ def infer_solve(op: str, a: Any, b: Any) -> tuple[tuple[int, ...], Any]:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type {a.dtype} "
                            f"and B of type {b.dtype} instead")
     n = a.shape[-1]
-    if _vector_rhs(a.shape, b.shape):
+    if vector_rhs(a.shape, b.shape):
         if b.shape[-1] != n:
             raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                                f"({tuple(a.shape)} and {tuple(b.shape)})")
@@ -117,12 +108,12 @@ def infer_solve(op: str, a: Any, b: Any) -> tuple[tuple[int, ...], Any]:
 
 @register_kernel("solve", Backend.CPU, dtypes=FLOAT_DTYPES)
 def solve_cpu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    vector = _vector_rhs(a.shape, b.shape)
+    vector = vector_rhs(a.shape, b.shape)
     rhs = b[..., None] if vector else b
     try:
         x = np.linalg.solve(a, rhs)
     except np.linalg.LinAlgError:
-        raise _singular("linalg.solve") from None
+        raise singular_error("linalg.solve") from None
     return np.asarray(x[..., 0] if vector else x, dtype=a.dtype)
 
 
@@ -136,7 +127,7 @@ def solve_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
     a, x = ctx.saved()
     ops = ctx.ops
     b_shape = tuple(ctx.input_shape(1))
-    vector = _vector_rhs(tuple(a.shape), b_shape)
+    vector = vector_rhs(tuple(a.shape), b_shape)
     gb = ops.solve(ops.transpose(a, -2, -1), grad)
     ga = None
     if ctx.needs(0):

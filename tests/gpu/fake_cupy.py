@@ -74,6 +74,8 @@ a NumPy function other than the converters computing on a device array on the
 host; the stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc,
 and counts a host index array in ``a[idx]``, ``a[idx] = v`` and
 ``cupyx.scatter_add`` as the upload CuPy makes of it.
+``linalg.inv``/``linalg.solve`` of a singular matrix return NaN instead of raising, as CuPy leaves
+cuSOLVER's status unread (NumPy raises ``LinAlgError``).
 A CuPy call whose result's size depends on the values reads that size back, unseen, and so does
 the stand-in: ``nonzero``/``argwhere``/``flatnonzero``/``unique``/``bincount``/``compress``/``extract``
 of a device array and a read or write through a boolean mask count a device -> host copy and a sync.
@@ -1376,6 +1378,21 @@ def install() -> None:
         return np.sort(a, axis=axis, kind="stable")
 
     mod.argsort, mod.sort = _wrap(argsort), _wrap(sort)
+
+    def _unchecked(fn: Any) -> Any:  # cuSOLVER reports a zero pivot in a status CuPy does not read (unless told
+        def run(*args: Any) -> Any:  # to, with a sync): the result holds infinities or NaN, no error is raised
+            with np.errstate(all="ignore"):
+                try:
+                    return fn(*args)
+                except np.linalg.LinAlgError:
+                    shape = np.broadcast_shapes(*(a.shape for a in args)) if len(args) > 1 else args[0].shape
+                    return np.full(shape if fn is not np.linalg.solve else args[1].shape, np.nan, dtype=args[0].dtype)
+
+        run.__name__ = fn.__name__
+        return run
+
+    mod.linalg = types.SimpleNamespace(inv=_wrap(_unchecked(np.linalg.inv)), solve=_wrap(_unchecked(np.linalg.solve)),
+                                       det=_wrap(np.linalg.det))
     mod.asarray = asarray
     mod.array = _array
     mod.asnumpy = asnumpy

@@ -1483,3 +1483,43 @@ def test_a_gather_is_row_major_whatever_its_index_layout():
     want = x.gather(-1, x.argsort(-1))
     assert got.stride() == want.stride() == (3, 1)
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+LINALG = {
+    "inv": lambda a, b: mg.linalg.inv(a), "inv batched": lambda a, b: mg.linalg.inv(a.expand(2, 3, 3) * mg.tensor(
+        [1.0, 2.0], dtype=a.dtype).to(a.device).reshape(2, 1, 1)),
+    "solve matrix": lambda a, b: mg.linalg.solve(a, b), "solve vector": lambda a, b: mg.linalg.solve(a, b[:, 0]),
+    "solve broadcast": lambda a, b: mg.linalg.solve(a, b.expand(2, 3, 2)), "det": lambda a, b: mg.linalg.det(a),
+    "det batched": lambda a, b: mg.linalg.det(mg.stack([a, a * 2])),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_inv_solve_det_run_on_the_gpu(name, dtype):
+    """cuSOLVER through ``cupy.linalg`` (they fell back to the CPU): the CPU's values and gradients."""
+    a = np.array([[2.0, 0.5, 0.1], [0.3, 1.5, -0.2], [0.0, 0.4, 3.0]])
+    b = np.random.default_rng(16).normal(size=(3, 2))
+    out, grads, sel = _leaf_grads(LINALG[name], [a, b], dtype, "gpu")
+    want, want_grads, _ = _leaf_grads(LINALG[name], [a, b], dtype, "cpu")
+    assert not [e.op for e in sel if e.fallback_cpu], name
+    rtol = 1e-5 if dtype is mg.float32 else 1e-12
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want.detach().numpy(), rtol=rtol, atol=rtol)
+    for g, w in zip(grads, want_grads):
+        if w is not None:
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=rtol * 10, atol=rtol * 10)
+
+
+@pytest.mark.parametrize("op", ["inv", "solve"])
+def test_a_singular_matrix_is_refused_on_the_gpu_after_one_read(op):
+    """PyTorch CUDA reads the LU's status back and raises (a sync); so does minigrad: one flag read, a ``device.copy``
+    and a ``device.sync``. A NaN matrix gives NaN without an error, as PyTorch's; ``det`` of a singular one is 0."""
+    singular = mg.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=mg.float64).to("gpu")
+    rhs = mg.ones(2, dtype=mg.float64).to("gpu")
+    call = (lambda a: mg.linalg.inv(a)) if op == "inv" else (lambda a: mg.linalg.solve(a, rhs))
+    with mg.trace(values=False) as tr:
+        with pytest.raises(RuntimeError, match=rf"^linalg.{op}: The diagonal element of the LU factorization is zero"):
+            call(singular)
+    assert [e.kind for e in tr.events if e.kind.startswith("device.")][:2] == ["device.copy", "device.sync"]
+    assert np.isnan(call(singular * float("nan")).cpu().numpy()).all()
+    assert mg.linalg.det(singular).item() == 0.0

@@ -16,13 +16,15 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ...dtypes import FLOAT_DTYPES
+from ...devices import to_numpy
+from ...dtypes import FLOAT_DTYPES, float32, float64
+from ..array_kernels import singular_error, vector_rhs
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import dtype_name, function
 
-__all__ = ["matmul_cublas", "matmul_tiled"]
+__all__ = ["matmul_cublas", "matmul_tiled", "inv", "solve", "det"]
 
 
 def _operands(x: Any, y: Any, transpose_x: bool, transpose_y: bool) -> tuple[Any, Any, bool, bool]:
@@ -101,4 +103,62 @@ def matmul_tiled(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = 
     if y1:
         out = out[..., 0]
     # (not ascontiguousarray: it turns a 0-d result into shape (1,))
+    return out if out.flags.c_contiguous else out.copy()
+
+
+# -- inv, solve, det: cuSOLVER through cupy.linalg ------------------------------------------------------
+
+#: the dtypes cuSOLVER factors (a half has no LU there, nor in PyTorch's linalg)
+_LINALG_DTYPES = (float32, float64)
+
+
+def _refuse_singular(op: str, a: Any, out: Any) -> None:
+    """PyTorch CUDA's ``linalg.inv``/``linalg.solve`` read the LU factorization's status back and raise for a
+    singular matrix: a sync, which their documentation names. CuPy does not look (a zero pivot leaves
+    infinities and NaN in the result), so whether a matrix of finite numbers gave a result that is not finite
+    is computed on the device and read back: one flag, a ``device.copy`` and a ``device.sync`` as PyTorch's. A
+    matrix holding NaN or an infinity gives NaN in both, without an error."""
+    if not out.size:
+        return
+    batch = a.shape[:-2]
+    finite_in = cupy.isfinite(a).reshape(batch + (-1,)).all(axis=-1)
+    finite_out = cupy.isfinite(out).reshape(out.shape[: len(batch)] + (-1,)).all(axis=-1) if batch else \
+        cupy.isfinite(out).all()
+    if bool(to_numpy((finite_in & ~finite_out).any())):
+        raise singular_error(op)
+
+
+@register_kernel("inv", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_inv")
+def inv(a: Any) -> Any:
+    """cuSOLVER's LU and inverse (batched), a singular matrix refused after one read (``_refuse_singular``)."""
+    if not a.size:
+        return cupy.empty(a.shape, dtype=a.dtype)
+    out = cupy.ascontiguousarray(cupy.linalg.inv(a))
+    _refuse_singular("linalg.inv", a, out)
+    return out
+
+
+@register_kernel("solve", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_solve")
+def solve(a: Any, b: Any) -> Any:
+    """cuSOLVER's LU solve, the batch dims broadcast first (PyTorch's rule for a vector ``B``), a singular
+    matrix refused after one read (``_refuse_singular``)."""
+    vector = vector_rhs(a.shape, b.shape)
+    rhs = b[..., None] if vector else b
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2]))
+    a_b = cupy.ascontiguousarray(cupy.broadcast_to(a, batch + a.shape[-2:]))
+    rhs_b = cupy.ascontiguousarray(cupy.broadcast_to(rhs, batch + rhs.shape[-2:]))
+    if not a_b.size or not rhs_b.size:
+        out = cupy.empty(rhs_b.shape, dtype=a.dtype)
+    else:
+        out = cupy.linalg.solve(a_b, rhs_b)
+        _refuse_singular("linalg.solve", a_b, out)
+    return cupy.ascontiguousarray(out[..., 0] if vector else out)
+
+
+@register_kernel("det", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_det")
+def det(a: Any) -> Any:
+    """cuSOLVER's LU, the pivots' product (0 for a singular matrix, no read back), as PyTorch's."""
+    if not a.size:
+        return cupy.ones(a.shape[:-2], dtype=a.dtype) if a.shape[-1] == 0 else cupy.empty(a.shape[:-2], dtype=a.dtype)
+    out = cupy.asarray(cupy.linalg.det(a)).astype(a.dtype, copy=False)  # (ascontiguousarray makes a 0-d one 1-d)
     return out if out.flags.c_contiguous else out.copy()
