@@ -100,7 +100,9 @@ Device mode:
     arithmetic) lay theirs out by CuPy's rule, which the stand-in, whose CuPy is
     NumPy, cannot show; so integer and bool tensors' strides are not compared on the
     GPU, and ``view()`` of a tensor whose strides differ from PyTorch's is not
-    generated there. With the guard off, 3,514 programs on the stand-in found no mismatch::
+    generated there. Nor ``max()`` of all elements against PyTorch's CPU: PyTorch's own CPU and CUDA backward
+    differ where its gradient is NaN, and minigrad's GPU follows CUDA. With the guard off, 3,514 programs on
+    the stand-in found no mismatch::
 
         MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu python -m pytest -q -s tests/test_fuzz_torch.py -k gpu
 """
@@ -446,6 +448,11 @@ class Differential(RuleBasedStateMachine):
     @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(REDUCE)), dim=st.none() | st.integers(-4, 3),
           keepdim=st.booleans())
     def reduce(self, i: int, op: str, dim: int | None, keepdim: bool) -> None:
+        if op == "max" and dim is None and ON_GPU and TORCH_DEVICE == "cpu":
+            # PyTorch's backward of max() differs by device where the gradient is NaN (evenly_distribute_backward:
+            # its CPU fills zeros beside the maximum, its CUDA multiplies by the mask, NaN * 0 = NaN); minigrad's
+            # GPU follows CUDA, so against PyTorch's CPU (the stand-in's oracle) max() is not generated
+            return
         p, fn = self.pick(i), self.REDUCE[op]
         step = f"{op}({p.name}, dim={dim}, keepdim={keepdim})"
         t, m = self.both(step, lambda: fn(p.t, dim, keepdim), lambda: fn(p.m, dim, keepdim))
