@@ -136,40 +136,49 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
 # -- bincount, histc -------------------------------------------------------------------------------------
 
 
-def infer_bincount(op: str, x: Any, weights: Any = None, minlength: int = 0) -> tuple[tuple[int, ...], Any]:
-    """InferMeta: ``max(x) + 1`` (at least ``minlength``) bins; int64 counts, or the weights' float dtype."""
+def infer_bincount(op: str, x: Any, weights: Any = None, minlength: int = 0, size: int = -1) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``size`` bins (``max(x) + 1``, at least ``minlength``: read by the caller); int64 counts, or the
+    weights' float dtype."""
     if x.ndim != 1 or x.dtype.kind not in "iu":
         raise RuntimeError(f"bincount(): input must be a 1-d non-negative integer tensor, but got {x.dtype} "
                            f"of shape {tuple(x.shape)}")
-    ends = (to_numpy(x.min()), to_numpy(x.max())) if x.size else None  # two values read, not the whole input
-    if x.size and ends[0] < 0:
-        raise RuntimeError("bincount(): input must contain only non-negative integers")
     if minlength < 0:
         raise RuntimeError("bincount(): minlength should be >= 0")
     if weights is not None and tuple(weights.shape) != tuple(x.shape):
         raise RuntimeError("bincount(): weights should be 1-d and have the same length as input")
-    n = max(int(ends[1]) + 1 if x.size else 0, minlength)
     dtype = np.dtype(np.int64) if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.dtype(np.float64))
-    return (n,), dtype
+    return (max(size, minlength, 0),), dtype
 
 
 @register_kernel("bincount", Backend.CPU, dtypes=INT_DTYPES)
-def bincount_cpu(x: np.ndarray, weights: Any = None, minlength: int = 0) -> np.ndarray:
-    out = np.bincount(x, weights=weights, minlength=minlength)
+def bincount_cpu(x: np.ndarray, weights: Any = None, minlength: int = 0, size: int = -1) -> np.ndarray:
+    out = np.bincount(x, weights=weights, minlength=max(size, minlength, 0))
     dtype = np.int64 if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.float64)
     return np.asarray(out, dtype=dtype)
 
 
 bincount_op = defop("bincount", inputs=("x", Input("weights", optional=True, differentiable=False)),
-                    attrs=(Attr("minlength", 0, check_int),), key_inputs=(0,), infer_meta=infer_bincount,
-                    differentiable=False, doc="how often each non-negative integer occurs (or the sum of its weights)")
+                    attrs=(Attr("minlength", 0, check_int), Attr("size", -1, check_int)), key_inputs=(0,),
+                    infer_meta=infer_bincount, differentiable=False,
+                    doc="how often each non-negative integer occurs (or the sum of its weights), in size bins "
+                        "(max(x) + 1, at least minlength: read by the caller)")
+
+
+def _bins(x: Any) -> int:
+    """``max(x) + 1`` for a 1-D integer array, refusing a negative value: its min and max read on the host (from
+    a GPU, two copies and two syncs: PyTorch CUDA's two ``.item()``); -1 for an array InferMeta will refuse."""
+    if x.ndim != 1 or x.dtype.kind not in "iu" or not x.size:
+        return -1
+    if to_numpy(x.min()) < 0:
+        raise RuntimeError("bincount(): input must contain only non-negative integers")
+    return int(to_numpy(x.max())) + 1
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value ``0 .. max(input)`` occurs in the 1-D int tensor ``input`` (``torch.bincount``);
     with ``weights`` the sum of the weights of its occurrences."""
     check_tensor("bincount", "input", 0, input)
-    return bincount_op(input, weights, minlength)
+    return bincount_op(input, weights, minlength, _bins(input._data))
 
 
 def infer_histc(op: str, x: Any, bins: int = 100, min: float = 0.0, max: float = 0.0) -> tuple[tuple[int, ...], Any]:

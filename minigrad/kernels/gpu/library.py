@@ -255,13 +255,11 @@ def histc(x: Any, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Any:
 
 
 @register_kernel("bincount", GPU, dtypes=INT_DTYPES, name="gpu/cupy_bincount")
-def bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
-    """The counts (or summed weights) added atomically. The number of bins needs ``max(x)`` on the host: a
-    copy and a sync, as PyTorch CUDA's ``bincount`` (its ``.item()`` of the max); CuPy's own ``bincount`` reads
-    it the same way, unseen."""
-    n = max(int(to_numpy(x.max())) + 1 if x.size else 0, int(minlength))
+def bincount(x: Any, weights: Any = None, minlength: int = 0, size: int = -1) -> Any:
+    """The counts (or summed weights) added atomically into ``size`` bins, which the caller read (``max(x) + 1``:
+    PyTorch CUDA's ``.item()`` of the min and the max); CuPy's own ``bincount`` would read the max again."""
     dtype = np.int64 if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.float64)
-    counts = cupy.zeros(n, dtype=dtype)
+    counts = cupy.zeros(max(size, minlength, 0), dtype=dtype)
     if x.size:
         cupyx.scatter_add(counts, x, 1 if weights is None else weights.astype(dtype, copy=False))
     return counts
