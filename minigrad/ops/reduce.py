@@ -277,6 +277,8 @@ def _picked_backward(ctx, g):
     (indices,) = ctx.saved()
     ops = ctx.ops
     dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
+    if not ctx.input_shape(0):  # a 0-d input is its own picked value
+        return ops.reshape(g, ()), None
     if not keepdim:
         indices, g = ops.unsqueeze(indices, dim), ops.unsqueeze(g, dim)
     return ops.scatter_add(_zeros(ops, g, ctx.input_shape(0)), indices, g, dim), None

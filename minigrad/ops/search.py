@@ -147,12 +147,12 @@ def infer_bincount(op: str, x: Any, weights: Any = None, minlength: int = 0, siz
     if weights is not None and tuple(weights.shape) != tuple(x.shape):
         raise RuntimeError("bincount(): weights should be 1-d and have the same length as input")
     dtype = np.dtype(np.int64) if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.dtype(np.float64))
-    return (max(size, minlength, 0),), dtype
+    return (size,), dtype
 
 
 @register_kernel("bincount", Backend.CPU, dtypes=INT_DTYPES)
 def bincount_cpu(x: np.ndarray, weights: Any = None, minlength: int = 0, size: int = -1) -> np.ndarray:
-    out = np.bincount(x, weights=weights, minlength=max(size, minlength, 0))
+    out = np.bincount(x, weights=weights, minlength=size)
     dtype = np.int64 if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.float64)
     return np.asarray(out, dtype=dtype)
 
@@ -164,21 +164,22 @@ bincount_op = defop("bincount", inputs=("x", Input("weights", optional=True, dif
                         "(max(x) + 1, at least minlength: read by the caller)")
 
 
-def _bins(x: Any) -> int:
-    """``max(x) + 1`` for a 1-D integer array, refusing a negative value: its min and max read on the host (from
-    a GPU, two copies and two syncs: PyTorch CUDA's two ``.item()``); -1 for an array InferMeta will refuse."""
-    if x.ndim != 1 or x.dtype.kind not in "iu" or not x.size:
+def _bins(x: Any, minlength: int) -> int:
+    """``max(x) + 1`` bins, at least ``minlength``, for a 1-D integer array, refusing a negative value: its min and
+    max read on the host (from a GPU, two copies and two syncs: PyTorch CUDA's two ``.item()``); -1 for an array
+    or a ``minlength`` InferMeta will refuse."""
+    if x.ndim != 1 or x.dtype.kind not in "iu" or minlength < 0:
         return -1
-    if to_numpy(x.min()) < 0:
+    if x.size and to_numpy(x.min()) < 0:
         raise RuntimeError("bincount(): input must contain only non-negative integers")
-    return int(to_numpy(x.max())) + 1
+    return max(int(to_numpy(x.max())) + 1 if x.size else 0, minlength)
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value ``0 .. max(input)`` occurs in the 1-D int tensor ``input`` (``torch.bincount``);
     with ``weights`` the sum of the weights of its occurrences."""
     check_tensor("bincount", "input", 0, input)
-    return bincount_op(input, weights, minlength, _bins(input._data))
+    return bincount_op(input, weights, minlength, _bins(input._data, check_int("bincount", "minlength", 2, minlength)))
 
 
 def infer_histc(op: str, x: Any, bins: int = 100, min: float = 0.0, max: float = 0.0) -> tuple[tuple[int, ...], Any]:

@@ -37,7 +37,8 @@ from ._checks import check_bool, check_int, check_tensor, wrap_dim
 from .math import add, mul, sub
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, stack
-from .reduce import return_types
+from .reduce import _picked_backward, _picked_meta, max_values_cpu, return_types
+from .scatter_gather import _zeros
 
 __all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "quantile"]
 
@@ -89,38 +90,16 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
 
 
 def _picked_values_cpu(x: np.ndarray, indices: np.ndarray, dim: int = 0, keepdim: bool = True) -> np.ndarray:
-    """``x`` read at ``indices`` along ``dim`` (``indices`` has one position per output element; without
-    ``keepdim`` the dim is dropped). A 0-d ``x`` is its own value."""
-    if x.ndim == 0:
-        return x.copy()
-    out = np.take_along_axis(x, indices if keepdim else np.expand_dims(indices, dim), axis=dim)
-    return out if keepdim else np.squeeze(out, axis=dim)
-
-
-def _picked_values_meta(op: str, x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any:
-    return tuple(indices.shape), x.dtype
-
-
-def _picked_values_backward(ctx: Any, g: Any) -> tuple[Any, None]:
-    """PyTorch's ``value_selecting_reduction_backward``: each value's gradient goes back to the position it
-    was read from, zeros elsewhere; only the indices are saved."""
-    (indices,) = ctx.saved()
-    ops = ctx.ops
-    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
-    if not ctx.input_shape(0):  # a 0-d input: its own value
-        return ops.reshape(g, ()), None
-    if not keepdim:
-        indices, g = ops.unsqueeze(indices, dim), ops.unsqueeze(g, dim)
-    zeros = ops.fill(ops.expand(ops.reshape(ops.sum(g), (1,) * len(ctx.input_shape(0))), ctx.input_shape(0)), 0.0)
-    return ops.scatter_add(zeros, indices, g, dim), None
+    """``max(dim)``'s gather (``reduce.max_values_cpu``); a 0-d ``x`` is its own value."""
+    return x.copy() if x.ndim == 0 else max_values_cpu(x, indices, dim, keepdim)
 
 
 def _picked_values_op(name: str, layout: str, doc: str) -> Any:
     register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}")(_picked_values_cpu)
     op = defop(name, inputs=("x", Input("indices", differentiable=False)),
-               attrs=(Attr("dim", 0, check_int), Attr("keepdim", True, check_bool)), infer_meta=_picked_values_meta,
+               attrs=(Attr("dim", 0, check_int), Attr("keepdim", True, check_bool)), infer_meta=_picked_meta,
                save=("indices",), key_inputs=(0,), layout=layout, doc=doc)
-    op.def_backward(_picked_values_backward)
+    op.def_backward(_picked_backward)  # PyTorch's value_selecting_reduction_backward, as max(dim)'s
     return op
 
 
@@ -145,8 +124,7 @@ def _flat_value_backward(ctx: Any, g: Any) -> tuple[Any, None]:
     (index,) = ctx.saved()
     ops = ctx.ops
     shape = ctx.input_shape(0)
-    n = int(np.prod(shape))
-    zeros = ops.fill(ops.expand(ops.reshape(g, (1,)), (n,)), 0.0)
+    zeros = _zeros(ops, g, (int(np.prod(shape)),))
     return ops.reshape(ops.scatter_add(zeros, ops.reshape(index, (1,)), ops.reshape(g, (1,)), 0), shape), None
 
 

@@ -259,7 +259,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, size: int = -1) ->
     """The counts (or summed weights) added atomically into ``size`` bins, which the caller read (``max(x) + 1``:
     PyTorch CUDA's ``.item()`` of the min and the max); CuPy's own ``bincount`` would read the max again."""
     dtype = np.int64 if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.float64)
-    counts = cupy.zeros(max(size, minlength, 0), dtype=dtype)
+    counts = cupy.zeros(size, dtype=dtype)
     if x.size:
         cupyx.scatter_add(counts, x, 1 if weights is None else weights.astype(dtype, copy=False))
     return counts
