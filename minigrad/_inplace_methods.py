@@ -24,9 +24,10 @@ import numpy as np
 from . import dtypes, ops
 from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace
-from .kernels.backends import move_array
+from .devices import filled_array
 from .errors import ShapeError
 from .tensor import Tensor
+from .ops.indexing import fitted_shape, put_values
 
 __all__ = ["inplace_composite"]
 
@@ -87,9 +88,33 @@ def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool
     return True
 
 
+def index_put_through_view(self: Tensor, split: tuple[tuple[Any, ...], tuple[Any, ...]], value: Any,
+                           region: tuple[int, ...]) -> None:
+    """``x[index] = value`` for an index of integers and arrays, as PyTorch does it: the integers' view
+    first (``x[0]``), then ``index_put_`` on that view with the arrays, so the history goes through a
+    CopySlices node (NOTE [ An index's integers are applied first ] in ``kernels/strided.py``). ``split``:
+    ``integers_first``'s (basic, rest); ``region``: the indexed region's shape. A refusal comes before the
+    view is made."""
+    basic, rest = split
+    fitted_shape(tuple(value.shape) if isinstance(value, Tensor) else (), region)
+    meta = self._meta
+    if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
+        raise RuntimeError("setitem(): a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    view = ops.getitem(self, basic)
+
+    def compute() -> Tensor:
+        if not isinstance(value, Tensor):
+            return put_values(view, rest, Tensor._scalar(value, self._dtype, self._device), region=region)
+        v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)
+        return put_values(view, rest, v, region=region)
+
+    run_inplace(view, "setitem", compute, operands=(value,) if isinstance(value, Tensor) else ())
+
+
 def _zeros_bool(t: Tensor) -> Any:
-    arr = np.zeros(t.shape, dtype=bool)
-    return arr if t._device == "cpu" else move_array(arr, "cpu", t._device)
+    """All False, of ``t``'s shape, made on its device (the GPU fills it there: no host copy, no sync)."""
+    return filled_array(tuple(t.shape), False, np.bool_, t._device)
 
 
 def inplace_composite(name: str, fn: Any) -> Any:

@@ -25,10 +25,11 @@ from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
 from .autograd import hooks as _hooks
-from ._inplace_methods import inplace_composite as _inplace_composite, setitem_through_view
+from ._inplace_methods import index_put_through_view, inplace_composite as _inplace_composite, setitem_through_view
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device, is_gpu_available
 from .kernels.backends import backend_of_device
+from .kernels.strided import integers_first
 from .ops import sampling as _sampling
 from .ops.activation import log_softmax as _log_softmax_form
 from .ops.activation import softmax as _softmax_form
@@ -40,7 +41,8 @@ from .ops._checks import check_int, wrap_dim
 from .ops.math import add_alpha, sub_alpha
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
-from .ops.shape import _is_mask, _normalize_index, index_region, written_positions
+from .ops.indexing import put_values
+from .ops.shape import _is_mask, _normalize_index, index_region
 from .tensor import Tensor
 
 
@@ -51,20 +53,15 @@ def _shape_args(args: tuple[Any, ...]) -> Any:
 def _setitem(self: Tensor, index: Any, value: Any) -> None:
     """``x[index] = value``: an in-place write. With basic indexing (integers, slices, ``None``,
     ``...``) it is ``x[index].copy_(value)`` (``_inplace_methods.setitem_through_view``); with
-    integer arrays or masks it is recorded as ``where(mask, source, x)``:
-    ``source`` gathers, for every position of ``x``, the element of ``value``
-    written there, so repeated indices behave as in NumPy and PyTorch (the
-    last write wins) and the gradient reaches ``value`` through a getitem.
-    ``value`` is cast to ``x``'s dtype (``int_tensor[0] = 2.7`` stores 2).
+    integer arrays or masks it is PyTorch's ``index_put_`` (``IndexPutBackward0``): repeated indices
+    keep the last write on the CPU, as in PyTorch, and the gradient reaches ``value`` at every position
+    it was written to. ``value`` is cast to ``x``'s dtype (``int_tensor[0] = 2.7`` stores 2).
     """
     mask = _leading_mask(self, index) if type(value) in (int, float, bool) else None
-    if mask is not None:  # x[mask] = number: PyTorch's masked_fill, no position (so no count) needed
-        def fill() -> Tensor:
-            where = Tensor._make(mask._data.reshape(tuple(mask.shape) + (1,) * (self.ndim - mask.ndim)), dtypes.bool_,
-                                 self.device)
-            return ops.where(where, Tensor._scalar(value, self._dtype, self._device), self)
-
-        run_inplace(self, "setitem", fill)
+    if mask is not None:  # x[mask] = number: no position (so no count) needed, the mask itself is the index
+        # (region: a 0-d value fits any; the region's size would need the mask's count)
+        run_inplace(self, "setitem", lambda: put_values(self, (mask._data,), Tensor._scalar(value, self._dtype, self._device),
+                                                        region=()))
         return
     # a GPU integer index stays on the device (its range checked there): reading it would make the host wait
     idx = _normalize_index("setitem", index, keep_device=self._device != "cpu", shape=self.shape)
@@ -76,35 +73,16 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         raise OutOfRangeError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
     if setitem_through_view(self, idx, value):  # basic indexing: x[idx].copy_(value), as PyTorch
         return
+    split = integers_first(idx)
+    if split is not None:  # integers and arrays: index_put_ on the integers' view, as PyTorch
+        index_put_through_view(self, split, value, region)
+        return
 
     def compute() -> Tensor:
-        src = written_positions(self.shape, idx, region, self._device)
-        mask = Tensor._make(src >= 0, dtypes.bool_, self.device)
         if not isinstance(value, Tensor):
-            return ops.where(mask, Tensor._scalar(value, self._dtype, self._device), self)
+            return put_values(self, idx, Tensor._scalar(value, self._dtype, self._device), region=region)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)
-        vshape = tuple(v.shape)
-        while len(vshape) > len(region) and vshape[0] == 1:  # PyTorch drops leading size-1 dims
-            vshape = vshape[1:]
-        try:
-            np.broadcast_shapes(vshape, region)
-            if len(vshape) > len(region):
-                raise ValueError
-        except ValueError:
-            raise ShapeError(
-                f"setitem(): value of shape {tuple(value.shape)} cannot be broadcast to the indexed region "
-                f"of shape {tuple(region)}"
-            ) from None
-        if vshape != tuple(v.shape):
-            v = ops.reshape(v, vshape)
-        if vshape != region:
-            v = ops.expand(v, region)
-        gather = Tensor._make(np.maximum(src, 0), dtypes.int64, self.device)
-        if v.numel():
-            source = ops.getitem(ops.reshape(v, (-1,)), gather)
-        else:  # nothing written, yet the value joins the history (PyTorch's CopySlices keeps its edge)
-            source = ops.add(ops.fill(self, 0), ops.sum(v))
-        return ops.where(mask, source, self)
+        return put_values(self, idx, v, region=region)
 
     run_inplace(self, "setitem", compute, operands=(value,) if isinstance(value, Tensor) else ())
 
@@ -685,7 +663,7 @@ _METHODS_BY_FAMILY = {
     "nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero,
     # indexed reads and writes
     "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "take_along_dim": ops.take_along_dim,
-    "index_add": ops.index_add, "index_fill": ops.index_fill, "index_copy": ops.index_copy,
+    "index_add": ops.index_add, "index_fill": ops.index_fill, "index_copy": ops.index_copy, "index_put": ops.index_put,
     "index_select": ops.index_select, "masked_select": ops.masked_select,
     "take": ops.take, "narrow": ops.narrow, "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag,
     "unfold": _unfold,
@@ -760,7 +738,7 @@ Tensor.trace = _trace_method  # type: ignore[attr-defined]
 # In place (docs/architecture.md, Engine rules, rule 8): the out-of-place result written back by run_inplace.
 _INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
-    "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,
+    "index_fill_": ops.index_fill, "index_copy_": ops.index_copy, "index_put_": ops.index_put,
     "masked_fill_": ops.masked_fill, "clamp_": ops.clamp, "clip_": ops.clamp,
 }
 for _name, _fn in _INPLACE_COMPOSITES.items():

@@ -70,6 +70,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("expand", ""): mg.expand,
     ("clone", ""): mg.clone,
     ("bmm", ""): mg.bmm,
+    ("index_put", ""): mg.index_put,
     ("where", ""): lambda x, condition, y: mg.where(condition, x, y),  # OpInfo's where takes (x, condition, y)
     ("max", "reduction_no_dim"): mg.max,
     ("max", "reduction_with_dim"): mg.max,

@@ -181,6 +181,14 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "avg_pool2d": lambda lib, d: _F(lib).avg_pool2d(d["img"], 2),
     "in-place through a view": lambda lib, d: _inplace_view(d["x"]),
     "in-place": lambda lib, d: (d["x"] * 2).mul_(3),
+    "setitem by an index": lambda lib, d: _set(d["x"] * 1, d["idx"], d["v"]),
+    "setitem by an index, a number": lambda lib, d: _set(d["x"] * 1, d["idx"], 0.5),
+    "setitem by a mask, a number": lambda lib, d: _set(d["x"] * 1, d["x"] > 0, 0.5),
+    "setitem by a mask, a 0-d tensor": lambda lib, d: _set(d["x"] * 1, d["x"] > 0, d["v"].sum()),
+    "setitem by two indices": lambda lib, d: _set(d["x"] * 1, (d["idx"], d["idx"]), d["v"][:2]),
+    "setitem by a slice and an index": lambda lib, d: _set(d["x"] * 1, (slice(None), d["idx"]), d["y"][:, :2]),
+    "index_put": lambda lib, d: d["x"].index_put((d["idx"],), d["v"]),
+    "index_put accumulate": lambda lib, d: lib.index_put(d["x"], (d["idx"],), d["v"], accumulate=True),
 }
 
 #: Calls whose graph differs from PyTorch's, and why.
@@ -190,6 +198,11 @@ DIFFERENT: dict[str, str] = {
                                "CopySlices wraps the op's node and lists the op's other inputs instead "
                                "(minigrad's structure is what lesson 9 teaches and grades)",
 }
+
+
+def _set(x: Any, index: Any, value: Any) -> Any:
+    x[index] = value
+    return x
 
 
 def _inplace_view(x: Any) -> Any:

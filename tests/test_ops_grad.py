@@ -154,6 +154,14 @@ CASES: list[Case] = [
          inputs(rnd(3))),
     Case("masked_fill_tensor", "masked_fill_tensor",
          lambda x, v: x.masked_fill(mg.tensor([[True, False, True], [False, False, True]]), v), inputs(rnd(2, 3), rnd())),
+    Case("index_put", "index_put", lambda x, v: x.index_put((mg.tensor([2, 0]),), v), inputs(rnd(3, 4), rnd(2, 4))),
+    Case("index_put-broadcast", "index_put", lambda x, v: mg.index_put(x, (mg.tensor([0, 1]), mg.tensor([3, 1])), v),
+         inputs(rnd(2, 4), rnd())),
+    Case("index_put-accumulate", "index_put", lambda x, v: x.index_put((mg.tensor([1, 1, 0]),), v, accumulate=True),
+         inputs(rnd(3, 2), rnd(2))),
+    Case("index_put-mask", "index_put", lambda x, v: x.index_put((mg.tensor([True, False, True]),), v),
+         inputs(rnd(3, 2), rnd(1, 2))),
+    Case("setitem-mask-number", "index_put", lambda x: _set(x * 1, x > 0, 0.5) * x, inputs(rnd(3, 4))),
     Case("tril", "tril", lambda x: x.tril(), inputs(rnd(2, 3, 4))),
     Case("tril-offset", "tril", lambda x: mg.tril(x, -1), inputs(rnd(4, 3))),
     Case("triu-offset", "triu", lambda x: x.triu(1), inputs(rnd(3, 4))),
@@ -487,6 +495,11 @@ CASES += [
     Case("cross_entropy_backward-none", "cross_entropy_backward",
          lambda g, x, t: mg.cross_entropy_backward(g, x, t, reduction="none"), inputs(rnd(4), rnd(4, 3), cls_target(4, 3))),
 ]
+
+
+def _set(x: Any, index: Any, value: Any) -> Any:
+    x[index] = value
+    return x
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])

@@ -128,10 +128,10 @@ def concat_arrays(xp: Any, xs: Any, dim: int) -> Any:
 
 
 def copy_slices_array(xp: Any, base: Any, src: Any, positions: Any) -> Any:
-    """A copy of ``base`` with the elements at the flat ``positions`` (a NumPy array) replaced by ``src``."""
+    """A copy of ``base`` with the elements at the flat ``positions`` (an array of ``xp``'s) replaced by ``src``."""
     out = xp.array(base, copy=True, order="C")
     flat = out.reshape(-1)
-    flat[xp.asarray(positions.reshape(-1))] = xp.broadcast_to(src, positions.shape).reshape(-1)
+    flat[positions.reshape(-1)] = xp.broadcast_to(src, positions.shape).reshape(-1)
     return out
 
 
@@ -281,3 +281,56 @@ def _strides_in_order(shape: tuple[int, ...], order: tuple[int, ...], itemsize: 
         strides[d] = step
         step *= shape[d]
     return tuple(strides)
+
+
+# NOTE [ An index's integers are applied first ]
+#     PyTorch applies an index in two steps: its integers, slices and ``None``s as a
+#     view (``select``, ``slice``, ``unsqueeze``), then its tensors on that view.
+#     NumPy takes an integer beside an array as one more array, and where a slice
+#     separates the two it moves the arrays' dimensions to the front: for ``x`` of
+#     shape (2, 3, 4), ``x[0, :, idx]`` is (3, 5) in PyTorch and (5, 3) in NumPy.
+#     So an index with both integers and arrays is split: the basic part first, the
+#     arrays (with a full slice for each dimension the basic part kept) on its
+#     result. Reads, writes, adds and the shape probe all take the same two steps.
+
+def integers_first(index: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """``(basic, rest)`` for an index holding integers and arrays (NOTE [ An index's integers are applied
+    first ]), else None: ``a[basic][rest]`` is PyTorch's ``a[index]``."""
+    has_int = has_array = False
+    for item in index:
+        if isinstance(item, (bool, np.bool_)):
+            return None  # a bool scalar is NumPy's own kind of index (a new dim): left as NumPy takes it
+        if isinstance(item, (int, np.integer)):
+            has_int = True
+        elif hasattr(item, "ndim"):
+            has_array = True
+    if not (has_int and has_array):
+        return None
+    basic: list[Any] = []
+    rest: list[Any] = []
+    for item in index:
+        if isinstance(item, (int, np.integer)):
+            basic.append(item)
+        elif hasattr(item, "ndim"):  # an integer array takes one dim, a mask as many as it has
+            basic.extend([slice(None)] * (item.ndim if item.dtype == np.bool_ else 1))
+            rest.append(item)
+        elif item is Ellipsis:
+            basic.append(item)
+            rest.append(item)
+        else:  # a slice or None: applied by the basic part, its dim kept whole by the rest
+            basic.append(item)
+            rest.append(slice(None))
+    return tuple(basic), tuple(rest)
+
+
+def indexed(a: Any, index: tuple[Any, ...]) -> Any:
+    """``a[index]`` as PyTorch reads it (NOTE [ An index's integers are applied first ])."""
+    split = integers_first(index)
+    return a[index] if split is None else a[split[0]][split[1]]
+
+
+def index_target(a: Any, index: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
+    """Where ``a[index] = v`` writes, as PyTorch does (NOTE [ An index's integers are applied first ]):
+    ``(view, rest)`` with ``view[rest] = v`` the write, ``view`` sharing ``a``'s memory."""
+    split = integers_first(index)
+    return (a, index) if split is None else (a[split[0]], split[1])

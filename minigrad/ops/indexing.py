@@ -25,20 +25,23 @@ from typing import Any
 import numpy as np
 
 from ..devices import check_range
-from ..errors import ShapeError
+from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import move_array, to_numpy
+from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.strided import index_target
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
 from ._constants import constant
 from .math import where
 from .registry import OPS, Attr, Input, defop, type_name
-from .shape import expand, getitem, in_range, reshape
+from .scatter_gather import _zeros
+from .shape import _host_index, _index_error_words, _normalize_index, expand, getitem, in_range, index_region, reshape
 
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
 
@@ -368,4 +371,124 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return triu_op(input, diagonal=diagonal)
 
 
-__all__ += ['masked_fill', 'tril', 'triu']
+# -- writing at an index: x[index] = values -------------------------------------------------------
+
+def _index_put_meta(op: str, x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
+    return tuple(x.shape), x.dtype
+
+
+def _leading_mask(index: tuple[Any, ...], ndim: int) -> Any:
+    """The one bool mask of ``index`` when it is all of it (covering the leading dims), else None."""
+    if len(index) == 1 and getattr(index[0], "dtype", None) == np.bool_ and 0 < index[0].ndim <= ndim:
+        return index[0]
+    return None
+
+
+def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
+    """An index normalized before (``_normalize_index``: arrays, ints, slices; a GPU mask kept on the device)
+    as it is, any other made so."""
+    if type(v) is tuple and not any(isinstance(i, (Tensor, list, range)) for i in v):
+        return v
+    return _normalize_index(op, v, keep_device=True)
+
+
+@register_kernel("index_put", CPU, dtypes=ALL_DTYPES, name="cpu/index_put")
+def index_put_cpu(x, values, index, accumulate=False):
+    """A copy of ``x`` in its layout (PyTorch's ``clone`` then ``index_put_``) with ``values`` written, or
+    added, at ``index``: repeated positions keep the last write, or sum every one (``np.add.at``)."""
+    out = x.copy(order="K")
+    target, index = index_target(out, _host_index(index))
+    if accumulate:
+        np.add.at(target, index, values)
+    else:
+        target[index] = values
+    return out
+
+
+index_put_op = defop(
+    "index_put",
+    inputs=("x", "values"),
+    attrs=(Attr("index", check=_check_index),
+           Attr("accumulate", False)),
+    infer_meta=_index_put_meta,
+    key_inputs=(0,),
+    doc="x with values written (accumulate=False) or added at x[index]: PyTorch's index_put (IndexPutBackward0)",
+)
+
+
+@index_put_op.def_backward
+def _index_put_backward(ctx, g):
+    """PyTorch's formula: ``x`` gets ``g`` with the written positions zeroed (all of ``g`` when adding);
+    ``values`` gets ``g`` read back at the index, every repeat included, summed to its shape."""
+    ops, index = ctx.ops, ctx.attrs["index"]
+    gx = gv = None
+    if ctx.needs(0):
+        gx = g if ctx.attrs["accumulate"] else ops.index_put(g, _zeros(ops, g, ()), index=index, accumulate=False)
+    if ctx.needs(1):
+        gv = ops.sum_to(ops.getitem(g, index), ctx.input_shape(1))
+    return gx, gv
+
+
+def fitted_shape(values_shape: tuple[int, ...], region: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``values`` are written with into the indexed ``region``: their leading size-1 dims dropped,
+    as PyTorch drops them; PyTorch's error where they do not broadcast to it."""
+    vshape = tuple(values_shape)
+    while len(vshape) > len(region) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        if len(vshape) > len(region) or np.broadcast_shapes(vshape, region) != region:
+            raise ValueError
+    except ValueError:
+        raise ShapeError(f"shape mismatch: value tensor of shape {list(values_shape)} cannot be broadcast to "
+                         f"indexing result of shape {list(region)}") from None
+    return vshape
+
+
+def put_values(input: Tensor, index: tuple[Any, ...], values: Tensor, accumulate: bool = False,
+               region: tuple[int, ...] | None = None) -> Tensor:
+    """``index_put_op`` on a normalized ``index`` (``_normalize_index`` with the tensor's shape), ``values``
+    of ``input``'s dtype, fitted to the indexed ``region`` (``index_region``, computed when not given)."""
+    if region is None:
+        try:
+            region = index_region(tuple(input.shape), index)
+        except IndexError as exc:
+            raise OutOfRangeError(_index_error_words(str(exc), input.ndim)) from None
+    vshape = fitted_shape(tuple(values.shape), region)
+    if vshape != tuple(values.shape):
+        values = reshape(values, vshape)
+    return index_put_op(input, values, index=index, accumulate=accumulate)
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``input`` with ``values`` written at ``input[indices]`` (``torch.index_put``; ``accumulate=True``
+    adds them, repeated positions summed). ``indices``: a tuple of integer or bool tensors, one per leading
+    dim. One op, ``IndexPutBackward0``: the gradient reaches ``input`` where nothing was written and
+    ``values`` at every position it was written to (a repeated index included, as in PyTorch).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.index_put(mg.zeros(3), (mg.tensor([0, 2]),), mg.tensor([5.0, 7.0])).tolist()
+        [5.0, 0.0, 7.0]
+        >>> mg.zeros(3).index_put((mg.tensor([1, 1]),), mg.tensor(2.0), accumulate=True).tolist()
+        [0.0, 4.0, 0.0]
+    """
+    check_tensor("index_put", "input", 0, input)
+    if not isinstance(indices, (tuple, list)) or not all(isinstance(i, Tensor) for i in indices):
+        got = type_name(indices) if not isinstance(indices, (tuple, list)) else "a tuple with " + ", ".join(
+            type_name(i) for i in indices if not isinstance(i, Tensor))
+        raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {got}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type_name(values)}")
+    if not isinstance(accumulate, bool):
+        raise TypeError(f"index_put(): argument 'accumulate' (position 3) must be bool, not {type_name(accumulate)}")
+    if not indices:
+        raise IndexError("index_put(): at least one index tensor is needed")
+    if values.dtype is not input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{scalar_type_name(input.dtype)} for the destination and "
+                           f"{scalar_type_name(values.dtype)} for the source.")
+    index = _normalize_index("index_put", tuple(indices), keep_device=input.device != "cpu", shape=tuple(input.shape))
+    return put_values(input, index, values, accumulate)
+
+
+__all__ += ['masked_fill', 'tril', 'triu', 'index_put']

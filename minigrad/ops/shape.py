@@ -17,8 +17,9 @@ from ..dtypes import ALL_DTYPES, bool_ as _BOOL
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..devices import check_range, device_of_array, filled_array, made_array
-from ..kernels.strided import concat_arrays, split_views, squeeze_view, transpose_view, unbind_views
+from ..devices import check_range, device_of_array, made_array
+from ..kernels.strided import (concat_arrays, index_target, indexed, split_views, squeeze_view, transpose_view,
+                               unbind_views)
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
@@ -408,24 +409,11 @@ def index_region(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, .
     """The shape of ``x[index]`` for a tensor of ``shape`` (NumPy's ``IndexError`` for a bad index), a GPU
     index array's range checked on the device and refused at the next sync (unless made in range: ``in_range``)."""
     on_device = _device_items(index)
-    region = _probe(tuple(shape), np.bool_)[_probe_index(index, on_device)].shape
+    region = indexed(_probe(tuple(shape), np.bool_), _probe_index(index, on_device)).shape
     for k in on_device:
         if _IN_RANGE.get(id(index[k])) is not index[k]:
             _check_device_index(index[k], k, shape[k])
     return region
-
-
-def written_positions(shape: tuple[int, ...], index: tuple[Any, ...], region: tuple[int, ...], device: str) -> Any:
-    """For ``x[index] = value``: an int64 array of ``shape`` on ``device`` that holds, at each element of ``x``
-    the index writes, the position of the value written there in the indexed region (row-major), and -1
-    elsewhere. Made where ``index`` is (a GPU index array is not read on the host): a fill, an arange and
-    one scatter. With repeated indices the last write wins on the CPU, as in NumPy; on the GPU one of them
-    does, as in PyTorch CUDA. ``region``: the indexed region's shape (``index_region``)."""
-    n = math.prod(region)
-    src = filled_array(tuple(shape), -1, np.int64, device)
-    order = made_array("arange", device, 0, n, 1, dtype=np.int64) if device != "cpu" else None
-    src[index] = (np.arange(n, dtype=np.int64) if order is None else order).reshape(region)
-    return src
 
 
 def _check_device_index(index: Any, dim: int, size: int) -> None:
@@ -470,7 +458,7 @@ def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
 @register_kernel("getitem", CPU, dtypes=ALL_DTYPES, name="cpu/getitem")
 def getitem_cpu(x, index):
     index = _host_index(index)
-    out = x[index]
+    out = indexed(x, index)
     if not isinstance(out, np.ndarray):  # integers only: NumPy gives a scalar; PyTorch a 0-d view
         return x[index + (Ellipsis,)]
     return _owned(out, x)
@@ -491,15 +479,15 @@ def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -
 
 @register_kernel("getitem_grad", CPU, dtypes=ALL_DTYPES, name="cpu/getitem_grad")
 def getitem_grad_cpu(grad, index, shape):
-    index = _host_index(index)
     out = np.zeros(shape, dtype=grad.dtype)
+    target, index = index_target(out, _host_index(index))
     if not any(isinstance(i, np.ndarray) and i.dtype.kind != "b" for i in index):
         # slices, integers and masks pick each element at most once
-        out[index] = grad
-    elif len(index) == 1 and out.ndim >= 1:  # rows picked by one integer array: an embedding's backward
-        add_rows(out, index[0], grad)
+        target[index] = grad
+    elif len(index) == 1 and target.ndim >= 1:  # rows picked by one integer array: an embedding's backward
+        add_rows(target, index[0], grad)
     else:  # add.at accumulates repeated integer indices (x[[0, 0]] gets both gradients)
-        np.add.at(out, index, grad)
+        np.add.at(target, index, grad)
     return out
 
 

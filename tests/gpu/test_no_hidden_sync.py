@@ -782,6 +782,61 @@ def test_index_copy_keeps_a_gpu_index_on_the_device(idx):
     np.testing.assert_array_equal(gs.grad.cpu().numpy(), ts.grad.numpy())
 
 
+@counted
+@pytest.mark.parametrize("form", ["rows", "rows added", "elements added", "an integer then an index"])
+def test_index_put_keeps_a_gpu_index_on_the_device(form):
+    """``x[idx] = v`` and ``index_put`` (``IndexPutBackward0``) with a GPU index: no copy, no sync, forward
+    and backward; PyTorch's values and gradients, every written entry of the value getting its gradient
+    (the stand-in keeps the last of repeated writes, as PyTorch's CPU)."""
+    torch = pytest.importorskip("torch")
+    fake = _fake()
+    rng = np.random.default_rng(12)
+    x, v = rng.normal(size=(4, 5)), rng.normal(size=(3, 5))
+    programs = {
+        "rows": lambda lib, x, v, i: _setitem(x * 1, i, v),
+        "rows added": lambda lib, x, v, i: x.index_put((i,), v, accumulate=True),
+        "elements added": lambda lib, x, v, i: lib.index_put(x, (i, i), v[0, :3], accumulate=True),
+        "an integer then an index": lambda lib, x, v, i: _setitem(x * 1, (1, i), v[1, :3]),
+    }
+    results = []
+    for run, (lib, dev) in enumerate(((mg, "gpu"), (mg, "gpu"), (torch, "cpu"))):  # twice: stride tables go up once
+        tx, tv = lib.tensor(x).to(dev).requires_grad_(), lib.tensor(v).to(dev).requires_grad_()
+        i, w = lib.tensor([2, 0, 2]).to(dev), lib.tensor(np.sin(np.arange(20.0)).reshape(4, 5)).to(dev)
+        if lib is mg:
+            fake.reset_counts()
+        out = programs[form](lib, tx, tv, i)
+        (out * w).sum().backward()
+        if run == 1:
+            c = fake.counts()
+            assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+        results.append([t.detach().cpu().numpy() for t in (out, tx.grad, tv.grad)] + [type(out.grad_fn).__name__])
+    for ours, theirs in zip(results[1], results[2]):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def _setitem(x, index, value):
+    x[index] = value
+    return x
+
+
+@counted
+@pytest.mark.parametrize("form", ["diagonal", "unfold", "a row", "a column"])
+def test_an_inplace_change_through_a_view_uploads_its_positions_once(form):
+    """CopySlices writes the view's elements at their positions in the base: host data of the view's geometry,
+    which was copied to the device at every call, unseen (a sync each). Now once per value, as an index."""
+    fake = _fake()
+    change = {"diagonal": lambda h: h.diagonal().mul_(3), "unfold": lambda h: h.unfold(1, 2, 1).mul_(2),
+              "a row": lambda h: h.__setitem__(1, 0.5), "a column": lambda h: h[:, 2].add_(1.0)}[form]
+    x = mg.randn(3, 4, dtype=mg.float64).to("gpu").requires_grad_()
+    for run in range(2):
+        fake.reset_counts()
+        h = x * 2
+        change(h)
+        (h * h).sum().backward()
+        c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+
+
 @needs_gpu
 @pytest.mark.parametrize("form", ["floats with NaN", "ints 2-D", "bool", "empty", "0-d", "dim=0"])
 def test_unique_reads_only_its_count_and_keeps_each_nan(form):

@@ -15,8 +15,8 @@ import numpy as np
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import (concat_arrays, copy_slices_array, diagonal_view, split_views, squeeze_view, transpose_view,
-                       unbind_views, unfold_view)
+from ..strided import (concat_arrays, copy_slices_array, diagonal_view, index_target, indexed, split_views,
+                       squeeze_view, transpose_view, unbind_views, unfold_view)
 from ._runtime import upload
 
 GPU = Backend.GPU
@@ -105,7 +105,8 @@ def unfold(x: Any, dim: int, size: int, step: int) -> Any:
 
 @register_kernel("copy_slices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_copy_slices")
 def copy_slices(base: Any, src: Any, positions: Any) -> Any:
-    return copy_slices_array(cupy, base, src, positions)
+    """The view's positions in its base are host data of the view's geometry: uploaded once per value."""
+    return copy_slices_array(cupy, base, src, _on_device(positions))
 
 
 @register_kernel("concat", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_concat")
@@ -135,7 +136,7 @@ def unbind(x: Any, dim: int) -> tuple[Any, ...]:
 
 @register_kernel("getitem", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_getitem")
 def getitem(x: Any, index: Any) -> Any:
-    return cupy.asarray(x[_gpu_index(index)])
+    return cupy.asarray(indexed(x, _gpu_index(index)))
 
 
 @register_kernel("getitem_grad", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_getitem_grad")
@@ -143,7 +144,26 @@ def getitem_grad(grad: Any, index: Any, shape: Any) -> Any:
     import cupyx
 
     out = cupy.zeros(shape, dtype=grad.dtype)
-    cupyx.scatter_add(out, _gpu_index(index), grad)
+    cupyx.scatter_add(*index_target(out, _gpu_index(index)), grad)
+    return out
+
+
+@register_kernel("index_put", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_index_put")
+def index_put(x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
+    """A copy of ``x`` with ``values`` written (one of repeated writes wins, as in PyTorch CUDA) or added
+    (CuPy's atomic scatter-add) at ``index``. One bool mask over the leading dims with a 0-d value (``x[mask]
+    = 0.5``) is a ``where``: CuPy's mask write would read the mask's count back (a sync)."""
+    mask = index[0] if len(index) == 1 and getattr(index[0], "dtype", None) == np.bool_ else None
+    if mask is not None and not accumulate and values.ndim == 0 and mask.ndim <= x.ndim:
+        return cupy.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), values, x)
+    out = x.copy(order="K")
+    target, where = index_target(out, _gpu_index(index))
+    if accumulate:
+        import cupyx
+
+        cupyx.scatter_add(target, where, values)
+    else:
+        target[where] = values
     return out
 
 
