@@ -89,14 +89,16 @@ def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool
 
 
 def index_put_through_view(self: Tensor, split: tuple[tuple[Any, ...], tuple[Any, ...]], value: Any,
-                           region: tuple[int, ...]) -> None:
+                           region: tuple[int, ...], bad_index: BaseException | None = None) -> None:
     """``x[index] = value`` for an index of integers and arrays, as PyTorch does it: the integers' view
     first (``x[0]``), then ``index_put_`` on that view with the arrays, so the history goes through a
     CopySlices node (NOTE [ An index's integers are applied first ] in ``kernels/strided.py``). ``split``:
-    ``integers_first``'s (basic, rest); ``region``: the indexed region's shape. A refusal comes before the
-    view is made."""
+    ``integers_first``'s (basic, rest); ``region``: the indexed region's shape. ``bad_index``: an index array's
+    value out of range, refused after the in-place checks (as ``index_put_`` refuses it); any other refusal
+    comes before the view is made."""
     basic, rest = split
-    fitted_shape(tuple(value.shape) if isinstance(value, Tensor) else (), region)
+    if bad_index is None:
+        fitted_shape(tuple(value.shape) if isinstance(value, Tensor) else (), region)
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
         raise RuntimeError("setitem(): a view of a leaf Variable that requires grad is being used in an in-place "
@@ -104,6 +106,8 @@ def index_put_through_view(self: Tensor, split: tuple[tuple[Any, ...], tuple[Any
     view = ops.getitem(self, basic)
 
     def compute() -> Tensor:
+        if bad_index is not None:
+            raise bad_index
         if not isinstance(value, Tensor):
             return put_values(view, rest, Tensor._scalar(value, self._dtype, self._device), region=region)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)

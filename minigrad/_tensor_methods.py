@@ -42,7 +42,7 @@ from .ops.math import add_alpha, sub_alpha
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
 from .ops.indexing import put_values
-from .ops.shape import _is_mask, _normalize_index, index_region
+from .ops.shape import _index_error_words, _is_mask, _normalize_index, index_region
 from .tensor import Tensor
 
 
@@ -59,26 +59,35 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     """
     mask = _leading_mask(self, index) if type(value) in (int, float, bool) else None
     if mask is not None:  # x[mask] = number: no position (so no count) needed, the mask itself is the index
+        number = Tensor._scalar(value, self._dtype, self._device)
         # (region: a 0-d value fits any; the region's size would need the mask's count)
-        run_inplace(self, "setitem", lambda: put_values(self, (mask._data,), Tensor._scalar(value, self._dtype, self._device),
-                                                        region=()))
+        run_inplace(self, "setitem", lambda: put_values(self, (mask._data,), number, region=()))
         return
     # a GPU integer index stays on the device (its range checked there): reading it would make the host wait
     idx = _normalize_index("setitem", index, keep_device=self._device != "cpu", shape=self.shape)
     if not isinstance(value, (Tensor, int, float, bool)):
         raise TypeError(f"setitem(): the value must be a Tensor or a Python number, but got {type(value).__name__}")
-    try:  # the index first, as PyTorch (before the in-place checks): a probe that allocates nothing
-        region = index_region(self.shape, idx)
+    try:  # a probe that allocates nothing
+        region, bad_index = index_region(self.shape, idx), None
     except IndexError as exc:
-        raise OutOfRangeError(f"setitem(): index is invalid for a tensor of shape {tuple(self.shape)}: {exc}") from None
+        region, bad_index = (), OutOfRangeError(f"setitem(): index is invalid for a tensor of shape "
+                                                f"{tuple(self.shape)}: {_index_error_words(str(exc), self.ndim)}")
+    split = integers_first(idx)
+    if bad_index is not None and not any(hasattr(i, "shape") for i in idx):
+        raise bad_index  # a basic index is applied (select, slice) before the in-place checks, as PyTorch
     if setitem_through_view(self, idx, value):  # basic indexing: x[idx].copy_(value), as PyTorch
         return
-    split = integers_first(idx)
     if split is not None:  # integers and arrays: index_put_ on the integers' view, as PyTorch
-        index_put_through_view(self, split, value, region)
+        try:  # the integers are applied first (select): theirs is the first error
+            index_region(self.shape, split[0])
+        except IndexError as exc:
+            raise OutOfRangeError(_index_error_words(str(exc), self.ndim)) from None
+        index_put_through_view(self, split, value, region, bad_index)
         return
 
     def compute() -> Tensor:
+        if bad_index is not None:  # an index array's value: refused after the in-place checks, as index_put_
+            raise bad_index
         if not isinstance(value, Tensor):
             return put_values(self, idx, Tensor._scalar(value, self._dtype, self._device), region=region)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)

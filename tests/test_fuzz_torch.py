@@ -405,6 +405,7 @@ class Differential(RuleBasedStateMachine):
         "mask-index": lambda x: x[x > 0.1], "masked_select": lambda x: x.masked_select(x < 0),
         "cummax": lambda x: x.cummax(-1)[0], "cummin": lambda x: x.cummin(0)[0],
         "logcumsumexp": lambda x: x.logcumsumexp(-1),
+        "index-repeated": lambda x: x[[1, 0, 1]], "int-then-index": lambda x: x[0, ..., [-1, 0, -1]],
     }
 
     @precondition(lambda self: self.pool)
@@ -590,10 +591,11 @@ class Differential(RuleBasedStateMachine):
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99), j=st.integers(0, 99),
-          how=st.sampled_from(["row=", "row+=", "all=", "copy_", "mask=", "mask=sum"]))
+          how=st.sampled_from(["row=", "row+=", "all=", "copy_", "mask=", "mask=sum", "rows=", "rows+="]))
     def setitem(self, i: int, j: int, how: str) -> None:
-        """``x[0] = y``, ``x[0] += y``, ``x[...] = y``, ``x.copy_(y)`` (y broadcast into place), and through a mask
-        ``x[x > 0] = 0.5`` (PyTorch's masked_fill) and ``x[x > 0] = y.sum()``."""
+        """``x[0] = y``, ``x[0] += y``, ``x[...] = y``, ``x.copy_(y)`` (y broadcast into place), through a mask
+        ``x[x > 0] = 0.5`` (PyTorch's masked_fill) and ``x[x > 0] = y.sum()``, and at a repeated index
+        ``x[[0, 0]] = y`` and ``x[[0, 0]] += y`` (``index_put_``: the last write stays, each gets its gradient)."""
         p, q = self.pick(i), self.pick(j)
         if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved or _may_share_memory(p.m, q.m):
             return  # not generated (module docstring)
@@ -609,12 +611,17 @@ class Differential(RuleBasedStateMachine):
                 x[x.detach() > 0] = 0.5
             elif how == "mask=sum":
                 x[x.detach() > 0] = y.sum()
+            elif how == "rows=":
+                x[[0, 0]] = y
+            elif how == "rows+=":
+                x[[0, 0]] += y
             else:
                 x.copy_(y)
 
         shape_ok = True
         try:
-            target = tuple(p.t.shape[1:]) if how.startswith("row") else tuple(p.t.shape)
+            target = (tuple(p.t.shape[1:]) if how.startswith("row=") or how.startswith("row+") else
+                      (2,) + tuple(p.t.shape[1:]) if how.startswith("rows") else tuple(p.t.shape))
             shape_ok = how.startswith("mask") or np.broadcast_shapes(target, tuple(q.t.shape)) == target
         except (ValueError, IndexError):
             shape_ok = False

@@ -76,6 +76,8 @@ def test_values_gradients_and_node_are_pytorchs(name):
 
 #: index -> on a (2, 3, 4) tensor: PyTorch applies the integers first, NumPy would move the index's dims
 READS: dict[str, Callable[[Any], Any]] = {
+    "x[[]]": lambda lib: ([],),
+    "x[:, [], [9]] (no element read, no value checked)": lambda lib: (slice(None), [], [9]),
     "x[0, :, idx]": lambda lib: (0, slice(None), lib.tensor([0, 3, 3, 1])),
     "x[idx, :, 0]": lambda lib: (lib.tensor([1, 0, 1]), slice(None), 0),
     "x[:, 0, idx]": lambda lib: (slice(None), 0, lib.tensor([2, 2])),
@@ -111,6 +113,11 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "values a number": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0, 1]),), 5.0),
     "float indices": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0.0, 1.0]),), lib.tensor(5.0)),
     "too many indices": lambda lib: lib.zeros(3, 4).index_put((lib.tensor([0]),) * 3, lib.tensor(5.0)),
+    # the order of the checks: a basic index (select) first, then the in-place checks, then the arrays' values
+    "a leaf, an index past the end": lambda lib: _set(lib.zeros(0, requires_grad=True), [0, 0], 1.0),
+    "a leaf, an integer past the end": lambda lib: _set(lib.zeros(2, 3, requires_grad=True), (5, [0]), 1.0),
+    "a leaf, an integer then an index past the end": lambda lib: _set(lib.zeros(2, 3, requires_grad=True), (1, [7]), 1.0),
+    "an integer then an index past the end": lambda lib: _set(lib.zeros(2, 3) * 1, (1, [7]), 1.0),
     "a leaf that requires grad": lambda lib: lib.zeros(3, 4, requires_grad=True).index_put_((lib.tensor([0]),),
                                                                                             lib.tensor(1.0)),
 }
@@ -134,3 +141,19 @@ def test_a_failed_setitem_leaves_the_tensor_and_its_history():
         h[mg.tensor([0, 1])] = mg.ones(3)
     assert h.grad_fn is node and h._version == 0
     np.testing.assert_array_equal(h.detach().numpy(), before)
+
+
+def test_a_read_of_no_element_checks_no_index_value():
+    """PyTorch checks an index's values element by element of the result: ``zeros(1, 0)[[1, 0, 1]]`` is an
+    empty (3, 0), its backward and a write through it too, where NumPy refuses the 1."""
+    shapes = []
+    for lib in (mg, torch):
+        x = lib.zeros(1, 0, requires_grad=True)
+        y = x[[1, 0, 1]]
+        y.sum().backward()
+        h = x.detach().clone()
+        h[[5, 5]] = 1.0
+        shapes.append((tuple(y.shape), tuple(x.grad.shape), tuple(h.shape)))
+    assert shapes[0] == shapes[1] == ((3, 0), (1, 0), (1, 0))
+    with pytest.raises(IndexError):
+        mg.zeros(0)[[0]]  # one element read: its index is checked

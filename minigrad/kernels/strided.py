@@ -334,3 +334,19 @@ def index_target(a: Any, index: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
     ``(view, rest)`` with ``view[rest] = v`` the write, ``view`` sharing ``a``'s memory."""
     split = integers_first(index)
     return (a, index) if split is None else (a[split[0]], split[1])
+
+
+def empty_read_shape(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, ...] | None:
+    """The shape of ``x[index]`` when it has no element, whatever the index arrays' values, else None.
+    PyTorch checks an index's values element by element of the result, so a result with no element checks
+    none (``zeros(1, 0)[[5]]`` is (1, 0)), where NumPy refuses the value: the read, write or add of such an
+    index is empty, not an error."""
+    arrays = [i for i in index if hasattr(i, "ndim")]
+    if not arrays or 0 not in shape and not any(i.size == 0 for i in arrays):
+        return None  # a basic index reads a view (no value to check); else some element is read
+    zeroed = tuple(np.zeros(i.shape, np.intp) if hasattr(i, "ndim") and i.dtype.kind in "iu" else i for i in index)
+    try:
+        out = indexed(np.broadcast_to(np.empty((), np.bool_), shape), zeroed).shape
+    except IndexError:
+        return None
+    return out if 0 in out else None

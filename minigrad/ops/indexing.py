@@ -34,7 +34,7 @@ from ..kernels.backends import move_array, to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..kernels.strided import index_target
+from ..kernels.strided import empty_read_shape, index_target
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
 from ._constants import constant
@@ -397,7 +397,10 @@ def index_put_cpu(x, values, index, accumulate=False):
     """A copy of ``x`` in its layout (PyTorch's ``clone`` then ``index_put_``) with ``values`` written, or
     added, at ``index``: repeated positions keep the last write, or sum every one (``np.add.at``)."""
     out = x.copy(order="K")
-    target, index = index_target(out, _host_index(index))
+    index = _host_index(index)
+    if empty_read_shape(x.shape, index) is not None:  # nothing written (and no index value checked)
+        return out
+    target, index = index_target(out, index)
     if accumulate:
         np.add.at(target, index, values)
     else:

@@ -18,7 +18,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..devices import check_range, device_of_array, made_array
-from ..kernels.strided import (concat_arrays, index_target, indexed, split_views, squeeze_view, transpose_view,
+from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, indexed, split_views, squeeze_view, transpose_view,
                                unbind_views)
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
@@ -251,7 +251,9 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tupl
             made = made_array("arange", device, item.start, item.stop, item.step, dtype=np.int64)
             out.append(made if made is not None else np.asarray(item, dtype=np.int64))
         elif isinstance(item, (list, np.ndarray, range)):  # range: lecture code's C[range(n), ix]
-            arr = np.asarray(item, dtype=np.int64) if isinstance(item, range) else np.asarray(item)
+            # (an empty list indexes as an empty int64 tensor, as in PyTorch; NumPy would make it float64)
+            as_int = isinstance(item, range) or (isinstance(item, list) and not item)
+            arr = np.asarray(item, dtype=np.int64) if as_int else np.asarray(item)
             if arr.dtype.kind not in "biu":
                 raise TypeError(f"{op}(): index {pos} must hold integers or bools, but got {arr.dtype}")
             out.append(arr)
@@ -409,7 +411,15 @@ def index_region(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[int, .
     """The shape of ``x[index]`` for a tensor of ``shape`` (NumPy's ``IndexError`` for a bad index), a GPU
     index array's range checked on the device and refused at the next sync (unless made in range: ``in_range``)."""
     on_device = _device_items(index)
-    region = indexed(_probe(tuple(shape), np.bool_), _probe_index(index, on_device)).shape
+    try:
+        region = indexed(_probe(tuple(shape), np.bool_), _probe_index(index, on_device)).shape
+    except IndexError:
+        region = empty_read_shape(tuple(shape), index)  # a read of no element checks no value, as PyTorch's
+        if region is None:
+            raise
+        return region
+    if 0 in region:
+        return region
     for k in on_device:
         if _IN_RANGE.get(id(index[k])) is not index[k]:
             _check_device_index(index[k], k, shape[k])
@@ -458,6 +468,9 @@ def _check_index(op: str, name: str, pos: int, v: Any) -> Any:
 @register_kernel("getitem", CPU, dtypes=ALL_DTYPES, name="cpu/getitem")
 def getitem_cpu(x, index):
     index = _host_index(index)
+    empty = empty_read_shape(x.shape, index)
+    if empty is not None:  # no element read, so no index value checked (PyTorch's)
+        return np.empty(empty, dtype=x.dtype)
     out = indexed(x, index)
     if not isinstance(out, np.ndarray):  # integers only: NumPy gives a scalar; PyTorch a 0-d view
         return x[index + (Ellipsis,)]
@@ -480,6 +493,8 @@ def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -
 @register_kernel("getitem_grad", CPU, dtypes=ALL_DTYPES, name="cpu/getitem_grad")
 def getitem_grad_cpu(grad, index, shape):
     out = np.zeros(shape, dtype=grad.dtype)
+    if grad.size == 0:  # nothing to add (and the index's values were never checked: an empty read)
+        return out
     target, index = index_target(out, _host_index(index))
     if not any(isinstance(i, np.ndarray) and i.dtype.kind != "b" for i in index):
         # slices, integers and masks pick each element at most once

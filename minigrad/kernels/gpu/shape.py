@@ -15,8 +15,8 @@ import numpy as np
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import (concat_arrays, copy_slices_array, diagonal_view, index_target, indexed, split_views,
-                       squeeze_view, transpose_view, unbind_views, unfold_view)
+from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
+                       split_views, squeeze_view, transpose_view, unbind_views, unfold_view)
 from ._runtime import upload
 
 GPU = Backend.GPU
@@ -136,6 +136,9 @@ def unbind(x: Any, dim: int) -> tuple[Any, ...]:
 
 @register_kernel("getitem", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_getitem")
 def getitem(x: Any, index: Any) -> Any:
+    empty = empty_read_shape(x.shape, index)
+    if empty is not None:  # no element read, so no index value checked (PyTorch's)
+        return cupy.empty(empty, dtype=x.dtype)
     return cupy.asarray(indexed(x, _gpu_index(index)))
 
 
@@ -144,7 +147,8 @@ def getitem_grad(grad: Any, index: Any, shape: Any) -> Any:
     import cupyx
 
     out = cupy.zeros(shape, dtype=grad.dtype)
-    cupyx.scatter_add(*index_target(out, _gpu_index(index)), grad)
+    if grad.size:
+        cupyx.scatter_add(*index_target(out, _gpu_index(index)), grad)
     return out
 
 
@@ -157,6 +161,8 @@ def index_put(x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
     if mask is not None and not accumulate and values.ndim == 0 and mask.ndim <= x.ndim:
         return cupy.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), values, x)
     out = x.copy(order="K")
+    if empty_read_shape(x.shape, index) is not None:  # nothing written
+        return out
     target, where = index_target(out, _gpu_index(index))
     if accumulate:
         import cupyx
