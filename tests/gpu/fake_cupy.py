@@ -918,7 +918,7 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
     elif kind == "softmax":
         out.reshape(rows, cols)[...] = np.exp(xm - m) / s
     elif kind == "log_softmax":
-        out.reshape(rows, cols)[...] = xm - (np.log(s) + m)
+        out.reshape(rows, cols)[...] = (xm - m) - np.log(s)
     else:
         assert target.dtype == np.int64 and target.size == rows
         # A target outside [0, cols) reads memory that is not the row's on a device, which raises nothing:
@@ -926,7 +926,7 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
         t = np.asarray(target).reshape(-1)
         ok = (t >= 0) & (t < cols)
         picked = np.where(ok, xm[np.arange(rows), np.where(ok, t, 0)], np.nan)
-        out[...] = (np.log(s) + m)[:, 0] - picked
+        out[...] = -((picked - m[:, 0]) - np.log(s)[:, 0])
 
 
 def _nll(kind: str, grid: tuple, block: tuple, args: tuple) -> None:

@@ -193,6 +193,18 @@ def test_softmax_family(op, shape, dim, dtype):
     check(op, lambda x: mg.OPS[op](x, dim=dim), [_rand(shape, dtype, -4, 4)], dtype)
 
 
+def test_log_softmax_keeps_the_digits_of_a_value_near_zero():
+    """PyTorch's epilogue, ``(x - max) - log(sum)``: the kernel computed ``x - (max + log(sum))``, which rounds
+    ``log(sum)`` (about 7e-13 here) to the precision of the max (20), so the row's largest log-probability had
+    only three right digits, and cross_entropy's loss the same (found by the fuzzer, through a division)."""
+    rows = np.array([[20.0, -8.0], [123.4, 95.1], [0.5, -30.0]])
+    want = mg.log_softmax(mg.tensor(rows), 1).numpy()  # the CPU's: PyTorch's to the last bit here
+    got = mg.log_softmax(mg.tensor(rows).to("gpu"), 1).cpu().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    loss = mg.nn.functional.cross_entropy(mg.tensor(rows).to("gpu"), mg.tensor([0, 0, 0]).to("gpu"), reduction="none")
+    np.testing.assert_allclose(loss.cpu().numpy(), -want[:, 0], rtol=1e-12, atol=0)
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("op", ["softmax_backward_data", "log_softmax_backward_data"])
 @pytest.mark.parametrize("shape, dim", [((4, 10), -1), ((4, 10), 0), ((3, 5, 300), 1), ((2, 3000), -1), ((), 0),

@@ -651,18 +651,20 @@ typedef {ACC} ACC;
 {BLOCK_SUM}
 extern "C" __global__ void mg_softmax_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ out, const long long cols) {{
 {row_stats}
-    const ACC inv = (ACC)1 / s;
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, {exp}(mg_load(xr, j) - m) * inv);
+    // PyTorch's epilogue: exp(x - max) / sum
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, {exp}(mg_load(xr, j) - m) / s);
 }}
 extern "C" __global__ void mg_log_softmax_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ out, const long long cols) {{
 {row_stats}
-    const ACC lse = {log}(s) + m;
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, mg_load(xr, j) - lse);
+    // PyTorch's epilogue, (x - max) - log(sum): x - (max + log(sum)) would round log(sum) to max's precision,
+    // and a value near 0 (the largest of a row whose others are far below) would lose most of its digits
+    const ACC logs = {log}(s);
+    for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, (mg_load(xr, j) - m) - logs);
 }}
 extern "C" __global__ void mg_cross_entropy_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
         {T}* __restrict__ out, const long long cols) {{
 {row_stats}
-    if (threadIdx.x == 0) mg_store(out, row, {log}(s) + m - mg_load(xr, target[row]));
+    if (threadIdx.x == 0) mg_store(out, row, -((mg_load(xr, target[row]) - m) - {log}(s)));  // -log_softmax[target]
 }}
 // softmax's and log_softmax's backwards (PyTorch's _softmax_backward_data, _log_softmax_backward_data) from the
 // forward's output y, one block a row: one sum over the row, then the row written.
