@@ -27,7 +27,7 @@ from .dispatch.dygraph import run_inplace
 from .devices import filled_array
 from .errors import ShapeError
 from .tensor import Tensor
-from .ops.indexing import fitted_shape, put_values
+from .ops.indexing import fitted_shape, put_values, refuse_overlap
 
 __all__ = ["inplace_composite"]
 
@@ -108,6 +108,7 @@ def index_put_through_view(self: Tensor, split: tuple[tuple[Any, ...], tuple[Any
     def compute() -> Tensor:
         if bad_index is not None:
             raise bad_index
+        refuse_overlap(view, value)
         if not isinstance(value, Tensor):
             return put_values(view, rest, Tensor._scalar(value, self._dtype, self._device), region=region)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)

@@ -41,7 +41,7 @@ from .ops._checks import check_int, wrap_dim
 from .ops.math import add_alpha, sub_alpha
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
-from .ops.indexing import put_values
+from .ops.indexing import index_put_ as _index_put_, put_values, refuse_overlap
 from .ops.shape import _index_error_words, _is_mask, _normalize_index, index_region
 from .tensor import Tensor
 
@@ -88,6 +88,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     def compute() -> Tensor:
         if bad_index is not None:  # an index array's value: refused after the in-place checks, as index_put_
             raise bad_index
+        refuse_overlap(self, value)
         if not isinstance(value, Tensor):
             return put_values(self, idx, Tensor._scalar(value, self._dtype, self._device), region=region)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)
@@ -609,6 +610,12 @@ def _storage_offset(self: Tensor) -> int:
     return (_address(self._data) - _address(root)) // self._data.itemsize
 
 
+def _data_ptr(self: Tensor) -> int:
+    """The address of the first element (``torch.Tensor.data_ptr``): equal for a tensor and an in-place
+    result of it, or a view that starts where its base does."""
+    return _address(self._data)
+
+
 def _type_as(self: Tensor, other: Tensor) -> Tensor:
     """``self`` in ``other``'s dtype (``self`` itself when it already has it, as in PyTorch)."""
     if not isinstance(other, Tensor):
@@ -622,6 +629,8 @@ Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
 Tensor.is_contiguous = _is_contiguous  # type: ignore[attr-defined]
 Tensor.stride = _stride  # type: ignore[attr-defined]
 Tensor.storage_offset = _storage_offset  # type: ignore[attr-defined]
+Tensor.data_ptr = _data_ptr  # type: ignore[attr-defined]
+Tensor.index_put_ = _index_put_  # type: ignore[attr-defined]
 Tensor.type_as = _type_as  # type: ignore[attr-defined]
 
 
@@ -747,9 +756,25 @@ Tensor.trace = _trace_method  # type: ignore[attr-defined]
 # In place (docs/architecture.md, Engine rules, rule 8): the out-of-place result written back by run_inplace.
 _INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
-    "index_fill_": ops.index_fill, "index_copy_": ops.index_copy, "index_put_": ops.index_put,
+    "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,
     "masked_fill_": ops.masked_fill, "clamp_": ops.clamp, "clip_": ops.clamp,
 }
 for _name, _fn in _INPLACE_COMPOSITES.items():
     setattr(Tensor, _name, _inplace_composite(_name, _fn))
+
+#: PyTorch's in-place forms of the elementwise, cumulative and triangle methods whose out-of-place form is one op
+#: with PyTorch's node: ``x.floor_()`` is ``x.floor()`` written back by run_inplace (the op's node becomes the
+#: tensor's, its version bumps, a saved ``x`` is kept as it was). Not here: forms whose method is a composite
+#: (``square_``, ``erfc_``, ``frac_``...: its inner nodes would save the changed ``x``), and ``acosh_``/``asinh_``/
+#: ``atanh_``, whose derivative PyTorch does not implement.
+_INPLACE_OF_METHODS = (
+    "absolute_", "acos_", "asin_", "atan_", "atan2_", "ceil_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_",
+    "divide_", "erf_", "exp2_", "expm1_", "floor_", "floor_divide_", "fmod_", "heaviside_", "log10_", "log1p_",
+    "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
+    "sinc_", "sinh_", "subtract_", "tan_", "tril_", "triu_", "true_divide_", "trunc_", "xlogy_", "addmm_", "addmv_",
+    "baddbmm_",
+)
+for _name in _INPLACE_OF_METHODS:
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _inplace_composite(_name, getattr(Tensor, _name[:-1])))
 

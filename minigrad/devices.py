@@ -322,6 +322,17 @@ def _non_overlapping_and_dense(a: Any) -> bool:
     return True
 
 
+def any_overlap(a: Any, b: Any) -> bool:
+    """PyTorch's ``get_overlap_status(a, b)`` is ``FULL`` or ``PARTIAL`` for two arrays of one backend (what
+    ``assert_no_overlap`` refuses: ``x[idx] = x``, ``x[idx] = x[0]``): the same array, or both dense and their
+    blocks of memory intersecting. Empty or not dense (``TOO_HARD``) is allowed, as in PyTorch."""
+    if a is b:
+        return True
+    return partial_overlap(a, b) or (a.size and b.size and _non_overlapping_and_dense(a)
+                                     and _non_overlapping_and_dense(b) and _address(a) == _address(b)
+                                     and a.size * a.itemsize == b.size * b.itemsize and np.may_share_memory(a, b))
+
+
 def partial_overlap(a: Any, b: Any) -> bool:
     """PyTorch's ``get_overlap_status(a, b) == PARTIAL`` for two arrays of one backend: both dense, their
     blocks of memory intersect, and they are not the same elements in the same order (a ``FULL`` overlap,

@@ -74,6 +74,21 @@ def test_values_gradients_and_node_are_pytorchs(name):
             np.testing.assert_allclose(g, h, rtol=1e-12, atol=1e-12)
 
 
+def _self_put(lib: Any, x: Any = None) -> Any:
+    x = lib.ones(2, 3) if x is None else x
+    return _set(x, [0, 0], x)
+
+
+def _row_put(lib: Any) -> Any:
+    x = lib.ones(2, 3)
+    return _set(x, [0, 0], x[1])
+
+
+def _index_put_row(lib: Any) -> Any:
+    x = lib.ones(2, 3)
+    return x.index_put_((lib.tensor([0]),), x[1])
+
+
 #: index -> on a (2, 3, 4) tensor: PyTorch applies the integers first, NumPy would move the index's dims
 READS: dict[str, Callable[[Any], Any]] = {
     "x[[]]": lambda lib: ([],),
@@ -118,6 +133,11 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "a leaf, an integer past the end": lambda lib: _set(lib.zeros(2, 3, requires_grad=True), (5, [0]), 1.0),
     "a leaf, an integer then an index past the end": lambda lib: _set(lib.zeros(2, 3, requires_grad=True), (1, [7]), 1.0),
     "an integer then an index past the end": lambda lib: _set(lib.zeros(2, 3) * 1, (1, [7]), 1.0),
+    # values sharing the written tensor's memory (index_put_'s assert_no_overlap), an empty one too
+    "the tensor written into itself": lambda lib: _self_put(lib),
+    "an empty tensor written into itself": lambda lib: _self_put(lib, lib.zeros(2, 0)),
+    "a row written at an index": lambda lib: _row_put(lib),
+    "index_put_ of a view of itself": lambda lib: _index_put_row(lib),
     "a leaf that requires grad": lambda lib: lib.zeros(3, 4, requires_grad=True).index_put_((lib.tensor([0]),),
                                                                                             lib.tensor(1.0)),
 }
@@ -157,3 +177,16 @@ def test_a_read_of_no_element_checks_no_index_value():
     assert shapes[0] == shapes[1] == ((3, 0), (1, 0), (1, 0))
     with pytest.raises(IndexError):
         mg.zeros(0)[[0]]  # one element read: its index is checked
+
+
+def test_masked_select_of_a_0d_tensor_is_a_new_tensor():
+    """Its result is no view (it was a reshape of the read): a view of it follows it when it starts requiring
+    grad, as in PyTorch (found by the fuzzer)."""
+    flags = []
+    for lib in (mg, torch):
+        x = lib.tensor(0.5)
+        m = x.masked_select(x > 0)
+        e = m.expand(2, 1)
+        m.requires_grad_()
+        flags.append((m.is_leaf, e.requires_grad, e.is_leaf))
+    assert flags[0] == flags[1] == (True, True, True)

@@ -24,7 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from ..devices import check_range
+from ..autograd.views import PARTIAL_OVERLAP
+from ..devices import any_overlap, check_range
+from ..dispatch.dygraph import run_inplace
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
@@ -104,8 +106,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     else:  # the True positions made on the device, one count read back (PyTorch's sync here)
         positions = nonzero_positions(m._data, m.device)
         index = tuple(in_range(positions[:, k]) for k in range(m.ndim))
-    out = getitem(x, index)
-    return out if shape else reshape(out, (-1,))
+    return getitem(x, index)  # 1-D (a 0-d input was read as one element): a new tensor, no view
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
@@ -462,6 +463,23 @@ def put_values(input: Tensor, index: tuple[Any, ...], values: Tensor, accumulate
     return index_put_op(input, values, index=index, accumulate=accumulate)
 
 
+def refuse_overlap(target: Tensor, values: Any) -> None:
+    """``index_put_``'s refusal of values that share memory with the tensor written (``x[idx] = x``,
+    ``x[idx] = x[0]``), in PyTorch's words: the write would read what it changes."""
+    if isinstance(values, Tensor) and values._device == target._device and any_overlap(target._data, values._data):
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``index_put`` written into ``input`` (``Tensor.index_put_``): ``IndexPutBackward0`` becomes its node;
+    ``values`` that share its memory are refused, as PyTorch refuses them."""
+    def compute() -> Tensor:
+        refuse_overlap(input, values)
+        return index_put(input, indices, values, accumulate)
+
+    return run_inplace(input, "index_put_", compute, operands=(values,))
+
+
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` written at ``input[indices]`` (``torch.index_put``; ``accumulate=True``
     adds them, repeated positions summed). ``indices``: a tuple of integer or bool tensors, one per leading
@@ -494,4 +512,4 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     return put_values(input, index, values, accumulate)
 
 
-__all__ += ['masked_fill', 'tril', 'triu', 'index_put']
+__all__ += ['masked_fill', 'tril', 'triu', 'index_put', 'index_put_']

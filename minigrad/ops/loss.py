@@ -51,6 +51,7 @@ from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
 from .activation import log_softmax, softmax_cpu
+from .clamp import _clamp_min_op
 from .distance import pairwise_distance
 from .math import (abs, add, cast, clip, div, div_scalar, eq, exp, fill, gt, log, lt, minimum, mul, mul_scalar, ne, neg,
                    sqrt, sub, where)
@@ -712,8 +713,8 @@ def _broadcast_all(op: str, **named: Tensor) -> tuple[int, ...]:
 
 
 def _clamp_min0(x: Tensor) -> Tensor:
-    """``max(x, 0)`` as PyTorch's ``clamp_min(0)`` (the gradient passes at 0 itself)."""
-    return clip(x, 0.0, None)
+    """``max(x, 0)`` as PyTorch's ``clamp_min(0)`` (``ClampMinBackward0``; the gradient passes at 0 itself)."""
+    return _clamp_min_op(x, 0.0)
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,

@@ -41,6 +41,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "inv": "LinalgInvExBackward0",
     "solve": "LinalgSolveExBackward0",
     "div_rounded": "DivBackward2",
+    "log1p": "Log1PBackward0",  # PyTorch's code generator capitalizes the letter after a digit here
     "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
     "div_scalar": "DivBackward1",
     "threshold_backward": "ThresholdBackwardBackward0",
@@ -170,6 +171,9 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "remainder": _with_tensor_operand("Remainder"),
     "copysign": lambda inputs, attrs: "CopysignBackward1" if _constant(inputs[1]) else "CopysignBackward0",
     "xlogy": _xlogy,
+    # max()/min() of all elements; over given dims the op is amax/amin's, whose gradient is shared among ties
+    "max": lambda inputs, attrs: "MaxBackward1" if attrs.get("dim") is None else "AmaxBackward0",
+    "min": lambda inputs, attrs: "MinBackward1" if attrs.get("dim") is None else "AminBackward0",
 }
 
 #: Node names of PyTorch's Scalar overloads -> the input slot their number fills (``GradNode.scalar_slot``):

@@ -1,0 +1,71 @@
+"""PyTorch's in-place forms of the elementwise, cumulative, triangle and matrix methods (``x.floor_()``,
+``x.cumsum_(0)``, ``x.triu_()``, ``c.addmm_(a, b)``): the values, the node the tensor then has, its version
+and the gradients are PyTorch's."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+RNG = np.random.default_rng(3)
+X = RNG.uniform(0.2, 0.8, (3, 3))  # in every domain below (acos, atanh, logit...)
+Y = RNG.uniform(0.5, 1.5, (3, 3))
+
+#: name -> the call on (lib, x, y): x is changed in place
+FORMS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    **{name: (lambda n: lambda lib, x, y: getattr(x, n)())(name) for name in (
+        "absolute_", "acos_", "asin_", "atan_", "ceil_", "cos_", "cosh_", "erf_", "exp2_", "expm1_", "floor_",
+        "log10_", "log1p_", "log2_", "logit_", "negative_", "reciprocal_", "round_", "sign_", "sin_", "sinc_",
+        "sinh_", "tan_", "tril_", "triu_", "trunc_")},
+    **{name: (lambda n: lambda lib, x, y: getattr(x, n)(y))(name) for name in (
+        "atan2_", "copysign_", "divide_", "fmod_", "multiply_", "remainder_", "subtract_", "true_divide_", "xlogy_")},
+    "cumsum_": lambda lib, x, y: x.cumsum_(0),
+    "cumprod_": lambda lib, x, y: x.cumprod_(1),
+    "triu_ with an offset": lambda lib, x, y: x.triu_(1),
+    "subtract_ with alpha": lambda lib, x, y: x.subtract_(y, alpha=2.0),
+    "addmm_": lambda lib, x, y: x.addmm_(y, y.t(), beta=0.5, alpha=2.0),
+    "addmv_": lambda lib, x, y: x[0].addmv_(y, y[1]),
+    "baddbmm_": lambda lib, x, y: x.unsqueeze(0).baddbmm_(y.unsqueeze(0), y.unsqueeze(0)),
+}
+#: no derivative in PyTorch: values only, without grad
+NO_GRAD = {"floor_divide_": lambda x, y: x.floor_divide_(y), "heaviside_": lambda x, y: x.heaviside_(y)}
+
+
+def _run(lib: Any, name: str) -> tuple[Any, ...]:
+    leaf = lib.tensor(X, requires_grad=True)
+    y = lib.tensor(Y, requires_grad=True)
+    x = leaf * 1
+    out = FORMS[name](lib, x, y)
+    node = type(x.grad_fn).__name__
+    (x * lib.tensor(np.sin(np.arange(1.0, 10.0)).reshape(3, 3))).sum().backward()
+    grads = [None if g is None else (g + 0).detach().numpy() for g in (leaf.grad, y.grad)]  # (+ 0: no ZeroTensor)
+    return (x.detach().numpy(), node, x._version, *grads, out.data_ptr() == x.data_ptr())
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_an_inplace_form_is_pytorchs(name):
+    ours, theirs = _run(mg, name), _run(torch, name)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
+    assert ours[1:3] == theirs[1:3]
+    for g, h in zip(ours[3:5], theirs[3:5]):
+        assert (g is None) == (h is None)
+        if g is not None:
+            np.testing.assert_allclose(g, h, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(NO_GRAD))
+def test_an_inplace_form_without_a_derivative_changes_the_values(name):
+    got = [NO_GRAD[name](lib.tensor(X - 0.5), lib.tensor(Y - 1.0)) for lib in (mg, torch)]
+    np.testing.assert_array_equal(got[0].numpy(), got[1].numpy())
+
+
+def test_an_inplace_form_refuses_a_leaf_that_requires_grad():
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        mg.tensor(X, requires_grad=True).floor_()
