@@ -9,6 +9,7 @@ operands read with stride 0, views read in place - no copies).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cupy
@@ -19,7 +20,8 @@ from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
 from ..strided import copy_in_order, order_and_inverse, row_major
-from ._runtime import constant, constant_value, dtype_name, function, launch_1d, strides_meta
+from . import _runtime
+from ._runtime import _SM_COUNT, constant, constant_value, dtype_name, function, strides_meta
 
 GPU = Backend.GPU
 
@@ -45,53 +47,129 @@ def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[i
     return order_and_inverse(shape, inputs)
 
 
+# NOTE [ One launch plan per geometry ]
+#     The host work of an elementwise call - the broadcast shape, PyTorch's order of the
+#     result's dimensions, the kernel variant, its grid, the stride table - depends only
+#     on the op and the operands' shapes, strides and dtypes. A training step repeats a
+#     few geometries, so that work is done at a geometry's first call and kept as a plan:
+#     later calls look it up by one key, make the output buffer (and the operands'
+#     permuted views where the order asks for them) and launch. What depends on the
+#     values stays per call: whether a 0-d operand is a number's constant (its value
+#     goes to the kernel by value) and whether the pointers allow 16-byte loads. This
+#     is the per-op host time measured against PyTorch CUDA's (``bench/gpu_kernels.py``).
+#     The plans are bounded, as the stride tables are; while ``_runtime.recording``
+#     notes launches none is kept (its kernels are wrapped per call).
+
+class _Plan:
+    __slots__ = ("shape", "order", "inverse", "buf_shape", "n", "variant", "fn", "fn_contig", "grid", "grid_vec",
+                 "tail", "numbers")
+
+    def __init__(self) -> None:
+        self.numbers: tuple[tuple[int, Any], ...] = ()
+
+
+_PLANS: dict[tuple[Any, ...], _Plan] = {}
+_PLANS_MAX = 4096
+_THREADS = (256,)
+
+
 def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, extra: tuple[Any, ...] = (),
                     value_dtype: Any = None) -> Any:
     """Launch the hand-written kernel of ``op`` on ``inputs``; returns the output array, laid out as
     PyTorch lays it out (NOTE [ An elementwise result is laid out as PyTorch lays it out ] in
-    ``kernels/strided.py``)."""
-    shape = _broadcast_shape(*inputs)
+    ``kernels/strided.py``), by the plan of the call's geometry (NOTE [ One launch plan per geometry ])."""
+    if len(inputs) == 2:
+        a, b = inputs
+        key: tuple[Any, ...] = (op, kind, out_dtype, value_dtype, a.shape, a.strides, a.dtype, b.shape, b.strides,
+                                b.dtype)
+    elif len(inputs) == 1:
+        a = inputs[0]
+        key = (op, kind, out_dtype, value_dtype, a.shape, a.strides, a.dtype)
+    else:
+        key = (op, kind, out_dtype, value_dtype, *[g for a in inputs for g in (a.shape, a.strides, a.dtype)])
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan(op, kind, inputs, out_dtype, value_dtype)
+        if _runtime.recording is None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    out = cupy.empty(plan.buf_shape, dtype=out_dtype)
+    if plan.n:
+        _launch(plan, _views(plan, inputs), out, extra)
+    return out if plan.inverse is None else out.transpose(plan.inverse)
+
+
+def _views(plan: _Plan, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The operands as the kernel reads them: themselves for a row-major result, else each in the result's
+    order (only an operand of another shape needs ``broadcast_to``: each CuPy view costs host time)."""
+    if plan.order is None:
+        return inputs
+    shape, order = plan.shape, plan.order
+    return tuple(a if a.ndim == 0 else (a if a.shape == shape else cupy.broadcast_to(a, shape)).transpose(order)
+                 for a in inputs)
+
+
+def _launch(plan: _Plan, views: tuple[Any, ...], out: Any, extra: tuple[Any, ...]) -> None:
+    """The plan's kernel writing ``out``: by value (a number's constant operand), vector, contiguous or strided."""
+    for k, fn in plan.numbers:  # ``x * 0.5``: the number by value, one array read (``_scalar0``/``_scalar1``)
+        value = constant_value(views[k])
+        if value is not None:
+            fn(plan.grid, _THREADS, (value, views[1], out, plan.tail[0]) if k == 0 else
+               (views[0], value, out, plan.tail[0]))
+            return
+    if plan.variant == "vec":
+        if all(a.data.ptr % 16 == 0 for a in views) and out.data.ptr % 16 == 0:
+            # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
+            plan.fn(plan.grid_vec, _THREADS, (*views, out, *plan.tail, *extra))
+        else:
+            plan.fn_contig(plan.grid, _THREADS, (*views, out, *plan.tail, *extra))
+    else:  # contiguous, or strided (the tail holds the rank and the stride table)
+        plan.fn(plan.grid, _THREADS, (*views, out, *plan.tail, *extra))
+
+
+def _plan(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, value_dtype: Any) -> _Plan:
+    """The call's plan: computed once per geometry (NOTE [ One launch plan per geometry ])."""
+    plan = _Plan()
+    plan.shape = shape = _broadcast_shape(*inputs)
     entry = _out_order(shape, inputs)
-    if entry is None:
-        out = cupy.empty(shape, dtype=out_dtype)
-        _launch(op, kind, inputs, out, shape, extra, value_dtype)
-        return out
-    order, inverse = entry
-    # (only an operand of another shape needs broadcast_to: each CuPy view costs host time per launch)
-    permuted = tuple(a if a.ndim == 0 else (a if a.shape == shape else cupy.broadcast_to(a, shape)).transpose(order)
-                     for a in inputs)
-    buf = cupy.empty(tuple(shape[d] for d in order), dtype=out_dtype)
-    _launch(op, kind, permuted, buf, buf.shape, extra, value_dtype if value_dtype is not None else inputs[0].dtype)
-    return buf.transpose(inverse)
-
-
-def _launch(op: str, kind: str, inputs: tuple[Any, ...], out: Any, shape: tuple[int, ...], extra: tuple[Any, ...],
-            value_dtype: Any) -> None:
-    """The kernel of ``op`` writing the row-major ``out`` of ``shape`` from ``inputs``: by value, vector,
-    contiguous or strided."""
-    n = out.size
-    if n == 0:
-        return
-    key = (op, kind, value_dtype if value_dtype is not None else inputs[0].dtype)
+    plan.order, plan.inverse = entry if entry is not None else (None, None)
+    views = _views(plan, inputs)
+    plan.buf_shape = buf_shape = shape if entry is None else tuple(shape[d] for d in plan.order)
+    plan.n = n = math.prod(buf_shape)
+    if not n:
+        return plan
+    dt = np.dtype(value_dtype if value_dtype is not None else views[0].dtype)
+    key = (op, kind, dt)
     try:
         label, base, make = _NAMES[key]
     except KeyError:
-        label, base, make = _NAMES[key] = _names(op, kind, dtype_name(key[2]))
-    if kind in ("binary", "compare") and _launch_with_number(inputs, shape, out, n, label, make, base):
-        return
-    if all(a.shape == shape and a.flags.c_contiguous for a in inputs):
-        if kind in _VEC_KINDS and all(a.data.ptr % 16 == 0 for a in (*inputs, out)):
-            # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
-            vec = 16 // out.itemsize
-            fn = function(label, make, base + "_vec")
-            launch_1d(fn, max(1, n // vec), (*inputs, out, np.int64(n), *extra))
-            return
-        fn = function(label, make, base + "_contig")
-        launch_1d(fn, n, (*inputs, out, np.int64(n), *extra))
+        label, base, make = _NAMES[key] = _names(op, kind, dtype_name(dt))
+    plan.grid = _grid(n)
+    plan.tail = (np.int64(n),)
+    if kind in ("binary", "compare"):
+        plan.numbers = tuple((k, function(label, make, f"{base}_scalar{k}"))
+                             for k, (a, other) in enumerate(((views[0], views[1]), (views[1], views[0])))
+                             if a.ndim == 0 and a.dtype == other.dtype and other.shape == buf_shape
+                             and other.flags.c_contiguous)
+    if all(a.shape == buf_shape and a.flags.c_contiguous for a in views):
+        plan.fn_contig = function(label, make, base + "_contig")
+        if kind in _VEC_KINDS:
+            plan.variant, plan.fn = "vec", function(label, make, base + "_vec")
+            plan.grid_vec = _grid(max(1, n // (16 // np.dtype(out_dtype).itemsize)))
+        else:
+            plan.variant, plan.fn = "contig", plan.fn_contig
     else:
-        meta = strides_meta(shape, *inputs)
-        fn = function(label, make, base + "_strided")
-        launch_1d(fn, n, (*inputs, out, np.int64(n), np.int32(len(shape)), meta, *extra))
+        plan.variant, plan.fn = "strided", function(label, make, base + "_strided")
+        plan.tail = (np.int64(n), np.int32(len(buf_shape)), strides_meta(buf_shape, *views))
+    return plan
+
+
+def _grid(n: int, threads: int = 256) -> tuple[int]:
+    """``launch_1d``'s grid: enough blocks to fill the device, at most one per ``threads`` elements."""
+    if not _SM_COUNT:
+        _SM_COUNT.append(cupy.cuda.Device().attributes["MultiProcessorCount"])
+    return (max(1, min((n + threads - 1) // threads, _SM_COUNT[0] * 32)),)
 
 
 #: (op, kind, dtype) -> the module's label, the kernels' base name and the source's maker: strings built once,
@@ -101,21 +179,6 @@ _NAMES: dict[tuple[str, str, Any], tuple[str, str, Any]] = {}
 
 def _names(op: str, kind: str, dt: str) -> tuple[str, str, Any]:
     return f"ew_{op}_{dt}", src.kernel_name("ew", op, dt), lambda: src.ew_source(op, dt, kind)
-
-
-def _launch_with_number(inputs: tuple[Any, ...], shape: tuple[int, ...], out: Any, n: int, label: str, make: Any,
-                        base: str) -> bool:
-    """``x * 0.5``: when one operand is a number's constant (``_runtime.constant``) and the other a
-    contiguous array of the output's shape, the number goes to the kernel by value (``_scalar0``/``_scalar1``):
-    one array read, no stride table. False when the call is not of that form."""
-    for k, (a, other) in enumerate(((inputs[0], inputs[1]), (inputs[1], inputs[0]))):
-        if a.ndim == 0 and a.dtype == other.dtype and other.shape == shape and other.flags.c_contiguous:
-            value = constant_value(a)
-            if value is not None:
-                fn = function(label, make, f"{base}_scalar{k}")
-                launch_1d(fn, n, (value, other, out, np.int64(n)) if k == 0 else (other, value, out, np.int64(n)))
-                return True
-    return False
 
 
 def _unary(op: str) -> None:
