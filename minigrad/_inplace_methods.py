@@ -106,9 +106,9 @@ def index_put_through_view(self: Tensor, split: tuple[tuple[Any, ...], tuple[Any
     view = ops.getitem(self, basic)
 
     def compute() -> Tensor:
+        refuse_overlap(view, value, setitem=True)
         if bad_index is not None:
             raise bad_index
-        refuse_overlap(view, value)
         if not isinstance(value, Tensor):
             return put_values(view, rest, Tensor._scalar(value, self._dtype, self._device), region=region)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)

@@ -86,9 +86,9 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         return
 
     def compute() -> Tensor:
-        if bad_index is not None:  # an index array's value: refused after the in-place checks, as index_put_
+        refuse_overlap(self, value, setitem=True)  # index_put_'s first check, then the index's values
+        if bad_index is not None:  # refused after the in-place checks, as index_put_ refuses them
             raise bad_index
-        refuse_overlap(self, value)
         if not isinstance(value, Tensor):
             return put_values(self, idx, Tensor._scalar(value, self._dtype, self._device), region=region)
         v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)

@@ -70,8 +70,8 @@ partial overlap or reads elements it has already written; minigrad computes the
 result first, then writes it). Nor is a hook or ``retain_grad()`` registered on a view: after an in-place
 change of its base (even under ``no_grad``), PyTorch makes the view a new ``grad_fn``
 when it is next read and what was registered on the old one no longer runs; minigrad
-keeps them. Nor ``x[mask] = value`` on an expanded ``x`` (PyTorch's ``masked_fill`` path only warns
-there; minigrad refuses, as for ``masked_fill_``).
+keeps them. Nor ``x[mask] = value`` or ``x[[0, 0]] = value`` on an expanded ``x`` (PyTorch's
+``masked_fill`` and ``index_put_`` only warn there; minigrad refuses, as for ``masked_fill_``).
 
 Runs:
     The default run (``make test``) is bounded (``max_examples`` below, under a
@@ -627,8 +627,8 @@ class Differential(RuleBasedStateMachine):
             shape_ok = False
         if not shape_ok or (how.startswith("row") and p.t.ndim == 0):
             return  # the shape errors differ in class by design (ValueError): covered by the other rules
-        if how.startswith("mask") and any(st == 0 and n > 1 for n, st in zip(p.t.shape, p.t.stride())):
-            return  # PyTorch's masked_fill path only warns on an expanded tensor (as masked_fill_); minigrad refuses
+        if how.startswith(("mask", "rows")) and any(st == 0 and n > 1 for n, st in zip(p.t.shape, p.t.stride())):
+            return  # PyTorch's masked_fill and index_put_ only warn on an expanded tensor; minigrad refuses
         self.both(f"{p.name} {how} {q.name}", lambda: run(p.t, q.t), lambda: run(p.m, q.m), engine=True)
         self.same_flags(p, how)
 

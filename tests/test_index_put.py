@@ -190,3 +190,19 @@ def test_masked_select_of_a_0d_tensor_is_a_new_tensor():
         m.requires_grad_()
         flags.append((m.is_leaf, e.requires_grad, e.is_leaf))
     assert flags[0] == flags[1] == (True, True, True)
+
+
+@pytest.mark.parametrize("shape", [(1, 0), (2, 0), (0,), (2, 3), (0, 3), (3, 0), (1, 3)], ids=str)
+def test_a_tensor_written_into_itself_is_refused_first(shape):
+    """``x[[0, 0]] = x``: ``index_put_``'s overlap check comes before the value's shape and the index's values
+    (an empty tensor is refused too), except where PyTorch writes a view of ``x`` without its leading size-1
+    dims: a tensor of its own, an empty one overlapping nothing."""
+    outcomes = []
+    for lib in (mg, torch):
+        x = lib.zeros(*shape)
+        try:
+            x[[0, 0]] = x
+            outcomes.append(None)
+        except Exception as exc:  # noqa: BLE001 - the class and the words are compared
+            outcomes.append((isinstance(exc, RuntimeError), str(exc)[:40]))
+    assert outcomes[0] == outcomes[1]

@@ -240,3 +240,15 @@ def test_more_loss_modules(name: str, kw: dict, n: int) -> None:
     else:
         compare(lambda *a: m(*a), lambda *a: t(*a), [RNG.normal(size=(5, 4)), RNG.normal(size=(5, 4)),
                                                      RNG.uniform(0.5, 1, size=(5, 4))])
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_one_samples_loss_of_zero_is_positive_zero_as_pytorchs(loss):
+    """PyTorch computes an unbatched sample's loss from a 0, as its sums: ``-0.0`` becomes ``0.0`` (the GPU
+    fuzzer found it through ``atan2``, whose result turns on the sign of a zero); a batch keeps ``-0.0``."""
+    torch = pytest.importorskip("torch")
+    for x, t in (([0.0], 0), ([[0.0]], [0])):
+        ours = getattr(mg.nn.functional, loss)(mg.tensor(x, dtype=mg.float64), mg.tensor(t), reduction="none")
+        theirs = getattr(torch.nn.functional, loss)(torch.tensor(x, dtype=torch.float64), torch.tensor(t),
+                                                    reduction="none")
+        assert np.signbit(ours.numpy()).tolist() == np.signbit(theirs.numpy()).tolist()

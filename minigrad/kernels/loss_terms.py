@@ -53,11 +53,13 @@ def reduce_terms(xp: Any, terms: Any, reduction: str, dtype: Any) -> Any:
 
 def one_sample_nll(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """An ``nll_loss`` kernel of ``(N, C)`` log-probabilities that also takes one sample, PyTorch's unbatched
-    form: ``(C,)`` with a 0-d target is a batch of one, and its loss is 0-d whatever the reduction."""
+    form: ``(C,)`` with a 0-d target is a batch of one, and its loss is 0-d whatever the reduction. PyTorch
+    computes that loss as its sums are computed, from a 0 (``0 + -0.0`` is ``0.0``): a log-probability of 0
+    gives a loss of ``0.0``, not ``-0.0`` (the batch's ``reduction='none'`` keeps ``-0.0``)."""
     @functools.wraps(kernel)
     def run(input: Any, target: Any, *args: Any, **kwargs: Any) -> Any:
         if input.ndim == 1:
-            return kernel(input.reshape(1, -1), target.reshape(1), *args, **kwargs).reshape(())
+            return kernel(input.reshape(1, -1), target.reshape(1), *args, **kwargs).reshape(()) + 0.0
         return kernel(input, target, *args, **kwargs)
 
     return run

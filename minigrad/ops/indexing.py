@@ -448,6 +448,20 @@ def fitted_shape(values_shape: tuple[int, ...], region: tuple[int, ...]) -> tupl
     return vshape
 
 
+def refuse_overlap(target: Tensor, values: Any, setitem: bool = False) -> None:
+    """``index_put_``'s first refusal (``assert_no_overlap``), in PyTorch's words: values that are the tensor
+    written or share its memory (``x[idx] = x``, ``x[idx] = x[0]``), an empty one too. ``setitem``: PyTorch's
+    ``x[idx] = v`` writes a view of ``v`` without its leading size-1 dims, no longer the tensor itself."""
+    if not isinstance(values, Tensor) or values._device != target._device or values._dtype is not target._dtype:
+        return  # (a value of another dtype is written through a cast copy)
+    data = values._data
+    if setitem and data.ndim and data.shape[0] == 1:
+        lead = next((k for k, n in enumerate(data.shape) if n != 1), data.ndim)
+        data = data.reshape(data.shape[lead:])
+    if any_overlap(target._data, data):
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
 def put_values(input: Tensor, index: tuple[Any, ...], values: Tensor, accumulate: bool = False,
                region: tuple[int, ...] | None = None) -> Tensor:
     """``index_put_op`` on a normalized ``index`` (``_normalize_index`` with the tensor's shape), ``values``
@@ -463,19 +477,12 @@ def put_values(input: Tensor, index: tuple[Any, ...], values: Tensor, accumulate
     return index_put_op(input, values, index=index, accumulate=accumulate)
 
 
-def refuse_overlap(target: Tensor, values: Any) -> None:
-    """``index_put_``'s refusal of values that share memory with the tensor written (``x[idx] = x``,
-    ``x[idx] = x[0]``), in PyTorch's words: the write would read what it changes."""
-    if isinstance(values, Tensor) and values._device == target._device and any_overlap(target._data, values._data):
-        raise RuntimeError(PARTIAL_OVERLAP)
-
-
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """``index_put`` written into ``input`` (``Tensor.index_put_``): ``IndexPutBackward0`` becomes its node;
-    ``values`` that share its memory are refused, as PyTorch refuses them."""
+    ``values`` that share its memory are refused, as PyTorch refuses them (``assert_no_overlap``)."""
     def compute() -> Tensor:
         refuse_overlap(input, values)
-        return index_put(input, indices, values, accumulate)
+        return _index_put("index_put_", input, indices, values, accumulate)
 
     return run_inplace(input, "index_put_", compute, operands=(values,))
 
@@ -493,22 +500,26 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
         >>> mg.zeros(3).index_put((mg.tensor([1, 1]),), mg.tensor(2.0), accumulate=True).tolist()
         [0.0, 4.0, 0.0]
     """
-    check_tensor("index_put", "input", 0, input)
+    return _index_put("index_put", input, indices, values, accumulate)
+
+
+def _index_put(name: str, input: Tensor, indices: Any, values: Tensor, accumulate: bool) -> Tensor:
+    check_tensor(name, "input", 0, input)
     if not isinstance(indices, (tuple, list)) or not all(isinstance(i, Tensor) for i in indices):
         got = type_name(indices) if not isinstance(indices, (tuple, list)) else "a tuple with " + ", ".join(
             type_name(i) for i in indices if not isinstance(i, Tensor))
-        raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {got}")
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not {got}")
     if not isinstance(values, Tensor):
-        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type_name(values)}")
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not {type_name(values)}")
     if not isinstance(accumulate, bool):
-        raise TypeError(f"index_put(): argument 'accumulate' (position 3) must be bool, not {type_name(accumulate)}")
+        raise TypeError(f"{name}(): argument 'accumulate' (position 3) must be bool, not {type_name(accumulate)}")
     if not indices:
-        raise IndexError("index_put(): at least one index tensor is needed")
+        raise IndexError(f"{name}(): at least one index tensor is needed")
     if values.dtype is not input.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{scalar_type_name(input.dtype)} for the destination and "
                            f"{scalar_type_name(values.dtype)} for the source.")
-    index = _normalize_index("index_put", tuple(indices), keep_device=input.device != "cpu", shape=tuple(input.shape))
+    index = _normalize_index(name, tuple(indices), keep_device=input.device != "cpu", shape=tuple(input.shape))
     return put_values(input, index, values, accumulate)
 
 
