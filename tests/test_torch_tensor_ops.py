@@ -517,3 +517,12 @@ def test_var_and_std_of_equal_values_are_exactly_zero_as_pytorch() -> None:
             np.testing.assert_allclose(got, want, rtol=1e-6)
             assert ((got == 0) == (want == 0)).all()
     assert mg.tensor([0.1, 0.1, 0.1], dtype=mg.float64).var().item() == 0.0
+
+
+@pytest.mark.parametrize("pad", [(1, 2), (0, 0), (-1, 0), (0, 0, 1, 0), (1, -1)], ids=str)
+def test_pad_lays_out_its_result_as_pytorch(pad):
+    """PyTorch's constant_pad_nd: a pad that adds is a new row-major tensor, one that only crops a clone of the
+    cropped view (its layout kept). ``np.pad`` kept a transposed input's column-major order (the fuzzer found it
+    through a permute of an index's result)."""
+    strides = [lib.nn.functional.pad(lib.ones(5, 3).t(), pad).stride() for lib in (mg, torch)]
+    assert strides[0] == strides[1]

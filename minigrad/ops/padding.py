@@ -83,9 +83,14 @@ def _constant_pad_meta(op: str, x: Any, pad: tuple[int, ...], value: float = 0.0
 
 @register_kernel("constant_pad_nd", Backend.CPU, dtypes=ALL_DTYPES)
 def constant_pad_nd_cpu(x: np.ndarray, pad: tuple[int, ...], value: float = 0.0) -> np.ndarray:
+    """PyTorch's layouts: a pad that only crops is a ``clone`` of the cropped view (its layout kept), any other
+    a new row-major tensor filled and written (``np.pad`` keeps a transposed input's column-major order)."""
     crop, widths = pad_geometry(x.shape, pad)
     core = x[crop]
-    return np.pad(core, widths, constant_values=np.asarray(value).astype(x.dtype)).astype(x.dtype, copy=False)
+    out = np.pad(core, widths, constant_values=np.asarray(value).astype(x.dtype)).astype(x.dtype, copy=False)
+    if any(p > 0 for p in pad) and not out.flags.c_contiguous:
+        out = np.ascontiguousarray(out)
+    return out
 
 
 constant_pad_nd = defop(

@@ -1535,3 +1535,14 @@ def test_a_singular_matrix_is_refused_on_the_gpu_after_one_read(op):
     assert [e.kind for e in tr.events if e.kind.startswith("device.")][:2] == ["device.copy", "device.sync"]
     assert np.isnan(call(singular * float("nan")).cpu().numpy()).all()
     assert mg.linalg.det(singular).item() == 0.0
+
+
+@pytest.mark.parametrize("pad", [(1, 2), (0, 0), (-1, 0), (1, -1)], ids=str)
+def test_pad_lays_out_its_result_as_the_cpu(pad):
+    """A pad that only crops copies the cropped view in its own layout (PyTorch's clone); one that adds is
+    row-major: the GPU's strides and values are the CPU's (which are PyTorch's)."""
+    x = mg.tensor(np.arange(15.0).reshape(5, 3)).t()
+    want = mg.nn.functional.pad(x, pad, value=-1.0)
+    got = mg.nn.functional.pad(x.to("gpu"), pad, value=-1.0)
+    assert got.stride() == want.stride()
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())

@@ -157,9 +157,12 @@ def repeat(x: Any, sizes: tuple[int, ...]) -> Any:
 
 @register_kernel("constant_pad_nd", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_constant_pad_nd")
 def constant_pad_nd(x: Any, pad: tuple[int, ...], value: float = 0.0) -> Any:
-    """A fill with ``value`` (by value: no host data), then the cropped input copied into its middle."""
+    """A fill with ``value`` (by value: no host data), then the cropped input copied into its middle; a pad
+    that only crops is a copy of the cropped view in its own layout (PyTorch's ``clone``)."""
     crop, widths = pad_geometry(x.shape, pad)
     core = x[crop]
+    if not any(p > 0 for p in pad):
+        return core.copy(order="K")
     shape = tuple(n + lo + hi for n, (lo, hi) in zip(core.shape, widths))
     out = cupy.full(shape, np.asarray(value).astype(x.dtype)[()], dtype=x.dtype)
     if core.size:
