@@ -21,7 +21,8 @@ Usage::
     python bench/gpu_kernels.py --peak-gbs 3350      # when the driver does not report the memory clock
     python bench/gpu_kernels.py --quick              # tiny sizes, prints only: proves it works
     python bench/gpu_kernels.py --stand-in           # no GPU: copies, syncs and launches per training step,
-                                                     # counted by the stand-in CuPy (tests/gpu/fake_cupy.py)
+                                                     # counted by the stand-in CuPy (tests/gpu/fake_cupy.py),
+                                                     # and the per-op host time of minigrad's own Python
 
 It installs nothing: CuPy comes with ``pip install -e ".[gpu]"``.
 
@@ -472,6 +473,21 @@ def install_stand_in() -> None:
     fake_cupy.install()
 
 
+def stand_in_host_per_op() -> list[dict[str, Any]]:
+    """``bench_host_per_op``'s rows on the stand-in with its hand-written kernels made no-ops: minigrad's own
+    Python per call (and the stand-in's bookkeeping), without CuPy's launch and allocation costs - what the
+    code adds to PyTorch CUDA's per-op host time, comparable between two trees on one machine."""
+    import cupy
+    import fake_cupy
+
+    run_kernel = fake_cupy._Kernel.__call__
+    fake_cupy._Kernel.__call__ = lambda self, grid, block, args: None
+    try:
+        return bench_host_per_op(cupy, None)
+    finally:
+        fake_cupy._Kernel.__call__ = run_kernel
+
+
 def counts_markdown(rows: list[dict[str, Any]], title: str) -> str:
     lines = [title, "", "| model | launches | host->device copies | device->host copies | syncs |",
              "| --- | ---: | ---: | ---: | ---: |"]
@@ -709,6 +725,9 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(rows))
         else:
             print(counts_markdown(rows, "Per steady training step on the stand-in CuPy (float32):"))
+            host = stand_in_host_per_op()
+            print("Per-op host time on the stand-in, its kernels no-ops (64x64 float32, grad; no CuPy costs):\n")
+            print("\n".join(f"- `{r['op']}`: {r['ours_us']:.1f} us" for r in host))
         return 0
     if a.quick:
         a.sizes, a.repeat, a.dtypes, a.no_write = "64K", 2, "float32", True

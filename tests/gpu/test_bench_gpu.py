@@ -71,3 +71,17 @@ def test_stand_in_counts_a_steady_step_of_each_model():
     md = g.to_markdown("TestGPU", 3350.0, [], [], {"train": [
         {"model": "m", "ours_ms": 2.0, "ours_direct_ms": 3.0, "torch_ms": 1.0, **rows[next(iter(rows))]}]})
     assert "| 0 / 0 | 0 |" in md
+
+
+def test_stand_in_times_minigrads_own_host_work_per_op():
+    """``--stand-in`` also times the per-op host work (``a * b``, ``a * b + 1.0``, ``a.t() * b``) with the
+    stand-in's kernels made no-ops: minigrad's Python without CuPy's costs (a subprocess: it installs the stand-in)."""
+    import subprocess
+    import sys
+
+    code = (f"import runpy; g = runpy.run_path({str(BENCH)!r}); g['install_stand_in'](); "
+            "rows = g['stand_in_host_per_op'](); print([(r['op'], r['ours_us'] > 0) for r in rows])")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                       cwd=str(BENCH.parents[1]))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "[('a * b', True), ('a * b + 1.0', True), ('a.t() * b', True)]" in r.stdout
