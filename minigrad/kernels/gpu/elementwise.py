@@ -96,7 +96,7 @@ def run_elementwise(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any,
             _PLANS[key] = plan
     out = cupy.empty(plan.buf_shape, dtype=out_dtype)
     if plan.n:
-        _launch(plan, _views(plan, inputs), out, extra)
+        _launch(plan, inputs, out, extra)
     return out if plan.inverse is None else out.transpose(plan.inverse)
 
 
@@ -110,22 +110,27 @@ def _views(plan: _Plan, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
                  for a in inputs)
 
 
-def _launch(plan: _Plan, views: tuple[Any, ...], out: Any, extra: tuple[Any, ...]) -> None:
-    """The plan's kernel writing ``out``: by value (a number's constant operand), vector, contiguous or strided."""
-    for k, fn in plan.numbers:  # ``x * 0.5``: the number by value, one array read (``_scalar0``/``_scalar1``)
-        value = constant_value(views[k])
-        if value is not None:
-            fn(plan.grid, _THREADS, (value, views[1], out, plan.tail[0]) if k == 0 else
-               (views[0], value, out, plan.tail[0]))
-            return
-    if plan.variant == "vec":
-        if all(a.data.ptr % 16 == 0 for a in views) and out.data.ptr % 16 == 0:
-            # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
-            plan.fn(plan.grid_vec, _THREADS, (*views, out, *plan.tail, *extra))
-        else:
-            plan.fn_contig(plan.grid, _THREADS, (*views, out, *plan.tail, *extra))
-    else:  # contiguous, or strided (the tail holds the rank and the stride table)
-        plan.fn(plan.grid, _THREADS, (*views, out, *plan.tail, *extra))
+def _launch(plan: _Plan, inputs: tuple[Any, ...], out: Any, extra: tuple[Any, ...]) -> None:
+    """The plan's kernel writing ``out``: by value (a number's constant operand), vector, contiguous or strided.
+    The strided kernel reads its operands through the plan's stride table from their data pointers, which
+    their permuted and broadcast views share: it is given the operands themselves (no view made per call)."""
+    if plan.numbers:  # ``x * 0.5``: the number by value, one array read (``_scalar0``/``_scalar1``)
+        views = _views(plan, inputs)
+        for k, fn in plan.numbers:
+            value = constant_value(views[k])
+            if value is not None:
+                fn(plan.grid, _THREADS, (value, views[1], out, plan.tail[0]) if k == 0 else
+                   (views[0], value, out, plan.tail[0]))
+                return
+    if plan.variant == "strided":  # the tail holds the rank and the stride table
+        plan.fn(plan.grid, _THREADS, (*inputs, out, *plan.tail, *extra))
+        return
+    views = _views(plan, inputs)
+    if plan.variant == "vec" and out.data.ptr % 16 == 0 and all(a.data.ptr % 16 == 0 for a in views):
+        # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
+        plan.fn(plan.grid_vec, _THREADS, (*views, out, *plan.tail, *extra))
+    else:
+        plan.fn_contig(plan.grid, _THREADS, (*views, out, *plan.tail, *extra))
 
 
 def _plan(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, value_dtype: Any) -> _Plan:
