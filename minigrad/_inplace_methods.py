@@ -25,7 +25,6 @@ from . import dtypes, ops
 from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace
 from .devices import filled_array
-from .errors import ShapeError
 from .tensor import Tensor
 from .ops.indexing import fitted_shape, put_values, refuse_overlap
 
@@ -69,15 +68,8 @@ def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool
         return False
     region = np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx].shape
     v = value if isinstance(value, Tensor) else Tensor._scalar(value, self._dtype, self._device)
-    vshape = tuple(v.shape)
-    while len(vshape) > len(region) and vshape[0] == 1:  # PyTorch drops leading size-1 dims
-        vshape = vshape[1:]
-    try:
-        if len(vshape) > len(region) or np.broadcast_shapes(vshape, region) != region:
-            raise ValueError
-    except ValueError:
-        raise ShapeError(f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast to the indexed region "
-                         f"of shape {tuple(region)}") from None
+    vshape = fitted_shape(tuple(v.shape), region, f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast "
+                                                   f"to the indexed region of shape {tuple(region)}")
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
         raise RuntimeError("setitem(): a view of a leaf Variable that requires grad is being used in an in-place "
@@ -104,17 +96,22 @@ def index_put_through_view(self: Tensor, split: tuple[tuple[Any, ...], tuple[Any
         raise RuntimeError("setitem(): a view of a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     view = ops.getitem(self, basic)
+    run_inplace(view, "setitem", lambda: written(view, rest, value, region, bad_index),
+                operands=(value,) if isinstance(value, Tensor) else ())
 
-    def compute() -> Tensor:
-        refuse_overlap(view, value, setitem=True)
-        if bad_index is not None:
-            raise bad_index
-        if not isinstance(value, Tensor):
-            return put_values(view, rest, Tensor._scalar(value, self._dtype, self._device), region=region)
-        v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)
-        return put_values(view, rest, v, region=region)
 
-    run_inplace(view, "setitem", compute, operands=(value,) if isinstance(value, Tensor) else ())
+def written(target: Tensor, index: tuple[Any, ...], value: Any, region: tuple[int, ...],
+            bad_index: BaseException | None) -> Tensor:
+    """The out-of-place result of ``target[index] = value`` for an index array (``index_put_``), its refusals
+    in PyTorch's order: a value sharing the target's memory, then an index value out of range (``bad_index``,
+    found before). ``value`` (a number or a tensor) is cast to the target's dtype, as setitem casts it."""
+    refuse_overlap(target, value, setitem=True)
+    if bad_index is not None:
+        raise bad_index
+    if not isinstance(value, Tensor):
+        return put_values(target, index, Tensor._scalar(value, target._dtype, target._device), region=region)
+    v = value if value._dtype is target._dtype else ops.cast(value, target._dtype)
+    return put_values(target, index, v, region=region)
 
 
 def _zeros_bool(t: Tensor) -> Any:

@@ -25,7 +25,8 @@ from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
 from .autograd import hooks as _hooks
-from ._inplace_methods import index_put_through_view, inplace_composite as _inplace_composite, setitem_through_view
+from ._inplace_methods import (index_put_through_view, inplace_composite as _inplace_composite, setitem_through_view,
+                              written)
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device, is_gpu_available
 from .kernels.backends import backend_of_device
@@ -41,7 +42,7 @@ from .ops._checks import check_int, wrap_dim
 from .ops.math import add_alpha, sub_alpha
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
-from .ops.indexing import index_put_ as _index_put_, put_values, refuse_overlap
+from .ops.indexing import index_put_ as _index_put_, put_values
 from .ops.shape import _index_error_words, _is_mask, _normalize_index, index_region
 from .tensor import Tensor
 
@@ -85,16 +86,9 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
         index_put_through_view(self, split, value, region, bad_index)
         return
 
-    def compute() -> Tensor:
-        refuse_overlap(self, value, setitem=True)  # index_put_'s first check, then the index's values
-        if bad_index is not None:  # refused after the in-place checks, as index_put_ refuses them
-            raise bad_index
-        if not isinstance(value, Tensor):
-            return put_values(self, idx, Tensor._scalar(value, self._dtype, self._device), region=region)
-        v = value if value._dtype is self._dtype else ops.cast(value, self._dtype)
-        return put_values(self, idx, v, region=region)
-
-    run_inplace(self, "setitem", compute, operands=(value,) if isinstance(value, Tensor) else ())
+    # (an index value out of range is refused after the in-place checks, as index_put_ refuses it)
+    run_inplace(self, "setitem", lambda: written(self, idx, value, region, bad_index),
+                operands=(value,) if isinstance(value, Tensor) else ())
 
 
 def _leading_mask(self: Tensor, index: Any) -> Tensor | None:

@@ -433,9 +433,9 @@ def _index_put_backward(ctx, g):
     return gx, gv
 
 
-def fitted_shape(values_shape: tuple[int, ...], region: tuple[int, ...]) -> tuple[int, ...]:
+def fitted_shape(values_shape: tuple[int, ...], region: tuple[int, ...], words: str | None = None) -> tuple[int, ...]:
     """The shape ``values`` are written with into the indexed ``region``: their leading size-1 dims dropped,
-    as PyTorch drops them; PyTorch's error where they do not broadcast to it."""
+    as PyTorch drops them; a ``ShapeError`` where they do not broadcast to it, in ``words`` or ``index_put``'s."""
     vshape = tuple(values_shape)
     while len(vshape) > len(region) and vshape[0] == 1:
         vshape = vshape[1:]
@@ -443,8 +443,8 @@ def fitted_shape(values_shape: tuple[int, ...], region: tuple[int, ...]) -> tupl
         if len(vshape) > len(region) or np.broadcast_shapes(vshape, region) != region:
             raise ValueError
     except ValueError:
-        raise ShapeError(f"shape mismatch: value tensor of shape {list(values_shape)} cannot be broadcast to "
-                         f"indexing result of shape {list(region)}") from None
+        raise ShapeError(words or f"shape mismatch: value tensor of shape {list(values_shape)} cannot be broadcast "
+                                  f"to indexing result of shape {list(region)}") from None
     return vshape
 
 
