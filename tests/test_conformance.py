@@ -71,6 +71,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("clone", ""): mg.clone,
     ("bmm", ""): mg.bmm,
     ("index_put", ""): mg.index_put,
+    ("index_select", ""): mg.index_select,
     ("where", ""): lambda x, condition, y: mg.where(condition, x, y),  # OpInfo's where takes (x, condition, y)
     ("max", "reduction_no_dim"): mg.max,
     ("max", "reduction_with_dim"): mg.max,

@@ -108,6 +108,7 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "select column": lambda lib, d: d["x"][:, 0],
     "slice": lambda lib, d: d["x"][1:3],
     "index": lambda lib, d: d["x"][d["idx"]],
+    "index_select": lambda lib, d: d["x"].index_select(1, d["idx"]),
     "unsqueeze by None": lambda lib, d: d["x"][None],
     "t": lambda lib, d: d["x"].t(),
     "transpose": lambda lib, d: d["x"].transpose(0, 1),

@@ -70,8 +70,48 @@ def _int_index(op: str, index: Tensor, size: int, what: str, error: type = Index
     return idx
 
 
+def _index_select_meta(op: str, x: Any, index: Any, dim: int) -> Any:
+    if x.ndim == 0:
+        return (), x.dtype
+    return tuple(x.shape[:dim]) + (index.size,) + tuple(x.shape[dim + 1:]), x.dtype
+
+
+def select_index(dim: int, index: Any, ndim: int) -> tuple[Any, ...]:
+    """``index_select``'s read as an index: ``index`` (1-D) along ``dim`` (a 0-d input read as one element)."""
+    return (index,) if ndim == 0 else (slice(None),) * dim + (index,)
+
+
+@register_kernel("index_select", CPU, dtypes=ALL_DTYPES, name="cpu/index_select")
+def index_select_cpu(x, index, dim):
+    """One gather along ``dim`` into a new row-major array (``np.take``); a 0-d input's one element."""
+    idx = to_numpy(index)
+    if x.ndim == 0:
+        return x.reshape(1)[idx].reshape(())
+    return np.take(x, idx, axis=dim)
+
+
+index_select_op = defop(
+    "index_select",
+    inputs=("x",),
+    attrs=(Attr("index"), Attr("dim")),  # (checked by index_select: a 1-D int64 array, its values in range)
+    infer_meta=_index_select_meta,
+    doc="the slices of x at index (1-D) along dim: PyTorch's index_select (IndexSelectBackward0)",
+)
+
+
+@index_select_op.def_backward
+def _index_select_backward(ctx, g):
+    """PyTorch's ``index_select_backward``: ``g`` added into zeros at ``index`` along ``dim`` (repeats summed)."""
+    ops, shape = ctx.ops, ctx.input_shape(0)
+    index = select_index(ctx.attrs["dim"], ctx.attrs["index"], len(shape))
+    if not shape:  # a 0-d input: its one element
+        return (ops.reshape(ops.getitem_grad(ops.reshape(g, (1,)), index, (1,)), ()),)
+    return (ops.getitem_grad(g, index, shape),)
+
+
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """The slices of ``input`` at ``index`` (1-D) along ``dim`` (``torch.index_select``)."""
+    """The slices of ``input`` at ``index`` (1-D) along ``dim`` (``torch.index_select``): one op,
+    ``IndexSelectBackward0``, whose gradient is added back at ``index`` (repeats summed)."""
     check_tensor("index_select", "input", 0, input)
     check_tensor("index_select", "index", 2, index)
     d = _dim("index_select", dim, input.ndim)
@@ -81,9 +121,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         idx = _int_index("index_select", index, 1, "a 0-d tensor")
         if idx.size != 1:
             raise IndexError(f"index_select(): a 0-d input takes one index, but got {idx.size}")
-        return reshape(getitem(reshape(input, (1,)), (idx.reshape(-1),)), ())
-    idx = _int_index("index_select", index, input.shape[d], f"dimension {d}", RuntimeError)
-    return getitem(input, (slice(None),) * d + (idx.reshape(-1),))
+    else:
+        idx = _int_index("index_select", index, input.shape[d], f"dimension {d}", RuntimeError)
+    return index_select_op(input, index=idx.reshape(-1), dim=d)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
@@ -376,13 +416,6 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def _index_put_meta(op: str, x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
     return tuple(x.shape), x.dtype
-
-
-def _leading_mask(index: tuple[Any, ...], ndim: int) -> Any:
-    """The one bool mask of ``index`` when it is all of it (covering the leading dims), else None."""
-    if len(index) == 1 and getattr(index[0], "dtype", None) == np.bool_ and 0 < index[0].ndim <= ndim:
-        return index[0]
-    return None
 
 
 def _check_index(op: str, name: str, pos: int, v: Any) -> Any:

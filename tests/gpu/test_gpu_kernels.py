@@ -1546,3 +1546,20 @@ def test_pad_lays_out_its_result_as_the_cpu(pad):
     got = mg.nn.functional.pad(x.to("gpu"), pad, value=-1.0)
     assert got.stride() == want.stride()
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("form", ["rows", "columns, repeated", "a GPU index", "0-d"])
+def test_index_select_is_the_cpus(form):
+    """``index_select`` as one op on the device (``IndexSelectBackward0``): values, layout and gradient the CPU's."""
+    x = np.arange(12.0).reshape(3, 4) if form != "0-d" else np.array(5.0)
+    dim, idx = {"rows": (0, [2, 0]), "columns, repeated": (1, [3, 0, 3]), "a GPU index": (1, [1, 1]),
+                "0-d": (0, [0])}[form]
+    results = []
+    for device in ("cpu", "gpu"):
+        t = mg.tensor(x).to(device).requires_grad_()
+        i = mg.tensor(idx).to(device if form == "a GPU index" else "cpu")
+        y = t.index_select(dim, i)
+        (y * y).sum().backward()
+        results.append((y.detach().cpu().numpy(), y.stride(), type(y.grad_fn).__name__, t.grad.cpu().numpy()))
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)

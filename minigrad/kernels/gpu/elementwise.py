@@ -52,11 +52,14 @@ def _out_order(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[i
 #     result's dimensions, the kernel variant, its grid, the stride table - depends only
 #     on the op and the operands' shapes, strides and dtypes. A training step repeats a
 #     few geometries, so that work is done at a geometry's first call and kept as a plan:
-#     later calls look it up by one key, make the output buffer (and the operands'
-#     permuted views where the order asks for them) and launch. What depends on the
-#     values stays per call: whether a 0-d operand is a number's constant (its value
-#     goes to the kernel by value) and whether the pointers allow 16-byte loads. This
-#     is the per-op host time measured against PyTorch CUDA's (``bench/gpu_kernels.py``).
+#     later calls look it up by one key, make the output buffer and launch. The strided
+#     kernel reads its operands from their data pointers through the plan's stride
+#     table, so it is given the operands as they are; the contiguous and vector kernels
+#     read them in the result's order, so they get the permuted views (made per call:
+#     views of this call's arrays). What depends on the values stays per call too:
+#     whether a 0-d operand is a number's constant (its value goes to the kernel by
+#     value) and whether the pointers allow 16-byte loads. This is the per-op host time
+#     measured against PyTorch CUDA's (``bench/gpu_kernels.py``).
 #     The plans are bounded, as the stride tables are; while ``_runtime.recording``
 #     notes launches none is kept (its kernels are wrapped per call).
 

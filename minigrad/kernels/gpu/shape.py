@@ -142,6 +142,16 @@ def getitem(x: Any, index: Any) -> Any:
     return cupy.asarray(indexed(x, _gpu_index(index)))
 
 
+@register_kernel("index_select", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_index_select")
+def index_select(x: Any, index: Any, dim: int) -> Any:
+    """One gather along ``dim`` (CuPy's advanced indexing: a new row-major array); a host index goes up once
+    per value, a GPU one is used where it is (its range checked on the device before)."""
+    idx = _on_device(index)
+    if x.ndim == 0:
+        return x.reshape(1)[idx].reshape(())
+    return x[(slice(None),) * dim + (idx,)]
+
+
 @register_kernel("getitem_grad", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_getitem_grad")
 def getitem_grad(grad: Any, index: Any, shape: Any) -> Any:
     import cupyx
