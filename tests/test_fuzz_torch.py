@@ -406,6 +406,7 @@ class Differential(RuleBasedStateMachine):
         "cummax": lambda x: x.cummax(-1)[0], "cummin": lambda x: x.cummin(0)[0],
         "logcumsumexp": lambda x: x.logcumsumexp(-1),
         "index-repeated": lambda x: x[[1, 0, 1]], "int-then-index": lambda x: x[0, ..., [-1, 0, -1]],
+        "index_select": lambda x: x.index_select(-1, _index_like(x, [0, 0])),
     }
 
     @precondition(lambda self: self.pool)
@@ -841,6 +842,12 @@ def _batch_norm(x: Any) -> Any:
     """Training-mode batch norm, no running statistics (a refusal of a shape is compared like any other)."""
     F = torch.nn.functional if isinstance(x, torch.Tensor) else mg.nn.functional
     return F.batch_norm(x, None, None, training=True)
+
+
+def _index_like(x: Any, values: list[int]) -> Any:
+    """An int64 index tensor of ``x``'s framework, on its device."""
+    lib = torch if isinstance(x, torch.Tensor) else mg
+    return lib.tensor(values).to(x.device)
 
 
 def _cat(xs: list[Any]) -> Any:

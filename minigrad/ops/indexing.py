@@ -54,20 +54,39 @@ def _dim(op: str, dim: Any, ndim: int, pos: int = 1) -> int:
     return wrap_dim(op, check_int(op, "dim", pos, dim), ndim)
 
 
-def _int_index(op: str, index: Tensor, size: int, what: str, error: type = IndexError) -> Any:
-    """The index values as an int64 array, checked against ``size`` (PyTorch's error class for the op). An
-    index on a GPU stays there: checked on the device, the error raised at the next sync (``check_range``)."""
+def _int_index(op: str, index: Tensor, size: int, what: str, error: type = IndexError,
+               words: Any = None, low: int | None = None) -> Any:
+    """The index values as an int64 array, checked against ``[low, size)`` (``low`` -size unless given), the
+    error PyTorch's class for the op, in ``words(bad)`` or minigrad's. An index on a GPU stays there: checked
+    on the device, the error raised at the next sync (``check_range``)."""
     if index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, but got {index.dtype}")
+    low = -size if low is None else low
+    if words is None:
+        words = lambda bad: f"{op}(): index {bad} is out of range for {what} of size {size}"  # noqa: E731
     if index._device != "cpu":
-        check_range(index._data, index._device, -size, size, lambda bad, _: error(
-            f"{op}(): index {int(bad[0])} is out of range for {what} of size {size}"))
+        check_range(index._data, index._device, low, size, lambda bad, _: error(words(int(bad[0]))))
         return index._data.astype(np.int64, copy=False)
     idx = to_numpy(index._data).astype(np.int64, copy=False)
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = int(idx[(idx < -size) | (idx >= size)].ravel()[0])
-        raise error(f"{op}(): index {bad} is out of range for {what} of size {size}")
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        raise error(words(int(idx[(idx < low) | (idx >= size)].ravel()[0])))
     return idx
+
+
+def _index_select_index(input: Tensor, d: int, index: Tensor) -> Any:
+    """``index_select``'s index, checked as PyTorch's CPU checks it: values in ``[0, size)`` (no negative one);
+    along dim 1 of a tensor of two or more dims its ``RuntimeError`` ("INDICES element is out of DATA
+    bounds"), else its ``IndexError`` ("index out of range in self")."""
+    size = input.shape[d] if input.ndim else 1
+    if size == 0 and index.numel():  # any value is out of range: refused now, on any device (nothing read)
+        if input.ndim > 1:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        raise IndexError(f"index out of range in self (index_select(): dimension {d} has size 0)")
+    if input.ndim > 1 and d == 1:
+        return _int_index("index_select", index, size, "", RuntimeError, low=0,
+                          words=lambda bad: f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+    return _int_index("index_select", index, size, "", IndexError, low=0, words=lambda bad: (
+        f"index out of range in self (index_select(): index {bad} along dimension {d} of size {size})"))
 
 
 def _index_select_meta(op: str, x: Any, index: Any, dim: int) -> Any:
@@ -117,12 +136,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _dim("index_select", dim, input.ndim)
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, but got shape {tuple(index.shape)}")
-    if input.ndim == 0:  # a 0-d input reads its one element, and stays 0-d
-        idx = _int_index("index_select", index, 1, "a 0-d tensor")
-        if idx.size != 1:
-            raise IndexError(f"index_select(): a 0-d input takes one index, but got {idx.size}")
-    else:
-        idx = _int_index("index_select", index, input.shape[d], f"dimension {d}", RuntimeError)
+    if input.ndim == 0 and index.numel() != 1:  # a 0-d input reads its one element, and stays 0-d
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    idx = _index_select_index(input, d, index)
     return index_select_op(input, index=idx.reshape(-1), dim=d)
 
 

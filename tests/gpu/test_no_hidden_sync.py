@@ -505,24 +505,30 @@ def test_constants_a_composite_makes_from_shapes_are_made_once_on_the_device(for
 @counted
 def test_index_select_and_take_keep_a_gpu_index_on_the_device():
     """Their index was read on the host to check its range (a copy and a sync a call); now the range is checked
-    on the device and a bad index refused at the next sync, in the CPU's words."""
+    on the device and a bad index refused at the next sync, in the CPU's words (``index_select`` refuses a
+    negative index, as PyTorch's; ``take`` takes one)."""
     fake = _fake()
     x = mg.randn(5, 4).to("gpu").requires_grad_()
     idx = mg.tensor([4, 0, -1, 2]).to("gpu")
+    rows = mg.tensor([4, 0, 4, 2]).to("gpu")
     for _ in range(2):
-        (x.index_select(0, idx).sum() + mg.take(x, idx.reshape(2, 2)).sum()).backward()
+        (x.index_select(0, rows).sum() + mg.take(x, idx.reshape(2, 2)).sum()).backward()
     fake.reset_counts()
-    (x.index_select(0, idx).sum() + mg.take(x, idx.reshape(2, 2)).sum()).backward()
+    (x.index_select(0, rows).sum() + mg.take(x, idx.reshape(2, 2)).sum()).backward()
     c = fake.counts()
     assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
     cpu = x.detach().cpu().requires_grad_()
-    (cpu.index_select(0, idx.cpu()).sum() + mg.take(cpu, idx.cpu().reshape(2, 2)).sum()).backward()
+    (cpu.index_select(0, rows.cpu()).sum() + mg.take(cpu, idx.cpu().reshape(2, 2)).sum()).backward()
     x.grad = None
-    (x.index_select(0, idx).sum() + mg.take(x, idx.reshape(2, 2)).sum()).backward()
+    (x.index_select(0, rows).sum() + mg.take(x, idx.reshape(2, 2)).sum()).backward()
     assert x.grad.cpu().tolist() == cpu.grad.tolist()
     out = x.index_select(1, mg.tensor([7]).to("gpu"))
-    with pytest.raises(RuntimeError, match=r"^index_select\(\): index 7 is out of range for dimension 1 of size 4 "
+    with pytest.raises(RuntimeError, match=r"^INDICES element is out of DATA bounds, id=7 axis_dim=4 "
                                            r"\(checked on the GPU"):
+        out.sum().item()
+    out = x.index_select(0, idx)
+    with pytest.raises(IndexError, match=r"^index out of range in self \(index_select\(\): index -1 along "
+                                         r"dimension 0 of size 5\) \(checked on the GPU"):
         out.sum().item()
 
 
