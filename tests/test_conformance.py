@@ -72,6 +72,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("bmm", ""): mg.bmm,
     ("index_put", ""): mg.index_put,
     ("index_select", ""): mg.index_select,
+    ("masked_select", ""): mg.masked_select,
     ("where", ""): lambda x, condition, y: mg.where(condition, x, y),  # OpInfo's where takes (x, condition, y)
     ("max", "reduction_no_dim"): mg.max,
     ("max", "reduction_with_dim"): mg.max,

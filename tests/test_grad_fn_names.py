@@ -109,6 +109,7 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "slice": lambda lib, d: d["x"][1:3],
     "index": lambda lib, d: d["x"][d["idx"]],
     "index_select": lambda lib, d: d["x"].index_select(1, d["idx"]),
+    "masked_select": lambda lib, d: d["x"].masked_select(d["x"] > 0),
     "unsqueeze by None": lambda lib, d: d["x"][None],
     "t": lambda lib, d: d["x"].t(),
     "transpose": lambda lib, d: d["x"].transpose(0, 1),

@@ -154,6 +154,7 @@ CASES: list[Case] = [
          inputs(rnd(3))),
     Case("masked_fill_tensor", "masked_fill_tensor",
          lambda x, v: x.masked_fill(mg.tensor([[True, False, True], [False, False, True]]), v), inputs(rnd(2, 3), rnd())),
+    Case("masked_select", "masked_select", lambda x: x.masked_select(mg.tensor([True, False, True])), inputs(rnd(2, 3))),
     Case("index_select", "index_select", lambda x: x.index_select(1, mg.tensor([3, 0, 3])), inputs(rnd(2, 4))),
     Case("index_select-0d", "index_select", lambda x: mg.index_select(x, 0, mg.tensor([0])) * x, inputs(rnd())),
     Case("index_put", "index_put", lambda x, v: x.index_put((mg.tensor([2, 0]),), v), inputs(rnd(3, 4), rnd(2, 4))),

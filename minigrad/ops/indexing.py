@@ -43,7 +43,8 @@ from ._constants import constant
 from .math import where
 from .registry import OPS, Attr, Input, defop, type_name
 from .scatter_gather import _zeros
-from .shape import _host_index, _index_error_words, _normalize_index, expand, getitem, in_range, index_region, reshape
+from .shape import (_getitem_meta, _host_index, _index_error_words, _normalize_index, expand, getitem, getitem_cpu,
+                    in_range, index_region, reshape)
 
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
 
@@ -162,7 +163,27 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     else:  # the True positions made on the device, one count read back (PyTorch's sync here)
         positions = nonzero_positions(m._data, m.device)
         index = tuple(in_range(positions[:, k]) for k in range(m.ndim))
-    return getitem(x, index)  # 1-D (a 0-d input was read as one element): a new tensor, no view
+    return masked_select_op(x, index=index)  # 1-D (a 0-d input was read as one element): a new tensor, no view
+
+
+@register_kernel("masked_select", CPU, dtypes=ALL_DTYPES, name="cpu/masked_select")
+def masked_select_cpu(x, index):
+    return getitem_cpu(x, index)
+
+
+masked_select_op = defop(
+    "masked_select",
+    inputs=("x",),
+    attrs=(Attr("index"),),  # (made by masked_select: the mask on the CPU, its True positions on a GPU)
+    infer_meta=_getitem_meta,
+    doc="the elements of x at a mask's True positions, 1-D: PyTorch's masked_select (MaskedSelectBackward0)",
+)
+
+
+@masked_select_op.def_backward
+def _masked_select_backward(ctx, g):
+    """PyTorch's ``masked_select_backward``: ``g`` written back at the mask's positions, zeros elsewhere."""
+    return (ctx.ops.getitem_grad(g, ctx.attrs["index"], ctx.input_shape(0)),)
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:

@@ -1563,3 +1563,19 @@ def test_index_select_is_the_cpus(form):
         results.append((y.detach().cpu().numpy(), y.stride(), type(y.grad_fn).__name__, t.grad.cpu().numpy()))
     for got, want in zip(results[1], results[0]):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mask_shape", [(3, 4), (4,), ()], ids=str)
+def test_masked_select_is_the_cpus(mask_shape):
+    """``masked_select`` as one op on the device (``MaskedSelectBackward0``), a broadcast mask too: values and
+    gradient the CPU's."""
+    x = np.arange(12.0).reshape(3, 4) if mask_shape else np.array(5.0)
+    m = (np.arange(int(np.prod(mask_shape))).reshape(mask_shape) % 3 != 1)
+    results = []
+    for device in ("cpu", "gpu"):
+        t = mg.tensor(x).to(device).requires_grad_()
+        y = t.masked_select(mg.tensor(m).to(device))
+        (y * y).sum().backward()
+        results.append((y.detach().cpu().numpy(), type(y.grad_fn).__name__, t.grad.cpu().numpy()))
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_array_equal(got, want)

@@ -142,6 +142,12 @@ def getitem(x: Any, index: Any) -> Any:
     return cupy.asarray(indexed(x, _gpu_index(index)))
 
 
+@register_kernel("masked_select", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_masked_select")
+def masked_select(x: Any, index: Any) -> Any:
+    """A gather at the mask's True positions, made on the device before (one count read, PyTorch's sync)."""
+    return getitem(x, index)
+
+
 @register_kernel("index_select", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_index_select")
 def index_select(x: Any, index: Any, dim: int) -> Any:
     """One gather along ``dim`` (CuPy's advanced indexing: a new row-major array); a host index goes up once
