@@ -351,6 +351,8 @@ def _var_cpu(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = F
     axis = _axis(work, dim)
     axes = range(work.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     count = math.prod(work.shape[a] for a in axes)
+    if count and x.dtype in (np.float32, np.float64) and work.size == count:
+        return _var_one_output(x, axis, count, correction, keepdim)
     if count:  # shifted by each slice's first element: a constant slice is exactly 0 apart, so its variance is
         # exactly 0, as PyTorch's Welford gives it (sum / N of equal values need not be that value)
         first = {a % work.ndim for a in axes}
@@ -359,6 +361,17 @@ def _var_cpu(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = F
         centered = work - np.true_divide(np.sum(work, axis=axis, keepdims=True), count)
         total = np.sum(centered * centered, axis=axis, keepdims=keepdim)
         return np.asarray(np.true_divide(total, builtins.max(count - correction, 0)), dtype=x.dtype)
+
+
+def _var_one_output(x: Any, axis: Any, count: int, correction: float, keepdim: bool) -> Any:
+    """PyTorch's CPU variance of a float32/float64 reduction to one element (``std_var_all_cpu``): two passes,
+    the mean first in the input's dtype (``at::mean``), then the squared deviations from it summed in float64.
+    Equal values need not give 0 there (three 0.1s: 2.9e-34), where the other reductions' Welford does."""
+    mean = np.float64(np.sum(x, dtype=x.dtype) / x.dtype.type(count))
+    dx = x.astype(np.float64) - mean
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = np.true_divide(np.sum(dx * dx, axis=axis, keepdims=keepdim), builtins.max(count - correction, 0))
+    return np.asarray(var, dtype=x.dtype)
 
 
 # (every dtype, as mean's: an integer input reaches InferMeta, which refuses it in PyTorch's words)
