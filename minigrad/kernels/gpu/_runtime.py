@@ -12,8 +12,8 @@ from ...tracing.provenance import user_source
 from . import cuda_src
 from .syncs import copied
 
-__all__ = ["function", "dtype_name", "launch_1d", "strides_meta", "block_for", "constant", "upload", "check_later",
-           "raise_failed_checks", "constant_value"]
+__all__ = ["function", "dtype_name", "grid_1d", "launch_1d", "strides_meta", "block_for", "constant", "upload",
+           "check_later", "raise_failed_checks", "constant_value"]
 
 _modules: dict[tuple[str, str], Any] = {}
 
@@ -56,12 +56,16 @@ def function(label: str, make_source: Callable[[], str], name: str, options: tup
 _SM_COUNT: list[int] = []
 
 
-def launch_1d(fn: Any, n: int, args: tuple[Any, ...], threads: int = 256) -> None:
-    """A grid-stride launch: enough blocks to fill the device, at most one per ``threads`` elements."""
+def grid_1d(n: int, threads: int = 256) -> tuple[int]:
+    """A grid-stride launch's grid: enough blocks to fill the device, at most one per ``threads`` elements."""
     if not _SM_COUNT:
         _SM_COUNT.append(cupy.cuda.Device().attributes["MultiProcessorCount"])
-    blocks = max(1, min((n + threads - 1) // threads, _SM_COUNT[0] * 32))
-    fn((blocks,), (threads,), args)
+    return (max(1, min((n + threads - 1) // threads, _SM_COUNT[0] * 32)),)
+
+
+def launch_1d(fn: Any, n: int, args: tuple[Any, ...], threads: int = 256) -> None:
+    """A grid-stride launch over ``n`` elements (``grid_1d``)."""
+    fn(grid_1d(n, threads), (threads,), args)
 
 
 # NOTE [ Stride tables are uploaded once per geometry ]

@@ -21,7 +21,7 @@ from ..registry import register_kernel
 from . import cuda_src as src
 from ..strided import copy_in_order, order_and_inverse, row_major
 from . import _runtime
-from ._runtime import _SM_COUNT, constant, constant_value, dtype_name, function, strides_meta
+from ._runtime import constant, constant_value, dtype_name, function, grid_1d, strides_meta
 
 GPU = Backend.GPU
 
@@ -153,7 +153,7 @@ def _plan(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, value_dty
         label, base, make = _NAMES[key]
     except KeyError:
         label, base, make = _NAMES[key] = _names(op, kind, dtype_name(dt))
-    plan.grid = _grid(n)
+    plan.grid = grid_1d(n)
     plan.tail = (np.int64(n),)
     if kind in ("binary", "compare"):
         plan.numbers = tuple((k, function(label, make, f"{base}_scalar{k}"))
@@ -164,20 +164,13 @@ def _plan(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, value_dty
         plan.fn_contig = function(label, make, base + "_contig")
         if kind in _VEC_KINDS:
             plan.variant, plan.fn = "vec", function(label, make, base + "_vec")
-            plan.grid_vec = _grid(max(1, n // (16 // np.dtype(out_dtype).itemsize)))
+            plan.grid_vec = grid_1d(max(1, n // (16 // np.dtype(out_dtype).itemsize)))
         else:
             plan.variant, plan.fn = "contig", plan.fn_contig
     else:
         plan.variant, plan.fn = "strided", function(label, make, base + "_strided")
         plan.tail = (np.int64(n), np.int32(len(buf_shape)), strides_meta(buf_shape, *views))
     return plan
-
-
-def _grid(n: int, threads: int = 256) -> tuple[int]:
-    """``launch_1d``'s grid: enough blocks to fill the device, at most one per ``threads`` elements."""
-    if not _SM_COUNT:
-        _SM_COUNT.append(cupy.cuda.Device().attributes["MultiProcessorCount"])
-    return (max(1, min((n + threads - 1) // threads, _SM_COUNT[0] * 32)),)
 
 
 #: (op, kind, dtype) -> the module's label, the kernels' base name and the source's maker: strings built once,
