@@ -23,7 +23,7 @@ import numpy as np
 
 from . import dtypes, ops
 from .autograd.grad_mode import GRAD_MODE
-from .dispatch.dygraph import run_inplace
+from .dispatch.dygraph import run_inplace, run_inplace_view
 from .devices import filled_array
 from .tensor import Tensor
 from .ops.indexing import fitted_shape, put_values, refuse_overlap
@@ -138,3 +138,33 @@ for _name, _fn in _METHODS.items():
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, inplace_composite(_name, _fn))
 Tensor.copy_ = _copy_  # type: ignore[attr-defined]
+
+
+def _inplace_view(name: str, undo: Any) -> Any:
+    """The method ``name`` (``squeeze_``): its op run on the tensor itself by ``run_inplace_view``;
+    ``undo(self, *args)`` is the view function that takes the new shape back to the old one."""
+    op = ops.OPS[name]
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if name == "t_" and not args and not kwargs and self.ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return run_inplace_view(self, op, args, undo(self, *args, **kwargs))
+
+    method.__name__ = name
+    method.__doc__ = (f"In place: ``self`` takes the shape of ``minigrad.{name[:-1]}(self, ...)``, keeping its storage "
+                      f"(bumps the version counter).")
+    return method
+
+
+def _back_to(self: Tensor, *args: Any, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+    return ops.OPS["reshape"], {"shape": tuple(self.shape)}
+
+
+def _transposed_back(self: Tensor, dim0: Any = 0, dim1: Any = 1) -> tuple[Any, dict[str, Any]]:
+    return ops.OPS["transpose"], {"dim0": dim0, "dim1": dim1}
+
+
+Tensor.squeeze_ = _inplace_view("squeeze_", _back_to)  # type: ignore[attr-defined]
+Tensor.unsqueeze_ = _inplace_view("unsqueeze_", _back_to)  # type: ignore[attr-defined]
+Tensor.t_ = _inplace_view("t_", lambda self: (ops.OPS["t"], {}))  # type: ignore[attr-defined]
+Tensor.transpose_ = _inplace_view("transpose_", _transposed_back)  # type: ignore[attr-defined]

@@ -187,6 +187,20 @@ def _expand_as(self: Tensor, other: Tensor) -> Tensor:
     return ops.expand(self, other.shape)
 
 
+# ``x @ w`` is ``torch.matmul``, whose public call decomposes by the operands' dims (NOTE [ An op that
+# decomposes ] in ops/registry.py): through the op's ``__call__``, not the operators' direct path.
+def _matmul_operator(self: Tensor, other: Any) -> Any:
+    """Same as ``minigrad.matmul(self, other)``."""
+    return ops.matmul(self, other)
+
+
+def _rmatmul_operator(self: Tensor, other: Any) -> Any:
+    """Same as ``minigrad.matmul(other, self)``."""
+    return ops.matmul(other, self)
+
+
+Tensor.__matmul__ = _matmul_operator  # type: ignore[attr-defined]
+Tensor.__rmatmul__ = _rmatmul_operator  # type: ignore[attr-defined]
 Tensor.reshape = _reshape  # type: ignore[attr-defined]
 Tensor.view = _reshape  # type: ignore[attr-defined]
 Tensor.permute = _permute  # type: ignore[attr-defined]
@@ -542,8 +556,8 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
                 f"of shape {tuple(self.shape)} and stride {_stride(self)})"
             ) from None
         except (ValueError, TypeError):
-            pass  # a shape that does not fit the size: reshape's InferMeta says so in PyTorch's words
-    return ops.reshape(self, tuple(shape))
+            pass  # a shape that does not fit the size: view's InferMeta says so in PyTorch's words
+    return ops.view(self, tuple(shape))
 
 
 def _mT(self: Tensor) -> Tensor:

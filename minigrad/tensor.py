@@ -480,7 +480,7 @@ class Tensor:
             except RuntimeError:  # a view whose history PyTorch refuses to regenerate (autograd/views.py)
                 extras.append("grad_fn=<Invalid>")
             else:
-                extras.append(f"grad_fn=<{node.name()}>" if node is not None else "requires_grad=True")
+                extras.append(f"grad_fn=<{type(node).__name__}>" if node is not None else "requires_grad=True")
         return "tensor(" + body + "".join(", " + e for e in extras) + ")"
 
 

@@ -43,6 +43,6 @@ def test_tui_opens_one_training_step() -> None:
     kinds = [e.kind for e in session.events]
     assert kinds.count("backward.begin") == 1
     names = {e.name.split("#")[0] for e in session.events if e.kind == "node.create"}
-    assert {"SoftmaxBackward0", "MaskedFillBackward0", "EmbeddingBackward0", "MatmulBackward0"} <= names
+    assert {"SoftmaxBackward0", "MaskedFillBackward0", "EmbeddingBackward0", "BmmBackward0"} <= names
     with pytest.raises(SystemExit):  # options the TUI does not know go to a script only
         main(["run.jsonl", "--steps", "1"])

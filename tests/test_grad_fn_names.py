@@ -27,11 +27,13 @@ SQ = RNG.standard_normal((4, 4))
 V = RNG.standard_normal(4)
 IMG = RNG.standard_normal((2, 1, 5, 5))
 KER = RNG.standard_normal((2, 1, 3, 3))
+BAT = RNG.standard_normal((2, 3, 4))
+BAT2 = RNG.standard_normal((2, 4, 3))
 
 
 def _inputs(lib: Any) -> dict[str, Any]:
     t = (lambda a: lib.tensor(a, requires_grad=True))
-    return {"x": t(A), "y": t(B), "sq": t(SQ), "v": t(V), "img": t(IMG), "ker": t(KER),
+    return {"x": t(A), "y": t(B), "sq": t(SQ), "v": t(V), "img": t(IMG), "ker": t(KER), "bat": t(BAT), "bat2": t(BAT2),
             "idx": lib.tensor([0, 2]), "cls": lib.tensor([0, 1, 3])}
 
 
@@ -133,10 +135,38 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "mm": lambda lib, d: d["x"] @ d["sq"],
     "mv": lambda lib, d: d["sq"] @ d["v"],
     "dot": lambda lib, d: d["v"] @ d["v"],
+    # matmul as PyTorch decomposes it (_matmul_impl): each dims case
+    "matmul vector @ matrix": lambda lib, d: lib.matmul(d["v"], d["sq"]),
+    "matmul tutorial z = x @ w + b": lambda lib, d: lib.matmul(lib.ones(3, dtype=lib.float64), d["x"]) + d["v"],
+    "matmul batch @ matrix (folded)": lambda lib, d: d["bat"] @ d["sq"],
+    "matmul batch @ vector (folded)": lambda lib, d: d["bat"] @ d["v"],
+    "matmul matrix @ batch (folded, transposed)": lambda lib, d: d["x"].t() @ d["bat"],
+    "matmul vector @ batch": lambda lib, d: d["v"] @ d["bat2"],
+    "matmul batch @ batch": lambda lib, d: d["bat"] @ d["bat2"],
+    "matmul broadcast batches": lambda lib, d: d["bat"].unsqueeze(1) @ d["bat2"].unsqueeze(0),
+    "matmul batch of 1 @ batch": lambda lib, d: d["bat"][:1] @ d["bat2"],
+    "matmul batch @ constant matrix": lambda lib, d: d["bat"] @ lib.ones(4, 2, dtype=lib.float64),
+    "matmul attention scores": lambda lib, d: d["bat"] @ d["bat"].transpose(-2, -1),
+    "bmm": lambda lib, d: lib.bmm(d["bat"], d["bat2"]),
+    # reshape: a view (contiguous), an alias (viewable), a clone and an unsafe view (not viewable)
+    "reshape of a transpose, viewable": lambda lib, d: d["bat"].transpose(0, 1).reshape(3, 2, 4),
+    "reshape of a transpose, copied": lambda lib, d: d["x"].t().reshape(-1),
+    "view of a transpose": lambda lib, d: d["bat"].transpose(0, 1).view(3, 2, 4),
+    "flatten of a permute": lambda lib, d: d["img"].permute(0, 2, 3, 1).flatten(1),
+    # in-place view ops
+    "squeeze_": lambda lib, d: (d["x"] * 1).unsqueeze(0).squeeze_(0),
+    "squeeze_ all": lambda lib, d: (d["x"] * 1).unsqueeze(0).squeeze_(),
+    "unsqueeze_": lambda lib, d: (d["x"] * 1).unsqueeze_(1),
+    "t_": lambda lib, d: (d["x"] * 1).t_(),
+    "transpose_": lambda lib, d: (d["bat"] * 1).transpose_(0, 2),
     "addmm": lambda lib, d: lib.addmm(d["v"], d["x"], d["sq"]),
     "linear": lambda lib, d: _F(lib).linear(d["x"], d["sq"], d["v"]),
     "linear no bias": lambda lib, d: _F(lib).linear(d["x"], d["sq"]),
     "linear 3-d": lambda lib, d: _F(lib).linear(d["x"].reshape(1, 3, 4), d["sq"], d["v"]),
+    "linear 3-d without bias": lambda lib, d: _F(lib).linear(d["bat"], d["sq"]),
+    "linear 3-d, not contiguous": lambda lib, d: _F(lib).linear(d["bat"].transpose(0, 1), d["sq"], d["v"]),
+    "linear of a vector": lambda lib, d: _F(lib).linear(d["v"], d["sq"], d["v"]),
+    "linear of a vector without bias": lambda lib, d: _F(lib).linear(d["v"], d["sq"]),
     "softmax": lambda lib, d: _F(lib).softmax(d["x"], -1),
     "log_softmax": lambda lib, d: _F(lib).log_softmax(d["x"], -1),
     "cross_entropy": lambda lib, d: _F(lib).cross_entropy(d["x"], d["cls"]),

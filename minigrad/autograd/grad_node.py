@@ -75,6 +75,11 @@ class RemovableHandle:
         self._hooks[:] = [h for h in self._hooks if h[0] != self.id]
 
 
+#: PyTorch's hand-written nodes, whose ``name()`` carries their namespace (``repr`` and a tensor's
+#: ``grad_fn=<...>`` show the class name alone, in both frameworks).
+_NAMESPACED = frozenset({"AccumulateGrad", "CopySlices"})
+
+
 class GradNode:
     """Base class of all grad nodes. Subclasses are made per op by ``ops.registry``.
 
@@ -134,8 +139,10 @@ class GradNode:
     # -- identity ------------------------------------------------------------
 
     def name(self) -> str:
-        """The node's class name, PyTorch's: ``"MulBackward0"`` (``Node.name()``)."""
-        return type(self).__name__
+        """PyTorch's ``Node.name()``: the class name (``"MulBackward0"``), with the C++ namespace for the
+        nodes PyTorch writes by hand (``"torch::autograd::AccumulateGrad"``, ``"...::CopySlices"``)."""
+        cls = type(self).__name__
+        return "torch::autograd::" + cls if cls in _NAMESPACED else cls
 
     @property
     def display_name(self) -> str:

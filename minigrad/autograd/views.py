@@ -54,7 +54,7 @@ from ..devices import partial_overlap
 from ..tensor import Tensor, VersionCounter, ViewInfo, register_view
 from .grad_mode import GRAD_MODE
 
-__all__ = ["NoGradViewMeta", "make_view", "mark_multi_output", "view_function_name", "check_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
+__all__ = ["NoGradViewMeta", "make_view", "mark_multi_output", "view_function_name", "check_inplace", "check_view_inplace", "rewrites_base", "rebind_saved_result", "InvalidMeta",
            "stale_message", "restrict_view", "DEFAULT", "NO_GRAD", "MULTI_OUTPUT"]
 
 #: How a view was made (PyTorch's ``CreationMeta``): it decides whether an in-place change through it may
@@ -143,6 +143,13 @@ def check_inplace(t: Tensor, op_name: str, operands: Any) -> None:
     for o in operands:
         if isinstance(o, Tensor) and o._data is not data and o._device == t._device and partial_overlap(data, o._data):
             raise RuntimeError(PARTIAL_OVERLAP)
+    check_view_inplace(t, op_name, operands)
+
+
+def check_view_inplace(t: Tensor, op_name: str, operands: Any = ()) -> None:
+    """PyTorch's refusals of an in-place change of the view ``t`` that autograd records: a view made under
+    ``no_grad``, an output of a function returning several views, a view of a leaf that requires grad.
+    The in-place view ops (``squeeze_``), which write no element, make only these checks."""
     info = t._view
     if info is None or not _tracked(t, operands):
         return

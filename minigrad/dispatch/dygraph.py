@@ -36,14 +36,14 @@ from ..autograd.engine import RUNNING_PASSES
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
 from ..autograd.node_creation import create_grad_node, require_any_grad
-from ..autograd.views import (check_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base,
+from ..autograd.views import (check_inplace, check_view_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base,
                               view_function_name)
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..kernels.api import call_kernel
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
-from ..tensor import Tensor, VersionCounter, bases_sharing, has_views
+from ..tensor import Tensor, VersionCounter, bases_sharing, has_views, live_views
 from ..tracing import bus
 from ..tracing.events import ApiCall
 from ..tracing.preview import call_attrs, jsonable
@@ -254,6 +254,48 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
     except BaseException as exc:
         if bus.recorder is not None:
             failed(bus.recorder, exc, op_name)
+        raise
+
+
+def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tuple["OpDef", dict[str, Any]]) -> Tensor:
+    """An in-place view op (``x.squeeze_(0)``, ``x.t_()``): ``self`` takes the shape ``op`` gives it.
+
+    ``op`` makes the view out of place (checked, recorded: its node is the in-place overload's,
+    ``SqueezeBackward4``); ``self`` then takes its array and, when a node was recorded, its history,
+    and its version moves - as PyTorch's, whose in-place view ops change a tensor's sizes and strides,
+    never its elements. A view stays a view of its base, seen through one more view function; the
+    views of a base that changed shape see it through ``undo`` (the op's inverse) first.
+    """
+    try:
+        check_view_inplace(self, op.name)
+        meta = self._meta
+        if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
+            raise RuntimeError(f"{op.name}(): a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        result = op(self, *args)
+        self._data = result._data
+        if self._vc is None:
+            self._vc = result._vc = VersionCounter()
+        self._vc.bump()
+        if self._view is not None:
+            info = result._view
+            info.version = self._vc.value  # seen through its new view function: current, not stale
+            self._view = info
+        else:
+            for v in live_views(self):
+                info = v._view
+                if info is not None and info.base is self and v is not result:
+                    info.fns = (undo,) + info.fns
+        if bus.recorder is not None:
+            announce_version(self, op.name)
+        if result._meta is not None and result._meta.grad_node is not None:
+            _move_history(self, meta, result)
+        if bus.recorder is not None:
+            self._announce_update(op.name)
+        return self
+    except BaseException as exc:
+        if bus.recorder is not None:
+            failed(bus.recorder, exc, op.name)
         raise
 
 

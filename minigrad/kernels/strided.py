@@ -45,7 +45,7 @@ import numpy as np
 
 from .infer_meta import is_legacy_empty, split_pieces
 
-__all__ = ["order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -270,6 +270,20 @@ def row_major(a: Any) -> bool:
         if st != step:
             return False
         step *= max(n, 1)
+    return True
+
+
+def viewable(a: Any, shape: tuple[int, ...]) -> bool:
+    """Whether ``a`` (a NumPy or CuPy array) can be seen with ``shape`` without a copy: each run of its
+    dims that ``shape`` merges or splits lies in memory as one row-major block (PyTorch's
+    ``computeStride``; NumPy's and CuPy's no-copy reshape decide the same, and refuse by raising)."""
+    if a.flags.c_contiguous:
+        return True
+    probe = a.view()
+    try:
+        probe.shape = shape
+    except AttributeError:
+        return False
     return True
 
 

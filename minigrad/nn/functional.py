@@ -63,11 +63,13 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias`` (weight is (out_features, in_features), as in PyTorch).
 
-    The graph is PyTorch's: on a batch of rows one ``addmm`` (``AddmmBackward0``, whose next
-    functions are the bias, the input and ``weight.t()``), on a contiguous batch of sequences the
-    rows viewed as one matrix and the result viewed back (``ViewBackward0`` over ``AddmmBackward0``).
+    The graph is PyTorch's (``linear`` in aten/src/ATen/native/Linear.cpp): on a batch of rows one
+    ``addmm`` (``AddmmBackward0``, whose next functions are the bias, the input and ``weight.t()``);
+    on a contiguous input of other dims with a bias, the rows viewed as one matrix, ``addmm``, the
+    result viewed back (``ViewBackward0`` over ``AddmmBackward0``); otherwise ``matmul`` (with its
+    own decomposition) and the bias added in place (``AddBackward0``).
     """
-    if not (isinstance(x, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2 and x.ndim >= 2
+    if not (isinstance(x, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2 and x.ndim >= 1
             and x.shape[-1] == weight.shape[1] and x.dtype == weight.dtype
             and (bias is None or isinstance(bias, Tensor) and bias.dtype == x.dtype
                  and tuple(bias.shape) in ((), (1,), (weight.shape[0],)))):
@@ -77,13 +79,13 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return out if bias is None else ops.add(out, bias)
     # Checked above: the ops themselves, past their public functions' checks.
     w_t = t_op(weight)
-    if x.ndim == 2:
-        return ops.matmul(x, w_t) if bias is None else addmm_op(bias, x, w_t)
-    if bias is not None and x.is_contiguous():
+    if x.ndim == 2 and bias is not None:
+        return addmm_op(bias, x, w_t)
+    if bias is not None and x.is_contiguous() and (x.ndim == 3 or bias.ndim == 1):
         rows = ops.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))  # a count: -1 is ambiguous for 0 rows
-        return ops.reshape(addmm_op(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
+        return ops.view(addmm_op(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
     out = ops.matmul(x, w_t)
-    return out if bias is None else ops.add(out, bias)
+    return out if bias is None else out.add_(bias)
 
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:

@@ -17,7 +17,8 @@ from ..kernels.registry import register_kernel
 from ._checks import check_bool, check_tensor
 from .reduce import sum
 from .registry import Attr, call_with_out, defop, type_name
-from .shape import expand, getitem, permute, reshape
+from .shape import expand, getitem, permute, reshape, squeeze, t, transpose, unsafe_view, unsqueeze
+from ..tensor import Tensor
 
 __all__ = ["matmul"]
 
@@ -91,6 +92,94 @@ def _matmul_backward(ctx, g):
     return gx, gy
 
 
+@matmul.def_decomposition
+def _matmul_decomposition(inputs: list[Any], attrs: dict[str, Any]) -> Any:
+    """``torch.matmul`` as PyTorch runs it (``_matmul_impl`` in aten/src/ATen/native/LinearAlgebra.cpp):
+    one ``dot``, ``mv`` or ``mm`` for 1-D and 2-D operands (this op, named by the dims); a vector times
+    a matrix as ``unsqueeze``, ``mm``, ``squeeze_``; a batch folded into one ``mm``/``mv`` between a
+    ``reshape`` and an ``unsafe_view`` where it can be (``_should_fold``); else both operands expanded
+    to the broadcast batch and reshaped to 3-D for one ``bmm``. NOTE [ An op that decomposes ] in
+    ops/registry.py. A call ``matmul`` refuses (shapes, dtypes) runs as this op, which refuses it
+    before any node is made."""
+    x, y = inputs
+    if attrs["transpose_x"] or attrs["transpose_y"]:
+        return None  # Paddle's form, which backward formulas call: one node
+    nx, ny = x._data.ndim, y._data.ndim
+    if nx <= 2 and ny <= 2 and not (nx == 1 and ny == 2):
+        return None  # dot, mv, mm: this op
+    try:
+        im.matmul("matmul", x._data, y._data)
+    except ShapeError:
+        return None
+    if nx == 1 and ny == 2:
+        return _product(unsqueeze(x, 0), y).squeeze_(0)
+    if _should_fold(x, y):
+        return _folded(x, y)
+    return _batched(x, y)
+
+
+def _product(x: Tensor, y: Tensor) -> Tensor:
+    """``mm``, ``mv``, ``bmm`` or ``dot``: this op itself, on operands already checked."""
+    return matmul.dygraph_function(x, y, matmul._default_attrs)
+
+
+def _should_fold(x: Tensor, y: Tensor) -> bool:
+    """PyTorch's ``should_fold``: the operand of 3+ dims (the other one transposed, when it is that one)
+    is folded into rows for one ``mm``/``mv`` when the other has at most 2 dims and either needs a
+    gradient or the fold is a view (the leading dims lie in memory as one block)."""
+    first_larger = x.ndim >= y.ndim
+    big, small = (x, y) if first_larger else (y, x)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if x.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    shape = tuple(big.shape) if first_larger else tuple(big.shape[:-2]) + (big.shape[-1], big.shape[-2])
+    strides = big.stride() if first_larger else big.stride()[:-2] + (big.stride()[-1], big.stride()[-2])
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _folded(x: Tensor, y: Tensor) -> Tensor:
+    """The batch operand's rows as one matrix, one ``mm`` (or ``mv``), the result seen with the batch's shape."""
+    flip = y.ndim > x.ndim  # (m, k) @ (b, k, n): computed as ((b, n, k) @ (k, m)) transposed back
+    t1 = transpose(y, -2, -1) if flip else x
+    t2 = (t(x) if x.ndim == 2 else x) if flip else y
+    rows = math.prod(t1.shape[:-1])  # a count, not -1: a batch may be empty
+    out_shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.ndim == 2 else ())
+    out = unsafe_view(_product(reshape(t1, (rows, t1.shape[-1])), t2), out_shape)
+    return transpose(out, -2, -1).contiguous() if flip and t2.ndim == 2 else out
+
+
+def _batched(x: Tensor, y: Tensor) -> Tensor:
+    """Both operands expanded to the broadcast batch and reshaped to 3-D, one ``bmm``, the result seen
+    with the batch's shape (a vector ``y`` as a column, squeezed after)."""
+    nx, ny = x.ndim, y.ndim
+    n = x.shape[-2] if nx > 1 else 1
+    m1 = x.shape[-1]
+    m2 = y.shape[-2] if ny > 1 else y.shape[0]
+    p = y.shape[-1] if ny > 1 else 1
+    batch_x, batch_y = tuple(x.shape[:max(nx - 2, 0)]), tuple(y.shape[:max(ny - 2, 0)])
+    if nx == 3 and ny == 3 and batch_x[0] != batch_y[0]:
+        # one batch of size 1 that needs a gradient: a matrix, folded (PyTorch keeps its gradient a matrix)
+        if batch_x[0] == 1 and x.requires_grad:
+            return matmul(squeeze(x, 0), y)
+        if batch_y[0] == 1 and y.requires_grad:
+            return matmul(x, squeeze(y, 0))
+    batch = tuple(np.broadcast_shapes(batch_x, batch_y))
+    b = math.prod(batch)
+    x3 = reshape(expand(x, batch + (n, m1)), (b, n, m1))
+    if ny == 1:
+        y3 = unsqueeze(reshape(expand(y, batch + (m2,)), (b, m2)), 2)
+    else:
+        y3 = reshape(expand(y, batch + (m2, p)), (b, m2, p))
+    out_shape = batch + ((n,) if nx > 1 else ()) + ((p,) if ny > 1 else ())
+    out = _product(x3, y3)
+    return unsafe_view(squeeze(out, -1) if ny == 1 else out, out_shape)
+
+
 # -- bmm and einsum (composites of matmul) ---------------------------------------------------------
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
@@ -103,7 +192,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
         raise ShapeError(f"bmm(): both arguments must be 3-D, but got shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise ShapeError(f"bmm(): shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied")
-    return matmul(input, mat2)
+    return matmul.direct(input, mat2)  # one BmmBackward0, not matmul's decomposition
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -253,6 +253,9 @@ class OpDef:
         #: tensor does, unless its definition says ``out=False``; a view never does.
         self.takes_out = not view if out is None else out
         self.backward: Callable[..., Any] | None = None
+        #: ``decompose(inputs, attrs)``: the other ops a public call runs instead of this one, or None to run
+        #: this one (NOTE [ An op that decomposes ]); set with ``def_decomposition``.
+        self.decompose: Callable[[list[Any], dict[str, Any]], Any] | None = None
         #: The module that defines the op (its generated dygraph function's module is named after it).
         self.defined_in: str = _caller_module()
         #: The op's dygraph function: the checked-in one (``dispatch/generated/``, attached when
@@ -305,6 +308,29 @@ class OpDef:
         self.dygraph_function = self._first_call  # generated again: it now builds a grad node
         return fn
 
+    def def_decomposition(self, fn: Callable[[list[Any], dict[str, Any]], Any]) -> Callable[..., Any]:
+        """Decorator: ``fn(inputs, attrs)`` runs PyTorch's decomposition of a call (other ops, each recorded),
+        or returns None where the call is this op itself.
+
+        NOTE [ An op that decomposes ]
+            Some of PyTorch's functions are no single node: ``reshape`` is a
+            ``view`` where the layout allows, else a ``clone`` and an
+            ``_unsafe_view``; ``matmul`` of a batch folds it into ``mm`` or
+            expands it into ``bmm`` between views. The graph a learner sees
+            is the ops that ran, so the op's public call runs them, after the
+            API layer's checks and before any of them makes a node
+            (``bind``, then the decomposition's own InferMeta). ``direct``
+            calls the op itself: what ``torch.bmm`` or a backward formula
+            asks for.
+        """
+        self.decompose = fn
+        return fn
+
+    def direct(self, *args: Any, **kwargs: Any) -> Any:
+        """The op itself, without its decomposition (NOTE [ An op that decomposes ])."""
+        inputs, attrs = self.bind(args, kwargs)
+        return self.dygraph_function(*inputs, attrs)
+
     def make_dygraph_function(self) -> Callable[..., Any]:
         """Generate and compile this op's dygraph function (``minigrad codegen <op>`` prints its source)."""
         self.dygraph_function = dygraph_function(self)
@@ -322,6 +348,10 @@ class OpDef:
         if kwargs and "out" in kwargs and self.takes_out:
             return self._call_with_out(args, kwargs)
         inputs, attrs = self.bind(args, kwargs)
+        if self.decompose is not None:
+            out = self.decompose(inputs, attrs)
+            if out is not None:
+                return out
         return self.dygraph_function(*inputs, attrs)
 
     def _call_with_out(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

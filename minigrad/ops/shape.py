@@ -19,14 +19,14 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..devices import check_range, device_of_array, made_array
 from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, indexed, split_views, squeeze_view, transpose_view,
-                               unbind_views)
+                               unbind_views, viewable)
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
-from .registry import Attr, Input, call_with_out, defop, type_name
+from .registry import OPS, Attr, Input, call_with_out, defop, type_name
 
-__all__ = ["reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
+__all__ = ["reshape", "view", "unsafe_view", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
 
 
 CPU = Backend.CPU
@@ -63,6 +63,55 @@ reshape = defop(
 
 @reshape.def_backward
 def _reshape_backward(ctx, g):
+    return (ctx.ops.reshape(g, ctx.input_shape(0)),)
+
+
+@reshape.def_decomposition
+def _reshape_decomposition(inputs: list[Any], attrs: dict[str, Any]) -> Any:
+    """PyTorch's ``reshape``: the ``reshape`` op where the layout allows a view (``ViewBackward0``, or
+    ``ReshapeAliasBackward0`` for a non-contiguous input); otherwise the elements copied to row-major
+    order (``clone``, ``CloneBackward0``) and the copy seen with the new shape (``unsafe_view``,
+    ``UnsafeViewBackward0``): two nodes, and a result that is no view of the input."""
+    x = inputs[0]
+    flags = getattr(x._data, "flags", None)
+    if flags is None or flags.c_contiguous:
+        return None  # the common call: a view
+    try:
+        shape = im.reshape("reshape", x._data, attrs["shape"])[0]
+    except ShapeError:
+        return None  # refused by the op itself, in its own layers
+    if viewable(x._data, shape):
+        return None
+    return unsafe_view(OPS["clone"](x, memory_format="contiguous_format"), shape)  # (ops/math.py imports this module)
+
+
+@register_kernel("view", CPU, dtypes=ALL_DTYPES, name="cpu/view")
+def view_cpu(x, shape):
+    return _owned(x.reshape(shape), x)
+
+
+view = defop("view", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.reshape, view=True,
+             doc="the same elements seen with another shape, sharing storage (``Tensor.view``; refused, before "
+                 "the op, where the layout needs a copy)")
+
+
+@view.def_backward
+def _view_backward(ctx, g):
+    return (ctx.ops.reshape(g, ctx.input_shape(0)),)
+
+
+@register_kernel("unsafe_view", CPU, dtypes=ALL_DTYPES, name="cpu/unsafe_view")
+def unsafe_view_cpu(x, shape):
+    return x.reshape(shape)
+
+
+unsafe_view = defop("unsafe_view", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.reshape,
+                    out=False, doc="PyTorch's ``_unsafe_view``: a row-major tensor seen with another shape, the "
+                                   "result no view for autograd (``reshape``'s copy, ``matmul``'s folded result)")
+
+
+@unsafe_view.def_backward
+def _unsafe_view_backward(ctx, g):
     return (ctx.ops.reshape(g, ctx.input_shape(0)),)
 
 
@@ -774,6 +823,33 @@ def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise ShapeError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
     return t_op(input)
+
+
+# -- in-place view ops: squeeze_, unsqueeze_, t_, transpose_ ------------------------------------------
+#
+# PyTorch's in-place view ops change a tensor's shape, not its elements: the tensor keeps its storage,
+# its version moves, and its node becomes the op's, under the overload's own name (``x.squeeze_(0)``
+# is ``SqueezeBackward4`` where ``x.squeeze(0)`` is ``SqueezeBackward1``). ``matmul`` of a vector and
+# a matrix ends with one (``mm(...).squeeze_(0)``). Each op is its out-of-place twin's kernel and
+# formula; ``Tensor.squeeze_`` and the others run it through ``run_inplace_view``.
+
+for _name, _kernel in (("squeeze_", squeeze_cpu), ("unsqueeze_", unsqueeze_cpu), ("t_", t_cpu),
+                       ("transpose_", transpose_cpu)):
+    register_kernel(_name, CPU, dtypes=ALL_DTYPES, name=f"cpu/{_name}")(_kernel)
+
+squeeze_ = defop("squeeze_", inputs=("x",), attrs=(Attr("dim", None, check_dims),), infer_meta=im.squeeze, view=True,
+                 doc="drop size-1 dims of the tensor itself (``Tensor.squeeze_``)")
+unsqueeze_ = defop("unsqueeze_", inputs=("x",), attrs=(Attr("dim", check=check_int),), infer_meta=im.unsqueeze,
+                   view=True, doc="insert a size-1 dim into the tensor itself (``Tensor.unsqueeze_``)")
+t_ = defop("t_", inputs=("x",), infer_meta=im.t, view=True,
+           doc="transpose the tensor itself, of at most 2 dims (``Tensor.t_``)")
+transpose_ = defop("transpose_", inputs=("x",), attrs=(Attr("dim0", check=check_int), Attr("dim1", check=check_int)),
+                   infer_meta=im.transpose, view=True, doc="swap two dims of the tensor itself (``Tensor.transpose_``)")
+
+squeeze_.def_backward(_squeeze_backward)
+unsqueeze_.def_backward(_unsqueeze_backward)
+t_.def_backward(_t_backward)
+transpose_.def_backward(_transpose_backward)
 
 
 __all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'split_with_sizes', 'chunk', 'unbind',

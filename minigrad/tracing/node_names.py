@@ -62,6 +62,10 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "kthvalue_values": "KthvalueBackward0",
     "median_values": "MedianBackward1",  # median(dim)
     "median_all": "MedianBackward0",  # median() of all elements
+    # the in-place view ops are overloads of their own (``x.squeeze_(0)``: SqueezeBackward4)
+    "unsqueeze_": "UnsqueezeBackward1",
+    "t_": "TBackward1",
+    "transpose_": "TransposeBackward1",
 }
 
 
@@ -120,9 +124,12 @@ def _sub(inputs: Any, attrs: dict[str, Any]) -> str:
     return "RsubBackward1" if _constant(x) and not _constant(y) else "SubBackward0"
 
 
-def _squeeze(inputs: Any, attrs: dict[str, Any]) -> str:
-    dim = attrs.get("dim")
-    return "SqueezeBackward0" if dim is None else "SqueezeBackward1" if isinstance(dim, int) else "SqueezeBackward2"
+def _squeeze(first: int) -> Callable[[Any, dict[str, Any]], str]:
+    """``squeeze()``, ``squeeze(dim)``, ``squeeze(dims)``: overloads 0, 1, 2; ``squeeze_``'s are 3, 4, 5."""
+    def name(inputs: Any, attrs: dict[str, Any]) -> str:
+        dim = attrs.get("dim")
+        return f"SqueezeBackward{first + (0 if dim is None else 1 if isinstance(dim, int) else 2)}"
+    return name
 
 
 def _matmul(inputs: Any, attrs: dict[str, Any]) -> str:
@@ -138,10 +145,11 @@ def _matmul(inputs: Any, attrs: dict[str, Any]) -> str:
 
 
 def _reshape(inputs: Any, attrs: dict[str, Any]) -> str:
-    """``reshape`` is a ``view`` where the layout allows (PyTorch: ``ViewBackward0``), else a copy."""
-    data = inputs[0]._data
-    flags = getattr(data, "flags", None)
-    return "ViewBackward0" if flags is None or flags.c_contiguous else "UnsafeViewBackward0"
+    """``reshape`` of a contiguous input is a ``view`` (``ViewBackward0``), of another that allows a view
+    ``_reshape_alias`` (``ReshapeAliasBackward0``). Where a copy is needed a call runs ``clone`` and
+    ``unsafe_view`` instead, a formula's in graph mode too (NOTE [ An op that decomposes ] in ops/registry.py)."""
+    flags = getattr(inputs[0]._data, "flags", None)
+    return "ViewBackward0" if flags is None or flags.c_contiguous else "ReshapeAliasBackward0"
 
 
 def _with_tensor_operand(number: str) -> Callable[[Any, dict[str, Any]], str]:
@@ -164,7 +172,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "getitem": _getitem,
     "pow": _pow,
     "sub": _sub,
-    "squeeze": _squeeze,
+    "squeeze": _squeeze(0),
+    "squeeze_": _squeeze(3),
     "matmul": _matmul,
     "reshape": _reshape,
     "fmod": _with_tensor_operand("Fmod"),

@@ -260,7 +260,7 @@ def test_the_base_gets_a_copy_slices_node_over_its_old_history_and_the_op():
     t = change_through_a_view(mg, VIEWS["row"])
     h, before = t["h"], t["before"]
     node = h.grad_fn
-    assert node.name() == "CopySlices", f"h.grad_fn is {node.name()}"
+    assert type(node).__name__ == "CopySlices", f"h.grad_fn is {node.name()}"
     inputs = [edge[0] for edge in node.next_functions]
     assert len(inputs) == 2 and inputs[0] is before, "input 0 of CopySlices: the base's old history"
     assert inputs[1] is not None and inputs[1].name() == "MulBackward0", "input 1 of CopySlices: the in-place op's node"

@@ -271,6 +271,37 @@ def squeeze_dygraph_function(x, attrs):
     return out_t
 
 
+squeeze__op = OPS['squeeze_']
+
+
+def squeeze__dygraph_function(x, attrs):
+    """``squeeze_`` after the API layer (``minigrad codegen squeeze_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(squeeze__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (squeeze__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(squeeze__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(squeeze__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(squeeze__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(squeeze__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, squeeze__op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(squeeze__op, (x,), attrs, (out_t,))
+    return out_t
+
+
 stack_op = OPS['stack']
 
 
@@ -311,6 +342,37 @@ def t_dygraph_function(x, attrs):
     return out_t
 
 
+t__op = OPS['t_']
+
+
+def t__dygraph_function(x, attrs):
+    """``t_`` after the API layer (``minigrad codegen t_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(t__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (t__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(t__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(t__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(t__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(t__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, t__op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(t__op, (x,), attrs, (out_t,))
+    return out_t
+
+
 transpose_op = OPS['transpose']
 
 
@@ -339,6 +401,37 @@ def transpose_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(transpose_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+transpose__op = OPS['transpose_']
+
+
+def transpose__dygraph_function(x, attrs):
+    """``transpose_`` after the API layer (``minigrad codegen transpose_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(transpose__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (transpose__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(transpose__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(transpose__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(transpose__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(transpose__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, transpose__op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(transpose__op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -373,6 +466,35 @@ def unbind_dygraph_function(x, attrs):
     return out_t
 
 
+unsafe_view_op = OPS['unsafe_view']
+
+
+def unsafe_view_dygraph_function(x, attrs):
+    """``unsafe_view`` after the API layer (``minigrad codegen unsafe_view`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(unsafe_view_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (unsafe_view_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(unsafe_view_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(unsafe_view_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(unsafe_view_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(unsafe_view_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(unsafe_view_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 unsqueeze_op = OPS['unsqueeze']
 
 
@@ -401,4 +523,66 @@ def unsqueeze_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(unsqueeze_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+unsqueeze__op = OPS['unsqueeze_']
+
+
+def unsqueeze__dygraph_function(x, attrs):
+    """``unsqueeze_`` after the API layer (``minigrad codegen unsqueeze_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(unsqueeze__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (unsqueeze__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(unsqueeze__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(unsqueeze__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(unsqueeze__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(unsqueeze__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, unsqueeze__op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(unsqueeze__op, (x,), attrs, (out_t,))
+    return out_t
+
+
+view_op = OPS['view']
+
+
+def view_dygraph_function(x, attrs):
+    """``view`` after the API layer (``minigrad codegen view`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(view_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (view_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(view_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(view_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(view_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(view_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, view_op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(view_op, (x,), attrs, (out_t,))
     return out_t

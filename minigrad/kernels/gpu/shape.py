@@ -61,6 +61,16 @@ def reshape(x: Any, shape: Any) -> Any:
     return x.reshape(shape)
 
 
+@register_kernel("view", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_view")
+def view(x: Any, shape: Any) -> Any:
+    return x.reshape(shape)
+
+
+@register_kernel("unsafe_view", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsafe_view")
+def unsafe_view(x: Any, shape: Any) -> Any:
+    return x.reshape(shape)
+
+
 @register_kernel("transpose", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_transpose")
 def transpose(x: Any, dim0: int, dim1: int) -> Any:
     return transpose_view(cupy, x, dim0, dim1)
@@ -91,6 +101,11 @@ def squeeze(x: Any, dim: Any = None) -> Any:
 @register_kernel("unsqueeze", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsqueeze")
 def unsqueeze(x: Any, dim: int) -> Any:
     return cupy.expand_dims(x, dim % (x.ndim + 1))
+
+
+# The in-place view ops (``x.squeeze_(0)``: ops/shape.py) reshape the tensor itself with the same views.
+for _name, _kernel in (("squeeze_", squeeze), ("unsqueeze_", unsqueeze), ("t_", t), ("transpose_", transpose)):
+    register_kernel(_name, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{_name}")(_kernel)
 
 
 @register_kernel("diagonal", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_diagonal")
