@@ -72,6 +72,13 @@ change of its base (even under ``no_grad``), PyTorch makes the view a new ``grad
 when it is next read and what was registered on the old one no longer runs; minigrad
 keeps them. Nor ``x[mask] = value`` or ``x[[0, 0]] = value`` on an expanded ``x`` (PyTorch's
 ``masked_fill`` and ``index_put_`` only warn there; minigrad refuses, as for ``masked_fill_``).
+Nor an in-place view op (``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``) on a leaf that requires
+grad or a ``detach()`` of one (under ``no_grad``, where it is allowed): PyTorch's gradient accumulator
+keeps the shape the leaf had, so a later backward refuses (``output with shape [] doesn't match the
+broadcast shape [1]``) and ``grad()`` answers in the old shape; minigrad's gradients take the new one.
+Nor one on a tensor that called ``retain_grad()``: a later in-place op on it fails an internal assert
+of PyTorch's (``out != nullptr INTERNAL ASSERT FAILED at .../autograd/variable.cpp``; ``a = x.abs();
+a.retain_grad(); a.squeeze_(); a.add_(0.5)``).
 
 Runs:
     The default run (``make test``) is bounded (``max_examples`` below, under a
@@ -395,6 +402,10 @@ class Differential(RuleBasedStateMachine):
         "clamp_min": lambda x: x.clamp(min=0.2), "scale": lambda x: 2.5 * x, "rsub": lambda x: 1.0 - x,
         "rdiv": lambda x: 3.0 / x, "softmax": lambda x: x.softmax(-1), "log_softmax": lambda x: x.log_softmax(-1),
         "clone": lambda x: x.clone(), "floor": lambda x: x.floor(), "sign": lambda x: x.sign(),
+        # matmul's decomposition (a batch folded, expanded for bmm, a vector times a matrix)
+        "gram": lambda x: x @ x.transpose(-1, -2) if x.ndim >= 2 else x @ x,
+        "gram-T": lambda x: x.transpose(-1, -2) @ x if x.ndim >= 2 else x @ x,
+        "vector-matrix": lambda x: x[(0,) * (x.ndim - 1)] @ x.transpose(-1, -2) if x.ndim >= 2 else x @ x.unsqueeze(-1),
         "masked_fill": lambda x: x.masked_fill(x > 0.3, -1.0), "tril": lambda x: x.tril(), "triu": lambda x: x.triu(1),
         "batch_norm": lambda x: _batch_norm(x), "std": lambda x: x.std(-1),
         "flip": lambda x: x.flip(-1), "cumsum": lambda x: x.cumsum(-1), "roll": lambda x: x.roll(1, -1),
@@ -576,7 +587,12 @@ class Differential(RuleBasedStateMachine):
         "zero_": lambda x: x.zero_(), "fill_": lambda x: x.fill_(0.25), "clamp_": lambda x: x.clamp_(-0.5, 0.7),
         "pow_": lambda x: x.pow_(2), "sqrt_abs": lambda x: x.abs_().add_(0.5).sqrt_(),
         "masked_fill_": lambda x: x.masked_fill_(x > 0.2, 0.5),
+        # in-place view ops: the shape changes, the storage and the elements stay
+        "squeeze_": lambda x: x.squeeze_(), "unsqueeze_": lambda x: x.unsqueeze_(-1), "t_": lambda x: x.t_(),
+        "transpose_": lambda x: x.transpose_(0, -1),
     }
+
+    SHAPE_CHANGING = ("squeeze_", "unsqueeze_", "t_", "transpose_")
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(INPLACE_UNARY)), grad_off=st.booleans())
@@ -585,6 +601,9 @@ class Differential(RuleBasedStateMachine):
         p, fn = self.pick(i), self.INPLACE_UNARY[op]
         if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved:
             return  # not generated (module docstring)
+        if op in self.SHAPE_CHANGING and (p.t.retains_grad or not p.t._is_view() and any(
+                q.t.is_leaf and q.t.requires_grad and q.t.data_ptr() == p.t.data_ptr() for q in self.pool)):
+            return  # a leaf that requires grad, a detach() of one, a retaining tensor: not generated (module docstring)
         if op == "masked_fill_" and any(st == 0 and n > 1 for n, st in zip(p.t.shape, p.t.stride())):
             return  # PyTorch only warns ("Use of masked_fill_ on expanded tensors is deprecated"); minigrad refuses
         self.both(f"{p.name}.{op}(){' under no_grad' if grad_off else ''}", *_sides(fn, (p,), grad_off), engine=True)

@@ -36,7 +36,7 @@ from ..autograd.engine import RUNNING_PASSES
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
 from ..autograd.node_creation import create_grad_node, require_any_grad
-from ..autograd.views import (check_inplace, check_view_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base,
+from ..autograd.views import (DEFAULT, check_inplace, check_view_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base,
                               view_function_name)
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
@@ -277,9 +277,10 @@ def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tup
         if self._vc is None:
             self._vc = result._vc = VersionCounter()
         self._vc.bump()
-        if self._view is not None:
-            info = result._view
-            info.version = self._vc.value  # seen through its new view function: current, not stale
+        if self._view is not None:  # seen through one more view function, its out-of-place twin's (what a
+            info = result._view     # replay runs); made as it was, and current
+            info.fns = info.fns[:-1] + ((OPS[op.name[:-1]], info.fns[-1][1]),)
+            info.creation, info.source, info.version = self._view.creation, self._view.source, self._vc.value
             self._view = info
         else:
             for v in live_views(self):
@@ -290,6 +291,13 @@ def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tup
             announce_version(self, op.name)
         if result._meta is not None and result._meta.grad_node is not None:
             _move_history(self, meta, result)
+        # The other views of the storage take their nodes anew (through ``self``'s new node, where they are
+        # its views), or are refused if made under no_grad, as after any in-place op; ``self`` keeps its own,
+        # unless it is such a view itself (changed under no_grad: refused from now on, as PyTorch's).
+        keeps_node = self._view is None or self._view.creation == DEFAULT
+        for b in bases_sharing(self._vc):
+            if has_views(b):
+                regenerate_views(b, [w for w in live_views(b) if (w is not self or not keeps_node) and w is not result])
         if bus.recorder is not None:
             self._announce_update(op.name)
         return self

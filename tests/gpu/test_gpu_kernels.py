@@ -1579,3 +1579,35 @@ def test_masked_select_is_the_cpus(mask_shape):
         results.append((y.detach().cpu().numpy(), type(y.grad_fn).__name__, t.grad.cpu().numpy()))
     for got, want in zip(results[1], results[0]):
         np.testing.assert_array_equal(got, want)
+
+
+#: matmul's decomposition and reshape's copy: the nodes of PyTorch's graph, on the GPU as on the CPU
+GRAPH_PROGRAMS = {
+    "vector @ matrix": lambda x, b: x[0] @ b[0],
+    "batch @ matrix (folded)": lambda x, b: x @ b[0],
+    "matrix @ batch (folded, transposed)": lambda x, b: x[0] @ b,
+    "batch @ batch (bmm)": lambda x, b: x @ b,
+    "transposed heads (the reshape copies)": lambda x, b: x.transpose(0, 1) @ b.transpose(0, 1).transpose(-2, -1),
+    "reshape of a transpose": lambda x, b: x.transpose(1, 2).reshape(-1),
+    "squeeze_ and t_ of a product": lambda x, b: (x[0] @ b[0]).unsqueeze_(0).squeeze_(0).t_(),
+}
+
+
+def _graph_program(device, name):
+    x = mg.tensor(_rand((3, 4, 4), mg.float64, seed=5), dtype=mg.float64, device=device, requires_grad=True)
+    b = mg.tensor(_rand((3, 4, 4), mg.float64, seed=6), dtype=mg.float64, device=device, requires_grad=True)
+    out = GRAPH_PROGRAMS[name](x, b)
+    (out * out).sum().backward()
+    return out, x.grad, b.grad
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH_PROGRAMS))
+def test_matmul_and_reshape_decompose_on_gpu_as_on_cpu(name):
+    og, xg, bg = _graph_program("gpu", name)
+    oc, xc, bc = _graph_program("cpu", name)
+    assert og.grad_fn.name() == oc.grad_fn.name()
+    np.testing.assert_allclose(og.detach().numpy(), oc.detach().numpy(), rtol=1e-12)
+    for g, c in ((xg, xc), (bg, bc)):
+        assert (g is None) == (c is None)
+        if c is not None:
+            np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-12)

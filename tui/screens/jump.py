@@ -24,7 +24,7 @@ class JumpScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Jump to node (name, part of a name, or #id):")
-            yield Input(placeholder="e.g. MatmulBackward0#3", id="jump-input")
+            yield Input(placeholder="e.g. MmBackward0#3", id="jump-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
