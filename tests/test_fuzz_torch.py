@@ -76,6 +76,9 @@ Nor an in-place view op (``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``) o
 grad or a ``detach()`` of one (under ``no_grad``, where it is allowed): PyTorch's gradient accumulator
 keeps the shape the leaf had, so a later backward refuses (``output with shape [] doesn't match the
 broadcast shape [1]``) and ``grad()`` answers in the old shape; minigrad's gradients take the new one.
+Nor one under ``no_grad`` on a tensor that has a ``grad_fn``: its node keeps the old shape, and PyTorch's
+engine sums the new-shaped gradient down to it (``validate_outputs``: ``a = x.abs()``, ``a.unsqueeze_(0)``
+under ``no_grad``, ``a.backward()``), where minigrad's refuses a gradient of another shape.
 Nor one on a tensor that called ``retain_grad()``: a later in-place op on it fails an internal assert
 of PyTorch's (``out != nullptr INTERNAL ASSERT FAILED at .../autograd/variable.cpp``; ``a = x.abs();
 a.retain_grad(); a.squeeze_(); a.add_(0.5)``).
@@ -594,6 +597,15 @@ class Differential(RuleBasedStateMachine):
 
     SHAPE_CHANGING = ("squeeze_", "unsqueeze_", "t_", "transpose_")
 
+    def shape_change_not_generated(self, p: Pair, grad_off: bool) -> bool:
+        """An in-place view op where PyTorch keeps an old shape (module docstring): on a tensor that retains
+        its gradient, on one with a ``grad_fn`` under ``no_grad``, on a leaf that requires grad or a
+        ``detach()`` of one."""
+        if p.t.retains_grad or (grad_off and p.t.grad_fn is not None):
+            return True
+        return not p.t._is_view() and any(q.t.is_leaf and q.t.requires_grad and q.t.data_ptr() == p.t.data_ptr()
+                                          for q in self.pool)
+
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(INPLACE_UNARY)), grad_off=st.booleans())
     def inplace_unary(self, i: int, op: str, grad_off: bool) -> None:
@@ -601,9 +613,8 @@ class Differential(RuleBasedStateMachine):
         p, fn = self.pick(i), self.INPLACE_UNARY[op]
         if p.from_grad or p.overlapping or id(p.m._vc) in self.fused_saved:
             return  # not generated (module docstring)
-        if op in self.SHAPE_CHANGING and (p.t.retains_grad or not p.t._is_view() and any(
-                q.t.is_leaf and q.t.requires_grad and q.t.data_ptr() == p.t.data_ptr() for q in self.pool)):
-            return  # a leaf that requires grad, a detach() of one, a retaining tensor: not generated (module docstring)
+        if op in self.SHAPE_CHANGING and self.shape_change_not_generated(p, grad_off):
+            return  # not generated (module docstring)
         if op == "masked_fill_" and any(st == 0 and n > 1 for n, st in zip(p.t.shape, p.t.stride())):
             return  # PyTorch only warns ("Use of masked_fill_ on expanded tensors is deprecated"); minigrad refuses
         self.both(f"{p.name}.{op}(){' under no_grad' if grad_off else ''}", *_sides(fn, (p,), grad_off), engine=True)

@@ -134,3 +134,26 @@ def test_a_view_made_under_no_grad_and_squeezed_there_is_refused_later() -> None
         return _names(v)
 
     assert _outcome(program, mg) == _outcome(program, torch)
+
+
+def test_a_view_changed_without_history_is_replayed_when_its_base_starts_to_require_grad() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.ones(())
+        v = x.expand(2)
+        v.squeeze_()  # nothing recorded: the view's history is now older than its storage
+        x.requires_grad_()
+        return v.requires_grad, v.is_leaf
+
+    assert _outcome(program, mg) == _outcome(program, torch)
+
+
+def test_a_following_view_changed_under_no_grad_takes_a_history() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.ones(1, 1)
+        v = x.diagonal()
+        x.requires_grad_()  # v follows: it requires grad, a leaf
+        with lib.no_grad():
+            v.squeeze_()
+        return v.requires_grad, v.is_leaf, tuple(v.shape)
+
+    assert _outcome(program, mg) == _outcome(program, torch)

@@ -277,10 +277,12 @@ def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tup
         if self._vc is None:
             self._vc = result._vc = VersionCounter()
         self._vc.bump()
+        recorded = result._meta is not None and result._meta.grad_node is not None
         if self._view is not None:  # seen through one more view function, its out-of-place twin's (what a
-            info = result._view     # replay runs); made as it was, and current
+            info = result._view     # replay runs); made as it was; current if its node is the op's
             info.fns = info.fns[:-1] + ((OPS[op.name[:-1]], info.fns[-1][1]),)
-            info.creation, info.source, info.version = self._view.creation, self._view.source, self._vc.value
+            info.creation, info.source = self._view.creation, self._view.source
+            info.version = self._vc.value if recorded else self._view.version
             self._view = info
         else:
             for v in live_views(self):
@@ -289,12 +291,13 @@ def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tup
                     info.fns = (undo,) + info.fns
         if bus.recorder is not None:
             announce_version(self, op.name)
-        if result._meta is not None and result._meta.grad_node is not None:
+        if recorded:
             _move_history(self, meta, result)
         # The other views of the storage take their nodes anew (through ``self``'s new node, where they are
-        # its views), or are refused if made under no_grad, as after any in-place op; ``self`` keeps its own,
-        # unless it is such a view itself (changed under no_grad: refused from now on, as PyTorch's).
-        keeps_node = self._view is None or self._view.creation == DEFAULT
+        # its views), or are refused if made under no_grad, as after any in-place op; ``self`` keeps the op's
+        # node, unless it is such a view itself (changed under no_grad: refused from now on, as PyTorch's).
+        # A view whose change recorded nothing is replayed from its base as the others are.
+        keeps_node = recorded and (self._view is None or self._view.creation == DEFAULT)
         for b in bases_sharing(self._vc):
             if has_views(b):
                 regenerate_views(b, [w for w in live_views(b) if (w is not self or not keeps_node) and w is not result])
