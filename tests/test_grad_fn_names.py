@@ -152,6 +152,7 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "reshape of a transpose, viewable": lambda lib, d: d["bat"].transpose(0, 1).reshape(3, 2, 4),
     "reshape of a transpose, copied": lambda lib, d: d["x"].t().reshape(-1),
     "view of a transpose": lambda lib, d: d["bat"].transpose(0, 1).view(3, 2, 4),
+    "unflatten of a transpose": lambda lib, d: d["bat"].transpose(1, 2).unflatten(2, (3, 1)),
     "flatten of a permute": lambda lib, d: d["img"].permute(0, 2, 3, 1).flatten(1),
     # in-place view ops
     "squeeze_": lambda lib, d: (d["x"] * 1).unsqueeze(0).squeeze_(0),

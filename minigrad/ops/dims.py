@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from .registry import type_name
 from .repeat import meshgrid
-from .shape import concat, expand, permute, reshape, stack, transpose
+from .shape import concat, expand, permute, reshape, stack, transpose, view
 
 __all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", "atleast_1d", "atleast_2d",
            "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "block_diag"]
@@ -73,7 +73,8 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
-    """Split dim ``dim`` into ``sizes`` (one entry may be -1) (``torch.unflatten``; a reshape)."""
+    """Split dim ``dim`` into ``sizes`` (one entry may be -1) (``torch.unflatten``; a ``view``, which splitting
+    one dim always allows: ``ViewBackward0`` whatever the layout, as in PyTorch)."""
     check_tensor("unflatten", "input", 0, input)
     if input.ndim == 0:
         raise RuntimeError("unflatten(): cannot be applied to a 0-dim tensor")
@@ -89,7 +90,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
         raise RuntimeError(f"unflatten(): Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
                            f"({input.shape[d]}) in the input tensor")
     sizes = tuple(input.shape[d] // known if s == -1 else s for s in sizes)
-    return reshape(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
+    return view(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
 
 
 def ravel(input: Tensor) -> Tensor:
