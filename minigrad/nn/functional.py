@@ -286,7 +286,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     weights = ops.softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    return ops.matmul(weights, value)
+    # one product of the batches as they are (the op itself, not matmul's decomposition, which would copy a
+    # transposed ``value`` to reshape it): this composite stands in for PyTorch's one fused node
+    return ops.matmul.direct(weights, value)
 
 
 def _repeat_heads(t: Tensor, groups: int) -> Tensor:
