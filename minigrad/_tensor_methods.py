@@ -30,7 +30,7 @@ from ._inplace_methods import (index_put_through_view, inplace_composite as _inp
 from .dispatch.dygraph import run_inplace, run_op
 from .devices import canonical_device, is_gpu_available
 from .kernels.backends import backend_of_device
-from .kernels.strided import integers_first
+from .kernels.strided import integers_first, viewable
 from .ops import sampling as _sampling
 from .ops.activation import log_softmax as _log_softmax_form
 from .ops.activation import softmax as _softmax_form
@@ -546,17 +546,16 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     if hasattr(self._data, "strides"):  # NumPy's and CuPy's arrays: the shape is set without a copy, or refused
-        probe = self._data.view()
         try:
-            probe.shape = shape
-        except AttributeError:
+            fits = viewable(self._data, tuple(shape))
+        except (ValueError, TypeError):
+            fits = True  # a shape that does not fit the size: view's InferMeta says so in PyTorch's words
+        if not fits:
             raise RuntimeError(  # PyTorch's words, then the shapes
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
                 f"across two contiguous subspaces). Use .reshape(...) instead. (view(): {tuple(shape)} of a tensor "
                 f"of shape {tuple(self.shape)} and stride {_stride(self)})"
-            ) from None
-        except (ValueError, TypeError):
-            pass  # a shape that does not fit the size: view's InferMeta says so in PyTorch's words
+            )
     return ops.view(self, tuple(shape))
 
 

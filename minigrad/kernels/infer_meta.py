@@ -257,7 +257,7 @@ def transpose(op: str, x: Any, dim0: int, dim1: int) -> tuple[tuple[int, ...], A
 
 def t(op: str, x: Any) -> tuple[tuple[int, ...], Any]:
     if x.ndim > 2:
-        raise ShapeError(f"{op}(): expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+        raise ShapeError(f"{op}() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")  # PyTorch's words
     return tuple(reversed(x.shape)), x.dtype
 
 
