@@ -610,6 +610,14 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
     }
 
 
+def _ending_error(rp: Any, passes: list[tuple[int, int | None, str]]) -> Any:
+    """The error that ended the recording (its last event), when it ended no backward pass; else None."""
+    errors = rp.final.errors
+    if not errors or errors[-1]["at"] != len(rp) - 1 or any(end == errors[-1]["at"] for _, end, _ in passes):
+        return None
+    return errors[-1]
+
+
 def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVENTS,
             max_graph_nodes: int = MAX_GRAPH_NODES, max_calls: int = MAX_CALLS) -> Stepper:
     """Build the web stepper of a recording.
@@ -647,6 +655,9 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
                               max_graph_nodes, max_calls, notes, outputs))
     if not passes:
         notes.append("This recording has no backward pass: there is nothing to step through.")
+    ended = _ending_error(rp, passes)
+    if ended is not None:  # raised outside a backward pass (a forward op, an optimizer step): no pass shows it
+        notes.append(f"The run ended with {ended['error']} in {ended['op']}() at {ended['source']}: {ended['message']}")
     data = {
         "title": title, "n_events": len(rp), "statuses": list(STATUSES),
         "kinds": list(kinds), "whys": list(whys), "passes": out, "notes": notes,

@@ -176,6 +176,34 @@ def test_a_trace_without_backward_says_so():
     assert any("no backward pass" in n for n in page.notes)
 
 
+def test_the_error_that_ended_a_run_outside_backward_is_on_the_page():
+    """An exception in a forward op (after a backward pass, or with none) ends no pass, so no pass shows it:
+    the page's notes name it, as the TUI's header does; an error inside backward stays its pass's."""
+    with mg.trace() as tr:
+        x = mg.ones(2, 3, requires_grad=True)
+        (x * 2).sum().backward()
+        try:
+            _ = x @ mg.ones(4, 2)
+        except RuntimeError:
+            pass
+    page = stepper(tr)
+    assert len(page.data["passes"]) == 1 and page.data["passes"][0]["error"] is None
+    ended = [n for n in page.notes if n.startswith("The run ended with")]
+    assert len(ended) == 1 and re.fullmatch(r"The run ended with ShapeError in matmul\(\) at \S*test_web_stepper\.py:\d+: "
+                                            r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x2\)", ended[0]), page.notes
+
+    with mg.trace() as tr:
+        y = mg.ones(2, requires_grad=True) * 2
+        y.sum().backward()
+        try:
+            y.sum().backward()  # the graph was freed: the error ends this pass
+        except RuntimeError:
+            pass
+    page = stepper(tr)
+    assert page.data["passes"][-1]["error"] is not None
+    assert not any(n.startswith("The run ended with") for n in page.notes)
+
+
 def test_notebook_display_is_an_isolated_frame(simple_events):
     html = stepper(simple_events)._repr_html_()
     assert html.startswith("<iframe") and "srcdoc=" in html
