@@ -429,30 +429,56 @@ def loss_pair(op: str, input: Any, target: Any, reduction: str = "mean") -> tupl
     return (input.shape if reduction == "none" else ()), input.dtype
 
 
-def conv_out(size: int, k: int, stride: int, padding: int) -> int:
-    return (size + 2 * padding - k) // stride + 1
+def conv_out(size: int, k: int, stride: int, padding: int, dilation: int = 1) -> int:
+    return (size + 2 * padding - dilation * (k - 1) - 1) // stride + 1
+
+
+def _conv_operands(op: str, x: Any, weight: Any, bias: Any, n_bias: int) -> None:
+    """A convolution's ranks (a batched 2-D or 1-D input and a weight of the same rank), dtypes and bias."""
+    if x.ndim not in (3, 4):
+        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W) or 3-D (N, C, L), but got shape {_shape(x.shape)}")
+    if weight.ndim != x.ndim:
+        raise ShapeError(f"{op}(): 'weight' must be {x.ndim}-D as 'x' is, but got {_shape(weight.shape)}")
+    if x.dtype != weight.dtype:
+        raise ShapeError(f"{op}(): 'x' has dtype {x.dtype} but 'weight' has dtype {weight.dtype}")
+    if bias is not None and tuple(bias.shape) != (n_bias,):
+        raise ShapeError(f"{op}(): 'bias' must have shape ({n_bias},), but got {_shape(bias.shape)}")
 
 
 def conv2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tuple[int, int] = (1, 1),
-           padding: tuple[int, int] = (0, 0)) -> tuple[tuple[int, ...], Any]:
-    if x.ndim != 4:
-        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
-    if weight.ndim != 4:
-        raise ShapeError(f"{op}(): 'weight' must be 4-D (out_channels, in_channels, kH, kW), but got {_shape(weight.shape)}")
-    n, c, h, w = x.shape
-    o, ci, kh, kw = weight.shape
-    if ci != c:
-        raise ShapeError(f"{op}(): 'x' has {c} channels but 'weight' {_shape(weight.shape)} expects {ci} input channels")
-    if bias is not None and tuple(bias.shape) != (o,):
-        raise ShapeError(f"{op}(): 'bias' must have shape ({o},), but got {_shape(bias.shape)}")
-    if x.dtype != weight.dtype:
-        raise ShapeError(f"{op}(): 'x' has dtype {x.dtype} but 'weight' has dtype {weight.dtype}")
-    oh, ow = conv_out(h, kh, stride[0], padding[0]), conv_out(w, kw, stride[1], padding[1])
-    if oh <= 0 or ow <= 0:  # an argument value PyTorch refuses with RuntimeError, as here
-        raise RuntimeError(
-            f"{op}(): kernel {kh}x{kw} is larger than the padded input {h + 2 * padding[0]}x{w + 2 * padding[1]}"
-        )
-    return (n, o, oh, ow), x.dtype
+           padding: tuple[int, int] = (0, 0), dilation: tuple[int, int] = (1, 1),
+           groups: int = 1) -> tuple[tuple[int, ...], Any]:
+    """A batched 2-D or 1-D convolution's output (a 1-D one's pairs start with its height of 1)."""
+    _conv_operands(op, x, weight, bias, weight.shape[0])
+    n, c = x.shape[:2]
+    o, ci = weight.shape[:2]
+    if ci * groups != c or o % groups:
+        raise ShapeError(f"{op}(): 'x' has {c} channels but 'weight' {_shape(weight.shape)} with groups={groups} "
+                         f"expects {ci * groups} (and out_channels divisible by groups)")
+    size, kernel = (1,) * (4 - x.ndim) + tuple(x.shape[2:]), (1,) * (4 - x.ndim) + tuple(weight.shape[2:])
+    out = tuple(conv_out(*a) for a in zip(size, kernel, stride, padding, dilation))
+    if min(out) <= 0:  # an argument value PyTorch refuses with RuntimeError, as here
+        reach = "x".join(str(d * (k - 1) + 1) for k, d in zip(kernel, dilation))
+        padded = "x".join(str(s + 2 * p) for s, p in zip(size, padding))
+        raise RuntimeError(f"{op}(): kernel {reach} is larger than the padded input {padded}")
+    return (n, o) + out[4 - x.ndim:], x.dtype
+
+
+def conv_transpose2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tuple[int, int] = (1, 1),
+                     padding: tuple[int, int] = (0, 0), output_padding: tuple[int, int] = (0, 0),
+                     dilation: tuple[int, int] = (1, 1), groups: int = 1) -> tuple[tuple[int, ...], Any]:
+    """A batched transposed convolution's output: ``(H - 1) * stride - 2 * padding + dilation * (k - 1) + 1
+    + output_padding`` per dim."""
+    _conv_operands(op, x, weight, bias, weight.shape[1] * groups)
+    if weight.shape[0] != x.shape[1] or weight.shape[0] % groups:
+        raise ShapeError(f"{op}(): 'x' has {x.shape[1]} channels but 'weight' {_shape(weight.shape)} with "
+                         f"groups={groups} expects {weight.shape[0]}")
+    size, kernel = (1,) * (4 - x.ndim) + tuple(x.shape[2:]), (1,) * (4 - x.ndim) + tuple(weight.shape[2:])
+    out = tuple((n - 1) * s - 2 * p + d * (k - 1) + 1 + o
+                for n, k, s, p, d, o in zip(size, kernel, stride, padding, dilation, output_padding))
+    if min(out) <= 0:
+        raise RuntimeError(f"{op}(): the output size {out[4 - x.ndim:]} is too small")
+    return (x.shape[0], weight.shape[1] * groups) + out[4 - x.ndim:], x.dtype
 
 
 def pool2d(op: str, x: Any, kernel_size: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int]) -> tuple[tuple[int, ...], Any]:

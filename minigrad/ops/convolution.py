@@ -1,32 +1,25 @@
 """Convolutions in PyTorch's forms: ``conv2d`` (every argument form), ``conv1d``,
-``conv_transpose1d``/``conv_transpose2d``, ``unfold`` (im2col) and ``fold`` (col2im). All composite,
-built on the ``conv2d`` op and its gradient ops, defined first in this file.
+``conv_transpose1d``/``conv_transpose2d``, ``unfold`` (im2col) and ``fold`` (col2im).
 
-- ``conv2d``: the op takes a batched NCHW input, ``stride`` and symmetric
-  ``padding``; the other forms reduce to it with other ops, so their
-  gradients are those ops' gradients: an **unbatched input** ``(C, H, W)`` is
-  ``unsqueeze``d; ``padding="valid"`` is 0; ``padding="same"`` pads
-  ``dilation * (k - 1)`` in total per dim, the odd one on the bottom/right
-  (as PyTorch), with a ``concat`` of zeros where it is not symmetric;
-  **dilation** spreads the kernel by scattering it into a larger zero kernel
-  (``getitem_grad``, the adjoint of slicing ``[::d]``); **groups** split the
-  channels, each group convolved with its slice of the weight, the results
-  joined (``concat``).
+PyTorch runs every convolution through one op, ``convolution``, and shows one node,
+``ConvolutionBackward0``. minigrad has two ops, defined first in this file, each with that node name:
 
-- ``conv1d`` is ``conv2d`` over a height of 1 (``unsqueeze``, ``conv2d``, ``squeeze``),
-  so its nodes and gradients are ``conv2d``'s.
-- A **transposed convolution** is the gradient of a convolution with respect
-  to its input: ``conv_transpose2d(x, w)`` runs the ``conv2d_input_grad`` op
-  with ``x`` in the place of the output gradient. That op's backward is made
-  of ``conv2d`` and ``conv2d_weight_grad``, so the gradients of ``x`` and ``w``
-  come from the same three ops that serve ``conv2d``. ``dilation`` spreads
-  the kernel (``getitem_grad`` of ``[::d]``), ``groups`` splits the channels,
-  ``output_padding`` adds rows/columns to the output size only
-  (NOTE [ The transposed convolution's full output ]).
-- ``unfold`` gathers every ``kernel_size`` window into a column with one
-  ``getitem`` of index arrays (after ``constant_pad_nd``); ``fold`` is its
-  adjoint: ``getitem_grad`` scatter-adds the columns back, summing where
-  windows overlap, then the padding is cropped.
+- the ``conv2d`` op: a batched input, 2-D ``(N, C, H, W)`` or 1-D ``(N, C, L)``, with stride,
+  symmetric padding, dilation and groups. ``conv1d`` is this op on the 3-D tensors (its kernels run
+  it over a height of 1). Its gradients are two ops of their own, ``conv2d_input_grad`` and
+  ``conv2d_weight_grad``, whose gradients are again these three ops.
+- the ``conv_transpose2d`` op (1-D and 2-D too): a **transposed convolution** is the gradient of a
+  convolution with respect to its input, ``conv2d_input_grad`` with ``x`` in the place of the output
+  gradient (``kernels/conv_forms.py``); so its gradients come from the same three ops.
+
+What the ops do not take, the forms reduce to them with other ops, as PyTorch's forms do: an
+**unbatched input** ``(C, H, W)`` is ``unsqueeze``d first and ``squeeze``d after; ``padding="valid"``
+is 0; ``padding="same"`` pads ``dilation * (k - 1)`` in total per dim, half of it (rounded down) by the
+op's padding and the odd one on the bottom/right by ``constant_pad_nd`` first.
+
+``unfold`` gathers every ``kernel_size`` window into a column with one ``getitem`` of index arrays
+(after ``constant_pad_nd``); ``fold`` is its adjoint: ``getitem_grad`` scatter-adds the columns back,
+summing where windows overlap, then the padding is cropped.
 
 Example:
     >>> import minigrad as mg
@@ -50,38 +43,63 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..dtypes import FLOAT_DTYPES
 from ..errors import ShapeError
 from ..kernels import infer_meta as im
+from ..kernels.conv_forms import as_2d, transposed_output
 from ..kernels.key import Backend, Layout
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_nonneg_pair, check_positive_pair, check_shape, check_tensor, check_tensors
-from ._window import CONV_ARGS, bind_args, int_pair, pad_hw
-from .math import add
+from ._window import CONV_ARGS, bind_args, int_pair
 from .padding import constant_pad_nd
 from .registry import Attr, Input, defop, type_name
-from .shape import concat, getitem, getitem_grad, reshape, squeeze, unsqueeze
+from .shape import getitem, getitem_grad, reshape, squeeze, unsqueeze
 
 __all__ = ["conv2d", "conv1d", "conv_transpose1d", "conv_transpose2d", "conv2d_input_grad", "conv2d_weight_grad"]  # conv2d: the form; the op is _conv2d_op
 
 
-# -- the conv2d op (batched NCHW, stride, symmetric padding) and its two gradient ops ----------
+# -- the conv2d op and its two gradient ops -------------------------------------------------------
+#
+# One op serves every convolution that is not transposed, as PyTorch's ``convolution`` does (one
+# ConvolutionBackward0 node): a batched input, 2-D (N, C, H, W) or 1-D (N, C, L), stride, symmetric
+# padding, dilation and groups. What the op does not take - an unbatched input, a string padding - the
+# forms below reduce to it with other ops, as PyTorch's own forms do.
 
-def _windows(x, kh, kw, stride, padding):
-    """(N, C, OH, OW, kh, kw) windows of the zero-padded input."""
+def _windows(x, kh, kw, stride, padding, dilation=(1, 1)):
+    """(N, C, OH, OW, kh, kw) windows of the zero-padded input, their taps ``dilation`` apart."""
     ph, pw = padding
     if ph or pw:
         x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-    win = sliding_window_view(x, (kh, kw), axis=(2, 3))
-    return win[:, :, :: stride[0], :: stride[1]]
+    dh, dw = dilation
+    win = sliding_window_view(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3))
+    return win[:, :, :: stride[0], :: stride[1], ::dh, ::dw]
 
 
-_CONV_ATTRS = (Attr("stride", (1, 1), check_positive_pair), Attr("padding", (0, 0), check_nonneg_pair))
+def _by_group(a, groups):
+    """``a`` cut along dim 0 into ``groups`` equal blocks (a weight's, or a gradient's, output channels)."""
+    n = a.shape[0] // groups
+    return [a[g * n:(g + 1) * n] for g in range(groups)]
+
+
+def _check_groups_attr(op: str, name: str, pos: int, v: Any) -> int:
+    if not _is_int(v):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, but got {type_name(v)}")
+    if v <= 0:
+        raise RuntimeError(f"{op}(): non-positive groups is not supported")
+    return int(v)
+
+
+_CONV_ATTRS = (Attr("stride", (1, 1), check_positive_pair), Attr("padding", (0, 0), check_nonneg_pair),
+               Attr("dilation", (1, 1), check_positive_pair), Attr("groups", 1, _check_groups_attr))
+
 
 @register_kernel("conv2d", Backend.CPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="cpu/conv2d")
-def conv2d_cpu(x, weight, bias=None, stride=(1, 1), padding=(0, 0)):
-    _, _, kh, kw = weight.shape
-    win = _windows(x, kh, kw, stride, padding)
-    out = np.tensordot(win, weight, axes=([1, 4, 5], [1, 2, 3]))  # N, OH, OW, O
-    out = out.transpose(0, 3, 1, 2)
+def conv2d_cpu(x, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if x.ndim == 3:
+        return conv2d_cpu(*as_2d(x, weight), bias, stride, padding, dilation, groups)[:, :, 0]
+    _, cg, kh, kw = weight.shape
+    win = _windows(x, kh, kw, stride, padding, dilation)
+    outs = [np.tensordot(win[:, g * cg:(g + 1) * cg], wg, axes=([1, 4, 5], [1, 2, 3]))  # N, OH, OW, O / groups
+            for g, wg in enumerate(_by_group(weight, groups))]
+    out = (outs[0] if groups == 1 else np.concatenate(outs, axis=3)).transpose(0, 3, 1, 2)
     if bias is not None:
         out = out + bias.reshape(1, -1, 1, 1)
     return np.ascontiguousarray(out, dtype=x.dtype)
@@ -98,16 +116,20 @@ def conv2d_cpu(x, weight, bias=None, stride=(1, 1), padding=(0, 0)):
 #     outputs NHWC while serving NCHW keys (register_kernel's arg_overrides and
 #     out_layout); see tests/test_prepare_data.py.
 @register_kernel("conv2d", Backend.CPU, layout=Layout.NHWC, dtypes=FLOAT_DTYPES, name="cpu/conv2d_nhwc")
-def conv2d_nhwc(x, weight, bias=None, stride=(1, 1), padding=(0, 0)):
-    """Cross-correlation of ``x`` (N, H, W, C) with ``weight`` (O, kH, kW, C) -> (N, OH, OW, O)."""
-    _, kh, kw, _ = weight.shape
+def conv2d_nhwc(x, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    """Cross-correlation of ``x`` (N, H, W, C) with ``weight`` (O, kH, kW, C / groups) -> (N, OH, OW, O)."""
+    _, kh, kw, cg = weight.shape
     ph, pw = padding
     if ph or pw:
         x = np.pad(x, ((0, 0), (ph, ph), (pw, pw), (0, 0)))
-    # (N, OH', OW', C, kh, kw) windows, then the strided ones.
-    win = sliding_window_view(x, (kh, kw), axis=(1, 2))[:, :: stride[0], :: stride[1]]
+    dh, dw = dilation
+    # (N, OH, OW, C, kh, kw) windows: the strided ones, their taps dilation apart.
+    win = sliding_window_view(x, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(1, 2))
+    win = win[:, :: stride[0], :: stride[1], :, ::dh, ::dw]
     # Contract C, kh, kw: channels stay last, as the layout promises.
-    out = np.tensordot(win, weight, axes=([3, 4, 5], [3, 1, 2]))  # N, OH, OW, O
+    outs = [np.tensordot(win[:, :, :, g * cg:(g + 1) * cg], wg, axes=([3, 4, 5], [3, 1, 2]))  # N, OH, OW, O / groups
+            for g, wg in enumerate(_by_group(weight, groups))]
+    out = outs[0] if groups == 1 else np.concatenate(outs, axis=3)
     if bias is not None:
         out = out + bias
     return np.ascontiguousarray(out, dtype=x.dtype)
@@ -119,42 +141,69 @@ _conv2d_op = defop(
     attrs=_CONV_ATTRS,
     infer_meta=im.conv2d,
     save=("x", "weight"),
-    doc="2-D convolution (cross-correlation), NCHW input, OIHW weight",
+    doc="convolution (cross-correlation) of a batched (N, C, H, W) or (N, C, L) input with an "
+        "(O, C / groups, kH, kW) or (O, C / groups, K) weight: stride, symmetric padding, dilation, groups",
     amp="allow",
 )
+
+
+def _conv_args(ctx: Any) -> tuple[Any, ...]:
+    return tuple(ctx.attrs[k] for k in ("stride", "padding", "dilation", "groups"))
+
+
+def _fit(ops: Any, t: Any, shape: tuple[int, ...]) -> Any:
+    """``t`` cropped at the end of its spatial dims to ``shape``'s. A convolution of a gradient can reach
+    windows the other side lacks: a transposed convolution's ``output_padding`` (as large as the dilation)
+    makes an output whose convolution has more windows than the input had."""
+    extra = [a - b for a, b in zip(t.shape[2:], shape[2:])]
+    if not any(extra):
+        return t
+    pad: tuple[int, ...] = ()
+    for e in reversed(extra):  # constant_pad_nd's amounts go from the last dim
+        pad += (0, -e)
+    return ops.constant_pad_nd(t, pad, 0.0)
+
+
+def _bias_grad(ops: Any, g: Any) -> Any:
+    return ops.sum(g, dim=(0,) + tuple(range(2, g.ndim)))
 
 
 @_conv2d_op.def_backward
 def _conv2d_backward(ctx, g):
     x, w = ctx.saved()
-    stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    args = _conv_args(ctx)
     ops = ctx.ops
-    gx = ops.conv2d_input_grad(g, w, x.shape, stride, padding) if ctx.needs(0) else None
-    gw = ops.conv2d_weight_grad(x, g, w.shape, stride, padding) if ctx.needs(1) else None
-    gb = ops.sum(g, dim=(0, 2, 3)) if ctx.needs(2) else None
+    gx = ops.conv2d_input_grad(g, w, x.shape, *args) if ctx.needs(0) else None
+    gw = ops.conv2d_weight_grad(x, g, w.shape, *args) if ctx.needs(1) else None
+    gb = _bias_grad(ops, g) if ctx.needs(2) else None
     return gx, gw, gb
 
 
-def _input_grad_meta(op: str, grad: Any, weight: Any, x_shape: tuple[int, ...], stride: Any = (1, 1), padding: Any = (0, 0)) -> Any:
+def _input_grad_meta(op: str, grad: Any, weight: Any, x_shape: tuple[int, ...], *args: Any, **kwargs: Any) -> Any:
     return tuple(x_shape), grad.dtype
 
 
-def _weight_grad_meta(op: str, x: Any, grad: Any, w_shape: tuple[int, ...], stride: Any = (1, 1), padding: Any = (0, 0)) -> Any:
+def _weight_grad_meta(op: str, x: Any, grad: Any, w_shape: tuple[int, ...], *args: Any, **kwargs: Any) -> Any:
     return tuple(w_shape), x.dtype
 
 
 @register_kernel("conv2d_input_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/conv2d_input_grad")
-def conv2d_input_grad_cpu(grad, weight, x_shape, stride=(1, 1), padding=(0, 0)):
+def conv2d_input_grad_cpu(grad, weight, x_shape, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if grad.ndim == 3:
+        n, c, length = x_shape
+        return conv2d_input_grad_cpu(*as_2d(grad, weight), (n, c, 1, length), stride, padding, dilation, groups)[:, :, 0]
     n, c, h, w = x_shape
-    _, _, kh, kw = weight.shape
-    ph, pw = padding
-    _, _, oh, ow = grad.shape
-    cols = np.tensordot(grad, weight, axes=([1], [0]))  # N, OH, OW, C, kh, kw
+    _, cg, kh, kw = weight.shape
+    (ph, pw), (sh, sw), (dh, dw) = padding, stride, dilation
+    _, _, oh, ow = grad.shape  # the gradient's windows (a transposed convolution's may be fewer than x_shape has)
     dxp = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=grad.dtype)
-    sh, sw = stride
-    for i in range(kh):
-        for j in range(kw):
-            dxp[:, :, i : i + sh * oh : sh, j : j + sw * ow : sw] += cols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
+    for g, (gy, wg) in enumerate(zip(_by_group(grad.swapaxes(0, 1), groups), _by_group(weight, groups))):
+        cols = np.tensordot(gy, wg, axes=([0], [0]))  # N, OH, OW, C / groups, kh, kw
+        dst = dxp[:, g * cg:(g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                rows, columns = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+                dst[:, :, rows, columns] += cols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
     return np.ascontiguousarray(dxp[:, :, ph : ph + h, pw : pw + w])
 
 
@@ -172,20 +221,25 @@ conv2d_input_grad = defop(
 @conv2d_input_grad.def_backward
 def _conv2d_input_grad_backward(ctx, h):
     g, w = ctx.saved()
-    stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    args = _conv_args(ctx)
     ops = ctx.ops
     return (
-        ops.conv2d(h, w, None, stride, padding) if ctx.needs(0) else None,
-        ops.conv2d_weight_grad(h, g, w.shape, stride, padding) if ctx.needs(1) else None,
+        _fit(ops, ops.conv2d(h, w, None, *args), g.shape) if ctx.needs(0) else None,
+        ops.conv2d_weight_grad(h, g, w.shape, *args) if ctx.needs(1) else None,
     )
 
 
 @register_kernel("conv2d_weight_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/conv2d_weight_grad")
-def conv2d_weight_grad_cpu(x, grad, w_shape, stride=(1, 1), padding=(0, 0)):
-    _, _, kh, kw = w_shape
-    win = _windows(x, kh, kw, stride, padding)  # N, C, OH, OW, kh, kw
-    dw = np.tensordot(grad, win, axes=([0, 2, 3], [0, 2, 3]))  # O, C, kh, kw
-    return np.ascontiguousarray(dw, dtype=x.dtype)
+def conv2d_weight_grad_cpu(x, grad, w_shape, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if x.ndim == 3:
+        o, cg, k = w_shape
+        return conv2d_weight_grad_cpu(*as_2d(x, grad), (o, cg, 1, k), stride, padding, dilation, groups)[:, :, 0]
+    _, cg, kh, kw = w_shape
+    _, _, oh, ow = grad.shape
+    win = _windows(x, kh, kw, stride, padding, dilation)[:, :, :oh, :ow]  # N, C, OH, OW, kh, kw: the gradient's windows
+    dws = [np.tensordot(gy, win[:, g * cg:(g + 1) * cg], axes=([1, 2, 3], [0, 2, 3]))  # O / groups, C / groups, kh, kw
+           for g, gy in enumerate(_by_group(grad.swapaxes(0, 1), groups))]
+    return np.ascontiguousarray(dws[0] if groups == 1 else np.concatenate(dws), dtype=x.dtype)
 
 
 conv2d_weight_grad = defop(
@@ -202,12 +256,57 @@ conv2d_weight_grad = defop(
 @conv2d_weight_grad.def_backward
 def _conv2d_weight_grad_backward(ctx, k):
     x, g = ctx.saved()
-    stride, padding = ctx.attrs["stride"], ctx.attrs["padding"]
+    args = _conv_args(ctx)
     ops = ctx.ops
     return (
-        ops.conv2d_input_grad(g, k, x.shape, stride, padding) if ctx.needs(0) else None,
-        ops.conv2d(x, k, None, stride, padding) if ctx.needs(1) else None,
+        ops.conv2d_input_grad(g, k, x.shape, *args) if ctx.needs(0) else None,
+        _fit(ops, ops.conv2d(x, k, None, *args), g.shape) if ctx.needs(1) else None,
     )
+
+
+# -- the conv_transpose2d op ------------------------------------------------------------------------
+#
+# PyTorch's ``convolution`` with ``transposed=True``: the gradient of a convolution with respect to its
+# input, with x in the place of the output gradient (kernels/conv_forms.py). Its own gradients are the
+# convolution's other two ops: the input's is the convolution of the gradient, the weight's the weight
+# gradient with the two roles swapped (the gradient is the image, x the output gradient).
+
+_TRANSPOSE_ATTRS = (Attr("stride", (1, 1), check_positive_pair), Attr("padding", (0, 0), check_nonneg_pair),
+                    Attr("output_padding", (0, 0), check_nonneg_pair), Attr("dilation", (1, 1), check_positive_pair),
+                    Attr("groups", 1, _check_groups_attr))
+
+
+@register_kernel("conv_transpose2d", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/conv_transpose2d")
+def conv_transpose2d_cpu(x, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0),
+                         dilation=(1, 1), groups=1):
+    if x.ndim == 3:
+        return conv_transpose2d_cpu(*as_2d(x, weight), bias, stride, padding, output_padding, dilation, groups)[:, :, 0]
+    y = transposed_output(conv2d_input_grad_cpu, np.zeros, x, weight, bias, stride, padding, output_padding,
+                          dilation, groups)
+    return np.ascontiguousarray(y, dtype=x.dtype)
+
+
+_conv_transpose_op = defop(
+    "conv_transpose2d",
+    inputs=("x", "weight", Input("bias", optional=True)),
+    attrs=_TRANSPOSE_ATTRS,
+    infer_meta=im.conv_transpose2d,
+    save=("x", "weight"),
+    doc="transposed convolution of a batched (N, C_in, H, W) or (N, C_in, L) input with a "
+        "(C_in, C_out / groups, kH, kW) or (C_in, C_out / groups, K) weight (conv2d's input gradient)",
+    amp="allow",
+)
+
+
+@_conv_transpose_op.def_backward
+def _conv_transpose2d_backward(ctx, g):
+    x, w = ctx.saved()
+    stride, padding, dilation, groups = (ctx.attrs[k] for k in ("stride", "padding", "dilation", "groups"))
+    ops = ctx.ops
+    gx = _fit(ops, ops.conv2d(g, w, None, stride, padding, dilation, groups), x.shape) if ctx.needs(0) else None
+    gw = ops.conv2d_weight_grad(g, x, w.shape, stride, padding, dilation, groups) if ctx.needs(1) else None
+    gb = _bias_grad(ops, g) if ctx.needs(2) else None
+    return gx, gw, gb
 
 
 def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any, dilation: tuple[int, int],
@@ -231,12 +330,23 @@ def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any,
             raise RuntimeError(f"conv2d(): kernel size should be greater than zero, but got weight of size {list(weight.shape)}")
 
 
+def _same_padding(x: Tensor, kernel: tuple[int, ...], dilation: tuple[int, ...]) -> tuple[Tensor, tuple[int, ...]]:
+    """``padding="same"`` as PyTorch's ``_convolution_mode``: ``dilation * (k - 1)`` in total per dim, half of it
+    (rounded down) by the convolution's own padding, the odd one on the end by ``constant_pad_nd`` first."""
+    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    extra: tuple[int, ...] = ()
+    for t in reversed(total):  # constant_pad_nd's amounts go from the last dim
+        extra += (0, t % 2)
+    return (constant_pad_nd(x, extra) if any(extra) else x), tuple(t // 2 for t in total)
+
+
 def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     """``conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`` as ``torch.nn.functional.conv2d``.
-    Composite (the ``conv2d`` op with ``getitem``/``getitem_grad``/``concat``).
 
     ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; ``padding`` an
-    int, a pair, ``"valid"`` or ``"same"``; ``weight`` is ``(O, C / groups, kH, kW)``.
+    int, a pair, ``"valid"`` or ``"same"``; ``weight`` is ``(O, C / groups, kH, kW)``. A batched input with
+    numeric padding is the ``conv2d`` op itself; an unbatched one is ``unsqueeze``d first and ``squeeze``d
+    after, and an odd ``"same"`` padding adds a ``constant_pad_nd``, as PyTorch.
     """
     a = bind_args("conv2d", CONV_ARGS, args, kwargs)
     dilation = int_pair("conv2d", "dilation", a.get("dilation", 1))
@@ -244,56 +354,24 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     padding = a.get("padding", 0)
     x, weight = a.get("input"), a.get("weight")
     _check_conv_args(x, weight, int_pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
-    plain = dilation == (1, 1) and groups == 1 and not isinstance(padding, str) and not (
-        isinstance(x, Tensor) and x.ndim == 3)
-    if plain:  # the op itself, with its own argument checks and messages
-        return _conv2d_op(*args[:5], **{k: v for k, v in kwargs.items() if k not in ("dilation", "groups")})
+    if not isinstance(padding, str) and not (isinstance(x, Tensor) and x.ndim == 3):
+        # the op itself, with its own argument checks and messages
+        return _conv2d_op(x, weight, a.get("bias"), a.get("stride", 1), padding, dilation, groups)
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("conv2d(): 'input' and 'weight' must be Tensors")
     bias, stride = a.get("bias"), int_pair("conv2d", "stride", a.get("stride", 1))
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = unsqueeze(x, 0)
+    if x.ndim == 3:
+        return squeeze(conv2d(unsqueeze(x, 0), weight, bias, stride, padding, dilation, groups), 0)
     if x.ndim != 4 or weight.ndim != 4:
         raise ShapeError(f"conv2d(): expected a 3-D or 4-D input and a 4-D weight, but got {tuple(x.shape)} and {tuple(weight.shape)}")
-    o, ci, kh, kw = weight.shape
-    if x.shape[1] != ci * groups or o % groups:
-        raise ShapeError(
-            f"conv2d(): input with {x.shape[1]} channels and weight {tuple(weight.shape)} do not fit groups={groups} "
-            f"(need in_channels = {ci} * groups and out_channels divisible by groups)"
-        )
-    if dilation != (1, 1):  # spread the kernel: w_d[:, :, ::dh, ::dw] = w
-        kh, kw = dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1
-        weight = getitem_grad(weight, (slice(None), slice(None), slice(None, None, dilation[0]),
-                                       slice(None, None, dilation[1])), (o, ci, kh, kw))
-    if isinstance(padding, str):
-        if padding == "valid":
-            pad = (0, 0)
-        elif padding == "same":
-            if stride != (1, 1):
-                raise ShapeError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
-            th, tw = kh - 1, kw - 1
-            if th % 2 or tw % 2:
-                x = pad_hw(x, th // 2, th - th // 2, tw // 2, tw - tw // 2)
-                pad = (0, 0)
-            else:
-                pad = (th // 2, tw // 2)
-        else:
-            raise ShapeError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
-    else:
-        pad = int_pair("conv2d", "padding", padding)
-    if groups == 1:
-        out = _conv2d_op(x, weight, bias, stride, pad)
-    else:
-        og = o // groups
-        outs = []
-        for g in range(groups):
-            xg = getitem(x, (slice(None), slice(g * ci, (g + 1) * ci)))
-            wg = getitem(weight, (slice(g * og, (g + 1) * og),))
-            bg = getitem(bias, (slice(g * og, (g + 1) * og),)) if bias is not None else None
-            outs.append(_conv2d_op(xg, wg, bg, stride, pad))
-        out = concat(outs, dim=1)
-    return squeeze(out, 0) if unbatched else out
+    if padding == "valid":
+        return _conv2d_op(x, weight, bias, stride, (0, 0), dilation, groups)
+    if padding != "same":
+        raise ShapeError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
+    if stride != (1, 1):
+        raise ShapeError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
+    x, pad = _same_padding(x, tuple(weight.shape[2:]), dilation)
+    return _conv2d_op(x, weight, bias, stride, pad, dilation, groups)
 
 
 conv2d.name = "conv2d"  # type: ignore[attr-defined]
@@ -345,7 +423,8 @@ def _check_operands(op: str, input: Any, weight: Any, bias: Any, groups: Any, ra
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
-    """1-D convolution of ``(N, C, L)`` or ``(C, L)`` with ``weight`` ``(O, C / groups, K)``: ``conv2d`` over a height of 1.
+    """1-D convolution of ``(N, C, L)`` or ``(C, L)`` with ``weight`` ``(O, C / groups, K)``: the ``conv2d`` op on
+    the 3-D tensors (its kernels run it over a height of 1), one ``ConvolutionBackward0`` as PyTorch's.
 
     ``padding`` is an int, a 1-tuple, ``"valid"`` or ``"same"``.
     """
@@ -361,83 +440,76 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise ShapeError(f"{op}(): Invalid padding string {padding!r}, should be one of ('valid', 'same')")
-        pad2: Any = padding
+        if padding == "same" and s != 1:
+            raise ShapeError(f"{op}(): padding='same' is not supported for strided convolutions (as in PyTorch)")
+        p = 0
     else:
         (p,) = _tuple(op, "padding", padding, 1)
-        pad2 = (0, p)
         if input.shape[-1] + 2 * p < d * (weight.shape[-1] - 1) + 1:
             raise RuntimeError(f"{op}(): Calculated padded input size per channel: ({input.shape[-1] + 2 * p}). Kernel size: "
                                f"({d * (weight.shape[-1] - 1) + 1}). Kernel size can't be greater than actual input size")
-    out = conv2d(unsqueeze(input, -2), unsqueeze(weight, -2), bias, (1, s), pad2, (1, d), groups)
-    return squeeze(out, -2)
+    if input.ndim == 2:
+        return squeeze(conv1d(unsqueeze(input, 0), weight, bias, s, padding, d, groups), 0)
+    if padding == "same":
+        input, (p,) = _same_padding(input, tuple(weight.shape[2:]), (d,))
+    return _conv2d_op(input, weight, bias, (1, s), (0, p), (1, d), groups)
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """Transposed 2-D convolution ("deconvolution") of ``(N, C_in, H, W)`` or ``(C_in, H, W)`` with ``weight``
-    ``(C_in, C_out / groups, kH, kW)``: the gradient of ``conv2d`` with respect to its input (``conv2d_input_grad``).
+    ``(C_in, C_out / groups, kH, kW)``: the ``conv_transpose2d`` op (``conv2d``'s input gradient; an unbatched
+    input is ``unsqueeze``d first and ``squeeze``d after).
 
     The output is ``(H - 1) * stride - 2 * padding + dilation * (kH - 1) + output_padding + 1`` high (and so wide).
     """
     op = "conv_transpose2d"
     groups = _check_operands(op, input, weight, bias, groups, 4,
                              "four dimensions (in_channels, out_channels / groups, kH, kW)")
-    cin, cout_g, kh, kw = weight.shape
-    if input.shape[-3] != cin:
+    return _transposed(op, input, weight, bias, _tuple(op, "stride", stride, 2), _tuple(op, "padding", padding, 2),
+                       _tuple(op, "output_padding", output_padding, 2), groups, _tuple(op, "dilation", dilation, 2))
+
+
+def _transposed(op: str, input: Tensor, weight: Tensor, bias: Any, s: tuple[int, ...], p: tuple[int, ...],
+                op_: tuple[int, ...], groups: int, d: tuple[int, ...]) -> Tensor:
+    """``conv_transpose1d``/``2d``'s checks in PyTorch's words (the 1-D one's pairs start with the height of 1),
+    then the op."""
+    cin, cout_g = weight.shape[:2]
+    if input.shape[-weight.ndim + 1] != cin:
         raise RuntimeError(f"{op}(): Given transposed=1, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {cin} channels, but got {input.shape[-3]} channels instead")
+                           f"{list(input.shape)} to have {cin} channels, but got {input.shape[-weight.ndim + 1]} channels instead")
     _check_bias(op, bias, cout_g * groups, weight, True)
-    s, p = _tuple(op, "stride", stride, 2), _tuple(op, "padding", padding, 2)
-    op_, d = _tuple(op, "output_padding", output_padding, 2), _tuple(op, "dilation", dilation, 2)
     if min(s) <= 0 or min(d) <= 0 or min(p) < 0 or min(op_) < 0:
         raise RuntimeError(f"{op}(): stride and dilation must be positive, padding and output_padding non-negative")
     if any(o >= st and o >= dl for o, st, dl in zip(op_, s, d)):
+        shown = (lambda t: t[1:]) if weight.ndim == 3 else (lambda t: t)
         raise RuntimeError(f"{op}(): output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding {op_}, stride {s}, dilation {d}")
-    keff = (d[0] * (kh - 1) + 1, d[1] * (kw - 1) + 1)
-    h, w = input.shape[-2:]
-    out_hw = tuple((n - 1) * st - 2 * pp + k + o for n, st, pp, k, o in zip((h, w), s, p, keff, op_))
+                           f"output_padding {shown(op_)}, stride {shown(s)}, dilation {shown(d)}")
+    kernel = (1,) * (4 - weight.ndim) + tuple(weight.shape[2:])
+    hw = (1,) * (4 - weight.ndim) + tuple(input.shape[-(weight.ndim - 2):])
+    out_hw = tuple((n - 1) * st - 2 * pp + dl * (k - 1) + 1 + o for n, st, pp, dl, k, o in zip(hw, s, p, d, kernel, op_))
     if min(out_hw) <= 0:
-        raise RuntimeError(f"{op}(): the output size {out_hw} is too small (input ({h}, {w}), stride {s}, padding {p})")
-    # NOTE [ The transposed convolution's full output ]
-    #     conv2d_input_grad is run unpadded, to the full size every window reaches,
-    #     (H - 1) * stride + k; padding then crops, output_padding appends zeros.
-    #     Its own backward (conv2d, conv2d_weight_grad) needs exactly that size:
-    #     a larger one (output_padding >= stride, allowed with dilation) would
-    #     give those ops one window more than the input has.
-    full = tuple((n - 1) * st + k for n, st, k in zip((h, w), s, keff))
-    unbatched = input.ndim == 3
-    x = unsqueeze(input, 0) if unbatched else input
-    if d != (1, 1):  # spread the kernel: w_d[:, :, ::dh, ::dw] = w
-        weight = getitem_grad(weight, (slice(None), slice(None), slice(None, None, d[0]), slice(None, None, d[1])),
-                              (cin, cout_g) + keff)
-    n = x.shape[0]
-    cin_g = cin // groups
-    outs = []
-    for g in range(groups):
-        xg = x if groups == 1 else getitem(x, (slice(None), slice(g * cin_g, (g + 1) * cin_g)))
-        wg = weight if groups == 1 else getitem(weight, (slice(g * cin_g, (g + 1) * cin_g),))
-        outs.append(conv2d_input_grad(xg, wg, (n, cout_g) + full, s, (0, 0)))
-    out = outs[0] if groups == 1 else concat(outs, dim=1)
-    if p != (0, 0) or op_ != (0, 0):  # crop the padding; output_padding adds rows no window reaches (zeros)
-        out = constant_pad_nd(out, (-p[1], op_[1] - p[1], -p[0], op_[0] - p[0]))
-    if bias is not None:
-        out = add(out, reshape(bias, (-1, 1, 1)))
-    return squeeze(out, 0) if unbatched else out
+        raise RuntimeError(f"{op}(): the output size {out_hw[4 - weight.ndim:]} is too small (input "
+                           f"{hw[4 - weight.ndim:]}, stride {s[4 - weight.ndim:]}, padding {p[4 - weight.ndim:]})")
+    if input.ndim == weight.ndim - 1:  # unbatched
+        return squeeze(_conv_transpose_op(unsqueeze(input, 0), weight, bias, s, p, op_, d, groups), 0)
+    return _conv_transpose_op(input, weight, bias, s, p, op_, d, groups)
+
+
+conv_transpose2d.name = "conv_transpose2d"  # type: ignore[attr-defined]
+conv_transpose2d.op = _conv_transpose_op  # type: ignore[attr-defined]
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
-    """Transposed 1-D convolution of ``(N, C_in, L)`` or ``(C_in, L)``: ``conv_transpose2d`` over a height of 1."""
+    """Transposed 1-D convolution of ``(N, C_in, L)`` or ``(C_in, L)`` with ``weight`` ``(C_in, C_out / groups, K)``:
+    the ``conv_transpose2d`` op on the 3-D tensors, one ``ConvolutionBackward0`` as PyTorch's."""
     op = "conv_transpose1d"
-    _check_tensors(op, input, weight, bias)
-    if input.ndim not in (2, 3) or weight.ndim != 3:
-        raise RuntimeError(f"{op}(): Expected 2D (unbatched) or 3D (batched) input and a 3D weight, but got input of "
-                           f"size {list(input.shape)} and weight of size {list(weight.shape)}")
+    groups = _check_operands(op, input, weight, bias, groups, 3,
+                             "three dimensions (in_channels, out_channels / groups, kernel)")
     (s,), (p,) = _tuple(op, "stride", stride, 1), _tuple(op, "padding", padding, 1)
     (o,), (d,) = _tuple(op, "output_padding", output_padding, 1), _tuple(op, "dilation", dilation, 1)
-    out = conv_transpose2d(unsqueeze(input, -2), unsqueeze(weight, -2), bias, (1, s), (0, p), (0, o), groups, (1, d))
-    return squeeze(out, -2)
+    return _transposed(op, input, weight, bias, (1, s), (0, p), (0, o), groups, (1, d))
 
 
 # -- unfold / fold -------------------------------------------------------------------------

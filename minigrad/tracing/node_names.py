@@ -29,7 +29,8 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "clamp": "ClampBackward0",  # clamp.Tensor (tensor bounds); clamp by numbers is the clip op, ClampBackward1
     "clamp_min_tensor": "ClampMinBackward1",
     "clamp_max_tensor": "ClampMaxBackward1",
-    "conv2d": "ConvolutionBackward0",
+    "conv2d": "ConvolutionBackward0",  # PyTorch's one convolution op, transposed or not
+    "conv_transpose2d": "ConvolutionBackward0",
     "copy_slices": "CopySlices",
     "layer_norm": "NativeLayerNormBackward0",
     "batch_norm": "NativeBatchNormBackward0",

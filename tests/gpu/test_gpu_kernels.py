@@ -796,6 +796,47 @@ def test_conv2d_second_order_on_gpu_matches_cpu():
     np.testing.assert_allclose(hvp("gpu"), hvp("cpu"), rtol=1e-10, atol=1e-10)
 
 
+CONV_FORMS = {  # every form is one op: conv2d or conv_transpose2d (ConvolutionBackward0), 1-D on the 3-D arrays
+    "conv1d": ("conv2d", lambda x, w, b: mg.nn.functional.conv1d(x, w, b, stride=2, padding=1, dilation=2, groups=2),
+               ((2, 4, 9), (6, 2, 3), (6,))),
+    "conv2d dilated, grouped": ("conv2d", lambda x, w, b: mg.conv2d(x, w, b, stride=(1, 2), dilation=(2, 1), groups=2),
+                                ((2, 4, 7, 8), (4, 2, 3, 2), (4,))),
+    "conv_transpose2d": ("conv_transpose2d", lambda x, w, b: mg.nn.functional.conv_transpose2d(
+        x, w, b, stride=2, padding=(1, 0), output_padding=1, groups=2), ((2, 4, 4, 3), (4, 3, 3, 2), (6,))),
+    "conv_transpose2d output_padding past the stride": ("conv_transpose2d", lambda x, w, b: mg.nn.functional.conv_transpose2d(
+        x, w, b, output_padding=1, dilation=2), ((1, 2, 4, 4), (2, 3, 2, 2), (3,))),
+    "conv_transpose1d": ("conv_transpose2d", lambda x, w, b: mg.nn.functional.conv_transpose1d(x, w, b, stride=3, padding=1),
+                         ((2, 3, 5), (3, 2, 4), (2,))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONV_FORMS))
+@pytest.mark.parametrize("use_gpudnn, backend", [(True, "GPUDNN"), (False, "GPU")], ids=["im2col_cublas", "direct"])
+def test_convolution_forms_run_their_op_on_the_gpu(name, use_gpudnn, backend, gpudnn_flag):
+    """conv1d, a dilated grouped conv2d and the transposed convolutions: the op and both gradient ops on the GPU
+    (no fallback), values and gradients the CPU's, second order too."""
+    mg.flags.use_gpudnn = use_gpudnn
+    op, fn, shapes = CONV_FORMS[name]
+
+    def run(device):
+        leaves = [mg.tensor(_rand(s, mg.float64, seed=i), requires_grad=True) for i, s in enumerate(shapes)]
+        with mg.trace() as tr:
+            out = fn(*[t.to(device) for t in leaves])
+            grads = mg.grad((out * out).sum(), leaves, create_graph=True)
+            second = mg.grad(sum((g * g).sum() for g in grads), leaves[:2])
+        sel = [e for e in tr.events if e.kind == "kernel.select"]
+        return [out] + list(grads) + list(second), sel
+
+    cpu, _ = run("cpu")
+    gpu, sel = run("gpu")
+    assert type(gpu[0].grad_fn).__name__ == "ConvolutionBackward0"
+    assert not [e.op for e in sel if e.fallback_cpu], "a CPU fallback"
+    ran = {e.op for e in sel if e.backend == backend}
+    assert {op, "conv2d_weight_grad"} <= ran, ran
+    for g, c in zip(gpu, cpu):
+        np.testing.assert_allclose(g.detach().cpu().numpy(), c.detach().numpy(), rtol=1e-10, atol=1e-10)
+
+
 def _conv_reference(x, w, stride, padding, dilation, groups):
     """Direct loops in float64: the definition of a grouped, dilated cross-correlation."""
     n, c, h, wd = x.shape
@@ -1232,8 +1273,6 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                   lambda: [_rand((4, 5), mg.float32, -3, 3), _rand((4, 5), mg.float32, 0.3, 2, seed=1)]),
     "div-trunc": ("div_rounded", lambda x, y: mg.div(x, y, rounding_mode="trunc"),
                   lambda: [_rand((4, 5), mg.float32, -3, 3), _rand((5,), mg.float32, -2, -0.3, seed=1)]),
-    "conv_transpose2d": ("constant_pad_nd", lambda x, w: mg.nn.functional.conv_transpose2d(x, w, stride=2, padding=1),
-                         lambda: [_rand((1, 2, 4, 4), mg.float32), _rand((2, 3, 3, 3), mg.float32, seed=1)]),
 }
 
 

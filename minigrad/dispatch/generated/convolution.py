@@ -81,3 +81,12 @@ def conv2d_weight_grad_dygraph_function(x, grad, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(conv2d_weight_grad_op, (x, grad), attrs, (out_t,))
     return out_t
+
+
+conv_transpose2d_op = OPS['conv_transpose2d']
+
+
+def conv_transpose2d_dygraph_function(x, weight, bias, attrs):
+    """``conv_transpose2d`` after the API layer (``minigrad codegen conv_transpose2d`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(conv_transpose2d_op, [x, weight, bias], attrs, bus.recorder)

@@ -23,6 +23,7 @@ import cupy
 import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
+from ..conv_forms import as_2d, transposed_output
 from ..key import Backend, Layout
 from ..registry import register_kernel
 from . import conv_src as src
@@ -51,12 +52,22 @@ def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False
 
 
 def _geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: Any, padding: Any, dilation: Any,
-              groups: int) -> tuple[int, ...]:
+              groups: int, grad_shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
+    """The kernels' int arguments. A gradient's shape, when given, sets the windows: a transposed
+    convolution's gradient may have fewer than the image has (kernels/conv_forms.py)."""
     n, c, h, w = (int(v) for v in x_shape)
     o, _, kh, kw = (int(v) for v in w_shape)
     (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
     oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    if grad_shape is not None:
+        oh, ow = (int(v) for v in grad_shape[2:])
     return (n, c, h, w, o, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, int(groups))
+
+
+def _lift_shape(shape: Any) -> tuple[int, ...]:
+    """A 1-D convolution's ``(N, C, L)`` shape as ``(N, C, 1, L)``."""
+    shape = tuple(int(v) for v in shape)
+    return shape if len(shape) == 4 else shape[:2] + (1,) + shape[2:]
 
 
 def _args(geo: tuple[int, ...]) -> tuple[Any, ...]:
@@ -88,6 +99,8 @@ def _im2col(x: Any, geo: tuple[int, ...], n0: int, nb: int) -> Any:
 def conv2d_gemm(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), padding: Any = (0, 0),
                 dilation: Any = (1, 1), groups: int = 1) -> Any:
     """y = W @ im2col(x): one cuBLAS GEMM per group over a slice of images."""
+    if x.ndim == 3:  # 1-D: over a height of 1
+        return conv2d_gemm(*as_2d(x, weight), bias, stride, padding, dilation, groups)[:, :, 0]
     x, weight = cupy.ascontiguousarray(x), cupy.ascontiguousarray(weight)
     geo = _geometry(x.shape, weight.shape, stride, padding, dilation, groups)
     n, c, _, _, o, kh, kw, oh, ow = geo[:9]
@@ -108,8 +121,11 @@ def conv2d_gemm(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), pad
 def conv2d_input_grad_gemm(grad: Any, weight: Any, x_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
                            dilation: Any = (1, 1), groups: int = 1) -> Any:
     """dx = col2im(W^T @ grad): the transposed convolution as a GEMM and the adjoint of im2col."""
+    if grad.ndim == 3:
+        dx = conv2d_input_grad_gemm(*as_2d(grad, weight), _lift_shape(x_shape), stride, padding, dilation, groups)
+        return dx[:, :, 0]
     grad, weight = cupy.ascontiguousarray(grad), cupy.ascontiguousarray(weight)
-    geo = _geometry(tuple(x_shape), weight.shape, stride, padding, dilation, groups)
+    geo = _geometry(tuple(x_shape), weight.shape, stride, padding, dilation, groups, grad.shape)
     n, c, h, w, o, kh, kw, oh, ow = geo[:9]
     g = geo[-1]
     p = oh * ow
@@ -127,8 +143,11 @@ def conv2d_input_grad_gemm(grad: Any, weight: Any, x_shape: Any, stride: Any = (
 def conv2d_weight_grad_gemm(x: Any, grad: Any, w_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
                             dilation: Any = (1, 1), groups: int = 1) -> Any:
     """dW = grad @ im2col(x)^T, summed over the image slices."""
+    if x.ndim == 3:
+        dw = conv2d_weight_grad_gemm(*as_2d(x, grad), _lift_shape(w_shape), stride, padding, dilation, groups)
+        return dw[:, :, 0]
     x, grad = cupy.ascontiguousarray(x), cupy.ascontiguousarray(grad)
-    geo = _geometry(x.shape, tuple(w_shape), stride, padding, dilation, groups)
+    geo = _geometry(x.shape, tuple(w_shape), stride, padding, dilation, groups, grad.shape)
     n, c, _, _, o, kh, kw, oh, ow = geo[:9]
     g = geo[-1]
     p = oh * ow
@@ -156,6 +175,8 @@ register_kernel("conv2d", GPUDNN, layout=Layout.NHWC, dtypes=FLOAT_DTYPES, name=
 @register_kernel("conv2d", GPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv2d")
 def conv2d_direct(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), padding: Any = (0, 0),
                   dilation: Any = (1, 1), groups: int = 1) -> Any:
+    if x.ndim == 3:  # 1-D: over a height of 1
+        return conv2d_direct(*as_2d(x, weight), bias, stride, padding, dilation, groups)[:, :, 0]
     x, weight = cupy.ascontiguousarray(x), cupy.ascontiguousarray(weight)
     geo = _geometry(x.shape, weight.shape, stride, padding, dilation, groups)
     n, _, _, _, o, _, _, oh, ow = geo[:9]
@@ -174,8 +195,11 @@ register_kernel("conv2d", GPU, layout=Layout.NHWC, dtypes=FLOAT_DTYPES, name="gp
 @register_kernel("conv2d_input_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv2d_input_grad")
 def conv2d_input_grad_direct(grad: Any, weight: Any, x_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
                              dilation: Any = (1, 1), groups: int = 1) -> Any:
+    if grad.ndim == 3:
+        dx = conv2d_input_grad_direct(*as_2d(grad, weight), _lift_shape(x_shape), stride, padding, dilation, groups)
+        return dx[:, :, 0]
     grad, weight = cupy.ascontiguousarray(grad), cupy.ascontiguousarray(weight)
-    geo = _geometry(tuple(x_shape), weight.shape, stride, padding, dilation, groups)
+    geo = _geometry(tuple(x_shape), weight.shape, stride, padding, dilation, groups, grad.shape)
     dx = cupy.empty(tuple(int(v) for v in x_shape), dtype=grad.dtype)
     if dx.size:
         launch_1d(_fn("conv", dtype_name(grad.dtype), "conv_dx"), dx.size, (grad, weight, dx, *_args(geo)))
@@ -185,13 +209,35 @@ def conv2d_input_grad_direct(grad: Any, weight: Any, x_shape: Any, stride: Any =
 @register_kernel("conv2d_weight_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv2d_weight_grad")
 def conv2d_weight_grad_direct(x: Any, grad: Any, w_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
                               dilation: Any = (1, 1), groups: int = 1) -> Any:
+    if x.ndim == 3:
+        dw = conv2d_weight_grad_direct(*as_2d(x, grad), _lift_shape(w_shape), stride, padding, dilation, groups)
+        return dw[:, :, 0]
     x, grad = cupy.ascontiguousarray(x), cupy.ascontiguousarray(grad)
-    geo = _geometry(x.shape, tuple(w_shape), stride, padding, dilation, groups)
+    geo = _geometry(x.shape, tuple(w_shape), stride, padding, dilation, groups, grad.shape)
     n, _, _, _, _, _, _, oh, ow = geo[:9]
     dw = cupy.empty(tuple(int(v) for v in w_shape), dtype=x.dtype)
     if dw.size:
         _fn("conv", dtype_name(x.dtype), "conv_dw")((dw.size,), (block_for(n * oh * ow),), (x, grad, dw, *_args(geo)))
     return dw
+
+
+# -- transposed convolution: conv2d's input gradient (kernels/conv_forms.py) ------------------
+
+
+def _transposed_kernel(input_grad: Any) -> Any:
+    def run(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), padding: Any = (0, 0),
+            output_padding: Any = (0, 0), dilation: Any = (1, 1), groups: int = 1) -> Any:
+        if x.ndim == 3:  # 1-D: over a height of 1
+            return run(*as_2d(x, weight), bias, stride, padding, output_padding, dilation, groups)[:, :, 0]
+        return transposed_output(input_grad, cupy.zeros, x, weight, bias, _pair(stride), _pair(padding),
+                                 _pair(output_padding), _pair(dilation), int(groups))
+    return run
+
+
+register_kernel("conv_transpose2d", GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/im2col_cublas_conv_transpose2d")(
+    _transposed_kernel(conv2d_input_grad_gemm))
+register_kernel("conv_transpose2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_direct_conv_transpose2d")(
+    _transposed_kernel(conv2d_input_grad_direct))
 
 
 # -- max pooling (GPU) -------------------------------------------------------------------------
