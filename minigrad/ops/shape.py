@@ -291,7 +291,14 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tupl
             if item._dtype.is_floating:
                 raise IndexTypeError(f"tensors used as indices must be long, int, byte or bool tensors ({op}(): "
                                      f"index {pos} is {item.dtype})")
-            out.append(item._data if device is not None and item._device != "cpu" else to_numpy(item._data))
+            if device is not None and item._device != "cpu":
+                out.append(item._data)
+            elif item.ndim == 0 and item._dtype is not _BOOL:
+                # a 0-d integer tensor indexes as its int (PyTorch's select); on the GPU it stays an index
+                # array: reading its value would make the host wait
+                out.append(int(to_numpy(item._data)))
+            else:
+                out.append(to_numpy(item._data))
         elif hasattr(item, "shape") and device_of_array(item) != "cpu":
             # a device array: an index normalized before (the saved index of getitem, which its backward's
             # getitem_grad is given); CuPy's arrays are no NumPy arrays, and np.asarray of one refuses
@@ -528,6 +535,75 @@ def getitem_cpu(x, index):
 
 getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_index),), infer_meta=_getitem_meta,
                 view=True, doc="x[index]: basic slicing (a view) and integer/bool-array indexing (a copy)", operators=("__getitem__",))
+
+
+@getitem.def_decomposition
+def _getitem_decomposition(inputs: list[Any], attrs: dict[str, Any]) -> Any:
+    """PyTorch applies an index one item at a time, left to right (``applySlicing`` in
+    ``aten/src/ATen/TensorIndexing.h``): each integer is a ``select``, each slice other than ``:`` a
+    ``slice``, each ``None`` an ``unsqueeze``, and the index arrays, all together, one ``index`` last. So
+    ``x[0, 1:]`` is ``SliceBackward0`` over ``SelectBackward0``, and ``x[1:, idx]`` ``IndexBackward0`` over
+    ``SliceBackward0``: one ``getitem`` op per step here too. An index of one step is the op itself. The whole
+    index is checked first (its shape and host values), so a refused index makes no node."""
+    x, index = inputs[0], attrs["index"]
+    steps = _index_steps(tuple(x.shape), index)
+    if steps is None:
+        return None
+    try:
+        indexed(_probe(tuple(x.shape), np.bool_), _probe_index(index, _device_items(index)))
+    except IndexError:
+        return None  # refused (or an empty read PyTorch allows) by the op itself, in its own layers
+    for step in steps:
+        x = getitem.direct(x, step)
+    return x
+
+
+def _index_steps(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
+    """The single-item indexes PyTorch applies for ``index`` (a normalized one), or None when it is the one
+    step ``index`` itself. ``dim`` counts the result's dims already passed (an integer removes its dim, so it
+    does not move on); ``sizes`` are the result's sizes as the steps leave them. A slice that keeps a whole
+    dim (``0:n``, ``::1``) is no step, as in PyTorch; an index of no step at all is an alias of ``x``."""
+    if any(isinstance(i, (bool, np.bool_)) or (hasattr(i, "ndim") and i.ndim == 0 and i.dtype == np.bool_)
+           for i in index):
+        return None  # a bool item (a new dim, kept or emptied): the op itself
+    specified = sum(0 if i is None or i is Ellipsis else i.ndim if hasattr(i, "dtype") and i.dtype == np.bool_
+                    else 1 for i in index)
+    sizes = list(shape)
+    steps: list[tuple[Any, ...]] = []
+    arrays: list[tuple[int, Any]] = []
+    dim, changed = 0, False
+    for item in index:
+        if item is not None and item is not Ellipsis and dim >= len(sizes):
+            return None  # too many indices: the op refuses them
+        if item is Ellipsis:
+            dim += len(shape) - specified
+        elif item is None:
+            steps.append((slice(None),) * dim + (None,))
+            sizes.insert(dim, 1)
+            dim += 1
+        elif isinstance(item, int):
+            steps.append((slice(None),) * dim + (item,))
+            del sizes[dim]
+        elif isinstance(item, slice):
+            if item.start in (None, 0) and item.step in (None, 1) and (item.stop is None or item.stop >= sizes[dim]):
+                changed = changed or item != slice(None)
+            else:
+                steps.append((slice(None),) * dim + (item,))
+                sizes[dim] = len(range(*item.indices(sizes[dim])))
+            dim += 1
+        else:  # an index array
+            arrays.append((dim, item))
+            dim += item.ndim if item.dtype == np.bool_ else 1
+    if arrays:
+        last: list[Any] = []
+        covered = 0  # dims the items so far index (a mask covers as many as it has)
+        for d, a in arrays:
+            last += [slice(None)] * (d - covered) + [a]
+            covered = d + (a.ndim if a.dtype == np.bool_ else 1)
+        steps.append(tuple(last))
+    if len(steps) > 1 or changed:
+        return steps or [()]
+    return None
 
 
 @getitem.def_backward
