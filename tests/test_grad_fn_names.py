@@ -226,6 +226,19 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "tril": lambda lib, d: d["x"].tril(),
     "triu": lambda lib, d: d["x"].triu(1),
     "masked_fill tensor": lambda lib, d: d["x"].masked_fill(d["x"] > 0, d["x"].sum()),
+    # attention: PyTorch's fused node for 4-D inputs (flash attention on a CPU), its math path otherwise
+    "sdpa 4-D": lambda lib, d: _F(lib).scaled_dot_product_attention(d["img"], d["img"], d["img"]),
+    "sdpa 4-D causal": lambda lib, d: _F(lib).scaled_dot_product_attention(d["img"], d["img"] * 2, d["img"],
+                                                                            is_causal=True),
+    "sdpa 4-D bool mask": lambda lib, d: _F(lib).scaled_dot_product_attention(
+        d["img"], d["img"], d["img"], attn_mask=d["img"][0, 0].detach() > 0),
+    "sdpa 4-D, head sizes differ: math": lambda lib, d: _F(lib).scaled_dot_product_attention(
+        d["img"], d["img"], d["img"][..., :3]),
+    "sdpa 3-D: math": lambda lib, d: _F(lib).scaled_dot_product_attention(d["bat"], d["bat"], d["bat"]),
+    "sdpa 3-D causal: math": lambda lib, d: _F(lib).scaled_dot_product_attention(d["bat"], d["bat"], d["bat"],
+                                                                                  is_causal=True),
+    "sdpa 3-D float mask: math": lambda lib, d: _F(lib).scaled_dot_product_attention(
+        d["bat"], d["bat"], d["bat"], attn_mask=d["x"][:, :3].detach()),
     "conv2d": lambda lib, d: _F(lib).conv2d(d["img"], d["ker"]),
     # every convolution is one ConvolutionBackward0, transposed or not, 1-D or 2-D
     "conv2d dilated, grouped": lambda lib, d: _F(lib).conv2d(d["img"].repeat(1, 2, 1, 1), d["ker"], dilation=2, groups=2),

@@ -221,15 +221,17 @@ from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
 
 __all__ += ["pixel_shuffle", "pixel_unshuffle"]
 
-# -- attention (composite: matmul, mul, masked_fill/add, softmax, dropout, matmul) -------------
+# -- attention: the fused op or PyTorch's math path (ops/attention.py) -------------------------------
 
 from ..dtypes import bool_ as _bool  # noqa: E402
+from ..ops.attention import safe_softmax as _safe_softmax  # noqa: E402
+from ..ops.attention import scaled_dot_product_attention as _fused_attention  # noqa: E402
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
-    """``softmax(query @ key^T * scale + mask) @ value`` (composite), PyTorch's signature and mask rules.
+    """``softmax(query @ key^T * scale + mask) @ value``, PyTorch's signature, mask rules and choice of kernel.
 
     Shapes: query ``(..., L, E)``, key ``(..., S, E)``, value ``(..., S, Ev)`` -> ``(..., L, Ev)``;
     ``scale`` defaults to ``1/sqrt(E)``. ``attn_mask`` broadcasts to ``(..., L, S)``: a bool mask
@@ -237,6 +239,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scores. ``is_causal`` lets position ``i`` see keys ``0..i`` only. ``dropout_p`` drops
     attention weights (always, as PyTorch's functional form does: pass 0 in eval).
     ``enable_gqa`` repeats each key/value head for a group of query heads.
+
+    As PyTorch's ``sdp_utils`` chooses: 4-D ``(N, heads, L, E)`` inputs with the same batch and heads,
+    no dropout (on a CPU) and a mask that needs no gradient run the fused op (one node, named for the kernel
+    PyTorch runs there; on a GPU not in float64, which its fused kernels do not take); the rest PyTorch's
+    math path, a composite (``ops/attention.py``).
 
     Example:
         >>> import minigrad as mg
@@ -271,24 +278,54 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         except ValueError:
             raise RuntimeError(f"scaled_dot_product_attention(): attn_mask of shape {tuple(attn_mask.shape)} does "
                                f"not broadcast to the scores' shape {tuple(query.shape[:-2]) + (L, S)}") from None
+    scale = 1.0 / float(np.sqrt(query.shape[-1])) if scale is None else float(scale)
+    if _fused_fits(query, key, value, attn_mask, dropout_p):
+        if dropout_p == 0.0:
+            return _fused_attention(query, key, value, attn_mask, None, is_causal, scale)
+        # a GPU's fused kernels drop weights themselves: the scaled mask drawn there, in one launch
+        shape = tuple(query.shape[:-1]) + (key.shape[-2],)
+        drawn = device_draws("bernoulli", shape, query.dtype.np, query.device, 1.0 - dropout_p, 1.0 / (1.0 - dropout_p))
+        if drawn is not None:  # (None: a dtype the device does not draw; the math path draws on the host)
+            dropped = Tensor._make(drawn, query.dtype, query.device)
+            return _fused_attention(query, key, value, attn_mask, dropped, is_causal, scale)
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         groups = query.shape[-3] // key.shape[-3]
         key, value = (_repeat_heads(t, groups) for t in (key, value))
-    scale = 1.0 / float(np.sqrt(query.shape[-1])) if scale is None else scale
-    scores = ops.mul(ops.matmul(query, key, transpose_y=True), scale)
+    return _attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
+def _fused_fits(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float) -> bool:
+    """Whether PyTorch would run a fused kernel (the checks of ``sdp_utils_cpp.cpp`` that apply here): 4-D
+    inputs, no dropout (on a CPU; a GPU's take it), the same batch and heads, one head size, no empty sequence,
+    each last dim dense."""
+    return (query.ndim == key.ndim == value.ndim == 4 and (dropout_p == 0.0 or query.device.type != "cpu")
+            and tuple(query.shape[:2]) == tuple(key.shape[:2]) == tuple(value.shape[:2])
+            and query.shape[-1] == value.shape[-1] and query.shape[-2] > 0 and key.shape[-2] > 0
+            and all(t.stride(-1) == 1 for t in (query, key, value))
+            and query.dtype == key.dtype == value.dtype and query.dtype.is_floating
+            and not (query.device.type != "cpu" and query.dtype.name == "float64")
+            and (attn_mask is None or not attn_mask.requires_grad))
+
+
+def _attention_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+                    is_causal: bool, scale: float) -> Tensor:
+    """PyTorch's ``_scaled_dot_product_attention_math``: each operand scaled by ``sqrt(scale)`` (a ``mul.Scalar``,
+    ``MulBackward1``), the product, a bool or causal mask made a float one (``-inf`` where hidden) and added
+    in place, ``safe_softmax``, dropout, the product with ``value``."""
+    root = float(np.sqrt(scale))
+    q = ops.OPS["mul_scalar"](query, root)
+    scores = ops.matmul(q, ops.OPS["mul_scalar"](ops.transpose(key, -2, -1), root))
+    L, S = query.shape[-2], key.shape[-2]
     if is_causal:
-        hidden = kept_constant(("causal", L, S), lambda: ~np.tril(np.ones((L, S), dtype=bool)), scores, _bool)
-        scores = ops.masked_fill(scores, hidden, float("-inf"))
-    elif attn_mask is not None and attn_mask.dtype.name == "bool":
-        scores = ops.masked_fill(scores, ops.eq(attn_mask, False), float("-inf"))
-    elif attn_mask is not None:
-        scores = ops.add(scores, attn_mask)
-    weights = ops.softmax(scores, -1)
+        attn_mask = kept_constant(("causal kept", L, S), lambda: np.tril(np.ones((L, S), dtype=bool)), scores, _bool)
+    if attn_mask is not None and attn_mask.dtype.name == "bool":  # PyTorch's convert_boolean_attn_mask
+        attn_mask = ops.cast(ops.where(attn_mask, 0.0, float("-inf")), scores.dtype)
+    if attn_mask is not None:
+        scores.add_(attn_mask)
+    weights = _safe_softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    # one product of the batches as they are (the op itself, not matmul's decomposition, which would copy a
-    # transposed ``value`` to reshape it): this composite stands in for PyTorch's one fused node
-    return ops.matmul.direct(weights, value)
+    return ops.matmul(weights, value)
 
 
 def _repeat_heads(t: Tensor, groups: int) -> Tensor:

@@ -167,7 +167,19 @@ def _xlogy(inputs: Any, attrs: dict[str, Any]) -> str:
     return "XlogyBackward1" if _constant(x) and not _constant(y) else "XlogyBackward2" if _constant(y) else "XlogyBackward0"
 
 
+def _attention(inputs: Any, attrs: dict[str, Any]) -> str:
+    """The fused attention is named for the kernel PyTorch would run: flash attention for a CPU; on a GPU
+    flash for float16/bfloat16 without a mask, memory-efficient attention otherwise."""
+    query, mask = inputs[0], inputs[3]
+    if getattr(query, "device", None) is None or str(query.device) == "cpu":
+        return "ScaledDotProductFlashAttentionForCpuBackward0"
+    if mask is None and str(query.dtype).rsplit(".", 1)[-1] in ("float16", "bfloat16"):  # dropout too
+        return "ScaledDotProductFlashAttentionBackward0"
+    return "ScaledDotProductEfficientAttentionBackward0"
+
+
 NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
+    "scaled_dot_product_attention": _attention,
     "sum": _reduction("Sum"),
     "mean": _reduction("Mean"),
     "getitem": _getitem,

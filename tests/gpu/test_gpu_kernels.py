@@ -1650,3 +1650,68 @@ def test_matmul_and_reshape_decompose_on_gpu_as_on_cpu(name):
         assert (g is None) == (c is None)
         if c is not None:
             np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-12)
+
+
+# -- attention: PyTorch's fused node on the GPU (ops/attention.py) ----------------------------------------------
+
+ATTENTION = {
+    "no mask": lambda F, q, k, v, m: F.scaled_dot_product_attention(q, k, v),
+    "causal": lambda F, q, k, v, m: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+    "bool mask, a row with nothing to attend": lambda F, q, k, v, m: F.scaled_dot_product_attention(
+        q, k, v, attn_mask=m > 0.5),
+    "float mask, a scale": lambda F, q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTENTION))
+def test_fused_attention_on_the_gpu_is_the_cpus(name):
+    """One fused node on the GPU (PyTorch CUDA's memory-efficient attention for float32), its values and
+    gradients the CPU's; the weights its backward recomputes run there too (no fallback)."""
+    F = mg.nn.functional
+    arrays = [_rand((2, 3, 4, 5), mg.float32, seed=s) for s in range(3)]
+    mask = _rand((4, 4), mg.float32, 0, 1, seed=4)
+    mask[1] = 0.0  # the second query may attend no key: its output and gradients are zeros, not NaN
+
+    def run(device):
+        leaves = [mg.tensor(a, requires_grad=True) for a in arrays]
+        with mg.trace() as tr:
+            out = ATTENTION[name](F, *[t.to(device) for t in leaves], mg.tensor(mask).to(device))
+            (out * out).sum().backward()
+        return out, [t.grad for t in leaves], [e for e in tr.events if e.kind == "kernel.select"]
+
+    cpu, cpu_grads, _ = run("cpu")
+    gpu, gpu_grads, sel = run("gpu")
+    assert type(gpu.grad_fn).__name__ == "ScaledDotProductEfficientAttentionBackward0"
+    assert type(cpu.grad_fn).__name__ == "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert not [e.op for e in sel if e.fallback_cpu], "a CPU fallback"
+    assert {"scaled_dot_product_attention", "attention_weights"} <= {e.op for e in sel if e.backend == "GPU"}
+    np.testing.assert_allclose(gpu.detach().cpu().numpy(), cpu.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert np.isfinite(gpu.detach().cpu().numpy()).all()
+    for g, c in zip(gpu_grads, cpu_grads):
+        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_fused_attention_takes_dropout_on_the_gpu():
+    """With dropout PyTorch CUDA stays fused (its CPU runs the math path): the weights are dropped by a mask drawn
+    on the device, the same mask in the backward; checked against the weights computed by hand with that mask."""
+    from minigrad.devices import to_numpy
+    from minigrad.random import device_draws
+
+    F = mg.nn.functional
+    arrays = [_rand((1, 2, 3, 4), mg.float32, seed=s) for s in range(3)]
+    q, k, v = (mg.tensor(a, requires_grad=True) for a in arrays)
+    mg.manual_seed(7)
+    out = F.scaled_dot_product_attention(q.to("gpu"), k.to("gpu"), v.to("gpu"), dropout_p=0.4, is_causal=True)
+    assert type(out.grad_fn).__name__ == "ScaledDotProductEfficientAttentionBackward0"
+    out.sum().backward()
+    mg.manual_seed(7)  # the same draws again: the mask the fused op was given
+    kept = mg.tensor(to_numpy(device_draws("bernoulli", (1, 2, 3, 3), np.float32, "gpu", 0.6, 1 / 0.6)))
+    values = np.unique(kept.numpy())
+    assert len(values) == 2 and np.allclose(values, [0.0, 1 / 0.6])
+    q2, k2, v2 = (mg.tensor(a, requires_grad=True) for a in arrays)
+    scores = (q2 @ k2.transpose(-2, -1)) / 2.0 + mg.tensor(np.triu(np.full((3, 3), -np.inf, np.float32), 1))
+    ref = (scores.softmax(-1) * kept) @ v2
+    ref.sum().backward()
+    np.testing.assert_allclose(out.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    for a, b in zip((q, k, v), (q2, k2, v2)):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)

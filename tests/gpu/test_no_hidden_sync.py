@@ -161,11 +161,13 @@ def steady_counts(step, steps=3):
 #: In the thirteenth, the char GPT's step became 153: ``matmul`` runs PyTorch's decomposition, whose batched
 #: path reshapes each operand to 3-D, and q, k and v (transposed views of one ``qkv`` output) cannot be seen
 #: as (B * heads, T, hs) without a copy: a ``clone`` each, as PyTorch CUDA makes them (NOTE [ An op that
-#: decomposes ] in ops/registry.py).
+#: decomposes ] in ops/registry.py). In the fourteenth, the nanoGPT-style step became 199: its attention is
+#: PyTorch's one fused node (ops/attention.py), which keeps no (T x T) weights for the backward and recomputes
+#: them there (a product, the scale, the mask, a softmax: four launches a layer), as PyTorch's fused kernels do.
 BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 156),
            "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 35),
            "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 59),
-           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 197),
+           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 203),
            "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 46),
            "small ResNet-style CNN, BatchNorm2d, LeakyReLU, adaptive avg pool, SGD": (small_resnet_step, 149)}
 

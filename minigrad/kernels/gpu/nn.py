@@ -17,6 +17,7 @@ import cupy
 import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
+from .. import attention as attention_math
 from ..key import Backend
 from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll, one_sample_nll_backward,
                           shaped_by_input, weighted_nll, weighted_nll_grad)
@@ -27,7 +28,9 @@ from .reduce import as_rows, reduce_rows
 
 GPU = Backend.GPU
 
-__all__ = ["softmax", "log_softmax", "softmax_backward_data", "log_softmax_backward_data", "cross_entropy", "layer_norm", "layer_norm_backward", "layer_norm_weight_grad"]
+__all__ = ["softmax", "log_softmax", "softmax_backward_data", "log_softmax_backward_data", "cross_entropy", "layer_norm",
+           "layer_norm_backward", "layer_norm_weight_grad", "safe_softmax", "scaled_dot_product_attention",
+           "attention_weights"]
 
 
 def _rowwise(kind: str, x: Any, dim: int) -> Any:
@@ -262,3 +265,24 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
     shift = bias.astype(acc, copy=False) - mu * scale
     out = x.astype(acc, copy=False) * scale.reshape(view) + shift.reshape(view)
     return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
+
+
+# -- attention (ops/attention.py): the arithmetic of kernels/attention.py on CuPy's arrays, the softmax this
+# file's kernel ---------------------------------------------------------------------------------------------
+
+@register_kernel("safe_softmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_safe_softmax")
+def safe_softmax(x: Any, dim: int = -1) -> Any:
+    return attention_math.safe_rows(cupy, x, softmax(x, dim), dim)
+
+
+@register_kernel("scaled_dot_product_attention", GPU, dtypes=FLOAT_DTYPES, name="gpu/fused_attention")
+def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropped: Any = None,
+                                 is_causal: bool = False, scale: float = 1.0) -> Any:
+    return cupy.ascontiguousarray(attention_math.attention(cupy, softmax, query, key, value, attn_mask, is_causal,
+                                                           scale, dropped))
+
+
+@register_kernel("attention_weights", GPU, dtypes=FLOAT_DTYPES, name="gpu/attention_weights")
+def attention_weights(query: Any, key: Any, attn_mask: Any = None, is_causal: bool = False,
+                      scale: float = 1.0) -> Any:
+    return attention_math.weights(cupy, softmax, query, key, attn_mask, is_causal, scale)
