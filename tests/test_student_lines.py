@@ -53,27 +53,40 @@ def _bits_differ(t: object, m: object) -> int:
     return int(((a.view(np.int32) != b.view(np.int32)) & ~(np.isnan(a) & np.isnan(b))).sum())
 
 
-def _float32_results() -> dict[str, int]:
-    counts = {}
+def _near(t: object, m: object) -> bool:
+    """Within 1e-5 relative or 1e-6 absolute: the worst relative one, erfc as ``1 - erf`` near 0.02, is 1e-6;
+    the worst absolute one is PyTorch's own. Its vectorised gelu on an AVX2 CPU is accurate to about 3e-7 (it
+    gives 0 below about -5.5, where the exact value, 8e-8 at -5.5, is minigrad's); on AVX512 it is closer."""
+    return bool(np.allclose(np.asarray(t, np.float32), np.asarray(m, np.float32), rtol=1e-5, atol=1e-6, equal_nan=True))
+
+
+def _float32_results() -> tuple[dict[str, int], dict[str, bool]]:
+    counts, near = {}, {}
+
+    def compare(name: str, t: object, m: object) -> None:
+        counts[name], near[name] = _bits_differ(t, m), _near(t, m)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for n in UNARY:
-            counts[n] = _bits_differ(getattr(torch, n)(torch.tensor(GRID)).numpy(), getattr(mg, n)(mg.tensor(GRID)).numpy())
+            compare(n, getattr(torch, n)(torch.tensor(GRID)).numpy(), getattr(mg, n)(mg.tensor(GRID)).numpy())
         for n in ACTIVATIONS:
             t = getattr(torch.nn.functional, n)(torch.tensor(GRID)).numpy()
-            counts["F." + n] = _bits_differ(t, getattr(mg.nn.functional, n)(mg.tensor(GRID)).numpy())
+            compare("F." + n, t, getattr(mg.nn.functional, n)(mg.tensor(GRID)).numpy())
         for e in EXPONENTS:
-            counts[f"pow {e}"] = _bits_differ((torch.tensor(GRID) ** e).numpy(), (mg.tensor(GRID) ** e).numpy())
-    return counts
+            compare(f"pow {e}", (torch.tensor(GRID) ** e).numpy(), (mg.tensor(GRID) ** e).numpy())
+    return counts, near
 
 
 def test_float32_elementwise_bits_and_the_listed_differences() -> None:
     """Every elementwise op's float32 results on a grid of inputs, bit for bit against PyTorch: those
     that differ are exactly the ones the coverage page lists, and pow's special exponents never do."""
-    counts = _float32_results()
+    counts, near = _float32_results()
     differing = {k for k, v in counts.items() if v}
     assert differing == set(FLOAT32_DIFFERENCES), (differing ^ set(FLOAT32_DIFFERENCES), counts)
     for e in (2, 3, -1, -2, -0.5):
         assert counts[f"pow {e}"] == 0
-    for name in differing:  # last-bit differences on part of the grid, never on all of it
-        assert counts[name] < 0.6 * len(GRID), (name, counts[name])
+    # Last-bit differences, never on all of the grid. How many points differ depends on the CPU PyTorch
+    # runs on (its vectorised kernels are AVX2 or AVX512 code): a count is no bound, closeness is.
+    for name in differing:
+        assert counts[name] < len(GRID) and near[name], (name, counts[name])
