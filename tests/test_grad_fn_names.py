@@ -358,6 +358,14 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "Conv2d": lambda: nn.Conv2d(1, 2, 3)(img),
         "Conv1d": lambda: nn.Conv1d(3, 2, 2, padding=1)(seq),
         "ConvTranspose2d": lambda: nn.ConvTranspose2d(1, 2, 3, stride=2)(img),
+        "MultiheadAttention": lambda: nn.MultiheadAttention(4, 2)(seq, seq, seq)[0],
+        "MultiheadAttention batch_first, its weights": lambda: nn.MultiheadAttention(4, 2, batch_first=True)(
+            seq, seq, seq)[1],
+        "MultiheadAttention with a mask, no weights": lambda: nn.MultiheadAttention(4, 2, batch_first=True)(
+            seq, seq, seq, attn_mask=lib.ones(3, 3, dtype=lib.bool).triu(1), need_weights=False)[0],
+        "MultiheadAttention cross-attention": lambda: nn.MultiheadAttention(4, 2)(seq, seq[:1], seq[:1])[0],
+        "TransformerEncoderLayer": lambda: nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True)(seq),
+        "TransformerDecoderLayer": lambda: nn.TransformerDecoderLayer(4, 2, 8, dropout=0.0)(seq, seq),
         "ConvTranspose1d": lambda: nn.ConvTranspose1d(3, 2, 2)(seq),
         "BatchNorm2d": lambda: nn.BatchNorm2d(1)(img),
         "BatchNorm1d without affine": lambda: nn.BatchNorm1d(4, affine=False)(seq.transpose(1, 2)),

@@ -195,84 +195,115 @@ class MultiheadAttention(Module):
     # -- the computation -------------------------------------------------------------------
 
     def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """The input projections; self-attention uses one matmul with the packed weight, as PyTorch does."""
-        b = self.in_proj_bias
+        """The input projections, as PyTorch's ``_in_projection_packed``: self-attention is one ``linear`` with
+        the packed weight, its ``(L, N, 3E)`` result seen as ``(3, L, N, E)`` (``unflatten``, ``unsqueeze``,
+        ``transpose``, ``squeeze``, ``contiguous``) and selected; a shared key and value one ``linear`` for both."""
+        w, b, E = self.in_proj_weight, self.in_proj_bias, self.embed_dim
+        if not self._qkv_same_embed_dim:
+            bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
+            return (F.linear(query, self.q_proj_weight, bq), F.linear(key, self.k_proj_weight, bk),
+                    F.linear(value, self.v_proj_weight, bv))
+        if key is value:
+            if query is key:
+                proj = _packed(F.linear(query, w, b), 3, E)
+                return proj[0], proj[1], proj[2]
+            wq, wkv = ops.split(w, [E, 2 * E])
+            bq, bkv = (None, None) if b is None else ops.split(b, [E, 2 * E])
+            kv = _packed(F.linear(key, wkv, bkv), 2, E)
+            return F.linear(query, wq, bq), kv[0], kv[1]
+        wq, wk, wv = ops.chunk(w, 3, 0)
         bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
-        if self._qkv_same_embed_dim:
-            if query is key and key is value:
-                return ops.chunk(F.linear(query, self.in_proj_weight, b), 3, -1)
-            wq, wk, wv = ops.chunk(self.in_proj_weight, 3, 0)
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
         return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
-
-    def _heads(self, x: Tensor) -> Tensor:
-        """``(N, L, E)`` -> ``(N, H, L, head_dim)``."""
-        n, length = x.shape[0], x.shape[1]
-        return ops.permute(ops.reshape(x, (n, length, self.num_heads, self.head_dim)), (0, 2, 1, 3))
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        """PyTorch's ``multi_head_attention_forward``, step for step (its graph is PyTorch's): sequence-first
+        ``(L, N, E)`` work, the heads as ``(N * H, L, head_dim)`` batches; with ``need_weights`` the scores are
+        ``bmm`` (``baddbmm`` with a mask), ``softmax``, dropout and ``bmm``; without, the heads go to
+        ``scaled_dot_product_attention`` as ``(N, H, L, head_dim)``."""
         batched = self._check(query, key, value, key_padding_mask, attn_mask, is_causal)
-        kpm = _float_mask(key_padding_mask, "key_padding_mask", query)
-        mask = _float_mask(attn_mask, "attn_mask", query)
-        same_qk, same_kv = query is key, key is value
-        # Work batch-first: (N, L, E).
+        if self.batch_first and batched:  # sequence-first, keeping which of them are the same tensor
+            if key is value:
+                if query is key:
+                    query = key = value = ops.transpose(query, 1, 0)
+                else:
+                    query, key = (ops.transpose(t, 1, 0) for t in (query, key))
+                    value = key
+            else:
+                query, key, value = (ops.transpose(t, 1, 0) for t in (query, key, value))
+        out, weights = self._attend(query, key, value, key_padding_mask, need_weights, attn_mask,
+                                    average_attn_weights, is_causal, batched)
+        if self.batch_first and batched:
+            out = ops.transpose(out, 1, 0)
+        return out, weights
+
+    def _attend(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None, need_weights: bool,
+                attn_mask: Tensor | None, average_attn_weights: bool, is_causal: bool,
+                batched: bool) -> tuple[Tensor, Tensor | None]:
         if not batched:
-            query, key, value = (ops.unsqueeze(t, 0) for t in (query, key, value))
-        elif not self.batch_first:
-            query, key, value = (ops.transpose(t, 0, 1) for t in (query, key, value))
-        if same_kv:
-            value = key
-            if same_qk:
-                key = value = query
-        N, L, H = query.shape[0], query.shape[1], self.num_heads
+            same_qk, same_kv = query is key, key is value
+            query = ops.unsqueeze(query, 1)
+            key = query if same_qk else ops.unsqueeze(key, 1)
+            value = key if same_kv else ops.unsqueeze(value, 1)
+            if key_padding_mask is not None:
+                key_padding_mask = ops.unsqueeze(key_padding_mask, 0)
+        L, N, E = query.shape
+        H, hd = self.num_heads, self.head_dim
+        kpm = _float_mask(key_padding_mask, "key_padding_mask", query)
+        if is_causal and kpm is None and not need_weights:
+            mask = None  # SDPA's is_causal hint stands for the mask
+        else:
+            mask = _float_mask(attn_mask, "attn_mask", query)
+            if kpm is not None:
+                is_causal = False
         q, k, v = self._project(query, key, value)
+        if mask is not None and mask.ndim == 2:
+            mask = ops.unsqueeze(mask, 0)
         if self.bias_k is not None:  # one more key and value, the same for every sample
-            k = ops.cat([k, ops.expand(self.bias_k, (N, 1, self.embed_dim))], 1)
-            v = ops.cat([v, ops.expand(self.bias_v, (N, 1, self.embed_dim))], 1)
+            k = ops.cat([k, self.bias_k.repeat(1, N, 1)])
+            v = ops.cat([v, self.bias_v.repeat(1, N, 1)])
             mask, kpm = _pad_last(mask), _pad_last(kpm)
-        q, k, v = self._heads(q), self._heads(k), self._heads(v)
+        q = ops.transpose(ops.view(q, (L, N * H, hd)), 0, 1)
+        k = ops.transpose(ops.view(k, (k.shape[0], N * H, hd)), 0, 1)
+        v = ops.transpose(ops.view(v, (v.shape[0], N * H, hd)), 0, 1)
         if self.add_zero_attn:  # one more all-zero key and value per head
-            zeros = ops.fill(ops.getitem(k, (slice(None), slice(None), slice(0, 1))), 0.0).detach()
-            k, v = ops.cat([k, zeros], 2), ops.cat([v, zeros], 2)
+            zeros = ops.fill(ops.getitem(k, (slice(None), slice(0, 1))), 0.0).detach()
+            k, v = ops.cat([k, zeros], 1), ops.cat([v, zeros], 1)
             mask, kpm = _pad_last(mask), _pad_last(kpm)
-        S = k.shape[2]
-        # One float mask of shape broadcastable to (N, H, L, S).
-        if mask is not None and mask.ndim == 3:
-            mask = ops.reshape(mask, (N, H, L, S))
-        if kpm is not None:
-            kpm = ops.reshape(kpm, (N, 1, 1, S))
+        S = k.shape[1]
+        if kpm is not None:  # merged into the mask, one row per (sample, head)
+            kpm = ops.reshape(ops.expand(ops.view(kpm, (N, 1, 1, S)), (N, H, 1, S)), (N * H, 1, S))
             mask = kpm if mask is None else ops.add(mask, kpm)
         p = self.dropout if self.training else 0.0
-        weights = None
         if need_weights:
-            scores = ops.matmul(ops.mul(q, math.sqrt(1.0 / self.head_dim)), k, transpose_y=True)
-            if mask is not None:
-                scores = ops.add(mask, scores)
+            q_scaled = ops.mul(q, math.sqrt(1.0 / float(hd)))
+            kt = ops.transpose(k, -2, -1)
+            scores = ops.bmm(q_scaled, kt) if mask is None else ops.baddbmm(mask, q_scaled, kt)
             weights = ops.softmax(scores, -1)
             if p > 0.0:
                 weights = F.dropout(weights, p, True)
-            heads = ops.matmul(weights, v)
-        elif is_causal and key_padding_mask is None:
-            heads = F.scaled_dot_product_attention(q, k, v, None, p, is_causal=True)
-        else:
-            heads = F.scaled_dot_product_attention(q, k, v, mask, p)
-        # Merge the heads sequence-first, (L, N, E), as PyTorch lays the result out in memory: a
-        # batch-first output is then a transposed view, and a dropout after it draws its mask in
-        # PyTorch's order (see nn.functional.dropout).
-        out = self.out_proj(ops.reshape(ops.permute(heads, (2, 0, 1, 3)), (L, N, self.embed_dim)))
-        if not batched:
-            out = ops.squeeze(out, 1)
-        elif self.batch_first:
-            out = ops.transpose(out, 0, 1)
-        if weights is not None:
+            heads = ops.bmm(weights, v)
+            out = self.out_proj(ops.reshape(ops.transpose(heads, 0, 1), (L * N, E)))
+            out = ops.view(out, (L, N, out.shape[1]))
+            weights = ops.view(weights, (N, H, L, S))
             if average_attn_weights:
                 weights = ops.mean(weights, 1)
             if not batched:
-                weights = ops.squeeze(weights, 0)
-        return out, weights
+                out, weights = ops.squeeze(out, 1), ops.squeeze(weights, 0)
+            return out, weights
+        if mask is not None:
+            mask = ops.unsqueeze(mask, 0) if mask.shape[0] == 1 and mask.ndim == 3 else ops.view(mask, (N, H, -1, S))
+        q, k, v = ops.view(q, (N, H, L, hd)), ops.view(k, (N, H, S, hd)), ops.view(v, (N, H, S, hd))
+        heads = F.scaled_dot_product_attention(q, k, v, mask, p, is_causal)
+        out = self.out_proj(ops.view(ops.permute(heads, (2, 0, 1, 3)).contiguous(), (N * L, E)))
+        out = ops.view(out, (L, N, out.shape[1]))
+        return (ops.squeeze(out, 1) if not batched else out), None
+
+
+def _packed(proj: Tensor, parts: int, width: int) -> Tensor:
+    """``(L, N, parts * E)`` as ``(parts, L, N, E)``, row-major (PyTorch's steps, each a node)."""
+    return ops.squeeze(ops.transpose(ops.unsqueeze(ops.unflatten(proj, -1, (parts, width)), 0), 0, -2), -2).contiguous()
 
 
 def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:

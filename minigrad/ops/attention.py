@@ -35,6 +35,7 @@ from ..kernels import attention as math_of
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..kernels.strided import laid_out_like
 from ._checks import check_bool, check_int
 from .activation import softmax_cpu
 from .registry import Attr, Input, defop, type_name
@@ -92,8 +93,10 @@ _ATTRS = (Attr("is_causal", False, check_bool), Attr("scale", 1.0, _check_scale)
 
 @register_kernel("scaled_dot_product_attention", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/flash_attention")
 def attention_cpu(query, key, value, attn_mask=None, dropped=None, is_causal=False, scale=1.0):
-    return np.ascontiguousarray(math_of.attention(np, softmax_cpu, query, key, value, attn_mask, is_causal, scale,
-                                                  dropped))
+    # laid out as the query is, as PyTorch's kernels allocate it (empty_like): multi-head attention's
+    # permute of the heads back is then already row-major
+    return laid_out_like(np, math_of.attention(np, softmax_cpu, query, key, value, attn_mask, is_causal, scale,
+                                               dropped), query)
 
 
 scaled_dot_product_attention = defop(

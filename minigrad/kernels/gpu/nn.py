@@ -22,6 +22,7 @@ from ..key import Backend
 from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll, one_sample_nll_backward,
                           shaped_by_input, weighted_nll, weighted_nll_grad)
 from ..registry import register_kernel
+from ..strided import laid_out_like
 from . import cuda_src as src
 from ._runtime import block_for, check_later, dtype_name, function
 from .reduce import as_rows, reduce_rows
@@ -278,8 +279,8 @@ def safe_softmax(x: Any, dim: int = -1) -> Any:
 @register_kernel("scaled_dot_product_attention", GPU, dtypes=FLOAT_DTYPES, name="gpu/fused_attention")
 def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: Any = None, dropped: Any = None,
                                  is_causal: bool = False, scale: float = 1.0) -> Any:
-    return cupy.ascontiguousarray(attention_math.attention(cupy, softmax, query, key, value, attn_mask, is_causal,
-                                                           scale, dropped))
+    return laid_out_like(cupy, attention_math.attention(cupy, softmax, query, key, value, attn_mask, is_causal,
+                                                        scale, dropped), query)
 
 
 @register_kernel("attention_weights", GPU, dtypes=FLOAT_DTYPES, name="gpu/attention_weights")
