@@ -228,6 +228,28 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "setitem by a slice and an index": lambda lib, d: _set(d["x"] * 1, (slice(None), d["idx"]), d["y"][:, :2]),
     "index_put": lambda lib, d: d["x"].index_put((d["idx"],), d["v"]),
     "index_put accumulate": lambda lib, d: lib.index_put(d["x"], (d["idx"],), d["v"], accumulate=True),
+    # the pointwise family (ops/pointwise.py): one node each, as PyTorch's
+    "lerp by a number": lambda lib, d: lib.lerp(d["x"], d["y"], 0.3),
+    "lerp by a tensor": lambda lib, d: lib.lerp(d["x"], d["v"], d["y"].sigmoid()),
+    "lerp by a 0-d tensor": lambda lib, d: lib.lerp(d["x"], d["y"], lib.tensor(0.3, dtype=lib.float64)),
+    "lerp_": lambda lib, d: (d["x"] * 1).lerp_(d["y"], 0.7),
+    "addcmul": lambda lib, d: lib.addcmul(d["x"], d["y"], d["v"], value=0.5),
+    "addcdiv": lambda lib, d: lib.addcdiv(d["x"], d["y"], d["v"].exp(), value=-2),
+    "addcmul_": lambda lib, d: (d["x"] * 1).addcmul_(d["y"], d["y"]),
+    "sgn": lambda lib, d: d["x"].sgn(),
+    "square": lambda lib, d: d["x"].square(),
+    "rsqrt": lambda lib, d: d["x"].abs().rsqrt(),
+    "frac": lambda lib, d: d["x"].frac(),
+    "hypot": lambda lib, d: lib.hypot(d["x"], d["v"]),
+    "fmax": lambda lib, d: lib.fmax(d["x"], d["y"]),
+    "fmin": lambda lib, d: lib.fmin(d["v"], d["y"]),
+    "nan_to_num": lambda lib, d: d["x"].nan_to_num(posinf=1.0),
+    "erfinv": lambda lib, d: (d["x"] * 0.1).erfinv(),
+    "erfc": lambda lib, d: d["x"].erfc(),
+    "logaddexp2": lambda lib, d: lib.logaddexp2(d["x"], d["v"]),
+    "deg2rad": lambda lib, d: d["x"].deg2rad(),
+    "rad2deg": lambda lib, d: lib.rad2deg(d["x"]),
+    "erfinv's gradient": lambda lib, d: lib.autograd.grad((d["x"] * 0.1).erfinv().sum(), d["x"], create_graph=True)[0],
 }
 
 #: Calls whose graph differs from PyTorch's, and why.
