@@ -249,6 +249,8 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "logaddexp2": lambda lib, d: lib.logaddexp2(d["x"], d["v"]),
     "deg2rad": lambda lib, d: d["x"].deg2rad(),
     "rad2deg": lambda lib, d: lib.rad2deg(d["x"]),
+    "special.erfinv": lambda lib, d: lib.special.erfinv(d["x"] * 0.1),
+    "special.expit": lambda lib, d: lib.special.expit(d["x"]),
     "erfinv's gradient": lambda lib, d: lib.autograd.grad((d["x"] * 0.1).erfinv().sum(), d["x"], create_graph=True)[0],
 }
 
