@@ -56,7 +56,7 @@ from .division import div as _div_modes
 from .math import abs as _abs
 from .math import cast, div, eq, ge, gt, le, lt, mul, ne, neg, pow, where, zero_backward
 from .math import sub_alpha as _sub_alpha
-from .registry import Attr, defop, type_name
+from .registry import Attr, call_with_out, defop, type_name
 
 __all__ = ["square", "rsqrt", "lerp", "addcmul", "addcdiv", "logaddexp2", "hypot", "sgn",
            "frac", "fmax", "fmin", "nan_to_num", "erfinv", "heaviside", "erfc", "float_power", "deg2rad", "rad2deg",
@@ -158,9 +158,11 @@ def _same_dtype(op: str, input: Tensor, other: Tensor, name: str) -> None:
                            f"{im._C_TYPE_NAMES[other.dtype.name]}")
 
 
-def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
     """``input + weight * (end - input)``, ``weight`` a number or a tensor (``torch.lerp``); all tensors of one
     floating dtype, as PyTorch asks."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("lerp", out, lerp, (input, end, weight))
     check_tensor("lerp", "input", 0, input)
     check_tensor("lerp", "end", 1, end)
     _same_dtype("lerp", input, end, "end")
@@ -229,8 +231,10 @@ def _addcdiv_backward(ctx: Any, grad: Any) -> tuple[Any, Any, Any]:
     return (ops.sum_to(grad, ctx.input_shape(0)) if ctx.needs(0) else None), g1, g2
 
 
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + value * tensor1 * tensor2`` (``torch.addcmul``): one op, ``AddcmulBackward0``."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("addcmul", out, addcmul, (input, tensor1, tensor2), {"value": value})
     for pos, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
         check_tensor("addcmul", name, pos, t)
     return _addcmul_op(input, tensor1, tensor2, value=_number("addcmul", "value", value))
@@ -243,9 +247,11 @@ _ADDCDIV_INTEGERS = ("Integer division with addcdiv is no longer supported, and 
                      "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
 
 
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + value * tensor1 / tensor2`` (``torch.addcdiv``): one op, ``AddcdivBackward0``; integer
     ``tensor1`` and ``tensor2`` together are refused, as PyTorch refuses integer division there."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("addcdiv", out, addcdiv, (input, tensor1, tensor2), {"value": value})
     for pos, (name, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2))):
         check_tensor("addcdiv", name, pos, t)
     value = _number("addcdiv", "value", value)
@@ -337,10 +343,13 @@ def _nan_to_num_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ctx.ops.mul(grad, ctx.ops.isfinite(x)),)
 
 
-def nan_to_num(input: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Tensor:
+def nan_to_num(input: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = None, *,
+               out: Tensor | None = None) -> Tensor:
     """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the dtype's largest / lowest finite
     value by default) (``torch.nan_to_num``): one op, ``NanToNumBackward0``, whose gradient reaches only the
     finite elements. An integer tensor comes back as a copy."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("nan_to_num", out, nan_to_num, (input, nan, posinf, neginf))
     check_tensor("nan_to_num", "input", 0, input)
     info = np.finfo(input.dtype.np) if input.dtype.is_floating else None
     big = (float(info.max) if info is not None else 0.0) if posinf is None else posinf
@@ -495,9 +504,11 @@ rad2deg = _scale_op("rad2deg", 180.0 / math.pi, "radians to degrees, input * 180
 
 # -- composites ----------------------------------------------------------------------------------------
 
-def square(input: Tensor) -> Tensor:
+def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``input ** 2``, PyTorch's ``pow(input, 2)`` (``PowBackward0``); integer tensors stay integer, a bool
     tensor gives int64, as in PyTorch."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("square", out, square, (input,))
     check_tensor("square", "input", 0, input)
     return pow(cast(input, _dt.int64) if input.dtype is _dt.bool_ else input, 2)
 
