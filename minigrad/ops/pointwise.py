@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes as _dt
@@ -95,6 +96,14 @@ def _opmath(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float32) if a.dtype == np.float16 else a
 
 
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` rounded once, as the fused multiply-add PyTorch's vectorised CPU kernels use: for float32
+    operands in float64 (their product is exact there), then rounded to float32; float64 ones unfused."""
+    if a.dtype != np.float32:
+        return a * b + c
+    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+
+
 def _broadcast3(op: str, x: Any, y: Any, z: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     """InferMeta of a three-input elementwise op: the three shapes broadcast, the first input's dtype (the
     others have it: promoted, or checked by the public function)."""
@@ -106,11 +115,11 @@ def _broadcast3(op: str, x: Any, y: Any, z: Any, **attrs: Any) -> tuple[tuple[in
 @register_kernel("lerp", CPU, dtypes=ALL_DTYPES)
 def lerp_cpu(x: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
     """PyTorch's two-sided formula: ``x + w (end - x)`` for ``|w| < 0.5``, else ``end - (end - x) (1 - w)``,
-    so that ``w = 0`` gives ``x`` and ``w = 1`` gives ``end`` exactly."""
+    so that ``w = 0`` gives ``x`` and ``w = 1`` gives ``end`` exactly; each a fused multiply-add, as there."""
     _refuse_unless_floating("lerp_kernel_scalar", x, end)
     a, b = _opmath(x), _opmath(end)
-    w = a.dtype.type(weight)
-    out = a + w * (b - a) if abs(weight) < 0.5 else b - (b - a) * (a.dtype.type(1) - w)
+    w = np.full((), weight, dtype=a.dtype)
+    out = _fma(w, b - a, a) if abs(weight) < 0.5 else _fma(a - b, np.asarray(1, dtype=a.dtype) - w, b)
     return np.asarray(out).astype(x.dtype, copy=False)
 
 
@@ -119,7 +128,7 @@ def lerp_tensor_cpu(x: np.ndarray, end: np.ndarray, weight: np.ndarray) -> np.nd
     """``lerp_cpu``'s formula, with the side chosen per element."""
     _refuse_unless_floating("lerp_kernel_tensor", x, end, weight)
     a, b, w = _opmath(x), _opmath(end), _opmath(weight)
-    out = np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (a.dtype.type(1) - w))
+    out = np.where(np.abs(w) < 0.5, _fma(w, b - a, a), _fma(a - b, np.asarray(1, dtype=a.dtype) - w, b))
     return np.asarray(out).astype(x.dtype, copy=False)
 
 
@@ -176,13 +185,13 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) 
 
 @register_kernel("addcmul", CPU, dtypes=ALL_DTYPES)
 def addcmul_cpu(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any = 1) -> np.ndarray:
-    """``x + value * t1 * t2`` in PyTorch's order; ``value`` in the tensors' type (an integer tensor takes
-    ``int(value)``, as C++'s cast does)."""
+    """``x + (value * t1) * t2`` in PyTorch's order, the last step a fused multiply-add; ``value`` in the
+    tensors' type (an integer tensor takes ``int(value)``, as C++'s cast does)."""
     if x.dtype == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     a, b, c = _opmath(x), _opmath(t1), _opmath(t2)
     v = a.dtype.type(value if is_floating_np(a.dtype) else int(value))
-    return np.asarray(a + v * b * c).astype(x.dtype, copy=False)
+    return np.asarray(_fma(v * b, c, a)).astype(x.dtype, copy=False)
 
 
 @register_kernel("addcdiv", CPU, dtypes=FLOAT_DTYPES)
@@ -279,8 +288,9 @@ sgn.def_backward(zero_backward)
 
 @register_kernel("rsqrt", CPU, dtypes=FLOAT_DTYPES)
 def rsqrt_cpu(x: np.ndarray) -> np.ndarray:
-    """``1 / sqrt(x)``."""
-    return np.asarray(x.dtype.type(1) / np.sqrt(x))
+    """``1 / sqrt(x)`` (float16 in float32, rounded once)."""
+    a = _opmath(x)
+    return np.asarray(a.dtype.type(1) / np.sqrt(a)).astype(x.dtype, copy=False)
 
 
 rsqrt = defop("rsqrt", inputs=("input",), infer_meta=im.same, save=("out",), promote="float", methods=("rsqrt",),
@@ -351,7 +361,7 @@ def nan_to_num(input: Tensor, nan: Any = 0.0, posinf: Any = None, neginf: Any = 
     if out is not None:  # NOTE [ out= ] in ops/registry.py
         return call_with_out("nan_to_num", out, nan_to_num, (input, nan, posinf, neginf))
     check_tensor("nan_to_num", "input", 0, input)
-    info = np.finfo(input.dtype.np) if input.dtype.is_floating else None
+    info = ml_dtypes.finfo(input.dtype.np) if input.dtype.is_floating else None  # bfloat16's too
     big = (float(info.max) if info is not None else 0.0) if posinf is None else posinf
     low = (float(info.min) if info is not None else 0.0) if neginf is None else neginf
     return _nan_to_num_op(input, nan=0.0 if nan is None else nan, posinf=big, neginf=low)
