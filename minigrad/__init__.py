@@ -83,6 +83,7 @@ from . import nn, optim
 from . import cuda
 from .autograd import inference_mode
 from . import linalg  # torch.linalg's names
+from . import special  # noqa: E402  (torch.special's names)
 from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
 from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)

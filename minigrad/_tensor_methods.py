@@ -771,15 +771,16 @@ for _name, _fn in _INPLACE_COMPOSITES.items():
 
 #: PyTorch's in-place forms of the elementwise, cumulative and triangle methods whose out-of-place form is one op
 #: with PyTorch's node: ``x.floor_()`` is ``x.floor()`` written back by run_inplace (the op's node becomes the
-#: tensor's, its version bumps, a saved ``x`` is kept as it was). Not here: forms whose method is a composite
-#: (``square_``, ``erfc_``, ``frac_``...: its inner nodes would save the changed ``x``), and ``acosh_``/``asinh_``/
+#: tensor's, its version bumps, a saved ``x`` is kept as it was; ``square_`` is ``pow``'s). Not here: forms whose
+#: method is a composite (``float_power_``: its inner nodes would save the changed ``x``), and ``acosh_``/``asinh_``/
 #: ``atanh_``, whose derivative PyTorch does not implement.
 _INPLACE_OF_METHODS = (
     "absolute_", "acos_", "asin_", "atan_", "atan2_", "ceil_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_",
     "divide_", "erf_", "exp2_", "expm1_", "floor_", "floor_divide_", "fmod_", "heaviside_", "log10_", "log1p_",
     "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
     "sinc_", "sinh_", "subtract_", "tan_", "tril_", "triu_", "true_divide_", "trunc_", "xlogy_", "addmm_", "addmv_",
-    "baddbmm_",
+    "baddbmm_", "sgn_", "rsqrt_", "frac_", "erfinv_", "erfc_", "square_", "hypot_", "nan_to_num_", "deg2rad_",
+    "rad2deg_",
 )
 for _name in _INPLACE_OF_METHODS:
     if not hasattr(Tensor, _name):

@@ -421,6 +421,9 @@ class Differential(RuleBasedStateMachine):
         "logcumsumexp": lambda x: x.logcumsumexp(-1),
         "index-repeated": lambda x: x[[1, 0, 1]], "int-then-index": lambda x: x[0, ..., [-1, 0, -1]],
         "index_select": lambda x: x.index_select(-1, _index_like(x, [0, 0])),
+        "frac": lambda x: x.frac(), "sgn": lambda x: x.sgn(), "rsqrt": lambda x: (x.abs() + 0.5).rsqrt(),
+        "erfinv": lambda x: x.tanh().erfinv(), "erfc": lambda x: x.erfc(), "square": lambda x: x.square(),
+        "nan_to_num": lambda x: x.nan_to_num(posinf=2.0), "deg2rad": lambda x: x.deg2rad(),
     }
 
     @precondition(lambda self: self.pool)
@@ -438,7 +441,10 @@ class Differential(RuleBasedStateMachine):
         "clamp_t": lambda x, y: x.clamp(min=y), "cat": lambda x, y: _cat([x, y]),
         "masked_fill_t": lambda x, y: x.masked_fill(x > 0, y.sum()),
         "atan2": lambda x, y: x.atan2(y), "remainder": lambda x, y: x.remainder(y),
-        "logaddexp": lambda x, y: x.logaddexp(y),
+        "logaddexp": lambda x, y: x.logaddexp(y), "logaddexp2": lambda x, y: x.logaddexp2(y),
+        "hypot": lambda x, y: x.hypot(y), "fmax": lambda x, y: x.fmax(y), "fmin": lambda x, y: x.fmin(y),
+        "lerp": lambda x, y: x.lerp(y, 0.7), "lerp_t": lambda x, y: x.lerp(y, y.sigmoid()),
+        "addcmul": lambda x, y: x.addcmul(y, y, value=0.5), "addcdiv": lambda x, y: x.addcdiv(y, y.exp(), value=-2),
     }
 
     @precondition(lambda self: self.pool)

@@ -90,8 +90,15 @@ def test_which_functions_take_out_is_pytorchs() -> None:
     lambda T, x, y: T.mean(x, 1, out=T.empty(2)),
     lambda T, x, y: T.maximum(x, y, out=T.empty(2, 3)),
     lambda T, x, y: T.tanh(x, out=T.empty(2, 3)),
+    lambda T, x, y: T.lerp(x, y, 0.3, out=T.empty(2, 3)),
+    lambda T, x, y: T.lerp(x, y, y.sigmoid(), out=T.empty(2, 3)),
+    lambda T, x, y: T.addcmul(x, y, x, value=0.5, out=T.empty(2, 3)),
+    lambda T, x, y: T.addcdiv(x, y, y, value=-2, out=T.empty(2, 3)),
+    lambda T, x, y: T.square(x, out=T.empty(2, 3)),
+    lambda T, x, y: T.nan_to_num(x.log(), -1.0, out=T.empty(2, 3)),
 ], ids=["add", "add-alpha", "sub", "mul", "div", "div-floor", "pow", "exp", "sqrt", "matmul", "mm", "bmm", "cat",
-        "cat-dim1", "stack", "sum-dim", "sum-keepdim", "mean-dim", "maximum", "tanh"])
+        "cat-dim1", "stack", "sum-dim", "sum-keepdim", "mean-dim", "maximum", "tanh", "lerp", "lerp-tensor", "addcmul",
+        "addcdiv", "square", "nan_to_num"])
 def test_out_holds_the_result_and_is_returned(call) -> None:
     (mx, tx), (my, ty) = _both([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]]), _both([[2.0, 1.0, 0.25], [3.0, 2.0, 1.0]])
     m_out, t_out = call(mg, mx, my), call(torch, tx, ty)

@@ -52,6 +52,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("autograd.functional", "autograd.functional"),
     ("autograd.graph", "autograd.graph"),
     ("linalg", "linalg"),
+    ("special", "special"),
     ("amp", "amp"),
 )
 

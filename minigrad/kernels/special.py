@@ -1,4 +1,4 @@
-"""Vectorised special functions NumPy does not have (``erf``), and faster
+"""Vectorised special functions NumPy does not have (``erf``, ``erfc``, ``erfinv``), and faster
 roads through NumPy for kernels that make many passes (``by_chunks``) or
 reduce many short rows (``row_max``).
 
@@ -41,7 +41,7 @@ import numpy as np
 from .. import _host_memory
 from . import erf_tables as T
 
-__all__ = ["erf", "normal_cdf_float32", "by_chunks", "row_max"]
+__all__ = ["erf", "erfc", "erfinv", "normal_cdf_float32", "by_chunks", "row_max"]
 
 
 _F64 = np.float64
@@ -58,6 +58,97 @@ def erf(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.float64:
         return by_chunks(_erf_float64, x)
     return by_chunks(_erf_float32, x.astype(_F32, copy=False)).astype(x.dtype, copy=False)
+
+
+def erfc(x: np.ndarray) -> np.ndarray:
+    """``1 - erf(x)`` of each element, an array of ``x``'s dtype, keeping its relative digits where it is
+    small: ``1 - erf(x)`` below ``x = 2.75`` (at most 4 digits lost there), Laplace's continued fraction
+    (``_erfc_far``) above. Every dtype is computed in float64 and rounded once."""
+    x = np.asarray(x)
+    out = by_chunks(_erfc_float64, x.astype(_F64, copy=False))
+    return out if x.dtype == np.float64 else out.astype(x.dtype)
+
+
+def _erfc_float64(flat: np.ndarray) -> np.ndarray:
+    near = flat < _ERFC_FAR
+    out = np.empty_like(flat)
+    out[near] = 1.0 - _erf_float64(flat[near])
+    with np.errstate(all="ignore"):  # exp(-x^2) underflows to 0 far out: erfc is 0 there
+        out[~near] = _erfc_far(flat[~near])  # NaN too
+    return out
+
+
+def erfinv(y: np.ndarray) -> np.ndarray:
+    """The inverse error function of each element, an array of ``y``'s dtype: ``x`` with ``erf(x) = y``,
+    ``+-inf`` at ``+-1``, NaN outside ``[-1, 1]``.
+
+    A rational first guess, then two Newton steps against ``erf`` above, as
+    PyTorch's ``calc_erfinv`` does (the guess's relative error is about 1e-7,
+    each step squares it). Past ``|y| = 0.9999`` ``erf(x)`` is within a few
+    ulp of 1, too close to tell neighbouring ``x`` apart, so there four steps
+    from the guess (whose error grows to 1e-3 towards 1) solve
+    ``erfc(|x|) = 1 - |y|`` instead (``1 - |y|`` is exact there). Every dtype
+    is computed in float64 and rounded once.
+    """
+    y = np.asarray(y)
+    out = by_chunks(_erfinv_float64, y.astype(_F64, copy=False))
+    return out if y.dtype == np.float64 else out.astype(y.dtype)
+
+
+# The first guess: ``y p(y^2) / q(y^2)`` in the centre, ``r(t) / s(t)`` of ``t = sqrt(-log((1 - |y|) / 2))``
+# in the tails (the classic coefficients PyTorch's ``calc_erfinv`` also starts from).
+_ERFINV_CENTRAL = 0.7
+_ERFINV_P = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
+_ERFINV_Q = (1.0, -2.118377725, 1.442710462, -0.329097515, 0.012229801)
+_ERFINV_R = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
+_ERFINV_S = (1.0, 3.543889200, 1.637067800)
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+
+
+#: Where ``erfc`` switches from ``1 - erf(x)`` to the continued fraction (60 terms reach 1e-16 from here on).
+_ERFC_FAR = 2.75
+
+#: Past this ``|y|`` (``|x|`` about 2.75) ``erf(x)`` is so close to 1 that its last ulp moves ``x`` by more than
+#: 1e-13 of itself: the tails take a last step against ``erfc``, which keeps its relative digits there.
+_ERFINV_FAR = 0.9999
+
+
+def _erfc_far(x: np.ndarray) -> np.ndarray:
+    """``erfc(x)`` for ``x`` from about 2.75 up (to 1e-15 of itself): Laplace's continued fraction
+    ``exp(-x^2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))))``, 60 terms, from the bottom up."""
+    f = x.copy()
+    for k in range(60, 0, -1):
+        f = x + (k / 2.0) / f
+    return np.exp(-x * x) / (1.7724538509055160 * f)
+
+
+def _polynomial(coeffs: tuple[float, ...], t: np.ndarray) -> np.ndarray:
+    """``sum(coeffs[j] * t**j)`` by Horner's rule."""
+    acc = np.full_like(t, coeffs[-1])
+    for c in reversed(coeffs[:-1]):
+        acc = acc * t + c
+    return acc
+
+
+def _erfinv_float64(flat: np.ndarray) -> np.ndarray:
+    a = np.abs(flat)
+    with np.errstate(all="ignore"):  # the tail's log of 0 at +-1, NaN outside [-1, 1]: set below
+        z = flat * flat
+        central = flat * _polynomial(_ERFINV_P, z) / _polynomial(_ERFINV_Q, z)
+        t = np.sqrt(-np.log((1.0 - a) / 2.0))
+        tail = np.copysign(_polynomial(_ERFINV_R, t) / _polynomial(_ERFINV_S, t), flat)
+        guess = np.where(a <= _ERFINV_CENTRAL, central, tail)
+        x = guess
+        for _ in range(2):  # Newton: x - (erf(x) - y) / erf'(x)
+            x = x - (_erf_float64(x) - flat) / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
+        far = (a > _ERFINV_FAR) & (a < 1.0)
+        if far.any():  # the steep tails: the guess, then four steps against erfc(|x|) = 1 - |y| (exact)
+            af, xf = a[far], np.abs(guess[far])
+            for _ in range(4):
+                xf = xf + (_erfc_far(xf) - (1.0 - af)) / (_TWO_OVER_SQRT_PI * np.exp(-xf * xf))
+            x[far] = np.copysign(xf, flat[far])
+    x = np.where(a == 1.0, np.copysign(np.inf, flat), x)
+    return np.where(a > 1.0, np.nan, x)
 
 
 _CHUNK = 1 << 14  # 64 KB of float32: under the allocator's 128 KB threshold for fresh memory

@@ -487,8 +487,8 @@ abs = defop(
 )
 @abs.def_backward
 def abs_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """d|x|/dx = sign(x) (0 at 0, as PyTorch)."""
-    return (ctx.ops.mul(grad, ctx.ops.sign(ctx.saved()[0])),)
+    """d|x|/dx = sgn(x) (0 at 0), PyTorch's ``grad * self.sgn()``."""
+    return (ctx.ops.mul(grad, ctx.ops.sgn(ctx.saved()[0])),)
 
 register_kernel("sin", CPU, dtypes=FLOAT_DTYPES)(np.sin)
 

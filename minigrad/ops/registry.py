@@ -276,10 +276,12 @@ class OpDef:
         set_amp_category(name, amp)
         #: ``(kind, CUDA expression)`` for the GPU elementwise templates, or None; fills the
         #: tables of ``kernels/gpu/cuda_src.py`` (kind: ``unary``, ``binary``, ``compare``, ``test``: a bool
-        #: of one value, ``param``: unary with the op's number attributes as ``p0``, ``p1``).
+        #: of one value, ``param``: of one or two inputs with the op's number attributes as ``p0``, ``p1``, ``p2``,
+        #: ``ternary``: of three inputs ``a``, ``b``, ``c``, with the numbers as ``param``'s).
         self.gpu_elementwise = tuple(gpu) if gpu is not None else None
-        if gpu is not None:  # a ``param`` expression reads the op's number attributes, in order, as p0, p1
-            set_elementwise_expression(name, *gpu, params=tuple(a.name for a in self.attrs) if gpu[0] == "param" else ())
+        if gpu is not None:  # a ``param``/``ternary`` expression reads the op's number attributes as p0, p1, p2
+            set_elementwise_expression(name, *gpu, params=tuple(a.name for a in self.attrs)
+                                       if gpu[0] in ("param", "ternary") else (), arity=len(self.inputs))
         # What the API layer's parser (``bind``) looks up: argument names and positions, the
         # attributes a call must give, and the defaults a common call shares (NOTE [ The common call ]).
         self._arg_names = [i.name for i in self.inputs] + [a.name for a in self.attrs]

@@ -1,6 +1,6 @@
 """Which elements are NaN or infinite: ``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``, and which
-carry a minus sign (``signbit``, true for ``-0.0`` too), and ``copysign`` (ops);
-and ``nan_to_num`` (a composite) to replace them.
+carry a minus sign (``signbit``, true for ``-0.0`` too), and ``copysign`` (ops). (``nan_to_num``, which
+replaces them, is in ``ops/pointwise.py``.)
 
 Each is an op with a bool result and no gradient (it compares values). Integer
 and bool tensors hold no NaN or infinity: ``isnan``/``isinf`` are all False
@@ -24,12 +24,9 @@ from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..tensor import Tensor
-from ._checks import check_tensor
-from .math import where
 from .registry import defop
 
-__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "copysign", "nan_to_num"]
+__all__ = ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "copysign"]
 
 
 def _classify(ufunc: Any, name: str, for_ints: bool) -> Any:
@@ -67,21 +64,6 @@ def signbit_cpu(x: np.ndarray) -> np.ndarray:
 
 signbit = defop("signbit", inputs=("x",), infer_meta=im.to_bool, differentiable=False, methods=("signbit",),
                 doc="True where x has its sign bit set (negative numbers, -0.0)", gpu=("test", "mg_signbit(a)"))
-
-
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
-    """NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the dtype's largest / lowest finite
-    value by default) (``torch.nan_to_num``). Composite of ``where``: the gradient reaches only the finite
-    elements, as PyTorch's."""
-    check_tensor("nan_to_num", "input", 0, input)
-    if not input.dtype.is_floating:
-        return input
-    info = np.finfo(input.dtype.np)
-    big = float(info.max) if posinf is None else posinf
-    low = float(info.min) if neginf is None else neginf
-    out = where(isnan(input), float(nan), input)
-    out = where(isposinf(input), big, out)
-    return where(isneginf(input), low, out)
 
 
 @register_kernel("copysign", Backend.CPU, dtypes=FLOAT_DTYPES)

@@ -45,6 +45,9 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "log1p": "Log1PBackward0",  # PyTorch's code generator capitalizes the letter after a digit here
     "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
     "div_scalar": "DivBackward1",
+    "lerp_tensor": "LerpBackward1",
+    "deg2rad": "Deg2RadBackward0",
+    "rad2deg": "Rad2DegBackward0",  # lerp.Tensor (a tensor weight); lerp by a number is lerp.Scalar, LerpBackward0
     "threshold_backward": "ThresholdBackwardBackward0",
     "gelu_backward": "GeluBackwardBackward0",
     "nll_loss": "NllLossBackward0",

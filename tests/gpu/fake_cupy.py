@@ -712,7 +712,9 @@ def _nin(op: str) -> int:
 
     if op == "where":
         return 3
-    return 1 if op in cuda_src.UNARY or op in cuda_src.TEST or op in cuda_src.PARAM or op == "clip" else 2
+    if op in cuda_src.ARITY:  # param and ternary ops
+        return cuda_src.ARITY[op]
+    return 1 if op in cuda_src.UNARY or op in cuda_src.TEST or op == "clip" else 2
 
 
 def _strided_view(a: np.ndarray, shape: tuple[int, ...], strides: np.ndarray) -> np.ndarray:
@@ -763,8 +765,8 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
         if op == "clip":
             lo, hi = float(rest[0]), float(rest[1])
             r = np.minimum(np.maximum(vals[0], acc(lo)), acc(hi))
-        elif op in cuda_src.PARAM:  # the op's number attributes, by value (p0, p1: doubles)
-            assert all(isinstance(p, np.float64) for p in rest[:2]), "p0 and p1 are passed by value as doubles"
+        elif op in cuda_src.PARAMS:  # the op's number attributes, by value (p0, p1, p2: doubles)
+            assert len(rest) == 3 and all(isinstance(p, np.float64) for p in rest), "p0, p1, p2 are passed as doubles"
             r = _cpu_kernel(op, acc)(*vals, **dict(zip(cuda_src.PARAMS[op], (float(p) for p in rest))))
         else:
             r = _cpu_kernel(op, acc)(*vals)

@@ -126,6 +126,47 @@ def test_where_and_clip(dtype):
     check("clip", lambda x: mg.clip(x, None, 0.3), [_rand((6, 5), dtype)], dtype)
 
 
+# ops/pointwise.py's elementwise ops: each one launch of its own template (``param``: numbers by value,
+# ``ternary``: three operands), not a CPU fallback
+POINTWISE_UNARY = {
+    "sgn": (mg.sgn, (-2, 2)), "rsqrt": (mg.rsqrt, (0.2, 3)), "frac": (mg.frac, (-3, 3)),
+    "erfinv": (mg.erfinv, (-0.95, 0.95)), "nan_to_num": (lambda x: mg.nan_to_num(x, posinf=3.0), (-2, 2)),
+    "erfc": (mg.erfc, (-2, 4)), "deg2rad": (mg.deg2rad, (-200, 200)), "rad2deg": (mg.rad2deg, (-3, 3)),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", sorted(POINTWISE_UNARY))
+def test_pointwise_unary(op, dtype):
+    fn, (lo, hi) = POINTWISE_UNARY[op]
+    check(op, fn, [_rand((33, 65), dtype, lo, hi)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op, fn", [("hypot", mg.hypot), ("fmax", mg.fmax), ("fmin", mg.fmin),
+                                    ("logaddexp2", mg.logaddexp2),
+                                    ("lerp", lambda a, b: mg.lerp(a, b, 0.3)), ("lerp", lambda a, b: mg.lerp(a, b, 0.9))],
+                         ids=["hypot", "fmax", "fmin", "logaddexp2", "lerp-near", "lerp-far"])
+@pytest.mark.parametrize("shapes", [((17, 9), (17, 9)), ((4, 1, 9), (3, 1))], ids=["same", "bcast"])
+def test_pointwise_binary(op, fn, shapes, dtype):
+    check(op, fn, [_rand(shapes[0], dtype, seed=1), _rand(shapes[1], dtype, seed=2)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op, fn", [("lerp_tensor", mg.lerp), ("addcmul", lambda a, b, c: mg.addcmul(a, b, c, value=-0.5)),
+                                    ("addcdiv", lambda a, b, c: mg.addcdiv(a, b, c, value=2))],
+                         ids=["lerp_tensor", "addcmul", "addcdiv"])
+@pytest.mark.parametrize("shapes", [((17, 9), (17, 9), (17, 9)), ((4, 1, 9), (3, 1), (9,))], ids=["same", "bcast"])
+def test_pointwise_ternary(op, fn, shapes, dtype):
+    third = _rand(shapes[2], dtype, 0.5, 1.5, seed=3) * np.where(_rand(shapes[2], dtype, seed=4) > 0, 1, -1).astype(dtype.np)
+    check(op, fn, [_rand(shapes[0], dtype, seed=1), _rand(shapes[1], dtype, seed=2), third], dtype)
+
+
+def test_nan_to_num_replaces_on_the_device():
+    x = mg.tensor([float("nan"), float("inf"), -float("inf"), 1.5]).to("gpu")
+    assert mg.nan_to_num(x, nan=1.0, neginf=-2.0).cpu().tolist() == [1.0, float(np.finfo(np.float32).max), -2.0, 1.5]
+
+
 REDUCTIONS = ["sum", "mean", "max", "min", "logsumexp", "var", "std"]
 DIMS = [None, 0, -1, (0, 2), 1]
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import Iterator
 
 __all__ = [
-    "DTYPES", "UNARY", "BINARY", "COMPARE", "TEST", "PARAM", "PARAMS", "REDUCE", "set_elementwise_expression", "ew_source", "reduce_source", "lse_source", "softmax_source",
+    "DTYPES", "UNARY", "BINARY", "COMPARE", "TEST", "PARAM", "TERNARY", "PARAMS", "ARITY", "REDUCE", "set_elementwise_expression", "ew_source", "reduce_source", "lse_source", "softmax_source",
     "matmul_source", "all_sources", "kernel_name",
 ]
 
@@ -80,7 +80,7 @@ _F = {
                "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint"},
 }
 for _name in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "exp2", "atan2",
-              "copysign", "fmod"):
+              "copysign", "fmod", "hypot", "erfinv", "erfc"):
     _F["float"][_name], _F["double"][_name] = _name + "f", _name
 
 # Device functions the elementwise expressions may call, in ACC (PyTorch's CUDA formulas, with their edge cases).
@@ -147,26 +147,44 @@ COMPARE: dict[str, str] = {}
 #: tests of one value: bool output (``isnan``: ``a != a``)
 TEST: dict[str, str] = {}
 
-#: unary ops with number attributes (``leaky_relu``'s ``negative_slope``): the expression reads them as
-#: ``p0``, ``p1`` (doubles passed by value, in the order of ``PARAMS[op]``, the op's attribute names)
+#: ops with number attributes (``leaky_relu``'s ``negative_slope``, ``lerp``'s ``weight``) of one or two
+#: inputs (``a``, ``b``): the expression reads the numbers as ``p0``, ``p1``, ``p2`` (doubles passed by value,
+#: in the order of ``PARAMS[op]``, the op's attribute names; 0 where the op has fewer)
 PARAM: dict[str, str] = {}
+
+#: ops of three inputs ``a``, ``b``, ``c`` (``addcmul``), reading their number attributes as ``param`` ops do
+TERNARY: dict[str, str] = {}
+
+#: the attribute names a ``param`` or ``ternary`` expression reads as ``p0``, ``p1``, ``p2``
 PARAMS: dict[str, tuple[str, ...]] = {}
 
-_EW_TABLES = {"unary": UNARY, "binary": BINARY, "compare": COMPARE, "test": TEST, "param": PARAM}
+#: how many inputs a ``param`` or ``ternary`` op's kernel reads
+ARITY: dict[str, int] = {}
+
+_EW_TABLES = {"unary": UNARY, "binary": BINARY, "compare": COMPARE, "test": TEST, "param": PARAM, "ternary": TERNARY}
+#: kinds whose kernels take the op's numbers (p0, p1, p2) and read ``ARITY[op]`` inputs
+_NUMBER_KINDS = ("param", "ternary")
 
 
-def set_elementwise_expression(op: str, kind: str, expression: str, params: tuple[str, ...] = ()) -> None:
-    """File ``op``'s GPU expression under ``kind`` (``unary``, ``binary``, ``compare``, ``test``, ``param``)
-    for the templates; ``params``: the attribute names a ``param`` expression reads as ``p0``, ``p1``."""
+def set_elementwise_expression(op: str, kind: str, expression: str, params: tuple[str, ...] = (),
+                               arity: int = 1) -> None:
+    """File ``op``'s GPU expression under ``kind`` (``unary``, ``binary``, ``compare``, ``test``, ``param``,
+    ``ternary``) for the templates; ``params``: the attribute names a ``param`` or ``ternary`` expression reads
+    as ``p0``, ``p1``, ``p2``; ``arity``: the op's number of tensor inputs."""
     if kind not in _EW_TABLES:
         raise ValueError(f"GPU elementwise kind must be one of {', '.join(_EW_TABLES)}, got {kind!r}")
-    if kind == "param" and not 1 <= len(params) <= 2:
-        raise ValueError(f"a 'param' GPU expression reads one or two attributes, got {params!r}")
+    if kind == "param" and not (1 <= len(params) <= 3 and arity in (1, 2)):
+        raise ValueError(f"a 'param' GPU expression reads one to three attributes of one or two inputs, got "
+                         f"{params!r} and {arity} inputs")
+    if kind == "ternary" and not (len(params) <= 3 and arity == 3):
+        raise ValueError(f"a 'ternary' GPU expression reads three inputs and at most three attributes, got "
+                         f"{params!r} and {arity} inputs")
     for table in _EW_TABLES.values():
         table.pop(op, None)
     _EW_TABLES[kind][op] = expression
-    if kind == "param":
+    if kind in _NUMBER_KINDS:
         PARAMS[op] = tuple(params)
+        ARITY[op] = arity
 
 
 #: reductions: (identity, combine(p, q), map(v) where ``aux`` is a per-row value, post(acc));
@@ -203,10 +221,11 @@ def _math(expr: str, acc: str) -> str:
 
 
 def ew_source(op: str, dtype: str, kind: str) -> str:
-    """Source of the elementwise kernels of ``op`` (``kind``: unary, binary, compare, where, clip).
+    """Source of the elementwise kernels of ``op`` (``kind``: unary, binary, compare, test, param, ternary,
+    where, clip).
 
-    Defines ``<name>_contig`` and ``<name>_strided`` (and, for unary, binary
-    and clip, ``<name>_vec``: the contiguous kernel with 16-byte vector
+    Defines ``<name>_contig`` and ``<name>_strided`` (and, for unary, binary,
+    param, ternary and clip, ``<name>_vec``: the contiguous kernel with 16-byte vector
     loads, for 16-byte-aligned operands; for binary and compare,
     ``<name>_scalar0``/``_scalar1``: one operand a number passed by value,
     see ``_scalar_variants``). Arguments: the inputs,
@@ -225,8 +244,10 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
         body = f"ACC a = mg_load(x, ix0); ACC b = mg_load(y, ix1); out[i] = ({COMPARE[op]});"
     elif kind == "test":
         ins, out_t, body = [("x", T)], "bool", f"ACC a = mg_load(x, ix0); out[i] = ({_math(TEST[op], ACC)});"
-    elif kind == "param":
-        ins, out_t, body = [("x", T)], T, f"ACC a = mg_load(x, ix0); mg_store(out, i, (ACC)({_math(PARAM[op], ACC)}));"
+    elif kind in _NUMBER_KINDS:
+        ins, out_t = [("x", T), ("y", T), ("z", T)][:ARITY[op]], T
+        loads = "".join(f"ACC {v} = mg_load({n}, ix{k}); " for k, (v, (n, _)) in enumerate(zip("abc", ins)))
+        body = f"{loads}mg_store(out, i, (ACC)({_math(_EW_TABLES[kind][op], ACC)}));"
     elif kind == "where":
         ins, out_t = [("c", "bool"), ("x", T), ("y", T)], T
         body = "out[i] = c[ix0] ? x[ix1] : y[ix2];"
@@ -235,7 +256,8 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
         body = "ACC a = mg_load(x, ix0); a = a < (ACC)lo ? (ACC)lo : a; a = a > (ACC)hi ? (ACC)hi : a; mg_store(out, i, a);"
     else:  # pragma: no cover
         raise ValueError(kind)
-    extra = {"clip": ", const double lo, const double hi", "param": ", const double p0, const double p1"}.get(kind, "")
+    numbers = ", const double p0, const double p1, const double p2"
+    extra = {"clip": ", const double lo, const double hi", "param": numbers, "ternary": numbers}.get(kind, "")
     params = ", ".join(f"const {t}* __restrict__ {n}" for n, t in ins) + f", {out_t}* __restrict__ out, const long long n"
     contig_idx = "".join(f"const long long ix{k} = i; " for k in range(len(ins)))
     nin = len(ins)
@@ -247,7 +269,7 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
         + "}"
     )
     vec = ""
-    if kind in ("unary", "binary", "clip", "param"):
+    if kind in ("unary", "binary", "clip", "param", "ternary"):
         # The vector variant: 16-byte loads and stores (4 floats, 2 doubles, 8 halves per access), the widest
         # a thread can issue. A memory-bound kernel reaches the bandwidth it can only with enough bytes in
         # flight; one scalar per thread leaves most of the memory system idle. Needs 16-byte-aligned pointers.
@@ -1017,6 +1039,8 @@ def all_sources() -> Iterator[tuple[str, str]]:
             yield f"ew_{op}_{dtype}", ew_source(op, dtype, "test")
         for op in PARAM:
             yield f"ew_{op}_{dtype}", ew_source(op, dtype, "param")
+        for op in TERNARY:
+            yield f"ew_{op}_{dtype}", ew_source(op, dtype, "ternary")
         yield f"ew_where_{dtype}", ew_source("where", dtype, "where")
         yield f"ew_clip_{dtype}", ew_source("clip", dtype, "clip")
         for op in REDUCE:

@@ -28,7 +28,7 @@ GPU = Backend.GPU
 __all__ = ["run_elementwise"]
 
 #: kinds with a vector variant (output and inputs of one dtype)
-_VEC_KINDS = ("unary", "binary", "clip", "param")
+_VEC_KINDS = ("unary", "binary", "clip", "param", "ternary")
 
 
 def _broadcast_shape(*arrays: Any) -> tuple[int, ...]:
@@ -214,12 +214,13 @@ def _test(op: str) -> None:
     register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
 
 
-def _param(op: str, names: tuple[str, ...]) -> None:
-    """``leaky_relu(x, negative_slope)``: the op's number attributes reach the kernel by value (p0, p1); one that
-    is ``None`` as -1 (PyTorch's ``logit`` passes ``eps.value_or(-1)``, and its kernel clamps for ``eps >= 0``)."""
-    def kernel(x: Any, **attrs: Any) -> Any:
-        values = [np.float64(-1.0 if attrs[n] is None else attrs[n]) for n in names] + [np.float64(0.0)] * (2 - len(names))
-        return run_elementwise(op, "param", (x,), x.dtype, extra=tuple(values))
+def _param(op: str, kind: str, names: tuple[str, ...]) -> None:
+    """``leaky_relu(x, negative_slope)``, ``addcmul(x, t1, t2, value)``: the op's number attributes reach the
+    kernel by value (p0, p1, p2); one that is ``None`` as -1 (PyTorch's ``logit`` passes ``eps.value_or(-1)``,
+    and its kernel clamps for ``eps >= 0``)."""
+    def kernel(*xs: Any, **attrs: Any) -> Any:
+        values = [np.float64(-1.0 if attrs[n] is None else attrs[n]) for n in names] + [np.float64(0.0)] * (3 - len(names))
+        return run_elementwise(op, kind, xs, xs[0].dtype, extra=tuple(values))
 
     kernel.__name__ = op
     register_kernel(op, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cuda_{op}")(kernel)
@@ -234,7 +235,9 @@ for _op in src.COMPARE:
 for _op in src.TEST:
     _test(_op)
 for _op in src.PARAM:
-    _param(_op, src.PARAMS[_op])
+    _param(_op, "param", src.PARAMS[_op])
+for _op in src.TERNARY:
+    _param(_op, "ternary", src.PARAMS[_op])
 
 
 @register_kernel("where", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_where")
