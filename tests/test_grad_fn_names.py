@@ -230,6 +230,15 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "index_put accumulate": lambda lib, d: lib.index_put(d["x"], (d["idx"],), d["v"], accumulate=True),
 }
 
+# -- activations and losses that are one node in PyTorch (selu is elu with scales, celu, glu, the shrinks,
+# threshold, prelu, the smooth L1 and Huber losses, binary_cross_entropy with its reduction) and PyTorch's
+# composites of kl_div, cosine_similarity and pairwise_distance
+CASES.update({
+    "selu": lambda lib, d: _F(lib).selu(d["x"]),
+    "celu": lambda lib, d: _F(lib).celu(d["x"], 2.0),
+})
+
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "

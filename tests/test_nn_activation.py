@@ -43,6 +43,9 @@ def test_inplace_flag_is_accepted(name: str) -> None:
 
 def test_positional_inplace_after_the_attributes() -> None:
     assert F.leaky_relu(mg.tensor([-1.0]), 0.5, True).tolist() == [-0.5]
+    assert F.elu(mg.tensor([-1.0]), 0.5, True).tolist() == pytest.approx([0.5 * (np.exp(-1.0) - 1)])
+    with pytest.raises(TypeError, match="scale"):  # selu's scales are the op's, not F.elu's
+        F.elu(mg.tensor([-1.0]), scale=2.0)
     with pytest.raises(TypeError, match="inplace"):
         F.leaky_relu(mg.tensor([-1.0]), 0.5, "yes")
 

@@ -154,7 +154,7 @@ from ..ops import activation as _activation  # noqa: E402
 
 silu = _activation.inplace_form(ops.silu)
 leaky_relu = _activation.inplace_form(ops.leaky_relu)
-elu = _activation.inplace_form(ops.elu)
+elu = _activation.inplace_form(ops.elu, 1)  # F.elu(x, alpha, inplace): selu's scales are not F's
 hardtanh = _activation.inplace_form(ops.hardtanh)
 hardswish = _activation.inplace_form(ops.hardswish)
 hardsigmoid = _activation.inplace_form(ops.hardsigmoid)

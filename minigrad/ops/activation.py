@@ -15,13 +15,14 @@ Each piece is what one layer of the forward path (PaddlePaddle's eager forward p
 
 The file also holds the other activations of ``torch.nn.functional``
 (NOTE [ Activations of the PyTorch surface ], below): ``silu``,
-``leaky_relu``, ``elu``, ``hardtanh``, ``hardswish``, ``hardsigmoid`` as ops;
+``leaky_relu``, ``elu`` (with selu's ``scale`` and ``input_scale``), ``celu``, ``hardtanh``, ``hardswish``,
+``hardsigmoid`` as ops;
 the activations of every network, ``tanh``, ``sigmoid``, ``relu``, ``gelu``,
 ``softmax`` and ``log_softmax``, as ops (relu's, gelu's, softmax's and
 log_softmax's backwards are ops of their own, ``threshold_backward``,
 ``gelu_backward``, ``softmax_backward_data`` and ``log_softmax_backward_data``,
 as PyTorch's are);
-and the composites ``relu6``, ``selu``, ``celu``, ``mish``, ``softsign``,
+and the functions ``relu6``, ``selu`` (the elu op), ``celu``, ``mish``, ``softsign``,
 ``logsigmoid``, ``tanhshrink``, ``softmin``, ``glu``, ``prelu``.
 
 Example:
@@ -197,31 +198,72 @@ def leaky_relu_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 
 @register_kernel("elu", Backend.CPU, dtypes=FLOAT_DTYPES)
-def elu_cpu(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
-    neg = alpha * np.expm1(np.minimum(x, 0))  # exp only of non-positive numbers
-    return np.asarray(np.where(x > 0, x, neg), dtype=x.dtype)
+def elu_cpu(x: np.ndarray, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> np.ndarray:
+    neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)  # exp only of non-positive numbers
+    out = np.where(x > 0, x, neg)
+    return np.asarray(out if scale == 1.0 else out * scale, dtype=x.dtype)
 
 
 elu = defop(
     "elu",
     inputs=("x",),
-    attrs=(Attr("alpha", 1.0, _check_number),),
+    attrs=(Attr("alpha", 1.0, _check_number), Attr("scale", 1.0, _check_number),
+           Attr("input_scale", 1.0, _check_number)),
     infer_meta=_float_like,
     save=("x",),
     promote="float",
-    doc="x where x > 0, alpha * (exp(x) - 1) elsewhere",
-    gpu=("param", "a > (ACC)0 ? a : (ACC)p0 * {expm1}(a)"),
+    doc="scale * x where x > 0, scale * alpha * (exp(input_scale * x) - 1) elsewhere (PyTorch's elu, which selu "
+        "calls with its constants)",
+    gpu=("param", "(ACC)p1 * (a > (ACC)0 ? a : (ACC)p0 * {expm1}(a * (ACC)p2))"),
 )
+
+
+def _elu_slope(ops: Any, grad: Any, x: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    """PyTorch's ``elu_backward`` of the input (``is_result`` false): ``input_scale * scale * alpha *
+    exp(input_scale * x)`` times the gradient where ``x <= 0``, ``scale`` times it elsewhere - at NaN too, as
+    PyTorch's test is ``x <= 0``. (celu's formula is the same with ``input_scale = 1 / alpha``.)"""
+    negative = ops.mul(grad, ops.mul(ops.exp(ops.mul(ops.minimum(x, 0.0), input_scale)), input_scale * scale * alpha))
+    return ops.where(ops.le(x, 0.0), negative, grad if scale == 1.0 else ops.mul(grad, scale))
 
 
 @elu.def_backward
 def elu_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """PyTorch's ``elu_backward``: ``alpha * exp(x)`` times the gradient where ``x <= 0``, the gradient itself
-    elsewhere - at NaN too, as PyTorch's test is ``x <= 0``."""
+    """``_elu_slope`` with the call's ``alpha``, ``scale`` and ``input_scale``."""
     (x,) = ctx.saved()
-    ops = ctx.ops
-    negative = ops.mul(grad, ops.mul(ops.exp(ops.minimum(x, 0.0)), ctx.attrs["alpha"]))
-    return (ops.where(ops.le(x, 0.0), negative, grad),)
+    a = ctx.attrs
+    return (_elu_slope(ctx.ops, grad, x, a["alpha"], a["scale"], a["input_scale"]),)
+
+
+def _check_celu_alpha(op: str, name: str, pos: int, v: Any) -> float:
+    alpha = _check_number(op, name, pos, v)
+    if alpha == 0:
+        raise RuntimeError("celu(): ZeroDivisionError: alpha cannot be 0 for CELU")
+    return alpha
+
+
+@register_kernel("celu", Backend.CPU, dtypes=FLOAT_DTYPES)
+def celu_cpu(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    return elu_cpu(x, alpha, 1.0, 1.0 / alpha)
+
+
+_celu_op = defop(
+    "celu",
+    inputs=("x",),
+    attrs=(Attr("alpha", 1.0, _check_celu_alpha),),
+    infer_meta=_float_like,
+    save=("x",),
+    promote="float",
+    doc="x where x > 0, alpha * (exp(x / alpha) - 1) elsewhere (Barron, 2017): PyTorch's CeluBackward0",
+    gpu=("param", "a > (ACC)0 ? a : (ACC)p0 * {expm1}(a / (ACC)p0)"),
+)
+
+
+@_celu_op.def_backward
+def celu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's formula for celu: ``elu_backward`` with ``scale = 1``, ``input_scale = 1 / alpha``."""
+    (x,) = ctx.saved()
+    alpha = ctx.attrs["alpha"]
+    return (_elu_slope(ctx.ops, grad, x, alpha, 1.0, 1.0 / alpha),)
 
 
 @register_kernel("hardtanh", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -583,17 +625,21 @@ def log_softmax_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
 
 # -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------
 
-def inplace_form(op: Any) -> Any:
+def inplace_form(op: Any, n_attrs: int | None = None) -> Any:
     """``op`` with PyTorch's trailing ``inplace=False`` argument (``F.leaky_relu(x, 0.2, inplace=True)``).
 
     minigrad computes these activations out of place whatever ``inplace`` says:
     the result is the same, and the input keeps its values (and its version), so
-    a later backward that needs it still works.
+    a later backward that needs it still works. ``n_attrs``: how many of the op's attributes the functional form
+    takes by position before ``inplace`` (all of them by default; ``F.elu(x, alpha, inplace)`` takes one).
     """
-    n_attrs = len(op.attrs)
+    n_attrs = len(op.attrs) if n_attrs is None else n_attrs
+    taken = {a.name for a in op.attrs[:n_attrs]}
 
     def functional(input: Any, *args: Any, **kwargs: Any) -> Any:
         inplace = kwargs.pop("inplace", False)
+        for name in kwargs.keys() - taken:
+            raise TypeError(f"{op.name}() got an unexpected keyword argument '{name}'")
         if len(args) > n_attrs:  # inplace given by position, after the op's attributes
             args, inplace = args[:n_attrs], args[n_attrs]
         if not isinstance(inplace, bool):
@@ -619,16 +665,16 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    """``scale * elu(x, alpha)`` with the self-normalising constants (composite)."""
-    return mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
+    """``scale * elu(x, alpha)`` with the self-normalising constants: the ``elu`` op with them as its ``alpha`` and
+    ``scale`` (one ``EluBackward0``, as PyTorch's selu calls elu)."""
+    check_tensor("selu", "input", 0, input)
+    return elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: composite, ``alpha * elu(x / alpha)``."""
-    alpha = _check_number("celu", "alpha", 1, alpha)
-    if alpha == 0:
-        raise RuntimeError("celu(): ZeroDivisionError: alpha cannot be 0 for CELU")
-    return mul(elu(div(input, alpha), 1.0), alpha)
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: the ``celu`` op (``CeluBackward0``, as PyTorch's)."""
+    check_tensor("celu", "input", 0, input)
+    return _celu_op(input, alpha)
 
 
 @register_kernel("mish", Backend.CPU, dtypes=FLOAT_DTYPES)

@@ -278,7 +278,7 @@ class OpDef:
         #: tables of ``kernels/gpu/cuda_src.py`` (kind: ``unary``, ``binary``, ``compare``, ``test``: a bool
         #: of one value, ``param``: unary with the op's number attributes as ``p0``, ``p1``).
         self.gpu_elementwise = tuple(gpu) if gpu is not None else None
-        if gpu is not None:  # a ``param`` expression reads the op's number attributes, in order, as p0, p1
+        if gpu is not None:  # a ``param`` expression reads the op's number attributes, in order, as p0, p1, p2
             set_elementwise_expression(name, *gpu, params=tuple(a.name for a in self.attrs) if gpu[0] == "param" else ())
         # What the API layer's parser (``bind``) looks up: argument names and positions, the
         # attributes a call must give, and the defaults a common call shares (NOTE [ The common call ]).

@@ -763,8 +763,8 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
         if op == "clip":
             lo, hi = float(rest[0]), float(rest[1])
             r = np.minimum(np.maximum(vals[0], acc(lo)), acc(hi))
-        elif op in cuda_src.PARAM:  # the op's number attributes, by value (p0, p1: doubles)
-            assert all(isinstance(p, np.float64) for p in rest[:2]), "p0 and p1 are passed by value as doubles"
+        elif op in cuda_src.PARAM:  # the op's number attributes, by value (p0, p1, p2: doubles)
+            assert all(isinstance(p, np.float64) for p in rest[:3]), "p0, p1 and p2 are passed by value as doubles"
             r = _cpu_kernel(op, acc)(*vals, **dict(zip(cuda_src.PARAMS[op], (float(p) for p in rest))))
         else:
             r = _cpu_kernel(op, acc)(*vals)

@@ -1124,6 +1124,8 @@ MORE_UNARY = {
     "log10": (mg.log10, (0.1, 3)), "exp2": (mg.exp2, (-3, 3)), "sinc": (mg.sinc, (-2, 2)),
     "leaky_relu": (lambda x: mg.nn.functional.leaky_relu(x, 0.2), (-2, 2)),
     "elu": (lambda x: mg.nn.functional.elu(x, 0.7), (-2, 2)),
+    "elu selu": (mg.nn.functional.selu, (-2, 2)),  # the scales by value (p1, p2)
+    "celu": (lambda x: mg.nn.functional.celu(x, 2.0), (-2, 2)),
     "hardtanh": (lambda x: mg.nn.functional.hardtanh(x, -0.5, 1.5), (-2, 2)),
     "log_sigmoid": (mg.nn.functional.logsigmoid, (-6, 6)), "mish": (mg.nn.functional.mish, (-4, 4)),
     "clamp_min": (lambda x: x.clamp_min(0.25), (-2, 2)), "clamp_max": (lambda x: x.clamp_max(-0.25), (-2, 2)),

@@ -157,11 +157,11 @@ _EW_TABLES = {"unary": UNARY, "binary": BINARY, "compare": COMPARE, "test": TEST
 
 def set_elementwise_expression(op: str, kind: str, expression: str, params: tuple[str, ...] = ()) -> None:
     """File ``op``'s GPU expression under ``kind`` (``unary``, ``binary``, ``compare``, ``test``, ``param``)
-    for the templates; ``params``: the attribute names a ``param`` expression reads as ``p0``, ``p1``."""
+    for the templates; ``params``: the attribute names a ``param`` expression reads as ``p0``, ``p1``, ``p2``."""
     if kind not in _EW_TABLES:
         raise ValueError(f"GPU elementwise kind must be one of {', '.join(_EW_TABLES)}, got {kind!r}")
-    if kind == "param" and not 1 <= len(params) <= 2:
-        raise ValueError(f"a 'param' GPU expression reads one or two attributes, got {params!r}")
+    if kind == "param" and not 1 <= len(params) <= 3:
+        raise ValueError(f"a 'param' GPU expression reads one to three attributes, got {params!r}")
     for table in _EW_TABLES.values():
         table.pop(op, None)
     _EW_TABLES[kind][op] = expression
@@ -235,7 +235,7 @@ def ew_source(op: str, dtype: str, kind: str) -> str:
         body = "ACC a = mg_load(x, ix0); a = a < (ACC)lo ? (ACC)lo : a; a = a > (ACC)hi ? (ACC)hi : a; mg_store(out, i, a);"
     else:  # pragma: no cover
         raise ValueError(kind)
-    extra = {"clip": ", const double lo, const double hi", "param": ", const double p0, const double p1"}.get(kind, "")
+    extra = {"clip": ", const double lo, const double hi", "param": ", const double p0, const double p1, const double p2"}.get(kind, "")
     params = ", ".join(f"const {t}* __restrict__ {n}" for n, t in ins) + f", {out_t}* __restrict__ out, const long long n"
     contig_idx = "".join(f"const long long ix{k} = i; " for k in range(len(ins)))
     nin = len(ins)

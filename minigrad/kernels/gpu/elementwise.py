@@ -215,10 +215,10 @@ def _test(op: str) -> None:
 
 
 def _param(op: str, names: tuple[str, ...]) -> None:
-    """``leaky_relu(x, negative_slope)``: the op's number attributes reach the kernel by value (p0, p1); one that
+    """``leaky_relu(x, negative_slope)``: the op's number attributes reach the kernel by value (p0, p1, p2); one that
     is ``None`` as -1 (PyTorch's ``logit`` passes ``eps.value_or(-1)``, and its kernel clamps for ``eps >= 0``)."""
     def kernel(x: Any, **attrs: Any) -> Any:
-        values = [np.float64(-1.0 if attrs[n] is None else attrs[n]) for n in names] + [np.float64(0.0)] * (2 - len(names))
+        values = [np.float64(-1.0 if attrs[n] is None else attrs[n]) for n in names] + [np.float64(0.0)] * (3 - len(names))
         return run_elementwise(op, "param", (x,), x.dtype, extra=tuple(values))
 
     kernel.__name__ = op
