@@ -236,6 +236,11 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
 CASES.update({
     "selu": lambda lib, d: _F(lib).selu(d["x"]),
     "celu": lambda lib, d: _F(lib).celu(d["x"], 2.0),
+    "glu": lambda lib, d: _F(lib).glu(d["x"]),
+    "glu dim 0": lambda lib, d: _F(lib).glu(d["bat"], 0),
+    "softshrink": lambda lib, d: _F(lib).softshrink(d["x"]),
+    "hardshrink": lambda lib, d: _F(lib).hardshrink(d["x"], 0.7),
+    "threshold": lambda lib, d: _F(lib).threshold(d["x"], 0.1, 2.0),
 })
 
 

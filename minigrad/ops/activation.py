@@ -22,8 +22,9 @@ the activations of every network, ``tanh``, ``sigmoid``, ``relu``, ``gelu``,
 log_softmax's backwards are ops of their own, ``threshold_backward``,
 ``gelu_backward``, ``softmax_backward_data`` and ``log_softmax_backward_data``,
 as PyTorch's are);
+``threshold``, ``hardshrink``, ``softshrink`` and ``glu`` as ops;
 and the functions ``relu6``, ``selu`` (the elu op), ``celu``, ``mish``, ``softsign``,
-``logsigmoid``, ``tanhshrink``, ``softmin``, ``glu``, ``prelu``.
+``logsigmoid``, ``tanhshrink``, ``softmin``, ``prelu``.
 
 Example:
     >>> import minigrad as mg
@@ -749,23 +750,6 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     return _softmax_op(neg(x), dim)
 
 
-def glu(input: Tensor, dim: int = -1) -> Tensor:
-    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``, return ``a * sigmoid(b)`` (composite)."""
-    check_tensor("glu", "input", 0, input)
-    if input.ndim == 0:
-        raise RuntimeError("glu(): glu does not support scalars because halving size must be even")
-    d = dim + input.ndim if dim < 0 else dim
-    if not 0 <= d < input.ndim:
-        raise IndexError(f"glu(): Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
-    size = input.shape[d]
-    if size % 2:
-        raise RuntimeError(f"glu(): Halving dimension must be even, but dimension {d} is size {size}")
-    lead = (slice(None),) * d
-    a = getitem(input, lead + (slice(0, size // 2),))
-    b = getitem(input, lead + (slice(size // 2, size),))
-    return mul(a, sigmoid(b))
-
-
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1). Composite."""
     check_tensor("prelu", "input", 0, input)
@@ -786,29 +770,163 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return where(gt(input, 0.0), input, mul(w, input))
 
 
+# -- threshold, hardshrink, softshrink, glu: one op each, as PyTorch's ----------------------------------------
+#
+# Their backwards are PyTorch's formulas written with ``ctx.ops`` (a ``where`` of the mask); PyTorch fuses each
+# into a kernel of its own (``threshold_backward``, ``hardshrink_backward`` ...), which only a double backward sees.
+
+@register_kernel("threshold", Backend.CPU, dtypes=NUMERIC_DTYPES)
+def threshold_cpu(x: np.ndarray, threshold: float, value: float) -> np.ndarray:
+    """``value`` where ``x <= threshold``, else ``x`` (a NaN ``x`` stays; ``value`` in ``x``'s dtype, as PyTorch's
+    ``threshold`` of an integer tensor)."""
+    return np.asarray(np.where(x <= threshold, np.asarray(value).astype(x.dtype), x), dtype=x.dtype)
+
+
+_threshold_op = defop(
+    "threshold",
+    inputs=("x",),
+    attrs=(Attr("threshold", check=_check_number), Attr("value", check=_check_number)),
+    infer_meta=im.same,
+    save=("x",),
+    doc="x where x > threshold, value elsewhere (NaN stays NaN)",
+    gpu=("param", "a <= (ACC)p0 ? (ACC)p1 : a"),
+)
+
+
+@_threshold_op.def_backward
+def threshold_formula(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``threshold_backward(grad, self, threshold)``: 0 where ``x <= threshold``, the gradient elsewhere
+    (at NaN too)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.where(ops.le(x, ctx.attrs["threshold"]), 0.0, grad),)
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``x`` where ``x > threshold``, ``value`` elsewhere: composite (``where`` of ``gt``)."""
+    """``x`` where ``x > threshold``, ``value`` elsewhere: the ``threshold`` op (``ThresholdBackward0``)."""
     check_tensor("threshold", "input", 0, input)
-    t = _check_number("threshold", "threshold", 1, threshold)
-    v = _check_number("threshold", "value", 2, value)
-    return where(le(input, t), v, input)  # a NaN input stays NaN, as in PyTorch
+    return _threshold_op(input, threshold, value)
+
+
+def _shrink_formula(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``hardshrink_backward`` and ``softshrink_backward``: 0 where ``-lambd <= x <= lambd``, the
+    gradient elsewhere (at NaN too, for which ``|x| <= lambd`` is false)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.where(ops.le(ops.abs(x), ctx.attrs["lambd"]), 0.0, grad),)
+
+
+@register_kernel("hardshrink", Backend.CPU, dtypes=FLOAT_DTYPES)
+def hardshrink_cpu(x: np.ndarray, lambd: float = 0.5) -> np.ndarray:
+    """0 where ``-lambd <= x <= lambd``, else ``x`` (NaN stays)."""
+    inside = (x >= -lambd) & (x <= lambd)
+    return np.asarray(np.where(inside, np.zeros((), dtype=x.dtype), x), dtype=x.dtype)
+
+
+_hardshrink_op = defop(
+    "hardshrink",
+    inputs=("x",),
+    attrs=(Attr("lambd", 0.5, _check_number),),
+    infer_meta=_float_like,
+    save=("x",),
+    methods=("hardshrink",),
+    doc="x where |x| > lambd, 0 elsewhere",
+    gpu=("param", "(a >= -(ACC)p0 && a <= (ACC)p0) ? (ACC)0 : a"),
+)
+_hardshrink_op.def_backward(_shrink_formula)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``x`` where ``|x| > lambd``, 0 elsewhere: composite."""
+    """``x`` where ``|x| > lambd``, 0 elsewhere: the ``hardshrink`` op (``HardshrinkBackward0``)."""
     check_tensor("hardshrink", "input", 0, input)
-    lambd = _check_number("hardshrink", "lambd", 1, lambd)
-    return where(gt(abs(input), lambd), input, mul(input, 0.0))  # 0 inside; NaN stays NaN (its gradient 0)
+    return _hardshrink_op(input, lambd)
+
+
+def _softshrink_meta(op: str, x: Any, lambd: float = 0.5) -> tuple[tuple[int, ...], Any]:
+    if lambd < 0:
+        raise RuntimeError(f"softshrink(): lambda must be in range [0, 3.40282e+38] for input dtype Float, but found "
+                           f"{lambd:g}")
+    return _float_like(op, x)
+
+
+@register_kernel("softshrink", Backend.CPU, dtypes=FLOAT_DTYPES)
+def softshrink_cpu(x: np.ndarray, lambd: float = 0.5) -> np.ndarray:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, ``x * 0`` between (0, and NaN for NaN)."""
+    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))
+    return np.asarray(out, dtype=x.dtype)
+
+
+_softshrink_op = defop(
+    "softshrink",
+    inputs=("x",),
+    attrs=(Attr("lambd", 0.5, _check_number),),
+    infer_meta=_softshrink_meta,
+    save=("x",),
+    doc="x - lambd above lambd, x + lambd below -lambd, 0 between",
+    gpu=("param", "a > (ACC)p0 ? a - (ACC)p0 : (a < -(ACC)p0 ? a + (ACC)p0 : a * (ACC)0)"),
+)
+_softshrink_op.def_backward(_shrink_formula)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between: composite."""
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between: the ``softshrink`` op
+    (``SoftshrinkBackward0``)."""
     check_tensor("softshrink", "input", 0, input)
-    lambd = _check_number("softshrink", "lambd", 1, lambd)
-    if lambd < 0:
-        raise RuntimeError(f"softshrink(): lambda must be greater or equal to 0, but found to be {lambd}.")
-    inside = mul(input, 0.0)  # 0, and NaN for a NaN input, as PyTorch's
-    return where(gt(input, lambd), sub(input, lambd), where(lt(input, -lambd), add(input, lambd), inside))
+    return _softshrink_op(input, lambd)
+
+
+def _glu_meta(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
+    """The input with ``dim`` halved; it must have even size there."""
+    if x.ndim == 0:
+        raise RuntimeError(f"{op}(): glu does not support scalars because halving size must be even")
+    d = dim + x.ndim if dim < 0 else dim
+    if not 0 <= d < x.ndim:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
+                         f"but got {dim})")
+    if x.shape[d] % 2:
+        raise RuntimeError(f"{op}(): Halving dimension must be even, but dimension {d} is size {x.shape[d]}")
+    shape, dtype = _float_like(op, x)
+    return shape[:d] + (shape[d] // 2,) + shape[d + 1:], dtype
+
+
+@register_kernel("glu", Backend.CPU, dtypes=FLOAT_DTYPES)
+def glu_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    a, b = np.split(x, 2, axis=dim)
+    return np.asarray(a * _sigmoid(b), dtype=x.dtype)
+
+
+_glu_op = defop(
+    "glu",
+    inputs=("x",),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=_glu_meta,
+    save=("x",),
+    promote="float",
+    doc="gated linear unit: a * sigmoid(b), a and b the halves of x along dim",
+)
+
+
+@_glu_op.def_backward
+def glu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``glu_backward``: ``grad * sigmoid(b)`` for the first half, ``grad * a * s (1 - s)`` for the
+    second (``s = sigmoid(b)``), joined along ``dim``."""
+    (x,) = ctx.saved()
+    ops, dim = ctx.ops, ctx.attrs["dim"]
+    d = dim % x.ndim
+    n = x.shape[d] // 2
+    lead = (slice(None),) * d
+    a, b = ops.getitem(x, lead + (slice(0, n),)), ops.getitem(x, lead + (slice(n, 2 * n),))
+    s = ops.sigmoid(b)
+    ga = ops.mul(grad, s)
+    gb = ops.mul(ops.mul(grad, a), ops.mul(s, ops.sub(1.0, s)))
+    return (ops.concat([ga, gb], d),)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``, return ``a * sigmoid(b)``: the ``glu``
+    op (``GluBackward0``)."""
+    check_tensor("glu", "input", 0, input)
+    return _glu_op(input, dim)
 
 
 # -- PyTorch's forms of gelu (approximate=), softmax and log_softmax (dtype=), each calling its op --------

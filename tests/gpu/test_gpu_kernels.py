@@ -1126,6 +1126,9 @@ MORE_UNARY = {
     "elu": (lambda x: mg.nn.functional.elu(x, 0.7), (-2, 2)),
     "elu selu": (mg.nn.functional.selu, (-2, 2)),  # the scales by value (p1, p2)
     "celu": (lambda x: mg.nn.functional.celu(x, 2.0), (-2, 2)),
+    "threshold": (lambda x: mg.nn.functional.threshold(x, 0.125, 2.0), (-2, 2)),  # bounds exact in float16
+    "hardshrink": (lambda x: mg.nn.functional.hardshrink(x, 0.75), (-2, 2)),
+    "softshrink": (lambda x: mg.nn.functional.softshrink(x, 0.75), (-2, 2)),
     "hardtanh": (lambda x: mg.nn.functional.hardtanh(x, -0.5, 1.5), (-2, 2)),
     "log_sigmoid": (mg.nn.functional.logsigmoid, (-6, 6)), "mish": (mg.nn.functional.mish, (-4, 4)),
     "clamp_min": (lambda x: x.clamp_min(0.25), (-2, 2)), "clamp_max": (lambda x: x.clamp_max(-0.25), (-2, 2)),
@@ -1139,6 +1142,13 @@ MORE_UNARY = {
 def test_more_unary_ops_run_on_the_gpu(op, dtype):
     fn, (lo, hi) = MORE_UNARY[op]
     check(op.split()[0], fn, [_rand((33, 65), dtype, lo, hi)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+def test_glu_runs_on_the_gpu(dim, dtype):
+    """glu's halves read in place (strided) by the sigmoid and mul kernels; its backward's ops on the device too."""
+    check("glu", lambda x: mg.nn.functional.glu(x, dim), [_rand((6, 8, 10), dtype, -3, 3)], dtype)
 
 
 MORE_BINARY = {"atan2": (mg.atan2, -2.0), "copysign": (mg.copysign, -2.0), "fmod": (mg.fmod, 0.3),

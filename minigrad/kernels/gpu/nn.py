@@ -1,4 +1,4 @@
-"""GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``);
+"""GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``); glu;
 and layer_norm with its two backward kernels (``cuda_src.layer_norm_source``), one block a row.
 
 One block per row. The softmax dim is moved last (a copy unless it already
@@ -23,6 +23,7 @@ from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll,
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import block_for, check_later, dtype_name, function
+from .elementwise import run_elementwise
 from .reduce import as_rows, reduce_rows
 
 GPU = Backend.GPU
@@ -262,3 +263,14 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
     shift = bias.astype(acc, copy=False) - mu * scale
     out = x.astype(acc, copy=False) * scale.reshape(view) + shift.reshape(view)
     return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
+
+
+# -- glu: the elementwise templates' kernels on the two halves --------------------------------------------
+
+
+@register_kernel("glu", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_glu")
+def glu(x: Any, dim: int = -1) -> Any:
+    """``a * sigmoid(b)`` for the halves ``a, b`` of ``x`` along ``dim``: two launches (sigmoid of ``b``, then the
+    product), each reading its half in place through the strided kernels."""
+    a, b = cupy.split(x, 2, axis=dim)
+    return run_elementwise("mul", "binary", (a, run_elementwise("sigmoid", "unary", (b,), x.dtype)), x.dtype)
