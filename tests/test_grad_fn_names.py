@@ -241,6 +241,12 @@ CASES.update({
     "softshrink": lambda lib, d: _F(lib).softshrink(d["x"]),
     "hardshrink": lambda lib, d: _F(lib).hardshrink(d["x"], 0.7),
     "threshold": lambda lib, d: _F(lib).threshold(d["x"], 0.1, 2.0),
+    "smooth_l1_loss": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"]),
+    "smooth_l1_loss beta none": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="none", beta=0.5),
+    "smooth_l1_loss beta 0": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="sum", beta=0.0),
+    "smooth_l1_loss broadcast": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["v"]),
+    "huber_loss": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"].detach(), reduction="sum", delta=2.0),
+    "huber_loss weighted": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"], weight=d["y"].detach().abs()),
 })
 
 

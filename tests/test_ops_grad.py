@@ -471,6 +471,14 @@ CASES += [
         x, mg.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=F64), reduction="none"), inputs(rnd(3, 4, low=-3, high=3))),
     Case("soft_margin_loss-mean", "soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
         x, mg.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=F64)), inputs(rnd(3, 4, low=-3, high=3))),
+    Case("smooth_l1_loss", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(x, t, beta=0.5),
+         pair_apart((3, 4), (3, 4))),
+    Case("smooth_l1_loss-none", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(
+        x, t, reduction="none", beta=1.5), pair_apart((3, 4), (4,))),
+    Case("huber_loss", "huber_loss", lambda x, t: mg.nn.functional.huber_loss(x, t, reduction="sum", delta=0.5),
+         pair_apart((3, 4), (3, 4))),
+    Case("huber_loss-none", "huber_loss", lambda x, t: mg.nn.functional.huber_loss(x, t, reduction="none", delta=1.5),
+         pair_apart((3, 4), (3, 4))),
     Case("constant_pad_nd", "constant_pad_nd", lambda x: mg.constant_pad_nd(x, (2, -1, 0, 3), 1.5), inputs(rnd(2, 3, 4))),
     Case("avg_pool2d", "avg_pool2d", lambda x: mg.OPS["avg_pool2d"](x, (3, 2), (2, 1), (1, 1), True, False, None),
          inputs(rnd(1, 2, 5, 4))),

@@ -1,4 +1,5 @@
-"""The elementwise terms of two losses and their reduction, for the CPU's and the GPU's kernels.
+"""The elementwise terms of the losses whose op includes its reduction, and the reduction, for the CPU's and
+the GPU's kernels.
 
 Each function takes the array module ``xp`` (NumPy or CuPy) and arrays of one floating dtype, and
 writes PyTorch's formula (``aten/src/ATen/native/Loss.cpp``) with that module's functions, so both
@@ -13,7 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_with_logits_terms", "reduce_terms", "one_sample_nll",
+__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_with_logits_terms", "smooth_l1_terms", "huber_terms",
+           "reduce_terms", "one_sample_nll",
            "one_sample_nll_backward", "weighted_nll", "weighted_nll_grad", "nll2d_of_rows", "nll2d_backward_of_rows",
            "shaped_by_input"]
 
@@ -36,6 +38,20 @@ def bce_with_logits_terms(xp: Any, x: Any, t: Any, weight: Any = None, pos_weigh
         log_sig = ((pos_weight - 1) * t + 1) * log_sig
     loss = (1 - t) * x - log_sig
     return loss if weight is None else loss * weight
+
+
+def smooth_l1_terms(xp: Any, x: Any, t: Any, beta: float) -> Any:
+    """PyTorch's ``smooth_l1_loss`` of each element: ``0.5 z^2 / beta`` where ``z = |x - t| < beta``, else
+    ``z - 0.5 beta``."""
+    z = xp.abs(x - t)
+    return xp.where(z < beta, z * z * (0.5 / beta), z - 0.5 * beta)
+
+
+def huber_terms(xp: Any, x: Any, t: Any, delta: float) -> Any:
+    """PyTorch's ``huber_loss`` of each element: ``0.5 z^2`` where ``z = |x - t| < delta``, else
+    ``delta (z - 0.5 delta)``."""
+    z = xp.abs(x - t)
+    return xp.where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta)
 
 
 def reduce_terms(xp: Any, terms: Any, reduction: str, dtype: Any) -> Any:

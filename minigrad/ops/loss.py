@@ -44,9 +44,9 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
-from ..kernels.loss_terms import (bce_with_logits_terms, one_sample_nll, one_sample_nll_backward, reduce_terms,
-                                  nll2d_backward_of_rows, nll2d_of_rows, shaped_by_input, soft_margin_terms, weighted_nll,
-                                  weighted_nll_grad)
+from ..kernels.loss_terms import (bce_with_logits_terms, huber_terms, one_sample_nll, one_sample_nll_backward,
+                                  reduce_terms, nll2d_backward_of_rows, nll2d_of_rows, shaped_by_input, smooth_l1_terms,
+                                  soft_margin_terms, weighted_nll, weighted_nll_grad)
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
@@ -454,42 +454,106 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     return reduce_loss(abs(sub(input, target)), reduction)
 
 
-def _smooth(d: Tensor, width: float) -> Tensor:
-    """``0.5 d^2 / width`` where ``|d| < width``, ``|d| - 0.5 width`` elsewhere (both branches of ``where`` are ops)."""
-    a = abs(d)
-    quadratic = mul(mul(d, d), 0.5 / width)
-    return where(lt(a, width), quadratic, sub(a, 0.5 * width))
+@register_kernel("smooth_l1_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
+def smooth_l1_loss_cpu(input: np.ndarray, target: np.ndarray, reduction: str = "mean", beta: float = 1.0) -> np.ndarray:
+    return reduce_terms(np, smooth_l1_terms(np, input, target, beta), reduction, input.dtype)
+
+
+@register_kernel("huber_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
+def huber_loss_cpu(input: np.ndarray, target: np.ndarray, reduction: str = "mean", delta: float = 1.0) -> np.ndarray:
+    return reduce_terms(np, huber_terms(np, input, target, delta), reduction, input.dtype)
+
+
+def _smooth_pair_op(name: str, width: str, doc: str) -> Any:
+    """The op of a loss quadratic below ``width`` and linear above (``smooth_l1_loss``'s ``beta``, ``huber_loss``'s
+    ``delta``): ``input`` and ``target`` of one shape, promoted to one dtype, and PyTorch's ``reduction``."""
+    def meta(op: str, input: Any, target: Any, reduction: str = "mean", **width: float) -> Any:
+        return im.loss_pair(op, input, target, reduction)
+
+    return defop(name, inputs=("input", "target"), attrs=(Attr("reduction", "mean", check_reduction), Attr(width, 1.0)),
+                 infer_meta=meta, save=("input", "target"), transform_dtype=True, doc=doc, amp="deny")
+
+
+_smooth_l1_loss = _smooth_pair_op("smooth_l1_loss", "beta", "0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta "
+                                                            "elsewhere (d = input - target), reduced")
+_huber_loss = _smooth_pair_op("huber_loss", "delta", "0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere "
+                                                     "(d = input - target), reduced")
+
+
+def _smooth_backward(ctx: Any, grad: Any, width: float, slope: float) -> tuple[Any, Any]:
+    """PyTorch's ``smooth_l1_loss_backward`` and ``huber_loss_backward``: of ``d = input - target``, ``d * slope /
+    width`` inside ``(-width, width)``, ``-slope`` below, ``slope`` above (``slope`` 1 for smooth_l1, ``delta`` for
+    huber), times the gradient and ``1 / N`` for the mean; the target's is its negative."""
+    x, t = ctx.saved()
+    ops = ctx.ops
+    d = ops.sub(x, t)
+    inside = d if slope == width else ops.mul(d, slope / width)
+    local = ops.where(ops.lt(d, -width), -slope, ops.where(ops.gt(d, width), slope, inside))
+    g = ops.mul(ops.mul(local, grad), _mean_scale(ctx.attrs["reduction"], x.shape))
+    return (g if ctx.needs(0) else None), (ops.neg(g) if ctx.needs(1) else None)
+
+
+@_smooth_l1_loss.def_backward
+def _smooth_l1_loss_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``_smooth_backward`` with slope 1 outside ``(-beta, beta)``."""
+    return _smooth_backward(ctx, grad, ctx.attrs["beta"], 1.0)
+
+
+@_huber_loss.def_backward
+def _huber_loss_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``_smooth_backward`` with slope ``delta`` outside ``(-delta, delta)``."""
+    delta = ctx.attrs["delta"]
+    return _smooth_backward(ctx, grad, delta, delta)
+
+
+def _expanded_pair(op: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's ``broadcast_tensors(input, target)`` of a loss: each expanded where its shape differs
+    (``ExpandBackward0``), after ``check_pair``."""
+    shape = check_pair(op, input, target)
+    return (input if tuple(input.shape) == shape else expand(input, shape),
+            target if tuple(target.shape) == shape else expand(target, shape))
+
+
+def _check_width(op: str, name: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' must be a number, but got {type_name(v)}")
+    return float(v)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
-    """Quadratic below ``beta``, linear above (Fast R-CNN's loss); ``beta=0`` is ``l1_loss``. Composite."""
+    """Quadratic below ``beta``, linear above (Fast R-CNN's loss): the ``smooth_l1_loss`` op
+    (``SmoothL1LossBackward0``, its reduction inside, as PyTorch's); ``beta=0`` is ``l1_loss``, as PyTorch's."""
     reduction = reduction_of("smooth_l1_loss", size_average, reduce, reduction)
-    check_pair("smooth_l1_loss", input, target)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)):
-        raise TypeError(f"smooth_l1_loss(): argument 'beta' must be a number, but got {type_name(beta)}")
+    beta = _check_width("smooth_l1_loss", "beta", beta)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss(): smooth_l1_loss does not support negative values for beta.")
-    d = sub(input, target)
-    return reduce_loss(abs(d) if beta == 0 else _smooth(d, float(beta)), reduction)
+    input, target = _expanded_pair("smooth_l1_loss", input, target)
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    return _smooth_l1_loss(input, target, reduction, beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
-    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere: ``delta * smooth_l1(beta=delta)``. Composite.
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere: the ``huber_loss`` op
+    (``HuberLossBackward0``, its reduction inside, as PyTorch's).
 
-    ``weight`` (PyTorch 2.6 on) scales each element's loss before the reduction.
+    ``weight`` (PyTorch 2.6 on, of the input's shape) scales each element's loss, then ``mul`` and ``sum`` or
+    ``mean`` reduce it, as PyTorch's Python code does.
     """
     reduction = reduction_of("huber_loss", None, None, reduction)
-    check_pair("huber_loss", input, target)
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)):
-        raise TypeError(f"huber_loss(): argument 'delta' must be a number, but got {type_name(delta)}")
+    delta = _check_width("huber_loss", "delta", delta)
     if delta <= 0:
         raise RuntimeError("huber_loss(): huber_loss does not support non-positive values for delta.")
     if weight is not None and not isinstance(weight, Tensor):
         raise TypeError(f"huber_loss(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
-    loss = mul(_smooth(sub(input, target), float(delta)), float(delta))
-    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("huber_loss(): Weights and input must have the same size.")
+    input, target = _expanded_pair("huber_loss", input, target)
+    if weight is None:
+        return _huber_loss(input, target, reduction, delta)
+    return reduce_loss(mul(_huber_loss(input, target, "none", delta), weight), reduction)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",

@@ -1231,6 +1231,9 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                                 lambda: [_rand((4, 5), mg.float32, -4, 4), _rand((4, 5), mg.float32, 0, 1, seed=1)]),
     "soft_margin_loss": ("soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
         x, mg.tensor([[1.0, -1.0, 1.0, -1.0, 1.0]] * 4).to(x.device)), lambda: [_rand((4, 5), mg.float32)]),
+    **{f"{loss}-{reduction}": (loss, lambda x, t, loss=loss, reduction=reduction: getattr(mg.nn.functional, loss)(
+        x, t, reduction=reduction), lambda: [_rand((4, 5), mg.float32, -3, 3), _rand((4, 5), mg.float32, seed=1)])
+       for loss in ("smooth_l1_loss", "huber_loss") for reduction in ("mean", "sum", "none")},
     "norm": ("vector_norm", lambda x: x.norm(), lambda: [_rand((4, 5), mg.float32)]),
     "norm-p3-dim": ("vector_norm", lambda x: mg.linalg.vector_norm(x, 3, dim=1, keepdim=True),
                     lambda: [_rand((4, 5), mg.float32)]),

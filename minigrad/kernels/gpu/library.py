@@ -1,6 +1,7 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
 flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
-(two matrix products, cuBLAS's), the losses ``binary_cross_entropy_with_logits`` and ``soft_margin_loss``,
+(two matrix products, cuBLAS's), the losses ``binary_cross_entropy_with_logits``, ``soft_margin_loss``,
+``smooth_l1_loss`` and ``huber_loss``,
 ``vector_norm`` and ``div`` with a rounding mode.
 
 Each of these ops had only its CPU kernel, so on the GPU it fell back: the
@@ -30,7 +31,7 @@ from ..registry import register_kernel
 from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
                              pad_geometry, running_extreme_positions, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
-from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
+from ..loss_terms import bce_with_logits_terms, huber_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
@@ -346,7 +347,7 @@ def adaptive_avg_pool2d_backward(grad: Any, input_size: tuple[int, int]) -> Any:
     return apply_windows(cupy, grad, rows.T, cols.T, scale)
 
 
-# -- two losses whose op includes its reduction: PyTorch's formula (kernels/loss_terms.py) in CuPy's kernels ---
+# -- the losses whose op includes its reduction: PyTorch's formula (kernels/loss_terms.py) in CuPy's kernels ---
 
 
 @register_kernel("binary_cross_entropy_with_logits", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_bce_with_logits")
@@ -359,6 +360,16 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
 @register_kernel("soft_margin_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_soft_margin_loss")
 def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
     return reduce_terms(cupy, soft_margin_terms(cupy, input, target), reduction, input.dtype)
+
+
+@register_kernel("smooth_l1_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_smooth_l1_loss")
+def smooth_l1_loss(input: Any, target: Any, reduction: str = "mean", beta: float = 1.0) -> Any:
+    return reduce_terms(cupy, smooth_l1_terms(cupy, input, target, beta), reduction, input.dtype)
+
+
+@register_kernel("huber_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_huber_loss")
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Any:
+    return reduce_terms(cupy, huber_terms(cupy, input, target, delta), reduction, input.dtype)
 
 
 # -- vector_norm (x.norm(), F.normalize, linalg.vector_norm) and div with a rounding mode --------------------
