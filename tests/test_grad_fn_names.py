@@ -246,6 +246,11 @@ CASES.update({
     "smooth_l1_loss beta 0": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="sum", beta=0.0),
     "smooth_l1_loss broadcast": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["v"]),
     "huber_loss": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"].detach(), reduction="sum", delta=2.0),
+    "binary_cross_entropy": lambda lib, d: _F(lib).binary_cross_entropy(d["x"].sigmoid(), d["y"].sigmoid()),
+    "binary_cross_entropy weighted sum": lambda lib, d: _F(lib).binary_cross_entropy(
+        d["x"].sigmoid(), d["y"].sigmoid().detach(), weight=d["v"].detach().abs(), reduction="sum"),
+    "binary_cross_entropy weighted none": lambda lib, d: _F(lib).binary_cross_entropy(
+        d["x"].sigmoid(), d["y"].sigmoid(), weight=d["x"].detach().abs(), reduction="none"),
     "huber_loss weighted": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"], weight=d["y"].detach().abs()),
 })
 

@@ -454,6 +454,12 @@ CASES += [
     Case("hardsigmoid", "hardsigmoid", mg.hardsigmoid, inputs(const(T([-4.0, -2.5, -0.4, 0.9, 2.6, 3.8])))),
     Case("binary_cross_entropy", "binary_cross_entropy", mg.OPS["binary_cross_entropy"],
          inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
+    Case("binary_cross_entropy-weighted-none", "binary_cross_entropy", lambda x, t: mg.nn.functional.binary_cross_entropy(
+        x, t, weight=mg.tensor([0.5, 2.0, 1.0, 3.0], dtype=x.dtype), reduction="none"),
+         inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
+    Case("binary_cross_entropy-weighted-sum", "binary_cross_entropy", lambda x, t: mg.nn.functional.binary_cross_entropy(
+        x, t, weight=mg.tensor([[0.5], [2.0], [1.5]], dtype=x.dtype), reduction="sum"),
+         inputs(rnd(3, 4, low=0.1, high=0.9), rnd(3, 4, low=0.0, high=1.0))),
     Case("clamp_min", "clamp_min", lambda x: mg.clamp_min(x, 0.1), inputs(const(T([-1.5, -0.8, 0.3, 0.7, 1.6])))),
     Case("clamp_max", "clamp_max", lambda x: x.clamp_max(0.1), inputs(const(T([-1.5, -0.8, 0.3, 0.7, 1.6])))),
     Case("clamp_min_tensor", "clamp_min_tensor", lambda x, b: x.clamp_min(b), pair_apart((3, 4), (4,))),

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_with_logits_terms", "smooth_l1_terms", "huber_terms",
+__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_terms", "bce_with_logits_terms", "smooth_l1_terms", "huber_terms",
            "reduce_terms", "one_sample_nll",
            "one_sample_nll_backward", "weighted_nll", "weighted_nll_grad", "nll2d_of_rows", "nll2d_backward_of_rows",
            "shaped_by_input"]
@@ -29,6 +29,16 @@ def soft_margin_terms(xp: Any, x: Any, t: Any) -> Any:
     """PyTorch's ``log1p(exp(-t x))`` (infinite where ``-t x`` overflows ``exp``, as PyTorch's)."""
     with np.errstate(over="ignore"):
         return xp.log1p(xp.exp(-t * x))
+
+
+def bce_terms(xp: Any, x: Any, t: Any, weight: Any = None) -> Any:
+    """PyTorch's ``(t - 1) max(log1p(-x), -100) - t max(log(x), -100)``, times ``weight``: each log clamped at
+    -100, so a probability of exactly 0 or 1 gives a finite loss."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_x = xp.maximum(xp.log(x), -100)
+        log_1mx = xp.maximum(xp.log1p(-x), -100)
+    loss = (t - 1) * log_1mx - t * log_x
+    return loss if weight is None else loss * weight
 
 
 def bce_with_logits_terms(xp: Any, x: Any, t: Any, weight: Any = None, pos_weight: Any = None) -> Any:

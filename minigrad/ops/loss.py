@@ -3,10 +3,11 @@
 losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
 ``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
 
-Four ops: ``cross_entropy`` (softmax cross-entropy of class indices, with its fused backward
-``cross_entropy_backward``, as PyTorch's), ``mse_loss``, and ``binary_cross_entropy`` (the
-elementwise loss, with PyTorch's clamped logs and its finite derivative at probabilities 0 and
-1). The rest are composite: each is written with registered ops (``sub``, ``abs``, ``where``,
+Ops: ``cross_entropy`` (softmax cross-entropy of class indices, with its fused backward
+``cross_entropy_backward``, as PyTorch's), ``mse_loss``, ``smooth_l1_loss``, ``huber_loss``,
+``soft_margin_loss``, ``binary_cross_entropy`` (with PyTorch's clamped logs and its finite
+derivative at probabilities 0 and 1) and ``_with_logits``, each with its reduction inside, as
+PyTorch's. The rest are composite: each is written with registered ops (``sub``, ``abs``, ``where``,
 ``log``, ``log_sigmoid``, ``sum`` ...), so its gradient, with respect to the input and the target
 alike, is the one those ops give, and a trace shows their nodes. ``cross_entropy_loss`` is
 PyTorch's full form (``F.cross_entropy``, PyTorch's own ``cross_entropy_loss``), which keeps the
@@ -44,7 +45,7 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
-from ..kernels.loss_terms import (bce_with_logits_terms, huber_terms, one_sample_nll, one_sample_nll_backward,
+from ..kernels.loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, one_sample_nll, one_sample_nll_backward,
                                   reduce_terms, nll2d_backward_of_rows, nll2d_of_rows, shaped_by_input, smooth_l1_terms,
                                   soft_margin_terms, weighted_nll, weighted_nll_grad)
 from ..kernels.special import row_max
@@ -587,47 +588,56 @@ _BCE_SHAPE = ("{op}(): Using a target size {target} that is different to the inp
 
 
 @register_kernel("binary_cross_entropy", Backend.CPU, dtypes=FLOAT_DTYPES)
-def binary_cross_entropy_cpu(input: np.ndarray, target: np.ndarray) -> np.ndarray:
-    # log(0) is -inf: the clamp at -100 keeps the loss finite, as PyTorch's kernel does.
-    with np.errstate(divide="ignore"):
-        log_x = np.maximum(np.log(input), -100)
-        log_1mx = np.maximum(np.log1p(-input), -100)
-    return np.asarray(-(target * log_x + (1 - target) * log_1mx), dtype=input.dtype)
+def binary_cross_entropy_cpu(input: np.ndarray, target: np.ndarray, weight: Any = None,
+                             reduction: str = "mean") -> np.ndarray:
+    return reduce_terms(np, bce_terms(np, input, target, weight), reduction, input.dtype)
 
 
-def _bce_meta(op: str, input: Any, target: Any) -> tuple[tuple[int, ...], Any]:
+def _bce_meta(op: str, input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> tuple[tuple[int, ...], Any]:
     if tuple(input.shape) != tuple(target.shape):
         raise ShapeError(f"{op}(): 'input' {tuple(input.shape)} and 'target' {tuple(target.shape)} must have the same shape")
-    return tuple(input.shape), input.dtype
+    _check_weight_dtype(input, weight)
+    if weight is not None and np.broadcast_shapes(weight.shape, input.shape) != tuple(input.shape):
+        raise ShapeError(f"{op}(): 'weight' of shape {tuple(weight.shape)} cannot be broadcast to the input's shape "
+                         f"{tuple(input.shape)}")
+    return (tuple(input.shape) if reduction == "none" else ()), input.dtype
 
 
-#: The elementwise loss (no weight, no reduction): an op of its own because its derivative must stay
-#: finite where a probability is exactly 0 or 1 (a saturated float32 sigmoid), which the clamped logs
-#: of a composite cannot give.
+#: The loss with its weight and reduction, one op as PyTorch's: its derivative must stay finite where a
+#: probability is exactly 0 or 1 (a saturated float32 sigmoid), which the clamped logs of a composite cannot give.
 _binary_cross_entropy = defop(
     "binary_cross_entropy",
-    inputs=("input", "target"),
+    inputs=("input", "target", Input("weight", optional=True, differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
     infer_meta=_bce_meta,
-    save=("input", "target"),
-    doc="-(t log(x) + (1 - t) log(1 - x)) elementwise, each log clamped at -100",
+    save=("input", "target", "weight"),
+    doc="-w (t log(x) + (1 - t) log(1 - x)), each log clamped at -100, reduced",
     amp="deny",
-    gpu=("binary", "mg_binary_cross_entropy(a, b)"),
 )
 
 
 @_binary_cross_entropy.def_backward
-def _binary_cross_entropy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+def _binary_cross_entropy_backward(ctx: Any, grad: Any) -> tuple[Any, Any, None]:
     """PyTorch's ``binary_cross_entropy_backward``: ``g (x - t) / max(x (1 - x), 1e-12)``; for the target
-    ``g (log(1 - x) - log(x))`` (unclamped, as PyTorch's: infinite at 0 and 1)."""
-    x, t = ctx.saved()
+    ``g (log(1 - x) - log(x))`` (unclamped, as PyTorch's: infinite at 0 and 1); each times the weight and
+    ``1 / N`` for the mean."""
+    saved = iter(ctx.saved())  # a weight not given saves nothing
+    x, t = next(saved), next(saved)
+    w = next(saved) if ctx.given(2) else None
     ops = ctx.ops
+    scale = _mean_scale(ctx.attrs["reduction"], x.shape)
+
+    def finish(v: Any) -> Any:
+        v = ops.mul(v, grad) if w is None else ops.mul(ops.mul(v, w), grad)
+        return v if scale == 1.0 else ops.mul(v, scale)
+
     gx = gt = None
     if ctx.needs(0):
         denom = ops.clip(ops.mul(x, ops.sub(1.0, x)), 1e-12, None)
-        gx = ops.div(ops.mul(grad, ops.sub(x, t)), denom)
+        gx = finish(ops.div(ops.sub(x, t), denom))
     if ctx.needs(1):
-        gt = ops.mul(grad, ops.sub(ops.log1p(ops.neg(x)), ops.log(x)))
-    return gx, gt
+        gt = finish(ops.sub(ops.log1p(ops.neg(x)), ops.log(x)))
+    return gx, gt, None
 
 
 def _check_probabilities(input: Tensor) -> None:
@@ -651,19 +661,21 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-w (t log(x) + (1 - t) log(1 - x))`` for probabilities ``x``; each log is clamped at -100, as in PyTorch.
 
-    The elementwise loss is the ``binary_cross_entropy`` op; ``weight`` (broadcast
-    against the input) and the reduction are applied with ``mul`` and ``mean``/``sum``.
+    The ``binary_cross_entropy`` op, with ``weight`` (broadcast against the input, as PyTorch's
+    ``weight.expand``) and the reduction inside (one ``BinaryCrossEntropyBackward0``, as PyTorch's).
     ``input`` must lie in [0, 1] (``RuntimeError`` otherwise) and have ``target``'s
-    shape and dtype.
+    shape and dtype; ``weight`` takes no gradient (PyTorch refuses one that requires it).
     """
     reduction = reduction_of("binary_cross_entropy", size_average, reduce, reduction)
     check_pair("binary_cross_entropy", input, target, _BCE_SHAPE)
     if input.dtype != target.dtype:
         raise RuntimeError(f"binary_cross_entropy(): Found dtype {target.dtype} but expected {input.dtype}")
     _check_weight("binary_cross_entropy", "weight", weight, tuple(input.shape))
+    _not_differentiable("binary_cross_entropy", weight=weight)
     _check_probabilities(input)
-    loss = _binary_cross_entropy(input, target)
-    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = expand(weight, tuple(input.shape))
+    return _binary_cross_entropy(input, target, weight, reduction)
 
 
 def _not_differentiable(op: str, **named: Any) -> None:

@@ -1174,6 +1174,9 @@ def test_binary_cross_entropy_runs_on_the_gpu_and_checks_its_input_there():
     x, t = _rand((6, 5), mg.float32, 0.05, 0.95, seed=1), _rand((6, 5), mg.float32, 0.0, 1.0, seed=2)
     x[0, 0], x[0, 1] = 0.0, 1.0  # each log clamped at -100
     check("binary_cross_entropy", lambda a, b: F.binary_cross_entropy(a, b, reduction="none"), [x, t], mg.float32)
+    for reduction in ("mean", "sum", "none"):  # the weight and the reduction inside the op, on the device
+        check("binary_cross_entropy", lambda a, b: F.binary_cross_entropy(
+            a, b, weight=mg.tensor([0.5, 2.0, 1.0, 3.0, 1.5]).to(a.device), reduction=reduction), [x, t], mg.float32)
     bad = mg.tensor([[0.5, float("nan")]]).to("gpu")
     loss = F.binary_cross_entropy(bad, mg.tensor([[1.0, 0.0]]).to("gpu"))  # checked on the device: no wait here
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):

@@ -1,6 +1,6 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
 flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
-(two matrix products, cuBLAS's), the losses ``binary_cross_entropy_with_logits``, ``soft_margin_loss``,
+(two matrix products, cuBLAS's), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
 ``smooth_l1_loss`` and ``huber_loss``,
 ``vector_norm`` and ``div`` with a rounding mode.
 
@@ -31,7 +31,7 @@ from ..registry import register_kernel
 from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
                              pad_geometry, running_extreme_positions, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
-from ..loss_terms import bce_with_logits_terms, huber_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
+from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
@@ -348,6 +348,11 @@ def adaptive_avg_pool2d_backward(grad: Any, input_size: tuple[int, int]) -> Any:
 
 
 # -- the losses whose op includes its reduction: PyTorch's formula (kernels/loss_terms.py) in CuPy's kernels ---
+
+
+@register_kernel("binary_cross_entropy", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_binary_cross_entropy")
+def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Any:
+    return reduce_terms(cupy, bce_terms(cupy, input, target, weight), reduction, input.dtype)
 
 
 @register_kernel("binary_cross_entropy_with_logits", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_bce_with_logits")
