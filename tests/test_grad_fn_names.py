@@ -241,6 +241,9 @@ CASES.update({
     "softshrink": lambda lib, d: _F(lib).softshrink(d["x"]),
     "hardshrink": lambda lib, d: _F(lib).hardshrink(d["x"], 0.7),
     "threshold": lambda lib, d: _F(lib).threshold(d["x"], 0.1, 2.0),
+    "prelu": lambda lib, d: _F(lib).prelu(d["x"], d["v"][:1]),
+    "prelu per channel": lambda lib, d: _F(lib).prelu(d["bat"], d["v"][:3]),
+    "prelu of a vector": lambda lib, d: _F(lib).prelu(d["v"], d["v"][:1]),
     "smooth_l1_loss": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"]),
     "smooth_l1_loss beta none": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="none", beta=0.5),
     "smooth_l1_loss beta 0": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="sum", beta=0.0),
@@ -357,6 +360,8 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "Flatten": lambda: nn.Flatten()(nn.Conv2d(1, 2, 3)(img)),
         "CrossEntropyLoss": lambda: nn.CrossEntropyLoss()(nn.Linear(4, 3)(x), lib.tensor([0, 2])),
         "MSELoss": lambda: nn.MSELoss()(nn.Linear(4, 3)(x), lib.zeros(2, 3)),
+        "PReLU": lambda: nn.PReLU()(seq),
+        "PReLU per channel": lambda: nn.PReLU(3)(seq),
     }
 
 

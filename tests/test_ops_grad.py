@@ -446,6 +446,8 @@ CASES += [
          inputs(const(T([-1.5, -0.8, -0.2, 0.3, 0.7, 1.6])))),
     Case("softshrink", "softshrink", lambda x: mg.nn.functional.softshrink(x, 0.5),
          inputs(const(T([-1.5, -0.8, -0.2, 0.3, 0.7, 1.6])))),
+    Case("prelu_kernel", "prelu_kernel", mg.nn.functional.prelu, inputs(away(2, 3, 4), rnd(3, low=0.1, high=0.9))),
+    Case("prelu_kernel-one", "prelu_kernel", mg.nn.functional.prelu, inputs(away(3, 4), rnd(1, low=0.1, high=0.9))),
     Case("glu", "glu", mg.nn.functional.glu, inputs(rnd(3, 4))),
     Case("glu-dim0", "glu", lambda x: mg.nn.functional.glu(x, 0), inputs(rnd(4, 3, 2))),
     Case("hardtanh", "hardtanh", lambda x: mg.hardtanh(x, -0.5, 1.0),

@@ -22,7 +22,7 @@ the activations of every network, ``tanh``, ``sigmoid``, ``relu``, ``gelu``,
 log_softmax's backwards are ops of their own, ``threshold_backward``,
 ``gelu_backward``, ``softmax_backward_data`` and ``log_softmax_backward_data``,
 as PyTorch's are);
-``threshold``, ``hardshrink``, ``softshrink`` and ``glu`` as ops;
+``threshold``, ``hardshrink``, ``softshrink``, ``glu`` and ``prelu_kernel`` (prelu's) as ops;
 and the functions ``relu6``, ``selu`` (the elu op), ``celu``, ``mish``, ``softsign``,
 ``logsigmoid``, ``tanhshrink``, ``softmin``, ``prelu``.
 
@@ -50,9 +50,9 @@ from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor
-from .math import abs, add, cast, div, gt, le, lt, mul, neg, sub, where
+from .math import abs, add, cast, div, neg, sub
 from .registry import Attr, Input, defop
-from .shape import getitem, reshape
+from .shape import reshape
 
 __all__ = ["softplus"]  # the public API; the pieces below are imported from this module by name
 
@@ -750,24 +750,56 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     return _softmax_op(neg(x), dim)
 
 
+@register_kernel("prelu_kernel", Backend.CPU, dtypes=FLOAT_DTYPES)
+def prelu_kernel_cpu(x: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``x`` where positive, ``weight * x`` elsewhere (a NaN ``x`` stays NaN), ``weight`` broadcast against ``x``."""
+    return np.asarray(np.where(x > 0, x, weight * x), dtype=x.dtype)
+
+
+_prelu_kernel = defop(
+    "prelu_kernel",
+    inputs=("x", "weight"),
+    infer_meta=im.broadcast,
+    save=("x", "weight"),
+    transform_dtype=True,
+    doc="PyTorch's _prelu_kernel: x where x > 0, weight * x elsewhere, weight already shaped to broadcast",
+    gpu=("binary", "a > (ACC)0 ? a : b * a"),
+)
+
+
+@_prelu_kernel.def_backward
+def prelu_kernel_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's ``_prelu_kernel_backward``: for ``x`` the gradient where ``x > 0``, ``weight`` times it elsewhere;
+    for ``weight`` ``x`` times the gradient where ``x <= 0`` (0 elsewhere), summed to the weight's shape."""
+    x, w = ctx.saved()
+    ops = ctx.ops
+    positive = ops.gt(x, 0.0)
+    gx = ops.where(positive, grad, ops.mul(w, grad)) if ctx.needs(0) else None
+    gw = ops.sum_to(ops.where(positive, 0.0, ops.mul(x, grad)), w.shape) if ctx.needs(1) else None
+    return gx, gw
+
+
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1). Composite."""
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1).
+
+    PyTorch's ``prelu``: the weight reshaped to ``(1, C, 1, ...)`` (a ``view``, where the input has another number
+    of dims), then the ``prelu_kernel`` op (``PreluKernelBackward0``).
+    """
     check_tensor("prelu", "input", 0, input)
     check_tensor("prelu", "weight", 1, weight)
     if weight.ndim > 1:
-        raise RuntimeError(f"prelu(): weight must be a scalar or 1-D tensor, but got {weight.ndim}-D")
+        raise RuntimeError(f"prelu(): Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
     n = weight.numel()
-    channels = input.shape[1] if input.ndim >= 2 else 1
-    if n != 1 and n != channels:
-        raise RuntimeError(
-            f"prelu(): Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
-            f"and channel size = {channels}."
-        )
-    if n == 1:
-        w = reshape(weight, ())
-    else:  # one slope per channel: broadcast along dim 1
-        w = reshape(weight, (n,) + (1,) * (input.ndim - 2))
-    return where(gt(input, 0.0), input, mul(w, input))
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("prelu(): Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if n != channels:
+            raise RuntimeError(f"prelu(): Mismatch of parameter numbers and input channel size. Found parameter "
+                               f"numbers = {n} and channel size = {channels}.")
+    if input.ndim != weight.ndim:
+        weight = reshape(weight, tuple(n if d == 1 else 1 for d in range(input.ndim)))
+    return _prelu_kernel(input, weight)
 
 
 # -- threshold, hardshrink, softshrink, glu: one op each, as PyTorch's ----------------------------------------

@@ -1151,6 +1151,14 @@ def test_glu_runs_on_the_gpu(dim, dtype):
     check("glu", lambda x: mg.nn.functional.glu(x, dim), [_rand((6, 8, 10), dtype, -3, 3)], dtype)
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("channels", [1, 8])
+def test_prelu_runs_on_the_gpu(channels, dtype):
+    """prelu's kernel (the binary template, the weight broadcast from its view ``(1, C, 1)``), and its backward."""
+    check("prelu_kernel", mg.nn.functional.prelu, [_rand((6, 8, 10), dtype), _rand((channels,), dtype, 0.1, 0.9, seed=3)],
+          dtype)
+
+
 MORE_BINARY = {"atan2": (mg.atan2, -2.0), "copysign": (mg.copysign, -2.0), "fmod": (mg.fmod, 0.3),
                "remainder": (mg.remainder, 0.3), "floor_divide": (mg.floor_divide, 0.3),
                "logaddexp": (mg.logaddexp, -2.0), "xlogy": (mg.xlogy, 0.1)}

@@ -422,6 +422,35 @@ def mish_dygraph_function(x, attrs):
     return out_t
 
 
+prelu_kernel_op = OPS['prelu_kernel']
+
+
+def prelu_kernel_dygraph_function(x, weight, attrs):
+    """``prelu_kernel`` after the API layer (``minigrad codegen prelu_kernel`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(prelu_kernel_op, [x, weight], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (prelu_kernel_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, weight._dtype, weight._device, weight._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(prelu_kernel_op, [x, weight], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(prelu_kernel_op, [x, weight], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(prelu_kernel_op, entry.kernel, (x._data, weight._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(prelu_kernel_op, [x, weight], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or weight._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(prelu_kernel_op, (x, weight), attrs, (out_t,))
+    return out_t
+
+
 relu_op = OPS['relu']
 
 
