@@ -56,6 +56,7 @@ from .clamp import _clamp_min_op
 from .distance import pairwise_distance
 from .math import (abs, add, cast, clip, div, div_scalar, eq, exp, fill, gt, log, lt, minimum, mul, mul_scalar, ne, neg,
                    sqrt, sub, where)
+from .logarithm import xlogy
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
 from .indexing import masked_fill
@@ -559,12 +560,13 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
-    """Kullback-Leibler divergence of ``target`` from ``input`` (log-probabilities). Composite.
+    """Kullback-Leibler divergence of ``target`` from ``input`` (log-probabilities). Composite, as PyTorch's.
 
-    Pointwise ``target * (log(target) - input)`` (0 where ``target`` is 0), or with
-    ``log_target=True`` ``exp(target) * (target - input)``. ``reduction="batchmean"``
-    divides the sum by the batch size (the mathematically right KL); ``"mean"``
-    divides by the number of elements, as PyTorch does.
+    Pointwise ``xlogy(target, target) - target * input`` (0 where ``target`` is 0), or with
+    ``log_target=True`` ``exp(target) * (target - input)``, then ``mean``/``sum`` - PyTorch's
+    ``torch.kl_div``, op for op. ``reduction="batchmean"`` divides the sum by the batch size (the
+    mathematically right KL, PyTorch's Python ``reduced / input.size(0)``); ``"mean"`` divides by the
+    number of elements, as PyTorch does.
     """
     reduction = reduction_of("kl_div", size_average, reduce, reduction, _REDUCTIONS + ("batchmean",))
     check_pair("kl_div", input, target)
@@ -573,13 +575,10 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if log_target:
         loss = mul(exp(target), sub(target, input))
     else:
-        positive = gt(target, 0.0)
-        # xlogy(t, t): log only of positive values (1 elsewhere, whose log 0 is then dropped), so no NaN leaks.
-        t_log_t = where(positive, mul(target, log(where(positive, target, 1.0))), 0.0)
-        loss = sub(t_log_t, mul(target, input))
+        loss = sub(xlogy(target, target), mul(target, input))
     if reduction == "batchmean":
         total = sum(loss)
-        return total if input.ndim == 0 else mul(total, 1.0 / input.shape[0])
+        return total if input.ndim == 0 else div(total, input.shape[0])
     return reduce_loss(loss, reduction)
 
 
