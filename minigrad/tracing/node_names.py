@@ -44,6 +44,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "log1p": "Log1PBackward0",  # PyTorch's code generator capitalizes the letter after a digit here
     "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
     "div_scalar": "DivBackward1",
+    "add_scalar": "AddBackward1",  # add.Scalar (pairwise_distance's + eps); x + 0.5 is AddBackward0
     "threshold_backward": "ThresholdBackwardBackward0",
     "gelu_backward": "GeluBackwardBackward0",
     "nll_loss": "NllLossBackward0",
@@ -180,6 +181,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "remainder": _with_tensor_operand("Remainder"),
     "copysign": lambda inputs, attrs: "CopysignBackward1" if _constant(inputs[1]) else "CopysignBackward0",
     "xlogy": _xlogy,
+    # at::norm(x, p) of all elements is norm.Scalar, over dims norm.ScalarOpt_dim (pairwise_distance's)
+    "norm": lambda inputs, attrs: "NormBackward0" if attrs.get("dim") is None else "NormBackward1",
     # max()/min() of all elements; over given dims the op is amax/amin's, whose gradient is shared among ties
     "max": lambda inputs, attrs: "MaxBackward1" if attrs.get("dim") is None else "AmaxBackward0",
     "min": lambda inputs, attrs: "MinBackward1" if attrs.get("dim") is None else "AminBackward0",

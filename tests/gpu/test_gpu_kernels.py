@@ -1246,6 +1246,12 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
         x, t, reduction=reduction), lambda: [_rand((4, 5), mg.float32, -3, 3), _rand((4, 5), mg.float32, seed=1)])
        for loss in ("smooth_l1_loss", "huber_loss") for reduction in ("mean", "sum", "none")},
     "norm": ("vector_norm", lambda x: x.norm(), lambda: [_rand((4, 5), mg.float32)]),
+    "pairwise_distance": ("norm", mg.nn.functional.pairwise_distance,
+                          lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
+    "pairwise_distance-add_scalar": ("add_scalar", lambda x, y: mg.nn.functional.pairwise_distance(x, y, p=3.0),
+                                     lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)]),
+    "cosine_similarity": ("vector_norm", mg.nn.functional.cosine_similarity,
+                          lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
     "norm-p3-dim": ("vector_norm", lambda x: mg.linalg.vector_norm(x, 3, dim=1, keepdim=True),
                     lambda: [_rand((4, 5), mg.float32)]),
     "norm-inf": ("vector_norm", lambda x: mg.linalg.vector_norm(x, float("inf"), dim=0), lambda: [_rand((4, 5), mg.float32)]),

@@ -2,7 +2,7 @@
 flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
 (two matrix products, cuBLAS's), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
 ``smooth_l1_loss`` and ``huber_loss``,
-``vector_norm`` and ``div`` with a rounding mode.
+``vector_norm`` (and ``norm``) and ``div`` with a rounding mode.
 
 Each of these ops had only its CPU kernel, so on the GPU it fell back: the
 input copied to the host, the CPU kernel, the result copied back - two copies
@@ -384,6 +384,12 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
 def vector_norm(x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
     """The CPU kernel's body in CuPy's reductions, a half accumulated in float32 (as PyTorch's CUDA kernel)."""
     return vector_norm_arrays(cupy, x, ord, dim, keepdim, acc=np.float32 if x.dtype == np.float16 else None)
+
+
+@register_kernel("norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_norm")
+def norm(x: Any, p: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
+    """PyTorch's ``at::norm``: ``vector_norm``'s kernel."""
+    return vector_norm(x, p, dim, keepdim)
 
 
 @register_kernel("div_rounded", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_div_rounded")
