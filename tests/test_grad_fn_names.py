@@ -255,6 +255,8 @@ CASES.update({
     "pairwise_distance": lambda lib, d: _F(lib).pairwise_distance(d["x"], d["y"]),
     "pairwise_distance p1 keepdim": lambda lib, d: _F(lib).pairwise_distance(d["x"], d["v"], p=1.0, keepdim=True),
     "pairwise_distance of 0-d inputs": lambda lib, d: _F(lib).pairwise_distance(d["x"].sum(), d["y"].sum()),
+    "rms_norm": lambda lib, d: _F(lib).rms_norm(d["bat"], (4,), d["v"]),
+    "rms_norm of two dims": lambda lib, d: _F(lib).rms_norm(d["bat"], (3, 4), eps=1e-3),
     "smooth_l1_loss": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"]),
     "smooth_l1_loss beta none": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="none", beta=0.5),
     "smooth_l1_loss beta 0": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="sum", beta=0.0),
@@ -271,6 +273,9 @@ CASES.update({
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
+    "rms_norm": "rsqrt is a composite here (DivBackward0 of SqrtBackward0), PyTorch's an op (RsqrtBackward0); the "
+                "rest of PyTorch's rms_norm graph is built",
+    "rms_norm of two dims": "rsqrt is a composite here (as for rms_norm)",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "
@@ -373,10 +378,15 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "MSELoss": lambda: nn.MSELoss()(nn.Linear(4, 3)(x), lib.zeros(2, 3)),
         "PReLU": lambda: nn.PReLU()(seq),
         "PReLU per channel": lambda: nn.PReLU(3)(seq),
+        "RMSNorm": lambda: nn.RMSNorm(4)(seq.requires_grad_()),
     }
 
 
 MODULES_DIFFERENT: dict[str, str] = {
+    "RMSNorm": "rsqrt is a composite here (as for F.rms_norm)",
+    "rms_norm": "rsqrt is a composite here (DivBackward0 of SqrtBackward0), PyTorch's an op (RsqrtBackward0); the "
+                "rest of PyTorch's rms_norm graph is built",
+    "rms_norm of two dims": "rsqrt is a composite here (as for rms_norm)",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "

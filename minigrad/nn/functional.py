@@ -205,9 +205,9 @@ from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, 
 __all__ += ["conv1d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
 
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402
-from ..ops.normalization import group_norm, instance_norm  # noqa: E402
+from ..ops.normalization import group_norm, instance_norm, rms_norm  # noqa: E402
 
-__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm"]
+__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm", "rms_norm"]
 
 from ..ops.loss import (  # noqa: E402
     cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, poisson_nll_loss,
