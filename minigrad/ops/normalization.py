@@ -83,7 +83,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
 
     Example:
         >>> import minigrad as mg
-        >>> mg.nn.functional.rms_norm(mg.tensor([[2.0, -2.0], [3.0, 0.0]]), (2,), eps=0.0).tolist()
+        >>> mg.nn.functional.rms_norm(mg.tensor([[2.0, -2.0], [4.0, 0.0]]), (2,), eps=0.0).tolist()
         [[1.0, -1.0], [1.4142135381698608, 0.0]]
     """
     check_tensor("rms_norm", "input", 0, input)
