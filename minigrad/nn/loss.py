@@ -149,6 +149,13 @@ class SoftMarginLoss(_Loss):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """One-versus-all logistic loss per class, averaged over the classes; ``weight`` per class."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
 class CosineEmbeddingLoss(_Loss):
     """``1 - cos`` for similar pairs, ``max(0, cos - margin)`` for dissimilar ones."""
 
@@ -196,5 +203,5 @@ class GaussianNLLLoss(_Loss):
         return F.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
 
 
-__all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
-            "PoissonNLLLoss", "GaussianNLLLoss"]
+__all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+            "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]

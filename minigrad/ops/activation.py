@@ -746,8 +746,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     check_tensor("softmin", "input", 0, input)
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
-    x = input if dtype is None else cast(input, dtype)
-    return _softmax_op(neg(x), dim)
+    return _softmax_op(_cast_for("softmin", neg(input), dtype), dim)  # PyTorch's (-input).softmax(dim, dtype)
 
 
 @register_kernel("prelu_kernel", Backend.CPU, dtypes=FLOAT_DTYPES)

@@ -1,7 +1,7 @@
 """The losses of ``torch.nn.functional``: ``l1_loss``, ``smooth_l1_loss``, ``huber_loss``, ``kl_div``,
 ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``, and the margin, embedding and likelihood
-losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
-``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
+losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``multilabel_soft_margin_loss``,
+``cosine_embedding_loss``, ``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
 
 Ops: ``cross_entropy`` (softmax cross-entropy of class indices, with its fused backward
 ``cross_entropy_backward``, as PyTorch's), ``mse_loss``, ``smooth_l1_loss``, ``huber_loss``,
@@ -29,8 +29,9 @@ Example:
 
 from __future__ import annotations
 
-import math
+import builtins
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ import numpy as np
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..devices import check_range, mixed_devices_error
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
@@ -51,11 +52,11 @@ from ..kernels.loss_terms import (bce_terms, bce_with_logits_terms, huber_terms,
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
-from .activation import log_softmax, softmax_cpu
+from .activation import log_sigmoid, log_softmax, softmax_cpu
 from .clamp import _clamp_min_op
-from .distance import pairwise_distance
-from .math import (abs, add, cast, clip, div, div_scalar, eq, exp, fill, gt, log, lt, minimum, mul, mul_scalar, ne, neg,
-                   sqrt, sub, where)
+from .distance import add_scalar, pairwise_distance
+from .math import (abs, add, cast, clip, clone, div, div_scalar, eq, exp, fill, gt, log, lt, minimum, mul, mul_scalar, ne,
+                   neg, pow, sqrt, sub, where)
 from .logarithm import xlogy
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
@@ -443,8 +444,10 @@ def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-            reduction: str = "mean") -> Tensor:
-    """Mean absolute error ``|input - target|`` (composite: ``abs`` of ``sub``; the gradient at 0 is 0).
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error ``|input - target|`` (composite, as PyTorch's: the inputs broadcast by ``expand``,
+    ``abs`` of ``sub``, then ``mean``/``sum``; the gradient at 0 is 0). ``weight`` (PyTorch 2.6 on, of the
+    input's shape) scales each term; its mean divides by the weights' sum, as PyTorch's Python does.
 
     Example:
         >>> import minigrad as mg
@@ -452,8 +455,37 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
         3.0
     """
     reduction = reduction_of("l1_loss", size_average, reduce, reduction)
-    check_pair("l1_loss", input, target)
-    return reduce_loss(abs(sub(input, target)), reduction)
+    _check_elementwise_weight("l1_loss", input, weight)
+    input, target = _expanded_pair("l1_loss", input, target)
+    loss = abs(sub(input, target))
+    if weight is None:
+        return reduce_loss(loss, reduction)
+    loss = mul(loss, weight)
+    return div(sum(loss), sum(weight)) if reduction == "mean" else reduce_loss(loss, reduction)
+
+
+def _check_elementwise_weight(op: str, input: Any, weight: Any) -> None:
+    """The ``weight`` of PyTorch's Python regression losses: None or a tensor of the input's shape."""
+    if weight is None:
+        return
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+    if isinstance(input, Tensor) and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"{op}(): Weights and input must have the same size.")
+
+
+def mse_loss_functional(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """``F.mse_loss``: the inputs broadcast by ``expand`` (PyTorch's ``broadcast_tensors``), then the ``mse_loss``
+    op (``MseLossBackward0``); with ``weight`` (of the input's shape) PyTorch's Python composite, ``pow``, ``mul``
+    and ``sum`` (the mean divides by the weights' sum)."""
+    reduction = reduction_of("mse_loss", size_average, reduce, reduction)
+    _check_elementwise_weight("mse_loss", input, weight)
+    input, target = _expanded_pair("mse_loss", input, target)
+    if weight is None:
+        return mse_loss(input, target, reduction=reduction)
+    loss = mul(pow(sub(input, target), 2), weight)
+    return div(sum(loss), sum(weight)) if reduction == "mean" else reduce_loss(loss, reduction)
 
 
 @register_kernel("smooth_l1_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -799,7 +831,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input1=input1, input2=input2, target=target)
     _broadcast_all(op, input1=input1, input2=input2, target=target)
-    return reduce_loss(_clamp_min0(add(neg(mul(target, sub(input1, input2))), float(margin))), reduction)
+    # PyTorch's margin_ranking_loss: (-target * (input1 - input2) + margin).clamp_min_(0), the margin by add.Scalar
+    return reduce_loss(_clamp_min0(add_scalar(mul(neg(target), sub(input1, input2)), float(margin))), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
@@ -812,6 +845,27 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     hinge = where(ne(target, 1.0), _clamp_min0(sub(float(margin), input)), 0.0)
     own = where(ne(target, -1.0), input, 0.0)
     return reduce_loss(add(hinge, own), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                                reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """One-versus-all logistic loss of each class: ``-(t log_sigmoid(x) + (1 - t) log_sigmoid(-x))``, times
+    ``weight``, averaged over the classes (the last dim), then reduced. Composite, PyTorch's Python op for op."""
+    op = "multilabel_soft_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_tensors(op, input=input, target=target)
+    if weight is not None and not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+    shape = broadcast_shapes(op, tuple(input.shape), tuple(target.shape), ("input", "target"))
+    if weight is not None:
+        broadcast_shapes(op, shape, tuple(weight.shape), ("loss", "weight"))
+    if input.ndim == 0:
+        raise IndexError(f"{op}(): Dimension specified as -1 but tensor has no dimensions")
+    loss = neg(add(mul(target, log_sigmoid(input)), mul(sub(1, target), log_sigmoid(neg(input)))))
+    if weight is not None:
+        loss = mul(loss, weight)
+    c = input.shape[-1]
+    return reduce_loss(div(sum(loss, dim=input.ndim - 1), c), reduction)
 
 
 @register_kernel("soft_margin_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -890,7 +944,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     d_an = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_an = minimum(d_an, pairwise_distance(positive, negative, p, eps))
-    return reduce_loss(_clamp_min0(sub(add(d_ap, float(margin)), d_an)), reduction)
+    # PyTorch's triplet_margin_loss: clamp_min(margin + d(a, p) - d(a, n), 0), the margin by add.Scalar
+    return reduce_loss(_clamp_min0(sub(add_scalar(d_ap, float(margin)), d_an)), reduction)
 
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
@@ -920,8 +975,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
                       reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of ``target`` under a Gaussian of mean ``input`` and variance ``var``:
     ``(log(var) + (x - t)^2 / var) / 2`` (plus ``log(2 pi) / 2`` with ``full``). ``var`` has the input's shape,
-    its shape without the last dim, a last dim of 1, or is a number; it is clamped at ``eps`` for the
-    value only (the gradient passes as if unclamped, as PyTorch's in-place clamp under ``no_grad``). Composite."""
+    its shape without the last dim, one dim of 1 where the input's differs, or is a number; it is cloned and
+    clamped at ``eps`` in place under ``no_grad`` (the gradient passes as if unclamped). Composite, PyTorch's
+    Python op for op (``CloneBackward0``, ``LogBackward0``, ``PowBackward0`` ...)."""
     op = "gaussian_nll_loss"
     reduction = reduction_of(op, None, None, reduction)
     check_pair(op, input, target)
@@ -929,24 +985,22 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     if isinstance(var, (int, float)) and not isinstance(var, bool):
         if var < 0:
             raise ShapeError(f"{op}(): var has negative entry/entries")
-        var_t: Any = float(var)
     else:
         check_tensors(op, var=var)
         vshape = tuple(var.shape)
         if vshape != shape:
             if shape[:-1] == vshape:
                 var = unsqueeze(var, -1)
-            elif not (shape[:-1] == vshape[:-1] and vshape[-1:] == (1,)):
-                raise ShapeError(f"{op}(): var is of incorrect size")
+            elif not (len(vshape) == len(shape) and builtins.sum(v for s, v in zip(shape, vshape) if s != v) == 1):
+                raise ShapeError(f"{op}(): var is of incorrect size")  # (one dim of 1 where the input's differs)
         if np.any(to_numpy(var._data) < 0):
             raise ShapeError(f"{op}(): var has negative entry/entries")
-        var_t = add(var, sub(clip(var, eps, None), var).detach())
-    if isinstance(var_t, float):
-        var_v = max(var_t, eps)
-        loss = mul(add(math.log(var_v), div(mul(sub(input, target), sub(input, target)), var_v)), 0.5)
-    else:
-        d = sub(input, target)
-        loss = mul(add(log(var_t), div(mul(d, d), var_t)), 0.5)
+    if not isinstance(var, Tensor):  # PyTorch's var * ones_like(input): a constant
+        var = fill(input.detach(), float(var))
+    var = clone(var)
+    with no_grad():  # clamped for the value only: the gradient passes as if unclamped, as PyTorch's
+        var.clamp_min_(eps)
+    loss = mul(add(log(var), div(pow(sub(input, target), 2), var)), 0.5)
     if full:
         loss = add(loss, _HALF_LOG_2PI)
     return reduce_loss(loss, reduction)
