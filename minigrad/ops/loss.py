@@ -55,7 +55,7 @@ from ._checks import check_reduction, check_tensors
 from .activation import log_sigmoid, log_softmax, softmax_cpu
 from .clamp import _clamp_min_op
 from .distance import add_scalar, pairwise_distance
-from .math import (abs, add, cast, clip, clone, div, div_scalar, eq, exp, fill, gt, log, lt, minimum, mul, mul_scalar, ne,
+from .math import (abs, add, cast, clip, clone, div, div_scalar, eq, exp, fill, gt, le, log, lt, minimum, mul, mul_scalar, ne,
                    neg, pow, sqrt, sub, where)
 from .logarithm import xlogy
 from .reduce import mean, sum
@@ -955,19 +955,21 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of ``target`` counts under a Poisson of rate ``exp(input)`` (``log_input``) or ``input``:
     ``exp(x) - t x``, or ``x - t log(x + eps)``; ``full`` adds Stirling's ``t log t - t + log(2 pi t) / 2`` for ``t > 1``.
-    Composite."""
+    Composite, PyTorch's ``poisson_nll_loss`` op for op (``add.Scalar`` and ``mul.Scalar`` where its C++ adds and
+    multiplies numbers, Stirling's term ``masked_fill``-ed to 0 where ``t <= 1``: a target that requires grad gets
+    NaN there from ``0 * log 0``, as PyTorch's)."""
     op = "poisson_nll_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_pair(op, input, target)
     if log_input:
         loss = sub(exp(input), mul(target, input))
     else:
-        loss = sub(input, mul(target, log(add(input, eps))))
+        loss = sub(input, mul(target, log(add_scalar(input, eps))))
     if full:
-        big = gt(target, 1.0)
-        t = where(big, target, 1.0)  # log of the counted targets only
-        stirling = add(sub(mul(t, log(t)), t), mul(log(mul(t, 2 * math.pi)), 0.5))
-        loss = add(loss, where(big, stirling, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):  # log 0 where t = 0, masked below
+            stirling = add(sub(mul(target, log(target)), target),
+                           mul_scalar(log(mul_scalar(target, other=2 * math.pi)), other=0.5))
+        loss = add(loss, masked_fill(stirling, le(target, 1.0), 0.0))
     return reduce_loss(loss, reduction)
 
 
