@@ -450,6 +450,7 @@ CASES += [
     Case("prelu_kernel-one", "prelu_kernel", mg.nn.functional.prelu, inputs(away(3, 4), rnd(1, low=0.1, high=0.9))),
     Case("glu", "glu", mg.nn.functional.glu, inputs(rnd(3, 4))),
     Case("add_scalar", "add_scalar", lambda x: mg.OPS["add_scalar"](x, 0.25), inputs(rnd(3, 4))),
+    Case("sub_scalar", "sub_scalar", lambda x: mg.OPS["sub_scalar"](x, 0.25), inputs(rnd(3, 4))),
     Case("norm", "norm", lambda x: mg.OPS["norm"](x, 3.0, (1,), False), inputs(away(3, 4))),
     Case("norm-all", "norm", lambda x: mg.OPS["norm"](x, 2.0), inputs(away(3, 4))),
     Case("glu-dim0", "glu", lambda x: mg.nn.functional.glu(x, 0), inputs(rnd(4, 3, 2))),

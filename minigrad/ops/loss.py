@@ -54,7 +54,7 @@ from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
 from .activation import log_sigmoid, log_softmax, softmax_cpu
 from .clamp import _clamp_min_op
-from .distance import add_scalar, pairwise_distance
+from .distance import add_scalar, number_minus, pairwise_distance, sub_scalar
 from .math import (abs, add, cast, clip, clone, div, div_scalar, eq, exp, fill, gt, le, log, lt, minimum, mul, mul_scalar, ne,
                    neg, pow, sqrt, sub, where)
 from .logarithm import xlogy
@@ -842,7 +842,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input=input, target=target)
     _broadcast_all(op, input=input, target=target)
-    hinge = where(ne(target, 1.0), _clamp_min0(sub(float(margin), input)), 0.0)
+    # PyTorch's hinge_embedding_loss: (margin - self).clamp_min_(0), the C++ Scalar - Tensor (SubBackward0)
+    hinge = where(ne(target, 1.0), _clamp_min0(number_minus(float(margin), input)), 0.0)
     own = where(ne(target, -1.0), input, 0.0)
     return reduce_loss(add(hinge, own), reduction)
 
@@ -908,7 +909,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                           reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``; rows of ``(N, D)``
-    (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite."""
+    (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite,
+    PyTorch's C++ op for op."""
     op = "cosine_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input1=input1, input2=input2, target=target)
@@ -920,11 +922,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
         raise RuntimeError(f"{op}(): expected a target of shape {list(rows)} (one label per row), but got {list(target.shape)}")
     dim = input1.ndim - 1
     dot = sum(mul(input1, input2), dim=dim)
-    m1 = add(sum(mul(input1, input1), dim=dim), 1e-12)
-    m2 = add(sum(mul(input2, input2), dim=dim), 1e-12)
+    m1 = add_scalar(sum(mul(input1, input1), dim=dim), 1e-12)  # PyTorch's C++: Tensor + Scalar, Scalar - Tensor ...
+    m2 = add_scalar(sum(mul(input2, input2), dim=dim), 1e-12)
     cos = div(dot, sqrt(mul(m1, m2)))
-    pos = where(eq(target, 1.0), sub(1.0, cos), 0.0)
-    negative = where(eq(target, -1.0), _clamp_min0(sub(cos, float(margin))), 0.0)
+    pos = where(eq(target, 1.0), number_minus(1.0, cos), 0.0)
+    negative = where(eq(target, -1.0), _clamp_min0(sub_scalar(cos, float(margin))), 0.0)
     return reduce_loss(add(pos, negative), reduction)
 
 

@@ -45,6 +45,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
     "div_scalar": "DivBackward1",
     "add_scalar": "AddBackward1",  # add.Scalar (pairwise_distance's + eps); x + 0.5 is AddBackward0
+    "sub_scalar": "SubBackward1",  # sub.Scalar (cosine_embedding_loss's cos - margin)
     "threshold_backward": "ThresholdBackwardBackward0",
     "gelu_backward": "GeluBackwardBackward0",
     "nll_loss": "NllLossBackward0",

@@ -1250,6 +1250,9 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                           lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
     "pairwise_distance-add_scalar": ("add_scalar", lambda x, y: mg.nn.functional.pairwise_distance(x, y, p=3.0),
                                      lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)]),
+    "cosine_embedding_loss-sub_scalar": ("sub_scalar", lambda x, y: mg.nn.functional.cosine_embedding_loss(
+        x, y, mg.tensor([1.0, -1.0, 1.0, -1.0]).to(x.device), margin=-0.5),
+        lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
     "cosine_similarity": ("vector_norm", mg.nn.functional.cosine_similarity,
                           lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
     "norm-p3-dim": ("vector_norm", lambda x: mg.linalg.vector_norm(x, 3, dim=1, keepdim=True),
