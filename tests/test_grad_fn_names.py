@@ -279,6 +279,9 @@ CASES.update({
     "hinge_embedding_loss": lambda lib, d: _F(lib).hinge_embedding_loss(d["x"], d["y"].sign().detach()),
     "cosine_embedding_loss": lambda lib, d: _F(lib).cosine_embedding_loss(d["x"], d["y"], lib.tensor([1.0, -1.0, 1.0]),
                                                                           margin=0.1),
+    "multi_margin_loss": lambda lib, d: _F(lib).multi_margin_loss(d["x"], d["cls"]),
+    "multi_margin_loss p2 weighted none": lambda lib, d: _F(lib).multi_margin_loss(
+        d["x"], d["cls"], p=2, weight=d["v"].detach().abs(), reduction="none"),
     "smooth_l1_loss": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"]),
     "smooth_l1_loss beta none": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="none", beta=0.5),
     "smooth_l1_loss beta 0": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="sum", beta=0.0),

@@ -483,6 +483,12 @@ CASES += [
         x, mg.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=F64), reduction="none"), inputs(rnd(3, 4, low=-3, high=3))),
     Case("soft_margin_loss-mean", "soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
         x, mg.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=F64)), inputs(rnd(3, 4, low=-3, high=3))),
+    Case("multi_margin_loss", "multi_margin_loss", lambda x: mg.nn.functional.multi_margin_loss(
+        x, mg.tensor([0, 2, 3]), margin=0.3), inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.05))),
+    # (p=2 and the weight: tests/test_nn_loss.py against PyTorch; its gradient op has no derivative, as PyTorch's)
+    Case("multi_margin_loss-weighted-none", "multi_margin_loss", lambda x: mg.nn.functional.multi_margin_loss(
+        x, mg.tensor([1, 0, 3]), weight=mg.tensor([0.5, 2.0, 1.0, 1.5], dtype=x.dtype), reduction="none"),
+         inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.05))),
     Case("smooth_l1_loss", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(x, t, beta=0.5),
          pair_apart((3, 4), (3, 4))),
     Case("smooth_l1_loss-none", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(

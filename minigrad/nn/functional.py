@@ -210,12 +210,12 @@ from ..ops.normalization import group_norm, instance_norm, rms_norm  # noqa: E40
 __all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm", "rms_norm"]
 
 from ..ops.loss import (  # noqa: E402
-    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multilabel_soft_margin_loss,
-    poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
+    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
 )
 
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
-            "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+            "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
 
 from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
 

@@ -46,7 +46,8 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
-from ..kernels.loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, one_sample_nll, one_sample_nll_backward,
+from ..kernels.loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms,
+                                  one_sample_nll, one_sample_nll_backward,
                                   reduce_terms, nll2d_backward_of_rows, nll2d_of_rows, shaped_by_input, smooth_l1_terms,
                                   soft_margin_terms, weighted_nll, weighted_nll_grad)
 from ..kernels.special import row_max
@@ -867,6 +868,94 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
         loss = mul(loss, weight)
     c = input.shape[-1]
     return reduce_loss(div(sum(loss, dim=input.ndim - 1), c), reduction)
+
+
+def _multi_margin_meta(op: str, input: Any, target: Any, weight: Any = None, p: int = 1, margin: float = 1.0,
+                       reduction: str = "mean") -> Any:
+    """PyTorch's shape checks of ``multi_margin_loss``: ``(N, C)`` with ``(N,)`` targets, or one sample ``(C,)``
+    (or a 0-d input, one class) with one target; a weight of ``C``; the loss ``(N,)`` for ``"none"`` (0-d for one
+    sample), else 0-d."""
+    if input.ndim > 2 or (input.ndim and input.shape[-1] == 0):
+        raise RuntimeError(f"{op}(): Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    n, c = (input.shape[0] if input.ndim == 2 else 1), (input.shape[-1] if input.ndim else 1)
+    if target.ndim > 1 or target.size != n:
+        raise RuntimeError(f"{op}(): inconsistent target size, expected {n} but got {list(target.shape)}")
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
+        raise RuntimeError(f"{op}(): inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    _check_weight_dtype(input, weight)
+    return ((n,) if reduction == "none" and input.ndim == 2 else ()), input.dtype
+
+
+def _as_rows(input: Any) -> Any:
+    """``(N, C)`` as it is, one sample ``(C,)`` or a 0-d input (one class) as one row."""
+    return input.reshape(-1, input.shape[-1] if input.ndim else 1)
+
+
+def _check_margin_targets(target: np.ndarray, c: int) -> None:
+    if target.size and (target.min() < 0 or target.max() >= c):
+        raise RuntimeError("multi_margin_loss(): target out of range")
+
+
+@register_kernel("multi_margin_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/multi_margin_loss")
+def multi_margin_loss_cpu(input: np.ndarray, target: np.ndarray, weight: Any = None, p: int = 1, margin: float = 1.0,
+                          reduction: str = "mean") -> np.ndarray:
+    rows, t = _as_rows(input), target.reshape(-1)
+    _check_margin_targets(t, rows.shape[1])
+    terms = multi_margin_terms(np, rows, t, p, margin, weight)
+    return reduce_terms(np, terms if input.ndim == 2 else terms.reshape(()), reduction, input.dtype)
+
+
+@register_kernel("multi_margin_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/multi_margin_loss_backward")
+def multi_margin_loss_backward_cpu(grad: np.ndarray, input: np.ndarray, target: np.ndarray, weight: Any = None,
+                                   p: int = 1, margin: float = 1.0, reduction: str = "mean") -> np.ndarray:
+    return multi_margin_grad(np, grad, _as_rows(input), target.reshape(-1), p, margin, weight,
+                             reduction).reshape(input.shape)
+
+
+_MARGIN_ATTRS = (Attr("p", 1, _check_int_attr), Attr("margin", 1.0), Attr("reduction", "mean", check_reduction))
+_multi_margin_loss = defop(
+    "multi_margin_loss",
+    inputs=("input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
+    attrs=_MARGIN_ATTRS, infer_meta=_multi_margin_meta, save=("input", "target", "weight"), key_inputs=(0,),
+    doc="multi-class hinge loss: sum over j != y of max(0, margin - x_y + x_j)^p, times weight[y], over C; reduced",
+    amp="deny",
+)
+#: Its gradient, one kernel as PyTorch's ``multi_margin_loss_backward`` (which has no derivative of its own:
+#: PyTorch's double backward raises, minigrad's gives no gradient).
+_multi_margin_loss_backward = defop(
+    "multi_margin_loss_backward",
+    inputs=("grad", "input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
+    attrs=_MARGIN_ATTRS, infer_meta=lambda op, grad, input, *a, **k: (tuple(input.shape), input.dtype),
+    key_inputs=(0,), differentiable=False, doc="multi_margin_loss's gradient w.r.t. its input", amp="deny",
+)
+
+
+@_multi_margin_loss.def_backward
+def _multi_margin_loss_formula(ctx: Any, grad: Any) -> tuple[Any, None, None]:
+    """PyTorch's ``multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction)``."""
+    saved = ctx.saved()
+    weight = saved[2] if ctx.given(2) else None
+    a = ctx.attrs
+    return ctx.ops.multi_margin_loss_backward(grad, saved[0], saved[1], weight, a["p"], a["margin"],
+                                              a["reduction"]), None, None
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: the ``multi_margin_loss`` op (``MultiMarginLossBackward0``, as PyTorch's)."""
+    op = "multi_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_tensors(op, input=input, target=target)
+    if p not in (1, 2) or isinstance(p, bool):
+        raise ValueError(f"{op}(): only p == 1 and p == 2 supported")
+    if weight is not None:
+        if not isinstance(weight, Tensor):
+            raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+        if weight.ndim != 1:
+            raise ValueError(f"{op}(): weight must be one-dimensional")
+    _not_differentiable(op, weight=weight)
+    return _multi_margin_loss(input, target, weight, int(p), float(margin), reduction)
 
 
 @register_kernel("soft_margin_loss", Backend.CPU, dtypes=FLOAT_DTYPES)

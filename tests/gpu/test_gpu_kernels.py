@@ -1250,6 +1250,10 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                           lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
     "pairwise_distance-add_scalar": ("add_scalar", lambda x, y: mg.nn.functional.pairwise_distance(x, y, p=3.0),
                                      lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)]),
+    **{f"multi_margin_loss-p{p}-{reduction}": ("multi_margin_loss", lambda x, t, p=p, reduction=reduction:
+        mg.nn.functional.multi_margin_loss(x, t, p=p, weight=mg.tensor([0.5, 2.0, 1.0, 1.5, 1.0]).to(x.device),
+                                           reduction=reduction),
+        lambda: [_rand((4, 5), mg.float32), _ints((4,), 0, 5)]) for p in (1, 2) for reduction in ("mean", "none")},
     "cosine_embedding_loss-sub_scalar": ("sub_scalar", lambda x, y: mg.nn.functional.cosine_embedding_loss(
         x, y, mg.tensor([1.0, -1.0, 1.0, -1.0]).to(x.device), margin=-0.5),
         lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),

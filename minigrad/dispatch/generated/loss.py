@@ -150,6 +150,24 @@ def mse_loss_dygraph_function(input, target, attrs):
     return out_t
 
 
+multi_margin_loss_op = OPS['multi_margin_loss']
+
+
+def multi_margin_loss_dygraph_function(input, target, weight, attrs):
+    """``multi_margin_loss`` after the API layer (``minigrad codegen multi_margin_loss`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(multi_margin_loss_op, [input, target, weight], attrs, bus.recorder)
+
+
+multi_margin_loss_backward_op = OPS['multi_margin_loss_backward']
+
+
+def multi_margin_loss_backward_dygraph_function(grad, input, target, weight, attrs):
+    """``multi_margin_loss_backward`` after the API layer (``minigrad codegen multi_margin_loss_backward`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(multi_margin_loss_backward_op, [grad, input, target, weight], attrs, bus.recorder)
+
+
 nll_loss_op = OPS['nll_loss']
 
 

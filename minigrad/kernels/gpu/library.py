@@ -31,7 +31,7 @@ from ..registry import register_kernel
 from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
                              pad_geometry, running_extreme_positions, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
-from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
+from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
@@ -365,6 +365,21 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
 @register_kernel("soft_margin_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_soft_margin_loss")
 def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
     return reduce_terms(cupy, soft_margin_terms(cupy, input, target), reduction, input.dtype)
+
+
+@register_kernel("multi_margin_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_multi_margin_loss")
+def multi_margin_loss(input: Any, target: Any, weight: Any = None, p: int = 1, margin: float = 1.0,
+                      reduction: str = "mean") -> Any:
+    rows = input.reshape(-1, input.shape[-1] if input.ndim else 1)
+    terms = multi_margin_terms(cupy, rows, target.reshape(-1), p, margin, weight)
+    return reduce_terms(cupy, terms if input.ndim == 2 else terms.reshape(()), reduction, input.dtype)
+
+
+@register_kernel("multi_margin_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_multi_margin_loss_backward")
+def multi_margin_loss_backward(grad: Any, input: Any, target: Any, weight: Any = None, p: int = 1, margin: float = 1.0,
+                               reduction: str = "mean") -> Any:
+    rows = input.reshape(-1, input.shape[-1] if input.ndim else 1)
+    return multi_margin_grad(cupy, grad, rows, target.reshape(-1), p, margin, weight, reduction).reshape(input.shape)
 
 
 @register_kernel("smooth_l1_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_smooth_l1_loss")
