@@ -913,6 +913,11 @@ def multi_margin_loss_backward_cpu(grad: np.ndarray, input: np.ndarray, target: 
                              reduction).reshape(input.shape)
 
 
+def _multi_margin_backward_meta(op: str, grad: Any, input: Any, *rest: Any, **attrs: Any) -> Any:
+    """The gradient has the input's shape and dtype."""
+    return tuple(input.shape), input.dtype
+
+
 _MARGIN_ATTRS = (Attr("p", 1, _check_int_attr), Attr("margin", 1.0), Attr("reduction", "mean", check_reduction))
 _multi_margin_loss = defop(
     "multi_margin_loss",
@@ -926,8 +931,7 @@ _multi_margin_loss = defop(
 _multi_margin_loss_backward = defop(
     "multi_margin_loss_backward",
     inputs=("grad", "input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
-    attrs=_MARGIN_ATTRS, infer_meta=lambda op, grad, input, *a, **k: (tuple(input.shape), input.dtype),
-    key_inputs=(0,), differentiable=False, doc="multi_margin_loss's gradient w.r.t. its input", amp="deny",
+    attrs=_MARGIN_ATTRS, infer_meta=_multi_margin_backward_meta, key_inputs=(0,), differentiable=False, doc="multi_margin_loss's gradient w.r.t. its input", amp="deny",
 )
 
 
