@@ -287,6 +287,72 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "erfinv's gradient": lambda lib, d: lib.autograd.grad((d["x"] * 0.1).erfinv().sum(), d["x"], create_graph=True)[0],
 }
 
+# -- activations and losses that are one node in PyTorch (selu is elu with scales, celu, glu, the shrinks,
+# threshold, prelu, the smooth L1 and Huber losses, binary_cross_entropy with its reduction) and PyTorch's
+# composites of kl_div, cosine_similarity and pairwise_distance
+CASES.update({
+    "selu": lambda lib, d: _F(lib).selu(d["x"]),
+    "celu": lambda lib, d: _F(lib).celu(d["x"], 2.0),
+    "glu": lambda lib, d: _F(lib).glu(d["x"]),
+    "glu dim 0": lambda lib, d: _F(lib).glu(d["bat"], 0),
+    "softshrink": lambda lib, d: _F(lib).softshrink(d["x"]),
+    "hardshrink": lambda lib, d: _F(lib).hardshrink(d["x"], 0.7),
+    "threshold": lambda lib, d: _F(lib).threshold(d["x"], 0.1, 2.0),
+    "prelu": lambda lib, d: _F(lib).prelu(d["x"], d["v"][:1]),
+    "prelu per channel": lambda lib, d: _F(lib).prelu(d["bat"], d["v"][:3]),
+    "prelu of a vector": lambda lib, d: _F(lib).prelu(d["v"], d["v"][:1]),
+    "kl_div batchmean": lambda lib, d: _F(lib).kl_div(d["x"].log_softmax(1), d["y"].softmax(1), reduction="batchmean"),
+    "kl_div sum": lambda lib, d: _F(lib).kl_div(d["x"], d["y"].abs(), reduction="sum"),
+    "kl_div none": lambda lib, d: _F(lib).kl_div(d["x"], d["y"].abs().detach(), reduction="none"),
+    "kl_div log_target": lambda lib, d: _F(lib).kl_div(d["x"], d["y"], reduction="batchmean", log_target=True),
+    "kl_div log_target none": lambda lib, d: _F(lib).kl_div(d["x"], d["y"].detach(), reduction="none", log_target=True),
+    "kl_div of a 0-d input": lambda lib, d: _F(lib).kl_div(d["x"].sum(), d["y"].abs().sum(), reduction="batchmean"),
+    "cosine_similarity": lambda lib, d: _F(lib).cosine_similarity(d["x"], d["y"]),
+    "cosine_similarity broadcast": lambda lib, d: _F(lib).cosine_similarity(d["x"], d["v"], dim=-1),
+    "pairwise_distance": lambda lib, d: _F(lib).pairwise_distance(d["x"], d["y"]),
+    "pairwise_distance p1 keepdim": lambda lib, d: _F(lib).pairwise_distance(d["x"], d["v"], p=1.0, keepdim=True),
+    "pairwise_distance of 0-d inputs": lambda lib, d: _F(lib).pairwise_distance(d["x"].sum(), d["y"].sum()),
+    "rms_norm": lambda lib, d: _F(lib).rms_norm(d["bat"], (4,), d["v"]),
+    "rms_norm of two dims": lambda lib, d: _F(lib).rms_norm(d["bat"], (3, 4), eps=1e-3),
+    "softmin with a dtype": lambda lib, d: _F(lib).softmin(d["x"], 1, dtype=lib.float32),
+    "l1_loss broadcast": lambda lib, d: _F(lib).l1_loss(d["x"], d["v"], reduction="sum"),
+    "l1_loss weighted": lambda lib, d: _F(lib).l1_loss(d["x"], d["y"], weight=d["y"].detach().abs()),
+    "mse_loss broadcast": lambda lib, d: _F(lib).mse_loss(d["x"], d["v"]),
+    "mse_loss weighted": lambda lib, d: _F(lib).mse_loss(d["x"], d["y"], reduction="sum", weight=d["y"].detach().abs()),
+    "multilabel_soft_margin_loss": lambda lib, d: _F(lib).multilabel_soft_margin_loss(d["x"], (d["y"] > 0).double()),
+    "multilabel_soft_margin_loss weighted": lambda lib, d: _F(lib).multilabel_soft_margin_loss(
+        d["x"], (d["y"] > 0).double(), weight=d["v"].detach().abs(), reduction="sum"),
+    "margin_ranking_loss": lambda lib, d: _F(lib).margin_ranking_loss(d["x"], d["y"], d["y"].sign().detach(), 0.1),
+    "triplet_margin_loss": lambda lib, d: _F(lib).triplet_margin_loss(d["x"], d["y"], d["y"] * 2),
+    "triplet_margin_loss swap": lambda lib, d: _F(lib).triplet_margin_loss(d["x"], d["y"], d["y"] * 2, swap=True),
+    "gaussian_nll_loss": lambda lib, d: _F(lib).gaussian_nll_loss(d["x"], d["y"], d["v"].abs().expand(3, 4)),
+    "gaussian_nll_loss full": lambda lib, d: _F(lib).gaussian_nll_loss(d["x"], d["y"], d["x"].abs() + 0.1, full=True,
+                                                                        reduction="sum"),
+    "gaussian_nll_loss of a number": lambda lib, d: _F(lib).gaussian_nll_loss(d["x"], d["y"], 0.5, reduction="none"),
+    "gaussian_nll_loss homoscedastic": lambda lib, d: _F(lib).gaussian_nll_loss(d["x"], d["y"], d["y"][:, 0].abs()),
+    "poisson_nll_loss": lambda lib, d: _F(lib).poisson_nll_loss(d["x"], d["y"].abs()),
+    "poisson_nll_loss of rates, full": lambda lib, d: _F(lib).poisson_nll_loss(d["x"].abs(), d["y"].abs() * 3,
+                                                                                log_input=False, full=True),
+    "hinge_embedding_loss": lambda lib, d: _F(lib).hinge_embedding_loss(d["x"], d["y"].sign().detach()),
+    "cosine_embedding_loss": lambda lib, d: _F(lib).cosine_embedding_loss(d["x"], d["y"], lib.tensor([1.0, -1.0, 1.0]),
+                                                                          margin=0.1),
+    "multi_margin_loss": lambda lib, d: _F(lib).multi_margin_loss(d["x"], d["cls"]),
+    "multi_margin_loss p2 weighted none": lambda lib, d: _F(lib).multi_margin_loss(
+        d["x"], d["cls"], p=2, weight=d["v"].detach().abs(), reduction="none"),
+    "smooth_l1_loss": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"]),
+    "smooth_l1_loss beta none": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="none", beta=0.5),
+    "smooth_l1_loss beta 0": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"], reduction="sum", beta=0.0),
+    "smooth_l1_loss broadcast": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["v"]),
+    "huber_loss": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"].detach(), reduction="sum", delta=2.0),
+    "binary_cross_entropy": lambda lib, d: _F(lib).binary_cross_entropy(d["x"].sigmoid(), d["y"].sigmoid()),
+    "binary_cross_entropy weighted sum": lambda lib, d: _F(lib).binary_cross_entropy(
+        d["x"].sigmoid(), d["y"].sigmoid().detach(), weight=d["v"].detach().abs(), reduction="sum"),
+    "binary_cross_entropy weighted none": lambda lib, d: _F(lib).binary_cross_entropy(
+        d["x"].sigmoid(), d["y"].sigmoid(), weight=d["x"].detach().abs(), reduction="none"),
+    "huber_loss weighted": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"], weight=d["y"].detach().abs()),
+})
+
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
@@ -400,6 +466,9 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "Flatten": lambda: nn.Flatten()(nn.Conv2d(1, 2, 3)(img)),
         "CrossEntropyLoss": lambda: nn.CrossEntropyLoss()(nn.Linear(4, 3)(x), lib.tensor([0, 2])),
         "MSELoss": lambda: nn.MSELoss()(nn.Linear(4, 3)(x), lib.zeros(2, 3)),
+        "PReLU": lambda: nn.PReLU()(seq),
+        "PReLU per channel": lambda: nn.PReLU(3)(seq),
+        "RMSNorm": lambda: nn.RMSNorm(4)(seq.requires_grad_()),
     }
 
 

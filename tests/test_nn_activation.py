@@ -41,8 +41,17 @@ def test_inplace_flag_is_accepted(name: str) -> None:
     np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-6)
 
 
+def test_threshold_of_an_integer_tensor_keeps_its_dtype() -> None:
+    got = F.threshold(mg.tensor([1, 2, 3]), 1.5, 0.5)
+    want = TF.threshold(torch.tensor([1, 2, 3]), 1.5, 0.5)
+    assert got.dtype == mg.int64 and got.tolist() == want.tolist()
+
+
 def test_positional_inplace_after_the_attributes() -> None:
     assert F.leaky_relu(mg.tensor([-1.0]), 0.5, True).tolist() == [-0.5]
+    assert F.elu(mg.tensor([-1.0]), 0.5, True).tolist() == pytest.approx([0.5 * (np.exp(-1.0) - 1)])
+    with pytest.raises(TypeError, match="scale"):  # selu's scales are the op's, not F.elu's
+        F.elu(mg.tensor([-1.0]), scale=2.0)
     with pytest.raises(TypeError, match="inplace"):
         F.leaky_relu(mg.tensor([-1.0]), 0.5, "yes")
 

@@ -252,3 +252,66 @@ def test_one_samples_loss_of_zero_is_positive_zero_as_pytorchs(loss):
         theirs = getattr(torch.nn.functional, loss)(torch.tensor(x, dtype=torch.float64), torch.tensor(t),
                                                     reduction="none")
         assert np.signbit(ours.numpy()).tolist() == np.signbit(theirs.numpy()).tolist()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multilabel_soft_margin_loss_and_its_module(reduction: str, weighted: bool) -> None:
+    x, t = RNG.normal(size=(5, 4)), (RNG.uniform(size=(5, 4)) > 0.5).astype(np.float64)
+    w = RNG.uniform(0.5, 2, size=4) if weighted else None
+    kw = {"weight": w} if weighted else {}
+    compare(F.multilabel_soft_margin_loss, TF.multilabel_soft_margin_loss, [x, t], reduction=reduction, **kw)
+    m = mg.nn.MultiLabelSoftMarginLoss(weight=None if w is None else mg.tensor(w), reduction=reduction)
+    tm = torch.nn.MultiLabelSoftMarginLoss(weight=None if w is None else torch.tensor(w), reduction=reduction)
+    assert list(m.state_dict()) == list(tm.state_dict())
+    compare(lambda a, b: m(a, b), lambda a, b: tm(a, b), [x, t])
+
+
+@pytest.mark.parametrize("name", ["l1_loss", "mse_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_l1_and_mse_loss_broadcast_and_weight_as_pytorchs(name: str, reduction: str) -> None:
+    with pytest.warns(UserWarning):  # PyTorch's warning about the broadcast target
+        compare(getattr(F, name), getattr(TF, name), [RNG.normal(size=(3, 4)), RNG.normal(size=4)], reduction=reduction)
+    compare(getattr(F, name), getattr(TF, name), [RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))], reduction=reduction,
+            weight=RNG.uniform(0.5, 2, size=(3, 4)))
+
+
+@pytest.mark.parametrize("var", [0.5, "full", "last dim", "one dim of 1", "small"])
+def test_gaussian_nll_loss_clamps_a_clone_of_var(var) -> None:
+    x, t = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
+    v = {"full": RNG.uniform(0.5, 1, size=(3, 4)), "last dim": RNG.uniform(0.5, 1, size=3),
+         "one dim of 1": RNG.uniform(0.5, 1, size=(1, 4)), "small": np.full((3, 4), 1e-8)}.get(var, var)
+    if isinstance(v, float):
+        compare(lambda a, b: F.gaussian_nll_loss(a, b, v), lambda a, b: TF.gaussian_nll_loss(a, b, v), [x, t])
+    else:
+        compare(F.gaussian_nll_loss, TF.gaussian_nll_loss, [x, t, v], rtol=1e-6)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multi_margin_loss_and_its_module(p: int, reduction: str) -> None:
+    x, t, w = RNG.normal(size=(5, 4)), np.array([0, 2, 3, 1, 1]), RNG.uniform(0.5, 2, size=4)
+    compare(lambda a: F.multi_margin_loss(a, mg.tensor(t), p=p, margin=0.7, weight=mg.tensor(w), reduction=reduction),
+            lambda a: TF.multi_margin_loss(a, torch.tensor(t), p=p, margin=0.7, weight=torch.tensor(w),
+                                           reduction=reduction), [x])
+    compare(lambda a: F.multi_margin_loss(a, mg.tensor(t[0]), p=p, reduction=reduction),
+            lambda a: TF.multi_margin_loss(a, torch.tensor(t[0]), p=p, reduction=reduction), [x[0]])
+    m, tm = mg.nn.MultiMarginLoss(p=p, reduction=reduction), torch.nn.MultiMarginLoss(p=p, reduction=reduction)
+    assert repr(m) == repr(tm) and list(m.state_dict()) == list(tm.state_dict())
+    compare(lambda a: m(a, mg.tensor(t)), lambda a: tm(a, torch.tensor(t)), [x])
+
+
+@pytest.mark.parametrize("label, call", [
+    ("p", lambda f, x, t: f.multi_margin_loss(x(3, 4), t([0, 1, 2]), p=3)),
+    ("target range", lambda f, x, t: f.multi_margin_loss(x(3, 4), t([0, 1, 4]))),
+    ("target size", lambda f, x, t: f.multi_margin_loss(x(3, 4), t([0, 1]))),
+    ("weight dims", lambda f, x, t: f.multi_margin_loss(x(3, 4), t([0, 1, 2]), weight=x(2, 2).detach())),
+    ("weight size", lambda f, x, t: f.multi_margin_loss(x(3, 4), t([0, 1, 2]), weight=x(3).detach())),
+    ("weight grad", lambda f, x, t: f.multi_margin_loss(x(3, 4), t([0, 1, 2]), weight=x(4))),
+    ("3-D", lambda f, x, t: f.multi_margin_loss(x(2, 3, 4), t([0, 1]))),
+])
+def test_multi_margin_loss_errors_have_torch_classes_and_leave_no_node(label: str, call) -> None:
+    want = error_class(lambda: call(TF, lambda *s: torch.ones(*s, requires_grad=True), torch.tensor))
+    got = error_class(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True), mg.tensor))
+    assert want is not None and got is want, (label, got, want)
+    leaves_no_node(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True), mg.tensor))

@@ -136,3 +136,40 @@ def test_local_response_norm(shape: tuple, size: int) -> None:
 
 def test_local_response_norm_needs_3d() -> None:
     leaves_no_node(lambda: F.local_response_norm(mg.ones(2, 3), 2), ValueError)
+
+
+@pytest.mark.parametrize("shape,normalized", [((2, 5, 8), (8,)), ((2, 5, 8), (5, 8)), ((4,), (4,)), ((3, 0, 2), (2,))])
+@pytest.mark.parametrize("affine", [False, True])
+@pytest.mark.parametrize("eps", [None, 1e-3])
+def test_rms_norm(shape: tuple, normalized: tuple, affine: bool, eps) -> None:
+    extra = [r(*normalized)] if affine else []
+    compare(lambda x, *w: F.rms_norm(x, normalized, *w, eps=eps), lambda x, *w: TF.rms_norm(x, normalized, *w, eps=eps),
+            [r(*shape)] + extra)
+
+
+def test_rms_norm_of_a_half_is_computed_in_float32_and_cast_back() -> None:
+    x = r(2, 3, 8).astype(np.float16)
+    got = F.rms_norm(mg.tensor(x), (8,))
+    want = TF.rms_norm(torch.tensor(x), (8,))
+    assert got.dtype == mg.float16
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("label, call", [
+    ("shape", lambda f, t: f.rms_norm(t(2, 3), (4,))),
+    ("weight", lambda f, t: f.rms_norm(t(2, 3), (3,), t(2))),
+    ("int shape", lambda f, t: f.rms_norm(t(2, 3), 3)),
+])
+def test_rms_norm_errors_have_torch_classes_and_leave_no_node(label: str, call) -> None:
+    want = error_class(lambda: call(TF, lambda *s: torch.ones(*s, requires_grad=True)))
+    got = error_class(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True)))
+    assert want is not None and got is want, (got, want)
+    leaves_no_node(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True)))
+
+
+def test_rms_norm_module_matches_torch() -> None:
+    x = r(2, 5, 8)
+    for args, kw in (((8,), {}), (([5, 8],), {"eps": 1e-5, "elementwise_affine": False})):
+        m, t = mg.nn.RMSNorm(*args, dtype=mg.float64, **kw), torch.nn.RMSNorm(*args, dtype=torch.float64, **kw)
+        assert repr(m) == repr(t) and sorted(m.state_dict()) == sorted(t.state_dict())
+        np.testing.assert_allclose(m(mg.tensor(x)).detach().numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-12)

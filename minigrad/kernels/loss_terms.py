@@ -1,4 +1,5 @@
-"""The elementwise terms of two losses and their reduction, for the CPU's and the GPU's kernels.
+"""The elementwise terms of the losses whose op includes its reduction, and the reduction, for the CPU's and
+the GPU's kernels.
 
 Each function takes the array module ``xp`` (NumPy or CuPy) and arrays of one floating dtype, and
 writes PyTorch's formula (``aten/src/ATen/native/Loss.cpp``) with that module's functions, so both
@@ -13,7 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_with_logits_terms", "reduce_terms", "one_sample_nll",
+__all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_terms", "bce_with_logits_terms", "smooth_l1_terms", "huber_terms",
+           "multi_margin_terms", "multi_margin_grad", "reduce_terms", "one_sample_nll",
            "one_sample_nll_backward", "weighted_nll", "weighted_nll_grad", "nll2d_of_rows", "nll2d_backward_of_rows",
            "shaped_by_input"]
 
@@ -29,6 +31,16 @@ def soft_margin_terms(xp: Any, x: Any, t: Any) -> Any:
         return xp.log1p(xp.exp(-t * x))
 
 
+def bce_terms(xp: Any, x: Any, t: Any, weight: Any = None) -> Any:
+    """PyTorch's ``(t - 1) max(log1p(-x), -100) - t max(log(x), -100)``, times ``weight``: each log clamped at
+    -100, so a probability of exactly 0 or 1 gives a finite loss."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_x = xp.maximum(xp.log(x), -100)
+        log_1mx = xp.maximum(xp.log1p(-x), -100)
+    loss = (t - 1) * log_1mx - t * log_x
+    return loss if weight is None else loss * weight
+
+
 def bce_with_logits_terms(xp: Any, x: Any, t: Any, weight: Any = None, pos_weight: Any = None) -> Any:
     """PyTorch's ``(1 - t) x - (1 + (p - 1) t) log_sigmoid(x)``, times ``weight`` (``p``: ``pos_weight``)."""
     log_sig = log_sigmoid_terms(xp, x)
@@ -36,6 +48,57 @@ def bce_with_logits_terms(xp: Any, x: Any, t: Any, weight: Any = None, pos_weigh
         log_sig = ((pos_weight - 1) * t + 1) * log_sig
     loss = (1 - t) * x - log_sig
     return loss if weight is None else loss * weight
+
+
+def smooth_l1_terms(xp: Any, x: Any, t: Any, beta: float) -> Any:
+    """PyTorch's ``smooth_l1_loss`` of each element: ``0.5 z^2 / beta`` where ``z = |x - t| < beta``, else
+    ``z - 0.5 beta``."""
+    z = xp.abs(x - t)
+    return xp.where(z < beta, z * z * (0.5 / beta), z - 0.5 * beta)
+
+
+def huber_terms(xp: Any, x: Any, t: Any, delta: float) -> Any:
+    """PyTorch's ``huber_loss`` of each element: ``0.5 z^2`` where ``z = |x - t| < delta``, else
+    ``delta (z - 0.5 delta)``."""
+    z = xp.abs(x - t)
+    return xp.where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta)
+
+
+def _margins(xp: Any, x: Any, target: Any, margin: float) -> tuple[Any, Any, Any]:
+    """``margin - x[i, y_i] + x[i, j]`` of each row ``i`` and class ``j``, which of them count (positive, ``j`` not
+    the target: a NaN counts nowhere, as in PyTorch's kernel), and the rows."""
+    rows = xp.arange(x.shape[0])
+    z = margin - x[rows, target][:, None] + x
+    with np.errstate(invalid="ignore"):
+        active = z > 0
+    active[rows, target] = False
+    return z, active, rows
+
+
+def multi_margin_terms(xp: Any, x: Any, target: Any, p: int, margin: float, weight: Any = None) -> Any:
+    """PyTorch's ``multi_margin_loss`` of each row of ``(N, C)``: ``sum_{j != y} max(0, margin - x_y + x_j)^p``,
+    times ``weight[y]``, over ``C``."""
+    z, active, _ = _margins(xp, x, target, margin)
+    h = xp.where(active, z if p == 1 else z * z, 0)
+    if weight is not None:
+        h = h * weight[target][:, None]
+    return h.sum(axis=1) / x.shape[1]
+
+
+def multi_margin_grad(xp: Any, grad: Any, x: Any, target: Any, p: int, margin: float, weight: Any = None,
+                      reduction: str = "mean") -> Any:
+    """``multi_margin_terms``' gradient w.r.t. ``x``: each counted margin's slope (1, or ``2 z`` for ``p = 2``) times
+    ``weight[y]``, the incoming gradient and ``1 / C`` (and ``1 / N`` for the mean) at class ``j``; minus their sum
+    at the target's class."""
+    z, active, rows = _margins(xp, x, target, margin)
+    h = xp.where(active, 1.0 if p == 1 else 2 * z, 0).astype(x.dtype, copy=False)
+    if weight is not None:
+        h = h * weight[target][:, None]
+    g = grad.reshape(-1, 1) if reduction == "none" else grad
+    scale = 1.0 / x.shape[1] / (x.shape[0] if reduction == "mean" and x.shape[0] else 1)
+    h = h * (g * scale)
+    h[rows, target] = -h.sum(axis=1)
+    return h.astype(x.dtype, copy=False)
 
 
 def reduce_terms(xp: Any, terms: Any, reduction: str, dtype: Any) -> Any:

@@ -181,7 +181,7 @@ class MSELoss(Module):
         self.reduction = reduction
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return ops.mse_loss(input, target, self.reduction)
+        return functional.mse_loss(input, target, reduction=self.reduction)
 
 
 # More layers with PyTorch's names (they subclass Module, so they are imported last).

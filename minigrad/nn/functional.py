@@ -26,7 +26,7 @@ sigmoid = ops.sigmoid
 tanh = ops.tanh
 conv2d = ops.conv2d
 max_pool2d = ops.max_pool2d
-mse_loss = ops.mse_loss
+from ..ops.loss import mse_loss_functional as mse_loss  # noqa: E402  (broadcasting, legacy flags, weight)
 cross_entropy = ops.cross_entropy
 
 
@@ -154,7 +154,7 @@ from ..ops import activation as _activation  # noqa: E402
 
 silu = _activation.inplace_form(ops.silu)
 leaky_relu = _activation.inplace_form(ops.leaky_relu)
-elu = _activation.inplace_form(ops.elu)
+elu = _activation.inplace_form(ops.elu, 1)  # F.elu(x, alpha, inplace): selu's scales are not F's
 hardtanh = _activation.inplace_form(ops.hardtanh)
 hardswish = _activation.inplace_form(ops.hardswish)
 hardsigmoid = _activation.inplace_form(ops.hardsigmoid)
@@ -205,17 +205,17 @@ from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, 
 __all__ += ["conv1d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
 
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402
-from ..ops.normalization import group_norm, instance_norm  # noqa: E402
+from ..ops.normalization import group_norm, instance_norm, rms_norm  # noqa: E402
 
-__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm"]
+__all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm", "rms_norm"]
 
 from ..ops.loss import (  # noqa: E402
-    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, poisson_nll_loss,
-    soft_margin_loss, triplet_margin_loss,
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
+    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
 )
 
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
-            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+            "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
 
 from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Normalization modules ``GroupNorm`` and ``InstanceNorm1d/2d``, as PyTorch's ``torch/nn/modules/normalization.py``
+"""Normalization modules ``GroupNorm``, ``RMSNorm`` and ``InstanceNorm1d/2d``, as PyTorch's ``torch/nn/modules/normalization.py``
 and ``instancenorm.py`` (``LayerNorm`` and ``BatchNorm*`` are older and live in ``nn/layers.py``).
 
 Example:
@@ -45,6 +45,31 @@ class GroupNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims (``F.rms_norm``); ``weight``
+    (ones) when ``elementwise_affine``; ``eps=None`` takes the machine epsilon of the input's dtype."""
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        if elementwise_affine:
+            dt = dtype or _dt.float32
+            self.weight = Parameter(_on_default_device(Tensor._make(np.ones(shape, dtype=dt.np), dt)))
+        else:
+            self.weight = None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+__all__ += ["RMSNorm"]
 
 
 class _InstanceNorm(Module):

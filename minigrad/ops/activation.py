@@ -15,14 +15,16 @@ Each piece is what one layer of the forward path (PaddlePaddle's eager forward p
 
 The file also holds the other activations of ``torch.nn.functional``
 (NOTE [ Activations of the PyTorch surface ], below): ``silu``,
-``leaky_relu``, ``elu``, ``hardtanh``, ``hardswish``, ``hardsigmoid`` as ops;
+``leaky_relu``, ``elu`` (with selu's ``scale`` and ``input_scale``), ``celu``, ``hardtanh``, ``hardswish``,
+``hardsigmoid`` as ops;
 the activations of every network, ``tanh``, ``sigmoid``, ``relu``, ``gelu``,
 ``softmax`` and ``log_softmax``, as ops (relu's, gelu's, softmax's and
 log_softmax's backwards are ops of their own, ``threshold_backward``,
 ``gelu_backward``, ``softmax_backward_data`` and ``log_softmax_backward_data``,
 as PyTorch's are);
-and the composites ``relu6``, ``selu``, ``celu``, ``mish``, ``softsign``,
-``logsigmoid``, ``tanhshrink``, ``softmin``, ``glu``, ``prelu``.
+``threshold``, ``hardshrink``, ``softshrink``, ``glu`` and ``prelu_kernel`` (prelu's) as ops;
+and the functions ``relu6``, ``selu`` (the elu op), ``celu``, ``mish``, ``softsign``,
+``logsigmoid``, ``tanhshrink``, ``softmin``, ``prelu``.
 
 Example:
     >>> import minigrad as mg
@@ -48,9 +50,9 @@ from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor
-from .math import abs, add, cast, div, gt, le, lt, mul, neg, sub, where
+from .math import abs, add, cast, div, neg, sub
 from .registry import Attr, Input, defop
-from .shape import getitem, reshape
+from .shape import reshape
 
 __all__ = ["softplus"]  # the public API; the pieces below are imported from this module by name
 
@@ -197,31 +199,72 @@ def leaky_relu_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 
 @register_kernel("elu", Backend.CPU, dtypes=FLOAT_DTYPES)
-def elu_cpu(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
-    neg = alpha * np.expm1(np.minimum(x, 0))  # exp only of non-positive numbers
-    return np.asarray(np.where(x > 0, x, neg), dtype=x.dtype)
+def elu_cpu(x: np.ndarray, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> np.ndarray:
+    neg = alpha * np.expm1(np.minimum(x, 0) * input_scale)  # exp only of non-positive numbers
+    out = np.where(x > 0, x, neg)
+    return np.asarray(out if scale == 1.0 else out * scale, dtype=x.dtype)
 
 
 elu = defop(
     "elu",
     inputs=("x",),
-    attrs=(Attr("alpha", 1.0, _check_number),),
+    attrs=(Attr("alpha", 1.0, _check_number), Attr("scale", 1.0, _check_number),
+           Attr("input_scale", 1.0, _check_number)),
     infer_meta=_float_like,
     save=("x",),
     promote="float",
-    doc="x where x > 0, alpha * (exp(x) - 1) elsewhere",
-    gpu=("param", "a > (ACC)0 ? a : (ACC)p0 * {expm1}(a)"),
+    doc="scale * x where x > 0, scale * alpha * (exp(input_scale * x) - 1) elsewhere (PyTorch's elu, which selu "
+        "calls with its constants)",
+    gpu=("param", "(ACC)p1 * (a > (ACC)0 ? a : (ACC)p0 * {expm1}(a * (ACC)p2))"),
 )
+
+
+def _elu_slope(ops: Any, grad: Any, x: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    """PyTorch's ``elu_backward`` of the input (``is_result`` false): ``input_scale * scale * alpha *
+    exp(input_scale * x)`` times the gradient where ``x <= 0``, ``scale`` times it elsewhere - at NaN too, as
+    PyTorch's test is ``x <= 0``. (celu's formula is the same with ``input_scale = 1 / alpha``.)"""
+    negative = ops.mul(grad, ops.mul(ops.exp(ops.mul(ops.minimum(x, 0.0), input_scale)), input_scale * scale * alpha))
+    return ops.where(ops.le(x, 0.0), negative, grad if scale == 1.0 else ops.mul(grad, scale))
 
 
 @elu.def_backward
 def elu_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """PyTorch's ``elu_backward``: ``alpha * exp(x)`` times the gradient where ``x <= 0``, the gradient itself
-    elsewhere - at NaN too, as PyTorch's test is ``x <= 0``."""
+    """``_elu_slope`` with the call's ``alpha``, ``scale`` and ``input_scale``."""
     (x,) = ctx.saved()
-    ops = ctx.ops
-    negative = ops.mul(grad, ops.mul(ops.exp(ops.minimum(x, 0.0)), ctx.attrs["alpha"]))
-    return (ops.where(ops.le(x, 0.0), negative, grad),)
+    a = ctx.attrs
+    return (_elu_slope(ctx.ops, grad, x, a["alpha"], a["scale"], a["input_scale"]),)
+
+
+def _check_celu_alpha(op: str, name: str, pos: int, v: Any) -> float:
+    alpha = _check_number(op, name, pos, v)
+    if alpha == 0:
+        raise RuntimeError("celu(): ZeroDivisionError: alpha cannot be 0 for CELU")
+    return alpha
+
+
+@register_kernel("celu", Backend.CPU, dtypes=FLOAT_DTYPES)
+def celu_cpu(x: np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    return elu_cpu(x, alpha, 1.0, 1.0 / alpha)
+
+
+_celu_op = defop(
+    "celu",
+    inputs=("x",),
+    attrs=(Attr("alpha", 1.0, _check_celu_alpha),),
+    infer_meta=_float_like,
+    save=("x",),
+    promote="float",
+    doc="x where x > 0, alpha * (exp(x / alpha) - 1) elsewhere (Barron, 2017): PyTorch's CeluBackward0",
+    gpu=("param", "a > (ACC)0 ? a : (ACC)p0 * {expm1}(a / (ACC)p0)"),
+)
+
+
+@_celu_op.def_backward
+def celu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's formula for celu: ``elu_backward`` with ``scale = 1``, ``input_scale = 1 / alpha``."""
+    (x,) = ctx.saved()
+    alpha = ctx.attrs["alpha"]
+    return (_elu_slope(ctx.ops, grad, x, alpha, 1.0, 1.0 / alpha),)
 
 
 @register_kernel("hardtanh", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -583,17 +626,21 @@ def log_softmax_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
 
 # -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------
 
-def inplace_form(op: Any) -> Any:
+def inplace_form(op: Any, n_attrs: int | None = None) -> Any:
     """``op`` with PyTorch's trailing ``inplace=False`` argument (``F.leaky_relu(x, 0.2, inplace=True)``).
 
     minigrad computes these activations out of place whatever ``inplace`` says:
     the result is the same, and the input keeps its values (and its version), so
-    a later backward that needs it still works.
+    a later backward that needs it still works. ``n_attrs``: how many of the op's attributes the functional form
+    takes by position before ``inplace`` (all of them by default; ``F.elu(x, alpha, inplace)`` takes one).
     """
-    n_attrs = len(op.attrs)
+    n_attrs = len(op.attrs) if n_attrs is None else n_attrs
+    taken = {a.name for a in op.attrs[:n_attrs]}
 
     def functional(input: Any, *args: Any, **kwargs: Any) -> Any:
         inplace = kwargs.pop("inplace", False)
+        for name in kwargs.keys() - taken:
+            raise TypeError(f"{op.name}() got an unexpected keyword argument '{name}'")
         if len(args) > n_attrs:  # inplace given by position, after the op's attributes
             args, inplace = args[:n_attrs], args[n_attrs]
         if not isinstance(inplace, bool):
@@ -619,16 +666,16 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    """``scale * elu(x, alpha)`` with the self-normalising constants (composite)."""
-    return mul(elu(input, _SELU_ALPHA), _SELU_SCALE)
+    """``scale * elu(x, alpha)`` with the self-normalising constants: the ``elu`` op with them as its ``alpha`` and
+    ``scale`` (one ``EluBackward0``, as PyTorch's selu calls elu)."""
+    check_tensor("selu", "input", 0, input)
+    return elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: composite, ``alpha * elu(x / alpha)``."""
-    alpha = _check_number("celu", "alpha", 1, alpha)
-    if alpha == 0:
-        raise RuntimeError("celu(): ZeroDivisionError: alpha cannot be 0 for CELU")
-    return mul(elu(div(input, alpha), 1.0), alpha)
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: the ``celu`` op (``CeluBackward0``, as PyTorch's)."""
+    check_tensor("celu", "input", 0, input)
+    return _celu_op(input, alpha)
 
 
 @register_kernel("mish", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -699,70 +746,218 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     check_tensor("softmin", "input", 0, input)
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
-    x = input if dtype is None else cast(input, dtype)
-    return _softmax_op(neg(x), dim)
+    return _softmax_op(_cast_for("softmin", neg(input), dtype), dim)  # PyTorch's (-input).softmax(dim, dtype)
 
 
-def glu(input: Tensor, dim: int = -1) -> Tensor:
-    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``, return ``a * sigmoid(b)`` (composite)."""
-    check_tensor("glu", "input", 0, input)
-    if input.ndim == 0:
-        raise RuntimeError("glu(): glu does not support scalars because halving size must be even")
-    d = dim + input.ndim if dim < 0 else dim
-    if not 0 <= d < input.ndim:
-        raise IndexError(f"glu(): Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {dim})")
-    size = input.shape[d]
-    if size % 2:
-        raise RuntimeError(f"glu(): Halving dimension must be even, but dimension {d} is size {size}")
-    lead = (slice(None),) * d
-    a = getitem(input, lead + (slice(0, size // 2),))
-    b = getitem(input, lead + (slice(size // 2, size),))
-    return mul(a, sigmoid(b))
+@register_kernel("prelu_kernel", Backend.CPU, dtypes=FLOAT_DTYPES)
+def prelu_kernel_cpu(x: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``x`` where positive, ``weight * x`` elsewhere (a NaN ``x`` stays NaN), ``weight`` broadcast against ``x``."""
+    return np.asarray(np.where(x > 0, x, weight * x), dtype=x.dtype)
+
+
+_prelu_kernel = defop(
+    "prelu_kernel",
+    inputs=("x", "weight"),
+    infer_meta=im.broadcast,
+    save=("x", "weight"),
+    transform_dtype=True,
+    doc="PyTorch's _prelu_kernel: x where x > 0, weight * x elsewhere, weight already shaped to broadcast",
+    gpu=("binary", "a > (ACC)0 ? a : b * a"),
+)
+
+
+@_prelu_kernel.def_backward
+def prelu_kernel_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's ``_prelu_kernel_backward``: for ``x`` the gradient where ``x > 0``, ``weight`` times it elsewhere;
+    for ``weight`` ``x`` times the gradient where ``x <= 0`` (0 elsewhere), summed to the weight's shape."""
+    x, w = ctx.saved()
+    ops = ctx.ops
+    positive = ops.gt(x, 0.0)
+    gx = ops.where(positive, grad, ops.mul(w, grad)) if ctx.needs(0) else None
+    gw = ops.sum_to(ops.where(positive, 0.0, ops.mul(x, grad)), w.shape) if ctx.needs(1) else None
+    return gx, gw
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1). Composite."""
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one slope or one per channel (dim 1).
+
+    PyTorch's ``prelu``: the weight reshaped to ``(1, C, 1, ...)`` (a ``view``, where the input has another number
+    of dims), then the ``prelu_kernel`` op (``PreluKernelBackward0``).
+    """
     check_tensor("prelu", "input", 0, input)
     check_tensor("prelu", "weight", 1, weight)
     if weight.ndim > 1:
-        raise RuntimeError(f"prelu(): weight must be a scalar or 1-D tensor, but got {weight.ndim}-D")
+        raise RuntimeError(f"prelu(): Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
     n = weight.numel()
-    channels = input.shape[1] if input.ndim >= 2 else 1
-    if n != 1 and n != channels:
-        raise RuntimeError(
-            f"prelu(): Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
-            f"and channel size = {channels}."
-        )
-    if n == 1:
-        w = reshape(weight, ())
-    else:  # one slope per channel: broadcast along dim 1
-        w = reshape(weight, (n,) + (1,) * (input.ndim - 2))
-    return where(gt(input, 0.0), input, mul(w, input))
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("prelu(): Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim > 1 else 1
+        if n != channels:
+            raise RuntimeError(f"prelu(): Mismatch of parameter numbers and input channel size. Found parameter "
+                               f"numbers = {n} and channel size = {channels}.")
+    if input.ndim != weight.ndim:
+        weight = reshape(weight, tuple(n if d == 1 else 1 for d in range(input.ndim)))
+    return _prelu_kernel(input, weight)
+
+
+# -- threshold, hardshrink, softshrink, glu: one op each, as PyTorch's ----------------------------------------
+#
+# Their backwards are PyTorch's formulas written with ``ctx.ops`` (a ``where`` of the mask); PyTorch fuses each
+# into a kernel of its own (``threshold_backward``, ``hardshrink_backward`` ...), which only a double backward sees.
+
+@register_kernel("threshold", Backend.CPU, dtypes=NUMERIC_DTYPES)
+def threshold_cpu(x: np.ndarray, threshold: float, value: float) -> np.ndarray:
+    """``value`` where ``x <= threshold``, else ``x`` (a NaN ``x`` stays; ``value`` in ``x``'s dtype, as PyTorch's
+    ``threshold`` of an integer tensor)."""
+    return np.asarray(np.where(x <= threshold, np.asarray(value).astype(x.dtype), x), dtype=x.dtype)
+
+
+_threshold_op = defop(
+    "threshold",
+    inputs=("x",),
+    attrs=(Attr("threshold", check=_check_number), Attr("value", check=_check_number)),
+    infer_meta=im.same,
+    save=("x",),
+    doc="x where x > threshold, value elsewhere (NaN stays NaN)",
+    gpu=("param", "a <= (ACC)p0 ? (ACC)p1 : a"),
+)
+
+
+@_threshold_op.def_backward
+def threshold_formula(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``threshold_backward(grad, self, threshold)``: 0 where ``x <= threshold``, the gradient elsewhere
+    (at NaN too)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.where(ops.le(x, ctx.attrs["threshold"]), 0.0, grad),)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``x`` where ``x > threshold``, ``value`` elsewhere: composite (``where`` of ``gt``)."""
+    """``x`` where ``x > threshold``, ``value`` elsewhere: the ``threshold`` op (``ThresholdBackward0``)."""
     check_tensor("threshold", "input", 0, input)
-    t = _check_number("threshold", "threshold", 1, threshold)
-    v = _check_number("threshold", "value", 2, value)
-    return where(le(input, t), v, input)  # a NaN input stays NaN, as in PyTorch
+    return _threshold_op(input, threshold, value)
+
+
+def _shrink_formula(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``hardshrink_backward`` and ``softshrink_backward``: 0 where ``-lambd <= x <= lambd``, the
+    gradient elsewhere (at NaN too, for which ``|x| <= lambd`` is false)."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.where(ops.le(ops.abs(x), ctx.attrs["lambd"]), 0.0, grad),)
+
+
+@register_kernel("hardshrink", Backend.CPU, dtypes=FLOAT_DTYPES)
+def hardshrink_cpu(x: np.ndarray, lambd: float = 0.5) -> np.ndarray:
+    """0 where ``-lambd <= x <= lambd``, else ``x`` (NaN stays)."""
+    inside = (x >= -lambd) & (x <= lambd)
+    return np.asarray(np.where(inside, np.zeros((), dtype=x.dtype), x), dtype=x.dtype)
+
+
+_hardshrink_op = defop(
+    "hardshrink",
+    inputs=("x",),
+    attrs=(Attr("lambd", 0.5, _check_number),),
+    infer_meta=_float_like,
+    save=("x",),
+    methods=("hardshrink",),
+    doc="x where |x| > lambd, 0 elsewhere",
+    gpu=("param", "(a >= -(ACC)p0 && a <= (ACC)p0) ? (ACC)0 : a"),
+)
+_hardshrink_op.def_backward(_shrink_formula)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``x`` where ``|x| > lambd``, 0 elsewhere: composite."""
+    """``x`` where ``|x| > lambd``, 0 elsewhere: the ``hardshrink`` op (``HardshrinkBackward0``)."""
     check_tensor("hardshrink", "input", 0, input)
-    lambd = _check_number("hardshrink", "lambd", 1, lambd)
-    return where(gt(abs(input), lambd), input, mul(input, 0.0))  # 0 inside; NaN stays NaN (its gradient 0)
+    return _hardshrink_op(input, lambd)
+
+
+def _softshrink_meta(op: str, x: Any, lambd: float = 0.5) -> tuple[tuple[int, ...], Any]:
+    if lambd < 0:
+        raise RuntimeError(f"softshrink(): lambda must be in range [0, 3.40282e+38] for input dtype Float, but found "
+                           f"{lambd:g}")
+    return _float_like(op, x)
+
+
+@register_kernel("softshrink", Backend.CPU, dtypes=FLOAT_DTYPES)
+def softshrink_cpu(x: np.ndarray, lambd: float = 0.5) -> np.ndarray:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, ``x * 0`` between (0, and NaN for NaN)."""
+    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))
+    return np.asarray(out, dtype=x.dtype)
+
+
+_softshrink_op = defop(
+    "softshrink",
+    inputs=("x",),
+    attrs=(Attr("lambd", 0.5, _check_number),),
+    infer_meta=_softshrink_meta,
+    save=("x",),
+    doc="x - lambd above lambd, x + lambd below -lambd, 0 between",
+    gpu=("param", "a > (ACC)p0 ? a - (ACC)p0 : (a < -(ACC)p0 ? a + (ACC)p0 : a * (ACC)0)"),
+)
+_softshrink_op.def_backward(_shrink_formula)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between: composite."""
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between: the ``softshrink`` op
+    (``SoftshrinkBackward0``)."""
     check_tensor("softshrink", "input", 0, input)
-    lambd = _check_number("softshrink", "lambd", 1, lambd)
-    if lambd < 0:
-        raise RuntimeError(f"softshrink(): lambda must be greater or equal to 0, but found to be {lambd}.")
-    inside = mul(input, 0.0)  # 0, and NaN for a NaN input, as PyTorch's
-    return where(gt(input, lambd), sub(input, lambd), where(lt(input, -lambd), add(input, lambd), inside))
+    return _softshrink_op(input, lambd)
+
+
+def _glu_meta(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
+    """The input with ``dim`` halved; it must have even size there."""
+    if x.ndim == 0:
+        raise RuntimeError(f"{op}(): glu does not support scalars because halving size must be even")
+    d = dim + x.ndim if dim < 0 else dim
+    if not 0 <= d < x.ndim:
+        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
+                         f"but got {dim})")
+    if x.shape[d] % 2:
+        raise RuntimeError(f"{op}(): Halving dimension must be even, but dimension {d} is size {x.shape[d]}")
+    shape, dtype = _float_like(op, x)
+    return shape[:d] + (shape[d] // 2,) + shape[d + 1:], dtype
+
+
+@register_kernel("glu", Backend.CPU, dtypes=FLOAT_DTYPES)
+def glu_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    a, b = np.split(x, 2, axis=dim)
+    return np.asarray(a * _sigmoid(b), dtype=x.dtype)
+
+
+_glu_op = defop(
+    "glu",
+    inputs=("x",),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=_glu_meta,
+    save=("x",),
+    promote="float",
+    doc="gated linear unit: a * sigmoid(b), a and b the halves of x along dim",
+)
+
+
+@_glu_op.def_backward
+def glu_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``glu_backward``: ``grad * sigmoid(b)`` for the first half, ``grad * a * s (1 - s)`` for the
+    second (``s = sigmoid(b)``), joined along ``dim``."""
+    (x,) = ctx.saved()
+    ops, dim = ctx.ops, ctx.attrs["dim"]
+    d = dim % x.ndim
+    n = x.shape[d] // 2
+    lead = (slice(None),) * d
+    a, b = ops.getitem(x, lead + (slice(0, n),)), ops.getitem(x, lead + (slice(n, 2 * n),))
+    s = ops.sigmoid(b)
+    ga = ops.mul(grad, s)
+    gb = ops.mul(ops.mul(grad, a), ops.mul(s, ops.sub(1.0, s)))
+    return (ops.concat([ga, gb], d),)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim``, return ``a * sigmoid(b)``: the ``glu``
+    op (``GluBackward0``)."""
+    check_tensor("glu", "input", 0, input)
+    return _glu_op(input, dim)
 
 
 # -- PyTorch's forms of gelu (approximate=), softmax and log_softmax (dtype=), each calling its op --------

@@ -1,12 +1,9 @@
-"""Norms and distances of ``torch.nn.functional``: ``normalize``, ``cosine_similarity``, ``pairwise_distance``. Composite.
+"""Norms and distances of ``torch.nn.functional``: ``normalize``, ``cosine_similarity``, ``pairwise_distance``.
 
-NOTE [ The gradient of a norm at zero ]
-    ``sqrt(sum(x * x))`` has no derivative at ``x = 0``, and the chain rule
-    through ``sqrt`` gives ``0 * inf = NaN`` there even when a clamp (``eps``)
-    stops the gradient after it. PyTorch's norm backward returns 0 at 0. The
-    norms here take the square root of ``where(s > 0, s, 1)`` and select 0
-    where ``s == 0``: ``where`` sends no gradient into the branch it does not
-    pick, so the gradient at the zero vector is 0, as in PyTorch.
+Composites, each PyTorch's op for op: the norms are the ``vector_norm`` and ``norm`` ops
+(``ops/norm.py``), whose backward gives 0 at the zero vector, as PyTorch's; ``pairwise_distance``
+adds its ``eps`` with ``add_scalar``, PyTorch's ``add.Scalar`` (``AddBackward1``). The file also holds
+``sub_scalar`` and ``number_minus``, the other forms of a number in PyTorch's C++ composites (the losses use them).
 
 Example:
     >>> import minigrad as mg
@@ -19,44 +16,25 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from ..kernels.infer_meta import broadcast_shapes
+import numpy as np
+
+from ..autograd.grad_mode import no_grad
+from ..dtypes import FLOAT_DTYPES, get_default_dtype, promote
+from ..kernels.infer_meta import broadcast_shapes, scalar_type_name
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_tensor, check_tensors
-from .math import abs, add, cast, clip, div, gt, mul, ne, pow, sqrt, sub, where
-from .reduce import amax as _max
-from .reduce import amin as _min
+from .math import _check_number, _scalar_overload_meta, cast, clone, div, fill, mul, sub
 from .reduce import sum
-from .registry import type_name
+from .registry import Attr, defop, type_name
 from .clamp import clamp_min
-from .norm import vector_norm_op
+from .norm import _norm_op, vector_norm_op
 from .shape import expand
 
 __all__ = ["cosine_similarity", "pairwise_distance"]  # torch.cosine_similarity, torch.pairwise_distance
-
-
-def vector_norm(x: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
-    """The ``p``-norm along ``dim`` (composite; NOTE [ The gradient of a norm at zero ])."""
-    if p == math.inf:
-        return _max(abs(x), dim=dim, keepdim=keepdim)
-    if p == -math.inf:
-        return _min(abs(x), dim=dim, keepdim=keepdim)
-    if p == 0:  # the number of non-zero entries: no gradient, as in PyTorch (where it is 0)
-        return sum(cast(ne(x, 0.0), x.dtype), dim=dim, keepdim=keepdim)
-    if p == 1:
-        return sum(abs(x), dim=dim, keepdim=keepdim)
-    if p == 2:
-        powered = mul(x, x)
-    else:  # |x|^p has an infinite slope at 0 for p < 1: read it at 1 there and select 0 (as PyTorch, gradient 0)
-        nonzero = ne(x, 0.0)
-        powered = where(nonzero, pow(abs(where(nonzero, x, 1.0)), float(p)), 0.0)
-    s = sum(powered, dim=dim, keepdim=keepdim)
-    positive = gt(s, 0.0)
-    safe = where(positive, s, 1.0)
-    root = sqrt(safe) if p == 2 else pow(safe, 1.0 / p)
-    return where(positive, root, 0.0)
 
 
 def _check_dim(op: str, dim: Any, ndim: int) -> int:
@@ -89,26 +67,77 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim``, the inputs broadcast (composite)."""
+    """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim``, the inputs broadcast.
+
+    Composite, PyTorch's ``cosine_similarity`` op for op: both inputs expanded where their shapes differ,
+    each norm (``vector_norm``, kept dims) cloned and clamped at ``eps`` in place under ``no_grad`` - so the
+    gradient reaches the norm as if unclamped, as PyTorch's - then ``div``, ``mul`` and ``sum``.
+    """
     op = "cosine_similarity"
     check_tensors(op, x1=x1, x2=x2)
     shape = broadcast_shapes(op, tuple(x1.shape), tuple(x2.shape), ("x1", "x2"))
     _check_dim(op, dim, len(shape))
-    # Broadcast first: a norm along ``dim`` counts every copy an input is broadcast to.
-    x1 = x1 if tuple(x1.shape) == shape else expand(x1, shape)
-    x2 = x2 if tuple(x2.shape) == shape else expand(x2, shape)
-    u1 = div(x1, clip(vector_norm(x1, 2.0, dim, keepdim=True), eps, None))
-    u2 = div(x2, clip(vector_norm(x2, 2.0, dim, keepdim=True), eps, None))
-    return sum(mul(u1, u2), dim=dim)
+    common = promote(x1.dtype, x2.dtype)
+    if not common.is_floating:
+        raise RuntimeError(f"{op}(): expected common dtype to be floating point, yet common dtype is "
+                           f"{scalar_type_name(common)}")
+    x1 = x1 if x1.dtype.is_floating else cast(x1, common)
+    x2 = x2 if x2.dtype.is_floating else cast(x2, common)
+    if tuple(x1.shape) != tuple(x2.shape):  # ATen's expand_outplace: both expanded (a norm counts every copy)
+        x1, x2 = expand(x1, shape), expand(x2, shape)
+    n1 = clone(vector_norm_op(x1, 2.0, (dim,), True))
+    n2 = clone(vector_norm_op(x2, 2.0, (dim,), True))
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return sum(mul(div(x1, n1), div(x2, n2)), dim=dim)
+
+
+def _by_number(ufunc: Any) -> Any:
+    """The kernel of ``x <ufunc> other`` for a number ``other``, in the op math of PyTorch's kernels (a half and the
+    number in float, rounded once)."""
+    def kernel(x: np.ndarray, other: float = 0.0) -> np.ndarray:
+        acc = np.float32 if x.dtype.itemsize < 4 else x.dtype.type
+        return np.asarray(ufunc(x.astype(acc, copy=False), acc(other))).astype(x.dtype, copy=False)
+    return kernel
+
+
+def _shifted_by(name: str, ufunc: Any, expression: str, doc: str) -> Any:
+    """The op ``name``: ``x`` plus or minus a number, PyTorch's ``add.Scalar`` / ``sub.Scalar``, whose gradient is the
+    incoming one."""
+    register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(_by_number(ufunc))
+    op = defop(name, inputs=("x",), attrs=(Attr("other", check=_check_number),), infer_meta=_scalar_overload_meta,
+               doc=doc, gpu=("param", expression))
+    op.def_backward(_shifted_backward)
+    return op
+
+
+def _shifted_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``x + c`` and ``x - c`` pass the gradient on unchanged."""
+    return (grad,)
+
+
+#: PyTorch's ``add.Scalar`` and ``sub.Scalar``, which its C++ composites call (``x1 - x2 + eps`` in
+#: pairwise_distance, ``cos - margin`` in cosine_embedding_loss): one edge, ``AddBackward1`` / ``SubBackward1``,
+#: where ``x + 0.5`` from Python is ``add.Tensor`` (``AddBackward0``, the number a second edge).
+add_scalar = _shifted_by("add_scalar", np.add, "a + (ACC)p0", "x + other for a number other (PyTorch's add.Scalar)")
+sub_scalar = _shifted_by("sub_scalar", np.subtract, "a - (ACC)p0",
+                         "x - other for a number other (PyTorch's sub.Scalar)")
+
+
+def number_minus(value: float, x: Tensor) -> Tensor:
+    """``value - x`` as PyTorch's C++ ``operator-(Scalar, Tensor)`` computes it: a tensor like ``x`` filled with
+    ``value``, minus ``x`` (``SubBackward0``, its first edge None), where Python's ``value - x`` is ``rsub``."""
+    return sub(fill(x.detach(), float(value)), x)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    """``||x1 - x2 + eps||_p`` along the last dim, the inputs broadcast (composite)."""
+    """``||x1 - x2 + eps||_p`` along the last dim, the inputs broadcast: PyTorch's composite, ``sub``,
+    ``add_scalar`` and the ``norm`` op over the innermost dim (``NormBackward1``)."""
     op = "pairwise_distance"
     check_tensors(op, x1=x1, x2=x2)
-    shape = broadcast_shapes(op, tuple(x1.shape), tuple(x2.shape), ("x1", "x2"))
+    broadcast_shapes(op, tuple(x1.shape), tuple(x2.shape), ("x1", "x2"))
     p = _check_p(op, p)
-    d = add(sub(x1, x2), eps)
-    if not shape:  # two scalars: the distance is |x1 - x2 + eps|
-        return abs(d)
-    return vector_norm(d, p, -1, keepdim=keepdim)
+    d = sub(x1, x2)
+    d = add_scalar(d if d.dtype.is_floating else cast(d, get_default_dtype()), eps)
+    return _norm_op(d, p, (max(x1.ndim, x2.ndim) - 1,), keepdim)

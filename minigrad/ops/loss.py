@@ -1,12 +1,13 @@
 """The losses of ``torch.nn.functional``: ``l1_loss``, ``smooth_l1_loss``, ``huber_loss``, ``kl_div``,
 ``binary_cross_entropy``, ``binary_cross_entropy_with_logits``, and the margin, embedding and likelihood
-losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``cosine_embedding_loss``,
-``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
+losses (``margin_ranking_loss``, ``hinge_embedding_loss``, ``soft_margin_loss``, ``multilabel_soft_margin_loss``,
+``cosine_embedding_loss``, ``triplet_margin_loss``, ``poisson_nll_loss``, ``gaussian_nll_loss``).
 
-Four ops: ``cross_entropy`` (softmax cross-entropy of class indices, with its fused backward
-``cross_entropy_backward``, as PyTorch's), ``mse_loss``, and ``binary_cross_entropy`` (the
-elementwise loss, with PyTorch's clamped logs and its finite derivative at probabilities 0 and
-1). The rest are composite: each is written with registered ops (``sub``, ``abs``, ``where``,
+Ops: ``cross_entropy`` (softmax cross-entropy of class indices, with its fused backward
+``cross_entropy_backward``, as PyTorch's), ``mse_loss``, ``smooth_l1_loss``, ``huber_loss``,
+``soft_margin_loss``, ``binary_cross_entropy`` (with PyTorch's clamped logs and its finite
+derivative at probabilities 0 and 1) and ``_with_logits``, each with its reduction inside, as
+PyTorch's. The rest are composite: each is written with registered ops (``sub``, ``abs``, ``where``,
 ``log``, ``log_sigmoid``, ``sum`` ...), so its gradient, with respect to the input and the target
 alike, is the one those ops give, and a trace shows their nodes. ``cross_entropy_loss`` is
 PyTorch's full form (``F.cross_entropy``, PyTorch's own ``cross_entropy_loss``), which keeps the
@@ -28,8 +29,9 @@ Example:
 
 from __future__ import annotations
 
-import math
+import builtins
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -37,24 +39,26 @@ import numpy as np
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..devices import check_range, mixed_devices_error
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels import infer_meta as im
 from ..kernels.infer_meta import broadcast_shapes
-from ..kernels.loss_terms import (bce_with_logits_terms, one_sample_nll, one_sample_nll_backward, reduce_terms,
-                                  nll2d_backward_of_rows, nll2d_of_rows, shaped_by_input, soft_margin_terms, weighted_nll,
-                                  weighted_nll_grad)
+from ..kernels.loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms,
+                                  one_sample_nll, one_sample_nll_backward,
+                                  reduce_terms, nll2d_backward_of_rows, nll2d_of_rows, shaped_by_input, smooth_l1_terms,
+                                  soft_margin_terms, weighted_nll, weighted_nll_grad)
 from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
-from .activation import log_softmax, softmax_cpu
+from .activation import log_sigmoid, log_softmax, softmax_cpu
 from .clamp import _clamp_min_op
-from .distance import pairwise_distance
-from .math import (abs, add, cast, clip, div, div_scalar, eq, exp, fill, gt, log, lt, minimum, mul, mul_scalar, ne, neg,
-                   sqrt, sub, where)
+from .distance import add_scalar, number_minus, pairwise_distance, sub_scalar
+from .math import (abs, add, cast, clip, clone, div, div_scalar, eq, exp, fill, gt, le, log, lt, minimum, mul, mul_scalar, ne,
+                   neg, pow, sqrt, sub, where)
+from .logarithm import xlogy
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
 from .indexing import masked_fill
@@ -441,8 +445,10 @@ def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
-            reduction: str = "mean") -> Tensor:
-    """Mean absolute error ``|input - target|`` (composite: ``abs`` of ``sub``; the gradient at 0 is 0).
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error ``|input - target|`` (composite, as PyTorch's: the inputs broadcast by ``expand``,
+    ``abs`` of ``sub``, then ``mean``/``sum``; the gradient at 0 is 0). ``weight`` (PyTorch 2.6 on, of the
+    input's shape) scales each term; its mean divides by the weights' sum, as PyTorch's Python does.
 
     Example:
         >>> import minigrad as mg
@@ -450,56 +456,150 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
         3.0
     """
     reduction = reduction_of("l1_loss", size_average, reduce, reduction)
-    check_pair("l1_loss", input, target)
-    return reduce_loss(abs(sub(input, target)), reduction)
+    _check_elementwise_weight("l1_loss", input, weight)
+    input, target = _expanded_pair("l1_loss", input, target)
+    loss = abs(sub(input, target))
+    if weight is None:
+        return reduce_loss(loss, reduction)
+    loss = mul(loss, weight)
+    return div(sum(loss), sum(weight)) if reduction == "mean" else reduce_loss(loss, reduction)
 
 
-def _smooth(d: Tensor, width: float) -> Tensor:
-    """``0.5 d^2 / width`` where ``|d| < width``, ``|d| - 0.5 width`` elsewhere (both branches of ``where`` are ops)."""
-    a = abs(d)
-    quadratic = mul(mul(d, d), 0.5 / width)
-    return where(lt(a, width), quadratic, sub(a, 0.5 * width))
+def _check_elementwise_weight(op: str, input: Any, weight: Any) -> None:
+    """The ``weight`` of PyTorch's Python regression losses: None or a tensor of the input's shape."""
+    if weight is None:
+        return
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+    if isinstance(input, Tensor) and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError(f"{op}(): Weights and input must have the same size.")
+
+
+def mse_loss_functional(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """``F.mse_loss``: the inputs broadcast by ``expand`` (PyTorch's ``broadcast_tensors``), then the ``mse_loss``
+    op (``MseLossBackward0``); with ``weight`` (of the input's shape) PyTorch's Python composite, ``pow``, ``mul``
+    and ``sum`` (the mean divides by the weights' sum)."""
+    reduction = reduction_of("mse_loss", size_average, reduce, reduction)
+    _check_elementwise_weight("mse_loss", input, weight)
+    input, target = _expanded_pair("mse_loss", input, target)
+    if weight is None:
+        return mse_loss(input, target, reduction=reduction)
+    loss = mul(pow(sub(input, target), 2), weight)
+    return div(sum(loss), sum(weight)) if reduction == "mean" else reduce_loss(loss, reduction)
+
+
+@register_kernel("smooth_l1_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
+def smooth_l1_loss_cpu(input: np.ndarray, target: np.ndarray, reduction: str = "mean", beta: float = 1.0) -> np.ndarray:
+    return reduce_terms(np, smooth_l1_terms(np, input, target, beta), reduction, input.dtype)
+
+
+@register_kernel("huber_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
+def huber_loss_cpu(input: np.ndarray, target: np.ndarray, reduction: str = "mean", delta: float = 1.0) -> np.ndarray:
+    return reduce_terms(np, huber_terms(np, input, target, delta), reduction, input.dtype)
+
+
+def _smooth_pair_op(name: str, width: str, doc: str) -> Any:
+    """The op of a loss quadratic below ``width`` and linear above (``smooth_l1_loss``'s ``beta``, ``huber_loss``'s
+    ``delta``): ``input`` and ``target`` of one shape, promoted to one dtype, and PyTorch's ``reduction``."""
+    def meta(op: str, input: Any, target: Any, reduction: str = "mean", **width: float) -> Any:
+        return im.loss_pair(op, input, target, reduction)
+
+    return defop(name, inputs=("input", "target"), attrs=(Attr("reduction", "mean", check_reduction), Attr(width, 1.0)),
+                 infer_meta=meta, save=("input", "target"), transform_dtype=True, doc=doc, amp="deny")
+
+
+_smooth_l1_loss = _smooth_pair_op("smooth_l1_loss", "beta", "0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta "
+                                                            "elsewhere (d = input - target), reduced")
+_huber_loss = _smooth_pair_op("huber_loss", "delta", "0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere "
+                                                     "(d = input - target), reduced")
+
+
+def _smooth_backward(ctx: Any, grad: Any, width: float, slope: float) -> tuple[Any, Any]:
+    """PyTorch's ``smooth_l1_loss_backward`` and ``huber_loss_backward``: of ``d = input - target``, ``d * slope /
+    width`` inside ``(-width, width)``, ``-slope`` below, ``slope`` above (``slope`` 1 for smooth_l1, ``delta`` for
+    huber), times the gradient and ``1 / N`` for the mean; the target's is its negative."""
+    x, t = ctx.saved()
+    ops = ctx.ops
+    d = ops.sub(x, t)
+    inside = d if slope == width else ops.mul(d, slope / width)
+    local = ops.where(ops.lt(d, -width), -slope, ops.where(ops.gt(d, width), slope, inside))
+    g = ops.mul(ops.mul(local, grad), _mean_scale(ctx.attrs["reduction"], x.shape))
+    return (g if ctx.needs(0) else None), (ops.neg(g) if ctx.needs(1) else None)
+
+
+@_smooth_l1_loss.def_backward
+def _smooth_l1_loss_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``_smooth_backward`` with slope 1 outside ``(-beta, beta)``."""
+    return _smooth_backward(ctx, grad, ctx.attrs["beta"], 1.0)
+
+
+@_huber_loss.def_backward
+def _huber_loss_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``_smooth_backward`` with slope ``delta`` outside ``(-delta, delta)``."""
+    delta = ctx.attrs["delta"]
+    return _smooth_backward(ctx, grad, delta, delta)
+
+
+def _expanded_pair(op: str, input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's ``broadcast_tensors(input, target)`` of a loss: each expanded where its shape differs
+    (``ExpandBackward0``), after ``check_pair``."""
+    shape = check_pair(op, input, target)
+    return (input if tuple(input.shape) == shape else expand(input, shape),
+            target if tuple(target.shape) == shape else expand(target, shape))
+
+
+def _check_width(op: str, name: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' must be a number, but got {type_name(v)}")
+    return float(v)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
-    """Quadratic below ``beta``, linear above (Fast R-CNN's loss); ``beta=0`` is ``l1_loss``. Composite."""
+    """Quadratic below ``beta``, linear above (Fast R-CNN's loss): the ``smooth_l1_loss`` op
+    (``SmoothL1LossBackward0``, its reduction inside, as PyTorch's); ``beta=0`` is ``l1_loss``, as PyTorch's."""
     reduction = reduction_of("smooth_l1_loss", size_average, reduce, reduction)
-    check_pair("smooth_l1_loss", input, target)
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)):
-        raise TypeError(f"smooth_l1_loss(): argument 'beta' must be a number, but got {type_name(beta)}")
+    beta = _check_width("smooth_l1_loss", "beta", beta)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss(): smooth_l1_loss does not support negative values for beta.")
-    d = sub(input, target)
-    return reduce_loss(abs(d) if beta == 0 else _smooth(d, float(beta)), reduction)
+    input, target = _expanded_pair("smooth_l1_loss", input, target)
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    return _smooth_l1_loss(input, target, reduction, beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
-    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere: ``delta * smooth_l1(beta=delta)``. Composite.
+    """``0.5 d^2`` where ``|d| < delta``, ``delta (|d| - 0.5 delta)`` elsewhere: the ``huber_loss`` op
+    (``HuberLossBackward0``, its reduction inside, as PyTorch's).
 
-    ``weight`` (PyTorch 2.6 on) scales each element's loss before the reduction.
+    ``weight`` (PyTorch 2.6 on, of the input's shape) scales each element's loss, then ``mul`` and ``sum`` or
+    ``mean`` reduce it, as PyTorch's Python code does.
     """
     reduction = reduction_of("huber_loss", None, None, reduction)
-    check_pair("huber_loss", input, target)
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)):
-        raise TypeError(f"huber_loss(): argument 'delta' must be a number, but got {type_name(delta)}")
+    delta = _check_width("huber_loss", "delta", delta)
     if delta <= 0:
         raise RuntimeError("huber_loss(): huber_loss does not support non-positive values for delta.")
     if weight is not None and not isinstance(weight, Tensor):
         raise TypeError(f"huber_loss(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
-    loss = mul(_smooth(sub(input, target), float(delta)), float(delta))
-    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("huber_loss(): Weights and input must have the same size.")
+    input, target = _expanded_pair("huber_loss", input, target)
+    if weight is None:
+        return _huber_loss(input, target, reduction, delta)
+    return reduce_loss(mul(_huber_loss(input, target, "none", delta), weight), reduction)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
-    """Kullback-Leibler divergence of ``target`` from ``input`` (log-probabilities). Composite.
+    """Kullback-Leibler divergence of ``target`` from ``input`` (log-probabilities). Composite, as PyTorch's.
 
-    Pointwise ``target * (log(target) - input)`` (0 where ``target`` is 0), or with
-    ``log_target=True`` ``exp(target) * (target - input)``. ``reduction="batchmean"``
-    divides the sum by the batch size (the mathematically right KL); ``"mean"``
-    divides by the number of elements, as PyTorch does.
+    Pointwise ``xlogy(target, target) - target * input`` (0 where ``target`` is 0), or with
+    ``log_target=True`` ``exp(target) * (target - input)``, then ``mean``/``sum`` - PyTorch's
+    ``torch.kl_div``, op for op. ``reduction="batchmean"`` divides the sum by the batch size (the
+    mathematically right KL, PyTorch's Python ``reduced / input.size(0)``); ``"mean"`` divides by the
+    number of elements, as PyTorch does.
     """
     reduction = reduction_of("kl_div", size_average, reduce, reduction, _REDUCTIONS + ("batchmean",))
     check_pair("kl_div", input, target)
@@ -508,13 +608,10 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if log_target:
         loss = mul(exp(target), sub(target, input))
     else:
-        positive = gt(target, 0.0)
-        # xlogy(t, t): log only of positive values (1 elsewhere, whose log 0 is then dropped), so no NaN leaks.
-        t_log_t = where(positive, mul(target, log(where(positive, target, 1.0))), 0.0)
-        loss = sub(t_log_t, mul(target, input))
+        loss = sub(xlogy(target, target), mul(target, input))
     if reduction == "batchmean":
         total = sum(loss)
-        return total if input.ndim == 0 else mul(total, 1.0 / input.shape[0])
+        return total if input.ndim == 0 else div(total, input.shape[0])
     return reduce_loss(loss, reduction)
 
 
@@ -523,47 +620,56 @@ _BCE_SHAPE = ("{op}(): Using a target size {target} that is different to the inp
 
 
 @register_kernel("binary_cross_entropy", Backend.CPU, dtypes=FLOAT_DTYPES)
-def binary_cross_entropy_cpu(input: np.ndarray, target: np.ndarray) -> np.ndarray:
-    # log(0) is -inf: the clamp at -100 keeps the loss finite, as PyTorch's kernel does.
-    with np.errstate(divide="ignore"):
-        log_x = np.maximum(np.log(input), -100)
-        log_1mx = np.maximum(np.log1p(-input), -100)
-    return np.asarray(-(target * log_x + (1 - target) * log_1mx), dtype=input.dtype)
+def binary_cross_entropy_cpu(input: np.ndarray, target: np.ndarray, weight: Any = None,
+                             reduction: str = "mean") -> np.ndarray:
+    return reduce_terms(np, bce_terms(np, input, target, weight), reduction, input.dtype)
 
 
-def _bce_meta(op: str, input: Any, target: Any) -> tuple[tuple[int, ...], Any]:
+def _bce_meta(op: str, input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> tuple[tuple[int, ...], Any]:
     if tuple(input.shape) != tuple(target.shape):
         raise ShapeError(f"{op}(): 'input' {tuple(input.shape)} and 'target' {tuple(target.shape)} must have the same shape")
-    return tuple(input.shape), input.dtype
+    _check_weight_dtype(input, weight)
+    if weight is not None and np.broadcast_shapes(weight.shape, input.shape) != tuple(input.shape):
+        raise ShapeError(f"{op}(): 'weight' of shape {tuple(weight.shape)} cannot be broadcast to the input's shape "
+                         f"{tuple(input.shape)}")
+    return (tuple(input.shape) if reduction == "none" else ()), input.dtype
 
 
-#: The elementwise loss (no weight, no reduction): an op of its own because its derivative must stay
-#: finite where a probability is exactly 0 or 1 (a saturated float32 sigmoid), which the clamped logs
-#: of a composite cannot give.
+#: The loss with its weight and reduction, one op as PyTorch's: its derivative must stay finite where a
+#: probability is exactly 0 or 1 (a saturated float32 sigmoid), which the clamped logs of a composite cannot give.
 _binary_cross_entropy = defop(
     "binary_cross_entropy",
-    inputs=("input", "target"),
+    inputs=("input", "target", Input("weight", optional=True, differentiable=False)),
+    attrs=(Attr("reduction", "mean", check_reduction),),
     infer_meta=_bce_meta,
-    save=("input", "target"),
-    doc="-(t log(x) + (1 - t) log(1 - x)) elementwise, each log clamped at -100",
+    save=("input", "target", "weight"),
+    doc="-w (t log(x) + (1 - t) log(1 - x)), each log clamped at -100, reduced",
     amp="deny",
-    gpu=("binary", "mg_binary_cross_entropy(a, b)"),
 )
 
 
 @_binary_cross_entropy.def_backward
-def _binary_cross_entropy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+def _binary_cross_entropy_backward(ctx: Any, grad: Any) -> tuple[Any, Any, None]:
     """PyTorch's ``binary_cross_entropy_backward``: ``g (x - t) / max(x (1 - x), 1e-12)``; for the target
-    ``g (log(1 - x) - log(x))`` (unclamped, as PyTorch's: infinite at 0 and 1)."""
-    x, t = ctx.saved()
+    ``g (log(1 - x) - log(x))`` (unclamped, as PyTorch's: infinite at 0 and 1); each times the weight and
+    ``1 / N`` for the mean."""
+    saved = iter(ctx.saved())  # a weight not given saves nothing
+    x, t = next(saved), next(saved)
+    w = next(saved) if ctx.given(2) else None
     ops = ctx.ops
+    scale = _mean_scale(ctx.attrs["reduction"], x.shape)
+
+    def finish(v: Any) -> Any:
+        v = ops.mul(v, grad) if w is None else ops.mul(ops.mul(v, w), grad)
+        return v if scale == 1.0 else ops.mul(v, scale)
+
     gx = gt = None
     if ctx.needs(0):
         denom = ops.clip(ops.mul(x, ops.sub(1.0, x)), 1e-12, None)
-        gx = ops.div(ops.mul(grad, ops.sub(x, t)), denom)
+        gx = finish(ops.div(ops.sub(x, t), denom))
     if ctx.needs(1):
-        gt = ops.mul(grad, ops.sub(ops.log1p(ops.neg(x)), ops.log(x)))
-    return gx, gt
+        gt = finish(ops.sub(ops.log1p(ops.neg(x)), ops.log(x)))
+    return gx, gt, None
 
 
 def _check_probabilities(input: Tensor) -> None:
@@ -587,19 +693,21 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``-w (t log(x) + (1 - t) log(1 - x))`` for probabilities ``x``; each log is clamped at -100, as in PyTorch.
 
-    The elementwise loss is the ``binary_cross_entropy`` op; ``weight`` (broadcast
-    against the input) and the reduction are applied with ``mul`` and ``mean``/``sum``.
+    The ``binary_cross_entropy`` op, with ``weight`` (broadcast against the input, as PyTorch's
+    ``weight.expand``) and the reduction inside (one ``BinaryCrossEntropyBackward0``, as PyTorch's).
     ``input`` must lie in [0, 1] (``RuntimeError`` otherwise) and have ``target``'s
-    shape and dtype.
+    shape and dtype; ``weight`` takes no gradient (PyTorch refuses one that requires it).
     """
     reduction = reduction_of("binary_cross_entropy", size_average, reduce, reduction)
     check_pair("binary_cross_entropy", input, target, _BCE_SHAPE)
     if input.dtype != target.dtype:
         raise RuntimeError(f"binary_cross_entropy(): Found dtype {target.dtype} but expected {input.dtype}")
     _check_weight("binary_cross_entropy", "weight", weight, tuple(input.shape))
+    _not_differentiable("binary_cross_entropy", weight=weight)
     _check_probabilities(input)
-    loss = _binary_cross_entropy(input, target)
-    return reduce_loss(loss if weight is None else mul(loss, weight), reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = expand(weight, tuple(input.shape))
+    return _binary_cross_entropy(input, target, weight, reduction)
 
 
 def _not_differentiable(op: str, **named: Any) -> None:
@@ -724,7 +832,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input1=input1, input2=input2, target=target)
     _broadcast_all(op, input1=input1, input2=input2, target=target)
-    return reduce_loss(_clamp_min0(add(neg(mul(target, sub(input1, input2))), float(margin))), reduction)
+    # PyTorch's margin_ranking_loss: (-target * (input1 - input2) + margin).clamp_min_(0), the margin by add.Scalar
+    return reduce_loss(_clamp_min0(add_scalar(mul(neg(target), sub(input1, input2)), float(margin))), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
@@ -734,9 +843,123 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input=input, target=target)
     _broadcast_all(op, input=input, target=target)
-    hinge = where(ne(target, 1.0), _clamp_min0(sub(float(margin), input)), 0.0)
+    # PyTorch's hinge_embedding_loss: (margin - self).clamp_min_(0), the C++ Scalar - Tensor (SubBackward0)
+    hinge = where(ne(target, 1.0), _clamp_min0(number_minus(float(margin), input)), 0.0)
     own = where(ne(target, -1.0), input, 0.0)
     return reduce_loss(add(hinge, own), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                                reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """One-versus-all logistic loss of each class: ``-(t log_sigmoid(x) + (1 - t) log_sigmoid(-x))``, times
+    ``weight``, averaged over the classes (the last dim), then reduced. Composite, PyTorch's Python op for op."""
+    op = "multilabel_soft_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_tensors(op, input=input, target=target)
+    if weight is not None and not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+    shape = broadcast_shapes(op, tuple(input.shape), tuple(target.shape), ("input", "target"))
+    if weight is not None:
+        broadcast_shapes(op, shape, tuple(weight.shape), ("loss", "weight"))
+    if input.ndim == 0:
+        raise IndexError(f"{op}(): Dimension specified as -1 but tensor has no dimensions")
+    loss = neg(add(mul(target, log_sigmoid(input)), mul(sub(1, target), log_sigmoid(neg(input)))))
+    if weight is not None:
+        loss = mul(loss, weight)
+    c = input.shape[-1]
+    return reduce_loss(div(sum(loss, dim=input.ndim - 1), c), reduction)
+
+
+def _multi_margin_meta(op: str, input: Any, target: Any, weight: Any = None, p: int = 1, margin: float = 1.0,
+                       reduction: str = "mean") -> Any:
+    """PyTorch's shape checks of ``multi_margin_loss``: ``(N, C)`` with ``(N,)`` targets, or one sample ``(C,)``
+    (or a 0-d input, one class) with one target; a weight of ``C``; the loss ``(N,)`` for ``"none"`` (0-d for one
+    sample), else 0-d."""
+    if input.ndim > 2 or (input.ndim and input.shape[-1] == 0):
+        raise RuntimeError(f"{op}(): Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    n, c = (input.shape[0] if input.ndim == 2 else 1), (input.shape[-1] if input.ndim else 1)
+    if target.ndim > 1 or target.size != n:
+        raise RuntimeError(f"{op}(): inconsistent target size, expected {n} but got {list(target.shape)}")
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
+        raise RuntimeError(f"{op}(): inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    _check_weight_dtype(input, weight)
+    return ((n,) if reduction == "none" and input.ndim == 2 else ()), input.dtype
+
+
+def _as_rows(input: Any) -> Any:
+    """``(N, C)`` as it is, one sample ``(C,)`` or a 0-d input (one class) as one row."""
+    return input.reshape(-1, input.shape[-1] if input.ndim else 1)
+
+
+def _check_margin_targets(target: np.ndarray, c: int) -> None:
+    if target.size and (target.min() < 0 or target.max() >= c):
+        raise RuntimeError("multi_margin_loss(): target out of range")
+
+
+@register_kernel("multi_margin_loss", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/multi_margin_loss")
+def multi_margin_loss_cpu(input: np.ndarray, target: np.ndarray, weight: Any = None, p: int = 1, margin: float = 1.0,
+                          reduction: str = "mean") -> np.ndarray:
+    rows, t = _as_rows(input), target.reshape(-1)
+    _check_margin_targets(t, rows.shape[1])
+    terms = multi_margin_terms(np, rows, t, p, margin, weight)
+    return reduce_terms(np, terms if input.ndim == 2 else terms.reshape(()), reduction, input.dtype)
+
+
+@register_kernel("multi_margin_loss_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/multi_margin_loss_backward")
+def multi_margin_loss_backward_cpu(grad: np.ndarray, input: np.ndarray, target: np.ndarray, weight: Any = None,
+                                   p: int = 1, margin: float = 1.0, reduction: str = "mean") -> np.ndarray:
+    return multi_margin_grad(np, grad, _as_rows(input), target.reshape(-1), p, margin, weight,
+                             reduction).reshape(input.shape)
+
+
+def _multi_margin_backward_meta(op: str, grad: Any, input: Any, *rest: Any, **attrs: Any) -> Any:
+    """The gradient has the input's shape and dtype."""
+    return tuple(input.shape), input.dtype
+
+
+_MARGIN_ATTRS = (Attr("p", 1, _check_int_attr), Attr("margin", 1.0), Attr("reduction", "mean", check_reduction))
+_multi_margin_loss = defop(
+    "multi_margin_loss",
+    inputs=("input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
+    attrs=_MARGIN_ATTRS, infer_meta=_multi_margin_meta, save=("input", "target", "weight"), key_inputs=(0,),
+    doc="multi-class hinge loss: sum over j != y of max(0, margin - x_y + x_j)^p, times weight[y], over C; reduced",
+    amp="deny",
+)
+#: Its gradient, one kernel as PyTorch's ``multi_margin_loss_backward`` (which has no derivative of its own:
+#: PyTorch's double backward raises, minigrad's gives no gradient).
+_multi_margin_loss_backward = defop(
+    "multi_margin_loss_backward",
+    inputs=("grad", "input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
+    attrs=_MARGIN_ATTRS, infer_meta=_multi_margin_backward_meta, key_inputs=(0,), differentiable=False, doc="multi_margin_loss's gradient w.r.t. its input", amp="deny",
+)
+
+
+@_multi_margin_loss.def_backward
+def _multi_margin_loss_formula(ctx: Any, grad: Any) -> tuple[Any, None, None]:
+    """PyTorch's ``multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction)``."""
+    saved = ctx.saved()
+    weight = saved[2] if ctx.given(2) else None
+    a = ctx.attrs
+    return ctx.ops.multi_margin_loss_backward(grad, saved[0], saved[1], weight, a["p"], a["margin"],
+                                              a["reduction"]), None, None
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: the ``multi_margin_loss`` op (``MultiMarginLossBackward0``, as PyTorch's)."""
+    op = "multi_margin_loss"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_tensors(op, input=input, target=target)
+    if p not in (1, 2) or isinstance(p, bool):
+        raise ValueError(f"{op}(): only p == 1 and p == 2 supported")
+    if weight is not None:
+        if not isinstance(weight, Tensor):
+            raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+        if weight.ndim != 1:
+            raise ValueError(f"{op}(): weight must be one-dimensional")
+    _not_differentiable(op, weight=weight)
+    return _multi_margin_loss(input, target, weight, int(p), float(margin), reduction)
 
 
 @register_kernel("soft_margin_loss", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -779,7 +1002,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                           reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``; rows of ``(N, D)``
-    (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite."""
+    (or one ``(D,)`` pair). The cosine is PyTorch's: ``x1.x2 / sqrt((|x1|^2 + 1e-12)(|x2|^2 + 1e-12))``. Composite,
+    PyTorch's C++ op for op."""
     op = "cosine_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input1=input1, input2=input2, target=target)
@@ -791,11 +1015,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
         raise RuntimeError(f"{op}(): expected a target of shape {list(rows)} (one label per row), but got {list(target.shape)}")
     dim = input1.ndim - 1
     dot = sum(mul(input1, input2), dim=dim)
-    m1 = add(sum(mul(input1, input1), dim=dim), 1e-12)
-    m2 = add(sum(mul(input2, input2), dim=dim), 1e-12)
+    m1 = add_scalar(sum(mul(input1, input1), dim=dim), 1e-12)  # PyTorch's C++: Tensor + Scalar, Scalar - Tensor ...
+    m2 = add_scalar(sum(mul(input2, input2), dim=dim), 1e-12)
     cos = div(dot, sqrt(mul(m1, m2)))
-    pos = where(eq(target, 1.0), sub(1.0, cos), 0.0)
-    negative = where(eq(target, -1.0), _clamp_min0(sub(cos, float(margin))), 0.0)
+    pos = where(eq(target, 1.0), number_minus(1.0, cos), 0.0)
+    negative = where(eq(target, -1.0), _clamp_min0(sub_scalar(cos, float(margin))), 0.0)
     return reduce_loss(add(pos, negative), reduction)
 
 
@@ -815,7 +1039,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     d_an = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_an = minimum(d_an, pairwise_distance(positive, negative, p, eps))
-    return reduce_loss(_clamp_min0(sub(add(d_ap, float(margin)), d_an)), reduction)
+    # PyTorch's triplet_margin_loss: clamp_min(margin + d(a, p) - d(a, n), 0), the margin by add.Scalar
+    return reduce_loss(_clamp_min0(sub(add_scalar(d_ap, float(margin)), d_an)), reduction)
 
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
@@ -825,19 +1050,21 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of ``target`` counts under a Poisson of rate ``exp(input)`` (``log_input``) or ``input``:
     ``exp(x) - t x``, or ``x - t log(x + eps)``; ``full`` adds Stirling's ``t log t - t + log(2 pi t) / 2`` for ``t > 1``.
-    Composite."""
+    Composite, PyTorch's ``poisson_nll_loss`` op for op (``add.Scalar`` and ``mul.Scalar`` where its C++ adds and
+    multiplies numbers, Stirling's term ``masked_fill``-ed to 0 where ``t <= 1``: a target that requires grad gets
+    NaN there from ``0 * log 0``, as PyTorch's)."""
     op = "poisson_nll_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_pair(op, input, target)
     if log_input:
         loss = sub(exp(input), mul(target, input))
     else:
-        loss = sub(input, mul(target, log(add(input, eps))))
+        loss = sub(input, mul(target, log(add_scalar(input, eps))))
     if full:
-        big = gt(target, 1.0)
-        t = where(big, target, 1.0)  # log of the counted targets only
-        stirling = add(sub(mul(t, log(t)), t), mul(log(mul(t, 2 * math.pi)), 0.5))
-        loss = add(loss, where(big, stirling, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):  # log 0 where t = 0, masked below
+            stirling = add(sub(mul(target, log(target)), target),
+                           mul_scalar(log(mul_scalar(target, other=2 * math.pi)), other=0.5))
+        loss = add(loss, masked_fill(stirling, le(target, 1.0), 0.0))
     return reduce_loss(loss, reduction)
 
 
@@ -845,8 +1072,9 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
                       reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of ``target`` under a Gaussian of mean ``input`` and variance ``var``:
     ``(log(var) + (x - t)^2 / var) / 2`` (plus ``log(2 pi) / 2`` with ``full``). ``var`` has the input's shape,
-    its shape without the last dim, a last dim of 1, or is a number; it is clamped at ``eps`` for the
-    value only (the gradient passes as if unclamped, as PyTorch's in-place clamp under ``no_grad``). Composite."""
+    its shape without the last dim, one dim of 1 where the input's differs, or is a number; it is cloned and
+    clamped at ``eps`` in place under ``no_grad`` (the gradient passes as if unclamped). Composite, PyTorch's
+    Python op for op (``CloneBackward0``, ``LogBackward0``, ``PowBackward0`` ...)."""
     op = "gaussian_nll_loss"
     reduction = reduction_of(op, None, None, reduction)
     check_pair(op, input, target)
@@ -854,24 +1082,22 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     if isinstance(var, (int, float)) and not isinstance(var, bool):
         if var < 0:
             raise ShapeError(f"{op}(): var has negative entry/entries")
-        var_t: Any = float(var)
     else:
         check_tensors(op, var=var)
         vshape = tuple(var.shape)
         if vshape != shape:
             if shape[:-1] == vshape:
                 var = unsqueeze(var, -1)
-            elif not (shape[:-1] == vshape[:-1] and vshape[-1:] == (1,)):
-                raise ShapeError(f"{op}(): var is of incorrect size")
+            elif not (len(vshape) == len(shape) and builtins.sum(v for s, v in zip(shape, vshape) if s != v) == 1):
+                raise ShapeError(f"{op}(): var is of incorrect size")  # (one dim of 1 where the input's differs)
         if np.any(to_numpy(var._data) < 0):
             raise ShapeError(f"{op}(): var has negative entry/entries")
-        var_t = add(var, sub(clip(var, eps, None), var).detach())
-    if isinstance(var_t, float):
-        var_v = max(var_t, eps)
-        loss = mul(add(math.log(var_v), div(mul(sub(input, target), sub(input, target)), var_v)), 0.5)
-    else:
-        d = sub(input, target)
-        loss = mul(add(log(var_t), div(mul(d, d), var_t)), 0.5)
+    if not isinstance(var, Tensor):  # PyTorch's var * ones_like(input): a constant
+        var = fill(input.detach(), float(var))
+    var = clone(var)
+    with no_grad():  # clamped for the value only: the gradient passes as if unclamped, as PyTorch's
+        var.clamp_min_(eps)
+    loss = mul(add(log(var), div(pow(sub(input, target), 2), var)), 0.5)
     if full:
         loss = add(loss, _HALF_LOG_2PI)
     return reduce_loss(loss, reduction)

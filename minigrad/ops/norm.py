@@ -1,4 +1,5 @@
-"""Norms: ``vector_norm`` (an op), and the composites ``matrix_norm``, ``linalg_norm``, ``norm`` and ``cdist``.
+"""Norms: ``vector_norm`` and ``norm`` (ops: PyTorch's ``linalg_vector_norm``, and its ``at::norm``, which
+its C++ composites call), and the composites ``matrix_norm``, ``linalg_norm``, ``norm`` and ``cdist``.
 
 ``vector_norm(x, ord, dim)`` is ``(sum |x|^ord)^(1/ord)`` over ``dim`` (all
 elements when ``None``); ``ord = inf / -inf`` is the largest / smallest
@@ -99,12 +100,12 @@ def _spread(ops: Any, v: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool)
     return ops.expand(v, tuple(x_shape))
 
 
-@vector_norm_op.def_backward
-def vector_norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``sign(x) |x|^(ord-1) / ||x||^(ord-1)``, 0 where ``||x|| = 0``; ``+-inf``: shared among the extremes."""
+def _norm_backward(ctx: Any, grad: Any, ord: float) -> tuple[Any]:
+    """``sign(x) |x|^(ord-1) / ||x||^(ord-1)``, 0 where ``||x|| = 0``; ``+-inf``: shared among the extremes
+    (PyTorch's ``linalg_vector_norm_backward``, which ``norm_backward`` is too)."""
     x, out = ctx.saved()
     ops = ctx.ops
-    ord, dim, keepdim = ctx.attrs["ord"], ctx.attrs["dim"], ctx.attrs["keepdim"]
+    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
     shape = tuple(x.shape)
     g = _spread(ops, grad, shape, dim, keepdim)
     zero = ops.mul(ops.fill(x, 0.0), 1.0)
@@ -128,6 +129,44 @@ def vector_norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
         scaled = ops.mul(sign, ops.pow(ops.where(ops.eq(ax, 0.0), ops.fill(x, 1.0), ratio), ord - 1.0))
         scaled = ops.where(ops.eq(ax, 0.0), zero, scaled)
     return (ops.where(n_zero, zero, ops.mul(g, scaled)),)
+
+
+@vector_norm_op.def_backward
+def vector_norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``_norm_backward`` of the call's ``ord``."""
+    return _norm_backward(ctx, grad, ctx.attrs["ord"])
+
+
+# -- at::norm(x, p, dim, keepdim): the norm PyTorch's C++ composites call (pairwise_distance) ---------------
+
+
+@register_kernel("norm", Backend.CPU, dtypes=FLOAT_DTYPES)
+def norm_cpu(x: np.ndarray, p: float = 2.0, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    return vector_norm_arrays(np, x, p, dim, keepdim)
+
+
+def _infer_norm(op: str, x: Any, p: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
+    """InferMeta of ``norm``: ``vector_norm``'s, of ``p``."""
+    return infer_vector_norm(op, x, p, dim, keepdim)
+
+
+_norm_op = defop(
+    "norm",
+    inputs=("x",),
+    attrs=(Attr("p", 2.0, _check_ord), Attr("dim", None, check_dims), Attr("keepdim", False, check_bool)),
+    infer_meta=_infer_norm,
+    layout="contiguous",
+    save=("x", "out"),
+    amp="deny",
+    doc="PyTorch's at::norm(x, p, dim, keepdim), which its C++ composites call (pairwise_distance): vector_norm's "
+        "values and gradient, NormBackward0 / NormBackward1 (torch.norm and x.norm() are linalg.vector_norm's)",
+)
+
+
+@_norm_op.def_backward
+def norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``_norm_backward`` of the call's ``p`` (PyTorch's ``norm_backward``)."""
+    return _norm_backward(ctx, grad, ctx.attrs["p"])
 
 
 # -- PyTorch's signatures (``torch.linalg.vector_norm``, ``matrix_norm``, ``norm``; ``torch.norm``) --------

@@ -41,14 +41,17 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
 from ._constants import kept_constant
-from .math import add, clone, div, mul, pow, sqrt, sub
+from .. import dtypes as _dt
+from .distance import add_scalar
+from .math import add, cast, clone, div, mul, pow, sqrt, sub
+from .pointwise import rsqrt
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d
 from .reduce import mean, var
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape
 
-__all__: list[str] = []  # F only
+__all__: list[str] = ["rms_norm"]  # torch.rms_norm; the others F only
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
@@ -68,6 +71,40 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     if bias is None:
         bias = _filled(0, shape, input)
     return _layer_norm_op(input, weight, bias, normalized_ndim=len(shape), eps=eps)
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims (Zhang and Sennrich, 2019):
+    ``x * rsqrt(mean(x^2) + eps) * weight``; ``eps`` defaults to the machine epsilon of the dtype computed in.
+
+    Composite, PyTorch's ``rms_norm`` op for op: ``pow``, ``mean`` (kept dims), ``add_scalar`` (its in-place
+    ``add_``), ``rsqrt``, ``mul`` and ``mul`` by ``weight``; a half (or bfloat16) input computed in float32
+    and cast back, as PyTorch's opmath.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.nn.functional.rms_norm(mg.tensor([[2.0, -2.0], [4.0, 0.0]]), (2,), eps=0.0).tolist()
+        [[1.0, -1.0], [1.4142135381698608, 0.0]]
+    """
+    check_tensor("rms_norm", "input", 0, input)
+    if not isinstance(normalized_shape, (tuple, list)) or not all(_is_int(d) for d in normalized_shape):
+        raise TypeError(f"rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type_name(normalized_shape)}")
+    shape = tuple(normalized_shape)
+    if len(shape) > input.ndim or tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"rms_norm(): Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"rms_norm(): Expected weight to be of same shape as normalized_shape, but got weight of "
+                           f"shape {list(weight.shape)} and normalized_shape = {list(shape)}")
+    x = cast(input, _dt.float32) if input.dtype in (_dt.float16, _dt.bfloat16) else input
+    if eps is None:
+        eps = float(np.finfo(x.dtype.np).eps)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out = mul(x, rsqrt(add_scalar(mean(pow(x, 2), dim=dims, keepdim=True), eps)))
+    if weight is not None:
+        out = mul(out, weight)
+    return out if out.dtype is input.dtype else cast(out, input.dtype)
 
 
 def _filled(value: int, shape: tuple[int, ...], like: Tensor) -> Tensor:

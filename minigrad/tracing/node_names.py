@@ -45,9 +45,11 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "log1p": "Log1PBackward0",  # PyTorch's code generator capitalizes the letter after a digit here
     "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
     "div_scalar": "DivBackward1",
-    "lerp_tensor": "LerpBackward1",
+    "lerp_tensor": "LerpBackward1",  # lerp.Tensor (a tensor weight); lerp by a number is lerp.Scalar, LerpBackward0
     "deg2rad": "Deg2RadBackward0",
-    "rad2deg": "Rad2DegBackward0",  # lerp.Tensor (a tensor weight); lerp by a number is lerp.Scalar, LerpBackward0
+    "rad2deg": "Rad2DegBackward0",
+    "add_scalar": "AddBackward1",  # add.Scalar (pairwise_distance's + eps); x + 0.5 is AddBackward0
+    "sub_scalar": "SubBackward1",  # sub.Scalar (cosine_embedding_loss's cos - margin)
     "threshold_backward": "ThresholdBackwardBackward0",
     "gelu_backward": "GeluBackwardBackward0",
     "nll_loss": "NllLossBackward0",
@@ -196,6 +198,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "remainder": _with_tensor_operand("Remainder"),
     "copysign": lambda inputs, attrs: "CopysignBackward1" if _constant(inputs[1]) else "CopysignBackward0",
     "xlogy": _xlogy,
+    # at::norm(x, p) of all elements is norm.Scalar, over dims norm.ScalarOpt_dim (pairwise_distance's)
+    "norm": lambda inputs, attrs: "NormBackward0" if attrs.get("dim") is None else "NormBackward1",
     # max()/min() of all elements; over given dims the op is amax/amin's, whose gradient is shared among ties
     "max": lambda inputs, attrs: "MaxBackward1" if attrs.get("dim") is None else "AmaxBackward0",
     "min": lambda inputs, attrs: "MinBackward1" if attrs.get("dim") is None else "AminBackward0",

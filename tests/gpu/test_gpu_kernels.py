@@ -1206,6 +1206,11 @@ MORE_UNARY = {
     "log10": (mg.log10, (0.1, 3)), "exp2": (mg.exp2, (-3, 3)), "sinc": (mg.sinc, (-2, 2)),
     "leaky_relu": (lambda x: mg.nn.functional.leaky_relu(x, 0.2), (-2, 2)),
     "elu": (lambda x: mg.nn.functional.elu(x, 0.7), (-2, 2)),
+    "elu selu": (mg.nn.functional.selu, (-2, 2)),  # the scales by value (p1, p2)
+    "celu": (lambda x: mg.nn.functional.celu(x, 2.0), (-2, 2)),
+    "threshold": (lambda x: mg.nn.functional.threshold(x, 0.125, 2.0), (-2, 2)),  # bounds exact in float16
+    "hardshrink": (lambda x: mg.nn.functional.hardshrink(x, 0.75), (-2, 2)),
+    "softshrink": (lambda x: mg.nn.functional.softshrink(x, 0.75), (-2, 2)),
     "hardtanh": (lambda x: mg.nn.functional.hardtanh(x, -0.5, 1.5), (-2, 2)),
     "log_sigmoid": (mg.nn.functional.logsigmoid, (-6, 6)), "mish": (mg.nn.functional.mish, (-4, 4)),
     "clamp_min": (lambda x: x.clamp_min(0.25), (-2, 2)), "clamp_max": (lambda x: x.clamp_max(-0.25), (-2, 2)),
@@ -1219,6 +1224,21 @@ MORE_UNARY = {
 def test_more_unary_ops_run_on_the_gpu(op, dtype):
     fn, (lo, hi) = MORE_UNARY[op]
     check(op.split()[0], fn, [_rand((33, 65), dtype, lo, hi)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+def test_glu_runs_on_the_gpu(dim, dtype):
+    """glu's halves read in place (strided) by the sigmoid and mul kernels; its backward's ops on the device too."""
+    check("glu", lambda x: mg.nn.functional.glu(x, dim), [_rand((6, 8, 10), dtype, -3, 3)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("channels", [1, 8])
+def test_prelu_runs_on_the_gpu(channels, dtype):
+    """prelu's kernel (the binary template, the weight broadcast from its view ``(1, C, 1)``), and its backward."""
+    check("prelu_kernel", mg.nn.functional.prelu, [_rand((6, 8, 10), dtype), _rand((channels,), dtype, 0.1, 0.9, seed=3)],
+          dtype)
 
 
 MORE_BINARY = {"atan2": (mg.atan2, -2.0), "copysign": (mg.copysign, -2.0), "fmod": (mg.fmod, 0.3),
@@ -1244,6 +1264,9 @@ def test_binary_cross_entropy_runs_on_the_gpu_and_checks_its_input_there():
     x, t = _rand((6, 5), mg.float32, 0.05, 0.95, seed=1), _rand((6, 5), mg.float32, 0.0, 1.0, seed=2)
     x[0, 0], x[0, 1] = 0.0, 1.0  # each log clamped at -100
     check("binary_cross_entropy", lambda a, b: F.binary_cross_entropy(a, b, reduction="none"), [x, t], mg.float32)
+    for reduction in ("mean", "sum", "none"):  # the weight and the reduction inside the op, on the device
+        check("binary_cross_entropy", lambda a, b: F.binary_cross_entropy(
+            a, b, weight=mg.tensor([0.5, 2.0, 1.0, 3.0, 1.5]).to(a.device), reduction=reduction), [x, t], mg.float32)
     bad = mg.tensor([[0.5, float("nan")]]).to("gpu")
     loss = F.binary_cross_entropy(bad, mg.tensor([[1.0, 0.0]]).to("gpu"))  # checked on the device: no wait here
     with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
@@ -1301,7 +1324,23 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                                 lambda: [_rand((4, 5), mg.float32, -4, 4), _rand((4, 5), mg.float32, 0, 1, seed=1)]),
     "soft_margin_loss": ("soft_margin_loss", lambda x: mg.nn.functional.soft_margin_loss(
         x, mg.tensor([[1.0, -1.0, 1.0, -1.0, 1.0]] * 4).to(x.device)), lambda: [_rand((4, 5), mg.float32)]),
+    **{f"{loss}-{reduction}": (loss, lambda x, t, loss=loss, reduction=reduction: getattr(mg.nn.functional, loss)(
+        x, t, reduction=reduction), lambda: [_rand((4, 5), mg.float32, -3, 3), _rand((4, 5), mg.float32, seed=1)])
+       for loss in ("smooth_l1_loss", "huber_loss") for reduction in ("mean", "sum", "none")},
     "norm": ("vector_norm", lambda x: x.norm(), lambda: [_rand((4, 5), mg.float32)]),
+    "pairwise_distance": ("norm", mg.nn.functional.pairwise_distance,
+                          lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
+    "pairwise_distance-add_scalar": ("add_scalar", lambda x, y: mg.nn.functional.pairwise_distance(x, y, p=3.0),
+                                     lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)]),
+    **{f"multi_margin_loss-p{p}-{reduction}": ("multi_margin_loss", lambda x, t, p=p, reduction=reduction:
+        mg.nn.functional.multi_margin_loss(x, t, p=p, weight=mg.tensor([0.5, 2.0, 1.0, 1.5, 1.0]).to(x.device),
+                                           reduction=reduction),
+        lambda: [_rand((4, 5), mg.float32), _ints((4,), 0, 5)]) for p in (1, 2) for reduction in ("mean", "none")},
+    "cosine_embedding_loss-sub_scalar": ("sub_scalar", lambda x, y: mg.nn.functional.cosine_embedding_loss(
+        x, y, mg.tensor([1.0, -1.0, 1.0, -1.0]).to(x.device), margin=-0.5),
+        lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
+    "cosine_similarity": ("vector_norm", mg.nn.functional.cosine_similarity,
+                          lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
     "norm-p3-dim": ("vector_norm", lambda x: mg.linalg.vector_norm(x, 3, dim=1, keepdim=True),
                     lambda: [_rand((4, 5), mg.float32)]),
     "norm-inf": ("vector_norm", lambda x: mg.linalg.vector_norm(x, float("inf"), dim=0), lambda: [_rand((4, 5), mg.float32)]),

@@ -16,6 +16,35 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+celu_op = OPS['celu']
+
+
+def celu_dygraph_function(x, attrs):
+    """``celu`` after the API layer (``minigrad codegen celu`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(celu_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (celu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(celu_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(celu_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(celu_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(celu_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(celu_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 elu_op = OPS['elu']
 
 
@@ -100,6 +129,64 @@ def gelu_backward_dygraph_function(grad, x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(gelu_backward_op, (grad, x), attrs, (out_t,))
+    return out_t
+
+
+glu_op = OPS['glu']
+
+
+def glu_dygraph_function(x, attrs):
+    """``glu`` after the API layer (``minigrad codegen glu`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(glu_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (glu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(glu_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(glu_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(glu_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(glu_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(glu_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+hardshrink_op = OPS['hardshrink']
+
+
+def hardshrink_dygraph_function(x, attrs):
+    """``hardshrink`` after the API layer (``minigrad codegen hardshrink`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(hardshrink_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (hardshrink_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(hardshrink_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(hardshrink_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(hardshrink_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(hardshrink_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(hardshrink_op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -335,6 +422,35 @@ def mish_dygraph_function(x, attrs):
     return out_t
 
 
+prelu_kernel_op = OPS['prelu_kernel']
+
+
+def prelu_kernel_dygraph_function(x, weight, attrs):
+    """``prelu_kernel`` after the API layer (``minigrad codegen prelu_kernel`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(prelu_kernel_op, [x, weight], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (prelu_kernel_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, weight._dtype, weight._device, weight._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(prelu_kernel_op, [x, weight], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(prelu_kernel_op, [x, weight], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(prelu_kernel_op, entry.kernel, (x._data, weight._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(prelu_kernel_op, [x, weight], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or weight._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(prelu_kernel_op, (x, weight), attrs, (out_t,))
+    return out_t
+
+
 relu_op = OPS['relu']
 
 
@@ -509,6 +625,35 @@ def softplus_dygraph_function(x, attrs):
     return out_t
 
 
+softshrink_op = OPS['softshrink']
+
+
+def softshrink_dygraph_function(x, attrs):
+    """``softshrink`` after the API layer (``minigrad codegen softshrink`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(softshrink_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (softshrink_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(softshrink_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(softshrink_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(softshrink_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(softshrink_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(softshrink_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 tanh_op = OPS['tanh']
 
 
@@ -535,6 +680,35 @@ def tanh_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(tanh_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+threshold_op = OPS['threshold']
+
+
+def threshold_dygraph_function(x, attrs):
+    """``threshold`` after the API layer (``minigrad codegen threshold`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(threshold_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (threshold_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(threshold_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(threshold_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(threshold_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(threshold_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(threshold_op, (x,), attrs, (out_t,))
     return out_t
 
 

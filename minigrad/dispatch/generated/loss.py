@@ -19,30 +19,10 @@ from minigrad.tracing import bus
 binary_cross_entropy_op = OPS['binary_cross_entropy']
 
 
-def binary_cross_entropy_dygraph_function(input, target, attrs):
+def binary_cross_entropy_dygraph_function(input, target, weight, attrs):
     """``binary_cross_entropy`` after the API layer (``minigrad codegen binary_cross_entropy`` prints it)."""
-    # AMP, or a recorder: the steps one by one, each emitting its events.
-    rec = bus.recorder
-    if rec is not None or AMP.level:
-        return run_layers(binary_cross_entropy_op, [input, target], attrs, rec)
-    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
-    # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (binary_cross_entropy_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
-    entry = KINDS.get(kind)
-    if entry is None:
-        entry = kernel_of_kind(binary_cross_entropy_op, [input, target], kind)
-    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(binary_cross_entropy_op, [input, target], attrs, None)
-    # InferMeta, the launch, the check of the output.
-    out = launch_and_check(binary_cross_entropy_op, entry.kernel, (input._data, target._data), attrs)
-    if type(out) is tuple:  # several outputs
-        return finish_outputs(binary_cross_entropy_op, [input, target], attrs, out, entry.device, entry.layout)
-    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or target._meta is not None):
-        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(binary_cross_entropy_op, (input, target), attrs, (out_t,))
-    return out_t
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(binary_cross_entropy_op, [input, target, weight], attrs, bus.recorder)
 
 
 binary_cross_entropy_with_logits_op = OPS['binary_cross_entropy_with_logits']
@@ -112,6 +92,35 @@ def cross_entropy_backward_dygraph_function(grad, input, target, attrs):
     return out_t
 
 
+huber_loss_op = OPS['huber_loss']
+
+
+def huber_loss_dygraph_function(input, target, attrs):
+    """``huber_loss`` after the API layer (``minigrad codegen huber_loss`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(huber_loss_op, [input, target], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (huber_loss_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(huber_loss_op, [input, target], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(huber_loss_op, [input, target], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(huber_loss_op, entry.kernel, (input._data, target._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(huber_loss_op, [input, target], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or target._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(huber_loss_op, (input, target), attrs, (out_t,))
+    return out_t
+
+
 mse_loss_op = OPS['mse_loss']
 
 
@@ -139,6 +148,24 @@ def mse_loss_dygraph_function(input, target, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(mse_loss_op, (input, target), attrs, (out_t,))
     return out_t
+
+
+multi_margin_loss_op = OPS['multi_margin_loss']
+
+
+def multi_margin_loss_dygraph_function(input, target, weight, attrs):
+    """``multi_margin_loss`` after the API layer (``minigrad codegen multi_margin_loss`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(multi_margin_loss_op, [input, target, weight], attrs, bus.recorder)
+
+
+multi_margin_loss_backward_op = OPS['multi_margin_loss_backward']
+
+
+def multi_margin_loss_backward_dygraph_function(grad, input, target, weight, attrs):
+    """``multi_margin_loss_backward`` after the API layer (``minigrad codegen multi_margin_loss_backward`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(multi_margin_loss_backward_op, [grad, input, target, weight], attrs, bus.recorder)
 
 
 nll_loss_op = OPS['nll_loss']
@@ -175,6 +202,35 @@ def nll_loss_backward_dygraph_function(grad, input, target, weight, attrs):
     """``nll_loss_backward`` after the API layer (``minigrad codegen nll_loss_backward`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
     return run_layers(nll_loss_backward_op, [grad, input, target, weight], attrs, bus.recorder)
+
+
+smooth_l1_loss_op = OPS['smooth_l1_loss']
+
+
+def smooth_l1_loss_dygraph_function(input, target, attrs):
+    """``smooth_l1_loss`` after the API layer (``minigrad codegen smooth_l1_loss`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(smooth_l1_loss_op, [input, target], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (smooth_l1_loss_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, target._dtype, target._device, target._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(smooth_l1_loss_op, [input, target], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(smooth_l1_loss_op, [input, target], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(smooth_l1_loss_op, entry.kernel, (input._data, target._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(smooth_l1_loss_op, [input, target], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or target._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(smooth_l1_loss_op, (input, target), attrs, (out_t,))
+    return out_t
 
 
 soft_margin_loss_op = OPS['soft_margin_loss']

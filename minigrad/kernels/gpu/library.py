@@ -1,7 +1,8 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
 flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
-(two matrix products, cuBLAS's), the losses ``binary_cross_entropy_with_logits`` and ``soft_margin_loss``,
-``vector_norm`` and ``div`` with a rounding mode.
+(two matrix products, cuBLAS's), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
+``smooth_l1_loss`` and ``huber_loss``,
+``vector_norm`` (and ``norm``) and ``div`` with a rounding mode.
 
 Each of these ops had only its CPU kernel, so on the GPU it fell back: the
 input copied to the host, the CPU kernel, the result copied back - two copies
@@ -30,7 +31,7 @@ from ..registry import register_kernel
 from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
                              pad_geometry, running_extreme_positions, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
-from ..loss_terms import bce_with_logits_terms, reduce_terms, soft_margin_terms
+from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
@@ -346,7 +347,12 @@ def adaptive_avg_pool2d_backward(grad: Any, input_size: tuple[int, int]) -> Any:
     return apply_windows(cupy, grad, rows.T, cols.T, scale)
 
 
-# -- two losses whose op includes its reduction: PyTorch's formula (kernels/loss_terms.py) in CuPy's kernels ---
+# -- the losses whose op includes its reduction: PyTorch's formula (kernels/loss_terms.py) in CuPy's kernels ---
+
+
+@register_kernel("binary_cross_entropy", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_binary_cross_entropy")
+def binary_cross_entropy(input: Any, target: Any, weight: Any = None, reduction: str = "mean") -> Any:
+    return reduce_terms(cupy, bce_terms(cupy, input, target, weight), reduction, input.dtype)
 
 
 @register_kernel("binary_cross_entropy_with_logits", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_bce_with_logits")
@@ -361,6 +367,31 @@ def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
     return reduce_terms(cupy, soft_margin_terms(cupy, input, target), reduction, input.dtype)
 
 
+@register_kernel("multi_margin_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_multi_margin_loss")
+def multi_margin_loss(input: Any, target: Any, weight: Any = None, p: int = 1, margin: float = 1.0,
+                      reduction: str = "mean") -> Any:
+    rows = input.reshape(-1, input.shape[-1] if input.ndim else 1)
+    terms = multi_margin_terms(cupy, rows, target.reshape(-1), p, margin, weight)
+    return reduce_terms(cupy, terms if input.ndim == 2 else terms.reshape(()), reduction, input.dtype)
+
+
+@register_kernel("multi_margin_loss_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_multi_margin_loss_backward")
+def multi_margin_loss_backward(grad: Any, input: Any, target: Any, weight: Any = None, p: int = 1, margin: float = 1.0,
+                               reduction: str = "mean") -> Any:
+    rows = input.reshape(-1, input.shape[-1] if input.ndim else 1)
+    return multi_margin_grad(cupy, grad, rows, target.reshape(-1), p, margin, weight, reduction).reshape(input.shape)
+
+
+@register_kernel("smooth_l1_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_smooth_l1_loss")
+def smooth_l1_loss(input: Any, target: Any, reduction: str = "mean", beta: float = 1.0) -> Any:
+    return reduce_terms(cupy, smooth_l1_terms(cupy, input, target, beta), reduction, input.dtype)
+
+
+@register_kernel("huber_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_huber_loss")
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0) -> Any:
+    return reduce_terms(cupy, huber_terms(cupy, input, target, delta), reduction, input.dtype)
+
+
 # -- vector_norm (x.norm(), F.normalize, linalg.vector_norm) and div with a rounding mode --------------------
 
 
@@ -368,6 +399,12 @@ def soft_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
 def vector_norm(x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
     """The CPU kernel's body in CuPy's reductions, a half accumulated in float32 (as PyTorch's CUDA kernel)."""
     return vector_norm_arrays(cupy, x, ord, dim, keepdim, acc=np.float32 if x.dtype == np.float16 else None)
+
+
+@register_kernel("norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_norm")
+def norm(x: Any, p: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
+    """PyTorch's ``at::norm``: ``vector_norm``'s kernel."""
+    return vector_norm(x, p, dim, keepdim)
 
 
 @register_kernel("div_rounded", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_div_rounded")

@@ -1,4 +1,4 @@
-"""GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``);
+"""GPU kernels of softmax, log_softmax and cross_entropy: hand-written CUDA (``cuda_src.softmax_source``); glu;
 and layer_norm with its two backward kernels (``cuda_src.layer_norm_source``), one block a row.
 
 One block per row. The softmax dim is moved last (a copy unless it already
@@ -25,6 +25,7 @@ from ..registry import register_kernel
 from ..strided import laid_out_like
 from . import cuda_src as src
 from ._runtime import block_for, check_later, dtype_name, function
+from .elementwise import run_elementwise
 from .reduce import as_rows, reduce_rows
 
 GPU = Backend.GPU
@@ -287,3 +288,14 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
 def attention_weights(query: Any, key: Any, attn_mask: Any = None, is_causal: bool = False,
                       scale: float = 1.0) -> Any:
     return attention_math.weights(cupy, softmax, query, key, attn_mask, is_causal, scale)
+
+
+# -- glu: the elementwise templates' kernels on the two halves --------------------------------------------
+
+
+@register_kernel("glu", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_glu")
+def glu(x: Any, dim: int = -1) -> Any:
+    """``a * sigmoid(b)`` for the halves ``a, b`` of ``x`` along ``dim``: two launches (sigmoid of ``b``, then the
+    product), each reading its half in place through the strided kernels."""
+    a, b = cupy.split(x, 2, axis=dim)
+    return run_elementwise("mul", "binary", (a, run_elementwise("sigmoid", "unary", (b,), x.dtype)), x.dtype)
