@@ -357,7 +357,12 @@ def test_logit_clamps_only_for_a_non_negative_eps_as_torch(eps):
         lib.logit(a, eps).sum().backward()
         got.append((lib.logit(a.detach(), eps).numpy(), a.grad.numpy()))
     np.testing.assert_allclose(got[1][0], got[0][0], equal_nan=True)
-    np.testing.assert_allclose(got[1][1], got[0][1], equal_nan=True)
+    # At a NaN input with an eps, PyTorch's gradient depends on the CPU its vectorised kernel runs on (0 on an
+    # AVX2 machine, NaN on the AVX512 ones before, as its scalar formula gives): minigrad's is NaN, the
+    # scalar formula's; every other point must equal PyTorch's.
+    finite = ~np.isnan(x)
+    np.testing.assert_allclose(got[1][1][finite], got[0][1][finite], equal_nan=True)
+    assert np.isnan(got[1][1][~finite]).all() and (np.isnan(got[0][1][~finite]) | (got[0][1][~finite] == 0)).all()
 
 
 @pytest.mark.parametrize("name", ["elu", "celu", "selu", "hardtanh", "relu6"])

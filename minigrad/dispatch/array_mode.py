@@ -49,15 +49,6 @@ def _dtype_of(array: Any) -> Any:
     return _by_numpy.get(array.dtype) or _dt.from_numpy(array.dtype)
 
 
-def _same_form(a: Any, b: Any) -> bool:
-    """``a == b`` with the same types throughout (``(True,)`` is not ``(1,)``, though Python finds them equal)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is tuple:
-        return len(a) == len(b) and all(_same_form(x, y) for x, y in zip(a, b))
-    return a == b
-
-
 class ArrayOp:
     """``ctx.ops.<op>`` in array mode: ``op``'s kernel on arrays of one device and layout.
 
@@ -67,7 +58,7 @@ class ArrayOp:
     PrepareData) goes through the op.
     """
 
-    __slots__ = ("op", "device", "layout", "_n_inputs", "_attr_forms")
+    __slots__ = ("op", "device", "layout", "_n_inputs", "_attr_forms", "_forms_kept")
 
     def __init__(self, op: "OpDef", ns: "ArrayOps") -> None:
         self.op = op
@@ -75,7 +66,9 @@ class ArrayOp:
         self.layout = ns.layout
         plain = not any(i.is_list or i.optional for i in op.inputs)
         self._n_inputs = len(op.inputs) if plain else -1
-        self._attr_forms: dict[tuple[Any, ...], tuple[tuple[Any, ...], dict[str, Any]]] = {}
+        self._attr_forms: dict[tuple[Any, ...], dict[str, Any]] = {}
+        # An index is no key: Python finds ``x[True]``'s form for ``x[1]``'s (True == 1, one hash)
+        self._forms_kept = not any(a.name == "index" for a in op.attrs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         op = self.op
@@ -84,14 +77,15 @@ class ArrayOp:
             values, attrs = args, op._default_attrs
         elif n >= 0 and len(args) >= n:
             values = args[:n]
-            form = (args[n:], *kwargs.items())
             try:  # a form of attributes seen before (``_attrs`` checks a new one)
-                seen = self._attr_forms.get(form)
-            except TypeError:  # an unhashable value (an index array): checked every time
+                if not self._forms_kept:
+                    raise TypeError
+                attrs = self._attr_forms.get((args[n:], *kwargs.items()))
+            except TypeError:  # an unhashable value (an index array), or an index: checked every time
                 attrs = self._bind((*self._dummy_inputs(), *args[n:]), kwargs)[1]
             else:
-                # (Python finds ``x[True]``'s form for ``x[1]``'s: True == 1; so the types must match too)
-                attrs = seen[1] if seen is not None and _same_form(seen[0], form) else self._attrs(args[n:], kwargs)
+                if attrs is None:
+                    attrs = self._attrs(args[n:], kwargs)
         else:
             values, attrs = self._bind(args, kwargs)
         kind = self._kind(values)
@@ -130,8 +124,7 @@ class ArrayOp:
         attrs = self._bind((*self._dummy_inputs(), *given), kwargs)[1]
         if len(self._attr_forms) >= 256:
             self._attr_forms.clear()
-        form = (given, *kwargs.items())
-        self._attr_forms[form] = (form, attrs)
+        self._attr_forms[(given, *kwargs.items())] = attrs
         return attrs
 
     def _dummy_inputs(self) -> list[Any]:
