@@ -747,10 +747,8 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 def _trace_method(self: Tensor) -> Tensor:
     """``x.trace()``: the sum of the diagonal of a 2-D tensor (``Tensor.trace``; ``minigrad.trace`` is the
-    recorder, so the matrix trace is a method only). Composite: ``diagonal`` and ``sum``."""
-    if self.ndim != 2:
-        raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim {self.ndim}")
-    return ops.sum(ops.diagonal(self))
+    recorder, so the matrix trace is a method only): the ``trace`` op (``TraceBackward0``)."""
+    return ops.OPS["trace"](self)
 
 
 Tensor.flip = _flip  # type: ignore[attr-defined]

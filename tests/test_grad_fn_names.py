@@ -228,6 +228,24 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "setitem by a slice and an index": lambda lib, d: _set(d["x"] * 1, (slice(None), d["idx"]), d["y"][:, :2]),
     "index_put": lambda lib, d: d["x"].index_put((d["idx"],), d["v"]),
     "index_put accumulate": lambda lib, d: lib.index_put(d["x"], (d["idx"],), d["v"], accumulate=True),
+    # reductions, scans, products and rearrangements that are one node, as PyTorch's
+    "prod": lambda lib, d: d["x"].prod(),
+    "prod dim": lambda lib, d: d["x"].prod(1),
+    "prod keepdim": lambda lib, d: lib.prod(d["x"], 0, keepdim=True),
+    "trace": lambda lib, d: d["sq"].trace(),
+    "std_mean": lambda lib, d: lib.std_mean(d["x"], 1),
+    "var_mean": lambda lib, d: lib.var_mean(d["x"]),
+    "aminmax": lambda lib, d: tuple(lib.aminmax(d["x"], dim=0)),
+    "nansum": lambda lib, d: d["x"].nansum(),
+    "nansum dim": lambda lib, d: lib.nansum(d["x"], 1),
+    "cummax": lambda lib, d: d["x"].cummax(1).values,
+    "cummin": lambda lib, d: d["x"].cummin(0).values,
+    "rot90": lambda lib, d: d["x"].rot90(),
+    "rot90 k dims": lambda lib, d: d["bat"].rot90(-3, (2, 0)),
+    "atleast_2d": lambda lib, d: lib.atleast_2d(d["v"]),
+    "atleast_3d": lambda lib, d: lib.atleast_3d(d["v"]),
+    "atleast_3d of a matrix": lambda lib, d: lib.atleast_3d(d["x"]),
+    "dstack": lambda lib, d: lib.dstack([d["v"], d["v"]]),
 }
 
 #: Calls whose graph differs from PyTorch's, and why.

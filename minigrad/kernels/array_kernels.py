@@ -236,3 +236,17 @@ def singular_error(op: str) -> RuntimeError:
 def vector_rhs(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> bool:
     """PyTorch's rule: ``B`` is a (batch of) vector(s) when it is 1-D or has ``A``'s shape minus the last dim."""
     return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def rot90_steps(xp: Any, x: Any, k: int, dims: Any) -> Any:
+    """PyTorch's ``rot90`` on an array of module ``xp``: a quarter turn is a flip of one dim, copied, then
+    the two dims swapped (a transposed view of the copy, as PyTorch's result); a half turn flips both."""
+    d0, d1 = (d % x.ndim for d in dims)
+    k %= 4
+    if k == 0:  # PyTorch's clone to a contiguous tensor
+        return xp.array(x, order="C", copy=True)
+    flipped = xp.ascontiguousarray(xp.flip(x, axis=(d0, d1) if k == 2 else (d1 if k == 1 else d0)))
+    return flipped if k == 2 else xp.swapaxes(flipped, d0, d1)
+
+
+__all__ += ["rot90_steps"]
