@@ -246,6 +246,13 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "atleast_3d": lambda lib, d: lib.atleast_3d(d["v"]),
     "atleast_3d of a matrix": lambda lib, d: lib.atleast_3d(d["x"]),
     "dstack": lambda lib, d: lib.dstack([d["v"], d["v"]]),
+    "index_add": lambda lib, d: d["x"].index_add(0, d["idx"], d["y"][:2], alpha=2),
+    "index_copy": lambda lib, d: d["x"].index_copy(1, d["idx"], d["y"][:, :2]),
+    "index_fill": lambda lib, d: d["x"].index_fill(0, d["idx"], 1.0),
+    "index_fill by a 0-d tensor": lambda lib, d: d["x"].index_fill(1, d["idx"], d["v"].sum()),
+    "index_add_": lambda lib, d: (d["x"] * 1).index_add_(0, d["idx"], d["y"][:2]),
+    "index_copy_": lambda lib, d: (d["x"] * 1).index_copy_(0, d["idx"], d["y"][:2]),
+    "index_fill_": lambda lib, d: (d["x"] * 1).index_fill_(1, d["idx"], -1.0),
 }
 
 #: Calls whose graph differs from PyTorch's, and why.

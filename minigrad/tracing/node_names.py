@@ -63,6 +63,8 @@ TORCH_NODE_NAMES: dict[str, str] = {
     # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
     "cummax_values": "CummaxBackward0",  # cummax's values, picked at argcummax's positions
     "cummin_values": "CumminBackward0",
+    # index_fill.int_Tensor (a 0-d tensor value); index_fill.int_Scalar is IndexFillBackward0 (ops/scatter_gather.py)
+    "index_fill_tensor": "IndexFillBackward1",
     # the in-place view ops are overloads of their own (``x.squeeze_(0)``: SqueezeBackward4)
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",
