@@ -703,7 +703,7 @@ _METHODS_BY_FAMILY = {
     "ravel": ops.ravel,
     # norms and products
     "norm": ops.norm, "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv,
-    "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
+    "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "addr": ops.addr, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
     "kron": ops.kron, "cross": ops.cross, "inverse": ops.inverse, "det": ops.det, "matrix_power": _matrix_power,
     # pointwise formulas, NumPy's names
     "square": ops.square, "rsqrt": ops.rsqrt, "reciprocal": ops.reciprocal, "lerp": ops.lerp,
@@ -777,7 +777,7 @@ _INPLACE_OF_METHODS = (
     "divide_", "erf_", "exp2_", "expm1_", "floor_", "floor_divide_", "fmod_", "heaviside_", "log10_", "log1p_",
     "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
     "sinc_", "sinh_", "subtract_", "tan_", "tril_", "triu_", "true_divide_", "trunc_", "xlogy_", "addmm_", "addmv_",
-    "baddbmm_",
+    "baddbmm_", "addbmm_", "addr_",
 )
 for _name in _INPLACE_OF_METHODS:
     if not hasattr(Tensor, _name):

@@ -123,7 +123,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("trace", ""): lambda x: x.trace(),  # minigrad.trace is the recorder: the matrix trace is a method
     ("linalg.det", ""): mg.linalg.det,
     ("linalg.solve", ""): mg.linalg.solve,
-    **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm")},
+    **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm", "addr")},
     ("addmm", "decomposed"): mg.addmm,
     ("meshgrid", "variadic_tensors"): mg.meshgrid,
     ("meshgrid", "list_of_tensors"): mg.meshgrid,

@@ -411,6 +411,12 @@ CASES: list[Case] = [
     Case("cummin", "cummin_values", lambda x: mg.cummin(x, 0).values, inputs(distinct(3, 4))),
     Case("rot90", "rot90", lambda x: x.rot90(), inputs(rnd(3, 4))),
     Case("rot90-back-twice", "rot90", lambda x: mg.rot90(x, -2, (2, 0)), inputs(rnd(2, 3, 4))),
+    # addmm's siblings
+    Case("addmv", "addmv", lambda i, a, b: mg.addmv(i, a, b, beta=0.5, alpha=-2.0), inputs(rnd(3), rnd(3, 4), rnd(4))),
+    Case("addr", "addr", lambda i, a, b: mg.addr(i, a, b, alpha=2.0), inputs(rnd(1, 4), rnd(3), rnd(4))),
+    Case("baddbmm", "baddbmm", lambda i, a, b: mg.baddbmm(i, a, b, beta=-1.0, alpha=0.5),
+         inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
+    Case("addbmm", "addbmm", lambda i, a, b: mg.addbmm(i, a, b, beta=2.0), inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
     # writes of whole slices along a dim (index given as an attribute, as index_select's)
     Case("index_add", "index_add", lambda x, s: x.index_add(1, mg.tensor([2, 0, 2]), s, alpha=-1.5),
          inputs(rnd(3, 4), rnd(3, 3))),

@@ -1210,6 +1210,15 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     "cummax": ("cummax_values", lambda x: x.cummax(1).values, lambda: [_rand((3, 7), mg.float32)]),
     "cummin": ("cummin_values", lambda x: x.cummin(0).values, lambda: [_rand((3, 7), mg.float32)]),
     "rot90": ("rot90", lambda x: x.rot90(1, (1, 0)), lambda: [_rand((3, 4, 5), mg.float32)]),
+    # addmm's siblings, one node each as PyTorch's
+    "addmv": ("addmv", lambda i, a, b: mg.addmv(i, a, b, beta=0.5, alpha=2.0),
+              lambda: [_rand((3,), mg.float32), _rand((3, 4), mg.float32, seed=1), _rand((4,), mg.float32, seed=2)]),
+    "addr": ("addr", lambda i, a, b: i.addr(a, b, beta=0), lambda: [_rand((3, 4), mg.float32),
+                                                                    _rand((3,), mg.float32, seed=1), _rand((4,), mg.float32, seed=2)]),
+    "baddbmm": ("baddbmm", lambda i, a, b: mg.baddbmm(i, a, b, alpha=-1.5), lambda: [
+        _rand((3, 5), mg.float32), _rand((2, 3, 4), mg.float32, seed=1), _rand((2, 4, 5), mg.float32, seed=2)]),
+    "addbmm": ("addbmm", lambda i, a, b: mg.addbmm(i, a, b, beta=2.0), lambda: [
+        _rand((3, 5), mg.float32), _rand((2, 3, 4), mg.float32, seed=1), _rand((2, 4, 5), mg.float32, seed=2)]),
     # writes of whole slices along a dim, one node each as PyTorch's
     "index_add": ("index_add", lambda x, s: x.index_add(1, mg.tensor([2, 0, 2]).to(x.device), s, alpha=0.5),
                   lambda: [_rand((3, 4), mg.float32), _rand((3, 3), mg.float32, seed=1)]),

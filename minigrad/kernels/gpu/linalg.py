@@ -61,6 +61,29 @@ def addmm_cublas(input: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1
     return cupy.asarray(product + (input if beta == 1 else input * input.dtype.type(beta)))
 
 
+def _scaled_product(op: str) -> None:
+    """``addmv``, ``addr``, ``baddbmm``, ``addbmm``: cuBLAS's product (``cupy.matmul``; an outer product a
+    broadcast ``*``), then ``addmm``'s scaled sum (scalars by value; ``input`` ignored at ``beta=0``)."""
+    def kernel(input: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+        if op == "addr":
+            product = a[:, None] * b[None, :]
+        else:
+            product = cupy.matmul(a, b)
+            product = product.sum(axis=0) if op == "addbmm" else product
+        if alpha != 1:
+            product = product * product.dtype.type(alpha)
+        if beta == 0:
+            return cupy.asarray(product)
+        return cupy.asarray(product + (input if beta == 1 else input * input.dtype.type(beta)))
+
+    kernel.__name__ = f"{op}_cublas"
+    register_kernel(op, Backend.GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cublas_{op}")(kernel)
+
+
+for _op in ("addmv", "addr", "baddbmm", "addbmm"):
+    _scaled_product(_op)
+
+
 def _batched(a: Any, batch: tuple[int, ...]) -> tuple[Any, int]:
     """``a`` as a contiguous (B, r, c) block and its batch stride (0 when a has no batch)."""
     r, c = a.shape[-2:]
