@@ -417,6 +417,16 @@ CASES: list[Case] = [
     Case("baddbmm", "baddbmm", lambda i, a, b: mg.baddbmm(i, a, b, beta=-1.0, alpha=0.5),
          inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
     Case("addbmm", "addbmm", lambda i, a, b: mg.addbmm(i, a, b, beta=2.0), inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
+    # distances
+    Case("dist", "dist", lambda x, y: mg.dist(x, y), inputs(rnd(3, 4), rnd(4))),
+    Case("dist-p3", "dist", lambda x, y: x.dist(y, 3), inputs(rnd(3, 4), rnd(3, 4))),
+    Case("dist-p1", "dist", lambda x, y: mg.dist(x, y, 1), pair_apart((3, 4), (3, 4))),
+    Case("cdist", "cdist", lambda x, y: mg.cdist(x, y), inputs(rnd(3, 4), rnd(5, 4))),
+    Case("cdist-p1-batch", "cdist", lambda x, y: mg.cdist(x, y, 1.0), pair_apart((2, 3, 1, 4), (2, 1, 5, 4))),
+    Case("cdist-p1.5", "cdist", lambda x, y: mg.cdist(x, y, 1.5), inputs(rnd(2, 3, 4), rnd(2, 5, 4))),
+    Case("cdist-mm", "euclidean_dist", lambda x, y: mg.cdist(x, y, compute_mode="use_mm_for_euclid_dist"),
+         inputs(rnd(3, 4), rnd(5, 4))),
+    Case("cdist-many-rows", "euclidean_dist", lambda x, y: mg.cdist(x, y), inputs(rnd(2, 26, 3), rnd(2, 4, 3))),
     # writes of whole slices along a dim (index given as an attribute, as index_select's)
     Case("index_add", "index_add", lambda x, s: x.index_add(1, mg.tensor([2, 0, 2]), s, alpha=-1.5),
          inputs(rnd(3, 4), rnd(3, 3))),

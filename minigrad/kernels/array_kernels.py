@@ -249,4 +249,20 @@ def rot90_steps(xp: Any, x: Any, k: int, dims: Any) -> Any:
     return flipped if k == 2 else xp.swapaxes(flipped, d0, d1)
 
 
-__all__ += ["rot90_steps"]
+def row_differences(xp: Any, x1: Any, x2: Any) -> Any:
+    """``x1[..., i, None, :] - x2[..., None, j, :]``: every row of ``x1`` less every row of ``x2``."""
+    return xp.expand_dims(x1, -2) - xp.expand_dims(x2, -3)
+
+
+def euclidean_dist_arrays(xp: Any, x1: Any, x2: Any) -> Any:
+    """PyTorch's ``_euclidean_dist``: the distances of the rows by one matrix product,
+    ``[-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T = |x1|^2 - 2 x1.x2 + |x2|^2``, clamped at 0, square-rooted (the
+    cancellation of the sum where rows are close is PyTorch's too)."""
+    n1 = xp.sum(x1 * x1, axis=-1, keepdims=True)
+    n2 = xp.sum(x2 * x2, axis=-1, keepdims=True)
+    a = xp.concatenate([x1 * x1.dtype.type(-2), n1, xp.ones_like(n1)], axis=-1)
+    b = xp.concatenate([x2, xp.ones_like(n2), n2], axis=-1)
+    return xp.sqrt(xp.maximum(xp.matmul(a, xp.swapaxes(b, -1, -2)), x1.dtype.type(0)))
+
+
+__all__ += ["rot90_steps", "row_differences", "euclidean_dist_arrays"]

@@ -1,5 +1,9 @@
 """matmul, with the 1-D / 2-D / batched broadcasting rules of ``MatmulInferMeta`` (Paddle's paddle/phi/infermeta/binary.cc); and its
-composites ``bmm`` (3-D only) and ``einsum`` (contractions by ``matmul``)."""
+composites ``bmm`` (3-D only) and ``einsum`` (contractions by ``matmul``).
+
+Distances between tensors, one op each as PyTorch's: ``dist`` (the ``p``-norm of ``x - y``, ``DistBackward0``)
+and ``cdist`` (between every row of one and every row of the other: ``CdistBackward0``, or for ``p = 2`` and
+many rows PyTorch's one matrix product, ``_euclidean_dist``, ``EuclideanDistBackward0``)."""
 
 from __future__ import annotations
 
@@ -10,14 +14,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ShapeError
-from ..dtypes import NUMERIC_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ..kernels.array_kernels import euclidean_dist_arrays, row_differences, vector_norm_arrays
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ._checks import check_bool, check_tensor
+from ._checks import check_bool, check_tensor, check_tensors
 from .reduce import sum
 from .registry import Attr, call_with_out, defop, type_name
-from .shape import expand, getitem, permute, reshape, squeeze, t, transpose, unsafe_view, unsqueeze
+from .shape import expand, getitem, permute, reshape, squeeze, t, transpose, unsafe_view, unsqueeze, view
 from ..tensor import Tensor
 
 __all__ = ["matmul"]
@@ -340,3 +345,197 @@ def einsum(equation: str, *operands: Any) -> Tensor:
 
 
 __all__ += ['bmm', 'einsum']
+
+
+# -- distances: dist, cdist --------------------------------------------------------------------------------
+
+_INF = math.inf
+
+
+def _check_p(op: str, name: str, pos: int, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type_name(v)}")
+    return float(v)
+
+
+def _infer_dist(op: str, x: Any, y: Any, p: float = 2.0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: a 0-d result of the floating dtype the two promote to; their shapes broadcast."""
+    im.broadcast(op, x, y)
+    dtype = np.result_type(x.dtype, y.dtype)
+    if dtype.kind != "f":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{im.scalar_type_name(dtype)} instead.")
+    return (), dtype
+
+
+@register_kernel("dist", CPU, dtypes=FLOAT_DTYPES, name="cpu/dist")
+def dist_cpu(x, y, p=2.0):
+    return vector_norm_arrays(np, x - y, p, None, False)
+
+
+dist_op = defop("dist", inputs=("x", "y"), attrs=(Attr("p", 2.0, _check_p),), infer_meta=_infer_dist,
+                save=("x", "y", "out"), transform_dtype=True, amp="deny",
+                doc="the p-norm of x - y (broadcast), over all elements")
+
+
+def _norm_grad(ops: Any, v: Any, norm: Any, g: Any, p: float) -> Any:
+    """PyTorch's ``norm_backward`` of the ``p``-norm of all of ``v`` (``g`` and ``norm`` 0-d): ``sign(v) |v|^(p-1)
+    / norm^(p-1)`` times ``g``, 0 where the norm is 0 (and for ``p < 1`` where ``v`` is 0); for ``+-inf`` ``g``
+    shared among the elements that attain the norm; 0 for ``p = 0``."""
+    zero = ops.mul(ops.fill(v, 0.0), 1.0)
+    if p == 0:
+        return zero
+    sign = ops.sign(v)
+    if p in (_INF, -_INF):
+        hit = ops.cast(ops.eq(ops.abs(v), norm), v.dtype)
+        return ops.mul(ops.mul(sign, hit), ops.div(g, ops.sum(hit)))
+    if p == 1:
+        return ops.mul(sign, g)
+    n_zero = ops.eq(norm, 0.0)
+    n_safe = ops.where(n_zero, 1.0, norm)
+    if p == 2:
+        return ops.where(n_zero, 0.0, ops.mul(v, ops.div(g, n_safe)))
+    a = ops.abs(v)
+    scaled = ops.div(ops.mul(sign, ops.pow(a, p - 1.0)), ops.pow(n_safe, p - 1.0))
+    masked = ops.bitwise_or(n_zero, ops.eq(a, 0.0)) if p < 1 else n_zero
+    return ops.where(masked, 0.0, ops.mul(scaled, g))
+
+
+@dist_op.def_backward
+def _dist_backward(ctx, g):
+    """``norm_backward`` of ``x - y``: ``x`` gets it, ``y`` its negation, each summed to its shape."""
+    x, y, out = ctx.saved()
+    ops = ctx.ops
+    gd = _norm_grad(ops, ops.sub(x, y), out, g, ctx.attrs["p"])
+    gx = ops.sum_to(gd, ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = ops.sum_to(ops.neg(gd), ctx.input_shape(1)) if ctx.needs(1) else None
+    return gx, gy
+
+
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast) over all elements (``torch.dist``): one op
+    (``DistBackward0``), whose gradient is the norm's, 0 where the distance is 0.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.dist(mg.tensor([3.0, 0.0]), mg.tensor([0.0, 4.0])).item()
+        5.0
+    """
+    check_tensors("dist", input=input, other=other)
+    if not (input.dtype.is_floating or other.dtype.is_floating):  # refused before a kernel is looked for
+        _infer_dist("dist", input._data, other._data)
+    return dist_op(input, other, p=_check_p("dist", "p", 2, p))
+
+
+def _infer_cdist(op: str, x1: Any, x2: Any, p: float = 2.0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``(..., P, R)`` for rows ``(..., P, M)`` and ``(..., R, M)``, the batch dims broadcast."""
+    batch = np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    return tuple(batch) + (x1.shape[-2], x2.shape[-2]), x1.dtype
+
+
+@register_kernel("cdist", CPU, dtypes=FLOAT_DTYPES, name="cpu/cdist")
+def cdist_cpu(x1, x2, p=2.0):
+    """The ``p``-norms of the row differences (PyTorch's direct ``_cdist_forward``)."""
+    return np.ascontiguousarray(vector_norm_arrays(np, row_differences(np, x1, x2), p, -1, False))
+
+
+@register_kernel("euclidean_dist", CPU, dtypes=FLOAT_DTYPES, name="cpu/euclidean_dist")
+def euclidean_dist_cpu(x1, x2):
+    return euclidean_dist_arrays(np, x1, x2)
+
+
+cdist_op = defop("cdist", inputs=("x1", "x2"), attrs=(Attr("p", 2.0, _check_p),), infer_meta=_infer_cdist,
+                 save=("x1", "x2", "out"), amp="deny",
+                 doc="the p-norm distance of every row of x1 to every row of x2 (PyTorch's _cdist_forward)")
+euclidean_dist_op = defop("euclidean_dist", inputs=("x1", "x2"), infer_meta=_infer_cdist, save=("x1", "x2", "out"),
+                          amp="deny", doc="cdist for p = 2 by one matrix product (PyTorch's _euclidean_dist)")
+
+
+@cdist_op.def_backward
+def _cdist_backward(ctx, g):
+    """PyTorch's ``_cdist_backward``: each row difference ``d = x1_i - x2_j`` gets ``g_ij`` times the
+    derivative of its norm, ``sign(d) |d|^(p-1) / dist^(p-1)`` (``d / dist`` for 2, ``sign(d)`` for 1, 0 where
+    the distance is 0; for ``inf`` ``sign(d)`` where ``|d|`` attains it, ties not shared); ``x1`` gets the
+    sum over ``j``, ``x2`` the negated sum over ``i``."""
+    x1, x2, out = ctx.saved()
+    ops = ctx.ops
+    p = ctx.attrs["p"]
+    d = ops.sub(ops.unsqueeze(x1, -2), ops.unsqueeze(x2, -3))
+    dist = ops.unsqueeze(out, -1)
+    sign = ops.sign(d)
+    if p == 0:
+        slope = ops.mul(d, 0.0)
+    elif p == 1:
+        slope = sign
+    elif p == _INF:
+        slope = ops.mul(sign, ops.cast(ops.eq(ops.abs(d), dist), d.dtype))
+    else:
+        far = ops.ne(dist, 0.0)
+        safe = ops.where(far, dist, 1.0)
+        if p == 2:
+            slope = ops.div(d, safe)
+        else:
+            a = ops.abs(d)
+            power = ops.mul(sign, ops.pow(a, p - 1.0)) if p < 2 else ops.mul(d, ops.pow(a, p - 2.0))
+            slope = ops.div(power, ops.pow(safe, p - 1.0))
+            if p < 1:
+                far = ops.bitwise_and(far, ops.ne(a, 0.0))
+        slope = ops.where(far, slope, 0.0)
+    each = ops.mul(ops.unsqueeze(g, -1), slope)
+    g1 = ops.sum_to(ops.sum(each, dim=-2), ctx.input_shape(0)) if ctx.needs(0) else None
+    g2 = ops.sum_to(ops.neg(ops.sum(each, dim=-3)), ctx.input_shape(1)) if ctx.needs(1) else None
+    return g1, g2
+
+
+@euclidean_dist_op.def_backward
+def _euclidean_dist_backward(ctx, g):
+    """PyTorch's ``_euclidean_dist_backward``: with ``r = g / dist`` (0 where the distance is 0),
+    ``d x1 = x1 * sum_j r - r @ x2`` and ``d x2 = x2 * sum_i r - r^T @ x1``."""
+    x1, x2, out = ctx.saved()
+    ops = ctx.ops
+    far = ops.ne(out, 0.0)
+    ratio = ops.where(far, ops.div(g, ops.where(far, out, 1.0)), 0.0)
+    g1 = g2 = None
+    if ctx.needs(0):
+        g1 = ops.sub(ops.mul(x1, ops.sum(ratio, dim=-1, keepdim=True)), ops.matmul(ratio, x2))
+    if ctx.needs(1):
+        g2 = ops.sub(ops.mul(x2, ops.unsqueeze(ops.sum(ratio, dim=-2), -1)), ops.matmul(ratio, x1, transpose_x=True))
+    return g1, g2
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1, "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (``..., P, M``) and each row of ``x2`` (``..., R, M``)
+    (``torch.cdist``), as PyTorch computes it: for ``p = 2`` with more than 25 rows on a side (or
+    ``compute_mode="use_mm_for_euclid_dist"``) by one matrix product (``EuclideanDistBackward0``, then a
+    view); otherwise from the row differences (``CdistBackward0``). The gradient at a zero distance is 0.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.cdist(mg.tensor([[0.0, 0.0]]), mg.tensor([[3.0, 4.0], [0.0, 1.0]])).tolist()
+        [[5.0, 1.0]]
+    """
+    check_tensors("cdist", x1=x1, x2=x2)
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if not (x1.dtype.is_floating and x2.dtype.is_floating):
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {im.scalar_type_name(x1.dtype.np)}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, but got {p!r}")
+    mode = _CDIST_MODES.get(compute_mode if compute_mode is not None else "use_mm_for_euclid_dist_if_necessary")
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+        a = x1 if tuple(x1.shape[:-2]) == batch else expand(x1, batch + tuple(x1.shape[-2:]))
+        b = x2 if tuple(x2.shape[:-2]) == batch else expand(x2, batch + tuple(x2.shape[-2:]))
+        return view(euclidean_dist_op(a, b), batch + (r1, r2))
+    return cdist_op(x1, x2, p=float(p))
+
+
+__all__ += ['dist', 'cdist']

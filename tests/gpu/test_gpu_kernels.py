@@ -1219,6 +1219,12 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
         _rand((3, 5), mg.float32), _rand((2, 3, 4), mg.float32, seed=1), _rand((2, 4, 5), mg.float32, seed=2)]),
     "addbmm": ("addbmm", lambda i, a, b: mg.addbmm(i, a, b, beta=2.0), lambda: [
         _rand((3, 5), mg.float32), _rand((2, 3, 4), mg.float32, seed=1), _rand((2, 4, 5), mg.float32, seed=2)]),
+    # distances
+    "dist": ("dist", lambda x, y: mg.dist(x, y, 3), lambda: [_rand((3, 4), mg.float32), _rand((4,), mg.float32, seed=1)]),
+    "cdist": ("cdist", lambda x, y: mg.cdist(x, y, 1.5), lambda: [_rand((2, 3, 4), mg.float32),
+                                                                  _rand((2, 5, 4), mg.float32, seed=1)]),
+    "cdist-mm": ("euclidean_dist", lambda x, y: mg.cdist(x, y, compute_mode="use_mm_for_euclid_dist"),
+                 lambda: [_rand((3, 4), mg.float32, 0, 1), _rand((5, 4), mg.float32, 3, 5, seed=1)]),
     # writes of whole slices along a dim, one node each as PyTorch's
     "index_add": ("index_add", lambda x, s: x.index_add(1, mg.tensor([2, 0, 2]).to(x.device), s, alpha=0.5),
                   lambda: [_rand((3, 4), mg.float32), _rand((3, 3), mg.float32, seed=1)]),

@@ -20,6 +20,7 @@ from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
 from ..array_kernels import singular_error, vector_rhs
 from ..key import Backend
+from ..array_kernels import euclidean_dist_arrays, row_differences, vector_norm_arrays
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import dtype_name, function
@@ -82,6 +83,30 @@ def _scaled_product(op: str) -> None:
 
 for _op in ("addmv", "addr", "baddbmm", "addbmm"):
     _scaled_product(_op)
+
+
+# -- distances: the CPU kernels' bodies on CuPy (kernels/array_kernels.py) --------------------------------
+
+
+@register_kernel("dist", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_dist")
+def dist(x: Any, y: Any, p: float = 2.0) -> Any:
+    return vector_norm_arrays(cupy, x - y, p, None, False, _acc(x))
+
+
+@register_kernel("cdist", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_cdist")
+def cdist(x1: Any, x2: Any, p: float = 2.0) -> Any:
+    return cupy.ascontiguousarray(vector_norm_arrays(cupy, row_differences(cupy, x1, x2), p, -1, False, _acc(x1)))
+
+
+@register_kernel("euclidean_dist", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_euclidean_dist")
+def euclidean_dist(x1: Any, x2: Any) -> Any:
+    """One cuBLAS product of the padded rows (PyTorch's ``_euclidean_dist``)."""
+    return euclidean_dist_arrays(cupy, x1, x2)
+
+
+def _acc(x: Any) -> Any:
+    """A half's norm accumulated in float32, as PyTorch's CUDA kernel (and ``vector_norm``'s GPU kernel)."""
+    return np.float32 if x.dtype == np.float16 else None
 
 
 def _batched(a: Any, batch: tuple[int, ...]) -> tuple[Any, int]:
