@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formula import column_major
-from ..dtypes import FLOAT_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -39,8 +39,7 @@ from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
 from .registry import Attr, call_with_out, defop, type_name
-from .math import sub
-from .shape import expand, getitem, permute, reshape
+from .shape import expand, permute, reshape
 
 __all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
            "cross"]
@@ -397,8 +396,8 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (``torch.cross``; by default the first dim of size 3,
-    ``torch.linalg.cross`` takes ``dim=-1``); the two broadcast. Composite:
-    ``a[[1, 2, 0]] * b[[2, 0, 1]] - a[[2, 0, 1]] * b[[1, 2, 0]]`` along the dim."""
+    ``torch.linalg.cross`` takes ``dim=-1``); the two broadcast. One op (``LinalgCrossBackward0``), as
+    PyTorch's."""
     check_tensors("cross", input=input, other=other)
     if input.ndim != other.ndim:
         raise RuntimeError(f"cross(): inputs must have the same number of dimensions: {input.ndim} vs {other.ndim}")
@@ -409,9 +408,30 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     d = dim % max(input.ndim, 1)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"cross(): inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
-    lead = (slice(None),) * d
+    return cross_op(input, other, dim=d)
 
-    def turn(t: Tensor, order: list[int]) -> Tensor:
-        return getitem(t, lead + (np.array(order),))
 
-    return sub(mul(turn(input, [1, 2, 0]), turn(other, [2, 0, 1])), mul(turn(input, [2, 0, 1]), turn(other, [1, 2, 0])))
+def _infer_cross(op: str, x: Any, y: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: the broadcast shape (the public function checked the dim of length 3)."""
+    return tuple(np.broadcast_shapes(x.shape, y.shape)), np.result_type(x.dtype, y.dtype)
+
+
+@register_kernel("cross", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/cross")
+def cross_cpu(x, y, dim=-1):
+    return np.ascontiguousarray(np.cross(x, y, axis=dim))
+
+
+cross_op = defop("cross", inputs=("x", "y"), attrs=(Attr("dim", -1),), infer_meta=_infer_cross, save=("x", "y"),
+                 save_for={"x": (1,), "y": (0,)}, transform_dtype=True,
+                 doc="the cross product of 3-vectors along dim, the two broadcast (PyTorch's linalg_cross)")
+
+
+@cross_op.def_backward
+def _cross_backward(ctx, g):
+    """PyTorch's ``linalg_cross`` formulas: ``d x = cross(y, g)``, ``d y = cross(g, x)``, each summed to its
+    input's shape."""
+    x, y = ctx.saved()
+    ops, dim = ctx.ops, ctx.attrs["dim"]
+    gx = ops.sum_to(ops.cross(y, g, dim=dim), ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = ops.sum_to(ops.cross(g, x, dim=dim), ctx.input_shape(1)) if ctx.needs(1) else None
+    return gx, gy

@@ -94,12 +94,13 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 
 def ravel(input: Tensor) -> Tensor:
-    """The elements as a 1-D tensor (``torch.ravel``; a reshape)."""
+    """The elements as a 1-D tensor (``torch.ravel``): PyTorch's ``contiguous().view(-1)``, a view of a
+    contiguous tensor, else a ``clone`` viewed."""
     check_tensor("ravel", "input", 0, input)
     n = 1
     for s in input.shape:
         n *= s
-    return reshape(input, (n,))
+    return view(input.contiguous(), (n,))
 
 
 def _atleast(op: str, nd: int, tensors: tuple[Any, ...]) -> Any:

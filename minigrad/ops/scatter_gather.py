@@ -215,6 +215,37 @@ def scatter_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
     return (gx, None, gsrc)
 
 
+def infer_scatter_value(op: str, x: Any, index: Any, dim: int, value: Any = 0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``x``'s shape and dtype; ``index`` checked as ``scatter``'s."""
+    _check_index(op, x, index, dim)
+    return tuple(x.shape), x.dtype
+
+
+@register_kernel("scatter_value", CPU, dtypes=ALL_DTYPES)
+def scatter_value_cpu(x: np.ndarray, index: np.ndarray, dim: int, value: Any = 0) -> np.ndarray:
+    """``scatter`` of ``value`` at every position ``index`` names."""
+    return scatter_cpu(x, index, np.full(index.shape, value, dtype=x.dtype), dim)
+
+
+scatter_value_op = defop(
+    "scatter_value",
+    layout="contiguous",  # PyTorch's out-of-place scatter copies the input row-major
+    inputs=("x", Input("index", differentiable=False)),
+    attrs=(Attr("dim", check=check_int), Attr("value", 0)),
+    infer_meta=infer_scatter_value,
+    save=("index",),
+    doc="a copy of x with the number value written at index along dim (PyTorch's scatter.value)",
+)
+
+
+@scatter_value_op.def_backward
+def scatter_value_backward(ctx: Any, grad: Any) -> tuple[Any, None]:
+    """The overwritten positions of ``x`` get no gradient (``scatter``'s formula for ``x``)."""
+    (index,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.scatter(grad, index, _zeros(ops, grad, tuple(index.shape)), ctx.attrs["dim"]), None)
+
+
 # -- PyTorch's signatures ------------------------------------------------------------------------
 
 
@@ -242,12 +273,13 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         d = wrap_dim("take_along_dim", check_int("take_along_dim", "dim", 2, dim), input.ndim)
     if input.ndim:  # take_along_dim counts negative indices from the end, as NumPy does (gather does not)
         indices = where(lt(indices, 0), add(indices, input.shape[d]), indices)
+    if dim is None:  # the flattened tensor: no broadcast (PyTorch's gather of the two views)
+        return gather_op(input, indices, 0)
     shape = [max(a, b) for a, b in zip(input.shape, indices.shape)]
     x_shape = [s if k == d else shape[k] for k, s in enumerate(input.shape)]
     i_shape = [s if k == d else shape[k] for k, s in enumerate(indices.shape)]
-    x = input if list(input.shape) == x_shape else expand(input, tuple(x_shape))
-    i = indices if list(indices.shape) == i_shape else expand(indices, tuple(i_shape))
-    return gather_op(x, i, d)
+    # both broadcast by expand, as PyTorch's (an ExpandBackward0 of the same shape too)
+    return gather_op(expand(input, tuple(x_shape)), expand(indices, tuple(i_shape)), d)
 
 
 def _src(op: str, input: Tensor, index: Tensor, src: Any, value: Any) -> Tensor:
@@ -283,6 +315,13 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     check_tensor("scatter", "input", 0, input)
     check_tensor("scatter", "index", 2, index)
     dim = check_int("scatter", "dim", 1, dim)
+    number = value if src is None else src
+    if reduce is None and src is not None and value is None and not isinstance(src, Tensor) or \
+            reduce is None and src is None and value is not None and not isinstance(value, Tensor):
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise TypeError(f"scatter(): argument 'src' (position 3) must be Tensor or a number, but got "
+                            f"{type_name(number)}")
+        return scatter_value_op(input, index, dim=dim, value=number)  # scatter.value: ScatterBackward1
     s = _src("scatter", input, index, src, value)
     if reduce is None:
         return scatter_op(input, index, s, dim)

@@ -65,6 +65,8 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "cummin_values": "CumminBackward0",
     # index_fill.int_Tensor (a 0-d tensor value); index_fill.int_Scalar is IndexFillBackward0 (ops/scatter_gather.py)
     "index_fill_tensor": "IndexFillBackward1",
+    "scatter_value": "ScatterBackward1",  # scatter.value (a number); scatter.src is ScatterBackward0
+    "cross": "LinalgCrossBackward0",  # torch.cross and torch.linalg.cross are linalg_cross (ops/blas.py)
     # the in-place view ops are overloads of their own (``x.squeeze_(0)``: SqueezeBackward4)
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",

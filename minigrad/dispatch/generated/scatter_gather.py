@@ -217,3 +217,32 @@ def scatter_add_dygraph_function(x, index, src, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(scatter_add_op, (x, index, src), attrs, (out_t,))
     return out_t
+
+
+scatter_value_op = OPS['scatter_value']
+
+
+def scatter_value_dygraph_function(x, index, attrs):
+    """``scatter_value`` after the API layer (``minigrad codegen scatter_value`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(scatter_value_op, [x, index], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (scatter_value_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(scatter_value_op, [x, index], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(scatter_value_op, [x, index], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(scatter_value_op, entry.kernel, (x._data, index._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(scatter_value_op, [x, index], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(scatter_value_op, (x, index), attrs, (out_t,))
+    return out_t

@@ -129,6 +129,12 @@ register_kernel("scatter_add", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="
 register_kernel("scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter")(_scatter("scatter", False))
 
 
+@register_kernel("scatter_value", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter_value")
+def scatter_value(x: Any, index: Any, dim: int, value: Any = 0) -> Any:
+    """``scatter`` of the number ``value`` (filled on the device, by value: no host data)."""
+    return _scatter("scatter_value", False)(x, index, cupy.full(index.shape, value, dtype=x.dtype), dim)
+
+
 # -- flip, roll, rot90, repeat, constant_pad_nd ----------------------------------------------------------
 
 

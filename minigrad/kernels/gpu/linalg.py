@@ -85,6 +85,12 @@ for _op in ("addmv", "addr", "baddbmm", "addbmm"):
     _scaled_product(_op)
 
 
+@register_kernel("cross", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_cross")
+def cross(x: Any, y: Any, dim: int = -1) -> Any:
+    """CuPy's cross product along ``dim`` (the two broadcast), row-major as PyTorch's."""
+    return cupy.ascontiguousarray(cupy.cross(x, y, axis=dim))
+
+
 # -- distances: the CPU kernels' bodies on CuPy (kernels/array_kernels.py) --------------------------------
 
 
