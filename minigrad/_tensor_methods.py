@@ -703,7 +703,7 @@ _METHODS_BY_FAMILY = {
     "ravel": ops.ravel,
     # norms and products
     "norm": ops.norm, "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv,
-    "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "addr": ops.addr, "dist": ops.dist, "dot": ops.dot,
+    "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "addr": ops.addr, "dist": ops.dist, "diagflat": ops.diagflat, "dot": ops.dot,
     "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
     "kron": ops.kron, "cross": ops.cross, "inverse": ops.inverse, "det": ops.det, "matrix_power": _matrix_power,
     # pointwise formulas, NumPy's names

@@ -111,7 +111,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
         "logaddexp", "logaddexp2", "hypot", "xlogy", "logit", "sgn", "frac", "fmax", "fmin", "cartesian_prod",
         "block_diag", "cross", "cdist", "copysign", "deg2rad", "heaviside", "aminmax", "float_power", "rad2deg", "sinc",
-        "signbit", "erfc", "nanmean", "nansum", "logcumsumexp", "index_copy", "index_fill", "dist",
+        "signbit", "erfc", "nanmean", "nansum", "logcumsumexp", "index_copy", "index_fill", "dist", "diag_embed", "diagflat",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,

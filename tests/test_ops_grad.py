@@ -419,6 +419,8 @@ CASES: list[Case] = [
     Case("addbmm", "addbmm", lambda i, a, b: mg.addbmm(i, a, b, beta=2.0), inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
     Case("scatter-a-number", "scatter_value", lambda x: x.scatter(1, mg.tensor([[0, 1], [2, 2], [3, 0]]), 0.5),
          inputs(rnd(3, 4))),
+    Case("diag_embed", "diag_embed", lambda x: mg.diag_embed(x, 1, 0, 2), inputs(rnd(2, 3))),
+    Case("diag-of-a-vector", "diag_embed", lambda x: mg.diag(x, -1), inputs(rnd(3))),
     Case("cross", "cross", lambda a, b: mg.cross(a, b, dim=1), inputs(rnd(4, 3), rnd(1, 3))),
     Case("linalg.cross", "cross", lambda a, b: mg.linalg.cross(a, b), inputs(rnd(2, 3), rnd(2, 3))),
     # distances

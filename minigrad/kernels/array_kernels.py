@@ -265,4 +265,14 @@ def euclidean_dist_arrays(xp: Any, x1: Any, x2: Any) -> Any:
     return xp.sqrt(xp.maximum(xp.matmul(a, xp.swapaxes(b, -1, -2)), x1.dtype.type(0)))
 
 
-__all__ += ["rot90_steps", "row_differences", "euclidean_dist_arrays"]
+def diag_embed_arrays(xp: Any, x: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """PyTorch's ``diag_embed``: zeros with ``x``'s last dim written along diagonal ``offset`` of the planes
+    ``(dim1, dim2)`` of the result (one more dim than ``x``), row-major."""
+    n = x.shape[-1] + abs(offset)
+    out = xp.zeros(tuple(x.shape[:-1]) + (n, n), dtype=x.dtype)
+    k = xp.arange(x.shape[-1])
+    out[..., k + max(-offset, 0), k + max(offset, 0)] = x
+    return xp.ascontiguousarray(xp.moveaxis(out, (-2, -1), (dim1, dim2)))
+
+
+__all__ += ["rot90_steps", "row_differences", "euclidean_dist_arrays", "diag_embed_arrays"]

@@ -1221,6 +1221,8 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
         _rand((3, 5), mg.float32), _rand((2, 3, 4), mg.float32, seed=1), _rand((2, 4, 5), mg.float32, seed=2)]),
     "scatter-value": ("scatter_value", lambda x: x.scatter(1, mg.tensor([[0, 1], [2, 2], [3, 0]]).to(x.device), 0.5),
                       lambda: [_rand((3, 4), mg.float32)]),
+    "diag_embed": ("diag_embed", lambda x: mg.diag_embed(x, 1, 0, 2), lambda: [_rand((2, 3), mg.float32)]),
+    "diag": ("diag_embed", lambda x: mg.diag(x, -1), lambda: [_rand((4,), mg.float32)]),
     "cross": ("cross", lambda a, b: mg.cross(a, b, dim=1), lambda: [_rand((4, 3), mg.float32), _rand((1, 3), mg.float32, seed=1)]),
     # distances
     "dist": ("dist", lambda x, y: mg.dist(x, y, 3), lambda: [_rand((3, 4), mg.float32), _rand((4,), mg.float32, seed=1)]),

@@ -13,6 +13,7 @@ import cupy
 import numpy as np
 
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, int32, int64
+from ..array_kernels import diag_embed_arrays
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
@@ -171,6 +172,12 @@ def index_select(x: Any, index: Any, dim: int) -> Any:
     if x.ndim == 0:
         return x.reshape(1)[idx].reshape(())
     return x[(slice(None),) * dim + (idx,)]
+
+
+@register_kernel("diag_embed", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_diag_embed")
+def diag_embed(x: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+    """Zeros with ``x`` written along the diagonal, on the device (the CPU kernel's body on CuPy)."""
+    return diag_embed_arrays(cupy, x, offset, dim1 % (x.ndim + 1), dim2 % (x.ndim + 1))
 
 
 def _slices_at(x: Any, index: Any, dim: int) -> tuple[Any, Any]:
