@@ -703,7 +703,8 @@ _METHODS_BY_FAMILY = {
     "ravel": ops.ravel,
     # norms and products
     "norm": ops.norm, "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv,
-    "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "dot": ops.dot, "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
+    "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "addr": ops.addr, "dist": ops.dist, "diagflat": ops.diagflat, "dot": ops.dot,
+    "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
     "kron": ops.kron, "cross": ops.cross, "inverse": ops.inverse, "det": ops.det, "matrix_power": _matrix_power,
     # pointwise formulas, NumPy's names
     "square": ops.square, "rsqrt": ops.rsqrt, "reciprocal": ops.reciprocal, "lerp": ops.lerp,
@@ -747,10 +748,8 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 def _trace_method(self: Tensor) -> Tensor:
     """``x.trace()``: the sum of the diagonal of a 2-D tensor (``Tensor.trace``; ``minigrad.trace`` is the
-    recorder, so the matrix trace is a method only). Composite: ``diagonal`` and ``sum``."""
-    if self.ndim != 2:
-        raise RuntimeError(f"trace(): expected a matrix, but got tensor with dim {self.ndim}")
-    return ops.sum(ops.diagonal(self))
+    recorder, so the matrix trace is a method only): the ``trace`` op (``TraceBackward0``)."""
+    return ops.OPS["trace"](self)
 
 
 Tensor.flip = _flip  # type: ignore[attr-defined]
@@ -779,8 +778,8 @@ _INPLACE_OF_METHODS = (
     "divide_", "erf_", "exp2_", "expm1_", "floor_", "floor_divide_", "fmod_", "heaviside_", "log10_", "log1p_",
     "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
     "sinc_", "sinh_", "subtract_", "tan_", "tril_", "triu_", "true_divide_", "trunc_", "xlogy_", "addmm_", "addmv_",
-    "baddbmm_", "sgn_", "rsqrt_", "frac_", "erfinv_", "erfc_", "square_", "hypot_", "nan_to_num_", "deg2rad_",
-    "rad2deg_",
+    "baddbmm_", "addbmm_", "addr_", "sgn_", "rsqrt_", "frac_", "erfinv_", "erfc_", "square_", "hypot_",
+    "nan_to_num_", "deg2rad_", "rad2deg_",
 )
 for _name in _INPLACE_OF_METHODS:
     if not hasattr(Tensor, _name):

@@ -111,7 +111,8 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "cummax", "cummin", "searchsorted", "bucketize", "unique", "histc",  # (bincount's OpInfo is integer-only)
         "logaddexp", "logaddexp2", "hypot", "xlogy", "logit", "sgn", "frac", "fmax", "fmin", "cartesian_prod",
         "block_diag", "cross", "cdist", "copysign", "deg2rad", "heaviside", "aminmax", "float_power", "rad2deg", "sinc",
-        "signbit", "erfc", "nanmean", "nansum", "logcumsumexp", "erfinv",
+        "signbit", "erfc", "nanmean", "nansum", "logcumsumexp", "erfinv", "index_copy", "index_fill", "dist",
+        "diag_embed", "diagflat",
     )},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,
@@ -123,7 +124,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("trace", ""): lambda x: x.trace(),  # minigrad.trace is the recorder: the matrix trace is a method
     ("linalg.det", ""): mg.linalg.det,
     ("linalg.solve", ""): mg.linalg.solve,
-    **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm")},
+    **{(n, ""): getattr(mg, n) for n in ("outer", "addmm", "addmv", "addbmm", "baddbmm", "addr")},
     ("addmm", "decomposed"): mg.addmm,
     ("meshgrid", "variadic_tensors"): mg.meshgrid,
     ("meshgrid", "list_of_tensors"): mg.meshgrid,

@@ -236,3 +236,43 @@ def singular_error(op: str) -> RuntimeError:
 def vector_rhs(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> bool:
     """PyTorch's rule: ``B`` is a (batch of) vector(s) when it is 1-D or has ``A``'s shape minus the last dim."""
     return len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1]))
+
+
+def rot90_steps(xp: Any, x: Any, k: int, dims: Any) -> Any:
+    """PyTorch's ``rot90`` on an array of module ``xp``: a quarter turn is a flip of one dim, copied, then
+    the two dims swapped (a transposed view of the copy, as PyTorch's result); a half turn flips both."""
+    d0, d1 = (d % x.ndim for d in dims)
+    k %= 4
+    if k == 0:  # PyTorch's clone to a contiguous tensor
+        return xp.array(x, order="C", copy=True)
+    flipped = xp.ascontiguousarray(xp.flip(x, axis=(d0, d1) if k == 2 else (d1 if k == 1 else d0)))
+    return flipped if k == 2 else xp.swapaxes(flipped, d0, d1)
+
+
+def row_differences(xp: Any, x1: Any, x2: Any) -> Any:
+    """``x1[..., i, None, :] - x2[..., None, j, :]``: every row of ``x1`` less every row of ``x2``."""
+    return xp.expand_dims(x1, -2) - xp.expand_dims(x2, -3)
+
+
+def euclidean_dist_arrays(xp: Any, x1: Any, x2: Any) -> Any:
+    """PyTorch's ``_euclidean_dist``: the distances of the rows by one matrix product,
+    ``[-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T = |x1|^2 - 2 x1.x2 + |x2|^2``, clamped at 0, square-rooted (the
+    cancellation of the sum where rows are close is PyTorch's too)."""
+    n1 = xp.sum(x1 * x1, axis=-1, keepdims=True)
+    n2 = xp.sum(x2 * x2, axis=-1, keepdims=True)
+    a = xp.concatenate([x1 * x1.dtype.type(-2), n1, xp.ones_like(n1)], axis=-1)
+    b = xp.concatenate([x2, xp.ones_like(n2), n2], axis=-1)
+    return xp.sqrt(xp.maximum(xp.matmul(a, xp.swapaxes(b, -1, -2)), x1.dtype.type(0)))
+
+
+def diag_embed_arrays(xp: Any, x: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """PyTorch's ``diag_embed``: zeros with ``x``'s last dim written along diagonal ``offset`` of the planes
+    ``(dim1, dim2)`` of the result (one more dim than ``x``), row-major."""
+    n = x.shape[-1] + abs(offset)
+    out = xp.zeros(tuple(x.shape[:-1]) + (n, n), dtype=x.dtype)
+    k = xp.arange(x.shape[-1])
+    out[..., k + max(-offset, 0), k + max(offset, 0)] = x
+    return xp.ascontiguousarray(xp.moveaxis(out, (-2, -1), (dim1, dim2)))
+
+
+__all__ += ["rot90_steps", "row_differences", "euclidean_dist_arrays", "diag_embed_arrays"]

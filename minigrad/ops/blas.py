@@ -3,15 +3,14 @@
 
 ``addmm`` is an op of its own, as in PyTorch: ``nn.Linear`` on a batch of rows is one
 ``addmm`` (its node, ``AddmmBackward0``, is what the tutorials walk through
-``next_functions``). The others are composites of ``matmul``, ``mul``, ``add`` and ``sum`` (no
-kernel or backward of their own), so their gradients are those ops' and a trace shows
-the product and the scaled sum as separate nodes:
+``next_functions``). So are its siblings, each one node as PyTorch's: ``addmv`` (matrix @
+vector), ``addr`` (outer product), ``baddbmm`` (batched) and ``addbmm`` (batched products
+summed over the batch), ``beta * input + alpha * product`` each. The rest are composites of
+``matmul``, ``mul``, ``add`` and ``sum`` (no kernel or backward of their own), so their
+gradients are those ops':
 
 - ``dot``, ``mv``, ``mm``: ``matmul`` for exactly 1-D . 1-D, 2-D @ 1-D and 2-D @ 2-D;
-- ``outer(a, b) = a[:, None] * b[None, :]``;
-- ``addmm(input, m1, m2, beta, alpha) = beta * input + alpha * (m1 @ m2)``,
-  and likewise ``addmv`` (matrix @ vector), ``baddbmm`` (batched), ``addbmm``
-  (batched products summed over the batch).
+- ``outer(a, b) = a[:, None] * b[None, :]``.
 
 With ``beta=0`` the ``input`` is ignored (NaN or inf in it do not reach the
 result), as in PyTorch; ``beta=1``/``alpha=1`` add no multiplication node.
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formula import column_major
-from ..dtypes import FLOAT_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -40,10 +39,10 @@ from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
 from .registry import Attr, call_with_out, defop, type_name
-from .math import sub
-from .shape import expand, getitem, permute, reshape
+from .shape import expand, permute, reshape
 
-__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "baddbmm", "addbmm", "tensordot", "kron", "cross"]
+__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
+           "cross"]
 
 
 def _scale(op: str, name: str, v: Any) -> float:
@@ -197,16 +196,131 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return addmm_op(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
+# -- addmv, addr, baddbmm, addbmm: addmm's siblings, one op each as PyTorch's --------------------------------
+
+
+def _scaled_sum(product: Any, input: Any, beta: Any, alpha: Any) -> Any:
+    """``beta * input + alpha * product`` on arrays, ``input`` ignored where ``beta`` is 0 (as ``addmm_cpu``)."""
+    if alpha != 1:
+        product = product * product.dtype.type(alpha)
+    if beta == 0:  # PyTorch ignores input here: NaN and inf in it must not leak through 0 * input
+        return product
+    return product + (input if beta == 1 else input * input.dtype.type(beta))
+
+
+def _product_cpu(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The product each op scales: ``mat @ vec``, ``outer(vec1, vec2)``, ``batch1 @ batch2`` or its sum over
+    the batch."""
+    if op == "addr":
+        return np.multiply.outer(a, b)
+    product = np.matmul(a, b)
+    return product.sum(axis=0) if op == "addbmm" else product
+
+
+def _product_shape(op: str, a: Any, b: Any) -> tuple[int, ...]:
+    if op == "addmv":
+        return (a.shape[0],)
+    if op == "addr":
+        return (a.shape[0], b.shape[0])
+    return (a.shape[1], b.shape[2]) if op == "addbmm" else (a.shape[0], a.shape[1], b.shape[2])
+
+
+def _scaled_product_meta(op: str, input: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    """InferMeta: the product's shape (the public function checked the operands and that ``input``
+    broadcasts to it)."""
+    return _product_shape(op, a, b), np.result_type(input.dtype, a.dtype, b.dtype)
+
+
+def _scaled_product_backward(ctx: Any, g: Any) -> tuple[Any, Any, Any]:
+    """PyTorch's formulas (``tools/autograd/derivatives.yaml``): ``input`` gets ``beta * g`` summed to its
+    shape; the operands ``alpha`` times ``g`` multiplied by the other operand, transposed:
+
+    - addmv: ``d mat = outer(g, vec)``, ``d vec = mat^T @ g``;
+    - addr: ``d vec1 = g @ vec2``, ``d vec2 = g^T @ vec1``;
+    - baddbmm: ``d batch1 = g @ batch2^T``, ``d batch2 = batch1^T @ g`` (per batch);
+    - addbmm: the same with ``g`` repeated over the batch (``expand``).
+    """
+    a, b = ctx.saved()
+    ops = ctx.ops
+    op, beta, alpha = ctx.node.op_name, ctx.attrs["beta"], ctx.attrs["alpha"]
+    gi = ga = gb = None
+    if ctx.needs(0):
+        gi = ops.sum_to(g if beta == 1 else ops.mul(g, beta), ctx.input_shape(0))
+    g = g if alpha == 1 else ops.mul(g, alpha)
+    if op == "addbmm":
+        g = ops.expand(ops.unsqueeze(g, 0), (a.shape[0],) + tuple(g.shape))
+    if op == "addmv":
+        ga = ops.mul(ops.reshape(g, (-1, 1)), b) if ctx.needs(1) else None
+        gb = ops.matmul(a, g, transpose_x=True) if ctx.needs(2) else None
+    elif op == "addr":
+        ga = ops.matmul(g, b) if ctx.needs(1) else None
+        gb = ops.matmul(g, a, transpose_x=True) if ctx.needs(2) else None
+    else:
+        ga = ops.matmul(g, b, transpose_y=True) if ctx.needs(1) else None
+        gb = ops.matmul(a, g, transpose_x=True) if ctx.needs(2) else None
+    return gi, ga, gb
+
+
+def _scaled_product_op(op: str, a: str, b: str, doc: str) -> Any:
+    def kernel(input: np.ndarray, x: np.ndarray, y: np.ndarray, beta: Any = 1, alpha: Any = 1) -> np.ndarray:
+        return np.asarray(_scaled_sum(_product_cpu(op, x, y), input, beta, alpha))
+
+    kernel.__name__ = f"{op}_cpu"
+    register_kernel(op, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{op}")(kernel)
+    opdef = defop(op, inputs=("input", a, b), attrs=(Attr("beta", 1, _number), Attr("alpha", 1, _number)),
+                  infer_meta=_scaled_product_meta, save=(a, b), save_for={a: (2,), b: (1,)}, doc=doc, amp="allow")
+    opdef.def_backward(_scaled_product_backward)
+    return opdef
+
+
+addmv_op = _scaled_product_op("addmv", "mat", "vec", "beta * input + alpha * (mat @ vec)")
+addr_op = _scaled_product_op("addr", "vec1", "vec2", "beta * input + alpha * outer(vec1, vec2)")
+baddbmm_op = _scaled_product_op("baddbmm", "batch1", "batch2", "beta * input + alpha * (batch1 @ batch2), per batch")
+addbmm_op = _scaled_product_op("addbmm", "batch1", "batch2",
+                               "beta * input + alpha * sum over the batch of batch1[b] @ batch2[b]")
+
+
+def _scaled_product(op: Any, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """The op for floating operands of one dtype; integer or mixed dtypes: the composite of the product and
+    ``mul``/``add`` (the op's kernels are for floats)."""
+    name = op.name
+    beta, alpha = _scale(name, "beta", beta), _scale(name, "alpha", alpha)
+    if input.dtype.is_floating and a.dtype == b.dtype == input.dtype:
+        return op(input, a, b, beta=beta, alpha=alpha)
+    if name == "addr":
+        product = outer(a, b)
+    else:
+        product = matmul(a, b)
+        product = _sum(product, dim=0) if name == "addbmm" else product
+    return _combine(input, product, beta, alpha)
+
+
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` (n, m) and a 1-D ``vec`` (m)."""
+    """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` (n, m) and a 1-D ``vec`` (m): one op
+    (``AddmvBackward0``), as PyTorch's."""
     check_tensors("addmv", input=input, mat=mat, vec=vec)
     _ndim("addmv", "mat", mat, 2, "matrix")
     _ndim("addmv", "vec", vec, 1, "vector")
     if mat.shape[1] != vec.shape[0]:
         raise RuntimeError(f"addmv(): size mismatch, got mat {tuple(mat.shape)} and vec {tuple(vec.shape)}")
     _check_broadcast("addmv", input, (mat.shape[0],))
-    beta, alpha = _scale("addmv", "beta", beta), _scale("addmv", "alpha", alpha)
-    return _combine(input, matmul(mat, vec), beta, alpha)
+    return _scaled_product(addmv_op, input, mat, vec, beta, alpha)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)`` for 1-D ``vec1`` (n) and ``vec2`` (m): one op
+    (``AddrBackward0``), as PyTorch's.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.addr(mg.zeros(2, 2), mg.tensor([1.0, 2.0]), mg.tensor([1.0, 10.0])).tolist()
+        [[1.0, 10.0], [2.0, 20.0]]
+    """
+    check_tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    _ndim("addr", "vec1", vec1, 1, "vector")
+    _ndim("addr", "vec2", vec2, 1, "vector")
+    _check_broadcast("addr", input, (vec1.shape[0], vec2.shape[0]))
+    return _scaled_product(addr_op, input, vec1, vec2, beta, alpha)
 
 
 def _check_batches(op: str, batch1: Tensor, batch2: Tensor) -> None:
@@ -218,21 +332,21 @@ def _check_batches(op: str, batch1: Tensor, batch2: Tensor) -> None:
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * (batch1 @ batch2)`` for 3-D ``batch1`` (b, n, m) and ``batch2`` (b, m, p)."""
+    """``beta * input + alpha * (batch1 @ batch2)`` for 3-D ``batch1`` (b, n, m) and ``batch2`` (b, m, p): one
+    op (``BaddbmmBackward0``), as PyTorch's."""
     check_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
     _check_batches("baddbmm", batch1, batch2)
     _check_broadcast("baddbmm", input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
-    beta, alpha = _scale("baddbmm", "beta", beta), _scale("baddbmm", "alpha", alpha)
-    return _combine(input, matmul(batch1, batch2), beta, alpha)
+    return _scaled_product(baddbmm_op, input, batch1, batch2, beta, alpha)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``: the batched products summed over the batch."""
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``: the batched products summed over the batch, one
+    op (``AddbmmBackward0``), as PyTorch's."""
     check_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
     _check_batches("addbmm", batch1, batch2)
     _check_broadcast("addbmm", input, (batch1.shape[1], batch2.shape[2]))
-    beta, alpha = _scale("addbmm", "beta", beta), _scale("addbmm", "alpha", alpha)
-    return _combine(input, _sum(matmul(batch1, batch2), dim=0), beta, alpha)
+    return _scaled_product(addbmm_op, input, batch1, batch2, beta, alpha)
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
@@ -282,8 +396,8 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (``torch.cross``; by default the first dim of size 3,
-    ``torch.linalg.cross`` takes ``dim=-1``); the two broadcast. Composite:
-    ``a[[1, 2, 0]] * b[[2, 0, 1]] - a[[2, 0, 1]] * b[[1, 2, 0]]`` along the dim."""
+    ``torch.linalg.cross`` takes ``dim=-1``); the two broadcast. One op (``LinalgCrossBackward0``), as
+    PyTorch's."""
     check_tensors("cross", input=input, other=other)
     if input.ndim != other.ndim:
         raise RuntimeError(f"cross(): inputs must have the same number of dimensions: {input.ndim} vs {other.ndim}")
@@ -294,9 +408,30 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     d = dim % max(input.ndim, 1)
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"cross(): inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}")
-    lead = (slice(None),) * d
+    return cross_op(input, other, dim=d)
 
-    def turn(t: Tensor, order: list[int]) -> Tensor:
-        return getitem(t, lead + (np.array(order),))
 
-    return sub(mul(turn(input, [1, 2, 0]), turn(other, [2, 0, 1])), mul(turn(input, [2, 0, 1]), turn(other, [1, 2, 0])))
+def _infer_cross(op: str, x: Any, y: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: the broadcast shape (the public function checked the dim of length 3)."""
+    return tuple(np.broadcast_shapes(x.shape, y.shape)), np.result_type(x.dtype, y.dtype)
+
+
+@register_kernel("cross", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/cross")
+def cross_cpu(x, y, dim=-1):
+    return np.ascontiguousarray(np.cross(x, y, axis=dim))
+
+
+cross_op = defop("cross", inputs=("x", "y"), attrs=(Attr("dim", -1),), infer_meta=_infer_cross, save=("x", "y"),
+                 save_for={"x": (1,), "y": (0,)}, transform_dtype=True,
+                 doc="the cross product of 3-vectors along dim, the two broadcast (PyTorch's linalg_cross)")
+
+
+@cross_op.def_backward
+def _cross_backward(ctx, g):
+    """PyTorch's ``linalg_cross`` formulas: ``d x = cross(y, g)``, ``d y = cross(g, x)``, each summed to its
+    input's shape."""
+    x, y = ctx.saved()
+    ops, dim = ctx.ops, ctx.attrs["dim"]
+    gx = ops.sum_to(ops.cross(y, g, dim=dim), ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = ops.sum_to(ops.cross(g, x, dim=dim), ctx.input_shape(1)) if ctx.needs(1) else None
+    return gx, gy

@@ -1,5 +1,5 @@
-"""Running totals along one dim: ``cumsum``, ``cumprod`` and ``logcumsumexp`` (ops); ``prod``, ``diff``,
-``cummax`` and ``cummin`` (composites).
+"""Running totals along one dim: ``cumsum``, ``cumprod`` and ``logcumsumexp`` (ops); ``diff``, ``cummax`` and
+``cummin`` (composites).
 
 ``out[i] = x[0] + ... + x[i]`` (``cumsum``) or ``x[0] * ... * x[i]``
 (``cumprod``). Integer and bool inputs give int64, as in PyTorch; ``dtype=``
@@ -23,12 +23,12 @@ shifted by the slice's largest ``out`` so the exponentials stay in range.
 
 ``cummax``/``cummin`` find the position of the running extreme with an index op
 (``argcummax``/``argcummin``, no gradient; the latest position among ties, as
-PyTorch) and read the values with ``gather``, whose backward sends each
-gradient to that position.
+PyTorch) and read the values there with an op of their own (``cummax_values``,
+PyTorch's ``CummaxBackward0``), whose backward sends each gradient to that
+position.
 
-``prod`` is the last running product (``cumprod``, then its last element), so
-its gradient is ``cumprod``'s, right at zeros too; ``diff`` (the differences of
-neighbours, the inverse of ``cumsum``) is two slices and a ``sub``.
+``diff`` (the differences of neighbours, the inverse of ``cumsum``) is two
+slices and a ``sub``.
 
 Example:
     >>> import minigrad as mg
@@ -51,14 +51,13 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
-from .math import add, cast, ne, sub
-from .reduce import sum as _sum
-from .scatter_gather import gather_op
-from .shape import concat, getitem, reshape, squeeze
+from .math import cast, ne, sub
+from .sort import _picked_values_op
+from .shape import concat, getitem
 from .reduce import return_types
 from .registry import Attr, defop, type_name
 
-__all__ = ["cumsum", "cumprod", "logcumsumexp", "prod", "diff", "cummax", "cummin"]
+__all__ = ["cumsum", "cumprod", "logcumsumexp", "diff", "cummax", "cummin"]
 
 
 def infer_cumulative(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
@@ -160,32 +159,6 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return cumprod_op(x, check_int("cumprod", "dim", 1, dim))
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The product of the elements over ``dim`` (all when ``None``) (``torch.prod``); integers give int64.
-
-    Composite: the last element of ``cumprod`` along the dim (of the flattened tensor for ``dim=None``),
-    so the gradient is exact where elements are 0. An empty product is 1.
-
-    Example:
-        >>> import minigrad as mg
-        >>> mg.prod(mg.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).tolist()
-        [2.0, 12.0]
-    """
-    x = _check("prod", input, dtype)
-    if dim is None:
-        if keepdim:
-            raise TypeError("prod(): keepdim=True needs a dim")
-        x, d = reshape(x, (-1,)), 0
-    else:
-        d = wrap_dim("prod", check_int("prod", "dim", 1, dim), x.ndim)
-        if x.ndim == 0:
-            return cumprod_op(x, 0)
-    if x.shape[d] == 0:  # the empty product: 1 (sum over the empty dim is 0, plus 1)
-        return add(_sum(x, dim=d, keepdim=keepdim), 1)
-    last = getitem(cumprod_op(x, d), (slice(None),) * d + (slice(-1, None),))
-    return last if keepdim else squeeze(last, d)
-
-
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The ``n``-th forward difference along ``dim``: ``x[1:] - x[:-1]``, applied ``n`` times (``torch.diff``);
     ``prepend``/``append`` are joined on first. Bool tensors give ``!=`` of neighbours, as PyTorch's."""
@@ -246,12 +219,20 @@ argcummin = defop("argcummin", inputs=("x",), attrs=_DIM, infer_meta=_infer_argc
                   doc="the position of the running minimum along dim (int64)")
 
 
-def _cumextreme(op: str, arg_op: Any, input: Tensor, dim: int) -> Any:
+# the values at argcummax's/argcummin's positions, with PyTorch's node (``cummaxmin_backward``: each gradient
+# goes to the position it was read from, summed where several outputs read one)
+cummax_values = _picked_values_op("cummax_values", "contiguous", "cummax's values: x at the positions argcummax "
+                                                                 "found (PyTorch's CummaxBackward0)")
+cummin_values = _picked_values_op("cummin_values", "contiguous", "cummin's values: x at the positions argcummin "
+                                                                 "found (PyTorch's CumminBackward0)")
+
+
+def _cumextreme(op: str, arg_op: Any, values_op: Any, input: Tensor, dim: int) -> Any:
     check_tensor(op, "input", 0, input)
     d = check_int(op, "dim", 1, dim)
     indices = arg_op(input, d)
     named = getattr(return_types, op)
-    return named(gather_op(input, indices, d % max(input.ndim, 1)), indices)
+    return named(values_op(input, indices, d % max(input.ndim, 1)), indices)
 
 
 def cummax(input: Tensor, dim: int) -> Any:
@@ -262,12 +243,12 @@ def cummax(input: Tensor, dim: int) -> Any:
         >>> mg.cummax(mg.tensor([1.0, 3.0, 2.0, 5.0]), 0).values.tolist()
         [1.0, 3.0, 3.0, 5.0]
     """
-    return _cumextreme("cummax", argcummax, input, dim)
+    return _cumextreme("cummax", argcummax, cummax_values, input, dim)
 
 
 def cummin(input: Tensor, dim: int) -> Any:
     """``(values, indices)`` of the running minimum along ``dim`` (``torch.cummin``)."""
-    return _cumextreme("cummin", argcummin, input, dim)
+    return _cumextreme("cummin", argcummin, cummin_values, input, dim)
 
 
 @register_kernel("logcumsumexp", Backend.CPU, dtypes=_dt.FLOAT_DTYPES)

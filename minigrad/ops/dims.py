@@ -2,7 +2,7 @@
 ``ravel``, ``atleast_1d/2d/3d``, ``hstack``, ``vstack``/``row_stack``, ``dstack``, ``column_stack``,
 ``cartesian_prod``, ``block_diag``.
 
-All composites of ``permute``, ``transpose``, ``reshape`` and ``cat``
+All composites of ``permute``, ``transpose``, ``reshape``, ``unsqueeze`` and ``cat``
 (``concat``), as PyTorch's own are: their gradients are those ops'.
 
 Example:
@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from .registry import type_name
 from .repeat import meshgrid
-from .shape import concat, expand, permute, reshape, stack, transpose, view
+from .shape import concat, expand, permute, reshape, stack, transpose, unsqueeze, view
 
 __all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", "atleast_1d", "atleast_2d",
            "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "block_diag"]
@@ -94,12 +94,13 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 
 def ravel(input: Tensor) -> Tensor:
-    """The elements as a 1-D tensor (``torch.ravel``; a reshape)."""
+    """The elements as a 1-D tensor (``torch.ravel``): PyTorch's ``contiguous().view(-1)``, a view of a
+    contiguous tensor, else a ``clone`` viewed."""
     check_tensor("ravel", "input", 0, input)
     n = 1
     for s in input.shape:
         n *= s
-    return reshape(input, (n,))
+    return view(input.contiguous(), (n,))
 
 
 def _atleast(op: str, nd: int, tensors: tuple[Any, ...]) -> Any:
@@ -110,12 +111,13 @@ def _atleast(op: str, nd: int, tensors: tuple[Any, ...]) -> Any:
     t = check_tensor(op, "tensors", 0, tensors[0])
     if t.ndim >= nd:
         return t
-    shape = tuple(t.shape)
-    if nd == 3 and t.ndim == 2:
-        return reshape(t, shape + (1,))
-    if nd == 3 and t.ndim == 1:
-        return reshape(t, (1,) + shape + (1,))
-    return reshape(t, (1,) * (nd - t.ndim) + shape)
+    if t.ndim == 0:  # PyTorch's reshape to (1,), (1, 1) or (1, 1, 1): a view
+        return reshape(t, (1,) * nd)
+    # Dims added one at a time, as PyTorch's (one UnsqueezeBackward0 each): in front for atleast_2d,
+    # NumPy's (n,) -> (1, n, 1) and (m, n) -> (m, n, 1) for atleast_3d
+    if t.ndim == 1:
+        t = unsqueeze(t, 0)
+    return unsqueeze(t, -1) if nd == 3 else t
 
 
 def atleast_1d(*tensors: Any) -> Any:

@@ -3,7 +3,8 @@
 Both only move elements, so each one's backward formula is the same op run
 the other way: ``flip`` is its own inverse, and ``roll`` by ``-shifts``
 undoes ``roll`` by ``shifts``. ``fliplr``/``flipud`` are composites
-(``flip`` of dim 1 / dim 0), and so is ``rot90`` (a ``flip`` and a ``transpose``). The results are copies, as in PyTorch.
+(``flip`` of dim 1 / dim 0). ``rot90`` is an op of its own, as PyTorch's (``Rot90Backward0``): a ``flip``
+and a swap of two dims, undone by the opposite rotation. The results are copies, as in PyTorch.
 
 Example:
     >>> import minigrad as mg
@@ -21,12 +22,12 @@ import numpy as np
 
 from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
+from ..kernels.array_kernels import rot90_steps
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_dims, check_tensor, wrap_dim
+from ._checks import check_dims, check_int, check_tensor, wrap_dim
 from .registry import Attr, defop
-from .shape import transpose
 
 __all__ = ["flip", "roll", "fliplr", "flipud", "rot90"]
 
@@ -154,21 +155,58 @@ def roll_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ctx.ops.roll(grad, back, ctx.attrs["dims"]),)
 
 
+# -- rot90 ---------------------------------------------------------------------------------------
+
+
+def infer_rot90(op: str, x: Any, k: int, dims: Any) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: two different dims of a tensor with at least 2; a quarter turn swaps their sizes."""
+    if len(dims) != 2:
+        raise RuntimeError(f"{op}(): expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"{op}(): expected total dims >= 2, but got total dims = {x.ndim}")
+    d0, d1 = (wrap_dim(op, d, x.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"{op}(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    shape = list(x.shape)
+    if k % 2:
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+    return tuple(shape), x.dtype
+
+
+@register_kernel("rot90", Backend.CPU, dtypes=ALL_DTYPES)
+def rot90_cpu(x: np.ndarray, k: int, dims: Any) -> np.ndarray:
+    return rot90_steps(np, x, k, dims)
+
+
+def _check_rot_dims(op: str, name: str, pos: int, v: Any) -> Any:
+    v = _check_flip_dims(op, name, pos, v)
+    return (v,) if isinstance(v, int) else tuple(v)
+
+
+rot90_op = defop(
+    "rot90",
+    inputs=("x",),
+    out=False,  # PyTorch's rot90 takes no out=
+    attrs=(Attr("k", 1, check_int), Attr("dims", (0, 1), _check_rot_dims)),
+    infer_meta=infer_rot90,
+    doc="x rotated by 90 degrees k times in the plane of dims, from the first dim towards the second",
+)
+
+
+@rot90_op.def_backward
+def rot90_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """A rotation is undone by the opposite one."""
+    return (ctx.ops.rot90(grad, -ctx.attrs["k"], ctx.attrs["dims"]),)
+
+
 def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the second
-    (``torch.rot90``). Composite: ``flip`` and ``transpose``."""
+    (``torch.rot90``): one op (``Rot90Backward0``), whose gradient is the opposite rotation.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.rot90(mg.tensor([[1, 2], [3, 4]])).tolist()
+        [[2, 4], [1, 3]]
+    """
     check_tensor("rot90", "input", 0, input)
-    dims = tuple(dims)
-    if len(dims) != 2:
-        raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = {len(dims)}")
-    if input.ndim < 2:
-        raise RuntimeError(f"rot90(): expected total dims >= 2, but got total dims = {input.ndim}")
-    d0, d1 = _axes("rot90", dims, input.ndim)
-    k %= 4
-    if k == 1:
-        return transpose(flip(input, (d1,)), d0, d1)
-    if k == 2:
-        return flip(input, (d0, d1))
-    if k == 3:
-        return flip(transpose(input, d0, d1), (d1,))
-    return input
+    return rot90_op(input, k, dims)

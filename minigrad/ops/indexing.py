@@ -31,7 +31,7 @@ from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels import infer_meta as im
-from ..kernels.array_kernels import nonzero_positions
+from ..kernels.array_kernels import diag_embed_arrays, nonzero_positions
 from ..kernels.backends import move_array, to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
@@ -39,14 +39,13 @@ from ..kernels.registry import register_kernel
 from ..kernels.strided import empty_read_shape, index_target
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
-from ._constants import constant
-from .math import where
 from .registry import OPS, Attr, Input, defop, type_name
 from .scatter_gather import _zeros
 from .shape import (_getitem_meta, _host_index, _index_error_words, _normalize_index, expand, getitem, getitem_cpu,
-                    in_range, index_region, reshape)
+                    in_range, index_region, reshape, view)
 
-__all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "tril_indices", "triu_indices"]
+__all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "diag_embed", "diagflat",
+           "tril_indices", "triu_indices"]
 
 CPU = Backend.CPU
 
@@ -239,23 +238,69 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return OPS["diagonal"](input, offset, d1, d2)  # a view (ops/views.py)
 
 
+def _infer_diag_embed(op: str, x: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+    """InferMeta: one more dim than ``x``, the two of ``(dim1, dim2)`` of size ``x.shape[-1] + |offset|``."""
+    if x.ndim == 0:
+        raise RuntimeError(f"{op}(): expected a tensor with at least 1 dimension, but got a 0-d tensor")
+    d1, d2 = wrap_dim(op, dim1, x.ndim + 1), wrap_dim(op, dim2, x.ndim + 1)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = x.shape[-1] + abs(offset)
+    shape = list(x.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    return tuple(shape), x.dtype
+
+
+@register_kernel("diag_embed", CPU, dtypes=ALL_DTYPES, name="cpu/diag_embed")
+def diag_embed_cpu(x, offset=0, dim1=-2, dim2=-1):
+    return diag_embed_arrays(np, x, offset, dim1 % (x.ndim + 1), dim2 % (x.ndim + 1))
+
+
+diag_embed_op = defop("diag_embed", inputs=("x",), attrs=(Attr("offset", 0, check_int), Attr("dim1", -2, check_int),
+                                                          Attr("dim2", -1, check_int)),
+                      infer_meta=_infer_diag_embed, methods=("diag_embed",),
+                      doc="zeros with x's last dim along diagonal offset of the planes (dim1, dim2)")
+
+
+@diag_embed_op.def_backward
+def _diag_embed_backward(ctx, g):
+    """PyTorch's formula: the gradient's diagonal where ``x`` was written."""
+    a = ctx.attrs
+    nd = len(ctx.input_shape(0)) + 1
+    return (ctx.ops.diagonal(g, a["offset"], a["dim1"] % nd, a["dim2"] % nd),)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``torch.diag_embed``: a tensor whose ``(dim1, dim2)`` planes hold ``input``'s last dim on diagonal
+    ``offset``, zeros elsewhere: one op (``DiagEmbedBackward0``), whose gradient is that diagonal.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.diag_embed(mg.tensor([1.0, 2.0])).tolist()
+        [[1.0, 0.0], [0.0, 2.0]]
+    """
+    check_tensor("diag_embed", "input", 0, input)
+    return diag_embed_op(input, offset, dim1, dim2)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """``torch.diagflat``: the elements of ``input``, flattened, on diagonal ``offset`` of a square matrix
+    (PyTorch's ``diag_embed`` of ``contiguous().view(-1)``)."""
+    check_tensor("diagflat", "input", 0, input)
+    return diag_embed_op(view(input.contiguous(), (input.numel(),)), check_int("diagflat", "offset", 1, offset), 0, 1)
+
+
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """``torch.diag``: of a 2-D tensor its diagonal (``diagonal`` above); of a 1-D tensor the square matrix
-    with it on diagonal ``diagonal`` (``where`` over a mask of the positions, ``expand`` of the values)."""
+    with it on diagonal ``diagonal`` (``diag_embed``, ``DiagEmbedBackward0`` as PyTorch's)."""
     check_tensor("diag", "input", 0, input)
     k = check_int("diag", "diagonal", 1, diagonal)
     if input.ndim == 2:
         return globals()["diagonal"](input, k)
     if input.ndim != 1:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
-    n = input.shape[0] + abs(k)
-    rows = np.arange(n)[:, None]
-    cols = np.arange(n)[None, :]
-    mask = cols - rows == k
-    # The value for cell (i, i + k) is v[i] (k >= 0) or v[j] (k < 0): a column index of v per cell.
-    src = np.clip(rows if k >= 0 else cols, 0, input.shape[0] - 1) * np.ones((1, n), dtype=np.int64)
-    spread = getitem(input, (src,)) if input.shape[0] else expand(reshape(input, (1, 0)), (n, n))
-    return where(constant(mask, input, _dt.bool_), spread, Tensor._scalar(0, input.dtype, input.device))
+    return diag_embed_op(input, k, 0, 1)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:

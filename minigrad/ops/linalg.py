@@ -1,5 +1,9 @@
 """matmul, with the 1-D / 2-D / batched broadcasting rules of ``MatmulInferMeta`` (Paddle's paddle/phi/infermeta/binary.cc); and its
-composites ``bmm`` (3-D only) and ``einsum`` (contractions by ``matmul``)."""
+composites ``bmm`` (3-D only) and ``einsum`` (PyTorch's decomposition: ``bmm`` between ``permute``s and ``reshape``s).
+
+Distances between tensors, one op each as PyTorch's: ``dist`` (the ``p``-norm of ``x - y``, ``DistBackward0``)
+and ``cdist`` (between every row of one and every row of the other: ``CdistBackward0``, or for ``p = 2`` and
+many rows PyTorch's one matrix product, ``_euclidean_dist``, ``EuclideanDistBackward0``)."""
 
 from __future__ import annotations
 
@@ -10,14 +14,17 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ShapeError
-from ..dtypes import NUMERIC_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ..kernels.array_kernels import euclidean_dist_arrays, row_differences, vector_norm_arrays
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ._checks import check_bool, check_tensor
+from ._checks import check_bool, check_tensor, check_tensors
+from .math import mul
 from .reduce import sum
+from .views import diagonal
 from .registry import Attr, call_with_out, defop, type_name
-from .shape import expand, getitem, permute, reshape, squeeze, t, transpose, unsafe_view, unsqueeze
+from .shape import expand, getitem, permute, reshape, squeeze, t, transpose, unsafe_view, unsqueeze, view
 from ..tensor import Tensor
 
 __all__ = ["matmul"]
@@ -195,121 +202,211 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     return matmul.direct(input, mat2)  # one BmmBackward0, not matmul's decomposition
 
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# -- einsum: PyTorch's decomposition (aten/src/ATen/native/Linear.cpp, ``einsum`` and ``sumproduct_pair``) -------
+#
+# NOTE [ einsum aligns, then contracts pairwise by bmm ]
+#     Every label gets a place in one common order: the output's labels first (an implicit output is the
+#     ``...`` dims, then the labels seen once, capitals first), then the ``...`` dims if the output drops
+#     them, then the other labels in letter order. Each operand is brought to that order: a repeated label
+#     becomes a ``diagonal`` (moved back by ``permute``), a missing label a size-1 dim (``unsqueeze``), then
+#     one ``permute``. The aligned operands are contracted left to right, each pair by
+#     ``sumproduct_pair``: a dim that only one of them still has is summed away first, then the dims are
+#     grouped into (both and kept, left only, summed, right only), each operand permuted and reshaped to
+#     three dims, one ``bmm``, and the result viewed and permuted back (a pair with nothing to sum is a
+#     ``mul``). The summed dims, left at size 1, are viewed away at the end; one operand sums them.
+#     So ``einsum("ij,jk->ik", a, b)`` is PyTorch's unsqueeze / permute / bmm / view graph.
+
+_ELLIPSIS = "..."
+_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # PyTorch's label order: capitals first
 
 
-def _parse_einsum(equation: str, operands: Sequence[Tensor]) -> tuple[list[str], str]:
-    """The subscripts of each operand and of the output, ``...`` replaced by letters the equation does not use.
-
-    An operand's ``...`` stands for its dims not named by letters; the
-    ``...`` of all operands broadcast together, right-aligned (as NumPy's).
-    Without ``->`` the output is the ``...`` dims, then the letters seen once,
-    in ASCII order (capitals first, as PyTorch).
-    """
+def _einsum_labels(equation: str, operands: Sequence[Tensor]) -> tuple[list[list[str]], str | None]:
+    """Each operand's labels (``...`` one entry), and the output's text (None without ``->``), checked in
+    PyTorch's words."""
     if not isinstance(equation, str):
         raise TypeError(f"einsum(): argument 'equation' (position 0) must be str, but got {type_name(equation)}")
-    eq = equation.replace(" ", "")
-    lhs, arrow, out = eq.partition("->")
-    ins = lhs.split(",")
-    if len(ins) != len(operands):
-        raise ShapeError(f"einsum(): the equation has {len(ins)} operands but {len(operands)} tensors were given")
-    for spec in ins + ([out] if arrow else []):
-        if spec.count("...") > 1 or "." in spec.replace("...", ""):
-            raise ShapeError(f"einsum(): '{spec}' may contain '...' (an ellipsis) at most once, and no other '.'")
-        if not spec.replace("...", "").isalpha() and spec.replace("...", ""):
-            raise ShapeError(f"einsum(): subscripts must be letters, but got '{spec}'")
-    free = [c for c in _LETTERS if c not in eq]
-    n_ell = 0
-    for spec, o in zip(ins, operands):
-        named = len(spec.replace("...", ""))
-        if ("..." in spec and o.ndim < named) or ("..." not in spec and o.ndim != named):
-            raise ShapeError(f"einsum(): subscripts '{spec}' name {named} dims, but the operand has shape {tuple(o.shape)}")
-        n_ell = builtins.max(n_ell, o.ndim - named if "..." in spec else 0)
-    ell = "".join(free[:n_ell])
-    ins = [spec.replace("...", ell[n_ell - (o.ndim - len(spec.replace("...", ""))):]) if "..." in spec else spec
-           for spec, o in zip(ins, operands)]
-    if arrow:
-        out = out.replace("...", ell)
+    lhs, arrow, rhs = equation.partition("->")
+    labels: list[list[str]] = [[]]
+    i = 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if _ELLIPSIS in labels[-1]:
+                raise ShapeError(f"einsum(): found '.' for operand {len(labels) - 1} for which an ellipsis was "
+                                 "already found")
+            if lhs[i:i + 3] != _ELLIPSIS:
+                raise ShapeError(f"einsum(): found '.' for operand {len(labels) - 1} that is not part of any ellipsis")
+            labels[-1].append(_ELLIPSIS)
+            i += 2
+        elif c == ",":
+            labels.append([])
+            if len(labels) > len(operands):
+                raise ShapeError("einsum(): fewer operands were provided than specified in the equation")
+        elif c != " ":
+            if c not in _LABELS:
+                raise ShapeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                 "subscripts must be in [a-zA-Z]")
+            labels[-1].append(c)
+        i += 1
+    if len(labels) != len(operands):
+        raise ShapeError("einsum(): more operands were provided than specified in the equation")
+    for k, (ls, o) in enumerate(zip(labels, operands)):
+        named = len([c for c in ls if c != _ELLIPSIS])
+        if (_ELLIPSIS in ls and named > o.ndim) or (_ELLIPSIS not in ls and named != o.ndim):
+            how = "is more than" if _ELLIPSIS in ls else "does not match"
+            tail = "" if _ELLIPSIS in ls else " and no ellipsis was given"
+            raise ShapeError(f"einsum(): the number of subscripts in the equation ({named}) {how} the number of "
+                             f"dimensions ({o.ndim}) for operand {k}{tail}")
+    return labels, (rhs if arrow else None)
+
+
+def _einsum_order(labels: list[list[str]], rhs: str | None, ell_dims: int) -> tuple[dict[str, int], int, int, int]:
+    """The common order of the dims: ``({label: place}, ellipsis start, output dims, all dims)``."""
+    count = {c: 0 for c in _LABELS}
+    for ls in labels:
+        for c in ls:
+            if c != _ELLIPSIS:
+                count[c] += 1
+    place: dict[str, int] = {}
+    ell_start, ell_out, n = 0, False, 0
+    if rhs is None:  # implicit: the ``...`` dims, then the labels seen once
+        n, ell_out = ell_dims, True
+        for c in _LABELS:
+            if count[c] == 1:
+                place[c], n = n, n + 1
     else:
-        counts = {c: "".join(ins).count(c) for c in set("".join(ins)) if c not in ell}
-        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1))  # ASCII order: capitals first
-    if len(set(out)) != len(out) or any(c not in "".join(ins) for c in out):
-        raise ShapeError(f"einsum(): output subscripts '{equation.partition('->')[2]}' must be distinct letters of the inputs")
-    return ins, out
+        i = 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if ell_out:
+                    raise ShapeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+                if rhs[i:i + 3] != _ELLIPSIS:
+                    raise ShapeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+                ell_start, n, ell_out = n, n + ell_dims, True
+                i += 2
+            elif c != " ":
+                if c not in _LABELS:
+                    raise ShapeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                     "subscripts must be in [a-zA-Z]")
+                if not count[c] or c in place:
+                    why = "appears more than once in the output" if c in place else \
+                        "does not appear in the equation for any input operand"
+                    raise ShapeError(f"einsum(): output subscript {c} {why}")
+                place[c], n = n, n + 1
+            i += 1
+    out_dims = n
+    if not ell_out:
+        ell_start, n = n, n + ell_dims
+    for c in _LABELS:
+        if count[c] and c not in place:
+            place[c], n = n, n + 1
+    return place, ell_start, out_dims, n
 
 
-def _diagonals(x: Tensor, spec: str) -> tuple[Tensor, str]:
-    """Take the diagonal for each letter repeated within one operand (``"ii"`` reads ``x[k, k]``): move the
-    two dims to the front and index both with ``arange`` (a ``getitem``, whose backward scatters back)."""
-    while len(set(spec)) != len(spec):
-        c = next(ch for ch in spec if spec.count(ch) > 1)
-        p = spec.index(c)
-        q = spec.index(c, p + 1)
-        if x.shape[p] != x.shape[q]:
-            raise ShapeError(f"einsum(): subscript '{c}' is repeated for dims of sizes {x.shape[p]} and {x.shape[q]}")
-        rest = [k for k in range(len(spec)) if k not in (p, q)]
-        x = permute(x, (p, q, *rest))
-        diag = np.arange(x.shape[0])
-        x = getitem(x, (diag, diag))
-        spec = c + "".join(spec[k] for k in rest)
-    return x, spec
+def _einsum_align(k: int, op: Tensor, ls: list[str], place: dict[str, int], ell_start: int, ell_dims: int,
+                  n: int, sizes: dict[Any, int], counts: list[int]) -> Tensor:
+    """Operand ``k`` in the common order: diagonals for repeated labels, ``unsqueeze`` for missing ones, one
+    ``permute``; ``sizes`` and ``counts`` (operands with a dim of size != 1 at each place) are updated."""
+    perm = [-1] * n
+    dim = 0
+    for c in ls:
+        if c == _ELLIPSIS:
+            covered = op.ndim - (len(ls) - 1)
+            for j in range(ell_dims - covered, ell_dims):
+                _einsum_size(k, ("...", j), op.shape[dim], sizes, counts, ell_start + j, dim)
+                perm[ell_start + j], dim = dim, dim + 1
+        elif perm[place[c]] == -1:
+            _einsum_size(k, c, op.shape[dim], sizes, counts, place[c], dim)
+            perm[place[c]], dim = dim, dim + 1
+        else:  # a repeated label: its diagonal, moved to where the label first was
+            prev = perm[place[c]]
+            if op.shape[dim] != op.shape[prev]:
+                raise ShapeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't match, "
+                                 f"{op.shape[dim]} != {op.shape[prev]}")
+            op = diagonal(op, 0, prev, dim)
+            order = list(range(op.ndim - 1))
+            order.insert(prev, op.ndim - 1)
+            op = permute(op, tuple(order))
+    for p in range(n):
+        if perm[p] == -1:
+            op = unsqueeze(op, dim)
+            perm[p], dim = dim, dim + 1
+    return permute(op, tuple(perm))
 
 
-def _reduce_only_here(x: Tensor, spec: str, keep: set[str]) -> tuple[Tensor, str]:
-    """Sum away the letters of ``spec`` not in ``keep`` (appear in this operand only, not in the output)."""
-    drop = tuple(i for i, c in enumerate(spec) if c not in keep)
-    if not drop:
-        return x, spec
-    return sum(x, dim=drop), "".join(c for c in spec if c in keep)
+def _einsum_size(k: int, label: Any, size: int, sizes: dict[Any, int], counts: list[int], p: int, dim: int) -> None:
+    if size == 1:
+        return
+    seen = sizes.get(label, 1)
+    if seen != 1 and seen != size:
+        if isinstance(label, tuple):
+            raise ShapeError(f"einsum(): dimension {dim} covered by ellipsis in operand {k}has size {size} which "
+                             f"does not broadcast with previously seen ellipsis with size {seen} for the respective "
+                             "dimension")
+        raise ShapeError(f"einsum(): subscript {label} has size {size} for operand {k} which does not broadcast "
+                         f"with previously seen size {seen}")
+    sizes[label] = size
+    counts[p] += 1
 
 
-def _contract(a: Tensor, sa: str, b: Tensor, sb: str, keep: str) -> tuple[Tensor, str]:
-    """``einsum(f"{sa},{sb}->...")`` of two operands with one batched ``matmul``; the result keeps the letters
-    of ``keep`` that appear in either operand, in the order batch, left, right."""
-    keep_set = set(keep)
-    a, sa = _reduce_only_here(a, sa, keep_set | set(sb))
-    b, sb = _reduce_only_here(b, sb, keep_set | set(sa))
-    size: dict[str, int] = {}
-    for spec, o in ((sa, a), (sb, b)):
-        for c, s in zip(spec, o.shape):
-            if size.get(c, 1) != 1 and s != 1 and size[c] != s:
-                raise ShapeError(f"einsum(): subscript '{c}' has size {size[c]} in one operand and {s} in another")
-            size[c] = builtins.max(size.get(c, 1), s)
-    # A size-1 dim meeting a larger one broadcasts (expand, whose backward sums the copies).
-    if any(s != size[c] for c, s in zip(sa, a.shape)):
-        a = expand(a, tuple(size[c] for c in sa))
-    if any(s != size[c] for c, s in zip(sb, b.shape)):
-        b = expand(b, tuple(size[c] for c in sb))
-    batch = [c for c in sa if c in sb and c in keep_set]
-    left = [c for c in sa if c not in sb]
-    right = [c for c in sb if c not in sa]
-    contract = [c for c in sa if c in sb and c not in keep_set]
+def _pair_groups(left: Tensor, right: Tensor, sum_dims: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """The kept dims of a pair: in both, in the left one only, in the right one only (or in neither)."""
+    lro, lo, ro = [], [], []
+    for i in range(left.ndim):
+        if i in sum_dims:
+            continue
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        (lro if sl and sr else lo if sl else ro).append(i)
+    return lro, lo, ro
 
-    def prod(letters: list[str]) -> int:
-        p = 1
-        for c in letters:
-            p *= size[c]
-        return p
 
-    a3 = reshape(permute(a, tuple(sa.index(c) for c in batch + left + contract)),
-                 (prod(batch), prod(left), prod(contract)))
-    b3 = reshape(permute(b, tuple(sb.index(c) for c in batch + contract + right)),
-                 (prod(batch), prod(contract), prod(right)))
-    r = reshape(matmul(a3, b3), tuple(size[c] for c in batch + left + right))
-    return r, "".join(batch + left + right)
+def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int]) -> Tensor:
+    """PyTorch's ``sumproduct_pair`` (keeping the summed dims as size 1): ``(left * right).sum(sum_dims)`` by
+    one ``bmm`` of the two permuted and reshaped to (both, left only, summed) and (both, summed, right only)."""
+    if not sum_dims:
+        return mul(left, right)
+    lro, lo, ro = _pair_groups(left, right, sum_dims)
+    if lo and ro and ro[0] < lo[0]:  # PyTorch swaps the two so that the product comes out in the output's order
+        left, right = right, left
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.ndim):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                sum_size *= left.shape[i]
+            elif sl:
+                left = sum(left, dim=(i,), keepdim=True)
+            elif sr:
+                right = sum(right, dim=(i,), keepdim=True)
+        elif sl and sr:
+            lro.append(i)
+            lro_size *= left.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right.shape[i]
+    out_size = [left.shape[d] for d in lro + lo] + [1] * len(sum_dims) + [right.shape[d] for d in ro]
+    grouped = lro + lo + sum_dims + ro
+    left = reshape(permute(left, tuple(grouped)), (lro_size, lo_size, sum_size))
+    right = reshape(permute(right, tuple(lro + sum_dims + ro + lo)), (lro_size, sum_size, ro_size))
+    back = [0] * len(grouped)
+    for pos, d in enumerate(grouped):
+        back[d] = pos
+    return permute(view(bmm(left, right), tuple(out_size)), tuple(back))
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation (``"bij,bjk->bik"``, ``"...ij,...jk->...ik"``, ``"ii->i"``, ``"i,i->"``, ``"ij->ji"``).
 
-    Composite. Repeated letters within one operand take a diagonal
-    (``getitem``); letters in one operand only and not in the output are
-    summed first (``sum``); then the operands are contracted pairwise, left
-    to right, each pair with one batched ``matmul``: the letters are grouped
-    into batch (both operands, still needed), left-only, right-only and
-    contracted ones, each operand permuted and reshaped to
-    ``(batch, rows, contracted)``. ``...`` stands for the dims not named by
-    letters, broadcast across operands. The gradient is that of those ops.
+    Composite, PyTorch's own decomposition (NOTE [ einsum aligns, then contracts pairwise by bmm ]):
+    ``diagonal``, ``unsqueeze`` and ``permute`` align the operands, each pair is contracted by one
+    ``bmm`` between ``reshape``s and ``permute``s (or a ``mul``), and one operand's summed labels by
+    ``sum``, so the graph and the gradient are those ops'. ``...`` stands for the dims not named by
+    letters, broadcast across operands.
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -317,26 +414,235 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         raise ShapeError("einsum(): must provide at least one operand")
     for i, o in enumerate(operands):
         check_tensor("einsum", f"operands[{i}]", i + 1, o)
-    ins, out = _parse_einsum(equation, operands)
-    xs = []
-    for o, spec in zip(operands, ins):
-        x, spec = _diagonals(o, spec)
-        xs.append((x, spec))
-    # Sizes must agree (or be 1, which broadcasts) across operands.
-    seen: dict[str, int] = {}
-    for x, spec in xs:
-        for c, s in zip(spec, x.shape):
-            if seen.get(c, 1) != 1 and s != 1 and seen[c] != s:
-                raise ShapeError(f"einsum(): subscript '{c}' has size {seen[c]} in one operand and {s} in another")
-            seen[c] = builtins.max(seen.get(c, 1), s)
-    x, spec = xs[0]
-    for k in range(1, len(xs)):
-        later = "".join(sp for _, sp in xs[k + 1:])
-        x, spec = _contract(x, spec, xs[k][0], xs[k][1], out + later)
-    x, spec = _reduce_only_here(x, spec, set(out))
-    if any(x.shape[spec.index(c)] != seen[c] for c in spec):  # a size-1 dim no other operand met
-        x = expand(x, tuple(seen[c] for c in spec))
-    return permute(x, tuple(spec.index(c) for c in out)) if spec != out else x
+    labels, rhs = _einsum_labels(equation, operands)
+    ell_dims = builtins.max([o.ndim - (len(ls) - 1) for ls, o in zip(labels, operands) if _ELLIPSIS in ls],
+                            default=0)
+    place, ell_start, out_dims, n = _einsum_order(labels, rhs, ell_dims)
+    sizes: dict[Any, int] = {}
+    counts = [0] * n
+    ops = [_einsum_align(k, o, ls, place, ell_start, ell_dims, n, sizes, counts)
+           for k, (o, ls) in enumerate(zip(operands, labels))]
+    while len(ops) > 1:  # contract left to right
+        a, b = ops[0], ops[1]
+        sum_dims, a_only, b_only = [], [], []
+        for d in range(out_dims, n):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                counts[d] -= 1
+                if counts[d] == 1:
+                    sum_dims.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1:
+                if a.shape[d] != 1:
+                    a_only.append(d)
+                    counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_only.append(d)
+                    counts[d] = 0
+        if a_only:
+            a = sum(a, dim=tuple(a_only), keepdim=True)
+        if b_only:
+            b = sum(b, dim=tuple(b_only), keepdim=True)
+        ops = [_sumproduct_pair(a, b, sum_dims)] + ops[2:]
+    result = ops[0]
+    if n > out_dims:  # the summed dims: size 1 after contracting (viewed away), else summed here
+        if len(operands) > 1:
+            return view(result, tuple(result.shape[:out_dims]))
+        return sum(result, dim=tuple(range(out_dims, n)))
+    return result
 
 
 __all__ += ['bmm', 'einsum']
+
+
+# -- distances: dist, cdist --------------------------------------------------------------------------------
+
+_INF = math.inf
+
+
+def _check_p(op: str, name: str, pos: int, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a number, but got {type_name(v)}")
+    return float(v)
+
+
+def _infer_dist(op: str, x: Any, y: Any, p: float = 2.0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: a 0-d result of the floating dtype the two promote to; their shapes broadcast."""
+    im.broadcast(op, x, y)
+    dtype = np.result_type(x.dtype, y.dtype)
+    if dtype.kind != "f":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{im.scalar_type_name(dtype)} instead.")
+    return (), dtype
+
+
+@register_kernel("dist", CPU, dtypes=FLOAT_DTYPES, name="cpu/dist")
+def dist_cpu(x, y, p=2.0):
+    return vector_norm_arrays(np, x - y, p, None, False)
+
+
+dist_op = defop("dist", inputs=("x", "y"), attrs=(Attr("p", 2.0, _check_p),), infer_meta=_infer_dist,
+                save=("x", "y", "out"), transform_dtype=True, amp="deny",
+                doc="the p-norm of x - y (broadcast), over all elements")
+
+
+def _norm_grad(ops: Any, v: Any, norm: Any, g: Any, p: float) -> Any:
+    """PyTorch's ``norm_backward`` of the ``p``-norm of all of ``v`` (``g`` and ``norm`` 0-d): ``sign(v) |v|^(p-1)
+    / norm^(p-1)`` times ``g``, 0 where the norm is 0 (and for ``p < 1`` where ``v`` is 0); for ``+-inf`` ``g``
+    shared among the elements that attain the norm; 0 for ``p = 0``."""
+    zero = ops.mul(ops.fill(v, 0.0), 1.0)
+    if p == 0:
+        return zero
+    sign = ops.sign(v)
+    if p in (_INF, -_INF):
+        hit = ops.cast(ops.eq(ops.abs(v), norm), v.dtype)
+        return ops.mul(ops.mul(sign, hit), ops.div(g, ops.sum(hit)))
+    if p == 1:
+        return ops.mul(sign, g)
+    n_zero = ops.eq(norm, 0.0)
+    n_safe = ops.where(n_zero, 1.0, norm)
+    if p == 2:
+        return ops.where(n_zero, 0.0, ops.mul(v, ops.div(g, n_safe)))
+    a = ops.abs(v)
+    scaled = ops.div(ops.mul(sign, ops.pow(a, p - 1.0)), ops.pow(n_safe, p - 1.0))
+    masked = ops.bitwise_or(n_zero, ops.eq(a, 0.0)) if p < 1 else n_zero
+    return ops.where(masked, 0.0, ops.mul(scaled, g))
+
+
+@dist_op.def_backward
+def _dist_backward(ctx, g):
+    """``norm_backward`` of ``x - y``: ``x`` gets it, ``y`` its negation, each summed to its shape."""
+    x, y, out = ctx.saved()
+    ops = ctx.ops
+    gd = _norm_grad(ops, ops.sub(x, y), out, g, ctx.attrs["p"])
+    gx = ops.sum_to(gd, ctx.input_shape(0)) if ctx.needs(0) else None
+    gy = ops.sum_to(ops.neg(gd), ctx.input_shape(1)) if ctx.needs(1) else None
+    return gx, gy
+
+
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast) over all elements (``torch.dist``): one op
+    (``DistBackward0``), whose gradient is the norm's, 0 where the distance is 0.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.dist(mg.tensor([3.0, 0.0]), mg.tensor([0.0, 4.0])).item()
+        5.0
+    """
+    check_tensors("dist", input=input, other=other)
+    if not (input.dtype.is_floating or other.dtype.is_floating):  # refused before a kernel is looked for
+        _infer_dist("dist", input._data, other._data)
+    return dist_op(input, other, p=_check_p("dist", "p", 2, p))
+
+
+def _infer_cdist(op: str, x1: Any, x2: Any, p: float = 2.0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``(..., P, R)`` for rows ``(..., P, M)`` and ``(..., R, M)``, the batch dims broadcast."""
+    batch = np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    return tuple(batch) + (x1.shape[-2], x2.shape[-2]), x1.dtype
+
+
+@register_kernel("cdist", CPU, dtypes=FLOAT_DTYPES, name="cpu/cdist")
+def cdist_cpu(x1, x2, p=2.0):
+    """The ``p``-norms of the row differences (PyTorch's direct ``_cdist_forward``)."""
+    return np.ascontiguousarray(vector_norm_arrays(np, row_differences(np, x1, x2), p, -1, False))
+
+
+@register_kernel("euclidean_dist", CPU, dtypes=FLOAT_DTYPES, name="cpu/euclidean_dist")
+def euclidean_dist_cpu(x1, x2):
+    return euclidean_dist_arrays(np, x1, x2)
+
+
+cdist_op = defop("cdist", inputs=("x1", "x2"), attrs=(Attr("p", 2.0, _check_p),), infer_meta=_infer_cdist,
+                 save=("x1", "x2", "out"), amp="deny",
+                 doc="the p-norm distance of every row of x1 to every row of x2 (PyTorch's _cdist_forward)")
+euclidean_dist_op = defop("euclidean_dist", inputs=("x1", "x2"), infer_meta=_infer_cdist, save=("x1", "x2", "out"),
+                          amp="deny", doc="cdist for p = 2 by one matrix product (PyTorch's _euclidean_dist)")
+
+
+@cdist_op.def_backward
+def _cdist_backward(ctx, g):
+    """PyTorch's ``_cdist_backward``: each row difference ``d = x1_i - x2_j`` gets ``g_ij`` times the
+    derivative of its norm, ``sign(d) |d|^(p-1) / dist^(p-1)`` (``d / dist`` for 2, ``sign(d)`` for 1, 0 where
+    the distance is 0; for ``inf`` ``sign(d)`` where ``|d|`` attains it, ties not shared); ``x1`` gets the
+    sum over ``j``, ``x2`` the negated sum over ``i``."""
+    x1, x2, out = ctx.saved()
+    ops = ctx.ops
+    p = ctx.attrs["p"]
+    d = ops.sub(ops.unsqueeze(x1, -2), ops.unsqueeze(x2, -3))
+    dist = ops.unsqueeze(out, -1)
+    sign = ops.sign(d)
+    if p == 0:
+        slope = ops.mul(d, 0.0)
+    elif p == 1:
+        slope = sign
+    elif p == _INF:
+        slope = ops.mul(sign, ops.cast(ops.eq(ops.abs(d), dist), d.dtype))
+    else:
+        far = ops.ne(dist, 0.0)
+        safe = ops.where(far, dist, 1.0)
+        if p == 2:
+            slope = ops.div(d, safe)
+        else:
+            a = ops.abs(d)
+            power = ops.mul(sign, ops.pow(a, p - 1.0)) if p < 2 else ops.mul(d, ops.pow(a, p - 2.0))
+            slope = ops.div(power, ops.pow(safe, p - 1.0))
+            if p < 1:
+                far = ops.bitwise_and(far, ops.ne(a, 0.0))
+        slope = ops.where(far, slope, 0.0)
+    each = ops.mul(ops.unsqueeze(g, -1), slope)
+    g1 = ops.sum_to(ops.sum(each, dim=-2), ctx.input_shape(0)) if ctx.needs(0) else None
+    g2 = ops.sum_to(ops.neg(ops.sum(each, dim=-3)), ctx.input_shape(1)) if ctx.needs(1) else None
+    return g1, g2
+
+
+@euclidean_dist_op.def_backward
+def _euclidean_dist_backward(ctx, g):
+    """PyTorch's ``_euclidean_dist_backward``: with ``r = g / dist`` (0 where the distance is 0),
+    ``d x1 = x1 * sum_j r - r @ x2`` and ``d x2 = x2 * sum_i r - r^T @ x1``."""
+    x1, x2, out = ctx.saved()
+    ops = ctx.ops
+    far = ops.ne(out, 0.0)
+    ratio = ops.where(far, ops.div(g, ops.where(far, out, 1.0)), 0.0)
+    g1 = g2 = None
+    if ctx.needs(0):
+        g1 = ops.sub(ops.mul(x1, ops.sum(ratio, dim=-1, keepdim=True)), ops.matmul(ratio, x2))
+    if ctx.needs(1):
+        g2 = ops.sub(ops.mul(x2, ops.unsqueeze(ops.sum(ratio, dim=-2), -1)), ops.matmul(ratio, x1, transpose_x=True))
+    return g1, g2
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1, "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (``..., P, M``) and each row of ``x2`` (``..., R, M``)
+    (``torch.cdist``), as PyTorch computes it: for ``p = 2`` with more than 25 rows on a side (or
+    ``compute_mode="use_mm_for_euclid_dist"``) by one matrix product (``EuclideanDistBackward0``, then a
+    view); otherwise from the row differences (``CdistBackward0``). The gradient at a zero distance is 0.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.cdist(mg.tensor([[0.0, 0.0]]), mg.tensor([[3.0, 4.0], [0.0, 1.0]])).tolist()
+        [[5.0, 1.0]]
+    """
+    check_tensors("cdist", x1=x1, x2=x2)
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if not (x1.dtype.is_floating and x2.dtype.is_floating):
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {im.scalar_type_name(x1.dtype.np)}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, but got {p!r}")
+    mode = _CDIST_MODES.get(compute_mode if compute_mode is not None else "use_mm_for_euclid_dist_if_necessary")
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
+        batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+        a = x1 if tuple(x1.shape[:-2]) == batch else expand(x1, batch + tuple(x1.shape[-2:]))
+        b = x2 if tuple(x2.shape[:-2]) == batch else expand(x2, batch + tuple(x2.shape[-2:]))
+        return view(euclidean_dist_op(a, b), batch + (r1, r2))
+    return cdist_op(x1, x2, p=float(p))
+
+
+__all__ += ['dist', 'cdist']

@@ -1,5 +1,5 @@
 """Norms: ``vector_norm`` and ``norm`` (ops: PyTorch's ``linalg_vector_norm``, and its ``at::norm``, which
-its C++ composites call), and the composites ``matrix_norm``, ``linalg_norm``, ``norm`` and ``cdist``.
+its C++ composites call), and the composites ``matrix_norm``, ``linalg_norm`` and ``norm``.
 
 ``vector_norm(x, ord, dim)`` is ``(sum |x|^ord)^(1/ord)`` over ``dim`` (all
 elements when ``None``); ``ord = inf / -inf`` is the largest / smallest
@@ -38,17 +38,16 @@ from ..kernels.key import Backend
 from ..kernels.array_kernels import vector_norm_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims, check_tensor, check_tensors
+from ._checks import check_bool, check_dims, check_tensor
 from .math import abs as _abs
 from .math import cast
 from .reduce import amax as _amax
 from .reduce import amin as _amin
 from .reduce import sum as _sum
 from .registry import Attr, defop, type_name
-from .math import sub
-from .shape import squeeze, unsqueeze
+from .shape import squeeze
 
-__all__ = ["norm", "cdist"]  # vector_norm, matrix_norm and linalg.norm are reached as mg.linalg.* (minigrad/linalg.py)
+__all__ = ["norm"]  # vector_norm, matrix_norm and linalg.norm are reached as mg.linalg.* (minigrad/linalg.py)
 
 _INF = math.inf
 
@@ -257,18 +256,3 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
     return vector_norm_op(_cast(input, dtype), _check_ord("norm", "p", 1, p), dim, keepdim)
-
-
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
-    """The ``p``-norm distance between each row of ``x1`` (``..., P, M``) and each row of ``x2`` (``..., R, M``)
-    (``torch.cdist``). Composite: the differences by broadcasting, then ``vector_norm`` over the last dim,
-    so the gradient at a zero distance is 0, as PyTorch's. ``compute_mode`` is accepted and ignored."""
-    check_tensors("cdist", x1=x1, x2=x2)
-    if x1.ndim < 2 or x2.ndim < 2:
-        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 got: {x2.ndim}D")
-    if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values, but got {p!r}")
-    diff = sub(unsqueeze(x1, -2), unsqueeze(x2, -3))
-    return vector_norm_op(diff, float(p), (-1,), False)

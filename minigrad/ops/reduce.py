@@ -29,14 +29,14 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import warn_at_user_line
+from ..errors import OutOfRangeError, warn_at_user_line
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims, check_tensor, wrap_dim
+from ._checks import check_bool, check_dims, check_int, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
 from .argmax import argmax, argmin
 from .math import cast, clone, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
@@ -207,6 +207,120 @@ def _logsumexp_backward(ctx, g):
     ops = ctx.ops
     spread = ops.expand_back(g, x.shape, dim, keepdim)
     return (ops.mul(spread, ops.exp(ops.sub(x, ops.expand_back(out, x.shape, dim, keepdim)))),)
+
+
+# -- prod, nansum, trace ---------------------------------------------------------------------------
+
+
+def _int64_if_integral(dtype: Any) -> Any:
+    """Integer and bool inputs reduce to int64, as PyTorch's sum and prod."""
+    return np.dtype(np.int64) if dtype.kind in "biu" else dtype
+
+
+def _infer_integral_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False) -> tuple[tuple[int, ...], Any]:
+    """InferMeta of ``prod``/``nansum``: ``sum``'s (shape by dim and keepdim, int64 for integers)."""
+    shape, dtype = im.reduce(op, x, dim, keepdim)
+    return shape, _int64_if_integral(dtype)
+
+
+@register_kernel("prod", CPU, dtypes=ALL_DTYPES, name="cpu/prod")
+def prod_cpu(x, dim=None, keepdim=False):
+    dtype = _int64_if_integral(x.dtype)
+    acc = np.float32 if dtype.kind == "f" and dtype.itemsize < 4 else dtype  # a half multiplied in float
+    out = np.multiply.reduce(x, axis=_axis(x, dim), dtype=acc, keepdims=keepdim)
+    return np.asarray(out, dtype=dtype)
+
+
+def _check_dim_or_none(op: str, name: str, pos: int, v: Any) -> Any:
+    return None if v is None else check_int(op, name, pos, v)
+
+
+_prod_op = defop("prod", inputs=("x",), attrs=(Attr("dim", None, _check_dim_or_none), Attr("keepdim", False, check_bool)),
+                 infer_meta=_infer_integral_reduce, save=("x", "out"), amp="deny",
+                 doc="product over dim (all elements when None); integers give int64")
+
+
+def _prod_safe_zeros(ops: Any, g: Any, x: Any, d: int) -> Any:
+    """PyTorch's ``prod_safe_zeros_backward``: the product of the others at each position, as the running
+    product before it times the running product after it (each exclusive), so a zero in ``x`` costs no
+    division: ``g * cumprod([1, x[:-1]]) * flip(cumprod([1, flip(x[1:])]))`` along ``d``."""
+    n = x.shape[d]
+    if n == 0 or math.prod(x.shape) == 0:
+        return ops.expand(g, tuple(x.shape))
+    lead = (slice(None),) * d
+    ones = ops.fill(ops.getitem(x, lead + (slice(0, 1),)), 1.0)
+    before = ops.cumprod(ops.concat([ones, ops.getitem(x, lead + (slice(0, n - 1),))], dim=d), d)
+    after_rev = ops.cumprod(ops.concat([ones, ops.flip(ops.getitem(x, lead + (slice(1, n),)), (d,))], dim=d), d)
+    return ops.mul(g, ops.mul(before, ops.flip(after_rev, (d,))))
+
+
+@_prod_op.def_backward
+def _prod_backward(ctx, g):
+    """PyTorch's ``prod_backward``: ``g * out / x`` while no element is 0; with zeros, the product of the
+    others by running products (``_prod_safe_zeros``). Which one is PyTorch's own data-dependent branch: the
+    zeros are counted on the host (a sync on a GPU, as PyTorch's ``nonzero``/``item``)."""
+    x, out = ctx.saved()
+    ops = ctx.ops
+    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
+    if x.ndim == 0:
+        return (ops.reshape(g, ()),)
+    zeros = int(ops.sum(ops.eq(x, 0.0)).item())
+    if dim is None:
+        if zeros == 0:
+            return (ops.mul(g, ops.div(out, x)),)
+        if zeros > 1 and not ctx.create_graph:  # two zeros: every product of the others has one
+            return (_zeros(ops, g, tuple(x.shape)),)
+        return (ops.reshape(_prod_safe_zeros(ops, g, ops.reshape(x, (-1,)), 0), tuple(x.shape)),)
+    d = dim % x.ndim
+    if not keepdim:
+        g, out = ops.unsqueeze(g, d), ops.unsqueeze(out, d)
+    if zeros == 0:
+        return (ops.mul(g, ops.div(out, x)),)
+    return (_prod_safe_zeros(ops, g, x, d),)
+
+
+@register_kernel("nansum", CPU, dtypes=ALL_DTYPES, name="cpu/nansum")
+def nansum_cpu(x, dim=None, keepdim=False):
+    dtype = _int64_if_integral(x.dtype)
+    work = np.where(np.isnan(x), 0, x) if x.dtype.kind == "f" else x
+    return np.asarray(np.add.reduce(work, axis=_axis(x, dim), dtype=dtype, keepdims=keepdim))
+
+
+_nansum_op = defop("nansum", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=_infer_integral_reduce, save=("x",),
+                   amp="deny", doc="sum over dim with NaN counted as 0")
+
+
+@_nansum_op.def_backward
+def _nansum_backward(ctx, g):
+    """PyTorch's ``nansum_backward``: ``sum``'s spread of ``g``, 0 where ``x`` is NaN."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    spread = ops.expand_back(g, tuple(x.shape), ctx.attrs["dim"], ctx.attrs["keepdim"])
+    return (ops.where(ops.isnan(x), 0.0, spread),)
+
+
+def _infer_trace(op: str, x: Any) -> tuple[tuple[int, ...], Any]:
+    if x.ndim != 2:
+        raise RuntimeError(f"{op}: expected a matrix, but got tensor with dim {x.ndim}")
+    return (), _int64_if_integral(x.dtype)
+
+
+@register_kernel("trace", CPU, dtypes=NUMERIC_DTYPES, name="cpu/trace")
+def trace_cpu(x):
+    return np.asarray(np.trace(x, dtype=_int64_if_integral(x.dtype)))
+
+
+trace_op = defop("trace", inputs=("x",), infer_meta=_infer_trace, out=False,
+                 doc="the sum of the diagonal of a matrix; integers give int64")
+
+
+@trace_op.def_backward
+def _trace_backward(ctx, g):
+    """PyTorch's ``trace_backward``: zeros of the matrix's shape with ``g`` along the diagonal."""
+    shape = tuple(ctx.input_shape(0))
+    n = builtins.min(shape)
+    on_diagonal = (np.arange(n), np.arange(n))
+    return (ctx.ops.getitem_grad(ctx.ops.expand(g, (n,)), on_diagonal, shape),)
 
 
 # -- PyTorch's reduction forms (composites of the ops above) ---------------------------------------
@@ -435,6 +549,108 @@ def _std_backward(ctx, g):
     return (_var_backward_of(ctx, x, g_var),)
 
 
+# -- var_mean, std_mean, aminmax: two results from one node --------------------------------------------
+
+
+@register_kernel("var_mean", CPU, dtypes=ALL_DTYPES, name="cpu/var_mean")
+def var_mean_cpu(x, dim=None, correction=1.0, keepdim=False):
+    return _var_cpu(x, dim, correction, keepdim), mean_cpu(x, dim, keepdim)
+
+
+@register_kernel("std_mean", CPU, dtypes=ALL_DTYPES, name="cpu/std_mean")
+def std_mean_cpu(x, dim=None, correction=1.0, keepdim=False):
+    return std_cpu(x, dim, correction, keepdim), mean_cpu(x, dim, keepdim)
+
+
+def _infer_moments(op: str, x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = False) -> list[Any]:
+    """Two results of ``var``'s shape and dtype (float inputs only, in PyTorch's words)."""
+    meta = im.reduce("var", x, dim, keepdim)
+    return [meta, meta]
+
+
+def _mean_backward_of(ctx: Any, x_shape: tuple[int, ...], g: Any) -> Any:
+    """``mean``'s gradient: ``g`` spread over the reduced elements, divided by their count."""
+    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
+    count = math.prod(x_shape[d] for d in im.reduced_dims("mean", dim, len(x_shape)))
+    return ctx.ops.div(ctx.ops.expand_back(g, x_shape, dim, keepdim), float(count if count > 0 else 1))
+
+
+def _moments_grads(grads: Any) -> tuple[Any, Any]:
+    return (grads[0], grads[1]) if isinstance(grads, list) else (grads, None)
+
+
+_var_mean_op = defop("var_mean", inputs=("x",), attrs=_VAR_ATTRS,
+                     infer_meta=_infer_moments, save=("x",), layout="contiguous",
+                     doc="(var, mean) over dim, from one node")
+_std_mean_op = defop("std_mean", inputs=("x",), attrs=_VAR_ATTRS,
+                     infer_meta=_infer_moments, save=("x", "out"), layout="contiguous",
+                     doc="(std, mean) over dim, from one node")
+
+
+@_var_mean_op.def_backward
+def _var_mean_backward(ctx, grads):
+    """PyTorch's ``var_mean_backward``: ``var``'s gradient of the first result plus ``mean``'s of the second."""
+    (x,) = ctx.saved()
+    g_var, g_mean = _moments_grads(grads)
+    return (ctx.ops.add(_var_backward_of(ctx, x, g_var), _mean_backward_of(ctx, tuple(x.shape), g_mean)),)
+
+
+@_std_mean_op.def_backward
+def _std_mean_backward(ctx, grads):
+    """PyTorch's ``std_mean_backward``: ``std``'s gradient of the first result plus ``mean``'s of the second."""
+    x, out = ctx.saved()
+    ops = ctx.ops
+    g_std, g_mean = _moments_grads(grads)
+    g_var = ops.where(ops.eq(out, 0.0), 0.0, ops.div(g_std, ops.mul(out, 2.0)))
+    return (ops.add(_var_backward_of(ctx, x, g_var), _mean_backward_of(ctx, tuple(x.shape), g_mean)),)
+
+
+def _infer_aminmax(op: str, x: Any, dim: Any = None, keepdim: bool = False) -> list[Any]:
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError(f"{op}(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+    else:
+        d = wrap_dim(op, dim, x.ndim)
+        if x.ndim and x.shape[d] == 0:
+            raise OutOfRangeError(f"{op}: Expected reduction dim {d} to have non-zero size.")
+    meta = im.reduce(op, x, dim, keepdim)
+    return [meta, meta]
+
+
+@register_kernel("aminmax", CPU, dtypes=NUMERIC_DTYPES, name="cpu/aminmax")
+def aminmax_cpu(x, dim=None, keepdim=False):
+    return min_cpu(x, dim, keepdim), max_cpu(x, dim, keepdim)
+
+
+_aminmax_op = defop("aminmax", inputs=("x",), attrs=(Attr("dim", None, _check_dim_or_none),
+                                                     Attr("keepdim", False, check_bool)),
+                    infer_meta=_infer_aminmax, save=("x",), layout="contiguous",
+                    doc="(min, max) over dim (all elements when None), from one node")
+
+
+@_aminmax_op.def_backward
+def _aminmax_backward(ctx, grads):
+    """PyTorch's ``aminmax`` formula: each result's gradient shared equally among the elements equal to it
+    (``scale_grad_by_count``, as ``amin``'s and ``amax``'s), the two added. The extremes are found again
+    from ``x``, which is all the node keeps."""
+    (x,) = ctx.saved()
+    ops = ctx.ops
+    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
+    dims = tuple(range(x.ndim)) if dim is None else dim
+    shape = tuple(x.shape)
+    total = None
+    for g, extreme in zip(_moments_grads(grads), (ops.min, ops.max)):
+        if g is None:
+            continue
+        hit = ops.cast(ops.eq(x, ops.expand_back(extreme(x, dim=dims, keepdim=keepdim), shape, dims, keepdim)),
+                       g.dtype)
+        count = ops.sum(hit, dim=dims, keepdim=True)
+        part = ops.mul(ops.div(ops.expand_back(g, shape, dims, keepdim), count), hit)
+        total = part if total is None else ops.add(total, part)
+    return (total,)
+
+
 def _var_args(op: str, input: Any, dim: Any, unbiased: Any, keepdim: Any, correction: Any, axis: Any,
               keepdims: Any) -> tuple[Any, float, bool]:
     """``var``/``std``'s PyTorch forms to (dim, correction, keepdim): ``unbiased=False`` is the old spelling
@@ -482,29 +698,30 @@ def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``). Composite (``var``, ``mean``)."""
-    v = var(input, dim, unbiased, keepdim, correction=correction)
-    d = None if isinstance(dim, bool) else dim
-    return v, mean(input, dim=d, keepdim=keepdim)
+    """``(var(...), mean(...))`` over the same dims (``torch.var_mean``): one node for both
+    (``VarMeanBackward0``), whose gradient is the sum of the two results' gradients."""
+    dim, correction, keepdim = _var_args("var_mean", input, dim, unbiased, keepdim, correction, None, None)
+    out = _var_mean_op(input, dim=dim, correction=correction, keepdim=keepdim)
+    _warn_without_dof("var_mean", input, out[0], correction)
+    return out
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``). Composite (``std``, ``mean``)."""
-    d = None if isinstance(dim, bool) else dim
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim=d, keepdim=keepdim)
+    """``(std(...), mean(...))`` over the same dims (``torch.std_mean``): one node for both
+    (``StdMeanBackward0``); a constant input's gradient is 0, as ``std``'s."""
+    dim, correction, keepdim = _var_args("std_mean", input, dim, unbiased, keepdim, correction, None, None)
+    out = _std_mean_op(input, dim=dim, correction=correction, keepdim=keepdim)
+    _warn_without_dof("std_mean", input, out[0], correction)
+    return out
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``sum`` with NaN counted as 0 (``torch.nansum``); the gradient skips the NaN elements.
-
-    Composite (``ne``, ``where``, ``sum``).
-    """
+    """``sum`` with NaN counted as 0 (``torch.nansum``), one op (``NansumBackward0``): the gradient skips the
+    NaN elements. ``dtype=`` casts the input first."""
     check_tensor("nansum", "input", 0, input)
     x = input if dtype is None else input.astype(dtype)
-    if x.dtype.is_floating:
-        x = where(ne(x, x), Tensor._scalar(0, x.dtype, x.device), x)
-    return sum(x, dim=dim, keepdim=keepdim)
+    return _nansum_op(x, dim=dim, keepdim=keepdim)
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -521,12 +738,31 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 
 
 def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
-    """``(min, max)`` over ``dim`` (all elements when ``None``) as a named tuple (``torch.aminmax``).
-
-    Composite (``min``, ``max``).
-    """
+    """``(min, max)`` over ``dim`` (all elements when ``None``) as a named tuple (``torch.aminmax``), from one
+    node (``AminmaxBackward0``): each result's gradient is shared among the elements equal to it."""
     check_tensor("aminmax", "input", 0, input)
-    return return_types.aminmax(amin(input, dim, keepdim), amax(input, dim, keepdim))
+    return return_types.aminmax(*_aminmax_op(input, dim=dim, keepdim=keepdim))
 
 
-__all__ += ['return_types', 'amax', 'amin', 'var', 'std', 'var_mean', 'std_mean', 'nansum', 'nanmean', 'aminmax']
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The product of the elements over ``dim`` (all when ``None``) (``torch.prod``); integers give int64.
+
+    One op, as PyTorch's (``ProdBackward0``, ``ProdBackward1`` with a dim), whose gradient is right where
+    elements are 0. An empty product is 1. ``dtype=`` casts the input first.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.prod(mg.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).tolist()
+        [2.0, 12.0]
+    """
+    check_tensor("prod", "input", 0, input)
+    if dtype is not None and not isinstance(dtype, _dt.DType):
+        raise TypeError(f"prod(): argument 'dtype' must be a minigrad dtype, but got {type_name(dtype)}")
+    x = input if dtype is None or dtype is input.dtype else cast(input, dtype)
+    if dim is None and keepdim:
+        raise TypeError("prod(): keepdim=True needs a dim")
+    return _prod_op(x, dim=dim, keepdim=keepdim)
+
+
+__all__ += ['return_types', 'amax', 'amin', 'var', 'std', 'var_mean', 'std_mean', 'nansum', 'nanmean', 'aminmax',
+            'prod']

@@ -1,4 +1,5 @@
-"""Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``.
+"""Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``; and the writes of whole
+slices, ``index_add``, ``index_copy``, ``index_fill``.
 
 ``gather`` picks, along ``dim``, the element that ``index`` names for every
 position of ``index``; for a 2-D ``input`` and ``dim=1``::
@@ -33,19 +34,20 @@ from typing import Any
 
 import numpy as np
 
-from ..devices import check_range, filled_array, made_array
+from ..devices import check_range
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
+from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
 from ..kernels.array_kernels import scatter_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
 from .registry import Attr, Input, defop, type_name
-from .math import add, lt, mul, sub, where
-from .shape import expand, getitem_grad, reshape
+from .math import add, lt, where
+from .shape import expand
 
 __all__ = ["gather", "scatter_add", "scatter", "take_along_dim", "index_add", "index_fill", "index_copy"]
 
@@ -213,6 +215,37 @@ def scatter_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
     return (gx, None, gsrc)
 
 
+def infer_scatter_value(op: str, x: Any, index: Any, dim: int, value: Any = 0) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``x``'s shape and dtype; ``index`` checked as ``scatter``'s."""
+    _check_index(op, x, index, dim)
+    return tuple(x.shape), x.dtype
+
+
+@register_kernel("scatter_value", CPU, dtypes=ALL_DTYPES)
+def scatter_value_cpu(x: np.ndarray, index: np.ndarray, dim: int, value: Any = 0) -> np.ndarray:
+    """``scatter`` of ``value`` at every position ``index`` names."""
+    return scatter_cpu(x, index, np.full(index.shape, value, dtype=x.dtype), dim)
+
+
+scatter_value_op = defop(
+    "scatter_value",
+    layout="contiguous",  # PyTorch's out-of-place scatter copies the input row-major
+    inputs=("x", Input("index", differentiable=False)),
+    attrs=(Attr("dim", check=check_int), Attr("value", 0)),
+    infer_meta=infer_scatter_value,
+    save=("index",),
+    doc="a copy of x with the number value written at index along dim (PyTorch's scatter.value)",
+)
+
+
+@scatter_value_op.def_backward
+def scatter_value_backward(ctx: Any, grad: Any) -> tuple[Any, None]:
+    """The overwritten positions of ``x`` get no gradient (``scatter``'s formula for ``x``)."""
+    (index,) = ctx.saved()
+    ops = ctx.ops
+    return (ops.scatter(grad, index, _zeros(ops, grad, tuple(index.shape)), ctx.attrs["dim"]), None)
+
+
 # -- PyTorch's signatures ------------------------------------------------------------------------
 
 
@@ -240,12 +273,13 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         d = wrap_dim("take_along_dim", check_int("take_along_dim", "dim", 2, dim), input.ndim)
     if input.ndim:  # take_along_dim counts negative indices from the end, as NumPy does (gather does not)
         indices = where(lt(indices, 0), add(indices, input.shape[d]), indices)
+    if dim is None:  # the flattened tensor: no broadcast (PyTorch's gather of the two views)
+        return gather_op(input, indices, 0)
     shape = [max(a, b) for a, b in zip(input.shape, indices.shape)]
     x_shape = [s if k == d else shape[k] for k, s in enumerate(input.shape)]
     i_shape = [s if k == d else shape[k] for k, s in enumerate(indices.shape)]
-    x = input if list(input.shape) == x_shape else expand(input, tuple(x_shape))
-    i = indices if list(indices.shape) == i_shape else expand(indices, tuple(i_shape))
-    return gather_op(x, i, d)
+    # both broadcast by expand, as PyTorch's (an ExpandBackward0 of the same shape too)
+    return gather_op(expand(input, tuple(x_shape)), expand(indices, tuple(i_shape)), d)
 
 
 def _src(op: str, input: Tensor, index: Tensor, src: Any, value: Any) -> Tensor:
@@ -281,43 +315,19 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     check_tensor("scatter", "input", 0, input)
     check_tensor("scatter", "index", 2, index)
     dim = check_int("scatter", "dim", 1, dim)
+    number = value if src is None else src
+    if reduce is None and src is not None and value is None and not isinstance(src, Tensor) or \
+            reduce is None and src is None and value is not None and not isinstance(value, Tensor):
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise TypeError(f"scatter(): argument 'src' (position 3) must be Tensor or a number, but got "
+                            f"{type_name(number)}")
+        return scatter_value_op(input, index, dim=dim, value=number)  # scatter.value: ScatterBackward1
     s = _src("scatter", input, index, src, value)
     if reduce is None:
         return scatter_op(input, index, s, dim)
     if reduce == "add":
         return scatter_add_op(input, index, s, dim)
     raise ShapeError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")
-
-
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
-    """``input`` with ``alpha * source[..., k, ...]`` added at position ``index[k]`` along ``dim``
-    (``torch.index_add``; repeated indices accumulate). Composite: ``getitem_grad`` (the scatter-add into
-    zeros behind indexing's backward) and ``add``; ``source`` gets the gradient read back at ``index``.
-
-    Example:
-        >>> import minigrad as mg
-        >>> mg.index_add(mg.zeros(3), 0, mg.tensor([0, 0, 2]), mg.tensor([1.0, 2.0, 5.0])).tolist()
-        [3.0, 0.0, 5.0]
-    """
-    check_tensor("index_add", "input", 0, input)
-    check_tensor("index_add", "index", 2, index)
-    check_tensor("index_add", "source", 3, source)
-    d = wrap_dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
-    if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
-        raise IndexError(f"index_add(): index must be a 1-D int64 tensor, but got {index.dtype} of shape {tuple(index.shape)}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
-        raise TypeError(f"index_add(): argument 'alpha' must be a number, but got {type_name(alpha)}")
-    size = input.shape[d] if input.ndim else 1
-    n = index.numel()
-    expected = tuple(input.shape[:d]) + (n,) + tuple(input.shape[d + 1:]) if input.ndim else (n,)
-    if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
-        raise RuntimeError(f"index_add(): source has shape {tuple(source.shape)}, expected {expected} "
-                           f"(input's shape with index's length along dim {d})")
-    idx = _flat_index(index, size, lambda: IndexError(f"index_add(): index out of range for dimension {d} of size {size}"))
-    src = source if alpha == 1 else mul(source, alpha)
-    if input.ndim == 0:
-        return add(input, getitem_grad(src.reshape((1,)), (idx,), (1,)).reshape(()))
-    return add(input, getitem_grad(src, (slice(None),) * d + (idx,), tuple(input.shape)))
 
 
 def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, Any]:
@@ -347,21 +357,159 @@ def _flat_index(index: Tensor, size: int, error: Any) -> Any:
     return idx
 
 
-def _rows_mask(input: Tensor, d: int, idx: np.ndarray) -> Tensor:
-    """A bool tensor that broadcasts against ``input``: True in the slices ``index`` picks along ``d``."""
-    n = input.shape[d] if input.ndim else 1
-    shape = [1] * input.ndim
-    if input.ndim:
-        shape[d] = n
-    picked = filled_array((n,), False, np.bool_, input.device)  # made where the tensor is (a GPU index stays there)
-    picked[idx] = True
-    return Tensor._make(picked.reshape(shape), _dt.bool_, input.device)
+# -- index_add, index_copy, index_fill: writes of whole slices along one dim ----------------------------
+#
+# Each is one op, as PyTorch's (IndexAddBackward0, IndexCopyBackward0, IndexFillBackward0/1): ``index`` (1-D,
+# checked by the public function, where a GPU index stays on the device) rides as an attribute, as
+# ``index_select``'s does, so the node's edges are the tensors' only; each gradient is an ``index_select``
+# of ``grad`` or an ``index_fill`` of it with 0.
+
+
+def _slices(index: Any, dim: int, ndim: int) -> tuple[Any, ...]:
+    """The slices at ``index`` along ``dim`` as an index (``index_select``'s read, the write here)."""
+    return (index,) if ndim == 0 else (slice(None),) * dim + (index,)
+
+
+def _infer_index_write(op: str, x: Any, source: Any = None, index: Any = None, dim: int = 0,
+                       **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``x``'s shape and dtype (the public functions checked ``index`` and ``source``)."""
+    return tuple(x.shape), x.dtype
+
+
+@register_kernel("index_add", CPU, dtypes=ALL_DTYPES)
+def index_add_cpu(x: np.ndarray, source: np.ndarray, index: Any, dim: int, alpha: Any = 1) -> np.ndarray:
+    """A row-major copy of ``x`` with ``alpha * source`` added at the slices (``np.add.at``: repeats add up)."""
+    out = np.array(x, order="C", copy=True)
+    src = source if alpha == 1 else np.asarray(source * alpha).astype(x.dtype)
+    np.add.at(out.reshape(1) if x.ndim == 0 else out, _slices(to_numpy(index), dim, x.ndim),
+              src.reshape(-1) if x.ndim == 0 else src)
+    return out
+
+
+@register_kernel("index_copy", CPU, dtypes=ALL_DTYPES)
+def index_copy_cpu(x: np.ndarray, source: np.ndarray, index: Any, dim: int) -> np.ndarray:
+    """A row-major copy of ``x`` with ``source`` written at the slices (a repeated index: the last write)."""
+    out = np.array(x, order="C", copy=True)
+    (out.reshape(1) if x.ndim == 0 else out)[_slices(to_numpy(index), dim, x.ndim)] = \
+        source.reshape(-1) if x.ndim == 0 else source
+    return out
+
+
+def _fill_slices(x: np.ndarray, value: Any, index: Any, dim: int) -> np.ndarray:
+    out = x.copy(order="K")  # PyTorch's clone: the input's layout
+    (out.reshape(1) if x.ndim == 0 else out)[_slices(to_numpy(index), dim, x.ndim)] = value
+    return out
+
+
+@register_kernel("index_fill", CPU, dtypes=ALL_DTYPES)
+def index_fill_cpu(x: np.ndarray, index: Any, dim: int, value: Any = 0) -> np.ndarray:
+    """A copy of ``x`` (in its layout) with the slices set to the number ``value``."""
+    return _fill_slices(x, value, index, dim)
+
+
+@register_kernel("index_fill_tensor", CPU, dtypes=ALL_DTYPES)
+def index_fill_tensor_cpu(x: np.ndarray, value: np.ndarray, index: Any, dim: int) -> np.ndarray:
+    """A copy of ``x`` (in its layout) with the slices set to the 0-d ``value``."""
+    return _fill_slices(x, value, index, dim)
+
+
+_INDEX_ATTRS = (Attr("index"), Attr("dim", 0, check_int))
+
+index_add_op = defop("index_add", inputs=("x", "source"), attrs=_INDEX_ATTRS + (Attr("alpha", 1),),
+                     infer_meta=_infer_index_write, layout="contiguous",
+                     doc="x with alpha * source added at the slices index (1-D) picks along dim (repeats add up)")
+index_copy_op = defop("index_copy", inputs=("x", "source"), attrs=_INDEX_ATTRS, infer_meta=_infer_index_write,
+                      layout="contiguous", doc="x with source written at the slices index (1-D) picks along dim")
+index_fill_op = defop("index_fill", inputs=("x",), attrs=_INDEX_ATTRS + (Attr("value", 0),),
+                      infer_meta=_infer_index_write, doc="x with the slices index (1-D) picks along dim set to value")
+index_fill_tensor_op = defop("index_fill_tensor", inputs=("x", "value"), attrs=_INDEX_ATTRS, key_inputs=(0,),
+                             infer_meta=_infer_index_write,
+                             doc="x with the slices index (1-D) picks along dim set to a 0-d tensor value")
+
+
+def _picked_grad(ctx: Any, grad: Any) -> Any:
+    """``grad.index_select(dim, index)``: the gradient of what was written at the slices."""
+    return ctx.ops.index_select(grad, index=ctx.attrs["index"], dim=ctx.attrs["dim"])
+
+
+def _unfilled_grad(ctx: Any, grad: Any) -> Any:
+    """``grad.index_fill(dim, index, 0)``: nothing goes back to the slices that were overwritten."""
+    return ctx.ops.index_fill(grad, index=ctx.attrs["index"], dim=ctx.attrs["dim"], value=0.0)
+
+
+@index_add_op.def_backward
+def index_add_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``x`` passes the gradient through; ``source`` gets ``alpha`` times the gradient at its slices."""
+    alpha = ctx.attrs["alpha"]
+    gsrc = None
+    if ctx.needs(1):
+        gsrc = _picked_grad(ctx, grad)
+        gsrc = gsrc if alpha == 1 else ctx.ops.mul(gsrc, alpha)
+    return (grad if ctx.needs(0) else None, gsrc)
+
+
+@index_copy_op.def_backward
+def index_copy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``x`` gets the gradient outside the written slices; ``source`` the gradient at them (each row of a
+    repeated index too, as PyTorch's formula gives it)."""
+    return (_unfilled_grad(ctx, grad) if ctx.needs(0) else None, _picked_grad(ctx, grad) if ctx.needs(1) else None)
+
+
+@index_fill_op.def_backward
+def index_fill_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    return (_unfilled_grad(ctx, grad),)
+
+
+@index_fill_tensor_op.def_backward
+def index_fill_tensor_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``x`` as the number form's; the 0-d ``value`` gets the sum of the gradient over the filled slices, each
+    once where the index repeats (PyTorch's ``index_select`` at the unique indices): ``grad`` less its
+    unfilled part is exactly ``grad`` there and 0 elsewhere."""
+    ops = ctx.ops
+    unfilled = _unfilled_grad(ctx, grad)
+    gvalue = None
+    if ctx.needs(1):
+        gvalue = ops.sum(ops.sub(grad, unfilled))
+        if ctx.input_dtype(1) is not None and gvalue.dtype != ctx.input_dtype(1).np:
+            gvalue = ctx.ops.cast(gvalue, ctx.input_dtype(1))
+    return (unfilled if ctx.needs(0) else None, gvalue)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """``input`` with ``alpha * source[..., k, ...]`` added at position ``index[k]`` along ``dim``
+    (``torch.index_add``; repeated indices accumulate): one op (``IndexAddBackward0``); ``source`` gets
+    ``alpha`` times the gradient read back at ``index``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.index_add(mg.zeros(3), 0, mg.tensor([0, 0, 2]), mg.tensor([1.0, 2.0, 5.0])).tolist()
+        [3.0, 0.0, 5.0]
+    """
+    check_tensor("index_add", "input", 0, input)
+    check_tensor("index_add", "index", 2, index)
+    check_tensor("index_add", "source", 3, source)
+    d = wrap_dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
+    if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
+        raise IndexError(f"index_add(): index must be a 1-D int64 tensor, but got {index.dtype} of shape {tuple(index.shape)}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise TypeError(f"index_add(): argument 'alpha' must be a number, but got {type_name(alpha)}")
+    size = input.shape[d] if input.ndim else 1
+    n = index.numel()
+    expected = tuple(input.shape[:d]) + (n,) + tuple(input.shape[d + 1:]) if input.ndim else (n,)
+    if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
+        raise RuntimeError(f"index_add(): source has shape {tuple(source.shape)}, expected {expected} "
+                           f"(input's shape with index's length along dim {d})")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_type_name(input.dtype.np)}) and source "
+                           f"({scalar_type_name(source.dtype.np)}) must have the same scalar type")
+    idx = _flat_index(index, size, lambda: IndexError(f"index_add(): index out of range for dimension {d} of size {size}"))
+    return index_add_op(input, source, index=idx, dim=d, alpha=alpha)
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """``input`` with the slices ``index`` picks along ``dim`` set to ``value`` (``torch.index_fill``;
-    the Annotated Transformer's label smoothing). Composite: ``where`` over a mask of the picked slices,
-    so the gradient reaches ``input`` outside them (and a 0-d tensor ``value`` the sum inside).
+    the Annotated Transformer's label smoothing): one op, ``IndexFillBackward0`` for a number ``value`` and
+    ``IndexFillBackward1`` for a 0-d tensor, which gets the sum of the gradient over the filled slices.
 
     Example:
         >>> import minigrad as mg
@@ -373,42 +521,18 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         if value.ndim != 0:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        if value.dtype is not input.dtype:
-            value = value.to(input.dtype)
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        return index_fill_tensor_op(input, value, index=idx, dim=d)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"index_fill(): argument 'value' (position 3) must be Number or Tensor, "
                         f"but got {type_name(value)}")
-    return where(_rows_mask(input, d, idx), value, input)
-
-
-def _kept_writes(idx: Any, n: int, device: str) -> Any:
-    """For each entry of ``idx`` (positions in ``[0, n)``), whether its write is the one kept where entries
-    repeat: each entry writes its own number into a table of ``n`` slots and reads its slot back. On the CPU
-    the last entry wins, as in PyTorch's loop; on a GPU one of them does, as in PyTorch CUDA. Made where
-    ``idx`` is: a GPU index is never read on the host."""
-    order = made_array("arange", device, 0, idx.size, 1, dtype=np.int64) if device != "cpu" else None
-    if order is None:
-        order = np.arange(idx.size, dtype=np.int64)
-    slots = filled_array((n,), -1, np.int64, device)
-    slots[idx] = order
-    return slots[idx] == order
-
-
-def _last_write_wins(source: Tensor, d: int, keep: Any) -> Tensor:
-    """``source`` with the rows (along ``d``) whose write another row's replaces (``keep`` False) made zero in
-    value, so the scatter-add places each kept write alone - while every row keeps the gradient PyTorch's
-    formula gives it (``grad.index_select(dim, index)``): ``s - s.detach()`` is 0 with slope 1."""
-    shape = [1] * source.ndim
-    shape[d] = keep.size
-    mask = Tensor._make(keep.reshape(shape), _dt.bool_, source.device)
-    return where(mask, source, sub(source, source.detach()))
+    return index_fill_op(input, index=idx, dim=d, value=value)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with ``source[..., k, ...]`` written at position ``index[k]`` along ``dim``
-    (``torch.index_copy``; with a repeated index, which write wins is unspecified, as in PyTorch).
-    Composite: ``getitem_grad`` places ``source`` (its backward reads the gradient back at ``index``)
-    and ``where`` keeps ``input`` elsewhere.
+    (``torch.index_copy``; with a repeated index, which write wins is unspecified, as in PyTorch): one op
+    (``IndexCopyBackward0``); ``input`` gets the gradient outside the written slices, ``source`` the gradient
+    read back at ``index``.
 
     Example:
         >>> import minigrad as mg
@@ -425,12 +549,4 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{input.dtype} and (source) {source.dtype}")
-    if input.ndim:
-        keep = _kept_writes(idx, input.shape[d], input.device)
-        if input.device != "cpu" or not keep.all():  # (on a GPU, whether an index repeats is not read)
-            source = _last_write_wins(source, d, keep)
-    if input.ndim == 0:
-        placed = reshape(getitem_grad(reshape(source, (1,)), (idx,), (1,)), ())
-    else:
-        placed = getitem_grad(source, (slice(None),) * d + (idx,), tuple(input.shape))
-    return where(_rows_mask(input, d, idx), placed, input)
+    return index_copy_op(input, source, index=idx, dim=d)

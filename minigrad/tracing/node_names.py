@@ -56,8 +56,6 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "nll_loss2d": "NllLoss2DBackward0",
     "nll_loss2d_backward": "NllLoss2DBackwardBackward0",
     "cross_entropy": "NllLossBackward0",
-    "argcummax": "CummaxBackward0",
-    "argcummin": "CumminBackward0",
     "masked_fill_tensor": "MaskedFillBackward1",  # masked_fill.Tensor; masked_fill.Scalar is MaskedFillBackward0
     "max": "MaxBackward1",  # max() of all elements
     "max_values": "MaxBackward0",  # max(dim)'s values, picked at argmax's indices
@@ -68,6 +66,13 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "kthvalue_values": "KthvalueBackward0",
     "median_values": "MedianBackward1",  # median(dim)
     "median_all": "MedianBackward0",  # median() of all elements
+    # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
+    "cummax_values": "CummaxBackward0",  # cummax's values, picked at argcummax's positions
+    "cummin_values": "CumminBackward0",
+    # index_fill.int_Tensor (a 0-d tensor value); index_fill.int_Scalar is IndexFillBackward0 (ops/scatter_gather.py)
+    "index_fill_tensor": "IndexFillBackward1",
+    "scatter_value": "ScatterBackward1",  # scatter.value (a number); scatter.src is ScatterBackward0
+    "cross": "LinalgCrossBackward0",  # torch.cross and torch.linalg.cross are linalg_cross (ops/blas.py)
     # the in-place view ops are overloads of their own (``x.squeeze_(0)``: SqueezeBackward4)
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",
@@ -203,6 +208,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     # max()/min() of all elements; over given dims the op is amax/amin's, whose gradient is shared among ties
     "max": lambda inputs, attrs: "MaxBackward1" if attrs.get("dim") is None else "AmaxBackward0",
     "min": lambda inputs, attrs: "MinBackward1" if attrs.get("dim") is None else "AminBackward0",
+    # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
+    "prod": _reduction("Prod"),
 }
 
 #: Node names of PyTorch's Scalar overloads -> the input slot their number fills (``GradNode.scalar_slot``):

@@ -16,6 +16,35 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+addbmm_op = OPS['addbmm']
+
+
+def addbmm_dygraph_function(input, batch1, batch2, attrs):
+    """``addbmm`` after the API layer (``minigrad codegen addbmm`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(addbmm_op, [input, batch1, batch2], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (addbmm_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, batch1._dtype, batch1._device, batch1._layout, batch2._dtype, batch2._device, batch2._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(addbmm_op, [input, batch1, batch2], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(addbmm_op, [input, batch1, batch2], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(addbmm_op, entry.kernel, (input._data, batch1._data, batch2._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(addbmm_op, [input, batch1, batch2], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or batch1._meta is not None or batch2._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(addbmm_op, (input, batch1, batch2), attrs, (out_t,))
+    return out_t
+
+
 addmm_op = OPS['addmm']
 
 
@@ -42,4 +71,120 @@ def addmm_dygraph_function(input, mat1, mat2, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or mat1._meta is not None or mat2._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(addmm_op, (input, mat1, mat2), attrs, (out_t,))
+    return out_t
+
+
+addmv_op = OPS['addmv']
+
+
+def addmv_dygraph_function(input, mat, vec, attrs):
+    """``addmv`` after the API layer (``minigrad codegen addmv`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(addmv_op, [input, mat, vec], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (addmv_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, mat._dtype, mat._device, mat._layout, vec._dtype, vec._device, vec._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(addmv_op, [input, mat, vec], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(addmv_op, [input, mat, vec], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(addmv_op, entry.kernel, (input._data, mat._data, vec._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(addmv_op, [input, mat, vec], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or mat._meta is not None or vec._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(addmv_op, (input, mat, vec), attrs, (out_t,))
+    return out_t
+
+
+addr_op = OPS['addr']
+
+
+def addr_dygraph_function(input, vec1, vec2, attrs):
+    """``addr`` after the API layer (``minigrad codegen addr`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(addr_op, [input, vec1, vec2], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (addr_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, vec1._dtype, vec1._device, vec1._layout, vec2._dtype, vec2._device, vec2._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(addr_op, [input, vec1, vec2], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(addr_op, [input, vec1, vec2], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(addr_op, entry.kernel, (input._data, vec1._data, vec2._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(addr_op, [input, vec1, vec2], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or vec1._meta is not None or vec2._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(addr_op, (input, vec1, vec2), attrs, (out_t,))
+    return out_t
+
+
+baddbmm_op = OPS['baddbmm']
+
+
+def baddbmm_dygraph_function(input, batch1, batch2, attrs):
+    """``baddbmm`` after the API layer (``minigrad codegen baddbmm`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(baddbmm_op, [input, batch1, batch2], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (baddbmm_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, batch1._dtype, batch1._device, batch1._layout, batch2._dtype, batch2._device, batch2._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(baddbmm_op, [input, batch1, batch2], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(baddbmm_op, [input, batch1, batch2], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(baddbmm_op, entry.kernel, (input._data, batch1._data, batch2._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(baddbmm_op, [input, batch1, batch2], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or batch1._meta is not None or batch2._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(baddbmm_op, (input, batch1, batch2), attrs, (out_t,))
+    return out_t
+
+
+cross_op = OPS['cross']
+
+
+def cross_dygraph_function(x, y, attrs):
+    """``cross`` after the API layer (``minigrad codegen cross`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cross_op, [x, y], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (cross_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(cross_op, [x, y], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(cross_op, [x, y], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(cross_op, entry.kernel, (x._data, y._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(cross_op, [x, y], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(cross_op, (x, y), attrs, (out_t,))
     return out_t

@@ -16,6 +16,35 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+diag_embed_op = OPS['diag_embed']
+
+
+def diag_embed_dygraph_function(x, attrs):
+    """``diag_embed`` after the API layer (``minigrad codegen diag_embed`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(diag_embed_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (diag_embed_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(diag_embed_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(diag_embed_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(diag_embed_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(diag_embed_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(diag_embed_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 index_put_op = OPS['index_put']
 
 

@@ -16,6 +16,93 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+cdist_op = OPS['cdist']
+
+
+def cdist_dygraph_function(x1, x2, attrs):
+    """``cdist`` after the API layer (``minigrad codegen cdist`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cdist_op, [x1, x2], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (cdist_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x1._dtype, x1._device, x1._layout, x2._dtype, x2._device, x2._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(cdist_op, [x1, x2], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(cdist_op, [x1, x2], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(cdist_op, entry.kernel, (x1._data, x2._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(cdist_op, [x1, x2], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x1._meta is not None or x2._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(cdist_op, (x1, x2), attrs, (out_t,))
+    return out_t
+
+
+dist_op = OPS['dist']
+
+
+def dist_dygraph_function(x, y, attrs):
+    """``dist`` after the API layer (``minigrad codegen dist`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(dist_op, [x, y], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (dist_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(dist_op, [x, y], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(dist_op, [x, y], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(dist_op, entry.kernel, (x._data, y._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(dist_op, [x, y], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(dist_op, (x, y), attrs, (out_t,))
+    return out_t
+
+
+euclidean_dist_op = OPS['euclidean_dist']
+
+
+def euclidean_dist_dygraph_function(x1, x2, attrs):
+    """``euclidean_dist`` after the API layer (``minigrad codegen euclidean_dist`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(euclidean_dist_op, [x1, x2], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (euclidean_dist_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x1._dtype, x1._device, x1._layout, x2._dtype, x2._device, x2._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(euclidean_dist_op, [x1, x2], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(euclidean_dist_op, [x1, x2], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(euclidean_dist_op, entry.kernel, (x1._data, x2._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(euclidean_dist_op, [x1, x2], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x1._meta is not None or x2._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(euclidean_dist_op, (x1, x2), attrs, (out_t,))
+    return out_t
+
+
 matmul_op = OPS['matmul']
 
 

@@ -45,6 +45,122 @@ def gather_dygraph_function(x, index, attrs):
     return out_t
 
 
+index_add_op = OPS['index_add']
+
+
+def index_add_dygraph_function(x, source, attrs):
+    """``index_add`` after the API layer (``minigrad codegen index_add`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(index_add_op, [x, source], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (index_add_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, source._dtype, source._device, source._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(index_add_op, [x, source], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(index_add_op, [x, source], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(index_add_op, entry.kernel, (x._data, source._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(index_add_op, [x, source], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or source._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(index_add_op, (x, source), attrs, (out_t,))
+    return out_t
+
+
+index_copy_op = OPS['index_copy']
+
+
+def index_copy_dygraph_function(x, source, attrs):
+    """``index_copy`` after the API layer (``minigrad codegen index_copy`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(index_copy_op, [x, source], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (index_copy_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, source._dtype, source._device, source._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(index_copy_op, [x, source], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(index_copy_op, [x, source], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(index_copy_op, entry.kernel, (x._data, source._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(index_copy_op, [x, source], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or source._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(index_copy_op, (x, source), attrs, (out_t,))
+    return out_t
+
+
+index_fill_op = OPS['index_fill']
+
+
+def index_fill_dygraph_function(x, attrs):
+    """``index_fill`` after the API layer (``minigrad codegen index_fill`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(index_fill_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (index_fill_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(index_fill_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(index_fill_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(index_fill_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(index_fill_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(index_fill_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+index_fill_tensor_op = OPS['index_fill_tensor']
+
+
+def index_fill_tensor_dygraph_function(x, value, attrs):
+    """``index_fill_tensor`` after the API layer (``minigrad codegen index_fill_tensor`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(index_fill_tensor_op, [x, value], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (index_fill_tensor_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, value._dtype, value._device, value._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(index_fill_tensor_op, [x, value], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(index_fill_tensor_op, [x, value], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(index_fill_tensor_op, entry.kernel, (x._data, value._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(index_fill_tensor_op, [x, value], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or value._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(index_fill_tensor_op, (x, value), attrs, (out_t,))
+    return out_t
+
+
 scatter_op = OPS['scatter']
 
 
@@ -100,4 +216,33 @@ def scatter_add_dygraph_function(x, index, src, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or src._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(scatter_add_op, (x, index, src), attrs, (out_t,))
+    return out_t
+
+
+scatter_value_op = OPS['scatter_value']
+
+
+def scatter_value_dygraph_function(x, index, attrs):
+    """``scatter_value`` after the API layer (``minigrad codegen scatter_value`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(scatter_value_op, [x, index], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (scatter_value_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(scatter_value_op, [x, index], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(scatter_value_op, [x, index], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(scatter_value_op, entry.kernel, (x._data, index._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(scatter_value_op, [x, index], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(scatter_value_op, (x, index), attrs, (out_t,))
     return out_t

@@ -41,6 +41,64 @@ def argsort_dygraph_function(x, attrs):
     return out_t  # no backward formula: no grad node
 
 
+cummax_values_op = OPS['cummax_values']
+
+
+def cummax_values_dygraph_function(x, indices, attrs):
+    """``cummax_values`` after the API layer (``minigrad codegen cummax_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cummax_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (cummax_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(cummax_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(cummax_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(cummax_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(cummax_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(cummax_values_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
+cummin_values_op = OPS['cummin_values']
+
+
+def cummin_values_dygraph_function(x, indices, attrs):
+    """``cummin_values`` after the API layer (``minigrad codegen cummin_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cummin_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (cummin_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(cummin_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(cummin_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(cummin_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(cummin_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(cummin_values_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
 kthvalue_values_op = OPS['kthvalue_values']
 
 

@@ -29,7 +29,7 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32
 from ..key import Backend
 from ..registry import register_kernel
 from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
-                             pad_geometry, running_extreme_positions, scatter_arrays, searchsorted_arrays,
+                             pad_geometry, running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
@@ -130,7 +130,13 @@ register_kernel("scatter_add", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="
 register_kernel("scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter")(_scatter("scatter", False))
 
 
-# -- flip, roll, repeat, constant_pad_nd ----------------------------------------------------------
+@register_kernel("scatter_value", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter_value")
+def scatter_value(x: Any, index: Any, dim: int, value: Any = 0) -> Any:
+    """``scatter`` of the number ``value`` (filled on the device, by value: no host data)."""
+    return _scatter("scatter_value", False)(x, index, cupy.full(index.shape, value, dtype=x.dtype), dim)
+
+
+# -- flip, roll, rot90, repeat, constant_pad_nd ----------------------------------------------------------
 
 
 @register_kernel("flip", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_flip")
@@ -149,6 +155,12 @@ def roll(x: Any, shifts: Any, dims: Any = None) -> Any:
     if dims is None:  # roll the flattened tensor, keep the shape
         return cupy.ascontiguousarray(cupy.roll(x, shifts if isinstance(shifts, int) else shifts[0]))
     return cupy.ascontiguousarray(cupy.roll(x, shifts, axis=dims))  # row-major, as PyTorch's
+
+
+@register_kernel("rot90", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_rot90")
+def rot90(x: Any, k: int, dims: Any) -> Any:
+    """A flip copied, its two dims swapped: the CPU kernel's steps on CuPy's arrays."""
+    return rot90_steps(cupy, x, k, dims)
 
 
 @register_kernel("repeat", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_repeat")

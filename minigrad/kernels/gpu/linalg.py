@@ -20,6 +20,7 @@ from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
 from ..array_kernels import singular_error, vector_rhs
 from ..key import Backend
+from ..array_kernels import euclidean_dist_arrays, row_differences, vector_norm_arrays
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import dtype_name, function
@@ -59,6 +60,59 @@ def addmm_cublas(input: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1
     if beta == 0:
         return cupy.asarray(product)
     return cupy.asarray(product + (input if beta == 1 else input * input.dtype.type(beta)))
+
+
+def _scaled_product(op: str) -> None:
+    """``addmv``, ``addr``, ``baddbmm``, ``addbmm``: cuBLAS's product (``cupy.matmul``; an outer product a
+    broadcast ``*``), then ``addmm``'s scaled sum (scalars by value; ``input`` ignored at ``beta=0``)."""
+    def kernel(input: Any, a: Any, b: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+        if op == "addr":
+            product = a[:, None] * b[None, :]
+        else:
+            product = cupy.matmul(a, b)
+            product = product.sum(axis=0) if op == "addbmm" else product
+        if alpha != 1:
+            product = product * product.dtype.type(alpha)
+        if beta == 0:
+            return cupy.asarray(product)
+        return cupy.asarray(product + (input if beta == 1 else input * input.dtype.type(beta)))
+
+    kernel.__name__ = f"{op}_cublas"
+    register_kernel(op, Backend.GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cublas_{op}")(kernel)
+
+
+for _op in ("addmv", "addr", "baddbmm", "addbmm"):
+    _scaled_product(_op)
+
+
+@register_kernel("cross", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_cross")
+def cross(x: Any, y: Any, dim: int = -1) -> Any:
+    """CuPy's cross product along ``dim`` (the two broadcast), row-major as PyTorch's."""
+    return cupy.ascontiguousarray(cupy.cross(x, y, axis=dim))
+
+
+# -- distances: the CPU kernels' bodies on CuPy (kernels/array_kernels.py) --------------------------------
+
+
+@register_kernel("dist", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_dist")
+def dist(x: Any, y: Any, p: float = 2.0) -> Any:
+    return vector_norm_arrays(cupy, x - y, p, None, False, _acc(x))
+
+
+@register_kernel("cdist", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_cdist")
+def cdist(x1: Any, x2: Any, p: float = 2.0) -> Any:
+    return cupy.ascontiguousarray(vector_norm_arrays(cupy, row_differences(cupy, x1, x2), p, -1, False, _acc(x1)))
+
+
+@register_kernel("euclidean_dist", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_euclidean_dist")
+def euclidean_dist(x1: Any, x2: Any) -> Any:
+    """One cuBLAS product of the padded rows (PyTorch's ``_euclidean_dist``)."""
+    return euclidean_dist_arrays(cupy, x1, x2)
+
+
+def _acc(x: Any) -> Any:
+    """A half's norm accumulated in float32, as PyTorch's CUDA kernel (and ``vector_norm``'s GPU kernel)."""
+    return np.float32 if x.dtype == np.float16 else None
 
 
 def _batched(a: Any, batch: tuple[int, ...]) -> tuple[Any, int]:

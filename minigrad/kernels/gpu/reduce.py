@@ -247,6 +247,24 @@ def logsumexp(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return _finish(out, x, kept, red, keepdim)
 
 
+# -- two results from one node: each the kernel above ----------------------------------------------------
+
+
+@register_kernel("var_mean", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_var_mean")
+def var_mean(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = False) -> tuple[Any, Any]:
+    return var(x, dim, correction, keepdim), mean(x, dim, keepdim)
+
+
+@register_kernel("std_mean", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_std_mean")
+def std_mean(x: Any, dim: Any = None, correction: float = 1.0, keepdim: bool = False) -> tuple[Any, Any]:
+    return std(x, dim, correction, keepdim), mean(x, dim, keepdim)
+
+
+@register_kernel("aminmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_aminmax")
+def aminmax(x: Any, dim: Any = None, keepdim: bool = False) -> tuple[Any, Any]:
+    return min_(x, dim, keepdim), max_(x, dim, keepdim)
+
+
 # -- argmax / argmin: CuPy's built-in reductions (library kernels, like cast and clone) ------------------
 
 
@@ -272,6 +290,33 @@ def sum_int(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
     return cupy.sum(x, axis=axis, dtype=np.int64, keepdims=keepdim)
 
 
+def _library_axis(x: Any, dim: Any) -> Any:
+    return None if dim is None or x.ndim == 0 else (tuple(dim) if isinstance(dim, (list, tuple)) else dim)
+
+
+@register_kernel("prod", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_prod")
+def prod(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """CuPy's product reduction; integers and bools in int64, a half multiplied in float32 (PyTorch's
+    accumulation type), as the CPU kernel."""
+    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+    acc = np.float32 if x.dtype == np.float16 else dtype
+    return cupy.prod(x, axis=_library_axis(x, dim), dtype=acc, keepdims=keepdim).astype(dtype, copy=False)
+
+
+@register_kernel("nansum", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_nansum")
+def nansum(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """CuPy's sum of the elements with NaN read as 0 (integers and bools in int64)."""
+    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+    work = cupy.where(cupy.isnan(x), x.dtype.type(0), x) if x.dtype.kind == "f" else x
+    return cupy.sum(work, axis=_library_axis(x, dim), dtype=dtype, keepdims=keepdim)
+
+
+@register_kernel("trace", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_trace")
+def trace(x: Any) -> Any:
+    """The sum of the diagonal view, on the device (integers in int64)."""
+    return cupy.sum(cupy.diagonal(x), dtype=np.int64 if x.dtype.kind in "biu" else x.dtype)
+
+
 def _picked(x: Any, indices: Any, dim: int = 0, keepdim: bool = False) -> Any:
     """``max(dim)``/``min(dim)``'s values: one gather at the indices, read on the device (no host copy)."""
     idx = indices if keepdim else cupy.expand_dims(indices, dim)
@@ -284,12 +329,12 @@ register_kernel("min_values", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_min_value
 
 
 def _picked_any(x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any:
-    """``sort``'s, ``topk``'s, ``kthvalue``'s and ``median(dim)``'s values: one gather at argsort's positions
-    (a 0-d input is its own value)."""
+    """``sort``'s, ``topk``'s, ``kthvalue``'s and ``median(dim)``'s values: one gather at argsort's positions;
+    ``cummax``'s and ``cummin``'s at argcummax's and argcummin's (a 0-d input is its own value)."""
     return x.copy() if x.ndim == 0 else _picked(x, indices, dim, keepdim)
 
 
-for _name in ("topk_values", "kthvalue_values", "median_values"):
+for _name in ("topk_values", "kthvalue_values", "median_values", "cummax_values", "cummin_values"):
     register_kernel(_name, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{_name}")(_picked_any)
 
 

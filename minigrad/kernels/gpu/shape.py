@@ -12,7 +12,8 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ...dtypes import ALL_DTYPES, FLOAT_DTYPES
+from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, int32, int64
+from ..array_kernels import diag_embed_arrays
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
@@ -171,6 +172,60 @@ def index_select(x: Any, index: Any, dim: int) -> Any:
     if x.ndim == 0:
         return x.reshape(1)[idx].reshape(())
     return x[(slice(None),) * dim + (idx,)]
+
+
+@register_kernel("diag_embed", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_diag_embed")
+def diag_embed(x: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+    """Zeros with ``x`` written along the diagonal, on the device (the CPU kernel's body on CuPy)."""
+    return diag_embed_arrays(cupy, x, offset, dim1 % (x.ndim + 1), dim2 % (x.ndim + 1))
+
+
+def _slices_at(x: Any, index: Any, dim: int) -> tuple[Any, Any]:
+    """``x`` (a 0-d one as one element) and the index of its slices at ``index`` along ``dim``."""
+    idx = _on_device(index)
+    return (x.reshape(1), (idx,)) if x.ndim == 0 else (x, (slice(None),) * dim + (idx,))
+
+
+@register_kernel("index_add", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupyx_index_add")
+def index_add(x: Any, source: Any, index: Any, dim: int, alpha: Any = 1) -> Any:
+    """A row-major copy of ``x`` with ``alpha * source`` added at the slices (CuPy's atomic scatter-add:
+    repeats add up)."""
+    import cupyx
+
+    out = cupy.array(x, order="C", copy=True)
+    src = source if alpha == 1 else (source * alpha).astype(x.dtype, copy=False)
+    target, where = _slices_at(out, index, dim)
+    cupyx.scatter_add(target, where, src.reshape(-1) if x.ndim == 0 else src)
+    return out
+
+
+@register_kernel("index_copy", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_index_copy")
+def index_copy(x: Any, source: Any, index: Any, dim: int) -> Any:
+    """A row-major copy of ``x`` with ``source`` written at the slices (a repeated index: one of the writes
+    wins, as in PyTorch CUDA)."""
+    out = cupy.array(x, order="C", copy=True)
+    target, where = _slices_at(out, index, dim)
+    target[where] = source.reshape(-1) if x.ndim == 0 else source
+    return out
+
+
+def _fill_slices(x: Any, value: Any, index: Any, dim: int) -> Any:
+    out = x.copy(order="K")  # PyTorch's clone: the input's layout
+    target, where = _slices_at(out, index, dim)
+    target[where] = value
+    return out
+
+
+@register_kernel("index_fill", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_index_fill")
+def index_fill(x: Any, index: Any, dim: int, value: Any = 0) -> Any:
+    """A copy of ``x`` with the slices set to the number ``value`` (passed by value: no host data)."""
+    return _fill_slices(x, value, index, dim)
+
+
+@register_kernel("index_fill_tensor", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_index_fill_tensor")
+def index_fill_tensor(x: Any, value: Any, index: Any, dim: int) -> Any:
+    """A copy of ``x`` with the slices set to the 0-d ``value``, read where it is (on the device)."""
+    return _fill_slices(x, value, index, dim)
 
 
 @register_kernel("getitem_grad", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_getitem_grad")
