@@ -56,6 +56,7 @@ from .argmax import argmax
 from .division import floor_divide, remainder
 from .math import add, mul
 from .reduce import amax as _max
+from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, unsqueeze
 
@@ -512,6 +513,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     if input.ndim not in (3, 4):
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     size = _output_size(op, output_size, tuple(input.shape[-2:]))
+    if size == (1, 1):  # PyTorch's: a mean over the plane (MeanBackward1), batched or not
+        return _mean(input, (-1, -2), keepdim=True)
     unbatched = input.ndim == 3
     xb = unsqueeze(input, 0) if unbatched else input
     out = _adaptive_avg_pool2d(xb, size)

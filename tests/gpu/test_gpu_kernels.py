@@ -1356,7 +1356,8 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                         lambda: [_rand((1, 2, 5, 5), mg.float32)]),
     "adaptive_avg_pool2d": ("adaptive_avg_pool2d", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, (3, 4)),
                             lambda: [_rand((2, 3, 7, 9), mg.float32)]),
-    "adaptive_avg_pool2d-1x1": ("adaptive_avg_pool2d", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, 1),
+    # to one value PyTorch takes a mean over the plane, not the pooling op
+    "adaptive_avg_pool2d-1x1": ("mean", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, 1),
                                 lambda: [_rand((2, 3, 7, 9), mg.float32)]),
     "bce_with_logits": ("binary_cross_entropy_with_logits",
                         lambda x, t: mg.nn.functional.binary_cross_entropy_with_logits(x, t),
