@@ -2,8 +2,7 @@
 
 Composites, each PyTorch's op for op: the norms are the ``vector_norm`` and ``norm`` ops
 (``ops/norm.py``), whose backward gives 0 at the zero vector, as PyTorch's; ``pairwise_distance``
-adds its ``eps`` with ``add_scalar``, PyTorch's ``add.Scalar`` (``AddBackward1``). The file also holds
-``sub_scalar`` and ``number_minus``, the other forms of a number in PyTorch's C++ composites (the losses use them).
+adds its ``eps`` with ``add_scalar``, PyTorch's ``add.Scalar`` (``AddBackward1``; ``ops/math.py``).
 
 Example:
     >>> import minigrad as mg
@@ -18,18 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..autograd.grad_mode import no_grad
-from ..dtypes import FLOAT_DTYPES, get_default_dtype, promote
+from ..dtypes import get_default_dtype, promote
 from ..kernels.infer_meta import broadcast_shapes, scalar_type_name
-from ..kernels.key import Backend
-from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_tensor, check_tensors
-from .math import _check_number, _scalar_overload_meta, cast, clone, div, fill, mul, sub
+from .math import add_scalar, cast, clone, div, mul, sub
 from .reduce import sum
-from .registry import Attr, defop, type_name
+from .registry import type_name
 from .clamp import clamp_min
 from .norm import _norm_op, vector_norm_op
 from .shape import expand
@@ -91,44 +86,6 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         n1.clamp_min_(eps)
         n2.clamp_min_(eps)
     return sum(mul(div(x1, n1), div(x2, n2)), dim=dim)
-
-
-def _by_number(ufunc: Any) -> Any:
-    """The kernel of ``x <ufunc> other`` for a number ``other``, in the op math of PyTorch's kernels (a half and the
-    number in float, rounded once)."""
-    def kernel(x: np.ndarray, other: float = 0.0) -> np.ndarray:
-        acc = np.float32 if x.dtype.itemsize < 4 else x.dtype.type
-        return np.asarray(ufunc(x.astype(acc, copy=False), acc(other))).astype(x.dtype, copy=False)
-    return kernel
-
-
-def _shifted_by(name: str, ufunc: Any, expression: str, doc: str) -> Any:
-    """The op ``name``: ``x`` plus or minus a number, PyTorch's ``add.Scalar`` / ``sub.Scalar``, whose gradient is the
-    incoming one."""
-    register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(_by_number(ufunc))
-    op = defop(name, inputs=("x",), attrs=(Attr("other", check=_check_number),), infer_meta=_scalar_overload_meta,
-               doc=doc, gpu=("param", expression))
-    op.def_backward(_shifted_backward)
-    return op
-
-
-def _shifted_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``x + c`` and ``x - c`` pass the gradient on unchanged."""
-    return (grad,)
-
-
-#: PyTorch's ``add.Scalar`` and ``sub.Scalar``, which its C++ composites call (``x1 - x2 + eps`` in
-#: pairwise_distance, ``cos - margin`` in cosine_embedding_loss): one edge, ``AddBackward1`` / ``SubBackward1``,
-#: where ``x + 0.5`` from Python is ``add.Tensor`` (``AddBackward0``, the number a second edge).
-add_scalar = _shifted_by("add_scalar", np.add, "a + (ACC)p0", "x + other for a number other (PyTorch's add.Scalar)")
-sub_scalar = _shifted_by("sub_scalar", np.subtract, "a - (ACC)p0",
-                         "x - other for a number other (PyTorch's sub.Scalar)")
-
-
-def number_minus(value: float, x: Tensor) -> Tensor:
-    """``value - x`` as PyTorch's C++ ``operator-(Scalar, Tensor)`` computes it: a tensor like ``x`` filled with
-    ``value``, minus ``x`` (``SubBackward0``, its first edge None), where Python's ``value - x`` is ``rsub``."""
-    return sub(fill(x.detach(), float(value)), x)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:

@@ -21,6 +21,7 @@ from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool, check_tensor, check_tensors
 from .math import mul
+from .norm import norm_grad
 from .reduce import sum
 from .views import diagonal
 from .registry import Attr, call_with_out, defop, type_name
@@ -485,35 +486,12 @@ dist_op = defop("dist", inputs=("x", "y"), attrs=(Attr("p", 2.0, _check_p),), in
                 doc="the p-norm of x - y (broadcast), over all elements")
 
 
-def _norm_grad(ops: Any, v: Any, norm: Any, g: Any, p: float) -> Any:
-    """PyTorch's ``norm_backward`` of the ``p``-norm of all of ``v`` (``g`` and ``norm`` 0-d): ``sign(v) |v|^(p-1)
-    / norm^(p-1)`` times ``g``, 0 where the norm is 0 (and for ``p < 1`` where ``v`` is 0); for ``+-inf`` ``g``
-    shared among the elements that attain the norm; 0 for ``p = 0``."""
-    zero = ops.mul(ops.fill(v, 0.0), 1.0)
-    if p == 0:
-        return zero
-    sign = ops.sign(v)
-    if p in (_INF, -_INF):
-        hit = ops.cast(ops.eq(ops.abs(v), norm), v.dtype)
-        return ops.mul(ops.mul(sign, hit), ops.div(g, ops.sum(hit)))
-    if p == 1:
-        return ops.mul(sign, g)
-    n_zero = ops.eq(norm, 0.0)
-    n_safe = ops.where(n_zero, 1.0, norm)
-    if p == 2:
-        return ops.where(n_zero, 0.0, ops.mul(v, ops.div(g, n_safe)))
-    a = ops.abs(v)
-    scaled = ops.div(ops.mul(sign, ops.pow(a, p - 1.0)), ops.pow(n_safe, p - 1.0))
-    masked = ops.bitwise_or(n_zero, ops.eq(a, 0.0)) if p < 1 else n_zero
-    return ops.where(masked, 0.0, ops.mul(scaled, g))
-
-
 @dist_op.def_backward
 def _dist_backward(ctx, g):
     """``norm_backward`` of ``x - y``: ``x`` gets it, ``y`` its negation, each summed to its shape."""
     x, y, out = ctx.saved()
     ops = ctx.ops
-    gd = _norm_grad(ops, ops.sub(x, y), out, g, ctx.attrs["p"])
+    gd = norm_grad(ops, ops.sub(x, y), g, out, ctx.attrs["p"])
     gx = ops.sum_to(gd, ctx.input_shape(0)) if ctx.needs(0) else None
     gy = ops.sum_to(ops.neg(gd), ctx.input_shape(1)) if ctx.needs(1) else None
     return gx, gy

@@ -55,9 +55,9 @@ from ..tensor import Tensor
 from ._checks import check_reduction, check_tensors
 from .activation import log_sigmoid, log_softmax, softmax_cpu
 from .clamp import _clamp_min_op
-from .distance import add_scalar, number_minus, pairwise_distance, sub_scalar
-from .math import (abs, add, cast, clip, clone, div, div_scalar, eq, exp, fill, gt, le, log, lt, minimum, mul, mul_scalar, ne,
-                   neg, pow, sqrt, sub, where)
+from .distance import pairwise_distance
+from .math import (abs, add, add_scalar, cast, clip, clone, div, div_scalar, eq, exp, fill, gt, le, log, lt, minimum, mul,
+                   mul_scalar, ne, neg, number_minus, pow, sqrt, sub, sub_scalar, where)
 from .logarithm import xlogy
 from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name

@@ -206,6 +206,26 @@ div_scalar = defop("div_scalar", inputs=("x",), attrs=(Attr("other", check=_chec
                    gpu=("param", "a / (ACC)p0"))
 
 
+#: ``add.Scalar`` and ``sub.Scalar``: ``x1 - x2 + eps`` in pairwise_distance, ``cos - margin`` in
+#: cosine_embedding_loss. One edge, ``AddBackward1`` / ``SubBackward1``, where ``x + 0.5`` from Python is
+#: ``add.Tensor`` (``AddBackward0``, the number a second edge).
+register_kernel("add_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/add_scalar")(_by_number(np.add))
+add_scalar = defop("add_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
+                   infer_meta=_scalar_overload_meta, doc="x + other for a number other (PyTorch's add.Scalar)",
+                   gpu=("param", "a + (ACC)p0"))
+register_kernel("sub_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/sub_scalar")(_by_number(np.subtract))
+sub_scalar = defop("sub_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
+                   infer_meta=_scalar_overload_meta, doc="x - other for a number other (PyTorch's sub.Scalar)",
+                   gpu=("param", "a - (ACC)p0"))
+
+
+@add_scalar.def_backward
+@sub_scalar.def_backward
+def _shifted_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``x + c`` and ``x - c`` pass the gradient on unchanged."""
+    return (grad,)
+
+
 @mul_scalar.def_backward
 def _mul_scalar_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """PyTorch's ``grad * other``."""
@@ -745,3 +765,9 @@ def _alpha_form(op: Any) -> Any:
 
 add_alpha = _alpha_form(add)
 sub_alpha = _alpha_form(sub)
+
+
+def number_minus(value: float, x: Tensor) -> Tensor:
+    """``value - x`` as PyTorch's C++ ``operator-(Scalar, Tensor)`` computes it: a tensor like ``x`` filled with
+    ``value``, minus ``x`` (``SubBackward0``, its first edge None), where Python's ``value - x`` is ``rsub``."""
+    return sub(fill(x.detach(), float(value)), x)

@@ -99,24 +99,23 @@ def _spread(ops: Any, v: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool)
     return ops.expand(v, tuple(x_shape))
 
 
-def _norm_backward(ctx: Any, grad: Any, ord: float) -> tuple[Any]:
-    """``sign(x) |x|^(ord-1) / ||x||^(ord-1)``, 0 where ``||x|| = 0``; ``+-inf``: shared among the extremes
-    (PyTorch's ``linalg_vector_norm_backward``, which ``norm_backward`` is too)."""
-    x, out = ctx.saved()
-    ops = ctx.ops
-    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
+def norm_grad(ops: Any, x: Any, grad: Any, out: Any, ord: float, dim: Any = None, keepdim: bool = False) -> Any:
+    """The gradient of ``out``, the ``ord``-norm of ``x`` over ``dim``, given ``grad`` (shaped as ``out``):
+    ``sign(x) |x|^(ord-1) / ||x||^(ord-1)``, 0 where ``||x|| = 0`` (and where ``x = 0``); for ``+-inf``
+    shared among the elements that attain the norm; 0 for ``ord = 0``. PyTorch's
+    ``linalg_vector_norm_backward``, which its ``norm_backward`` (``norm``, ``dist``) is too."""
     shape = tuple(x.shape)
     g = _spread(ops, grad, shape, dim, keepdim)
     zero = ops.mul(ops.fill(x, 0.0), 1.0)
     if ord == 0:
-        return (zero,)
+        return zero
     sign = ops.sign(x)
     if ord in (_INF, -_INF):
         hit = ops.cast(ops.eq(ops.abs(x), _spread(ops, out, shape, dim, keepdim)), x.dtype)
         count = _spread(ops, ops.sum(hit, dim, keepdim), shape, dim, keepdim)
-        return (ops.div(ops.mul(ops.mul(g, sign), hit), count),)
+        return ops.div(ops.mul(ops.mul(g, sign), hit), count)
     if ord == 1:
-        return (ops.mul(g, sign),)
+        return ops.mul(g, sign)
     n = _spread(ops, out, shape, dim, keepdim)
     n_zero = ops.eq(n, 0.0)
     n_safe = ops.where(n_zero, ops.fill(x, 1.0), n)
@@ -127,13 +126,14 @@ def _norm_backward(ctx: Any, grad: Any, ord: float) -> tuple[Any]:
         ratio = ops.div(ax, n_safe)  # (|x| / ||x||)^(ord-1), kept finite where x = 0
         scaled = ops.mul(sign, ops.pow(ops.where(ops.eq(ax, 0.0), ops.fill(x, 1.0), ratio), ord - 1.0))
         scaled = ops.where(ops.eq(ax, 0.0), zero, scaled)
-    return (ops.where(n_zero, zero, ops.mul(g, scaled)),)
+    return ops.where(n_zero, zero, ops.mul(g, scaled))
 
 
 @vector_norm_op.def_backward
 def vector_norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``_norm_backward`` of the call's ``ord``."""
-    return _norm_backward(ctx, grad, ctx.attrs["ord"])
+    """``norm_grad`` of the call's ``ord``."""
+    x, out = ctx.saved()
+    return (norm_grad(ctx.ops, x, grad, out, ctx.attrs["ord"], ctx.attrs["dim"], ctx.attrs["keepdim"]),)
 
 
 # -- at::norm(x, p, dim, keepdim): the norm PyTorch's C++ composites call (pairwise_distance) ---------------
@@ -164,8 +164,9 @@ _norm_op = defop(
 
 @_norm_op.def_backward
 def norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``_norm_backward`` of the call's ``p`` (PyTorch's ``norm_backward``)."""
-    return _norm_backward(ctx, grad, ctx.attrs["p"])
+    """``norm_grad`` of the call's ``p`` (PyTorch's ``norm_backward``)."""
+    x, out = ctx.saved()
+    return (norm_grad(ctx.ops, x, grad, out, ctx.attrs["p"], ctx.attrs["dim"], ctx.attrs["keepdim"]),)
 
 
 # -- PyTorch's signatures (``torch.linalg.vector_norm``, ``matrix_norm``, ``norm``; ``torch.norm``) --------

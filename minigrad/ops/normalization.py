@@ -42,8 +42,7 @@ from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
 from ._constants import kept_constant
 from .. import dtypes as _dt
-from .distance import add_scalar
-from .math import add, cast, clone, div, mul, pow, sqrt, sub
+from .math import add, add_scalar, cast, clone, div, mul, pow, sqrt, sub
 from .pointwise import rsqrt
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d

@@ -74,6 +74,35 @@ def add_dygraph_function(x, y, attrs):
     return out_t
 
 
+add_scalar_op = OPS['add_scalar']
+
+
+def add_scalar_dygraph_function(x, attrs):
+    """``add_scalar`` after the API layer (``minigrad codegen add_scalar`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(add_scalar_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (add_scalar_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(add_scalar_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(add_scalar_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(add_scalar_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(add_scalar_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(add_scalar_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 cast_op = OPS['cast']
 
 
@@ -801,6 +830,35 @@ def sub_dygraph_function(x, y, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(sub_op, (x, y), attrs, (out_t,))
+    return out_t
+
+
+sub_scalar_op = OPS['sub_scalar']
+
+
+def sub_scalar_dygraph_function(x, attrs):
+    """``sub_scalar`` after the API layer (``minigrad codegen sub_scalar`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sub_scalar_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (sub_scalar_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(sub_scalar_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(sub_scalar_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(sub_scalar_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(sub_scalar_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(sub_scalar_op, (x,), attrs, (out_t,))
     return out_t
 
 
