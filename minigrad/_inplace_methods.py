@@ -5,8 +5,7 @@ the new values and records its node - so an in-place op's backward formula *is* 
 PyTorch's ``derivatives.yaml`` - and ``run_inplace`` writes them into the tensor's storage, bumps its
 version counter and moves its history (through a view: rewrites the base's history, NOTE [ In-place
 through a view: the history rewrite ] in ``autograd/views.py``). ``copy_`` has no twin in PyTorch's
-API: its formula is ``where``'s with a condition that is false everywhere (the gradient goes to
-``src``, none to the old values), so NaN or inf in the old values cannot reach a gradient.
+API: its op is ``copy_`` (``CopyBackwards``), whose gradient goes to ``src``, none to the old values.
 
 Example:
     >>> import minigrad as mg
@@ -21,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes, ops
+from . import ops
 from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace, run_inplace_view
-from .devices import filled_array
 from .tensor import Tensor
 from .ops.indexing import fitted_shape, put_values, refuse_overlap
 
@@ -32,7 +30,10 @@ __all__ = ["inplace_composite"]
 
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    """Copy ``src``'s values (broadcast to this shape, cast to this dtype) into this tensor."""
+    """Copy ``src``'s values (broadcast to this shape, cast to this dtype) into this tensor; a number is
+    written everywhere."""
+    if isinstance(src, (int, float, bool)):
+        src = Tensor._scalar(src, self._dtype, self._device)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     return _copy_into(self, src, "copy_")
@@ -50,11 +51,8 @@ def _copy_into(self: Tensor, src: Tensor, op_name: str) -> Tensor:
                            f"copy_(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
 
     def compute() -> Tensor:
-        value = src if src._dtype is self._dtype else ops.cast(src, self._dtype)
-        if value._device != self._device:
-            value = value.to(self._device)
-        never = Tensor._make(_zeros_bool(self), dtypes.bool_, self._device)
-        return ops.where(never, self, value)
+        value = src if src._device == self._device else src.to(self._device)
+        return ops.OPS["copy_"](self, value)  # CopyBackwards: the cast and the broadcast are the op's
 
     return run_inplace(self, op_name, compute, operands=(src,))
 
@@ -112,11 +110,6 @@ def written(target: Tensor, index: tuple[Any, ...], value: Any, region: tuple[in
         return put_values(target, index, Tensor._scalar(value, target._dtype, target._device), region=region)
     v = value if value._dtype is target._dtype else ops.cast(value, target._dtype)
     return put_values(target, index, v, region=region)
-
-
-def _zeros_bool(t: Tensor) -> Any:
-    """All False, of ``t``'s shape, made on its device (the GPU fills it there: no host copy, no sync)."""
-    return filled_array(tuple(t.shape), False, np.bool_, t._device)
 
 
 def inplace_composite(name: str, fn: Any) -> Any:

@@ -446,17 +446,21 @@ def _inplace_method(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
 
 
 def _zero_(self: Tensor) -> Tensor:
-    """Fill with zeros in place."""
-    return run_inplace(self, "zero_", lambda: ops.fill(self, 0))
+    """Fill with zeros in place (ZeroBackward0)."""
+    return run_inplace(self, "zero_", lambda: ops.OPS["zero_"](self))
 
 
 def _fill_(self: Tensor, value: Any) -> Tensor:
-    """Fill with ``value`` in place."""
+    """Fill with ``value`` in place: a number (FillBackward2) or a 0-d tensor, which takes the gradient's sum
+    (FillBackward3; a CPU value into a GPU tensor is moved there first, as a copy)."""
     if isinstance(value, Tensor):
-        value = value.item()
+        if value.ndim == 0 and value._device != self._device:
+            value = value.to(self._device)
+        return run_inplace(self, "fill_", lambda: ops.OPS["fill_tensor_"](self, value), value)
     if not isinstance(value, (int, float, bool)):
-        raise TypeError(f"fill_(): argument 'value' (position 0) must be a number, but got {type(value).__name__}")
-    return run_inplace(self, "fill_", lambda: ops.fill(self, value))
+        raise TypeError(f"fill_() received an invalid combination of arguments - got ({type(value).__name__}), but "
+                        f"expected one of:\n * (Tensor value)\n * (Number value)")
+    return run_inplace(self, "fill_", lambda: ops.OPS["fill_"](self, value))
 
 
 for _op in (ops.add, ops.sub, ops.mul, ops.div, ops.bitwise_and, ops.bitwise_or, ops.bitwise_xor):

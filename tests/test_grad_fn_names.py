@@ -75,6 +75,9 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
                                                                create_graph=True)[0],
     "gelu's gradient": lambda lib, d: lib.autograd.grad((_F(lib).gelu(d["x"]) * d["y"]).sum(), d["x"],
                                                         create_graph=True)[0],
+    "gelu tanh": lambda lib, d: _F(lib).gelu(d["x"], approximate="tanh"),
+    "gelu tanh's gradient": lambda lib, d: lib.autograd.grad((_F(lib).gelu(d["x"], approximate="tanh") * d["y"]).sum(),
+                                                             d["x"], create_graph=True)[0],
     "silu": lambda lib, d: _F(lib).silu(d["x"]),
     "leaky_relu": lambda lib, d: _F(lib).leaky_relu(d["x"]),
     "elu": lambda lib, d: _F(lib).elu(d["x"]),
@@ -223,6 +226,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "unfold": lambda lib, d: d["x"].unfold(1, 2, 1),
     "gather": lambda lib, d: d["x"].gather(1, lib.tensor([[0], [1], [2]])),
     "pad": lambda lib, d: _F(lib).pad(d["x"], (1, 1)),
+    "pad reflect": lambda lib, d: _F(lib).pad(d["x"], (1, 2), mode="reflect"),
+    "pad reflect 2d": lambda lib, d: _F(lib).pad(d["img"], (1, 2, 2, 1), mode="reflect"),
+    "pad replicate 2d cropping": lambda lib, d: _F(lib).pad(d["img"], (2, -1, 1, 0), mode="replicate"),
+    "pad replicate 3d": lambda lib, d: _F(lib).pad(d["img"], (1, 1, 1, 1, 0, 1), mode="replicate"),
     "tril": lambda lib, d: d["x"].tril(),
     "triu": lambda lib, d: d["x"].triu(1),
     "masked_fill tensor": lambda lib, d: d["x"].masked_fill(d["x"] > 0, d["x"].sum()),
@@ -332,6 +339,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "scatter a number": lambda lib, d: d["x"].scatter(1, lib.tensor([[0], [1], [2]]), 0.5),
     "scatter a number by keyword": lambda lib, d: lib.scatter(d["x"], 0, lib.tensor([[1, 0]]), value=2.0),
     "diag of a vector": lambda lib, d: lib.diag(d["v"], 1),
+    "diag of a matrix": lambda lib, d: lib.diag(d["x"], -1),
+    "take": lambda lib, d: lib.take(d["x"].t(), lib.tensor([[0, 5], [-1, 5]])),
+    "kron": lambda lib, d: lib.kron(d["x"], d["sq"]),
+    "kron of a vector and a matrix": lambda lib, d: lib.kron(d["v"], d["x"]),
     "diag_embed": lambda lib, d: lib.diag_embed(d["x"], -1, 0, 2),
     "diagflat": lambda lib, d: lib.diagflat(d["x"]),
     "cross": lambda lib, d: lib.cross(d["x"][:, :3], d["y"][:, :3], dim=1),
@@ -347,6 +358,25 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "index_add_": lambda lib, d: (d["x"] * 1).index_add_(0, d["idx"], d["y"][:2]),
     "index_copy_": lambda lib, d: (d["x"] * 1).index_copy_(0, d["idx"], d["y"][:2]),
     "index_fill_": lambda lib, d: (d["x"] * 1).index_fill_(1, d["idx"], -1.0),
+}
+
+# -- zero_, fill_ and copy_: each an overload with its own node (ops/math.py) ----------------------------
+CASES |= {
+    "zero_": lambda lib, d: (d["x"] * 1).zero_(),
+    "fill_": lambda lib, d: (d["x"] * 1).fill_(2.0),
+    "fill_ by a 0-d tensor": lambda lib, d: (d["x"] * 1).fill_(d["v"][1] * 3),
+    "copy_ broadcast": lambda lib, d: (d["x"] * 1).copy_(d["v"]),
+    "copy_ into a tensor that takes no gradient": lambda lib, d: lib.zeros(3, 4, dtype=lib.float64).copy_(d["x"]),
+    "copy_ cast": lambda lib, d: lib.zeros(3, 4).copy_(d["x"]),
+    "copy_ of a number": lambda lib, d: (d["x"] * 1).copy_(2.5),
+}
+
+# -- repeat_interleave: PyTorch's decomposition (ops/repeat.py) ------------------------------------------
+CASES |= {
+    "repeat_interleave by an int": lambda lib, d: d["x"].repeat_interleave(2, dim=0),
+    "repeat_interleave flattened": lambda lib, d: d["x"].t().repeat_interleave(3),
+    "repeat_interleave by counts": lambda lib, d: d["x"].repeat_interleave(lib.tensor([1, 0, 2]), dim=0),
+    "repeat_interleave of a 1-d tensor by counts": lambda lib, d: d["v"].repeat_interleave(lib.tensor([1, 2, 0, 1])),
 }
 
 # -- activations and losses that are one node in PyTorch (selu is elu with scales, celu, glu, the shrinks,

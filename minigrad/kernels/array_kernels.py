@@ -56,6 +56,46 @@ def pad_geometry(shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[tuple[sl
     return tuple(crop), widths
 
 
+def pad_source_index(mode: str, n: int, lo: int, hi: int) -> np.ndarray:
+    """For each output position along one padded dim, the input position it reads (``reflect``,
+    ``replicate`` or ``circular``). A negative amount crops. ``reflect`` and ``replicate`` read in the
+    input's own positions; ``circular`` wraps around what is left after cropping (PyTorch's rules)."""
+    if mode == "circular":
+        start = max(-lo, 0)
+        m = n - start - max(-hi, 0)
+        return np.arange(-max(lo, 0), m + max(hi, 0)) % m + start
+    i = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        i = np.abs(i)
+        return np.where(i >= n, 2 * (n - 1) - i, i)
+    return np.clip(i, 0, n - 1)  # replicate
+
+
+def index_pad_arrays(xp: Any, x: Any, mode: str, pad: tuple[int, ...], index: Callable[[np.ndarray], Any]) -> Any:
+    """``reflect``/``replicate`` padding: each padded dim gathered at ``pad_source_index`` (``index`` puts a
+    host index where the arrays live), last dim first; the result row-major."""
+    out = x
+    for k in range(len(pad) // 2):
+        d = x.ndim - 1 - k
+        out = xp.take(out, index(pad_source_index(mode, x.shape[d], pad[2 * k], pad[2 * k + 1])), axis=d)
+    return xp.ascontiguousarray(out)
+
+
+def index_pad_backward_arrays(xp: Any, grad: Any, mode: str, pad: tuple[int, ...], shape: tuple[int, ...],
+                              index: Callable[[np.ndarray], Any], add_at: Callable[[Any, Any, Any], None]) -> Any:
+    """The adjoint of ``index_pad_arrays``: along each padded dim, in reverse, every output position's gradient
+    added to the input position it read (``add_at(out, index, values)`` sums repeated positions: an edge read
+    twice gets both)."""
+    g = grad
+    for k in reversed(range(len(pad) // 2)):
+        d = len(shape) - 1 - k
+        idx = pad_source_index(mode, shape[d], pad[2 * k], pad[2 * k + 1])
+        out = xp.zeros(g.shape[:d] + (shape[d],) + g.shape[d + 1:], dtype=g.dtype)
+        add_at(out, (slice(None),) * d + (index(idx),), g)
+        g = out
+    return g
+
+
 def scatter_arrays(x: Any, index: Any, src: Any, dim: int, positions: Callable[[Any, Any, int], Any],
                    add_at: Callable[[Any, Any, Any], None] | None) -> Any:
     """A copy of ``x`` with ``src``'s elements written (``add_at`` None) or added (``add_at(out, pos, vals)``, which

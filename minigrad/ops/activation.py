@@ -527,6 +527,78 @@ def gelu_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
     return (ops.gelu_backward(h, x) if ctx.needs(0) else None), gx
 
 
+# GELU's tanh approximation, GPT-2's: its own ops, as PyTorch's ``gelu(approximate='tanh')`` is one node
+# (GeluBackward0, its backward GeluBackwardBackward0), the formulas of PyTorch's GeluKernel.
+
+_BETA = math.sqrt(2.0 / math.pi)
+_KAPPA = 0.044715
+
+
+def _opmath(*arrays: np.ndarray) -> list[np.ndarray]:
+    """float16 in float32 (PyTorch's opmath); the rest as they are."""
+    return [a.astype(np.float32, copy=False) if a.dtype == np.float16 else a for a in arrays]
+
+
+@register_kernel("gelu_tanh", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu_tanh")
+def gelu_tanh_cpu(x: np.ndarray) -> np.ndarray:
+    """``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
+    (a,) = _opmath(x)
+    return (0.5 * a * (1.0 + np.tanh(_BETA * (a + _KAPPA * a * a * a)))).astype(x.dtype, copy=False)
+
+
+_gelu_tanh_op = defop("gelu_tanh", inputs=("x",), infer_meta=im.same, save=("x",), promote="float",
+                      doc="GELU's tanh approximation, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (GPT-2's)",
+                      gpu=("unary", "(ACC)0.5 * a * ((ACC)1 + {tanh}((ACC)0.7978845608028654 * "
+                                    "(a + (ACC)0.044715 * a * a * a)))"))
+
+
+@_gelu_tanh_op.def_backward
+def _gelu_tanh_backward_formula(ctx: Any, grad: Any) -> tuple[Any]:
+    """``gelu_backward(grad, x, approximate='tanh')``: one fused kernel, as PyTorch's."""
+    return (ctx.ops.gelu_tanh_backward(grad, ctx.saved()[0]),)
+
+
+@register_kernel("gelu_tanh_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/gelu_tanh_backward")
+def gelu_tanh_backward_cpu(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``grad * (0.5 (1 + t) + 0.5 x (1 - t^2) u')`` with ``t = tanh(u)``, ``u = beta (x + kappa x^3)``."""
+    g, a = _opmath(grad, x)
+    t = np.tanh(_BETA * (a + _KAPPA * a * a * a))
+    slope = 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * _BETA * (1.0 + 3.0 * _KAPPA * a * a)
+    return (g * slope).astype(grad.dtype, copy=False)
+
+
+gelu_tanh_backward = defop(
+    "gelu_tanh_backward",
+    inputs=("grad", "x"),
+    infer_meta=im.grad_like,
+    save=("grad", "x"),
+    save_for={"grad": (1,)},
+    transform_dtype=True,
+    doc="the tanh GELU's backward (PyTorch's gelu_backward, approximate='tanh'), one fused kernel",
+    gpu=("binary", "a * ((ACC)0.5 * ((ACC)1 + {tanh}((ACC)0.7978845608028654 * (b + (ACC)0.044715 * b * b * b)))"
+                   " + (ACC)0.5 * b * ((ACC)1 - {tanh}((ACC)0.7978845608028654 * (b + (ACC)0.044715 * b * b * b))"
+                   " * {tanh}((ACC)0.7978845608028654 * (b + (ACC)0.044715 * b * b * b)))"
+                   " * (ACC)0.7978845608028654 * ((ACC)1 + (ACC)0.134145 * b * b))"),
+)
+
+
+@gelu_tanh_backward.def_backward
+def _gelu_tanh_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
+    """d/dgrad is the slope again; d/dx of ``grad * slope(x)`` is ``grad (1 - t^2) (u' + 0.5 x (u'' - 2 t u'^2))``."""
+    grad, x = ctx.saved()  # grad is kept only for x's gradient (save_for)
+    ops = ctx.ops
+    gx = None
+    if ctx.needs(1):
+        x2 = ops.mul(x, x)
+        t = ops.tanh(ops.mul(ops.add(x, ops.mul(ops.mul(x2, x), _KAPPA)), _BETA))
+        du = ops.mul(ops.add(ops.mul(x2, 3.0 * _KAPPA), 1.0), _BETA)  # u'
+        ddu = ops.mul(x, 6.0 * _KAPPA * _BETA)  # u''
+        sech2 = ops.sub(1.0, ops.mul(t, t))
+        inner = ops.add(du, ops.mul(ops.mul(x, 0.5), ops.sub(ddu, ops.mul(ops.mul(t, 2.0), ops.mul(du, du)))))
+        gx = ops.mul(ops.mul(h, grad), ops.mul(sech2, inner))
+    return (ops.gelu_tanh_backward(h, x) if ctx.needs(0) else None), gx
+
+
 @register_kernel("softmax", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/softmax")
 def softmax_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
     """``exp(x - max) / sum(exp(x - max))`` along ``dim``."""
@@ -962,20 +1034,17 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 # -- PyTorch's forms of gelu (approximate=), softmax and log_softmax (dtype=), each calling its op --------
 
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """GELU: exact (``x * Phi(x)``, the ``gelu`` op) or ``approximate='tanh'``
-    (``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, GPT-2's form).
-    Composite (``gelu`` or ``tanh`` with ``mul``/``add``).
+    (``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, GPT-2's form, the ``gelu_tanh`` op); both are
+    PyTorch's ``GeluBackward0``.
     """
     if approximate == "none":
         return _gelu_op(input)
     if approximate != "tanh":
-        raise ShapeError(f"gelu(): argument 'approximate' must be 'none' or 'tanh', but got {approximate!r}")
-    inner = (input + input * input * input * 0.044715) * _SQRT_2_OVER_PI
-    return input * (tanh(inner) + 1.0) * 0.5
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _gelu_tanh_op(input)
 
 
 def _cast_for(op: str, x: Tensor, dtype: Any) -> Tensor:

@@ -39,7 +39,7 @@ from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
 from .registry import Attr, call_with_out, defop, type_name
-from .shape import expand, permute, reshape
+from .shape import expand, permute, reshape, unsafe_view
 
 __all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
            "cross"]
@@ -384,14 +384,20 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product (``torch.kron``): every element of ``input`` times the whole of ``other``.
-    Composite: both reshaped to interleaved dims, ``mul`` (broadcasting), one ``reshape``."""
+    Composite, PyTorch's: both viewed with interleaved dims, ``mul`` (broadcasting), one ``_unsafe_view``."""
     check_tensors("kron", input=input, other=other)
     n = max(input.ndim, other.ndim)
     sa = (1,) * (n - input.ndim) + tuple(input.shape)
     sb = (1,) * (n - other.ndim) + tuple(other.shape)
-    a = reshape(input, tuple(x for s in sa for x in (s, 1)))
-    b = reshape(other, tuple(x for s in sb for x in (1, s)))
-    return reshape(mul(a, b), tuple(x * y for x, y in zip(sa, sb)))
+    a = _merged(input, tuple(x for s in sa for x in (s, 1)))
+    b = _merged(other, tuple(x for s in sb for x in (1, s)))
+    return unsafe_view(mul(a, b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def _merged(x: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """PyTorch's kron takes ``_unsafe_view``s of its inputs (``UnsafeViewBackward0``), and refuses one that no
+    view can reshape; minigrad reshapes that one with a copy instead."""
+    return unsafe_view(x, shape) if x.is_contiguous() else reshape(x, shape)
 
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:

@@ -185,13 +185,35 @@ def _masked_select_backward(ctx, g):
     return (ctx.ops.getitem_grad(g, ctx.attrs["index"], ctx.input_shape(0)),)
 
 
+def _take_meta(op: str, x: Any, index: Any) -> Any:
+    return tuple(index.shape), x.dtype
+
+
+@register_kernel("take", CPU, dtypes=ALL_DTYPES, name="cpu/take")
+def take_cpu(x, index):
+    return np.take(x.reshape(-1), to_numpy(index))
+
+
+take_op = defop("take", inputs=("x",), attrs=(Attr("index"),), infer_meta=_take_meta,
+                doc="x read as 1-D at index (any shape): PyTorch's take (TakeBackward0)")
+
+
+@take_op.def_backward
+def _take_backward(ctx, g):
+    """PyTorch's: ``g`` added into zeros of the flattened input at ``index`` (repeats summed), reshaped back."""
+    ops, shape = ctx.ops, tuple(ctx.input_shape(0))
+    n = int(np.prod(shape, dtype=np.int64))
+    flat = ops.getitem_grad(ops.reshape(g, (-1,)), (ctx.attrs["index"].reshape(-1),), (n,))
+    return (ops.reshape(flat, shape),)
+
+
 def take(input: Tensor, index: Tensor) -> Tensor:
-    """``input`` read as 1-D at ``index`` (any shape; the result has ``index``'s shape) (``torch.take``)."""
+    """``input`` read as 1-D at ``index`` (any shape; the result has ``index``'s shape) (``torch.take``):
+    one op, ``TakeBackward0``."""
     check_tensor("take", "input", 0, input)
     check_tensor("take", "index", 1, index)
-    flat = reshape(input, (-1,))
-    idx = _int_index("take", index, flat.shape[0], "the flattened input")
-    return getitem(flat, (idx,))
+    idx = _int_index("take", index, input.numel(), "the flattened input")
+    return take_op(input, index=idx)
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
@@ -292,12 +314,12 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    """``torch.diag``: of a 2-D tensor its diagonal (``diagonal`` above); of a 1-D tensor the square matrix
+    """``torch.diag``: of a 2-D tensor a copy of its diagonal (``diagonal_copy``); of a 1-D tensor the square matrix
     with it on diagonal ``diagonal`` (``diag_embed``, ``DiagEmbedBackward0`` as PyTorch's)."""
     check_tensor("diag", "input", 0, input)
     k = check_int("diag", "diagonal", 1, diagonal)
-    if input.ndim == 2:
-        return globals()["diagonal"](input, k)
+    if input.ndim == 2:  # a new tensor, not a view (PyTorch's diagonal_copy)
+        return OPS["diagonal_copy"](input, k, 0, 1)
     if input.ndim != 1:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
     return diag_embed_op(input, k, 0, 1)

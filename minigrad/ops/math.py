@@ -741,6 +741,66 @@ fill = defop(
 fill.def_backward(zero_backward)
 
 
+# -- zero_, fill_ and copy_: each an overload of its own in PyTorch, with its own node ----------------------
+# ``Tensor.zero_``/``fill_``/``copy_`` run these through ``run_inplace``; the out-of-place op ``fill`` is
+# ``torch.fill``'s (FillBackward0), which the backward formulas call too. Named as in-place ops are here
+# (``unsqueeze_``), so no public name is taken.
+
+def _check_zero_dim_value(op: str, x: Any, value: Any) -> Any:
+    if value.ndim != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+    return tuple(x.shape), x.dtype
+
+
+@register_kernel("zero_", CPU, dtypes=ALL_DTYPES, name="cpu/zero_")
+def zero_cpu(x):
+    return np.zeros(x.shape, dtype=x.dtype)
+
+
+register_kernel("fill_", CPU, dtypes=ALL_DTYPES, name="cpu/fill_")(fill_cpu)
+
+
+@register_kernel("fill_tensor_", CPU, dtypes=ALL_DTYPES, name="cpu/fill_tensor_")
+def fill_tensor_cpu(x, value):
+    return np.full(x.shape, value, dtype=x.dtype)
+
+
+@register_kernel("copy_", CPU, dtypes=ALL_DTYPES, name="cpu/copy_")
+def copy_cpu(x, src):
+    return np.broadcast_to(src, x.shape).astype(x.dtype)  # a new array: the values cast and broadcast
+
+
+zero_op = defop("zero_", inputs=("x",), out=False, infer_meta=im.same,
+                doc="zeros like x: the op of x.zero_() (ZeroBackward0); its gradient w.r.t. x is 0")
+fill_op = defop("fill_", inputs=("x",), out=False, attrs=(Attr("value", check=_check_fill_value),), infer_meta=im.same,
+                doc="x filled with the number value: the op of x.fill_(value) (fill_.Scalar, FillBackward2)")
+fill_tensor_op = defop("fill_tensor_", inputs=("x", "value"), out=False, infer_meta=_check_zero_dim_value,
+                       doc="x filled with the 0-d tensor value: the op of x.fill_(value) (fill_.Tensor, FillBackward3)")
+copy_op = defop("copy_", inputs=("x", "src"), out=False, infer_meta=lambda op, x, src: (tuple(x.shape), x.dtype),
+                doc="src broadcast to x's shape and cast to x's dtype: the op of x.copy_(src) (CopyBackwards)")
+zero_op.def_backward(zero_backward)
+fill_op.def_backward(zero_backward)
+
+
+@fill_tensor_op.def_backward
+def _fill_tensor_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's: ``self`` gets zeros, ``value`` the sum of the gradient (every element took its value)."""
+    ops = ctx.ops
+    gx = ops.fill(grad, 0) if ctx.needs(0) else None
+    gv = ops.cast(ops.sum(grad), ctx.input_dtype(1)) if ctx.needs(1) else None
+    return gx, gv
+
+
+@copy_op.def_backward
+def _copy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's: ``self``'s old values get zeros; ``src`` the gradient, summed over the dims it was broadcast
+    along and cast back to its dtype."""
+    ops = ctx.ops
+    gx = ops.fill(grad, 0) if ctx.needs(0) else None
+    gs = ops.sum_to(ops.cast(grad, ctx.input_dtype(1)), ctx.input_shape(1)) if ctx.needs(1) else None
+    return gx, gs
+
+
 # -- PyTorch's add/sub with alpha= (composite: mul, then the op) -----------------------------------
 
 # ``mg.add``/``mg.sub`` and the methods of the same name are these forms (exported by minigrad/__init__);

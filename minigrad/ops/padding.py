@@ -7,11 +7,15 @@ amount crops.
 - ``constant_pad_nd`` is an op: its kernel crops and pads with ``value``; its
   backward is the same op with every amount negated (crop what was added,
   pad back with zeros what was cropped), so it is differentiable to any order.
-- ``reflect``, ``replicate`` and ``circular`` are composites: each padded
-  dim is gathered with an integer index array (``getitem``), e.g. reflect
-  of ``[a b c d]`` by 2 on the left reads positions ``[2 1 0 1 2 3]``. The
-  gradient is ``getitem``'s: a scatter-add, so an input element read twice
-  (the edge under ``replicate``) gets both gradients.
+- ``reflect`` and ``replicate`` are the ops ``reflection_pad`` and
+  ``replication_pad`` (PyTorch's ``ReflectionPad2DBackward0``...): each
+  padded dim is gathered at the input positions it reads, e.g. reflect of
+  ``[a b c d]`` by 2 on the left reads ``[2 1 0 1 2 3]``. Their backward is
+  an op too (``*_pad_backward``), a scatter-add, so an input element read
+  twice (the edge under ``replicate``) gets both gradients; its own backward
+  is the padding again.
+- ``circular`` is a composite of ``getitem`` with the same positions
+  (PyTorch copies slices into a new tensor; the gradient is the same).
 
 Example:
     >>> import minigrad as mg
@@ -30,7 +34,7 @@ import numpy as np
 
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
-from ..kernels.array_kernels import pad_geometry
+from ..kernels.array_kernels import index_pad_arrays, index_pad_backward_arrays, pad_geometry, pad_source_index
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_tensor
@@ -109,29 +113,53 @@ def constant_pad_nd_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ctx.ops.constant_pad_nd(grad, tuple(-p for p in ctx.attrs["pad"]), 0.0),)
 
 
-def _source_index(mode: str, n: int, lo: int, hi: int) -> np.ndarray:
-    """For each output position along one dim, the input position it reads.
+def _index_pad_meta(op: str, x: Any, pad: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    return padded_shape(op, tuple(x.shape), pad), x.dtype
 
-    A negative amount crops. ``reflect`` and ``replicate`` read in the input's own
-    positions; ``circular`` wraps around what is left after cropping (PyTorch's rules).
-    """
-    if mode == "circular":
-        start = max(-lo, 0)
-        m = n - start - max(-hi, 0)
-        return np.arange(-max(lo, 0), m + max(hi, 0)) % m + start
-    i = np.arange(-lo, n + hi)
-    if mode == "reflect":
-        i = np.abs(i)
-        return np.where(i >= n, 2 * (n - 1) - i, i)
-    return np.clip(i, 0, n - 1)  # replicate
+
+def _index_pad_backward_meta(op: str, grad: Any, pad: tuple[int, ...], shape: tuple[int, ...]) -> Any:
+    return tuple(shape), grad.dtype
+
+
+def _index_pad(name: str, mode: str) -> tuple[Any, Any]:
+    """The op ``name`` (``reflect`` or ``replicate`` padding of the last ``len(pad) // 2`` dims) and its
+    backward op, each the other's adjoint."""
+    @register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}")
+    def forward_cpu(x: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
+        return index_pad_arrays(np, x, mode, pad, lambda i: i)
+
+    @register_kernel(f"{name}_backward", Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}_backward")
+    def backward_cpu(grad: np.ndarray, pad: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
+        return index_pad_backward_arrays(np, grad, mode, pad, tuple(shape), lambda i: i, np.add.at)
+
+    op = defop(name, inputs=("x",), out=False, attrs=(Attr("pad", check=_check_pad),), infer_meta=_index_pad_meta,
+               doc=f"{mode} padding of the last len(pad) // 2 dims (pad last dim first)")
+    backward = defop(f"{name}_backward", inputs=("grad",), out=False,
+                     attrs=(Attr("pad", check=_check_pad), Attr("shape")), infer_meta=_index_pad_backward_meta,
+                     doc=f"{name}'s backward: each output's gradient added to the input element it read")
+
+    @op.def_backward
+    def _forward_backward(ctx: Any, grad: Any) -> tuple[Any]:
+        return (getattr(ctx.ops, f"{name}_backward")(grad, ctx.attrs["pad"], tuple(ctx.input_shape(0))),)
+
+    @backward.def_backward
+    def _backward_backward(ctx: Any, grad: Any) -> tuple[Any]:
+        return (getattr(ctx.ops, name)(grad, ctx.attrs["pad"]),)
+
+    return op, backward
+
+
+reflection_pad, reflection_pad_backward = _index_pad("reflection_pad", "reflect")
+replication_pad, replication_pad_backward = _index_pad("replication_pad", "replicate")
 
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
-    """``torch.nn.functional.pad``: ``constant`` (the ``constant_pad_nd`` op), ``reflect``, ``replicate`` or
-    ``circular`` (composites of ``getitem``) padding; ``pad`` is last dim first.
+    """``torch.nn.functional.pad``: ``constant`` (the ``constant_pad_nd`` op), ``reflect`` and ``replicate``
+    (the ``reflection_pad`` and ``replication_pad`` ops) or ``circular`` (a composite of ``getitem``) padding;
+    ``pad`` is last dim first.
 
     The non-constant modes pad the last 1, 2 or 3 dims of a batched or unbatched
     input (``len(pad)`` of 2 for 2-D/3-D inputs, 4 for 3-D/4-D, 6 for 4-D/5-D), as in PyTorch.
@@ -152,7 +180,6 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         )
     shape = tuple(input.shape)
     padded_shape("pad", shape, pad)
-    indices = []
     for j in range(k):
         d = input.ndim - 1 - j
         n, lo, hi = shape[d], pad[2 * j], pad[2 * j + 1]
@@ -163,8 +190,12 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             )
         if mode == "circular" and (lo > n or hi > n):
             raise RuntimeError("pad(): Padding value causes wrapping around more than once.")
-        indices.append((d, _source_index(mode, n, lo, hi)))
+    if mode == "reflect":
+        return reflection_pad(input, pad)
+    if mode == "replicate":
+        return replication_pad(input, pad)
     out = input
-    for d, idx in indices:
-        out = getitem(out, (slice(None),) * d + (idx,))
+    for j in range(k):
+        d = input.ndim - 1 - j
+        out = getitem(out, (slice(None),) * d + (pad_source_index(mode, shape[d], pad[2 * j], pad[2 * j + 1]),))
     return out

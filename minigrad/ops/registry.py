@@ -175,8 +175,8 @@ _LAYOUTS = {_im.broadcast: "elementwise", _im.compare: "elementwise", _im.where:
             _im.same: "elementwise", _im.to_bool: "elementwise", _im.reduce: "contiguous", _im.softmax: "contiguous",
             _im.concat: "contiguous", _im.stack: "contiguous"}
 #: ``clone`` keeps a dense input's strides and makes the rest row-major (its ``memory_format`` rules);
-#: ``fill`` writes a tensor's own layout
-_OWN_LAYOUT = ("clone", "fill")
+#: ``fill`` (and the in-place ``zero_``, ``fill_``, ``copy_``) writes a tensor's own layout
+_OWN_LAYOUT = ("clone", "fill", "zero_", "fill_", "fill_tensor_", "copy_")
 
 
 class OpDef:

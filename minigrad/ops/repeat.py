@@ -6,8 +6,9 @@ gradients of all its copies: reshape the gradient to
 ``(r0, d0, r1, d1, ...)`` and sum over the ``r`` axes.
 
 ``repeat_interleave`` repeats each element in place (``[a, b] -> [a, a, b, b]``):
-it is ``getitem`` with the repeated positions, whose backward adds up the
-copies' gradients in the same way.
+by an int, each slice is broadcast to ``r`` copies and merged into its dim
+(``unsqueeze``, ``expand``, ``clone``, ``view``: the backward sums the copies);
+by a tensor of counts, ``index_select`` picks the repeated positions.
 
 ``meshgrid`` broadcasts 1-D tensors to a common grid: each output is an
 ``expand`` (a view), whose backward sums the copies.
@@ -35,7 +36,9 @@ from ..tensor import Tensor
 from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from ._constants import constant
 from .registry import Attr, defop, type_name
-from .shape import expand, getitem, reshape
+from .indexing import index_select_op
+from .math import clone
+from .shape import expand, reshape, unsqueeze, view
 
 __all__ = ["tile", "repeat_interleave", "meshgrid"]  # repeat is a method only (Tensor.repeat), as in PyTorch
 
@@ -103,8 +106,10 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
 
     ``repeats`` is an int or a 1-D int tensor with one count per element;
     ``dim=None`` works on the flattened tensor; ``repeat_interleave(counts)``
-    alone repeats ``arange(len(counts))``. Composite: ``getitem`` at the
-    repeated positions (no gradient to ``repeats``).
+    alone repeats ``arange(len(counts))``. Composite, PyTorch's: an int repeats
+    each slice by ``unsqueeze``, ``expand``, a contiguous ``clone`` and ``view``;
+    a tensor of counts (read on the host, as PyTorch reads it) picks the
+    repeated positions with ``index_select``. No gradient to ``repeats``.
     """
     check_tensor("repeat_interleave", "input", 0, input)
     if repeats is None:  # repeat_interleave(counts): the positions, each repeated counts[i] times
@@ -113,12 +118,13 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
             raise RuntimeError("repeat_interleave(): repeats must be a 1-D integer tensor")
         data = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         return constant(data, input)
+    by_int = isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool)
     if isinstance(repeats, Tensor):
         if repeats.dtype.is_floating or repeats.ndim > 1:
             raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim integer tensor, but got "
                                f"{repeats.dtype} of shape {tuple(repeats.shape)}")
         counts = to_numpy(repeats._data).reshape(-1)
-    elif isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool):
+    elif by_int:
         counts = np.array([int(repeats)])
     else:
         raise TypeError(f"repeat_interleave(): argument 'repeats' (position 1) must be int or Tensor, but got {type_name(repeats)}")
@@ -126,19 +132,24 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         raise RuntimeError("repeat_interleave(): repeats can not be negative")
     x = input
     if dim is None:
-        x, d = reshape(input, (-1,)), 0
+        x, d = (input if input.ndim == 1 else reshape(input, (-1,))), 0
     else:
         d = wrap_dim("repeat_interleave", check_int("repeat_interleave", "dim", 2, dim), x.ndim)
-        if x.ndim == 0:
+        if x.ndim == 0 and not by_int:
             x = reshape(x, (1,))
-    n = x.shape[d]
+    n = x.shape[d] if x.ndim else 1
     if counts.size != 1 and counts.size != n:
         raise RuntimeError(f"repeat_interleave(): repeats must have the same size as input along dim, but got "
                            f"repeats.size(0) = {counts.size} and input.size({d}) = {n}")
+    total = int(counts.sum()) if counts.size == n else n * int(counts[0])
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"repeat_interleave(): output_size {output_size} does not match the result's size {total}")
+    if by_int:  # PyTorch's: each slice along d repeated by a broadcast, then merged into d
+        r, shape = int(counts[0]), tuple(x.shape)
+        wide = expand(unsqueeze(x, d + 1), shape[:d + 1] + (r,) + shape[d + 1:])
+        return view(clone(wide, memory_format="contiguous_format"), shape[:d] + (shape[d] * r,) + shape[d + 1:])
     positions = np.repeat(np.arange(n, dtype=np.int64), counts if counts.size == n else int(counts[0]))
-    if output_size is not None and output_size != positions.size:
-        raise RuntimeError(f"repeat_interleave(): output_size {output_size} does not match the result's size {positions.size}")
-    return getitem(x, (slice(None),) * d + (positions,))
+    return index_select_op(x, index=positions, dim=d)
 
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:

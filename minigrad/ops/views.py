@@ -1,6 +1,7 @@
 """The ops behind views and in-place changes through them: ``copy_slices`` (the base's new node when a
 view of it is changed in place, NOTE [ In-place through a view: the history rewrite ] in
-``autograd/views.py``) and ``diagonal`` as a view (``mg.diagonal`` in ``indexing.py`` calls it).
+``autograd/views.py``) and ``diagonal`` as a view (``mg.diagonal`` in ``indexing.py`` calls it), and ``diagonal_copy``
+(``mg.diag`` of a matrix).
 
 Neither is public under its op name: ``mg.diagonal`` is the form that checks PyTorch's arguments,
 and ``copy_slices`` is made only by the history rewrite (its node is PyTorch's ``CopySlices``).
@@ -79,6 +80,17 @@ def _diagonal_backward(ctx, g):
     if order == tuple(range(nd)):
         return (spread,)
     return (ctx.ops.permute(spread, tuple(int(k) for k in np.argsort(order))),)
+
+
+@register_kernel("diagonal_copy", CPU, dtypes=ALL_DTYPES, name="cpu/diagonal_copy")
+def diagonal_copy_cpu(x, offset, dim1=-2, dim2=-1):
+    return np.array(diagonal_view(np, x, offset, dim1, dim2))  # a copy (ascontiguousarray would make 0-d 1-d)
+
+
+diagonal_copy = defop("diagonal_copy", inputs=("x",), attrs=(Attr("offset", 0), Attr("dim1", -2), Attr("dim2", -1)),
+                      infer_meta=_diagonal_meta,
+                      doc="the diagonal as a new tensor (torch.diag of a matrix: DiagonalBackward0_copy)")
+diagonal_copy.def_backward(_diagonal_backward)
 
 
 def _unfold_meta(op: str, x: Any, dim: int, size: int, step: int) -> Any:

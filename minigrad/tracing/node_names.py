@@ -32,6 +32,10 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "conv2d": "ConvolutionBackward0",  # PyTorch's one convolution op, transposed or not
     "conv_transpose2d": "ConvolutionBackward0",
     "copy_slices": "CopySlices",
+    "diagonal_copy": "DiagonalBackward0_copy",  # torch.diag of a matrix: diagonal_copy's node, so named
+    "copy_": "CopyBackwards",  # x.copy_(src); zero_ is ZeroBackward0 by the rule
+    "fill_": "FillBackward2",  # fill_.Scalar; torch.fill (the op fill) is fill.Scalar, FillBackward0
+    "fill_tensor_": "FillBackward3",  # fill_.Tensor
     "layer_norm": "NativeLayerNormBackward0",
     "batch_norm": "NativeBatchNormBackward0",
     "max_pool2d": "MaxPool2DWithIndicesBackward0",
@@ -52,6 +56,8 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "sub_scalar": "SubBackward1",  # sub.Scalar (cosine_embedding_loss's cos - margin)
     "threshold_backward": "ThresholdBackwardBackward0",
     "gelu_backward": "GeluBackwardBackward0",
+    "gelu_tanh": "GeluBackward0",  # gelu(approximate='tanh') is the same overload, an argument apart
+    "gelu_tanh_backward": "GeluBackwardBackward0",
     "nll_loss": "NllLossBackward0",
     "nll_loss2d": "NllLoss2DBackward0",
     "nll_loss2d_backward": "NllLoss2DBackwardBackward0",
@@ -188,7 +194,18 @@ def _attention(inputs: Any, attrs: dict[str, Any]) -> str:
     return "ScaledDotProductEfficientAttentionBackward0"
 
 
+def _padding(kind: str, suffix: str = "") -> Callable[[Any, dict[str, Any]], str]:
+    """``F.pad(mode='reflect')`` of the last 1, 2 or 3 dims is ``reflection_pad1d``/``2d``/``3d``."""
+    def name(inputs: Any, attrs: dict[str, Any]) -> str:
+        return f"{kind}Pad{len(attrs['pad']) // 2}D{suffix}Backward0"
+    return name
+
+
 NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
+    "reflection_pad": _padding("Reflection"),
+    "reflection_pad_backward": _padding("Reflection", "Backward"),
+    "replication_pad": _padding("Replication"),
+    "replication_pad_backward": _padding("Replication", "Backward"),
     "scaled_dot_product_attention": _attention,
     "sum": _reduction("Sum"),
     "mean": _reduction("Mean"),

@@ -83,6 +83,7 @@ UNARY = {
     "abs": (mg.abs, (-2, 2)), "sin": (mg.sin, (-3, 3)), "cos": (mg.cos, (-3, 3)), "tanh": (mg.tanh, (-3, 3)),
     "sigmoid": (mg.sigmoid, (-6, 6)), "relu": (mg.relu, (-2, 2)), "gelu": (mg.gelu, (-3, 3)),
     "erf": (mg.erf, (-2, 2)), "sign": (mg.sign, (-2, 2)),
+    "gelu_tanh": (lambda x: mg.nn.functional.gelu(x, approximate="tanh"), (-3, 3)),
 }
 
 
@@ -1328,6 +1329,9 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                       lambda: [_rand((3, 4), mg.float32)]),
     "diag_embed": ("diag_embed", lambda x: mg.diag_embed(x, 1, 0, 2), lambda: [_rand((2, 3), mg.float32)]),
     "diag": ("diag_embed", lambda x: mg.diag(x, -1), lambda: [_rand((4,), mg.float32)]),
+    "diag-of-a-matrix": ("diagonal_copy", lambda x: mg.diag(x, 1), lambda: [_rand((3, 4), mg.float32)]),
+    "take": ("take", lambda x: mg.take(x.t(), mg.tensor([[0, 5], [-1, 5]]).to(x.device)), lambda: [_rand((3, 4), mg.float32)]),
+    "take-host-index": ("take", lambda x: mg.take(x, mg.tensor([2, 2, 0])), lambda: [_rand((2, 3), mg.float32)]),
     "cross": ("cross", lambda a, b: mg.cross(a, b, dim=1), lambda: [_rand((4, 3), mg.float32), _rand((1, 3), mg.float32, seed=1)]),
     # distances
     "dist": ("dist", lambda x, y: mg.dist(x, y, 3), lambda: [_rand((3, 4), mg.float32), _rand((4,), mg.float32, seed=1)]),
@@ -1840,3 +1844,49 @@ def test_fused_attention_takes_dropout_on_the_gpu():
     np.testing.assert_allclose(out.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
     for a, b in zip((q, k, v), (q2, k2, v2)):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_zero_fill_and_copy_run_on_the_device(dtype):
+    """``zero_``, ``fill_`` (a number, a 0-d tensor) and ``copy_`` (broadcast, a cast from another dtype) on the
+    device against the CPU, gradients included; on the stand-in a 0-d device value is never read back (no
+    sync, where ``fill_`` once called ``.item()``) and each is two launches: the op, then the write into the
+    storage (``run_inplace``, as every in-place op here)."""
+    check("zero_", lambda x: (x * 2).zero_() + x, [_rand((3, 4), dtype)], dtype)
+    check("fill_", lambda x: (x * 2).fill_(1.5) * x, [_rand((3, 4), dtype)], dtype)
+    check("fill_tensor_", lambda x, v: (x * 2).fill_(v.sum()) * x, [_rand((3, 4), dtype), _rand((2,), dtype)], dtype)
+    check("copy_", lambda x, s: (x * 2).copy_(s) * x, [_rand((3, 4), dtype), _rand((4,), dtype)], dtype)
+    check("copy_", lambda x: (x * 2).copy_(x.double()) * x, [_rand((3, 4), dtype)], dtype)
+    fake = fake_cupy.installed()
+    if fake is None:
+        return
+    x = mg.tensor(_rand((3, 4), dtype)).to("gpu")
+    v = mg.tensor(_rand((), dtype)).to("gpu")
+    s = mg.tensor(_rand((4,), dtype)).to("gpu")
+    for fn in (lambda: x.zero_(), lambda: x.fill_(2.0), lambda: x.fill_(v), lambda: x.copy_(s)):
+        fake.reset_counts()
+        fn()
+        counts = fake.counts()
+        assert counts["launches"] == 2 and counts["syncs"] == 0 and counts["d2h"] == 0, counts
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_reflect_and_replicate_padding_run_on_the_device(dtype):
+    """``F.pad`` reflect/replicate (1, 2 and 3 padded dims, a crop) against the CPU, gradients included; on the
+    stand-in the positions are uploaded once per geometry: a second call copies nothing and does not sync."""
+    F = mg.nn.functional
+    check("reflection_pad", lambda x: F.pad(x, (1, 2), mode="reflect"), [_rand((2, 3, 5), dtype)], dtype)
+    check("reflection_pad", lambda x: F.pad(x, (2, -1, 1, 1), mode="reflect"), [_rand((2, 3, 4, 5), dtype)], dtype)
+    check("replication_pad", lambda x: F.pad(x, (3, 1, 0, 2), mode="replicate"), [_rand((1, 2, 3, 4), dtype)], dtype)
+    check("replication_pad", lambda x: F.pad(x, (1, 1, 1, 1, 1, 0), mode="replicate"), [_rand((2, 2, 3, 4), dtype)],
+          dtype)
+    fake = fake_cupy.installed()
+    if fake is None:
+        return
+    x = mg.tensor(_rand((2, 3, 4, 5), dtype)).to("gpu").requires_grad_()
+    step = lambda: mg.autograd.grad(F.pad(x, (1, 2, 2, 1), mode="reflect").sum(), x)  # noqa: E731
+    step()
+    fake.reset_counts()
+    step()
+    counts = fake.counts()
+    assert counts["h2d"] == 0 and counts["syncs"] == 0 and counts["d2h"] == 0, counts

@@ -132,6 +132,64 @@ def gelu_backward_dygraph_function(grad, x, attrs):
     return out_t
 
 
+gelu_tanh_op = OPS['gelu_tanh']
+
+
+def gelu_tanh_dygraph_function(x, attrs):
+    """``gelu_tanh`` after the API layer (``minigrad codegen gelu_tanh`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(gelu_tanh_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (gelu_tanh_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(gelu_tanh_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(gelu_tanh_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(gelu_tanh_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(gelu_tanh_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(gelu_tanh_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+gelu_tanh_backward_op = OPS['gelu_tanh_backward']
+
+
+def gelu_tanh_backward_dygraph_function(grad, x, attrs):
+    """``gelu_tanh_backward`` after the API layer (``minigrad codegen gelu_tanh_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(gelu_tanh_backward_op, [grad, x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (gelu_tanh_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(gelu_tanh_backward_op, [grad, x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(gelu_tanh_backward_op, [grad, x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(gelu_tanh_backward_op, entry.kernel, (grad._data, x._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(gelu_tanh_backward_op, [grad, x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(gelu_tanh_backward_op, (grad, x), attrs, (out_t,))
+    return out_t
+
+
 glu_op = OPS['glu']
 
 

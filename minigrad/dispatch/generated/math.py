@@ -190,6 +190,35 @@ def clone_dygraph_function(x, attrs):
     return out_t
 
 
+copy__op = OPS['copy_']
+
+
+def copy__dygraph_function(x, src, attrs):
+    """``copy_`` after the API layer (``minigrad codegen copy_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(copy__op, [x, src], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (copy__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, src._dtype, src._device, src._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(copy__op, [x, src], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(copy__op, [x, src], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(copy__op, entry.kernel, (x._data, src._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(copy__op, [x, src], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or src._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(copy__op, (x, src), attrs, (out_t,))
+    return out_t
+
+
 cos_op = OPS['cos']
 
 
@@ -386,6 +415,64 @@ def fill_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(fill_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+fill__op = OPS['fill_']
+
+
+def fill__dygraph_function(x, attrs):
+    """``fill_`` after the API layer (``minigrad codegen fill_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fill__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (fill__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(fill__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(fill__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(fill__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(fill__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(fill__op, (x,), attrs, (out_t,))
+    return out_t
+
+
+fill_tensor__op = OPS['fill_tensor_']
+
+
+def fill_tensor__dygraph_function(x, value, attrs):
+    """``fill_tensor_`` after the API layer (``minigrad codegen fill_tensor_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fill_tensor__op, [x, value], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (fill_tensor__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, value._dtype, value._device, value._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(fill_tensor__op, [x, value], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(fill_tensor__op, [x, value], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(fill_tensor__op, entry.kernel, (x._data, value._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(fill_tensor__op, [x, value], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or value._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(fill_tensor__op, (x, value), attrs, (out_t,))
     return out_t
 
 
@@ -888,4 +975,33 @@ def where_dygraph_function(condition, x, y, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(where_op, (condition, x, y), attrs, (out_t,))
+    return out_t
+
+
+zero__op = OPS['zero_']
+
+
+def zero__dygraph_function(x, attrs):
+    """``zero_`` after the API layer (``minigrad codegen zero_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(zero__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (zero__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(zero__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(zero__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(zero__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(zero__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(zero__op, (x,), attrs, (out_t,))
     return out_t

@@ -304,6 +304,25 @@ def fill(x: Any, value: Any) -> Any:
     return cupy.full(x.shape, value, dtype=x.dtype)
 
 
+@register_kernel("zero_", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_zero_")
+def zero_(x: Any) -> Any:
+    return cupy.zeros(x.shape, dtype=x.dtype)
+
+
+register_kernel("fill_", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill_")(fill)
+
+
+@register_kernel("fill_tensor_", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill_tensor_")
+def fill_tensor_(x: Any, value: Any) -> Any:
+    """The 0-d device value broadcast and cast in one copy on the device (never read back: no sync)."""
+    return cupy.broadcast_to(value, x.shape).astype(x.dtype, order="C")
+
+
+@register_kernel("copy_", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_copy_")
+def copy_(x: Any, src: Any) -> Any:
+    return cupy.broadcast_to(src, x.shape).astype(x.dtype, order="C")
+
+
 # -- masked_fill, tril, triu: one where launch, the result row-major (PyTorch's) -------------------
 
 def _where_rows(mask: Any, x: Any, y: Any) -> Any:

@@ -28,8 +28,8 @@ from ...devices import move_array, to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
-                             pad_geometry, running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
+from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
+                             log_add_exp, nonzero_positions, pad_geometry, running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
@@ -136,7 +136,7 @@ def scatter_value(x: Any, index: Any, dim: int, value: Any = 0) -> Any:
     return _scatter("scatter_value", False)(x, index, cupy.full(index.shape, value, dtype=x.dtype), dim)
 
 
-# -- flip, roll, rot90, repeat, constant_pad_nd ----------------------------------------------------------
+# -- flip, roll, rot90, repeat, constant_pad_nd, reflection_pad, replication_pad ---------------------------
 
 
 @register_kernel("flip", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_flip")
@@ -440,3 +440,25 @@ def _tensor_bound(op: str, kernel_op: str, cupy_fn: Any) -> None:
 
 _tensor_bound("clamp_min_tensor", "maximum", cupy.maximum)
 _tensor_bound("clamp_max_tensor", "minimum", cupy.minimum)
+
+
+def _index_pad(name: str, mode: str) -> None:
+    """``reflect``/``replicate`` padding: one gather per padded dim, its positions uploaded once per geometry
+    (``_on_device``); the backward one scatter-add per dim (``cupyx.scatter_add``: an edge read twice sums)."""
+    @register_kernel(name, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{name}")
+    def forward(x: Any, pad: tuple[int, ...]) -> Any:
+        return index_pad_arrays(cupy, x, mode, pad, _on_device)
+
+    @register_kernel(f"{name}_backward", GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{name}_backward")
+    def backward(grad: Any, pad: tuple[int, ...], shape: tuple[int, ...]) -> Any:
+        return index_pad_backward_arrays(cupy, grad, mode, pad, tuple(shape), _on_device, cupyx.scatter_add)
+
+
+_index_pad("reflection_pad", "reflect")
+_index_pad("replication_pad", "replicate")
+
+
+@register_kernel("take", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_take")
+def take(x: Any, index: Any) -> Any:
+    """One gather from the flattened input (a negative index counts from the end, as CuPy's wrap does)."""
+    return cupy.take(x.reshape(-1), _on_device(index))

@@ -114,6 +114,11 @@ def diagonal(x: Any, offset: int, dim1: int = -2, dim2: int = -1) -> Any:
     return diagonal_view(cupy, x, offset, dim1, dim2)
 
 
+@register_kernel("diagonal_copy", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_diagonal_copy")
+def diagonal_copy(x: Any, offset: int, dim1: int = -2, dim2: int = -1) -> Any:
+    return diagonal_view(cupy, x, offset, dim1, dim2).copy()
+
+
 @register_kernel("unfold", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unfold")
 def unfold(x: Any, dim: int, size: int, step: int) -> Any:
     return unfold_view(cupy, x, dim, size, step)
