@@ -371,6 +371,16 @@ CASES |= {
     "copy_ of a number": lambda lib, d: (d["x"] * 1).copy_(2.5),
 }
 
+# -- matrix_power (PyTorch's fast paths and order of products, batched inverses laid out column-major as
+#    LAPACK writes them, so a batched product reshapes them with ReshapeAliasBackward0), softmax's dtype ------
+CASES |= {
+    **{f"matrix_power {n}": (lambda n: lambda lib, d: lib.linalg.matrix_power(d["sq"], n))(n) for n in (0, 1, 3, 5)},
+    "matrix_power of a batch of inverses": lambda lib, d: lib.linalg.matrix_power(d["bat2"][:, :3] + 3, -2),
+    "inv of a batch, reshaped": lambda lib, d: lib.linalg.inv(d["bat2"][:, :3] + 3).reshape(2, 9),
+    "softmax to the dtype it has": lambda lib, d: lib.softmax(d["x"], 1, dtype=lib.float64),
+    "log_softmax to another dtype": lambda lib, d: lib.log_softmax(d["x"], 1, dtype=lib.float32),
+}
+
 # -- repeat_interleave: PyTorch's decomposition (ops/repeat.py) ------------------------------------------
 CASES |= {
     "repeat_interleave by an int": lambda lib, d: d["x"].repeat_interleave(2, dim=0),

@@ -56,6 +56,14 @@ def pad_geometry(shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[tuple[sl
     return tuple(crop), widths
 
 
+def column_major(xp: Any, a: Any) -> Any:
+    """``a`` with each matrix laid out column-major, as LAPACK and cuSOLVER write PyTorch's ``linalg.inv`` and
+    ``linalg.solve`` results (strides ``(..., 1, rows)``): so a reshape of one copies where PyTorch's does."""
+    if a.ndim < 2:
+        return a
+    return xp.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)
+
+
 def pad_source_index(mode: str, n: int, lo: int, hi: int) -> np.ndarray:
     """For each output position along one padded dim, the input position it reads (``reflect``,
     ``replicate`` or ``circular``). A negative amount crops. ``reflect`` and ``replicate`` read in the

@@ -1048,7 +1048,11 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def _cast_for(op: str, x: Tensor, dtype: Any) -> Tensor:
-    return x if dtype is None else cast(x, _dt.as_dtype(dtype, f"{op}(): argument 'dtype'"))
+    """``x`` in ``dtype`` (PyTorch's ``input.to(dtype)``: no node where it already is)."""
+    if dtype is None:
+        return x
+    dtype = _dt.as_dtype(dtype, f"{op}(): argument 'dtype'")
+    return x if dtype is x.dtype else cast(x, dtype)
 
 
 def softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:

@@ -30,14 +30,14 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.array_kernels import singular_error, vector_rhs
+from ..kernels.array_kernels import column_major, singular_error, vector_rhs
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_tensor
 from ._constants import constant
 from .linalg import matmul
-from .math import add, fill
+from .math import add, clone, fill
 from .registry import defop, type_name
 
 __all__ = ["inverse", "det"]  # torch.inverse and torch.det; all three are in mg.linalg (minigrad/linalg.py)
@@ -63,7 +63,7 @@ def infer_inv(op: str, a: Any) -> tuple[tuple[int, ...], Any]:
 @register_kernel("inv", Backend.CPU, dtypes=FLOAT_DTYPES)
 def inv_cpu(a: np.ndarray) -> np.ndarray:
     try:
-        return np.asarray(np.linalg.inv(a), dtype=a.dtype)
+        return column_major(np, np.asarray(np.linalg.inv(a), dtype=a.dtype))
     except np.linalg.LinAlgError:
         raise singular_error("linalg.inv") from None
 
@@ -114,7 +114,7 @@ def solve_cpu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         x = np.linalg.solve(a, rhs)
     except np.linalg.LinAlgError:
         raise singular_error("linalg.solve") from None
-    return np.asarray(x[..., 0] if vector else x, dtype=a.dtype)
+    return np.asarray(x[..., 0], dtype=a.dtype) if vector else column_major(np, np.asarray(x, dtype=a.dtype))
 
 
 solve_op = defop("solve", inputs=("A", "B"), infer_meta=infer_solve, save=("A", "out"), amp="deny",
@@ -195,19 +195,25 @@ def inverse(input: Tensor) -> Tensor:
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A`` multiplied by itself ``n`` times (``torch.linalg.matrix_power``; ``n = 0`` gives the identity,
-    ``n < 0`` powers of ``inv(A)``). Composite: repeated squaring with ``matmul``."""
+    ``n < 0`` powers of ``inv(A)``). Composite, PyTorch's: repeated squaring with ``matmul``."""
     check_tensor("linalg.matrix_power", "A", 0, A)
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"linalg.matrix_power(): argument 'n' (position 1) must be int, but got {type_name(n)}")
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but got shape {tuple(A.shape)}")
-    if n == 0:  # the identity, still in the graph (a zero gradient), as PyTorch's
+    if n == 0:  # the identity written into a copy: still in the graph (a zero gradient), as PyTorch's
         eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype.np), tuple(A.shape)).copy()
-        return add(fill(A, 0), constant(eye, A))
+        return clone(A, memory_format="contiguous_format").copy_(constant(eye, A))
     base = inv_op(A) if n < 0 else A
-    result = None
     k = abs(n)
-    while k:  # square-and-multiply: log2(n) products
+    if k == 1:  # PyTorch's fast paths: a copy of A (or inv(A) itself), A @ A, (A @ A) @ A
+        return base if n < 0 else clone(A, memory_format="contiguous_format")
+    if k == 2:
+        return matmul(base, base)
+    if k == 3:
+        return matmul(matmul(base, base), base)
+    result = None
+    while k:  # square-and-multiply: log2(n) products, in PyTorch's order
         if k & 1:
             result = base if result is None else matmul(result, base)
         k >>= 1

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
-from ..array_kernels import singular_error, vector_rhs
+from ..array_kernels import column_major, singular_error, vector_rhs
 from ..key import Backend
 from ..array_kernels import euclidean_dist_arrays, row_differences, vector_norm_arrays
 from ..registry import register_kernel
@@ -187,7 +187,7 @@ def inv(a: Any) -> Any:
     """cuSOLVER's LU and inverse (batched), a singular matrix refused after one read (``_refuse_singular``)."""
     if not a.size:
         return cupy.empty(a.shape, dtype=a.dtype)
-    out = cupy.ascontiguousarray(cupy.linalg.inv(a))
+    out = column_major(cupy, cupy.linalg.inv(a))
     _refuse_singular("linalg.inv", a, out)
     return out
 
@@ -206,7 +206,7 @@ def solve(a: Any, b: Any) -> Any:
     else:
         out = cupy.linalg.solve(a_b, rhs_b)
         _refuse_singular("linalg.solve", a_b, out)
-    return cupy.ascontiguousarray(out[..., 0] if vector else out)
+    return cupy.ascontiguousarray(out[..., 0]) if vector else column_major(cupy, out)
 
 
 @register_kernel("det", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_det")
