@@ -414,3 +414,30 @@ def test_pooling_indices_are_pytorchs_first_maximum(args, kind):
     mv, mi = F.adaptive_max_pool2d(mg.tensor(x), (k + 1, s + 2), return_indices=True)
     tv, ti = torch.nn.functional.adaptive_max_pool2d(torch.tensor(x), (k + 1, s + 2), return_indices=True)
     assert mi.tolist() == ti.tolist()
+
+
+# -- index_copy, index_add and index_fill: which indices each takes, and its words for the rest ---------
+
+INDEX_RANGE_CASES = {  # PyTorch 2.13's answers: index_copy and index_add refuse a negative index, index_fill
+    # counts it from the end
+    "index_copy -1": (lambda x, i: x.index_copy(0, i, mg.ones(2, 2)), [-1, 0],
+                      (IndexError, "index_copy_(): index -1 is out of bounds for dimension 0 with size 3")),
+    "index_copy 3": (lambda x, i: x.index_copy(0, i, mg.ones(2, 2)), [3, 0],
+                     (IndexError, "index_copy_(): index 3 is out of bounds for dimension 0 with size 3")),
+    "index_add -1": (lambda x, i: x.index_add(0, i, mg.ones(2, 2)), [0, -1],
+                     (RuntimeError, "index -1 is out of bounds for dimension 0 with size 3")),
+    "index_fill -4": (lambda x, i: x.index_fill(0, i, 1.0), [-4],
+                      (IndexError, "index -4 is out of bounds for dimension 0 with size 3")),
+    "index_fill -3": (lambda x, i: x.index_fill(0, i, 1.0), [-3], [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_RANGE_CASES))
+def test_index_writes_take_pytorchs_indices(name):
+    fn, index, expected = INDEX_RANGE_CASES[name]
+    x = mg.zeros(3, 2, requires_grad=True) * 1
+    if isinstance(expected, tuple):
+        with pytest.raises(expected[0], match=f"^{expected[1]}$".replace("(", r"\(").replace(")", r"\)")):
+            fn(x, mg.tensor(index))
+    else:
+        assert fn(x, mg.tensor(index)).tolist() == expected

@@ -315,3 +315,17 @@ def test_multi_margin_loss_errors_have_torch_classes_and_leave_no_node(label: st
     got = error_class(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True), mg.tensor))
     assert want is not None and got is want, (label, got, want)
     leaves_no_node(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True), mg.tensor))
+
+
+def test_multi_margin_loss_has_no_second_derivative_as_in_torch() -> None:
+    """PyTorch's ``multi_margin_loss_backward`` has no derivative: its node is ``NotImplemented`` and a backward
+    through it raises (minigrad once gave ``None`` there, silently)."""
+    grads = []
+    for lib in (torch, mg):
+        x = lib.zeros(3, 2, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.nn.functional.multi_margin_loss(x, lib.tensor([0, 1, 1])), x, create_graph=True)
+        assert type(g.grad_fn).__name__ == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::multi_margin_loss_backward is not implemented"):
+            g.sum().backward()
+        grads.append(g.detach().numpy())
+    np.testing.assert_allclose(grads[1], grads[0])

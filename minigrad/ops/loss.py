@@ -926,13 +926,18 @@ _multi_margin_loss = defop(
     doc="multi-class hinge loss: sum over j != y of max(0, margin - x_y + x_j)^p, times weight[y], over C; reduced",
     amp="deny",
 )
-#: Its gradient, one kernel as PyTorch's ``multi_margin_loss_backward`` (which has no derivative of its own:
-#: PyTorch's double backward raises, minigrad's gives no gradient).
+#: Its gradient, one kernel as PyTorch's ``multi_margin_loss_backward``, which has no derivative of its own: with
+#: ``create_graph`` its node is PyTorch's ``NotImplemented``, and a backward through it raises PyTorch's error.
 _multi_margin_loss_backward = defop(
     "multi_margin_loss_backward",
     inputs=("grad", "input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
     attrs=_MARGIN_ATTRS, infer_meta=_multi_margin_backward_meta, key_inputs=(0,), differentiable=False, doc="multi_margin_loss's gradient w.r.t. its input", amp="deny",
 )
+
+
+@_multi_margin_loss_backward.def_backward
+def _multi_margin_loss_backward_formula(ctx: Any, grad: Any) -> tuple[Any, ...]:
+    raise RuntimeError("derivative for aten::multi_margin_loss_backward is not implemented")
 
 
 @_multi_margin_loss.def_backward

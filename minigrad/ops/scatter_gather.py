@@ -330,6 +330,15 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     raise ShapeError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")
 
 
+#: Where PyTorch's index_copy and index_add refuse a negative index (index_fill counts it from the end), and
+#: the error each raises for one out of range.
+_INDEX_RANGE = {
+    "index_copy": (0, IndexError, "index_copy_(): "),
+    "index_add": (0, RuntimeError, ""),
+    "index_fill": (None, IndexError, ""),
+}
+
+
 def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, Any]:
     """``dim`` made non-negative and ``index`` as a flat int64 array, checked as PyTorch checks them."""
     check_tensor(op, "input", 0, input)
@@ -339,21 +348,26 @@ def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, Any
         raise IndexError(f"{op}(): Index is supposed to be a vector (1-D int64 tensor), but got {index.dtype} "
                          f"of shape {tuple(index.shape)}")
     size = input.shape[d] if input.ndim else 1
-    idx = _flat_index(index, size, lambda: IndexError(f"index out of range in self ({op}(): dimension {d} has size {size})"))
-    return d, idx % max(size, 1)
+    return d, _range_checked(op, index, d, size) % max(size, 1)
 
 
-def _flat_index(index: Tensor, size: int, error: Any) -> Any:
-    """``index``'s values as a flat int64 array in ``[-size, size)`` (``error()`` otherwise). A GPU index stays on
-    the device: its range checked there, a bad one refused at the next sync (``check_range``),
-    as reading it on the host would make every call wait for the device."""
+def _range_checked(op: str, index: Tensor, d: int, size: int) -> Any:
+    low, error, prefix = _INDEX_RANGE[op]
+    return _flat_index(index, size, lambda bad: error(f"{prefix}index {bad} is out of bounds for dimension {d} with size "
+                                                      f"{size}"), -size if low is None else low)
+
+
+def _flat_index(index: Tensor, size: int, error: Any, low: int) -> Any:
+    """``index``'s values as a flat int64 array in ``[low, size)`` (``error(bad value)`` otherwise). A GPU index stays
+    on the device: its range checked there, a bad one refused at the next sync (``check_range``), as reading it on
+    the host would make every call wait for the device."""
     if index._device != "cpu":
         data = index._data.reshape(-1).astype(np.int64, copy=False)
-        check_range(data, index._device, -size, size, lambda bad, _: error())
+        check_range(data, index._device, low, size, lambda bad, _: error(int(bad[0])))
         return data
     idx = to_numpy(index._data).astype(np.int64).reshape(-1)
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise error()
+    if idx.size and (idx.min() < low or idx.max() >= size):
+        raise error(int(idx[(idx < low) | (idx >= size)][0]))
     return idx
 
 
@@ -502,7 +516,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_add_(): self ({scalar_type_name(input.dtype.np)}) and source "
                            f"({scalar_type_name(source.dtype.np)}) must have the same scalar type")
-    idx = _flat_index(index, size, lambda: IndexError(f"index_add(): index out of range for dimension {d} of size {size}"))
+    idx = _range_checked("index_add", index, d, size)
     return index_add_op(input, source, index=idx, dim=d, alpha=alpha)
 
 

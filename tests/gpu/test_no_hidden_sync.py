@@ -541,14 +541,15 @@ def test_index_select_and_take_keep_a_gpu_index_on_the_device():
 @counted
 def test_index_add_and_index_fill_keep_a_gpu_index_on_the_device():
     """``index_fill`` is the Annotated Transformer's label smoothing; both read their index on the host (a copy
-    and a sync a call), and ``index_fill`` copied the mask it made there to the device."""
+    and a sync a call), and ``index_fill`` copied the mask it made there to the device. (``index_add`` refuses a
+    negative index, as PyTorch's; ``index_fill`` counts it from the end.)"""
     fake = _fake()
     x = mg.randn(5, 4).to("gpu").requires_grad_()
     s = mg.randn(3, 4).to("gpu").requires_grad_()
     idx = mg.tensor([4, 0, -1]).to("gpu")
 
     def run():
-        return (mg.index_add(x, 0, idx, s, alpha=2.0).sum() + x.index_fill(1, (idx % 4).abs(), 0.5).sum()
+        return (mg.index_add(x, 0, idx.abs(), s, alpha=2.0).sum() + x.index_fill(1, (idx % 4).abs(), 0.5).sum()
                 + mg.index_fill(x, 0, idx, s.sum()).sum())
 
     for _ in range(2):
@@ -559,7 +560,7 @@ def test_index_add_and_index_fill_keep_a_gpu_index_on_the_device():
     assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
     xc, sc = x.detach().cpu().requires_grad_(), s.detach().cpu().requires_grad_()
     ic = idx.cpu()
-    ref = mg.index_add(xc, 0, ic, sc, alpha=2.0).sum() + xc.index_fill(1, (ic % 4).abs(), 0.5).sum() + mg.index_fill(
+    ref = mg.index_add(xc, 0, ic.abs(), sc, alpha=2.0).sum() + xc.index_fill(1, (ic % 4).abs(), 0.5).sum() + mg.index_fill(
         xc, 0, ic, sc.sum()).sum()
     ref.backward()
     x.grad = s.grad = None
