@@ -134,6 +134,16 @@ def test_array_mode_checks_saved_versions() -> None:
         y.sum().backward()
 
 
+def test_array_mode_tells_equal_numbers_of_other_types_apart() -> None:
+    """A form of attributes is remembered once checked; ``0`` and ``0.0`` (or ``True`` and ``1``) are equal and
+    hash alike, but an integer array clamped at ``0.0`` becomes float32 and at ``0`` stays int64 (the second
+    call took the first one's form)."""
+    ops = engine.array_ops("cpu", mg.tensor(0.0)._layout)
+    a = np.arange(4, dtype=np.int64)
+    assert [ops.clip(a, min=m).dtype for m in (0, 0.0, 0)] == [np.int64, np.float32, np.int64]
+    assert (mg.tensor(a).clamp(min=0.0).dtype, mg.tensor(a).clamp(min=0).dtype) == (mg.float32, mg.int64)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_gelu_backward_is_one_fused_op_with_pytorchs_values(dtype: str) -> None:
     """gelu's formula is one call, ``gelu_backward(grad, x)`` (PyTorch's GeluBackward0 runs one kernel too)."""

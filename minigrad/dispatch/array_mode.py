@@ -67,7 +67,7 @@ class ArrayOp:
         plain = not any(i.is_list or i.optional for i in op.inputs)
         self._n_inputs = len(op.inputs) if plain else -1
         self._attr_forms: dict[tuple[Any, ...], dict[str, Any]] = {}
-        # An index is no key: Python finds ``x[True]``'s form for ``x[1]``'s (True == 1, one hash)
+        # An index is no key: its items nest (``x[True]`` and ``x[1]`` are (True,) and (1,), one key)
         self._forms_kept = not any(a.name == "index" for a in op.attrs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -80,7 +80,9 @@ class ArrayOp:
             try:  # a form of attributes seen before (``_attrs`` checks a new one)
                 if not self._forms_kept:
                     raise TypeError
-                attrs = self._attr_forms.get((args[n:], *kwargs.items()))
+                given = args[n:]  # (the key inline: a function here would be a call more per formula op)
+                attrs = self._attr_forms.get((given, tuple(map(type, given)), *kwargs.items(),
+                                              tuple(map(type, kwargs.values()))))
             except TypeError:  # an unhashable value (an index array), or an index: checked every time
                 attrs = self._bind((*self._dummy_inputs(), *args[n:]), kwargs)[1]
             else:
@@ -119,12 +121,14 @@ class ArrayOp:
         Formulas pass the same attributes again and again (``transpose_y=True``,
         ``dim=(0,), keepdim=True``): each distinct form is checked once, here, and
         ``__call__`` finds it in ``_attr_forms`` after that (a form with an
-        unhashable value, an index array, is checked every time).
+        unhashable value, an index array, is checked every time). A form's key holds
+        its values' types too: ``0`` and ``0.0`` are equal and hash alike, but an
+        integer array clamped at ``0.0`` becomes float32.
         """
         attrs = self._bind((*self._dummy_inputs(), *given), kwargs)[1]
         if len(self._attr_forms) >= 256:
             self._attr_forms.clear()
-        self._attr_forms[(given, *kwargs.items())] = attrs
+        self._attr_forms[(given, tuple(map(type, given)), *kwargs.items(), tuple(map(type, kwargs.values())))] = attrs
         return attrs
 
     def _dummy_inputs(self) -> list[Any]:
