@@ -415,6 +415,16 @@ CASES.update({
 })
 
 
+# -- resampling (ops/upsampling.py, ops/convolution.py): interpolate's upsample ops, pixel_shuffle/unshuffle,
+# unfold (im2col) and fold (col2im), one node each as PyTorch's
+CASES.update({
+    "pixel_shuffle": lambda lib, d: _F(lib).pixel_shuffle(d["img"].repeat(1, 4, 1, 1), 2),
+    "pixel_shuffle unbatched": lambda lib, d: _F(lib).pixel_shuffle(d["img"][0].repeat(4, 1, 1), 2),
+    "pixel_unshuffle": lambda lib, d: _F(lib).pixel_unshuffle(d["img"][:, :, :4, :4], 2),
+    "pixel_unshuffle's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).pixel_unshuffle(u, 2),
+                                                              d["img"][:, :, :4, :4]),
+})
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
@@ -422,6 +432,12 @@ DIFFERENT: dict[str, str] = {
                                "CopySlices wraps the op's node and lists the op's other inputs instead "
                                "(minigrad's structure is what lesson 9 teaches and grades)",
 }
+
+
+def _gradient_of(lib: Any, f: Callable[[Any], Any], u: Any) -> Any:
+    """The gradient of ``sum(f(u)^2)`` with respect to ``u``, made differentiable (its graph is the backward's)."""
+    y = f(u)
+    return lib.autograd.grad((y * y).sum(), u, create_graph=True)[0]
 
 
 def _set(x: Any, index: Any, value: Any) -> Any:

@@ -602,6 +602,10 @@ CASES += [
          inputs(rnd(2, 1, 5, 7))),
     Case("adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward",
          lambda g: mg.OPS["adaptive_avg_pool2d_backward"](g, (5, 7)), inputs(rnd(2, 1, 3, 2))),
+    # resampling (ops/upsampling.py, ops/convolution.py)
+    Case("pixel_shuffle", "pixel_shuffle", lambda x: mg.nn.functional.pixel_shuffle(x, 2), inputs(rnd(2, 8, 2, 3))),
+    Case("pixel_shuffle-unbatched", "pixel_shuffle", lambda x: mg.pixel_shuffle(x, 3), inputs(rnd(9, 1, 2))),
+    Case("pixel_unshuffle", "pixel_unshuffle", lambda x: mg.nn.functional.pixel_unshuffle(x, 2), inputs(rnd(1, 2, 4, 6))),
     # The fused backward ops (relu's and cross_entropy's), differentiable in turn.
     Case("threshold_backward", "threshold_backward", mg.threshold_backward,
          inputs(rnd(2, 3), lambda rng: T(rng.uniform(0.3, 2.0, size=(2, 3)) * rng.choice([-1.0, 1.0], size=(2, 3)), False))),

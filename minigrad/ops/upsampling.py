@@ -37,14 +37,18 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import ALL_DTYPES
 from ..errors import ShapeError
+from ..kernels.array_kernels import pixel_shuffle_arrays, pixel_unshuffle_arrays
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_tensor
+from ._checks import _is_int, check_int, check_tensor
 from ._constants import kept_constant
 from .math import add, mul
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
-from .registry import type_name
-from .shape import getitem, permute, reshape
+from .registry import Attr, defop, type_name
+from .shape import getitem, reshape
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle"]  # torch.pixel_shuffle, torch.pixel_unshuffle; interpolate in F only
 
@@ -226,39 +230,97 @@ def _area(x: Tensor, out_sizes: tuple[int, ...]) -> Tensor:
     return reshape(depth, (n, c, od, oh, ow))
 
 
+# -- pixel_shuffle / pixel_unshuffle: one op each, each the other's gradient --------------------------
+
+def _shuffle_meta(op: str, x: Any, upscale_factor: int) -> tuple[tuple[int, ...], Any]:
+    r = upscale_factor
+    *lead, c, h, w = x.shape
+    return (*lead, c // (r * r), h * r, w * r), x.dtype
+
+
+def _unshuffle_meta(op: str, x: Any, downscale_factor: int) -> tuple[tuple[int, ...], Any]:
+    r = downscale_factor
+    *lead, c, h, w = x.shape
+    return (*lead, c * r * r, h // r, w // r), x.dtype
+
+
+@register_kernel("pixel_shuffle", Backend.CPU, dtypes=ALL_DTYPES)
+def pixel_shuffle_cpu(x: np.ndarray, upscale_factor: int) -> np.ndarray:
+    return pixel_shuffle_arrays(np, x, upscale_factor)
+
+
+@register_kernel("pixel_unshuffle", Backend.CPU, dtypes=ALL_DTYPES)
+def pixel_unshuffle_cpu(x: np.ndarray, downscale_factor: int) -> np.ndarray:
+    return pixel_unshuffle_arrays(np, x, downscale_factor)
+
+
+_pixel_shuffle = defop(
+    "pixel_shuffle",
+    inputs=("x",),
+    out=False,
+    attrs=(Attr("upscale_factor", check=check_int),),
+    infer_meta=_shuffle_meta,
+    doc="each group of r^2 channels as an r x r block of pixels: (*, C r^2, H, W) to (*, C, H r, W r)",
+)
+
+_pixel_unshuffle = defop(
+    "pixel_unshuffle",
+    inputs=("x",),
+    out=False,
+    attrs=(Attr("downscale_factor", check=check_int),),
+    infer_meta=_unshuffle_meta,
+    doc="each r x r block of pixels as r^2 channels: (*, C, H r, W r) to (*, C r^2, H, W)",
+)
+
+
+@_pixel_shuffle.def_backward
+def _pixel_shuffle_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """A permutation of the elements: its gradient is the inverse permutation."""
+    return (ctx.ops.pixel_unshuffle(grad, ctx.attrs["upscale_factor"]),)
+
+
+@_pixel_unshuffle.def_backward
+def _pixel_unshuffle_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    return (ctx.ops.pixel_shuffle(grad, ctx.attrs["downscale_factor"]),)
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``: each group of ``r^2`` channels becomes an ``r x r`` block of pixels
-    (the sub-pixel convolution of Shi et al.). Composite: ``reshape``, ``permute``, ``reshape``."""
+    (the sub-pixel convolution of Shi et al.). One op, ``PixelShuffleBackward0``, as PyTorch's.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.pixel_shuffle(mg.arange(4.0).reshape(1, 4, 1, 1), 2).tolist()
+        [[[[0.0, 1.0], [2.0, 3.0]]]]
+    """
     op = "pixel_shuffle"
     r = _factor(op, "upscale_factor", input, upscale_factor)
-    *lead, c, h, w = input.shape
+    c = input.shape[-3]
     if c % (r * r):
-        raise RuntimeError(f"{op}(): input channel dim must be divisible by upscale_factor^2 ({r * r}), but got {c}")
-    n = len(lead)
-    x = reshape(input, (*lead, c // (r * r), r, r, h, w))
-    x = permute(x, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))  # (*, C, H, r, W, r)
-    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+        raise RuntimeError(f"{op} expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+                           f"but input.size(-3)={c} is not divisible by {r * r}")
+    return _pixel_shuffle(input, r)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    """The inverse of ``pixel_shuffle``: ``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``. Composite."""
+    """The inverse of ``pixel_shuffle``: ``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``. One op,
+    ``PixelUnshuffleBackward0``, as PyTorch's."""
     op = "pixel_unshuffle"
     r = _factor(op, "downscale_factor", input, downscale_factor)
-    *lead, c, h, w = input.shape
-    if h % r or w % r:
-        raise RuntimeError(f"{op}(): height ({h}) and width ({w}) must be divisible by downscale_factor ({r})")
-    n = len(lead)
-    x = reshape(input, (*lead, c, h // r, r, w // r, r))
-    x = permute(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))  # (*, C, r, r, H, W)
-    return reshape(x, (*lead, c * r * r, h // r, w // r))
+    for name, d in (("height", -2), ("width", -1)):
+        if input.shape[d] % r:
+            raise RuntimeError(f"{op} expects {name} to be divisible by downscale_factor, but input.size({d})="
+                               f"{input.shape[d]} is not divisible by {r}")
+    return _pixel_unshuffle(input, r)
 
 
 def _factor(op: str, name: str, input: Any, r: Any) -> int:
+    """PyTorch's checks of both ops, in its order and words."""
     check_tensor(op, "input", 0, input)
-    if isinstance(r, bool) or not isinstance(r, int):
-        raise TypeError(f"{op}(): argument '{name}' (position 1) must be int, but got {type_name(r)}")
-    if r <= 0:
-        raise RuntimeError(f"{op}(): {name} must be greater than 0, but got {r}")
+    if not _is_int(r):
+        raise TypeError(f"{op}(): argument '{name}' (position 2) must be int, not {type_name(r)}")
     if input.ndim < 3:
-        raise RuntimeError(f"{op}(): expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)")
-    return r
+        raise RuntimeError(f"{op} expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{op} expects a positive {name}, but got {r}")
+    return int(r)

@@ -1359,6 +1359,10 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     # to one value PyTorch takes a mean over the plane, not the pooling op
     "adaptive_avg_pool2d-1x1": ("mean", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, 1),
                                 lambda: [_rand((2, 3, 7, 9), mg.float32)]),
+    # resampling: pixel_shuffle and pixel_unshuffle (each the other's backward)
+    "pixel_shuffle": ("pixel_shuffle", lambda x: mg.nn.functional.pixel_shuffle(x, 2), lambda: [_rand((2, 8, 3, 2), mg.float32)]),
+    "pixel_unshuffle": ("pixel_unshuffle", lambda x: mg.nn.functional.pixel_unshuffle(x.transpose(2, 3), 3),
+                        lambda: [_rand((2, 1, 6, 3), mg.float32)]),
     "bce_with_logits": ("binary_cross_entropy_with_logits",
                         lambda x, t: mg.nn.functional.binary_cross_entropy_with_logits(x, t),
                         lambda: [_rand((4, 5), mg.float32, -4, 4), _rand((4, 5), mg.float32, 0, 1, seed=1)]),

@@ -1,5 +1,6 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
-flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
+flip, roll, repeat, padding with a constant, pixel_shuffle and pixel_unshuffle, the running sums and products, argsort,
+average pooling
 (two matrix products, cuBLAS's), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
 ``smooth_l1_loss`` and ``huber_loss``,
 ``vector_norm`` (and ``norm``) and ``div`` with a rounding mode.
@@ -29,7 +30,8 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32
 from ..key import Backend
 from ..registry import register_kernel
 from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, log_add_exp, nonzero_positions,
-                             pad_geometry, running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
+                             pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays, running_extreme_positions,
+                             rot90_steps, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
@@ -440,3 +442,16 @@ def _tensor_bound(op: str, kernel_op: str, cupy_fn: Any) -> None:
 
 _tensor_bound("clamp_min_tensor", "maximum", cupy.maximum)
 _tensor_bound("clamp_max_tensor", "minimum", cupy.minimum)
+
+
+# -- pixel_shuffle / pixel_unshuffle: the CPU kernels' reshape and transposed copy, on CuPy's arrays -------------
+
+
+@register_kernel("pixel_shuffle", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_pixel_shuffle")
+def pixel_shuffle(x: Any, upscale_factor: int) -> Any:
+    return pixel_shuffle_arrays(cupy, x, upscale_factor)
+
+
+@register_kernel("pixel_unshuffle", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_pixel_unshuffle")
+def pixel_unshuffle(x: Any, downscale_factor: int) -> Any:
+    return pixel_unshuffle_arrays(cupy, x, downscale_factor)
