@@ -421,6 +421,13 @@ CASES.update({
     "pixel_shuffle": lambda lib, d: _F(lib).pixel_shuffle(d["img"].repeat(1, 4, 1, 1), 2),
     "pixel_shuffle unbatched": lambda lib, d: _F(lib).pixel_shuffle(d["img"][0].repeat(4, 1, 1), 2),
     "pixel_unshuffle": lambda lib, d: _F(lib).pixel_unshuffle(d["img"][:, :, :4, :4], 2),
+    "unfold": lambda lib, d: _F(lib).unfold(d["img"], 2),
+    "unfold unbatched, padded, strided": lambda lib, d: _F(lib).unfold(d["img"][0], (2, 3), padding=1, stride=2),
+    "fold": lambda lib, d: _F(lib).fold(d["bat"].reshape(1, 4, 6), (4, 4), 2, stride=(1, 2)),
+    "fold unbatched": lambda lib, d: _F(lib).fold(d["bat"].reshape(4, 6), (4, 3), (2, 1), dilation=(2, 1)),
+    "unfold's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).unfold(u, 3, padding=1), d["img"] * 1),
+    "fold's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).fold(u, (4, 4), 2, stride=(1, 2)),
+                                                   d["bat"].reshape(1, 4, 6) * 1),
     "pixel_unshuffle's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).pixel_unshuffle(u, 2),
                                                               d["img"][:, :, :4, :4]),
 })

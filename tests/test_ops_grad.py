@@ -606,6 +606,12 @@ CASES += [
     Case("pixel_shuffle", "pixel_shuffle", lambda x: mg.nn.functional.pixel_shuffle(x, 2), inputs(rnd(2, 8, 2, 3))),
     Case("pixel_shuffle-unbatched", "pixel_shuffle", lambda x: mg.pixel_shuffle(x, 3), inputs(rnd(9, 1, 2))),
     Case("pixel_unshuffle", "pixel_unshuffle", lambda x: mg.nn.functional.pixel_unshuffle(x, 2), inputs(rnd(1, 2, 4, 6))),
+    Case("im2col", "im2col", lambda x: mg.nn.functional.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+         inputs(rnd(2, 2, 4, 5))),
+    Case("im2col-unbatched", "im2col", lambda x: mg.nn.functional.unfold(x, 2), inputs(rnd(2, 3, 3))),
+    Case("col2im", "col2im", lambda x: mg.nn.functional.fold(x, (4, 5), (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+         inputs(rnd(2, 12, 12))),
+    Case("col2im-unbatched", "col2im", lambda x: mg.nn.functional.fold(x, (3, 3), 2), inputs(rnd(8, 4))),
     # The fused backward ops (relu's and cross_entropy's), differentiable in turn.
     Case("threshold_backward", "threshold_backward", mg.threshold_backward,
          inputs(rnd(2, 3), lambda rng: T(rng.uniform(0.3, 2.0, size=(2, 3)) * rng.choice([-1.0, 1.0], size=(2, 3)), False))),

@@ -73,6 +73,9 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "index_fill_tensor": "IndexFillBackward1",
     "scatter_value": "ScatterBackward1",  # scatter.value (a number); scatter.src is ScatterBackward0
     "cross": "LinalgCrossBackward0",  # torch.cross and torch.linalg.cross are linalg_cross (ops/blas.py)
+    # resampling (ops/upsampling.py, ops/convolution.py): PyTorch's code generator capitalizes after a digit
+    "im2col": "Im2ColBackward0",
+    "col2im": "Col2ImBackward0",
     # the in-place view ops are overloads of their own (``x.squeeze_(0)``: SqueezeBackward4)
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",

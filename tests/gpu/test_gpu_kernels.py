@@ -1431,6 +1431,34 @@ def test_library_kernels_run_on_the_gpu(name):
         np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
 
 
+FOLDS = {  # F.unfold and F.fold: the GEMM convolution's im2col and col2im kernels over a batch
+    "unfold": ("im2col", lambda x: mg.nn.functional.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)), (2, 3, 5, 6)),
+    "unfold-unbatched": ("im2col", lambda x: mg.nn.functional.unfold(x.transpose(1, 2), 2), (2, 4, 3)),
+    "fold": ("col2im", lambda x: mg.nn.functional.fold(x, (4, 5), (2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+             (2, 12, 12)),
+    "fold-unbatched": ("col2im", lambda x: mg.nn.functional.fold(x, (3, 3), 2), (8, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOLDS))
+def test_unfold_and_fold_run_on_the_gpu(name):
+    """Each direction is the other's gradient, so forward and backward run both kernels (float64: the sums of
+    overlapping windows compare closely whatever their order)."""
+    op, fn, shape = FOLDS[name]
+    grads = {}
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand(shape, mg.float64), requires_grad=True)
+        with mg.trace() as tr:
+            out = fn(x.to(device))
+            (out * mg.tensor(_rand(out.shape, mg.float64, seed=7)).to(device)).sum().backward()
+        sel = [e for e in tr.events if e.kind == "kernel.select"]
+        grads[device] = out.detach().cpu().numpy(), x.grad.numpy()
+    assert not [e.op for e in sel if e.fallback_cpu], "a CPU fallback"
+    assert {"im2col", "col2im"} <= {e.op for e in sel if e.backend == "GPU"}
+    for got, want in zip(grads["gpu"], grads["cpu"]):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 SEARCHES = {
     "searchsorted": lambda s, v: mg.searchsorted(s, v),
     "searchsorted right": lambda s, v: mg.searchsorted(s, v, right=True),
