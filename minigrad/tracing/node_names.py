@@ -16,6 +16,7 @@ graph differs, with why.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 __all__ = ["TORCH_NODE_NAMES", "NODE_VARIANTS", "SCALAR_SLOTS", "node_class_name", "paddle_node_name"]
@@ -73,9 +74,6 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "index_fill_tensor": "IndexFillBackward1",
     "scatter_value": "ScatterBackward1",  # scatter.value (a number); scatter.src is ScatterBackward0
     "cross": "LinalgCrossBackward0",  # torch.cross and torch.linalg.cross are linalg_cross (ops/blas.py)
-    # resampling (ops/upsampling.py, ops/convolution.py): PyTorch's code generator capitalizes after a digit
-    "im2col": "Im2ColBackward0",
-    "col2im": "Col2ImBackward0",
     # the in-place view ops are overloads of their own (``x.squeeze_(0)``: SqueezeBackward4)
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",
@@ -87,9 +85,15 @@ def _camel(op: str) -> str:
     return "".join(part.capitalize() for part in op.strip("_").split("_"))
 
 
+def _torch_camel(op: str) -> str:
+    """PyTorch's code generator's CamelCase: a letter after a digit is a capital too (``upsample_nearest2d`` ->
+    ``UpsampleNearest2D``, ``im2col`` -> ``Im2Col``)."""
+    return re.sub(r"(?<=\d)[a-z]", lambda m: m.group(0).upper(), _camel(op))
+
+
 def node_class_name(op: str) -> str:
     """PyTorch's name of the node of ``op``'s most common call (``mul`` -> ``MulBackward0``)."""
-    return TORCH_NODE_NAMES.get(op) or _camel(op) + "Backward0"
+    return TORCH_NODE_NAMES.get(op) or _torch_camel(op) + "Backward0"
 
 
 def paddle_node_name(op: str) -> str:

@@ -72,3 +72,699 @@ def pixel_unshuffle_dygraph_function(x, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(pixel_unshuffle_op, (x,), attrs, (out_t,))
     return out_t
+
+
+upsample_bicubic2d_op = OPS['upsample_bicubic2d']
+
+
+def upsample_bicubic2d_dygraph_function(x, attrs):
+    """``upsample_bicubic2d`` after the API layer (``minigrad codegen upsample_bicubic2d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bicubic2d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bicubic2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bicubic2d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bicubic2d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bicubic2d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bicubic2d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bicubic2d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_bicubic2d_aa_op = OPS['upsample_bicubic2d_aa']
+
+
+def upsample_bicubic2d_aa_dygraph_function(x, attrs):
+    """``upsample_bicubic2d_aa`` after the API layer (``minigrad codegen upsample_bicubic2d_aa`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bicubic2d_aa_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bicubic2d_aa_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bicubic2d_aa_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bicubic2d_aa_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bicubic2d_aa_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bicubic2d_aa_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bicubic2d_aa_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_bicubic2d_aa_backward_op = OPS['upsample_bicubic2d_aa_backward']
+
+
+def upsample_bicubic2d_aa_backward_dygraph_function(grad, attrs):
+    """``upsample_bicubic2d_aa_backward`` after the API layer (``minigrad codegen upsample_bicubic2d_aa_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bicubic2d_aa_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bicubic2d_aa_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bicubic2d_aa_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bicubic2d_aa_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bicubic2d_aa_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bicubic2d_aa_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bicubic2d_aa_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_bicubic2d_backward_op = OPS['upsample_bicubic2d_backward']
+
+
+def upsample_bicubic2d_backward_dygraph_function(grad, attrs):
+    """``upsample_bicubic2d_backward`` after the API layer (``minigrad codegen upsample_bicubic2d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bicubic2d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bicubic2d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bicubic2d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bicubic2d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bicubic2d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bicubic2d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bicubic2d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_bilinear2d_op = OPS['upsample_bilinear2d']
+
+
+def upsample_bilinear2d_dygraph_function(x, attrs):
+    """``upsample_bilinear2d`` after the API layer (``minigrad codegen upsample_bilinear2d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bilinear2d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bilinear2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bilinear2d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bilinear2d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bilinear2d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bilinear2d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bilinear2d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_bilinear2d_aa_op = OPS['upsample_bilinear2d_aa']
+
+
+def upsample_bilinear2d_aa_dygraph_function(x, attrs):
+    """``upsample_bilinear2d_aa`` after the API layer (``minigrad codegen upsample_bilinear2d_aa`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bilinear2d_aa_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bilinear2d_aa_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bilinear2d_aa_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bilinear2d_aa_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bilinear2d_aa_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bilinear2d_aa_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bilinear2d_aa_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_bilinear2d_aa_backward_op = OPS['upsample_bilinear2d_aa_backward']
+
+
+def upsample_bilinear2d_aa_backward_dygraph_function(grad, attrs):
+    """``upsample_bilinear2d_aa_backward`` after the API layer (``minigrad codegen upsample_bilinear2d_aa_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bilinear2d_aa_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bilinear2d_aa_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bilinear2d_aa_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bilinear2d_aa_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bilinear2d_aa_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bilinear2d_aa_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bilinear2d_aa_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_bilinear2d_backward_op = OPS['upsample_bilinear2d_backward']
+
+
+def upsample_bilinear2d_backward_dygraph_function(grad, attrs):
+    """``upsample_bilinear2d_backward`` after the API layer (``minigrad codegen upsample_bilinear2d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_bilinear2d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_bilinear2d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_bilinear2d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_bilinear2d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_bilinear2d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_bilinear2d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_bilinear2d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_linear1d_op = OPS['upsample_linear1d']
+
+
+def upsample_linear1d_dygraph_function(x, attrs):
+    """``upsample_linear1d`` after the API layer (``minigrad codegen upsample_linear1d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_linear1d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_linear1d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_linear1d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_linear1d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_linear1d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_linear1d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_linear1d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_linear1d_backward_op = OPS['upsample_linear1d_backward']
+
+
+def upsample_linear1d_backward_dygraph_function(grad, attrs):
+    """``upsample_linear1d_backward`` after the API layer (``minigrad codegen upsample_linear1d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_linear1d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_linear1d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_linear1d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_linear1d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_linear1d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_linear1d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_linear1d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest1d_op = OPS['upsample_nearest1d']
+
+
+def upsample_nearest1d_dygraph_function(x, attrs):
+    """``upsample_nearest1d`` after the API layer (``minigrad codegen upsample_nearest1d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest1d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest1d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest1d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest1d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest1d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest1d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest1d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest1d_backward_op = OPS['upsample_nearest1d_backward']
+
+
+def upsample_nearest1d_backward_dygraph_function(grad, attrs):
+    """``upsample_nearest1d_backward`` after the API layer (``minigrad codegen upsample_nearest1d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest1d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest1d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest1d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest1d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest1d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest1d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest1d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest2d_op = OPS['upsample_nearest2d']
+
+
+def upsample_nearest2d_dygraph_function(x, attrs):
+    """``upsample_nearest2d`` after the API layer (``minigrad codegen upsample_nearest2d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest2d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest2d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest2d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest2d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest2d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest2d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest2d_backward_op = OPS['upsample_nearest2d_backward']
+
+
+def upsample_nearest2d_backward_dygraph_function(grad, attrs):
+    """``upsample_nearest2d_backward`` after the API layer (``minigrad codegen upsample_nearest2d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest2d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest2d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest2d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest2d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest2d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest2d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest2d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest3d_op = OPS['upsample_nearest3d']
+
+
+def upsample_nearest3d_dygraph_function(x, attrs):
+    """``upsample_nearest3d`` after the API layer (``minigrad codegen upsample_nearest3d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest3d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest3d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest3d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest3d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest3d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest3d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest3d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest3d_backward_op = OPS['upsample_nearest3d_backward']
+
+
+def upsample_nearest3d_backward_dygraph_function(grad, attrs):
+    """``upsample_nearest3d_backward`` after the API layer (``minigrad codegen upsample_nearest3d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest3d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest3d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest3d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest3d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest3d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest3d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest3d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest_exact1d_op = OPS['upsample_nearest_exact1d']
+
+
+def upsample_nearest_exact1d_dygraph_function(x, attrs):
+    """``upsample_nearest_exact1d`` after the API layer (``minigrad codegen upsample_nearest_exact1d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest_exact1d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest_exact1d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest_exact1d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest_exact1d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest_exact1d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest_exact1d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest_exact1d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest_exact1d_backward_op = OPS['upsample_nearest_exact1d_backward']
+
+
+def upsample_nearest_exact1d_backward_dygraph_function(grad, attrs):
+    """``upsample_nearest_exact1d_backward`` after the API layer (``minigrad codegen upsample_nearest_exact1d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest_exact1d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest_exact1d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest_exact1d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest_exact1d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest_exact1d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest_exact1d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest_exact1d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest_exact2d_op = OPS['upsample_nearest_exact2d']
+
+
+def upsample_nearest_exact2d_dygraph_function(x, attrs):
+    """``upsample_nearest_exact2d`` after the API layer (``minigrad codegen upsample_nearest_exact2d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest_exact2d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest_exact2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest_exact2d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest_exact2d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest_exact2d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest_exact2d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest_exact2d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest_exact2d_backward_op = OPS['upsample_nearest_exact2d_backward']
+
+
+def upsample_nearest_exact2d_backward_dygraph_function(grad, attrs):
+    """``upsample_nearest_exact2d_backward`` after the API layer (``minigrad codegen upsample_nearest_exact2d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest_exact2d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest_exact2d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest_exact2d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest_exact2d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest_exact2d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest_exact2d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest_exact2d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest_exact3d_op = OPS['upsample_nearest_exact3d']
+
+
+def upsample_nearest_exact3d_dygraph_function(x, attrs):
+    """``upsample_nearest_exact3d`` after the API layer (``minigrad codegen upsample_nearest_exact3d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest_exact3d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest_exact3d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest_exact3d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest_exact3d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest_exact3d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest_exact3d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest_exact3d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_nearest_exact3d_backward_op = OPS['upsample_nearest_exact3d_backward']
+
+
+def upsample_nearest_exact3d_backward_dygraph_function(grad, attrs):
+    """``upsample_nearest_exact3d_backward`` after the API layer (``minigrad codegen upsample_nearest_exact3d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_nearest_exact3d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_nearest_exact3d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_nearest_exact3d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_nearest_exact3d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_nearest_exact3d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_nearest_exact3d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_nearest_exact3d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
+upsample_trilinear3d_op = OPS['upsample_trilinear3d']
+
+
+def upsample_trilinear3d_dygraph_function(x, attrs):
+    """``upsample_trilinear3d`` after the API layer (``minigrad codegen upsample_trilinear3d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_trilinear3d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_trilinear3d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_trilinear3d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_trilinear3d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_trilinear3d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_trilinear3d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_trilinear3d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+upsample_trilinear3d_backward_op = OPS['upsample_trilinear3d_backward']
+
+
+def upsample_trilinear3d_backward_dygraph_function(grad, attrs):
+    """``upsample_trilinear3d_backward`` after the API layer (``minigrad codegen upsample_trilinear3d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(upsample_trilinear3d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (upsample_trilinear3d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(upsample_trilinear3d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(upsample_trilinear3d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(upsample_trilinear3d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(upsample_trilinear3d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(upsample_trilinear3d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
