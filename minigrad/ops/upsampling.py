@@ -89,6 +89,10 @@ def _attrs(aligned: bool, sizes: str) -> tuple[Attr, ...]:
         first, Attr("scales", None, _check_scales))
 
 
+#: the upsample ops by name (``interpolate`` picks one)
+_UPSAMPLE: dict[str, Any] = {}
+
+
 def _define_upsample(name: str, mode: str, rank: int) -> None:
     """The op ``name`` and its ``name_backward``, with their CPU kernels and formulas (each is the other's gradient).
     The GPU kernels are ``kernels/gpu/library.py``'s, made from the same table."""
@@ -128,12 +132,10 @@ def _define_upsample(name: str, mode: str, rank: int) -> None:
     _UPSAMPLE[name] = op
 
 
-#: the upsample ops by name (``interpolate`` picks one)
-_UPSAMPLE: dict[str, Any] = {}
 for _name, (_mode, _rank) in UPSAMPLE_OPS.items():
     _define_upsample(_name, _mode, _rank)
 
-#: interpolate's mode -> (the op of each rank, or of antialias=True)
+#: interpolate's mode -> its op of each rank (with ``antialias=True``: ``upsample_{mode}2d_aa``)
 _OPS_OF_MODE = {
     "nearest": {1: "upsample_nearest1d", 2: "upsample_nearest2d", 3: "upsample_nearest3d"},
     "nearest-exact": {1: "upsample_nearest_exact1d", 2: "upsample_nearest_exact2d", 3: "upsample_nearest_exact3d"},
