@@ -525,34 +525,34 @@ def _blocks(hw: tuple[int, ...], k: tuple[int, ...], d: tuple[int, ...], p: tupl
     return tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(hw, k, d, p, s))
 
 
-def im2col_arrays(xp: Any, x: Any, kernel_size: tuple[int, int], dilation: tuple[int, int], padding: tuple[int, int],
-                  stride: tuple[int, int]) -> Any:
+def _im2col_batch(x: np.ndarray, kernel_size: tuple[int, int], dilation: tuple[int, int], padding: tuple[int, int],
+                  stride: tuple[int, int]) -> np.ndarray:
     """``(N, C, H, W)`` to ``(N, C kH kW, L)``: a strided view of the zero-padded input over ``(C, kH, kW, oh, ow)``,
-    copied (``xp`` NumPy, or CuPy where the GPU kernel is not one launch)."""
+    copied. (The GPU's is the GEMM convolution's im2col kernel, ``kernels/gpu/conv.py``.)"""
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
-    xpad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else xp.ascontiguousarray(x)
+    xpad = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
     n, c = x.shape[:2]
     oh, ow = _blocks(tuple(x.shape[2:]), kernel_size, dilation, padding, stride)
     bn, bc, bh, bw = xpad.strides
-    win = xp.lib.stride_tricks.as_strided(xpad, (n, c, kh, kw, oh, ow), (bn, bc, bh * dh, bw * dw, bh * sh, bw * sw))
-    return xp.ascontiguousarray(win).reshape(n, c * kh * kw, oh * ow)
+    win = np.lib.stride_tricks.as_strided(xpad, (n, c, kh, kw, oh, ow), (bn, bc, bh * dh, bw * dw, bh * sh, bw * sw))
+    return np.ascontiguousarray(win).reshape(n, c * kh * kw, oh * ow)
 
 
-def col2im_arrays(xp: Any, cols: Any, output_size: tuple[int, int], kernel_size: tuple[int, int],
-                  dilation: tuple[int, int], padding: tuple[int, int], stride: tuple[int, int]) -> Any:
-    """The adjoint of ``im2col_arrays``: each tap's columns added into its strided slice of the padded image, taps
+def _col2im_batch(cols: np.ndarray, output_size: tuple[int, int], kernel_size: tuple[int, int],
+                  dilation: tuple[int, int], padding: tuple[int, int], stride: tuple[int, int]) -> np.ndarray:
+    """The adjoint of ``_im2col_batch``: each tap's columns added into its strided slice of the padded image, taps
     in PyTorch's order (``(i, j)`` increasing), so overlapping windows sum as its CPU kernel sums them."""
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
     oh, ow = _blocks(output_size, kernel_size, dilation, padding, stride)
     n, c = cols.shape[0], cols.shape[1] // (kh * kw)
     h, w = output_size
-    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     taps = cols.reshape(n, c, kh, kw, oh, ow)
     for i in range(kh):
         for j in range(kw):
             rows, columns = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
             out[:, :, rows, columns] += taps[:, :, i, j]
-    return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w])
+    return np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w])
 
 
 def _batched_fold(kernel: Any, x: Any, batched_ndim: int, *args: Any) -> Any:
@@ -573,12 +573,12 @@ def _col2im_meta(op: str, x: Any, output_size: Any, kernel_size: Any, dilation: 
 
 @register_kernel("im2col", Backend.CPU, dtypes=_FOLD_DTYPES)
 def im2col_cpu(x: np.ndarray, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> np.ndarray:
-    return _batched_fold(lambda a, *r: im2col_arrays(np, a, *r), x, 4, kernel_size, dilation, padding, stride)
+    return _batched_fold(_im2col_batch, x, 4, kernel_size, dilation, padding, stride)
 
 
 @register_kernel("col2im", Backend.CPU, dtypes=_FOLD_DTYPES)
 def col2im_cpu(x: np.ndarray, output_size: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> np.ndarray:
-    return _batched_fold(lambda a, *r: col2im_arrays(np, a, *r), x, 3, output_size, kernel_size, dilation, padding, stride)
+    return _batched_fold(_col2im_batch, x, 3, output_size, kernel_size, dilation, padding, stride)
 
 
 _WINDOW_ATTRS = (Attr("kernel_size", check=check_positive_pair), Attr("dilation", (1, 1), check_positive_pair),
