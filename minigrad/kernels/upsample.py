@@ -7,14 +7,15 @@ NOTE [ Upsampling is separable ]
     depend on the position along ``H``. PyTorch's CPU kernel nests the dims (the
     first spatial dim outermost): ``out[h, w] = sum_a wh_a * (sum_b ww_b *
     x[ih_a, iw_b])``. Resampling the last dim first, then the one before, gives
-    those products and sums in that order, so the same bits. The taps are
-    computed on the host from the sizes and scales only (``*_taps``), in the
+    those products and sums in that order. The taps are
+    computed on the host from the sizes and scales only (``taps``), in the
     arithmetic PyTorch uses for them (its ``opmath`` type: float32 below float64,
     and ``floorf`` of the source position); the backward, ``*_backward``, is the
     adjoint: each dim's weighted reads become weighted scatter-adds, first dim
-    first.
+    first. PyTorch's CPU build fuses ``a * b + c`` into one rounding (an FMA)
+    where NumPy rounds twice, so a value may differ from its in the last bit.
 
-``taps(mode, n_in, n_out, align_corners, scale, acc)`` gives, for one dim, a
+``taps(mode, n_in, n_out, align_corners, scale, acc, rank)`` gives, for one dim, a
 list of ``(index, weight)`` pairs of length-``n_out`` arrays (``weight`` None for
 ``nearest``): ``out[o] = sum_k weight_k[o] * x[index_k[o]]``.
 """
@@ -104,10 +105,13 @@ def _cubic(n_in: int, n_out: int, align_corners: bool, scale: float | None, acc:
     return [(np.clip(i - 1 + k, 0, n_in - 1), w.astype(acc)) for k, w in enumerate(weights)]
 
 
-def _antialias(n_in: int, n_out: int, align_corners: bool, scale: float | None, acc: Any, cubic: bool) -> Taps:
+def _antialias(n_in: int, n_out: int, align_corners: bool, scale: float | None, acc: Any, cubic: bool,
+               backward: bool) -> Taps:
     """``antialias=True``: each output averages the inputs under a filter stretched by the scale when shrinking (a
-    triangle, or Keys' cubic with ``A = -0.5``), the weights normalised to sum to 1 (PyTorch's ``_upsample_*_aa``)."""
-    if n_in == n_out:  # PyTorch's separable passes skip a dim whose size is kept
+    triangle, or Keys' cubic with ``A = -0.5``), the weights normalised to sum to 1 (PyTorch's ``_upsample_*_aa``).
+    PyTorch's forward skips a dim whose size is kept (a copy); its backward weighs it by the scale given all the
+    same, so the gradient is that of those weights."""
+    if n_in == n_out and not backward:
         return [(np.arange(n_out), None)]
     size = 4 if cubic else 2
     s = float(_scale(n_in, n_out, align_corners, scale, np.float64))
@@ -136,15 +140,16 @@ def _antialias(n_in: int, n_out: int, align_corners: bool, scale: float | None, 
 def taps(mode: str, n_in: int, n_out: int, align_corners: bool, scale: float | None, acc: Any, rank: int,
          backward: bool = False) -> Taps:
     """The taps of one dim (the module docstring) of a ``rank``-D upsampling, or of its ``backward``; ``acc`` is the
-    dtype PyTorch computes positions and weights in. PyTorch's ``nearest`` backward kernels take the 2-D forward's
-    shortcut at every rank, where the 1-D and 3-D forwards do not: the gradient is theirs, so it does too."""
+    dtype PyTorch computes positions and weights in. PyTorch's backward kernels read some sizes differently from its
+    forwards (``nearest``'s take the 2-D forward's shortcut at every rank; the antialiased ones weigh a kept size by
+    the scale given): the gradient is theirs, so ``backward`` does too."""
     if mode in ("nearest", "nearest-exact"):
         return _nearest(n_in, n_out, scale, mode == "nearest-exact", mode == "nearest" and (rank == 2 or backward))
     if mode == "linear":
         return _linear(n_in, n_out, align_corners, scale, acc)
     if mode == "cubic":
         return _cubic(n_in, n_out, align_corners, scale, acc)
-    return _antialias(n_in, n_out, align_corners, scale, acc, mode == "cubic-aa")
+    return _antialias(n_in, n_out, align_corners, scale, acc, mode == "cubic-aa", backward)
 
 
 @functools.lru_cache(maxsize=256)
