@@ -29,7 +29,8 @@ import numpy as np
 
 from ..dtypes import FLOAT_DTYPES, DType, uint8
 
-__all__ = ["UPSAMPLE_OPS", "kernel_dtypes", "taps", "dim_taps", "resample_arrays", "resample_backward_arrays"]
+__all__ = ["UPSAMPLE_OPS", "kernel_dtypes", "taps", "dim_taps", "resample_arrays", "resample_backward_arrays",
+           "add_at_sorted"]
 
 #: PyTorch's upsample op of each mode and rank -> (the kind of taps, the number of spatial dims). Its nearest-exact
 #: and antialiased ops are private there (``_upsample_nearest_exact2d``, ``_upsample_bilinear2d_aa``); the node
@@ -201,3 +202,13 @@ def resample_backward_arrays(xp: Any, scatter_add: Callable[[Any, tuple[Any, ...
             scatter_add(out, (slice(None),) * axis + (index,), values)
         g = out
     return g
+
+
+def add_at_sorted(out: np.ndarray, index: tuple[Any, ...], values: np.ndarray) -> None:
+    """NumPy's ``add.at(out, index, values)`` for an index whose last item is the one array, non-decreasing (every
+    tap's is): each run of equal positions summed by ``add.reduceat``, then added once per position, several times
+    faster than ``add.at``'s element-by-element loop."""
+    *lead, positions = index
+    axis = len(lead)
+    starts = np.flatnonzero(np.concatenate(([True], positions[1:] != positions[:-1])))
+    out[(*lead, positions[starts])] += np.add.reduceat(values, starts, axis=axis)

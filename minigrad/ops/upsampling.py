@@ -42,7 +42,8 @@ from ..errors import ShapeError
 from ..kernels.array_kernels import pixel_shuffle_arrays, pixel_unshuffle_arrays
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..kernels.upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, resample_backward_arrays
+from ..kernels.upsample import (UPSAMPLE_OPS, add_at_sorted, dim_taps, kernel_dtypes, resample_arrays,
+                                resample_backward_arrays)
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_int, check_shape, check_tensor
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -107,7 +108,7 @@ def _define_upsample(name: str, mode: str, rank: int) -> None:
                      scales: tuple[float | None, ...] | None = None) -> np.ndarray:
         taps = dim_taps(name, tuple(input_size), tuple(grad.shape[-rank:]), bool(align_corners),
                         scales or (None,) * rank, grad.dtype.str, True)
-        return resample_backward_arrays(np, np.add.at, grad, tuple(input_size), taps)
+        return resample_backward_arrays(np, add_at_sorted, grad, tuple(input_size), taps)
 
     register_kernel(name, Backend.CPU, dtypes=kernel_dtypes(mode), name=f"cpu/{name}")(forward_cpu)
     register_kernel(f"{name}_backward", Backend.CPU, dtypes=kernel_dtypes(mode), name=f"cpu/{name}_backward")(backward_cpu)
