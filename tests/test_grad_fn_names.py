@@ -455,6 +455,44 @@ CASES.update({
 })
 
 
+# -- resampling (ops/upsampling.py, ops/convolution.py): interpolate's upsample ops, pixel_shuffle/unshuffle,
+# unfold (im2col) and fold (col2im), one node each as PyTorch's
+CASES.update({
+    "interpolate nearest": lambda lib, d: _F(lib).interpolate(d["img"], scale_factor=2),
+    "interpolate nearest 1-D": lambda lib, d: _F(lib).interpolate(d["bat"], size=7),
+    "interpolate nearest 3-D": lambda lib, d: _F(lib).interpolate(d["img"][None], scale_factor=(1, 1.5, 0.7)),
+    "interpolate nearest-exact": lambda lib, d: _F(lib).interpolate(d["img"], size=(3, 7), mode="nearest-exact"),
+    "interpolate nearest-exact 1-D": lambda lib, d: _F(lib).interpolate(d["bat"], scale_factor=1.5, mode="nearest-exact"),
+    "interpolate linear": lambda lib, d: _F(lib).interpolate(d["bat"], scale_factor=1.7, mode="linear"),
+    "interpolate bilinear": lambda lib, d: _F(lib).interpolate(d["img"], scale_factor=2, mode="bilinear"),
+    "interpolate bilinear align_corners": lambda lib, d: _F(lib).interpolate(d["img"], size=(3, 8), mode="bilinear",
+                                                                              align_corners=True),
+    "interpolate trilinear": lambda lib, d: _F(lib).interpolate(d["img"][None], size=(2, 3, 4), mode="trilinear"),
+    "interpolate bicubic": lambda lib, d: _F(lib).interpolate(d["img"], scale_factor=1.5, mode="bicubic"),
+    "interpolate bilinear antialias": lambda lib, d: _F(lib).interpolate(d["img"], scale_factor=0.5, mode="bilinear",
+                                                                          antialias=True),
+    "interpolate bicubic antialias": lambda lib, d: _F(lib).interpolate(d["img"], size=(3, 2), mode="bicubic",
+                                                                         antialias=True),
+    "upsample_bilinear": lambda lib, d: _F(lib).upsample_bilinear(d["img"], scale_factor=2),
+    "nn.Upsample": lambda lib, d: lib.nn.Upsample(scale_factor=2, mode="nearest")(d["img"]),
+    "interpolate bilinear's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).interpolate(u, scale_factor=1.5, mode="bilinear"), d["img"] * 1),
+    "interpolate nearest's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).interpolate(u, size=(7, 3)),
+                                                                  d["img"] * 1),
+    "pixel_shuffle": lambda lib, d: _F(lib).pixel_shuffle(d["img"].repeat(1, 4, 1, 1), 2),
+    "pixel_shuffle unbatched": lambda lib, d: _F(lib).pixel_shuffle(d["img"][0].repeat(4, 1, 1), 2),
+    "pixel_unshuffle": lambda lib, d: _F(lib).pixel_unshuffle(d["img"][:, :, :4, :4], 2),
+    "unfold": lambda lib, d: _F(lib).unfold(d["img"], 2),
+    "unfold unbatched, padded, strided": lambda lib, d: _F(lib).unfold(d["img"][0], (2, 3), padding=1, stride=2),
+    "fold": lambda lib, d: _F(lib).fold(d["bat"].reshape(1, 4, 6), (4, 4), 2, stride=(1, 2)),
+    "fold unbatched": lambda lib, d: _F(lib).fold(d["bat"].reshape(4, 6), (4, 3), (2, 1), dilation=(2, 1)),
+    "unfold's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).unfold(u, 3, padding=1), d["img"] * 1),
+    "fold's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).fold(u, (4, 4), 2, stride=(1, 2)),
+                                                   d["bat"].reshape(1, 4, 6) * 1),
+    "pixel_unshuffle's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).pixel_unshuffle(u, 2),
+                                                              d["img"][:, :, :4, :4]),
+})
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
@@ -462,6 +500,12 @@ DIFFERENT: dict[str, str] = {
                                "CopySlices wraps the op's node and lists the op's other inputs instead "
                                "(minigrad's structure is what lesson 9 teaches and grades)",
 }
+
+
+def _gradient_of(lib: Any, f: Callable[[Any], Any], u: Any) -> Any:
+    """The gradient of ``sum(f(u)^2)`` with respect to ``u``, made differentiable (its graph is the backward's)."""
+    y = f(u)
+    return lib.autograd.grad((y * y).sum(), u, create_graph=True)[0]
 
 
 def _set(x: Any, index: Any, value: Any) -> Any:

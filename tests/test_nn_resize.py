@@ -124,6 +124,38 @@ INTERP = [
     ("bicubic", X4, {"size": (3, 4), "antialias": True, "align_corners": True}),
 ]
 
+# A scale factor whose output keeps or doubles a size: PyTorch's kernels read the scale or not by mode and rank
+# (kernels/upsample.py): the 2-D nearest forward and every nearest backward copy or halve the index, the 1-D and
+# 3-D nearest forwards read the scale; a kept size reads each input at weight 1 in the linear and antialiased modes
+# but not in bicubic.
+INTERP += [
+    ("nearest", X3[..., :5], {"scale_factor": 2.105}), ("nearest", X3, {"scale_factor": 1.001}),
+    ("nearest", X4, {"scale_factor": (2.105, 1.001)}), ("nearest", X5, {"scale_factor": (2.105, 1.001, 1.37)}),
+    ("nearest-exact", X3[..., :5], {"scale_factor": 2.105}), ("nearest-exact", X4, {"scale_factor": (1.37, 1.001)}),
+    ("linear", X3, {"scale_factor": 1.187}), ("bilinear", X4, {"scale_factor": (1.5, 1.187)}),
+    ("trilinear", X5, {"scale_factor": (1.001, 1.6, 0.9)}), ("bicubic", X4, {"scale_factor": (1.0, 1.187)}),
+    ("bilinear", X4, {"scale_factor": (0.6, 1.1), "antialias": True}),
+]
+
+
+@pytest.mark.parametrize("mode,rank", [("nearest", 1), ("nearest", 2), ("nearest", 3), ("nearest-exact", 2),
+                                       ("linear", 1), ("bilinear", 2), ("trilinear", 3), ("bicubic", 2)])
+def test_interpolate_reads_pytorchs_positions(mode: str, rank: int) -> None:
+    """Random sizes and scale factors, with and without align_corners: the same input positions and weights as
+    PyTorch's (the float32 scale, floorf of the source position), values and gradients."""
+    rng = np.random.default_rng(rank)
+    for trial in range(12):
+        shape = tuple(int(n) for n in rng.integers(1, 8, size=rank))
+        factors = tuple(float(f) for f in np.round(rng.uniform(0.4, 3.2, size=rank), 3))
+        if min(int(np.floor(n * f)) for n, f in zip(shape, factors)) < 1:
+            continue
+        kw = {"scale_factor": factors} if trial % 2 else {"size": tuple(int(n) for n in rng.integers(1, 10, size=rank))}
+        if not mode.startswith("nearest"):
+            kw["align_corners"] = bool(trial % 3 == 0)
+        x = rng.normal(size=(1, 2) + shape)
+        compare(lambda t: F.interpolate(t, mode=mode, **kw), lambda t: TF.interpolate(t, mode=mode, **kw), [x],
+                rtol=1e-12, atol=1e-13)
+
 
 @pytest.mark.parametrize("mode,x,kw", INTERP, ids=[f"{m}-{i}" for i, (m, _, _) in enumerate(INTERP)])
 def test_interpolate(mode: str, x: np.ndarray, kw: dict) -> None:

@@ -324,3 +324,25 @@ def diag_embed_arrays(xp: Any, x: Any, offset: int, dim1: int, dim2: int) -> Any
 
 
 __all__ += ["rot90_steps", "row_differences", "euclidean_dist_arrays", "diag_embed_arrays"]
+
+
+def pixel_shuffle_arrays(xp: Any, x: Any, r: int) -> Any:
+    """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``: channel ``c r^2 + i r + j`` becomes pixel ``(h r + i, w r + j)``
+    of channel ``c``; one copy, row-major."""
+    *lead, c, h, w = x.shape
+    n = len(lead)
+    v = x.reshape(*lead, c // (r * r), r, r, h, w)
+    v = v.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)  # (*, C, H, r, W, r)
+    return xp.ascontiguousarray(v).reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle_arrays(xp: Any, x: Any, r: int) -> Any:
+    """The inverse of ``pixel_shuffle_arrays``: ``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``."""
+    *lead, c, h, w = x.shape
+    n = len(lead)
+    v = x.reshape(*lead, c, h // r, r, w // r, r)
+    v = v.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)  # (*, C, r, r, H, W)
+    return xp.ascontiguousarray(v).reshape(*lead, c * r * r, h // r, w // r)
+
+
+__all__ += ["pixel_shuffle_arrays", "pixel_unshuffle_arrays"]

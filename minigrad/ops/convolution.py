@@ -17,9 +17,9 @@ What the ops do not take, the forms reduce to them with other ops, as PyTorch's 
 is 0; ``padding="same"`` pads ``dilation * (k - 1)`` in total per dim, half of it (rounded down) by the
 op's padding and the odd one on the bottom/right by ``constant_pad_nd`` first.
 
-``unfold`` gathers every ``kernel_size`` window into a column with one ``getitem`` of index arrays
-(after ``constant_pad_nd``); ``fold`` is its adjoint: ``getitem_grad`` scatter-adds the columns back,
-summing where windows overlap, then the padding is cropped.
+``unfold`` is PyTorch's ``im2col`` op: every ``kernel_size`` window of the zero-padded input copied into a
+column (``Im2ColBackward0``); ``fold`` is ``col2im``, its adjoint, adding the columns back, summing where
+windows overlap (``Col2ImBackward0``). Each is the other's gradient.
 
 Example:
     >>> import minigrad as mg
@@ -40,18 +40,18 @@ import numpy as np
 
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..dtypes import FLOAT_DTYPES
+from ..dtypes import FLOAT_DTYPES, bool_
 from ..errors import ShapeError
 from ..kernels import infer_meta as im
 from ..kernels.conv_forms import as_2d, transposed_output
 from ..kernels.key import Backend, Layout
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import _is_int, check_nonneg_pair, check_positive_pair, check_shape, check_tensor, check_tensors
+from ._checks import _is_int, check_nonneg_pair, check_pair, check_positive_pair, check_shape, check_tensor, check_tensors
 from ._window import CONV_ARGS, bind_args, int_pair
 from .padding import constant_pad_nd
 from .registry import Attr, Input, defop, type_name
-from .shape import getitem, getitem_grad, reshape, squeeze, unsqueeze
+from .shape import squeeze, unsqueeze
 
 __all__ = ["conv2d", "conv1d", "conv_transpose1d", "conv_transpose2d", "conv2d_input_grad", "conv2d_weight_grad"]  # conv2d: the form; the op is _conv2d_op
 
@@ -512,76 +512,183 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _transposed(op, input, weight, bias, (1, s), (0, p), (0, o), groups, (1, d))
 
 
-# -- unfold / fold -------------------------------------------------------------------------
+# -- unfold / fold: the im2col and col2im ops, each the other's gradient ---------------------------
+#
+# PyTorch's F.unfold is its im2col op and F.fold its col2im (Im2ColBackward0, Col2ImBackward0), batched
+# (N, C, H, W) / (N, C kH kW, L) or not: the unbatched forms are the same ops, no unsqueeze node.
 
-def _blocks(op: str, hw: tuple[int, int], k: tuple[int, ...], d: tuple[int, ...], p: tuple[int, ...],
-            s: tuple[int, ...]) -> tuple[int, int]:
-    blocks = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(hw, k, d, p, s))
+_FOLD_DTYPES = FLOAT_DTYPES + (bool_,)  # PyTorch's CPU im2col/col2im: floats and bool, no other integers
+
+
+def _blocks(hw: tuple[int, ...], k: tuple[int, ...], d: tuple[int, ...], p: tuple[int, ...], s: tuple[int, ...]) -> tuple[int, ...]:
+    """The number of sliding windows along each spatial dim."""
+    return tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(hw, k, d, p, s))
+
+
+def _im2col_batch(x: np.ndarray, kernel_size: tuple[int, int], dilation: tuple[int, int], padding: tuple[int, int],
+                  stride: tuple[int, int]) -> np.ndarray:
+    """``(N, C, H, W)`` to ``(N, C kH kW, L)``: a strided view of the zero-padded input over ``(C, kH, kW, oh, ow)``,
+    copied. (The GPU's is the GEMM convolution's im2col kernel, ``kernels/gpu/conv.py``.)"""
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    xpad = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
+    n, c = x.shape[:2]
+    oh, ow = _blocks(tuple(x.shape[2:]), kernel_size, dilation, padding, stride)
+    bn, bc, bh, bw = xpad.strides
+    win = np.lib.stride_tricks.as_strided(xpad, (n, c, kh, kw, oh, ow), (bn, bc, bh * dh, bw * dw, bh * sh, bw * sw))
+    return np.ascontiguousarray(win).reshape(n, c * kh * kw, oh * ow)
+
+
+def _col2im_batch(cols: np.ndarray, output_size: tuple[int, int], kernel_size: tuple[int, int],
+                  dilation: tuple[int, int], padding: tuple[int, int], stride: tuple[int, int]) -> np.ndarray:
+    """The adjoint of ``_im2col_batch``: each tap's columns added into its strided slice of the padded image, taps
+    in PyTorch's order (``(i, j)`` increasing), so overlapping windows sum as its CPU kernel sums them."""
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    oh, ow = _blocks(output_size, kernel_size, dilation, padding, stride)
+    n, c = cols.shape[0], cols.shape[1] // (kh * kw)
+    h, w = output_size
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    taps = cols.reshape(n, c, kh, kw, oh, ow)
+    for i in range(kh):
+        for j in range(kw):
+            rows, columns = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+            out[:, :, rows, columns] += taps[:, :, i, j]
+    return np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w])
+
+
+def _batched_fold(kernel: Any, x: Any, batched_ndim: int, *args: Any) -> Any:
+    """``kernel`` on ``x`` with a batch dim (added to an unbatched input, and taken off the result)."""
+    return kernel(x, *args) if x.ndim == batched_ndim else kernel(x[None], *args)[0]
+
+
+def _im2col_meta(op: str, x: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> Any:
+    oh, ow = _blocks(tuple(x.shape[-2:]), kernel_size, dilation, padding, stride)
+    c = x.shape[-3] * kernel_size[0] * kernel_size[1]
+    return tuple(x.shape[:-3]) + (c, oh * ow), x.dtype
+
+
+def _col2im_meta(op: str, x: Any, output_size: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> Any:
+    c = x.shape[-2] // (kernel_size[0] * kernel_size[1])
+    return tuple(x.shape[:-2]) + (c,) + tuple(output_size), x.dtype
+
+
+@register_kernel("im2col", Backend.CPU, dtypes=_FOLD_DTYPES)
+def im2col_cpu(x: np.ndarray, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> np.ndarray:
+    return _batched_fold(_im2col_batch, x, 4, kernel_size, dilation, padding, stride)
+
+
+@register_kernel("col2im", Backend.CPU, dtypes=_FOLD_DTYPES)
+def col2im_cpu(x: np.ndarray, output_size: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> np.ndarray:
+    return _batched_fold(_col2im_batch, x, 3, output_size, kernel_size, dilation, padding, stride)
+
+
+_WINDOW_ATTRS = (Attr("kernel_size", check=check_positive_pair), Attr("dilation", (1, 1), check_positive_pair),
+                 Attr("padding", (0, 0), check_nonneg_pair), Attr("stride", (1, 1), check_positive_pair))
+
+_im2col = defop(
+    "im2col",
+    inputs=("x",),
+    out=False,
+    attrs=_WINDOW_ATTRS,
+    infer_meta=_im2col_meta,
+    doc="every kernel_size window of (N, C, H, W) (or (C, H, W)) as a column of (N, C kH kW, L), L the windows",
+)
+
+_col2im = defop(
+    "col2im",
+    inputs=("x",),
+    out=False,
+    attrs=(Attr("output_size", check=check_pair), *_WINDOW_ATTRS),
+    infer_meta=_col2im_meta,
+    doc="columns (N, C kH kW, L) (or unbatched) summed back into (N, C, *output_size), overlapping windows adding up",
+)
+
+
+@_im2col.def_backward
+def _im2col_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """im2col copies; its adjoint adds every copy back: col2im to the input's size."""
+    a = ctx.attrs
+    size = tuple(ctx.input_shape(0)[-2:])
+    return (ctx.ops.col2im(grad, size, a["kernel_size"], a["dilation"], a["padding"], a["stride"]),)
+
+
+@_col2im.def_backward
+def _col2im_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """col2im sums; its adjoint hands every summand the sum's gradient: im2col."""
+    a = ctx.attrs
+    return (ctx.ops.im2col(grad, a["kernel_size"], a["dilation"], a["padding"], a["stride"]),)
+
+
+def _fold_args(op: str, sizes: tuple[tuple[str, Any], ...]) -> tuple[tuple[int, ...], ...]:
+    """Each argument as a pair (an int repeated), checked as PyTorch's ``im2col_shape_check``, in its order."""
+    pairs = {}
+    for name, v in sizes:
+        if isinstance(v, (tuple, list)):
+            if len(v) != 2:
+                raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+            items = tuple(v)
+        else:
+            items = (v, v)
+        for pos, item in enumerate(items):
+            if not _is_int(item):
+                raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, but found element of type "
+                                f"{type_name(item)} at pos {pos}")
+        pairs[name] = tuple(int(i) for i in items)
+    for name, words, low in (("kernel_size", "kernel size", 1), ("dilation", "dilation", 1),
+                             ("padding", "padding", 0), ("stride", "stride", 1)):
+        a, b = pairs[name]
+        if min(a, b) < low:
+            label = name.split("_")[0] if name != "kernel_size" else "kernel"
+            label = "pad" if name == "padding" else label
+            raise RuntimeError(f"{words} should be {'greater than zero' if low else 'non-negative'}, but got "
+                               f"{label}_height: {a} {label}_width: {b}")
+    return tuple(pairs.values())
+
+
+def _check_blocks(hw: tuple[int, ...], k: tuple[int, ...], d: tuple[int, ...], p: tuple[int, ...],
+                  s: tuple[int, ...]) -> tuple[int, ...]:
+    blocks = _blocks(hw, k, d, p, s)
     if min(blocks) <= 0:
-        raise RuntimeError(f"{op}(): Given input with spatial size {hw}, kernel_size={k}, dilation={d}, padding={p}, "
-                           f"calculated shape of the array of sliding blocks as {blocks}, but its components must be at least one.")
-    return blocks  # type: ignore[return-value]
-
-
-def _window_index(k: tuple[int, ...], d: tuple[int, ...], s: tuple[int, ...], blocks: tuple[int, int]) -> tuple[Any, ...]:
-    """Index arrays ``R (kh, 1, oh, 1)`` and ``C (1, kw, 1, ow)``: ``x[:, :, R, C]`` is ``(N, C, kh, kw, oh, ow)``."""
-    rows = np.arange(k[0]).reshape(-1, 1, 1, 1) * d[0] + np.arange(blocks[0]).reshape(1, 1, -1, 1) * s[0]
-    cols = np.arange(k[1]).reshape(1, -1, 1, 1) * d[1] + np.arange(blocks[1]).reshape(1, 1, 1, -1) * s[1]
-    return (slice(None), slice(None), rows, cols)
-
-
-def _fold_args(op: str, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple[tuple[int, ...], ...]:
-    k, d = _tuple(op, "kernel_size", kernel_size, 2), _tuple(op, "dilation", dilation, 2)
-    p, s = _tuple(op, "padding", padding, 2), _tuple(op, "stride", stride, 2)
-    if min(k) <= 0 or min(d) <= 0 or min(s) <= 0 or min(p) < 0:
-        raise RuntimeError(f"{op}(): kernel_size, dilation and stride must be positive and padding non-negative, but got "
-                           f"kernel_size={k}, dilation={d}, padding={p}, stride={s}")
-    return k, d, p, s
+        raise RuntimeError(f"Given input with spatial size {hw}, kernel_size={k}, dilation={d}, padding={p}, calculated "
+                           f"shape of the array of sliding blocks as {blocks}, but its components must be at least one.")
+    return blocks
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """im2col: every ``kernel_size`` window of ``(N, C, H, W)`` (or ``(C, H, W)``) as a column of
-    ``(N, C * kH * kW, L)``, ``L`` the number of windows. Composite (``constant_pad_nd``, ``getitem``, ``reshape``)."""
-    op = "unfold"
-    check_tensor(op, "input", 0, input)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{op}(): Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
-    k, d, p, s = _fold_args(op, kernel_size, dilation, padding, stride)
-    blocks = _blocks(op, tuple(input.shape[-2:]), k, d, p, s)
-    unbatched = input.ndim == 3
-    x = unsqueeze(input, 0) if unbatched else input
-    if p != (0, 0):
-        x = constant_pad_nd(x, (p[1], p[1], p[0], p[0]))
-    n, c = x.shape[:2]
-    cols = reshape(getitem(x, _window_index(k, d, s, blocks)), (n, c * k[0] * k[1], blocks[0] * blocks[1]))
-    return squeeze(cols, 0) if unbatched else cols
+    ``(N, C * kH * kW, L)``, ``L`` the number of windows. One op, ``Im2ColBackward0``, as PyTorch's."""
+    op = "im2col"
+    check_tensor("unfold", "input", 0, input)
+    k, d, p, s = _fold_args(op, (("kernel_size", kernel_size), ("dilation", dilation), ("padding", padding),
+                                 ("stride", stride)))
+    if input.ndim == 0:  # PyTorch reads a size of the input before it checks the rank
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    if input.ndim < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-{input.ndim}, {input.ndim - 1}], "
+                         f"but got {input.ndim})")
+    if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
+    _check_blocks(tuple(input.shape[-2:]), k, d, p, s)
+    return _im2col(input, k, d, p, s)
 
 
 def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """col2im, the adjoint of ``unfold``: columns ``(N, C * kH * kW, L)`` (or unbatched) summed back into
-    ``(N, C, *output_size)``, overlapping windows adding up. Composite (``getitem_grad``, ``constant_pad_nd``)."""
-    op = "fold"
-    check_tensor(op, "input", 0, input)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"{op}(): Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
-                           f"(got {input.ndim}D)")
-    out_hw = _tuple(op, "output_size", output_size, 2)
-    k, d, p, s = _fold_args(op, kernel_size, dilation, padding, stride)
+    ``(N, C, *output_size)``, overlapping windows adding up. One op, ``Col2ImBackward0``, as PyTorch's."""
+    op = "col2im"
+    check_tensor("fold", "input", 0, input)
+    out_hw, k, d, p, s = _fold_args(op, (("output_size", output_size), ("kernel_size", kernel_size),
+                                         ("dilation", dilation), ("padding", padding), ("stride", stride)))
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     rows = input.shape[-2]
     if rows % (k[0] * k[1]):
-        raise RuntimeError(f"{op}(): Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
                            f"but got input.size(1)={rows} and kernel_size={k}.")
-    blocks = _blocks(op, out_hw, k, d, p, s)
+    blocks = _check_blocks(out_hw, k, d, p, s)
     if input.shape[-1] != blocks[0] * blocks[1]:
-        raise RuntimeError(f"{op}(): Given output_size={out_hw}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
+        raise RuntimeError(f"Given output_size={out_hw}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
                            f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={input.shape[-1]}.")
-    unbatched = input.ndim == 2
-    x = unsqueeze(input, 0) if unbatched else input
-    n, c = x.shape[0], rows // (k[0] * k[1])
-    windows = reshape(x, (n, c) + k + blocks)
-    padded = (n, c, out_hw[0] + 2 * p[0], out_hw[1] + 2 * p[1])
-    out = getitem_grad(windows, _window_index(k, d, s, blocks), padded)
-    if p != (0, 0):
-        out = constant_pad_nd(out, (-p[1], -p[1], -p[0], -p[0]))
-    return squeeze(out, 0) if unbatched else out
+    return _col2im(input, out_hw, k, d, p, s)

@@ -1,25 +1,25 @@
-"""``torch.nn.functional.interpolate``: resizing the spatial dims of an ``(N, C, d1, ...)`` input. Composite.
+"""``torch.nn.functional.interpolate``: resizing the spatial dims of an ``(N, C, d1, ...)`` input, with PyTorch's ops.
 
-Every mode PyTorch offers here but ``area`` is *separable*: resizing ``(H, W)``
-is resizing ``W`` and then ``H``, each a 1-D rule applied along one dim. Each
-1-D rule reads input positions with ``getitem`` and mixes them with constant
-weights (``mul``, ``add``), so the gradient is the scatter-add of those reads,
-and a trace shows exactly that:
+Each mode and rank is an op of its own, as PyTorch's, with its node:
 
-- ``nearest``: output ``i`` reads ``floor(i * scale)`` (PyTorch's float32 rule);
-  ``nearest-exact``: ``floor((i + 0.5) * scale)``;
-- ``linear`` / ``bilinear`` / ``trilinear``: two neighbours, weights ``1 - t`` and ``t``;
-  ``align_corners=True`` maps the corner pixels' centres onto each other;
-- ``bicubic``: four neighbours, Keys' cubic convolution with ``A = -0.75``;
-- ``area``: ``adaptive_avg_pool1d/2d`` to the output size (3-D: twice the 2-D pool);
-- ``antialias=True`` (bilinear, bicubic): every input under a filter stretched by the scale, so
-  shrinking averages instead of skipping pixels.
+- ``nearest``: ``upsample_nearest1d/2d/3d`` (``UpsampleNearest2DBackward0``); output ``o`` reads input
+  ``floor(o * s)``; ``nearest-exact``: ``upsample_nearest_exact1d/2d/3d`` (PyTorch's
+  ``_upsample_nearest_exact*d``, ``UpsampleNearestExact2DBackward0``), ``floor((o + 0.5) * s)``;
+- ``linear`` / ``bilinear`` / ``trilinear``: ``upsample_linear1d`` / ``upsample_bilinear2d`` /
+  ``upsample_trilinear3d``, two neighbours per dim, weights ``1 - t`` and ``t``; ``align_corners=True``
+  maps the corner pixels' centres onto each other;
+- ``bicubic``: ``upsample_bicubic2d``, four neighbours, Keys' cubic convolution with ``A = -0.75``;
+- ``antialias=True`` (bilinear, bicubic): ``upsample_bilinear2d_aa`` / ``upsample_bicubic2d_aa`` (PyTorch's
+  ``_upsample_*_aa``), every input under a filter stretched by the scale, so shrinking averages instead of
+  skipping pixels;
+- ``area``: ``adaptive_avg_pool1d/2d`` to the output size (3-D: twice the 2-D pool; PyTorch's is one 3-D pool).
 
-Also here: ``pixel_shuffle`` / ``pixel_unshuffle`` (channels to pixels and back, a ``reshape``
-and a ``permute``).
+``s`` is ``in / out``, or ``1 / scale_factor`` when a ``scale_factor`` is given and
+``recompute_scale_factor`` is not set, as PyTorch computes it (NOTE [ Upsampling is separable ] in
+``kernels/upsample.py``: the taps, and where PyTorch's kernels round). Every op is linear in its input: its
+gradient is its ``*_backward`` op (the weighted reads scattered back), whose gradient is the op again.
 
-``scale`` is ``in / out``, or ``1 / scale_factor`` when a ``scale_factor`` is
-given and ``recompute_scale_factor`` is not set, as PyTorch computes it.
+Also here: ``pixel_shuffle`` / ``pixel_unshuffle`` (channels to pixels and back), one op each.
 
 Example:
     >>> import minigrad as mg
@@ -37,14 +37,18 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import ALL_DTYPES
 from ..errors import ShapeError
+from ..kernels.array_kernels import pixel_shuffle_arrays, pixel_unshuffle_arrays
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
+from ..kernels.upsample import (UPSAMPLE_OPS, add_at_sorted, dim_taps, kernel_dtypes, resample_arrays,
+                                resample_backward_arrays)
 from ..tensor import Tensor
-from ._checks import check_tensor
-from ._constants import kept_constant
-from .math import add, mul
+from ._checks import _is_int, check_bool, check_int, check_shape, check_tensor
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
-from .registry import type_name
-from .shape import getitem, permute, reshape
+from .registry import Attr, defop, type_name
+from .shape import reshape
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle"]  # torch.pixel_shuffle, torch.pixel_unshuffle; interpolate in F only
 
@@ -52,96 +56,96 @@ _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubi
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 
 
-def _scale(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None) -> float:
-    """PyTorch's ``area_pixel_compute_scale``: input pixels per output pixel."""
-    if align_corners:
-        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    return 1.0 / scale_factor if scale_factor is not None and scale_factor > 0 else n_in / n_out
+# -- the upsample ops and their gradients: one pair per PyTorch op, made from UPSAMPLE_OPS -----------------
+
+def _check_scales(op: str, name: str, pos: int, v: Any) -> tuple[float | None, ...] | None:
+    """None (every dim's scale is its sizes' ratio), or one scale per spatial dim: a number, or None."""
+    if v is None:
+        return None
+    items = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+    for item in items:
+        if item is not None and (isinstance(item, bool) or not isinstance(item, (int, float))):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be a tuple of floats or None, "
+                            f"but got {type_name(item)}")
+    return tuple(None if item is None else float(item) for item in items)
 
 
-def _nearest_index(n_in: int, n_out: int, scale_factor: float | None, exact: bool) -> np.ndarray:
-    i = np.arange(n_out)
-    if not exact and n_out == n_in:
-        return i
-    if not exact and n_out == 2 * n_in:
-        return i >> 1
-    # PyTorch computes the scale and the products in float32: the same indices need the same rounding.
-    scale = np.float32(1.0 / scale_factor) if scale_factor is not None and scale_factor > 0 else np.float32(n_in) / np.float32(n_out)
-    pos = (i.astype(np.float32) + np.float32(0.5 if exact else 0.0)) * scale
-    return np.minimum(np.floor(pos).astype(np.int64), n_in - 1)
+def _sized_meta(rank: int) -> Any:
+    """InferMeta of a ``rank``-D upsample op and of its gradient: an ``(N, C, *spatial)`` input, ``rank`` sizes and
+    scales; the spatial dims become the sizes (``output_size``, or the gradient's ``input_size``)."""
+    def meta(op: str, x: Any, output_size: Any = None, align_corners: bool = False,
+             scales: tuple[float | None, ...] | None = None, input_size: Any = None) -> tuple[tuple[int, ...], Any]:
+        sizes = tuple(output_size if input_size is None else input_size)
+        if x.ndim != rank + 2 or len(sizes) != rank or (scales is not None and len(scales) != rank):
+            raise RuntimeError(f"{op}(): expected a {rank + 2}-D input and {rank} sizes and scales, but got input "
+                               f"{list(x.shape)}, sizes {list(sizes)} and scales {scales}")
+        return tuple(x.shape[:2]) + tuple(sizes), x.dtype
+    return meta
 
 
-def _linear_taps(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    scale = _scale(n_in, n_out, align_corners, scale_factor)
-    dst = np.arange(n_out, dtype=np.float64)
-    src = scale * dst if align_corners else np.maximum(scale * (dst + 0.5) - 0.5, 0.0)
-    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    t = np.clip(src - i0, 0.0, 1.0)
-    i1 = i0 + (i0 < n_in - 1)
-    return [(i0, 1.0 - t), (i1, t)]
+def _attrs(aligned: bool, sizes: str) -> tuple[Attr, ...]:
+    """``(sizes, [align_corners,] scales)``, as the PyTorch op's arguments."""
+    first = Attr(sizes, check=check_shape)
+    return (first, Attr("align_corners", False, check_bool), Attr("scales", None, _check_scales)) if aligned else (
+        first, Attr("scales", None, _check_scales))
 
 
-def _cubic_taps(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    a = -0.75
-    scale = _scale(n_in, n_out, align_corners, scale_factor)
-    dst = np.arange(n_out, dtype=np.float64)
-    src = scale * dst if align_corners else scale * (dst + 0.5) - 0.5  # no clamp at 0 for cubic
-    i = np.floor(src).astype(np.int64)
-    t = src - i
-
-    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
-    return [(np.clip(i - 1 + k, 0, n_in - 1), w) for k, w in enumerate(weights)]
+#: the upsample ops by name (``interpolate`` picks one)
+_UPSAMPLE: dict[str, Any] = {}
 
 
-def _antialias_taps(n_in: int, n_out: int, align_corners: bool, scale_factor: float | None,
-                    cubic: bool) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``antialias=True`` (bilinear/bicubic): each output averages the inputs under a filter stretched by the
-    scale when shrinking (a triangle, or Keys' cubic with ``A = -0.5``), the weights summing to 1."""
-    size = 4 if cubic else 2
-    scale = _scale(n_in, n_out, align_corners, scale_factor)
-    support = size / 2 * scale if scale >= 1.0 else size / 2
-    inv = 1.0 / scale if scale >= 1.0 else 1.0
+def _define_upsample(name: str, mode: str, rank: int) -> None:
+    """The op ``name`` and its ``name_backward``, with their CPU kernels and formulas (each is the other's gradient).
+    The GPU kernels are ``kernels/gpu/library.py``'s, made from the same table."""
+    aligned = mode not in ("nearest", "nearest-exact")
 
-    def filt(x: np.ndarray) -> np.ndarray:
-        x = np.abs(x)
-        if not cubic:
-            return np.where(x < 1, 1 - x, 0.0)
-        a = -0.5
-        return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
-                        np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+    def forward_cpu(x: np.ndarray, output_size: tuple[int, ...], align_corners: bool = False,
+                    scales: tuple[float | None, ...] | None = None) -> np.ndarray:
+        return resample_arrays(np, x, dim_taps(name, tuple(x.shape[-rank:]), tuple(output_size), bool(align_corners),
+                                               scales or (None,) * rank, x.dtype.str))
 
-    center = scale * (np.arange(n_out) + 0.5)
-    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)
-    hi = np.minimum((center + support + 0.5).astype(np.int64), n_in)
-    width = int((hi - lo).max())
-    taps = []
-    weights = []
-    for j in range(width):
-        idx = lo + j
-        w = np.where(idx < hi, filt((idx - center + 0.5) * inv), 0.0)
-        taps.append(np.minimum(idx, n_in - 1))
-        weights.append(w)
-    total = np.sum(weights, axis=0)
-    return [(i, w / np.where(total != 0, total, 1.0)) for i, w in zip(taps, weights)]
+    def backward_cpu(grad: np.ndarray, input_size: tuple[int, ...], align_corners: bool = False,
+                     scales: tuple[float | None, ...] | None = None) -> np.ndarray:
+        taps = dim_taps(name, tuple(input_size), tuple(grad.shape[-rank:]), bool(align_corners),
+                        scales or (None,) * rank, grad.dtype.str, True)
+        return resample_backward_arrays(np, add_at_sorted, grad, tuple(input_size), taps)
+
+    register_kernel(name, Backend.CPU, dtypes=kernel_dtypes(mode), name=f"cpu/{name}")(forward_cpu)
+    register_kernel(f"{name}_backward", Backend.CPU, dtypes=kernel_dtypes(mode), name=f"cpu/{name}_backward")(backward_cpu)
+    what = f"{rank}-D {mode} interpolation"
+    op = defop(name, inputs=("x",), out=False, attrs=_attrs(aligned, "output_size"), infer_meta=_sized_meta(rank),
+               doc=f"{what} of the last {rank} dims to output_size (PyTorch's scales: 1 / scale_factor)")
+    grad_op = defop(f"{name}_backward", inputs=("grad",), out=False, attrs=_attrs(aligned, "input_size"),
+                    infer_meta=_sized_meta(rank),
+                    doc=f"gradient of {name}: each output's gradient added back to the inputs it read, weighted")
+
+    def rest(ctx: Any) -> tuple[Any, ...]:
+        return (ctx.attrs["align_corners"], ctx.attrs["scales"]) if aligned else (ctx.attrs["scales"],)
+
+    @op.def_backward
+    def _backward(ctx: Any, grad: Any) -> tuple[Any]:
+        return (getattr(ctx.ops, f"{name}_backward")(grad, tuple(ctx.input_shape(0)[-rank:]), *rest(ctx)),)
+
+    @grad_op.def_backward
+    def _backward_backward(ctx: Any, h: Any) -> tuple[Any]:
+        return (getattr(ctx.ops, name)(h, tuple(ctx.input_shape(0)[-rank:]), *rest(ctx)),)
+
+    _UPSAMPLE[name] = op
 
 
-def _resample_dim(x: Tensor, d: int, taps: list[tuple[np.ndarray, np.ndarray]]) -> Tensor:
-    """``sum_k x[..., idx_k, ...] * w_k`` along dim ``d``."""
-    view = (-1,) + (1,) * (x.ndim - 1 - d)
-    out = None
-    for idx, w in taps:
-        # the weights depend on the sizes only: on a GPU copied there once per value and kept (kept_constant)
-        weight = kept_constant(("interpolate", view, w.tobytes()), lambda w=w: w.reshape(view), x, x.dtype)
-        term = mul(getitem(x, (slice(None),) * d + (idx,)), weight)
-        out = term if out is None else add(out, term)
-    return out
+for _name, (_mode, _rank) in UPSAMPLE_OPS.items():
+    _define_upsample(_name, _mode, _rank)
 
+#: interpolate's mode -> its op of each rank (with ``antialias=True``: ``upsample_{mode}2d_aa``)
+_OPS_OF_MODE = {
+    "nearest": {1: "upsample_nearest1d", 2: "upsample_nearest2d", 3: "upsample_nearest3d"},
+    "nearest-exact": {1: "upsample_nearest_exact1d", 2: "upsample_nearest_exact2d", 3: "upsample_nearest_exact3d"},
+    "linear": {1: "upsample_linear1d"}, "bilinear": {2: "upsample_bilinear2d"}, "trilinear": {3: "upsample_trilinear3d"},
+    "bicubic": {2: "upsample_bicubic2d"},
+}
+
+
+# -- interpolate ----------------------------------------------------------------------------------------
 
 def _as_tuple(op: str, name: str, v: Any, k: int, kind: type) -> tuple[Any, ...]:
     if isinstance(v, (list, tuple)):
@@ -165,7 +169,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dims of ``input`` (``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)``) to ``size``
-    or by ``scale_factor``, as ``torch.nn.functional.interpolate``. Composite (see the module docstring)."""
+    or by ``scale_factor``, as ``torch.nn.functional.interpolate``: one upsample op, as PyTorch's (the module
+    docstring), or adaptive average pooling for ``area``."""
     op = "interpolate"
     check_tensor(op, "input", 0, input)
     if mode not in _MODES or input.ndim not in (3, 4, 5):
@@ -176,7 +181,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if align_corners is not None and mode not in ("linear", "bilinear", "trilinear", "bicubic"):
         raise ShapeError(f"{op}(): align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias and mode not in ("bilinear", "bicubic"):
+    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
         raise ShapeError(f"{op}(): Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input")
     k = input.ndim - 2
     if mode in _LINEAR_DIMS and _LINEAR_DIMS[mode] != k:
@@ -195,21 +200,13 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if any(n <= 0 for n in in_sizes + out_sizes):
         raise RuntimeError(f"{op}(): Input and output sizes should be greater than 0, but got input {in_sizes} "
                            f"output {out_sizes}")
-    align = bool(align_corners)
     if mode == "area":
         return _area(input, out_sizes)
-    out = input
-    for j in reversed(range(k)):  # last dim first (any order gives the same values)
-        d, n_in, n_out, sf = 2 + j, in_sizes[j], out_sizes[j], scales[j]
-        if mode in ("nearest", "nearest-exact"):
-            out = getitem(out, (slice(None),) * d + (_nearest_index(n_in, n_out, sf, mode == "nearest-exact"),))
-        elif antialias:
-            out = _resample_dim(out, d, _antialias_taps(n_in, n_out, align, sf, mode == "bicubic"))
-        elif mode == "bicubic":
-            out = _resample_dim(out, d, _cubic_taps(n_in, n_out, align, sf))
-        else:
-            out = _resample_dim(out, d, _linear_taps(n_in, n_out, align, sf))
-    return out
+    name = f"upsample_{mode}2d_aa" if antialias else _OPS_OF_MODE[mode][k]
+    resize = _UPSAMPLE[name]
+    if mode in ("nearest", "nearest-exact"):
+        return resize(input, out_sizes, scales)
+    return resize(input, out_sizes, bool(align_corners), scales)
 
 
 def _area(x: Tensor, out_sizes: tuple[int, ...]) -> Tensor:
@@ -226,39 +223,97 @@ def _area(x: Tensor, out_sizes: tuple[int, ...]) -> Tensor:
     return reshape(depth, (n, c, od, oh, ow))
 
 
+# -- pixel_shuffle / pixel_unshuffle: one op each, each the other's gradient --------------------------
+
+def _shuffle_meta(op: str, x: Any, upscale_factor: int) -> tuple[tuple[int, ...], Any]:
+    r = upscale_factor
+    *lead, c, h, w = x.shape
+    return (*lead, c // (r * r), h * r, w * r), x.dtype
+
+
+def _unshuffle_meta(op: str, x: Any, downscale_factor: int) -> tuple[tuple[int, ...], Any]:
+    r = downscale_factor
+    *lead, c, h, w = x.shape
+    return (*lead, c * r * r, h // r, w // r), x.dtype
+
+
+@register_kernel("pixel_shuffle", Backend.CPU, dtypes=ALL_DTYPES)
+def pixel_shuffle_cpu(x: np.ndarray, upscale_factor: int) -> np.ndarray:
+    return pixel_shuffle_arrays(np, x, upscale_factor)
+
+
+@register_kernel("pixel_unshuffle", Backend.CPU, dtypes=ALL_DTYPES)
+def pixel_unshuffle_cpu(x: np.ndarray, downscale_factor: int) -> np.ndarray:
+    return pixel_unshuffle_arrays(np, x, downscale_factor)
+
+
+_pixel_shuffle = defop(
+    "pixel_shuffle",
+    inputs=("x",),
+    out=False,
+    attrs=(Attr("upscale_factor", check=check_int),),
+    infer_meta=_shuffle_meta,
+    doc="each group of r^2 channels as an r x r block of pixels: (*, C r^2, H, W) to (*, C, H r, W r)",
+)
+
+_pixel_unshuffle = defop(
+    "pixel_unshuffle",
+    inputs=("x",),
+    out=False,
+    attrs=(Attr("downscale_factor", check=check_int),),
+    infer_meta=_unshuffle_meta,
+    doc="each r x r block of pixels as r^2 channels: (*, C, H r, W r) to (*, C r^2, H, W)",
+)
+
+
+@_pixel_shuffle.def_backward
+def _pixel_shuffle_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """A permutation of the elements: its gradient is the inverse permutation."""
+    return (ctx.ops.pixel_unshuffle(grad, ctx.attrs["upscale_factor"]),)
+
+
+@_pixel_unshuffle.def_backward
+def _pixel_unshuffle_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    return (ctx.ops.pixel_shuffle(grad, ctx.attrs["downscale_factor"]),)
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C r^2, H, W)`` to ``(*, C, H r, W r)``: each group of ``r^2`` channels becomes an ``r x r`` block of pixels
-    (the sub-pixel convolution of Shi et al.). Composite: ``reshape``, ``permute``, ``reshape``."""
+    (the sub-pixel convolution of Shi et al.). One op, ``PixelShuffleBackward0``, as PyTorch's.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.pixel_shuffle(mg.arange(4.0).reshape(1, 4, 1, 1), 2).tolist()
+        [[[[0.0, 1.0], [2.0, 3.0]]]]
+    """
     op = "pixel_shuffle"
     r = _factor(op, "upscale_factor", input, upscale_factor)
-    *lead, c, h, w = input.shape
+    c = input.shape[-3]
     if c % (r * r):
-        raise RuntimeError(f"{op}(): input channel dim must be divisible by upscale_factor^2 ({r * r}), but got {c}")
-    n = len(lead)
-    x = reshape(input, (*lead, c // (r * r), r, r, h, w))
-    x = permute(x, tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))  # (*, C, H, r, W, r)
-    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+        raise RuntimeError(f"{op} expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+                           f"but input.size(-3)={c} is not divisible by {r * r}")
+    return _pixel_shuffle(input, r)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
-    """The inverse of ``pixel_shuffle``: ``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``. Composite."""
+    """The inverse of ``pixel_shuffle``: ``(*, C, H r, W r)`` to ``(*, C r^2, H, W)``. One op,
+    ``PixelUnshuffleBackward0``, as PyTorch's."""
     op = "pixel_unshuffle"
     r = _factor(op, "downscale_factor", input, downscale_factor)
-    *lead, c, h, w = input.shape
-    if h % r or w % r:
-        raise RuntimeError(f"{op}(): height ({h}) and width ({w}) must be divisible by downscale_factor ({r})")
-    n = len(lead)
-    x = reshape(input, (*lead, c, h // r, r, w // r, r))
-    x = permute(x, tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))  # (*, C, r, r, H, W)
-    return reshape(x, (*lead, c * r * r, h // r, w // r))
+    for name, d in (("height", -2), ("width", -1)):
+        if input.shape[d] % r:
+            raise RuntimeError(f"{op} expects {name} to be divisible by downscale_factor, but input.size({d})="
+                               f"{input.shape[d]} is not divisible by {r}")
+    return _pixel_unshuffle(input, r)
 
 
 def _factor(op: str, name: str, input: Any, r: Any) -> int:
+    """PyTorch's checks of both ops, in its order and words."""
     check_tensor(op, "input", 0, input)
-    if isinstance(r, bool) or not isinstance(r, int):
-        raise TypeError(f"{op}(): argument '{name}' (position 1) must be int, but got {type_name(r)}")
-    if r <= 0:
-        raise RuntimeError(f"{op}(): {name} must be greater than 0, but got {r}")
+    if not _is_int(r):
+        raise TypeError(f"{op}(): argument '{name}' (position 2) must be int, not {type_name(r)}")
     if input.ndim < 3:
-        raise RuntimeError(f"{op}(): expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)")
-    return r
+        raise RuntimeError(f"{op} expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{op} expects a positive {name}, but got {r}")
+    return int(r)

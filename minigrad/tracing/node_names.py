@@ -16,6 +16,7 @@ graph differs, with why.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 __all__ = ["TORCH_NODE_NAMES", "NODE_VARIANTS", "SCALAR_SLOTS", "node_class_name", "paddle_node_name"]
@@ -91,9 +92,15 @@ def _camel(op: str) -> str:
     return "".join(part.capitalize() for part in op.strip("_").split("_"))
 
 
+def _torch_camel(op: str) -> str:
+    """PyTorch's code generator's CamelCase: a letter after a digit is a capital too (``upsample_nearest2d`` ->
+    ``UpsampleNearest2D``, ``im2col`` -> ``Im2Col``)."""
+    return re.sub(r"(?<=\d)[a-z]", lambda m: m.group(0).upper(), _camel(op))
+
+
 def node_class_name(op: str) -> str:
     """PyTorch's name of the node of ``op``'s most common call (``mul`` -> ``MulBackward0``)."""
-    return TORCH_NODE_NAMES.get(op) or _camel(op) + "Backward0"
+    return TORCH_NODE_NAMES.get(op) or _torch_camel(op) + "Backward0"
 
 
 def paddle_node_name(op: str) -> str:

@@ -1363,6 +1363,10 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     # to one value PyTorch takes a mean over the plane, not the pooling op
     "adaptive_avg_pool2d-1x1": ("mean", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, 1),
                                 lambda: [_rand((2, 3, 7, 9), mg.float32)]),
+    # resampling: pixel_shuffle and pixel_unshuffle (each the other's backward)
+    "pixel_shuffle": ("pixel_shuffle", lambda x: mg.nn.functional.pixel_shuffle(x, 2), lambda: [_rand((2, 8, 3, 2), mg.float32)]),
+    "pixel_unshuffle": ("pixel_unshuffle", lambda x: mg.nn.functional.pixel_unshuffle(x.transpose(2, 3), 3),
+                        lambda: [_rand((2, 1, 6, 3), mg.float32)]),
     "bce_with_logits": ("binary_cross_entropy_with_logits",
                         lambda x, t: mg.nn.functional.binary_cross_entropy_with_logits(x, t),
                         lambda: [_rand((4, 5), mg.float32, -4, 4), _rand((4, 5), mg.float32, 0, 1, seed=1)]),
@@ -1429,6 +1433,57 @@ def test_library_kernels_run_on_the_gpu(name):
     np.testing.assert_allclose(gpu_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=1e-6)
     for g, c in zip(gpu_grads, cpu_grads):
         np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
+
+
+def _interpolate(**kw):
+    return lambda x: mg.nn.functional.interpolate(x, **kw)
+
+
+RESAMPLING = {  # name -> (the ops forward and backward, the call, the input's shape)
+    # F.unfold and F.fold: the GEMM convolution's im2col and col2im kernels over a batch, each the other's backward
+    "unfold": (("im2col", "col2im"), lambda x: mg.nn.functional.unfold(x, (2, 3), dilation=(2, 1), padding=1,
+                                                                      stride=(1, 2)), (2, 3, 5, 6)),
+    "unfold-unbatched": (("im2col", "col2im"), lambda x: mg.nn.functional.unfold(x.transpose(1, 2), 2), (2, 4, 3)),
+    "fold": (("col2im", "im2col"), lambda x: mg.nn.functional.fold(x, (4, 5), (2, 3), dilation=(2, 1), padding=1,
+                                                                  stride=(1, 2)), (2, 12, 12)),
+    "fold-unbatched": (("col2im", "im2col"), lambda x: mg.nn.functional.fold(x, (3, 3), 2), (8, 4)),
+    # interpolate's upsample ops: the taps copied once per geometry, take and scatter_add
+    "nearest-1d": (("upsample_nearest1d", "upsample_nearest1d_backward"), _interpolate(size=7), (2, 3, 4)),
+    "nearest-2d": (("upsample_nearest2d", "upsample_nearest2d_backward"), _interpolate(scale_factor=1.7), (2, 3, 4, 5)),
+    "nearest-exact-3d": (("upsample_nearest_exact3d", "upsample_nearest_exact3d_backward"),
+                         _interpolate(scale_factor=(1.5, 0.7, 2), mode="nearest-exact"), (1, 2, 4, 3, 5)),
+    "linear": (("upsample_linear1d", "upsample_linear1d_backward"), _interpolate(scale_factor=1.7, mode="linear"),
+               (2, 3, 4)),
+    "bilinear": (("upsample_bilinear2d", "upsample_bilinear2d_backward"),
+                 _interpolate(size=(3, 7), mode="bilinear", align_corners=True), (2, 3, 4, 5)),
+    "trilinear": (("upsample_trilinear3d", "upsample_trilinear3d_backward"),
+                  _interpolate(scale_factor=(1.5, 0.7, 2), mode="trilinear"), (1, 2, 4, 3, 5)),
+    "bicubic": (("upsample_bicubic2d", "upsample_bicubic2d_backward"), _interpolate(size=(6, 5), mode="bicubic"),
+                (2, 3, 4, 3)),
+    "bilinear-antialias": (("upsample_bilinear2d_aa", "upsample_bilinear2d_aa_backward"),
+                           _interpolate(scale_factor=0.6, mode="bilinear", antialias=True), (1, 2, 5, 7)),
+    "bicubic-antialias": (("upsample_bicubic2d_aa", "upsample_bicubic2d_aa_backward"),
+                          _interpolate(size=(3, 9), mode="bicubic", antialias=True), (1, 2, 7, 5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESAMPLING))
+def test_resampling_runs_on_the_gpu(name):
+    """unfold/fold and interpolate forward and backward on the device (float64: sums of overlapping windows and
+    scattered gradients compare closely whatever their order)."""
+    ops, fn, shape = RESAMPLING[name]
+    results = {}
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand(shape, mg.float64), requires_grad=True)
+        with mg.trace() as tr:
+            out = fn(x.to(device))
+            (out * mg.tensor(_rand(out.shape, mg.float64, seed=7)).to(device)).sum().backward()
+        sel = [e for e in tr.events if e.kind == "kernel.select"]
+        results[device] = out.detach().cpu().numpy(), x.grad.numpy()
+    assert not [e.op for e in sel if e.fallback_cpu], "a CPU fallback"
+    assert set(ops) <= {e.op for e in sel if e.backend == "GPU"}
+    for got, want in zip(results["gpu"], results["cpu"]):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 SEARCHES = {

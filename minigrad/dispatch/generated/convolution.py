@@ -16,6 +16,35 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+col2im_op = OPS['col2im']
+
+
+def col2im_dygraph_function(x, attrs):
+    """``col2im`` after the API layer (``minigrad codegen col2im`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(col2im_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (col2im_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(col2im_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(col2im_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(col2im_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(col2im_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(col2im_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 conv2d_op = OPS['conv2d']
 
 
@@ -90,3 +119,32 @@ def conv_transpose2d_dygraph_function(x, weight, bias, attrs):
     """``conv_transpose2d`` after the API layer (``minigrad codegen conv_transpose2d`` prints it)."""
     # A list or optional input: the dygraph layer's general steps.
     return run_layers(conv_transpose2d_op, [x, weight, bias], attrs, bus.recorder)
+
+
+im2col_op = OPS['im2col']
+
+
+def im2col_dygraph_function(x, attrs):
+    """``im2col`` after the API layer (``minigrad codegen im2col`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(im2col_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (im2col_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(im2col_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(im2col_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(im2col_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(im2col_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(im2col_op, (x,), attrs, (out_t,))
+    return out_t

@@ -12,7 +12,8 @@ selection's GPUDNN -> GPU order shows for it too:
 
 Both take stride, padding, dilation and groups. Max pooling has one
 hand-written implementation (``gpu/cuda_max_pool2d*``): forward with an
-argmax, backward gathered through it.
+argmax, backward gathered through it. ``F.unfold``/``F.fold`` (the im2col and col2im ops) are the GEMM
+convolution's im2col and col2im kernels over a batch.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .reduce import combine_partials
 
 GPU, GPUDNN = Backend.GPU, Backend.GPUDNN
 
-__all__ = ["conv2d_gemm", "conv2d_direct", "max_pool2d", "mse_loss"]
+__all__ = ["conv2d_gemm", "conv2d_direct", "max_pool2d", "mse_loss", "im2col", "col2im"]
 
 #: at most this many bytes of im2col columns at a time (images are processed in slices)
 _COLS_BYTES = 256 << 20
@@ -322,3 +323,45 @@ def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
     _fn("mse", dt, "mse_partial")((chunks,), (256,), (a, b, partial, np.int64(n), np.int64(_MSE_CHUNK)))
     op = "sum" if reduction == "sum" else "mean"
     return combine_partials(op, partial.reshape(1, chunks), input.dtype, scale=1.0 / n).reshape(())
+
+
+# -- im2col / col2im (F.unfold, F.fold): the GEMM convolution's two kernels, for a batch of images ------------
+
+
+def _fold_geometry(n: int, c: int, hw: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple[int, ...]:
+    """The conv kernels' int arguments for windows of one output channel and one group."""
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    h, w = (int(v) for v in hw)
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    return (n, c, h, w, 1, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, 1)
+
+
+@register_kernel("im2col", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_im2col")
+def im2col(x: Any, kernel_size: Any, dilation: Any = (1, 1), padding: Any = (0, 0), stride: Any = (1, 1)) -> Any:
+    """``mg_im2col`` over every image at once gives ``(C kH kW, N L)``; one transposed copy makes it ``(N, C kH kW, L)``."""
+    if x.ndim == 3:
+        return im2col(x[None], kernel_size, dilation, padding, stride)[0]
+    n, c = x.shape[:2]
+    geo = _fold_geometry(n, c, x.shape[2:], kernel_size, dilation, padding, stride)
+    rows, blocks = c * geo[5] * geo[6], geo[7] * geo[8]
+    if n == 0:
+        return cupy.empty((0, rows, blocks), dtype=x.dtype)
+    cols = _im2col(cupy.ascontiguousarray(x), geo, 0, n)
+    return cupy.ascontiguousarray(cols.reshape(rows, n, blocks).transpose(1, 0, 2))
+
+
+@register_kernel("col2im", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_col2im")
+def col2im(x: Any, output_size: Any, kernel_size: Any, dilation: Any = (1, 1), padding: Any = (0, 0),
+           stride: Any = (1, 1)) -> Any:
+    """The columns laid out as ``mg_col2im`` reads them, ``(C kH kW, N L)`` (one transposed copy), then one launch that
+    sums, for every image pixel, the columns that read it, taps in order."""
+    if x.ndim == 2:
+        return col2im(x[None], output_size, kernel_size, dilation, padding, stride)[0]
+    n, rows, blocks = x.shape
+    c = rows // (kernel_size[0] * kernel_size[1])
+    geo = _fold_geometry(n, c, output_size, kernel_size, dilation, padding, stride)
+    out = cupy.empty((n, c, *geo[2:4]), dtype=x.dtype)
+    if out.size:
+        cols = cupy.ascontiguousarray(x.transpose(1, 0, 2)).reshape(rows, n * blocks)
+        launch_1d(_fn("conv", dtype_name(x.dtype), "col2im"), out.size, (cols, out, *_args(geo), np.int32(0), np.int32(n)))
+    return out

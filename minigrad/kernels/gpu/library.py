@@ -1,5 +1,6 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
-flip, roll, repeat, padding with a constant, the running sums and products, argsort, average pooling
+flip, roll, repeat, padding with a constant, pixel_shuffle and pixel_unshuffle, interpolate's upsample ops (gathers
+and scatter-adds of taps kept on the device), the running sums and products, argsort, average pooling
 (two matrix products, cuBLAS's), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
 ``smooth_l1_loss`` and ``huber_loss``,
 ``vector_norm`` (and ``norm``) and ``div`` with a rounding mode.
@@ -29,10 +30,12 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32
 from ..key import Backend
 from ..registry import register_kernel
 from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
-                             log_add_exp, nonzero_positions, pad_geometry, running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
+                             log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
+                             running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
+from ..upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, resample_backward_arrays
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
 from .elementwise import run_elementwise
@@ -462,3 +465,53 @@ _index_pad("replication_pad", "replicate")
 def take(x: Any, index: Any) -> Any:
     """One gather from the flattened input (a negative index counts from the end, as CuPy's wrap does)."""
     return cupy.take(x.reshape(-1), _on_device(index))
+
+
+# -- pixel_shuffle / pixel_unshuffle: the CPU kernels' reshape and transposed copy, on CuPy's arrays -------------
+
+
+@register_kernel("pixel_shuffle", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_pixel_shuffle")
+def pixel_shuffle(x: Any, upscale_factor: int) -> Any:
+    return pixel_shuffle_arrays(cupy, x, upscale_factor)
+
+
+@register_kernel("pixel_unshuffle", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_pixel_unshuffle")
+def pixel_unshuffle(x: Any, downscale_factor: int) -> Any:
+    return pixel_unshuffle_arrays(cupy, x, downscale_factor)
+
+
+# -- interpolate's upsample ops: the CPU kernels' taps, copied to the device once per geometry, read by take ----------
+
+#: (op, sizes, attributes, dtype, backward) -> the taps with device arrays (NOTE [ Upsampling is separable ] in
+#: ``kernels/upsample.py``); a geometry's index and weight arrays are copied once, as a stride table is
+_TAPS: dict[tuple[Any, ...], Any] = {}
+
+
+def _device_taps(*key: Any) -> Any:
+    entry = _TAPS.get(key)
+    if entry is None:
+        if len(_TAPS) >= _WINDOWS_MAX:
+            _TAPS.clear()
+        entry = _TAPS[key] = tuple([(upload(i), None if w is None else upload(w)) for i, w in dim]
+                                   for dim in dim_taps(*key))
+    return entry
+
+
+def _upsample_kernels(name: str, mode: str, rank: int) -> None:
+    def forward(x: Any, output_size: Any, align_corners: bool = False, scales: Any = None) -> Any:
+        taps = _device_taps(name, tuple(x.shape[-rank:]), tuple(output_size), bool(align_corners),
+                            scales or (None,) * rank, x.dtype.str)
+        return resample_arrays(cupy, x, taps)
+
+    def backward(grad: Any, input_size: Any, align_corners: bool = False, scales: Any = None) -> Any:
+        taps = _device_taps(name, tuple(input_size), tuple(grad.shape[-rank:]), bool(align_corners),
+                            scales or (None,) * rank, grad.dtype.str, True)
+        return resample_backward_arrays(cupy, cupyx.scatter_add, grad, tuple(input_size), taps)
+
+    forward.__name__, backward.__name__ = name, f"{name}_backward"
+    register_kernel(name, GPU, dtypes=kernel_dtypes(mode), name=f"gpu/cupy_{name}")(forward)
+    register_kernel(f"{name}_backward", GPU, dtypes=kernel_dtypes(mode), name=f"gpu/cupy_{name}_backward")(backward)
+
+
+for _name, (_mode, _rank) in UPSAMPLE_OPS.items():
+    _upsample_kernels(_name, _mode, _rank)
