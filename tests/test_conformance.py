@@ -62,6 +62,8 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("split", ""): mg.split,
     ("split", "list_args"): mg.split,
     ("chunk", ""): mg.chunk,
+    ("unsafe_split", ""): mg.unsafe_split,
+    ("unsafe_chunk", ""): mg.unsafe_chunk,
     ("split_with_sizes", ""): mg.split_with_sizes,
     ("tensor_split", ""): mg.tensor_split,
     ("hsplit", ""): mg.hsplit,

@@ -262,6 +262,12 @@ CASES: list[Case] = [
     Case("split-with-sizes", "split_with_sizes", lambda x: x.split([1, 0, 3], 1), inputs(rnd(2, 4))),
     Case("split-with-sizes-last", "split_with_sizes", lambda x: mg.split_with_sizes(x, [2, 1], -1)[1] ** 2,
          inputs(rnd(2, 3))),
+    # unsafe_split: split's pieces, not views to autograd; a piece may change in place (the RNN cells' gates)
+    Case("unsafe_split", "unsafe_split", lambda x: x.unsafe_split(2, 1), inputs(rnd(3, 5))),
+    Case("unsafe_chunk-in-place", "unsafe_split", lambda x: tuple(p.sigmoid_() for p in (x * 1).unsafe_chunk(3, -1)),
+         inputs(rnd(2, 6))),
+    Case("unsafe_split_with_sizes", "unsafe_split_with_sizes",
+         lambda x: mg.unsafe_split_with_sizes(x, [2, 0, 1], 0)[0] ** 2, inputs(rnd(3, 2))),
     Case("unbind", "unbind", lambda x: x.unbind(1), inputs(rnd(2, 3))),
     Case("unbind-one-row", "unbind", lambda x: x.unbind(0)[1].exp(), inputs(rnd(3, 2))),
     Case("unbind-1d", "unbind", lambda x: x.unbind()[0] * x.unbind()[2], inputs(rnd(3))),

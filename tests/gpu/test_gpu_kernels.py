@@ -1195,6 +1195,23 @@ def test_split_and_unbind_are_views_and_one_node_on_the_gpu(op, pieces, dtype):
     assert all(p._data.base is not None for p in pieces(x))
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("op, pieces", [("unsafe_split", lambda x: x.unsafe_chunk(2, 1)),
+                                        ("unsafe_split_with_sizes", lambda x: x.unsafe_split_with_sizes([1, 3], 1))],
+                         ids=["unsafe_split", "unsafe_split_with_sizes"])
+def test_unsafe_split_pieces_share_the_gpu_memory_and_may_change_in_place(op, pieces, dtype):
+    """``unsafe_chunk``'s pieces on the device: the input's memory (no copy), one node joining their
+    gradients on the device, against the CPU; and, not views to autograd, a piece changes in place
+    (``sigmoid_``, as PyTorch's recurrent cells do) with its own node."""
+    def program(x):
+        ps = pieces(x * 1)
+        ps[0].sigmoid_()
+        return mg.cat([(p * (k + 1)).reshape(-1) for k, p in enumerate(ps)])
+    check(op, program, [_rand((3, 4), dtype)], dtype)
+    x = mg.tensor(_rand((3, 4), dtype)).to("gpu")
+    assert all(p._data.base is not None and p._base is None for p in pieces(x))
+
+
 # -- more ops of the PyTorch API a course's GPU programs use: their kernels come from the op definitions too
 # (``gpu=`` of kind unary, binary, test - a bool of one value - or param - the op's number attributes by value).
 # Each fell back to the CPU: a copy to the host and one back, and a sync, at every call (and in backward).

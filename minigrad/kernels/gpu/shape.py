@@ -145,6 +145,16 @@ def split_with_sizes(x: Any, split_sizes: Any, dim: int) -> tuple[Any, ...]:
     return split_views(x, split_sizes, dim)
 
 
+@register_kernel("unsafe_split", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsafe_split")
+def unsafe_split(x: Any, split_size: int, dim: int) -> tuple[Any, ...]:
+    return split_views(x, split_size, dim)  # the input's memory, as on the CPU (NOTE [ Pieces that are not views ])
+
+
+@register_kernel("unsafe_split_with_sizes", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsafe_split_with_sizes")
+def unsafe_split_with_sizes(x: Any, split_sizes: Any, dim: int) -> tuple[Any, ...]:
+    return split_views(x, split_sizes, dim)
+
+
 @register_kernel("unbind", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unbind")
 def unbind(x: Any, dim: int) -> tuple[Any, ...]:
     return unbind_views(x, dim)
