@@ -1857,3 +1857,31 @@ def test_fused_attention_takes_dropout_on_the_gpu():
     np.testing.assert_allclose(out.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
     for a, b in zip((q, k, v), (q2, k2, v2)):
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.RNN(3, 4, num_layers=2, batch_first=True), (2, 5, 3)),
+    (lambda nn: nn.GRU(3, 4, bidirectional=True), (5, 2, 3)),
+    (lambda nn: nn.LSTM(3, 4, proj_size=2, batch_first=True), (2, 5, 3)),
+    (lambda nn: nn.LSTMCell(3, 4), (2, 3)),
+    (lambda nn: nn.GRUCell(3, 4), (3,)),
+], ids=["RNN", "GRU", "LSTM", "LSTMCell", "GRUCell"])
+def test_recurrent_layers_run_every_op_on_the_gpu(make, shape):
+    """A recurrent layer on the device (ATen's composite: ``linear``, ``unbind``, ``unsafe_chunk`` gates,
+    ``stack``, ``transpose_``) selects no CPU kernel, forward or backward, and agrees with the CPU."""
+    x = _rand(shape, mg.float64)
+    results = []
+    for device in ("cpu", "gpu"):
+        mg.manual_seed(0)
+        module = make(mg.nn).to(mg.float64).to(device)
+        tx = mg.tensor(x, dtype=mg.float64, requires_grad=True)
+        with mg.trace() as tr:
+            out = module(tx.to(device))
+            out = out[0] if isinstance(out, tuple) else out
+            (out * mg.tensor(_rand(out.shape, mg.float64, seed=7)).to(device)).sum().backward()
+        if device == "gpu":
+            sel = [e for e in tr.events if e.kind == "kernel.select"]
+            assert sel and not [e.op for e in sel if e.fallback_cpu or e.backend not in ("GPU", "GPUDNN")]
+        results.append([out.detach().numpy(), tx.grad.numpy()] + [p.grad.numpy() for p in module.parameters()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
