@@ -549,6 +549,10 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "GRUCell unbatched": lambda: nn.GRUCell(4, 3)(seq[0, 0], lib.zeros(3).requires_grad_()),
         "LSTMCell": lambda: nn.LSTMCell(4, 3)(seq[0])[0],
         "LSTMCell, its cell state": lambda: nn.LSTMCell(4, 3)(seq[0])[1],
+        # embeddings: max_norm renormalises the picked rows in place under no_grad first
+        "Embedding max_norm": lambda: nn.Embedding(5, 4, max_norm=1.0, norm_type=1.0)(lib.tensor([1, 2, 1])),
+        "Embedding.from_pretrained max_norm": lambda: nn.Embedding.from_pretrained(
+            lib.ones(4, 3), freeze=False, max_norm=0.5, scale_grad_by_freq=True)(lib.tensor([[0, 3]])),
     }
 
 

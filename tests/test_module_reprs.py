@@ -38,7 +38,7 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "MSELoss": lambda nn: nn.MSELoss(reduction="sum"),
     "BatchNorm1d": lambda nn: nn.BatchNorm1d(4, eps=1e-3, momentum=0.2, affine=False, track_running_stats=False),
     "BatchNorm2d": lambda nn: nn.BatchNorm2d(4, eps=1e-3, momentum=None),
-    "Embedding": lambda nn: nn.Embedding(10, 3, padding_idx=1),
+    "Embedding": lambda nn: nn.Embedding(10, 3, padding_idx=-1, max_norm=2.0, norm_type=1.0, scale_grad_by_freq=True),
     "Identity": lambda nn: nn.Identity(3, unused=True),
     "LayerNorm": lambda nn: nn.LayerNorm([2, 3], eps=1e-6, elementwise_affine=True, bias=False),
     "LogSoftmax": lambda nn: nn.LogSoftmax(dim=1),

@@ -276,3 +276,14 @@ def diag_embed_arrays(xp: Any, x: Any, offset: int, dim1: int, dim2: int) -> Any
 
 
 __all__ += ["rot90_steps", "row_differences", "euclidean_dist_arrays", "diag_embed_arrays"]
+
+
+def frequency_scale(xp: Any, indices: Any, num_weights: int, dtype: Any) -> Any:
+    """``1 / count`` of each index among ``indices``, a column for the rows of an embedding's gradient
+    (``scale_grad_by_freq``: PyTorch's ``1.0 / counts[k]`` in double, then the gradient's dtype)."""
+    flat = indices.reshape(-1) % num_weights
+    counts = xp.bincount(flat, minlength=num_weights)
+    return (1.0 / counts[flat]).astype(dtype)[:, None]
+
+
+__all__ += ["frequency_scale"]

@@ -281,14 +281,34 @@ class ParameterDict(Module):
 
 
 class Embedding(Module):
-    """A lookup table: ``weight[indices]``, weight ``(num_embeddings, embedding_dim)`` from N(0, 1)."""
+    """A lookup table: ``weight[indices]``, weight ``(num_embeddings, embedding_dim)`` from N(0, 1).
+
+    With ``max_norm`` every row a call picks is first scaled down in place to that ``norm_type``-norm
+    where it is longer (``F.embedding``); with ``scale_grad_by_freq`` a row's gradient is divided by how
+    often its index occurs in the call. ``sparse=True`` (a sparse gradient) is not supported.
+    """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
-        self.reset_parameters()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if _weight is None:
+            self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
+            self.weight.requires_grad_(not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self.sparse = sparse
 
     def reset_parameters(self) -> None:
         """PyTorch's initialisation: N(0, 1) from the default generator, the padding row zeroed."""
@@ -298,11 +318,34 @@ class Embedding(Module):
                 self.weight[self.padding_idx] = 0
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> "Embedding":
+        """An ``Embedding`` whose weight is ``embeddings`` (its memory, as PyTorch's), trained unless ``freeze``."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}" + (
-            "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
 
 class LayerNorm(Module):
     """Normalise over the last dims; learnable ``weight`` (ones) and ``bias`` (zeros)."""

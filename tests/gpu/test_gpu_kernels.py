@@ -440,6 +440,25 @@ def test_embedding_is_a_gather_and_its_backward_a_scatter_add(padding_idx, dtype
     assert fake.counts()["launches"] == (2 if padding_idx is None else 3)  # (+ the padding row zeroed)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("kwargs", [{"max_norm": 1.0}, {"max_norm": 1.5, "norm_type": 1.0, "padding_idx": 3},
+                                    {"scale_grad_by_freq": True}, {"scale_grad_by_freq": True, "max_norm": 2.0}],
+                         ids=["max_norm", "norm_type 1", "scale_grad_by_freq", "both"])
+def test_embedding_max_norm_and_scale_grad_by_freq_on_the_gpu(kwargs, dtype):
+    """``max_norm`` renormalises the picked rows on the device (a gather, the norms, an ``index_copy_``, no CPU
+    kernel) and ``scale_grad_by_freq`` divides each row's gradient by its index's count (a device
+    ``bincount``), against the CPU."""
+    idx = np.array([[1, 3, 1], [0, 3, 4]])
+    check("embedding", lambda w: mg.nn.functional.embedding(mg.tensor(idx).to(w.device), w, **kwargs),
+          [_rand((5, 4), dtype)], dtype)
+    w = mg.tensor(_rand((5, 4), dtype)).to("gpu").requires_grad_()
+    with mg.trace() as tr:
+        out = mg.nn.functional.embedding(mg.tensor(idx).to("gpu"), w, **kwargs)
+        out.sum().backward()
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert not [e.op for e in sel if e.fallback_cpu or e.backend not in ("GPU", "GPUDNN")]
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_masked_fill_tril_triu_and_diagonals_of_any_dims(dtype):
     """PyTorch's ops (not composites of ``where``/``permute``) against the CPU: a number and a 0-d tensor

@@ -13,7 +13,7 @@ import cupy
 import numpy as np
 
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, int32, int64
-from ..array_kernels import diag_embed_arrays
+from ..array_kernels import diag_embed_arrays, frequency_scale
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
@@ -270,19 +270,24 @@ def index_put(x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
 
 
 @register_kernel("embedding", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_embedding")
-def embedding(weight: Any, indices: Any, padding_idx: int = -1) -> Any:
+def embedding(weight: Any, indices: Any, padding_idx: int = -1, scale_grad_by_freq: bool = False) -> Any:
     """One gather (the indices were checked on the device before: ``devices.check_range``)."""
     return weight[indices]
 
 
 @register_kernel("embedding_dense_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_embedding_dense_backward")
-def embedding_dense_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int = -1) -> Any:
-    """Zeros, then each row of ``grad`` added at its index (CuPy's atomic scatter-add)."""
+def embedding_dense_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int = -1,
+                             scale_grad_by_freq: bool = False) -> Any:
+    """Zeros, then each row of ``grad`` added at its index (CuPy's atomic scatter-add); with
+    ``scale_grad_by_freq`` each row divided first by its index's count (a ``bincount`` on the device)."""
     import cupyx
 
     dim = grad.shape[-1]
     out = cupy.zeros((num_weights, dim), dtype=grad.dtype)
-    cupyx.scatter_add(out, indices.reshape(-1), grad.reshape(-1, dim))
+    rows = grad.reshape(-1, dim)
+    if scale_grad_by_freq:
+        rows = rows * frequency_scale(cupy, indices, num_weights, grad.dtype)
+    cupyx.scatter_add(out, indices.reshape(-1), rows)
     if padding_idx >= 0:
         out[padding_idx] = 0
     return out
