@@ -63,6 +63,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("split", "list_args"): mg.split,
     ("chunk", ""): mg.chunk,
     ("unsafe_split", ""): mg.unsafe_split,
+    ("nn.functional.bilinear", ""): F.bilinear,
     ("unsafe_chunk", ""): mg.unsafe_chunk,
     ("split_with_sizes", ""): mg.split_with_sizes,
     ("tensor_split", ""): mg.tensor_split,

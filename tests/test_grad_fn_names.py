@@ -310,6 +310,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "atleast_3d of a matrix": lambda lib, d: lib.atleast_3d(d["x"]),
     "dstack": lambda lib, d: lib.dstack([d["v"], d["v"]]),
     "baddbmm": lambda lib, d: lib.baddbmm(d["bat"][:, :, :3], d["bat"], d["bat2"], beta=0.5, alpha=2),
+    "bilinear": lambda lib, d: _F(lib).bilinear(d["x"], d["y"], d["sq"][None], d["v"][:1]),
+    "bilinear batched without bias": lambda lib, d: _F(lib).bilinear(d["bat"], d["bat"].transpose(1, 2)[:, :3],
+                                                                      d["sq"][None, :, :3]),
+    "bilinear of vectors": lambda lib, d: _F(lib).bilinear(d["v"], d["v"], d["sq"][None]),
     "baddbmm_": lambda lib, d: (d["bat"][:, :, :3] * 1).baddbmm_(d["bat"], d["bat2"]),
     "addbmm": lambda lib, d: lib.addbmm(d["x"][:, :3], d["bat"], d["bat2"]),
     "addmv": lambda lib, d: lib.addmv(d["v"][:3], d["x"], d["v"], beta=2),
@@ -549,6 +553,7 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "GRUCell unbatched": lambda: nn.GRUCell(4, 3)(seq[0, 0], lib.zeros(3).requires_grad_()),
         "LSTMCell": lambda: nn.LSTMCell(4, 3)(seq[0])[0],
         "LSTMCell, its cell state": lambda: nn.LSTMCell(4, 3)(seq[0])[1],
+        "Bilinear": lambda: nn.Bilinear(4, 4, 2)(seq[0], seq[1].requires_grad_()),
         # embeddings: max_norm renormalises the picked rows in place under no_grad first
         "Embedding max_norm": lambda: nn.Embedding(5, 4, max_norm=1.0, norm_type=1.0)(lib.tensor([1, 2, 1])),
         "Embedding.from_pretrained max_norm": lambda: nn.Embedding.from_pretrained(

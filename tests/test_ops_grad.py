@@ -445,6 +445,13 @@ CASES: list[Case] = [
     # addmm's siblings
     Case("addmv", "addmv", lambda i, a, b: mg.addmv(i, a, b, beta=0.5, alpha=-2.0), inputs(rnd(3), rnd(3, 4), rnd(4))),
     Case("addr", "addr", lambda i, a, b: mg.addr(i, a, b, alpha=2.0), inputs(rnd(1, 4), rnd(3), rnd(4))),
+    # bilinear's one product: each input unsqueezed at its expand dims, the three multiplied, summed over sumdim
+    Case("_trilinear-bilinear", "_trilinear", lambda a, w, b: mg.OPS["_trilinear"](a, w, b, [1, 3], [0], [1, 2], [2, 3]),
+         inputs(rnd(2, 3), rnd(4, 3, 2), rnd(2, 2))),
+    Case("_trilinear-kept-dims", "_trilinear", lambda a, b, c: mg.OPS["_trilinear"](a, b, c, [0], [1], [], [2]),
+         inputs(rnd(2, 3), rnd(4, 3), rnd(4, 2, 3))),
+    Case("bilinear-batched", "_trilinear", lambda a, b, w, bias: mg.nn.functional.bilinear(a, b, w, bias),
+         inputs(rnd(2, 2, 3), rnd(2, 2, 2), rnd(4, 3, 2), rnd(4))),
     Case("baddbmm", "baddbmm", lambda i, a, b: mg.baddbmm(i, a, b, beta=-1.0, alpha=0.5),
          inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
     Case("addbmm", "addbmm", lambda i, a, b: mg.addbmm(i, a, b, beta=2.0), inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),

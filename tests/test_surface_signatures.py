@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 OPTIONAL = {"device", "dtype", "foreach", "fused", "capturable", "differentiable"}
 
 NAMES = [
-    "nn.Embedding", "nn.Embedding.from_pretrained", "nn.functional.embedding",
+    "nn.Embedding", "nn.Embedding.from_pretrained", "nn.functional.embedding", "nn.Bilinear",
     *(f"nn.{n}" for n in ("RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
                           "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
                           "TransformerDecoder", "Transformer")),

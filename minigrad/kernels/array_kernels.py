@@ -287,3 +287,21 @@ def frequency_scale(xp: Any, indices: Any, num_weights: int, dtype: Any) -> Any:
 
 
 __all__ += ["frequency_scale"]
+
+
+def trilinear_arrays(xp: Any, i1: Any, i2: Any, i3: Any, expand1: Any, expand2: Any, expand3: Any,
+                     sumdim: Any) -> Any:
+    """ATen's ``_trilinear``: each array given size-1 dims at its ``expand`` positions (all three then have
+    one rank), the three multiplied and summed over ``sumdim`` - one ``einsum``, whose letters are the
+    positions each array spans (its InferMeta checked that two arrays spanning one position agree)."""
+    rank = i1.ndim + len(expand1)
+    spans = [[d for d in range(rank) if d not in expand] for expand in (expand1, expand2, expand3)]
+    sizes = {d: n for a, span in zip((i1, i2, i3), spans) for d, n in zip(span, a.shape)}
+    kept = [d for d in range(rank) if d not in sumdim]
+    letters = lambda dims: "".join(chr(97 + d) for d in dims)  # noqa: E731
+    spec = ",".join(letters(span) for span in spans) + "->" + letters([d for d in kept if d in sizes])
+    out = xp.einsum(spec, i1, i2, i3, optimize=True) if xp is np else xp.einsum(spec, i1, i2, i3)
+    return out.reshape([sizes.get(d, 1) for d in kept]).astype(i1.dtype, copy=False)
+
+
+__all__ += ["trilinear_arrays"]

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -29,7 +30,7 @@ from . import init
 from .module import Module, Parameter, _indent, _new_parameter, _on_default_device
 
 __all__ = [
-    "Linear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax",
+    "Linear", "Bilinear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax",
     "LogSoftmax", "Identity",
 ]
 
@@ -62,6 +63,32 @@ class Linear(Module):
 class NonDynamicallyQuantizableLinear(Linear):
     """``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj`` (``torch/nn/modules/linear.py``),
     so that a printed attention layer reads as PyTorch's."""
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``: ``weight`` (out_features, in1_features, in2_features) and ``bias`` drawn from
+    ``uniform(-1/sqrt(in1_features), 1/sqrt(in1_features))``, in that order (PyTorch's ``reset_parameters``)."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = _new_parameter((out_features, in1_features, in2_features), dtype)
+        self.bias = _new_parameter((out_features,), dtype) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class Dropout(Module):

@@ -1904,3 +1904,12 @@ def test_recurrent_layers_run_every_op_on_the_gpu(make, shape):
         results.append([out.detach().numpy(), tx.grad.numpy()] + [p.grad.numpy() for p in module.parameters()])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_bilinear_is_one_trilinear_product_on_the_gpu(dtype):
+    """``F.bilinear``'s ``_trilinear`` (an ``einsum`` on the device) and its backward - ``_trilinear`` three
+    more times - against the CPU, batched inputs and a bias."""
+    check("_trilinear", lambda a, b, w, bias: mg.nn.functional.bilinear(a, b, w, bias),
+          [_rand((2, 3, 4), dtype), _rand((2, 3, 5), dtype, seed=1), _rand((6, 4, 5), dtype, seed=2),
+           _rand((6,), dtype, seed=3)], dtype)
