@@ -58,6 +58,7 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         grad_output, output, dim),
     ("log_softmax", "with_dtype"): F.log_softmax,
     ("nn.functional.embedding", ""): lambda weight, idx, **kw: F.embedding(idx, weight, **kw),
+    ("nn.functional.embedding_bag", ""): lambda weight, idx, **kw: F.embedding_bag(idx, weight, **kw),
     ("nn.functional.batch_norm", ""): F.batch_norm,
     ("split", ""): mg.split,
     ("split", "list_args"): mg.split,

@@ -310,6 +310,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "atleast_3d of a matrix": lambda lib, d: lib.atleast_3d(d["x"]),
     "dstack": lambda lib, d: lib.dstack([d["v"], d["v"]]),
     "baddbmm": lambda lib, d: lib.baddbmm(d["bat"][:, :, :3], d["bat"], d["bat2"], beta=0.5, alpha=2),
+    "embedding_bag": lambda lib, d: _F(lib).embedding_bag(lib.tensor([0, 2, 2, 1]), d["x"], lib.tensor([0, 1])),
+    "embedding_bag max, 2-D": lambda lib, d: _F(lib).embedding_bag(lib.tensor([[0, 2], [1, 1]]), d["x"], mode="max"),
+    "embedding_bag per_sample_weights": lambda lib, d: _F(lib).embedding_bag(
+        lib.tensor([0, 2, 2, 1]), d["x"], lib.tensor([0, 1]), mode="sum", per_sample_weights=d["v"]),
     "bilinear": lambda lib, d: _F(lib).bilinear(d["x"], d["y"], d["sq"][None], d["v"][:1]),
     "bilinear batched without bias": lambda lib, d: _F(lib).bilinear(d["bat"], d["bat"].transpose(1, 2)[:, :3],
                                                                       d["sq"][None, :, :3]),
@@ -555,6 +559,9 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "LSTMCell, its cell state": lambda: nn.LSTMCell(4, 3)(seq[0])[1],
         "Bilinear": lambda: nn.Bilinear(4, 4, 2)(seq[0], seq[1].requires_grad_()),
         # embeddings: max_norm renormalises the picked rows in place under no_grad first
+        "EmbeddingBag": lambda: nn.EmbeddingBag(5, 4)(lib.tensor([[1, 2]])),
+        "EmbeddingBag sum, max_norm": lambda: nn.EmbeddingBag(5, 4, mode="sum", max_norm=1.0)(
+            lib.tensor([1, 2, 4]), lib.tensor([0, 2])),
         "Embedding max_norm": lambda: nn.Embedding(5, 4, max_norm=1.0, norm_type=1.0)(lib.tensor([1, 2, 1])),
         "Embedding.from_pretrained max_norm": lambda: nn.Embedding.from_pretrained(
             lib.ones(4, 3), freeze=False, max_norm=0.5, scale_grad_by_freq=True)(lib.tensor([[0, 3]])),

@@ -305,3 +305,59 @@ def trilinear_arrays(xp: Any, i1: Any, i2: Any, i3: Any, expand1: Any, expand2: 
 
 
 __all__ += ["trilinear_arrays"]
+
+
+# -- embedding_bag: bags of rows summed, averaged or maxed ---------------------------------------------------
+
+def embedding_bag_layout_arrays(xp: Any, indices: Any, offsets: Any, mode: int, scale_grad_by_freq: bool,
+                                include_last_offset: bool, padding_idx: int, num_weights: int) -> tuple[Any, Any]:
+    """Each index's bag (``offset2bag``: the last offset at or before its position; 0 where it is in no bag)
+    and its weight in the bag's gradient: 0 for ``padding_idx`` (and with no bag at all), ``1 / count`` of its
+    bag in mean mode, ``1 / count`` of its index among all with ``scale_grad_by_freq`` (ATen's
+    ``_embedding_bag_dense_backward``); ``xp`` is NumPy or CuPy."""
+    n = indices.shape[0]
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    # Past the last offset is the last bag, with include_last_offset too (ATen's offset2bag on the CPU).
+    bag = xp.minimum(xp.searchsorted(offsets, xp.arange(n), side="right") - 1, bags - 1)
+    valid = (bag >= 0) & (indices != padding_idx)
+    bag = xp.where(valid, bag, 0)
+    scale = valid.astype(np.float64)
+    if mode == 1:
+        counts = xp.bincount(bag, weights=scale, minlength=max(bags, 1))
+        scale = scale / xp.maximum(counts, 1.0)[bag]
+    if scale_grad_by_freq:
+        scale = scale / xp.maximum(xp.bincount(indices % max(num_weights, 1), minlength=num_weights), 1)[indices % max(num_weights, 1)]
+    return bag, scale
+
+
+def embedding_bag_arrays(xp: Any, scatter: Any, weight: Any, indices: Any, offsets: Any, per_sample_weights: Any,
+                         mode: int, include_last_offset: bool, padding_idx: int) -> tuple[Any, Any]:
+    """The bags' rows combined (mode 0 sum, 1 mean, 2 max; an empty bag gives zeros) and, in max mode,
+    for each output element the flat position ``row * D + feature`` of the row that gave it (``B * D`` past
+    the table, ``weight.size``, for an empty bag; the first row wins a tie, as ATen's loop). ``scatter``
+    holds the unbuffered ``add``/``maximum``/``minimum`` at-functions of ``xp``."""
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    dim = weight.shape[1]
+    bag, valid = embedding_bag_layout_arrays(xp, indices, offsets, 1 if mode == 1 else 0, False,
+                                             include_last_offset, padding_idx, weight.shape[0])
+    inside = valid > 0
+    rows = weight[indices % max(weight.shape[0], 1)] if indices.shape[0] else xp.zeros((0, dim), weight.dtype)
+    if mode != 2:
+        if per_sample_weights is not None:
+            rows = rows * per_sample_weights[:, None]
+        rows = xp.where(inside[:, None], rows * valid.astype(weight.dtype)[:, None], 0)
+        out = xp.zeros((bags, dim), dtype=weight.dtype)
+        scatter.add(out, bag, rows)
+        return out, None
+    out = xp.full((bags, dim), -xp.inf, dtype=weight.dtype)
+    scatter.maximum(out, bag, xp.where(inside[:, None], rows, -xp.inf))
+    position = xp.arange(indices.shape[0])[:, None] * dim + xp.arange(dim)[None, :]
+    flat = (indices % max(weight.shape[0], 1))[:, None] * dim + xp.arange(dim)[None, :]
+    first = xp.full((bags, dim), indices.shape[0] * dim, dtype=np.int64)
+    scatter.minimum(first, bag, xp.where(inside[:, None] & (rows == out[bag]), position, indices.shape[0] * dim))
+    empty = first == indices.shape[0] * dim
+    argmax = xp.where(empty, weight.size, flat.reshape(-1)[xp.where(empty, 0, first)] if flat.size else 0)
+    return xp.where(empty, 0, out).astype(weight.dtype), argmax.astype(np.int64)
+
+
+__all__ += ["embedding_bag_layout_arrays", "embedding_bag_arrays"]

@@ -1,10 +1,12 @@
-"""Embedding lookups and one-hot encoding (``torch.nn.functional.embedding``, ``one_hot``).
+"""Embedding lookups and one-hot encoding (``torch.nn.functional.embedding``, ``embedding_bag``, ``one_hot``).
 
 ``embedding`` picks rows of a weight matrix by integer indices: the op
 ``embedding`` (PyTorch's ``EmbeddingBackward0``), whose backward,
 ``embedding_dense_backward``, adds each row's gradient back into the picked row
-(a row picked twice gets both gradients). ``one_hot`` builds a constant (it has
-no gradient: its input is integers).
+(a row picked twice gets both gradients). ``embedding_bag`` sums, averages or
+maxes bags of picked rows in one op (``EmbeddingBagBackward0``), never making the
+rows in between. ``one_hot`` builds a constant (it has no gradient: its input is
+integers).
 
 Example:
     >>> import minigrad as mg
@@ -17,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -26,7 +29,7 @@ from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..devices import check_range, mixed_devices_error
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES
-from ..kernels.array_kernels import frequency_scale
+from ..kernels.array_kernels import embedding_bag_arrays, embedding_bag_layout_arrays, frequency_scale
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -177,3 +180,187 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_typ
         scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).to(weight.dtype)
         weight.index_copy_(0, flat, picked * scale)
     return weight
+
+
+# -- embedding_bag: one node for a bag's lookups and their sum, mean or max ---------------------------------
+
+_MODES = {"sum": 0, "mean": 1, "max": 2}
+_NP_SCATTER = SimpleNamespace(add=np.add.at, maximum=np.maximum.at, minimum=np.minimum.at)
+
+
+def _bag_meta(op: str, weight: Any, indices: Any, offsets: Any, per_sample_weights: Any = None, mode: int = 1,
+              scale_grad_by_freq: bool = False, include_last_offset: bool = False, padding_idx: int = -1) -> Any:
+    return (offsets.shape[0] - (1 if include_last_offset else 0), weight.shape[1]), weight.dtype
+
+
+@register_kernel("embedding_bag", CPU, dtypes=FLOAT_DTYPES, name="cpu/embedding_bag")
+def embedding_bag_cpu(weight, indices, offsets, per_sample_weights=None, mode=1, scale_grad_by_freq=False,
+                      include_last_offset=False, padding_idx=-1):
+    return embedding_bag_arrays(np, _NP_SCATTER, weight, indices, offsets, per_sample_weights, mode,
+                                include_last_offset, padding_idx)[0]
+
+
+embedding_bag_op = defop(
+    "embedding_bag",
+    inputs=("weight", Input("indices", differentiable=False), Input("offsets", differentiable=False),
+            Input("per_sample_weights", optional=True)),
+    attrs=(Attr("mode", 1, check_int), Attr("scale_grad_by_freq", False), Attr("include_last_offset", False),
+           Attr("padding_idx", -1, check_int)),
+    infer_meta=_bag_meta, save=("weight", "indices", "offsets", "per_sample_weights"), key_inputs=(0,), out=False,
+    doc="the rows of weight picked by each bag of indices (offsets give where each starts), summed (mode 0, "
+        "each times its per_sample_weights), averaged (1) or maxed (2); padding_idx rows left out",
+)
+
+
+def _layout_meta(op: str, indices: Any, offsets: Any, mode: int = 1, scale_grad_by_freq: bool = False,
+                 include_last_offset: bool = False, padding_idx: int = -1, num_weights: int = 0) -> Any:
+    return [(tuple(indices.shape), np.dtype(np.int64)), (tuple(indices.shape), np.dtype(np.float64))]
+
+
+@register_kernel("_embedding_bag_layout", CPU, dtypes=(_dt.int32, _dt.int64), name="cpu/_embedding_bag_layout")
+def embedding_bag_layout_cpu(indices, offsets, mode=1, scale_grad_by_freq=False, include_last_offset=False,
+                             padding_idx=-1, num_weights=0):
+    bag, scale = embedding_bag_layout_arrays(np, indices, offsets, mode, scale_grad_by_freq, include_last_offset,
+                                             padding_idx, num_weights)
+    return bag.astype(np.int64), scale
+
+
+embedding_bag_layout = defop(
+    "_embedding_bag_layout", inputs=("indices", "offsets"),
+    attrs=(Attr("mode", 1, check_int), Attr("scale_grad_by_freq", False), Attr("include_last_offset", False),
+           Attr("padding_idx", -1, check_int), Attr("num_weights", 0, check_int)),
+    infer_meta=_layout_meta, differentiable=False, out=False,
+    doc="embedding_bag's backward: each index's bag and its weight in the bag's gradient (0 where left out)",
+)
+
+
+def _argmax_meta(op: str, weight: Any, indices: Any, offsets: Any, include_last_offset: bool = False,
+                 padding_idx: int = -1) -> Any:
+    return (offsets.shape[0] - (1 if include_last_offset else 0), weight.shape[1]), np.dtype(np.int64)
+
+
+@register_kernel("_embedding_bag_argmax", CPU, dtypes=FLOAT_DTYPES, name="cpu/_embedding_bag_argmax")
+def embedding_bag_argmax_cpu(weight, indices, offsets, include_last_offset=False, padding_idx=-1):
+    return embedding_bag_arrays(np, _NP_SCATTER, weight, indices, offsets, None, 2, include_last_offset,
+                                padding_idx)[1]
+
+
+embedding_bag_argmax = defop(
+    "_embedding_bag_argmax", inputs=("weight", Input("indices", differentiable=False),
+                                     Input("offsets", differentiable=False)),
+    attrs=(Attr("include_last_offset", False), Attr("padding_idx", -1, check_int)),
+    infer_meta=_argmax_meta, differentiable=False, key_inputs=(0,), out=False,
+    doc="embedding_bag's max mode: the flat position (row * D + feature) of each output element's row "
+        "(weight.numel() for an empty bag)",
+)
+
+
+@embedding_bag_op.def_backward
+def _embedding_bag_backward(ctx, g):
+    """PyTorch's ``_embedding_bag_backward`` and ``_embedding_bag_per_sample_weights_backward``, made of
+    differentiable ops: in sum and mean mode each index's row of the gradient is its bag's row times its
+    weight in the bag (``_embedding_bag_layout``) and its sample weight, added into the row it picked
+    (``embedding_dense_backward``); in max mode each output element's gradient goes to the element that
+    gave it (a scatter into the flat table). A sample weight's gradient is its row's dot with its bag's."""
+    saved = ctx.saved()  # a missing optional input saves nothing
+    weight, indices, offsets = saved[:3]
+    psw = saved[3] if ctx.given(3) else None
+    ops, attrs = ctx.ops, ctx.attrs
+    rows, dim = ctx.input_shape(0)
+    if attrs["mode"] == 2:
+        flat = ops._embedding_bag_argmax(weight, indices, offsets, include_last_offset=attrs["include_last_offset"],
+                                         padding_idx=attrs["padding_idx"])
+        table = ops.embedding_dense_backward(ops.reshape(g, (-1, 1)), ops.reshape(flat, (-1,)),
+                                             num_weights=rows * dim + 1)
+        return ops.reshape(ops.getitem(table, (slice(0, rows * dim),)), (rows, dim)), None, None, None
+    bag, scale = ops._embedding_bag_layout(indices, offsets, mode=attrs["mode"],
+                                           scale_grad_by_freq=attrs["scale_grad_by_freq"],
+                                           include_last_offset=attrs["include_last_offset"],
+                                           padding_idx=attrs["padding_idx"], num_weights=rows)
+    per_index = ops.embedding(g, bag)  # each index's bag's gradient row
+    grad_weight = grad_psw = None
+    if ctx.needs(0):
+        scaled = ops.mul(per_index, ops.unsqueeze(ops.cast(scale, g.dtype), 1))
+        if psw is not None:
+            scaled = ops.mul(scaled, ops.unsqueeze(psw, 1))
+        grad_weight = ops.embedding_dense_backward(scaled, indices, num_weights=rows, padding_idx=attrs["padding_idx"])
+    if psw is not None and ctx.needs(3):
+        dots = ops.sum(ops.mul(ops.embedding(weight, indices), per_index), 1)
+        grad_psw = ops.where(ops.ne(scale, 0.0), dots, 0.0)
+    return grad_weight, None, None, grad_psw
+
+
+def _bag_offsets(input: Tensor, offsets: Any, per_sample_weights: Any) -> tuple[Tensor, Tensor, Any]:
+    """``F.embedding_bag``'s forms: a 2-D input is one bag per row (offsets made here, every row's start);
+    a 1-D one needs 1-D ``offsets``. Returns the flat indices, the offsets, the flat sample weights."""
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        starts = np.arange(0, input.numel(), max(input.shape[1], 1), dtype=input.dtype.np)
+        offsets = constant(starts, input, input.dtype)
+        flat = input.reshape(-1)
+        return flat, offsets, None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    if input.ndim != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    if not isinstance(offsets, Tensor) or offsets.ndim != 1:
+        raise ValueError("offsets has to be a 1D Tensor")
+    return input, offsets, per_sample_weights
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """The sum, mean or max of each bag of looked-up rows, without the ``(N, D)`` rows in between: one node
+    (``EmbeddingBagBackward0``), as ``torch.nn.functional.embedding_bag``. A 2-D ``input`` is one bag per
+    row; a 1-D one is cut into bags where ``offsets`` say (with ``include_last_offset`` the last offset ends
+    the last bag). ``per_sample_weights`` (sum mode) scales each row; rows at ``padding_idx`` are left out of
+    their bag (and of its count); an empty bag gives zeros. ``max_norm`` renormalises the picked rows first,
+    as ``embedding``'s; ``scale_grad_by_freq`` divides each row's gradient by its index's count (as
+    ``embedding`` and PyTorch's GPU do; PyTorch's CPU kernel scales some rows by another index's count).
+    """
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError("embedding_bag(): 'input' and 'weight' must be Tensors")
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    indices, offsets, per_sample_weights = _bag_offsets(input, offsets, per_sample_weights)
+    if mode not in _MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if sparse:
+        raise NotImplementedError("embedding_bag(): sparse=True (a sparse gradient) is not supported by minigrad; "
+                                  "use sparse=False")
+    rows = weight.shape[0]
+    check_range(indices._data, indices._device, 0, rows, lambda bad, idx: RuntimeError(
+        f"Index {int(np.flatnonzero((idx < 0) | (idx >= rows))[0])} of input takes value {int(bad[0])} which is not "
+        f"in the valid range [0, {rows})"))
+    if offsets.numel():
+        check_range(offsets[:1]._data, offsets._device, 0, 1, lambda bad, idx: RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+            f"However, got {int(bad[0])}"))
+        check_range(offsets[-1:]._data, offsets._device, -(2 ** 62), indices.numel() + 1, lambda bad, idx: RuntimeError(
+            f"offsets[-1] can not be greater than input's length {indices.numel()} but got offsets[-1] of {int(bad[0])}"))
+    if max_norm is not None:
+        embedding_renorm_(weight, indices, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
+                                  f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    if padding_idx is None:
+        padding_idx = -1
+    elif not -rows <= padding_idx < rows:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, {-rows} through {rows - 1}, "
+                           f"but got {padding_idx}")
+    elif padding_idx < 0:
+        padding_idx += rows
+    return embedding_bag_op(weight, indices, offsets, per_sample_weights, mode=_MODES[mode],
+                            scale_grad_by_freq=bool(scale_grad_by_freq), include_last_offset=bool(include_last_offset),
+                            padding_idx=padding_idx)

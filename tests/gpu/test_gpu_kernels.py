@@ -1913,3 +1913,27 @@ def test_bilinear_is_one_trilinear_product_on_the_gpu(dtype):
     check("_trilinear", lambda a, b, w, bias: mg.nn.functional.bilinear(a, b, w, bias),
           [_rand((2, 3, 4), dtype), _rand((2, 3, 5), dtype, seed=1), _rand((6, 4, 5), dtype, seed=2),
            _rand((6,), dtype, seed=3)], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("mode, kwargs", [("sum", {"per_sample_weights": True}), ("mean", {"padding_idx": 2}),
+                                          ("max", {}), ("sum", {"include_last_offset": True}),
+                                          ("mean", {"scale_grad_by_freq": True})],
+                         ids=["sum weighted", "mean padding", "max", "sum include_last_offset", "mean freq"])
+def test_embedding_bag_runs_on_the_gpu(mode, kwargs, dtype):
+    """``F.embedding_bag`` on the device (bags by ``searchsorted``, one atomic scatter; in max mode scatter-max
+    and scatter-min for the first row that gave each element) and its backward, against the CPU; an empty bag."""
+    idx, offsets = np.array([1, 2, 2, 4, 0, 3]), np.array([0, 2, 2, 5])
+    kw = dict(kwargs)
+    weighted = kw.pop("per_sample_weights", False)
+
+    def program(w, *psw):
+        return mg.nn.functional.embedding_bag(mg.tensor(idx).to(w.device), w, mg.tensor(offsets).to(w.device),
+                                              mode=mode, per_sample_weights=psw[0] if psw else None, **kw)
+    arrays = [_rand((5, 4), dtype)] + ([_rand((6,), dtype, seed=1)] if weighted else [])
+    check("embedding_bag", program, arrays, dtype)
+    w = mg.tensor(arrays[0]).to("gpu").requires_grad_()
+    with mg.trace() as tr:
+        program(w, *([mg.tensor(arrays[1]).to("gpu").requires_grad_()] if weighted else [])).sum().backward()
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert not [e.op for e in sel if e.fallback_cpu or e.backend not in ("GPU", "GPUDNN")]
