@@ -550,6 +550,8 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "GRU batch_first": lambda: nn.GRU(4, 3, batch_first=True)(seq)[0],
         "GRU bidirectional, its final state": lambda: nn.GRU(4, 3, bidirectional=True)(seq)[1],
         "LSTM": lambda: nn.LSTM(4, 3, batch_first=True)(seq)[0],
+        "LSTM two layers, both ways, its final state": lambda: nn.LSTM(4, 3, num_layers=2, bidirectional=True)(
+            seq.requires_grad_())[1][0],
         "LSTM in float64": lambda: nn.LSTM(4, 3, batch_first=True).double()(seq.double())[0],
         "LSTM with projections, its cell state": lambda: nn.LSTM(4, 3, proj_size=2)(seq)[1][1],
         "RNNCell": lambda: nn.RNNCell(4, 3)(seq[0]),
@@ -569,8 +571,6 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
 
 
 MODULES_DIFFERENT: dict[str, str] = {
-    "LSTM": "PyTorch's CPU runs a float32 LSTM without projections through oneDNN, one fused node per layer and "
-            "direction (MkldnnRnnLayerBackward0); minigrad runs ATen's composite, PyTorch's graph in float64",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "

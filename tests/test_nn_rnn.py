@@ -276,17 +276,13 @@ GRAPH_CASES = {
 }
 
 
-def _oneDNN(mod_name: str, kwargs: dict, dtype: str) -> bool:
-    """Whether PyTorch's CPU runs this call through oneDNN's fused LSTM layer (float32, no projections)."""
-    return mod_name == "LSTM" and dtype == "float32" and not kwargs.get("proj_size")
-
-
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("case", sorted(GRAPH_CASES))
 def test_graph_values_and_gradients_are_pytorchs(case: str, dtype: str) -> None:
     """The whole graph of every output (names, next functions, shared nodes, which parameter each leaf is),
     the values and every gradient, against PyTorch, with modules built from one seed (the same draws):
-    ATen's composite, input projection of all steps at once, ``unsafe_chunk`` gates, ``transpose_`` back."""
+    ATen's composite, input projection of all steps at once, ``unsafe_chunk`` gates, ``transpose_`` back;
+    a float32 LSTM without projections one ``mkldnn_rnn_layer`` per layer and direction."""
     mod_name, kwargs, shape, states = GRAPH_CASES[case]
     rng = np.random.default_rng(7)
     x = rng.standard_normal(shape)
@@ -305,10 +301,7 @@ def test_graph_values_and_gradients_are_pytorchs(case: str, dtype: str) -> None:
         grads = [t.grad.numpy() for t in [tx, *ts]] + [p.grad.numpy() for p in module.parameters()]
         results.append((graphs, [o.detach().numpy() for o in outs], grads))
     (graphs, values, grads), (t_graphs, t_values, t_grads) = results
-    if _oneDNN(mod_name, kwargs, dtype):
-        assert graphs != t_graphs  # MODULES_DIFFERENT["LSTM"] in test_grad_fn_names.py
-    else:
-        assert graphs == t_graphs
+    assert graphs == t_graphs
     tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == "float64" else {"rtol": 1e-4, "atol": 1e-5}
     for a, b in zip(values + grads, t_values + t_grads):
         np.testing.assert_allclose(a, b, **tol)

@@ -445,6 +445,11 @@ CASES: list[Case] = [
     # addmm's siblings
     Case("addmv", "addmv", lambda i, a, b: mg.addmv(i, a, b, beta=0.5, alpha=-2.0), inputs(rnd(3), rnd(3, 4), rnd(4))),
     Case("addr", "addr", lambda i, a, b: mg.addr(i, a, b, alpha=2.0), inputs(rnd(1, 4), rnd(3), rnd(4))),
+    # oneDNN's fused LSTM layer (a float32 nn.LSTM on PyTorch's CPU): backpropagation through time with ops
+    Case("mkldnn_rnn_layer", "mkldnn_rnn_layer", lambda x, wi, wh, bi, bh, h, c: mg.OPS["mkldnn_rnn_layer"](
+        x, wi, wh, bi, bh, h, c), inputs(rnd(3, 2, 3), rnd(8, 3), rnd(8, 2), rnd(8), rnd(8), rnd(2, 2), rnd(2, 2))),
+    Case("mkldnn_rnn_layer-reverse-no-bias", "mkldnn_rnn_layer", lambda x, wi, wh, h, c: mg.OPS["mkldnn_rnn_layer"](
+        x, wi, wh, None, None, h, c, reverse=True)[0], inputs(rnd(2, 1, 2), rnd(4, 2), rnd(4, 1), rnd(1, 1), rnd(1, 1))),
     # bilinear's one product: each input unsqueezed at its expand dims, the three multiplied, summed over sumdim
     Case("_trilinear-bilinear", "_trilinear", lambda a, w, b: mg.OPS["_trilinear"](a, w, b, [1, 3], [0], [1, 2], [2, 3]),
          inputs(rnd(2, 3), rnd(4, 3, 2), rnd(2, 2))),

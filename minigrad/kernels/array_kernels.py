@@ -361,3 +361,26 @@ def embedding_bag_arrays(xp: Any, scatter: Any, weight: Any, indices: Any, offse
 
 
 __all__ += ["embedding_bag_layout_arrays", "embedding_bag_arrays"]
+
+
+def lstm_layer_arrays(xp: Any, x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, hx: Any, cx: Any,
+                      reverse: bool) -> tuple[Any, Any, Any]:
+    """One LSTM layer in one direction over ``x`` (L, N, H_in), oneDNN's fused layer as PyTorch's CPU runs a
+    float32 LSTM (``mkldnn_rnn_layer``): the output of every step (in time order), the last h and c."""
+    hidden = w_hh.shape[1]
+    projected = xp.matmul(x, w_ih.T)
+    if b_ih is not None:
+        projected = projected + b_ih + b_hh
+    out = xp.empty(x.shape[:2] + (hidden,), dtype=x.dtype)
+    h, c = hx, cx
+    sigmoid = lambda v: 1 / (1 + xp.exp(-v))  # noqa: E731
+    for t in (range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])):
+        gates = projected[t] + xp.matmul(h, w_hh.T)
+        i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
+        c = sigmoid(f) * c + sigmoid(i) * xp.tanh(g)
+        h = sigmoid(o) * xp.tanh(c)
+        out[t] = h
+    return out, h.astype(x.dtype, copy=False), c.astype(x.dtype, copy=False)
+
+
+__all__ += ["lstm_layer_arrays"]

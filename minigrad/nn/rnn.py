@@ -5,7 +5,9 @@ aten/src/ATen/native/RNN.cpp, with the same graph node for node): the input proj
 time step at once (``linear`` over the whole sequence), ``unbind`` into steps, one cell per step
 (``linear`` of the hidden state, the gates cut by ``unsafe_chunk``, ``sigmoid``, ``tanh``, ``mul``),
 ``stack`` of the outputs. So backpropagation through time is nothing special: the backward graph is
-the forward's nodes, step after step, and the TUI shows it node by node.
+the forward's nodes, step after step, and the TUI shows it node by node. A float32 LSTM without
+projections is, as on PyTorch's CPU, oneDNN's fused layer instead: one ``mkldnn_rnn_layer`` node per
+layer and direction (``ops/rnn.py``).
 
 The equations (PyTorch's, with its gate order; ``W_ih`` stacks the gates' input weights, ``W_hh``
 their hidden weights), written in ATen's order of operations::
@@ -38,6 +40,8 @@ from typing import Any, Callable, NamedTuple
 
 from .. import ops
 from ..creation import zeros
+from ..dtypes import float32
+from ..ops.rnn import mkldnn_rnn_layer
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -246,6 +250,8 @@ class RNNBase(Module):
         into layer-directions by ``unbind``, the final states joined by ``stack``. With ``batch_first`` the
         output is transposed back in place by ``transpose_`` (``TransposeBackward1``), but ``lstm``'s by
         ``transpose`` (``TransposeBackward0``)."""
+        if self.mode == "LSTM" and not self.proj_size and input.dtype == float32 and input.numel():
+            return self._mkldnn_lstm(input, hx)
         x = ops.transpose(input, 0, 1) if self.batch_first else input
         if self.mode == "LSTM":
             output, finals = self._layer_stack(x, list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0))))
@@ -255,6 +261,29 @@ class RNNBase(Module):
         if self.batch_first:
             output.transpose_(0, 1)
         return output, ops.stack(finals, 0)
+
+    def _mkldnn_lstm(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
+        """ATen's ``mkldnn_rnn``, PyTorch's CPU LSTM in float32 without projections: a contiguous time-major
+        input, one fused ``mkldnn_rnn_layer`` per layer and direction (``MkldnnRnnLayerBackward0``, given its
+        slice of ``h_0`` and ``c_0``), directions joined by ``cat``, dropout between layers in training."""
+        x = (ops.transpose(input, 0, 1) if self.batch_first else input).contiguous()
+        h0, c0 = hx[0].contiguous(), hx[1].contiguous()
+        d = 2 if self.bidirectional else 1
+        hys, cys = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(d):
+                p = self._cell_params(layer, bool(direction))
+                out, hy, cy = mkldnn_rnn_layer(x, p.w_ih, p.w_hh, p.b_ih, p.b_hh, ops.getitem(h0, layer * d + direction),
+                                               ops.getitem(c0, layer * d + direction), reverse=bool(direction))
+                outputs.append(out)
+                hys.append(hy)
+                cys.append(cy)
+            x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        output = ops.transpose(x, 0, 1) if self.batch_first else x
+        return output, (ops.stack(hys, 0), ops.stack(cys, 0))
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
         batched = self._check_input(input, hx)

@@ -1937,3 +1937,14 @@ def test_embedding_bag_runs_on_the_gpu(mode, kwargs, dtype):
         program(w, *([mg.tensor(arrays[1]).to("gpu").requires_grad_()] if weighted else [])).sum().backward()
     sel = [e for e in tr.events if e.kind == "kernel.select"]
     assert not [e.op for e in sel if e.fallback_cpu or e.backend not in ("GPU", "GPUDNN")]
+
+
+@pytest.mark.parametrize("extra", [{}, {"bidirectional": True, "bias": False, "batch_first": True}],
+                         ids=["LSTM", "LSTM both ways without bias"])
+def test_float32_lstm_is_one_fused_layer_on_the_gpu(extra):
+    """A float32 LSTM is one ``mkldnn_rnn_layer`` per layer and direction (PyTorch's CPU graph), its kernel
+    on the device and its backward (ops, step by step) too, against the CPU."""
+    def program(x):
+        mg.manual_seed(0)  # the same weights on both sides
+        return mg.nn.LSTM(3, 4, **extra).to(x.device)(x)[0]
+    check("mkldnn_rnn_layer", program, [_rand((5, 2, 3), mg.float32)], mg.float32)
