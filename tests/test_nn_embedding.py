@@ -162,3 +162,9 @@ def test_embedding_bag_errors_are_pytorchs(call) -> None:
         errors.append(info.value)
     ours, theirs = (str(e).split("\n")[0].split("<class")[0] for e in errors)
     assert isinstance(errors[0], type(errors[1])) and ours == theirs
+
+
+def test_embedding_bag_refuses_sample_weights_of_another_dtype() -> None:
+    with pytest.raises(RuntimeError, match="to have the same type as tensor for argument #1 'per_sample_weights'"):
+        mg.nn.functional.embedding_bag(mg.tensor([1, 2]), mg.tensor(W, dtype=mg.float32), mg.tensor([0]), mode="sum",
+                                       per_sample_weights=mg.ones(2, dtype=mg.float64))

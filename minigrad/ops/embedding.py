@@ -351,6 +351,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             f"offsets[-1] can not be greater than input's length {indices.numel()} but got offsets[-1] of {int(bad[0])}"))
     if max_norm is not None:
         embedding_renorm_(weight, indices, max_norm, norm_type)
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           f"'per_sample_weights'; but type {weight.dtype} does not equal {per_sample_weights.dtype} "
+                           "(while checking arguments for embedding_bag)")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
                                   f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
