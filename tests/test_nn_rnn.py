@@ -317,3 +317,23 @@ def test_dropout_between_layers_draws_pytorchs_masks() -> None:
         gru = lib.nn.GRU(3, 4, num_layers=3, dropout=0.5).double()
         outs.append(gru(lib.tensor(x))[0].detach().numpy())
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("mod_name, dtype", [("RNN", "float64"), ("GRU", "float32"), ("LSTM", "float32"),
+                                             ("LSTM", "float64")])
+def test_an_empty_sequence_is_refused_in_pytorchs_words(mod_name: str, dtype: str) -> None:
+    for lib in (mg, torch):
+        layer = getattr(lib.nn, mod_name)(3, 4).to(getattr(lib, dtype))
+        with pytest.raises(RuntimeError, match="^Expected sequence length to be larger than 0 in RNN$"):
+            layer(lib.zeros(0, 2, 3, dtype=getattr(lib, dtype)))
+
+
+def test_float32_lstm_dropout_draws_pytorchs_masks() -> None:
+    """oneDNN's path (float32) draws the masks between layers from the default generator as PyTorch's."""
+    x = np.random.default_rng(0).standard_normal((5, 2, 3))
+    outs = []
+    for lib in (mg, torch):
+        lib.manual_seed(0)
+        lstm = lib.nn.LSTM(3, 4, num_layers=3, dropout=0.5, bidirectional=True)
+        outs.append(lstm(lib.tensor(x, dtype=lib.float32))[0].detach().numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
