@@ -519,6 +519,8 @@ _METHODS = {
     "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin, "var": ops.var, "std": ops.std, "masked_fill": ops.masked_fill,
     "tril": ops.tril, "triu": ops.triu, "clamp": ops.clamp, "clip": ops.clamp, "clamp_min": ops.clamp_min,
     "clamp_max": ops.clamp_max, "split": ops.split, "split_with_sizes": ops.split_with_sizes, "chunk": ops.chunk,
+    "unsafe_split": ops.unsafe_split, "unsafe_split_with_sizes": ops.unsafe_split_with_sizes,
+    "unsafe_chunk": ops.unsafe_chunk,
     "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit, "t": ops.t, "bmm": ops.bmm,
     "broadcast_to": ops.broadcast_to,
     "allclose": ops.allclose, "isclose": ops.isclose, "add": add_alpha, "sub": sub_alpha, "div": _div_form,

@@ -145,6 +145,9 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "tensor_split": lambda lib, d: d["x"].tensor_split(3, 1),
     "hsplit": lambda lib, d: d["x"].hsplit([1]),
     "a piece of a split": lambda lib, d: d["x"].split(2, 1)[1] * 2,
+    "unsafe_chunk": lambda lib, d: d["x"].unsafe_chunk(3, 1),
+    "unsafe_split sizes": lambda lib, d: lib.unsafe_split_with_sizes(d["x"], [1, 3], 1),
+    "unsafe_split, a piece in place": lambda lib, d: d["x"].mul(2).unsafe_split(2, 1)[1].tanh_(),
     "stack": lambda lib, d: lib.stack([d["x"], d["y"]]),
     "mm": lambda lib, d: d["x"] @ d["sq"],
     "mv": lambda lib, d: d["sq"] @ d["v"],
@@ -314,6 +317,14 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "atleast_3d of a matrix": lambda lib, d: lib.atleast_3d(d["x"]),
     "dstack": lambda lib, d: lib.dstack([d["v"], d["v"]]),
     "baddbmm": lambda lib, d: lib.baddbmm(d["bat"][:, :, :3], d["bat"], d["bat2"], beta=0.5, alpha=2),
+    "embedding_bag": lambda lib, d: _F(lib).embedding_bag(lib.tensor([0, 2, 2, 1]), d["x"], lib.tensor([0, 1])),
+    "embedding_bag max, 2-D": lambda lib, d: _F(lib).embedding_bag(lib.tensor([[0, 2], [1, 1]]), d["x"], mode="max"),
+    "embedding_bag per_sample_weights": lambda lib, d: _F(lib).embedding_bag(
+        lib.tensor([0, 2, 2, 1]), d["x"], lib.tensor([0, 1]), mode="sum", per_sample_weights=d["v"]),
+    "bilinear": lambda lib, d: _F(lib).bilinear(d["x"], d["y"], d["sq"][None], d["v"][:1]),
+    "bilinear batched without bias": lambda lib, d: _F(lib).bilinear(d["bat"], d["bat"].transpose(1, 2)[:, :3],
+                                                                      d["sq"][None, :, :3]),
+    "bilinear of vectors": lambda lib, d: _F(lib).bilinear(d["v"], d["v"], d["sq"][None]),
     "baddbmm_": lambda lib, d: (d["bat"][:, :, :3] * 1).baddbmm_(d["bat"], d["bat2"]),
     "addbmm": lambda lib, d: lib.addbmm(d["x"][:, :3], d["bat"], d["bat2"]),
     "addmv": lambda lib, d: lib.addmv(d["v"][:3], d["x"], d["v"], beta=2),
@@ -617,6 +628,29 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "PReLU": lambda: nn.PReLU()(seq),
         "PReLU per channel": lambda: nn.PReLU(3)(seq),
         "RMSNorm": lambda: nn.RMSNorm(4)(seq.requires_grad_()),
+        # recurrent layers and cells: ATen's CPU composite (aten/src/ATen/native/RNN.cpp)
+        "RNN": lambda: nn.RNN(4, 3)(seq)[0],
+        "RNN batch_first, its final state": lambda: nn.RNN(4, 3, batch_first=True, nonlinearity="relu")(seq)[1],
+        "GRU batch_first": lambda: nn.GRU(4, 3, batch_first=True)(seq)[0],
+        "GRU bidirectional, its final state": lambda: nn.GRU(4, 3, bidirectional=True)(seq)[1],
+        "LSTM": lambda: nn.LSTM(4, 3, batch_first=True)(seq)[0],
+        "LSTM two layers, both ways, its final state": lambda: nn.LSTM(4, 3, num_layers=2, bidirectional=True)(
+            seq.requires_grad_())[1][0],
+        "LSTM in float64": lambda: nn.LSTM(4, 3, batch_first=True).double()(seq.double())[0],
+        "LSTM with projections, its cell state": lambda: nn.LSTM(4, 3, proj_size=2)(seq)[1][1],
+        "RNNCell": lambda: nn.RNNCell(4, 3)(seq[0]),
+        "GRUCell": lambda: nn.GRUCell(4, 3)(seq[0]),
+        "GRUCell unbatched": lambda: nn.GRUCell(4, 3)(seq[0, 0], lib.zeros(3).requires_grad_()),
+        "LSTMCell": lambda: nn.LSTMCell(4, 3)(seq[0])[0],
+        "LSTMCell, its cell state": lambda: nn.LSTMCell(4, 3)(seq[0])[1],
+        "Bilinear": lambda: nn.Bilinear(4, 4, 2)(seq[0], seq[1].requires_grad_()),
+        # embeddings: max_norm renormalises the picked rows in place under no_grad first
+        "EmbeddingBag": lambda: nn.EmbeddingBag(5, 4)(lib.tensor([[1, 2]])),
+        "EmbeddingBag sum, max_norm": lambda: nn.EmbeddingBag(5, 4, mode="sum", max_norm=1.0)(
+            lib.tensor([1, 2, 4]), lib.tensor([0, 2])),
+        "Embedding max_norm": lambda: nn.Embedding(5, 4, max_norm=1.0, norm_type=1.0)(lib.tensor([1, 2, 1])),
+        "Embedding.from_pretrained max_norm": lambda: nn.Embedding.from_pretrained(
+            lib.ones(4, 3), freeze=False, max_norm=0.5, scale_grad_by_freq=True)(lib.tensor([[0, 3]])),
     }
 
 

@@ -217,3 +217,123 @@ def test_constructor_errors_match_torch() -> None:
             lib.nn.LSTM(3, 4, dropout=1.5)
         with pytest.raises(ValueError, match="hidden_size must be greater than zero"):
             lib.nn.GRU(3, 0)
+
+
+# -- the graph: ATen's CPU composite, node for node ----------------------------------------------------
+
+def _graph(out: Any, module: Any) -> list[Any]:
+    """Every node below ``out`` once, in the order a depth-first walk meets it: its class name, the
+    positions of its next functions (``None`` for an input with no gradient) and, for a leaf, which
+    parameter it is - so shared nodes (one ``UnsafeSplitBackward0`` read by three gates) compare too."""
+    params = {id(p): n for n, p in module.named_parameters()}
+    params.update({("mg", p.id): n for n, p in module.named_parameters() if isinstance(p, mg.Tensor)})
+    seen: dict[Any, int] = {}
+    rows: list[Any] = []
+
+    def visit(node: Any) -> Any:
+        if node is None:
+            return None
+        if node in seen:
+            return seen[node]
+        seen[node] = len(rows)
+        row: list[Any] = [type(node).__name__, None]
+        rows.append(row)
+        if type(node).__name__ == "AccumulateGrad":
+            var = getattr(node, "variable", None)
+            row.append(params.get(id(var)) if var is not None else params.get(("mg", node.tensor_id)))
+        row[1] = [visit(f) for f, _ in node.next_functions]
+        return seen[node]
+
+    visit(out.grad_fn)
+    return rows
+
+
+GRAPH_CASES = {
+    "RNN": ("RNN", {}, (5, 2, 3), ()),
+    "RNN relu, two layers, both ways, h0": ("RNN", {"nonlinearity": "relu", "num_layers": 2, "bidirectional": True},
+                                            (3, 2, 3), ((4, 2, 4),)),
+    "RNN batch_first without bias, unbatched": ("RNN", {"bias": False, "batch_first": True}, (5, 3), ()),
+    "GRU batch_first, h0": ("GRU", {"batch_first": True}, (2, 5, 3), ((1, 2, 4),)),
+    "GRU two layers, both ways, batch_first": ("GRU", {"num_layers": 2, "bidirectional": True, "batch_first": True},
+                                               (2, 3, 3), ()),
+    "GRU without bias, unbatched, h0": ("GRU", {"bias": False}, (5, 3), ((1, 4),)),
+    "LSTM": ("LSTM", {}, (5, 2, 3), ()),
+    "LSTM batch_first, h0 and c0": ("LSTM", {"batch_first": True}, (2, 5, 3), ((1, 2, 4), (1, 2, 4))),
+    "LSTM two layers, both ways": ("LSTM", {"num_layers": 2, "bidirectional": True}, (3, 2, 3), ()),
+    "LSTM with projections, batch_first": ("LSTM", {"proj_size": 2, "num_layers": 2, "batch_first": True},
+                                           (2, 3, 3), ()),
+    "LSTM with projections, unbatched, h0 and c0": ("LSTM", {"proj_size": 2, "bidirectional": True}, (3, 3),
+                                                    ((2, 2), (2, 4))),
+    "RNNCell": ("RNNCell", {}, (2, 3), ()),
+    "RNNCell relu without bias, h": ("RNNCell", {"nonlinearity": "relu", "bias": False}, (2, 3), ((2, 4),)),
+    "RNNCell unbatched, h": ("RNNCell", {}, (3,), ((4,),)),
+    "GRUCell": ("GRUCell", {}, (2, 3), ()),
+    "GRUCell unbatched": ("GRUCell", {}, (3,), ()),
+    "GRUCell without bias, h": ("GRUCell", {"bias": False}, (2, 3), ((2, 4),)),
+    "LSTMCell": ("LSTMCell", {}, (2, 3), ()),
+    "LSTMCell h and c": ("LSTMCell", {}, (2, 3), ((2, 4), (2, 4))),
+    "LSTMCell unbatched without bias, h and c": ("LSTMCell", {"bias": False}, (3,), ((4,), (4,))),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", sorted(GRAPH_CASES))
+def test_graph_values_and_gradients_are_pytorchs(case: str, dtype: str) -> None:
+    """The whole graph of every output (names, next functions, shared nodes, which parameter each leaf is),
+    the values and every gradient, against PyTorch, with modules built from one seed (the same draws):
+    ATen's composite, input projection of all steps at once, ``unsafe_chunk`` gates, ``transpose_`` back;
+    a float32 LSTM without projections one ``mkldnn_rnn_layer`` per layer and direction."""
+    mod_name, kwargs, shape, states = GRAPH_CASES[case]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape)
+    hs = [rng.standard_normal(s) for s in states]
+    results = []
+    for lib in (mg, torch):
+        lib.manual_seed(0)
+        module = getattr(lib.nn, mod_name)(3, 4, **kwargs).to(getattr(lib, dtype))
+        tx = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+        ts = [lib.tensor(h, dtype=getattr(lib, dtype), requires_grad=True) for h in hs]
+        args = [tx] + ([tuple(ts)] if len(ts) == 2 else ts)
+        outs = _flat(module(*args))
+        graphs = [_graph(o, module) for o in outs]
+        w = np.random.default_rng(5)
+        _loss(outs, lib, [w.standard_normal(tuple(o.shape)) for o in outs]).backward()
+        grads = [t.grad.numpy() for t in [tx, *ts]] + [p.grad.numpy() for p in module.parameters()]
+        results.append((graphs, [o.detach().numpy() for o in outs], grads))
+    (graphs, values, grads), (t_graphs, t_values, t_grads) = results
+    assert graphs == t_graphs
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == "float64" else {"rtol": 1e-4, "atol": 1e-5}
+    for a, b in zip(values + grads, t_values + t_grads):
+        np.testing.assert_allclose(a, b, **tol)
+
+
+def test_dropout_between_layers_draws_pytorchs_masks() -> None:
+    """In training, the mask between layers comes from the default generator as PyTorch's (ATen's
+    ``dropout`` of each layer's output but the last): the same seed, the same outputs."""
+    x = np.random.default_rng(0).standard_normal((5, 2, 3))
+    outs = []
+    for lib in (mg, torch):
+        lib.manual_seed(0)
+        gru = lib.nn.GRU(3, 4, num_layers=3, dropout=0.5).double()
+        outs.append(gru(lib.tensor(x))[0].detach().numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("mod_name, dtype", [("RNN", "float64"), ("GRU", "float32"), ("LSTM", "float32"),
+                                             ("LSTM", "float64")])
+def test_an_empty_sequence_is_refused_in_pytorchs_words(mod_name: str, dtype: str) -> None:
+    for lib in (mg, torch):
+        layer = getattr(lib.nn, mod_name)(3, 4).to(getattr(lib, dtype))
+        with pytest.raises(RuntimeError, match="^Expected sequence length to be larger than 0 in RNN$"):
+            layer(lib.zeros(0, 2, 3, dtype=getattr(lib, dtype)))
+
+
+def test_float32_lstm_dropout_draws_pytorchs_masks() -> None:
+    """oneDNN's path (float32) draws the masks between layers from the default generator as PyTorch's."""
+    x = np.random.default_rng(0).standard_normal((5, 2, 3))
+    outs = []
+    for lib in (mg, torch):
+        lib.manual_seed(0)
+        lstm = lib.nn.LSTM(3, 4, num_layers=3, dropout=0.5, bidirectional=True)
+        outs.append(lstm(lib.tensor(x, dtype=lib.float32))[0].detach().numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)

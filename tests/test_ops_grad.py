@@ -270,6 +270,12 @@ CASES: list[Case] = [
     Case("split-with-sizes", "split_with_sizes", lambda x: x.split([1, 0, 3], 1), inputs(rnd(2, 4))),
     Case("split-with-sizes-last", "split_with_sizes", lambda x: mg.split_with_sizes(x, [2, 1], -1)[1] ** 2,
          inputs(rnd(2, 3))),
+    # unsafe_split: split's pieces, not views to autograd; a piece may change in place (the RNN cells' gates)
+    Case("unsafe_split", "unsafe_split", lambda x: x.unsafe_split(2, 1), inputs(rnd(3, 5))),
+    Case("unsafe_chunk-in-place", "unsafe_split", lambda x: tuple(p.sigmoid_() for p in (x * 1).unsafe_chunk(3, -1)),
+         inputs(rnd(2, 6))),
+    Case("unsafe_split_with_sizes", "unsafe_split_with_sizes",
+         lambda x: mg.unsafe_split_with_sizes(x, [2, 0, 1], 0)[0] ** 2, inputs(rnd(3, 2))),
     Case("unbind", "unbind", lambda x: x.unbind(1), inputs(rnd(2, 3))),
     Case("unbind-one-row", "unbind", lambda x: x.unbind(0)[1].exp(), inputs(rnd(3, 2))),
     Case("unbind-1d", "unbind", lambda x: x.unbind()[0] * x.unbind()[2], inputs(rnd(3))),
@@ -447,6 +453,18 @@ CASES: list[Case] = [
     # addmm's siblings
     Case("addmv", "addmv", lambda i, a, b: mg.addmv(i, a, b, beta=0.5, alpha=-2.0), inputs(rnd(3), rnd(3, 4), rnd(4))),
     Case("addr", "addr", lambda i, a, b: mg.addr(i, a, b, alpha=2.0), inputs(rnd(1, 4), rnd(3), rnd(4))),
+    # oneDNN's fused LSTM layer (a float32 nn.LSTM on PyTorch's CPU): backpropagation through time with ops
+    Case("mkldnn_rnn_layer", "mkldnn_rnn_layer", lambda x, wi, wh, bi, bh, h, c: mg.OPS["mkldnn_rnn_layer"](
+        x, wi, wh, bi, bh, h, c), inputs(rnd(3, 2, 3), rnd(8, 3), rnd(8, 2), rnd(8), rnd(8), rnd(2, 2), rnd(2, 2))),
+    Case("mkldnn_rnn_layer-reverse-no-bias", "mkldnn_rnn_layer", lambda x, wi, wh, h, c: mg.OPS["mkldnn_rnn_layer"](
+        x, wi, wh, None, None, h, c, reverse=True)[0], inputs(rnd(2, 1, 2), rnd(4, 2), rnd(4, 1), rnd(1, 1), rnd(1, 1))),
+    # bilinear's one product: each input unsqueezed at its expand dims, the three multiplied, summed over sumdim
+    Case("_trilinear-bilinear", "_trilinear", lambda a, w, b: mg.OPS["_trilinear"](a, w, b, [1, 3], [0], [1, 2], [2, 3]),
+         inputs(rnd(2, 3), rnd(4, 3, 2), rnd(2, 2))),
+    Case("_trilinear-kept-dims", "_trilinear", lambda a, b, c: mg.OPS["_trilinear"](a, b, c, [0], [1], [], [2]),
+         inputs(rnd(2, 3), rnd(4, 3), rnd(4, 2, 3))),
+    Case("bilinear-batched", "_trilinear", lambda a, b, w, bias: mg.nn.functional.bilinear(a, b, w, bias),
+         inputs(rnd(2, 2, 3), rnd(2, 2, 2), rnd(4, 3, 2), rnd(4))),
     Case("baddbmm", "baddbmm", lambda i, a, b: mg.baddbmm(i, a, b, beta=-1.0, alpha=0.5),
          inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
     Case("addbmm", "addbmm", lambda i, a, b: mg.addbmm(i, a, b, beta=2.0), inputs(rnd(3, 5), rnd(2, 3, 4), rnd(2, 4, 5))),
@@ -685,6 +703,15 @@ CASES += [
          lambda g, x: mg.OPS["layer_norm_weight_grad"](g, x, 2, 0.1), inputs(rnd(2, 3, 4), rnd(2, 3, 4))),
     Case("embedding-repeats", "embedding", lambda w: mg.nn.functional.embedding(mg.tensor([[0, 3], [3, 1]]), w),
          inputs(rnd(4, 3))),
+    # embedding_bag: one node for the bags' lookups and their sum (per-sample weights), mean or max
+    Case("embedding_bag-sum-weighted", "embedding_bag",
+         lambda w, p: mg.nn.functional.embedding_bag(mg.tensor([0, 3, 3, 1, 4]), w, mg.tensor([0, 2, 2]), mode="sum",
+                                                     per_sample_weights=p, padding_idx=1), inputs(rnd(5, 3), rnd(5))),
+    Case("embedding_bag-mean-2d", "embedding_bag",
+         lambda w: mg.nn.functional.embedding_bag(mg.tensor([[0, 3], [3, 3], [2, 4]]), w), inputs(rnd(5, 3))),
+    Case("embedding_bag-max", "embedding_bag",
+         lambda w: mg.nn.functional.embedding_bag(mg.tensor([0, 3, 2, 1, 4, 4]), w, mg.tensor([0, 3, 3, 5]), mode="max",
+                                                  include_last_offset=True), inputs(distinct(5, 3))),
     Case("embedding_dense_backward", "embedding_dense_backward",
          lambda g: mg.OPS["embedding_dense_backward"](g, mg.tensor([[0, 3], [3, 1]]), num_weights=5), inputs(rnd(2, 2, 3))),
     Case("embedding_dense_backward-padding", "embedding_dense_backward",

@@ -17,6 +17,8 @@ torch = pytest.importorskip("torch")
 OPTIONAL = {"device", "dtype", "foreach", "fused", "capturable", "differentiable"}
 
 NAMES = [
+    "nn.Embedding", "nn.Embedding.from_pretrained", "nn.functional.embedding", "nn.Bilinear", "nn.EmbeddingBag",
+    "nn.EmbeddingBag.forward", "nn.EmbeddingBag.from_pretrained", "nn.functional.embedding_bag",
     *(f"nn.{n}" for n in ("RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
                           "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
                           "TransformerDecoder", "Transformer")),

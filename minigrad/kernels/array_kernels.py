@@ -346,3 +346,111 @@ def pixel_unshuffle_arrays(xp: Any, x: Any, r: int) -> Any:
 
 
 __all__ += ["pixel_shuffle_arrays", "pixel_unshuffle_arrays"]
+
+
+def frequency_scale(xp: Any, indices: Any, num_weights: int, dtype: Any) -> Any:
+    """``1 / count`` of each index among ``indices``, a column for the rows of an embedding's gradient
+    (``scale_grad_by_freq``: PyTorch's ``1.0 / counts[k]`` in double, then the gradient's dtype)."""
+    flat = indices.reshape(-1) % num_weights
+    counts = xp.bincount(flat, minlength=num_weights)
+    return (1.0 / counts[flat]).astype(dtype)[:, None]
+
+
+__all__ += ["frequency_scale"]
+
+
+def trilinear_arrays(xp: Any, i1: Any, i2: Any, i3: Any, expand1: Any, expand2: Any, expand3: Any,
+                     sumdim: Any) -> Any:
+    """ATen's ``_trilinear``: each array given size-1 dims at its ``expand`` positions (all three then have
+    one rank), the three multiplied and summed over ``sumdim`` - one ``einsum``, whose letters are the
+    positions each array spans (its InferMeta checked that two arrays spanning one position agree)."""
+    rank = i1.ndim + len(expand1)
+    spans = [[d for d in range(rank) if d not in expand] for expand in (expand1, expand2, expand3)]
+    sizes = {d: n for a, span in zip((i1, i2, i3), spans) for d, n in zip(span, a.shape)}
+    kept = [d for d in range(rank) if d not in sumdim]
+    letters = lambda dims: "".join(chr(97 + d) for d in dims)  # noqa: E731
+    spec = ",".join(letters(span) for span in spans) + "->" + letters([d for d in kept if d in sizes])
+    out = xp.einsum(spec, i1, i2, i3, optimize=True) if xp is np else xp.einsum(spec, i1, i2, i3)
+    return out.reshape([sizes.get(d, 1) for d in kept]).astype(i1.dtype, copy=False)
+
+
+__all__ += ["trilinear_arrays"]
+
+
+# -- embedding_bag: bags of rows summed, averaged or maxed ---------------------------------------------------
+
+def embedding_bag_layout_arrays(xp: Any, indices: Any, offsets: Any, mode: int, scale_grad_by_freq: bool,
+                                include_last_offset: bool, padding_idx: int, num_weights: int) -> tuple[Any, Any]:
+    """Each index's bag (``offset2bag``: the last offset at or before its position; 0 where it is in no bag)
+    and its weight in the bag's gradient: 0 for ``padding_idx`` (and with no bag at all), ``1 / count`` of its
+    bag in mean mode, ``1 / count`` of its index among all with ``scale_grad_by_freq`` (ATen's
+    ``_embedding_bag_dense_backward``); ``xp`` is NumPy or CuPy."""
+    n = indices.shape[0]
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    # Past the last offset is the last bag, with include_last_offset too (ATen's offset2bag on the CPU).
+    bag = xp.minimum(xp.searchsorted(offsets, xp.arange(n), side="right") - 1, bags - 1)
+    valid = (bag >= 0) & (indices != padding_idx)
+    bag = xp.where(valid, bag, 0)
+    scale = valid.astype(np.float64)
+    if mode == 1:
+        counts = xp.bincount(bag, weights=scale, minlength=max(bags, 1))
+        scale = scale / xp.maximum(counts, 1.0)[bag]
+    if scale_grad_by_freq:
+        scale = scale / xp.maximum(xp.bincount(indices % max(num_weights, 1), minlength=num_weights), 1)[indices % max(num_weights, 1)]
+    return bag, scale
+
+
+def embedding_bag_arrays(xp: Any, scatter: Any, weight: Any, indices: Any, offsets: Any, per_sample_weights: Any,
+                         mode: int, include_last_offset: bool, padding_idx: int) -> tuple[Any, Any]:
+    """The bags' rows combined (mode 0 sum, 1 mean, 2 max; an empty bag gives zeros) and, in max mode,
+    for each output element the flat position ``row * D + feature`` of the row that gave it (``B * D`` past
+    the table, ``weight.size``, for an empty bag; the first row wins a tie, as ATen's loop). ``scatter``
+    holds the unbuffered ``add``/``maximum``/``minimum`` at-functions of ``xp``."""
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    dim = weight.shape[1]
+    bag, valid = embedding_bag_layout_arrays(xp, indices, offsets, 1 if mode == 1 else 0, False,
+                                             include_last_offset, padding_idx, weight.shape[0])
+    inside = valid > 0
+    rows = weight[indices % max(weight.shape[0], 1)] if indices.shape[0] else xp.zeros((0, dim), weight.dtype)
+    if mode != 2:
+        if per_sample_weights is not None:
+            rows = rows * per_sample_weights[:, None]
+        rows = xp.where(inside[:, None], rows * valid.astype(weight.dtype)[:, None], 0)
+        out = xp.zeros((bags, dim), dtype=weight.dtype)
+        scatter.add(out, bag, rows)
+        return out, None
+    out = xp.full((bags, dim), -xp.inf, dtype=weight.dtype)
+    scatter.maximum(out, bag, xp.where(inside[:, None], rows, -xp.inf))
+    position = xp.arange(indices.shape[0])[:, None] * dim + xp.arange(dim)[None, :]
+    flat = (indices % max(weight.shape[0], 1))[:, None] * dim + xp.arange(dim)[None, :]
+    first = xp.full((bags, dim), indices.shape[0] * dim, dtype=np.int64)
+    scatter.minimum(first, bag, xp.where(inside[:, None] & (rows == out[bag]), position, indices.shape[0] * dim))
+    empty = first == indices.shape[0] * dim
+    argmax = xp.where(empty, weight.size, flat.reshape(-1)[xp.where(empty, 0, first)] if flat.size else 0)
+    return xp.where(empty, 0, out).astype(weight.dtype), argmax.astype(np.int64)
+
+
+__all__ += ["embedding_bag_layout_arrays", "embedding_bag_arrays"]
+
+
+def lstm_layer_arrays(xp: Any, x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, hx: Any, cx: Any,
+                      reverse: bool) -> tuple[Any, Any, Any]:
+    """One LSTM layer in one direction over ``x`` (L, N, H_in), oneDNN's fused layer as PyTorch's CPU runs a
+    float32 LSTM (``mkldnn_rnn_layer``): the output of every step (in time order), the last h and c."""
+    hidden = w_hh.shape[1]
+    projected = xp.matmul(x, w_ih.T)
+    if b_ih is not None:
+        projected = projected + b_ih + b_hh
+    out = xp.empty(x.shape[:2] + (hidden,), dtype=x.dtype)
+    h, c = hx, cx
+    sigmoid = lambda v: 1 / (1 + xp.exp(-v))  # noqa: E731
+    for t in (range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])):
+        gates = projected[t] + xp.matmul(h, w_hh.T)
+        i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
+        c = sigmoid(f) * c + sigmoid(i) * xp.tanh(g)
+        h = sigmoid(o) * xp.tanh(c)
+        out[t] = h
+    return out, h.astype(x.dtype, copy=False), c.astype(x.dtype, copy=False)
+
+
+__all__ += ["lstm_layer_arrays"]

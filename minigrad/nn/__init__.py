@@ -186,12 +186,12 @@ class MSELoss(Module):
 
 # More layers with PyTorch's names (they subclass Module, so they are imported last).
 from .layers import (  # noqa: E402
-    BatchNorm1d, BatchNorm2d, Dropout, Embedding, Identity, LayerNorm, Linear, LogSoftmax, ModuleDict, ModuleList,
-    ParameterDict, ParameterList, Softmax,
+    BatchNorm1d, BatchNorm2d, Bilinear, Dropout, Embedding, EmbeddingBag, Identity, LayerNorm, Linear, LogSoftmax, ModuleDict,
+    ModuleList, ParameterDict, ParameterList, Softmax,
 )
 
 __all__ += [
-    "BatchNorm1d", "BatchNorm2d", "Embedding", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
+    "BatchNorm1d", "BatchNorm2d", "Bilinear", "Embedding", "EmbeddingBag", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
     "ParameterDict", "ParameterList", "Softmax",
 ]
 

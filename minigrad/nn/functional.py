@@ -135,11 +135,12 @@ def _move(arr: Any, device: str) -> Any:
 # PyTorch's fuller forms (one_hot, embedding, layer_norm, batch_norm, gelu(approximate=),
 # softmax(dtype=), cross_entropy with weight / ignore_index / label_smoothing / probabilities).
 from ..ops.activation import gelu, log_softmax, softmax  # noqa: E402
-from ..ops.embedding import embedding, one_hot  # noqa: E402
+from ..ops.blas import bilinear  # noqa: E402
+from ..ops.embedding import embedding, embedding_bag, one_hot  # noqa: E402
 from ..ops.loss import cross_entropy_loss as cross_entropy  # noqa: E402
 from ..ops.normalization import batch_norm, layer_norm  # noqa: E402
 
-__all__ += ["one_hot", "embedding", "layer_norm", "batch_norm"]
+__all__ += ["bilinear", "one_hot", "embedding", "embedding_bag", "layer_norm", "batch_norm"]
 
 
 def __dir__() -> list[str]:

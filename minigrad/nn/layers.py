@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -29,8 +30,8 @@ from . import init
 from .module import Module, Parameter, _indent, _new_parameter, _on_default_device
 
 __all__ = [
-    "Linear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Softmax",
-    "LogSoftmax", "Identity",
+    "Linear", "Bilinear", "Dropout", "ModuleList", "ModuleDict", "Embedding", "EmbeddingBag", "LayerNorm", "BatchNorm1d",
+    "BatchNorm2d", "Softmax", "LogSoftmax", "Identity",
 ]
 
 
@@ -62,6 +63,32 @@ class Linear(Module):
 class NonDynamicallyQuantizableLinear(Linear):
     """``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj`` (``torch/nn/modules/linear.py``),
     so that a printed attention layer reads as PyTorch's."""
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b``: ``weight`` (out_features, in1_features, in2_features) and ``bias`` drawn from
+    ``uniform(-1/sqrt(in1_features), 1/sqrt(in1_features))``, in that order (PyTorch's ``reset_parameters``)."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = _new_parameter((out_features, in1_features, in2_features), dtype)
+        self.bias = _new_parameter((out_features,), dtype) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 class Dropout(Module):
@@ -281,14 +308,34 @@ class ParameterDict(Module):
 
 
 class Embedding(Module):
-    """A lookup table: ``weight[indices]``, weight ``(num_embeddings, embedding_dim)`` from N(0, 1)."""
+    """A lookup table: ``weight[indices]``, weight ``(num_embeddings, embedding_dim)`` from N(0, 1).
+
+    With ``max_norm`` every row a call picks is first scaled down in place to that ``norm_type``-norm
+    where it is longer (``F.embedding``); with ``scale_grad_by_freq`` a row's gradient is divided by how
+    often its index occurs in the call. ``sparse=True`` (a sparse gradient) is not supported.
+    """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
                  dtype: Any = None) -> None:
         super().__init__()
-        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
-        self.reset_parameters()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if _weight is None:
+            self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
+            self.weight.requires_grad_(not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self.sparse = sparse
 
     def reset_parameters(self) -> None:
         """PyTorch's initialisation: N(0, 1) from the default generator, the padding row zeroed."""
@@ -298,11 +345,98 @@ class Embedding(Module):
                 self.weight[self.padding_idx] = 0
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> "Embedding":
+        """An ``Embedding`` whose weight is ``embeddings`` (its memory, as PyTorch's), trained unless ``freeze``."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, _freeze=freeze,
+                   padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
     def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}" + (
-            "" if self.padding_idx is None else f", padding_idx={self.padding_idx}")
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
+
+class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embeddings (``F.embedding_bag``), weight ``(num_embeddings,
+    embedding_dim)`` from N(0, 1), the padding row zeroed, as ``Embedding``'s. ``sparse=True`` is not supported."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                 _weight: Tensor | None = None, include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("padding_idx must be within num_embeddings")
+            padding_idx = padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight)
+        self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
+
+    def reset_parameters(self) -> None:
+        """PyTorch's initialisation: N(0, 1) from the default generator, the padding row zeroed."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                               self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> "EmbeddingBag":
+        """An ``EmbeddingBag`` whose weight is ``embeddings`` (its memory), trained unless ``freeze``."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm,
+                  norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad_(not freeze)
+        return bag
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
 
 class LayerNorm(Module):
     """Normalise over the last dims; learnable ``weight`` (ones) and ``bias`` (zeros)."""

@@ -1,19 +1,23 @@
 """Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their one-step cells (composites of ops).
 
-Every layer is written with ordinary ops - ``linear`` (matmul + add),
-``sigmoid``, ``tanh``, ``mul``, ``chunk``, ``stack`` - one group of them per
-time step, so backpropagation through time is nothing special: the backward
-graph is the forward's nodes, step after step, and the TUI shows it node by node.
+Every layer is written with ordinary ops, as PyTorch's CPU runs them (its ATen composite,
+aten/src/ATen/native/RNN.cpp, with the same graph node for node): the input projection of every
+time step at once (``linear`` over the whole sequence), ``unbind`` into steps, one cell per step
+(``linear`` of the hidden state, the gates cut by ``unsafe_chunk``, ``sigmoid``, ``tanh``, ``mul``),
+``stack`` of the outputs. So backpropagation through time is nothing special: the backward graph is
+the forward's nodes, step after step, and the TUI shows it node by node. A float32 LSTM without
+projections is, as on PyTorch's CPU, oneDNN's fused layer instead: one ``mkldnn_rnn_layer`` node per
+layer and direction (``ops/rnn.py``).
 
-The equations (PyTorch's, with its gate order; ``W_ih`` stacks the gates' input
-weights, ``W_hh`` their hidden weights)::
+The equations (PyTorch's, with its gate order; ``W_ih`` stacks the gates' input weights, ``W_hh``
+their hidden weights), written in ATen's order of operations::
 
-    RNN:   h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)            (or relu)
-    LSTM:  i, f, g, o = chunk(x W_ih^T + b_ih + h W_hh^T + b_hh, 4)
-           c' = sigmoid(f) * c + sigmoid(i) * tanh(g);   h' = sigmoid(o) * tanh(c')
-    GRU:   r, z, n_x = chunk(x W_ih^T + b_ih, 3);  r_h, z_h, n_h = chunk(h W_hh^T + b_hh, 3)
-           r = sigmoid(r + r_h);  z = sigmoid(z + z_h);  n = tanh(n_x + r * n_h)
-           h' = (1 - z) * n + z * h
+    RNN:   h' = tanh((h W_hh^T + b_hh) + (x W_ih^T + b_ih))            (or relu)
+    LSTM:  i, f, g, o = unsafe_chunk((h W_hh^T + b_hh) + (x W_ih^T + b_ih), 4)
+           c' = sigmoid(f) * c + sigmoid(i) * tanh(g);   h' = sigmoid(o) * tanh(c')   (h' W_hr^T with proj_size)
+    GRU:   r_x, z_x, n_x = unsafe_chunk(x W_ih^T + b_ih, 3);  r_h, z_h, n_h = unsafe_chunk(h W_hh^T + b_hh, 3)
+           r = sigmoid(r_h + r_x);  z = sigmoid(z_h + z_x);  n = tanh(n_x + n_h * r)
+           h' = (h - n) * z + n
 
 Parameters have PyTorch's names and shapes (``weight_ih_l{k}``,
 ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}``, with ``_reverse`` for the
@@ -32,9 +36,12 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .. import ops
+from ..creation import zeros
+from ..dtypes import float32
+from ..ops.rnn import mkldnn_rnn_layer
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -53,34 +60,82 @@ def _uniform(shape: tuple[int, ...], bound: float, dtype: Any) -> Parameter:
     return p
 
 
-# -- one time step of each kind (shared by the layers and the cells) --------------------------
+# -- one time step of each kind: ATen's cells (shared by the layers and the cells) -------------------
 
-def _rnn_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, act: Callable[[Tensor], Tensor]) -> Tensor:
-    """``h' = act(x_proj + h W_hh^T + b_hh)``, where ``x_proj = x W_ih^T + b_ih`` was computed already."""
-    return act(ops.add(x_proj, F.linear(h, w_hh, b_hh)))
+class _CellParams(NamedTuple):
+    """One layer-direction's weights and ATen's three products with them (``CellParams``)."""
+
+    w_ih: Tensor
+    w_hh: Tensor
+    b_ih: Tensor | None
+    b_hh: Tensor | None
+    w_hr: Tensor | None = None
+
+    def linear_ih(self, x: Tensor) -> Tensor:
+        return F.linear(x, self.w_ih, self.b_ih)
+
+    def linear_hh(self, h: Tensor) -> Tensor:
+        return F.linear(h, self.w_hh, self.b_hh)
+
+    def matmul_hr(self, h: Tensor) -> Tensor:
+        """The projection of an LSTM's hidden state (``proj_size``), or ``h`` itself."""
+        return h if self.w_hr is None else ops.matmul(h, ops.t(self.w_hr))
 
 
-def _lstm_step(x_proj: Tensor, state: tuple[Tensor, Tensor], w_hh: Tensor, b_hh: Tensor | None,
-               w_hr: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    """One LSTM step; with ``w_hr`` (``proj_size``) the new hidden state is projected: ``h' W_hr^T``."""
+# A cell takes ``x`` (or, with ``precomputed``, ``x W_ih^T + b_ih`` already: the layers project every
+# step at once), the hidden state and the weights. ATen changes its intermediates in place (``add_``,
+# ``sigmoid_``, ``mul_`` on the pieces of ``unsafe_chunk``); the out-of-place ops here make the same
+# nodes with the same inputs.
+
+def _simple_cell(act: Callable[[Tensor], Tensor]) -> Callable[..., Tensor]:
+    """ATen's ``SimpleCell``: ``act(linear_hh(h) + linear_ih(x))``."""
+    def cell(x: Tensor, h: Tensor, p: _CellParams, precomputed: bool = False) -> Tensor:
+        hh = p.linear_hh(h)
+        return act(ops.add(hh, x if precomputed else p.linear_ih(x)))
+    return cell
+
+
+def _lstm_cell(x: Tensor, state: tuple[Tensor, Tensor], p: _CellParams,
+               precomputed: bool = False) -> tuple[Tensor, Tensor]:
+    """ATen's ``LSTMCell``; with ``w_hr`` (``proj_size``) the new hidden state is projected."""
     h, c = state
-    i, f, g, o = ops.chunk(ops.add(x_proj, F.linear(h, w_hh, b_hh)), 4, -1)
-    c = ops.add(ops.mul(ops.sigmoid(f), c), ops.mul(ops.sigmoid(i), ops.tanh(g)))
-    h = ops.mul(ops.sigmoid(o), ops.tanh(c))
-    return (h if w_hr is None else F.linear(h, w_hr)), c
+    hh = p.linear_hh(h)
+    ingate, forgetgate, cellgate, outgate = ops.unsafe_chunk(ops.add(hh, x if precomputed else p.linear_ih(x)), 4, 1)
+    ingate, forgetgate, cellgate, outgate = (ops.sigmoid(ingate), ops.sigmoid(forgetgate), ops.tanh(cellgate),
+                                             ops.sigmoid(outgate))
+    cy = ops.add(ops.mul(forgetgate, c), ops.mul(ingate, cellgate))
+    return p.matmul_hr(ops.mul(outgate, ops.tanh(cy))), cy
 
 
-def _gru_step(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    r_x, z_x, n_x = ops.chunk(x_proj, 3, -1)
-    r_h, z_h, n_h = ops.chunk(F.linear(h, w_hh, b_hh), 3, -1)
-    r = ops.sigmoid(ops.add(r_x, r_h))
-    z = ops.sigmoid(ops.add(z_x, z_h))
-    n = ops.tanh(ops.add(n_x, ops.mul(r, n_h)))
-    return ops.add(ops.mul(ops.sub(1.0, z), n), ops.mul(z, h))  # (1 - z) * n + z * h
+def _gru_cell(x: Tensor, h: Tensor, p: _CellParams, precomputed: bool = False) -> Tensor:
+    """ATen's ``GRUCell``: ``h' = (h - n) * z + n``."""
+    igates = ops.unsafe_chunk(x if precomputed else p.linear_ih(x), 3, 1)
+    hgates = ops.unsafe_chunk(p.linear_hh(h), 3, 1)
+    reset_gate = ops.sigmoid(ops.add(hgates[0], igates[0]))
+    input_gate = ops.sigmoid(ops.add(hgates[1], igates[1]))
+    new_gate = ops.tanh(ops.add(igates[2], ops.mul(hgates[2], reset_gate)))
+    return ops.add(ops.mul(ops.sub(h, new_gate), input_gate), new_gate)
 
 
-def _activation(mode: str) -> Callable[[Tensor], Tensor]:
-    return ops.relu if mode == "RNN_RELU" else ops.tanh
+_CELLS: dict[str, Callable[..., Any]] = {"RNN_TANH": _simple_cell(ops.tanh), "RNN_RELU": _simple_cell(ops.relu),
+                                         "LSTM": _lstm_cell, "GRU": _gru_cell}
+
+
+def _full_layer(mode: str, x: Tensor, hidden: Any, p: _CellParams, reverse: bool) -> tuple[Tensor, Any]:
+    """One layer in one direction over ``x`` (L, N, H_in), ATen's ``FullLayer`` on the CPU: the input
+    projection of every step at once, ``unbind`` into steps, the cell per step, ``stack`` of the outputs
+    (in time order)."""
+    steps = list(ops.unbind(p.linear_ih(x), 0))
+    if not steps:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    cell = _CELLS[mode]
+    outputs = []
+    for xt in reversed(steps) if reverse else steps:
+        hidden = cell(xt, hidden, p, True)
+        outputs.append(hidden[0] if mode == "LSTM" else hidden)
+    if reverse:
+        outputs.reverse()
+    return ops.stack(outputs, 0), hidden
 
 
 class RNNBase(Module):
@@ -165,85 +220,88 @@ class RNNBase(Module):
                 raise RuntimeError(f"Expected hidden size {want}, got {tuple(s.shape)}")
         return batched
 
-    # -- the loop --------------------------------------------------------------------------
+    # -- the loop: torch.nn's forward around ATen's rnn_tanh / rnn_relu / gru / lstm ------------------
 
-    def _initial_state(self, hx: Any, index: int, batch: int, like: Tensor) -> Any:
-        """Layer-direction ``index``'s initial state: a slice of ``hx``, or zeros."""
-        if hx is None:
-            col = ops.fill(ops.getitem(like, (slice(None), slice(0, 1))), 0.0)  # (N, 1)
-            zeros = ops.expand(col, (batch, self.hidden_size)).detach()
-            if self.mode != "LSTM":
-                return zeros
-            h0 = ops.expand(col, (batch, self.proj_size)).detach() if self.proj_size else zeros
-            return h0, zeros
-        if self.mode == "LSTM":
-            return ops.getitem(hx[0], index), ops.getitem(hx[1], index)
-        return ops.getitem(hx, index)
-
-    def _run_direction(self, x: Tensor, state: Any, layer: int, reverse: bool) -> tuple[list[Tensor], Any]:
-        """Run one layer in one direction over the sequence ``x`` (L, N, H_in)."""
+    def _cell_params(self, layer: int, reverse: bool) -> _CellParams:
         suffix = f"_l{layer}" + ("_reverse" if reverse else "")
-        w_ih, w_hh = getattr(self, f"weight_ih{suffix}"), getattr(self, f"weight_hh{suffix}")
-        b_ih = getattr(self, f"bias_ih{suffix}") if self.bias else None
-        b_hh = getattr(self, f"bias_hh{suffix}") if self.bias else None
-        w_hr = getattr(self, f"weight_hr{suffix}") if self.proj_size else None
-        # The input projection of every step at once: one 2-D matmul over (L * N) rows, then one
-        # unbind into per-step tensors (its backward is one stack, not a scatter per step).
-        length, batch = x.shape[0], x.shape[1]
-        x_proj = F.linear(ops.reshape(x, (length * batch, x.shape[2])), w_ih, b_ih)
-        per_step = ops.unbind(ops.reshape(x_proj, (length, batch, x_proj.shape[-1])), 0)
-        steps = range(length - 1, -1, -1) if reverse else range(length)
-        outs: list[Tensor] = []
-        for t in steps:
-            xt = per_step[t]
-            if self.mode == "LSTM":
-                state = _lstm_step(xt, state, w_hh, b_hh, w_hr)
-                outs.append(state[0])
-            elif self.mode == "GRU":
-                state = _gru_step(xt, state, w_hh, b_hh)
-                outs.append(state)
-            else:
-                state = _rnn_step(xt, state, w_hh, b_hh, _activation(self.mode))
-                outs.append(state)
-        if reverse:
-            outs.reverse()
-        return outs, state
+        weight = (lambda name: getattr(self, name + suffix))
+        return _CellParams(weight("weight_ih"), weight("weight_hh"), weight("bias_ih") if self.bias else None,
+                           weight("bias_hh") if self.bias else None, weight("weight_hr") if self.proj_size else None)
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
-        batched = self._check_input(input, hx)
-        x = input
-        if not batched:
-            x = ops.unsqueeze(x, 1)
-            if hx is not None:
-                hx = tuple(ops.unsqueeze(s, 1) for s in hx) if self.mode == "LSTM" else ops.unsqueeze(hx, 1)
-        elif self.batch_first:
-            x = ops.transpose(x, 0, 1)
-        batch = x.shape[1]
+    def _layer_stack(self, x: Tensor, hiddens: list[Any]) -> tuple[Tensor, list[Any]]:
+        """ATen's ``apply_layer_stack``: each layer on the last one's output (both directions' outputs joined
+        by ``cat``), dropout between layers in training; the final hidden state of each layer-direction."""
         d = 2 if self.bidirectional else 1
         finals: list[Any] = []
         for layer in range(self.num_layers):
-            per_dir = []
+            outputs = []
             for direction in range(d):
-                state = self._initial_state(hx, layer * d + direction, batch, ops.getitem(x, 0))
-                outs, state = self._run_direction(x, state, layer, bool(direction))
-                per_dir.append(ops.stack(outs, 0))
-                finals.append(state)
-            x = per_dir[0] if d == 1 else ops.cat(per_dir, -1)
+                out, final = _full_layer(self.mode, x, hiddens[layer * d + direction],
+                                         self._cell_params(layer, bool(direction)), bool(direction))
+                outputs.append(out)
+                finals.append(final)
+            x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
+        return x, finals
+
+    def _aten_rnn(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
+        """ATen's ``rnn_tanh``/``rnn_relu``/``gru``/``lstm`` without cuDNN: time-major input, ``hx`` cut
+        into layer-directions by ``unbind``, the final states joined by ``stack``. With ``batch_first`` the
+        output is transposed back in place by ``transpose_`` (``TransposeBackward1``), but ``lstm``'s by
+        ``transpose`` (``TransposeBackward0``)."""
+        if self.mode == "LSTM" and not self.proj_size and input.dtype == float32 and input.numel():
+            return self._mkldnn_lstm(input, hx)
+        x = ops.transpose(input, 0, 1) if self.batch_first else input
         if self.mode == "LSTM":
-            h_n = ops.stack([s[0] for s in finals], 0)
-            c_n = ops.stack([s[1] for s in finals], 0)
-        else:
-            h_n = ops.stack(finals, 0)
+            output, finals = self._layer_stack(x, list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0))))
+            hidden: Any = (ops.stack([f[0] for f in finals], 0), ops.stack([f[1] for f in finals], 0))
+            return (ops.transpose(output, 0, 1) if self.batch_first else output), hidden
+        output, finals = self._layer_stack(x, list(ops.unbind(hx, 0)))
+        if self.batch_first:
+            output.transpose_(0, 1)
+        return output, ops.stack(finals, 0)
+
+    def _mkldnn_lstm(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
+        """ATen's ``mkldnn_rnn``, PyTorch's CPU LSTM in float32 without projections: a contiguous time-major
+        input, one fused ``mkldnn_rnn_layer`` per layer and direction (``MkldnnRnnLayerBackward0``, given its
+        slice of ``h_0`` and ``c_0``), directions joined by ``cat``, dropout between layers in training."""
+        x = (ops.transpose(input, 0, 1) if self.batch_first else input).contiguous()
+        h0, c0 = hx[0].contiguous(), hx[1].contiguous()
+        d = 2 if self.bidirectional else 1
+        hys, cys = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(d):
+                p = self._cell_params(layer, bool(direction))
+                out, hy, cy = mkldnn_rnn_layer(x, p.w_ih, p.w_hh, p.b_ih, p.b_hh, ops.getitem(h0, layer * d + direction),
+                                               ops.getitem(c0, layer * d + direction), reverse=bool(direction))
+                outputs.append(out)
+                hys.append(hy)
+                cys.append(cy)
+            x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        output = ops.transpose(x, 0, 1) if self.batch_first else x
+        return output, (ops.stack(hys, 0), ops.stack(cys, 0))
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+        batched = self._check_input(input, hx)
+        lstm = self.mode == "LSTM"
+        batch_dim = 0 if self.batch_first else 1
         if not batched:
-            x = ops.squeeze(x, 1)
-            h_n = ops.squeeze(h_n, 1)
-            if self.mode == "LSTM":
-                c_n = ops.squeeze(c_n, 1)
-        elif self.batch_first:
-            x = ops.transpose(x, 0, 1)
-        return (x, (h_n, c_n)) if self.mode == "LSTM" else (x, h_n)
+            input = ops.unsqueeze(input, batch_dim)
+            if hx is not None:
+                hx = (ops.unsqueeze(hx[0], 1), ops.unsqueeze(hx[1], 1)) if lstm else ops.unsqueeze(hx, 1)
+        if hx is None:
+            layers, batch = (2 if self.bidirectional else 1) * self.num_layers, input.shape[batch_dim]
+            h0 = zeros(layers, batch, self.proj_size or self.hidden_size, dtype=input.dtype, device=input.device)
+            hx = (h0, zeros(layers, batch, self.hidden_size, dtype=input.dtype, device=input.device)) if lstm else h0
+        output, hidden = self._aten_rnn(input, hx)
+        if not batched:
+            output = ops.squeeze(output, batch_dim)
+            hidden = (ops.squeeze(hidden[0], 1), ops.squeeze(hidden[1], 1)) if lstm else ops.squeeze(hidden, 1)
+        return output, hidden
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
@@ -342,8 +400,10 @@ class RNNCellBase(Module):
         return input.ndim == 2
 
     def _zeros(self, x: Tensor) -> Tensor:
-        col = ops.fill(ops.getitem(x, (Ellipsis, slice(0, 1))), 0.0)
-        return ops.expand(col, tuple(x.shape[:-1]) + (self.hidden_size,)).detach()
+        return zeros(x.shape[0], self.hidden_size, dtype=x.dtype, device=x.device)
+
+    def _cell_params(self) -> _CellParams:
+        return _CellParams(self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}" + ("" if self.bias else ", bias=False")
@@ -364,10 +424,11 @@ class RNNCell(RNNCellBase):
         self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        self._check(input, hx)
-        h = self._zeros(input) if hx is None else hx
-        return _rnn_step(F.linear(input, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
-                         _activation(self._mode))
+        batched = self._check(input, hx)
+        x = input if batched else ops.unsqueeze(input, 0)
+        h = self._zeros(x) if hx is None else hx if batched else ops.unsqueeze(hx, 0)
+        out = _CELLS[self._mode](x, h, self._cell_params())
+        return out if batched else ops.squeeze(out, 0)
 
 
 class LSTMCell(RNNCellBase):
@@ -378,9 +439,15 @@ class LSTMCell(RNNCellBase):
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         if hx is not None and (not isinstance(hx, tuple) or len(hx) != 2):
             raise TypeError("LSTMCell: hx must be a tuple (h_0, c_0) of Tensors")
-        self._check(input, hx)
-        state = (self._zeros(input), self._zeros(input)) if hx is None else hx
-        return _lstm_step(F.linear(input, self.weight_ih, self.bias_ih), state, self.weight_hh, self.bias_hh)
+        batched = self._check(input, hx)
+        x = input if batched else ops.unsqueeze(input, 0)
+        if hx is None:
+            h = self._zeros(x)
+            state = (h, h)
+        else:
+            state = hx if batched else (ops.unsqueeze(hx[0], 0), ops.unsqueeze(hx[1], 0))
+        h, c = _lstm_cell(x, state, self._cell_params())
+        return (h, c) if batched else (ops.squeeze(h, 0), ops.squeeze(c, 0))
 
 
 class GRUCell(RNNCellBase):
@@ -389,6 +456,8 @@ class GRUCell(RNNCellBase):
     _mode = "GRU"
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        self._check(input, hx)
-        h = self._zeros(input) if hx is None else hx
-        return _gru_step(F.linear(input, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        batched = self._check(input, hx)
+        x = input if batched else ops.unsqueeze(input, 0)
+        h = self._zeros(x) if hx is None else hx if batched else ops.unsqueeze(hx, 0)
+        out = _gru_cell(x, h, self._cell_params())
+        return out if batched else ops.squeeze(out, 0)

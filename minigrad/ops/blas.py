@@ -1,5 +1,5 @@
 """BLAS-style products, as PyTorch names them: ``dot``, ``mv``, ``mm``, ``outer``, ``addmm``, ``addmv``,
-``baddbmm``, ``addbmm``.
+``baddbmm``, ``addbmm``; and ``bilinear`` (``x1 A x2 + b``), PyTorch's one ``_trilinear`` product.
 
 ``addmm`` is an op of its own, as in PyTorch: ``nn.Linear`` on a batch of rows is one
 ``addmm`` (its node, ``AddmmBackward0``, is what the tutorials walk through
@@ -31,6 +31,7 @@ import numpy as np
 
 from ..autograd.formula import column_major
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ..kernels.array_kernels import trilinear_arrays
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -38,11 +39,12 @@ from ._checks import check_tensors
 from .linalg import matmul
 from .math import add, mul
 from .reduce import sum as _sum
+from ._checks import check_dims
 from .registry import Attr, call_with_out, defop, type_name
 from .shape import expand, permute, reshape, unsafe_view
 
 __all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
-           "cross"]
+           "cross", "bilinear"]
 
 
 def _scale(op: str, name: str, v: Any) -> float:
@@ -441,3 +443,81 @@ def _cross_backward(ctx, g):
     gx = ops.sum_to(ops.cross(y, g, dim=dim), ctx.input_shape(0)) if ctx.needs(0) else None
     gy = ops.sum_to(ops.cross(g, x, dim=dim), ctx.input_shape(1)) if ctx.needs(1) else None
     return gx, gy
+
+
+# -- bilinear: PyTorch's _trilinear ---------------------------------------------------------------------
+
+def _trilinear_meta(op: str, i1: Any, i2: Any, i3: Any, expand1: Any, expand2: Any, expand3: Any, sumdim: Any,
+                    unroll_dim: int = 1) -> Any:
+    """The sizes at the positions the three inputs span (each must agree where two span one), but ``sumdim``."""
+    rank = len(i1.shape) + len(expand1)
+    sizes: dict[int, int] = {}
+    for k, (a, expand) in enumerate(((i1, expand1), (i2, expand2), (i3, expand3))):
+        spans = [d for d in range(rank) if d not in expand]
+        if len(spans) != len(a.shape):
+            raise RuntimeError(f"{op}: input {k + 1} with its expand dims has {len(a.shape) + len(expand)} dims, "
+                               f"expected {rank}")
+        for d, size in zip(spans, a.shape):
+            if sizes.setdefault(d, size) != size:
+                raise RuntimeError(f"{op}: the inputs' sizes at dim {d} must match, but got {sizes[d]} and {size}")
+    return tuple(sizes.get(d, 1) for d in range(rank) if d not in sumdim), i1.dtype
+
+
+@register_kernel("_trilinear", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/_trilinear")
+def trilinear_cpu(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    return trilinear_arrays(np, i1, i2, i3, expand1, expand2, expand3, sumdim)
+
+
+trilinear_op = defop(
+    "_trilinear", inputs=("i1", "i2", "i3"),
+    attrs=(Attr("expand1", check=check_dims), Attr("expand2", check=check_dims), Attr("expand3", check=check_dims),
+           Attr("sumdim", check=check_dims), Attr("unroll_dim", 1)),
+    infer_meta=_trilinear_meta, save=("i1", "i2", "i3"), save_for={"i1": (1, 2), "i2": (0, 2), "i3": (0, 1)},
+    out=False,
+    doc="i1 * i2 * i3, each with size-1 dims at its expand positions, summed over sumdim (torch._trilinear)")
+
+
+@trilinear_op.def_backward
+def _trilinear_backward(ctx, g):
+    """PyTorch's ``_trilinear_backward``: each input's gradient is ``_trilinear`` again, of the gradient
+    (expanded where the output summed) and the two other inputs, summed over the input's own expanded dims."""
+    i1, i2, i3 = ctx.saved()
+    e1, e2, e3, sumdim = (ctx.attrs[k] for k in ("expand1", "expand2", "expand3", "sumdim"))
+    tri = ctx.ops._trilinear
+    return (tri(g, i2, i3, sumdim, e2, e3, e1) if ctx.needs(0) else None,
+            tri(i1, g, i3, e1, sumdim, e3, e2) if ctx.needs(1) else None,
+            tri(i1, i2, g, e1, e2, sumdim, e3) if ctx.needs(2) else None)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y_k = x1 A_k x2 + b_k`` for each ``weight[k]`` (``F.bilinear``), as PyTorch computes it: both inputs'
+    rows flattened, one ``_trilinear`` product (``TrilinearBackward0``), the result reshaped to the batch
+    dims and the bias added (``AddBackward0``). Composite."""
+    for pos, (name, t) in enumerate((("input1", input1), ("input2", input2), ("weight", weight))):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"bilinear(): argument '{name}' (position {pos + 1}) must be Tensor, not {type_name(t)}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"bilinear(): argument 'bias' (position 4) must be Tensor, not {type_name(bias)}")
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got {input1.shape[d]} "
+                               f"and {input2.shape[d]}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-D (out_features, in1_features, in2_features), "
+                           f"but got {weight.ndim}-D")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    if bias is not None and (bias.ndim == 0 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0] if bias.ndim else 1} but expected {weight.shape[0]}")
+    out_shape = (*input1.shape[:-1], weight.shape[0])
+    x1 = reshape(input1, (-1, input1.shape[-1]))
+    x2 = reshape(input2, (-1, input2.shape[-1]))
+    out = reshape(trilinear_op(x1, weight, x2, [1, 3], [0], [1, 2], [2, 3]), out_shape)
+    return out if bias is None else add(out, bias)

@@ -748,6 +748,35 @@ split_op.def_backward(_join_pieces)
 split_with_sizes.def_backward(_join_pieces)
 
 
+# NOTE [ Pieces that are not views ]
+#     ``unsafe_split`` (``unsafe_chunk``, ``unsafe_split_with_sizes``) cuts as ``split`` does and its
+#     pieces share the input's memory, as PyTorch's, but autograd does not know them as views: no shared
+#     version counter, no view function, no refusal of an in-place change. ATen's recurrent cells
+#     (aten/src/ATen/native/RNN.cpp) cut their gates so and then change them in place (``sigmoid_``,
+#     ``add_``). The node, ``UnsafeSplitBackward0``, joins the pieces' gradients as ``split``'s does. As
+#     PyTorch warns, changing both the input and a piece in place makes the gradients silently wrong.
+@register_kernel("unsafe_split", CPU, dtypes=ALL_DTYPES, name="cpu/unsafe_split")
+def unsafe_split_cpu(x, split_size, dim):
+    return split_views(x, split_size, dim)
+
+
+@register_kernel("unsafe_split_with_sizes", CPU, dtypes=ALL_DTYPES, name="cpu/unsafe_split_with_sizes")
+def unsafe_split_with_sizes_cpu(x, split_sizes, dim):
+    return split_views(x, split_sizes, dim)
+
+
+unsafe_split_op = defop("unsafe_split", inputs=("x",),
+                        attrs=(Attr("split_size", check=check_int), Attr("dim", 0, check_int)),
+                        infer_meta=im.split, out=False,
+                        doc="split's pieces, not views to autograd (NOTE [ Pieces that are not views ])")
+unsafe_split_with_sizes_op = defop("unsafe_split_with_sizes", inputs=("x",),
+                                   attrs=(Attr("split_sizes", check=check_shape), Attr("dim", 0, check_int)),
+                                   infer_meta=im.split_with_sizes, out=False,
+                                   doc="split_with_sizes's pieces, not views to autograd")
+unsafe_split_op.def_backward(_join_pieces)
+unsafe_split_with_sizes_op.def_backward(_join_pieces)
+
+
 @unbind_op.def_backward
 def _unbind_backward(ctx, grads):
     return (ctx.ops.stack(grads if isinstance(grads, list) else [grads], dim=ctx.attrs["dim"]),)
@@ -795,6 +824,48 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if size == 0:
         return split_with_sizes(input, [0] * chunks, d)
     return split_op(input, -(-size // chunks), d)
+
+
+def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``split`` by one size whose pieces autograd does not treat as views (``torch.unsafe_split``): one
+    node, ``UnsafeSplitBackward0``; a piece may be changed in place. NOTE [ Pieces that are not views ]."""
+    check_tensor("unsafe_split", "tensor", 0, tensor)
+    if not isinstance(split_size, int) or isinstance(split_size, bool):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not {type_name(split_size)}")
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    return unsafe_split_op(tensor, split_size, _split_dim("unsafe_split", tensor, dim, 3))
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """``split_with_sizes`` whose pieces autograd does not treat as views (``torch.unsafe_split_with_sizes``):
+    one node, ``UnsafeSplitWithSizesBackward0``. NOTE [ Pieces that are not views ]."""
+    check_tensor("unsafe_split_with_sizes", "input", 0, input)
+    if not isinstance(split_sizes, (list, tuple)) or any(not isinstance(s, int) or isinstance(s, bool)
+                                                         for s in split_sizes):
+        raise TypeError(f"unsafe_split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
+                        f"not {type_name(split_sizes)}")
+    if input.ndim == 0:
+        raise RuntimeError("split_with_sizes expects at least a 1-dimensional tensor")
+    return unsafe_split_with_sizes_op(input, list(split_sizes), _split_dim("unsafe_split_with_sizes", input, dim, 3))
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunk`` whose pieces autograd does not treat as views (``torch.unsafe_chunk``): ``unsafe_split``
+    by ``ceil(size / chunks)``, or ``chunks`` empty pieces of a dim of size 0 (``unsafe_split_with_sizes``).
+    PyTorch's recurrent cells cut their gates with it. NOTE [ Pieces that are not views ]."""
+    check_tensor("unsafe_chunk", "input", 0, input)
+    if not isinstance(chunks, int) or isinstance(chunks, bool):
+        raise TypeError(f"unsafe_chunk(): argument 'chunks' (position 1) must be int, not {type_name(chunks)}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _split_dim("unsafe_chunk", input, dim, 2)
+    size = input.shape[d]
+    if size == 0:
+        return unsafe_split_with_sizes_op(input, [0] * chunks, d)
+    return unsafe_split_op(input, -(-size // chunks), d)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
@@ -929,4 +1000,5 @@ transpose_.def_backward(_transpose_backward)
 
 
 __all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'split_with_sizes', 'chunk', 'unbind',
+            'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk',
             'tensor_split', 'hsplit', 'vsplit', 'dsplit', 't']

@@ -1441,5 +1441,18 @@ def install() -> None:
         np.add.at(_host(a), _wrapped_index(a.shape, host_index), _host(v))  # out-of-range indices wrap, as CuPy's
 
     cupyx.scatter_add = scatter_add
+
+    def _scatter_reduce(name: str, at: Any) -> Any:
+        def scatter(a: Any, index: Any, v: Any) -> None:  # CuPy's cupyx.scatter_max/scatter_min: atomics
+            _upload_host_indices(index, f"cupyx.{name}")
+            _launch()
+            host_index = _host(index) if isinstance(index, ndarray) else index
+            at(_host(a), _wrapped_index(a.shape, host_index), _host(v))
+
+        scatter.__name__ = name
+        return scatter
+
+    cupyx.scatter_max = _scatter_reduce("scatter_max", np.maximum.at)
+    cupyx.scatter_min = _scatter_reduce("scatter_min", np.minimum.at)
     cupyx.empty_pinned = empty_pinned
     sys.modules["cupyx"] = cupyx

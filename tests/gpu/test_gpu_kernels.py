@@ -441,6 +441,25 @@ def test_embedding_is_a_gather_and_its_backward_a_scatter_add(padding_idx, dtype
     assert fake.counts()["launches"] == (2 if padding_idx is None else 3)  # (+ the padding row zeroed)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("kwargs", [{"max_norm": 1.0}, {"max_norm": 1.5, "norm_type": 1.0, "padding_idx": 3},
+                                    {"scale_grad_by_freq": True}, {"scale_grad_by_freq": True, "max_norm": 2.0}],
+                         ids=["max_norm", "norm_type 1", "scale_grad_by_freq", "both"])
+def test_embedding_max_norm_and_scale_grad_by_freq_on_the_gpu(kwargs, dtype):
+    """``max_norm`` renormalises the picked rows on the device (a gather, the norms, an ``index_copy_``, no CPU
+    kernel) and ``scale_grad_by_freq`` divides each row's gradient by its index's count (a device
+    ``bincount``), against the CPU."""
+    idx = np.array([[1, 3, 1], [0, 3, 4]])
+    check("embedding", lambda w: mg.nn.functional.embedding(mg.tensor(idx).to(w.device), w, **kwargs),
+          [_rand((5, 4), dtype)], dtype)
+    w = mg.tensor(_rand((5, 4), dtype)).to("gpu").requires_grad_()
+    with mg.trace() as tr:
+        out = mg.nn.functional.embedding(mg.tensor(idx).to("gpu"), w, **kwargs)
+        out.sum().backward()
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert not [e.op for e in sel if e.fallback_cpu or e.backend not in ("GPU", "GPUDNN")]
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_masked_fill_tril_triu_and_diagonals_of_any_dims(dtype):
     """PyTorch's ops (not composites of ``where``/``permute``) against the CPU: a number and a 0-d tensor
@@ -1196,6 +1215,23 @@ def test_split_and_unbind_are_views_and_one_node_on_the_gpu(op, pieces, dtype):
     assert all(p._data.base is not None for p in pieces(x))
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("op, pieces", [("unsafe_split", lambda x: x.unsafe_chunk(2, 1)),
+                                        ("unsafe_split_with_sizes", lambda x: x.unsafe_split_with_sizes([1, 3], 1))],
+                         ids=["unsafe_split", "unsafe_split_with_sizes"])
+def test_unsafe_split_pieces_share_the_gpu_memory_and_may_change_in_place(op, pieces, dtype):
+    """``unsafe_chunk``'s pieces on the device: the input's memory (no copy), one node joining their
+    gradients on the device, against the CPU; and, not views to autograd, a piece changes in place
+    (``sigmoid_``, as PyTorch's recurrent cells do) with its own node."""
+    def program(x):
+        ps = pieces(x * 1)
+        ps[0].sigmoid_()
+        return mg.cat([(p * (k + 1)).reshape(-1) for k, p in enumerate(ps)])
+    check(op, program, [_rand((3, 4), dtype)], dtype)
+    x = mg.tensor(_rand((3, 4), dtype)).to("gpu")
+    assert all(p._data.base is not None and p._base is None for p in pieces(x))
+
+
 # -- more ops of the PyTorch API a course's GPU programs use: their kernels come from the op definitions too
 # (``gpu=`` of kind unary, binary, test - a bool of one value - or param - the op's number attributes by value).
 # Each fell back to the CPU: a copy to the host and one back, and a sync, at every call (and in backward).
@@ -1945,3 +1981,75 @@ def test_reflect_and_replicate_padding_run_on_the_device(dtype):
     step()
     counts = fake.counts()
     assert counts["h2d"] == 0 and counts["syncs"] == 0 and counts["d2h"] == 0, counts
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.RNN(3, 4, num_layers=2, batch_first=True), (2, 5, 3)),
+    (lambda nn: nn.GRU(3, 4, bidirectional=True), (5, 2, 3)),
+    (lambda nn: nn.LSTM(3, 4, proj_size=2, batch_first=True), (2, 5, 3)),
+    (lambda nn: nn.LSTMCell(3, 4), (2, 3)),
+    (lambda nn: nn.GRUCell(3, 4), (3,)),
+], ids=["RNN", "GRU", "LSTM", "LSTMCell", "GRUCell"])
+def test_recurrent_layers_run_every_op_on_the_gpu(make, shape):
+    """A recurrent layer on the device (ATen's composite: ``linear``, ``unbind``, ``unsafe_chunk`` gates,
+    ``stack``, ``transpose_``) selects no CPU kernel, forward or backward, and agrees with the CPU."""
+    x = _rand(shape, mg.float64)
+    results = []
+    for device in ("cpu", "gpu"):
+        mg.manual_seed(0)
+        module = make(mg.nn).to(mg.float64).to(device)
+        tx = mg.tensor(x, dtype=mg.float64, requires_grad=True)
+        with mg.trace() as tr:
+            out = module(tx.to(device))
+            out = out[0] if isinstance(out, tuple) else out
+            (out * mg.tensor(_rand(out.shape, mg.float64, seed=7)).to(device)).sum().backward()
+        if device == "gpu":
+            sel = [e for e in tr.events if e.kind == "kernel.select"]
+            assert sel and not [e.op for e in sel if e.fallback_cpu or e.backend not in ("GPU", "GPUDNN")]
+        results.append([out.detach().numpy(), tx.grad.numpy()] + [p.grad.numpy() for p in module.parameters()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_bilinear_is_one_trilinear_product_on_the_gpu(dtype):
+    """``F.bilinear``'s ``_trilinear`` (an ``einsum`` on the device) and its backward - ``_trilinear`` three
+    more times - against the CPU, batched inputs and a bias."""
+    check("_trilinear", lambda a, b, w, bias: mg.nn.functional.bilinear(a, b, w, bias),
+          [_rand((2, 3, 4), dtype), _rand((2, 3, 5), dtype, seed=1), _rand((6, 4, 5), dtype, seed=2),
+           _rand((6,), dtype, seed=3)], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("mode, kwargs", [("sum", {"per_sample_weights": True}), ("mean", {"padding_idx": 2}),
+                                          ("max", {}), ("sum", {"include_last_offset": True}),
+                                          ("mean", {"scale_grad_by_freq": True})],
+                         ids=["sum weighted", "mean padding", "max", "sum include_last_offset", "mean freq"])
+def test_embedding_bag_runs_on_the_gpu(mode, kwargs, dtype):
+    """``F.embedding_bag`` on the device (bags by ``searchsorted``, one atomic scatter; in max mode scatter-max
+    and scatter-min for the first row that gave each element) and its backward, against the CPU; an empty bag."""
+    idx, offsets = np.array([1, 2, 2, 4, 0, 3]), np.array([0, 2, 2, 5])
+    kw = dict(kwargs)
+    weighted = kw.pop("per_sample_weights", False)
+
+    def program(w, *psw):
+        return mg.nn.functional.embedding_bag(mg.tensor(idx).to(w.device), w, mg.tensor(offsets).to(w.device),
+                                              mode=mode, per_sample_weights=psw[0] if psw else None, **kw)
+    arrays = [_rand((5, 4), dtype)] + ([_rand((6,), dtype, seed=1)] if weighted else [])
+    check("embedding_bag", program, arrays, dtype)
+    w = mg.tensor(arrays[0]).to("gpu").requires_grad_()
+    with mg.trace() as tr:
+        program(w, *([mg.tensor(arrays[1]).to("gpu").requires_grad_()] if weighted else [])).sum().backward()
+    sel = [e for e in tr.events if e.kind == "kernel.select"]
+    assert not [e.op for e in sel if e.fallback_cpu or e.backend not in ("GPU", "GPUDNN")]
+
+
+@pytest.mark.parametrize("extra", [{}, {"bidirectional": True, "bias": False, "batch_first": True}],
+                         ids=["LSTM", "LSTM both ways without bias"])
+def test_float32_lstm_is_one_fused_layer_on_the_gpu(extra):
+    """A float32 LSTM is one ``mkldnn_rnn_layer`` per layer and direction (PyTorch's CPU graph), its kernel
+    on the device and its backward (ops, step by step) too, against the CPU."""
+    def program(x):
+        mg.manual_seed(0)  # the same weights on both sides
+        return mg.nn.LSTM(3, 4, **extra).to(x.device)(x)[0]
+    check("mkldnn_rnn_layer", program, [_rand((5, 2, 3), mg.float32)], mg.float32)

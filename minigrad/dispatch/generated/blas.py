@@ -16,6 +16,35 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+_trilinear_op = OPS['_trilinear']
+
+
+def _trilinear_dygraph_function(i1, i2, i3, attrs):
+    """``_trilinear`` after the API layer (``minigrad codegen _trilinear`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(_trilinear_op, [i1, i2, i3], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (_trilinear_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, i1._dtype, i1._device, i1._layout, i2._dtype, i2._device, i2._layout, i3._dtype, i3._device, i3._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(_trilinear_op, [i1, i2, i3], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(_trilinear_op, [i1, i2, i3], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(_trilinear_op, entry.kernel, (i1._data, i2._data, i3._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(_trilinear_op, [i1, i2, i3], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (i1._meta is not None or i2._meta is not None or i3._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(_trilinear_op, (i1, i2, i3), attrs, (out_t,))
+    return out_t
+
+
 addbmm_op = OPS['addbmm']
 
 

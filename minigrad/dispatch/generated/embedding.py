@@ -16,6 +16,56 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+_embedding_bag_argmax_op = OPS['_embedding_bag_argmax']
+
+
+def _embedding_bag_argmax_dygraph_function(weight, indices, offsets, attrs):
+    """``_embedding_bag_argmax`` after the API layer (``minigrad codegen _embedding_bag_argmax`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(_embedding_bag_argmax_op, [weight, indices, offsets], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (_embedding_bag_argmax_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, weight._dtype, weight._device, weight._layout, indices._dtype, indices._device, indices._layout, offsets._dtype, offsets._device, offsets._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(_embedding_bag_argmax_op, [weight, indices, offsets], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(_embedding_bag_argmax_op, [weight, indices, offsets], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(_embedding_bag_argmax_op, entry.kernel, (weight._data, indices._data, offsets._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(_embedding_bag_argmax_op, [weight, indices, offsets], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
+_embedding_bag_layout_op = OPS['_embedding_bag_layout']
+
+
+def _embedding_bag_layout_dygraph_function(indices, offsets, attrs):
+    """``_embedding_bag_layout`` after the API layer (``minigrad codegen _embedding_bag_layout`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(_embedding_bag_layout_op, [indices, offsets], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (_embedding_bag_layout_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, indices._dtype, indices._device, indices._layout, offsets._dtype, offsets._device, offsets._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(_embedding_bag_layout_op, [indices, offsets], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(_embedding_bag_layout_op, [indices, offsets], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(_embedding_bag_layout_op, entry.kernel, (indices._data, offsets._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(_embedding_bag_layout_op, [indices, offsets], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
 embedding_op = OPS['embedding']
 
 
@@ -43,6 +93,15 @@ def embedding_dygraph_function(weight, indices, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(embedding_op, (weight, indices), attrs, (out_t,))
     return out_t
+
+
+embedding_bag_op = OPS['embedding_bag']
+
+
+def embedding_bag_dygraph_function(weight, indices, offsets, per_sample_weights, attrs):
+    """``embedding_bag`` after the API layer (``minigrad codegen embedding_bag`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(embedding_bag_op, [weight, indices, offsets, per_sample_weights], attrs, bus.recorder)
 
 
 embedding_dense_backward_op = OPS['embedding_dense_backward']

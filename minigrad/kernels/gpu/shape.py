@@ -13,7 +13,8 @@ import cupy
 import numpy as np
 
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, int32, int64
-from ..array_kernels import diag_embed_arrays
+from ..array_kernels import (diag_embed_arrays, embedding_bag_arrays, embedding_bag_layout_arrays,
+                             frequency_scale)
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
@@ -150,6 +151,16 @@ def split_with_sizes(x: Any, split_sizes: Any, dim: int) -> tuple[Any, ...]:
     return split_views(x, split_sizes, dim)
 
 
+@register_kernel("unsafe_split", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsafe_split")
+def unsafe_split(x: Any, split_size: int, dim: int) -> tuple[Any, ...]:
+    return split_views(x, split_size, dim)  # the input's memory, as on the CPU (NOTE [ Pieces that are not views ])
+
+
+@register_kernel("unsafe_split_with_sizes", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsafe_split_with_sizes")
+def unsafe_split_with_sizes(x: Any, split_sizes: Any, dim: int) -> tuple[Any, ...]:
+    return split_views(x, split_sizes, dim)
+
+
 @register_kernel("unbind", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unbind")
 def unbind(x: Any, dim: int) -> tuple[Any, ...]:
     return unbind_views(x, dim)
@@ -265,19 +276,70 @@ def index_put(x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
 
 
 @register_kernel("embedding", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_embedding")
-def embedding(weight: Any, indices: Any, padding_idx: int = -1) -> Any:
+def embedding(weight: Any, indices: Any, padding_idx: int = -1, scale_grad_by_freq: bool = False) -> Any:
     """One gather (the indices were checked on the device before: ``devices.check_range``)."""
     return weight[indices]
 
 
 @register_kernel("embedding_dense_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_embedding_dense_backward")
-def embedding_dense_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int = -1) -> Any:
-    """Zeros, then each row of ``grad`` added at its index (CuPy's atomic scatter-add)."""
+def embedding_dense_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int = -1,
+                             scale_grad_by_freq: bool = False) -> Any:
+    """Zeros, then each row of ``grad`` added at its index (CuPy's atomic scatter-add); with
+    ``scale_grad_by_freq`` each row divided first by its index's count (a ``bincount`` on the device)."""
     import cupyx
 
     dim = grad.shape[-1]
     out = cupy.zeros((num_weights, dim), dtype=grad.dtype)
-    cupyx.scatter_add(out, indices.reshape(-1), grad.reshape(-1, dim))
+    rows = grad.reshape(-1, dim)
+    if scale_grad_by_freq:
+        rows = rows * frequency_scale(cupy, indices, num_weights, grad.dtype)
+    cupyx.scatter_add(out, indices.reshape(-1), rows)
     if padding_idx >= 0:
         out[padding_idx] = 0
     return out
+
+
+class _DeviceScatter:
+    """CuPy's unbuffered scatters (``cupyx.scatter_add``/``scatter_max``/``scatter_min``: atomics, one launch
+    each), under the names of NumPy's ``ufunc.at`` that ``embedding_bag_arrays`` calls."""
+
+    @staticmethod
+    def add(a: Any, index: Any, v: Any) -> None:
+        import cupyx
+
+        cupyx.scatter_add(a, index, v)
+
+    @staticmethod
+    def maximum(a: Any, index: Any, v: Any) -> None:
+        import cupyx
+
+        cupyx.scatter_max(a, index, v)
+
+    @staticmethod
+    def minimum(a: Any, index: Any, v: Any) -> None:
+        import cupyx
+
+        cupyx.scatter_min(a, index, v)
+
+
+@register_kernel("embedding_bag", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_embedding_bag")
+def embedding_bag(weight: Any, indices: Any, offsets: Any, per_sample_weights: Any = None, mode: int = 1,
+                  scale_grad_by_freq: bool = False, include_last_offset: bool = False, padding_idx: int = -1) -> Any:
+    """Each index's bag by a ``searchsorted`` of the offsets, the rows gathered, one scatter into the bags."""
+    return embedding_bag_arrays(cupy, _DeviceScatter, weight, indices, offsets, per_sample_weights, mode,
+                                include_last_offset, padding_idx)[0]
+
+
+@register_kernel("_embedding_bag_layout", GPU, dtypes=(int32, int64), name="gpu/cupy_embedding_bag_layout")
+def embedding_bag_layout(indices: Any, offsets: Any, mode: int = 1, scale_grad_by_freq: bool = False,
+                         include_last_offset: bool = False, padding_idx: int = -1, num_weights: int = 0) -> Any:
+    bag, scale = embedding_bag_layout_arrays(cupy, indices, offsets, mode, scale_grad_by_freq, include_last_offset,
+                                             padding_idx, num_weights)
+    return bag.astype(np.int64), scale
+
+
+@register_kernel("_embedding_bag_argmax", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_embedding_bag_argmax")
+def embedding_bag_argmax(weight: Any, indices: Any, offsets: Any, include_last_offset: bool = False,
+                         padding_idx: int = -1) -> Any:
+    return embedding_bag_arrays(cupy, _DeviceScatter, weight, indices, offsets, None, 2, include_last_offset,
+                                padding_idx)[1]
