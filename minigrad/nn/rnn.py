@@ -7,7 +7,8 @@ time step at once (``linear`` over the whole sequence), ``unbind`` into steps, o
 ``stack`` of the outputs. So backpropagation through time is nothing special: the backward graph is
 the forward's nodes, step after step, and the TUI shows it node by node. A float32 LSTM without
 projections is, as on PyTorch's CPU, oneDNN's fused layer instead: one ``mkldnn_rnn_layer`` node per
-layer and direction (``ops/rnn.py``).
+layer and direction (``ops/rnn.py``). On a GPU every layer is the composite: PyTorch's CUDA runs cuDNN's
+fused layers there (``CudnnRnnBackward0``), which minigrad does not have.
 
 The equations (PyTorch's, with its gate order; ``W_ih`` stacks the gates' input weights, ``W_hh``
 their hidden weights), written in ATen's order of operations::
@@ -250,7 +251,8 @@ class RNNBase(Module):
         into layer-directions by ``unbind``, the final states joined by ``stack``. With ``batch_first`` the
         output is transposed back in place by ``transpose_`` (``TransposeBackward1``), but ``lstm``'s by
         ``transpose`` (``TransposeBackward0``)."""
-        if self.mode == "LSTM" and not self.proj_size and input.dtype == float32 and input.numel():
+        if (self.mode == "LSTM" and not self.proj_size and input.dtype == float32 and input.numel()
+                and input.device == "cpu"):  # (PyTorch's CUDA runs cuDNN's fused layers, which minigrad has not)
             return self._mkldnn_lstm(input, hx)
         x = ops.transpose(input, 0, 1) if self.batch_first else input
         if self.mode == "LSTM":

@@ -20,7 +20,7 @@ from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
 from ..array_kernels import column_major, singular_error, vector_rhs
 from ..key import Backend
-from ..array_kernels import (euclidean_dist_arrays, lstm_layer_arrays, row_differences, trilinear_arrays,
+from ..array_kernels import (euclidean_dist_arrays, row_differences, trilinear_arrays,
                              vector_norm_arrays)
 from ..registry import register_kernel
 from . import cuda_src as src
@@ -224,11 +224,3 @@ def trilinear(i1: Any, i2: Any, i3: Any, expand1: Any, expand2: Any, expand3: An
               unroll_dim: int = 1) -> Any:
     """``bilinear``'s product: one ``cupy.einsum`` (pairwise contractions on cuBLAS), as the CPU's."""
     return trilinear_arrays(cupy, i1, i2, i3, expand1, expand2, expand3, sumdim)
-
-
-@register_kernel("mkldnn_rnn_layer", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_lstm_layer")
-def mkldnn_rnn_layer(input: Any, weight0: Any, weight1: Any, weight2: Any, weight3: Any, hx_: Any, cx_: Any,
-                     reverse: bool = False) -> Any:
-    """A float32 LSTM layer on the device, the CPU's loop: one cuBLAS product for every step's input, then per
-    step one for the hidden state and the gates' elementwise ops."""
-    return lstm_layer_arrays(cupy, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse)
