@@ -228,3 +228,19 @@ def test_the_default_align_corners_warns_as_pytorch() -> None:
                                              r"for details\.$") as record:
             F.grid_sample(lib.zeros(1, 1, 2, 2), F.affine_grid(lib.zeros(1, 2, 3), (1, 1, 2, 2)))
         assert len(record) == 2 and record[0].filename == __file__
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_grid_sample_of_positions_that_are_no_number_or_huge(mode, padding):
+    """NaN, infinite and huge positions read what PyTorch's CPU kernel reads: a NaN weight makes NaN, the border
+    clips a NaN to 0, a tap past int range reads nothing."""
+    grid = np.array([[[[np.nan, 0.2], [np.inf, -0.3], [0.5, -np.inf], [5e10, 0.1], [-0.2, -7e9]]]])
+    if padding == "reflection":  # PyTorch's float32 reflection of a huge position is its rounding's: not followed
+        grid = grid[..., :4, :]
+    x = np.arange(12.0).reshape(1, 1, 3, 4)
+    for dtype in (np.float32, np.float64):
+        ours, theirs = (lib.nn.functional.grid_sample(lib.tensor(x.astype(dtype)), lib.tensor(grid.astype(dtype)),
+                                                      mode=mode, padding_mode=padding, align_corners=False).numpy()
+                        for lib in (mg, torch))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)

@@ -88,10 +88,11 @@ def _unnormalize(coord: Any, size: int, align_corners: bool) -> tuple[Any, float
 
 
 def _clip(xp: Any, c: Any, size: int) -> tuple[Any, Any]:
-    """Clip to ``[0, size - 1]``; the slope is 0 there, the bounds included (PyTorch's
-    ``clip_coordinates_set_grad`` counts a border as outside)."""
+    """Clip to ``[0, size - 1]`` (a NaN to 0, as PyTorch's CPU kernels do); the slope is 0 there, the bounds
+    included (PyTorch's ``clip_coordinates_set_grad`` counts a border as outside)."""
     inside = (c > 0) & (c < size - 1)
-    return xp.minimum(xp.maximum(c, 0), size - 1).astype(c.dtype, copy=False), inside
+    low = xp.where(c > 0, c, 0)
+    return xp.where(low < size - 1, low, size - 1).astype(c.dtype, copy=False), inside
 
 
 def _reflect(xp: Any, c: Any, twice_low: int, twice_high: int) -> tuple[Any, Any]:
@@ -146,8 +147,7 @@ def _taps(xp: Any, coord: Any, size: int, mode: int, padding: int, align_corners
     """The taps of one coordinate: ``(index, weight)`` pairs, the weight the ``order``-th derivative to the
     grid coordinate (0 on a tap outside the input, whose index is clamped to 0)."""
     c, scale = _unnormalize(coord, size, align_corners)
-    if mode == BICUBIC:
-        c = _safe(xp, c)
+    if mode == BICUBIC:  # the taps are padded, not the position
         i0 = xp.floor(c)
         t = c - i0
         sign = (-1) ** order
@@ -159,12 +159,11 @@ def _taps(xp: Any, coord: Any, size: int, mode: int, padding: int, align_corners
             taps.append((pos, w * scale ** order))
         return [_bounded(xp, pos, w, size) for pos, w in taps]
     c, slope = _pad_position(xp, c, size, padding, align_corners)
-    c = _safe(xp, c)
     d = scale if isinstance(slope, int) else (slope * scale).astype(c.dtype)
     if mode == NEAREST:
         w = xp.ones_like(c) if order == 0 else xp.zeros_like(c)
-        return [_bounded(xp, xp.rint(c), w, size)]
-    i0 = xp.floor(c)
+        return [_bounded(xp, xp.rint(_safe(xp, c)), w, size)]
+    i0 = xp.floor(_safe(xp, c))  # the weights take c itself: a NaN position gives NaN, as PyTorch's CPU kernel
     i1 = i0 + 1
     if order == 0:
         pairs = [(i0, i1 - c), (i1, c - i0)]
@@ -218,7 +217,7 @@ def sample(xp: Any, x: Any, grid: Any, order: tuple[int, ...], mode: int, paddin
         xt = xp.swapaxes(x.reshape(n, c, p), 1, 2)  # (N, P, C): one gather a tap reads every channel
         rows = xp.arange(n)[:, None]
         for index, weight, inside in combos:
-            out += xp.where(inside[..., None], xt[rows, index] * weight[..., None], 0)
+            out += xp.where(inside[..., None], xt[rows, index], 0) * weight[..., None]  # a tap outside reads 0
     return xp.ascontiguousarray(xp.swapaxes(out, 1, 2)).reshape((n, c) + tuple(grid.shape[1:-1]))
 
 
