@@ -244,3 +244,12 @@ def test_grid_sample_of_positions_that_are_no_number_or_huge(mode, padding):
                                                       mode=mode, padding_mode=padding, align_corners=False).numpy()
                         for lib in (mg, torch))
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
+
+
+def test_grid_sampler_refuses_an_unknown_mode_number() -> None:
+    """``torch.grid_sampler`` reads an unknown mode number as garbage; minigrad names the numbers it knows."""
+    x, g = mg.zeros(1, 1, 2, 2), mg.zeros(1, 1, 1, 2)
+    with pytest.raises(ValueError, match=r"grid_sampler\(\): interpolation_mode must be 0 \(bilinear\)"):
+        mg.grid_sampler(x, g, 5, 0, False)
+    with pytest.raises(ValueError, match=r"grid_sampler\(\): padding_mode must be 0 \(zeros\)"):
+        mg.grid_sampler(x, g, 0, 7, False)

@@ -360,6 +360,13 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
     bicubic 2; zeros 0, border 1, reflection 2)."""
     check_tensor("grid_sampler", "input", 0, input)
     check_tensor("grid_sampler", "grid", 1, grid)
+    # PyTorch reads an unknown number as garbage memory: minigrad refuses it
+    if interpolation_mode not in _MODES.values():
+        raise ValueError(f"grid_sampler(): interpolation_mode must be 0 (bilinear), 1 (nearest) or 2 (bicubic), but "
+                         f"got {interpolation_mode!r}")
+    if padding_mode not in _PADDINGS.values():
+        raise ValueError(f"grid_sampler(): padding_mode must be 0 (zeros), 1 (border) or 2 (reflection), but got "
+                         f"{padding_mode!r}")
     _check_sampler(input, grid, interpolation_mode)
     op = grid_sampler_2d if input.ndim == 4 else grid_sampler_3d
     return op(input, grid, interpolation_mode, padding_mode, align_corners)
