@@ -161,6 +161,9 @@ OPS.update({
         "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")},
 })
 
+# spatial transformers (ops/grid_sample.py): one op each
+OPS.update({("nn.functional.grid_sample", ""): F.grid_sample, ("nn.functional.affine_grid", ""): F.affine_grid})
+
 # attention (a composite of matmul, softmax, masked_fill/add and dropout).
 OPS.update({("nn.functional.scaled_dot_product_attention", ""): F.scaled_dot_product_attention})
 

@@ -504,6 +504,47 @@ CASES.update({
                                                               d["img"][:, :, :4, :4]),
 })
 
+
+# -- spatial transformers (ops/grid_sample.py): affine_grid and grid_sample, each one node, and the first
+# backward of grid_sample one node for both gradients
+def _theta(d: dict[str, Any]) -> Any:
+    return d["bat"][:, :2, :3] * 0.5
+
+
+def _stn(lib: Any, d: dict[str, Any]) -> Any:
+    """The Spatial Transformer tutorial's step: a localization net's theta, the grid, the sample, a conv."""
+    F = _F(lib)
+    theta = F.linear(d["img"].flatten(1), d["bat"].reshape(6, 4)[:, :1].expand(6, 25) * 0.01).view(-1, 2, 3)
+    grid = F.affine_grid(theta, list(d["img"].shape), align_corners=False)
+    return F.conv2d(F.grid_sample(d["img"], grid, align_corners=False), d["ker"])
+
+
+def _sample_grads(lib: Any, d: dict[str, Any], wrt: str) -> Any:
+    theta = _theta(d)
+    y = _F(lib).grid_sample(d["img"], _F(lib).affine_grid(theta, [2, 1, 3, 4], align_corners=True), align_corners=True)
+    return lib.autograd.grad((y * y).sum(), [d["img"] if wrt == "input" else theta], create_graph=True)[0]
+
+
+CASES.update({
+    "affine_grid": lambda lib, d: _F(lib).affine_grid(_theta(d), [2, 1, 3, 4], align_corners=False),
+    "affine_grid 3-D": lambda lib, d: _F(lib).affine_grid(d["bat"][:, :, :4].expand(2, 3, 4), [2, 1, 2, 3, 2],
+                                                          align_corners=True),
+    "grid_sample": lambda lib, d: _F(lib).grid_sample(
+        d["img"], _F(lib).affine_grid(_theta(d), [2, 1, 3, 4], align_corners=False), align_corners=False),
+    "grid_sample nearest border": lambda lib, d: _F(lib).grid_sample(
+        d["img"], d["bat"].reshape(2, 3, 2, 2), mode="nearest", padding_mode="border", align_corners=True),
+    "grid_sample bicubic reflection": lambda lib, d: _F(lib).grid_sample(
+        d["img"], d["bat"].reshape(2, 3, 2, 2), mode="bicubic", padding_mode="reflection",
+        align_corners=False),
+    "grid_sample of a constant input": lambda lib, d: _F(lib).grid_sample(
+        d["img"].detach(), d["bat"].reshape(2, 3, 2, 2), align_corners=False),
+    "grid_sample 3-D": lambda lib, d: _F(lib).grid_sample(
+        d["img"].reshape(2, 1, 1, 5, 5), d["bat"].reshape(2, 1, 2, 2, 3), align_corners=False),
+    "spatial transformer": _stn,
+    "grid_sample's input gradient under create_graph": lambda lib, d: _sample_grads(lib, d, "input"),
+    "affine_grid's theta gradient under create_graph": lambda lib, d: _sample_grads(lib, d, "theta"),
+})
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "

@@ -94,6 +94,32 @@ def pool_input(*shape: int) -> Callable[[np.random.Generator], mg.Tensor]:
     return distinct(*shape)
 
 
+def sample_grid(n: int, out: tuple[int, ...], spatial: tuple[int, ...], align: bool = False,
+                outside: int = 1) -> Callable[[np.random.Generator], mg.Tensor]:
+    """A ``grid_sample`` grid ``(n, *out, k)`` whose pixel positions lie 0.1-0.4 or 0.6-0.9 past an integer
+    (up to ``outside`` pixels past the input): away from the kinks of bilinear and bicubic weights, of the
+    border's clip and of the reflections (at integers and, without ``align_corners``, at half pixels)."""
+
+    def make(rng: np.random.Generator) -> mg.Tensor:
+        cols = []
+        for size in reversed(spatial):  # the grid's x runs along the last dim
+            pos = (rng.integers(-outside, size + outside, size=(n,) + out) + rng.uniform(0.1, 0.4, size=(n,) + out)
+                   + rng.choice([0.0, 0.5], size=(n,) + out))
+            cols.append(2 * pos / (size - 1) - 1 if align else (2 * pos + 1) / size - 1)
+        return T(np.stack(cols, -1))
+
+    return make
+
+
+def _sampler(dims: int, mode: int, padding: int, align: bool) -> Callable[..., Any]:
+    return lambda x, g: mg.OPS[f"grid_sampler_{dims}d"](x, g, mode, padding, align)
+
+
+def _sampler_backward(dims: int, mode: int, padding: int, align: bool) -> Callable[..., Any]:
+    return lambda go, x, g: mg.OPS[f"grid_sampler_{dims}d_backward"](go, x, g, mode, padding, align, (True, True))
+
+
+
 # --- the table -------------------------------------------------------------------------
 
 CASES: list[Case] = [
@@ -678,6 +704,40 @@ CASES += [
           ("upsample_bicubic2d", (6, 5), ((4, 3), False, None)),
           ("upsample_bilinear2d_aa", (3, 4), ((5, 7), False, (0.6, 0.6))),
           ("upsample_bicubic2d_aa", (3, 9), ((7, 5), True, None)))],
+    # spatial transformers (ops/grid_sample.py): bilinear 0, nearest 1, bicubic 2; zeros 0, border 1, reflection 2
+    Case("affine_grid_generator", "affine_grid_generator",
+         lambda t: mg.OPS["affine_grid_generator"](t, (2, 1, 3, 4), False), inputs(rnd(2, 2, 3))),
+    Case("affine_grid_generator-3d-align", "affine_grid_generator",
+         lambda t: mg.OPS["affine_grid_generator"](t, (1, 2, 2, 3, 2), True), inputs(rnd(1, 3, 4))),
+    Case("grid_sampler_2d-bilinear-zeros", "grid_sampler_2d", _sampler(2, 0, 0, False),
+         inputs(rnd(2, 2, 3, 4), sample_grid(2, (3, 2), (3, 4)))),
+    Case("grid_sampler_2d-bilinear-reflection-align", "grid_sampler_2d", _sampler(2, 0, 2, True),
+         inputs(rnd(1, 2, 3, 4), sample_grid(1, (3, 3), (3, 4), align=True, outside=3))),
+    Case("grid_sampler_2d-bicubic-border", "grid_sampler_2d", _sampler(2, 2, 1, False),
+         inputs(rnd(1, 2, 4, 4), sample_grid(1, (2, 3), (4, 4), outside=2))),
+    Case("grid_sampler_2d-bicubic-reflection", "grid_sampler_2d", _sampler(2, 2, 2, False),
+         inputs(rnd(1, 1, 3, 4), sample_grid(1, (2, 3), (3, 4), outside=3))),
+    Case("grid_sampler_2d-nearest-zeros", "grid_sampler_2d", _sampler(2, 1, 0, False),
+         inputs(rnd(1, 2, 3, 4), sample_grid(1, (2, 3), (3, 4)))),
+    Case("grid_sampler_3d-bilinear-border", "grid_sampler_3d", _sampler(3, 0, 1, False),
+         inputs(rnd(1, 2, 2, 3, 3), sample_grid(1, (2, 2, 1), (2, 3, 3)))),
+    Case("grid_sampler_3d-bilinear-reflection", "grid_sampler_3d", _sampler(3, 0, 2, True),
+         inputs(rnd(1, 1, 2, 2, 3), sample_grid(1, (1, 2, 2), (2, 2, 3), align=True, outside=2))),
+    Case("grid_sampler_2d_backward-bilinear", "grid_sampler_2d_backward", _sampler_backward(2, 0, 0, False),
+         inputs(rnd(1, 2, 2, 3), rnd(1, 2, 3, 4), sample_grid(1, (2, 3), (3, 4)))),
+    Case("grid_sampler_2d_backward-bicubic-reflection", "grid_sampler_2d_backward", _sampler_backward(2, 2, 2, True),
+         inputs(rnd(1, 1, 2, 2), rnd(1, 1, 3, 4), sample_grid(1, (2, 2), (3, 4), align=True, outside=2))),
+    Case("grid_sampler_3d_backward", "grid_sampler_3d_backward", _sampler_backward(3, 0, 1, False),
+         inputs(rnd(1, 1, 2, 1, 2), rnd(1, 1, 2, 3, 3), sample_grid(1, (2, 1, 2), (2, 3, 3)))),
+    Case("grid_sampler_derivative-bilinear", "grid_sampler_derivative",
+         lambda x, g: mg.OPS["grid_sampler_derivative"](x, g, (1, 0), 0, 0, False),
+         inputs(rnd(1, 2, 3, 4), sample_grid(1, (2, 3), (3, 4)))),
+    Case("grid_sampler_derivative-bicubic", "grid_sampler_derivative",
+         lambda x, g: mg.OPS["grid_sampler_derivative"](x, g, (1, 1), 2, 1, True),
+         inputs(rnd(1, 1, 4, 4), sample_grid(1, (2, 2), (4, 4), align=True))),
+    Case("grid_sampler_derivative_backward", "grid_sampler_derivative_backward",
+         lambda h, g: mg.OPS["grid_sampler_derivative_backward"](h, g, (1, 2, 3, 4), (0, 1), 2, 2, False),
+         inputs(rnd(1, 2, 2, 3), sample_grid(1, (2, 3), (3, 4), outside=2))),
     # The fused backward ops (relu's and cross_entropy's), differentiable in turn.
     Case("threshold_backward", "threshold_backward", mg.threshold_backward,
          inputs(rnd(2, 3), lambda rng: T(rng.uniform(0.3, 2.0, size=(2, 3)) * rng.choice([-1.0, 1.0], size=(2, 3)), False))),

@@ -350,3 +350,7 @@ __all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d",
 from ..ops.dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402
 
 __all__ += ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402
+
+__all__ += ["affine_grid", "grid_sample"]

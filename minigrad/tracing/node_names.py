@@ -81,6 +81,11 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "index_fill_tensor": "IndexFillBackward1",
     "scatter_value": "ScatterBackward1",  # scatter.value (a number); scatter.src is ScatterBackward0
     "cross": "LinalgCrossBackward0",  # torch.cross and torch.linalg.cross are linalg_cross (ops/blas.py)
+    # grid sampling (ops/grid_sample.py): PyTorch spells the dims with a capital D
+    "grid_sampler_2d": "GridSampler2DBackward0",
+    "grid_sampler_3d": "GridSampler3DBackward0",
+    "grid_sampler_2d_backward": "GridSampler2DBackwardBackward0",
+    "grid_sampler_3d_backward": "GridSampler3DBackwardBackward0",
     # the in-place view ops are overloads of their own (``x.squeeze_(0)``: SqueezeBackward4)
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",

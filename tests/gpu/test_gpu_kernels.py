@@ -2054,3 +2054,43 @@ def test_float32_lstm_on_the_gpu_runs_atens_composite(extra):
         mg.manual_seed(0)  # the same weights on both sides
         return mg.nn.LSTM(3, 4, **extra).to(x.device)(x)[0]
     check("unsafe_split", program, [_rand((5, 2, 3), mg.float32)], mg.float32)
+
+
+# -- spatial transformers (ops/grid_sample.py): affine_grid and grid_sample on the device ----------------------
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("mode, padding, dims", [("bilinear", "zeros", 2), ("bicubic", "reflection", 2),
+                                                 ("nearest", "border", 2), ("bilinear", "reflection", 3)])
+def test_grid_sample_and_affine_grid_run_on_the_device(mode, padding, dims, dtype):
+    """The forward and both gradients (input and theta) against the CPU, each op computed by its GPU kernel."""
+    F = mg.nn.functional
+    size = (2, 3, 4, 5) if dims == 2 else (2, 3, 3, 4, 5)
+    theta = _rand((2, dims, dims + 1), dtype, low=-1.2, high=1.2, seed=3)
+    x = _rand(size, dtype, seed=4)
+    op = f"grid_sampler_{dims}d"
+    check("affine_grid_generator", lambda t: F.affine_grid(t, list(size), align_corners=False), [theta], dtype)
+    check(op, lambda a, t: F.grid_sample(a, F.affine_grid(t, list(size), align_corners=True), mode=mode,
+                                         padding_mode=padding, align_corners=True), [x, theta], dtype)
+
+
+def test_grid_sample_double_backward_runs_on_the_device():
+    """The double backward's ops (the sums of taps with a grid derivative and their adjoint) have GPU kernels:
+    no CPU fallback, and the CPU's second derivatives."""
+    F = mg.nn.functional
+    x0, g0 = _rand((1, 2, 3, 4), mg.float64, seed=5), _rand((1, 2, 3, 2), mg.float64, low=-1.1, high=1.1, seed=6)
+    results = []
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(x0, requires_grad=True)
+        g = mg.tensor(g0, requires_grad=True)
+        with mg.trace() as tr:
+            y = F.grid_sample(x.to(device), g.to(device), mode="bicubic", padding_mode="border", align_corners=False)
+            gx, gg = mg.autograd.grad((y * y).sum(), [x, g], create_graph=True)
+            ((gx * gx).sum() + (gg * gg).sum()).backward()
+        if device == "gpu":
+            grid_ops = [e for e in tr.events if e.kind == "kernel.select" and "grid" in e.op]
+            assert {e.op for e in grid_ops} >= {"grid_sampler_2d", "grid_sampler_2d_backward", "grid_sampler_derivative",
+                                                "grid_sampler_derivative_backward"}
+            assert not [e for e in grid_ops if e.fallback_cpu or e.backend != "GPU"]
+        results.append([x.grad.numpy(), g.grad.numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)

@@ -515,3 +515,53 @@ def _upsample_kernels(name: str, mode: str, rank: int) -> None:
 
 for _name, (_mode, _rank) in UPSAMPLE_OPS.items():
     _upsample_kernels(_name, _mode, _rank)
+
+
+# -- grid sampling (ops/grid_sample.py): kernels/grid_sample.py's sums of taps on CuPy's arrays ---------------
+# A gather (advanced indexing) a combination of taps forward, ``cupyx.scatter_add`` backward; the base grid of
+# affine_grid is made on the device (``arange``, no copy).
+
+from .. import grid_sample as grid_math  # noqa: E402  (this section's own import, kept with it)
+
+
+def _grid_modes(a: dict[str, Any]) -> tuple[int, int, bool]:
+    return a["interpolation_mode"], a["padding_mode"], a["align_corners"]
+
+
+@register_kernel("affine_grid_generator", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_affine_grid_generator")
+def affine_grid_generator(theta: Any, size: tuple[int, ...], align_corners: bool) -> Any:
+    return grid_math.affine_grid(cupy, theta, size, align_corners)
+
+
+@register_kernel("affine_grid_base", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_affine_grid_base")
+def affine_grid_base(like: Any, size: tuple[int, ...], align_corners: bool) -> Any:
+    return grid_math.batched_base(cupy, size, align_corners, like.dtype)
+
+
+def _grid_sampler(dims: int) -> None:
+    def forward(input: Any, grid: Any, **a: Any) -> Any:
+        return grid_math.sample(cupy, input, grid, (0,) * dims, *_grid_modes(a))
+
+    def backward(grad: Any, input: Any, grid: Any, output_mask: tuple[bool, bool] = (True, True), **a: Any) -> Any:
+        return grid_math.sampler_backward(cupy, cupyx.scatter_add, grad, input, grid, output_mask, *_grid_modes(a))
+
+    name = f"grid_sampler_{dims}d"
+    forward.__name__, backward.__name__ = name, f"{name}_backward"
+    register_kernel(name, GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cupy_{name}")(forward)
+    register_kernel(f"{name}_backward", GPU, dtypes=FLOAT_DTYPES, name=f"gpu/cupy_{name}_backward")(backward)
+
+
+_grid_sampler(2)
+_grid_sampler(3)
+
+
+@register_kernel("grid_sampler_derivative", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_grid_sampler_derivative")
+def grid_sampler_derivative(input: Any, grid: Any, order: tuple[int, ...], **a: Any) -> Any:
+    return grid_math.sample(cupy, input, grid, order, *_grid_modes(a))
+
+
+@register_kernel("grid_sampler_derivative_backward", GPU, dtypes=FLOAT_DTYPES,
+                 name="gpu/cupy_grid_sampler_derivative_backward")
+def grid_sampler_derivative_backward(grad: Any, grid: Any, input_size: tuple[int, ...], order: tuple[int, ...],
+                                     **a: Any) -> Any:
+    return grid_math.sample_adjoint(cupy, cupyx.scatter_add, grad, grid, tuple(input_size), order, *_grid_modes(a))
