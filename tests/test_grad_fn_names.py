@@ -414,6 +414,21 @@ CASES.update({
     "huber_loss weighted": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"], weight=d["y"].detach().abs()),
 })
 
+# -- the normalizations of groups and instances (PyTorch's native_group_norm; instance_norm as its batch_norm of
+# the reshaped input) and local_response_norm (PyTorch's avg_pool3d decomposition)
+CASES.update({
+    "group_norm": lambda lib, d: _F(lib).group_norm(d["bat2"], 2, d["v"], d["v"] * 2),
+    "group_norm without affine": lambda lib, d: _F(lib).group_norm(d["bat"], 3),
+    "group_norm with a weight only": lambda lib, d: _F(lib).group_norm(d["img"], 1, d["v"][:1]),
+    "group_norm with a bias only": lambda lib, d: _F(lib).group_norm(d["bat2"], 4, None, d["v"]),
+    "instance_norm": lambda lib, d: _F(lib).instance_norm(d["bat"]),
+    "instance_norm affine": lambda lib, d: _F(lib).instance_norm(d["bat2"], weight=d["v"], bias=d["v"] * 2),
+    "instance_norm with running statistics": lambda lib, d: _F(lib).instance_norm(
+        d["bat"], lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64), d["v"][:3] * 1),
+    "instance_norm of the running statistics": lambda lib, d: _F(lib).instance_norm(
+        d["img"], lib.zeros(1, dtype=lib.float64), lib.ones(1, dtype=lib.float64), use_input_stats=False),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
@@ -533,6 +548,12 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "PReLU": lambda: nn.PReLU()(seq),
         "PReLU per channel": lambda: nn.PReLU(3)(seq),
         "RMSNorm": lambda: nn.RMSNorm(4)(seq.requires_grad_()),
+        "GroupNorm": lambda: nn.GroupNorm(2, 4)(seq.transpose(1, 2)),
+        "GroupNorm without affine": lambda: nn.GroupNorm(1, 3, affine=False)(seq.requires_grad_()),
+        "InstanceNorm1d": lambda: nn.InstanceNorm1d(3)(seq.requires_grad_()),
+        "InstanceNorm2d affine, tracking": lambda: nn.InstanceNorm2d(1, affine=True, track_running_stats=True)(img),
+        "InstanceNorm2d evaluating": lambda: nn.InstanceNorm2d(1, affine=True, track_running_stats=True).eval()(img),
+        "InstanceNorm3d unbatched": lambda: nn.InstanceNorm3d(2, affine=True)(img),
     }
 
 
