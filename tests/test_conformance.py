@@ -142,7 +142,7 @@ OPS.update({
         "silu", "leaky_relu", "elu", "hardtanh", "relu6", "hardswish", "hardsigmoid", "selu", "celu", "mish",
         "softsign", "logsigmoid", "tanhshrink", "softmin", "glu", "prelu", "softplus",
         "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
-        "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
+        "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "upsample_nearest", "upsample_bilinear",
         "conv1d", "conv_transpose1d", "conv_transpose2d", "unfold",
         "group_norm", "instance_norm", "normalize", "cosine_similarity", "pairwise_distance",
         "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",

@@ -427,6 +427,11 @@ CASES.update({
         d["bat"], lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64), d["v"][:3] * 1),
     "instance_norm of the running statistics": lambda lib, d: _F(lib).instance_norm(
         d["img"], lib.zeros(1, dtype=lib.float64), lib.ones(1, dtype=lib.float64), use_input_stats=False),
+    "local_response_norm of a 3-D input": lambda lib, d: _F(lib).local_response_norm(d["bat"], 2),
+    "local_response_norm of a 4-D input": lambda lib, d: _F(lib).local_response_norm(d["img"].expand(2, 3, 5, 5), 3),
+    "avg_pool3d": lambda lib, d: _F(lib).avg_pool3d(d["img"].unsqueeze(1), (1, 2, 2), padding=(0, 1, 0)),
+    "avg_pool3d unbatched": lambda lib, d: _F(lib).avg_pool3d(d["img"], (1, 2, 2), 1, ceil_mode=True,
+                                                              divisor_override=2),
 })
 
 
@@ -554,6 +559,9 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "InstanceNorm2d affine, tracking": lambda: nn.InstanceNorm2d(1, affine=True, track_running_stats=True)(img),
         "InstanceNorm2d evaluating": lambda: nn.InstanceNorm2d(1, affine=True, track_running_stats=True).eval()(img),
         "InstanceNorm3d unbatched": lambda: nn.InstanceNorm3d(2, affine=True)(img),
+        "LocalResponseNorm": lambda: nn.LocalResponseNorm(2)(img),
+        "LocalResponseNorm of a sequence": lambda: nn.LocalResponseNorm(3, k=2.0)(seq.requires_grad_()),
+        "AvgPool3d": lambda: nn.AvgPool3d((1, 3, 3), stride=2)(img),
     }
 
 

@@ -45,14 +45,14 @@ from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
 from ._constants import kept_constant
 from .. import dtypes as _dt
 from .distance import add_scalar
-from .math import add, cast, clone, div, mul, pow, sqrt, sub
+from .math import add, cast, clone, div, mul, pow
 from .pointwise import rsqrt
 from .padding import constant_pad_nd
-from .pooling import avg_pool2d
+from .pooling import avg_pool2d, avg_pool3d
 from .reduce import mean, var
 from .registry import Attr, Input, defop, type_name
 from .repeat import repeat
-from .shape import getitem, reshape, view
+from .shape import getitem, squeeze, unsqueeze, view
 
 __all__: list[str] = ["rms_norm"]  # torch.rms_norm; the others F only
 
@@ -389,25 +389,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return out
 
 
-def _check_affine(op: str, name: str, v: Any, c: int) -> None:
-    if v is None:
-        return
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' must be Tensor or None, but got {type_name(v)}")
-    if tuple(v.shape) != (c,):
-        raise RuntimeError(f"{op}(): Expected {name} to be a vector of size equal to the number of channels in input, "
-                           f"but got {name} of shape {list(v.shape)} and input of {c} channels")
-
-
-def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-    view = (-1,) + (1,) * (out.ndim - 2)
-    if weight is not None:
-        out = mul(out, reshape(weight, view))
-    if bias is not None:
-        out = add(out, reshape(bias, view))
-    return out
-
-
 # -- group_norm: PyTorch's native_group_norm, one op -------------------------------------------------
 
 
@@ -576,20 +557,32 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """AlexNet's local response normalisation: ``x / (k + alpha * mean of x^2 over size neighbouring channels)^beta``.
 
-    Composite: the squares, padded with zeros along the channels (``constant_pad_nd``), averaged over windows
-    of ``size`` channels (``avg_pool2d`` with a ``(size, 1)`` kernel, the positions flattened), then ``pow``, ``div``.
+    Composite, PyTorch's decomposition op for op: the squares (``mul``) with a dim of 1 before the channels
+    (``unsqueeze`` of a 3-D input, else a ``view`` as ``(N, 1, C, H, rest)``), padded with zeros along the
+    channels (``constant_pad_nd``), averaged over windows of ``size`` channels (``avg_pool2d`` of a ``(size, 1)``
+    kernel, or ``avg_pool3d`` of a ``(size, 1, 1)`` one), ``squeeze``d (and viewed back), then ``mul``, ``add``,
+    ``pow`` and ``div``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> y = mg.nn.functional.local_response_norm(mg.ones(1, 3, 2, 2, requires_grad=True), 2)
+        >>> type(y.grad_fn).__name__
+        'DivBackward0'
     """
     op = "local_response_norm"
     check_tensor(op, "input", 0, input)
-    if not _is_int(size) or size <= 0:
-        raise TypeError(f"{op}(): argument 'size' (position 1) must be a positive int, but got {size!r}")
-    if input.ndim < 3:
-        raise ShapeError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.ndim < 3:  # (PyTorch's message has a run of spaces in it, kept)
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {input.ndim} "
+                         "dimensions)")
     if input.numel() == 0:
         return input
-    n, c = input.shape[:2]
-    sq = reshape(mul(input, input), (n, 1, c, -1))  # (N, 1, C, positions)
-    padded = constant_pad_nd(sq, (0, 0, size // 2, (size - 1) // 2))
-    avg = avg_pool2d(padded, (size, 1), (1, 1))
-    div_ = pow(add(mul(reshape(avg, tuple(input.shape)), alpha), k), beta)
-    return div(input, div_)
+    div_ = mul(input, input)
+    if input.ndim == 3:
+        div_ = constant_pad_nd(unsqueeze(div_, 1), (0, 0, size // 2, (size - 1) // 2))
+        div_ = squeeze(avg_pool2d(div_, (size, 1), stride=1), 1)
+    else:
+        sizes = tuple(input.shape)
+        div_ = view(div_, (sizes[0], 1, sizes[1], sizes[2], -1))
+        div_ = constant_pad_nd(div_, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div_ = view(squeeze(avg_pool3d(div_, (size, 1, 1), stride=1), 1), sizes)
+    return div(input, pow(add(mul(div_, alpha), k), beta))
