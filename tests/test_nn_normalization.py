@@ -1,5 +1,6 @@
-"""``F.group_norm``/``F.instance_norm``, ``F.normalize``/``F.cosine_similarity``/``F.pairwise_distance`` and their
-modules (and the padding modules) against PyTorch."""
+"""``F.group_norm``/``F.instance_norm``/``F.local_response_norm``, ``F.normalize``/``F.cosine_similarity``/
+``F.pairwise_distance`` and their modules (and the padding modules) against PyTorch; refusals (``F.avg_pool3d``'s
+too) in PyTorch's words."""
 
 from __future__ import annotations
 
@@ -89,6 +90,47 @@ def test_errors(label: str, call) -> None:
     want = error_class(lambda: call(TF, torch))
     assert want is not None
     leaves_no_node(lambda: call(F, mg), want)
+
+
+WORDED = [  # refusals whose class and message are PyTorch's, word for word
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 3),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), -2),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 0),
+    lambda f, lib: f.group_norm(lib.ones(4), 2),
+    lambda f, lib: f.group_norm(lib.ones(1, 4, 1), 4),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(3)),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(4), lib.ones(3, 2)),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, None, lib.ones(3)),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2.0),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3, dtype=lib.int64), 2),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(4, dtype=lib.float64)),
+    lambda f, lib: lib.nn.GroupNorm(3, 4),
+    lambda f, lib: f.instance_norm(lib.ones(2, 3, 1)),
+    lambda f, lib: f.instance_norm(lib.ones(3, 3, 4), use_input_stats=False),
+    lambda f, lib: lib.nn.InstanceNorm2d(3)(lib.ones(3, 4)),
+    lambda f, lib: lib.nn.InstanceNorm2d(3, affine=True)(lib.ones(2, 4, 3, 3)),
+    lambda f, lib: f.local_response_norm(lib.ones(2, 3), 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(3, 4, 4), 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, 0),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, 1, 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 5),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), (4, 1, 1), padding=(2, 0, 0)),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, divisor_override=0),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, padding=-1),
+    lambda f, lib: f.avg_pool3d(lib.ones(2, 3, 0, 4, 4), 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2.5),
+]
+
+
+def _refusal(call) -> tuple[str, str]:
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value).__name__, str(info.value).replace("torch.Size", "Size").replace("minigrad.Size", "Size")
+
+
+@pytest.mark.parametrize("k", range(len(WORDED)))
+def test_refusals_are_pytorchs_words(k: int) -> None:
+    assert _refusal(lambda: WORDED[k](F, mg)) == _refusal(lambda: WORDED[k](TF, torch))
 
 
 def test_shapes_that_do_not_broadcast() -> None:
