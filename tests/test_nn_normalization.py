@@ -102,11 +102,18 @@ WORDED = [  # refusals whose class and message are PyTorch's, word for word
     lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(4), lib.ones(3, 2)),
     lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, None, lib.ones(3)),
     lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2.0),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, 3),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, None, "a"),
     lambda f, lib: f.group_norm(lib.ones(2, 4, 3, dtype=lib.int64), 2),
     lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(4, dtype=lib.float64)),
     lambda f, lib: lib.nn.GroupNorm(3, 4),
     lambda f, lib: f.instance_norm(lib.ones(2, 3, 1)),
     lambda f, lib: f.instance_norm(lib.ones(3, 3, 4), use_input_stats=False),
+    lambda f, lib: f.instance_norm(lib.ones(2, 4, 3), weight=lib.ones(3)),
+    lambda f, lib: f.instance_norm(lib.ones(2, 4, 3), lib.ones(3), lib.ones(4)),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3), lib.ones(3), lib.ones(4), training=True),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3), lib.ones(4), lib.ones(4), None, lib.ones(3)),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3), None, lib.ones(4)),
     lambda f, lib: lib.nn.InstanceNorm2d(3)(lib.ones(3, 4)),
     lambda f, lib: lib.nn.InstanceNorm2d(3, affine=True)(lib.ones(2, 4, 3, 3)),
     lambda f, lib: f.local_response_norm(lib.ones(2, 3), 2),
@@ -131,6 +138,15 @@ def _refusal(call) -> tuple[str, str]:
 @pytest.mark.parametrize("k", range(len(WORDED)))
 def test_refusals_are_pytorchs_words(k: int) -> None:
     assert _refusal(lambda: WORDED[k](F, mg)) == _refusal(lambda: WORDED[k](TF, torch))
+
+
+def test_a_refused_batch_norm_leaves_the_running_statistics() -> None:
+    """A running variance of the wrong size is refused before the running mean is updated (it was scaled by
+    ``1 - momentum``, then the update refused)."""
+    rm, rv = mg.ones(4), mg.ones(3)
+    with pytest.raises(RuntimeError, match="running_var should contain 4 elements not 3"):
+        F.batch_norm(mg.ones(2, 4, 3), rm, rv, training=True)
+    assert rm.tolist() == [1.0] * 4
 
 
 def test_shapes_that_do_not_broadcast() -> None:

@@ -367,13 +367,15 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if bias is not None:
             out = add(out, getitem(bias, 0))
         return out
-    if not training:
-        for name, v in (("running_mean", running_mean), ("running_var", running_var)):
-            if v is None:
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if input.ndim < 2:
         wrap_dim("batch_norm", 1, input.ndim)  # PyTorch's IndexError: the channels' dim 1 is out of range
     c = shape[1]
+    # (checked before anything runs: a running statistic of the wrong size was scaled, then refused at its update)
+    for name, v in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if v is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        if v is not None and v.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {v.numel()}")
     if weight is None:  # (of the input's dtype, as layer_norm's)
         weight = _filled(1, (c,), input)
     if bias is None:
@@ -496,9 +498,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
-    for name, v in (("weight", weight), ("bias", bias)):
+    for pos, name, v in ((3, "weight", weight), (4, "bias", bias)):
         if v is not None and not isinstance(v, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be Tensor or None, but got {type_name(v)}")
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type_name(v)}")
         if v is not None and (v.ndim != 1 or v.numel() != c):
             # (PyTorch's bias message shows the weight's shape, [0] without one: its words, kept)
             shown = v.shape if name == "weight" else (weight.shape if weight is not None else (0,))
