@@ -140,6 +140,22 @@ def test_refusals_are_pytorchs_words(k: int) -> None:
     assert _refusal(lambda: WORDED[k](F, mg)) == _refusal(lambda: WORDED[k](TF, torch))
 
 
+@pytest.mark.parametrize("needs_weight_grad", [True, False])
+def test_group_norm_of_a_half_input_with_float_parameters(needs_weight_grad: bool) -> None:
+    """A half input's float32 weight and bias (PyTorch's CPU allows them): a half result and input gradient,
+    float32 parameter gradients, as PyTorch's."""
+    dtypes = []
+    for lib, f in ((mg, F), (torch, TF)):
+        x = lib.tensor(r(2, 4, 3), dtype=lib.float16, requires_grad=True)
+        w = lib.tensor(r(4), dtype=lib.float32, requires_grad=needs_weight_grad)
+        b = lib.tensor(r(4), dtype=lib.float32, requires_grad=True)
+        y = f.group_norm(x, 2, w, b)
+        (y * y).sum().backward()
+        dtypes.append([str(t).split(".")[-1] for t in (y.dtype, x.grad.dtype, b.grad.dtype,
+                                                        w.grad.dtype if needs_weight_grad else None)])
+    assert dtypes[0] == dtypes[1]
+
+
 def test_a_refused_batch_norm_leaves_the_running_statistics() -> None:
     """A running variance of the wrong size is refused before the running mean is updated (it was scaled by
     ``1 - momentum``, then the update refused)."""

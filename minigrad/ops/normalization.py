@@ -465,11 +465,20 @@ def _group_norm_backward(ctx, g):
         d_mean = ops.mean(d, dim=2, keepdim=True)
         d_xhat = ops.mean(ops.mul(d, xhat), dim=2, keepdim=True)
         gx = ops.reshape(ops.mul(rstd, ops.sub(ops.sub(d, d_mean), ops.mul(xhat, d_xhat))), tuple(x.shape))
+        if w is not None and ctx.input_dtype(1) is not ctx.input_dtype(0):  # a half input's float32 weight
+            gx = ops.cast(gx, ctx.input_dtype(0))
     if ctx.needs(1):
-        gw = ops.sum(ops.mul(g, ops.reshape(xhat, tuple(x.shape))), dim=sums)
+        gw = _in_dtype_of(ctx, 1, ops.sum(ops.mul(g, ops.reshape(xhat, tuple(x.shape))), dim=sums))
     if ctx.needs(2):
-        gb = ops.sum(g, dim=sums)
+        gb = _in_dtype_of(ctx, 2, ops.sum(g, dim=sums))
     return gx, gw, gb
+
+
+def _in_dtype_of(ctx: Any, slot: int, grad: Any) -> Any:
+    """``grad`` in the dtype of input ``slot``: a half input's float32 weight and bias (the mixed dtypes PyTorch's
+    CPU allows) get float32 gradients."""
+    want = ctx.input_dtype(slot)
+    return grad if want is ctx.input_dtype(0) else ctx.ops.cast(grad, want)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
