@@ -140,8 +140,16 @@ def test_refusals_are_pytorchs_words(k: int) -> None:
     assert _refusal(lambda: WORDED[k](F, mg)) == _refusal(lambda: WORDED[k](TF, torch))
 
 
+HALF_WITH_FLOAT_PARAMETERS = {
+    "group_norm": lambda f, x, w, b: f.group_norm(x, 2, w, b),
+    "instance_norm": lambda f, x, w, b: f.instance_norm(x, weight=w, bias=b),
+    "batch_norm": lambda f, x, w, b: f.batch_norm(x, None, None, w, b, training=True),
+}
+
+
+@pytest.mark.parametrize("fn", sorted(HALF_WITH_FLOAT_PARAMETERS))
 @pytest.mark.parametrize("needs_weight_grad", [True, False])
-def test_group_norm_of_a_half_input_with_float_parameters(needs_weight_grad: bool) -> None:
+def test_a_half_input_with_float_parameters(fn: str, needs_weight_grad: bool) -> None:
     """A half input's float32 weight and bias (PyTorch's CPU allows them): a half result and input gradient,
     float32 parameter gradients, as PyTorch's."""
     dtypes = []
@@ -149,7 +157,7 @@ def test_group_norm_of_a_half_input_with_float_parameters(needs_weight_grad: boo
         x = lib.tensor(r(2, 4, 3), dtype=lib.float16, requires_grad=True)
         w = lib.tensor(r(4), dtype=lib.float32, requires_grad=needs_weight_grad)
         b = lib.tensor(r(4), dtype=lib.float32, requires_grad=True)
-        y = f.group_norm(x, 2, w, b)
+        y = HALF_WITH_FLOAT_PARAMETERS[fn](f, x, w, b)
         (y * y).sum().backward()
         dtypes.append([str(t).split(".")[-1] for t in (y.dtype, x.grad.dtype, b.grad.dtype,
                                                         w.grad.dtype if needs_weight_grad else None)])

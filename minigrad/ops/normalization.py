@@ -264,6 +264,13 @@ def _layer_norm_weight_grad_backward(ctx, b):
     return gg, gx
 
 
+def _in_dtype_of(ctx: Any, slot: int, grad: Any) -> Any:
+    """``grad`` in the dtype of input ``slot``: a half input's float32 weight and bias (the mixed dtypes PyTorch's
+    CPU allows) get float32 gradients."""
+    want = ctx.input_dtype(slot)
+    return grad if want is ctx.input_dtype(0) else ctx.ops.cast(grad, want)
+
+
 def _bn_shape(x: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The dims a batch norm reduces (all but the channels, dim 1) and the channels' broadcast shape."""
     return (0,) + tuple(range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -303,8 +310,7 @@ _batch_norm_op = defop(
     infer_meta=_batch_norm_meta,
     save=("x", "weight", "running_mean", "running_var"),
     save_for={"weight": (0,)},
-    key_inputs=(0, 1, 2),
-    transform_dtype=True,
+    key_inputs=(0,),  # a half input's float32 parameters stay float32, as PyTorch's (its result is half)
     layout="contiguous",
     doc="batch normalization of each channel (dim 1): with the batch's statistics when training, else the "
         "running ones; then weight and bias",
@@ -337,10 +343,12 @@ def _batch_norm_backward(ctx, g):
             gx = ops.mul(scale, ops.sub(ops.sub(g, g_mean), ops.mul(xhat, gxhat_mean)))
         else:
             gx = ops.mul(g, scale)
+        if ctx.input_dtype(0) in (_dt.float16, _dt.bfloat16) or ctx.input_dtype(1) is not ctx.input_dtype(0):
+            gx = ops.cast(gx, ctx.input_dtype(0))  # (a half input's float32 weight or running statistics)
     if ctx.needs(1):
-        gw = ops.sum(ops.mul(g, xhat), dim=dims)
+        gw = _in_dtype_of(ctx, 1, ops.sum(ops.mul(g, xhat), dim=dims))
     if ctx.needs(2):
-        gb = ops.sum(g, dim=dims)
+        gb = _in_dtype_of(ctx, 2, ops.sum(g, dim=dims))
     return gx, gw, gb, None, None
 
 
@@ -472,13 +480,6 @@ def _group_norm_backward(ctx, g):
     if ctx.needs(2):
         gb = _in_dtype_of(ctx, 2, ops.sum(g, dim=sums))
     return gx, gw, gb
-
-
-def _in_dtype_of(ctx: Any, slot: int, grad: Any) -> Any:
-    """``grad`` in the dtype of input ``slot``: a half input's float32 weight and bias (the mixed dtypes PyTorch's
-    CPU allows) get float32 gradients."""
-    want = ctx.input_dtype(slot)
-    return grad if want is ctx.input_dtype(0) else ctx.ops.cast(grad, want)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
