@@ -271,6 +271,20 @@ def _in_dtype_of(ctx: Any, slot: int, grad: Any) -> Any:
     return grad if want is ctx.input_dtype(0) else ctx.ops.cast(grad, want)
 
 
+def _check_mixed_dtypes(input: Tensor, *params: Tensor | None) -> None:
+    """PyTorch's CPU rule for a normalization's parameters (and running statistics): of the input's dtype, or
+    float32 for a half (or bfloat16) input; refused in its words."""
+    if str(input.device) != "cpu":
+        return
+    reduced = input.dtype in (_dt.float16, _dt.bfloat16)
+    for v in params:
+        if v is None or v.dtype is input.dtype or (reduced and v.dtype is _dt.float32):
+            continue
+        if input.dtype is _dt.float64:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+
 def _bn_shape(x: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The dims a batch norm reduces (all but the channels, dim 1) and the channels' broadcast shape."""
     return (0,) + tuple(range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -384,6 +398,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             raise RuntimeError(f"{name} must be defined in evaluation mode")
         if v is not None and v.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {v.numel()}")
+    _check_mixed_dtypes(input, weight, bias, running_mean, running_var)
     if weight is None:  # (of the input's dtype, as layer_norm's)
         weight = _filled(1, (c,), input)
     if bias is None:
@@ -516,11 +531,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
             shown = v.shape if name == "weight" else (weight.shape if weight is not None else (0,))
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but "
                                f"got {name} of shape {list(shown)} and input of shape {list(input.shape)}")
-    reduced = input.dtype in (_dt.float16, _dt.bfloat16)  # (its parameters may be float32, as PyTorch's CPU allows)
-    for v in (weight, bias):
-        if v is not None and v.dtype is not input.dtype and not (reduced and v.dtype is _dt.float32):
-            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
-                               f"{im.scalar_type_name(input.dtype.np)}")
+    _check_mixed_dtypes(input, weight, bias)
     if not input.dtype.is_floating:
         raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for \'{im.scalar_type_name(input.dtype.np)}\'')
     return _group_norm_op(input, weight, bias, group=int(num_groups), eps=eps)
