@@ -458,8 +458,7 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
             value = value.to(self._device)
         return run_inplace(self, "fill_", lambda: ops.OPS["fill_tensor_"](self, value), value)
     if not isinstance(value, (int, float, bool)):
-        raise TypeError(f"fill_() received an invalid combination of arguments - got ({type(value).__name__}), but "
-                        f"expected one of:\n * (Tensor value)\n * (Number value)")
+        raise TypeError(f"fill_(): argument 'value' (position 0) must be a number, but got {type(value).__name__}")
     return run_inplace(self, "fill_", lambda: ops.OPS["fill_"](self, value))
 
 

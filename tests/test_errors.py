@@ -172,9 +172,11 @@ INFER_META_ERRORS = {
                                 "cross_entropy", "'mean', 'sum' or 'none'"),
     "mse_loss-shapes": (lambda: mg.mse_loss(o(2, 3), o(3, 2)), "mse_loss", r"\(2, 3\).*\(3, 2\)"),
     "mse_loss-dtypes": (lambda: mg.mse_loss(o(2), o(2, dtype=mg.float64)), "mse_loss", "float64"),
-    "conv2d-ndim": (lambda: mg.conv2d(o(4, 4), o(2, 3, 3, 3)), "conv2d", "4-D"),  # (C, H, W) is unbatched input
-    "conv2d-channels": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 2, 3, 3)), "conv2d", "channels"),
-    "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), "conv2d", "bias"),
+    "conv2d-ndim": (lambda: mg.conv2d(o(4, 4), o(2, 3, 3, 3)), None,  # (C, H, W) is unbatched input
+                    r"^Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got input of size: \[4, 4\]$"),
+    "conv2d-channels": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 2, 3, 3)), None,  # PyTorch's words exactly
+                        r"^Given groups=1, weight of size \[2, 2, 3, 3\], expected input\[1, 3, 4, 4\] to have 2 channels"),
+    "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), None, "expected bias to be 1-dimensional"),
     "max_pool2d-ndim": (lambda: mg.max_pool2d(o(3, 4), 2), "max_pool2d", "4-D"),
     "where-condition-dtype": (lambda: mg.where(o(2), o(2), o(2)), "where", "bool"),
     "where-shapes": (lambda: mg.where(mg.tensor([True, False]), o(3), o(3)), None,
@@ -224,6 +226,9 @@ def test_shape_and_dtype_mismatches_raise_pytorch_s_class_and_value_error(call: 
 WINDOW_ARGUMENT_ERRORS: dict[str, tuple[Callable[[], Any], str, str]] = {
     "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),
     "conv2d-stride-0": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), stride=0), "conv2d", "'stride'.*non-positive"),
+    "conv_transpose2d-channels": (lambda: mg.nn.functional.conv_transpose2d(o(2, 3, 6, 6), o(2, 2, 3, 3)), None,
+                                  r"^Given transposed=1, weight of size \[2, 2, 3, 3\], expected input\[2, 3, 6, 6\] "
+                                  "to have 2 channels, but got 3 channels instead$"),
     "max_pool2d-too-big": (lambda: mg.max_pool2d(o(1, 1, 2, 2), 3), "max_pool2d", "larger"),
     "max_pool2d-padding": (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, padding=2), "max_pool2d", "half of the kernel"),
 }

@@ -465,6 +465,26 @@ CASES.update({
     "huber_loss weighted": lambda lib, d: _F(lib).huber_loss(d["x"], d["y"], weight=d["y"].detach().abs()),
 })
 
+# -- the normalizations of groups and instances (PyTorch's native_group_norm; instance_norm as its batch_norm of
+# the reshaped input) and local_response_norm (PyTorch's avg_pool3d decomposition)
+CASES.update({
+    "group_norm": lambda lib, d: _F(lib).group_norm(d["bat2"], 2, d["v"], d["v"] * 2),
+    "group_norm without affine": lambda lib, d: _F(lib).group_norm(d["bat"], 3),
+    "group_norm with a weight only": lambda lib, d: _F(lib).group_norm(d["img"], 1, d["v"][:1]),
+    "group_norm with a bias only": lambda lib, d: _F(lib).group_norm(d["bat2"], 4, None, d["v"]),
+    "instance_norm": lambda lib, d: _F(lib).instance_norm(d["bat"]),
+    "instance_norm affine": lambda lib, d: _F(lib).instance_norm(d["bat2"], weight=d["v"], bias=d["v"] * 2),
+    "instance_norm with running statistics": lambda lib, d: _F(lib).instance_norm(
+        d["bat"], lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64), d["v"][:3] * 1),
+    "instance_norm of the running statistics": lambda lib, d: _F(lib).instance_norm(
+        d["img"], lib.zeros(1, dtype=lib.float64), lib.ones(1, dtype=lib.float64), use_input_stats=False),
+    "local_response_norm of a 3-D input": lambda lib, d: _F(lib).local_response_norm(d["bat"], 2),
+    "local_response_norm of a 4-D input": lambda lib, d: _F(lib).local_response_norm(d["img"].expand(2, 3, 5, 5), 3),
+    "avg_pool3d": lambda lib, d: _F(lib).avg_pool3d(d["img"].unsqueeze(1), (1, 2, 2), padding=(0, 1, 0)),
+    "avg_pool3d unbatched": lambda lib, d: _F(lib).avg_pool3d(d["img"], (1, 2, 2), 1, ceil_mode=True,
+                                                              divisor_override=2),
+})
+
 
 # -- resampling (ops/upsampling.py, ops/convolution.py): interpolate's upsample ops, pixel_shuffle/unshuffle,
 # unfold (im2col) and fold (col2im), one node each as PyTorch's
@@ -692,6 +712,15 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
         "Embedding max_norm": lambda: nn.Embedding(5, 4, max_norm=1.0, norm_type=1.0)(lib.tensor([1, 2, 1])),
         "Embedding.from_pretrained max_norm": lambda: nn.Embedding.from_pretrained(
             lib.ones(4, 3), freeze=False, max_norm=0.5, scale_grad_by_freq=True)(lib.tensor([[0, 3]])),
+        "GroupNorm": lambda: nn.GroupNorm(2, 4)(seq.transpose(1, 2)),
+        "GroupNorm without affine": lambda: nn.GroupNorm(1, 3, affine=False)(seq.requires_grad_()),
+        "InstanceNorm1d": lambda: nn.InstanceNorm1d(3)(seq.requires_grad_()),
+        "InstanceNorm2d affine, tracking": lambda: nn.InstanceNorm2d(1, affine=True, track_running_stats=True)(img),
+        "InstanceNorm2d evaluating": lambda: nn.InstanceNorm2d(1, affine=True, track_running_stats=True).eval()(img),
+        "InstanceNorm3d unbatched": lambda: nn.InstanceNorm3d(2, affine=True)(img),
+        "LocalResponseNorm": lambda: nn.LocalResponseNorm(2)(img),
+        "LocalResponseNorm of a sequence": lambda: nn.LocalResponseNorm(3, k=2.0)(seq.requires_grad_()),
+        "AvgPool3d": lambda: nn.AvgPool3d((1, 3, 3), stride=2)(img),
     }
 
 

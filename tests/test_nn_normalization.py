@@ -1,5 +1,6 @@
-"""``F.group_norm``/``F.instance_norm``, ``F.normalize``/``F.cosine_similarity``/``F.pairwise_distance`` and their
-modules (and the padding modules) against PyTorch."""
+"""``F.group_norm``/``F.instance_norm``/``F.local_response_norm``, ``F.normalize``/``F.cosine_similarity``/
+``F.pairwise_distance`` and their modules (and the padding modules) against PyTorch; refusals (``F.avg_pool3d``'s
+too) in PyTorch's words."""
 
 from __future__ import annotations
 
@@ -89,6 +90,91 @@ def test_errors(label: str, call) -> None:
     want = error_class(lambda: call(TF, torch))
     assert want is not None
     leaves_no_node(lambda: call(F, mg), want)
+
+
+WORDED = [  # refusals whose class and message are PyTorch's, word for word
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 3),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), -2),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 0),
+    lambda f, lib: f.group_norm(lib.ones(4), 2),
+    lambda f, lib: f.group_norm(lib.ones(1, 4, 1), 4),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(3)),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(4), lib.ones(3, 2)),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, None, lib.ones(3)),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2.0),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, 3),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, None, "a"),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3, dtype=lib.int64), 2),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3), 2, lib.ones(4, dtype=lib.float64)),
+    lambda f, lib: lib.nn.GroupNorm(3, 4),
+    lambda f, lib: f.instance_norm(lib.ones(2, 3, 1)),
+    lambda f, lib: f.instance_norm(lib.ones(3, 3, 4), use_input_stats=False),
+    lambda f, lib: f.instance_norm(lib.ones(2, 4, 3), weight=lib.ones(3)),
+    lambda f, lib: f.instance_norm(lib.ones(2, 4, 3), lib.ones(3), lib.ones(4)),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3), lib.ones(3), lib.ones(4), training=True),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3), lib.ones(4), lib.ones(4), None, lib.ones(3)),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3), None, lib.ones(4)),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3), None, None, lib.ones(4, dtype=lib.float64), training=True),
+    lambda f, lib: f.batch_norm(lib.ones(2, 4, 3, dtype=lib.float64), lib.ones(4), lib.ones(4)),
+    lambda f, lib: f.instance_norm(lib.ones(2, 4, 3, dtype=lib.bfloat16), weight=lib.ones(4, dtype=lib.float16)),
+    lambda f, lib: f.group_norm(lib.ones(2, 4, 3, dtype=lib.float64), 2, None, lib.ones(4)),
+    lambda f, lib: lib.nn.InstanceNorm2d(3)(lib.ones(3, 4)),
+    lambda f, lib: lib.nn.InstanceNorm2d(3, affine=True)(lib.ones(2, 4, 3, 3)),
+    lambda f, lib: f.local_response_norm(lib.ones(2, 3), 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(3, 4, 4), 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, 0),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, 1, 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 5),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), (4, 1, 1), padding=(2, 0, 0)),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, divisor_override=0),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2, padding=-1),
+    lambda f, lib: f.avg_pool3d(lib.ones(2, 3, 0, 4, 4), 2),
+    lambda f, lib: f.avg_pool3d(lib.ones(1, 2, 3, 4, 4), 2.5),
+]
+
+
+def _refusal(call) -> tuple[str, str]:
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value).__name__, str(info.value).replace("torch.Size", "Size").replace("minigrad.Size", "Size")
+
+
+@pytest.mark.parametrize("k", range(len(WORDED)))
+def test_refusals_are_pytorchs_words(k: int) -> None:
+    assert _refusal(lambda: WORDED[k](F, mg)) == _refusal(lambda: WORDED[k](TF, torch))
+
+
+HALF_WITH_FLOAT_PARAMETERS = {
+    "group_norm": lambda f, x, w, b: f.group_norm(x, 2, w, b),
+    "instance_norm": lambda f, x, w, b: f.instance_norm(x, weight=w, bias=b),
+    "batch_norm": lambda f, x, w, b: f.batch_norm(x, None, None, w, b, training=True),
+}
+
+
+@pytest.mark.parametrize("fn", sorted(HALF_WITH_FLOAT_PARAMETERS))
+@pytest.mark.parametrize("needs_weight_grad", [True, False])
+def test_a_half_input_with_float_parameters(fn: str, needs_weight_grad: bool) -> None:
+    """A half input's float32 weight and bias (PyTorch's CPU allows them): a half result and input gradient,
+    float32 parameter gradients, as PyTorch's."""
+    dtypes = []
+    for lib, f in ((mg, F), (torch, TF)):
+        x = lib.tensor(r(2, 4, 3), dtype=lib.float16, requires_grad=True)
+        w = lib.tensor(r(4), dtype=lib.float32, requires_grad=needs_weight_grad)
+        b = lib.tensor(r(4), dtype=lib.float32, requires_grad=True)
+        y = HALF_WITH_FLOAT_PARAMETERS[fn](f, x, w, b)
+        (y * y).sum().backward()
+        dtypes.append([str(t).split(".")[-1] for t in (y.dtype, x.grad.dtype, b.grad.dtype,
+                                                        w.grad.dtype if needs_weight_grad else None)])
+    assert dtypes[0] == dtypes[1]
+
+
+def test_a_refused_batch_norm_leaves_the_running_statistics() -> None:
+    """A running variance of the wrong size is refused before the running mean is updated (it was scaled by
+    ``1 - momentum``, then the update refused)."""
+    rm, rv = mg.ones(4), mg.ones(3)
+    with pytest.raises(RuntimeError, match="running_var should contain 4 elements not 3"):
+        F.batch_norm(mg.ones(2, 4, 3), rm, rv, training=True)
+    assert rm.tolist() == [1.0] * 4
 
 
 def test_shapes_that_do_not_broadcast() -> None:

@@ -84,7 +84,12 @@ DIFFERENCES.update({
     "adaptive_avg_pool2d_backward": "minigrad-internal: the backward of `adaptive_avg_pool2d`.",
     "interpolate": "composite; every mode but `antialias=True`; `area` of a 5-D input is two 2-D pools.",
     "conv_transpose2d": "the op (PyTorch's `convolution` with `transposed=True`, one `ConvolutionBackward0`): `conv2d`'s input gradient run to its full size, the padding cropped; `F.conv_transpose2d` adds unbatched input.",
-    "group_norm": "composite (`mean`, `sub`, `sqrt`, `div` nodes), as `layer_norm`.",
+    "group_norm": "an op, PyTorch's `native_group_norm` (one `NativeGroupNormBackward0`); its backward computes the "
+                  "groups' statistics again from the input, where PyTorch's saves them.",
+    "instance_norm": "PyTorch's decomposition: `batch_norm` of the input viewed as one sample of N * C channels.",
+    "local_response_norm": "PyTorch's decomposition (`avg_pool2d` of a 3-D input, `avg_pool3d` of the others).",
+    "avg_pool3d": "an op (three window matrices), a batched or an unbatched input itself, as PyTorch's.",
+    "avg_pool3d_backward": "minigrad-internal: the backward of `avg_pool3d` (its adjoint; differentiable).",
     "gaussian_nll_loss": "composite; `var` clamped at `eps` for the value, the gradient passing as in PyTorch.",
     "Conv1d": "`padding_mode` 'zeros', 'reflect', 'replicate', 'circular', as PyTorch.",
     "ConvTranspose2d": "`output_size=` in `forward` picks the output padding, as PyTorch.",

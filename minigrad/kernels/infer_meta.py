@@ -449,12 +449,18 @@ def conv2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tuple[int, in
            padding: tuple[int, int] = (0, 0), dilation: tuple[int, int] = (1, 1),
            groups: int = 1) -> tuple[tuple[int, ...], Any]:
     """A batched 2-D or 1-D convolution's output (a 1-D one's pairs start with its height of 1)."""
-    _conv_operands(op, x, weight, bias, weight.shape[0])
+    _conv_operands(op, x, weight, None, 0)
     n, c = x.shape[:2]
     o, ci = weight.shape[:2]
-    if ci * groups != c or o % groups:
-        raise ShapeError(f"{op}(): 'x' has {c} channels but 'weight' {_shape(weight.shape)} with groups={groups} "
-                         f"expects {ci * groups} (and out_channels divisible by groups)")
+    if o % groups:  # (PyTorch's message shows the size in two pairs of brackets)
+        raise ShapeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got "
+                         f"weight of size [{list(weight.shape)}] instead")
+    if ci * groups != c:
+        raise ShapeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
+                         f"to have {ci * groups} channels, but got {c} channels instead")
+    if bias is not None and tuple(bias.shape) != (o,):
+        raise ShapeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {o} "
+                         f"elements, but got bias of size {list(bias.shape)} instead")
     size, kernel = (1,) * (4 - x.ndim) + tuple(x.shape[2:]), (1,) * (4 - x.ndim) + tuple(weight.shape[2:])
     out = tuple(conv_out(*a) for a in zip(size, kernel, stride, padding, dilation))
     if min(out) <= 0:  # an argument value PyTorch refuses with RuntimeError, as here

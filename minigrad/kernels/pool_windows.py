@@ -4,7 +4,8 @@ NOTE [ Average pooling is two small matrix products ] (``ops/pooling.py``): a
 pool over ``(H, W)`` planes is ``rows @ x @ cols.T`` with an ``(out_h, H)`` and
 an ``(out_w, W)`` matrix, each row holding ``1 / size`` on its output's window.
 The matrices depend on the shapes and the attributes only, so a GPU keeps them
-on the device per geometry (``kernels/gpu/nn.py``).
+on the device per geometry (``kernels/gpu/library.py``). A 3-D pool over
+``(D, H, W)`` volumes is the same with a third matrix along the depth.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["pool_out_size", "avg_matrix", "adaptive_matrix", "avg_matrices", "apply_windows"]
+__all__ = ["pool_out_size", "avg_matrix", "adaptive_matrix", "avg_matrices", "apply_windows", "avg_matrices_3d",
+           "apply_windows_3d"]
 
 
 def pool_out_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
@@ -59,6 +61,29 @@ def apply_windows(xp: Any, x: Any, rows: Any, cols: Any, scale: float) -> Any:
     """``rows @ x @ cols.T`` on every plane of ``x`` (and the adjoint, given transposed matrices), with
     ``xp`` NumPy or CuPy; the matrices are of ``x``'s dtype and module."""
     out = xp.matmul(xp.matmul(rows, x), cols.T)
+    if scale != 1.0:
+        out = out * np.asarray(scale, dtype=x.dtype)[()]
+    return xp.ascontiguousarray(out, dtype=x.dtype)
+
+
+def avg_matrices_3d(dhw: tuple[int, int, int], a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The three matrices of ``avg_pool3d`` over a ``(D, H, W)`` volume with attributes ``a``, and the constant
+    scale: PyTorch's divisor of a window is the product of its three extents (each counted with or without the
+    padding), so it factors into the matrices as the 2-D one does."""
+    divisor = a["divisor_override"]
+    divide = divisor is None
+    depth, rows, cols = (avg_matrix(n, a["kernel_size"][i], a["stride"][i], a["padding"][i], a["ceil_mode"],
+                                    a["count_include_pad"], divide) for i, n in enumerate(dhw))
+    return depth, rows, cols, 1.0 if divide else 1.0 / divisor
+
+
+def apply_windows_3d(xp: Any, x: Any, depth: Any, rows: Any, cols: Any, scale: float) -> Any:
+    """``depth``, ``rows`` and ``cols`` applied along the last three dims of ``x`` (``(..., D, H, W)``; the
+    adjoint, given transposed matrices): each plane as ``apply_windows``, then the planes mixed along the depth by
+    one more product, the planes flattened."""
+    planes = xp.matmul(xp.matmul(rows, x), cols.T)  # (..., D, oh, ow)
+    lead, (d, oh, ow) = planes.shape[:-3], planes.shape[-3:]
+    out = xp.matmul(depth, planes.reshape(lead + (d, oh * ow))).reshape(lead + (depth.shape[0], oh, ow))
     if scale != 1.0:
         out = out * np.asarray(scale, dtype=x.dtype)[()]
     return xp.ascontiguousarray(out, dtype=x.dtype)

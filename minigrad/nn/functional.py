@@ -178,7 +178,7 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_l
             "smooth_l1_loss"]
 
 from ..ops.padding import pad  # noqa: E402
-from ..ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d  # noqa: E402
+from ..ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d, avg_pool3d  # noqa: E402
 from ..ops.upsampling import interpolate  # noqa: E402
 
 
@@ -199,7 +199,7 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
 
 
 __all__ += ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "avg_pool1d", "avg_pool2d",
-            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+            "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 
 from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, unfold  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Normalization modules ``GroupNorm``, ``RMSNorm`` and ``InstanceNorm1d/2d``, as PyTorch's ``torch/nn/modules/normalization.py``
+"""Normalization modules ``GroupNorm``, ``RMSNorm`` and ``InstanceNorm1d/2d/3d``, as PyTorch's ``torch/nn/modules/normalization.py``
 and ``instancenorm.py`` (``LayerNorm`` and ``BatchNorm*`` are older and live in ``nn/layers.py``).
 
 Example:
@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module, Parameter, _on_default_device
 
-__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 def _filled(n: int, value: float, dtype: Any) -> Tensor:
@@ -35,7 +35,7 @@ class GroupNorm(Module):
                  device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         self.weight = Parameter(_filled(num_channels, 1.0, dtype)) if affine else None
         self.bias = Parameter(_filled(num_channels, 0.0, dtype)) if affine and bias else None
@@ -92,8 +92,12 @@ class _InstanceNorm(Module):
     def forward(self, input: Tensor) -> Tensor:
         k = self.spatial_dims
         if input.ndim not in (k + 1, k + 2):
-            raise ValueError(f"{type(self).__name__}: expected {k + 1}D or {k + 2}D input (got {input.ndim}D input)")
+            raise ValueError(f"expected {k + 1}D or {k + 2}D input (got {input.ndim}D input)")
         unbatched = input.ndim == k + 1
+        channels = input.shape[0 if unbatched else 1]
+        if channels != self.num_features and self.affine:  # (PyTorch only warns without the affine map)
+            raise ValueError(f"expected input's size at dim={0 if unbatched else 1} to match num_features "
+                             f"({self.num_features}), but got: {channels}.")
         x = ops.unsqueeze(input, 0) if unbatched else input
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
                               self.training or not self.track_running_stats, self.momentum, self.eps)
@@ -114,6 +118,12 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance norm of ``(N, C, H, W)`` (or ``(C, H, W)``): style transfer's normalization."""
 
     spatial_dims = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``)."""
+
+    spatial_dims = 3
 
 
 class LocalResponseNorm(Module):

@@ -354,6 +354,8 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     padding = a.get("padding", 0)
     x, weight = a.get("input"), a.get("weight")
     _check_conv_args(x, weight, int_pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
+    if isinstance(x, Tensor) and x.ndim not in (3, 4):
+        raise ShapeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {list(x.shape)}")
     if not isinstance(padding, str) and not (isinstance(x, Tensor) and x.ndim == 3):
         # the op itself, with its own argument checks and messages
         return _conv2d_op(x, weight, a.get("bias"), a.get("stride", 1), padding, dilation, groups)
@@ -367,9 +369,9 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     if padding == "valid":
         return _conv2d_op(x, weight, bias, stride, (0, 0), dilation, groups)
     if padding != "same":
-        raise ShapeError(f"conv2d(): padding must be an int, a pair, 'valid' or 'same', but got {padding!r}")
+        raise ShapeError(f"Invalid padding string: {padding!r}")
     if stride != (1, 1):
-        raise ShapeError("conv2d(): padding='same' is not supported for strided convolutions (as in PyTorch)")
+        raise ShapeError("padding='same' is not supported for strided convolutions")
     x, pad = _same_padding(x, tuple(weight.shape[2:]), dilation)
     return _conv2d_op(x, weight, bias, stride, pad, dilation, groups)
 
@@ -396,16 +398,19 @@ def _check_groups(op: str, groups: Any, weight: Tensor) -> int:
     if not _is_int(groups):
         raise TypeError(f"{op}(): argument 'groups' must be int, but got {type_name(groups)}")
     if groups <= 0:
-        raise RuntimeError(f"{op}(): non-positive groups is not supported")
-    if weight.shape[0] % groups:
-        raise RuntimeError(f"{op}(): Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    if weight.shape[0] % groups:  # (PyTorch's message shows the size in two pairs of brackets)
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{list(weight.shape)}] instead")
     return int(groups)
 
 
 def _check_bias(op: str, bias: Any, n: int, weight: Tensor, transposed: bool) -> None:
     if bias is not None and tuple(bias.shape) != (n,):
-        raise RuntimeError(f"{op}(): Given {'transposed=1, ' if transposed else ''}weight of size {list(weight.shape)}, "
+        raise RuntimeError(f"Given {'transposed=1, ' if transposed else ''}weight of size {list(weight.shape)}, "
                            f"expected bias to be 1-dimensional with {n} elements, but got bias of size {list(bias.shape)} instead")
 
 
@@ -414,7 +419,7 @@ def _check_operands(op: str, input: Any, weight: Any, bias: Any, groups: Any, ra
     in PyTorch's words (``weight_dims``: how many and which, as its message says them); returns ``groups``."""
     _check_tensors(op, input, weight, bias)
     if input.ndim not in (rank - 1, rank):
-        raise RuntimeError(f"{op}(): Expected {rank - 1}D (unbatched) or {rank}D (batched) input to {op}, but got input "
+        raise RuntimeError(f"Expected {rank - 1}D (unbatched) or {rank}D (batched) input to {op}, but got input "
                            f"of size: {list(input.shape)}")
     if weight.ndim != rank:
         raise RuntimeError(f"{op}(): weight should have {weight_dims}, but got {list(weight.shape)}")
@@ -433,20 +438,21 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
                              "three dimensions (out_channels, in_channels / groups, kernel)")
     channels = input.shape[-2]
     if channels != weight.shape[1] * groups:
-        raise RuntimeError(f"{op}(): Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {channels} channels instead")
+        batched = tuple(input.shape) if input.ndim == 3 else (1,) + tuple(input.shape)
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(batched)} to have {weight.shape[1] * groups} channels, but got {channels} channels instead")
     _check_bias(op, bias, weight.shape[0], weight, False)
     (s,), (d,) = _tuple(op, "stride", stride, 1), _tuple(op, "dilation", dilation, 1)
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
-            raise ShapeError(f"{op}(): Invalid padding string {padding!r}, should be one of ('valid', 'same')")
+            raise ShapeError(f"Invalid padding string: {padding!r}")
         if padding == "same" and s != 1:
-            raise ShapeError(f"{op}(): padding='same' is not supported for strided convolutions (as in PyTorch)")
+            raise ShapeError("padding='same' is not supported for strided convolutions")
         p = 0
     else:
         (p,) = _tuple(op, "padding", padding, 1)
         if input.shape[-1] + 2 * p < d * (weight.shape[-1] - 1) + 1:
-            raise RuntimeError(f"{op}(): Calculated padded input size per channel: ({input.shape[-1] + 2 * p}). Kernel size: "
+            raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[-1] + 2 * p}). Kernel size: "
                                f"({d * (weight.shape[-1] - 1) + 1}). Kernel size can't be greater than actual input size")
     if input.ndim == 2:
         return squeeze(conv1d(unsqueeze(input, 0), weight, bias, s, padding, d, groups), 0)
@@ -475,16 +481,18 @@ def _transposed(op: str, input: Tensor, weight: Tensor, bias: Any, s: tuple[int,
     """``conv_transpose1d``/``2d``'s checks in PyTorch's words (the 1-D one's pairs start with the height of 1),
     then the op."""
     cin, cout_g = weight.shape[:2]
+    for name, values, least in (("stride", s, 1), ("padding", p, 0), ("output_padding", op_, 0), ("dilation", d, 1)):
+        if min(values) < least:
+            raise RuntimeError(f"{'non-positive' if least else 'negative'} {name} is not supported")
     if input.shape[-weight.ndim + 1] != cin:
-        raise RuntimeError(f"{op}(): Given transposed=1, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {cin} channels, but got {input.shape[-weight.ndim + 1]} channels instead")
+        batched = tuple(input.shape) if input.ndim == weight.ndim else (1,) + tuple(input.shape)
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(batched)} "
+                           f"to have {cin} channels, but got {input.shape[-weight.ndim + 1]} channels instead")
     _check_bias(op, bias, cout_g * groups, weight, True)
-    if min(s) <= 0 or min(d) <= 0 or min(p) < 0 or min(op_) < 0:
-        raise RuntimeError(f"{op}(): stride and dilation must be positive, padding and output_padding non-negative")
     if any(o >= st and o >= dl for o, st, dl in zip(op_, s, d)):
-        shown = (lambda t: t[1:]) if weight.ndim == 3 else (lambda t: t)
-        raise RuntimeError(f"{op}(): output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding {shown(op_)}, stride {shown(s)}, dilation {shown(d)}")
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got output_padding_height: "
+                           f"{op_[0]} output_padding_width: {op_[1]} stride_height: {s[0]} stride_width: {s[1]} "
+                           f"dilation_height: {d[0]} dilation_width: {d[1]}")
     kernel = (1,) * (4 - weight.ndim) + tuple(weight.shape[2:])
     hw = (1,) * (4 - weight.ndim) + tuple(input.shape[-(weight.ndim - 2):])
     out_hw = tuple((n - 1) * st - 2 * pp + dl * (k - 1) + 1 + o for n, st, pp, dl, k, o in zip(hw, s, p, d, kernel, op_))

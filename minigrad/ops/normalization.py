@@ -4,17 +4,19 @@
 ``layer_norm`` is an op of its own (one kernel forward, one node, one formula
 backward), as PyTorch's ``native_layer_norm`` is: a transformer calls it five
 times a step on its largest activations, and as a composite its nine ops made
-nine arrays and nine nodes each time. The others are composites.
+nine arrays and nine nodes each time. ``batch_norm`` and ``group_norm`` are ops
+too (PyTorch's ``native_batch_norm`` and ``native_group_norm``); the others are
+composites, PyTorch's own decompositions.
 
 ``layer_norm`` normalises each sample over its last dims; ``batch_norm`` each
 channel over the batch (and updates the running statistics in place when
-training). ``group_norm`` and ``instance_norm`` normalise groups of channels of each sample on their own statistics,
-``(x - mean) / sqrt(var + eps)`` (biased variance, as PyTorch), then scale and
-shift each channel by ``weight`` and ``bias``. A group norm with one group
-per channel is an instance norm; with one group for all channels it is a
-layer norm over ``(C, *)``. They are written with ``reshape``, ``mean``,
-``sub``, ``mul``, ``sqrt`` and ``div``, so a trace shows the statistics being
-computed and the backward is those ops' backward.
+training); ``group_norm`` each group of channels of each sample, on its own
+statistics, ``(x - mean) / sqrt(var + eps)`` (biased variance, as PyTorch), then
+scales and shifts each channel by ``weight`` and ``bias``. A group norm with one
+group per channel is an instance norm; PyTorch computes ``instance_norm`` as the
+batch norm of the input viewed as one sample of ``N * C`` channels, and so does
+minigrad. ``local_response_norm`` averages the squares over neighbouring
+channels with ``avg_pool3d``, as PyTorch's.
 
 Example:
     >>> import minigrad as mg
@@ -42,13 +44,14 @@ from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
 from ._constants import kept_constant
 from .. import dtypes as _dt
-from .math import add, add_scalar, cast, clone, div, mul, pow, sqrt, sub
+from .math import add, add_scalar, cast, clone, div, mul, pow
 from .pointwise import rsqrt
 from .padding import constant_pad_nd
-from .pooling import avg_pool2d
+from .pooling import avg_pool2d, avg_pool3d
 from .reduce import mean, var
 from .registry import Attr, Input, defop, type_name
-from .shape import getitem, reshape
+from .repeat import repeat
+from .shape import getitem, squeeze, unsqueeze, view
 
 __all__: list[str] = ["rms_norm"]  # torch.rms_norm; the others F only
 
@@ -260,6 +263,27 @@ def _layer_norm_weight_grad_backward(ctx, b):
     return gg, gx
 
 
+def _in_dtype_of(ctx: Any, slot: int, grad: Any) -> Any:
+    """``grad`` in the dtype of input ``slot``: a half input's float32 weight and bias (the mixed dtypes PyTorch's
+    CPU allows) get float32 gradients."""
+    want = ctx.input_dtype(slot)
+    return grad if want is ctx.input_dtype(0) else ctx.ops.cast(grad, want)
+
+
+def _check_mixed_dtypes(input: Tensor, *params: Tensor | None) -> None:
+    """PyTorch's CPU rule for a normalization's parameters (and running statistics): of the input's dtype, or
+    float32 for a half (or bfloat16) input; refused in its words."""
+    if str(input.device) != "cpu":
+        return
+    reduced = input.dtype in (_dt.float16, _dt.bfloat16)
+    for v in params:
+        if v is None or v.dtype is input.dtype or (reduced and v.dtype is _dt.float32):
+            continue
+        if input.dtype is _dt.float64:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+
 def _bn_shape(x: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The dims a batch norm reduces (all but the channels, dim 1) and the channels' broadcast shape."""
     return (0,) + tuple(range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
@@ -299,8 +323,7 @@ _batch_norm_op = defop(
     infer_meta=_batch_norm_meta,
     save=("x", "weight", "running_mean", "running_var"),
     save_for={"weight": (0,)},
-    key_inputs=(0, 1, 2),
-    transform_dtype=True,
+    key_inputs=(0,),  # a half input's float32 parameters stay float32, as PyTorch's (its result is half)
     layout="contiguous",
     doc="batch normalization of each channel (dim 1): with the batch's statistics when training, else the "
         "running ones; then weight and bias",
@@ -333,10 +356,12 @@ def _batch_norm_backward(ctx, g):
             gx = ops.mul(scale, ops.sub(ops.sub(g, g_mean), ops.mul(xhat, gxhat_mean)))
         else:
             gx = ops.mul(g, scale)
+        if ctx.input_dtype(0) in (_dt.float16, _dt.bfloat16) or ctx.input_dtype(1) is not ctx.input_dtype(0):
+            gx = ops.cast(gx, ctx.input_dtype(0))  # (a half input's float32 weight or running statistics)
     if ctx.needs(1):
-        gw = ops.sum(ops.mul(g, xhat), dim=dims)
+        gw = _in_dtype_of(ctx, 1, ops.sum(ops.mul(g, xhat), dim=dims))
     if ctx.needs(2):
-        gb = ops.sum(g, dim=dims)
+        gb = _in_dtype_of(ctx, 2, ops.sum(g, dim=dims))
     return gx, gw, gb, None, None
 
 
@@ -363,13 +388,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if bias is not None:
             out = add(out, getitem(bias, 0))
         return out
-    if not training:
-        for name, v in (("running_mean", running_mean), ("running_var", running_var)):
-            if v is None:
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if input.ndim < 2:
         wrap_dim("batch_norm", 1, input.ndim)  # PyTorch's IndexError: the channels' dim 1 is out of range
     c = shape[1]
+    # (checked before anything runs: a running statistic of the wrong size was scaled, then refused at its update)
+    for name, v in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if v is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        if v is not None and v.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {v.numel()}")
+    _check_mixed_dtypes(input, weight, bias, running_mean, running_var)
     if weight is None:  # (of the input's dtype, as layer_norm's)
         weight = _filled(1, (c,), input)
     if bias is None:
@@ -385,52 +413,133 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return out
 
 
-def _check_affine(op: str, name: str, v: Any, c: int) -> None:
-    if v is None:
-        return
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{op}(): argument '{name}' must be Tensor or None, but got {type_name(v)}")
-    if tuple(v.shape) != (c,):
-        raise RuntimeError(f"{op}(): Expected {name} to be a vector of size equal to the number of channels in input, "
-                           f"but got {name} of shape {list(v.shape)} and input of {c} channels")
+# -- group_norm: PyTorch's native_group_norm, one op -------------------------------------------------
 
 
-def _affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-    view = (-1,) + (1,) * (out.ndim - 2)
+def _group_rows(x: Any, group: int) -> tuple[int, int, tuple[int, ...]]:
+    """A group norm's rows (one per sample and group), the elements in each, and the channels' broadcast shape."""
+    n, c = x.shape[:2]
+    return n * group, math.prod(x.shape[1:]) // group if group else 0, (1, c) + (1,) * (x.ndim - 2)
+
+
+@register_kernel("group_norm", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/group_norm")
+def group_norm_cpu(x, weight=None, bias=None, group=1, eps=1e-5):
+    rows, cols, view = _group_rows(x, group)
+    work = (x if x.itemsize >= 4 else x.astype(np.float32)).reshape(rows, cols)  # a half in float, as PyTorch's
+    out = np.empty_like(work)
+    if work.size:
+        centered = work - work.mean(axis=1, keepdims=True)
+        rstd = 1.0 / np.sqrt((centered * centered).mean(axis=1, keepdims=True) + eps)
+        out = centered * rstd
+    out = out.reshape(x.shape)
     if weight is not None:
-        out = mul(out, reshape(weight, view))
+        out = out * weight.astype(out.dtype, copy=False).reshape(view)
     if bias is not None:
-        out = add(out, reshape(bias, view))
-    return out
+        out = out + bias.astype(out.dtype, copy=False).reshape(view)
+    return np.ascontiguousarray(out, dtype=x.dtype)
 
 
-def _normalize_groups(x: Tensor, groups: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
-    """``x`` normalised over each ``(sample, group)``; also the groups' means and biased variances ``(N, G, 1)``."""
-    n = x.shape[0]
-    flat = reshape(x, (n, groups, x.numel() // max(n * groups, 1)))
-    mu = mean(flat, dim=2, keepdim=True)
-    centered = sub(flat, mu)
-    var = mean(mul(centered, centered), dim=2, keepdim=True)
-    return reshape(div(centered, sqrt(add(var, eps))), tuple(x.shape)), mu, var
+def _group_norm_meta(op: str, x: Any, weight: Any = None, bias: Any = None, group: int = 1,
+                     eps: float = 1e-5) -> Any:
+    if x.ndim < 2 or group <= 0 or x.shape[1] % group:
+        raise ShapeError(f"{op}(): an (N, C, *) input with C divisible by group={group}, but got {list(x.shape)}")
+    for name, v in (("weight", weight), ("bias", bias)):
+        if v is not None and tuple(v.shape) != (x.shape[1],):
+            raise ShapeError(f"{op}(): Expected {name} to be a vector of size equal to the number of channels in "
+                             f"input, but got {name} of shape {list(v.shape)} and input of shape {list(x.shape)}")
+    return tuple(x.shape), x.dtype
+
+
+_group_norm_op = defop(
+    "group_norm",
+    inputs=("x", Input("weight", optional=True), Input("bias", optional=True)),
+    attrs=(Attr("group", 1, check_int), Attr("eps", 1e-5, _check_eps)),
+    infer_meta=_group_norm_meta,
+    save=("x", "weight"),
+    save_for={"weight": (0,)},
+    key_inputs=(0,),
+    layout="contiguous",
+    doc="group normalization of (N, C, *): each sample's channels in `group` groups, each group on its own "
+        "mean and biased variance; then weight and bias per channel (PyTorch's native_group_norm)",
+)
+
+
+@_group_norm_op.def_backward
+def _group_norm_backward(ctx, g):
+    """PyTorch's ``native_group_norm_backward``, with ``xhat = (x - mean) * rstd`` over each (sample, group)
+    row: the input's gradient ``rstd * (d - mean(d) - xhat * mean(d * xhat))`` of ``d = g * weight``, the
+    weight's ``sum(g * xhat)`` and the bias's ``sum(g)`` over the batch and the positions. The statistics are
+    computed again from the saved input (as the batch and layer norms' formulas do). Written with ops, so
+    it is differentiable again."""
+    x, *kept = ctx.saved()  # the weight: kept only for x's gradient (save_for), and not there when not given
+    w = kept[0] if kept else None
+    ops = ctx.ops
+    rows, cols, view = _group_rows(x, ctx.attrs["group"])
+    if rows * cols == 0:  # an empty input: every gradient is empty, or zeros of the channels
+        return (ops.mul(g, 0.0) if ctx.needs(0) else None,
+                *(ops.sum(g, dim=(0,) + tuple(range(2, g.ndim))) if ctx.needs(k) else None for k in (1, 2)))
+    sums = (0,) + tuple(range(2, x.ndim))
+    flat = (x.shape[0], rows // max(x.shape[0], 1), cols)
+    xhat, rstd = _normalized(ops, ops.reshape(x, flat), (2,), ctx.attrs["eps"])
+    gx = gw = gb = None
+    if ctx.needs(0):
+        d = ops.reshape(g if w is None else ops.mul(g, ops.reshape(w, view)), flat)
+        d_mean = ops.mean(d, dim=2, keepdim=True)
+        d_xhat = ops.mean(ops.mul(d, xhat), dim=2, keepdim=True)
+        gx = ops.reshape(ops.mul(rstd, ops.sub(ops.sub(d, d_mean), ops.mul(xhat, d_xhat))), tuple(x.shape))
+        if w is not None and ctx.input_dtype(1) is not ctx.input_dtype(0):  # a half input's float32 weight
+            gx = ops.cast(gx, ctx.input_dtype(0))
+    if ctx.needs(1):
+        gw = _in_dtype_of(ctx, 1, ops.sum(ops.mul(g, ops.reshape(xhat, tuple(x.shape))), dim=sums))
+    if ctx.needs(2):
+        gb = _in_dtype_of(ctx, 2, ops.sum(g, dim=sums))
+    return gx, gw, gb
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
-    """Group normalisation (Wu and He, 2018) of ``(N, C, *)``: channels split into ``num_groups`` groups."""
+    """Group normalisation (Wu and He, 2018) of ``(N, C, *)``: channels split into ``num_groups`` groups.
+
+    One op, PyTorch's ``native_group_norm`` (``NativeGroupNormBackward0``, next functions the input, the
+    weight and the bias, None for a missing one); PyTorch's checks and words, in its order.
+
+    Example:
+        >>> import minigrad as mg
+        >>> y = mg.nn.functional.group_norm(mg.arange(8.0).reshape(1, 4, 2).requires_grad_(), 2)
+        >>> type(y.grad_fn).__name__
+        'NativeGroupNormBackward0'
+    """
     op = "group_norm"
     check_tensor(op, "input", 0, input)
     if not _is_int(num_groups):
-        raise TypeError(f"{op}(): argument 'num_groups' (position 1) must be int, but got {type_name(num_groups)}")
+        raise TypeError(f"{op}(): argument 'num_groups' (position 2) must be int, not {type_name(num_groups)}")
     if input.ndim < 2:
-        raise RuntimeError(f"{op}(): Expected at least 2 dimensions for input tensor but received {input.ndim}")
-    c = input.shape[1]
-    if num_groups <= 0 or c % num_groups:
-        raise RuntimeError(f"{op}(): Expected number of channels in input to be divisible by num_groups, but got input "
-                           f"of shape {list(input.shape)} and num_groups={num_groups}")
-    _check_affine(op, "weight", weight, c)
-    _check_affine(op, "bias", bias, c)
-    out, _, _ = _normalize_groups(input, int(num_groups), eps)
-    return _affine(out, weight, bias)
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    n, c = input.shape[:2]
+    _verify_batch_size([n * c // num_groups, num_groups] + list(input.shape[2:]))  # (0 groups: ZeroDivisionError)
+    if num_groups < 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for pos, name, v in ((3, "weight", weight), (4, "bias", bias)):
+        if v is not None and not isinstance(v, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type_name(v)}")
+        if v is not None and (v.ndim != 1 or v.numel() != c):
+            # (PyTorch's bias message shows the weight's shape, [0] without one: its words, kept)
+            shown = v.shape if name == "weight" else (weight.shape if weight is not None else (0,))
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but "
+                               f"got {name} of shape {list(shown)} and input of shape {list(input.shape)}")
+    _check_mixed_dtypes(input, weight, bias)
+    if not input.dtype.is_floating:
+        raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for \'{im.scalar_type_name(input.dtype.np)}\'')
+    return _group_norm_op(input, weight, bias, group=int(num_groups), eps=eps)
+
+
+def _verify_batch_size(size: list[int]) -> None:
+    """PyTorch's ``_verify_batch_size``: a statistic over a single value is refused."""
+    if math.prod(size[:1] + size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
@@ -438,52 +547,64 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Instance normalisation of ``(N, C, *)``: every channel of every sample on its own statistics.
 
-    With ``use_input_stats=False`` the running statistics normalise instead; with
-    ``use_input_stats=True`` and running buffers given, they are updated in place
-    with ``momentum`` (the batch average of the instances' means and unbiased variances).
+    Composite, PyTorch's decomposition op for op: the input viewed as one sample of ``N * C`` channels
+    (``ViewBackward0``), the weight, bias and running statistics repeated ``N`` times (``RepeatBackward0``),
+    ``batch_norm`` of that (``NativeBatchNormBackward0``: training with ``use_input_stats``, else the
+    running statistics), viewed back. The repeated running statistics are updated by the batch norm and
+    averaged back over the batch into the given buffers.
+
+    Example:
+        >>> import minigrad as mg
+        >>> y = mg.nn.functional.instance_norm(mg.arange(8.0).reshape(1, 2, 4).requires_grad_())
+        >>> type(y.grad_fn).__name__, type(y.grad_fn.next_functions[0][0]).__name__
+        ('ViewBackward0', 'NativeBatchNormBackward0')
     """
     op = "instance_norm"
     check_tensor(op, "input", 0, input)
-    if input.ndim < 3:
-        raise RuntimeError(f"{op}(): Expected an input of at least 3 dimensions (N, C, *), but got {list(input.shape)}")
-    c = input.shape[1]
-    for name, v in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
-        _check_affine(op, name, v, c)
-    if not use_input_stats:
-        if running_mean is None or running_var is None:
-            raise RuntimeError(f"{op}(): Expected running_mean and running_var to be defined when use_input_stats is false")
-        view = (1, c) + (1,) * (input.ndim - 2)
-        out = div(sub(input, reshape(running_mean, view)), sqrt(add(reshape(running_var, view), eps)))
-        return _affine(out, weight, bias)
-    n = input.shape[0]
-    out, mu, var = _normalize_groups(reshape(input, (1, n * c) + tuple(input.shape[2:])), n * c, eps)
-    if running_mean is not None and running_var is not None:
-        count = input.numel() // (n * c)
-        with no_grad():
-            batch_mean = mean(reshape(mu, (n, c)), dim=0)
-            batch_var = mul(mean(reshape(var, (n, c)), dim=0), count / max(count - 1, 1))
-            running_mean.mul_(1 - momentum).add_(mul(batch_mean, momentum))
-            running_var.mul_(1 - momentum).add_(mul(batch_var, momentum))
-    return _affine(reshape(out, tuple(input.shape)), weight, bias)
+    shape = tuple(input.shape)
+    if use_input_stats and math.prod(shape[2:]) == 1:  # PyTorch's _verify_spatial_size
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape!r}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = shape[:2]
+    w, bi, rm, rv = (None if v is None else repeat(v, b) for v in (weight, bias, running_mean, running_var))
+    out = batch_norm(view(input.contiguous(), (1, b * c) + shape[2:]), rm, rv, w, bi, use_input_stats, momentum, eps)
+    with no_grad():  # (PyTorch's alias(running_mean).copy_: the batch's average of the instances' statistics)
+        for given, repeated in ((running_mean, rm), (running_var, rv)):
+            if given is not None:
+                given.copy_(mean(view(repeated, (b, c)), dim=0))
+    return view(out, shape)
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """AlexNet's local response normalisation: ``x / (k + alpha * mean of x^2 over size neighbouring channels)^beta``.
 
-    Composite: the squares, padded with zeros along the channels (``constant_pad_nd``), averaged over windows
-    of ``size`` channels (``avg_pool2d`` with a ``(size, 1)`` kernel, the positions flattened), then ``pow``, ``div``.
+    Composite, PyTorch's decomposition op for op: the squares (``mul``) with a dim of 1 before the channels
+    (``unsqueeze`` of a 3-D input, else a ``view`` as ``(N, 1, C, H, rest)``), padded with zeros along the
+    channels (``constant_pad_nd``), averaged over windows of ``size`` channels (``avg_pool2d`` of a ``(size, 1)``
+    kernel, or ``avg_pool3d`` of a ``(size, 1, 1)`` one), ``squeeze``d (and viewed back), then ``mul``, ``add``,
+    ``pow`` and ``div``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> y = mg.nn.functional.local_response_norm(mg.ones(1, 3, 2, 2, requires_grad=True), 2)
+        >>> type(y.grad_fn).__name__
+        'DivBackward0'
     """
     op = "local_response_norm"
     check_tensor(op, "input", 0, input)
-    if not _is_int(size) or size <= 0:
-        raise TypeError(f"{op}(): argument 'size' (position 1) must be a positive int, but got {size!r}")
-    if input.ndim < 3:
-        raise ShapeError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.ndim < 3:  # (PyTorch's message has a run of spaces in it, kept)
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {input.ndim} "
+                         "dimensions)")
     if input.numel() == 0:
         return input
-    n, c = input.shape[:2]
-    sq = reshape(mul(input, input), (n, 1, c, -1))  # (N, 1, C, positions)
-    padded = constant_pad_nd(sq, (0, 0, size // 2, (size - 1) // 2))
-    avg = avg_pool2d(padded, (size, 1), (1, 1))
-    div_ = pow(add(mul(reshape(avg, tuple(input.shape)), alpha), k), beta)
-    return div(input, div_)
+    div_ = mul(input, input)
+    if input.ndim == 3:
+        div_ = constant_pad_nd(unsqueeze(div_, 1), (0, 0, size // 2, (size - 1) // 2))
+        div_ = squeeze(avg_pool2d(div_, (size, 1), stride=1), 1)
+    else:
+        sizes = tuple(input.shape)
+        div_ = view(div_, (sizes[0], 1, sizes[1], sizes[2], -1))
+        div_ = constant_pad_nd(div_, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div_ = view(squeeze(avg_pool3d(div_, (size, 1, 1), stride=1), 1), sizes)
+    return div(input, pow(add(mul(div_, alpha), k), beta))

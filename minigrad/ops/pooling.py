@@ -1,4 +1,5 @@
-"""Pooling. Average pooling: ``avg_pool2d`` and ``adaptive_avg_pool2d`` as ops, their 1-D forms as composites.
+"""Pooling. Average pooling: ``avg_pool2d``, ``avg_pool3d`` and ``adaptive_avg_pool2d`` as ops, the 1-D forms as
+composites.
 Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, ``adaptive_max_pool1d/2d``, all
 composites of the ``max_pool2d`` op (defined first in this file), ``getitem`` and ``max``.
 
@@ -46,7 +47,8 @@ from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
-from ..kernels.pool_windows import adaptive_matrix, apply_windows, avg_matrices, pool_out_size
+from ..kernels.pool_windows import (adaptive_matrix, apply_windows, apply_windows_3d, avg_matrices, avg_matrices_3d,
+                                    pool_out_size)
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
@@ -259,6 +261,111 @@ def _avg_pool2d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
     """The adjoint of the adjoint: ``avg_pool2d`` itself."""
     a = ctx.attrs
     return (ctx.ops.avg_pool2d(h, *(a[n] for n in _ATTR_NAMES)),)
+
+
+# -- avg_pool3d ---------------------------------------------------------------------------------
+# The op takes a batched (N, C, D, H, W) or an unbatched (C, D, H, W) input itself, as PyTorch's: its matrices
+# act on the last three dims (NOTE [ Average pooling is two small matrix products ], a third along the depth).
+
+def _avg3d_meta(op: str, x: Any, **a: Any) -> tuple[tuple[int, ...], Any]:
+    if x.ndim not in (4, 5):
+        raise ShapeError(f"{op}(): 'x' must be 4-D (C, D, H, W) or 5-D (N, C, D, H, W), but got shape {tuple(x.shape)}")
+    out = tuple(pool_out_size(n, a["kernel_size"][i], a["stride"][i], a["padding"][i], a["ceil_mode"])
+                for i, n in enumerate(x.shape[-3:]))
+    return tuple(x.shape[:-3]) + out, x.dtype
+
+
+@register_kernel("avg_pool3d", Backend.CPU, dtypes=FLOAT_DTYPES)
+def avg_pool3d_cpu(x: np.ndarray, **a: Any) -> np.ndarray:
+    *mats, scale = avg_matrices_3d(x.shape[-3:], a)
+    return apply_windows_3d(np, x, *(m.astype(x.dtype) for m in mats), scale)
+
+
+_avg_pool3d = defop(
+    "avg_pool3d",
+    inputs=("x",),
+    attrs=_AVG_ATTRS,
+    infer_meta=_avg3d_meta,
+    doc="3-D average pooling ((N, C, D, H, W) or (C, D, H, W)): the mean of each window",
+)
+
+
+@_avg_pool3d.def_backward
+def _avg_pool3d_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """Each output's gradient spread evenly over its window: the adjoint, ``avg_pool3d_backward``."""
+    a = ctx.attrs
+    return (ctx.ops.avg_pool3d_backward(grad, tuple(ctx.input_shape(0)[-3:]), *(a[n] for n in _ATTR_NAMES)),)
+
+
+def _avg3d_backward_meta(op: str, grad: Any, input_size: tuple[int, ...], **a: Any) -> tuple[tuple[int, ...], Any]:
+    return tuple(grad.shape[:-3]) + tuple(input_size), grad.dtype
+
+
+@register_kernel("avg_pool3d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
+def avg_pool3d_backward_cpu(grad: np.ndarray, input_size: tuple[int, int, int], **a: Any) -> np.ndarray:
+    *mats, scale = avg_matrices_3d(tuple(input_size), a)
+    return apply_windows_3d(np, grad, *(m.T.astype(grad.dtype) for m in mats), scale)
+
+
+avg_pool3d_backward = defop(
+    "avg_pool3d_backward",
+    inputs=("grad",),
+    attrs=(Attr("input_size", check=check_shape),) + _AVG_ATTRS,
+    infer_meta=_avg3d_backward_meta,
+    doc="gradient of avg_pool3d: each window's gradient spread evenly over it",
+)
+
+
+@avg_pool3d_backward.def_backward
+def _avg_pool3d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
+    """The adjoint of the adjoint: ``avg_pool3d`` itself."""
+    a = ctx.attrs
+    return (ctx.ops.avg_pool3d(h, *(a[n] for n in _ATTR_NAMES)),)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """``torch.nn.functional.avg_pool3d`` on ``(N, C, D, H, W)`` or ``(C, D, H, W)``: the ``avg_pool3d`` op
+    (``AvgPool3DBackward0``, an unbatched input too, as PyTorch's); ``stride`` defaults to ``kernel_size``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.nn.functional.avg_pool3d(mg.arange(8.0).reshape(1, 1, 2, 2, 2), 2).tolist()
+        [[[[[3.5]]]]]
+    """
+    op = "avg_pool3d"
+    check_tensor(op, "input", 1, input)
+    k = _ints(op, "kernel_size", 2, kernel_size, 3)
+    s = _ints(op, "stride", 3, stride, 3, allow_empty=True) if stride is not None else None
+    s = k if s is None else s
+    p = _ints(op, "padding", 4, padding, 3)
+    for name, v in (("ceil_mode", ceil_mode), ("count_include_pad", count_include_pad)):
+        check_bool(op, name, 5, v)
+    if min(s) <= 0:  # (a kernel of 0 is its default stride: PyTorch's words are the stride's)
+        raise RuntimeError("stride should not be zero")
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
+    if divisor_override is not None:
+        if not _is_int(divisor_override):
+            raise TypeError(f"{op}(): argument 'divisor_override' must be int or None, but got {type_name(divisor_override)}")
+        if divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
+    if min(p) < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {p[0] if len(set(p)) == 1 else list(p)}")
+    if any(pp * 2 > kk for pp, kk in zip(p, k)):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0] if len(set(p)) == 1 else list(p)}, "
+                           f"kernel_size={k[0] if len(set(k)) == 1 else list(k)} and dilation=1")
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if 0 in tuple(input.shape)[-4:]:  # (PyTorch's message says dimension 0, whichever it is)
+        raise RuntimeError(f"{op}(): Expected input's non-batch dimensions to have positive length, but input has a "
+                           f"shape of {list(input.shape)} and non-batch dimension 0 has length zero!")
+    dhw = tuple(input.shape)[-3:]
+    if any(n < kk for n, kk in zip(dhw, k)):  # (the input itself, its padding not counted: PyTorch's check; so
+        # every output size is at least 1)
+        raise RuntimeError(f"input image (T: {dhw[0]} H: {dhw[1]} W: {dhw[2]}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    return _avg_pool3d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)
 
 
 # -- max pooling: PyTorch's forms of the max_pool2d op --------------------------------------------

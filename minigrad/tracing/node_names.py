@@ -40,8 +40,10 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "fill_tensor_": "FillBackward3",  # fill_.Tensor
     "layer_norm": "NativeLayerNormBackward0",
     "batch_norm": "NativeBatchNormBackward0",
+    "group_norm": "NativeGroupNormBackward0",
     "max_pool2d": "MaxPool2DWithIndicesBackward0",
     "avg_pool2d": "AvgPool2DBackward0",
+    "avg_pool3d": "AvgPool3DBackward0",
     "adaptive_avg_pool2d": "AdaptiveAvgPool2DBackward0",
     "vector_norm": "LinalgVectorNormBackward0",
     "det": "LinalgDetBackward0",

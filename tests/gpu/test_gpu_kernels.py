@@ -510,6 +510,36 @@ def test_batch_norm_is_one_op_with_the_cpus_values(training, dtype):
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_group_norm_is_one_op_with_the_cpus_values(dtype):
+    """``F.group_norm`` (``NativeGroupNormBackward0``) on the device against the CPU: 2-D to 5-D inputs, one
+    group to one a channel, with the weight and the bias, either, or neither."""
+    for shape, groups in (((5, 6), 3), ((4, 6, 5), 2), ((2, 6, 3, 4), 6), ((2, 6, 2, 3, 2), 1)):
+        check("group_norm", lambda x, w, b: mg.nn.functional.group_norm(x, groups, w, b),
+              [_rand(shape, dtype), _rand((6,), dtype), _rand((6,), dtype)], dtype)
+        check("group_norm", lambda x: mg.nn.functional.group_norm(x, groups), [_rand(shape, dtype)], dtype)
+    check("group_norm", lambda x, w: mg.nn.functional.group_norm(x, 2, w), [_rand((3, 4, 5), dtype),
+                                                                          _rand((4,), dtype)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_instance_norm_is_pytorchs_batch_norm_on_the_device(dtype):
+    """``F.instance_norm`` (PyTorch's decomposition: the ``batch_norm`` op of the input viewed as one sample,
+    the affine map repeated) on the device against the CPU, and the running statistics averaged back alike."""
+    check("batch_norm", lambda x, w, b: mg.nn.functional.instance_norm(x, weight=w, bias=b),
+          [_rand((2, 3, 5), dtype), _rand((3,), dtype), _rand((3,), dtype)], dtype)
+    rtol, atol = TOL[dtype]
+    stats = []
+    for device in ("cpu", "gpu"):
+        rm, rv = mg.zeros(3, dtype=dtype, device=device), mg.ones(3, dtype=dtype, device=device)
+        x = mg.tensor(_rand((4, 3, 2, 3), dtype)).to(device)
+        mg.nn.functional.instance_norm(x, rm, rv, momentum=0.3)
+        stats.append((rm.cpu().numpy(), rv.cpu().numpy(),
+                      mg.nn.functional.instance_norm(x, rm, rv, use_input_stats=False).cpu().numpy()))
+    for a, b in zip(*stats):
+        np.testing.assert_allclose(b.astype(np.float64), a.astype(np.float64), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_clamp_by_tensor_bounds_runs_on_the_device(dtype):
     """``clamp`` with tensor bounds (min, max, both, broadcast, a transposed input) on the device against the
     CPU; it fell back to the CPU, whose copies made a transposed input's result row-major (the GPU fuzzer:
@@ -1394,6 +1424,17 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                    lambda: [_rand((2, 3, 7, 9), mg.float32)]),
     "avg_pool2d-ceil": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3),
                         lambda: [_rand((1, 2, 5, 5), mg.float32)]),
+    "avg_pool3d": ("avg_pool3d", lambda x: mg.nn.functional.avg_pool3d(x, (3, 2, 3), 2, 1, count_include_pad=False),
+                   lambda: [_rand((2, 3, 5, 6, 7), mg.float32)]),
+    "avg_pool3d-unbatched-ceil": ("avg_pool3d", lambda x: mg.nn.functional.avg_pool3d(x, 2, ceil_mode=True,
+                                                                                        divisor_override=3),
+                                  lambda: [_rand((2, 5, 5, 3), mg.float32)]),
+    "avg_pool3d-backward": ("avg_pool3d_backward", lambda x: mg.nn.functional.avg_pool3d(x, 2, 1),
+                            lambda: [_rand((1, 2, 4, 3, 5), mg.float32)]),
+    "local_response_norm-3d": ("avg_pool2d", lambda x: mg.nn.functional.local_response_norm(x, 3),
+                               lambda: [_rand((2, 5, 7), mg.float32)]),
+    "local_response_norm-4d": ("avg_pool3d", lambda x: mg.nn.functional.local_response_norm(x, 2, k=2.0),
+                               lambda: [_rand((2, 5, 3, 4), mg.float32)]),
     "adaptive_avg_pool2d": ("adaptive_avg_pool2d", lambda x: mg.nn.functional.adaptive_avg_pool2d(x, (3, 4)),
                             lambda: [_rand((2, 3, 7, 9), mg.float32)]),
     # to one value PyTorch takes a mean over the plane, not the pooling op

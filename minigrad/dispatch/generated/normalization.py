@@ -25,6 +25,15 @@ def batch_norm_dygraph_function(x, weight, bias, running_mean, running_var, attr
     return run_layers(batch_norm_op, [x, weight, bias, running_mean, running_var], attrs, bus.recorder)
 
 
+group_norm_op = OPS['group_norm']
+
+
+def group_norm_dygraph_function(x, weight, bias, attrs):
+    """``group_norm`` after the API layer (``minigrad codegen group_norm`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(group_norm_op, [x, weight, bias], attrs, bus.recorder)
+
+
 layer_norm_op = OPS['layer_norm']
 
 

@@ -132,6 +132,64 @@ def avg_pool2d_backward_dygraph_function(grad, attrs):
     return out_t
 
 
+avg_pool3d_op = OPS['avg_pool3d']
+
+
+def avg_pool3d_dygraph_function(x, attrs):
+    """``avg_pool3d`` after the API layer (``minigrad codegen avg_pool3d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(avg_pool3d_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (avg_pool3d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(avg_pool3d_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(avg_pool3d_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(avg_pool3d_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(avg_pool3d_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(avg_pool3d_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+avg_pool3d_backward_op = OPS['avg_pool3d_backward']
+
+
+def avg_pool3d_backward_dygraph_function(grad, attrs):
+    """``avg_pool3d_backward`` after the API layer (``minigrad codegen avg_pool3d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(avg_pool3d_backward_op, [grad], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (avg_pool3d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(avg_pool3d_backward_op, [grad], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(avg_pool3d_backward_op, [grad], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(avg_pool3d_backward_op, entry.kernel, (grad._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(avg_pool3d_backward_op, [grad], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(avg_pool3d_backward_op, (grad,), attrs, (out_t,))
+    return out_t
+
+
 max_pool2d_op = OPS['max_pool2d']
 
 

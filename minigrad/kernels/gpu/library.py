@@ -1,7 +1,7 @@
 """GPU kernels made of CuPy's own functions (library kernels): integer arithmetic, gather and scatter,
 flip, roll, repeat, padding with a constant, pixel_shuffle and pixel_unshuffle, interpolate's upsample ops (gathers
 and scatter-adds of taps kept on the device), the running sums and products, argsort, average pooling
-(two matrix products, cuBLAS's), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
+(two matrix products, cuBLAS's; three in 3-D), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
 ``smooth_l1_loss`` and ``huber_loss``,
 ``vector_norm`` (and ``norm``) and ``div`` with a rounding mode.
 
@@ -34,7 +34,7 @@ from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, i
                              running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
-from ..pool_windows import adaptive_matrix, apply_windows, avg_matrices
+from ..pool_windows import adaptive_matrix, apply_windows, apply_windows_3d, avg_matrices, avg_matrices_3d
 from ..upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, resample_backward_arrays
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
@@ -316,14 +316,15 @@ _WINDOWS: dict[tuple[Any, ...], tuple[Any, Any, float]] = {}
 _WINDOWS_MAX = 64
 
 
-def _windows(key: tuple[Any, ...], make: Any, dtype: Any) -> tuple[Any, Any, float]:
+def _windows(key: tuple[Any, ...], make: Any, dtype: Any) -> tuple[Any, ...]:
+    """The device matrices of ``make()`` (its matrices, then the scale), made and copied once per geometry."""
     full = (*key, np.dtype(dtype).str)
     entry = _WINDOWS.get(full)
     if entry is None:
         if len(_WINDOWS) >= _WINDOWS_MAX:
             _WINDOWS.clear()
-        rows, cols, scale = make()
-        entry = _WINDOWS[full] = (upload(rows.astype(dtype)), upload(cols.astype(dtype)), scale)
+        *mats, scale = make()
+        entry = _WINDOWS[full] = (*(upload(m.astype(dtype)) for m in mats), scale)
     return entry
 
 
@@ -342,6 +343,20 @@ def avg_pool2d(x: Any, **a: Any) -> Any:
 def avg_pool2d_backward(grad: Any, input_size: tuple[int, int], **a: Any) -> Any:
     rows, cols, scale = _windows(_avg_key(input_size, a), lambda: avg_matrices(tuple(input_size), a), grad.dtype)
     return apply_windows(cupy, grad, rows.T, cols.T, scale)
+
+
+@register_kernel("avg_pool3d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_avg_pool3d")
+def avg_pool3d(x: Any, **a: Any) -> Any:
+    dhw = tuple(x.shape[-3:])
+    depth, rows, cols, scale = _windows(_avg_key(dhw, a), lambda: avg_matrices_3d(dhw, a), x.dtype)
+    return apply_windows_3d(cupy, x, depth, rows, cols, scale)
+
+
+@register_kernel("avg_pool3d_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_avg_pool3d_backward")
+def avg_pool3d_backward(grad: Any, input_size: tuple[int, int, int], **a: Any) -> Any:
+    dhw = tuple(input_size)
+    depth, rows, cols, scale = _windows(_avg_key(dhw, a), lambda: avg_matrices_3d(dhw, a), grad.dtype)
+    return apply_windows_3d(cupy, grad, depth.T, rows.T, cols.T, scale)
 
 
 def _adaptive(hw: tuple[int, int], out: tuple[int, int]) -> tuple[Any, Any, float]:

@@ -31,7 +31,7 @@ from .reduce import as_rows, reduce_rows
 GPU = Backend.GPU
 
 __all__ = ["softmax", "log_softmax", "softmax_backward_data", "log_softmax_backward_data", "cross_entropy", "layer_norm",
-           "layer_norm_backward", "layer_norm_weight_grad", "safe_softmax", "scaled_dot_product_attention",
+           "layer_norm_backward", "layer_norm_weight_grad", "group_norm", "safe_softmax", "scaled_dot_product_attention",
            "attention_weights"]
 
 
@@ -266,6 +266,28 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
     scale = weight.astype(acc, copy=False) / cupy.sqrt(var + acc(eps))
     shift = bias.astype(acc, copy=False) - mu * scale
     out = x.astype(acc, copy=False) * scale.reshape(view) + shift.reshape(view)
+    return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
+
+
+@register_kernel("group_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_group_norm")
+def group_norm(x: Any, weight: Any = None, bias: Any = None, group: int = 1, eps: float = 1e-5) -> Any:
+    """The groups' statistics by two row reductions (one row a sample's group: ``mean``, then the squared
+    deviations), then ``(x - mean) * rstd`` and each channel's weight and bias, as the batch norm's kernel."""
+    n, c = x.shape[:2]
+    if x.size == 0:
+        return cupy.empty(x.shape, dtype=x.dtype)
+    acc = np.float64 if x.dtype == np.float64 else np.float32
+    rows, cols = n * group, x.size // (n * group)
+    m = cupy.ascontiguousarray(x).reshape(rows, cols)
+    mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols).astype(acc, copy=False)
+    var = reduce_rows("sq_dev", m, rows, cols, aux=mu, scale=1.0 / cols).astype(acc, copy=False)
+    rstd = 1.0 / cupy.sqrt(var + acc(eps))
+    out = ((m.astype(acc, copy=False) - mu.reshape(rows, 1)) * rstd.reshape(rows, 1)).reshape(x.shape)
+    view = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        out = out * weight.astype(acc, copy=False).reshape(view)
+    if bias is not None:
+        out = out + bias.astype(acc, copy=False).reshape(view)
     return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
 
 
