@@ -392,6 +392,17 @@ CASES |= {
     "log_softmax to another dtype": lambda lib, d: lib.log_softmax(d["x"], 1, dtype=lib.float32),
 }
 
+# -- a slice given alone is a slice even where it keeps the whole dim; in a tuple it is skipped (ops/shape.py) ---
+CASES |= {
+    "x[:]": lambda lib, d: d["x"][:],
+    "v[:4] of 4 elements": lambda lib, d: d["v"][:4],
+    "x[0:3] of 3 rows": lambda lib, d: d["x"][0:3],
+    "x[:, :]": lambda lib, d: d["x"][:, :],
+    "x[...]": lambda lib, d: d["x"][...],
+    "x[(slice(None),)]": lambda lib, d: d["x"][(slice(None),)],
+    "x[1:]": lambda lib, d: d["x"][1:],
+}
+
 # -- repeat_interleave: PyTorch's decomposition (ops/repeat.py) ------------------------------------------
 CASES |= {
     "repeat_interleave by an int": lambda lib, d: d["x"].repeat_interleave(2, dim=0),

@@ -271,6 +271,15 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 # -- indexing ------------------------------------------------------------------
 
 
+class LoneSlice(tuple):
+    """A normalized ``x[a:b]``, one slice given alone (no tuple): PyTorch's Python indexing applies it as a
+    ``slice`` even where it keeps the whole dim (``x[:]`` and ``v[:n]`` of ``n`` elements are ``SliceBackward0``,
+    where ``x[:, :]`` and ``x[...]`` are aliases)."""
+
+    __slots__ = ()
+    lone_slice = True  # (read by the node's namer, tracing/node_names.py)
+
+
 def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tuple[int, ...] | None = None) -> Any:
     """Turn a Python index (ints, slices, None, Ellipsis, lists, int/bool tensors) into a NumPy index.
 
@@ -326,7 +335,7 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tupl
                 f"{op}(): only integers, slices, None, Ellipsis, and integer or bool tensors/lists are valid indices "
                 f"(got {type_name(item)} at position {pos})"
             )
-    return tuple(out)
+    return LoneSlice(out) if isinstance(index, slice) or type(index) is LoneSlice else tuple(out)
 
 
 def _is_mask(item: Any) -> bool:
@@ -563,6 +572,8 @@ def _index_steps(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple[A
     step ``index`` itself. ``dim`` counts the result's dims already passed (an integer removes its dim, so it
     does not move on); ``sizes`` are the result's sizes as the steps leave them. A slice that keeps a whole
     dim (``0:n``, ``::1``) is no step, as in PyTorch; an index of no step at all is an alias of ``x``."""
+    if type(index) is LoneSlice:
+        return None  # one slice given alone: one step, the op itself, even where it keeps the whole dim
     if any(isinstance(i, (bool, np.bool_)) or (hasattr(i, "ndim") and i.ndim == 0 and i.dtype == np.bool_)
            for i in index):
         return None  # a bool item (a new dim, kept or emptied): the op itself

@@ -133,6 +133,8 @@ def _getitem(inputs: Any, attrs: dict[str, Any]) -> str:
     """``x[0]`` selects, ``x[1:3]`` slices, ``x[None]`` unsqueezes, ``x[idx]`` indexes; PyTorch applies
     a mixed index one step at a time, and the node a student sees is the last step's."""
     index = attrs.get("index")
+    if getattr(index, "lone_slice", False):  # x[:] alone is a slice, x[:, :] an alias (ops/shape.py's LoneSlice)
+        return "SliceBackward0"
     parts = index if isinstance(index, tuple) else (index,)
     last = "Alias"
     for p in parts:
