@@ -36,8 +36,11 @@ class AvgPool1d(Module):
         return f"kernel_size={_one(self.kernel_size)}, stride={_one(self.stride)}, padding={_one(self.padding)}"
 
 
-class AvgPool2d(Module):
-    """Average over ``kernel_size`` windows of ``(N, C, H, W)``; ``stride`` defaults to ``kernel_size``."""
+class _AvgPoolNd(Module):
+    """Average pooling over ``kernel_size`` windows (``pool``, the functional form); ``stride`` defaults to
+    ``kernel_size`` (PyTorch's ``_AvgPoolNd``)."""
+
+    pool: Any = None
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int | None = None) -> None:
@@ -46,29 +49,24 @@ class AvgPool2d(Module):
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
-                            self.divisor_override)
+        return type(self).pool(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                               self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool3d(Module):
+class AvgPool2d(_AvgPoolNd):
+    """Average over ``kernel_size`` windows of ``(N, C, H, W)``; ``stride`` defaults to ``kernel_size``."""
+
+    pool = staticmethod(F.avg_pool2d)
+
+
+class AvgPool3d(_AvgPoolNd):
     """Average over ``kernel_size`` windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)``; ``stride`` defaults to
     ``kernel_size``."""
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
-        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
-                            self.divisor_override)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+    pool = staticmethod(F.avg_pool3d)
 
 
 class AdaptiveAvgPool1d(Module):
