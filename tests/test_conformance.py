@@ -169,7 +169,7 @@ OPS.update({("nn.functional.scaled_dot_product_attention", ""): F.scaled_dot_pro
 
 # The indexed fills and copies students write (the bitwise ops' OpInfos are integer-only, like bincount's:
 # tests/test_student_names.py compares them with PyTorch).
-OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy")})
+OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy", "inner")})
 
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [

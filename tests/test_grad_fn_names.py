@@ -403,6 +403,14 @@ CASES |= {
     "x[1:]": lambda lib, d: d["x"][1:],
 }
 
+# -- inner and a tensordot of every dim: a dot of the two flattened (ops/blas.py) -----------------------------
+CASES |= {
+    "inner": lambda lib, d: lib.inner(d["x"], d["y"][:2]),
+    "inner of vectors": lambda lib, d: lib.inner(d["v"], d["v"]),
+    "inner by a 0-d tensor": lambda lib, d: lib.inner(d["x"].sum(), d["v"]),
+    "tensordot of every dim": lambda lib, d: lib.tensordot(d["x"], d["y"], dims=2),
+}
+
 # -- repeat_interleave: PyTorch's decomposition (ops/repeat.py) ------------------------------------------
 CASES |= {
     "repeat_interleave by an int": lambda lib, d: d["x"].repeat_interleave(2, dim=0),

@@ -43,7 +43,7 @@ from ._checks import check_dims
 from .registry import Attr, call_with_out, defop, type_name
 from .shape import expand, permute, reshape, unsafe_view
 
-__all__ = ["dot", "vdot", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
+__all__ = ["dot", "vdot", "inner", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
            "cross", "bilinear"]
 
 
@@ -118,6 +118,21 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
         raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied "
                            f"({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     return matmul(input, mat2)
+
+
+def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
+    """The products summed over the last dim of each (``torch.inner``): ``input[..., k] * other[..., k]`` for
+    every pair of leading positions. Composite, PyTorch's: ``tensordot`` over the two last dims (a 0-d operand
+    is a plain ``mul``)."""
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("inner", out, inner, (input, other), {})
+    check_tensors("inner", input=input, other=other)
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -353,7 +368,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b`` (or the listed dims:
-    ``dims=([1, 0], [0, 1])``) (``torch.tensordot``). Composite: ``permute``, ``reshape`` and one ``matmul``."""
+    ``dims=([1, 0], [0, 1])``) (``torch.tensordot``). Composite, PyTorch's: ``permute``, ``reshape`` and one
+    ``matmul`` (a ``dot`` where every dim is contracted)."""
     check_tensors("tensordot", a=a, b=b)
     if isinstance(dims, int) and not isinstance(dims, bool):
         if dims < 0 or dims > min(a.ndim, b.ndim):
@@ -376,6 +392,9 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     b = b if tuple(sb) == tuple(b.shape) else expand(b, tuple(sb))
     free_a = [i for i in range(a.ndim) if i not in da]
     free_b = [j for j in range(b.ndim) if j not in db]
+    if not free_a and not free_b:  # everything contracted: PyTorch's dot of the two flattened (DotBackward0)
+        a1, b1 = permute(a, tuple(da)), permute(b, tuple(db))
+        return reshape(matmul(a1 if a1.ndim == 1 else reshape(a1, (-1,)), b1 if b1.ndim == 1 else reshape(b1, (-1,))), ())
     k = 1
     for i in da:
         k *= a.shape[i]
