@@ -416,6 +416,31 @@ def test_pooling_indices_are_pytorchs_first_maximum(args, kind):
     assert mi.tolist() == ti.tolist()
 
 
+@pytest.mark.parametrize("kind", ["ties", "nan", "-inf"])
+@pytest.mark.parametrize("args", [(2, 2, 0, 1, False), (3, 2, 1, 1, True), (3, 1, 1, 2, False), (2, 3, 1, 2, True)])
+def test_pooling_gradient_goes_to_the_first_maximum_as_pytorchs(args, kind):
+    """The gradient of each window goes to its first maximum only, as PyTorch's: with dilation or ceil_mode
+    ``max_pool2d`` and every ``adaptive_max_pool2d`` were ``amax`` of the windows, whose gradient is shared among
+    ties (the zeros after a ReLU)."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(2).integers(0, 3, (2, 2, 7, 6)).astype(np.float64)
+    if kind == "nan":
+        x[0, 1, 2, 2] = NAN
+    elif kind == "-inf":
+        x[:] = -INF
+        x[0, 0, 3, 3] = 1.0
+    k, s, p, d, ceil = args
+    calls = [lambda f, t: f.max_pool2d(t, k, s, p, d, ceil), lambda f, t: f.adaptive_max_pool2d(t, (k + 1, s + 2))]
+    for call in calls:
+        grads = []
+        for lib, f in ((mg, F), (torch, torch.nn.functional)):
+            t = lib.tensor(x, requires_grad=True)
+            out = call(f, t)
+            (out * lib.tensor(np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape)))).sum().backward()
+            grads.append(t.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])
+
+
 # -- index_copy, index_add and index_fill: which indices each takes, and its words for the rest ---------
 
 INDEX_RANGE_CASES = {  # PyTorch 2.13's answers: index_copy and index_add refuse a negative index, index_fill

@@ -1,10 +1,8 @@
 """What the sliding-window composites (``conv2d`` in ``convolution.py``, ``max_pool2d`` in ``pooling.py``) share.
 
-Both take PyTorch's long argument lists positionally or by keyword, both turn
-``kernel_size``/``stride``/``padding``/``dilation`` from an int or a pair into
-a pair, and both pad the last two dims of a batched NCHW input (zeros for
-``padding="same"``, ``-inf`` for ``ceil_mode``'s partial windows). Kept here
-so neither module reaches into the other's private names.
+Both take PyTorch's long argument lists positionally or by keyword, and both
+turn ``kernel_size``/``stride``/``padding``/``dilation`` from an int or a pair
+into a pair. Kept here so neither module reaches into the other's private names.
 
 NOTE [ Window arguments are checked first ]
     kernel_size, stride, padding, dilation and groups are checked for zero,
@@ -24,10 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..devices import filled_array
-from ..tensor import Tensor
 from ._checks import check_pair
-from .shape import concat
 
 #: ``conv2d``'s and ``max_pool2d``'s arguments in PyTorch's order (a name's index is its position in errors).
 CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
@@ -51,24 +46,3 @@ def bind_args(op: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: di
 def int_pair(op: str, name: str, v: Any) -> tuple[int, int]:
     """An int or a pair of ints as ``(h, w)``; ``TypeError`` naming ``op``'s argument otherwise (``check_pair``)."""
     return check_pair(op, name, (CONV_ARGS if op == "conv2d" else POOL_ARGS).index(name), v)
-
-
-def _block(x: Tensor, shape: tuple[int, ...], value: float) -> Tensor:
-    """A constant block of ``value`` on ``x``'s device: on a GPU a fill there (a host array copied at every call
-    would make the host wait for the device each time)."""
-    return Tensor._make(filled_array(shape, value, x.dtype.np, x.device), x.dtype, x.device)
-
-
-def pad_hw(x: Tensor, top: int, bottom: int, left: int, right: int, value: float = 0.0) -> Tensor:
-    """Pad the last two dims of an NCHW ``x`` with ``value`` (a concat of constant blocks, so the gradient is a slice)."""
-    n, c, h, w = x.shape
-    if top or bottom:
-        parts = ([_block(x, (n, c, top, w), value)] if top else []) + [x] + (
-            [_block(x, (n, c, bottom, w), value)] if bottom else [])
-        x = concat(parts, dim=2)
-        h += top + bottom
-    if left or right:
-        parts = ([_block(x, (n, c, h, left), value)] if left else []) + [x] + (
-            [_block(x, (n, c, h, right), value)] if right else [])
-        x = concat(parts, dim=3)
-    return x

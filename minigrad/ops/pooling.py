@@ -53,11 +53,11 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
 from ._constants import kept_constant
-from ._window import POOL_ARGS, bind_args, int_pair, pad_hw
+from ._window import POOL_ARGS, bind_args, int_pair
 from .argmax import argmax
 from .division import floor_divide, remainder
+from .scatter_gather import gather
 from .math import add, mul
-from .reduce import amax as _max
 from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, unsqueeze
@@ -424,19 +424,17 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
                            f"given input size ({c}x{h}x{w}), calculated output size ({c}x{oh}x{ow}) is too small")
     unbatched = x.ndim == 3
     xb = unsqueeze(x, 0) if unbatched else x
-    n = xb.shape[0]
     if d == (1, 1) and not ceil_mode:
         out = _max_pool2d(xb, k, s, p)
     else:
-        # Pad with -inf to cover every window, then gather each window's elements and take their max.
-        need_h, need_w = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1, (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
-        xp = pad_hw(xb, p[0], max(need_h - h - p[0], 0), p[1], max(need_w - w - p[1], 0), float("-inf"))
-        rows = (np.arange(oh)[:, None] * s[0] + np.arange(k[0])[None, :] * d[0])  # (oh, kh)
-        cols = (np.arange(ow)[:, None] * s[1] + np.arange(k[1])[None, :] * d[1])  # (ow, kw)
-        r = rows[:, None, :, None]
-        cc = cols[None, :, None, :]
-        windows = getitem(xp, (slice(None), slice(None), r, cc))  # (n, c, oh, ow, kh, kw)
-        out = _max(windows, dim=(-2, -1))
+        # Gather each window's elements (a position in the padding read as the window's nearest inside:
+        # ``_clipped_windows``), then read each window's first maximum, which takes all of its gradient, as
+        # PyTorch's (amax's would be shared among ties: the zeros after a ReLU).
+        rows = _clipped_windows(h, oh, k[0], s[0], p[0], d[0])
+        cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
+        windows = getitem(xb, (slice(None), slice(None), rows[:, None, :, None], cols[None, :, None, :]))
+        flat = reshape(windows, tuple(windows.shape[:-2]) + (k[0] * k[1],))  # (n, c, oh, ow, kh * kw)
+        out = squeeze(gather(flat, -1, argmax(flat.detach(), dim=-1, keepdim=True)), -1)
     if return_indices:
         rows = _clipped_windows(h, oh, k[0], s[0], p[0], d[0])
         cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
@@ -679,7 +677,8 @@ def _adaptive_windows(n: int, out: int) -> np.ndarray:
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """``torch.nn.functional.adaptive_max_pool2d`` of ``(N, C, H, W)`` or ``(C, H, W)``: the maximum of each adaptive
-    window (composite: one ``getitem`` of the windows, then ``max`` over them). With ``return_indices``
+    window (composite: one ``getitem`` of the windows, then a ``gather`` at each one's first maximum, which takes
+    all of its gradient, as PyTorch's). With ``return_indices``
     also the flat ``h * W + w`` position of each maximum."""
     op = "adaptive_max_pool2d"
     check_tensor(op, "input", 1, input)
@@ -692,7 +691,10 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     rows, cols = _adaptive_windows(h, oh), _adaptive_windows(w, ow)
     lead = (slice(None),) * (input.ndim - 2)
     windows = getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
-    out = _max(windows, dim=(-2, -1))
+    flat = reshape(windows, tuple(windows.shape[:-2]) + (rows.shape[1] * cols.shape[1],))
+    # each window's first maximum read with gather: PyTorch's gradient goes to that one element (amax's would be
+    # shared among ties, as among the zeros after a ReLU)
+    out = squeeze(gather(flat, -1, argmax(flat.detach(), dim=-1, keepdim=True)), -1)
     if not return_indices:
         return out
     return out, _window_argmax(input, rows, cols, ("adaptive_max_pool2d", h, w, oh, ow), windows)
