@@ -411,6 +411,12 @@ CASES |= {
     "tensordot of every dim": lambda lib, d: lib.tensordot(d["x"], d["y"], dims=2),
 }
 
+# -- block_diag: one op (ops/dims.py) ------------------------------------------------------------------------
+CASES |= {
+    "block_diag": lambda lib, d: lib.block_diag(d["x"], d["v"], d["v"][0]),
+    "block_diag of blocks of no size": lambda lib, d: lib.block_diag(lib.ones(0, 2), d["x"], lib.ones(2, 0)),
+}
+
 # -- repeat_interleave: PyTorch's decomposition (ops/repeat.py) ------------------------------------------
 CASES |= {
     "repeat_interleave by an int": lambda lib, d: d["x"].repeat_interleave(2, dim=0),

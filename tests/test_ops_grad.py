@@ -500,6 +500,7 @@ CASES: list[Case] = [
     Case("diag-of-a-vector", "diag_embed", lambda x: mg.diag(x, -1), inputs(rnd(3))),
     Case("diag-of-a-matrix", "diagonal_copy", lambda x: mg.diag(x, 1), inputs(rnd(3, 4))),
     Case("take", "take", lambda x: mg.take(x, mg.tensor([[0, 5], [-1, 5]])), inputs(rnd(3, 4))),
+    Case("block_diag", "block_diag", lambda x, v, s: mg.block_diag(x, v, s), inputs(rnd(2, 3), rnd(4), rnd())),
     Case("cross", "cross", lambda a, b: mg.cross(a, b, dim=1), inputs(rnd(4, 3), rnd(1, 3))),
     Case("linalg.cross", "cross", lambda a, b: mg.linalg.cross(a, b), inputs(rnd(2, 3), rnd(2, 3))),
     # distances

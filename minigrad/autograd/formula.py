@@ -138,6 +138,10 @@ class BackwardContext:
         """The shapes of the tensors of list input ``slot`` (``concat``'s ``xs``), one per rank."""
         return [e.shape for e in self.node.next_edges[slot]]
 
+    def input_dtypes(self, slot: int) -> list[Any]:
+        """The dtypes of the tensors of list input ``slot``, one per rank."""
+        return [e.dtype for e in self.node.next_edges[slot]]
+
     def given(self, slot: int) -> bool:
         """Whether optional input ``slot`` was given: a missing one's edge has no dtype, and it saves nothing
         (so ``saved()`` skips it)."""

@@ -56,6 +56,19 @@ def pad_geometry(shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[tuple[sl
     return tuple(crop), widths
 
 
+def block_diag_arrays(xp: Any, xs: Any) -> Any:
+    """The arrays (0-, 1- or 2-D) as the blocks of a block-diagonal matrix, in the dtype they promote to: zeros,
+    then each block written in its place."""
+    blocks = [x.reshape(1, -1) if x.ndim < 2 else x for x in xs]
+    out = xp.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)),
+                   dtype=np.result_type(*[x.dtype for x in xs]))
+    top = left = 0
+    for b in blocks:
+        out[top:top + b.shape[0], left:left + b.shape[1]] = b
+        top, left = top + b.shape[0], left + b.shape[1]
+    return out
+
+
 def column_major(xp: Any, a: Any) -> Any:
     """``a`` with each matrix laid out column-major, as LAPACK and cuSOLVER write PyTorch's ``linalg.inv`` and
     ``linalg.solve`` results (strides ``(..., 1, rows)``): so a reshape of one copies where PyTorch's does."""

@@ -3,7 +3,8 @@
 ``cartesian_prod``, ``block_diag``.
 
 All composites of ``permute``, ``transpose``, ``reshape``, ``unsqueeze`` and ``cat``
-(``concat``), as PyTorch's own are: their gradients are those ops'.
+(``concat``), as PyTorch's own are: their gradients are those ops'. ``block_diag`` is an op,
+as PyTorch's (``BlockDiagBackward0``).
 
 Example:
     >>> import minigrad as mg
@@ -17,12 +18,18 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from ..creation import zeros
+from ..dtypes import ALL_DTYPES
+from ..kernels.array_kernels import block_diag_arrays
+from ..kernels.key import Backend
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_shape, check_tensor, wrap_dim
-from .registry import type_name
+from .registry import Input, defop, type_name
 from .repeat import meshgrid
-from .shape import concat, expand, permute, reshape, stack, transpose, unsqueeze, view
+from .shape import concat, permute, reshape, stack, transpose, unsqueeze, view
 
 __all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", "atleast_1d", "atleast_2d",
            "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "block_diag"]
@@ -181,31 +188,49 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([reshape(g, (-1,)) for g in grids], 1)
 
 
+def _block_shapes(shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, int]]:
+    """Each block's (rows, columns): a 0-d tensor is 1 x 1, a 1-D one a single row."""
+    return [(1, 1) if len(s) == 0 else (1, s[0]) if len(s) == 1 else (s[0], s[1]) for s in shapes]
+
+
+def _block_diag_meta(op: str, xs: Any) -> tuple[tuple[int, ...], Any]:
+    blocks = _block_shapes([tuple(x.shape) for x in xs])
+    return (sum(r for r, _ in blocks), sum(c for _, c in blocks)), np.result_type(*[x.dtype for x in xs])
+
+
+@register_kernel("block_diag", Backend.CPU, dtypes=ALL_DTYPES, name="cpu/block_diag")
+def block_diag_cpu(xs):
+    return block_diag_arrays(np, xs)
+
+
+_block_diag = defop("block_diag", inputs=(Input("xs", is_list=True),), infer_meta=_block_diag_meta,
+                    doc="the tensors (0-, 1- or 2-D) as the blocks of a block-diagonal matrix (BlockDiagBackward0)")
+
+
+@_block_diag.def_backward
+def _block_diag_backward(ctx: Any, g: Any) -> tuple[Any]:
+    """PyTorch's ``block_diag_backward``: each input's block of the gradient, in the input's shape."""
+    pieces, top, left = [], 0, 0
+    shapes, dtypes = ctx.input_shapes(0), ctx.input_dtypes(0)
+    g_dtype = g.dtype if isinstance(g.dtype, np.dtype) else g.dtype.np  # (an array's, or a tensor's)
+    for rank, (shape, (r, c)) in enumerate(zip(shapes, _block_shapes([tuple(s) for s in shapes]))):
+        if ctx.needs(0, rank):
+            block = ctx.ops.getitem(g, (slice(top, top + r), slice(left, left + c)))
+            block = ctx.ops.reshape(block, tuple(shape)) if len(shape) < 2 else block
+            pieces.append(block if dtypes[rank].np == g_dtype else ctx.ops.cast(block, dtypes[rank]))  # promoted
+        else:
+            pieces.append(None)
+        top, left = top + r, left + c
+    return (pieces,)
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
-    """The tensors (0-, 1- or 2-D) as the blocks of a block-diagonal matrix, zeros elsewhere
-    (``torch.block_diag``). Composite: each block padded by ``concat`` with zero blocks, then stacked."""
-    blocks = []
+    """The tensors (0-, 1- or 2-D) as the blocks of a block-diagonal matrix, zeros elsewhere, in the dtype they
+    promote to (``torch.block_diag``): one op, ``BlockDiagBackward0``, each input's gradient its block."""
     for i, t in enumerate(tensors):
         check_tensor("block_diag", "tensors", i, t)
         if t.ndim > 2:
             raise RuntimeError(f"block_diag(): Input tensors must have 2 or fewer dimensions. Input {i} has {t.ndim} dimensions")
-        blocks.append(reshape(t, (1, -1)) if t.ndim < 2 else t)
-    if not blocks:  # PyTorch's answer: one row of no columns
+    if not tensors:  # PyTorch's answer: one row of no columns
         return zeros(1, 0)
-    dtype = blocks[0].dtype
-    for b in blocks[1:]:
-        dtype = b.dtype if b.dtype.is_floating and not dtype.is_floating else dtype
-    width = sum(b.shape[1] for b in blocks)
-    rows, left = [], 0
-    for b in blocks:
-        b = b if b.dtype is dtype else b.astype(dtype)
-        parts = []
-        if left:
-            parts.append(expand(Tensor._scalar(0, dtype, b.device).reshape((1, 1)), (b.shape[0], left)))
-        parts.append(b)
-        right = width - left - b.shape[1]
-        if right:
-            parts.append(expand(Tensor._scalar(0, dtype, b.device).reshape((1, 1)), (b.shape[0], right)))
-        rows.append(concat(parts, dim=1) if len(parts) > 1 else b)
-        left += b.shape[1]
-    return concat(rows, dim=0) if len(rows) > 1 else rows[0]
+    return _block_diag(list(tensors))

@@ -1398,6 +1398,8 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     "diag-of-a-matrix": ("diagonal_copy", lambda x: mg.diag(x, 1), lambda: [_rand((3, 4), mg.float32)]),
     "take": ("take", lambda x: mg.take(x.t(), mg.tensor([[0, 5], [-1, 5]]).to(x.device)), lambda: [_rand((3, 4), mg.float32)]),
     "take-host-index": ("take", lambda x: mg.take(x, mg.tensor([2, 2, 0])), lambda: [_rand((2, 3), mg.float32)]),
+    "block_diag": ("block_diag", lambda x, v: mg.block_diag(x, v, x[0, 0]), lambda: [_rand((2, 3), mg.float32),
+                                                                                 _rand((4,), mg.float32, seed=1)]),
     "cross": ("cross", lambda a, b: mg.cross(a, b, dim=1), lambda: [_rand((4, 3), mg.float32), _rand((1, 3), mg.float32, seed=1)]),
     # distances
     "dist": ("dist", lambda x, y: mg.dist(x, y, 3), lambda: [_rand((3, 4), mg.float32), _rand((4,), mg.float32, seed=1)]),

@@ -29,7 +29,7 @@ from ...devices import move_array, to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import (distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
+from ..array_kernels import (block_diag_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
                              running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
                              vector_norm_arrays)
@@ -580,3 +580,9 @@ def grid_sampler_derivative(input: Any, grid: Any, order: tuple[int, ...], **a: 
 def grid_sampler_derivative_backward(grad: Any, grid: Any, input_size: tuple[int, ...], order: tuple[int, ...],
                                      **a: Any) -> Any:
     return grid_math.sample_adjoint(cupy, cupyx.scatter_add, grad, grid, tuple(input_size), order, *_grid_modes(a))
+
+
+@register_kernel("block_diag", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_block_diag")
+def block_diag(xs: Any) -> Any:
+    """A fill of zeros, then one copy per block into its place."""
+    return block_diag_arrays(cupy, xs)
