@@ -169,7 +169,10 @@ OPS.update({("nn.functional.scaled_dot_product_attention", ""): F.scaled_dot_pro
 
 # The indexed fills and copies students write (the bitwise ops' OpInfos are integer-only, like bincount's:
 # tests/test_student_names.py compares them with PyTorch).
-OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy", "inner")})
+OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy", "inner", "corrcoef")})
+# (cov: tests/test_edge_conformance.py. Its OpInfo samples give float32 aweights to a float64 input; their
+# gradient, the sum of float64 products over three paths, differs from PyTorch's in the last float32 digit: the
+# two round to float32 at other points)
 
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [

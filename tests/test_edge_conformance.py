@@ -466,3 +466,33 @@ def test_index_writes_take_pytorchs_indices(name):
             fn(x, mg.tensor(index))
     else:
         assert fn(x, mg.tensor(index)).tolist() == expected
+
+
+COV_CASES = {
+    "plain": {},
+    "no correction": {"correction": 0},
+    "frequency weights": {"fweights": [1, 2, 1, 1, 3]},
+    "observation weights": {"aweights": [0.5, 1.0, 0.25, 2.0, 0.1]},
+    "both, correction 2": {"correction": 2, "fweights": [1, 2, 1, 1, 3], "aweights": [0.5, 1.0, 0.25, 2.0, 0.1]},
+}
+
+
+@pytest.mark.parametrize("rows", [3, 1, None])
+@pytest.mark.parametrize("name", sorted(COV_CASES))
+def test_cov_and_corrcoef_values_and_gradients_as_pytorchs(name, rows):
+    """``cov`` (weights float64, as the input) and ``corrcoef``: values and the gradients of the input and of
+    the observation weights equal PyTorch's, for a matrix, one row and a vector."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(3).standard_normal((3, 5))
+    x = x[0] if rows is None else x[:rows]
+    results = []
+    for lib in (mg, torch):
+        t = lib.tensor(x, requires_grad=True)
+        kw = {k: (lib.tensor(v, dtype=lib.float64, requires_grad=True) if k == "aweights" else lib.tensor(v))
+              if isinstance(v, list) else v for k, v in COV_CASES[name].items()}
+        out = lib.cov(t, **kw)
+        (out * out).sum().backward()
+        grads = [t.grad.numpy()] + ([kw["aweights"].grad.numpy()] if "aweights" in kw else [])
+        results.append((out.detach().numpy(), lib.corrcoef(t).detach().numpy(), *grads))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -411,6 +411,16 @@ CASES |= {
     "tensordot of every dim": lambda lib, d: lib.tensordot(d["x"], d["y"], dims=2),
 }
 
+# -- cov and corrcoef: PyTorch's composites (ops/correlation.py) ---------------------------------------------
+CASES |= {
+    "cov": lambda lib, d: lib.cov(d["x"]),
+    "cov weighted": lambda lib, d: lib.cov(d["x"], correction=2, fweights=lib.tensor([1, 2, 1, 3]),
+                                            aweights=lib.tensor([0.5, 1.0, 0.25, 2.0], dtype=lib.float64)),
+    "cov of a vector": lambda lib, d: lib.cov(d["v"]),
+    "corrcoef": lambda lib, d: lib.corrcoef(d["x"]),
+    "corrcoef of a vector": lambda lib, d: lib.corrcoef(d["v"]),
+}
+
 # -- block_diag: one op (ops/dims.py) ------------------------------------------------------------------------
 CASES |= {
     "block_diag": lambda lib, d: lib.block_diag(d["x"], d["v"], d["v"][0]),
