@@ -196,27 +196,21 @@ def _by_number(ufunc: Any) -> Any:
     return kernel
 
 
-register_kernel("mul_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/mul_scalar")(_by_number(np.multiply))
-mul_scalar = defop("mul_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
-                   infer_meta=_scalar_overload_meta, doc="x * other for a number other (PyTorch's mul.Scalar)",
-                   gpu=("param", "a * (ACC)p0"))
-register_kernel("div_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/div_scalar")(_by_number(np.divide))
-div_scalar = defop("div_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
-                   infer_meta=_scalar_overload_meta, doc="x / other for a number other (PyTorch's div.Scalar)",
-                   gpu=("param", "a / (ACC)p0"))
+def _scalar_overload(name: str, ufunc: Any, sign: str, overload: str) -> Any:
+    """The op ``name``: ``x <sign> other`` for a number ``other`` (PyTorch's ``overload``), its CPU kernel in the op
+    math of PyTorch's kernels and its GPU expression."""
+    register_kernel(name, CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(_by_number(ufunc))
+    return defop(name, inputs=("x",), attrs=(Attr("other", check=_check_number),), infer_meta=_scalar_overload_meta,
+                 doc=f"x {sign} other for a number other (PyTorch's {overload})", gpu=("param", f"a {sign} (ACC)p0"))
 
 
+mul_scalar = _scalar_overload("mul_scalar", np.multiply, "*", "mul.Scalar")
+div_scalar = _scalar_overload("div_scalar", np.divide, "/", "div.Scalar")
 #: ``add.Scalar`` and ``sub.Scalar``: ``x1 - x2 + eps`` in pairwise_distance, ``cos - margin`` in
 #: cosine_embedding_loss. One edge, ``AddBackward1`` / ``SubBackward1``, where ``x + 0.5`` from Python is
 #: ``add.Tensor`` (``AddBackward0``, the number a second edge).
-register_kernel("add_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/add_scalar")(_by_number(np.add))
-add_scalar = defop("add_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
-                   infer_meta=_scalar_overload_meta, doc="x + other for a number other (PyTorch's add.Scalar)",
-                   gpu=("param", "a + (ACC)p0"))
-register_kernel("sub_scalar", CPU, dtypes=FLOAT_DTYPES, name="cpu/sub_scalar")(_by_number(np.subtract))
-sub_scalar = defop("sub_scalar", inputs=("x",), attrs=(Attr("other", check=_check_number),),
-                   infer_meta=_scalar_overload_meta, doc="x - other for a number other (PyTorch's sub.Scalar)",
-                   gpu=("param", "a - (ACC)p0"))
+add_scalar = _scalar_overload("add_scalar", np.add, "+", "add.Scalar")
+sub_scalar = _scalar_overload("sub_scalar", np.subtract, "-", "sub.Scalar")
 
 
 @add_scalar.def_backward
