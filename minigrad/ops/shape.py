@@ -820,21 +820,25 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
                     f"not {type_name(sections)}")
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
-    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``: ``split`` with
-    ``ceil(size / chunks)``; a dim of size 0 gives ``chunks`` empty pieces."""
-    check_tensor("chunk", "input", 0, input)
+def _chunk_size(op: str, input: Tensor, chunks: Any, dim: Any, error: type) -> tuple[int, int]:
+    """``chunk``'s checks (``error``: the class of its "greater than 0") and its dim and piece size,
+    ``ceil(size / chunks)``; a size of 0 for a dim of size 0 (``chunks`` empty pieces)."""
+    check_tensor(op, "input", 0, input)
     if not isinstance(chunks, int) or isinstance(chunks, bool):
-        raise TypeError(f"chunk(): argument 'chunks' (position 1) must be int, not {type_name(chunks)}")
+        raise TypeError(f"{op}(): argument 'chunks' (position 1) must be int, not {type_name(chunks)}")
     if input.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
-        raise ShapeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _split_dim("chunk", input, dim, 2)
-    size = input.shape[d]
-    if size == 0:
-        return split_with_sizes(input, [0] * chunks, d)
-    return split_op(input, -(-size // chunks), d)
+        raise error(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _split_dim(op, input, dim, 2)
+    return d, -(-input.shape[d] // chunks)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunks`` pieces of (nearly) equal size along ``dim``, as ``torch.chunk``: ``split`` with
+    ``ceil(size / chunks)``; a dim of size 0 gives ``chunks`` empty pieces."""
+    d, size = _chunk_size("chunk", input, chunks, dim, ShapeError)
+    return split_op(input, size, d) if size else split_with_sizes(input, [0] * chunks, d)
 
 
 def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -865,18 +869,8 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]
     """``chunk`` whose pieces autograd does not treat as views (``torch.unsafe_chunk``): ``unsafe_split``
     by ``ceil(size / chunks)``, or ``chunks`` empty pieces of a dim of size 0 (``unsafe_split_with_sizes``).
     PyTorch's recurrent cells cut their gates with it. NOTE [ Pieces that are not views ]."""
-    check_tensor("unsafe_chunk", "input", 0, input)
-    if not isinstance(chunks, int) or isinstance(chunks, bool):
-        raise TypeError(f"unsafe_chunk(): argument 'chunks' (position 1) must be int, not {type_name(chunks)}")
-    if input.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _split_dim("unsafe_chunk", input, dim, 2)
-    size = input.shape[d]
-    if size == 0:
-        return unsafe_split_with_sizes_op(input, [0] * chunks, d)
-    return unsafe_split_op(input, -(-size // chunks), d)
+    d, size = _chunk_size("unsafe_chunk", input, chunks, dim, RuntimeError)
+    return unsafe_split_op(input, size, d) if size else unsafe_split_with_sizes_op(input, [0] * chunks, d)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
