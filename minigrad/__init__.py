@@ -53,7 +53,7 @@ from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, Flo
 # stay the registered ops, which the operators and the backward formulas call.
 from .ops.clamp import clip
 from .ops.division import div
-from .ops.math import add_alpha as add, sub_alpha as sub
+from .ops.math import add_form as add, sub_form as sub
 from .creation import as_tensor, eye, from_numpy, linspace, multinomial, randint, randperm
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
 from . import autograd

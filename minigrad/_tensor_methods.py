@@ -39,7 +39,7 @@ from .ops.division import div as _div_form
 from .ops.indexing import unfold as _unfold
 from .ops.inverse import matrix_power as _matrix_power
 from .ops._checks import check_int, wrap_dim
-from .ops.math import add_alpha, sub_alpha
+from .ops.math import add_form, sub_form
 from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
 from .ops.indexing import index_put_ as _index_put_, put_values
@@ -425,19 +425,13 @@ Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 
 def _inplace_method(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
     def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
-        alpha = 1
         if kwargs and name in ("add_", "sub_") and set(kwargs) == {"alpha"}:
-            # PyTorch's ``p.add_(g, alpha=-lr)``: other * alpha, scaled after the in-place checks (a refused
-            # call makes no node), before anything changes
+            # PyTorch's ``p.add_(g, alpha=-lr)``: the ``add``/``sub`` form with alpha (one op, AddBackward0)
             alpha = kwargs["alpha"]
-            if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
-                raise TypeError(f"{name}(): argument 'alpha' must be a number, but got {type(alpha).__name__}")
-            if alpha != 1 and not isinstance(other, Tensor):
-                other, alpha = other * alpha, 1
-        elif kwargs:
+            form = add_form if name == "add_" else sub_form
+            return run_inplace(self, name, lambda: form(self, other, alpha=alpha), other)
+        if kwargs:
             raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        if alpha != 1:
-            return run_inplace(self, name, lambda: op(self, ops.mul(other, alpha)), other)
         return run_inplace(self, name, lambda: op(self, other), other)
 
     method.__name__ = name
@@ -522,7 +516,7 @@ _METHODS = {
     "unsafe_chunk": ops.unsafe_chunk,
     "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit, "t": ops.t, "bmm": ops.bmm,
     "broadcast_to": ops.broadcast_to,
-    "allclose": ops.allclose, "isclose": ops.isclose, "add": add_alpha, "sub": sub_alpha, "div": _div_form,
+    "allclose": ops.allclose, "isclose": ops.isclose, "add": add_form, "sub": sub_form, "div": _div_form,
     "softmax": _softmax_form, "log_softmax": _log_softmax_form,
     "floor": ops.floor, "ceil": ops.ceil, "trunc": ops.trunc, "round": ops.round,
 }

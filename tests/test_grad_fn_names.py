@@ -427,6 +427,16 @@ CASES |= {
     "block_diag of blocks of no size": lambda lib, d: lib.block_diag(lib.ones(0, 2), d["x"], lib.ones(2, 0)),
 }
 
+# -- add/sub with alpha: one node (add.Tensor's alpha), its gradient a mul.Scalar ------------------------
+CASES |= {
+    "add with alpha": lambda lib, d: d["x"].add(d["y"], alpha=2),
+    "sub with alpha, broadcast": lambda lib, d: lib.sub(d["x"], d["v"], alpha=-0.5),
+    "add_ with alpha": lambda lib, d: (d["x"] * 1).add_(d["y"], alpha=2),
+    "add with alpha and a number": lambda lib, d: d["x"].add(2, alpha=3),
+    "sub with alpha's gradient": lambda lib, d: lib.autograd.grad((d["x"].sub(d["y"], alpha=3) * d["x"]).sum(), d["y"],
+                                                                  create_graph=True)[0],
+}
+
 # -- repeat_interleave: PyTorch's decomposition (ops/repeat.py) ------------------------------------------
 CASES |= {
     "repeat_interleave by an int": lambda lib, d: d["x"].repeat_interleave(2, dim=0),

@@ -38,6 +38,9 @@ DIFFERENCES: dict[str, str] = {
     "gelu": "the op is exact; `F.gelu(x, approximate='tanh')` gives the tanh form.",
     "add": "`mg.add`/`x.add` take `alpha=`; the op itself is `x + y`.",
     "sub": "`mg.sub`/`x.sub` take `alpha=`.",
+    "add_alpha": "`mg.add(x, y, alpha=a)` (and `x.add_`) with `a != 1` and a tensor `y`: one kernel and one "
+                 "`AddBackward0`, as PyTorch's; a number `y` is scaled first (`add`).",
+    "sub_alpha": "`mg.sub(x, y, alpha=a)` with `a != 1` and a tensor `y` (`SubBackward0`).",
     "div": "`mg.div`/`x.div` take `rounding_mode='trunc'/'floor'` (exact for integers; derivative 0).",
     "fill": "the op behind `fill_`/`zero_`; a number or a bool value.",
     "cast": "PyTorch's `x.to(dtype)`; also `x.double()`, `x.float()`, `x.long()` ...",

@@ -20,7 +20,7 @@ NOTE [ One export per public name ]
     order below does not decide what ``mg.max`` is. Four forms whose op must
     stay ``mg.ops.<name>`` for the operators and the backward formulas are
     exported by ``minigrad/__init__.py`` by hand instead: ``add``/``sub``
-    (``alpha=``, ``math.add_alpha``), ``div`` (``rounding_mode=``,
+    (``alpha=``, ``math.add_form``), ``div`` (``rounding_mode=``,
     ``division.div``) and ``clip`` (tensor bounds, ``clamp.clip``).
 """
 

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
+from ..kernels import array_kernels
 from ..kernels import infer_meta as im
 from ..kernels import special
 from ..kernels.key import Backend
@@ -795,21 +796,124 @@ def _copy_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
     return gx, gs
 
 
-# -- PyTorch's add/sub with alpha= (composite: mul, then the op) -----------------------------------
+# -- PyTorch's add/sub with alpha=: ``add.Tensor(self, other, alpha)`` -----------------------------------
 
-# ``mg.add``/``mg.sub`` and the methods of the same name are these forms (exported by minigrad/__init__);
-# the operators (``x + y``) and minigrad's own formulas call the registered ops ``add``/``sub`` directly.
+# ``mg.add``/``mg.sub`` and the methods of the same name are the forms below (exported by minigrad/__init__);
+# the operators (``x + y``) and minigrad's own formulas call the registered ops ``add``/``sub`` directly. An
+# ``alpha`` other than 1 with a tensor ``other`` is the op ``add_alpha``/``sub_alpha``: one kernel
+# ``x + alpha * y`` (a fused multiply-add on the CPU, as PyTorch's vectorised kernel), one node named as
+# PyTorch's (``AddBackward0``), where a ``mul`` and then the op made two of each.
+
+_HALF_MAX = {"float16": ("c10::Half", 65504.0), "bfloat16": ("c10::BFloat16", 3.3895313892515355e38)}
 
 
-def _alpha_form(op: Any) -> Any:
+def _check_alpha(dtype: Any, alpha: Any) -> None:
+    """PyTorch's ``alpha_check`` on the result's dtype, then the conversion of ``alpha`` to it."""
+    if isinstance(alpha, bool):
+        if dtype != np.bool_:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and (dtype.kind in "iub"):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    half = _HALF_MAX.get(getattr(dtype, "name", str(dtype)))
+    if half is not None and not -half[1] <= alpha <= half[1] and math.isfinite(alpha):
+        raise RuntimeError(f"value cannot be converted to type {half[0]} without overflow")
+
+
+def _check_alpha_attr(op: str, name: str, pos: int, v: Any) -> Any:
+    if isinstance(v, (int, float)):  # a bool too: PyTorch's alpha for bool results
+        return v
+    raise TypeError(f"{op}(): argument '{name}' must be a number, but got {type_name(v)}")
+
+
+def _number_result_dtype(input: Tensor, other: Any) -> Any:
+    """The dtype ``input <op> other`` has for a number ``other`` (a bool stays in the tensor's kind, an int
+    makes a bool tensor's int64, a float an integer tensor's default float)."""
+    dtype = input._dtype.np
+    if isinstance(other, bool) or dtype.kind == "f" or dtype == _dt.bfloat16.np:
+        return dtype
+    if isinstance(other, int):
+        return np.dtype(np.int64) if dtype == np.bool_ else dtype
+    return _dt.get_default_dtype().np
+
+
+def _refuse_bool_subtraction(both: bool) -> None:
+    """PyTorch's ``sub_check``: a bool operand cannot be subtracted (nor subtracted from)."""
+    if both:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _check_subtraction(input: Tensor, other: Any) -> None:
+    """PyTorch's ``sub_check`` before any kernel: a bool tensor or a bool number on either side is refused."""
+    a = input._dtype is _dt.bool_
+    b = isinstance(other, bool) or (isinstance(other, Tensor) and other._dtype is _dt.bool_)
+    if a or b:
+        _refuse_bool_subtraction(a and b)
+
+
+def _alpha_meta(op: str, x: Any, y: Any, alpha: Any = 1) -> tuple[tuple[int, ...], Any]:
+    shape, dtype = im.broadcast(op, x, y)
+    if op == "sub_alpha" and dtype == np.bool_:
+        _refuse_bool_subtraction(True)
+    _check_alpha(dtype, alpha)
+    return shape, dtype
+
+
+def _by_alpha(sign: int) -> Any:
+    def kernel(x: np.ndarray, y: np.ndarray, alpha: Any = 1) -> np.ndarray:
+        """``x + alpha * y`` in PyTorch's op math: ``alpha`` in the inputs' dtype first (a half's rounds), a half
+        computed in float32, a float one multiply-add rounded once; integers exact, bools as "or"."""
+        if x.dtype == np.bool_:
+            return np.asarray(x | (y & bool(alpha)))
+        if x.dtype.kind in "iu":
+            return np.asarray(x + y * np.asarray(sign * alpha, np.int64).astype(x.dtype))  # wraps, as C++
+        acc = np.float32 if x.dtype.itemsize < 4 else x.dtype.type
+        a = acc(x.dtype.type(sign * alpha))
+        out = array_kernels.fused_multiply_add(np.asarray(y, acc), np.full((), a, acc), np.asarray(x, acc))
+        return np.asarray(out).astype(x.dtype, copy=False)
+    return kernel
+
+
+register_kernel("add_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/add_alpha")(_by_alpha(1))
+register_kernel("sub_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/sub_alpha")(_by_alpha(-1))  # bool: the meta refuses it
+add_alpha_op = defop("add_alpha", inputs=("x", "y"), attrs=(Attr("alpha", check=_check_alpha_attr),),
+                     infer_meta=_alpha_meta, transform_dtype=True, doc="x + alpha * y (add.Tensor with alpha)",
+                     gpu=("param", "a + (ACC)p0 * b"))
+sub_alpha_op = defop("sub_alpha", inputs=("x", "y"), attrs=(Attr("alpha", check=_check_alpha_attr),),
+                     infer_meta=_alpha_meta, transform_dtype=True, doc="x - alpha * y (sub.Tensor with alpha)",
+                     gpu=("param", "a - (ACC)p0 * b"))
+
+
+@add_alpha_op.def_backward
+@sub_alpha_op.def_backward
+def _alpha_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's: ``grad`` for ``x``, ``grad * alpha`` (``-grad * alpha`` for sub) for ``y``, each summed back to
+    its shape."""
+    ops = ctx.ops
+    gy = None
+    if ctx.needs(1):
+        gy = grad if ctx.node.op_name == "add_alpha" else ops.neg(grad)
+        gy = ops.sum_to(ops.mul_scalar(gy, other=ctx.attrs["alpha"]), ctx.input_shape(1))
+    return ops.sum_to(grad, ctx.input_shape(0)) if ctx.needs(0) else None, gy
+
+
+def _alpha_form(op: Any, scaled: Any) -> Any:
     def fn(input: Any, other: Any, *, alpha: Any = 1, out: Any = None) -> Tensor:
         if out is not None:  # NOTE [ out= ] in ops/registry.py
             return call_with_out(op.name, out, fn, (input, other), {"alpha": alpha})
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
-            raise TypeError(f"{op.name}(): argument 'alpha' must be a number, but got {type_name(alpha)}")
-        if alpha == 1:
+        _check_alpha_attr(op.name, "alpha", 2, alpha)
+        if op is sub and isinstance(input, Tensor):
+            _check_subtraction(input, other)
+        if alpha == 1 and not isinstance(alpha, bool):
             return op(input, other)
-        return op(input, mul(other, alpha) if isinstance(other, Tensor) else other * alpha)
+        if isinstance(other, Tensor):
+            return scaled(input, other, alpha=alpha)
+        # a number ``other`` is scaled here, as PyTorch wraps it (one edge): checked on the result's dtype first
+        dtype = _number_result_dtype(input, other)
+        _check_alpha(dtype, alpha)
+        return op(input, bool(other * alpha) if dtype == np.bool_ else other * alpha)
 
     fn.__name__ = fn.__qualname__ = op.name
     fn.name = op.name  # type: ignore[attr-defined]  (as the op's, for code that reads it)
@@ -817,8 +921,8 @@ def _alpha_form(op: Any) -> Any:
     return fn
 
 
-add_alpha = _alpha_form(add)
-sub_alpha = _alpha_form(sub)
+add_form = _alpha_form(add, add_alpha_op)
+sub_form = _alpha_form(sub, sub_alpha_op)
 
 
 def number_minus(value: float, x: Tensor) -> Tensor:

@@ -49,6 +49,7 @@ from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels import special
+from ..kernels.array_kernels import fused_multiply_add as _fma
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -56,7 +57,7 @@ from ._checks import check_tensor
 from .division import div as _div_modes
 from .math import abs as _abs
 from .math import cast, div, eq, ge, gt, le, lt, mul, ne, neg, pow, where, zero_backward
-from .math import sub_alpha as _sub_alpha
+from .math import sub_form as _sub_form
 from .registry import Attr, call_with_out, defop, type_name
 
 __all__ = ["square", "rsqrt", "lerp", "addcmul", "addcdiv", "logaddexp2", "hypot", "sgn",
@@ -94,14 +95,6 @@ def _opmath(a: np.ndarray) -> np.ndarray:
     """``a`` in the type PyTorch's CPU kernels compute in: float16 widened to float32 (bfloat16 arrives
     widened already: ``kernels/registry.py``'s ``in_float32``)."""
     return a.astype(np.float32) if a.dtype == np.float16 else a
-
-
-def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``a * b + c`` rounded once, as the fused multiply-add PyTorch's vectorised CPU kernels use: for float32
-    operands in float64 (their product is exact there), then rounded to float32; float64 ones unfused."""
-    if a.dtype != np.float32:
-        return a * b + c
-    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
 
 
 def _broadcast3(op: str, x: Any, y: Any, z: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
@@ -546,7 +539,7 @@ def float_power(input: Any, exponent: Any) -> Tensor:
 
 # NumPy's names for the arithmetic and comparison ops (PyTorch accepts both spellings).
 multiply = mul
-subtract = _sub_alpha
+subtract = _sub_form
 divide = _div_modes
 true_divide = div
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne

@@ -51,6 +51,8 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "solve": "LinalgSolveExBackward0",
     "div_rounded": "DivBackward2",
     "log1p": "Log1PBackward0",  # PyTorch's code generator capitalizes the letter after a digit here
+    "add_alpha": "AddBackward0",  # add.Tensor with alpha: one node, as add without it
+    "sub_alpha": "SubBackward0",
     "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
     "div_scalar": "DivBackward1",
     "lerp_tensor": "LerpBackward1",  # lerp.Tensor (a tensor weight); lerp by a number is lerp.Scalar, LerpBackward0

@@ -107,6 +107,42 @@ def test_binary(op, dtype, shapes):
     check(op, BINARY[op], arrays, dtype)
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", ["add_alpha", "sub_alpha"])
+def test_add_and_sub_with_alpha_are_one_kernel(op, dtype):
+    """``mg.add(x, y, alpha=)``: the op ``add_alpha`` (``a + p0 * b``, alpha by value), forward and backward;
+    ``p.add_(g, alpha=-lr)`` under no_grad launches what ``p.add_(g)`` does and copies nothing (a mul more before)."""
+    fn = mg.add if op == "add_alpha" else mg.sub
+    check(op, lambda x, y: fn(x, y, alpha=-2.5), [_rand((4, 1, 9), dtype, seed=1), _rand((3, 1), dtype, seed=2)], dtype)
+    fake = fake_cupy.installed()
+    if fake is not None:
+        p = mg.tensor(_rand((16, 8), dtype)).to("gpu")
+        g = mg.tensor(_rand((16, 8), dtype, seed=5)).to("gpu")
+        seen = []
+        with mg.no_grad():
+            for kw in ({}, {"alpha": -0.1}):
+                p.add_(g, **kw)  # the launch plan is made once per geometry
+                fake.reset_counts()
+                p.add_(g, **kw)
+                seen.append(fake.counts())
+        assert [(c["launches"], c["h2d"], c["syncs"]) for c in seen] == [(seen[0]["launches"], 0, 0)] * 2, seen
+
+
+@pytest.mark.parametrize("dtype", [mg.int64, mg.int32, mg.uint8, mg.bool], ids=str)
+def test_add_and_sub_with_alpha_on_integers_stay_on_the_device(dtype):
+    """Integers and bools run CuPy's ufuncs with alpha by value, wrapping as C++ does (``uint8`` minus 3 times)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 5, (6, 4)).astype(np.dtype(dtype.name if dtype is not mg.bool else "bool"))
+    y = rng.integers(0, 5, (4,)).astype(x.dtype)
+    for fn, alpha in ((mg.add, 3), (mg.sub, 3), (mg.add, -2)):
+        if dtype is mg.bool and fn is mg.sub:
+            continue
+        cpu = fn(mg.tensor(x), mg.tensor(y), alpha=alpha)
+        gpu = fn(mg.tensor(x).to("gpu"), mg.tensor(y).to("gpu"), alpha=alpha)
+        assert gpu.device == "gpu" and gpu.dtype == cpu.dtype
+        np.testing.assert_array_equal(gpu.cpu().numpy(), cpu.numpy())
+
+
 def test_binary_on_non_contiguous_views():
     x = _rand((8, 6), mg.float32)
     check("add", lambda a, b: mg.add(a.transpose(0, 1), b), [x, _rand((6, 8), mg.float32, seed=3)], mg.float32)

@@ -74,6 +74,35 @@ def add_dygraph_function(x, y, attrs):
     return out_t
 
 
+add_alpha_op = OPS['add_alpha']
+
+
+def add_alpha_dygraph_function(x, y, attrs):
+    """``add_alpha`` after the API layer (``minigrad codegen add_alpha`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(add_alpha_op, [x, y], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (add_alpha_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(add_alpha_op, [x, y], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(add_alpha_op, [x, y], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(add_alpha_op, entry.kernel, (x._data, y._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(add_alpha_op, [x, y], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(add_alpha_op, (x, y), attrs, (out_t,))
+    return out_t
+
+
 add_scalar_op = OPS['add_scalar']
 
 
@@ -917,6 +946,35 @@ def sub_dygraph_function(x, y, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(sub_op, (x, y), attrs, (out_t,))
+    return out_t
+
+
+sub_alpha_op = OPS['sub_alpha']
+
+
+def sub_alpha_dygraph_function(x, y, attrs):
+    """``sub_alpha`` after the API layer (``minigrad codegen sub_alpha`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(sub_alpha_op, [x, y], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (sub_alpha_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(sub_alpha_op, [x, y], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(sub_alpha_op, [x, y], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(sub_alpha_op, entry.kernel, (x._data, y._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(sub_alpha_op, [x, y], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(sub_alpha_op, (x, y), attrs, (out_t,))
     return out_t
 
 

@@ -72,6 +72,22 @@ for _op, (_fn, _extra) in _ARITHMETIC.items():
     _library_binary(_op, _fn, _extra)
 
 
+def _library_alpha(op: str, sign: int) -> None:
+    """``add``/``sub`` with ``alpha`` on integers and bools: CuPy's ufuncs, ``alpha`` by value (``sub`` of bools
+    is refused by the op's InferMeta before this runs)."""
+    def kernel(x: Any, y: Any, alpha: Any = 1) -> Any:
+        if x.dtype == np.bool_:
+            return cupy.logical_or(x, y) if alpha else x.copy()
+        return x + y * np.asarray(sign * alpha, np.int64).astype(x.dtype)[()]  # wraps, as C++
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=INT_DTYPES + (BOOL,), name=f"gpu/cupy_{op}")(kernel)
+
+
+_library_alpha("add_alpha", 1)
+_library_alpha("sub_alpha", -1)
+
+
 @register_kernel("neg", GPU, dtypes=INT_DTYPES, name="gpu/cupy_neg")
 def neg(x: Any) -> Any:
     return cupy.negative(x)
