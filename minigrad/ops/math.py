@@ -97,11 +97,31 @@ def add_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
     )
 
 
-register_kernel("sub", CPU, dtypes=NUMERIC_DTYPES)(np.subtract)
+def _refuse_bool_subtraction(both: bool) -> None:
+    """PyTorch's ``sub_check``: a bool operand cannot be subtracted (nor subtracted from)."""
+    if both:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
-sub = _binary(
+register_kernel("sub", CPU, dtypes=ALL_DTYPES)(np.subtract)  # bool: refused by the meta, in PyTorch's words
+
+
+def _sub_meta(op: str, x: Any, y: Any) -> tuple[tuple[int, ...], Any]:
+    shape, dtype = im.broadcast(op, x, y)
+    if dtype == np.bool_:
+        _refuse_bool_subtraction(True)
+    return shape, dtype
+
+
+sub = defop(
     "sub",
+    inputs=("x", "y"),
+    infer_meta=_sub_meta,
+    scalars=True,
+    transform_dtype=True,
     doc="x - y",
     methods=("sub",),
     operators=("__sub__", "__rsub__"),
@@ -834,15 +854,6 @@ def _number_result_dtype(input: Tensor, other: Any) -> Any:
     if isinstance(other, int):
         return np.dtype(np.int64) if dtype == np.bool_ else dtype
     return _dt.get_default_dtype().np
-
-
-def _refuse_bool_subtraction(both: bool) -> None:
-    """PyTorch's ``sub_check``: a bool operand cannot be subtracted (nor subtracted from)."""
-    if both:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                           "`logical_xor()` operator instead.")
-    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                       "invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _check_subtraction(input: Tensor, other: Any) -> None:

@@ -46,7 +46,7 @@ GPU = Backend.GPU
 # -- integer and bool arithmetic: CuPy's ufuncs (the hand-written kernels are for floats) --------------
 
 _ARITHMETIC = {  # op -> (CuPy ufunc, dtypes beyond the integers)
-    "add": ("add", (BOOL,)), "sub": ("subtract", ()), "mul": ("multiply", (BOOL,)),
+    "add": ("add", (BOOL,)), "sub": ("subtract", (BOOL,)), "mul": ("multiply", (BOOL,)),
     "maximum": ("maximum", (BOOL,)), "minimum": ("minimum", (BOOL,)),
     # Python's rules (a remainder takes the divisor's sign), as PyTorch's; a division by zero is not refused, as
     # on CUDA (the CPU kernel reads the divisor to refuse it: on a GPU that read would be a sync)
