@@ -77,6 +77,7 @@ autograd.gradgradcheck = _gradgradcheck
 autograd.GradcheckError = _GradcheckError
 from . import func  # noqa: E402  (mg.func.grad, grad_and_value)
 from .kernels.backends import is_gpu_available, register_backend, unregister_backend
+from .kernels.cascade_sum import get_num_threads, set_num_threads
 from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
@@ -111,7 +112,7 @@ __all__ += ["backends", "compiler", "compile"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
-__all__ += ["device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
+__all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode",
             "memory_format", "contiguous_format", "preserve_format"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.

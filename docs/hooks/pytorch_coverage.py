@@ -75,6 +75,13 @@ NOTES: dict[str, str] = {
                       "`minigrad/ranges.py`), not NumPy's.",
     "torch.arange": "as `linspace`: PyTorch's values and refusals; the float values of its x86 build (AVX2-wide "
                     "blocks).",
+    "torch.sum": "floats add in PyTorch's CPU order, bit for bit: its cascade of partial sums over AVX2 vectors, "
+                 "the layouts its TensorIterator picks, a large sum split among `get_num_threads()` threads "
+                 "(`minigrad/kernels/cascade_sum.py`); NumPy adds pairwise. A GPU sum is CUDA's order.",
+    "torch.mean": "the CPU sum above divided by the count (a half summed in float32), as PyTorch's: bit for bit.",
+    "torch.set_num_threads": "minigrad computes in one thread; the count decides how a CPU sum of 32,768 elements "
+                             "or more is split, as PyTorch's, so its bits match PyTorch run with the same count "
+                             "(default: `OMP_NUM_THREADS`, else the physical cores, as PyTorch's).",
     "nn.init.orthogonal_": "PyTorch's normal draws; the QR is NumPy's LAPACK, equal to rounding, not bit for bit.",
     "torch.device": "a `str` subclass equal to its string; minigrad's one GPU is `\"gpu\"` = `\"cuda\"` = `\"cuda:0\"`.",
     "torch.bfloat16": "NumPy's through `ml_dtypes`: PyTorch's rounding, each CPU op computed in float32 and rounded "

@@ -32,6 +32,7 @@ from .. import dtypes as _dt
 from ..errors import OutOfRangeError, warn_at_user_line
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
+from ..kernels.cascade_sum import cascade_sum, get_num_threads
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
@@ -73,9 +74,20 @@ define_composite("expand_back", expand_back)
 
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
 def sum_cpu(x, dim=None, keepdim=False):
-    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
-    # np.add.reduce is what np.sum calls, without its Python wrapper (~2 us a call).
-    return np.asarray(np.add.reduce(x, axis=_axis(x, dim), dtype=dtype, keepdims=keepdim))
+    if x.dtype.kind == "f":  # floats in PyTorch's order (NOTE [ PyTorch's sum, bit for bit ])
+        return _float_sum(x, dim, keepdim, x.dtype)
+    # integers are exact in any order: np.add.reduce is what np.sum calls, without its Python wrapper
+    return np.asarray(np.add.reduce(x, axis=_axis(x, dim), dtype=np.int64, keepdims=keepdim))
+
+
+def _float_sum(x: np.ndarray, dim: Any, keepdim: bool, dtype: Any) -> np.ndarray:
+    axis = _axis(x, dim)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(
+        a % x.ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    out = cascade_sum(x, axes, dtype, get_num_threads())
+    if keepdim:
+        out = out.reshape(tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
+    return np.asarray(out)
 
 
 sum = defop(
@@ -103,6 +115,11 @@ def mean_cpu(x, dim=None, keepdim=False):
     axis = _axis(x, dim)
     axes = range(x.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     count = math.prod(x.shape[a] for a in axes)
+    if x.dtype.kind == "f":
+        # PyTorch's CPU mean: the sum (of a half in float32), divided by the count, then rounded to the dtype
+        acc = np.float32 if x.dtype.itemsize < 4 else x.dtype
+        total = _float_sum(x if acc == x.dtype else x.astype(acc), dim, keepdim, acc)
+        return np.asarray(np.true_divide(total, count, dtype=acc)).astype(x.dtype, copy=False)
     total = np.sum(x, axis=axis, keepdims=keepdim, dtype=x.dtype)
     return np.asarray(np.true_divide(total, count, dtype=x.dtype))
 
