@@ -40,6 +40,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .strided import iterator_order
+
 __all__ = ["cascade_sum", "GRAIN_SIZE", "get_num_threads", "set_num_threads"]
 
 #: Below this many elements PyTorch's reduction runs in one thread (``at::internal::GRAIN_SIZE``).
@@ -259,16 +261,7 @@ def _make_plan(x: np.ndarray, axes: tuple[int, ...]) -> _Plan | None:
                 return 1
         return 0
 
-    perm = list(range(x.ndim - 1, -1, -1))
-    for i in range(1, len(perm)):
-        j = i
-        for k in range(i - 1, -1, -1):
-            c = should_swap(perm[k], perm[j])
-            if c > 0:
-                perm[k], perm[j] = perm[j], perm[k]
-                j = k
-            elif c < 0:
-                break
+    perm = iterator_order(x.ndim, should_swap)
     merged: list[list[Any]] = []
     for d in perm:
         dd = [x.shape[d], strides[d][1], strides[d][0], d in axes, [d]]

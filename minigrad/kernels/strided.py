@@ -45,7 +45,7 @@ import numpy as np
 
 from .infer_meta import is_legacy_empty, split_pieces
 
-__all__ = ["order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -161,6 +161,22 @@ _ORDERS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] =
 _ORDERS_MAX = 4096
 
 
+def iterator_order(nd: int, should_swap: Any) -> list[int]:
+    """TensorIterator's order of ``nd`` dims, fastest first: an insertion sort from the reversed order that
+    takes ``should_swap(d0, d1)``'s ambiguous answers (1 swap, -1 keep, 0 no preference: look further)."""
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 def order_and_inverse(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """PyTorch's order of an elementwise result's dimensions, slowest first, and its inverse permutation,
     or ``None`` for row-major (NOTE above); ``inputs``: arrays of any module (0-d ones do not vote)."""
@@ -196,17 +212,7 @@ def _order_of(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[in
                 return 1
         return 0
 
-    perm = list(range(nd - 1, -1, -1))  # fastest first
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    order = perm[::-1]
+    order = iterator_order(nd, should_swap)[::-1]
     if order == list(range(nd)):
         return None
     return tuple(order), tuple(int(i) for i in np.argsort(order))
