@@ -403,6 +403,17 @@ CASES |= {
     "x[1:]": lambda lib, d: d["x"][1:],
 }
 
+# -- scatter_reduce: one op, each reduction (ops/scatter_gather.py) -------------------------------------------
+CASES |= {
+    f"scatter_reduce {r}{' without self' if not inc else ''}": (
+        lambda lib, d, r=r, inc=inc: d["x"].scatter_reduce(1, lib.tensor([[0, 0, 3], [1, 1, 1], [2, 0, 2]]), d["y"][:, :3],
+                                                         r, include_self=inc))
+    for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)
+} | {
+    "torch.scatter_reduce": lambda lib, d: lib.scatter_reduce(d["x"], 0, lib.tensor([[2, 0, 1, 1]]), d["y"], "amax"),
+    "scatter_reduce_": lambda lib, d: (d["x"] * 1).scatter_reduce_(0, lib.tensor([[2, 0, 1, 1]]), d["y"], "prod"),
+}
+
 # -- inner and a tensordot of every dim: a dot of the two flattened (ops/blas.py) -----------------------------
 CASES |= {
     "inner": lambda lib, d: lib.inner(d["x"], d["y"][:2]),

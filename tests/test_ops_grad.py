@@ -441,6 +441,18 @@ CASES: list[Case] = [
     Case("scatter_add-larger-src", "scatter_add", lambda x, s: mg.scatter_add(x, 0, mg.tensor([[1, 0]]), s),
          inputs(rnd(2, 3), rnd(2, 3))),
     Case("scatter", "scatter", lambda x, s: mg.scatter(x, 1, mg.tensor([[2, 0], [1, 2]]), s), inputs(rnd(2, 3), rnd(2, 2))),
+    # scatter_reduce: each reduction with and without self; a product with one zero and two zeros at a position,
+    # extremes on values apart (x and src interleaved 0.05 apart: no tie within reach of eps)
+    *[Case(f"scatter_reduce-{r}-{'self' if inc else 'noself'}", "scatter_reduce",
+           lambda x, s, r=r, inc=inc: mg.scatter_reduce(x, 1, mg.tensor([[0, 0, 2, 0], [1, 1, 1, 2]]), s, r,
+                                                         include_self=inc),
+           inputs(distinct(2, 3), lambda rng: T(distinct(2, 4, rg=False)(rng).numpy() + 0.05)))
+      for r in ("sum", "mean", "amax", "amin", "prod") for inc in (True, False)],
+    Case("scatter_reduce-prod-zeros", "scatter_reduce",
+         lambda x, s: x.scatter_reduce(0, mg.tensor([0, 0, 1, 1, 1, 2, 2]), s, "prod"),
+         inputs(lambda rng: T([1.5, 0.0, -2.0]), lambda rng: T([0.0, 2.0, 0.0, 0.0, 3.0, 0.7, -1.2]))),
+    Case("scatter_reduce-larger-src", "scatter_reduce", lambda x, s: x.scatter_reduce(0, mg.tensor([[1, 0]]), s, "mean"),
+         inputs(rnd(2, 3), rnd(2, 3))),
     Case("scatter-value", "scatter_value", lambda x: mg.scatter(x, 0, mg.tensor([[1, 0, 1]]), value=2.0), inputs(rnd(2, 3))),
     Case("sort-desc", "sort_values", lambda x: mg.sort(x, dim=0, descending=True), inputs(distinct(3, 4))),
     Case("sort-transposed", "sort_values", lambda x: mg.sort(x.t(), dim=1), inputs(distinct(3, 4))),

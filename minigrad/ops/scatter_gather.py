@@ -1,5 +1,5 @@
-"""Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``; and the writes of whole
-slices, ``index_add``, ``index_copy``, ``index_fill``.
+"""Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``, ``scatter_reduce``; and the
+writes of whole slices, ``index_add``, ``index_copy``, ``index_fill``.
 
 ``gather`` picks, along ``dim``, the element that ``index`` names for every
 position of ``index``; for a 2-D ``input`` and ``dim=1``::
@@ -41,7 +41,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
-from ..kernels.array_kernels import scatter_arrays
+from ..kernels.array_kernels import scatter_arrays, scatter_reduce_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
@@ -49,7 +49,7 @@ from .registry import Attr, Input, defop, type_name
 from .math import add, lt, where
 from .shape import expand
 
-__all__ = ["gather", "scatter_add", "scatter", "take_along_dim", "index_add", "index_fill", "index_copy"]
+__all__ = ["gather", "scatter_add", "scatter", "scatter_reduce", "take_along_dim", "index_add", "index_fill", "index_copy"]
 
 CPU = Backend.CPU
 
@@ -328,6 +328,139 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if reduce == "add":
         return scatter_add_op(input, index, s, dim)
     raise ShapeError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")
+
+
+# -- scatter_reduce: the scatter with a reduction, one op (ScatterReduceBackward0) -------------------
+#
+# ``scatter_reduce(input, dim, index, src, reduce, include_self=True)`` sends each ``src`` element where
+# ``scatter`` would write it and reduces what arrives at one position ("sum", "prod", "mean", "amax",
+# "amin"), with the position's own value when ``include_self``. Its gradients are PyTorch's
+# ``scatter_reduce_backward`` (``torch/csrc/autograd/FunctionsManual.cpp``): a mean divides by the count, a
+# maximum shares the gradient evenly among the elements equal to it (``self`` counted when it equals the result,
+# even where ``include_self=False`` left it out - PyTorch's formula), a product divides the result by the
+# factor (a zero factor: the product of the others, recomputed with that zero made 1).
+
+#: The reductions ``scatter_reduce`` knows; "max" and "min" are accepted too as PyTorch's forward accepts them
+#: (its backward then refuses them).
+SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_REDUCE_ALIASES = {"max": "amax", "min": "amin"}
+
+
+def infer_scatter_reduce(op: str, x: Any, index: Any, src: Any, dim: int, reduce: str = "sum",
+                         include_self: bool = True) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``scatter``'s checks; a mean of bools is refused as PyTorch's CPU kernel refuses it."""
+    if reduce == "mean" and x.dtype == np.bool_:
+        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+    return infer_scatter(op, x, index, src, dim)
+
+
+class _HostScatter:
+    """NumPy's unbuffered ``ufunc.at`` (repeated positions combine), by ufunc name."""
+
+    add, multiply, maximum, minimum = np.add.at, np.multiply.at, np.maximum.at, np.minimum.at
+
+
+@register_kernel("scatter_reduce", CPU, dtypes=ALL_DTYPES)
+def scatter_reduce_cpu(x: np.ndarray, index: np.ndarray, src: np.ndarray, dim: int, reduce: str = "sum",
+                       include_self: bool = True) -> np.ndarray:
+    """``x`` with the ``src`` elements reduced into the positions ``index`` names (``np.<ufunc>.at``)."""
+    return scatter_reduce_arrays(np, _HostScatter, x, index, src, dim, _REDUCE_ALIASES.get(reduce, reduce),
+                                 include_self, lambda out, idx, d: _positions("scatter_reduce", out, idx, d))
+
+scatter_reduce_op = defop(
+    "scatter_reduce",
+    layout="contiguous",  # PyTorch's out-of-place scatter copies the input row-major
+    inputs=_SCATTER_INPUTS,
+    attrs=(Attr("dim", check=check_int), Attr("reduce", "sum"), Attr("include_self", True)),
+    infer_meta=infer_scatter_reduce,
+    save=("x", "index", "src", "out"),
+    doc="a copy of x with src reduced (sum, prod, mean, amax, amin) into the positions index names along dim",
+)
+
+
+@scatter_reduce_op.def_backward
+def scatter_reduce_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
+    """PyTorch's ``scatter_reduce_backward``, one branch per reduction (the module's notes above)."""
+    x, index, src, out = ctx.saved()
+    ops = ctx.ops
+    dim, reduce, include_self = ctx.attrs["dim"], ctx.attrs["reduce"], ctx.attrs["include_self"]
+    if reduce not in SCATTER_REDUCTIONS:
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
+    src_shape = tuple(src.shape)
+    if tuple(index.shape) != src_shape:  # only the elements index names take part (PyTorch's formula breaks here)
+        src = ops.getitem(src, tuple(slice(0, s) for s in index.shape))
+    gx, gsrc = _SCATTER_REDUCE_GRADS[reduce](ops, grad, x, index, src, out, dim, include_self)
+    if not include_self:
+        gx = ops.scatter_value(gx, index, dim=dim, value=0.0)
+    if ctx.needs(2) and tuple(gsrc.shape) != src_shape:
+        gsrc = ops.getitem_grad(gsrc, tuple(slice(0, s) for s in gsrc.shape), src_shape)
+    return (gx if ctx.needs(0) else None, None, gsrc if ctx.needs(2) else None)
+
+
+def _sum_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """Every element that took part gets the gradient of its position."""
+    return grad, ops.gather(grad, index, dim)
+
+
+def _mean_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """The gradient of a position divided by its count (``self`` counted when included; 0 made 1)."""
+    start = ops.fill(grad, 1.0 if include_self else 0.0)
+    count = ops.scatter_add(start, index, ops.fill(src, 1.0), dim)
+    count = ops.where(ops.eq(count, 0.0), 1.0, count)
+    return ops.div(grad, count), ops.div(ops.gather(grad, index, dim), ops.gather(count, index, dim))
+
+
+def _extreme_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """The gradient of a position shared evenly among the elements equal to its result."""
+    x_is = ops.cast(ops.eq(x, out), grad.dtype)
+    src_is = ops.cast(ops.eq(src, ops.gather(out, index, dim)), grad.dtype)
+    shared = ops.div(grad, ops.scatter_add(x_is, index, src_is, dim))
+    return ops.mul(x_is, shared), ops.mul(src_is, ops.gather(shared, index, dim))
+
+
+def _prod_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """The result divided by the factor; for a zero factor, the product of the others, recomputed with that zero
+    made 1 (where two zeros meet at a position, the others' product is 0 too)."""
+    attrs = {"dim": dim, "reduce": "prod", "include_self": include_self}
+    x_masked = ops.where(ops.eq(x, 0.0), 1.0, x)
+    gx = ops.div(ops.mul(grad, ops.scatter_reduce(x_masked, index, src, **attrs)), x_masked)
+    src_zero = ops.eq(src, 0.0)
+    zeros_at = ops.scatter_add(ops.fill(x, 0.0), index, ops.cast(src_zero, grad.dtype), dim)
+    single = ops.bitwise_and(src_zero, ops.eq(ops.gather(zeros_at, index, dim), 1.0))
+    others = ops.scatter_reduce(x, index, ops.where(single, 1.0, src), **attrs)
+    gsrc = ops.where(single, ops.gather(ops.mul(grad, others), index, dim),
+                     ops.div(ops.gather(ops.mul(grad, out), index, dim), ops.where(src_zero, 1.0, src)))
+    return gx, gsrc
+
+
+_SCATTER_REDUCE_GRADS = {"sum": _sum_grads, "mean": _mean_grads, "amax": _extreme_grads, "amin": _extreme_grads,
+                         "prod": _prod_grads}
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with the ``src`` elements reduced into the positions ``index`` names along ``dim``
+    (``torch.scatter_reduce``): ``reduce`` is "sum", "prod", "mean" (rounding down for integers), "amax" or
+    "amin"; ``include_self=False`` leaves ``input``'s own value out where something arrives. One op
+    (``ScatterReduceBackward0``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.tensor([1.0, 2.0, 3.0])
+        >>> mg.scatter_reduce(x, 0, mg.tensor([0, 0, 2]), mg.tensor([4.0, 5.0, 6.0]), "amax").tolist()
+        [5.0, 2.0, 6.0]
+        >>> x.scatter_reduce(0, mg.tensor([0, 0, 2]), mg.tensor([4.0, 5.0, 6.0]), "mean", include_self=False).tolist()
+        [4.5, 2.0, 6.0]
+    """
+    check_tensor("scatter_reduce", "input", 0, input)
+    check_tensor("scatter_reduce", "index", 2, index)
+    check_tensor("scatter_reduce", "src", 3, src)
+    dim = check_int("scatter_reduce", "dim", 1, dim)
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type_name(reduce)}")
+    if reduce not in SCATTER_REDUCTIONS and reduce not in _REDUCE_ALIASES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    return scatter_reduce_op(input, index, src, dim, reduce=reduce, include_self=bool(include_self))
 
 
 #: Where PyTorch's index_copy and index_add refuse a negative index (index_fill counts it from the end), and

@@ -31,7 +31,8 @@ from ..key import Backend
 from ..registry import register_kernel
 from ..array_kernels import (block_diag_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
-                             running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
+                             product_at, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
+                             searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, apply_windows_3d, avg_matrices, avg_matrices_3d
@@ -39,7 +40,7 @@ from ..upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, r
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
 from .elementwise import run_elementwise
-from .shape import _on_device
+from .shape import _DeviceScatter, _on_device
 
 GPU = Backend.GPU
 
@@ -137,6 +138,27 @@ register_kernel("scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter")(_sca
 def scatter_value(x: Any, index: Any, dim: int, value: Any = 0) -> Any:
     """``scatter`` of the number ``value`` (filled on the device, by value: no host data)."""
     return _scatter("scatter_value", False)(x, index, cupy.full(index.shape, value, dtype=x.dtype), dim)
+
+
+class _DeviceReduce(_DeviceScatter):
+    """CuPy's atomic scatters (sum, mean, amax, amin) and, as CuPy has no atomic product, ``product_at``: a sort by
+    position and a segmented scan, all on the device."""
+
+    @staticmethod
+    def multiply(a: Any, index: Any, v: Any) -> None:
+        product_at(cupy, a, index, v)
+
+
+@register_kernel("scatter_reduce", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupy_scatter_reduce")
+def scatter_reduce(x: Any, index: Any, src: Any, dim: int, reduce: str = "sum", include_self: bool = True) -> Any:
+    """The CPU kernel's ``scatter_reduce_arrays`` with the device's scatters; float16 reduces in float32 (CuPy's
+    atomic maximum and minimum take 32- and 64-bit types), rounded back once."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if x.dtype == np.float16:
+        return scatter_reduce(x.astype(np.float32), index, src.astype(np.float32), dim, reduce,
+                              include_self).astype(np.float16)
+    return scatter_reduce_arrays(cupy, _DeviceReduce, x, index, src, dim, reduce, include_self,
+                                 lambda out, idx, d: _positions("scatter_reduce", out, idx, d))
 
 
 # -- flip, roll, rot90, repeat, constant_pad_nd, reflection_pad, replication_pad ---------------------------
