@@ -689,7 +689,7 @@ Tensor.type = _type  # type: ignore[attr-defined]
 _METHODS_BY_FAMILY = {
     # ordering, searching and counting
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort, "kthvalue": ops.kthvalue,
-    "median": ops.median, "quantile": ops.quantile, "unique": ops.unique, "bincount": ops.bincount,
+    "median": ops.median, "mode": ops.mode, "quantile": ops.quantile, "unique": ops.unique, "bincount": ops.bincount,
     "nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero,
     # indexed reads and writes
     "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "scatter_reduce": ops.scatter_reduce, "take_along_dim": ops.take_along_dim,

@@ -414,6 +414,13 @@ CASES |= {
     "scatter_reduce_": lambda lib, d: (d["x"] * 1).scatter_reduce_(0, lib.tensor([[2, 0, 1, 1]]), d["y"], "prod"),
 }
 
+# -- mode: its positions an op without a gradient, its values ModeBackward0 (ops/sort.py) ----------------------
+CASES |= {
+    "mode": lambda lib, d: (d["x"] * 0 + lib.tensor([[1.0, 2.0, 1.0, 2.0]], dtype=lib.float64)).mode().values,
+    "mode along dim 0 kept": lambda lib, d: lib.mode(d["x"].round(), 0, keepdim=True).values,
+    "mode of a vector": lambda lib, d: d["v"].mode(0).values,
+}
+
 # -- inner and a tensordot of every dim: a dot of the two flattened (ops/blas.py) -----------------------------
 CASES |= {
     "inner": lambda lib, d: lib.inner(d["x"], d["y"][:2]),

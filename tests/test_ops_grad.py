@@ -454,6 +454,9 @@ CASES: list[Case] = [
     Case("scatter_reduce-larger-src", "scatter_reduce", lambda x, s: x.scatter_reduce(0, mg.tensor([[1, 0]]), s, "mean"),
          inputs(rnd(2, 3), rnd(2, 3))),
     Case("scatter-value", "scatter_value", lambda x: mg.scatter(x, 0, mg.tensor([[1, 0, 1]]), value=2.0), inputs(rnd(2, 3))),
+    # (values apart: a tie would break under the finite difference; then the mode is the smallest value)
+    Case("mode", "mode_values", lambda x: mg.mode(x, 0).values, inputs(distinct(3, 4))),
+    Case("mode-keepdim", "mode_values", lambda x: x.mode(keepdim=True).values, inputs(distinct(2, 5))),
     Case("sort-desc", "sort_values", lambda x: mg.sort(x, dim=0, descending=True), inputs(distinct(3, 4))),
     Case("sort-transposed", "sort_values", lambda x: mg.sort(x.t(), dim=1), inputs(distinct(3, 4))),
     Case("topk", "topk_values", lambda x: mg.topk(x, 2), inputs(distinct(3, 5))),

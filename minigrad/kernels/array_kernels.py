@@ -15,7 +15,7 @@ import numpy as np
 
 from ..devices import device_of_array as _device_of, filled_array, made_array, to_numpy
 
-__all__ = ["singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "reduce_identity", "scatter_reduce_arrays", "product_at", "searchsorted_arrays", "inclusive_scan",
+__all__ = ["singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "reduce_identity", "scatter_reduce_arrays", "product_at", "mode_positions_arrays", "searchsorted_arrays", "inclusive_scan",
            "running_extreme_positions", "log_add_exp"]
 
 
@@ -203,6 +203,31 @@ def product_at(xp: Any, a: Any, pos: tuple[Any, ...], v: Any) -> None:
     factors = xp.ones(a.size + 1, dtype=a.dtype)
     factors[xp.where(last, keys, a.size)] = products
     a *= factors[:a.size].reshape(a.shape)
+
+
+def mode_positions_arrays(xp: Any, x: Any, axis: int) -> Any:
+    """``mode``'s positions along ``axis`` (kept, of size 1), int64, with no loop over the slices: a stable sort,
+    the runs of equal values (a NaN is a run of its own: NaN != NaN), the length of each run at its last element
+    (a running maximum of the run starts, NOTE [ A running op on a GPU is a parallel scan ]), and the first
+    longest run - the smallest value among the most frequent, as PyTorch's kernel - whose last element in the
+    stable order is the largest position holding that value."""
+    rows = xp.moveaxis(x, axis, -1)
+    n = rows.shape[-1]
+    order = rows.argsort(axis=-1, kind="stable")
+    ordered = xp.take_along_axis(rows, order, axis=-1)
+    k = xp.broadcast_to(xp.arange(n, dtype=np.int64), ordered.shape)
+    starts = xp.ones(ordered.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    ends = xp.ones(ordered.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+
+    def later(left: list[Any], right: list[Any]) -> list[Any]:
+        return [xp.maximum(left[0], right[0])]
+
+    run_start = inclusive_scan(xp, later, [xp.where(starts, k, 0)], rows.ndim - 1)[0]
+    lengths = xp.where(ends, k - run_start + 1, 0)
+    best = lengths.argmax(axis=-1)[..., None]
+    return xp.moveaxis(xp.take_along_axis(order, best, axis=-1).astype(np.int64, copy=False), -1, axis)
 
 
 def searchsorted_arrays(xp: Any, seq: Any, values: Any, right: bool) -> Any:

@@ -1779,6 +1779,7 @@ ORDERED = {
     "sort": lambda t: t.sort(1, descending=True).values, "sort dim 0": lambda t: t.sort(0).values,
     "topk": lambda t: t.topk(2).values, "kthvalue": lambda t: t.kthvalue(2, 0).values,
     "median dim": lambda t: t.median(1, keepdim=True).values, "median": lambda t: t.median().reshape(1),
+    "mode": lambda t: t.mode(0).values,
 }
 
 
@@ -1789,6 +1790,29 @@ def test_sort_of_integers_reads_its_values_on_the_gpu():
     assert not [e.op for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu]
     want = a.sort(1)
     assert got.values.cpu().tolist() == want.values.tolist() and got.indices.cpu().tolist() == want.indices.tolist()
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.int64, mg.bool_], ids=str)
+def test_mode_finds_its_positions_on_the_gpu(dtype):
+    """``mode``'s positions by a stable sort and a scan of the runs on the device: the CPU's values, and a
+    position holding the value - the CPU's own where a slice has at most 16 elements (its insertion sort is
+    stable); keepdim and a 0-d input. (With NaN in a slice the CPU's ``std::sort`` can split a run of equal values
+    - its comparisons with NaN are false - which a sort on the device does not reproduce.)"""
+    rng = np.random.default_rng(15)
+    a = rng.integers(0, 3, (4, 40, 5)).astype(dtype.np)
+    for dim, keepdim in ((1, False), (0, True), (-1, False)):
+        with mg.trace() as tr:
+            got = mg.tensor(a).to("gpu").mode(dim, keepdim)
+        assert not [e.op for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu]
+        want = mg.tensor(a).mode(dim, keepdim)
+        np.testing.assert_array_equal(got.values.cpu().numpy(), want.values.numpy())
+        at = np.take_along_axis(a, got.indices.cpu().numpy() if keepdim else np.expand_dims(
+            got.indices.cpu().numpy(), dim), axis=dim)
+        np.testing.assert_array_equal(at.squeeze(dim) if not keepdim else at, want.values.numpy())
+        if a.shape[dim] <= 16:
+            assert got.indices.cpu().tolist() == want.indices.tolist()
+    zero_d = mg.tensor(a[0, 0, 0]).to("gpu").mode()
+    assert zero_d.values.cpu().tolist() == a[0, 0, 0].item() and zero_d.indices.cpu().tolist() == 0
 
 
 @pytest.mark.parametrize("name", sorted(ORDERED))

@@ -29,7 +29,7 @@ from ...devices import move_array, to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import (block_diag_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
+from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
                              product_at, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
                              searchsorted_arrays,
@@ -327,6 +327,17 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
     n = x.shape[dim]
     order = cupy.flip(cupy.argsort(cupy.flip(x, axis=dim), axis=dim), axis=dim)
     return laid_out_like(cupy, (n - 1 - order).astype(np.int64, copy=False), x)
+
+
+@register_kernel("mode_indices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_mode_indices")
+def mode_indices(x: Any, dim: int = -1) -> Any:
+    """``mode``'s positions on the device: a stable sort along ``dim`` and a scan over the runs of equal values
+    (``mode_positions_arrays``). The value is the CPU's; among its positions the last one, where the CPU's
+    ``std::sort`` may leave another, and with NaN in a slice, where that sort's false comparisons can split a run
+    of equal values, the CPU's value may differ too (PyTorch's CPU and CUDA kernels differ there as well)."""
+    if x.ndim == 0:
+        return cupy.zeros((), dtype=np.int64)
+    return mode_positions_arrays(cupy, x, dim % x.ndim)
 
 
 
