@@ -178,6 +178,8 @@ OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy", "inner
 OPS.update({("scatter_reduce", r): mg.scatter_reduce for r in ("sum", "prod", "mean", "amax", "amin")})
 # mode: the position among ties is the one PyTorch's CPU std::sort leaves last (kernels/std_sort.py)
 OPS.update({("mode", ""): mg.mode})
+# the trapezoidal rule: PyTorch's composites op for op (ops/integration.py)
+OPS.update({(n, ""): getattr(mg, n) for n in ("trapezoid", "trapz", "cumulative_trapezoid")})
 
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [

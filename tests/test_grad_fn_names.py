@@ -421,6 +421,20 @@ CASES |= {
     "mode of a vector": lambda lib, d: d["v"].mode(0).values,
 }
 
+# -- trapezoid, trapz, cumulative_trapezoid: PyTorch's composites op for op (ops/integration.py) -------------------
+CASES |= {
+    "trapezoid": lambda lib, d: lib.trapezoid(d["x"]),
+    "trapezoid by dx along dim 0": lambda lib, d: lib.trapezoid(d["x"], dx=0.5, dim=0),
+    "trapezoid at x": lambda lib, d: lib.trapezoid(d["x"], d["y"]),
+    "trapezoid at a 1-d x": lambda lib, d: lib.trapezoid(d["x"], d["v"]),
+    "trapz at x": lambda lib, d: lib.trapz(d["x"], d["y"], dim=0),
+    "trapz by dx": lambda lib, d: lib.trapz(d["x"], dx=2.0),
+    "cumulative_trapezoid": lambda lib, d: lib.cumulative_trapezoid(d["x"]),
+    "cumulative_trapezoid by dx": lambda lib, d: lib.cumulative_trapezoid(d["x"], dx=0.25, dim=0),
+    "cumulative_trapezoid at x": lambda lib, d: lib.cumulative_trapezoid(d["x"], d["y"], dim=0),
+    "cumulative_trapezoid at a 1-d x": lambda lib, d: lib.cumulative_trapezoid(d["x"], d["v"]),
+}
+
 # -- inner and a tensordot of every dim: a dot of the two flattened (ops/blas.py) -----------------------------
 CASES |= {
     "inner": lambda lib, d: lib.inner(d["x"], d["y"][:2]),

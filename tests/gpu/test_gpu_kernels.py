@@ -1543,6 +1543,37 @@ def test_scatter_reduce_runs_on_the_gpu_for_each_dtype(reduce, dtype):
                                                                              reduce).tolist()
 
 
+TRAPEZOIDAL = {
+    "trapezoid": lambda y, x: mg.trapezoid(y), "trapezoid by dx": lambda y, x: mg.trapezoid(y, dx=0.5, dim=0),
+    "trapezoid at x": lambda y, x: mg.trapezoid(y, x), "trapz at a 1-d x": lambda y, x: mg.trapz(y, x[0]),
+    "cumulative_trapezoid": lambda y, x: mg.cumulative_trapezoid(y, dx=2.0),
+    "cumulative_trapezoid at x": lambda y, x: mg.cumulative_trapezoid(y, x, dim=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRAPEZOIDAL))
+def test_the_trapezoidal_rule_runs_on_the_gpu(name):
+    """trapezoid and cumulative_trapezoid are PyTorch's composites (slices, sums, cumsum, mul.Scalar): every op
+    of them, forward and backward, on the device, no fallback, no copy; the CPU's values and gradients."""
+    arrays = [_rand((3, 4), mg.float64), np.cumsum(_rand((3, 4), mg.float64, 0.1, 1.0, seed=2), axis=1)]
+
+    def run(device):
+        leaves = [mg.tensor(a, requires_grad=True) for a in arrays]
+        with mg.trace() as tr:
+            out = TRAPEZOIDAL[name](*[t.to(device) for t in leaves])
+            out.sum().backward()
+        return out, [t.grad for t in leaves], [e for e in tr.events if e.kind == "kernel.select"]
+
+    want, want_grads, _ = run("cpu")
+    got, grads, sel = run("gpu")
+    assert sel and not [e.op for e in sel if e.fallback_cpu]
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-12)
+    for g, w in zip(grads, want_grads):
+        assert (g is None) == (w is None)
+        if g is not None:
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
+
+
 def _interpolate(**kw):
     return lambda x: mg.nn.functional.interpolate(x, **kw)
 
