@@ -180,6 +180,8 @@ OPS.update({("scatter_reduce", r): mg.scatter_reduce for r in ("sum", "prod", "m
 OPS.update({("mode", ""): mg.mode})
 # the trapezoidal rule: PyTorch's composites op for op (ops/integration.py)
 OPS.update({(n, ""): getattr(mg, n) for n in ("trapezoid", "trapz", "cumulative_trapezoid")})
+# index_reduce: one OpInfo per reduction
+OPS.update({("index_reduce", r): lambda x, *a, **k: x.index_reduce(*a, **k) for r in ("prod", "mean", "amax", "amin")})
 
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [

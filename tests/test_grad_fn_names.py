@@ -435,6 +435,16 @@ CASES |= {
     "cumulative_trapezoid at a 1-d x": lambda lib, d: lib.cumulative_trapezoid(d["x"], d["v"]),
 }
 
+# -- index_reduce: one op, each reduction (ops/scatter_gather.py) ----------------------------------------------
+CASES |= {
+    f"index_reduce {r}{' without self' if not inc else ''}": (
+        lambda lib, d, r=r, inc=inc: d["x"].index_reduce(1, lib.tensor([0, 3, 0]), d["y"][:, :3], r, include_self=inc))
+    for r in ("prod", "mean", "amax", "amin") for inc in (True, False)
+} | {
+    "torch.index_reduce": lambda lib, d: lib.index_reduce(d["x"], 0, d["idx"], d["y"][:2], "amin"),
+    "index_reduce_": lambda lib, d: (d["x"] * 1).index_reduce_(0, d["idx"], d["y"][:2], "mean", include_self=False),
+}
+
 # -- inner and a tensordot of every dim: a dot of the two flattened (ops/blas.py) -----------------------------
 CASES |= {
     "inner": lambda lib, d: lib.inner(d["x"], d["y"][:2]),

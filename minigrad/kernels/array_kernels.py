@@ -15,7 +15,7 @@ import numpy as np
 
 from ..devices import device_of_array as _device_of, filled_array, made_array, to_numpy
 
-__all__ = ["singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "reduce_identity", "scatter_reduce_arrays", "product_at", "mode_positions_arrays", "searchsorted_arrays", "inclusive_scan",
+__all__ = ["singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "reduce_identity", "scatter_reduce_arrays", "product_at", "spread_index", "mode_positions_arrays", "searchsorted_arrays", "inclusive_scan",
            "running_extreme_positions", "log_add_exp"]
 
 
@@ -181,6 +181,14 @@ def scatter_reduce_arrays(xp: Any, at: Any, x: Any, index: Any, src: Any, dim: i
         count = xp.where(count == 0, xp.ones((), dtype=x.dtype), count)
         flat[...] = flat / count if x.dtype.kind == "f" else flat // count
     return out
+
+
+def spread_index(xp: Any, index: Any, source: Any, dim: int) -> Any:
+    """``index`` (1-D, one entry per slice of ``source`` along ``dim``) repeated over each slice: the index of
+    ``scatter_reduce`` that sends ``source``'s slices where ``index_reduce`` sends them."""
+    if source.ndim == 0:
+        return index.reshape(-1)
+    return xp.broadcast_to(index.reshape(tuple(-1 if k == dim else 1 for k in range(source.ndim))), source.shape)
 
 
 def product_at(xp: Any, a: Any, pos: tuple[Any, ...], v: Any) -> None:

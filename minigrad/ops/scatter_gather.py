@@ -1,5 +1,5 @@
 """Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``, ``scatter_reduce``; and the
-writes of whole slices, ``index_add``, ``index_copy``, ``index_fill``.
+writes of whole slices, ``index_add``, ``index_copy``, ``index_fill``, ``index_reduce``.
 
 ``gather`` picks, along ``dim``, the element that ``index`` names for every
 position of ``index``; for a 2-D ``input`` and ``dim=1``::
@@ -41,7 +41,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
-from ..kernels.array_kernels import scatter_arrays, scatter_reduce_arrays
+from ..kernels.array_kernels import scatter_arrays, scatter_reduce_arrays, spread_index
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
@@ -49,7 +49,8 @@ from .registry import Attr, Input, defop, type_name
 from .math import add, lt, where
 from .shape import expand
 
-__all__ = ["gather", "scatter_add", "scatter", "scatter_reduce", "take_along_dim", "index_add", "index_fill", "index_copy"]
+__all__ = ["gather", "scatter_add", "scatter", "scatter_reduce", "take_along_dim", "index_add", "index_fill", "index_copy",
+           "index_reduce"]
 
 CPU = Backend.CPU
 
@@ -697,3 +698,126 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{input.dtype} and (source) {source.dtype}")
     return index_copy_op(input, source, index=idx, dim=d)
+
+
+# -- index_reduce: slices reduced into the slices index picks, one op (IndexReduceBackward0) ----------------------
+#
+# ``index_reduce(input, dim, index, source, reduce, include_self=True)`` is ``scatter_reduce`` of whole slices:
+# ``source[..., k, ...]`` goes to ``input[..., index[k], ...]``, reduced by "prod", "mean", "amax" or "amin". Its
+# kernel is ``scatter_reduce``'s with ``index`` spread over the slices; its gradients are PyTorch's
+# ``index_reduce_backward``, ``scatter_reduce``'s with ``index_select``/``index_add``/``index_fill`` for
+# ``gather``/``scatter_add``/``scatter``.
+
+INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+@register_kernel("index_reduce", CPU, dtypes=ALL_DTYPES)
+def index_reduce_cpu(x: np.ndarray, source: np.ndarray, index: Any, dim: int, reduce: str = "prod",
+                     include_self: bool = True) -> np.ndarray:
+    """``scatter_reduce`` of ``source`` at ``index`` spread over its slices (``np.<ufunc>.at``)."""
+    return scatter_reduce_arrays(np, _HostScatter, x, spread_index(np, to_numpy(index), source, dim), source, dim,
+                                 reduce, include_self, lambda out, idx, d: _positions("index_reduce", out, idx, d))
+
+
+index_reduce_op = defop(
+    "index_reduce", inputs=("x", "source"),
+    attrs=_INDEX_ATTRS + (Attr("reduce", "prod"), Attr("include_self", True)),
+    infer_meta=_infer_index_write, layout="contiguous", save=("x", "source", "out"),
+    doc="x with the slices of source reduced (prod, mean, amax, amin) into the slices index (1-D) picks along dim")
+
+
+@index_reduce_op.def_backward
+def index_reduce_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's ``index_reduce_backward``: ``scatter_reduce``'s branches over whole slices."""
+    x, source, out = ctx.saved()
+    a = ctx.attrs
+    gx, gsrc = _INDEX_REDUCE_GRADS[a["reduce"]](_SliceOps(ctx.ops, a["index"], a["dim"]), grad, x, source, out,
+                                                 a["include_self"])
+    if not a["include_self"]:
+        gx = ctx.ops.index_fill(gx, index=a["index"], dim=a["dim"], value=0.0)
+    return (gx if ctx.needs(0) else None, gsrc if ctx.needs(1) else None)
+
+
+class _SliceOps:
+    """``scatter_reduce``'s formula reads ``gather``, ``scatter_add`` and ``scatter_reduce``: here they are the
+    slice forms, ``index_select``, ``index_add`` and ``index_reduce``, at the op's ``index`` along its ``dim``."""
+
+    def __init__(self, ops: Any, index: Any, dim: int) -> None:
+        self.ops, self.index, self.dim = ops, index, dim
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ops, name)
+
+    def gather(self, t: Any, index: Any, dim: int) -> Any:
+        return self.ops.index_select(t, index=self.index, dim=self.dim)
+
+    def scatter_add(self, t: Any, index: Any, src: Any, dim: int) -> Any:
+        return self.ops.index_add(t, src, index=self.index, dim=self.dim)
+
+    def scatter_reduce(self, t: Any, index: Any, src: Any, **attrs: Any) -> Any:
+        return self.ops.index_reduce(t, src, index=self.index, dim=self.dim, reduce=attrs["reduce"],
+                                     include_self=attrs["include_self"])
+
+
+def _slice_grads(grads: Any) -> Any:
+    def slice_grads(ops: Any, grad: Any, x: Any, source: Any, out: Any, include_self: bool) -> Any:
+        return grads(ops, grad, x, None, source, out, ops.dim, include_self)
+
+    return slice_grads
+
+
+_INDEX_REDUCE_GRADS = {name: _slice_grads(_SCATTER_REDUCE_GRADS[name]) for name in INDEX_REDUCTIONS}
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """``input`` with ``source[..., k, ...]`` reduced into the slice ``index[k]`` along ``dim``
+    (``torch.index_reduce``): ``reduce`` is "prod", "mean" (rounding down for integers), "amax" or "amin";
+    ``include_self=False`` leaves ``input``'s own values out of the slices something arrives at. One op
+    (``IndexReduceBackward0``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.ones(3, 2)
+        >>> src = mg.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])
+        >>> x.index_reduce(0, mg.tensor([0, 2, 0]), src, "prod").tolist()
+        [[12.0, 21.0], [1.0, 1.0], [4.0, 5.0]]
+    """
+    check_tensor("index_reduce", "input", 0, input)
+    check_tensor("index_reduce", "index", 2, index)
+    check_tensor("index_reduce", "source", 3, source)
+    d = wrap_dim("index_reduce", check_int("index_reduce", "dim", 1, dim), input.ndim)
+    if not isinstance(reduce, str):
+        raise TypeError(f"index_reduce(): argument 'reduce' (position 4) must be str, not {type_name(reduce)}")
+    if reduce not in INDEX_REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    _check_slices_of(input, index, source, d)
+    size = input.shape[d] if input.ndim else 1
+    idx = _flat_index(index, size, lambda bad: IndexError(
+        f"index out of range in self (index_reduce(): index {bad} is out of bounds for dimension {d} with size "
+        f"{size})"), 0)
+    return index_reduce_op(input, source, index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
+
+
+def _check_slices_of(input: Tensor, index: Tensor, source: Tensor, d: int) -> None:
+    """PyTorch's checks of ``index_reduce``'s index (a vector of int64 or int32) and source (one slice per index,
+    each of the input's slice shape, the input's dtype; bools refused)."""
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{scalar_type_name(index.dtype.np)}")
+    if index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{scalar_type_name(index.dtype.np)} and size: {list(index.shape)}")
+    along = source.shape[d] if source.ndim else 1
+    if index.numel() != along:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({along}), for dim: {d}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({scalar_type_name(input.dtype.np)}) and source "
+                           f"({scalar_type_name(source.dtype.np)}) must have the same scalar type")
+    rest = [s for k, s in enumerate(source.shape) if k != d]
+    if source.ndim != input.ndim or rest != [s for k, s in enumerate(input.shape) if k != d]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if input.dtype is _dt.bool_:
+        raise NotImplementedError('"index_func_" not implemented for \'Bool\'')

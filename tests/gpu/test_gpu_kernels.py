@@ -1367,6 +1367,10 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
         1, i, s, r, include_self=inc), lambda: [_rand((4, 5), mg.float32), _ints((4, 6), 0, 5),
                                                  _rand((4, 6), mg.float32, 0.5, 2.0, seed=1)])
        for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)},
+    **{f"index_reduce-{r}-{inc}": ("index_reduce", lambda x, s, r=r, inc=inc: x.index_reduce(
+        1, mg.tensor([2, 0, 2, 4, 0, 2]).to(x.device), s, r, include_self=inc),
+        lambda: [_rand((4, 5), mg.float32), _rand((4, 6), mg.float32, 0.5, 2.0, seed=1)])
+       for r in ("prod", "mean", "amax", "amin") for inc in (True, False)},
     "flip-t": ("flip", lambda x: x.t().flip(1), lambda: [_rand((4, 6), mg.float32)]),
     "roll": ("roll", lambda x: x.roll((1, -2), (0, 1)), lambda: [_rand((3, 5), mg.float32)]),
     "roll-flat": ("roll", lambda x: x.roll(4), lambda: [_rand((3, 5), mg.float32)]),

@@ -31,7 +31,7 @@ from ..key import Backend
 from ..registry import register_kernel
 from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
-                             product_at, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
+                             product_at, spread_index, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
                              searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
@@ -159,6 +159,12 @@ def scatter_reduce(x: Any, index: Any, src: Any, dim: int, reduce: str = "sum", 
                               include_self).astype(np.float16)
     return scatter_reduce_arrays(cupy, _DeviceReduce, x, index, src, dim, reduce, include_self,
                                  lambda out, idx, d: _positions("scatter_reduce", out, idx, d))
+
+
+@register_kernel("index_reduce", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupy_index_reduce")
+def index_reduce(x: Any, source: Any, index: Any, dim: int, reduce: str = "prod", include_self: bool = True) -> Any:
+    """``scatter_reduce``'s kernel with ``index`` (a host one uploaded once per value) spread over the slices."""
+    return scatter_reduce(x, spread_index(cupy, _on_device(index), source, dim), source, dim, reduce, include_self)
 
 
 # -- flip, roll, rot90, repeat, constant_pad_nd, reflection_pad, replication_pad ---------------------------
