@@ -257,18 +257,24 @@ def _mode_position(row: list[Any]) -> int:
 
 @register_kernel("mode_indices", Backend.CPU, dtypes=ALL_DTYPES)
 def mode_indices_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
-    """Per slice, the position of the most frequent value (the smallest of the most frequent). Which position
-    among equal values is ``std::sort``'s doing (``kernels/std_sort.py``); up to 16 elements and no NaN, that sort
-    is an insertion sort - stable - so the vectorised stable-sort scan gives the same position."""
+    """Per slice, the position of the most frequent value (the smallest of the most frequent). The vectorised
+    stable-sort scan finds it wherever the choice is not ``std::sort``'s to make: a slice whose values are all
+    different, or one of at most 16 elements (that sort is then an insertion sort, stable). A slice with ties
+    or NaN in it, longer than that, runs ``std::sort`` itself (``kernels/std_sort.py``), in Python."""
     if x.ndim == 0:
         return np.zeros((), dtype=np.int64)
     d = dim % x.ndim
+    found = mode_positions_arrays(np, x, d)
     n = x.shape[d]
-    if n <= 16 and not (x.dtype.kind == "f" and np.isnan(x).any()):
-        return mode_positions_arrays(np, x, d)
-    rows = np.moveaxis(x, d, -1)
-    found = np.array([_mode_position(row) for row in rows.reshape(-1, n).tolist()], dtype=np.int64)
-    return np.expand_dims(found.reshape(rows.shape[:-1]), d)
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    nan = np.isnan(rows).any(axis=1) if x.dtype.kind == "f" else np.zeros(len(rows), dtype=bool)
+    if n <= 16 and not nan.any():
+        return found
+    positions = np.moveaxis(found, d, -1).reshape(-1)
+    mode_value = rows[np.arange(len(rows)), positions]
+    for r in np.flatnonzero(nan | ((rows == mode_value[:, None]).sum(axis=1) > 1)):
+        positions[r] = _mode_position(rows[r].tolist())
+    return np.moveaxis(positions.reshape(found.shape[:d] + found.shape[d + 1:] + (1,)), -1, d)
 
 
 mode_indices_op = defop(
