@@ -61,12 +61,13 @@ CPU = Backend.CPU
 def _check_index(op: str, x: Any, index: Any, dim: int, src: Any = None) -> int:
     """PyTorch's ``gather_shape_check`` / ``scatter_shape_check``; returns ``dim`` made non-negative."""
     if index.size and index.dtype not in (np.int64, np.int32):  # int32 indices are accepted, as recent PyTorch does
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index, but got {_dt.from_numpy(index.dtype)}")
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, but got {_dt.from_numpy(index.dtype)}")
     d = wrap_dim(op, dim, x.ndim)
     if index.size == 0:
         return d
     if max(index.ndim, 1) != max(x.ndim, 1):
-        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as input tensor "
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as "
+                           f"{'input' if op == 'gather' else 'self'} tensor "
                            f"(index has shape {tuple(index.shape)}, input {tuple(x.shape)})")
     for k in range(index.ndim):
         if k != d and index.shape[k] > x.shape[k]:
