@@ -683,11 +683,11 @@ Tensor.type = _type  # type: ignore[attr-defined]
 _METHODS_BY_FAMILY = {
     # ordering, searching and counting
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort, "kthvalue": ops.kthvalue,
-    "median": ops.median, "quantile": ops.quantile, "unique": ops.unique, "bincount": ops.bincount,
+    "median": ops.median, "mode": ops.mode, "quantile": ops.quantile, "unique": ops.unique, "bincount": ops.bincount,
     "nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero,
     # indexed reads and writes
-    "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "take_along_dim": ops.take_along_dim,
-    "index_add": ops.index_add, "index_fill": ops.index_fill, "index_copy": ops.index_copy, "index_put": ops.index_put,
+    "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "scatter_reduce": ops.scatter_reduce, "take_along_dim": ops.take_along_dim,
+    "index_add": ops.index_add, "index_reduce": ops.index_reduce, "index_fill": ops.index_fill, "index_copy": ops.index_copy, "index_put": ops.index_put,
     "index_select": ops.index_select, "masked_select": ops.masked_select,
     "take": ops.take, "narrow": ops.narrow, "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag,
     "unfold": _unfold,
@@ -760,7 +760,8 @@ Tensor.trace = _trace_method  # type: ignore[attr-defined]
 
 # In place (docs/architecture.md, Engine rules, rule 8): the out-of-place result written back by run_inplace.
 _INPLACE_COMPOSITES = {
-    "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "index_add_": ops.index_add,
+    "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "scatter_reduce_": ops.scatter_reduce, "index_add_": ops.index_add,
+    "index_reduce_": ops.index_reduce,
     "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,
     "masked_fill_": ops.masked_fill, "clamp_": ops.clamp, "clip_": ops.clamp,
 }

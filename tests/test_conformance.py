@@ -174,6 +174,15 @@ OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy", "inner
 # gradient, the sum of float64 products over three paths, differs from PyTorch's in the last float32 digit: the
 # two round to float32 at other points)
 
+# scatter_reduce: one OpInfo per reduction
+OPS.update({("scatter_reduce", r): mg.scatter_reduce for r in ("sum", "prod", "mean", "amax", "amin")})
+# mode: the position among ties is the one PyTorch's CPU std::sort leaves last (kernels/std_sort.py)
+OPS.update({("mode", ""): mg.mode})
+# the trapezoidal rule: PyTorch's composites op for op (ops/integration.py)
+OPS.update({(n, ""): getattr(mg, n) for n in ("trapezoid", "trapz", "cumulative_trapezoid")})
+# index_reduce: one OpInfo per reduction
+OPS.update({("index_reduce", r): lambda x, *a, **k: x.index_reduce(*a, **k) for r in ("prod", "mean", "amax", "amin")})
+
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [
     ("nn.functional.scaled_dot_product_attention", lambda s: s.kwargs.get("dropout_p", 0.0) > 0,

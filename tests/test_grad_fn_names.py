@@ -403,6 +403,48 @@ CASES |= {
     "x[1:]": lambda lib, d: d["x"][1:],
 }
 
+# -- scatter_reduce: one op, each reduction (ops/scatter_gather.py) -------------------------------------------
+CASES |= {
+    f"scatter_reduce {r}{' without self' if not inc else ''}": (
+        lambda lib, d, r=r, inc=inc: d["x"].scatter_reduce(1, lib.tensor([[0, 0, 3], [1, 1, 1], [2, 0, 2]]), d["y"][:, :3],
+                                                         r, include_self=inc))
+    for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)
+} | {
+    "torch.scatter_reduce": lambda lib, d: lib.scatter_reduce(d["x"], 0, lib.tensor([[2, 0, 1, 1]]), d["y"], "amax"),
+    "scatter_reduce_": lambda lib, d: (d["x"] * 1).scatter_reduce_(0, lib.tensor([[2, 0, 1, 1]]), d["y"], "prod"),
+}
+
+# -- mode: its positions an op without a gradient, its values ModeBackward0 (ops/sort.py) ----------------------
+CASES |= {
+    "mode": lambda lib, d: (d["x"] * 0 + lib.tensor([[1.0, 2.0, 1.0, 2.0]], dtype=lib.float64)).mode().values,
+    "mode along dim 0 kept": lambda lib, d: lib.mode(d["x"].round(), 0, keepdim=True).values,
+    "mode of a vector": lambda lib, d: d["v"].mode(0).values,
+}
+
+# -- trapezoid, trapz, cumulative_trapezoid: PyTorch's composites op for op (ops/integration.py) -------------------
+CASES |= {
+    "trapezoid": lambda lib, d: lib.trapezoid(d["x"]),
+    "trapezoid by dx along dim 0": lambda lib, d: lib.trapezoid(d["x"], dx=0.5, dim=0),
+    "trapezoid at x": lambda lib, d: lib.trapezoid(d["x"], d["y"]),
+    "trapezoid at a 1-d x": lambda lib, d: lib.trapezoid(d["x"], d["v"]),
+    "trapz at x": lambda lib, d: lib.trapz(d["x"], d["y"], dim=0),
+    "trapz by dx": lambda lib, d: lib.trapz(d["x"], dx=2.0),
+    "cumulative_trapezoid": lambda lib, d: lib.cumulative_trapezoid(d["x"]),
+    "cumulative_trapezoid by dx": lambda lib, d: lib.cumulative_trapezoid(d["x"], dx=0.25, dim=0),
+    "cumulative_trapezoid at x": lambda lib, d: lib.cumulative_trapezoid(d["x"], d["y"], dim=0),
+    "cumulative_trapezoid at a 1-d x": lambda lib, d: lib.cumulative_trapezoid(d["x"], d["v"]),
+}
+
+# -- index_reduce: one op, each reduction (ops/scatter_gather.py) ----------------------------------------------
+CASES |= {
+    f"index_reduce {r}{' without self' if not inc else ''}": (
+        lambda lib, d, r=r, inc=inc: d["x"].index_reduce(1, lib.tensor([0, 3, 0]), d["y"][:, :3], r, include_self=inc))
+    for r in ("prod", "mean", "amax", "amin") for inc in (True, False)
+} | {
+    "torch.index_reduce": lambda lib, d: lib.index_reduce(d["x"], 0, d["idx"], d["y"][:2], "amin"),
+    "index_reduce_": lambda lib, d: (d["x"] * 1).index_reduce_(0, d["idx"], d["y"][:2], "mean", include_self=False),
+}
+
 # -- inner and a tensordot of every dim: a dot of the two flattened (ops/blas.py) -----------------------------
 CASES |= {
     "inner": lambda lib, d: lib.inner(d["x"], d["y"][:2]),

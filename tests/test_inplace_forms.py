@@ -33,6 +33,11 @@ FORMS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "addmm_": lambda lib, x, y: x.addmm_(y, y.t(), beta=0.5, alpha=2.0),
     "addmv_": lambda lib, x, y: x[0].addmv_(y, y[1]),
     "baddbmm_": lambda lib, x, y: x.unsqueeze(0).baddbmm_(y.unsqueeze(0), y.unsqueeze(0)),
+    **{f"scatter_reduce_ {r}": (lambda r: lambda lib, x, y: x.scatter_reduce_(
+        1, lib.tensor([[0, 0, 2], [1, 1, 1], [2, 0, 0]]), y, r, include_self=r != "mean"))(r)
+       for r in ("sum", "prod", "mean", "amax", "amin")},
+    **{f"index_reduce_ {r}": (lambda r: lambda lib, x, y: x.index_reduce_(
+        0, lib.tensor([2, 0, 2]), y, r, include_self=r != "amin"))(r) for r in ("prod", "mean", "amax", "amin")},
 }
 #: no derivative in PyTorch: values only, without grad
 NO_GRAD = {"floor_divide_": lambda x, y: x.floor_divide_(y), "heaviside_": lambda x, y: x.heaviside_(y)}

@@ -443,7 +443,22 @@ CASES: list[Case] = [
     Case("scatter_add-larger-src", "scatter_add", lambda x, s: mg.scatter_add(x, 0, mg.tensor([[1, 0]]), s),
          inputs(rnd(2, 3), rnd(2, 3))),
     Case("scatter", "scatter", lambda x, s: mg.scatter(x, 1, mg.tensor([[2, 0], [1, 2]]), s), inputs(rnd(2, 3), rnd(2, 2))),
+    # scatter_reduce: each reduction with and without self; a product with one zero and two zeros at a position,
+    # extremes on values apart (x and src interleaved 0.05 apart: no tie within reach of eps)
+    *[Case(f"scatter_reduce-{r}-{'self' if inc else 'noself'}", "scatter_reduce",
+           lambda x, s, r=r, inc=inc: mg.scatter_reduce(x, 1, mg.tensor([[0, 0, 2, 0], [1, 1, 1, 2]]), s, r,
+                                                         include_self=inc),
+           inputs(distinct(2, 3), lambda rng: T(distinct(2, 4, rg=False)(rng).numpy() + 0.05)))
+      for r in ("sum", "mean", "amax", "amin", "prod") for inc in (True, False)],
+    Case("scatter_reduce-prod-zeros", "scatter_reduce",
+         lambda x, s: x.scatter_reduce(0, mg.tensor([0, 0, 1, 1, 1, 2, 2]), s, "prod"),
+         inputs(lambda rng: T([1.5, 0.0, -2.0]), lambda rng: T([0.0, 2.0, 0.0, 0.0, 3.0, 0.7, -1.2]))),
+    Case("scatter_reduce-larger-src", "scatter_reduce", lambda x, s: x.scatter_reduce(0, mg.tensor([[1, 0]]), s, "mean"),
+         inputs(rnd(2, 3), rnd(2, 3))),
     Case("scatter-value", "scatter_value", lambda x: mg.scatter(x, 0, mg.tensor([[1, 0, 1]]), value=2.0), inputs(rnd(2, 3))),
+    # (values apart: a tie would break under the finite difference; then the mode is the smallest value)
+    Case("mode", "mode_values", lambda x: mg.mode(x, 0).values, inputs(distinct(3, 4))),
+    Case("mode-keepdim", "mode_values", lambda x: x.mode(keepdim=True).values, inputs(distinct(2, 5))),
     Case("sort-desc", "sort_values", lambda x: mg.sort(x, dim=0, descending=True), inputs(distinct(3, 4))),
     Case("sort-transposed", "sort_values", lambda x: mg.sort(x.t(), dim=1), inputs(distinct(3, 4))),
     Case("topk", "topk_values", lambda x: mg.topk(x, 2), inputs(distinct(3, 5))),
@@ -520,6 +535,17 @@ CASES: list[Case] = [
          inputs(rnd(3, 4), rnd(3, 3))),
     Case("index_add-0d", "index_add", lambda x, s: x.index_add(0, mg.tensor([0]), s), inputs(rnd(), rnd())),
     Case("index_copy", "index_copy", lambda x, s: mg.index_copy(x, 0, mg.tensor([2, 0]), s), inputs(rnd(3, 4), rnd(2, 4))),
+    # index_reduce: each reduction with and without self (values apart for the extremes); a product with zeros
+    *[Case(f"index_reduce-{r}-{'self' if inc else 'noself'}", "index_reduce",
+           lambda x, s, r=r, inc=inc: x.index_reduce(1, mg.tensor([2, 0, 2, 0]), s, r, include_self=inc),
+           inputs(distinct(2, 3), lambda rng: T(distinct(2, 4, rg=False)(rng).numpy() + 0.05)))
+      for r in ("mean", "amax", "amin", "prod") for inc in (True, False)],
+    # (where two zeros of source meet with a nonzero value, PyTorch's double backward refuses, after reading the
+    # count on the host; minigrad reads nothing back and its second derivative misses those zeros' cross term:
+    # here the zeros meet a zero of x, whose cross terms are 0)
+    Case("index_reduce-prod-zeros", "index_reduce", lambda x, s: x.index_reduce(0, mg.tensor([0, 0, 1, 1, 1, 2]), s, "prod"),
+         inputs(lambda rng: T([[1.5, 0.0], [0.0, 0.0], [0.5, 1.0]]),
+                lambda rng: T([[0.0, 2.0], [1.5, 0.0], [0.0, 0.0], [2.0, 0.5], [3.0, 0.0], [0.7, -1.2]]))),
     Case("index_fill", "index_fill", lambda x: x.index_fill(1, mg.tensor([1, -1]), 2.0), inputs(rnd(3, 4))),
     Case("index_fill-tensor", "index_fill_tensor", lambda x, v: x.index_fill(0, mg.tensor([1, 1]), v),
          inputs(rnd(3, 4), rnd())),

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..devices import device_of_array as _device_of, filled_array, made_array, to_numpy
 
-__all__ = ["fused_multiply_add", "singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "searchsorted_arrays", "inclusive_scan",
+__all__ = ["fused_multiply_add", "singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "reduce_identity", "scatter_reduce_arrays", "product_at", "spread_index", "mode_positions_arrays", "searchsorted_arrays", "inclusive_scan",
            "running_extreme_positions", "log_add_exp"]
 
 
@@ -158,6 +158,107 @@ def scatter_arrays(x: Any, index: Any, src: Any, dim: int, positions: Callable[[
     else:
         add_at(flat, pos, vals)
     return out
+
+
+def reduce_identity(reduce: str, dtype: Any) -> Any:
+    """The identity of ``reduce`` in ``dtype``: 0 for sum and mean, 1 for prod, the lowest value for amax
+    (``-inf``, an integer type's minimum, False) and the highest for amin."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    largest = reduce == "amin"
+    if dtype.kind == "f":
+        return np.inf if largest else -np.inf
+    if dtype.kind == "b":
+        return largest
+    info = np.iinfo(dtype)
+    return info.max if largest else info.min
+
+
+#: Each ``scatter_reduce`` reduction's at-function, by NumPy's ufunc name (``ufunc.at``: repeated positions combine).
+_AT_NAMES = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def scatter_reduce_arrays(xp: Any, at: Any, x: Any, index: Any, src: Any, dim: int, reduce: str,
+                          include_self: bool, positions: Callable[[Any, Any, int], Any]) -> Any:
+    """A copy of ``x`` where every position ``index`` names along ``dim`` holds the reduction (``reduce``) of
+    the ``src`` elements sent there, and of its own value when ``include_self``; a position nothing is sent to
+    keeps ``x``'s value. ``at`` holds the unbuffered ``add``/``multiply``/``maximum``/``minimum`` at-functions of
+    ``xp`` (``np.add.at``...); ``positions`` as ``scatter_arrays``'. A mean divides by the count (self counted
+    once when included), rounding down for integers, as PyTorch's ``scatter_reduce``."""
+    out = x.copy()
+    if index.size == 0:
+        return out
+    flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
+    idx = index.reshape(-1) if index.ndim == 0 else index
+    pos = positions(flat, idx, dim % max(x.ndim, 1))
+    vals = src.reshape(-1) if src.ndim == 0 else src
+    vals = vals[tuple(slice(0, s) for s in idx.shape)]
+    if not include_self:
+        flat[pos] = reduce_identity(reduce, x.dtype)
+    getattr(at, _AT_NAMES[reduce])(flat, pos, vals)
+    if reduce == "mean":
+        count = xp.full(flat.shape, 1 if include_self else 0, dtype=x.dtype)
+        at.add(count, pos, xp.ones(vals.shape, dtype=x.dtype))
+        count = xp.where(count == 0, xp.ones((), dtype=x.dtype), count)
+        flat[...] = flat / count if x.dtype.kind == "f" else flat // count
+    return out
+
+
+def spread_index(xp: Any, index: Any, source: Any, dim: int) -> Any:
+    """``index`` (1-D, one entry per slice of ``source`` along ``dim``) repeated over each slice: the index of
+    ``scatter_reduce`` that sends ``source``'s slices where ``index_reduce`` sends them."""
+    if source.ndim == 0:
+        return index.reshape(-1)
+    return xp.broadcast_to(index.reshape(tuple(-1 if k == dim else 1 for k in range(source.ndim))), source.shape)
+
+
+def product_at(xp: Any, a: Any, pos: tuple[Any, ...], v: Any) -> None:
+    """``np.multiply.at(a, pos, v)`` with no atomics (CuPy has no ``scatter_mul``): the values sorted by the flat
+    position they go to, a segmented product scan over the runs of one position (NOTE [ A running op on a GPU
+    is a parallel scan ]), and the last of each run multiplied in - the other elements of the run write to one
+    slot past the end, so each position is written once and nothing is read back on the host."""
+    strides = np.cumprod((a.shape[1:] + (1,))[::-1])[::-1]  # row-major strides, in elements
+    target = sum(p * int(s) for p, s in zip(pos, strides))
+    target = xp.broadcast_to(target, v.shape).reshape(-1)
+    order = target.argsort(kind="stable")  # a run multiplies in index order, as np.multiply.at does
+    keys, values = target[order], v.reshape(-1)[order]
+
+    def combine(left: list[Any], right: list[Any]) -> list[Any]:
+        (lk, lv), (rk, rv) = left, right
+        return [rk, xp.where(lk == rk, lv * rv, rv)]
+
+    products = inclusive_scan(xp, combine, [keys, values], 0)[1]
+    last = xp.concatenate([keys[1:] != keys[:-1], xp.ones(1, dtype=bool)])
+    factors = xp.ones(a.size + 1, dtype=a.dtype)
+    factors[xp.where(last, keys, a.size)] = products
+    a *= factors[:a.size].reshape(a.shape)
+
+
+def mode_positions_arrays(xp: Any, x: Any, axis: int) -> Any:
+    """``mode``'s positions along ``axis`` (kept, of size 1), int64, with no loop over the slices: a stable sort,
+    the runs of equal values (a NaN is a run of its own: NaN != NaN), the length of each run at its last element
+    (a running maximum of the run starts, NOTE [ A running op on a GPU is a parallel scan ]), and the first
+    longest run - the smallest value among the most frequent, as PyTorch's kernel - whose last element in the
+    stable order is the largest position holding that value."""
+    rows = xp.moveaxis(x, axis, -1)
+    n = rows.shape[-1]
+    order = rows.argsort(axis=-1, kind="stable")
+    ordered = xp.take_along_axis(rows, order, axis=-1)
+    k = xp.broadcast_to(xp.arange(n, dtype=np.int64), ordered.shape)
+    starts = xp.ones(ordered.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    ends = xp.ones(ordered.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+
+    def later(left: list[Any], right: list[Any]) -> list[Any]:
+        return [xp.maximum(left[0], right[0])]
+
+    run_start = inclusive_scan(xp, later, [xp.where(starts, k, 0)], rows.ndim - 1)[0]
+    lengths = xp.where(ends, k - run_start + 1, 0)
+    best = lengths.argmax(axis=-1)[..., None]
+    return xp.moveaxis(xp.take_along_axis(order, best, axis=-1).astype(np.int64, copy=False), -1, axis)
 
 
 def searchsorted_arrays(xp: Any, seq: Any, values: Any, right: bool) -> Any:

@@ -351,6 +351,7 @@ class return_types:
     topk = namedtuple("topk", ["values", "indices"])
     kthvalue = namedtuple("kthvalue", ["values", "indices"])
     median = namedtuple("median", ["values", "indices"])
+    mode = namedtuple("mode", ["values", "indices"])
     cummax = namedtuple("cummax", ["values", "indices"])
     cummin = namedtuple("cummin", ["values", "indices"])
     aminmax = namedtuple("aminmax", ["min", "max"])

@@ -1,5 +1,5 @@
-"""Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``; and the writes of whole
-slices, ``index_add``, ``index_copy``, ``index_fill``.
+"""Indexed reads and writes along one dim: ``gather``, ``scatter_add``, ``scatter``, ``scatter_reduce``; and the
+writes of whole slices, ``index_add``, ``index_copy``, ``index_fill``, ``index_reduce``.
 
 ``gather`` picks, along ``dim``, the element that ``index`` names for every
 position of ``index``; for a 2-D ``input`` and ``dim=1``::
@@ -41,7 +41,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
-from ..kernels.array_kernels import scatter_arrays
+from ..kernels.array_kernels import scatter_arrays, scatter_reduce_arrays, spread_index
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_tensor, wrap_dim
@@ -49,7 +49,8 @@ from .registry import Attr, Input, defop, type_name
 from .math import add, lt, where
 from .shape import expand
 
-__all__ = ["gather", "scatter_add", "scatter", "take_along_dim", "index_add", "index_fill", "index_copy"]
+__all__ = ["gather", "scatter_add", "scatter", "scatter_reduce", "take_along_dim", "index_add", "index_fill", "index_copy",
+           "index_reduce"]
 
 CPU = Backend.CPU
 
@@ -60,12 +61,13 @@ CPU = Backend.CPU
 def _check_index(op: str, x: Any, index: Any, dim: int, src: Any = None) -> int:
     """PyTorch's ``gather_shape_check`` / ``scatter_shape_check``; returns ``dim`` made non-negative."""
     if index.size and index.dtype not in (np.int64, np.int32):  # int32 indices are accepted, as recent PyTorch does
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index, but got {_dt.from_numpy(index.dtype)}")
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, but got {_dt.from_numpy(index.dtype)}")
     d = wrap_dim(op, dim, x.ndim)
     if index.size == 0:
         return d
     if max(index.ndim, 1) != max(x.ndim, 1):
-        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as input tensor "
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as "
+                           f"{'input' if op == 'gather' else 'self'} tensor "
                            f"(index has shape {tuple(index.shape)}, input {tuple(x.shape)})")
     for k in range(index.ndim):
         if k != d and index.shape[k] > x.shape[k]:
@@ -330,6 +332,139 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     raise ShapeError(f"scatter(): reduce={reduce!r} is not supported (None or 'add')")
 
 
+# -- scatter_reduce: the scatter with a reduction, one op (ScatterReduceBackward0) -------------------
+#
+# ``scatter_reduce(input, dim, index, src, reduce, include_self=True)`` sends each ``src`` element where
+# ``scatter`` would write it and reduces what arrives at one position ("sum", "prod", "mean", "amax",
+# "amin"), with the position's own value when ``include_self``. Its gradients are PyTorch's
+# ``scatter_reduce_backward`` (``torch/csrc/autograd/FunctionsManual.cpp``): a mean divides by the count, a
+# maximum shares the gradient evenly among the elements equal to it (``self`` counted when it equals the result,
+# even where ``include_self=False`` left it out - PyTorch's formula), a product divides the result by the
+# factor (a zero factor: the product of the others, recomputed with that zero made 1).
+
+#: The reductions ``scatter_reduce`` knows; "max" and "min" are accepted too as PyTorch's forward accepts them
+#: (its backward then refuses them).
+SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_REDUCE_ALIASES = {"max": "amax", "min": "amin"}
+
+
+def infer_scatter_reduce(op: str, x: Any, index: Any, src: Any, dim: int, reduce: str = "sum",
+                         include_self: bool = True) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``scatter``'s checks; a mean of bools is refused as PyTorch's CPU kernel refuses it."""
+    if reduce == "mean" and x.dtype == np.bool_:
+        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+    return infer_scatter(op, x, index, src, dim)
+
+
+class _HostScatter:
+    """NumPy's unbuffered ``ufunc.at`` (repeated positions combine), by ufunc name."""
+
+    add, multiply, maximum, minimum = np.add.at, np.multiply.at, np.maximum.at, np.minimum.at
+
+
+@register_kernel("scatter_reduce", CPU, dtypes=ALL_DTYPES)
+def scatter_reduce_cpu(x: np.ndarray, index: np.ndarray, src: np.ndarray, dim: int, reduce: str = "sum",
+                       include_self: bool = True) -> np.ndarray:
+    """``x`` with the ``src`` elements reduced into the positions ``index`` names (``np.<ufunc>.at``)."""
+    return scatter_reduce_arrays(np, _HostScatter, x, index, src, dim, _REDUCE_ALIASES.get(reduce, reduce),
+                                 include_self, lambda out, idx, d: _positions("scatter_reduce", out, idx, d))
+
+scatter_reduce_op = defop(
+    "scatter_reduce",
+    layout="contiguous",  # PyTorch's out-of-place scatter copies the input row-major
+    inputs=_SCATTER_INPUTS,
+    attrs=(Attr("dim", check=check_int), Attr("reduce", "sum"), Attr("include_self", True)),
+    infer_meta=infer_scatter_reduce,
+    save=("x", "index", "src", "out"),
+    doc="a copy of x with src reduced (sum, prod, mean, amax, amin) into the positions index names along dim",
+)
+
+
+@scatter_reduce_op.def_backward
+def scatter_reduce_backward(ctx: Any, grad: Any) -> tuple[Any, None, Any]:
+    """PyTorch's ``scatter_reduce_backward``, one branch per reduction (the module's notes above)."""
+    x, index, src, out = ctx.saved()
+    ops = ctx.ops
+    dim, reduce, include_self = ctx.attrs["dim"], ctx.attrs["reduce"], ctx.attrs["include_self"]
+    if reduce not in SCATTER_REDUCTIONS:
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
+    src_shape = tuple(src.shape)
+    if tuple(index.shape) != src_shape:  # only the elements index names take part (PyTorch's formula breaks here)
+        src = ops.getitem(src, tuple(slice(0, s) for s in index.shape))
+    gx, gsrc = _SCATTER_REDUCE_GRADS[reduce](ops, grad, x, index, src, out, dim, include_self)
+    if not include_self:
+        gx = ops.scatter_value(gx, index, dim=dim, value=0.0)
+    if ctx.needs(2) and tuple(gsrc.shape) != src_shape:
+        gsrc = ops.getitem_grad(gsrc, tuple(slice(0, s) for s in gsrc.shape), src_shape)
+    return (gx if ctx.needs(0) else None, None, gsrc if ctx.needs(2) else None)
+
+
+def _sum_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """Every element that took part gets the gradient of its position."""
+    return grad, ops.gather(grad, index, dim)
+
+
+def _mean_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """The gradient of a position divided by its count (``self`` counted when included; 0 made 1)."""
+    start = ops.fill(grad, 1.0 if include_self else 0.0)
+    count = ops.scatter_add(start, index, ops.fill(src, 1.0), dim)
+    count = ops.where(ops.eq(count, 0.0), 1.0, count)
+    return ops.div(grad, count), ops.div(ops.gather(grad, index, dim), ops.gather(count, index, dim))
+
+
+def _extreme_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """The gradient of a position shared evenly among the elements equal to its result."""
+    x_is = ops.cast(ops.eq(x, out), grad.dtype)
+    src_is = ops.cast(ops.eq(src, ops.gather(out, index, dim)), grad.dtype)
+    shared = ops.div(grad, ops.scatter_add(x_is, index, src_is, dim))
+    return ops.mul(x_is, shared), ops.mul(src_is, ops.gather(shared, index, dim))
+
+
+def _prod_grads(ops: Any, grad: Any, x: Any, index: Any, src: Any, out: Any, dim: int, include_self: bool) -> Any:
+    """The result divided by the factor; for a zero factor, the product of the others, recomputed with that zero
+    made 1 (where two zeros meet at a position, the others' product is 0 too)."""
+    attrs = {"dim": dim, "reduce": "prod", "include_self": include_self}
+    x_masked = ops.where(ops.eq(x, 0.0), 1.0, x)
+    gx = ops.div(ops.mul(grad, ops.scatter_reduce(x_masked, index, src, **attrs)), x_masked)
+    src_zero = ops.eq(src, 0.0)
+    zeros_at = ops.scatter_add(ops.fill(x, 0.0), index, ops.cast(src_zero, grad.dtype), dim)
+    single = ops.bitwise_and(src_zero, ops.eq(ops.gather(zeros_at, index, dim), 1.0))
+    others = ops.scatter_reduce(x, index, ops.where(single, 1.0, src), **attrs)
+    gsrc = ops.where(single, ops.gather(ops.mul(grad, others), index, dim),
+                     ops.div(ops.gather(ops.mul(grad, out), index, dim), ops.where(src_zero, 1.0, src)))
+    return gx, gsrc
+
+
+_SCATTER_REDUCE_GRADS = {"sum": _sum_grads, "mean": _mean_grads, "amax": _extreme_grads, "amin": _extreme_grads,
+                         "prod": _prod_grads}
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with the ``src`` elements reduced into the positions ``index`` names along ``dim``
+    (``torch.scatter_reduce``): ``reduce`` is "sum", "prod", "mean" (rounding down for integers), "amax" or
+    "amin"; ``include_self=False`` leaves ``input``'s own value out where something arrives. One op
+    (``ScatterReduceBackward0``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.tensor([1.0, 2.0, 3.0])
+        >>> mg.scatter_reduce(x, 0, mg.tensor([0, 0, 2]), mg.tensor([4.0, 5.0, 6.0]), "amax").tolist()
+        [5.0, 2.0, 6.0]
+        >>> x.scatter_reduce(0, mg.tensor([0, 0, 2]), mg.tensor([4.0, 5.0, 6.0]), "mean", include_self=False).tolist()
+        [4.5, 2.0, 6.0]
+    """
+    check_tensor("scatter_reduce", "input", 0, input)
+    check_tensor("scatter_reduce", "index", 2, index)
+    check_tensor("scatter_reduce", "src", 3, src)
+    dim = check_int("scatter_reduce", "dim", 1, dim)
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type_name(reduce)}")
+    if reduce not in SCATTER_REDUCTIONS and reduce not in _REDUCE_ALIASES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    return scatter_reduce_op(input, index, src, dim, reduce=reduce, include_self=bool(include_self))
+
+
 #: Where PyTorch's index_copy and index_add refuse a negative index (index_fill counts it from the end), and
 #: the error each raises for one out of range.
 _INDEX_RANGE = {
@@ -564,3 +699,126 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{input.dtype} and (source) {source.dtype}")
     return index_copy_op(input, source, index=idx, dim=d)
+
+
+# -- index_reduce: slices reduced into the slices index picks, one op (IndexReduceBackward0) ----------------------
+#
+# ``index_reduce(input, dim, index, source, reduce, include_self=True)`` is ``scatter_reduce`` of whole slices:
+# ``source[..., k, ...]`` goes to ``input[..., index[k], ...]``, reduced by "prod", "mean", "amax" or "amin". Its
+# kernel is ``scatter_reduce``'s with ``index`` spread over the slices; its gradients are PyTorch's
+# ``index_reduce_backward``, ``scatter_reduce``'s with ``index_select``/``index_add``/``index_fill`` for
+# ``gather``/``scatter_add``/``scatter``.
+
+INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+@register_kernel("index_reduce", CPU, dtypes=ALL_DTYPES)
+def index_reduce_cpu(x: np.ndarray, source: np.ndarray, index: Any, dim: int, reduce: str = "prod",
+                     include_self: bool = True) -> np.ndarray:
+    """``scatter_reduce`` of ``source`` at ``index`` spread over its slices (``np.<ufunc>.at``)."""
+    return scatter_reduce_arrays(np, _HostScatter, x, spread_index(np, to_numpy(index), source, dim), source, dim,
+                                 reduce, include_self, lambda out, idx, d: _positions("index_reduce", out, idx, d))
+
+
+index_reduce_op = defop(
+    "index_reduce", inputs=("x", "source"),
+    attrs=_INDEX_ATTRS + (Attr("reduce", "prod"), Attr("include_self", True)),
+    infer_meta=_infer_index_write, layout="contiguous", save=("x", "source", "out"),
+    doc="x with the slices of source reduced (prod, mean, amax, amin) into the slices index (1-D) picks along dim")
+
+
+@index_reduce_op.def_backward
+def index_reduce_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's ``index_reduce_backward``: ``scatter_reduce``'s branches over whole slices."""
+    x, source, out = ctx.saved()
+    a = ctx.attrs
+    gx, gsrc = _INDEX_REDUCE_GRADS[a["reduce"]](_SliceOps(ctx.ops, a["index"], a["dim"]), grad, x, source, out,
+                                                 a["include_self"])
+    if not a["include_self"]:
+        gx = ctx.ops.index_fill(gx, index=a["index"], dim=a["dim"], value=0.0)
+    return (gx if ctx.needs(0) else None, gsrc if ctx.needs(1) else None)
+
+
+class _SliceOps:
+    """``scatter_reduce``'s formula reads ``gather``, ``scatter_add`` and ``scatter_reduce``: here they are the
+    slice forms, ``index_select``, ``index_add`` and ``index_reduce``, at the op's ``index`` along its ``dim``."""
+
+    def __init__(self, ops: Any, index: Any, dim: int) -> None:
+        self.ops, self.index, self.dim = ops, index, dim
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ops, name)
+
+    def gather(self, t: Any, index: Any, dim: int) -> Any:
+        return self.ops.index_select(t, index=self.index, dim=self.dim)
+
+    def scatter_add(self, t: Any, index: Any, src: Any, dim: int) -> Any:
+        return self.ops.index_add(t, src, index=self.index, dim=self.dim)
+
+    def scatter_reduce(self, t: Any, index: Any, src: Any, **attrs: Any) -> Any:
+        return self.ops.index_reduce(t, src, index=self.index, dim=self.dim, reduce=attrs["reduce"],
+                                     include_self=attrs["include_self"])
+
+
+def _slice_grads(grads: Any) -> Any:
+    def slice_grads(ops: Any, grad: Any, x: Any, source: Any, out: Any, include_self: bool) -> Any:
+        return grads(ops, grad, x, None, source, out, ops.dim, include_self)
+
+    return slice_grads
+
+
+_INDEX_REDUCE_GRADS = {name: _slice_grads(_SCATTER_REDUCE_GRADS[name]) for name in INDEX_REDUCTIONS}
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """``input`` with ``source[..., k, ...]`` reduced into the slice ``index[k]`` along ``dim``
+    (``torch.index_reduce``): ``reduce`` is "prod", "mean" (rounding down for integers), "amax" or "amin";
+    ``include_self=False`` leaves ``input``'s own values out of the slices something arrives at. One op
+    (``IndexReduceBackward0``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.ones(3, 2)
+        >>> src = mg.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])
+        >>> x.index_reduce(0, mg.tensor([0, 2, 0]), src, "prod").tolist()
+        [[12.0, 21.0], [1.0, 1.0], [4.0, 5.0]]
+    """
+    check_tensor("index_reduce", "input", 0, input)
+    check_tensor("index_reduce", "index", 2, index)
+    check_tensor("index_reduce", "source", 3, source)
+    d = wrap_dim("index_reduce", check_int("index_reduce", "dim", 1, dim), input.ndim)
+    if not isinstance(reduce, str):
+        raise TypeError(f"index_reduce(): argument 'reduce' (position 4) must be str, not {type_name(reduce)}")
+    if reduce not in INDEX_REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    _check_slices_of(input, index, source, d)
+    size = input.shape[d] if input.ndim else 1
+    idx = _flat_index(index, size, lambda bad: IndexError(
+        f"index out of range in self (index_reduce(): index {bad} is out of bounds for dimension {d} with size "
+        f"{size})"), 0)
+    return index_reduce_op(input, source, index=idx, dim=d, reduce=reduce, include_self=bool(include_self))
+
+
+def _check_slices_of(input: Tensor, index: Tensor, source: Tensor, d: int) -> None:
+    """PyTorch's checks of ``index_reduce``'s index (a vector of int64 or int32) and source (one slice per index,
+    each of the input's slice shape, the input's dtype; bools refused)."""
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{scalar_type_name(index.dtype.np)}")
+    if index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{scalar_type_name(index.dtype.np)} and size: {list(index.shape)}")
+    along = source.shape[d] if source.ndim else 1
+    if index.numel() != along:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({along}), for dim: {d}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({scalar_type_name(input.dtype.np)}) and source "
+                           f"({scalar_type_name(source.dtype.np)}) must have the same scalar type")
+    rest = [s for k, s in enumerate(source.shape) if k != d]
+    if source.ndim != input.ndim or rest != [s for k, s in enumerate(input.shape) if k != d]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if input.dtype is _dt.bool_:
+        raise NotImplementedError('"index_func_" not implemented for \'Bool\'')

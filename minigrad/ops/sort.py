@@ -1,5 +1,5 @@
 """Ordering along one dim: ``argsort`` (an op, no gradient), and the composites ``sort``, ``topk``,
-``kthvalue``, ``median``, ``quantile``.
+``kthvalue``, ``median``, ``mode``, ``quantile``.
 
 ``argsort`` is the one sorting kernel: the int64 positions that put ``input``
 in order along ``dim``. ``sort``, ``topk``, ``kthvalue`` and ``median(dim)``
@@ -7,7 +7,7 @@ read the values at those positions with an op each (``sort_values``...: one
 gather), whose backward sends every value's gradient back to the position it
 came from - PyTorch's ``value_selecting_reduction_backward`` - under PyTorch's
 node name (``SortBackward0``, ``TopkBackward0``, ``KthvalueBackward0``,
-``MedianBackward1``). ``sort``'s values and indices keep a dense input's
+``MedianBackward1``; ``mode``'s positions come from an op of their own, ``ModeBackward0``). ``sort``'s values and indices keep a dense input's
 layout, as PyTorch's.
 
 Order rules, as PyTorch's: NaN sorts above every number (last ascending,
@@ -30,7 +30,9 @@ import numpy as np
 
 from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
+from ..kernels.array_kernels import mode_positions_arrays
 from ..kernels.key import Backend
+from ..kernels.std_sort import std_sort
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
@@ -40,7 +42,7 @@ from .shape import getitem, reshape, squeeze, stack
 from .reduce import _picked_backward, _picked_meta, max_values_cpu, return_types
 from .scatter_gather import _zeros
 
-__all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "quantile"]
+__all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "mode", "quantile"]
 
 
 def infer_argsort(op: str, x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
@@ -225,6 +227,86 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if input.ndim:
         order = getitem(order, (slice(None),) * axis + (slice(k - 1, k),))
     return return_types.median(*_kth(median_values, input, order, axis, keepdim))
+
+
+# -- mode: the most frequent value along a dim, at the position PyTorch's CPU kernel returns ------------------
+#
+# ``mode_indices`` finds one position per slice (no gradient, as ``argsort``); ``mode_values`` reads the values
+# there, ``ModeBackward0``, whose gradient goes back to that position (``value_selecting_reduction_backward``).
+
+
+def infer_mode_indices(op: str, x: Any, dim: int = -1) -> Any:
+    """InferMeta: int64 positions of ``x``'s shape with ``dim`` kept, of size 1."""
+    d = wrap_dim(op, dim, x.ndim)
+    return tuple(1 if k == d else s for k, s in enumerate(x.shape)), np.dtype(np.int64)
+
+
+def _mode_position(row: list[Any]) -> int:
+    """PyTorch's CPU scan of one slice: the pairs sorted by ``std::sort``, the last pair of the first longest run."""
+    pairs = list(zip(row, range(len(row))))
+    std_sort(pairs)
+    best, position, run = 0, 0, 0
+    for i, (value, at) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or value != pairs[i + 1][0]:
+            if run > best:
+                best, position = run, at
+            run = 0
+    return position
+
+
+@register_kernel("mode_indices", Backend.CPU, dtypes=ALL_DTYPES)
+def mode_indices_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    """Per slice, the position of the most frequent value (the smallest of the most frequent). The vectorised
+    stable-sort scan finds it wherever the choice is not ``std::sort``'s to make: a slice whose values are all
+    different, or one of at most 16 elements (that sort is then an insertion sort, stable). A slice with ties
+    or NaN in it, longer than that, runs ``std::sort`` itself (``kernels/std_sort.py``), in Python."""
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    d = dim % x.ndim
+    found = mode_positions_arrays(np, x, d)
+    n = x.shape[d]
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    nan = np.isnan(rows).any(axis=1) if x.dtype.kind == "f" else np.zeros(len(rows), dtype=bool)
+    if n <= 16 and not nan.any():
+        return found
+    positions = np.moveaxis(found, d, -1).reshape(-1)
+    mode_value = rows[np.arange(len(rows)), positions]
+    for r in np.flatnonzero(nan | ((rows == mode_value[:, None]).sum(axis=1) > 1)):
+        positions[r] = _mode_position(rows[r].tolist())
+    return np.moveaxis(positions.reshape(found.shape[:d] + found.shape[d + 1:] + (1,)), -1, d)
+
+
+mode_indices_op = defop(
+    "mode_indices",
+    inputs=("x",),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=infer_mode_indices,
+    differentiable=False,
+    doc="int64 position, per slice along dim (kept), of the most frequent value (PyTorch's CPU choice among ties)",
+)
+mode_values = _picked_values_op("mode_values", "contiguous", "mode's values: x at the positions mode_indices "
+                                                             "found (PyTorch's ModeBackward0)")
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)``: the most frequent value along ``dim`` and a position holding it (``torch.mode``).
+    Among equally frequent values the smallest; among its positions, the one PyTorch's CPU kernel returns
+    (its ``std::sort`` decides; on a GPU, the last). The gradient goes to that position (``ModeBackward0``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> values, indices = mg.mode(mg.tensor([[3.0, 1.0, 3.0, 1.0, 2.0]]))
+        >>> values.tolist(), indices.tolist()
+        ([1.0], [3])
+    """
+    check_tensor("mode", "input", 0, input)
+    d = check_int("mode", "dim", 1, dim)
+    check_bool("mode", "keepdim", 2, keepdim)
+    axis = wrap_dim("mode", d, input.ndim)
+    if input.ndim and input.shape[axis] == 0:
+        raise OutOfRangeError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
+    return return_types.mode(*_kth(mode_values, input, mode_indices_op(input, axis), axis, keepdim))
 
 
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:

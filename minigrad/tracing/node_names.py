@@ -78,6 +78,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "kthvalue_values": "KthvalueBackward0",
     "median_values": "MedianBackward1",  # median(dim)
     "median_all": "MedianBackward0",  # median() of all elements
+    "mode_values": "ModeBackward0",  # mode(dim)'s values, read at mode_indices' positions (ops/sort.py)
     # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
     "cummax_values": "CummaxBackward0",  # cummax's values, picked at argcummax's positions
     "cummin_values": "CumminBackward0",

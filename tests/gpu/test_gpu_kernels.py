@@ -1398,6 +1398,15 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     "scatter": ("scatter", lambda x, i, s: x.scatter(0, i, s),
                 lambda: [_rand((4, 5), mg.float32), np.array([[3, 1, 0, 2, 1]]), _rand((2, 5), mg.float32, seed=1)]),
     "flip": ("flip", lambda x: x.flip(0, -1), lambda: [_rand((3, 4, 5), mg.float32)]),
+    # scatter_reduce: CuPy's atomic scatters, a product by a sort and a segmented scan; backward on the device too
+    **{f"scatter_reduce-{r}-{inc}": ("scatter_reduce", lambda x, i, s, r=r, inc=inc: x.scatter_reduce(
+        1, i, s, r, include_self=inc), lambda: [_rand((4, 5), mg.float32), _ints((4, 6), 0, 5),
+                                                 _rand((4, 6), mg.float32, 0.5, 2.0, seed=1)])
+       for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)},
+    **{f"index_reduce-{r}-{inc}": ("index_reduce", lambda x, s, r=r, inc=inc: x.index_reduce(
+        1, mg.tensor([2, 0, 2, 4, 0, 2]).to(x.device), s, r, include_self=inc),
+        lambda: [_rand((4, 5), mg.float32), _rand((4, 6), mg.float32, 0.5, 2.0, seed=1)])
+       for r in ("prod", "mean", "amax", "amin") for inc in (True, False)},
     "flip-t": ("flip", lambda x: x.t().flip(1), lambda: [_rand((4, 6), mg.float32)]),
     "roll": ("roll", lambda x: x.roll((1, -2), (0, 1)), lambda: [_rand((3, 5), mg.float32)]),
     "roll-flat": ("roll", lambda x: x.roll(4), lambda: [_rand((3, 5), mg.float32)]),
@@ -1548,6 +1557,61 @@ def test_library_kernels_run_on_the_gpu(name):
     np.testing.assert_allclose(gpu_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=1e-6)
     for g, c in zip(gpu_grads, cpu_grads):
         np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("dtype", [mg.float16, mg.float64, mg.int64], ids=str)
+def test_scatter_reduce_runs_on_the_gpu_for_each_dtype(reduce, dtype):
+    """Every reduction on the device equals the CPU's: integers exactly (a mean rounds down), float16 reduced in
+    float32; a 0-d input, zeros and repeated positions in a product (runs of one position of every length)."""
+    rng = np.random.default_rng(3)
+    x = mg.tensor(rng.integers(-3, 4, (3, 7)).astype(dtype.np))
+    src = mg.tensor(rng.integers(-3, 4, (3, 9)).astype(dtype.np))
+    index = mg.tensor(rng.integers(0, 7, (3, 9)))
+    for inc in (True, False):
+        with mg.trace() as tr:
+            got = x.to("gpu").scatter_reduce(1, index.to("gpu"), src.to("gpu"), reduce, include_self=inc)
+        sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == "scatter_reduce"]
+        assert sel and sel[0].backend == "GPU" and not sel[0].fallback_cpu
+        want = x.scatter_reduce(1, index, src, reduce, include_self=inc)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.cpu().numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-3)
+    zero_d = mg.tensor(2, dtype=dtype).to("gpu").scatter_reduce(0, mg.tensor([0, 0]).to("gpu"),
+                                                                 mg.tensor([3, -1], dtype=dtype).to("gpu"), reduce)
+    assert zero_d.cpu().tolist() == mg.tensor(2, dtype=dtype).scatter_reduce(0, mg.tensor([0, 0]),
+                                                                             mg.tensor([3, -1], dtype=dtype),
+                                                                             reduce).tolist()
+
+
+TRAPEZOIDAL = {
+    "trapezoid": lambda y, x: mg.trapezoid(y), "trapezoid by dx": lambda y, x: mg.trapezoid(y, dx=0.5, dim=0),
+    "trapezoid at x": lambda y, x: mg.trapezoid(y, x), "trapz at a 1-d x": lambda y, x: mg.trapz(y, x[0]),
+    "cumulative_trapezoid": lambda y, x: mg.cumulative_trapezoid(y, dx=2.0),
+    "cumulative_trapezoid at x": lambda y, x: mg.cumulative_trapezoid(y, x, dim=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRAPEZOIDAL))
+def test_the_trapezoidal_rule_runs_on_the_gpu(name):
+    """trapezoid and cumulative_trapezoid are PyTorch's composites (slices, sums, cumsum, mul.Scalar): every op
+    of them, forward and backward, on the device, no fallback, no copy; the CPU's values and gradients."""
+    arrays = [_rand((3, 4), mg.float64), np.cumsum(_rand((3, 4), mg.float64, 0.1, 1.0, seed=2), axis=1)]
+
+    def run(device):
+        leaves = [mg.tensor(a, requires_grad=True) for a in arrays]
+        with mg.trace() as tr:
+            out = TRAPEZOIDAL[name](*[t.to(device) for t in leaves])
+            out.sum().backward()
+        return out, [t.grad for t in leaves], [e for e in tr.events if e.kind == "kernel.select"]
+
+    want, want_grads, _ = run("cpu")
+    got, grads, sel = run("gpu")
+    assert sel and not [e.op for e in sel if e.fallback_cpu]
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-12)
+    for g, w in zip(grads, want_grads):
+        assert (g is None) == (w is None)
+        if g is not None:
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
 
 
 def _interpolate(**kw):
@@ -1786,6 +1850,7 @@ ORDERED = {
     "sort": lambda t: t.sort(1, descending=True).values, "sort dim 0": lambda t: t.sort(0).values,
     "topk": lambda t: t.topk(2).values, "kthvalue": lambda t: t.kthvalue(2, 0).values,
     "median dim": lambda t: t.median(1, keepdim=True).values, "median": lambda t: t.median().reshape(1),
+    "mode": lambda t: t.mode(0).values,
 }
 
 
@@ -1796,6 +1861,29 @@ def test_sort_of_integers_reads_its_values_on_the_gpu():
     assert not [e.op for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu]
     want = a.sort(1)
     assert got.values.cpu().tolist() == want.values.tolist() and got.indices.cpu().tolist() == want.indices.tolist()
+
+
+@pytest.mark.parametrize("dtype", [mg.float32, mg.int64, mg.bool_], ids=str)
+def test_mode_finds_its_positions_on_the_gpu(dtype):
+    """``mode``'s positions by a stable sort and a scan of the runs on the device: the CPU's values, and a
+    position holding the value - the CPU's own where a slice has at most 16 elements (its insertion sort is
+    stable); keepdim and a 0-d input. (With NaN in a slice the CPU's ``std::sort`` can split a run of equal values
+    - its comparisons with NaN are false - which a sort on the device does not reproduce.)"""
+    rng = np.random.default_rng(15)
+    a = rng.integers(0, 3, (4, 40, 5)).astype(dtype.np)
+    for dim, keepdim in ((1, False), (0, True), (-1, False)):
+        with mg.trace() as tr:
+            got = mg.tensor(a).to("gpu").mode(dim, keepdim)
+        assert not [e.op for e in tr.events if e.kind == "kernel.select" and e.fallback_cpu]
+        want = mg.tensor(a).mode(dim, keepdim)
+        np.testing.assert_array_equal(got.values.cpu().numpy(), want.values.numpy())
+        at = np.take_along_axis(a, got.indices.cpu().numpy() if keepdim else np.expand_dims(
+            got.indices.cpu().numpy(), dim), axis=dim)
+        np.testing.assert_array_equal(at.squeeze(dim) if not keepdim else at, want.values.numpy())
+        if a.shape[dim] <= 16:
+            assert got.indices.cpu().tolist() == want.indices.tolist()
+    zero_d = mg.tensor(a[0, 0, 0]).to("gpu").mode()
+    assert zero_d.values.cpu().tolist() == a[0, 0, 0].item() and zero_d.indices.cpu().tolist() == 0
 
 
 @pytest.mark.parametrize("name", sorted(ORDERED))

@@ -182,6 +182,36 @@ def test_a_steady_training_step_copies_nothing_and_waits_for_nothing(name):
     assert per_step["launches"] <= budget, f"{name}: {per_step['launches']:.0f} launches a step, budget {budget}"
 
 
+#: The scatters with a reduction, mode and the trapezoidal rule, forward and backward on device leaves: their
+#: results' sizes come from the shapes, their index ranges are checked on the device, a product is scanned there
+REDUCTIONS_ON_DEVICE = {
+    **{f"scatter_reduce {r}": (lambda r: lambda x, s, i, idx: x.scatter_reduce(1, i, s, r, include_self=False))(r)
+       for r in ("sum", "prod", "mean", "amax", "amin")},
+    **{f"index_reduce {r}": (lambda r: lambda x, s, i, idx: x.index_reduce(1, idx, s, r))(r)
+       for r in ("prod", "mean", "amax", "amin")},
+    "mode": lambda x, s, i, idx: x.mode(1).values,
+    "cumulative_trapezoid": lambda x, s, i, idx: mg.cumulative_trapezoid(x, s),
+}
+
+
+@counted
+@pytest.mark.parametrize("name", sorted(REDUCTIONS_ON_DEVICE))
+def test_scatter_reduce_index_reduce_and_mode_copy_nothing_and_wait_for_nothing(name):
+    fake = _fake()
+    rng = np.random.default_rng(0)
+    x, s = (mg.tensor(rng.standard_normal((4, 6))).to("gpu").requires_grad_() for _ in range(2))
+    i, idx = mg.tensor(rng.integers(0, 6, (4, 6))).to("gpu"), mg.tensor([0, 2, 2, 5, 1, 0]).to("gpu")
+
+    def step():
+        REDUCTIONS_ON_DEVICE[name](x, s, i, idx).sum().backward()
+
+    step()  # the first call uploads the index grids, once per shape
+    fake.reset_counts()
+    step()
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+
+
 @counted
 def test_the_stand_in_counts_what_a_program_asks_for():
     """The counters can fail: an ``.item()`` every step is one copy and one sync a step, a tensor made

@@ -161,6 +161,35 @@ def index_fill_tensor_dygraph_function(x, value, attrs):
     return out_t
 
 
+index_reduce_op = OPS['index_reduce']
+
+
+def index_reduce_dygraph_function(x, source, attrs):
+    """``index_reduce`` after the API layer (``minigrad codegen index_reduce`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(index_reduce_op, [x, source], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (index_reduce_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, source._dtype, source._device, source._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(index_reduce_op, [x, source], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(index_reduce_op, [x, source], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(index_reduce_op, entry.kernel, (x._data, source._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(index_reduce_op, [x, source], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or source._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(index_reduce_op, (x, source), attrs, (out_t,))
+    return out_t
+
+
 scatter_op = OPS['scatter']
 
 
@@ -216,6 +245,35 @@ def scatter_add_dygraph_function(x, index, src, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or src._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(scatter_add_op, (x, index, src), attrs, (out_t,))
+    return out_t
+
+
+scatter_reduce_op = OPS['scatter_reduce']
+
+
+def scatter_reduce_dygraph_function(x, index, src, attrs):
+    """``scatter_reduce`` after the API layer (``minigrad codegen scatter_reduce`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(scatter_reduce_op, [x, index, src], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (scatter_reduce_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout, src._dtype, src._device, src._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(scatter_reduce_op, [x, index, src], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(scatter_reduce_op, [x, index, src], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(scatter_reduce_op, entry.kernel, (x._data, index._data, src._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(scatter_reduce_op, [x, index, src], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or src._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(scatter_reduce_op, (x, index, src), attrs, (out_t,))
     return out_t
 
 

@@ -29,9 +29,10 @@ from ...devices import move_array, to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..key import Backend
 from ..registry import register_kernel
-from ..array_kernels import (block_diag_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
+from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
-                             running_extreme_positions, rot90_steps, scatter_arrays, searchsorted_arrays,
+                             product_at, spread_index, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
+                             searchsorted_arrays,
                              vector_norm_arrays)
 from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
 from ..pool_windows import adaptive_matrix, apply_windows, apply_windows_3d, avg_matrices, avg_matrices_3d
@@ -39,7 +40,7 @@ from ..upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, r
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
 from .elementwise import run_elementwise
-from .shape import _on_device
+from .shape import _DeviceScatter, _on_device
 
 GPU = Backend.GPU
 
@@ -153,6 +154,33 @@ register_kernel("scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter")(_sca
 def scatter_value(x: Any, index: Any, dim: int, value: Any = 0) -> Any:
     """``scatter`` of the number ``value`` (filled on the device, by value: no host data)."""
     return _scatter("scatter_value", False)(x, index, cupy.full(index.shape, value, dtype=x.dtype), dim)
+
+
+class _DeviceReduce(_DeviceScatter):
+    """CuPy's atomic scatters (sum, mean, amax, amin) and, as CuPy has no atomic product, ``product_at``: a sort by
+    position and a segmented scan, all on the device."""
+
+    @staticmethod
+    def multiply(a: Any, index: Any, v: Any) -> None:
+        product_at(cupy, a, index, v)
+
+
+@register_kernel("scatter_reduce", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupy_scatter_reduce")
+def scatter_reduce(x: Any, index: Any, src: Any, dim: int, reduce: str = "sum", include_self: bool = True) -> Any:
+    """The CPU kernel's ``scatter_reduce_arrays`` with the device's scatters; float16 reduces in float32 (CuPy's
+    atomic maximum and minimum take 32- and 64-bit types), rounded back once."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if x.dtype == np.float16:
+        return scatter_reduce(x.astype(np.float32), index, src.astype(np.float32), dim, reduce,
+                              include_self).astype(np.float16)
+    return scatter_reduce_arrays(cupy, _DeviceReduce, x, index, src, dim, reduce, include_self,
+                                 lambda out, idx, d: _positions("scatter_reduce", out, idx, d))
+
+
+@register_kernel("index_reduce", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupy_index_reduce")
+def index_reduce(x: Any, source: Any, index: Any, dim: int, reduce: str = "prod", include_self: bool = True) -> Any:
+    """``scatter_reduce``'s kernel with ``index`` (a host one uploaded once per value) spread over the slices."""
+    return scatter_reduce(x, spread_index(cupy, _on_device(index), source, dim), source, dim, reduce, include_self)
 
 
 # -- flip, roll, rot90, repeat, constant_pad_nd, reflection_pad, replication_pad ---------------------------
@@ -321,6 +349,17 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
     n = x.shape[dim]
     order = cupy.flip(cupy.argsort(cupy.flip(x, axis=dim), axis=dim), axis=dim)
     return laid_out_like(cupy, (n - 1 - order).astype(np.int64, copy=False), x)
+
+
+@register_kernel("mode_indices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_mode_indices")
+def mode_indices(x: Any, dim: int = -1) -> Any:
+    """``mode``'s positions on the device: a stable sort along ``dim`` and a scan over the runs of equal values
+    (``mode_positions_arrays``). The value is the CPU's; among its positions the last one, where the CPU's
+    ``std::sort`` may leave another, and with NaN in a slice, where that sort's false comparisons can split a run
+    of equal values, the CPU's value may differ too (PyTorch's CPU and CUDA kernels differ there as well)."""
+    if x.ndim == 0:
+        return cupy.zeros((), dtype=np.int64)
+    return mode_positions_arrays(cupy, x, dim % x.ndim)
 
 
 

@@ -334,7 +334,7 @@ def _picked_any(x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any
     return x.copy() if x.ndim == 0 else _picked(x, indices, dim, keepdim)
 
 
-for _name in ("topk_values", "kthvalue_values", "median_values", "cummax_values", "cummin_values"):
+for _name in ("topk_values", "kthvalue_values", "median_values", "mode_values", "cummax_values", "cummin_values"):
     register_kernel(_name, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{_name}")(_picked_any)
 
 
