@@ -1,6 +1,6 @@
 """``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms, ``inv``, ``solve``, ``det``, ``matrix_power``,
 ``cross``, and the factorizations: ``cholesky``, ``cholesky_ex``, ``slogdet``, ``qr``, ``eigh``, ``eigvalsh``, ``svd``,
-``svdvals``, ``pinv``, ``lstsq``; ``matrix_exp``).
+``svdvals``, ``pinv``, ``lstsq``; ``solve_triangular``, ``matrix_exp``).
 
 The ops live with their families under ``minigrad/ops/`` (``ops/norm.py``, ``ops/inverse.py``,
 ``ops/factorization.py``);
@@ -26,6 +26,7 @@ from .ops.factorization import linalg_matrix_exp as matrix_exp
 from .ops.factorization import linalg_pinv as pinv
 from .ops.factorization import linalg_qr as qr
 from .ops.factorization import linalg_slogdet as slogdet
+from .ops.factorization import linalg_solve_triangular as solve_triangular
 from .ops.factorization import linalg_svd as svd
 from .ops.factorization import linalg_svdvals as svdvals
 from .ops.inverse import det, inv, matrix_power, solve
@@ -35,7 +36,7 @@ from .tensor import Tensor
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "matrix_power", "cross", "cholesky",
            "cholesky_ex", "slogdet", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv",
-           "lstsq", "matrix_exp"]
+           "lstsq", "matrix_exp", "solve_triangular"]
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:

@@ -182,7 +182,7 @@ OPS.update({("linalg.cholesky", ""): mg.linalg.cholesky, ("linalg.cholesky_ex", 
             ("linalg.svdvals", ""): mg.linalg.svdvals, ("linalg.pinv", ""): mg.linalg.pinv,
             ("linalg.pinv", "hermitian"): mg.linalg.pinv, ("pinverse", ""): mg.pinverse,
             ("linalg.lstsq", ""): mg.linalg.lstsq, ("linalg.matrix_exp", ""): mg.linalg.matrix_exp,
-            ("matrix_exp", ""): mg.matrix_exp,
+            ("matrix_exp", ""): mg.matrix_exp, ("linalg.solve_triangular", ""): mg.linalg.solve_triangular,
             ("linalg.lstsq", "grad_oriented"): lambda a, b, driver: mg.linalg.lstsq(a, b, driver=driver)[:2]})
 # (linalg.eigh, linalg.svd and svd: the sign of each eigenvector and singular vector is the LAPACK's choice, and
 # PyTorch's (MKL) and NumPy's (OpenBLAS) choose differently for about half the matrices, so their raw outputs

@@ -140,6 +140,11 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "lstsq of mismatched rows": lambda lib: lib.linalg.lstsq(lib.ones(4, 3), lib.ones(3, 2)),
     "lstsq of a vector": lambda lib: lib.linalg.lstsq(lib.ones(4), lib.ones(4)),
     "lstsq of an unknown driver": lambda lib: lib.linalg.lstsq(lib.ones(4, 3), lib.ones(4, 2), driver="foo"),
+    "solve_triangular of integers": lambda lib: lib.linalg.solve_triangular(lib.eye(2, dtype=lib.int64),
+                                                                            lib.ones(2, 2, dtype=lib.int64), upper=True),
+    "solve_triangular of a vector": lambda lib: lib.linalg.solve_triangular(lib.eye(2), lib.ones(2), upper=True),
+    "solve_triangular of mismatched shapes": lambda lib: lib.linalg.solve_triangular(lib.eye(2), lib.ones(3, 3),
+                                                                                     upper=True),
     "matrix_exp of integers": lambda lib: lib.linalg.matrix_exp(lib.eye(2, dtype=lib.int64)),
     "matrix_exp of a vector": lambda lib: lib.linalg.matrix_exp(lib.ones(2)),
     "matrix_exp of a non-square matrix": lambda lib: lib.matrix_exp(lib.ones(2, 3)),
@@ -178,6 +183,10 @@ EDGES: dict[str, Callable[[Any], Any]] = {
     "svd without U and V": lambda lib: tuple(lib.svd(lib.tensor(TALL), compute_uv=False)),
     "torch.svd full": lambda lib: tuple(lib.svd(lib.tensor(np.diag([3.0, 2.0, 1.0])), some=False)),
     "pinv of an empty matrix": lambda lib: lib.linalg.pinv(lib.ones(0, 3)),
+    "solve_triangular of a singular triangle": lambda lib: lib.linalg.solve_triangular(
+        lib.tensor([[0.0, 1.0], [0.0, 2.0]]), lib.ones(2, 1), upper=True),
+    "solve_triangular of two dtypes": lambda lib: lib.linalg.solve_triangular(
+        lib.tensor(SQ) + 4 * lib.eye(4, dtype=lib.float64), lib.ones(4, 2), upper=False),
     "matrix_exp of NaN, of an empty batch, of 1x1": lambda lib: (lib.linalg.matrix_exp(lib.full((2, 2), float("nan"))),
                                                                lib.linalg.matrix_exp(lib.ones(2, 0, 0)),
                                                                lib.linalg.matrix_exp(lib.ones(1, 1))),

@@ -640,11 +640,23 @@ CASES.update({
     "matrix_exp's gradient": lambda lib, d: lib.autograd.grad((lib.matrix_exp(d["sq"]) * d["v"]).sum(), d["sq"],
                                                              create_graph=True)[0],
     "Tensor.matrix_exp": lambda lib, d: d["sq"].matrix_exp(),
+    "linalg.solve_triangular": lambda lib, d: lib.linalg.solve_triangular(d["sq"], d["x"].mT, upper=True),
+    "linalg.solve_triangular right, unitriangular": lambda lib, d: lib.linalg.solve_triangular(
+        d["sq"], d["x"], upper=False, left=False, unitriangular=True),
+    "cholesky's gradient": lambda lib, d: lib.autograd.grad((lib.linalg.cholesky(_spd(lib, d)) * d["sq"]).sum(), d["sq"],
+                                                           create_graph=True)[0],
+    "qr's gradient": lambda lib, d: lib.autograd.grad((lib.linalg.qr(d["sq"]).R * d["sq"]).sum(), d["sq"],
+                                                     create_graph=True)[0],
 })
 
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
+    "cholesky's gradient": "the formula's nodes are PyTorch's (its two LinalgSolveTriangularBackward0, tril, the "
+                           "factor's node) but its products differ in form: minigrad's matmul takes transpose flags "
+                           "(one MmBackward0) where PyTorch transposes first (TBackward0, MmBackward0)",
+    "qr's gradient": "PyTorch builds copyltu(M) with triu and a copy into the diagonal (TriuBackward0, CopySlices); "
+                     "minigrad with tril, its transpose and diag_embed (the same values)",
     "matrix_exp's gradient": "the formula's block matrix [[A^T, G], [0, A^T]] is two cats here (CatBackward0, and a "
                              "FillBackward0 for its zero block); PyTorch copies the three blocks into slices of a "
                              "zero matrix (three CopySlices). The same values, and the same LinalgMatrixExpBackward0 "

@@ -15,8 +15,8 @@ import numpy as np
 
 from .array_kernels import column_major
 
-__all__ = ["cholesky_info", "partial_cholesky", "qr_arrays", "eigh_arrays", "svd_arrays", "pinv_arrays", "lstsq_arrays",
-           "matrix_exp_arrays"]
+__all__ = ["cholesky_info", "partial_cholesky", "solve_triangular_arrays", "qr_arrays", "eigh_arrays", "svd_arrays",
+           "pinv_arrays", "lstsq_arrays", "matrix_exp_arrays"]
 
 
 def partial_cholesky(a: np.ndarray) -> np.ndarray:
@@ -46,6 +46,47 @@ def cholesky_info(xp: Any, low: Any) -> Any:
         return xp.zeros(low.shape[:-2], dtype=np.int32)
     bad = ~(xp.diagonal(low, 0, -2, -1) > 0)
     return xp.where(bad.any(-1), bad.argmax(-1) + 1, 0).astype(np.int32)
+
+
+def _substitute(a: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
+    """``a x = b`` for triangular ``a`` by substitution, row by row (over the batch and ``b``'s columns at once): a
+    zero on the diagonal gives infinities and NaN, as LAPACK's ``trsm``, where ``np.linalg.solve`` raises."""
+    n = a.shape[-1]
+    x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype=np.result_type(a, b))
+    with np.errstate(all="ignore"):
+        for i in (range(n - 1, -1, -1) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            acc = np.matmul(a[..., i:i + 1, done], x[..., done, :])
+            x[..., i:i + 1, :] = (b[..., i:i + 1, :] - acc) / a[..., i:i + 1, i:i + 1]
+    return x
+
+
+def solve_triangular_arrays(xp: Any, a: Any, b: Any, upper: bool, left: bool = True,
+                            unitriangular: bool = False) -> Any:
+    """The ``X`` with ``A X = B`` (``left=False``: ``X A = B``) reading only ``A``'s triangle ``upper`` (its diagonal
+    taken as ones where ``unitriangular``), batch dims broadcast; column-major, as PyTorch's. NumPy's solve of
+    the triangle (substitution where it is singular: no error, as PyTorch's); on a device ``xp.linalg.solve``,
+    which reads nothing back."""
+    tri = xp.triu(a) if upper else xp.tril(a)
+    if unitriangular:
+        n = a.shape[-1]
+        tri = tri * (1 - xp.eye(n, dtype=a.dtype)) + xp.eye(n, dtype=a.dtype)
+    if not left:  # X A = B  <=>  A^T X^T = B^T, the other triangle
+        tri, b, upper = xp.swapaxes(tri, -1, -2), xp.swapaxes(b, -1, -2), not upper
+    batch = tuple(np.broadcast_shapes(tri.shape[:-2], b.shape[:-2]))
+    tri_b = xp.broadcast_to(tri, batch + tri.shape[-2:])
+    b_b = xp.broadcast_to(b, batch + b.shape[-2:])
+    if not tri_b.size or not b_b.size:
+        x = xp.zeros(b_b.shape, dtype=a.dtype)
+    elif xp is np:
+        try:
+            x = np.linalg.solve(tri_b, b_b)
+        except np.linalg.LinAlgError:
+            x = _substitute(tri_b, b_b, upper)
+    else:
+        x = xp.linalg.solve(tri_b, b_b)
+    x = xp.asarray(x, dtype=a.dtype)
+    return column_major(xp, x) if left else column_major(xp, xp.swapaxes(x, -1, -2))
 
 
 def qr_arrays(xp: Any, a: Any, mode: str = "reduced") -> tuple[Any, Any]:

@@ -19,7 +19,8 @@ on them (``pinv``, ``lstsq``), and ``matrix_exp``. Each is one op with its own f
 A formula of the eigenvectors or singular vectors is well defined only for a function that does not depend
 on their signs (``U diag(S) Vh``, ``S``), and only where the eigenvalues (singular values) are distinct.
 
-The inverses in the formulas are ``solve`` calls (minigrad has no triangular solve). Like ``inv`` and
+The triangular inverses in the formulas are ``linalg_solve_triangular`` calls (an op, as PyTorch's, whose
+GPU kernel reads nothing back). Like ``inv`` and
 ``solve`` (``ops/inverse.py``), a matrix a factorization cannot take raises ``RuntimeError`` in PyTorch's
 words (PyTorch's ``torch.linalg.LinAlgError`` is a ``RuntimeError``).
 
@@ -42,13 +43,13 @@ from ..kernels.backends import to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
 from ..kernels.linalg_arrays import (cholesky_info, eigh_arrays, lstsq_arrays, matrix_exp_arrays, partial_cholesky,
-                                     pinv_arrays, qr_arrays, svd_arrays)
+                                     pinv_arrays, qr_arrays, solve_triangular_arrays, svd_arrays)
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ..creation import zeros
 from ._checks import check_bool, check_tensor
 from .math import eq, where
-from .registry import Attr, defop
+from .registry import Attr, OpDef, defop
 from .shape import transpose
 
 __all__ = ["cholesky", "slogdet", "logdet", "qr", "svd", "pinverse", "matrix_exp"]  # torch.cholesky; the torch.linalg names are in mg.linalg (minigrad/linalg.py)
@@ -128,9 +129,76 @@ def _quotient(ops: Any, num: Any, den: Any) -> Any:
     return ops.where(ops.eq(num, 0.0), num, ops.div(num, den))
 
 
-def _solve_right(ops: Any, b: Any, a: Any) -> Any:
-    """The ``X`` with ``X A = B``: ``solve(A^T, B^T)^T``."""
-    return _mT(ops, ops.solve(_mT(ops, a), _mT(ops, b)))
+# -- solve_triangular: the triangular solves of the formulas below ----------------------------------------------
+
+
+def _infer_solve_triangular(op: str, a: Any, b: Any, upper: bool, left: bool = True,
+                            unitriangular: bool = False) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``X`` of ``B``'s matrix shape over the broadcast batch dims."""
+    _matrices("linalg.solve_triangular", a)
+    if b.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    n = a.shape[-1]
+    if (b.shape[-2] if left else b.shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {eq} "
+                           f"({a.shape[-2]}x{n} and {b.shape[-2]}x{b.shape[-1]})")
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise RuntimeError(f"linalg.solve_triangular: the batch dims of A {tuple(a.shape)} and B {tuple(b.shape)} do "
+                           f"not broadcast") from None
+    return (*batch, *b.shape[-2:]), a.dtype
+
+
+@register_kernel("linalg_solve_triangular", Backend.CPU, dtypes=_DTYPES, name="cpu/linalg_solve_triangular")
+def solve_triangular_cpu(a: np.ndarray, b: np.ndarray, upper: bool, left: bool = True,
+                         unitriangular: bool = False) -> np.ndarray:
+    return solve_triangular_arrays(np, a, b, upper, left, unitriangular)
+
+
+linalg_solve_triangular_op = defop(
+    "linalg_solve_triangular", inputs=("A", "B"),
+    attrs=(Attr("upper", OpDef.MISSING, check_bool), Attr("left", True, check_bool),
+           Attr("unitriangular", False, check_bool)),
+    infer_meta=_infer_solve_triangular, save=("A", "out"), transform_dtype=True, amp="deny",
+    doc="the X with A X = B (left=False: X A = B) for triangular A (its upper or lower triangle read)")
+
+
+@linalg_solve_triangular_op.def_backward
+def linalg_solve_triangular_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's ``linalg_solve_triangular_backward``: ``gB = A^-T gX`` (the other triangle's solve), ``gA =
+    -gB X^T`` (``left=False``: ``-X^T gB``) kept to ``A``'s triangle (without the diagonal where
+    ``unitriangular``), each summed back over broadcast batch dims."""
+    a, x = ctx.saved()
+    ops = ctx.ops
+    upper, left, unit = ctx.attrs["upper"], ctx.attrs["left"], ctx.attrs["unitriangular"]
+    gb = ops.linalg_solve_triangular(_mT(ops, a), grad, not upper, left, unit)
+    ga = None
+    if ctx.needs(0):
+        ga = ops.neg(ops.matmul(gb, x, transpose_y=True) if left else ops.matmul(x, gb, transpose_x=True))
+        ga = ops.triu(ga, int(unit)) if upper else ops.tril(ga, -int(unit))
+        ga = ops.sum_to(ga, tuple(ctx.input_shape(0)))
+    return ga, (ops.sum_to(gb, tuple(ctx.input_shape(1))) if ctx.needs(1) else None)
+
+
+def linalg_solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                            unitriangular: bool = False) -> Tensor:
+    """``torch.linalg.solve_triangular``: the ``X`` with ``A X = B`` (``left=False``: ``X A = B``) for a triangular
+    ``A``, only its ``upper`` (or lower) triangle read; a zero on its diagonal gives infinities, no error.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.linalg.solve_triangular(mg.tensor([[2.0, 1.0], [0.0, 4.0]]), mg.tensor([[3.0], [4.0]]), upper=True).tolist()
+        [[1.0], [1.0]]
+    """
+    check_tensor("linalg.solve_triangular", "A", 0, A)
+    check_tensor("linalg.solve_triangular", "B", 1, B)
+    for t in (A, B):
+        if not t.dtype.is_floating or t.dtype.itemsize < 4:
+            raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{scalar_type_name(t.dtype.np)}'")
+    _infer_solve_triangular("linalg_solve_triangular", A._data, B._data, upper, left, unitriangular)
+    return linalg_solve_triangular_op(A, B, upper, left, unitriangular)
 
 
 # -- cholesky ------------------------------------------------------------------------------------------
@@ -179,8 +247,8 @@ def cholesky_grad(ops: Any, gL: Any, L: Any, upper: bool) -> Any:
         L, gL = _mT(ops, L), _mT(ops, gL)
     gA = ops.tril(ops.matmul(L, gL, transpose_x=True))
     gA = ops.mul(ops.add(gA, _mT(ops, ops.tril(gA, -1))), 0.5)
-    gA = ops.solve(_mT(ops, L), gA)
-    return _solve_right(ops, gA, L)
+    gA = ops.linalg_solve_triangular(_mT(ops, L), gA, True, True, False)
+    return ops.linalg_solve_triangular(L, gA, False, False, False)
 
 
 @linalg_cholesky_ex_op.def_backward
@@ -350,7 +418,7 @@ def _qr_square_grad(ops: Any, gQ: Any, gR: Any, Q: Any, R: Any) -> Any:
     b = ops.matmul(Q, sym)
     if gQ is not None:
         b = ops.add(b, gQ)
-    return _solve_right(ops, b, _mT(ops, R))
+    return ops.linalg_solve_triangular(_mT(ops, R), b, False, False, False)
 
 
 @linalg_qr_op.def_backward

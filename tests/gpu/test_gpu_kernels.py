@@ -1869,7 +1869,21 @@ FACTORIZATIONS = {
     "lstsq residuals": ("linalg_lstsq", lambda a, b: mg.linalg.lstsq(mg.cat([a, a * a]), mg.cat([b, b]),
                                                                      driver="gels").residuals),
     "matrix_exp": ("linalg_matrix_exp", lambda a, b: mg.linalg.matrix_exp(mg.stack([a, a * 3]))),
+    "solve_triangular": ("linalg_solve_triangular", lambda a, b: mg.linalg.solve_triangular(a, b, upper=True)),
+    "solve_triangular right": ("linalg_solve_triangular", lambda a, b: mg.linalg.solve_triangular(
+        a, b.mT, upper=False, left=False, unitriangular=True)),
 }
+
+
+def test_the_factorizations_backward_reads_nothing_on_the_gpu():
+    """cholesky's and qr's formulas solve triangles (``linalg_solve_triangular``), which read nothing back: a
+    backward on the device copies and waits for nothing (``solve``'s singular check would)."""
+    a = mg.tensor(np.array([[2.0, 0.5, 0.1], [0.3, 1.5, -0.2], [0.0, 0.4, 3.0]])).to("gpu").requires_grad_()
+    for step in range(2):  # (the first uploads the constants tril's kernel keeps)
+        loss = mg.linalg.cholesky(_spd(a)).sum() + mg.linalg.qr(a).R.sum()
+        with mg.trace(values=False) as tr:
+            loss.backward()
+    assert not [e for e in tr.events if e.kind == "device.sync" or e.kind == "device.copy" and e.direction == "d2h"]
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)

@@ -248,6 +248,35 @@ def linalg_slogdet_dygraph_function(A, attrs):
     return out_t
 
 
+linalg_solve_triangular_op = OPS['linalg_solve_triangular']
+
+
+def linalg_solve_triangular_dygraph_function(A, B, attrs):
+    """``linalg_solve_triangular`` after the API layer (``minigrad codegen linalg_solve_triangular`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(linalg_solve_triangular_op, [A, B], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (linalg_solve_triangular_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, A._dtype, A._device, A._layout, B._dtype, B._device, B._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(linalg_solve_triangular_op, [A, B], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(linalg_solve_triangular_op, [A, B], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(linalg_solve_triangular_op, entry.kernel, (A._data, B._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(linalg_solve_triangular_op, [A, B], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (A._meta is not None or B._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(linalg_solve_triangular_op, (A, B), attrs, (out_t,))
+    return out_t
+
+
 linalg_svd_op = OPS['linalg_svd']
 
 

@@ -21,7 +21,7 @@ from ...dtypes import FLOAT_DTYPES, float32, float64
 from ..array_kernels import column_major, singular_error, vector_rhs
 from ..key import Backend
 from ..linalg_arrays import (cholesky_info, eigh_arrays, lstsq_arrays, matrix_exp_arrays, pinv_arrays, qr_arrays,
-                             svd_arrays)
+                             solve_triangular_arrays, svd_arrays)
 from ..array_kernels import (euclidean_dist_arrays, row_differences, trilinear_arrays,
                              vector_norm_arrays)
 from ..registry import register_kernel
@@ -304,3 +304,11 @@ def matrix_exp(a: Any) -> Any:
     if a.dtype.itemsize < 4:
         return matrix_exp_arrays(cupy, a.astype(cupy.float32)).astype(a.dtype)
     return matrix_exp_arrays(cupy, a)
+
+
+@register_kernel("linalg_solve_triangular", Backend.GPU, dtypes=_LINALG_DTYPES,
+                 name="gpu/cusolver_linalg_solve_triangular")
+def solve_triangular(a: Any, b: Any, upper: bool, left: bool = True, unitriangular: bool = False) -> Any:
+    """The triangle solved with ``cupy.linalg.solve`` (``solve_triangular_arrays``): no read back - a zero on the
+    diagonal gives infinities or NaN, as PyTorch's, which raises nothing either."""
+    return solve_triangular_arrays(cupy, a, b, upper, left, unitriangular)
