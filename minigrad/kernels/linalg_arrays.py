@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..devices import to_numpy
 from .array_kernels import column_major
 
 __all__ = ["cholesky_info", "partial_cholesky", "solve_triangular_arrays", "qr_arrays", "eigh_arrays", "svd_arrays",
@@ -210,6 +211,6 @@ def matrix_exp_arrays(xp: Any, a: Any) -> Any:
     steps = xp.where(ok, xp.ceil(xp.log2(xp.where(ok, norm, theta) / theta)), 0.0)
     scaled = a * xp.exp2(-steps).astype(a.dtype)[..., None, None]
     out = _taylor_18(xp, scaled)
-    for i in range(int(steps.max())):
+    for i in range(int(to_numpy(steps.max()))):  # (on a device, the read: a device.copy and device.sync)
         out = xp.where((steps > i)[..., None, None], xp.matmul(out, out), out)
     return xp.ascontiguousarray(out.astype(a.dtype, copy=False))

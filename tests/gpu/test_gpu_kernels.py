@@ -1911,10 +1911,23 @@ def test_cholesky_ex_reads_nothing_on_the_gpu_and_cholesky_raises():
         L, info = mg.linalg.cholesky_ex(a)
     assert not [e.kind for e in tr.events if e.kind in ("device.copy", "device.sync")]
     assert info.cpu().tolist() == [0, 2]
-    with pytest.raises(RuntimeError, match=r"^linalg.cholesky: \(Batch element 1\): The factorization could not be "
-                                           r"completed because the input is not positive-definite \(the leading minor "
-                                           r"of order 2"):
-        mg.linalg.cholesky(a)
+    with mg.trace(values=False) as tr:
+        with pytest.raises(RuntimeError, match=r"^linalg.cholesky: \(Batch element 1\): The factorization could not "
+                                               r"be completed because the input is not positive-definite \(the leading "
+                                               r"minor of order 2"):
+            mg.linalg.cholesky(a)
+    assert [e.reason for e in tr.events if e.kind == "device.sync"] == ["cholesky"]
+
+
+def test_matrix_exp_reads_its_number_of_squarings_once():
+    """The squarings of a batch are as many as its largest norm needs: that number is read (one ``device.copy``
+    and a ``device.sync`` named ``matrix_exp``, as PyTorch's CUDA ``mexp`` reads its norms); nothing else is."""
+    a = mg.tensor(np.random.default_rng(17).normal(size=(2, 3, 3)) * 4).to("gpu")
+    with mg.trace(values=False) as tr:
+        mg.linalg.matrix_exp(a)
+    device = [e for e in tr.events if e.kind in ("device.copy", "device.sync")]
+    assert [(e.kind, getattr(e, "direction", None), getattr(e, "reason", None)) for e in device] == [
+        ("device.copy", "d2h", None), ("device.sync", None, "matrix_exp")], device
 
 
 @pytest.mark.parametrize("pad", [(1, 2), (0, 0), (-1, 0), (1, -1)], ids=str)
