@@ -121,6 +121,7 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "logdet of a vector": lambda lib: lib.logdet(lib.ones(2)),
     "qr of an unknown mode": lambda lib: lib.linalg.qr(lib.eye(2), mode="full"),
     "qr of integers": lambda lib: lib.linalg.qr(lib.eye(2, dtype=lib.int64)),
+    "qr of a mode that is not a string": lambda lib: lib.linalg.qr(lib.eye(2), mode=1),
     "qr's gradient in mode r": lambda lib: lib.linalg.qr(lib.ones(3, 3, requires_grad=True), mode="r").R.sum().backward(),
     "qr's gradient of a complete tall Q": lambda lib: lib.linalg.qr(
         lib.ones(3, 2, requires_grad=True) + lib.eye(3, 2), mode="complete").Q.sum().backward(),
@@ -177,6 +178,7 @@ EDGES: dict[str, Callable[[Any], Any]] = {
     "qr complete of an empty matrix": lambda lib: tuple(lib.linalg.qr(lib.ones(3, 0), mode="complete")),
     "qr r": lambda lib: tuple(lib.linalg.qr(lib.tensor(TALL), mode="r")),
     "eigh of NaN": lambda lib: lib.linalg.eigvalsh(lib.full((2, 2), float("nan"))),
+    "eigvalsh of UPLO in lower case": lambda lib: lib.linalg.eigvalsh(lib.tensor(SQ), UPLO="u"),
     "eigh of an empty matrix": lambda lib: tuple(lib.linalg.eigh(lib.ones(0, 0))),
     "svd of an empty matrix": lambda lib: tuple(lib.linalg.svd(lib.ones(0, 3))),
     "svd reduced of an empty batch": lambda lib: tuple(lib.linalg.svd(lib.ones(0, 2, 3), full_matrices=False)),

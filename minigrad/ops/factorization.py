@@ -49,7 +49,7 @@ from ..tensor import Tensor
 from ..creation import zeros
 from ._checks import check_bool, check_tensor
 from .math import eq, where
-from .registry import Attr, OpDef, defop
+from .registry import Attr, OpDef, defop, type_name
 from .shape import transpose
 
 __all__ = ["cholesky", "slogdet", "logdet", "qr", "svd", "pinverse", "matrix_exp"]  # torch.cholesky; the torch.linalg names are in mg.linalg (minigrad/linalg.py)
@@ -377,6 +377,8 @@ _QR_MODES = ("reduced", "complete", "r")
 
 
 def _check_qr_mode(op: str, name: str, pos: int, v: Any) -> str:
+    if not isinstance(v, str):
+        raise TypeError(f"linalg_qr(): argument 'mode' must be str, not {type_name(v)}")
     if v not in _QR_MODES:
         raise RuntimeError(f"qr received unrecognized mode '{v}' but expected one of 'reduced' (default), 'r', or "
                            f"'complete'")
@@ -475,9 +477,10 @@ def qr(input: Tensor, some: bool = True) -> Any:
 
 
 def _check_uplo(op: str, name: str, pos: int, v: Any) -> str:
-    if v not in ("L", "U"):
+    """``'L'`` or ``'U'``, either case (PyTorch's)."""
+    if not isinstance(v, str) or v.upper() not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {v}")
-    return v
+    return v.upper()
 
 
 def _infer_eigh(op: str, a: Any, UPLO: str = "L") -> list[Any]:
@@ -669,8 +672,7 @@ def _check_tol(op: str, name: str, pos: int, v: Any) -> float | None:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"{op}(): argument '{name}' must be a number or None, but got {type(v).__name__} (a tensor "
-                        f"tolerance is not supported: pass a Python number)")
+        raise TypeError(f"{op}(): argument '{name}' must be a number or None, but got {type_name(v)}")
     return float(v)
 
 
