@@ -182,6 +182,21 @@ OPS.update({("mode", ""): mg.mode})
 OPS.update({(n, ""): getattr(mg, n) for n in ("trapezoid", "trapz", "cumulative_trapezoid")})
 # index_reduce: one OpInfo per reduction
 OPS.update({("index_reduce", r): lambda x, *a, **k: x.index_reduce(*a, **k) for r in ("prod", "mean", "amax", "amin")})
+# the matrix factorizations (ops/factorization.py); their OpInfo samples make positive-definite,
+# symmetric or full-rank matrices where the factorization needs them
+OPS.update({("linalg.cholesky", ""): mg.linalg.cholesky, ("linalg.cholesky_ex", ""): mg.linalg.cholesky_ex,
+            ("cholesky", ""): mg.cholesky, ("linalg.slogdet", ""): mg.linalg.slogdet, ("logdet", ""): mg.logdet,
+            ("linalg.qr", ""): mg.linalg.qr, ("qr", ""): mg.qr, ("linalg.eigvalsh", ""): mg.linalg.eigvalsh,
+            ("linalg.svdvals", ""): mg.linalg.svdvals, ("linalg.pinv", ""): mg.linalg.pinv,
+            ("linalg.pinv", "hermitian"): mg.linalg.pinv, ("pinverse", ""): mg.pinverse,
+            ("linalg.lstsq", ""): mg.linalg.lstsq, ("linalg.matrix_exp", ""): mg.linalg.matrix_exp,
+            ("matrix_exp", ""): mg.matrix_exp, ("linalg.solve_triangular", ""): mg.linalg.solve_triangular,
+            ("linalg.lstsq", "grad_oriented"): lambda a, b, driver: mg.linalg.lstsq(a, b, driver=driver)[:2]})
+# (linalg.eigh, linalg.svd and svd: the sign of each eigenvector and singular vector is the LAPACK's choice, and
+# PyTorch's (MKL) and NumPy's (OpenBLAS) choose differently for about half the matrices, so their raw outputs
+# cannot be compared sample by sample. Their eigenvalues and singular values are (eigvalsh, svdvals, the
+# nuclear and spectral norms above); the functions of the vectors that do not depend on the signs are
+# compared with PyTorch in tests/test_factorization.py.)
 
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [
@@ -194,16 +209,6 @@ RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [
 # minigrad raise TypeError/ValueError/RuntimeError whose message names the op.
 def _kw(*names: str) -> Callable[[Any], bool]:
     return lambda s: any(n in s.kwargs for n in names)
-
-
-def _ord(s: Any) -> Any:
-    return s.kwargs.get("ord", s.args[0] if s.args else None)
-
-
-def _matrix_case(s: Any) -> bool:
-    """A linalg.norm sample that asks for a matrix norm: two dims, or a 2-D input and no dim."""
-    dim = s.kwargs.get("dim", s.args[1] if len(s.args) > 1 else None)
-    return (isinstance(dim, (tuple, list)) and len(dim) == 2) or (dim is None and s.input.ndim == 2)
 
 
 UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
@@ -226,11 +231,6 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
     # (TypeError naming the op).
     ("floor_divide", lambda s: not isinstance(s.input, torch.Tensor) and not any(isinstance(a, torch.Tensor) for a in s.args),
      "two Python numbers, no tensor"),
-    # The nuclear norm and the spectral norms (ord=2/-2 of a matrix) need singular values, which minigrad does not
-    # compute (NotImplementedError naming the op).
-    ("norm", lambda s: s.kwargs.get("p", s.args[0] if s.args else None) == "nuc", "the nuclear norm (singular values)"),
-    ("linalg.matrix_norm", lambda s: _ord(s) in ("nuc", 2, -2), "the nuclear and spectral matrix norms (singular values)"),
-    ("linalg.norm", lambda s: _ord(s) in ("nuc", 2, -2) and _matrix_case(s), "the nuclear and spectral matrix norms"),
 ]
 
 # PyTorch's vectorised and scalar CPU kernels disagree on the gradient at a NaN input for these ops

@@ -652,8 +652,67 @@ CASES.update({
     "affine_grid's theta gradient under create_graph": lambda lib, d: _sample_grads(lib, d, "theta"),
 })
 
+# -- the matrix factorizations (ops/factorization.py): one node each, its outputs sharing it; a positive-
+#    definite matrix made of the square input ------------------------------------------------------------
+def _spd(lib: Any, d: dict[str, Any]) -> Any:
+    return d["sq"] @ d["sq"].mT + 4 * lib.eye(4, dtype=lib.float64)
+
+
+CASES.update({
+    "linalg.cholesky": lambda lib, d: lib.linalg.cholesky(_spd(lib, d)),
+    "linalg.cholesky upper": lambda lib, d: lib.linalg.cholesky(_spd(lib, d), upper=True),
+    "linalg.cholesky_ex": lambda lib, d: tuple(lib.linalg.cholesky_ex(_spd(lib, d))),
+    "cholesky": lambda lib, d: lib.cholesky(_spd(lib, d)),
+    "linalg.slogdet": lambda lib, d: tuple(lib.linalg.slogdet(d["sq"])),
+    "slogdet": lambda lib, d: tuple(lib.slogdet(d["bat2"][:, :3])),
+    "logdet": lambda lib, d: lib.logdet(d["sq"]),
+    "Tensor.logdet": lambda lib, d: _spd(lib, d).logdet(),
+    "linalg.qr": lambda lib, d: tuple(lib.linalg.qr(d["x"])),
+    "linalg.qr complete": lambda lib, d: tuple(lib.linalg.qr(d["x"], mode="complete")),
+    "linalg.qr r": lambda lib, d: tuple(lib.linalg.qr(d["bat2"], mode="r")),
+    "qr": lambda lib, d: tuple(lib.qr(d["bat2"])),
+    "linalg.eigh": lambda lib, d: tuple(lib.linalg.eigh(_spd(lib, d))),
+    "linalg.eigvalsh": lambda lib, d: lib.linalg.eigvalsh(_spd(lib, d), UPLO="U"),
+    "linalg.svd": lambda lib, d: tuple(lib.linalg.svd(d["x"])),
+    "linalg.svd reduced": lambda lib, d: tuple(lib.linalg.svd(d["bat2"], full_matrices=False)),
+    "linalg.svdvals": lambda lib, d: lib.linalg.svdvals(d["x"]),
+    "svd": lambda lib, d: tuple(lib.svd(d["bat"])),
+    "svd without U and V": lambda lib, d: tuple(lib.svd(d["x"], compute_uv=False)),
+    "matrix_norm nuc": lambda lib, d: lib.linalg.matrix_norm(d["x"], "nuc"),
+    "matrix_norm 2 keepdim": lambda lib, d: lib.linalg.matrix_norm(d["bat"], 2, dim=(0, 2), keepdim=True),
+    "matrix_norm -2": lambda lib, d: lib.linalg.matrix_norm(d["bat"], -2),
+    "norm nuc": lambda lib, d: lib.norm(d["x"], p="nuc"),
+    "linalg.norm 2": lambda lib, d: lib.linalg.norm(d["x"], 2),
+    "linalg.pinv": lambda lib, d: lib.linalg.pinv(d["x"]),
+    "linalg.pinv hermitian": lambda lib, d: lib.linalg.pinv(_spd(lib, d), hermitian=True),
+    "pinverse": lambda lib, d: lib.pinverse(d["bat"]),
+    "linalg.lstsq": lambda lib, d: tuple(lib.linalg.lstsq(d["x"].mT, d["y"].mT[:, :2])),
+    "linalg.lstsq gelsd, a vector": lambda lib, d: tuple(lib.linalg.lstsq(d["x"].mT, d["v"], driver="gelsd")),
+    "linalg.matrix_exp": lambda lib, d: lib.linalg.matrix_exp(d["sq"]),
+    "matrix_exp's gradient": lambda lib, d: lib.autograd.grad((lib.matrix_exp(d["sq"]) * d["v"]).sum(), d["sq"],
+                                                             create_graph=True)[0],
+    "Tensor.matrix_exp": lambda lib, d: d["sq"].matrix_exp(),
+    "linalg.solve_triangular": lambda lib, d: lib.linalg.solve_triangular(d["sq"], d["x"].mT, upper=True),
+    "linalg.solve_triangular right, unitriangular": lambda lib, d: lib.linalg.solve_triangular(
+        d["sq"], d["x"], upper=False, left=False, unitriangular=True),
+    "cholesky's gradient": lambda lib, d: lib.autograd.grad((lib.linalg.cholesky(_spd(lib, d)) * d["sq"]).sum(), d["sq"],
+                                                           create_graph=True)[0],
+    "qr's gradient": lambda lib, d: lib.autograd.grad((lib.linalg.qr(d["sq"]).R * d["sq"]).sum(), d["sq"],
+                                                     create_graph=True)[0],
+})
+
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
+    "cholesky's gradient": "the formula's nodes are PyTorch's (its two LinalgSolveTriangularBackward0, tril, the "
+                           "factor's node) but its products differ in form: minigrad's matmul takes transpose flags "
+                           "(one MmBackward0) where PyTorch transposes first (TBackward0, MmBackward0)",
+    "qr's gradient": "PyTorch builds copyltu(M) with triu and a copy into the diagonal (TriuBackward0, CopySlices); "
+                     "minigrad with tril, its transpose and diag_embed (the same values)",
+    "matrix_exp's gradient": "the formula's block matrix [[A^T, G], [0, A^T]] is two cats here (CatBackward0, and a "
+                             "FillBackward0 for its zero block); PyTorch copies the three blocks into slices of a "
+                             "zero matrix (three CopySlices). The same values, and the same LinalgMatrixExpBackward0 "
+                             "of the block and slices of its result",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "

@@ -63,6 +63,11 @@ def distinct(*shape: int, rg: bool = True) -> Callable[[np.random.Generator], mg
     return make
 
 
+def _spd(a: mg.Tensor) -> mg.Tensor:
+    """A symmetric positive-definite matrix made of ``a`` (for the factorizations that need one)."""
+    return a @ a.mT + mg.eye(a.shape[-1], dtype=a.dtype)
+
+
 def inputs(*makers: Callable[[np.random.Generator], Any]) -> Callable[[np.random.Generator], list[Any]]:
     return lambda rng: [m(rng) for m in makers]
 
@@ -564,6 +569,44 @@ CASES: list[Case] = [
     Case("vector_norm-half", "vector_norm", lambda x: mg.norm(x, p=0.5, dim=1), inputs(away(3, 4))),
     Case("matrix_norm-inf", "max", lambda x: mg.linalg.matrix_norm(x, float("inf")), inputs(away(2, 3, 4))),
     Case("matrix_norm-fro", "vector_norm", lambda x: mg.linalg.norm(x, "fro"), inputs(rnd(3, 4))),
+    # the factorizations (ops/factorization.py), of a positive-definite (or symmetric) matrix made of the input
+    Case("cholesky", "linalg_cholesky_ex", lambda a: mg.linalg.cholesky(_spd(a)), inputs(rnd(3, 3))),
+    Case("cholesky-upper-batched", "linalg_cholesky_ex", lambda a: mg.linalg.cholesky_ex(_spd(a), upper=True).L,
+         inputs(rnd(2, 3, 3))),
+    Case("torch.cholesky", "cholesky", lambda a: mg.cholesky(_spd(a), upper=True), inputs(rnd(3, 3))),
+    Case("slogdet", "linalg_slogdet", lambda a: mg.linalg.slogdet(a).logabsdet,
+         inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 2 * np.eye(3)))),
+    Case("logdet", "linalg_slogdet", mg.logdet, inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 3)) + 2 * np.eye(3)))),
+    Case("qr-tall", "linalg_qr", lambda a: tuple(mg.linalg.qr(a)), inputs(rnd(4, 3))),
+    Case("qr-wide-batched", "linalg_qr", lambda a: tuple(mg.linalg.qr(a)), inputs(rnd(2, 2, 4))),
+    Case("qr-complete-wide", "linalg_qr", lambda a: tuple(mg.linalg.qr(a, mode="complete")), inputs(rnd(3, 4))),
+    Case("qr-R-only", "linalg_qr", lambda a: mg.linalg.qr(a).R, inputs(rnd(3, 3))),
+    # eigh and svd: functions of the factors that do not depend on the signs the solver picks (the eigenvectors'
+    # outer products, U diag(S) Vh); eigh of a symmetric matrix made of the input, as PyTorch's gradcheck does
+    Case("eigh", "linalg_eigh", lambda a: (lambda w, v: (w, v * v, v @ w.exp().diag_embed() @ v.mT))(*mg.linalg.eigh(a + a.mT)),
+         inputs(rnd(3, 3))),
+    Case("eigvalsh-batched", "linalg_eigh", lambda a: mg.linalg.eigvalsh(a + a.mT, UPLO="U"), inputs(rnd(2, 3, 3))),
+    *[Case(f"svd-{name}-{full}", "linalg_svd", lambda a, full=full: (lambda u, s, vh: (
+        s, u[..., :s.shape[-1]] @ s.diag_embed() @ vh[..., :s.shape[-1], :], u[..., :s.shape[-1]] ** 2))(
+        *mg.linalg.svd(a, full_matrices=full)), inputs(rnd(*shape)))
+      for name, shape in (("tall", (4, 3)), ("wide-batched", (2, 2, 3))) for full in (False, True)],
+    Case("svdvals", "linalg_svd", mg.linalg.svdvals, inputs(rnd(3, 4))),
+    Case("matrix_norm-nuc", "linalg_svd", lambda a: mg.linalg.matrix_norm(a, "nuc", dim=(0, 2)), inputs(rnd(3, 2, 4))),
+    Case("matrix_norm-2", "linalg_svd", lambda a: mg.linalg.matrix_norm(a, 2, keepdim=True), inputs(rnd(3, 4))),
+    Case("solve_triangular", "linalg_solve_triangular", lambda a, b: mg.linalg.solve_triangular(a, b, upper=True),
+         inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 3)) + 3 * np.eye(3)), rnd(3, 2))),
+    Case("solve_triangular-right-unit-broadcast", "linalg_solve_triangular",
+         lambda a, b: mg.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+         inputs(rnd(3, 3), rnd(2, 4, 3))),
+    Case("matrix_exp", "linalg_matrix_exp", mg.linalg.matrix_exp, inputs(rnd(3, 3))),
+    Case("matrix_exp-batched-scaled", "linalg_matrix_exp", lambda a: mg.matrix_exp(a * 4), inputs(rnd(2, 3, 3))),
+    Case("pinv-tall", "linalg_pinv", mg.linalg.pinv, inputs(rnd(4, 3))),
+    Case("pinv-wide-batched", "linalg_pinv", mg.linalg.pinv, inputs(rnd(2, 2, 3))),
+    Case("pinv-hermitian", "linalg_pinv", lambda a: mg.linalg.pinv(a + a.mT, hermitian=True), inputs(rnd(3, 3))),
+    Case("lstsq-gelsd", "linalg_lstsq", lambda a, b: tuple(mg.linalg.lstsq(a, b, driver="gelsd"))[:2],
+         inputs(rnd(4, 3), rnd(4, 2))),
+    Case("lstsq-vector-broadcast", "linalg_lstsq", lambda a, b: mg.linalg.lstsq(a, b).solution,
+         inputs(rnd(2, 4, 3), rnd(2, 4))),
     Case("inv", "inv", mg.linalg.inv, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)))),
     Case("det", "det", mg.linalg.det, inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 2 * np.eye(3)))),
     Case("solve-matrix-broadcast", "solve", mg.linalg.solve,

@@ -64,6 +64,15 @@ NOTES: dict[str, str] = {
     "torch.utils.checkpoint.checkpoint": "only the default `context_fn`; `debug` has no effect; the CPU generator's "
                                          "state is the one replayed (minigrad has one generator for every device).",
     "torch.cat": "also spelled `mg.concat` (the op's name, Paddle's).",
+    "linalg.svd": "LAPACK through NumPy (OpenBLAS): a singular vector's sign may differ from PyTorch's (MKL); "
+                  "functions of the factors that do not depend on the signs agree.",
+    "linalg.eigh": "as `svd`: an eigenvector's sign may differ from PyTorch's.",
+    "linalg.pinv": "`atol`/`rtol` are numbers or tensors of one element (read: a sync on a GPU).",
+    "linalg.lstsq": "the solution is computed through the pseudo-inverse (the minimum-norm one LAPACK's drivers "
+                    "give); the rank, residuals and singular values follow the `driver` as PyTorch's.",
+    "linalg.matrix_exp": "Taylor's polynomial of degree 18 with scaling and squaring (PyTorch's selects a "
+                         "lower degree for a small norm): the same values to about 1e-14 of the largest "
+                         "element in float64; a half is computed in float32.",
     "torch.clip": "numbers as bounds; `clamp` also takes tensors.",
     "torch.matmul": "extra `transpose_x`/`transpose_y` flags (Paddle's).",
     "torch.max": "`max(x, dim)` returns `(values, indices)` as PyTorch; `max(x, (0, 1))` (a tuple of dims) "

@@ -153,6 +153,8 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
         in_meta = tuple((in_meta_of(t._data.shape, t._dtype, t._device)[0][0],) for t in outs)
         node = cls(ids, attrs, tuple(rows), in_meta, topo)
         for slot, t in enumerate(outs):
+            if not t._dtype.is_floating:  # an integer result (cholesky_ex's info) takes no gradient: no history
+                continue
             t._meta = AutogradMeta(t._id, None, node, slot)
             if t._view is not None and t._view.creation == MULTI_OUTPUT:
                 restrict_view(t)
@@ -171,7 +173,7 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
             if needed and not live & needed:
                 wrappers.append(None)
             elif idx < 0:
-                wrappers.append(TensorWrapper(outs[0], output=True))
+                wrappers.append(TensorWrapper(outs[-1 - idx], output=True))
             elif type(v) is list:
                 wrappers.extend([save_tensor(t) for t in v])
             elif v is not None:

@@ -15,7 +15,7 @@ the elements that attain the extreme (as ``max``'s); for ``ord = 0`` it is 0.
 
 ``matrix_norm`` (``'fro'``, ``inf``, ``-inf``, ``1``, ``-1``) is made of
 ``vector_norm``, ``abs``, ``sum`` and ``amax``/``amin``; ``'nuc'`` and
-``2``/``-2`` need singular values and are not supported.
+``2``/``-2`` of ``svdvals`` (``ops/factorization.py``) and ``sum``/``amax``/``amin``.
 
 Example:
     >>> import minigrad as mg
@@ -39,13 +39,14 @@ from ..kernels.array_kernels import vector_norm_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_tensor
+from .factorization import linalg_svdvals
 from .math import abs as _abs
 from .math import cast
 from .reduce import amax as _amax
 from .reduce import amin as _amin
 from .reduce import sum as _sum
 from .registry import Attr, defop, type_name
-from .shape import squeeze
+from .shape import permute, squeeze, unsqueeze
 
 __all__ = ["norm"]  # vector_norm, matrix_norm and linalg.norm are reached as mg.linalg.* (minigrad/linalg.py)
 
@@ -189,7 +190,8 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
 
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``torch.linalg.matrix_norm`` for ``ord`` in ``'fro'``, ``inf``, ``-inf``, ``1``, ``-1`` (composite).
+    """``torch.linalg.matrix_norm`` for ``ord`` in ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, ``1``, ``-1``, ``2``, ``-2``
+    (composite).
 
     ``inf``: the largest sum of ``|a|`` over a row; ``1``: over a column; ``-inf``/``-1``: the smallest.
     """
@@ -199,14 +201,15 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, but got shape {tuple(A.shape)}")
     dims = check_dims("linalg.matrix_norm", "dim", 2, dim)
     if not isinstance(dims, tuple) or len(dims) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim}")
+        shown = " ".join(map(str, dims)) if isinstance(dims, tuple) else dims
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {shown}")
     r, c = (d % A.ndim for d in dims)
     if r == c:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, {dims[1]})")
     if ord == "fro":
         return vector_norm_op(A, 2.0, (r, c), keepdim)
     if ord == "nuc" or ord in (2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which minigrad does not compute")
+        return _singular_value_norm(A, ord, (r, c), keepdim)
     if ord not in (_INF, -_INF, 1, -1):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     # inf: sum over the columns of each row, then the extreme over the rows; 1: the other way round.
@@ -215,6 +218,22 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     pick = _amax if ord > 0 else _amin
     out = pick(rows, dim=over, keepdim=True)
     return out if keepdim else squeeze(out, (r, c))
+
+
+def _singular_value_norm(A: Tensor, ord: Any, dims: tuple[int, int], keepdim: bool) -> Tensor:
+    """The nuclear norm (the sum of the singular values), ``ord=2`` (the largest) or ``-2`` (the smallest) over the
+    matrices of dims ``dims``. PyTorch's composite: the two dims moved to the end (``permute``), ``svdvals``,
+    then ``sum``/``amax``/``amin`` over them; ``keepdim`` puts the two dims back as size 1 (``unsqueeze``,
+    ``permute``)."""
+    order = [d for d in range(A.ndim) if d not in dims] + list(dims)
+    values = linalg_svdvals(permute(A, order))
+    if ord == "nuc":
+        out = _sum(values, dim=-1, keepdim=keepdim)
+    else:
+        out = (_amax if ord == 2 else _amin)(values, dim=-1, keepdim=keepdim)
+    if not keepdim:
+        return out
+    return permute(unsqueeze(out, -1), [order.index(d) for d in range(A.ndim)])
 
 
 def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -250,8 +269,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     check_tensor("norm", "input", 0, input)
     if p == "fro" or p is None:
         p = 2
-    elif p == "nuc":
-        raise NotImplementedError("norm(): p='nuc' needs singular values, which minigrad does not compute")
+    elif p == "nuc":  # PyTorch's: the nuclear matrix norm over dim (the last two dims of a 2-D input)
+        return matrix_norm(input, "nuc", tuple(range(input.ndim)) if dim is None else dim, keepdim, dtype=dtype)
     elif isinstance(p, str):
         raise RuntimeError(f"norm(): p={p!r} is not supported ('fro', 'nuc' or a number)")
     if isinstance(dim, int) and not isinstance(dim, bool):

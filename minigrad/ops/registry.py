@@ -40,6 +40,7 @@ NOTE [ One formula, two modes ] in ``autograd/formula.py``.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 import warnings
 from typing import Any, Callable, Sequence
@@ -215,8 +216,11 @@ class OpDef:
         self.attrs: tuple[Attr, ...] = tuple(attrs)
         self.infer_meta = infer_meta
         self.save = tuple(save)
+        #: Per saved name, the input slot it is, or ``-1 - k`` for output ``k`` (``"out"`` is output 0,
+        #: ``"out1"``, ``"out2"`` the others of an op with several: ``eigh``'s eigenvectors).
         self.save_index = tuple(
-            -1 if s == "out" else [i.name for i in self.inputs].index(s) for s in self.save
+            -1 - int(s[3:] or 0) if re.fullmatch(r"out\d*", s) else [i.name for i in self.inputs].index(s)
+            for s in self.save
         )
         #: ``save_for={"x": (1,)}``: x is saved only for the gradient of input slot 1. When
         #: none of those inputs needs a gradient the tensor is not kept (PyTorch's

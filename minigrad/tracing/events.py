@@ -367,8 +367,10 @@ class DeviceSync(Event):
     ``"item"`` (``.item()``, ``int()``/``float()`` of a tensor), ``"bool"`` (``if tensor:``),
     ``"print"`` (printing a tensor's values), ``"host copy"`` (``.cpu()``, ``.numpy()``, ``.tolist()``,
     a tensor moved to or made from host data), ``"nonzero"`` (the number of non-zero elements, which sizes
-    the result of ``nonzero``, ``x[mask]``, ``masked_select``), ``"unique"`` (the number of distinct values)
-    or ``"synchronize"`` (``mg.cuda.synchronize()``);
+    the result of ``nonzero``, ``x[mask]``, ``masked_select``), ``"unique"`` (the number of distinct values),
+    ``"cholesky"`` (``linalg.cholesky``'s ``info``, read to refuse a matrix that is not positive-definite),
+    ``"matrix_exp"`` (the number of squarings ``matrix_exp`` makes) or ``"synchronize"``
+    (``mg.cuda.synchronize()``);
     ``source`` is the user's ``file:line``. ``mg.cuda.set_sync_debug_mode`` warns or raises at each."""
 
     reason: str

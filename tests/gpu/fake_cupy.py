@@ -75,7 +75,11 @@ host; the stand-in does raise CuPy's ``TypeError`` for a host array in a device 
 and counts a host index array in ``a[idx]``, ``a[idx] = v`` and
 ``cupyx.scatter_add`` as the upload CuPy makes of it.
 ``linalg.inv``/``linalg.solve`` of a singular matrix return NaN instead of raising, as CuPy leaves
-cuSOLVER's status unread (NumPy raises ``LinAlgError``).
+cuSOLVER's status unread (NumPy raises ``LinAlgError``); so does ``linalg.svd``/``eigh``/``pinv`` of a
+matrix holding NaN, and ``linalg.cholesky`` of a matrix that is not positive-definite returns the factor as
+far as it got (LAPACK's ``potf2``: the failed minor's non-positive value on the diagonal) instead of raising.
+The stand-in's ``linalg`` has the functions of CuPy's that minigrad calls (``inv``, ``solve``, ``det``,
+``cholesky``, ``qr``, ``svd``, ``eigh``, ``slogdet``, ``pinv``: NumPy's, batched as CuPy's are).
 A CuPy call whose result's size depends on the values reads that size back, unseen, and so does
 the stand-in: ``nonzero``/``argwhere``/``flatnonzero``/``unique``/``bincount``/``compress``/``extract``
 of a device array and a read or write through a boolean mask count a device -> host copy and a sync.
@@ -1393,8 +1397,29 @@ def install() -> None:
         run.__name__ = fn.__name__
         return run
 
+    def cholesky(a: Any) -> Any:  # cuSOLVER's potrf stops at the first leading minor that is not positive-definite
+        try:  # and CuPy reads no status: no error, the factor as far as it got (LAPACK's potf2 here)
+            return np.linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            from minigrad.kernels.linalg_arrays import partial_cholesky
+            return np.stack([partial_cholesky(m) for m in a.reshape((-1,) + a.shape[-2:])]).reshape(a.shape)
+
+    def _nan_on_failure(fn: Any) -> Any:  # an SVD or eigensolver that does not converge (a NaN input) leaves NaN
+        def run(a: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(a, *args, **kwargs)
+            except np.linalg.LinAlgError:
+                out = fn(np.zeros_like(a), *args, **kwargs)
+                return tuple(np.full_like(o, np.nan) for o in out) if isinstance(out, tuple) else np.full_like(out, np.nan)
+
+        run.__name__ = fn.__name__
+        return run
+
     mod.linalg = types.SimpleNamespace(inv=_wrap(_unchecked(np.linalg.inv)), solve=_wrap(_unchecked(np.linalg.solve)),
-                                       det=_wrap(np.linalg.det))
+                                       det=_wrap(np.linalg.det), cholesky=_wrap(cholesky), qr=_wrap(np.linalg.qr),
+                                       svd=_wrap(_nan_on_failure(np.linalg.svd)),
+                                       eigh=_wrap(_nan_on_failure(np.linalg.eigh)), slogdet=_wrap(np.linalg.slogdet),
+                                       pinv=_wrap(_nan_on_failure(np.linalg.pinv)))
     mod.asarray = asarray
     mod.array = _array
     mod.asnumpy = asnumpy

@@ -1963,6 +1963,97 @@ def test_a_singular_matrix_is_refused_on_the_gpu_after_one_read(op):
     assert mg.linalg.det(singular).item() == 0.0
 
 
+def _spd(a):
+    """A symmetric positive-definite matrix made of ``a`` (differentiable through it)."""
+    return a @ a.mT + mg.eye(a.shape[-1], dtype=a.dtype).to(a.device)
+
+
+#: the factorizations (ops/factorization.py): name -> (the op that must run on the GPU, a call of A (3, 3) and
+#: B (3, 2)), each giving one differentiable tensor (for svd and eigh a function of the factors that does not
+#: depend on the signs the solver chose)
+FACTORIZATIONS = {
+    "cholesky": ("linalg_cholesky_ex", lambda a, b: mg.linalg.cholesky(_spd(a))),
+    "cholesky upper batched": ("linalg_cholesky_ex", lambda a, b: mg.linalg.cholesky(
+        mg.stack([_spd(a), _spd(a * 2)]), upper=True)),
+    "torch.cholesky": ("cholesky", lambda a, b: mg.cholesky(_spd(a))),
+    "slogdet": ("linalg_slogdet", lambda a, b: mg.linalg.slogdet(mg.stack([a, -a])).logabsdet),
+    "logdet": ("linalg_slogdet", lambda a, b: mg.logdet(_spd(a))),
+    "qr": ("linalg_qr", lambda a, b: mg.cat([t.reshape(-1) for t in mg.linalg.qr(mg.cat([a, b], 1))])),
+    "qr tall complete R": ("linalg_qr", lambda a, b: mg.linalg.qr(b.mT, mode="complete").R),
+    "eigh": ("linalg_eigh", lambda a, b: (lambda w, v: v @ w.exp().diag_embed() @ v.mT)(*mg.linalg.eigh(a + a.mT))),
+    "eigvalsh batched": ("linalg_eigh", lambda a, b: mg.linalg.eigvalsh(mg.stack([a + a.mT, a @ a.mT]), UPLO="U")),
+    "svd": ("linalg_svd", lambda a, b: (lambda u, s, vh: u[:, :2] @ s.diag_embed() @ vh)(*mg.linalg.svd(b))),
+    "svd reduced wide": ("linalg_svd", lambda a, b: (lambda u, s, vh: mg.cat([s, (u @ vh).reshape(-1)]))(
+        *mg.linalg.svd(mg.cat([a, b], 1), full_matrices=False))),
+    "svdvals": ("linalg_svd", lambda a, b: mg.linalg.svdvals(a)),
+    "matrix_norm nuc": ("linalg_svd", lambda a, b: mg.linalg.matrix_norm(b, "nuc")),
+    "pinv": ("linalg_pinv", lambda a, b: mg.linalg.pinv(mg.stack([b, b * 2]))),
+    "pinv hermitian": ("linalg_pinv", lambda a, b: mg.linalg.pinv(a + a.mT, hermitian=True)),
+    "lstsq": ("linalg_lstsq", lambda a, b: mg.linalg.lstsq(mg.cat([a, a * a]), mg.cat([b, b])).solution),
+    "lstsq residuals": ("linalg_lstsq", lambda a, b: mg.linalg.lstsq(mg.cat([a, a * a]), mg.cat([b, b]),
+                                                                     driver="gels").residuals),
+    "matrix_exp": ("linalg_matrix_exp", lambda a, b: mg.linalg.matrix_exp(mg.stack([a, a * 3]))),
+    "solve_triangular": ("linalg_solve_triangular", lambda a, b: mg.linalg.solve_triangular(a, b, upper=True)),
+    "solve_triangular right": ("linalg_solve_triangular", lambda a, b: mg.linalg.solve_triangular(
+        a, b.mT, upper=False, left=False, unitriangular=True)),
+}
+
+
+def test_the_factorizations_backward_reads_nothing_on_the_gpu():
+    """cholesky's and qr's formulas solve triangles (``linalg_solve_triangular``), which read nothing back: a
+    backward on the device copies and waits for nothing (``solve``'s singular check would)."""
+    a = mg.tensor(np.array([[2.0, 0.5, 0.1], [0.3, 1.5, -0.2], [0.0, 0.4, 3.0]])).to("gpu").requires_grad_()
+    for step in range(2):  # (the first uploads the constants tril's kernel keeps)
+        loss = mg.linalg.cholesky(_spd(a)).sum() + mg.linalg.qr(a).R.sum()
+        with mg.trace(values=False) as tr:
+            loss.backward()
+    assert not [e for e in tr.events if e.kind == "device.sync" or e.kind == "device.copy" and e.direction == "d2h"]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("name", sorted(FACTORIZATIONS))
+def test_factorizations_run_on_the_gpu(name, dtype):
+    """cuSOLVER through ``cupy.linalg`` (matrix_exp: cuBLAS products): the CPU's values and gradients."""
+    a = np.array([[2.0, 0.5, 0.1], [0.3, 1.5, -0.2], [0.0, 0.4, 3.0]])
+    b = np.random.default_rng(16).normal(size=(3, 2))
+    op, fn = FACTORIZATIONS[name]
+    out, grads, sel = _leaf_grads(fn, [a, b], dtype, "gpu")
+    want, want_grads, _ = _leaf_grads(fn, [a, b], dtype, "cpu")
+    assert [e.backend for e in sel if e.op == op] and not [e.op for e in sel if e.fallback_cpu], name
+    rtol = 1e-4 if dtype is mg.float32 else 1e-10
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want.detach().numpy(), rtol=rtol, atol=rtol)
+    for g, w in zip(grads, want_grads):
+        if w is not None:
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=rtol * 10, atol=rtol * 10)
+
+
+def test_cholesky_ex_reads_nothing_on_the_gpu_and_cholesky_raises():
+    """``cholesky_ex``'s ``info`` is computed on the device, no read; ``linalg.cholesky`` reads it to raise (PyTorch's
+    sync) in PyTorch's words, naming the batch element and the minor."""
+    a = mg.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 1.0]]], dtype=mg.float64).to("gpu")
+    with mg.trace(values=False) as tr:
+        L, info = mg.linalg.cholesky_ex(a)
+    assert not [e.kind for e in tr.events if e.kind in ("device.copy", "device.sync")]
+    assert info.cpu().tolist() == [0, 2]
+    with mg.trace(values=False) as tr:
+        with pytest.raises(RuntimeError, match=r"^linalg.cholesky: \(Batch element 1\): The factorization could not "
+                                               r"be completed because the input is not positive-definite \(the leading "
+                                               r"minor of order 2"):
+            mg.linalg.cholesky(a)
+    assert [e.reason for e in tr.events if e.kind == "device.sync"] == ["cholesky"]
+
+
+def test_matrix_exp_reads_its_number_of_squarings_once():
+    """The squarings of a batch are as many as its largest norm needs: that number is read (one ``device.copy``
+    and a ``device.sync`` named ``matrix_exp``, as PyTorch's CUDA ``mexp`` reads its norms); nothing else is."""
+    a = mg.tensor(np.random.default_rng(17).normal(size=(2, 3, 3)) * 4).to("gpu")
+    with mg.trace(values=False) as tr:
+        mg.linalg.matrix_exp(a)
+    device = [e for e in tr.events if e.kind in ("device.copy", "device.sync")]
+    assert [(e.kind, getattr(e, "direction", None), getattr(e, "reason", None)) for e in device] == [
+        ("device.copy", "d2h", None), ("device.sync", None, "matrix_exp")], device
+
+
 @pytest.mark.parametrize("pad", [(1, 2), (0, 0), (-1, 0), (1, -1)], ids=str)
 def test_pad_lays_out_its_result_as_the_cpu(pad):
     """A pad that only crops copies the cropped view in its own layout (PyTorch's clone); one that adds is

@@ -20,6 +20,8 @@ from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
 from ..array_kernels import column_major, singular_error, vector_rhs
 from ..key import Backend
+from ..linalg_arrays import (cholesky_info, eigh_arrays, lstsq_arrays, matrix_exp_arrays, pinv_arrays, qr_arrays,
+                             solve_triangular_arrays, svd_arrays)
 from ..array_kernels import (euclidean_dist_arrays, row_differences, trilinear_arrays,
                              vector_norm_arrays)
 from ..registry import register_kernel
@@ -224,3 +226,89 @@ def trilinear(i1: Any, i2: Any, i3: Any, expand1: Any, expand2: Any, expand3: An
               unroll_dim: int = 1) -> Any:
     """``bilinear``'s product: one ``cupy.einsum`` (pairwise contractions on cuBLAS), as the CPU's."""
     return trilinear_arrays(cupy, i1, i2, i3, expand1, expand2, expand3, sumdim)
+
+
+# -- the factorizations (ops/factorization.py): cuSOLVER through cupy.linalg, no read back ---------------------
+
+
+def _cholesky(a: Any, upper: bool = False) -> tuple[Any, Any]:
+    """cuSOLVER's ``potrf`` (batched) through ``cupy.linalg.cholesky``, ``info`` computed on the device from the
+    factor (``cholesky_info``: CuPy leaves cuSOLVER's own status unread unless told to, which is a sync).
+    ``linalg.cholesky`` reads ``info`` to raise, as PyTorch's does; ``cholesky_ex`` reads nothing."""
+    low = cupy.zeros(a.shape, dtype=a.dtype) if not a.size else cupy.linalg.cholesky(a)
+    info = cholesky_info(cupy, low)
+    return column_major(cupy, cupy.swapaxes(low, -1, -2) if upper else low), info
+
+
+for _op in ("linalg_cholesky_ex", "cholesky"):
+    register_kernel(_op, Backend.GPU, dtypes=_LINALG_DTYPES, name=f"gpu/cusolver_{_op}")(_cholesky)
+
+
+@register_kernel("linalg_slogdet", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_slogdet")
+def slogdet(a: Any) -> tuple[Any, Any]:
+    """cuSOLVER's LU (batched) through ``cupy.linalg.slogdet``: sign 0 and ``-inf`` for a singular matrix."""
+    if not a.size:
+        shape = a.shape[:-2]
+        fill = 1 if a.shape[-1] == 0 else 0
+        return cupy.full(shape, fill, dtype=a.dtype), cupy.zeros(shape, dtype=a.dtype)
+    sign, logabsdet = cupy.linalg.slogdet(a)
+    return _own(sign.astype(a.dtype, copy=False)), _own(logabsdet.astype(a.dtype, copy=False))
+
+
+def _own(x: Any) -> Any:
+    """``x`` row-major (not ``ascontiguousarray``, which turns a 0-d array into shape (1,))."""
+    return x if x.flags.c_contiguous else x.copy()
+
+
+@register_kernel("linalg_qr", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_qr")
+def qr(a: Any, mode: str = "reduced") -> tuple[Any, Any]:
+    """cuSOLVER's ``geqrf``/``orgqr`` through ``cupy.linalg.qr`` (the CPU kernel's body, ``qr_arrays``)."""
+    return qr_arrays(cupy, a, mode)
+
+
+@register_kernel("linalg_eigh", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_eigh")
+def eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:
+    """cuSOLVER's symmetric eigensolver through ``cupy.linalg.eigh`` (``eigh_arrays``)."""
+    return eigh_arrays(cupy, a, UPLO)
+
+
+@register_kernel("linalg_svd", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_svd")
+def svd(a: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    """cuSOLVER's SVD through ``cupy.linalg.svd`` (``svd_arrays``). A matrix holding NaN or an infinity gives
+    NaN, without the error the CPU's raises: PyTorch's CUDA check of it is a read, which this kernel does
+    not make."""
+    return svd_arrays(cupy, a, full_matrices)
+
+
+@register_kernel("linalg_pinv", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_pinv")
+def pinv(a: Any, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Any:
+    """cuSOLVER's SVD (``hermitian``: eigendecomposition) and cuBLAS products (``pinv_arrays``, the CPU's body:
+    ``cupy.linalg.pinv`` knows only a relative tolerance)."""
+    return pinv_arrays(cupy, a, atol, rtol, hermitian)
+
+
+@register_kernel("linalg_lstsq", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_lstsq")
+def lstsq(a: Any, b: Any, rcond: Any = None, driver: Any = None) -> tuple[Any, Any, Any, Any]:
+    """The pseudo-inverse's solution (``lstsq_arrays``), with the results of PyTorch's one CUDA driver, ``gels``:
+    the residuals for ``m > n``, no rank or singular values, nothing read back."""
+    if driver not in (None, "gels"):
+        raise RuntimeError("torch.linalg.lstsq: `driver` other than `gels` is not supported on CUDA")
+    return lstsq_arrays(cupy, a, b, rcond, "gels")
+
+
+@register_kernel("linalg_matrix_exp", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_linalg_matrix_exp")
+def matrix_exp(a: Any) -> Any:
+    """Taylor's polynomial and the squarings as cuBLAS products (``cupy.matmul``: ``matrix_exp_arrays``, the
+    CPU's body); the number of squarings, the largest over the batch, is read back (one read, as PyTorch's
+    CUDA ``mexp`` reads its norms). A half is computed in float32."""
+    if a.dtype.itemsize < 4:
+        return matrix_exp_arrays(cupy, a.astype(cupy.float32)).astype(a.dtype)
+    return matrix_exp_arrays(cupy, a)
+
+
+@register_kernel("linalg_solve_triangular", Backend.GPU, dtypes=_LINALG_DTYPES,
+                 name="gpu/cusolver_linalg_solve_triangular")
+def solve_triangular(a: Any, b: Any, upper: bool, left: bool = True, unitriangular: bool = False) -> Any:
+    """The triangle solved with ``cupy.linalg.solve`` (``solve_triangular_arrays``): no read back - a zero on the
+    diagonal gives infinities or NaN, as PyTorch's, which raises nothing either."""
+    return solve_triangular_arrays(cupy, a, b, upper, left, unitriangular)

@@ -39,13 +39,17 @@ _REASONS = {
     "synchronize": "synchronize",
     "nonzero_count": "nonzero",
     "distinct_count": "unique",
+    "_not_positive_definite": "cholesky",
+    "matrix_exp_arrays": "matrix_exp",
 }
 #: how a message names each reason
 _WORDS = {"item": "a tensor's value read on the host (.item(), int(), float())", "bool": "bool() of a tensor",
           "print": "a tensor printed", "host copy": "a copy between the host and the GPU",
           "synchronize": "minigrad.cuda.synchronize()",
           "nonzero": "the number of non-zero elements read on the host (nonzero, x[mask], masked_select)",
-          "unique": "the number of distinct values read on the host (unique)"}
+          "unique": "the number of distinct values read on the host (unique)",
+          "cholesky": "linalg.cholesky's info read on the host (a matrix that is not positive-definite is refused)",
+          "matrix_exp": "the number of squarings read on the host (matrix_exp)"}
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
