@@ -153,8 +153,9 @@ OPS.update({
         "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "rms_norm",
         "pixel_shuffle", "pixel_unshuffle",
         "hardshrink", "softshrink", "threshold",
-        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm",
+        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "local_response_norm",
     )},
+    **{(f"nn.functional.max_unpool{k}d", v): getattr(F, f"max_unpool{k}d") for k in (1, 2, 3) for v in ("", "grad")},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},
     **{("nn.functional.interpolate", v): F.interpolate for v in (

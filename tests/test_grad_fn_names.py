@@ -264,6 +264,24 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "adaptive_avg_pool2d to one value": lambda lib, d: _F(lib).adaptive_avg_pool2d(d["img"], 1),
     "adaptive_avg_pool2d to 2x2": lambda lib, d: _F(lib).adaptive_avg_pool2d(d["img"], 2),
     "adaptive_avg_pool1d to one value": lambda lib, d: _F(lib).adaptive_avg_pool1d(d["bat"], 1),
+    # adaptive max pooling and max unpooling: one op each, the 1-D forms between unsqueeze and squeeze
+    "adaptive_max_pool2d": lambda lib, d: _F(lib).adaptive_max_pool2d(d["img"], (2, 3)),
+    "adaptive_max_pool2d unbatched, its indices' values": lambda lib, d: _F(lib).adaptive_max_pool2d(
+        d["img"][0], 2, return_indices=True)[0],
+    "adaptive_max_pool1d": lambda lib, d: _F(lib).adaptive_max_pool1d(d["bat"], 3),
+    "adaptive_max_pool3d": lambda lib, d: _F(lib).adaptive_max_pool3d(d["img"].unsqueeze(1), (1, 2, 3)),
+    "adaptive_max_pool2d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).adaptive_max_pool2d(u, (3, 2)), d["img"] * 1),
+    "adaptive_max_pool3d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).adaptive_max_pool3d(u, (2, 2, 2)), d["img"] * 1),
+    "max_unpool2d": lambda lib, d: _F(lib).max_unpool2d(*_F(lib).max_pool2d(d["img"], 2, return_indices=True), 2,
+                                                        output_size=(5, 5)),
+    "max_unpool2d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).max_unpool2d(u, lib.tensor([[[[0, 7], [13, 24]]]] * 2), 2, output_size=(5, 5)),
+        d["img"][:, :, :2, :2] * 1),
+    "max_unpool1d": lambda lib, d: _F(lib).max_unpool1d(d["bat"], lib.tensor([[[1, 2, 5, 7]] * 3] * 2), 2),
+    "max_unpool3d": lambda lib, d: _F(lib).max_unpool3d(d["img"][:, :, :2, :2].unsqueeze(1),
+                                                        lib.tensor([[[[[0, 5], [10, 15]]]]] * 2), (1, 2, 2)),
     "in-place through a view": lambda lib, d: _inplace_view(d["x"]),
     "in-place": lambda lib, d: (d["x"] * 2).mul_(3),
     "setitem by an index": lambda lib, d: _set(d["x"] * 1, d["idx"], d["v"]),

@@ -37,6 +37,10 @@ NAMES = [
                                   "ChainDataset", "random_split", "RandomSampler", "SequentialSampler",
                                   "BatchSampler", "SubsetRandomSampler", "WeightedRandomSampler", "default_collate",
                                   "default_convert")),
+    # pooling by positions within a plane: max unpooling, adaptive max pooling (PyTorch's functions of the latter
+    # are (*args, **kwargs), a dispatch on return_indices)
+    *(f"nn.functional.{n}" for n in ("max_unpool1d", "max_unpool2d", "max_unpool3d")),
+    *(f"nn.{n}" for n in ("AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxUnpool2d.forward")),
 ]
 
 

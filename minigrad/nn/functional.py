@@ -343,9 +343,12 @@ from ..ops.activation import hardshrink, softshrink, threshold  # noqa: E402
 __all__ += ["hardshrink", "softshrink", "threshold"]
 
 from ..ops.normalization import local_response_norm  # noqa: E402
-from ..ops.pooling import adaptive_max_pool1d, adaptive_max_pool2d, max_pool1d  # noqa: E402
+from ..ops.pooling import max_pool1d  # noqa: E402
+from ..ops.index_pooling import (adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,  # noqa: E402
+                                 max_unpool1d, max_unpool2d, max_unpool3d)
 
-__all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool1d"]
+__all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d",
+            "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 from ..ops.dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Pooling. Average pooling: ``avg_pool2d``, ``avg_pool3d`` and ``adaptive_avg_pool2d`` as ops, the 1-D forms as
 composites.
-Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, ``adaptive_max_pool1d/2d``, all
-composites of the ``max_pool2d`` op (defined first in this file), ``getitem`` and ``max``.
+Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, composites of the ``max_pool2d`` op (defined
+first in this file), ``getitem`` and ``max`` (adaptive max pooling is in ``ops/index_pooling.py``).
 
 ``max_pool2d``'s forms reduce to the op (batched NCHW, ``stride``, symmetric
 ``padding``) with other ops, so their gradients are those ops': an unbatched
@@ -62,8 +62,9 @@ from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, unsqueeze
 
-# torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d, torch.adaptive_max_pool1d; the 2-D forms live in F.
-__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d", "max_pool2d", "max_pool2d_grad",
+# torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d; the 2-D forms live in F (adaptive max pooling:
+# ops/index_pooling.py).
+__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "max_pool2d_grad",
            "max_pool2d_select"]
 
 
@@ -661,53 +662,6 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     s = _ints(op, "stride", 2, stride, 1, allow_empty=True) if stride is not None else None
     p, d = _ints(op, "padding", 3, padding, 1), _ints(op, "dilation", 4, dilation, 1)
     out = max_pool2d(unsqueeze(x, -2), (1, k[0]), (1, (s or k)[0]), (0, p[0]), (1, d[0]), ceil_mode, return_indices)
-    if return_indices:
-        return squeeze(out[0], -2), squeeze(out[1], -2)
-    return squeeze(out, -2)
-
-
-def _adaptive_windows(n: int, out: int) -> np.ndarray:
-    """``(out, widest)`` input positions of each adaptive window, the shorter ones repeating their last position
-    (a repeated element changes no maximum, and its gradient shares add back up in ``getitem``'s scatter-add)."""
-    lo = (np.arange(out) * n) // out
-    hi = -((-(np.arange(out) + 1) * n) // out)
-    width = int((hi - lo).max()) if out else 0
-    return np.minimum(lo[:, None] + np.arange(width)[None, :], hi[:, None] - 1)
-
-
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """``torch.nn.functional.adaptive_max_pool2d`` of ``(N, C, H, W)`` or ``(C, H, W)``: the maximum of each adaptive
-    window (composite: one ``getitem`` of the windows, then a ``gather`` at each one's first maximum, which takes
-    all of its gradient, as PyTorch's). With ``return_indices``
-    also the flat ``h * W + w`` position of each maximum."""
-    op = "adaptive_max_pool2d"
-    check_tensor(op, "input", 1, input)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    h, w = input.shape[-2:]
-    oh, ow = _output_size(op, output_size, (h, w))
-    if min(h, w) <= 0 or min(oh, ow) <= 0:
-        raise RuntimeError(f"{op}(): input and output sizes must be positive, but got input ({h}, {w}) and output ({oh}, {ow})")
-    rows, cols = _adaptive_windows(h, oh), _adaptive_windows(w, ow)
-    lead = (slice(None),) * (input.ndim - 2)
-    windows = getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
-    flat = reshape(windows, tuple(windows.shape[:-2]) + (rows.shape[1] * cols.shape[1],))
-    # each window's first maximum read with gather: PyTorch's gradient goes to that one element (amax's would be
-    # shared among ties, as among the zeros after a ReLU)
-    out = squeeze(gather(flat, -1, argmax(flat.detach(), dim=-1, keepdim=True)), -1)
-    if not return_indices:
-        return out
-    return out, _window_argmax(input, rows, cols, ("adaptive_max_pool2d", h, w, oh, ow), windows)
-
-
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """``torch.nn.functional.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: the 2-D form over a height of 1."""
-    op = "adaptive_max_pool1d"
-    check_tensor(op, "input", 1, input)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
-    (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
-    out = adaptive_max_pool2d(unsqueeze(input, -2), (1, size), return_indices)
     if return_indices:
         return squeeze(out[0], -2), squeeze(out[1], -2)
     return squeeze(out, -2)

@@ -9,6 +9,7 @@ that the GPU kernel - not a CPU fallback - computed the forward.
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 from typing import Any
 
@@ -1007,6 +1008,62 @@ def test_max_pool2d_nan_wins_like_the_cpu():
     gpu = mg.max_pool2d(mg.tensor(x).to("gpu"), 2).detach().numpy()
     np.testing.assert_array_equal(np.isnan(gpu), np.isnan(cpu))
     np.testing.assert_allclose(gpu[~np.isnan(gpu)], cpu[~np.isnan(cpu)])
+
+
+ADAPTIVE_MAX_CASES = [("adaptive_max_pool2d", (2, 3, 7, 6), (3, 4)), ("adaptive_max_pool2d", (3, 3, 2), (5, 4)),
+                      ("adaptive_max_pool3d", (2, 2, 5, 4, 6), (2, 3, 4)), ("adaptive_max_pool1d", (2, 3, 7), 3)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("case", ADAPTIVE_MAX_CASES, ids=str)
+def test_adaptive_max_pool_is_one_op_on_the_gpu(case, dtype):
+    fn, shape, size = case
+    op = "adaptive_max_pool3d" if fn.endswith("3d") else "adaptive_max_pool2d"
+    check(op, lambda x: getattr(mg.nn.functional, fn)(x, size), [_rand(shape, dtype, seed=3)], dtype)
+    check(f"{op}_indices", lambda x: getattr(mg.nn.functional, fn)(x, size, return_indices=True)[1],
+          [_rand(shape, dtype, seed=3)], dtype, grad=False)
+
+
+def test_adaptive_max_pool_gradient_and_double_backward_on_the_gpu_with_nan():
+    a = _rand((2, 2, 7, 5), mg.float64, seed=6)
+    a[0, 0, 1, 1] = a[0, 0, 2, 0] = a[1, 1, 6, 4] = np.nan
+
+    def run(device):
+        x = mg.tensor(a, requires_grad=True)
+        with mg.trace() as tr:
+            y, idx = mg.nn.functional.adaptive_max_pool2d(x.to(device), (3, 2), return_indices=True)
+            (gx,) = mg.grad(mg.nan_to_num(y * y).sum(), [x], create_graph=True)
+            (gx * gx).sum().backward()
+        sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}
+        return idx.numpy(), gx.detach().numpy(), x.grad.detach().numpy(), sel
+
+    i_cpu, g_cpu, gg_cpu, _ = run("cpu")
+    i_gpu, g_gpu, gg_gpu, sel = run("gpu")
+    np.testing.assert_array_equal(i_gpu, i_cpu)
+    np.testing.assert_allclose(g_gpu, g_cpu, rtol=1e-12)
+    np.testing.assert_allclose(gg_gpu, gg_cpu, rtol=1e-12)
+    for op in ("adaptive_max_pool2d_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_backward"):
+        assert sel[op] == ("GPU", False), (op, sel[op])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_max_unpool_is_one_op_on_the_gpu(k, dtype):
+    rng = np.random.default_rng(2)
+    pooled_shape = (2, 3) + (2, 3, 1)[:k]  # unpooled by a kernel of 2: planes of (4, 6, 2)[:k]
+    plane, n = math.prod((4, 6, 2)[:k]), math.prod((2, 3, 1)[:k])
+    idx = np.stack([rng.permutation(plane)[:n] for _ in range(6)]).reshape(pooled_shape)
+    fn = getattr(mg.nn.functional, f"max_unpool{k}d")
+    op = "max_unpool3d" if k == 3 else "max_unpool2d"
+    check(op, lambda v, i: fn(v, i, 2), [_rand(pooled_shape, dtype, seed=2), idx.astype(np.int64)], dtype)
+
+
+def test_max_unpool_reports_a_bad_index_at_the_next_sync():
+    x = mg.ones(1, 1, 2, 2).to("gpu")
+    idx = mg.tensor([[[[0, 1], [2, 99]]]]).to("gpu")
+    out = mg.nn.functional.max_unpool2d(x, idx, 2)
+    with pytest.raises(RuntimeError, match="Found an invalid max index: 99"):
+        out.numpy()
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
