@@ -150,7 +150,7 @@ OPS.update({
         "conv1d", "conv_transpose1d", "conv_transpose2d", "unfold",
         "group_norm", "instance_norm", "normalize", "cosine_similarity", "pairwise_distance",
         "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
-        "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "rms_norm",
+        "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "rms_norm",
         "pixel_shuffle", "pixel_unshuffle",
         "hardshrink", "softshrink", "threshold",
         "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "local_response_norm",

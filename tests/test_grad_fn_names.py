@@ -282,6 +282,13 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "max_unpool1d": lambda lib, d: _F(lib).max_unpool1d(d["bat"], lib.tensor([[[1, 2, 5, 7]] * 3] * 2), 2),
     "max_unpool3d": lambda lib, d: _F(lib).max_unpool3d(d["img"][:, :, :2, :2].unsqueeze(1),
                                                         lib.tensor([[[[[0, 5], [10, 15]]]]] * 2), (1, 2, 2)),
+    # power-average pooling: PyTorch's decomposition (pow, avg_pool, sign * relu(abs), mul, pow)
+    "lp_pool2d": lambda lib, d: _F(lib).lp_pool2d(d["img"], 2, 2),
+    "lp_pool2d p3, strided, ceil_mode": lambda lib, d: _F(lib).lp_pool2d(d["img"].abs(), 3.0, (2, 3), 1, True),
+    "lp_pool2d inf": lambda lib, d: _F(lib).lp_pool2d(d["img"], float("inf"), 2),
+    "lp_pool1d unbatched": lambda lib, d: _F(lib).lp_pool1d(d["x"], 2, 2),
+    "lp_pool3d": lambda lib, d: _F(lib).lp_pool3d(d["img"].unsqueeze(1), 2, (1, 2, 2)),
+    "avg_pool2d unbatched": lambda lib, d: _F(lib).avg_pool2d(d["img"][0], 2),
     "in-place through a view": lambda lib, d: _inplace_view(d["x"]),
     "in-place": lambda lib, d: (d["x"] * 2).mul_(3),
     "setitem by an index": lambda lib, d: _set(d["x"] * 1, d["idx"], d["v"]),
@@ -503,6 +510,11 @@ CASES.update({
     "cosine_embedding_loss": lambda lib, d: _F(lib).cosine_embedding_loss(d["x"], d["y"], lib.tensor([1.0, -1.0, 1.0]),
                                                                           margin=0.1),
     "multi_margin_loss": lambda lib, d: _F(lib).multi_margin_loss(d["x"], d["cls"]),
+    "multilabel_margin_loss": lambda lib, d: _F(lib).multilabel_margin_loss(d["x"], lib.tensor([[3, 0, -1, 1]] * 3)),
+    "multilabel_margin_loss none, one sample": lambda lib, d: _F(lib).multilabel_margin_loss(
+        d["v"], lib.tensor([1, 2, -1, 0]), reduction="none"),
+    "multilabel_margin_loss's gradient": lambda lib, d: lib.autograd.grad(
+        _F(lib).multilabel_margin_loss(d["x"], lib.tensor([[1, -1, 0, 0]] * 3)), d["x"], create_graph=True)[0],
     "multi_margin_loss p2 weighted none": lambda lib, d: _F(lib).multi_margin_loss(
         d["x"], d["cls"], p=2, weight=d["v"].detach().abs(), reduction="none"),
     "smooth_l1_loss": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"]),

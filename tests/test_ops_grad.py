@@ -435,6 +435,9 @@ CASES: list[Case] = [
     Case("adaptive_max_pool3d_backward", "adaptive_max_pool3d_backward",
          lambda g, x: mg.OPS["adaptive_max_pool3d_backward"](g, x, mg.tensor([[[[[0, 4]], [[4, 7]]]]])),
          inputs(rnd(1, 1, 2, 1, 2), rnd(1, 1, 2, 2, 2))),
+    Case("lp_pool2d", "avg_pool2d", lambda x: mg.nn.functional.lp_pool2d(x, 2, 2), inputs(away(2, 2, 4, 4))),
+    Case("lp_pool1d-p3-unbatched", "avg_pool2d", lambda x: mg.nn.functional.lp_pool1d(x, 3.0, 2, 1),
+         inputs(rnd(2, 5, low=0.3, high=2.0))),
     Case("max_unpool2d", "max_unpool2d",
          lambda x: mg.nn.functional.max_unpool2d(x, mg.tensor([[[[0, 3], [9, 14]], [[5, 2], [12, 11]]]]), 2),
          inputs(rnd(1, 2, 2, 2))),
@@ -664,6 +667,12 @@ CASES += [
     Case("multi_margin_loss-weighted-none", "multi_margin_loss", lambda x: mg.nn.functional.multi_margin_loss(
         x, mg.tensor([1, 0, 3]), weight=mg.tensor([0.5, 2.0, 1.0, 1.5], dtype=x.dtype), reduction="none"),
          inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.05)), second_order=False),
+    Case("multilabel_margin_loss", "multilabel_margin_loss", lambda x: mg.nn.functional.multilabel_margin_loss(
+        x, mg.tensor([[3, 0, -1, 1], [1, 1, 2, -1], [-1, 0, 1, 2]])),
+         inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.03)), second_order=False),
+    Case("multilabel_margin_loss-none-one-sample", "multilabel_margin_loss",
+         lambda x: mg.nn.functional.multilabel_margin_loss(x, mg.tensor([2, 0, -1, 3]), reduction="none"),
+         inputs(lambda rng: T(rng.uniform(-1, 1, size=(4,)).round(1) + 0.03)), second_order=False),
     Case("smooth_l1_loss", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(x, t, beta=0.5),
          pair_apart((3, 4), (3, 4))),
     Case("smooth_l1_loss-none", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(
@@ -846,9 +855,10 @@ def test_every_op_has_a_gradient_case() -> None:
     """An op with a backward formula but no row above would go untested."""
     covered = {c.op for c in CASES}
     with_backward = {name for name, op in mg.OPS.items() if op.backward is not None}
-    # to_device spans two backends; its gradient is checked in test_device_grad.py. multi_margin_loss_backward's
+    # to_device spans two backends; its gradient is checked in test_device_grad.py. multi_margin_loss_backward's and
+    # multilabel_margin_loss_backward's
     # formula only raises, as PyTorch has no derivative for it (the second-order rows above and test_nn_loss.py).
-    assert with_backward - covered - {"to_device", "multi_margin_loss_backward"} == set()
+    assert with_backward - covered - {"to_device", "multi_margin_loss_backward", "multilabel_margin_loss_backward"} == set()
 
 
 def test_every_design_op_is_covered() -> None:

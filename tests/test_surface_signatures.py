@@ -39,7 +39,10 @@ NAMES = [
                                   "default_convert")),
     # pooling by positions within a plane: max unpooling, adaptive max pooling (PyTorch's functions of the latter
     # are (*args, **kwargs), a dispatch on return_indices)
-    *(f"nn.functional.{n}" for n in ("max_unpool1d", "max_unpool2d", "max_unpool3d")),
+    *(f"nn.functional.{n}" for n in ("max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d",
+                                     "lp_pool3d")),
+    *(f"nn.{n}" for n in ("LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss")),
+    "nn.functional.multilabel_margin_loss",
     *(f"nn.{n}" for n in ("AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxUnpool2d.forward")),
 ]
 

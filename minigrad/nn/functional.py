@@ -218,6 +218,10 @@ from ..ops.loss import (  # noqa: E402
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
             "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
 
+from ..ops.multilabel_loss import multilabel_margin_loss  # noqa: E402
+
+__all__ += ["multilabel_margin_loss"]
+
 from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
 
 __all__ += ["pixel_shuffle", "pixel_unshuffle"]
@@ -343,12 +347,12 @@ from ..ops.activation import hardshrink, softshrink, threshold  # noqa: E402
 __all__ += ["hardshrink", "softshrink", "threshold"]
 
 from ..ops.normalization import local_response_norm  # noqa: E402
-from ..ops.pooling import max_pool1d  # noqa: E402
+from ..ops.pooling import lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d  # noqa: E402
 from ..ops.index_pooling import (adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,  # noqa: E402
                                  max_unpool1d, max_unpool2d, max_unpool3d)
 
 __all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d",
-            "max_unpool1d", "max_unpool2d", "max_unpool3d"]
+            "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 from ..ops.dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402
 

@@ -186,3 +186,39 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
 
 __all__ += ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+
+class _LPPoolNd(Module):
+    """Power-average pooling: the ``norm_type``-norm of each window."""
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """``(sum x^p)^(1/p)`` over windows of the last dim of ``(N, C, L)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """``(sum x^p)^(1/p)`` over windows of the last two dims of ``(N, C, H, W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """``(sum x^p)^(1/p)`` over windows of the last three dims of ``(N, C, D, H, W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ += ["LPPool1d", "LPPool2d", "LPPool3d"]

@@ -34,6 +34,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "conv_transpose2d": "ConvolutionBackward0",
     "copy_slices": "CopySlices",
     "multi_margin_loss_backward": "NotImplemented",  # PyTorch has no derivative for it: its node raises
+    "multilabel_margin_loss_backward": "NotImplemented",  # (the same)
     "diagonal_copy": "DiagonalBackward0_copy",  # torch.diag of a matrix: diagonal_copy's node, so named
     "copy_": "CopyBackwards",  # x.copy_(src); zero_ is ZeroBackward0 by the rule
     "fill_": "FillBackward2",  # fill_.Scalar; torch.fill (the op fill) is fill.Scalar, FillBackward0

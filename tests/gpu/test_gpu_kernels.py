@@ -1058,6 +1058,12 @@ def test_max_unpool_is_one_op_on_the_gpu(k, dtype):
     check(op, lambda v, i: fn(v, i, 2), [_rand(pooled_shape, dtype, seed=2), idx.astype(np.int64)], dtype)
 
 
+def test_multilabel_margin_loss_reports_a_bad_target_at_the_next_sync():
+    loss = mg.nn.functional.multilabel_margin_loss(mg.ones(1, 3).to("gpu"), mg.tensor([[0, 3, -1]]).to("gpu"))
+    with pytest.raises(RuntimeError, match="argument #2 'target' is out of range"):
+        loss.item()
+
+
 def test_max_unpool_reports_a_bad_index_at_the_next_sync():
     x = mg.ones(1, 1, 2, 2).to("gpu")
     idx = mg.tensor([[[[0, 1], [2, 99]]]]).to("gpu")
@@ -1483,6 +1489,12 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                    lambda: [_rand((2, 3, 7, 9), mg.float32)]),
     "avg_pool2d-ceil": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3),
                         lambda: [_rand((1, 2, 5, 5), mg.float32)]),
+    "avg_pool2d-unbatched": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 2, 1),
+                             lambda: [_rand((3, 5, 6), mg.float32)]),
+    # lp_pool: PyTorch's decomposition (pow, avg_pool, sign, abs, relu, mul, pow), every op on the device
+    "lp_pool2d": ("avg_pool2d", lambda x: mg.nn.functional.lp_pool2d(x, 2, 2), lambda: [_rand((2, 3, 6, 6), mg.float32)]),
+    "lp_pool1d-unbatched": ("avg_pool2d", lambda x: mg.nn.functional.lp_pool1d(x, 3.0, 2, 1),
+                            lambda: [_rand((3, 7), mg.float32, 0.2, 2)]),
     "avg_pool3d": ("avg_pool3d", lambda x: mg.nn.functional.avg_pool3d(x, (3, 2, 3), 2, 1, count_include_pad=False),
                    lambda: [_rand((2, 3, 5, 6, 7), mg.float32)]),
     "avg_pool3d-unbatched-ceil": ("avg_pool3d", lambda x: mg.nn.functional.avg_pool3d(x, 2, ceil_mode=True,
@@ -1525,6 +1537,12 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
         mg.nn.functional.multi_margin_loss(x, t, p=p, weight=mg.tensor([0.5, 2.0, 1.0, 1.5, 1.0]).to(x.device),
                                            reduction=reduction),
         lambda: [_rand((4, 5), mg.float32), _ints((4,), 0, 5)]) for p in (1, 2) for reduction in ("mean", "none")},
+    **{f"multilabel_margin_loss-{reduction}-{shape}": ("multilabel_margin_loss", lambda x, t, reduction=reduction:
+        mg.nn.functional.multilabel_margin_loss(x, t, reduction=reduction),
+        lambda shape=shape: [_rand(shape, mg.float32, -1, 1),
+                             np.array([[3, 0, -1, 1, 2], [4, -1, 0, 0, 1], [0, 1, 2, 3, 4], [2, 2, 1, -1, -1]],
+                                      dtype=np.int64)[: shape[0] if len(shape) == 2 else 1].reshape(shape)])
+       for reduction in ("mean", "sum", "none") for shape in ((4, 5), (5,))},
     "cosine_embedding_loss-sub_scalar": ("sub_scalar", lambda x, y: mg.nn.functional.cosine_embedding_loss(
         x, y, mg.tensor([1.0, -1.0, 1.0, -1.0]).to(x.device), margin=-0.5),
         lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),
