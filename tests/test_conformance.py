@@ -153,7 +153,7 @@ OPS.update({
         "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "rms_norm",
         "pixel_shuffle", "pixel_unshuffle",
         "hardshrink", "softshrink", "threshold",
-        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "local_response_norm",
+        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "local_response_norm", "rrelu",
     )},
     **{(f"nn.functional.max_unpool{k}d", v): getattr(F, f"max_unpool{k}d") for k in (1, 2, 3) for v in ("", "grad")},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
@@ -177,6 +177,8 @@ OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy", "inner
 
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [
+    # (tests/test_nn_rrelu.py compares its draws with PyTorch's, both generators seeded alike)
+    ("nn.functional.rrelu", lambda s: s.kwargs.get("training", False), "training draws random slopes"),
     ("nn.functional.scaled_dot_product_attention", lambda s: s.kwargs.get("dropout_p", 0.0) > 0,
      "dropout_p > 0 draws a random mask"),
 ]

@@ -282,6 +282,11 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "max_unpool1d": lambda lib, d: _F(lib).max_unpool1d(d["bat"], lib.tensor([[[1, 2, 5, 7]] * 3] * 2), 2),
     "max_unpool3d": lambda lib, d: _F(lib).max_unpool3d(d["img"][:, :, :2, :2].unsqueeze(1),
                                                         lib.tensor([[[[[0, 5], [10, 15]]]]] * 2), (1, 2, 2)),
+    # rrelu: one op (rrelu_with_noise) in training and in evaluation; in place RreluWithNoiseBackward1
+    "rrelu": lambda lib, d: _F(lib).rrelu(d["x"]),
+    "rrelu training": lambda lib, d: _F(lib).rrelu(d["x"], 0.1, 0.3, training=True),
+    "rrelu_ training": lambda lib, d: _F(lib).rrelu(d["x"] * 1, training=True, inplace=True),
+    "rrelu's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).rrelu(u, training=True), d["x"] * 1),
     # power-average pooling: PyTorch's decomposition (pow, avg_pool, sign * relu(abs), mul, pow)
     "lp_pool2d": lambda lib, d: _F(lib).lp_pool2d(d["img"], 2, 2),
     "lp_pool2d p3, strided, ceil_mode": lambda lib, d: _F(lib).lp_pool2d(d["img"].abs(), 3.0, (2, 3), 1, True),

@@ -667,6 +667,15 @@ CASES += [
     Case("multi_margin_loss-weighted-none", "multi_margin_loss", lambda x: mg.nn.functional.multi_margin_loss(
         x, mg.tensor([1, 0, 3]), weight=mg.tensor([0.5, 2.0, 1.0, 1.5], dtype=x.dtype), reduction="none"),
          inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.05)), second_order=False),
+    # rrelu (ops/rrelu.py): evaluation's mean slope, and training's drawn slopes held fixed as the noise input
+    Case("rrelu-eval", "rrelu_with_noise", lambda x: mg.nn.functional.rrelu(x, 0.1, 0.3), inputs(away(3, 4))),
+    Case("rrelu_with_noise-training", "rrelu_with_noise",
+         lambda x, n: mg.OPS["rrelu_with_noise"](x, n, 0.1, 0.3, True), inputs(away(3, 4), rnd(3, 4, rg=False))),
+    Case("rrelu_with_noise_", "rrelu_with_noise_",
+         lambda x, n: mg.OPS["rrelu_with_noise_"](x, n, 0.1, 0.3, True), inputs(away(3, 4), rnd(3, 4, rg=False))),
+    Case("rrelu_with_noise_backward", "rrelu_with_noise_backward",
+         lambda g, x, n: mg.OPS["rrelu_with_noise_backward"](g, x, n, 0.1, 0.3, True),
+         inputs(rnd(3, 4), away(3, 4), rnd(3, 4, rg=False))),
     Case("multilabel_margin_loss", "multilabel_margin_loss", lambda x: mg.nn.functional.multilabel_margin_loss(
         x, mg.tensor([[3, 0, -1, 1], [1, 1, 2, -1], [-1, 0, 1, 2]])),
          inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.03)), second_order=False),

@@ -43,6 +43,7 @@ NAMES = [
                                      "lp_pool3d")),
     *(f"nn.{n}" for n in ("LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss")),
     "nn.functional.multilabel_margin_loss",
+    "nn.functional.rrelu", "nn.RReLU",  # (torch.rrelu and rrelu_ are builtins: no signature to read)
     *(f"nn.{n}" for n in ("AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxUnpool2d.forward")),
 ]
 

@@ -222,6 +222,18 @@ from ..ops.multilabel_loss import multilabel_margin_loss  # noqa: E402
 
 __all__ += ["multilabel_margin_loss"]
 
+from ..ops.rrelu import rrelu_  # noqa: E402
+from ..ops.rrelu import rrelu as _rrelu  # noqa: E402
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """``torch.nn.functional.rrelu``: ``torch.rrelu``, or ``rrelu_`` with ``inplace`` (one op either way)."""
+    return rrelu_(input, lower, upper, training) if inplace else _rrelu(input, lower, upper, training)
+
+
+__all__ += ["rrelu", "rrelu_"]
+
 from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
 
 __all__ += ["pixel_shuffle", "pixel_unshuffle"]

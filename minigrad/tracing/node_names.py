@@ -52,6 +52,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "adaptive_max_pool3d_backward": "AdaptiveMaxPool3DBackwardBackward0",
     "max_unpool2d": "MaxUnpool2DBackward0",
     "max_unpool3d": "MaxUnpool3DBackward0",
+    "rrelu_with_noise_": "RreluWithNoiseBackward1",  # rrelu_, in place
     "vector_norm": "LinalgVectorNormBackward0",
     "det": "LinalgDetBackward0",
     "inv": "LinalgInvExBackward0",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -1056,6 +1057,38 @@ def test_max_unpool_is_one_op_on_the_gpu(k, dtype):
     fn = getattr(mg.nn.functional, f"max_unpool{k}d")
     op = "max_unpool3d" if k == 3 else "max_unpool2d"
     check(op, lambda v, i: fn(v, i, 2), [_rand(pooled_shape, dtype, seed=2), idx.astype(np.int64)], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_rrelu_in_evaluation_is_one_elementwise_op_on_the_gpu(dtype):
+    check("rrelu_with_noise", lambda x: mg.nn.functional.rrelu(x, 0.1, 0.3), [_rand((3, 5), dtype, seed=4)], dtype)
+
+
+def test_rrelu_in_training_draws_on_the_gpu_and_copies_nothing():
+    """The slopes are drawn on the device (one per element, as PyTorch CUDA's), the forward and both backward
+    kernels are the elementwise templates: nothing is copied to or from the host."""
+    x = mg.tensor(_rand((4, 6), mg.float32, seed=8)).to("gpu").requires_grad_()
+
+    def run():
+        y = mg.nn.functional.rrelu(x, training=True)
+        (g,) = mg.grad((y * y).sum(), [x], create_graph=True)
+        return y, g
+
+    run()
+    fake_cupy.reset_counts()
+    y, g = run()
+    c = fake_cupy.counts()
+    if getattr(sys.modules.get("cupy"), "__fake__", False):
+        assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake_cupy.COUNTS.log
+    with mg.trace() as tr:
+        run()
+    sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}
+    for op in ("rrelu_with_noise", "rrelu_with_noise_backward"):
+        assert sel[op] == ("GPU", False), (op, sel[op])
+    xs, ys, gs = x.detach().numpy(), y.detach().numpy(), g.detach().numpy()
+    slope = np.where(xs <= 0, ys / np.where(xs == 0, 1, xs), 1.0)
+    assert ((slope >= 1 / 8 - 1e-6) & (slope <= 1 / 3 + 1e-6) | (xs > 0)).all()
+    np.testing.assert_allclose(gs, 2 * ys * np.where(xs <= 0, slope, 1.0), rtol=1e-5)
 
 
 def test_multilabel_margin_loss_reports_a_bad_target_at_the_next_sync():
