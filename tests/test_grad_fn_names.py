@@ -233,6 +233,13 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "pad reflect 2d": lambda lib, d: _F(lib).pad(d["img"], (1, 2, 2, 1), mode="reflect"),
     "pad replicate 2d cropping": lambda lib, d: _F(lib).pad(d["img"], (2, -1, 1, 0), mode="replicate"),
     "pad replicate 3d": lambda lib, d: _F(lib).pad(d["img"], (1, 1, 1, 1, 0, 1), mode="replicate"),
+    # circular: PyTorch's _pad_circular, slices copied into a new tensor (CopySlices over SliceBackward0s)
+    "pad circular": lambda lib, d: _F(lib).pad(d["bat"], (1, 2), mode="circular"),
+    "pad circular 2d": lambda lib, d: _F(lib).pad(d["img"], (1, 2, 2, 1), mode="circular"),
+    "pad circular 2d cropping, unbatched": lambda lib, d: _F(lib).pad(d["bat"], (-1, 2, 3, -2), mode="circular"),
+    "pad circular 3d": lambda lib, d: _F(lib).pad(d["img"], (1, 0, 0, 2, 1, 1), mode="circular"),
+    "pad circular's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u, (2, 1), mode="circular"), d["bat"] * 1),
     "tril": lambda lib, d: d["x"].tril(),
     "triu": lambda lib, d: d["x"].triu(1),
     "masked_fill tensor": lambda lib, d: d["x"].masked_fill(d["x"] > 0, d["x"].sum()),
@@ -637,6 +644,9 @@ CASES.update({
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
+    "pad circular's gradient": "the backward of CopySlices: PyTorch's is its autograd machinery's (a clone of "
+                               "the gradient, as_strided views, CopyBackwards), minigrad's the copy_slices op's "
+                               "formula (getitem of the view's positions, copy_slices of zeros); the values agree",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "

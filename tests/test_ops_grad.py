@@ -317,6 +317,9 @@ CASES: list[Case] = [
     Case("unfold-view-strided", "unfold", lambda x: x.unfold(0, 2, 3), inputs(rnd(7, 2))),
     Case("copy_slices", "copy_slices", lambda b, s: mg.OPS["copy_slices"](b, s, np.array([[5, 1], [2, 7]])),
          inputs(rnd(2, 4), rnd(2, 2))),
+    # F.pad circular: PyTorch's _pad_circular, slices copied into a new tensor (every copy a copy_slices)
+    Case("pad-circular", "copy_slices", lambda x: mg.nn.functional.pad(x, (2, 1, -1, 2), mode="circular"),
+         inputs(rnd(2, 3, 4))),
     Case("getitem-int-array", "getitem", lambda x: x[[0, 2]], inputs(rnd(3, 4))),
     Case("getitem-repeated-indices", "getitem", lambda x: x[[0, 0, 2, 0]], inputs(rnd(3, 4))),
     Case("getitem-int-tensor-2d", "getitem", lambda x: x[mg.tensor([[0, 1], [1, 1]])], inputs(rnd(3, 2))),

@@ -1091,6 +1091,23 @@ def test_rrelu_in_training_draws_on_the_gpu_and_copies_nothing():
     np.testing.assert_allclose(gs, 2 * ys * np.where(xs <= 0, slope, 1.0), rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("shape, pad", [((2, 3, 6), (2, 1)), ((2, 1, 5, 4), (1, 2, -1, 3)), ((3, 4, 3, 5), (0, 2, 1, 1, 2, 0))],
+                         ids=str)
+def test_circular_pad_copies_slices_on_the_gpu(shape, pad, dtype):
+    """PyTorch's _pad_circular: every copy a copy_slices on the device, the slices views; after the first call
+    (the positions of each copy uploaded once per geometry) nothing is copied to or from the host."""
+    check("copy_slices", lambda x: mg.nn.functional.pad(x, pad, mode="circular"), [_rand(shape, dtype, seed=9)],
+          dtype)
+    x = mg.tensor(_rand(shape, dtype, seed=9)).to("gpu")
+    mg.nn.functional.pad(x, pad, mode="circular")
+    fake_cupy.reset_counts()
+    mg.nn.functional.pad(x, pad, mode="circular")
+    c = fake_cupy.counts()
+    if getattr(sys.modules.get("cupy"), "__fake__", False):
+        assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake_cupy.COUNTS.log
+
+
 def test_multilabel_margin_loss_reports_a_bad_target_at_the_next_sync():
     loss = mg.nn.functional.multilabel_margin_loss(mg.ones(1, 3).to("gpu"), mg.tensor([[0, 3, -1]]).to("gpu"))
     with pytest.raises(RuntimeError, match="argument #2 'target' is out of range"):
