@@ -123,8 +123,9 @@ def _unpool_meta(op: str, x: Any, indices: Any, output_size: tuple[int, ...]) ->
     return tuple(x.shape[: x.ndim - len(output_size)]) + tuple(output_size), x.dtype
 
 
-def _check_positions(indices: Any, output_size: tuple[int, ...], bad: Any) -> RuntimeError:
-    """PyTorch's words for an index outside the output plane (``bad``: the first such)."""
+def _invalid_index(output_size: tuple[int, ...], bad: Any) -> RuntimeError:
+    """PyTorch's words for an index outside the output plane (``bad``: the first such, in memory order; PyTorch's
+    parallel loop may name another)."""
     return RuntimeError(f"Found an invalid max index: {int(bad)} (output volumes are of size "
                         f"{'x'.join(str(n) for n in output_size)})")
 
@@ -135,7 +136,7 @@ def _unpool_op(k: int) -> Any:
     def unpool_cpu(x: np.ndarray, indices: np.ndarray, output_size: tuple[int, ...]) -> np.ndarray:
         outside = (indices < 0) | (indices >= math.prod(output_size))
         if outside.any():
-            raise _check_positions(indices, output_size, indices[outside].reshape(-1)[0])
+            raise _invalid_index(output_size, indices[outside].reshape(-1)[0])
         return plane_scatter(np, x, indices, tuple(output_size))
 
     unpool_cpu.__name__ = f"{name}_cpu"

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.dygraph import run_inplace
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.backends import to_numpy
@@ -149,8 +150,6 @@ def _rrelu(op: str, input: Any, lower: Any, upper: Any, training: bool, generato
         ("rrelu: no noise",), lambda: np.zeros(()), input, input.dtype)
     if not inplace:
         return _rrelu_with_noise(input, noise, float(lower), float(upper), bool(training))
-    from ..dispatch.dygraph import run_inplace  # noqa: PLC0415  (the dispatch layer imports the ops package)
-
     return run_inplace(input, "rrelu_", lambda: _rrelu_with_noise_(input, noise, float(lower), float(upper),
                                                                    bool(training)), operands=())
 
