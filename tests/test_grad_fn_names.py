@@ -525,6 +525,8 @@ CASES.update({
     "multilabel_margin_loss": lambda lib, d: _F(lib).multilabel_margin_loss(d["x"], lib.tensor([[3, 0, -1, 1]] * 3)),
     "multilabel_margin_loss none, one sample": lambda lib, d: _F(lib).multilabel_margin_loss(
         d["v"], lib.tensor([1, 2, -1, 0]), reduction="none"),
+    "multi_margin_loss's gradient": lambda lib, d: lib.autograd.grad(
+        _F(lib).multi_margin_loss(d["x"], d["cls"]), d["x"], create_graph=True)[0],
     "multilabel_margin_loss's gradient": lambda lib, d: lib.autograd.grad(
         _F(lib).multilabel_margin_loss(d["x"], lib.tensor([[1, -1, 0, 0]] * 3)), d["x"], create_graph=True)[0],
     "multi_margin_loss p2 weighted none": lambda lib, d: _F(lib).multi_margin_loss(
