@@ -360,10 +360,20 @@ __all__ += ["hardshrink", "softshrink", "threshold"]
 
 from ..ops.normalization import local_response_norm  # noqa: E402
 from ..ops.pooling import lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d  # noqa: E402
-from ..ops.index_pooling import (adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,  # noqa: E402
+from ..ops.index_pooling import (adaptive_max_pool1d_with_indices, adaptive_max_pool2d,  # noqa: E402
+                                 adaptive_max_pool2d_with_indices, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,
                                  max_unpool1d, max_unpool2d, max_unpool3d)
 
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.adaptive_max_pool1d``: ``torch.adaptive_max_pool1d``'s values, and its indices with
+    ``return_indices``."""
+    out = adaptive_max_pool1d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
 __all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d",
+            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
             "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 from ..ops.dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402

@@ -18,7 +18,7 @@ kernels over three dims; the 1-D forms are PyTorch's: the 2-D op between an
 Example:
     >>> import minigrad as mg
     >>> x = mg.tensor([[[1.0, 5.0, 2.0, 4.0]]])
-    >>> out, idx = mg.nn.functional.adaptive_max_pool1d(x, 2, return_indices=True)
+    >>> out, idx = mg.adaptive_max_pool1d(x, 2)
     >>> out.tolist(), idx.tolist()
     ([[[5.0, 4.0]]], [[[1, 3]]])
     >>> mg.nn.functional.max_unpool1d(out, idx, 2).tolist()
@@ -219,9 +219,10 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     return _adaptive_max_pool(3, input, output_size, return_indices)
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """``torch.nn.functional.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: PyTorch's composite, the 2-D op
-    over a height of 1 (``unsqueeze``, ``AdaptiveMaxPool2DBackward0``, ``squeeze``)."""
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """``torch.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: the values and the indices, always (the
+    functional form returns the values alone unless asked). PyTorch's composite: the 2-D op over a height of 1
+    (``unsqueeze``, ``AdaptiveMaxPool2DBackward0``, ``squeeze``)."""
     op = "adaptive_max_pool1d"
     check_tensor(op, "input", 1, input)
     if input.ndim not in (2, 3):
@@ -233,10 +234,27 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
         output_size = output_size[0]
     if not _is_int(output_size):
         raise TypeError(f"{op}(): argument 'output_size' (position 2) must be tuple of ints, not {type_name(output_size)}")
-    out = _adaptive_max_pool(2, unsqueeze(input, -2), (1, int(output_size)), return_indices)
-    if return_indices:
-        return squeeze(out[0], -2), squeeze(out[1], -2)
-    return squeeze(out, -2)
+    out, indices = _adaptive_max_pool(2, unsqueeze(input, -2), (1, int(output_size)), True)
+    return squeeze(out, -2), squeeze(indices, -2)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False
+                                     ) -> tuple[Tensor, Tensor]:
+    """``torch.nn.functional.adaptive_max_pool1d_with_indices``: the values and the indices, whatever
+    ``return_indices`` says (PyTorch's)."""
+    return adaptive_max_pool1d(input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False
+                                     ) -> tuple[Tensor, Tensor]:
+    """``torch.nn.functional.adaptive_max_pool2d_with_indices``: the values and the indices."""
+    return _adaptive_max_pool(2, input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False
+                                     ) -> tuple[Tensor, Tensor]:
+    """``torch.nn.functional.adaptive_max_pool3d_with_indices``: the values and the indices."""
+    return _adaptive_max_pool(3, input, output_size, True)
 
 
 # -- max unpooling: PyTorch's forms ----------------------------------------------------------------------------
