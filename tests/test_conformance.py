@@ -150,11 +150,12 @@ OPS.update({
         "conv1d", "conv_transpose1d", "conv_transpose2d", "unfold",
         "group_norm", "instance_norm", "normalize", "cosine_similarity", "pairwise_distance",
         "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
-        "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "rms_norm",
+        "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "rms_norm",
         "pixel_shuffle", "pixel_unshuffle",
         "hardshrink", "softshrink", "threshold",
-        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "local_response_norm",
+        "max_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "local_response_norm", "rrelu",
     )},
+    **{(f"nn.functional.max_unpool{k}d", v): getattr(F, f"max_unpool{k}d") for k in (1, 2, 3) for v in ("", "grad")},
     ("nn.functional.softmin", "with_dtype"): F.softmin,
     **{("nn.functional.pad", v): F.pad for v in ("constant", "reflect", "replicate", "replicate_negative", "circular")},
     **{("nn.functional.interpolate", v): F.interpolate for v in (
@@ -200,6 +201,8 @@ OPS.update({("linalg.cholesky", ""): mg.linalg.cholesky, ("linalg.cholesky_ex", 
 
 # Samples whose result is random (a dropout mask from each framework's own generator): not compared.
 RANDOM_SAMPLES: list[tuple[str, Callable[[Any], bool], str]] = [
+    # (tests/test_nn_rrelu.py compares its draws with PyTorch's, both generators seeded alike)
+    ("nn.functional.rrelu", lambda s: s.kwargs.get("training", False), "training draws random slopes"),
     ("nn.functional.scaled_dot_product_attention", lambda s: s.kwargs.get("dropout_p", 0.0) > 0,
      "dropout_p > 0 draws a random mask"),
 ]

@@ -233,6 +233,13 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "pad reflect 2d": lambda lib, d: _F(lib).pad(d["img"], (1, 2, 2, 1), mode="reflect"),
     "pad replicate 2d cropping": lambda lib, d: _F(lib).pad(d["img"], (2, -1, 1, 0), mode="replicate"),
     "pad replicate 3d": lambda lib, d: _F(lib).pad(d["img"], (1, 1, 1, 1, 0, 1), mode="replicate"),
+    # circular: PyTorch's _pad_circular, slices copied into a new tensor (CopySlices over SliceBackward0s)
+    "pad circular": lambda lib, d: _F(lib).pad(d["bat"], (1, 2), mode="circular"),
+    "pad circular 2d": lambda lib, d: _F(lib).pad(d["img"], (1, 2, 2, 1), mode="circular"),
+    "pad circular 2d cropping, unbatched": lambda lib, d: _F(lib).pad(d["bat"], (-1, 2, 3, -2), mode="circular"),
+    "pad circular 3d": lambda lib, d: _F(lib).pad(d["img"], (1, 0, 0, 2, 1, 1), mode="circular"),
+    "pad circular's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u, (2, 1), mode="circular"), d["bat"] * 1),
     "tril": lambda lib, d: d["x"].tril(),
     "triu": lambda lib, d: d["x"].triu(1),
     "masked_fill tensor": lambda lib, d: d["x"].masked_fill(d["x"] > 0, d["x"].sum()),
@@ -264,6 +271,36 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "adaptive_avg_pool2d to one value": lambda lib, d: _F(lib).adaptive_avg_pool2d(d["img"], 1),
     "adaptive_avg_pool2d to 2x2": lambda lib, d: _F(lib).adaptive_avg_pool2d(d["img"], 2),
     "adaptive_avg_pool1d to one value": lambda lib, d: _F(lib).adaptive_avg_pool1d(d["bat"], 1),
+    # adaptive max pooling and max unpooling: one op each, the 1-D forms between unsqueeze and squeeze
+    "adaptive_max_pool2d": lambda lib, d: _F(lib).adaptive_max_pool2d(d["img"], (2, 3)),
+    "adaptive_max_pool2d unbatched, its indices' values": lambda lib, d: _F(lib).adaptive_max_pool2d(
+        d["img"][0], 2, return_indices=True)[0],
+    "adaptive_max_pool1d": lambda lib, d: _F(lib).adaptive_max_pool1d(d["bat"], 3),
+    "adaptive_max_pool3d": lambda lib, d: _F(lib).adaptive_max_pool3d(d["img"].unsqueeze(1), (1, 2, 3)),
+    "adaptive_max_pool2d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).adaptive_max_pool2d(u, (3, 2)), d["img"] * 1),
+    "adaptive_max_pool3d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).adaptive_max_pool3d(u, (2, 2, 2)), d["img"] * 1),
+    "max_unpool2d": lambda lib, d: _F(lib).max_unpool2d(*_F(lib).max_pool2d(d["img"], 2, return_indices=True), 2,
+                                                        output_size=(5, 5)),
+    "max_unpool2d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).max_unpool2d(u, lib.tensor([[[[0, 7], [13, 24]]]] * 2), 2, output_size=(5, 5)),
+        d["img"][:, :, :2, :2] * 1),
+    "max_unpool1d": lambda lib, d: _F(lib).max_unpool1d(d["bat"], lib.tensor([[[1, 2, 5, 7]] * 3] * 2), 2),
+    "max_unpool3d": lambda lib, d: _F(lib).max_unpool3d(d["img"][:, :, :2, :2].unsqueeze(1),
+                                                        lib.tensor([[[[[0, 5], [10, 15]]]]] * 2), (1, 2, 2)),
+    # rrelu: one op (rrelu_with_noise) in training and in evaluation; in place RreluWithNoiseBackward1
+    "rrelu": lambda lib, d: _F(lib).rrelu(d["x"]),
+    "rrelu training": lambda lib, d: _F(lib).rrelu(d["x"], 0.1, 0.3, training=True),
+    "rrelu_ training": lambda lib, d: _F(lib).rrelu(d["x"] * 1, training=True, inplace=True),
+    "rrelu's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).rrelu(u, training=True), d["x"] * 1),
+    # power-average pooling: PyTorch's decomposition (pow, avg_pool, sign * relu(abs), mul, pow)
+    "lp_pool2d": lambda lib, d: _F(lib).lp_pool2d(d["img"], 2, 2),
+    "lp_pool2d p3, strided, ceil_mode": lambda lib, d: _F(lib).lp_pool2d(d["img"].abs(), 3.0, (2, 3), 1, True),
+    "lp_pool2d inf": lambda lib, d: _F(lib).lp_pool2d(d["img"], float("inf"), 2),
+    "lp_pool1d unbatched": lambda lib, d: _F(lib).lp_pool1d(d["x"], 2, 2),
+    "lp_pool3d": lambda lib, d: _F(lib).lp_pool3d(d["img"].unsqueeze(1), 2, (1, 2, 2)),
+    "avg_pool2d unbatched": lambda lib, d: _F(lib).avg_pool2d(d["img"][0], 2),
     "in-place through a view": lambda lib, d: _inplace_view(d["x"]),
     "in-place": lambda lib, d: (d["x"] * 2).mul_(3),
     "setitem by an index": lambda lib, d: _set(d["x"] * 1, d["idx"], d["v"]),
@@ -537,6 +574,13 @@ CASES.update({
     "cosine_embedding_loss": lambda lib, d: _F(lib).cosine_embedding_loss(d["x"], d["y"], lib.tensor([1.0, -1.0, 1.0]),
                                                                           margin=0.1),
     "multi_margin_loss": lambda lib, d: _F(lib).multi_margin_loss(d["x"], d["cls"]),
+    "multilabel_margin_loss": lambda lib, d: _F(lib).multilabel_margin_loss(d["x"], lib.tensor([[3, 0, -1, 1]] * 3)),
+    "multilabel_margin_loss none, one sample": lambda lib, d: _F(lib).multilabel_margin_loss(
+        d["v"], lib.tensor([1, 2, -1, 0]), reduction="none"),
+    "multi_margin_loss's gradient": lambda lib, d: lib.autograd.grad(
+        _F(lib).multi_margin_loss(d["x"], d["cls"]), d["x"], create_graph=True)[0],
+    "multilabel_margin_loss's gradient": lambda lib, d: lib.autograd.grad(
+        _F(lib).multilabel_margin_loss(d["x"], lib.tensor([[1, -1, 0, 0]] * 3)), d["x"], create_graph=True)[0],
     "multi_margin_loss p2 weighted none": lambda lib, d: _F(lib).multi_margin_loss(
         d["x"], d["cls"], p=2, weight=d["v"].detach().abs(), reduction="none"),
     "smooth_l1_loss": lambda lib, d: _F(lib).smooth_l1_loss(d["x"], d["y"]),
@@ -713,6 +757,9 @@ DIFFERENT: dict[str, str] = {
                              "FillBackward0 for its zero block); PyTorch copies the three blocks into slices of a "
                              "zero matrix (three CopySlices). The same values, and the same LinalgMatrixExpBackward0 "
                              "of the block and slices of its result",
+    "pad circular's gradient": "the backward of CopySlices: PyTorch's is its autograd machinery's (a clone of "
+                               "the gradient, as_strided views, CopyBackwards), minigrad's the copy_slices op's "
+                               "formula (getitem of the view's positions, copy_slices of zeros); the values agree",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "

@@ -329,3 +329,46 @@ def test_multi_margin_loss_has_no_second_derivative_as_in_torch() -> None:
             g.sum().backward()
         grads.append(g.detach().numpy())
     np.testing.assert_allclose(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_and_its_module(reduction: str) -> None:
+    """Each row's targets are read up to its first -1 (a repeated target counts twice, as in PyTorch's loop)."""
+    x = RNG.normal(size=(4, 5))
+    t = np.array([[3, 0, -1, 1, 2], [4, 4, 1, -1, -1], [-1, 0, 1, 2, 3], [0, 1, 2, 3, 4]])
+    compare(lambda a: F.multilabel_margin_loss(a, mg.tensor(t), reduction=reduction),
+            lambda a: TF.multilabel_margin_loss(a, torch.tensor(t), reduction=reduction), [x])
+    compare(lambda a: F.multilabel_margin_loss(a, mg.tensor(t[1]), reduction=reduction),
+            lambda a: TF.multilabel_margin_loss(a, torch.tensor(t[1]), reduction=reduction), [x[1]])
+    m, tm = mg.nn.MultiLabelMarginLoss(reduction=reduction), torch.nn.MultiLabelMarginLoss(reduction=reduction)
+    assert repr(m) == repr(tm)
+    compare(lambda a: m(a, mg.tensor(t)), lambda a: tm(a, torch.tensor(t)), [x])
+
+
+@pytest.mark.parametrize("label, call", [
+    ("target range", lambda f, x, t: f.multilabel_margin_loss(x(2, 3), t([[0, 1, 3], [0, -1, 0]]))),
+    ("target below -1", lambda f, x, t: f.multilabel_margin_loss(x(2, 3), t([[0, 1, 2], [-2, 0, 0]]))),
+    ("target size", lambda f, x, t: f.multilabel_margin_loss(x(2, 3), t([[0, 1, 2]]))),
+    ("target dtype", lambda f, x, t: f.multilabel_margin_loss(x(2, 3), t(np.array([[0, 1, 2], [0, 1, 2]], dtype=np.int32)))),
+    ("3-D", lambda f, x, t: f.multilabel_margin_loss(x(1, 2, 3), t([[[0, 1, 2], [0, 1, 2]]]))),
+    ("no classes", lambda f, x, t: f.multilabel_margin_loss(x(2, 0), t(np.zeros((2, 0), dtype=np.int64)))),
+])
+def test_multilabel_margin_loss_errors_have_torch_classes_and_leave_no_node(label: str, call) -> None:
+    want = error_class(lambda: call(TF, lambda *s: torch.ones(*s, requires_grad=True), torch.tensor))
+    got = error_class(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True), mg.tensor))
+    assert want is not None and got is want, (label, got, want)
+    leaves_no_node(lambda: call(F, lambda *s: mg.ones(*s, requires_grad=True), mg.tensor))
+
+
+def test_multilabel_margin_loss_has_no_second_derivative_as_in_torch() -> None:
+    """PyTorch's ``multilabel_margin_loss_backward`` has no derivative: its node is ``NotImplemented``."""
+    grads = []
+    for lib in (torch, mg):
+        x = lib.tensor([[0.1, 0.5, -0.3], [0.2, 0.2, 0.9]], requires_grad=True)
+        loss = lib.nn.functional.multilabel_margin_loss(x, lib.tensor([[0, -1, 1], [2, 1, -1]]))
+        (g,) = lib.autograd.grad(loss, x, create_graph=True)
+        assert type(g.grad_fn).__name__ == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for aten::multilabel_margin_loss_backward is not implemented"):
+            g.sum().backward()
+        grads.append(g.detach().numpy())
+    np.testing.assert_allclose(grads[1], grads[0])

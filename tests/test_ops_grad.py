@@ -322,6 +322,9 @@ CASES: list[Case] = [
     Case("unfold-view-strided", "unfold", lambda x: x.unfold(0, 2, 3), inputs(rnd(7, 2))),
     Case("copy_slices", "copy_slices", lambda b, s: mg.OPS["copy_slices"](b, s, np.array([[5, 1], [2, 7]])),
          inputs(rnd(2, 4), rnd(2, 2))),
+    # F.pad circular: PyTorch's _pad_circular, slices copied into a new tensor (every copy a copy_slices)
+    Case("pad-circular", "copy_slices", lambda x: mg.nn.functional.pad(x, (2, 1, -1, 2), mode="circular"),
+         inputs(rnd(2, 3, 4))),
     Case("getitem-int-array", "getitem", lambda x: x[[0, 2]], inputs(rnd(3, 4))),
     Case("getitem-repeated-indices", "getitem", lambda x: x[[0, 0, 2, 0]], inputs(rnd(3, 4))),
     Case("getitem-int-tensor-2d", "getitem", lambda x: x[mg.tensor([[0, 1], [1, 1]])], inputs(rnd(3, 2))),
@@ -427,6 +430,33 @@ CASES: list[Case] = [
          inputs(rnd(1, 2, 5, 5), distinct(1, 2, 4, 4, rg=False))),
     Case("max_pool2d_select", "max_pool2d_select", lambda h, x: mg.max_pool2d_select(h, x, (2, 2), (1, 1), (1, 1)),
          inputs(rnd(1, 2, 4, 4), distinct(1, 2, 4, 4, rg=False))),
+    # adaptive max pooling and max unpooling (ops/index_pooling.py): positions within each plane
+    Case("adaptive_max_pool2d", "adaptive_max_pool2d", lambda x: mg.nn.functional.adaptive_max_pool2d(x, (3, 2)),
+         inputs(distinct(2, 2, 7, 5))),
+    Case("adaptive_max_pool2d-larger-unbatched", "adaptive_max_pool2d",
+         lambda x: mg.nn.functional.adaptive_max_pool2d(x, (4, 5)), inputs(distinct(2, 3, 3))),
+    Case("adaptive_max_pool1d", "adaptive_max_pool2d", lambda x: mg.nn.functional.adaptive_max_pool1d(x, 3),
+         inputs(distinct(2, 7))),
+    Case("adaptive_max_pool3d", "adaptive_max_pool3d", lambda x: mg.nn.functional.adaptive_max_pool3d(x, (2, 3, 2)),
+         inputs(distinct(1, 2, 4, 5, 3))),
+    Case("adaptive_max_pool2d_backward", "adaptive_max_pool2d_backward",
+         lambda g, x: mg.OPS["adaptive_max_pool2d_backward"](g, x, mg.tensor([[[[0, 4], [4, 8]], [[2, 2], [7, 3]]]])),
+         inputs(rnd(1, 2, 2, 2), rnd(1, 2, 3, 3))),
+    Case("adaptive_max_pool3d_backward", "adaptive_max_pool3d_backward",
+         lambda g, x: mg.OPS["adaptive_max_pool3d_backward"](g, x, mg.tensor([[[[[0, 4]], [[4, 7]]]]])),
+         inputs(rnd(1, 1, 2, 1, 2), rnd(1, 1, 2, 2, 2))),
+    Case("lp_pool2d", "avg_pool2d", lambda x: mg.nn.functional.lp_pool2d(x, 2, 2), inputs(away(2, 2, 4, 4))),
+    Case("lp_pool1d-p3-unbatched", "avg_pool2d", lambda x: mg.nn.functional.lp_pool1d(x, 3.0, 2, 1),
+         inputs(rnd(2, 5, low=0.3, high=2.0))),
+    Case("max_unpool2d", "max_unpool2d",
+         lambda x: mg.nn.functional.max_unpool2d(x, mg.tensor([[[[0, 3], [9, 14]], [[5, 2], [12, 11]]]]), 2),
+         inputs(rnd(1, 2, 2, 2))),
+    Case("max_unpool1d-output-size", "max_unpool2d",
+         lambda x: mg.nn.functional.max_unpool1d(x, mg.tensor([[1, 2, 6], [0, 3, 4]]), 2, output_size=(7,)),
+         inputs(rnd(2, 3))),
+    Case("max_unpool3d", "max_unpool3d",
+         lambda x: mg.nn.functional.max_unpool3d(x, mg.tensor([[[[[0, 13]], [[30, 31]]]]]), 2),
+         inputs(rnd(1, 1, 2, 1, 2))),
     # clamp with tensor bounds (ops/clamp.py): x inside, below and above [lo, hi], away from the bounds
     Case("clamp-tensor-both", "clamp", lambda x, lo, hi: mg.clamp(x, lo, hi),
          inputs(lambda rng: T([-2.0, -0.3, 0.4, 1.9, 0.1]), lambda rng: T([-1.0, -1.0, -0.5, 0.0, 0.5]),
@@ -711,6 +741,21 @@ CASES += [
     Case("multi_margin_loss-weighted-none", "multi_margin_loss", lambda x: mg.nn.functional.multi_margin_loss(
         x, mg.tensor([1, 0, 3]), weight=mg.tensor([0.5, 2.0, 1.0, 1.5], dtype=x.dtype), reduction="none"),
          inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.05)), second_order=False),
+    # rrelu (ops/rrelu.py): evaluation's mean slope, and training's drawn slopes held fixed as the noise input
+    Case("rrelu-eval", "rrelu_with_noise", lambda x: mg.nn.functional.rrelu(x, 0.1, 0.3), inputs(away(3, 4))),
+    Case("rrelu_with_noise-training", "rrelu_with_noise",
+         lambda x, n: mg.OPS["rrelu_with_noise"](x, n, 0.1, 0.3, True), inputs(away(3, 4), rnd(3, 4, rg=False))),
+    Case("rrelu_with_noise_", "rrelu_with_noise_",
+         lambda x, n: mg.OPS["rrelu_with_noise_"](x, n, 0.1, 0.3, True), inputs(away(3, 4), rnd(3, 4, rg=False))),
+    Case("rrelu_with_noise_backward", "rrelu_with_noise_backward",
+         lambda g, x, n: mg.OPS["rrelu_with_noise_backward"](g, x, n, 0.1, 0.3, True),
+         inputs(rnd(3, 4), away(3, 4), rnd(3, 4, rg=False))),
+    Case("multilabel_margin_loss", "multilabel_margin_loss", lambda x: mg.nn.functional.multilabel_margin_loss(
+        x, mg.tensor([[3, 0, -1, 1], [1, 1, 2, -1], [-1, 0, 1, 2]])),
+         inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.03)), second_order=False),
+    Case("multilabel_margin_loss-none-one-sample", "multilabel_margin_loss",
+         lambda x: mg.nn.functional.multilabel_margin_loss(x, mg.tensor([2, 0, -1, 3]), reduction="none"),
+         inputs(lambda rng: T(rng.uniform(-1, 1, size=(4,)).round(1) + 0.03)), second_order=False),
     Case("smooth_l1_loss", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(x, t, beta=0.5),
          pair_apart((3, 4), (3, 4))),
     Case("smooth_l1_loss-none", "smooth_l1_loss", lambda x, t: mg.nn.functional.smooth_l1_loss(
@@ -893,9 +938,10 @@ def test_every_op_has_a_gradient_case() -> None:
     """An op with a backward formula but no row above would go untested."""
     covered = {c.op for c in CASES}
     with_backward = {name for name, op in mg.OPS.items() if op.backward is not None}
-    # to_device spans two backends; its gradient is checked in test_device_grad.py. multi_margin_loss_backward's
+    # to_device spans two backends; its gradient is checked in test_device_grad.py. multi_margin_loss_backward's and
+    # multilabel_margin_loss_backward's
     # formula only raises, as PyTorch has no derivative for it (the second-order rows above and test_nn_loss.py).
-    assert with_backward - covered - {"to_device", "multi_margin_loss_backward"} == set()
+    assert with_backward - covered - {"to_device", "multi_margin_loss_backward", "multilabel_margin_loss_backward"} == set()
 
 
 def test_every_design_op_is_covered() -> None:

@@ -37,6 +37,15 @@ NAMES = [
                                   "ChainDataset", "random_split", "RandomSampler", "SequentialSampler",
                                   "BatchSampler", "SubsetRandomSampler", "WeightedRandomSampler", "default_collate",
                                   "default_convert")),
+    # pooling by positions within a plane: max unpooling, adaptive max pooling (PyTorch's functions of the latter
+    # are (*args, **kwargs), a dispatch on return_indices)
+    *(f"nn.functional.{n}" for n in ("max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d",
+                                     "lp_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+                                     "adaptive_max_pool3d_with_indices")),
+    *(f"nn.{n}" for n in ("LPPool1d", "LPPool2d", "LPPool3d", "MultiLabelMarginLoss")),
+    "nn.functional.multilabel_margin_loss",
+    "nn.functional.rrelu", "nn.RReLU",  # (torch.rrelu and rrelu_ are builtins: no signature to read)
+    *(f"nn.{n}" for n in ("AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxUnpool2d.forward")),
 ]
 
 

@@ -96,7 +96,7 @@ DIFFERENCES.update({
     "gaussian_nll_loss": "composite; `var` clamped at `eps` for the value, the gradient passing as in PyTorch.",
     "Conv1d": "`padding_mode` 'zeros', 'reflect', 'replicate', 'circular', as PyTorch.",
     "ConvTranspose2d": "`output_size=` in `forward` picks the output padding, as PyTorch.",
-    "adaptive_max_pool2d": "composite (`getitem` of the windows, `max`); ties split the gradient, where PyTorch picks the first.",
+    "adaptive_max_pool2d": "an op (`AdaptiveMaxPool2DBackward0`), its indices found by `adaptive_max_pool2d_indices` (the first maximum, or the last NaN, as PyTorch's).",
     "hardshrink": "at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
     "softshrink": "at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
 })

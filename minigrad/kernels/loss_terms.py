@@ -15,7 +15,8 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["log_sigmoid_terms", "soft_margin_terms", "bce_terms", "bce_with_logits_terms", "smooth_l1_terms", "huber_terms",
-           "multi_margin_terms", "multi_margin_grad", "reduce_terms", "one_sample_nll",
+           "multi_margin_terms", "multi_margin_grad", "multilabel_margin_terms", "multilabel_margin_grad", "reduce_terms",
+           "one_sample_nll",
            "one_sample_nll_backward", "weighted_nll", "weighted_nll_grad", "nll2d_of_rows", "nll2d_backward_of_rows",
            "shaped_by_input"]
 
@@ -227,3 +228,37 @@ def shaped_by_input(kernel: Callable[..., Any]) -> Callable[..., Any]:
 
     run.__name__ = run.__qualname__ = f"shaped_by_input({kernel.__name__})"
     return run
+
+
+def _multilabel_margins(xp: Any, x: Any, target: Any) -> tuple[Any, Any, Any]:
+    """Of each row of ``(N, C)`` and its target row (class indices up to the first ``-1``): ``1 - x[y_j] + x[d]``
+    for each listed target ``j`` and class ``d`` (``(N, J, C)``), which of them count (``j`` listed, ``d`` not a
+    target, positive: a NaN counts nowhere, as in PyTorch's loop), and each listed target as a one-hot row."""
+    c = x.shape[1]
+    listed = xp.cumprod(target >= 0, axis=1).astype(bool)
+    labels = xp.where(listed, target, 0)
+    one_hot = (labels[:, :, None] == xp.arange(c, dtype=labels.dtype)[None, None, :]) & listed[:, :, None]
+    is_target = one_hot.any(axis=1)
+    z = 1 - xp.take_along_axis(x, labels, axis=1)[:, :, None] + x[:, None, :]
+    with np.errstate(invalid="ignore"):
+        active = listed[:, :, None] & ~is_target[:, None, :] & (z > 0)
+    return z, active, one_hot
+
+
+def multilabel_margin_terms(xp: Any, x: Any, target: Any) -> Any:
+    """PyTorch's ``multilabel_margin_loss`` of each row of ``(N, C)``: over the listed targets ``j`` and the
+    classes ``d`` that are no target, ``max(0, 1 - x[y_j] + x[d])``, summed, over ``C``."""
+    z, active, _ = _multilabel_margins(xp, x, target)
+    return xp.where(active, z, 0).sum(axis=(1, 2)) / x.shape[1]
+
+
+def multilabel_margin_grad(xp: Any, grad: Any, x: Any, target: Any, reduction: str = "mean") -> Any:
+    """``multilabel_margin_terms``' gradient w.r.t. ``x``: ``+1`` at class ``d`` and ``-1`` at target ``y_j`` for each
+    counted margin, times ``1 / C`` (and ``1 / N`` for the mean) and the incoming gradient (a row's own for
+    ``"none"``)."""
+    _, active, one_hot = _multilabel_margins(xp, x, target)
+    counts = active.sum(axis=1) - (one_hot * active.sum(axis=2)[:, :, None]).sum(axis=1)
+    n, c = x.shape
+    scale = 1.0 / (n * c if reduction == "mean" and n else c)
+    g = grad.reshape(-1, 1) if reduction == "none" else grad
+    return (counts.astype(x.dtype) * x.dtype.type(scale) * g).astype(x.dtype, copy=False)

@@ -10,12 +10,13 @@ on the device per geometry (``kernels/gpu/library.py``). A 3-D pool over
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 __all__ = ["pool_out_size", "avg_matrix", "adaptive_matrix", "avg_matrices", "apply_windows", "avg_matrices_3d",
-           "apply_windows_3d"]
+           "apply_windows_3d", "adaptive_window_table", "adaptive_max_positions", "plane_gather", "plane_scatter"]
 
 
 def pool_out_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
@@ -87,3 +88,74 @@ def apply_windows_3d(xp: Any, x: Any, depth: Any, rows: Any, cols: Any, scale: f
     if scale != 1.0:
         out = out * np.asarray(scale, dtype=x.dtype)[()]
     return xp.ascontiguousarray(out, dtype=x.dtype)
+
+
+# -- pooling by flat positions in a plane: adaptive max pooling, its gradient, max unpooling ---------------------
+# PyTorch's indices of ``adaptive_max_pool2d/3d`` and ``max_pool*d`` are flat positions within each plane (the
+# last 2 or 3 dims, row-major); the ops below read and write planes at such positions, with ``xp`` NumPy or CuPy.
+
+def adaptive_window_table(xp: Any, n: int, out: int) -> Any:
+    """``(out, widest)`` int64 input positions of the adaptive windows ``[floor(o n / out), ceil((o + 1) n / out))``
+    along one dim, a shorter window repeating its last position (a repeated element changes neither the first
+    maximum nor the last NaN). The widest window is a host number of the shapes; the table is made on ``xp``."""
+    o = np.arange(out)
+    width = int((-((-(o + 1) * n) // out) - (o * n) // out).max()) if out else 0
+    at = xp.arange(out, dtype=np.int64)
+    lo, hi = (at * n) // out, -((-(at + 1) * n) // out)
+    return xp.minimum(lo[:, None] + xp.arange(width, dtype=np.int64)[None, :], hi[:, None] - 1)
+
+
+def adaptive_max_positions(xp: Any, x: Any, output_size: tuple[int, ...]) -> Any:
+    """The flat position within each plane (``x``'s last ``len(output_size)`` dims) of each adaptive window's
+    maximum, int64, shaped ``x.shape[:-k] + output_size``: PyTorch's rule ``val > max || isnan(val)`` over the
+    window in row-major order, so the first maximum, or the last NaN where the window holds one."""
+    k = len(output_size)
+    lead, spatial = tuple(x.shape[:-k]), tuple(x.shape[-k:])
+    tables = [adaptive_window_table(xp, n, o) for n, o in zip(spatial, output_size)]
+    index, positions, stride = [], 0, 1
+    for d in reversed(range(k)):  # each table's outputs on axis d and its window on axis k + d
+        shape = [1] * (2 * k)
+        shape[d], shape[k + d] = tables[d].shape
+        index.insert(0, tables[d].reshape(shape))
+        positions = positions + index[0] * stride
+        stride *= spatial[d]
+    windows = x[(Ellipsis,) + tuple(index)]  # lead + output_size + widths
+    n_out, n_win = math.prod(output_size), math.prod(t.shape[1] for t in tables)
+    flat = windows.reshape(lead + (n_out, n_win))
+    arg = flat.argmax(axis=-1) if n_win else xp.zeros(lead + (n_out,), dtype=np.int64)
+    if x.dtype.kind == "f" and n_win:
+        nan = xp.isnan(flat)
+        arg = xp.where(nan.any(axis=-1), n_win - 1 - nan[..., ::-1].argmax(axis=-1), arg)
+    table = xp.broadcast_to(positions, tuple(output_size) + tuple(t.shape[1] for t in tables)).reshape(n_out, n_win)
+    return table[xp.arange(n_out, dtype=np.int64), arg].reshape(lead + tuple(output_size))
+
+
+def _rows(a: Any, k: int) -> Any:
+    """``a`` as ``(planes, plane size)``: its last ``k`` dims flattened (a copy only where they must be)."""
+    return a.reshape((math.prod(a.shape[:-k]), math.prod(a.shape[-k:])))
+
+
+def plane_gather(xp: Any, x: Any, indices: Any, k: int) -> Any:
+    """``x`` read at ``indices`` (flat positions within each of its planes, the last ``k`` dims), shaped as
+    ``indices``: adaptive max pooling's values, PyTorch's ``max_pool_double_backward``."""
+    if not indices.size:
+        return xp.zeros(indices.shape, dtype=x.dtype)
+    return xp.take_along_axis(_rows(x, k), _rows(indices, k), axis=1).reshape(indices.shape)
+
+
+def plane_scatter(xp: Any, src: Any, indices: Any, plane: tuple[int, ...], accumulate: Any = None) -> Any:
+    """A zero tensor of ``src``'s lead dims and ``plane`` with ``src`` written at ``indices`` (flat positions
+    within each plane): ``accumulate`` (``numpy.add.at`` or ``cupyx.scatter_add``) adds where positions repeat (the
+    gradient of adaptive max pooling, whose windows overlap); without it one write wins, the last on a CPU
+    (max unpooling, as PyTorch's loop)."""
+    k = len(plane)
+    lead = tuple(src.shape[:-k])
+    out = xp.zeros((math.prod(lead), math.prod(plane)), dtype=src.dtype)
+    if src.size:
+        rows = xp.arange(out.shape[0], dtype=np.int64)[:, None]
+        where = (rows, _rows(indices, k))
+        if accumulate is None:
+            out[where] = _rows(src, k)
+        else:
+            accumulate(out, where, _rows(src, k))
+    return out.reshape(lead + tuple(plane))

@@ -264,3 +264,21 @@ class Softmax2d(Module):
 
 
 __all__ += ["Threshold", "Hardshrink", "Softshrink", "Softmax2d"]
+
+
+class RReLU(_Inplace):
+    """Randomized leaky ReLU: a slope drawn from ``[lower, upper]`` for each element ``<= 0`` in training, their
+    mean in evaluation (``F.rrelu``; ``inplace`` runs ``rrelu_``)."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__(inplace)
+        self.lower, self.upper = lower, upper
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+__all__ += ["RReLU"]

@@ -218,6 +218,22 @@ from ..ops.loss import (  # noqa: E402
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",
             "multi_margin_loss", "multilabel_soft_margin_loss", "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
 
+from ..ops.multilabel_loss import multilabel_margin_loss  # noqa: E402
+
+__all__ += ["multilabel_margin_loss"]
+
+from ..ops.rrelu import rrelu_  # noqa: E402
+from ..ops.rrelu import rrelu as _rrelu  # noqa: E402
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """``torch.nn.functional.rrelu``: ``torch.rrelu``, or ``rrelu_`` with ``inplace`` (one op either way)."""
+    return rrelu_(input, lower, upper, training) if inplace else _rrelu(input, lower, upper, training)
+
+
+__all__ += ["rrelu", "rrelu_"]
+
 from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
 
 __all__ += ["pixel_shuffle", "pixel_unshuffle"]
@@ -343,9 +359,22 @@ from ..ops.activation import hardshrink, softshrink, threshold  # noqa: E402
 __all__ += ["hardshrink", "softshrink", "threshold"]
 
 from ..ops.normalization import local_response_norm  # noqa: E402
-from ..ops.pooling import adaptive_max_pool1d, adaptive_max_pool2d, max_pool1d  # noqa: E402
+from ..ops.pooling import lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d  # noqa: E402
+from ..ops.index_pooling import (adaptive_max_pool1d_with_indices, adaptive_max_pool2d,  # noqa: E402
+                                 adaptive_max_pool2d_with_indices, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,
+                                 max_unpool1d, max_unpool2d, max_unpool3d)
 
-__all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool1d"]
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """``torch.nn.functional.adaptive_max_pool1d``: ``torch.adaptive_max_pool1d``'s values, and its indices with
+    ``return_indices``."""
+    out = adaptive_max_pool1d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
+__all__ += ["local_response_norm", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d",
+            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices",
+            "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
 
 from ..ops.dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402
 

@@ -220,3 +220,13 @@ class GaussianNLLLoss(_Loss):
 
 __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "CosineEmbeddingLoss", "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss: each row's target classes listed up to the first ``-1``."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+__all__ += ["MultiLabelMarginLoss"]

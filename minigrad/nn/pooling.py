@@ -134,4 +134,91 @@ class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
-__all__ += ["MaxPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+class AdaptiveMaxPool3d(AdaptiveMaxPool1d):
+    """The maximum of each adaptive window of ``(N, C, D, H, W)``."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["MaxPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"]
+
+
+class _MaxUnpoolNd(Module):
+    """Max unpooling: the input written at ``indices`` (a max pool's) in zero planes."""
+
+    _dims = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        k = self._dims
+
+        def n_tuple(v: Any) -> tuple[int, ...]:
+            return tuple(v) if isinstance(v, (tuple, list)) else (v,) * k
+        self.kernel_size = n_tuple(kernel_size)
+        self.stride = n_tuple(stride if stride is not None else kernel_size)
+        self.padding = n_tuple(padding)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        fn = {1: F.max_unpool1d, 2: F.max_unpool2d, 3: F.max_unpool3d}[self._dims]
+        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool1d`` where its maxima were: zeros elsewhere."""
+
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool2d`` where its maxima were: zeros elsewhere."""
+
+    _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool3d`` where its maxima were: zeros elsewhere."""
+
+    _dims = 3
+
+
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+
+class _LPPoolNd(Module):
+    """Power-average pooling: the ``norm_type``-norm of each window."""
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """``(sum x^p)^(1/p)`` over windows of the last dim of ``(N, C, L)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """``(sum x^p)^(1/p)`` over windows of the last two dims of ``(N, C, H, W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """``(sum x^p)^(1/p)`` over windows of the last three dims of ``(N, C, D, H, W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ += ["LPPool1d", "LPPool2d", "LPPool3d"]

@@ -930,8 +930,11 @@ _multi_margin_loss = defop(
 #: ``create_graph`` its node is PyTorch's ``NotImplemented``, and a backward through it raises PyTorch's error.
 _multi_margin_loss_backward = defop(
     "multi_margin_loss_backward",
-    inputs=("grad", "input", Input("target", differentiable=False), Input("weight", optional=True, differentiable=False)),
-    attrs=_MARGIN_ATTRS, infer_meta=_multi_margin_backward_meta, key_inputs=(0,), differentiable=False, doc="multi_margin_loss's gradient w.r.t. its input", amp="deny",
+    # (PyTorch's node of it has one edge, the input's: the incoming gradient is taken as a constant)
+    inputs=(Input("grad", differentiable=False), "input", Input("target", differentiable=False),
+            Input("weight", optional=True, differentiable=False)),
+    attrs=_MARGIN_ATTRS, infer_meta=_multi_margin_backward_meta, key_inputs=(0,), differentiable=False,
+    doc="multi_margin_loss's gradient w.r.t. its input", amp="deny",
 )
 
 

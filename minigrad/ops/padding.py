@@ -14,8 +14,9 @@ amount crops.
   an op too (``*_pad_backward``), a scatter-add, so an input element read
   twice (the edge under ``replicate``) gets both gradients; its own backward
   is the padding again.
-- ``circular`` is a composite of ``getitem`` with the same positions
-  (PyTorch copies slices into a new tensor; the gradient is the same).
+- ``circular`` is PyTorch's ``_pad_circular`` op for op: slices of the input
+  and of the new tensor copied into slices of a new tensor (``CopySlices``
+  over ``SliceBackward0``s, as PyTorch's graph).
 
 Example:
     >>> import minigrad as mg
@@ -34,12 +35,13 @@ import numpy as np
 
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
-from ..kernels.array_kernels import index_pad_arrays, index_pad_backward_arrays, pad_geometry, pad_source_index
+from ..kernels.array_kernels import index_pad_arrays, index_pad_backward_arrays, pad_geometry
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_tensor
 from .registry import Attr, defop, type_name
-from .shape import getitem
+from .shape import LoneSlice, getitem
+from .views import copy_slices
 
 __all__ = ["constant_pad_nd"]
 
@@ -158,7 +160,8 @@ _MODES = ("constant", "reflect", "replicate", "circular")
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """``torch.nn.functional.pad``: ``constant`` (the ``constant_pad_nd`` op), ``reflect`` and ``replicate``
-    (the ``reflection_pad`` and ``replication_pad`` ops) or ``circular`` (a composite of ``getitem``) padding;
+    (the ``reflection_pad`` and ``replication_pad`` ops) or ``circular`` (PyTorch's ``_pad_circular``: copies
+    of slices into a new tensor, ``CopySlices``) padding;
     ``pad`` is last dim first.
 
     The non-constant modes pad the last 1, 2 or 3 dims of a batched or unbatched
@@ -179,6 +182,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             f"pads the last 1, 2 or 3 dims: padding size 2 for 2D or 3D input, 4 for 3D or 4D, 6 for 4D or 5D."
         )
     shape = tuple(input.shape)
+    if mode == "circular":  # PyTorch's _pad_circular checks first, dim by dim from the first padded one
+        for j in reversed(range(k)):
+            n, lo, hi = shape[input.ndim - 1 - j], pad[2 * j], pad[2 * j + 1]
+            if lo > n or hi > n:
+                raise RuntimeError("pad(): Padding value causes wrapping around more than once.")
+            if n + lo + hi < 0:
+                raise RuntimeError("pad(): Negative padding value is resulting in an empty dimension")
     padded_shape("pad", shape, pad)
     for j in range(k):
         d = input.ndim - 1 - j
@@ -188,14 +198,42 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                 f"pad(): Argument #4: Padding size should be less than the corresponding input dimension, but got: "
                 f"padding ({lo}, {hi}) at dimension {d} of input {list(shape)}"
             )
-        if mode == "circular" and (lo > n or hi > n):
-            raise RuntimeError("pad(): Padding value causes wrapping around more than once.")
     if mode == "reflect":
         return reflection_pad(input, pad)
     if mode == "replicate":
         return replication_pad(input, pad)
-    out = input
-    for j in range(k):
-        d = input.ndim - 1 - j
-        out = getitem(out, (slice(None),) * d + (pad_source_index(mode, shape[d], pad[2 * j], pad[2 * j + 1]),))
+    return _pad_circular(input, pad)
+
+
+def _slice(x: Tensor, dim: int, start: int, end: int) -> Tensor:
+    """PyTorch's ``aten::slice`` of ``dim``: a view whose node is ``SliceBackward0`` even where it keeps the whole
+    dim (a ``LoneSlice`` index is one step, named a slice; ``x[:, 0:n]`` would be an alias)."""
+    return getitem(x, LoneSlice((slice(None),) * dim + (slice(start, end),)))
+
+
+def _pad_circular(x: Tensor, pad: tuple[int, ...]) -> Tensor:
+    """PyTorch's ``_pad_circular``, op for op: a new tensor of the padded shape; the input (cropped where a pad is
+    negative, one ``slice`` per padded dim, the last dim first) copied into its middle; then, dim by dim from the
+    last, its left padding copied from its own right end and its right padding from its left end (corners are
+    written again by the later dims). Each copy is into a slice of the new tensor: PyTorch's ``CopySlices``, whose
+    inputs are the tensor so far and the ``SliceBackward0`` of what it copies."""
+    k, nd = len(pad) // 2, x.ndim
+    in_shape, out_shape = tuple(x.shape), list(x.shape)
+    for i in range(k):
+        out_shape[nd - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    positions = np.arange(int(np.prod(out_shape))).reshape(out_shape)  # flat positions in the new tensor (host)
+    region: list[slice] = [slice(None)] * nd
+    src = x
+    for i in range(k):
+        d, lo, hi = nd - 1 - i, pad[2 * i], pad[2 * i + 1]
+        region[d] = slice(max(lo, 0), out_shape[d] - max(hi, 0))
+        src = _slice(src, d, max(-lo, 0), in_shape[d] - max(-hi, 0))
+    out = copy_slices(x.new_empty(tuple(out_shape)), src, positions[tuple(region)])
+    for i in range(k):
+        d, lo, hi = nd - 1 - i, pad[2 * i], pad[2 * i + 1]
+        n, lead = out_shape[d], (slice(None),) * d
+        if lo > 0:
+            out = copy_slices(out, _slice(out, d, n - lo - max(hi, 0), n - max(hi, 0)), positions[lead + (slice(0, lo),)])
+        if hi > 0:
+            out = copy_slices(out, _slice(out, d, max(lo, 0), max(lo, 0) + hi), positions[lead + (slice(n - hi, n),)])
     return out

@@ -1,7 +1,7 @@
 """Pooling. Average pooling: ``avg_pool2d``, ``avg_pool3d`` and ``adaptive_avg_pool2d`` as ops, the 1-D forms as
 composites.
-Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, ``adaptive_max_pool1d/2d``, all
-composites of the ``max_pool2d`` op (defined first in this file), ``getitem`` and ``max``.
+Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, composites of the ``max_pool2d`` op (defined
+first in this file), ``getitem`` and ``max`` (adaptive max pooling is in ``ops/index_pooling.py``).
 
 ``max_pool2d``'s forms reduce to the op (batched NCHW, ``stride``, symmetric
 ``padding``) with other ops, so their gradients are those ops': an unbatched
@@ -62,8 +62,9 @@ from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, unsqueeze
 
-# torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d, torch.adaptive_max_pool1d; the 2-D forms live in F.
-__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "adaptive_max_pool1d", "max_pool2d", "max_pool2d_grad",
+# torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d; the 2-D forms live in F (adaptive max pooling:
+# ops/index_pooling.py).
+__all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "max_pool2d_grad",
            "max_pool2d_select"]
 
 
@@ -204,17 +205,17 @@ _AVG_ATTRS = (
 
 
 def _avg_meta(op: str, x: Any, **a: Any) -> tuple[tuple[int, ...], Any]:
-    if x.ndim != 4:
-        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
-    n, c, h, w = x.shape
+    if x.ndim not in (3, 4):
+        raise ShapeError(f"{op}(): 'x' must be 3-D (C, H, W) or 4-D (N, C, H, W), but got shape {tuple(x.shape)}")
+    h, w = x.shape[-2:]
     oh = pool_out_size(h, a["kernel_size"][0], a["stride"][0], a["padding"][0], a["ceil_mode"])
     ow = pool_out_size(w, a["kernel_size"][1], a["stride"][1], a["padding"][1], a["ceil_mode"])
-    return (n, c, oh, ow), x.dtype
+    return tuple(x.shape[:-2]) + (oh, ow), x.dtype
 
 
 @register_kernel("avg_pool2d", Backend.CPU, dtypes=FLOAT_DTYPES)
 def avg_pool2d_cpu(x: np.ndarray, **a: Any) -> np.ndarray:
-    return apply_windows(np, x, *_host_windows(*avg_matrices(x.shape[2:], a), x.dtype))
+    return apply_windows(np, x, *_host_windows(*avg_matrices(x.shape[-2:], a), x.dtype))
 
 
 _avg_pool2d = defop(
@@ -222,7 +223,7 @@ _avg_pool2d = defop(
     inputs=("x",),
     attrs=_AVG_ATTRS,
     infer_meta=_avg_meta,
-    doc="2-D average pooling (NCHW): the mean of each window",
+    doc="2-D average pooling ((N, C, H, W) or (C, H, W)): the mean of each window",
 )
 
 
@@ -230,7 +231,7 @@ _avg_pool2d = defop(
 def _avg_pool2d_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """Each output's gradient spread evenly over its window (NOTE [ Average pooling is two small matrix products ])."""
     a = ctx.attrs
-    h, w = ctx.input_shape(0)[2:]
+    h, w = ctx.input_shape(0)[-2:]
     return (ctx.ops.avg_pool2d_backward(grad, (h, w), *(a[n] for n in _ATTR_NAMES)),)
 
 
@@ -238,7 +239,7 @@ _ATTR_NAMES = tuple(a.name for a in _AVG_ATTRS)
 
 
 def _avg_backward_meta(op: str, grad: Any, input_size: tuple[int, int], **a: Any) -> tuple[tuple[int, ...], Any]:
-    return tuple(grad.shape[:2]) + tuple(input_size), grad.dtype
+    return tuple(grad.shape[:-2]) + tuple(input_size), grad.dtype
 
 
 @register_kernel("avg_pool2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -513,7 +514,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     (not padding) inputs; ``divisor_override`` divides every window by one number.
     """
     op = "avg_pool2d"
-    x, unbatched = _batched(op, input, 2)
+    x, _ = _batched(op, input, 2)
     k = _ints(op, "kernel_size", 2, kernel_size, 2)
     s = _ints(op, "stride", 3, stride, 2, allow_empty=True) if stride is not None else None
     s = k if s is None else s
@@ -537,9 +538,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"{op}(): Given input size: ({x.shape[-3]}x{h}x{w}). Calculated output size: "
                            f"({x.shape[-3]}x{oh}x{ow}). Output size is too small")
-    xb = unsqueeze(x, 0) if unbatched else x
-    out = _avg_pool2d(xb, k, s, p, ceil_mode, count_include_pad, divisor_override)
-    return squeeze(out, 0) if unbatched else out
+    return _avg_pool2d(x, k, s, p, ceil_mode, count_include_pad, divisor_override)  # batched or not, as PyTorch's
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -666,48 +665,49 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return squeeze(out, -2)
 
 
-def _adaptive_windows(n: int, out: int) -> np.ndarray:
-    """``(out, widest)`` input positions of each adaptive window, the shorter ones repeating their last position
-    (a repeated element changes no maximum, and its gradient shares add back up in ``getitem``'s scatter-add)."""
-    lo = (np.arange(out) * n) // out
-    hi = -((-(np.arange(out) + 1) * n) // out)
-    width = int((hi - lo).max()) if out else 0
-    return np.minimum(lo[:, None] + np.arange(width)[None, :], hi[:, None] - 1)
+# -- power-average pooling: PyTorch's decomposition ----------------------------------------------------------
+
+def _lp_pool(op: str, avg: Any, input: Any, norm_type: Any, kernel_size: Any, stride: Any, ceil_mode: bool,
+             scale: Any) -> Tensor:
+    """PyTorch's ``lp_pool*d`` op for op: ``avg`` of ``input ** p`` (no padding), then
+    ``(sign(out) * relu(abs(out))) * scale`` to the power ``1 / p`` (``scale`` the window's size, so the mean
+    becomes the sum); an infinite ``p`` is a max pool of ``abs(input)``."""
+    check_tensor(op, "input", 0, input)
+    if isinstance(norm_type, (int, float)) and not isinstance(norm_type, bool) and math.isinf(norm_type):
+        if op == "lp_pool3d":
+            raise NotImplementedError("lp_pool3d(): an infinite norm_type is max_pool3d's, which minigrad does not have")
+        pool = max_pool1d if op == "lp_pool1d" else max_pool2d
+        if norm_type > 0:
+            return pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    powered = input.pow(norm_type)
+    out = (avg(powered, kernel_size, stride, 0, ceil_mode) if stride is not None
+           else avg(powered, kernel_size, padding=0, ceil_mode=ceil_mode))
+    return (out.sign() * out.abs().relu()).mul(scale).pow(1.0 / norm_type)
 
 
-def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """``torch.nn.functional.adaptive_max_pool2d`` of ``(N, C, H, W)`` or ``(C, H, W)``: the maximum of each adaptive
-    window (composite: one ``getitem`` of the windows, then a ``gather`` at each one's first maximum, which takes
-    all of its gradient, as PyTorch's). With ``return_indices``
-    also the flat ``h * W + w`` position of each maximum."""
-    op = "adaptive_max_pool2d"
-    check_tensor(op, "input", 1, input)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    h, w = input.shape[-2:]
-    oh, ow = _output_size(op, output_size, (h, w))
-    if min(h, w) <= 0 or min(oh, ow) <= 0:
-        raise RuntimeError(f"{op}(): input and output sizes must be positive, but got input ({h}, {w}) and output ({oh}, {ow})")
-    rows, cols = _adaptive_windows(h, oh), _adaptive_windows(w, ow)
-    lead = (slice(None),) * (input.ndim - 2)
-    windows = getitem(input, lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
-    flat = reshape(windows, tuple(windows.shape[:-2]) + (rows.shape[1] * cols.shape[1],))
-    # each window's first maximum read with gather: PyTorch's gradient goes to that one element (amax's would be
-    # shared among ties, as among the zeros after a ReLU)
-    out = squeeze(gather(flat, -1, argmax(flat.detach(), dim=-1, keepdim=True)), -1)
-    if not return_indices:
-        return out
-    return out, _window_argmax(input, rows, cols, ("adaptive_max_pool2d", h, w, oh, ow), windows)
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """``torch.nn.functional.lp_pool1d``: the ``norm_type``-norm of each window, ``(sum x^p)^(1/p)``; PyTorch's
+    decomposition (``pow``, ``avg_pool1d``, ``sign``, ``abs``, ``relu``, ``mul``, ``pow``). A window whose powers
+    sum to zero has a zero gradient.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.nn.functional.lp_pool1d(mg.tensor([[[3.0, 4.0]]]), 2, 2).tolist()
+        [[[5.0]]]
+    """
+    return _lp_pool("lp_pool1d", avg_pool1d, input, norm_type, kernel_size, stride, ceil_mode, kernel_size)
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """``torch.nn.functional.adaptive_max_pool1d`` of ``(N, C, L)`` or ``(C, L)``: the 2-D form over a height of 1."""
-    op = "adaptive_max_pool1d"
-    check_tensor(op, "input", 1, input)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
-    (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
-    out = adaptive_max_pool2d(unsqueeze(input, -2), (1, size), return_indices)
-    if return_indices:
-        return squeeze(out[0], -2), squeeze(out[1], -2)
-    return squeeze(out, -2)
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """``torch.nn.functional.lp_pool2d``: ``lp_pool1d`` over ``kernel_size`` windows of the last two dims
+    (``avg_pool2d`` in the decomposition)."""
+    kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size, kernel_size)
+    return _lp_pool("lp_pool2d", avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, kw * kh)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """``torch.nn.functional.lp_pool3d``: ``lp_pool1d`` over ``kernel_size`` windows of the last three dims
+    (``avg_pool3d`` in the decomposition)."""
+    kd, kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
+    return _lp_pool("lp_pool3d", avg_pool3d, input, norm_type, kernel_size, stride, ceil_mode, kd * kw * kh)

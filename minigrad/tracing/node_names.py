@@ -34,6 +34,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "conv_transpose2d": "ConvolutionBackward0",
     "copy_slices": "CopySlices",
     "multi_margin_loss_backward": "NotImplemented",  # PyTorch has no derivative for it: its node raises
+    "multilabel_margin_loss_backward": "NotImplemented",  # (the same)
     "diagonal_copy": "DiagonalBackward0_copy",  # torch.diag of a matrix: diagonal_copy's node, so named
     "copy_": "CopyBackwards",  # x.copy_(src); zero_ is ZeroBackward0 by the rule
     "fill_": "FillBackward2",  # fill_.Scalar; torch.fill (the op fill) is fill.Scalar, FillBackward0
@@ -45,6 +46,13 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "avg_pool2d": "AvgPool2DBackward0",
     "avg_pool3d": "AvgPool3DBackward0",
     "adaptive_avg_pool2d": "AdaptiveAvgPool2DBackward0",
+    "adaptive_max_pool2d": "AdaptiveMaxPool2DBackward0",
+    "adaptive_max_pool3d": "AdaptiveMaxPool3DBackward0",
+    "adaptive_max_pool2d_backward": "AdaptiveMaxPool2DBackwardBackward0",
+    "adaptive_max_pool3d_backward": "AdaptiveMaxPool3DBackwardBackward0",
+    "max_unpool2d": "MaxUnpool2DBackward0",
+    "max_unpool3d": "MaxUnpool3DBackward0",
+    "rrelu_with_noise_": "RreluWithNoiseBackward1",  # rrelu_, in place
     "vector_norm": "LinalgVectorNormBackward0",
     "det": "LinalgDetBackward0",
     "inv": "LinalgInvExBackward0",

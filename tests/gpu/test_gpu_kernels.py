@@ -9,6 +9,8 @@ that the GPU kernel - not a CPU fallback - computed the forward.
 from __future__ import annotations
 
 import importlib.util
+import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -1045,6 +1047,117 @@ def test_max_pool2d_nan_wins_like_the_cpu():
     np.testing.assert_allclose(gpu[~np.isnan(gpu)], cpu[~np.isnan(cpu)])
 
 
+ADAPTIVE_MAX_CASES = [("adaptive_max_pool2d", (2, 3, 7, 6), (3, 4)), ("adaptive_max_pool2d", (3, 3, 2), (5, 4)),
+                      ("adaptive_max_pool3d", (2, 2, 5, 4, 6), (2, 3, 4)), ("adaptive_max_pool1d", (2, 3, 7), 3)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("case", ADAPTIVE_MAX_CASES, ids=str)
+def test_adaptive_max_pool_is_one_op_on_the_gpu(case, dtype):
+    fn, shape, size = case
+    op = "adaptive_max_pool3d" if fn.endswith("3d") else "adaptive_max_pool2d"
+    check(op, lambda x: getattr(mg.nn.functional, fn)(x, size), [_rand(shape, dtype, seed=3)], dtype)
+    check(f"{op}_indices", lambda x: getattr(mg.nn.functional, fn)(x, size, return_indices=True)[1],
+          [_rand(shape, dtype, seed=3)], dtype, grad=False)
+
+
+def test_adaptive_max_pool_gradient_and_double_backward_on_the_gpu_with_nan():
+    a = _rand((2, 2, 7, 5), mg.float64, seed=6)
+    a[0, 0, 1, 1] = a[0, 0, 2, 0] = a[1, 1, 6, 4] = np.nan
+
+    def run(device):
+        x = mg.tensor(a, requires_grad=True)
+        with mg.trace() as tr:
+            y, idx = mg.nn.functional.adaptive_max_pool2d(x.to(device), (3, 2), return_indices=True)
+            (gx,) = mg.grad(mg.nan_to_num(y * y).sum(), [x], create_graph=True)
+            (gx * gx).sum().backward()
+        sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}
+        return idx.numpy(), gx.detach().numpy(), x.grad.detach().numpy(), sel
+
+    i_cpu, g_cpu, gg_cpu, _ = run("cpu")
+    i_gpu, g_gpu, gg_gpu, sel = run("gpu")
+    np.testing.assert_array_equal(i_gpu, i_cpu)
+    np.testing.assert_allclose(g_gpu, g_cpu, rtol=1e-12)
+    np.testing.assert_allclose(gg_gpu, gg_cpu, rtol=1e-12)
+    for op in ("adaptive_max_pool2d_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_backward"):
+        assert sel[op] == ("GPU", False), (op, sel[op])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_max_unpool_is_one_op_on_the_gpu(k, dtype):
+    rng = np.random.default_rng(2)
+    pooled_shape = (2, 3) + (2, 3, 1)[:k]  # unpooled by a kernel of 2: planes of (4, 6, 2)[:k]
+    plane, n = math.prod((4, 6, 2)[:k]), math.prod((2, 3, 1)[:k])
+    idx = np.stack([rng.permutation(plane)[:n] for _ in range(6)]).reshape(pooled_shape)
+    fn = getattr(mg.nn.functional, f"max_unpool{k}d")
+    op = "max_unpool3d" if k == 3 else "max_unpool2d"
+    check(op, lambda v, i: fn(v, i, 2), [_rand(pooled_shape, dtype, seed=2), idx.astype(np.int64)], dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_rrelu_in_evaluation_is_one_elementwise_op_on_the_gpu(dtype):
+    check("rrelu_with_noise", lambda x: mg.nn.functional.rrelu(x, 0.1, 0.3), [_rand((3, 5), dtype, seed=4)], dtype)
+
+
+def test_rrelu_in_training_draws_on_the_gpu_and_copies_nothing():
+    """The slopes are drawn on the device (one per element, as PyTorch CUDA's), the forward and both backward
+    kernels are the elementwise templates: nothing is copied to or from the host."""
+    x = mg.tensor(_rand((4, 6), mg.float32, seed=8)).to("gpu").requires_grad_()
+
+    def run():
+        y = mg.nn.functional.rrelu(x, training=True)
+        (g,) = mg.grad((y * y).sum(), [x], create_graph=True)
+        return y, g
+
+    run()
+    fake_cupy.reset_counts()
+    y, g = run()
+    c = fake_cupy.counts()
+    if getattr(sys.modules.get("cupy"), "__fake__", False):
+        assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake_cupy.COUNTS.log
+    with mg.trace() as tr:
+        run()
+    sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}
+    for op in ("rrelu_with_noise", "rrelu_with_noise_backward"):
+        assert sel[op] == ("GPU", False), (op, sel[op])
+    xs, ys, gs = x.detach().numpy(), y.detach().numpy(), g.detach().numpy()
+    slope = np.where(xs <= 0, ys / np.where(xs == 0, 1, xs), 1.0)
+    assert ((slope >= 1 / 8 - 1e-6) & (slope <= 1 / 3 + 1e-6) | (xs > 0)).all()
+    np.testing.assert_allclose(gs, 2 * ys * np.where(xs <= 0, slope, 1.0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("shape, pad", [((2, 3, 6), (2, 1)), ((2, 1, 5, 4), (1, 2, -1, 3)), ((3, 4, 3, 5), (0, 2, 1, 1, 2, 0))],
+                         ids=str)
+def test_circular_pad_copies_slices_on_the_gpu(shape, pad, dtype):
+    """PyTorch's _pad_circular: every copy a copy_slices on the device, the slices views; after the first call
+    (the positions of each copy uploaded once per geometry) nothing is copied to or from the host."""
+    check("copy_slices", lambda x: mg.nn.functional.pad(x, pad, mode="circular"), [_rand(shape, dtype, seed=9)],
+          dtype)
+    x = mg.tensor(_rand(shape, dtype, seed=9)).to("gpu")
+    mg.nn.functional.pad(x, pad, mode="circular")
+    fake_cupy.reset_counts()
+    mg.nn.functional.pad(x, pad, mode="circular")
+    c = fake_cupy.counts()
+    if getattr(sys.modules.get("cupy"), "__fake__", False):
+        assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake_cupy.COUNTS.log
+
+
+def test_multilabel_margin_loss_reports_a_bad_target_at_the_next_sync():
+    loss = mg.nn.functional.multilabel_margin_loss(mg.ones(1, 3).to("gpu"), mg.tensor([[0, 3, -1]]).to("gpu"))
+    with pytest.raises(RuntimeError, match="argument #2 'target' is out of range"):
+        loss.item()
+
+
+def test_max_unpool_reports_a_bad_index_at_the_next_sync():
+    x = mg.ones(1, 1, 2, 2).to("gpu")
+    idx = mg.tensor([[[[0, 1], [2, 99]]]]).to("gpu")
+    out = mg.nn.functional.max_unpool2d(x, idx, 2)
+    with pytest.raises(RuntimeError, match="Found an invalid max index: 99"):
+        out.numpy()
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("shapes", [((7, 5), (7, 5)), ((12_000,), (12_000,)), ((2, 3, 4), (2, 3, 4))], ids=["same", "chunked", "3d"])
@@ -1471,6 +1584,12 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                    lambda: [_rand((2, 3, 7, 9), mg.float32)]),
     "avg_pool2d-ceil": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 2, ceil_mode=True, divisor_override=3),
                         lambda: [_rand((1, 2, 5, 5), mg.float32)]),
+    "avg_pool2d-unbatched": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 2, 1),
+                             lambda: [_rand((3, 5, 6), mg.float32)]),
+    # lp_pool: PyTorch's decomposition (pow, avg_pool, sign, abs, relu, mul, pow), every op on the device
+    "lp_pool2d": ("avg_pool2d", lambda x: mg.nn.functional.lp_pool2d(x, 2, 2), lambda: [_rand((2, 3, 6, 6), mg.float32)]),
+    "lp_pool1d-unbatched": ("avg_pool2d", lambda x: mg.nn.functional.lp_pool1d(x, 3.0, 2, 1),
+                            lambda: [_rand((3, 7), mg.float32, 0.2, 2)]),
     "avg_pool3d": ("avg_pool3d", lambda x: mg.nn.functional.avg_pool3d(x, (3, 2, 3), 2, 1, count_include_pad=False),
                    lambda: [_rand((2, 3, 5, 6, 7), mg.float32)]),
     "avg_pool3d-unbatched-ceil": ("avg_pool3d", lambda x: mg.nn.functional.avg_pool3d(x, 2, ceil_mode=True,
@@ -1513,6 +1632,12 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
         mg.nn.functional.multi_margin_loss(x, t, p=p, weight=mg.tensor([0.5, 2.0, 1.0, 1.5, 1.0]).to(x.device),
                                            reduction=reduction),
         lambda: [_rand((4, 5), mg.float32), _ints((4,), 0, 5)]) for p in (1, 2) for reduction in ("mean", "none")},
+    **{f"multilabel_margin_loss-{reduction}-{shape}": ("multilabel_margin_loss", lambda x, t, reduction=reduction:
+        mg.nn.functional.multilabel_margin_loss(x, t, reduction=reduction),
+        lambda shape=shape: [_rand(shape, mg.float32, -1, 1),
+                             np.array([[3, 0, -1, 1, 2], [4, -1, 0, 0, 1], [0, 1, 2, 3, 4], [2, 2, 1, -1, -1]],
+                                      dtype=np.int64)[: shape[0] if len(shape) == 2 else 1].reshape(shape)])
+       for reduction in ("mean", "sum", "none") for shape in ((4, 5), (5,))},
     "cosine_embedding_loss-sub_scalar": ("sub_scalar", lambda x, y: mg.nn.functional.cosine_embedding_loss(
         x, y, mg.tensor([1.0, -1.0, 1.0, -1.0]).to(x.device), margin=-0.5),
         lambda: [_rand((4, 5), mg.float32), _rand((4, 5), mg.float32, seed=1)]),

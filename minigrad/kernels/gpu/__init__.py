@@ -17,6 +17,7 @@ imports the kernel modules (they import CuPy themselves), whose
 - ``conv``: conv2d (forward and both gradients) twice - im2col + cuBLAS as
   ``GPUDNN`` and direct hand-written kernels as ``GPU`` -, max_pool2d
   (forward, gradient, select) and mse_loss, hand-written (``conv_src.py``);
+- ``pooling``: adaptive max pooling and max unpooling (positions within a plane), CuPy's functions;
 - ``optim``: the optimizers' multi-tensor (``_foreach_*``) and fused (``_fused_sgd_``,
   ``_fused_adam_``) kernels, many tensors per launch (``optim_src.py``).
 
@@ -45,7 +46,7 @@ def load() -> None:
         return
     # The kernel modules import CuPy at their top, so they are imported here, on the GPU's
     # first use (the import test allows this one lazy entry point, as it allows CuPy's).
-    from . import conv, elementwise, library, linalg, nn, optim, reduce, shape  # noqa: F401  (registration side effects)
+    from . import conv, elementwise, library, linalg, nn, optim, pooling, reduce, shape  # noqa: F401  (registration side effects)
 
     _loaded = True
 

@@ -34,7 +34,8 @@ from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_
                              product_at, spread_index, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
                              searchsorted_arrays,
                              vector_norm_arrays)
-from ..loss_terms import bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms
+from ..loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms,
+                          multilabel_margin_grad, multilabel_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms)
 from ..pool_windows import adaptive_matrix, apply_windows, apply_windows_3d, avg_matrices, avg_matrices_3d
 from ..upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, resample_backward_arrays
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
@@ -389,7 +390,7 @@ def _avg_key(hw: tuple[int, int], a: dict[str, Any]) -> tuple[Any, ...]:
 
 @register_kernel("avg_pool2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_avg_pool2d")
 def avg_pool2d(x: Any, **a: Any) -> Any:
-    hw = x.shape[2:]
+    hw = x.shape[-2:]
     rows, cols, scale = _windows(_avg_key(hw, a), lambda: avg_matrices(hw, a), x.dtype)
     return apply_windows(cupy, x, rows, cols, scale)
 
@@ -465,6 +466,28 @@ def multi_margin_loss_backward(grad: Any, input: Any, target: Any, weight: Any =
                                reduction: str = "mean") -> Any:
     rows = input.reshape(-1, input.shape[-1] if input.ndim else 1)
     return multi_margin_grad(cupy, grad, rows, target.reshape(-1), p, margin, weight, reduction).reshape(input.shape)
+
+
+def _multilabel_rows(input: Any, target: Any) -> tuple[Any, Any]:
+    """``(N, C)`` as it is, one sample ``(C,)`` or a 0-d input as one row; the target alike."""
+    c = input.shape[-1] if input.ndim else 1
+    return input.reshape(-1, c), target.reshape(-1, c)
+
+
+@register_kernel("multilabel_margin_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_multilabel_margin_loss")
+def multilabel_margin_loss(input: Any, target: Any, reduction: str = "mean") -> Any:
+    rows, t = _multilabel_rows(input, target)
+    c = rows.shape[1]
+    check_later(t, -1, c, lambda bad, values: RuntimeError("argument #2 'target' is out of range"))
+    terms = multilabel_margin_terms(cupy, rows, t)
+    return reduce_terms(cupy, terms if input.ndim == 2 else terms.reshape(()), reduction, input.dtype)
+
+
+@register_kernel("multilabel_margin_loss_backward", GPU, dtypes=FLOAT_DTYPES,
+                 name="gpu/cupy_multilabel_margin_loss_backward")
+def multilabel_margin_loss_backward(grad: Any, input: Any, target: Any, reduction: str = "mean") -> Any:
+    rows, t = _multilabel_rows(input, target)
+    return multilabel_margin_grad(cupy, grad, rows, t, reduction).reshape(input.shape)
 
 
 @register_kernel("smooth_l1_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_smooth_l1_loss")
