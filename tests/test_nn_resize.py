@@ -86,6 +86,53 @@ def test_adaptive_avg_pool1d(size: int) -> None:
     compare(lambda x: F.adaptive_avg_pool1d(x, size), lambda x: TF.adaptive_avg_pool1d(x, size), [X3])
 
 
+def _with_non_finite(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    x = np.random.default_rng(5).normal(size=shape).astype(dtype)
+    flat = x.reshape(-1)
+    flat[[1, 7, 20, 33, 34]] = [np.inf, np.nan, -np.inf, np.inf, -np.inf]
+    return x
+
+
+NON_FINITE = [
+    ("avg 2", lambda f, x: f.avg_pool2d(x, 2)),
+    ("avg 3 stride 1 pad 1", lambda f, x: f.avg_pool2d(x, 3, 1, 1)),
+    ("avg divisor", lambda f, x: f.avg_pool2d(x, 2, padding=1, divisor_override=-3)),
+    ("adaptive tiles", lambda f, x: f.adaptive_avg_pool2d(x, (3, 2))),
+    ("adaptive overlapping", lambda f, x: f.adaptive_avg_pool2d(x, (4, 5))),
+    ("adaptive 1", lambda f, x: f.adaptive_avg_pool2d(x, 1)),
+    ("avg 3d", lambda f, x: f.avg_pool3d(x[None], (1, 3, 2), 1)),
+]
+
+
+@pytest.mark.parametrize("label,call", NON_FINITE, ids=[n[0] for n in NON_FINITE])
+def test_a_non_finite_value_stays_in_its_own_windows(label: str, call) -> None:
+    """An inf or NaN makes its own windows inf or NaN, as PyTorch's loop; a window product spread it to every
+    window sharing its rows or columns (0 * inf is NaN: NOTE [ A non-finite value in a window ])."""
+    x = _with_non_finite((2, 3, 6, 8), "float32")
+    want = call(TF, torch.tensor(x)).numpy()
+    got = call(F, mg.tensor(x)).numpy()
+    assert np.isfinite(want).sum() > want.size // 3  # the case leaves finite windows to compare
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got) * np.sign(got), np.isinf(want) * np.sign(want))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_windows_that_tile_the_plane_give_pytorch_s_bits(dtype: str) -> None:
+    """Non-overlapping windows add one element at a time and divide, as PyTorch's CPU kernels (adaptive pooling
+    divides by the window's height, then its width): values and gradients bit for bit."""
+    x = np.random.default_rng(6).normal(size=(2, 3, 8, 12)).astype(dtype)
+    for call in (lambda f, t: f.avg_pool2d(t, 2), lambda f, t: f.avg_pool2d(t, (4, 3), divisor_override=5),
+                 lambda f, t: f.adaptive_avg_pool2d(t, (2, 3)), lambda f, t: f.adaptive_avg_pool2d(t, 1)):
+        t, m = torch.tensor(x, requires_grad=True), mg.tensor(x, requires_grad=True)
+        yt, ym = call(TF, t), call(F, m)
+        np.testing.assert_array_equal(ym.detach().numpy(), yt.detach().numpy())
+        g = np.random.default_rng(7).normal(size=yt.shape).astype(dtype)
+        yt.backward(torch.tensor(g))
+        ym.backward(mg.tensor(g))
+        np.testing.assert_array_equal(m.grad.numpy(), t.grad.numpy())
+
+
 POOL_ERRORS = [
     ("pad over half", lambda f, x: f.avg_pool2d(x, 3, padding=2)),
     ("too small", lambda f, x: f.avg_pool2d(x, 7)),

@@ -6,6 +6,11 @@ an ``(out_w, W)`` matrix, each row holding ``1 / size`` on its output's window.
 The matrices depend on the shapes and the attributes only, so a GPU keeps them
 on the device per geometry (``kernels/gpu/library.py``). A 3-D pool over
 ``(D, H, W)`` volumes is the same with a third matrix along the depth.
+Windows that tile the plane (stride = kernel, no padding: the common 2x2
+pool, a global average) need no product: ``tiled_mean`` sums each window
+as PyTorch's CPU loop does (its bits), one reduction on a GPU. An inf or a
+NaN stays in its own windows either way (NOTE [ A non-finite value in a
+window ]).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["pool_out_size", "avg_matrix", "adaptive_matrix", "avg_matrices", "apply_windows", "avg_matrices_3d",
+           "tiling", "avg_tiles", "adaptive_tiles", "tiled_mean", "tiled_mean_adjoint",
            "apply_windows_3d", "adaptive_window_table", "adaptive_max_positions", "plane_gather", "plane_scatter"]
 
 
@@ -60,11 +66,96 @@ def avg_matrices(hw: tuple[int, int], a: dict[str, Any]) -> tuple[np.ndarray, np
 
 def apply_windows(xp: Any, x: Any, rows: Any, cols: Any, scale: float) -> Any:
     """``rows @ x @ cols.T`` on every plane of ``x`` (and the adjoint, given transposed matrices), with
-    ``xp`` NumPy or CuPy; the matrices are of ``x``'s dtype and module."""
-    out = xp.matmul(xp.matmul(rows, x), cols.T)
+    ``xp`` NumPy or CuPy; the matrices are of ``x``'s dtype and module. A non-finite value stays in its own
+    windows (NOTE [ A non-finite value in a window ])."""
+    return _finite_products(xp, x, lambda a: xp.matmul(xp.matmul(rows, a), cols.T), scale)
+
+
+def _finite_products(xp: Any, x: Any, product: Any, scale: float) -> Any:
+    """``product(x) * scale``, with the windows that hold an inf or a NaN set as IEEE adds their values.
+
+    NOTE [ A non-finite value in a window ]
+        A matrix product multiplies every element of a row by its weight, 0 outside the window, and
+        ``0 * inf`` is NaN: one inf in a plane made NaN of every window sharing its rows or columns, where
+        PyTorch's loop over a window reads only the window's own elements. So the product runs on ``x`` with
+        its non-finite values set to 0, and on three indicators (+inf, -inf, NaN), whose window sums (of
+        positive weights) say which windows hold one; such a window is NaN (a NaN, or both infinities) or
+        that infinity. On the CPU this runs only when ``x`` holds one (a host check); a GPU would wait for
+        that check, so there it always runs.
+    """
+    on_host = xp is np
+    if on_host and np.isfinite(x).all():
+        out = product(x)
+        return xp.ascontiguousarray(out * np.asarray(scale, dtype=x.dtype)[()] if scale != 1.0 else out, dtype=x.dtype)
+    finite = xp.isfinite(x)
+    out = product(xp.where(finite, x, x.dtype.type(0)))
     if scale != 1.0:
         out = out * np.asarray(scale, dtype=x.dtype)[()]
+    marks = product(xp.stack([x == np.inf, x == -np.inf, xp.isnan(x)]).astype(x.dtype)) > 0
+    up, down = (np.inf, -np.inf) if scale > 0 else (-np.inf, np.inf)
+    out = xp.where(marks[0], x.dtype.type(up), out)
+    out = xp.where(marks[1], x.dtype.type(down), out)
+    out = xp.where(marks[2] | (marks[0] & marks[1]), x.dtype.type(np.nan), out)
     return xp.ascontiguousarray(out, dtype=x.dtype)
+
+
+def tiling(hw: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...], padding: tuple[int, ...]) -> bool:
+    """Whether the windows tile the plane: stride = kernel, no padding, a whole number of windows along each
+    dim (then ``ceil_mode`` and ``count_include_pad`` change nothing and every window has ``prod(kernel)``
+    elements)."""
+    return all(s == k and p == 0 and n % k == 0 for n, k, s, p in zip(hw, kernel, stride, padding))
+
+
+def avg_tiles(hw: tuple[int, ...], a: dict[str, Any]) -> tuple[tuple[int, int], tuple[float, ...]] | None:
+    """``avg_pool2d``'s window and divisor when its windows tile the plane, else None."""
+    if not tiling(tuple(hw), a["kernel_size"], a["stride"], a["padding"]):
+        return None
+    kh, kw = a["kernel_size"]
+    return (kh, kw), (a["divisor_override"] or kh * kw,)
+
+
+def adaptive_tiles(hw: tuple[int, ...], out: tuple[int, ...]) -> tuple[tuple[int, int], tuple[float, ...]] | None:
+    """``adaptive_avg_pool2d``'s window and divisors (its height, then its width) when the output divides the
+    plane, else None."""
+    if not out[0] or not out[1] or hw[0] % out[0] or hw[1] % out[1]:
+        return None
+    kh, kw = hw[0] // out[0], hw[1] // out[1]
+    return (kh, kw), (kh, kw)
+
+
+def tiled_mean(xp: Any, x: Any, kernel: tuple[int, int], divisors: tuple[float, ...]) -> Any:
+    """Average pooling over windows that tile the plane: each window's sum over its rows, then its columns,
+    divided by each of ``divisors`` in turn (``avg_pool2d``'s one; ``adaptive_avg_pool2d``'s kernel divides by
+    the window's height, then its width). On the CPU the sum adds one element at a time, as PyTorch's loop (so the values
+    are its bits); on a GPU one reduction (CUDA's order is its own anyway)."""
+    kh, kw = kernel
+    h, w = x.shape[-2:]
+    tiles = x.reshape(x.shape[:-2] + (h // kh, kh, w // kw, kw))
+    acc = np.float32 if x.dtype.itemsize < 4 else x.dtype.type
+    if xp is np:
+        total = tiles[..., 0, :, 0].astype(acc)
+        for i in range(kh):
+            for j in range(kw):
+                if i or j:
+                    total = total + tiles[..., i, :, j]
+    else:
+        total = tiles.sum(axis=(-3, -1), dtype=acc)
+    for d in divisors:
+        total = total / acc(d)
+    return xp.ascontiguousarray(total, dtype=x.dtype)
+
+
+def tiled_mean_adjoint(xp: Any, grad: Any, kernel: tuple[int, int], divisors: tuple[float, ...]) -> Any:
+    """The gradient of ``tiled_mean``: each output's gradient divided by ``divisors``, copied over its window."""
+    kh, kw = kernel
+    oh, ow = grad.shape[-2:]
+    acc = np.float32 if grad.dtype.itemsize < 4 else grad.dtype.type
+    share = grad.astype(acc)
+    for d in divisors:
+        share = share / acc(d)
+    share = share.astype(grad.dtype)
+    spread = xp.broadcast_to(share[..., :, None, :, None], grad.shape[:-2] + (oh, kh, ow, kw))
+    return xp.ascontiguousarray(spread).reshape(grad.shape[:-2] + (oh * kh, ow * kw))
 
 
 def avg_matrices_3d(dhw: tuple[int, int, int], a: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -82,12 +173,12 @@ def apply_windows_3d(xp: Any, x: Any, depth: Any, rows: Any, cols: Any, scale: f
     """``depth``, ``rows`` and ``cols`` applied along the last three dims of ``x`` (``(..., D, H, W)``; the
     adjoint, given transposed matrices): each plane as ``apply_windows``, then the planes mixed along the depth by
     one more product, the planes flattened."""
-    planes = xp.matmul(xp.matmul(rows, x), cols.T)  # (..., D, oh, ow)
-    lead, (d, oh, ow) = planes.shape[:-3], planes.shape[-3:]
-    out = xp.matmul(depth, planes.reshape(lead + (d, oh * ow))).reshape(lead + (depth.shape[0], oh, ow))
-    if scale != 1.0:
-        out = out * np.asarray(scale, dtype=x.dtype)[()]
-    return xp.ascontiguousarray(out, dtype=x.dtype)
+    def product(a: Any) -> Any:
+        planes = xp.matmul(xp.matmul(rows, a), cols.T)  # (..., D, oh, ow)
+        lead, (d, oh, ow) = planes.shape[:-3], planes.shape[-3:]
+        return xp.matmul(depth, planes.reshape(lead + (d, oh * ow))).reshape(lead + (depth.shape[0], oh, ow))
+
+    return _finite_products(xp, x, product, scale)
 
 
 # -- pooling by flat positions in a plane: adaptive max pooling, its gradient, max unpooling ---------------------

@@ -47,7 +47,8 @@ from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
-from ..kernels.pool_windows import (adaptive_matrix, apply_windows, apply_windows_3d, avg_matrices, avg_matrices_3d,
+from ..kernels.pool_windows import (adaptive_matrix, adaptive_tiles, apply_windows, apply_windows_3d, avg_matrices,
+                                    avg_matrices_3d, avg_tiles, tiled_mean, tiled_mean_adjoint,
                                     pool_out_size)
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -215,6 +216,9 @@ def _avg_meta(op: str, x: Any, **a: Any) -> tuple[tuple[int, ...], Any]:
 
 @register_kernel("avg_pool2d", Backend.CPU, dtypes=FLOAT_DTYPES)
 def avg_pool2d_cpu(x: np.ndarray, **a: Any) -> np.ndarray:
+    tiled = avg_tiles(x.shape[-2:], a)
+    if tiled is not None:
+        return tiled_mean(np, x, *tiled)
     return apply_windows(np, x, *_host_windows(*avg_matrices(x.shape[-2:], a), x.dtype))
 
 
@@ -244,6 +248,9 @@ def _avg_backward_meta(op: str, grad: Any, input_size: tuple[int, int], **a: Any
 
 @register_kernel("avg_pool2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
 def avg_pool2d_backward_cpu(grad: np.ndarray, input_size: tuple[int, int], **a: Any) -> np.ndarray:
+    tiled = avg_tiles(input_size, a)
+    if tiled is not None:
+        return tiled_mean_adjoint(np, grad, *tiled)
     rows, cols, scale = _host_windows(*avg_matrices(input_size, a), grad.dtype)
     return apply_windows(np, grad, rows.T, cols.T, scale)
 
@@ -564,6 +571,9 @@ def _adaptive_meta(op: str, x: Any, output_size: tuple[int, int]) -> tuple[tuple
 @register_kernel("adaptive_avg_pool2d", Backend.CPU, dtypes=FLOAT_DTYPES)
 def adaptive_avg_pool2d_cpu(x: np.ndarray, output_size: tuple[int, int]) -> np.ndarray:
     h, w = x.shape[2:]
+    tiled = adaptive_tiles((h, w), output_size)
+    if tiled is not None:
+        return tiled_mean(np, x, *tiled)
     return apply_windows(np, x, *_host_windows(adaptive_matrix(h, output_size[0]), adaptive_matrix(w, output_size[1]),
                                                1.0, x.dtype))
 
@@ -590,6 +600,9 @@ def _adaptive_backward_meta(op: str, grad: Any, input_size: tuple[int, int]) -> 
 @register_kernel("adaptive_avg_pool2d_backward", Backend.CPU, dtypes=FLOAT_DTYPES)
 def adaptive_avg_pool2d_backward_cpu(grad: np.ndarray, input_size: tuple[int, int]) -> np.ndarray:
     (h, w), (oh, ow) = input_size, grad.shape[2:]
+    tiled = adaptive_tiles((h, w), (oh, ow))
+    if tiled is not None:
+        return tiled_mean_adjoint(np, grad, *tiled)
     rows, cols, scale = _host_windows(adaptive_matrix(h, oh), adaptive_matrix(w, ow), 1.0, grad.dtype)
     return apply_windows(np, grad, rows.T, cols.T, scale)
 

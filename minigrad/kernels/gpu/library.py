@@ -36,7 +36,8 @@ from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_
                              vector_norm_arrays)
 from ..loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms,
                           multilabel_margin_grad, multilabel_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms)
-from ..pool_windows import adaptive_matrix, apply_windows, apply_windows_3d, avg_matrices, avg_matrices_3d
+from ..pool_windows import (adaptive_matrix, adaptive_tiles, apply_windows, apply_windows_3d, avg_matrices,
+                            avg_matrices_3d, avg_tiles, tiled_mean, tiled_mean_adjoint)
 from ..upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, resample_backward_arrays
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
@@ -391,12 +392,18 @@ def _avg_key(hw: tuple[int, int], a: dict[str, Any]) -> tuple[Any, ...]:
 @register_kernel("avg_pool2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_avg_pool2d")
 def avg_pool2d(x: Any, **a: Any) -> Any:
     hw = x.shape[-2:]
+    tiled = avg_tiles(hw, a)
+    if tiled is not None:  # windows that tile the plane: one reduction, no product
+        return tiled_mean(cupy, x, *tiled)
     rows, cols, scale = _windows(_avg_key(hw, a), lambda: avg_matrices(hw, a), x.dtype)
     return apply_windows(cupy, x, rows, cols, scale)
 
 
 @register_kernel("avg_pool2d_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_avg_pool2d_backward")
 def avg_pool2d_backward(grad: Any, input_size: tuple[int, int], **a: Any) -> Any:
+    tiled = avg_tiles(tuple(input_size), a)
+    if tiled is not None:
+        return tiled_mean_adjoint(cupy, grad, *tiled)
     rows, cols, scale = _windows(_avg_key(input_size, a), lambda: avg_matrices(tuple(input_size), a), grad.dtype)
     return apply_windows(cupy, grad, rows.T, cols.T, scale)
 
@@ -422,6 +429,9 @@ def _adaptive(hw: tuple[int, int], out: tuple[int, int]) -> tuple[Any, Any, floa
 @register_kernel("adaptive_avg_pool2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_adaptive_avg_pool2d")
 def adaptive_avg_pool2d(x: Any, output_size: tuple[int, int]) -> Any:
     hw, out = tuple(x.shape[2:]), tuple(output_size)
+    tiled = adaptive_tiles(hw, out)
+    if tiled is not None:
+        return tiled_mean(cupy, x, *tiled)
     rows, cols, scale = _windows(("adaptive", hw, out), lambda: _adaptive(hw, out), x.dtype)
     return apply_windows(cupy, x, rows, cols, scale)
 
@@ -429,6 +439,9 @@ def adaptive_avg_pool2d(x: Any, output_size: tuple[int, int]) -> Any:
 @register_kernel("adaptive_avg_pool2d_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cublas_adaptive_avg_pool2d_backward")
 def adaptive_avg_pool2d_backward(grad: Any, input_size: tuple[int, int]) -> Any:
     hw, out = tuple(input_size), tuple(grad.shape[2:])
+    tiled = adaptive_tiles(hw, out)
+    if tiled is not None:
+        return tiled_mean_adjoint(cupy, grad, *tiled)
     rows, cols, scale = _windows(("adaptive", hw, out), lambda: _adaptive(hw, out), grad.dtype)
     return apply_windows(cupy, grad, rows.T, cols.T, scale)
 
