@@ -133,6 +133,22 @@ def test_windows_that_tile_the_plane_give_pytorch_s_bits(dtype: str) -> None:
         np.testing.assert_array_equal(m.grad.numpy(), t.grad.numpy())
 
 
+@pytest.mark.parametrize("kw", [{"kernel_size": 3, "stride": 2, "padding": 1}, {"kernel_size": 2},
+                                {"kernel_size": 3, "stride": 2, "padding": 1, "dilation": 2},
+                                {"kernel_size": 2, "ceil_mode": True}], ids=str)
+def test_max_pool2d_takes_the_last_nan_of_a_window(kw: dict) -> None:
+    """PyTorch's ``val > max || isnan(val)``: the first maximum, but every NaN takes over, so the last NaN's
+    position is the index and takes the gradient."""
+    x = np.random.default_rng(8).normal(size=(1, 2, 7, 7)).astype("float32")
+    x[0, 0, 0, 0] = x[0, 0, 1, 1] = x[0, 0, 2, 2] = x[0, 1, 4, 5] = x[0, 1, 5, 5] = np.nan
+    t, m = torch.tensor(x, requires_grad=True), mg.tensor(x, requires_grad=True)
+    (vt, it), (vm, im) = TF.max_pool2d(t, return_indices=True, **kw), F.max_pool2d(m, return_indices=True, **kw)
+    assert im.tolist() == it.tolist()
+    vt.sum().backward()
+    vm.sum().backward()
+    np.testing.assert_array_equal(m.grad.numpy(), t.grad.numpy())
+
+
 POOL_ERRORS = [
     ("pad over half", lambda f, x: f.avg_pool2d(x, 3, padding=2)),
     ("too small", lambda f, x: f.avg_pool2d(x, 7)),

@@ -58,7 +58,10 @@ from ._window import POOL_ARGS, bind_args, int_pair
 from .argmax import argmax
 from .division import floor_divide, remainder
 from .scatter_gather import gather
-from .math import add, mul
+from .flip import flip
+from .logical import any as any_
+from .math import add, mul, sub, where
+from .special_values import isnan
 from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, unsqueeze
@@ -72,13 +75,18 @@ __all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "max
 # -- the max_pool2d op (batched NCHW, stride, symmetric padding) and its gradient ops ----------
 
 def _pool_argmax(x, kernel_size, stride, padding):
-    """Flat indices (into the padded H*W plane) of each window's maximum, and the padded shape."""
+    """Flat indices (into the padded H*W plane) of each window's first maximum (its last NaN, as PyTorch's
+    loop), and the padded shape."""
     kh, kw = kernel_size
     ph, pw = padding
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf) if (ph or pw) else x
     win = sliding_window_view(xp, (kh, kw), axis=(2, 3))[:, :, :: stride[0], :: stride[1]]
     n, c, oh, ow = win.shape[:4]
-    arg = win.reshape(n, c, oh, ow, kh * kw).argmax(axis=-1)
+    flat = win.reshape(n, c, oh, ow, kh * kw)
+    arg = flat.argmax(axis=-1)
+    nan = np.isnan(flat)
+    if nan.any():  # PyTorch's ``val > max || isnan(val)``: the window's last NaN
+        arg = np.where(nan.any(axis=-1), kh * kw - 1 - nan[..., ::-1].argmax(axis=-1), arg)
     di, dj = np.divmod(arg, kw)
     rows = np.arange(oh).reshape(1, 1, oh, 1) * stride[0] + di
     cols = np.arange(ow).reshape(1, 1, 1, ow) * stride[1] + dj
@@ -442,7 +450,7 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
         cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
         windows = getitem(xb, (slice(None), slice(None), rows[:, None, :, None], cols[None, :, None, :]))
         flat = reshape(windows, tuple(windows.shape[:-2]) + (k[0] * k[1],))  # (n, c, oh, ow, kh * kw)
-        out = squeeze(gather(flat, -1, argmax(flat.detach(), dim=-1, keepdim=True)), -1)
+        out = squeeze(gather(flat, -1, unsqueeze(_last_nan_or_first_max(flat.detach()), -1)), -1)
     if return_indices:
         rows = _clipped_windows(h, oh, k[0], s[0], p[0], d[0])
         cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
@@ -469,10 +477,18 @@ def _clipped_windows(n: int, out: int, k: int, s: int, p: int, d: int) -> np.nda
     return np.where(inside, pos, np.where(pos < 0, first, last))
 
 
+def _last_nan_or_first_max(flat: Tensor) -> Tensor:
+    """The position along the last dim of its first maximum, or of its last NaN where it holds one (PyTorch's
+    ``val > max || isnan(val)``: every NaN takes over); ops on ``flat``'s device, no read on the host."""
+    nan = isnan(flat)
+    last_nan = sub(flat.shape[-1] - 1, argmax(flip(nan, (-1,)).to(_dt.int64), dim=-1))
+    return where(any_(nan, dim=-1), last_nan, argmax(flat, dim=-1))
+
+
 def _window_argmax(x: Tensor, rows: np.ndarray, cols: np.ndarray, key: tuple[Any, ...],
                    windows: Tensor | None = None) -> Tensor:
-    """The flat ``h * W + w`` position in ``x``'s last two dims of each window's first maximum (NaN first, as
-    PyTorch's ``val > max || isnan(val)``): the windows gathered at ``rows`` ``(oh, kh)`` and ``cols`` ``(ow, kw)``,
+    """The flat ``h * W + w`` position in ``x``'s last two dims of each window's first maximum (its last NaN,
+    as PyTorch's ``val > max || isnan(val)``): the windows gathered at ``rows`` ``(oh, kh)`` and ``cols`` ``(ow, kw)``,
     an ``argmax`` over each, and its position read back through the same tables. Ops on ``x``'s device: a GPU
     input is never read on the host (the tables are kept there, made once per geometry). ``windows``: those
     windows, where the caller gathered them already."""
@@ -481,7 +497,7 @@ def _window_argmax(x: Tensor, rows: np.ndarray, cols: np.ndarray, key: tuple[Any
     if windows is None:
         lead = (slice(None),) * (x.ndim - 2)
         windows = getitem(x.detach(), lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
-    flat = argmax(reshape(windows.detach(), tuple(windows.shape[:-2]) + (kh * kw,)), dim=-1)
+    flat = _last_nan_or_first_max(reshape(windows.detach(), tuple(windows.shape[:-2]) + (kh * kw,)))
     rows_t = kept_constant(key + ("rows",), lambda: rows, x, _dt.int64)
     cols_t = kept_constant(key + ("cols",), lambda: cols, x, _dt.int64)
     at_row = kept_constant(("window index", oh, 1), lambda: np.arange(oh).reshape(oh, 1), x, _dt.int64)

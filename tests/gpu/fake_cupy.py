@@ -1132,7 +1132,8 @@ def _conv(name: str, grid: tuple, block: tuple, args: tuple) -> None:
 
 
 def _pool_arg(x: np.ndarray, g: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Max and flat argmax (first maximum; a NaN wins) of every window, per plane."""
+    """Max and flat argmax (first maximum; the last NaN, which takes over from any value) of every window, per
+    plane."""
     hs, ws, _ = _taps(g)
     planes = g["C"]
     xp = np.asarray(x, dtype=_acc(x.dtype)).reshape(planes, g["H"], g["W"])
@@ -1142,7 +1143,7 @@ def _pool_arg(x: np.ndarray, g: dict[str, int]) -> tuple[np.ndarray, np.ndarray]
     flat_idx = (np.clip(hs, 0, g["H"] - 1)[:, None, :, None] * g["W"] + np.clip(ws, 0, g["W"] - 1)[None, :, None, :])
     flat_idx = np.where(valid.transpose(0, 2, 1, 3), flat_idx, -1).reshape(g["OH"], g["OW"], -1)
     nan = np.isnan(v)
-    k = np.where(nan.any(-1), nan.argmax(-1), v.argmax(-1))
+    k = np.where(nan.any(-1), nan.shape[-1] - 1 - nan[..., ::-1].argmax(-1), v.argmax(-1))
     arg = np.take_along_axis(np.broadcast_to(flat_idx, v.shape), k[..., None], -1)[..., 0]
     return np.take_along_axis(v, k[..., None], -1)[..., 0], arg
 

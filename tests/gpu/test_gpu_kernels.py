@@ -422,6 +422,21 @@ def test_a_non_finite_value_stays_in_its_own_windows_on_the_device(call):
     np.testing.assert_allclose(gpu.cpu().numpy(), cpu, rtol=1e-5, atol=1e-6)
 
 
+def test_max_pool2d_takes_the_last_nan_of_a_window_on_the_device():
+    """The CUDA loop's ``v > best || v != v``, as PyTorch's kernels: the device's indices and gradient are the
+    CPU's where windows hold several NaNs."""
+    x = _rand((1, 2, 7, 7), mg.float32)
+    x[0, 0, 0, 0] = x[0, 0, 1, 1] = x[0, 0, 2, 2] = x[0, 1, 4, 5] = x[0, 1, 5, 5] = np.nan
+    out = []
+    for device in ("cpu", "gpu"):
+        t = mg.tensor(x).to(device).requires_grad_()
+        v, i = mg.nn.functional.max_pool2d(t, 3, 2, 1, return_indices=True)
+        v.sum().backward()
+        out.append((i.cpu().tolist(), t.grad.cpu().numpy()))
+    assert out[0][0] == out[1][0]
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
 def test_nll_loss_is_a_launch_forward_and_at_most_two_backward():
     fake = fake_cupy.installed()
     if fake is None:

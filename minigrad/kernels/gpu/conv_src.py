@@ -178,8 +178,8 @@ def pool_source(dtype: str) -> str:
 
     ``C`` is the number of planes (batch x channels) and ``O`` is unused (the
     geometry is shared with convolution). The argmax is a flat ``h*W + w``
-    index into the unpadded plane; the first maximum wins, a NaN wins over
-    everything (as NumPy's ``argmax``).
+    index into the unpadded plane; the first maximum wins, and every NaN takes
+    over (PyTorch's ``val > max || isnan(val)``: the window's last NaN).
     """
     T, sfx, head = _head(dtype)
     return f"""{head}
@@ -192,7 +192,7 @@ extern "C" __global__ void mg_maxpool_fwd_{sfx}(const {T}* __restrict__ x, {T}* 
         const {T}* xp = x + plane * H * W;
         ACC best = (ACC)0; long long bi = -1;
         {_window("const ACC v = mg_load(xp, (long long)h * W + w); "
-                 "if (bi < 0 || v > best || (v != v && best == best)) { best = v; bi = (long long)h * W + w; }")}
+                 "if (bi < 0 || v > best || v != v) { best = v; bi = (long long)h * W + w; }")}
         mg_store(y, t, bi < 0 ? -mg_inf((ACC)0) : best);
         arg[t] = bi;
     }}
