@@ -95,12 +95,16 @@ def set_num_threads(num: int) -> None:
 
 def _running(a: np.ndarray) -> np.ndarray:
     """The sum of ``a`` along axis 0 added one row at a time (from 0: the caller's ``+ 0`` or later adds make
-    a lone -0.0 +0.0). A reduction along the innermost axis would be pairwise, so: row by row, each add
-    vectorised over the trailing positions, or ``add.accumulate`` (sequential) for long, narrow rows."""
+    a lone -0.0 +0.0). NumPy reduces the innermost axis pairwise, but an outer one row by row: so
+    ``add.reduce`` where another axis is the inner loop (strided narrower, at least two elements a row),
+    else a loop of adds (wide rows) or ``add.accumulate`` (sequential; its loop runs along axis 0)."""
     n = a.shape[0]
     if n == 1:
         return a[0]
-    if a.size >= 20 * n * n:  # wide rows: few adds, each long (accumulate runs its loop along axis 0)
+    row = a.size // n if n else 0
+    if row >= 2 and any(abs(st) < abs(a.strides[0]) for st, m in zip(a.strides[1:], a.shape[1:]) if m > 1):
+        return np.add.reduce(a, axis=0)
+    if a.size >= 20 * n * n:
         out = a[0] + a[1]
         for i in range(2, n):
             out += a[i]
@@ -114,15 +118,15 @@ def _swap01(a: np.ndarray) -> np.ndarray:
 
 def cascade(rows: np.ndarray) -> np.ndarray:
     """PyTorch's ``multi_row_sum``: the rows (axis 0) added in four levels of ``L``-row chunks, every
-    trailing position (a lane, a column, a batch) on its own."""
+    trailing position (a lane, a column, a batch) on its own. An empty level is left out of the final sum:
+    adding its 0 changes only the sign of a zero, which the output's own ``0 +`` settles."""
     n = rows.shape[0]
     rest = rows.shape[1:]
     log2 = 1 if n <= 2 else (n - 1).bit_length()
     step = 1 << max(4, log2 // _NUM_LEVELS)
-    if n < step:  # one level: the running sum, plus the three empty levels' zeros
-        return _running(rows) + rows.dtype.type(0)
-    zero = np.zeros(rest, rows.dtype)
-    levels = [zero, zero, zero, zero]
+    if n < step:  # one level: the running sum
+        return _running(rows)
+    levels: list[Any] = [None, None, None, None]
     chunk_sums = None
     full = n // step
     if full:
@@ -140,7 +144,11 @@ def cascade(rows: np.ndarray) -> np.ndarray:
         levels[3] = _running(chunk_sums)
     if n % step:
         levels[0] = _running(rows[full * step:])
-    return ((levels[0] + levels[1]) + levels[2]) + levels[3]
+    out = None
+    for value in levels:
+        if value is not None:
+            out = value if out is None else out + value
+    return out
 
 
 def row_sum(rows: np.ndarray) -> np.ndarray:
@@ -157,7 +165,7 @@ def row_sum(rows: np.ndarray) -> np.ndarray:
     out = rows[0]
     for i in range(1, n):
         out = out + rows[i]
-    return ((out + 0) + 0) + 0 if n else np.zeros(rows.shape[1:], rows.dtype)
+    return out if n else np.zeros(rows.shape[1:], rows.dtype)
 
 
 def _inner(x: np.ndarray, acc: Any) -> np.ndarray:
@@ -167,13 +175,13 @@ def _inner(x: np.ndarray, acc: Any) -> np.ndarray:
     per_vector = _VECTOR_BYTES // x.dtype.itemsize
     lanes = _VECTOR_BYTES // np.dtype(acc).itemsize
     vectors = n // per_vector
-    body = x[:vectors * per_vector].reshape((vectors, lanes, per_vector // lanes) + x.shape[1:]).astype(acc)
+    body = x[:vectors * per_vector].reshape((vectors, lanes, per_vector // lanes) + x.shape[1:]).astype(acc, copy=False)
     if per_vector > lanes:  # halves: each float lane takes two neighbours, 0 + a + b
         body = body[:, :, 0] + body[:, :, 1]
     else:
         body = body[:, :, 0]
     lane_sums = row_sum(body)
-    tail = x[vectors * per_vector:].astype(acc)
+    tail = x[vectors * per_vector:].astype(acc, copy=False)
     final = _running(tail) if tail.shape[0] else np.zeros(x.shape[1:], acc)
     for k in range(lanes):
         final = final + lane_sums[k]
@@ -184,7 +192,7 @@ def _outer(x: np.ndarray, acc: Any) -> np.ndarray:
     """Reduced rows along axis 0, contiguous kept columns along axis 1 (at least one vector wide), a batch in
     any further axes: groups of four vectors of columns by ``cascade``, the rest by ``row_sum``."""
     lanes = _VECTOR_BYTES // np.dtype(acc).itemsize
-    a = x.astype(acc)
+    a = x.astype(acc, copy=False)
     grouped = (x.shape[1] // (4 * lanes)) * 4 * lanes
     if grouped == x.shape[1]:
         return cascade(a)
@@ -196,7 +204,7 @@ def _outer(x: np.ndarray, acc: Any) -> np.ndarray:
 def _scalar_outer(x: np.ndarray, acc: Any) -> np.ndarray:
     """Reduced rows along axis 0 strided wider than the kept columns along axis 1: groups of four columns by
     ``cascade``, the rest by ``row_sum``."""
-    a = x.astype(acc)
+    a = x.astype(acc, copy=False)
     grouped = (x.shape[1] // 4) * 4
     if grouped == x.shape[1]:
         return cascade(a)
@@ -338,7 +346,7 @@ def _two_dim(rows: np.ndarray, dims: list[list[Any]], acc: Any, per_vector: int)
     if size1 > 1 and s1 == 1 and size1 >= per_vector:
         return _first_to_last(_outer(_last_to(rows, 1), acc))
     if size1 == 1 or s0 < s1:
-        return row_sum(rows.astype(acc))
+        return row_sum(rows.astype(acc, copy=False))
     return _first_to_last(_scalar_outer(_last_to(rows, 1), acc))
 
 
@@ -351,6 +359,10 @@ def cascade_sum(x: np.ndarray, axes: tuple[int, ...], dtype: Any, threads: int =
         return np.zeros(tuple(n for d, n in enumerate(x.shape) if d not in axes), dtype)
     if x.dtype != dtype:
         x = x.astype(dtype)
+    if x.flags.c_contiguous and dtype.itemsize >= 4:
+        fast = _contiguous_sum(x, axes, acc, threads)
+        if fast is not None:
+            return fast
     plan = _plan(x, axes)
     if plan is None:
         x = np.ascontiguousarray(x)
@@ -380,6 +392,33 @@ def cascade_sum(x: np.ndarray, axes: tuple[int, ...], dtype: Any, threads: int =
     if len(plan.out_perm) > 1:
         out = out.reshape(plan.kept_sizes).transpose(plan.out_perm)
     return out.reshape(tuple(n for d, n in enumerate(x.shape) if d not in axes))
+
+
+def _contiguous_sum(x: np.ndarray, axes: tuple[int, ...], acc: Any, threads: int) -> np.ndarray | None:
+    """The layouts most sums have, read without the general plan: a C-contiguous float32/float64 array summed
+    over its leading dims (a bias's gradient: the outer path), its trailing dims (the inner path) or all of
+    them; None for any other call. The same paths the plan would take, so the same bits."""
+    nd, k = x.ndim, len(axes)
+    if not k or k > nd:
+        return None
+    per_vector = _VECTOR_BYTES // x.dtype.itemsize
+    if k == nd and axes == tuple(range(nd)):
+        n = x.size
+        if n < per_vector or (threads > 1 and n >= GRAIN_SIZE):
+            return None
+        return np.asarray(_inner(x.reshape(n), acc) + acc(0))
+    lead = math.prod(x.shape[:k]) if axes == tuple(range(k)) else 0
+    if lead:
+        cols = x.size // lead
+        if lead > 1 and cols >= per_vector:
+            return (_outer(x.reshape(lead, cols), acc) + acc(0)).reshape(x.shape[k:])
+        return None
+    if axes == tuple(range(nd - k, nd)):
+        rows = math.prod(x.shape[:nd - k])
+        n = x.size // rows if rows else 0
+        if rows > 1 and n >= per_vector:
+            return (_inner(x.reshape(rows, n).T, acc) + acc(0)).reshape(x.shape[:nd - k])
+    return None
 
 
 def _split_among_threads(flat: np.ndarray, stride: int, dtype: Any, acc: Any, per_vector: int,
