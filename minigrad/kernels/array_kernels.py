@@ -140,19 +140,28 @@ def index_pad_backward_arrays(xp: Any, grad: Any, mode: str, pad: tuple[int, ...
     return g
 
 
+def _scatter_target(x: Any, index: Any, src: Any, dim: int, positions: Callable[[Any, Any, int], Any]) -> tuple[Any, ...]:
+    """A scatter's copy of ``x``, the array written through (a 1-element view of a 0-d ``x``), the positions
+    ``index`` names (``positions``: range-checked) and the ``src`` values sent there; positions None for an
+    empty index."""
+    out = x.copy()
+    if index.size == 0:
+        return out, out, None, None
+    flat = out.reshape(-1) if out.ndim == 0 else out
+    idx = index.reshape(-1) if index.ndim == 0 else index
+    pos = positions(flat, idx, dim % max(x.ndim, 1))
+    vals = src.reshape(-1) if src.ndim == 0 else src
+    return out, flat, pos, vals[tuple(slice(0, s) for s in idx.shape)]
+
+
 def scatter_arrays(x: Any, index: Any, src: Any, dim: int, positions: Callable[[Any, Any, int], Any],
                    add_at: Callable[[Any, Any, Any], None] | None) -> Any:
     """A copy of ``x`` with ``src``'s elements written (``add_at`` None) or added (``add_at(out, pos, vals)``, which
     sums repeated positions) at ``index`` along ``dim``; ``positions(out, index, d)`` turns the index into the
     array index of every element it names (checking its range: now on the CPU, on the device on a GPU)."""
-    out = x.copy()
-    if index.size == 0:
+    out, flat, pos, vals = _scatter_target(x, index, src, dim, positions)
+    if pos is None:
         return out
-    flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
-    idx = index.reshape(-1) if index.ndim == 0 else index
-    pos = positions(flat, idx, dim % max(x.ndim, 1))
-    vals = src.reshape(-1) if src.ndim == 0 else src
-    vals = vals[tuple(slice(0, s) for s in idx.shape)]
     if add_at is None:
         flat[pos] = vals
     else:
@@ -187,14 +196,9 @@ def scatter_reduce_arrays(xp: Any, at: Any, x: Any, index: Any, src: Any, dim: i
     keeps ``x``'s value. ``at`` holds the unbuffered ``add``/``multiply``/``maximum``/``minimum`` at-functions of
     ``xp`` (``np.add.at``...); ``positions`` as ``scatter_arrays``'. A mean divides by the count (self counted
     once when included), rounding down for integers, as PyTorch's ``scatter_reduce``."""
-    out = x.copy()
-    if index.size == 0:
+    out, flat, pos, vals = _scatter_target(x, index, src, dim, positions)
+    if pos is None:
         return out
-    flat = out.reshape(-1) if out.ndim == 0 else out  # a 0-d x is written through a 1-element view
-    idx = index.reshape(-1) if index.ndim == 0 else index
-    pos = positions(flat, idx, dim % max(x.ndim, 1))
-    vals = src.reshape(-1) if src.ndim == 0 else src
-    vals = vals[tuple(slice(0, s) for s in idx.shape)]
     if not include_self:
         flat[pos] = reduce_identity(reduce, x.dtype)
     getattr(at, _AT_NAMES[reduce])(flat, pos, vals)
