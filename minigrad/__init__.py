@@ -78,6 +78,9 @@ autograd.GradcheckError = _GradcheckError
 from . import func  # noqa: E402  (mg.func.grad, grad_and_value)
 from .kernels.backends import is_gpu_available, register_backend, unregister_backend
 from .kernels.cascade_sum import get_num_threads, set_num_threads
+from .ops import _return_types as return_types  # torch.return_types: the named tuples max(dim), sort ... return
+import sys as _sys  # noqa: E402
+_sys.modules[__name__ + ".return_types"] = return_types  # importable, and pickled by that name, as torch.return_types
 from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
@@ -112,7 +115,7 @@ __all__ += ["backends", "compiler", "compile"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
-__all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
+__all__ += ["get_num_threads", "set_num_threads", "return_types", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode",
             "memory_format", "contiguous_format", "preserve_format"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.

@@ -32,7 +32,6 @@ Example:
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -48,6 +47,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ..creation import zeros
 from ._checks import check_bool, check_tensor
+from . import _return_types as return_types
 from .math import eq, where
 from .registry import Attr, OpDef, defop, type_name
 from .shape import transpose
@@ -58,18 +58,7 @@ __all__ = ["cholesky", "slogdet", "logdet", "qr", "svd", "pinverse", "matrix_exp
 _DTYPES = tuple(d for d in FLOAT_DTYPES if d.name in ("float32", "float64"))
 
 
-class return_types:
-    """The named tuples of ``torch.return_types`` these functions return."""
-
-    linalg_cholesky_ex = namedtuple("linalg_cholesky_ex", ["L", "info"])
-    linalg_slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-    slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
-    linalg_qr = namedtuple("linalg_qr", ["Q", "R"])
-    qr = namedtuple("qr", ["Q", "R"])
-    linalg_eigh = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-    linalg_svd = namedtuple("linalg_svd", ["U", "S", "Vh"])
-    svd = namedtuple("svd", ["U", "S", "V"])
-    linalg_lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+# ``return_types``: PyTorch's named tuples (``ops/_return_types.py``), imported above
 
 
 def _floating(op: str, dtype: Any, kernel: str) -> None:

@@ -24,7 +24,6 @@ from typing import Any
 
 import builtins
 import math
-from collections import namedtuple
 
 import numpy as np
 
@@ -41,6 +40,7 @@ from ._checks import check_bool, check_dims, check_int, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
 from .argmax import argmax, argmin
 from .math import cast, clone, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
+from . import _return_types as return_types
 from .registry import Attr, Input, defop, define_composite, type_name
 from .scatter_gather import _zeros
 
@@ -342,19 +342,7 @@ def _trace_backward(ctx, g):
 
 # -- PyTorch's reduction forms (composites of the ops above) ---------------------------------------
 
-class return_types:
-    """Named tuples returned by ``max``/``min`` with a ``dim`` (PyTorch's ``torch.return_types``)."""
-
-    max = namedtuple("max", ["values", "indices"])
-    min = namedtuple("min", ["values", "indices"])
-    sort = namedtuple("sort", ["values", "indices"])
-    topk = namedtuple("topk", ["values", "indices"])
-    kthvalue = namedtuple("kthvalue", ["values", "indices"])
-    median = namedtuple("median", ["values", "indices"])
-    mode = namedtuple("mode", ["values", "indices"])
-    cummax = namedtuple("cummax", ["values", "indices"])
-    cummin = namedtuple("cummin", ["values", "indices"])
-    aminmax = namedtuple("aminmax", ["min", "max"])
+# ``return_types``: PyTorch's named tuples (``ops/_return_types.py``), imported above
 
 
 def _dim_alias(op: str, dim: Any, axis: Any) -> Any:
