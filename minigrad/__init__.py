@@ -115,7 +115,7 @@ __all__ += ["backends", "compiler", "compile"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
-__all__ += ["get_num_threads", "set_num_threads", "return_types", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
+__all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode",
             "memory_format", "contiguous_format", "preserve_format"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.
