@@ -188,24 +188,15 @@ def _inner(x: np.ndarray, acc: Any) -> np.ndarray:
     return final
 
 
-def _outer(x: np.ndarray, acc: Any) -> np.ndarray:
-    """Reduced rows along axis 0, contiguous kept columns along axis 1 (at least one vector wide), a batch in
-    any further axes: groups of four vectors of columns by ``cascade``, the rest by ``row_sum``."""
-    lanes = _VECTOR_BYTES // np.dtype(acc).itemsize
+def _outer(x: np.ndarray, acc: Any, group: int | None = None) -> np.ndarray:
+    """Reduced rows along axis 0, kept columns along axis 1, a batch in any further axes: columns in groups of
+    ``group`` summed down the rows by ``cascade``, the rest by ``row_sum``. ``group`` is four vectors where the
+    columns are contiguous (PyTorch's vectorised outer sum); four columns where they are not and the rows are
+    strided wider than the columns (its scalar outer sum, ``group=4``)."""
+    if group is None:
+        group = 4 * (_VECTOR_BYTES // np.dtype(acc).itemsize)
     a = x.astype(acc, copy=False)
-    grouped = (x.shape[1] // (4 * lanes)) * 4 * lanes
-    if grouped == x.shape[1]:
-        return cascade(a)
-    if grouped == 0:
-        return row_sum(a)
-    return np.concatenate([cascade(a[:, :grouped]), row_sum(a[:, grouped:])], axis=0)
-
-
-def _scalar_outer(x: np.ndarray, acc: Any) -> np.ndarray:
-    """Reduced rows along axis 0 strided wider than the kept columns along axis 1: groups of four columns by
-    ``cascade``, the rest by ``row_sum``."""
-    a = x.astype(acc, copy=False)
-    grouped = (x.shape[1] // 4) * 4
+    grouped = (x.shape[1] // group) * group
     if grouped == x.shape[1]:
         return cascade(a)
     if grouped == 0:
@@ -347,7 +338,7 @@ def _two_dim(rows: np.ndarray, dims: list[list[Any]], acc: Any, per_vector: int)
         return _first_to_last(_outer(_last_to(rows, 1), acc))
     if size1 == 1 or s0 < s1:
         return row_sum(rows.astype(acc, copy=False))
-    return _first_to_last(_scalar_outer(_last_to(rows, 1), acc))
+    return _first_to_last(_outer(_last_to(rows, 1), acc, group=4))
 
 
 def cascade_sum(x: np.ndarray, axes: tuple[int, ...], dtype: Any, threads: int = 1) -> np.ndarray:
