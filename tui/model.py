@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from minigrad.tracing.replay import BackwardPass, NodeInfo, Replay, State
 from minigrad.tracing.versions import replaced_edges
-from minigrad.tracing.viewing import inside_node, named_outputs, pass_call, pass_ending, run_starts
+from minigrad.tracing.viewing import inside_node, named_outputs, pass_call, pass_ending, run_ending, run_starts
 
 from .layout2d import Canvas, group_by_module, pass_canvas, pass_graph
 
@@ -123,6 +123,8 @@ class Session:
         self.title = title
         self.notice = notice
         self.passes: list[PassInfo] = self._find_passes()
+        #: The error that ended the run outside every pass (``viewing.run_ending``), else None.
+        self.ending: Mapping[str, Any] | None = run_ending(self.replay)
         self._layouts: dict[int, PassLayout] = {}
         self._canvases: dict[tuple[int, bool], Canvas] = {}
         self._asks: dict[int, list[tuple[int, int]]] = {}
@@ -161,6 +163,7 @@ class Session:
         self.replay.extend(events)
         self.events = self.replay.events
         self.passes = self._find_passes()
+        self.ending = run_ending(self.replay)
         for cache in (self._layouts, self._asks):
             for n in [n for n in cache if n >= first_open]:
                 del cache[n]

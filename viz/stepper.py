@@ -49,7 +49,8 @@ import graphviz
 
 from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
 from minigrad.tracing.replay import BackwardPass, Replay, State
-from minigrad.tracing.viewing import focus_node, grad_history, inside_node, named_outputs, pass_call, pass_ending, run_starts
+from minigrad.tracing.viewing import (focus_node, grad_history, inside_node, named_outputs, pass_call, pass_ending,
+                                      run_ending, run_ending_text, run_starts)
 
 from .draw import to_digraph
 from .flipbook import FORWARD_KINDS
@@ -610,14 +611,6 @@ def _pass_data(rp: Replay, number: int, begin: int, last: int, mode: str, comple
     }
 
 
-def _ending_error(rp: Any, passes: list[tuple[int, int | None, str]]) -> Any:
-    """The error that ended the recording (its last event), when it ended no backward pass; else None."""
-    errors = rp.final.errors
-    if not errors or errors[-1]["at"] != len(rp) - 1 or any(end == errors[-1]["at"] for _, end, _ in passes):
-        return None
-    return errors[-1]
-
-
 def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVENTS,
             max_graph_nodes: int = MAX_GRAPH_NODES, max_calls: int = MAX_CALLS) -> Stepper:
     """Build the web stepper of a recording.
@@ -655,9 +648,9 @@ def stepper(source: Any, *, title: str | None = None, max_events: int = MAX_EVEN
                               max_graph_nodes, max_calls, notes, outputs))
     if not passes:
         notes.append("This recording has no backward pass: there is nothing to step through.")
-    ended = _ending_error(rp, passes)
+    ended = run_ending(rp)
     if ended is not None:  # raised outside a backward pass (a forward op, an optimizer step): no pass shows it
-        notes.append(f"The run ended with {ended['error']} in {ended['op']}() at {ended['source']}: {ended['message']}")
+        notes.append(run_ending_text(ended))
     data = {
         "title": title, "n_events": len(rp), "statuses": list(STATUSES),
         "kinds": list(kinds), "whys": list(whys), "passes": out, "notes": notes,

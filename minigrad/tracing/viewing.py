@@ -25,7 +25,8 @@ from typing import Any, Sequence
 
 from .versions import code_at, short_source
 
-__all__ = ["focus_node", "inside_node", "run_starts", "grad_history", "pass_call", "pass_ending", "named_outputs"]
+__all__ = ["focus_node", "inside_node", "run_starts", "grad_history", "pass_call", "pass_ending", "named_outputs",
+           "run_ending", "run_ending_text"]
 
 
 def focus_node(state: Any, bw: Any, selected: int | None = None) -> int | None:
@@ -159,3 +160,29 @@ def pass_ending(bw: Any) -> str | None:
         return None
     where = short_source(error.get("source"))
     return f"ended by {error.get('error')}" + (f" at {where}" if where else "")
+
+
+def run_ending(replay: Any) -> Any:
+    """The error that ended the recording when it ended no backward pass (a forward op, an optimizer
+    step), as ``replay.final.errors`` holds it; None when the run ended otherwise.
+
+    A pass an error ended says so itself (``pass_ending``); this is the error no pass shows: the
+    recording's last event, outside every pass.
+    """
+    errors = replay.final.errors
+    if not errors or errors[-1]["at"] != len(replay) - 1:
+        return None
+    if any(end == errors[-1]["at"] for _, end, _ in replay.backward_passes()):
+        return None
+    return errors[-1]
+
+
+def run_ending_text(error: Any, *, message: bool = True) -> str:
+    """``The run ended with ShapeError in matmul() at prog.py:22: <message>`` for ``run_ending``'s error."""
+    where = short_source(error.get("source"))
+    text = f"The run ended with {error.get('error')}"
+    if error.get("op"):
+        text += f" in {error['op']}()"
+    if where:
+        text += f" at {where}"
+    return text + (f": {error.get('message')}" if message and error.get("message") else "")

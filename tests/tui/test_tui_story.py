@@ -14,6 +14,7 @@ import pytest
 from textual.widgets import OptionList
 
 import minigrad as mg
+from minigrad.errors import ShapeError
 from tui_support import SIZE, pane_texts
 from minigrad.tracing import load
 from minigrad.tui.app import MinigradApp
@@ -102,3 +103,66 @@ async def test_no_invented_edge_and_the_student_s_names_in_the_first_pass(record
         await pilot.pause()
         picture = "\n".join(app.main_screen.query_one(GraphCanvas).plain_lines())
         assert "CopySlices: h" in picture and "replaced" not in picture
+
+
+#: A pass that runs, then a forward op that fails: the error ends the run outside every pass.
+SHAPE_PROGRAM = """\
+import minigrad as torch
+
+w = torch.randn(5, 3, requires_grad=True)
+loss = (torch.ones(5) @ w).sum()
+loss.backward()
+bad = w @ torch.ones(4)
+"""
+
+
+@pytest.fixture
+def shape_recording(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    Path("shape.py").write_text(SHAPE_PROGRAM, encoding="utf-8")
+    with mg.trace() as tr:
+        with pytest.raises(ShapeError):
+            exec(compile(SHAPE_PROGRAM, "shape.py", "exec"), {"__name__": "__main__"})
+    tr.save("shape.jsonl")
+    return tmp_path / "shape.jsonl"
+
+
+async def test_an_error_after_the_last_pass_is_shown_and_can_be_reached(shape_recording):
+    s = Session(load(shape_recording).events, title="shape.jsonl")
+    (only,) = s.passes
+    assert only.ending is None and only.end < len(s.events) - 1
+    assert s.ending is not None and s.ending["at"] == len(s.events) - 1 and s.ending["op"] == "matmul"
+    app = MinigradApp(s)
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.main_screen
+        await pilot.pause()
+        # The banner under the status line says how the run ended, from the first screen on.
+        banner = str(scr.query_one("#crash").render())
+        assert banner.startswith("✘ The run ended with ShapeError in matmul() at shape.py:6: ")
+        assert s.ending["message"] in banner and f"event {s.ending['at']}" in banner
+        assert scr.index == only.begin  # the app still opens on the pass
+        # The pass chooser lists it after the passes; choosing it goes to the error's event.
+        await pilot.press("c")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        labels = [str(options.get_option_at_index(k).prompt) for k in range(options.option_count)]
+        assert len(labels) == 2 and labels[1].startswith("✘ then the run ended with ShapeError in matmul() at shape.py:6")
+        options.highlighted = 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert scr.index == s.ending["at"] and scr.pass_no == 0
+        status = scr.query_one(StatusLine).plain
+        assert "(after it)" in status and "ShapeError in matmul() at shape.py:6" in status
+    assert app.crash is None  # a recording that ends in an error is not a failed viewer: the exit status stays 0
+
+
+async def test_a_run_that_ended_well_shows_no_banner(recording, tmp_path):
+    with mg.trace() as tr:
+        x = mg.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward()
+    s = Session(tr.events, title="fine")
+    assert s.ending is None
+    app = MinigradApp(s)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.main_screen.query_one("#crash").has_class("shown")

@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from minigrad.tracing.describe import describe, explain
-from minigrad.tracing.viewing import focus_node
+from minigrad.tracing.viewing import focus_node, run_ending_text
 
 from ..follow import FollowError
 from ..layout2d import MAX_NODES
@@ -202,6 +202,8 @@ class MainScreen(Screen[None]):
             before = len(s.passes)
             was_open = bool(s.passes) and not s.passes[self.pass_no].complete
             s.extend(new)
+            if s.ending is not None and self.crash is None:
+                self._show_crash()
             self.query_one(EventLog).set_count(len(s.events))
             self.query_one(ForwardView).reload()
             if before == 0 and s.passes:
@@ -232,16 +234,26 @@ class MainScreen(Screen[None]):
             self.redraw()
 
     def _show_crash(self) -> None:
-        """The script's error in a banner under the status line; it stays until the app quits."""
+        """The error that ended the run in a banner under the status line; it stays until the app quits.
+
+        The script's error when it was run here (``crash``), else the recording's own ending: an error
+        after the last backward pass (a forward op, an optimizer step) that no pass shows.
+        """
         banner = self.query_one("#crash", Static)
-        if self.crash is None:
+        ending = self.session.ending
+        if self.crash is None and ending is None:
             banner.remove_class("shown")
             return
-        if hasattr(self.app, "crash"):
-            self.app.crash = self.crash
         text = Text("✘ ", style="bold")
-        text.append(self.crash)
-        text.append("  (the events up to the error are shown)", style="italic")
+        if self.crash is not None:
+            if hasattr(self.app, "crash"):
+                self.app.crash = self.crash
+            text.append(self.crash)
+            text.append("  (the events up to the error are shown)", style="italic")
+        else:
+            text.append(run_ending_text(ending))
+            where = "c lists it" if self.session.passes else "End goes there"
+            text.append(f"  (event {ending['at']}, the last: {where})", style="italic")
         banner.update(text)
         banner.add_class("shown")
 
@@ -327,6 +339,8 @@ class MainScreen(Screen[None]):
             t.append(p.call, style="cyan")
             if p.ending:
                 t.append(f"  {p.ending}", style="bold #ffffff on #c62828")
+            elif self.index > p.end:
+                t.append("  (after it)", style="dim")
             if len(s.passes) > 1:
                 t.append(" (c: choose)", style="dim")
         t.append(f"  ·  event {self.index} of 0–{len(s.events) - 1}" if s.events else "  ·  no events yet")
@@ -457,10 +471,14 @@ class MainScreen(Screen[None]):
             return
 
         def chosen(number: int | None) -> None:
-            if number is not None:
+            if number == PassScreen.RUN_ENDING:  # the error after the last pass: shown with that pass's graph
+                self.select_pass(len(self.session.passes) - 1)
+                self.goto(self.session.ending["at"])
+            elif number is not None:
                 self.select_pass(number)
 
-        self.app.push_screen(PassScreen(self.session.passes, self.pass_no, crash=self.crash), chosen)
+        self.app.push_screen(PassScreen(self.session.passes, self.pass_no, crash=self.crash,
+                                        ending=self.session.ending), chosen)
 
     def select_pass(self, number: int) -> None:
         """Switch to pass ``number`` and go to its beginning."""
