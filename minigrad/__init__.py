@@ -23,7 +23,10 @@ from . import random
 from .random import Generator, default_generator, get_rng_state, initial_seed, seed, set_rng_state
 from .devices import contiguous_format, device, get_default_device, memory_format, preserve_format, set_default_device
 from .dtypes import get_default_dtype, set_default_dtype
-from .tensor import is_tensor, numel
+from .tensor import is_complex, is_floating_point, is_nonzero, is_same_size, is_signed, is_tensor, numel
+from .dtypes import can_cast, finfo, iinfo, promote_types, result_type
+from .printing import set_printoptions
+from math import e, inf, nan, pi  # torch.pi, torch.inf, ...: Python floats
 from .dtypes import bool_, float16, float32, float64, int32, int64
 from .tensor import Tensor
 from .size import Size
@@ -53,8 +56,8 @@ from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, Flo
 # stay the registered ops, which the operators and the backward formulas call.
 from .ops.clamp import clip
 from .ops.division import div
-from .ops.math import add_form as add, sub_form as sub
-from .creation import as_tensor, eye, from_numpy, linspace, multinomial, randint, randperm
+from .ops.math import add_form as add, rsub, sub_form as sub
+from .creation import as_tensor, eye, from_numpy, linspace, multinomial, randint, randperm, scalar_tensor
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
@@ -85,6 +88,7 @@ from .dispatch.amp import autocast
 from .tracing import trace
 from . import nn, optim
 from . import cuda
+from . import accelerator  # torch.accelerator: the tutorials' first line
 from .autograd import inference_mode
 from . import linalg  # torch.linalg's names
 from . import special  # noqa: E402  (torch.special's names)
@@ -115,6 +119,8 @@ __all__ += ["backends", "compiler", "compile"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
+__all__ += ["is_floating_point", "is_complex", "is_nonzero", "is_same_size", "is_signed", "can_cast", "finfo", "iinfo",
+            "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator"]
 __all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode",
             "memory_format", "contiguous_format", "preserve_format"]

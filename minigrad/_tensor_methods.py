@@ -151,6 +151,14 @@ def _make_operator(fn: Any, name: str) -> Any:
         def operator(self: Tensor, other: Any) -> Any:  # type: ignore[misc]
             return fn(self, other)
 
+    check = getattr(fn, "operator_check", None)
+    if check is not None:  # what the op refuses before any promotion (``b - 1`` of a bool ``b``): checked first
+        fast, reflected = operator, name in _REFLECTED
+
+        def operator(self: Tensor, *other: Any) -> Any:  # type: ignore[misc]
+            check(*other, self) if reflected else check(self, *other)
+            return fast(self, *other)
+
     operator.__name__ = name
     operator.__doc__ = f"``minigrad.{fn.name}`` as Python's ``{name}``."
     return operator
@@ -644,6 +652,10 @@ Tensor.type_as = _type_as  # type: ignore[attr-defined]
 
 for _name in _sampling.METHODS:
     setattr(Tensor, _name, getattr(_sampling, _name))
+
+
+Tensor.bernoulli = _make_method(_creation.bernoulli)  # type: ignore[attr-defined]
+Tensor.multinomial = _make_method(_creation.multinomial)  # type: ignore[attr-defined]
 
 
 # PyTorch's new_* (creation.py) and type().

@@ -158,6 +158,15 @@ def full(size: Sequence[int], fill_value: Any, dtype: Any = None, device: Any = 
     return _finish("full", _filled(shape, fill_value, dt, device), dt, device, requires_grad, name)
 
 
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding the number ``s`` (``torch.scalar_tensor``): in the default float dtype unless
+    ``dtype`` says otherwise, an int or a bool too (``scalar_tensor(3)`` is ``tensor(3.)``)."""
+    if not isinstance(s, (int, float, bool)):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+    return full((), s, dtype=_dtype_arg("scalar_tensor", dtype, _dt.default_float()), device=device,
+                requires_grad=requires_grad)
+
+
 @_names_allocation_failures
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` is ``0..n-1``."""

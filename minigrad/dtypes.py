@@ -47,6 +47,11 @@ __all__ = [
     "default_float",
     "get_default_dtype",
     "set_default_dtype",
+    "finfo",
+    "iinfo",
+    "promote_types",
+    "can_cast",
+    "result_type",
 ]
 
 
@@ -62,6 +67,21 @@ class DType:
         self.is_floating = is_floating_np(self.np)
         self.is_integer = self.np.kind in "iu"
         self.itemsize = self.np.itemsize
+
+    @property
+    def is_floating_point(self) -> bool:
+        """PyTorch's name of ``is_floating`` (``x.dtype.is_floating_point``)."""
+        return self.is_floating
+
+    @property
+    def is_complex(self) -> bool:
+        """False: minigrad has no complex dtypes."""
+        return False
+
+    @property
+    def is_signed(self) -> bool:
+        """False for bool and uint8 only."""
+        return self.np.kind not in "bu"
 
     def __repr__(self) -> str:
         return f"minigrad.{self.name}"
@@ -179,3 +199,121 @@ def as_dtype(value: Any, what: str = "dtype") -> DType:
         f"{what} must be one of minigrad.float16/bfloat16/float32/float64/uint8/int8/int16/int32/int64/bool, "
         f"but got {value!r}"
     )
+
+
+# -- What PyTorch tells about its dtypes: finfo/iinfo, promote_types, can_cast, result_type ----------------
+
+
+class finfo:  # noqa: N801  (PyTorch's name)
+    """The limits of a floating dtype (``torch.finfo``): ``bits``, ``eps``, ``max``, ``min``, ``tiny``
+    (= ``smallest_normal``), ``resolution`` (10 to the minus its decimal digits) and ``dtype`` (its name).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.finfo(mg.float16).eps
+        0.0009765625
+        >>> mg.finfo(mg.float32)
+        finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)
+    """
+
+    def __init__(self, type: Any = None) -> None:  # noqa: A002  (PyTorch's argument name)
+        dt = get_default_dtype() if type is None else as_dtype(type, "finfo(): argument 'type'")
+        if not dt.is_floating:
+            raise TypeError(f"minigrad.finfo() requires a floating point input type. Use minigrad.iinfo to handle '{dt}'")
+        info = ml_dtypes.finfo(dt.np)
+        self.bits: int = int(info.bits)
+        self.eps: float = float(info.eps)
+        self.max: float = float(info.max)
+        self.min: float = float(info.min)
+        self.tiny: float = float(info.smallest_normal)
+        self.smallest_normal: float = self.tiny
+        self.resolution: float = float(10.0 ** -int(info.precision))
+        self.dtype: str = dt.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    __hash__ = None  # type: ignore[assignment]  (as PyTorch's: equal ones compare, none hash)
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:  # noqa: N801  (PyTorch's name)
+    """The limits of an integer dtype (``torch.iinfo``): ``bits``, ``max``, ``min``, ``dtype`` (its name).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.iinfo(mg.uint8)
+        iinfo(min=0, max=255, dtype=uint8)
+    """
+
+    def __init__(self, type: Any) -> None:  # noqa: A002
+        dt = as_dtype(type, "iinfo(): argument 'type'")
+        if dt is bool_:
+            raise TypeError("minigrad.bool is not supported by minigrad.iinfo")
+        if not dt.is_integer:
+            raise TypeError(f"minigrad.iinfo() requires an integer input type. Use minigrad.finfo to handle '{dt}'")
+        info = np.iinfo(dt.np)
+        self.bits: int = int(info.bits)
+        self.max: int = int(info.max)
+        self.min: int = int(info.min)
+        self.dtype: str = dt.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
+
+
+def promote_types(type1: Any, type2: Any) -> DType:
+    """The dtype two dtypes promote to (``torch.promote_types``): ``int32`` and ``float16`` give ``float16``."""
+    return promote(as_dtype(type1, "promote_types(): argument 'type1'"), as_dtype(type2, "promote_types(): argument 'type2'"))
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether type promotion may cast ``from_`` to ``to`` (``torch.can_cast``): not a float to an integer,
+    not a non-bool to bool; narrowing within a kind is allowed (``float64`` to ``float16``)."""
+    a, b = as_dtype(from_, "can_cast(): argument 'from_'"), as_dtype(to, "can_cast(): argument 'to'")
+    if a.is_floating and not b.is_floating:
+        return False
+    return not (a is not bool_ and b is bool_)
+
+
+def _category_result(higher: DType | None, lower: DType | None) -> DType | None:
+    """PyTorch's ``combine_categories``: a higher-priority operand keeps its dtype unless a lower one is of a
+    higher kind (a float number with an integer tensor: the float wins)."""
+    if higher is None:
+        return lower
+    if lower is None or higher.is_floating:
+        return higher
+    if higher is bool_ or lower.is_floating:
+        return promote(higher, lower)
+    return higher
+
+
+def result_type(tensor1: Any, tensor2: Any) -> DType:
+    """The dtype an arithmetic op of ``tensor1`` and ``tensor2`` gives (``torch.result_type``): tensors, 0-d
+    tensors and Python numbers, each kind weighing less than the one before (``int_tensor + 1.0`` is float,
+    ``half_tensor + 1.0`` stays half, ``int_tensor + tensor(1.0)`` is the default float)."""
+    results: list[DType | None] = [None, None, None]  # dimensioned tensors, 0-d tensors, numbers
+    for name, v in (("tensor1", tensor1), ("tensor2", tensor2)):
+        if hasattr(v, "_dtype"):
+            slot, dt = (1 if v.ndim == 0 else 0), v._dtype
+        elif isinstance(v, bool):
+            slot, dt = 2, bool_
+        elif isinstance(v, int):
+            slot, dt = 2, int64
+        elif isinstance(v, float):
+            slot, dt = 2, get_default_dtype()
+        else:
+            raise TypeError(f"result_type() received an invalid combination of arguments: '{name}' must be a Tensor "
+                            f"or a Number, not {type(v).__name__}")
+        results[slot] = dt if results[slot] is None else promote(results[slot], dt)
+    out = _category_result(results[0], _category_result(results[1], results[2]))
+    assert out is not None
+    return out

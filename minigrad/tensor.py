@@ -31,7 +31,7 @@ from . import dtypes as _dt
 from .autograd_meta import AutogradMeta
 from .dtypes import DType
 from .devices import Layout, as_device, backend_of_device, canonical_device, constant_array, default_device, move_array, to_numpy
-from .printing import format_values
+from .printing import PRINT_OPTS, add_suffixes, format_values
 from .size import Size
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
@@ -226,6 +226,51 @@ class Tensor:
         """The number of elements (PyTorch's older name of ``numel``)."""
         return int(self._data.size)
 
+    def ndimension(self) -> int:
+        """The number of dimensions (PyTorch's older name of ``dim``)."""
+        return self._data.ndim
+
+    def element_size(self) -> int:
+        """Bytes one element takes (4 for float32)."""
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes one element takes (``element_size()``)."""
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the elements take (``numel() * element_size()``; a view counts its own elements)."""
+        return int(self._data.size) * self._dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        """True for float16, bfloat16, float32 and float64 tensors."""
+        return self._dtype.is_floating
+
+    def is_complex(self) -> bool:
+        """False: minigrad has no complex dtypes."""
+        return False
+
+    def is_signed(self) -> bool:
+        """True unless the dtype is bool or uint8."""
+        return self._dtype.is_signed
+
+    def is_nonzero(self) -> bool:
+        """The truth of a one-element tensor, as ``bool(t)``; PyTorch's errors for none or several."""
+        n = self._data.size
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def is_same_size(self, other: "Tensor") -> bool:
+        """Whether ``other`` has this tensor's shape."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+        return self._data.shape == other._data.shape
+
     @property
     def dtype(self) -> DType:
         return self._dtype
@@ -239,6 +284,15 @@ class Tensor:
     def is_cuda(self) -> bool:
         """True for a tensor on the GPU."""
         return self._device == "gpu"
+
+    @property
+    def is_cpu(self) -> bool:
+        """True for a tensor in host memory."""
+        return self._device == "cpu"
+
+    def get_device(self) -> int:
+        """The GPU's index (0) for a tensor on the GPU, -1 for one on the CPU."""
+        return -1 if self._device == "cpu" else 0
 
     @property
     def data(self) -> "Tensor":
@@ -468,7 +522,7 @@ class Tensor:
         extras = []
         if self._device != "cpu":
             extras.append(f"device='{self._device}'")
-        if arr.size == 0 and arr.ndim != 1:
+        if (arr.size == 0 and arr.ndim != 1) or (arr.size and not PRINT_OPTS.edgeitems):
             extras.append(f"size={tuple(arr.shape)}")
         default = _dt.default_float()  # PyTorch leaves out the default dtype, int64 and bool
         if self._dtype not in (default, _dt.int64, _dt.bool_) or (arr.size == 0 and self._dtype is not default):
@@ -481,7 +535,7 @@ class Tensor:
                 extras.append("grad_fn=<Invalid>")
             else:
                 extras.append(f"grad_fn=<{type(node).__name__}>" if node is not None else "requires_grad=True")
-        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        return add_suffixes("tensor(" + body, extras)
 
 
 # ---------------------------------------------------------------------------
@@ -584,6 +638,32 @@ def numel(input: Any) -> int:
     if not isinstance(input, Tensor):
         raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.numel()
+
+
+def _tensor_predicate(name: str) -> Any:
+    method = getattr(Tensor, name)
+
+    def fn(input: Any) -> bool:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return method(input)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``input.{name}()``, as ``torch.{name}``."
+    return fn
+
+
+is_floating_point = _tensor_predicate("is_floating_point")
+is_complex = _tensor_predicate("is_complex")
+is_signed = _tensor_predicate("is_signed")
+is_nonzero = _tensor_predicate("is_nonzero")
+
+
+def is_same_size(input: Any, other: Any) -> bool:
+    """Whether the two tensors have one shape, as ``torch.is_same_size``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_same_size(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.is_same_size(other)
 
 
 # ---------------------------------------------------------------------------

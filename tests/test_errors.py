@@ -385,3 +385,22 @@ def test_failed_inplace_on_integer_tensor_keeps_values() -> None:
     with pytest.raises(RuntimeError, match="can't be cast"):
         i /= 2
     assert i.tolist() == [1, 2, 3] and i.version == 0 and i.dtype is mg.int64
+
+
+#: Subtracting or negating bools, written every way a program can: PyTorch refuses each before any kernel
+#: runs (``sub_check``, neg's meta), so ``b - 1`` is not promoted to an int64 subtraction.
+BOOL_ARITHMETIC = ["b - 1", "1 - b", "b - 1.5", "x - True", "True - x", "b - True", "b - b", "x - b",
+                   "-b", "b.neg()", "lib.neg(b)", "lib.sub(b, 1)", "b.sub(x)", "lib.rsub(b, 1)"]
+
+
+@pytest.mark.parametrize("expr", BOOL_ARITHMETIC)
+def test_bool_subtraction_and_negation_are_refused_in_pytorch_s_words(expr: str) -> None:
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (mg, torch):
+        names = {"lib": lib, "b": lib.tensor([True, False]), "x": lib.tensor([1.0, 2.0], requires_grad=True)}
+        with pytest.raises(Exception) as info:
+            eval(expr, names)
+        outcomes.append((type(info.value).__name__, str(info.value)))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == "RuntimeError"

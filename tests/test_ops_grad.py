@@ -382,6 +382,8 @@ CASES: list[Case] = [
          inputs(rnd(2, 2, 2), rnd(2, 3, 2, 2), lambda rng: mg.tensor(rng.integers(0, 3, size=(2, 2, 2)), dtype=mg.int64))),
     Case("add_alpha", "add_alpha", lambda x, y: mg.add(x, y, alpha=-2.5), inputs(rnd(3, 2), rnd(2))),
     Case("sub_alpha", "sub_alpha", lambda x, y: x.sub(y, alpha=0.75), inputs(rnd(3, 1), rnd(3, 2))),
+    Case("rsub", "rsub", lambda x, y: mg.rsub(x, y, alpha=1.5), inputs(rnd(3, 1), rnd(3, 2))),
+    Case("rsub-1", "rsub", mg.rsub, inputs(rnd(2), rnd(3, 2))),
     Case("mul_scalar", "mul_scalar", lambda x: mg.OPS["mul_scalar"](x, other=-1.5), inputs(rnd(3, 2))),
     Case("div_scalar", "div_scalar", lambda x: mg.OPS["div_scalar"](x, other=0.75), inputs(rnd(3, 2))),
     Case("nll_loss_backward", "nll_loss_backward",  # (x gives the shape: its gradient is zeros, as PyTorch's)

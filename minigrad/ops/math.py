@@ -32,7 +32,8 @@ from ..kernels.strided import torch_layout
 from ..tensor import Tensor
 from ._checks import check_number_or_none
 from ..autograd.formula import GRAPH_OPS
-from .registry import Attr, Input, call_with_out, defop, define_composite, type_name
+from ._checks import check_tensor
+from .registry import Attr, Input, call_with_out, defop, define_composite, type_name, wrap_scalar
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "erf",
@@ -414,13 +415,21 @@ minimum.def_backward(_select_backward("lt"))
 
 # -- unary ----------------------------------------------------------------------
 
-register_kernel("neg", CPU, dtypes=NUMERIC_DTYPES)(np.negative)
+register_kernel("neg", CPU, dtypes=ALL_DTYPES)(np.negative)  # bool: refused by the meta, in PyTorch's words
+
+
+def _neg_meta(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+    if x.dtype == np.bool_:  # PyTorch's neg meta
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return im.same(op, x)
 
 
 neg = defop(
     "neg",
     inputs=("x",),
-    infer_meta=im.same,
+    infer_meta=_neg_meta,
+    layout="elementwise",
     doc="-x",
     methods=("neg",),
     operators=("__neg__",),
@@ -856,12 +865,19 @@ def _number_result_dtype(input: Tensor, other: Any) -> Any:
     return _dt.get_default_dtype().np
 
 
-def _check_subtraction(input: Tensor, other: Any) -> None:
-    """PyTorch's ``sub_check`` before any kernel: a bool tensor or a bool number on either side is refused."""
-    a = input._dtype is _dt.bool_
-    b = isinstance(other, bool) or (isinstance(other, Tensor) and other._dtype is _dt.bool_)
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool) or (isinstance(v, Tensor) and v._dtype is _dt.bool_)
+
+
+def _check_subtraction(input: Any, other: Any) -> None:
+    """PyTorch's ``sub_check`` before any kernel: a bool tensor or a bool number on either side is refused
+    (``b - 1`` too, which promotion would otherwise turn into an int64 subtraction)."""
+    a, b = _is_bool(input), _is_bool(other)
     if a or b:
         _refuse_bool_subtraction(a and b)
+
+
+sub.operator_check = _check_subtraction  # ``x - y`` and ``y - x``: _tensor_methods.py calls it first
 
 
 def _alpha_meta(op: str, x: Any, y: Any, alpha: Any = 1) -> tuple[tuple[int, ...], Any]:
@@ -934,6 +950,45 @@ def _alpha_form(op: Any, scaled: Any) -> Any:
 
 add_form = _alpha_form(add, add_alpha_op)
 sub_form = _alpha_form(sub, sub_alpha_op)
+
+
+def _rsub_kernel(x: np.ndarray, y: np.ndarray, alpha: Any = 1) -> np.ndarray:
+    """``y - alpha * x``: sub-with-alpha's kernel, operands swapped."""
+    return _SUB_BY_ALPHA(y, x, alpha)
+
+
+_SUB_BY_ALPHA = _by_alpha(-1)
+register_kernel("rsub", CPU, dtypes=ALL_DTYPES, name="cpu/rsub")(_rsub_kernel)  # bool: refused before the call
+rsub_op = defop("rsub", inputs=("input", "other"), attrs=(Attr("alpha", default=1, check=_check_alpha_attr),),
+                infer_meta=_alpha_meta, transform_dtype=True, doc="other - alpha * input (rsub.Tensor)",
+                gpu=("param", "b - (ACC)p0 * a"))
+
+
+@rsub_op.def_backward
+def _rsub_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """PyTorch's ``RsubBackward0``: ``-grad * alpha`` for ``input`` (no product when alpha is 1), ``grad`` for
+    ``other``, each summed back to its shape."""
+    ops = ctx.ops
+    gx = None
+    if ctx.needs(0):
+        alpha = ctx.attrs["alpha"]
+        gx = ops.neg(grad) if alpha == 1 and not isinstance(alpha, bool) else ops.mul_scalar(ops.neg(grad), other=alpha)
+        gx = ops.sum_to(gx, ctx.input_shape(0))
+    return gx, ops.sum_to(grad, ctx.input_shape(1)) if ctx.needs(1) else None
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input`` (``torch.rsub``): ``RsubBackward0`` for a tensor ``other``, ``RsubBackward1``
+    (``other - input``, one edge) for a number."""
+    check_tensor("rsub", "input", 0, input)
+    _check_alpha_attr("rsub", "alpha", 2, alpha)
+    _check_subtraction(input, other)
+    if isinstance(other, Tensor):
+        return rsub_op(input, other, alpha=alpha)
+    if alpha == 1 and not isinstance(alpha, bool):
+        return sub(other, input)
+    _check_alpha(_number_result_dtype(input, other), alpha)
+    return sub_alpha_op(wrap_scalar(other, input), input, alpha=alpha)  # RsubBackward1: the number's slot has no edge
 
 
 def number_minus(value: float, x: Tensor) -> Tensor:

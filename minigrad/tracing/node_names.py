@@ -61,6 +61,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "log1p": "Log1PBackward0",  # PyTorch's code generator capitalizes the letter after a digit here
     "add_alpha": "AddBackward0",  # add.Tensor with alpha: one node, as add without it
     "sub_alpha": "SubBackward0",
+    "rsub": "RsubBackward0",  # torch.rsub(x, y): y - x, its edges (x, y)
     "mul_scalar": "MulBackward1",  # mul.Scalar, which PyTorch's C++ composites call; x * 0.5 is MulBackward0
     "div_scalar": "DivBackward1",
     "lerp_tensor": "LerpBackward1",  # lerp.Tensor (a tensor weight); lerp by a number is lerp.Scalar, LerpBackward0
@@ -240,6 +241,7 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "getitem": _getitem,
     "pow": _pow,
     "sub": _sub,
+    "sub_alpha": _sub,  # rsub(x, 5, alpha=2): 5 - 2 * x, PyTorch's rsub.Scalar (RsubBackward1)
     "squeeze": _squeeze(0),
     "squeeze_": _squeeze(3),
     "matmul": _matmul,

@@ -110,11 +110,12 @@ def test_binary(op, dtype, shapes):
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
-@pytest.mark.parametrize("op", ["add_alpha", "sub_alpha"])
+@pytest.mark.parametrize("op", ["add_alpha", "sub_alpha", "rsub"])
 def test_add_and_sub_with_alpha_are_one_kernel(op, dtype):
-    """``mg.add(x, y, alpha=)``: the op ``add_alpha`` (``a + p0 * b``, alpha by value), forward and backward;
-    ``p.add_(g, alpha=-lr)`` under no_grad launches what ``p.add_(g)`` does and copies nothing (a mul more before)."""
-    fn = mg.add if op == "add_alpha" else mg.sub
+    """``mg.add(x, y, alpha=)``: the op ``add_alpha`` (``a + p0 * b``, alpha by value), forward and backward
+    (``rsub``: ``b - p0 * a``); ``p.add_(g, alpha=-lr)`` under no_grad launches what ``p.add_(g)`` does and copies
+    nothing (a mul more before)."""
+    fn = {"add_alpha": mg.add, "sub_alpha": mg.sub, "rsub": mg.rsub}[op]
     check(op, lambda x, y: fn(x, y, alpha=-2.5), [_rand((4, 1, 9), dtype, seed=1), _rand((3, 1), dtype, seed=2)], dtype)
     fake = fake_cupy.installed()
     if fake is not None:
@@ -136,8 +137,8 @@ def test_add_and_sub_with_alpha_on_integers_stay_on_the_device(dtype):
     rng = np.random.default_rng(0)
     x = rng.integers(0, 5, (6, 4)).astype(np.dtype(dtype.name if dtype is not mg.bool else "bool"))
     y = rng.integers(0, 5, (4,)).astype(x.dtype)
-    for fn, alpha in ((mg.add, 3), (mg.sub, 3), (mg.add, -2)):
-        if dtype is mg.bool and fn is mg.sub:
+    for fn, alpha in ((mg.add, 3), (mg.sub, 3), (mg.add, -2), (mg.rsub, 2)):
+        if dtype is mg.bool and fn in (mg.sub, mg.rsub):
             continue
         cpu = fn(mg.tensor(x), mg.tensor(y), alpha=alpha)
         gpu = fn(mg.tensor(x).to("gpu"), mg.tensor(y).to("gpu"), alpha=alpha)

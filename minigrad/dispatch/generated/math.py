@@ -833,6 +833,35 @@ def pow_dygraph_function(x, y, attrs):
     return out_t
 
 
+rsub_op = OPS['rsub']
+
+
+def rsub_dygraph_function(input, other, attrs):
+    """``rsub`` after the API layer (``minigrad codegen rsub`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(rsub_op, [input, other], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (rsub_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, other._dtype, other._device, other._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(rsub_op, [input, other], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(rsub_op, [input, other], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(rsub_op, entry.kernel, (input._data, other._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(rsub_op, [input, other], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or other._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(rsub_op, (input, other), attrs, (out_t,))
+    return out_t
+
+
 sign_op = OPS['sign']
 
 

@@ -91,6 +91,12 @@ _library_alpha("add_alpha", 1)
 _library_alpha("sub_alpha", -1)
 
 
+@register_kernel("rsub", GPU, dtypes=INT_DTYPES, name="gpu/cupy_rsub")
+def rsub(x: Any, y: Any, alpha: Any = 1) -> Any:
+    """``y - alpha * x`` on integers (bools are refused before the call)."""
+    return y + x * np.asarray(-alpha, np.int64).astype(x.dtype)[()]
+
+
 @register_kernel("neg", GPU, dtypes=INT_DTYPES, name="gpu/cupy_neg")
 def neg(x: Any) -> Any:
     return cupy.negative(x)
