@@ -411,3 +411,28 @@ def test_cosine_schedule_values() -> None:
         s.step()
     np.testing.assert_allclose(lrs, [1.0, (1 + math.cos(math.pi / 4)) / 2, 0.5, (1 + math.cos(3 * math.pi / 4)) / 2, 0.0],
                                atol=1e-15)
+
+
+OPTIMIZER_CALLS = {
+    "SGD": {"lr": 0.1}, "SGD-momentum": {"lr": 1, "momentum": 0.9, "nesterov": True}, "Adam": {},
+    "AdamW": {"lr": 3e-4, "betas": (0.9, 0.95)}, "Adam-decoupled": {"decoupled_weight_decay": True},
+    "RMSprop": {}, "Adagrad": {}, "Adadelta": {}, "Adamax": {}, "NAdam": {}, "RAdam": {}, "LBFGS": {},
+}
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZER_CALLS.items(), ids=OPTIMIZER_CALLS.keys())
+def test_an_optimizer_prints_and_keeps_its_options_as_pytorch_s(name: str, kwargs: dict) -> None:
+    """``print(optimizer)`` and ``param_groups``: the options as given or defaulted (``momentum: 0``, not
+    ``0.0``), in PyTorch's order and words; a second group with its own ``lr``."""
+    torch = pytest.importorskip("torch")
+    cls = name.split("-")[0]
+    made = []
+    for lib in (mg, torch):
+        a, b = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))
+        groups = [{"params": [a]}] if cls == "LBFGS" else [{"params": [a]}, {"params": [b], "lr": 0.5}]
+        made.append(getattr(lib.optim, cls)(groups, **kwargs))
+    m, t = made
+    assert repr(m) == repr(t)
+    for gm, gt in zip(m.param_groups, t.param_groups):
+        assert {k: (type(v), v) for k, v in gm.items() if k != "params"} == \
+            {k: (type(v), v) for k, v in gt.items() if k != "params"}
