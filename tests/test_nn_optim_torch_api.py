@@ -300,6 +300,40 @@ def test_load_never_unpickles(tmp_path) -> None:
         mg.save({"f": object()}, tmp_path / "x")
 
 
+def test_save_and_load_take_pytorch_s_arguments(tmp_path) -> None:
+    """The tutorials' spellings: ``torch.load(path, weights_only=True)``, ``map_location=`` (a device, a dict,
+    a function), a checkpoint dict through an ``io.BytesIO``; ``load_state_dict`` answers as PyTorch prints."""
+    import io
+
+    net = mg.nn.Sequential(mg.nn.Linear(3, 2), mg.nn.ReLU(), mg.nn.Linear(2, 1))
+    path = tmp_path / "weights.pth"
+    mg.save(net.state_dict(), path)
+    for kwargs in ({"weights_only": True}, {"weights_only": False}, {"map_location": "cpu"},
+                   {"map_location": mg.device("cpu")}, {"map_location": {"cuda:0": "cpu"}},
+                   {"map_location": lambda storage, loc: storage}):
+        sd = mg.load(path, **kwargs)
+        assert list(sd) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+        assert all(v.device.type == "cpu" for v in sd.values())
+        assert repr(net.load_state_dict(sd)) == "<All keys matched successfully>"
+    buffer = io.BytesIO()
+    mg.save({"epoch": 3, "model": net.state_dict()}, buffer)
+    buffer.seek(0)
+    checkpoint = mg.load(buffer, map_location="cpu")
+    assert checkpoint["epoch"] == 3 and list(checkpoint["model"]) == list(net.state_dict())
+    partial = net.state_dict()
+    partial.pop("2.bias")
+    partial["extra"] = mg.ones(1)
+    keys = net.load_state_dict(partial, strict=False)
+    assert str(keys) == "_IncompatibleKeys(missing_keys=['2.bias'], unexpected_keys=['extra'])"
+    assert keys.missing_keys == ["2.bias"] and keys == (["2.bias"], ["extra"])
+
+
+def test_saving_a_whole_module_says_to_save_its_state_dict(tmp_path) -> None:
+    with pytest.raises(TypeError, match=r"cannot save a whole Sequential module.*model\.state_dict\(\)"):
+        mg.save(mg.nn.Sequential(mg.nn.Linear(2, 2)), tmp_path / "m.pth")
+    assert not (tmp_path / "m.pth").exists()
+
+
 # -- optim ------------------------------------------------------------------------------------
 
 
