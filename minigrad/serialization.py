@@ -87,35 +87,80 @@ def _decode(node: Any, data: Any, where: str) -> Any:
     raise ValueError(f"load(): {where}: unknown structure entry {sorted(node)}")
 
 
-def save(obj: Any, f: str | os.PathLike[str]) -> None:
+def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2, **_ignored: Any) -> None:
     """Write ``obj`` (a Tensor, a state dict, an optimizer's ``state_dict()``, nested containers) to ``f``.
 
-    The file is an ordinary ``.npz`` archive (``f`` is used as given; no suffix is added).
+    The file is an ordinary ``.npz`` archive (``f``, a path used as given or a binary file object). PyTorch's
+    pickle options are accepted and have nothing to choose: nothing is pickled.
     """
+    if hasattr(obj, "state_dict") and hasattr(obj, "named_parameters"):  # a whole nn.Module
+        name = type(obj).__name__
+        raise TypeError(
+            f"save(): cannot save a whole {name} module: PyTorch pickles it, and minigrad never writes a pickle. "
+            f"Save its weights instead, torch.save(model.state_dict(), path), and load them into a new {name} "
+            f"with model.load_state_dict(torch.load(path))")
     arrays: dict[str, np.ndarray] = {}
     structure = {**_FORMAT, "root": _encode(obj, arrays, "obj")}
     arrays[_STRUCTURE] = np.frombuffer(json.dumps(structure).encode("utf-8"), dtype=np.uint8)
+    if hasattr(f, "write"):  # a file object (io.BytesIO, an open file)
+        np.savez(f, **arrays)
+        return
     with open(f, "wb") as fh:
         np.savez(fh, **arrays)
 
 
-def load(f: str | os.PathLike[str]) -> Any:
-    """Read what ``save`` wrote. Never unpickles: a file cannot run code when it is loaded.
+def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: bool | None = None,
+         mmap: bool | None = None, **_pickle_load_args: Any) -> Any:
+    """Read what ``save`` wrote. Never unpickles: a file cannot run code when it is loaded, whatever
+    ``weights_only`` says (PyTorch's default, True, is what minigrad always does).
+
+    Args:
+        f: a path or a binary file object.
+        map_location: where the tensors go, as PyTorch's: a device (``"cpu"``, ``"cuda"``, ``mg.device``), a
+            dict from the saved device to another (``{"cuda:0": "cpu"}``) or a function ``(tensor, saved
+            device) -> tensor``. By default tensors load on the CPU (a save does not record a device).
 
     Raises:
         ValueError: the file is not a minigrad ``.npz`` save (or is damaged).
     """
+    if map_location is not None:
+        return _mapped(load(f), map_location)
+    if isinstance(f, os.PathLike):
+        f = os.fspath(f)
     try:
         with np.load(f, allow_pickle=False) as data:
             if _STRUCTURE not in data.files:
-                raise ValueError(f"load(): {os.fspath(f)!r} is not a file written by minigrad.save (no {_STRUCTURE} entry)")
+                raise ValueError(f"load(): {_name(f)!r} is not a file written by minigrad.save (no {_STRUCTURE} entry)")
             structure = json.loads(bytes(data[_STRUCTURE]).decode("utf-8"))
             if structure.get("format") != _FORMAT["format"]:
-                raise ValueError(f"load(): {os.fspath(f)!r} has an unknown format {structure.get('format')!r}")
+                raise ValueError(f"load(): {_name(f)!r} has an unknown format {structure.get('format')!r}")
             return _decode(structure["root"], data, "obj")
     except (OSError, EOFError) as exc:
-        raise ValueError(f"load(): cannot read {os.fspath(f)!r} as a minigrad save: {exc}") from None
+        raise ValueError(f"load(): cannot read {_name(f)!r} as a minigrad save: {exc}") from None
     except ValueError as exc:
         if str(exc).startswith("load():"):
             raise
-        raise ValueError(f"load(): cannot read {os.fspath(f)!r} as a minigrad save: {exc}") from None
+        raise ValueError(f"load(): cannot read {_name(f)!r} as a minigrad save: {exc}") from None
+
+
+def _name(f: Any) -> str:
+    return os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", type(f).__name__)
+
+
+def _mapped(obj: Any, where: Any) -> Any:
+    """``obj`` with every tensor moved as ``map_location`` says (its saved device is the CPU)."""
+    if isinstance(obj, Tensor):
+        if callable(where) and not isinstance(where, (str, dict)):
+            out = where(obj, "cpu")
+            return obj if out is None else out
+        if isinstance(where, dict):
+            where = where.get("cpu", "cpu")
+        return obj.to(where)
+    if isinstance(obj, dict):
+        out = type(obj)() if isinstance(obj, OrderedDict) else {}
+        for k, v in obj.items():
+            out[k] = _mapped(v, where)
+        return out
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_mapped(v, where) for v in obj)
+    return obj

@@ -300,6 +300,40 @@ def test_load_never_unpickles(tmp_path) -> None:
         mg.save({"f": object()}, tmp_path / "x")
 
 
+def test_save_and_load_take_pytorch_s_arguments(tmp_path) -> None:
+    """The tutorials' spellings: ``torch.load(path, weights_only=True)``, ``map_location=`` (a device, a dict,
+    a function), a checkpoint dict through an ``io.BytesIO``; ``load_state_dict`` answers as PyTorch prints."""
+    import io
+
+    net = mg.nn.Sequential(mg.nn.Linear(3, 2), mg.nn.ReLU(), mg.nn.Linear(2, 1))
+    path = tmp_path / "weights.pth"
+    mg.save(net.state_dict(), path)
+    for kwargs in ({"weights_only": True}, {"weights_only": False}, {"map_location": "cpu"},
+                   {"map_location": mg.device("cpu")}, {"map_location": {"cuda:0": "cpu"}},
+                   {"map_location": lambda storage, loc: storage}):
+        sd = mg.load(path, **kwargs)
+        assert list(sd) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+        assert all(v.device.type == "cpu" for v in sd.values())
+        assert repr(net.load_state_dict(sd)) == "<All keys matched successfully>"
+    buffer = io.BytesIO()
+    mg.save({"epoch": 3, "model": net.state_dict()}, buffer)
+    buffer.seek(0)
+    checkpoint = mg.load(buffer, map_location="cpu")
+    assert checkpoint["epoch"] == 3 and list(checkpoint["model"]) == list(net.state_dict())
+    partial = net.state_dict()
+    partial.pop("2.bias")
+    partial["extra"] = mg.ones(1)
+    keys = net.load_state_dict(partial, strict=False)
+    assert str(keys) == "_IncompatibleKeys(missing_keys=['2.bias'], unexpected_keys=['extra'])"
+    assert keys.missing_keys == ["2.bias"] and keys == (["2.bias"], ["extra"])
+
+
+def test_saving_a_whole_module_says_to_save_its_state_dict(tmp_path) -> None:
+    with pytest.raises(TypeError, match=r"cannot save a whole Sequential module.*model\.state_dict\(\)"):
+        mg.save(mg.nn.Sequential(mg.nn.Linear(2, 2)), tmp_path / "m.pth")
+    assert not (tmp_path / "m.pth").exists()
+
+
 # -- optim ------------------------------------------------------------------------------------
 
 
@@ -411,3 +445,28 @@ def test_cosine_schedule_values() -> None:
         s.step()
     np.testing.assert_allclose(lrs, [1.0, (1 + math.cos(math.pi / 4)) / 2, 0.5, (1 + math.cos(3 * math.pi / 4)) / 2, 0.0],
                                atol=1e-15)
+
+
+OPTIMIZER_CALLS = {
+    "SGD": {"lr": 0.1}, "SGD-momentum": {"lr": 1, "momentum": 0.9, "nesterov": True}, "Adam": {},
+    "AdamW": {"lr": 3e-4, "betas": (0.9, 0.95)}, "Adam-decoupled": {"decoupled_weight_decay": True},
+    "RMSprop": {}, "Adagrad": {}, "Adadelta": {}, "Adamax": {}, "NAdam": {}, "RAdam": {}, "LBFGS": {},
+}
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZER_CALLS.items(), ids=OPTIMIZER_CALLS.keys())
+def test_an_optimizer_prints_and_keeps_its_options_as_pytorch_s(name: str, kwargs: dict) -> None:
+    """``print(optimizer)`` and ``param_groups``: the options as given or defaulted (``momentum: 0``, not
+    ``0.0``), in PyTorch's order and words; a second group with its own ``lr``."""
+    torch = pytest.importorskip("torch")
+    cls = name.split("-")[0]
+    made = []
+    for lib in (mg, torch):
+        a, b = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))
+        groups = [{"params": [a]}] if cls == "LBFGS" else [{"params": [a]}, {"params": [b], "lr": 0.5}]
+        made.append(getattr(lib.optim, cls)(groups, **kwargs))
+    m, t = made
+    assert repr(m) == repr(t)
+    for gm, gt in zip(m.param_groups, t.param_groups):
+        assert {k: (type(v), v) for k, v in gm.items() if k != "params"} == \
+            {k: (type(v), v) for k, v in gt.items() if k != "params"}

@@ -12,7 +12,7 @@ Example:
     >>> sorted(m.state_dict())
     ['bias', 'weight']
     >>> m.load_state_dict(m.state_dict())
-    _IncompatibleKeys(missing_keys=[], unexpected_keys=[])
+    <All keys matched successfully>
 """
 
 from __future__ import annotations
@@ -29,8 +29,18 @@ from ..tensor import Tensor
 
 __all__ = ["ModuleStateMixin", "IncompatibleKeys"]
 
-#: What ``load_state_dict`` returns (PyTorch's ``_IncompatibleKeys``).
-IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns (PyTorch's ``_IncompatibleKeys``): it prints
+    ``<All keys matched successfully>`` when both lists are empty."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
+
+    __str__ = __repr__
 
 
 def _set_data(t: Tensor, data: Any, dtype: Any = None, device: str | None = None) -> None:

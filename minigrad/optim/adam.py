@@ -82,7 +82,7 @@ class Adam(Optimizer):
     """
 
     def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
@@ -94,11 +94,12 @@ class Adam(Optimizer):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name}(): argument '{nm}' must be bool, but got {type(flag).__name__}")
         check_forms(name, foreach, fused, differentiable)
+        # Adam(decoupled_weight_decay=True) is AdamW; AdamW's groups say so too, as PyTorch's do.
+        decoupled = check_flag(name, "decoupled_weight_decay", decoupled_weight_decay) or self.decoupled_weight_decay
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                                   "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
-                                  "capturable": capturable, "differentiable": differentiable, "fused": fused})
-        if decoupled_weight_decay:
-            self.decoupled_weight_decay = True  # Adam(decoupled_weight_decay=True) is AdamW
+                                  "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                                  "decoupled_weight_decay": decoupled})
 
     #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
     decoupled_weight_decay = False
@@ -117,7 +118,8 @@ class Adam(Optimizer):
         t = st["step"]
         lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
         return AdamScalars(b1, b2, group["eps"], wd, 1 - lr * wd, lr / (1 - b1**t), 1 - b2**t,
-                           group.get("amsgrad", False), group.get("maximize", False), self.decoupled_weight_decay)
+                           group.get("amsgrad", False), group.get("maximize", False),
+                           group.get("decoupled_weight_decay", self.decoupled_weight_decay))
 
     def _fused(self, bucket: list[Tensor], group: dict[str, Any]) -> None:
         """The fused form: one ``_fused_adam_`` call updates the bucket (moments made on the first step)."""
@@ -225,7 +227,7 @@ class Adamax(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, foreach: bool | None = None, *,
+                 eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
         check_forms("Adamax", foreach, None, differentiable)
         defaults = {
@@ -282,7 +284,7 @@ class NAdam(_MomentsOptimizer):
     (``nadam_rule``) runs in the for-loop and ``foreach`` forms (``foreach`` by default on the GPU)."""
 
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, momentum_decay: float = 4e-3,
+                 eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False) -> None:
         check_forms("NAdam", foreach, None, differentiable)
@@ -340,7 +342,7 @@ class RAdam(_MomentsOptimizer):
     runs in the for-loop and ``foreach`` forms (``foreach`` by default on the GPU)."""
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8, weight_decay: float = 0.0, decoupled_weight_decay: bool = False, *,
+                 eps: float = 1e-8, weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
         check_forms("RAdam", foreach, None, differentiable)

@@ -61,7 +61,7 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False, capturable: bool = False,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
         check_forms("RMSprop", foreach, None, differentiable)
         defaults = {
@@ -122,10 +122,11 @@ class Adagrad(Optimizer):
     ``s += g**2``; ``p -= lr / (1 + (step - 1) * lr_decay) * g / (sqrt(s) + eps)``.
     """
 
-    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, foreach: bool | None = None, *,
-                 maximize: bool = False, differentiable: bool = False) -> None:
-        check_forms("Adagrad", foreach, None, differentiable)
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
+        # fused=True (PyTorch's CPU kernel) gives the for-loop's values: minigrad runs the for-loop for it.
+        check_forms("Adagrad", foreach, fused, differentiable)
         defaults = {
             "lr": lr,
             "lr_decay": check_hyper("Adagrad", "lr_decay value", lr_decay),
@@ -136,6 +137,7 @@ class Adagrad(Optimizer):
             "foreach": foreach,
             "maximize": check_flag("Adagrad", "maximize", maximize),
             "differentiable": differentiable,
+            "fused": fused,
         }
         super().__init__(params, defaults)
         # PyTorch fills the accumulators at construction (so state_dict() shows them before any step).
@@ -187,7 +189,7 @@ class Adadelta(Optimizer):
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
-                 weight_decay: float = 0.0, foreach: bool | None = None, *, capturable: bool = False,
+                 weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:
         check_forms("Adadelta", foreach, None, differentiable)
         defaults = {

@@ -30,7 +30,7 @@ def check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: f
     if value < low or (below is not None and value >= below):
         bound = f"in [{low}, {below})" if below is not None else f">= {low}"
         raise ValueError(f"{owner}(): Invalid {what}: {value!r} (must be {bound})")
-    return float(value)
+    return value  # as given: PyTorch keeps ``lr=1`` an int in the group (and prints it so)
 
 
 
@@ -130,6 +130,13 @@ class Optimizer(abc.ABC):
             elif p.grad is not None:
                 with no_grad():
                     p.grad.zero_()
+
+    def __repr__(self) -> str:
+        """PyTorch's: the class, then each group's options in name order (``print(optimizer)``)."""
+        text = f"{type(self).__name__} ("
+        for i, group in enumerate(self.param_groups):  # a blank line between groups, as PyTorch's
+            text += f"\nParameter Group {i}\n" + "".join(f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
+        return text + ")"
 
     def state_dict(self) -> dict[str, Any]:
         """``{"state": {index: {name: value}}, "param_groups": [options + "params": [indices]]}`` (PyTorch's layout)."""

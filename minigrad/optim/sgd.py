@@ -64,8 +64,8 @@ class SGD(Optimizer):
     (the default on the GPU) and ``fused`` (NOTE [ One rule, three forms ] in ``update.py``).
     """
 
-    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
+    def __init__(self, params: Iterable[Tensor], lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         momentum = check_hyper("SGD", "momentum value", momentum)
         weight_decay = check_hyper("SGD", "weight_decay value", weight_decay)
@@ -77,7 +77,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD(): Nesterov momentum requires a momentum and zero dampening")
         check_forms("SGD", foreach, fused, differentiable)
-        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": float(dampening),
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
