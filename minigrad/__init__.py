@@ -61,6 +61,7 @@ from .creation import as_tensor, eye, from_numpy, linspace, multinomial, randint
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from .autograd.function import Function as _Function, FunctionCtx as _FunctionCtx
 
 # ``mg.autograd.Function``: its module sits above the dygraph layer, which ``minigrad.autograd``'s
@@ -120,6 +121,7 @@ __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTenso
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
 __all__ += ["is_floating_point", "is_complex", "is_nonzero", "is_same_size", "is_signed", "can_cast", "finfo", "iinfo",
+            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
             "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator"]
 __all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode",

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
 from .accumulation import AccumulateGrad, AccumulationNode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .grad_mode import inference_mode, is_inference_mode_enabled
@@ -39,6 +40,8 @@ __all__ = [
     "AutogradMeta",
     "TensorWrapper",
     "Variable",
+    "detect_anomaly",
+    "set_detect_anomaly",
 ]
 
 

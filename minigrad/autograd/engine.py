@@ -72,7 +72,9 @@ from ..tracing.events import (
     QueueSkip,
     WrappersClear,
 )
+from . import anomaly_mode
 from . import hooks as _hooks
+from .anomaly_mode import ANOMALY
 from .accumulation import BACKWARD_PASS, accumulation_node_for
 from .general_grad import GeneralGrad
 from .grad_node import GradNode, released_error
@@ -170,7 +172,7 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
     """Re-raise errors from a node's formula naming the node and its op (docs/architecture.md, bad input)."""
     where = f"{node.display_name} (backward of '{node.op_name}')"
     msg = str(exc)
-    if where in msg:
+    if where in msg or getattr(exc, "_minigrad_as_is", False):
         return exc
     if node.origin is not None:  # recorded: say where the node was made (PyTorch's anomaly mode tells the same)
         where += f", made at {node.origin}"
@@ -303,9 +305,15 @@ def prepare_buffers(starts: list[tuple[Any, ...]], seeds: list["Tensor"],
 
 def _in_degree_map(queue: deque[GradNode], gg: GeneralGrad | None) -> dict[GradNode, int]:
     """Step 2: the in-degree map (``getInDegreeMap``), released nodes refused, announced."""
-    in_degree = get_in_degree_map(queue, check_released=gg is None)
-    if gg is not None:
-        gg.check_released(in_degree)
+    try:
+        in_degree = get_in_degree_map(queue, check_released=gg is None)
+        if gg is not None:
+            gg.check_released(in_degree)
+    except RuntimeError as exc:
+        released = getattr(exc, "released_node", None)
+        if released is not None and ANOMALY.enabled:  # the node's forward traceback, as PyTorch warns it
+            anomaly_mode.report(released)
+        raise
     rec = bus.recorder
     if rec is not None:
         rec.emit(BackwardInDegree.new(in_degree={n.id: c for n, c in in_degree.items()}))
@@ -412,7 +420,36 @@ def _finish(gg: GeneralGrad | None, nodes_run: int, t_start: int) -> list["Tenso
 
 
 def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
-    """Call a node: hooks, saved-tensor checks, then its backward formula."""
+    """Call a node: hooks, saved-tensor checks, then its backward formula (in anomaly mode, watched)."""
+    if ANOMALY.enabled:  # NOTE [ Anomaly mode ] in autograd/anomaly_mode.py
+        return _run_node_anomaly(node, grads, create_graph, general)
+    return _call_node(node, grads, create_graph, general)
+
+
+def _run_node_anomaly(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
+    """``_call_node`` in anomaly mode: the nodes it makes remember it; an error first warns with the
+    forward traceback of the node; a NaN output is an error, in PyTorch's words."""
+    ANOMALY.running.append(node)
+    try:
+        grads_out = _call_node(node, grads, create_graph, general)
+    except BaseException:
+        anomaly_mode.report(node)
+        raise
+    finally:
+        ANOMALY.running.pop()
+    if ANOMALY.check_nan:
+        position = anomaly_mode.nan_output(node, grads_out)
+        if position is not None:
+            anomaly_mode.report(node)
+            exc = RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {position}th output.")
+            exc._minigrad_node = node.id  # type: ignore[attr-defined]  (the error event names the node)
+            exc._minigrad_as_is = True  # type: ignore[attr-defined]  (PyTorch's message, not prefixed)
+            raise exc
+    return grads_out
+
+
+def _call_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
+    """Hooks, saved-tensor checks, then the node's backward formula."""
     try:
         if node.hooks:
             BACKWARD_PASS.user_code = True  # a hook may keep a gradient (NOTE [ The first .grad without a copy ])

@@ -27,6 +27,7 @@ from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
 from ..tracing.preview import call_attrs
+from .anomaly_mode import ANOMALY, copy_forward, record_forward
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -135,6 +136,8 @@ class GradNode:
         self.extra: Any = None
         #: ``train.py:12 in module Sequential.0 (Linear)``: where it was made (set only while recording).
         self.origin: str | None = None
+        if ANOMALY.enabled:  # keep the forward traceback (autograd/anomaly_mode.py)
+            record_forward(self)
 
     # -- identity ------------------------------------------------------------
 
@@ -224,6 +227,8 @@ class GradNode:
         other.released = self.released
         other.extra = self.extra
         other.origin = self.origin
+        if ANOMALY.enabled:  # the copy's error shows the user's node's forward traceback
+            copy_forward(self, other)
         return other
 
 
@@ -236,11 +241,13 @@ def reserve_node_ids() -> tuple[int, int]:
 
 def released_error(node: "GradNode") -> RuntimeError:
     """The error for a second backward through a released node (docs/architecture.md, Engine rules, rule 3)."""
-    return RuntimeError(
+    exc = RuntimeError(
         f"Trying to backward through the graph a second time: {node.display_name} (backward of "
         f"'{node.op_name}') was released by an earlier backward(). Specify retain_graph=True on the "
         f"first backward() (or use mg.grad()) if you need to backward through the graph again."
     )
+    exc.released_node = node  # type: ignore[attr-defined]  (anomaly mode warns with its forward traceback)
+    return exc
 
 
 def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:

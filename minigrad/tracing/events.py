@@ -369,7 +369,8 @@ class DeviceSync(Event):
     a tensor moved to or made from host data), ``"nonzero"`` (the number of non-zero elements, which sizes
     the result of ``nonzero``, ``x[mask]``, ``masked_select``), ``"unique"`` (the number of distinct values),
     ``"cholesky"`` (``linalg.cholesky``'s ``info``, read to refuse a matrix that is not positive-definite),
-    ``"matrix_exp"`` (the number of squarings ``matrix_exp`` makes) or ``"synchronize"``
+    ``"matrix_exp"`` (the number of squarings ``matrix_exp`` makes), ``"anomaly check"`` (anomaly mode's
+    NaN test of a node's outputs, ``mg.autograd.detect_anomaly``) or ``"synchronize"``
     (``mg.cuda.synchronize()``);
     ``source`` is the user's ``file:line``. ``mg.cuda.set_sync_debug_mode`` warns or raises at each."""
 

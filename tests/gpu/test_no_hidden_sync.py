@@ -927,3 +927,27 @@ def test_a_masks_read_and_its_backward_copy_only_the_count():
     step()
     c = fake.counts()
     assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 2, 2), fake.COUNTS.log
+
+
+@needs_gpu
+def test_anomaly_mode_finds_the_nan_on_the_device_and_says_each_check_is_a_sync():
+    """``detect_anomaly`` tests every node's outputs for NaN: on a GPU each test reads a flag back, a
+    ``device.sync`` event with reason ``"anomaly check"`` at the line that started backward; the NaN stops the
+    pass as on the CPU."""
+    x = mg.tensor([0.0, 1.0], requires_grad=True, device="cuda")
+    y = x.sqrt()
+    (y / y).sum().backward()  # warm: each geometry's stride table is uploaded once, on first use
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with mg.trace() as tr, mg.autograd.detect_anomaly():
+            y = x.sqrt()
+            out = (y / y).sum()
+            with pytest.raises(RuntimeError, match=r"^Function 'DivBackward0' returned nan values in its 1th output\.$"):
+                out.backward()  # anomaly backward
+    assert any("Error detected in DivBackward0" in str(w.message) for w in caught)
+    begin = next(i for i, e in enumerate(tr.events) if e.kind == "backward.begin")
+    syncs = [e for e in tr.events[begin:] if e.kind == "device.sync"]
+    assert {e.reason for e in syncs} == {"anomaly check"}
+    assert all(e.source.endswith(f"test_no_hidden_sync.py:{_line('anomaly backward')}") for e in syncs)
+    # one read per output, as PyTorch's: SumBackward0's output, then DivBackward0's two (the second is the NaN)
+    assert len(syncs) == 3

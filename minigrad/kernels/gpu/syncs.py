@@ -49,7 +49,8 @@ _WORDS = {"item": "a tensor's value read on the host (.item(), int(), float())",
           "nonzero": "the number of non-zero elements read on the host (nonzero, x[mask], masked_select)",
           "unique": "the number of distinct values read on the host (unique)",
           "cholesky": "linalg.cholesky's info read on the host (a matrix that is not positive-definite is refused)",
-          "matrix_exp": "the number of squarings read on the host (matrix_exp)"}
+          "matrix_exp": "the number of squarings read on the host (matrix_exp)",
+          "anomaly check": "anomaly mode's NaN test of a node's gradients (autograd.detect_anomaly)"}
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
