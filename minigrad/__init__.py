@@ -90,7 +90,7 @@ from .tracing import trace
 from . import nn, optim
 from . import cuda
 from . import accelerator  # torch.accelerator: the tutorials' first line
-from .autograd import inference_mode
+from .autograd import inference_mode, is_inference_mode_enabled
 from . import linalg  # torch.linalg's names
 from . import special  # noqa: E402  (torch.special's names)
 from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
@@ -124,7 +124,7 @@ __all__ += ["is_floating_point", "is_complex", "is_nonzero", "is_same_size", "is
             "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
             "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator"]
 __all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
-            "set_default_device", "inference_mode",
+            "set_default_device", "inference_mode", "is_inference_mode_enabled",
             "memory_format", "contiguous_format", "preserve_format"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.
 __all__ += [

@@ -158,10 +158,29 @@ def test_inference_mode_as_context_and_decorator() -> None:
         return t * 2
 
     assert not f(w).requires_grad and not g(w).requires_grad
+
     assert (w * 2).requires_grad
     with pytest.raises(TypeError):
         mg.inference_mode("yes")
 
+
+def test_inference_mode_is_its_own_mode_as_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (mg, torch):
+        states = [lib.is_inference_mode_enabled()]
+        with lib.no_grad():
+            states.append(lib.is_inference_mode_enabled())
+        with lib.inference_mode():
+            states.append(lib.is_inference_mode_enabled())
+            with lib.enable_grad():
+                states.append(lib.is_inference_mode_enabled())
+            with lib.inference_mode(False):
+                states.append(lib.is_inference_mode_enabled())
+            states.append(lib.is_inference_mode_enabled())
+        states.append(lib.is_inference_mode_enabled())
+        seen.append(states)
+    assert seen[0] == seen[1] == [False, False, True, True, False, True, False]
 
 def test_keepdims_is_accepted_as_pytorch_accepts_it() -> None:
     a = np.arange(12.0).reshape(3, 4)

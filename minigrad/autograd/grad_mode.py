@@ -26,6 +26,8 @@ class _GradMode(threading.local):
 
     def __init__(self) -> None:
         self.enabled = True
+        #: Inside ``inference_mode()`` (``is_inference_mode_enabled``): a mode of its own, as PyTorch's.
+        self.inference = False
 
 
 #: The calling thread's grad mode; the dygraph layer reads ``GRAD_MODE.enabled``.
@@ -132,12 +134,18 @@ class inference_mode(set_grad_enabled):
         super().__init__(False)
 
     def __enter__(self) -> None:
+        stack = getattr(self._prev, "inference", None)
+        if stack is None:
+            stack = self._prev.inference = []
+        stack.append(GRAD_MODE.inference)
+        GRAD_MODE.inference = self.inference
         if self.inference:
             super().__enter__()
 
     def __exit__(self, *exc: object) -> None:
         if self.inference:
             super().__exit__(*exc)
+        GRAD_MODE.inference = self._prev.inference.pop()
 
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
@@ -149,5 +157,6 @@ class inference_mode(set_grad_enabled):
 
 
 def is_inference_mode_enabled() -> bool:
-    """True inside ``inference_mode()`` (minigrad: whenever recording is off)."""
-    return not GRAD_MODE.enabled
+    """True inside ``inference_mode()`` (and not inside an ``inference_mode(False)`` within it); ``no_grad``
+    alone does not count, as in PyTorch."""
+    return GRAD_MODE.inference
