@@ -426,6 +426,14 @@ class device(str):  # noqa: N801  (PyTorch's lower-case class name)
     def __repr__(self) -> str:
         return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
 
+    def __str__(self) -> str:
+        """PyTorch's spelling (``print(x.device)`` shows ``cuda:0`` for a GPU tensor, ``cpu``); the object's
+        value stays minigrad's device string (``"gpu"``), which ``==`` and the engine use."""
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)  # f"{x.device}" as print shows it
+
     def __reduce__(self) -> Any:
         return (device, (self.type, self.index))
 

@@ -521,7 +521,7 @@ class Tensor:
         body = format_values(arr)
         extras = []
         if self._device != "cpu":
-            extras.append(f"device='{self._device}'")
+            extras.append(f"device='{as_device(self._device)}'")  # PyTorch's spelling: device='cuda:0'
         if (arr.size == 0 and arr.ndim != 1) or (arr.size and not PRINT_OPTS.edgeitems):
             extras.append(f"size={tuple(arr.shape)}")
         default = _dt.default_float()  # PyTorch leaves out the default dtype, int64 and bool

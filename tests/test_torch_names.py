@@ -222,3 +222,14 @@ def test_lecture_indexing_with_range_and_lists() -> None:
     np.testing.assert_array_equal(C.grad.numpy(), tC.grad.numpy())
     np.testing.assert_array_equal(C[range(5), mg.tensor(ix)].detach().numpy(), theirs.detach().numpy())
     np.testing.assert_array_equal(C[[0, 2]].detach().numpy(), tC[[0, 2]].detach().numpy())
+
+
+def test_a_device_prints_as_pytorch_s() -> None:
+    """``print(x.device)`` and ``f"{x.device}"`` spell the device as PyTorch does (``cuda:0``); the object
+    still equals minigrad's string (``"gpu"``) and every PyTorch spelling of it."""
+    torch = pytest.importorskip("torch")
+    for args in (("cpu",), ("cuda",), ("cuda:0",), ("cuda", 0)):
+        m, t = mg.device(*args), torch.device(*args)
+        assert (str(m), repr(m), f"{m}", f"{m:>8}") == (str(t), repr(t), f"{t}", f"{t!s:>8}")
+    gpu = mg.device("cuda", 0)
+    assert gpu == "gpu" and gpu == "cuda" and gpu == "cuda:0" and str.__str__(gpu) == "gpu"

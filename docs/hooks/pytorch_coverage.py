@@ -92,7 +92,7 @@ NOTES: dict[str, str] = {
                              "or more is split, as PyTorch's, so its bits match PyTorch run with the same count "
                              "(default: `OMP_NUM_THREADS`, else the physical cores, as PyTorch's).",
     "nn.init.orthogonal_": "PyTorch's normal draws; the QR is NumPy's LAPACK, equal to rounding, not bit for bit.",
-    "torch.device": "a `str` subclass equal to its string; minigrad's one GPU is `\"gpu\"` = `\"cuda\"` = `\"cuda:0\"`.",
+    "torch.device": "a `str` subclass equal to its string; minigrad's one GPU is `\"gpu\"` = `\"cuda\"` = `\"cuda:0\"` (it prints as PyTorch's, `cuda:0`).",
     "torch.bfloat16": "NumPy's through `ml_dtypes`: PyTorch's rounding, each CPU op computed in float32 and rounded "
                       "once; the kernel layer promotes float16 with bfloat16 to bfloat16 (PyTorch: float32). No GPU "
                       "kernels.",
