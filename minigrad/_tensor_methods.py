@@ -731,6 +731,9 @@ _METHODS_BY_FAMILY = {
     "true_divide": ops.true_divide, "greater": ops.greater, "greater_equal": ops.greater_equal, "less": ops.less,
     "less_equal": ops.less_equal, "not_equal": ops.not_equal, "absolute": ops.absolute, "negative": ops.negative,
     "positive": ops.positive,
+    # NumPy's names of the inverse trigonometric functions, and fix (trunc): the same ops, so the same nodes
+    "arccos": ops.acos, "arcsin": ops.asin, "arctan": ops.atan, "arccosh": ops.acosh, "arcsinh": ops.asinh,
+    "arctanh": ops.atanh, "arctan2": ops.atan2, "fix": ops.trunc,
 }
 for _name, _fn in _METHODS_BY_FAMILY.items():
     setattr(Tensor, _name, _make_composite_method(_fn, _name))
@@ -787,8 +790,9 @@ for _name, _fn in _INPLACE_COMPOSITES.items():
 #: with PyTorch's node: ``x.floor_()`` is ``x.floor()`` written back by run_inplace (the op's node becomes the
 #: tensor's, its version bumps, a saved ``x`` is kept as it was; ``square_`` is ``pow``'s). Not here: forms whose
 #: method is a composite (``float_power_``: its inner nodes would save the changed ``x``), and ``acosh_``/``asinh_``/
-#: ``atanh_``, whose derivative PyTorch does not implement.
+#: ``atanh_``, whose derivative PyTorch does not implement: theirs are ops of their own (below).
 _INPLACE_OF_METHODS = (
+    "arccos_", "arcsin_", "arctan_", "arctan2_", "fix_",
     "absolute_", "acos_", "asin_", "atan_", "atan2_", "ceil_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_",
     "divide_", "erf_", "exp2_", "expm1_", "floor_", "floor_divide_", "fmod_", "heaviside_", "log10_", "log1p_",
     "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
@@ -800,3 +804,9 @@ for _name in _INPLACE_OF_METHODS:
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _inplace_composite(_name, getattr(Tensor, _name[:-1])))
 
+
+#: ``x.acosh_()`` and its NumPy-named twin ``x.arccosh_()``: the op ``acosh_`` (``AcoshBackward1``, which raises in
+#: backward as PyTorch's: ``ops/trigonometric.py``) written back by run_inplace.
+for _name in ("acosh", "asinh", "atanh"):
+    setattr(Tensor, _name + "_", _inplace_composite(_name + "_", ops.OPS[_name + "_"]))
+    setattr(Tensor, "arc" + _name[1:] + "_", _inplace_composite("arc" + _name[1:] + "_", ops.OPS[_name + "_"]))

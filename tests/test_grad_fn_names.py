@@ -746,6 +746,28 @@ CASES.update({
 })
 
 
+# NumPy's names (arccos, arctan2, fix) and the in-place forms and functions (x.arccos_(), torch.exp_(x)): the nodes
+# of the ops they name; acosh_/asinh_/atanh_ their in-place overloads' (AcoshBackward1), swapaxes_ transpose_'s
+CASES.update({
+    "Tensor.arccos": lambda lib, d: (d["x"] * 0.1).arccos(),
+    "Tensor.arcsinh": lambda lib, d: d["x"].arcsinh(),
+    "Tensor.arctan2": lambda lib, d: d["x"].arctan2(d["y"]),
+    "fix": lambda lib, d: lib.fix(d["x"]),
+    "Tensor.fix_": lambda lib, d: (d["x"] * 1).fix_(),
+    "Tensor.arcsin_": lambda lib, d: (d["x"] * 0.1).arcsin_(),
+    "Tensor.arctan2_": lambda lib, d: (d["x"] * 1).arctan2_(d["y"]),
+    "Tensor.acosh_": lambda lib, d: (d["x"] + 3).acosh_(),
+    "Tensor.arcsinh_": lambda lib, d: (d["x"] * 1).arcsinh_(),
+    "Tensor.atanh_": lambda lib, d: (d["x"] * 0.1).atanh_(),
+    "Tensor.swapaxes_": lambda lib, d: (d["x"] * 1).swapaxes_(0, 1),
+    "Tensor.swapdims_": lambda lib, d: (d["bat"] * 1).swapdims_(-1, 0),
+    "exp_": lambda lib, d: lib.exp_(d["x"] * 1),
+    "clamp_": lambda lib, d: lib.clamp_(d["x"] * 1, min=-0.5),
+    "fill_": lambda lib, d: lib.fill_(d["x"] * 1, 2.0),
+    "zero_": lambda lib, d: lib.zero_(d["x"] * 1),
+})
+
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
     "cholesky's gradient": "the formula's nodes are PyTorch's (its two LinalgSolveTriangularBackward0, tril, the "

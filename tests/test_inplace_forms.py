@@ -23,10 +23,25 @@ FORMS: dict[str, Callable[[Any, Any, Any], Any]] = {
     **{name: (lambda n: lambda lib, x, y: getattr(x, n)())(name) for name in (
         "absolute_", "acos_", "asin_", "atan_", "ceil_", "cos_", "cosh_", "erf_", "exp2_", "expm1_", "floor_",
         "log10_", "log1p_", "log2_", "logit_", "negative_", "reciprocal_", "round_", "sign_", "sin_", "sinc_",
-        "sinh_", "tan_", "tril_", "triu_", "trunc_")},
+        "sinh_", "tan_", "tril_", "triu_", "trunc_", "arccos_", "arcsin_", "arctan_", "fix_")},
     **{name: (lambda n: lambda lib, x, y: getattr(x, n)(y))(name) for name in (
-        "atan2_", "copysign_", "divide_", "fmod_", "multiply_", "remainder_", "subtract_", "true_divide_", "xlogy_")},
+        "atan2_", "arctan2_", "copysign_", "divide_", "fmod_", "multiply_", "remainder_", "subtract_", "true_divide_", "xlogy_")},
     "cumsum_": lambda lib, x, y: x.cumsum_(0),
+    "swapaxes_": lambda lib, x, y: x.swapaxes_(0, 1),
+    "swapdims_": lambda lib, x, y: x.swapdims_(1, -2),
+    # torch.exp_(x) ...: the method on the first argument
+    **{f"torch.{name}": (lambda n: lambda lib, x, y: getattr(lib, n)(x))(name) for name in (
+        "abs_", "acos_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_", "cos_", "cosh_", "deg2rad_",
+        "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_",
+        "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_",
+        "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "zero_")},
+    "torch.clamp_": lambda lib, x, y: lib.clamp_(x, 0.3, 0.6),
+    "torch.clip_": lambda lib, x, y: lib.clip_(x, max=0.6),
+    "torch.clamp_min_": lambda lib, x, y: lib.clamp_min_(x, 0.5),
+    "torch.clamp_max_": lambda lib, x, y: lib.clamp_max_(x, y),
+    "torch.fill_": lambda lib, x, y: lib.fill_(x, 2.0),
+    "torch.xlogy_": lambda lib, x, y: lib.xlogy_(x, y),
+    "torch.addmv_": lambda lib, x, y: lib.addmv_(x[0], y, y[1], alpha=2.0),
     "cumprod_": lambda lib, x, y: x.cumprod_(1),
     "triu_ with an offset": lambda lib, x, y: x.triu_(1),
     "subtract_ with alpha": lambda lib, x, y: x.subtract_(y, alpha=2.0),
@@ -74,3 +89,27 @@ def test_an_inplace_form_without_a_derivative_changes_the_values(name):
 def test_an_inplace_form_refuses_a_leaf_that_requires_grad():
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         mg.tensor(X, requires_grad=True).floor_()
+
+
+@pytest.mark.parametrize("name", ["acosh_", "arccosh_", "asinh_", "arcsinh_", "atanh_", "arctanh_"])
+def test_an_inverse_hyperbolic_inplace_form_has_no_derivative(name):
+    """PyTorch's in-place forms of acosh/asinh/atanh: the values and a node (``AcoshBackward1``) that raises."""
+    shift = 1.5 if "cosh" in name else 0.0
+    outs = []
+    for lib in (mg, torch):
+        leaf = lib.tensor(X + shift, requires_grad=True)
+        x = leaf * 1
+        getattr(x, name)()
+        with pytest.raises(NotImplementedError, match=f"the derivative for 'inplace version of {name.replace('arc', 'a')[:-1]}' "
+                                                      "is not implemented"):
+            x.sum().backward()
+        outs.append((x.detach().numpy(), type(x.grad_fn).__name__, getattr(lib, name)(lib.tensor(X + shift)).numpy()))
+    np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-12)
+    np.testing.assert_allclose(outs[0][2], outs[1][2], rtol=1e-12)
+    assert outs[0][1] == outs[1][1]
+
+
+def test_an_inplace_function_refuses_what_is_not_a_tensor():
+    for lib in (mg, torch):
+        with pytest.raises(TypeError, match=r"exp_\(\): argument 'input' \(position 1\) must be Tensor, not float"):
+            lib.exp_(1.0)

@@ -101,6 +101,13 @@ DIFFERENCES.update({
     "softshrink": "at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
 })
 
+# the in-place forms of the inverse hyperbolic functions: ops of their own, as PyTorch's overloads (ops/trigonometric.py)
+DIFFERENCES.update({
+    name: f"minigrad-internal: the values of `x.{name}()` (`{name[:-1].capitalize()}Backward1`), whose backward raises "
+          "NotImplementedError, as PyTorch's."
+    for name in ("acosh_", "asinh_", "atanh_")
+})
+
 def _first_line(obj: Any) -> str:
     doc = inspect.getdoc(obj) or ""
     line = doc.strip().split("\n\n")[0].replace("\n", " ")

@@ -1484,6 +1484,14 @@ def test_more_unary_ops_run_on_the_gpu(op, dtype):
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", ["acosh_", "asinh_", "atanh_"])
+def test_the_inverse_hyperbolic_inplace_forms_run_on_the_gpu(op, dtype):
+    """``x.acosh_()``'s op (no derivative, as PyTorch's): its twin's expression."""
+    _, (lo, hi) = MORE_UNARY[op[:-1]]
+    check(op, lambda x: getattr(x * 1, op)(), [_rand((33, 65), dtype, lo, hi)], dtype, grad=False)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("dim", [-1, 0, 1])
 def test_glu_runs_on_the_gpu(dim, dtype):
     """glu's halves read in place (strided) by the sigmoid and mul kernels; its backward's ops on the device too."""
