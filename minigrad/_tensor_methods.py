@@ -810,3 +810,61 @@ for _name in _INPLACE_OF_METHODS:
 for _name in ("acosh", "asinh", "atanh"):
     setattr(Tensor, _name + "_", _inplace_composite(_name + "_", ops.OPS[_name + "_"]))
     setattr(Tensor, "arc" + _name[1:] + "_", _inplace_composite("arc" + _name[1:] + "_", ops.OPS[_name + "_"]))
+
+
+# -- in-place comparisons and logical ops: x.eq_(y), x.less_(2.0), x.logical_and_(m) ... -------------------------
+
+
+def _fits_inplace(self: Tensor, other: Any, name: str) -> None:
+    """PyTorch's refusal of an operand that would grow ``self`` (shapes that do not broadcast at all are left to the
+    op, whose InferMeta names both)."""
+    if isinstance(other, Tensor) and tuple(other.shape) != tuple(self.shape):
+        try:
+            shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+        except ValueError:
+            return
+        if shape != tuple(self.shape):
+            raise RuntimeError(f"{name}(): output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(shape)}")
+
+
+def _compare_inplace(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
+    """The method ``name`` (``eq_``, ``less_``): the op ``op`` (``ops/compare_inplace.py``: ``EqBackward0``/``1``)
+    written back by run_inplace."""
+    def method(self: Tensor, other: Any) -> Tensor:
+        if not isinstance(other, (Tensor, int, float, bool)):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(other).__name__}), "
+                            "but expected one of:\n * (Tensor other)\n * (Number other)")
+        _fits_inplace(self, other, name)
+        return run_inplace(self, name, lambda: op(self, other, dtype=self._dtype), operands=(other,))
+
+    method.__name__ = name
+    method.__doc__ = (f"In place: ``self`` takes the truth values of ``{op.name[:-1]}(self, other)`` in its own dtype "
+                      f"(1 and 0; {op.node_class.__name__[:-1]}0 for a number, ...1 for a tensor, zero gradients).")
+    return method
+
+
+def _logical_inplace(name: str, fn: Any) -> Callable[..., Tensor]:
+    """The method ``name`` (``logical_and_``): ``fn``'s truth values written into ``self`` in its dtype, as PyTorch's
+    ``out=`` kernel writes them: outside autograd (no node: ``self`` keeps its history, its version moves - a leaf
+    that requires grad is not refused, as in PyTorch)."""
+    def method(self: Tensor, *other: Any) -> Tensor:
+        if other and not isinstance(other[0], Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other[0]).__name__}")
+        if other:
+            _fits_inplace(self, other[0], name)
+        with _autograd.no_grad():
+            return run_inplace(self, name, lambda: fn(self, *other), operands=other)
+
+    method.__name__ = name
+    method.__doc__ = (f"In place: ``self`` takes the truth values of ``minigrad.{name[:-1]}(self, ...)`` in its own "
+                      "dtype (no node, as in PyTorch: the history stays, the version moves).")
+    return method
+
+
+for _name, _op in (("eq_", "eq_"), ("ne_", "ne_"), ("lt_", "lt_"), ("le_", "le_"), ("gt_", "gt_"), ("ge_", "ge_"),
+                   ("less_", "lt_"), ("less_equal_", "le_"), ("greater_", "gt_"), ("greater_equal_", "ge_"),
+                   ("not_equal_", "ne_")):
+    setattr(Tensor, _name, _compare_inplace(_name, ops.OPS[_op]))
+for _fn in (ops.logical_and, ops.logical_or, ops.logical_xor, ops.logical_not):
+    setattr(Tensor, _fn.__name__ + "_", _logical_inplace(_fn.__name__ + "_", _fn))

@@ -767,6 +767,18 @@ CASES.update({
     "zero_": lambda lib, d: lib.zero_(d["x"] * 1),
 })
 
+# the in-place comparisons: eq_.Tensor (EqBackward1: an edge to each operand) and eq_.Scalar (EqBackward0); the
+# logical ones leave the tensor's node as it was
+CASES.update({
+    "Tensor.eq_": lambda lib, d: (d["x"] * 1).eq_(d["y"]),
+    "Tensor.lt_ broadcast": lambda lib, d: (d["x"] * 1).lt_(d["v"]),
+    "Tensor.ge_ number": lambda lib, d: (d["x"] * 1).ge_(0.5),
+    "Tensor.not_equal_": lambda lib, d: (d["x"] * 1).not_equal_(d["y"].detach()),
+    "Tensor.greater_ number": lambda lib, d: (d["x"] * 1).greater_(0),
+    "Tensor.logical_and_": lambda lib, d: (d["x"] * 1).logical_and_(d["y"]),
+    "Tensor.logical_not_": lambda lib, d: (d["x"] * 1).logical_not_(),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {

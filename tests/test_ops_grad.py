@@ -216,6 +216,11 @@ CASES: list[Case] = [
     Case("fill_-tensor", "fill_tensor_", lambda x, v: (x * 2).fill_(v * v) * x, inputs(rnd(2, 3), rnd())),
     Case("copy_-broadcast", "copy_", lambda x, s: (x * 2).copy_(s) * x, inputs(rnd(2, 3), rnd(3))),
     Case("copy_-into-no-grad", "copy_", lambda s: mg.zeros(2, 3, dtype=F64).copy_(s * s), inputs(rnd(2, 3))),
+    # the in-place comparisons (x.eq_(y)): zero gradients, to x and to a broadcast y (the product keeps x's own)
+    *(Case(f"{name}-tensor", name, (lambda n: lambda x, y: getattr(x * 2, n)(y) * x + y)(name), inputs(rnd(2, 3), rnd(3)))
+      for name in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_")),
+    Case("lt_-number", "lt_", lambda x: (x * 2).lt_(0.5) * x, inputs(rnd(2, 3))),
+    Case("ge_-float32-other", "ge_", lambda x, y: (x * 2).ge_(y.float()) * x, inputs(rnd(2, 3), rnd(2, 3))),
     # reductions
     Case("sum-all", "sum", mg.sum, inputs(rnd(2, 3, 4))),
     Case("sum-dim0", "sum", lambda x: mg.sum(x, dim=0), inputs(rnd(2, 3, 4))),

@@ -107,6 +107,12 @@ DIFFERENCES.update({
           "NotImplementedError, as PyTorch's."
     for name in ("acosh_", "asinh_", "atanh_")
 })
+# the in-place comparisons (ops/compare_inplace.py)
+DIFFERENCES.update({
+    f"{name}_": f"minigrad-internal: the values of `x.{name}_(y)` in x's dtype (`{name.capitalize()}Backward0` for a "
+                f"number, `{name.capitalize()}Backward1` for a tensor, with zero gradients, as PyTorch's)."
+    for name in ("eq", "ne", "lt", "le", "gt", "ge")
+})
 
 def _first_line(obj: Any) -> str:
     doc = inspect.getdoc(obj) or ""

@@ -261,6 +261,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "min": lambda inputs, attrs: "MinBackward1" if attrs.get("dim") is None else "AminBackward0",
     # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
     "prod": _reduction("Prod"),
+    # the in-place comparisons (ops/compare_inplace.py): eq_.Scalar 0, eq_.Tensor 1
+    **{f"{op}_": _with_tensor_operand(op.capitalize()) for op in ("eq", "ne", "lt", "le", "gt", "ge")},
 }
 
 #: Node names of PyTorch's Scalar overloads -> the input slot their number fills (``GradNode.scalar_slot``):
@@ -269,6 +271,7 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
 SCALAR_SLOTS: dict[str, int] = {
     "PowBackward0": 1, "PowBackward2": 0, "RsubBackward1": 0, "FmodBackward0": 1, "RemainderBackward0": 1,
     "CopysignBackward1": 1, "XlogyBackward1": 0, "XlogyBackward2": 1,
+    **{f"{op}Backward0": 1 for op in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge")},
 }
 
 

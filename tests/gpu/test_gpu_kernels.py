@@ -1696,6 +1696,11 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                     lambda: [_rand((4, 5), mg.float32)]),
     "norm-inf": ("vector_norm", lambda x: mg.linalg.vector_norm(x, float("inf"), dim=0), lambda: [_rand((4, 5), mg.float32)]),
     "normalize": ("vector_norm", lambda x: mg.nn.functional.normalize(x, dim=1), lambda: [_rand((4, 5), mg.float32)]),
+    **{f"{op}-tensor": (op, (lambda op: lambda x, y: getattr(x * 1, op)(y))(op),
+                        lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)])
+       for op in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_")},
+    "lt_-number": ("lt_", lambda x: (x * 1).lt_(0.25), lambda: [_rand((4, 5), mg.float32)]),
+    "eq_-equal-values": ("eq_", lambda x, y: (x * 1).eq_(y), lambda: [_rand((4, 5), mg.float32)] * 2),
     "clamp_min-tensor": ("clamp_min_tensor", lambda x, b: x.clamp_min(b),
                          lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)]),
     "clamp_max-tensor": ("clamp_max_tensor", lambda x, b: mg.clamp_max(x, b),
