@@ -176,6 +176,38 @@ Tensor.swapaxes_ = _swapaxes_  # type: ignore[attr-defined]
 Tensor.swapdims_ = _swapdims_  # type: ignore[attr-defined]
 
 
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Write ``fill_value`` on the main diagonal (``x[i, i, ..., i]``; a tensor of more than two dims must have
+    all its dims equal) in place, as PyTorch does: through a view of the diagonal, ``fill_`` (the history goes
+    through a CopySlices node). ``wrap``: in a tall matrix the diagonal starts again ``N + 1`` rows down, as
+    the storage's every ``N + 1``-th element (PyTorch's, and NumPy's ``fill_diagonal``)."""
+    if isinstance(fill_value, Tensor) and fill_value.ndim == 0:
+        fill_value = fill_value.item()  # PyTorch's Number argument takes a 0-d tensor's value
+    if not isinstance(fill_value, (int, float, bool)):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    rows, cols = self.shape[0], self.shape[1]
+    if wrap and self.ndim == 2 and rows > cols + 1:
+        if self.is_contiguous():  # type: ignore[attr-defined]
+            ops.getitem(ops.view(self, (-1,)), slice(None, None, cols + 1)).fill_(fill_value)
+            return self
+        for start in range(0, rows, cols + 1):  # each block of rows its own diagonal
+            ops.diagonal(ops.getitem(self, slice(start, start + cols))).fill_(fill_value)
+        return self
+    diagonal = self
+    for _ in range(self.ndim - 1):  # x[i, i, j] for each j, then x[i, i, i]
+        diagonal = ops.diagonal(diagonal, 0, 0, 1)
+    diagonal.fill_(fill_value)
+    return self
+
+
+Tensor.fill_diagonal_ = _fill_diagonal_  # type: ignore[attr-defined]
+
+
 #: PyTorch's in-place functions (``torch.exp_(x)``): each is the Tensor method of the same name on its first argument
 NAMESPACE_FORMS = (
     "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_",

@@ -403,6 +403,13 @@ def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> Any
     return _hooks.register_hook(self, hook)
 
 
+def _register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]) -> Any:
+    """Register ``hook(tensor) -> None`` to run on this leaf after backward has accumulated its gradient into
+    ``.grad`` (an optimizer step per parameter, as soon as its gradient is complete). Returns a handle with
+    ``.remove()``."""
+    return _hooks.register_post_accumulate_grad_hook(self, hook)
+
+
 def _retain_grad(self: Tensor) -> None:
     """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
     _hooks.retain_grad(self)
@@ -425,6 +432,7 @@ def _rtruediv(self: Tensor, other: Any) -> Any:
 
 Tensor.__rtruediv__ = _rtruediv  # type: ignore[attr-defined]
 Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook  # type: ignore[attr-defined]
 Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 
 
@@ -769,6 +777,30 @@ def _trace_method(self: Tensor) -> Tensor:
     return ops.OPS["trace"](self)
 
 
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """``self`` summed down to ``size``, which ``self``'s shape must be expandable from (the gradient of a
+    broadcast): PyTorch's composite ``sum_to`` - the leading dims and the dims ``size`` has as 1 summed in one
+    ``sum(dims, keepdim=True)`` (``SumBackward1``), then a ``view`` without the leading dims (``ViewBackward0``);
+    to ``()``, ``sum()``; ``self`` itself when nothing is summed."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    bad = next((n for n in shape if not isinstance(n, int) or isinstance(n, bool)), None)
+    if bad is not None:
+        raise TypeError(f"sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0] if len(size) == 1 else bad).__name__}")
+    have = tuple(self.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, have[lead:])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
+    if not shape and have:
+        return ops.sum(self)  # to a 0-d tensor: the sum of all elements (SumBackward0), as PyTorch's sum_to
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and have[lead + i] != 1)
+    out = ops.sum(self, dim=dims, keepdim=True) if dims else self
+    return ops.view(out, shape) if lead > 0 else out
+
+
+Tensor.sum_to_size = _sum_to_size  # type: ignore[attr-defined]
 Tensor.flip = _flip  # type: ignore[attr-defined]
 Tensor.view_as = _view_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]

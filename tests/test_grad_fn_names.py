@@ -779,6 +779,15 @@ CASES.update({
     "Tensor.logical_not_": lambda lib, d: (d["x"] * 1).logical_not_(),
 })
 
+# sum_to_size (PyTorch's sum_to: sum(dims, keepdim=True), then a view without the leading dims) and fill_diagonal_
+# (fill_ through a view of the diagonal: CopySlices)
+CASES.update({
+    "Tensor.sum_to_size": lambda lib, d: d["bat"].sum_to_size(3, 1),
+    "Tensor.sum_to_size keeping the dims": lambda lib, d: d["bat"].sum_to_size((1, 3, 1)),
+    "Tensor.sum_to_size to 0-d": lambda lib, d: d["x"].sum_to_size([]),
+    "Tensor.fill_diagonal_": lambda lib, d: (d["x"] * 1).fill_diagonal_(2.0),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
@@ -794,6 +803,8 @@ DIFFERENT: dict[str, str] = {
     "pad circular's gradient": "the backward of CopySlices: PyTorch's is its autograd machinery's (a clone of "
                                "the gradient, as_strided views, CopyBackwards), minigrad's the copy_slices op's "
                                "formula (getitem of the view's positions, copy_slices of zeros); the values agree",
+    "Tensor.fill_diagonal_": "fill_ through the diagonal's view: CopySlices's second input is the view's new value "
+                             "(FillBackward2 over DiagonalBackward0), as in 'in-place through a view'",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "
@@ -952,6 +963,8 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
 
 
 MODULES_DIFFERENT: dict[str, str] = {
+    "Tensor.fill_diagonal_": "fill_ through the diagonal's view: CopySlices's second input is the view's new value "
+                             "(FillBackward2 over DiagonalBackward0), as in 'in-place through a view'",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "
