@@ -824,7 +824,7 @@ for _name, _fn in _INPLACE_COMPOSITES.items():
 #: method is a composite (``float_power_``: its inner nodes would save the changed ``x``), and ``acosh_``/``asinh_``/
 #: ``atanh_``, whose derivative PyTorch does not implement: theirs are ops of their own (below).
 _INPLACE_OF_METHODS = (
-    "arccos_", "arcsin_", "arctan_", "arctan2_", "fix_",
+    "arccos_", "arcsin_", "arctan_", "arctan2_", "fix_", "lgamma_", "digamma_", "mvlgamma_",
     "absolute_", "acos_", "asin_", "atan_", "atan2_", "ceil_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_",
     "divide_", "erf_", "exp2_", "expm1_", "floor_", "floor_divide_", "fmod_", "heaviside_", "log10_", "log1p_",
     "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
@@ -839,6 +839,7 @@ for _name in _INPLACE_OF_METHODS:
 
 #: ``x.acosh_()`` and its NumPy-named twin ``x.arccosh_()``: the op ``acosh_`` (``AcoshBackward1``, which raises in
 #: backward as PyTorch's: ``ops/trigonometric.py``) written back by run_inplace.
+Tensor.polygamma_ = _inplace_composite("polygamma_", ops.OPS["polygamma_"])  # PolygammaBackward1 (ops/gamma.py)
 for _name in ("acosh", "asinh", "atanh"):
     setattr(Tensor, _name + "_", _inplace_composite(_name + "_", ops.OPS[_name + "_"]))
     setattr(Tensor, "arc" + _name[1:] + "_", _inplace_composite("arc" + _name[1:] + "_", ops.OPS[_name + "_"]))

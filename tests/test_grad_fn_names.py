@@ -788,6 +788,21 @@ CASES.update({
     "Tensor.fill_diagonal_": lambda lib, d: (d["x"] * 1).fill_diagonal_(2.0),
 })
 
+# the gamma family: one node each; polygamma_'s in-place overload is PolygammaBackward1
+CASES.update({
+    "lgamma": lambda lib, d: lib.lgamma(d["x"]),
+    "digamma": lambda lib, d: d["x"].abs().digamma(),
+    "polygamma": lambda lib, d: lib.polygamma(2, d["x"]),
+    "polygamma of order 0": lambda lib, d: d["x"].polygamma(0),
+    "Tensor.polygamma_": lambda lib, d: (d["x"] * 1).polygamma_(1),
+    "mvlgamma": lambda lib, d: lib.mvlgamma(d["x"].abs() + 2, 3),
+    "Tensor.lgamma_": lambda lib, d: (d["x"] * 1).lgamma_(),
+    "Tensor.mvlgamma_": lambda lib, d: (d["x"].abs() + 1).mvlgamma_(2),
+    "digamma's gradient": lambda lib, d: lib.autograd.grad(lib.digamma(d["x"].abs() + 1).sum(), d["x"],
+                                                           create_graph=True)[0],
+    "special.gammaln": lambda lib, d: lib.special.gammaln(d["x"]),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {

@@ -23,7 +23,9 @@ FORMS: dict[str, Callable[[Any, Any, Any], Any]] = {
     **{name: (lambda n: lambda lib, x, y: getattr(x, n)())(name) for name in (
         "absolute_", "acos_", "asin_", "atan_", "ceil_", "cos_", "cosh_", "erf_", "exp2_", "expm1_", "floor_",
         "log10_", "log1p_", "log2_", "logit_", "negative_", "reciprocal_", "round_", "sign_", "sin_", "sinc_",
-        "sinh_", "tan_", "tril_", "triu_", "trunc_", "arccos_", "arcsin_", "arctan_", "fix_")},
+        "sinh_", "tan_", "tril_", "triu_", "trunc_", "arccos_", "arcsin_", "arctan_", "fix_", "lgamma_", "digamma_")},
+    "polygamma_": lambda lib, x, y: x.polygamma_(2),
+    "mvlgamma_": lambda lib, x, y: x.mvlgamma_(2),
     **{name: (lambda n: lambda lib, x, y: getattr(x, n)(y))(name) for name in (
         "atan2_", "arctan2_", "copysign_", "divide_", "fmod_", "multiply_", "remainder_", "subtract_", "true_divide_", "xlogy_")},
     "cumsum_": lambda lib, x, y: x.cumsum_(0),

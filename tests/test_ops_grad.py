@@ -664,6 +664,16 @@ CASES: list[Case] = [
     Case("atan2-broadcast", "atan2", mg.atan2, inputs(rnd(2, 3), away(3))),
     Case("exp2", "exp2", mg.exp2, inputs(rnd(2, 3))),
     Case("sinc", "sinc", mg.sinc, inputs(rnd(2, 3))),
+    # the gamma family (ops/gamma.py): lgamma's gradient is digamma, digamma's polygamma(1), polygamma(n)'s polygamma(n + 1)
+    Case("lgamma", "lgamma", mg.lgamma, inputs(rnd(2, 3, low=0.2, high=4.0))),
+    Case("lgamma-negative", "lgamma", lambda x: x.lgamma(), inputs(rnd(2, 3, low=-2.9, high=-2.1))),
+    Case("digamma", "digamma", mg.digamma, inputs(rnd(2, 3, low=0.2, high=12.0))),
+    Case("digamma-negative", "digamma", mg.digamma, inputs(rnd(2, 3, low=-1.8, high=-1.2))),
+    *(Case(f"polygamma-{n}", "polygamma", (lambda n: lambda x: mg.polygamma(n, x))(n), inputs(rnd(2, 3, low=0.3, high=4.0)))
+      for n in range(4)),
+    Case("polygamma_", "polygamma_", lambda x: (x * 1).polygamma_(2), inputs(rnd(2, 3, low=0.3, high=4.0))),
+    Case("mvlgamma", "mvlgamma", lambda x: mg.mvlgamma(x, 3), inputs(rnd(2, 3, low=1.2, high=4.0))),
+    Case("mvlgamma-p1", "mvlgamma", lambda x: x.mvlgamma(1), inputs(rnd(2, 3, low=0.3, high=4.0))),
     Case("xlogy", "xlogy", mg.xlogy, inputs(rnd(2, 3), rnd(3, low=0.3, high=2.0))),
     Case("logit", "logit", mg.logit, inputs(rnd(2, 3, low=0.1, high=0.9))),
     Case("logaddexp-broadcast", "logaddexp", mg.logaddexp, inputs(rnd(2, 3), rnd(3))),

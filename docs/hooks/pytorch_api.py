@@ -107,6 +107,8 @@ DIFFERENCES.update({
           "NotImplementedError, as PyTorch's."
     for name in ("acosh_", "asinh_", "atanh_")
 })
+DIFFERENCES["polygamma_"] = ("minigrad-internal: the values of `x.polygamma_(n)` (`PolygammaBackward1`, PyTorch's in-place "
+                              "overload); `mg.polygamma(n, x)` takes the order first, as PyTorch's.")
 # the in-place comparisons (ops/compare_inplace.py)
 DIFFERENCES.update({
     f"{name}_": f"minigrad-internal: the values of `x.{name}_(y)` in x's dtype (`{name.capitalize()}Backward0` for a "

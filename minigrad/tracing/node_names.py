@@ -108,6 +108,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "acosh_": "AcoshBackward1",
     "asinh_": "AsinhBackward1",
     "atanh_": "AtanhBackward1",
+    "polygamma_": "PolygammaBackward1",  # x.polygamma_(n), in place (ops/gamma.py)
 }
 
 

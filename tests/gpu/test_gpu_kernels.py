@@ -1473,6 +1473,11 @@ MORE_UNARY = {
     "clamp_min": (lambda x: x.clamp_min(0.25), (-2, 2)), "clamp_max": (lambda x: x.clamp_max(-0.25), (-2, 2)),
     "logit": (mg.logit, (0.05, 0.95)), "logit eps": (lambda x: mg.logit(x, 0.2), (-0.1, 1.1)),
     "logit negative eps": (lambda x: mg.logit(x, -0.5), (0.05, 0.95)),  # no clamp, as PyTorch's
+    # the gamma family: lgamma is CUDA's; digamma, polygamma (the order as p0) and mvlgamma device functions
+    "lgamma": (mg.lgamma, (-3, 5)), "digamma": (mg.digamma, (-3, 12)),
+    **{f"polygamma {n}": ((lambda n: lambda x: mg.polygamma(n, x))(n), (0.2, 12)) for n in range(4)},
+    "polygamma_ 2": (lambda x: (x * 1).polygamma_(2), (0.2, 12)),
+    "mvlgamma 3": (lambda x: mg.mvlgamma(x, 3), (1.2, 6)),
 }
 
 
