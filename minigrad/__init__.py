@@ -132,6 +132,12 @@ __all__ += [
     "bernoulli", "normal", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
 ]
 
+# PyTorch's in-place functions (``mg.exp_(x)``, ``mg.zero_(x)``): the Tensor methods of the same name.
+from ._inplace_methods import NAMESPACE_FORMS as _NAMESPACE_FORMS, namespace_form as _namespace_form  # noqa: E402
+
+globals().update({_name: _namespace_form(_name) for _name in _NAMESPACE_FORMS})
+__all__ += list(_NAMESPACE_FORMS)
+
 # PyTorch's mixed-precision names: mg.amp.GradScaler, and autocast in PyTorch's spelling as well as
 # minigrad's (mg.autocast("cuda", dtype=mg.float16) or mg.autocast("O1")); mg.cuda.amp, the older one.
 from . import amp  # noqa: E402

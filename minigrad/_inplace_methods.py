@@ -26,7 +26,7 @@ from .dispatch.dygraph import run_inplace, run_inplace_view
 from .tensor import Tensor
 from .ops.indexing import fitted_shape, put_values, refuse_overlap
 
-__all__ = ["inplace_composite"]
+__all__ = ["inplace_composite", "NAMESPACE_FORMS", "namespace_form"]
 
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -159,3 +159,72 @@ Tensor.squeeze_ = _inplace_view("squeeze_", _back_to)  # type: ignore[attr-defin
 Tensor.unsqueeze_ = _inplace_view("unsqueeze_", _back_to)  # type: ignore[attr-defined]
 Tensor.t_ = _inplace_view("t_", lambda self: (ops.OPS["t"], {}))  # type: ignore[attr-defined]
 Tensor.transpose_ = _inplace_view("transpose_", _transposed_back)  # type: ignore[attr-defined]
+
+
+
+def _swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``x.transpose_(axis0, axis1)`` (NumPy's name; ``TransposeBackward1``)."""
+    return self.transpose_(axis0, axis1)  # type: ignore[attr-defined]
+
+
+def _swapdims_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``x.transpose_(dim0, dim1)`` (``TransposeBackward1``)."""
+    return self.transpose_(dim0, dim1)  # type: ignore[attr-defined]
+
+
+Tensor.swapaxes_ = _swapaxes_  # type: ignore[attr-defined]
+Tensor.swapdims_ = _swapdims_  # type: ignore[attr-defined]
+
+
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Write ``fill_value`` on the main diagonal (``x[i, i, ..., i]``; a tensor of more than two dims must have
+    all its dims equal) in place, as PyTorch does: through a view of the diagonal, ``fill_`` (the history goes
+    through a CopySlices node). ``wrap``: in a tall matrix the diagonal starts again ``N + 1`` rows down, as
+    the storage's every ``N + 1``-th element (PyTorch's, and NumPy's ``fill_diagonal``)."""
+    if isinstance(fill_value, Tensor) and fill_value.ndim == 0:
+        fill_value = fill_value.item()  # PyTorch's Number argument takes a 0-d tensor's value
+    if not isinstance(fill_value, (int, float, bool)):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    rows, cols = self.shape[0], self.shape[1]
+    if wrap and self.ndim == 2 and rows > cols + 1:
+        if self.is_contiguous():  # type: ignore[attr-defined]
+            ops.getitem(ops.view(self, (-1,)), slice(None, None, cols + 1)).fill_(fill_value)
+            return self
+        for start in range(0, rows, cols + 1):  # each block of rows its own diagonal
+            ops.diagonal(ops.getitem(self, slice(start, start + cols))).fill_(fill_value)
+        return self
+    diagonal = self
+    for _ in range(self.ndim - 1):  # x[i, i, j] for each j, then x[i, i, i]
+        diagonal = ops.diagonal(diagonal, 0, 0, 1)
+    diagonal.fill_(fill_value)
+    return self
+
+
+Tensor.fill_diagonal_ = _fill_diagonal_  # type: ignore[attr-defined]
+
+
+#: PyTorch's in-place functions (``torch.exp_(x)``): each is the Tensor method of the same name on its first argument
+NAMESPACE_FORMS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_",
+    "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_",
+    "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_",
+    "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_",
+    "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+)
+
+
+def namespace_form(name: str) -> Any:
+    """The function ``minigrad.<name>`` (``exp_``): ``input.<name>(...)``, after PyTorch's check of ``input``."""
+    def function(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"In place: ``input.{name}(...)`` (bumps the version counter; ``torch.{name}``)."
+    return function

@@ -403,6 +403,13 @@ def _register_hook(self: Tensor, hook: Callable[[Tensor], Tensor | None]) -> Any
     return _hooks.register_hook(self, hook)
 
 
+def _register_post_accumulate_grad_hook(self: Tensor, hook: Callable[[Tensor], None]) -> Any:
+    """Register ``hook(tensor) -> None`` to run on this leaf after backward has accumulated its gradient into
+    ``.grad`` (an optimizer step per parameter, as soon as its gradient is complete). Returns a handle with
+    ``.remove()``."""
+    return _hooks.register_post_accumulate_grad_hook(self, hook)
+
+
 def _retain_grad(self: Tensor) -> None:
     """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
     _hooks.retain_grad(self)
@@ -425,6 +432,7 @@ def _rtruediv(self: Tensor, other: Any) -> Any:
 
 Tensor.__rtruediv__ = _rtruediv  # type: ignore[attr-defined]
 Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook  # type: ignore[attr-defined]
 Tensor.retain_grad = _retain_grad  # type: ignore[attr-defined]
 
 
@@ -731,6 +739,9 @@ _METHODS_BY_FAMILY = {
     "true_divide": ops.true_divide, "greater": ops.greater, "greater_equal": ops.greater_equal, "less": ops.less,
     "less_equal": ops.less_equal, "not_equal": ops.not_equal, "absolute": ops.absolute, "negative": ops.negative,
     "positive": ops.positive,
+    # NumPy's names of the inverse trigonometric functions, and fix (trunc): the same ops, so the same nodes
+    "arccos": ops.acos, "arcsin": ops.asin, "arctan": ops.atan, "arccosh": ops.acosh, "arcsinh": ops.asinh,
+    "arctanh": ops.atanh, "arctan2": ops.atan2, "fix": ops.trunc,
 }
 for _name, _fn in _METHODS_BY_FAMILY.items():
     setattr(Tensor, _name, _make_composite_method(_fn, _name))
@@ -766,6 +777,30 @@ def _trace_method(self: Tensor) -> Tensor:
     return ops.OPS["trace"](self)
 
 
+def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """``self`` summed down to ``size``, which ``self``'s shape must be expandable from (the gradient of a
+    broadcast): PyTorch's composite ``sum_to`` - the leading dims and the dims ``size`` has as 1 summed in one
+    ``sum(dims, keepdim=True)`` (``SumBackward1``), then a ``view`` without the leading dims (``ViewBackward0``);
+    to ``()``, ``sum()``; ``self`` itself when nothing is summed."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    bad = next((n for n in shape if not isinstance(n, int) or isinstance(n, bool)), None)
+    if bad is not None:
+        raise TypeError(f"sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0] if len(size) == 1 else bad).__name__}")
+    have = tuple(self.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, have[lead:])):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
+    if not shape and have:
+        return ops.sum(self)  # to a 0-d tensor: the sum of all elements (SumBackward0), as PyTorch's sum_to
+    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and have[lead + i] != 1)
+    out = ops.sum(self, dim=dims, keepdim=True) if dims else self
+    return ops.view(out, shape) if lead > 0 else out
+
+
+Tensor.sum_to_size = _sum_to_size  # type: ignore[attr-defined]
 Tensor.flip = _flip  # type: ignore[attr-defined]
 Tensor.view_as = _view_as  # type: ignore[attr-defined]
 Tensor.reshape_as = _reshape_as  # type: ignore[attr-defined]
@@ -787,8 +822,9 @@ for _name, _fn in _INPLACE_COMPOSITES.items():
 #: with PyTorch's node: ``x.floor_()`` is ``x.floor()`` written back by run_inplace (the op's node becomes the
 #: tensor's, its version bumps, a saved ``x`` is kept as it was; ``square_`` is ``pow``'s). Not here: forms whose
 #: method is a composite (``float_power_``: its inner nodes would save the changed ``x``), and ``acosh_``/``asinh_``/
-#: ``atanh_``, whose derivative PyTorch does not implement.
+#: ``atanh_``, whose derivative PyTorch does not implement: theirs are ops of their own (below).
 _INPLACE_OF_METHODS = (
+    "arccos_", "arcsin_", "arctan_", "arctan2_", "fix_", "lgamma_", "digamma_", "mvlgamma_",
     "absolute_", "acos_", "asin_", "atan_", "atan2_", "ceil_", "copysign_", "cos_", "cosh_", "cumprod_", "cumsum_",
     "divide_", "erf_", "exp2_", "expm1_", "floor_", "floor_divide_", "fmod_", "heaviside_", "log10_", "log1p_",
     "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
@@ -800,3 +836,68 @@ for _name in _INPLACE_OF_METHODS:
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _inplace_composite(_name, getattr(Tensor, _name[:-1])))
 
+
+#: ``x.acosh_()`` and its NumPy-named twin ``x.arccosh_()``: the op ``acosh_`` (``AcoshBackward1``, which raises in
+#: backward as PyTorch's: ``ops/trigonometric.py``) written back by run_inplace.
+Tensor.polygamma_ = _inplace_composite("polygamma_", ops.OPS["polygamma_"])  # PolygammaBackward1 (ops/gamma.py)
+for _name in ("acosh", "asinh", "atanh"):
+    setattr(Tensor, _name + "_", _inplace_composite(_name + "_", ops.OPS[_name + "_"]))
+    setattr(Tensor, "arc" + _name[1:] + "_", _inplace_composite("arc" + _name[1:] + "_", ops.OPS[_name + "_"]))
+
+
+# -- in-place comparisons and logical ops: x.eq_(y), x.less_(2.0), x.logical_and_(m) ... -------------------------
+
+
+def _fits_inplace(self: Tensor, other: Any, name: str) -> None:
+    """PyTorch's refusal of an operand that would grow ``self`` (shapes that do not broadcast at all are left to the
+    op, whose InferMeta names both)."""
+    if isinstance(other, Tensor) and tuple(other.shape) != tuple(self.shape):
+        try:
+            shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
+        except ValueError:
+            return
+        if shape != tuple(self.shape):
+            raise RuntimeError(f"{name}(): output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(shape)}")
+
+
+def _compare_inplace(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
+    """The method ``name`` (``eq_``, ``less_``): the op ``op`` (``ops/compare_inplace.py``: ``EqBackward0``/``1``)
+    written back by run_inplace."""
+    def method(self: Tensor, other: Any) -> Tensor:
+        if not isinstance(other, (Tensor, int, float, bool)):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(other).__name__}), "
+                            "but expected one of:\n * (Tensor other)\n * (Number other)")
+        _fits_inplace(self, other, name)
+        return run_inplace(self, name, lambda: op(self, other, dtype=self._dtype), operands=(other,))
+
+    method.__name__ = name
+    method.__doc__ = (f"In place: ``self`` takes the truth values of ``{op.name[:-1]}(self, other)`` in its own dtype "
+                      f"(1 and 0; {op.node_class.__name__[:-1]}0 for a number, ...1 for a tensor, zero gradients).")
+    return method
+
+
+def _logical_inplace(name: str, fn: Any) -> Callable[..., Tensor]:
+    """The method ``name`` (``logical_and_``): ``fn``'s truth values written into ``self`` in its dtype, as PyTorch's
+    ``out=`` kernel writes them: outside autograd (no node: ``self`` keeps its history, its version moves - a leaf
+    that requires grad is not refused, as in PyTorch)."""
+    def method(self: Tensor, *other: Any) -> Tensor:
+        if other and not isinstance(other[0], Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other[0]).__name__}")
+        if other:
+            _fits_inplace(self, other[0], name)
+        with _autograd.no_grad():
+            return run_inplace(self, name, lambda: fn(self, *other), operands=other)
+
+    method.__name__ = name
+    method.__doc__ = (f"In place: ``self`` takes the truth values of ``minigrad.{name[:-1]}(self, ...)`` in its own "
+                      "dtype (no node, as in PyTorch: the history stays, the version moves).")
+    return method
+
+
+for _name, _op in (("eq_", "eq_"), ("ne_", "ne_"), ("lt_", "lt_"), ("le_", "le_"), ("gt_", "gt_"), ("ge_", "ge_"),
+                   ("less_", "lt_"), ("less_equal_", "le_"), ("greater_", "gt_"), ("greater_equal_", "ge_"),
+                   ("not_equal_", "ne_")):
+    setattr(Tensor, _name, _compare_inplace(_name, ops.OPS[_op]))
+for _fn in (ops.logical_and, ops.logical_or, ops.logical_xor, ops.logical_not):
+    setattr(Tensor, _fn.__name__ + "_", _logical_inplace(_fn.__name__ + "_", _fn))

@@ -11,7 +11,8 @@ A tensor that requires grad carries one ``AutogradMeta``:
 - ``out_slot``/``out_rank``: which output of ``grad_node`` this tensor is
   (``SetOutRankWithSlot``): gradients for it arrive at that buffer position;
 - ``acc_node``: for a leaf, a *weak* reference to its AccumulationNode;
-- ``grad``, ``hooks`` (leaf hooks), ``retain_grads``;
+- ``grad``, ``hooks`` (leaf hooks), ``post_hooks`` (a leaf's post-accumulate-grad hooks, which hold the
+  tensor weakly: the meta never owns its tensor), ``retain_grads``;
 - ``accumulates`` (a class attribute): whether a leaf's gradient is kept in
   ``.grad``. False only for a leaf view whose flag is its base's: made under
   ``no_grad`` of a tensor that requires grad, or taken before its base started
@@ -47,6 +48,7 @@ class AutogradMeta:
         "out_rank",
         "grad",
         "hooks",
+        "post_hooks",
         "retain_grads",
         "tensor_id",
         "name",
@@ -64,6 +66,8 @@ class AutogradMeta:
         self.out_rank = 0
         self.grad: Any = None
         self.hooks: list[tuple[int, Callable[[Any], Any]]] | None = None
+        #: a leaf's post-accumulate-grad hooks: ``(id, hook, weakref to the tensor)``, run after ``.grad`` is written
+        self.post_hooks: list[tuple[int, Callable[[Any], Any], Any]] | None = None
         self.retain_grads = False
         self.tensor_id = tensor_id
         self.name = name

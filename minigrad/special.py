@@ -1,8 +1,9 @@
 """``minigrad.special``: PyTorch's ``torch.special`` names for the special functions minigrad has (``erf``,
-``erfc``, ``erfinv``, ``expit``, ``logit``, ``xlogy``, ``sinc`` ...).
+``erfc``, ``erfinv``, ``expit``, ``logit``, ``xlogy``, ``sinc``, ``digamma``/``psi``, ``gammaln``, ``polygamma``,
+``multigammaln`` ...).
 
 The ops live with their families under ``minigrad/ops/`` (``ops/math.py``, ``ops/pointwise.py``,
-``ops/logarithm.py``, ``ops/activation.py``); this module gives them the names ``torch.special`` uses,
+``ops/logarithm.py``, ``ops/activation.py``, ``ops/gamma.py``); this module gives them the names ``torch.special`` uses,
 so ``mg.special.erfinv(x)`` makes the same node as ``x.erfinv()`` (``ErfinvBackward0``).
 
 Example:
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 from .ops import erf, erfc, erfinv, exp2, expm1, log1p, log_softmax, logit, logsumexp, sinc, softmax, xlogy
 from .ops import sigmoid as expit
+from .ops import digamma, polygamma
+from .ops import digamma as psi, lgamma as gammaln, mvlgamma as multigammaln  # (ops/gamma.py)
 
 __all__ = ["erf", "erfc", "erfinv", "expit", "exp2", "expm1", "log1p", "logit", "xlogy", "sinc", "softmax", "log_softmax",
-           "logsumexp"]
+           "logsumexp", "digamma", "psi", "gammaln", "polygamma", "multigammaln"]

@@ -118,6 +118,13 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
         "signbit", "erfc", "nanmean", "nansum", "logcumsumexp", "erfinv", "index_copy", "index_fill", "dist",
         "diag_embed", "diagflat",
     )},
+    # the gamma family (ops/gamma.py)
+    ("lgamma", ""): mg.lgamma,
+    ("digamma", ""): mg.digamma,
+    # (OpInfo's samples give the input first and the order n as an argument: torch.polygamma(n, input) swapped)
+    **{("polygamma", f"polygamma_n_{n}"): lambda x, n: mg.polygamma(n, x) for n in range(5)},
+    ("special.polygamma", "special_polygamma_n_0"): lambda x, n: mg.special.polygamma(n, x),
+    **{("mvlgamma", f"mvlgamma_p_{p}"): mg.mvlgamma for p in (1, 3, 5)},
     ("var_mean", "unbiased"): mg.var_mean,
     ("std_mean", "unbiased"): mg.std_mean,
     ("linalg.inv", ""): mg.linalg.inv,

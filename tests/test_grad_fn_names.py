@@ -746,6 +746,64 @@ CASES.update({
 })
 
 
+# NumPy's names (arccos, arctan2, fix) and the in-place forms and functions (x.arccos_(), torch.exp_(x)): the nodes
+# of the ops they name; acosh_/asinh_/atanh_ their in-place overloads' (AcoshBackward1), swapaxes_ transpose_'s
+CASES.update({
+    "Tensor.arccos": lambda lib, d: (d["x"] * 0.1).arccos(),
+    "Tensor.arcsinh": lambda lib, d: d["x"].arcsinh(),
+    "Tensor.arctan2": lambda lib, d: d["x"].arctan2(d["y"]),
+    "fix": lambda lib, d: lib.fix(d["x"]),
+    "Tensor.fix_": lambda lib, d: (d["x"] * 1).fix_(),
+    "Tensor.arcsin_": lambda lib, d: (d["x"] * 0.1).arcsin_(),
+    "Tensor.arctan2_": lambda lib, d: (d["x"] * 1).arctan2_(d["y"]),
+    "Tensor.acosh_": lambda lib, d: (d["x"] + 3).acosh_(),
+    "Tensor.arcsinh_": lambda lib, d: (d["x"] * 1).arcsinh_(),
+    "Tensor.atanh_": lambda lib, d: (d["x"] * 0.1).atanh_(),
+    "Tensor.swapaxes_": lambda lib, d: (d["x"] * 1).swapaxes_(0, 1),
+    "Tensor.swapdims_": lambda lib, d: (d["bat"] * 1).swapdims_(-1, 0),
+    "exp_": lambda lib, d: lib.exp_(d["x"] * 1),
+    "clamp_": lambda lib, d: lib.clamp_(d["x"] * 1, min=-0.5),
+    "fill_": lambda lib, d: lib.fill_(d["x"] * 1, 2.0),
+    "zero_": lambda lib, d: lib.zero_(d["x"] * 1),
+})
+
+# the in-place comparisons: eq_.Tensor (EqBackward1: an edge to each operand) and eq_.Scalar (EqBackward0); the
+# logical ones leave the tensor's node as it was
+CASES.update({
+    "Tensor.eq_": lambda lib, d: (d["x"] * 1).eq_(d["y"]),
+    "Tensor.lt_ broadcast": lambda lib, d: (d["x"] * 1).lt_(d["v"]),
+    "Tensor.ge_ number": lambda lib, d: (d["x"] * 1).ge_(0.5),
+    "Tensor.not_equal_": lambda lib, d: (d["x"] * 1).not_equal_(d["y"].detach()),
+    "Tensor.greater_ number": lambda lib, d: (d["x"] * 1).greater_(0),
+    "Tensor.logical_and_": lambda lib, d: (d["x"] * 1).logical_and_(d["y"]),
+    "Tensor.logical_not_": lambda lib, d: (d["x"] * 1).logical_not_(),
+})
+
+# sum_to_size (PyTorch's sum_to: sum(dims, keepdim=True), then a view without the leading dims) and fill_diagonal_
+# (fill_ through a view of the diagonal: CopySlices)
+CASES.update({
+    "Tensor.sum_to_size": lambda lib, d: d["bat"].sum_to_size(3, 1),
+    "Tensor.sum_to_size keeping the dims": lambda lib, d: d["bat"].sum_to_size((1, 3, 1)),
+    "Tensor.sum_to_size to 0-d": lambda lib, d: d["x"].sum_to_size([]),
+    "Tensor.fill_diagonal_": lambda lib, d: (d["x"] * 1).fill_diagonal_(2.0),
+})
+
+# the gamma family: one node each; polygamma_'s in-place overload is PolygammaBackward1
+CASES.update({
+    "lgamma": lambda lib, d: lib.lgamma(d["x"]),
+    "digamma": lambda lib, d: d["x"].abs().digamma(),
+    "polygamma": lambda lib, d: lib.polygamma(2, d["x"]),
+    "polygamma of order 0": lambda lib, d: d["x"].polygamma(0),
+    "Tensor.polygamma_": lambda lib, d: (d["x"] * 1).polygamma_(1),
+    "mvlgamma": lambda lib, d: lib.mvlgamma(d["x"].abs() + 2, 3),
+    "Tensor.lgamma_": lambda lib, d: (d["x"] * 1).lgamma_(),
+    "Tensor.mvlgamma_": lambda lib, d: (d["x"].abs() + 1).mvlgamma_(2),
+    "digamma's gradient": lambda lib, d: lib.autograd.grad(lib.digamma(d["x"].abs() + 1).sum(), d["x"],
+                                                           create_graph=True)[0],
+    "special.gammaln": lambda lib, d: lib.special.gammaln(d["x"]),
+})
+
+
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
     "cholesky's gradient": "the formula's nodes are PyTorch's (its two LinalgSolveTriangularBackward0, tril, the "
@@ -760,6 +818,8 @@ DIFFERENT: dict[str, str] = {
     "pad circular's gradient": "the backward of CopySlices: PyTorch's is its autograd machinery's (a clone of "
                                "the gradient, as_strided views, CopyBackwards), minigrad's the copy_slices op's "
                                "formula (getitem of the view's positions, copy_slices of zeros); the values agree",
+    "Tensor.fill_diagonal_": "fill_ through the diagonal's view: CopySlices's second input is the view's new value "
+                             "(FillBackward2 over DiagonalBackward0), as in 'in-place through a view'",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "
@@ -918,6 +978,8 @@ def _module_outputs(lib: Any) -> dict[str, Any]:
 
 
 MODULES_DIFFERENT: dict[str, str] = {
+    "Tensor.fill_diagonal_": "fill_ through the diagonal's view: CopySlices's second input is the view's new value "
+                             "(FillBackward2 over DiagonalBackward0), as in 'in-place through a view'",
     "in-place through a view": "CopySlices's second input is the changed view's new value, with its own "
                                "nodes (the view's DiagonalBackward0 and the op's MulBackward0); PyTorch's "
                                "CopySlices wraps the op's node and lists the op's other inputs instead "

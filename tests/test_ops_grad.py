@@ -216,6 +216,11 @@ CASES: list[Case] = [
     Case("fill_-tensor", "fill_tensor_", lambda x, v: (x * 2).fill_(v * v) * x, inputs(rnd(2, 3), rnd())),
     Case("copy_-broadcast", "copy_", lambda x, s: (x * 2).copy_(s) * x, inputs(rnd(2, 3), rnd(3))),
     Case("copy_-into-no-grad", "copy_", lambda s: mg.zeros(2, 3, dtype=F64).copy_(s * s), inputs(rnd(2, 3))),
+    # the in-place comparisons (x.eq_(y)): zero gradients, to x and to a broadcast y (the product keeps x's own)
+    *(Case(f"{name}-tensor", name, (lambda n: lambda x, y: getattr(x * 2, n)(y) * x + y)(name), inputs(rnd(2, 3), rnd(3)))
+      for name in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_")),
+    Case("lt_-number", "lt_", lambda x: (x * 2).lt_(0.5) * x, inputs(rnd(2, 3))),
+    Case("ge_-float32-other", "ge_", lambda x, y: (x * 2).ge_(y.float()) * x, inputs(rnd(2, 3), rnd(2, 3))),
     # reductions
     Case("sum-all", "sum", mg.sum, inputs(rnd(2, 3, 4))),
     Case("sum-dim0", "sum", lambda x: mg.sum(x, dim=0), inputs(rnd(2, 3, 4))),
@@ -659,6 +664,16 @@ CASES: list[Case] = [
     Case("atan2-broadcast", "atan2", mg.atan2, inputs(rnd(2, 3), away(3))),
     Case("exp2", "exp2", mg.exp2, inputs(rnd(2, 3))),
     Case("sinc", "sinc", mg.sinc, inputs(rnd(2, 3))),
+    # the gamma family (ops/gamma.py): lgamma's gradient is digamma, digamma's polygamma(1), polygamma(n)'s polygamma(n + 1)
+    Case("lgamma", "lgamma", mg.lgamma, inputs(rnd(2, 3, low=0.2, high=4.0))),
+    Case("lgamma-negative", "lgamma", lambda x: x.lgamma(), inputs(rnd(2, 3, low=-2.9, high=-2.1))),
+    Case("digamma", "digamma", mg.digamma, inputs(rnd(2, 3, low=0.2, high=12.0))),
+    Case("digamma-negative", "digamma", mg.digamma, inputs(rnd(2, 3, low=-1.8, high=-1.2))),
+    *(Case(f"polygamma-{n}", "polygamma", (lambda n: lambda x: mg.polygamma(n, x))(n), inputs(rnd(2, 3, low=0.3, high=4.0)))
+      for n in range(4)),
+    Case("polygamma_", "polygamma_", lambda x: (x * 1).polygamma_(2), inputs(rnd(2, 3, low=0.3, high=4.0))),
+    Case("mvlgamma", "mvlgamma", lambda x: mg.mvlgamma(x, 3), inputs(rnd(2, 3, low=1.2, high=4.0))),
+    Case("mvlgamma-p1", "mvlgamma", lambda x: x.mvlgamma(1), inputs(rnd(2, 3, low=0.3, high=4.0))),
     Case("xlogy", "xlogy", mg.xlogy, inputs(rnd(2, 3), rnd(3, low=0.3, high=2.0))),
     Case("logit", "logit", mg.logit, inputs(rnd(2, 3, low=0.1, high=0.9))),
     Case("logaddexp-broadcast", "logaddexp", mg.logaddexp, inputs(rnd(2, 3), rnd(3))),
@@ -942,8 +957,10 @@ def test_every_op_has_a_gradient_case() -> None:
     with_backward = {name for name, op in mg.OPS.items() if op.backward is not None}
     # to_device spans two backends; its gradient is checked in test_device_grad.py. multi_margin_loss_backward's and
     # multilabel_margin_loss_backward's
-    # formula only raises, as PyTorch has no derivative for it (the second-order rows above and test_nn_loss.py).
-    assert with_backward - covered - {"to_device", "multi_margin_loss_backward", "multilabel_margin_loss_backward"} == set()
+    # formula only raises, as PyTorch has no derivative for it (the second-order rows above and test_nn_loss.py); so do
+    # acosh_'s, asinh_'s and atanh_'s, the in-place forms (tests/test_inplace_forms.py).
+    assert with_backward - covered - {"to_device", "multi_margin_loss_backward", "multilabel_margin_loss_backward",
+                                      "acosh_", "asinh_", "atanh_"} == set()
 
 
 def test_every_design_op_is_covered() -> None:

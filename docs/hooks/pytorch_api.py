@@ -101,6 +101,21 @@ DIFFERENCES.update({
     "softshrink": "at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
 })
 
+# the in-place forms of the inverse hyperbolic functions: ops of their own, as PyTorch's overloads (ops/trigonometric.py)
+DIFFERENCES.update({
+    name: f"minigrad-internal: the values of `x.{name}()` (`{name[:-1].capitalize()}Backward1`), whose backward raises "
+          "NotImplementedError, as PyTorch's."
+    for name in ("acosh_", "asinh_", "atanh_")
+})
+DIFFERENCES["polygamma_"] = ("minigrad-internal: the values of `x.polygamma_(n)` (`PolygammaBackward1`, PyTorch's in-place "
+                              "overload); `mg.polygamma(n, x)` takes the order first, as PyTorch's.")
+# the in-place comparisons (ops/compare_inplace.py)
+DIFFERENCES.update({
+    f"{name}_": f"minigrad-internal: the values of `x.{name}_(y)` in x's dtype (`{name.capitalize()}Backward0` for a "
+                f"number, `{name.capitalize()}Backward1` for a tensor, with zero gradients, as PyTorch's)."
+    for name in ("eq", "ne", "lt", "le", "gt", "ge")
+})
+
 def _first_line(obj: Any) -> str:
     doc = inspect.getdoc(obj) or ""
     line = doc.strip().split("\n\n")[0].replace("\n", " ")

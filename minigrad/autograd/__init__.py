@@ -13,7 +13,8 @@ from typing import Any, Sequence
 
 from ..autograd_meta import AutogradMeta
 from ..tensor import Tensor
-from .accumulation import AccumulateGrad, AccumulationNode
+from ..tracing import bus
+from .accumulation import AccumulateGrad, AccumulationNode, run_post_accumulate_grad_hooks
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -90,6 +91,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         if g is not None:
             with set_grad_enabled(create_graph):
                 t.grad = g if t.grad is None else t.grad + g
+                if t._meta.grad_node is None and t._meta.post_hooks:  # a leaf's, as its AccumulateGrad runs them
+                    run_post_accumulate_grad_hooks(t._meta, bus.recorder)
 
 
 def _tensor_list(name: str, value: Any, allow_none_items: bool = False) -> list[Any]:

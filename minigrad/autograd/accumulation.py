@@ -3,7 +3,8 @@ Paddle's GradNodeAccumulation; ``AccumulationNode`` in this engine's code).
 
 Created the first time a leaf that requires grad is used by an op
 (``SetGradOutMeta``). When it runs it applies the leaf's hooks, then writes
-``.grad``: assigned the first time, added afterwards (docs/architecture.md, Engine rules, rule 1). Under
+``.grad``: assigned the first time, added afterwards (docs/architecture.md, Engine rules, rule 1), then runs
+the leaf's post-accumulate-grad hooks (``Tensor.register_post_accumulate_grad_hook``). Under
 ``grad()`` (GeneralGrad) it only hands the gradient back: ``grad()`` never
 writes ``.grad``. The engine pushes AccumulationNodes to the *front* of the
 ready queue, so leaf gradients are written as soon as they are complete.
@@ -24,7 +25,8 @@ from ..tracing import bus
 from ..tracing.events import GradAccumulate, HookRun, NodeCreate, TensorCreate
 from .grad_node import Edge, GradNode, check_hook_result
 
-__all__ = ["AccumulateGrad", "AccumulateGrad", "accumulation_node_for", "leaf_edge_row", "BACKWARD_PASS"]
+__all__ = ["AccumulateGrad", "AccumulateGrad", "accumulation_node_for", "leaf_edge_row", "BACKWARD_PASS",
+           "run_post_accumulate_grad_hooks"]
 
 
 class AccumulateGrad(GradNode):
@@ -113,6 +115,8 @@ class AccumulateGrad(GradNode):
                 meta.grad = meta.grad + g
             if rec is not None:
                 rec.emit(GradAccumulate.new(tensor=meta.tensor_id, value=rec.preview(meta.grad._data), added=added))
+            if meta.post_hooks:
+                run_post_accumulate_grad_hooks(meta, rec)
         return [[g]]
 
     def release(self) -> None:
@@ -123,6 +127,23 @@ class AccumulateGrad(GradNode):
         other = AccumulationNode(self.meta, self.in_meta[0][0])
         other.seq_nr = self.seq_nr
         return other
+
+
+def run_post_accumulate_grad_hooks(meta: "AutogradMeta", rec: Any) -> None:
+    """The leaf's ``register_post_accumulate_grad_hook`` hooks, in registration order, each given the leaf tensor
+    (``.grad`` written); a trace shows each as a ``hook.run`` of kind ``post_accumulate_grad``."""
+    BACKWARD_PASS.user_code = True  # a hook may keep the new .grad (NOTE [ The first .grad without a copy ])
+    for _hid, fn, tensor_ref in list(meta.post_hooks or ()):
+        tensor = tensor_ref()
+        if tensor is None:  # the leaf is gone: nothing to show the hook
+            continue
+        if rec is not None:
+            rec.emit(HookRun(target=meta.tensor_id, hook_kind="post_accumulate_grad"))
+        out = fn(tensor)
+        if out is not None and out is not tensor:  # (PyTorch lets the tensor itself through: ``p.add_(...)``)
+            if not isinstance(out, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 #: The engine's word for the node (the glossary's): an accumulation node.

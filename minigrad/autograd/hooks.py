@@ -25,7 +25,8 @@ from ..tracing.events import HookRun
 from .grad_mode import GRAD_MODE
 from .grad_node import RemovableHandle, _hook_ids
 
-__all__ = ["register_hook", "retain_grad", "register_final_backward_hook", "run_final_hooks"]
+__all__ = ["register_hook", "register_post_accumulate_grad_hook", "retain_grad", "register_final_backward_hook",
+           "run_final_hooks"]
 
 
 def register_hook(tensor: Tensor, hook: Callable[[Tensor], "Tensor | None"]) -> RemovableHandle:
@@ -50,6 +51,29 @@ def register_hook(tensor: Tensor, hook: Callable[[Tensor], "Tensor | None"]) -> 
         meta.hooks.append((hook_id, hook))
         return RemovableHandle(meta.hooks, hook_id)
     return meta.grad_node.add_hook(meta.out_slot, meta.out_rank, hook, "tensor", tensor._id)
+
+
+def register_post_accumulate_grad_hook(tensor: Tensor, hook: Callable[[Tensor], None]) -> RemovableHandle:
+    """``tensor.register_post_accumulate_grad_hook(hook)``: run ``hook(tensor)`` on a leaf each time backward has
+    accumulated its gradient into ``.grad`` (its AccumulationNode runs it, after the write; ``grad()``, which writes
+    no ``.grad``, runs none). The hook must return None; it runs with grad mode off unless ``create_graph``.
+
+    The leaf's AutogradMeta keeps the hook and a weak reference to the tensor (the meta never owns its tensor:
+    NOTE [ No reference cycles between tensors and nodes ]). Returns a handle with ``.remove()``.
+    """
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook(): argument 'hook' must be callable, but got "
+                        f"{type(hook).__name__}")
+    meta = tensor._meta
+    if meta is None:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if meta.grad_node is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if meta.post_hooks is None:
+        meta.post_hooks = []
+    hook_id = next(_hook_ids)
+    meta.post_hooks.append((hook_id, hook, weakref.ref(tensor)))
+    return RemovableHandle(meta.post_hooks, hook_id)
 
 
 def retain_grad(tensor: Tensor) -> None:

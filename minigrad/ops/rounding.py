@@ -1,4 +1,4 @@
-"""Rounding: ``floor``, ``ceil``, ``trunc``, ``round`` - each an op with its InferMeta, CPU kernel and backward here.
+"""Rounding: ``floor``, ``ceil``, ``trunc`` (also named ``fix``), ``round`` - each an op with its InferMeta, CPU kernel and backward here.
 
 Their derivative is 0 wherever it exists (a step function), as PyTorch
 defines it; integer tensors are returned unchanged.
@@ -23,7 +23,7 @@ from ..kernels.registry import register_kernel
 from .math import zero_backward
 from .registry import Attr, defop
 
-__all__ = ["floor", "ceil", "trunc", "round"]
+__all__ = ["floor", "ceil", "trunc", "fix", "round"]
 
 
 def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
@@ -42,6 +42,7 @@ floor = _rounding("floor", np.floor, "largest integer <= x (derivative 0)", "{fl
 ceil = _rounding("ceil", np.ceil, "smallest integer >= x (derivative 0)", "{ceil}(a)")
 trunc = _rounding("trunc", np.trunc, "x rounded toward zero (derivative 0)", "{trunc}(a)")
 round = _rounding("round", np.round, "x rounded to the nearest integer, halves to even (derivative 0)", "{rint}(a)")
+fix = trunc  # PyTorch's other name of trunc (``torch.fix``: the trunc op, ``TruncBackward0``)
 
 
 # -- division with a rounding mode ---------------------------------------------------

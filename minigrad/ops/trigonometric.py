@@ -12,6 +12,10 @@ atan   1 / (1 + x^2)                      acosh   1 / sqrt(x^2 - 1)
                                           atanh   1 / (1 - x^2)
 ====== =================================  ======= =================================
 
+``acosh_``, ``asinh_`` and ``atanh_`` (``x.acosh_()``) are ops of their own, as in PyTorch: the same values
+written in place, and a node (``AcoshBackward1``) whose backward raises ``NotImplementedError``, PyTorch
+having no derivative for the in-place forms of the three.
+
 ``atan2(y, x)`` is the angle of the point ``(x, y)``: ``d/dy = x / (x^2 + y^2)``,
 ``d/dx = -y / (x^2 + y^2)`` (0 at the origin, as PyTorch). Integer inputs are computed in the default
 float dtype; outside the domain (``asin(2)``) the result is NaN, as in PyTorch.
@@ -49,6 +53,23 @@ def _unary(name: str, ufunc: np.ufunc, doc: str, save: str = "x") -> Any:
                  gpu=("unary", "{%s}(a)" % name))  # tanf, asinf... in float (cuda_src._F)
 
 
+def _underivable_inplace_twin(op: Any) -> Any:
+    """The op ``<op>_`` (``acosh_``): ``op``'s values, computed by ``op``'s kernel, for the in-place method to
+    write back; its node (``AcoshBackward1``, ``node_names.py``) raises in backward, as PyTorch's, which has no
+    derivative for the in-place forms of the inverse hyperbolic functions."""
+    name = op.name + "_"
+    register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(
+        lambda x: np.asarray(_INVERSE_HYPERBOLIC[op.name](x)))
+    twin = defop(name, inputs=("x",), infer_meta=im.same, promote="float", gpu=op.gpu_elementwise,
+                 doc=f"{op.name}'s values, for the in-place x.{name}() (no derivative, as in PyTorch)")
+
+    @twin.def_backward
+    def _no_derivative(ctx: Any, grad: Any) -> tuple[Any]:
+        raise NotImplementedError(f"the derivative for 'inplace version of {op.name}' is not implemented.")
+
+    return twin
+
+
 tan = _unary("tan", np.tan, "tangent", save="out")
 asin = _unary("asin", np.arcsin, "inverse sine (NaN outside [-1, 1])")
 acos = _unary("acos", np.arccos, "inverse cosine (NaN outside [-1, 1])")
@@ -58,6 +79,8 @@ cosh = _unary("cosh", np.cosh, "hyperbolic cosine")
 asinh = _unary("asinh", np.arcsinh, "inverse hyperbolic sine")
 acosh = _unary("acosh", np.arccosh, "inverse hyperbolic cosine (NaN below 1)")
 atanh = _unary("atanh", np.arctanh, "inverse hyperbolic tangent (NaN outside [-1, 1])")
+_INVERSE_HYPERBOLIC = {"acosh": np.arccosh, "asinh": np.arcsinh, "atanh": np.arctanh}
+acosh_, asinh_, atanh_ = (_underivable_inplace_twin(op) for op in (acosh, asinh, atanh))
 
 
 @tan.def_backward

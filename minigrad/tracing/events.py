@@ -493,7 +493,8 @@ class InDegreeUpdate(Event):
 
 @_event("hook.run")
 class HookRun(Event):
-    """A hook ran on a gradient (``hook_kind``: tensor, retain_grad, final, ...)."""
+    """A hook ran on a gradient (``hook_kind``: tensor, retain_grad, final, post_accumulate_grad - a leaf's
+    ``register_post_accumulate_grad_hook``, after its ``.grad`` was written - ...)."""
 
     target: int
     hook_kind: str

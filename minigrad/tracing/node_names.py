@@ -104,6 +104,11 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",
     "transpose_": "TransposeBackward1",
+    # acosh_, asinh_, atanh_: the in-place overloads, whose node raises (ops/trigonometric.py)
+    "acosh_": "AcoshBackward1",
+    "asinh_": "AsinhBackward1",
+    "atanh_": "AtanhBackward1",
+    "polygamma_": "PolygammaBackward1",  # x.polygamma_(n), in place (ops/gamma.py)
 }
 
 
@@ -257,6 +262,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "min": lambda inputs, attrs: "MinBackward1" if attrs.get("dim") is None else "AminBackward0",
     # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
     "prod": _reduction("Prod"),
+    # the in-place comparisons (ops/compare_inplace.py): eq_.Scalar 0, eq_.Tensor 1
+    **{f"{op}_": _with_tensor_operand(op.capitalize()) for op in ("eq", "ne", "lt", "le", "gt", "ge")},
 }
 
 #: Node names of PyTorch's Scalar overloads -> the input slot their number fills (``GradNode.scalar_slot``):
@@ -265,6 +272,7 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
 SCALAR_SLOTS: dict[str, int] = {
     "PowBackward0": 1, "PowBackward2": 0, "RsubBackward1": 0, "FmodBackward0": 1, "RemainderBackward0": 1,
     "CopysignBackward1": 1, "XlogyBackward1": 0, "XlogyBackward2": 1,
+    **{f"{op}Backward0": 1 for op in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge")},
 }
 
 

@@ -1473,6 +1473,11 @@ MORE_UNARY = {
     "clamp_min": (lambda x: x.clamp_min(0.25), (-2, 2)), "clamp_max": (lambda x: x.clamp_max(-0.25), (-2, 2)),
     "logit": (mg.logit, (0.05, 0.95)), "logit eps": (lambda x: mg.logit(x, 0.2), (-0.1, 1.1)),
     "logit negative eps": (lambda x: mg.logit(x, -0.5), (0.05, 0.95)),  # no clamp, as PyTorch's
+    # the gamma family: lgamma is CUDA's; digamma, polygamma (the order as p0) and mvlgamma device functions
+    "lgamma": (mg.lgamma, (-3, 5)), "digamma": (mg.digamma, (-3, 12)),
+    **{f"polygamma {n}": ((lambda n: lambda x: mg.polygamma(n, x))(n), (0.2, 12)) for n in range(4)},
+    "polygamma_ 2": (lambda x: (x * 1).polygamma_(2), (0.2, 12)),
+    "mvlgamma 3": (lambda x: mg.mvlgamma(x, 3), (1.2, 6)),
 }
 
 
@@ -1481,6 +1486,14 @@ MORE_UNARY = {
 def test_more_unary_ops_run_on_the_gpu(op, dtype):
     fn, (lo, hi) = MORE_UNARY[op]
     check(op.split()[0], fn, [_rand((33, 65), dtype, lo, hi)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", ["acosh_", "asinh_", "atanh_"])
+def test_the_inverse_hyperbolic_inplace_forms_run_on_the_gpu(op, dtype):
+    """``x.acosh_()``'s op (no derivative, as PyTorch's): its twin's expression."""
+    _, (lo, hi) = MORE_UNARY[op[:-1]]
+    check(op, lambda x: getattr(x * 1, op)(), [_rand((33, 65), dtype, lo, hi)], dtype, grad=False)
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
@@ -1688,6 +1701,11 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
                     lambda: [_rand((4, 5), mg.float32)]),
     "norm-inf": ("vector_norm", lambda x: mg.linalg.vector_norm(x, float("inf"), dim=0), lambda: [_rand((4, 5), mg.float32)]),
     "normalize": ("vector_norm", lambda x: mg.nn.functional.normalize(x, dim=1), lambda: [_rand((4, 5), mg.float32)]),
+    **{f"{op}-tensor": (op, (lambda op: lambda x, y: getattr(x * 1, op)(y))(op),
+                        lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)])
+       for op in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_")},
+    "lt_-number": ("lt_", lambda x: (x * 1).lt_(0.25), lambda: [_rand((4, 5), mg.float32)]),
+    "eq_-equal-values": ("eq_", lambda x, y: (x * 1).eq_(y), lambda: [_rand((4, 5), mg.float32)] * 2),
     "clamp_min-tensor": ("clamp_min_tensor", lambda x, b: x.clamp_min(b),
                          lambda: [_rand((4, 5), mg.float32), _rand((5,), mg.float32, seed=1)]),
     "clamp_max-tensor": ("clamp_max_tensor", lambda x, b: mg.clamp_max(x, b),

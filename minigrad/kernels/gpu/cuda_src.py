@@ -80,7 +80,7 @@ _F = {
                "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint"},
 }
 for _name in ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "exp2", "atan2",
-              "copysign", "fmod", "hypot", "erfinv", "erfc"):
+              "copysign", "fmod", "hypot", "erfinv", "erfc", "lgamma"):
     _F["float"][_name], _F["double"][_name] = _name + "f", _name
 
 # Device functions the elementwise expressions may call, in ACC (PyTorch's CUDA formulas, with their edge cases).
@@ -126,6 +126,75 @@ __device__ __forceinline__ ACC mg_binary_cross_entropy(ACC x, ACC t) {{
     log_x = log_x > (ACC)-100 ? log_x : (ACC)-100;  // each log clamped at -100, as PyTorch
     log_1mx = log_1mx > (ACC)-100 ? log_1mx : (ACC)-100;
     return (t - (ACC)1) * log_1mx - t * log_x;
+}}
+// The gamma family (ops/gamma.py), in double whatever ACC is: digamma pushed up to 10, then its asymptotic
+// series (reflected below 0); trigamma the same way from 1/2; higher orders (-1)^(n+1) n! zeta(n + 1, x), the
+// Hurwitz zeta by Euler-Maclaurin summation (terms (2k)! / B_2k).
+__device__ double mg_digamma_d(double x) {{
+    const double pi = 3.14159265358979323846;
+    if (x == 0) return copysign(__longlong_as_double(0x7ff0000000000000LL), -x);  // -inf at +0, inf at -0
+    double result = 0;
+    if (x < 0) {{
+        if (x == trunc(x)) return __longlong_as_double(0x7ff8000000000000LL);  // NaN at the poles
+        result = -pi / tan(pi * (x - trunc(x)));
+        x = 1 - x;
+    }}
+    while (x < 10) {{ result -= 1 / x; x += 1; }}
+    if (x == 10) return result + 2.25175258906672110764;  // psi(10)
+    const double z = 1 / (x * x);
+    const double y = x < 1.0e17 ? z * ((((((1.0 / 12 * z - 691.0 / 32760) * z + 1.0 / 132) * z - 1.0 / 240) * z
+                                        + 1.0 / 252) * z - 1.0 / 120) * z + 1.0 / 12) : 0.0;
+    return result + log(x) - 0.5 / x - y;
+}}
+__device__ double mg_trigamma_d(double x) {{
+    const double pi = 3.14159265358979323846;
+    double sign = 1, result = 0;
+    if (x < 0.5) {{
+        const double s = sin(pi * x);
+        sign = -1;
+        result = -pi * pi / (s * s);
+        x = 1 - x;
+    }}
+    for (int i = 0; i < 6; ++i) {{ result += 1 / (x * x); x += 1; }}
+    const double ixx = 1 / (x * x);
+    result += (1 + 1 / (2 * x) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x;
+    return sign * result;
+}}
+__device__ double mg_zeta_d(double s, double q) {{
+    const double eps = 1.11022302462515654042e-16;
+    const double terms[12] = {{12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1892437580.3183792, 74724249600.0,
+                               -2950130727918.164, 116467828143500.67, -4597978722407473.0, 1.8152105401943546e+17,
+                               -7.166165256175667e+18}};
+    if (q <= 0 && q == trunc(q)) return __longlong_as_double(0x7ff0000000000000LL);
+    double total = pow(q, -s), a = q, b = 0;
+    int i = 0;
+    while (i < 9 || a <= 9) {{
+        i += 1; a += 1; b = pow(a, -s); total += b;
+        if (-eps * total < b && b < eps * total) return total;
+    }}
+    const double w = a;
+    total += b * w / (s - 1) - 0.5 * b;
+    double f = 1, k = 0;
+    for (int j = 0; j < 12; ++j) {{
+        f *= s + k; b /= w;
+        const double t = f * b / terms[j];
+        total += t;
+        if (fabs(t / total) < eps) return total;
+        k += 1; f *= s + k; b /= w; k += 1;
+    }}
+    return total;
+}}
+__device__ __forceinline__ ACC mg_digamma(ACC a) {{ return (ACC)mg_digamma_d((double)a); }}
+__device__ ACC mg_polygamma(double n, ACC a) {{
+    if (n == 0) return (ACC)mg_digamma_d((double)a);
+    if (n == 1) return (ACC)mg_trigamma_d((double)a);
+    const double sign = fmod(n, 2.0) == 1 ? 1.0 : -1.0;
+    return (ACC)(sign * exp(lgamma(n + 1)) * mg_zeta_d(n + 1, (double)a));
+}}
+__device__ ACC mg_mvlgamma(ACC a, double p) {{
+    double out = p * (p - 1) / 4 * log(3.14159265358979323846);
+    for (int j = 0; j < (int)p; ++j) out += lgamma((double)a - j / 2.0);
+    return (ACC)out;
 }}
 __device__ __forceinline__ bool mg_signbit(float a) {{ return __float_as_int(a) < 0; }}
 __device__ __forceinline__ bool mg_signbit(double a) {{ return __double_as_longlong(a) < 0; }}

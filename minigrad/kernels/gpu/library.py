@@ -3,7 +3,7 @@ flip, roll, repeat, padding with a constant, pixel_shuffle and pixel_unshuffle, 
 and scatter-adds of taps kept on the device), the running sums and products, argsort, average pooling
 (two matrix products, cuBLAS's; three in 3-D), the losses ``binary_cross_entropy`` and ``_with_logits``, ``soft_margin_loss``,
 ``smooth_l1_loss`` and ``huber_loss``,
-``vector_norm`` (and ``norm``) and ``div`` with a rounding mode.
+``vector_norm`` (and ``norm``), ``div`` with a rounding mode and the in-place comparisons' values (``x.eq_(y)``).
 
 Each of these ops had only its CPU kernel, so on the GPU it fell back: the
 input copied to the host, the CPU kernel, the result copied back - two copies
@@ -540,6 +540,22 @@ def div_rounded(x: Any, y: Any, rounding_mode: str = "trunc") -> Any:
     if rounding_mode == "floor":
         return run_elementwise("floor_divide", "binary", (x, y), x.dtype)
     return run_elementwise("trunc", "unary", (run_elementwise("div", "binary", (x, y), x.dtype),), x.dtype)
+
+
+# -- the in-place comparisons' values (x.eq_(y): ops/compare_inplace.py): CuPy's comparison in the tensor's dtype --
+
+
+def _compare_inplace(op: str, fn: Any) -> None:
+    def kernel(input: Any, other: Any, dtype: Any) -> Any:
+        return fn(input, other).astype(dtype.np)
+
+    kernel.__name__ = op
+    register_kernel(op, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{op}")(kernel)
+
+
+for _op, _fn in (("eq_", cupy.equal), ("ne_", cupy.not_equal), ("lt_", cupy.less), ("le_", cupy.less_equal),
+                 ("gt_", cupy.greater), ("ge_", cupy.greater_equal)):
+    _compare_inplace(_op, _fn)
 
 
 # -- clamp_min / clamp_max by a tensor: the NaN-propagating maximum / minimum -----------------------------
