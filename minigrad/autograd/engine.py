@@ -419,37 +419,11 @@ def _finish(gg: GeneralGrad | None, nodes_run: int, t_start: int) -> list["Tenso
     return results
 
 
-def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
+def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool,
+              watched: bool = False) -> list[list[Any]]:
     """Call a node: hooks, saved-tensor checks, then its backward formula (in anomaly mode, watched)."""
-    if ANOMALY.enabled:  # NOTE [ Anomaly mode ] in autograd/anomaly_mode.py
+    if ANOMALY.enabled and not watched:  # NOTE [ Anomaly mode ] in autograd/anomaly_mode.py
         return _run_node_anomaly(node, grads, create_graph, general)
-    return _call_node(node, grads, create_graph, general)
-
-
-def _run_node_anomaly(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
-    """``_call_node`` in anomaly mode: the nodes it makes remember it; an error first warns with the
-    forward traceback of the node; a NaN output is an error, in PyTorch's words."""
-    ANOMALY.running.append(node)
-    try:
-        grads_out = _call_node(node, grads, create_graph, general)
-    except BaseException:
-        anomaly_mode.report(node)
-        raise
-    finally:
-        ANOMALY.running.pop()
-    if ANOMALY.check_nan:
-        position = anomaly_mode.nan_output(node, grads_out)
-        if position is not None:
-            anomaly_mode.report(node)
-            exc = RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {position}th output.")
-            exc._minigrad_node = node.id  # type: ignore[attr-defined]  (the error event names the node)
-            exc._minigrad_as_is = True  # type: ignore[attr-defined]  (PyTorch's message, not prefixed)
-            raise exc
-    return grads_out
-
-
-def _call_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
-    """Hooks, saved-tensor checks, then the node's backward formula."""
     try:
         if node.hooks:
             BACKWARD_PASS.user_code = True  # a hook may keep a gradient (NOTE [ The first .grad without a copy ])
@@ -466,3 +440,25 @@ def _call_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gen
         if bus.recorder is not None and not hasattr(exc, "_minigrad_node"):
             exc._minigrad_node = node.id  # type: ignore[attr-defined]  (the error event names the node that ran)
         raise
+
+
+def _run_node_anomaly(node: "GradNode", grads: list[list[Any]], create_graph: bool, general: bool) -> list[list[Any]]:
+    """``_run_node`` in anomaly mode: the nodes it makes remember it; an error first warns with the
+    forward traceback of the node; a NaN output is an error, in PyTorch's words."""
+    ANOMALY.running.append(node)
+    try:
+        grads_out = _run_node(node, grads, create_graph, general, watched=True)
+    except BaseException:
+        anomaly_mode.report(node)
+        raise
+    finally:
+        ANOMALY.running.pop()
+    if ANOMALY.check_nan:
+        position = anomaly_mode.nan_output(node, grads_out)
+        if position is not None:
+            anomaly_mode.report(node)
+            exc = RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {position}th output.")
+            exc._minigrad_node = node.id  # type: ignore[attr-defined]  (the error event names the node)
+            exc._minigrad_as_is = True  # type: ignore[attr-defined]  (PyTorch's message, not prefixed)
+            raise exc
+    return grads_out

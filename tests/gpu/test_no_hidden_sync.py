@@ -949,5 +949,8 @@ def test_anomaly_mode_finds_the_nan_on_the_device_and_says_each_check_is_a_sync(
     syncs = [e for e in tr.events[begin:] if e.kind == "device.sync"]
     assert {e.reason for e in syncs} == {"anomaly check"}
     assert all(e.source.endswith(f"test_no_hidden_sync.py:{_line('anomaly backward')}") for e in syncs)
-    # one read per output, as PyTorch's: SumBackward0's output, then DivBackward0's two (the second is the NaN)
+    # one read per output, as PyTorch's: SumBackward0's output, then DivBackward0's two (the second is the NaN),
+    # each a one-byte flag copied back (of no tensor of the program's)
     assert len(syncs) == 3
+    copies = [e for e in tr.events[begin:] if e.kind == "device.copy"]
+    assert [(e.direction, e.bytes, e.tensor) for e in copies] == [("d2h", 1, None)] * 3

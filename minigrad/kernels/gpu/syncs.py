@@ -41,7 +41,10 @@ _REASONS = {
     "distinct_count": "unique",
     "_not_positive_definite": "cholesky",
     "matrix_exp_arrays": "matrix_exp",
+    "nan_output": "anomaly check",  # autograd/anomaly_mode.py: a node's outputs tested for NaN
 }
+#: reasons whose copy is of a flag the engine made, not of the tensor the program called a method on
+_NO_TENSOR = {"anomaly check"}
 #: how a message names each reason
 _WORDS = {"item": "a tensor's value read on the host (.item(), int(), float())", "bool": "bool() of a tensor",
           "print": "a tensor printed", "host copy": "a copy between the host and the GPU",
@@ -115,7 +118,7 @@ def copied(direction: str, nbytes: int, waits: bool = True, of_tensor: bool = Tr
     if rec is None and not _MODE[0]:
         return
     reason, tensor = _context()
-    if not of_tensor:
+    if not of_tensor or reason in _NO_TENSOR:
         tensor = None
     reason = reason or "host copy"
     source = user_source()
