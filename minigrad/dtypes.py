@@ -284,9 +284,10 @@ def can_cast(from_: Any, to: Any) -> bool:
     return not (a is not bool_ and b is bool_)
 
 
-def _category_result(higher: DType | None, lower: DType | None) -> DType | None:
-    """PyTorch's ``combine_categories``: a higher-priority operand keeps its dtype unless a lower one is of a
-    higher kind (a float number with an integer tensor: the float wins)."""
+def combine_categories(higher: DType | None, lower: DType | None) -> DType | None:
+    """PyTorch's ``combine_categories``: a higher-priority operand (a tensor with dimensions, over a 0-d one,
+    over a Python number) keeps its dtype unless a lower one is of a higher kind (a float number with an
+    integer tensor: the float wins; anything with a bool)."""
     if higher is None:
         return lower
     if lower is None or higher.is_floating:
@@ -314,6 +315,6 @@ def result_type(tensor1: Any, tensor2: Any) -> DType:
             raise TypeError(f"result_type() received an invalid combination of arguments: '{name}' must be a Tensor "
                             f"or a Number, not {type(v).__name__}")
         results[slot] = dt if results[slot] is None else promote(results[slot], dt)
-    out = _category_result(results[0], _category_result(results[1], results[2]))
+    out = combine_categories(results[0], combine_categories(results[1], results[2]))
     assert out is not None
     return out

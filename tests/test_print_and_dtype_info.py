@@ -195,3 +195,20 @@ def test_the_tutorials_first_line_picks_the_cpu_without_a_gpu() -> None:
     with pytest.raises(RuntimeError, match="index 0"):
         mg.accelerator.set_device_index(1)
     assert set(mg.accelerator.__all__) <= set(torch.accelerator.__all__)
+
+
+@pytest.mark.parametrize("a,b", [(a, b) for a, b in itertools.product(
+    ["i64", "i32", "u8", "f16", "f64", "b", "0d-f32", "0d-f64", "0d-i64", "0d-b", "int", "float", "bool"], repeat=2)
+    if not (a in ("int", "float", "bool") or b == "bool" and a == "b")])
+def test_an_op_computes_in_the_result_type(a: str, b: str) -> None:
+    """``x + y``, ``x * y``, ``x == y``, ``torch.maximum``: a 0-d tensor does not widen a tensor with dimensions of
+    its kind (``float32 + tensor(1.0, float64)`` stays float32), as in PyTorch; the values are compared in it."""
+    m, t = _operands(mg), _operands(torch)
+    for expr in ("x + y", "x * y", "x == y", "x > y"):
+        try:
+            want = eval(expr, {"x": t[a], "y": t[b]})
+        except RuntimeError:
+            continue  # (bool subtraction and the like: refused by both, tested elsewhere)
+        got = eval(expr, {"x": m[a], "y": m[b]})
+        same_text(got.dtype, want.dtype)
+        assert got.tolist() == want.tolist(), expr

@@ -56,8 +56,14 @@ ALL_LAYOUT = Layout.ALL_LAYOUT
 
 
 def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
-    """The KernelKey for ``inputs`` and the device the outputs belong on."""
-    dtype = None
+    """The KernelKey for ``inputs`` and the device the outputs belong on.
+
+    The dtype is PyTorch's result type: the promotion of the tensors with dimensions, which a 0-d tensor
+    (or a wrapped number) joins only when it is of a higher kind (``float32 + tensor(1.0, float64)`` stays
+    float32, ``int32 + tensor(1.5)`` is float32; ``dtypes.result_type``).
+    """
+    dtype = None  # of the tensors with dimensions
+    zero = None  # of the 0-d ones
     device = None
     layout = None
     for i in op.key_inputs:
@@ -65,14 +71,22 @@ def parse_kernel_key(op: "OpDef", inputs: list[Any]) -> tuple[KernelKey, str]:
         if v is None:
             continue
         for t in v if isinstance(v, list) else (v,):
-            if dtype is None:
-                dtype, device, layout = t._dtype, t._device, t._layout
-                continue
             td = t._dtype
-            if td is not dtype:
-                dtype = _dt.promote(dtype, td)  # uint8 with int8 is int16, float16 with bfloat16 float32
-            if t._device != device:
+            if device is None:
+                device, layout = t._device, t._layout
+            elif t._device != device:
                 device = _common_device(op, inputs, device, t)
+            if t._data.ndim:
+                if dtype is None:
+                    dtype = td
+                elif td is not dtype:
+                    dtype = _dt.promote(dtype, td)  # uint8 with int8 is int16, float16 with bfloat16 float32
+            elif zero is None:
+                zero = td
+            elif td is not zero:
+                zero = _dt.promote(zero, td)
+    if zero is not None:
+        dtype = zero if dtype is None else _dt.combine_categories(dtype, zero)
     if dtype is None:  # only non-key inputs (should not happen for real ops)
         first = inputs[0][0] if isinstance(inputs[0], list) else inputs[0]
         dtype, device, layout = first._dtype, first._device, first._layout

@@ -605,19 +605,19 @@ register_kernel(("ne",), CPU, dtypes=ALL_DTYPES)(np.not_equal)
 
 
 ne = _compare("ne", methods=("ne",), operators=("__ne__",), gpu=("compare", "a != b"))
-register_kernel(("lt",), CPU, dtypes=NUMERIC_DTYPES)(np.less)
+register_kernel(("lt",), CPU, dtypes=ALL_DTYPES)(np.less)  # bools too (False < True)
 
 
 lt = _compare("lt", methods=("lt",), operators=("__lt__",), gpu=("compare", "a < b"))
-register_kernel(("le",), CPU, dtypes=NUMERIC_DTYPES)(np.less_equal)
+register_kernel(("le",), CPU, dtypes=ALL_DTYPES)(np.less_equal)  # bools too (False < True)
 
 
 le = _compare("le", methods=("le",), operators=("__le__",), gpu=("compare", "a <= b"))
-register_kernel(("gt",), CPU, dtypes=NUMERIC_DTYPES)(np.greater)
+register_kernel(("gt",), CPU, dtypes=ALL_DTYPES)(np.greater)  # bools too (False < True)
 
 
 gt = _compare("gt", methods=("gt",), operators=("__gt__",), gpu=("compare", "a > b"))
-register_kernel(("ge",), CPU, dtypes=NUMERIC_DTYPES)(np.greater_equal)
+register_kernel(("ge",), CPU, dtypes=ALL_DTYPES)(np.greater_equal)  # bools too (False < True)
 
 
 ge = _compare("ge", methods=("ge",), operators=("__ge__",), gpu=("compare", "a >= b"))

@@ -270,7 +270,7 @@ def _cupy_compare(op: str, fn_name: str) -> None:
         return fn(x, y)
 
     kernel.__name__ = op
-    dts = (INT_DTYPES + (BOOL,)) if op in ("eq", "ne") else INT_DTYPES
+    dts = INT_DTYPES + (BOOL,)  # bools order False < True, as PyTorch compares them
     register_kernel(op, GPU, dtypes=dts, name=f"gpu/cupy_{op}")(kernel)
 
 
