@@ -24,15 +24,22 @@ from minigrad.tui.widgets import GraphCanvas, NodeDetail, StatusLine, VersionsVi
 from _story_program import PROGRAM  # noqa: E402
 
 
+def record_failing(tmp_path: Path, name: str, program: str, error: type[BaseException]) -> Path:
+    """``program`` saved as ``name``.py and run while recording, raising ``error``; the recording's path.
+    (The working directory is ``tmp_path``: the recording names the file by a relative path, as
+    `minigrad record` does.)"""
+    Path(f"{name}.py").write_text(program, encoding="utf-8")
+    with mg.trace() as tr:
+        with pytest.raises(error):
+            exec(compile(program, f"{name}.py", "exec"), {"__name__": "__main__"})
+    tr.save(f"{name}.jsonl")
+    return tmp_path / f"{name}.jsonl"
+
+
 @pytest.fixture
 def recording(tmp_path, monkeypatch) -> Path:
-    monkeypatch.chdir(tmp_path)  # the recording names prog.py by a relative path, as `minigrad record` does
-    Path("prog.py").write_text(PROGRAM, encoding="utf-8")
-    with mg.trace() as tr:
-        with pytest.raises(RuntimeError):
-            exec(compile(PROGRAM, "prog.py", "exec"), {"__name__": "__main__"})
-    tr.save("prog.jsonl")
-    return tmp_path / "prog.jsonl"
+    monkeypatch.chdir(tmp_path)
+    return record_failing(tmp_path, "prog", PROGRAM, RuntimeError)
 
 
 def test_the_passes_say_what_the_script_called_and_which_an_error_ended(recording):
@@ -119,12 +126,7 @@ bad = w @ torch.ones(4)
 @pytest.fixture
 def shape_recording(tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
-    Path("shape.py").write_text(SHAPE_PROGRAM, encoding="utf-8")
-    with mg.trace() as tr:
-        with pytest.raises(ShapeError):
-            exec(compile(SHAPE_PROGRAM, "shape.py", "exec"), {"__name__": "__main__"})
-    tr.save("shape.jsonl")
-    return tmp_path / "shape.jsonl"
+    return record_failing(tmp_path, "shape", SHAPE_PROGRAM, ShapeError)
 
 
 async def test_an_error_after_the_last_pass_is_shown_and_can_be_reached(shape_recording):
