@@ -79,10 +79,7 @@ def empty_cache() -> None:
 
 
 def _index(value: Any) -> int | None:
+    """The device index ``value`` names (``1``, ``"cuda:1"``, ``mg.device("cuda", 1)``); 0 for ``"cuda"``."""
     if value is None or isinstance(value, int):
         return value
-    text = str(getattr(value, "type", value)) if not isinstance(value, str) else value
-    if isinstance(value, device) and value.index is not None:
-        return value.index
-    _, _, idx = text.partition(":")
-    return int(idx) if idx.isdigit() else 0
+    return device(value).index or 0

@@ -150,7 +150,7 @@ def _name(f: Any) -> str:
 def _mapped(obj: Any, where: Any) -> Any:
     """``obj`` with every tensor moved as ``map_location`` says (its saved device is the CPU)."""
     if isinstance(obj, Tensor):
-        if callable(where) and not isinstance(where, (str, dict)):
+        if callable(where):
             out = where(obj, "cpu")
             return obj if out is None else out
         if isinstance(where, dict):

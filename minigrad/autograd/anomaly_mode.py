@@ -41,6 +41,7 @@ NOTE [ Anomaly mode ]
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 import warnings
@@ -140,10 +141,11 @@ def copy_forward(node: Any, copy: Any) -> None:
 
 def _is_nn_file(filename: str) -> bool:
     """A module's ``forward`` or an ``nn.functional`` line: PyTorch's tracebacks show its ``torch/nn`` frames."""
-    return f"minigrad{_SEP}nn{_SEP}" in filename
+    return os.path.abspath(filename).startswith(_NN)
 
 
-_SEP = "/" if "/" in __file__ else "\\"
+#: minigrad's ``nn`` package (``minigrad/nn/``): the layers' own lines belong in a forward traceback
+_NN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "nn") + os.sep
 
 
 def report(node: Any) -> None:

@@ -904,7 +904,8 @@ def _by_alpha(sign: int) -> Any:
 
 
 register_kernel("add_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/add_alpha")(_by_alpha(1))
-register_kernel("sub_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/sub_alpha")(_by_alpha(-1))  # bool: the meta refuses it
+_SUB_BY_ALPHA = _by_alpha(-1)
+register_kernel("sub_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/sub_alpha")(_SUB_BY_ALPHA)  # bool: the meta refuses it
 add_alpha_op = defop("add_alpha", inputs=("x", "y"), attrs=(Attr("alpha", check=_check_alpha_attr),),
                      infer_meta=_alpha_meta, transform_dtype=True, doc="x + alpha * y (add.Tensor with alpha)",
                      gpu=("param", "a + (ACC)p0 * b"))
@@ -957,7 +958,6 @@ def _rsub_kernel(x: np.ndarray, y: np.ndarray, alpha: Any = 1) -> np.ndarray:
     return _SUB_BY_ALPHA(y, x, alpha)
 
 
-_SUB_BY_ALPHA = _by_alpha(-1)
 register_kernel("rsub", CPU, dtypes=ALL_DTYPES, name="cpu/rsub")(_rsub_kernel)  # bool: refused before the call
 rsub_op = defop("rsub", inputs=("input", "other"), attrs=(Attr("alpha", default=1, check=_check_alpha_attr),),
                 infer_meta=_alpha_meta, transform_dtype=True, doc="other - alpha * input (rsub.Tensor)",
