@@ -27,7 +27,7 @@ from . import autograd as _autograd
 from .autograd import hooks as _hooks
 from ._inplace_methods import (index_put_through_view, inplace_composite as _inplace_composite, setitem_through_view,
                               written)
-from .dispatch.dygraph import run_inplace, run_op
+from .dispatch.dygraph import check_inplace_shape, run_inplace, run_op
 from .devices import canonical_device, is_gpu_available
 from .kernels.backends import backend_of_device
 from .kernels.strided import integers_first, viewable
@@ -784,7 +784,7 @@ def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
     to ``()``, ``sum()``; ``self`` itself when nothing is summed."""
     if not size:
         raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
-    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    shape = _shape_args(size)
     bad = next((n for n in shape if not isinstance(n, int) or isinstance(n, bool)), None)
     if bad is not None:
         raise TypeError(f"sum_to_size(): argument 'size' (position 1) must be tuple of ints, not "
@@ -848,19 +848,6 @@ for _name in ("acosh", "asinh", "atanh"):
 # -- in-place comparisons and logical ops: x.eq_(y), x.less_(2.0), x.logical_and_(m) ... -------------------------
 
 
-def _fits_inplace(self: Tensor, other: Any, name: str) -> None:
-    """PyTorch's refusal of an operand that would grow ``self`` (shapes that do not broadcast at all are left to the
-    op, whose InferMeta names both)."""
-    if isinstance(other, Tensor) and tuple(other.shape) != tuple(self.shape):
-        try:
-            shape = np.broadcast_shapes(tuple(self.shape), tuple(other.shape))
-        except ValueError:
-            return
-        if shape != tuple(self.shape):
-            raise RuntimeError(f"{name}(): output with shape {list(self.shape)} doesn't match the broadcast shape "
-                               f"{list(shape)}")
-
-
 def _compare_inplace(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
     """The method ``name`` (``eq_``, ``less_``): the op ``op`` (``ops/compare_inplace.py``: ``EqBackward0``/``1``)
     written back by run_inplace."""
@@ -868,7 +855,7 @@ def _compare_inplace(name: str, op: Any) -> Callable[[Tensor, Any], Tensor]:
         if not isinstance(other, (Tensor, int, float, bool)):
             raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(other).__name__}), "
                             "but expected one of:\n * (Tensor other)\n * (Number other)")
-        _fits_inplace(self, other, name)
+        check_inplace_shape(self, other, name)
         return run_inplace(self, name, lambda: op(self, other, dtype=self._dtype), operands=(other,))
 
     method.__name__ = name
@@ -885,7 +872,7 @@ def _logical_inplace(name: str, fn: Any) -> Callable[..., Tensor]:
         if other and not isinstance(other[0], Tensor):
             raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other[0]).__name__}")
         if other:
-            _fits_inplace(self, other[0], name)
+            check_inplace_shape(self, other[0], name)
         with _autograd.no_grad():
             return run_inplace(self, name, lambda: fn(self, *other), operands=other)
 

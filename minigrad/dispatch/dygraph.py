@@ -175,6 +175,22 @@ def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any])
     make_view(src, view, op, attrs)
 
 
+def check_inplace_shape(self: Tensor, other: Any, op_name: str, advice: bool = False) -> None:
+    """Refuse an operand that would grow ``self`` by broadcasting, in PyTorch's words (``advice``: and say what
+    to write instead). Shapes that do not broadcast at all are left to the op, whose InferMeta names both."""
+    other_shape = other.shape if isinstance(other, Tensor) else ()
+    if other_shape == self.shape or not other_shape:  # the common cases: nothing to broadcast
+        return
+    try:
+        shape = np.broadcast_shapes(self.shape, other_shape)
+    except ValueError:
+        return
+    if shape != self.shape:
+        raise RuntimeError(
+            f"{op_name}(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
+            + ("; an in-place op can't grow its tensor (use the out-of-place op: x = x + y)" if advice else ""))
+
+
 def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
     """Refuse, before anything runs or is recorded, an operand whose result can't live in ``self``.
 
@@ -182,19 +198,7 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
     trace) before the write-back found that the result has another shape
     or a float dtype; a failed op must leave nothing behind (docs/architecture.md, bad input).
     """
-    other_shape = other.shape if isinstance(other, Tensor) else ()
-    if other_shape == self.shape or not other_shape:  # the common cases: nothing to broadcast
-        shape = self.shape
-    else:
-        try:
-            shape = np.broadcast_shapes(self.shape, other_shape)
-        except ValueError:
-            return  # the op's own InferMeta names both shapes
-    if shape != self.shape:
-        raise RuntimeError(
-            f"{op_name}(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}; "
-            f"an in-place op can't grow its tensor (use the out-of-place op: x = x + y)"
-        )
+    check_inplace_shape(self, other, op_name, advice=True)
     if not self._dtype.is_floating:
         if isinstance(other, Tensor) and other._dtype.is_floating:
             result = other._dtype
