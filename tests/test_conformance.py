@@ -222,8 +222,6 @@ def _kw(*names: str) -> Callable[[Any], bool]:
 
 
 UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
-    # round(x, decimals=n): minigrad's round has no 'decimals' argument (TypeError from the binder).
-    ("round", _kw("decimals"), "round's 'decimals' argument"),
     # clone(memory_format=channels_last): minigrad's memory formats are preserve_format and contiguous_format
     # (channels_last is a layout of its own there: mg.channels_last); the TypeError names the argument.
     ("clone", lambda s: s.kwargs.get("memory_format") in (torch.channels_last, torch.channels_last_3d),

@@ -440,6 +440,12 @@ CASES |= {
     "x[1:]": lambda lib, d: d["x"][1:],
 }
 
+# -- round and round.decimals: RoundBackward1 as soon as decimals is given, 0 too (ops/rounding.py) ------------
+CASES |= {
+    "round": lambda lib, d: lib.round(d["x"]),
+    **{f"round decimals={n}": (lambda n: lambda lib, d: lib.round(d["x"], decimals=n))(n) for n in (0, 2, -1)},
+}
+
 # -- scatter_reduce: one op, each reduction (ops/scatter_gather.py) -------------------------------------------
 CASES |= {
     f"scatter_reduce {r}{' without self' if not inc else ''}": (

@@ -172,6 +172,7 @@ CASES: list[Case] = [
     Case("ceil", "ceil", lambda x: mg.ceil(x) + x, inputs(rnd(2, 3))),
     Case("trunc", "trunc", lambda x: mg.trunc(x) * x, inputs(rnd(2, 3))),
     Case("round", "round", lambda x: mg.round(x) * x, inputs(rnd(2, 3))),
+    Case("round-decimals", "round", lambda x: mg.round(x, decimals=1) * x, inputs(rnd(2, 3))),
     Case("maximum-broadcast", "maximum", mg.maximum, pair_apart((2, 3), (3,))),
     Case("maximum-scalar", "maximum", lambda x: mg.maximum(x, 0.0), inputs(away(5))),
     Case("minimum-broadcast", "minimum", mg.minimum, pair_apart((3, 1), (3, 4))),

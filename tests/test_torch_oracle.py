@@ -12,6 +12,7 @@ F.max_pool2d, gelu -> F.gelu (exact, erf-based), mse_loss -> F.mse_loss.
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -92,6 +93,8 @@ CASES = [
     OCase("ceil", lambda x: mg.ceil(x) * x, lambda x: torch.ceil(x) * x, args(U(5))),
     OCase("trunc", lambda x: mg.trunc(x) * x, lambda x: torch.trunc(x) * x, args(U(5))),
     OCase("round", lambda x: mg.round(x) * x, lambda x: torch.round(x) * x, args(FIXED(np.array([-1.5, -0.4, 0.5, 1.5, 2.6])))),
+    OCase("round-decimals", lambda x: mg.round(x, decimals=2) * x, lambda x: torch.round(x, decimals=2) * x,
+          args(FIXED(np.array([-1.005, 0.125, 2.675, 1e300, 3.14159])))),
     OCase("maximum", mg.maximum, torch.maximum, args(DISTINCT(2, 3), DISTINCT(3)), (0, 1)),
     OCase("maximum-ties", mg.maximum, torch.maximum, args(FIXED(np.array([1.0, 2.0, 3.0])), FIXED(np.array([1.0, 0.0, 3.0]))),
           (0, 1)),
@@ -213,6 +216,26 @@ def test_clip_of_integers_with_float_bounds_equals_pytorch() -> None:
     m = mg.clip(mg.tensor([0, 1, 5]), 0.5, 2.5)
     t = torch.clamp(torch.tensor([0, 1, 5]), 0.5, 2.5)
     assert str(m.dtype).replace("minigrad.", "torch.") == str(t.dtype) and m.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int64"])
+@pytest.mark.parametrize("decimals", [None, 0, 1, 2, 3, -1, -2, 10, -40])
+def test_round_to_decimals_equals_pytorch_bit_for_bit(dtype: str, decimals: Any) -> None:
+    """``round(x, decimals=d)`` (the tutorials' way to print a few digits): PyTorch's ``rint(x * 10**d) / 10**d``
+    in the math type, so float32's 2.675 rounds up to 2.68 (float64's down to 2.67); an overflowing power gives
+    inf or NaN as PyTorch's; an integer tensor with decimals is refused in PyTorch's words."""
+    values = [2.675, -1.005, 0.125, 0.375, 1234.5678, -0.04, 1e30, 65504.0, 0.0]
+    t = torch.tensor(values if dtype != "int64" else [3, -25, 35, 0], dtype=getattr(torch, dtype))
+    m = mg.tensor(t.tolist(), dtype=getattr(mg, dtype))
+    try:
+        expected = torch.round(t) if decimals is None else torch.round(t, decimals=decimals)
+    except NotImplementedError as e:
+        with pytest.raises(NotImplementedError, match=re.escape(str(e))):
+            mg.round(m, decimals=decimals)
+        return
+    got = mg.round(m) if decimals is None else mg.round(m, decimals=decimals)
+    assert str(got.dtype).replace("minigrad.", "") == str(expected.dtype).replace("torch.", "")
+    np.testing.assert_array_equal(got.float().numpy(), expected.float().numpy())
 
 
 @pytest.mark.parametrize("pair", ["bool-int32", "int32-int64", "int64-float16", "float16-float32", "int32-float64"])

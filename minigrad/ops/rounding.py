@@ -41,8 +41,49 @@ def _rounding(name: str, fn: Any, doc: str, gpu: str) -> Any:
 floor = _rounding("floor", np.floor, "largest integer <= x (derivative 0)", "{floor}(a)")
 ceil = _rounding("ceil", np.ceil, "smallest integer >= x (derivative 0)", "{ceil}(a)")
 trunc = _rounding("trunc", np.trunc, "x rounded toward zero (derivative 0)", "{trunc}(a)")
-round = _rounding("round", np.round, "x rounded to the nearest integer, halves to even (derivative 0)", "{rint}(a)")
 fix = trunc  # PyTorch's other name of trunc (``torch.fix``: the trunc op, ``TruncBackward0``)
+
+
+
+# -- round, to a number of decimals ------------------------------------------------------
+
+def _check_decimals(op: str, name: str, pos: int, v: Any) -> Any:
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
+        raise TypeError(f"round() received an invalid combination of arguments - got decimals={type(v).__name__}, "
+                        "expected int")
+    return v
+
+
+@register_kernel("round", Backend.CPU, dtypes=NUMERIC_DTYPES)
+def round_cpu(x: np.ndarray, decimals: int | None = None) -> np.ndarray:
+    """PyTorch's ``round`` (halves to even); with ``decimals`` (``round.decimals``): ``rint(x * 10**d) / 10**d``,
+    or ``rint(x / 10**-d) * 10**-d`` for a negative ``d``, in the op's math type (float32 for a half), as
+    PyTorch's kernel computes it - ``2.675`` in float32 rounds to ``2.68``."""
+    if x.dtype.kind in "biu":
+        if decimals is None:
+            return x.copy()  # an integer is already round
+        # PyTorch has no integer case for round.decimals (decimals=0 goes to its vectorised kernel)
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{im.scalar_type_name(x.dtype)}'")
+    if not decimals:
+        return np.asarray(np.rint(x))  # np.asarray: NumPy gives a 0-d result as an immutable scalar
+    math = np.float64 if x.dtype == np.float64 else np.float32
+    with np.errstate(over="ignore", invalid="ignore"):  # 10**40 is inf in float32, as in PyTorch's
+        ten_pow = math(10.0 ** abs(decimals)) if abs(decimals) < 309 else math(np.inf)
+        a = x.astype(math, copy=False)
+        r = np.rint(a * ten_pow) / ten_pow if decimals > 0 else np.rint(a / ten_pow) * ten_pow
+    return np.asarray(r.astype(x.dtype, copy=False))
+
+
+round = defop(
+    "round",
+    inputs=("x",),
+    attrs=(Attr("decimals", None, _check_decimals),),
+    infer_meta=im.same,
+    doc="x rounded to the nearest integer, halves to even, or to ``decimals`` decimal places (derivative 0)",
+    gpu=("param", "mg_round_decimals(a, p0)"),
+)
+round.def_backward(zero_backward)  # a step function: derivative 0 where it exists
 
 
 # -- division with a rounding mode ---------------------------------------------------

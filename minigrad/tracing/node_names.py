@@ -262,6 +262,7 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "min": lambda inputs, attrs: "MinBackward1" if attrs.get("dim") is None else "AminBackward0",
     # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
     "prod": _reduction("Prod"),
+    "round": lambda inputs, attrs: "RoundBackward0" if attrs.get("decimals") is None else "RoundBackward1",
     # the in-place comparisons (ops/compare_inplace.py): eq_.Scalar 0, eq_.Tensor 1
     **{f"{op}_": _with_tensor_operand(op.capitalize()) for op in ("eq", "ne", "lt", "le", "gt", "ge")},
 }

@@ -771,7 +771,9 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
             r = np.minimum(np.maximum(vals[0], acc(lo)), acc(hi))
         elif op in cuda_src.PARAMS:  # the op's number attributes, by value (p0, p1, p2: doubles)
             assert len(rest) == 3 and all(isinstance(p, np.float64) for p in rest), "p0, p1, p2 are passed as doubles"
-            r = _cpu_kernel(op, acc)(*vals, **dict(zip(cuda_src.PARAMS[op], (float(p) for p in rest))))
+            # an attribute the call left out (None) reaches the kernel as NaN
+            attrs = (None if np.isnan(p) else float(p) for p in rest)
+            r = _cpu_kernel(op, acc)(*vals, **dict(zip(cuda_src.PARAMS[op], attrs)))
         else:
             r = _cpu_kernel(op, acc)(*vals)
     out[...] = r

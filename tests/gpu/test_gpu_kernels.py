@@ -1285,6 +1285,13 @@ def test_unary_ops_of_the_pytorch_api(op, dtype):
     check(op, fn, [_rand((33, 65), dtype, lo, hi)], dtype)
 
 
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("decimals", [0, 2, -1])
+def test_round_to_decimals(decimals, dtype):
+    """``round(x, decimals=d)`` runs on the device (d reaches the kernel by value, as a number attribute)."""
+    check("round", lambda x: mg.round(x, decimals=decimals), [_rand((33, 65), dtype, -300, 300)], dtype)
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 @pytest.mark.parametrize("op", ["argmax", "argmin"])
 @pytest.mark.parametrize("dim, keepdim", [(None, False), (None, True), (1, False), (-1, True)])

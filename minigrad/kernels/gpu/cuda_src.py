@@ -110,11 +110,18 @@ __device__ __forceinline__ ACC mg_xlogy(ACC a, ACC b) {{
     return a == (ACC)0 ? (ACC)0 : a * {log}(b);
 }}
 __device__ __forceinline__ ACC mg_logit(ACC a, double eps) {{
-    if (eps >= 0) {{  // PyTorch passes eps.value_or(-1): a negative eps clamps nothing
+    if (eps >= 0) {{  // PyTorch passes eps.value_or(-1): a negative eps, or none (NaN), clamps nothing
         const ACC lo = (ACC)eps, hi = (ACC)1 - (ACC)eps;
         a = a < lo ? lo : (a > hi ? hi : a);
     }}
     return {log}(a / ((ACC)1 - a));
+}}
+__device__ __forceinline__ ACC mg_round_decimals(ACC a, double decimals) {{
+    // PyTorch's round.decimals: rint(a * 10^d) / 10^d, or rint(a / 10^-d) * 10^-d for a negative d;
+    // without decimals (NaN) or with 0, round's rint
+    if (decimals != decimals || decimals == 0) return {rint}(a);
+    const ACC ten_pow = (ACC)pow(10.0, decimals < 0 ? -decimals : decimals);
+    return decimals < 0 ? {rint}(a / ten_pow) * ten_pow : {rint}(a * ten_pow) / ten_pow;
 }}
 __device__ __forceinline__ ACC mg_sinc(ACC a) {{
     if (a == (ACC)0) return (ACC)1;

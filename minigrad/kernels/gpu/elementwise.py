@@ -216,10 +216,10 @@ def _test(op: str) -> None:
 
 def _param(op: str, kind: str, names: tuple[str, ...]) -> None:
     """``leaky_relu(x, negative_slope)``, ``addcmul(x, t1, t2, value)``: the op's number attributes reach the
-    kernel by value (p0, p1, p2); one that is ``None`` as -1 (PyTorch's ``logit`` passes ``eps.value_or(-1)``,
-    and its kernel clamps for ``eps >= 0``)."""
+    kernel by value (p0, p1, p2); one that is ``None`` as NaN, which no number is (``logit``'s kernel clamps
+    only for ``eps >= 0``, as PyTorch's given ``eps.value_or(-1)``; ``round`` without ``decimals`` is ``rint``)."""
     def kernel(*xs: Any, **attrs: Any) -> Any:
-        values = [np.float64(-1.0 if attrs[n] is None else attrs[n]) for n in names] + [np.float64(0.0)] * (3 - len(names))
+        values = [np.float64(np.nan if attrs[n] is None else attrs[n]) for n in names] + [np.float64(0.0)] * (3 - len(names))
         return run_elementwise(op, kind, xs, xs[0].dtype, extra=tuple(values))
 
     kernel.__name__ = op
