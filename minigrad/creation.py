@@ -28,6 +28,7 @@ from .ranges import arange_array, linspace_array
 from .random import (
     Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
 )
+from .size import Size
 from .tensor import Tensor, check_device as _check_device, finish as _finish, from_data
 
 __all__ = [
@@ -561,6 +562,47 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+#: the C++ names PyTorch's legacy constructor prints a dtype by (``TensorOptions(dtype=double, ...)``)
+_CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool"}
+
+
+def _options(t: Tensor) -> str:
+    return (f"TensorOptions(dtype={_CPP_NAMES.get(t.dtype.name, t.dtype.name)}, device={t.device}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> Tensor:
+    """PyTorch's legacy constructor, with ``self``'s dtype: ``x.new(2, 3)`` (or a ``Size``) an unset tensor of that
+    size, ``x.new([1, 2])`` a tensor of that data, ``x.new()`` an empty one, ``x.new(t)`` ``t``'s memory (``t``
+    must have ``self``'s dtype and device)."""
+    if kwargs:
+        def kind(v: Any) -> str:
+            return "torch.dtype" if isinstance(v, DType) else type(v).__name__
+
+        got = ", ".join([kind(a) for a in args] + [f"{k}={kind(v)}" for k, v in kwargs.items()])
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (*, torch.device device = None)\n"
+                        f"      didn't match because some of the keywords were incorrect: {', '.join(kwargs)}\n"
+                        " * (torch.Storage storage)\n * (Tensor other)\n"
+                        " * (tuple of ints size, *, torch.device device = None)\n"
+                        " * (object data, *, torch.device device = None)\n")
+    dev = self.device if device is None else device
+    if not args:
+        return empty(0, dtype=self.dtype, device=dev)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype != self.dtype or other.device != dev:
+            raise TypeError(f"expected {_options(self)} (got {_options(other)})")
+        return other.detach()  # the same memory, as PyTorch's alias
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
+        if not isinstance(args[0], (list, tuple, np.ndarray)):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        return tensor(args[0], dtype=self.dtype, device=dev)
+    return empty(*args, dtype=self.dtype, device=dev)
+
+
 #: the Tensor methods this module defines (attached in ``_tensor_methods``)
 TENSOR_METHODS = {"new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full,
-                  "new_tensor": new_tensor}
+                  "new_tensor": new_tensor, "new": new}

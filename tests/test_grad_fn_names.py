@@ -440,6 +440,12 @@ CASES |= {
     "x[1:]": lambda lib, d: d["x"][1:],
 }
 
+# -- broadcast_tensors: a tensor of the broadcast shape comes back itself (no ExpandBackward0) --------------------
+CASES |= {
+    "broadcast_tensors, the first of the shape": lambda lib, d: lib.broadcast_tensors(d["x"] * 2, d["v"])[0],
+    "broadcast_tensors, the second expanded": lambda lib, d: lib.broadcast_tensors(d["x"] * 2, d["v"])[1],
+}
+
 # -- round and round.decimals: RoundBackward1 as soon as decimals is given, 0 too (ops/rounding.py) ------------
 CASES |= {
     "round": lambda lib, d: lib.round(d["x"]),

@@ -25,7 +25,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            "build_model_printed", "blitz_printed", "data_train_save_printed", "autograd_mechanics_printed",
            # the NLP series: tensors and autograd, bag-of-words, embeddings, an LSTM tagger, a BiLSTM-CRF
            "nlp_intro_printed", "bow_classifier_printed", "ngram_embeddings_printed", "lstm_tagger_printed",
-           "bilstm_crf_printed")
+           "bilstm_crf_printed",
+           # torch.distributions: draws, scores, errors, KL, a REINFORCE step; the graphs they build
+           "distributions_printed", "distributions_graphs_printed")
 
 pytestmark = pytest.mark.torch
 

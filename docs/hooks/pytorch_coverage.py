@@ -54,6 +54,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("linalg", "linalg"),
     ("special", "special"),
     ("amp", "amp"),
+    ("distributions", "distributions"),
 )
 
 #: Where a name minigrad has behaves differently from PyTorch's, by its path under ``torch`` (hand-kept).

@@ -695,12 +695,13 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (``torch.broadcast_tensors``); views.
-    Composite (``expand``)."""
+    Composite (``expand``). A tensor that already has that shape is returned itself, as PyTorch's
+    ``expand_outplace`` returns it: no ``ExpandBackward0`` in its graph."""
     ts = [check_tensor("broadcast_tensors", "tensors", i, t) for i, t in enumerate(tensors)]
     shape: tuple[int, ...] = ()
     for t in ts:
         shape = im.broadcast_shapes("broadcast_tensors", shape, tuple(t.shape), ("a", "b"))
-    return tuple(expand(t, shape) for t in ts)
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in ts)
 
 
 # -- split, chunk, unbind: one node with an output per piece ---------------------------------------

@@ -1,0 +1,35 @@
+"""``minigrad.distributions``: probability distributions for course programs, as ``torch.distributions``.
+
+A policy-gradient loop, a VAE's KL term, a noisy regression: the distributions a course reaches first, written
+with minigrad's ops, so their graphs are PyTorch's (``Normal.log_prob`` builds ``SubBackward0``,
+``PowBackward0``, ``DivBackward0`` ... as PyTorch's formula does) and, on the CPU, a seeded program draws
+PyTorch's numbers (``Categorical.sample`` is ``multinomial``, ``Normal.sample`` is ``normal``,
+``Normal.rsample`` is ``empty(...).normal_()``).
+
+Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``Bernoulli``, ``Categorical``, ``OneHotCategorical``
+(and its straight-through form), ``Uniform``, ``Independent``, ``kl_divergence``/``register_kl`` with the
+pairs among them, and ``constraints``. Distributions that need a gamma draw (``Beta``, ``Gamma``,
+``Dirichlet``) are not here.
+
+Example:
+    >>> import minigrad as mg
+    >>> from minigrad.distributions import Normal, kl_divergence
+    >>> kl_divergence(Normal(mg.tensor(0.0), mg.tensor(1.0)), Normal(mg.tensor(1.0), mg.tensor(2.0)))
+    tensor(0.4431)
+"""
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .uniform import Uniform
+
+__all__ = [
+    "Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Independent", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence", "register_kl",
+]

@@ -1,0 +1,74 @@
+"""Helpers the distributions share, as ``torch.distributions.utils``: parameters broadcast together, probabilities
+to logits and back, and ``lazy_property`` (a parameter computed from the other one on first use)."""
+
+from __future__ import annotations
+
+import functools
+from numbers import Number
+from typing import Any, Callable
+
+from ..autograd import enable_grad
+from ..creation import empty, tensor
+from ..dtypes import finfo, get_default_dtype
+from ..ops import broadcast_tensors, clamp, log, log1p, sigmoid
+from ..nn.functional import softmax
+from ..tensor import Tensor
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+
+
+def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
+    """The values as tensors broadcast to one shape; a number becomes a tensor of the first tensor's dtype and
+    device (of the default dtype when all are numbers)."""
+    if not all(isinstance(v, (Tensor, Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    first = next((v for v in values if isinstance(v, Tensor)), None)
+    options = {"dtype": get_default_dtype()} if first is None else {"dtype": first.dtype, "device": first.device}
+    return tuple(broadcast_tensors(*(v if isinstance(v, Tensor) else tensor(v, **options) for v in values)))
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    """Probabilities from logits: ``sigmoid`` for a binary variable, ``softmax`` over the last dim otherwise."""
+    return sigmoid(logits) if is_binary else softmax(logits, dim=-1)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    """``probs`` kept within ``[eps, 1 - eps]`` of its dtype, so that their logarithms stay finite."""
+    eps = finfo(probs.dtype).eps
+    return clamp(probs, min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    """Logits from probabilities (clamped first): ``log p - log(1 - p)`` for a binary variable, ``log p``
+    otherwise (unnormalised logits, as a categorical keeps them)."""
+    p = clamp_probs(probs)
+    return log(p) - log1p(-p) if is_binary else log(p)
+
+
+def _standard_normal(shape: Any, dtype: Any, device: Any) -> Tensor:
+    """Standard normal draws of ``shape`` (PyTorch's ``empty(shape).normal_()``: the same numbers)."""
+    return empty(shape, dtype=dtype, device=device).normal_()
+
+
+def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    """``value`` summed over its ``dim`` rightmost dims."""
+    return value if dim == 0 else value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+class lazy_property:
+    """A parameter computed from another on first use and then kept on the instance (``Categorical(logits=...)
+    .probs``); computed with gradients on, so it stays part of the parameters' graph. Read on the class it
+    is a property (``arg_constraints`` can name it)."""
+
+    def __init__(self, wrapped: Callable[[Any], Any]) -> None:
+        self.wrapped = wrapped
+        functools.update_wrapper(self, wrapped)  # type: ignore[arg-type]
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)  # the instance's attribute shadows this descriptor
+        return value
