@@ -726,7 +726,7 @@ _METHODS_BY_FAMILY = {
     "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
     "kron": ops.kron, "cross": ops.cross, "inverse": ops.inverse, "det": ops.det, "matrix_power": _matrix_power,
     # matrix factorizations (ops/factorization.py)
-    "cholesky": ops.cholesky, "slogdet": ops.slogdet, "logdet": ops.logdet, "qr": ops.qr, "svd": ops.svd,
+    "cholesky": ops.cholesky, "cholesky_inverse": ops.cholesky_inverse, "slogdet": ops.slogdet, "logdet": ops.logdet, "qr": ops.qr, "svd": ops.svd,
     "pinverse": ops.pinverse, "matrix_exp": ops.matrix_exp,
     # pointwise formulas, NumPy's names
     "square": ops.square, "rsqrt": ops.rsqrt, "reciprocal": ops.reciprocal, "lerp": ops.lerp,

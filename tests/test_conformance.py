@@ -193,7 +193,7 @@ OPS.update({("index_reduce", r): lambda x, *a, **k: x.index_reduce(*a, **k) for 
 # the matrix factorizations (ops/factorization.py); their OpInfo samples make positive-definite,
 # symmetric or full-rank matrices where the factorization needs them
 OPS.update({("linalg.cholesky", ""): mg.linalg.cholesky, ("linalg.cholesky_ex", ""): mg.linalg.cholesky_ex,
-            ("cholesky", ""): mg.cholesky, ("linalg.slogdet", ""): mg.linalg.slogdet, ("logdet", ""): mg.logdet,
+            ("cholesky", ""): mg.cholesky, ("cholesky_inverse", ""): mg.cholesky_inverse, ("linalg.slogdet", ""): mg.linalg.slogdet, ("logdet", ""): mg.logdet,
             ("linalg.qr", ""): mg.linalg.qr, ("qr", ""): mg.qr, ("linalg.eigvalsh", ""): mg.linalg.eigvalsh,
             ("linalg.svdvals", ""): mg.linalg.svdvals, ("linalg.pinv", ""): mg.linalg.pinv,
             ("linalg.pinv", "hermitian"): mg.linalg.pinv, ("pinverse", ""): mg.pinverse,

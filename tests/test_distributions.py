@@ -53,6 +53,17 @@ CASES: dict[str, tuple[Callable[..., Any], list[Any], Any]] = {
     "Categorical logits": (lambda lib, d, p: d.Categorical(logits=p[0]), [[[0.2, -1.3, 0.5], [1.0, 4.0, 2.0]]], [1, 1]),
     "OneHotCategorical": (lambda lib, d, p: d.OneHotCategorical(logits=p[0]), [[0.2, -1.3, 0.5]], [0.0, 1.0, 0.0]),
     "Uniform": (lambda lib, d, p: d.Uniform(p[0], p[1]), [[0.0, -1.0], [2.0, 3.0]], [1.5, 2.5]),
+    "Exponential": (lambda lib, d, p: d.Exponential(p[0]), [[0.5, 2.0, 1.0]], [0.3, 0.0, 4.0]),
+    "Laplace": (lambda lib, d, p: d.Laplace(p[0], p[1]), [[0.5, -1.0, 2.0], [1.5, 0.3, 2.0]], [0.1, -2.0, 4.0]),
+    "MultivariateNormal": (lambda lib, d, p: d.MultivariateNormal(p[0], covariance_matrix=p[1] @ p[1].mT + lib.eye(
+        3, dtype=lib.float64)), [[[0.5, -1.0, 2.0], [0.0, 1.0, 1.0]], [[1.0, 0.2, -0.3], [0.1, 2.0, 0.4], [0.0, 0.5, 1.5]]],
+        [[0.1, -2.0, 4.0], [1.0, 1.0, 0.0]]),
+    "MultivariateNormal scale_tril": (lambda lib, d, p: d.MultivariateNormal(p[0], scale_tril=p[1].tril() + 2 * lib.eye(
+        3, dtype=lib.float64)), [[0.5, -1.0, 2.0], [[1.0, 0.2, -0.3], [0.1, 2.0, 0.4], [0.0, 0.5, 1.5]]],
+        [[0.1, -2.0, 4.0], [1.0, 1.0, 0.0]]),
+    "MultivariateNormal precision": (lambda lib, d, p: d.MultivariateNormal(p[0], precision_matrix=p[1] @ p[1].mT + lib.eye(
+        3, dtype=lib.float64)), [[0.5, -1.0, 2.0], [[1.0, 0.2, -0.3], [0.1, 2.0, 0.4], [0.0, 0.5, 1.5]]],
+        [0.1, -2.0, 4.0]),
     "Independent Normal": (lambda lib, d, p: d.Independent(d.Normal(p[0], p[1]), 1), [[[0.5, -1.0], [0.0, 1.0]],
                                                                                   [[1.5, 0.3], [2.0, 1.0]]],
                            [[0.1, -2.0], [1.0, 1.0]]),
@@ -122,7 +133,8 @@ def test_a_seeded_draw_is_pytorch_s(name: str) -> None:
 
 
 @pytest.mark.parametrize("pair", ["Normal", "Bernoulli", "Categorical", "OneHotCategorical", "Uniform", "Independent",
-                                  "Uniform-Normal", "ExponentialFamily"])
+                                  "Uniform-Normal", "ExponentialFamily", "Exponential", "Laplace",
+                                  "MultivariateNormal"])
 def test_kl_divergence_equals_pytorch(pair: str) -> None:
     def make(lib: Any) -> tuple[Any, Any, list[Any]]:
         d = mg.distributions if lib is mg else torch.distributions
@@ -142,6 +154,15 @@ def test_kl_divergence_equals_pytorch(pair: str) -> None:
             return cls(probs=p), cls(probs=q), [p, q]
         if pair == "Uniform":
             return d.Uniform(a, b + 1), d.Uniform(a - 1, b + 1.5), [a, b]
+        if pair == "Exponential":
+            return d.Exponential(b), d.Exponential(a.abs() + 0.5), [a, b]
+        if pair == "Laplace":
+            return d.Laplace(a, b), d.Laplace(b, a.abs() + 0.5), [a, b]
+        if pair == "MultivariateNormal":
+            m = a.unsqueeze(1) * b.unsqueeze(0)  # a rank-one update of the identity: positive-definite
+            eye = mg.eye(3, dtype=mg.float64) if lib is mg else torch.eye(3, dtype=torch.float64)
+            return (d.MultivariateNormal(a, covariance_matrix=m @ m.mT + eye),
+                    d.MultivariateNormal(b, scale_tril=m.tril() + 2 * eye), [a, b])
         if pair == "Uniform-Normal":
             return d.Uniform(a, b + 1), d.Normal(b, a.abs() + 0.5), [a, b]
         return (d.Independent(d.Normal(a, b), 1), d.Independent(d.Normal(b, a.abs() + 0.5), 1), [a, b])

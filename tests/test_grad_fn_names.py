@@ -719,6 +719,7 @@ CASES.update({
     "linalg.cholesky upper": lambda lib, d: lib.linalg.cholesky(_spd(lib, d), upper=True),
     "linalg.cholesky_ex": lambda lib, d: tuple(lib.linalg.cholesky_ex(_spd(lib, d))),
     "cholesky": lambda lib, d: lib.cholesky(_spd(lib, d)),
+    "cholesky_inverse": lambda lib, d: lib.cholesky_inverse(lib.linalg.cholesky(_spd(lib, d))),
     "linalg.slogdet": lambda lib, d: tuple(lib.linalg.slogdet(d["sq"])),
     "slogdet": lambda lib, d: tuple(lib.slogdet(d["bat2"][:, :3])),
     "logdet": lambda lib, d: lib.logdet(d["sq"]),

@@ -612,6 +612,11 @@ CASES: list[Case] = [
     Case("cholesky-upper-batched", "linalg_cholesky_ex", lambda a: mg.linalg.cholesky_ex(_spd(a), upper=True).L,
          inputs(rnd(2, 3, 3))),
     Case("torch.cholesky", "cholesky", lambda a: mg.cholesky(_spd(a), upper=True), inputs(rnd(3, 3))),
+    # cholesky_inverse reads only the factor's triangle: the input made triangular with a diagonal away from 0
+    Case("cholesky_inverse", "cholesky_inverse", lambda a: mg.cholesky_inverse(a.tril() + 3 * mg.eye(3, dtype=a.dtype)),
+         inputs(rnd(3, 3))),
+    Case("cholesky_inverse-upper-batched", "cholesky_inverse",
+         lambda a: mg.cholesky_inverse(a.triu() + 3 * mg.eye(3, dtype=a.dtype), upper=True), inputs(rnd(2, 3, 3))),
     Case("slogdet", "linalg_slogdet", lambda a: mg.linalg.slogdet(a).logabsdet,
          inputs(lambda rng: T(rng.uniform(-1, 1, size=(2, 3, 3)) + 2 * np.eye(3)))),
     Case("logdet", "linalg_slogdet", mg.logdet, inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 3)) + 2 * np.eye(3)))),

@@ -218,6 +218,23 @@ def test_clip_of_integers_with_float_bounds_equals_pytorch() -> None:
     assert str(m.dtype).replace("minigrad.", "torch.") == str(t.dtype) and m.tolist() == t.tolist()
 
 
+@pytest.mark.parametrize("call", ["min(-1)", "max(0)", "amin(0)", "min()", "max(1, keepdim=True)", "argmin(1)", "argmax()"])
+def test_max_and_min_of_a_bool_tensor_equal_pytorch(call: str) -> None:
+    """``max``/``min``/``amax``/``amin`` take a bool tensor (False < True), ``argmax``/``argmin`` refuse it, as
+    PyTorch (a distribution's ``lower_cholesky`` check takes ``min(-1)`` of bools)."""
+    values = [[True, False, True], [True, True, True]]
+
+    def run(lib: Any) -> Any:
+        b = lib.tensor(values)
+        try:
+            out = eval(f"b.{call}")
+        except RuntimeError as e:
+            return str(e)
+        return [o.tolist() for o in out] if isinstance(out, tuple) else out.tolist()
+
+    assert run(mg) == run(torch)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int64"])
 @pytest.mark.parametrize("decimals", [None, 0, 1, 2, 3, -1, -2, 10, -40])
 def test_round_to_decimals_equals_pytorch_bit_for_bit(dtype: str, decimals: Any) -> None:

@@ -6,10 +6,11 @@ with minigrad's ops, so their graphs are PyTorch's (``Normal.log_prob`` builds `
 PyTorch's numbers (``Categorical.sample`` is ``multinomial``, ``Normal.sample`` is ``normal``,
 ``Normal.rsample`` is ``empty(...).normal_()``).
 
-Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``Bernoulli``, ``Categorical``, ``OneHotCategorical``
-(and its straight-through form), ``Uniform``, ``Independent``, ``kl_divergence``/``register_kl`` with the
-pairs among them, and ``constraints``. Distributions that need a gamma draw (``Beta``, ``Gamma``,
-``Dirichlet``) are not here.
+Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``MultivariateNormal``, ``Exponential``,
+``Laplace``, ``Bernoulli``, ``Categorical``, ``OneHotCategorical`` (and its straight-through form),
+``Uniform``, ``Independent``, ``kl_divergence``/``register_kl`` with the pairs among them, and
+``constraints``. Distributions that need a gamma draw (``Beta``, ``Gamma``, ``Dirichlet``) and the
+transforms are not here.
 
 Example:
     >>> import minigrad as mg
@@ -23,13 +24,16 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential, Laplace
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Independent", "Normal", "OneHotCategorical",
+    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace", "MultivariateNormal", "Normal",
+    "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence", "register_kl",
 ]

@@ -15,10 +15,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..creation import full
+from ..dtypes import bool_
+from ..ops import isclose
+from ..ops.factorization import linalg_cholesky_ex, linalg_eigvalsh
+
 __all__ = [
     "Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
     "independent", "integer_interval", "interval", "is_dependent", "less_than", "nonnegative", "nonnegative_integer",
-    "one_hot", "positive", "positive_integer", "real", "real_vector", "simplex", "unit_interval",
+    "lower_cholesky", "lower_triangular", "one_hot", "positive", "positive_definite", "positive_integer",
+    "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval",
 ]
 
 
@@ -231,6 +237,64 @@ class _Simplex(Constraint):
         return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _LowerTriangular(Constraint):
+    """Square matrices with zeros above the diagonal."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        return (value.tril() == value).view(tuple(value.shape[:-2]) + (-1,)).min(-1)[0]
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal: a Cholesky factor."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        lower = (value.tril() == value).view(tuple(value.shape[:-2]) + (-1,)).min(-1)[0]
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+
+
+class _Square(Constraint):
+    """Square matrices."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=bool_, device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose (within 1e-6)."""
+
+    def check(self, value: Any) -> Any:
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices with no negative eigenvalue."""
+
+    def check(self, value: Any) -> Any:
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return linalg_eigvalsh(value).ge(0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factor."""
+
+    def check(self, value: Any) -> Any:
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return linalg_cholesky_ex(value).info.eq(0)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -250,3 +314,9 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()

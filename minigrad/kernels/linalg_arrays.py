@@ -16,7 +16,7 @@ import numpy as np
 from ..devices import to_numpy
 from .array_kernels import column_major
 
-__all__ = ["cholesky_info", "partial_cholesky", "solve_triangular_arrays", "qr_arrays", "eigh_arrays", "svd_arrays",
+__all__ = ["cholesky_info", "partial_cholesky", "solve_triangular_arrays", "cholesky_inverse_arrays", "qr_arrays", "eigh_arrays", "svd_arrays",
            "pinv_arrays", "lstsq_arrays", "matrix_exp_arrays"]
 
 
@@ -88,6 +88,15 @@ def solve_triangular_arrays(xp: Any, a: Any, b: Any, upper: bool, left: bool = T
         x = xp.linalg.solve(tri_b, b_b)
     x = xp.asarray(x, dtype=a.dtype)
     return column_major(xp, x) if left else column_major(xp, xp.swapaxes(x, -1, -2))
+
+
+def cholesky_inverse_arrays(xp: Any, factor: Any, upper: bool = False) -> Any:
+    """``A^-1`` for ``A = L L^T`` (``upper``: ``U^T U``) from its triangular factor (only that triangle read):
+    ``L^-T L^-1`` (``U^-1 U^-T``) with the factor's inverse by ``solve_triangular_arrays``; column-major."""
+    n = factor.shape[-1]
+    inv = solve_triangular_arrays(xp, factor, xp.broadcast_to(xp.eye(n, dtype=factor.dtype), factor.shape), upper)
+    t = xp.swapaxes(inv, -1, -2)
+    return column_major(xp, xp.asarray(xp.matmul(inv, t) if upper else xp.matmul(t, inv), dtype=factor.dtype))
 
 
 def qr_arrays(xp: Any, a: Any, mode: str = "reduced") -> tuple[Any, Any]:

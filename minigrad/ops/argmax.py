@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import OutOfRangeError, ShapeError
-from ..dtypes import NUMERIC_DTYPES
+from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool
@@ -32,7 +32,10 @@ def _check_dim(op: str, name: str, pos: int, v: Any) -> Any:
 
 
 def infer_arg_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False) -> tuple[tuple[int, ...], Any]:
-    """InferMeta: int64 indices; the reduced dim is dropped (kept as 1 with ``keepdim``)."""
+    """InferMeta: int64 indices; the reduced dim is dropped (kept as 1 with ``keepdim``). A bool tensor is
+    refused, as PyTorch refuses it (``max(dim)`` of one gives indices: ``reduce.py`` casts it first)."""
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{op}(): does not support bool input")
     if x.size == 0 and dim is None:
         raise ShapeError(f"{op}(): expected a non-empty tensor, but got shape {tuple(x.shape)}")
     if dim is None:
@@ -62,8 +65,8 @@ def _arg_kernel(fn: Any) -> Any:
     return kernel
 
 
-register_kernel("argmax", Backend.CPU, dtypes=NUMERIC_DTYPES)(_arg_kernel(np.argmax))
-register_kernel("argmin", Backend.CPU, dtypes=NUMERIC_DTYPES)(_arg_kernel(np.argmin))
+register_kernel("argmax", Backend.CPU, dtypes=ALL_DTYPES)(_arg_kernel(np.argmax))
+register_kernel("argmin", Backend.CPU, dtypes=ALL_DTYPES)(_arg_kernel(np.argmin))
 
 _ATTRS = (Attr("dim", None, _check_dim), Attr("keepdim", False, check_bool))
 argmax = defop("argmax", inputs=("x",), attrs=_ATTRS, infer_meta=infer_arg_reduce, differentiable=False,

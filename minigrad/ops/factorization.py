@@ -41,7 +41,7 @@ from ..kernels.array_kernels import column_major
 from ..kernels.backends import to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
-from ..kernels.linalg_arrays import (cholesky_info, eigh_arrays, lstsq_arrays, matrix_exp_arrays, partial_cholesky,
+from ..kernels.linalg_arrays import (cholesky_info, cholesky_inverse_arrays, eigh_arrays, lstsq_arrays, matrix_exp_arrays, partial_cholesky,
                                      pinv_arrays, qr_arrays, solve_triangular_arrays, svd_arrays)
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -52,7 +52,7 @@ from .math import eq, where
 from .registry import Attr, OpDef, defop, type_name
 from .shape import transpose
 
-__all__ = ["cholesky", "slogdet", "logdet", "qr", "svd", "pinverse", "matrix_exp"]  # torch.cholesky; the torch.linalg names are in mg.linalg (minigrad/linalg.py)
+__all__ = ["cholesky", "cholesky_inverse", "slogdet", "logdet", "qr", "svd", "pinverse", "matrix_exp"]  # torch.cholesky; the torch.linalg names are in mg.linalg (minigrad/linalg.py)
 
 #: the dtypes LAPACK factors (PyTorch's linalg refuses a half: "not implemented for 'Half'")
 _DTYPES = tuple(d for d in FLOAT_DTYPES if d.name in ("float32", "float64"))
@@ -297,6 +297,50 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     L, info = cholesky_op(input, upper)
     _not_positive_definite("cholesky", info)
     return L
+
+
+# -- cholesky_inverse: A^-1 from A's Cholesky factor -------------------------------------------------------------
+
+
+def _infer_cholesky_inverse(op: str, a: Any, upper: bool = False) -> tuple[tuple[int, ...], Any]:
+    _matrices("cholesky_inverse", a)
+    return tuple(a.shape), a.dtype
+
+
+@register_kernel("cholesky_inverse", Backend.CPU, dtypes=_DTYPES, name="cpu/cholesky_inverse")
+def cholesky_inverse_cpu(a: np.ndarray, upper: bool = False) -> np.ndarray:
+    return cholesky_inverse_arrays(np, a, upper)
+
+
+cholesky_inverse_op = defop("cholesky_inverse", inputs=("L",), attrs=(Attr("upper", False, check_bool),),
+                            infer_meta=_infer_cholesky_inverse, save=("L", "out"), amp="deny",
+                            doc="A^-1 of A = L L^T (upper=True: U^T U) from its Cholesky factor, only that "
+                                "triangle read")
+
+
+@cholesky_inverse_op.def_backward
+def cholesky_inverse_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``cholesky_inverse_backward``: with ``S = A^-1 (g + g^T) A^-1``, ``gL = -S L`` (upper: ``-U S``)."""
+    L, inverse = ctx.saved()
+    ops = ctx.ops
+    common = ops.matmul(inverse, ops.matmul(ops.add(grad, _mT(ops, grad)), inverse))
+    return (ops.neg(ops.matmul(L, common) if ctx.attrs["upper"] else ops.matmul(common, L)),)
+
+
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_inverse``: the inverse of ``A = L L^T`` (``upper=True``: ``U^T U``) given its Cholesky factor
+    (the precision matrix of a Gaussian from its covariance's factor).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.cholesky_inverse(mg.tensor([[2.0, 0.0], [0.0, 4.0]])).tolist()
+        [[0.25, 0.0], [0.0, 0.0625]]
+    """
+    check_tensor("cholesky_inverse", "input", 0, input)
+    _matrices("cholesky_inverse", input)
+    if not input.dtype.is_floating or input.dtype.itemsize < 4:  # LAPACK's potri: float and double only
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{scalar_type_name(input.dtype.np)}'")
+    return cholesky_inverse_op(input, upper)
 
 
 # -- slogdet, logdet -----------------------------------------------------------------------------------------

@@ -166,7 +166,7 @@ def _extreme_backward(ctx, g):
     return (ops.div(ops.mul(spread, mask), count),)
 
 
-@register_kernel("max", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_")
+@register_kernel("max", CPU, dtypes=ALL_DTYPES, name="cpu/max_")  # bools too: False < True, as PyTorch
 def max_cpu(x, dim=None, keepdim=False):
     return np.asarray(np.max(x, axis=_axis(x, dim), keepdims=keepdim))
 
@@ -181,7 +181,7 @@ _max_op = defop(
     methods=("max",),
 )
 _max_op.def_backward(_extreme_backward)
-@register_kernel("min", CPU, dtypes=NUMERIC_DTYPES, name="cpu/min_")
+@register_kernel("min", CPU, dtypes=ALL_DTYPES, name="cpu/min_")
 def min_cpu(x, dim=None, keepdim=False):
     return np.asarray(np.min(x, axis=_axis(x, dim), keepdims=keepdim))
 
@@ -375,12 +375,12 @@ def _picked(xp: Any, x: Any, indices: Any, dim: int, keepdim: bool) -> Any:
     return out if keepdim else xp.squeeze(out, axis=dim)
 
 
-@register_kernel("max_values", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_values")
+@register_kernel("max_values", CPU, dtypes=ALL_DTYPES, name="cpu/max_values")
 def max_values_cpu(x, indices, dim=0, keepdim=False):
     return _picked(np, x, indices, dim, keepdim).copy()  # (row-major; ascontiguousarray makes a 0-d 1-d)
 
 
-register_kernel("min_values", CPU, dtypes=NUMERIC_DTYPES, name="cpu/min_values")(max_values_cpu)
+register_kernel("min_values", CPU, dtypes=ALL_DTYPES, name="cpu/min_values")(max_values_cpu)
 
 _PICK_ATTRS = (Attr("dim", 0, check_dims), Attr("keepdim", False, check_bool))
 _max_values = defop("max_values", inputs=("x", Input("indices", differentiable=False)), attrs=_PICK_ATTRS,
@@ -424,7 +424,8 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any, val
         if input.ndim == 0:  # one element, its own extreme: a copy, as PyTorch's (nothing saved)
             wrap_dim(op, dim, 0)
             return named(clone(input), arg_op(input, dim=dim, keepdim=keepdim))
-        indices = arg_op(input, dim=dim, keepdim=keepdim)
+        # argmax/argmin refuse a bool tensor (PyTorch's), max/min(dim) take it: its indices are those of 0s and 1s
+        indices = arg_op(cast(input, _dt.uint8) if input.dtype == _dt.bool_ else input, dim=dim, keepdim=keepdim)
         # The values are picked at the indices (PyTorch's max.dim, MaxBackward0): the gradient goes to that
         # one position, not shared among ties as amax's is, and only the indices are saved for backward.
         return named(values_op(input, indices, dim=dim % input.ndim, keepdim=keepdim), indices)

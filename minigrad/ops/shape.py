@@ -22,6 +22,7 @@ from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, in
                                unbind_views, viewable)
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
+from ..size import Size
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
 from .registry import OPS, Attr, Input, call_with_out, defop, type_name
@@ -693,6 +694,34 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
     return expand(input, check_shape("broadcast_to", "size", 1, size))
 
 
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape the given shapes broadcast to (``torch.broadcast_shapes``; an int is a 1-d shape), without
+    making a tensor; PyTorch's ``RuntimeError`` naming the first shape that does not fit.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.broadcast_shapes((2, 1), (3,))
+        minigrad.Size([2, 3])
+    """
+    given = [(s,) if isinstance(s, (int, np.integer)) else s for s in shapes if s is not None]
+    for s in given:
+        if not isinstance(s, Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * max((len(s) for s in given), default=0)
+    for index, s in enumerate(given):
+        for d in range(-1, -1 - len(s), -1):
+            if s[d] == common[d]:
+                continue
+            if common[d] == 1:
+                if s[d] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[d] = s[d]
+            elif s[d] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[d]} at {d}! Mismatching argument "
+                                   f"at index {index} had {s}; but expected shape should be broadcastable to {common}")
+    return Size(common)
+
+
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (``torch.broadcast_tensors``); views.
     Composite (``expand``). A tensor that already has that shape is returned itself, as PyTorch's
@@ -1005,6 +1034,6 @@ t_.def_backward(_t_backward)
 transpose_.def_backward(_transpose_backward)
 
 
-__all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'split_with_sizes', 'chunk', 'unbind',
+__all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'broadcast_shapes', 'split', 'split_with_sizes', 'chunk', 'unbind',
             'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk',
             'tensor_split', 'hsplit', 'vsplit', 'dsplit', 't']

@@ -2167,6 +2167,8 @@ FACTORIZATIONS = {
     "cholesky upper batched": ("linalg_cholesky_ex", lambda a, b: mg.linalg.cholesky(
         mg.stack([_spd(a), _spd(a * 2)]), upper=True)),
     "torch.cholesky": ("cholesky", lambda a, b: mg.cholesky(_spd(a))),
+    "cholesky_inverse": ("cholesky_inverse", lambda a, b: mg.cholesky_inverse(mg.linalg.cholesky(_spd(a)))),
+    "cholesky_inverse upper": ("cholesky_inverse", lambda a, b: mg.cholesky_inverse(a.triu() + 3, upper=True)),
     "slogdet": ("linalg_slogdet", lambda a, b: mg.linalg.slogdet(mg.stack([a, -a])).logabsdet),
     "logdet": ("linalg_slogdet", lambda a, b: mg.logdet(_spd(a))),
     "qr": ("linalg_qr", lambda a, b: mg.cat([t.reshape(-1) for t in mg.linalg.qr(mg.cat([a, b], 1))])),

@@ -45,6 +45,35 @@ def cholesky_dygraph_function(A, attrs):
     return out_t
 
 
+cholesky_inverse_op = OPS['cholesky_inverse']
+
+
+def cholesky_inverse_dygraph_function(L, attrs):
+    """``cholesky_inverse`` after the API layer (``minigrad codegen cholesky_inverse`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cholesky_inverse_op, [L], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (cholesky_inverse_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, L._dtype, L._device, L._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(cholesky_inverse_op, [L], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(cholesky_inverse_op, [L], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(cholesky_inverse_op, entry.kernel, (L._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(cholesky_inverse_op, [L], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (L._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(cholesky_inverse_op, (L,), attrs, (out_t,))
+    return out_t
+
+
 linalg_cholesky_ex_op = OPS['linalg_cholesky_ex']
 
 

@@ -20,8 +20,8 @@ from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
 from ..array_kernels import column_major, singular_error, vector_rhs
 from ..key import Backend
-from ..linalg_arrays import (cholesky_info, eigh_arrays, lstsq_arrays, matrix_exp_arrays, pinv_arrays, qr_arrays,
-                             solve_triangular_arrays, svd_arrays)
+from ..linalg_arrays import (cholesky_info, cholesky_inverse_arrays, eigh_arrays, lstsq_arrays, matrix_exp_arrays,
+                             pinv_arrays, qr_arrays, solve_triangular_arrays, svd_arrays)
 from ..array_kernels import (euclidean_dist_arrays, row_differences, trilinear_arrays,
                              vector_norm_arrays)
 from ..registry import register_kernel
@@ -242,6 +242,13 @@ def _cholesky(a: Any, upper: bool = False) -> tuple[Any, Any]:
 
 for _op in ("linalg_cholesky_ex", "cholesky"):
     register_kernel(_op, Backend.GPU, dtypes=_LINALG_DTYPES, name=f"gpu/cusolver_{_op}")(_cholesky)
+
+
+@register_kernel("cholesky_inverse", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_cholesky_inverse")
+def cholesky_inverse(a: Any, upper: bool = False) -> Any:
+    """The factor's triangle inverted (``cupy.linalg.solve``) and multiplied by its transpose on cuBLAS
+    (``cholesky_inverse_arrays``, the CPU's body); nothing read back."""
+    return cholesky_inverse_arrays(cupy, a, upper)
 
 
 @register_kernel("linalg_slogdet", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_slogdet")
