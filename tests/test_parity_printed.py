@@ -27,7 +27,8 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            "nlp_intro_printed", "bow_classifier_printed", "ngram_embeddings_printed", "lstm_tagger_printed",
            "bilstm_crf_printed",
            # torch.distributions: draws, scores, errors, KL, a REINFORCE step; the graphs they build
-           "distributions_printed", "distributions_graphs_printed", "distributions_more_printed")
+           "distributions_printed", "distributions_graphs_printed", "distributions_more_printed",
+           "gaussian_mixture_printed")
 
 pytestmark = pytest.mark.torch
 

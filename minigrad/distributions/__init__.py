@@ -8,7 +8,7 @@ PyTorch's numbers (``Categorical.sample`` is ``multinomial``, ``Normal.sample`` 
 
 Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``MultivariateNormal``, ``Exponential``,
 ``Laplace``, ``Bernoulli``, ``Categorical``, ``OneHotCategorical`` (and its straight-through form),
-``Uniform``, ``Independent``, ``kl_divergence``/``register_kl`` with the pairs among them, and
+``Uniform``, ``Independent``, ``MixtureSameFamily``, ``kl_divergence``/``register_kl`` with the pairs among them, and
 ``constraints``. Distributions that need a gamma draw (``Beta``, ``Gamma``, ``Dirichlet``) and the
 transforms are not here.
 
@@ -27,13 +27,15 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential, Laplace
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace", "MultivariateNormal", "Normal",
+    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace", "MixtureSameFamily", "MultivariateNormal",
+    "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence", "register_kl",
 ]

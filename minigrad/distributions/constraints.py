@@ -21,7 +21,7 @@ from ..ops import isclose
 from ..ops.factorization import linalg_cholesky_ex, linalg_eigvalsh
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
     "independent", "integer_interval", "interval", "is_dependent", "less_than", "nonnegative", "nonnegative_integer",
     "lower_cholesky", "lower_triangular", "one_hot", "positive", "positive_definite", "positive_integer",
     "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval",
@@ -124,6 +124,32 @@ class _IndependentConstraint(Constraint):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A mixture's support: the component's constraint checked with the component dim put back on the value,
+    an event valid when it is valid for every component."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Any) -> Any:
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 class _Boolean(Constraint):
