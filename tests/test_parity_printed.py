@@ -28,7 +28,7 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            "bilstm_crf_printed",
            # torch.distributions: draws, scores, errors, KL, a REINFORCE step; the graphs they build
            "distributions_printed", "distributions_graphs_printed", "distributions_more_printed",
-           "gaussian_mixture_printed")
+           "gaussian_mixture_printed", "transformed_distributions_printed")
 
 pytestmark = pytest.mark.torch
 

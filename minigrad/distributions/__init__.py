@@ -9,8 +9,9 @@ PyTorch's numbers (``Categorical.sample`` is ``multinomial``, ``Normal.sample`` 
 Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``MultivariateNormal``, ``Exponential``,
 ``Laplace``, ``Bernoulli``, ``Categorical``, ``OneHotCategorical`` (and its straight-through form),
 ``Uniform``, ``Independent``, ``MixtureSameFamily``, ``kl_divergence``/``register_kl`` with the pairs among them, and
-``constraints``. Distributions that need a gamma draw (``Beta``, ``Gamma``, ``Dirichlet``) and the
-transforms are not here.
+``constraints``; ``TransformedDistribution`` with the common transforms (``ExpTransform``, ``AffineTransform``,
+``TanhTransform``, ``SigmoidTransform`` ...) and ``LogNormal``. Distributions that need a gamma draw
+(``Beta``, ``Gamma``, ``Dirichlet``) are not here.
 
 Example:
     >>> import minigrad as mg
@@ -19,7 +20,7 @@ Example:
     tensor(0.4431)
 """
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
@@ -31,9 +32,16 @@ from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .transformed_distribution import LogNormal, TransformedDistribution
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
+                         PowerTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform, TanhTransform, Transform,
+                         identity_transform)
 from .uniform import Uniform
 
 __all__ = [
+    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "LogNormal",
+    "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform",
+    "TransformedDistribution", "identity_transform", "transforms",
     "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace", "MixtureSameFamily", "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
