@@ -183,7 +183,7 @@ class Generator:
         """``n`` uniforms in ``[low, high)`` (``uniform_real_distribution<dtype>``)."""
         if dtype.np == np.float64:
             x = (self.random64(n) & np.uint64(2 ** 53 - 1)).astype(np.float64) * 2.0 ** -53
-            return _fma64(x, float(high) - float(low), float(low)) if (low, high) != (0.0, 1.0) else x
+            return fma64(x, float(high) - float(low), float(low)) if (low, high) != (0.0, 1.0) else x
         # float32 keeps 24 bits of a word (float16 too: drawn in float32, then rounded)
         x = (self.random32(n) & np.uint64(2 ** 24 - 1)).astype(np.float32) * np.float32(2.0 ** -24)
         if (low, high) != (0.0, 1.0):
@@ -203,12 +203,12 @@ class Generator:
             return _normal_fill(self, n, dtype, mean, std)
         out = np.empty(n, np.float64)
         for i in range(n):
-            out[i] = self._normal_scalar()
+            out[i] = self.normal_double()
         # a double becomes a Half through float (c10::Half is built from a float): round twice, as there
-        out = _fma64(out, std, mean)
+        out = fma64(out, std, mean)
         return (out.astype(np.float32) if dtype.np == np.float16 else out).astype(dtype.np)
 
-    def _normal_scalar(self) -> float:
+    def normal_double(self) -> float:
         """One standard normal (``normal_distribution<double>``), using the cached twin first."""
         if self._next_double_normal is not None:
             v, self._next_double_normal = self._next_double_normal, None
@@ -227,7 +227,7 @@ def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
     return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
 
 
-def _fma64(a: Any, b: float, c: float) -> np.ndarray:
+def fma64(a: Any, b: float, c: float) -> np.ndarray:
     """float64 ``a * b + c`` rounded once (an FMA), from error-free transformations: the product's
     rounding error (Veltkamp-Dekker split) and the sum's (Knuth's two-sum), added back at the end."""
     a = np.asarray(a, np.float64)
@@ -304,13 +304,13 @@ def _box_muller_16(blocks: np.ndarray, dtype: np.dtype, mean: float, std: float)
         m, sd = _F(mean), _F(std)
         return np.concatenate([_fma32(radius * c, sd, m), _fma32(radius * s, sd, m)], axis=1)
     u1 = 1.0 - blocks[:, :8]
-    radius = np.sqrt(-2.0 * _libm(math.log, u1))
+    radius = np.sqrt(-2.0 * libm(math.log, u1))
     theta = 2.0 * math.pi * blocks[:, 8:]
-    return np.concatenate([_fma64(radius * _libm(math.cos, theta), std, mean),
-                           _fma64(radius * _libm(math.sin, theta), std, mean)], axis=1)
+    return np.concatenate([fma64(radius * libm(math.cos, theta), std, mean),
+                           fma64(radius * libm(math.sin, theta), std, mean)], axis=1)
 
 
-def _libm(fn: Any, x: np.ndarray) -> np.ndarray:
+def libm(fn: Any, x: np.ndarray) -> np.ndarray:
     # The C library's function, element by element: NumPy's own SIMD log/sin/cos can differ from it in
     # the last bit, and PyTorch calls the C library here.
     return np.frompyfunc(fn, 1, 1)(x).astype(np.float64)
@@ -376,7 +376,7 @@ def multinomial_array(gen: Generator, probs: np.ndarray, num_samples: int, repla
 def exponential_array(gen: Generator, n: int, dtype: Any, lambd: float) -> np.ndarray:
     """``n`` samples of Exp(lambd): ``-1/lambd * log1p(-u)``, u a float64 uniform."""
     u = gen.uniform_double(n)
-    return (-1.0 / lambd * _libm(math.log1p, -u)).astype(dtype)
+    return (-1.0 / lambd * libm(math.log1p, -u)).astype(dtype)
 
 
 def bernoulli_array(gen: Generator, p: Any, n: int) -> np.ndarray:
@@ -490,7 +490,7 @@ class CUDAGenerator(Generator):
         raise RuntimeError("Expected a 'cpu' device type for generator but found 'cuda'")
 
     # every draw made on the host goes through one of these
-    random32 = random64 = uniform = uniform_double = normal = _normal_scalar = _on_the_host
+    random32 = random64 = uniform = uniform_double = normal = normal_double = _on_the_host
 
 
 def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, *numbers: Any,

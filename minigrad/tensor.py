@@ -95,7 +95,7 @@ class Tensor:
     # (``leaf_edge_row`` in ``autograd/accumulation.py``). ``_saved``: the
     # TensorWrapper of its last save, shared by later saves (``autograd/tensor_wrapper.py``).
     __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_vc", "_view", "_id", "_name", "_acc", "_saved",
-                 "__weakref__")
+                 "_number", "__weakref__")
 
     # Tensors compare elementwise (``==`` builds a bool tensor), so hash by identity.
     __hash__ = object.__hash__
@@ -126,6 +126,7 @@ class Tensor:
         if device != "cpu":
             data = constant_array(data, device)  # the GPU's: no copy (devices.constant_array)
         t = cls._make(data, dtype, device)
+        t._number = True  # PyTorch's "wrapped number": an op given one takes its Scalar overload (node_names)
         if bus.recorder is not None:
             t._announce()
         return t

@@ -446,6 +446,16 @@ CASES |= {
     "broadcast_tensors, the second expanded": lambda lib, d: lib.broadcast_tensors(d["x"] * 2, d["v"])[1],
 }
 
+# -- a 0-d tensor the program made is a Tensor operand, not a wrapped number: the Tensor overload's node --------
+CASES |= {
+    "0-d tensor - x": lambda lib, d: lib.tensor(3.0, dtype=lib.float64) - d["x"],
+    "x ** 0-d tensor": lambda lib, d: d["x"] ** lib.tensor(2.0, dtype=lib.float64),
+    "0-d tensor ** x": lambda lib, d: lib.tensor(2.0, dtype=lib.float64) ** d["x"],
+    "fmod by a 0-d tensor": lambda lib, d: lib.fmod(d["x"], lib.tensor(2.0, dtype=lib.float64)),
+    "xlogy of a 0-d tensor": lambda lib, d: lib.xlogy(lib.tensor(2.0, dtype=lib.float64), d["x"].abs() + 1),
+    "copysign by a 0-d tensor": lambda lib, d: lib.copysign(d["x"], lib.tensor(-1.0, dtype=lib.float64)),
+}
+
 # -- round and round.decimals: RoundBackward1 as soon as decimals is given, 0 too (ops/rounding.py) ------------
 CASES |= {
     "round": lambda lib, d: lib.round(d["x"]),

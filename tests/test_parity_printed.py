@@ -28,7 +28,8 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            "bilstm_crf_printed",
            # torch.distributions: draws, scores, errors, KL, a REINFORCE step; the graphs they build
            "distributions_printed", "distributions_graphs_printed", "distributions_more_printed",
-           "gaussian_mixture_printed", "transformed_distributions_printed",
+           "gaussian_mixture_printed", "transformed_distributions_printed", "heavy_tails_printed",
+           "gumbel_softmax_printed",
            # pytorch/examples' actor-critic (Categorical policy, smooth_l1 critic) on a pole simulated in the program
            "actor_critic_printed")
 

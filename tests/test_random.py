@@ -8,6 +8,8 @@ compared too, so a test also proves the two generators end in the same state.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -95,6 +97,29 @@ def test_bernoulli_exponential_and_dropout_match_pytorch(seed, dt) -> None:
     x = np.random.default_rng(seed).standard_normal((8, 33)).astype(dt[0].np)
     _same(mg.nn.functional.dropout(mg.tensor(x), 0.3), torch.nn.functional.dropout(torch.from_numpy(x), 0.3))
     _same(mg.nn.Dropout(0.5)(mg.tensor(x)), torch.nn.Dropout(0.5)(torch.from_numpy(x)))
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("dt", DTYPES, ids=["float32", "float64"])
+def test_cauchy_log_normal_and_geometric_match_pytorch(seed, dt) -> None:
+    """``cauchy_``, ``log_normal_`` (double normals, the cached twin shared with ``normal``) and ``geometric_``:
+    PyTorch's numbers, and the generator left where PyTorch's is."""
+    g, tg = _pair(seed)
+    for n in (1, 5, 40):
+        _same(mg.empty(n, dtype=dt[0]).cauchy_(0.5, 2.0, generator=g), torch.empty(n, dtype=dt[1]).cauchy_(0.5, 2.0, generator=tg))
+        _same(mg.empty(n, dtype=dt[0]).log_normal_(generator=g), torch.empty(n, dtype=dt[1]).log_normal_(generator=tg))
+        _same(mg.empty(n, dtype=dt[0]).geometric_(0.3, generator=g), torch.empty(n, dtype=dt[1]).geometric_(0.3, generator=tg))
+        _same(mg.randn(3, generator=g, dtype=dt[0]), torch.randn(3, generator=tg, dtype=dt[1]))
+    _same(mg.empty(4, dtype=mg.int64).geometric_(0.5, generator=g), torch.empty(4, dtype=torch.int64).geometric_(0.5, generator=tg))
+    _same_state(g, tg)
+
+
+@pytest.mark.parametrize("call", ["cauchy_(0, -1)", "log_normal_(1, 0)", "geometric_(1.5)", "geometric_(0)"])
+def test_refused_sampling_arguments_are_pytorch_s(call: str) -> None:
+    with pytest.raises(RuntimeError) as expected:
+        eval(f"torch.empty(3).{call}")
+    with pytest.raises(RuntimeError, match=re.escape(str(expected.value))):
+        eval(f"mg.empty(3).{call}")
 
 
 def test_the_lecture_idiom_gives_the_lectures_numbers() -> None:

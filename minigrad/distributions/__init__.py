@@ -10,7 +10,8 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``MultivariateNormal`
 ``Laplace``, ``Bernoulli``, ``Categorical``, ``OneHotCategorical`` (and its straight-through form),
 ``Uniform``, ``Independent``, ``MixtureSameFamily``, ``kl_divergence``/``register_kl`` with the pairs among them, and
 ``constraints``; ``TransformedDistribution`` with the common transforms (``ExpTransform``, ``AffineTransform``,
-``TanhTransform``, ``SigmoidTransform`` ...) and ``LogNormal``. Distributions that need a gamma draw
+``TanhTransform``, ``SigmoidTransform`` ...), ``LogNormal``, ``HalfNormal``, ``HalfCauchy``, ``Gumbel``;
+``Cauchy``, ``Geometric``; the relaxed (Gumbel-softmax) ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical``. Distributions that need a gamma draw
 (``Beta``, ``Gamma``, ``Dirichlet``) are not here.
 
 Example:
@@ -23,6 +24,7 @@ Example:
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy, Geometric
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential, Laplace
@@ -32,7 +34,8 @@ from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
-from .transformed_distribution import LogNormal, TransformedDistribution
+from .relaxed import ExpRelaxedCategorical, LogitRelaxedBernoulli, RelaxedBernoulli, RelaxedOneHotCategorical
+from .transformed_distribution import Gumbel, HalfCauchy, HalfNormal, LogNormal, TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
                          PowerTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform, TanhTransform, Transform,
                          identity_transform)
@@ -42,7 +45,8 @@ __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "LogNormal",
     "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "TanhTransform", "Transform",
     "TransformedDistribution", "identity_transform", "transforms",
-    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent", "Laplace", "MixtureSameFamily", "MultivariateNormal",
+    "ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+    "Bernoulli", "Categorical", "Cauchy", "Distribution", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Exponential", "ExponentialFamily", "Independent", "Laplace", "MixtureSameFamily", "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence", "register_kl",

@@ -1,21 +1,34 @@
 """``TransformedDistribution(base, transforms)``: a base distribution pushed through transforms, its density
-corrected by their Jacobians, as ``torch.distributions``'; and ``LogNormal``, a ``Normal`` under ``exp``."""
+corrected by their Jacobians, as ``torch.distributions``'; and the distributions defined so: ``LogNormal`` (a
+``Normal`` under ``exp``), ``HalfNormal`` and ``HalfCauchy`` (under ``abs``), ``Gumbel`` (a uniform under
+``-log(-log u)``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import math
+from numbers import Number
+
 from ..autograd import no_grad
+from ..creation import full, full_like, ones_like, zeros_like
+from ..dtypes import finfo
+from ..ops import where
 from ..size import Size
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .independent import Independent
+from .cauchy import Cauchy
 from .normal import Normal
-from .transforms import ComposeTransform, ExpTransform, Transform
-from .utils import _sum_rightmost
+from .transforms import AbsTransform, AffineTransform, ComposeTransform, ExpTransform, Transform
+from .uniform import Uniform
+from .utils import _sum_rightmost, broadcast_all
 
-__all__ = ["LogNormal", "TransformedDistribution"]
+__all__ = ["Gumbel", "HalfCauchy", "HalfNormal", "LogNormal", "TransformedDistribution"]
+
+#: the Euler-Mascheroni constant (a Gumbel's mean is ``loc + scale * euler_constant``)
+euler_constant = 0.57721566490153286060
 
 
 class TransformedDistribution(Distribution):
@@ -166,3 +179,144 @@ class LogNormal(TransformedDistribution):
 
     def entropy(self) -> Tensor:
         return self.base_dist.entropy() + self.loc
+
+
+class HalfNormal(TransformedDistribution):
+    """``|X|`` for ``X ~ Normal(0, scale)``."""
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
+        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "HalfNormal":
+        return super().expand(batch_shape, _instance=self._get_checked_instance(HalfNormal, _instance))
+
+    @property
+    def scale(self) -> Tensor:
+        return self.base_dist.scale
+
+    @property
+    def mean(self) -> Tensor:
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def mode(self) -> Tensor:
+        return zeros_like(self.scale)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2) * (1 - 2 / math.pi)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """Twice the base density on ``x >= 0``, none below."""
+        if self._validate_args:
+            self._validate_sample(value)
+        return where(value >= 0, self.base_dist.log_prob(value) + math.log(2), -math.inf)
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob: Tensor) -> Tensor:
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self) -> Tensor:
+        return self.base_dist.entropy() - math.log(2)
+
+
+class HalfCauchy(TransformedDistribution):
+    """``|X|`` for ``X ~ Cauchy(0, scale)`` (a prior for a scale parameter)."""
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
+        super().__init__(Cauchy(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "HalfCauchy":
+        return super().expand(batch_shape, _instance=self._get_checked_instance(HalfCauchy, _instance))
+
+    @property
+    def scale(self) -> Tensor:
+        return self.base_dist.scale
+
+    @property
+    def mean(self) -> Tensor:
+        return full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
+
+    @property
+    def mode(self) -> Tensor:
+        return zeros_like(self.scale)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.base_dist.variance
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return where(value >= 0, self.base_dist.log_prob(value) + math.log(2), -math.inf)
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob: Tensor) -> Tensor:
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self) -> Tensor:
+        return self.base_dist.entropy() - math.log(2)
+
+
+class Gumbel(TransformedDistribution):
+    """The distribution of a maximum: ``loc - scale * log(-log u)`` for ``u`` uniform (kept inside ``(0, 1)``)."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        fi = finfo(self.loc.dtype)
+        if isinstance(loc, Number) and isinstance(scale, Number):
+            base = Uniform(fi.tiny, 1 - fi.eps, validate_args=validate_args)
+        else:
+            base = Uniform(full_like(self.loc, fi.tiny), full_like(self.loc, 1 - fi.eps), validate_args=validate_args)
+        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-ones_like(self.scale)), ExpTransform().inv,
+                      AffineTransform(loc=loc, scale=-self.scale)]
+        super().__init__(base, transforms, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "Gumbel":
+        new = self._get_checked_instance(Gumbel, _instance)
+        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
+        return super().expand(batch_shape, _instance=new)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (self.loc - value) / self.scale
+        return (y - y.exp()) - self.scale.log()
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc + self.scale * euler_constant
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def stddev(self) -> Tensor:
+        return (math.pi / math.sqrt(6)) * self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        return self.stddev.pow(2)
+
+    def entropy(self) -> Tensor:
+        return self.scale.log() + (1 + euler_constant)

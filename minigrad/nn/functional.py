@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import warnings
+
 import numpy as np
 
 from .. import ops
 from ..random import bernoulli_array, device_draws, generator_arg
 from ..kernels.backends import move_array
+from ..creation import empty_like, zeros_like
 from ..tensor import Tensor
 from ..ops.blas import addmm_op
 from ..ops.loss import _not_differentiable, check_class_target, nll_loss_nd
@@ -17,7 +20,7 @@ from ..ops._constants import kept_constant
 
 __all__ = [
     "relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "mse_loss", "linear",
-    "dropout", "conv2d", "max_pool2d", "nll_loss",
+    "dropout", "conv2d", "max_pool2d", "nll_loss", "gumbel_softmax",
 ]
 
 relu = ops.relu
@@ -112,6 +115,21 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     keep = keep.astype(x.dtype.np) / x.dtype.np.type(1.0 - p)
     mask = Tensor._make(keep if x.device == "cpu" else _move(keep, x.device), x.dtype, x.device)
     return ops.mul(x, mask)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A differentiable sample of a categorical (the Gumbel-softmax): ``softmax((logits + g) / tau)`` with ``g``
+    Gumbel(0, 1) noise (``-log`` of exponential draws, PyTorch's numbers for a seed). ``hard=True`` returns the
+    one-hot vector of the largest entry whose gradient is the soft sample's (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def _memory_order(arr: Any) -> tuple[int, ...] | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import math
+
 import numpy as np
 
 from .. import random as _random
@@ -29,7 +31,7 @@ from ..tensor import Tensor
 __all__: list[str] = []  # tensor methods only (PyTorch has no torch.normal_)
 
 #: the Tensor methods this module defines
-METHODS = ("normal_", "uniform_", "random_", "bernoulli_", "exponential_")
+METHODS = ("normal_", "uniform_", "random_", "bernoulli_", "exponential_", "cauchy_", "log_normal_", "geometric_")
 
 
 def fill_(self: Tensor, op_name: str, values: Any) -> Tensor:
@@ -152,6 +154,55 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | Non
     _float_only("exponential_", self)
     gen = generator_arg("exponential_", generator)
     return fill_(self, "exponential_", _random.exponential_array(gen, self.numel(), self.dtype.np, lam))
+
+
+def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill with samples of Cauchy(median, sigma) in place: ``median + sigma * tan(pi * (u - 1/2))``, one
+    float64 uniform each, in memory order (PyTorch's serial CPU kernel)."""
+    median, sigma = _number("cauchy_", "median", median), _number("cauchy_", "sigma", sigma)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    if not self.dtype.is_floating:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {_cpp_name(self)}")
+    gen = generator_arg("cauchy_", generator)
+    u = gen.uniform_double(self.numel())
+    return fill_(self, "cauchy_", median + sigma * _random.libm(math.tan, math.pi * (u - 0.5)))
+
+
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill with ``exp`` of N(mean, std**2) samples in place (each a double normal, the generator's cached
+    twin first, as PyTorch's serial kernel draws them)."""
+    mean, std = _number("log_normal_", "mean", mean), _number("log_normal_", "std", std)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    if not self.dtype.is_floating:
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_scalar_name(self)}'")
+    gen = generator_arg("log_normal_", generator)
+    z = np.array([gen.normal_double() for _ in range(self.numel())], dtype=np.float64)
+    return fill_(self, "log_normal_", _random.libm(math.exp, _random.fma64(z, std, mean)))
+
+
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """Fill with the number of trials to the first success (probability ``p``) in place:
+    ``ceil(log(u) / log1p(-p))`` for a float64 uniform ``u``."""
+    q = _number("geometric_", "p", p)
+    if not 0 < q < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={q:g}")
+    gen = generator_arg("geometric_", generator)
+    u = gen.uniform_double(self.numel())
+    return fill_(self, "geometric_", np.ceil(_random.libm(math.log, u) / math.log1p(-q)))
+
+
+def _cpp_name(t: Tensor) -> str:
+    """The C++ name PyTorch's message gives a dtype (``long int``)."""
+    return {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}.get(t.dtype.name, t.dtype.name)
+
+
+def _scalar_name(t: Tensor) -> str:
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
+        t.dtype.name, t.dtype.name)
 
 
 def _float_only(fn: str, t: Tensor) -> None:

@@ -135,8 +135,9 @@ def paddle_node_name(op: str) -> str:
 # -- names that depend on the call ----------------------------------------------------------------
 
 def _constant(t: Any) -> bool:
-    """A 0-d operand that takes no gradient: a Python number the API layer wrapped (or one like it)."""
-    return t is not None and t._meta is None and t._data.ndim == 0
+    """A Python number the API layer wrapped (``Tensor._scalar``): PyTorch's Scalar overload takes it, where a
+    0-d tensor the program made takes the Tensor overload (``x - 2`` and ``torch.tensor(2.) - x`` differ)."""
+    return t is not None and getattr(t, "_number", False)
 
 
 def _reduction(number: str) -> Callable[[Any, dict[str, Any]], str]:

@@ -1,0 +1,193 @@
+"""The relaxed (Concrete, Gumbel-softmax) distributions, as ``torch.distributions``': a coin or a categorical
+made continuous at a ``temperature``, so a draw has a gradient (``RelaxedBernoulli``,
+``RelaxedOneHotCategorical``, and their log-space bases ``LogitRelaxedBernoulli``, ``ExpRelaxedCategorical``)."""
+
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any
+
+from ..creation import full_like, rand
+from ..size import Size
+from ..tensor import Tensor
+from . import constraints
+from .categorical import Categorical
+from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import ExpTransform, SigmoidTransform
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
+
+
+class LogitRelaxedBernoulli(Distribution):
+    """The logit of a relaxed coin: ``(logit(u) + logit(p)) / temperature`` for ``u`` uniform."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.real
+
+    def __init__(self, temperature: Tensor, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        self.temperature = temperature
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        given = probs if probs is not None else logits
+        (param,) = broadcast_all(given)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        super().__init__(Size() if isinstance(given, Number) else param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "LogitRelaxedBernoulli":
+        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+                new._param = getattr(new, name)
+        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self._param.new(*args, **kwargs)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        probs = clamp_probs(self.probs.expand(shape))
+        uniforms = clamp_probs(rand(shape, dtype=probs.dtype, device=probs.device))
+        return (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        diff = logits - value.mul(self.temperature)
+        return self.temperature.log() + diff - 2 * diff.exp().log1p()
+
+
+class RelaxedBernoulli(TransformedDistribution):
+    """A coin relaxed to ``(0, 1)``: ``sigmoid`` of a ``LogitRelaxedBernoulli``; lower temperatures draw closer
+    to 0 and 1."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, temperature: Tensor, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        super().__init__(LogitRelaxedBernoulli(temperature, probs, logits), SigmoidTransform(),
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedBernoulli":
+        return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedBernoulli, _instance))
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
+
+
+class ExpRelaxedCategorical(Distribution):
+    """The log of a relaxed one-hot vector: ``log_softmax((logits + gumbel noise) / temperature)``."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.real_vector  # (the true support is a submanifold of it)
+    has_rsample = True
+
+    def __init__(self, temperature: Tensor, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
+        self._categorical = Categorical(probs, logits)
+        self.temperature = temperature
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:], validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "ExpRelaxedCategorical":
+        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        new._categorical = self._categorical.expand(batch_shape)
+        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._categorical.param_shape
+
+    @property
+    def logits(self) -> Tensor:
+        return self._categorical.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self._categorical.probs
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        uniforms = clamp_probs(rand(shape, dtype=self.logits.dtype, device=self.logits.device))
+        gumbels = -((-(uniforms.log())).log())
+        scores = (self.logits + gumbels) / self.temperature
+        return scores - scores.logsumexp(dim=-1, keepdim=True)
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        K = self._categorical._num_events
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        log_scale = full_like(self.temperature, float(K)).lgamma() - self.temperature.log().mul(-(K - 1))
+        score = logits - value.mul(self.temperature)
+        score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
+        return score + log_scale
+
+
+class RelaxedOneHotCategorical(TransformedDistribution):
+    """A one-hot vector relaxed onto the simplex (the Gumbel-softmax): ``exp`` of an ``ExpRelaxedCategorical``."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, temperature: Tensor, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:
+        super().__init__(ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args), ExpTransform(),
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedOneHotCategorical":
+        return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedOneHotCategorical, _instance))
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
