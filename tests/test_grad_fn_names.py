@@ -803,6 +803,24 @@ CASES.update({
     "special.gammaln": lambda lib, d: lib.special.gammaln(d["x"]),
 })
 
+# the activations' inplace=True: PyTorch's in-place nodes, the result saved where the node is an overload of its own
+CASES.update({
+    "leaky_relu inplace": lambda lib, d: _F(lib).leaky_relu(d["x"] * 1, 0.2, inplace=True),
+    "elu inplace": lambda lib, d: _F(lib).elu(d["x"] * 1, 0.7, inplace=True),
+    "selu inplace": lambda lib, d: _F(lib).selu(d["x"] * 1, inplace=True),
+    "celu inplace": lambda lib, d: _F(lib).celu(d["x"] * 1, 2.0, inplace=True),
+    "threshold inplace": lambda lib, d: _F(lib).threshold(d["x"] * 1, 0.1, 2.0, inplace=True),
+    "relu inplace": lambda lib, d: _F(lib).relu(d["x"] * 1, inplace=True),
+    "relu6 inplace": lambda lib, d: _F(lib).relu6(d["x"] * 1, inplace=True),
+    "hardtanh inplace": lambda lib, d: _F(lib).hardtanh(d["x"] * 1, inplace=True),
+    "silu inplace": lambda lib, d: _F(lib).silu(d["x"] * 1, inplace=True),
+    "mish inplace": lambda lib, d: _F(lib).mish(d["x"] * 1, inplace=True),
+    "hardsigmoid inplace": lambda lib, d: _F(lib).hardsigmoid(d["x"] * 1, inplace=True),
+    "hardswish inplace": lambda lib, d: _F(lib).hardswish(d["x"] * 1, inplace=True),
+    "nn.LeakyReLU inplace": lambda lib, d: lib.nn.LeakyReLU(0.1, inplace=True)(d["x"] * 1),
+    "nn.ReLU inplace": lambda lib, d: lib.nn.ReLU(inplace=True)(d["x"] * 1),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {

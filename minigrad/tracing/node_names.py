@@ -53,6 +53,12 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "max_unpool2d": "MaxUnpool2DBackward0",
     "max_unpool3d": "MaxUnpool3DBackward0",
     "rrelu_with_noise_": "RreluWithNoiseBackward1",  # rrelu_, in place
+    # the in-place activations whose node saves the result (NOTE [ The in-place activations that save their
+    # result ] in ops/activation.py), and threshold_
+    "leaky_relu_": "LeakyReluBackward1",
+    "elu_": "EluBackward1",
+    "celu_": "CeluBackward1",
+    "threshold_": "ThresholdBackward1",
     "vector_norm": "LinalgVectorNormBackward0",
     "det": "LinalgDetBackward0",
     "inv": "LinalgInvExBackward0",

@@ -1496,6 +1496,22 @@ def test_the_inverse_hyperbolic_inplace_forms_run_on_the_gpu(op, dtype):
     check(op, lambda x: getattr(x * 1, op)(), [_rand((33, 65), dtype, lo, hi)], dtype, grad=False)
 
 
+#: ``F.leaky_relu(x, inplace=True)`` and the others whose in-place node is an overload of its own (``leaky_relu_``:
+#: ``LeakyReluBackward1``, saving the result): the op's expression is its out-of-place twin's
+INPLACE_ACTIVATIONS = {
+    "leaky_relu_": lambda x: mg.nn.functional.leaky_relu(x * 1, 0.2, inplace=True),
+    "elu_": lambda x: mg.nn.functional.selu(x * 1, inplace=True),
+    "celu_": lambda x: mg.nn.functional.celu(x * 1, 2.0, inplace=True),
+    "threshold_": lambda x: mg.nn.functional.threshold(x * 1, 0.125, 2.0, inplace=True),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", sorted(INPLACE_ACTIVATIONS))
+def test_the_inplace_activations_run_on_the_gpu(op, dtype):
+    check(op, INPLACE_ACTIVATIONS[op], [_rand((33, 65), dtype, -2, 2)], dtype)
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("dim", [-1, 0, 1])
 def test_glu_runs_on_the_gpu(dim, dtype):
