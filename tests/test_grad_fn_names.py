@@ -821,6 +821,17 @@ CASES.update({
     "nn.ReLU inplace": lambda lib, d: lib.nn.ReLU(inplace=True)(d["x"] * 1),
 })
 
+# narrow is PyTorch's slice: SliceBackward0 even over the whole dim, where the index x[:, 0:n] is an alias
+CASES.update({
+    "narrow the whole dim": lambda lib, d: d["x"].narrow(0, 0, 3),
+    "narrow the whole last dim": lambda lib, d: lib.narrow(d["x"] * 1, 1, 0, 4),
+    "narrow part of a dim": lambda lib, d: d["x"].narrow(1, 1, 2),
+    "narrow from a negative start": lambda lib, d: d["x"].narrow(0, -2, 2),
+    "x[:]": lambda lib, d: d["x"][:],
+    "x[0:n]": lambda lib, d: d["x"][0:3],
+    "x[:, 0:n]": lambda lib, d: d["x"][:, 0:4],
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {

@@ -40,7 +40,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_tensor
 from .registry import Attr, defop, type_name
-from .shape import LoneSlice, getitem
+from .shape import slice_dim
 from .views import copy_slices
 
 __all__ = ["constant_pad_nd"]
@@ -205,12 +205,6 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return _pad_circular(input, pad)
 
 
-def _slice(x: Tensor, dim: int, start: int, end: int) -> Tensor:
-    """PyTorch's ``aten::slice`` of ``dim``: a view whose node is ``SliceBackward0`` even where it keeps the whole
-    dim (a ``LoneSlice`` index is one step, named a slice; ``x[:, 0:n]`` would be an alias)."""
-    return getitem(x, LoneSlice((slice(None),) * dim + (slice(start, end),)))
-
-
 def _pad_circular(x: Tensor, pad: tuple[int, ...]) -> Tensor:
     """PyTorch's ``_pad_circular``, op for op: a new tensor of the padded shape; the input (cropped where a pad is
     negative, one ``slice`` per padded dim, the last dim first) copied into its middle; then, dim by dim from the
@@ -227,13 +221,13 @@ def _pad_circular(x: Tensor, pad: tuple[int, ...]) -> Tensor:
     for i in range(k):
         d, lo, hi = nd - 1 - i, pad[2 * i], pad[2 * i + 1]
         region[d] = slice(max(lo, 0), out_shape[d] - max(hi, 0))
-        src = _slice(src, d, max(-lo, 0), in_shape[d] - max(-hi, 0))
+        src = slice_dim(src, d, max(-lo, 0), in_shape[d] - max(-hi, 0))
     out = copy_slices(x.new_empty(tuple(out_shape)), src, positions[tuple(region)])
     for i in range(k):
         d, lo, hi = nd - 1 - i, pad[2 * i], pad[2 * i + 1]
         n, lead = out_shape[d], (slice(None),) * d
         if lo > 0:
-            out = copy_slices(out, _slice(out, d, n - lo - max(hi, 0), n - max(hi, 0)), positions[lead + (slice(0, lo),)])
+            out = copy_slices(out, slice_dim(out, d, n - lo - max(hi, 0), n - max(hi, 0)), positions[lead + (slice(0, lo),)])
         if hi > 0:
-            out = copy_slices(out, _slice(out, d, max(lo, 0), max(lo, 0) + hi), positions[lead + (slice(n - hi, n),)])
+            out = copy_slices(out, slice_dim(out, d, max(lo, 0), max(lo, 0) + hi), positions[lead + (slice(n - hi, n),)])
     return out

@@ -280,6 +280,13 @@ class LoneSlice(tuple):
     lone_slice = True  # (read by the node's namer, tracing/node_names.py)
 
 
+def slice_dim(x: Tensor, dim: int, start: int, end: int) -> Tensor:
+    """PyTorch's ``aten::slice`` of ``dim`` (what ``narrow`` and ``F.pad`` call): a view whose node is
+    ``SliceBackward0`` even where it keeps the whole dim (a ``LoneSlice`` index is one step, named a slice; the
+    index ``x[:, 0:n]`` would be an alias)."""
+    return getitem(x, LoneSlice((slice(None),) * dim + (slice(start, end),)))
+
+
 def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tuple[int, ...] | None = None) -> Any:
     """Turn a Python index (ints, slices, None, Ellipsis, lists, int/bool tensors) into a NumPy index.
 
