@@ -832,6 +832,26 @@ CASES.update({
     "x[:, 0:n]": lambda lib, d: d["x"][:, 0:4],
 })
 
+# double backward of pooling and padding: PyTorch's *BackwardBackward0 nodes keep an edge to the input (whose
+# gradient is zeros); the 1-D forms' select, unsqueeze and squeeze differentiate to PyTorch's nodes
+CASES.update({
+    "max_pool2d's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).max_pool2d(u, 2), d["img"]),
+    "max_pool2d's gradient, return_indices": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).max_pool2d(u, 2, return_indices=True)[0], d["img"]),
+    "max_pool1d's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).max_pool1d(u[:, 0], 2), d["img"]),
+    **{f"{mode} pad {n}d's gradient": (lambda mode, pad, u: lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u, pad, mode=mode), d[u]))(mode, pad, u)
+       for mode in ("reflect", "replicate") for n, pad, u in ((1, (2, 1), "bat"), (2, (2, 1, 1, 2), "img"))},
+    "reflect pad 1d of a selected row's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u[:, 0], (2, 1), mode="reflect"), d["img"]),
+    "replicate pad 3d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u.unsqueeze(1), (1, 1, 1, 2, 0, 1), mode="replicate"), d["img"]),
+    "nn.ReflectionPad2d's gradient": lambda lib, d: _gradient_of(lib, lib.nn.ReflectionPad2d(1), d["img"]),
+    "squeeze()'s gradient": lambda lib, d: _gradient_of(lib, lambda u: u[:, :1].squeeze(), d["img"]),
+    "squeeze(dims)'s gradient": lambda lib, d: _gradient_of(lib, lambda u: u[:, :1].squeeze((1, 0)), d["img"]),
+    "unsqueeze's gradient": lambda lib, d: _gradient_of(lib, lambda u: u.unsqueeze(-1), d["x"]),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {

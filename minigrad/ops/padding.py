@@ -119,34 +119,38 @@ def _index_pad_meta(op: str, x: Any, pad: tuple[int, ...]) -> tuple[tuple[int, .
     return padded_shape(op, tuple(x.shape), pad), x.dtype
 
 
-def _index_pad_backward_meta(op: str, grad: Any, pad: tuple[int, ...], shape: tuple[int, ...]) -> Any:
-    return tuple(shape), grad.dtype
+def _index_pad_backward_meta(op: str, grad: Any, x: Any, pad: tuple[int, ...]) -> Any:
+    return tuple(x.shape), grad.dtype
 
 
 def _index_pad(name: str, mode: str) -> tuple[Any, Any]:
     """The op ``name`` (``reflect`` or ``replicate`` padding of the last ``len(pad) // 2`` dims) and its
-    backward op, each the other's adjoint."""
+    backward op, each the other's adjoint. The backward op takes the forward's input ``x`` (PyTorch's
+    ``reflection_pad2d_backward(grad_output, self, padding)``) for its shape, and gives it a gradient of zeros:
+    the edge PyTorch's ``ReflectionPad2DBackwardBackward0`` has."""
     @register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}")
     def forward_cpu(x: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
         return index_pad_arrays(np, x, mode, pad, lambda i: i)
 
     @register_kernel(f"{name}_backward", Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}_backward")
-    def backward_cpu(grad: np.ndarray, pad: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
-        return index_pad_backward_arrays(np, grad, mode, pad, tuple(shape), lambda i: i, np.add.at)
+    def backward_cpu(grad: np.ndarray, x: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
+        return index_pad_backward_arrays(np, grad, mode, pad, tuple(x.shape), lambda i: i, np.add.at)
 
     op = defop(name, inputs=("x",), out=False, attrs=(Attr("pad", check=_check_pad),), infer_meta=_index_pad_meta,
-               doc=f"{mode} padding of the last len(pad) // 2 dims (pad last dim first)")
-    backward = defop(f"{name}_backward", inputs=("grad",), out=False,
-                     attrs=(Attr("pad", check=_check_pad), Attr("shape")), infer_meta=_index_pad_backward_meta,
-                     doc=f"{name}'s backward: each output's gradient added to the input element it read")
+               save=("x",), doc=f"{mode} padding of the last len(pad) // 2 dims (pad last dim first)")
+    backward = defop(f"{name}_backward", inputs=("grad", "x"), out=False, key_inputs=(0,),
+                     attrs=(Attr("pad", check=_check_pad),), infer_meta=_index_pad_backward_meta,
+                     doc=f"{name}'s backward: each output's gradient added to the element of x it read")
 
     @op.def_backward
     def _forward_backward(ctx: Any, grad: Any) -> tuple[Any]:
-        return (getattr(ctx.ops, f"{name}_backward")(grad, ctx.attrs["pad"], tuple(ctx.input_shape(0))),)
+        (x,) = ctx.saved()
+        return (getattr(ctx.ops, f"{name}_backward")(grad, x, ctx.attrs["pad"]),)
 
     @backward.def_backward
-    def _backward_backward(ctx: Any, grad: Any) -> tuple[Any]:
-        return (getattr(ctx.ops, name)(grad, ctx.attrs["pad"]),)
+    def _backward_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+        zeros = ctx.ops.fill(grad, 0.0) if ctx.needs(1) else None  # x gave only its shape (PyTorch's zeros_like)
+        return getattr(ctx.ops, name)(grad, ctx.attrs["pad"]), zeros
 
     return op, backward
 

@@ -581,8 +581,8 @@ def _index_pad(name: str, mode: str) -> None:
         return index_pad_arrays(cupy, x, mode, pad, _on_device)
 
     @register_kernel(f"{name}_backward", GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{name}_backward")
-    def backward(grad: Any, pad: tuple[int, ...], shape: tuple[int, ...]) -> Any:
-        return index_pad_backward_arrays(cupy, grad, mode, pad, tuple(shape), _on_device, cupyx.scatter_add)
+    def backward(grad: Any, x: Any, pad: tuple[int, ...]) -> Any:
+        return index_pad_backward_arrays(cupy, grad, mode, pad, tuple(x.shape), _on_device, cupyx.scatter_add)
 
 
 _index_pad("reflection_pad", "reflect")
