@@ -852,6 +852,13 @@ CASES.update({
     "unsqueeze's gradient": lambda lib, d: _gradient_of(lib, lambda u: u.unsqueeze(-1), d["x"]),
 })
 
+# prod's gradient with zeros in the input: PyTorch's running products, their ones a constant (no edge)
+CASES.update({
+    "prod's gradient with two zeros": lambda lib, d: _gradient_of(lib, lambda u: u.prod(), d["x"] * (d["x"] > 0)),
+    "prod(dim)'s gradient with zeros": lambda lib, d: _gradient_of(
+        lib, lambda u: u.prod(1), d["x"] * lib.tensor([[1.0, 0.0, 0.0, 1.0]] * 3)),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {

@@ -521,6 +521,12 @@ CASES: list[Case] = [
     Case("prod-with-a-zero", "prod", lambda x: (x * mg.tensor([[1.0, 0.0], [1.0, 1.0]], dtype=F64)).prod(),
          inputs(away(2, 2))),
     Case("prod-0d", "prod", lambda x: x.prod(0), inputs(rnd())),
+    # zeros in the input itself (not a mask's): the second derivative where two or three of a product are 0
+    Case("prod-two-zeros", "prod", lambda x: x.prod(), inputs(const(T([[1.5, 0.0, -0.7], [0.0, 1.2, 0.8]])))),
+    Case("prod-dim-zeros", "prod", lambda x: x.prod(1),
+         inputs(const(T([[1.5, 0.0, -0.7, 0.0], [0.0, 1.2, 0.0, 0.0], [0.9, 1.1, -1.3, 0.0]])))),
+    Case("prod-dim0-keepdim-zeros", "prod", lambda x: x.prod(0, keepdim=True),
+         inputs(const(T([[1.5, 0.0, -0.7], [0.0, 0.0, 0.8], [0.4, 0.0, 0.0]])))),
     Case("nansum", "nansum", lambda x: mg.nansum(mg.where(mg.tensor([[True, False, False]]), float("nan"), x), 1),
          inputs(rnd(2, 3))),
     Case("nansum-all", "nansum", lambda x: x.nansum(), inputs(rnd(2, 3))),

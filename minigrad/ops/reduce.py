@@ -38,6 +38,7 @@ from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_int, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
+from ..autograd.grad_mode import no_grad
 from .argmax import argmax, argmin
 from .math import cast, clone, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
 from . import _return_types as return_types
@@ -265,7 +266,8 @@ def _prod_safe_zeros(ops: Any, g: Any, x: Any, d: int) -> Any:
     if n == 0 or math.prod(x.shape) == 0:
         return ops.expand(g, tuple(x.shape))
     lead = (slice(None),) * d
-    ones = ops.fill(ops.getitem(x, lead + (slice(0, 1),)), 1.0)
+    with no_grad():  # PyTorch's at::ones: a constant, no history back to x (CatBackward0's first edge is None)
+        ones = ops.fill(ops.getitem(x, lead + (slice(0, 1),)), 1.0)
     before = ops.cumprod(ops.concat([ones, ops.getitem(x, lead + (slice(0, n - 1),))], dim=d), d)
     after_rev = ops.cumprod(ops.concat([ones, ops.flip(ops.getitem(x, lead + (slice(1, n),)), (d,))], dim=d), d)
     return ops.mul(g, ops.mul(before, ops.flip(after_rev, (d,))))
