@@ -2163,6 +2163,23 @@ def test_a_singular_matrix_is_refused_on_the_gpu_after_one_read(op):
     assert mg.linalg.det(singular).item() == 0.0
 
 
+@pytest.mark.parametrize("fn", ["det", "slogdet"])
+def test_det_and_slogdet_backward_of_a_singular_matrix_on_the_gpu(fn):
+    """Their backward's LU solve (``lu_transposed_solve``) on the device: the CPU's values, inf and NaN, no error."""
+    def grad(device):
+        x = mg.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=mg.float64).to(device).requires_grad_()
+        y = mg.linalg.det(x) if fn == "det" else mg.linalg.slogdet(x).logabsdet
+        with mg.trace(values=False) as tr:
+            (g,) = mg.autograd.grad(y, x)
+        sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == "lu_transposed_solve"]
+        return g.cpu().numpy(), sel
+
+    got, sel = grad("gpu")
+    want, _ = grad("cpu")
+    assert sel and sel[0].backend == "GPU" and not sel[0].fallback_cpu
+    np.testing.assert_array_equal(got, want)
+
+
 def _spd(a):
     """A symmetric positive-definite matrix made of ``a`` (differentiable through it)."""
     return a @ a.mT + mg.eye(a.shape[-1], dtype=a.dtype).to(a.device)
