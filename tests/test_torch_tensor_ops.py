@@ -549,3 +549,25 @@ def test_var_to_one_element_is_pytorchs_two_passes(dtype) -> None:
             ours = form(mg.full((n,), v, dtype=getattr(mg, dtype))).numpy()
             theirs = form(torch.full((n,), v, dtype=getattr(torch, dtype))).numpy()
             np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_orders_ties_as_pytorchs_cpu_sort(descending: bool) -> None:
+    """``sort``/``argsort`` without ``stable``: PyTorch's CPU sort is ``std::sort``, whose order of equal values
+    (and of NaNs) past 16 elements is not the stable one; minigrad's is the same (``kernels/std_sort.py``)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 4, size=(3, 40, 5)).astype(np.float64)
+    a[0, rng.integers(0, 40, size=6), 0] = np.nan
+    a[1, :3, 1] = [np.inf, -np.inf, np.inf]
+    for dim in (0, 1, -1):
+        got = mg.tensor(a).sort(dim, descending=descending)
+        want = torch.tensor(a).sort(dim, descending=descending)
+        np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+        assert mg.tensor(a).argsort(dim, descending).tolist() == torch.tensor(a).argsort(dim, descending).tolist()
+    stable = mg.tensor(a).sort(dim=1, descending=descending, stable=True).indices
+    assert stable.tolist() == torch.tensor(a).sort(dim=1, descending=descending, stable=True).indices.tolist()
+    ints = rng.integers(0, 3, size=50)
+    assert mg.tensor(ints).sort(descending=descending).indices.tolist() == \
+        torch.tensor(ints).sort(descending=descending).indices.tolist()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["std_sort"]
+__all__ = ["std_sort", "sorted_positions"]
 
 #: Ranges at most this long are left to the final insertion sort (libstdc++'s ``_S_threshold``).
 _THRESHOLD = 16
@@ -37,6 +37,19 @@ def std_sort(a: Pairs) -> None:
     if n > 1:
         _introsort_loop(a, 0, n, 2 * (n.bit_length() - 1))
         _final_insertion_sort(a, 0, n)
+
+
+def sorted_positions(values: list[Any], descending: bool = False) -> list[int]:
+    """The positions of ``values`` in the order PyTorch's CPU ``sort(stable=False)`` gives them: ``std::sort``
+    of (value, position) pairs by PyTorch's comparators, NaN above every number (``KeyValueCompAsc``: a
+    number before NaN, else ``a < b``; ``KeyValueCompDesc``: NaN before a number, else ``a > b``)."""
+    def nan(v: Any) -> bool:
+        return v != v
+
+    key = (lambda v: (not nan(v), -v)) if descending else (lambda v: (nan(v), v))
+    pairs = [(key(v), i) for i, v in enumerate(values)]
+    std_sort(pairs)
+    return [i for _, i in pairs]
 
 
 def _introsort_loop(a: Pairs, first: int, last: int, depth: int) -> None:

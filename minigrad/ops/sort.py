@@ -12,8 +12,8 @@ layout, as PyTorch's.
 
 Order rules, as PyTorch's: NaN sorts above every number (last ascending,
 first descending); ``stable=True`` keeps equal elements in their original
-order; ``minigrad``'s argsort is always stable, so ``stable=False`` gives the
-stable order too (PyTorch allows any order of ties then).
+order; ``stable=False`` (the default) gives equal elements in the order PyTorch's
+CPU sort leaves them, ``std::sort``'s (on a GPU, the stable order).
 
 Example:
     >>> import minigrad as mg
@@ -32,7 +32,7 @@ from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.array_kernels import mode_positions_arrays
 from ..kernels.key import Backend
-from ..kernels.std_sort import std_sort
+from ..kernels.std_sort import sorted_positions, std_sort
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
@@ -54,15 +54,38 @@ def infer_argsort(op: str, x: Any, dim: int = -1, descending: bool = False, stab
 @register_kernel("argsort", Backend.CPU, dtypes=ALL_DTYPES)
 def argsort_cpu(x: np.ndarray, dim: int = -1, descending: bool = False, stable: bool = False) -> np.ndarray:
     """A stable NumPy argsort; descending order sorts the reversed array and reverses back, which keeps
-    ties in their original order and puts NaN first."""
+    ties in their original order and puts NaN first. Without ``stable``, PyTorch's CPU sort is ``std::sort``:
+    where a slice longer than 16 (below that, an insertion sort: stable) holds ties, or NaNs, that algorithm
+    orders them, run here in Python (``std_sort.sorted_positions``), as ``mode`` runs it."""
     if x.ndim == 0:
         return np.zeros((), dtype=np.int64)
     if not descending:
-        return np.argsort(x, axis=dim, kind="stable").astype(np.int64, copy=False)
-    n = x.shape[dim]
-    rev = np.flip(x, axis=dim)
-    order = np.flip(np.argsort(rev, axis=dim, kind="stable"), axis=dim)
-    return np.ascontiguousarray(n - 1 - order, dtype=np.int64)
+        order = np.argsort(x, axis=dim, kind="stable").astype(np.int64, copy=False)
+    else:
+        n = x.shape[dim]
+        rev = np.flip(x, axis=dim)
+        order = np.ascontiguousarray(n - 1 - np.flip(np.argsort(rev, axis=dim, kind="stable"), axis=dim),
+                                     dtype=np.int64)
+    if stable or x.shape[dim] <= 16 or x.size == 0:
+        return order
+    return _std_sort_order(x, order, dim % x.ndim, descending)
+
+
+def _std_sort_order(x: np.ndarray, order: np.ndarray, d: int, descending: bool) -> np.ndarray:
+    """``order`` (stable) with each slice that holds equal values, or two NaNs, put in ``std::sort``'s order."""
+    n = x.shape[d]
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    positions = np.moveaxis(order, d, -1).reshape(-1, n).copy()
+    ordered = np.take_along_axis(rows, positions, axis=1)
+    tied = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    if x.dtype.kind == "f":
+        tied |= np.isnan(rows).sum(axis=1) > 1
+    if not tied.any():
+        return order
+    for r in np.flatnonzero(tied):
+        positions[r] = sorted_positions(rows[r].tolist(), descending)
+    shape = tuple(s for k, s in enumerate(x.shape) if k != d) + (n,)
+    return np.ascontiguousarray(np.moveaxis(positions.reshape(shape), -1, d))
 
 
 argsort_op = defop(
