@@ -571,3 +571,24 @@ def test_sort_orders_ties_as_pytorchs_cpu_sort(descending: bool) -> None:
     ints = rng.integers(0, 3, size=50)
     assert mg.tensor(ints).sort(descending=descending).indices.tolist() == \
         torch.tensor(ints).sort(descending=descending).indices.tolist()
+
+
+def test_kthvalue_picks_among_ties_as_pytorchs_quickselect() -> None:
+    """``kthvalue``'s position among equal values (and NaNs) is the one PyTorch's CPU quickselect leaves at
+    ``k`` (``kernels/quick_select.py``), along each dim, with keepdim; the values and gradients follow it."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 3, size=(4, 9, 7)).astype(np.float64)
+    a[0, 2:5, 1] = np.nan
+    for dim in (0, 1, -1):
+        for k in range(1, a.shape[dim] + 1, 2):
+            for keepdim in (False, True):
+                got = mg.tensor(a).kthvalue(k, dim, keepdim)
+                want = torch.tensor(a).kthvalue(k, dim, keepdim)
+                assert got.indices.tolist() == want.indices.tolist(), (dim, k)
+                np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+    x, tx = mg.tensor([1.0, 3.0, 3.0, 2.0, 3.0], requires_grad=True), torch.tensor([1.0, 3.0, 3.0, 2.0, 3.0],
+                                                                                    requires_grad=True)
+    x.kthvalue(3).values.backward()
+    tx.kthvalue(3).values.backward()
+    assert x.grad.tolist() == tx.grad.tolist()

@@ -32,6 +32,7 @@ from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.array_kernels import mode_positions_arrays
 from ..kernels.key import Backend
+from ..kernels.quick_select import quick_select_position
 from ..kernels.std_sort import sorted_positions, std_sort
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -133,8 +134,8 @@ sort_values = _picked_values_op("sort_values", "elementwise", "sort's values: x 
                                                               "(PyTorch's SortBackward0)")
 topk_values = _picked_values_op("topk_values", "contiguous", "topk's values: x at the first k positions argsort "
                                                              "found (PyTorch's TopkBackward0)")
-kthvalue_values = _picked_values_op("kthvalue_values", "contiguous", "kthvalue's values: x at the k-th position "
-                                                                     "argsort found (PyTorch's KthvalueBackward0)")
+kthvalue_values = _picked_values_op("kthvalue_values", "contiguous", "kthvalue's values: x at the position "
+                                                                     "kthvalue_indices found (PyTorch's KthvalueBackward0)")
 median_values = _picked_values_op("median_values", "contiguous", "median(dim)'s values: x at the middle position "
                                                                  "argsort found (PyTorch's MedianBackward1)")
 
@@ -202,10 +203,48 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk(topk_values(input, order, d, True), order)
 
 
+def infer_kth_indices(op: str, x: Any, k: int = 1, dim: int = -1) -> Any:
+    """InferMeta: int64 positions of ``x``'s shape with ``dim`` kept, of size 1."""
+    d = wrap_dim(op, dim, x.ndim)
+    return tuple(1 if j == d else s for j, s in enumerate(x.shape)), np.dtype(np.int64)
+
+
+@register_kernel("kthvalue_indices", Backend.CPU, dtypes=ALL_DTYPES)
+def kthvalue_indices_cpu(x: np.ndarray, k: int = 1, dim: int = -1) -> np.ndarray:
+    """Per slice, the position of the ``k``-th smallest value: the stable order's ``k``-th, which is PyTorch's
+    wherever the value is not tied; where it is (or is one of several NaNs), PyTorch's quickselect decides,
+    run here in Python (``kernels/quick_select.py``)."""
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    d = dim % x.ndim
+    found = np.take(np.argsort(x, axis=d, kind="stable"), [k - 1], axis=d).astype(np.int64, copy=False)
+    n = x.shape[d]
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    positions = np.moveaxis(found, d, -1).reshape(-1).copy()
+    value = rows[np.arange(len(rows)), positions]
+    same = rows == value[:, None]
+    if x.dtype.kind == "f":
+        same |= np.isnan(rows) & np.isnan(value)[:, None]
+    for r in np.flatnonzero(same.sum(axis=1) > 1):
+        positions[r] = quick_select_position(rows[r].tolist(), k - 1)
+    return np.ascontiguousarray(np.moveaxis(positions.reshape(found.shape[:d] + found.shape[d + 1:] + (1,)), -1, d))
+
+
+kthvalue_indices_op = defop(
+    "kthvalue_indices",
+    inputs=("x",),
+    attrs=(Attr("k", 1, check_int), Attr("dim", -1, check_int)),
+    infer_meta=infer_kth_indices,
+    differentiable=False,
+    doc="int64 position, per slice along dim (kept), of the k-th smallest value (PyTorch's CPU choice among ties)",
+)
+
+
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """``(values, indices)`` of the ``k``-th smallest element (1-based) along ``dim`` (``torch.kthvalue``).
 
-    Composite: a stable ``argsort``, the ``k``-th position, ``gather``; the gradient goes to that element.
+    Composite: the position (``kthvalue_indices``: among equal values, the one PyTorch's CPU quickselect
+    returns), then ``gather``; the gradient goes to that element.
     """
     check_tensor("kthvalue", "input", 0, input)
     k = check_int("kthvalue", "k", 1, k)
@@ -215,9 +254,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     size = input.shape[d] if input.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, size {size})")
-    order = getitem(argsort_op(input, d, False, True), (slice(None),) * d + (slice(k - 1, k),)) if input.ndim else \
-        argsort_op(input, d, False, True)
-    return return_types.kthvalue(*_kth(kthvalue_values, input, order, d, keepdim))
+    return return_types.kthvalue(*_kth(kthvalue_values, input, kthvalue_indices_op(input, k, d), d, keepdim))
 
 
 def _kth(values_op: Any, input: Tensor, order: Tensor, d: int, keepdim: bool) -> tuple[Tensor, Tensor]:

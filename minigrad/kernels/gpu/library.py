@@ -359,6 +359,16 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
     return laid_out_like(cupy, (n - 1 - order).astype(np.int64, copy=False), x)
 
 
+@register_kernel("kthvalue_indices", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_kthvalue_indices")
+def kthvalue_indices(x: Any, k: int = 1, dim: int = -1) -> Any:
+    """``kthvalue``'s positions on the device: the ``k``-th of a stable sort along ``dim`` (among tied values
+    the CPU's quickselect may return another position; PyTorch's CPU and CUDA kernels differ there as well)."""
+    if x.ndim == 0:
+        return cupy.zeros((), dtype=np.int64)
+    order = cupy.argsort(x, axis=dim % x.ndim)
+    return cupy.ascontiguousarray(cupy.take(order, cupy.asarray([k - 1]), axis=dim % x.ndim)).astype(np.int64)
+
+
 @register_kernel("mode_indices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_mode_indices")
 def mode_indices(x: Any, dim: int = -1) -> Any:
     """``mode``'s positions on the device: a stable sort along ``dim`` and a scan over the runs of equal values
