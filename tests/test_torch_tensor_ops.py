@@ -592,3 +592,22 @@ def test_kthvalue_picks_among_ties_as_pytorchs_quickselect() -> None:
     x.kthvalue(3).values.backward()
     tx.kthvalue(3).values.backward()
     assert x.grad.tolist() == tx.grad.tolist()
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_picks_and_orders_ties_as_pytorchs_cpu_kernel(largest: bool) -> None:
+    """``topk``'s positions among equal values (and NaNs), and its order with ``sorted=False``, are those of
+    PyTorch's CPU kernel: ``std::partial_sort`` when ``k * 64 <= n``, else ``std::nth_element`` (then
+    ``std::sort`` of the first ``k - 1`` when sorted) - along each dim, small and large ``k``."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    a = rng.integers(0, 4, size=(3, 140, 5)).astype(np.float64)
+    a[0, rng.integers(0, 140, size=5), 0] = np.nan
+    for dim in (0, 1, -1):
+        n = a.shape[dim]
+        for k in sorted({1, 2, n // 2, n}):
+            for srt in (True, False):
+                got = mg.tensor(a).topk(k, dim, largest, srt)
+                want = torch.tensor(a).topk(k, dim, largest, srt)
+                assert got.indices.tolist() == want.indices.tolist(), (dim, k, srt)
+                np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())

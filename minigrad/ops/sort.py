@@ -33,7 +33,7 @@ from ..dtypes import ALL_DTYPES
 from ..kernels.array_kernels import mode_positions_arrays
 from ..kernels.key import Backend
 from ..kernels.quick_select import quick_select_position
-from ..kernels.std_sort import sorted_positions, std_sort
+from ..kernels.std_sort import sorted_positions, std_sort, topk_positions
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
@@ -132,7 +132,7 @@ def _picked_values_op(name: str, layout: str, doc: str) -> Any:
 # sort's values keep the input's layout (a dense one's strides), as PyTorch's meta function gives them
 sort_values = _picked_values_op("sort_values", "elementwise", "sort's values: x at the positions argsort found "
                                                               "(PyTorch's SortBackward0)")
-topk_values = _picked_values_op("topk_values", "contiguous", "topk's values: x at the first k positions argsort "
+topk_values = _picked_values_op("topk_values", "contiguous", "topk's values: x at the positions topk_indices "
                                                              "found (PyTorch's TopkBackward0)")
 kthvalue_values = _picked_values_op("kthvalue_values", "contiguous", "kthvalue's values: x at the position "
                                                                      "kthvalue_indices found (PyTorch's KthvalueBackward0)")
@@ -179,9 +179,9 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) elements along ``dim``
-    (``torch.topk``). Composite: a stable ``argsort``, its first ``k`` positions, ``gather``. The result
-    is always in sorted order (PyTorch leaves the order open for ``sorted=False``); ties keep the lower
-    index first.
+    (``torch.topk``). Composite: the positions (``topk_indices``: among ties, and in the order of
+    ``sorted=False``, those PyTorch's CPU kernel gives; on a GPU, the stable order's first ``k``), then
+    ``gather``.
 
     Example:
         >>> import minigrad as mg
@@ -197,10 +197,59 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, size {size} along dim {dim})")
-    order = argsort_op(input, d, largest, True)
-    if k != size:
-        order = getitem(order, (slice(None),) * d + (slice(0, k),))
+    if input.ndim == 0:
+        order = argsort_op(input, d, largest, True)
+        if k != size:
+            order = getitem(order, (slice(None),) * d + (slice(0, k),))
+    else:
+        order = topk_indices_op(input, k, d, largest, sorted)
     return return_types.topk(topk_values(input, order, d, True), order)
+
+
+def infer_topk_indices(op: str, x: Any, k: int = 1, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """InferMeta: int64 positions of ``x``'s shape with ``k`` along ``dim``."""
+    d = wrap_dim(op, dim, x.ndim)
+    return tuple(k if j == d else s for j, s in enumerate(x.shape)), np.dtype(np.int64)
+
+
+@register_kernel("topk_indices", Backend.CPU, dtypes=ALL_DTYPES)
+def topk_indices_cpu(x: np.ndarray, k: int = 1, dim: int = -1, largest: bool = True, sorted: bool = True) -> np.ndarray:
+    """Per slice, the positions of the ``k`` largest (smallest) values: the stable order's first ``k``, which are
+    PyTorch's wherever its result is in sorted order and no value among the first ``k + 1`` is tied; elsewhere
+    (ties, or an unsorted result: ``sorted=False`` with ``k * 64 > n``) PyTorch's ``partial_sort``/``nth_element``
+    decide, run here in Python (``std_sort.topk_positions``)."""
+    d = dim % x.ndim
+    n = x.shape[d]
+    order = argsort_cpu(x, d, largest, True)
+    found = np.take(order, np.arange(k), axis=d)
+    if k == 0 or x.size == 0:
+        return np.ascontiguousarray(found)
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    positions = np.moveaxis(found, d, -1).reshape(-1, k).copy()
+    if sorted or k == 1 or k * 64 <= n:  # a result in sorted order: only ties among the first k + 1 move it
+        first = np.moveaxis(np.take(order, np.arange(min(k + 1, n)), axis=d), d, -1).reshape(len(rows), -1)
+        head = np.take_along_axis(rows, first, axis=1)
+        need = (head[:, 1:] == head[:, :-1]).any(axis=1)
+        if x.dtype.kind == "f":
+            need |= np.isnan(head).sum(axis=1) > 1
+    else:
+        need = np.ones(len(rows), dtype=bool)
+    for r in np.flatnonzero(need):
+        positions[r] = topk_positions(rows[r].tolist(), k, largest, sorted)
+    shape = tuple(s for j, s in enumerate(x.shape) if j != d) + (k,)
+    return np.ascontiguousarray(np.moveaxis(positions.reshape(shape), -1, d))
+
+
+topk_indices_op = defop(
+    "topk_indices",
+    inputs=("x",),
+    attrs=(Attr("k", 1, check_int), Attr("dim", -1, check_int), Attr("largest", True, check_bool),
+           Attr("sorted", True, check_bool)),
+    infer_meta=infer_topk_indices,
+    differentiable=False,
+    doc="int64 positions, per slice along dim, of the k largest (smallest) values (PyTorch's CPU choice and order "
+        "among ties)",
+)
 
 
 def infer_kth_indices(op: str, x: Any, k: int = 1, dim: int = -1) -> Any:

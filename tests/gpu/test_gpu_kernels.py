@@ -1648,7 +1648,7 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     "index_fill-backward": ("index_fill", lambda x, s: x.index_copy(0, mg.tensor([1]), s),
                             lambda: [_rand((3, 4), mg.float32), _rand((1, 4), mg.float32, seed=1)]),
     "sort": ("argsort", lambda x: x.sort(1, descending=True)[0], lambda: [_rand((3, 7), mg.float32)]),
-    "topk": ("argsort", lambda x: x.topk(3, 1)[0], lambda: [_rand((3, 7), mg.float32)]),
+    "topk": ("topk_indices", lambda x: x.topk(3, 1)[0], lambda: [_rand((3, 7), mg.float32)]),
     "max-dim-backward": ("scatter_add", lambda x: x.max(1)[0], lambda: [_rand((3, 7), mg.float32)]),
     "avg_pool2d": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
                    lambda: [_rand((2, 3, 7, 9), mg.float32)]),

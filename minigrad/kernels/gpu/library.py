@@ -359,6 +359,14 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
     return laid_out_like(cupy, (n - 1 - order).astype(np.int64, copy=False), x)
 
 
+@register_kernel("topk_indices", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_topk_indices")
+def topk_indices(x: Any, k: int = 1, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """``topk``'s positions on the device: the first ``k`` of the stable sort (``argsort``; in sorted order, and
+    among tied values the lowest positions, where the CPU's ``partial_sort``/``nth_element`` may pick others)."""
+    d = dim % x.ndim
+    return cupy.ascontiguousarray(cupy.take(argsort(x, d, largest, True), cupy.arange(k), axis=d))
+
+
 @register_kernel("kthvalue_indices", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_kthvalue_indices")
 def kthvalue_indices(x: Any, k: int = 1, dim: int = -1) -> Any:
     """``kthvalue``'s positions on the device: the ``k``-th of a stable sort along ``dim`` (among tied values
