@@ -611,3 +611,22 @@ def test_topk_picks_and_orders_ties_as_pytorchs_cpu_kernel(largest: bool) -> Non
                 want = torch.tensor(a).topk(k, dim, largest, srt)
                 assert got.indices.tolist() == want.indices.tolist(), (dim, k, srt)
                 np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+
+
+def test_median_of_ties_and_nan_as_pytorchs() -> None:
+    """``median()`` shares its gradient among the elements equal to it (``evenly_distribute_backward``); a NaN
+    makes the median NaN, at the first NaN's position for ``median(dim)``; ties otherwise go to the lower
+    position, as PyTorch's CPU kernel breaks them."""
+    torch = pytest.importorskip("torch")
+    nan = float("nan")
+    for data in ([1.0, 2.0, 2.0, 3.0], [2.0, 2.0, 2.0], [1.0, nan, 3.0], [1.0, nan, nan, 0.0], [3.0, 1.0, 3.0, 1.0, 3.0]):
+        out = []
+        for lib in (mg, torch):
+            x = lib.tensor(data, requires_grad=True)
+            y = x.median()
+            y.backward()
+            rows = lib.tensor([data, data[::-1]], requires_grad=True)
+            r = rows.median(1)
+            r.values.sum().backward()
+            out.append((y.item(), x.grad.tolist(), r.values.tolist(), r.indices.tolist(), rows.grad.tolist()))
+        np.testing.assert_equal(out[0], out[1])

@@ -148,12 +148,16 @@ def _mean_backward(ctx, g):
 
 
 def _extreme_backward(ctx, g):
-    """Gradient of max/min: shared equally among the positions that attain it. Of all elements
-    (``max()``, dim None: PyTorch's ``evenly_distribute_backward``) a NaN result is attained by the NaNs;
-    over dims (``amax``, ``amin``) nothing equals a NaN, so its gradient is NaN, as PyTorch's."""
+    """Gradient of max/min: ``evenly_distributed``."""
     x, out = ctx.saved()
+    return (evenly_distributed(ctx, g, x, out, ctx.attrs["dim"], ctx.attrs["keepdim"]),)
+
+
+def evenly_distributed(ctx: Any, g: Any, x: Any, out: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """``g`` shared equally among the positions of ``x`` that attain ``out`` (max's, min's, median()'s). Of all
+    elements (dim None: PyTorch's ``evenly_distribute_backward``) a NaN result is attained by the NaNs;
+    over dims (``amax``, ``amin``) nothing equals a NaN, so its gradient is NaN, as PyTorch's."""
     ops = ctx.ops
-    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
     out_b = ops.expand_back(out, x.shape, dim, keepdim)
     hit = ops.eq(x, out_b)
     if dim is None:  # decided on the device (x != x: a NaN), no read of the result on the host
@@ -163,8 +167,8 @@ def _extreme_backward(ctx, g):
     spread = ops.expand_back(g, x.shape, dim, keepdim)
     on_cpu = (ctx.ops.device if ctx.arrays else x.device) == "cpu"
     if dim is None and on_cpu:  # PyTorch's CPU fills the share where the max is, zeros elsewhere (a NaN
-        return (ops.where(hit, ops.div(spread, count), 0.0),)  # gradient stays there); its CUDA multiplies
-    return (ops.div(ops.mul(spread, mask), count),)
+        return ops.where(hit, ops.div(spread, count), 0.0)  # gradient stays there); its CUDA multiplies
+    return ops.div(ops.mul(spread, mask), count)
 
 
 @register_kernel("max", CPU, dtypes=NUMERIC_DTYPES, name="cpu/max_")

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.array_kernels import mode_positions_arrays
@@ -37,11 +38,13 @@ from ..kernels.std_sort import sorted_positions, std_sort, topk_positions
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
-from .math import add, mul, sub
+from .argmax import argmax
+from .logical import any as any_
+from .math import add, cast, mul, sub, where
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, stack
-from .reduce import _picked_backward, _picked_meta, max_values_cpu, return_types
-from .scatter_gather import _zeros
+from .reduce import _picked_backward, _picked_meta, evenly_distributed, max_values_cpu, return_types
+from .special_values import isnan
 
 __all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "mode", "quantile"]
 
@@ -145,21 +148,19 @@ def _flat_value_cpu(x: np.ndarray, index: np.ndarray) -> np.ndarray:
     return x.reshape(-1)[index.reshape(-1)].reshape(())
 
 
-def _flat_value_backward(ctx: Any, g: Any) -> tuple[Any, None]:
-    """The gradient goes to the one element read, zeros elsewhere."""
-    (index,) = ctx.saved()
-    ops = ctx.ops
-    shape = ctx.input_shape(0)
-    zeros = _zeros(ops, g, (int(np.prod(shape)),))
-    return ops.reshape(ops.scatter_add(zeros, ops.reshape(index, (1,)), ops.reshape(g, (1,)), 0), shape), None
+def _median_all_backward(ctx: Any, g: Any) -> tuple[Any, None]:
+    """PyTorch's ``evenly_distribute_backward``: the gradient shared among the elements equal to the median
+    (the NaNs, when it is NaN), zeros elsewhere."""
+    x, out = ctx.saved()
+    return evenly_distributed(ctx, g, x, out), None
 
 
 register_kernel("median_all", Backend.CPU, dtypes=ALL_DTYPES, name="cpu/median_all")(_flat_value_cpu)
 median_all = defop("median_all", inputs=("x", Input("index", differentiable=False)),
-                   infer_meta=lambda op, x, index: ((), x.dtype), save=("index",), key_inputs=(0,),
-                   doc="median()'s value: the element of x at the flat position argsort found (PyTorch's "
+                   infer_meta=lambda op, x, index: ((), x.dtype), save=("x", "out"), key_inputs=(0,),
+                   doc="median()'s value: the element of x at the flat position found (PyTorch's "
                        "MedianBackward0)")
-median_all.def_backward(_flat_value_backward)
+median_all.def_backward(_median_all_backward)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
@@ -316,15 +317,18 @@ def _kth(values_op: Any, input: Tensor, order: Tensor, d: int, keepdim: bool) ->
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median (``torch.median``): of all elements (a 0-d tensor) when ``dim`` is None, else
-    ``(values, indices)`` along ``dim``. Composite (``kthvalue`` with ``k = (n + 1) // 2``); NaN counts as
-    the largest value, as in ``sort`` (PyTorch's median returns NaN when there is one)."""
+    ``(values, indices)`` along ``dim``. Composite: the stable order's ``(n + 1) // 2``-th position (PyTorch's
+    CPU kernel breaks ties by position), or, where there is a NaN, the first NaN's: the median is NaN, as
+    PyTorch's. The gradient of ``median()`` is shared among the elements equal to it (PyTorch's
+    ``evenly_distribute_backward``), of ``median(dim)`` goes to the position returned."""
     check_tensor("median", "input", 0, input)
     if dim is None:
         n = input.numel()
         if n == 0:
             raise RuntimeError("median(): cannot compute the median of an empty tensor")
-        order = argsort_op(reshape(input, (-1,)), 0, False, True)
-        return median_all(input, getitem(order, (slice((n - 1) // 2, (n + 1) // 2),)))
+        flat = reshape(input, (-1,))
+        order = _first_nan_else(flat, 0, getitem(argsort_op(flat, 0, False, True), (slice((n - 1) // 2, (n + 1) // 2),)))
+        return median_all(input, order)
     d = check_int("median", "dim", 1, dim)
     check_bool("median", "keepdim", 2, keepdim)
     axis = wrap_dim("median", d, input.ndim)
@@ -334,8 +338,17 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     k = (n + 1) // 2
     order = argsort_op(input, axis, False, True)
     if input.ndim:
-        order = getitem(order, (slice(None),) * axis + (slice(k - 1, k),))
+        order = _first_nan_else(input, axis, getitem(order, (slice(None),) * axis + (slice(k - 1, k),)))
     return return_types.median(*_kth(median_values, input, order, axis, keepdim))
+
+
+def _first_nan_else(input: Tensor, axis: int, order: Tensor) -> Tensor:
+    """``order`` (a position per slice along ``axis``, kept), or where a slice holds NaN the first NaN's: PyTorch's
+    median is NaN there (its CPU kernel returns the first NaN it finds)."""
+    if not input.dtype.is_floating_point:
+        return order
+    nan = isnan(input)
+    return where(any_(nan, axis, keepdim=True), argmax(cast(nan, _dt.uint8), axis, True), order)
 
 
 # -- mode: the most frequent value along a dim, at the position PyTorch's CPU kernel returns ------------------
