@@ -23,7 +23,7 @@ from . import random
 from .random import Generator, default_generator, get_rng_state, initial_seed, seed, set_rng_state
 from .devices import contiguous_format, device, get_default_device, memory_format, preserve_format, set_default_device
 from .dtypes import get_default_dtype, set_default_dtype
-from .tensor import is_complex, is_floating_point, is_nonzero, is_same_size, is_signed, is_tensor, numel
+from .tensor import is_complex, is_floating_point, is_inference, is_nonzero, is_same_size, is_signed, is_tensor, numel
 from .dtypes import can_cast, finfo, iinfo, promote_types, result_type
 from .printing import set_printoptions
 from math import e, inf, nan, pi  # torch.pi, torch.inf, ...: Python floats
@@ -120,7 +120,7 @@ __all__ += ["backends", "compiler", "compile"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
-__all__ += ["is_floating_point", "is_complex", "is_nonzero", "is_same_size", "is_signed", "can_cast", "finfo", "iinfo",
+__all__ += ["is_floating_point", "is_complex", "is_inference", "is_nonzero", "is_same_size", "is_signed", "can_cast", "finfo", "iinfo",
             "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
             "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator"]
 __all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",

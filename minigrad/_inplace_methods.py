@@ -20,13 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from . import dtypes as _dt
 from . import ops
 from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace, run_inplace_view
+from .kernels.infer_meta import scalar_type_name
 from .tensor import Tensor
 from .ops.indexing import fitted_shape, put_values, refuse_overlap
 
-__all__ = ["inplace_composite", "NAMESPACE_FORMS", "namespace_form"]
+__all__ = ["inplace_composite", "clamp_inplace", "NAMESPACE_FORMS", "namespace_form"]
 
 
 def _copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -122,14 +124,45 @@ def inplace_composite(name: str, fn: Any) -> Any:
     return method
 
 
+#: C++'s names of the types, which PyTorch's clamp_ by numbers names the tensor's dtype with in its refusal
+_CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool"}
+
+
+def clamp_inplace(name: str, fn: Any) -> Any:
+    """The method ``name`` (``clamp_``, ``clip_``, ``clamp_min_``, ``clamp_max_``): ``inplace_composite``, after
+    PyTorch's check of number bounds: the result type of the tensor and the numbers (a float with an integer
+    tensor: the default float dtype; an integer with a bool tensor: int64) must cast to the tensor's dtype,
+    refused in PyTorch's words (the dtype by its C++ name: ``long int``). Tensor bounds are the op's to check."""
+    method = inplace_composite(name, fn)
+
+    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        numbers = [b for b in (*args, *kwargs.values()) if isinstance(b, (int, float)) and not isinstance(b, Tensor)]
+        result = self._dtype
+        if not self._dtype.is_floating and any(isinstance(b, float) for b in numbers):
+            result = _dt.get_default_dtype()
+        elif self._dtype is _dt.bool_ and any(not isinstance(b, bool) for b in numbers):
+            result = _dt.int64
+        if not _dt.can_cast(result, self._dtype):
+            raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+                               f"{_CPP_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}")
+        return method(self, *args, **kwargs)
+
+    checked.__name__, checked.__doc__ = name, method.__doc__
+    return checked
+
+
 _METHODS = {
     "relu_": ops.relu, "sigmoid_": ops.sigmoid, "tanh_": ops.tanh, "abs_": ops.abs, "neg_": ops.neg,
     "exp_": ops.exp, "log_": ops.log, "sqrt_": ops.sqrt, "pow_": ops.pow, "addcmul_": ops.addcmul,
-    "addcdiv_": ops.addcdiv, "lerp_": ops.lerp, "clamp_min_": ops.clamp_min, "clamp_max_": ops.clamp_max,
+    "addcdiv_": ops.addcdiv, "lerp_": ops.lerp,
 }
 for _name, _fn in _METHODS.items():
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, inplace_composite(_name, _fn))
+for _name, _fn in (("clamp_min_", ops.clamp_min), ("clamp_max_", ops.clamp_max)):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, clamp_inplace(_name, _fn))
 Tensor.copy_ = _copy_  # type: ignore[attr-defined]
 
 

@@ -25,8 +25,8 @@ from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
 from .autograd import hooks as _hooks
-from ._inplace_methods import (index_put_through_view, inplace_composite as _inplace_composite, setitem_through_view,
-                              written)
+from ._inplace_methods import (clamp_inplace, index_put_through_view, inplace_composite as _inplace_composite,
+                              setitem_through_view, written)
 from .dispatch.dygraph import check_inplace_shape, run_inplace, run_op
 from .devices import canonical_device, is_gpu_available
 from .kernels.backends import backend_of_device
@@ -813,10 +813,12 @@ _INPLACE_COMPOSITES = {
     "scatter_": ops.scatter, "scatter_add_": ops.scatter_add, "scatter_reduce_": ops.scatter_reduce, "index_add_": ops.index_add,
     "index_reduce_": ops.index_reduce,
     "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,
-    "masked_fill_": ops.masked_fill, "clamp_": ops.clamp, "clip_": ops.clamp,
+    "masked_fill_": ops.masked_fill,
 }
 for _name, _fn in _INPLACE_COMPOSITES.items():
     setattr(Tensor, _name, _inplace_composite(_name, _fn))
+Tensor.clamp_ = clamp_inplace("clamp_", ops.clamp)  # type: ignore[attr-defined]
+Tensor.clip_ = clamp_inplace("clip_", ops.clamp)  # type: ignore[attr-defined]
 
 #: PyTorch's in-place forms of the elementwise, cumulative and triangle methods whose out-of-place form is one op
 #: with PyTorch's node: ``x.floor_()`` is ``x.floor()`` written back by run_inplace (the op's node becomes the

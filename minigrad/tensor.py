@@ -94,8 +94,10 @@ class Tensor:
     # uses the leaf shares, which keeps its AccumulationNode alive while the leaf lives
     # (``leaf_edge_row`` in ``autograd/accumulation.py``). ``_saved``: the
     # TensorWrapper of its last save, shared by later saves (``autograd/tensor_wrapper.py``).
+    # ``_inference``: set (True) only on an inference tensor (``is_inference``), one made inside ``inference_mode()``
+    # or a view or ``detach()`` of one; unset on the others.
     __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_vc", "_view", "_id", "_name", "_acc", "_saved",
-                 "_number", "__weakref__")
+                 "_number", "_inference", "__weakref__")
 
     # Tensors compare elementwise (``==`` builds a bool tensor), so hash by identity.
     __hash__ = object.__hash__
@@ -117,6 +119,8 @@ class Tensor:
         t._view = None
         t._id = next(_tensor_ids)
         t._name = None
+        if _GRAD_MODE.inference:
+            t._inference = True
         return t
 
     @classmethod
@@ -142,6 +146,8 @@ class Tensor:
         self._view = None
         self._id = src._id
         self._name = None
+        if src.is_inference():
+            self._inference = True
         if requires_grad:
             self._meta = AutogradMeta(self._id)
 
@@ -412,6 +418,12 @@ class Tensor:
             raise RuntimeError("cannot assign .grad to a tensor that does not require grad")
         self._meta.grad = value
 
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor (PyTorch's): made inside ``inference_mode()``, or a view or a
+        ``detach()`` of one. A view made there of a normal tensor is a normal tensor, as is anything made under
+        ``no_grad``."""
+        return getattr(self, "_inference", False)
+
     @property
     def version(self) -> int:
         """How many in-place modifications this storage has seen."""
@@ -467,6 +479,7 @@ class Tensor:
         if self._vc is None:
             self._vc = VersionCounter()
         t._vc = self._vc
+        t._inference = self.is_inference()  # the storage's kind, wherever the detach() is made
         if bus.recorder is not None:
             register_alias(self, t)  # listed for ``tensor.version`` while recording
             t._announce()
@@ -658,6 +671,7 @@ is_floating_point = _tensor_predicate("is_floating_point")
 is_complex = _tensor_predicate("is_complex")
 is_signed = _tensor_predicate("is_signed")
 is_nonzero = _tensor_predicate("is_nonzero")
+is_inference = _tensor_predicate("is_inference")
 
 
 def is_same_size(input: Any, other: Any) -> bool:
@@ -771,3 +785,7 @@ def root_of(t: "Tensor") -> "Tensor":
 def has_views(t: "Tensor") -> bool:
     """Whether ``t`` is the base of a view (its history change must reach the views)."""
     return t._id in _VIEWS
+
+
+# After Tensor: the autograd package imports this module.
+from .autograd.grad_mode import GRAD_MODE as _GRAD_MODE  # noqa: E402

@@ -249,7 +249,7 @@ def test_window_argument_values_raise_runtime_error(call: Callable[[], Any], op:
          r"^Subtraction, the `-` operator, with two bool tensors is not supported\. Use the `\^`"),
         (lambda: mg.mean(mg.tensor([1, 2])), r"^mean\(\): could not infer output dtype. .* Got: Long$"),
         (lambda: mg.softmax(mg.tensor([1, 2])), r"^softmax\(\): no kernel registered"),
-        (lambda: mg.tensor([1, 2]).__itruediv__(2), r"^div_\(\): result type float32 can't be cast"),
+        (lambda: mg.tensor([1, 2]).__itruediv__(2), r"^result type Float can't be cast to the desired output type Long$"),
         (lambda: o(2, requires_grad=True).add_(1), r"^add_\(\): a leaf Variable that requires grad"),
         (lambda: o(2, requires_grad=True).__setitem__(0, 1.0), r"^setitem\(\): a view of a leaf Variable that requires grad"),
         (lambda: mg.tensor([1, 2], requires_grad=True), "floating point"),
@@ -404,3 +404,34 @@ def test_bool_subtraction_and_negation_are_refused_in_pytorch_s_words(expr: str)
         outcomes.append((type(info.value).__name__, str(info.value)))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] == "RuntimeError"
+
+
+#: An in-place op (or out=) whose result type can't be cast to the tensor's dtype, and the in-place comparisons'
+#: and logical ops' shape refusals: PyTorch's exact words (ScalarType names: Float, Long, Bool ...; clamp_ by
+#: numbers names the tensor's type in C++, ``long int``; no op name in front)
+INPLACE_WORDS = [
+    "L.add_(F)", "L.mul_(0.5)", "L.div_(2)", "I.add_(F.double())", "B.add_(L)", "B.add_(1)", "B.mul_(L)",
+    "L.sub_(F.half())", "L.sub_(F.bfloat16())", "L.exp_()", "L.sqrt_()", "L.sigmoid_()", "L.addcmul_(F, F)",
+    "L.pow_(0.5)", "L.true_divide_(2)", "L.xlogy_(2)", "L.add_(lib.tensor(1.5))", "lib.add(F, F, out=L)",
+    "lib.mul(F, 2, out=lib.zeros(2, dtype=lib.int8))", "lib.add(L, L, out=B)",
+    "L.clamp_(0.5)", "I.clamp_(0.5)", "L.clamp_(max=0.5)", "L.clamp_(0, 2.5)", "L.clip_(0.5, 1.5)",
+    "L.clamp_min_(0.5)", "L.clamp_max_(0.5)", "B.clamp_(1)", "lib.zeros(2, dtype=lib.uint8).clamp_(0.5)",
+    "L.clamp_(F)",
+    *[f"L.{op}(lib.zeros(3))" for op in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "less_", "greater_equal_",
+                                          "not_equal_", "logical_and_", "logical_or_", "logical_xor_")],
+    *[f"L.{op}(lib.zeros(3, 2))" for op in ("eq_", "gt_", "logical_and_")],
+    "L.eq_(lib.zeros(4, 3))",
+]
+
+
+@pytest.mark.parametrize("expr", INPLACE_WORDS)
+def test_inplace_result_type_and_shape_refusals_are_pytorchs_words(expr: str) -> None:
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (mg, torch):
+        names = {"lib": lib, "L": lib.zeros(2, dtype=lib.long), "I": lib.zeros(2, dtype=lib.int32),
+                 "B": lib.zeros(2, dtype=lib.bool), "F": lib.zeros(2)}
+        with pytest.raises(RuntimeError) as info:
+            eval(expr, names)
+        outcomes.append(str(info.value))
+    assert outcomes[0] == outcomes[1]

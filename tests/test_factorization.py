@@ -226,3 +226,45 @@ def test_tensor_methods():
     assert np.isclose(a.slogdet().logabsdet.item(), np.linalg.slogdet(a.numpy())[1])
     assert np.allclose(a.qr().R.numpy(), np.linalg.qr(a.numpy())[1])
     assert np.allclose(a.svd().S.numpy(), np.linalg.svd(a.numpy())[1])
+
+
+#: Singular and nearly singular matrices whose LU has exact zeros (or none): PyTorch's backwards of slogdet, logdet
+#: and det solve with the LU of A^T (slogdet's: a zero pivot divides, inf and NaN; det's: eps in its place, so a
+#: singular matrix's gradient is det * ... = 0), no error
+SINGULAR = {
+    "rank 2": [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]],
+    "rank 1": [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [3.0, 6.0, 9.0]],
+    "zero": [[0.0, 0.0], [0.0, 0.0]],
+    "nilpotent": [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]],
+    "nearly singular": [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0000001], [1.0, 0.0, 1.0]],
+    "a batch of a singular and a regular one": [[[1.0, 2.0], [2.0, 4.0]], [[3.0, 1.0], [1.0, 2.0]]],
+}
+
+
+@pytest.mark.parametrize("fn", ["slogdet", "logdet", "det"])
+@pytest.mark.parametrize("name", sorted(SINGULAR))
+def test_gradients_at_singular_matrices_are_pytorchs(name, fn):
+    def grad(lib):
+        x = lib.tensor(SINGULAR[name], dtype=lib.float64, requires_grad=True)
+        y = {"slogdet": lambda: lib.linalg.slogdet(x).logabsdet, "logdet": lambda: lib.logdet(x),
+             "det": lambda: lib.linalg.det(x)}[fn]()
+        (g,) = lib.autograd.grad(y.sum(), x)
+        return g.numpy()
+
+    ours, theirs = grad(mg), grad(torch)
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)  # (inf: of the same sign)
+
+
+@pytest.mark.parametrize("name", ["rank 2", "nearly singular"])
+def test_det_second_derivatives_at_singular_matrices_are_pytorchs(name):
+    """With create_graph, det's gradient at a singular matrix comes through its SVD (det is smooth there). (Not
+    the nilpotent one: its repeated singular values make PyTorch's svd backward NaN, minigrad's not.)"""
+    def grads(lib):
+        x = lib.tensor(SINGULAR[name], dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.linalg.det(x), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        return g.detach().numpy(), gg.numpy()
+
+    for ours, theirs in zip(grads(mg), grads(torch)):  # (the nearly singular one is ill-conditioned)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-9)

@@ -826,6 +826,62 @@ CASES.update({
     "special.gammaln": lambda lib, d: lib.special.gammaln(d["x"]),
 })
 
+# the activations' inplace=True: PyTorch's in-place nodes, the result saved where the node is an overload of its own
+CASES.update({
+    "leaky_relu inplace": lambda lib, d: _F(lib).leaky_relu(d["x"] * 1, 0.2, inplace=True),
+    "elu inplace": lambda lib, d: _F(lib).elu(d["x"] * 1, 0.7, inplace=True),
+    "selu inplace": lambda lib, d: _F(lib).selu(d["x"] * 1, inplace=True),
+    "celu inplace": lambda lib, d: _F(lib).celu(d["x"] * 1, 2.0, inplace=True),
+    "threshold inplace": lambda lib, d: _F(lib).threshold(d["x"] * 1, 0.1, 2.0, inplace=True),
+    "relu inplace": lambda lib, d: _F(lib).relu(d["x"] * 1, inplace=True),
+    "relu6 inplace": lambda lib, d: _F(lib).relu6(d["x"] * 1, inplace=True),
+    "hardtanh inplace": lambda lib, d: _F(lib).hardtanh(d["x"] * 1, inplace=True),
+    "silu inplace": lambda lib, d: _F(lib).silu(d["x"] * 1, inplace=True),
+    "mish inplace": lambda lib, d: _F(lib).mish(d["x"] * 1, inplace=True),
+    "hardsigmoid inplace": lambda lib, d: _F(lib).hardsigmoid(d["x"] * 1, inplace=True),
+    "hardswish inplace": lambda lib, d: _F(lib).hardswish(d["x"] * 1, inplace=True),
+    "nn.LeakyReLU inplace": lambda lib, d: lib.nn.LeakyReLU(0.1, inplace=True)(d["x"] * 1),
+    "nn.ReLU inplace": lambda lib, d: lib.nn.ReLU(inplace=True)(d["x"] * 1),
+})
+
+# narrow is PyTorch's slice: SliceBackward0 even over the whole dim, where the index x[:, 0:n] is an alias
+CASES.update({
+    "narrow the whole dim": lambda lib, d: d["x"].narrow(0, 0, 3),
+    "narrow the whole last dim": lambda lib, d: lib.narrow(d["x"] * 1, 1, 0, 4),
+    "narrow part of a dim": lambda lib, d: d["x"].narrow(1, 1, 2),
+    "narrow from a negative start": lambda lib, d: d["x"].narrow(0, -2, 2),
+    "x[:]": lambda lib, d: d["x"][:],
+    "x[0:n]": lambda lib, d: d["x"][0:3],
+    "x[:, 0:n]": lambda lib, d: d["x"][:, 0:4],
+})
+
+# double backward of pooling and padding: PyTorch's *BackwardBackward0 nodes keep an edge to the input (whose
+# gradient is zeros); the 1-D forms' select, unsqueeze and squeeze differentiate to PyTorch's nodes
+CASES.update({
+    "max_pool2d's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).max_pool2d(u, 2), d["img"]),
+    "max_pool2d's gradient, return_indices": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).max_pool2d(u, 2, return_indices=True)[0], d["img"]),
+    "max_pool1d's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).max_pool1d(u[:, 0], 2), d["img"]),
+    **{f"{mode} pad {n}d's gradient": (lambda mode, pad, u: lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u, pad, mode=mode), d[u]))(mode, pad, u)
+       for mode in ("reflect", "replicate") for n, pad, u in ((1, (2, 1), "bat"), (2, (2, 1, 1, 2), "img"))},
+    "reflect pad 1d of a selected row's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u[:, 0], (2, 1), mode="reflect"), d["img"]),
+    "replicate pad 3d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).pad(u.unsqueeze(1), (1, 1, 1, 2, 0, 1), mode="replicate"), d["img"]),
+    "nn.ReflectionPad2d's gradient": lambda lib, d: _gradient_of(lib, lib.nn.ReflectionPad2d(1), d["img"]),
+    "squeeze()'s gradient": lambda lib, d: _gradient_of(lib, lambda u: u[:, :1].squeeze(), d["img"]),
+    "squeeze(dims)'s gradient": lambda lib, d: _gradient_of(lib, lambda u: u[:, :1].squeeze((1, 0)), d["img"]),
+    "unsqueeze's gradient": lambda lib, d: _gradient_of(lib, lambda u: u.unsqueeze(-1), d["x"]),
+})
+
+# prod's gradient with zeros in the input: PyTorch's running products, their ones a constant (no edge)
+CASES.update({
+    "prod's gradient with two zeros": lambda lib, d: _gradient_of(lib, lambda u: u.prod(), d["x"] * (d["x"] > 0)),
+    "prod(dim)'s gradient with zeros": lambda lib, d: _gradient_of(
+        lib, lambda u: u.prod(1), d["x"] * lib.tensor([[1.0, 0.0, 0.0, 1.0]] * 3)),
+})
+
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {

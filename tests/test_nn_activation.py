@@ -32,13 +32,66 @@ def test_unary_activation_matches_torch(name: str, kw: dict) -> None:
     compare(getattr(F, name), getattr(TF, name), [X_SMOOTH], **kw)
 
 
-@pytest.mark.parametrize("name", ["silu", "leaky_relu", "elu", "hardtanh", "relu6", "hardswish", "hardsigmoid",
-                                  "selu", "celu", "mish"])
-def test_inplace_flag_is_accepted(name: str) -> None:
-    x = mg.tensor([-1.0, 0.5, 2.0])
-    out = getattr(F, name)(x, inplace=True)
-    want = getattr(TF, name)(torch.tensor([-1.0, 0.5, 2.0]))
-    np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-6)
+INPLACE = [("silu", {}), ("leaky_relu", {"negative_slope": 0.2}), ("elu", {"alpha": 0.7}), ("hardtanh", {}),
+           ("relu6", {}), ("hardswish", {}), ("hardsigmoid", {}), ("selu", {}), ("celu", {"alpha": 2.0}),
+           ("mish", {}), ("relu", {}), ("threshold", {"threshold": 0.1, "value": 2.0})]
+
+
+@pytest.mark.parametrize("name,kw", INPLACE, ids=[n for n, _ in INPLACE])
+def test_inplace_writes_into_the_input_as_pytorchs(name: str, kw: dict) -> None:
+    """``inplace=True`` changes the input itself: PyTorch's values, node (``LeakyReluBackward1`` ...), version and
+    gradient; a leaf that requires grad is refused in PyTorch's words."""
+    def run(lib, fn):
+        leaf = lib.tensor(X_SMOOTH.ravel()[:12], requires_grad=True)
+        x = leaf * 1
+        before = x._version
+        out = fn(x, inplace=True, **kw)
+        out.sum().backward()
+        return out is x, x._version - before, type(out.grad_fn).__name__, x.detach().numpy(), leaf.grad.numpy()
+
+    ours, theirs = run(mg, getattr(F, name)), run(torch, getattr(TF, name))
+    assert ours[:3] == theirs[:3]
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6)
+    np.testing.assert_allclose(ours[4], theirs[4], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+        getattr(F, name)(mg.tensor([-1.0, 2.0], requires_grad=True), inplace=True, **kw)
+
+
+@pytest.mark.parametrize("name,kw", [("leaky_relu", {"negative_slope": -0.2}), ("elu", {"alpha": -0.5}),
+                                     ("celu", {"alpha": -0.5})])
+def test_inplace_with_a_negative_slope_is_refused_in_backward(name: str, kw: dict) -> None:
+    """The in-place node saves the result, from which a negative slope's gradient cannot be read: PyTorch refuses
+    it in backward (the forward runs)."""
+    def message(lib, fn):
+        y = fn(lib.tensor([-2.0, 1.0], requires_grad=True) * 1, inplace=True, **kw)
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        return str(info.value)
+
+    theirs = message(torch, getattr(TF, name))
+    assert theirs in message(mg, getattr(F, name))
+
+
+def test_inplace_modules_write_into_the_input() -> None:
+    for make in (lambda nn: nn.LeakyReLU(0.1, inplace=True), lambda nn: nn.ReLU(inplace=True),
+                 lambda nn: nn.ELU(inplace=True), lambda nn: nn.Threshold(0.1, 2.0, inplace=True)):
+        x = mg.tensor([-1.0, 0.5, 2.0])
+        assert make(mg.nn)(x) is x and x.tolist() == pytest.approx(make(torch.nn)(torch.tensor([-1.0, 0.5, 2.0])).tolist())
+
+
+def test_inplace_double_backward_matches_pytorch() -> None:
+    """The result-saving formulas differentiate again (float64, against PyTorch's second derivatives)."""
+    for name, kw in [("leaky_relu", {"negative_slope": 0.2}), ("elu", {"alpha": 0.7}), ("celu", {"alpha": 2.0}),
+                     ("selu", {})]:
+        def second(lib, fn):
+            leaf = lib.tensor(X_SMOOTH.ravel()[:8], dtype=lib.float64, requires_grad=True)
+            y = fn(leaf * 1, inplace=True, **kw)
+            (g,) = lib.autograd.grad((y * y).sum(), leaf, create_graph=True)
+            (gg,) = lib.autograd.grad(g.sum(), leaf)
+            return g.detach().numpy(), gg.numpy()
+
+        for a, b in zip(second(mg, getattr(F, name)), second(torch, getattr(TF, name))):
+            np.testing.assert_allclose(a, b, rtol=1e-10)
 
 
 def test_threshold_of_an_integer_tensor_keeps_its_dtype() -> None:

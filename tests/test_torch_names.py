@@ -182,6 +182,36 @@ def test_inference_mode_is_its_own_mode_as_pytorchs() -> None:
         seen.append(states)
     assert seen[0] == seen[1] == [False, False, True, True, False, True, False]
 
+
+def test_is_inference_as_pytorchs() -> None:
+    """An inference tensor: made inside inference_mode() (by a factory, an op, clone, under enable_grad or no_grad
+    there too), or a view or detach() of one wherever made; a view made there of a normal tensor is normal, and so
+    is anything made under no_grad or inference_mode(False)."""
+    def kinds(lib):
+        n, w = lib.ones(3), lib.ones(3, requires_grad=True)
+        with lib.no_grad():
+            made = {"no_grad factory": lib.ones(1), "no_grad op": n * 2}
+        with lib.inference_mode():
+            a = lib.ones(3)
+            made |= {"factory": a, "op": n * 2, "tensor()": lib.tensor([1.0]), "randn": lib.randn(2),
+                     "clone": n.clone(), "op of a leaf that requires grad": w * 2, "view of a normal tensor": n[1:],
+                     "view() of a normal tensor": n.view(3), "detach of a normal tensor": n.detach(),
+                     "view of a leaf": w[0], "normal tensor changed in place": n.add_(1)}
+            with lib.inference_mode(False):
+                made |= {"inference_mode(False) factory": lib.ones(2), "inference_mode(False) op": a * 1}
+            with lib.no_grad():
+                made["no_grad inside"] = lib.ones(1)
+            with lib.enable_grad():
+                made["enable_grad inside"] = lib.ones(1)
+        made |= {"view of an inference tensor": a[1:], "view() of one": a.view(3), "detach of one": a.detach(),
+                 "op of one": a * 1, "clone of one": a.clone()}
+        return {k: (t.is_inference(), lib.is_inference(t)) for k, t in made.items()}
+
+    assert kinds(mg) == kinds(torch)
+    with pytest.raises(TypeError, match=r"^is_inference\(\): argument 'input' \(position 1\) must be Tensor, not int$"):
+        mg.is_inference(3)
+
+
 def test_keepdims_is_accepted_as_pytorch_accepts_it() -> None:
     a = np.arange(12.0).reshape(3, 4)
     x, tx = mg.tensor(a), torch.tensor(a)

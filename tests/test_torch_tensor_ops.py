@@ -549,3 +549,84 @@ def test_var_to_one_element_is_pytorchs_two_passes(dtype) -> None:
             ours = form(mg.full((n,), v, dtype=getattr(mg, dtype))).numpy()
             theirs = form(torch.full((n,), v, dtype=getattr(torch, dtype))).numpy()
             np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_orders_ties_as_pytorchs_cpu_sort(descending: bool) -> None:
+    """``sort``/``argsort`` without ``stable``: PyTorch's CPU sort is ``std::sort``, whose order of equal values
+    (and of NaNs) past 16 elements is not the stable one; minigrad's is the same (``kernels/std_sort.py``)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 4, size=(3, 40, 5)).astype(np.float64)
+    a[0, rng.integers(0, 40, size=6), 0] = np.nan
+    a[1, :3, 1] = [np.inf, -np.inf, np.inf]
+    for dim in (0, 1, -1):
+        got = mg.tensor(a).sort(dim, descending=descending)
+        want = torch.tensor(a).sort(dim, descending=descending)
+        np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+        np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+        assert mg.tensor(a).argsort(dim, descending).tolist() == torch.tensor(a).argsort(dim, descending).tolist()
+    stable = mg.tensor(a).sort(dim=1, descending=descending, stable=True).indices
+    assert stable.tolist() == torch.tensor(a).sort(dim=1, descending=descending, stable=True).indices.tolist()
+    ints = rng.integers(0, 3, size=50)
+    assert mg.tensor(ints).sort(descending=descending).indices.tolist() == \
+        torch.tensor(ints).sort(descending=descending).indices.tolist()
+
+
+def test_kthvalue_picks_among_ties_as_pytorchs_quickselect() -> None:
+    """``kthvalue``'s position among equal values (and NaNs) is the one PyTorch's CPU quickselect leaves at
+    ``k`` (``kernels/quick_select.py``), along each dim, with keepdim; the values and gradients follow it."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 3, size=(4, 9, 7)).astype(np.float64)
+    a[0, 2:5, 1] = np.nan
+    for dim in (0, 1, -1):
+        for k in range(1, a.shape[dim] + 1, 2):
+            for keepdim in (False, True):
+                got = mg.tensor(a).kthvalue(k, dim, keepdim)
+                want = torch.tensor(a).kthvalue(k, dim, keepdim)
+                assert got.indices.tolist() == want.indices.tolist(), (dim, k)
+                np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+    x, tx = mg.tensor([1.0, 3.0, 3.0, 2.0, 3.0], requires_grad=True), torch.tensor([1.0, 3.0, 3.0, 2.0, 3.0],
+                                                                                    requires_grad=True)
+    x.kthvalue(3).values.backward()
+    tx.kthvalue(3).values.backward()
+    assert x.grad.tolist() == tx.grad.tolist()
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_picks_and_orders_ties_as_pytorchs_cpu_kernel(largest: bool) -> None:
+    """``topk``'s positions among equal values (and NaNs), and its order with ``sorted=False``, are those of
+    PyTorch's CPU kernel: ``std::partial_sort`` when ``k * 64 <= n``, else ``std::nth_element`` (then
+    ``std::sort`` of the first ``k - 1`` when sorted) - along each dim, small and large ``k``."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    a = rng.integers(0, 4, size=(3, 140, 5)).astype(np.float64)
+    a[0, rng.integers(0, 140, size=5), 0] = np.nan
+    for dim in (0, 1, -1):
+        n = a.shape[dim]
+        for k in sorted({1, 2, n // 2, n}):
+            for srt in (True, False):
+                got = mg.tensor(a).topk(k, dim, largest, srt)
+                want = torch.tensor(a).topk(k, dim, largest, srt)
+                assert got.indices.tolist() == want.indices.tolist(), (dim, k, srt)
+                np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+
+
+def test_median_of_ties_and_nan_as_pytorchs() -> None:
+    """``median()`` shares its gradient among the elements equal to it (``evenly_distribute_backward``); a NaN
+    makes the median NaN, at the first NaN's position for ``median(dim)``; ties otherwise go to the lower
+    position, as PyTorch's CPU kernel breaks them."""
+    torch = pytest.importorskip("torch")
+    nan = float("nan")
+    for data in ([1.0, 2.0, 2.0, 3.0], [2.0, 2.0, 2.0], [1.0, nan, 3.0], [1.0, nan, nan, 0.0], [3.0, 1.0, 3.0, 1.0, 3.0]):
+        out = []
+        for lib in (mg, torch):
+            x = lib.tensor(data, requires_grad=True)
+            y = x.median()
+            y.backward()
+            rows = lib.tensor([data, data[::-1]], requires_grad=True)
+            r = rows.median(1)
+            r.values.sum().backward()
+            out.append((y.item(), x.grad.tolist(), r.values.tolist(), r.indices.tolist(), rows.grad.tolist()))
+        np.testing.assert_equal(out[0], out[1])

@@ -74,11 +74,11 @@ DIFFERENCES: dict[str, str] = {
 
 # torch.nn.functional's activations, losses, padding, resampling, convolutions, pooling, norms.
 DIFFERENCES.update({
-    "silu": "`inplace=True` is accepted and computed out of place (the input keeps its values); so for every activation with `inplace`.",
-    "leaky_relu": "`inplace=True` computed out of place.",
-    "relu": "`F.relu(x, inplace=True)` and `nn.ReLU(inplace=True)` accepted, computed out of place.",
-    "elu": "`inplace=True` computed out of place; at a NaN input the gradient is NaN (PyTorch's vectorised kernel; its scalar tail differs).",
-    "hardtanh": "`inplace=True` computed out of place; at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
+    "silu": "`inplace=True` writes into the input (its version moves; a leaf that requires grad is refused); so for every activation with `inplace`, with PyTorch's in-place nodes (`LeakyReluBackward1`, `EluBackward1`, `CeluBackward1`, `ThresholdBackward1`).",
+    "leaky_relu": "`inplace=True`: `LeakyReluBackward1`, which saves the result (a negative slope is refused in backward, as PyTorch's).",
+    "relu": "`F.relu(x, inplace=True)` and `nn.ReLU(inplace=True)` are `relu_`.",
+    "elu": "`inplace=True`: `EluBackward1`; at a NaN input the gradient is NaN (PyTorch's vectorised kernel; its scalar tail differs).",
+    "hardtanh": "at a NaN input the gradient is 0 (PyTorch's vectorised kernel; its scalar tail differs).",
     "constant_pad_nd": "the op behind `F.pad(mode='constant')`; its backward is itself with the amounts negated. `reflect`, `replicate` and `circular` are composites of `getitem`.",
     "binary_cross_entropy": "the elementwise loss as an op (finite input gradient at probabilities 0 and 1, as PyTorch); `F.binary_cross_entropy` adds `weight` and the reduction.",
     "avg_pool2d": "an op (two window matrices per plane); `F.avg_pool2d` adds unbatched input and PyTorch's argument forms.",

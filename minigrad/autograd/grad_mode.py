@@ -108,8 +108,9 @@ class enable_grad(set_grad_enabled):
 class inference_mode(set_grad_enabled):
     """PyTorch's ``inference_mode``: recording off, as ``no_grad`` (``mode=False`` leaves it as it is).
 
-    minigrad keeps no separate "inference tensors": inside, ops simply create no
-    grad nodes. A context manager and a decorator, with or without parentheses.
+    Inside, ops create no grad nodes, and the tensors made are inference tensors (``Tensor.is_inference()``,
+    as PyTorch's; minigrad does not refuse their later use in autograd, as PyTorch does). A context manager and
+    a decorator, with or without parentheses.
 
     Example:
         >>> import minigrad as mg

@@ -68,6 +68,7 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
     if vc is None:
         vc = src._vc = VersionCounter()
     view._vc = vc
+    view._inference = src.is_inference()  # a view of an inference tensor is one, wherever it is made
     info = src._view
     creation = DEFAULT if GRAD_MODE.enabled else NO_GRAD
     if info is None:

@@ -40,8 +40,10 @@ from ..autograd.views import (DEFAULT, check_inplace, check_view_inplace, make_v
                               view_function_name)
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
+from ..errors import ShapeError
 from ..kernels.api import call_kernel
 from ..kernels.backends import backend_of_device, move_array
+from ..kernels.infer_meta import scalar_type_name, size_mismatch
 from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter, bases_sharing, has_views, live_views
 from ..tracing import bus
@@ -176,19 +178,30 @@ def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any])
 
 
 def check_inplace_shape(self: Tensor, other: Any, op_name: str, advice: bool = False) -> None:
-    """Refuse an operand that would grow ``self`` by broadcasting, in PyTorch's words (``advice``: and say what
-    to write instead). Shapes that do not broadcast at all are left to the op, whose InferMeta names both."""
+    """Refuse an operand that would grow ``self`` by broadcasting, or does not broadcast with it, in PyTorch's
+    words. ``advice``: the arithmetic forms' (``add_``) teaching words instead - the op named, and what to write
+    in place of a call that would grow ``self``; shapes that do not broadcast at all are left to the op, whose
+    InferMeta names both."""
     other_shape = other.shape if isinstance(other, Tensor) else ()
     if other_shape == self.shape or not other_shape:  # the common cases: nothing to broadcast
         return
-    try:
-        shape = np.broadcast_shapes(self.shape, other_shape)
-    except ValueError:
-        return
+    mismatch = size_mismatch(self.shape, other_shape)
+    if mismatch:
+        if advice:
+            return
+        raise ShapeError(mismatch)
+    shape = np.broadcast_shapes(self.shape, other_shape)
     if shape != self.shape:
-        raise RuntimeError(
-            f"{op_name}(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
-            + ("; an in-place op can't grow its tensor (use the out-of-place op: x = x + y)" if advice else ""))
+        words = f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
+        raise RuntimeError(f"{op_name}(): {words}; an in-place op can't grow its tensor (use the out-of-place op: "
+                           "x = x + y)" if advice else words)
+
+
+def cast_refusal(result: Any, dtype: Any) -> RuntimeError:
+    """PyTorch's refusal of a result of dtype ``result`` written into a tensor (an in-place op's, an ``out=``)
+    of ``dtype`` it can't be cast to (``dtypes.can_cast``), the dtypes by their ScalarType names."""
+    return RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+                        f"{scalar_type_name(dtype)}")
 
 
 def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
@@ -206,7 +219,7 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
             result = float32  # true division and Python floats promote to the default float dtype
         else:
             return
-        raise RuntimeError(f"{op_name}(): result type {result.name} can't be cast to the desired output type {self._dtype.name}")
+        raise cast_refusal(result, self._dtype)
 
 
 def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None,
@@ -226,10 +239,8 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         meta = self._meta
         _check_inplace_allowed(self, op_name, other, operands)
         result = fn()
-        if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
-            raise RuntimeError(
-                f"{op_name}(): result type {result._dtype.name} can't be cast to the desired output type {self._dtype.name}"
-            )
+        if result._dtype is not self._dtype and not _dt.can_cast(result._dtype, self._dtype):
+            raise cast_refusal(result._dtype, self._dtype)
         node = result._meta.grad_node if result._meta is not None else None
         if node is not None:
             _keep_saved_values(node, self)

@@ -416,6 +416,48 @@ def distinct_values(x: Any, device: str, count: int) -> tuple[Any, Any, Any]:
 # -- linear systems: what the CPU's and the GPU's inv/solve share ----------------------------------------
 
 
+def lu_transposed_solve_arrays(xp: Any, a: Any, d: Any, perturb: bool) -> Any:
+    """``X = A^{-T} D`` for each matrix, as PyTorch's ``det`` and ``slogdet`` backwards compute it (its
+    ``linalg_lu_factor`` of ``A.mT``, then ``linalg_lu_solve``), so a singular ``A`` gives PyTorch's inf and
+    NaN, not an error.
+
+    The LU is LAPACK's ``getf2``: partial pivoting on the first largest ``|value|`` of a column, the column
+    scaled by the pivot's reciprocal, a zero column left as it is; the solve is ``getrs``'s: the row swaps, the
+    unit-lower and the upper triangle, no zero skipped (a zero pivot divides: inf, and NaN from inf - inf or
+    0 * inf). ``perturb``: a zero pivot is ``eps`` instead (PyTorch's ``det``, whose right side is 0 there).
+    Where the factors come out of rounding (a rank-deficient matrix of non-integers) the last bits, and
+    so which pivot is exactly 0, may differ from PyTorch's LAPACK."""
+    n = a.shape[-1]
+    shape = np.broadcast_shapes(a.shape, d.shape)
+    if math.prod(shape) == 0:  # 0x0 matrices, or none: nothing to solve
+        return xp.zeros(shape, dtype=a.dtype)
+    lu = xp.ascontiguousarray(xp.broadcast_to(xp.swapaxes(a, -1, -2), shape)).reshape(-1, n, n).copy()
+    x = xp.ascontiguousarray(xp.broadcast_to(d, shape)).reshape(-1, n, n).copy()
+    rows = xp.arange(lu.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for k in range(n):
+            p = k + xp.argmax(xp.abs(lu[:, k:, k]), axis=1)
+            for m in (lu, x):  # getrf's swap of the factor's rows, and getrs's of the right side's
+                row = m[rows, k].copy()
+                m[rows, k] = m[rows, p]
+                m[rows, p] = row
+            pivot = lu[:, k, k]
+            zero = pivot == 0
+            col = lu[:, k + 1:, k] * (1 / xp.where(zero, 1, pivot))[:, None]
+            lu[:, k + 1:, k] = xp.where(zero[:, None], lu[:, k + 1:, k], col)
+            lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k][:, :, None] * lu[:, k, None, k + 1:]
+        if perturb:
+            at = xp.arange(n)
+            diag = lu[:, at, at]
+            lu[:, at, at] = xp.where(diag == 0, np.finfo(lu.dtype).eps, diag)
+        for k in range(n):  # L y = P d, column by column
+            x[:, k + 1:] -= x[:, k, None, :] * lu[:, k + 1:, k][:, :, None]
+        for k in range(n - 1, -1, -1):  # U x = y
+            x[:, k] = x[:, k] / lu[:, k, k][:, None]
+            x[:, :k] -= x[:, k, None, :] * lu[:, :k, k][:, :, None]
+    return x.reshape(shape)
+
+
 def singular_error(op: str) -> RuntimeError:
     """``inv``'s and ``solve``'s refusal of a singular matrix (PyTorch's ``LinAlgError`` is a ``RuntimeError``)."""
     return RuntimeError(f"{op}: The diagonal element of the LU factorization is zero: the input is singular "

@@ -70,7 +70,8 @@ def to_bool(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
 
 
 def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[str, str] = ("x", "y")) -> tuple[int, ...]:
-    """NumPy/PyTorch broadcasting of two shapes, with a clear error."""
+    """NumPy/PyTorch broadcasting of two shapes, with a clear error: PyTorch's words, then the op's and the
+    operands' (``size_mismatch``)."""
     if tuple(a) == tuple(b):
         return tuple(a)
     n = max(len(a), len(b))
@@ -83,11 +84,22 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[s
         elif da == 1:
             out.append(db)
         else:
-            raise ShapeError(
-                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension "
-                f"{n + i} ({op}(): '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} cannot be broadcast)"
-            )
+            raise ShapeError(f"{size_mismatch(a, b)} ({op}(): '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} "
+                             "cannot be broadcast)")
     return tuple(reversed(out))
+
+
+def size_mismatch(a: Sequence[int], b: Sequence[int]) -> str:
+    """PyTorch's ``infer_size`` refusal of two shapes that do not broadcast (the first dim from the end that
+    differs with neither size 1), or "" when they broadcast."""
+    n = max(len(a), len(b))
+    for i in range(-1, -n - 1, -1):
+        da = a[i] if -i <= len(a) else 1
+        db = b[i] if -i <= len(b) else 1
+        if da != db and da != 1 and db != 1:
+            return (f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension "
+                    f"{n + i}")
+    return ""
 
 
 def broadcast(op: str, x: Any, y: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["std_sort"]
+__all__ = ["std_sort", "sorted_positions", "topk_positions", "nth_element", "partial_sort"]
 
 #: Ranges at most this long are left to the final insertion sort (libstdc++'s ``_S_threshold``).
 _THRESHOLD = 16
@@ -37,6 +37,39 @@ def std_sort(a: Pairs) -> None:
     if n > 1:
         _introsort_loop(a, 0, n, 2 * (n.bit_length() - 1))
         _final_insertion_sort(a, 0, n)
+
+
+def sorted_positions(values: list[Any], descending: bool = False) -> list[int]:
+    """The positions of ``values`` in the order PyTorch's CPU ``sort(stable=False)`` gives them: ``std::sort``
+    of (value, position) pairs by PyTorch's comparators, NaN above every number (``KeyValueCompAsc``: a
+    number before NaN, else ``a < b``; ``KeyValueCompDesc``: NaN before a number, else ``a > b``)."""
+    def nan(v: Any) -> bool:
+        return v != v
+
+    key = (lambda v: (not nan(v), -v)) if descending else (lambda v: (nan(v), v))
+    pairs = [(key(v), i) for i, v in enumerate(values)]
+    std_sort(pairs)
+    return [i for _, i in pairs]
+
+
+def topk_positions(values: list[Any], k: int, largest: bool = True, sort: bool = True) -> list[int]:
+    """The positions PyTorch's CPU ``topk`` returns for one slice (``topk_impl_loop``): (value, position) pairs
+    by its comparators (NaN above every number), ``std::partial_sort`` of the first ``k`` when ``k * 64 <= n``,
+    else ``std::nth_element`` at ``k - 1`` and, with ``sort``, ``std::sort`` of the ``k - 1`` before it."""
+    def nan(v: Any) -> bool:
+        return v != v
+
+    key = (lambda v: (not nan(v), -v)) if largest else (lambda v: (nan(v), v))
+    pairs = [(key(v), i) for i, v in enumerate(values)]
+    if k * 64 <= len(pairs):
+        partial_sort(pairs, k)
+    else:
+        nth_element(pairs, k - 1)
+        if sort:
+            head = pairs[:k - 1]
+            std_sort(head)
+            pairs[:k - 1] = head
+    return [i for _, i in pairs[:k]]
 
 
 def _introsort_loop(a: Pairs, first: int, last: int, depth: int) -> None:
@@ -101,6 +134,56 @@ def _unguarded_linear_insert(a: Pairs, i: int) -> None:
         a[j + 1] = a[j]
         j -= 1
     a[j + 1] = value
+
+
+# -- std::nth_element and std::partial_sort (PyTorch's CPU topk) ----------------------------------------------
+
+
+def nth_element(a: Pairs, nth: int) -> None:
+    """``std::nth_element(a.begin(), a.begin() + nth, a.end())``: libstdc++'s introselect - the quicksort's
+    partition narrowed to the side holding ``nth`` down to 3 elements, then an insertion sort; a heap select once
+    the depth runs out."""
+    first, last = 0, len(a)
+    if first == last or nth == last:
+        return
+    depth = 2 * (last.bit_length() - 1)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(a, first, nth + 1, last)
+            a[first], a[nth] = a[nth], a[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last)
+
+
+def partial_sort(a: Pairs, middle: int) -> None:
+    """``std::partial_sort(a.begin(), a.begin() + middle, a.end())``: a heap of the first ``middle``, each later
+    element smaller than its top swapped in, then the heap sorted."""
+    _heap_select(a, 0, middle, len(a))
+    while middle > 1:
+        middle -= 1
+        _pop_heap(a, 0, middle, middle)
+
+
+def _heap_select(a: Pairs, first: int, middle: int, last: int) -> None:
+    n = middle - first
+    if n >= 2:
+        for parent in range((n - 2) // 2, -1, -1):
+            _adjust_heap(a, first, parent, n, a[first + parent])
+    for i in range(middle, last):
+        if a[i][0] < a[first][0]:
+            _pop_heap(a, first, middle, i)
+
+
+def _pop_heap(a: Pairs, first: int, last: int, result: int) -> None:
+    value = a[result]
+    a[result] = a[first]
+    _adjust_heap(a, first, 0, last - first, value)
 
 
 # -- the heapsort fallback (``std::__partial_sort(first, last, last)``: make_heap, then sort_heap) -----------

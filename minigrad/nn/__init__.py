@@ -99,12 +99,12 @@ class Flatten(Module):
 
 
 class ReLU(Module):
-    def __init__(self, inplace: bool = False) -> None:  # inplace: accepted, computed out of place (F.relu)
+    def __init__(self, inplace: bool = False) -> None:  # inplace: x.relu_(), as PyTorch's F.relu(x, inplace=True)
         super().__init__()
         self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return ops.relu(x)
+        return x.relu_() if self.inplace else ops.relu(x)  # type: ignore[attr-defined]
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""

@@ -2,7 +2,7 @@
 
 Each module keeps its options and calls the function of ``functional`` in
 ``forward``; only ``PReLU`` holds a parameter (``weight``, one slope or one per
-channel). ``inplace=True`` is accepted and computed out of place (see
+channel). ``inplace=True`` writes the result into the input, as PyTorch's (see
 ``minigrad.ops.activation.inplace_form``). ``ReLU``, ``GELU``, ``Sigmoid``,
 ``Tanh``, ``Softmax`` and ``LogSoftmax`` are older and live in ``nn/__init__.py``
 and ``nn/layers.py``.
@@ -31,7 +31,7 @@ __all__ = [
 
 
 class _Inplace(Module):
-    """An activation with PyTorch's ``inplace`` flag (kept for ``repr``; computed out of place)."""
+    """An activation with PyTorch's ``inplace`` flag (passed to the function; shown by ``repr``)."""
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
@@ -45,14 +45,14 @@ class SiLU(_Inplace):
     """``x * sigmoid(x)``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.silu(input)
+        return F.silu(input, inplace=self.inplace)
 
 
 class Hardswish(_Inplace):
     """``x * relu6(x + 3) / 6``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.hardswish(input)
+        return F.hardswish(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return ""  # PyTorch's Hardswish prints no arguments, inplace or not
@@ -62,7 +62,7 @@ class Hardsigmoid(_Inplace):
     """``relu6(x + 3) / 6``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.hardsigmoid(input)
+        return F.hardsigmoid(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return ""  # PyTorch's Hardsigmoid prints no arguments, inplace or not
@@ -72,21 +72,21 @@ class Mish(_Inplace):
     """``x * tanh(softplus(x))``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.mish(input)
+        return F.mish(input, inplace=self.inplace)
 
 
 class SELU(_Inplace):
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.selu(input)
+        return F.selu(input, inplace=self.inplace)
 
 
 class ReLU6(_Inplace):
     """``min(max(x, 0), 6)``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.relu6(input)
+        return F.relu6(input, inplace=self.inplace)
 
 
 class LeakyReLU(_Inplace):
@@ -97,7 +97,7 @@ class LeakyReLU(_Inplace):
         self.negative_slope = negative_slope
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.leaky_relu(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -111,7 +111,7 @@ class ELU(_Inplace):
         self.alpha = alpha
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.elu(input, self.alpha)
+        return F.elu(input, self.alpha, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
@@ -121,7 +121,7 @@ class CELU(ELU):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.celu(input, self.alpha)
+        return F.celu(input, self.alpha, inplace=self.inplace)
 
 
 class Hardtanh(_Inplace):
@@ -134,7 +134,7 @@ class Hardtanh(_Inplace):
         self.min_val, self.max_val = min_val, max_val
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.hardtanh(input, self.min_val, self.max_val)
+        return F.hardtanh(input, self.min_val, self.max_val, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
@@ -227,7 +227,7 @@ class Threshold(_Inplace):
         self.threshold, self.value = threshold, value
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.threshold(input, self.threshold, self.value)
+        return F.threshold(input, self.threshold, self.value, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")

@@ -172,8 +172,8 @@ def __dir__() -> list[str]:
 from ..ops import activation as _activation  # noqa: E402
 
 silu = _activation.inplace_form(ops.silu)
-leaky_relu = _activation.inplace_form(ops.leaky_relu)
-elu = _activation.inplace_form(ops.elu, 1)  # F.elu(x, alpha, inplace): selu's scales are not F's
+leaky_relu = _activation.inplace_form(ops.leaky_relu, inplace_op=_activation.leaky_relu_)
+elu = _activation.inplace_form(ops.elu, 1, _activation.elu_)  # F.elu(x, alpha, inplace): selu's scales are not F's
 hardtanh = _activation.inplace_form(ops.hardtanh)
 hardswish = _activation.inplace_form(ops.hardswish)
 hardsigmoid = _activation.inplace_form(ops.hardsigmoid)

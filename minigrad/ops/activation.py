@@ -41,6 +41,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .. import dtypes as _dt
+from ..dispatch.dygraph import run_inplace
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels import special
@@ -265,6 +266,76 @@ def celu_backward(ctx: Any, grad: Any) -> tuple[Any]:
     (x,) = ctx.saved()
     alpha = ctx.attrs["alpha"]
     return (_elu_slope(ctx.ops, grad, x, alpha, 1.0, 1.0 / alpha),)
+
+
+# NOTE [ The in-place activations that save their result ]
+#     PyTorch's ``leaky_relu_``, ``elu_`` (selu_'s too) and ``celu_`` are overloads of their own
+#     (``LeakyReluBackward1``, ``EluBackward1``, ``CeluBackward1``): their input is overwritten, so their
+#     node saves the *result* and its formula reads the slope from it (``elu_backward`` with
+#     ``is_result``). That works only where the result's sign is the input's, so a negative slope
+#     (``negative_slope`` or ``alpha`` below 0) is refused in backward, with PyTorch's words. Each is an
+#     op of its own here, with the out-of-place op's kernel; ``run_inplace`` writes its values back.
+
+_NEGATIVE_SLOPE_INPLACE = ("In-place {op} backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead.")
+
+
+def _inplace_twin(op: Any, kernel: Callable[..., np.ndarray], doc: str) -> Any:
+    """The op ``<op>_`` (``leaky_relu_``): ``op``'s values and attributes, its node saving the result (NOTE [ The
+    in-place activations that save their result ])."""
+    name = op.name + "_"
+    register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(kernel)
+    return defop(name, inputs=("x",), attrs=op.attrs, infer_meta=op.infer_meta, save=("out",), promote="float",
+                 gpu=op.gpu_elementwise, out=False, doc=doc)
+
+
+leaky_relu_ = _inplace_twin(leaky_relu, leaky_relu_cpu, "leaky_relu's values, for F.leaky_relu(x, inplace=True): "
+                                                      "its node (LeakyReluBackward1) saves the result")
+elu_ = _inplace_twin(elu, elu_cpu, "elu's values, for F.elu(x, inplace=True) and selu's: its node (EluBackward1) "
+                                   "saves the result")
+celu_ = _inplace_twin(_celu_op, celu_cpu, "celu's values, for F.celu(x, inplace=True): its node (CeluBackward1) "
+                                          "saves the result")
+
+
+@leaky_relu_.def_backward
+def leaky_relu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``leaky_relu_backward`` of the result: the gradient where the result is positive, times the slope
+    elsewhere (a negative slope refused)."""
+    (out,) = ctx.saved()
+    slope = ctx.attrs["negative_slope"]
+    if slope < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format(op="leakyReLu") + " File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
+                           "calculation with negative slope")
+    ops = ctx.ops
+    return (ops.where(ops.gt(out, 0.0), grad, ops.mul(grad, slope)),)
+
+
+def _elu_slope_of_result(ops: Any, grad: Any, out: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    """PyTorch's ``elu_backward`` with ``is_result``: ``input_scale * (out + scale * alpha)`` times the gradient
+    where ``out <= 0`` (the derivative of ``scale * alpha * expm1(input_scale * x)`` written with its value),
+    ``scale`` times it elsewhere; a negative ``alpha`` is refused."""
+    if alpha < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format(op="elu"))
+    negative = ops.mul(grad, ops.mul(ops.add(out, scale * alpha), input_scale))
+    return ops.where(ops.le(out, 0.0), negative, grad if scale == 1.0 else ops.mul(grad, scale))
+
+
+@elu_.def_backward
+def elu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``_elu_slope_of_result`` with the call's ``alpha``, ``scale`` and ``input_scale``."""
+    (out,) = ctx.saved()
+    a = ctx.attrs
+    return (_elu_slope_of_result(ctx.ops, grad, out, a["alpha"], a["scale"], a["input_scale"]),)
+
+
+@celu_.def_backward
+def celu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """``_elu_slope_of_result`` with ``scale = 1``, ``input_scale = 1 / alpha`` (PyTorch's formula for celu_)."""
+    (out,) = ctx.saved()
+    alpha = ctx.attrs["alpha"]
+    return (_elu_slope_of_result(ctx.ops, grad, out, alpha, 1.0, 1.0 / alpha),)
 
 
 @register_kernel("hardtanh", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -698,16 +769,18 @@ def log_softmax_double_backward(ctx: Any, h: Any) -> tuple[Any, Any]:
 
 # -- PyTorch's functional forms: ``inplace=`` and the composites --------------------------
 
-def inplace_form(op: Any, n_attrs: int | None = None) -> Any:
+def inplace_form(op: Any, n_attrs: int | None = None, inplace_op: Any = None) -> Any:
     """``op`` with PyTorch's trailing ``inplace=False`` argument (``F.leaky_relu(x, 0.2, inplace=True)``).
 
-    minigrad computes these activations out of place whatever ``inplace`` says:
-    the result is the same, and the input keeps its values (and its version), so
-    a later backward that needs it still works. ``n_attrs``: how many of the op's attributes the functional form
-    takes by position before ``inplace`` (all of them by default; ``F.elu(x, alpha, inplace)`` takes one).
+    ``inplace=True`` writes the values into ``input`` (``run_inplace``: its version moves, a leaf that requires
+    grad is refused), recorded by ``inplace_op`` - the op of PyTorch's in-place overload where its node is one of
+    its own (``leaky_relu_``: ``LeakyReluBackward1``) - or by ``op`` itself (``F.relu``: ``ReluBackward0`` either
+    way). ``n_attrs``: how many of the op's attributes the functional form takes by position before ``inplace``
+    (all of them by default; ``F.elu(x, alpha, inplace)`` takes one).
     """
     n_attrs = len(op.attrs) if n_attrs is None else n_attrs
     taken = {a.name for a in op.attrs[:n_attrs]}
+    twin = op if inplace_op is None else inplace_op
 
     def functional(input: Any, *args: Any, **kwargs: Any) -> Any:
         inplace = kwargs.pop("inplace", False)
@@ -717,10 +790,13 @@ def inplace_form(op: Any, n_attrs: int | None = None) -> Any:
             args, inplace = args[:n_attrs], args[n_attrs]
         if not isinstance(inplace, bool):
             raise TypeError(f"{op.name}(): argument 'inplace' must be bool, but got {type(inplace).__name__}")
+        if inplace and isinstance(input, Tensor):  # (anything else: the op's own refusal)
+            return run_inplace(input, op.name + "_", lambda: twin(input, *args, **kwargs))
         return op(input, *args, **kwargs)
 
     functional.__name__ = functional.__qualname__ = op.name
-    functional.__doc__ = f"``minigrad.{op.name}`` with PyTorch's ``inplace=False`` argument (computed out of place)."
+    functional.__doc__ = (f"``minigrad.{op.name}`` with PyTorch's ``inplace=False`` argument (``inplace=True``: "
+                          f"written into ``input``, {twin.node_class.__name__}).")
     functional.op = op  # type: ignore[attr-defined]
     return functional
 
@@ -729,7 +805,10 @@ __all__ += ["selu", "celu", "prelu"]  # torch.selu, torch.celu, torch.prelu; the
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    """``min(max(x, 0), 6)``: composite, ``hardtanh(x, 0, 6)`` as in PyTorch."""
+    """``min(max(x, 0), 6)``: composite, ``hardtanh(x, 0, 6)`` as in PyTorch (``hardtanh_`` with ``inplace``)."""
+    if inplace:
+        check_tensor("relu6", "input", 0, input)
+        return run_inplace(input, "hardtanh_", lambda: hardtanh(input, 0.0, 6.0))
     return hardtanh(input, 0.0, 6.0)
 
 
@@ -741,12 +820,16 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with the self-normalising constants: the ``elu`` op with them as its ``alpha`` and
     ``scale`` (one ``EluBackward0``, as PyTorch's selu calls elu)."""
     check_tensor("selu", "input", 0, input)
+    if inplace:  # torch.selu_: elu_ with the constants (EluBackward1)
+        return run_inplace(input, "selu_", lambda: elu_(input, _SELU_ALPHA, _SELU_SCALE, 1.0))
     return elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: the ``celu`` op (``CeluBackward0``, as PyTorch's)."""
     check_tensor("celu", "input", 0, input)
+    if inplace:  # torch.celu_ (CeluBackward1)
+        return run_inplace(input, "celu_", lambda: celu_(input, alpha))
     return _celu_op(input, alpha)
 
 
@@ -773,6 +856,8 @@ def _mish_backward(ctx: Any, grad: Any) -> tuple[Any]:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))`` (Misra, 2019): the ``mish`` op (``MishBackward0``, as PyTorch's)."""
     check_tensor("mish", "input", 0, input)
+    if inplace:
+        return run_inplace(input, "mish_", lambda: _mish(input))
     return _mish(input)
 
 
@@ -905,9 +990,21 @@ def threshold_formula(ctx: Any, grad: Any) -> tuple[Any]:
     return (ops.where(ops.le(x, ctx.attrs["threshold"]), 0.0, grad),)
 
 
+register_kernel("threshold_", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/threshold_")(threshold_cpu)
+#: ``threshold_``, PyTorch's in-place overload (``ThresholdBackward1``): threshold's values and formula, its node
+#: saving the input as it was before the op wrote into it
+threshold_ = defop("threshold_", inputs=("x",), attrs=_threshold_op.attrs, infer_meta=im.same, save=("x",),
+                   gpu=_threshold_op.gpu_elementwise, out=False,
+                   doc="threshold's values, for F.threshold(x, threshold, value, inplace=True) (ThresholdBackward1)")
+threshold_.def_backward(threshold_formula)
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """``x`` where ``x > threshold``, ``value`` elsewhere: the ``threshold`` op (``ThresholdBackward0``)."""
+    """``x`` where ``x > threshold``, ``value`` elsewhere: the ``threshold`` op (``ThresholdBackward0``); with
+    ``inplace``, ``threshold_`` written into ``input`` (``ThresholdBackward1``)."""
     check_tensor("threshold", "input", 0, input)
+    if inplace:
+        return run_inplace(input, "threshold_", lambda: threshold_(input, threshold, value))
     return _threshold_op(input, threshold, value)
 
 

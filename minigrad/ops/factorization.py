@@ -368,13 +368,19 @@ linalg_slogdet_op = defop("linalg_slogdet", inputs=("A",), infer_meta=_infer_slo
 
 @linalg_slogdet_op.def_backward
 def linalg_slogdet_backward(ctx: Any, grads: Any) -> tuple[Any]:
-    """PyTorch's ``slogdet_backward`` (real): ``gA = g_logabsdet inv(A)^T``; the sign takes no gradient."""
+    """PyTorch's ``slogdet_backward`` (real): ``gA = g_logabsdet A^{-T}``; the sign takes no gradient (none
+    at all when only the sign was used). Without ``create_graph``, by the LU of ``A^T``
+    (``lu_transposed_solve``), no pivot perturbed: a singular ``A`` gets PyTorch's inf and NaN, no error. With
+    it, differentiably: ``solve(A^T, diag(g))``, which refuses a singular ``A``, as PyTorch's."""
     g = grads[1] if isinstance(grads, list) else grads
     if g is None:
         return (None,)
     (a,) = ctx.saved()
     ops = ctx.ops
-    return (ops.mul(ops.unsqueeze(ops.unsqueeze(g, -1), -1), _mT(ops, ops.inv(a))),)
+    if not ctx.create_graph:
+        return (ops.lu_transposed_solve(a, g, False),)
+    from .inverse import diag_of  # (inverse imports linalg, which imports this module)
+    return (ops.solve(_mT(ops, a), diag_of(ops, g, a.shape[-1])),)
 
 
 def linalg_slogdet(A: Tensor) -> Any:

@@ -42,7 +42,7 @@ from ._checks import check_int, check_tensor, wrap_dim
 from .registry import OPS, Attr, Input, defop, type_name
 from .scatter_gather import _zeros
 from .shape import (_getitem_meta, _host_index, _index_error_words, _normalize_index, expand, getitem, getitem_cpu,
-                    in_range, index_region, reshape, view)
+                    in_range, index_region, reshape, slice_dim, view)
 
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "diag_embed", "diagflat",
            "tril_indices", "triu_indices"]
@@ -217,7 +217,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
-    """``length`` elements from ``start`` along ``dim`` (``torch.narrow``; a view)."""
+    """``length`` elements from ``start`` along ``dim`` (``torch.narrow``; a view, PyTorch's ``slice``)."""
     check_tensor("narrow", "input", 0, input)
     if input.ndim == 0:
         raise RuntimeError("narrow(): cannot be applied to a 0-dim tensor.")
@@ -233,7 +233,7 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
         start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return getitem(input, (slice(None),) * d + (slice(start, start + length),))
+    return slice_dim(input, d, start, start + length)  # SliceBackward0, whole dim or not (PyTorch's slice)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:

@@ -29,16 +29,17 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.array_kernels import column_major, singular_error, vector_rhs
+from ..kernels.array_kernels import column_major, lu_transposed_solve_arrays, singular_error, vector_rhs
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_tensor
+from ._checks import check_bool, check_tensor
 from ._constants import constant
 from .linalg import matmul
 from .math import add, clone, fill
-from .registry import defop, type_name
+from .registry import Attr, defop, type_name
 
 __all__ = ["inverse", "det"]  # torch.inverse and torch.det; all three are in mg.linalg (minigrad/linalg.py)
 
@@ -159,11 +160,53 @@ det_op = defop("det", inputs=("A",), infer_meta=infer_det, save=("A", "out"), am
 
 @det_op.def_backward
 def det_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """Jacobi's formula: ``dA = G det(A) inv(A)^T`` (raises at a singular ``A``, where the inverse is missing)."""
+    """PyTorch's ``linalg_det_backward``: ``dA = G det(A) A^{-T}``. Without ``create_graph``, by the LU of
+    ``A^T`` with each zero pivot made ``eps`` (``lu_transposed_solve``): a singular ``A`` gets a gradient (0, as
+    its determinant), no error. With ``create_graph``, differentiably: ``solve(A^T, D)``, or, where a matrix is
+    singular (``|det| < 100 eps``), through its SVD (``_det_backward_singular``)."""
     a, d = ctx.saved()
     ops = ctx.ops
-    scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, d), -1), -1)
-    return (ops.mul(scale, ops.transpose(ops.inv(a), -2, -1)),)
+    scaled = ops.mul(grad, d)
+    if not ctx.create_graph:
+        return (ops.lu_transposed_solve(a, scaled, True),)
+    with no_grad():  # PyTorch's test (a read of the device, as its); no part of the gradient's graph
+        singular = d.numel() > 0 and ops.min(ops.abs(d)).item() < 100 * float(np.finfo(a.dtype.np).eps)
+    if singular:
+        return (_det_backward_singular(ops, a, grad),)
+    return (ops.solve(ops.transpose(a, -2, -1), diag_of(ops, scaled, a.shape[-1])),)
+
+
+def diag_of(ops: Any, g: Any, n: int) -> Any:
+    """The ``n x n`` diagonal matrices of the numbers ``g`` (PyTorch's ``diag_embed(g.unsqueeze(-1).expand(..., n))``)."""
+    return ops.diag_embed(ops.expand(ops.unsqueeze(g, -1), tuple(g.shape) + (n,)))
+
+
+def _det_backward_singular(ops: Any, a: Any, grad: Any) -> Any:
+    """PyTorch's gradient of ``det`` at a singular matrix, which ``det`` is smooth at: with ``A = U S V^T``,
+    ``U diag(g alpha prod_{j != i} s_j) V^T`` (``alpha = det(U) det(V^T)``; the products of the others by
+    running products, no division by a zero singular value)."""
+    from .reduce import _prod_safe_zeros  # (reduce imports this module's neighbours; here at call time)
+    u, s, vh = ops.linalg_svd(a, False)
+    alpha = ops.mul(ops.det(u), ops.det(vh))
+    dd = _prod_safe_zeros(ops, ops.unsqueeze(ops.mul(grad, alpha), -1), s, s.ndim - 1)
+    return ops.matmul(ops.mul(u, ops.unsqueeze(dd, -2)), vh)
+
+
+def _lu_solve_meta(op: str, a: Any, g: Any, perturb: bool = False) -> tuple[tuple[int, ...], Any]:
+    return tuple(a.shape), a.dtype
+
+
+@register_kernel("lu_transposed_solve", Backend.CPU, dtypes=FLOAT_DTYPES)
+def lu_transposed_solve_cpu(a: np.ndarray, g: np.ndarray, perturb: bool = False) -> np.ndarray:
+    n = a.shape[-1]
+    return lu_transposed_solve_arrays(np, a, np.asarray(g)[..., None, None] * np.eye(n, dtype=a.dtype), perturb)
+
+
+lu_transposed_solve = defop(
+    "lu_transposed_solve", inputs=("A", "g"), attrs=(Attr("perturb", False, check_bool),), infer_meta=_lu_solve_meta,
+    differentiable=False, amp="deny", out=False, key_inputs=(0,),
+    doc="A^{-T} diag(g) per matrix by the LU of A^T, as PyTorch's det and slogdet backwards (a zero pivot gives "
+        "inf and NaN; perturb: eps in its place): minigrad-internal")
 
 
 # -- PyTorch's signatures --------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_tensor
 from .registry import Attr, defop, type_name
-from .shape import LoneSlice, getitem
+from .shape import slice_dim
 from .views import copy_slices
 
 __all__ = ["constant_pad_nd"]
@@ -119,34 +119,38 @@ def _index_pad_meta(op: str, x: Any, pad: tuple[int, ...]) -> tuple[tuple[int, .
     return padded_shape(op, tuple(x.shape), pad), x.dtype
 
 
-def _index_pad_backward_meta(op: str, grad: Any, pad: tuple[int, ...], shape: tuple[int, ...]) -> Any:
-    return tuple(shape), grad.dtype
+def _index_pad_backward_meta(op: str, grad: Any, x: Any, pad: tuple[int, ...]) -> Any:
+    return tuple(x.shape), grad.dtype
 
 
 def _index_pad(name: str, mode: str) -> tuple[Any, Any]:
     """The op ``name`` (``reflect`` or ``replicate`` padding of the last ``len(pad) // 2`` dims) and its
-    backward op, each the other's adjoint."""
+    backward op, each the other's adjoint. The backward op takes the forward's input ``x`` (PyTorch's
+    ``reflection_pad2d_backward(grad_output, self, padding)``) for its shape, and gives it a gradient of zeros:
+    the edge PyTorch's ``ReflectionPad2DBackwardBackward0`` has."""
     @register_kernel(name, Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}")
     def forward_cpu(x: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
         return index_pad_arrays(np, x, mode, pad, lambda i: i)
 
     @register_kernel(f"{name}_backward", Backend.CPU, dtypes=ALL_DTYPES, name=f"cpu/{name}_backward")
-    def backward_cpu(grad: np.ndarray, pad: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
-        return index_pad_backward_arrays(np, grad, mode, pad, tuple(shape), lambda i: i, np.add.at)
+    def backward_cpu(grad: np.ndarray, x: np.ndarray, pad: tuple[int, ...]) -> np.ndarray:
+        return index_pad_backward_arrays(np, grad, mode, pad, tuple(x.shape), lambda i: i, np.add.at)
 
     op = defop(name, inputs=("x",), out=False, attrs=(Attr("pad", check=_check_pad),), infer_meta=_index_pad_meta,
-               doc=f"{mode} padding of the last len(pad) // 2 dims (pad last dim first)")
-    backward = defop(f"{name}_backward", inputs=("grad",), out=False,
-                     attrs=(Attr("pad", check=_check_pad), Attr("shape")), infer_meta=_index_pad_backward_meta,
-                     doc=f"{name}'s backward: each output's gradient added to the input element it read")
+               save=("x",), doc=f"{mode} padding of the last len(pad) // 2 dims (pad last dim first)")
+    backward = defop(f"{name}_backward", inputs=("grad", "x"), out=False, key_inputs=(0,),
+                     attrs=(Attr("pad", check=_check_pad),), infer_meta=_index_pad_backward_meta,
+                     doc=f"{name}'s backward: each output's gradient added to the element of x it read")
 
     @op.def_backward
     def _forward_backward(ctx: Any, grad: Any) -> tuple[Any]:
-        return (getattr(ctx.ops, f"{name}_backward")(grad, ctx.attrs["pad"], tuple(ctx.input_shape(0))),)
+        (x,) = ctx.saved()
+        return (getattr(ctx.ops, f"{name}_backward")(grad, x, ctx.attrs["pad"]),)
 
     @backward.def_backward
-    def _backward_backward(ctx: Any, grad: Any) -> tuple[Any]:
-        return (getattr(ctx.ops, name)(grad, ctx.attrs["pad"]),)
+    def _backward_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+        zeros = ctx.ops.fill(grad, 0.0) if ctx.needs(1) else None  # x gave only its shape (PyTorch's zeros_like)
+        return getattr(ctx.ops, name)(grad, ctx.attrs["pad"]), zeros
 
     return op, backward
 
@@ -205,12 +209,6 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return _pad_circular(input, pad)
 
 
-def _slice(x: Tensor, dim: int, start: int, end: int) -> Tensor:
-    """PyTorch's ``aten::slice`` of ``dim``: a view whose node is ``SliceBackward0`` even where it keeps the whole
-    dim (a ``LoneSlice`` index is one step, named a slice; ``x[:, 0:n]`` would be an alias)."""
-    return getitem(x, LoneSlice((slice(None),) * dim + (slice(start, end),)))
-
-
 def _pad_circular(x: Tensor, pad: tuple[int, ...]) -> Tensor:
     """PyTorch's ``_pad_circular``, op for op: a new tensor of the padded shape; the input (cropped where a pad is
     negative, one ``slice`` per padded dim, the last dim first) copied into its middle; then, dim by dim from the
@@ -227,13 +225,13 @@ def _pad_circular(x: Tensor, pad: tuple[int, ...]) -> Tensor:
     for i in range(k):
         d, lo, hi = nd - 1 - i, pad[2 * i], pad[2 * i + 1]
         region[d] = slice(max(lo, 0), out_shape[d] - max(hi, 0))
-        src = _slice(src, d, max(-lo, 0), in_shape[d] - max(-hi, 0))
+        src = slice_dim(src, d, max(-lo, 0), in_shape[d] - max(-hi, 0))
     out = copy_slices(x.new_empty(tuple(out_shape)), src, positions[tuple(region)])
     for i in range(k):
         d, lo, hi = nd - 1 - i, pad[2 * i], pad[2 * i + 1]
         n, lead = out_shape[d], (slice(None),) * d
         if lo > 0:
-            out = copy_slices(out, _slice(out, d, n - lo - max(hi, 0), n - max(hi, 0)), positions[lead + (slice(0, lo),)])
+            out = copy_slices(out, slice_dim(out, d, n - lo - max(hi, 0), n - max(hi, 0)), positions[lead + (slice(0, lo),)])
         if hi > 0:
-            out = copy_slices(out, _slice(out, d, max(lo, 0), max(lo, 0) + hi), positions[lead + (slice(n - hi, n),)])
+            out = copy_slices(out, slice_dim(out, d, max(lo, 0), max(lo, 0) + hi), positions[lead + (slice(n - hi, n),)])
     return out

@@ -157,7 +157,7 @@ def max_pool2d_grad_cpu(grad, x, kernel_size, stride, padding):
 
 max_pool2d_grad = defop(
     "max_pool2d_grad",
-    inputs=("grad", Input("x", differentiable=False)),
+    inputs=("grad", "x"),  # x: PyTorch's max_pool2d_with_indices_backward's self, whose gradient is zeros
     attrs=_POOL_GRAD_ATTRS,
     infer_meta=_pool_grad_meta,
     save=("x",),
@@ -168,9 +168,12 @@ max_pool2d_grad = defop(
 
 @max_pool2d_grad.def_backward
 def _max_pool2d_grad_backward(ctx, h):
+    """PyTorch's ``MaxPool2DWithIndicesBackwardBackward0``: ``h`` gathered at each window's argmax for the
+    gradient, zeros for ``x`` (its edge is there, as PyTorch's ``zeros_like(self)``)."""
     (x,) = ctx.saved()
     a = ctx.attrs
-    return (ctx.ops.max_pool2d_select(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
+    zeros = ctx.ops.fill(h, 0.0) if ctx.needs(1) else None
+    return ctx.ops.max_pool2d_select(h, x, a["kernel_size"], a["stride"], a["padding"]), zeros
 
 
 @register_kernel("max_pool2d_select", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_select")

@@ -38,6 +38,7 @@ from ..kernels.special import row_max
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_int, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
+from ..autograd.grad_mode import no_grad
 from .argmax import argmax, argmin
 from .math import cast, clone, div, eq, maximum, minimum, mul, ne, sqrt, sub, where
 from . import _return_types as return_types
@@ -147,12 +148,16 @@ def _mean_backward(ctx, g):
 
 
 def _extreme_backward(ctx, g):
-    """Gradient of max/min: shared equally among the positions that attain it. Of all elements
-    (``max()``, dim None: PyTorch's ``evenly_distribute_backward``) a NaN result is attained by the NaNs;
-    over dims (``amax``, ``amin``) nothing equals a NaN, so its gradient is NaN, as PyTorch's."""
+    """Gradient of max/min: ``evenly_distributed``."""
     x, out = ctx.saved()
+    return (evenly_distributed(ctx, g, x, out, ctx.attrs["dim"], ctx.attrs["keepdim"]),)
+
+
+def evenly_distributed(ctx: Any, g: Any, x: Any, out: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """``g`` shared equally among the positions of ``x`` that attain ``out`` (max's, min's, median()'s). Of all
+    elements (dim None: PyTorch's ``evenly_distribute_backward``) a NaN result is attained by the NaNs;
+    over dims (``amax``, ``amin``) nothing equals a NaN, so its gradient is NaN, as PyTorch's."""
     ops = ctx.ops
-    dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
     out_b = ops.expand_back(out, x.shape, dim, keepdim)
     hit = ops.eq(x, out_b)
     if dim is None:  # decided on the device (x != x: a NaN), no read of the result on the host
@@ -162,8 +167,8 @@ def _extreme_backward(ctx, g):
     spread = ops.expand_back(g, x.shape, dim, keepdim)
     on_cpu = (ctx.ops.device if ctx.arrays else x.device) == "cpu"
     if dim is None and on_cpu:  # PyTorch's CPU fills the share where the max is, zeros elsewhere (a NaN
-        return (ops.where(hit, ops.div(spread, count), 0.0),)  # gradient stays there); its CUDA multiplies
-    return (ops.div(ops.mul(spread, mask), count),)
+        return ops.where(hit, ops.div(spread, count), 0.0)  # gradient stays there); its CUDA multiplies
+    return ops.div(ops.mul(spread, mask), count)
 
 
 @register_kernel("max", CPU, dtypes=ALL_DTYPES, name="cpu/max_")  # bools too: False < True, as PyTorch
@@ -265,7 +270,8 @@ def _prod_safe_zeros(ops: Any, g: Any, x: Any, d: int) -> Any:
     if n == 0 or math.prod(x.shape) == 0:
         return ops.expand(g, tuple(x.shape))
     lead = (slice(None),) * d
-    ones = ops.fill(ops.getitem(x, lead + (slice(0, 1),)), 1.0)
+    with no_grad():  # PyTorch's at::ones: a constant, no history back to x (CatBackward0's first edge is None)
+        ones = ops.fill(ops.getitem(x, lead + (slice(0, 1),)), 1.0)
     before = ops.cumprod(ops.concat([ones, ops.getitem(x, lead + (slice(0, n - 1),))], dim=d), d)
     after_rev = ops.cumprod(ops.concat([ones, ops.flip(ops.getitem(x, lead + (slice(1, n),)), (d,))], dim=d), d)
     return ops.mul(g, ops.mul(before, ops.flip(after_rev, (d,))))

@@ -56,9 +56,8 @@ from ..tracing.node_names import NODE_VARIANTS, SCALAR_SLOTS, node_class_name, p
 from ..dispatch.amp import set_amp_category
 from ..dispatch.array_mode import ArrayOp
 from ..dispatch.codegen import dygraph_function
-from ..dispatch.dygraph import run_inplace
+from ..dispatch.dygraph import cast_refusal, run_inplace
 from ..kernels import infer_meta as _im
-from ..kernels.infer_meta import scalar_type_name
 from ..devices import partial_overlap
 from ..autograd.views import PARTIAL_OVERLAP
 from ..kernels.gpu.cuda_src import set_elementwise_expression
@@ -537,21 +536,13 @@ def call_with_out(op_name: str, out: Any, fn: Callable[..., Tensor], args: Seque
     result = fn(*args, **kwargs)
     if result._device != out._device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
-    if not _can_cast(result._dtype, out._dtype):
-        raise RuntimeError(f"result type {scalar_type_name(result._dtype)} can't be cast to the desired output type "
-                           f"{scalar_type_name(out._dtype)}")
+    if not _dt.can_cast(result._dtype, out._dtype):
+        raise cast_refusal(result._dtype, out._dtype)
     if result._dtype is not out._dtype:
         result = OPS["cast"](result, out._dtype)
     if tuple(out.shape) != tuple(result.shape):
         _resize_out(out, result)
     return run_inplace(out, op_name, lambda: result)
-
-
-def _can_cast(src: Any, dst: Any) -> bool:
-    """PyTorch's ``canCast``: not a floating result into an integral (or bool) tensor, not numbers into bool."""
-    if src.is_floating and not dst.is_floating:
-        return False
-    return not (dst is _dt.bool_ and src is not _dt.bool_)
 
 
 def _check_no_partial_overlap(out: Tensor, t: Tensor) -> None:

@@ -183,7 +183,14 @@ squeeze = defop(
 
 @squeeze.def_backward
 def _squeeze_backward(ctx, g):
-    return (ctx.ops.reshape(g, ctx.input_shape(0)),)
+    """PyTorch's ``unsqueeze_to``: ``g`` unsqueezed at each squeezed dim of size 1, in increasing order (one
+    ``UnsqueezeBackward0`` each in a double backward)."""
+    shape, dim = tuple(ctx.input_shape(0)), ctx.attrs["dim"]
+    dims = range(len(shape)) if dim is None else dim if isinstance(dim, (tuple, list)) else (dim,)
+    for d in sorted({d % len(shape) for d in dims} if shape else ()):
+        if shape[d] == 1:
+            g = ctx.ops.unsqueeze(g, d)
+    return (g,)
 
 
 @register_kernel("unsqueeze", CPU, dtypes=ALL_DTYPES, name="cpu/unsqueeze")
@@ -203,7 +210,8 @@ unsqueeze = defop(
 
 @unsqueeze.def_backward
 def _unsqueeze_backward(ctx, g):
-    return (ctx.ops.reshape(g, ctx.input_shape(0)),)
+    """PyTorch's ``grad.squeeze(dim)`` (``SqueezeBackward1`` in a double backward)."""
+    return (ctx.ops.squeeze(g, ctx.attrs["dim"]),)
 
 
 @register_kernel("concat", CPU, dtypes=ALL_DTYPES, name="cpu/concat")
@@ -279,6 +287,13 @@ class LoneSlice(tuple):
 
     __slots__ = ()
     lone_slice = True  # (read by the node's namer, tracing/node_names.py)
+
+
+def slice_dim(x: Tensor, dim: int, start: int, end: int) -> Tensor:
+    """PyTorch's ``aten::slice`` of ``dim`` (what ``narrow`` and ``F.pad`` call): a view whose node is
+    ``SliceBackward0`` even where it keeps the whole dim (a ``LoneSlice`` index is one step, named a slice; the
+    index ``x[:, 0:n]`` would be an alias)."""
+    return getitem(x, LoneSlice((slice(None),) * dim + (slice(start, end),)))
 
 
 def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tuple[int, ...] | None = None) -> Any:
@@ -620,7 +635,17 @@ def _index_steps(shape: tuple[int, ...], index: tuple[Any, ...]) -> list[tuple[A
 
 @getitem.def_backward
 def _getitem_backward(ctx, g):
-    return (ctx.ops.getitem_grad(g, ctx.attrs["index"], ctx.input_shape(0)),)
+    index = ctx.attrs["index"]
+    if _is_alias(index):  # x[:, :], x[...]: PyTorch's AliasBackward0, whose gradient is the incoming one itself
+        return (g,)
+    return (ctx.ops.getitem_grad(g, index, ctx.input_shape(0)),)
+
+
+def _is_alias(index: Any) -> bool:
+    """Whether a normalized index keeps every element where it is (only ``:`` and ``...``, not given alone)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return type(index) is not LoneSlice and all(p is Ellipsis or (isinstance(p, slice) and p == slice(None))
+                                                for p in parts)
 
 
 def _getitem_grad_meta(op: str, grad: Any, index: Any, shape: tuple[int, ...]) -> Any:

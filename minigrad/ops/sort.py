@@ -12,8 +12,8 @@ layout, as PyTorch's.
 
 Order rules, as PyTorch's: NaN sorts above every number (last ascending,
 first descending); ``stable=True`` keeps equal elements in their original
-order; ``minigrad``'s argsort is always stable, so ``stable=False`` gives the
-stable order too (PyTorch allows any order of ties then).
+order; ``stable=False`` (the default) gives equal elements in the order PyTorch's
+CPU sort leaves them, ``std::sort``'s (on a GPU, the stable order).
 
 Example:
     >>> import minigrad as mg
@@ -28,19 +28,23 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.array_kernels import mode_positions_arrays
 from ..kernels.key import Backend
-from ..kernels.std_sort import std_sort
+from ..kernels.quick_select import quick_select_position
+from ..kernels.std_sort import sorted_positions, std_sort, topk_positions
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
-from .math import add, mul, sub
+from .argmax import argmax
+from .logical import any as any_
+from .math import add, cast, mul, sub, where
 from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze, stack
-from .reduce import _picked_backward, _picked_meta, max_values_cpu, return_types
-from .scatter_gather import _zeros
+from .reduce import _picked_backward, _picked_meta, evenly_distributed, max_values_cpu, return_types
+from .special_values import isnan
 
 __all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "mode", "quantile"]
 
@@ -54,15 +58,38 @@ def infer_argsort(op: str, x: Any, dim: int = -1, descending: bool = False, stab
 @register_kernel("argsort", Backend.CPU, dtypes=ALL_DTYPES)
 def argsort_cpu(x: np.ndarray, dim: int = -1, descending: bool = False, stable: bool = False) -> np.ndarray:
     """A stable NumPy argsort; descending order sorts the reversed array and reverses back, which keeps
-    ties in their original order and puts NaN first."""
+    ties in their original order and puts NaN first. Without ``stable``, PyTorch's CPU sort is ``std::sort``:
+    where a slice longer than 16 (below that, an insertion sort: stable) holds ties, or NaNs, that algorithm
+    orders them, run here in Python (``std_sort.sorted_positions``), as ``mode`` runs it."""
     if x.ndim == 0:
         return np.zeros((), dtype=np.int64)
     if not descending:
-        return np.argsort(x, axis=dim, kind="stable").astype(np.int64, copy=False)
-    n = x.shape[dim]
-    rev = np.flip(x, axis=dim)
-    order = np.flip(np.argsort(rev, axis=dim, kind="stable"), axis=dim)
-    return np.ascontiguousarray(n - 1 - order, dtype=np.int64)
+        order = np.argsort(x, axis=dim, kind="stable").astype(np.int64, copy=False)
+    else:
+        n = x.shape[dim]
+        rev = np.flip(x, axis=dim)
+        order = np.ascontiguousarray(n - 1 - np.flip(np.argsort(rev, axis=dim, kind="stable"), axis=dim),
+                                     dtype=np.int64)
+    if stable or x.shape[dim] <= 16 or x.size == 0:
+        return order
+    return _std_sort_order(x, order, dim % x.ndim, descending)
+
+
+def _std_sort_order(x: np.ndarray, order: np.ndarray, d: int, descending: bool) -> np.ndarray:
+    """``order`` (stable) with each slice that holds equal values, or two NaNs, put in ``std::sort``'s order."""
+    n = x.shape[d]
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    positions = np.moveaxis(order, d, -1).reshape(-1, n).copy()
+    ordered = np.take_along_axis(rows, positions, axis=1)
+    tied = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    if x.dtype.kind == "f":
+        tied |= np.isnan(rows).sum(axis=1) > 1
+    if not tied.any():
+        return order
+    for r in np.flatnonzero(tied):
+        positions[r] = sorted_positions(rows[r].tolist(), descending)
+    shape = tuple(s for k, s in enumerate(x.shape) if k != d) + (n,)
+    return np.ascontiguousarray(np.moveaxis(positions.reshape(shape), -1, d))
 
 
 argsort_op = defop(
@@ -108,10 +135,10 @@ def _picked_values_op(name: str, layout: str, doc: str) -> Any:
 # sort's values keep the input's layout (a dense one's strides), as PyTorch's meta function gives them
 sort_values = _picked_values_op("sort_values", "elementwise", "sort's values: x at the positions argsort found "
                                                               "(PyTorch's SortBackward0)")
-topk_values = _picked_values_op("topk_values", "contiguous", "topk's values: x at the first k positions argsort "
+topk_values = _picked_values_op("topk_values", "contiguous", "topk's values: x at the positions topk_indices "
                                                              "found (PyTorch's TopkBackward0)")
-kthvalue_values = _picked_values_op("kthvalue_values", "contiguous", "kthvalue's values: x at the k-th position "
-                                                                     "argsort found (PyTorch's KthvalueBackward0)")
+kthvalue_values = _picked_values_op("kthvalue_values", "contiguous", "kthvalue's values: x at the position "
+                                                                     "kthvalue_indices found (PyTorch's KthvalueBackward0)")
 median_values = _picked_values_op("median_values", "contiguous", "median(dim)'s values: x at the middle position "
                                                                  "argsort found (PyTorch's MedianBackward1)")
 
@@ -121,21 +148,19 @@ def _flat_value_cpu(x: np.ndarray, index: np.ndarray) -> np.ndarray:
     return x.reshape(-1)[index.reshape(-1)].reshape(())
 
 
-def _flat_value_backward(ctx: Any, g: Any) -> tuple[Any, None]:
-    """The gradient goes to the one element read, zeros elsewhere."""
-    (index,) = ctx.saved()
-    ops = ctx.ops
-    shape = ctx.input_shape(0)
-    zeros = _zeros(ops, g, (int(np.prod(shape)),))
-    return ops.reshape(ops.scatter_add(zeros, ops.reshape(index, (1,)), ops.reshape(g, (1,)), 0), shape), None
+def _median_all_backward(ctx: Any, g: Any) -> tuple[Any, None]:
+    """PyTorch's ``evenly_distribute_backward``: the gradient shared among the elements equal to the median
+    (the NaNs, when it is NaN), zeros elsewhere."""
+    x, out = ctx.saved()
+    return evenly_distributed(ctx, g, x, out), None
 
 
 register_kernel("median_all", Backend.CPU, dtypes=ALL_DTYPES, name="cpu/median_all")(_flat_value_cpu)
 median_all = defop("median_all", inputs=("x", Input("index", differentiable=False)),
-                   infer_meta=lambda op, x, index: ((), x.dtype), save=("index",), key_inputs=(0,),
-                   doc="median()'s value: the element of x at the flat position argsort found (PyTorch's "
+                   infer_meta=lambda op, x, index: ((), x.dtype), save=("x", "out"), key_inputs=(0,),
+                   doc="median()'s value: the element of x at the flat position found (PyTorch's "
                        "MedianBackward0)")
-median_all.def_backward(_flat_value_backward)
+median_all.def_backward(_median_all_backward)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
@@ -155,9 +180,9 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) elements along ``dim``
-    (``torch.topk``). Composite: a stable ``argsort``, its first ``k`` positions, ``gather``. The result
-    is always in sorted order (PyTorch leaves the order open for ``sorted=False``); ties keep the lower
-    index first.
+    (``torch.topk``). Composite: the positions (``topk_indices``: among ties, and in the order of
+    ``sorted=False``, those PyTorch's CPU kernel gives; on a GPU, the stable order's first ``k``), then
+    ``gather``.
 
     Example:
         >>> import minigrad as mg
@@ -173,16 +198,103 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     size = input.shape[d] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"topk(): selected index k out of range (k={k}, size {size} along dim {dim})")
-    order = argsort_op(input, d, largest, True)
-    if k != size:
-        order = getitem(order, (slice(None),) * d + (slice(0, k),))
+    if input.ndim == 0:
+        order = argsort_op(input, d, largest, True)
+        if k != size:
+            order = getitem(order, (slice(None),) * d + (slice(0, k),))
+    else:
+        order = topk_indices_op(input, k, d, largest, sorted)
     return return_types.topk(topk_values(input, order, d, True), order)
+
+
+def infer_topk_indices(op: str, x: Any, k: int = 1, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """InferMeta: int64 positions of ``x``'s shape with ``k`` along ``dim``."""
+    d = wrap_dim(op, dim, x.ndim)
+    return tuple(k if j == d else s for j, s in enumerate(x.shape)), np.dtype(np.int64)
+
+
+@register_kernel("topk_indices", Backend.CPU, dtypes=ALL_DTYPES)
+def topk_indices_cpu(x: np.ndarray, k: int = 1, dim: int = -1, largest: bool = True, sorted: bool = True) -> np.ndarray:
+    """Per slice, the positions of the ``k`` largest (smallest) values: the stable order's first ``k``, which are
+    PyTorch's wherever its result is in sorted order and no value among the first ``k + 1`` is tied; elsewhere
+    (ties, or an unsorted result: ``sorted=False`` with ``k * 64 > n``) PyTorch's ``partial_sort``/``nth_element``
+    decide, run here in Python (``std_sort.topk_positions``)."""
+    d = dim % x.ndim
+    n = x.shape[d]
+    order = argsort_cpu(x, d, largest, True)
+    found = np.take(order, np.arange(k), axis=d)
+    if k == 0 or x.size == 0:
+        return np.ascontiguousarray(found)
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    positions = np.moveaxis(found, d, -1).reshape(-1, k).copy()
+    if sorted or k == 1 or k * 64 <= n:  # a result in sorted order: only ties among the first k + 1 move it
+        first = np.moveaxis(np.take(order, np.arange(min(k + 1, n)), axis=d), d, -1).reshape(len(rows), -1)
+        head = np.take_along_axis(rows, first, axis=1)
+        need = (head[:, 1:] == head[:, :-1]).any(axis=1)
+        if x.dtype.kind == "f":
+            need |= np.isnan(head).sum(axis=1) > 1
+    else:
+        need = np.ones(len(rows), dtype=bool)
+    for r in np.flatnonzero(need):
+        positions[r] = topk_positions(rows[r].tolist(), k, largest, sorted)
+    shape = tuple(s for j, s in enumerate(x.shape) if j != d) + (k,)
+    return np.ascontiguousarray(np.moveaxis(positions.reshape(shape), -1, d))
+
+
+topk_indices_op = defop(
+    "topk_indices",
+    inputs=("x",),
+    attrs=(Attr("k", 1, check_int), Attr("dim", -1, check_int), Attr("largest", True, check_bool),
+           Attr("sorted", True, check_bool)),
+    infer_meta=infer_topk_indices,
+    differentiable=False,
+    doc="int64 positions, per slice along dim, of the k largest (smallest) values (PyTorch's CPU choice and order "
+        "among ties)",
+)
+
+
+def infer_kth_indices(op: str, x: Any, k: int = 1, dim: int = -1) -> Any:
+    """InferMeta: int64 positions of ``x``'s shape with ``dim`` kept, of size 1."""
+    d = wrap_dim(op, dim, x.ndim)
+    return tuple(1 if j == d else s for j, s in enumerate(x.shape)), np.dtype(np.int64)
+
+
+@register_kernel("kthvalue_indices", Backend.CPU, dtypes=ALL_DTYPES)
+def kthvalue_indices_cpu(x: np.ndarray, k: int = 1, dim: int = -1) -> np.ndarray:
+    """Per slice, the position of the ``k``-th smallest value: the stable order's ``k``-th, which is PyTorch's
+    wherever the value is not tied; where it is (or is one of several NaNs), PyTorch's quickselect decides,
+    run here in Python (``kernels/quick_select.py``)."""
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    d = dim % x.ndim
+    found = np.take(np.argsort(x, axis=d, kind="stable"), [k - 1], axis=d).astype(np.int64, copy=False)
+    n = x.shape[d]
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    positions = np.moveaxis(found, d, -1).reshape(-1).copy()
+    value = rows[np.arange(len(rows)), positions]
+    same = rows == value[:, None]
+    if x.dtype.kind == "f":
+        same |= np.isnan(rows) & np.isnan(value)[:, None]
+    for r in np.flatnonzero(same.sum(axis=1) > 1):
+        positions[r] = quick_select_position(rows[r].tolist(), k - 1)
+    return np.ascontiguousarray(np.moveaxis(positions.reshape(found.shape[:d] + found.shape[d + 1:] + (1,)), -1, d))
+
+
+kthvalue_indices_op = defop(
+    "kthvalue_indices",
+    inputs=("x",),
+    attrs=(Attr("k", 1, check_int), Attr("dim", -1, check_int)),
+    infer_meta=infer_kth_indices,
+    differentiable=False,
+    doc="int64 position, per slice along dim (kept), of the k-th smallest value (PyTorch's CPU choice among ties)",
+)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """``(values, indices)`` of the ``k``-th smallest element (1-based) along ``dim`` (``torch.kthvalue``).
 
-    Composite: a stable ``argsort``, the ``k``-th position, ``gather``; the gradient goes to that element.
+    Composite: the position (``kthvalue_indices``: among equal values, the one PyTorch's CPU quickselect
+    returns), then ``gather``; the gradient goes to that element.
     """
     check_tensor("kthvalue", "input", 0, input)
     k = check_int("kthvalue", "k", 1, k)
@@ -192,9 +304,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     size = input.shape[d] if input.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, size {size})")
-    order = getitem(argsort_op(input, d, False, True), (slice(None),) * d + (slice(k - 1, k),)) if input.ndim else \
-        argsort_op(input, d, False, True)
-    return return_types.kthvalue(*_kth(kthvalue_values, input, order, d, keepdim))
+    return return_types.kthvalue(*_kth(kthvalue_values, input, kthvalue_indices_op(input, k, d), d, keepdim))
 
 
 def _kth(values_op: Any, input: Tensor, order: Tensor, d: int, keepdim: bool) -> tuple[Tensor, Tensor]:
@@ -207,15 +317,18 @@ def _kth(values_op: Any, input: Tensor, order: Tensor, d: int, keepdim: bool) ->
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median (``torch.median``): of all elements (a 0-d tensor) when ``dim`` is None, else
-    ``(values, indices)`` along ``dim``. Composite (``kthvalue`` with ``k = (n + 1) // 2``); NaN counts as
-    the largest value, as in ``sort`` (PyTorch's median returns NaN when there is one)."""
+    ``(values, indices)`` along ``dim``. Composite: the stable order's ``(n + 1) // 2``-th position (PyTorch's
+    CPU kernel breaks ties by position), or, where there is a NaN, the first NaN's: the median is NaN, as
+    PyTorch's. The gradient of ``median()`` is shared among the elements equal to it (PyTorch's
+    ``evenly_distribute_backward``), of ``median(dim)`` goes to the position returned."""
     check_tensor("median", "input", 0, input)
     if dim is None:
         n = input.numel()
         if n == 0:
             raise RuntimeError("median(): cannot compute the median of an empty tensor")
-        order = argsort_op(reshape(input, (-1,)), 0, False, True)
-        return median_all(input, getitem(order, (slice((n - 1) // 2, (n + 1) // 2),)))
+        flat = reshape(input, (-1,))
+        order = _first_nan_else(flat, 0, getitem(argsort_op(flat, 0, False, True), (slice((n - 1) // 2, (n + 1) // 2),)))
+        return median_all(input, order)
     d = check_int("median", "dim", 1, dim)
     check_bool("median", "keepdim", 2, keepdim)
     axis = wrap_dim("median", d, input.ndim)
@@ -225,8 +338,17 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     k = (n + 1) // 2
     order = argsort_op(input, axis, False, True)
     if input.ndim:
-        order = getitem(order, (slice(None),) * axis + (slice(k - 1, k),))
+        order = _first_nan_else(input, axis, getitem(order, (slice(None),) * axis + (slice(k - 1, k),)))
     return return_types.median(*_kth(median_values, input, order, axis, keepdim))
+
+
+def _first_nan_else(input: Tensor, axis: int, order: Tensor) -> Tensor:
+    """``order`` (a position per slice along ``axis``, kept), or where a slice holds NaN the first NaN's: PyTorch's
+    median is NaN there (its CPU kernel returns the first NaN it finds)."""
+    if not input.dtype.is_floating_point:
+        return order
+    nan = isnan(input)
+    return where(any_(nan, axis, keepdim=True), argmax(cast(nan, _dt.uint8), axis, True), order)
 
 
 # -- mode: the most frequent value along a dim, at the position PyTorch's CPU kernel returns ------------------

@@ -53,6 +53,12 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "max_unpool2d": "MaxUnpool2DBackward0",
     "max_unpool3d": "MaxUnpool3DBackward0",
     "rrelu_with_noise_": "RreluWithNoiseBackward1",  # rrelu_, in place
+    # the in-place activations whose node saves the result (NOTE [ The in-place activations that save their
+    # result ] in ops/activation.py), and threshold_
+    "leaky_relu_": "LeakyReluBackward1",
+    "elu_": "EluBackward1",
+    "celu_": "CeluBackward1",
+    "threshold_": "ThresholdBackward1",
     "vector_norm": "LinalgVectorNormBackward0",
     "det": "LinalgDetBackward0",
     "inv": "LinalgInvExBackward0",
@@ -70,6 +76,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "add_scalar": "AddBackward1",  # add.Scalar (pairwise_distance's + eps); x + 0.5 is AddBackward0
     "sub_scalar": "SubBackward1",  # sub.Scalar (cosine_embedding_loss's cos - margin)
     "threshold_backward": "ThresholdBackwardBackward0",
+    "max_pool2d_grad": "MaxPool2DWithIndicesBackwardBackward0",  # max_pool2d_with_indices_backward's node
     "gelu_backward": "GeluBackwardBackward0",
     "gelu_tanh": "GeluBackward0",  # gelu(approximate='tanh') is the same overload, an argument apart
     "gelu_tanh_backward": "GeluBackwardBackward0",
@@ -164,6 +171,15 @@ def _getitem(inputs: Any, attrs: dict[str, Any]) -> str:
     return f"{last}Backward0"
 
 
+def _getitem_grad(inputs: Any, attrs: dict[str, Any]) -> str:
+    """getitem's backward, named as PyTorch's backward of the step: ``select_backward`` and ``slice_backward``
+    (``SelectBackwardBackward0``, ``SliceBackwardBackward0`` in a double backward); an index's scatter-add keeps
+    its own name."""
+    step = _getitem(inputs, attrs)
+    return {"SelectBackward0": "SelectBackwardBackward0",
+            "SliceBackward0": "SliceBackwardBackward0"}.get(step, "GetitemGradBackward0")
+
+
 def _pow(inputs: Any, attrs: dict[str, Any]) -> str:
     x, y = inputs
     if _constant(x) and not _constant(y):
@@ -245,6 +261,7 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "sum": _reduction("Sum"),
     "mean": _reduction("Mean"),
     "getitem": _getitem,
+    "getitem_grad": _getitem_grad,
     "pow": _pow,
     "sub": _sub,
     "sub_alpha": _sub,  # rsub(x, 5, alpha=2): 5 - 2 * x, PyTorch's rsub.Scalar (RsubBackward1)

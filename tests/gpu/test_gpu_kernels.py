@@ -1503,6 +1503,22 @@ def test_the_inverse_hyperbolic_inplace_forms_run_on_the_gpu(op, dtype):
     check(op, lambda x: getattr(x * 1, op)(), [_rand((33, 65), dtype, lo, hi)], dtype, grad=False)
 
 
+#: ``F.leaky_relu(x, inplace=True)`` and the others whose in-place node is an overload of its own (``leaky_relu_``:
+#: ``LeakyReluBackward1``, saving the result): the op's expression is its out-of-place twin's
+INPLACE_ACTIVATIONS = {
+    "leaky_relu_": lambda x: mg.nn.functional.leaky_relu(x * 1, 0.2, inplace=True),
+    "elu_": lambda x: mg.nn.functional.selu(x * 1, inplace=True),
+    "celu_": lambda x: mg.nn.functional.celu(x * 1, 2.0, inplace=True),
+    "threshold_": lambda x: mg.nn.functional.threshold(x * 1, 0.125, 2.0, inplace=True),
+}
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("op", sorted(INPLACE_ACTIVATIONS))
+def test_the_inplace_activations_run_on_the_gpu(op, dtype):
+    check(op, INPLACE_ACTIVATIONS[op], [_rand((33, 65), dtype, -2, 2)], dtype)
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("dim", [-1, 0, 1])
 def test_glu_runs_on_the_gpu(dim, dtype):
@@ -1639,7 +1655,7 @@ LIBRARY = {  # name -> (op whose kernel must be the GPU's, function of the tenso
     "index_fill-backward": ("index_fill", lambda x, s: x.index_copy(0, mg.tensor([1]), s),
                             lambda: [_rand((3, 4), mg.float32), _rand((1, 4), mg.float32, seed=1)]),
     "sort": ("argsort", lambda x: x.sort(1, descending=True)[0], lambda: [_rand((3, 7), mg.float32)]),
-    "topk": ("argsort", lambda x: x.topk(3, 1)[0], lambda: [_rand((3, 7), mg.float32)]),
+    "topk": ("topk_indices", lambda x: x.topk(3, 1)[0], lambda: [_rand((3, 7), mg.float32)]),
     "max-dim-backward": ("scatter_add", lambda x: x.max(1)[0], lambda: [_rand((3, 7), mg.float32)]),
     "avg_pool2d": ("avg_pool2d", lambda x: mg.nn.functional.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
                    lambda: [_rand((2, 3, 7, 9), mg.float32)]),
@@ -2152,6 +2168,23 @@ def test_a_singular_matrix_is_refused_on_the_gpu_after_one_read(op):
     assert [e.kind for e in tr.events if e.kind.startswith("device.")][:2] == ["device.copy", "device.sync"]
     assert np.isnan(call(singular * float("nan")).cpu().numpy()).all()
     assert mg.linalg.det(singular).item() == 0.0
+
+
+@pytest.mark.parametrize("fn", ["det", "slogdet"])
+def test_det_and_slogdet_backward_of_a_singular_matrix_on_the_gpu(fn):
+    """Their backward's LU solve (``lu_transposed_solve``) on the device: the CPU's values, inf and NaN, no error."""
+    def grad(device):
+        x = mg.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=mg.float64).to(device).requires_grad_()
+        y = mg.linalg.det(x) if fn == "det" else mg.linalg.slogdet(x).logabsdet
+        with mg.trace(values=False) as tr:
+            (g,) = mg.autograd.grad(y, x)
+        sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == "lu_transposed_solve"]
+        return g.cpu().numpy(), sel
+
+    got, sel = grad("gpu")
+    want, _ = grad("cpu")
+    assert sel and sel[0].backend == "GPU" and not sel[0].fallback_cpu
+    np.testing.assert_array_equal(got, want)
 
 
 def _spd(a):

@@ -45,6 +45,35 @@ def celu_dygraph_function(x, attrs):
     return out_t
 
 
+celu__op = OPS['celu_']
+
+
+def celu__dygraph_function(x, attrs):
+    """``celu_`` after the API layer (``minigrad codegen celu_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(celu__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (celu__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(celu__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(celu__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(celu__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(celu__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(celu__op, (x,), attrs, (out_t,))
+    return out_t
+
+
 elu_op = OPS['elu']
 
 
@@ -71,6 +100,35 @@ def elu_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(elu_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+elu__op = OPS['elu_']
+
+
+def elu__dygraph_function(x, attrs):
+    """``elu_`` after the API layer (``minigrad codegen elu_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(elu__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (elu__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(elu__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(elu__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(elu__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(elu__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(elu__op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -361,6 +419,35 @@ def leaky_relu_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(leaky_relu_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+leaky_relu__op = OPS['leaky_relu_']
+
+
+def leaky_relu__dygraph_function(x, attrs):
+    """``leaky_relu_`` after the API layer (``minigrad codegen leaky_relu_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(leaky_relu__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (leaky_relu__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(leaky_relu__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(leaky_relu__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(leaky_relu__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(leaky_relu__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(leaky_relu__op, (x,), attrs, (out_t,))
     return out_t
 
 
@@ -767,6 +854,35 @@ def threshold_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(threshold_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+threshold__op = OPS['threshold_']
+
+
+def threshold__dygraph_function(x, attrs):
+    """``threshold_`` after the API layer (``minigrad codegen threshold_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(threshold__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (threshold__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(threshold__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(threshold__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(threshold__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(threshold__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(threshold__op, (x,), attrs, (out_t,))
     return out_t
 
 

@@ -74,6 +74,31 @@ def inv_dygraph_function(A, attrs):
     return out_t
 
 
+lu_transposed_solve_op = OPS['lu_transposed_solve']
+
+
+def lu_transposed_solve_dygraph_function(A, g, attrs):
+    """``lu_transposed_solve`` after the API layer (``minigrad codegen lu_transposed_solve`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(lu_transposed_solve_op, [A, g], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (lu_transposed_solve_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, A._dtype, A._device, A._layout, g._dtype, g._device, g._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(lu_transposed_solve_op, [A, g], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(lu_transposed_solve_op, [A, g], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(lu_transposed_solve_op, entry.kernel, (A._data, g._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(lu_transposed_solve_op, [A, g], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
 solve_op = OPS['solve']
 
 

@@ -77,29 +77,29 @@ def reflection_pad_dygraph_function(x, attrs):
 reflection_pad_backward_op = OPS['reflection_pad_backward']
 
 
-def reflection_pad_backward_dygraph_function(grad, attrs):
+def reflection_pad_backward_dygraph_function(grad, x, attrs):
     """``reflection_pad_backward`` after the API layer (``minigrad codegen reflection_pad_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
     rec = bus.recorder
     if rec is not None or AMP.level:
-        return run_layers(reflection_pad_backward_op, [grad], attrs, rec)
+        return run_layers(reflection_pad_backward_op, [grad, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (reflection_pad_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    kind = (reflection_pad_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
     entry = KINDS.get(kind)
     if entry is None:
-        entry = kernel_of_kind(reflection_pad_backward_op, [grad], kind)
+        entry = kernel_of_kind(reflection_pad_backward_op, [grad, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(reflection_pad_backward_op, [grad], attrs, None)
+        return run_layers(reflection_pad_backward_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(reflection_pad_backward_op, entry.kernel, (grad._data,), attrs)
+    out = launch_and_check(reflection_pad_backward_op, entry.kernel, (grad._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
-        return finish_outputs(reflection_pad_backward_op, [grad], attrs, out, entry.device, entry.layout)
+        return finish_outputs(reflection_pad_backward_op, [grad, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(reflection_pad_backward_op, (grad,), attrs, (out_t,))
+        create_grad_node(reflection_pad_backward_op, (grad, x), attrs, (out_t,))
     return out_t
 
 
@@ -135,27 +135,27 @@ def replication_pad_dygraph_function(x, attrs):
 replication_pad_backward_op = OPS['replication_pad_backward']
 
 
-def replication_pad_backward_dygraph_function(grad, attrs):
+def replication_pad_backward_dygraph_function(grad, x, attrs):
     """``replication_pad_backward`` after the API layer (``minigrad codegen replication_pad_backward`` prints it)."""
     # AMP, or a recorder: the steps one by one, each emitting its events.
     rec = bus.recorder
     if rec is not None or AMP.level:
-        return run_layers(replication_pad_backward_op, [grad], attrs, rec)
+        return run_layers(replication_pad_backward_op, [grad, x], attrs, rec)
     # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
     # (NOTE [ Kinds of call ] in kernels/api.py).
-    kind = (replication_pad_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout)
+    kind = (replication_pad_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout)
     entry = KINDS.get(kind)
     if entry is None:
-        entry = kernel_of_kind(replication_pad_backward_op, [grad], kind)
+        entry = kernel_of_kind(replication_pad_backward_op, [grad, x], kind)
     if not entry:  # PrepareData, a CPU fallback or a layout transform to do
-        return run_layers(replication_pad_backward_op, [grad], attrs, None)
+        return run_layers(replication_pad_backward_op, [grad, x], attrs, None)
     # InferMeta, the launch, the check of the output.
-    out = launch_and_check(replication_pad_backward_op, entry.kernel, (grad._data,), attrs)
+    out = launch_and_check(replication_pad_backward_op, entry.kernel, (grad._data, x._data), attrs)
     if type(out) is tuple:  # several outputs
-        return finish_outputs(replication_pad_backward_op, [grad], attrs, out, entry.device, entry.layout)
+        return finish_outputs(replication_pad_backward_op, [grad, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
-        create_grad_node(replication_pad_backward_op, (grad,), attrs, (out_t,))
+        create_grad_node(replication_pad_backward_op, (grad, x), attrs, (out_t,))
     return out_t

@@ -242,7 +242,7 @@ def max_pool2d_grad_dygraph_function(grad, x, attrs):
         return finish_outputs(max_pool2d_grad_op, [grad, x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(max_pool2d_grad_op, (grad, x), attrs, (out_t,))
     return out_t

@@ -99,6 +99,31 @@ def cummin_values_dygraph_function(x, indices, attrs):
     return out_t
 
 
+kthvalue_indices_op = OPS['kthvalue_indices']
+
+
+def kthvalue_indices_dygraph_function(x, attrs):
+    """``kthvalue_indices`` after the API layer (``minigrad codegen kthvalue_indices`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(kthvalue_indices_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (kthvalue_indices_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(kthvalue_indices_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(kthvalue_indices_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(kthvalue_indices_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(kthvalue_indices_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
 kthvalue_values_op = OPS['kthvalue_values']
 
 
@@ -267,6 +292,31 @@ def sort_values_dygraph_function(x, indices, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(sort_values_op, (x, indices), attrs, (out_t,))
     return out_t
+
+
+topk_indices_op = OPS['topk_indices']
+
+
+def topk_indices_dygraph_function(x, attrs):
+    """``topk_indices`` after the API layer (``minigrad codegen topk_indices`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(topk_indices_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (topk_indices_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(topk_indices_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(topk_indices_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(topk_indices_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(topk_indices_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
 
 
 topk_values_op = OPS['topk_values']

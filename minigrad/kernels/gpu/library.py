@@ -359,6 +359,24 @@ def argsort(x: Any, dim: int = -1, descending: bool = False, stable: bool = Fals
     return laid_out_like(cupy, (n - 1 - order).astype(np.int64, copy=False), x)
 
 
+@register_kernel("topk_indices", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_topk_indices")
+def topk_indices(x: Any, k: int = 1, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """``topk``'s positions on the device: the first ``k`` of the stable sort (``argsort``; in sorted order, and
+    among tied values the lowest positions, where the CPU's ``partial_sort``/``nth_element`` may pick others)."""
+    d = dim % x.ndim
+    return cupy.ascontiguousarray(cupy.take(argsort(x, d, largest, True), cupy.arange(k), axis=d))
+
+
+@register_kernel("kthvalue_indices", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_kthvalue_indices")
+def kthvalue_indices(x: Any, k: int = 1, dim: int = -1) -> Any:
+    """``kthvalue``'s positions on the device: the ``k``-th of a stable sort along ``dim`` (among tied values
+    the CPU's quickselect may return another position; PyTorch's CPU and CUDA kernels differ there as well)."""
+    if x.ndim == 0:
+        return cupy.zeros((), dtype=np.int64)
+    order = cupy.argsort(x, axis=dim % x.ndim)
+    return cupy.ascontiguousarray(cupy.take(order, cupy.asarray([k - 1]), axis=dim % x.ndim)).astype(np.int64)
+
+
 @register_kernel("mode_indices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_mode_indices")
 def mode_indices(x: Any, dim: int = -1) -> Any:
     """``mode``'s positions on the device: a stable sort along ``dim`` and a scan over the runs of equal values
@@ -581,8 +599,8 @@ def _index_pad(name: str, mode: str) -> None:
         return index_pad_arrays(cupy, x, mode, pad, _on_device)
 
     @register_kernel(f"{name}_backward", GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{name}_backward")
-    def backward(grad: Any, pad: tuple[int, ...], shape: tuple[int, ...]) -> Any:
-        return index_pad_backward_arrays(cupy, grad, mode, pad, tuple(shape), _on_device, cupyx.scatter_add)
+    def backward(grad: Any, x: Any, pad: tuple[int, ...]) -> Any:
+        return index_pad_backward_arrays(cupy, grad, mode, pad, tuple(x.shape), _on_device, cupyx.scatter_add)
 
 
 _index_pad("reflection_pad", "reflect")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
-from ..array_kernels import column_major, singular_error, vector_rhs
+from ..array_kernels import column_major, lu_transposed_solve_arrays, singular_error, vector_rhs
 from ..key import Backend
 from ..linalg_arrays import (cholesky_info, cholesky_inverse_arrays, eigh_arrays, lstsq_arrays, matrix_exp_arrays,
                              pinv_arrays, qr_arrays, solve_triangular_arrays, svd_arrays)
@@ -219,6 +219,14 @@ def det(a: Any) -> Any:
         return cupy.ones(a.shape[:-2], dtype=a.dtype) if a.shape[-1] == 0 else cupy.empty(a.shape[:-2], dtype=a.dtype)
     out = cupy.asarray(cupy.linalg.det(a)).astype(a.dtype, copy=False)  # (ascontiguousarray makes a 0-d one 1-d)
     return out if out.flags.c_contiguous else out.copy()
+
+
+@register_kernel("lu_transposed_solve", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_lu_transposed_solve")
+def lu_transposed_solve(a: Any, g: Any, perturb: bool = False) -> Any:
+    """``det``'s and ``slogdet``'s backward solve: the CPU's LU and triangle solves (``lu_transposed_solve_arrays``),
+    a few kernels per column on the device, nothing read back (a zero pivot gives inf and NaN, no error)."""
+    n = a.shape[-1]
+    return lu_transposed_solve_arrays(cupy, a, cupy.asarray(g)[..., None, None] * cupy.eye(n, dtype=a.dtype), perturb)
 
 
 @register_kernel("_trilinear", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_trilinear")
