@@ -32,6 +32,7 @@ from .autograd_meta import AutogradMeta
 from .dtypes import DType
 from .devices import Layout, as_device, backend_of_device, canonical_device, constant_array, default_device, move_array, to_numpy
 from .printing import PRINT_OPTS, add_suffixes, format_values
+from .grad_state import GRAD_MODE as _GRAD_MODE
 from .size import Size
 from .tracing import bus
 from .tracing.events import TensorCreate, TensorUpdate
@@ -787,5 +788,3 @@ def has_views(t: "Tensor") -> bool:
     return t._id in _VIEWS
 
 
-# After Tensor: the autograd package imports this module.
-from .autograd.grad_mode import GRAD_MODE as _GRAD_MODE  # noqa: E402

@@ -10,28 +10,15 @@ import functools
 import threading
 from typing import Any, Callable, TypeVar
 
+from ..grad_state import GRAD_MODE
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "GRAD_MODE"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _GradMode(threading.local):
-    """Per-thread grad mode (PyTorch's ``GradMode`` is thread-local too).
-
-    ``threading.local`` runs ``__init__`` again in every new thread, so a
-    thread starts with grad enabled whatever another thread's ``no_grad``
-    is doing: a ``no_grad`` evaluation loop in one thread cannot switch off
-    recording in a training thread beside it.
-    """
-
-    def __init__(self) -> None:
-        self.enabled = True
-        #: Inside ``inference_mode()`` (``is_inference_mode_enabled``): a mode of its own, as PyTorch's.
-        self.inference = False
-
-
-#: The calling thread's grad mode; the dygraph layer reads ``GRAD_MODE.enabled``.
-GRAD_MODE = _GradMode()
+# The state itself lives below the tensor layer (``minigrad/grad_state.py``): a tensor made inside
+# ``inference_mode()`` reads it to know it is an inference tensor.
 
 
 def is_grad_enabled() -> bool:

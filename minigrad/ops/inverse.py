@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.formula import GRAPH_OPS
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.array_kernels import column_major, lu_transposed_solve_arrays, singular_error, vector_rhs
@@ -39,7 +40,7 @@ from ._checks import check_bool, check_tensor
 from ._constants import constant
 from .linalg import matmul
 from .math import add, clone, fill
-from .registry import Attr, defop, type_name
+from .registry import Attr, defop, define_composite, type_name
 
 __all__ = ["inverse", "det"]  # torch.inverse and torch.det; all three are in mg.linalg (minigrad/linalg.py)
 
@@ -181,14 +182,17 @@ def diag_of(ops: Any, g: Any, n: int) -> Any:
     return ops.diag_embed(ops.expand(ops.unsqueeze(g, -1), tuple(g.shape) + (n,)))
 
 
+# reachable as ``ops.diag_of`` from the formulas of ops/factorization.py (which this module's imports reach)
+define_composite("diag_of", lambda g, n, ops=GRAPH_OPS: diag_of(ops, g, n))
+
+
 def _det_backward_singular(ops: Any, a: Any, grad: Any) -> Any:
     """PyTorch's gradient of ``det`` at a singular matrix, which ``det`` is smooth at: with ``A = U S V^T``,
     ``U diag(g alpha prod_{j != i} s_j) V^T`` (``alpha = det(U) det(V^T)``; the products of the others by
     running products, no division by a zero singular value)."""
-    from .reduce import _prod_safe_zeros  # (reduce imports this module's neighbours; here at call time)
     u, s, vh = ops.linalg_svd(a, False)
     alpha = ops.mul(ops.det(u), ops.det(vh))
-    dd = _prod_safe_zeros(ops, ops.unsqueeze(ops.mul(grad, alpha), -1), s, s.ndim - 1)
+    dd = ops.prod_safe_zeros(ops.unsqueeze(ops.mul(grad, alpha), -1), s, s.ndim - 1)  # (ops/reduce.py)
     return ops.matmul(ops.mul(u, ops.unsqueeze(dd, -2)), vh)
 
 

@@ -277,6 +277,10 @@ def _prod_safe_zeros(ops: Any, g: Any, x: Any, d: int) -> Any:
     return ops.mul(g, ops.mul(before, ops.flip(after_rev, (d,))))
 
 
+# reachable as ``ops.prod_safe_zeros`` from other ops' formulas (det's at a singular matrix, ops/inverse.py)
+define_composite("prod_safe_zeros", lambda g, x, d, ops=GRAPH_OPS: _prod_safe_zeros(ops, g, x, d))
+
+
 @_prod_op.def_backward
 def _prod_backward(ctx, g):
     """PyTorch's ``prod_backward``: ``g * out / x`` while no element is 0; with zeros, the product of the
