@@ -46,6 +46,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "add scalar": lambda lib, d: d["x"] + 1,
     "sub": lambda lib, d: d["x"] - d["y"],
     "rsub": lambda lib, d: 1 - d["x"],
+    # The commutative reflected operators put the tensor first (``2 * x`` is ``x.mul(2)``).
+    "rmul": lambda lib, d: 2 * d["x"],
+    "radd": lambda lib, d: 2.5 + d["x"],
+    "rmul of sin": lambda lib, d: 2 * lib.sin(d["x"]),
     "mul": lambda lib, d: d["x"] * d["y"],
     "mul scalar": lambda lib, d: d["x"] * 2,
     "div": lambda lib, d: d["x"] / d["y"],
