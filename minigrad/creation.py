@@ -1,5 +1,5 @@
 """Creation functions: ``mg.tensor``, ``zeros``, ``ones``, ``full``, ``arange``, ``randn``, ``rand``, ``*_like``, and
-PyTorch's ``from_numpy``, ``eye``, ``linspace``, ``randint``, ``randperm``, ``multinomial`` (the random ones draw
+PyTorch's ``from_numpy``, ``eye``, ``linspace``, ``logspace``, ``randint``, ``randperm``, ``multinomial`` (the random ones draw
 from the generator ``manual_seed`` seeds).
 
 Each makes a new leaf tensor; ``manual_seed`` makes the random ones (and
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -24,7 +25,7 @@ from . import dtypes as _dt
 from . import random as _random
 from .devices import Layout, filled_array, made_array, to_numpy
 from .dtypes import DType
-from .ranges import arange_array, linspace_array
+from .ranges import arange_array, linspace_array, logspace_array
 from .random import (
     Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
 )
@@ -32,7 +33,7 @@ from .tensor import Tensor, check_device as _check_device, finish as _finish, fr
 
 __all__ = [
     "tensor", "channels_last", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like", "full_like",
-    "manual_seed", "generator", "from_numpy", "eye", "linspace", "randint", "randperm", "multinomial",
+    "manual_seed", "generator", "from_numpy", "eye", "linspace", "logspace", "randint", "randperm", "multinomial",
 ]
 
 def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
@@ -201,7 +202,7 @@ def _check_range(start: Any, end: Any, step: Any, integral: bool) -> None:
 
 @_names_allocation_failures
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
+          requires_grad: bool = False, name: str | None = None, out: Any = None, **kwargs: Any) -> Tensor:
     """Standard normal samples, PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``).
 
     Example:
@@ -211,6 +212,8 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
         tensor([-0.9800, -1.6578, -0.0572])
     """
     size_kw = _size_keyword("randn", kwargs)
+    if out is not None:
+        return _drawn_into("randn", out, randn, size, generator, dtype, size_kw)
     gen = generator_arg("randn", generator)
     dt = _float_dtype_arg("randn", dtype)
     shape = _shape_arg("randn", size if size or size_kw is None else (size_kw,))
@@ -223,9 +226,11 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
 
 @_names_allocation_failures
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
+         requires_grad: bool = False, name: str | None = None, out: Any = None, **kwargs: Any) -> Tensor:
     """Uniform samples in [0, 1), PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``)."""
     size_kw = _size_keyword("rand", kwargs)
+    if out is not None:
+        return _drawn_into("rand", out, rand, size, generator, dtype, size_kw)
     gen = generator_arg("rand", generator)
     dt = _float_dtype_arg("rand", dtype)
     shape = _shape_arg("rand", size if size or size_kw is None else (size_kw,))
@@ -234,6 +239,25 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     if data is None:
         data = gen.uniform(int(np.prod(shape)), dt).reshape(shape)
     return _finish("rand", data, dt, device, requires_grad, name)
+
+
+def _drawn_into(fn: str, out: Any, draw: Callable[..., Tensor], size: Any, generator: Any, dtype: Any,
+                size_kw: Any) -> Tensor:
+    """``rand(..., out=t)``: samples drawn in ``t``'s dtype on ``t``'s device (a float64 ``t`` gets
+    PyTorch's double draws), written into ``t`` (NOTE [ out= ] in ops/registry.py)."""
+    from .ops.registry import call_with_out  # here: the ops import this module
+    from .kernels.infer_meta import scalar_type_name
+
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    dt = out.dtype if dtype is None else _dtype_arg(fn, dtype, out.dtype)
+    if dt is not out.dtype:
+        raise RuntimeError(f"dtype {scalar_type_name(dt)} does not match dtype of out parameter "
+                           f"({scalar_type_name(out.dtype)})")
+    size = size if size or size_kw is None else (size_kw,)
+    with warnings.catch_warnings():  # a factory resizes its out= silently (PyTorch warns only for the other ops)
+        warnings.filterwarnings("ignore", "An output with one or more elements was resized")
+        return call_with_out(fn, out, draw, size, {"generator": generator, "dtype": dt, "device": out.device})
 
 
 def _size_keyword(fn: str, kwargs: dict[str, Any]) -> Any:
@@ -321,6 +345,23 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     dt = _dtype_arg("linspace", dtype, _dt.default_float())
     data = linspace_array(start, end, steps, np.dtype(dt.np))  # PyTorch's values, bit for bit (ranges.py)
     return _finish("linspace", data, dt, _check_device("linspace", device), requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` values ``base ** e``, the exponents ``e`` evenly spaced from ``start`` to ``end`` inclusive.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.logspace(0, 2, 3).tolist()
+        [1.0, 10.0, 100.0]
+    """
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+        raise ShapeError(f"logspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
+    dt = _dtype_arg("logspace", dtype, _dt.default_float())
+    data = logspace_array(start, end, steps, base, np.dtype(dt.np))  # PyTorch's values (ranges.py)
+    # Made on the host and copied, as linspace's: a handful of numbers
+    return _finish("logspace", data, dt, _check_device("logspace", device), requires_grad)
 
 
 def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,

@@ -22,6 +22,7 @@ from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, in
                                unbind_views, viewable)
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
+from ..size import Size
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_shape, check_tensor
 from .registry import OPS, Attr, Input, call_with_out, defop, type_name
@@ -693,6 +694,35 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
     return expand(input, check_shape("broadcast_to", "size", 1, size))
 
 
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape tensors of ``shapes`` broadcast to (``torch.broadcast_shapes``), without making any tensor;
+    an int is a 1-D shape. Refused in PyTorch's words: its arguments are checked from the first, each
+    against the shape built so far (padded with 1s to the longest).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.broadcast_shapes((2,), (3, 1), (1, 1, 1))
+        minigrad.Size([1, 3, 2])
+    """
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    for s in shapes:
+        if not isinstance(s, (tuple, list)):  # a Size is a tuple
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * max((len(s) for s in shapes), default=0)
+    for arg, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            elif s[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching argument "
+                                   f"at index {arg} had {s}; but expected shape should be broadcastable to {common}")
+    return Size(common)
+
+
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (``torch.broadcast_tensors``); views.
     Composite (``expand``)."""
@@ -1004,6 +1034,6 @@ t_.def_backward(_t_backward)
 transpose_.def_backward(_transpose_backward)
 
 
-__all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_tensors', 'split', 'split_with_sizes', 'chunk', 'unbind',
+__all__ += ['cat', 'concatenate', 'broadcast_to', 'broadcast_shapes', 'broadcast_tensors', 'split', 'split_with_sizes', 'chunk', 'unbind',
             'unsafe_split', 'unsafe_split_with_sizes', 'unsafe_chunk',
             'tensor_split', 'hsplit', 'vsplit', 'dsplit', 't']
