@@ -33,9 +33,9 @@ from .ops.inverse import det, inv, matrix_power, solve
 from .ops.norm import linalg_norm as norm
 from .ops.norm import matrix_norm, vector_norm
 from .tensor import Tensor
-from .autograd.grad_mode import no_grad
-from .dtypes import finfo
-from .ops import matmul, maximum
+from .autograd.grad_mode import no_grad as _no_grad
+from .dtypes import finfo as _finfo
+from .ops import matmul, maximum as _maximum
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "matrix_power", "cross", "cholesky",
            "cholesky_ex", "slogdet", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv",
@@ -62,9 +62,9 @@ def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: An
         atol, rtol = tol, 0.0
     m, n = A.shape[-2:]
     if rtol is None:
-        rtol = 0.0 if atol is not None and float(atol) > 0 else finfo(A.dtype).eps * max(m, n)
-    with no_grad():
+        rtol = 0.0 if atol is not None and float(atol) > 0 else _finfo(A.dtype).eps * max(m, n)
+    with _no_grad():
         S = eigvalsh(A).abs() if hermitian else svdvals(A)
         largest = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
-        limit = maximum(rtol * largest, largest.new_full((), 0.0 if atol is None else float(atol)))
+        limit = _maximum(rtol * largest, largest.new_full((), 0.0 if atol is None else float(atol)))
         return (S > limit).sum(-1)
