@@ -22,7 +22,7 @@ from .module import Module, Parameter, _new_parameter
 
 __all__ = [
     "Module", "Parameter", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
-    "Conv2d", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
+    "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
 ]
 
 
