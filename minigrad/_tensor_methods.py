@@ -570,10 +570,9 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
         except (ValueError, TypeError):
             fits = True  # a shape that does not fit the size: view's InferMeta says so in PyTorch's words
         if not fits:
-            raise RuntimeError(  # PyTorch's words, then the shapes
+            raise RuntimeError(  # PyTorch's words
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-                f"across two contiguous subspaces). Use .reshape(...) instead. (view(): {tuple(shape)} of a tensor "
-                f"of shape {tuple(self.shape)} and stride {_stride(self)})"
+                "across two contiguous subspaces). Use .reshape(...) instead."
             )
     return ops.view(self, tuple(shape))
 

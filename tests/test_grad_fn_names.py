@@ -890,6 +890,16 @@ def test_print_shows_pytorchs_repr():
     assert mul.paddle_name == "MulGradNode"  # Paddle's name, for where the mechanism is taught
 
 
+def test_accumulate_grad_names_its_leaf_as_variable():
+    """PyTorch's ``AccumulateGrad.variable``: the leaf a walk down ``next_functions`` ends at (held weakly)."""
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    acc = (2 * x.sin()).grad_fn.next_functions[0][0].next_functions[0][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad" and acc.variable is x
+    assert (x * 3).grad_fn.next_functions[0][0] is acc  # the same node while the leaf lives
+    t = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert (2 * t.sin()).grad_fn.next_functions[0][0].next_functions[0][0].variable is t
+
+
 def test_version_1_recordings_are_read_with_the_new_names():
     text = ('{"schema": "minigrad.trace", "version": 1}\n'
             '{"seq":0,"ts_ns":1,"kind":"node.create","node":3,"name":"SumGradNode#3","op":"sum","topo_nr":1,'

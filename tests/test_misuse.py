@@ -175,7 +175,7 @@ def test_failed_inplace_op_emits_nothing_and_changes_nothing():
     other = mg.ones(2, 3, 2)
     before, node, version = h.tolist(), h.grad_fn, h._version_value() if hasattr(h, "_version_value") else None
     with mg.trace() as tr:
-        with pytest.raises(RuntimeError, match=r"^add_\(\): output with shape \[3, 2\] doesn't match the broadcast "
+        with pytest.raises(RuntimeError, match=r"^output with shape \[3, 2\] doesn't match the broadcast "
                                                r"shape \[2, 3, 2\]"):
             h.add_(other)
     assert [(e.kind, e.op) for e in tr.events] == [("error", "add_")]  # the refusal, and nothing else
@@ -187,20 +187,19 @@ def test_failed_inplace_op_emits_nothing_and_changes_nothing():
 def test_inplace_op_on_incompatible_shapes_is_refused_before_any_node():
     h = mg.randn(3, 2, requires_grad=True) * 1
     with mg.trace() as tr:
-        with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(2\) at "
-                           r"non-singleton dimension 1 \(add\(\): 'x' \(3, 2\) and 'y' \(3, 2, 2\)"):
+        with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "
+                           r"non-singleton dimension 1$"):
             h.add_(mg.ones(3, 2, 2))
     assert "node.create" not in tr.kinds() and "kernel.launch" not in tr.kinds()
 
 
-@pytest.mark.parametrize("op, other, result", [("add_", 2.5, "float32"), ("div_", 2, "float32"), ("mul_", None, "float64")])
+@pytest.mark.parametrize("op, other, result", [("add_", 2.5, "Float"), ("div_", 2, "Float"), ("mul_", None, "Double")])
 def test_inplace_op_that_would_need_a_float_result_in_an_int_tensor(op, other, result):
     t = mg.tensor([1, 2])
     if other is None:
         other = mg.ones(2, dtype=mg.float64)
     with mg.trace() as tr:
-        with pytest.raises(RuntimeError, match=rf"^{op}\(\): result type {result} can't be cast to the desired output "
-                                               r"type int64"):
+        with pytest.raises(RuntimeError, match=rf"^result type {result} can't be cast to the desired output type Long$"):
             getattr(t, op)(other)
     assert "node.create" not in tr.kinds() and t.tolist() == [1, 2]
 

@@ -239,13 +239,19 @@ def reserve_node_ids() -> tuple[int, int]:
     return next(_node_ids), next(_seq_nrs)
 
 
+#: PyTorch's message for a backward through freed saved values (a released node's or a freed saved tensor's).
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
+
 def released_error(node: "GradNode") -> RuntimeError:
     """The error for a second backward through a released node (docs/architecture.md, Engine rules, rule 3)."""
-    exc = RuntimeError(
-        f"Trying to backward through the graph a second time: {node.display_name} (backward of "
-        f"'{node.op_name}') was released by an earlier backward(). Specify retain_graph=True on the "
-        f"first backward() (or use mg.grad()) if you need to backward through the graph again."
-    )
+    # PyTorch's words (``SAVED_VARIABLE_RELEASED``); the node is ``exc.released_node``, for anomaly mode and the viewers.
+    exc = RuntimeError(SECOND_BACKWARD)
     exc.released_node = node  # type: ignore[attr-defined]  (anomaly mode warns with its forward traceback)
     return exc
 

@@ -30,6 +30,7 @@ from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 from ..tracing.events import SavedPack
 from .grad_mode import set_grad_enabled
+from .grad_node import SECOND_BACKWARD
 
 if TYPE_CHECKING:  # pragma: no cover
     from .grad_node import GradNode
@@ -198,11 +199,7 @@ class TensorWrapper:
         if self.data is None:
             if self.hooks is not None:
                 return self._unpack(node)
-            raise RuntimeError(
-                f"{node.display_name} (backward of '{node.op_name}'): its saved tensors were freed by an "
-                f"earlier backward(). Specify retain_graph=True on the first backward() if you need to "
-                f"backward through the graph a second time."
-            )
+            raise RuntimeError(SECOND_BACKWARD)  # PyTorch's words
         if self.version_counter.value != self.snapshot:
             self.check_version(node)
         return self.data

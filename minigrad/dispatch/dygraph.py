@@ -41,6 +41,7 @@ from ..autograd.views import (DEFAULT, check_inplace, check_view_inplace, make_v
 from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..kernels.api import call_kernel
+from ..kernels.infer_meta import scalar_type_name
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter, bases_sharing, has_views, live_views
@@ -175,9 +176,9 @@ def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any])
     make_view(src, view, op, attrs)
 
 
-def check_inplace_shape(self: Tensor, other: Any, op_name: str, advice: bool = False) -> None:
-    """Refuse an operand that would grow ``self`` by broadcasting, in PyTorch's words (``advice``: and say what
-    to write instead). Shapes that do not broadcast at all are left to the op, whose InferMeta names both."""
+def check_inplace_shape(self: Tensor, other: Any, op_name: str) -> None:
+    """Refuse an operand that would grow ``self`` by broadcasting, in PyTorch's words. Shapes that do not
+    broadcast at all are left to the op, whose InferMeta refuses them."""
     other_shape = other.shape if isinstance(other, Tensor) else ()
     if other_shape == self.shape or not other_shape:  # the common cases: nothing to broadcast
         return
@@ -186,9 +187,7 @@ def check_inplace_shape(self: Tensor, other: Any, op_name: str, advice: bool = F
     except ValueError:
         return
     if shape != self.shape:
-        raise RuntimeError(
-            f"{op_name}(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
-            + ("; an in-place op can't grow its tensor (use the out-of-place op: x = x + y)" if advice else ""))
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
 
 
 def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
@@ -198,7 +197,7 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
     trace) before the write-back found that the result has another shape
     or a float dtype; a failed op must leave nothing behind (docs/architecture.md, bad input).
     """
-    check_inplace_shape(self, other, op_name, advice=True)
+    check_inplace_shape(self, other, op_name)
     if not self._dtype.is_floating:
         if isinstance(other, Tensor) and other._dtype.is_floating:
             result = other._dtype
@@ -206,7 +205,8 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
             result = float32  # true division and Python floats promote to the default float dtype
         else:
             return
-        raise RuntimeError(f"{op_name}(): result type {result.name} can't be cast to the desired output type {self._dtype.name}")
+        raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+                           f"{scalar_type_name(self._dtype)}")
 
 
 def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any = None,
@@ -227,9 +227,8 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
         _check_inplace_allowed(self, op_name, other, operands)
         result = fn()
         if result._dtype is not self._dtype and not self._dtype.is_floating and result._dtype.is_floating:
-            raise RuntimeError(
-                f"{op_name}(): result type {result._dtype.name} can't be cast to the desired output type {self._dtype.name}"
-            )
+            raise RuntimeError(f"result type {scalar_type_name(result._dtype)} can't be cast to the desired output "
+                               f"type {scalar_type_name(self._dtype)}")
         node = result._meta.grad_node if result._meta is not None else None
         if node is not None:
             _keep_saved_values(node, self)
@@ -274,8 +273,7 @@ def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tup
         check_view_inplace(self, op.name)
         meta = self._meta
         if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
-            raise RuntimeError(f"{op.name}(): a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         result = op(self, *args)
         self._data = result._data
         if self._vc is None:
@@ -331,10 +329,7 @@ def _check_inplace_allowed(self: Tensor, op_name: str, other: Any, operands: tup
     check_inplace(self, op_name, (other,) + operands)
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
-        raise RuntimeError(
-            f"{op_name}(): a leaf Variable that requires grad is being used in an in-place operation. "
-            f"Use an out-of-place op (x = x + y), or update it under `with mg.no_grad():`"
-        )
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if op_name in ("add_", "sub_", "mul_", "div_"):
         _check_inplace_operand(self, op_name, other)
 
