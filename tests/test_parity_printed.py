@@ -22,7 +22,9 @@ PARITY = Path(__file__).parent / "parity"
 PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wavenet_printed",
            "annotated_transformer_printed", "gpt_lecture_printed", "print_net_printed", "default_device_out_printed",
            "grad_fn_walk_printed", "autograd_tutorial_printed", "tensors_tutorial_printed",
-           "build_model_printed", "blitz_printed", "data_train_save_printed", "autograd_mechanics_printed")
+           "build_model_printed", "blitz_printed", "data_train_save_printed", "autograd_mechanics_printed",
+           # the "Introduction to PyTorch" video series
+           "tensors_deeper_printed", "autograd_yt_printed", "models_yt_printed")
 
 pytestmark = pytest.mark.torch
 
