@@ -59,6 +59,8 @@ from .ops.division import div
 from .ops.math import add_form as add, rsub, sub_form as sub
 from .creation import as_tensor, eye, from_numpy, linspace, logspace, multinomial, randint, randperm, scalar_tensor
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
+from .ops.registry import factory_with_out as _factory_with_out
+rand, randn = _factory_with_out(rand), _factory_with_out(randn)  # with PyTorch's out= (written as an op's out= is)
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -202,7 +201,7 @@ def _check_range(start: Any, end: Any, step: Any, integral: bool) -> None:
 
 @_names_allocation_failures
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False, name: str | None = None, out: Any = None, **kwargs: Any) -> Tensor:
+          requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
     """Standard normal samples, PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``).
 
     Example:
@@ -212,8 +211,6 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
         tensor([-0.9800, -1.6578, -0.0572])
     """
     size_kw = _size_keyword("randn", kwargs)
-    if out is not None:
-        return _drawn_into("randn", out, randn, size, generator, dtype, size_kw)
     gen = generator_arg("randn", generator)
     dt = _float_dtype_arg("randn", dtype)
     shape = _shape_arg("randn", size if size or size_kw is None else (size_kw,))
@@ -226,11 +223,9 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
 
 @_names_allocation_failures
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False, name: str | None = None, out: Any = None, **kwargs: Any) -> Tensor:
+         requires_grad: bool = False, name: str | None = None, **kwargs: Any) -> Tensor:
     """Uniform samples in [0, 1), PyTorch's numbers for the same seed (``manual_seed`` or ``generator=``)."""
     size_kw = _size_keyword("rand", kwargs)
-    if out is not None:
-        return _drawn_into("rand", out, rand, size, generator, dtype, size_kw)
     gen = generator_arg("rand", generator)
     dt = _float_dtype_arg("rand", dtype)
     shape = _shape_arg("rand", size if size or size_kw is None else (size_kw,))
@@ -239,25 +234,6 @@ def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, devi
     if data is None:
         data = gen.uniform(int(np.prod(shape)), dt).reshape(shape)
     return _finish("rand", data, dt, device, requires_grad, name)
-
-
-def _drawn_into(fn: str, out: Any, draw: Callable[..., Tensor], size: Any, generator: Any, dtype: Any,
-                size_kw: Any) -> Tensor:
-    """``rand(..., out=t)``: samples drawn in ``t``'s dtype on ``t``'s device (a float64 ``t`` gets
-    PyTorch's double draws), written into ``t`` (NOTE [ out= ] in ops/registry.py)."""
-    from .ops.registry import call_with_out  # here: the ops import this module
-    from .kernels.infer_meta import scalar_type_name
-
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    dt = out.dtype if dtype is None else _dtype_arg(fn, dtype, out.dtype)
-    if dt is not out.dtype:
-        raise RuntimeError(f"dtype {scalar_type_name(dt)} does not match dtype of out parameter "
-                           f"({scalar_type_name(out.dtype)})")
-    size = size if size or size_kw is None else (size_kw,)
-    with warnings.catch_warnings():  # a factory resizes its out= silently (PyTorch warns only for the other ops)
-        warnings.filterwarnings("ignore", "An output with one or more elements was resized")
-        return call_with_out(fn, out, draw, size, {"generator": generator, "dtype": dt, "device": out.device})
 
 
 def _size_keyword(fn: str, kwargs: dict[str, Any]) -> Any:

@@ -28,6 +28,7 @@ from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
 from ..tracing.preview import call_attrs
 from .anomaly_mode import ANOMALY, copy_forward, record_forward
+from .tensor_wrapper import SECOND_BACKWARD
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -237,15 +238,6 @@ def reserve_node_ids() -> tuple[int, int]:
     create AccumulationNodes, so a node is numbered before the nodes its creation makes
     (as when PyTorch and Paddle construct the node, then collect its next edges)."""
     return next(_node_ids), next(_seq_nrs)
-
-
-#: PyTorch's message for a backward through freed saved values (a released node's or a freed saved tensor's).
-SECOND_BACKWARD = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
-    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
-    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
-    "if you need to access saved tensors after calling backward."
-)
 
 
 def released_error(node: "GradNode") -> RuntimeError:

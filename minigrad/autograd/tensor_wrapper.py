@@ -30,7 +30,6 @@ from ..tensor import Tensor, VersionCounter
 from ..tracing import bus
 from ..tracing.events import SavedPack
 from .grad_mode import set_grad_enabled
-from .grad_node import SECOND_BACKWARD
 
 if TYPE_CHECKING:  # pragma: no cover
     from .grad_node import GradNode
@@ -44,6 +43,16 @@ SAVED_TENSORS_HOOKS: list[tuple[Any, Any]] = []
 #: The grad nodes whose saved tensors are being unpacked by a hook, innermost last
 #: (``utils/checkpoint.py`` names the node that triggered a recomputation).
 UNPACKING_FOR: list[Any] = []
+
+
+#: PyTorch's message for a backward through freed saved values (a released node's or a freed saved tensor's).
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
 
 class TensorWrapper:
     """A saved tensor (see the module docstring).
