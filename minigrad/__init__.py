@@ -57,8 +57,10 @@ from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, Flo
 from .ops.clamp import clip
 from .ops.division import div
 from .ops.math import add_form as add, rsub, sub_form as sub
-from .creation import as_tensor, eye, from_numpy, linspace, multinomial, randint, randperm, scalar_tensor
+from .creation import as_tensor, eye, from_numpy, linspace, logspace, multinomial, randint, randperm, scalar_tensor
 from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
+from .ops.registry import factory_with_out as _factory_with_out
+rand, randn = _factory_with_out(rand), _factory_with_out(randn)  # with PyTorch's out= (written as an op's out= is)
 from . import autograd
 from .autograd import enable_grad, grad, no_grad, set_grad_enabled, is_grad_enabled
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
@@ -112,7 +114,7 @@ __all__ = [
     "Tensor", "tensor", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like",
     "full_like", "manual_seed", "channels_last", "float16", "float32", "float64", "int32", "int64", "bool", "bool_", "dtypes",
     "flags", "autograd", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "trace", "nn",
-    "optim", "save", "load", "eye", "from_numpy", "linspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
+    "optim", "save", "load", "eye", "from_numpy", "linspace", "logspace", "multinomial", "randint", "randperm", "is_gpu_available", "register_backend", "unregister_backend", "autocast", *_ops_all,
 ]
 __all__ += ["uint8", "int8", "int16", "short", "bfloat16", "long", "float", "double", "half", "int", "Size"]
 # Older course code: the legacy typed constructors (minigrad/tensor_types.py) and as_tensor.

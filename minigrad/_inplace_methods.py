@@ -50,7 +50,7 @@ def _copy_into(self: Tensor, src: Tensor, op_name: str) -> Tensor:
         raise RuntimeError(f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size of tensor "
                            f"b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension {max(self.ndim - 1, 0)}"
                            if shape is None else
-                           f"copy_(): output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
+                           f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
 
     def compute() -> Tensor:
         value = src if src._device == self._device else src.to(self._device)

@@ -116,6 +116,10 @@ _REFLECTED = {"__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__", "_
 
 _UNARY_OPERATORS = {"__neg__", "__pos__", "__abs__", "__invert__"}
 
+# ...except the commutative ones: PyTorch's ``2 * x`` is ``x.mul(2)``, the tensor first, so the node's
+# ``next_functions`` list ``x``'s edge before the number's ``(None, 0)``, as ``x * 2`` does.
+_COMMUTATIVE = {"__radd__", "__rmul__", "__rand__", "__ror__", "__rxor__"}
+
 
 def _make_operator(fn: Any, name: str) -> Any:
     # ``a * b`` with two tensors and the op's default attributes is the API layer's
@@ -126,7 +130,7 @@ def _make_operator(fn: Any, name: str) -> Any:
     direct = getattr(fn, "_fast_arity", -1) == 2
     defaults = getattr(fn, "_default_attrs", None)
     numbers = (int, float) if direct and all(i.scalar_ok for i in fn.inputs) else ()
-    if name in _REFLECTED:
+    if name in _REFLECTED and name not in _COMMUTATIVE:
         if direct:
             def operator(self: Tensor, other: Any) -> Any:
                 if isinstance(other, Tensor):
@@ -153,7 +157,7 @@ def _make_operator(fn: Any, name: str) -> Any:
 
     check = getattr(fn, "operator_check", None)
     if check is not None:  # what the op refuses before any promotion (``b - 1`` of a bool ``b``): checked first
-        fast, reflected = operator, name in _REFLECTED
+        fast, reflected = operator, name in _REFLECTED and name not in _COMMUTATIVE
 
         def operator(self: Tensor, *other: Any) -> Any:  # type: ignore[misc]
             check(*other, self) if reflected else check(self, *other)
@@ -566,10 +570,9 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
         except (ValueError, TypeError):
             fits = True  # a shape that does not fit the size: view's InferMeta says so in PyTorch's words
         if not fits:
-            raise RuntimeError(  # PyTorch's words, then the shapes
+            raise RuntimeError(  # PyTorch's words
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-                f"across two contiguous subspaces). Use .reshape(...) instead. (view(): {tuple(shape)} of a tensor "
-                f"of shape {tuple(self.shape)} and stride {_stride(self)})"
+                "across two contiguous subspaces). Use .reshape(...) instead."
             )
     return ops.view(self, tuple(shape))
 

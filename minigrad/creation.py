@@ -1,5 +1,5 @@
 """Creation functions: ``mg.tensor``, ``zeros``, ``ones``, ``full``, ``arange``, ``randn``, ``rand``, ``*_like``, and
-PyTorch's ``from_numpy``, ``eye``, ``linspace``, ``randint``, ``randperm``, ``multinomial`` (the random ones draw
+PyTorch's ``from_numpy``, ``eye``, ``linspace``, ``logspace``, ``randint``, ``randperm``, ``multinomial`` (the random ones draw
 from the generator ``manual_seed`` seeds).
 
 Each makes a new leaf tensor; ``manual_seed`` makes the random ones (and
@@ -24,7 +24,7 @@ from . import dtypes as _dt
 from . import random as _random
 from .devices import Layout, filled_array, made_array, to_numpy
 from .dtypes import DType
-from .ranges import arange_array, linspace_array
+from .ranges import arange_array, linspace_array, logspace_array
 from .random import (
     Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
 )
@@ -33,7 +33,7 @@ from .tensor import Tensor, check_device as _check_device, finish as _finish, fr
 
 __all__ = [
     "tensor", "channels_last", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like", "full_like",
-    "manual_seed", "generator", "from_numpy", "eye", "linspace", "randint", "randperm", "multinomial",
+    "manual_seed", "generator", "from_numpy", "eye", "linspace", "logspace", "randint", "randperm", "multinomial",
 ]
 
 def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
@@ -322,6 +322,23 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     dt = _dtype_arg("linspace", dtype, _dt.default_float())
     data = linspace_array(start, end, steps, np.dtype(dt.np))  # PyTorch's values, bit for bit (ranges.py)
     return _finish("linspace", data, dt, _check_device("linspace", device), requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` values ``base ** e``, the exponents ``e`` evenly spaced from ``start`` to ``end`` inclusive.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.logspace(0, 2, 3).tolist()
+        [1.0, 10.0, 100.0]
+    """
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+        raise ShapeError(f"logspace(): argument 'steps' must be a non-negative int, but got {steps!r}")
+    dt = _dtype_arg("logspace", dtype, _dt.default_float())
+    data = logspace_array(start, end, steps, base, np.dtype(dt.np))  # PyTorch's values (ranges.py)
+    # Made on the host and copied, as linspace's: a handful of numbers
+    return _finish("logspace", data, dt, _check_device("logspace", device), requires_grad)
 
 
 def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,

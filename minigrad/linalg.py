@@ -1,6 +1,6 @@
 """``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms, ``inv``, ``solve``, ``det``, ``matrix_power``,
 ``cross``, and the factorizations: ``cholesky``, ``cholesky_ex``, ``slogdet``, ``qr``, ``eigh``, ``eigvalsh``, ``svd``,
-``svdvals``, ``pinv``, ``lstsq``; ``solve_triangular``, ``matrix_exp``).
+``svdvals``, ``pinv``, ``lstsq``; ``solve_triangular``, ``matrix_exp``; ``matmul`` and ``matrix_rank``).
 
 The ops live with their families under ``minigrad/ops/`` (``ops/norm.py``, ``ops/inverse.py``,
 ``ops/factorization.py``);
@@ -33,12 +33,38 @@ from .ops.inverse import det, inv, matrix_power, solve
 from .ops.norm import linalg_norm as norm
 from .ops.norm import matrix_norm, vector_norm
 from .tensor import Tensor
+from .autograd.grad_mode import no_grad as _no_grad
+from .dtypes import finfo as _finfo
+from .ops import matmul, maximum as _maximum
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "matrix_power", "cross", "cholesky",
            "cholesky_ex", "slogdet", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv",
-           "lstsq", "matrix_exp", "solve_triangular"]
+           "lstsq", "matrix_exp", "solve_triangular", "matmul", "matrix_rank"]
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``torch.linalg.cross``: the cross product along ``dim`` (the last by default)."""
     return _cross(input, other, dim)
+
+
+def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None) -> Tensor:
+    """``torch.linalg.matrix_rank``: how many singular values (eigenvalues' sizes for ``hermitian``) exceed
+    ``max(atol, rtol * the largest)``, an int64 tensor over the batch dims, without gradient. Without
+    ``atol`` and ``rtol``, ``rtol`` is the dtype's eps times ``max(m, n)``; a positive ``atol`` alone means
+    ``rtol = 0``; the old ``tol`` is ``atol`` with ``rtol = 0``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.linalg.matrix_rank(mg.tensor([[1.0, 2.0], [2.0, 4.0]]))
+        tensor(1)
+    """
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    m, n = A.shape[-2:]
+    if rtol is None:
+        rtol = 0.0 if atol is not None and float(atol) > 0 else _finfo(A.dtype).eps * max(m, n)
+    with _no_grad():
+        S = eigvalsh(A).abs() if hermitian else svdvals(A)
+        largest = S.amax(-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
+        limit = _maximum(rtol * largest, largest.new_full((), 0.0 if atol is None else float(atol)))
+        return (S > limit).sum(-1)

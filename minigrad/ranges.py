@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["linspace_array", "arange_array"]
+__all__ = ["linspace_array", "logspace_array", "arange_array"]
 
 _VECTOR_BYTES = 32  # one AVX2 vector: PyTorch's range kernels are not built for AVX-512
 
@@ -77,6 +77,35 @@ def linspace_array(start: float, end: float, steps: int, dtype: np.dtype) -> np.
     low = _fma(step, i.astype(dtype), s, dtype)
     high = _fma(-step, (steps - 1 - i).astype(dtype), e, dtype)
     return np.where(first, low, high).astype(dtype)
+
+
+def logspace_array(start: float, end: float, steps: int, base: float, dtype: np.dtype) -> np.ndarray:
+    """``base ** e`` for ``steps`` exponents ``e`` from ``start`` to ``end`` inclusive, in ``dtype``: PyTorch's
+    logspace kernel steps the exponents as ``linspace`` does (from each end, so both are exact), in double for a
+    floating output (the ends rounded to ``dtype`` first, their difference taken in it) and raises ``base`` to
+    them in double; an integer output does all of it in float and truncates (PyTorch's float ``pow`` there is
+    vectorised: values past 2**20 may differ from it by a few units)."""
+    if steps == 0:
+        return np.empty(0, dtype)
+    if steps == 1:
+        return np.array([float(base) ** float(start)]).astype(dtype)
+    i = np.arange(steps)
+    first = i < steps // 2
+    if dtype.kind in "iub":
+        f32 = np.float32
+        s, e = math.trunc(start), math.trunc(end)
+        step = f32(e - s) / f32(steps - 1)
+        low = f32(s) + step * i.astype(f32)
+        high = f32(e) - step * (steps - 1 - i).astype(f32)
+        with np.errstate(over="ignore"):
+            return np.power(f32(base), np.where(first, low, high)).astype(dtype)
+    s, e = dtype.type(start), dtype.type(end)
+    step = float(e - s) / (steps - 1)
+    low = float(s) + step * i  # not fused: this kernel's double arithmetic rounds the product (unlike linspace's)
+    high = float(e) - step * (steps - 1 - i)
+    with np.errstate(over="ignore"):
+        out = np.power(float(base), np.where(first, low, high))
+    return (out.astype(np.float32) if _is_half(dtype) else out).astype(dtype)  # a half through float, as C++'s
 
 
 def arange_array(start: Any, end: Any, step: Any, dtype: np.dtype) -> np.ndarray:

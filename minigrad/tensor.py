@@ -91,6 +91,10 @@ def bases_sharing(vc: "VersionCounter | None") -> list["Tensor"]:
 class Tensor:
     """An n-dimensional array with autograd (see the module docstring)."""
 
+    # ``type(x)`` prints ``<class 'minigrad.Tensor'>``, as PyTorch's ``<class 'torch.Tensor'>``: the name students
+    # import it by (``minigrad.Tensor``), not the file it is defined in.
+    __module__ = "minigrad"
+
     # ``_acc``: set only on a leaf that requires grad: the one-edge row every op that
     # uses the leaf shares, which keeps its AccumulationNode alive while the leaf lives
     # (``leaf_edge_row`` in ``autograd/accumulation.py``). ``_saved``: the

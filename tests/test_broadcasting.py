@@ -89,9 +89,12 @@ def test_non_broadcastable_shapes_raise_value_error_naming_op_and_shapes(op: str
     with pytest.raises(RuntimeError) as info:  # PyTorch's class (and a ValueError, minigrad/errors.py)
         getattr(mg, op)(x, y)
     assert isinstance(info.value, ValueError)
-    msg = str(info.value)
-    assert msg.startswith("The size of tensor a (") and f"({op}(): " in msg  # PyTorch's words, then the op's
-    assert str(tuple(a_shape)) in msg and str(tuple(b_shape)) in msg
+    # PyTorch's words, naming the first dimension (from the last) that does not broadcast
+    n = max(len(a_shape), len(b_shape))
+    pad_a, pad_b = (1,) * (n - len(a_shape)) + tuple(a_shape), (1,) * (n - len(b_shape)) + tuple(b_shape)
+    d = max(i for i in range(n) if pad_a[i] != pad_b[i] and 1 not in (pad_a[i], pad_b[i]))
+    assert str(info.value) == (f"The size of tensor a ({pad_a[d]}) must match the size of tensor b ({pad_b[d]}) "
+                               f"at non-singleton dimension {d}")
     assert x.grad_fn is None and x.grad is None
 
 
@@ -100,7 +103,8 @@ def test_non_broadcastable_shapes_raise_value_error_naming_op_and_shapes(op: str
 def test_comparisons_and_inplace_refuse_non_broadcastable_shapes(shapes: Any) -> None:
     a_shape, b_shape = shapes
     x, y = mg.ones(a_shape), mg.ones(b_shape)
-    with pytest.raises(ValueError, match=r"^The size of tensor a .*\(lt\(\): "):
+    with pytest.raises(ValueError, match=r"^The size of tensor a \(\d+\) must match the size of tensor b \(\d+\) at "
+                                         r"non-singleton dimension \d+$"):
         x < y
     before = x.numpy().copy()
     with pytest.raises((ValueError, RuntimeError)):
@@ -120,8 +124,9 @@ def test_matmul_batch_dims_broadcast_and_reduce_in_backward(batch: Any, seed: in
     assert gradcheck(mg.matmul, [mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)])
 
 
-def test_matmul_batch_mismatch_names_both_shapes() -> None:
-    with pytest.raises(ValueError, match=r"matmul\(\).*\(2,\).*\(3,\)"):
+def test_matmul_batch_mismatch_says_it_in_pytorch_s_words() -> None:
+    with pytest.raises(ValueError, match=r"^The size of tensor a \(2\) must match the size of tensor b \(3\) at "
+                                         r"non-singleton dimension 0$"):
         mg.matmul(mg.ones(2, 4, 5), mg.ones(3, 5, 6))
 
 

@@ -198,9 +198,9 @@ def test_var_std_with_dim_on_0d_tensor(name):
 
 @pytest.mark.parametrize("dim", [1, -2])
 def test_reduction_on_0d_tensor_still_checks_dim(dim):
-    with pytest.raises(ValueError, match=r"mean\(\): Dimension out of range"):
+    with pytest.raises(ValueError, match=r"^Dimension out of range"):
         mg.mean(mg.tensor(1.5), dim=dim)
-    with pytest.raises(ValueError, match=r"var\(\): Dimension out of range"):
+    with pytest.raises(ValueError, match=r"^Dimension out of range"):
         mg.var(mg.tensor(1.5), dim=dim)
 
 
@@ -210,7 +210,7 @@ def test_squeeze_and_transpose_of_0d_tensor():
         assert out.shape == () and out.item() == 2.5
     (x.squeeze(0) * 2 + x.transpose(0, -1)).backward()
     assert x.grad.item() == 3.0
-    with pytest.raises(ValueError, match=r"transpose\(\): Dimension out of range"):
+    with pytest.raises(ValueError, match=r"^Dimension out of range"):
         x.transpose(0, 1)
 
 

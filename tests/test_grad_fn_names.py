@@ -46,6 +46,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "add scalar": lambda lib, d: d["x"] + 1,
     "sub": lambda lib, d: d["x"] - d["y"],
     "rsub": lambda lib, d: 1 - d["x"],
+    # The commutative reflected operators put the tensor first (``2 * x`` is ``x.mul(2)``).
+    "rmul": lambda lib, d: 2 * d["x"],
+    "radd": lambda lib, d: 2.5 + d["x"],
+    "rmul of sin": lambda lib, d: 2 * lib.sin(d["x"]),
     "mul": lambda lib, d: d["x"] * d["y"],
     "mul scalar": lambda lib, d: d["x"] * 2,
     "div": lambda lib, d: d["x"] / d["y"],
@@ -963,6 +967,16 @@ def test_print_shows_pytorchs_repr():
     assert type(mul).__name__ == "MulBackward0" and none is None
     assert type(mul.next_functions[0][0]).__name__ == "AccumulateGrad"
     assert mul.paddle_name == "MulGradNode"  # Paddle's name, for where the mechanism is taught
+
+
+def test_accumulate_grad_names_its_leaf_as_variable():
+    """PyTorch's ``AccumulateGrad.variable``: the leaf a walk down ``next_functions`` ends at (held weakly)."""
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+    acc = (2 * x.sin()).grad_fn.next_functions[0][0].next_functions[0][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad" and acc.variable is x
+    assert (x * 3).grad_fn.next_functions[0][0] is acc  # the same node while the leaf lives
+    t = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert (2 * t.sin()).grad_fn.next_functions[0][0].next_functions[0][0].variable is t
 
 
 def test_version_1_recordings_are_read_with_the_new_names():

@@ -175,7 +175,7 @@ def test_failed_inplace_op_emits_nothing_and_changes_nothing():
     other = mg.ones(2, 3, 2)
     before, node, version = h.tolist(), h.grad_fn, h._version_value() if hasattr(h, "_version_value") else None
     with mg.trace() as tr:
-        with pytest.raises(RuntimeError, match=r"^add_\(\): output with shape \[3, 2\] doesn't match the broadcast "
+        with pytest.raises(RuntimeError, match=r"^output with shape \[3, 2\] doesn't match the broadcast "
                                                r"shape \[2, 3, 2\]"):
             h.add_(other)
     assert [(e.kind, e.op) for e in tr.events] == [("error", "add_")]  # the refusal, and nothing else
@@ -187,8 +187,8 @@ def test_failed_inplace_op_emits_nothing_and_changes_nothing():
 def test_inplace_op_on_incompatible_shapes_is_refused_before_any_node():
     h = mg.randn(3, 2, requires_grad=True) * 1
     with mg.trace() as tr:
-        with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(2\) at "
-                           r"non-singleton dimension 1 \(add\(\): 'x' \(3, 2\) and 'y' \(3, 2, 2\)"):
+        with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "
+                           r"non-singleton dimension 1$"):
             h.add_(mg.ones(3, 2, 2))
     assert "node.create" not in tr.kinds() and "kernel.launch" not in tr.kinds()
 

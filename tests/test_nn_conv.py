@@ -115,6 +115,13 @@ MODULES = [
     ("Conv1d", (4, 3, 3), {"padding": 2, "padding_mode": "reflect"}, (2, 4, 9)),
     ("Conv1d", (4, 3, 3), {"padding": 1, "padding_mode": "circular"}, (4, 9)),
     ("Conv1d", (4, 3, 4), {"padding": "same", "dilation": 2}, (2, 4, 9)),
+    ("Conv2d", (2, 3, 3), {"padding": 1, "padding_mode": "reflect"}, (2, 2, 5, 5)),
+    ("Conv2d", (2, 4, (3, 2)), {"stride": 2, "padding": (1, 2), "padding_mode": "circular", "groups": 2, "bias": False},
+     (1, 2, 5, 6)),
+    ("Conv2d", (2, 2, 1), {"padding_mode": "replicate"}, (2, 5, 5)),
+    ("Conv2d", (2, 2, 3), {"padding": "same", "dilation": 2}, (1, 2, 6, 5)),
+    ("Conv2d", (2, 2, (2, 3)), {"padding": "same", "padding_mode": "reflect"}, (1, 2, 6, 5)),
+    ("Conv1d", (2, 2, 4), {"padding": "same", "padding_mode": "replicate", "dilation": 1}, (1, 2, 7)),
     ("ConvTranspose2d", (4, 3, 4), {"stride": 2, "padding": 1}, (2, 4, 5, 5)),
     ("ConvTranspose2d", (4, 6, 3), {"groups": 2, "output_padding": 1, "stride": 2, "bias": False}, (2, 4, 3, 4)),
     ("ConvTranspose1d", (4, 3, 3), {"stride": 3, "dilation": 2}, (2, 4, 5)),
@@ -164,6 +171,7 @@ def test_conv_transpose_output_size_argument() -> None:
 def test_same_seed_same_weights_as_torch() -> None:
     """The init draws PyTorch's numbers in PyTorch's order (weight, then bias) from the default generator."""
     for build in (lambda nn: nn.Conv1d(4, 6, 3, groups=2), lambda nn: nn.ConvTranspose2d(4, 6, 3),
+                  lambda nn: nn.Conv2d(2, 4, (3, 2), padding_mode="reflect"),
                   lambda nn: nn.ConvTranspose1d(3, 2, 5, bias=False)):
         mg.manual_seed(7)
         torch.manual_seed(7)
@@ -171,3 +179,14 @@ def test_same_seed_same_weights_as_torch() -> None:
         for (nm, pm), (nt, pt) in zip(m.named_parameters(), t.named_parameters()):
             assert nm == nt
             np.testing.assert_array_equal(pm.detach().numpy(), pt.detach().numpy())
+
+
+def test_conv2d_attributes_are_pytorch_s_tuples() -> None:
+    """``Conv2d`` keeps its sizes as pairs and its ``padding_mode``, as PyTorch's module does."""
+    for kw in ({}, {"stride": 2, "padding": 1, "dilation": 2}, {"padding": "same"}, {"padding_mode": "circular", "padding": (1, 0)}):
+        m, t = mg.nn.Conv2d(2, 4, 3, **kw), torch.nn.Conv2d(2, 4, 3, **kw)
+        for name in ("kernel_size", "stride", "padding", "dilation", "groups", "padding_mode"):
+            assert getattr(m, name) == getattr(t, name), name
+        assert repr(m) == repr(t)
+    with pytest.raises(ValueError, match="padding_mode"):
+        mg.nn.Conv2d(2, 2, 3, padding_mode="mirror")

@@ -31,7 +31,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            "gaussian_mixture_printed", "transformed_distributions_printed", "heavy_tails_printed",
            "gumbel_softmax_printed",
            # pytorch/examples' actor-critic (Categorical policy, smooth_l1 critic) on a pole simulated in the program
-           "actor_critic_printed")
+           "actor_critic_printed",
+           # the "Introduction to PyTorch" video series
+           "tensors_deeper_printed", "autograd_yt_printed", "models_yt_printed")
 
 pytestmark = pytest.mark.torch
 

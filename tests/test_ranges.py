@@ -33,6 +33,30 @@ def test_linspace_is_pytorch_s_bit_for_bit(dtype: str) -> None:
         np.testing.assert_array_equal(_mine(got), _values(ref), err_msg=f"linspace({start}, {end}, {steps})")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_logspace_is_pytorch_s_bit_for_bit(dtype: str) -> None:
+    rng = np.random.default_rng(13)
+    for _ in range(300):
+        start, end = float(rng.normal() * 3), float(rng.normal() * 3)
+        steps, base = int(rng.integers(0, 40)), float(rng.choice([10.0, 2.0, np.e, 0.5, 3.3]))
+        ref = torch.logspace(start, end, steps, base, dtype=getattr(torch, dtype))
+        got = mg.logspace(start, end, steps, base, dtype=getattr(mg, dtype))
+        assert got.dtype == getattr(mg, dtype) and not got.requires_grad
+        np.testing.assert_array_equal(_mine(got), _values(ref), err_msg=f"logspace({start}, {end}, {steps}, {base})")
+
+
+def test_logspace_forms_as_pytorch() -> None:
+    for args, kwargs in [((0, 2, 3), {}), ((0, 1, 1), {}), ((0, 1, 0), {}), ((-1, 1, 3), {"base": 2}),
+                         ((0, 3, 4), {"dtype": "int64"}), ((1, 4, 4), {"base": 2, "dtype": "int32"}),
+                         ((2.0, 0.0, 5), {"dtype": "float64"})]:
+        kw = {k: getattr(torch, v) if k == "dtype" else v for k, v in kwargs.items()}
+        ref = torch.logspace(*args, **kw)
+        got = mg.logspace(*args, **{k: getattr(mg, v) if k == "dtype" else v for k, v in kwargs.items()})
+        assert str(got) == str(ref).replace("torch", "minigrad")
+    with pytest.raises(RuntimeError, match="steps"):
+        mg.logspace(0, 1, -1)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int32"])
 def test_arange_is_pytorch_s_bit_for_bit(dtype: str) -> None:
     rng = np.random.default_rng(12)

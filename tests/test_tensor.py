@@ -245,6 +245,38 @@ def test_no_grad_creates_no_node_and_enable_grad_restores() -> None:
     assert z.grad_fn is not None and mg.is_grad_enabled()
 
 
+def test_set_grad_enabled_as_a_statement_sets_the_mode_at_once() -> None:
+    """PyTorch's ``torch.set_grad_enabled(False)`` on a line of its own turns recording off until
+    ``set_grad_enabled(True)``; in a ``with`` block it restores the mode it replaced; decorating a
+    function changes nothing until the function runs."""
+    x = mg.tensor([1.0], requires_grad=True)
+    try:
+        mg.set_grad_enabled(False)
+        assert not mg.is_grad_enabled() and (x * 2).grad_fn is None
+        mg.set_grad_enabled(True)
+        assert (x * 2).grad_fn is not None
+        with mg.set_grad_enabled(False):
+            assert not mg.is_grad_enabled()
+        assert mg.is_grad_enabled()
+        with mg.no_grad():
+            with mg.set_grad_enabled(True):
+                assert mg.is_grad_enabled()
+            assert not mg.is_grad_enabled()
+
+        @mg.set_grad_enabled(False)
+        def mode() -> bool:
+            return mg.is_grad_enabled()
+
+        assert mg.is_grad_enabled() and not mode() and mg.is_grad_enabled()
+    finally:
+        mg.set_grad_enabled(True)
+
+
+def test_the_tensor_type_prints_as_minigrad_tensor() -> None:
+    """``print(type(x))`` shows ``<class 'minigrad.Tensor'>``, as PyTorch's ``<class 'torch.Tensor'>``."""
+    assert str(type(mg.zeros(2))) == "<class 'minigrad.Tensor'>" and mg.Tensor is type(mg.zeros(2))
+
+
 # --- in-place ops and version counters (docs/architecture.md, Engine rules, rule 8) -------------------------------------
 
 INPLACE = {

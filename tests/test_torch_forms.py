@@ -415,3 +415,54 @@ def test_masked_fill_and_triangles_are_pytorchs_ops() -> None:
     assert got[0][:4] == got[1][:4]
     np.testing.assert_allclose(got[1][4], got[0][4], rtol=1e-6)
     assert got[1][5] == pytest.approx(got[0][5])
+
+
+# -- the "Introduction to PyTorch" series' calls (tests/parity/tensors_deeper_printed.py) --------------------
+
+
+def test_broadcast_shapes_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for shapes in [((4, 1, 2), (3, 1)), (), (3, (2, 1)), ((2, 1), [1, 5]), ((0,), (1,)), ((1,), (0,)), ((2,), (3, 1), (1, 1, 1))]:
+        assert list(mg.broadcast_shapes(*shapes)) == list(torch.broadcast_shapes(*shapes))
+    assert isinstance(mg.broadcast_shapes((2, 1), (3,)), mg.Size)
+    for shapes in [((2, 3), (3, 2)), ((2, 3), (1,), (4, 1, 2)), ((-1,), (1,))]:
+        with pytest.raises((RuntimeError, ValueError)) as ref:
+            torch.broadcast_shapes(*shapes)
+        with pytest.raises(type(ref.value)) as got:
+            mg.broadcast_shapes(*shapes)
+        assert str(got.value) == str(ref.value)
+
+
+def test_rand_and_randn_write_into_out_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    for fw in (torch, mg):
+        fw.manual_seed(0)
+    for m_out, t_out in [(mg.zeros(2, 2), torch.zeros(2, 2)), (mg.zeros(2, 2, dtype=F64), torch.zeros(2, 2, dtype=torch.float64)),
+                         (mg.zeros(3), torch.zeros(3))]:
+        got, ref = mg.rand(2, 2, out=m_out), torch.rand(2, 2, out=t_out)
+        assert got is m_out and m_out.shape == (2, 2) and m_out.version == 1
+        np.testing.assert_array_equal(got.numpy(), ref.numpy())
+        np.testing.assert_array_equal(mg.randn(size=(4,), out=m_out).numpy(), torch.randn(size=(4,), out=t_out).numpy())
+    with pytest.raises(RuntimeError, match=r"^dtype Double does not match dtype of out parameter \(Float\)$"):
+        mg.rand(2, out=mg.zeros(2), dtype=F64)
+    with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+        mg.rand(2, out=mg.zeros(2, requires_grad=True))
+
+
+def test_linalg_matmul_and_matrix_rank_as_pytorch() -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3, 4, 4))
+    a[0, :, 0] = a[0, :, 1]
+    a[1] = 0
+    low = rng.standard_normal((5, 2)) @ rng.standard_normal((2, 3))
+    sym = a[2] + a[2].T
+    for args, kwargs in [((a,), {}), ((low,), {}), ((low,), {"atol": 1.0}), ((low,), {"rtol": 0.5}), ((sym,), {"hermitian": True}),
+                         ((low, 1e-3), {}), ((np.zeros((0, 3)),), {}), ((low.astype(np.float32),), {})]:
+        got = mg.linalg.matrix_rank(mg.tensor(args[0]), *args[1:], **kwargs)
+        ref = torch.linalg.matrix_rank(torch.tensor(args[0]), *args[1:], **kwargs)
+        assert got.dtype == mg.int64 and got.tolist() == ref.tolist()
+    x = mg.tensor(low, requires_grad=True)
+    assert not mg.linalg.matrix_rank(x).requires_grad
+    y = mg.linalg.matmul(x.T, x)
+    assert y.grad_fn.name() == "MmBackward0" and mg.linalg.matmul is mg.matmul

@@ -32,7 +32,7 @@ __all__ = ["AccumulateGrad", "AccumulateGrad", "accumulation_node_for", "leaf_ed
 class AccumulateGrad(GradNode):
     """The grad node of a leaf tensor; it has no outgoing edges."""
 
-    __slots__ = ("meta", "announced_to")
+    __slots__ = ("meta", "announced_to", "_variable")
 
     op_name = "accumulate"
     paddle_name = "GradNodeAccumulation"
@@ -44,6 +44,14 @@ class AccumulateGrad(GradNode):
         self.in_meta = ((in_meta,),)
         #: The ``token`` of the recording that saw its ``node.create`` (announced once per recording).
         self.announced_to: Any = None
+        #: A weak reference to the leaf (``variable``): weak, so the node does not keep its tensor alive.
+        self._variable: Any = None
+
+    @property
+    def variable(self) -> Any:
+        """The leaf tensor this node accumulates into (PyTorch's ``AccumulateGrad.variable``); None once the
+        tensor is gone (the node holds it weakly: NOTE [ One AccumulationNode while the leaf lives ])."""
+        return self._variable() if self._variable is not None else None
 
     @property
     def tensor_id(self) -> int:
@@ -125,7 +133,7 @@ class AccumulateGrad(GradNode):
 
     def copy(self) -> "AccumulateGrad":
         other = AccumulationNode(self.meta, self.in_meta[0][0])
-        other.seq_nr = self.seq_nr
+        other.seq_nr, other._variable = self.seq_nr, self._variable
         return other
 
 
@@ -223,6 +231,7 @@ def leaf_edge_row(meta: AutogradMeta, tensor: Any) -> tuple[Edge]:
             row = tensor._acc = _row_to(node)
         return row
     node = AccumulationNode(meta, (tensor._data.shape, tensor._dtype, tensor._device))
+    node._variable = weakref.ref(tensor)
     meta.acc_node = weakref.ref(node)
     row = tensor._acc = _row_to(node)
     node.announce()

@@ -143,10 +143,7 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
     """``CopyValueFromTensor``: the seed for output ``i`` (detached from the caller's tensor), checked."""
     if g is None:
         if t._data.size != 1:
-            raise RuntimeError(
-                f"grad can be implicitly created only for scalar outputs: output {i} has shape "
-                f"{tuple(t.shape)}; pass a gradient (e.g. y.backward(mg.ones_like(y)))"
-            )
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")  # PyTorch's words
         if t._device == "cpu":
             data = np.empty(t._data.shape, dtype=t._dtype.np)
             data.fill(1)  # ``np.ones`` is a Python function around these two
@@ -246,10 +243,7 @@ def _start_nodes(tensors: Sequence["Tensor"], grad_tensors: Sequence[Any] | None
             raise TypeError(f"element {i} of tensors must be a Tensor, but got {type(t).__name__}")
         meta = t._meta
         if meta is None or not meta.accumulates and meta.grad_node is None:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn "
-                f"(did you create it under no_grad, or from tensors without requires_grad=True?)"
-            )
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         node = meta.grad_node if meta.grad_node is not None else accumulation_node_for(meta, t)
         starts.append((node, meta.out_slot, meta.out_rank, t))
     return starts

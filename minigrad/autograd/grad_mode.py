@@ -35,16 +35,26 @@ class set_grad_enabled:
         self.mode = mode
         # Per thread as well: one decorator object may be entered by several threads at once.
         self._prev = threading.local()
+        # ``mg.set_grad_enabled(False)`` as a plain statement sets the mode at once, as PyTorch's does
+        # (its subclasses ``no_grad``, ``enable_grad`` act only when entered); ``_before`` is the mode
+        # it replaced, which leaving a ``with`` block restores.
+        self._before: bool | None = None
+        if type(self) is set_grad_enabled:
+            self._before, GRAD_MODE.enabled = GRAD_MODE.enabled, mode
 
     def __enter__(self) -> None:
         stack = self._prev.__dict__.setdefault("stack", [])
-        stack.append(GRAD_MODE.enabled)
+        before, self._before = self._before, None
+        stack.append(GRAD_MODE.enabled if before is None else before)
         GRAD_MODE.enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:
         GRAD_MODE.enabled = self._prev.stack.pop()
 
     def __call__(self, fn: F) -> F:
+        if self._before is not None:  # ``@mg.set_grad_enabled(False)`` decorates without changing the mode now
+            GRAD_MODE.enabled, self._before = self._before, None
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with set_grad_enabled(self.mode):
@@ -136,6 +146,9 @@ class inference_mode(set_grad_enabled):
         GRAD_MODE.inference = self._prev.inference.pop()
 
     def __call__(self, fn: F) -> F:
+        if self._before is not None:  # ``@mg.set_grad_enabled(False)`` decorates without changing the mode now
+            GRAD_MODE.enabled, self._before = self._before, None
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with inference_mode(self.inference):

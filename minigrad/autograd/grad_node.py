@@ -28,6 +28,7 @@ from ..tracing import bus
 from ..tracing.events import HookRun, NodeCreate
 from ..tracing.preview import call_attrs
 from .anomaly_mode import ANOMALY, copy_forward, record_forward
+from .tensor_wrapper import SECOND_BACKWARD
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -241,11 +242,8 @@ def reserve_node_ids() -> tuple[int, int]:
 
 def released_error(node: "GradNode") -> RuntimeError:
     """The error for a second backward through a released node (docs/architecture.md, Engine rules, rule 3)."""
-    exc = RuntimeError(
-        f"Trying to backward through the graph a second time: {node.display_name} (backward of "
-        f"'{node.op_name}') was released by an earlier backward(). Specify retain_graph=True on the "
-        f"first backward() (or use mg.grad()) if you need to backward through the graph again."
-    )
+    # PyTorch's words (``SAVED_VARIABLE_RELEASED``); the node is ``exc.released_node``, for anomaly mode and the viewers.
+    exc = RuntimeError(SECOND_BACKWARD)
     exc.released_node = node  # type: ignore[attr-defined]  (anomaly mode warns with its forward traceback)
     return exc
 

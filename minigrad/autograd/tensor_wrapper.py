@@ -44,6 +44,16 @@ SAVED_TENSORS_HOOKS: list[tuple[Any, Any]] = []
 #: (``utils/checkpoint.py`` names the node that triggered a recomputation).
 UNPACKING_FOR: list[Any] = []
 
+
+#: PyTorch's message for a backward through freed saved values (a released node's or a freed saved tensor's).
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward."
+)
+
+
 class TensorWrapper:
     """A saved tensor (see the module docstring).
 
@@ -198,11 +208,7 @@ class TensorWrapper:
         if self.data is None:
             if self.hooks is not None:
                 return self._unpack(node)
-            raise RuntimeError(
-                f"{node.display_name} (backward of '{node.op_name}'): its saved tensors were freed by an "
-                f"earlier backward(). Specify retain_graph=True on the first backward() if you need to "
-                f"backward through the graph a second time."
-            )
+            raise RuntimeError(SECOND_BACKWARD)  # PyTorch's words
         if self.version_counter.value != self.snapshot:
             self.check_version(node)
         return self.data

@@ -42,6 +42,7 @@ from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..errors import ShapeError
 from ..kernels.api import call_kernel
+from ..kernels.infer_meta import scalar_type_name
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.infer_meta import scalar_type_name, size_mismatch
 from ..kernels.prepare_data import emit_transform
@@ -177,24 +178,18 @@ def share_version(src: Tensor, view: Tensor, op: "OpDef", attrs: dict[str, Any])
     make_view(src, view, op, attrs)
 
 
-def check_inplace_shape(self: Tensor, other: Any, op_name: str, advice: bool = False) -> None:
-    """Refuse an operand that would grow ``self`` by broadcasting, or does not broadcast with it, in PyTorch's
-    words. ``advice``: the arithmetic forms' (``add_``) teaching words instead - the op named, and what to write
-    in place of a call that would grow ``self``; shapes that do not broadcast at all are left to the op, whose
-    InferMeta names both."""
+def check_inplace_shape(self: Tensor, other: Any, op_name: str) -> None:
+    """Refuse an operand that does not broadcast with ``self``, or would grow it by broadcasting, in PyTorch's
+    words, before anything runs or is recorded."""
     other_shape = other.shape if isinstance(other, Tensor) else ()
     if other_shape == self.shape or not other_shape:  # the common cases: nothing to broadcast
         return
     mismatch = size_mismatch(self.shape, other_shape)
     if mismatch:
-        if advice:
-            return
         raise ShapeError(mismatch)
     shape = np.broadcast_shapes(self.shape, other_shape)
     if shape != self.shape:
-        words = f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
-        raise RuntimeError(f"{op_name}(): {words}; an in-place op can't grow its tensor (use the out-of-place op: "
-                           "x = x + y)" if advice else words)
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
 
 
 def cast_refusal(result: Any, dtype: Any) -> RuntimeError:
@@ -211,7 +206,7 @@ def _check_inplace_operand(self: Tensor, op_name: str, other: Any) -> None:
     trace) before the write-back found that the result has another shape
     or a float dtype; a failed op must leave nothing behind (docs/architecture.md, bad input).
     """
-    check_inplace_shape(self, other, op_name, advice=True)
+    check_inplace_shape(self, other, op_name)
     if not self._dtype.is_floating:
         if isinstance(other, Tensor) and other._dtype.is_floating:
             result = other._dtype
@@ -285,8 +280,7 @@ def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tup
         check_view_inplace(self, op.name)
         meta = self._meta
         if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
-            raise RuntimeError(f"{op.name}(): a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         result = op(self, *args)
         self._data = result._data
         if self._vc is None:
@@ -342,10 +336,7 @@ def _check_inplace_allowed(self: Tensor, op_name: str, other: Any, operands: tup
     check_inplace(self, op_name, (other,) + operands)
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
-        raise RuntimeError(
-            f"{op_name}(): a leaf Variable that requires grad is being used in an in-place operation. "
-            f"Use an out-of-place op (x = x + y), or update it under `with mg.no_grad():`"
-        )
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if op_name in ("add_", "sub_", "mul_", "div_"):
         _check_inplace_operand(self, op_name, other)
 

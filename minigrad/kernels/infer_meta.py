@@ -70,8 +70,8 @@ def to_bool(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
 
 
 def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[str, str] = ("x", "y")) -> tuple[int, ...]:
-    """NumPy/PyTorch broadcasting of two shapes, with a clear error: PyTorch's words, then the op's and the
-    operands' (``size_mismatch``)."""
+    """NumPy/PyTorch broadcasting of two shapes; refused in PyTorch's words (``op`` and ``names`` are kept for
+    the callers, the message names the dimension as PyTorch's does)."""
     if tuple(a) == tuple(b):
         return tuple(a)
     n = max(len(a), len(b))
@@ -84,8 +84,9 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[s
         elif da == 1:
             out.append(db)
         else:
-            raise ShapeError(f"{size_mismatch(a, b)} ({op}(): '{names[0]}' {_shape(a)} and '{names[1]}' {_shape(b)} "
-                             "cannot be broadcast)")
+            raise ShapeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {n + i}"
+            )
     return tuple(reversed(out))
 
 
@@ -134,7 +135,7 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple[int, ...]:
     for d in dims:
         lo, hi = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
         if not lo <= d <= hi:
-            raise OutOfRangeError(f"{op}(): Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
+            raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
         d = d % ndim if ndim > 0 else 0
         if d in out:
             raise ShapeError(f"{op}(): dim {d} appears multiple times in the list of dims")
@@ -317,7 +318,7 @@ def squeeze(op: str, x: Any, dim: Any = None) -> tuple[tuple[int, ...], Any]:
 def unsqueeze(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
     n = x.ndim + 1
     if not -n <= dim < n:
-        raise OutOfRangeError(f"{op}(): Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     d = dim % n
     s = list(x.shape)
     s.insert(d, 1)

@@ -22,52 +22,13 @@ from .module import Module, Parameter, _new_parameter
 
 __all__ = [
     "Module", "Parameter", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
-    "Conv2d", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
+    "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
 ]
 
 
 def _reset_weight_and_bias(weight: Tensor, bias: Tensor | None) -> None:
     """PyTorch's ``reset_parameters`` of Linear and Conv (``init._linear_default_``), in PyTorch's order."""
     init._linear_default_(weight, bias)
-
-
-class Conv2d(Module):
-    """2-D convolution layer (NCHW), with PyTorch's ``dilation``, ``groups`` and string ``padding``."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, dtype: Any = None) -> None:
-        super().__init__()
-        kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-        if in_channels % groups or out_channels % groups:
-            raise ValueError(f"Conv2d(): in_channels ({in_channels}) and out_channels ({out_channels}) must be divisible by groups ({groups})")
-        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
-        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
-        self.weight = _new_parameter((out_channels, in_channels // groups, kh, kw), dtype)
-        self.bias = _new_parameter((out_channels,), dtype) if bias else None
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        """PyTorch's initialisation, drawn from the default generator in PyTorch's order."""
-        _reset_weight_and_bias(self.weight, self.bias)
-
-    def forward(self, x: Tensor) -> Tensor:
-        if self.dilation == 1 and self.groups == 1:
-            return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding)
-        return ops.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def extra_repr(self) -> str:
-        """PyTorch's (``torch/nn/modules/conv.py``): sizes as pairs; padding, dilation, groups and bias only
-        where they differ from the defaults."""
-        def pair(v: Any) -> Any:
-            return v if isinstance(v, str) else (v, v) if isinstance(v, int) else tuple(v)
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={pair(self.stride)}"
-        if pair(self.padding) != (0, 0):
-            s += f", padding={pair(self.padding)}"
-        if pair(self.dilation) != (1, 1):
-            s += f", dilation={pair(self.dilation)}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        return s + (", bias=False" if self.bias is None else "")
 
 
 class MaxPool2d(Module):

@@ -6,7 +6,7 @@ for a convolution and ``(in, out / groups, *k)`` for a transposed one, both
 drawn from ``U(-b, b)`` with ``b = 1 / sqrt(fan_in)`` (``fan_in`` = ``weight``'s
 dim 1 times the kernel size: PyTorch's ``kaiming_uniform_(a=sqrt(5))``), as is
 ``bias``. ``padding_mode`` other than ``"zeros"`` pads with ``F.pad`` first, as
-PyTorch does. ``Conv2d`` is older and lives in ``nn/__init__.py``.
+PyTorch does.
 
 Example:
     >>> import minigrad as mg
@@ -24,7 +24,7 @@ from . import functional as F
 from . import init
 from .module import Module, _new_parameter
 
-__all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(v: Any, n: int, name: str) -> tuple[int, ...]:
@@ -75,9 +75,13 @@ class _ConvNd(Module):
 
     def _padded(self, input: Tensor) -> tuple[Tensor, Any]:
         """The input padded by ``padding_mode`` (and the padding left for the convolution)."""
-        if self.padding_mode == "zeros" or isinstance(self.padding, str):
+        if self.padding_mode == "zeros" or self.padding == "valid":
             return input, self.padding
-        amounts = tuple(a for p in reversed(self.padding) for a in (p, p))
+        if self.padding == "same":  # PyTorch's split: the odd element of d * (k - 1) on the right
+            sides = [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for d, k in zip(self.dilation, self.kernel_size)]
+        else:
+            sides = [(p, p) for p in self.padding]
+        amounts = tuple(a for pair in reversed(sides) for a in pair)
         return F.pad(input, amounts, mode=self.padding_mode), (0,) * self.n
 
     def extra_repr(self) -> str:
@@ -109,6 +113,25 @@ class Conv1d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:
         x, padding = self._padded(input)
         return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over ``(N, C_in, H, W)``: weight ``(C_out, C_in / groups, kh, kw)``, with PyTorch's
+    ``dilation``, ``groups``, string ``padding`` and ``padding_mode``."""
+
+    n = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        x, padding = self._padded(input)
+        if self.dilation == (1, 1) and self.groups == 1:
+            return F.conv2d(x, self.weight, self.bias, self.stride, padding)
+        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class _ConvTransposeNd(_ConvNd):

@@ -128,5 +128,5 @@ def wrap_dim(op: str, dim: int, ndim: int) -> int:
     """
     nd = max(ndim, 1)
     if not -nd <= dim < nd:
-        raise OutOfRangeError(f"{op}(): Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
+        raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
     return dim % nd

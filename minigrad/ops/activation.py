@@ -1081,7 +1081,7 @@ def _glu_meta(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
         raise RuntimeError(f"{op}(): glu does not support scalars because halving size must be even")
     d = dim + x.ndim if dim < 0 else dim
     if not 0 <= d < x.ndim:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
                          f"but got {dim})")
     if x.shape[d] % 2:
         raise RuntimeError(f"{op}(): Halving dimension must be even, but dimension {d} is size {x.shape[d]}")

@@ -90,7 +90,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The dot product of two 1-D tensors of the same size and dtype (``torch.dot``; ``matmul`` of two vectors)."""
     _check_operands("dot", input=(input, 1, "1-D tensor"), tensor=(tensor, 1, "1-D tensor"))
     if input.shape[0] != tensor.shape[0]:
-        raise RuntimeError(f"dot(): inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
                            f"and {tensor.shape[0]} elements respectively")
     return matmul(input, tensor)
@@ -105,7 +105,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m) (``torch.mv``)."""
     _check_operands("mv", input=(input, 2, "matrix"), vec=(vec, 1, "vector"))
     if input.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"mv(): size mismatch, got input ({input.shape[0]}x{input.shape[1]}) and vec ({vec.shape[0]})")
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
     return matmul(input, vec)
 
 
@@ -115,7 +116,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
         return call_with_out("mm", out, mm, (input, mat2))
     _check_operands("mm", input=(input, 2, "matrix"), mat2=(mat2, 2, "matrix"))
     if input.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mm(): mat1 and mat2 shapes cannot be multiplied "
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     return matmul(input, mat2)
 
@@ -204,7 +205,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     _ndim("addmm", "mat1", mat1, 2, "matrix")
     _ndim("addmm", "mat2", mat2, 2, "matrix")
     if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"addmm(): mat1 and mat2 shapes cannot be multiplied "
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({mat1.shape[0]}x{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     _check_broadcast("addmm", input, (mat1.shape[0], mat2.shape[1]))
     beta, alpha = _scale("addmm", "beta", beta), _scale("addmm", "alpha", alpha)

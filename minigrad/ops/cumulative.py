@@ -168,7 +168,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: 
     if input.ndim == 0:
         raise RuntimeError("diff(): expects input to be at least one-dimensional")
     if not -input.ndim <= d < input.ndim:
-        raise OutOfRangeError(f"diff(): Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {d})")
+        raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {d})")
     if n < 0:
         raise RuntimeError(f"diff(): order must be non-negative but got {n}")
     d %= input.ndim

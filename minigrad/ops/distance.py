@@ -37,7 +37,7 @@ def _check_dim(op: str, dim: Any, ndim: int) -> int:
         raise TypeError(f"{op}(): argument 'dim' must be int, but got {type_name(dim)}")
     lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
     if not lo <= dim <= hi:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
     return dim
 
 

@@ -545,6 +545,38 @@ def call_with_out(op_name: str, out: Any, fn: Callable[..., Tensor], args: Seque
     return run_inplace(out, op_name, lambda: result)
 
 
+def factory_with_out(factory: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``factory`` (``rand``, ``randn``: a function of ``*size``) taking PyTorch's ``out=`` as well: the values are
+    made in ``out``'s dtype on its device (a float64 ``out`` gets PyTorch's double draws) and written into it
+    (NOTE [ out= ]), resized silently as PyTorch's factories resize theirs.
+
+    Example:
+        >>> import minigrad as mg
+        >>> r = mg.zeros(3)
+        >>> mg.rand(2, out=r) is r, r.shape
+        (True, minigrad.Size([2]))
+    """
+    name = factory.__name__
+
+    @functools.wraps(factory)
+    def with_out(*size: Any, out: Any = None, **kwargs: Any) -> Tensor:
+        if out is None:
+            return factory(*size, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
+        dtype = kwargs.pop("dtype", None)
+        dt = out._dtype if dtype is None else _dt.as_dtype(dtype, f"{name}(): argument 'dtype'")
+        if dt is not out._dtype:
+            raise RuntimeError(f"dtype {_im.scalar_type_name(dt)} does not match dtype of out parameter "
+                               f"({_im.scalar_type_name(out._dtype)})")
+        kwargs.update(dtype=dt, device=out.device)
+        with warnings.catch_warnings():  # a factory's out= is resized without PyTorch's deprecation warning
+            warnings.filterwarnings("ignore", "An output with one or more elements was resized")
+            return call_with_out(name, out, factory, size, kwargs)
+
+    return with_out
+
+
 def _check_no_partial_overlap(out: Tensor, t: Tensor) -> None:
     """PyTorch's ``assert_no_partial_overlap``: ``out`` is exactly ``t``'s elements, or none of them (on any
     device: ``devices.partial_overlap`` reads addresses, shapes and strides)."""
