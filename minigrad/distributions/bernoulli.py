@@ -10,7 +10,6 @@ Example:
 from __future__ import annotations
 
 import math
-from numbers import Number
 from typing import Any
 
 from ..autograd import no_grad
@@ -21,17 +20,12 @@ from ..size import Size
 from ..tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParams, broadcast_all, probs_or_logits
 
 __all__ = ["Bernoulli"]
 
 
-def _one_of_probs_or_logits(probs: Any, logits: Any) -> None:
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParams, ExponentialFamily):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), 0 otherwise."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -40,25 +34,12 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _one_of_probs_or_logits(probs, logits)
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(Size() if isinstance(given, Number) else param.size(), validate_args=validate_args)
+        self._param, batch_shape = probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Bernoulli":
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expand_params(Bernoulli, batch_shape, ("probs", "logits"), _instance)
+        new._param = new.__dict__.get("logits", new.__dict__.get("probs"))  # (PyTorch's order)
         return new
 
     def _new(self, *args: Any, **kwargs: Any) -> Tensor:
@@ -77,14 +58,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

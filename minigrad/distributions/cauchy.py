@@ -16,7 +16,7 @@ from ..size import Size
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParams, broadcast_all, probs_or_logits
 
 __all__ = ["Cauchy", "Geometric"]
 
@@ -35,12 +35,7 @@ class Cauchy(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Cauchy":
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        super(Cauchy, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Cauchy, batch_shape, ("loc", "scale"), _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -75,22 +70,15 @@ class Cauchy(Distribution):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParams, Distribution):
     """The number of failures before the first success of a coin of probability ``probs``."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        super().__init__(Size() if isinstance(given, Number) else param.size(), validate_args=validate_args)
+        _, batch_shape = probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             valid = self.probs > 0  # a coin that never lands: no first success
             if not bool(valid.all()):
@@ -99,14 +87,7 @@ class Geometric(Distribution):
                                  f"invalid values:\n{self.probs.detach()[~valid]}")
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Geometric":
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Geometric, batch_shape, ("probs", "logits"), _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -119,14 +100,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         """``floor(log(u) / log(1 - p))`` for ``u`` uniform on ``[tiny, 1)``."""

@@ -164,6 +164,18 @@ class Distribution:
                              f"within the support ({support!r}) of the distribution {self!r}, "
                              f"but found invalid values:\n{value}")
 
+    def _expand_params(self, cls: type, batch_shape: Any, names: tuple[str, ...], _instance: Any = None) -> Any:
+        """``expand``'s common body: a blank ``cls`` whose parameters ``names`` (those this one holds) are this
+        one's expanded to ``batch_shape`` (views), validated as this one is."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         """A blank instance for ``expand``: a subclass with its own ``__init__`` must bring its own ``expand``."""
         if _instance is None and type(self).__init__ != cls.__init__:

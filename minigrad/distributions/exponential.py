@@ -48,12 +48,7 @@ class Exponential(ExponentialFamily):
         return self.rate.pow(-2)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Exponential":
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, batch_shape, ("rate",), _instance)
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         return self.rate.new(self._extended_shape(sample_shape)).exponential_() / self.rate
@@ -111,12 +106,7 @@ class Laplace(Distribution):
         return (2 ** 0.5) * self.scale
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Laplace":
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        super(Laplace, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Laplace, batch_shape, ("loc", "scale"), _instance)
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         """The inverse CDF of a uniform on ``(eps - 1, 1)`` (never -1, whose log would be -inf)."""

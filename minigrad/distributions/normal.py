@@ -57,12 +57,7 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Normal, batch_shape, ("loc", "scale"), _instance)
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -4,7 +4,6 @@ made continuous at a ``temperature``, so a draw has a gradient (``RelaxedBernoul
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 from ..creation import full_like, rand
@@ -15,12 +14,28 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParams, broadcast_all, clamp_probs, probs_or_logits
 
 __all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class _OfItsBase:
+    """A relaxed distribution's ``temperature``, ``logits`` and ``probs``: its base distribution's."""
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
+
+
+class LogitRelaxedBernoulli(BinaryParams, Distribution):
     """The logit of a relaxed coin: ``(logit(u) + logit(p)) / temperature`` for ``u`` uniform."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -29,39 +44,17 @@ class LogitRelaxedBernoulli(Distribution):
     def __init__(self, temperature: Tensor, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
-        super().__init__(Size() if isinstance(given, Number) else param.size(), validate_args=validate_args)
+        self._param, batch_shape = probs_or_logits(self, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "LogitRelaxedBernoulli":
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
+        new = self._expand_params(LogitRelaxedBernoulli, batch_shape, ("probs", "logits"), _instance)
         new.temperature = self.temperature
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new._param = new.__dict__.get("logits", new.__dict__.get("probs"))  # (PyTorch's order)
         return new
 
     def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new(*args, **kwargs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:
@@ -81,7 +74,7 @@ class LogitRelaxedBernoulli(Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_OfItsBase, TransformedDistribution):
     """A coin relaxed to ``(0, 1)``: ``sigmoid`` of a ``LogitRelaxedBernoulli``; lower temperatures draw closer
     to 0 and 1."""
 
@@ -96,18 +89,6 @@ class RelaxedBernoulli(TransformedDistribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedBernoulli":
         return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedBernoulli, _instance))
-
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs
 
 
 class ExpRelaxedCategorical(Distribution):
@@ -165,7 +146,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_OfItsBase, TransformedDistribution):
     """A one-hot vector relaxed onto the simplex (the Gumbel-softmax): ``exp`` of an ``ExpRelaxedCategorical``."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -179,15 +160,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "RelaxedOneHotCategorical":
         return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedOneHotCategorical, _instance))
-
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs

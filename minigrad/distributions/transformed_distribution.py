@@ -181,34 +181,17 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class HalfNormal(TransformedDistribution):
-    """``|X|`` for ``X ~ Normal(0, scale)``."""
-
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
-        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> "HalfNormal":
-        return super().expand(batch_shape, _instance=self._get_checked_instance(HalfNormal, _instance))
+class _FoldedAtZero:
+    """``|X|`` for ``X`` symmetric about 0 (``HalfNormal``, ``HalfCauchy``): twice the base density on
+    ``x >= 0``, none below; the base's scale; the mode at 0."""
 
     @property
     def scale(self) -> Tensor:
         return self.base_dist.scale
 
     @property
-    def mean(self) -> Tensor:
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self) -> Tensor:
         return zeros_like(self.scale)
-
-    @property
-    def variance(self) -> Tensor:
-        return self.scale.pow(2) * (1 - 2 / math.pi)
 
     def log_prob(self, value: Tensor) -> Tensor:
         """Twice the base density on ``x >= 0``, none below."""
@@ -228,7 +211,29 @@ class HalfNormal(TransformedDistribution):
         return self.base_dist.entropy() - math.log(2)
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfNormal(_FoldedAtZero, TransformedDistribution):
+    """``|X|`` for ``X ~ Normal(0, scale)``."""
+
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale: Any, validate_args: bool | None = None) -> None:
+        super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "HalfNormal":
+        return super().expand(batch_shape, _instance=self._get_checked_instance(HalfNormal, _instance))
+
+    @property
+    def mean(self) -> Tensor:
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2) * (1 - 2 / math.pi)
+
+
+class HalfCauchy(_FoldedAtZero, TransformedDistribution):
     """``|X|`` for ``X ~ Cauchy(0, scale)`` (a prior for a scale parameter)."""
 
     arg_constraints = {"scale": constraints.positive}
@@ -242,36 +247,12 @@ class HalfCauchy(TransformedDistribution):
         return super().expand(batch_shape, _instance=self._get_checked_instance(HalfCauchy, _instance))
 
     @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
-
-    @property
     def mean(self) -> Tensor:
         return full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
 
     @property
-    def mode(self) -> Tensor:
-        return zeros_like(self.scale)
-
-    @property
     def variance(self) -> Tensor:
         return self.base_dist.variance
-
-    def log_prob(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        return where(value >= 0, self.base_dist.log_prob(value) + math.log(2), -math.inf)
-
-    def cdf(self, value: Tensor) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob: Tensor) -> Tensor:
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self) -> Tensor:
-        return self.base_dist.entropy() - math.log(2)
 
 
 class Gumbel(TransformedDistribution):

@@ -47,12 +47,7 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = Size(batch_shape)
-        new.low, new.high = self.low.expand(batch_shape), self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, batch_shape, ("low", "high"), _instance)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self) -> Any:

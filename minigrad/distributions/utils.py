@@ -12,9 +12,11 @@ from ..creation import empty, tensor
 from ..dtypes import finfo, get_default_dtype
 from ..ops import broadcast_tensors, clamp, log, log1p, sigmoid
 from ..nn.functional import softmax
+from ..size import Size
 from ..tensor import Tensor
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = ["BinaryParams", "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_or_logits",
+           "probs_to_logits"]
 
 
 def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
@@ -72,3 +74,26 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)  # the instance's attribute shadows this descriptor
         return value
+
+
+def probs_or_logits(dist: Any, probs: Any, logits: Any) -> tuple[Tensor, Size]:
+    """A coin-like distribution's one parameter, given as ``probs`` or as ``logits`` (not both), set on ``dist``
+    under its name: the tensor and the batch shape it gives (none for a number)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    given = probs if probs is not None else logits
+    (param,) = broadcast_all(given)
+    setattr(dist, "probs" if probs is not None else "logits", param)
+    return param, Size() if isinstance(given, Number) else param.size()
+
+
+class BinaryParams:
+    """``probs`` and ``logits`` of a coin, each computed from the other on first use (``lazy_property``)."""
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
