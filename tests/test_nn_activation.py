@@ -100,6 +100,19 @@ def test_threshold_of_an_integer_tensor_keeps_its_dtype() -> None:
     assert got.dtype == mg.int64 and got.tolist() == want.tolist()
 
 
+@pytest.mark.parametrize("name", ["hardsigmoid", "hardswish", "logsigmoid", "glu"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+def test_an_integer_tensor_is_refused_where_pytorch_refuses_it(name: str, dtype: str) -> None:
+    """PyTorch computes these only for floating dtypes (an integer tensor is not promoted): the same
+    ``NotImplementedError``, word for word, and no node."""
+    with pytest.raises(NotImplementedError) as expected:
+        getattr(TF, name)(torch.tensor([[-2, 0, 3, 4]]).to(getattr(torch, dtype)))
+    x = mg.tensor([[-2, 0, 3, 4]]).to(getattr(mg, dtype))
+    with pytest.raises(NotImplementedError) as got:
+        getattr(F, name)(x)
+    assert str(got.value) == str(expected.value)
+
+
 def test_positional_inplace_after_the_attributes() -> None:
     assert F.leaky_relu(mg.tensor([-1.0]), 0.5, True).tolist() == [-0.5]
     assert F.elu(mg.tensor([-1.0]), 0.5, True).tolist() == pytest.approx([0.5 * (np.exp(-1.0) - 1)])

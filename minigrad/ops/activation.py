@@ -42,7 +42,7 @@ import numpy as np
 from ..errors import ShapeError
 from .. import dtypes as _dt
 from ..dispatch.dygraph import run_inplace
-from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, is_floating_np
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels import special
 from ..kernels.key import Backend
@@ -142,6 +142,18 @@ def _float_like(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
     if not is_floating_np(np.dtype(x.dtype)):
         raise ShapeError(f"{op}(): 'x' must have a floating-point dtype, but has {x.dtype}")
     return tuple(x.shape), x.dtype
+
+
+def _floating_only(kernel_name: str) -> Any:
+    """InferMeta of an activation PyTorch computes only for floating dtypes: an integer (or bool) tensor is refused
+    in its words (``"hardswish_cpu" not implemented for 'Long'``), not promoted; otherwise ``x``'s shape and dtype.
+    (Its CPU kernel is registered for every dtype, so that such a call reaches this refusal.)"""
+    def meta(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
+        if not is_floating_np(np.dtype(x.dtype)):
+            raise NotImplementedError(f'"{kernel_name}" not implemented for \'{im.scalar_type_name(x.dtype)}\'')
+        return tuple(x.shape), x.dtype
+
+    return meta
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -372,7 +384,7 @@ def hardtanh_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ops.where(ops.le(x, ctx.attrs["min_val"]), 0.0, below_max),)
 
 
-@register_kernel("hardswish", Backend.CPU, dtypes=FLOAT_DTYPES)
+@register_kernel("hardswish", Backend.CPU, dtypes=ALL_DTYPES)  # integers and bools reach InferMeta's refusal
 def hardswish_cpu(x: np.ndarray) -> np.ndarray:
     return np.asarray(x * np.clip(x + 3, 0, 6) / 6, dtype=x.dtype)
 
@@ -380,9 +392,8 @@ def hardswish_cpu(x: np.ndarray) -> np.ndarray:
 hardswish = defop(
     "hardswish",
     inputs=("x",),
-    infer_meta=_float_like,
+    infer_meta=_floating_only("hardswish_cpu"),
     save=("x",),
-    promote="float",
     gpu=("unary", "a * (a + (ACC)3 < (ACC)0 ? (ACC)0 : (a + (ACC)3 > (ACC)6 ? (ACC)6 : a + (ACC)3)) / (ACC)6"),
     doc="x * relu6(x + 3) / 6 (MobileNetV3)",
 )
@@ -398,7 +409,7 @@ def hardswish_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ops.mul(grad, slope),)
 
 
-@register_kernel("hardsigmoid", Backend.CPU, dtypes=FLOAT_DTYPES)
+@register_kernel("hardsigmoid", Backend.CPU, dtypes=ALL_DTYPES)  # integers and bools reach InferMeta's refusal
 def hardsigmoid_cpu(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(x + 3, 0, 6) / 6, dtype=x.dtype)
 
@@ -406,9 +417,8 @@ def hardsigmoid_cpu(x: np.ndarray) -> np.ndarray:
 hardsigmoid = defop(
     "hardsigmoid",
     inputs=("x",),
-    infer_meta=_float_like,
+    infer_meta=_floating_only("hardsigmoid_cpu"),
     save=("x",),
-    promote="float",
     gpu=("unary", "(a + (ACC)3 < (ACC)0 ? (ACC)0 : (a + (ACC)3 > (ACC)6 ? (ACC)6 : a + (ACC)3)) / (ACC)6"),
     doc="relu6(x + 3) / 6, a piecewise-linear sigmoid",
 )
@@ -867,12 +877,12 @@ def softsign(input: Tensor) -> Tensor:
     return div(input, add(abs(input), 1.0))
 
 
-@register_kernel("log_sigmoid", Backend.CPU, dtypes=FLOAT_DTYPES)
+@register_kernel("log_sigmoid", Backend.CPU, dtypes=ALL_DTYPES)  # integers and bools reach InferMeta's refusal
 def log_sigmoid_cpu(x: np.ndarray) -> np.ndarray:
     return np.asarray(log_sigmoid_terms(np, x), dtype=x.dtype)  # (binary_cross_entropy_with_logits's too)
 
 
-log_sigmoid = defop("log_sigmoid", inputs=("x",), infer_meta=_float_like, save=("x",), promote="float",
+log_sigmoid = defop("log_sigmoid", inputs=("x",), infer_meta=_floating_only("log_sigmoid_cpu"), save=("x",),
                     doc="log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stable for large |x|",
                     gpu=("unary", "(a < (ACC)0 ? a : (ACC)0) - {log1p}({exp}(-{fabs}(a)))"))
 
@@ -1085,11 +1095,11 @@ def _glu_meta(op: str, x: Any, dim: int = -1) -> tuple[tuple[int, ...], Any]:
                          f"but got {dim})")
     if x.shape[d] % 2:
         raise RuntimeError(f"{op}(): Halving dimension must be even, but dimension {d} is size {x.shape[d]}")
-    shape, dtype = _float_like(op, x)
+    shape, dtype = _floating_only("glu_cpu")(op, x)
     return shape[:d] + (shape[d] // 2,) + shape[d + 1:], dtype
 
 
-@register_kernel("glu", Backend.CPU, dtypes=FLOAT_DTYPES)
+@register_kernel("glu", Backend.CPU, dtypes=ALL_DTYPES)  # integers and bools reach InferMeta's refusal
 def glu_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
     a, b = np.split(x, 2, axis=dim)
     return np.asarray(a * _sigmoid(b), dtype=x.dtype)
@@ -1101,7 +1111,6 @@ _glu_op = defop(
     attrs=(Attr("dim", -1, check_int),),
     infer_meta=_glu_meta,
     save=("x",),
-    promote="float",
     doc="gated linear unit: a * sigmoid(b), a and b the halves of x along dim",
 )
 
