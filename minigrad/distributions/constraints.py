@@ -19,6 +19,7 @@ from ..creation import full
 from ..dtypes import bool_
 from ..ops import isclose
 from ..ops.factorization import linalg_cholesky_ex, linalg_eigvalsh
+from .utils import not_defined
 
 __all__ = [
     "Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
@@ -36,7 +37,7 @@ class Constraint:
 
     def check(self, value: Any) -> Any:
         """A bool tensor of ``value``'s sample and batch shape: True where the event lies in the region."""
-        raise NotImplementedError
+        raise not_defined(self, "check")
 
     def __repr__(self) -> str:
         # PyTorch names a constraint by its class without the leading underscore: _Real -> Real()

@@ -17,7 +17,7 @@ from ..autograd import no_grad
 from ..size import Size
 from ..tensor import Tensor
 from . import constraints
-from .utils import lazy_property
+from .utils import lazy_property, not_defined
 
 __all__ = ["Distribution"]
 
@@ -65,7 +65,7 @@ class Distribution:
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Distribution":
         """The distribution with its parameters expanded (views, no copy) to ``batch_shape``."""
-        raise NotImplementedError
+        raise not_defined(self, "expand")
 
     @property
     def batch_shape(self) -> Size:
@@ -80,24 +80,24 @@ class Distribution:
     @property
     def arg_constraints(self) -> dict[str, constraints.Constraint]:
         """Each parameter's constraint, by name."""
-        raise NotImplementedError
+        raise not_defined(self, "arg_constraints")
 
     @property
     def support(self) -> Any:
         """The constraint every draw satisfies."""
-        raise NotImplementedError
+        raise not_defined(self, "support")
 
     @property
     def mean(self) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "mean")
 
     @property
     def mode(self) -> Tensor:
-        raise NotImplementedError(f"{self.__class__} does not implement mode")
+        raise not_defined(self, "mode")
 
     @property
     def variance(self) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "variance")
 
     @property
     def stddev(self) -> Tensor:
@@ -110,7 +110,7 @@ class Distribution:
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         """A draw as a differentiable function of the parameters (the reparameterisation trick)."""
-        raise NotImplementedError
+        raise not_defined(self, "rsample")
 
     def sample_n(self, n: int) -> Tensor:
         """``sample((n,))`` (deprecated in PyTorch)."""
@@ -119,20 +119,20 @@ class Distribution:
 
     def log_prob(self, value: Tensor) -> Tensor:
         """The log of the density (or mass) at ``value``."""
-        raise NotImplementedError
+        raise not_defined(self, "log_prob")
 
     def cdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "cdf")
 
     def icdf(self, value: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "icdf")
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         """Every value of a discrete distribution along dim 0 (then the batch dims, expanded unless ``expand=False``)."""
-        raise NotImplementedError
+        raise not_defined(self, "enumerate_support")
 
     def entropy(self) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "entropy")
 
     def perplexity(self) -> Tensor:
         """``exp(entropy)``."""

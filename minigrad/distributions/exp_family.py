@@ -8,6 +8,7 @@ from typing import Any
 from ..autograd import grad
 from ..tensor import Tensor
 from .distribution import Distribution
+from .utils import not_defined
 
 __all__ = ["ExponentialFamily"]
 
@@ -18,14 +19,14 @@ class ExponentialFamily(Distribution):
 
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:
-        raise NotImplementedError
+        raise not_defined(self, "_natural_params")
 
     def _log_normalizer(self, *natural_params: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "_log_normalizer")
 
     @property
     def _mean_carrier_measure(self) -> Any:
-        raise NotImplementedError
+        raise not_defined(self, "_mean_carrier_measure")
 
     def entropy(self) -> Tensor:
         """``F(theta) - <theta, grad F(theta)> - E[k(x)]``, with the gradient taken by the engine."""

@@ -187,6 +187,7 @@ def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal, q: Multivar
 
 @register_kl(Independent, Independent)
 def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
-    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
-        raise NotImplementedError
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:  # (PyTorch raises this class, unworded)
+        raise NotImplementedError(f"No KL(p || q) is implemented for Independent distributions of "
+                                  f"{p.reinterpreted_batch_ndims} and {q.reinterpreted_batch_ndims} reinterpreted dims")
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

@@ -22,7 +22,7 @@ from ..ops import atanh, clamp, sigmoid
 from ..ops.shape import broadcast_shapes
 from ..tensor import Tensor
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all, lazy_property
+from .utils import _sum_rightmost, broadcast_all, lazy_property, not_defined
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
@@ -62,7 +62,7 @@ class Transform:
     @property
     def sign(self) -> Any:
         """+1 where the map increases, -1 where it decreases."""
-        raise NotImplementedError
+        raise not_defined(self, "sign")
 
     def with_cache(self, cache_size: int = 1) -> "Transform":
         if self._cache_size == cache_size:
@@ -99,13 +99,13 @@ class Transform:
         return x
 
     def _call(self, x: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "_call")
 
     def _inverse(self, y: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "_inverse")
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        raise NotImplementedError
+        raise not_defined(self, "log_abs_det_jacobian")
 
     def forward_shape(self, shape: Any) -> Any:
         return shape

@@ -48,6 +48,12 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
     return log(p) - log1p(-p) if is_binary else log(p)
 
 
+def not_defined(obj: Any, what: str) -> NotImplementedError:
+    """The error of a method the base class leaves to its subclasses (``Distribution.mean``, ``Transform._call``),
+    naming the class that lacks it, in the words of PyTorch's ``mode`` (``<class ...> does not implement mode``)."""
+    return NotImplementedError(f"{type(obj)} does not implement {what}")
+
+
 def _standard_normal(shape: Any, dtype: Any, device: Any) -> Tensor:
     """Standard normal draws of ``shape`` (PyTorch's ``empty(shape).normal_()``: the same numbers)."""
     return empty(shape, dtype=dtype, device=device).normal_()
