@@ -124,11 +124,6 @@ def inplace_composite(name: str, fn: Any) -> Any:
     return method
 
 
-#: C++'s names of the types, which PyTorch's clamp_ by numbers names the tensor's dtype with in its refusal
-_CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                   "uint8": "unsigned char", "bool": "bool"}
-
-
 def clamp_inplace(name: str, fn: Any) -> Any:
     """The method ``name`` (``clamp_``, ``clip_``, ``clamp_min_``, ``clamp_max_``): ``inplace_composite``, after
     PyTorch's check of number bounds: the result type of the tensor and the numbers (a float with an integer
@@ -145,7 +140,7 @@ def clamp_inplace(name: str, fn: Any) -> Any:
             result = _dt.int64
         if not _dt.can_cast(result, self._dtype):
             raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
-                               f"{_CPP_TYPE_NAMES.get(self._dtype.name, self._dtype.name)}")
+                               f"{_dt.cpp_type_name(self._dtype)}")
         return method(self, *args, **kwargs)
 
     checked.__name__, checked.__doc__ = name, method.__doc__

@@ -579,14 +579,8 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-#: the C++ names PyTorch's legacy constructor prints a dtype by (``TensorOptions(dtype=double, ...)``)
-_CPP_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool"}
-
-
 def _options(t: Tensor) -> str:
-    return (f"TensorOptions(dtype={_CPP_NAMES.get(t.dtype.name, t.dtype.name)}, device={t.device}, layout=Strided, "
+    return (f"TensorOptions(dtype={_dt.cpp_type_name(t.dtype)}, device={t.device}, layout=Strided, "
             "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 __all__ = [
     "DType",
+    "cpp_type_name",
     "float16",
     "bfloat16",
     "float32",
@@ -318,3 +319,16 @@ def result_type(tensor1: Any, tensor2: Any) -> DType:
     out = combine_categories(results[0], combine_categories(results[1], results[2]))
     assert out is not None
     return out
+
+
+#: The C++ type behind each dtype, as some of PyTorch's messages name a dtype (``long int``, ``c10::Half``)
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool"}
+
+
+def cpp_type_name(dtype: Any) -> str:
+    """PyTorch's C++ name of a dtype (a DType or a NumPy dtype) in the messages that print it so: matmul's
+    ``float != double``, ``clamp_``'s ``long int``, the legacy constructor's ``TensorOptions(dtype=double, ...)``."""
+    name = getattr(dtype, "name", str(dtype))
+    return _CPP_TYPE_NAMES.get(name, name)

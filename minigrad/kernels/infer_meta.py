@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dtypes import is_floating_np
+from ..dtypes import cpp_type_name, is_floating_np
 from ..errors import OutOfRangeError, ShapeError
 
 __all__ = [
@@ -178,8 +178,8 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
         if transpose_y:  # nn.Linear's x @ W.T: PyTorch's addmm words
             raise ShapeError(f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(x.dtype)} and "
                              f"{scalar_type_name(y.dtype)}")
-        raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES.get(x.dtype.name, x.dtype)} "
-                         f"!= {_C_TYPE_NAMES.get(y.dtype.name, y.dtype)}")
+        raise ShapeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(x.dtype)} "
+                         f"!= {cpp_type_name(y.dtype)}")
     if (transpose_x and x.ndim == 1) or (transpose_y and y.ndim == 1):
         which = "x" if transpose_x and x.ndim == 1 else "y"
         raise ShapeError(f"{op}(): transpose_{which}=True needs '{which}' with at least 2 dimensions (a 1-D vector has no transpose)")
@@ -207,12 +207,6 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
 #: NumPy dtype -> PyTorch's ScalarType name, as its dtype errors print it ("Got: Long")
 _SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                       "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "bfloat16": "BFloat16"}
-
-
-#: NumPy dtype -> the C++ type PyTorch's matmul names in its dtype message ("float != double")
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool"}
 
 
 def scalar_type_name(dtype: Any) -> str:

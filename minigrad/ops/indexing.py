@@ -29,7 +29,7 @@ from ..devices import any_overlap, check_range
 from ..dispatch.dygraph import run_inplace
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
-from ..dtypes import ALL_DTYPES
+from ..dtypes import ALL_DTYPES, cpp_type_name
 from ..kernels import infer_meta as im
 from ..kernels.array_kernels import diag_embed_arrays, nonzero_positions
 from ..kernels.backends import move_array, to_numpy
@@ -377,7 +377,7 @@ def _masked_fill_meta(op: str, x: Any, mask: Any, *rest: Any, **attrs: Any) -> A
     """``x`` broadcast with ``mask`` (PyTorch's ``expand_outplace``), in ``x``'s dtype."""
     if mask.dtype != np.bool_:
         raise ShapeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                         f"{im._C_TYPE_NAMES.get(np.dtype(mask.dtype).name, mask.dtype)}")
+                         f"{cpp_type_name(np.dtype(mask.dtype))}")
     if rest and rest[0].ndim != 0:
         raise ShapeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                          f"{rest[0].ndim} dimension(s).")

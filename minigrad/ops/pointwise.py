@@ -46,7 +46,7 @@ import ml_dtypes
 import numpy as np
 
 from .. import dtypes as _dt
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, is_floating_np
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, cpp_type_name, is_floating_np
 from ..kernels import infer_meta as im
 from ..kernels import special
 from ..kernels.array_kernels import fused_multiply_add as _fma
@@ -156,8 +156,8 @@ def _lerp_tensor_backward(ctx: Any, grad: Any) -> tuple[Any, Any, Any]:
 
 def _same_dtype(op: str, input: Tensor, other: Tensor, name: str) -> None:
     if other.dtype is not input.dtype:
-        raise RuntimeError(f"expected dtype {im._C_TYPE_NAMES[input.dtype.name]} for `{name}` but got dtype "
-                           f"{im._C_TYPE_NAMES[other.dtype.name]}")
+        raise RuntimeError(f"expected dtype {cpp_type_name(input.dtype)} for `{name}` but got dtype "
+                           f"{cpp_type_name(other.dtype)}")
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:

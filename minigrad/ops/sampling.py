@@ -24,7 +24,8 @@ import numpy as np
 
 from .. import random as _random
 from ..dispatch.dygraph import run_inplace
-from ..dtypes import float32
+from ..dtypes import cpp_type_name, float32
+from ..kernels.infer_meta import scalar_type_name
 from ..random import Generator, generator_arg
 from ..tensor import Tensor
 
@@ -164,7 +165,7 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     if not self.dtype.is_floating:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
-                           f"point but you specified {_cpp_name(self)}")
+                           f"point but you specified {cpp_type_name(self.dtype)}")
     gen = generator_arg("cauchy_", generator)
     u = gen.uniform_double(self.numel())
     return fill_(self, "cauchy_", median + sigma * _random.libm(math.tan, math.pi * (u - 0.5)))
@@ -177,7 +178,7 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     if not self.dtype.is_floating:
-        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_scalar_name(self)}'")
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
     gen = generator_arg("log_normal_", generator)
     z = np.array([gen.normal_double() for _ in range(self.numel())], dtype=np.float64)
     return fill_(self, "log_normal_", _random.libm(math.exp, _random.fma64(z, std, mean)))
@@ -192,17 +193,6 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
     gen = generator_arg("geometric_", generator)
     u = gen.uniform_double(self.numel())
     return fill_(self, "geometric_", np.ceil(_random.libm(math.log, u) / math.log1p(-q)))
-
-
-def _cpp_name(t: Tensor) -> str:
-    """The C++ name PyTorch's message gives a dtype (``long int``)."""
-    return {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}.get(t.dtype.name, t.dtype.name)
-
-
-def _scalar_name(t: Tensor) -> str:
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(
-        t.dtype.name, t.dtype.name)
 
 
 def _float_only(fn: str, t: Tensor) -> None:
