@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import is_floating_np
 from ..errors import OutOfRangeError, ShapeError
+from ..kernels.infer_meta import scalar_type_name
 from ..tensor import Tensor
 from .registry import type_name
 
@@ -130,3 +132,10 @@ def wrap_dim(op: str, dim: int, ndim: int) -> int:
     if not -nd <= dim < nd:
         raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dim})")
     return dim % nd
+
+
+def refuse_unless_floating(kernel_name: str, *arrays: np.ndarray) -> None:
+    """PyTorch's refusal of a dtype its kernel has no case for (``"frac_cpu" not implemented for 'Long'``)."""
+    for a in arrays:
+        if not is_floating_np(a.dtype):
+            raise NotImplementedError(f'"{kernel_name}" not implemented for \'{scalar_type_name(a.dtype)}\'')

@@ -50,7 +50,7 @@ from ..kernels.loss_terms import log_sigmoid_terms
 from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
 from ..tensor import Tensor
-from ._checks import check_int, check_tensor
+from ._checks import check_int, check_tensor, refuse_unless_floating
 from .math import abs, add, cast, div, neg, sub
 from .registry import Attr, Input, defop
 from .shape import reshape
@@ -149,8 +149,7 @@ def _floating_only(kernel_name: str) -> Any:
     in its words (``"hardswish_cpu" not implemented for 'Long'``), not promoted; otherwise ``x``'s shape and dtype.
     (Its CPU kernel is registered for every dtype, so that such a call reaches this refusal.)"""
     def meta(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
-        if not is_floating_np(np.dtype(x.dtype)):
-            raise NotImplementedError(f'"{kernel_name}" not implemented for \'{im.scalar_type_name(x.dtype)}\'')
+        refuse_unless_floating(kernel_name, x)
         return tuple(x.shape), x.dtype
 
     return meta

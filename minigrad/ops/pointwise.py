@@ -53,7 +53,7 @@ from ..kernels.array_kernels import fused_multiply_add as _fma
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_tensor
+from ._checks import check_tensor, refuse_unless_floating
 from .division import div as _div_modes
 from .math import abs as _abs
 from .math import cast, div, eq, ge, gt, le, lt, mul, ne, neg, pow, where, zero_backward
@@ -84,13 +84,6 @@ def _number_attr(op: str, name: str, pos: int, v: Any) -> Any:
     return _number(op, name, v)
 
 
-def _refuse_unless_floating(kernel_name: str, *arrays: np.ndarray) -> None:
-    """PyTorch's refusal of a dtype its kernel has no case for (``"frac_cpu" not implemented for 'Long'``)."""
-    for a in arrays:
-        if not is_floating_np(a.dtype):
-            raise NotImplementedError(f'"{kernel_name}" not implemented for \'{im.scalar_type_name(a.dtype)}\'')
-
-
 def _opmath(a: np.ndarray) -> np.ndarray:
     """``a`` in the type PyTorch's CPU kernels compute in: float16 widened to float32 (bfloat16 arrives
     widened already: ``kernels/registry.py``'s ``in_float32``)."""
@@ -109,7 +102,7 @@ def _broadcast3(op: str, x: Any, y: Any, z: Any, **attrs: Any) -> tuple[tuple[in
 def lerp_cpu(x: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
     """PyTorch's two-sided formula: ``x + w (end - x)`` for ``|w| < 0.5``, else ``end - (end - x) (1 - w)``,
     so that ``w = 0`` gives ``x`` and ``w = 1`` gives ``end`` exactly; each a fused multiply-add, as there."""
-    _refuse_unless_floating("lerp_kernel_scalar", x, end)
+    refuse_unless_floating("lerp_kernel_scalar", x, end)
     a, b = _opmath(x), _opmath(end)
     w = np.full((), weight, dtype=a.dtype)
     out = _fma(w, b - a, a) if abs(weight) < 0.5 else _fma(a - b, np.asarray(1, dtype=a.dtype) - w, b)
@@ -119,7 +112,7 @@ def lerp_cpu(x: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
 @register_kernel("lerp_tensor", CPU, dtypes=ALL_DTYPES)
 def lerp_tensor_cpu(x: np.ndarray, end: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """``lerp_cpu``'s formula, with the side chosen per element."""
-    _refuse_unless_floating("lerp_kernel_tensor", x, end, weight)
+    refuse_unless_floating("lerp_kernel_tensor", x, end, weight)
     a, b, w = _opmath(x), _opmath(end), _opmath(weight)
     out = np.where(np.abs(w) < 0.5, _fma(w, b - a, a), _fma(a - b, np.asarray(1, dtype=a.dtype) - w, b))
     return np.asarray(out).astype(x.dtype, copy=False)
@@ -301,7 +294,7 @@ def _rsqrt_backward(ctx: Any, grad: Any) -> tuple[Any]:
 @register_kernel("frac", CPU, dtypes=ALL_DTYPES)
 def frac_cpu(x: np.ndarray) -> np.ndarray:
     """``x - trunc(x)``: the fractional part, with ``x``'s sign (floating tensors only, as PyTorch's)."""
-    _refuse_unless_floating("frac_cpu", x)
+    refuse_unless_floating("frac_cpu", x)
     return np.asarray(x - np.trunc(x))
 
 
@@ -385,7 +378,7 @@ def _erfinv_backward(ctx: Any, grad: Any) -> tuple[Any]:
 @register_kernel("hypot", CPU, dtypes=ALL_DTYPES)
 def hypot_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``numpy.hypot``: ``sqrt(x^2 + y^2)`` without overflow, inf where either side is infinite (NaN or not)."""
-    _refuse_unless_floating("hypot_cpu", x, y)
+    refuse_unless_floating("hypot_cpu", x, y)
     return np.asarray(np.hypot(x, y))
 
 
@@ -440,7 +433,7 @@ fmin = _nan_ignoring("fmin", np.fmin, "smaller", "<=")
 @register_kernel("logaddexp2", CPU, dtypes=ALL_DTYPES)
 def logaddexp2_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``numpy.logaddexp2``: ``log2(2^x + 2^y)`` without overflow (floating tensors only, as PyTorch's)."""
-    _refuse_unless_floating("logaddexp2_cpu", x, y)
+    refuse_unless_floating("logaddexp2_cpu", x, y)
     return np.asarray(np.logaddexp2(x, y))
 
 
