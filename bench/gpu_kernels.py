@@ -510,21 +510,23 @@ def _counts_from_stand_in(quick: bool) -> dict[str, dict[str, Any]]:
     return {row["model"]: row for row in json.loads(r.stdout.strip().splitlines()[-1])}
 
 
-def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool) -> list[dict[str, Any]]:
+def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool, counts: bool = True,
+                   direct: bool = True) -> list[dict[str, Any]]:
     import minigrad as mg
 
     rows = []
-    counts = _counts_from_stand_in(quick)
+    counted = _counts_from_stand_in(quick) if counts else {}
     for name, build in training_models(quick):
         ours = build(mg, "gpu")
-        row = {"model": name, "ours_ms": time_fn(cupy, ours, repeat, inner=5) * 1e3}
-        saved = mg.flags.use_gpudnn
-        mg.flags.use_gpudnn = False
-        row["ours_direct_ms"] = time_fn(cupy, build(mg, "gpu"), repeat, inner=5) * 1e3
-        mg.flags.use_gpudnn = saved
+        row = {"model": name, "ours_ms": time_fn(cupy, ours, repeat, inner=5) * 1e3, "ours_direct_ms": math.nan}
+        if direct:
+            saved = mg.flags.use_gpudnn
+            mg.flags.use_gpudnn = False
+            row["ours_direct_ms"] = time_fn(cupy, build(mg, "gpu"), repeat, inner=5) * 1e3
+            mg.flags.use_gpudnn = saved
         if torch is not None:
             row["torch_ms"] = time_fn(cupy, build(torch, "cuda"), repeat, inner=5) * 1e3
-        row.update({k: v for k, v in counts.get(name, {}).items() if k not in ("model", "note")})
+        row.update({k: v for k, v in counted.get(name, {}).items() if k not in ("model", "note")})
         rows.append(row)
     return rows
 
@@ -566,7 +568,12 @@ def bench_host_per_op(cupy: Any, torch: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float | None) -> tuple[Any, ...]:
+#: What a full run measures, in order; ``--parts`` picks some (a device's minutes are few).
+PARTS = ("kernels", "matmul", "conv", "train", "host")
+
+
+def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float | None,
+        parts: tuple[str, ...] = PARTS, counts: bool = True, direct: bool = True) -> tuple[Any, ...]:
     import minigrad as mg
 
     if not mg.is_gpu_available():
@@ -582,7 +589,7 @@ def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float |
         torch = None
     name, peak = device_info(cupy, peak_override)
     results = []
-    for case_name, kind, make in cases(cupy, torch):
+    for case_name, kind, make in cases(cupy, torch) if "kernels" in parts else ():
         for dt_name in dtypes:
             dt = getattr(cupy, dt_name)
             for n in sizes:
@@ -602,9 +609,10 @@ def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float |
                     "kernel_gbs": kgbs, "kernel_peak_frac": kgbs / peak if peak == peak else math.nan,
                 })
     quick = max(sizes) < (1 << 20)
-    mm = bench_matmul(cupy, torch, repeat, [128] if quick else [1024, 2048, 4096])
-    extra = {"conv": bench_conv(cupy, torch, repeat, quick), "train": bench_training(cupy, torch, repeat, quick),
-             "host": bench_host_per_op(cupy, torch)}
+    mm = bench_matmul(cupy, torch, repeat, [128] if quick else [1024, 2048, 4096]) if "matmul" in parts else []
+    extra = {"conv": bench_conv(cupy, torch, repeat, quick) if "conv" in parts else [],
+             "train": bench_training(cupy, torch, repeat, quick, counts, direct) if "train" in parts else [],
+             "host": bench_host_per_op(cupy, torch) if "host" in parts else []}
     return name, results, mm, peak, extra
 
 
@@ -672,7 +680,8 @@ def to_markdown(device: str, peak: float, results: list[dict[str, Any]], mm: lis
             ratio = "-" if t != t else f"{r['ours_ms'] / t:.1f}x"
             counted = (f"{r['launches']:.0f} | {r['h2d']:g} / {r['d2h']:g} | {r['syncs']:g}" if "launches" in r
                        else "- | - | -")
-            lines.append(f"| {r['model']} | {r['ours_ms']:.2f} | {r['ours_direct_ms']:.2f} | "
+            d = r["ours_direct_ms"]
+            lines.append(f"| {r['model']} | {r['ours_ms']:.2f} | {'-' if d != d else f'{d:.2f}'} | "
                          f"{'-' if t != t else f'{t:.2f}'} | {ratio} | {counted} |")
         lines += ["", "Launches, copies and syncs are per steady step (after a warm-up step), counted by the stand-in "
                   "CuPy (`python bench/gpu_kernels.py --stand-in`); they are the code's, the same on any machine."]
@@ -715,7 +724,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stand-in", action="store_true",
                    help="no GPU needed: count copies, syncs and launches per training step with the stand-in CuPy")
     p.add_argument("--json", action="store_true", help="with --stand-in: print the counts as one JSON line")
+    p.add_argument("--parts", default=",".join(PARTS), help=f"what to measure, some of {','.join(PARTS)}")
+    p.add_argument("--no-counts", action="store_true",
+                   help="training rows without the stand-in's counts (they are the code's; --stand-in prints them)")
+    p.add_argument("--no-direct", action="store_true", help="training rows without the hand-written-kernels-only time")
     a = p.parse_args(argv)
+    parts = tuple(x for x in a.parts.split(",") if x)
+    if unknown := set(parts) - set(PARTS):
+        p.error(f"unknown --parts {sorted(unknown)}: choose from {','.join(PARTS)}")
     if a.stand_in:
         install_stand_in()
         rows = stand_in_counts(a.quick)
@@ -732,7 +748,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.quick:
         a.sizes, a.repeat, a.dtypes, a.no_write = "64K", 2, "float32", True
     sizes = [parse_size(s) for s in a.sizes.split(",") if s]
-    device, results, mm, peak, extra = run(sizes, a.repeat, [d for d in a.dtypes.split(",") if d], a.peak_gbs)
+    device, results, mm, peak, extra = run(sizes, a.repeat, [d for d in a.dtypes.split(",") if d], a.peak_gbs,
+                                           parts, not a.no_counts, not a.no_direct)
     md = to_markdown(device, peak, results, mm, extra)
     print(md)
     if not a.no_write:

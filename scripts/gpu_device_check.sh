@@ -1,56 +1,103 @@
 #!/usr/bin/env bash
 # Run minigrad's GPU checks on a CUDA machine and keep the logs.
 #   bash scripts/gpu_device_check.sh [OUTDIR] [STEPS]
-# STEPS: comma list of env,install,tests,fuzz,lesson5,bench (default: all).
-# fuzz: the differential fuzzer's device mode (tests/test_fuzz_torch.py, long profile,
-#   views and in-place included) against PyTorch CUDA, FUZZ_PROGRAMS programs (default
-#   1000) in FUZZ_SHARDS processes of fresh randomness (default 8), each under
-#   FUZZ_TIMEOUT seconds (default 420); prints each shard's summary row and the total.
-# Uses the machine's python3 (which must already hold CuPy); installs minigrad
-# without dependencies when they are present (the device has no network).
+# STEPS: comma list of env,install,tests,fuzz,lesson5,bench,kernels (default: all but kernels).
+#   tests:   the GPU suite (tests/gpu -m gpu), TESTS_WORKERS processes (default 8), under TESTS_TIMEOUT s (300).
+#   fuzz:    the differential fuzzer's device mode (tests/test_fuzz_torch.py, long profile, views and in-place
+#            included) against PyTorch CUDA: FUZZ_PROGRAMS programs (default 1000) in FUZZ_SHARDS processes of
+#            fresh randomness (default 8), each under FUZZ_TIMEOUT s (420). Each shard prints a progress line per
+#            program, so a shard its timeout stops still says how many programs ran without a mismatch; a mismatch
+#            is reported unshrunk, at once.
+#   lesson5: lesson 5's reference built, graded and its tests run.
+#   bench:   bench/gpu_kernels.py's training steps and per-op host time against PyTorch CUDA
+#            (BENCH_PARTS, default train,host; BENCH_ARGS more), under BENCH_TIMEOUT s (400).
+#   kernels: bench/gpu_kernels.py's kernel, matmul and conv tables (KERNEL_ARGS, default 16M float32).
+# PARALLEL=1 runs tests, fuzz and lesson5 at the same time (a device's minutes are few; timings come after,
+# alone). At most eight log files are written to OUTDIR, each as it goes, so a run stopped by its caller's
+# timeout still returns what it had.
+# Uses the machine's python3 (which must already hold CuPy); installs minigrad without dependencies when they
+# are present (the device has no network), and puts the checkout on PYTHONPATH in case the install cannot run.
 set -uo pipefail
 OUTDIR=${1:-${OUT:-gpu-logs}}
 STEPS=${2:-env,install,tests,fuzz,lesson5,bench}
 mkdir -p "$OUTDIR"
 export PYTHONUNBUFFERED=1
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 has() { [[ ",$STEPS," == *",$1,"* ]]; }
+stamp() { echo "== $1 at $(date +%T) (${SECONDS}s)"; }
+
 if has env; then
+  stamp env
   { nvidia-smi; python3 --version; python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'cuda runtime', cupy.cuda.runtime.runtimeGetVersion(), 'driver', cupy.cuda.runtime.driverGetVersion())";
     python3 -c "import torch; print('torch', torch.__version__, torch.cuda.is_available())";
-    python3 -m pip list 2>/dev/null | grep -iE "^(textual|graphviz|rich|pytest|hypothesis|cupy|numpy|scikit-learn) "; } > "$OUTDIR/env.txt" 2>&1
+    python3 -m pip list 2>/dev/null | grep -iE "^(textual|graphviz|rich|pytest|pytest-xdist|hypothesis|cupy.*|numpy|ml.dtypes|setuptools) "; } > "$OUTDIR/env.txt" 2>&1
   cat "$OUTDIR/env.txt"
 fi
 if has install; then
-  python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUTDIR/install.txt" 2>&1 || cat "$OUTDIR/install.txt"
-  python3 -c "import minigrad as mg; print('gpu available:', mg.is_gpu_available())"
+  stamp install
+  python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUTDIR/install.txt" 2>&1 || tail -5 "$OUTDIR/install.txt"
+  python3 -c "import minigrad as mg; print('gpu available:', mg.is_gpu_available())" 2>&1 | tee -a "$OUTDIR/install.txt"
 fi
-if has tests; then
-  timeout 400 python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -n 8 --tb=short -W ignore -rfE > "$OUTDIR/pytest_gpu.txt" 2>&1
-  echo "pytest rc=$?"; tail -40 "$OUTDIR/pytest_gpu.txt"
-fi
-if has fuzz; then
-  FUZZ_PROGRAMS=${FUZZ_PROGRAMS:-1000}; FUZZ_SHARDS=${FUZZ_SHARDS:-8}
-  per=$(( (FUZZ_PROGRAMS + FUZZ_SHARDS - 1) / FUZZ_SHARDS ))
-  for k in $(seq 1 "$FUZZ_SHARDS"); do
-    MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu MINIGRAD_FUZZ_EXAMPLES=$per timeout "${FUZZ_TIMEOUT:-420}" \
-      python3 -m pytest tests/test_fuzz_torch.py -k on_the_gpu -q -s -p no:cacheprovider -p no:xdist --tb=short -W ignore \
-      > "$OUTDIR/fuzz_gpu_$k.txt" 2>&1 &
+
+run_tests() {
+  timeout "${TESTS_TIMEOUT:-300}" python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -n "${TESTS_WORKERS:-8}" \
+    --tb=short -W ignore -rfE > "$OUTDIR/pytest_gpu.txt" 2>&1
+  echo "pytest rc=$?" >> "$OUTDIR/pytest_gpu.txt"
+}
+run_fuzz() {
+  local programs=${FUZZ_PROGRAMS:-1000} shards=${FUZZ_SHARDS:-8} k
+  local per=$(( (programs + shards - 1) / shards ))
+  : > "$OUTDIR/fuzz.txt"
+  for k in $(seq 1 "$shards"); do
+    ( MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu MINIGRAD_FUZZ_EXAMPLES=$per MINIGRAD_FUZZ_PROGRESS=1 MINIGRAD_FUZZ_SHRINK=0 \
+        timeout "${FUZZ_TIMEOUT:-420}" python3 -m pytest tests/test_fuzz_torch.py -k on_the_gpu -q -s -p no:cacheprovider \
+        -p no:xdist --tb=short -W ignore 2>&1; echo "rc=$?" ) | sed -u "s/^/[$k] /" >> "$OUTDIR/fuzz.txt" &
   done
   wait
-  for k in $(seq 1 "$FUZZ_SHARDS"); do
-    row=$(grep -h "^differential fuzzer:" "$OUTDIR/fuzz_gpu_$k.txt")
-    if [[ -n "$row" ]]; then echo "shard $k: $row"; else echo "shard $k: NO SUMMARY (mismatch, error or timeout):"; tail -40 "$OUTDIR/fuzz_gpu_$k.txt"; fi
+}
+run_lesson5() {
+  { rm -rf /tmp/l5 && python3 -m minigrad.lessons_cli build --out /tmp/l5 --lesson 5 --reference
+    python3 -m minigrad.lessons_cli grade /tmp/l5
+    (cd /tmp/l5/* && timeout 200 python3 -m pytest -q -p no:cacheprovider --tb=short); } > "$OUTDIR/lesson5.txt" 2>&1
+}
+fuzz_summary() {
+  local k last
+  for k in $(seq 1 "${FUZZ_SHARDS:-8}"); do
+    row=$(grep -h "^\[$k\] differential fuzzer:" "$OUTDIR/fuzz.txt")
+    last=$(grep -h "^\[$k\] differential fuzzer progress:" "$OUTDIR/fuzz.txt" | tail -1)
+    if [[ -n "$row" ]]; then echo "shard $k: ${row#\[$k\] }"
+    else echo "shard $k: no summary; last progress: ${last#\[$k\] }"; grep -h "^\[$k\]" "$OUTDIR/fuzz.txt" | grep -v "progress:" | tail -25; fi
   done
-  grep -h "^differential fuzzer:" "$OUTDIR"/fuzz_gpu_*.txt | awk '{p += $3; s += $5} END {print "fuzz device mode total:", p + 0, "programs,", s + 0, "steps without a mismatch"}'
+  grep -h "differential fuzzer:" "$OUTDIR/fuzz.txt" | awk '{p += $4; s += $6} END {print "fuzz device mode, finished shards:", p + 0, "programs,", s + 0, "steps without a mismatch"}'
+  for k in $(seq 1 "${FUZZ_SHARDS:-8}"); do grep -h "^\[$k\] differential fuzzer progress:" "$OUTDIR/fuzz.txt" | tail -1; done \
+    | awk '{p += $5; s += $7} END {print "fuzz device mode, every shard to its last program:", p + 0, "programs,", s + 0, "steps"}'
+}
+
+if [[ "${PARALLEL:-0}" == 1 ]]; then
+  stamp "tests, fuzz, lesson5 (in parallel)"
+  has tests && run_tests &
+  has fuzz && run_fuzz &
+  has lesson5 && run_lesson5 &
+  wait
+else
+  has tests && { stamp tests; run_tests; }
+  has fuzz && { stamp fuzz; run_fuzz; }
+  has lesson5 && { stamp lesson5; run_lesson5; }
 fi
-if has lesson5; then
-  rm -rf /tmp/l5 && python3 -m minigrad.lessons_cli build --out /tmp/l5 --lesson 5 --reference > "$OUTDIR/lesson5.txt" 2>&1
-  python3 -m minigrad.lessons_cli grade /tmp/l5 >> "$OUTDIR/lesson5.txt" 2>&1
-  (cd /tmp/l5/* && timeout 200 python3 -m pytest -q -p no:cacheprovider --tb=short >> "$OUTDIR/lesson5.txt" 2>&1)
-  tail -30 "$OUTDIR/lesson5.txt"
-fi
+if has tests; then stamp "tests done"; tail -40 "$OUTDIR/pytest_gpu.txt"; fi
+if has fuzz; then stamp "fuzz done"; fuzz_summary; fi
+if has lesson5; then stamp "lesson5 done"; tail -25 "$OUTDIR/lesson5.txt"; fi
 if has bench; then
+  stamp bench
   cp bench/RESULTS.md "$OUTDIR/RESULTS.md"
-  timeout 400 python3 bench/gpu_kernels.py --results "$OUTDIR/RESULTS.md" ${BENCH_ARGS:-} > "$OUTDIR/bench.txt" 2>&1
-  echo "bench rc=$?"; tail -60 "$OUTDIR/bench.txt"
+  timeout "${BENCH_TIMEOUT:-400}" python3 bench/gpu_kernels.py --results "$OUTDIR/RESULTS.md" \
+    --parts "${BENCH_PARTS:-train,host}" ${BENCH_ARGS:-} > "$OUTDIR/bench.txt" 2>&1
+  echo "bench rc=$?"; sed -n '/^Training steps/,$p' "$OUTDIR/bench.txt" | head -60
 fi
+if has kernels; then
+  stamp kernels
+  timeout "${KERNELS_TIMEOUT:-200}" python3 bench/gpu_kernels.py --no-write --parts kernels,matmul,conv \
+    ${KERNEL_ARGS:---sizes 16M --dtypes float32 --repeat 10} > "$OUTDIR/bench_kernels.txt" 2>&1
+  echo "kernels rc=$?"; tail -50 "$OUTDIR/bench_kernels.txt"
+fi
+stamp end

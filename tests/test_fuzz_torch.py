@@ -128,7 +128,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
@@ -141,6 +141,11 @@ LONG = os.environ.get("MINIGRAD_FUZZ", "") == "long"
 EXAMPLES = int(os.environ.get("MINIGRAD_FUZZ_EXAMPLES", "4000" if LONG else "120"))
 #: Device mode (module docstring): where each framework's tensors live.
 ON_GPU = os.environ.get("MINIGRAD_FUZZ_DEVICE", "cpu") == "gpu"
+#: ``MINIGRAD_FUZZ_PROGRESS=1``: a line per finished program, so a run its timeout stops still says how far it
+#: got without a mismatch (a device's minutes are few).
+PROGRESS = os.environ.get("MINIGRAD_FUZZ_PROGRESS") == "1"
+#: ``MINIGRAD_FUZZ_SHRINK=0``: a mismatch is reported at once, as generated, instead of after shrinking.
+SHRINK = os.environ.get("MINIGRAD_FUZZ_SHRINK", "1") != "0"
 
 
 def _synced(fn: Callable[[], Any]) -> Callable[[], Any]:
@@ -863,6 +868,8 @@ class Differential(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         PROGRAMS["ok"] += 1
+        if PROGRESS:
+            print(f"differential fuzzer progress: {PROGRAMS['ok']} programs, {PROGRAMS['steps']} steps", flush=True)
 
 
 def _where(c: Any, x: Any, y: Any) -> Any:
@@ -900,6 +907,7 @@ def _run_machine() -> None:
         print_blob=True,
         database=None,
         suppress_health_check=list(HealthCheck),
+        **({} if SHRINK else {"phases": (Phase.explicit, Phase.reuse, Phase.generate)}),
     ))
     where = f"minigrad on {MG_DEVICE}, PyTorch on {TORCH_DEVICE}" + (" (stand-in CuPy)" if _stand_in() else "")
     print(f"\ndifferential fuzzer: {PROGRAMS['ok']} programs, {PROGRAMS['steps']} steps, no mismatch "
