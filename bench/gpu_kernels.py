@@ -103,18 +103,15 @@ def time_fn(cupy: Any, fn: Callable[[], Any], repeat: int, inner: int = INNER) -
 def kernel_time(cupy: Any, fn: Callable[[], Any], repeat: int, inner: int = INNER) -> float:
     """Median device seconds of the kernels one call of ``fn`` launches, without minigrad's Python launcher.
 
-    One call is made with launch recording on (``_runtime.recording``); then
+    One call is made with launch recording on (``_runtime.record_launches``); then
     the recorded launches - same kernels, grids and arguments - are replayed
     back to back and timed like ``time_fn``. The difference to ``time_fn``
     is what the Python side (allocation, argument marshalling) costs.
     """
     from minigrad.kernels.gpu import _runtime
 
-    _runtime.recording = launches = []
-    try:
+    with _runtime.record_launches() as launches:
         fn()
-    finally:
-        _runtime.recording = None
 
     def replay() -> None:
         for kernel, grid, block, args in launches:

@@ -356,11 +356,8 @@ def test_a_number_operand_reaches_the_kernel_by_value(dtype):
 
     x = mg.tensor(np.linspace(-1, 1, 37), dtype=dtype)
     g = x.to("gpu")
-    _runtime.recording = launches = []
-    try:
+    with _runtime.record_launches() as launches:
         got = [g * 0.1, 0.1 - g, g < 0.1, g / 3.0]
-    finally:
-        _runtime.recording = None
     names = [kernel.name.rsplit("_", 1)[1] for kernel, *_ in launches]
     assert names == ["scalar1", "scalar0", "scalar1", "scalar1"], names
     want = [x * 0.1, 0.1 - x, x < 0.1, x / 3.0]

@@ -47,27 +47,33 @@ def test_on_the_stand_in():
 
 
 class _Launches:
-    """Counts kernel launches: the stand-in's own counter, or on a device every launch of a hand-written
-    kernel (``_runtime.recording``)."""
+    """Counts kernel launches: the stand-in's own counter, or (``device=True``, and always on a device) every
+    launch of a hand-written kernel (``_runtime.record_launches``)."""
 
-    def __enter__(self) -> "_Launches":
+    def __init__(self, device: bool = False) -> None:
         import cupy
 
+        self.fake = getattr(cupy, "__fake__", False) and not device
+
+    def __enter__(self) -> "_Launches":
         from minigrad.kernels.gpu import _runtime
 
-        self.runtime, self.fake = _runtime, getattr(cupy, "__fake__", False)
         if self.fake:
             import fake_cupy
 
             self.table = fake_cupy.LAUNCHES
             self.table.clear()
         else:
-            _runtime.recording = []
+            self.recording = _runtime.record_launches()
+            self.seen = self.recording.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.count = sum(self.table.values()) if self.fake else len(self.runtime.recording)
-        self.runtime.recording = None
+        if self.fake:
+            self.count = sum(self.table.values())
+        else:
+            self.recording.__exit__(*exc)
+            self.count = len(self.seen)
 
 
 @pytest.mark.gpu
@@ -99,15 +105,16 @@ def _model(n: int, dtype: str = "float32") -> list[mg.Tensor]:
     return [mg.nn.Parameter(mg.tensor(rng.standard_normal((3 + k % 4, 5)), dtype=dtype).to("gpu")) for k in range(n)]
 
 
-def _launches_per_step(make, n: int) -> int:
-    """Launches of one steady-state step (after two steps made the state) of ``make(params)`` on ``n`` params."""
+def _launches_per_step(make, n: int, device: bool = False) -> int:
+    """Launches of one steady-state step (after two steps made the state) of ``make(params)`` on ``n`` params
+    (``device``: counted as a device counts them, also on the stand-in)."""
     ps = _model(n)
     opt = make(ps)
     for p in ps:
         p.grad = mg.ones(*p.shape).to("gpu")
     opt.step()
     opt.step()
-    with _Launches() as seen:
+    with _Launches(device) as seen:
         opt.step()
     return seen.count
 
@@ -140,6 +147,17 @@ def test_launches_per_step_stay_within_a_budget_independent_of_the_parameters(na
     assert few == many, (name, few, many)
     loop = _launches_per_step(lambda ps: make(ps).__class__(ps, lr=0.01, foreach=False), 20)
     assert loop >= 20, "the for-loop launches per parameter (else this test proves nothing)"
+
+
+@pytest.mark.gpu
+def test_a_recording_sees_the_launches_of_plans_made_before_it() -> None:
+    """Counted as a device counts (``record_launches``, also on the stand-in): the for-loop's elementwise launch
+    plans, made by the two steps before the recording, are seen (they were not: a device counted 0)."""
+    def loop(ps):
+        return optim.AdamW(ps, lr=0.01, foreach=False)
+
+    assert _launches_per_step(loop, 20, device=True) >= 20
+    assert 1 <= _launches_per_step(BUDGET["adamw-foreach"][0], 20, device=True) <= BUDGET["adamw-foreach"][1]
 
 
 @pytest.mark.gpu

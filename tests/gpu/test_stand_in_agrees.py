@@ -22,20 +22,32 @@ pytestmark = pytest.mark.gpu
 TOL = {np.dtype(np.float16): (2e-3, 2e-3), np.dtype(np.float32): (2e-5, 1e-6), np.dtype(np.float64): (1e-11, 1e-13)}
 
 
-def _host_like(a):
-    """A host copy of device array ``a`` with the same memory layout (a view keeps its strides and offset).
+def _host_like(args):
+    """Host copies of a launch's device arrays with the same memory layout: each allocation behind them is
+    copied once and every argument becomes a view into its copy (same strides, same offset).
 
-    Kernels read operands through the data pointer and the strides the
-    launcher passed, so the emulator must see the same bytes at the same
-    places - not a compacted copy.
+    Kernels read operands through the data pointer and the strides the launcher passed, so the emulator
+    must see the same bytes at the same places - not a compacted copy; and arguments that share memory must
+    share it on the host too (an in-place multiply passes its output as its input: with a copy per
+    argument, the emulated write missed the input it was compared on).
     """
     import cupy
+    import fake_cupy
 
-    if a.flags.c_contiguous:
-        return cupy.asnumpy(a)
-    mem = a.data.mem
-    raw = cupy.asnumpy(cupy.ndarray((mem.size,), dtype=np.uint8, memptr=cupy.cuda.MemoryPointer(mem, 0)))
-    return np.ndarray(a.shape, dtype=a.dtype, buffer=raw, offset=a.data.ptr - mem.ptr, strides=a.strides)
+    copies: dict[int, np.ndarray] = {}
+    out = []
+    for a in args:
+        if not isinstance(a, cupy.ndarray):
+            out.append(a)
+            continue
+        mem = a.data.mem
+        raw = copies.get(mem.ptr)
+        if raw is None:
+            whole = cupy.ndarray((mem.size,), dtype=np.uint8, memptr=cupy.cuda.MemoryPointer(mem, 0))
+            raw = copies[mem.ptr] = cupy.asnumpy(whole)
+        view = np.ndarray(a.shape, dtype=a.dtype, buffer=raw, offset=a.data.ptr - mem.ptr, strides=a.strides)
+        out.append(view.view(fake_cupy.ndarray))
+    return tuple(out)
 
 
 class _Shadow:
@@ -49,9 +61,8 @@ class _Shadow:
 
     def __call__(self, grid, block, args) -> None:
         import cupy
-        import fake_cupy
 
-        host = tuple(_host_like(a).view(fake_cupy.ndarray) if isinstance(a, cupy.ndarray) else a for a in args)
+        host = _host_like(args)
         self.real(grid, block, args)
         cupy.cuda.Device().synchronize()
         self.fake(grid, block, host)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import cupy
 import numpy as np
@@ -12,7 +13,7 @@ from ...tracing.provenance import user_source
 from . import cuda_src
 from .syncs import copied
 
-__all__ = ["function", "dtype_name", "grid_1d", "launch_1d", "strides_meta", "block_for", "constant", "upload",
+__all__ = ["function", "record_launches", "forget_on_recording", "dtype_name", "grid_1d", "launch_1d", "strides_meta", "block_for", "constant", "upload",
            "check_later", "raise_failed_checks", "constant_value"]
 
 _modules: dict[tuple[str, str], Any] = {}
@@ -27,6 +28,34 @@ def dtype_name(dt: Any) -> str:
 
 #: when a list, every launch made through ``function()`` is also appended to it as (kernel, grid, block, args)
 recording: list[tuple[Any, tuple, tuple, tuple]] | None = None
+#: caches that hold kernels ``function()`` returned (elementwise launch plans): a kernel looked up before a
+#: recording began would launch unrecorded, so they are emptied when one begins
+_KERNEL_CACHES: list[dict[Any, Any]] = []
+
+
+def forget_on_recording(cache: dict[Any, Any]) -> dict[Any, Any]:
+    """Register ``cache`` (a dict whose values hold kernels) to be emptied when a recording begins."""
+    _KERNEL_CACHES.append(cache)
+    return cache
+
+
+@contextmanager
+def record_launches() -> Iterator[list[tuple[Any, tuple, tuple, tuple]]]:
+    """Every launch of a hand-written kernel inside the block, as (kernel, grid, block, args): how a device
+    counts launches (CuPy's own kernels - its ufuncs, cuBLAS - are not seen) and how the benchmark replays them.
+
+    A launch plan cached before the recording began holds its kernel unwrapped and would launch unseen (the
+    optimizers' for-loop once counted 0 launches on a device): the caches are emptied first, so every launch
+    looks its kernel up through ``function()``.
+    """
+    global recording
+    for cache in _KERNEL_CACHES:
+        cache.clear()
+    recording = seen = []
+    try:
+        yield seen
+    finally:
+        recording = None
 
 
 class _Recorded:

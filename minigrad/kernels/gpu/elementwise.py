@@ -71,7 +71,7 @@ class _Plan:
         self.numbers: tuple[tuple[int, Any], ...] = ()
 
 
-_PLANS: dict[tuple[Any, ...], _Plan] = {}
+_PLANS: dict[tuple[Any, ...], _Plan] = _runtime.forget_on_recording({})
 _PLANS_MAX = 4096
 _THREADS = (256,)
 
