@@ -72,8 +72,10 @@ def to_bool(op: str, x: Any, **attrs: Any) -> tuple[tuple[int, ...], Any]:
 def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int], names: tuple[str, str] = ("x", "y")) -> tuple[int, ...]:
     """NumPy/PyTorch broadcasting of two shapes; refused in PyTorch's words (``op`` and ``names`` are kept for
     the callers, the message names the dimension as PyTorch's does)."""
-    if tuple(a) == tuple(b):
+    if tuple(a) == tuple(b) or not b:  # the same shapes, or a 0-d operand (``x + 1.0``'s number)
         return tuple(a)
+    if not a:
+        return tuple(b)
     n = max(len(a), len(b))
     out = []
     for i in range(-1, -n - 1, -1):  # from the last dimension, as PyTorch's infer_size checks them
