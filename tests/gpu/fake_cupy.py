@@ -8,6 +8,9 @@ NumPy. Each launch is checked against the CUDA source the launcher compiled:
 - the ``extern "C"`` signature is parsed from the source, and the number of
   arguments, the dtype behind every pointer and the type of every scalar
   (``int`` = int32, ``long long`` = int64, ``double`` = float64) must match;
+- a float16 value is read through ``mg_load`` (``_check_half_reads``): the kernels store float16 as its
+  raw bits (``unsigned short``), so a cast ``(ACC)x[i]`` compiles and converts the bit pattern as an
+  integer (1.0 reads as 15360.0), which the NumPy emulation below, reading float16 values, cannot show;
 - the grid must cover the work (one block per row, tiles covering the matrix...);
 - the kernel's effect is computed with NumPy in the kernel's accumulation
   type (float32 for float16/float32, float64 for float64), reading inputs
@@ -679,6 +682,35 @@ def _signature(code: str, name: str) -> list[tuple[str, bool]]:
     return params
 
 
+def _kernel_text(code: str, name: str) -> str:
+    """The kernel ``name``'s definition in ``code``: its signature and its body, up to the matching brace."""
+    m = re.search(r'extern "C" __global__ void ' + re.escape(name) + r"\(.*?\)\s*\{", code, re.S)
+    if m is None:
+        return ""
+    depth, k = 1, m.end()
+    while depth and k < len(code):
+        depth += {"{": 1, "}": -1}.get(code[k], 0)
+        k += 1
+    return code[m.start():k]
+
+
+def _check_half_reads(code: str, name: str) -> None:
+    """float16 is stored as its raw 16-bit pattern (``unsigned short``, cuda_src's ``T``): a value read from
+    such a pointer must go through ``mg_load`` (``cvt.f32.f16``). A cast ``(ACC)x[i]`` or an ``ACC v = x[i]``
+    compiles and converts the bit pattern as an integer - 1.0 (0x3c00) reads as 15360.0 - which NumPy's
+    emulation of the op, reading float16 values, cannot show; so it is refused here."""
+    text = _kernel_text(code, name)
+    halves = {"unsigned short"} | {alias for alias in re.findall(r"typedef\s+unsigned short\s+(\w+)\s*;", code)}
+    kinds = "|".join(re.escape(h) for h in sorted(halves))
+    ptrs = set(re.findall(r"\b(?:" + kinds + r")\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?(\w+)", text))
+    for ptr in sorted(ptrs):
+        read = (r"\(\s*(?:const\s+)?(?:ACC|float|double)\s*\)\s*" + re.escape(ptr) + r"\s*\[|"
+                r"\b(?:ACC|float|double)\s+\w+\s*=\s*" + re.escape(ptr) + r"\s*\[")
+        bad = re.search(read, text)
+        assert bad is None, (f"{name}: '{bad.group(0)}...' converts float16's raw bits (unsigned short) as an "
+                             f"integer; read a half with mg_load({ptr}, i)")
+
+
 def _check_args(name: str, params: list[tuple[str, bool]], args: tuple[Any, ...]) -> None:
     assert len(params) == len(args), f"{name}: {len(args)} arguments for {len(params)} parameters"
     for k, ((ctype, is_ptr), a) in enumerate(zip(params, args)):
@@ -1318,6 +1350,7 @@ class _Kernel:
     def __init__(self, code: str, name: str) -> None:
         self.name = name
         self.params = _signature(code, name)
+        _check_half_reads(code, name)
 
     def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
         grid = tuple(grid) + (1,) * (3 - len(grid))

@@ -272,13 +272,15 @@ REDUCE: dict[str, tuple[str, str, str, str]] = {
     "min": ("mg_inf((ACC)0)", "(p != p || p < q) ? p : q", "v", "acc"),
     # the sum of squared deviations from the row's mean (``aux``), times ``scale``: batch norm's biased variance
     "sq_dev": ("(ACC)0", "p + q", "(v - aux[row]) * (v - aux[row])", "acc * (ACC)scale"),
-    # the mean of the row shifted by its first element: a row of equal values has exactly 0 (var's ``aux``)
-    "mean_shifted": ("(ACC)0", "p + q", "v - (ACC)x[row * cols]", "acc * (ACC)scale"),
+    # the mean of the row shifted by its first element: a row of equal values has exactly 0 (var's ``aux``); the
+    # first element is read with mg_load, as every value: a float16 is a raw ``unsigned short``, which a cast
+    # ``(ACC)x[i]`` would convert as an integer (1.0, 0x3c00, as 15360)
+    "mean_shifted": ("(ACC)0", "p + q", "v - mg_load(x, row * cols)", "acc * (ACC)scale"),
     # var/std: the squared deviations of the shifted row from its mean (``aux``, in ACC), times 1 / (N - correction):
     # exactly 0 for a row of equal values, as PyTorch's Welford gives
-    "var": ("(ACC)0", "p + q", "(v - (ACC)x[row * cols] - aux[row]) * (v - (ACC)x[row * cols] - aux[row])",
+    "var": ("(ACC)0", "p + q", "(v - mg_load(x, row * cols) - aux[row]) * (v - mg_load(x, row * cols) - aux[row])",
             "acc * (ACC)scale"),
-    "std": ("(ACC)0", "p + q", "(v - (ACC)x[row * cols] - aux[row]) * (v - (ACC)x[row * cols] - aux[row])",
+    "std": ("(ACC)0", "p + q", "(v - mg_load(x, row * cols) - aux[row]) * (v - mg_load(x, row * cols) - aux[row])",
             "{sqrt}(acc * (ACC)scale)"),
 }
 
