@@ -88,6 +88,10 @@ the stand-in: ``nonzero``/``argwhere``/``flatnonzero``/``unique``/``bincount``/`
 of a device array and a read or write through a boolean mask count a device -> host copy and a sync.
 Out-of-range indices wrap and out-of-range class targets give NaN, as a device
 raises nothing there either (checks are the launcher's).
+``cupyx.scatter_max``/``scatter_min`` are CuPy's, not NumPy's ``maximum.at``: the dtypes CuPy's atomics lack
+(float16, bool...) are refused with its ``TypeError``, and floats compare as CuPy's own ``atomicMax`` of float
+and double do, with ``fmaxf``/``fminf`` (cupy/_core/include/cupy/atomics.cuh): a NaN loses to a number, and a
+float64 an update reached is stored rounded to float32.
 
 Used by ``tests/gpu/conftest.py`` when ``MINIGRAD_FAKE_CUPY=1``.
 """
@@ -1503,17 +1507,36 @@ def install() -> None:
 
     cupyx.scatter_add = scatter_add
 
-    def _scatter_reduce(name: str, at: Any) -> Any:
-        def scatter(a: Any, index: Any, v: Any) -> None:  # CuPy's cupyx.scatter_max/scatter_min: atomics
+    def _scatter_reduce(name: str, ufunc: Any, float_ufunc: Any) -> Any:
+        def scatter(a: Any, index: Any, v: Any) -> None:
+            """CuPy's ``cupyx.scatter_max``/``scatter_min`` (``_scatter_op``, cupy/_core/_routines_indexing.pyx):
+            the values cast to ``a``'s dtype, then one ``atomicMax``/``atomicMin`` each; other dtypes than
+            these six (float16, bool...) are refused. CuPy's own float and double atomics
+            (cupy/_core/include/cupy/atomics.cuh) compare with ``fmaxf``/``fminf``: a NaN loses to a number,
+            and a double passes through float - every element an update reached is stored rounded to float32."""
+            if a.dtype.type not in (np.int32, np.int64, np.float32, np.float64, np.uint32, np.uint64):
+                raise TypeError(f"cupy.{ufunc.__name__}.at only supports int32, int64, float32, float64, uint32, "
+                                "uint64 as data type")
             _upload_host_indices(index, f"cupyx.{name}")
             _launch()
             host_index = _host(index) if isinstance(index, ndarray) else index
-            at(_host(a), _wrapped_index(a.shape, host_index), _host(v))
+            target, where = _host(a), _wrapped_index(a.shape, host_index)
+            values = np.asarray(_host(v)).astype(a.dtype)
+            if a.dtype.kind != "f":
+                ufunc.at(target, where, values)
+            elif a.dtype == np.float64:
+                reached = np.zeros(a.shape, dtype=bool)
+                reached[where] = True
+                rounded = target.astype(np.float32)
+                float_ufunc.at(rounded, where, values.astype(np.float32))
+                target[reached] = rounded[reached]
+            else:
+                float_ufunc.at(target, where, values)
 
         scatter.__name__ = name
         return scatter
 
-    cupyx.scatter_max = _scatter_reduce("scatter_max", np.maximum.at)
-    cupyx.scatter_min = _scatter_reduce("scatter_min", np.minimum.at)
+    cupyx.scatter_max = _scatter_reduce("scatter_max", np.maximum, np.fmax)
+    cupyx.scatter_min = _scatter_reduce("scatter_min", np.minimum, np.fmin)
     cupyx.empty_pinned = empty_pinned
     sys.modules["cupyx"] = cupyx

@@ -1766,6 +1766,24 @@ def test_library_kernels_run_on_the_gpu(name):
         np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_a_scatter_max_or_min_of_float64_on_the_gpu_keeps_every_bit_and_a_nan(reduce):
+    """CuPy's atomic max and min of double compare with ``fmaxf``/``fminf``: the value stored is rounded to
+    float32 and a NaN loses to a number. ``scatter_reduce`` and ``index_reduce`` on the device equal the CPU's
+    (PyTorch's) to the bit, on values float32 cannot hold, a NaN kept."""
+    rng = np.random.default_rng(4)
+    xs = (1 + rng.integers(1, 1000, (3, 7)) * 2.0 ** -40) * np.where(rng.random((3, 7)) < 0.5, -1.0, 1.0)
+    ss = (1 + rng.integers(1, 1000, (3, 9)) * 2.0 ** -40) * np.where(rng.random((3, 9)) < 0.5, -1.0, 1.0)
+    ss[1, 2] = np.nan
+    x, src, index = mg.tensor(xs), mg.tensor(ss), mg.tensor(rng.integers(0, 7, (3, 9)))
+    for inc in (True, False):
+        got = x.to("gpu").scatter_reduce(1, index.to("gpu"), src.to("gpu"), reduce, include_self=inc)
+        np.testing.assert_array_equal(got.cpu().numpy(), x.scatter_reduce(1, index, src, reduce, include_self=inc).numpy())
+    slots = mg.tensor([2, 0, 2, 4, 0, 2, 6, 6, 1])
+    got = x.to("gpu").index_reduce(1, slots.to("gpu"), src.to("gpu"), reduce)
+    np.testing.assert_array_equal(got.cpu().numpy(), x.index_reduce(1, slots, src, reduce).numpy())
+
+
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("dtype", [mg.float16, mg.float64, mg.int64], ids=str)
 def test_scatter_reduce_runs_on_the_gpu_for_each_dtype(reduce, dtype):
@@ -2504,7 +2522,7 @@ def test_bilinear_is_one_trilinear_product_on_the_gpu(dtype):
            _rand((6,), dtype, seed=3)], dtype)
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("mode, kwargs", [("sum", {"per_sample_weights": True}), ("mean", {"padding_idx": 2}),
                                           ("max", {}), ("sum", {"include_last_offset": True}),
                                           ("mean", {"scale_grad_by_freq": True})],
