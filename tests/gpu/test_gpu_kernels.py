@@ -1568,7 +1568,11 @@ def test_binary_cross_entropy_runs_on_the_gpu_and_checks_its_input_there():
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_tests_of_special_values_run_on_the_gpu(dtype):
+    """Each test of a value on the device equals the CPU's, -0.0 and -nan included: a float16 is read with its
+    sign bit, NaN's too (the device's cvt.f32.f16 gives every NaN half the positive NaN: ``mg_h2f`` puts the
+    sign back), so ``signbit`` and ``copysign`` see a -nan's sign, as PyTorch's CPU does."""
     values = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, -np.nan], dtype=dtype.np)
+    assert np.signbit(values[7])  # the -nan the device must not lose
     x = mg.tensor(values)
     for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"):
         with mg.trace() as tr:
@@ -1576,6 +1580,9 @@ def test_tests_of_special_values_run_on_the_gpu(dtype):
         sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == name]
         assert sel and sel[0].backend == "GPU" and not sel[0].fallback_cpu, (name, sel)
         assert got.dtype == mg.bool_ and got.cpu().tolist() == getattr(mg, name)(x).tolist(), name
+    ones = mg.ones(values.shape, dtype=dtype)
+    got = mg.copysign(ones.to("gpu"), x.to("gpu")).cpu().tolist()
+    assert got == mg.copysign(ones, x).tolist() == [1, -1, 1, -1, 1, -1, 1, -1]
 
 
 # -- library kernels (CuPy's own functions, ``kernels/gpu/library.py``): each fell back to the CPU before ------

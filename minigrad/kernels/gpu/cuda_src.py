@@ -54,11 +54,16 @@ DTYPES: dict[str, tuple[str, str, str]] = {
 }
 
 _PRELUDE = r"""
+// cvt.f32.f16 gives a -NaN half the positive NaN (signbit of a float16 -nan was False on an H200): the half's
+// sign bit is put back after it, and the float's after the narrowing cvt (a no-op for every other value, whose
+// sign cvt keeps), so a NaN keeps its sign through both, as NumPy's and PyTorch's CPU conversions keep it.
 __device__ __forceinline__ float mg_h2f(unsigned short h) {
-    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return __uint_as_float(__float_as_uint(f) | ((unsigned int)(h & 0x8000u) << 16));
 }
 __device__ __forceinline__ unsigned short mg_f2h(float f) {
-    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return (unsigned short)(h | ((__float_as_uint(f) >> 16) & 0x8000u));
 }
 __device__ __forceinline__ float mg_load(const unsigned short* p, long long i) { return mg_h2f(p[i]); }
 __device__ __forceinline__ float mg_load(const float* p, long long i) { return p[i]; }
