@@ -117,7 +117,8 @@ def test_emulator_refuses_a_float16_read_that_skips_mg_load():
         code = prelude + 'extern "C" __global__ void mg_bad(const unsigned short* x, float* out) { ' + body + " }"
         with pytest.raises(AssertionError, match="raw bits"):
             fake_cupy.RawModule(code=code).get_function("mg_bad")
-    good = prelude + 'extern "C" __global__ void mg_good(const unsigned short* x, unsigned short* out) { out[0] = x[0]; }'
+    good = prelude + ('extern "C" __global__ void mg_good(const unsigned short* x, unsigned short* out) '
+                      '{ out[0] = x[0]; }')
     fake_cupy.RawModule(code=good).get_function("mg_good")  # a copy of the raw bits is fine
     for _, code in [*cuda_src.all_sources(), *conv_src.all_sources(), *optim_src.all_sources()]:
         for name in re.findall(r'extern "C" __global__ void (\w+)\(', code):
