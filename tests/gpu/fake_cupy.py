@@ -8,6 +8,9 @@ NumPy. Each launch is checked against the CUDA source the launcher compiled:
 - the ``extern "C"`` signature is parsed from the source, and the number of
   arguments, the dtype behind every pointer and the type of every scalar
   (``int`` = int32, ``long long`` = int64, ``double`` = float64) must match;
+- a float16 value is read through ``mg_load`` (``_check_half_reads``): the kernels store float16 as its
+  raw bits (``unsigned short``), so a cast ``(ACC)x[i]`` compiles and converts the bit pattern as an
+  integer (1.0 reads as 15360.0), which the NumPy emulation below, reading float16 values, cannot show;
 - the grid must cover the work (one block per row, tiles covering the matrix...);
 - the kernel's effect is computed with NumPy in the kernel's accumulation
   type (float32 for float16/float32, float64 for float64), reading inputs
@@ -63,7 +66,12 @@ What it cannot prove:
   between streams or a copy that waits for the stream cannot show here, and
   no timing taken here says anything about a device;
 - numerics of the device's own libraries (cuBLAS, CUB reductions, CuPy's
-  ufuncs): NumPy computes them, with NumPy's rounding.
+  ufuncs): NumPy computes them, with NumPy's rounding;
+- the device's float16 conversions: the emulation reads a float16 with NumPy, which keeps a NaN's sign,
+  where PTX's ``cvt.f32.f16`` gave a -nan half the positive NaN (``signbit`` of a float16 -nan was False
+  on an H200; ``mg_h2f`` now puts the sign bit back). Which instruction the C uses is not emulated - the
+  emulation follows the op, not the source - so only ``test_tests_of_special_values_run_on_the_gpu`` on a
+  device checks it.
 
 It also counts what a program asks of the device (``Counts``: host <-> device
 copies, syncs, kernel launches; ``counts()``, ``reset_counts()``), so every
@@ -85,6 +93,10 @@ the stand-in: ``nonzero``/``argwhere``/``flatnonzero``/``unique``/``bincount``/`
 of a device array and a read or write through a boolean mask count a device -> host copy and a sync.
 Out-of-range indices wrap and out-of-range class targets give NaN, as a device
 raises nothing there either (checks are the launcher's).
+``cupyx.scatter_max``/``scatter_min`` are CuPy's, not NumPy's ``maximum.at``: the dtypes CuPy's atomics lack
+(float16, bool...) are refused with its ``TypeError``, and floats compare as CuPy's own ``atomicMax`` of float
+and double do, with ``fmaxf``/``fminf`` (cupy/_core/include/cupy/atomics.cuh): a NaN loses to a number, and a
+float64 an update reached is stored rounded to float32.
 
 Used by ``tests/gpu/conftest.py`` when ``MINIGRAD_FAKE_CUPY=1``.
 """
@@ -677,6 +689,35 @@ def _signature(code: str, name: str) -> list[tuple[str, bool]]:
         ctype = " ".join(p.replace("*", " ").split()[:-1])
         params.append((ctype, is_ptr))
     return params
+
+
+def _kernel_text(code: str, name: str) -> str:
+    """The kernel ``name``'s definition in ``code``: its signature and its body, up to the matching brace."""
+    m = re.search(r'extern "C" __global__ void ' + re.escape(name) + r"\(.*?\)\s*\{", code, re.S)
+    if m is None:
+        return ""
+    depth, k = 1, m.end()
+    while depth and k < len(code):
+        depth += {"{": 1, "}": -1}.get(code[k], 0)
+        k += 1
+    return code[m.start():k]
+
+
+def _check_half_reads(code: str, name: str) -> None:
+    """float16 is stored as its raw 16-bit pattern (``unsigned short``, cuda_src's ``T``): a value read from
+    such a pointer must go through ``mg_load`` (``cvt.f32.f16``). A cast ``(ACC)x[i]`` or an ``ACC v = x[i]``
+    compiles and converts the bit pattern as an integer - 1.0 (0x3c00) reads as 15360.0 - which NumPy's
+    emulation of the op, reading float16 values, cannot show; so it is refused here."""
+    text = _kernel_text(code, name)
+    halves = {"unsigned short"} | {alias for alias in re.findall(r"typedef\s+unsigned short\s+(\w+)\s*;", code)}
+    kinds = "|".join(re.escape(h) for h in sorted(halves))
+    ptrs = set(re.findall(r"\b(?:" + kinds + r")\s*\*\s*(?:const\s+)?(?:__restrict__\s+)?(\w+)", text))
+    for ptr in sorted(ptrs):
+        read = (r"\(\s*(?:const\s+)?(?:ACC|float|double)\s*\)\s*" + re.escape(ptr) + r"\s*\[|"
+                r"\b(?:ACC|float|double)\s+\w+\s*=\s*" + re.escape(ptr) + r"\s*\[")
+        bad = re.search(read, text)
+        assert bad is None, (f"{name}: '{bad.group(0)}...' converts float16's raw bits (unsigned short) as an "
+                             f"integer; read a half with mg_load({ptr}, i)")
 
 
 def _check_args(name: str, params: list[tuple[str, bool]], args: tuple[Any, ...]) -> None:
@@ -1318,6 +1359,7 @@ class _Kernel:
     def __init__(self, code: str, name: str) -> None:
         self.name = name
         self.params = _signature(code, name)
+        _check_half_reads(code, name)
 
     def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
         grid = tuple(grid) + (1,) * (3 - len(grid))
@@ -1470,17 +1512,36 @@ def install() -> None:
 
     cupyx.scatter_add = scatter_add
 
-    def _scatter_reduce(name: str, at: Any) -> Any:
-        def scatter(a: Any, index: Any, v: Any) -> None:  # CuPy's cupyx.scatter_max/scatter_min: atomics
+    def _scatter_reduce(name: str, ufunc: Any, float_ufunc: Any) -> Any:
+        def scatter(a: Any, index: Any, v: Any) -> None:
+            """CuPy's ``cupyx.scatter_max``/``scatter_min`` (``_scatter_op``, cupy/_core/_routines_indexing.pyx):
+            the values cast to ``a``'s dtype, then one ``atomicMax``/``atomicMin`` each; other dtypes than
+            these six (float16, bool...) are refused. CuPy's own float and double atomics
+            (cupy/_core/include/cupy/atomics.cuh) compare with ``fmaxf``/``fminf``: a NaN loses to a number,
+            and a double passes through float - every element an update reached is stored rounded to float32."""
+            if a.dtype.type not in (np.int32, np.int64, np.float32, np.float64, np.uint32, np.uint64):
+                raise TypeError(f"cupy.{ufunc.__name__}.at only supports int32, int64, float32, float64, uint32, "
+                                "uint64 as data type")
             _upload_host_indices(index, f"cupyx.{name}")
             _launch()
             host_index = _host(index) if isinstance(index, ndarray) else index
-            at(_host(a), _wrapped_index(a.shape, host_index), _host(v))
+            target, where = _host(a), _wrapped_index(a.shape, host_index)
+            values = np.asarray(_host(v)).astype(a.dtype)
+            if a.dtype.kind != "f":
+                ufunc.at(target, where, values)
+            elif a.dtype == np.float64:
+                reached = np.zeros(a.shape, dtype=bool)
+                reached[where] = True
+                rounded = target.astype(np.float32)
+                float_ufunc.at(rounded, where, values.astype(np.float32))
+                target[reached] = rounded[reached]
+            else:
+                float_ufunc.at(target, where, values)
 
         scatter.__name__ = name
         return scatter
 
-    cupyx.scatter_max = _scatter_reduce("scatter_max", np.maximum.at)
-    cupyx.scatter_min = _scatter_reduce("scatter_min", np.minimum.at)
+    cupyx.scatter_max = _scatter_reduce("scatter_max", np.maximum, np.fmax)
+    cupyx.scatter_min = _scatter_reduce("scatter_min", np.minimum, np.fmin)
     cupyx.empty_pinned = empty_pinned
     sys.modules["cupyx"] = cupyx

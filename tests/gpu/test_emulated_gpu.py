@@ -101,3 +101,25 @@ def test_stand_in_arrays_have_cupys_base():
         fake_cupy.swapaxes(fake_cupy.asarray(np.float64(1.0)), 0, -1)
     with pytest.raises(ValueError, match="same ndim"):
         fake_cupy.concatenate([fake_cupy.asarray(np.zeros(0)), x])
+
+
+def test_emulator_refuses_a_float16_read_that_skips_mg_load():
+    """A float16 is stored as its raw 16-bit pattern (``unsigned short``): ``(ACC)x[i]`` converts the pattern as
+    an integer (var/std of float16 read their rows' first element so: 71.1 for 1.19 on a device). The stand-in,
+    whose NumPy reads float16 values, refuses such a read in the source; every generated kernel passes."""
+    import re
+
+    import fake_cupy
+    from minigrad.kernels.gpu import conv_src, cuda_src, optim_src
+
+    prelude = "typedef float ACC;\ntypedef unsigned short TS;\n"
+    for body in ("out[0] = (ACC)x[0];", "const TS* s = x; out[0] = (float)s[1];", "ACC v = x[2]; out[0] = v;"):
+        code = prelude + 'extern "C" __global__ void mg_bad(const unsigned short* x, float* out) { ' + body + " }"
+        with pytest.raises(AssertionError, match="raw bits"):
+            fake_cupy.RawModule(code=code).get_function("mg_bad")
+    good = prelude + ('extern "C" __global__ void mg_good(const unsigned short* x, unsigned short* out) '
+                      '{ out[0] = x[0]; }')
+    fake_cupy.RawModule(code=good).get_function("mg_good")  # a copy of the raw bits is fine
+    for _, code in [*cuda_src.all_sources(), *conv_src.all_sources(), *optim_src.all_sources()]:
+        for name in re.findall(r'extern "C" __global__ void (\w+)\(', code):
+            fake_cupy._check_half_reads(code, name)

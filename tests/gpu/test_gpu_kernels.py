@@ -1568,7 +1568,11 @@ def test_binary_cross_entropy_runs_on_the_gpu_and_checks_its_input_there():
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_tests_of_special_values_run_on_the_gpu(dtype):
+    """Each test of a value on the device equals the CPU's, -0.0 and -nan included: a float16 is read with its
+    sign bit, NaN's too (the device's cvt.f32.f16 gives every NaN half the positive NaN: ``mg_h2f`` puts the
+    sign back), so ``signbit`` and ``copysign`` see a -nan's sign, as PyTorch's CPU does."""
     values = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, -np.nan], dtype=dtype.np)
+    assert np.signbit(values[7])  # the -nan the device must not lose
     x = mg.tensor(values)
     for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"):
         with mg.trace() as tr:
@@ -1576,6 +1580,9 @@ def test_tests_of_special_values_run_on_the_gpu(dtype):
         sel = [e for e in tr.events if e.kind == "kernel.select" and e.op == name]
         assert sel and sel[0].backend == "GPU" and not sel[0].fallback_cpu, (name, sel)
         assert got.dtype == mg.bool_ and got.cpu().tolist() == getattr(mg, name)(x).tolist(), name
+    ones = mg.ones(values.shape, dtype=dtype)
+    got = mg.copysign(ones.to("gpu"), x.to("gpu")).cpu().tolist()
+    assert got == mg.copysign(ones, x).tolist() == [1, -1, 1, -1, 1, -1, 1, -1]
 
 
 # -- library kernels (CuPy's own functions, ``kernels/gpu/library.py``): each fell back to the CPU before ------
@@ -1764,6 +1771,25 @@ def test_library_kernels_run_on_the_gpu(name):
     np.testing.assert_allclose(gpu_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=1e-6)
     for g, c in zip(gpu_grads, cpu_grads):
         np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_a_scatter_max_or_min_of_float64_on_the_gpu_keeps_every_bit_and_a_nan(reduce):
+    """CuPy's atomic max and min of double compare with ``fmaxf``/``fminf``: the value stored is rounded to
+    float32 and a NaN loses to a number. ``scatter_reduce`` and ``index_reduce`` on the device equal the CPU's
+    (PyTorch's) to the bit, on values float32 cannot hold, a NaN kept."""
+    rng = np.random.default_rng(4)
+    xs = (1 + rng.integers(1, 1000, (3, 7)) * 2.0 ** -40) * np.where(rng.random((3, 7)) < 0.5, -1.0, 1.0)
+    ss = (1 + rng.integers(1, 1000, (3, 9)) * 2.0 ** -40) * np.where(rng.random((3, 9)) < 0.5, -1.0, 1.0)
+    ss[1, 2] = np.nan
+    x, src, index = mg.tensor(xs), mg.tensor(ss), mg.tensor(rng.integers(0, 7, (3, 9)))
+    for inc in (True, False):
+        got = x.to("gpu").scatter_reduce(1, index.to("gpu"), src.to("gpu"), reduce, include_self=inc)
+        want = x.scatter_reduce(1, index, src, reduce, include_self=inc)
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+    slots = mg.tensor([2, 0, 2, 4, 0, 2, 6, 6, 1])
+    got = x.to("gpu").index_reduce(1, slots.to("gpu"), src.to("gpu"), reduce)
+    np.testing.assert_array_equal(got.cpu().numpy(), x.index_reduce(1, slots, src, reduce).numpy())
 
 
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
@@ -2504,7 +2530,7 @@ def test_bilinear_is_one_trilinear_product_on_the_gpu(dtype):
            _rand((6,), dtype, seed=3)], dtype)
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("mode, kwargs", [("sum", {"per_sample_weights": True}), ("mean", {"padding_idx": 2}),
                                           ("max", {}), ("sum", {"include_last_offset": True}),
                                           ("mean", {"scale_grad_by_freq": True})],

@@ -54,11 +54,16 @@ DTYPES: dict[str, tuple[str, str, str]] = {
 }
 
 _PRELUDE = r"""
+// cvt.f32.f16 gives a -NaN half the positive NaN (signbit of a float16 -nan was False on an H200): the half's
+// sign bit is put back after it, and the float's after the narrowing cvt (a no-op for every other value, whose
+// sign cvt keeps), so a NaN keeps its sign through both, as NumPy's and PyTorch's CPU conversions keep it.
 __device__ __forceinline__ float mg_h2f(unsigned short h) {
-    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+    float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return __uint_as_float(__float_as_uint(f) | ((unsigned int)(h & 0x8000u) << 16));
 }
 __device__ __forceinline__ unsigned short mg_f2h(float f) {
-    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+    unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return (unsigned short)(h | ((__float_as_uint(f) >> 16) & 0x8000u));
 }
 __device__ __forceinline__ float mg_load(const unsigned short* p, long long i) { return mg_h2f(p[i]); }
 __device__ __forceinline__ float mg_load(const float* p, long long i) { return p[i]; }
@@ -272,13 +277,15 @@ REDUCE: dict[str, tuple[str, str, str, str]] = {
     "min": ("mg_inf((ACC)0)", "(p != p || p < q) ? p : q", "v", "acc"),
     # the sum of squared deviations from the row's mean (``aux``), times ``scale``: batch norm's biased variance
     "sq_dev": ("(ACC)0", "p + q", "(v - aux[row]) * (v - aux[row])", "acc * (ACC)scale"),
-    # the mean of the row shifted by its first element: a row of equal values has exactly 0 (var's ``aux``)
-    "mean_shifted": ("(ACC)0", "p + q", "v - (ACC)x[row * cols]", "acc * (ACC)scale"),
+    # the mean of the row shifted by its first element: a row of equal values has exactly 0 (var's ``aux``); the
+    # first element is read with mg_load, as every value: a float16 is a raw ``unsigned short``, which a cast
+    # ``(ACC)x[i]`` would convert as an integer (1.0, 0x3c00, as 15360)
+    "mean_shifted": ("(ACC)0", "p + q", "v - mg_load(x, row * cols)", "acc * (ACC)scale"),
     # var/std: the squared deviations of the shifted row from its mean (``aux``, in ACC), times 1 / (N - correction):
     # exactly 0 for a row of equal values, as PyTorch's Welford gives
-    "var": ("(ACC)0", "p + q", "(v - (ACC)x[row * cols] - aux[row]) * (v - (ACC)x[row * cols] - aux[row])",
+    "var": ("(ACC)0", "p + q", "(v - mg_load(x, row * cols) - aux[row]) * (v - mg_load(x, row * cols) - aux[row])",
             "acc * (ACC)scale"),
-    "std": ("(ACC)0", "p + q", "(v - (ACC)x[row * cols] - aux[row]) * (v - (ACC)x[row * cols] - aux[row])",
+    "std": ("(ACC)0", "p + q", "(v - mg_load(x, row * cols) - aux[row]) * (v - mg_load(x, row * cols) - aux[row])",
             "{sqrt}(acc * (ACC)scale)"),
 }
 

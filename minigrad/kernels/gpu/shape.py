@@ -299,9 +299,36 @@ def embedding_dense_backward(grad: Any, indices: Any, num_weights: int, padding_
     return out
 
 
+# NOTE [ A scatter max of floats goes through ordered integer keys ]
+#     CuPy's ``cupyx.scatter_max``/``scatter_min`` call ``atomicMax``/``atomicMin``, which CUDA has for integers
+#     only; CuPy defines its own for float and double (cupy/_core/include/cupy/atomics.cuh), comparing with
+#     ``fmaxf``/``fminf`` - for double too, so every element an update reached is stored rounded to float32
+#     (embedding_bag's max of float64 then found no row equal to its bag's maximum: all zeros) - and a NaN loses
+#     to a number, where NumPy's ``maximum.at`` and PyTorch keep it; float16 it refuses. So a float scatter
+#     max/min runs on int64 keys in the floats' order (a float64's bits, a negative one's magnitude bits
+#     flipped), every NaN given the largest int64 for a maximum and the smallest for a minimum, with CUDA's
+#     exact 64-bit integer atomics.
+_MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
+_NAN_WINS = {"max": np.int64(np.iinfo(np.int64).max), "min": np.int64(np.iinfo(np.int64).min)}
+
+
+def _order_keys(x: Any, nan_key: Any) -> Any:
+    """The int64 keys of ``x``'s float values, ``a < b`` exactly where the keys are; every NaN's is ``nan_key``."""
+    bits = x.astype(np.float64).view(np.int64)
+    return cupy.where(cupy.isnan(x), nan_key, cupy.where(bits < 0, bits ^ _MAGNITUDE, bits))
+
+
+def _from_order_keys(keys: Any, dtype: Any) -> Any:
+    """The floats of ``dtype`` whose keys ``_order_keys`` gave (the flip is its own inverse; either NaN key
+    decodes to a NaN, made the positive one)."""
+    d = cupy.where(keys < 0, keys ^ _MAGNITUDE, keys).view(np.float64)
+    return cupy.where(cupy.isnan(d), np.nan, d).astype(dtype)
+
+
 class _DeviceScatter:
     """CuPy's unbuffered scatters (``cupyx.scatter_add``/``scatter_max``/``scatter_min``: atomics, one launch
-    each), under the names of NumPy's ``ufunc.at`` that ``embedding_bag_arrays`` calls."""
+    each), under the names of NumPy's ``ufunc.at`` that ``embedding_bag_arrays`` calls; a float maximum or
+    minimum on ordered int64 keys (NOTE [ A scatter max of floats goes through ordered integer keys ])."""
 
     @staticmethod
     def add(a: Any, index: Any, v: Any) -> None:
@@ -313,13 +340,24 @@ class _DeviceScatter:
     def maximum(a: Any, index: Any, v: Any) -> None:
         import cupyx
 
-        cupyx.scatter_max(a, index, v)
+        _extremum(cupyx.scatter_max, _NAN_WINS["max"], a, index, v)
 
     @staticmethod
     def minimum(a: Any, index: Any, v: Any) -> None:
         import cupyx
 
-        cupyx.scatter_min(a, index, v)
+        _extremum(cupyx.scatter_min, _NAN_WINS["min"], a, index, v)
+
+
+def _extremum(scatter: Any, nan_key: Any, a: Any, index: Any, v: Any) -> None:
+    """``scatter`` (CuPy's atomic max or min) into ``a``, through ordered int64 keys when ``a`` holds floats,
+    a NaN's key ``nan_key`` (the one that wins)."""
+    if a.dtype.kind != "f":
+        scatter(a, index, v)
+        return
+    keys = _order_keys(a, nan_key)
+    scatter(keys, index, _order_keys(cupy.asarray(v, dtype=a.dtype), nan_key))
+    a[...] = _from_order_keys(keys, a.dtype)
 
 
 @register_kernel("embedding_bag", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_embedding_bag")
