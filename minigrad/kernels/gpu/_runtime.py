@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import os
-import struct
-import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -74,109 +70,15 @@ class _Recorded:
             recording.append((self.fn, grid, block, args))
 
 
-# NOTE [ A launch through the driver, its arguments packed once per layout ]
-#     CuPy's ``RawKernel.__call__`` costs 7.7 us of host time per launch on an H200
-#     (measured with ``bench/host_profile.py``): it asks the runtime for the current
-#     device, then makes a Python object per argument (a pointer object per array, a
-#     NumPy view and a boxed integer per scalar) before ``cuLaunchKernel``. PyTorch
-#     CUDA's whole ``a * b`` costs 8.3 us. minigrad's launchers pass the same kinds of
-#     argument in the same places every call, so a kernel keeps, per tuple of argument
-#     types, a ``struct`` layout and a parameter block (one 8-byte slot per argument,
-#     and the array of slot addresses ``cuLaunchKernel`` reads): a launch writes the
-#     arrays' data pointers and the scalars into the block with one ``pack_into`` and
-#     calls the driver. The driver copies the parameters during the call, so the block
-#     is free again when it returns (a lock keeps two threads from writing it at once).
-#     The types map to C types as CuPy maps them: a Python ``int`` or ``bool`` is a
-#     ``long long``, a ``float`` a ``double``, a NumPy scalar its own type. An argument
-#     of any other type takes CuPy's own launch. ``MINIGRAD_CUPY_LAUNCH=cupy`` turns the
-#     direct launch off; the stand-in CuPy has no driver, so CI runs CuPy's path.
-
-#: struct code of a kernel argument by its type: each in an 8-byte slot, padded (CuPy's C types for them)
-_ARG_CODES: dict[type, str] = {
-    int: "q", bool: "q", float: "d", np.int64: "q", np.uint64: "Q", np.float64: "d", np.int32: "i4x",
-    np.uint32: "I4x", np.float32: "f4x", np.int16: "h6x", np.uint16: "H6x", np.float16: "e6x", np.int8: "b7x",
-    np.uint8: "B7x", np.bool_: "?7x",
-}
-_DIRECT = os.environ.get("MINIGRAD_CUPY_LAUNCH", "direct") != "cupy" and not getattr(cupy, "__fake__", False)
-
-
-class _ParamBlock:
-    """One layout of a kernel's arguments: the packing, the slots and their addresses, which arguments are arrays."""
-
-    __slots__ = ("packer", "slots", "params", "address", "arrays")
-
-    def __init__(self, types: tuple[type, ...], array_type: type) -> None:
-        self.arrays = tuple(t is array_type or issubclass(t, array_type) for t in types)
-        self.packer = struct.Struct("<" + "".join("Q" if a else _ARG_CODES[t] for a, t in zip(self.arrays, types)))
-        self.slots = ctypes.create_string_buffer(max(8, self.packer.size))
-        base = ctypes.addressof(self.slots)
-        self.params = (ctypes.c_void_p * max(1, len(types)))(*[base + 8 * k for k in range(len(types))])
-        self.address = ctypes.addressof(self.params)
-
-    def values(self, args: tuple[Any, ...]) -> list[Any]:
-        return [a.data.ptr if is_array else a for is_array, a in zip(self.arrays, args)]
-
-
-class _Direct:
-    """A compiled kernel launched through ``cuLaunchKernel`` (NOTE [ A launch through the driver, its arguments
-    packed once per layout ])."""
-
-    __slots__ = ("kernel", "name", "ptr", "blocks", "lock")
-
-    def __init__(self, kernel: Any, ptr: int) -> None:
-        self.kernel = kernel  # CuPy's RawKernel: its compiled function keeps the module loaded
-        self.name = kernel.name
-        self.ptr = ptr
-        self.blocks: dict[tuple[type, ...], _ParamBlock | None] = {}
-        self.lock = threading.Lock()
-
-    def __call__(self, grid: tuple, block: tuple, args: tuple) -> None:
-        types = tuple(map(type, args))
-        pb = self.blocks.get(types, False)
-        if pb is False:
-            pb = self.blocks[types] = (_ParamBlock(types, cupy.ndarray)
-                                       if all(t in _ARG_CODES or issubclass(t, cupy.ndarray) for t in types) else None)
-        if pb is None:
-            self.kernel(grid, block, args)
-            return
-        g0, g1, g2 = (*grid, 1, 1)[:3]
-        b0, b1, b2 = (*block, 1, 1)[:3]
-        with self.lock:
-            pb.packer.pack_into(pb.slots, 0, *pb.values(args))
-            _launch_kernel(self.ptr, g0, g1, g2, b0, b1, b2, 0, _stream_ptr(), pb.address, 0)
-
-
-def _current_stream_ptr() -> int:
-    return cupy.cuda.get_current_stream().ptr
-
-
-def _direct(kernel: Any) -> Any:
-    """``kernel`` launched through the driver, or itself where this CuPy does not show what that needs."""
-    try:
-        return _Direct(kernel, kernel.kernel.ptr)  # compiles (or loads CuPy's cached binary) now
-    except AttributeError:
-        return kernel
-
-
-if _DIRECT:
-    _launch_kernel = cupy.cuda.driver.launchKernel
-    _stream_ptr = getattr(cupy.cuda.stream, "get_current_stream_ptr", _current_stream_ptr)
-
-
 def function(label: str, make_source: Callable[[], str], name: str, options: tuple[str, ...] = ()) -> Any:
-    """The kernel ``name`` of the module ``label`` (compiled once with NVRTC and ``options``, then cached),
-    launched through the driver where it can be (NOTE [ A launch through the driver, its arguments packed once
-    per layout ])."""
+    """The kernel ``name`` of the module ``label`` (compiled once with NVRTC and ``options``, then cached)."""
     fn = _modules.get((label, name))
     if fn is None:
         mod = _modules.get((label, ""))
         if mod is None:
             mod = cupy.RawModule(code=make_source(), options=options)
             _modules[(label, "")] = mod
-        fn = mod.get_function(name)
-        if _DIRECT and isinstance(fn, cupy.RawKernel):
-            fn = _direct(fn)
-        _modules[(label, name)] = fn
+        fn = _modules[(label, name)] = mod.get_function(name)
     return fn if recording is None else _Recorded(fn)
 
 
