@@ -202,45 +202,12 @@ def test_state_dict_round_trip_on_the_gpu(form: dict) -> None:
         assert p.detach().cpu().numpy().tobytes() == r.detach().cpu().numpy().tobytes()
 
 
-class _Shadow:
-    """A real kernel that also runs its emulation on host copies and compares every array after.
-
-    As ``test_stand_in_agrees.py``'s, but aware of aliases: a multi-tensor launch passes one array as
-    ``out`` and ``a`` (an in-place step) and repeats slot 0's arrays in unused slots, so each device
-    array gets one host copy, shared wherever it appears."""
-
-    def __init__(self, real, code: str, name: str, seen: dict[str, int]) -> None:
-        import fake_cupy
-
-        self.real, self.name, self.seen = real, name, seen
-        self.fake = fake_cupy.RawModule(code=code).get_function(name)
-
-    def __call__(self, grid, block, args) -> None:
-        import cupy
-        import fake_cupy
-        from test_stand_in_agrees import TOL, _host_like
-
-        copies: dict[tuple, tuple] = {}
-        for a in args:
-            if isinstance(a, cupy.ndarray):
-                copies.setdefault((a.data.ptr, a.shape, a.dtype.str), (a, None))
-        copies = {k: (a, _host_like(a).view(fake_cupy.ndarray)) for k, (a, _) in copies.items()}
-        host = tuple(copies[(a.data.ptr, a.shape, a.dtype.str)][1] if isinstance(a, cupy.ndarray) else a
-                     for a in args)
-        self.real(grid, block, args)
-        cupy.cuda.Device().synchronize()
-        self.fake(grid, block, host)
-        self.seen[self.name] = self.seen.get(self.name, 0) + 1
-        for a, h in copies.values():
-            rtol, atol = TOL[a.dtype]
-            np.testing.assert_allclose(cupy.asnumpy(a).astype(np.float64), np.asarray(h).astype(np.float64),
-                                       rtol=rtol, atol=atol, equal_nan=True, err_msg=self.name)
-
-
 @pytest.fixture
 def shadowed(monkeypatch):
     """Route the optimizer kernels through ``_Shadow``; yields {kernel name: launches}."""
     import cupy
+
+    from test_stand_in_agrees import _Shadow  # aware of aliases: one host copy per allocation
 
     from minigrad.kernels.gpu import _runtime
 
