@@ -28,7 +28,8 @@ Array semantics follow CuPy where minigrad depends on them, not NumPy's:
 ``argsort``/``sort`` are stable, as CuPy's radix sort is (NumPy's default is not), ``base`` is CuPy's
 (``None`` for an allocation, a copy and an ``as_strided``
 result; the root array for a view - the dygraph layer takes an output of a
-view op for a view when its ``base`` is set), integer indexing gives a 0-d
+view op for a view when its ``base`` is set), ``T`` of an array of fewer than 2
+dims is the array itself (NumPy's is a view), integer indexing gives a 0-d
 view, ``broadcast_to`` is writable, ``swapaxes`` and ``concatenate``
 raise where CuPy raises, with CuPy's words, and a ufunc's, ``where``'s and
 ``concatenate``'s result is row-major whatever its inputs' layout, as CuPy
@@ -411,6 +412,13 @@ class ndarray(np.ndarray):
     def argsort(self, axis: int = -1, kind: Any = None) -> Any:  # stable, as CuPy's radix sort
         _launch()
         return _dev(np.argsort(_host(self), axis=axis, kind="stable"))
+
+    @property
+    def T(self) -> Any:
+        """CuPy's ``T`` (cupy/_core/core.pyx): ``if self.ndim < 2: return self``, the array itself (NumPy's is
+        a new view); of 2 or more dims a view (``_manipulation._T``: ``self.view()``, shape and strides
+        reversed)."""
+        return self if self.ndim < 2 else np.ndarray.T.__get__(self)
 
     def swapaxes(self, axis1: int, axis2: int) -> Any:
         ndim = self.ndim  # cupy/_core/_routines_manipulation.pyx ``_ndarray_swapaxes``
