@@ -256,6 +256,31 @@ def test_gradients_at_singular_matrices_are_pytorchs(name, fn):
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)  # (inf: of the same sign)
 
 
+#: Matrices holding a NaN that NumPy's LAPACK pivots around (a finite row in ``inv``, a sign of 1 or -1 in
+#: ``slogdet``), where PyTorch's LU carries it into every factor
+NAN_MATRICES = {
+    "a NaN pivot": [[float("nan"), 2.0], [3.0, 4.0]],
+    "a NaN on the diagonal": [[2.0, 1.0, 0.0], [1.0, float("nan"), 1.0], [0.0, 1.0, 3.0]],
+    "a batch of one with a NaN and a regular one": [[[1.0, float("nan")], [0.0, 1.0]], [[3.0, 1.0], [1.0, 2.0]]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAN_MATRICES))
+def test_inv_solve_det_and_slogdet_of_a_matrix_holding_nan_are_pytorchs(name):
+    """NaN everywhere in ``inv`` and ``solve``, ``det`` NaN, ``slogdet`` (0, NaN), without an error."""
+    def values(lib):
+        a = lib.tensor(NAN_MATRICES[name], dtype=lib.float64)
+        b = lib.ones(a.shape[:-1], dtype=lib.float64)
+        sign, logabsdet = lib.linalg.slogdet(a)
+        return [t.numpy() for t in (lib.linalg.inv(a), lib.linalg.solve(a, b), lib.linalg.det(a), sign, logabsdet)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (NumPy's "invalid value encountered")
+        ours = values(mg)
+    for got, want in zip(ours, values(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["rank 2", "nearly singular"])
 def test_det_second_derivatives_at_singular_matrices_are_pytorchs(name):
     """With create_graph, det's gradient at a singular matrix comes through its SVD (det is smooth there). (Not

@@ -458,6 +458,16 @@ def lu_transposed_solve_arrays(xp: Any, a: Any, d: Any, perturb: bool) -> Any:
     return x.reshape(shape)
 
 
+def nan_where_a_holds_nan(xp: Any, a: Any, out: Any) -> Any:
+    """``out`` with NaN everywhere in the result of each matrix of ``a`` that holds a NaN, as PyTorch's
+    ``linalg.inv`` and ``linalg.solve`` give: its LAPACK LU (``idamax`` passing over a NaN) carries the NaN
+    into every factor. NumPy's LAPACK may pivot around one (``inv([[nan, 2], [3, 4]])`` keeps a finite row)
+    and cuSOLVER's LU reads a NaN of the column it eliminates as 0 (pytorch/pytorch#173638: finite numbers,
+    or inf from a zero pivot). ``out``'s batch dims broadcast with ``a``'s; nothing is read back."""
+    holds = xp.isnan(a).any(axis=(-2, -1))
+    return xp.where(holds[..., None, None], out.dtype.type(np.nan), out)
+
+
 def singular_error(op: str) -> RuntimeError:
     """``inv``'s and ``solve``'s refusal of a singular matrix (PyTorch's ``LinAlgError`` is a ``RuntimeError``)."""
     return RuntimeError(f"{op}: The diagonal element of the LU factorization is zero: the input is singular "

@@ -32,7 +32,8 @@ import numpy as np
 from ..autograd.formula import GRAPH_OPS
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
-from ..kernels.array_kernels import column_major, lu_transposed_solve_arrays, singular_error, vector_rhs
+from ..kernels.array_kernels import (column_major, lu_transposed_solve_arrays, nan_where_a_holds_nan, singular_error,
+                                     vector_rhs)
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
@@ -64,8 +65,9 @@ def infer_inv(op: str, a: Any) -> tuple[tuple[int, ...], Any]:
 
 @register_kernel("inv", Backend.CPU, dtypes=FLOAT_DTYPES)
 def inv_cpu(a: np.ndarray) -> np.ndarray:
+    """LAPACK's through NumPy; a matrix holding NaN gives NaN everywhere, as PyTorch's (``nan_where_a_holds_nan``)."""
     try:
-        return column_major(np, np.asarray(np.linalg.inv(a), dtype=a.dtype))
+        return column_major(np, nan_where_a_holds_nan(np, a, np.asarray(np.linalg.inv(a), dtype=a.dtype)))
     except np.linalg.LinAlgError:
         raise singular_error("linalg.inv") from None
 
@@ -110,10 +112,11 @@ def infer_solve(op: str, a: Any, b: Any) -> tuple[tuple[int, ...], Any]:
 
 @register_kernel("solve", Backend.CPU, dtypes=FLOAT_DTYPES)
 def solve_cpu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """LAPACK's through NumPy; a matrix holding NaN gives NaN everywhere, as PyTorch's (``nan_where_a_holds_nan``)."""
     vector = vector_rhs(a.shape, b.shape)
     rhs = b[..., None] if vector else b
     try:
-        x = np.linalg.solve(a, rhs)
+        x = nan_where_a_holds_nan(np, a, np.asarray(np.linalg.solve(a, rhs), dtype=a.dtype))
     except np.linalg.LinAlgError:
         raise singular_error("linalg.solve") from None
     return np.asarray(x[..., 0], dtype=a.dtype) if vector else column_major(np, np.asarray(x, dtype=a.dtype))

@@ -31,7 +31,8 @@ Array semantics follow CuPy where minigrad depends on them, not NumPy's:
 ``argsort``/``sort`` are stable, as CuPy's radix sort is (NumPy's default is not), ``base`` is CuPy's
 (``None`` for an allocation, a copy and an ``as_strided``
 result; the root array for a view - the dygraph layer takes an output of a
-view op for a view when its ``base`` is set), integer indexing gives a 0-d
+view op for a view when its ``base`` is set), ``T`` of an array of fewer than 2
+dims is the array itself (NumPy's is a view), integer indexing gives a 0-d
 view, ``broadcast_to`` is writable, ``swapaxes`` and ``concatenate``
 raise where CuPy raises, with CuPy's words, and a ufunc's, ``where``'s and
 ``concatenate``'s result is row-major whatever its inputs' layout, as CuPy
@@ -82,12 +83,18 @@ a NumPy function other than the converters computing on a device array on the
 host; the stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc,
 and counts a host index array in ``a[idx]``, ``a[idx] = v`` and
 ``cupyx.scatter_add`` as the upload CuPy makes of it.
-``linalg.inv``/``linalg.solve`` of a singular matrix return NaN instead of raising, as CuPy leaves
-cuSOLVER's status unread (NumPy raises ``LinAlgError``); so does ``linalg.svd``/``eigh``/``pinv`` of a
-matrix holding NaN, and ``linalg.cholesky`` of a matrix that is not positive-definite returns the factor as
-far as it got (LAPACK's ``potf2``: the failed minor's non-positive value on the diagonal) instead of raising.
-The stand-in's ``linalg`` has the functions of CuPy's that minigrad calls (``inv``, ``solve``, ``det``,
-``cholesky``, ``qr``, ``svd``, ``eigh``, ``slogdet``, ``pinv``: NumPy's, batched as CuPy's are).
+``linalg.inv``/``solve``/``det``/``slogdet`` are the device's LU (``_getrf``/``_getrs``), not NumPy's: CuPy
+leaves cuSOLVER's status unread, so a zero pivot gives inf and NaN, no error (NumPy raises ``LinAlgError``);
+the matrix factored is the one CuPy hands cuSOLVER - ``det``/``slogdet`` and a stack's ``inv`` factor each
+``A^T`` (CuPy's C-ordered copy read as column-major), ``solve`` and an F-ordered matrix's ``inv`` ``A`` -; the
+trailing update is fused (``fma``: an exactly singular matrix may get a pivot of ``eps`` and a determinant of
+``1e-16``, as the device did), and a NaN of the column being eliminated reads as 0, as cuSOLVER's does (no
+NaN from NaN input). Their last bits, and the order of the triangle solves' sums, may still differ from
+the device's. ``linalg.svd``/``eigh``/``pinv`` of a matrix holding NaN return NaN instead of raising, and
+``linalg.cholesky`` of a matrix that is not positive-definite returns the factor as far as it got (LAPACK's
+``potf2``: the failed minor's non-positive value on the diagonal) instead of raising. The stand-in's
+``linalg`` has the functions of CuPy's that minigrad calls (``inv``, ``solve``, ``det``, ``cholesky``,
+``qr``, ``svd``, ``eigh``, ``slogdet``, ``pinv``; the others NumPy's, batched as CuPy's are).
 A CuPy call whose result's size depends on the values reads that size back, unseen, and so does
 the stand-in: ``nonzero``/``argwhere``/``flatnonzero``/``unique``/``bincount``/``compress``/``extract``
 of a device array and a read or write through a boolean mask count a device -> host copy and a sync.
@@ -423,6 +430,13 @@ class ndarray(np.ndarray):
     def argsort(self, axis: int = -1, kind: Any = None) -> Any:  # stable, as CuPy's radix sort
         _launch()
         return _dev(np.argsort(_host(self), axis=axis, kind="stable"))
+
+    @property
+    def T(self) -> Any:
+        """CuPy's ``T`` (cupy/_core/core.pyx): ``if self.ndim < 2: return self``, the array itself (NumPy's is
+        a new view); of 2 or more dims a view (``_manipulation._T``: ``self.view()``, shape and strides
+        reversed)."""
+        return self if self.ndim < 2 else np.ndarray.T.__get__(self)
 
     def swapaxes(self, axis1: int, axis2: int) -> Any:
         ndim = self.ndim  # cupy/_core/_routines_manipulation.pyx ``_ndarray_swapaxes``
@@ -1411,6 +1425,181 @@ class RawModule:
     def get_function(self, name: str) -> _Kernel:
         return _Kernel(self.code, name)
 
+# -- the device's LU: cuSOLVER's getrf/getrs and cuBLAS's getrfBatched, as cupy.linalg calls them ------------------
+
+
+def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
+    """``s + e == a + b`` exactly, ``s`` the rounded sum (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_product(a: Any, b: Any) -> tuple[Any, Any]:
+    """``p + e == a * b`` exactly for float64 (Dekker's product of Veltkamp's halves)."""
+    def split(x: Any) -> tuple[Any, Any]:
+        t = 134217729.0 * x  # 2**27 + 1
+        hi = t - (t - x)
+        return hi, x - hi
+
+    p = a * b
+    (ah, al), (bh, bl) = split(a), split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _round_to_odd(s: Any, e: Any) -> Any:
+    """``s + e`` (``s`` a rounded sum, ``e`` its exact error) rounded to odd: ``s`` where exact or odd, else
+    its neighbour towards ``e``."""
+    keep = (e == 0) | ((s.view(np.int64) & 1) == 1) | ~np.isfinite(s)
+    return np.where(keep, s, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)))
+
+
+def fma(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` rounded once, as the device's fused multiply-add (nvcc contracts a BLAS kernel's
+    ``c - l * u`` into one ``fma``), which NumPy lacks. float64: Boldo and Melquiond's emulation (the product
+    and the sum split exactly, the low parts' sum rounded to odd, then one rounding to nearest); float32: the
+    exact float64 product plus ``c`` rounded to odd, then to float32 (exact, 53 >= 24 + 2 bits). Where a part
+    overflows or is not finite, the plain ``a * b + c``."""
+    a, b, c = np.broadcast_arrays(a, b, c)
+    with np.errstate(all="ignore"):
+        if c.dtype == np.float32:
+            return _round_to_odd(*_two_sum(a.astype(np.float64) * b, c.astype(np.float64))).astype(np.float32)
+        uh, ul = _two_product(a, b)
+        th, tl = _two_sum(c, uh)
+        z = th + _round_to_odd(*_two_sum(tl, ul))
+        return np.where(np.isfinite(z), z, a * b + c)
+
+
+def _getrf(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LU (``P M = L U``) of each matrix of ``m`` (count, n, n), as the device computes it: LAPACK's
+    ``getf2`` - the first largest ``|value|`` of the column for pivot, the column scaled by the pivot's
+    reciprocal, a zero pivot left unscaled and reported in ``info`` (1-based) - with the trailing update's
+    ``a - l * u`` fused (``fma``), and a NaN of the column being eliminated, the pivot's too, read as 0.
+
+    That last rule is inferred, cuSOLVER being closed: on an H200 ``inv``/``solve`` of the all-NaN 2x2
+    matrix gave ``[[nan, nan], [nan, inf]]``/``[nan, inf]`` (the LU ``[[0, nan], [0, 0]]`` gives exactly
+    those, LAPACK's all-NaN one only NaN), and PyTorch's CUDA LU of a matrix holding one NaN is the LU of the
+    matrix with 0 in its place (pytorch/pytorch#173638). The pivots are 0-based."""
+    lu = np.array(m, copy=True)
+    count, n = lu.shape[0], lu.shape[-1]
+    piv = np.empty((count, n), dtype=np.int64)
+    info = np.zeros(count, dtype=np.int32)
+    at = np.arange(count)
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            col = lu[:, k:, k]
+            col[np.isnan(col)] = 0
+            p = piv[:, k] = k + np.argmax(np.abs(col), axis=1)
+            row = lu[at, k].copy()
+            lu[at, k] = lu[at, p]
+            lu[at, p] = row
+            pivot = lu[:, k, k]
+            zero = pivot == 0
+            info[(info == 0) & zero] = k + 1
+            scale = np.where(zero, 1, 1 / np.where(zero, 1, pivot)).astype(lu.dtype)
+            lu[:, k + 1:, k] *= scale[:, None]
+            lu[:, k + 1:, k + 1:] = fma(-lu[:, k + 1:, k, None], lu[:, k, None, k + 1:], lu[:, k + 1:, k + 1:])
+    return lu, piv, info
+
+
+def _getrs(lu: np.ndarray, piv: np.ndarray, b: np.ndarray, trans: bool = False) -> np.ndarray:
+    """``getrs``: the ``X`` of ``M X = B`` (``trans``: ``M^T X = B``) for each LU of ``_getrf`` and right side
+    (count, n, k): the row swaps and the two triangle solves, their updates fused; no zero pivot skipped (a
+    zero divides: inf, and NaN from it). The device's triangle solves may order their sums otherwise."""
+    x = np.array(b, copy=True)
+    at, n = np.arange(lu.shape[0]), lu.shape[-1]
+
+    def swap(k: int) -> None:
+        p = piv[:, k]
+        row = x[at, k].copy()
+        x[at, k] = x[at, p]
+        x[at, p] = row
+
+    with np.errstate(all="ignore"):
+        if not trans:  # L U X = P^T B
+            for k in range(n):
+                swap(k)
+            for k in range(n):
+                x[:, k + 1:] = fma(-lu[:, k + 1:, k, None], x[:, k, None, :], x[:, k + 1:])
+            for k in range(n - 1, -1, -1):
+                x[:, k] /= lu[:, k, k, None]
+                x[:, :k] = fma(-lu[:, :k, k, None], x[:, k, None, :], x[:, :k])
+            return x
+        for k in range(n):  # U^T L^T P^T X = B
+            x[:, k] /= lu[:, k, k, None]
+            x[:, k + 1:] = fma(-lu[:, k, k + 1:, None], x[:, k, None, :], x[:, k + 1:])
+        for k in range(n - 1, -1, -1):
+            x[:, :k] = fma(-lu[:, k, :k, None], x[:, k, None, :], x[:, :k])
+        for k in range(n - 1, -1, -1):
+            swap(k)
+    return x
+
+
+def _stack(a: Any) -> np.ndarray:
+    """``a``'s matrices as a host (count, n, n) array."""
+    h = _host(a)
+    return h.reshape((-1,) + h.shape[-2:])
+
+
+def linalg_inv(a: Any) -> np.ndarray:
+    """cupy/linalg/_solve.py ``inv``: of a stack (``_batched_inv``), cuBLAS's getrfBatched and getriBatched of
+    the C-ordered copy read as column-major - the LU of each ``A^T``, its inverse read back transposed -; of one
+    matrix ``gesv`` of the identity: the LU of ``A`` if ``a`` is F-contiguous, else of ``A^T``
+    (``gesv(a.T, b.T)``). getri is getrs of the identity here (the device's may round otherwise)."""
+    h = _host(a)
+    if not h.size:
+        return np.empty(h.shape, dtype=h.dtype)
+    transposed = h.ndim >= 3 or not h.flags.f_contiguous
+    m = _stack(h).swapaxes(-1, -2) if transposed else _stack(h)
+    lu, piv, _ = _getrf(m)
+    x = _getrs(lu, piv, np.broadcast_to(np.eye(h.shape[-1], dtype=h.dtype), m.shape))
+    return np.ascontiguousarray(x.swapaxes(-1, -2) if transposed else x).reshape(h.shape)
+
+
+def linalg_solve(a: Any, b: Any) -> np.ndarray:
+    """cupy/linalg/_solve.py ``solve``: a stack of matrices of at most 256 rows by ``cupy.cublas.batched_gesv``
+    (getrfBatched and getrsBatched of the column-major copies: the LU of each ``A``); one matrix by ``gesv``
+    of F-ordered copies (the LU of ``A``); a stack of larger ones by ``gesv`` of each C-ordered matrix (the LU of
+    ``A^T``, solved transposed). ``b`` is ``(..., M)`` (1-D: broadcast) or ``(..., M, K)``, as CuPy checks it."""
+    ha, hb = _host(a), _host(b)
+    if hb.ndim == 1:
+        hb = np.broadcast_to(hb, ha.shape[:-1])
+    elif ha.shape[:-1] != hb.shape[:-1]:
+        raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) for multidimensional b")
+    rhs = hb[..., None] if hb.ndim == ha.ndim - 1 else hb
+    if not ha.size:
+        return np.empty(hb.shape, dtype=ha.dtype)
+    transposed = ha.ndim > 2 and ha.shape[-1] > 256
+    m = _stack(ha).swapaxes(-1, -2) if transposed else _stack(ha)
+    lu, piv, _ = _getrf(m)
+    x = _getrs(lu, piv, rhs.reshape((-1,) + rhs.shape[-2:]), trans=transposed)
+    return x.reshape(hb.shape)
+
+
+def linalg_slogdet(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """cupy/linalg/_norms.py ``slogdet``: ``_lu_factor`` of the C-ordered copy read as column-major - the LU
+    of each ``A^T`` (cuBLAS's getrfBatched, cuSOLVER's getrf for a large matrix) -, the logs of the diagonal's
+    absolute values summed, the sign from the pivots and the negative diagonal, and sign 0, ``-inf`` where
+    ``info`` reports a zero pivot (an exact 0: one rounded away from 0 by the fused update is not)."""
+    h = _host(a)
+    shape, n = h.shape[:-2], h.shape[-1]
+    if not h.size:
+        return np.ones(shape, dtype=h.dtype), np.zeros(shape, dtype=h.dtype)
+    lu, piv, info = _getrf(_stack(h).swapaxes(-1, -2))
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logdet = np.log(np.abs(diag)).sum(axis=-1)
+    flips = np.count_nonzero(piv != np.arange(n), axis=-1) + np.count_nonzero(diag < 0, axis=-1)
+    sign = np.where(info > 0, 0, (flips % 2) * -2 + 1).astype(h.dtype).reshape(shape)
+    return sign, np.where(info > 0, -np.inf, logdet).astype(h.dtype).reshape(shape)
+
+
+def linalg_det(a: Any) -> np.ndarray:
+    """cupy/linalg/_norms.py ``det``: ``sign * exp(logdet)`` of ``slogdet``."""
+    sign, logdet = linalg_slogdet(a)
+    return np.asarray(sign * np.exp(logdet))
+
+
 
 def install() -> None:
     """Put the emulated ``cupy``/``cupyx`` in ``sys.modules``."""
@@ -1430,18 +1619,6 @@ def install() -> None:
 
     mod.argsort, mod.sort = _wrap(argsort), _wrap(sort)
 
-    def _unchecked(fn: Any) -> Any:  # cuSOLVER reports a zero pivot in a status CuPy does not read (unless told
-        def run(*args: Any) -> Any:  # to, with a sync): the result holds infinities or NaN, no error is raised
-            with np.errstate(all="ignore"):
-                try:
-                    return fn(*args)
-                except np.linalg.LinAlgError:
-                    shape = np.broadcast_shapes(*(a.shape for a in args)) if len(args) > 1 else args[0].shape
-                    return np.full(shape if fn is not np.linalg.solve else args[1].shape, np.nan, dtype=args[0].dtype)
-
-        run.__name__ = fn.__name__
-        return run
-
     def cholesky(a: Any) -> Any:  # cuSOLVER's potrf stops at the first leading minor that is not positive-definite
         try:  # and CuPy reads no status: no error, the factor as far as it got (LAPACK's potf2 here)
             return np.linalg.cholesky(a)
@@ -1460,10 +1637,10 @@ def install() -> None:
         run.__name__ = fn.__name__
         return run
 
-    mod.linalg = types.SimpleNamespace(inv=_wrap(_unchecked(np.linalg.inv)), solve=_wrap(_unchecked(np.linalg.solve)),
-                                       det=_wrap(np.linalg.det), cholesky=_wrap(cholesky), qr=_wrap(np.linalg.qr),
+    mod.linalg = types.SimpleNamespace(inv=_wrap(linalg_inv), solve=_wrap(linalg_solve), det=_wrap(linalg_det),
+                                       cholesky=_wrap(cholesky), qr=_wrap(np.linalg.qr),
                                        svd=_wrap(_nan_on_failure(np.linalg.svd)),
-                                       eigh=_wrap(_nan_on_failure(np.linalg.eigh)), slogdet=_wrap(np.linalg.slogdet),
+                                       eigh=_wrap(_nan_on_failure(np.linalg.eigh)), slogdet=_wrap(linalg_slogdet),
                                        pinv=_wrap(_nan_on_failure(np.linalg.pinv)))
     mod.asarray = asarray
     mod.array = _array

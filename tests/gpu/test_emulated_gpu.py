@@ -97,6 +97,8 @@ def test_stand_in_arrays_have_cupys_base():
     row = fake_cupy.broadcast_to(x[:1], (2, 4))
     assert row.base is root and row.flags.writeable  # CuPy has no read-only arrays
     assert fake_cupy._wrap(np.squeeze)(fake_cupy.asarray(np.zeros((1, 0)))).base is not None  # a NumPy view, empty
+    v = fake_cupy.asarray(np.arange(3.0))
+    assert v.T is v and x.T.base is root  # CuPy's T of fewer than 2 dims: the array itself (cupy/_core/core.pyx)
     with pytest.raises(ValueError, match="Axis out of range"):
         fake_cupy.swapaxes(fake_cupy.asarray(np.float64(1.0)), 0, -1)
     with pytest.raises(ValueError, match="same ndim"):
@@ -123,3 +125,53 @@ def test_emulator_refuses_a_float16_read_that_skips_mg_load():
     for _, code in [*cuda_src.all_sources(), *conv_src.all_sources(), *optim_src.all_sources()]:
         for name in re.findall(r'extern "C" __global__ void (\w+)\(', code):
             fake_cupy._check_half_reads(code, name)
+
+
+def test_stand_in_fma_rounds_once():
+    """``fake_cupy.fma``, the device's fused ``a * b + c``, is the exact value rounded once (checked with
+    fractions), cancellation included: the rounding that gives an exactly singular matrix a pivot of ``eps``."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    import fake_cupy
+
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=400) * np.exp2(rng.integers(-20, 20, 400))
+    b = rng.normal(size=400)
+    c = np.concatenate([-(a[:200] * b[:200]) * (1 + rng.normal(size=200) * 1e-15), rng.normal(size=200)])
+    got = fake_cupy.fma(a, b, c)
+    assert [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)] == got.tolist()
+    assert fake_cupy.fma(np.float64(-2 / 3), 6.0, 4.0) == 2.0 ** -52 and (-2 / 3) * 6.0 + 4.0 == 0.0
+    f32 = fake_cupy.fma(*(x.astype(np.float32) for x in (a, b, c)))
+    assert f32.dtype == np.float32
+    assert f32.tolist() == [float(np.float32(Fraction(float(np.float32(x))) * Fraction(float(np.float32(y))) +
+                                                Fraction(float(np.float32(z)))))
+                            for x, y, z in zip(a, b, c)]
+
+
+def test_stand_in_linalg_gives_the_devices_numbers():
+    """What the H200 gave (CuPy 14.2), from the stand-in's LU: ``inv``/``solve``
+    of the all-NaN matrix (cuSOLVER reads a NaN of the column it eliminates as 0); ``det`` of an exactly singular
+    matrix, factored transposed as CuPy does and rounded by the fused update: ``-3 eps``, not 0 (the device's
+    backward of ``det`` there came out as the stand-in's, to the last bit) (that of its
+    transpose is 0); values as NumPy's elsewhere."""
+    import numpy as np
+
+    import fake_cupy
+
+    nan = np.full((2, 2), np.nan)
+    inv = fake_cupy.linalg_inv(nan)
+    assert np.isnan(inv[0]).all() and np.isnan(inv[1, 0]) and inv[1, 1] == np.inf
+    x = fake_cupy.linalg_solve(nan, np.ones(2))
+    assert np.isnan(x[0]) and x[1] == np.inf
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    assert np.isclose(fake_cupy.linalg_det(singular), -3 * 2.0 ** -52, rtol=1e-12, atol=0)  # (sign * exp(logdet))
+    assert fake_cupy.linalg_det(singular.T.copy()) == 0
+    assert fake_cupy.linalg_slogdet(singular.T.copy()) == (0, -np.inf)
+    a = np.random.default_rng(6).normal(size=(3, 4, 4))
+    b = np.random.default_rng(7).normal(size=(3, 4, 2))
+    np.testing.assert_allclose(fake_cupy.linalg_inv(a), np.linalg.inv(a), rtol=1e-10)
+    np.testing.assert_allclose(fake_cupy.linalg_inv(np.asfortranarray(a[0])), np.linalg.inv(a[0]), rtol=1e-10)
+    np.testing.assert_allclose(fake_cupy.linalg_solve(a, b), np.linalg.solve(a, b), rtol=1e-10)
+    np.testing.assert_allclose(fake_cupy.linalg_det(a), np.linalg.det(a), rtol=1e-10)

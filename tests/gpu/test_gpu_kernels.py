@@ -2213,6 +2213,24 @@ def test_det_and_slogdet_backward_of_a_singular_matrix_on_the_gpu(fn):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("name", ["all NaN", "one NaN, batched"])
+def test_a_matrix_holding_nan_gives_the_cpus_nan_on_the_gpu(name):
+    """cuSOLVER's LU reads a NaN of the column it eliminates as 0 (pytorch/pytorch#173638; the stand-in's
+    ``_getrf``): ``inv``/``solve`` gave finite numbers and inf, ``det``/``slogdet`` a finite determinant or 0.
+    The CPU's, PyTorch's: NaN everywhere, ``slogdet``'s sign 0."""
+    nan = float("nan")
+    m = [[nan, nan], [nan, nan]] if name == "all NaN" else [[[nan, 2.0], [3.0, 4.0]], [[3.0, 1.0], [1.0, 2.0]]]
+
+    def values(device):
+        a = mg.tensor(m, dtype=mg.float64).to(device)
+        b = mg.ones(a.shape[:-1], dtype=mg.float64).to(device)
+        sign, logabsdet = mg.linalg.slogdet(a)
+        return [t.cpu().numpy() for t in (mg.linalg.inv(a), mg.linalg.solve(a, b), mg.linalg.det(a), sign, logabsdet)]
+
+    for got, want in zip(values("gpu"), values("cpu")):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def _spd(a):
     """A symmetric positive-definite matrix made of ``a`` (differentiable through it)."""
     return a @ a.mT + mg.eye(a.shape[-1], dtype=a.dtype).to(a.device)

@@ -18,7 +18,8 @@ import numpy as np
 
 from ...devices import to_numpy
 from ...dtypes import FLOAT_DTYPES, float32, float64
-from ..array_kernels import column_major, lu_transposed_solve_arrays, singular_error, vector_rhs
+from ..array_kernels import (column_major, lu_transposed_solve_arrays, nan_where_a_holds_nan, singular_error,
+                             vector_rhs)
 from ..key import Backend
 from ..linalg_arrays import (cholesky_info, cholesky_inverse_arrays, eigh_arrays, lstsq_arrays, matrix_exp_arrays,
                              pinv_arrays, qr_arrays, solve_triangular_arrays, svd_arrays)
@@ -174,7 +175,7 @@ def _refuse_singular(op: str, a: Any, out: Any) -> None:
     singular matrix: a sync, which their documentation names. CuPy does not look (a zero pivot leaves
     infinities and NaN in the result), so whether a matrix of finite numbers gave a result that is not finite
     is computed on the device and read back: one flag, a ``device.copy`` and a ``device.sync`` as PyTorch's. A
-    matrix holding NaN or an infinity gives NaN in both, without an error."""
+    matrix holding NaN or an infinity is not refused (NaN everywhere for NaN: ``nan_where_a_holds_nan``)."""
     if not out.size:
         return
     batch = a.shape[:-2]
@@ -187,10 +188,11 @@ def _refuse_singular(op: str, a: Any, out: Any) -> None:
 
 @register_kernel("inv", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_inv")
 def inv(a: Any) -> Any:
-    """cuSOLVER's LU and inverse (batched), a singular matrix refused after one read (``_refuse_singular``)."""
+    """cuSOLVER's LU and inverse (batched), a singular matrix refused after one read (``_refuse_singular``), one
+    holding NaN giving NaN everywhere as PyTorch's (``nan_where_a_holds_nan``: cuSOLVER's does not)."""
     if not a.size:
         return cupy.empty(a.shape, dtype=a.dtype)
-    out = column_major(cupy, cupy.linalg.inv(a))
+    out = column_major(cupy, nan_where_a_holds_nan(cupy, a, cupy.linalg.inv(a)))
     _refuse_singular("linalg.inv", a, out)
     return out
 
@@ -198,7 +200,7 @@ def inv(a: Any) -> Any:
 @register_kernel("solve", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_solve")
 def solve(a: Any, b: Any) -> Any:
     """cuSOLVER's LU solve, the batch dims broadcast first (PyTorch's rule for a vector ``B``), a singular
-    matrix refused after one read (``_refuse_singular``)."""
+    matrix refused after one read (``_refuse_singular``), one holding NaN giving NaN (``nan_where_a_holds_nan``)."""
     vector = vector_rhs(a.shape, b.shape)
     rhs = b[..., None] if vector else b
     batch = tuple(np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2]))
@@ -207,18 +209,34 @@ def solve(a: Any, b: Any) -> Any:
     if not a_b.size or not rhs_b.size:
         out = cupy.empty(rhs_b.shape, dtype=a.dtype)
     else:
-        out = cupy.linalg.solve(a_b, rhs_b)
+        out = nan_where_a_holds_nan(cupy, a_b, cupy.linalg.solve(a_b, rhs_b))
         _refuse_singular("linalg.solve", a_b, out)
     return cupy.ascontiguousarray(out[..., 0]) if vector else column_major(cupy, out)
 
 
 @register_kernel("det", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_det")
 def det(a: Any) -> Any:
-    """cuSOLVER's LU, the pivots' product (0 for a singular matrix, no read back), as PyTorch's."""
+    """cuSOLVER's LU of ``A`` (``_lu_of_a``), the pivots' product (0 for a singular matrix, no read back), as
+    PyTorch's; NaN for a matrix holding NaN (``_nan_det``)."""
     if not a.size:
         return cupy.ones(a.shape[:-2], dtype=a.dtype) if a.shape[-1] == 0 else cupy.empty(a.shape[:-2], dtype=a.dtype)
-    out = cupy.asarray(cupy.linalg.det(a)).astype(a.dtype, copy=False)  # (ascontiguousarray makes a 0-d one 1-d)
-    return out if out.flags.c_contiguous else out.copy()
+    out = cupy.asarray(cupy.linalg.det(_lu_of_a(a))).astype(a.dtype, copy=False)
+    return _own(_nan_det(a, out))  # (not ascontiguousarray: it makes a 0-d array 1-d)
+
+
+def _lu_of_a(a: Any) -> Any:
+    """What to hand ``cupy.linalg.det``/``slogdet`` for them to factor ``A``, as PyTorch's CUDA and the CPU's LAPACK
+    do: CuPy factors the row-major copy of its argument read as column-major (cupy/linalg/_decomposition.py
+    ``_lu_factor``: "Inputs and outputs are transposed"), so the LU of ``a`` itself would be ``A^T``'s, whose
+    rounding differs - an exactly singular matrix got a pivot of ``eps`` there, a determinant of ``1e-16``
+    instead of 0, and so ``det``'s backward ``G det(A) A^{-T}`` came out finite where PyTorch's is 0."""
+    return cupy.swapaxes(a, -1, -2)
+
+
+def _nan_det(a: Any, out: Any) -> Any:
+    """``out`` (one number per matrix) NaN where the matrix holds a NaN, as PyTorch's LAPACK LU carries it onto
+    the diagonal; cuSOLVER's reads it as 0 (pytorch/pytorch#173638: a finite determinant, or 0)."""
+    return cupy.where(cupy.isnan(a).any(axis=(-2, -1)), out.dtype.type(np.nan), out)
 
 
 @register_kernel("lu_transposed_solve", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_lu_transposed_solve")
@@ -261,13 +279,16 @@ def cholesky_inverse(a: Any, upper: bool = False) -> Any:
 
 @register_kernel("linalg_slogdet", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_linalg_slogdet")
 def slogdet(a: Any) -> tuple[Any, Any]:
-    """cuSOLVER's LU (batched) through ``cupy.linalg.slogdet``: sign 0 and ``-inf`` for a singular matrix."""
+    """cuSOLVER's LU of ``A`` (batched, ``_lu_of_a``) through ``cupy.linalg.slogdet``: sign 0 and ``-inf`` for a
+    singular matrix; sign 0 and NaN for one holding NaN, as PyTorch's (the sign of a NaN pivot is 0)."""
     if not a.size:
         shape = a.shape[:-2]
         fill = 1 if a.shape[-1] == 0 else 0
         return cupy.full(shape, fill, dtype=a.dtype), cupy.zeros(shape, dtype=a.dtype)
-    sign, logabsdet = cupy.linalg.slogdet(a)
-    return _own(sign.astype(a.dtype, copy=False)), _own(logabsdet.astype(a.dtype, copy=False))
+    sign, logabsdet = cupy.linalg.slogdet(_lu_of_a(a))
+    logabsdet = _nan_det(a, logabsdet.astype(a.dtype, copy=False))
+    sign = cupy.where(cupy.isnan(logabsdet), sign.dtype.type(0), sign)
+    return _own(sign.astype(a.dtype, copy=False)), _own(logabsdet)
 
 
 def _own(x: Any) -> Any:

@@ -80,7 +80,10 @@ def transpose(x: Any, dim0: int, dim1: int) -> Any:
 
 @register_kernel("t", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_t")
 def t(x: Any) -> Any:
-    return x.T  # a view, also of a 0-d or 1-d array
+    """A view, also of a 0-d or 1-d array: CuPy's ``T`` of one is the array itself (cupy/_core/core.pyx
+    ``if self.ndim < 2: return self``), which the dygraph layer cannot take for a view (``base`` is unset),
+    so ``view()`` (``_view``: ``base`` set) stands in for it there."""
+    return x.T if x.ndim >= 2 else x.view()
 
 
 @register_kernel("permute", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_permute")
