@@ -54,16 +54,20 @@ def profile(fn: Callable[[], Any], calls: int, top: int) -> str:
     return text[text.index("   ncalls"):] if "   ncalls" in text else text
 
 
-def cases(lib: Any, dev: str) -> dict[str, Callable[[], Any]]:
-    a = lib.randn(64, 64, device=dev, requires_grad=True)
-    b = lib.randn(64, 64, device=dev, requires_grad=True)
-    out = {"a * b": lambda: a * b, "a * b + 1.0": lambda: a * b + 1.0, "a.t() * b": lambda: a.t() * b,
-           "a + 1.0": lambda: a + 1.0, "a.t()": lambda: a.t()}
-    steps = dict(gpu_kernels._train_steps(quick=False))
-    for name, build in steps.items():
-        if name.startswith("MLP"):
-            out["MLP step"] = build(lib, dev)
-    out["char GPT 2x64 step"] = gpu_kernels.gpt_step(lib, dev, dict(gpu_kernels.GPT_SIZES)["char GPT 2x64, batch 16x32, AdamW"])
+def cases(lib: Any, dev: str) -> dict[str, Callable[[], Callable[[], Any]]]:
+    """name -> a builder of the call to time (per-op calls on (64, 64) float32 tensors that need a gradient,
+    as ``bench/gpu_kernels.py``'s per-op rows; an MLP and the small char GPT's training steps)."""
+    def ops() -> dict[str, Callable[[], Any]]:
+        a = lib.randn(64, 64, device=dev, requires_grad=True)
+        b = lib.randn(64, 64, device=dev, requires_grad=True)
+        return {"a * b": lambda: a * b, "a * b + 1.0": lambda: a * b + 1.0, "a.t() * b": lambda: a.t() * b,
+                "a + 1.0": lambda: a + 1.0, "a.t()": lambda: a.t()}
+
+    out: dict[str, Callable[[], Callable[[], Any]]] = {name: (lambda name=name: ops()[name]) for name in ops()}
+    mlp = next(build for name, build in gpu_kernels._train_steps(quick=False) if name.startswith("MLP"))
+    out["MLP step"] = lambda: mlp(lib, dev)
+    gpt = dict(gpu_kernels.GPT_SIZES)["char GPT 2x64, batch 16x32, AdamW"]
+    out["char GPT 2x64 step"] = lambda: gpu_kernels.gpt_step(lib, dev, gpt)
     return out
 
 
@@ -95,15 +99,17 @@ def main() -> int:
     ours = cases(mg, "gpu")
     theirs = cases(torch, "cuda") if torch is not None else {}
     only = [s for s in a.only.split(",") if s]
-    for name, fn in ours.items():
+    for name, build in ours.items():
         if only and name not in only:
             continue
+        fn = build()
         calls = a.calls if "step" not in name else max(20, a.calls // 100)
         fn()
         line = f"## {name}: minigrad {per_call_us(sync, fn, calls):.1f} us"
         if name in theirs:
-            theirs[name]()
-            line += f", PyTorch CUDA {per_call_us(torch.cuda.synchronize, theirs[name], calls):.1f} us"
+            ref = theirs[name]()
+            ref()
+            line += f", PyTorch CUDA {per_call_us(torch.cuda.synchronize, ref, calls):.1f} us"
         print(line, flush=True)
         print(profile(fn, calls, a.top), flush=True)
     return 0

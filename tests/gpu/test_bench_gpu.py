@@ -85,3 +85,25 @@ def test_stand_in_times_minigrads_own_host_work_per_op():
                        cwd=str(BENCH.parents[1]))
     assert r.returncode == 0, r.stderr[-3000:]
     assert "[('a * b', True), ('a * b + 1.0', True), ('a.t() * b', True)]" in r.stdout
+
+
+def test_parts_pick_what_to_measure_and_refuse_an_unknown_one(capsys):
+    g = _bench()
+    assert g.PARTS == ("kernels", "matmul", "conv", "train", "host")
+    with pytest.raises(SystemExit):
+        g.main(["--parts", "train,warp"])
+    assert "unknown --parts ['warp']" in capsys.readouterr().err
+
+
+def test_host_profile_runs_on_the_stand_in():
+    """``bench/host_profile.py --stand-in``: the per-call time and the profiler's table, for the cases asked."""
+    import subprocess
+    import sys
+
+    script = BENCH.parent / "host_profile.py"
+    r = subprocess.run([sys.executable, str(script), "--stand-in", "--calls", "20", "--top", "5", "--only",
+                        "a * b,a.t()"], capture_output=True, text=True, timeout=300, cwd=BENCH.parents[1])
+    assert r.returncode == 0, r.stderr[-3000:]
+    heads = [line for line in r.stdout.splitlines() if line.startswith("## ")]
+    assert [h.split(":")[0] for h in heads] == ["## a * b", "## a.t()"] and all(" us" in h for h in heads)
+    assert "mul_dygraph_function" in r.stdout and "ncalls" in r.stdout
