@@ -110,6 +110,7 @@ Used by ``tests/gpu/conftest.py`` when ``MINIGRAD_FAKE_CUPY=1``.
 
 from __future__ import annotations
 
+import ctypes
 import re
 import sys
 import types
@@ -1601,6 +1602,52 @@ def linalg_det(a: Any) -> np.ndarray:
 
 
 
+# -- cuBLAS's GEMM, called by pointer (minigrad/kernels/gpu/gemm.py) ------------------------------------------
+
+_CUBLAS_HANDLE = 1
+#: cuBLAS's pointer mode per handle: GEMM reads alpha and beta through host pointers only in mode 0 (host)
+_POINTER_MODE: dict[int, int] = {}
+
+
+def _set_pointer_mode(handle: int, mode: int) -> None:
+    _POINTER_MODE[handle] = mode
+
+
+def _column_major(ptr: int, dtype: Any, rows: int, cols: int, ld: int, count: int = 1, stride: int = 0) -> np.ndarray:
+    """The ``count`` column-major ``rows x cols`` matrices at address ``ptr`` (leading dimension ``ld``,
+    ``stride`` elements apart), as a writable NumPy view of that memory (device memory is host memory here)."""
+    item = np.dtype(dtype).itemsize
+    extent = (count - 1) * stride + (cols - 1) * ld + rows
+    flat = np.frombuffer((ctypes.c_char * (extent * item)).from_address(ptr), dtype=dtype, count=extent)
+    return np.lib.stride_tricks.as_strided(flat, shape=(count, rows, cols), strides=(stride * item, item, ld * item))
+
+
+def _gemm_call(dtype: Any, batched: bool) -> Any:
+    """cuBLAS's ``?gemm`` / ``?gemmStridedBatched``: ``C = alpha op(A) op(B) + beta C``, column-major, every
+    matrix read through its pointer and leading dimension (checked as cuBLAS checks them: ``ld`` at least the
+    stored matrix's rows), in the dtype (cuBLAS's own sum order is not NumPy's: last bits may differ)."""
+    def gemm(handle: int, transa: int, transb: int, m: int, n: int, k: int, alpha: int, a: int, lda: int, *rest: Any) -> None:
+        if batched:
+            sa, b, ldb, sb, beta, c, ldc, sc, count = rest
+        else:
+            (b, ldb, beta, c, ldc), sa, sb, sc, count = rest, 0, 0, 0, 1
+        assert _POINTER_MODE.get(handle, 0) == 0, "alpha and beta are host pointers: the handle must be in host mode"
+        assert transa in (0, 1) and transb in (0, 1) and min(m, n, k, count) >= 1
+        ra, ca = (k, m) if transa else (m, k)
+        rb, cb = (n, k) if transb else (k, n)
+        assert lda >= max(1, ra) and ldb >= max(1, rb) and ldc >= max(1, m), (lda, ldb, ldc, ra, rb, m)
+        scalar = lambda p: np.frombuffer((ctypes.c_char * np.dtype(dtype).itemsize).from_address(p), dtype=dtype)[0]  # noqa: E731
+        al, be = scalar(alpha), scalar(beta)
+        av = _column_major(a, dtype, ra, ca, lda, count, sa)
+        bv = _column_major(b, dtype, rb, cb, ldb, count, sb)
+        cv = _column_major(c, dtype, m, n, ldc, count, sc)
+        product = (av.transpose(0, 2, 1) if transa else av) @ (bv.transpose(0, 2, 1) if transb else bv)
+        cv[...] = al * product + (be * cv if be != 0 else 0)
+        _launch()
+
+    return gemm
+
+
 def install() -> None:
     """Put the emulated ``cupy``/``cupyx`` in ``sys.modules``."""
     mod = types.ModuleType("cupy")
@@ -1673,6 +1720,12 @@ def install() -> None:
     cuda.Stream = Stream
     cuda.Stream.null = Stream()
     cuda.get_current_stream = lambda: cuda.Stream.null
+    cuda.device = types.SimpleNamespace(get_cublas_handle=lambda: _CUBLAS_HANDLE)
+    cuda.cublas = types.SimpleNamespace(
+        CUBLAS_POINTER_MODE_HOST=0, setPointerMode=_set_pointer_mode,
+        sgemm=_gemm_call(np.float32, batched=False), dgemm=_gemm_call(np.float64, batched=False),
+        sgemmStridedBatched=_gemm_call(np.float32, batched=True),
+        dgemmStridedBatched=_gemm_call(np.float64, batched=True))
     mod.cuda = cuda
     sys.modules["cupy"] = mod
 

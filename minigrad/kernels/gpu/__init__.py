@@ -10,7 +10,7 @@ imports the kernel modules (they import CuPy themselves), whose
   and clip (float16/32/64); CuPy built-ins for cast, clone, fill;
 - ``reduce``: hand-written sum, mean, max, min, logsumexp;
 - ``nn``: hand-written softmax, log_softmax, cross_entropy;
-- ``linalg``: matmul twice - cuBLAS (through ``cupy.matmul``) as ``GPUDNN``
+- ``linalg``: matmul twice - cuBLAS (``gemm``: called directly, else through ``cupy.matmul``) as ``GPUDNN``
   and a tiled shared-memory kernel as plain ``GPU`` - so selection shows the
   GPUDNN -> GPU order (``mg.flags.use_gpudnn = False`` picks the tiled one);
 - ``shape``: CuPy's views and copies for the shape and indexing ops;

@@ -5,7 +5,7 @@ selection's GPUDNN -> GPU order shows for it too:
 
 - ``GPUDNN``: im2col + cuBLAS GEMM (``gpudnn/im2col_cublas_*``). The input is
   unfolded into columns by a hand-written kernel and multiplied by the weight
-  with ``cupy.matmul`` (cuBLAS), one GEMM per group, batched. The images are
+  with cuBLAS (``gemm.matmul``), one GEMM per group, batched. The images are
   processed in slices so the column matrix stays under ``_COLS_BYTES``.
 - ``GPU``: direct hand-written kernels (``gpu/cuda_direct_*``), one thread per
   output value; chosen when ``mg.flags.use_gpudnn = False``.
@@ -29,6 +29,7 @@ from ..key import Backend, Layout
 from ..registry import register_kernel
 from . import conv_src as src
 from ._runtime import block_for, dtype_name, function, launch_1d
+from .gemm import matmul as gemm
 from .reduce import combine_partials
 
 GPU, GPUDNN = Backend.GPU, Backend.GPUDNN
@@ -111,7 +112,7 @@ def conv2d_gemm(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), pad
     wg = weight.reshape(g, o // g, (c // g) * kh * kw)
     for n0, nb in _slices(n, c * kh * kw, p, x.dtype.itemsize):
         cols = _im2col(x, geo, n0, nb).reshape(g, (c // g) * kh * kw, nb * p)
-        r = cupy.matmul(wg, cols).reshape(o, nb, p)  # (G, O/G, nb*P) = (O, nb, P)
+        r = gemm(wg, cols).reshape(o, nb, p)  # (G, O/G, nb*P) = (O, nb, P)
         y[n0:n0 + nb] = r.transpose(1, 0, 2).reshape(nb, o, oh, ow)
     if bias is not None:
         y += bias.reshape(1, o, 1, 1)
@@ -134,7 +135,7 @@ def conv2d_input_grad_gemm(grad: Any, weight: Any, x_shape: Any, stride: Any = (
     wt = weight.reshape(g, o // g, (c // g) * kh * kw).transpose(0, 2, 1)  # (G, C/G*KK, O/G)
     for n0, nb in _slices(n, c * kh * kw, p, grad.dtype.itemsize):
         gy = grad[n0:n0 + nb].reshape(nb, o, p).transpose(1, 0, 2).reshape(g, o // g, nb * p)
-        cols = cupy.ascontiguousarray(cupy.matmul(wt, gy))  # (G, C/G*KK, nb*P) = (C*KK, nb*P)
+        cols = cupy.ascontiguousarray(gemm(wt, gy))  # (G, C/G*KK, nb*P) = (C*KK, nb*P)
         launch_1d(_fn("conv", dtype_name(grad.dtype), "col2im"), nb * c * h * w,
                   (cols, dx, *_args(geo), np.int32(n0), np.int32(nb)))
     return dx
@@ -157,7 +158,7 @@ def conv2d_weight_grad_gemm(x: Any, grad: Any, w_shape: Any, stride: Any = (1, 1
     for n0, nb in _slices(n, c * kh * kw, p, x.dtype.itemsize):
         cols = _im2col(x, geo, n0, nb).reshape(g, (c // g) * kh * kw, nb * p)
         gy = grad[n0:n0 + nb].reshape(nb, o, p).transpose(1, 0, 2).reshape(g, o // g, nb * p)
-        dw += cupy.matmul(gy, cols.transpose(0, 2, 1)).astype(acc, copy=False)
+        dw += gemm(gy, cols.transpose(0, 2, 1)).astype(acc, copy=False)
     return dw.reshape(o, c // g, kh, kw).astype(x.dtype, copy=False)
 
 

@@ -1,7 +1,7 @@
 """GPU matmul, twice: cuBLAS (``GPUDNN``) and a hand-written tiled kernel (``GPU``).
 
 Kernel selection probes ``GPUDNN`` first (Paddle's paddle/phi/core/kernel_factory.cc), so with
-``mg.flags.use_gpudnn`` on (the default) matmul runs ``cupy.matmul`` - cuBLAS,
+``mg.flags.use_gpudnn`` on (the default) matmul runs cuBLAS (``gemm.py``),
 the library-accelerated variant - and with it off the search goes on to the
 plain GPU kernel below: ``cuda_src.matmul_source``'s 16x16 shared-memory
 tiles. Both follow NumPy's matmul rules (1-D operands, broadcast batches);
@@ -28,6 +28,7 @@ from ..array_kernels import (euclidean_dist_arrays, row_differences, trilinear_a
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import dtype_name, function
+from .gemm import matmul as gemm
 
 __all__ = ["matmul_cublas", "matmul_tiled", "inv", "solve", "det"]
 
@@ -47,18 +48,18 @@ def _operands(x: Any, y: Any, transpose_x: bool, transpose_y: bool) -> tuple[Any
 
 @register_kernel("matmul", Backend.GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/cublas_matmul")
 def matmul_cublas(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False) -> Any:
-    """cuBLAS GEMM through ``cupy.matmul``."""
+    """cuBLAS GEMM (``gemm.matmul``: called directly where the layout allows, else through ``cupy.matmul``)."""
     if transpose_x and x.ndim >= 2:
         x = cupy.swapaxes(x, -1, -2)
     if transpose_y and y.ndim >= 2:
         y = cupy.swapaxes(y, -1, -2)
-    return cupy.asarray(cupy.matmul(x, y))
+    return cupy.asarray(gemm(x, y))
 
 
 @register_kernel("addmm", Backend.GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/cublas_addmm")
 def addmm_cublas(input: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
     """``beta * input + alpha * (mat1 @ mat2)``: cuBLAS GEMM, then the scaled sum (scalars by value)."""
-    product = cupy.matmul(mat1, mat2)
+    product = gemm(mat1, mat2)
     if alpha != 1:
         product = product * product.dtype.type(alpha)
     if beta == 0:
@@ -73,7 +74,7 @@ def _scaled_product(op: str) -> None:
         if op == "addr":
             product = a[:, None] * b[None, :]
         else:
-            product = cupy.matmul(a, b)
+            product = gemm(a, b)
             product = product.sum(axis=0) if op == "addbmm" else product
         if alpha != 1:
             product = product * product.dtype.type(alpha)

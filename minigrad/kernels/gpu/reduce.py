@@ -24,6 +24,7 @@ from ..registry import register_kernel
 from ..strided import laid_out_like
 from . import cuda_src as src
 from ._runtime import block_for, dtype_name, function
+from .gemm import matmul as gemm
 
 GPU = Backend.GPU
 
@@ -157,7 +158,7 @@ def _leading_sum(x: Any, red: tuple[int, ...]) -> Any:
         if len(_ONES) >= _ONES_MAX:
             _ONES.clear()
         ones = _ONES[key] = cupy.ones((n,), dtype=x.dtype)
-    return cupy.matmul(ones, x.reshape(n, c))
+    return gemm(ones.reshape(1, n), x.reshape(n, c)).reshape(c)
 
 
 def _reduction(op: str, kernel_op: str, x: Any, dim: Any, keepdim: bool) -> Any:
