@@ -95,6 +95,10 @@ the device's. ``linalg.svd``/``eigh``/``pinv`` of a matrix holding NaN return Na
 ``potf2``: the failed minor's non-positive value on the diagonal) instead of raising. The stand-in's
 ``linalg`` has the functions of CuPy's that minigrad calls (``inv``, ``solve``, ``det``, ``cholesky``,
 ``qr``, ``svd``, ``eigh``, ``slogdet``, ``pinv``; the others NumPy's, batched as CuPy's are).
+cuBLAS's GEMM as ``gemm.py`` calls it (``cuda.cublas.sgemm``/``dgemm`` and their strided-batched forms, the
+handle from ``cuda.device.get_cublas_handle``) is emulated from the pointers, leading dimensions and batch
+strides it is given - device memory is host memory here - with cuBLAS's checks of the leading dimensions and
+of the handle's pointer mode; its sum order is NumPy's, not cuBLAS's.
 A CuPy call whose result's size depends on the values reads that size back, unseen, and so does
 the stand-in: ``nonzero``/``argwhere``/``flatnonzero``/``unique``/``bincount``/``compress``/``extract``
 of a device array and a read or write through a boolean mask count a device -> host copy and a sync.
