@@ -566,6 +566,26 @@ def test_masked_fill_tril_triu_and_diagonals_of_any_dims(dtype):
         assert fake.counts()["launches"] == 1
 
 
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_0d_mask_writes_a_number_or_a_tensor_as_the_cpu(sign):
+    """``x[x > 0] = 0.5`` and ``x[x > 0] = v.sum()`` for a 0-d ``x``: its 0-d mask is read on the host, and
+    ``index_put``'s ``where`` was given that NumPy array, which CuPy refuses ("Unsupported type <class
+    'numpy.ndarray'>": the device fuzzer's setitem); values and gradients the CPU's."""
+    def number(x):
+        h = x * 1
+        h[h.detach() > 0] = 0.5
+        return h
+
+    def tensor(x, v):
+        h = x * 1
+        h[h.detach() > 0] = v.sum()
+        return h
+
+    for dtype in FLOATS:
+        check("index_put", number, [np.asarray(sign * 1.5, dtype.np)], dtype)
+        check("index_put", tensor, [np.asarray(sign * 1.5, dtype.np), _rand((3,), dtype)], dtype)
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("training", [True, False])
 def test_batch_norm_is_one_op_with_the_cpus_values(training, dtype):

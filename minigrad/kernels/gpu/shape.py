@@ -258,10 +258,12 @@ def getitem_grad(grad: Any, index: Any, shape: Any) -> Any:
 def index_put(x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
     """A copy of ``x`` with ``values`` written (one of repeated writes wins, as in PyTorch CUDA) or added
     (CuPy's atomic scatter-add) at ``index``. One bool mask over the leading dims with a 0-d value (``x[mask]
-    = 0.5``) is a ``where``: CuPy's mask write would read the mask's count back (a sync)."""
+    = 0.5``) is a ``where``: CuPy's mask write would read the mask's count back (a sync). A 0-d mask comes
+    from the host (``_normalize_index`` reads it there) and goes up first: CuPy's ``where``, an elementwise
+    kernel, refuses a NumPy operand."""
     mask = index[0] if len(index) == 1 and getattr(index[0], "dtype", None) == np.bool_ else None
     if mask is not None and not accumulate and values.ndim == 0 and mask.ndim <= x.ndim:
-        return cupy.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), values, x)
+        return cupy.where(_on_device(mask).reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), values, x)
     out = x.copy(order="K")
     if empty_read_shape(x.shape, index) is not None:  # nothing written
         return out
