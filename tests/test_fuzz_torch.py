@@ -111,7 +111,15 @@ Device mode:
     NumPy, cannot show; so integer and bool tensors' strides are not compared on the
     GPU, and ``view()`` of a tensor whose strides differ from PyTorch's is not
     generated there. Nor ``max()`` of all elements against PyTorch's CPU: PyTorch's own CPU and CUDA backward
-    differ where its gradient is NaN, and minigrad's GPU follows CUDA. With the guard off, 3,514 programs on
+    differ where its gradient is NaN, and minigrad's GPU follows CUDA. Nor is PyTorch CUDA given an index or
+    a class target out of range (``x[[1, 0, 1]]`` of a tensor of one row, a target of an input without classes):
+    it checks them on the device, and the failed device-side assert poisons the process's CUDA context (every
+    later call of PyTorch's and CuPy's fails; hypothesis then reports a ``FlakyStrategyDefinition``). Where the
+    oracle is CUDA (``DEVICE_ASSERTS``), such a step's PyTorch side runs on CPU copies first and a value out of
+    range is refused there, on the host, with the CPU's words (``_oracle``); minigrad's GPU runs the step as
+    ever, its check reported at the next sync. A step that gave the oracle such a value unchecked is a
+    mismatch, which the default run checks with the switch set (``MINIGRAD_FUZZ_DEVICE_ASSERTS=1`` sets it
+    for any run). With the guard off, 3,514 programs on
     the stand-in found no mismatch::
 
         MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu python -m pytest -q -s tests/test_fuzz_torch.py -k gpu
@@ -120,6 +128,7 @@ Device mode:
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -170,11 +179,26 @@ if ON_GPU and os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
     fake_cupy.install()
 MG_DEVICE = "gpu" if ON_GPU else "cpu"
 TORCH_DEVICE = "cuda" if ON_GPU and torch.cuda.is_available() else "cpu"
+#: PyTorch CUDA checks an index or a class target on the device: a value out of range fails a device-side
+#: assert (``IndexKernel.cu``: "index out of bounds"; ``nll_loss``'s "t >= 0 && t < n_classes"), which poisons
+#: the process's CUDA context - every later call of PyTorch's and of CuPy's fails. Set where PyTorch's oracle is
+#: CUDA: a step that reads an index or a target (``_oracle``) runs on CPU copies first, and a value out of range
+#: is refused there, on the host, instead of on the device (module docstring). A test of the default run sets it,
+#: and ``MINIGRAD_FUZZ_DEVICE_ASSERTS=1`` does for a run whose oracle is the CPU (the stand-in's).
+DEVICE_ASSERTS = TORCH_DEVICE == "cuda" or os.environ.get("MINIGRAD_FUZZ_DEVICE_ASSERTS") == "1"
+#: PyTorch's CPU refusals of an index or target value out of range, raised on the host where CUDA asserts on
+#: the device (and ``index_select`` of an empty dim, a refusal PyTorch's own tests expect of its CPU only). An integer index
+#: (``select``) is checked on the host on CUDA too, in the same words: the fuzzer's (0, -1) are out of range
+#: only in an empty dim, which the advanced index's words never name ("index is out of bounds for dimension
+#: with size 0"), hence ``size [1-9]``.
+_OUT_OF_RANGE = re.compile(r"index -?\d+ is out of bounds for dimension \d+ with size [1-9]|Target -?\d+ is out of bounds|"
+                           r"INDICES element is out of DATA bounds|index out of range in self|"
+                           r"self indexing axis dim should be positive")
 STEPS = 40 if LONG else 25
 POOL_MAX = 12
 
 #: Programs that ran to the end with no mismatch (printed by the long profile).
-PROGRAMS = {"ok": 0, "steps": 0, "composite_saves": 0}
+PROGRAMS = {"ok": 0, "steps": 0, "composite_saves": 0, "refused_on_host": 0}
 
 _CLEAR = (TypeError, ValueError, RuntimeError, IndexError)
 #: PyTorch's error class -> the classes minigrad may raise for the same refusal (minigrad/errors.py).
@@ -291,6 +315,24 @@ def _sides(fn: Callable[..., Any], pairs: tuple["Pair", ...], grad_off: bool) ->
     return t_fn, m_fn
 
 
+def _oracle(fn: Callable[..., Any], *tensors: Any) -> Callable[[], Any]:
+    """PyTorch's side of a step that reads an index or a class target: ``fn(*tensors)``. Where its oracle
+    asserts on the device (``DEVICE_ASSERTS``), ``fn`` runs on CPU copies of ``tensors`` first, and a value
+    out of range is refused there (its CPU refusal is the oracle's), never given to the device; minigrad's
+    GPU still runs the step, whose check is reported at the next sync (``_synced``)."""
+    def run() -> Any:
+        if DEVICE_ASSERTS:
+            host = _run(lambda: fn(*(None if t is None else t.detach().cpu().requires_grad_(t.requires_grad)
+                                     for t in tensors)))
+            if host.error is not None and _OUT_OF_RANGE.search(str(host.error)):
+                PROGRAMS["refused_on_host"] += 1
+                raise host.error
+        return fn(*tensors)
+
+    run.checks_on_host = True  # type: ignore[attr-defined]
+    return run
+
+
 #: PyTorch's refusals of a saved tensor changed in place since (the second: one that is a view made under no_grad)
 _STALE_SAVED = ("modified by an inplace operation", "A view was created in no_grad mode and its base")
 
@@ -315,6 +357,10 @@ class Differential(RuleBasedStateMachine):
         t_grads = self.torch_grads() if engine else None
         t, m = _run(t_fn), _run(_synced(m_fn) if ON_GPU else m_fn)
         PROGRAMS["steps"] += 1
+        if (DEVICE_ASSERTS and t.error is not None and _OUT_OF_RANGE.search(str(t.error))
+                and not getattr(t_fn, "checks_on_host", False)):
+            raise Mismatch(f"{step}: a value out of range reached PyTorch's oracle, which asserts on a CUDA device "
+                           f"(PyTorch {_describe(t)}): the rule must check it on the host (``_oracle``)")
         if engine:
             self.materialise_torch_zero_grads()
         if engine and m.error is None and t.error is not None and any(words in str(t.error) for words in _STALE_SAVED):
@@ -435,7 +481,7 @@ class Differential(RuleBasedStateMachine):
     @rule(i=st.integers(0, 99), op=st.sampled_from(sorted(UNARY)))
     def unary(self, i: int, op: str) -> None:
         p, fn = self.pick(i), self.UNARY[op]
-        t, m = self.both(f"{op}({p.name})", lambda: fn(p.t), lambda: fn(p.m))
+        t, m = self.both(f"{op}({p.name})", _oracle(fn, p.t), lambda: fn(p.m))
         if t.error is None:
             self.add(t.value, m.value, f"{op}({p.name})")
 
@@ -552,15 +598,15 @@ class Differential(RuleBasedStateMachine):
         step = f"{loss}({p.name}, target{shape}, {', '.join(f'{k}={v}' for k, v in kw.items())}" + (
             ", weight)" if weight is not None else ")")
 
-        def t_call() -> Any:
-            w = None if weight is None else _torch(weight, dtype=p.t.dtype)
-            return t_fn(p.t, _torch(target), weight=w, **kw)
+        def t_call(x: Any, tg: Any, w: Any) -> Any:
+            return t_fn(x, tg, weight=w, **kw)
 
         def m_call() -> Any:
             w = None if weight is None else _mg(weight, dtype=p.m.dtype)
             return m_fn(p.m, _mg(target), weight=w, **kw)
 
-        t, m = self.both(step, t_call, m_call)
+        t_weight = None if weight is None else _torch(weight, dtype=p.t.dtype)
+        t, m = self.both(step, _oracle(t_call, p.t, _torch(target), t_weight), m_call)
         if t.error is None:
             self.add(t.value, m.value, step)
             # every form ends in nll_loss's fused op (NllLossBackward0, NllLoss2DBackward0), which saved its input
@@ -898,7 +944,7 @@ def _cat(xs: list[Any]) -> Any:
 
 
 def _run_machine() -> None:
-    PROGRAMS.update(ok=0, steps=0, composite_saves=0)
+    PROGRAMS.update(ok=0, steps=0, composite_saves=0, refused_on_host=0)
     run_state_machine_as_test(Differential, settings=settings(
         max_examples=EXAMPLES,
         stateful_step_count=STEPS,
@@ -912,7 +958,8 @@ def _run_machine() -> None:
     where = f"minigrad on {MG_DEVICE}, PyTorch on {TORCH_DEVICE}" + (" (stand-in CuPy)" if _stand_in() else "")
     print(f"\ndifferential fuzzer: {PROGRAMS['ok']} programs, {PROGRAMS['steps']} steps, no mismatch "
           f"({'long' if LONG else 'default'} profile, {where}; {PROGRAMS['composite_saves']} backward steps PyTorch "
-          f"refused for an input its fused op saved)")
+          f"refused for an input its fused op saved" + (f"; {PROGRAMS['refused_on_host']} indices or targets out of "
+                                                        f"range refused on the host" if DEVICE_ASSERTS else "") + ")")
 
 
 def _stand_in() -> bool:
@@ -921,6 +968,28 @@ def _stand_in() -> bool:
 
 @pytest.mark.skipif(ON_GPU, reason="the device mode runs the GPU test below")
 def test_minigrad_runs_random_programs_as_pytorch_does() -> None:
+    _run_machine()
+
+
+def test_a_value_out_of_range_is_refused_on_the_host_where_the_oracle_asserts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``DEVICE_ASSERTS`` (set where PyTorch's oracle is CUDA, which asserts on the device): an index or a class
+    target out of range - ``x[[1, 0, 1]]`` of one row, ``index_select`` of an empty dim, a target of an input
+    without classes - is refused on CPU copies, never given to the oracle, and minigrad's refusal is compared
+    with that one; a step that gave the oracle such a value unchecked is a mismatch. Then programs run so."""
+    monkeypatch.setattr(sys.modules[__name__], "DEVICE_ASSERTS", True)
+    PROGRAMS.update(refused_on_host=0)
+    machine = Differential()
+    machine.leaf(shape=(1, 3), requires_grad=True, seed=1)
+    machine.unary(i=0, op="index-repeated")
+    machine.leaf(shape=(2, 0), requires_grad=False, seed=2)
+    machine.unary(i=1, op="index_select")
+    machine.loss(i=1, loss="cross_entropy", target_shape="batch", shape=(), seed=3, reduction="mean", form="plain")
+    machine.loss(i=1, loss="nll_loss", target_shape="batch", shape=(), seed=3, reduction="sum", form="ignore_index")
+    assert PROGRAMS["refused_on_host"] == 3  # (the ignored targets are no refusal)
+    assert len(machine.pool) == 3
+    with pytest.raises(Mismatch, match="reached PyTorch's oracle"):
+        machine.both("x[[1]]", lambda: torch.zeros(1)[[1]], lambda: mg.zeros(1)[[1]])
+    monkeypatch.setattr(sys.modules[__name__], "EXAMPLES", 30)
     _run_machine()
 
 

@@ -370,3 +370,178 @@ def empty_read_shape(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[in
     except IndexError:
         return None
     return out if 0 in out else None
+
+
+# NOTE [ A gather's result is laid out as PyTorch's ]
+#     PyTorch reads ``x[index]`` with index arrays through a TensorIterator (``index`` in
+#     aten/src/ATen/native/TensorAdvancedIndexing.cpp): the indexed dims of ``x`` are replaced by the
+#     broadcast index shape with stride 0 (``restride_src``; indexed dims that are not adjacent are moved
+#     to the front first, ``transposeToFront``), each index array is viewed over the same dims
+#     (``reshape_indexer``), and the output is allocated in the order ``reorder_dimensions`` finds from
+#     those operands' strides: ``x.permute(2, 1, 0)[[1, 0, 1]]`` is (9, 1, 3), not row-major, on the CPU
+#     and on CUDA alike (CUDA makes two or more index tensors of different strides contiguous first). CuPy's
+#     gather is always row-major, so the GPU kernel copies it into this layout where the two differ
+#     (``gather_strides``). The CPU kernel keeps NumPy's, which agrees in the common cases only (the
+#     fuzzer's; not in ``x.permute(3, 0, 1, 2)[:, [0, 2, 1]]``, where NumPy's is row-major).
+def gather_strides(shape: tuple[int, ...], strides: tuple[int, ...], index: tuple[Any, ...],
+                   out_shape: tuple[int, ...], cuda: bool = False) -> tuple[int, ...] | None:
+    """The strides, in elements, PyTorch gives ``a[index]`` (NOTE [ A gather's result is laid out as
+    PyTorch's ]) for an array of ``shape`` and element ``strides`` and an ``index`` of slices, ``None``,
+    ``...`` and index arrays (integers applied before: ``integers_first``) whose result has ``out_shape``;
+    None where the index holds no array, an integer, a bool scalar or a 0-d array (left as it is laid out).
+    ``cuda``: PyTorch CUDA's rule, which makes two or more index tensors of different strides contiguous."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(hasattr(i, "ndim") for i in items) or any(
+            isinstance(i, (bool, np.bool_, int, np.integer)) or hasattr(i, "ndim") and i.ndim == 0 for i in items):
+        return None
+    viewed = _indexed_view(shape, strides, items)
+    if viewed is None:
+        return None
+    vshape, vstrides, dims = viewed
+    indexed = [d for d, i in enumerate(dims) if i is not None]
+    nb = len(out_shape) - (len(vshape) - len(indexed))  # the dims of the index tensors' broadcast shape
+    if nb < 0:
+        return None
+    if indexed != list(range(indexed[0], indexed[-1] + 1)):  # transposeToFront: the indexed dims first
+        order = indexed + [d for d in range(len(vshape)) if d not in indexed]
+        vshape, vstrides, dims = [vshape[d] for d in order], [vstrides[d] for d in order], [dims[d] for d in order]
+    before = next(d for d, i in enumerate(dims) if i is not None)
+    after = len(vshape) - before - len(indexed)
+    bshape = tuple(out_shape[before:before + nb])
+    tensors = [(bshape[-1:], (i[1],)) if i[0] == "mask" else i for i in dims if i is not None]
+    if len({t[0] for t in tensors}) > 1:  # expand_outplace
+        tensors = [(bshape, _expanded_strides(t[0], t[1], bshape)) for t in tensors]
+    full = (1,) * before + bshape + (1,) * after
+    reshaped = [_view_strides(t[0], t[1], full) for t in tensors]  # reshape_indexer
+    if cuda and len(reshaped) >= 2 and len(set(reshaped)) > 1:
+        reshaped = [_contiguous(full)] * len(reshaped)
+    it_shape = tuple(vshape[:before]) + bshape + tuple(vshape[len(vshape) - after:])
+    operands = [tuple(vstrides[:before]) + (0,) * nb + tuple(vstrides[len(vstrides) - after:])]  # restride_src
+    for st in reshaped:  # TensorIterator broadcasts a size-1 dim with stride 0
+        operands.append(tuple(0 if n == 1 and m != 1 else x for n, m, x in zip(full, it_shape, st)))
+    return _iterator_layout(it_shape, operands)
+
+
+def _indexed_view(shape: tuple[int, ...], strides: tuple[int, ...], items: tuple[Any, ...]
+                  ) -> tuple[list[int], list[int], list[Any]] | None:
+    """The view PyTorch's ``index`` is given (``applySlicing``: slices and ``None`` applied left to right, each
+    array's dims kept whole): its shape, its strides and, for each of its dims, None or the (shape, strides) of
+    the index tensor over it (a k-d mask is k tensors of its count, nonzero's columns: ``("mask", k)``)."""
+    def taken(item: Any) -> int:  # the input's dims an item stands for
+        if hasattr(item, "ndim"):
+            return item.ndim if item.dtype == np.bool_ else 1
+        return 0 if item is Ellipsis or item is None else 1
+
+    rest = len(shape) - sum(taken(i) for i in items)
+    if rest < 0:
+        return None
+    vshape: list[int] = []
+    vstrides: list[int] = []
+    dims: list[Any] = []
+    k = 0  # the input's next dim
+    for item in items:
+        if item is None:  # unsqueeze: the size times the stride of the dim it comes before
+            vshape.append(1)
+            vstrides.append(shape[k] * strides[k] if k < len(shape) else 1)
+            dims.append(None)
+            continue
+        n = rest if item is Ellipsis else taken(item)
+        if isinstance(item, slice):
+            start, stop, step = item.indices(shape[k])
+            vshape.append(len(range(start, stop, step)))
+            vstrides.append(strides[k] * step)
+            dims.append(None)
+            k += 1
+            continue
+        if item is Ellipsis:
+            dims.extend([None] * n)
+        elif item.dtype == np.bool_:
+            dims.extend([("mask", item.ndim)] * n)
+        else:
+            dims.append((tuple(item.shape), tuple(s // item.itemsize for s in item.strides)))
+        vshape.extend(shape[k:k + n])
+        vstrides.extend(strides[k:k + n])
+        k += n
+    vshape.extend(shape[k:])
+    vstrides.extend(strides[k:])
+    dims.extend([None] * (len(shape) - k))
+    return vshape, vstrides, dims
+
+
+def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
+    out, running = [], 1
+    for n in reversed(shape):
+        out.append(running)
+        running *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _expanded_strides(shape: tuple[int, ...], strides: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:
+    """PyTorch's ``expand`` strides (``inferExpandGeometry``): a broadcast dim has stride 0, a new leading one
+    of size 1 the next dim's extent."""
+    out = [0] * len(target)
+    lead = len(target) - len(shape)
+    for i in range(len(target) - 1, -1, -1):
+        d = i - lead
+        if d >= 0:
+            size, stride = shape[d], strides[d]
+        else:
+            size, stride = 1, target[i + 1] * out[i + 1] if i + 1 < len(target) else 1
+        out[i] = 0 if size == 1 and target[i] != 1 else stride
+    return tuple(out)
+
+
+def _view_strides(shape: tuple[int, ...], strides: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of ``reshape(new)`` as a view (PyTorch's ``computeStride``: chunks of the old dims, from the
+    last, each split over the new dims, a size-1 new dim taking the stride of its place); contiguous strides
+    where it would copy."""
+    if not shape:
+        return tuple(1 for _ in new)
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base, tensor_numel, view_numel = strides[-1], 1, 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * base
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return _contiguous(new)
+            if d > 0:
+                base, tensor_numel, view_numel = strides[d - 1], 1, 1
+    return tuple(out) if view_d == -1 else _contiguous(new)
+
+
+def _iterator_layout(shape: tuple[int, ...], operands: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """The strides of a TensorIterator's allocated output over inputs of these strides: its
+    ``reorder_dimensions`` (an insertion sort, fastest dim first, where a comparison an operand's stride 0
+    leaves open goes to the next operand), then strides contiguous in that order."""
+    def should_swap(d0: int, d1: int) -> int:
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(shape)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out = [0] * len(shape)
+    running = 1
+    for d in perm:
+        out[d] = running
+        running *= shape[d]
+    return tuple(out)

@@ -80,9 +80,12 @@ machine can check that a training step copies nothing and waits for nothing.
 What the counts cannot prove: that real CuPy launches exactly that many kernels
 (a CuPy function may launch two, a fill of zeros is a memset), and they miss
 a NumPy function other than the converters computing on a device array on the
-host; the stand-in does raise CuPy's ``TypeError`` for a host array in a device ufunc,
-and counts a host index array in ``a[idx]``, ``a[idx] = v`` and
-``cupyx.scatter_add`` as the upload CuPy makes of it.
+host; the stand-in does raise CuPy's ``TypeError`` (``Unsupported type <class 'numpy.ndarray'>``)
+for a host array, a 0-d one too, given to a device ufunc, an operator or ``cupy.where`` (CuPy wraps
+every operand of an elementwise kernel that is no device array as a scalar, ``CScalar``, which
+refuses it), and CuPy's ``ValueError`` for a host array of one or more dims written through a basic
+index (``a[1:] = host``: CuPy's ``fill``); it counts a host index array in ``a[idx]``, ``a[idx] = v``
+and ``cupyx.scatter_add``, and a host value written through an index array, as the upload CuPy makes of it.
 ``linalg.inv``/``solve``/``det``/``slogdet`` are the device's LU (``_getrf``/``_getrs``), not NumPy's: CuPy
 leaves cuSOLVER's status unread, so a zero pivot gives inf and NaN, no error (NumPy raises ``LinAlgError``);
 the matrix factored is the one CuPy hands cuSOLVER - ``det``/``slogdet`` and a stack's ``inv`` factor each
@@ -282,6 +285,14 @@ def _upload_host_indices(index: Any, where: str) -> None:
             _h2d(i.nbytes, f"{where} with a host index array")
 
 
+def _basic(index: Any) -> bool:
+    """Whether CuPy takes ``index`` for a basic one (ints, slices, ``None``, ``...``): its
+    ``_prepare_slice_list`` makes an array of every other item, a bool and a 0-d NumPy array too."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(i is None or i is Ellipsis or isinstance(i, (slice, int, np.integer)) and not isinstance(i, bool)
+               for i in items)
+
+
 def _read_count_for_mask(index: Any, where: str) -> None:
     """CuPy sizes a boolean mask's gather, and checks its assignment, with the number of True elements: it
     reads the last element of the mask's running sum back to the host (``_prepare_mask_indexing_single`` in
@@ -375,7 +386,12 @@ class ndarray(np.ndarray):
         _host(self).fill(value)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if isinstance(value, np.ndarray) and not isinstance(value, ndarray) and value.size:
+        host_value = isinstance(value, np.ndarray) and not isinstance(value, ndarray)
+        if host_value and value.ndim and _basic(index) and not _quiet and _from_outside(sys._getframe(1)):
+            # CuPy writes through a basic index with ``fill`` unless the value is a device array
+            # (``_scatter_op`` in cupy/_core/_routines_indexing.pyx, "Refuse assignment from CPU arrays")
+            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+        if host_value and value.size:
             _h2d(value.nbytes, "ndarray.__setitem__ of a host array")
         _upload_host_indices(index, "ndarray.__setitem__")
         _read_count_for_mask(index, "ndarray.__setitem__")
@@ -551,12 +567,31 @@ _NO_LAUNCH = {"empty", "empty_like", "shape", "ndim", "size", "result_type", "ca
 _FROM_HOST = {"array", "asarray", "asanyarray", "ascontiguousarray"}
 
 
+#: CuPy functions that are elementwise kernels besides the ufuncs (``where`` calls ``_where_ufunc``)
+_ELEMENTWISE = frozenset({"where"})
+
+
+def _refuse_host_operands(args: tuple, kwargs: dict) -> None:
+    """CuPy's ufuncs and elementwise kernels take device arrays and scalars only: every other operand is
+    wrapped as a scalar (``_preprocess_arg`` in cupy/_core/_kernel.pyx -> ``CScalar``), which refuses a
+    NumPy array, a 0-d one too, or a list with ``TypeError: Unsupported type <class 'numpy.ndarray'>``
+    (cupy/_core/_scalar.pyx) - no upload."""
+    out = kwargs.get("out")
+    for a in (*args, *(out if isinstance(out, tuple) else (out,))):
+        if a is None or isinstance(a, (ndarray, bool, int, float, complex, np.generic)):
+            continue
+        raise TypeError(f"Unsupported type {type(a)}")
+
+
 def _wrap(fn: Any) -> Any:
     name = getattr(fn, "__name__", "fn")
+    elementwise = isinstance(fn, np.ufunc) or name in _ELEMENTWISE
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if name in _FROM_HOST and args and not isinstance(args[0], ndarray):
             return asarray(*args, **kwargs) if name != "array" else _array(*args, **kwargs)
+        if elementwise and not _quiet:
+            _refuse_host_operands(args, kwargs)
         if name in _READS_A_COUNT and _device_inputs(args, kwargs):
             _d2h(8, f"cupy.{name} (reads the size of its result back)")
         with _Quiet():

@@ -175,3 +175,28 @@ def test_stand_in_linalg_gives_the_devices_numbers():
     np.testing.assert_allclose(fake_cupy.linalg_inv(np.asfortranarray(a[0])), np.linalg.inv(a[0]), rtol=1e-10)
     np.testing.assert_allclose(fake_cupy.linalg_solve(a, b), np.linalg.solve(a, b), rtol=1e-10)
     np.testing.assert_allclose(fake_cupy.linalg_det(a), np.linalg.det(a), rtol=1e-10)
+
+
+def test_stand_in_refuses_host_operands_as_cupy_does():
+    """A NumPy array, a 0-d one too, given to a CuPy ufunc, an operator or ``cupy.where`` is refused with
+    CuPy's ``TypeError`` (cupy/_core/_kernel.pyx wraps it as a scalar, which _scalar.pyx refuses); NumPy
+    and Python scalars are taken. A host array of one or more dims written through a basic index is CuPy's
+    ``fill`` refusal; through an index array it is uploaded. (``where`` of a 0-d host mask in the GPU
+    ``index_put`` passed here and failed on a device: ``x[x > 0] = 0.5`` for a 0-d ``x``.)"""
+    import numpy as np
+
+    import fake_cupy
+
+    where, add, maximum = (fake_cupy._wrap(f) for f in (np.where, np.add, np.maximum))  # cupy.where, ...
+    x = fake_cupy.asarray(np.arange(4.0))
+    for call in (lambda: where(np.array(True), x, x), lambda: add(x, np.ones(4)),
+                 lambda: maximum(np.ones(()), x), lambda: x + np.ones(4)):
+        with pytest.raises(TypeError, match=r"^Unsupported type <class 'numpy.ndarray'>$"):
+            call()
+    assert where(x > 1, x, np.float64(0.5)).tolist() == [0.5, 0.5, 2.0, 3.0]
+    assert add(x, 1).tolist() == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(ValueError, match="^non-scalar numpy.ndarray cannot be used for fill$"):
+        x[1:3] = np.ones(2)
+    x[...] = np.array(7.0)  # a 0-d host value is a scalar to fill with
+    x[np.array([0, 1])] = np.array([1.0, 2.0])  # advanced indexing: uploaded
+    assert x.tolist() == [1.0, 2.0, 7.0, 7.0]

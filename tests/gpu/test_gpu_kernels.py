@@ -566,6 +566,26 @@ def test_masked_fill_tril_triu_and_diagonals_of_any_dims(dtype):
         assert fake.counts()["launches"] == 1
 
 
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_0d_mask_writes_a_number_or_a_tensor_as_the_cpu(sign):
+    """``x[x > 0] = 0.5`` and ``x[x > 0] = v.sum()`` for a 0-d ``x``: its 0-d mask is read on the host, and
+    ``index_put``'s ``where`` was given that NumPy array, which CuPy refuses ("Unsupported type <class
+    'numpy.ndarray'>": the device fuzzer's setitem); values and gradients the CPU's."""
+    def number(x):
+        h = x * 1
+        h[h.detach() > 0] = 0.5
+        return h
+
+    def tensor(x, v):
+        h = x * 1
+        h[h.detach() > 0] = v.sum()
+        return h
+
+    for dtype in FLOATS:
+        check("index_put", number, [np.asarray(sign * 1.5, dtype.np)], dtype)
+        check("index_put", tensor, [np.asarray(sign * 1.5, dtype.np), _rand((3,), dtype)], dtype)
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("training", [True, False])
 def test_batch_norm_is_one_op_with_the_cpus_values(training, dtype):
@@ -2350,6 +2370,44 @@ def test_index_select_is_the_cpus(form):
         results.append((y.detach().cpu().numpy(), y.stride(), type(y.grad_fn).__name__, t.grad.cpu().numpy()))
     for got, want in zip(results[1], results[0]):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_a_gather_is_laid_out_as_pytorchs(case):
+    """``x[index]`` with index arrays: CuPy's gather is row-major, PyTorch's follows the input's layout
+    (TensorIterator; ``x.permute(2, 1, 0)[[1, 0, 1]]`` is (9, 1, 3), the device fuzzer's ``index-repeated``),
+    so the GPU kernel copies it into PyTorch's strides (``strided.gather_strides``): values, strides and the
+    gradient PyTorch's; an array of its own (no view of ``x``)."""
+    torch = pytest.importorskip("torch")
+    perm, index = [
+        ((2, 1, 0), ([1, 0, 1],)),  # (9, 1, 3)
+        ((1, 2, 0), (slice(None, None, 2), [0, 1, 1])),
+        ((2, 1, 0), (slice(None), [1, 0, 1])),
+        ((1, 2, 0), ([2, 0],)),
+        ((2, 0, 1), (slice(None), slice(None), [[1, 0], [0, 1]])),
+        ((0, 2, 1), ([[1, 0], [2, 2]],)),
+        ((2, 1, 0), (0, Ellipsis, [-1, 0, -1])),  # row-major in PyTorch too: no copy
+        ((2, 0, 1), ([1, 0], slice(None), [2, 0])),
+        ((0, 1, 2), ([1, 0, 1],)),
+    ][case]
+    a = _rand((3, 3, 2), mg.float64)
+    w = _rand((64,), mg.float64, seed=5)
+
+    def run(lib, x):
+        idx = tuple(lib.tensor(i) if isinstance(i, list) else i for i in index)
+        y = x.permute(*perm)[idx]
+        (y * lib.tensor(w[:y.numel()]).reshape(y.shape).to(y.device)).sum().backward()
+        return y
+
+    tx = torch.tensor(a, requires_grad=True)
+    want = run(torch, tx)
+    gx = mg.tensor(a, requires_grad=True)
+    got = run(mg, gx.to("gpu"))
+    assert got.device == "gpu" and tuple(got.shape) == tuple(want.shape)
+    assert all(n <= 1 or s == t for n, s, t in zip(want.shape, got.stride(), want.stride())), (got.stride(), want.stride())
+    assert got._data.base is None
+    np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().numpy())
+    np.testing.assert_array_equal(gx.grad.numpy(), tx.grad.numpy())
 
 
 @pytest.mark.parametrize("mask_shape", [(3, 4), (4,), ()], ids=str)

@@ -17,8 +17,8 @@ from ..array_kernels import (diag_embed_arrays, embedding_bag_arrays, embedding_
                              frequency_scale)
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
-                       split_views, squeeze_view, transpose_view, unbind_views, unfold_view)
+from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, gather_strides, index_target,
+                       indexed, integers_first, split_views, squeeze_view, transpose_view, unbind_views, unfold_view)
 from ._runtime import upload
 
 GPU = Backend.GPU
@@ -174,7 +174,26 @@ def getitem(x: Any, index: Any) -> Any:
     empty = empty_read_shape(x.shape, index)
     if empty is not None:  # no element read, so no index value checked (PyTorch's)
         return cupy.empty(empty, dtype=x.dtype)
-    return cupy.asarray(indexed(x, _gpu_index(index)))
+    index = _gpu_index(index)
+    return _laid_out_as_torch(x, index, cupy.asarray(indexed(x, index)))
+
+
+def _laid_out_as_torch(x: Any, index: Any, r: Any) -> Any:
+    """CuPy's gather ``r = x[index]`` (row-major) in PyTorch CUDA's layout (NOTE [ A gather's result is laid
+    out as PyTorch's ]): copied once into an array of those strides where they differ (``x.permute(2, 1,
+    0)[[1, 0, 1]]``), as it is where they agree (every gather from a row-major ``x``)."""
+    if r.ndim < 2 or r.size == 0 or r.base is not None:  # (a view: basic indexing, no gather)
+        return r
+    split = integers_first(index)
+    a, rest = (x, index) if split is None else (x[split[0]], split[1])
+    want = gather_strides(a.shape, tuple(s // a.itemsize for s in a.strides), rest, r.shape, cuda=True)
+    if want is None or all(n <= 1 or w * r.itemsize == s for n, w, s in zip(r.shape, want, r.strides)):
+        return r
+    # (as_strided over a new allocation: an array of its own, whose base is None, as a gather's result is)
+    out = cupy.lib.stride_tricks.as_strided(cupy.empty(r.size, r.dtype), r.shape,
+                                            tuple(w * r.itemsize for w in want))
+    out[...] = r
+    return out
 
 
 @register_kernel("masked_select", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_masked_select")
@@ -261,10 +280,12 @@ def getitem_grad(grad: Any, index: Any, shape: Any) -> Any:
 def index_put(x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
     """A copy of ``x`` with ``values`` written (one of repeated writes wins, as in PyTorch CUDA) or added
     (CuPy's atomic scatter-add) at ``index``. One bool mask over the leading dims with a 0-d value (``x[mask]
-    = 0.5``) is a ``where``: CuPy's mask write would read the mask's count back (a sync)."""
+    = 0.5``) is a ``where``: CuPy's mask write would read the mask's count back (a sync). A 0-d mask comes
+    from the host (``_normalize_index`` reads it there) and goes up first: CuPy's ``where``, an elementwise
+    kernel, refuses a NumPy operand."""
     mask = index[0] if len(index) == 1 and getattr(index[0], "dtype", None) == np.bool_ else None
     if mask is not None and not accumulate and values.ndim == 0 and mask.ndim <= x.ndim:
-        return cupy.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), values, x)
+        return cupy.where(_on_device(mask).reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), values, x)
     out = x.copy(order="K")
     if empty_read_shape(x.shape, index) is not None:  # nothing written
         return out
