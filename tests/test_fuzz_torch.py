@@ -111,7 +111,11 @@ Device mode:
     NumPy, cannot show; so integer and bool tensors' strides are not compared on the
     GPU, and ``view()`` of a tensor whose strides differ from PyTorch's is not
     generated there. Nor ``max()`` of all elements against PyTorch's CPU: PyTorch's own CPU and CUDA backward
-    differ where its gradient is NaN, and minigrad's GPU follows CUDA. Nor is PyTorch CUDA given an index or
+    differ where its gradient is NaN, and minigrad's GPU follows CUDA. Nor one sample's ``nll_loss`` or
+    ``cross_entropy`` (a ``(C,)`` input, a 0-d target) against PyTorch's CPU: its CUDA kernel gives 0 for an
+    ignored target (the CPU's mean: NaN) and ``-x[t]`` for the mean (-0.0 for a log-probability of 0, the CPU's
+    0.0), and minigrad's GPU follows CUDA (a device's fuzzer found both: ``atan2`` of the sign-flipped zero
+    loss, and ``nll_loss(x, t, ignore_index=t)``). Nor is PyTorch CUDA given an index or
     a class target out of range (``x[[1, 0, 1]]`` of a tensor of one row, a target of an input without classes):
     it checks them on the device, and the failed device-side assert poisons the process's CUDA context (every
     later call of PyTorch's and CuPy's fails; hypothesis then reports a ``FlakyStrategyDefinition``). Where the
@@ -579,6 +583,8 @@ class Differential(RuleBasedStateMachine):
         weight per class, an ignored class, label smoothing (cross_entropy's), or all three."""
         p = self.pick(i)
         dims = tuple(p.t.shape)
+        if len(dims) == 1 and ON_GPU and TORCH_DEVICE == "cpu":
+            return  # one sample's loss against PyTorch's CPU on the GPU: not generated (module docstring)
         classes = (dims[0] if len(dims) == 1 else dims[1]) if dims else 1
         if target_shape == "batch":
             shape = () if len(dims) <= 1 else dims[:1] + dims[2:]

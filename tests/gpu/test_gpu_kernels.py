@@ -392,6 +392,13 @@ def test_one_samples_nll_loss_and_cross_entropy(target, reduction, dtype):
     """PyTorch's unbatched form, ``(C,)`` logits and a 0-d target: the ``nll_loss`` op (``NllLossBackward0``) on
     the device, as a batch of one, its loss 0-d."""
     logits = _rand((11,), dtype, -3, 3)
+    if target == -100 and reduction == "mean":  # ignored: PyTorch CUDA's 0, not its CPU's NaN (test below)
+        for fn in (mg.nn.functional.cross_entropy, mg.nn.functional.nll_loss):
+            x = mg.tensor(logits, dtype=dtype).to("gpu").requires_grad_()
+            loss = fn(x, mg.tensor(target).to("gpu"))
+            loss.backward()
+            assert loss.item() == 0 and loss.grad_fn.name() == "NllLossBackward0" and not x.grad.cpu().numpy().any()
+        return
     check("nll_loss", lambda x, t: mg.nn.functional.cross_entropy(x, t, reduction=reduction),
           [logits, np.array(target)], dtype)
     check("nll_loss", lambda x, t: mg.nn.functional.nll_loss(x, t, reduction=reduction),
@@ -2680,3 +2687,40 @@ def test_grid_sample_double_backward_runs_on_the_device():
         results.append([x.grad.numpy(), g.grad.numpy()])
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.gpu
+def test_one_samples_nll_loss_is_pytorch_cudas():
+    """PyTorch's CPU and CUDA differ for one sample (a ``(C,)`` input, a 0-d target; CUDA's
+    ``nll_loss_forward_reduce_cuda_kernel_1d``): an ignored target's mean is 0 on CUDA (NaN on the CPU), the mean
+    is ``-x[t]`` itself (-0.0 for a log-probability of 0; the CPU's 0.0). The GPU gives CUDA's, the CPU the
+    CPU's; the device's fuzzer found both (and PyTorch CUDA is the oracle here where it is installed)."""
+    F = mg.nn.functional
+    x = [0.0, -1.5, -0.3]
+    w = [2.0, 0.0, 1.0]
+    calls = {
+        "mean of a log-probability of 0": (lambda F, x, t0, t1, w: F.nll_loss(x, t0), -0.0, 0.0),
+        "an ignored target's mean": (lambda F, x, t0, t1, w: F.nll_loss(x, t0, ignore_index=0), 0.0, math.nan),
+        "a weight of 0, mean": (lambda F, x, t0, t1, w: F.nll_loss(x, t1, weight=w), math.nan, math.nan),
+        "weighted sum": (lambda F, x, t0, t1, w: F.nll_loss(x, t0, weight=w, reduction="sum"), -0.0, 0.0),
+        "'none'": (lambda F, x, t0, t1, w: F.nll_loss(x, t0, reduction="none"), -0.0, 0.0),
+        "cross_entropy, ignored": (lambda F, x, t0, t1, w: F.cross_entropy(x, t0, ignore_index=0), 0.0, math.nan),
+        "a loss that is not 0": (lambda F, x, t0, t1, w: F.nll_loss(x, t1), 1.5, 1.5),
+    }
+
+    def run(lib, device):
+        args = (lib.tensor(x, dtype=lib.float64, device=device), lib.tensor(0, device=device),
+                lib.tensor(1, device=device), lib.tensor(w, dtype=lib.float64, device=device))
+        return {name: float(fn(lib.nn.functional, *args).item()) for name, (fn, _, _) in calls.items()}
+
+    def same(a, b):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+
+    gpu, cpu = run(mg, "gpu"), run(mg, "cpu")
+    for name, (_, on_cuda, on_cpu) in calls.items():
+        assert same(gpu[name], on_cuda), (name, gpu[name])
+        assert same(cpu[name], on_cpu), (name, cpu[name])
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        theirs = run(torch, "cuda")
+        assert all(same(gpu[name], theirs[name]) for name in calls), (gpu, theirs)

@@ -10,8 +10,9 @@ and reduces them with the hand-written ``mean``/``sum`` kernel.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any
+from typing import Any, Callable
 
 import cupy
 import numpy as np
@@ -19,8 +20,8 @@ import numpy as np
 from ...dtypes import FLOAT_DTYPES
 from .. import attention as attention_math
 from ..key import Backend
-from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll, one_sample_nll_backward,
-                          shaped_by_input, weighted_nll, weighted_nll_grad)
+from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll_backward, shaped_by_input,
+                          weighted_nll, weighted_nll_grad)
 from ..registry import register_kernel
 from ..strided import laid_out_like
 from . import cuda_src as src
@@ -121,8 +122,31 @@ def _nll(kind: str, dtype: Any) -> Any:
     return function(f"nll_{dt}", lambda: src.nll_source(dt), f"mg_nll_{kind}_{src.DTYPES[dt][2]}")
 
 
+def one_sample_as_cuda(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """An ``nll_loss`` kernel of ``(N, C)`` log-probabilities that also takes one sample, ``(C,)`` with a 0-d
+    target, as PyTorch CUDA computes it (its ``nll_loss_forward_reduce_cuda_kernel_1d``), which is not as its
+    CPU does (``loss_terms.one_sample_nll``): an ignored target gives 0 (the CPU's mean: 0 / 0, NaN); the
+    mean is ``-x[t]`` itself (a log-probability of 0 gives -0.0, the CPU's 0.0), NaN where the target's
+    weight is 0; the sum and ``'none'`` are ``-w[t] * x[t]``. On the device, nothing read back."""
+    @functools.wraps(kernel)
+    def run(input: Any, target: Any, weight: Any = None, reduction: str = "mean", ignore_index: int = -100) -> Any:
+        if input.ndim != 1:
+            return kernel(input, target, weight, reduction, ignore_index)
+        valid = target != ignore_index
+        safe = cupy.where(valid, target, 0)
+        x = input[safe]
+        w = None if weight is None else weight[safe].astype(input.dtype, copy=False)
+        if reduction == "mean":
+            loss = -x if w is None else cupy.where(w == 0, math.nan, -x)
+        else:
+            loss = -x if w is None else -w * x
+        return cupy.where(valid, loss, 0).astype(input.dtype, copy=False)
+
+    return run
+
+
 @register_kernel("nll_loss", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_nll_loss")
-@one_sample_nll
+@one_sample_as_cuda
 def nll_loss(input: Any, target: Any, weight: Any = None, reduction: str = "mean", ignore_index: int = -100) -> Any:
     """The CPU kernel's formula in one launch (``cuda_src.nll_source``); the targets' range was checked on
     the device (``check_class_target(read=False)``), and nothing here reads a device value on the host.
