@@ -106,7 +106,8 @@ Device mode:
     long profile on a device (``scripts/gpu_device_check.sh``). The strides of new
     floating-point tensors are compared there too: the GPU's hand-written kernels lay
     their results out as PyTorch does (``x.t().abs()`` is transposed, so its
-    ``view(-1)`` raises in both). CuPy's own kernels (integer ``where``, integer
+    ``view(-1)`` raises in both), and a gather (``x.permute(2, 1, 0)[[1, 0, 1]]``) is copied
+    into PyTorch's layout from CuPy's row-major one (``strided.laid_out_as_torch``). CuPy's own kernels (integer ``where``, integer
     arithmetic) lay theirs out by CuPy's rule, which the stand-in, whose CuPy is
     NumPy, cannot show; so integer and bool tensors' strides are not compared on the
     GPU, and ``view()`` of a tensor whose strides differ from PyTorch's is not

@@ -381,8 +381,8 @@ def empty_read_shape(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[in
 #     those operands' strides: ``x.permute(2, 1, 0)[[1, 0, 1]]`` is (9, 1, 3), not row-major, on the CPU
 #     and on CUDA alike (CUDA makes two or more index tensors of different strides contiguous first). CuPy's
 #     gather is always row-major, so the GPU kernel copies it into this layout where the two differ
-#     (``gather_strides``). The CPU kernel keeps NumPy's, which agrees in the common cases only (the
-#     fuzzer's; not in ``x.permute(3, 0, 1, 2)[:, [0, 2, 1]]``, where NumPy's is row-major).
+#     (``laid_out_as_torch``). NumPy's, the CPU kernel's, agrees in the common cases only (not in
+#     ``x.permute(3, 0, 1, 2)[:, [0, 2, 1]]``, where it is row-major), so the CPU kernel does the same.
 def gather_strides(shape: tuple[int, ...], strides: tuple[int, ...], index: tuple[Any, ...],
                    out_shape: tuple[int, ...], cuda: bool = False) -> tuple[int, ...] | None:
     """The strides, in elements, PyTorch gives ``a[index]`` (NOTE [ A gather's result is laid out as
@@ -420,6 +420,23 @@ def gather_strides(shape: tuple[int, ...], strides: tuple[int, ...], index: tupl
     for st in reshaped:  # TensorIterator broadcasts a size-1 dim with stride 0
         operands.append(tuple(0 if n == 1 and m != 1 else x for n, m, x in zip(full, it_shape, st)))
     return _iterator_layout(it_shape, operands)
+
+
+def laid_out_as_torch(xp: Any, a: Any, index: tuple[Any, ...], r: Any, cuda: bool = False) -> Any:
+    """``r``, the gather ``a[index]`` (a new array), in the layout PyTorch gives it (NOTE [ A gather's result
+    is laid out as PyTorch's ]; ``cuda``: CUDA's rule): ``r`` itself where the two agree, else a copy into
+    those strides, an array of its own (``empty_like`` of a prototype with them: no ``base``, as a gather's)."""
+    if r.ndim < 2 or r.size == 0:
+        return r
+    split = integers_first(index)
+    src, rest = (a, index) if split is None else (a[split[0]], split[1])
+    want = gather_strides(src.shape, tuple(s // src.itemsize for s in src.strides), rest, r.shape, cuda)
+    if want is None or all(n <= 1 or w * r.itemsize == s for n, w, s in zip(r.shape, want, r.strides)):
+        return r
+    proto = xp.lib.stride_tricks.as_strided(xp.empty(1, r.dtype), r.shape, tuple(w * r.itemsize for w in want))
+    out = xp.empty_like(proto, order="K")  # (the prototype's strides are read, never its memory)
+    out[...] = r
+    return out
 
 
 def _indexed_view(shape: tuple[int, ...], strides: tuple[int, ...], items: tuple[Any, ...]

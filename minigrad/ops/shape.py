@@ -18,7 +18,7 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..devices import check_range, device_of_array, made_array
-from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, indexed, split_views, squeeze_view, transpose_view,
+from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, indexed, laid_out_as_torch, split_views, squeeze_view, transpose_view,
                                unbind_views, viewable)
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
@@ -555,7 +555,9 @@ def getitem_cpu(x, index):
     out = indexed(x, index)
     if not isinstance(out, np.ndarray):  # integers only: NumPy gives a scalar; PyTorch a 0-d view
         return x[index + (Ellipsis,)]
-    return _owned(out, x)
+    out = _owned(out, x)
+    # a gather in PyTorch's layout (NOTE [ A gather's result is laid out as PyTorch's ]); a view as it is
+    return out if np.may_share_memory(out, x) else laid_out_as_torch(np, x, index, out)
 
 
 getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_index),), infer_meta=_getitem_meta,

@@ -17,8 +17,8 @@ from ..array_kernels import (diag_embed_arrays, embedding_bag_arrays, embedding_
                              frequency_scale)
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, gather_strides, index_target,
-                       indexed, integers_first, split_views, squeeze_view, transpose_view, unbind_views, unfold_view)
+from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
+                       laid_out_as_torch, split_views, squeeze_view, transpose_view, unbind_views, unfold_view)
 from ._runtime import upload
 
 GPU = Backend.GPU
@@ -180,20 +180,11 @@ def getitem(x: Any, index: Any) -> Any:
 
 def _laid_out_as_torch(x: Any, index: Any, r: Any) -> Any:
     """CuPy's gather ``r = x[index]`` (row-major) in PyTorch CUDA's layout (NOTE [ A gather's result is laid
-    out as PyTorch's ]): copied once into an array of those strides where they differ (``x.permute(2, 1,
-    0)[[1, 0, 1]]``), as it is where they agree (every gather from a row-major ``x``)."""
-    if r.ndim < 2 or r.size == 0 or r.base is not None:  # (a view: basic indexing, no gather)
+    out as PyTorch's ]): copied once into its strides where they differ (``x.permute(2, 1, 0)[[1, 0, 1]]``),
+    as it is where they agree (every gather from a row-major ``x``)."""
+    if r.base is not None:  # a view: basic indexing, no gather
         return r
-    split = integers_first(index)
-    a, rest = (x, index) if split is None else (x[split[0]], split[1])
-    want = gather_strides(a.shape, tuple(s // a.itemsize for s in a.strides), rest, r.shape, cuda=True)
-    if want is None or all(n <= 1 or w * r.itemsize == s for n, w, s in zip(r.shape, want, r.strides)):
-        return r
-    # (as_strided over a new allocation: an array of its own, whose base is None, as a gather's result is)
-    out = cupy.lib.stride_tricks.as_strided(cupy.empty(r.size, r.dtype), r.shape,
-                                            tuple(w * r.itemsize for w in want))
-    out[...] = r
-    return out
+    return laid_out_as_torch(cupy, x, index, r, cuda=True)
 
 
 @register_kernel("masked_select", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_masked_select")
