@@ -107,3 +107,15 @@ def test_host_profile_runs_on_the_stand_in():
     heads = [line for line in r.stdout.splitlines() if line.startswith("## ")]
     assert [h.split(":")[0] for h in heads] == ["## a * b", "## a.t()"] and all(" us" in h for h in heads)
     assert "mul_dygraph_function" in r.stdout and "ncalls" in r.stdout
+
+
+def test_gemm_host_runs_on_the_stand_in():
+    """``bench/gemm_host.py --stand-in``: every product checked against ``cupy.matmul``, one row each."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, str(BENCH.parent / "gemm_host.py"), "--stand-in", "--calls", "2"],
+                       capture_output=True, text=True, timeout=300, cwd=BENCH.parents[1])
+    assert r.returncode == 0, r.stderr[-3000:]
+    rows = [line for line in r.stdout.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == 5 and all(row.endswith("| - |") for row in rows), r.stdout

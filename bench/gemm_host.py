@@ -1,0 +1,88 @@
+"""Host time of a GPU matrix product: ``cupy.matmul`` against minigrad's ``gemm.matmul`` (cuBLAS called
+directly, NOTE [ GEMM without cupy.matmul's host time ] in ``minigrad/kernels/gpu/gemm.py``) and PyTorch CUDA's,
+for the layouts a small model's step makes (float32; calls queued without a sync between them, small enough
+that the host, not the device, sets the pace).
+
+Usage::
+
+    python bench/gemm_host.py               # on a machine with CuPy and a CUDA device
+    python bench/gemm_host.py --stand-in    # anywhere: the stand-in CuPy (its times say nothing of a device)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+
+def per_call_us(sync: Callable[[], None], fn: Callable[[], Any], calls: int) -> float:
+    best = float("inf")
+    for _ in range(5):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    sync()
+    return best * 1e6
+
+
+#: (name, shape of a, shape of b, how b is laid out)
+CASES = [
+    ("x @ W (a linear layer's rows)", (512, 64), (64, 192), "row-major"),
+    ("x @ W.T (F.linear)", (512, 64), (192, 64), "transposed"),
+    ("(B, T, C) @ W", (16, 32, 64), (64, 192), "row-major"),
+    ("q @ k (batched)", (16, 4, 32, 16), (16, 4, 16, 32), "row-major"),
+    ("q @ k.transpose(-2, -1)", (16, 4, 32, 16), (16, 4, 32, 16), "transposed"),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--stand-in", action="store_true")
+    p.add_argument("--calls", type=int, default=400)
+    a = p.parse_args(argv)
+    if a.stand_in:
+        sys.path.insert(0, str(HERE.parent / "tests" / "gpu"))
+        import fake_cupy
+
+        fake_cupy.install()
+    import cupy
+    import numpy as np
+
+    from minigrad.kernels.gpu import gemm
+
+    torch = None
+    if not a.stand_in:
+        try:
+            import torch
+
+            torch = torch if torch.cuda.is_available() else None
+        except ImportError:
+            torch = None
+    sync = cupy.cuda.Device().synchronize
+    rng = np.random.default_rng(0)
+    print("| product | cupy.matmul us | gemm.matmul us | torch us |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, sa, sb, layout in CASES:
+        x = cupy.asarray(rng.standard_normal(sa).astype(np.float32))
+        y = cupy.asarray(rng.standard_normal(sb).astype(np.float32))
+        y = y.swapaxes(-1, -2) if layout == "transposed" else y
+        np.testing.assert_allclose(cupy.asnumpy(gemm.matmul(x, y)), cupy.asnumpy(cupy.matmul(x, y)), rtol=1e-4,
+                                   atol=1e-4)
+        row = [per_call_us(sync, lambda: cupy.matmul(x, y), a.calls), per_call_us(sync, lambda: gemm.matmul(x, y), a.calls)]
+        if torch is not None:
+            tx, ty = torch.as_tensor(x, device="cuda"), torch.as_tensor(y, device="cuda")
+            row.append(per_call_us(torch.cuda.synchronize, lambda: tx @ ty, a.calls))
+        print(f"| {name} | " + " | ".join(f"{v:.1f}" for v in row) + (" |" if torch is not None else " | - |"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
