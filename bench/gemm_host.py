@@ -13,24 +13,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-
-def per_call_us(sync: Callable[[], None], fn: Callable[[], Any], calls: int) -> float:
-    best = float("inf")
-    for _ in range(5):
-        sync()
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / calls)
-    sync()
-    return best * 1e6
+from host_profile import per_call_us  # noqa: E402  (bench/host_profile.py: the same timing)
 
 
 #: (name, shape of a, shape of b, how b is laid out)

@@ -30,7 +30,7 @@ from ._inplace_methods import (clamp_inplace, index_put_through_view, inplace_co
 from .dispatch.dygraph import check_inplace_shape, run_inplace, run_op
 from .devices import canonical_device, is_gpu_available
 from .kernels.backends import backend_of_device
-from .kernels.strided import integers_first, viewable
+from .kernels.strided import contiguous_strides, integers_first, viewable
 from .ops import sampling as _sampling
 from .ops.activation import log_softmax as _log_softmax_form
 from .ops.activation import softmax as _softmax_form
@@ -605,19 +605,13 @@ def _stride(self: Tensor, dim: int | None = None) -> Any:
     data = self._data
     steps = tuple(s // data.itemsize for s in data.strides)
     if data.size == 0 and data.ndim and not any(steps):  # NumPy zeroes an empty array's strides; PyTorch
-        steps = _contiguous_steps(data.shape)              # keeps the row-major ones (size 0 counted as 1)
+        steps = contiguous_strides(data.shape)  # keeps the row-major ones (size 0 counted as 1)
     if dim is None:
         return steps
     dim = wrap_dim("stride", check_int("stride", "dim", 1, dim), len(steps))
     return steps[dim] if steps else 1  # a 0-d tensor takes dim 0 and -1, as in PyTorch
 
 
-def _contiguous_steps(shape: tuple[int, ...]) -> tuple[int, ...]:
-    steps, step = [], 1
-    for n in reversed(shape):
-        steps.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(steps))
 
 
 def _address(a: Any) -> int:

@@ -161,6 +161,24 @@ _ORDERS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] =
 _ORDERS_MAX = 4096
 
 
+def swap_rule(shape: tuple[int, ...], operands: list[Any]) -> Any:
+    """TensorIterator's ``should_swap(d0, d1)`` over operands of these strides: the first operand whose strides
+    of the two dims are both non-zero and differ decides (1 swap, -1 keep); equal strides swap a larger dim
+    ahead; 0 where no operand decides."""
+    def should_swap(d0: int, d1: int) -> int:
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    return should_swap
+
+
 def iterator_order(nd: int, should_swap: Any) -> list[int]:
     """TensorIterator's order of ``nd`` dims, fastest first: an insertion sort from the reversed order that
     takes ``should_swap(d0, d1)``'s ambiguous answers (1 swap, -1 keep, 0 no preference: look further)."""
@@ -201,18 +219,7 @@ def _order_of(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[in
         strides.append([0] * lead + [0 if size == 1 and shape[lead + d] != 1 else st
                                      for d, (size, st) in enumerate(zip(a.shape, a.strides))])
 
-    def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    order = iterator_order(nd, should_swap)[::-1]
+    order = iterator_order(nd, swap_rule(shape, strides))[::-1]
     if order == list(range(nd)):
         return None
     return tuple(order), tuple(int(i) for i in np.argsort(order))
@@ -414,7 +421,7 @@ def gather_strides(shape: tuple[int, ...], strides: tuple[int, ...], index: tupl
     full = (1,) * before + bshape + (1,) * after
     reshaped = [_view_strides(t[0], t[1], full) for t in tensors]  # reshape_indexer
     if cuda and len(reshaped) >= 2 and len(set(reshaped)) > 1:
-        reshaped = [_contiguous(full)] * len(reshaped)
+        reshaped = [contiguous_strides(full)] * len(reshaped)
     it_shape = tuple(vshape[:before]) + bshape + tuple(vshape[len(vshape) - after:])
     operands = [tuple(vstrides[:before]) + (0,) * nb + tuple(vstrides[len(vstrides) - after:])]  # restride_src
     for st in reshaped:  # TensorIterator broadcasts a size-1 dim with stride 0
@@ -485,7 +492,8 @@ def _indexed_view(shape: tuple[int, ...], strides: tuple[int, ...], items: tuple
     return vshape, vstrides, dims
 
 
-def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major element strides of ``shape`` (a dim of size 0 counted as 1, as PyTorch's)."""
     out, running = [], 1
     for n in reversed(shape):
         out.append(running)
@@ -525,37 +533,17 @@ def _view_strides(shape: tuple[int, ...], strides: tuple[int, ...], new: tuple[i
                 view_numel *= new[view_d]
                 view_d -= 1
             if view_numel != tensor_numel:
-                return _contiguous(new)
+                return contiguous_strides(new)
             if d > 0:
                 base, tensor_numel, view_numel = strides[d - 1], 1, 1
-    return tuple(out) if view_d == -1 else _contiguous(new)
+    return tuple(out) if view_d == -1 else contiguous_strides(new)
 
 
 def _iterator_layout(shape: tuple[int, ...], operands: list[tuple[int, ...]]) -> tuple[int, ...]:
     """The strides of a TensorIterator's allocated output over inputs of these strides: its
     ``reorder_dimensions`` (an insertion sort, fastest dim first, where a comparison an operand's stride 0
     leaves open goes to the next operand), then strides contiguous in that order."""
-    def should_swap(d0: int, d1: int) -> int:
-        for st in operands:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(len(shape) - 1, -1, -1))
-    for i in range(1, len(shape)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = iterator_order(len(shape), swap_rule(shape, operands))
     out = [0] * len(shape)
     running = 1
     for d in perm:
