@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from host_profile import per_call_us  # noqa: E402  (bench/host_profile.py: the same timing)
+from host_profile import per_call_us, torch_cuda  # noqa: E402  (bench/host_profile.py: the same timing)
 
 
 #: (name, shape of a, shape of b, how b is laid out)
@@ -47,14 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from minigrad.kernels.gpu import gemm
 
-    torch = None
-    if not a.stand_in:
-        try:
-            import torch
-
-            torch = torch if torch.cuda.is_available() else None
-        except ImportError:
-            torch = None
+    torch = None if a.stand_in else torch_cuda()
     sync = cupy.cuda.Device().synchronize
     rng = np.random.default_rng(0)
     print("| product | cupy.matmul us | gemm.matmul us | torch us |")

@@ -42,6 +42,15 @@ def per_call_us(sync: Callable[[], None], fn: Callable[[], Any], calls: int) -> 
     return best * 1e6
 
 
+def torch_cuda() -> Any:
+    """PyTorch, where it is installed and sees a CUDA device; else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
 def profile(fn: Callable[[], Any], calls: int, top: int) -> str:
     pr = cProfile.Profile()
     pr.enable()
@@ -88,14 +97,7 @@ def main() -> int:
     import minigrad as mg
 
     sync = cupy.cuda.Device().synchronize
-    torch = None
-    if not a.stand_in:
-        try:
-            import torch
-
-            torch = torch if torch.cuda.is_available() else None
-        except ImportError:
-            torch = None
+    torch = None if a.stand_in else torch_cuda()
     ours = cases(mg, "gpu")
     theirs = cases(torch, "cuda") if torch is not None else {}
     only = [s for s in a.only.split(",") if s]
