@@ -2,19 +2,21 @@
 # Run minigrad's GPU checks on a CUDA machine and keep the logs.
 #   bash scripts/gpu_device_check.sh [OUTDIR] [STEPS]
 # STEPS: comma list of env,install,tests,fuzz,lesson5,bench,kernels (default: all but kernels).
-#   tests:   the GPU suite (tests/gpu -m gpu), TESTS_WORKERS processes (default 8), under TESTS_TIMEOUT s (300).
+#   tests:   the GPU suite (tests/gpu -m gpu), TESTS_WORKERS processes (default 7), under TESTS_TIMEOUT s (150).
 #   fuzz:    the differential fuzzer's device mode (tests/test_fuzz_torch.py, long profile, views and in-place
-#            included) against PyTorch CUDA: FUZZ_PROGRAMS programs (default 1000) in FUZZ_SHARDS processes of
-#            fresh randomness (default 8), each under FUZZ_TIMEOUT s (420). Each shard prints a progress line per
+#            included) against PyTorch CUDA: FUZZ_PROGRAMS programs (default 1200) in FUZZ_SHARDS processes of
+#            fresh randomness (default 8), each under FUZZ_TIMEOUT s (120). Each shard prints a progress line per
 #            program, so a shard its timeout stops still says how many programs ran without a mismatch; a mismatch
 #            is reported unshrunk, at once.
 #   lesson5: lesson 5's reference built, graded and its tests run.
 #   bench:   bench/gpu_kernels.py's training steps and per-op host time against PyTorch CUDA
-#            (BENCH_PARTS, default train,host; BENCH_ARGS more), under BENCH_TIMEOUT s (400).
+#            (BENCH_PARTS, default train,host; BENCH_ARGS, default "--repeat 6 --no-counts --no-direct"), under
+#            BENCH_TIMEOUT s (120).
 #   kernels: bench/gpu_kernels.py's kernel, matmul and conv tables (KERNEL_ARGS, default 16M float32).
-# PARALLEL=1 runs tests, fuzz and lesson5 at the same time (a device's minutes are few; timings come after,
-# alone). At most eight log files are written to OUTDIR, each as it goes, so a run stopped by its caller's
-# timeout still returns what it had.
+# PARALLEL=1 (the default; 0 runs them one after another) runs tests, fuzz and lesson5 at the same time (a
+# device's minutes are few; timings come after, alone). On an H200 the default run takes about 2 minutes
+# (the GPU suite 80 s beside 1,400 fuzzed programs, then the timings). At most seven log files are written to
+# OUTDIR, each as it goes, so a run stopped by its caller's timeout still returns what it had.
 # Uses the machine's python3 (which must already hold CuPy); installs minigrad without dependencies when they
 # are present (the device has no network), and puts the checkout on PYTHONPATH in case the install cannot run.
 set -uo pipefail
@@ -40,17 +42,17 @@ if has install; then
 fi
 
 run_tests() {
-  timeout "${TESTS_TIMEOUT:-300}" python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -n "${TESTS_WORKERS:-8}" \
+  timeout "${TESTS_TIMEOUT:-150}" python3 -m pytest tests/gpu -m gpu -q -p no:cacheprovider -n "${TESTS_WORKERS:-7}" \
     --tb=short -W ignore -rfE > "$OUTDIR/pytest_gpu.txt" 2>&1
   echo "pytest rc=$?" >> "$OUTDIR/pytest_gpu.txt"
 }
 run_fuzz() {
-  local programs=${FUZZ_PROGRAMS:-1000} shards=${FUZZ_SHARDS:-8} k
+  local programs=${FUZZ_PROGRAMS:-1200} shards=${FUZZ_SHARDS:-8} k
   local per=$(( (programs + shards - 1) / shards ))
   : > "$OUTDIR/fuzz.txt"
   for k in $(seq 1 "$shards"); do
     ( MINIGRAD_FUZZ=long MINIGRAD_FUZZ_DEVICE=gpu MINIGRAD_FUZZ_EXAMPLES=$per MINIGRAD_FUZZ_PROGRESS=1 MINIGRAD_FUZZ_SHRINK=0 \
-        timeout "${FUZZ_TIMEOUT:-420}" python3 -m pytest tests/test_fuzz_torch.py -k on_the_gpu -q -s -p no:cacheprovider \
+        timeout "${FUZZ_TIMEOUT:-120}" python3 -m pytest tests/test_fuzz_torch.py -k on_the_gpu -q -s -p no:cacheprovider \
         -p no:xdist --tb=short -W ignore 2>&1; echo "rc=$?" ) | sed -u "s/^/[$k] /" >> "$OUTDIR/fuzz.txt" &
   done
   wait
@@ -73,7 +75,7 @@ fuzz_summary() {
     | awk '{p += $5; s += $7} END {print "fuzz device mode, every shard to its last program:", p + 0, "programs,", s + 0, "steps"}'
 }
 
-if [[ "${PARALLEL:-0}" == 1 ]]; then
+if [[ "${PARALLEL:-1}" == 1 ]]; then
   stamp "tests, fuzz, lesson5 (in parallel)"
   has tests && run_tests &
   has fuzz && run_fuzz &
@@ -90,8 +92,8 @@ if has lesson5; then stamp "lesson5 done"; tail -25 "$OUTDIR/lesson5.txt"; fi
 if has bench; then
   stamp bench
   cp bench/RESULTS.md "$OUTDIR/RESULTS.md"
-  timeout "${BENCH_TIMEOUT:-400}" python3 bench/gpu_kernels.py --results "$OUTDIR/RESULTS.md" \
-    --parts "${BENCH_PARTS:-train,host}" ${BENCH_ARGS:-} > "$OUTDIR/bench.txt" 2>&1
+  timeout "${BENCH_TIMEOUT:-120}" python3 bench/gpu_kernels.py --results "$OUTDIR/RESULTS.md" \
+    --parts "${BENCH_PARTS:-train,host}" ${BENCH_ARGS:---repeat 6 --no-counts --no-direct} > "$OUTDIR/bench.txt" 2>&1
   echo "bench rc=$?"; sed -n '/^Training steps/,$p' "$OUTDIR/bench.txt" | head -60
 fi
 if has kernels; then
