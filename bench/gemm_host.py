@@ -7,6 +7,7 @@ Usage::
 
     python bench/gemm_host.py               # on a machine with CuPy and a CUDA device
     python bench/gemm_host.py --stand-in    # anywhere: the stand-in CuPy (its times say nothing of a device)
+    python bench/gemm_host.py --stand-in --quick
 """
 
 from __future__ import annotations
@@ -33,10 +34,14 @@ CASES = [
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--stand-in", action="store_true")
+    p = argparse.ArgumentParser(prog="python bench/gemm_host.py", description=__doc__.strip(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--stand-in", action="store_true", help="the stand-in CuPy (no GPU needed; its times mean nothing)")
     p.add_argument("--calls", type=int, default=400)
+    p.add_argument("--quick", action="store_true", help="5 calls a product: proves the script works in seconds")
     a = p.parse_args(argv)
+    if a.quick:
+        a.calls = 5
     if a.stand_in:
         sys.path.insert(0, str(HERE.parent / "tests" / "gpu"))
         import fake_cupy

@@ -7,6 +7,7 @@ Usage::
     python bench/host_profile.py                 # on a machine with CuPy and a CUDA device
     python bench/host_profile.py --stand-in      # anywhere: the stand-in CuPy, its kernels no-ops
     python bench/host_profile.py --top 40 --calls 3000
+    python bench/host_profile.py --stand-in --quick    # proves it works
 
 For each case it prints the host microseconds per call (best of five rounds of ``--calls`` calls; PyTorch
 CUDA's beside it where installed), then the ``--top`` functions by their own time under the profiler.
@@ -81,12 +82,16 @@ def cases(lib: Any, dev: str) -> dict[str, Callable[[], Callable[[], Any]]]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.strip(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--stand-in", action="store_true")
+    p = argparse.ArgumentParser(prog="python bench/host_profile.py", description=__doc__.strip(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--stand-in", action="store_true", help="the stand-in CuPy, its kernels no-ops (no GPU needed)")
+    p.add_argument("--quick", action="store_true", help="two per-op cases, 50 calls: proves the script works in seconds")
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--only", default="", help="comma list of case names to profile (default: all)")
     a = p.parse_args()
+    if a.quick:
+        a.calls, a.only = 50, a.only or "a * b,a.t()"
     if a.stand_in:
         gpu_kernels.install_stand_in()
         import fake_cupy
