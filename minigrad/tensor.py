@@ -130,10 +130,22 @@ class Tensor:
 
     @classmethod
     def _scalar(cls, value: Any, dtype: DType, device: str) -> "Tensor":
-        """A 0-d constant tensor for a Python number operand (announced when recording)."""
-        data = np.asarray(value, dtype=dtype.np)
-        if device != "cpu":
-            data = constant_array(data, device)  # the GPU's: no copy (devices.constant_array)
+        """A 0-d constant tensor for a Python number operand (announced when recording). On a device its
+        array is the backend's constant for the value (``devices.constant_array``: no copy), found again by
+        value here for the Python numbers a program repeats (``x * 0.5`` each step) - not for 0, whose sign
+        equal keys would lose, nor NaN, unequal to itself."""
+        if device == "cpu":
+            data = np.asarray(value, dtype=dtype.np)
+        else:
+            key = (value, dtype, device)
+            kept = type(value) in _PYTHON_NUMBERS and value and value == value
+            data = _NUMBER_CONSTANTS.get(key) if kept else None
+            if data is None:
+                data = constant_array(np.asarray(value, dtype=dtype.np), device)
+                if kept:
+                    if len(_NUMBER_CONSTANTS) >= _NUMBER_CONSTANTS_MAX:
+                        _NUMBER_CONSTANTS.clear()
+                    _NUMBER_CONSTANTS[key] = data
         t = cls._make(data, dtype, device)
         t._number = True  # PyTorch's "wrapped number": an op given one takes its Scalar overload (node_names)
         if bus.recorder is not None:
@@ -720,6 +732,11 @@ class _Views:
 
 
 #: base tensor id -> its live views; the entry goes when the base dies (views keep their base alive).
+#: a number operand's device array by (value, dtype, device) (``Tensor._scalar``); bounded as the GPU's own
+#: cache of constants is (``kernels/gpu/_runtime.py``)
+_NUMBER_CONSTANTS: dict[tuple[Any, DType, str], Any] = {}
+_NUMBER_CONSTANTS_MAX = 1024
+_PYTHON_NUMBERS = (float, int, bool)
 _VIEWS: dict[int, _Views] = {}
 
 

@@ -17,6 +17,7 @@ dozen per parameter for AdamW).
 from __future__ import annotations
 
 import importlib.util
+import math
 import warnings
 from pathlib import Path
 
@@ -951,3 +952,22 @@ def test_anomaly_mode_finds_the_nan_on_the_device_and_says_each_check_is_a_sync(
     assert len(syncs) == 3
     copies = [e for e in tr.events[begin:] if e.kind == "device.copy"]
     assert [(e.direction, e.bytes, e.tensor) for e in copies] == [("d2h", 1, None)] * 3
+
+
+@needs_gpu
+def test_a_repeated_number_finds_its_device_constant_by_value_and_zero_keeps_its_sign():
+    """``Tensor._scalar``: a Python number a program repeats (``x * 0.5`` each step) takes the same device
+    array without building a host array again; 0.0 and -0.0 (equal keys) and NaN (unequal to itself) take
+    the long way, so a zero keeps its sign; numbers of different dtypes are different constants."""
+    from minigrad.tensor import Tensor
+
+    def data(v, dt=mg.float32):
+        return Tensor._scalar(v, dt, "gpu")._data
+
+    assert data(0.5) is data(0.5) and data(0.5) is not data(0.5, mg.float64) and data(2) is data(2.0)
+    x = mg.tensor([1.0, -2.0, 0.0], device="gpu")
+    for v in (0.0, -0.0, 0.0, -0.0):
+        got = (x * v).cpu().numpy()
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(np.array([1.0, -2.0, 0.0], np.float32) * v))
+    assert np.isnan((x * math.nan).cpu().numpy()).all() and np.isnan((x * math.nan).cpu().numpy()).all()
+    assert (mg.tensor([3], device="gpu") * 2.5).cpu().numpy().tolist() == [7.5]
