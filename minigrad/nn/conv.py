@@ -101,31 +101,30 @@ class _ConvNd(Module):
         return s
 
 
-class Conv1d(_ConvNd):
-    """1-D convolution over ``(N, C_in, L)``: weight ``(C_out, C_in / groups, k)``."""
+class _ConvForwardNd(_ConvNd):
+    """``Conv1d``'s and ``Conv2d``'s constructor: PyTorch's arguments, without a transposed one's
+    ``output_padding``."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          dtype=dtype)
+
+
+class Conv1d(_ConvForwardNd):
+    """1-D convolution over ``(N, C_in, L)``: weight ``(C_out, C_in / groups, k)``."""
 
     def forward(self, input: Tensor) -> Tensor:
         x, padding = self._padded(input)
         return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_ConvForwardNd):
     """2-D convolution over ``(N, C_in, H, W)``: weight ``(C_out, C_in / groups, kh, kw)``, with PyTorch's
     ``dilation``, ``groups``, string ``padding`` and ``padding_mode``."""
 
     n = 2
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                         dtype=dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         x, padding = self._padded(input)
