@@ -231,12 +231,21 @@ elu = defop(
 )
 
 
-def _elu_slope(ops: Any, grad: Any, x: Any, alpha: float, scale: float, input_scale: float) -> Any:
-    """PyTorch's ``elu_backward`` of the input (``is_result`` false): ``input_scale * scale * alpha *
-    exp(input_scale * x)`` times the gradient where ``x <= 0``, ``scale`` times it elsewhere - at NaN too, as
-    PyTorch's test is ``x <= 0``. (celu's formula is the same with ``input_scale = 1 / alpha``.)"""
-    negative = ops.mul(grad, ops.mul(ops.exp(ops.mul(ops.minimum(x, 0.0), input_scale)), input_scale * scale * alpha))
-    return ops.where(ops.le(x, 0.0), negative, grad if scale == 1.0 else ops.mul(grad, scale))
+def _elu_slope(ops: Any, grad: Any, v: Any, alpha: float, scale: float, input_scale: float,
+               is_result: bool = False) -> Any:
+    """PyTorch's ``elu_backward``, ``scale`` times the gradient where ``v > 0`` and elsewhere (at NaN too, as
+    PyTorch's test is ``v <= 0``): of the input ``v = x``, ``input_scale * scale * alpha * exp(input_scale *
+    x)`` times it; of the result ``v = out`` (``is_result``: the in-place forms, which keep no input),
+    ``input_scale * (out + scale * alpha)`` times it - the same derivative written with its value - and a
+    negative ``alpha`` is refused. (celu's formula is the same with ``input_scale = 1 / alpha``.)"""
+    if is_result:
+        if alpha < 0:
+            raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format(op="elu"))
+        negative = ops.mul(grad, ops.mul(ops.add(v, scale * alpha), input_scale))
+    else:
+        negative = ops.mul(grad, ops.mul(ops.exp(ops.mul(ops.minimum(v, 0.0), input_scale)),
+                                         input_scale * scale * alpha))
+    return ops.where(ops.le(v, 0.0), negative, grad if scale == 1.0 else ops.mul(grad, scale))
 
 
 @elu.def_backward
@@ -323,30 +332,20 @@ def leaky_relu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (ops.where(ops.gt(out, 0.0), grad, ops.mul(grad, slope)),)
 
 
-def _elu_slope_of_result(ops: Any, grad: Any, out: Any, alpha: float, scale: float, input_scale: float) -> Any:
-    """PyTorch's ``elu_backward`` with ``is_result``: ``input_scale * (out + scale * alpha)`` times the gradient
-    where ``out <= 0`` (the derivative of ``scale * alpha * expm1(input_scale * x)`` written with its value),
-    ``scale`` times it elsewhere; a negative ``alpha`` is refused."""
-    if alpha < 0:
-        raise RuntimeError(_NEGATIVE_SLOPE_INPLACE.format(op="elu"))
-    negative = ops.mul(grad, ops.mul(ops.add(out, scale * alpha), input_scale))
-    return ops.where(ops.le(out, 0.0), negative, grad if scale == 1.0 else ops.mul(grad, scale))
-
-
 @elu_.def_backward
 def elu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``_elu_slope_of_result`` with the call's ``alpha``, ``scale`` and ``input_scale``."""
+    """``_elu_slope`` of the result with the call's ``alpha``, ``scale`` and ``input_scale``."""
     (out,) = ctx.saved()
     a = ctx.attrs
-    return (_elu_slope_of_result(ctx.ops, grad, out, a["alpha"], a["scale"], a["input_scale"]),)
+    return (_elu_slope(ctx.ops, grad, out, a["alpha"], a["scale"], a["input_scale"], is_result=True),)
 
 
 @celu_.def_backward
 def celu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``_elu_slope_of_result`` with ``scale = 1``, ``input_scale = 1 / alpha`` (PyTorch's formula for celu_)."""
+    """``_elu_slope`` of the result with ``scale = 1``, ``input_scale = 1 / alpha`` (PyTorch's formula for celu_)."""
     (out,) = ctx.saved()
     alpha = ctx.attrs["alpha"]
-    return (_elu_slope_of_result(ctx.ops, grad, out, alpha, 1.0, 1.0 / alpha),)
+    return (_elu_slope(ctx.ops, grad, out, alpha, 1.0, 1.0 / alpha, is_result=True),)
 
 
 @register_kernel("hardtanh", Backend.CPU, dtypes=FLOAT_DTYPES)
