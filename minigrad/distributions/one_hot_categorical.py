@@ -13,11 +13,12 @@ from ..tensor import Tensor
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .utils import OfACategorical
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(OfACategorical, Distribution):
     """One-hot vectors of length K: the ``Categorical`` of the same ``probs``/``logits`` under the hood."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -39,20 +40,9 @@ class OneHotCategorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
-        return self._categorical._new(*args, **kwargs)
-
     @property
     def _param(self) -> Tensor:
         return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
 
     @property
     def mean(self) -> Tensor:
@@ -66,10 +56,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self) -> Tensor:
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         indices = self._categorical.sample(Size(sample_shape))

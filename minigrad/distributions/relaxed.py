@@ -14,7 +14,7 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import BinaryParams, broadcast_all, clamp_probs, probs_or_logits
+from .utils import BinaryParams, OfACategorical, broadcast_all, clamp_probs, probs_or_logits
 
 __all__ = ["ExpRelaxedCategorical", "LogitRelaxedBernoulli", "RelaxedBernoulli", "RelaxedOneHotCategorical"]
 
@@ -91,7 +91,7 @@ class RelaxedBernoulli(_OfItsBase, TransformedDistribution):
         return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedBernoulli, _instance))
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(OfACategorical, Distribution):
     """The log of a relaxed one-hot vector: ``log_softmax((logits + gumbel noise) / temperature)``."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -112,21 +112,6 @@ class ExpRelaxedCategorical(Distribution):
         super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

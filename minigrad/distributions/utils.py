@@ -15,7 +15,7 @@ from ..nn.functional import softmax
 from ..size import Size
 from ..tensor import Tensor
 
-__all__ = ["BinaryParams", "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_or_logits",
+__all__ = ["BinaryParams", "OfACategorical", "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_or_logits",
            "probs_to_logits"]
 
 
@@ -62,6 +62,26 @@ def _standard_normal(shape: Any, dtype: Any, device: Any) -> Tensor:
 def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
     """``value`` summed over its ``dim`` rightmost dims."""
     return value if dim == 0 else value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+class OfACategorical:
+    """A distribution drawn through a ``Categorical`` it holds (``self._categorical``: the one-hot and the
+    relaxed categoricals): its parameters, their shape and its new tensors are that one's."""
+
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._categorical.param_shape
+
+    @property
+    def probs(self) -> Tensor:
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        return self._categorical.logits
 
 
 class lazy_property:
