@@ -390,14 +390,47 @@ def empty_read_shape(shape: tuple[int, ...], index: tuple[Any, ...]) -> tuple[in
 #     gather is always row-major, so the GPU kernel copies it into this layout where the two differ
 #     (``laid_out_as_torch``). NumPy's, the CPU kernel's, agrees in the common cases only (not in
 #     ``x.permute(3, 0, 1, 2)[:, [0, 2, 1]]``, where it is row-major), so the CPU kernel does the same.
+#: gather layouts by geometry (the array's shape and strides, each index item's, the result's shape): a
+#: program gathers in a few geometries (``C[X[ix]]`` each step), and working one out is host work per call
+_GATHER_LAYOUTS: dict[tuple[Any, ...], tuple[int, ...] | None] = {}
+_GATHER_LAYOUTS_MAX = 4096
+
+
+def _item_key(item: Any) -> Any:
+    """What of an index item decides a gather's layout: an array's shape, byte strides and dtype (a mask, and
+    the element size its strides are divided by); a slice's bounds; that it is a number (the layout is then
+    left alone, whatever the number)."""
+    if hasattr(item, "ndim"):
+        return item.shape, item.strides, item.dtype
+    if isinstance(item, slice):
+        return "slice", item.start, item.stop, item.step
+    if isinstance(item, (bool, np.bool_, int, np.integer)):
+        return "number"
+    return item
+
+
 def gather_strides(shape: tuple[int, ...], strides: tuple[int, ...], index: tuple[Any, ...],
                    out_shape: tuple[int, ...], cuda: bool = False) -> tuple[int, ...] | None:
     """The strides, in elements, PyTorch gives ``a[index]`` (NOTE [ A gather's result is laid out as
     PyTorch's ]) for an array of ``shape`` and element ``strides`` and an ``index`` of slices, ``None``,
     ``...`` and index arrays (integers applied before: ``integers_first``) whose result has ``out_shape``;
     None where the index holds no array, an integer, a bool scalar or a 0-d array (left as it is laid out).
-    ``cuda``: PyTorch CUDA's rule, which makes two or more index tensors of different strides contiguous."""
+    ``cuda``: PyTorch CUDA's rule, which makes two or more index tensors of different strides contiguous.
+    Worked out once per geometry."""
     items = index if isinstance(index, tuple) else (index,)
+    key = (tuple(shape), tuple(strides), tuple(out_shape), cuda, *[_item_key(i) for i in items])
+    try:
+        return _GATHER_LAYOUTS[key]
+    except KeyError:
+        pass
+    if len(_GATHER_LAYOUTS) >= _GATHER_LAYOUTS_MAX:
+        _GATHER_LAYOUTS.clear()
+    layout = _GATHER_LAYOUTS[key] = _gather_strides_of(shape, strides, items, out_shape, cuda)
+    return layout
+
+
+def _gather_strides_of(shape: tuple[int, ...], strides: tuple[int, ...], items: tuple[Any, ...],
+                       out_shape: tuple[int, ...], cuda: bool) -> tuple[int, ...] | None:
     if not any(hasattr(i, "ndim") for i in items) or any(
             isinstance(i, (bool, np.bool_, int, np.integer)) or hasattr(i, "ndim") and i.ndim == 0 for i in items):
         return None
