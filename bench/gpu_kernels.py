@@ -507,22 +507,42 @@ def _counts_from_stand_in(quick: bool) -> dict[str, dict[str, Any]]:
     return {row["model"]: row for row in json.loads(r.stdout.strip().splitlines()[-1])}
 
 
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def _rounds(row: dict[str, Any], ours_key: str, torch_key: str, timings: list[tuple[float, float]]) -> None:
+    """``row``'s times: the medians of ``timings`` (minigrad's, PyTorch's per round, measured one after the
+    other in each round); each round's ratio (``ratios``) and their median (``ratio``, the one reported): a
+    machine that slows down between rounds moves both sides of a round's ratio, not one."""
+    row[ours_key] = _median([t for t, _ in timings])
+    if all(t == t for _, t in timings):
+        row[torch_key] = _median([t for _, t in timings])
+        row["ratios"] = [a / b for a, b in timings]
+        row["ratio"] = _median(row["ratios"])
+
+
 def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool, counts: bool = True,
-                   direct: bool = True) -> list[dict[str, Any]]:
+                   direct: bool = True, rounds: int = 1) -> list[dict[str, Any]]:
     import minigrad as mg
 
     rows = []
     counted = _counts_from_stand_in(quick) if counts else {}
     for name, build in training_models(quick):
         ours = build(mg, "gpu")
-        row = {"model": name, "ours_ms": time_fn(cupy, ours, repeat, inner=5) * 1e3, "ours_direct_ms": math.nan}
+        theirs = build(torch, "cuda") if torch is not None else None
+        row = {"model": name, "ours_direct_ms": math.nan}
+        timings = []
+        for _ in range(rounds):  # minigrad then PyTorch in each round, the same steps going on
+            t_ours = time_fn(cupy, ours, repeat, inner=5) * 1e3
+            timings.append((t_ours, time_fn(cupy, theirs, repeat, inner=5) * 1e3 if theirs else math.nan))
+        _rounds(row, "ours_ms", "torch_ms", timings)
         if direct:
             saved = mg.flags.use_gpudnn
             mg.flags.use_gpudnn = False
             row["ours_direct_ms"] = time_fn(cupy, build(mg, "gpu"), repeat, inner=5) * 1e3
             mg.flags.use_gpudnn = saved
-        if torch is not None:
-            row["torch_ms"] = time_fn(cupy, build(torch, "cuda"), repeat, inner=5) * 1e3
         row.update({k: v for k, v in counted.get(name, {}).items() if k not in ("model", "note")})
         rows.append(row)
     return rows
@@ -542,7 +562,7 @@ def host_time(cupy: Any, fn: Callable[[], Any], calls: int = 2000, repeat: int =
     return best
 
 
-def bench_host_per_op(cupy: Any, torch: Any) -> list[dict[str, Any]]:
+def bench_host_per_op(cupy: Any, torch: Any, rounds: int = 1) -> list[dict[str, Any]]:
     """Per-op host time on (64, 64) float32 GPU tensors that need a gradient: ``a * b``, ``a * b + 1.0``,
     ``a.t() * b``, minigrad against PyTorch CUDA (the time Python spends before the GPU can start)."""
     import minigrad as mg
@@ -557,10 +577,14 @@ def bench_host_per_op(cupy: Any, torch: Any) -> list[dict[str, Any]]:
     rows = []
     for name, fn in ours.items():
         fn()  # each kind of call seen once
-        row = {"op": name, "ours_us": host_time(cupy, fn) * 1e6}
         if name in theirs:
             theirs[name]()
-            row["torch_us"] = host_time(cupy, theirs[name]) * 1e6
+        row: dict[str, Any] = {"op": name}
+        timings = []
+        for _ in range(rounds):  # minigrad then PyTorch in each round
+            t_ours = host_time(cupy, fn) * 1e6
+            timings.append((t_ours, host_time(cupy, theirs[name]) * 1e6 if name in theirs else math.nan))
+        _rounds(row, "ours_us", "torch_us", timings)
         rows.append(row)
     return rows
 
@@ -570,7 +594,7 @@ PARTS = ("kernels", "matmul", "conv", "train", "host")
 
 
 def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float | None,
-        parts: tuple[str, ...] = PARTS, counts: bool = True, direct: bool = True) -> tuple[Any, ...]:
+        parts: tuple[str, ...] = PARTS, counts: bool = True, direct: bool = True, rounds: int = 1) -> tuple[Any, ...]:
     import minigrad as mg
 
     if not mg.is_gpu_available():
@@ -608,8 +632,8 @@ def run(sizes: list[int], repeat: int, dtypes: list[str], peak_override: float |
     quick = max(sizes) < (1 << 20)
     mm = bench_matmul(cupy, torch, repeat, [128] if quick else [1024, 2048, 4096]) if "matmul" in parts else []
     extra = {"conv": bench_conv(cupy, torch, repeat, quick) if "conv" in parts else [],
-             "train": bench_training(cupy, torch, repeat, quick, counts, direct) if "train" in parts else [],
-             "host": bench_host_per_op(cupy, torch) if "host" in parts else []}
+             "train": bench_training(cupy, torch, repeat, quick, counts, direct, rounds) if "train" in parts else [],
+             "host": bench_host_per_op(cupy, torch, rounds) if "host" in parts else []}
     return name, results, mm, peak, extra
 
 
@@ -674,7 +698,7 @@ def to_markdown(device: str, peak: float, results: list[dict[str, Any]], mm: lis
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for r in extra["train"]:
             t = r.get("torch_ms", math.nan)
-            ratio = "-" if t != t else f"{r['ours_ms'] / t:.1f}x"
+            ratio = "-" if t != t else f"{r.get('ratio', r['ours_ms'] / t):.1f}x" + _round_ratios(r, 1)
             counted = (f"{r['launches']:.0f} | {r['h2d']:g} / {r['d2h']:g} | {r['syncs']:g}" if "launches" in r
                        else "- | - | -")
             d = r["ours_direct_ms"]
@@ -689,9 +713,15 @@ def to_markdown(device: str, peak: float, results: list[dict[str, Any]], mm: lis
         for r in extra["host"]:
             t = r.get("torch_us", math.nan)
             torch_us = "-" if t != t else f"{t:.1f}"
-            ratio = "-" if t != t else f"{r['ours_us'] / t:.2f}x"
+            ratio = "-" if t != t else f"{r.get('ratio', r['ours_us'] / t):.2f}x" + _round_ratios(r, 2)
             lines.append(f"| `{r['op']}` | {r['ours_us']:.1f} | {torch_us} | {ratio} |")
     return "\n".join(lines) + "\n"
+
+
+def _round_ratios(row: dict[str, Any], digits: int) -> str:
+    """`` (rounds: 1.2x, 1.3x, 1.2x)`` after a ratio measured in several rounds (``--rounds``), else nothing."""
+    ratios = row.get("ratios", [])
+    return f" (rounds: {', '.join(f'{x:.{digits}f}x' for x in ratios)})" if len(ratios) > 1 else ""
 
 
 def write_results(path: Path, section: str) -> None:
@@ -725,6 +755,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-counts", action="store_true",
                    help="training rows without the stand-in's counts (they are the code's; --stand-in prints them)")
     p.add_argument("--no-direct", action="store_true", help="training rows without the hand-written-kernels-only time")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="training and per-op rows: minigrad and PyTorch timed one after the other this many times; "
+                        "the medians are reported, with each round's ratio")
     a = p.parse_args(argv)
     parts = tuple(x for x in a.parts.split(",") if x)
     if unknown := set(parts) - set(PARTS):
@@ -746,7 +779,7 @@ def main(argv: list[str] | None = None) -> int:
         a.sizes, a.repeat, a.dtypes, a.no_write = "64K", 2, "float32", True
     sizes = [parse_size(s) for s in a.sizes.split(",") if s]
     device, results, mm, peak, extra = run(sizes, a.repeat, [d for d in a.dtypes.split(",") if d], a.peak_gbs,
-                                           parts, not a.no_counts, not a.no_direct)
+                                           parts, not a.no_counts, not a.no_direct, a.rounds)
     md = to_markdown(device, peak, results, mm, extra)
     print(md)
     if not a.no_write:

@@ -8,6 +8,7 @@ Usage::
     python bench/host_profile.py --stand-in      # anywhere: the stand-in CuPy, its kernels no-ops
     python bench/host_profile.py --top 40 --calls 3000
     python bench/host_profile.py --stand-in --quick    # proves it works
+    python bench/host_profile.py --steps         # each step of one call timed alone (CuPy's and minigrad's)
 
 For each case it prints the host microseconds per call (best of five rounds of ``--calls`` calls; PyTorch
 CUDA's beside it where installed), then the ``--top`` functions by their own time under the profiler.
@@ -23,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -81,6 +84,60 @@ def cases(lib: Any, dev: str) -> dict[str, Callable[[], Callable[[], Any]]]:
     return out
 
 
+def steps(lib: Any, cupy: Any) -> dict[str, Callable[[], Any]]:
+    """The steps of ``a.t() * b`` and ``a + 1.0`` on (64, 64) float32 tensors that need a gradient, each
+    callable alone: CuPy's own costs (an allocation, a transpose, a pointer read, a launch) beside minigrad's
+    layers (the API layer, InferMeta and the launch, the tensor, the view's bookkeeping, the grad node)."""
+    from minigrad.autograd.node_creation import create_grad_node
+    from minigrad.autograd.views import make_view
+    from minigrad.dispatch.generated import shape as generated_shape
+    from minigrad.kernels.api import KINDS, launch_and_check
+    from minigrad.kernels.gpu import elementwise
+    from minigrad.tensor import Tensor
+
+    a = lib.randn(64, 64, device="gpu", requires_grad=True)
+    b = lib.randn(64, 64, device="gpu", requires_grad=True)
+    at = a.t()
+    t_op = generated_shape.t_op
+    entry = next(e for k, e in KINDS.items() if k[0] is t_op)
+    arr, brr, atr = a._data, b._data, at._data
+
+    def tensor() -> Any:
+        return Tensor._make(arr.T, a._dtype, "gpu", a._layout)
+
+    def view() -> Any:
+        out = tensor()
+        make_view(a, out, t_op, {})
+        return out
+
+    def node() -> Any:
+        out = view()
+        create_grad_node(t_op, (a,), {}, (out,))
+        return out
+
+    return {
+        "cupy.ndarray((64, 64), float32)": lambda: cupy.ndarray((64, 64), np.float32),
+        "cupy.empty((64, 64), float32)": lambda: cupy.empty((64, 64), np.float32),
+        "array.T": lambda: arr.T,
+        "array.data.ptr": lambda: arr.data.ptr,
+        "array.base": lambda: atr.base,
+        "run_elementwise mul (a, b)": lambda: elementwise.run_elementwise("mul", "binary", (arr, brr), arr.dtype),
+        "run_elementwise mul (a.T, b)": lambda: elementwise.run_elementwise("mul", "binary", (atr, brr), arr.dtype),
+        "launch_and_check(t)": lambda: launch_and_check(t_op, entry.kernel, (arr,), {}),
+        "Tensor._make of a.T": tensor,
+        "... + make_view": view,
+        "... + create_grad_node": node,
+        "t_dygraph_function(a)": lambda: generated_shape.t_dygraph_function(a, {}),
+        "t_op(a)": lambda: t_op(a),
+        "a.t()": lambda: a.t(),
+        "at * b": lambda: at * b,
+        "a.t() * b": lambda: a.t() * b,
+        "a * b": lambda: a * b,
+        "a + 1.0": lambda: a + 1.0,
+        "a * b + 1.0": lambda: a * b + 1.0,
+    }
+
+
 def main() -> int:
     p = argparse.ArgumentParser(prog="python bench/host_profile.py", description=__doc__.strip(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -89,6 +146,7 @@ def main() -> int:
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--only", default="", help="comma list of case names to profile (default: all)")
+    p.add_argument("--steps", action="store_true", help="time each step of one call alone, no profile")
     a = p.parse_args()
     if a.quick:
         a.calls, a.only = 50, a.only or "a * b,a.t()"
@@ -102,6 +160,11 @@ def main() -> int:
     import minigrad as mg
 
     sync = cupy.cuda.Device().synchronize
+    if a.steps:
+        for name, fn in steps(mg, cupy).items():
+            fn()
+            print(f"{per_call_us(sync, fn, a.calls):7.2f} us  {name}", flush=True)
+        return 0
     torch = None if a.stand_in else torch_cuda()
     ours = cases(mg, "gpu")
     theirs = cases(torch, "cuda") if torch is not None else {}

@@ -558,6 +558,21 @@ def _make_composite_method(fn: Any, name: str) -> Any:
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _make_composite_method(_fn, _name))
 
+_T_OP = ops.OPS["t"]
+
+
+def _t(self: Tensor) -> Tensor:
+    # ``self`` is a tensor, so of ``minigrad.t``'s checks only the rank's is left: the call goes to the
+    # dygraph layer directly, as ``a * b`` does (NOTE [ The common call ] in ops/registry.py). A view op
+    # in a hot loop (``q @ k.t()``) then skips four Python calls.
+    if self._data.ndim > 2:
+        return ops.t(self)  # its refusal, in PyTorch's words
+    return _T_OP.dygraph_function(self, _T_OP._default_attrs)
+
+
+_t.__name__, _t.__doc__ = "t", Tensor.t.__doc__
+Tensor.t = _t  # type: ignore[method-assign]
+
 
 def _view(self: Tensor, *shape: Any) -> Tensor:
     """``reshape`` that must share storage, as PyTorch's ``view``: an error where the memory layout

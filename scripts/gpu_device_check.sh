@@ -10,12 +10,12 @@
 #            is reported unshrunk, at once.
 #   lesson5: lesson 5's reference built, graded and its tests run.
 #   bench:   bench/gpu_kernels.py's training steps and per-op host time against PyTorch CUDA
-#            (BENCH_PARTS, default train,host; BENCH_ARGS, default "--repeat 6 --no-counts --no-direct"), under
-#            BENCH_TIMEOUT s (120).
+#            (BENCH_PARTS, default train,host; BENCH_ARGS, default "--repeat 6 --rounds 3 --no-counts --no-direct":
+#            minigrad and PyTorch timed in turn three times, the median ratio reported), under BENCH_TIMEOUT s (200).
 #   kernels: bench/gpu_kernels.py's kernel, matmul and conv tables (KERNEL_ARGS, default 16M float32).
 # PARALLEL=1 (the default; 0 runs them one after another) runs tests, fuzz and lesson5 at the same time (a
-# device's minutes are few; timings come after, alone). On an H200 the default run takes about 2 minutes
-# (the GPU suite 80 s beside 1,400 fuzzed programs, then the timings). At most seven log files are written to
+# device's minutes are few; timings come after, alone). On an H200 the default run takes about 3 minutes
+# (the GPU suite 80 s beside 1,400 fuzzed programs, then the timings, about 80 s in three rounds). At most seven log files are written to
 # OUTDIR, each as it goes, so a run stopped by its caller's timeout still returns what it had.
 # Uses the machine's python3 (which must already hold CuPy); installs minigrad without dependencies when they
 # are present (the device has no network), and puts the checkout on PYTHONPATH in case the install cannot run.
@@ -92,8 +92,8 @@ if has lesson5; then stamp "lesson5 done"; tail -25 "$OUTDIR/lesson5.txt"; fi
 if has bench; then
   stamp bench
   cp bench/RESULTS.md "$OUTDIR/RESULTS.md"
-  timeout "${BENCH_TIMEOUT:-120}" python3 bench/gpu_kernels.py --results "$OUTDIR/RESULTS.md" \
-    --parts "${BENCH_PARTS:-train,host}" ${BENCH_ARGS:---repeat 6 --no-counts --no-direct} > "$OUTDIR/bench.txt" 2>&1
+  timeout "${BENCH_TIMEOUT:-200}" python3 bench/gpu_kernels.py --results "$OUTDIR/RESULTS.md" \
+    --parts "${BENCH_PARTS:-train,host}" ${BENCH_ARGS:---repeat 6 --rounds 3 --no-counts --no-direct} > "$OUTDIR/bench.txt" 2>&1
   echo "bench rc=$?"; sed -n '/^Training steps/,$p' "$OUTDIR/bench.txt" | head -60
 fi
 if has kernels; then

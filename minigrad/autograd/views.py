@@ -68,7 +68,8 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
     if vc is None:
         vc = src._vc = VersionCounter()
     view._vc = vc
-    view._inference = src.is_inference()  # a view of an inference tensor is one, wherever it is made
+    if getattr(src, "_inference", False):  # a view of an inference tensor is one, wherever it is made
+        view._inference = True
     info = src._view
     creation = DEFAULT if GRAD_MODE.enabled else NO_GRAD
     if info is None:
@@ -82,7 +83,9 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
         if creation == MULTI_OUTPUT:  # PyTorch names the last view op's node (``Select``), as output 0
             source = (view_function_name(op, src, attrs), 0, source[2])
     view._view = ViewInfo(base, fns, creation, source, vc.value)
-    vc.add_base(base)
+    bases = vc.bases
+    if bases is None or base._id not in bases:  # (the common case, a base already listed: no call)
+        vc.add_base(base)
     register_view(base, view)
     if not GRAD_MODE.enabled and src._meta is not None and view._meta is None:
         view._meta = NoGradViewMeta(view._id, view._name)

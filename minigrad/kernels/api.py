@@ -213,7 +213,9 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
         rec.emit(KernelLaunch.new(op=op.name, kernel=kernel.name, backend=kernel.key.backend,
                                   wall_ns=time.perf_counter_ns() - t0))
     layout = op.torch_layout
-    if layout is not None:  # NumPy's layout made PyTorch's where it may differ (the common cases tested here):
+    # NumPy's layout made PyTorch's where it may differ (the common cases tested here); a GPU kernel lays
+    # its result out itself (``torch_layout`` returns a device array as it is: no flags read for nothing)
+    if layout is not None and (type(out) is np.ndarray or type(out) is tuple):
         if layout == "contiguous":  # a row-major result
             if type(out) is tuple or not out.flags.c_contiguous:
                 out = torch_layout(layout, out, arrays)

@@ -294,8 +294,8 @@ class OpDef:
         self._default_attrs = {a.name: a.default for a in self.attrs}
         self._any_scalar_ok = any(i.scalar_ok for i in self.inputs)
         #: A binary op whose common call the operators (``a * b``) hand to the dygraph layer directly.
-        self._fast_arity = len(self.inputs) if not any(i.is_list or i.optional for i in self.inputs) and \
-            not self._required_attrs else -1
+        self._tensor_arity = len(self.inputs) if not any(i.is_list or i.optional for i in self.inputs) else -1
+        self._fast_arity = self._tensor_arity if not self._required_attrs else -1
         #: The grad node's class, named as PyTorch names it (``MulBackward0``: ``node_names.py``);
         #: for an op with several PyTorch overloads, ``node_class_of(inputs, attrs)`` picks the call's.
         self.node_class: type[GradNode] = _node_class(self, node_class_name(name))
@@ -378,6 +378,9 @@ class OpDef:
         """
         if len(args) == self._fast_arity and _all_tensors(args) and kwargs.keys() <= self._attr_index.keys():
             return list(args), self._keyword_attrs(kwargs) if kwargs else self._default_attrs
+        n = self._tensor_arity  # the tensors, then attributes by position (``x.transpose(1, 2)``)
+        if not kwargs and 0 < n < len(args) <= len(self._arg_names) and _all_tensors(args[:n]):
+            return list(args[:n]), self._positional_attrs(args[n:])
         values = self.place(args, kwargs)
         inputs = self._check_inputs(values)
         return inputs, self.bind_attrs(values)
@@ -390,6 +393,23 @@ class OpDef:
             k = self._attr_index[key]
             check = self.attrs[k].check
             attrs[key] = v if check is None else check(self.name, key, n_in + k, v)
+        return attrs
+
+    def _positional_attrs(self, given: tuple[Any, ...]) -> dict[str, Any]:
+        """The attributes of a call that gives the first ``len(given)`` of them by position and no keyword:
+        ``bind_attrs`` without the placing of keywords."""
+        attrs: dict[str, Any] = {}
+        n_in = len(self.inputs)
+        for k, spec in enumerate(self.attrs):
+            if k < len(given):
+                v = given[k]
+                if spec.check is not None:
+                    v = spec.check(self.name, spec.name, n_in + k, v)
+            else:
+                v = spec.default
+                if v is _MISSING:
+                    raise TypeError(f"{self.name}() missing required argument '{spec.name}' (position {n_in + k})")
+            attrs[spec.name] = v
         return attrs
 
     def place(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:

@@ -119,3 +119,34 @@ def test_gemm_host_runs_on_the_stand_in():
     assert r.returncode == 0, r.stderr[-3000:]
     rows = [line for line in r.stdout.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert len(rows) == 5 and all(row.endswith("| - |") for row in rows), r.stdout
+
+
+def test_rounds_report_the_median_ratio_and_each_rounds():
+    """``--rounds``: minigrad and PyTorch timed in turn; the median of the rounds' ratios is the one reported,
+    each round's beside it (a machine that slows down between rounds moves both sides of a round's ratio)."""
+    g = _bench()
+    row = {"model": "m", "ours_direct_ms": math.nan}
+    g._rounds(row, "ours_ms", "torch_ms", [(3.0, 1.0), (2.0, 2.0), (9.0, 4.0)])
+    assert row["ours_ms"] == 3.0 and row["torch_ms"] == 2.0 and row["ratio"] == 2.25
+    assert row["ratios"] == [3.0, 1.0, 2.25]
+    host = {"op": "a * b"}
+    g._rounds(host, "ours_us", "torch_us", [(20.0, 10.0), (30.0, 10.0)])
+    md = g.to_markdown("TestGPU", 3350.0, [], [], {"train": [row], "host": [host]})
+    assert "| m | 3.00 | - | 2.00 | 2.2x (rounds: 3.0x, 1.0x, 2.2x) |" in md
+    assert "| `a * b` | 25.0 | 10.0 | 2.50x (rounds: 2.00x, 3.00x) |" in md
+    alone = {"op": "a * b"}
+    g._rounds(alone, "ours_us", "torch_us", [(20.0, math.nan)])
+    assert alone == {"op": "a * b", "ours_us": 20.0}
+
+
+def test_host_profile_times_each_step_of_a_call_on_the_stand_in():
+    """``bench/host_profile.py --steps``: CuPy's costs and minigrad's layers of one call, each timed alone."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, str(BENCH.parent / "host_profile.py"), "--stand-in", "--steps", "--calls", "5"],
+                       capture_output=True, text=True, timeout=300, cwd=BENCH.parents[1])
+    assert r.returncode == 0, r.stderr[-3000:]
+    names = [line.split(" us  ", 1)[1] for line in r.stdout.splitlines() if " us  " in line]
+    assert names[0] == "cupy.ndarray((64, 64), float32)" and "... + create_grad_node" in names
+    assert names[-1] == "a * b + 1.0" and len(names) == 19

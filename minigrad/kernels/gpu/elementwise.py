@@ -129,11 +129,14 @@ def _launch(plan: _Plan, inputs: tuple[Any, ...], out: Any, extra: tuple[Any, ..
         plan.fn(plan.grid, _THREADS, (*inputs, out, *plan.tail, *extra))
         return
     views = _views(plan, inputs)
-    if plan.variant == "vec" and out.data.ptr % 16 == 0 and all(a.data.ptr % 16 == 0 for a in views):
-        # 16-byte vector loads: one thread moves 16 bytes per access (see cuda_src.ew_source).
-        plan.fn(plan.grid_vec, _THREADS, (*views, out, *plan.tail, *extra))
-    else:
-        plan.fn_contig(plan.grid, _THREADS, (*views, out, *plan.tail, *extra))
+    if plan.variant == "vec":
+        ptrs = out.data.ptr
+        for a in views:
+            ptrs |= a.data.ptr
+        if not ptrs & 15:  # every pointer 16-byte aligned: vector loads (see cuda_src.ew_source), one thread
+            plan.fn(plan.grid_vec, _THREADS, (*views, out, *plan.tail, *extra))  # moves 16 bytes per access
+            return
+    plan.fn_contig(plan.grid, _THREADS, (*views, out, *plan.tail, *extra))
 
 
 def _plan(op: str, kind: str, inputs: tuple[Any, ...], out_dtype: Any, value_dtype: Any) -> _Plan:
