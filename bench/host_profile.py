@@ -9,6 +9,7 @@ Usage::
     python bench/host_profile.py --top 40 --calls 3000
     python bench/host_profile.py --stand-in --quick    # proves it works
     python bench/host_profile.py --steps         # each step of one call timed alone (CuPy's and minigrad's)
+    python bench/host_profile.py --launches --only "CNN step"   # host- or device-bound? its slowest kernels
 
 For each case it prints the host microseconds per call (best of five rounds of ``--calls`` calls; PyTorch
 CUDA's beside it where installed), then the ``--top`` functions by their own time under the profiler.
@@ -55,21 +56,21 @@ def torch_cuda() -> Any:
     return torch if torch.cuda.is_available() else None
 
 
-def profile(fn: Callable[[], Any], calls: int, top: int) -> str:
+def profile(fn: Callable[[], Any], calls: int, top: int, sort: str = "tottime") -> str:
     pr = cProfile.Profile()
     pr.enable()
     for _ in range(calls):
         fn()
     pr.disable()
     out = io.StringIO()
-    pstats.Stats(pr, stream=out).sort_stats("tottime").print_stats(top)
+    pstats.Stats(pr, stream=out).sort_stats(sort).print_stats(top)
     text = out.getvalue()
     return text[text.index("   ncalls"):] if "   ncalls" in text else text
 
 
 def cases(lib: Any, dev: str) -> dict[str, Callable[[], Callable[[], Any]]]:
     """name -> a builder of the call to time (per-op calls on (64, 64) float32 tensors that need a gradient,
-    as ``bench/gpu_kernels.py``'s per-op rows; an MLP and the small char GPT's training steps)."""
+    as ``bench/gpu_kernels.py``'s per-op rows; the MLP's, the CNN's and the small char GPT's training steps)."""
     def ops() -> dict[str, Callable[[], Any]]:
         a = lib.randn(64, 64, device=dev, requires_grad=True)
         b = lib.randn(64, 64, device=dev, requires_grad=True)
@@ -79,6 +80,8 @@ def cases(lib: Any, dev: str) -> dict[str, Callable[[], Callable[[], Any]]]:
     out: dict[str, Callable[[], Callable[[], Any]]] = {name: (lambda name=name: ops()[name]) for name in ops()}
     mlp = next(build for name, build in gpu_kernels._train_steps(quick=False) if name.startswith("MLP"))
     out["MLP step"] = lambda: mlp(lib, dev)
+    cnn = next(build for name, build in gpu_kernels._train_steps(quick=False) if name.startswith("CNN"))
+    out["CNN step"] = lambda: cnn(lib, dev)
     gpt = dict(gpu_kernels.GPT_SIZES)["char GPT 2x64, batch 16x32, AdamW"]
     out["char GPT 2x64 step"] = lambda: gpu_kernels.gpt_step(lib, dev, gpt)
     return out
@@ -138,6 +141,48 @@ def steps(lib: Any, cupy: Any) -> dict[str, Callable[[], Any]]:
     }
 
 
+def launches(fn: Callable[[], Any], cupy: Any, top: int) -> str:
+    """Whether one call of ``fn`` is bound by the host or by the device, and its slowest kernels: the call's
+    host time (queued, no sync), its time with a sync after each call, its device time queued back to back
+    (CUDA events), and each hand-written kernel it launches replayed alone (``_runtime.record_launches``; cuBLAS
+    and CuPy's own kernels are not seen), the slowest ``top`` of them."""
+    from minigrad.kernels.gpu import _runtime
+
+    sync = cupy.cuda.Device().synchronize
+
+    def device_us(call: Callable[[], Any], calls: int) -> float:
+        times = []
+        for _ in range(5):
+            sync()
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            for _ in range(calls):
+                call()
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e3 / calls)
+        return sorted(times)[2]
+
+    def synced() -> None:
+        fn()
+        sync()
+
+    lines = [f"host {per_call_us(sync, fn, 20):.1f} us, synced {per_call_us(sync, synced, 20):.1f} us, "
+             f"device (queued) {device_us(fn, 20):.1f} us per call"]
+    with _runtime.record_launches() as seen:
+        fn()
+    rows = []
+    for kernel, grid, block, args in seen:
+        def replay(kernel: Any = kernel, grid: Any = grid, block: Any = block, args: Any = args) -> None:
+            kernel(grid, block, args)
+        rows.append((device_us(replay, 20), getattr(kernel, "name", None) or getattr(kernel, "__name__", "?"), grid, block))
+    total = sum(r[0] for r in rows)
+    lines.append(f"{len(rows)} hand-written launches, {total:.1f} us of device time when each is replayed alone")
+    for us, name, grid, block in sorted(rows, key=lambda r: -r[0])[:top]:
+        lines.append(f"  {us:8.1f} us  {name}  grid {tuple(grid)} block {tuple(block)}")
+    return "\n".join(lines)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(prog="python bench/host_profile.py", description=__doc__.strip(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -147,6 +192,9 @@ def main() -> int:
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--only", default="", help="comma list of case names to profile (default: all)")
     p.add_argument("--steps", action="store_true", help="time each step of one call alone, no profile")
+    p.add_argument("--sort", default="tottime", choices=("tottime", "cumulative"), help="the profile's order")
+    p.add_argument("--launches", action="store_true",
+                   help="for each case (--only): host, synced and device time per call, and its kernels replayed alone")
     a = p.parse_args()
     if a.quick:
         a.calls, a.only = 50, a.only or "a * b,a.t()"
@@ -175,13 +223,16 @@ def main() -> int:
         fn = build()
         calls = a.calls if "step" not in name else max(20, a.calls // 100)
         fn()
+        if a.launches:
+            print(f"## {name}\n{launches(fn, cupy, a.top)}\n", flush=True)
+            continue
         line = f"## {name}: minigrad {per_call_us(sync, fn, calls):.1f} us"
         if name in theirs:
             ref = theirs[name]()
             ref()
             line += f", PyTorch CUDA {per_call_us(torch.cuda.synchronize, ref, calls):.1f} us"
         print(line, flush=True)
-        print(profile(fn, calls, a.top), flush=True)
+        print(profile(fn, calls, a.top, a.sort), flush=True)
     return 0
 
 

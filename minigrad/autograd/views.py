@@ -68,8 +68,9 @@ def make_view(src: Tensor, view: Tensor, op: Any, attrs: dict[str, Any]) -> None
     if vc is None:
         vc = src._vc = VersionCounter()
     view._vc = vc
-    if getattr(src, "_inference", False):  # a view of an inference tensor is one, wherever it is made
-        view._inference = True
+    # a view of an inference tensor is one, wherever it is made; a view made in inference_mode() of a normal
+    # tensor is normal (``Tensor._make`` marked it: set either way)
+    view._inference = getattr(src, "_inference", False)
     info = src._view
     creation = DEFAULT if GRAD_MODE.enabled else NO_GRAD
     if info is None:

@@ -120,6 +120,7 @@ from __future__ import annotations
 import ctypes
 import re
 import sys
+import time
 import types
 import weakref
 from typing import Any
@@ -1754,7 +1755,22 @@ def install() -> None:
         def synchronize(self) -> None:
             _sync("Stream.synchronize")
 
+    class Event:
+        """A CUDA event: the stand-in runs each kernel as it is launched, so an event records the host's clock
+        (what the benchmarks' timings read here: host time; ``synchronize`` is a sync, as on a device)."""
+
+        def __init__(self) -> None:
+            self.t = 0.0
+
+        def record(self, stream: Any = None) -> None:
+            self.t = time.perf_counter()
+
+        def synchronize(self) -> None:
+            _sync("Event.synchronize")
+
     cuda.Device = Device
+    cuda.Event = Event
+    cuda.get_elapsed_time = lambda start, stop: (stop.t - start.t) * 1e3  # milliseconds, as CuPy's
     cuda.PinnedMemoryPointer = PinnedMemoryPointer
     cuda.Stream = Stream
     cuda.Stream.null = Stream()

@@ -150,3 +150,17 @@ def test_host_profile_times_each_step_of_a_call_on_the_stand_in():
     names = [line.split(" us  ", 1)[1] for line in r.stdout.splitlines() if " us  " in line]
     assert names[0] == "cupy.ndarray((64, 64), float32)" and "... + create_grad_node" in names
     assert names[-1] == "a * b + 1.0" and len(names) == 19
+
+
+def test_host_profile_lists_the_kernels_of_a_call_on_the_stand_in():
+    """``bench/host_profile.py --launches``: host, synced and device time of a call, then its kernels replayed alone."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, str(BENCH.parent / "host_profile.py"), "--stand-in", "--launches", "--only",
+                        "a * b + 1.0"], capture_output=True, text=True, timeout=300, cwd=BENCH.parents[1])
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert lines[0] == "## a * b + 1.0" and lines[1].startswith("host ") and "device (queued)" in lines[1]
+    assert lines[2].startswith("2 hand-written launches")
+    assert sorted(line.split()[2] for line in lines[3:5]) == ["mg_ew_add_f32_scalar1", "mg_ew_mul_f32_vec"]

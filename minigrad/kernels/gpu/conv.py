@@ -41,7 +41,32 @@ _COLS_BYTES = 256 << 20
 
 
 def _pair(v: Any) -> tuple[int, int]:
+    if type(v) is tuple and len(v) == 2:  # the common case: the API layer's check made it a pair
+        return (int(v[0]), int(v[1]))
     return (int(v), int(v)) if np.isscalar(v) else (int(v[0]), int(v[1]))
+
+
+# NOTE [ A convolution's geometry is worked out once ]
+#     A training step calls the same convolutions and poolings with the same shapes every time; each call's
+#     kernels take about twenty int arguments (``_geometry``: sizes, strides, paddings...). Working them out and
+#     converting each to a NumPy ``int32`` for CuPy took about 0.2 ms of a small CNN's 2 ms step on an H200, so
+#     the arguments are kept per geometry (bounded, as the elementwise launch plans are).
+_GEOMETRIES: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_ARGS: dict[tuple[int, ...], tuple[Any, ...]] = {}
+_CACHE_MAX = 1024
+
+
+def _kept(cache: dict[Any, Any], key: Any, make: Any) -> Any:
+    """``cache[key]``, made by ``make()`` the first time (a key that cannot be hashed is made every time)."""
+    try:
+        value = cache.get(key)
+    except TypeError:  # a list among the arguments
+        return make()
+    if value is None:
+        if len(cache) >= _CACHE_MAX:
+            cache.clear()
+        value = cache[key] = make()
+    return value
 
 
 def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False) -> int:
@@ -57,6 +82,12 @@ def _geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: Any, p
               groups: int, grad_shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
     """The kernels' int arguments. A gradient's shape, when given, sets the windows: a transposed
     convolution's gradient may have fewer than the image has (kernels/conv_forms.py)."""
+    return _kept(_GEOMETRIES, ("conv", x_shape, w_shape, stride, padding, dilation, groups, grad_shape),
+                 lambda: _work_out_geometry(x_shape, w_shape, stride, padding, dilation, groups, grad_shape))
+
+
+def _work_out_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: Any, padding: Any, dilation: Any,
+                       groups: int, grad_shape: tuple[int, ...] | None) -> tuple[int, ...]:
     n, c, h, w = (int(v) for v in x_shape)
     o, _, kh, kw = (int(v) for v in w_shape)
     (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
@@ -73,7 +104,7 @@ def _lift_shape(shape: Any) -> tuple[int, ...]:
 
 
 def _args(geo: tuple[int, ...]) -> tuple[Any, ...]:
-    return tuple(np.int32(v) for v in geo)
+    return _kept(_ARGS, geo, lambda: tuple(np.int32(v) for v in geo))
 
 
 def _fn(family: str, dt: str, name: str) -> Any:
@@ -108,12 +139,18 @@ def conv2d_gemm(x: Any, weight: Any, bias: Any = None, stride: Any = (1, 1), pad
     n, c, _, _, o, kh, kw, oh, ow = geo[:9]
     g = geo[-1]
     p = oh * ow
-    y = cupy.empty((n, o, oh, ow), dtype=x.dtype)
     wg = weight.reshape(g, o // g, (c // g) * kh * kw)
-    for n0, nb in _slices(n, c * kh * kw, p, x.dtype.itemsize):
-        cols = _im2col(x, geo, n0, nb).reshape(g, (c // g) * kh * kw, nb * p)
-        r = gemm(wg, cols).reshape(o, nb, p)  # (G, O/G, nb*P) = (O, nb, P)
-        y[n0:n0 + nb] = r.transpose(1, 0, 2).reshape(nb, o, oh, ow)
+    slices = _slices(n, c * kh * kw, p, x.dtype.itemsize)
+    if g == 1 and len(slices) == 1:  # every image at once: image i's columns are cols[:, i*P:(i+1)*P], so one
+        # strided-batched GEMM (W read once per image, stride 0) writes y as it lies, (N, O, P): no transpose copy
+        cols = _im2col(x, geo, 0, n).reshape(c * kh * kw, n, p).transpose(1, 0, 2)
+        y = gemm(wg[0], cols).reshape(n, o, oh, ow)
+    else:
+        y = cupy.empty((n, o, oh, ow), dtype=x.dtype)
+        for n0, nb in slices:
+            cols = _im2col(x, geo, n0, nb).reshape(g, (c // g) * kh * kw, nb * p)
+            r = gemm(wg, cols).reshape(o, nb, p)  # (G, O/G, nb*P) = (O, nb, P)
+            y[n0:n0 + nb] = r.transpose(1, 0, 2).reshape(nb, o, oh, ow)
     if bias is not None:
         y += bias.reshape(1, o, 1, 1)
     return y
@@ -247,6 +284,12 @@ register_kernel("conv_transpose2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_dir
 
 def _pool_geometry(x_shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, dilation: Any,
                    ceil_mode: bool) -> tuple[int, ...]:
+    return _kept(_GEOMETRIES, ("pool", x_shape, kernel_size, stride, padding, dilation, ceil_mode),
+                 lambda: _work_out_pool_geometry(x_shape, kernel_size, stride, padding, dilation, ceil_mode))
+
+
+def _work_out_pool_geometry(x_shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+                            ceil_mode: bool) -> tuple[int, ...]:
     n, c, h, w = (int(v) for v in x_shape)
     (kh, kw), (sh, sw) = _pair(kernel_size), _pair(stride if stride is not None else kernel_size)
     (ph, pw), (dh, dw) = _pair(padding), _pair(dilation)
