@@ -2724,3 +2724,20 @@ def test_one_samples_nll_loss_is_pytorch_cudas():
     if torch.cuda.is_available():
         theirs = run(torch, "cuda")
         assert all(same(gpu[name], theirs[name]) for name in calls), (gpu, theirs)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("reduction", ["sum", "mean", "none"])
+def test_one_samples_nll_loss_of_no_class_with_its_target_ignored(reduction):
+    """One sample of no class (a ``(0,)`` input) and its 0-d target ignored: PyTorch CUDA's loss is 0 for every
+    reduction (the device's fuzzer found minigrad's GPU indexing the empty input instead); its gradient is empty."""
+    x = mg.zeros(0, dtype=mg.float64, device="gpu", requires_grad=True)
+    loss = mg.nn.functional.nll_loss(x, mg.tensor(0, device="gpu"), reduction=reduction, ignore_index=0)
+    assert loss.shape == () and float(loss.item()) == 0.0
+    loss.backward()
+    assert x.grad.shape == (0,)
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        theirs = torch.nn.functional.nll_loss(torch.zeros(0, dtype=torch.float64, device="cuda"),
+                                              torch.tensor(0, device="cuda"), reduction=reduction, ignore_index=0)
+        assert float(theirs.item()) == 0.0

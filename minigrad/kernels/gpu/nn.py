@@ -132,6 +132,8 @@ def one_sample_as_cuda(kernel: Callable[..., Any]) -> Callable[..., Any]:
     def run(input: Any, target: Any, weight: Any = None, reduction: str = "mean", ignore_index: int = -100) -> Any:
         if input.ndim != 1:
             return kernel(input, target, weight, reduction, ignore_index)
+        if not input.size:  # no class: its target is ignored (any other is out of range, which the device's check
+            return cupy.zeros((), dtype=input.dtype)  # reports at the next sync): PyTorch CUDA's 0, nothing indexed
         valid = target != ignore_index
         safe = cupy.where(valid, target, 0)
         x = input[safe]
