@@ -139,17 +139,24 @@ class Tensor:
         else:
             key = (value, dtype, device)
             kept = type(value) in _PYTHON_NUMBERS and value and value == value
+            if kept and bus.recorder is None:  # NOTE [ A number's tensor is kept on a device ]
+                t = _NUMBER_TENSORS.get((key, _GRAD_MODE.inference))
+                if t is not None:
+                    return t
             data = _NUMBER_CONSTANTS.get(key) if kept else None
             if data is None:
                 data = constant_array(np.asarray(value, dtype=dtype.np), device)
                 if kept:
                     if len(_NUMBER_CONSTANTS) >= _NUMBER_CONSTANTS_MAX:
                         _NUMBER_CONSTANTS.clear()
+                        _NUMBER_TENSORS.clear()
                     _NUMBER_CONSTANTS[key] = data
         t = cls._make(data, dtype, device)
         t._number = True  # PyTorch's "wrapped number": an op given one takes its Scalar overload (node_names)
         if bus.recorder is not None:
             t._announce()
+        elif device != "cpu" and kept:
+            _NUMBER_TENSORS[(key, _GRAD_MODE.inference)] = t
         return t
 
     def __init__(self, data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> None:
@@ -736,6 +743,14 @@ class _Views:
 #: cache of constants is (``kernels/gpu/_runtime.py``)
 _NUMBER_CONSTANTS: dict[tuple[Any, DType, str], Any] = {}
 _NUMBER_CONSTANTS_MAX = 1024
+# NOTE [ A number's tensor is kept on a device ]
+#     On a device, the 0-d tensor wrapping a Python number (``x * 0.5``) is kept with its array and given
+#     again to the next op with the same number, dtype and device (and inference mode): a small GPU step is
+#     bound by host time, and making the tensor was a microsecond of each number op. Nothing changes it: a
+#     wrapped number is no leaf a program can reach (no edge leads to it, no saved-tensor attribute shows
+#     it), gets no history, and is only read. While a recorder listens, each op gets a tensor of its own,
+#     announced, so a trace shows one tensor per number as PyTorch makes one.
+_NUMBER_TENSORS: dict[tuple[tuple[Any, DType, str], bool], "Tensor"] = {}
 _PYTHON_NUMBERS = (float, int, bool)
 _VIEWS: dict[int, _Views] = {}
 

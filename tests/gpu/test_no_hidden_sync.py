@@ -971,3 +971,26 @@ def test_a_repeated_number_finds_its_device_constant_by_value_and_zero_keeps_its
         np.testing.assert_array_equal(np.signbit(got), np.signbit(np.array([1.0, -2.0, 0.0], np.float32) * v))
     assert np.isnan((x * math.nan).cpu().numpy()).all() and np.isnan((x * math.nan).cpu().numpy()).all()
     assert (mg.tensor([3], device="gpu") * 2.5).cpu().numpy().tolist() == [7.5]
+
+
+@needs_gpu
+def test_a_repeated_number_gets_its_kept_tensor_unless_a_recorder_listens():
+    """NOTE [ A number's tensor is kept on a device ]: ``x * 0.5`` each step takes the same wrapped-number tensor
+    (one per number, dtype and inference mode); while a recorder listens each op gets its own, announced, so a
+    trace shows one tensor per number; a kept tensor gets no history from the ops that use it."""
+    from minigrad.tensor import Tensor
+
+    kept = Tensor._scalar(0.25, mg.float32, "gpu")
+    assert Tensor._scalar(0.25, mg.float32, "gpu") is kept and Tensor._scalar(0.25, mg.float64, "gpu") is not kept
+    with mg.inference_mode():
+        inside = Tensor._scalar(0.25, mg.float32, "gpu")
+    assert inside is not kept and inside.is_inference() and not kept.is_inference()
+    x = mg.ones(3, device="gpu", requires_grad=True)
+    (x * 0.25).sum().backward()
+    assert kept.grad_fn is None and not kept.requires_grad and x.grad.cpu().numpy().tolist() == [0.25] * 3
+    with mg.trace() as rec:
+        y = x * 0.25
+        z = x * 0.25
+    made = [e for e in rec.events if e.kind == "tensor.create" and list(e.shape) == []]
+    assert len({e.tensor for e in made}) == 2 and kept._id not in {e.tensor for e in made}
+    assert y.grad_fn is not z.grad_fn
