@@ -71,7 +71,7 @@ class BackendInfo:
     """A backend: its KernelKey name, its device string and array movers."""
 
     __slots__ = ("name", "device", "to_device", "to_host", "array_types", "dnn", "_loader", "constant", "fill",
-                 "made", "check_later", "pin", "is_pinned", "to_device_async")
+                 "made", "check_later", "pin", "is_pinned", "to_device_async", "copy_into")
 
     def __init__(
         self,
@@ -108,6 +108,9 @@ class BackendInfo:
         #: ``check_later(data, low, high, make_error, ignore)``: a range check run on the backend and reported
         #: at the program's next sync (set by its loader; see ``check_range``)
         self.check_later: Callable[..., None] | None = None
+        #: ``copy_into(dst, src) -> bool``: ``dst[...] = src`` the backend's fastest way, where it has one for
+        #: these two arrays (an in-place op's write-back: ``dispatch/dygraph.py``); False to use ``dst[...] = src``
+        self.copy_into: Callable[[Any, Any], bool] | None = None
 
     def ensure_loaded(self) -> None:
         """Run the lazy loader once (imports CuPy for the GPU)."""

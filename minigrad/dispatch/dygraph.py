@@ -373,8 +373,12 @@ def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
             pass  # nothing to write (an empty expand() view is read-only in NumPy, not in PyTorch)
         elif self._data.ndim == 0:
             self._data[()] = new_values
-        else:
+        elif type(self._data) is np.ndarray:
             self._data[...] = new_values
+        else:  # a device array: its backend's own copy where it has one (the GPU's: no kernel, no setitem path)
+            copy_into = backend_of_device(self._device).copy_into
+            if copy_into is None or not copy_into(self._data, new_values):
+                self._data[...] = new_values
     except ValueError as exc:
         raise RuntimeError(f"{op_name}(): cannot write into this tensor in place ({exc})") from None
     if self._vc is None:

@@ -151,13 +151,13 @@ class Counts:
     ``log`` keeps the last copies and syncs, each ``(what, detail)``, to say where they came from.
     """
 
-    __slots__ = ("h2d", "h2d_bytes", "d2h", "d2h_bytes", "syncs", "launches", "log")
+    __slots__ = ("h2d", "h2d_bytes", "d2h", "d2h_bytes", "syncs", "launches", "d2d", "log")
 
     def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
-        self.h2d = self.h2d_bytes = self.d2h = self.d2h_bytes = self.syncs = self.launches = 0
+        self.h2d = self.h2d_bytes = self.d2h = self.d2h_bytes = self.syncs = self.launches = self.d2d = 0
         self.log: list[tuple[str, str]] = []
 
     def as_dict(self) -> dict[str, int]:
@@ -197,7 +197,8 @@ def reset_counts() -> None:
 
 
 def counts() -> dict[str, int]:
-    """The counters as a dict: h2d, h2d_bytes, d2h, d2h_bytes, syncs, launches."""
+    """The counters as a dict: h2d, h2d_bytes, d2h, d2h_bytes, syncs, launches, d2d (device-to-device copies:
+    no kernel, no sync)."""
     return COUNTS.as_dict()
 
 
@@ -1740,7 +1741,16 @@ def install() -> None:
     mod.concatenate = concatenate
     mod.__fake__ = True
     cuda = types.SimpleNamespace()
-    cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1)
+    def memcpy_async(dst: int, src: int, size: int, kind: int, stream: int) -> None:
+        """``cudaMemcpyAsync``: only device-to-device copies are asked of it (an in-place op's write-back); the
+        stand-in's device memory is host memory, so the bytes move now."""
+        if kind != 3:
+            raise NotImplementedError("the stand-in's memcpyAsync copies device to device only")
+        if not _quiet:
+            COUNTS.d2d += 1
+        ctypes.memmove(dst, src, size)
+
+    cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, memcpyAsync=memcpy_async, memcpyDeviceToDevice=3)
 
     class Device:
         attributes = {"MultiProcessorCount": 4}
@@ -1752,6 +1762,8 @@ def install() -> None:
             _sync("Device.synchronize")
 
     class Stream:
+        ptr = 0  # the null stream's handle
+
         def synchronize(self) -> None:
             _sync("Stream.synchronize")
 

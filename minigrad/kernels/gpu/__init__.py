@@ -78,6 +78,18 @@ def _load_cupy(info: BackendInfo) -> None:
         raise_failed_checks()  # the host waits anyway: checks made on the device report here
         return cupy.asnumpy(array)
 
+    def copy_into(dst: Any, src: Any) -> bool:
+        """``dst[...] = src`` for two row-major arrays of one shape and dtype (an in-place op's new values, written
+        back): one device-to-device copy queued on the stream. CuPy's ``dst[...] = src`` launches its copy kernel
+        through its general setitem path, about 15 us of host time a call on an H200."""
+        if dst.dtype != src.dtype or dst.shape != src.shape or not (dst.flags.c_contiguous and src.flags.c_contiguous):
+            return False
+        if dst.nbytes:
+            runtime = cupy.cuda.runtime
+            runtime.memcpyAsync(dst.data.ptr, src.data.ptr, dst.nbytes, runtime.memcpyDeviceToDevice,
+                                cupy.cuda.get_current_stream().ptr)
+        return True
+
     def pin(host: Any) -> Any:
         import cupyx  # noqa: PLC0415  (CuPy's own package, beside cupy)
 
@@ -102,6 +114,7 @@ def _load_cupy(info: BackendInfo) -> None:
     info.array_types = (cupy.ndarray,)
     info.constant = constant
     info.check_later = check_later
+    info.copy_into = copy_into
     info.fill = lambda shape, value, dtype: cupy.full(shape, value, dtype=dtype)  # a fill kernel, value by value
     from .random import MADE
 
