@@ -150,18 +150,8 @@ def launches(fn: Callable[[], Any], cupy: Any, top: int) -> str:
 
     sync = cupy.cuda.Device().synchronize
 
-    def device_us(call: Callable[[], Any], calls: int) -> float:
-        times = []
-        for _ in range(5):
-            sync()
-            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            for _ in range(calls):
-                call()
-            stop.record()
-            stop.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e3 / calls)
-        return sorted(times)[2]
+    def device_us(call: Callable[[], Any], calls: int) -> float:  # (CUDA events around ``calls`` queued calls)
+        return gpu_kernels.time_fn(cupy, call, repeat=5, inner=calls) * 1e6
 
     def synced() -> None:
         fn()
