@@ -65,7 +65,8 @@ What it cannot prove:
 - time: a launch runs at once, in order, on the host - there is no asynchronous
   stream, so a missing sync (a result read before its kernel ran), a race
   between streams or a copy that waits for the stream cannot show here, and
-  no timing taken here says anything about a device;
+  no timing taken here says anything about a device (``cuda.Event`` records the host's clock, so the
+  benchmarks run here; ``runtime.memcpyAsync``, device to device only, moves the bytes at once);
 - numerics of the device's own libraries (cuBLAS, CUB reductions, CuPy's
   ufuncs): NumPy computes them, with NumPy's rounding;
 - the device's float16 conversions: the emulation reads a float16 with NumPy, which keeps a NaN's sign,
@@ -75,7 +76,7 @@ What it cannot prove:
   device checks it.
 
 It also counts what a program asks of the device (``Counts``: host <-> device
-copies, syncs, kernel launches; ``counts()``, ``reset_counts()``), so every
+copies, syncs, kernel launches, device-to-device copies; ``counts()``, ``reset_counts()``), so every
 machine can check that a training step copies nothing and waits for nothing.
 What the counts cannot prove: that real CuPy launches exactly that many kernels
 (a CuPy function may launch two, a fill of zeros is a memset), and they miss
