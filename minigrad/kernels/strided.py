@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from .infer_meta import is_legacy_empty, split_pieces
+from .kept import kept
 
 __all__ = ["iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
@@ -198,15 +199,8 @@ def iterator_order(nd: int, should_swap: Any) -> list[int]:
 def order_and_inverse(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """PyTorch's order of an elementwise result's dimensions, slowest first, and its inverse permutation,
     or ``None`` for row-major (NOTE above); ``inputs``: arrays of any module (0-d ones do not vote)."""
-    key = (shape, *[(a.shape, a.strides) for a in inputs])
-    try:
-        return _ORDERS[key]
-    except KeyError:
-        pass
-    if len(_ORDERS) >= _ORDERS_MAX:
-        _ORDERS.clear()
-    entry = _ORDERS[key] = _order_of(shape, inputs)
-    return entry
+    return kept(_ORDERS, (shape, *[(a.shape, a.strides) for a in inputs]), lambda: _order_of(shape, inputs),
+                _ORDERS_MAX)
 
 
 def _order_of(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
@@ -419,14 +413,8 @@ def gather_strides(shape: tuple[int, ...], strides: tuple[int, ...], index: tupl
     Worked out once per geometry."""
     items = index if isinstance(index, tuple) else (index,)
     key = (tuple(shape), tuple(strides), tuple(out_shape), cuda, *[_item_key(i) for i in items])
-    try:
-        return _GATHER_LAYOUTS[key]
-    except KeyError:
-        pass
-    if len(_GATHER_LAYOUTS) >= _GATHER_LAYOUTS_MAX:
-        _GATHER_LAYOUTS.clear()
-    layout = _GATHER_LAYOUTS[key] = _gather_strides_of(shape, strides, items, out_shape, cuda)
-    return layout
+    return kept(_GATHER_LAYOUTS, key, lambda: _gather_strides_of(shape, strides, items, out_shape, cuda),
+                _GATHER_LAYOUTS_MAX)
 
 
 def _gather_strides_of(shape: tuple[int, ...], strides: tuple[int, ...], items: tuple[Any, ...],

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...devices import out_of_range
 from ...tracing.provenance import user_source
+from ..kept import kept
 from . import cuda_src
 from .syncs import copied
 
@@ -122,10 +123,11 @@ def upload(host: Any) -> Any:
 def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
     """Output shape then each input's element strides (0 on broadcast dims), as a device int64 array
     (NOTE [ Stride tables are uploaded once per geometry ])."""
-    key = (out_shape, *[(a.shape, a.strides, a.itemsize) for a in arrays])
-    meta = _META.get(key)
-    if meta is not None:
-        return meta
+    return kept(_META, (out_shape, *[(a.shape, a.strides, a.itemsize) for a in arrays]),
+                lambda: upload(np.asarray(_stride_rows(out_shape, arrays), dtype=np.int64).reshape(-1)), _META_MAX)
+
+
+def _stride_rows(out_shape: tuple[int, ...], arrays: tuple[Any, ...]) -> list[list[int]]:
     nd = len(out_shape)
     rows = [list(out_shape)]
     for a in arrays:
@@ -134,10 +136,7 @@ def strides_meta(out_shape: tuple[int, ...], *arrays: Any) -> Any:
         for d, (size, stride) in enumerate(zip(a.shape, a.strides)):
             st.append(0 if size == 1 and out_shape[lead + d] != 1 else stride // a.itemsize)
         rows.append(st)
-    if len(_META) >= _META_MAX:
-        _META.clear()
-    meta = _META[key] = upload(np.asarray(rows, dtype=np.int64).reshape(-1))
-    return meta
+    return rows
 
 
 # NOTE [ Number operands are filled on the device, not copied ]

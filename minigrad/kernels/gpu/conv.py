@@ -26,6 +26,7 @@ import numpy as np
 from ...dtypes import FLOAT_DTYPES
 from ..conv_forms import as_2d, transposed_output
 from ..key import Backend, Layout
+from ..kept import kept
 from ..registry import register_kernel
 from . import conv_src as src
 from ._runtime import block_for, dtype_name, function, launch_1d
@@ -50,23 +51,10 @@ def _pair(v: Any) -> tuple[int, int]:
 #     A training step calls the same convolutions and poolings with the same shapes every time; each call's
 #     kernels take about twenty int arguments (``_geometry``: sizes, strides, paddings...). Working them out and
 #     converting each to a NumPy ``int32`` for CuPy took about 0.2 ms of a small CNN's 2 ms step on an H200, so
-#     the arguments are kept per geometry (bounded, as the elementwise launch plans are).
+#     the arguments are kept per geometry (``kernels/kept.py``).
 _GEOMETRIES: dict[tuple[Any, ...], tuple[int, ...]] = {}
 _ARGS: dict[tuple[int, ...], tuple[Any, ...]] = {}
 _CACHE_MAX = 1024
-
-
-def _kept(cache: dict[Any, Any], key: Any, make: Any) -> Any:
-    """``cache[key]``, made by ``make()`` the first time (a key that cannot be hashed is made every time)."""
-    try:
-        value = cache.get(key)
-    except TypeError:  # a list among the arguments
-        return make()
-    if value is None:
-        if len(cache) >= _CACHE_MAX:
-            cache.clear()
-        value = cache[key] = make()
-    return value
 
 
 def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False) -> int:
@@ -82,8 +70,8 @@ def _geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: Any, p
               groups: int, grad_shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
     """The kernels' int arguments. A gradient's shape, when given, sets the windows: a transposed
     convolution's gradient may have fewer than the image has (kernels/conv_forms.py)."""
-    return _kept(_GEOMETRIES, ("conv", x_shape, w_shape, stride, padding, dilation, groups, grad_shape),
-                 lambda: _work_out_geometry(x_shape, w_shape, stride, padding, dilation, groups, grad_shape))
+    return kept(_GEOMETRIES, ("conv", x_shape, w_shape, stride, padding, dilation, groups, grad_shape),
+                lambda: _work_out_geometry(x_shape, w_shape, stride, padding, dilation, groups, grad_shape), _CACHE_MAX)
 
 
 def _work_out_geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: Any, padding: Any, dilation: Any,
@@ -104,7 +92,7 @@ def _lift_shape(shape: Any) -> tuple[int, ...]:
 
 
 def _args(geo: tuple[int, ...]) -> tuple[Any, ...]:
-    return _kept(_ARGS, geo, lambda: tuple(np.int32(v) for v in geo))
+    return kept(_ARGS, geo, lambda: tuple(np.int32(v) for v in geo), _CACHE_MAX)
 
 
 def _fn(family: str, dt: str, name: str) -> Any:
@@ -284,8 +272,8 @@ register_kernel("conv_transpose2d", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_dir
 
 def _pool_geometry(x_shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, dilation: Any,
                    ceil_mode: bool) -> tuple[int, ...]:
-    return _kept(_GEOMETRIES, ("pool", x_shape, kernel_size, stride, padding, dilation, ceil_mode),
-                 lambda: _work_out_pool_geometry(x_shape, kernel_size, stride, padding, dilation, ceil_mode))
+    return kept(_GEOMETRIES, ("pool", x_shape, kernel_size, stride, padding, dilation, ceil_mode),
+                lambda: _work_out_pool_geometry(x_shape, kernel_size, stride, padding, dilation, ceil_mode), _CACHE_MAX)
 
 
 def _work_out_pool_geometry(x_shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, dilation: Any,

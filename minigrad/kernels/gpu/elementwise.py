@@ -16,6 +16,7 @@ import cupy
 import numpy as np
 
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
+from ..kept import kept
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
@@ -355,13 +356,9 @@ _TRI_MAX = 64
 
 def _triangle(x: Any, diagonal: int, lower: bool) -> Any:
     rows, cols = x.shape[-2], x.shape[-1]
-    key = (rows, cols, diagonal, lower)
-    mask = _TRI.get(key)
-    if mask is None:
-        if len(_TRI) >= _TRI_MAX:
-            _TRI.clear()
-        mask = cupy.tri(rows, cols, k=diagonal, dtype=np.bool_)
-        mask = _TRI[key] = mask if lower else ~cupy.tri(rows, cols, k=diagonal - 1, dtype=np.bool_)
+    mask = kept(_TRI, (rows, cols, diagonal, lower),
+                lambda: cupy.tri(rows, cols, k=diagonal, dtype=np.bool_) if lower
+                else ~cupy.tri(rows, cols, k=diagonal - 1, dtype=np.bool_), _TRI_MAX)
     return _where_rows(mask, x, constant(np.zeros((), dtype=x.dtype)))
 
 

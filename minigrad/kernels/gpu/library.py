@@ -27,6 +27,7 @@ import numpy as np
 
 from ...devices import move_array, to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
+from ..kept import kept
 from ..key import Backend
 from ..registry import register_kernel
 from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
@@ -399,14 +400,11 @@ _WINDOWS_MAX = 64
 
 def _windows(key: tuple[Any, ...], make: Any, dtype: Any) -> tuple[Any, ...]:
     """The device matrices of ``make()`` (its matrices, then the scale), made and copied once per geometry."""
-    full = (*key, np.dtype(dtype).str)
-    entry = _WINDOWS.get(full)
-    if entry is None:
-        if len(_WINDOWS) >= _WINDOWS_MAX:
-            _WINDOWS.clear()
+    def upload_all() -> tuple[Any, ...]:
         *mats, scale = make()
-        entry = _WINDOWS[full] = (*(upload(m.astype(dtype)) for m in mats), scale)
-    return entry
+        return (*(upload(m.astype(dtype)) for m in mats), scale)
+
+    return kept(_WINDOWS, (*key, np.dtype(dtype).str), upload_all, _WINDOWS_MAX)
 
 
 def _avg_key(hw: tuple[int, int], a: dict[str, Any]) -> tuple[Any, ...]:
@@ -634,13 +632,8 @@ _TAPS: dict[tuple[Any, ...], Any] = {}
 
 
 def _device_taps(*key: Any) -> Any:
-    entry = _TAPS.get(key)
-    if entry is None:
-        if len(_TAPS) >= _WINDOWS_MAX:
-            _TAPS.clear()
-        entry = _TAPS[key] = tuple([(upload(i), None if w is None else upload(w)) for i, w in dim]
-                                   for dim in dim_taps(*key))
-    return entry
+    return kept(_TAPS, key, lambda: tuple([(upload(i), None if w is None else upload(w)) for i, w in dim]
+                                          for dim in dim_taps(*key)), _WINDOWS_MAX)
 
 
 def _upsample_kernels(name: str, mode: str, rank: int) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..infer_meta import normalize_dims
+from ..kept import kept
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import laid_out_like
@@ -152,12 +153,7 @@ def _leading_sum(x: Any, red: tuple[int, ...]) -> Any:
     c = x.size // n if n else 0
     if n == 0 or c == 0:
         return None
-    key = (n, x.dtype.str)
-    ones = _ONES.get(key)
-    if ones is None:
-        if len(_ONES) >= _ONES_MAX:
-            _ONES.clear()
-        ones = _ONES[key] = cupy.ones((n,), dtype=x.dtype)
+    ones = kept(_ONES, (n, x.dtype.str), lambda: cupy.ones((n,), dtype=x.dtype), _ONES_MAX)
     return gemm(ones.reshape(1, n), x.reshape(n, c)).reshape(c)
 
 
@@ -167,12 +163,12 @@ def _reduction(op: str, kernel_op: str, x: Any, dim: Any, keepdim: bool) -> Any:
         r = _leading_sum(x, red)
         if r is not None:
             return _finish(r, x, x.shape[len(red):], red, keepdim)
-    m, rows, cols, kept, red = as_rows(x, dim)
+    m, rows, cols, kept_shape, red = as_rows(x, dim)
     if cols == 0:  # empty reductions: CuPy's own semantics (0 for sum, nan for mean, error for max)
         fn = {"sum": cupy.sum, "mean": cupy.mean, "max": cupy.max, "min": cupy.min}[op]
         return cupy.asarray(fn(x, axis=red, keepdims=keepdim), dtype=x.dtype)
     r = reduce_rows(kernel_op, m, rows, cols, scale=1.0 / cols)
-    return _finish(r, x, kept, red, keepdim)
+    return _finish(r, x, kept_shape, red, keepdim)
 
 
 @register_kernel("sum", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_sum")
@@ -189,9 +185,9 @@ def _var_std(op: str, x: Any, dim: Any, correction: float, keepdim: bool) -> Any
     """Two launches: the means of the rows shifted by their first element, then the sum of the shifted rows'
     squared deviations from them, times ``1 / (N - correction)`` (and its square root for ``std``). The shift
     makes a row of equal values exactly 0 apart, so its variance is exactly 0, as PyTorch's Welford gives it."""
-    m, rows, cols, kept, red = as_rows(x, dim)
+    m, rows, cols, kept_shape, red = as_rows(x, dim)
     if cols == 0:  # an empty reduction: NaN, as PyTorch's
-        return cupy.full(_finish(cupy.empty((rows,), dtype=x.dtype), x, kept, red, keepdim).shape, np.nan,
+        return cupy.full(_finish(cupy.empty((rows,), dtype=x.dtype), x, kept_shape, red, keepdim).shape, np.nan,
                          dtype=x.dtype)
     mu = reduce_rows("mean_shifted", m, rows, cols, scale=1.0 / cols)
     acc = np.float64 if x.dtype == np.float64 else np.float32
@@ -199,7 +195,7 @@ def _var_std(op: str, x: Any, dim: Any, correction: float, keepdim: bool) -> Any
         mu = mu.astype(acc)
     dof = cols - correction
     r = reduce_rows(op, m, rows, cols, aux=mu, scale=1.0 / dof if dof > 0 else math.inf)
-    return _finish(r, x, kept, red, keepdim)
+    return _finish(r, x, kept_shape, red, keepdim)
 
 
 @register_kernel("var", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_var")

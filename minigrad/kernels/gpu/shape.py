@@ -15,6 +15,7 @@ import numpy as np
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, int32, int64
 from ..array_kernels import (diag_embed_arrays, embedding_bag_arrays, embedding_bag_layout_arrays,
                              frequency_scale)
+from ..kept import kept
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
@@ -49,13 +50,7 @@ def _on_device(i: Any) -> Any:
         return i
     if i.nbytes > _INDEX_BYTES:
         return upload(i)
-    key = (i.dtype.str, i.shape, i.tobytes())
-    arr = _INDEX.get(key)
-    if arr is None:
-        if len(_INDEX) >= _INDEX_MAX:
-            _INDEX.clear()
-        arr = _INDEX[key] = upload(i)
-    return arr
+    return kept(_INDEX, (i.dtype.str, i.shape, i.tobytes()), lambda: upload(i), _INDEX_MAX)
 
 
 @register_kernel("reshape", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_reshape")
