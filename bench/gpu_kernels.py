@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -507,20 +508,15 @@ def _counts_from_stand_in(quick: bool) -> dict[str, dict[str, Any]]:
     return {row["model"]: row for row in json.loads(r.stdout.strip().splitlines()[-1])}
 
 
-def _median(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
-
-
 def _rounds(row: dict[str, Any], ours_key: str, torch_key: str, timings: list[tuple[float, float]]) -> None:
     """``row``'s times: the medians of ``timings`` (minigrad's, PyTorch's per round, measured one after the
     other in each round); each round's ratio (``ratios``) and their median (``ratio``, the one reported): a
     machine that slows down between rounds moves both sides of a round's ratio, not one."""
-    row[ours_key] = _median([t for t, _ in timings])
+    row[ours_key] = statistics.median([t for t, _ in timings])
     if all(t == t for _, t in timings):
-        row[torch_key] = _median([t for _, t in timings])
+        row[torch_key] = statistics.median([t for _, t in timings])
         row["ratios"] = [a / b for a, b in timings]
-        row["ratio"] = _median(row["ratios"])
+        row["ratio"] = statistics.median(row["ratios"])
 
 
 def bench_training(cupy: Any, torch: Any, repeat: int, quick: bool, counts: bool = True,
