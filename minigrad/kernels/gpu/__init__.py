@@ -31,12 +31,19 @@ compiled with ``nvcc`` where no GPU exists.
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy as np
 
 from ..backends import BackendInfo, register_backend
 from ..key import Backend
 
 _loaded = False
+_NUMBERS = (int, float, bool)
+#: the largest finite value of each float dtype a one-element fill copies from a kept constant (a larger one
+#: is left to ``cupy.full``, whose cast overflows as CUDA's does)
+_LARGEST = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
 
 
 def load() -> None:
@@ -78,17 +85,38 @@ def _load_cupy(info: BackendInfo) -> None:
         raise_failed_checks()  # the host waits anyway: checks made on the device report here
         return cupy.asnumpy(array)
 
+    def copy_bytes(dst: Any, src: Any) -> None:
+        """``dst``'s bytes from ``src``'s (row-major arrays of one size and dtype): one device-to-device copy
+        queued on the stream (cudaMemcpyAsync), no kernel."""
+        if dst.nbytes:
+            runtime = cupy.cuda.runtime
+            runtime.memcpyAsync(dst.data.ptr, src.data.ptr, dst.nbytes, runtime.memcpyDeviceToDevice,
+                                cupy.cuda.get_current_stream().ptr)
+
     def copy_into(dst: Any, src: Any) -> bool:
         """``dst[...] = src`` for two row-major arrays of one shape and dtype (an in-place op's new values, written
         back): one device-to-device copy queued on the stream. CuPy's ``dst[...] = src`` launches its copy kernel
         through its general setitem path, about 15 us of host time a call on an H200."""
         if dst.dtype != src.dtype or dst.shape != src.shape or not (dst.flags.c_contiguous and src.flags.c_contiguous):
             return False
-        if dst.nbytes:
-            runtime = cupy.cuda.runtime
-            runtime.memcpyAsync(dst.data.ptr, src.data.ptr, dst.nbytes, runtime.memcpyDeviceToDevice,
-                                cupy.cuda.get_current_stream().ptr)
+        copy_bytes(dst, src)
         return True
+
+    def fill(shape: tuple[int, ...], value: Any, dtype: Any) -> Any:
+        """A new array of ``shape`` holding ``value``, made on the device without a host -> device copy: zeros by a
+        memset; one element (``.backward()``'s seed, a ``tensor(1.0)``-like fill) copied on the device from the
+        number's kept constant (``_runtime.constant``); anything else by ``cupy.full`` (a kernel that takes the
+        value as an argument). ``cupy.full`` goes through CuPy's general ``copyto``: tens of us of host time a
+        call, where the memset and the copy cost a few."""
+        if type(value) in _NUMBERS:
+            dt = np.dtype(dtype)
+            if value == 0 and not (type(value) is float and math.copysign(1.0, value) < 0):  # -0.0 is no memset
+                return cupy.zeros(shape, dtype=dt)
+            if math.prod(shape) == 1 and (dt.kind == "b" or abs(value) <= _LARGEST.get(dt, -1.0)):
+                out = cupy.ndarray(shape, dt)
+                copy_bytes(out, constant(np.asarray(value, dtype=dt)))
+                return out
+        return cupy.full(shape, value, dtype=dtype)
 
     def pin(host: Any) -> Any:
         import cupyx  # noqa: PLC0415  (CuPy's own package, beside cupy)
@@ -115,7 +143,7 @@ def _load_cupy(info: BackendInfo) -> None:
     info.constant = constant
     info.check_later = check_later
     info.copy_into = copy_into
-    info.fill = lambda shape, value, dtype: cupy.full(shape, value, dtype=dtype)  # a fill kernel, value by value
+    info.fill = fill
     from .random import MADE
 
     info.made = {"arange": cupy.arange, "eye": cupy.eye, **MADE}  # one kernel each, the numbers as its arguments
