@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 from typing import Any
 
 import cupy
@@ -33,10 +34,15 @@ try:
 except AttributeError:  # CuPy keeps its cuBLAS binding in cupy_backends
     cublas = importlib.import_module("cupy_backends.cuda.libs.cublas")
 
-#: per dtype: the GEMM, the strided-batched GEMM, and alpha = 1, beta = 0 on the host (cuBLAS's host
-#: pointer mode reads them during the call)
-_GEMMS = {np.dtype(np.float32): ("sgemm", "sgemmStridedBatched", np.ones((), np.float32), np.zeros((), np.float32)),
-          np.dtype(np.float64): ("dgemm", "dgemmStridedBatched", np.ones((), np.float64), np.zeros((), np.float64))}
+#: alpha = 1 and beta = 0 per dtype, on the host (cuBLAS's host pointer mode reads them during the call);
+#: kept alive here, as their addresses are handed out below
+_SCALARS = {np.dtype(t): (np.ones((), t), np.zeros((), t)) for t in (np.float32, np.float64)}
+#: per dtype: the GEMM, the strided-batched GEMM, and the addresses of alpha and beta (read once: NumPy's
+#: ``.ctypes`` makes an object per access, about 1 us of host time a GEMM twice over)
+_GEMMS = {dt: (getattr(cublas, gemm), getattr(cublas, batched), one.ctypes.data, zero.ctypes.data)
+          for dt, gemm, batched in ((np.dtype(np.float32), "sgemm", "sgemmStridedBatched"),
+                                    (np.dtype(np.float64), "dgemm", "dgemmStridedBatched"))
+          for one, zero in [_SCALARS[dt]]}
 
 
 _INT_MAX = 2 ** 31
@@ -113,14 +119,14 @@ def matmul(a: Any, b: Any) -> Any:
     except ValueError:
         return cupy.matmul(a, b)  # CuPy's refusal, in its words
     sa, sb = _batch_stride(a, batch), _batch_stride(b, batch)
-    count = int(np.prod(batch, dtype=np.int64))
+    count = math.prod(batch)
     if sa is None or sb is None or count == 0 or count * m * n >= _INT_MAX:
         return cupy.matmul(a, b)
     out = cupy.ndarray((*batch, m, n), a.dtype)
     handle = cupy.cuda.device.get_cublas_handle()
     cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-    getattr(cublas, gemm[1])(handle, pb[0], pa[0], n, m, k, gemm[2].ctypes.data, b.data.ptr, pb[1], sb,
-                             a.data.ptr, pa[1], sa, gemm[3].ctypes.data, out.data.ptr, n, m * n, count)
+    gemm[1](handle, pb[0], pa[0], n, m, k, gemm[2], b.data.ptr, pb[1], sb, a.data.ptr, pa[1], sa, gemm[3], out.data.ptr,
+            n, m * n, count)
     return out
 
 
@@ -129,5 +135,4 @@ def _gemm(gemm: tuple[Any, ...], pb: tuple[int, int], pa: tuple[int, int], n: in
     """Column-major ``out^T (n x m) = op(b) op(a)``: row-major ``out = a @ b``."""
     handle = cupy.cuda.device.get_cublas_handle()
     cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-    getattr(cublas, gemm[0])(handle, pb[0], pa[0], n, m, k, gemm[2].ctypes.data, b.data.ptr, pb[1], a.data.ptr,
-                             pa[1], gemm[3].ctypes.data, out.data.ptr, n)
+    gemm[0](handle, pb[0], pa[0], n, m, k, gemm[2], b.data.ptr, pb[1], a.data.ptr, pa[1], gemm[3], out.data.ptr, n)
