@@ -1053,6 +1053,47 @@ def _conv_reference(x, w, stride, padding, dilation, groups):
     return out
 
 
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_im2col_kernels_give_the_same_values_in_slices_of_images_as_in_one(monkeypatch, groups, dtype):
+    """A batch whose column matrix passes ``_COLS_BYTES`` runs in slices of images (the weight gradient summed
+    over them); one that fits is one slice, its weight gradient one GEMM. Both give the direct loops' values,
+    and an empty batch a zero weight gradient."""
+    import cupy
+
+    from minigrad.kernels.gpu import conv
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(5, 4, 7, 6)).astype(dtype)
+    w = rng.normal(size=(6, 4 // groups, 3, 3)).astype(dtype)
+    ref = _conv_reference(x, w, (1, 1), (1, 1), (1, 1), groups)
+    g = rng.normal(size=ref.shape).astype(dtype)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+
+    def run():
+        args = ((1, 1), (1, 1), (1, 1), groups)
+        y = cupy.asnumpy(conv.conv2d_gemm(cupy.asarray(x), cupy.asarray(w), None, *args))
+        dx = cupy.asnumpy(conv.conv2d_input_grad_gemm(cupy.asarray(g), cupy.asarray(w), x.shape, *args))
+        dw = cupy.asnumpy(conv.conv2d_weight_grad_gemm(cupy.asarray(x), cupy.asarray(g), w.shape, *args))
+        return y, dx, dw
+
+    whole = run()
+    rows = 4 * 9 * 7 * 6 * np.dtype(dtype).itemsize  # one image's column matrix
+    monkeypatch.setattr(conv, "_COLS_BYTES", 2 * rows)  # slices of two images: 2, 2, 1
+    assert len(conv._slices(5, 4 * 9, 7 * 6, np.dtype(dtype).itemsize)) == 3
+    sliced = run()
+    np.testing.assert_allclose(whole[0], ref, **tol)
+    for a, b in zip(whole, sliced):
+        assert a.dtype == b.dtype == dtype
+        np.testing.assert_allclose(a, b, **tol)
+    # the weight gradient against its adjoint identity, <conv(x), g> = <w, dw(g)>
+    inner = float((ref * g.astype(np.float64)).sum())
+    for dw in (whole[2], sliced[2]):
+        assert abs(float((w.astype(np.float64) * dw).sum()) - inner) < 1e-3 * max(1.0, abs(inner))
+    empty = conv.conv2d_weight_grad_gemm(cupy.asarray(x[:0]), cupy.asarray(g[:0]), w.shape, (1, 1), (1, 1), (1, 1), groups)
+    assert empty.shape == w.shape and not cupy.asnumpy(empty).any()
+
+
 @pytest.mark.parametrize("variant", ["gemm", "direct"])
 @pytest.mark.parametrize("stride, padding, dilation, groups", [((1, 1), (2, 1), (2, 2), 2), ((2, 1), (0, 0), (1, 3), 3)])
 def test_conv_kernels_dilation_and_groups(variant, stride, padding, dilation, groups):

@@ -169,7 +169,8 @@ def conv2d_input_grad_gemm(grad: Any, weight: Any, x_shape: Any, stride: Any = (
 @register_kernel("conv2d_weight_grad", GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/im2col_cublas_conv2d_weight_grad")
 def conv2d_weight_grad_gemm(x: Any, grad: Any, w_shape: Any, stride: Any = (1, 1), padding: Any = (0, 0),
                             dilation: Any = (1, 1), groups: int = 1) -> Any:
-    """dW = grad @ im2col(x)^T, summed over the image slices."""
+    """dW = grad @ im2col(x)^T, summed over the image slices (one slice, the usual case: one GEMM writes dW,
+    no fill and no sum launched around it)."""
     if x.ndim == 3:
         dw = conv2d_weight_grad_gemm(*as_2d(x, grad), _lift_shape(w_shape), stride, padding, dilation, groups)
         return dw[:, :, 0]
@@ -178,12 +179,16 @@ def conv2d_weight_grad_gemm(x: Any, grad: Any, w_shape: Any, stride: Any = (1, 1
     n, c, _, _, o, kh, kw, oh, ow = geo[:9]
     g = geo[-1]
     p = oh * ow
+    slices = _slices(n, c * kh * kw, p, x.dtype.itemsize)
     acc = np.float64 if x.dtype == np.float64 else np.float32
-    dw = cupy.zeros((g, o // g, (c // g) * kh * kw), dtype=acc)
-    for n0, nb in _slices(n, c * kh * kw, p, x.dtype.itemsize):
+    dw = cupy.zeros((g, o // g, (c // g) * kh * kw), dtype=acc) if len(slices) != 1 else None
+    for n0, nb in slices:
         cols = _im2col(x, geo, n0, nb).reshape(g, (c // g) * kh * kw, nb * p)
         gy = grad[n0:n0 + nb].reshape(nb, o, p).transpose(1, 0, 2).reshape(g, o // g, nb * p)
-        dw += gemm(gy, cols.transpose(0, 2, 1)).astype(acc, copy=False)
+        part = gemm(gy, cols.transpose(0, 2, 1))
+        if dw is None:
+            return part.reshape(o, c // g, kh, kw)
+        dw += part.astype(acc, copy=False)
     return dw.reshape(o, c // g, kh, kw).astype(x.dtype, copy=False)
 
 
