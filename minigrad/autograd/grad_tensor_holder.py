@@ -11,6 +11,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from ..tracing import bus
+from .formula import array_ops
 from .grad_mode import GRAD_MODE
 
 __all__ = ["GradTensorHolder"]
@@ -35,9 +36,9 @@ class GradTensorHolder:
 
         With no recorder and no ``create_graph`` (grad mode is off in the
         engine then) nothing observes the sum as an op, so two gradients of
-        one dtype and device are added as arrays - the ``add`` kernel's
-        ``np.add`` - instead of through the ``add`` op's four layers (array
-        mode, NOTE [ One formula, two modes ] in ``formula.py``).
+        one dtype and device are added as arrays - by the ``add`` kernel the
+        op would select, in array mode (NOTE [ One formula, two modes ] in
+        ``formula.py``) - instead of through the ``add`` op's four layers.
         """
         row = self.buffers[slot]
         cur = row[rank]
@@ -45,7 +46,8 @@ class GradTensorHolder:
             row[rank] = grad
         elif (bus.recorder is None and not GRAD_MODE.enabled and cur._dtype is grad._dtype
               and cur._device == grad._device):
-            row[rank] = Tensor._make(cur._data + grad._data, cur._dtype, cur._device, cur._layout)
+            total = array_ops(cur._device, cur._layout).add(cur._data, grad._data)
+            row[rank] = Tensor._make(total, cur._dtype, cur._device, cur._layout)
         else:
             row[rank] = cur + grad
         return row[rank]

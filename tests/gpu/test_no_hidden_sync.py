@@ -371,6 +371,71 @@ def test_a_number_operand_reaches_the_kernel_by_value(dtype):
 
 
 @needs_gpu
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+def test_linears_bias_and_gradients_meeting_at_a_node_are_added_by_the_hand_written_kernel(dtype):
+    """``F.linear``'s bias (addmm's sum) and two gradients meeting at a node (the engine's buffer) are added by
+    the ``add`` kernel the op selects (``mg_ew_add_*``), not by CuPy's ``+`` (a ufunc: several times the host
+    time a call); the values are the CPU's."""
+    from minigrad.kernels.gpu import _runtime
+
+    rng = np.random.default_rng(0)
+    xs, ws, bs = (mg.tensor(rng.normal(size=s), dtype=dtype) for s in [(4, 3), (5, 3), (5,)])
+    x, w, b = (t.to("gpu").requires_grad_() for t in (xs, ws, bs))
+    with _runtime.record_launches() as launches:
+        y = F.linear(x, w, b)
+    assert [k.name.split("_")[2] for k, *_ in launches] == ["add"], [k.name for k, *_ in launches]
+    h = y * 2
+    loss = (h * h).sum()
+    with _runtime.record_launches() as launches:
+        loss.backward()
+    assert any(k.name.startswith("mg_ew_add_") for k, *_ in launches), [k.name for k, *_ in launches]
+    xc, wc, bc = (t.clone().requires_grad_() for t in (xs, ws, bs))
+    hc = F.linear(xc, wc, bc) * 2
+    (hc * hc).sum().backward()
+    tol = 1e-5 if dtype is mg.float32 else 1e-12
+    np.testing.assert_allclose(y.detach().cpu().numpy(), F.linear(xs, ws, bs).numpy(), rtol=tol, atol=tol)
+    for got, want in ((x, xc), (w, wc), (b, bc)):
+        np.testing.assert_allclose(got.grad.cpu().numpy(), want.grad.numpy(), rtol=tol, atol=tol)
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (3,), (2, 5)])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.bool_, np.int64])
+@pytest.mark.parametrize("value", [0, 0.0, -0.0, 1, 2.5, -3, 1e10, float("nan"), float("inf"), True])
+def test_a_fill_on_the_device_holds_what_numpys_holds(shape, dtype, value):
+    """``filled_array`` (``.backward()``'s seed, ``zeros``/``ones``/``full`` on the GPU, a missing gradient's
+    zeros): the bits NumPy's ``full`` holds, whichever way the device makes them - a memset, a copy from a
+    kept constant, a fill kernel - and never a host -> device copy."""
+    from minigrad.devices import filled_array
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # 1e10 overflows float16 (inf), nan to an int
+        want = np.full(shape, value, dtype=dtype)
+        got = filled_array(shape, value, dtype, "gpu").get()
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if dtype is np.int64 and not math.isfinite(value):
+        return  # nan/inf to an integer is undefined in C and NumPy alike
+    assert got.tobytes() == want.tobytes()  # -0.0 keeps its sign bit, a NaN its bits
+
+
+@counted
+def test_backwards_seed_is_copied_on_the_device_without_a_kernel():
+    """``loss.backward()``'s seed (a one-element 1) is copied on the device from the kept constant of 1: no
+    launch of CuPy's ``full`` (tens of us of host time a call on an H200), no host -> device copy."""
+    fake = _fake()
+    x = mg.randn(3, 4).to("gpu").requires_grad_()
+    for _ in range(2):  # the constant of 1 is made once; .grad's accumulation uploads its stride table once
+        x.sum().backward()
+    loss = x.sum()
+    fake.reset_counts()
+    loss.backward()
+    c = fake.counts()
+    assert c["h2d"] == 0 and c["syncs"] == 0 and c["d2d"] == 1, (c, fake.COUNTS.log)
+    assert c["launches"] == 1, c  # the accumulation into .grad (sum's backward is a view), the seed none
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), 3 * np.ones((3, 4), np.float32))
+
+
+@needs_gpu
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("ignore_index", [-100, 2])
 def test_cross_entropy_of_gpu_targets_matches_the_cpu_without_reading_them(reduction, ignore_index):

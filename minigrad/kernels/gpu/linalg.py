@@ -28,6 +28,7 @@ from ..array_kernels import (euclidean_dist_arrays, row_differences, trilinear_a
 from ..registry import register_kernel
 from . import cuda_src as src
 from ._runtime import dtype_name, function
+from .elementwise import run_elementwise
 from .gemm import matmul as gemm
 
 __all__ = ["matmul_cublas", "matmul_tiled", "inv", "solve", "det"]
@@ -53,17 +54,21 @@ def matmul_cublas(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool =
         x = cupy.swapaxes(x, -1, -2)
     if transpose_y and y.ndim >= 2:
         y = cupy.swapaxes(y, -1, -2)
-    return cupy.asarray(gemm(x, y))
+    return gemm(x, y)  # (a CuPy array, a 0-d one for two vectors)
 
 
 @register_kernel("addmm", Backend.GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/cublas_addmm")
 def addmm_cublas(input: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
-    """``beta * input + alpha * (mat1 @ mat2)``: cuBLAS GEMM, then the scaled sum (scalars by value)."""
+    """``beta * input + alpha * (mat1 @ mat2)``: cuBLAS GEMM, then the scaled sum (scalars by value). The common
+    form, ``nn.Linear``'s (``beta = alpha = 1``), adds the bias with the hand-written ``add`` kernel: CuPy's
+    ``+`` costs several times its host time a call."""
     product = gemm(mat1, mat2)
     if alpha != 1:
         product = product * product.dtype.type(alpha)
     if beta == 0:
-        return cupy.asarray(product)
+        return product
+    if beta == 1 and input.dtype == product.dtype:
+        return run_elementwise("add", "binary", (product, input), product.dtype)
     return cupy.asarray(product + (input if beta == 1 else input * input.dtype.type(beta)))
 
 
