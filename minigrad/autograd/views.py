@@ -96,7 +96,14 @@ def view_function_name(op: Any, src: Tensor, attrs: dict[str, Any]) -> str:
     """How PyTorch's refusals name the view function ``op`` applied to ``src``: its node's name without
     ``Backward<n>`` (``Select``, ``Split``, ``SplitWithSizes``, ``Unbind``)."""
     cls = op.node_class if op.node_class_of is None else op.node_class_of([src], attrs)
-    return re.sub(r"Backward\d+$", "", cls.__name__)
+    name = _VIEW_FUNCTION_NAMES.get(cls)
+    if name is None:  # (a view of a ``split`` piece asks at every call: the pattern runs once per node class)
+        name = _VIEW_FUNCTION_NAMES[cls] = re.sub(r"Backward\d+$", "", cls.__name__)
+    return name
+
+
+#: node class -> its view function's name (``view_function_name``)
+_VIEW_FUNCTION_NAMES: dict[type, str] = {}
 
 
 def mark_multi_output(outs: tuple[Tensor, ...], fn: str) -> tuple[Tensor, ...]:
