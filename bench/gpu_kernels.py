@@ -746,7 +746,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="tiny sizes (64K elements, 2 repeats, float32), print only: proves the script works in seconds")
     p.add_argument("--stand-in", action="store_true",
                    help="no GPU needed: count copies, syncs and launches per training step with the stand-in CuPy")
-    p.add_argument("--json", action="store_true", help="with --stand-in: print the counts as one JSON line")
+    p.add_argument("--json", action="store_true",
+                   help="also print the rows as one JSON line, last (with --stand-in: the counts instead of the table)")
     p.add_argument("--parts", default=",".join(PARTS), help=f"what to measure, some of {','.join(PARTS)}")
     p.add_argument("--no-counts", action="store_true",
                    help="training rows without the stand-in's counts (they are the code's; --stand-in prints them)")
@@ -778,12 +779,17 @@ def main(argv: list[str] | None = None) -> int:
                                            parts, not a.no_counts, not a.no_direct, a.rounds)
     md = to_markdown(device, peak, results, mm, extra)
     print(md)
+    if a.json:  # (bench/gpu_ab.py reads it: before and after a change, in turns)
+        import json
+
+        print(json.dumps({"device": device, "train": extra.get("train", []), "host": extra.get("host", [])}))
     if not a.no_write:
         write_results(Path(a.results), md)
     return 0
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE.parent))
+    # BENCH_MINIGRAD_PATH: another tree's minigrad (bench/gpu_ab.py times a change's before and after)
+    sys.path.insert(0, os.environ.get("BENCH_MINIGRAD_PATH") or str(HERE.parent))
     os.environ.setdefault("CUPY_CACHE_SAVE_CUDA_SOURCE", "0")
     raise SystemExit(main())

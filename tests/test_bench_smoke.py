@@ -158,3 +158,33 @@ def test_deep_chain_ratios_are_medians_of_same_round_ratios() -> None:
     assert (s["fwd_s"], s["bwd_s"], s["peak_bytes"], s["total_s"]) == (3.0, 1.0, 200, 4.0)
     assert mod._summary(mine + [{"fw": "minigrad", "n": 10, "error": "boom"}])["error"] == "boom"
     assert mod._rounds("full", 100_000) == 3 and mod._rounds("full", 1_000_000) == 1 and mod._rounds("small", 50) == 1
+
+
+def test_gpu_ab_compares_a_tree_with_the_checkout_by_the_stand_ins_counts() -> None:
+    """``bench/gpu_ab.py BASE --quick``: the stand-in's launches, copies and syncs per steady training step for
+    BASE's minigrad and the checkout's, side by side (BASE here is the checkout itself: every pair equal)."""
+    root = os.path.dirname(BENCH)
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "gpu_ab.py"), root, "--quick"], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ") and " / " in line
+            and not line.startswith("| model")]
+    assert any(r.startswith("| char GPT 2x64") for r in rows) and any(r.startswith("| MLP") for r in rows), proc.stdout
+    for r in rows:
+        for cell in r.strip("|").split("|")[1:]:
+            before, after = (float(x) for x in cell.split(" / "))
+            assert before == after, r
+
+
+def test_gpu_ab_summarises_each_sides_runs_by_their_medians() -> None:
+    """On a GPU each side runs in turns; a row shows the median of each side's ratios and times."""
+    import gpu_ab
+
+    def run(ours: float, torch: float) -> dict:
+        return {"device": "x", "train": [{"model": "MLP", "ours_ms": ours, "torch_ms": torch, "ratio": ours / torch}],
+                "host": [{"op": "`a * b`", "ours_us": ours * 10, "torch_us": torch * 10, "ratio": ours / torch}]}
+
+    text = gpu_ab.summary({"before": [run(3.0, 1.0), run(4.0, 1.0), run(9.0, 1.0)],
+                           "after": [run(2.0, 1.0), run(2.4, 1.2), run(2.2, 1.1)]})
+    assert "| MLP | 4.00x | 2.00x | 4.00 | 2.20 | 1.10 |" in text, text
+    assert "| `a * b` | 4.00x | 2.00x | 40.00 | 22.00 | 11.00 |" in text, text
