@@ -84,7 +84,7 @@ def unfold_view(xp: Any, x: Any, dim: int, size: int, step: int) -> Any:
 
 def transpose_view(xp: Any, x: Any, dim0: int, dim1: int) -> Any:
     """``x`` with two dims swapped; a 0-d array is its own transpose (``t()`` of a 0-d tensor, as PyTorch's)."""
-    return x.view() if x.ndim == 0 else xp.swapaxes(x, dim0, dim1)
+    return x.view() if x.ndim == 0 else x.swapaxes(dim0, dim1)  # (the method: no module-level wrapper call)
 
 
 def squeeze_view(xp: Any, x: Any, dim: Any = None) -> Any:

@@ -51,9 +51,9 @@ def _operands(x: Any, y: Any, transpose_x: bool, transpose_y: bool) -> tuple[Any
 def matmul_cublas(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False) -> Any:
     """cuBLAS GEMM (``gemm.matmul``: called directly where the layout allows, else through ``cupy.matmul``)."""
     if transpose_x and x.ndim >= 2:
-        x = cupy.swapaxes(x, -1, -2)
+        x = x.swapaxes(-1, -2)
     if transpose_y and y.ndim >= 2:
-        y = cupy.swapaxes(y, -1, -2)
+        y = y.swapaxes(-1, -2)
     return gemm(x, y)  # (a CuPy array, a 0-d one for two vectors)
 
 
