@@ -89,13 +89,15 @@ def cases(lib: Any, dev: str) -> dict[str, Callable[[], Callable[[], Any]]]:
 
 def steps(lib: Any, cupy: Any) -> dict[str, Callable[[], Any]]:
     """The steps of ``a.t() * b`` and ``a + 1.0`` on (64, 64) float32 tensors that need a gradient, each
-    callable alone: CuPy's own costs (an allocation, a transpose, a pointer read, a launch) beside minigrad's
-    layers (the API layer, InferMeta and the launch, the tensor, the view's bookkeeping, the grad node)."""
+    callable alone: CuPy's own costs (a launch with arrays or addresses, its ufunc and fill, cuBLAS's GEMM,
+    a device copy, an allocation, a transpose, a pointer read) beside minigrad's layers (the API layer,
+    InferMeta and the launch, the tensor, the view's bookkeeping, the grad node)."""
     from minigrad.autograd.node_creation import create_grad_node
     from minigrad.autograd.views import make_view
     from minigrad.dispatch.generated import shape as generated_shape
     from minigrad.kernels.api import KINDS, launch_and_check
-    from minigrad.kernels.gpu import elementwise
+    from minigrad.devices import backend_of_device
+    from minigrad.kernels.gpu import elementwise, gemm
     from minigrad.tensor import Tensor
 
     a = lib.randn(64, 64, device="gpu", requires_grad=True)
@@ -118,7 +120,28 @@ def steps(lib: Any, cupy: Any) -> dict[str, Callable[[], Any]]:
         create_grad_node(t_op, (a,), {}, (out,))
         return out
 
+    # CuPy's own primitives, to say which of minigrad's uses of them cost: a hand-written kernel launched with
+    # its arrays (CuPy packs each) or with their addresses made before; CuPy's ufunc and fill; cuBLAS's GEMM
+    # (the handle, the pointer mode and the call); a 4-byte device-to-device copy (the backward seed's).
+    plan = elementwise._plan("mul", "binary", (arr, brr), arr.dtype, None)
+    out = cupy.ndarray(arr.shape, arr.dtype)
+    n = np.int64(arr.size)
+    ptrs = tuple(np.uint64(x.data.ptr) for x in (arr, brr, out))
+    one = backend_of_device("gpu").constant(np.ones((), np.float32))
+    seed = cupy.ndarray((), np.float32)
+    stream = cupy.cuda.get_current_stream().ptr
+    runtime = cupy.cuda.runtime
+
     return {
+        "raw launch: mul of (64, 64), its 3 arrays and n": lambda: plan.fn_contig(plan.grid, (256,), (arr, brr, out, n)),
+        "raw launch: the same, 3 addresses made before": lambda: plan.fn_contig(plan.grid, (256,), (*ptrs, n)),
+        "CuPy's ufunc a + b": lambda: arr + brr,
+        "cupy.full((), 1.0)": lambda: cupy.full((), 1.0, dtype=np.float32),
+        "the GPU's fill((), 1): the seed's copy": lambda: backend_of_device("gpu").fill((), 1, np.float32),
+        "memcpyAsync of 4 bytes, device to device": lambda: runtime.memcpyAsync(
+            seed.data.ptr, one.data.ptr, 4, runtime.memcpyDeviceToDevice, stream),
+        "gemm.matmul (64, 64) @ (64, 64)": lambda: gemm.matmul(arr, brr),
+        "cupy.matmul (64, 64) @ (64, 64)": lambda: cupy.matmul(arr, brr),
         "cupy.ndarray((64, 64), float32)": lambda: cupy.ndarray((64, 64), np.float32),
         "cupy.empty((64, 64), float32)": lambda: cupy.empty((64, 64), np.float32),
         "array.T": lambda: arr.T,

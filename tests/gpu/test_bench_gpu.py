@@ -148,8 +148,9 @@ def test_host_profile_times_each_step_of_a_call_on_the_stand_in():
                        capture_output=True, text=True, timeout=300, cwd=BENCH.parents[1])
     assert r.returncode == 0, r.stderr[-3000:]
     names = [line.split(" us  ", 1)[1] for line in r.stdout.splitlines() if " us  " in line]
-    assert names[0] == "cupy.ndarray((64, 64), float32)" and "... + create_grad_node" in names
-    assert names[-1] == "a * b + 1.0" and len(names) == 19
+    assert names[0] == "raw launch: mul of (64, 64), its 3 arrays and n" and "gemm.matmul (64, 64) @ (64, 64)" in names
+    assert "cupy.ndarray((64, 64), float32)" in names and "... + create_grad_node" in names
+    assert names[-1] == "a * b + 1.0" and len(names) == 27
 
 
 def test_host_profile_lists_the_kernels_of_a_call_on_the_stand_in():
