@@ -82,6 +82,8 @@ def cases(lib: Any, dev: str) -> dict[str, Callable[[], Callable[[], Any]]]:
     out["MLP step"] = lambda: mlp(lib, dev)
     cnn = next(build for name, build in gpu_kernels._train_steps(quick=False) if name.startswith("CNN"))
     out["CNN step"] = lambda: cnn(lib, dev)
+    # batch norm, LeakyReLU, a strided conv, the adaptive pool: 5.9x PyTorch's step on an H200 (twentieth session)
+    out["small ResNet step"] = lambda: gpu_kernels.small_resnet_step(lib, dev)
     gpt = dict(gpu_kernels.GPT_SIZES)["char GPT 2x64, batch 16x32, AdamW"]
     out["char GPT 2x64 step"] = lambda: gpu_kernels.gpt_step(lib, dev, gpt)
     return out
