@@ -37,12 +37,17 @@ except AttributeError:  # CuPy keeps its cuBLAS binding in cupy_backends
 #: alpha = 1 and beta = 0 per dtype, on the host (cuBLAS's host pointer mode reads them during the call);
 #: kept alive here, as their addresses are handed out below
 _SCALARS = {np.dtype(t): (np.ones((), t), np.zeros((), t)) for t in (np.float32, np.float64)}
-#: per dtype: the GEMM, the strided-batched GEMM, and the addresses of alpha and beta (read once: NumPy's
-#: ``.ctypes`` makes an object per access, about 1 us of host time a GEMM twice over)
-_GEMMS = {dt: (getattr(cublas, gemm), getattr(cublas, batched), one.ctypes.data, zero.ctypes.data)
-          for dt, gemm, batched in ((np.dtype(np.float32), "sgemm", "sgemmStridedBatched"),
-                                    (np.dtype(np.float64), "dgemm", "dgemmStridedBatched"))
-          for one, zero in [_SCALARS[dt]]}
+
+
+def _entry(dtype: Any, gemm: str, batched: str) -> tuple[Any, Any, int, int]:
+    """The GEMM, the strided-batched GEMM, and the addresses of alpha and beta for ``dtype`` (read once: NumPy's
+    ``.ctypes`` makes an object per access, about 1 us of host time a GEMM twice over)."""
+    one, zero = _SCALARS[np.dtype(dtype)]
+    return getattr(cublas, gemm), getattr(cublas, batched), one.ctypes.data, zero.ctypes.data
+
+
+_GEMMS = {np.dtype(np.float32): _entry(np.float32, "sgemm", "sgemmStridedBatched"),
+          np.dtype(np.float64): _entry(np.float64, "dgemm", "dgemmStridedBatched")}
 
 
 _INT_MAX = 2 ** 31

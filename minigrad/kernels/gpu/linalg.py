@@ -60,8 +60,8 @@ def matmul_cublas(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool =
 @register_kernel("addmm", Backend.GPUDNN, dtypes=FLOAT_DTYPES, name="gpudnn/cublas_addmm")
 def addmm_cublas(input: Any, mat1: Any, mat2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
     """``beta * input + alpha * (mat1 @ mat2)``: cuBLAS GEMM, then the scaled sum (scalars by value). The common
-    form, ``nn.Linear``'s (``beta = alpha = 1``), adds the bias with the hand-written ``add`` kernel: CuPy's
-    ``+`` costs several times its host time a call."""
+    form, ``nn.Linear``'s (``beta = alpha = 1``), adds the bias with the hand-written ``add`` kernel the op
+    selects: CuPy's ``+`` goes through its general ufunc dispatch, more host time than a launch of our own."""
     product = gemm(mat1, mat2)
     if alpha != 1:
         product = product * product.dtype.type(alpha)
