@@ -165,12 +165,15 @@ def steady_counts(step, steps=3):
 #: decomposes ] in ops/registry.py). In the fourteenth, the nanoGPT-style step became 199: its attention is
 #: PyTorch's one fused node (ops/attention.py), which keeps no (T x T) weights for the backward and recomputes
 #: them there (a product, the scale, the mask, a softmax: four launches a layer), as PyTorch's fused kernels do.
-BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 156),
-           "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 35),
-           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 59),
+#: In the twenty-first, 152 / 33 / 50 / 199 / 39 / 129 (from 153 / 34 / 55 / 199 / 40 / 134): the backward
+#: seed is a device copy from the kept constant of 1 (no fill kernel), and the im2col weight gradient of one
+#: slice of images one GEMM (no zero fill and sum around it).
+BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 155),
+           "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 34),
+           "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 51),
            "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 203),
-           "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 46),
-           "small ResNet-style CNN, BatchNorm2d, LeakyReLU, adaptive avg pool, SGD": (small_resnet_step, 149)}
+           "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 40),
+           "small ResNet-style CNN, BatchNorm2d, LeakyReLU, adaptive avg pool, SGD": (small_resnet_step, 132)}
 
 
 @counted
