@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run minigrad's GPU checks on a CUDA machine and keep the logs.
 #   bash scripts/gpu_device_check.sh [OUTDIR] [STEPS]
-# STEPS: comma list of env,install,tests,fuzz,lesson5,bench,kernels,ab (default: all but kernels and ab).
+# STEPS: comma list of env,install,tests,fuzz,lesson5,bench,kernels,profile,ab (default: all but the last three).
 #   tests:   the GPU suite (tests/gpu -m gpu), TESTS_WORKERS processes (default 7), under TESTS_TIMEOUT s (150).
 #   fuzz:    the differential fuzzer's device mode (tests/test_fuzz_torch.py, long profile, views and in-place
 #            included) against PyTorch CUDA: FUZZ_PROGRAMS programs (default 1200) in FUZZ_SHARDS processes of
@@ -13,13 +13,18 @@
 #            (BENCH_PARTS, default train,host; BENCH_ARGS, default "--repeat 6 --rounds 3 --no-counts --no-direct":
 #            minigrad and PyTorch timed in turn three times, the median ratio reported), under BENCH_TIMEOUT s (200).
 #   kernels: bench/gpu_kernels.py's kernel, matmul and conv tables (KERNEL_ARGS, default 16M float32).
+#   profile: where a step's host time goes, bench/host_profile.py: each step of one call alone (--steps: CuPy's
+#            primitives beside minigrad's layers), PROFILE_CASES (default the char GPT 2x64 step and the small
+#            ResNet-style step) profiled by cumulative time, and the ResNet step's host, synced and device time
+#            with its slowest kernels (--launches); under PROFILE_TIMEOUT s (240). PROFILE_ARGS go to each call
+#            (--stand-in: the stand-in CuPy, to try the step without a GPU).
 #   ab:      before and after a change, bench/gpu_ab.py: AB_BASE (a directory holding the older minigrad/, e.g.
 #            made with `git archive BASE minigrad | tar -x -C .ab_base` and carried to the device, which has no
 #            git history) against the checkout, AB_TURNS runs a side taken in turns (default 2), AB_ARGS
 #            (default "--parts train,host --repeat 4"), under AB_TIMEOUT s (300).
 # PARALLEL=1 (the default; 0 runs them one after another) runs tests, fuzz and lesson5 at the same time (a
 # device's minutes are few; timings come after, alone). On an H200 the default run takes about 3 minutes
-# (the GPU suite 80 s beside 1,400 fuzzed programs, then the timings, about 80 s in three rounds). At most eight log files are written to
+# (the GPU suite 80 s beside 1,400 fuzzed programs, then the timings, about 80 s in three rounds). At most eight log files (nine with every step) are written to
 # OUTDIR, each as it goes, so a run stopped by its caller's timeout still returns what it had.
 # Uses the machine's python3 (which must already hold CuPy); installs minigrad without dependencies when they
 # are present (the device has no network), and puts the checkout on PYTHONPATH in case the install cannot run.
@@ -41,8 +46,10 @@ if has env; then
 fi
 if has install; then
   stamp install
-  python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUTDIR/install.txt" 2>&1 || tail -5 "$OUTDIR/install.txt"
-  python3 -c "import minigrad as mg; print('gpu available:', mg.is_gpu_available())" 2>&1 | tee -a "$OUTDIR/install.txt"
+  # (its log is kept only when the install fails: OUTDIR's files are few)
+  python3 -m pip install -q --no-deps --no-build-isolation -e . > /tmp/minigrad_install.txt 2>&1 \
+    || { cp /tmp/minigrad_install.txt "$OUTDIR/install.txt"; tail -5 /tmp/minigrad_install.txt; }
+  python3 -c "import minigrad as mg; print('gpu available:', mg.is_gpu_available())" 2>&1
 fi
 
 run_tests() {
@@ -105,6 +112,15 @@ if has kernels; then
   timeout "${KERNELS_TIMEOUT:-200}" python3 bench/gpu_kernels.py --no-write --parts kernels,matmul,conv \
     ${KERNEL_ARGS:---sizes 16M --dtypes float32 --repeat 10} > "$OUTDIR/bench_kernels.txt" 2>&1
   echo "kernels rc=$?"; tail -50 "$OUTDIR/bench_kernels.txt"
+fi
+if has profile; then
+  stamp profile
+  export PROFILE_ARGS PROFILE_CASES
+  { timeout "${PROFILE_TIMEOUT:-240}" bash -c '
+      python3 bench/host_profile.py $PROFILE_ARGS --steps --calls 2000
+      python3 bench/host_profile.py $PROFILE_ARGS --sort cumulative --top 60 --only "${PROFILE_CASES:-char GPT 2x64 step,small ResNet step}"
+      python3 bench/host_profile.py $PROFILE_ARGS --launches --top 15 --only "small ResNet step"'; echo "profile rc=$?"; } > "$OUTDIR/profile.txt" 2>&1
+  tail -5 "$OUTDIR/profile.txt"
 fi
 if has ab; then
   stamp ab
