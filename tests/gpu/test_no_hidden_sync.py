@@ -402,6 +402,33 @@ def test_linears_bias_and_gradients_meeting_at_a_node_are_added_by_the_hand_writ
 
 
 @needs_gpu
+@pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
+def test_batch_and_group_norm_compute_their_channels_with_the_hand_written_kernels(dtype):
+    """Batch norm's ``x * scale + shift`` and group norm's ``(x - mean) * rstd * weight + bias``, with each
+    channel's scale from ``sqrt(var + eps)``: every step one of the elementwise kernels (``eps`` by value), none
+    a CuPy ufunc; the values are the CPU's."""
+    from minigrad.kernels.gpu import _runtime
+
+    rng = np.random.default_rng(1)
+    xs = mg.tensor(rng.normal(size=(4, 6, 5, 5)), dtype=dtype)
+    ws, bs, rms = (mg.tensor(rng.normal(size=6), dtype=dtype) for _ in range(3))
+    rvs = mg.tensor(rng.uniform(0.5, 2.0, size=6), dtype=dtype)
+    x, w, b, rm, rv = (t.to("gpu") for t in (xs, ws, bs, rms, rvs))
+    ops = lambda launches: [k.name.split("_")[2] for k, *_ in launches]  # noqa: E731  (mg_ew_<op>_...)
+    with _runtime.record_launches() as launches:
+        got_bn = F.batch_norm(x, rm, rv, w, b, training=False, eps=1e-3)
+    assert ops(launches) == ["add", "sqrt", "div", "mul", "sub", "mul", "add"], [k.name for k, *_ in launches]
+    with _runtime.record_launches() as launches:
+        got_gn = F.group_norm(x, 3, w, b, eps=1e-3)
+    assert ops(launches) == ["mean", "sq", "add", "sqrt", "reciprocal", "sub", "mul", "mul", "add"], \
+        [k.name for k, *_ in launches]
+    tol = 1e-5 if dtype is mg.float32 else 1e-12
+    np.testing.assert_allclose(got_bn.cpu().numpy(), F.batch_norm(xs, rms, rvs, ws, bs, training=False, eps=1e-3).numpy(),
+                               rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_gn.cpu().numpy(), F.group_norm(xs, 3, ws, bs, eps=1e-3).numpy(), rtol=tol, atol=tol)
+
+
+@needs_gpu
 @pytest.mark.parametrize("shape", [(), (1,), (1, 1), (3,), (2, 5)])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.bool_, np.int64])
 @pytest.mark.parametrize("value", [0, 0.0, -0.0, 1, 2.5, -3, 1e10, float("nan"), float("inf"), True])

@@ -25,7 +25,7 @@ from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll_
 from ..registry import register_kernel
 from ..strided import laid_out_like
 from . import cuda_src as src
-from ._runtime import block_for, check_later, dtype_name, function
+from ._runtime import block_for, check_later, constant, dtype_name, function
 from .elementwise import run_elementwise
 from .reduce import as_rows, reduce_rows
 
@@ -277,7 +277,7 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
                training: bool = True, eps: float = 1e-5) -> Any:
     """The channels' statistics by two row reductions (``mean``, then the squared deviations, one row a
     channel), then ``x * scale + shift`` with each channel's ``scale = weight / sqrt(var + eps)`` and
-    ``shift = bias - mean * scale``."""
+    ``shift = bias - mean * scale``, each step a hand-written elementwise launch (``_ew``)."""
     c = x.shape[1]
     view = (1, c) + (1,) * (x.ndim - 2)
     acc = np.float64 if x.dtype == np.float64 else np.float32
@@ -289,10 +289,16 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
         var = reduce_rows("sq_dev", m, rows, cols, aux=mu, scale=1.0 / cols).astype(acc, copy=False)
     else:
         mu, var = running_mean.astype(acc, copy=False), running_var.astype(acc, copy=False)
-    scale = weight.astype(acc, copy=False) / cupy.sqrt(var + acc(eps))
-    shift = bias.astype(acc, copy=False) - mu * scale
-    out = x.astype(acc, copy=False) * scale.reshape(view) + shift.reshape(view)
+    scale = _ew("div", weight.astype(acc, copy=False), _ew("sqrt", _ew("add", var, constant(np.asarray(eps, acc)))))
+    shift = _ew("sub", bias.astype(acc, copy=False), _ew("mul", mu, scale))
+    out = _ew("add", _ew("mul", x.astype(acc, copy=False), scale.reshape(view)), shift.reshape(view))
     return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
+
+
+def _ew(op: str, *arrays: Any) -> Any:
+    """``op`` of one or two arrays of one dtype by the hand-written elementwise kernels (a number's kept
+    constant goes to the kernel by value): their launch costs less host time than CuPy's ufunc dispatch."""
+    return run_elementwise(op, "binary" if len(arrays) == 2 else "unary", arrays, arrays[0].dtype)
 
 
 @register_kernel("group_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_group_norm")
@@ -307,13 +313,13 @@ def group_norm(x: Any, weight: Any = None, bias: Any = None, group: int = 1, eps
     m = cupy.ascontiguousarray(x).reshape(rows, cols)
     mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols).astype(acc, copy=False)
     var = reduce_rows("sq_dev", m, rows, cols, aux=mu, scale=1.0 / cols).astype(acc, copy=False)
-    rstd = 1.0 / cupy.sqrt(var + acc(eps))
-    out = ((m.astype(acc, copy=False) - mu.reshape(rows, 1)) * rstd.reshape(rows, 1)).reshape(x.shape)
+    rstd = _ew("reciprocal", _ew("sqrt", _ew("add", var, constant(np.asarray(eps, acc)))))
+    out = _ew("mul", _ew("sub", m.astype(acc, copy=False), mu.reshape(rows, 1)), rstd.reshape(rows, 1)).reshape(x.shape)
     view = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
-        out = out * weight.astype(acc, copy=False).reshape(view)
+        out = _ew("mul", out, weight.astype(acc, copy=False).reshape(view))
     if bias is not None:
-        out = out + bias.astype(acc, copy=False).reshape(view)
+        out = _ew("add", out, bias.astype(acc, copy=False).reshape(view))
     return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
 
 
