@@ -88,14 +88,14 @@ def _workspace(acc: Any, partials: int, rows: int) -> tuple[Any, Any, Any]:
 
 def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: float = 1.0) -> Any:
     """Reduce each row of the contiguous matrix ``m`` with ``op``; returns a (rows,) array of m's dtype."""
-    dt = dtype_name(m.dtype)
     acc = np.float64 if m.dtype == np.float64 else np.float32
     out = cupy.empty((rows,), dtype=m.dtype)
     if rows == 0:
         return out
-    label = f"reduce_{op}_{dt}"
-    base = src.kernel_name("reduce", op, dt)
-    make = lambda: src.reduce_source(op, dt)  # noqa: E731
+    names = _NAMES.get((op, m.dtype))
+    if names is None:
+        names = _NAMES[(op, m.dtype)] = _names(op, dtype_name(m.dtype))
+    label, base, make = names
     chunks, chunk_len, threads = _geometry(rows, cols)
     partial, ticket, dummy = _workspace(acc, rows * chunks, rows)
     aux_arr = aux if aux is not None else dummy
@@ -108,6 +108,15 @@ def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: f
     fn((rows * chunks,), (threads,), (m, out, partial, ticket, aux_arr, np.int64(rows), np.int64(cols),
                                        np.int64(chunks), np.int64(chunk_len), np.float64(scale)))
     return out
+
+
+#: (op, dtype) -> the module's label, the kernels' base name and the source's maker: strings built once, not
+#: at every launch (as the elementwise kernels' ``_NAMES``)
+_NAMES: dict[tuple[str, Any], tuple[str, str, Any]] = {}
+
+
+def _names(op: str, dt: str) -> tuple[str, str, Any]:
+    return f"reduce_{op}_{dt}", src.kernel_name("reduce", op, dt), lambda: src.reduce_source(op, dt)
 
 
 def combine_partials(op: str, partial: Any, out_dtype: Any, scale: float = 1.0, aux: Any = None) -> Any:
