@@ -293,3 +293,19 @@ def test_det_second_derivatives_at_singular_matrices_are_pytorchs(name):
 
     for ours, theirs in zip(grads(mg), grads(torch)):  # (the nearly singular one is ill-conditioned)
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("matrix", [[[np.inf, 1.0], [2.0, 3.0]], [[np.inf, np.inf], [1.0, 2.0]], [[np.nan, 1.0], [2.0, 3.0]],
+                                    [[-np.inf, 0.0], [0.0, 1.0]]], ids=["inf", "inf row", "nan", "-inf"])
+def test_det_and_slogdet_of_a_matrix_holding_inf_or_nan_are_pytorchs_without_a_warning(matrix):
+    """A student's matrix holding inf or nan: PyTorch's values (nan, or inf with its sign), and no NumPy
+    "invalid value encountered" warning printed, as PyTorch prints none."""
+    def values(lib):
+        x = lib.tensor(matrix, dtype=lib.float64)
+        sign, logabsdet = lib.linalg.slogdet(x)
+        return [lib.linalg.det(x).item(), sign.item(), logabsdet.item(), lib.logdet(x).item()]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = values(mg)
+    np.testing.assert_array_equal(ours, values(torch))

@@ -358,7 +358,8 @@ def _infer_slogdet(op: str, a: Any) -> list[Any]:
 def slogdet_cpu(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """LAPACK's LU through ``np.linalg.slogdet``: sign 0 and ``-inf`` for a singular matrix, 1 and 0 for a 0x0, sign
     0 where ``logabsdet`` is NaN (a NaN pivot), as PyTorch's (NumPy's sign is then 1 or -1)."""
-    sign, logabsdet = np.linalg.slogdet(a)
+    with np.errstate(invalid="ignore"):  # a matrix holding inf or nan: NumPy warns, PyTorch does not
+        sign, logabsdet = np.linalg.slogdet(a)
     sign = np.where(np.isnan(logabsdet), 0, sign)
     return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.dtype)
 
