@@ -92,10 +92,7 @@ def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: f
     out = cupy.empty((rows,), dtype=m.dtype)
     if rows == 0:
         return out
-    names = _NAMES.get((op, m.dtype))
-    if names is None:
-        names = _NAMES[(op, m.dtype)] = _names(op, dtype_name(m.dtype))
-    label, base, make = names
+    label, base, make = _names(op, m.dtype)
     chunks, chunk_len, threads = _geometry(rows, cols)
     partial, ticket, dummy = _workspace(acc, rows * chunks, rows)
     aux_arr = aux if aux is not None else dummy
@@ -115,8 +112,14 @@ def reduce_rows(op: str, m: Any, rows: int, cols: int, aux: Any = None, scale: f
 _NAMES: dict[tuple[str, Any], tuple[str, str, Any]] = {}
 
 
-def _names(op: str, dt: str) -> tuple[str, str, Any]:
-    return f"reduce_{op}_{dt}", src.kernel_name("reduce", op, dt), lambda: src.reduce_source(op, dt)
+def _names(op: str, dtype: Any) -> tuple[str, str, Any]:
+    """The reduction module of ``op`` on ``dtype``: its label, its kernels' base name, its source's maker."""
+    names = _NAMES.get((op, dtype))
+    if names is None:
+        dt = dtype_name(dtype)
+        names = _NAMES[(op, dtype)] = (f"reduce_{op}_{dt}", src.kernel_name("reduce", op, dt),
+                                       lambda: src.reduce_source(op, dt))
+    return names
 
 
 def combine_partials(op: str, partial: Any, out_dtype: Any, scale: float = 1.0, aux: Any = None) -> Any:
@@ -125,11 +128,11 @@ def combine_partials(op: str, partial: Any, out_dtype: Any, scale: float = 1.0, 
     ``op``'s post-step is applied here (``mean`` multiplies by ``scale``).
     """
     rows, chunks = partial.shape
-    dt = dtype_name(out_dtype)
     out = cupy.empty((rows,), dtype=out_dtype)
     if aux is None:
         aux = cupy.empty((1,), dtype=partial.dtype)
-    comb = function(f"reduce_{op}_{dt}", lambda: src.reduce_source(op, dt), src.kernel_name("reduce", op, dt) + "_combine")
+    label, base, make = _names(op, np.dtype(out_dtype))
+    comb = function(label, make, base + "_combine")
     comb((rows,), (block_for(chunks),), (partial, out, aux, np.int64(rows), np.int64(chunks), np.int64(1),
                                          np.int64(chunks), np.float64(scale)))
     return out
