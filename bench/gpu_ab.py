@@ -76,21 +76,21 @@ def summary(runs: dict[str, list[dict[str, Any]]]) -> str:
             continue
         lines += ["", f"| {name} | before / torch | after / torch | before {unit} | after {unit} | torch {unit} (after's runs) |",
                   "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        ours, torch = f"ours_{unit}", f"torch_{unit}"
         for row in after[0][part]:
-            key = row[name]
-
-            def med(side: list[dict[str, Any]], field: str) -> float:
-                vals = [r[field] for run in side for r in run[part] if r[name] == key and r.get(field) == r.get(field)]
-                return statistics.median(vals) if vals else math.nan
-
-            def ratio(side: list[dict[str, Any]]) -> float:
-                vals = [r["ratio"] for run in side for r in run[part] if r[name] == key and "ratio" in r]
-                return statistics.median(vals) if vals else math.nan
-
-            ours = f"ours_{unit}"
-            lines.append(f"| {key} | {ratio(before):.2f}x | {ratio(after):.2f}x | {med(before, ours):.2f} | "
-                         f"{med(after, ours):.2f} | {med(after, f'torch_{unit}'):.2f} |")
+            key = (part, name, row[name])
+            lines.append(f"| {row[name]} | {_median(before, key, 'ratio'):.2f}x | {_median(after, key, 'ratio'):.2f}x | "
+                         f"{_median(before, key, ours):.2f} | {_median(after, key, ours):.2f} | "
+                         f"{_median(after, key, torch):.2f} |")
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _median(side: list[dict[str, Any]], key: tuple[str, str, str], field: str) -> float:
+    """The median over ``side``'s runs of ``field`` in the row ``key`` (part, name column, its value) names;
+    NaN where no run measured it (PyTorch absent: no ``torch_*``, no ``ratio``)."""
+    part, name, value = key
+    vals = [r[field] for run in side for r in run[part] if r[name] == value and r.get(field, math.nan) == r.get(field)]
+    return statistics.median(vals) if vals else math.nan
 
 
 def main(argv: list[str] | None = None) -> int:
