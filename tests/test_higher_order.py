@@ -249,10 +249,11 @@ def test_hessian_of_matmul_composition_matches_torch() -> None:
     np.testing.assert_allclose(hvm.numpy(), hvt.numpy(), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("fused", ["layer_norm", "gelu_backward", "softmax_backward_data", "log_softmax_backward_data"])
+@pytest.mark.parametrize("fused", ["layer_norm", "batch_norm", "gelu_backward", "softmax_backward_data",
+                                   "log_softmax_backward_data"])
 def test_second_derivatives_of_the_fused_ops_match_finite_differences(fused: str) -> None:
-    """The fused backward ops' formulas (layer_norm's, gelu_backward's, softmax's and log_softmax's backwards)
-    are differentiable in turn (double backward)."""
+    """The fused backward ops' formulas (layer_norm's, batch_norm's, gelu_backward's, softmax's and
+    log_softmax's backwards) are differentiable in turn (double backward)."""
     rng = np.random.default_rng(11)
 
     def leaf(a: np.ndarray) -> mg.Tensor:
@@ -265,6 +266,16 @@ def test_second_derivatives_of_the_fused_ops_match_finite_differences(fused: str
         args = [leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal((2, 3, 4))), leaf(rng.standard_normal(4))]
         assert gradgradcheck(lambda g, x, w: mg.OPS["layer_norm_backward"](g, x, w, 1, 1e-5), args)
         assert gradgradcheck(lambda g, x: mg.OPS["layer_norm_weight_grad"](g, x, 1, 1e-5), args[:2])
+    elif fused == "batch_norm":
+        rm, rv = mg.tensor([0.2, -0.1, 0.4], dtype="float64"), mg.tensor([0.8, 1.5, 0.6], dtype="float64")
+        args = [leaf(rng.standard_normal((4, 3, 2))), leaf(rng.standard_normal(3)), leaf(rng.standard_normal(3))]
+        for training in (True, False):
+            assert gradgradcheck(lambda x, w, b: mg.nn.functional.batch_norm(x, rm, rv, w, b, training=training), args)
+        # Through its two fused backward ops (third derivatives), with the batch's and the running statistics.
+        args = [leaf(rng.standard_normal((4, 3, 2))), leaf(rng.standard_normal((4, 3, 2))), leaf(rng.standard_normal(3))]
+        for training, running in ((True, (None, None)), (False, (rm, rv))):
+            assert gradgradcheck(lambda g, x, w: mg.OPS["batch_norm_backward"](g, x, w, *running, training, 1e-3), args)
+            assert gradgradcheck(lambda g, x: mg.OPS["batch_norm_weight_grad"](g, x, *running, training, 1e-3), args[:2])
     elif fused == "gelu_backward":
         args = [leaf(rng.standard_normal((2, 3))), leaf(rng.uniform(-3, 3, (2, 3)))]
         assert gradgradcheck(lambda g, x: mg.gelu_backward(g, x), args)

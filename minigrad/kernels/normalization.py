@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["layer_norm_arrays", "layer_norm_backward_arrays", "row_means"]
+__all__ = ["layer_norm_arrays", "layer_norm_backward_arrays", "row_means", "batch_norm_backward_arrays"]
 
 
 def row_means(xp: Any, a: Any, normalized_ndim: int) -> Any:
@@ -85,4 +85,40 @@ def layer_norm_backward_arrays(xp: Any, grad: Any, x: Any, weight: Any, normaliz
     xhat *= row_means(xp, d, normalized_ndim)
     out -= xhat
     out *= rstd
+    return out.astype(grad.dtype, copy=False)
+
+
+def batch_norm_backward_arrays(xp: Any, grad: Any, x: Any, weight: Any, running_mean: Any, running_var: Any,
+                               training: bool, eps: float, wrt: str) -> Any:
+    """One gradient of ``batch_norm`` (PyTorch's ``native_batch_norm_backward``, one output at a time), the
+    means over every dim but the channels' (dim 1), ``xhat = (x - mean) * invstd``:
+
+    - ``wrt="input"``: training, ``weight * invstd * (g - mean(g) - xhat * mean(g * xhat))`` (the batch's
+      statistics depend on ``x``); evaluating, ``g * weight * invstd`` of the running statistics;
+    - ``wrt="weight"``: ``sum(g * xhat)`` per channel.
+
+    The statistics are computed again from ``x`` as the forward kernel computes them (biased variance);
+    float16 and bfloat16 in float32, rounded once.
+    """
+    dims, view = (0,) + tuple(range(2, x.ndim)), (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    work = xp.dtype(xp.float32) if x.itemsize < 4 else x.dtype
+    g = grad.astype(work, copy=False)
+    count = max(x.size // max(x.shape[1], 1), 1)
+    if training:
+        xw = x.astype(work, copy=False)
+        xhat = xw - xp.sum(xw, axis=dims, keepdims=True) / count
+        var = xp.sum(xhat * xhat, axis=dims, keepdims=True) / count
+    else:
+        xhat = x.astype(work, copy=False) - running_mean.astype(work, copy=False).reshape(view)
+        var = running_var.astype(work, copy=False).reshape(view)
+    invstd = 1 / xp.sqrt(var + work.type(eps))
+    xhat *= invstd
+    if wrt == "weight":
+        return xp.sum(g * xhat, axis=dims).astype(grad.dtype, copy=False)
+    scale = weight.astype(work, copy=False).reshape(view) * invstd
+    if not training:
+        return (g * scale).astype(grad.dtype, copy=False)
+    out = g - xp.sum(g, axis=dims, keepdims=True) / count
+    out -= xhat * (xp.sum(g * xhat, axis=dims, keepdims=True) / count)
+    out *= scale
     return out.astype(grad.dtype, copy=False)

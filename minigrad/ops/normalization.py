@@ -38,7 +38,7 @@ from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
-from ..kernels.normalization import layer_norm_arrays, layer_norm_backward_arrays
+from ..kernels.normalization import batch_norm_backward_arrays, layer_norm_arrays, layer_norm_backward_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
@@ -315,11 +315,14 @@ def _batch_norm_meta(op: str, x: Any, weight: Any, bias: Any, running_mean: Any 
     return tuple(x.shape), x.dtype
 
 
+_BN_ATTRS = (Attr("training", True, check_bool), Attr("eps", 1e-5, _check_eps))
+_BN_RUNNING = (Input("running_mean", differentiable=False, optional=True),
+               Input("running_var", differentiable=False, optional=True))
+
 _batch_norm_op = defop(
     "batch_norm",
-    inputs=("x", "weight", "bias", Input("running_mean", differentiable=False, optional=True),
-            Input("running_var", differentiable=False, optional=True)),
-    attrs=(Attr("training", True, check_bool), Attr("eps", 1e-5, _check_eps)),
+    inputs=("x", "weight", "bias") + _BN_RUNNING,
+    attrs=_BN_ATTRS,
     infer_meta=_batch_norm_meta,
     save=("x", "weight", "running_mean", "running_var"),
     save_for={"weight": (0,)},
@@ -332,37 +335,126 @@ _batch_norm_op = defop(
 
 @_batch_norm_op.def_backward
 def _batch_norm_backward(ctx, g):
-    """PyTorch's ``batchnorm_backward``: training, ``w * invstd * (g - mean(g) - xhat * mean(g * xhat))``
-    over the reduced dims (the statistics depend on ``x``); evaluation, ``g * w * invstd`` of the running
-    statistics. ``weight``'s gradient is ``sum(g * xhat)``, ``bias``'s ``sum(g)``. Written with ops, so it is
-    differentiable again."""
+    """The input's and the weight's gradients are fused ops of their own (PyTorch's
+    ``native_batch_norm_backward``, one output each, as layer_norm's); the bias's is ``sum(g)`` over every
+    dim but the channels'."""
     x, w, *running = ctx.saved()  # (the running statistics are given, and saved, when evaluating only)
+    rm, rv = running or (None, None)
+    ops = ctx.ops
+    training, eps = ctx.attrs["training"], ctx.attrs["eps"]
+    return (
+        ops.batch_norm_backward(g, x, w, rm, rv, training, eps) if ctx.needs(0) else None,
+        _in_dtype_of(ctx, 1, ops.batch_norm_weight_grad(g, x, rm, rv, training, eps)) if ctx.needs(1) else None,
+        _in_dtype_of(ctx, 2, ops.sum(g, dim=_bn_shape(x)[0])) if ctx.needs(2) else None,
+        None, None,
+    )
+
+
+@register_kernel("batch_norm_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/batch_norm_backward")
+def batch_norm_backward_cpu(grad, x, weight, running_mean=None, running_var=None, training=True, eps=1e-5):
+    return batch_norm_backward_arrays(np, grad, x, weight, running_mean, running_var, training, eps, "input")
+
+
+@register_kernel("batch_norm_weight_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/batch_norm_weight_grad")
+def batch_norm_weight_grad_cpu(grad, x, running_mean=None, running_var=None, training=True, eps=1e-5):
+    return batch_norm_backward_arrays(np, grad, x, None, running_mean, running_var, training, eps, "weight")
+
+
+def _batch_norm_backward_meta(op: str, grad: Any, x: Any, weight: Any, running_mean: Any = None,
+                              running_var: Any = None, training: bool = True, eps: float = 1e-5) -> Any:
+    _batch_norm_meta(op, x, weight, None, running_mean, running_var, training, eps)
+    return im.grad_like(op, grad, x)
+
+
+def _batch_norm_weight_grad_meta(op: str, grad: Any, x: Any, running_mean: Any = None, running_var: Any = None,
+                                 training: bool = True, eps: float = 1e-5) -> Any:
+    _batch_norm_meta(op, x, None, None, running_mean, running_var, training, eps)
+    im.grad_like(op, grad, x)
+    return (x.shape[1],), grad.dtype
+
+
+_batch_norm_backward_op = defop(
+    "batch_norm_backward",
+    inputs=("grad", "x", "weight") + _BN_RUNNING,
+    attrs=_BN_ATTRS,
+    infer_meta=_batch_norm_backward_meta,
+    save=("grad", "x", "weight", "running_mean", "running_var"),
+    key_inputs=(0, 1),
+    doc="batch_norm's input gradient, fused: training, weight * invstd * (g - mean(g) - xhat * mean(g * xhat)) "
+        "over every dim but the channels'; evaluating, g * weight * invstd of the running statistics",
+)
+
+_batch_norm_weight_grad_op = defop(
+    "batch_norm_weight_grad",
+    inputs=("grad", "x") + _BN_RUNNING,
+    attrs=_BN_ATTRS,
+    infer_meta=_batch_norm_weight_grad_meta,
+    save=("grad", "x", "running_mean", "running_var"),
+    key_inputs=(0, 1),
+    doc="batch_norm's weight gradient, fused: sum(grad * xhat) per channel (dim 1)",
+)
+
+
+def _bn_normalized(ctx: Any, x: Any, rm: Any, rv: Any) -> tuple[Any, Any, Any]:
+    """``(xhat, invstd, mean)`` of a batch norm's input with the namespace's ops (the double backward
+    formulas'): the batch's statistics when training, else the running ones; ``mean`` averages over every
+    dim but the channels'."""
     ops = ctx.ops
     dims, view = _bn_shape(x)
-    training, eps = ctx.attrs["training"], ctx.attrs["eps"]
-    if training:
-        mu = ops.mean(x, dim=dims, keepdim=True)
-        var = ops.var(x, dim=dims, correction=0, keepdim=True)
+    if ctx.attrs["training"]:
+        xhat, invstd = _normalized(ops, x, dims, ctx.attrs["eps"])
     else:
-        mu, var = ops.reshape(running[0], view), ops.reshape(running[1], view)
-    invstd = ops.div(1.0, ops.sqrt(ops.add(var, eps)))
-    xhat = ops.mul(ops.sub(x, mu), invstd)
-    gx = gw = gb = None
+        invstd = ops.reciprocal(ops.sqrt(ops.add(ops.reshape(rv, view), ctx.attrs["eps"])))
+        xhat = ops.mul(ops.sub(x, ops.reshape(rm, view)), invstd)
+    return xhat, invstd, lambda v: ops.mean(v, dim=dims, keepdim=True)
+
+
+@_batch_norm_backward_op.def_backward
+def _batch_norm_double_backward(ctx, a):
+    """Of ``invstd * P(grad * weight)`` when training, ``P(v) = v - mean(v) - xhat * mean(v * xhat)``
+    (self-adjoint, layer_norm's with the channels' means): d/dgrad is ``weight * invstd * P(a)``, d/dweight
+    ``sum(grad * invstd * P(a))`` per channel, d/dx ``-invstd**2 * (xhat * (mean(a*d) - mean(a)*mean(d) -
+    mean(a*xhat)*mean(d*xhat)) + mean(d*xhat) * P(a) + mean(a*xhat) * P(d))`` with ``d = grad * weight``.
+    Evaluating, ``grad * weight * invstd`` is linear in each: d/dx is none."""
+    g, x, w, *running = ctx.saved()
+    rm, rv = running or (None, None)
+    ops = ctx.ops
+    dims, view = _bn_shape(x)
+    xhat, invstd, mean = _bn_normalized(ctx, x, rm, rv)
+    wv = ops.reshape(w, view)
+    if not ctx.attrs["training"]:
+        pa = a
+    else:
+        a_xhat = mean(ops.mul(a, xhat))
+        pa = ops.sub(ops.sub(a, mean(a)), ops.mul(xhat, a_xhat))
+    gg = gx = gw = None
     if ctx.needs(0):
-        scale = ops.mul(ops.reshape(w, view), invstd)
-        if training:
-            g_mean = ops.mean(g, dim=dims, keepdim=True)
-            gxhat_mean = ops.mean(ops.mul(g, xhat), dim=dims, keepdim=True)
-            gx = ops.mul(scale, ops.sub(ops.sub(g, g_mean), ops.mul(xhat, gxhat_mean)))
-        else:
-            gx = ops.mul(g, scale)
-        if ctx.input_dtype(0) in (_dt.float16, _dt.bfloat16) or ctx.input_dtype(1) is not ctx.input_dtype(0):
-            gx = ops.cast(gx, ctx.input_dtype(0))  # (a half input's float32 weight or running statistics)
-    if ctx.needs(1):
-        gw = _in_dtype_of(ctx, 1, ops.sum(ops.mul(g, xhat), dim=dims))
+        gg = _in_dtype_of(ctx, 0, ops.mul(ops.mul(pa, invstd), wv))
     if ctx.needs(2):
-        gb = _in_dtype_of(ctx, 2, ops.sum(g, dim=dims))
-    return gx, gw, gb, None, None
+        gw = _in_dtype_of(ctx, 2, ops.sum(ops.mul(g, ops.mul(pa, invstd)), dim=dims))
+    if ctx.needs(1) and ctx.attrs["training"]:
+        d = ops.mul(g, wv)
+        d_mean, d_xhat = mean(d), mean(ops.mul(d, xhat))
+        pd = ops.sub(ops.sub(d, d_mean), ops.mul(xhat, d_xhat))
+        k = ops.sub(ops.sub(mean(ops.mul(a, d)), ops.mul(mean(a), d_mean)), ops.mul(a_xhat, d_xhat))
+        inner = ops.add(ops.add(ops.mul(xhat, k), ops.mul(d_xhat, pa)), ops.mul(a_xhat, pd))
+        gx = _in_dtype_of(ctx, 1, ops.neg(ops.mul(inner, ops.mul(invstd, invstd))))
+    return gg, gx, gw, None, None
+
+
+@_batch_norm_weight_grad_op.def_backward
+def _batch_norm_weight_grad_backward(ctx, b):
+    """Of ``sum(grad * xhat)`` per channel: d/dgrad is ``b * xhat``; d/dx is batch_norm's input gradient with
+    ``b`` as the weight, ``batch_norm_backward(grad, x, b)``."""
+    g, x, *running = ctx.saved()
+    rm, rv = running or (None, None)
+    ops = ctx.ops
+    gg = gx = None
+    if ctx.needs(0):
+        gg = _in_dtype_of(ctx, 0, ops.mul(_bn_normalized(ctx, x, rm, rv)[0], ops.reshape(b, _bn_shape(x)[1])))
+    if ctx.needs(1):
+        gx = ops.batch_norm_backward(g, x, b, rm, rv, ctx.attrs["training"], ctx.attrs["eps"])
+    return gg, gx, None, None
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,

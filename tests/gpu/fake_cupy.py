@@ -1123,6 +1123,61 @@ def _layer_norm(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
         out.reshape(-1)[...] = partial.sum(axis=0)
 
 
+def _batch_norm(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
+    """``mg_bn_*`` (``cuda_src.batch_norm_source``): the kernels' steps in NumPy, in their compute type; the
+    per-channel kernels take one block a channel of a contiguous (n, C, hw) input."""
+    def channels(a: np.ndarray, n: int, c: int, hw: int, acc: Any) -> np.ndarray:
+        assert a.flags.c_contiguous and a.size == n * c * hw
+        return np.asarray(a, dtype=acc).reshape(n, c, hw).transpose(1, 0, 2).reshape(c, n * hw)
+
+    def stats(x: np.ndarray, n: int, c: int, hw: int, eps: float, acc: Any) -> tuple[np.ndarray, np.ndarray]:
+        xc = channels(x, n, c, hw, acc)
+        mean = xc.sum(axis=1) / acc(n * hw)
+        d = xc - mean[:, None]
+        return mean, acc(1) / np.sqrt((d * d).sum(axis=1) / acc(n * hw) + acc(eps))
+
+    if kind in ("stats", "reduce"):
+        assert block[0] >= 32 and block[0] & (block[0] - 1) == 0
+    if kind == "stats":
+        x, means, invstds, n, c, hw, eps = args
+        n, c, hw = int(n), int(c), int(hw)
+        assert grid[0] == c == means.size == invstds.size
+        means[...], invstds[...] = stats(x, n, c, hw, float(eps), means.dtype.type)
+    elif kind == "invstd":
+        var, invstds, c, eps = args
+        acc = invstds.dtype.type
+        invstds[...] = acc(1) / np.sqrt(np.asarray(var, acc) + acc(float(eps)))
+    elif kind == "fwd":
+        x, means, invstds, w, b, out, c, hw, total = args
+        c, hw = int(c), int(hw)
+        acc = means.dtype.type
+        assert out.flags.c_contiguous and x.flags.c_contiguous and out.size == int(total)
+        col = (np.arange(int(total)) // hw) % c
+        v = (np.asarray(x, acc).reshape(-1) - means[col]) * invstds[col]
+        out.reshape(-1)[...] = v * np.asarray(w, acc)[col] + np.asarray(b, acc)[col]
+    elif kind == "reduce":
+        g, x, means, invstds, sum_g, sum_gxhat, n, c, hw, eps, use_stats = args
+        n, c, hw = int(n), int(c), int(hw)
+        acc = means.dtype.type
+        assert grid[0] == c
+        if int(use_stats):
+            means[...], invstds[...] = stats(x, n, c, hw, float(eps), acc)
+        gc, xc = channels(g, n, c, hw, acc), channels(x, n, c, hw, acc)
+        sum_g[...] = gc.sum(axis=1)
+        sum_gxhat[...] = (gc * ((xc - means[:, None]) * invstds[:, None])).sum(axis=1)
+    else:
+        g, x, means, invstds, w, sum_g, sum_gxhat, dx, c, hw, total, inv_count, training = args
+        c, hw = int(c), int(hw)
+        acc = means.dtype.type
+        assert dx.flags.c_contiguous and g.flags.c_contiguous and dx.size == int(total)
+        col = (np.arange(int(total)) // hw) % c
+        v = np.asarray(g, acc).reshape(-1)
+        if int(training):
+            xh = (np.asarray(x, acc).reshape(-1) - means[col]) * invstds[col]
+            v = v - sum_g[col] * acc(float(inv_count)) - xh * (sum_gxhat[col] * acc(float(inv_count)))
+        dx.reshape(-1)[...] = v * (np.asarray(w, acc)[col] * invstds[col])
+
+
 def _matmul(grid: tuple, block: tuple, args: tuple) -> None:
     A, B, C, M, N, K, sA, sB, sC = args
     M, N, K, sA, sB, sC = int(M), int(N), int(K), int(sA), int(sB), int(sC)
@@ -1454,6 +1509,8 @@ class _Kernel:
             _philox(parts[2], grid, block, args)
         elif parts[1] == "ln":
             _layer_norm("_".join(parts[2:-1]), grid, block, args)
+        elif parts[1] == "bn":
+            _batch_norm("_".join(parts[2:-1]), grid, block, args)
         elif parts[1] == "nll":
             _nll("_".join(parts[2:-1]), grid, block, args)
         else:

@@ -616,6 +616,29 @@ def test_batch_norm_is_one_op_with_the_cpus_values(training, dtype):
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+@pytest.mark.parametrize("training", [True, False], ids=["training", "evaluating"])
+def test_batch_norms_fused_backward_ops_have_the_cpus_values(training, dtype):
+    """``batch_norm_backward`` and ``batch_norm_weight_grad`` (PyTorch's ``native_batch_norm_backward``, one
+    output each) on the device against the CPU, and their own gradients (the second derivatives): 2-D, 3-D
+    and 4-D inputs, one channel to five, the batch's statistics or the running ones."""
+    bwd, wgrad = mg.OPS["batch_norm_backward"], mg.OPS["batch_norm_weight_grad"]
+    for shape in ((6, 3), (4, 5, 5), (2, 1, 3, 4), (1, 3, 1, 1, 7)):
+        c = shape[1]
+        if training:
+            check("batch_norm_backward", lambda g, x, w: bwd(g, x, w, None, None, True, 1e-3),
+                  [_rand(shape, dtype), _rand(shape, dtype), _rand((c,), dtype)], dtype)
+            check("batch_norm_weight_grad", lambda g, x: wgrad(g, x, None, None, True, 1e-3),
+                  [_rand(shape, dtype), _rand(shape, dtype)], dtype)
+            continue
+        # The running statistics (and, for the input's gradient, x: it does not depend on x) as constants.
+        x, rm, rv = (mg.tensor(a) for a in (_rand(shape, dtype), _rand((c,), dtype), np.abs(_rand((c,), dtype)) + 0.5))
+        check("batch_norm_backward", lambda g, w: bwd(g, x.to(g.device), w, rm.to(g.device), rv.to(g.device), False, 1e-3),
+              [_rand(shape, dtype), _rand((c,), dtype)], dtype)
+        check("batch_norm_weight_grad", lambda g, x: wgrad(g, x, rm.to(g.device), rv.to(g.device), False, 1e-3),
+              [_rand(shape, dtype), _rand(shape, dtype)], dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_group_norm_is_one_op_with_the_cpus_values(dtype):
     """``F.group_norm`` (``NativeGroupNormBackward0``) on the device against the CPU: 2-D to 5-D inputs, one
     group to one a channel, with the weight and the bias, either, or neither."""

@@ -25,6 +25,24 @@ def batch_norm_dygraph_function(x, weight, bias, running_mean, running_var, attr
     return run_layers(batch_norm_op, [x, weight, bias, running_mean, running_var], attrs, bus.recorder)
 
 
+batch_norm_backward_op = OPS['batch_norm_backward']
+
+
+def batch_norm_backward_dygraph_function(grad, x, weight, running_mean, running_var, attrs):
+    """``batch_norm_backward`` after the API layer (``minigrad codegen batch_norm_backward`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(batch_norm_backward_op, [grad, x, weight, running_mean, running_var], attrs, bus.recorder)
+
+
+batch_norm_weight_grad_op = OPS['batch_norm_weight_grad']
+
+
+def batch_norm_weight_grad_dygraph_function(grad, x, running_mean, running_var, attrs):
+    """``batch_norm_weight_grad`` after the API layer (``minigrad codegen batch_norm_weight_grad`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(batch_norm_weight_grad_op, [grad, x, running_mean, running_var], attrs, bus.recorder)
+
+
 group_norm_op = OPS['group_norm']
 
 

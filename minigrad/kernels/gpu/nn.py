@@ -25,14 +25,15 @@ from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll_
 from ..registry import register_kernel
 from ..strided import laid_out_like
 from . import cuda_src as src
-from ._runtime import block_for, check_later, constant, dtype_name, function
+from ._runtime import block_for, check_later, constant, dtype_name, function, launch_1d
 from .elementwise import run_elementwise
 from .reduce import as_rows, reduce_rows
 
 GPU = Backend.GPU
 
 __all__ = ["softmax", "log_softmax", "softmax_backward_data", "log_softmax_backward_data", "cross_entropy", "layer_norm",
-           "layer_norm_backward", "layer_norm_weight_grad", "group_norm", "safe_softmax", "scaled_dot_product_attention",
+           "layer_norm_backward", "layer_norm_weight_grad", "batch_norm", "batch_norm_backward",
+           "batch_norm_weight_grad", "group_norm", "safe_softmax", "scaled_dot_product_attention",
            "attention_weights"]
 
 
@@ -272,27 +273,95 @@ def layer_norm_weight_grad(grad: Any, x: Any, normalized_ndim: int = 1, eps: flo
     _ln("wgrad_final", x.dtype)((tiles,), (256,), (partial, out, np.int64(chunks), np.int64(cols)))
     return out
 
+def _bn(kind: str, dtype: Any) -> Any:
+    dt = dtype_name(dtype)
+    return function(f"bn_{dt}", lambda: src.batch_norm_source(dt), f"mg_bn_{kind}_{src.DTYPES[dt][2]}")
+
+
+def _bn_geometry(x: Any) -> tuple[Any, int, int, int, Any]:
+    """``x`` contiguous, its (n, C, hw) and the statistics' compute type (NOTE [ Batch norm: one block a
+    channel ] in ``cuda_src.py``)."""
+    n, c = x.shape[:2]
+    return cupy.ascontiguousarray(x), n, c, x.size // (n * c) if n * c else 0, np.float64 if x.dtype == np.float64 else np.float32
+
+
+def _bn_statistics(xc: Any, n: int, c: int, hw: int, acc: Any, running_mean: Any, running_var: Any, training: bool,
+                   eps: float) -> tuple[Any, Any]:
+    """Each channel's mean and ``invstd``: the batch's (one block a channel), or the running ones'."""
+    if training:
+        means, invstds = cupy.ndarray((c,), acc), cupy.ndarray((c,), acc)
+        _bn("stats", xc.dtype)((c,), (block_for(n * hw),), (xc, means, invstds, np.int64(n), np.int64(c),
+                                                             np.int64(hw), np.float64(eps)))
+        return means, invstds
+    invstds = cupy.ndarray((c,), acc)
+    launch_1d(_bn("invstd", xc.dtype), c, (cupy.ascontiguousarray(running_var.astype(acc, copy=False)), invstds,
+                                            np.int64(c), np.float64(eps)))
+    return cupy.ascontiguousarray(running_mean.astype(acc, copy=False)), invstds
+
+
+def _bn_reduce(g: Any, xc: Any, running_mean: Any, running_var: Any, training: bool, eps: float) -> tuple[Any, ...]:
+    """``(means, invstds, sum(g), sum(g * xhat))`` per channel, for the gradients: one launch a channel's block
+    when training (the statistics computed again there), the running statistics' ``invstd`` first when not."""
+    _, n, c, hw, acc = _bn_geometry(xc)
+    sum_g, sum_gxhat = cupy.ndarray((c,), acc), cupy.ndarray((c,), acc)
+    if training:
+        means, invstds = cupy.ndarray((c,), acc), cupy.ndarray((c,), acc)
+    else:
+        means, invstds = _bn_statistics(xc, n, c, hw, acc, running_mean, running_var, False, eps)
+    _bn("reduce", xc.dtype)((c,), (block_for(n * hw),), (cupy.ascontiguousarray(g), xc, means, invstds, sum_g, sum_gxhat,
+                                                          np.int64(n), np.int64(c), np.int64(hw), np.float64(eps),
+                                                          np.int32(training)))
+    return means, invstds, sum_g, sum_gxhat
+
+
 @register_kernel("batch_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_batch_norm")
 def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running_var: Any = None,
                training: bool = True, eps: float = 1e-5) -> Any:
-    """The channels' statistics by two row reductions (``mean``, then the squared deviations, one row a
-    channel), then ``x * scale + shift`` with each channel's ``scale = weight / sqrt(var + eps)`` and
-    ``shift = bias - mean * scale``, each step a hand-written elementwise launch (``_ew``)."""
-    c = x.shape[1]
-    view = (1, c) + (1,) * (x.ndim - 2)
-    acc = np.float64 if x.dtype == np.float64 else np.float32
+    """Each channel's statistics in one block (the batch's when training, else the running ones'), then
+    ``(x - mean) * invstd * weight + bias`` in one elementwise launch (NOTE [ Batch norm: one block a
+    channel ] in ``cuda_src.py``): two launches."""
+    xc, n, c, hw, acc = _bn_geometry(x)
+    out = cupy.ndarray(x.shape, x.dtype)
     if x.size == 0:
-        return cupy.empty(x.shape, dtype=x.dtype)
+        return out
+    means, invstds = _bn_statistics(xc, n, c, hw, acc, running_mean, running_var, training, eps)
+    launch_1d(_bn("fwd", x.dtype), x.size, (xc, means, invstds, cupy.ascontiguousarray(weight.astype(acc, copy=False)),
+                                            cupy.ascontiguousarray(bias.astype(acc, copy=False)), out, np.int64(c),
+                                            np.int64(hw), np.int64(x.size)))
+    return out
+
+
+@register_kernel("batch_norm_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_batch_norm_backward")
+def batch_norm_backward(grad: Any, x: Any, weight: Any, running_mean: Any = None, running_var: Any = None,
+                        training: bool = True, eps: float = 1e-5) -> Any:
+    """The input's gradient: training, ``weight * invstd * (g - mean(g) - xhat * mean(g * xhat))`` from one
+    reduction launch a channel and one elementwise launch; evaluating, ``g * weight * invstd`` of the running
+    statistics (their ``invstd``, then the elementwise launch)."""
+    xc, n, c, hw, acc = _bn_geometry(x)
+    out = cupy.ndarray(x.shape, grad.dtype)
+    if x.size == 0:
+        return out
+    g = cupy.ascontiguousarray(grad)
     if training:
-        m, rows, cols, _, _ = as_rows(x, (0,) + tuple(range(2, x.ndim)))
-        mu = reduce_rows("mean", m, rows, cols, scale=1.0 / cols).astype(acc, copy=False)
-        var = reduce_rows("sq_dev", m, rows, cols, aux=mu, scale=1.0 / cols).astype(acc, copy=False)
+        means, invstds, sum_g, sum_gxhat = _bn_reduce(g, xc, None, None, True, eps)
     else:
-        mu, var = running_mean.astype(acc, copy=False), running_var.astype(acc, copy=False)
-    scale = _ew("div", weight.astype(acc, copy=False), _ew("sqrt", _ew("add", var, constant(np.asarray(eps, acc)))))
-    shift = _ew("sub", bias.astype(acc, copy=False), _ew("mul", mu, scale))
-    out = _ew("add", _ew("mul", x.astype(acc, copy=False), scale.reshape(view)), shift.reshape(view))
-    return cupy.ascontiguousarray(out.astype(x.dtype, copy=False))
+        means, invstds = _bn_statistics(xc, n, c, hw, acc, running_mean, running_var, False, eps)
+        sum_g = sum_gxhat = invstds  # (not read when evaluating)
+    launch_1d(_bn("bwd", x.dtype), x.size, (g, xc, means, invstds, cupy.ascontiguousarray(weight.astype(acc, copy=False)),
+                                            sum_g, sum_gxhat, out, np.int64(c), np.int64(hw), np.int64(x.size),
+                                            np.float64(1.0 / (n * hw)), np.int32(training)))
+    return out
+
+
+@register_kernel("batch_norm_weight_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_batch_norm_weight_grad")
+def batch_norm_weight_grad(grad: Any, x: Any, running_mean: Any = None, running_var: Any = None,
+                           training: bool = True, eps: float = 1e-5) -> Any:
+    """The weight's gradient ``sum(g * xhat)`` per channel: the input gradient's reduction launch alone."""
+    xc, n, c, hw, acc = _bn_geometry(x)
+    if x.size == 0:
+        return cupy.zeros((c,), dtype=grad.dtype)
+    sum_gxhat = _bn_reduce(grad, xc, running_mean, running_var, training, eps)[3]
+    return sum_gxhat.astype(grad.dtype, copy=False)
 
 
 def _ew(op: str, *arrays: Any) -> Any:
