@@ -177,6 +177,64 @@ def test_a_refused_batch_norm_leaves_the_running_statistics() -> None:
     assert rm.tolist() == [1.0] * 4
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_the_running_statistics_are_pytorchs_whichever_way_they_are_updated(dtype: str) -> None:
+    """``F.batch_norm`` in training updates the running mean and the running (unbiased) variance from the
+    batch's moments (one ``batch_norm_moments`` op): with a recorder each step is an op (``mul_``, ``mul``,
+    ``add_``, as a trace shows them), without one the same steps are the backend's multi-tensor kernel over
+    both statistics; either way PyTorch's values, and the same versions."""
+    xs = [RNG.normal(size=(4, 3, 5)).astype(dtype) for _ in range(3)]
+    tdt = getattr(torch, dtype)
+    rm_t, rv_t = torch.zeros(3, dtype=tdt), torch.ones(3, dtype=tdt)
+    got = []
+    for recorded in (False, True):
+        rm, rv = mg.zeros(3, dtype=dtype), mg.ones(3, dtype=dtype)
+        for x in xs:
+            if recorded:
+                with mg.trace() as tr:
+                    F.batch_norm(mg.tensor(x), rm, rv, training=True, momentum=0.3)
+                ops = [e.op for e in tr.events if e.kind == "api.call"]
+                # (an in-place op's call is its op's: mul_ records mul, then its in-place write)
+                assert ops == ["batch_norm", "batch_norm_moments"] + ["mul", "mul", "add"] * 2, ops
+            else:
+                F.batch_norm(mg.tensor(x), rm, rv, training=True, momentum=0.3)
+        got.append((rm.numpy(), rv.numpy(), rm._version, rv._version))
+    for x in xs:
+        TF.batch_norm(torch.tensor(x), rm_t, rv_t, training=True, momentum=0.3)
+    tol = {"float16": 1e-3, "float32": 1e-6, "float64": 1e-14}[dtype]
+    for rm, rv, *versions in got:
+        np.testing.assert_allclose(rm, rm_t.numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(rv, rv_t.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+    assert got[0][2:] == got[1][2:] == (6, 6)  # two in-place steps a call, either way
+
+
+def test_a_running_statistic_with_a_live_view_is_updated_by_the_ops() -> None:
+    """A view of the running mean must see the update (and get its fresh node, as after any in-place op):
+    the multi-tensor kernel is not taken then; the values are the other path's."""
+    x = mg.tensor(RNG.normal(size=(6, 2)))
+    rm, rv = mg.zeros(2, dtype="float64"), mg.ones(2, dtype="float64")
+    first = rm[:1]
+    F.batch_norm(x, rm, rv, training=True)
+    rm2, rv2 = mg.zeros(2, dtype="float64"), mg.ones(2, dtype="float64")
+    F.batch_norm(x, rm2, rv2, training=True)
+    assert first.tolist() == rm[:1].tolist() == rm2[:1].tolist()
+    assert rv.tolist() == rv2.tolist() and rm._version == rm2._version == 2
+
+
+def test_batch_norm_moments_are_pytorchs_var_mean_over_all_but_the_channels() -> None:
+    """``batch_norm_moments`` (the running statistics' update): each channel's mean and unbiased variance,
+    as ``torch.var_mean`` over every dim but 1 gives them; 2-D to 5-D inputs."""
+    for shape in ((5, 3), (4, 2, 6), (2, 3, 4, 5), (2, 2, 3, 2, 2)):
+        x = RNG.normal(size=shape)
+        mean, variance = mg.OPS["batch_norm_moments"](mg.tensor(x))
+        dims = (0,) + tuple(range(2, len(shape)))
+        var_t, mean_t = torch.var_mean(torch.tensor(x), dim=dims)
+        np.testing.assert_allclose(mean.numpy(), mean_t.numpy(), rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(variance.numpy(), var_t.numpy(), rtol=1e-13, atol=1e-14)
+
+
 def test_shapes_that_do_not_broadcast() -> None:
     leaves_no_node(lambda: F.cosine_similarity(mg.ones(2, 3), mg.ones(4, 3)), ValueError)
     leaves_no_node(lambda: F.pairwise_distance(mg.ones(2, 3), mg.ones(2, 4)), ValueError)

@@ -37,10 +37,12 @@ from ..errors import ShapeError
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
-from ..kernels.key import Backend
+from ..devices import backend_of_device
+from ..kernels.key import Backend, KernelKey, Layout
 from ..kernels.normalization import batch_norm_backward_arrays, layer_norm_arrays, layer_norm_backward_arrays
-from ..kernels.registry import register_kernel
-from ..tensor import Tensor
+from ..kernels.registry import kernels_for, register_kernel
+from ..tensor import Tensor, VersionCounter, storage_viewed
+from ..tracing import bus
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
 from ._constants import kept_constant
 from .. import dtypes as _dt
@@ -48,7 +50,7 @@ from .math import add, add_scalar, cast, clone, div, mul, pow
 from .pointwise import rsqrt
 from .padding import constant_pad_nd
 from .pooling import avg_pool2d, avg_pool3d
-from .reduce import mean, var
+from .reduce import mean
 from .registry import Attr, Input, defop, type_name
 from .repeat import repeat
 from .shape import getitem, squeeze, unsqueeze, view
@@ -498,11 +500,83 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         return _batch_norm_op(input, weight, bias, running_mean, running_var, training=False, eps=eps)
     out = _batch_norm_op(input, weight, bias, None, None, training=True, eps=eps)
     if running_mean is not None and running_var is not None and input.numel():  # (an empty batch leaves them)
-        dims, _ = _bn_shape(input)
-        with no_grad():  # the batch's mean and unbiased variance, as PyTorch's kernel updates them
-            running_mean.mul_(1 - momentum).add_(mul(mean(input, dim=dims), momentum))
-            running_var.mul_(1 - momentum).add_(mul(var(input, dim=dims, correction=1), momentum))
+        _update_running_statistics(input, running_mean, running_var, momentum)
     return out
+
+
+@register_kernel("batch_norm_moments", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/batch_norm_moments")
+def batch_norm_moments_cpu(x):
+    dims, _ = _bn_shape(x)
+    work = x if x.itemsize >= 4 else x.astype(np.float32)  # a half's statistics in float, as PyTorch's
+    count = x.size // max(x.shape[1], 1)
+    mu = np.sum(work, axis=dims, keepdims=True) / max(count, 1)
+    centered = work - mu
+    with np.errstate(all="ignore"):  # one value a channel: 0 / 0, NaN (batch_norm refuses it before)
+        variance = np.sum(centered * centered, axis=dims) / (count - 1)
+    return mu.reshape(-1).astype(x.dtype), variance.astype(x.dtype)
+
+
+def _batch_norm_moments_meta(op: str, x: Any) -> Any:
+    if len(x.shape) < 2:
+        raise ShapeError(f"{op}(): expected an input of at least 2 dims (batch, channels, ...), got {len(x.shape)}")
+    return [((x.shape[1],), x.dtype), ((x.shape[1],), x.dtype)]
+
+
+_batch_norm_moments_op = defop(
+    "batch_norm_moments",
+    inputs=("x",),
+    infer_meta=_batch_norm_moments_meta,
+    differentiable=False,
+    doc="each channel's (dim 1) mean and unbiased variance over every other dim, from one kernel: what "
+        "batch_norm's running statistics are updated with when training",
+)
+
+
+def _update_running_statistics(input: Tensor, running_mean: Tensor, running_var: Tensor, momentum: float) -> None:
+    """``running = (1 - momentum) * running + momentum * batch`` for the mean and the unbiased variance,
+    as PyTorch's statistics kernel updates them, under ``no_grad``.
+
+    The batch's moments come from one op (``batch_norm_moments``: one launch on a GPU). With a recorder,
+    or statistics a multi-tensor kernel can't take, each step is an op (``mul_``, ``mul``, ``add_``), as a
+    trace shows them; otherwise the same three steps are three calls of the backend's ``_foreach_binary``
+    kernel over both statistics, written in place with the version bumps the ops would make (the
+    optimizers' foreach form: NOTE [ One rule, three forms ] in ``optim/update.py``), where the op path
+    took six ops, six launches and four copies back on a GPU.
+    """
+    with no_grad():
+        batch = _batch_norm_moments_op(input)
+        running = (running_mean, running_var)
+        kernel = _foreach_binary_for(running, batch)
+        if kernel is None:
+            for r, b in zip(running, batch):
+                r.mul_(1 - momentum).add_(mul(b, momentum))
+            return
+        arrays = [r._data for r in running]
+        kernel("mul", arrays, 1 - momentum, out=arrays)
+        kernel("add", arrays, kernel("mul", [b._data for b in batch], momentum), out=arrays)
+        for r in running:
+            if r._vc is None:
+                r._vc = VersionCounter()
+            r._vc.bump()  # (as mul_ did)
+            r._vc.bump()  # (as add_ did)
+
+
+def _foreach_binary_for(running: tuple[Tensor, Tensor], batch: Any) -> Any:
+    """The backend's ``_foreach_binary`` kernel when the running statistics may be updated by it: no
+    recorder, one device and dtype for them and the batch's moments, row-major and writable arrays, no
+    live view of their storage (a view must get its fresh node from the ops); else None."""
+    r0 = running[0]
+    if bus.recorder is not None:
+        return None
+    for t in (*running, *batch):
+        data = t._data
+        if (t._device != r0._device or t._dtype is not r0._dtype or not data.flags.c_contiguous
+                or not getattr(data.flags, "writeable", True)):
+            return None
+    if any(storage_viewed(r) for r in running):
+        return None
+    kern = kernels_for("_foreach_binary").get(KernelKey(backend_of_device(r0._device).name, Layout.ALL_LAYOUT, r0._dtype))
+    return None if kern is None else kern.fn
 
 
 # -- group_norm: PyTorch's native_group_norm, one op -------------------------------------------------

@@ -1136,13 +1136,23 @@ def _batch_norm(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
         d = xc - mean[:, None]
         return mean, acc(1) / np.sqrt((d * d).sum(axis=1) / acc(n * hw) + acc(eps))
 
-    if kind in ("stats", "reduce"):
+    if kind in ("stats", "moments", "reduce"):
         assert block[0] >= 32 and block[0] & (block[0] - 1) == 0
     if kind == "stats":
         x, means, invstds, n, c, hw, eps = args
         n, c, hw = int(n), int(c), int(hw)
         assert grid[0] == c == means.size == invstds.size
         means[...], invstds[...] = stats(x, n, c, hw, float(eps), means.dtype.type)
+    elif kind == "moments":
+        x, means, variances, n, c, hw = args
+        n, c, hw = int(n), int(c), int(hw)
+        assert grid[0] == c == means.size == variances.size
+        acc = _acc(x.dtype)
+        xc = channels(x, n, c, hw, acc)
+        mean = xc.sum(axis=1) / acc(n * hw)
+        d = xc - mean[:, None]
+        with np.errstate(all="ignore"):
+            means[...], variances[...] = mean, (d * d).sum(axis=1) / acc(n * hw - 1)
     elif kind == "invstd":
         var, invstds, c, eps = args
         acc = invstds.dtype.type

@@ -639,6 +639,21 @@ def test_batch_norms_fused_backward_ops_have_the_cpus_values(training, dtype):
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
+def test_batch_norm_moments_have_the_cpus_values(dtype):
+    """``batch_norm_moments`` (the running statistics' update: each channel's mean and unbiased variance) on the
+    device, one block a channel, against the CPU kernel: 2-D to 5-D inputs, one channel to five."""
+    rtol, atol = TOL[dtype]
+    for shape in ((6, 3), (4, 5, 5), (2, 1, 3, 4), (1, 3, 1, 1, 7)):
+        x = mg.tensor(_rand(shape, dtype))
+        want = mg.OPS["batch_norm_moments"](x)
+        got = mg.OPS["batch_norm_moments"](x.to("gpu"))
+        for g, w in zip(got, want):
+            assert g.device == "gpu" and g.dtype == w.dtype and g.shape == w.shape == (shape[1],)
+            np.testing.assert_allclose(g.cpu().numpy().astype(np.float64), w.numpy().astype(np.float64), rtol=rtol,
+                                       atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_group_norm_is_one_op_with_the_cpus_values(dtype):
     """``F.group_norm`` (``NativeGroupNormBackward0``) on the device against the CPU: 2-D to 5-D inputs, one
     group to one a channel, with the weight and the bias, either, or neither."""

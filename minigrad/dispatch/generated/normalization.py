@@ -34,6 +34,31 @@ def batch_norm_backward_dygraph_function(grad, x, weight, running_mean, running_
     return run_layers(batch_norm_backward_op, [grad, x, weight, running_mean, running_var], attrs, bus.recorder)
 
 
+batch_norm_moments_op = OPS['batch_norm_moments']
+
+
+def batch_norm_moments_dygraph_function(x, attrs):
+    """``batch_norm_moments`` after the API layer (``minigrad codegen batch_norm_moments`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(batch_norm_moments_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (batch_norm_moments_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(batch_norm_moments_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(batch_norm_moments_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(batch_norm_moments_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(batch_norm_moments_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
 batch_norm_weight_grad_op = OPS['batch_norm_weight_grad']
 
 

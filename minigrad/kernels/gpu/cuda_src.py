@@ -868,24 +868,34 @@ extern "C" __global__ void mg_nll_bwd_{sfx}(const {T}* __restrict__ grad, const 
 #     gradient is one launch too (the statistics computed again, then the two sums of the formula);
 #     the weight's is three: the rows' statistics, per-chunk column sums, and the chunks summed in order
 #     (the same bits at every run: no atomics). float16 computes in float, as the CPU kernel does.
-_LN_STATS = """
-    __shared__ ACC shared[32];
-    const long long row = blockIdx.x;
-    const {T}* xr = x + row * cols;
+def _block_moments(count: str, load: str) -> str:
+    """The lines a block runs for the two-pass moments of ``count`` elements, element ``i`` read by
+    ``load``: ``mean``, and ``sq`` (the sum of the squared deviations from it), the same in every thread;
+    the block's ``shared`` scratch is reused. Layer norm's rows and batch norm's channels take them."""
+    return f"""
     ACC s = (ACC)0;
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) s += mg_load(xr, j);
+    for (long long i = threadIdx.x; i < {count}; i += blockDim.x) s += {load};
     s = mg_block_sum(s, shared);
     if (threadIdx.x == 0) shared[0] = s;
     __syncthreads();
-    const ACC mean = shared[0] / (ACC)cols;
+    const ACC mean = shared[0] / (ACC){count};
     __syncthreads();
     ACC q = (ACC)0;
-    for (long long j = threadIdx.x; j < cols; j += blockDim.x) {{ const ACC c = mg_load(xr, j) - mean; q += c * c; }}
+    for (long long i = threadIdx.x; i < {count}; i += blockDim.x) {{ const ACC d = {load} - mean; q += d * d; }}
     q = mg_block_sum(q, shared);
     if (threadIdx.x == 0) shared[0] = q;
     __syncthreads();
-    const ACC stdv = {sqrt}(shared[0] / (ACC)cols + (ACC)eps);
+    const ACC sq = shared[0];
     __syncthreads();
+"""
+
+
+def _ln_stats(T: str, sqrt: str) -> str:
+    """A layer norm's row statistics: one block a row, ``mean`` and ``stdv = sqrt(var + eps)``."""
+    return f"""
+    __shared__ ACC shared[32];
+    const long long row = blockIdx.x;
+    const {T}* xr = x + row * cols;{_block_moments("cols", "mg_load(xr, i)")}    const ACC stdv = {sqrt}(sq / (ACC)cols + (ACC)eps);
 """
 
 
@@ -893,7 +903,7 @@ def layer_norm_source(dtype: str) -> str:
     """``mg_ln_{fwd,bwd,stats,wgrad_partial,wgrad_final}_<sfx>``: layer norm over rows of ``cols`` elements
     (NOTE [ Layer norm in one launch a row ]). Row kernels take one block per row."""
     T, ACC, sfx = DTYPES[dtype]
-    stats = _LN_STATS.format(T=T, sqrt=_F[ACC]["sqrt"])
+    stats = _ln_stats(T, _F[ACC]["sqrt"])
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
 {BLOCK_SUM}
@@ -964,7 +974,6 @@ extern "C" __global__ void mg_ln_wgrad_final_{sfx}(const ACC* __restrict__ parti
 """
 
 
-
 # NOTE [ Batch norm: one block a channel ]
 #     A batch norm's statistics are per channel, over the batch and the spatial dims: channel ``c`` of a
 #     contiguous (n, C, hw) input is ``n`` runs of ``hw`` elements, ``C * hw`` apart. One block reduces a
@@ -975,33 +984,21 @@ extern "C" __global__ void mg_ln_wgrad_final_{sfx}(const ACC* __restrict__ parti
 #     ``sum(g)`` and ``sum(g * xhat)`` (the statistics computed again in the same block) and one
 #     elementwise launch; the weight's gradient is that reduction alone. The composite the ops gave
 #     (means, variances and a dozen elementwise steps, each a launch and each a node's worth of host
-#     time) took 10 launches forward and about 22 backward per batch norm.
-_BN_STATS = """
-    const long long m = n * hw;
-    ACC s = (ACC)0;
-    for (long long i = threadIdx.x; i < m; i += blockDim.x) s += mg_load(x, mg_bn_at(i, c, C, hw));
-    s = mg_block_sum(s, shared);
-    if (threadIdx.x == 0) shared[0] = s;
-    __syncthreads();
-    const ACC mean = shared[0] / (ACC)m;
-    __syncthreads();
-    ACC q = (ACC)0;
-    for (long long i = threadIdx.x; i < m; i += blockDim.x) {{ const ACC d = mg_load(x, mg_bn_at(i, c, C, hw)) - mean; q += d * d; }}
-    q = mg_block_sum(q, shared);
-    if (threadIdx.x == 0) shared[0] = q;
-    __syncthreads();
-    const ACC invstd = (ACC)1 / {sqrt}(shared[0] / (ACC)m + (ACC)eps);
-    __syncthreads();
-"""
+#     time) took 10 launches forward and about 22 backward per batch norm. The running statistics' update
+#     takes the batch's mean and unbiased variance from one more such block a channel (``moments``).
+#: a channel's ``m`` elements and their ``mean`` and ``sq`` (``_block_moments``), in the block of channel ``c``
+_BN_STATS = "\n    const long long m = n * hw;" + _block_moments("m", "mg_load(x, mg_bn_at(i, c, C, hw))")
 
 
 def batch_norm_source(dtype: str) -> str:
-    """``mg_bn_{stats,invstd,fwd,reduce,bwd}_<sfx>``: batch norm of a contiguous (n, C, hw) input
-    (NOTE [ Batch norm: one block a channel ]). ``stats`` and ``reduce`` take one block a channel;
+    """``mg_bn_{stats,moments,invstd,fwd,reduce,bwd}_<sfx>``: batch norm of a contiguous (n, C, hw) input
+    (NOTE [ Batch norm: one block a channel ]). ``stats`` (mean and ``invstd``), ``moments`` (mean and unbiased
+    variance, in ``T``: the running statistics' update) and ``reduce`` take one block a channel;
     ``invstd`` (of the running variance), ``fwd`` and ``bwd`` are grid-stride elementwise launches. The
     statistics, weight and bias are in the compute type ``ACC``."""
     T, ACC, sfx = DTYPES[dtype]
-    stats = _BN_STATS.format(sqrt=_F[ACC]["sqrt"])
+    stats = _BN_STATS
+    invstd = f"const ACC invstd = (ACC)1 / {_F[ACC]['sqrt']}(sq / (ACC)m + (ACC)eps);"
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
 {BLOCK_SUM}
@@ -1013,7 +1010,15 @@ extern "C" __global__ void mg_bn_stats_{sfx}(const {T}* __restrict__ x, ACC* __r
     __shared__ ACC shared[32];
     const long long c = blockIdx.x;
 {stats}
+    {invstd}
     if (threadIdx.x == 0) {{ means[c] = mean; invstds[c] = invstd; }}
+}}
+extern "C" __global__ void mg_bn_moments_{sfx}(const {T}* __restrict__ x, {T}* __restrict__ means,
+        {T}* __restrict__ vars, const long long n, const long long C, const long long hw) {{
+    __shared__ ACC shared[32];
+    const long long c = blockIdx.x;
+{stats}
+    if (threadIdx.x == 0) {{ mg_store(means, c, mean); mg_store(vars, c, sq / (ACC)(m - 1)); }}
 }}
 extern "C" __global__ void mg_bn_invstd_{sfx}(const ACC* __restrict__ var, ACC* __restrict__ invstds,
         const long long C, const double eps) {{
@@ -1039,6 +1044,7 @@ extern "C" __global__ void mg_bn_reduce_{sfx}(const {T}* __restrict__ g, const {
     ACC mu, rs;
     if (stats) {{
 {stats}
+        {invstd}
         mu = mean; rs = invstd;
         if (threadIdx.x == 0) {{ means[c] = mean; invstds[c] = invstd; }}
     }} else {{

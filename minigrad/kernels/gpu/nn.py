@@ -33,7 +33,7 @@ GPU = Backend.GPU
 
 __all__ = ["softmax", "log_softmax", "softmax_backward_data", "log_softmax_backward_data", "cross_entropy", "layer_norm",
            "layer_norm_backward", "layer_norm_weight_grad", "batch_norm", "batch_norm_backward",
-           "batch_norm_weight_grad", "group_norm", "safe_softmax", "scaled_dot_product_attention",
+           "batch_norm_weight_grad", "batch_norm_moments", "group_norm", "safe_softmax", "scaled_dot_product_attention",
            "attention_weights"]
 
 
@@ -329,6 +329,17 @@ def batch_norm(x: Any, weight: Any, bias: Any, running_mean: Any = None, running
                                             cupy.ascontiguousarray(bias.astype(acc, copy=False)), out, np.int64(c),
                                             np.int64(hw), np.int64(x.size)))
     return out
+
+
+@register_kernel("batch_norm_moments", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_batch_norm_moments")
+def batch_norm_moments(x: Any) -> tuple[Any, Any]:
+    """Each channel's mean and unbiased variance (the running statistics' update) in one launch, one block a
+    channel."""
+    xc, n, c, hw, _ = _bn_geometry(x)
+    means, variances = cupy.ndarray((c,), x.dtype), cupy.ndarray((c,), x.dtype)
+    if c:
+        _bn("moments", x.dtype)((c,), (block_for(n * hw),), (xc, means, variances, np.int64(n), np.int64(c), np.int64(hw)))
+    return means, variances
 
 
 @register_kernel("batch_norm_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_batch_norm_backward")
