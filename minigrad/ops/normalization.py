@@ -397,18 +397,15 @@ _batch_norm_weight_grad_op = defop(
 )
 
 
-def _bn_normalized(ctx: Any, x: Any, rm: Any, rv: Any) -> tuple[Any, Any, Any]:
-    """``(xhat, invstd, mean)`` of a batch norm's input with the namespace's ops (the double backward
-    formulas'): the batch's statistics when training, else the running ones; ``mean`` averages over every
-    dim but the channels'."""
+def _bn_normalized(ctx: Any, x: Any, rm: Any, rv: Any) -> tuple[Any, Any]:
+    """``(xhat, invstd)`` of a batch norm's input with the namespace's ops (the double backward formulas'):
+    the batch's statistics when training, else the running ones."""
     ops = ctx.ops
     dims, view = _bn_shape(x)
     if ctx.attrs["training"]:
-        xhat, invstd = _normalized(ops, x, dims, ctx.attrs["eps"])
-    else:
-        invstd = ops.reciprocal(ops.sqrt(ops.add(ops.reshape(rv, view), ctx.attrs["eps"])))
-        xhat = ops.mul(ops.sub(x, ops.reshape(rm, view)), invstd)
-    return xhat, invstd, lambda v: ops.mean(v, dim=dims, keepdim=True)
+        return _normalized(ops, x, dims, ctx.attrs["eps"])
+    invstd = ops.reciprocal(ops.sqrt(ops.add(ops.reshape(rv, view), ctx.attrs["eps"])))
+    return ops.mul(ops.sub(x, ops.reshape(rm, view)), invstd), invstd
 
 
 @_batch_norm_backward_op.def_backward
@@ -422,19 +419,24 @@ def _batch_norm_double_backward(ctx, a):
     rm, rv = running or (None, None)
     ops = ctx.ops
     dims, view = _bn_shape(x)
-    xhat, invstd, mean = _bn_normalized(ctx, x, rm, rv)
+
+    def mean(v: Any) -> Any:  # over every dim but the channels'
+        return ops.mean(v, dim=dims, keepdim=True)
+
+    training = ctx.attrs["training"]
+    xhat, invstd = _bn_normalized(ctx, x, rm, rv)
     wv = ops.reshape(w, view)
-    if not ctx.attrs["training"]:
-        pa = a
-    else:
+    if training:
         a_xhat = mean(ops.mul(a, xhat))
         pa = ops.sub(ops.sub(a, mean(a)), ops.mul(xhat, a_xhat))
+    else:  # (no statistics of the batch: P is the identity)
+        pa = a
     gg = gx = gw = None
     if ctx.needs(0):
         gg = _in_dtype_of(ctx, 0, ops.mul(ops.mul(pa, invstd), wv))
     if ctx.needs(2):
         gw = _in_dtype_of(ctx, 2, ops.sum(ops.mul(g, ops.mul(pa, invstd)), dim=dims))
-    if ctx.needs(1) and ctx.attrs["training"]:
+    if ctx.needs(1) and training:
         d = ops.mul(g, wv)
         d_mean, d_xhat = mean(d), mean(ops.mul(d, xhat))
         pd = ops.sub(ops.sub(d, d_mean), ops.mul(xhat, d_xhat))

@@ -27,7 +27,7 @@ from ..strided import laid_out_like
 from . import cuda_src as src
 from ._runtime import block_for, check_later, constant, dtype_name, function, launch_1d
 from .elementwise import run_elementwise
-from .reduce import as_rows, reduce_rows
+from .reduce import reduce_rows
 
 GPU = Backend.GPU
 
@@ -273,6 +273,7 @@ def layer_norm_weight_grad(grad: Any, x: Any, normalized_ndim: int = 1, eps: flo
     _ln("wgrad_final", x.dtype)((tiles,), (256,), (partial, out, np.int64(chunks), np.int64(cols)))
     return out
 
+
 def _bn(kind: str, dtype: Any) -> Any:
     dt = dtype_name(dtype)
     return function(f"bn_{dt}", lambda: src.batch_norm_source(dt), f"mg_bn_{kind}_{src.DTYPES[dt][2]}")
@@ -282,7 +283,8 @@ def _bn_geometry(x: Any) -> tuple[Any, int, int, int, Any]:
     """``x`` contiguous, its (n, C, hw) and the statistics' compute type (NOTE [ Batch norm: one block a
     channel ] in ``cuda_src.py``)."""
     n, c = x.shape[:2]
-    return cupy.ascontiguousarray(x), n, c, x.size // (n * c) if n * c else 0, np.float64 if x.dtype == np.float64 else np.float32
+    hw = x.size // (n * c) if n * c else 0
+    return cupy.ascontiguousarray(x), n, c, hw, np.float64 if x.dtype == np.float64 else np.float32
 
 
 def _bn_statistics(xc: Any, n: int, c: int, hw: int, acc: Any, running_mean: Any, running_var: Any, training: bool,
@@ -299,10 +301,10 @@ def _bn_statistics(xc: Any, n: int, c: int, hw: int, acc: Any, running_mean: Any
     return cupy.ascontiguousarray(running_mean.astype(acc, copy=False)), invstds
 
 
-def _bn_reduce(g: Any, xc: Any, running_mean: Any, running_var: Any, training: bool, eps: float) -> tuple[Any, ...]:
+def _bn_reduce(g: Any, x: Any, running_mean: Any, running_var: Any, training: bool, eps: float) -> tuple[Any, ...]:
     """``(means, invstds, sum(g), sum(g * xhat))`` per channel, for the gradients: one launch a channel's block
     when training (the statistics computed again there), the running statistics' ``invstd`` first when not."""
-    _, n, c, hw, acc = _bn_geometry(xc)
+    xc, n, c, hw, acc = _bn_geometry(x)
     sum_g, sum_gxhat = cupy.ndarray((c,), acc), cupy.ndarray((c,), acc)
     if training:
         means, invstds = cupy.ndarray((c,), acc), cupy.ndarray((c,), acc)
@@ -354,7 +356,7 @@ def batch_norm_backward(grad: Any, x: Any, weight: Any, running_mean: Any = None
         return out
     g = cupy.ascontiguousarray(grad)
     if training:
-        means, invstds, sum_g, sum_gxhat = _bn_reduce(g, xc, None, None, True, eps)
+        means, invstds, sum_g, sum_gxhat = _bn_reduce(g, x, None, None, True, eps)
     else:
         means, invstds = _bn_statistics(xc, n, c, hw, acc, running_mean, running_var, False, eps)
         sum_g = sum_gxhat = invstds  # (not read when evaluating)
@@ -368,10 +370,9 @@ def batch_norm_backward(grad: Any, x: Any, weight: Any, running_mean: Any = None
 def batch_norm_weight_grad(grad: Any, x: Any, running_mean: Any = None, running_var: Any = None,
                            training: bool = True, eps: float = 1e-5) -> Any:
     """The weight's gradient ``sum(g * xhat)`` per channel: the input gradient's reduction launch alone."""
-    xc, n, c, hw, acc = _bn_geometry(x)
     if x.size == 0:
-        return cupy.zeros((c,), dtype=grad.dtype)
-    sum_gxhat = _bn_reduce(grad, xc, running_mean, running_var, training, eps)[3]
+        return cupy.zeros((x.shape[1],), dtype=grad.dtype)
+    sum_gxhat = _bn_reduce(grad, x, running_mean, running_var, training, eps)[3]
     return sum_gxhat.astype(grad.dtype, copy=False)
 
 
