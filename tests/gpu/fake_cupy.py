@@ -428,8 +428,16 @@ class ndarray(np.ndarray):
         if obj is not None and not isinstance(obj, ndarray):  # a host array viewed as a device array
             _remember_root(self)
 
+    # A reshape (or ravel) CuPy can't make a view of copies the array first with its elementwise copy
+    # kernel (``_reshape`` in cupy/_core/_routines_manipulation.pyx): a launch; ``flatten`` always copies.
     def reshape(self, *shape: Any, **kw: Any) -> Any:
-        return _copy_owns(super().reshape(*shape, **kw), self)
+        return _counted_copy(_copy_owns(super().reshape(*shape, **kw), self), self)
+
+    def ravel(self, order: str = "C") -> Any:
+        return _counted_copy(_copy_owns(super().ravel(order), self), self)
+
+    def flatten(self, order: str = "C") -> Any:
+        return _counted_copy(_owner(np.array(_host(self).flatten(order))), self)
 
     def __getitem__(self, index: Any) -> Any:
         items = index if isinstance(index, tuple) else (index,)
@@ -482,6 +490,14 @@ def _owner(a: np.ndarray) -> ndarray:
     out = a if isinstance(a, ndarray) else a.view(ndarray)
     out.__dict__["_cupy_base"] = None
     return out
+
+
+def _counted_copy(r: Any, src: ndarray) -> Any:
+    """``r``, a result of ``src``'s reshape, ravel or flatten: a launch counted when it is a copy (CuPy's copy
+    kernel), none when it is a view of ``src``'s memory."""
+    if not _quiet and isinstance(r, ndarray) and r.size and _allocation(r) is not _allocation(src):
+        _launch()
+    return r
 
 
 def _copy_owns(r: Any, src: ndarray) -> Any:
