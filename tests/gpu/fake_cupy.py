@@ -1013,8 +1013,8 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
     if kind in ("softmax_bwd", "log_softmax_bwd"):
         _softmax_bwd(kind, grid, block, args)
         return
-    if kind == "cross_entropy":
-        x, target, out, cols = args
+    if kind == "cross_entropy":  # (before the twenty-second session's trees, no check's flag and slot)
+        x, target, out, cols, flags, slot = args if len(args) == 6 else (*args, None, 0)
     elif kind == "cross_entropy_bwd":
         x, target, grad, out, cols, per_row, scale = args
     else:
@@ -1043,10 +1043,11 @@ def _softmax(kind: str, grid: tuple, block: tuple, args: tuple) -> None:
         out.reshape(rows, cols)[...] = (xm - m) - np.log(s)
     else:
         assert target.dtype == np.int64 and target.size == rows
-        # A target outside [0, cols) reads memory that is not the row's on a device, which raises nothing:
-        # the emulator gives NaN there (the checks are the launcher's business, reported at the next sync).
+        # A target outside [0, cols) sets the check's flag (reported at the next sync) and gives NaN.
         t = np.asarray(target).reshape(-1)
         ok = (t >= 0) & (t < cols)
+        if not ok.all() and flags is not None:
+            flags.reshape(-1)[int(slot)] = 1
         picked = np.where(ok, xm[np.arange(rows), np.where(ok, t, 0)], np.nan)
         out[...] = -((picked - m[:, 0]) - np.log(s)[:, 0])
 

@@ -489,6 +489,25 @@ def test_cross_entropy_bad_target_on_gpu():
     loss.item()  # reported once: the next sync passes
 
 
+def test_cross_entropys_own_kernel_checks_its_targets():
+    """The targets' range check rides in the loss's own kernel (it sets the check's flag where a target is out
+    of range): the forward is two launches, the per-row losses and their mean, no check kernel beside them;
+    a bad target among good ones is still reported at the next sync, and a good batch after it passes."""
+    from minigrad.kernels.gpu import _runtime
+
+    x = mg.randn(4, 3).to("gpu")
+    good, bad = mg.tensor([0, 2, 1, 2]).to("gpu"), mg.tensor([0, 2, -1, 2]).to("gpu")
+    mg.cross_entropy(x, good).item()
+    with _runtime.record_launches() as launches:
+        loss = mg.cross_entropy(x, good)
+    assert [k.name.rsplit("_", 1)[0] for k, *_ in launches][0] == "mg_cross_entropy" and len(launches) == 2
+    np.testing.assert_allclose(loss.item(), mg.cross_entropy(x.cpu(), good.cpu()).item(), rtol=1e-6)
+    loss = mg.cross_entropy(x, bad)
+    with pytest.raises(ValueError, match=r"class indices in \[0, 2\], got -1..2"):
+        loss.item()
+    assert math.isfinite(mg.cross_entropy(x, good).item())
+
+
 def test_index_out_of_range_on_gpu_is_reported_at_the_next_sync():
     w = mg.randn(4, 3).to("gpu")
     idx = mg.tensor([0, 4]).to("gpu")

@@ -203,15 +203,23 @@ def check_later(data: Any, low: int, high: int, make_error: Callable[[Any, Any],
     sync (NOTE above). ``make_error`` gets the failing values (1-D) and all of them, NumPy arrays."""
     if not data.size:
         return
-    if not _FLAGS:
-        _FLAGS.append(cupy.zeros((_PENDING_MAX,), dtype=np.uint32))
     x = cupy.ascontiguousarray(data, dtype=np.int64)  # the index itself when it is int64 already
     fn = function("check_range", cuda_src.check_range_source, "mg_check_range_i64")
     launch_1d(fn, x.size, (x, np.int64(x.size), np.int64(low), np.int64(high), np.int64(0 if ignore is None else ignore),
-                           np.int32(ignore is not None), _FLAGS[0], np.int64(len(_PENDING))))
-    _PENDING.append((data, (low, high, ignore), make_error, user_source()))
-    if len(_PENDING) >= _PENDING_MAX:
+                           np.int32(ignore is not None), *check_in_kernel(data, low, high, make_error, ignore)))
+
+
+def check_in_kernel(data: Any, low: int, high: int, make_error: Callable[[Any, Any], BaseException],
+                    ignore: int | None = None) -> tuple[Any, np.int64]:
+    """``check_later``'s check made by the op's own kernel, which sets ``flags[slot]`` where it finds a value
+    of ``data`` outside ``[low, high)``: the ``(flags, slot)`` to give that kernel (no launch of its own)."""
+    if not _FLAGS:
+        _FLAGS.append(cupy.zeros((_PENDING_MAX,), dtype=np.uint32))
+    if len(_PENDING) >= _PENDING_MAX:  # every flag taken (their kernels all launched): read them, one sync
         raise_failed_checks()
+    slot = np.int64(len(_PENDING))
+    _PENDING.append((data, (low, high, ignore), make_error, user_source()))
+    return _FLAGS[0], slot
 
 
 def raise_failed_checks() -> None:

@@ -766,10 +766,20 @@ extern "C" __global__ void mg_log_softmax_{sfx}(const {T}* __restrict__ x, {T}* 
     const ACC logs = {log}(s);
     for (long long j = threadIdx.x; j < cols; j += blockDim.x) mg_store(out + row * cols, j, (mg_load(xr, j) - m) - logs);
 }}
+// cross_entropy's per-row loss, -log_softmax(x)[target]; a target outside [0, cols) sets flags[slot] (the
+// range check, reported at the next sync: NOTE [ Checks on the GPU are reported at the next sync ]) and gives NaN.
 extern "C" __global__ void mg_cross_entropy_{sfx}(const {T}* __restrict__ x, const long long* __restrict__ target,
-        {T}* __restrict__ out, const long long cols) {{
+        {T}* __restrict__ out, const long long cols, unsigned int* __restrict__ flags, const long long slot) {{
 {row_stats}
-    if (threadIdx.x == 0) mg_store(out, row, -((mg_load(xr, target[row]) - m) - {log}(s)));  // -log_softmax[target]
+    if (threadIdx.x == 0) {{
+        const long long t = target[row];
+        if (t < 0 || t >= cols) {{
+            flags[slot] = 1u;
+            mg_store(out, row, (ACC)__longlong_as_double(0x7ff8000000000000LL));
+        }} else {{
+            mg_store(out, row, -((mg_load(xr, t) - m) - {log}(s)));
+        }}
+    }}
 }}
 // softmax's and log_softmax's backwards (PyTorch's _softmax_backward_data, _log_softmax_backward_data) from the
 // forward's output y, one block a row: one sum over the row, then the row written.

@@ -25,7 +25,7 @@ from ..loss_terms import (nll2d_backward_of_rows, nll2d_of_rows, one_sample_nll_
 from ..registry import register_kernel
 from ..strided import laid_out_like
 from . import cuda_src as src
-from ._runtime import block_for, check_later, constant, dtype_name, function, launch_1d
+from ._runtime import block_for, check_in_kernel, check_later, constant, dtype_name, function, launch_1d
 from .elementwise import run_elementwise
 from .reduce import reduce_rows
 
@@ -99,17 +99,22 @@ def log_softmax_backward_data(grad_output: Any, output: Any, dim: int = -1) -> A
 @register_kernel("cross_entropy", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_cross_entropy")
 def cross_entropy(input: Any, target: Any, reduction: str = "mean") -> Any:
     n, c = input.shape
-    # Checked on the device, reported at the next sync (NOTE [ Checks on the GPU are reported at the
-    # next sync ] in _runtime.py): reading the targets here would make the host wait at every call.
-    check_later(target, 0, c, lambda bad, values: ValueError(
-        f"cross_entropy(): target values must be class indices in [0, {c - 1}], got {values.min()}..{values.max()}"))
+    # The targets are checked on the device, reported at the next sync (NOTE [ Checks on the GPU are reported
+    # at the next sync ] in _runtime.py): reading them here would make the host wait at every call. The
+    # loss's own kernel checks them where it runs (no launch of its own); with no classes, the range check.
+    def error(bad: Any, values: Any) -> BaseException:
+        return ValueError(f"cross_entropy(): target values must be class indices in [0, {c - 1}], got "
+                          f"{values.min()}..{values.max()}")
+
     x = cupy.ascontiguousarray(input)
     t = cupy.ascontiguousarray(target, dtype=np.int64)
     nll = cupy.empty((n,), dtype=input.dtype)
     if n and c:
         dt = dtype_name(input.dtype)
         fn = function(f"softmax_{dt}", lambda: src.softmax_source(dt), f"mg_cross_entropy_{src.DTYPES[dt][2]}")
-        fn((n,), (block_for(c),), (x, t, nll, np.int64(c)))
+        fn((n,), (block_for(c),), (x, t, nll, np.int64(c), *check_in_kernel(target, 0, c, error)))
+    else:
+        check_later(target, 0, c, error)
     if reduction == "none":
         return nll
     if n == 0:
