@@ -306,10 +306,12 @@ def _bn_statistics(xc: Any, n: int, c: int, hw: int, acc: Any, running_mean: Any
     return cupy.ascontiguousarray(running_mean.astype(acc, copy=False)), invstds
 
 
-def _bn_reduce(g: Any, x: Any, running_mean: Any, running_var: Any, training: bool, eps: float) -> tuple[Any, ...]:
+def _bn_reduce(g: Any, geometry: tuple[Any, int, int, int, Any], running_mean: Any, running_var: Any, training: bool,
+               eps: float) -> tuple[Any, ...]:
     """``(means, invstds, sum(g), sum(g * xhat))`` per channel, for the gradients: one launch a channel's block
-    when training (the statistics computed again there), the running statistics' ``invstd`` first when not."""
-    xc, n, c, hw, acc = _bn_geometry(x)
+    when training (the statistics computed again there), the running statistics' ``invstd`` first when not.
+    ``geometry``: the input's ``_bn_geometry``."""
+    xc, n, c, hw, acc = geometry
     sum_g, sum_gxhat = cupy.ndarray((c,), acc), cupy.ndarray((c,), acc)
     if training:
         means, invstds = cupy.ndarray((c,), acc), cupy.ndarray((c,), acc)
@@ -355,13 +357,13 @@ def batch_norm_backward(grad: Any, x: Any, weight: Any, running_mean: Any = None
     """The input's gradient: training, ``weight * invstd * (g - mean(g) - xhat * mean(g * xhat))`` from one
     reduction launch a channel and one elementwise launch; evaluating, ``g * weight * invstd`` of the running
     statistics (their ``invstd``, then the elementwise launch)."""
-    xc, n, c, hw, acc = _bn_geometry(x)
+    geometry = xc, n, c, hw, acc = _bn_geometry(x)
     out = cupy.ndarray(x.shape, grad.dtype)
     if x.size == 0:
         return out
     g = cupy.ascontiguousarray(grad)
     if training:
-        means, invstds, sum_g, sum_gxhat = _bn_reduce(g, x, None, None, True, eps)
+        means, invstds, sum_g, sum_gxhat = _bn_reduce(g, geometry, None, None, True, eps)
     else:
         means, invstds = _bn_statistics(xc, n, c, hw, acc, running_mean, running_var, False, eps)
         sum_g = sum_gxhat = invstds  # (not read when evaluating)
@@ -377,7 +379,7 @@ def batch_norm_weight_grad(grad: Any, x: Any, running_mean: Any = None, running_
     """The weight's gradient ``sum(g * xhat)`` per channel: the input gradient's reduction launch alone."""
     if x.size == 0:
         return cupy.zeros((x.shape[1],), dtype=grad.dtype)
-    sum_gxhat = _bn_reduce(grad, x, running_mean, running_var, training, eps)[3]
+    sum_gxhat = _bn_reduce(grad, _bn_geometry(x), running_mean, running_var, training, eps)[3]
     return sum_gxhat.astype(grad.dtype, copy=False)
 
 
