@@ -18,10 +18,12 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..devices import backend_of_device
 from ..dtypes import ALL_DTYPES, DType, bfloat16
 from .key import Backend, KernelKey, Layout
 
-__all__ = ["Kernel", "ArgDef", "register_kernel", "unregister_kernels", "kernels_for", "registered_ops", "KERNELS"]
+__all__ = ["Kernel", "ArgDef", "register_kernel", "unregister_kernels", "kernels_for", "kernel_of", "registered_ops",
+           "KERNELS"]
 
 
 class ArgDef:
@@ -188,6 +190,14 @@ def unregister_kernels(op: str, backend: str) -> None:
 def kernels_for(op: str) -> dict[KernelKey, Kernel]:
     """The registered kernels of ``op`` (empty if none)."""
     return KERNELS.get(op, {})
+
+
+def kernel_of(op: str, t: Any) -> Any:
+    """The kernel function of ``op`` registered for tensor ``t``'s backend and dtype (any layout), or None: how
+    the optimizers' foreach forms, clipping and batch norm's running statistics find the backend's
+    multi-tensor kernels."""
+    kern = kernels_for(op).get(KernelKey(backend_of_device(t._device).name, Layout.ALL_LAYOUT, t._dtype))
+    return None if kern is None else kern.fn
 
 
 def registered_ops() -> list[str]:

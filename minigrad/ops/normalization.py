@@ -37,10 +37,9 @@ from ..errors import ShapeError
 from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
-from ..devices import backend_of_device
-from ..kernels.key import Backend, KernelKey, Layout
+from ..kernels.key import Backend
 from ..kernels.normalization import batch_norm_backward_arrays, layer_norm_arrays, layer_norm_backward_arrays
-from ..kernels.registry import kernels_for, register_kernel
+from ..kernels.registry import kernel_of, register_kernel
 from ..tensor import Tensor, VersionCounter, storage_viewed
 from ..tracing import bus
 from ._checks import _is_int, check_bool, check_int, check_tensor, wrap_dim
@@ -577,8 +576,7 @@ def _foreach_binary_for(running: tuple[Tensor, Tensor], batch: Any) -> Any:
             return None
     if any(storage_viewed(r) for r in running):
         return None
-    kern = kernels_for("_foreach_binary").get(KernelKey(backend_of_device(r0._device).name, Layout.ALL_LAYOUT, r0._dtype))
-    return None if kern is None else kern.fn
+    return kernel_of("_foreach_binary", r0)
 
 
 # -- group_norm: PyTorch's native_group_norm, one op -------------------------------------------------

@@ -29,10 +29,8 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..devices import backend_of_device
 from ..dtypes import float16, float32, float64
-from ..kernels.key import KernelKey, Layout
-from ..kernels.registry import kernels_for, register_kernel
+from ..kernels.registry import kernel_of, register_kernel
 from ..tensor import Tensor, VersionCounter, storage_viewed
 from ..tracing import bus
 
@@ -192,12 +190,6 @@ def path_for(p: Tensor, g: Tensor) -> _OpPath | _ArrayPath:
 
 #: dtypes the foreach and fused kernels serve (bfloat16 parameters run the for-loop)
 MANY_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
-def kernel_of(op: str, p: Tensor) -> Any:
-    """The kernel function of ``op`` registered for ``p``'s backend and dtype, or None."""
-    kern = kernels_for(op).get(KernelKey(backend_of_device(p._device).name, Layout.ALL_LAYOUT, p._dtype))
-    return None if kern is None else kern.fn
 
 
 def multi_tensor_ok(p: Tensor, g: Tensor) -> bool:
