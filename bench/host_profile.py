@@ -5,7 +5,7 @@ start, which is what bounds a small model's step).
 Usage::
 
     python bench/host_profile.py                 # on a machine with CuPy and a CUDA device
-    python bench/host_profile.py --stand-in      # anywhere: the stand-in CuPy, its kernels no-ops
+    python bench/host_profile.py --stand-in      # anywhere: the stand-in CuPy, its kernels and GEMMs no-ops
     python bench/host_profile.py --top 40 --calls 3000
     python bench/host_profile.py --stand-in --quick    # proves it works
     python bench/host_profile.py --steps         # each step of one call timed alone (CuPy's and minigrad's)
@@ -216,7 +216,7 @@ def launches(fn: Callable[[], Any], cupy: Any, top: int) -> str:
 def main() -> int:
     p = argparse.ArgumentParser(prog="python bench/host_profile.py", description=__doc__.strip(),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--stand-in", action="store_true", help="the stand-in CuPy, its kernels no-ops (no GPU needed)")
+    p.add_argument("--stand-in", action="store_true", help="the stand-in CuPy, its kernels and cuBLAS calls no-ops (no GPU needed)")
     p.add_argument("--quick", action="store_true", help="two per-op cases, 50 calls: proves the script works in seconds")
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--top", type=int, default=30)
@@ -234,6 +234,11 @@ def main() -> int:
 
         fake_cupy._Kernel.__call__ = lambda self, grid, block, args: None
     import cupy
+
+    if a.stand_in:  # cuBLAS's calls no-ops too (still counted): what is left is minigrad's host time
+        blas = cupy.cuda.cublas
+        for name in ("sgemm", "dgemm", "sgemmStridedBatched", "dgemmStridedBatched"):
+            setattr(blas, name, lambda *args: fake_cupy._launch())
 
     import minigrad as mg
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Run minigrad's GPU checks on a CUDA machine and keep the logs.
 #   bash scripts/gpu_device_check.sh [OUTDIR] [STEPS]
-# STEPS: comma list of env,install,tests,fuzz,lesson5,bench,kernels,profile,ab (default: all but the last three).
+# STEPS: comma list of env,install,tests,fuzz,conform,lesson5,bench,kernels,profile,ab (default: all but the last
+# three).
 #   tests:   the GPU suite (tests/gpu -m gpu), TESTS_WORKERS processes (default 7), under TESTS_TIMEOUT s (150).
 #   fuzz:    the differential fuzzer's device mode (tests/test_fuzz_torch.py, long profile, views and in-place
 #            included) against PyTorch CUDA: FUZZ_PROGRAMS programs (default 1200) in FUZZ_SHARDS processes of
 #            fresh randomness (default 8), each under FUZZ_TIMEOUT s (120). Each shard prints a progress line per
 #            program, so a shard its timeout stops still says how many programs ran without a mismatch; a mismatch
 #            is reported unshrunk, at once.
+#   conform: PyTorch's OpInfo reference inputs (tests/test_conformance.py) with minigrad's side on the GPU
+#            (MINIGRAD_CONFORMANCE_DEVICE=gpu): values, devices and gradients against PyTorch's float64 CPU
+#            ones, CONFORM_WORKERS processes (default 4), under CONFORM_TIMEOUT s (200).
 #   lesson5: lesson 5's reference built, graded and its tests run.
 #   bench:   bench/gpu_kernels.py's training steps and per-op host time against PyTorch CUDA
 #            (BENCH_PARTS, default train,host; BENCH_ARGS, default "--repeat 6 --rounds 3 --no-counts --no-direct":
@@ -22,15 +26,15 @@
 #            made with `git archive BASE minigrad | tar -x -C .ab_base` and carried to the device, which has no
 #            git history) against the checkout, AB_TURNS runs a side taken in turns (default 2), AB_ARGS
 #            (default "--parts train,host --repeat 4"), under AB_TIMEOUT s (300).
-# PARALLEL=1 (the default; 0 runs them one after another) runs tests, fuzz and lesson5 at the same time (a
+# PARALLEL=1 (the default; 0 runs them one after another) runs tests, fuzz, conform and lesson5 at the same time (a
 # device's minutes are few; timings come after, alone). On an H200 the default run takes about 3 minutes
-# (the GPU suite 80 s beside 1,400 fuzzed programs, then the timings, about 80 s in three rounds). At most eight log files (nine with every step) are written to
+# (the GPU suite 80 s beside 1,400 fuzzed programs, then the timings, about 80 s in three rounds). At most nine log files (ten with every step) are written to
 # OUTDIR, each as it goes, so a run stopped by its caller's timeout still returns what it had.
 # Uses the machine's python3 (which must already hold CuPy); installs minigrad without dependencies when they
 # are present (the device has no network), and puts the checkout on PYTHONPATH in case the install cannot run.
 set -uo pipefail
 OUTDIR=${1:-${OUT:-gpu-logs}}
-STEPS=${2:-env,install,tests,fuzz,lesson5,bench}
+STEPS=${2:-env,install,tests,fuzz,conform,lesson5,bench}
 mkdir -p "$OUTDIR"
 export PYTHONUNBUFFERED=1
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
@@ -68,6 +72,11 @@ run_fuzz() {
   done
   wait
 }
+run_conform() {
+  MINIGRAD_CONFORMANCE_DEVICE=gpu timeout "${CONFORM_TIMEOUT:-200}" python3 -m pytest tests/test_conformance.py -q \
+    -p no:cacheprovider -n "${CONFORM_WORKERS:-4}" --tb=line -W ignore -rf > "$OUTDIR/conformance.txt" 2>&1
+  echo "conformance rc=$?" >> "$OUTDIR/conformance.txt"
+}
 run_lesson5() {
   { rm -rf /tmp/l5 && python3 -m minigrad.lessons_cli build --out /tmp/l5 --lesson 5 --reference
     python3 -m minigrad.lessons_cli grade /tmp/l5
@@ -90,15 +99,18 @@ if [[ "${PARALLEL:-1}" == 1 ]]; then
   stamp "tests, fuzz, lesson5 (in parallel)"
   has tests && run_tests &
   has fuzz && run_fuzz &
+  has conform && run_conform &
   has lesson5 && run_lesson5 &
   wait
 else
   has tests && { stamp tests; run_tests; }
   has fuzz && { stamp fuzz; run_fuzz; }
+  has conform && { stamp conform; run_conform; }
   has lesson5 && { stamp lesson5; run_lesson5; }
 fi
 if has tests; then stamp "tests done"; tail -40 "$OUTDIR/pytest_gpu.txt"; fi
 if has fuzz; then stamp "fuzz done"; fuzz_summary; fi
+if has conform; then stamp "conform done"; tail -15 "$OUTDIR/conformance.txt"; fi
 if has lesson5; then stamp "lesson5 done"; tail -25 "$OUTDIR/lesson5.txt"; fi
 if has bench; then
   stamp bench

@@ -12,12 +12,19 @@ Argument forms minigrad does not support yet are listed in ``UNSUPPORTED`` below
 them minigrad must raise its own clear error (``TypeError``/``ValueError``/``RuntimeError`` naming the
 op), never a crash from NumPy or Python internals. Every other sample must agree. At most
 ``MAX_SAMPLES`` samples per op keep the run short; ``python tests/test_conformance.py`` prints the counts.
+
+Device mode: ``MINIGRAD_CONFORMANCE_DEVICE=gpu`` puts minigrad's side of every sample on the GPU (its inputs,
+the weights of the gradients' sum): every output must be on the GPU, and values and gradients are PyTorch's
+CPU ones, as on the CPU. With the stand-in CuPy (``MINIGRAD_FAKE_CUPY=1``) it runs on any machine
+(``tests/gpu/test_emulated_gpu.py`` runs it so); on a device, ``scripts/gpu_device_check.sh``.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import sys
 from collections import Counter
 from typing import Any, Callable
 
@@ -34,6 +41,18 @@ except ImportError as exc:  # the OpInfo database needs `expecttest` (the Makefi
     pytest.skip(f"PyTorch's OpInfo database is not importable: {exc}", allow_module_level=True)
 
 pytestmark = pytest.mark.torch
+
+#: where minigrad's side runs (the module docstring's device mode)
+DEVICE = os.environ.get("MINIGRAD_CONFORMANCE_DEVICE", "cpu")
+if DEVICE == "gpu" and os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "gpu"))
+    import fake_cupy
+
+    fake_cupy.install()
+if DEVICE == "gpu" and not mg.is_gpu_available():
+    pytest.skip("MINIGRAD_CONFORMANCE_DEVICE=gpu without a GPU: set MINIGRAD_FAKE_CUPY=1 for the stand-in",
+                allow_module_level=True)
+DEVICE_TYPE = mg.device(DEVICE).type  # "cuda" for minigrad's "gpu", as PyTorch names it
 
 MAX_SAMPLES = 100  # per op (OpInfo name + variant), in generator order: every reference input of today's ops
 
@@ -241,6 +260,15 @@ UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
      "two Python numbers, no tensor"),
 ]
 
+# The device mode (module docstring): the argument forms PyTorch CUDA refuses, as minigrad's GPU does.
+if DEVICE != "cpu":
+    UNSUPPORTED.append(("linalg.lstsq", lambda s: s.kwargs.get("driver") not in (None, "gels"),
+                        "PyTorch CUDA's lstsq has only the gels driver"))
+
+#: Arguments (by position among input and args) that PyTorch's OpInfo samples make on the CPU whatever the
+#: device: they stay there in the device mode (``tensor_split`` refuses indices on a GPU, as PyTorch).
+HOST_ARGUMENTS: dict[str, tuple[int, ...]] = {"tensor_split": (1,)}
+
 # PyTorch's vectorised and scalar CPU kernels disagree on the gradient at a NaN input for these ops
 # (hardtanh: 0 in the vectorised body, the gradient in the scalar tail of the same tensor; elu: NaN
 # against the gradient): that gradient entry is not compared. minigrad gives the vectorised answer.
@@ -258,12 +286,12 @@ def _fresh(obj: Any) -> Any:
     return obj
 
 
-def _to_mg(obj: Any) -> Any:
+def _to_mg(obj: Any, device: str = DEVICE) -> Any:
     if isinstance(obj, torch.Tensor) and (obj.is_complex() or obj.dtype == torch.bfloat16):
         # minigrad has no complex or bfloat16 dtype: the op gets a NumPy array and must refuse it
         return obj.detach().numpy().copy() if obj.is_complex() else obj.detach().float().numpy()
     if isinstance(obj, torch.Tensor):
-        return mg.tensor(obj.detach().numpy().copy(), requires_grad=obj.requires_grad)
+        return mg.tensor(obj.detach().numpy().copy(), device=device, requires_grad=obj.requires_grad)
     if isinstance(obj, torch.Size):
         return tuple(obj)
     if obj is torch.contiguous_format or obj is torch.preserve_format:
@@ -271,7 +299,7 @@ def _to_mg(obj: Any) -> Any:
     if isinstance(obj, torch.dtype):  # torch.float64 -> mg.float64 (a dtype minigrad lacks stays torch's, and must be refused)
         return getattr(mg, str(obj).replace("torch.", ""), obj)
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_mg(o) for o in obj) if not hasattr(obj, "_fields") else tuple(_to_mg(o) for o in obj)
+        return type(obj)(_to_mg(o, device) for o in obj) if not hasattr(obj, "_fields") else tuple(_to_mg(o, device) for o in obj)
     return obj
 
 
@@ -285,6 +313,11 @@ def _leaves(obj: Any) -> list[Any]:
     if isinstance(obj, (list, tuple)):
         return [t for o in obj for t in _leaves(o)]
     return [obj] if isinstance(obj, (torch.Tensor, mg.Tensor)) else []
+
+
+def _host(t: Any) -> np.ndarray:
+    """A minigrad tensor's values on the host, wherever it lives."""
+    return t.detach().cpu().numpy()
 
 
 def _dtype_name(t: Any) -> str:
@@ -306,7 +339,8 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
     # Fresh leaves on both sides (the generators hand out views and reuse tensors between samples).
     t_args = [_fresh(a) for a in (sample.input, *sample.args)]
     t_kwargs = {k: _fresh(v) for k, v in sample.kwargs.items()}
-    m_args = [_to_mg(a) for a in t_args]
+    host = HOST_ARGUMENTS.get(name, ())
+    m_args = [_to_mg(a, "cpu" if k in host else DEVICE) for k, a in enumerate(t_args)]
     m_kwargs = {k: _to_mg(v) for k, v in t_kwargs.items()}
     why = _unsupported(name, sample)
     try:
@@ -329,8 +363,10 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
             return "mismatch", f"output is {type(m).__name__}, not a Tensor"
         if tuple(t.shape) != tuple(m.shape) or _dtype_name(t) != _dtype_name(m):
             return "mismatch", f"shape/dtype {tuple(m.shape)} {_dtype_name(m)} vs {tuple(t.shape)} {_dtype_name(t)}"
-        if not np.allclose(m.detach().numpy(), t.detach().numpy(), rtol=1e-7, atol=1e-10, equal_nan=True):
-            return "mismatch", f"values differ: {m.detach().numpy().ravel()[:4]} vs {t.detach().numpy().ravel()[:4]}"
+        if m.device.type != DEVICE_TYPE and _leaves(m_args) + _leaves(list(m_kwargs.values())):
+            return "mismatch", f"output on {m.device}, not on the inputs' {DEVICE}"
+        if not np.allclose(_host(m), t.detach().numpy(), rtol=1e-7, atol=1e-10, equal_nan=True):
+            return "mismatch", f"values differ: {_host(m).ravel()[:4]} vs {t.detach().numpy().ravel()[:4]}"
     # Gradients of sum(w * out) over the floating outputs.
     t_in = [t for t in _leaves(t_args) + _leaves(list(t_kwargs.values())) if t.requires_grad]
     m_in = [t for t in _leaves(m_args) + _leaves(list(m_kwargs.values())) if t.requires_grad]
@@ -346,16 +382,18 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
     try:
         m_loss = None
         for (_, m), w in zip(pairs, ws):
-            term = (m * mg.tensor(w)).sum()
+            term = (m * mg.tensor(w, device=m.device)).sum()
             m_loss = term if m_loss is None else m_loss + term
         m_loss.backward()
     except Exception as exc:  # noqa: BLE001
         return "crash", f"backward: {type(exc).__name__}: {exc}"
     for i, (tg, m) in enumerate(zip(t_grads, m_in)):
         want = np.zeros(tuple(m.shape)) if tg is None else tg.numpy(force=True)  # force: a ZeroTensor (sgn's)
-        got = np.zeros(tuple(m.shape)) if m.grad is None else m.grad.numpy()
+        if m.grad is not None and m.grad.device != m.device:
+            return "mismatch", f"the gradient of input {i} is on {m.grad.device}, its input on {m.device}"
+        got = np.zeros(tuple(m.shape)) if m.grad is None else _host(m.grad)
         if name in NAN_INPUT_GRADIENT_VARIES and want.shape == got.shape:
-            at_nan = np.isnan(m.detach().numpy())
+            at_nan = np.isnan(_host(m))
             want, got = np.where(at_nan, 0.0, want), np.where(at_nan, 0.0, got)
         if want.shape != got.shape or not np.allclose(got, want, rtol=1e-7, atol=1e-10, equal_nan=True):
             return "mismatch", f"gradient of input {i} differs: {got.ravel()[:4]} vs {want.ravel()[:4]}"

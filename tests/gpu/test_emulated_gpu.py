@@ -51,6 +51,23 @@ def test_steady_steps_copy_nothing_on_emulated_cupy():
     assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
 
 
+@pytest.mark.skipif(mg.is_gpu_available(), reason="a device runs it directly (scripts/gpu_device_check.sh, conform)")
+def test_opinfo_reference_inputs_on_emulated_cupy():
+    """tests/test_conformance.py's device mode on the stand-in: PyTorch's OpInfo reference inputs with
+    minigrad's side on the GPU - every output there, values and gradients PyTorch's float64 CPU ones."""
+    pytest.importorskip("torch")
+    env = dict(os.environ, MINIGRAD_FAKE_CUPY="1", MINIGRAD_CONFORMANCE_DEVICE="gpu")
+    env.pop("PYTEST_XDIST_WORKER", None)
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-W", "ignore",
+         "--tb=line", str(HERE.parent / "test_conformance.py")],
+        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=1500,
+    )
+    tail = (r.stdout + r.stderr)[-4000:]
+    assert r.returncode == 0, tail
+    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+
+
 def test_emulator_rejects_mismatched_arguments():
     """The emulator is strict: a wrong scalar type or a host array is an error."""
     import numpy as np
