@@ -103,8 +103,11 @@ def logspace_array(start: float, end: float, steps: int, base: float, dtype: np.
     step = float(e - s) / (steps - 1)
     low = float(s) + step * i  # not fused: this kernel's double arithmetic rounds the product (unlike linspace's)
     high = float(e) - step * (steps - 1 - i)
-    with np.errstate(over="ignore"):
-        out = np.power(float(base), np.where(first, low, high))
+    b = np.float64(base)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # element by element: NumPy's scalar power is the C library's pow, as PyTorch's kernel calls it; its
+        # array loop may be a SIMD pow instead (SVML on AVX-512 machines), a unit in the last place off
+        out = np.array([b ** x for x in np.where(first, low, high).tolist()], dtype=np.float64)
     return (out.astype(np.float32) if _is_half(dtype) else out).astype(dtype)  # a half through float, as C++'s
 
 
