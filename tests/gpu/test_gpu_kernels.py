@@ -1896,7 +1896,9 @@ def test_library_kernels_run_on_the_gpu(name):
     assert gpu_out.shape == cpu_out.shape and gpu_out.stride() == cpu_out.stride()
     np.testing.assert_allclose(gpu_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=1e-6)
     for g, c in zip(gpu_grads, cpu_grads):
-        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6)
+        # float32 sums of terms of order 1 in another order: an entry near 0 (cancellation) differs by their
+        # rounding, about 1e-7 absolute (cdist's gradient: 0.0309862 against 0.0309865 with NumPy 2.4's sums)
+        np.testing.assert_allclose(g.numpy(), c.numpy(), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("reduce", ["amax", "amin"])
