@@ -95,6 +95,24 @@ def test_calls_that_need_prepare_data_take_the_full_path() -> None:
         assert (f32 + f64).dtype is mg.float64  # promotion: f32 is cast, so no shortcut
 
 
+def test_a_kernel_of_one_layout_takes_the_shortcut_for_inputs_in_that_layout() -> None:
+    """``max_pool2d``'s kernels are registered for NCHW: an NCHW input needs no transform, so its calls take
+    the shortcut (same values, node and gradient as the full path)."""
+    x = mg.randn(2, 3, 6, 6, requires_grad=True)
+    pool = mg.OPS["max_pool2d"]
+    api.KINDS.clear()
+    outs = [mg.nn.functional.max_pool2d(x, 2) for _ in range(2)]
+    assert api.KINDS[api.kind_of(pool, [x])]
+    with mg.trace():
+        full = mg.nn.functional.max_pool2d(x, 2)
+    np.testing.assert_array_equal(outs[1].detach().numpy(), full.detach().numpy())
+    assert outs[1].layout == full.layout and _graph(outs[1]) == _graph(full)
+    g = mg.randn(2, 3, 3, 3)
+    (a,) = mg.autograd.grad(outs[1], [x], g)
+    (b,) = mg.autograd.grad(full, [x], g)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 def test_autocast_takes_the_full_path() -> None:
     w = mg.randn(4, 4)
     w @ w

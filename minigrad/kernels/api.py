@@ -362,10 +362,11 @@ def recorded_kind(op: "OpDef", inputs: list[Any]) -> Kind | None:
 
 
 def _simple_kind(op: "OpDef", inputs: list[Any], key: KernelKey, device: str, kernel: Any) -> bool:
-    """Whether calls of this kind need no PrepareData, CPU fallback or layout transform (plain tensor inputs)."""
+    """Whether calls of this kind need no PrepareData, CPU fallback or layout transform (plain tensor inputs).
+    A kernel registered for one layout (``max_pool2d``'s NCHW) needs no transform of inputs already in it."""
     kkey = kernel.key
     return (
-        kkey.layout == ALL_LAYOUT
+        (kkey.layout == ALL_LAYOUT or all(t._layout == kkey.layout for t in inputs))
         and not kernel.arg_overrides
         and not kernel.channels_last
         and kernel.out_layout in (ALL_LAYOUT, key.layout)
