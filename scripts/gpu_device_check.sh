@@ -74,7 +74,7 @@ run_fuzz() {
 }
 run_conform() {
   MINIGRAD_CONFORMANCE_DEVICE=gpu timeout "${CONFORM_TIMEOUT:-200}" python3 -m pytest tests/test_conformance.py -q \
-    -p no:cacheprovider -n "${CONFORM_WORKERS:-4}" --tb=line -W ignore -rf > "$OUTDIR/conformance.txt" 2>&1
+    -p no:cacheprovider -n "${CONFORM_WORKERS:-4}" --tb=line -W ignore -rfs > "$OUTDIR/conformance.txt" 2>&1
   echo "conformance rc=$?" >> "$OUTDIR/conformance.txt"
 }
 run_lesson5() {
