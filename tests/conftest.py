@@ -15,10 +15,20 @@ from __future__ import annotations
 
 import os
 
+import sys
+
 os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
 os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
 
-import pytest  # noqa: E402  (after the pins above)
+# The stand-in CuPy (tests/gpu/fake_cupy.py) in a run with MINIGRAD_FAKE_CUPY=1, for every test it collects: the
+# GPU suite (tests/gpu/test_emulated_gpu.py starts it so), the fuzzer's and the conformance suite's device modes.
+if os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "gpu"))
+    import fake_cupy
+
+    fake_cupy.install()
+
+import pytest  # noqa: E402  (after the pins and the stand-in above)
 
 import minigrad as mg  # noqa: E402
 from minigrad.autograd.grad_mode import GRAD_MODE  # noqa: E402

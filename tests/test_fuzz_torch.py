@@ -183,11 +183,6 @@ def _synced(fn: Callable[[], Any]) -> Callable[[], Any]:
         mg.cuda.synchronize()
         return out
     return run
-if ON_GPU and os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "gpu"))
-    import fake_cupy
-
-    fake_cupy.install()
 MG_DEVICE = "gpu" if ON_GPU else "cpu"
 TORCH_DEVICE = "cuda" if ON_GPU and torch.cuda.is_available() else "cpu"
 #: PyTorch CUDA checks an index or a class target on the device: a value out of range fails a device-side

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 import minigrad as mg
@@ -33,9 +31,3 @@ def gpudnn_flag():
     yield
     mg.flags.use_gpudnn = saved
 
-
-# Emulated GPU (tests/gpu/fake_cupy.py): set by tests/gpu/test_emulated_gpu.py in a subprocess.
-if os.environ.get("MINIGRAD_FAKE_CUPY") == "1":
-    import fake_cupy
-
-    fake_cupy.install()

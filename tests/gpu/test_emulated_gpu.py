@@ -21,17 +21,22 @@ import minigrad as mg
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.mark.skipif(mg.is_gpu_available(), reason="a real GPU runs test_gpu_kernels.py directly")
-def test_gpu_suite_on_emulated_cupy():
-    env = dict(os.environ, MINIGRAD_FAKE_CUPY="1")
+def _passes_on_the_stand_in(paths: list[Path], *options: str, timeout: int = 600, **env: str) -> None:
+    """pytest on ``paths`` in a subprocess with the stand-in CuPy (and ``env``): it must pass, nothing skipped."""
+    env = dict(os.environ, MINIGRAD_FAKE_CUPY="1", **env)
     env.pop("PYTEST_XDIST_WORKER", None)
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(HERE / "test_gpu_kernels.py")],
-        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *options, *map(str, paths)],
+        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=timeout,
     )
     tail = (r.stdout + r.stderr)[-4000:]
     assert r.returncode == 0, tail
     assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+
+
+@pytest.mark.skipif(mg.is_gpu_available(), reason="a real GPU runs test_gpu_kernels.py directly")
+def test_gpu_suite_on_emulated_cupy():
+    _passes_on_the_stand_in([HERE / "test_gpu_kernels.py"])
 
 
 @pytest.mark.skipif(mg.is_gpu_available(), reason="a real GPU runs test_no_hidden_sync.py directly")
@@ -39,16 +44,7 @@ def test_steady_steps_copy_nothing_on_emulated_cupy():
     """tests/gpu/test_no_hidden_sync.py and test_device_random.py with the stand-in: zero copies and syncs
     a step, launch budgets, device.copy/device.sync events, the sync debug mode, draws and factories made
     on the device."""
-    env = dict(os.environ, MINIGRAD_FAKE_CUPY="1")
-    env.pop("PYTEST_XDIST_WORKER", None)
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         str(HERE / "test_no_hidden_sync.py"), str(HERE / "test_device_random.py")],
-        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=600,
-    )
-    tail = (r.stdout + r.stderr)[-4000:]
-    assert r.returncode == 0, tail
-    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+    _passes_on_the_stand_in([HERE / "test_no_hidden_sync.py", HERE / "test_device_random.py"])
 
 
 @pytest.mark.skipif(mg.is_gpu_available(), reason="a device runs it directly (scripts/gpu_device_check.sh, conform)")
@@ -56,16 +52,8 @@ def test_opinfo_reference_inputs_on_emulated_cupy():
     """tests/test_conformance.py's device mode on the stand-in: PyTorch's OpInfo reference inputs with
     minigrad's side on the GPU - every output there, values and gradients PyTorch's float64 CPU ones."""
     pytest.importorskip("torch")
-    env = dict(os.environ, MINIGRAD_FAKE_CUPY="1", MINIGRAD_CONFORMANCE_DEVICE="gpu")
-    env.pop("PYTEST_XDIST_WORKER", None)
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-W", "ignore",
-         "--tb=line", str(HERE.parent / "test_conformance.py")],
-        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=1500,
-    )
-    tail = (r.stdout + r.stderr)[-4000:]
-    assert r.returncode == 0, tail
-    assert " passed" in tail and "skipped" not in tail.splitlines()[-1], tail
+    _passes_on_the_stand_in([HERE.parent / "test_conformance.py"], "-W", "ignore", "--tb=line", timeout=1500,
+                            MINIGRAD_CONFORMANCE_DEVICE="gpu")
 
 
 def test_emulator_rejects_mismatched_arguments():
