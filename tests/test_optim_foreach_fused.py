@@ -2,9 +2,11 @@
 ``minigrad/optim/update.py``): the same values as the for-loop form, PyTorch's values, its checks.
 
 Against the for-loop the comparison is bit for bit (float16 too, whose for-loop runs as ops): every
-form does the rule's steps in the same order, each rounded to the parameter's dtype. Against PyTorch it is to rounding: PyTorch's foreach
-and fused kernels order some steps differently (``lerp`` for the first moment, ``sqrt(v) / sqrt(bc2)``
-for the denominator), so float64 agrees to ~1e-12 and float32 to a few ulps per step.
+form does the rule's steps in the same order, each rounded to the parameter's dtype. Against PyTorch's
+for-loop it is bit for bit too, given one square root (NOTE [ An optimizer's step is PyTorch's, bit for
+bit ]): PyTorch's CPU ``sqrt`` comes from MKL's vector math library, within an ulp and depending on the
+CPU, where minigrad's (NumPy's, and CUDA's) is correctly rounded. Against PyTorch's own foreach and
+fused forms it is to rounding: those order some steps differently.
 The same checks on the stand-in GPU are in ``tests/gpu/test_optim_forms_gpu.py``.
 """
 
@@ -120,6 +122,44 @@ def test_each_form_gives_torch_s_values_in_the_same_form(case: str, form: str, d
         np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=f"{case} {form}")
 
 
+def _correctly_rounded_sqrt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyTorch's ``Tensor.sqrt``/``sqrt_`` rounded correctly (NumPy's), as minigrad's are."""
+    def sqrt(self: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(np.sqrt(self.numpy()))
+
+    def sqrt_(self: torch.Tensor) -> torch.Tensor:
+        return self.copy_(sqrt(self))
+
+    monkeypatch.setattr(torch.Tensor, "sqrt", sqrt)
+    monkeypatch.setattr(torch.Tensor, "sqrt_", sqrt_)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("form", ["for-loop", "foreach", "fused"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_form_gives_torch_s_for_loop_bit_for_bit(case: str, form: str, dtype: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each step is PyTorch's op (``add_`` with ``alpha``, ``lerp_``, ``addcmul_``, ``addcdiv_``: one rounding
+    each), so after five steps every bit of every parameter is PyTorch's (its square root made exact)."""
+    if form == "fused" and CASES[case][0] not in FUSED:
+        pytest.skip(f"{CASES[case][0]} has no fused form")
+    _correctly_rounded_sqrt(monkeypatch)
+    got, _ = run_mg(case, form, dtype)
+    want = run_torch(case, "for-loop", dtype)
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (case, form, int((a != b).sum()))
+
+
+def test_the_recorded_for_loop_is_torch_s_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a recorder the for-loop runs as ops (each one events): the same bits as PyTorch's."""
+    _correctly_rounded_sqrt(monkeypatch)
+    for case in ("sgd-nesterov-wd", "adamw-amsgrad", "rmsprop-centered-momentum-wd", "adadelta", "radam-warm-wd"):
+        with mg.trace():
+            got, _ = run_mg(case, "for-loop", "float32")
+        for a, b in zip(got, run_torch(case, "for-loop", "float32")):
+            assert a.tobytes() == b.tobytes(), case
+
+
 def test_the_forms_really_differ_in_what_they_call(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fused form calls the fused kernel once for the whole group; foreach calls the multi-tensor
     kernels once per step of the rule; the for-loop calls neither."""
@@ -140,8 +180,8 @@ def test_the_forms_really_differ_in_what_they_call(monkeypatch: pytest.MonkeyPat
         assert {op: calls.count(op) for op in set(calls)} == expect, form
     calls.clear()
     run_mg("adamw-amsgrad", "foreach", "float32", steps=2)
-    # list_path looks the two multi-tensor kernels up once per step: each bucket is one call of the rule
-    assert calls and set(calls) <= {"_foreach_unary", "_foreach_binary"}
+    # list_path looks the multi-tensor kernels up once per step: each bucket is one call of the rule
+    assert calls and set(calls) <= {"_foreach_unary", "_foreach_binary", "_foreach_op"}
 
 
 @pytest.mark.parametrize("form", ["foreach", "fused"])

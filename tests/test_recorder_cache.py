@@ -7,7 +7,9 @@ are cached ] in ``kernels/api.py``). These tests prove that nothing a consumer
 can see changed: a program that emits every CPU kind records, event for event
 and field for field, the trace the engine recorded before the change
 (``tests/fixtures/recorder_golden.jsonl.gz``), and the builders make objects
-equal to the class call's. The records a recorder stores for those copies
+equal to the class call's. (Re-recorded once since, when SGD's step became PyTorch's ops,
+``add_(grad, alpha=-lr)`` for ``sub_(grad * lr)``: its optimizer events and the tensor ids after
+them changed, nothing else.) The records a recorder stores for those copies
 read back as the events a listener sees as they happen.
 """
 

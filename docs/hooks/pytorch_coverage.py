@@ -112,10 +112,13 @@ NOTES: dict[str, str] = {
     "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`; with `inputs=` the pruned copy of the graph is not released.",
     "nn.Embedding": "no `max_norm`, `sparse`.",
     "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
-    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; PyTorch's `foreach` (the default on the GPU) "
+    "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; PyTorch's values bit for bit (its "
+                 "for-loop's ops: `add_(grad, alpha=-lr)` rounds once); `foreach` (the default on the GPU) "
                  "and `fused` forms, equal to the for-loop bit for bit ([Backward](concepts/backward.md)); "
                  "`differentiable=True` steps are refused, as PyTorch refuses them on leaf parameters.",
-    "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; `foreach` (the default on the GPU) and `fused`, "
+    "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; PyTorch's for-loop op for op (`lerp_`, "
+                  "`addcmul_`, `addcdiv_`), so its values bit for bit but for PyTorch's CPU `sqrt` (MKL's, within an "
+                  "ulp); `foreach` (the default on the GPU) and `fused`, "
                   "equal to the for-loop bit for bit; `capturable` changes nothing on the GPU (steps are host "
                   "numbers, never synced) and is refused on the CPU as in PyTorch.",
     "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",

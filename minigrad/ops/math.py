@@ -903,7 +903,7 @@ def _by_alpha(sign: int) -> Any:
     return kernel
 
 
-register_kernel("add_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/add_alpha")(_by_alpha(1))
+add_alpha_cpu = register_kernel("add_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/add_alpha")(_by_alpha(1))
 _SUB_BY_ALPHA = _by_alpha(-1)
 register_kernel("sub_alpha", CPU, dtypes=ALL_DTYPES, name="cpu/sub_alpha")(_SUB_BY_ALPHA)  # bool: the meta refuses it
 add_alpha_op = defop("add_alpha", inputs=("x", "y"), attrs=(Attr("alpha", check=_check_alpha_attr),),

@@ -31,45 +31,41 @@ class AdamScalars(NamedTuple):
     weight_decay: float
     decay: float  # 1 - lr * weight_decay: AdamW's shrink of the parameter
     step_size: float  # lr / (1 - beta1**step)
-    bias_correction2: float  # 1 - beta2**step
+    bias_correction2_sqrt: float  # (1 - beta2**step) ** 0.5
     amsgrad: bool
     maximize: bool
     decoupled: bool
 
 
 def adam_rule(k: Any, p: Any, g: Any, st: Any, s: AdamScalars) -> None:
-    """Adam's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form);
-    ``st`` holds the moments, already one step further (``step``)."""
+    """Adam's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form), as
+    PyTorch's ``_single_tensor_adam`` writes it (NOTE [ An optimizer's step is PyTorch's, bit for bit ]);
+    ``st`` holds the moments (zeros before the first step), already one step further (``step``)."""
     g = rule_gradient(k, p, g, s.maximize, s.weight_decay, s.decay if s.decoupled else None)
-    b1, b2 = s.beta1, s.beta2
-    if st["exp_avg"] is None:
-        st["exp_avg"] = k.keep(g * (1 - b1), p)
-        st["exp_avg_sq"] = k.keep(g * g * (1 - b2), p)
-    else:
-        k.mul_(st["exp_avg"], b1)
-        k.add_(st["exp_avg"], g * (1 - b1))
-        k.mul_(st["exp_avg_sq"], b2)
-        k.add_(st["exp_avg_sq"], g * g * (1 - b2))
-    second = k.value(st["exp_avg_sq"])
+    m, v = st["exp_avg"], st["exp_avg_sq"]
+    k.lerp_(m, g, 1 - s.beta1)
+    k.mul_(v, s.beta2)
+    k.addcmul_(v, g, g, 1 - s.beta2)
     if s.amsgrad:
-        prev = st.get("max_exp_avg_sq")
-        second = k.copy(second) if prev is None else k.maximum(k.value(prev), second)
-        st["max_exp_avg_sq"] = k.keep(second, p)
-    denom = k.sqrt(second / s.bias_correction2) + s.eps
-    k.sub_(p, k.value(st["exp_avg"]) / denom * s.step_size)
+        k.maximum_(st["max_exp_avg_sq"], v)
+        v = st["max_exp_avg_sq"]
+    denom = k.sqrt(k.value(v))
+    k.div_(denom, s.bias_correction2_sqrt)
+    k.add_(denom, s.eps)
+    k.addcdiv_(p, m, denom, -s.step_size)
 
 
 @register_kernel("_fused_adam_", dtypes=(float16, float32, float64), name="cpu/fused_adam")
 def fused_adam(params: list[np.ndarray], grads: list[np.ndarray], exp_avgs: list[np.ndarray],
-               exp_avg_sqs: list[np.ndarray], max_exp_avg_sqs: list[np.ndarray] | None, first: bool,
-               *scalars: Any) -> None:
+               exp_avg_sqs: list[np.ndarray], max_exp_avg_sqs: list[np.ndarray] | None, *scalars: Any,
+               path: Any = None) -> None:
     """PyTorch's ``torch._fused_adam_``/``_fused_adamw_`` on the CPU: ``adam_rule`` on each parameter's
-    arrays, in place."""
+    arrays, the moments (zeros before the first step) in place (on ``path``: ``run_bare``'s)."""
     s = AdamScalars(*scalars)
     bufs = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs}
     if s.amsgrad:
         bufs["max_exp_avg_sq"] = max_exp_avg_sqs
-    run_bare(adam_rule, params, grads, bufs, first, s)
+    run_bare(adam_rule, params, grads, bufs, False, s, path)
 
 
 class Adam(Optimizer):
@@ -110,31 +106,33 @@ class Adam(Optimizer):
     _rule = staticmethod(adam_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        return self.state.setdefault(p.id, {"step": 0, "exp_avg": None, "exp_avg_sq": None})
+        st = self.state.get(p.id)  # (not setdefault: its default, fills of zeros, would run at every step)
+        if st is None:  # PyTorch's: the moments start at zeros
+            st = self.state[p.id] = {"step": 0, "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)}
+        if group.get("amsgrad") and "max_exp_avg_sq" not in st:
+            st["max_exp_avg_sq"] = zero_state(p)
+        return st
 
     def _begin(self, group: dict[str, Any], st: Any) -> AdamScalars:
         """Count one more step in ``st`` and return the step's numbers."""
         st["step"] += 1
         t = st["step"]
         lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
-        return AdamScalars(b1, b2, group["eps"], wd, 1 - lr * wd, lr / (1 - b1**t), 1 - b2**t,
+        return AdamScalars(b1, b2, group["eps"], wd, 1 - lr * wd, lr / (1 - b1**t), (1 - b2**t) ** 0.5,
                            group.get("amsgrad", False), group.get("maximize", False),
                            group.get("decoupled_weight_decay", self.decoupled_weight_decay))
 
     def _fused(self, bucket: list[Tensor], group: dict[str, Any]) -> None:
-        """The fused form: one ``_fused_adam_`` call updates the bucket (moments made on the first step)."""
+        """The fused form: one ``_fused_adam_`` call updates the bucket."""
         states = [self._state_of(p, group) for p in bucket]
         s = self._begin(group, StateList(states))
-        first = states[0]["exp_avg"] is None
         names = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if s.amsgrad else [])
-        for p, st in zip(bucket, states):
+        for st in states:
             for nm in names:
-                if st.get(nm) is None:
-                    st[nm] = zero_state(p)
                 bump(st[nm])
         bufs = [[st[nm]._data for st in states] for nm in names]
         kernel_of("_fused_adam_", bucket[0])([p._data for p in bucket], [p.grad._data for p in bucket],
-                                             bufs[0], bufs[1], bufs[2] if s.amsgrad else None, first, *s)
+                                             bufs[0], bufs[1], bufs[2] if s.amsgrad else None, *s)
         for p in bucket:
             bump(p)
 
@@ -166,14 +164,14 @@ class MomentScalars(NamedTuple):
 
 
 def adam_moments(k: Any, p: Any, g: Any, st: Any, s: MomentScalars) -> tuple[Any, Any, Any]:
-    """The first steps NAdam and RAdam share, on the path ``k``: the gradient (negated for ``maximize``),
-    decoupled weight decay on ``p`` or L2 on ``g``, then ``m`` lerps towards ``g`` and
-    ``v = b2 * v + (1 - b2) * g**2``. Returns ``(g, m, v)``, the last two as values."""
+    """The first steps NAdam and RAdam share, on the path ``k``, as PyTorch writes them: the gradient (negated
+    for ``maximize``), decoupled weight decay on ``p`` or L2 on ``g``, then ``exp_avg.lerp_(g, 1 - b1)`` and
+    ``exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2)``. Returns ``(g, m, v)``, the last two as values."""
     g = rule_gradient(k, p, g, s.maximize, s.weight_decay, s.decay if s.decoupled else None)
     m, v = st["exp_avg"], st["exp_avg_sq"]
-    k.add_(m, (g - k.value(m)) * (1 - s.beta1))  # lerp towards g
+    k.lerp_(m, g, 1 - s.beta1)
     k.mul_(v, s.beta2)
-    k.add_(v, g * g * (1 - s.beta2))
+    k.addcmul_(v, g, g, 1 - s.beta2)
     return g, k.value(m), k.value(v)
 
 
@@ -209,13 +207,16 @@ class AdamaxScalars(NamedTuple):
 
 
 def adamax_rule(k: Any, p: Any, g: Any, st: Any, s: AdamaxScalars) -> None:
-    """Adamax's update of ``p`` on the path ``k`` (every form): ``exp_avg`` lerps towards ``g``, ``exp_inf`` is
-    the larger of ``b2 * exp_inf`` and ``|g| + eps``."""
+    """Adamax's update of ``p`` on the path ``k`` (every form), as PyTorch's ``_single_tensor_adamax``:
+    ``exp_avg`` lerps towards ``g``, ``exp_inf`` becomes the larger of ``b2 * exp_inf`` and ``|g| + eps``."""
     g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
-    m = st["exp_avg"]
-    k.add_(m, (g - k.value(m)) * (1 - s.beta1))  # lerp towards g
-    st["exp_inf"] = k.keep(k.maximum(k.value(st["exp_inf"]) * s.beta2, k.abs(g) + s.eps), p)
-    k.sub_(p, k.value(m) / k.value(st["exp_inf"]) * s.clr)
+    m, u = st["exp_avg"], st["exp_inf"]
+    k.lerp_(m, g, 1 - s.beta1)
+    k.mul_(u, s.beta2)
+    bound = k.abs(g)
+    k.add_(bound, s.eps)
+    k.maximum_(u, bound)
+    k.addcdiv_(p, m, u, -s.clr)
 
 
 class Adamax(Optimizer):
@@ -266,16 +267,18 @@ class NAdamScalars(NamedTuple):
     eps: float
     bias_correction2: float  # 1 - beta2**step
     grad_step: float  # lr * (1 - mu) / (1 - mu_product)
-    momentum_step: float  # lr * mu_next / (1 - mu_product * mu_next)
+    momentum_step: float  # lr * mu_next / (1 - mu_product * mu_next), in PyTorch's order
 
 
 def nadam_rule(k: Any, p: Any, g: Any, st: Any, s: NAdamScalars) -> None:
-    """NAdam's update of ``p`` on the path ``k`` (every form): a step along the gradient and one along the
-    momentum, each with its own schedule."""
+    """NAdam's update of ``p`` on the path ``k`` (every form), as PyTorch's ``_single_tensor_nadam``: a step
+    along the gradient and one along the momentum, each with its own schedule."""
     g, m, v = adam_moments(k, p, g, st, s.moments)
-    denom = k.sqrt(v / s.bias_correction2) + s.eps
-    k.sub_(p, g / denom * s.grad_step)
-    k.sub_(p, m / denom * s.momentum_step)
+    denom = v / s.bias_correction2
+    k.sqrt_(denom)
+    k.add_(denom, s.eps)
+    k.addcdiv_(p, g, denom, -s.grad_step)
+    k.addcdiv_(p, m, denom, -s.momentum_step)
 
 
 class NAdam(_MomentsOptimizer):
@@ -313,8 +316,9 @@ class NAdam(_MomentsOptimizer):
         mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
         # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
         st["mu_product"] = product = float(np.float32(st["mu_product"]) * np.float32(mu))
+        # (PyTorch negates lr first: -lr * x / y is -(lr * x / y) bit for bit)
         return NAdamScalars(_moment_scalars(group), group["eps"], 1 - b2**t, lr * (1.0 - mu) / (1.0 - product),
-                            lr * mu_next / (1.0 - product * mu_next))
+                            (lr * mu_next) / (1.0 - product * mu_next))
 
 
 class RAdamScalars(NamedTuple):
@@ -323,17 +327,21 @@ class RAdamScalars(NamedTuple):
     bias_correction1: float  # 1 - beta1**step
     lr: float
     rectified: bool  # rho_t > 5: the variance estimate is old enough
-    scale: float  # sqrt(1 - beta2**step) * the rectification term
+    bias_correction2_sqrt: float  # (1 - beta2**step) ** 0.5
+    rect: float  # the rectification term
 
 
 def radam_rule(k: Any, p: Any, g: Any, st: Any, s: RAdamScalars) -> None:
-    """RAdam's update of ``p`` on the path ``k`` (every form)."""
+    """RAdam's update of ``p`` on the path ``k`` (every form), as PyTorch's ``_single_tensor_radam``; its
+    ``bias_correction2 ** 0.5 / exp_avg_sq_sqrt`` is a number over a tensor, which PyTorch computes as the
+    tensor's reciprocal times the number."""
     _, m, v = adam_moments(k, p, g, st, s.moments)
-    m_hat = m / s.bias_correction1
+    step = m / s.bias_correction1 * s.lr
     if s.rectified:
-        k.sub_(p, m_hat * s.lr / (k.sqrt(v) + s.eps) * s.scale)
-    else:
-        k.sub_(p, m_hat * s.lr)
+        root = k.sqrt(v)
+        k.add_(root, s.eps)
+        step = step * (k.reciprocal(root) * s.bias_correction2_sqrt) * s.rect
+    k.add_(p, step, alpha=-1.0)
 
 
 class RAdam(_MomentsOptimizer):
@@ -369,4 +377,4 @@ class RAdam(_MomentsOptimizer):
         rho_inf = 2 / (1 - b2) - 1
         rho_t = rho_inf - 2 * t * (b2**t) / bc2
         rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 if rho_t > 5.0 else 0.0
-        return RAdamScalars(_moment_scalars(group), group["eps"], 1 - b1**t, group["lr"], rho_t > 5.0, bc2**0.5 * rect)
+        return RAdamScalars(_moment_scalars(group), group["eps"], 1 - b1**t, group["lr"], rho_t > 5.0, bc2**0.5, rect)

@@ -31,25 +31,27 @@ class RMSpropScalars(NamedTuple):
 
 
 def rmsprop_rule(k: Any, p: Any, g: Any, st: Any, s: RMSpropScalars) -> None:
-    """RMSprop's update of ``p`` on the path ``k`` (every form)."""
+    """RMSprop's update of ``p`` on the path ``k`` (every form), as PyTorch's ``_single_tensor_rmsprop``."""
     g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     sq = st["square_avg"]
     k.mul_(sq, s.alpha)
-    k.add_(sq, g * g * (1 - s.alpha))
+    k.addcmul_(sq, g, g, 1 - s.alpha)
     if s.centered:
         m = st["grad_avg"]
-        k.add_(m, (g - k.value(m)) * (1 - s.alpha))  # lerp towards g
-        avg = k.sqrt(k.value(sq) - k.value(m) * k.value(m))
+        k.lerp_(m, g, 1 - s.alpha)
+        avg = k.copy(k.value(sq))  # square_avg.addcmul(grad_avg, grad_avg, value=-1), then sqrt_
+        k.addcmul_(avg, k.value(m), k.value(m), -1)
+        k.sqrt_(avg)
     else:
         avg = k.sqrt(k.value(sq))
-    avg = avg + s.eps
+    k.add_(avg, s.eps)
     if s.momentum > 0:
         buf = st["momentum_buffer"]
         k.mul_(buf, s.momentum)
-        k.add_(buf, g / avg)
-        k.sub_(p, k.value(buf) * s.lr)
+        k.addcdiv_(buf, g, avg)
+        k.add_(p, k.value(buf), alpha=-s.lr)
     else:
-        k.sub_(p, g / avg * s.lr)
+        k.addcdiv_(p, g, avg, -s.lr)
 
 
 class RMSprop(Optimizer):
@@ -109,11 +111,12 @@ class AdagradScalars(NamedTuple):
 
 
 def adagrad_rule(k: Any, p: Any, g: Any, st: Any, s: AdagradScalars) -> None:
-    """Adagrad's update of ``p`` on the path ``k`` (every form)."""
+    """Adagrad's update of ``p`` on the path ``k`` (every form), as PyTorch's ``_single_tensor_adagrad``."""
     g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
-    k.add_(st["sum"], g * g)
-    std = k.sqrt(k.value(st["sum"])) + s.eps
-    k.sub_(p, g / std * s.clr)
+    k.addcmul_(st["sum"], g, g, 1)
+    std = k.sqrt(k.value(st["sum"]))
+    k.add_(std, s.eps)
+    k.addcdiv_(p, g, std, -s.clr)
 
 
 class Adagrad(Optimizer):
@@ -169,16 +172,20 @@ class AdadeltaScalars(NamedTuple):
 
 
 def adadelta_rule(k: Any, p: Any, g: Any, st: Any, s: AdadeltaScalars) -> None:
-    """Adadelta's update of ``p`` on the path ``k`` (every form)."""
+    """Adadelta's update of ``p`` on the path ``k`` (every form), as PyTorch's ``_single_tensor_adadelta``."""
     g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     sq, acc = st["square_avg"], st["acc_delta"]
     k.mul_(sq, s.rho)
-    k.add_(sq, g * g * (1 - s.rho))
-    std = k.sqrt(k.value(sq) + s.eps)
-    delta = k.sqrt(k.value(acc) + s.eps) / std * g
+    k.addcmul_(sq, g, g, 1 - s.rho)
+    std = k.value(sq) + s.eps
+    k.sqrt_(std)
+    delta = k.value(acc) + s.eps
+    k.sqrt_(delta)
+    k.div_(delta, std)
+    k.mul_(delta, g)
     k.mul_(acc, s.rho)
-    k.add_(acc, delta * delta * (1 - s.rho))
-    k.sub_(p, delta * s.lr)
+    k.addcmul_(acc, delta, delta, 1 - s.rho)
+    k.add_(p, delta, alpha=-s.lr)
 
 
 class Adadelta(Optimizer):

@@ -27,7 +27,8 @@ class SGDScalars(NamedTuple):
 
 
 def sgd_rule(k: Any, p: Any, g: Any, st: Any, s: SGDScalars) -> None:
-    """SGD's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form)."""
+    """SGD's update of ``p`` from its gradient ``g`` on the path ``k`` (the one formula of every form), as
+    PyTorch's ``_single_tensor_sgd`` writes it (NOTE [ An optimizer's step is PyTorch's, bit for bit ])."""
     g = rule_gradient(k, p, g, s.maximize, s.weight_decay)
     if s.momentum:
         buf = st.get("momentum_buffer")
@@ -35,17 +36,18 @@ def sgd_rule(k: Any, p: Any, g: Any, st: Any, s: SGDScalars) -> None:
             buf = st["momentum_buffer"] = k.keep(k.copy(g), p)
         else:
             k.mul_(buf, s.momentum)
-            k.add_(buf, g * (1 - s.dampening) if s.dampening else g)
-        g = g + k.value(buf) * s.momentum if s.nesterov else k.value(buf)
-    k.sub_(p, g * s.lr)
+            k.add_(buf, g, alpha=1 - s.dampening)
+        g = k.add(g, k.value(buf), s.momentum) if s.nesterov else k.value(buf)
+    k.add_(p, g, alpha=-s.lr)
 
 
 @register_kernel("_fused_sgd_", dtypes=(float16, float32, float64), name="cpu/fused_sgd")
 def fused_sgd(params: list[np.ndarray], grads: list[np.ndarray], momentum_buffers: list[np.ndarray] | None,
-              first: bool, *scalars: Any) -> None:
-    """PyTorch's ``torch._fused_sgd_`` on the CPU: ``sgd_rule`` on each parameter's arrays, in place."""
+              first: bool, *scalars: Any, path: Any = None) -> None:
+    """PyTorch's ``torch._fused_sgd_`` on the CPU: ``sgd_rule`` on each parameter's arrays, in place (on
+    ``path``: ``run_bare``'s)."""
     s = SGDScalars(*scalars)
-    run_bare(sgd_rule, params, grads, {"momentum_buffer": momentum_buffers} if s.momentum else {}, first, s)
+    run_bare(sgd_rule, params, grads, {"momentum_buffer": momentum_buffers} if s.momentum else {}, first, s, path)
 
 
 class SGD(Optimizer):

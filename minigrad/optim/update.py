@@ -1,9 +1,22 @@
 """The paths one update rule runs on: tensor ops, a CPU parameter's arrays, many tensors at once.
 
 An optimizer's rule (``SGD``'s momentum, ``Adam``'s moments) is written once, against a
-*path* ``k``: ``k.value(t)`` is what the rule computes with, ``k.mul_``/``k.add_``/``k.sub_``
-change a parameter or a state buffer in place, ``k.keep`` turns a computed value into a
-state tensor. The rule's arithmetic uses Python operators, which both paths share.
+*path* ``k``, as PyTorch's for-loop writes it (``torch/optim/adam.py``'s ``_single_tensor_adam``):
+``k.value(t)`` is what the rule computes with; ``k.mul_``, ``k.add_`` (with ``alpha``), ``k.div_``,
+``k.sqrt_``, ``k.maximum_``, ``k.lerp_``, ``k.addcmul_`` and ``k.addcdiv_`` change a parameter, a
+state buffer or a value in place, each the op of that name; ``k.keep`` turns a computed value into
+a state tensor. The rule's other arithmetic uses Python operators, which every path shares.
+
+NOTE [ An optimizer's step is PyTorch's, bit for bit ]
+    PyTorch's rules lean on ops that round once where two ops would round twice:
+    ``param.add_(grad, alpha=-lr)``, ``exp_avg.lerp_(grad, 1 - beta1)`` and
+    ``exp_avg_sq.addcmul_(grad, grad, value=1 - beta2)`` are fused multiply-adds
+    in its vectorised CPU kernels and its CUDA kernels. A rule written with
+    ``p -= lr * g`` moves a third of the parameters' last bits a step, and a
+    course's loss curve drifts from PyTorch's over thousands of steps. So each
+    path runs the ops themselves: ``OPS`` the tensor methods, ``ARRAYS`` and
+    ``BARE`` the ops' CPU kernels (``add_alpha``, ``lerp``, ``addcmul``,
+    ``addcdiv``), the foreach form the op's kernel over every tensor.
 
 - ``OPS``: every step is a minigrad op under ``no_grad``; a recorder sees each one
   (``api.call`` ... ``tensor.update``). Any device, any dtype.
@@ -29,8 +42,11 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..dtypes import float16, float32, float64
-from ..kernels.registry import kernel_of, register_kernel
+from ..dtypes import float16, float32, float64, from_numpy
+from ..kernels.key import Backend, KernelKey, Layout
+from ..kernels.registry import kernel_of, kernels_for, register_kernel
+from ..ops.math import add_alpha_cpu
+from ..ops.pointwise import addcdiv_cpu, addcmul_cpu, lerp_cpu
 from ..tensor import Tensor, VersionCounter, storage_viewed
 from ..tracing import bus
 
@@ -77,24 +93,51 @@ class _OpPath:
         return v.sqrt()
 
     @staticmethod
-    def maximum(a: Tensor, b: Tensor) -> Tensor:
-        return ops.maximum(a, b)
-
-    @staticmethod
     def abs(v: Tensor) -> Tensor:
         return ops.abs(v)
+
+    @staticmethod
+    def reciprocal(v: Tensor) -> Tensor:
+        return v.reciprocal()
+
+    @staticmethod
+    def add(a: Tensor, b: Tensor, alpha: float) -> Tensor:
+        return a.add(b, alpha=alpha)
 
     @staticmethod
     def mul_(t: Tensor, v: Any) -> None:
         t.mul_(v)
 
     @staticmethod
-    def add_(t: Tensor, v: Any) -> None:
-        t.add_(v)
+    def add_(t: Tensor, v: Any, alpha: float = 1) -> None:
+        if alpha == 1:
+            t.add_(v)
+        else:
+            t.add_(v, alpha=alpha)
 
     @staticmethod
-    def sub_(t: Tensor, v: Any) -> None:
-        t.sub_(v)
+    def div_(t: Tensor, v: Any) -> None:
+        t.div_(v)
+
+    @staticmethod
+    def sqrt_(t: Tensor) -> None:
+        t.sqrt_()
+
+    @staticmethod
+    def maximum_(t: Tensor, v: Tensor) -> None:
+        ops.maximum(t, v, out=t)
+
+    @staticmethod
+    def lerp_(t: Tensor, end: Tensor, weight: float) -> None:
+        t.lerp_(end, weight)
+
+    @staticmethod
+    def addcmul_(t: Tensor, a: Tensor, b: Tensor, value: float = 1) -> None:
+        t.addcmul_(a, b, value=value)
+
+    @staticmethod
+    def addcdiv_(t: Tensor, a: Tensor, b: Tensor, value: float = 1) -> None:
+        t.addcdiv_(a, b, value=value)
 
 
 def bump(t: Tensor) -> None:
@@ -105,15 +148,21 @@ def bump(t: Tensor) -> None:
 
 
 class _ArrayPath:
-    """The same steps on the arrays behind the tensors; each in-place write bumps the version."""
+    """The same steps on the arrays behind the tensors, each the op's CPU kernel (NOTE [ An optimizer's step
+    is PyTorch's, bit for bit ]); each in-place write to a tensor bumps its version. With ``tensors=False``
+    (``BARE``, the CPU fused kernels) parameters and buffers are the bare arrays themselves. ``kernels``: the
+    kernels of ``FOREACH_OPS`` by name (the CPU's by default)."""
 
-    @staticmethod
-    def value(t: Tensor) -> np.ndarray:
-        return t._data
+    def __init__(self, tensors: bool, kernels: dict[str, Any] | None = None) -> None:
+        self.tensors = tensors
+        self.kernels = kernels or {"add_alpha": add_alpha_cpu, "lerp": lerp_cpu, "addcmul": addcmul_cpu,
+                                   "addcdiv": addcdiv_cpu}
 
-    @staticmethod
-    def keep(v: np.ndarray, p: Tensor) -> Tensor:
-        return Tensor._make(v, p._dtype)
+    def value(self, t: Any) -> np.ndarray:
+        return t._data if self.tensors else t
+
+    def keep(self, v: np.ndarray, p: Any) -> Any:
+        return Tensor._make(v, p._dtype) if self.tensors else v
 
     @staticmethod
     def copy(v: np.ndarray) -> np.ndarray:
@@ -124,44 +173,72 @@ class _ArrayPath:
         return np.sqrt(v)
 
     @staticmethod
-    def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.maximum(a, b)
-
-    @staticmethod
     def abs(v: np.ndarray) -> np.ndarray:
         return np.abs(v)
 
     @staticmethod
-    def mul_(t: Tensor, v: Any) -> None:
-        t._data *= v
-        bump(t)
+    def reciprocal(v: np.ndarray) -> np.ndarray:
+        return np.reciprocal(v)
 
-    @staticmethod
-    def add_(t: Tensor, v: Any) -> None:
-        t._data += v
-        bump(t)
+    def add(self, a: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
+        return self.kernels["add_alpha"](a, b, alpha)
 
-    @staticmethod
-    def sub_(t: Tensor, v: Any) -> None:
-        t._data -= v
-        bump(t)
+    def _write(self, t: Any, out: Any) -> None:
+        """Store ``out`` in ``t`` (a tensor: its array, then its version; or a value's array)."""
+        data = t._data if isinstance(t, Tensor) else t
+        if out is not data:
+            np.copyto(data, out)
+        if isinstance(t, Tensor):
+            bump(t)
+
+    def _array(self, t: Any) -> np.ndarray:
+        return t._data if isinstance(t, Tensor) else t
+
+    def mul_(self, t: Any, v: Any) -> None:
+        a = self._array(t)
+        self._write(t, np.multiply(a, self._array(v), out=a))
+
+    def add_(self, t: Any, v: Any, alpha: float = 1) -> None:
+        a = self._array(t)
+        self._write(t, np.add(a, self._array(v), out=a) if alpha == 1 else self.kernels["add_alpha"](a, self._array(v), alpha))
+
+    def div_(self, t: Any, v: Any) -> None:
+        a = self._array(t)
+        self._write(t, np.divide(a, self._array(v), out=a))
+
+    def sqrt_(self, t: Any) -> None:
+        a = self._array(t)
+        self._write(t, np.sqrt(a, out=a))
+
+    def maximum_(self, t: Any, v: Any) -> None:
+        a = self._array(t)
+        self._write(t, np.maximum(a, self._array(v), out=a))
+
+    def lerp_(self, t: Any, end: Any, weight: float) -> None:
+        self._write(t, self.kernels["lerp"](self._array(t), self._array(end), weight))
+
+    def addcmul_(self, t: Any, a: Any, b: Any, value: float = 1) -> None:
+        self._write(t, self.kernels["addcmul"](self._array(t), self._array(a), self._array(b), value))
+
+    def addcdiv_(self, t: Any, a: Any, b: Any, value: float = 1) -> None:
+        self._write(t, self.kernels["addcdiv"](self._array(t), self._array(a), self._array(b), value))
 
 
 OPS = _OpPath()
-ARRAYS = _ArrayPath()
+ARRAYS = _ArrayPath(tensors=True)
 
 
 def rule_gradient(k: Any, p: Any, g: Any, maximize: bool, weight_decay: float, decoupled_decay: float | None = None) -> Any:
     """The gradient every rule starts from, on the path ``k``: negated for ``maximize``; with ``weight_decay``,
     either ``p`` shrunk in place by ``decoupled_decay`` (``1 - lr * weight_decay``: AdamW's decoupled decay)
-    or ``weight_decay * p`` added to it (L2)."""
+    or ``weight_decay * p`` added to it (L2: ``grad.add(param, alpha=weight_decay)``, one rounding)."""
     g = k.value(g)
     if maximize:
         g = -g
     if weight_decay and decoupled_decay is not None:
         k.mul_(p, decoupled_decay)
     elif weight_decay:
-        g = g + k.value(p) * weight_decay
+        g = k.add(g, k.value(p), weight_decay)
     return g
 
 
@@ -224,13 +301,13 @@ class TensorList(list):
 class ArrayList:
     """The arrays of a ``TensorList`` as one value: each operator is one multi-tensor kernel call.
 
-    ``kernels`` holds the backend's ``_foreach_unary``/``_foreach_binary`` for the dtype; an operand is
+    ``kernels`` holds the backend's ``_foreach_unary``/``_foreach_binary``/``_foreach_op`` for the dtype; an operand is
     another ``ArrayList`` (element by element) or a Python number (rounded to the dtype, as an op does).
     """
 
     __slots__ = ("arrays", "kernels")
 
-    def __init__(self, arrays: list[Any], kernels: tuple[Any, Any]) -> None:
+    def __init__(self, arrays: list[Any], kernels: tuple[Any, ...]) -> None:
         self.arrays = arrays
         self.kernels = kernels
 
@@ -262,9 +339,11 @@ class ArrayList:
 
 
 class _ListPath:
-    """The foreach form: values are ``ArrayList``s, in-place steps write every array of a ``TensorList``."""
+    """The foreach form: values are ``ArrayList``s; in-place steps write every array of a ``TensorList`` (and
+    bump each tensor's version) or of a computed ``ArrayList``. ``kernels``: the backend's
+    ``_foreach_unary``, ``_foreach_binary`` and ``_foreach_op`` (an op's own kernel over every array)."""
 
-    def __init__(self, kernels: tuple[Any, Any]) -> None:
+    def __init__(self, kernels: tuple[Any, Any, Any]) -> None:
         self.kernels = kernels
 
     def value(self, t: TensorList) -> ArrayList:
@@ -283,32 +362,72 @@ class _ListPath:
         return v.unary("sqrt")
 
     @staticmethod
-    def maximum(a: ArrayList, b: ArrayList) -> ArrayList:
-        return a.binary("maximum", b)
-
-    @staticmethod
     def abs(v: ArrayList) -> ArrayList:
         return v.unary("abs")
 
-    def _inplace(self, op: str, t: TensorList, v: Any) -> None:
-        self.kernels[1](op, [x._data for x in t], v.arrays if isinstance(v, ArrayList) else v,
-                        out=[x._data for x in t])
-        for x in t:
-            bump(x)
+    @staticmethod
+    def reciprocal(v: ArrayList) -> ArrayList:
+        return v.unary("reciprocal")
 
-    def mul_(self, t: TensorList, v: Any) -> None:
-        self._inplace("mul", t, v)
+    def add(self, a: ArrayList, b: ArrayList, alpha: float) -> ArrayList:
+        return ArrayList(self.kernels[2]("add_alpha", [a.arrays, b.arrays], (alpha,)), self.kernels)
 
-    def add_(self, t: TensorList, v: Any) -> None:
-        self._inplace("add", t, v)
+    @staticmethod
+    def _arrays(v: Any) -> Any:
+        """The arrays of a ``TensorList`` or an ``ArrayList``; a number as it is."""
+        if isinstance(v, ArrayList):
+            return v.arrays
+        return [x._data for x in v] if isinstance(v, TensorList) else v
 
-    def sub_(self, t: TensorList, v: Any) -> None:
-        self._inplace("sub", t, v)
+    @staticmethod
+    def _bump(t: Any) -> None:
+        if isinstance(t, TensorList):
+            for x in t:
+                bump(x)
+
+    def _binary_(self, op: str, t: Any, v: Any) -> None:
+        xs = self._arrays(t)
+        self.kernels[1](op, xs, self._arrays(v), out=xs)
+        self._bump(t)
+
+    def _op_(self, op: str, t: Any, others: tuple[Any, ...], params: tuple[float, ...]) -> None:
+        xs = self._arrays(t)
+        self.kernels[2](op, [xs, *(self._arrays(o) for o in others)], params, out=xs)
+        self._bump(t)
+
+    def mul_(self, t: Any, v: Any) -> None:
+        self._binary_("mul", t, v)
+
+    def add_(self, t: Any, v: Any, alpha: float = 1) -> None:
+        if alpha == 1:
+            self._binary_("add", t, v)
+        else:
+            self._op_("add_alpha", t, (v,), (alpha,))
+
+    def div_(self, t: Any, v: Any) -> None:
+        self._binary_("div", t, v)
+
+    def sqrt_(self, t: Any) -> None:
+        xs = self._arrays(t)
+        self.kernels[0]("sqrt", xs, out=xs)
+        self._bump(t)
+
+    def maximum_(self, t: Any, v: Any) -> None:
+        self._binary_("maximum", t, v)
+
+    def lerp_(self, t: Any, end: Any, weight: float) -> None:
+        self._op_("lerp", t, (end,), (weight,))
+
+    def addcmul_(self, t: Any, a: Any, b: Any, value: float = 1) -> None:
+        self._op_("addcmul", t, (a, b), (value,))
+
+    def addcdiv_(self, t: Any, a: Any, b: Any, value: float = 1) -> None:
+        self._op_("addcdiv", t, (a, b), (value,))
 
 
 def list_path(p: Tensor) -> _ListPath:
     """The foreach path for parameters like ``p`` (its backend's multi-tensor kernels)."""
-    return _ListPath((kernel_of("_foreach_unary", p), kernel_of("_foreach_binary", p)))
+    return _ListPath((kernel_of("_foreach_unary", p), kernel_of("_foreach_binary", p), kernel_of("_foreach_op", p)))
 
 
 class StateList:
@@ -332,51 +451,23 @@ class StateList:
             st[name] = value[i] if isinstance(value, TensorList) else value
 
 
-class _BarePath:
-    """The rule on bare NumPy arrays (the CPU fused kernels): values and buffers are the arrays."""
-
-    @staticmethod
-    def value(t: np.ndarray) -> np.ndarray:
-        return t
-
-    @staticmethod
-    def keep(v: np.ndarray, p: np.ndarray) -> np.ndarray:
-        return v
-
-    copy = staticmethod(np.copy)
-    sqrt = staticmethod(np.sqrt)
-    maximum = staticmethod(np.maximum)
-    abs = staticmethod(np.abs)
-
-    @staticmethod
-    def mul_(t: np.ndarray, v: Any) -> None:
-        np.multiply(t, v, out=t)
-
-    @staticmethod
-    def add_(t: np.ndarray, v: Any) -> None:
-        np.add(t, v, out=t)
-
-    @staticmethod
-    def sub_(t: np.ndarray, v: Any) -> None:
-        np.subtract(t, v, out=t)
-
-
-BARE = _BarePath()
+BARE = _ArrayPath(tensors=False)
 
 
 def run_bare(rule: Any, params: list[np.ndarray], grads: list[np.ndarray], buffers: dict[str, list[np.ndarray]],
-             first: bool, scalars: Any) -> None:
+             first: bool, scalars: Any, path: _ArrayPath | None = None) -> None:
     """A fused update on the CPU: ``rule`` on ``BARE`` for each parameter's arrays, the state buffers
     (``buffers[name][i]`` of parameter ``i``) written in place.
 
     On the ``first`` step the rule meets no buffers (``None``) and makes them, as the for-loop does;
-    their values are then copied into the given arrays.
+    their values are then copied into the given arrays. ``path``: another bare path (the stand-in CuPy's,
+    whose op kernels compute as the GPU's do), ``BARE`` when None.
     """
     with np.errstate(all="ignore"):  # a NaN or an infinity is a value, as in the ops' kernels
         for i, (p, g) in enumerate(zip(params, grads)):
             given = {name: bufs[i] for name, bufs in buffers.items()}
             st = {name: (None if first else buf) for name, buf in given.items()}
-            rule(BARE, p, g, st, scalars)
+            rule(path or BARE, p, g, st, scalars)
             for name, buf in given.items():
                 if st[name] is not buf:
                     buf[...] = st[name]
@@ -384,13 +475,13 @@ def run_bare(rule: Any, params: list[np.ndarray], grads: list[np.ndarray], buffe
 
 # -- the CPU's multi-tensor kernels: NumPy on each array ---------------------------------------------
 
-_UFUNCS = {"neg": np.negative, "sqrt": np.sqrt, "abs": np.abs, "copy": np.positive, "add": np.add, "sub": np.subtract,
+_UFUNCS = {"neg": np.negative, "sqrt": np.sqrt, "abs": np.abs, "copy": np.positive, "reciprocal": np.reciprocal, "add": np.add, "sub": np.subtract,
            "mul": np.multiply, "div": np.divide, "maximum": np.maximum}
 
 
 @register_kernel("_foreach_unary", dtypes=(float16, float32, float64), name="cpu/foreach_unary")
 def foreach_unary(op: str, xs: list[np.ndarray], out: list[np.ndarray] | None = None) -> list[np.ndarray]:
-    """``op`` (neg, sqrt, abs, copy) of every array: PyTorch's ``torch._foreach_neg`` and kin."""
+    """``op`` (neg, sqrt, abs, copy, reciprocal) of every array: PyTorch's ``torch._foreach_neg`` and kin."""
     fn = _UFUNCS[op]
     with np.errstate(all="ignore"):  # a NaN or an infinity is a value, as in the ops' kernels
         return [fn(x, out=o) for x, o in zip(xs, out or [None] * len(xs))]
@@ -413,3 +504,25 @@ def foreach_binary(op: str, xs: list[np.ndarray], ys: Any, out: list[np.ndarray]
     others = ys if isinstance(ys, list) else [ys] * len(xs)
     with np.errstate(all="ignore"):
         return [fn(x, y, out=o) for x, y, o in zip(xs, others, out or [None] * len(xs))]
+
+
+#: the ops ``_foreach_op`` runs: each with its number attributes (``FOREACH_OPS[op]`` of them)
+FOREACH_OPS = {"add_alpha": 1, "lerp": 1, "addcmul": 1, "addcdiv": 1}
+
+
+@register_kernel("_foreach_op", dtypes=(float16, float32, float64), name="cpu/foreach_op")
+def foreach_op(op: str, inputs: list[list[np.ndarray]], params: tuple[float, ...],
+               out: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    """The op ``op`` (``FOREACH_OPS``: ``add_alpha``, ``lerp``, ``addcmul``, ``addcdiv``) of each array of
+    ``inputs[0]`` with its partners in the other lists and the numbers ``params``: the op's own CPU kernel,
+    array by array (PyTorch's ``torch._foreach_lerp_`` and kin), so each value is the op's."""
+    outs = []
+    with np.errstate(all="ignore"):
+        for i, xs in enumerate(zip(*inputs)):
+            fn = kernels_for(op)[KernelKey(Backend.CPU, Layout.ALL_LAYOUT, from_numpy(xs[0].dtype))].fn
+            r = fn(*xs, *params)
+            if out is not None:
+                np.copyto(out[i], r)
+                r = out[i]
+            outs.append(r)
+    return outs

@@ -23,9 +23,9 @@ normals round ``log``/``cos`` as NumPy's libm does.
 
 The optimizers' multi-tensor kernels (``mg_mt_*``) are emulated like the
 elementwise ones, slot by slot; the fused ones (``mg_fused_*``) by minigrad's
-CPU kernel of the same name (the optimizer's rule on the arrays), so the
-stand-in checks the slots, sizes and scalars a launch carries, not the CUDA
-arithmetic of the rule. ``LAUNCHES`` counts every launch by kernel name.
+CPU kernel of the same name (the optimizer's rule on the arrays, its op steps
+computed as the stand-in's GPU op kernels), so the stand-in checks the slots,
+sizes and scalars a launch carries, not the CUDA arithmetic of the rule. ``LAUNCHES`` counts every launch by kernel name.
 
 Array semantics follow CuPy where minigrad depends on them, not NumPy's:
 ``argsort``/``sort`` are stable, as CuPy's radix sort is (NumPy's default is not), ``base`` is CuPy's
@@ -1404,6 +1404,17 @@ def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
                 seg = a[idx[idx < a.size]]
                 part[j, b] = (seg * seg).sum()
         return
+    if form == "op":  # an op with number attributes: its CPU kernel, in the accumulation type, with p0..p2
+        from minigrad.kernels.gpu.cuda_src import ARITY, PARAMS
+
+        slots, tail = _slot_arrays(f"mt_{op}", grid, args, 1 + ARITY[op])
+        assert len(tail) == 3 and all(isinstance(v, np.float64) for v in tail), f"mt_{op}: three double numbers"
+        for o, *ins in slots:
+            acc = _acc(o.dtype)
+            with np.errstate(all="ignore"):
+                o[...] = _cpu_kernel(op, acc)(*(np.asarray(x, dtype=acc) for x in ins),
+                                              *(float(v) for v in tail[:len(PARAMS[op])]))
+        return
     slots, tail = _slot_arrays(f"mt_{op}", grid, args, 3 if form == "tt" else 2)
     for o, x, *y in slots:
         acc = _acc(x.dtype)
@@ -1425,11 +1436,29 @@ def _fused(rule: str, grid: tuple, args: tuple) -> None:
     from minigrad.kernels.gpu.optim_src import FUSED
 
     slots, tail = _slot_arrays(f"fused_{rule}", grid, args, 2 + len(FUSED[rule]))
-    assert isinstance(tail[0], np.int32), "first is an int flag"
-    scalars = [bool(v) if isinstance(v, np.int32) else float(v) for v in tail[1:]]
+    if rule == "sgd":
+        assert isinstance(tail[0], np.int32), "first is an int flag"
+    scalars = [bool(v) if isinstance(v, np.int32) else float(v) for v in tail]
     lists = [list(column) for column in zip(*slots)]
     with np.errstate(all="ignore"):
-        _cpu_kernel(f"_fused_{rule}_", slots[0][0].dtype)(*lists, bool(tail[0]), *scalars)
+        _cpu_kernel(f"_fused_{rule}_", slots[0][0].dtype)(*lists, *scalars, path=_gpu_bare_path())
+
+
+def _gpu_bare_path() -> Any:
+    """The fused rule's path on the device's terms: its op steps (``add_alpha``, ``lerp``, ``addcmul``,
+    ``addcdiv``) computed as the stand-in computes the GPU's op kernels (the op's CPU kernel in the
+    accumulation type: a half's numbers are not rounded to half first, as CUDA's kernels read them), each
+    result stored in the array's dtype."""
+    from minigrad.optim.update import FOREACH_OPS, _ArrayPath
+
+    def as_gpu(op: str) -> Any:
+        def kernel(*arrays: Any) -> np.ndarray:
+            *xs, number = arrays
+            acc = _acc(xs[0].dtype)
+            return np.asarray(_cpu_kernel(op, acc)(*(np.asarray(x, dtype=acc) for x in xs), number)).astype(xs[0].dtype)
+        return kernel
+
+    return _ArrayPath(tensors=False, kernels={op: as_gpu(op) for op in FOREACH_OPS})
 
 
 #: launches per kernel name, since the last ``LAUNCHES.clear()`` (every ``RawModule`` kernel call counts)

@@ -71,9 +71,9 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
                      "mg_ln_stats", "mg_ln_wgrad_partial", "mg_ln_wgrad_final", "mg_nll_rows", "mg_nll_total",
                      "mg_nll_count", "mg_nll_bwd"):
             assert f".entry {name}_{sfx}(" in ptx, f"{name}_{sfx}"
-    for label, _ in optim_src.all_sources():  # mt_<op>_<form>_<dtype>, fused_<rule>_<dtype>
+    for label, _ in optim_src.all_sources():  # mt_<op>_<form>_<dtype> (op names may hold "_"), fused_<rule>_<dtype>
         fam, *mid, dt = label.split("_")
-        name = cuda_src.kernel_name(fam, mid[0], dt, mid[1] if fam == "mt" else "")
+        name = cuda_src.kernel_name(fam, "_".join(mid[:-1]) if fam == "mt" else mid[0], dt, mid[-1] if fam == "mt" else "")
         assert f".entry {name}(" in ptx, name
     for dist in ("uniform", "normal", "bernoulli"):  # the draws made on the device (Philox)
         for dt in ("float32", "float64"):
@@ -103,16 +103,30 @@ def test_importing_the_sources_does_not_import_cupy():
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) not found")
 def test_optimizer_kernels_round_every_step(tmp_path):
-    """With the options CuPy gets (``optim_src.OPTIONS``) no multiply-add is contracted into an ``fma``,
-    which rounds once where the separate ops round twice; without them nvcc contracts (the check can fail)."""
+    """The fused kernels' only fused multiply-adds are the ones the rule writes (``fma``: the ops that round
+    once, ``add_`` with ``alpha``, ``lerp_``, ``addcmul_``); with the options CuPy gets (``optim_src.OPTIONS``)
+    nvcc contracts nothing else. Shown by writing each ``fma`` as a plain ``a * b + c``: then the PTX has
+    no ``fma`` at all, and without the options nvcc contracts them (the check can fail)."""
+    import re
+
+    items = [item for item in optim_src.all_sources() if item[0].startswith("fused")]
+    assert all(re.search(r"\bfmaf?\(", src) for _, src in items)
+    unfused = []
+    for label, src in items:
+        src = re.sub(r"\bfmaf?\(", "mg_unfused(", src)
+        unfused.append((label, src.replace("typedef float ACC;", "typedef float ACC;\n" + _UNFUSED, 1)
+                        .replace("typedef double ACC;", "typedef double ACC;\n" + _UNFUSED, 1)))
     path = tmp_path / "optim.cu"
-    path.write_text(_bundle([item for item in optim_src.all_sources() if item[0].startswith("fused")]))
+    path.write_text(_bundle(unfused))
     for options, want_fma in ((list(optim_src.OPTIONS), False), ([], True)):
         out = tmp_path / "optim.ptx"
         r = subprocess.run([NVCC, "-arch=sm_80", "--ptx", *options, "-o", str(out), str(path)],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert ("fma.rn" in out.read_text()) == want_fma, options
+
+
+_UNFUSED = "__device__ __forceinline__ ACC mg_unfused(ACC a, ACC b, ACC c) { return a * b + c; }"
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) not found")

@@ -25,7 +25,7 @@ _THREADS = 256
 #: blocks per slot at most (a grid-stride loop covers the rest)
 _MAX_BLOCKS = 1024
 
-__all__ = ["launch_slots", "foreach_unary", "foreach_binary", "foreach_norm", "fused_sgd", "fused_adam"]
+__all__ = ["launch_slots", "foreach_unary", "foreach_binary", "foreach_op", "foreach_norm", "fused_sgd", "fused_adam"]
 
 
 def launch_slots(fn: Any, slots: list[tuple[Any, ...]], tail: tuple[Any, ...]) -> None:
@@ -52,12 +52,12 @@ def _outs(xs: list[Any]) -> list[Any]:
 def _mt(op: str, form: str, dtype: Any) -> Any:
     dt = dtype_name(dtype)
     return function(f"mt_{op}_{form}_{dt}", lambda: src.mt_source(op, form, dt), src.kernel_name("mt", op, dt, form),
-                    src.OPTIONS)
+                    src.OP_OPTIONS if form == "op" else src.OPTIONS)
 
 
 @register_kernel("_foreach_unary", GPU, dtypes=_DTYPES, name="gpu/foreach_unary")
 def foreach_unary(op: str, xs: list[Any], out: list[Any] | None = None) -> list[Any]:
-    """``op`` (neg, sqrt, abs, copy) of every array, ``SLOTS`` arrays per launch."""
+    """``op`` (neg, sqrt, abs, copy, reciprocal) of every array, ``SLOTS`` arrays per launch."""
     out = out if out is not None else _outs(xs)
     if xs:
         launch_slots(_mt(op, "t", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], ())
@@ -77,6 +77,19 @@ def foreach_binary(op: str, xs: list[Any], ys: Any, out: list[Any] | None = None
         launch_slots(_mt(op, "tp", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], (ys.astype(xs[0].dtype, copy=False),))
     else:
         launch_slots(_mt(op, "ts", xs[0].dtype), [(o, x) for o, x in zip(out, xs)], (np.float64(ys),))
+    return out
+
+
+@register_kernel("_foreach_op", GPU, dtypes=_DTYPES, name="gpu/foreach_op")
+def foreach_op(op: str, inputs: list[list[Any]], params: tuple[float, ...], out: list[Any] | None = None) -> list[Any]:
+    """The op ``op`` (``add_alpha``, ``lerp``, ``addcmul``, ``addcdiv``) of each array of ``inputs[0]`` with its
+    partners in the other lists and the numbers ``params`` (by value): the op's own expression, ``SLOTS``
+    arrays per launch (PyTorch's ``torch._foreach_lerp_`` and kin)."""
+    xs = inputs[0]
+    out = out if out is not None else _outs(xs)
+    if xs:
+        numbers = tuple(np.float64(v) for v in params) + (np.float64(0.0),) * (3 - len(params))
+        launch_slots(_mt(op, "op", xs[0].dtype), [(o, *ins) for o, *ins in zip(out, *inputs)], numbers)
     return out
 
 
@@ -102,9 +115,9 @@ def foreach_norm(xs: list[Any]) -> Any:
     return cupy.sqrt(partial.sum(axis=1)).astype(dt, copy=False)
 
 
-def _scalar_args(first: bool, scalars: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``first`` and the rule's scalars as the kernel declares them: flags ``int``, numbers ``double``."""
-    return (np.int32(first), *(np.int32(v) if isinstance(v, bool) else np.float64(v) for v in scalars))
+def _scalar_args(scalars: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The rule's scalars as the kernel declares them: flags ``int``, numbers ``double``."""
+    return tuple(np.int32(v) if isinstance(v, bool) else np.float64(v) for v in scalars)
 
 
 def _fused(rule: str, dtype: Any) -> Any:
@@ -118,13 +131,14 @@ def fused_sgd(params: list[Any], grads: list[Any], momentum_buffers: list[Any] |
               *scalars: Any) -> None:
     """SGD's whole rule (``sgd_rule``) per element, ``SLOTS`` parameters per launch."""
     bufs = momentum_buffers if momentum_buffers is not None else params  # unread without momentum
-    launch_slots(_fused("sgd", params[0].dtype), list(zip(params, grads, bufs)), _scalar_args(first, scalars))
+    launch_slots(_fused("sgd", params[0].dtype), list(zip(params, grads, bufs)), _scalar_args((first, *scalars)))
 
 
 @register_kernel("_fused_adam_", GPU, dtypes=_DTYPES, name="gpu/fused_adam")
 def fused_adam(params: list[Any], grads: list[Any], exp_avgs: list[Any], exp_avg_sqs: list[Any],
-               max_exp_avg_sqs: list[Any] | None, first: bool, *scalars: Any) -> None:
-    """Adam's and AdamW's whole rule (``adam_rule``) per element, ``SLOTS`` parameters per launch."""
+               max_exp_avg_sqs: list[Any] | None, *scalars: Any) -> None:
+    """Adam's and AdamW's whole rule (``adam_rule``) per element, ``SLOTS`` parameters per launch (the moments
+    zeros before the first step)."""
     maxes = max_exp_avg_sqs if max_exp_avg_sqs is not None else exp_avg_sqs  # unread without amsgrad
     launch_slots(_fused("adam", params[0].dtype), list(zip(params, grads, exp_avgs, exp_avg_sqs, maxes)),
-                 _scalar_args(first, scalars))
+                 _scalar_args(scalars))

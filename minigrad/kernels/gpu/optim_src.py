@@ -13,33 +13,43 @@ Two families (NOTE [ One rule, three forms ] in ``minigrad/optim/update.py``):
 - **multi-tensor elementwise** (``mt_source``): one step of a rule over every
   slot - ``out = op(a)``, ``out = op(a, b)`` or ``out = op(a, s)`` with a scalar
   ``s`` passed by value - with the per-op kernels' expressions
-  (``cuda_src.UNARY``/``BINARY``), so each value is the op's. The foreach form.
+  (``cuda_src.UNARY``/``BINARY``), so each value is the op's. The ``op`` form
+  runs an op with number attributes (``add_alpha``, ``lerp``, ``addcmul``,
+  ``addcdiv``: ``cuda_src.PARAM``/``TERNARY``) compiled as the op's own kernel
+  is (``OP_OPTIONS``), so its fused multiply-add is the op's. The foreach form.
 - **fused** (``fused_source``): SGD's and Adam's whole rule per element
   (``sgd_rule``/``adam_rule`` in ``minigrad/optim/``), step for step in the same
   order, each step rounded to the storage type as the separate ops round
   (``mg_round``), scalars rounded to it as an op rounds a Python number
-  (``mg_scalar``). Compiled with ``--fmad=false``: a contracted ``a * b + c``
-  rounds once where the ops round twice.
+  (``mg_scalar``). Compiled with ``--fmad=false``, each multiply-add that an op
+  rounds once written as ``fma`` (NOTE [ An optimizer's step is PyTorch's, bit
+  for bit ] in ``minigrad/optim/update.py``): a contracted ``a * b + c``
+  elsewhere would round once where the ops round twice.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from .cuda_src import _PRELUDE, BINARY, BLOCK_SUM, DTYPES, UNARY, _math, kernel_name
+from .cuda_src import _PRELUDE, ARITY, BINARY, BLOCK_SUM, DTYPES, PARAM, TERNARY, UNARY, _math, kernel_name
 
-__all__ = ["SLOTS", "OPTIONS", "MT_UNARY", "MT_BINARY", "FUSED", "mt_source", "sumsq_source", "fused_source", "all_sources"]
+__all__ = ["SLOTS", "OPTIONS", "OP_OPTIONS", "MT_UNARY", "MT_BINARY", "MT_OPS", "FUSED", "mt_source", "sumsq_source", "fused_source", "all_sources"]
 
 #: tensors per launch (PyTorch's depth-4 lists hold 36; 32 slots of Adam's five pointers and a size
 #: are 1.5 KB of parameters, well inside CUDA's 4 KB)
 SLOTS = 32
 
-#: NVRTC options of these kernels: no fused multiply-add, so each step rounds as the op's kernel does
+#: NVRTC options of these kernels: no contracted multiply-add, so each step rounds as the op's kernel does
 OPTIONS = ("--fmad=false",)
+#: NVRTC options of the ``op`` form: the op kernels' own (``cuda_src``'s, the default), so an expression's
+#: contraction into a fused multiply-add is the op's
+OP_OPTIONS: tuple[str, ...] = ()
 
 #: the steps of the rules: unary ops, and binary ops (tensor-tensor ``tt`` or tensor-scalar ``ts``)
-MT_UNARY = ("neg", "sqrt", "abs", "copy")
+MT_UNARY = ("neg", "sqrt", "abs", "copy", "reciprocal")
 MT_BINARY = ("add", "sub", "mul", "div", "maximum")
+#: ops with number attributes run over every slot (the ``op`` form; ``FOREACH_OPS`` in ``minigrad/optim/update.py``)
+MT_OPS = ("add_alpha", "lerp", "addcmul", "addcdiv")
 
 #: the fused rules: name -> the state buffers of a slot after ``p`` and ``g``
 FUSED = {"sgd": ("buf",), "adam": ("m", "v", "vm")}
@@ -88,13 +98,16 @@ _LOOP = "for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i 
 
 
 def mt_source(op: str, form: str, dtype: str) -> str:
-    """Source of ``mg_mt_<op>_<sfx>_<form>``: ``form`` is ``t`` (unary), ``tt``, ``ts`` or ``tp`` (binary).
+    """Source of ``mg_mt_<op>_<sfx>_<form>``: ``form`` is ``t`` (unary), ``tt``, ``ts`` or ``tp`` (binary), or
+    ``op`` (``mt_op_source``).
 
     Arguments: per slot ``out``, ``a`` (and ``b`` for ``tt``), ``n``; then the scalar ``s`` (``ts``: a
     number by value; ``tp``: a 0-d device tensor of the slots' dtype, read by every thread, so that a
     value computed on the device, ``clip_grad_norm_``'s coefficient, is used without reading it on
     the host). ``out`` may be ``a`` (an in-place step), so no pointer is ``__restrict__``.
     """
+    if form == "op":
+        return mt_op_source(op, dtype)
     T, ACC, _ = DTYPES[dtype]
     fields = [(T, "o"), (f"const {T}", "x")] + ([(f"const {T}", "y")] if form == "tt" else [])
     params, pick = _slots(fields)
@@ -113,6 +126,27 @@ extern "C" __global__ void {kernel_name("mt", op, dtype, form)}({params}{scalar}
     {head}
     {_LOOP} {{
         const ACC a = mg_load(x, i); {b}mg_store(o, i, (ACC)({expr}));
+    }}
+}}
+"""
+
+
+def mt_op_source(op: str, dtype: str) -> str:
+    """Source of ``mg_mt_<op>_<sfx>_op``: the op's own expression (``cuda_src.PARAM`` or ``TERNARY``: inputs
+    ``a``, ``b``, ``c``, numbers ``p0``..``p2``) over every slot. Arguments: per slot ``out`` and the op's
+    ``ARITY[op]`` inputs, ``n``; then the three numbers by value (0 past the op's). ``out`` may be ``a``."""
+    T, ACC, _ = DTYPES[dtype]
+    arity = ARITY[op]
+    names = ("x", "y", "z")[:arity]
+    params, pick = _slots([(T, "o")] + [(f"const {T}", nm) for nm in names])
+    expr = _math(PARAM[op] if op in PARAM else TERNARY[op], ACC)
+    loads = " ".join(f"const ACC {v} = mg_load({nm}, i);" for v, nm in zip("abc", names))
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+extern "C" __global__ void {kernel_name("mt", op, dtype, "op")}({params}, const double p0, const double p1, const double p2) {{
+    {pick}
+    {_LOOP} {{
+        {loads} mg_store(o, i, (ACC)({expr}));
     }}
 }}
 """
@@ -145,73 +179,79 @@ _SGD_BODY = """
         ACC g = mg_load(gp, i);
         ACC p = mg_load(pp, i);
         if (maximize) g = -g;
-        if (weight_decay != 0.0) g = mg_round(g + mg_round(p * c_wd));
+        if (weight_decay != 0.0) g = mg_round(FMA(a_wd, p, g));
         if (momentum != 0.0) {
             ACC b;
             if (first) {
                 b = g;
             } else {
                 b = mg_round(mg_load(bufp, i) * c_mom);
-                b = mg_round(b + (dampening != 0.0 ? mg_round(g * c_damp) : g));
+                b = mg_round(dampening != 0.0 ? FMA(a_1md, g, b) : b + g);
             }
             mg_store(bufp, i, b);
-            g = nesterov ? mg_round(g + mg_round(b * c_mom)) : b;
+            g = nesterov ? mg_round(FMA(a_mom, b, g)) : b;
         }
-        mg_store(pp, i, mg_round(p - mg_round(g * c_lr)));"""
+        mg_store(pp, i, mg_round(FMA(a_nlr, g, p)));"""
 
-_SGD_HEAD = """const ACC c_lr = mg_scalar(lr), c_mom = mg_scalar(momentum), c_damp = mg_scalar(1.0 - dampening);
-    const ACC c_wd = mg_scalar(weight_decay);"""
+# c_*: a number an op multiplies by (rounded to the storage type, ``mg_scalar``); a_*: an op's number attribute
+# (``alpha``, ``weight``, ``value``: the accumulation type, as the op's kernel reads its ``p0``)
+_SGD_HEAD = """const ACC c_mom = mg_scalar(momentum);
+    const ACC a_wd = (ACC)weight_decay, a_1md = (ACC)(1.0 - dampening), a_mom = (ACC)momentum, a_nlr = (ACC)(-lr);"""
 
 _SGD_SCALARS = ("const double lr, const double momentum, const double dampening, const double weight_decay, "
                 "const int nesterov, const int maximize")
 
+# PyTorch's for-loop: exp_avg.lerp_(g, 1 - b1); exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2);
+# denom = (v.sqrt() / bc2_sqrt).add_(eps); param.addcdiv_(exp_avg, denom, value=-step_size)
 _ADAM_BODY = """
         ACC g = mg_load(gp, i);
         ACC p = mg_load(pp, i);
         if (maximize) g = -g;
         if (weight_decay != 0.0 && decoupled) p = mg_round(p * c_decay);
-        else if (weight_decay != 0.0) g = mg_round(g + mg_round(p * c_wd));
-        const ACC gg = mg_round(g * g);
-        ACC m, v;
-        if (first) {
-            m = mg_round(g * c_1mb1);
-            v = mg_round(gg * c_1mb2);
-        } else {
-            m = mg_round(mg_round(mg_load(mp, i) * c_b1) + mg_round(g * c_1mb1));
-            v = mg_round(mg_round(mg_load(vp, i) * c_b2) + mg_round(gg * c_1mb2));
-        }
+        else if (weight_decay != 0.0) g = mg_round(FMA(a_wd, p, g));
+        ACC m = mg_load(mp, i);
+        m = mg_round(FABS(a_w1) < (ACC)0.5 ? FMA(a_w1, g - m, m) : FMA(m - g, (ACC)1 - a_w1, g));
+        ACC v = mg_round(mg_load(vp, i) * c_b2);
+        v = mg_round(FMA(a_1mb2 * g, g, v));
         mg_store(mp, i, m);
         mg_store(vp, i, v);
         ACC second = v;
         if (amsgrad) {
-            if (!first) { const ACC prev = mg_load(vmp, i); second = (prev != prev || prev > v) ? prev : v; }
+            const ACC prev = mg_load(vmp, i);
+            second = (prev != prev) ? prev : ((v != v) ? v : (prev > v ? prev : v));
             mg_store(vmp, i, second);
         }
-        const ACC denom = mg_round(mg_round(SQRT(mg_round(second / c_bc2))) + c_eps);
-        mg_store(pp, i, mg_round(p - mg_round(mg_round(m / denom) * c_step)));"""
+        ACC denom = mg_round(SQRT(second));
+        denom = mg_round(denom / c_bc2s);
+        denom = mg_round(denom + c_eps);
+        mg_store(pp, i, mg_round(p + a_nstep * m / denom));"""
 
-_ADAM_HEAD = """const ACC c_b1 = mg_scalar(beta1), c_b2 = mg_scalar(beta2), c_1mb1 = mg_scalar(1.0 - beta1);
-    const ACC c_1mb2 = mg_scalar(1.0 - beta2), c_eps = mg_scalar(eps), c_wd = mg_scalar(weight_decay);
-    const ACC c_decay = mg_scalar(decay), c_step = mg_scalar(step_size), c_bc2 = mg_scalar(bias_correction2);"""
+_ADAM_HEAD = """const ACC c_b2 = mg_scalar(beta2), c_eps = mg_scalar(eps), c_decay = mg_scalar(decay);
+    const ACC c_bc2s = mg_scalar(bias_correction2_sqrt);
+    const ACC a_w1 = (ACC)(1.0 - beta1), a_1mb2 = (ACC)(1.0 - beta2), a_wd = (ACC)weight_decay;
+    const ACC a_nstep = (ACC)(-step_size);"""
 
 #: the scalars after ``first``, in the order of ``SGDScalars``/``AdamScalars`` (minigrad/optim/)
 _ADAM_SCALARS = ("const double beta1, const double beta2, const double eps, const double weight_decay, "
-                 "const double decay, const double step_size, const double bias_correction2, const int amsgrad, "
+                 "const double decay, const double step_size, const double bias_correction2_sqrt, const int amsgrad, "
                  "const int maximize, const int decoupled")
 
 
 def fused_source(rule: str, dtype: str) -> str:
     """Source of ``mg_fused_<rule>_<sfx>``: arguments per slot ``p``, ``g``, the state buffers
-    (``FUSED[rule]``), ``n``; then ``first`` (the step that makes the buffers) and the rule's scalars."""
+    (``FUSED[rule]``), ``n``; then the rule's scalars (SGD's after ``first``, the step that makes the
+    momentum buffers; Adam's moments start at zeros, as PyTorch's)."""
     T, ACC, _ = DTYPES[dtype]
     fields = [(T, "pp"), (f"const {T}", "gp")] + [(T, f"{b}p") for b in FUSED[rule]]
     params, pick = _slots(fields)
-    head, body, scalars = (_SGD_HEAD, _SGD_BODY, _SGD_SCALARS) if rule == "sgd" else \
-        (_ADAM_HEAD, _ADAM_BODY.replace("SQRT", "sqrtf" if ACC == "float" else "sqrt"), _ADAM_SCALARS)
+    head, body, scalars = (_SGD_HEAD, _SGD_BODY, "const int first, " + _SGD_SCALARS) if rule == "sgd" else \
+        (_ADAM_HEAD, _ADAM_BODY, _ADAM_SCALARS)
+    f = "f" if ACC == "float" else ""
+    body = body.replace("SQRT", f"sqrt{f}").replace("FMA", f"fma{f}").replace("FABS", f"fabs{f}")
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
 {_ROUNDING[dtype]}
-extern "C" __global__ void {kernel_name("fused", rule, dtype)}({params}, const int first, {scalars}) {{
+extern "C" __global__ void {kernel_name("fused", rule, dtype)}({params}, {scalars}) {{
     {pick}
     {head}
     {_LOOP} {{{body}
@@ -228,6 +268,8 @@ def all_sources() -> Iterator[tuple[str, str]]:
         for op in MT_BINARY:
             for form in ("tt", "ts", "tp"):
                 yield f"mt_{op}_{form}_{dtype}", mt_source(op, form, dtype)
+        for op in MT_OPS:
+            yield f"mt_{op}_op_{dtype}", mt_op_source(op, dtype)
         yield f"mt_sumsq_r_{dtype}", sumsq_source(dtype)
         for rule in FUSED:
             yield f"fused_{rule}_{dtype}", fused_source(rule, dtype)
