@@ -74,17 +74,17 @@ def run_mg(case: str, form: str, dtype: str, device: str = "cpu", steps: int = 5
     return [p.detach().cpu().numpy() for p in ps], opt
 
 
-def run_torch(case: str, form: str, dtype: str, steps: int = 5) -> list[np.ndarray]:
+def run_torch(case: str, form: str, dtype: str, steps: int = 5, device: str = "cpu") -> list[np.ndarray]:
     cls, kw = CASES[case]
     init, grads = _arrays()
     tdt = getattr(torch, dtype)
-    ps = [torch.nn.Parameter(torch.tensor(a, dtype=tdt)) for a in init]
+    ps = [torch.nn.Parameter(torch.tensor(a, dtype=tdt, device=device)) for a in init]
     opt = getattr(torch.optim, cls)(ps, **kw, **FORMS[form])
     for k in range(steps):
         for p, g in zip(ps, grads[k]):
-            p.grad = torch.tensor(g, dtype=tdt)
+            p.grad = torch.tensor(g, dtype=tdt, device=device)
         opt.step()
-    return [p.detach().numpy() for p in ps]
+    return [p.detach().cpu().numpy() for p in ps]
 
 
 def _state(opt: Any) -> list[dict[str, Any]]:

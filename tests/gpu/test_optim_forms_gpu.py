@@ -9,8 +9,10 @@ kernels per step that does not grow with the parameters (up to ``SLOTS`` per lau
 device proves: that the CUDA C computes the rule (``test_fused_kernels_agree_with_the_stand_in``).
 
 Values are compared bit for bit: every form rounds each step of the rule to the parameter's dtype,
-as the per-op kernels do (the fused kernels are compiled with ``--fmad=false``), so float16, float32
-and float64 all give the for-loop's bits, and float32/float64 the CPU's too.
+as the per-op kernels do (the fused kernels write the ops' fused multiply-adds as ``fma`` and are
+compiled with ``--fmad=false``), so float16, float32 and float64 all give the for-loop's bits,
+float32/float64 the CPU's too, and on a device PyTorch CUDA's for-loop's (whose ``sqrt``, unlike its
+CPU's, is correctly rounded).
 """
 
 from __future__ import annotations
@@ -40,10 +42,12 @@ def test_on_the_stand_in():
                        cwd=HERE.parents[1], env=env, capture_output=True, text=True, timeout=600)
     tail = (r.stdout + r.stderr)[-4000:]
     assert r.returncode == 0, tail
-    # skipped there: this runner, the shadowing that needs a device, and the fused form of each case of an
-    # optimizer without one (three dtypes each)
+    # skipped there: this runner, the shadowing that needs a device, the fused form of each case of an
+    # optimizer without one (three dtypes each), and the comparison with PyTorch CUDA (every case, form
+    # and dtype: the stand-in has none)
     unfused = 3 * sum(cls not in FUSED for cls, _ in CASES.values())
-    assert " passed" in tail and f"{2 + unfused} skipped" in tail.splitlines()[-1], tail
+    cuda = 3 * 2 * len(CASES)
+    assert " passed" in tail and f"{2 + unfused + cuda} skipped" in tail.splitlines()[-1], tail
 
 
 class _Launches:
@@ -100,6 +104,28 @@ def test_each_form_gives_the_for_loop_s_values_bit_for_bit(case: str, form: str,
             assert a.tobytes() == b.tobytes(), (case, form, "cpu")
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("form", ["for-loop", "foreach", "fused"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_form_gives_pytorch_cudas_for_loop_bit_for_bit(case: str, form: str, dtype: str) -> None:
+    """On a device with PyTorch CUDA: minigrad's GPU step, every form, has the bits of PyTorch CUDA's for-loop
+    (NOTE [ An optimizer's step is PyTorch's, bit for bit ] in minigrad/optim/update.py)."""
+    import cupy
+
+    torch = pytest.importorskip("torch")
+    if getattr(cupy, "__fake__", False) or not torch.cuda.is_available():
+        pytest.skip("needs PyTorch CUDA (the stand-in's values are the CPU's: tests/test_optim_foreach_fused.py)")
+    if form == "fused" and CASES[case][0] not in FUSED:
+        pytest.skip(f"{CASES[case][0]} has no fused form")
+    from test_optim_foreach_fused import run_torch
+
+    got, _ = run_mg(case, form, dtype, "gpu")
+    want = run_torch(case, "for-loop", dtype, device="cuda")
+    for a, b in zip(got, want):
+        assert a.tobytes() == b.tobytes(), (case, form, int((a != b).sum()))
+
+
 def _model(n: int, dtype: str = "float32") -> list[mg.Tensor]:
     rng = np.random.default_rng(n)
     return [mg.nn.Parameter(mg.tensor(rng.standard_normal((3 + k % 4, 5)), dtype=dtype).to("gpu")) for k in range(n)]
@@ -120,21 +146,22 @@ def _launches_per_step(make, n: int, device: bool = False) -> int:
 
 
 #: launches per steady step, written down: the fused forms are one kernel; foreach is one kernel per
-#: step of the rule (Adam with amsgrad: about a dozen), whatever the number of parameters up to SLOTS
+#: op of PyTorch's for-loop (AdamW: ``mul_``, ``lerp_``, ``mul_``, ``addcmul_``, ``sqrt``, ``div_``, ``add_``,
+#: ``addcdiv_``, as PyTorch's ``_multi_tensor_adamw``), whatever the number of parameters up to SLOTS
 BUDGET = {
     "sgd-momentum-fused": (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, fused=True), 1),
     "adamw-fused": (lambda ps: optim.AdamW(ps, lr=0.01, fused=True), 1),
     "adam-amsgrad-fused": (lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True, weight_decay=0.1, fused=True), 1),
-    "sgd-nesterov-foreach": (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, foreach=True), 6),
-    "adamw-foreach": (lambda ps: optim.AdamW(ps, lr=0.01, foreach=True), 14),
-    "adamw-default": (lambda ps: optim.AdamW(ps, lr=0.01), 14),  # foreach by default on the GPU
-    "rmsprop-default": (lambda ps: optim.RMSprop(ps, lr=0.01), 9),
-    "rmsprop-centered-momentum": (lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True), 16),
-    "adagrad-default": (lambda ps: optim.Adagrad(ps, lr=0.01), 7),
-    "adadelta-default": (lambda ps: optim.Adadelta(ps), 16),
-    "adamax-default": (lambda ps: optim.Adamax(ps, lr=0.01), 10),
-    "nadam-default": (lambda ps: optim.NAdam(ps, lr=0.01), 16),
-    "radam-default": (lambda ps: optim.RAdam(ps, lr=0.01), 14),  # (counted unrectified, at step 3: 10)
+    "sgd-nesterov-foreach": (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, foreach=True), 4),
+    "adamw-foreach": (lambda ps: optim.AdamW(ps, lr=0.01, foreach=True), 8),
+    "adamw-default": (lambda ps: optim.AdamW(ps, lr=0.01), 8),  # foreach by default on the GPU
+    "rmsprop-default": (lambda ps: optim.RMSprop(ps, lr=0.01), 5),
+    "rmsprop-centered-momentum": (lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True), 10),
+    "adagrad-default": (lambda ps: optim.Adagrad(ps, lr=0.01), 4),
+    "adadelta-default": (lambda ps: optim.Adadelta(ps), 11),
+    "adamax-default": (lambda ps: optim.Adamax(ps, lr=0.01), 6),
+    "nadam-default": (lambda ps: optim.NAdam(ps, lr=0.01), 8),
+    "radam-default": (lambda ps: optim.RAdam(ps, lr=0.01), 6),  # (counted unrectified, at step 3)
 }
 
 
