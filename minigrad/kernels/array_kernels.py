@@ -25,8 +25,9 @@ def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarra
     errors of the product (Dekker's split) and of the sum (Knuth's two-sum) back once: in 9 million random
     ``torch.add(x, y, alpha=)`` elements this gave the hardware's result every time. Where a step
     overflows (an operand near the float64 maximum), the unfused value stands."""
-    if a.dtype != np.float64:
-        return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(a.dtype)
+    if a.dtype != np.float64:  # (the ufuncs widen as they go: no float64 copy of each operand first)
+        wide = np.multiply(a, b, dtype=np.float64)
+        return np.add(wide, c, dtype=np.float64).astype(a.dtype)
     p = a * b
     a_hi = (134217729.0 * a) - ((134217729.0 * a) - a)  # 2**27 + 1: the upper 26 bits of each factor
     b_hi = (134217729.0 * b) - ((134217729.0 * b) - b)
