@@ -720,6 +720,13 @@ _GEOMETRIES = {
     "expand": lambda h: h[0, 0, :1].expand(3, 4), "element": lambda h: h[1, 2, 3], "unsqueeze": lambda h: h[1].unsqueeze(0),
     "narrow": lambda h: h.narrow(2, 1, 2), "empty": lambda h: h[:, :0], "permute": lambda h: h.permute(2, 0, 1),
     "select": lambda h: h.select(1, 2), "unfold": lambda h: h[0, 0].unfold(0, 2, 1), "detach": lambda h: h[1].detach(),
+    # a new dimension's stride (NOTE [ A new dimension's stride is PyTorch's ] in kernels/strided.py)
+    "None": lambda h: h[None], "None inside": lambda h: h[:, None], "None at the end": lambda h: h[..., None],
+    "None after an integer": lambda h: h[0, None], "Nones and slices": lambda h: h[None, :, 1:, None, ::2],
+    "None of a transpose": lambda h: h.transpose(0, 2)[None, 1:], "None of a 0-d": lambda h: h[1, 2, 3][None],
+    "unsqueeze at the end of a transpose": lambda h: h.transpose(0, 2).unsqueeze(3),
+    "unsqueeze of a transpose": lambda h: h.transpose(0, 2).unsqueeze(1),
+    "elementwise of a None": lambda h: h.transpose(0, 2)[None] * 2,
 }
 
 

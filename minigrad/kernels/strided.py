@@ -46,7 +46,7 @@ import numpy as np
 from .infer_meta import is_legacy_empty, split_pieces
 from .kept import kept
 
-__all__ = ["iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["unsqueeze_view", "new_dims_strided", "iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -59,6 +59,55 @@ def strided(xp: Any, x: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -
     """A view of ``x``'s memory with its own shape and strides (bytes), whose ``base`` is set
     (NOTE [ A view kernel's result has a base ])."""
     return xp.lib.stride_tricks.as_strided(x, shape, strides).view()
+
+
+# NOTE [ A new dimension's stride is PyTorch's ]
+# A dimension of size 1 is never stepped along, so its stride is a free choice, and NumPy and PyTorch
+# choose differently: NumPy's ``x[None]`` gives the new dimension stride 0 and ``expand_dims`` whatever its
+# reshape finds, while PyTorch's ``unsqueeze(d)`` (which ``x[None]`` runs) gives it ``size(d) * stride(d)``
+# of the dimension it is put in front of, or 1 at the end (``inferUnsqueezeGeometry``). Nothing computes
+# differently, but ``stride()`` prints it, and a course on views prints strides: ``x[None].stride()`` of a
+# (2, 3) ``x`` is ``(6, 3, 1)``, not ``(0, 3, 1)``.
+
+
+def unsqueeze_view(xp: Any, x: Any, dim: int) -> Any:
+    """``x`` with a new dimension of size 1 at ``dim`` (of ``x.ndim + 1``), its stride PyTorch's (NOTE [ A new
+    dimension's stride is PyTorch's ])."""
+    out = xp.expand_dims(x, dim)
+    want = x.shape[dim] * x.strides[dim] if dim < x.ndim else x.itemsize
+    if out.strides[dim] == want:
+        return out
+    return strided(xp, x, out.shape, out.strides[:dim] + (want,) + out.strides[dim + 1:])
+
+
+def new_dims_strided(xp: Any, x: Any, index: tuple[Any, ...], out: Any) -> Any:
+    """``out = x[index]`` of a basic index (integers, slices, ``None``, ``...``) with each ``None``'s dimension
+    given PyTorch's stride: PyTorch applies the index item by item, a ``None`` an ``unsqueeze`` of what the
+    items before it made (NOTE [ A new dimension's stride is PyTorch's ]). ``out`` itself otherwise."""
+    if not any(i is None for i in index) or not all(
+            i is None or i is Ellipsis or type(i) is slice or type(i) is int for i in index):
+        return out
+    sizes, steps = list(x.shape), list(x.strides)
+    taken = sum(1 for i in index if i is not None and i is not Ellipsis)
+    want, dim = list(out.strides), 0
+    for item in index:
+        if item is Ellipsis:
+            dim += x.ndim - taken
+        elif item is None:
+            step = sizes[dim] * steps[dim] if dim < len(sizes) else x.itemsize
+            sizes.insert(dim, 1)
+            steps.insert(dim, step)
+            want[dim] = step
+            dim += 1
+        elif type(item) is slice:
+            start, stop, by = item.indices(sizes[dim])
+            sizes[dim], steps[dim] = len(range(start, stop, by)), steps[dim] * by
+            dim += 1
+        else:  # an integer: the dimension goes
+            del sizes[dim], steps[dim]
+    if tuple(want) == out.strides:
+        return out
+    return strided(xp, out, out.shape, tuple(want))
 
 
 def diagonal_view(xp: Any, x: Any, offset: int, dim1: int = -2, dim2: int = -1) -> Any:

@@ -18,8 +18,8 @@ from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..devices import check_range, device_of_array, made_array
-from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, indexed, laid_out_as_torch, split_views, squeeze_view, transpose_view,
-                               unbind_views, viewable)
+from ..kernels.strided import (concat_arrays, empty_read_shape, index_target, indexed, laid_out_as_torch, new_dims_strided,
+                               split_views, squeeze_view, transpose_view, unbind_views, unsqueeze_view, viewable)
 from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
 from ..size import Size
@@ -195,7 +195,7 @@ def _squeeze_backward(ctx, g):
 
 @register_kernel("unsqueeze", CPU, dtypes=ALL_DTYPES, name="cpu/unsqueeze")
 def unsqueeze_cpu(x, dim):
-    return np.expand_dims(x, dim % (x.ndim + 1))
+    return unsqueeze_view(np, x, dim % (x.ndim + 1))
 
 
 unsqueeze = defop(
@@ -556,8 +556,9 @@ def getitem_cpu(x, index):
     if not isinstance(out, np.ndarray):  # integers only: NumPy gives a scalar; PyTorch a 0-d view
         return x[index + (Ellipsis,)]
     out = _owned(out, x)
-    # a gather in PyTorch's layout (NOTE [ A gather's result is laid out as PyTorch's ]); a view as it is
-    return out if np.may_share_memory(out, x) else laid_out_as_torch(np, x, index, out)
+    # a gather in PyTorch's layout (NOTE [ A gather's result is laid out as PyTorch's ]); a view with its new
+    # dimensions' strides PyTorch's
+    return new_dims_strided(np, x, index, out) if np.may_share_memory(out, x) else laid_out_as_torch(np, x, index, out)
 
 
 getitem = defop("getitem", inputs=("x",), attrs=(Attr("index", check=_check_index),), infer_meta=_getitem_meta,

@@ -19,7 +19,8 @@ from ..kept import kept
 from ..key import Backend
 from ..registry import register_kernel
 from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
-                       laid_out_as_torch, split_views, squeeze_view, transpose_view, unbind_views, unfold_view)
+                       laid_out_as_torch, new_dims_strided, split_views, squeeze_view, transpose_view, unbind_views,
+                       unfold_view, unsqueeze_view)
 from ._runtime import upload
 
 GPU = Backend.GPU
@@ -100,7 +101,7 @@ def squeeze(x: Any, dim: Any = None) -> Any:
 
 @register_kernel("unsqueeze", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unsqueeze")
 def unsqueeze(x: Any, dim: int) -> Any:
-    return cupy.expand_dims(x, dim % (x.ndim + 1))
+    return unsqueeze_view(cupy, x, dim % (x.ndim + 1))
 
 
 # The in-place view ops (``x.squeeze_(0)``: ops/shape.py) reshape the tensor itself with the same views.
@@ -177,8 +178,8 @@ def _laid_out_as_torch(x: Any, index: Any, r: Any) -> Any:
     """CuPy's gather ``r = x[index]`` (row-major) in PyTorch CUDA's layout (NOTE [ A gather's result is laid
     out as PyTorch's ]): copied once into its strides where they differ (``x.permute(2, 1, 0)[[1, 0, 1]]``),
     as it is where they agree (every gather from a row-major ``x``)."""
-    if r.base is not None:  # a view: basic indexing, no gather
-        return r
+    if r.base is not None:  # a view: basic indexing, no gather (its new dimensions' strides PyTorch's)
+        return new_dims_strided(cupy, x, index, r)
     return laid_out_as_torch(cupy, x, index, r, cuda=True)
 
 
