@@ -188,11 +188,14 @@ def addcdiv_cpu(x: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any = 1) -
 
 
 def _addc(name: str, sign: str) -> Any:
+    # On the GPU, PyTorch CUDA's order (aten/src/ATen/native/cuda/PointwiseOpsKernel.cu): ``a + value * (b op c)``,
+    # a fused multiply-add after the product or quotient, where its CPU kernel (above) computes ``(value * b) op c``
+    # first: the two round differently, and each device follows PyTorch's own.
     return defop(name, inputs=("input", "tensor1", "tensor2"), attrs=(Attr("value", 1, _number_attr),),
                  infer_meta=_broadcast3, transform_dtype=True, save=("tensor1", "tensor2"),
                  save_for={"tensor1": (1, 2) if sign == "/" else (2,), "tensor2": (1, 2) if sign == "/" else (1,)},
                  layout="elementwise", doc=f"input + value * tensor1 {sign} tensor2",
-                 gpu=("ternary", f"a + (ACC)p0 * b {sign} c"))
+                 gpu=("ternary", f"a + (ACC)p0 * (b {sign} c)"))
 
 
 _addcmul_op = _addc("addcmul", "*")

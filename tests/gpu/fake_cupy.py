@@ -69,6 +69,13 @@ What it cannot prove:
   benchmarks run here; ``runtime.memcpyAsync``, device to device only, moves the bytes at once);
 - numerics of the device's own libraries (cuBLAS, CUB reductions, CuPy's
   ufuncs): NumPy computes them, with NumPy's rounding;
+- where nvcc fuses a multiply and an add: a kernel is emulated by its op's CPU kernel,
+  which rounds where PyTorch's CPU kernel rounds. The few ops whose CUDA kernels PyTorch
+  writes in another order (``addcmul``: ``a + value * (b * c)``; ``addcdiv``: ``a + value *
+  (b / c)``, one fused multiply-add each) have their CUDA form here (``_CUDA_FORMS``), read
+  from PyTorch's source; only a device with PyTorch CUDA checks it
+  (``test_addcmul_and_addcdiv_round_as_pytorch_cudas_kernels``,
+  ``test_each_form_gives_pytorch_cudas_for_loop_bit_for_bit``);
 - the device's float16 conversions: the emulation reads a float16 with NumPy, which keeps a NaN's sign,
   where PTX's ``cvt.f32.f16`` gave a -nan half the positive NaN (``signbit`` of a float16 -nan was False
   on an H200; ``mg_h2f`` now puts the sign bit back). Which instruction the C uses is not emulated - the
@@ -814,7 +821,8 @@ def _cpu_kernel(op: str, dt: Any) -> Any:
 
     The GPU elementwise kernels are emulated by the op's own CPU kernel, run
     in the GPU kernel's accumulation type - the stand-in is derived from the
-    op definitions, not a second copy of every formula.
+    op definitions, not a second copy of every formula - but for the few whose
+    CUDA arithmetic PyTorch rounds otherwise (``_CUDA_FORMS``).
     """
     from minigrad.kernels.registry import KERNELS
 
@@ -822,6 +830,27 @@ def _cpu_kernel(op: str, dt: Any) -> Any:
         if key.backend == "CPU" and key.dtype.np == np.dtype(dt):
             return kernel.fn
     raise AssertionError(f"no CPU kernel of {op!r} for {np.dtype(dt)} to emulate the GPU kernel with")
+
+
+def _cuda_addc(quotient: bool) -> Any:
+    """PyTorch CUDA's ``addcmul``/``addcdiv``: ``a + value * (b * c)`` (or ``b / c``), the product or quotient
+    rounded, then one fused multiply-add (nvcc contracts it) - where the CPU kernel computes ``(value * b) * c``."""
+    from minigrad.kernels.array_kernels import fused_multiply_add
+
+    def kernel(a: np.ndarray, b: np.ndarray, c: np.ndarray, value: Any = 1) -> np.ndarray:
+        inner = np.divide(b, c) if quotient else np.multiply(b, c)
+        return fused_multiply_add(np.full((), value, dtype=a.dtype), inner, a)
+    return kernel
+
+
+#: the GPU kernels whose arithmetic is not their op's CPU kernel's (PyTorch CUDA rounds them otherwise)
+_CUDA_FORMS = {"addcmul": _cuda_addc(False), "addcdiv": _cuda_addc(True)}
+
+
+def _gpu_form(op: str, dt: Any) -> Any:
+    """How the GPU kernel of ``op`` computes at the accumulation type ``dt``: its CUDA form where PyTorch CUDA's
+    differs from its CPU kernel (``_CUDA_FORMS``), else the op's CPU kernel (``_cpu_kernel``)."""
+    return _CUDA_FORMS.get(op) or _cpu_kernel(op, dt)
 
 
 def _nin(op: str) -> int:
@@ -887,7 +916,7 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
             assert len(rest) == 3 and all(isinstance(p, np.float64) for p in rest), "p0, p1, p2 are passed as doubles"
             # an attribute the call left out (None) reaches the kernel as NaN
             attrs = (None if np.isnan(p) else float(p) for p in rest)
-            r = _cpu_kernel(op, acc)(*vals, **dict(zip(cuda_src.PARAMS[op], attrs)))
+            r = _gpu_form(op, acc)(*vals, **dict(zip(cuda_src.PARAMS[op], attrs)))
         else:
             r = _cpu_kernel(op, acc)(*vals)
     out[...] = r
@@ -1412,7 +1441,7 @@ def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
         for o, *ins in slots:
             acc = _acc(o.dtype)
             with np.errstate(all="ignore"):
-                o[...] = _cpu_kernel(op, acc)(*(np.asarray(x, dtype=acc) for x in ins),
+                o[...] = _gpu_form(op, acc)(*(np.asarray(x, dtype=acc) for x in ins),
                                               *(float(v) for v in tail[:len(PARAMS[op])]))
         return
     slots, tail = _slot_arrays(f"mt_{op}", grid, args, 3 if form == "tt" else 2)
@@ -1455,7 +1484,7 @@ def _gpu_bare_path() -> Any:
         def kernel(*arrays: Any) -> np.ndarray:
             *xs, number = arrays
             acc = _acc(xs[0].dtype)
-            return np.asarray(_cpu_kernel(op, acc)(*(np.asarray(x, dtype=acc) for x in xs), number)).astype(xs[0].dtype)
+            return np.asarray(_gpu_form(op, acc)(*(np.asarray(x, dtype=acc) for x in xs), number)).astype(xs[0].dtype)
         return kernel
 
     return _ArrayPath(tensors=False, kernels={op: as_gpu(op) for op in FOREACH_OPS})

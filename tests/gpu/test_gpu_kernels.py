@@ -702,6 +702,48 @@ def test_instance_norm_is_pytorchs_batch_norm_on_the_device(dtype):
         np.testing.assert_allclose(b.astype(np.float64), a.astype(np.float64), rtol=rtol, atol=atol)
 
 
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addcmul_and_addcdiv_round_as_pytorch_cudas_kernels(op):
+    """PyTorch CUDA computes ``a + value * (b * c)`` (and ``b / c``): the product rounded to float, then one
+    fused multiply-add (aten/src/ATen/native/cuda/PointwiseOpsKernel.cu), where its CPU kernel computes
+    ``(value * b) * c`` - they differ in the last bit of some elements, and minigrad's GPU follows CUDA's.
+    Against PyTorch CUDA where it is installed, else against that formula in exact float64 arithmetic."""
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.standard_normal(4096).astype(np.float32) for _ in range(3))
+    c = np.abs(c) + np.float32(0.5)
+    value = 0.001
+    got = getattr(mg, op)(*(mg.tensor(v).to("gpu") for v in (a, b, c)), value=value).cpu().numpy()
+    cpu = getattr(mg, op)(*(mg.tensor(v) for v in (a, b, c)), value=value).numpy()
+    try:
+        import torch
+
+        cuda = torch.cuda.is_available()
+    except ImportError:
+        cuda = False
+    if cuda:
+        want = getattr(torch, op)(*(torch.tensor(v, device="cuda") for v in (a, b, c)), value=value).cpu().numpy()
+    else:
+        inner = (b / c) if op == "addcdiv" else (b * c)  # float32, rounded
+        want = (np.float64(np.float32(value)) * inner.astype(np.float64) + a.astype(np.float64)).astype(np.float32)
+    assert got.tobytes() == want.tobytes()
+    assert (got != cpu).any(), "the CPU's order rounds some element otherwise (else this proves nothing)"
+
+
+def test_a_new_dimensions_stride_is_pytorchs_on_the_device():
+    """``x[None]``, ``x[:, None]``, ``unsqueeze`` at the end of a transpose ...: the GPU view's strides are the
+    CPU's, which are PyTorch's (``tests/test_views_inplace.py``; NOTE [ A new dimension's stride is PyTorch's ]
+    in kernels/strided.py): CuPy, as NumPy, gives a ``None``'s dimension stride 0."""
+    x = np.arange(24.0).reshape(2, 3, 4)
+    views = {"None": lambda h: h[None], "None inside": lambda h: h[:, None], "None at the end": lambda h: h[..., None],
+             "Nones and slices": lambda h: h[None, :, 1:, None, ::2], "None of a 0-d": lambda h: h[1, 2, 3][None],
+             "None of a transpose": lambda h: h.transpose(0, 2)[None, 1:],
+             "unsqueeze at the end of a transpose": lambda h: h.transpose(0, 2).unsqueeze(3)}
+    for name, view in views.items():
+        cpu, gpu = view(mg.tensor(x)), view(mg.tensor(x).to("gpu"))
+        assert gpu.stride() == cpu.stride() and gpu.storage_offset() == cpu.storage_offset(), name
+        assert gpu._view is not None, name  # still a view of its base (a change through it reaches the base)
+
+
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 def test_clamp_by_tensor_bounds_runs_on_the_device(dtype):
     """``clamp`` with tensor bounds (min, max, both, broadcast, a transposed input) on the device against the

@@ -202,7 +202,8 @@ _SGD_SCALARS = ("const double lr, const double momentum, const double dampening,
                 "const int nesterov, const int maximize")
 
 # PyTorch's for-loop: exp_avg.lerp_(g, 1 - b1); exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2);
-# denom = (v.sqrt() / bc2_sqrt).add_(eps); param.addcdiv_(exp_avg, denom, value=-step_size)
+# denom = (v.sqrt() / bc2_sqrt).add_(eps); param.addcdiv_(exp_avg, denom, value=-step_size) - each op as PyTorch
+# CUDA's kernel computes it (addcmul: a + value * (b * c); addcdiv: a + value * (b / c), fused multiply-adds)
 _ADAM_BODY = """
         ACC g = mg_load(gp, i);
         ACC p = mg_load(pp, i);
@@ -212,7 +213,7 @@ _ADAM_BODY = """
         ACC m = mg_load(mp, i);
         m = mg_round(FABS(a_w1) < (ACC)0.5 ? FMA(a_w1, g - m, m) : FMA(m - g, (ACC)1 - a_w1, g));
         ACC v = mg_round(mg_load(vp, i) * c_b2);
-        v = mg_round(FMA(a_1mb2 * g, g, v));
+        v = mg_round(FMA(a_1mb2, g * g, v));
         mg_store(mp, i, m);
         mg_store(vp, i, v);
         ACC second = v;
@@ -224,7 +225,7 @@ _ADAM_BODY = """
         ACC denom = mg_round(SQRT(second));
         denom = mg_round(denom / c_bc2s);
         denom = mg_round(denom + c_eps);
-        mg_store(pp, i, mg_round(p + a_nstep * m / denom));"""
+        mg_store(pp, i, mg_round(FMA(a_nstep, m / denom, p)));"""
 
 _ADAM_HEAD = """const ACC c_b2 = mg_scalar(beta2), c_eps = mg_scalar(eps), c_decay = mg_scalar(decay);
     const ACC c_bc2s = mg_scalar(bias_correction2_sqrt);
