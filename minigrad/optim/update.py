@@ -151,7 +151,7 @@ class _ArrayPath:
     """The same steps on the arrays behind the tensors, each the op's CPU kernel (NOTE [ An optimizer's step
     is PyTorch's, bit for bit ]); each in-place write to a tensor bumps its version. With ``tensors=False``
     (``BARE``, the CPU fused kernels) parameters and buffers are the bare arrays themselves. ``kernels``: the
-    kernels of ``FOREACH_OPS`` by name (the CPU's by default)."""
+    kernels of ``FOREACH_OPS`` by name (the CPU's by default), and optionally ``div`` (``div_``'s)."""
 
     def __init__(self, tensors: bool, kernels: dict[str, Any] | None = None) -> None:
         self.tensors = tensors
@@ -204,7 +204,8 @@ class _ArrayPath:
 
     def div_(self, t: Any, v: Any) -> None:
         a = self._array(t)
-        self._write(t, np.divide(a, self._array(v), out=a))
+        divide = self.kernels.get("div")  # (the stand-in CuPy's: a GPU divides by a number otherwise)
+        self._write(t, np.divide(a, self._array(v), out=a) if divide is None else divide(a, self._array(v)))
 
     def sqrt_(self, t: Any) -> None:
         a = self._array(t)

@@ -72,8 +72,9 @@ What it cannot prove:
 - where nvcc fuses a multiply and an add: a kernel is emulated by its op's CPU kernel,
   which rounds where PyTorch's CPU kernel rounds. The few ops whose CUDA kernels PyTorch
   writes in another order (``addcmul``: ``a + value * (b * c)``; ``addcdiv``: ``a + value *
-  (b / c)``, one fused multiply-add each) have their CUDA form here (``_CUDA_FORMS``), read
-  from PyTorch's source; only a device with PyTorch CUDA checks it
+  (b / c)``, one fused multiply-add each; ``div`` by a number: a multiplication by its
+  reciprocal) have their CUDA form here (``_CUDA_FORMS``, the ``div`` branches of ``_ew``
+  and ``_mt``), read from PyTorch's source; only a device with PyTorch CUDA checks it
   (``test_addcmul_and_addcdiv_round_as_pytorch_cudas_kernels``,
   ``test_each_form_gives_pytorch_cudas_for_loop_bit_for_bit``);
 - the device's float16 conversions: the emulation reads a float16 with NumPy, which keeps a NaN's sign,
@@ -886,7 +887,10 @@ def _ew(op: str, variant: str, grid: tuple, block: tuple, args: tuple) -> None:
         vals = [np.asarray(other, dtype=acc).reshape(out.shape)] * 2
         vals[k] = np.full(out.shape, acc(ins[k]), dtype=acc)
         with np.errstate(all="ignore"):
-            out[...] = _cpu_kernel(op, acc)(*vals)
+            if op == "div" and k == 1:  # by a number: times its reciprocal, as CUDA's (cuda_src.py's NOTE)
+                out[...] = vals[0] * (acc(1) / vals[1])
+            else:
+                out[...] = _cpu_kernel(op, acc)(*vals)
         return
     if variant in ("contig", "vec"):
         for a in ins:
@@ -1456,7 +1460,8 @@ def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
                     assert tail[0].dtype == x.dtype and tail[0].size == 1
                 b = (np.asarray(y[0], dtype=acc) if form == "tt" else acc(np.asarray(tail[0]).reshape(-1)[0])
                      if form == "tp" else acc(x.dtype.type(float(tail[0]))))
-                r = _cpu_kernel(op, acc)(a, b)
+                # a division by a number: times its reciprocal, as the op's kernel (cuda_src.py's NOTE)
+                r = a * (acc(1) / b) if op == "div" and form == "ts" else _cpu_kernel(op, acc)(a, b)
         o[...] = r
 
 
@@ -1487,7 +1492,13 @@ def _gpu_bare_path() -> Any:
             return np.asarray(_gpu_form(op, acc)(*(np.asarray(x, dtype=acc) for x in xs), number)).astype(xs[0].dtype)
         return kernel
 
-    return _ArrayPath(tensors=False, kernels={op: as_gpu(op) for op in FOREACH_OPS})
+    def divide(a: np.ndarray, v: Any) -> np.ndarray:  # by a number: times its reciprocal, as CUDA's
+        acc = _acc(a.dtype)
+        if isinstance(v, np.ndarray):
+            return np.asarray(np.asarray(a, dtype=acc) / np.asarray(v, dtype=acc)).astype(a.dtype)
+        return np.asarray(np.asarray(a, dtype=acc) * (acc(1) / acc(a.dtype.type(v)))).astype(a.dtype)
+
+    return _ArrayPath(tensors=False, kernels={**{op: as_gpu(op) for op in FOREACH_OPS}, "div": divide})
 
 
 #: launches per kernel name, since the last ``LAUNCHES.clear()`` (every ``RawModule`` kernel call counts)

@@ -388,7 +388,8 @@ def test_sync_debug_mode_takes_pytorchs_values(sync_mode):
 @pytest.mark.parametrize("dtype", [mg.float16, mg.float32, mg.float64])
 def test_a_number_operand_reaches_the_kernel_by_value(dtype):
     """``x * 0.1``, ``0.1 - x``, ``x < 0.1``: the number is the kernel's argument (``_scalar0``/``_scalar1``),
-    rounded to x's dtype as PyTorch does, and the values are the CPU's, bit for bit."""
+    rounded to x's dtype as PyTorch does, and the values are the CPU's, bit for bit; ``x / 3.0`` is ``x`` times
+    the reciprocal of 3.0, as PyTorch CUDA computes it (NOTE [ Dividing by a number on the GPU ])."""
     from minigrad.kernels.gpu import _runtime
 
     x = mg.tensor(np.linspace(-1, 1, 37), dtype=dtype)
@@ -397,13 +398,40 @@ def test_a_number_operand_reaches_the_kernel_by_value(dtype):
         got = [g * 0.1, 0.1 - g, g < 0.1, g / 3.0]
     names = [kernel.name.rsplit("_", 1)[1] for kernel, *_ in launches]
     assert names == ["scalar1", "scalar0", "scalar1", "scalar1"], names
-    want = [x * 0.1, 0.1 - x, x < 0.1, x / 3.0]
+    acc = np.float64 if dtype is mg.float64 else np.float32
+    want = [x * 0.1, 0.1 - x, x < 0.1, mg.tensor(x.numpy().astype(acc) * (acc(1) / acc(3.0)), dtype=dtype)]
     for a, b in zip(got, want):
         assert a.device == "gpu" and a.dtype == b.dtype
         if dtype is mg.float16:  # the device computes in float32 and rounds once; NumPy's float16 too
             np.testing.assert_allclose(a.cpu().numpy().astype(float), b.numpy().astype(float), rtol=1e-3)
         else:
             np.testing.assert_array_equal(a.cpu().numpy(), b.numpy())
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dividing_by_a_number_is_pytorch_cudas_multiplication_by_its_reciprocal(dtype):
+    """``x / 3.0`` on the GPU: PyTorch CUDA's ``x * (1 / 3.0)`` (its CPU divides: some elements differ in the
+    last bit, which is why the two are compared with PyTorch CUDA where it is installed, else with the formula);
+    ``div_`` and the optimizers' multi-tensor division by a number (Adam's bias correction) alike."""
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(4096).astype(dtype)
+    acc = np.dtype(dtype).type
+    try:
+        import torch
+
+        cuda = torch.cuda.is_available()
+    except ImportError:
+        cuda = False
+    want = (torch.tensor(a, device="cuda") / 3.0).cpu().numpy() if cuda else a * (acc(1) / acc(3.0))
+    g = mg.tensor(a).to("gpu")
+    assert (g / 3.0).cpu().numpy().tobytes() == want.tobytes()
+    assert g.clone().div_(3.0).cpu().numpy().tobytes() == want.tobytes()
+    assert (want != a / acc(3.0)).any(), "the CPU's division rounds some element otherwise (else this proves nothing)"
+    from minigrad.optim.update import list_path, TensorList
+
+    k = list_path(g)
+    assert (k.value(TensorList([g])) / 3.0).arrays[0].get().tobytes() == want.tobytes()
 
 
 @needs_gpu

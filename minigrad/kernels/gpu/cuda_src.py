@@ -404,6 +404,14 @@ extern "C" __global__ void {name}_strided({params}, const int ndim, const long l
 {_scalar_variants(name, kind, ins, out_t, body)}"""
 
 
+# NOTE [ Dividing by a number on the GPU ]
+# PyTorch CUDA divides a tensor by a number (a CPU scalar) as a multiplication by its reciprocal, computed
+# once in the op math type (aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu: "compute a * reciprocal(b)...
+# may lose one bit of precision"), where its CPU kernel divides. The two differ in the last bit of some
+# elements, so minigrad's GPU does as PyTorch CUDA does: ``div``'s ``_scalar1`` variant and the optimizers'
+# multi-tensor ``div`` by a number (``optim_src.mt_source``) multiply by ``(ACC)1 / b``.
+
+
 def _scalar_variants(name: str, kind: str, ins: list[tuple[str, str]], out_t: str, body: str) -> str:
     """``<name>_scalar0`` / ``_scalar1`` of a binary or compare op: that operand is a number passed by
     value (``const double``, holding the value already rounded to the operand's dtype, so ``(ACC)`` of it is
@@ -416,6 +424,9 @@ def _scalar_variants(name: str, kind: str, ins: list[tuple[str, str]], out_t: st
         params = ", ".join(f"const double {n}s" if j == k else f"const {tt}* __restrict__ {n}"
                            for j, (n, tt) in enumerate(ins)) + f", {out_t}* __restrict__ out, const long long n"
         kbody = body.replace(f"mg_load({arg}, ix{k})", f"(ACC){arg}s")
+        if name.startswith("mg_ew_div_") and k == 1:  # NOTE [ Dividing by a number on the GPU ]
+            kbody = kbody.replace("(ACC)(a / b)", "(ACC)(a * ((ACC)1 / b))")
+            assert "((ACC)1 / b)" in kbody, kbody
         idx = "".join(f"const long long ix{j} = i; " for j in range(len(ins)) if j != k)
         out.append(f"""
 extern "C" __global__ void {name}_scalar{k}({params}) {{

@@ -113,6 +113,8 @@ def mt_source(op: str, form: str, dtype: str) -> str:
     params, pick = _slots(fields)
     if form == "t":
         expr = "a" if op == "copy" else _math(UNARY[op], ACC)
+    elif op == "div" and form == "ts":  # by a number: its reciprocal, as the op (NOTE [ Dividing by a number on the GPU ])
+        expr = "a * ((ACC)1 / b)"
     else:
         expr = _math(BINARY[op], ACC)
     scalar = {"ts": ", const double s", "tp": f", const {T}* sp"}.get(form, "")
@@ -203,7 +205,8 @@ _SGD_SCALARS = ("const double lr, const double momentum, const double dampening,
 
 # PyTorch's for-loop: exp_avg.lerp_(g, 1 - b1); exp_avg_sq.mul_(b2).addcmul_(g, g, value=1 - b2);
 # denom = (v.sqrt() / bc2_sqrt).add_(eps); param.addcdiv_(exp_avg, denom, value=-step_size) - each op as PyTorch
-# CUDA's kernel computes it (addcmul: a + value * (b * c); addcdiv: a + value * (b / c), fused multiply-adds)
+# CUDA's kernel computes it (addcmul: a + value * (b * c); addcdiv: a + value * (b / c), fused multiply-adds;
+# a division by a number: a multiplication by its reciprocal)
 _ADAM_BODY = """
         ACC g = mg_load(gp, i);
         ACC p = mg_load(pp, i);
@@ -223,12 +226,12 @@ _ADAM_BODY = """
             mg_store(vmp, i, second);
         }
         ACC denom = mg_round(SQRT(second));
-        denom = mg_round(denom / c_bc2s);
+        denom = mg_round(denom * c_inv_bc2s);
         denom = mg_round(denom + c_eps);
         mg_store(pp, i, mg_round(FMA(a_nstep, m / denom, p)));"""
 
 _ADAM_HEAD = """const ACC c_b2 = mg_scalar(beta2), c_eps = mg_scalar(eps), c_decay = mg_scalar(decay);
-    const ACC c_bc2s = mg_scalar(bias_correction2_sqrt);
+    const ACC c_inv_bc2s = (ACC)1 / mg_scalar(bias_correction2_sqrt);  // NOTE [ Dividing by a number on the GPU ]
     const ACC a_w1 = (ACC)(1.0 - beta1), a_1mb2 = (ACC)(1.0 - beta2), a_wd = (ACC)weight_decay;
     const ACC a_nstep = (ACC)(-step_size);"""
 
