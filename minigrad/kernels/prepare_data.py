@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from ..devices import constant_array
 from ..tracing import bus
 from ..tracing.events import DataTransform
 from .backends import backend_of_device, base_backend, device_of_backend, move_array
@@ -106,6 +109,26 @@ def _prepare_one(
     if arg_def.backend != Backend.ALL_BACKEND:
         dst_device = device_of_backend(arg_def.backend)
         if t._device != dst_device:
-            data = move_array(data, t._device, dst_device)
+            if data.ndim == 0 and t._device == "cpu" and _takes_numbers(op):
+                data = constant_array(np.asarray(data), dst_device)  # NOTE [ A CPU scalar is a number ]
+            else:
+                data = move_array(data, t._device, dst_device)
             emit_transform(op.name, arg, "backend", backend_of_device(t._device).name, base_backend(arg_def.backend))
     return data
+
+
+# NOTE [ A CPU scalar is a number ]
+# PyTorch lets a 0-d CPU tensor meet a GPU tensor in an elementwise op (``x / torch.tensor(3.0)``) and reads
+# its value on the host (``TensorIterator::is_cpu_scalar``): the value reaches the kernel as an argument, no
+# copy, no wait. minigrad did move it to the device, a host -> device copy (and a sync) every call. An
+# elementwise binary or comparison op now takes it as it takes a Python number: the backend's kept constant
+# of that value (``constant_array``: on the GPU filled once by a kernel, then reused), which the kernel reads
+# by value (``_scalar0``/``_scalar1``). Only those ops: they never return a view of an input, so the kept
+# constant can never become a tensor a program writes to.
+
+
+def _takes_numbers(op: "OpDef") -> bool:
+    """Whether ``op``'s GPU kernel is an elementwise binary op or comparison (one that takes a number operand
+    by value)."""
+    kind = op.gpu_elementwise
+    return kind is not None and kind[0] in ("binary", "compare")

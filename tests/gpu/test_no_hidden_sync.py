@@ -409,6 +409,41 @@ def test_a_number_operand_reaches_the_kernel_by_value(dtype):
 
 
 @needs_gpu
+def test_a_cpu_scalar_tensor_reaches_the_kernel_as_a_number():
+    """``x / torch.tensor(3.0)`` with ``x`` on the GPU: PyTorch reads a 0-d CPU tensor's value on the host
+    (a CPU scalar), so no copy and no wait; minigrad copied it to the device every call (NOTE [ A CPU scalar
+    is a number ] in kernels/prepare_data.py). Now the number is the kernel's argument, as a Python number's
+    is, the trace shows no device copy, and the values are the ones the Python number gives."""
+    import cupy
+
+    from minigrad.kernels.gpu import _runtime
+
+    x = mg.tensor(np.linspace(-1, 1, 37), dtype=mg.float32).to("gpu")
+    c, k, flag = mg.tensor(3.0), mg.tensor(2), mg.tensor(True)
+    programs = {"x / c": (lambda: x / c, lambda: x / 3.0), "c - x": (lambda: c - x, lambda: 3.0 - x),
+                "x * k": (lambda: x * k, lambda: x * 2), "x < c": (lambda: x < c, lambda: x < 3.0),
+                "x * flag": (lambda: x * flag, lambda: x * True)}
+    for name, (program, with_number) in programs.items():
+        program()  # a first call may make the constant
+        fake = getattr(cupy, "__fake__", False)
+        if fake:
+            import fake_cupy
+
+            fake_cupy.reset_counts()
+        with _runtime.record_launches() as launches:
+            got = program()
+        if fake:
+            assert fake_cupy.counts()["h2d"] == 0 and fake_cupy.counts()["syncs"] == 0, name
+        assert [kernel.name.rsplit("_", 1)[1] for kernel, *_ in launches][-1].startswith("scalar"), name
+        with mg.trace(values=False) as tr:  # (a recording's value previews read the device: not this test's)
+            program()
+        assert not [e for e in tr.events if e.kind == "device.copy"], name
+        want = with_number()
+        assert got.device == want.device and got.dtype == want.dtype, name
+        assert got.cpu().numpy().tobytes() == want.cpu().numpy().tobytes(), name
+
+
+@needs_gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_dividing_by_a_number_is_pytorch_cudas_multiplication_by_its_reciprocal(dtype):
     """``x / 3.0`` on the GPU: PyTorch CUDA's ``x * (1 / 3.0)`` (its CPU divides: some elements differ in the
