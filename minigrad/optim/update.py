@@ -158,8 +158,10 @@ class _ArrayPath:
         self.kernels = kernels or {"add_alpha": add_alpha_cpu, "lerp": lerp_cpu, "addcmul": addcmul_cpu,
                                    "addcdiv": addcdiv_cpu}
 
-    def value(self, t: Any) -> np.ndarray:
-        return t._data if self.tensors else t
+    @staticmethod
+    def value(t: Any) -> np.ndarray:
+        """A tensor's array (a parameter, a buffer); a computed array, or ``BARE``'s, as it is."""
+        return t._data if isinstance(t, Tensor) else t
 
     def keep(self, v: np.ndarray, p: Any) -> Any:
         return Tensor._make(v, p._dtype) if self.tensors else v
@@ -191,38 +193,35 @@ class _ArrayPath:
         if isinstance(t, Tensor):
             bump(t)
 
-    def _array(self, t: Any) -> np.ndarray:
-        return t._data if isinstance(t, Tensor) else t
-
     def mul_(self, t: Any, v: Any) -> None:
-        a = self._array(t)
-        self._write(t, np.multiply(a, self._array(v), out=a))
+        a = self.value(t)
+        self._write(t, np.multiply(a, self.value(v), out=a))
 
     def add_(self, t: Any, v: Any, alpha: float = 1) -> None:
-        a = self._array(t)
-        self._write(t, np.add(a, self._array(v), out=a) if alpha == 1 else self.kernels["add_alpha"](a, self._array(v), alpha))
+        a = self.value(t)
+        self._write(t, np.add(a, self.value(v), out=a) if alpha == 1 else self.kernels["add_alpha"](a, self.value(v), alpha))
 
     def div_(self, t: Any, v: Any) -> None:
-        a = self._array(t)
+        a = self.value(t)
         divide = self.kernels.get("div")  # (the stand-in CuPy's: a GPU divides by a number otherwise)
-        self._write(t, np.divide(a, self._array(v), out=a) if divide is None else divide(a, self._array(v)))
+        self._write(t, np.divide(a, self.value(v), out=a) if divide is None else divide(a, self.value(v)))
 
     def sqrt_(self, t: Any) -> None:
-        a = self._array(t)
+        a = self.value(t)
         self._write(t, np.sqrt(a, out=a))
 
     def maximum_(self, t: Any, v: Any) -> None:
-        a = self._array(t)
-        self._write(t, np.maximum(a, self._array(v), out=a))
+        a = self.value(t)
+        self._write(t, np.maximum(a, self.value(v), out=a))
 
     def lerp_(self, t: Any, end: Any, weight: float) -> None:
-        self._write(t, self.kernels["lerp"](self._array(t), self._array(end), weight))
+        self._write(t, self.kernels["lerp"](self.value(t), self.value(end), weight))
 
     def addcmul_(self, t: Any, a: Any, b: Any, value: float = 1) -> None:
-        self._write(t, self.kernels["addcmul"](self._array(t), self._array(a), self._array(b), value))
+        self._write(t, self.kernels["addcmul"](self.value(t), self.value(a), self.value(b), value))
 
     def addcdiv_(self, t: Any, a: Any, b: Any, value: float = 1) -> None:
-        self._write(t, self.kernels["addcdiv"](self._array(t), self._array(a), self._array(b), value))
+        self._write(t, self.kernels["addcdiv"](self.value(t), self.value(a), self.value(b), value))
 
 
 OPS = _OpPath()
@@ -517,10 +516,12 @@ def foreach_op(op: str, inputs: list[list[np.ndarray]], params: tuple[float, ...
     """The op ``op`` (``FOREACH_OPS``: ``add_alpha``, ``lerp``, ``addcmul``, ``addcdiv``) of each array of
     ``inputs[0]`` with its partners in the other lists and the numbers ``params``: the op's own CPU kernel,
     array by array (PyTorch's ``torch._foreach_lerp_`` and kin), so each value is the op's."""
-    outs = []
+    outs: list[np.ndarray] = []
+    if not inputs[0]:
+        return outs
+    fn = kernels_for(op)[KernelKey(Backend.CPU, Layout.ALL_LAYOUT, from_numpy(inputs[0][0].dtype))].fn
     with np.errstate(all="ignore"):
         for i, xs in enumerate(zip(*inputs)):
-            fn = kernels_for(op)[KernelKey(Backend.CPU, Layout.ALL_LAYOUT, from_numpy(xs[0].dtype))].fn
             r = fn(*xs, *params)
             if out is not None:
                 np.copyto(out[i], r)
