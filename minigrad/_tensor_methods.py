@@ -44,7 +44,7 @@ from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
 from .ops.indexing import index_put_ as _index_put_, put_values
 from .ops.shape import _index_error_words, _is_mask, _normalize_index, index_region
-from .tensor import Tensor
+from .tensor import Tensor, storage_array
 
 
 def _shape_args(args: tuple[Any, ...]) -> Any:
@@ -636,12 +636,9 @@ def _address(a: Any) -> int:
 def _storage_offset(self: Tensor) -> int:
     """Where the first element lies in the storage, in elements: 0 for a tensor that owns its storage,
     the view's start in its base's storage for a view (``h[1].storage_offset()`` of a 2x3 ``h`` is 3)."""
-    root = self._view.base._data if self._view is not None else self._data
-    while getattr(root, "base", None) is not None and hasattr(root.base, "strides"):
-        root = root.base  # the array that owns the memory
     if self._data.size == 0:
         return 0
-    return (_address(self._data) - _address(root)) // self._data.itemsize
+    return (_address(self._data) - _address(storage_array(self))) // self._data.itemsize
 
 
 def _data_ptr(self: Tensor) -> int:
@@ -722,7 +719,7 @@ _METHODS_BY_FAMILY = {
     "index_add": ops.index_add, "index_reduce": ops.index_reduce, "index_fill": ops.index_fill, "index_copy": ops.index_copy, "index_put": ops.index_put,
     "index_select": ops.index_select, "masked_select": ops.masked_select,
     "take": ops.take, "narrow": ops.narrow, "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag,
-    "unfold": _unfold,
+    "unfold": _unfold, "as_strided": ops.as_strided,
     # running totals and reductions
     "cumsum": ops.cumsum, "cumprod": ops.cumprod, "logcumsumexp": ops.logcumsumexp, "cummax": ops.cummax,
     "cummin": ops.cummin, "prod": ops.prod, "diff": ops.diff, "all": ops.all, "any": ops.any,

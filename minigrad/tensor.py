@@ -819,6 +819,15 @@ def root_of(t: "Tensor") -> "Tensor":
     return root if root is not None else t
 
 
+def storage_array(t: "Tensor") -> Any:
+    """The array that owns ``t``'s memory (PyTorch's storage): its base's array, followed down to the array
+    it was taken from (``storage_offset`` counts from its first element, ``as_strided`` stays inside it)."""
+    root = t._view.base._data if t._view is not None else t._data
+    while getattr(root, "base", None) is not None and hasattr(root.base, "strides"):
+        root = root.base
+    return root
+
+
 def has_views(t: "Tensor") -> bool:
     """Whether ``t`` is the base of a view (its history change must reach the views)."""
     return t._id in _VIEWS

@@ -144,6 +144,8 @@ OPS: dict[tuple[str, str], Callable[..., Any]] = {
     ("linalg.cross", ""): mg.linalg.cross,
     ("linalg.matrix_power", ""): mg.linalg.matrix_power,
     ("unfold", ""): lambda x, *a, **k: x.unfold(*a, **k),
+    ("as_strided", ""): mg.as_strided,
+    ("as_strided", "partial_views"): mg.as_strided,  # (its samples as_strided a view: the base's storage)
     ("repeat", ""): lambda x, *a, **k: x.repeat(*a, **k),  # a method only, as in PyTorch
     ("trace", ""): lambda x: x.trace(),  # minigrad.trace is the recorder: the matrix trace is a method
     ("linalg.det", ""): mg.linalg.det,
@@ -272,6 +274,22 @@ NAN_INPUT_GRADIENT_VARIES = {"nn.functional.hardtanh", "nn.functional.relu6", "n
 _CLEAR_ERRORS = (TypeError, ValueError, RuntimeError, NotImplementedError)
 
 
+#: Ops whose result depends on the input's storage, not only its values (``as_strided`` reads it by its own
+#: strides): a sample whose input is a view (``as_strided``'s ``partial_views``) gets a view of a fresh copy
+#: of its base, on both sides, where the others get a fresh copy of its values.
+READS_STORAGE = {"as_strided"}
+
+
+def _fresh_view(t: Any) -> Any:
+    base = t._base.detach().clone()
+    return base.as_strided(t.size(), t.stride(), t.storage_offset()).requires_grad_(t.requires_grad)
+
+
+def _mg_view(t: Any) -> Any:
+    base = mg.tensor(t._base.detach().numpy().copy(), device=DEVICE)
+    return base.as_strided(tuple(t.size()), t.stride(), t.storage_offset()).requires_grad_(t.requires_grad)
+
+
 def _fresh(obj: Any) -> Any:
     if isinstance(obj, torch.Tensor):
         return obj.detach().clone().requires_grad_(obj.requires_grad)
@@ -335,6 +353,8 @@ def run_sample(name: str, fn: Callable[..., Any], sample: Any, rng: np.random.Ge
     t_kwargs = {k: _fresh(v) for k, v in sample.kwargs.items()}
     host = HOST_ARGUMENTS.get(name, ())
     m_args = [_to_mg(a, "cpu" if k in host else DEVICE) for k, a in enumerate(t_args)]
+    if name in READS_STORAGE and sample.input._base is not None:  # the input a view of a fresh base on both sides
+        t_args[0], m_args[0] = _fresh_view(sample.input), _mg_view(sample.input)
     m_kwargs = {k: _to_mg(v) for k, v in t_kwargs.items()}
     why = _unsupported(name, sample)
     try:

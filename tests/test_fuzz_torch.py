@@ -308,6 +308,23 @@ def _same_steps(t: Any, m: Any) -> bool:
     return all(n <= 1 or a == b for n, a, b in zip(t.shape, tuple(t.stride()), tuple(m.stride())))
 
 
+def _same_storage_geometry(t: Any, m: Any) -> bool:
+    """Whether ``as_strided`` reads the same values from both tensors: the same strides, offset and storage size,
+    and equal values in all of the storage (a view's base's; a result minigrad laid out otherwise than PyTorch
+    - a GPU kernel's row-major one - or kept in a larger buffer fails here)."""
+    from minigrad.tensor import storage_array
+
+    root = storage_array(m)
+    size = t.untyped_storage().nbytes() // t.element_size()
+    if tuple(t.stride()) != tuple(m.stride()) or t.storage_offset() != m.storage_offset() or size != root.size:
+        return False
+    if not root.flags.c_contiguous:  # (its storage order is not its row-major one)
+        return False
+    theirs = t.detach().as_strided((size,), (1,), 0).cpu().numpy()
+    ours = np.asarray(root.get() if hasattr(root, "get") else root).reshape(-1)
+    return bool(np.array_equal(theirs, ours, equal_nan=theirs.dtype.kind in "fc"))
+
+
 def _sides(fn: Callable[..., Any], pairs: tuple["Pair", ...], grad_off: bool) -> tuple[Callable[[], Any], Callable[[], Any]]:
     """``fn`` on the PyTorch tensors of ``pairs`` and on minigrad's, each under ``no_grad`` when ``grad_off``."""
     def t_fn() -> Any:
@@ -550,6 +567,10 @@ class Differential(RuleBasedStateMachine):
         "expand-same": lambda x: x.expand(tuple(x.shape)), "int-index": lambda x: x[(0,) * x.ndim],
         "diagonal-offset": lambda x: x.diagonal(-1, 0, -1), "unfold-overlap": lambda x: x.unfold(-1, 2, 1),
         "diagonal-dims": lambda x: x.diagonal(1, -1, 0),
+        # as_strided reads the storage by the geometry it is given (generated where both sides' geometries agree)
+        "as_strided-same": lambda x: x.as_strided(tuple(x.shape), x.stride()),
+        "as_strided-flat": lambda x: x.as_strided((x.numel(),), (1,)),
+        "as_strided-windows": lambda x: x.as_strided((max(x.numel() - 1, 0), 2), (1, 1)),
     }
 
     @precondition(lambda self: self.pool)
@@ -560,11 +581,14 @@ class Differential(RuleBasedStateMachine):
         p, fn = self.pick(i), self.VIEWS[op]
         if ON_GPU and op == "view" and tuple(p.t.stride()) != tuple(p.m.stride()):
             return  # some of minigrad's GPU kernels write row-major results (module docstring)
+        if op.startswith("as_strided") and not _same_storage_geometry(p.t, p.m):
+            return  # a result laid out otherwise than PyTorch's (module docstring): as_strided would read otherwise
         step = f"{op}({p.name}){' under no_grad' if grad_off else ''}"
         t, m = self.both(step, *_sides(fn, (p,), grad_off))
         if t.error is None:
             q = self.add(t.value, m.value, step, view_of=p)
-            q.overlapping = q.overlapping or (op == "unfold-overlap" and q.t.shape[-2] > 1)
+            q.overlapping = q.overlapping or (op == "unfold-overlap" and q.t.shape[-2] > 1) or (
+                op == "as_strided-windows" and q.t.shape[0] > 1)
 
     @precondition(lambda self: self.pool)
     @rule(i=st.integers(0, 99))

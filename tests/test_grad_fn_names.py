@@ -231,6 +231,8 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "diagonal": lambda lib, d: d["x"].diagonal(),
     "diagonal of other dims": lambda lib, d: d["x"].diagonal(1, 1, 0),
     "unfold": lambda lib, d: d["x"].unfold(1, 2, 1),
+    "as_strided": lambda lib, d: d["x"].as_strided((2, 2), (1, 2), 1),
+    "as_strided of a view": lambda lib, d: d["x"][1:].as_strided((2,), (3,)),
     "gather": lambda lib, d: d["x"].gather(1, lib.tensor([[0], [1], [2]])),
     "pad": lambda lib, d: _F(lib).pad(d["x"], (1, 1)),
     "pad reflect": lambda lib, d: _F(lib).pad(d["x"], (1, 2), mode="reflect"),

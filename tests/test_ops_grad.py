@@ -326,6 +326,12 @@ CASES: list[Case] = [
     Case("diagonal-view-offset-dims", "diagonal", lambda x: x.diagonal(-1, 2, 0), inputs(rnd(3, 2, 4))),
     Case("unfold-view-overlapping", "unfold", lambda x: x.unfold(1, 3, 1), inputs(rnd(2, 5))),
     Case("unfold-view-strided", "unfold", lambda x: x.unfold(0, 2, 3), inputs(rnd(7, 2))),
+    Case("as_strided", "as_strided", lambda x: x.as_strided((2, 3), (1, 4), 1), inputs(rnd(3, 4))),
+    Case("as_strided-overlapping", "as_strided", lambda x: x.as_strided((4, 3), (2, 1)), inputs(rnd(10))),
+    Case("as_strided-stride-0", "as_strided", lambda x: x.as_strided((3, 2, 2), (0, 1, 3), 2), inputs(rnd(2, 4))),
+    Case("as_strided-of-a-view", "as_strided", lambda x: x[1:].t().as_strided((2, 2), (1, 1)), inputs(rnd(3, 3))),
+    Case("as_strided-of-an-expanded-input", "as_strided",  # the input sees each element thrice: shared
+         lambda x: x.expand(3, 4).as_strided((3, 2), (1, 1)), inputs(rnd(4))),
     Case("copy_slices", "copy_slices", lambda b, s: mg.OPS["copy_slices"](b, s, np.array([[5, 1], [2, 7]])),
          inputs(rnd(2, 4), rnd(2, 2))),
     # F.pad circular: PyTorch's _pad_circular, slices copied into a new tensor (every copy a copy_slices)

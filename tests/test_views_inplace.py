@@ -158,6 +158,27 @@ def _p_narrow_select(lib, x, y):
     return h * h
 
 
+def _p_as_strided(lib, x, y):
+    h = x.cos()
+    v = h.as_strided((2, 2), (4, 1), 5)  # h[1:, 1:3] by its geometry
+    w = h[1]
+    v.mul_(y)
+    return w * w + h.as_strided((3,), (5,)).sum()
+
+
+def _p_as_strided_transposed_base(lib, x):
+    h = (x * 2).t().clone()  # a base laid out column-major: as_strided reads its storage, not its rows
+    h.as_strided((2, 2), (1, 3), 1).mul_(10)
+    return h * h[1].sum()
+
+
+def _p_as_strided_reads_twice(lib, x):
+    h = x * x
+    windows = h.as_strided((4, 3), (2, 1), 1)  # overlapping windows and one of stride 0 below
+    rows = h[0].as_strided((3, 4), (0, 1))
+    return windows.sum(0) * rows[:, :3].sum() + windows[2]
+
+
 PROGRAMS = [
     (_p_index_iadd, [(3, 4)]),
     (_p_view_mul, [(12,)]),
@@ -174,6 +195,9 @@ PROGRAMS = [
     (_p_base_changed_after, [(3, 4), (1, 4)]),
     (_p_squeeze_unsqueeze_expand, [(3, 4)]),
     (_p_narrow_select, [(3, 4), (3, 4)]),
+    (_p_as_strided, [(3, 4), (2, 2)]),
+    (_p_as_strided_transposed_base, [(3, 4)]),
+    (_p_as_strided_reads_twice, [(3, 4)]),
 ]
 
 
@@ -190,6 +214,7 @@ VIEW_FORMS = {
     "expand": lambda h: h[0:1].expand(3, 4), "diagonal": lambda h: h.diagonal(), "unfold": lambda h: h.unfold(1, 2, 1),
     "split": lambda h: h.split(2)[1], "chunk": lambda h: h.chunk(2)[0], "unbind": lambda h: h.unbind(1)[2],
     "view_as": lambda h: h.view_as(h.reshape(12)), "view-of-view": lambda h: h[1:].t()[0],
+    "as_strided": lambda h: h.as_strided((2, 3), (4, 2), 1), "as_strided-of-view": lambda h: h[1:].t().as_strided((2,), (5,)),
 }
 
 
@@ -727,6 +752,10 @@ _GEOMETRIES = {
     "unsqueeze at the end of a transpose": lambda h: h.transpose(0, 2).unsqueeze(3),
     "unsqueeze of a transpose": lambda h: h.transpose(0, 2).unsqueeze(1),
     "elementwise of a None": lambda h: h.transpose(0, 2)[None] * 2,
+    # as_strided: the geometry given, in the storage of the tensor it is called on (a view's: its base's)
+    "as_strided": lambda h: h.as_strided((3, 2), (1, 5), 2), "as_strided of a view": lambda h: h[1].as_strided((2, 2), (4, 1)),
+    "as_strided reading twice": lambda h: h.as_strided((3, 3), (1, 1)), "as_strided of stride 0": lambda h: h.as_strided((2, 3), (0, 1)),
+    "as_strided 0-d": lambda h: h.as_strided((), (), 23), "as_strided row-major": lambda h: h[0, 1:].as_strided((2, 4), (4, 1)),
 }
 
 

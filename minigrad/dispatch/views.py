@@ -51,10 +51,27 @@ def _cpu_kernel(op: Any) -> Any:
 def positions_of(info: ViewInfo) -> np.ndarray:
     """Where each element of the view lies in its base, as flat positions (the view's geometry):
     the recorded view functions replayed on ``arange(base.numel()).reshape(base.shape)``."""
-    pos = np.arange(info.base._data.size, dtype=np.int64).reshape(info.base._data.shape)
+    data = info.base._data
+    pos = np.arange(data.size, dtype=np.int64).reshape(data.shape)
+    steps = [s // data.itemsize for s in data.strides]
+    if data.ndim > 1 and sorted(steps, reverse=True) != steps and data.size:  # a base laid out in another order
+        pos = _laid_out(pos, steps)
     for op, attrs in info.fns:
         pos = _cpu_kernel(op)(pos, **attrs)
     return np.array(pos, order="C")  # a copy (ascontiguousarray would make a 0-d view 1-d)
+
+
+def _laid_out(pos: np.ndarray, steps: list[int]) -> np.ndarray:
+    """``pos`` (row-major) copied into memory laid out as a base whose strides are ``steps``: a view function
+    that reads the storage (``as_strided``) then finds in its memory what that base has there. (A base owns its
+    storage, so ``steps`` are a permutation of a dense layout's; one that is not keeps row-major.)"""
+    order = sorted(range(pos.ndim), key=lambda d: -steps[d])
+    dense = np.empty(tuple(pos.shape[d] for d in order), dtype=pos.dtype)
+    out = dense.transpose(np.argsort(order))
+    if any(s // out.itemsize != want for s, want, n in zip(out.strides, steps, pos.shape) if n > 1):
+        return pos
+    out[...] = pos
+    return out
 
 
 def geometry_of(positions: np.ndarray) -> dict[str, Any]:

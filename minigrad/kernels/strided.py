@@ -46,7 +46,7 @@ import numpy as np
 from .infer_meta import is_legacy_empty, split_pieces
 from .kept import kept
 
-__all__ = ["unsqueeze_view", "new_dims_strided", "iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["as_strided_view", "unsqueeze_view", "new_dims_strided", "iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -120,6 +120,16 @@ def diagonal_view(xp: Any, x: Any, offset: int, dim1: int = -2, dim2: int = -1) 
     start = x[..., max(-offset, 0):, max(offset, 0):] if n else x
     step = x.strides[-2] + x.strides[-1]  # one row down and one column right
     return strided(xp, start, x.shape[:-2] + (n,), x.strides[:-2] + (step,))
+
+
+def as_strided_view(xp: Any, x: Any, size: tuple[int, ...], stride: tuple[int, ...], shift: int) -> Any:
+    """PyTorch's ``as_strided``: ``size`` elements ``stride`` apart (in elements), the first ``shift`` elements
+    from ``x``'s first in their memory (before it where negative). The caller checked that they lie in the
+    storage; ``x``'s own strides play no part."""
+    item = x.itemsize
+    if shift:  # the one-element view ``shift`` elements away: the second of a pair that far apart
+        x = xp.lib.stride_tricks.as_strided(x, (2,), (shift * item,))[1:]
+    return strided(xp, x, tuple(size), tuple(s * item for s in stride))
 
 
 def unfold_view(xp: Any, x: Any, dim: int, size: int, step: int) -> Any:

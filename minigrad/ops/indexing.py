@@ -37,15 +37,15 @@ from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.strided import empty_read_shape, index_target
-from ..tensor import Tensor
-from ._checks import check_int, check_tensor, wrap_dim
+from ..tensor import Tensor, storage_array
+from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from .registry import OPS, Attr, Input, defop, type_name
 from .scatter_gather import _zeros
 from .shape import (_getitem_meta, _host_index, _index_error_words, _normalize_index, expand, getitem, getitem_cpu,
                     in_range, index_region, reshape, slice_dim, view)
 
 __all__ = ["index_select", "masked_select", "take", "narrow", "select", "diagonal", "diag", "diag_embed", "diagflat",
-           "tril_indices", "triu_indices"]
+           "tril_indices", "triu_indices", "as_strided"]
 
 CPU = Backend.CPU
 
@@ -347,6 +347,45 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"unfold(): maximum size for tensor at dimension {d} is {n} but size is {size}")
     picked = OPS["unfold"](x, d, size, step)  # a view (ops/views.py)
     return reshape(picked, (size,)) if input.ndim == 0 else picked
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the geometry given: ``size`` elements ``stride`` apart along each
+    dimension (in elements), starting ``storage_offset`` elements into the storage (``input``'s own offset
+    by default) - what ``stride()`` and ``storage_offset()`` print, taken as an instruction. ``input``'s
+    strides play no part, and the view may read elements twice (``stride`` 0) or elements ``input`` does not
+    show; the gradient adds up what each storage element's readings received (``torch.as_strided``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.arange(6.0)
+        >>> mg.as_strided(x, (2, 3), (1, 2)).tolist()
+        [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+        >>> x.as_strided((3, 2), (1, 1)).tolist()  # overlapping windows: unfold(0, 2, 1)
+        [[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]]
+    """
+    check_tensor("as_strided", "input", 0, input)
+    size = check_shape("as_strided", "size", 1, size)
+    stride = check_shape("as_strided", "stride", 2, stride)
+    own = input.storage_offset()
+    offset = own if storage_offset is None else check_int("as_strided", "storage_offset", 3, storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if all(size):  # the last element read lies in the storage (PyTorch's setStorage check)
+        item, storage = input._data.itemsize, storage_array(input).size
+        need = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        if need > storage:
+            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                               f"itemsize {item} requiring a storage size of {need * item} are out of bounds for "
+                               f"storage of size {storage * item}")
+    geometry = (tuple(input.shape), tuple(input.stride()), own)
+    return OPS["as_strided"](input, tuple(size), tuple(stride), offset, geometry)  # a view (ops/views.py)
 
 
 def _triangle_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype: Any, device: str) -> Tensor:

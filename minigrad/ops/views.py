@@ -1,9 +1,9 @@
 """The ops behind views and in-place changes through them: ``copy_slices`` (the base's new node when a
 view of it is changed in place, NOTE [ In-place through a view: the history rewrite ] in
-``autograd/views.py``) and ``diagonal`` as a view (``mg.diagonal`` in ``indexing.py`` calls it), and ``diagonal_copy``
-(``mg.diag`` of a matrix).
+``autograd/views.py``), ``diagonal``, ``unfold`` and ``as_strided`` as views (``mg.diagonal``, ``Tensor.unfold``
+and ``mg.as_strided`` in ``indexing.py`` call them), and ``diagonal_copy`` (``mg.diag`` of a matrix).
 
-Neither is public under its op name: ``mg.diagonal`` is the form that checks PyTorch's arguments,
+None is public under its op name: the forms in ``indexing.py`` check PyTorch's arguments,
 and ``copy_slices`` is made only by the history rewrite (its node is PyTorch's ``CopySlices``).
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..kernels.strided import copy_slices_array, diagonal_length, diagonal_view, unfold_view
+from ..kernels.strided import as_strided_view, copy_slices_array, diagonal_length, diagonal_view, unfold_view
 from .registry import Attr, defop
 
 __all__: list[str] = []
@@ -118,3 +118,49 @@ def _unfold_backward(ctx, g):
     table = np.arange(windows)[:, None] * step + np.arange(size)[None, :]
     order = list(range(dim + 1)) + [g.ndim - 1] + list(range(dim + 1, g.ndim - 1))
     return (ctx.ops.getitem_grad(ctx.ops.permute(g, tuple(order)), (slice(None),) * dim + (table,), shape),)
+
+
+def _as_strided_meta(op: str, x: Any, size: tuple[int, ...], stride: tuple[int, ...], storage_offset: int,
+                     self_geometry: Any) -> Any:
+    return tuple(size), x.dtype
+
+
+@register_kernel("as_strided", CPU, dtypes=ALL_DTYPES, name="cpu/as_strided")
+def as_strided_cpu(x, size, stride, storage_offset, self_geometry):
+    return as_strided_view(np, x, size, stride, storage_offset - self_geometry[2])
+
+
+as_strided = defop("as_strided", inputs=("x",),
+                   attrs=(Attr("size"), Attr("stride"), Attr("storage_offset"), Attr("self_geometry")),
+                   infer_meta=_as_strided_meta, view=True,
+                   doc="size elements stride apart in the input's storage from storage_offset (a view); "
+                       "self_geometry: the input's size, stride and storage offset")
+
+
+def storage_positions(size: Any, stride: Any, offset: int) -> np.ndarray:
+    """Where each element of a geometry lies in its storage (elements), in the geometry's shape."""
+    pos = np.full(tuple(size), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        pos += (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(size) - d - 1))
+    return pos
+
+
+@as_strided.def_backward
+def _as_strided_backward(ctx, g):
+    """PyTorch's: the gradient added into a stretch of storage at the output's positions (an output that
+    reads one element twice gives it both gradients), then read at the input's; an input that sees one
+    element several times (an expanded one) shares that element's gradient among them equally. Storage
+    the output does not read gives zero; what the output read outside the input's elements goes nowhere."""
+    size, stride, offset = ctx.attrs["size"], ctx.attrs["stride"], ctx.attrs["storage_offset"]
+    out_pos = storage_positions(size, stride, offset)
+    in_pos = storage_positions(*ctx.attrs["self_geometry"])
+    both = [p for p in (out_pos, in_pos) if p.size]
+    low = min(int(p.min()) for p in both) if both else 0
+    length = max(int(p.max()) for p in both) + 1 - low if both else 0
+    where = (in_pos - low,)
+    storage = ctx.ops.getitem_grad(g, (out_pos - low,), (length,))
+    grad = ctx.ops.getitem(storage, where)
+    if in_pos.size and np.unique(in_pos).size < in_pos.size:  # the input overlaps itself
+        seen = ctx.ops.getitem(ctx.ops.getitem_grad(ctx.ops.fill(grad, 1.0), where, (length,)), where)
+        grad = ctx.ops.div(grad, seen)
+    return (grad,)

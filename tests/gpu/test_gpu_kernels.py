@@ -934,6 +934,8 @@ VIEW_CHANGES = {
     "unfold(1, 2, 1).mul_(2)": lambda h: h.unfold(1, 2, 1).mul_(2),  # overlapping windows: twice on the middle columns
     "unfold(1, 2, 2)[1].add_(1)": lambda h: h.unfold(1, 2, 2)[1].add_(1.0),
     "diagonal(1).unfold(0, 2, 1).sub_(1)": lambda h: h.diagonal(1).unfold(0, 2, 1).sub_(1.0),
+    "as_strided((2, 2), (4, 1), 5).mul_(3)": lambda h: h.as_strided((2, 2), (4, 1), 5).mul_(3),
+    "t().as_strided((3,), (5,)).add_(1)": lambda h: h.t().as_strided((3,), (5,)).add_(1.0),
 }
 
 

@@ -18,7 +18,7 @@ from ..array_kernels import (diag_embed_arrays, embedding_bag_arrays, embedding_
 from ..kept import kept
 from ..key import Backend
 from ..registry import register_kernel
-from ..strided import (concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
+from ..strided import (as_strided_view, concat_arrays, copy_slices_array, diagonal_view, empty_read_shape, index_target, indexed,
                        laid_out_as_torch, new_dims_strided, split_views, squeeze_view, transpose_view, unbind_views,
                        unfold_view, unsqueeze_view)
 from ._runtime import upload
@@ -122,6 +122,11 @@ def diagonal_copy(x: Any, offset: int, dim1: int = -2, dim2: int = -1) -> Any:
 @register_kernel("unfold", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_unfold")
 def unfold(x: Any, dim: int, size: int, step: int) -> Any:
     return unfold_view(cupy, x, dim, size, step)
+
+
+@register_kernel("as_strided", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_as_strided")
+def as_strided(x: Any, size: Any, stride: Any, storage_offset: int, self_geometry: Any) -> Any:
+    return as_strided_view(cupy, x, size, stride, storage_offset - self_geometry[2])
 
 
 @register_kernel("copy_slices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_copy_slices")
