@@ -45,6 +45,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .devices import backend_of_device, device as _device, is_gpu_available
+from .kernels.array_kernels import fused_multiply_add
 from .dtypes import DType
 from .tensor import Tensor
 
@@ -223,27 +224,15 @@ class Generator:
 # -- the vectorised normal path ------------------------------------------------------------------
 
 def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
-    """float32 ``a * b + c`` rounded once, as an FMA instruction does (the product is exact in float64)."""
-    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(np.float32)
+    """float32 ``a * b + c`` rounded once, as an FMA instruction does."""
+    return fused_multiply_add(a, b, c, np.float32)
 
 
 def fma64(a: Any, b: float, c: float) -> np.ndarray:
-    """float64 ``a * b + c`` rounded once (an FMA), from error-free transformations: the product's
-    rounding error (Veltkamp-Dekker split) and the sum's (Knuth's two-sum), added back at the end."""
-    a = np.asarray(a, np.float64)
+    """float64 ``a * b + c`` rounded once (an FMA)."""
     if b == 1.0 and c == 0.0:
-        return a.copy()
-    p = a * b
-    split = 134217729.0  # 2**27 + 1
-    ah = a * split - (a * split - a)
-    al = a - ah
-    bh = b * split - (b * split - b)
-    bl = b - bh
-    ep = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # p + ep == a * b exactly
-    s = p + c
-    bb = s - p
-    es = (p - (s - bb)) + (c - bb)  # s + es == p + c exactly
-    return s + (ep + es)
+        return np.array(a, np.float64)
+    return fused_multiply_add(a, b, c, np.float64)
 
 
 _F = np.float32

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from .kernels.array_kernels import fused_multiply_add
+
 __all__ = ["linspace_array", "logspace_array", "arange_array"]
 
 _VECTOR_BYTES = 32  # one AVX2 vector: PyTorch's range kernels are not built for AVX-512
@@ -43,8 +45,7 @@ _VECTOR_BYTES = 32  # one AVX2 vector: PyTorch's range kernels are not built for
 
 def _fma(a: Any, b: Any, c: Any, acc: Any) -> Any:
     """``a * b + c`` in dtype ``acc`` (scalars or arrays), rounded once: a fused multiply-add."""
-    wide = np.float64 if np.dtype(acc).itemsize < 8 else np.longdouble
-    return (np.asarray(a, wide) * np.asarray(b, wide) + np.asarray(c, wide)).astype(acc)
+    return fused_multiply_add(a, b, c, acc)
 
 
 def _is_half(dtype: np.dtype) -> bool:

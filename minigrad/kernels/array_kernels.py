@@ -19,15 +19,19 @@ __all__ = ["fused_multiply_add", "singular_error", "vector_rhs", "nonzero_count"
            "running_extreme_positions", "log_add_exp"]
 
 
-def fused_multiply_add(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``a * b + c`` rounded once, as the fused multiply-adds of PyTorch's vectorised CPU kernels (NumPy has
-    none). Float32 operands compute in float64, where their product is exact. Float64 ones add the rounding
-    errors of the product (Dekker's split) and of the sum (Knuth's two-sum) back once: in 9 million random
-    ``torch.add(x, y, alpha=)`` elements this gave the hardware's result every time. Where a step
-    overflows (an operand near the float64 maximum), the unfused value stands."""
-    if a.dtype != np.float64:  # (the ufuncs widen as they go: no float64 copy of each operand first)
+def fused_multiply_add(a: Any, b: Any, c: Any, dtype: Any = None) -> np.ndarray:
+    """``a * b + c`` rounded once to ``dtype`` (``a``'s by default), as a fused multiply-add instruction does -
+    those of PyTorch's vectorised CPU kernels, of its C++ formulas (ranges, random transforms). NumPy has none:
+    below float64 the operands compute in float64, where the product of two float32 values is exact; in
+    float64 the rounding errors of the product (Dekker's split) and of the sum (Knuth's two-sum) are added
+    back once: in 9 million random ``torch.add(x, y, alpha=)`` elements this gave the hardware's result every
+    time. Where a step overflows (an operand near the float64 maximum), the unfused value stands. The one
+    emulation of an FMA in minigrad (``random.py`` and ``ranges.py`` call it too)."""
+    dtype = np.asarray(a).dtype if dtype is None else np.dtype(dtype)
+    if dtype.itemsize < 8:  # (the ufuncs widen as they go: no float64 copy of each operand first)
         wide = np.multiply(a, b, dtype=np.float64)
-        return np.add(wide, c, dtype=np.float64).astype(a.dtype)
+        return np.add(wide, c, dtype=np.float64).astype(dtype)
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
     p = a * b
     a_hi = (134217729.0 * a) - ((134217729.0 * a) - a)  # 2**27 + 1: the upper 26 bits of each factor
     b_hi = (134217729.0 * b) - ((134217729.0 * b) - b)
