@@ -21,7 +21,7 @@ _host_memory.configure_from_environment()  # NOTE [ Fresh pages for every large 
 from . import dtypes, flags  # noqa: E402
 from . import random
 from .random import Generator, default_generator, get_rng_state, initial_seed, seed, set_rng_state
-from .devices import contiguous_format, device, get_default_device, memory_format, preserve_format, set_default_device
+from .devices import channels_last_3d, contiguous_format, device, get_default_device, memory_format, preserve_format, set_default_device
 from .dtypes import get_default_dtype, set_default_dtype
 from .tensor import is_complex, is_floating_point, is_inference, is_nonzero, is_same_size, is_signed, is_tensor, numel
 from .dtypes import can_cast, finfo, iinfo, promote_types, result_type
@@ -127,7 +127,7 @@ __all__ += ["is_floating_point", "is_complex", "is_inference", "is_nonzero", "is
             "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator"]
 __all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode", "is_inference_mode_enabled",
-            "memory_format", "contiguous_format", "preserve_format"]
+            "memory_format", "contiguous_format", "preserve_format", "channels_last_3d"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.
 __all__ += [
     "random", "Generator", "default_generator", "seed", "initial_seed", "get_rng_state", "set_rng_state",

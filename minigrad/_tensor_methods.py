@@ -28,7 +28,8 @@ from .autograd import hooks as _hooks
 from ._inplace_methods import (clamp_inplace, index_put_through_view, inplace_composite as _inplace_composite,
                               setitem_through_view, written)
 from .dispatch.dygraph import check_inplace_shape, run_inplace, run_op
-from .devices import canonical_device, is_gpu_available
+from .devices import (CHANNELS_LAST, as_memory_format, canonical_device, check_memory_format_rank, contiguous_format,
+                      is_contiguous_as, is_gpu_available, preserve_format, suggested_memory_format)
 from .kernels.backends import backend_of_device
 from .kernels.strided import contiguous_strides, integers_first, viewable
 from .ops import sampling as _sampling
@@ -264,7 +265,7 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     non_blocking = bool(kwargs.pop("non_blocking", False))
-    kwargs.pop("memory_format", None)
+    fmt = as_memory_format("to", kwargs.pop("memory_format", preserve_format))
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for pos, arg in enumerate(args):
@@ -296,6 +297,10 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         device = canonical_device(device)
         if device != out._device:
             out = to_device(out, device, non_blocking)
+    if fmt != "preserve_format" and suggested_memory_format(tuple(out.shape), out.stride()) != fmt:
+        # laid out anew, in the format's own strides (a CloneBackward0)
+        check_memory_format_rank(fmt, out.ndim)
+        out = ops.clone(out, memory_format=fmt)
     if copy and out is self:
         out = ops.clone(self)
     return out
@@ -599,18 +604,37 @@ def _mT(self: Tensor) -> Tensor:
     return ops.transpose(self, -2, -1)
 
 
-def _contiguous(self: Tensor) -> Tensor:
-    """A tensor with C-contiguous storage (``self`` when it already is)."""
-    data = self._data
-    if getattr(data, "flags", None) is None or data.flags["C_CONTIGUOUS"]:
+def _contiguous(self: Tensor, memory_format: Any = contiguous_format) -> Tensor:
+    """A tensor with C-contiguous storage (``self`` when it already is); with ``memory_format=channels_last``
+    (or ``channels_last_3d``), one whose channels are the fastest dim (a ``clone`` in that format)."""
+    fmt = as_memory_format("contiguous", memory_format)
+    if fmt == "contiguous_format":
+        data = self._data
+        if getattr(data, "flags", None) is None or data.flags["C_CONTIGUOUS"]:
+            return self
+        return ops.clone(self, memory_format="contiguous_format")
+    if _laid_out_as(self, fmt):
         return self
-    return ops.clone(self, memory_format="contiguous_format")
+    if fmt == "preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    check_memory_format_rank(fmt, self.ndim)
+    return ops.clone(self, memory_format=fmt)
 
 
-def _is_contiguous(self: Tensor) -> bool:
+def _is_contiguous(self: Tensor, memory_format: Any = contiguous_format) -> bool:
     """Whether the elements lie in row-major order without gaps (size-1 dimensions' strides do not
-    count, and an empty tensor is contiguous), as PyTorch's ``is_contiguous()``."""
-    flags = getattr(self._data, "flags", None)
+    count, and an empty tensor is contiguous), as PyTorch's ``is_contiguous()``; with
+    ``memory_format=channels_last`` (``channels_last_3d``), whether they lie in (N, H, W, C) order
+    ((N, D, H, W, C)) without gaps - ``False`` for a tensor of another rank."""
+    fmt = memory_format if memory_format is contiguous_format else as_memory_format("is_contiguous", memory_format)
+    return _laid_out_as(self, fmt)
+
+
+def _laid_out_as(t: Tensor, fmt: str) -> bool:
+    """``is_contiguous(memory_format=fmt)`` of the format's plain name."""
+    if fmt in CHANNELS_LAST:
+        return is_contiguous_as(fmt, tuple(t.shape), t.stride())
+    flags = getattr(t._data, "flags", None)
     return flags is None or bool(flags["C_CONTIGUOUS"])
 
 

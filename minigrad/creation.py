@@ -22,7 +22,8 @@ import numpy as np
 from .errors import ShapeError
 from . import dtypes as _dt
 from . import random as _random
-from .devices import Layout, filled_array, made_array, to_numpy
+from .devices import Layout, canonical_device, filled_array, made_array, memory_format, to_numpy
+from .devices import _non_overlapping_and_dense as dense
 from .dtypes import DType
 from .ranges import arange_array, linspace_array, logspace_array
 from .random import (
@@ -83,7 +84,22 @@ def tensor(
     return from_data(data, dtype, device, requires_grad, name, layout)
 
 
-def channels_last(x: Tensor, requires_grad: bool | None = None, name: str | None = None) -> Tensor:
+class _ChannelsLast(memory_format):
+    """``minigrad.channels_last``: PyTorch's memory format (``x.to(memory_format=minigrad.channels_last)``,
+    ``x.is_contiguous(memory_format=...)``: an NCHW tensor whose channels are its fastest dim in memory), and,
+    called, Paddle's NHWC layout (``minigrad.channels_last(x)``: a tensor of shape (N, H, W, C) whose kernels
+    PrepareData selects or transforms to - the layout lesson's)."""
+
+    __slots__ = ()
+
+    def __call__(self, x: Tensor, requires_grad: bool | None = None, name: str | None = None) -> Tensor:
+        return _nhwc_leaf(x, requires_grad, name)
+
+
+channels_last = _ChannelsLast("channels_last")
+
+
+def _nhwc_leaf(x: Tensor, requires_grad: bool | None = None, name: str | None = None) -> Tensor:
     """A new NHWC ("channels last") leaf holding the 4-D NCHW tensor ``x``'s values in (N, H, W, C) order.
 
     The copy is a new leaf on ``x``'s device (gradients do not flow back to
@@ -258,25 +274,63 @@ def _like(fn: str, t: Any) -> Tensor:
     return t
 
 
+def _strides_to_keep(t: Tensor, device: Any) -> tuple[int, ...] | None:
+    """PyTorch's ``preserve_format`` for a ``*_like`` (``empty_like``): the input's strides (elements) where it
+    is dense but not row-major (``x.t()``, a channels-last image) and stays on its device; else None (row-major)."""
+    data = t._data
+    if data.ndim < 2 or canonical_device(device or t.device) != t.device or not dense(data):
+        return None
+    steps, row = tuple(s // data.itemsize for s in data.strides), [1]
+    for n in reversed(data.shape[1:]):
+        row.insert(0, row[0] * max(n, 1))
+    return None if steps == tuple(row) else steps
+
+
+def _laid_out(out: Tensor, strides: tuple[int, ...] | None) -> Tensor:
+    """``out`` (a new tensor, row-major) given ``strides`` over its own buffer, whose memory order then holds
+    its values in the order they were made (a constant's stay what they are)."""
+    if strides is not None:
+        data = out._data
+        xp = np if isinstance(data, np.ndarray) else __import__("cupy")
+        steps = tuple(s * data.itemsize for s in strides)  # (a view of the buffer: its base is set, as a kernel's)
+        out._data = xp.lib.stride_tricks.as_strided(data.reshape(-1), data.shape, steps).view()
+    return out
+
+
+def _sampled_like(fn: str, t: Tensor, dtype: Any, device: Any, requires_grad: bool, fill: Any) -> Tensor | None:
+    """A ``rand_like``/``randn_like``/``randint_like`` of a dense, not row-major CPU input, as PyTorch makes it:
+    ``empty_like`` (the input's strides) then the in-place sampler ``fill``, which draws in memory order
+    (NOTE [ Draws land in memory order ] in ops/sampling.py). None where the input is row-major."""
+    strides = _strides_to_keep(t, device)
+    if strides is None or (device or t.device) != "cpu":
+        return None
+    out = _laid_out(empty(t.shape, dtype=dtype, device="cpu"), strides)
+    fill(out)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
 @_names_allocation_failures
 def zeros_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """Zeros with ``input``'s shape (and dtype/device unless given)."""
     t = _like("zeros_like", input)
-    return zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    return _laid_out(zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad),
+                     _strides_to_keep(t, device))
 
 
 @_names_allocation_failures
 def ones_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """Ones with ``input``'s shape (and dtype/device unless given)."""
     t = _like("ones_like", input)
-    return ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    return _laid_out(ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad),
+                     _strides_to_keep(t, device))
 
 
 @_names_allocation_failures
 def full_like(input: Tensor, fill_value: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("full_like", input)
-    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    return _laid_out(full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                          requires_grad=requires_grad), _strides_to_keep(t, device))
 
 
 # -- PyTorch's other creation functions -------------------------------------------------------
@@ -434,6 +488,9 @@ def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any =
     """``rand`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("rand_like", input)
     dt = _like_dtype("rand_like", t, dtype, True)
+    kept = _sampled_like("rand_like", t, dt, device, requires_grad, lambda o: o.uniform_(0.0, 1.0, generator=generator))
+    if kept is not None:
+        return kept
     return rand(t.shape, generator=generator, dtype=dt, device=device or t.device, requires_grad=requires_grad)
 
 
@@ -442,6 +499,9 @@ def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any 
     """``randn`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("randn_like", input)
     dt = _like_dtype("randn_like", t, dtype, True)
+    kept = _sampled_like("randn_like", t, dt, device, requires_grad, lambda o: o.normal_(0.0, 1.0, generator=generator))
+    if kept is not None:
+        return kept
     return randn(t.shape, generator=generator, dtype=dt, device=device or t.device, requires_grad=requires_grad)
 
 
@@ -452,6 +512,10 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, genera
     if high is None:
         low, high = 0, low
     dt = _like_dtype("randint_like", t, dtype, False)
+    kept = _sampled_like("randint_like", t, dt, device, requires_grad,
+                         lambda o: o.random_(low, high, generator=generator))
+    if kept is not None:
+        return kept
     return randint(low, high, t.shape, generator=generator, dtype=dt, device=device or t.device,
                    requires_grad=requires_grad)
 
@@ -532,7 +596,8 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
 def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``empty`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("empty_like", input)
-    return empty(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+    return _laid_out(empty(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad),
+                     _strides_to_keep(t, device))
 
 
 __all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like", "as_tensor"]

@@ -23,7 +23,8 @@ __all__ = [
     "move_array", "constant_array", "filled_array", "made_array", "mixed_devices_error", "check_range", "out_of_range", "device_of_array", "to_numpy",
     "partial_overlap",
     "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
-    "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "default_device",
+    "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "channels_last_3d", "CHANNELS_LAST",
+    "as_memory_format", "check_memory_format_rank", "is_contiguous_as", "suggested_memory_format", "default_device",
     "get_default_device", "set_default_device",
 ]
 
@@ -56,6 +57,60 @@ class memory_format(str):  # noqa: N801  (PyTorch's class name)
 
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
+channels_last_3d = memory_format("channels_last_3d")
+
+#: The channels-last formats by name: the rank each needs and the order of its dims, slowest first
+#: (the channels fastest: N, H, W, C; N, D, H, W, C).
+CHANNELS_LAST = {"channels_last": (4, (0, 2, 3, 1)), "channels_last_3d": (5, (0, 2, 3, 4, 1))}
+
+
+def as_memory_format(op: str, v: Any, pos: int = 0) -> str:
+    """``v`` as the plain name of a memory format (``minigrad.channels_last`` is one, and also Paddle's
+    layout function), or PyTorch's TypeError."""
+    if isinstance(v, memory_format):
+        return str.__str__(v)
+    raise TypeError(f"{op}(): argument 'memory_format' (position {pos}) must be minigrad.memory_format, not "
+                    f"{type(v).__name__}")
+
+
+def check_memory_format_rank(fmt: str, ndim: int) -> None:
+    """PyTorch's refusal of a channels-last format for a tensor of another rank."""
+    if fmt in CHANNELS_LAST and ndim != CHANNELS_LAST[fmt][0]:
+        raise RuntimeError(f"required rank {CHANNELS_LAST[fmt][0]} tensor to use {fmt} format")
+
+
+def suggested_memory_format(shape: tuple[int, ...], strides: tuple[int, ...]) -> str:
+    """PyTorch's ``suggest_memory_format()``: ``channels_last`` (``_3d``) where the strides look channels last
+    - the channels the fastest dim, the others in (N, [D,] H, W) order, an ambiguous case (an N111 tensor)
+    counted as contiguous - else ``contiguous_format``. ``to(memory_format=...)`` copies unless it is the
+    format asked for."""
+    for fmt, (rank, order) in CHANNELS_LAST.items():
+        if len(shape) != rank or strides[1] == 0:
+            continue
+        low, like = 0, True
+        for d in (1,) + tuple(reversed(order[1:-1])) + (0,):
+            if shape[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
+                like = False
+                break
+            low = strides[d] * (shape[d] if shape[d] > 1 else 1)
+        if like:
+            return fmt
+    return "contiguous_format"
+
+
+def is_contiguous_as(fmt: str, shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether ``strides`` (elements) lay ``shape`` out densely in the channels-last format ``fmt``'s order
+    (a size-1 dim's stride does not count, as in PyTorch's ``is_channels_last_contiguous``)."""
+    rank, order = CHANNELS_LAST[fmt]
+    if len(shape) != rank:
+        return False
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
 
 
 class Layout:

@@ -45,7 +45,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .devices import backend_of_device, device as _device, is_gpu_available
-from .kernels.array_kernels import fused_multiply_add
+from .fma import fused_multiply_add
 from .dtypes import DType
 from .tensor import Tensor
 

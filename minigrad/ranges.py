@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .kernels.array_kernels import fused_multiply_add
+from .fma import fused_multiply_add
 
 __all__ = ["linspace_array", "logspace_array", "arange_array"]
 

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1] / "minigrad"
 #: Lowest first. A module belongs to the first layer with a matching prefix.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("minigrad.tracing", "minigrad.dtypes", "minigrad.flags", "minigrad.grad_state", "minigrad.printing", "minigrad.devices",
-              "minigrad._host_memory", "minigrad.size", "minigrad.errors")),
+              "minigrad._host_memory", "minigrad.size", "minigrad.errors", "minigrad.fma")),
     ("tensor", ("minigrad.tensor", "minigrad.autograd_meta", "minigrad.creation", "minigrad.random", "minigrad.ranges")),
     ("autograd", ("minigrad.autograd",)),
     ("kernels", ("minigrad.kernels",)),

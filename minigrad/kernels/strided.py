@@ -46,7 +46,7 @@ import numpy as np
 from .infer_meta import is_legacy_empty, split_pieces
 from .kept import kept
 
-__all__ = ["as_strided_view", "unsqueeze_view", "new_dims_strided", "iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["as_strided_view", "channels_last_copy", "unsqueeze_view", "new_dims_strided", "iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -302,6 +302,16 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     if out.strides == _strides_in_order(out.shape, order, out.itemsize):
         return out
     return copy_in_order(np, out, order, inverse)
+
+
+def channels_last_copy(xp: Any, x: Any, fmt: str) -> Any:
+    """A copy of ``x`` (N, C, ...) laid out channels last (``fmt``: ``channels_last`` or ``channels_last_3d``):
+    a row-major buffer of the (N, ..., C) order seen through the inverse order, as PyTorch's
+    ``clone(memory_format=torch.channels_last)``."""
+    order = (0,) + tuple(range(2, x.ndim)) + (1,)
+    buf = xp.empty(tuple(x.shape[d] for d in order), dtype=x.dtype)  # (a fresh buffer: a size-1 dim's stride too)
+    buf[...] = x.transpose(order)
+    return buf.transpose(tuple(int(k) for k in np.argsort(order)))
 
 
 def laid_out_like(xp: Any, out: Any, x: Any) -> Any:

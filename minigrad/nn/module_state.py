@@ -23,7 +23,9 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from .. import dtypes as _dt
+from ..devices import CHANNELS_LAST, as_memory_format, is_contiguous_as
 from ..kernels.backends import canonical_device, move_array, to_numpy
+from ..kernels.strided import channels_last_copy
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 
@@ -52,6 +54,12 @@ def _set_data(t: Tensor, data: Any, dtype: Any = None, device: str | None = None
         t._dtype = dtype
     if device is not None:
         t._device = device
+
+
+def _channels_last(data: Any, fmt: str) -> Any:
+    """A copy of ``data`` laid out in the channels-last format ``fmt``, on its device."""
+    xp = np if isinstance(data, np.ndarray) else __import__("cupy")
+    return channels_last_copy(xp, data, fmt)
 
 
 class ModuleStateMixin:
@@ -193,11 +201,15 @@ class ModuleStateMixin:
 
     # -- conversion --------------------------------------------------------------
 
-    def to(self, device: Any = None, dtype: Any = None) -> Any:
+    def to(self, device: Any = None, dtype: Any = None, non_blocking: bool = False, *,
+           memory_format: Any = None) -> Any:
         """Move every parameter and buffer to ``device`` and/or cast floating ones to ``dtype``, in place
-        (the objects stay the same, so an optimizer made before still holds them). Returns ``self``."""
+        (the objects stay the same, so an optimizer made before still holds them); with ``memory_format``
+        (``channels_last``), lay out each 4-D one so (5-D for ``channels_last_3d``), as PyTorch's. Returns
+        ``self``."""
         if isinstance(device, _dt.DType) or (dtype is None and device is not None and not isinstance(device, str)):
             device, dtype = None, device
+        fmt = as_memory_format("to", memory_format) if memory_format is not None else None
         dt = _dt.as_dtype(dtype, "to(): argument 'dtype'") if dtype is not None else None
         dev = canonical_device(device) if device is not None else None
         for _, mod in self.named_modules():
@@ -211,6 +223,10 @@ class ModuleStateMixin:
                 if dev is not None and dev != t._device:
                     data = move_array(data, t._device, dev)
                     new_dev = dev
+                if fmt in CHANNELS_LAST and t.ndim == CHANNELS_LAST[fmt][0] and not is_contiguous_as(
+                        fmt, tuple(t.shape), tuple(s // data.itemsize for s in data.strides)):
+                    data = _channels_last(data, fmt)
+                    new_dt = new_dt or t._dtype
                 if new_dt is not None or new_dev is not None:
                     _set_data(t, data, new_dt, new_dev)
                     if t.grad is not None:

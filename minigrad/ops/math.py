@@ -28,7 +28,8 @@ from ..kernels import infer_meta as im
 from ..kernels import special
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ..kernels.strided import torch_layout
+from ..kernels.strided import channels_last_copy, torch_layout
+from ..devices import CHANNELS_LAST, check_memory_format_rank
 from ..tensor import Tensor
 from ._checks import check_number_or_none
 from ..autograd.formula import GRAPH_OPS
@@ -722,20 +723,28 @@ def cast_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
 def clone_cpu(x, memory_format="preserve_format"):
     # preserve_format: the input's order of strides, where a broadcast (stride 0) dim has no say (PyTorch's
     # empty_like; NumPy's order "K" would make it the fastest)
+    if memory_format in CHANNELS_LAST:
+        return channels_last_copy(np, x, memory_format)
     out = np.copy(x, order="C" if memory_format == "contiguous_format" else "K")
     return out if memory_format == "contiguous_format" else torch_layout("elementwise", out, (x,))
 
 
 def _check_memory_format(op: str, name: str, pos: int, v: Any) -> str:
-    if v not in ("preserve_format", "contiguous_format"):
+    if v not in ("preserve_format", "contiguous_format", *CHANNELS_LAST) or not isinstance(v, str):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be minigrad.memory_format "
-                        f"(minigrad.preserve_format or minigrad.contiguous_format), not {v!r}")
-    return "contiguous_format" if v == "contiguous_format" else "preserve_format"  # the plain string, for events
+                        f"(minigrad.preserve_format, contiguous_format, channels_last or channels_last_3d), not {v!r}")
+    return str.__str__(v)  # the plain string, for events
+
+
+def _clone_meta(op: str, x: Any, memory_format: str = "preserve_format") -> Any:
+    check_memory_format_rank(memory_format, len(x.shape))
+    return im.same(op, x)
 
 
 clone = defop("clone", inputs=("x",), out=False, attrs=(Attr("memory_format", "preserve_format", _check_memory_format),),
-              infer_meta=im.same,
-              doc="a copy that stays in the graph, in the input's order of strides (or row-major: contiguous_format)")
+              infer_meta=_clone_meta,
+              doc="a copy that stays in the graph, in the input's order of strides (or row-major: contiguous_format; "
+                  "channels last: channels_last, channels_last_3d)")
 @clone.def_backward
 def clone_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """The gradient passes through unchanged."""

@@ -37,7 +37,18 @@ METHODS = ("normal_", "uniform_", "random_", "bernoulli_", "exponential_", "cauc
 
 def fill_(self: Tensor, op_name: str, values: Any) -> Tensor:
     """Write ``values`` into ``self`` in place (no node; version bumped; recorded as ``tensor.update``):
-    host draws (copied to ``self``'s device) or draws already made there (``_drawn_on_device``)."""
+    host draws (copied to ``self``'s device) or draws already made there (``_drawn_on_device``).
+
+    NOTE [ Draws land in memory order ]
+    PyTorch's CPU samplers fill a tensor as its TensorIterator walks it: in the
+    order its elements lie in memory, not in the order of its indices. The two
+    differ for a tensor that is not row-major (``x.t()``, a channels-last image):
+    the second draw of ``x.t().uniform_()`` lands in ``x.t()[1, 0]``. Host draws
+    for such a tensor are put in place by their elements' memory offsets."""
+    if type(values) is np.ndarray and values.size > 1 and not _is_contiguous(self):
+        placed = np.empty(values.size, values.dtype)
+        placed[_memory_order(self)] = values.reshape(-1)
+        values = placed
     if type(values) is not np.ndarray and self.device != "cpu":  # made on the device
         new = Tensor._make(values.reshape(self.shape), self.dtype, self.device)
         return run_inplace(self, op_name, lambda: new)
@@ -45,6 +56,12 @@ def fill_(self: Tensor, op_name: str, values: Any) -> Tensor:
     if self.device != "cpu":
         new = new.to(self.device)
     return run_inplace(self, op_name, lambda: new)
+
+
+def _memory_order(t: Tensor) -> np.ndarray:
+    """The flat (row-major) positions of ``t``'s elements in the order they lie in memory."""
+    offsets = sum(np.indices(t.shape)[d] * t._data.strides[d] for d in range(t.ndim)).reshape(-1)
+    return np.argsort(offsets, kind="stable")
 
 
 def _drawn_on_device(kind: str, self: Tensor, generator: Any, *numbers: Any) -> Any:
@@ -76,11 +93,8 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Gen
     if drawn is not None:
         return fill_(self, "normal_", drawn)
     if n >= 16 and not _is_contiguous(self):
-        # PyTorch takes the scalar path for a non-contiguous tensor, element by element in memory order
-        drawn = np.concatenate([gen.normal(1, self.dtype, mean, std) for _ in range(n)])
-        offsets = sum(np.indices(self.shape)[d] * self._data.strides[d] for d in range(self.ndim)).reshape(-1)
-        values = np.empty(n, self.dtype.np)
-        values[np.argsort(offsets, kind="stable")] = drawn
+        # PyTorch takes the scalar path for a non-contiguous tensor, element by element (in memory order: fill_)
+        values = np.concatenate([gen.normal(1, self.dtype, mean, std) for _ in range(n)])
     else:
         values = gen.normal(n, self.dtype, mean, std)
     return fill_(self, "normal_", values)
@@ -134,6 +148,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
     n = self.numel()
     if isinstance(p, Tensor):
         probs = np.broadcast_to(p.detach().numpy(), self.shape).reshape(-1)
+        if n > 1 and not _is_contiguous(self):  # each draw meets its element's probability (fill_: memory order)
+            probs = probs[_memory_order(self)]
         if probs.dtype == np.float64:
             values = _random.bernoulli_array(gen, probs, n)
         else:  # a float32 probability tensor draws float32 uniforms, as PyTorch's kernel does

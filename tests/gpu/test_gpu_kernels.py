@@ -2886,3 +2886,20 @@ def test_one_samples_nll_loss_of_no_class_with_its_target_ignored(reduction):
         theirs = torch.nn.functional.nll_loss(torch.zeros(0, dtype=torch.float64, device="cuda"),
                                               torch.tensor(0, device="cuda"), reduction=reduction, ignore_index=0)
         assert float(theirs.item()) == 0.0
+
+
+def test_channels_last_memory_format_on_the_gpu_as_on_the_cpu():
+    """``to(memory_format=channels_last)`` lays a GPU tensor out channels last too (its clone kernel), and a
+    convolution, a pooling and an elementwise op of it give the CPU's values and gradients."""
+    got = {}
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand((2, 3, 6, 5), mg.float64, seed=5), dtype=mg.float64, device=device)
+        x = x.to(memory_format=mg.channels_last).requires_grad_()
+        w = mg.tensor(_rand((4, 3, 3, 3), mg.float64, seed=6), dtype=mg.float64, device=device, requires_grad=True)
+        y = mg.nn.functional.max_pool2d(mg.nn.functional.conv2d(x, w, padding=1), 2)
+        (y * y.exp()).sum().backward()
+        got[device] = (x.stride(), x.is_contiguous(memory_format=mg.channels_last), mg.zeros_like(x).stride(),
+                       y.detach().cpu().numpy(), x.grad.cpu().numpy(), w.grad.cpu().numpy())
+    assert got["gpu"][:3] == got["cpu"][:3] == ((90, 1, 15, 3), True, (90, 1, 15, 3))
+    for a, b in zip(got["gpu"][3:], got["cpu"][3:]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -20,7 +20,8 @@ from ..kept import kept
 from ..key import Backend
 from ..registry import register_kernel
 from . import cuda_src as src
-from ..strided import copy_in_order, order_and_inverse, row_major
+from ...devices import CHANNELS_LAST
+from ..strided import channels_last_copy, copy_in_order, order_and_inverse, row_major
 from . import _runtime
 from ._runtime import constant, constant_value, dtype_name, function, grid_1d, strides_meta
 
@@ -298,7 +299,10 @@ def cast(x: Any, dtype: Any) -> Any:
 @register_kernel("clone", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_clone")
 def clone(x: Any, memory_format: str = "preserve_format") -> Any:
     """One copy, laid out as PyTorch's ``clone``: ``preserve_format`` keeps the input's order of strides,
-    where a broadcast (stride 0) dim has no say (CuPy's order "K" would make it the fastest, as NumPy's)."""
+    where a broadcast (stride 0) dim has no say (CuPy's order "K" would make it the fastest, as NumPy's);
+    ``channels_last``: the channels fastest."""
+    if memory_format in CHANNELS_LAST:
+        return channels_last_copy(cupy, x, memory_format)
     entry = None if memory_format == "contiguous_format" or row_major(x) else order_and_inverse(x.shape, (x,))
     return cupy.copy(x, order="C") if entry is None else copy_in_order(cupy, x, *entry)
 
