@@ -134,3 +134,32 @@ def test_random_like_keeps_the_layout_and_torch_s_values(fn: str, layout: str) -
         r = getattr(lib, fn)(x, 0, 100) if fn == "randint_like" else getattr(lib, fn)(x)
         got.append((r.tolist(), r.stride()))
     assert got[0] == got[1]
+
+
+LEAVES: dict[str, Callable[[Any], Any]] = {
+    "a transposed copy, gradient through a product": lambda L: (L.randn(4, 3).t().clone(), lambda p: (p * 2).sum()),
+    "channels last, gradient through exp": lambda L: (
+        L.randn(2, 3, 4, 5, dtype=L.float64).to(memory_format=L.channels_last), lambda p: p.exp().sum()),
+    "channels last, gradient through a sum over channels": lambda L: (
+        L.randn(2, 3, 4, 5).to(memory_format=L.channels_last), lambda p: p.sum(1).sum()),
+    "row-major, gradient through a transpose": lambda L: (L.randn(3, 4), lambda p: (p.t() * 2).sum()),
+    "a channels-last weight of a convolution": lambda L: (
+        L.randn(4, 3, 3, 3).to(memory_format=L.channels_last),
+        lambda w: L.nn.functional.conv2d(L.ones(1, 3, 5, 5), w).sum()),
+    "twice: the second gradient added in place": lambda L: (
+        L.randn(4, 3).t().clone(), lambda p: (p * 2).sum() + (p.t().contiguous() * 3).sum()),
+}
+
+
+@pytest.mark.parametrize("name", list(LEAVES))
+def test_a_leaf_s_grad_is_laid_out_as_the_leaf_as_torch(name: str) -> None:
+    """PyTorch's AccumulateGrad layout contract (NOTE [ A .grad is laid out as its leaf ] in
+    minigrad/autograd/accumulation.py): ``p.grad.stride() == p.stride()`` for a dense leaf."""
+    got = []
+    for lib in (torch, mg):
+        lib.manual_seed(0)
+        leaf, loss = LEAVES[name](lib)
+        leaf.requires_grad_()
+        loss(leaf).backward()
+        got.append((leaf.stride(), leaf.grad.stride(), np.round(np.asarray(leaf.grad.tolist()), 12).tolist()))
+    assert got[0] == got[1]

@@ -9,7 +9,8 @@ and field for field, the trace the engine recorded before the change
 (``tests/fixtures/recorder_golden.jsonl.gz``), and the builders make objects
 equal to the class call's. (Re-recorded once since, when SGD's step became PyTorch's ops,
 ``add_(grad, alpha=-lr)`` for ``sub_(grad * lr)``: its optimizer events and the tensor ids after
-them changed, nothing else.) The records a recorder stores for those copies
+them changed, nothing else; and once when ``addmm``'s formula learned a column-major mat2 from ``linear``
+without saving it: the backward of a first layer gained a ``t``, the tensor ids after it moved.) The records a recorder stores for those copies
 read back as the events a listener sees as they happen.
 """
 

@@ -179,6 +179,19 @@ addmm_op = defop(
 )
 
 
+#: ``node.extra`` of an addmm node whose mat2 is column-major (``weight.t()`` in ``nn.functional.linear``): what
+#: its formula needs to know of mat2 when it did not save it (PyTorch's AddmmBackward0 keeps mat2's strides).
+MAT2_COLUMN_MAJOR = "mat2 column-major"
+
+
+def mark_mat2_layout(out: Tensor, mat2: Tensor) -> Tensor:
+    """Record on ``out``'s addmm node that ``mat2`` is column-major (see ``MAT2_COLUMN_MAJOR``)."""
+    meta = out._meta
+    if meta is not None and meta.grad_node is not None and column_major(mat2):
+        meta.grad_node.extra = MAT2_COLUMN_MAJOR
+    return out
+
+
 @addmm_op.def_backward
 def _addmm_backward(ctx, g):
     """d(input) = beta * G summed to input's shape; d(mat1) = alpha * G @ mat2^T; d(mat2) = alpha * mat1^T @ G."""
@@ -195,7 +208,9 @@ def _addmm_backward(ctx, g):
         # nn.Linear's mat2 is weight.t(), a column-major view: its gradient is made column-major too, so the
         # TBackward0 below hands weight a row-major one that becomes .grad without a copy (PyTorch's
         # mm_mat2_backward does the same). The same sums either way.
-        g2 = ops.t(ops.matmul(ga, mat1, transpose_x=True)) if column_major(mat2) else ops.matmul(mat1, ga, transpose_x=True)
+        # (mat2 is saved only when mat1 needs a gradient: otherwise ``linear`` marks its layout on the node)
+        by_column = column_major(mat2) if mat2 is not None else ctx.extra == MAT2_COLUMN_MAJOR
+        g2 = ops.t(ops.matmul(ga, mat1, transpose_x=True)) if by_column else ops.matmul(mat1, ga, transpose_x=True)
     return gi, g1, g2
 
 
