@@ -607,12 +607,7 @@ def _mT(self: Tensor) -> Tensor:
 def _contiguous(self: Tensor, memory_format: Any = contiguous_format) -> Tensor:
     """A tensor with C-contiguous storage (``self`` when it already is); with ``memory_format=channels_last``
     (or ``channels_last_3d``), one whose channels are the fastest dim (a ``clone`` in that format)."""
-    fmt = as_memory_format("contiguous", memory_format)
-    if fmt == "contiguous_format":
-        data = self._data
-        if getattr(data, "flags", None) is None or data.flags["C_CONTIGUOUS"]:
-            return self
-        return ops.clone(self, memory_format="contiguous_format")
+    fmt = memory_format if memory_format is contiguous_format else as_memory_format("contiguous", memory_format)
     if _laid_out_as(self, fmt):
         return self
     if fmt == "preserve_format":

@@ -22,7 +22,8 @@ import numpy as np
 from .errors import ShapeError
 from . import dtypes as _dt
 from . import random as _random
-from .devices import Layout, canonical_device, filled_array, made_array, memory_format, to_numpy
+from .devices import (Layout, array_module, canonical_device, filled_array, made_array, memory_format,
+                      row_major_strides, to_numpy)
 from .devices import _non_overlapping_and_dense as dense
 from .dtypes import DType
 from .ranges import arange_array, linspace_array, logspace_array
@@ -280,10 +281,8 @@ def _strides_to_keep(t: Tensor, device: Any) -> tuple[int, ...] | None:
     data = t._data
     if data.ndim < 2 or canonical_device(device or t.device) != t.device or not dense(data):
         return None
-    steps, row = tuple(s // data.itemsize for s in data.strides), [1]
-    for n in reversed(data.shape[1:]):
-        row.insert(0, row[0] * max(n, 1))
-    return None if steps == tuple(row) else steps
+    steps = tuple(s // data.itemsize for s in data.strides)
+    return None if steps == row_major_strides(data.shape) else steps
 
 
 def _laid_out(out: Tensor, strides: tuple[int, ...] | None) -> Tensor:
@@ -291,7 +290,7 @@ def _laid_out(out: Tensor, strides: tuple[int, ...] | None) -> Tensor:
     its values in the order they were made (a constant's stay what they are)."""
     if strides is not None:
         data = out._data
-        xp = np if isinstance(data, np.ndarray) else __import__("cupy")
+        xp = array_module(out._device)
         steps = tuple(s * data.itemsize for s in strides)  # (a view of the buffer: its base is set, as a kernel's)
         out._data = xp.lib.stride_tricks.as_strided(data.reshape(-1), data.shape, steps).view()
     return out

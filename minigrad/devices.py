@@ -25,6 +25,7 @@ __all__ = [
     "is_gpu_available", "devices", "dnn_of", "base_backend", "canonical_device",
     "device", "as_device", "memory_format", "contiguous_format", "preserve_format", "channels_last_3d", "CHANNELS_LAST",
     "as_memory_format", "check_memory_format_rank", "is_contiguous_as", "suggested_memory_format", "default_device",
+    "array_module", "row_major_strides", "strided_copy",
     "get_default_device", "set_default_device",
 ]
 
@@ -367,6 +368,33 @@ def _address(a: Any) -> int:
     data = getattr(a, "data", None)
     ptr = getattr(data, "ptr", None)
     return int(ptr) if ptr is not None else a.__array_interface__["data"][0]
+
+
+def array_module(device: str) -> Any:
+    """The array module of ``device``'s arrays: NumPy on the CPU, CuPy (the stand-in where installed) on the GPU."""
+    if device == "cpu":
+        return np
+    import importlib
+
+    return importlib.import_module("cupy")
+
+
+def row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major element strides of ``shape`` (a dim of size 0 counted as 1, as PyTorch's)."""
+    out, running = [], 1
+    for n in reversed(shape):
+        out.append(running)
+        running *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def strided_copy(xp: Any, a: Any, strides: tuple[int, ...]) -> Any:
+    """``a``'s values in a new buffer of ``xp``'s laid out with ``strides`` (elements; a dense layout of
+    ``a.shape``, as PyTorch's ``empty_strided(...).copy_(a)``)."""
+    out = xp.lib.stride_tricks.as_strided(xp.empty(a.size, a.dtype), a.shape,
+                                          tuple(st * a.itemsize for st in strides)).view()
+    out[...] = a
+    return out
 
 
 def _non_overlapping_and_dense(a: Any) -> bool:

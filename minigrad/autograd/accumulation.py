@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd_meta import AutogradMeta
-from ..devices import _non_overlapping_and_dense as non_overlapping_and_dense
+from ..devices import _non_overlapping_and_dense as non_overlapping_and_dense, array_module, row_major_strides, strided_copy
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import GradAccumulate, HookRun, NodeCreate, TensorCreate
@@ -117,8 +117,8 @@ class AccumulateGrad(GradNode):
                     leaf = self._variable() if self._variable is not None else None
                     strides = None if leaf is None or leaf._data.strides == g._data.strides else _contract_strides(leaf, g)
                     if strides is not None:  # laid out as the leaf (NOTE [ A .grad is laid out as its leaf ])
-                        meta.grad = Tensor._make(_strided_copy(g._data, strides, g._device), g._dtype, g._device,
-                                                 g._layout)
+                        meta.grad = Tensor._make(strided_copy(array_module(g._device), g._data, strides), g._dtype,
+                                                 g._device, g._layout)
                     elif rec is None and not meta.hooks and not BACKWARD_PASS.user_code and _sole_owner(g):
                         # NOTE [ The first .grad without a copy ]: nothing else holds the
                         # array, so .grad takes it (PyTorch's AccumulateGrad "steals" it too).
@@ -230,32 +230,18 @@ def accumulation_node_for(meta: AutogradMeta, tensor: Any) -> AccumulationNode:
 
 def _contract_strides(leaf: Any, g: Any) -> tuple[int, ...] | None:
     """The strides (elements) ``g``, the first gradient of ``leaf``, must be copied into to keep the layout
-    contract; None where it keeps it already (or the leaf is gone)."""
-    data, gd = leaf._data if leaf is not None else None, g._data
-    if data is None or gd.ndim < 2 or (data.strides == gd.strides and data.itemsize == gd.itemsize) \
-            or data.shape != gd.shape:  # (the common case first: both laid out alike)
+    contract; None where it keeps it already. (The caller took the common case: both laid out alike.)"""
+    data, gd = leaf._data, g._data
+    if gd.ndim < 2 or data.shape != gd.shape:
         return None
     if non_overlapping_and_dense(data):
         want = tuple(st // data.itemsize for st in data.strides)
     else:
-        want, step = [], 1
-        for n in reversed(data.shape):
-            want.insert(0, step)
-            step *= max(n, 1)
-        want = tuple(want)
+        want = row_major_strides(data.shape)
     have = tuple(st // gd.itemsize for st in gd.strides)
     if all(h == w if n != 1 else h != 0 for h, w, n in zip(have, want, gd.shape)):
         return None
     return want
-
-
-def _strided_copy(a: Any, strides: tuple[int, ...], device: str) -> Any:
-    """``a``'s values in a new buffer with ``strides`` (elements, a dense layout), on ``device``."""
-    xp = np if device == "cpu" else sys.modules["cupy"]
-    out = xp.lib.stride_tricks.as_strided(xp.empty(a.size, a.dtype), a.shape,
-                                          tuple(st * a.itemsize for st in strides)).view()
-    out[...] = a
-    return out
 
 
 def leaf_edge_row(meta: AutogradMeta, tensor: Any) -> tuple[Edge]:

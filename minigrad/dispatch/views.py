@@ -17,6 +17,7 @@ from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.hooks import retain_grad
 from ..autograd.views import DEFAULT, InvalidMeta, stale_message
 from ..autograd_meta import AutogradMeta, NoGradViewMeta
+from ..devices import _non_overlapping_and_dense as non_overlapping_and_dense, row_major_strides, strided_copy
 from ..kernels.key import Backend
 from ..kernels.registry import kernels_for
 from ..tensor import _VIEWS_FOLLOW, Tensor, ViewInfo, live_views, root_of
@@ -53,25 +54,14 @@ def positions_of(info: ViewInfo) -> np.ndarray:
     the recorded view functions replayed on ``arange(base.numel()).reshape(base.shape)``."""
     data = info.base._data
     pos = np.arange(data.size, dtype=np.int64).reshape(data.shape)
-    steps = [s // data.itemsize for s in data.strides]
-    if data.ndim > 1 and sorted(steps, reverse=True) != steps and data.size:  # a base laid out in another order
-        pos = _laid_out(pos, steps)
+    steps = tuple(s // data.itemsize for s in data.strides)
+    if data.size and steps != row_major_strides(data.shape) and non_overlapping_and_dense(data):
+        # a base laid out in another order: a view function that reads the storage (``as_strided``) then
+        # finds in the table's memory what the base has in its own
+        pos = strided_copy(np, pos, steps)
     for op, attrs in info.fns:
         pos = _cpu_kernel(op)(pos, **attrs)
     return np.array(pos, order="C")  # a copy (ascontiguousarray would make a 0-d view 1-d)
-
-
-def _laid_out(pos: np.ndarray, steps: list[int]) -> np.ndarray:
-    """``pos`` (row-major) copied into memory laid out as a base whose strides are ``steps``: a view function
-    that reads the storage (``as_strided``) then finds in its memory what that base has there. (A base owns its
-    storage, so ``steps`` are a permutation of a dense layout's; one that is not keeps row-major.)"""
-    order = sorted(range(pos.ndim), key=lambda d: -steps[d])
-    dense = np.empty(tuple(pos.shape[d] for d in order), dtype=pos.dtype)
-    out = dense.transpose(np.argsort(order))
-    if any(s // out.itemsize != want for s, want, n in zip(out.strides, steps, pos.shape) if n > 1):
-        return pos
-    out[...] = pos
-    return out
 
 
 def geometry_of(positions: np.ndarray) -> dict[str, Any]:

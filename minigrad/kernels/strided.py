@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..devices import row_major_strides as contiguous_strides
 from .infer_meta import is_legacy_empty, split_pieces
 from .kept import kept
 
@@ -580,15 +581,6 @@ def _indexed_view(shape: tuple[int, ...], strides: tuple[int, ...], items: tuple
     vstrides.extend(strides[k:])
     dims.extend([None] * (len(shape) - k))
     return vshape, vstrides, dims
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Row-major element strides of ``shape`` (a dim of size 0 counted as 1, as PyTorch's)."""
-    out, running = [], 1
-    for n in reversed(shape):
-        out.append(running)
-        running *= max(n, 1)
-    return tuple(reversed(out))
 
 
 def _expanded_strides(shape: tuple[int, ...], strides: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:

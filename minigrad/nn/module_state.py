@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from .. import dtypes as _dt
-from ..devices import CHANNELS_LAST, as_memory_format, is_contiguous_as
+from ..devices import CHANNELS_LAST, array_module, as_memory_format, is_contiguous_as
 from ..kernels.backends import canonical_device, move_array, to_numpy
 from ..kernels.strided import channels_last_copy
 from ..autograd.grad_mode import no_grad
@@ -54,12 +54,6 @@ def _set_data(t: Tensor, data: Any, dtype: Any = None, device: str | None = None
         t._dtype = dtype
     if device is not None:
         t._device = device
-
-
-def _channels_last(data: Any, fmt: str) -> Any:
-    """A copy of ``data`` laid out in the channels-last format ``fmt``, on its device."""
-    xp = np if isinstance(data, np.ndarray) else __import__("cupy")
-    return channels_last_copy(xp, data, fmt)
 
 
 class ModuleStateMixin:
@@ -225,7 +219,7 @@ class ModuleStateMixin:
                     new_dev = dev
                 if fmt in CHANNELS_LAST and t.ndim == CHANNELS_LAST[fmt][0] and not is_contiguous_as(
                         fmt, tuple(t.shape), tuple(s // data.itemsize for s in data.strides)):
-                    data = _channels_last(data, fmt)
+                    data = channels_last_copy(array_module(new_dev or t._device), data, fmt)
                     new_dt = new_dt or t._dtype
                 if new_dt is not None or new_dev is not None:
                     _set_data(t, data, new_dt, new_dev)

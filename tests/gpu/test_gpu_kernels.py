@@ -2890,7 +2890,10 @@ def test_one_samples_nll_loss_of_no_class_with_its_target_ignored(reduction):
 
 def test_channels_last_memory_format_on_the_gpu_as_on_the_cpu():
     """``to(memory_format=channels_last)`` lays a GPU tensor out channels last too (its clone kernel), and a
-    convolution, a pooling and an elementwise op of it give the CPU's values and gradients."""
+    convolution, a pooling and an elementwise op of it give the CPU's values and gradients; what is laid out
+    anew (``*_like``, ``Module.to``, a leaf's ``.grad``) stays a device array."""
+    from minigrad.devices import device_of_array
+
     got = {}
     for device in ("cpu", "gpu"):
         x = mg.tensor(_rand((2, 3, 6, 5), mg.float64, seed=5), dtype=mg.float64, device=device)
@@ -2898,6 +2901,9 @@ def test_channels_last_memory_format_on_the_gpu_as_on_the_cpu():
         w = mg.tensor(_rand((4, 3, 3, 3), mg.float64, seed=6), dtype=mg.float64, device=device, requires_grad=True)
         y = mg.nn.functional.max_pool2d(mg.nn.functional.conv2d(x, w, padding=1), 2)
         (y * y.exp()).sum().backward()
+        conv = mg.nn.Conv2d(3, 4, 3).to(device).to(memory_format=mg.channels_last)
+        for t in (mg.zeros_like(x), mg.empty_like(x), conv.weight, x.grad):  # laid out anew on their device
+            assert device_of_array(t._data) == device
         got[device] = (x.stride(), x.is_contiguous(memory_format=mg.channels_last), mg.zeros_like(x).stride(),
                        y.detach().cpu().numpy(), x.grad.cpu().numpy(), w.grad.cpu().numpy())
     assert got["gpu"][:3] == got["cpu"][:3] == ((90, 1, 15, 3), True, (90, 1, 15, 3))
