@@ -286,8 +286,16 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
                 "expected to(dtype), to(device, dtype=None) or to(other)"
             )
     out = self
+    # a new memory format: PyTorch's ``_to_copy`` (ToCopyBackward0), the dtype's cast in the same copy
+    restride = fmt != "preserve_format" and suggested_memory_format(tuple(self.shape), self.stride()) != fmt
+    if restride:
+        check_memory_format_rank(fmt, self.ndim)
     if dtype is not None:
-        out = _retyped(out, dtypes.as_dtype(dtype, "to(): argument 'dtype'"))
+        dt = dtypes.as_dtype(dtype, "to(): argument 'dtype'")
+        if restride and dt is not self._dtype:
+            out, restride = ops.to_copy(out, dt, memory_format=fmt), False
+        else:
+            out = _retyped(out, dt)
     if device is not None:
         if isinstance(device, int) and not isinstance(device, bool):
             device = "cuda"
@@ -297,10 +305,8 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         device = canonical_device(device)
         if device != out._device:
             out = to_device(out, device, non_blocking)
-    if fmt != "preserve_format" and suggested_memory_format(tuple(out.shape), out.stride()) != fmt:
-        # laid out anew, in the format's own strides (a CloneBackward0)
-        check_memory_format_rank(fmt, out.ndim)
-        out = ops.clone(out, memory_format=fmt)
+    if restride:
+        out = ops.to_copy(out, out._dtype, memory_format=fmt)
     if copy and out is self:
         out = ops.clone(self)
     return out

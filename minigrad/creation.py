@@ -22,8 +22,9 @@ import numpy as np
 from .errors import ShapeError
 from . import dtypes as _dt
 from . import random as _random
-from .devices import (Layout, array_module, canonical_device, filled_array, made_array, memory_format,
-                      row_major_strides, to_numpy)
+from .devices import (Layout, array_module, as_memory_format, canonical_device, check_memory_format_rank,
+                      contiguous_format, filled_array, format_strides, made_array, memory_format, preserve_format,
+                      row_major_strides, dense_strides_in_order, to_numpy)
 from .devices import _non_overlapping_and_dense as dense
 from .dtypes import DType
 from .ranges import arange_array, linspace_array, logspace_array
@@ -275,14 +276,24 @@ def _like(fn: str, t: Any) -> Tensor:
     return t
 
 
-def _strides_to_keep(t: Tensor, device: Any) -> tuple[int, ...] | None:
-    """PyTorch's ``preserve_format`` for a ``*_like`` (``empty_like``): the input's strides (elements) where it
-    is dense but not row-major (``x.t()``, a channels-last image) and stays on its device; else None (row-major)."""
-    data = t._data
-    if data.ndim < 2 or canonical_device(device or t.device) != t.device or not dense(data):
+def _like_strides(fn: str, t: Tensor, device: Any, fmt: Any) -> tuple[int, ...] | None:
+    """The strides (elements) of a ``*_like``'s result by its ``memory_format``, as PyTorch's ``empty_like``
+    allocates it, or None for row-major: ``preserve_format`` keeps the input's strides where it is dense (and
+    stays on its device), else dense ones in the order of its strides (a slice of a channels-last image is
+    channels last); ``contiguous_format`` is row-major; a channels-last format its own strides."""
+    fmt = as_memory_format(fn, fmt, None)
+    if fmt == "preserve_format":
+        data = t._data
+        if data.ndim < 2 or canonical_device(device or t.device) != t.device:
+            return None
+        steps = tuple(s // data.itemsize for s in data.strides)
+        if not dense(data):
+            steps = dense_strides_in_order(tuple(data.shape), steps)
+        return None if steps == row_major_strides(data.shape) else steps
+    if fmt == "contiguous_format":
         return None
-    steps = tuple(s // data.itemsize for s in data.strides)
-    return None if steps == row_major_strides(data.shape) else steps
+    check_memory_format_rank(fmt, t.ndim)
+    return format_strides(tuple(t.shape), fmt)
 
 
 def _laid_out(out: Tensor, strides: tuple[int, ...] | None) -> Tensor:
@@ -296,40 +307,44 @@ def _laid_out(out: Tensor, strides: tuple[int, ...] | None) -> Tensor:
     return out
 
 
-def _sampled_like(fn: str, t: Tensor, dtype: Any, device: Any, requires_grad: bool, fill: Any) -> Tensor | None:
-    """A ``rand_like``/``randn_like``/``randint_like`` of a dense, not row-major CPU input, as PyTorch makes it:
-    ``empty_like`` (the input's strides) then the in-place sampler ``fill``, which draws in memory order
-    (NOTE [ Draws land in memory order ] in ops/sampling.py). None where the input is row-major."""
-    strides = _strides_to_keep(t, device)
-    if strides is None or (device or t.device) != "cpu":
+def _sampled_like(fn: str, t: Tensor, dtype: Any, device: Any, requires_grad: bool, fill: Any,
+                  fmt: Any) -> Tensor | None:
+    """A ``rand_like``/``randn_like``/``randint_like`` laid out other than row-major (``_like_strides``), as
+    PyTorch makes it: ``empty_like`` then the in-place sampler ``fill``, which draws in memory order on the CPU
+    (NOTE [ Draws land in memory order ] in ops/sampling.py). None where the result is row-major."""
+    strides = _like_strides(fn, t, device, fmt)
+    if strides is None:
         return None
-    out = _laid_out(empty(t.shape, dtype=dtype, device="cpu"), strides)
+    out = _laid_out(empty(t.shape, dtype=dtype, device=device or t.device), strides)
     fill(out)
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
 @_names_allocation_failures
-def zeros_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False, *,
+               memory_format: Any = preserve_format) -> Tensor:
     """Zeros with ``input``'s shape (and dtype/device unless given)."""
     t = _like("zeros_like", input)
     return _laid_out(zeros(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad),
-                     _strides_to_keep(t, device))
+                     _like_strides("zeros_like", t, device, memory_format))
 
 
 @_names_allocation_failures
-def ones_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
+def ones_like(input: Tensor, dtype: Any = None, device: str | None = None, requires_grad: bool = False, *,
+              memory_format: Any = preserve_format) -> Tensor:
     """Ones with ``input``'s shape (and dtype/device unless given)."""
     t = _like("ones_like", input)
     return _laid_out(ones(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad),
-                     _strides_to_keep(t, device))
+                     _like_strides("ones_like", t, device, memory_format))
 
 
 @_names_allocation_failures
-def full_like(input: Tensor, fill_value: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False) -> Tensor:
+def full_like(input: Tensor, fill_value: Any, dtype: Any = None, device: str | None = None, requires_grad: bool = False,
+              *, memory_format: Any = preserve_format) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("full_like", input)
     return _laid_out(full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
-                          requires_grad=requires_grad), _strides_to_keep(t, device))
+                          requires_grad=requires_grad), _like_strides("full_like", t, device, memory_format))
 
 
 # -- PyTorch's other creation functions -------------------------------------------------------
@@ -483,36 +498,38 @@ def _like_dtype(fn: str, t: Tensor, dtype: Any, need_float: bool) -> DType:
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, memory_format: Any = preserve_format) -> Tensor:
     """``rand`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("rand_like", input)
     dt = _like_dtype("rand_like", t, dtype, True)
-    kept = _sampled_like("rand_like", t, dt, device, requires_grad, lambda o: o.uniform_(0.0, 1.0, generator=generator))
+    kept = _sampled_like("rand_like", t, dt, device, requires_grad, lambda o: o.uniform_(0.0, 1.0, generator=generator),
+                         memory_format)
     if kept is not None:
         return kept
     return rand(t.shape, generator=generator, dtype=dt, device=device or t.device, requires_grad=requires_grad)
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-               requires_grad: bool = False) -> Tensor:
+               requires_grad: bool = False, memory_format: Any = preserve_format) -> Tensor:
     """``randn`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("randn_like", input)
     dt = _like_dtype("randn_like", t, dtype, True)
-    kept = _sampled_like("randn_like", t, dt, device, requires_grad, lambda o: o.normal_(0.0, 1.0, generator=generator))
+    kept = _sampled_like("randn_like", t, dt, device, requires_grad, lambda o: o.normal_(0.0, 1.0, generator=generator),
+                         memory_format)
     if kept is not None:
         return kept
     return randn(t.shape, generator=generator, dtype=dt, device=device or t.device, requires_grad=requires_grad)
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, generator: Generator | None = None,
-                 dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+                 dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = preserve_format) -> Tensor:
     """``randint`` with ``input``'s shape (and dtype/device unless given); ``randint_like(x, high)`` starts at 0."""
     t = _like("randint_like", input)
     if high is None:
         low, high = 0, low
     dt = _like_dtype("randint_like", t, dtype, False)
     kept = _sampled_like("randint_like", t, dt, device, requires_grad,
-                         lambda o: o.random_(low, high, generator=generator))
+                         lambda o: o.random_(low, high, generator=generator), memory_format)
     if kept is not None:
         return kept
     return randint(low, high, t.shape, generator=generator, dtype=dt, device=device or t.device,
@@ -585,18 +602,28 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
 
 
 @_names_allocation_failures
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor of the given size whose values are not set (minigrad fills it with zeros)."""
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          memory_format: Any = contiguous_format) -> Tensor:
+    """A tensor of the given size whose values are not set (minigrad fills it with zeros); row-major, or laid
+    out in a channels-last ``memory_format``."""
     dt = _dtype_arg("empty", dtype, _dt.default_float())
     device = _check_device("empty", device)
-    return _finish("empty", _filled(_shape_arg("empty", size), 0, dt, device), dt, device, requires_grad)
+    shape = _shape_arg("empty", size)
+    fmt = as_memory_format("empty", memory_format, None)
+    if fmt == "preserve_format":
+        raise RuntimeError("unsupported memory format Preserve")
+    if fmt != "contiguous_format":
+        check_memory_format_rank(fmt, len(shape))
+    out = _finish("empty", _filled(shape, 0, dt, device), dt, device, requires_grad)
+    return out if fmt == "contiguous_format" else _laid_out(out, format_strides(shape, fmt))
 
 
-def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               memory_format: Any = preserve_format) -> Tensor:
     """``empty`` with ``input``'s shape (and dtype/device unless given)."""
     t = _like("empty_like", input)
     return _laid_out(empty(t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad),
-                     _strides_to_keep(t, device))
+                     _like_strides("empty_like", t, device, memory_format))
 
 
 __all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like", "as_tensor"]

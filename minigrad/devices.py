@@ -65,13 +65,13 @@ channels_last_3d = memory_format("channels_last_3d")
 CHANNELS_LAST = {"channels_last": (4, (0, 2, 3, 1)), "channels_last_3d": (5, (0, 2, 3, 4, 1))}
 
 
-def as_memory_format(op: str, v: Any, pos: int = 0) -> str:
+def as_memory_format(op: str, v: Any, pos: int | None = 0) -> str:
     """``v`` as the plain name of a memory format (``minigrad.channels_last`` is one, and also Paddle's
-    layout function), or PyTorch's TypeError."""
+    layout function), or PyTorch's TypeError (``pos`` None: a keyword-only argument)."""
     if isinstance(v, memory_format):
         return str.__str__(v)
-    raise TypeError(f"{op}(): argument 'memory_format' (position {pos}) must be minigrad.memory_format, not "
-                    f"{type(v).__name__}")
+    where = "" if pos is None else f" (position {pos})"
+    raise TypeError(f"{op}(): argument 'memory_format'{where} must be minigrad.memory_format, not {type(v).__name__}")
 
 
 def check_memory_format_rank(fmt: str, ndim: int) -> None:
@@ -97,6 +97,17 @@ def suggested_memory_format(shape: tuple[int, ...], strides: tuple[int, ...]) ->
         if like:
             return fmt
     return "contiguous_format"
+
+
+def format_strides(shape: tuple[int, ...], fmt: str) -> tuple[int, ...]:
+    """The element strides PyTorch gives a new tensor of ``shape`` in the channels-last format ``fmt``
+    (a size-1 dim's too: ``(4, 1, 4, 4)`` for (2, 4, 1, 1))."""
+    order = CHANNELS_LAST[fmt][1]
+    in_order = row_major_strides(tuple(shape[d] for d in order))
+    strides = [0] * len(shape)
+    for k, d in enumerate(order):
+        strides[d] = in_order[k]
+    return tuple(strides)
 
 
 def is_contiguous_as(fmt: str, shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -395,6 +406,52 @@ def strided_copy(xp: Any, a: Any, strides: tuple[int, ...]) -> Any:
                                           tuple(st * a.itemsize for st in strides)).view()
     out[...] = a
     return out
+
+
+def swap_rule(shape: tuple[int, ...], operands: list[Any]) -> Any:
+    """TensorIterator's ``should_swap(d0, d1)`` over operands of these strides: the first operand whose strides
+    of the two dims are both non-zero and differ decides (1 swap, -1 keep); equal strides swap a larger dim
+    ahead; 0 where no operand decides."""
+    def should_swap(d0: int, d1: int) -> int:
+        for st in operands:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    return should_swap
+
+
+def iterator_order(nd: int, should_swap: Any) -> list[int]:
+    """TensorIterator's order of ``nd`` dims, fastest first: an insertion sort from the reversed order that
+    takes ``should_swap(d0, d1)``'s ambiguous answers (1 swap, -1 keep, 0 no preference: look further)."""
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def dense_strides_in_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """PyTorch's ``infer_dense_strides``: dense strides (elements) laying ``shape`` out in the order of
+    ``strides`` - how ``empty_like`` lays out the copy of a strided tensor that is not dense (a slice of a
+    transpose stays transposed)."""
+    perm = iterator_order(len(shape), swap_rule(shape, [strides]))
+    out, running = [0] * len(shape), 1
+    for d in perm:
+        out[d] = running
+        running *= max(shape[d], 1)
+    return tuple(out)
 
 
 def _non_overlapping_and_dense(a: Any) -> bool:

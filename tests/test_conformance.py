@@ -237,10 +237,6 @@ def _kw(*names: str) -> Callable[[Any], bool]:
 
 
 UNSUPPORTED: list[tuple[str, Callable[[Any], bool], str]] = [
-    # clone(memory_format=channels_last): minigrad's memory formats are preserve_format and contiguous_format
-    # (channels_last is a layout of its own there: mg.channels_last); the TypeError names the argument.
-    ("clone", lambda s: s.kwargs.get("memory_format") in (torch.channels_last, torch.channels_last_3d),
-     "clone's channels_last memory formats"),
     # add(2.5, 3.0): two Python numbers. PyTorch wraps the first in a 0-d tensor; minigrad's ops ask for at
     # least one Tensor (TypeError naming the op).
     ("add|sub|mul|div", lambda s: not isinstance(s.input, torch.Tensor) and not any(
@@ -306,7 +302,7 @@ def _to_mg(obj: Any, device: str = DEVICE) -> Any:
         return mg.tensor(obj.detach().numpy().copy(), device=device, requires_grad=obj.requires_grad)
     if isinstance(obj, torch.Size):
         return tuple(obj)
-    if obj is torch.contiguous_format or obj is torch.preserve_format:
+    if isinstance(obj, torch.memory_format):
         return getattr(mg, str(obj).replace("torch.", ""))
     if isinstance(obj, torch.dtype):  # torch.float64 -> mg.float64 (a dtype minigrad lacks stays torch's, and must be refused)
         return getattr(mg, str(obj).replace("torch.", ""), obj)

@@ -210,6 +210,7 @@ CASES: list[Case] = [
          eps=1e-2, atol=1e-3, rtol=1e-3),
     Case("cast-f64-f64", "cast", lambda x: mg.cast(x, F64) * 3, inputs(rnd(3))),
     Case("clone", "clone", lambda x: mg.clone(x) * x, inputs(rnd(2, 3))),
+    Case("to_copy", "to_copy", lambda x: x.to(memory_format=mg.channels_last) * x, inputs(rnd(2, 3, 2, 2))),
     Case("fill", "fill", lambda x: mg.fill(x, 3.0) + x, inputs(rnd(2, 3))),
     # the in-place fills and copy_ (their old values get no gradient; fill_'s 0-d value and copy_'s src do)
     Case("zero_", "zero_", lambda x: (x * 2).zero_() + x, inputs(rnd(2, 3))),

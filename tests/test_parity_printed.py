@@ -33,7 +33,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # pytorch/examples' actor-critic (Categorical policy, smooth_l1 critic) on a pole simulated in the program
            "actor_critic_printed",
            # the "Introduction to PyTorch" video series
-           "tensors_deeper_printed", "autograd_yt_printed", "models_yt_printed")
+           "tensors_deeper_printed", "autograd_yt_printed", "models_yt_printed",
+           # the channels-last memory format tutorial's steps, then a small CNN trained channels last
+           "memory_format_printed")
 
 pytestmark = pytest.mark.torch
 

@@ -158,11 +158,27 @@ class BackwardContext:
 
 
 def column_major(value: Any) -> bool:
-    """Whether a saved matrix (a Tensor in graph mode, its array in array mode) lies in column-major order, as
-    ``weight.t()`` does: the one fact about a value's memory a formula may ask, in both modes alike, to give
-    a gradient the layout its leaf wants (``_addmm_backward``)."""
+    """Whether a matrix (a Tensor, or an array) lies in column-major order, as ``weight.t()`` does: PyTorch's
+    test in ``mm_mat1_backward``/``mm_mat2_backward`` (strides ``(1, rows)``), the one fact about an operand's
+    memory a product's formula asks, to lay its gradient out the same way (``operand_layout``)."""
     data = value._data if isinstance(value, Tensor) else value
-    return data is not None and data.ndim == 2 and not data.flags.c_contiguous and data.flags.f_contiguous
+    if data is None or data.ndim != 2:
+        return False
+    s0, s1 = data.strides
+    return s0 == data.itemsize and s1 == data.shape[0] * data.itemsize
+
+
+#: ``ctx.extra`` bits of a matrix product's node (``operand_layout``): its first or its second operand was
+#: column-major, so that operand's gradient is made column-major too.
+MAT1_COLUMN_MAJOR, MAT2_COLUMN_MAJOR = 1, 2
+
+
+def operand_layout(mat1: Any, mat2: Any) -> int:
+    """``MAT1_COLUMN_MAJOR | MAT2_COLUMN_MAJOR`` for the column-major ones of a product's two matrices, taken
+    when its node is made (an op's ``node_extra``): PyTorch's ``MmBackward0`` and ``AddmmBackward0`` keep
+    their operands' strides, not only the operands they save, so the layout is known for a gradient whose
+    formula did not need the operand itself (``weight.t()``'s, where the input needs no gradient)."""
+    return (MAT1_COLUMN_MAJOR if column_major(mat1) else 0) | (MAT2_COLUMN_MAJOR if column_major(mat2) else 0)
 
 
 # NOTE [ One formula, two modes ]

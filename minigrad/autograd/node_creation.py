@@ -158,6 +158,8 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
             t._meta = AutogradMeta(t._id, None, node, slot)
             if t._view is not None and t._view.creation == MULTI_OUTPUT:
                 restrict_view(t)
+    if op.node_extra is not None:  # what the formula must know of an input it may not save
+        node.extra = op.node_extra(inputs, attrs)
     # TensorWrappers (with their version snapshots), after SetHistory: a saved output then leads back
     # to this node under create_graph. None where no wanted gradient needs the tensor (``save_for``:
     # no row of the inputs it is saved for leads to a node).

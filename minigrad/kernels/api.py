@@ -42,7 +42,7 @@ from .key import Backend, KernelKey, Layout
 from .prepare_data import emit_transform, prepare_data, transform_layout
 from .registry import on_change
 from .select import is_cached, select_kernel
-from .strided import torch_layout
+from .strided import FORMAT_RULES, format_layout, torch_layout
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
@@ -214,8 +214,11 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
                                   wall_ns=time.perf_counter_ns() - t0))
     layout = op.torch_layout
     # NumPy's layout made PyTorch's where it may differ (the common cases tested here); a GPU kernel lays
-    # its result out itself (``torch_layout`` returns a device array as it is: no flags read for nothing)
-    if layout is not None and (type(out) is np.ndarray or type(out) is tuple):
+    # its result out itself (``torch_layout`` returns a device array as it is: no flags read for nothing),
+    # but for a memory format, which no kernel knows (NOTE [ A memory format passes through a CNN ])
+    if layout in FORMAT_RULES:
+        out = format_layout(layout, out, arrays)
+    elif layout is not None and (type(out) is np.ndarray or type(out) is tuple):
         if layout == "contiguous":  # a row-major result
             if type(out) is tuple or not out.flags.c_contiguous:
                 out = torch_layout(layout, out, arrays)

@@ -43,11 +43,12 @@ from typing import Any
 
 import numpy as np
 
+from ..devices import CHANNELS_LAST, array_module, format_strides, iterator_order, suggested_memory_format, swap_rule
 from ..devices import row_major_strides as contiguous_strides
 from .infer_meta import is_legacy_empty, split_pieces
 from .kept import kept
 
-__all__ = ["as_strided_view", "channels_last_copy", "unsqueeze_view", "new_dims_strided", "iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
+__all__ = ["as_strided_view", "channels_last_copy", "FORMAT_RULES", "format_layout", "format_of", "unsqueeze_view", "new_dims_strided", "iterator_order", "order_and_inverse", "torch_layout", "copy_in_order", "laid_out_like", "row_major", "viewable", "concat_arrays", "copy_slices_array", "diagonal_length", "diagonal_view", "split_views", "squeeze_view",
            "strided", "transpose_view", "unbind_views", "unfold_view"]
 
 
@@ -222,40 +223,6 @@ _ORDERS: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]] | None] =
 _ORDERS_MAX = 4096
 
 
-def swap_rule(shape: tuple[int, ...], operands: list[Any]) -> Any:
-    """TensorIterator's ``should_swap(d0, d1)`` over operands of these strides: the first operand whose strides
-    of the two dims are both non-zero and differ decides (1 swap, -1 keep); equal strides swap a larger dim
-    ahead; 0 where no operand decides."""
-    def should_swap(d0: int, d1: int) -> int:
-        for st in operands:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    return should_swap
-
-
-def iterator_order(nd: int, should_swap: Any) -> list[int]:
-    """TensorIterator's order of ``nd`` dims, fastest first: an insertion sort from the reversed order that
-    takes ``should_swap(d0, d1)``'s ambiguous answers (1 swap, -1 keep, 0 no preference: look further)."""
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
-
-
 def order_and_inverse(shape: tuple[int, ...], inputs: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """PyTorch's order of an elementwise result's dimensions, slowest first, and its inverse permutation,
     or ``None`` for row-major (NOTE above); ``inputs``: arrays of any module (0-d ones do not vote)."""
@@ -303,6 +270,68 @@ def torch_layout(rule: str, out: Any, inputs: Any) -> Any:
     if out.strides == _strides_in_order(out.shape, order, out.itemsize):
         return out
     return copy_in_order(np, out, order, inverse)
+
+
+# NOTE [ A memory format passes through a CNN ]
+#     PyTorch's convolution, batch and group norm, pooling, resampling and
+#     padding kernels keep a channels-last input channels last: they allocate
+#     their result in the input's ``suggest_memory_format()``, so
+#     ``conv(x.to(memory_format=torch.channels_last))`` is channels last, and so
+#     is everything after it up to the first op that makes a row-major result
+#     (``flatten``, ``layer_norm``, ``softmax``). A convolution is channels last
+#     when its input or its weight is (``model.to(memory_format=...)`` alone
+#     converts the activations at the first layer), and ``cat`` when every
+#     input is, in the same format. minigrad's kernels compute those ops on
+#     any strides and write row-major results; ``format_layout`` then lays a
+#     result out as PyTorch's (a copy, only where a channels-last input asks
+#     for it), on the CPU and the GPU alike. The ops say which rule is theirs
+#     by their ``layout`` (``FORMAT_RULES``).
+
+#: The layout rules of ``format_layout``: the first input's format decides, the input's or the weight's
+#: (a convolution), or every input's alike (``cat``), the result row-major where no channels-last format
+#: does; or, for ``constant_pad_nd``, the input's channels-last format, else the kernel's own layout (a pad
+#: that only crops is a clone of the cropped view, its order kept, as PyTorch's).
+FORMAT_RULES = ("memory_format", "conv_memory_format", "cat_memory_format", "keep_channels_last")
+_FORMATS: dict[tuple[Any, ...], str] = {}
+
+
+def format_of(a: Any) -> str:
+    """PyTorch's ``suggest_memory_format()`` of an array of any module (``contiguous_format`` below 4-D)."""
+    if a.ndim != 4 and a.ndim != 5:
+        return "contiguous_format"
+    key = (a.shape, a.strides, a.itemsize)
+    return kept(_FORMATS, key, lambda: suggested_memory_format(a.shape, tuple(s // a.itemsize for s in a.strides)),
+                4096)
+
+
+def format_layout(rule: str, out: Any, inputs: Any) -> Any:
+    """``out``, an op's result (or results), laid out in the memory format PyTorch gives it by ``rule``
+    (``FORMAT_RULES``; NOTE [ A memory format passes through a CNN ]): a copy in channels-last strides where
+    the inputs ask for them, else the row-major layout of ``torch_layout("contiguous", ...)``."""
+    if rule == "cat_memory_format":
+        fmt = None
+        for a in inputs[0]:
+            f = format_of(a)
+            if f == "contiguous_format" or fmt is not None and f != fmt:
+                fmt = "contiguous_format"
+                break
+            fmt = f
+    elif rule == "conv_memory_format":  # channels last where the input or the weight is (2-D convolutions)
+        fmt = "channels_last" if "channels_last" in (format_of(inputs[0]), format_of(inputs[1])) else "contiguous_format"
+    else:
+        fmt = format_of(inputs[0])
+    if fmt == "contiguous_format":  # row-major, as these ops allocate it
+        return out if rule == "keep_channels_last" else torch_layout("contiguous", out, inputs)
+    return _in_format(out, fmt)
+
+
+def _in_format(out: Any, fmt: str) -> Any:
+    if type(out) is tuple:
+        return tuple(_in_format(o, fmt) for o in out)
+    if out.ndim != CHANNELS_LAST[fmt][0] or out.size == 0 or tuple(
+            s // out.itemsize for s in out.strides) == format_strides(out.shape, fmt):
+        return out
+    return channels_last_copy(np if type(out) is np.ndarray else array_module("gpu"), out, fmt)
 
 
 def channels_last_copy(xp: Any, x: Any, fmt: str) -> Any:

@@ -13,7 +13,7 @@ from ..random import bernoulli_array, device_draws, generator_arg
 from ..kernels.backends import move_array
 from ..creation import empty_like, zeros_like
 from ..tensor import Tensor
-from ..ops.blas import addmm_op, mark_mat2_layout
+from ..ops.blas import addmm_op
 from ..ops.loss import _not_differentiable, check_class_target, nll_loss_nd
 from ..ops.shape import t_op
 from ..ops._constants import kept_constant
@@ -83,10 +83,10 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     # Checked above: the ops themselves, past their public functions' checks.
     w_t = t_op(weight)
     if x.ndim == 2 and bias is not None:
-        return mark_mat2_layout(addmm_op(bias, x, w_t), w_t)
+        return addmm_op(bias, x, w_t)
     if bias is not None and x.is_contiguous() and (x.ndim == 3 or bias.ndim == 1):
         rows = ops.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))  # a count: -1 is ambiguous for 0 rows
-        return ops.view(mark_mat2_layout(addmm_op(bias, rows, w_t), w_t), (*x.shape[:-1], w_t.shape[1]))
+        return ops.view(addmm_op(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
     out = ops.matmul(x, w_t)
     return out if bias is None else out.add_(bias)
 

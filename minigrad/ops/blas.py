@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.formula import column_major
+from ..autograd.formula import MAT1_COLUMN_MAJOR, MAT2_COLUMN_MAJOR, operand_layout
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels.array_kernels import trilinear_arrays
 from ..kernels.key import Backend
@@ -176,20 +176,8 @@ addmm_op = defop(
     save_for={"mat1": (2,), "mat2": (1,)},  # d(mat1) needs mat2, d(mat2) needs mat1
     doc="beta * input + alpha * (mat1 @ mat2): nn.Linear's product and bias in one node",
     amp="allow",
+    node_extra=lambda inputs, attrs: operand_layout(inputs[1], inputs[2]),
 )
-
-
-#: ``node.extra`` of an addmm node whose mat2 is column-major (``weight.t()`` in ``nn.functional.linear``): what
-#: its formula needs to know of mat2 when it did not save it (PyTorch's AddmmBackward0 keeps mat2's strides).
-MAT2_COLUMN_MAJOR = "mat2 column-major"
-
-
-def mark_mat2_layout(out: Tensor, mat2: Tensor) -> Tensor:
-    """Record on ``out``'s addmm node that ``mat2`` is column-major (see ``MAT2_COLUMN_MAJOR``)."""
-    meta = out._meta
-    if meta is not None and meta.grad_node is not None and column_major(mat2):
-        meta.grad_node.extra = MAT2_COLUMN_MAJOR
-    return out
 
 
 @addmm_op.def_backward
@@ -202,15 +190,16 @@ def _addmm_backward(ctx, g):
     if ctx.needs(0):
         gi = ops.sum_to(g if beta == 1 else ops.mul(g, beta), ctx.input_shape(0))
     ga = g if alpha == 1 else ops.mul(g, alpha)
+    # A column-major operand gets a column-major gradient (PyTorch's mm_mat1_backward and
+    # mm_mat2_backward): nn.Linear's mat2 is weight.t(), so the TBackward0 below hands weight a row-major
+    # gradient that becomes .grad without a copy. The same sums either way; the layout was taken when the
+    # node was made (``operand_layout``: mat2 is saved only when mat1 needs a gradient).
     if ctx.needs(1):
-        g1 = ops.matmul(ga, mat2, transpose_y=True)
+        g1 = (ops.t(ops.matmul(mat2, ga, transpose_y=True)) if ctx.extra & MAT1_COLUMN_MAJOR
+              else ops.matmul(ga, mat2, transpose_y=True))
     if ctx.needs(2):
-        # nn.Linear's mat2 is weight.t(), a column-major view: its gradient is made column-major too, so the
-        # TBackward0 below hands weight a row-major one that becomes .grad without a copy (PyTorch's
-        # mm_mat2_backward does the same). The same sums either way.
-        # (mat2 is saved only when mat1 needs a gradient: otherwise ``linear`` marks its layout on the node)
-        by_column = column_major(mat2) if mat2 is not None else ctx.extra == MAT2_COLUMN_MAJOR
-        g2 = ops.t(ops.matmul(ga, mat1, transpose_x=True)) if by_column else ops.matmul(mat1, ga, transpose_x=True)
+        g2 = (ops.t(ops.matmul(ga, mat1, transpose_x=True)) if ctx.extra & MAT2_COLUMN_MAJOR
+              else ops.matmul(mat1, ga, transpose_x=True))
     return gi, g1, g2
 
 

@@ -144,6 +144,7 @@ _conv2d_op = defop(
     doc="convolution (cross-correlation) of a batched (N, C, H, W) or (N, C, L) input with an "
         "(O, C / groups, kH, kW) or (O, C / groups, K) weight: stride, symmetric padding, dilation, groups",
     amp="allow",
+    layout="conv_memory_format",
 )
 
 
@@ -295,6 +296,7 @@ _conv_transpose_op = defop(
     doc="transposed convolution of a batched (N, C_in, H, W) or (N, C_in, L) input with a "
         "(C_in, C_out / groups, kH, kW) or (C_in, C_out / groups, K) weight (conv2d's input gradient)",
     amp="allow",
+    layout="conv_memory_format",
 )
 
 

@@ -90,11 +90,14 @@ def _adaptive_max_ops(k: int) -> tuple[Any, Any, Any]:
     register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(values_cpu)
     register_kernel(f"{name}_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}_backward")(backward_cpu)
 
+    # PyTorch keeps a channels-last image channels last in 2-D (NOTE [ A memory format passes through a CNN ])
+    layout = "memory_format" if k == 2 else None
     indices_op = defop(f"{name}_indices", inputs=("x",), attrs=_SIZE, infer_meta=_indices_meta, differentiable=False,
+                       layout=layout,
                        doc=f"the flat position in each plane (the last {k} dims) of each adaptive window's maximum: "
                            "the first, or the last NaN (int64)")
     values_op = defop(name, inputs=("x", Input("indices", differentiable=False)), infer_meta=_picked_meta,
-                      save=("x", "indices"), key_inputs=(0,),
+                      save=("x", "indices"), key_inputs=(0,), layout=layout,
                       doc=f"{k}-D adaptive max pooling's values: x read at the positions {name}_indices found")
     backward_op = defop(f"{name}_backward", inputs=("grad", "x", Input("indices", differentiable=False)),
                         infer_meta=_scattered_meta, save=("indices",), key_inputs=(0,),
@@ -142,7 +145,7 @@ def _unpool_op(k: int) -> Any:
     unpool_cpu.__name__ = f"{name}_cpu"
     register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(unpool_cpu)
     op = defop(name, inputs=("x", Input("indices", differentiable=False)), attrs=_SIZE, infer_meta=_unpool_meta,
-               save=("indices",), key_inputs=(0,),
+               save=("indices",), key_inputs=(0,), layout="memory_format" if k == 2 else None,
                doc=f"{k}-D max unpooling: x written at its flat positions in zero planes of output_size")
 
     @op.def_backward

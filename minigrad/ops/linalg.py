@@ -17,6 +17,7 @@ from ..errors import ShapeError
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels.array_kernels import euclidean_dist_arrays, row_differences, vector_norm_arrays
 from ..kernels import infer_meta as im
+from ..autograd.formula import MAT1_COLUMN_MAJOR, MAT2_COLUMN_MAJOR, operand_layout
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ._checks import check_bool, check_tensor, check_tensors
@@ -58,7 +59,16 @@ matmul = defop(
     save_for={"x": (1,), "y": (0,)},  # dX needs Y, dY needs X: each kept only when the other's gradient is needed
     doc="matrix product of x and y (optionally transposing either)",
     methods=("matmul",), operators=("__matmul__", "__rmatmul__"), amp="allow",
+    node_extra=lambda inputs, attrs: _mm_layout(*inputs, **attrs),
 )
+
+
+def _mm_layout(x: Tensor, y: Tensor, transpose_x: bool, transpose_y: bool) -> int:
+    """An ``mm``'s operands' layouts (PyTorch's ``MmBackward0`` keeps their strides: ``operand_layout``);
+    0 for ``dot``, ``mv``, ``bmm`` and Paddle's transposed form, whose formulas have no such rule."""
+    if transpose_x or transpose_y or x._data.ndim != 2 or y._data.ndim != 2:
+        return 0
+    return operand_layout(x, y)
 
 
 @matmul.def_backward
@@ -77,14 +87,19 @@ def _matmul_backward(ctx, g):
     if len(y_shape) == 1:
         g2 = ops.unsqueeze(g2, -1)
     gx = gy = None
-    if ctx.needs(0):
+    layout = ctx.extra  # a column-major operand of mm gets a column-major gradient (``operand_layout``)
+    if layout & MAT1_COLUMN_MAJOR and ctx.needs(0):
+        gx = ops.t(ops.matmul(y, g, transpose_y=True))
+    elif ctx.needs(0):
         # d(X_eff) = G @ Y_eff^T; if X was transposed, d(X) = d(X_eff)^T = Y_eff @ G^T.
         y2 = ops.unsqueeze(y, -1) if len(y_shape) == 1 else y
         gx2 = ops.matmul(y2, g2, transpose_x=ty, transpose_y=True) if tx else ops.matmul(g2, y2, transpose_y=not ty)
         gx = ops.sum_to(gx2, x2_shape)
         if len(x_shape) == 1:
             gx = ops.reshape(gx, x_shape)
-    if ctx.needs(1) and len(y_shape) == 2 and len(x_shape) > 2 and not tx:
+    if layout & MAT2_COLUMN_MAJOR and ctx.needs(1):
+        gy = ops.t(ops.matmul(g, x, transpose_x=True))
+    elif ctx.needs(1) and len(y_shape) == 2 and len(x_shape) > 2 and not tx:
         # One matrix used by a batch of rows (nn.Linear on a sequence): dY is one product over
         # all the rows, as PyTorch folds it, not a product per batch element summed afterwards.
         n_rows = math.prod(x_shape[:-1])  # (a count, not -1: a batch may be empty)

@@ -38,7 +38,8 @@ from .registry import Attr, Input, call_with_out, defop, define_composite, type_
 
 __all__ = [
     "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "abs", "sign", "sin", "cos", "erf",
-    "maximum", "minimum", "where", "clip", "eq", "ne", "lt", "le", "gt", "ge", "cast", "clone", "fill", "sum_to",
+    "maximum", "minimum", "where", "clip", "eq", "ne", "lt", "le", "gt", "ge", "cast", "clone", "to_copy", "fill",
+    "sum_to",
 ]
 
 
@@ -749,6 +750,31 @@ clone = defop("clone", inputs=("x",), out=False, attrs=(Attr("memory_format", "p
 def clone_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """The gradient passes through unchanged."""
     return (grad,)
+
+
+def _to_copy_meta(op: str, x: Any, dtype: Any, memory_format: str) -> Any:
+    check_memory_format_rank(memory_format, len(x.shape))
+    return x.shape, dtype.np
+
+
+@register_kernel("to_copy", CPU, dtypes=ALL_DTYPES, name="cpu/to_copy")
+def to_copy_cpu(x, dtype, memory_format):
+    return clone_cpu(x.astype(dtype.np, copy=False), memory_format)
+
+
+#: PyTorch's ``_to_copy``: ``x.to(dtype, memory_format=...)`` in one copy and one node (``ToCopyBackward0``),
+#: where ``cast`` alone keeps the layout and ``clone`` alone the dtype. ``Tensor.to`` calls it for a memory format.
+to_copy = defop("to_copy", inputs=("x",), out=False,
+                attrs=(Attr("dtype", check=_check_dtype), Attr("memory_format", "preserve_format", _check_memory_format)),
+                infer_meta=_to_copy_meta, key_inputs=(0,),
+                doc="a copy in another dtype and memory format (Tensor.to(dtype, memory_format=...))")
+
+
+@to_copy.def_backward
+def _to_copy_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """The gradient in the input's dtype (itself where the dtype did not change), its layout as it came."""
+    dtype = ctx.input_dtype(0)
+    return (grad if ctx.attrs["dtype"] is dtype else ctx.ops.cast(grad, dtype),)
 
 
 @register_kernel("fill", CPU, dtypes=ALL_DTYPES, name="cpu/fill")

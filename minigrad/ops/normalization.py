@@ -328,7 +328,7 @@ _batch_norm_op = defop(
     save=("x", "weight", "running_mean", "running_var"),
     save_for={"weight": (0,)},
     key_inputs=(0,),  # a half input's float32 parameters stay float32, as PyTorch's (its result is half)
-    layout="contiguous",
+    layout="memory_format",
     doc="batch normalization of each channel (dim 1): with the batch's statistics when training, else the "
         "running ones; then weight and bias",
 )
@@ -624,7 +624,7 @@ _group_norm_op = defop(
     save=("x", "weight"),
     save_for={"weight": (0,)},
     key_inputs=(0,),
-    layout="contiguous",
+    layout="memory_format",
     doc="group normalization of (N, C, *): each sample's channels in `group` groups, each group on its own "
         "mean and biased variance; then weight and bias per channel (PyTorch's native_group_norm)",
 )

@@ -106,6 +106,7 @@ constant_pad_nd = defop(
     attrs=(Attr("pad", check=_check_pad), Attr("value", 0.0, _check_value)),
     infer_meta=_constant_pad_meta,
     doc="pad (last dim first) with a constant value; negative amounts crop",
+    layout="keep_channels_last",
 )
 
 
@@ -137,7 +138,7 @@ def _index_pad(name: str, mode: str) -> tuple[Any, Any]:
         return index_pad_backward_arrays(np, grad, mode, pad, tuple(x.shape), lambda i: i, np.add.at)
 
     op = defop(name, inputs=("x",), out=False, attrs=(Attr("pad", check=_check_pad),), infer_meta=_index_pad_meta,
-               save=("x",), doc=f"{mode} padding of the last len(pad) // 2 dims (pad last dim first)")
+               save=("x",), layout="memory_format", doc=f"{mode} padding of the last len(pad) // 2 dims (pad last dim first)")
     backward = defop(f"{name}_backward", inputs=("grad", "x"), out=False, key_inputs=(0,),
                      attrs=(Attr("pad", check=_check_pad),), infer_meta=_index_pad_backward_meta,
                      doc=f"{name}'s backward: each output's gradient added to the element of x it read")

@@ -51,6 +51,7 @@ from ..kernels.pool_windows import (adaptive_matrix, adaptive_tiles, apply_windo
                                     avg_matrices_3d, avg_tiles, tiled_mean, tiled_mean_adjoint,
                                     pool_out_size)
 from ..kernels.registry import register_kernel
+from ..kernels.strided import format_of
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
 from ._constants import kept_constant
@@ -60,7 +61,7 @@ from .division import floor_divide, remainder
 from .scatter_gather import gather
 from .flip import flip
 from .logical import any as any_
-from .math import add, mul, sub, where
+from .math import add, clone, mul, sub, where
 from .special_values import isnan
 from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
@@ -115,6 +116,7 @@ _max_pool2d = defop(
     infer_meta=_pool_meta,
     save=("x",),
     doc="2-D max pooling over kernel_size windows (NCHW)",
+    layout="memory_format",
 )
 
 
@@ -239,6 +241,7 @@ _avg_pool2d = defop(
     attrs=_AVG_ATTRS,
     infer_meta=_avg_meta,
     doc="2-D average pooling ((N, C, H, W) or (C, H, W)): the mean of each window",
+    layout="memory_format",
 )
 
 
@@ -458,6 +461,8 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
         rows = _clipped_windows(h, oh, k[0], s[0], p[0], d[0])
         cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
         ind = _window_argmax(xb, rows, cols, ("max_pool2d", h, w, k, s, p, d, oh, ow))
+        if format_of(xb._data) == "channels_last":  # as the values (NOTE [ A memory format passes through a CNN ])
+            ind = clone(ind, memory_format="channels_last")
         if unbatched:
             return squeeze(out, 0), squeeze(ind, 0)
         return out, ind
@@ -603,6 +608,7 @@ _adaptive_avg_pool2d = defop(
     attrs=(Attr("output_size", check=check_shape),),
     infer_meta=_adaptive_meta,
     doc="2-D average pooling to a given output size (windows of varying size)",
+    layout="memory_format",
 )
 
 

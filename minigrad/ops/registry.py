@@ -207,6 +207,7 @@ class OpDef:
         out: bool | None = None,
         output_index: Callable[[Any, dict[str, Any], int], Any] | None = None,
         layout: str | None = None,
+        node_extra: Callable[[Any, dict[str, Any]], Any] | None = None,
     ) -> None:
         self.name = name
         self.inputs: tuple[Input, ...] = tuple(
@@ -252,6 +253,10 @@ class OpDef:
         #: ``x[index]`` that makes output ``k``, its view function (NOTE [ One node for the pieces ] in
         #: ``ops/shape.py``). Its outputs are PyTorch's multi-output views.
         self.output_index = output_index
+        #: ``node_extra(inputs, attrs)``: what the backward formula must know of an input it may not save,
+        #: kept on the grad node as ``ctx.extra`` (PyTorch's ``MmBackward0`` keeps its operands' strides
+        #: to lay their gradients out as they are: ``mm_layout`` in ``ops/linalg.py``); None for most ops.
+        self.node_extra = node_extra
         #: Whether the function takes PyTorch's ``out=`` (NOTE [ out= ]): every op that makes a new
         #: tensor does, unless its definition says ``out=False``; a view never does.
         self.takes_out = not view if out is None else out

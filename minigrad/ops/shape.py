@@ -220,7 +220,7 @@ def concat_cpu(xs, dim=0):
 
 
 concat = defop("concat", inputs=(Input("xs", is_list=True, empty=(ValueError, "concat(): expected a non-empty list of Tensors")),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
-               transform_dtype=True, doc="join tensors along an existing dimension")
+               transform_dtype=True, layout="cat_memory_format", doc="join tensors along an existing dimension")
 
 
 @concat.def_backward

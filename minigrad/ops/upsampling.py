@@ -114,7 +114,7 @@ def _define_upsample(name: str, mode: str, rank: int) -> None:
     register_kernel(f"{name}_backward", Backend.CPU, dtypes=kernel_dtypes(mode), name=f"cpu/{name}_backward")(backward_cpu)
     what = f"{rank}-D {mode} interpolation"
     op = defop(name, inputs=("x",), out=False, attrs=_attrs(aligned, "output_size"), infer_meta=_sized_meta(rank),
-               doc=f"{what} of the last {rank} dims to output_size (PyTorch's scales: 1 / scale_factor)")
+               layout="memory_format", doc=f"{what} of the last {rank} dims to output_size (PyTorch's scales: 1 / scale_factor)")
     grad_op = defop(f"{name}_backward", inputs=("grad",), out=False, attrs=_attrs(aligned, "input_size"),
                     infer_meta=_sized_meta(rank),
                     doc=f"gradient of {name}: each output's gradient added back to the inputs it read, weighted")
@@ -254,6 +254,7 @@ _pixel_shuffle = defop(
     attrs=(Attr("upscale_factor", check=check_int),),
     infer_meta=_shuffle_meta,
     doc="each group of r^2 channels as an r x r block of pixels: (*, C r^2, H, W) to (*, C, H r, W r)",
+    layout="memory_format",
 )
 
 _pixel_unshuffle = defop(
@@ -263,6 +264,7 @@ _pixel_unshuffle = defop(
     attrs=(Attr("downscale_factor", check=check_int),),
     infer_meta=_unshuffle_meta,
     doc="each r x r block of pixels as r^2 channels: (*, C, H r, W r) to (*, C r^2, H, W)",
+    layout="memory_format",
 )
 
 

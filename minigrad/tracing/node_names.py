@@ -24,6 +24,7 @@ __all__ = ["TORCH_NODE_NAMES", "NODE_VARIANTS", "SCALAR_SLOTS", "node_class_name
 #: Ops whose PyTorch node name is not ``<CamelCaseOp>Backward0``.
 TORCH_NODE_NAMES: dict[str, str] = {
     "cast": "ToCopyBackward0",
+    "to_copy": "ToCopyBackward0",
     "to_device": "ToCopyBackward0",
     "concat": "CatBackward0",
     "clip": "ClampBackward1",

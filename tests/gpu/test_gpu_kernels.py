@@ -2909,3 +2909,26 @@ def test_channels_last_memory_format_on_the_gpu_as_on_the_cpu():
     assert got["gpu"][:3] == got["cpu"][:3] == ((90, 1, 15, 3), True, (90, 1, 15, 3))
     for a, b in zip(got["gpu"][3:], got["cpu"][3:]):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_a_cnn_keeps_a_channels_last_image_channels_last_on_the_gpu_as_on_the_cpu():
+    """NOTE [ A memory format passes through a CNN ] (minigrad/kernels/strided.py): a GPU kernel writes a
+    row-major result, laid out channels last after it as on the CPU, and ``rand_like(memory_format=...)``
+    lays its draws out so too; the CPU's strides are PyTorch's (tests/test_memory_format.py)."""
+    F = mg.nn.functional
+    got = {}
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand((2, 4, 6, 6), mg.float64, seed=7), dtype=mg.float64, device=device)
+        x = x.to(memory_format=mg.channels_last)
+        w = mg.tensor(_rand((3, 4, 3, 3), mg.float64, seed=8), dtype=mg.float64, device=device)
+        outs = (F.conv2d(x, w), F.batch_norm(x, None, None, training=True), F.group_norm(x, 2),
+                F.max_pool2d(x, 2), F.avg_pool2d(x, 2), F.adaptive_avg_pool2d(x, 3),
+                F.interpolate(x, scale_factor=2, mode="bilinear"), F.pad(x, (1, 1, 1, 1)), mg.cat([x, x], 1),
+                F.conv2d(x.contiguous(), w.to(memory_format=mg.channels_last)),
+                mg.rand_like(x.contiguous(), memory_format=mg.channels_last))
+        got[device] = [(o.stride(), o.cpu().numpy()) for o in outs]
+    for k, ((gpu_strides, gpu_values), (cpu_strides, cpu_values)) in enumerate(zip(got["gpu"], got["cpu"])):
+        assert gpu_strides == cpu_strides
+        assert cpu_strides[1] == 1  # channels last
+        if k < len(got["cpu"]) - 1:  # (the device generator's draws are its own)
+            np.testing.assert_allclose(gpu_values, cpu_values, rtol=1e-12, atol=1e-12)

@@ -178,11 +178,14 @@ def steady_counts(step, steps=3):
 #: In the twenty-fourth, 152 / 32 / 47 / 193 / 39 / 60: the optimizers' rules are PyTorch's ops (NOTE [ An
 #: optimizer's step is PyTorch's, bit for bit ] in optim/update.py), so AdamW's foreach step is PyTorch's
 #: eight multi-tensor steps (``lerp_``, ``addcmul_``, ``addcdiv_`` ...) where it was fourteen, and SGD's
-#: ``add_(grad, alpha=-lr)`` one where ``sub_(grad * lr)`` was two.
+#: ``add_(grad, alpha=-lr)`` one where ``sub_(grad * lr)`` was two. In the twenty-sixth, the nanoGPT-style step
+#: 192: a column-major operand of ``mm`` gets a column-major gradient, as PyTorch's ``mm_mat2_backward`` makes
+#: it, so the tied ``lm_head``'s ``weight.t()`` hands the embedding a row-major gradient and its ``.grad`` needs
+#: no layout copy (``operand_layout`` in autograd/formula.py).
 BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 155),
            "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 33),
            "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 48),
-           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 197),
+           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 196),
            "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 40),
            "small ResNet-style CNN, BatchNorm2d, LeakyReLU, adaptive avg pool, SGD": (small_resnet_step, 62)}
 

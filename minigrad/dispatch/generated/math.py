@@ -1036,6 +1036,35 @@ def sub_scalar_dygraph_function(x, attrs):
     return out_t
 
 
+to_copy_op = OPS['to_copy']
+
+
+def to_copy_dygraph_function(x, attrs):
+    """``to_copy`` after the API layer (``minigrad codegen to_copy`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(to_copy_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (to_copy_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(to_copy_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(to_copy_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(to_copy_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(to_copy_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(to_copy_op, (x,), attrs, (out_t,))
+    return out_t
+
+
 where_op = OPS['where']
 
 

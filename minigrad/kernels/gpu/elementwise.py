@@ -307,6 +307,12 @@ def clone(x: Any, memory_format: str = "preserve_format") -> Any:
     return cupy.copy(x, order="C") if entry is None else copy_in_order(cupy, x, *entry)
 
 
+@register_kernel("to_copy", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_to_copy")
+def to_copy(x: Any, dtype: Any, memory_format: str) -> Any:
+    """``Tensor.to(dtype, memory_format=...)``: the cast, then the copy in the format (``clone``'s)."""
+    return clone(x.astype(dtype.np, copy=False), memory_format)
+
+
 @register_kernel("fill", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_fill")
 def fill(x: Any, value: Any) -> Any:
     return cupy.full(x.shape, value, dtype=x.dtype)
