@@ -498,6 +498,9 @@ class Differential(RuleBasedStateMachine):
         "frac": lambda x: x.frac(), "sgn": lambda x: x.sgn(), "rsqrt": lambda x: (x.abs() + 0.5).rsqrt(),
         "erfinv": lambda x: x.tanh().erfinv(), "erfc": lambda x: x.erfc(), "square": lambda x: x.square(),
         "nan_to_num": lambda x: x.nan_to_num(posinf=2.0), "deg2rad": lambda x: x.deg2rad(),
+        # a channels-last image (a 4-D view of the tensor, copied channels last) and what keeps the format
+        "channels_last": lambda x: _channels_last(x), "avg_pool": lambda x: _F(x).avg_pool2d(_channels_last(x), 1),
+        "channels_last-pad": lambda x: _F(x).pad(_channels_last(x), (1, 0, 0, 1)),
     }
 
     @precondition(lambda self: self.pool)
@@ -962,6 +965,14 @@ def _where(c: Any, x: Any, y: Any) -> Any:
 def _F(x: Any) -> Any:
     """The ``nn.functional`` of ``x``'s framework."""
     return torch.nn.functional if isinstance(x, torch.Tensor) else mg.nn.functional
+
+
+def _channels_last(x: Any) -> Any:
+    """``x`` seen as an image (leading dims of size 1 added below four) laid out channels last."""
+    lib = torch if isinstance(x, torch.Tensor) else mg
+    image = x.reshape((1,) * (4 - x.ndim) + tuple(x.shape)) if x.ndim < 4 else x
+    fmt = lib.channels_last if image.ndim == 4 else lib.channels_last_3d
+    return image.to(memory_format=fmt)
 
 
 def _batch_norm(x: Any) -> Any:
