@@ -25,8 +25,8 @@ from . import ops
 from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace, run_inplace_view
 from .kernels.infer_meta import scalar_type_name
-from .tensor import Tensor
-from .ops.indexing import fitted_shape, put_values, refuse_overlap
+from .tensor import Tensor, storage_array
+from .ops.indexing import as_strided_args, fitted_shape, put_values, refuse_overlap
 
 __all__ = ["inplace_composite", "clamp_inplace", "NAMESPACE_FORMS", "namespace_form"]
 
@@ -188,6 +188,23 @@ Tensor.unsqueeze_ = _inplace_view("unsqueeze_", _back_to)  # type: ignore[attr-d
 Tensor.t_ = _inplace_view("t_", lambda self: (ops.OPS["t"], {}))  # type: ignore[attr-defined]
 Tensor.transpose_ = _inplace_view("transpose_", _transposed_back)  # type: ignore[attr-defined]
 
+
+
+def _as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """In place: ``self`` takes ``as_strided``'s geometry over its own storage (``AsStridedBackward1``; bumps
+    the version counter). Its other views see it through ``as_strided`` back to the geometry it had."""
+    args = as_strided_args("as_strided_", self, size, stride, storage_offset)
+    old = (tuple(self.shape), tuple(self.stride()), self.storage_offset())
+    undo = (ops.OPS["as_strided"], {"size": old[0], "stride": old[1], "storage_offset": old[2],
+                                    "self_geometry": args[:3]})
+    storage = storage_array(self)
+    run_inplace_view(self, ops.OPS["as_strided_"], args, undo)
+    if self._view is None:  # its new array may not lead back to the storage (CuPy's as_strided has no base)
+        self._vc.storage = storage
+    return self
+
+
+Tensor.as_strided_ = _as_strided_  # type: ignore[attr-defined]
 
 
 def _swapaxes_(self: Tensor, axis0: int, axis1: int) -> Tensor:

@@ -55,14 +55,17 @@ class VersionCounter:
     first view is made; a ``detach()`` has no history and never sets it), so a change through a
     ``detach()`` of it reaches those views too. ``bases``: every tensor sharing the counter that views
     were taken of (id -> weak reference; None until the first view): an in-place change through any of
-    them regenerates the views of each (``bases_sharing``)."""
+    them regenerates the views of each (``bases_sharing``). ``storage``: the array that owns the memory,
+    kept where a tensor's own array no longer leads to it (``as_strided_``: CuPy's ``as_strided`` makes an
+    array with no ``base``); None otherwise (``storage_array``)."""
 
-    __slots__ = ("value", "base", "bases")
+    __slots__ = ("value", "base", "bases", "storage")
 
     def __init__(self) -> None:
         self.value = 0
         self.base = None
         self.bases: dict[int, Any] | None = None
+        self.storage: Any = None
 
     def bump(self) -> int:
         self.value += 1
@@ -822,10 +825,17 @@ def root_of(t: "Tensor") -> "Tensor":
 def storage_array(t: "Tensor") -> Any:
     """The array that owns ``t``'s memory (PyTorch's storage): its base's array, followed down to the array
     it was taken from (``storage_offset`` counts from its first element, ``as_strided`` stays inside it)."""
-    root = t._view.base._data if t._view is not None else t._data
-    while getattr(root, "base", None) is not None and hasattr(root.base, "strides"):
-        root = root.base
-    return root
+    if t._view is not None:
+        root = t._view.base._data
+    else:
+        root = t._data if t._vc is None or t._vc.storage is None else t._vc.storage
+    while True:
+        base = getattr(root, "base", None)
+        if base is not None and not hasattr(base, "strides"):  # NumPy's as_strided: the array behind a holder
+            base = getattr(base, "base", None)
+        if base is None or not hasattr(base, "strides"):
+            return root
+        root = base
 
 
 def has_views(t: "Tensor") -> bool:

@@ -227,6 +227,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "to channels_last": lambda lib, d: d["img"].to(memory_format=lib.channels_last),
     "to float32 and channels_last, one node": lambda lib, d: d["img"].to(lib.float32, memory_format=lib.channels_last),
     "contiguous(channels_last)": lambda lib, d: d["img"].contiguous(memory_format=lib.channels_last),
+    "adaptive_avg_pool2d to one pixel of a channels-last image": lambda lib, d: _F(lib).adaptive_avg_pool2d(
+        d["bat"].reshape(1, 3, 2, 4).to(memory_format=lib.channels_last), 1),
+    "as_strided_": lambda lib, d: (d["x"] * 2).as_strided_((2, 3), (1, 2), 1),
+    "as_strided_ of a view": lambda lib, d: (d["x"] * 2)[1:].as_strided_((2,), (3,)),
     "matmul by a column-major weight": lambda lib, d: d["x"] @ d["y"].t(),
     "cumsum": lambda lib, d: d["x"].cumsum(0),
     "flip": lambda lib, d: d["x"].flip(0),

@@ -1,4 +1,4 @@
-"""The in-place view ops (``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``) against PyTorch: a tensor's
+"""The in-place view ops (``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``, ``as_strided_``) against PyTorch: a tensor's
 shape changes, not its storage or elements; its version moves; its node is the overload's own
 (``SqueezeBackward4``); the other views of its storage take new nodes, or are refused if made under
 ``no_grad``; PyTorch's refusals (a leaf that requires grad, a view of one)."""
@@ -87,7 +87,34 @@ def _gradients(lib: Any) -> Any:
     return _names(h), x.grad.tolist()
 
 
+def _as_strided_of_a_base_with_views(lib: Any) -> Any:
+    x = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).requires_grad_()
+    h = x * 2
+    g = h[1:]  # taken before h is restrided
+    h.as_strided_((2, 3), (1, 2), 1)
+    (h * lib.arange(6.0, dtype=lib.float64).reshape(2, 3)).sum().backward(retain_graph=True)
+    first = x.grad.tolist()
+    (g * 3).sum().backward()
+    return (_names(h), tuple(h.shape), h.stride(), h.storage_offset(), h._version, h.tolist(), g.tolist(),
+            first, x.grad.tolist())
+
+
+def _as_strided_then_changed(lib: Any) -> Any:
+    x = lib.arange(6.0, dtype=lib.float64).requires_grad_()
+    h = x * 1
+    h.as_strided_((2, 2), (1, 2))
+    h.mul_(lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64))
+    h.sum().backward()
+    return _names(h), h.tolist(), x.grad.tolist()
+
+
 CASES: dict[str, Callable[[Any], Any]] = {
+    "as_strided_ of a base with views": _as_strided_of_a_base_with_views,
+    "as_strided_, then an in-place change": _as_strided_then_changed,
+    "as_strided_ of a leaf": lambda lib: lib.ones(3, requires_grad=True).as_strided_((2,), (1,)),
+    "as_strided_ out of the storage": lambda lib: (lib.ones(3, requires_grad=True) * 1).as_strided_((3,), (2,)),
+    "as_strided_ under no_grad": lambda lib: (lambda y: (y.as_strided_((2, 2), (1, 2)).tolist(), y.stride(),
+                                                         y._version))(lib.arange(6.0)),
     "squeeze_ of a non-leaf": _non_leaf_squeeze,
     "squeeze_ of a view": _view_of_non_leaf,
     "t_ of a base with views": _base_with_views,

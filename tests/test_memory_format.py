@@ -249,6 +249,7 @@ CNN_OPS: dict[str, Callable[[Any], Any]] = {
     "max_pool2d's indices": lambda L: L.nn.functional.max_pool2d(_img(L), 2, return_indices=True)[1],
     "avg_pool2d, ceil_mode": lambda L: L.nn.functional.avg_pool2d(_img(L), 3, stride=2, padding=1, ceil_mode=True),
     "adaptive_avg_pool2d": lambda L: L.nn.functional.adaptive_avg_pool2d(_img(L), 3),
+    "adaptive_avg_pool2d to one pixel": lambda L: L.nn.functional.adaptive_avg_pool2d(_img(L), 1),
     "adaptive_max_pool2d": lambda L: L.nn.functional.adaptive_max_pool2d(_img(L), 3),
     "adaptive_max_pool2d's indices": lambda L: L.nn.functional.adaptive_max_pool2d(_img(L), 3, return_indices=True)[1],
     "avg_pool3d (row-major)": lambda L: L.nn.functional.avg_pool3d(_vol(L), 2),

@@ -328,6 +328,8 @@ CASES: list[Case] = [
     Case("unfold-view-overlapping", "unfold", lambda x: x.unfold(1, 3, 1), inputs(rnd(2, 5))),
     Case("unfold-view-strided", "unfold", lambda x: x.unfold(0, 2, 3), inputs(rnd(7, 2))),
     Case("as_strided", "as_strided", lambda x: x.as_strided((2, 3), (1, 4), 1), inputs(rnd(3, 4))),
+    Case("as_strided_", "as_strided_", lambda x: (x * 1).as_strided_((2, 3), (1, 4), 1), inputs(rnd(3, 4))),
+    Case("as_strided_-overlapping", "as_strided_", lambda x: (x * 1).as_strided_((4, 3), (2, 1)), inputs(rnd(10))),
     Case("as_strided-overlapping", "as_strided", lambda x: x.as_strided((4, 3), (2, 1)), inputs(rnd(10))),
     Case("as_strided-stride-0", "as_strided", lambda x: x.as_strided((3, 2, 2), (0, 1, 3), 2), inputs(rnd(2, 4))),
     Case("as_strided-of-a-view", "as_strided", lambda x: x[1:].t().as_strided((2, 2), (1, 1)), inputs(rnd(3, 3))),

@@ -349,26 +349,14 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return reshape(picked, (size,)) if input.ndim == 0 else picked
 
 
-def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
-    """A view of ``input``'s storage with the geometry given: ``size`` elements ``stride`` apart along each
-    dimension (in elements), starting ``storage_offset`` elements into the storage (``input``'s own offset
-    by default) - what ``stride()`` and ``storage_offset()`` print, taken as an instruction. ``input``'s
-    strides play no part, and the view may read elements twice (``stride`` 0) or elements ``input`` does not
-    show; the gradient adds up what each storage element's readings received (``torch.as_strided``).
-
-    Example:
-        >>> import minigrad as mg
-        >>> x = mg.arange(6.0)
-        >>> mg.as_strided(x, (2, 3), (1, 2)).tolist()
-        [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
-        >>> x.as_strided((3, 2), (1, 1)).tolist()  # overlapping windows: unfold(0, 2, 1)
-        [[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]]
-    """
-    check_tensor("as_strided", "input", 0, input)
-    size = check_shape("as_strided", "size", 1, size)
-    stride = check_shape("as_strided", "stride", 2, stride)
+def as_strided_args(op: str, input: Tensor, size: Any, stride: Any, storage_offset: int | None) -> tuple[Any, ...]:
+    """The checked attributes of ``as_strided`` (and ``as_strided_``): size, stride, storage offset (``input``'s
+    own by default) and ``input``'s geometry, or PyTorch's refusals in its words."""
+    check_tensor(op, "input", 0, input)
+    size = check_shape(op, "size", 1, size)
+    stride = check_shape(op, "stride", 2, stride)
     own = input.storage_offset()
-    offset = own if storage_offset is None else check_int("as_strided", "storage_offset", 3, storage_offset)
+    offset = own if storage_offset is None else check_int(op, "storage_offset", 3, storage_offset)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in stride):
@@ -385,7 +373,25 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
                                f"itemsize {item} requiring a storage size of {need * item} are out of bounds for "
                                f"storage of size {storage * item}")
     geometry = (tuple(input.shape), tuple(input.stride()), own)
-    return OPS["as_strided"](input, tuple(size), tuple(stride), offset, geometry)  # a view (ops/views.py)
+    return tuple(size), tuple(stride), offset, geometry
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the geometry given: ``size`` elements ``stride`` apart along each
+    dimension (in elements), starting ``storage_offset`` elements into the storage (``input``'s own offset
+    by default) - what ``stride()`` and ``storage_offset()`` print, taken as an instruction. ``input``'s
+    strides play no part, and the view may read elements twice (``stride`` 0) or elements ``input`` does not
+    show; the gradient adds up what each storage element's readings received (``torch.as_strided``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> x = mg.arange(6.0)
+        >>> mg.as_strided(x, (2, 3), (1, 2)).tolist()
+        [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+        >>> x.as_strided((3, 2), (1, 1)).tolist()  # overlapping windows: unfold(0, 2, 1)
+        [[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]]
+    """
+    return OPS["as_strided"](input, *as_strided_args("as_strided", input, size, stride, storage_offset))  # a view
 
 
 def _triangle_indices(op: str, row: int, col: int, offset: int, lower: bool, dtype: Any, device: str) -> Tensor:

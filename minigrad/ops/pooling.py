@@ -656,7 +656,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     size = _output_size(op, output_size, tuple(input.shape[-2:]))
     if size == (1, 1):  # PyTorch's: a mean over the plane (MeanBackward1), batched or not
-        return _mean(input, (-1, -2), keepdim=True)
+        out = _mean(input, (-1, -2), keepdim=True)
+        if input.ndim == 4 and format_of(input._data) == "channels_last":  # restrided so (AsStridedBackward1)
+            n, c = input.shape[:2]
+            out.as_strided_((n, c, 1, 1), (c, 1, c, c))
+        return out
     unbatched = input.ndim == 3
     xb = unsqueeze(input, 0) if unbatched else input
     out = _adaptive_avg_pool2d(xb, size)

@@ -137,6 +137,15 @@ as_strided = defop("as_strided", inputs=("x",),
                        "self_geometry: the input's size, stride and storage offset")
 
 
+# ``x.as_strided_(...)``: the in-place view op (``AsStridedBackward1``), the same kernel and formula; run by
+# ``run_inplace_view`` as ``squeeze_`` and ``t_`` are (ops/shape.py).
+register_kernel("as_strided_", CPU, dtypes=ALL_DTYPES, name="cpu/as_strided_")(as_strided_cpu)
+as_strided_ = defop("as_strided_", inputs=("x",),
+                    attrs=(Attr("size"), Attr("stride"), Attr("storage_offset"), Attr("self_geometry")),
+                    infer_meta=_as_strided_meta, view=True,
+                    doc="the tensor itself given as_strided's geometry over its storage (Tensor.as_strided_)")
+
+
 def storage_positions(size: Any, stride: Any, offset: int) -> np.ndarray:
     """Where each element of a geometry lies in its storage (elements), in the geometry's shape."""
     pos = np.full(tuple(size), offset, dtype=np.int64)
@@ -145,6 +154,7 @@ def storage_positions(size: Any, stride: Any, offset: int) -> np.ndarray:
     return pos
 
 
+@as_strided_.def_backward
 @as_strided.def_backward
 def _as_strided_backward(ctx, g):
     """PyTorch's: the gradient added into a stretch of storage at the output's positions (an output that

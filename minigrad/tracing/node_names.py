@@ -112,6 +112,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "unsqueeze_": "UnsqueezeBackward1",
     "t_": "TBackward1",
     "transpose_": "TransposeBackward1",
+    "as_strided_": "AsStridedBackward1",
     # acosh_, asinh_, atanh_: the in-place overloads, whose node raises (ops/trigonometric.py)
     "acosh_": "AcoshBackward1",
     "asinh_": "AsinhBackward1",

@@ -958,6 +958,24 @@ def test_diagonal_changed_in_place_on_gpu_gives_the_chain_rule():
     np.testing.assert_allclose(x.grad.numpy(), np.where(np.eye(3, 4, dtype=bool), 72.0, 8.0) * xv, rtol=1e-12)
 
 
+def test_as_strided__restrides_a_gpu_tensor_as_a_cpu_one():
+    """``as_strided_`` (an in-place view op, AsStridedBackward1) on the GPU: the geometry, the values, a view
+    taken before it and the gradients through both are the CPU's."""
+    got = []
+    for device in ("cpu", "gpu"):
+        x = mg.tensor(_rand((3, 4), mg.float64), dtype=mg.float64, device=device, requires_grad=True)
+        h = x * 2
+        g = h[1:]
+        h.as_strided_((2, 3), (1, 2), 1)
+        (h * h).sum().backward(retain_graph=True)
+        (g * 3).sum().backward()
+        got.append((h.grad_fn.name(), h.stride(), h.storage_offset(), h.detach().numpy(), g.detach().numpy(),
+                    x.grad.numpy()))
+    assert got[0][:3] == got[1][:3] == ("AsStridedBackward1", (1, 2), 1)
+    for a, b in zip(got[0][3:], got[1][3:]):
+        np.testing.assert_allclose(b, a, rtol=1e-12)
+
+
 @pytest.mark.parametrize("shape", [(), (3,)])
 def test_t_of_0d_and_1d_gpu_tensors_is_a_view_of_the_same_values(shape):
     """PyTorch's ``t()`` of a tensor with fewer than 2 dims: the same values, a view with its own node."""

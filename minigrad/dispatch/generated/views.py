@@ -47,6 +47,37 @@ def as_strided_dygraph_function(x, attrs):
     return out_t
 
 
+as_strided__op = OPS['as_strided_']
+
+
+def as_strided__dygraph_function(x, attrs):
+    """``as_strided_`` after the API layer (``minigrad codegen as_strided_`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(as_strided__op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (as_strided__op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(as_strided__op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(as_strided__op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(as_strided__op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(as_strided__op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    if out.base is not None:  # a view: it shares the version counter of its input, records its base
+        share_version(x, out_t, as_strided__op, attrs)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(as_strided__op, (x,), attrs, (out_t,))
+    return out_t
+
+
 copy_slices_op = OPS['copy_slices']
 
 

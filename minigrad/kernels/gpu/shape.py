@@ -129,6 +129,9 @@ def as_strided(x: Any, size: Any, stride: Any, storage_offset: int, self_geometr
     return as_strided_view(cupy, x, size, stride, storage_offset - self_geometry[2])
 
 
+register_kernel("as_strided_", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_as_strided_")(as_strided)
+
+
 @register_kernel("copy_slices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_copy_slices")
 def copy_slices(base: Any, src: Any, positions: Any) -> Any:
     """The view's positions in its base are host data of the view's geometry: uploaded once per value."""
