@@ -58,7 +58,7 @@ from .ops.clamp import clip
 from .ops.division import div
 from .ops.math import add_form as add, rsub, sub_form as sub
 from .creation import as_tensor, eye, from_numpy, linspace, logspace, multinomial, randint, randperm, scalar_tensor
-from .creation import bernoulli, empty, empty_like, normal, rand_like, randint_like, randn_like
+from .creation import bernoulli, empty, empty_like, empty_strided, normal, rand_like, randint_like, randn_like
 from .ops.registry import factory_with_out as _factory_with_out
 rand, randn = _factory_with_out(rand), _factory_with_out(randn)  # with PyTorch's out= (written as an op's out= is)
 from . import autograd
@@ -131,7 +131,7 @@ __all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor",
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.
 __all__ += [
     "random", "Generator", "default_generator", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-    "bernoulli", "normal", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
+    "bernoulli", "normal", "rand_like", "randn_like", "randint_like", "empty", "empty_like", "empty_strided",
 ]
 
 # PyTorch's in-place functions (``mg.exp_(x)``, ``mg.zero_(x)``): the Tensor methods of the same name.

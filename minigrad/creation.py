@@ -32,7 +32,7 @@ from .random import (
     Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
 )
 from .size import Size
-from .tensor import Tensor, check_device as _check_device, finish as _finish, from_data
+from .tensor import Tensor, VersionCounter, check_device as _check_device, finish as _finish, from_data
 
 __all__ = [
     "tensor", "channels_last", "zeros", "ones", "full", "arange", "randn", "rand", "zeros_like", "ones_like", "full_like",
@@ -626,7 +626,34 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires
                      _like_strides("empty_like", t, device, memory_format))
 
 
-__all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like", "as_tensor"]
+@_names_allocation_failures
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+    """A tensor of ``size`` whose elements lie ``stride`` apart (in elements) in a new storage just large enough
+    for them, at offset 0 (``torch.empty_strided``; its values are not set: minigrad's are zeros). Strides
+    that read an element twice (0) are allowed, as in PyTorch."""
+    shape = _shape_arg("empty_strided", (size,))
+    if not isinstance(stride, (list, tuple)) or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                                          for v in stride):
+        raise TypeError(f"empty_strided(): argument 'stride' must be tuple of ints, but got {type(stride).__name__}")
+    steps = tuple(int(v) for v in stride)
+    if len(steps) != len(shape):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides ({len(steps)})")
+    if any(v < 0 for v in steps):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(steps)}")
+    dt = _dtype_arg("empty_strided", dtype, _dt.default_float())
+    device = _check_device("empty_strided", device)
+    length = 0 if 0 in shape else 1 + sum((n - 1) * v for n, v in zip(shape, steps))
+    buffer = _filled((length,), 0, dt, device)
+    data = array_module(device).lib.stride_tricks.as_strided(buffer, shape, tuple(v * buffer.itemsize for v in steps))
+    out = _finish("empty_strided", data.view(), dt, device, requires_grad)
+    out._vc = VersionCounter()
+    out._vc.storage = buffer  # (CuPy's as_strided leaves no base to find it by: ``storage_array``)
+    return out
+
+
+__all__ += ["rand_like", "randn_like", "randint_like", "normal", "bernoulli", "empty", "empty_like", "empty_strided",
+            "as_tensor"]
 
 
 # -- Tensor.new_*: new tensors with this tensor's dtype and device (unless given) ----------------------
@@ -655,6 +682,13 @@ def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, r
     """An unset tensor of ``size`` with ``self``'s dtype and device (unless given)."""
     dt, dev = _new_args(self, "new_empty", dtype, device)
     return empty(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False) -> Tensor:
+    """``empty_strided`` with ``self``'s dtype and device (unless given)."""
+    dt, dev = _new_args(self, "new_empty_strided", dtype, device)
+    return empty_strided(size, stride, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
@@ -706,5 +740,6 @@ def new(self: Tensor, *args: Any, device: Any = None, **kwargs: Any) -> Tensor:
 
 
 #: the Tensor methods this module defines (attached in ``_tensor_methods``)
-TENSOR_METHODS = {"new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full,
+TENSOR_METHODS = {"new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
+                  "new_empty_strided": new_empty_strided, "new_full": new_full,
                   "new_tensor": new_tensor, "new": new}

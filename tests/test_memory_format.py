@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from minigrad.tensor import storage_array
 
 torch = pytest.importorskip("torch")
 
@@ -328,4 +329,36 @@ def test_a_memory_format_of_another_rank_is_refused_as_torch(name: str) -> None:
         with pytest.raises((RuntimeError, TypeError)) as info:
             REFUSED[name](lib)
         errors.append((info.type, str(info.value).replace("torch.", "minigrad.")))
+    assert errors[0] == errors[1]
+
+
+STRIDED: dict[str, Callable[[Any], Any]] = {
+    "empty_strided, column-major": lambda L: L.empty_strided((2, 3), (1, 2)),
+    "empty_strided, a stride 0": lambda L: L.empty_strided((2, 3), (0, 1)),
+    "empty_strided, an empty dim": lambda L: L.empty_strided((2, 0), (1, 2)),
+    "empty_strided, gaps": lambda L: L.empty_strided((2, 2), (5, 2), dtype=L.float64),
+    "new_empty_strided": lambda L: L.ones(2, dtype=L.float64).new_empty_strided((2, 2), (1, 2)),
+    "empty_strided, requires_grad": lambda L: L.empty_strided((2, 3), (1, 2), requires_grad=True),
+}
+
+
+@pytest.mark.parametrize("name", list(STRIDED))
+def test_empty_strided_lays_out_a_new_storage_as_torch(name: str) -> None:
+    got = []
+    for lib in (torch, mg):
+        t = STRIDED[name](lib)
+        storage = (t.untyped_storage().nbytes() // t.element_size() if lib is torch
+                   else storage_array(t).size)
+        got.append((tuple(t.shape), t.stride(), t.storage_offset(), t.is_contiguous(), str(t.dtype).split(".")[-1],
+                    t.requires_grad, storage))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("call", ["empty_strided((2, 3), (1,))", "empty_strided((2, 3), (1, -2))"])
+def test_empty_strided_refuses_as_torch(call: str) -> None:
+    errors = []
+    for lib in (torch, mg):
+        with pytest.raises(RuntimeError) as info:
+            eval(f"lib.{call}")
+        errors.append(str(info.value))
     assert errors[0] == errors[1]

@@ -2950,3 +2950,16 @@ def test_a_cnn_keeps_a_channels_last_image_channels_last_on_the_gpu_as_on_the_cp
         assert cpu_strides[1] == 1  # channels last
         if k < len(got["cpu"]) - 1:  # (the device generator's draws are its own)
             np.testing.assert_allclose(gpu_values, cpu_values, rtol=1e-12, atol=1e-12)
+
+
+def test_empty_strided_on_the_gpu_is_laid_out_as_on_the_cpu():
+    """``empty_strided`` makes its storage on the device (no host copy) and lays it out as the CPU's."""
+    got = []
+    for device in ("cpu", "gpu"):
+        t = mg.empty_strided((2, 3), (1, 3), dtype=mg.float64, device=device)  # a gap: storage of 8
+        t.copy_(mg.arange(6.0, dtype=mg.float64).reshape(2, 3).to(device))
+        got.append((t.stride(), t.storage_offset(), t.is_contiguous(), t.cpu().numpy(),
+                    t.as_strided((8,), (1,)).cpu().numpy()))
+    assert got[0][:3] == got[1][:3] == ((1, 3), 0, False)
+    for a, b in zip(got[0][3:], got[1][3:]):
+        np.testing.assert_array_equal(a, b)
