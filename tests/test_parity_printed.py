@@ -35,7 +35,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # the "Introduction to PyTorch" video series
            "tensors_deeper_printed", "autograd_yt_printed", "models_yt_printed",
            # the channels-last memory format tutorial's steps, then a small CNN trained channels last
-           "memory_format_printed")
+           "memory_format_printed",
+           # "What is torch.nn really?": logistic regression from scratch, refactored step by step to a CNN
+           "nn_really_printed")
 
 pytestmark = pytest.mark.torch
 
