@@ -37,7 +37,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # the channels-last memory format tutorial's steps, then a small CNN trained channels last
            "memory_format_printed",
            # "What is torch.nn really?": logistic regression from scratch, refactored step by step to a CNN
-           "nn_really_printed")
+           "nn_really_printed",
+           # classifying names with a character-level RNN (two linear layers over cat, NLLLoss, SGD on p.data)
+           "char_rnn_names_printed")
 
 pytestmark = pytest.mark.torch
 
