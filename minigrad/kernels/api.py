@@ -216,16 +216,17 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
     # NumPy's layout made PyTorch's where it may differ (the common cases tested here); a GPU kernel lays
     # its result out itself (``torch_layout`` returns a device array as it is: no flags read for nothing),
     # but for a memory format, which no kernel knows (NOTE [ A memory format passes through a CNN ])
-    if layout in FORMAT_RULES:
-        out = format_layout(layout, out, arrays)
-    elif layout is not None and (type(out) is np.ndarray or type(out) is tuple):
-        if layout == "contiguous":  # a row-major result
-            if type(out) is tuple or not out.flags.c_contiguous:
-                out = torch_layout(layout, out, arrays)
-        else:  # an elementwise op: a row-major first input of the result's shape makes both row-major
-            first = arrays[0]
-            if not first.flags.c_contiguous or first.shape != out.shape:
-                out = torch_layout(layout, out, arrays)
+    if layout is not None:  # (most ops have no rule: one test on the hot path)
+        if layout in FORMAT_RULES:
+            out = format_layout(layout, out, arrays)
+        elif type(out) is np.ndarray or type(out) is tuple:
+            if layout == "contiguous":  # a row-major result
+                if type(out) is tuple or not out.flags.c_contiguous:
+                    out = torch_layout(layout, out, arrays)
+            else:  # an elementwise op: a row-major first input of the result's shape makes both row-major
+                first = arrays[0]
+                if not first.flags.c_contiguous or first.shape != out.shape:
+                    out = torch_layout(layout, out, arrays)
     if type(check) is not tuple or type(out) is tuple or out.shape != check[0] or out.dtype != check[1]:
         _check_outputs(op, kernel.name, check, out)
     return out

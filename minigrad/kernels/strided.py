@@ -43,7 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from ..devices import CHANNELS_LAST, array_module, format_strides, iterator_order, suggested_memory_format, swap_rule
+from ..devices import (CHANNELS_LAST, array_module, format_strides, iterator_order, strided_copy,
+                      suggested_memory_format, swap_rule)
 from ..devices import row_major_strides as contiguous_strides
 from .infer_meta import is_legacy_empty, split_pieces
 from .kept import kept
@@ -335,13 +336,10 @@ def _in_format(out: Any, fmt: str) -> Any:
 
 
 def channels_last_copy(xp: Any, x: Any, fmt: str) -> Any:
-    """A copy of ``x`` (N, C, ...) laid out channels last (``fmt``: ``channels_last`` or ``channels_last_3d``):
-    a row-major buffer of the (N, ..., C) order seen through the inverse order, as PyTorch's
+    """A copy of ``x`` (N, C, ...) laid out channels last (``fmt``: ``channels_last`` or ``channels_last_3d``)
+    in the strides PyTorch gives a new tensor of that format (``format_strides``; a size-1 dim's too), as its
     ``clone(memory_format=torch.channels_last)``."""
-    order = (0,) + tuple(range(2, x.ndim)) + (1,)
-    buf = xp.empty(tuple(x.shape[d] for d in order), dtype=x.dtype)  # (a fresh buffer: a size-1 dim's stride too)
-    buf[...] = x.transpose(order)
-    return buf.transpose(tuple(int(k) for k in np.argsort(order)))
+    return strided_copy(xp, x, format_strides(tuple(x.shape), fmt))
 
 
 def laid_out_like(xp: Any, out: Any, x: Any) -> Any:

@@ -255,7 +255,7 @@ class OpDef:
         self.output_index = output_index
         #: ``node_extra(inputs, attrs)``: what the backward formula must know of an input it may not save,
         #: kept on the grad node as ``ctx.extra`` (PyTorch's ``MmBackward0`` keeps its operands' strides
-        #: to lay their gradients out as they are: ``mm_layout`` in ``ops/linalg.py``); None for most ops.
+        #: to lay their gradients out as they are: ``_mm_layout`` in ``ops/linalg.py``); None for most ops.
         self.node_extra = node_extra
         #: Whether the function takes PyTorch's ``out=`` (NOTE [ out= ]): every op that makes a new
         #: tensor does, unless its definition says ``out=False``; a view never does.
